@@ -1,0 +1,365 @@
+// Package kernel holds the hot loops of cvar over flat slices: dot products,
+// margins of gathered rows, transposed accumulations, per-sample losses with
+// their derivatives, and the smoothed plus functions of the CVaR objective.
+//
+// It knows nothing of models. Every kernel exists for float32 and float64 and
+// is reached through an [Ops] value, a table of functions of one precision.
+// [F32] and [F64] return the active table, chosen once at start-up from the CPU's
+// features; [Impls] lists every implementation this CPU can run, best first,
+// with the pure-Go reference ("generic") last. Kernels never allocate.
+//
+// Conventions shared by all kernels:
+//
+//   - A matrix is row-major. x with row stride s holds row r in x[r*s : r*s+d].
+//   - A gather list idx picks rows: the i-th row used is idx[i]. A nil idx means
+//     the rows 0, 1, 2, … in order, so contiguous data needs no index slice.
+//   - A k-column weight matrix W (d features, k outputs) is stored class-major:
+//     the weight vector of output j is W[j*d : (j+1)*d] (Wᵀ row-major).
+//   - Kernels assume valid arguments (lengths and indices in range, labels in
+//     [0, k)); callers in package batch check them once per data set, not per
+//     call. Out-of-range input may panic, never silently corrupt memory.
+package kernel
+
+import "math"
+
+// Float is the element type of the kernels.
+type Float interface{ float32 | float64 }
+
+// LossKind names a per-sample loss of a linear model's margin m and target y.
+type LossKind int
+
+const (
+	// Logistic is log(1 + e^{−y·m}) for labels y = ±1.
+	Logistic LossKind = iota
+	// Squared is ½(m − y)².
+	Squared
+	// Absolute is |m − y|, with derivative 0 at m = y.
+	Absolute
+)
+
+// PlusKind names the weight a sample's loss gets in a CVaR gradient: the
+// derivative of a (smoothed) plus function at s = ℓ·invL − τ.
+type PlusKind int
+
+const (
+	// PlusNone weights every sample by 1: the plain mean loss.
+	PlusNone PlusKind = iota
+	// PlusHinge is the subgradient of [s]_+: 1 if s > 0, else 0 (t = 0 at s = 0).
+	PlusHinge
+	// PlusSoftplus is σ(s/ε), the derivative of ε·log(1 + e^{s/ε}).
+	PlusSoftplus
+	// PlusQuadratic is the derivative of the piecewise quadratic smoothed plus:
+	// 0 for s ≤ −ε, s/(2ε) + ½ for |s| < ε, 1 for s ≥ ε.
+	PlusQuadratic
+)
+
+// LinearStep parameterises the fused minibatch step of a linear model.
+type LinearStep[T Float] struct {
+	Loss  LossKind
+	Plus  PlusKind
+	Bias  T // added to every margin
+	Tau   T // threshold τ, in units of ℓ·InvL
+	InvL  T // 1/L: losses are divided by L before the plus function
+	Eps   T // smoothing ε of PlusSoftplus and PlusQuadratic
+	Scale T // c_i = Scale · v_i · ℓ'(m_i); e.g. InvL/(α·b)
+}
+
+// Ops is the table of kernels for one element type T. Each field's comment is
+// the Go loop it computes; implementations must agree with the generic one to
+// the bound stated in the tests (bit-exact for elementwise arithmetic that the
+// generic code replays, a rounding bound for reductions and for exp/log1p).
+type Ops[T Float] struct {
+	// Dot returns Σ_i x[i]·y[i] over len(x) elements; len(y) ≥ len(x).
+	Dot func(x, y []T) T
+
+	// Axpy computes y[i] += a·x[i] for i < len(x).
+	Axpy func(a T, x, y []T)
+
+	// Lerp computes y[i] += t·(x[i] − y[i]) for i < len(x): a running mean.
+	Lerp func(t T, x, y []T)
+
+	// Margins computes m[i] = Σ_{l<len(w)} x[r_i*stride+l]·w[l] for i < len(m),
+	// with r_i = idx[i] (or i when idx is nil).
+	Margins func(m, x []T, stride int, idx []int, w []T)
+
+	// AddRows computes g[l] += Σ_{i<len(c)} c[i]·x[r_i*stride+l] for l < len(g).
+	AddRows func(g, x []T, stride int, idx []int, c []T)
+
+	// MarginsK computes, for n = len(m)/k rows and d = len(w)/k features,
+	// m[i*k+j] = Σ_{l<d} x[r_i*stride+l]·w[j*d+l].
+	MarginsK func(m, x []T, stride int, idx []int, w []T, k int)
+
+	// AddOuterK computes, for n = len(c)/k rows and d = len(g)/k features,
+	// g[j*d+l] += Σ_{i<n} c[i*k+j]·x[r_i*stride+l].
+	AddOuterK func(g, x []T, stride int, idx []int, c []T, k int)
+
+	// LinearLoss computes, for i < len(m), the loss and its derivative in m:
+	// loss[i] = ℓ(m[i], y[i]), dloss[i] = ∂ℓ/∂m (m[i], y[i]).
+	LinearLoss func(kind LossKind, loss, dloss, m, y []T)
+
+	// SoftmaxCE treats z as n = len(loss) rows of k logits. For each row it
+	// writes loss[i] = logsumexp(z_i) − z_i[label[i]] and replaces z_i by
+	// softmax(z_i) − onehot(label[i]), the gradient of the loss in z_i.
+	SoftmaxCE func(loss, z []T, label []int32, k int)
+
+	// Plus computes, for i < len(s), the smoothed plus ρ(s[i]) into rho and its
+	// derivative ρ'(s[i]) into drho (either may be nil to skip it).
+	Plus func(kind PlusKind, eps T, rho, drho, s []T)
+
+	// Exp computes dst[i] = e^{x[i]}.
+	Exp func(dst, x []T)
+
+	// Log1p computes dst[i] = log(1 + x[i]).
+	Log1p func(dst, x []T)
+
+	// FusedLinear runs one minibatch step of a linear model in a single pass
+	// over the rows, for n = len(loss):
+	//
+	//	m_i = x_{r_i}·w + p.Bias
+	//	loss[i], d_i = ℓ(m_i, y[i]), ∂ℓ/∂m          (y is gathered: y[i] is row r_i's)
+	//	v_i = ρ'(loss[i]·p.InvL − p.Tau)               (p.Plus)
+	//	c_i = p.Scale · v_i · d_i
+	//	g[l] += c_i · x_{r_i}[l]  for l < len(w)
+	//
+	// and returns Σ v_i and Σ c_i (the latter is the bias gradient).
+	FusedLinear func(g, loss, x []T, stride int, idx []int, y, w []T, p *LinearStep[T]) (sumV, sumC T)
+}
+
+// row returns the index of the i-th gathered row.
+func row(idx []int, i int) int {
+	if idx == nil {
+		return i
+	}
+	return idx[i]
+}
+
+func genericOps[T Float]() Ops[T] {
+	return Ops[T]{
+		Dot:         dotGeneric[T],
+		Axpy:        axpyGeneric[T],
+		Lerp:        lerpGeneric[T],
+		Margins:     marginsGeneric[T],
+		AddRows:     addRowsGeneric[T],
+		MarginsK:    marginsKGeneric[T],
+		AddOuterK:   addOuterKGeneric[T],
+		LinearLoss:  linearLossGeneric[T],
+		SoftmaxCE:   softmaxCEGeneric[T],
+		Plus:        plusGeneric[T],
+		Exp:         expGeneric[T],
+		Log1p:       log1pGeneric[T],
+		FusedLinear: fusedLinearGeneric[T],
+	}
+}
+
+func dotGeneric[T Float](x, y []T) T {
+	y = y[:len(x)]
+	var s T
+	for i, v := range x {
+		s += v * y[i]
+	}
+	return s
+}
+
+func axpyGeneric[T Float](a T, x, y []T) {
+	y = y[:len(x)]
+	for i, v := range x {
+		y[i] += a * v
+	}
+}
+
+func lerpGeneric[T Float](t T, x, y []T) {
+	y = y[:len(x)]
+	for i, v := range x {
+		y[i] += t * (v - y[i])
+	}
+}
+
+func marginsGeneric[T Float](m, x []T, stride int, idx []int, w []T) {
+	d := len(w)
+	for i := range m {
+		r := row(idx, i) * stride
+		m[i] = dotGeneric(w, x[r:r+d])
+	}
+}
+
+func addRowsGeneric[T Float](g, x []T, stride int, idx []int, c []T) {
+	d := len(g)
+	for i, ci := range c {
+		r := row(idx, i) * stride
+		axpyGeneric(ci, x[r:r+d], g)
+	}
+}
+
+func marginsKGeneric[T Float](m, x []T, stride int, idx []int, w []T, k int) {
+	if k <= 0 {
+		return
+	}
+	n, d := len(m)/k, len(w)/k
+	for i := 0; i < n; i++ {
+		r := row(idx, i) * stride
+		xi := x[r : r+d]
+		for j := 0; j < k; j++ {
+			m[i*k+j] = dotGeneric(xi, w[j*d:(j+1)*d])
+		}
+	}
+}
+
+func addOuterKGeneric[T Float](g, x []T, stride int, idx []int, c []T, k int) {
+	if k <= 0 {
+		return
+	}
+	n, d := len(c)/k, len(g)/k
+	for i := 0; i < n; i++ {
+		r := row(idx, i) * stride
+		xi := x[r : r+d]
+		for j := 0; j < k; j++ {
+			axpyGeneric(c[i*k+j], xi, g[j*d:(j+1)*d])
+		}
+	}
+}
+
+// logisticLoss returns log(1+e^{−y·m}) and its derivative in m, computed as
+// max(−z,0) + log1p(e^{−|z|}) with z = y·m so nothing overflows.
+func logisticLoss(m, y float64) (loss, dloss float64) {
+	z := y * m
+	e := math.Exp(-math.Abs(z))
+	loss = math.Max(-z, 0) + math.Log1p(e)
+	// σ(−z): e/(1+e) when z ≥ 0, 1/(1+e) when z < 0.
+	var s float64
+	if z >= 0 {
+		s = e / (1 + e)
+	} else {
+		s = 1 / (1 + e)
+	}
+	return loss, -y * s
+}
+
+func linearLossOne(kind LossKind, m, y float64) (loss, dloss float64) {
+	switch kind {
+	case Logistic:
+		return logisticLoss(m, y)
+	case Squared:
+		r := m - y
+		return 0.5 * r * r, r
+	case Absolute:
+		r := m - y
+		switch {
+		case r > 0:
+			return r, 1
+		case r < 0:
+			return -r, -1
+		}
+		return math.Abs(r), 0 // r is ±0 or NaN
+	}
+	panic("kernel: unknown LossKind")
+}
+
+func linearLossGeneric[T Float](kind LossKind, loss, dloss, m, y []T) {
+	loss, dloss, y = loss[:len(m)], dloss[:len(m)], y[:len(m)]
+	for i, mi := range m {
+		l, d := linearLossOne(kind, float64(mi), float64(y[i]))
+		loss[i], dloss[i] = T(l), T(d)
+	}
+}
+
+func softmaxCEGeneric[T Float](loss, z []T, label []int32, k int) {
+	for i := range loss {
+		zi := z[i*k : (i+1)*k]
+		mx := math.Inf(-1)
+		for _, v := range zi {
+			mx = math.Max(mx, float64(v))
+		}
+		var sum float64
+		for j, v := range zi {
+			e := math.Exp(float64(v) - mx)
+			zi[j] = T(e)
+			sum += e
+		}
+		y := int(label[i])
+		// loss = log Σ e^{z_j − max} − (z_y − max); z_y − max = log p_y·sum.
+		inv := 1 / sum
+		py := float64(zi[y]) * inv
+		loss[i] = T(math.Log(sum) - math.Log(float64(zi[y])))
+		for j := range zi {
+			zi[j] = T(float64(zi[j]) * inv)
+		}
+		zi[y] = T(py - 1)
+	}
+}
+
+// sigmoid returns 1/(1+e^{−t}) without overflow.
+func sigmoid(t float64) float64 {
+	e := math.Exp(-math.Abs(t))
+	if t >= 0 {
+		return 1 / (1 + e)
+	}
+	return e / (1 + e)
+}
+
+func plusOne(kind PlusKind, eps, s float64) (rho, drho float64) {
+	switch kind {
+	case PlusNone:
+		return s, 1
+	case PlusHinge:
+		if s > 0 {
+			return s, 1
+		}
+		return 0, 0
+	case PlusSoftplus:
+		t := s / eps
+		return math.Max(s, 0) + eps*math.Log1p(math.Exp(-math.Abs(t))), sigmoid(t)
+	case PlusQuadratic:
+		switch {
+		case s >= eps:
+			return s, 1
+		case s <= -eps:
+			return 0, 0
+		}
+		return s*s/(4*eps) + s/2 + eps/4, s/(2*eps) + 0.5
+	}
+	panic("kernel: unknown PlusKind")
+}
+
+func plusGeneric[T Float](kind PlusKind, eps T, rho, drho, s []T) {
+	for i, si := range s {
+		r, d := plusOne(kind, float64(eps), float64(si))
+		if rho != nil {
+			rho[i] = T(r)
+		}
+		if drho != nil {
+			drho[i] = T(d)
+		}
+	}
+}
+
+func expGeneric[T Float](dst, x []T) {
+	dst = dst[:len(x)]
+	for i, v := range x {
+		dst[i] = T(math.Exp(float64(v)))
+	}
+}
+
+func log1pGeneric[T Float](dst, x []T) {
+	dst = dst[:len(x)]
+	for i, v := range x {
+		dst[i] = T(math.Log1p(float64(v)))
+	}
+}
+
+func fusedLinearGeneric[T Float](g, loss, x []T, stride int, idx []int, y, w []T, p *LinearStep[T]) (sumV, sumC T) {
+	d := len(w)
+	g = g[:d]
+	for i := range loss {
+		r := row(idx, i) * stride
+		xi := x[r : r+d]
+		m := dotGeneric(w, xi) + p.Bias
+		l, dl := linearLossOne(p.Loss, float64(m), float64(y[i]))
+		loss[i] = T(l)
+		_, v := plusOne(p.Plus, float64(p.Eps), float64(T(l)*p.InvL-p.Tau))
+		c := p.Scale * T(v) * T(dl)
+		axpyGeneric(c, xi, g)
+		sumV += T(v)
+		sumC += c
+	}
+	return sumV, sumC
+}
