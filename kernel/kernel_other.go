@@ -1,5 +1,6 @@
+//go:build purego || !(amd64 || arm64)
+
 package kernel
 
-// archImpls lists the assembly implementations the CPU supports. Until the
-// SIMD kernels land, every build runs the generic reference alone.
+// archImpls has no assembly to offer: the generic reference runs alone.
 func archImpls() []*Impl { return nil }
