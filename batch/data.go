@@ -1,0 +1,108 @@
+// Package batch holds training data in memory, draws minibatches from it, and
+// computes per-model losses and CVaR-weighted minibatch gradients (binary and
+// multinomial logistic regression, linear regression with squared or absolute
+// loss, and a one-hidden-layer ReLU network) through package kernel, spread
+// over a fixed set of worker goroutines.
+package batch
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/cvarlearn/cvar/kernel"
+)
+
+// Float is the element type: float32 or float64.
+type Float = kernel.Float
+
+// Data is n samples of d features, held row-major, with their targets.
+type Data[T Float] struct {
+	// X holds row i in X[i*Stride : i*Stride+D].
+	X         []T
+	N, D      int
+	Stride    int
+	Y         []T     // regression targets, or ±1 for binary classification
+	Labels    []int32 // classes 0..K−1 for classification, nil for regression
+	K         int     // number of classes; 0 for regression
+}
+
+// NewData wraps x (n×d, row-major, not copied) with regression targets y or
+// class labels in [0, k). Exactly one of y and labels is given. It checks the
+// shapes, that every value is finite and that every label is in range, so the
+// kernels never see bad input. For k = 2, Y is filled with the ±1 labels that
+// binary logistic regression uses.
+func NewData[T Float](x []T, n, d int, y []T, labels []int32, k int) (*Data[T], error) {
+	switch {
+	case n <= 0 || d <= 0:
+		return nil, fmt.Errorf("batch: data has %d rows and %d columns; need at least one of each", n, d)
+	case len(x) != n*d:
+		return nil, fmt.Errorf("batch: x has %d values, want n·d = %d·%d = %d", len(x), n, d, n*d)
+	case (y == nil) == (labels == nil):
+		return nil, errors.New("batch: give either regression targets or class labels, not both or neither")
+	}
+	for i, v := range x {
+		if !finite(float64(v)) {
+			return nil, fmt.Errorf("batch: row %d, column %d: value %v is not finite", i/d, i%d, v)
+		}
+	}
+	data := &Data[T]{X: x, N: n, D: d, Stride: d}
+	if y != nil {
+		if len(y) != n {
+			return nil, fmt.Errorf("batch: %d targets for %d rows", len(y), n)
+		}
+		for i, v := range y {
+			if !finite(float64(v)) {
+				return nil, fmt.Errorf("batch: row %d: target %v is not finite", i, v)
+			}
+		}
+		data.Y = y
+		return data, nil
+	}
+	if k < 2 {
+		return nil, fmt.Errorf("batch: classification needs at least 2 classes, got k = %d", k)
+	}
+	if len(labels) != n {
+		return nil, fmt.Errorf("batch: %d labels for %d rows", len(labels), n)
+	}
+	for i, c := range labels {
+		if c < 0 || int(c) >= k {
+			return nil, fmt.Errorf("batch: row %d: label %d outside the classes 0..%d", i, c, k-1)
+		}
+	}
+	data.Labels, data.K = labels, k
+	if k == 2 {
+		data.Y = make([]T, n)
+		for i, c := range labels {
+			data.Y[i] = T(2*c - 1)
+		}
+	}
+	return data, nil
+}
+
+// Row returns sample i's features.
+func (d *Data[T]) Row(i int) []T { return d.X[i*d.Stride : i*d.Stride+d.D] }
+
+// IsClassification reports whether the data carries class labels.
+func (d *Data[T]) IsClassification() bool { return d.Labels != nil }
+
+// Scale returns max_i ‖x_i‖ and, for regression, max_i |y_i|: the data
+// constants of the theorems' Lipschitz and smoothness bounds.
+func (d *Data[T]) Scale() Scale {
+	var maxNorm, maxAbsY float64
+	for i := 0; i < d.N; i++ {
+		var s float64
+		for _, v := range d.Row(i) {
+			s += float64(v) * float64(v)
+		}
+		maxNorm = math.Max(maxNorm, s)
+	}
+	if d.Labels == nil {
+		for _, v := range d.Y {
+			maxAbsY = math.Max(maxAbsY, math.Abs(float64(v)))
+		}
+	}
+	return Scale{MaxNorm: math.Sqrt(maxNorm), MaxAbsY: maxAbsY}
+}
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

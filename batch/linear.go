@@ -1,0 +1,146 @@
+package batch
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/cvarlearn/cvar/kernel"
+)
+
+// Linear is a linear model m = ⟨w, x⟩ + b with a loss of the margin: binary
+// logistic regression (labels ±1), least squares (½(m − y)²) or least
+// absolute deviations (|m − y|). θ = (w_1, …, w_d, b).
+type Linear[T Float] struct {
+	d    int
+	loss kernel.LossKind
+	ops  *kernel.Ops[T]
+}
+
+// NewLogistic returns binary logistic regression on d features:
+// ℓ = log(1 + e^{−y·m}) for labels y = ±1 (classes 0 and 1 of the data).
+func NewLogistic[T Float](d int) *Linear[T] { return newLinear[T](d, kernel.Logistic) }
+
+// NewLeastSquares returns linear regression with ℓ = ½(m − y)².
+func NewLeastSquares[T Float](d int) *Linear[T] { return newLinear[T](d, kernel.Squared) }
+
+// NewLeastAbsolute returns linear regression with ℓ = |m − y|.
+func NewLeastAbsolute[T Float](d int) *Linear[T] { return newLinear[T](d, kernel.Absolute) }
+
+func newLinear[T Float](d int, loss kernel.LossKind) *Linear[T] {
+	return &Linear[T]{d: d, loss: loss, ops: kernel.For[T]()}
+}
+
+// Name implements Model.
+func (l *Linear[T]) Name() string {
+	switch l.loss {
+	case kernel.Logistic:
+		return "logistic"
+	case kernel.Squared:
+		return "linear"
+	}
+	return "lad"
+}
+
+// NumParams implements Model: d weights and a bias.
+func (l *Linear[T]) NumParams() int { return l.d + 1 }
+
+// NumOutputs implements Model.
+func (l *Linear[T]) NumOutputs() int { return 1 }
+
+// Convex implements Model.
+func (l *Linear[T]) Convex() bool { return true }
+
+// InitParams implements Model: zeros, the usual start of a convex problem.
+func (l *Linear[T]) InitParams(theta []T, _ *rand.Rand) { clear(theta[:l.d+1]) }
+
+// Check implements Model.
+func (l *Linear[T]) Check(data *Data[T]) error {
+	if data.D != l.d {
+		return fmt.Errorf("batch: %s model has %d features, data has %d", l.Name(), l.d, data.D)
+	}
+	if l.loss == kernel.Logistic && data.K != 2 {
+		return fmt.Errorf("batch: binary logistic regression needs 2 classes, data has %d (use softmax)", data.K)
+	}
+	if l.loss != kernel.Logistic && data.IsClassification() {
+		return fmt.Errorf("batch: %s regression needs real targets, data has class labels", l.Name())
+	}
+	return nil
+}
+
+func (l *Linear[T]) margins(wk *Work[T], theta []T, data *Data[T], idx []int, n int) []T {
+	wk.m = grow(wk.m, n)
+	l.ops.Margins(wk.m, data.X, data.Stride, idx, theta[:l.d])
+	b := theta[l.d]
+	for i := range wk.m {
+		wk.m[i] += b
+	}
+	return wk.m
+}
+
+func gatherY[T Float](wk *Work[T], data *Data[T], idx []int, n int) []T {
+	if idx == nil {
+		return data.Y[:n]
+	}
+	wk.y = grow(wk.y, n)
+	for i, r := range idx {
+		wk.y[i] = data.Y[r]
+	}
+	return wk.y
+}
+
+// Forward implements Model.
+func (l *Linear[T]) Forward(wk *Work[T], theta []T, data *Data[T], idx []int, n int) {
+	m := l.margins(wk, theta, data, idx, n)
+	wk.Loss, wk.dloss = grow(wk.Loss, n), grow(wk.dloss, n)
+	l.ops.LinearLoss(l.loss, wk.Loss, wk.dloss, m, gatherY(wk, data, idx, n))
+}
+
+// Backward implements Model: g_w += Σ c_i ℓ'(m_i) x_i, g_b += Σ c_i ℓ'(m_i).
+func (l *Linear[T]) Backward(wk *Work[T], _ []T, data *Data[T], idx []int, coef, g []T) {
+	c := grow(wk.c, len(coef))
+	wk.c = c
+	var sum T
+	for i, ci := range coef {
+		c[i] = ci * wk.dloss[i]
+		sum += c[i]
+	}
+	l.ops.AddRows(g[:l.d], data.X, data.Stride, idx, c)
+	g[l.d] += sum
+}
+
+// fused runs margins, loss, weight and accumulation in one kernel pass.
+func (l *Linear[T]) fused(wk *Work[T], theta []T, data *Data[T], idx []int, n int, p *kernel.LinearStep[T], g []T) (sumV T) {
+	wk.Loss = grow(wk.Loss, n)
+	p.Loss, p.Bias = l.loss, theta[l.d]
+	sumV, sumC := l.ops.FusedLinear(g[:l.d], wk.Loss, data.X, data.Stride, idx, gatherY(wk, data, idx, n), theta[:l.d], p)
+	g[l.d] += sumC
+	return sumV
+}
+
+// Scores implements Model: the margins ⟨w, x⟩ + b.
+func (l *Linear[T]) Scores(wk *Work[T], theta []T, data *Data[T], idx []int, n int, out []T) {
+	copy(out[:n], l.margins(wk, theta, data, idx, n))
+}
+
+// Bounds implements Model. With x̃ = (x, 1) for the bias and X = max‖x̃‖:
+// logistic G = X, β = X²/4, L = log(1 + e^{R·X}); squared G = (R·X + Ymax)·X,
+// β = X², L = ½(R·X + Ymax)²; absolute G = X, β = +Inf (not smooth),
+// L = R·X + Ymax.
+func (l *Linear[T]) Bounds(sc Scale, radius float64) Bounds {
+	xn, ymax := sc.MaxNorm, sc.MaxAbsY
+	x := math.Sqrt(xn*xn + 1)
+	switch l.loss {
+	case kernel.Logistic:
+		return Bounds{G: x, Beta: x * x / 4, L: softplus(radius * x)}
+	case kernel.Squared:
+		r := radius*x + ymax
+		return Bounds{G: r * x, Beta: x * x, L: r * r / 2}
+	}
+	return Bounds{G: x, Beta: math.Inf(1), L: radius*x + ymax}
+}
+
+// softplus returns log(1 + e^t) without overflow.
+func softplus(t float64) float64 {
+	return math.Max(t, 0) + math.Log1p(math.Exp(-math.Abs(t)))
+}

@@ -1,0 +1,162 @@
+package batch
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/cvarlearn/cvar/kernel"
+)
+
+// DefaultHidden is the hidden width of the paper's three-layer network.
+const DefaultHidden = 100
+
+// MLP is the three-layer network d → h → k with ReLU hidden units and a
+// softmax cross-entropy output. Its matrix products run through gonum's BLAS.
+// θ = (W1, b1, W2, b2): W1 is h×d (unit j's input weights at θ[j*d:(j+1)*d]),
+// b1 has h entries, W2 is k×h, b2 has k.
+type MLP[T Float] struct {
+	d, h, k int
+	ops     *kernel.Ops[T]
+}
+
+// NewMLP returns the network d → h → k; h ≤ 0 means DefaultHidden.
+func NewMLP[T Float](d, h, k int) *MLP[T] {
+	if h <= 0 {
+		h = DefaultHidden
+	}
+	return &MLP[T]{d: d, h: h, k: k, ops: kernel.For[T]()}
+}
+
+// Name implements Model.
+func (m *MLP[T]) Name() string { return "mlp" }
+
+// Hidden returns the hidden width h.
+func (m *MLP[T]) Hidden() int { return m.h }
+
+// NumParams implements Model.
+func (m *MLP[T]) NumParams() int { return m.h*m.d + m.h + m.k*m.h + m.k }
+
+// NumOutputs implements Model.
+func (m *MLP[T]) NumOutputs() int { return m.k }
+
+// Convex implements Model: a ReLU network is not.
+func (m *MLP[T]) Convex() bool { return false }
+
+// split returns views of θ's four blocks.
+func (m *MLP[T]) split(theta []T) (w1, b1, w2, b2 []T) {
+	o := m.h * m.d
+	w1, b1 = theta[:o], theta[o:o+m.h]
+	o += m.h
+	w2 = theta[o : o+m.k*m.h]
+	o += m.k * m.h
+	return w1, b1, w2, theta[o : o+m.k]
+}
+
+// InitParams implements Model with PyTorch's default for linear layers:
+// every weight and bias uniform in ±1/√fan_in.
+func (m *MLP[T]) InitParams(theta []T, rng *rand.Rand) {
+	w1, b1, w2, b2 := m.split(theta)
+	uniform := func(x []T, fanIn int) {
+		s := 1 / math.Sqrt(float64(fanIn))
+		for i := range x {
+			x[i] = T((2*rng.Float64() - 1) * s)
+		}
+	}
+	uniform(w1, m.d)
+	uniform(b1, m.d)
+	uniform(w2, m.h)
+	uniform(b2, m.h)
+}
+
+// Check implements Model.
+func (m *MLP[T]) Check(data *Data[T]) error {
+	if data.D != m.d {
+		return fmt.Errorf("batch: mlp has %d inputs, data has %d features", m.d, data.D)
+	}
+	if data.K != m.k {
+		return fmt.Errorf("batch: mlp has %d classes, data has %d", m.k, data.K)
+	}
+	return nil
+}
+
+// rows returns the n gathered input rows as a contiguous n×d matrix.
+func (m *MLP[T]) rows(wk *Work[T], data *Data[T], idx []int, n int) []T {
+	if idx == nil && data.Stride == m.d {
+		return data.X[:n*m.d]
+	}
+	wk.xb = grow(wk.xb, n*m.d)
+	for i := 0; i < n; i++ {
+		r := i
+		if idx != nil {
+			r = idx[i]
+		}
+		copy(wk.xb[i*m.d:(i+1)*m.d], data.X[r*data.Stride:r*data.Stride+m.d])
+	}
+	return wk.xb
+}
+
+// gathered returns the rows the last call to rows produced, without copying
+// them again.
+func (m *MLP[T]) gathered(wk *Work[T], data *Data[T], idx []int, n int) []T {
+	if idx == nil && data.Stride == m.d {
+		return data.X[:n*m.d]
+	}
+	return wk.xb[:n*m.d]
+}
+
+// logits runs the network to its output layer, leaving the ReLU activations
+// in wk.h and the logits in wk.dloss.
+func (m *MLP[T]) logits(wk *Work[T], theta []T, data *Data[T], idx []int, n int) []T {
+	w1, b1, w2, b2 := m.split(theta)
+	xb := m.rows(wk, data, idx, n)
+	wk.h = grow(wk.h, n*m.h)
+	gemm(false, true, n, m.h, m.d, 1, xb, m.d, w1, m.d, 0, wk.h, m.h)
+	addBias(wk.h, b1)
+	for i, v := range wk.h {
+		wk.h[i] = max(v, 0)
+	}
+	wk.dloss = grow(wk.dloss, n*m.k)
+	gemm(false, true, n, m.k, m.h, 1, wk.h, m.h, w2, m.h, 0, wk.dloss, m.k)
+	addBias(wk.dloss, b2)
+	return wk.dloss
+}
+
+// Forward implements Model.
+func (m *MLP[T]) Forward(wk *Work[T], theta []T, data *Data[T], idx []int, n int) {
+	z := m.logits(wk, theta, data, idx, n)
+	wk.Loss = grow(wk.Loss, n)
+	m.ops.SoftmaxCE(wk.Loss, z, gatherLabels(wk, data, idx, n), m.k)
+}
+
+// Backward implements Model by backpropagation through both layers.
+func (m *MLP[T]) Backward(wk *Work[T], theta []T, data *Data[T], idx []int, coef, g []T) {
+	n := len(coef)
+	_, _, w2, _ := m.split(theta)
+	gw1, gb1, gw2, gb2 := m.split(g)
+	dz := wk.dloss[:n*m.k]
+	scaleRows(dz, coef, m.k)
+	a := wk.h[:n*m.h]
+	gemm(true, false, m.k, m.h, n, 1, dz, m.k, a, m.h, 1, gw2, m.h)
+	sumRows(gb2, dz)
+	wk.dh = grow(wk.dh, n*m.h)
+	gemm(false, false, n, m.h, m.k, 1, dz, m.k, w2, m.h, 0, wk.dh, m.h)
+	for i, v := range a {
+		if v <= 0 {
+			wk.dh[i] = 0
+		}
+	}
+	xb := m.gathered(wk, data, idx, n)
+	gemm(true, false, m.h, m.d, n, 1, wk.dh, m.h, xb, m.d, 1, gw1, m.d)
+	sumRows(gb1, wk.dh)
+}
+
+// Scores implements Model: the logits.
+func (m *MLP[T]) Scores(wk *Work[T], theta []T, data *Data[T], idx []int, n int, out []T) {
+	copy(out[:n*m.k], m.logits(wk, theta, data, idx, n))
+}
+
+// Bounds implements Model: a ReLU network has no closed-form constants.
+func (m *MLP[T]) Bounds(Scale, float64) Bounds {
+	return Bounds{G: math.NaN(), Beta: math.NaN(), L: math.NaN()}
+}

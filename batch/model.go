@@ -1,0 +1,137 @@
+package batch
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+)
+
+// Model is a parametric model with a per-sample loss. Parameters live in one
+// flat slice θ whose layout each model documents. A Model holds no per-call
+// state: Forward saves what Backward needs in a Work, one per goroutine.
+type Model[T Float] interface {
+	// Name is the model's short name ("logistic", "softmax", "linear",
+	// "lad", "mlp").
+	Name() string
+	// NumParams is len(θ).
+	NumParams() int
+	// NumOutputs is the number of scores per sample: 1, or k classes.
+	NumOutputs() int
+	// Convex reports whether the loss is convex in θ.
+	Convex() bool
+	// InitParams writes the starting parameters into theta.
+	InitParams(theta []T, rng *rand.Rand)
+	// Check reports whether data suits the model (dimension, task, classes).
+	Check(data *Data[T]) error
+	// Forward computes the losses of rows idx (nil: rows 0..n−1, with n =
+	// len(wk.Loss) after the call) into wk.Loss and saves what Backward needs.
+	Forward(wk *Work[T], theta []T, data *Data[T], idx []int, n int)
+	// Backward adds Σ_i coef[i]·∇ℓ_i(θ) to g, for the rows of the last
+	// Forward on wk. It may overwrite the state Forward saved.
+	Backward(wk *Work[T], theta []T, data *Data[T], idx []int, coef, g []T)
+	// Scores writes the NumOutputs scores of each row (margin, value or
+	// logits) into out, n×NumOutputs.
+	Scores(wk *Work[T], theta []T, data *Data[T], idx []int, n int, out []T)
+	// Bounds returns the constants of the theorems for this model on data of
+	// the given scale with parameters in an L2 ball of the given radius
+	// (math.Inf(1) for R^d): Lipschitz constant G, smoothness β and loss
+	// bound L, or NaN where no closed form exists.
+	Bounds(scale Scale, radius float64) Bounds
+}
+
+// Bounds are a model's constants on a data set: ℓ(·; z) is G-Lipschitz and
+// β-smooth in θ and bounded by L over the feasible set. NaN marks a constant
+// with no closed form for the model (the MLP), +Inf an unbounded one.
+type Bounds struct {
+	G, Beta, L float64
+}
+
+// Scale bounds the data the constants depend on: ‖x‖ ≤ MaxNorm for every
+// sample, and |y| ≤ MaxAbsY for regression targets. Data.Scale measures it;
+// a stream's owner states it.
+type Scale struct {
+	MaxNorm, MaxAbsY float64
+}
+
+// Work is one goroutine's scratch space. Models grow its buffers on first
+// use and reuse them after, so steady-state training does not allocate.
+type Work[T Float] struct {
+	Loss  []T // per-sample losses of the last Forward
+	dloss []T // linear models: ∂ℓ/∂m; softmax/MLP: n×k logits → gradient
+	m     []T // linear margins
+	y     []T // gathered targets
+	lab   []int32
+	xb    []T // MLP: gathered rows, n×d
+	h     []T // MLP: hidden pre-activations → activations, n×h
+	dh    []T // MLP: hidden gradients, n×h
+	s     []T // plus-function arguments
+	coef  []T // per-sample coefficients of the engine
+	c     []T // per-sample coefficients times the loss derivative
+}
+
+func grow[T any](buf []T, n int) []T {
+	if cap(buf) < n {
+		return make([]T, n)
+	}
+	return buf[:n]
+}
+
+// Objective names the per-sample weighting of a minibatch gradient.
+type Objective int
+
+const (
+	// Mean is the plain mean loss (Vanilla-SGD).
+	Mean Objective = iota
+	// Hinge is the non-smooth CVaR objective τ + [ℓ/L − τ]_+/α, with the
+	// subgradient that takes t = 0 at ℓ/L = τ (Alg 1).
+	Hinge
+	// Softplus smooths [·]_+ by ε·log(1 + e^{s/ε}) (Alg 2–4).
+	Softplus
+	// Quadratic smooths [·]_+ by the piecewise quadratic (Alg 2–4).
+	Quadratic
+	// TopK is the exact CVaR_α of the minibatch's losses, the fractional
+	// top-k weights (CVaR-on-Minibatch).
+	TopK
+)
+
+var objectiveNames = [...]string{"mean", "hinge", "softplus", "quadratic", "topk"}
+
+func (o Objective) String() string {
+	if o >= 0 && int(o) < len(objectiveNames) {
+		return objectiveNames[o]
+	}
+	return fmt.Sprintf("Objective(%d)", int(o))
+}
+
+// Weighting fixes how the losses of a minibatch weight their gradients.
+type Weighting struct {
+	Objective Objective
+	Alpha     float64 // tail fraction α ∈ (0, 1]
+	Eps       float64 // smoothing ε (Softplus, Quadratic), in units of ℓ/L
+	Tau       float64 // threshold τ, in units of ℓ/L
+	InvL      float64 // 1/L; losses are divided by L (0 means 1)
+}
+
+func (w *Weighting) invL() float64 {
+	if w.InvL == 0 {
+		return 1
+	}
+	return w.InvL
+}
+
+// Validate reports a weighting the kernels cannot use.
+func (w *Weighting) Validate() error {
+	if w.Objective < Mean || w.Objective > TopK {
+		return fmt.Errorf("batch: unknown objective %d", int(w.Objective))
+	}
+	if w.Objective != Mean && !(w.Alpha > 0 && w.Alpha <= 1) {
+		return fmt.Errorf("batch: alpha %v outside (0, 1]", w.Alpha)
+	}
+	if (w.Objective == Softplus || w.Objective == Quadratic) && !(w.Eps > 0 && !math.IsInf(w.Eps, 0)) {
+		return fmt.Errorf("batch: smoothing eps %v must be positive and finite", w.Eps)
+	}
+	if math.IsNaN(w.Tau) || math.IsInf(w.Tau, 0) || w.InvL < 0 || math.IsNaN(w.InvL) || math.IsInf(w.InvL, 0) {
+		return fmt.Errorf("batch: tau %v and 1/L %v must be finite, 1/L ≥ 0", w.Tau, w.InvL)
+	}
+	return nil
+}

@@ -1,0 +1,93 @@
+package batch
+
+import (
+	"fmt"
+	"math/rand/v2"
+)
+
+// Sampling says how a Sampler draws minibatches.
+type Sampling int
+
+const (
+	// WithReplacement draws every index uniformly and independently: the
+	// sampling the paper's theorems (Alg 2 and 3) assume.
+	WithReplacement Sampling = iota
+	// Shuffled passes over the data in a fresh random order each epoch, the
+	// last batch of an epoch possibly shorter: the paper's experiments.
+	Shuffled
+	// InOrder passes over the data in its stored order: online algorithms
+	// (Alg 1 and 4) treating the data as a stream.
+	InOrder
+)
+
+func (s Sampling) String() string {
+	switch s {
+	case WithReplacement:
+		return "with-replacement"
+	case Shuffled:
+		return "shuffled"
+	case InOrder:
+		return "in-order"
+	}
+	return fmt.Sprintf("Sampling(%d)", int(s))
+}
+
+// Sampler yields the row indices of successive minibatches. It allocates only
+// when it is made.
+type Sampler struct {
+	n, b  int
+	mode  Sampling
+	rng   *rand.Rand
+	perm  []int
+	pos   int
+	out   []int
+}
+
+// NewSampler draws batches of b of the n rows, seeded by seed.
+func NewSampler(n, b int, mode Sampling, seed uint64) (*Sampler, error) {
+	if n <= 0 || b <= 0 {
+		return nil, fmt.Errorf("batch: sampler needs n > 0 and b > 0, got n = %d, b = %d", n, b)
+	}
+	if mode != WithReplacement && b > n {
+		b = n
+	}
+	s := &Sampler{n: n, b: b, mode: mode, rng: rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15)), out: make([]int, b)}
+	if mode != WithReplacement {
+		s.perm = make([]int, n)
+		for i := range s.perm {
+			s.perm[i] = i
+		}
+		s.startEpoch()
+	}
+	return s, nil
+}
+
+func (s *Sampler) startEpoch() {
+	if s.mode == Shuffled {
+		s.rng.Shuffle(s.n, func(i, j int) { s.perm[i], s.perm[j] = s.perm[j], s.perm[i] })
+	}
+	s.pos = 0
+}
+
+// Next returns the next minibatch's indices. The slice is reused by the next
+// call. With Shuffled and InOrder the last batch of an epoch holds the rows
+// that remain, so an epoch visits every row once.
+func (s *Sampler) Next() []int {
+	if s.mode == WithReplacement {
+		for i := range s.out {
+			s.out[i] = s.rng.IntN(s.n)
+		}
+		return s.out
+	}
+	if s.pos == s.n {
+		s.startEpoch()
+	}
+	end := min(s.pos+s.b, s.n)
+	out := s.out[:end-s.pos]
+	copy(out, s.perm[s.pos:end])
+	s.pos = end
+	return out
+}
+
+// BatchesPerEpoch is the number of Next calls that make one pass over n rows.
+func (s *Sampler) BatchesPerEpoch() int { return (s.n + s.b - 1) / s.b }

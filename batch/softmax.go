@@ -1,0 +1,127 @@
+package batch
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/cvarlearn/cvar/kernel"
+)
+
+// Softmax is multinomial logistic regression over k classes with
+// cross-entropy loss ℓ = logsumexp(z) − z_y, z = W x + b.
+// θ = (W, b): W is k×d class-major (class j's weights at θ[j*d:(j+1)*d]),
+// then the k biases.
+type Softmax[T Float] struct {
+	d, k int
+	ops  *kernel.Ops[T]
+}
+
+// NewSoftmax returns multinomial logistic regression on d features, k classes.
+func NewSoftmax[T Float](d, k int) *Softmax[T] {
+	return &Softmax[T]{d: d, k: k, ops: kernel.For[T]()}
+}
+
+// Name implements Model.
+func (s *Softmax[T]) Name() string { return "softmax" }
+
+// NumParams implements Model: k·d weights and k biases.
+func (s *Softmax[T]) NumParams() int { return s.k*s.d + s.k }
+
+// NumOutputs implements Model.
+func (s *Softmax[T]) NumOutputs() int { return s.k }
+
+// Convex implements Model.
+func (s *Softmax[T]) Convex() bool { return true }
+
+// InitParams implements Model: zeros.
+func (s *Softmax[T]) InitParams(theta []T, _ *rand.Rand) { clear(theta[:s.NumParams()]) }
+
+// Check implements Model.
+func (s *Softmax[T]) Check(data *Data[T]) error {
+	if data.D != s.d {
+		return fmt.Errorf("batch: softmax model has %d features, data has %d", s.d, data.D)
+	}
+	if data.K != s.k {
+		return fmt.Errorf("batch: softmax model has %d classes, data has %d", s.k, data.K)
+	}
+	return nil
+}
+
+func gatherLabels[T Float](wk *Work[T], data *Data[T], idx []int, n int) []int32 {
+	if idx == nil {
+		return data.Labels[:n]
+	}
+	wk.lab = grow(wk.lab, n)
+	for i, r := range idx {
+		wk.lab[i] = data.Labels[r]
+	}
+	return wk.lab
+}
+
+// addBias adds b[j] to column j of the n×k matrix z.
+func addBias[T Float](z, b []T) {
+	k := len(b)
+	for i := 0; i+k <= len(z); i += k {
+		row := z[i : i+k]
+		for j, bj := range b {
+			row[j] += bj
+		}
+	}
+}
+
+func (s *Softmax[T]) logits(wk *Work[T], theta []T, data *Data[T], idx []int, n int) []T {
+	kd := s.k * s.d
+	wk.dloss = grow(wk.dloss, n*s.k)
+	s.ops.MarginsK(wk.dloss, data.X, data.Stride, idx, theta[:kd], s.k)
+	addBias(wk.dloss, theta[kd:kd+s.k])
+	return wk.dloss
+}
+
+// Forward implements Model.
+func (s *Softmax[T]) Forward(wk *Work[T], theta []T, data *Data[T], idx []int, n int) {
+	z := s.logits(wk, theta, data, idx, n)
+	wk.Loss = grow(wk.Loss, n)
+	s.ops.SoftmaxCE(wk.Loss, z, gatherLabels(wk, data, idx, n), s.k)
+}
+
+// Backward implements Model: G += Σ_i c_i (p_i − e_{y_i}) x_iᵀ, b += Σ_i c_i (p_i − e_{y_i}).
+func (s *Softmax[T]) Backward(wk *Work[T], _ []T, data *Data[T], idx []int, coef, g []T) {
+	kd := s.k * s.d
+	scaleRows(wk.dloss, coef, s.k)
+	s.ops.AddOuterK(g[:kd], data.X, data.Stride, idx, wk.dloss[:len(coef)*s.k], s.k)
+	sumRows(g[kd:kd+s.k], wk.dloss[:len(coef)*s.k])
+}
+
+// scaleRows multiplies row i of the n×k matrix z by c[i].
+func scaleRows[T Float](z, c []T, k int) {
+	for i, ci := range c {
+		row := z[i*k : (i+1)*k]
+		for j := range row {
+			row[j] *= ci
+		}
+	}
+}
+
+// sumRows adds the rows of the n×k matrix z to dst (len k).
+func sumRows[T Float](dst, z []T) {
+	k := len(dst)
+	for i := 0; i+k <= len(z); i += k {
+		for j, v := range z[i : i+k] {
+			dst[j] += v
+		}
+	}
+}
+
+// Scores implements Model: the logits.
+func (s *Softmax[T]) Scores(wk *Work[T], theta []T, data *Data[T], idx []int, n int, out []T) {
+	copy(out[:n*s.k], s.logits(wk, theta, data, idx, n))
+}
+
+// Bounds implements Model. With X = max‖(x, 1)‖: the gradient in z of the
+// cross-entropy has norm ≤ √2 and its Hessian norm ≤ ½, so G = √2·X and
+// β = X²/2; the logits differ by at most 2R·X, so L = log k + 2R·X.
+func (s *Softmax[T]) Bounds(sc Scale, radius float64) Bounds {
+	x := math.Sqrt(sc.MaxNorm*sc.MaxNorm + 1)
+	return Bounds{G: math.Sqrt2 * x, Beta: x * x / 2, L: math.Log(float64(s.k)) + 2*radius*x}
+}
