@@ -19,12 +19,12 @@ type Float = kernel.Float
 // Data is n samples of d features, held row-major, with their targets.
 type Data[T Float] struct {
 	// X holds row i in X[i*Stride : i*Stride+D].
-	X         []T
-	N, D      int
-	Stride    int
-	Y         []T     // regression targets, or ±1 for binary classification
-	Labels    []int32 // classes 0..K−1 for classification, nil for regression
-	K         int     // number of classes; 0 for regression
+	X      []T
+	N, D   int
+	Stride int
+	Y      []T     // regression targets, or ±1 for binary classification
+	Labels []int32 // classes 0..K−1 for classification, nil for regression
+	K      int     // number of classes; 0 for regression
 }
 
 // NewData wraps x (n×d, row-major, not copied) with regression targets y or

@@ -35,12 +35,12 @@ func (s Sampling) String() string {
 // Sampler yields the row indices of successive minibatches. It allocates only
 // when it is made.
 type Sampler struct {
-	n, b  int
-	mode  Sampling
-	rng   *rand.Rand
-	perm  []int
-	pos   int
-	out   []int
+	n, b int
+	mode Sampling
+	rng  *rand.Rand
+	perm []int
+	pos  int
+	out  []int
 }
 
 // NewSampler draws batches of b of the n rows, seeded by seed.
