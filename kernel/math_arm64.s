@@ -1,0 +1,1930 @@
+// Code generated for cvar by hand-maintained tooling; keep the float32 and
+// float64 variants in step.
+
+//go:build !purego
+
+// Elementwise math kernels for arm64: exp (with a shift and a running sum, for
+// softmax), log1p, a scale, the per-sample losses of a linear model and the
+// smoothed plus functions of the CVaR objective.
+//
+// Requires: ASIMD (Advanced SIMD, mandatory in ARMv8-A). FADD, FSUB, FMUL,
+// FDIV, FMAX, FMIN, FCMGT, FCMGE, FABS, FNEG, FCVTL(2), FCVTN(2) on vectors
+// come from neon_arm64.h as WORD encodings.
+//
+// Tails: every routine takes n a multiple of 4 and handles 4 elements per
+// iteration (two float64x2 registers; float32 is widened with FCVTL/FCVTL2 and
+// narrowed with FCVTN/FCVTN2). The Go wrappers in kernel_arm64.go pass the
+// last 1..3 elements through a 4-element stack buffer.
+//
+// Precision: all arithmetic is in float64, for float32 data too, as the
+// generic code does; float32 results are rounded once, at the store.
+//
+// Accuracy contract (checked by neon_arm64_test.go against math/big):
+//   - exp: table-free. x is clamped to [-746, 710] (NaN propagates through
+//     FMIN/FMAX), k = round(x/ln2) by adding 1.5*2^52, r = x - k*ln2 with a
+//     two-part ln2 and FMAs (|r| <= ln2/2), exp(r) by its Taylor polynomial of
+//     degree 13 (truncation < 2^-57) in Horner form with FMAs, and the result
+//     scaled by 2^k as two exact multiplications by 2^(k>>1) and 2^(k-(k>>1))
+//     built in the exponent bits. Error <= 1 ulp in float64 for normal results;
+//     results that overflow are +Inf (x > 709.78); subnormal results
+//     (x < -708.4) are rounded once, at the last multiplication, so they are
+//     within 1 ulp of the subnormal spacing (gradual underflow, never flushed),
+//     and x < -745.13 gives +0. exp(±0) = 1, exp(+Inf) = +Inf, exp(-Inf) = +0,
+//     exp(NaN) = NaN. float32: <= 1 ulp (one extra rounding of a float64 result
+//     that is within 1 float64 ulp).
+//   - log1p: u = 1+x, the rounding error of u kept as c = (x-(u-1))/u,
+//     u = 2^k*f with f in [sqrt(1/2), sqrt(2)) from the exponent bits, and
+//     fdlibm's polynomial in s = (f-1)/(f+1) (error < 2^-58.45), combined as
+//     k*ln2hi - ((h - (s*(h+R) + (k*ln2lo + c))) - g), h = g*g/2, g = f-1.
+//     Error <= 1 ulp in float64. log1p(±0) = ±0, log1p(-1) = -Inf,
+//     log1p(x < -1) = NaN, log1p(+Inf) = +Inf, log1p(NaN) = NaN;
+//     |x| < 2^-60 returns x.
+//   - logistic loss max(-z,0) + log1p(e), derivative -y*σ(-z) with
+//     e = exp(-|z|), z = y*m, σ(-z) = (z < 0 ? 1 : e)/(1+e): exp only sees
+//     arguments <= 0, nothing overflows. Within 2 ulp of the generic code.
+//   - softplus ρ = max(s,0) + ε*log1p(e), ρ' = (t >= 0 ? 1 : e)/(1+e),
+//     e = exp(-|t|), t = s/ε: as the logistic loss.
+//   - squared, absolute, hinge, quadratic: the same float64 operations as the
+//     generic code, bit-exact.
+
+#include "textflag.h"
+#include "neon_arm64.h"
+
+// func expsumF64(dst, x *float64, n int, shift float64) float64
+TEXT ·expsumF64(SB), NOSPLIT, $0-40
+	MOVD $neonmath<>(SB), R9
+	FMOVQ 0(R9), F31
+	VEOR V30.B16, V30.B16, V30.B16
+	MOVD dst+0(FP), R0
+	MOVD x+8(FP), R1
+	MOVD n+16(FP), R2
+	MOVD $shift+24(FP), R3
+	VLD1R (R3), [V26.D2]
+	VEOR V22.B16, V22.B16, V22.B16
+	VEOR V23.B16, V23.B16, V23.B16
+exps:
+	CBZ R2, expsdone
+	VLD1.P 32(R1), [V0.D2, V1.D2]
+	VFSUB_D2(26, 0, 0)
+	VFSUB_D2(26, 1, 1)
+	// exp: clamp, k = round(x/ln2) by the shifter, r = x - k*ln2 (two parts),
+	// p = Taylor polynomial of degree 13, result p * 2^(k>>1) * 2^(k-(k>>1)).
+	FMOVQ 16(R9), F28
+	VFMIN_D2(28, 0, 0)
+	VFMIN_D2(28, 1, 1)
+	FMOVQ 32(R9), F28
+	VFMAX_D2(28, 0, 0)
+	VFMAX_D2(28, 1, 1)
+	FMOVQ 48(R9), F28
+	FMOVQ 64(R9), F2
+	FMOVQ 64(R9), F3
+	VFMLA V0.D2, V28.D2, V2.D2
+	VFMLA V1.D2, V28.D2, V3.D2
+	FMOVQ 64(R9), F29
+	VFSUB_D2(29, 2, 4)
+	VFSUB_D2(29, 3, 5)
+	FMOVQ 80(R9), F28
+	VFMLS V4.D2, V28.D2, V0.D2
+	VFMLS V5.D2, V28.D2, V1.D2
+	FMOVQ 96(R9), F28
+	VFMLS V4.D2, V28.D2, V0.D2
+	VFMLS V5.D2, V28.D2, V1.D2
+	FMOVQ 112(R9), F28
+	FMOVQ 128(R9), F29
+	VSUB V28.D2, V2.D2, V2.D2
+	VSUB V28.D2, V3.D2, V3.D2
+	VUSHR $1, V2.D2, V4.D2
+	VUSHR $1, V3.D2, V5.D2
+	VSUB V4.D2, V2.D2, V2.D2
+	VSUB V5.D2, V3.D2, V3.D2
+	VSUB V29.D2, V2.D2, V2.D2
+	VSUB V29.D2, V3.D2, V3.D2
+	VSHL $52, V2.D2, V2.D2
+	VSHL $52, V3.D2, V3.D2
+	VSUB V29.D2, V4.D2, V4.D2
+	VSUB V29.D2, V5.D2, V5.D2
+	VSHL $52, V4.D2, V4.D2
+	VSHL $52, V5.D2, V5.D2
+	FMOVQ 144(R9), F6
+	FMOVQ 144(R9), F7
+	FMOVQ 160(R9), F8
+	FMOVQ 160(R9), F9
+	VFMLA V6.D2, V0.D2, V8.D2
+	VFMLA V7.D2, V1.D2, V9.D2
+	FMOVQ 176(R9), F6
+	FMOVQ 176(R9), F7
+	VFMLA V8.D2, V0.D2, V6.D2
+	VFMLA V9.D2, V1.D2, V7.D2
+	FMOVQ 192(R9), F8
+	FMOVQ 192(R9), F9
+	VFMLA V6.D2, V0.D2, V8.D2
+	VFMLA V7.D2, V1.D2, V9.D2
+	FMOVQ 208(R9), F6
+	FMOVQ 208(R9), F7
+	VFMLA V8.D2, V0.D2, V6.D2
+	VFMLA V9.D2, V1.D2, V7.D2
+	FMOVQ 224(R9), F8
+	FMOVQ 224(R9), F9
+	VFMLA V6.D2, V0.D2, V8.D2
+	VFMLA V7.D2, V1.D2, V9.D2
+	FMOVQ 240(R9), F6
+	FMOVQ 240(R9), F7
+	VFMLA V8.D2, V0.D2, V6.D2
+	VFMLA V9.D2, V1.D2, V7.D2
+	FMOVQ 256(R9), F8
+	FMOVQ 256(R9), F9
+	VFMLA V6.D2, V0.D2, V8.D2
+	VFMLA V7.D2, V1.D2, V9.D2
+	FMOVQ 272(R9), F6
+	FMOVQ 272(R9), F7
+	VFMLA V8.D2, V0.D2, V6.D2
+	VFMLA V9.D2, V1.D2, V7.D2
+	FMOVQ 288(R9), F8
+	FMOVQ 288(R9), F9
+	VFMLA V6.D2, V0.D2, V8.D2
+	VFMLA V7.D2, V1.D2, V9.D2
+	FMOVQ 304(R9), F6
+	FMOVQ 304(R9), F7
+	VFMLA V8.D2, V0.D2, V6.D2
+	VFMLA V9.D2, V1.D2, V7.D2
+	FMOVQ 320(R9), F8
+	FMOVQ 320(R9), F9
+	VFMLA V6.D2, V0.D2, V8.D2
+	VFMLA V7.D2, V1.D2, V9.D2
+	VORR V31.B16, V31.B16, V6.B16
+	VORR V31.B16, V31.B16, V7.B16
+	VFMLA V8.D2, V0.D2, V6.D2
+	VFMLA V9.D2, V1.D2, V7.D2
+	VORR V31.B16, V31.B16, V10.B16
+	VORR V31.B16, V31.B16, V11.B16
+	VFMLA V6.D2, V0.D2, V10.D2
+	VFMLA V7.D2, V1.D2, V11.D2
+	VFMUL_D2(4, 10, 0)
+	VFMUL_D2(5, 11, 1)
+	VFMUL_D2(2, 0, 0)
+	VFMUL_D2(3, 1, 1)
+	VFADD_D2(0, 22, 22)
+	VFADD_D2(1, 23, 23)
+	VST1.P [V0.D2, V1.D2], 32(R0)
+	SUB $4, R2
+	JMP exps
+expsdone:
+	VFADD_D2(23, 22, 22)
+	FADDP_D(22, 22)
+	FMOVD F22, ret+32(FP)
+	RET
+
+// func log1pF64(dst, x *float64, n int)
+TEXT ·log1pF64(SB), NOSPLIT, $0-24
+	MOVD $neonmath<>(SB), R9
+	FMOVQ 0(R9), F31
+	VEOR V30.B16, V30.B16, V30.B16
+	MOVD dst+0(FP), R0
+	MOVD x+8(FP), R1
+	MOVD n+16(FP), R2
+lg:
+	CBZ R2, lgdone
+	VLD1.P 32(R1), [V0.D2, V1.D2]
+	// log1p: u = 1+x, c = (x-(u-1))/u, u = 2^k*f with f in [sqrt(1/2), sqrt(2)),
+	// g = f-1, s = g/(2+g), fdlibm polynomial R(s^2); result
+	// k*ln2hi - ((g*g/2 - (s*(g*g/2+R) + (k*ln2lo + c))) - g).
+	VFADD_D2(31, 0, 2)
+	VFADD_D2(31, 1, 3)
+	VFSUB_D2(31, 2, 4)
+	VFSUB_D2(31, 3, 5)
+	VFSUB_D2(4, 0, 4)
+	VFSUB_D2(5, 1, 5)
+	VFDIV_D2(2, 4, 4)
+	VFDIV_D2(3, 5, 5)
+	FMOVQ 336(R9), F28
+	VADD V28.D2, V2.D2, V6.D2
+	VADD V28.D2, V3.D2, V7.D2
+	VUSHR $52, V6.D2, V8.D2
+	VUSHR $52, V7.D2, V9.D2
+	FMOVQ 352(R9), F28
+	VORR V28.B16, V8.B16, V8.B16
+	VORR V28.B16, V9.B16, V9.B16
+	FMOVQ 368(R9), F29
+	VFSUB_D2(29, 8, 8)
+	VFSUB_D2(29, 9, 9)
+	FMOVQ 384(R9), F28
+	VAND V28.B16, V6.B16, V6.B16
+	VAND V28.B16, V7.B16, V7.B16
+	FMOVQ 400(R9), F29
+	VADD V29.D2, V6.D2, V6.D2
+	VADD V29.D2, V7.D2, V7.D2
+	VFSUB_D2(31, 6, 6)
+	VFSUB_D2(31, 7, 7)
+	FMOVQ 416(R9), F28
+	VFADD_D2(28, 6, 10)
+	VFADD_D2(28, 7, 11)
+	VFDIV_D2(10, 6, 10)
+	VFDIV_D2(11, 7, 11)
+	VFMUL_D2(10, 10, 12)
+	VFMUL_D2(11, 11, 13)
+	VFMUL_D2(12, 12, 14)
+	VFMUL_D2(13, 13, 15)
+	FMOVQ 480(R9), F16
+	FMOVQ 480(R9), F17
+	FMOVQ 512(R9), F28
+	VFMLA V14.D2, V28.D2, V16.D2
+	VFMLA V15.D2, V28.D2, V17.D2
+	FMOVQ 448(R9), F18
+	FMOVQ 448(R9), F19
+	VFMLA V14.D2, V16.D2, V18.D2
+	VFMLA V15.D2, V17.D2, V19.D2
+	VFMUL_D2(18, 14, 16)
+	VFMUL_D2(19, 15, 17)
+	FMOVQ 496(R9), F18
+	FMOVQ 496(R9), F19
+	FMOVQ 528(R9), F28
+	VFMLA V14.D2, V28.D2, V18.D2
+	VFMLA V15.D2, V28.D2, V19.D2
+	FMOVQ 464(R9), F20
+	FMOVQ 464(R9), F21
+	VFMLA V14.D2, V18.D2, V20.D2
+	VFMLA V15.D2, V19.D2, V21.D2
+	FMOVQ 432(R9), F18
+	FMOVQ 432(R9), F19
+	VFMLA V14.D2, V20.D2, V18.D2
+	VFMLA V15.D2, V21.D2, V19.D2
+	VFMUL_D2(18, 12, 18)
+	VFMUL_D2(19, 13, 19)
+	VFADD_D2(16, 18, 12)
+	VFADD_D2(17, 19, 13)
+	FMOVQ 544(R9), F28
+	VFMUL_D2(28, 6, 14)
+	VFMUL_D2(28, 7, 15)
+	VFMUL_D2(6, 14, 14)
+	VFMUL_D2(7, 15, 15)
+	VFADD_D2(14, 12, 12)
+	VFADD_D2(15, 13, 13)
+	FMOVQ 96(R9), F28
+	VFMLA V8.D2, V28.D2, V4.D2
+	VFMLA V9.D2, V28.D2, V5.D2
+	VFMLA V10.D2, V12.D2, V4.D2
+	VFMLA V11.D2, V13.D2, V5.D2
+	VFSUB_D2(4, 14, 14)
+	VFSUB_D2(5, 15, 15)
+	VFSUB_D2(14, 6, 6)
+	VFSUB_D2(15, 7, 7)
+	FMOVQ 80(R9), F28
+	VFMLA V8.D2, V28.D2, V6.D2
+	VFMLA V9.D2, V28.D2, V7.D2
+	// special cases: |x| < 2^-60 -> x (keeps -0), +Inf -> +Inf, -1 -> -Inf, x < -1 -> NaN
+	FMOVQ 560(R9), F28
+	VFABS_D2(0, 2)
+	VFABS_D2(1, 3)
+	VFCMGT_D2(2, 28, 2)
+	VFCMGT_D2(3, 28, 3)
+	VBIT V2.B16, V0.B16, V6.B16
+	VBIT V3.B16, V1.B16, V7.B16
+	FMOVQ 576(R9), F28
+	FMOVQ 592(R9), F29
+	VFCMGT_D2(28, 0, 2)
+	VFCMGT_D2(28, 1, 3)
+	VBIT V2.B16, V29.B16, V6.B16
+	VBIT V3.B16, V29.B16, V7.B16
+	FMOVQ 608(R9), F28
+	FMOVQ 624(R9), F29
+	VFCMGE_D2(0, 28, 2)
+	VFCMGE_D2(1, 28, 3)
+	VBIT V2.B16, V29.B16, V6.B16
+	VBIT V3.B16, V29.B16, V7.B16
+	FMOVQ 640(R9), F29
+	VFCMGT_D2(0, 28, 2)
+	VFCMGT_D2(1, 28, 3)
+	VBIT V2.B16, V29.B16, V6.B16
+	VBIT V3.B16, V29.B16, V7.B16
+	VORR V6.B16, V6.B16, V0.B16
+	VORR V7.B16, V7.B16, V1.B16
+	VST1.P [V0.D2, V1.D2], 32(R0)
+	SUB $4, R2
+	JMP lg
+lgdone:
+	RET
+
+// func scaleF64(x *float64, n int, a float64)
+TEXT ·scaleF64(SB), NOSPLIT, $0-24
+	MOVD x+0(FP), R0
+	MOVD R0, R1
+	MOVD n+8(FP), R2
+	MOVD $a+16(FP), R3
+	VLD1R (R3), [V26.D2]
+sc:
+	CBZ R2, scdone
+	VLD1.P 32(R1), [V0.D2, V1.D2]
+	VFMUL_D2(26, 0, 0)
+	VFMUL_D2(26, 1, 1)
+	VST1.P [V0.D2, V1.D2], 32(R0)
+	SUB $4, R2
+	JMP sc
+scdone:
+	RET
+
+// func logisticF64(loss, dloss, m, y *float64, n int)
+TEXT ·logisticF64(SB), NOSPLIT, $0-40
+	MOVD $neonmath<>(SB), R9
+	FMOVQ 0(R9), F31
+	VEOR V30.B16, V30.B16, V30.B16
+	MOVD loss+0(FP), R0
+	MOVD dloss+8(FP), R1
+	MOVD m+16(FP), R2
+	MOVD y+24(FP), R3
+	MOVD n+32(FP), R4
+log:
+	CBZ R4, logdone
+	VLD1.P 32(R2), [V22.D2, V23.D2]
+	VLD1.P 32(R3), [V24.D2, V25.D2]
+	VFMUL_D2(24, 22, 26)
+	VFMUL_D2(25, 23, 27)
+	VFABS_D2(26, 0)
+	VFABS_D2(27, 1)
+	VFNEG_D2(0, 0)
+	VFNEG_D2(1, 1)
+	// exp: clamp, k = round(x/ln2) by the shifter, r = x - k*ln2 (two parts),
+	// p = Taylor polynomial of degree 13, result p * 2^(k>>1) * 2^(k-(k>>1)).
+	FMOVQ 16(R9), F28
+	VFMIN_D2(28, 0, 0)
+	VFMIN_D2(28, 1, 1)
+	FMOVQ 32(R9), F28
+	VFMAX_D2(28, 0, 0)
+	VFMAX_D2(28, 1, 1)
+	FMOVQ 48(R9), F28
+	FMOVQ 64(R9), F2
+	FMOVQ 64(R9), F3
+	VFMLA V0.D2, V28.D2, V2.D2
+	VFMLA V1.D2, V28.D2, V3.D2
+	FMOVQ 64(R9), F29
+	VFSUB_D2(29, 2, 4)
+	VFSUB_D2(29, 3, 5)
+	FMOVQ 80(R9), F28
+	VFMLS V4.D2, V28.D2, V0.D2
+	VFMLS V5.D2, V28.D2, V1.D2
+	FMOVQ 96(R9), F28
+	VFMLS V4.D2, V28.D2, V0.D2
+	VFMLS V5.D2, V28.D2, V1.D2
+	FMOVQ 112(R9), F28
+	FMOVQ 128(R9), F29
+	VSUB V28.D2, V2.D2, V2.D2
+	VSUB V28.D2, V3.D2, V3.D2
+	VUSHR $1, V2.D2, V4.D2
+	VUSHR $1, V3.D2, V5.D2
+	VSUB V4.D2, V2.D2, V2.D2
+	VSUB V5.D2, V3.D2, V3.D2
+	VSUB V29.D2, V2.D2, V2.D2
+	VSUB V29.D2, V3.D2, V3.D2
+	VSHL $52, V2.D2, V2.D2
+	VSHL $52, V3.D2, V3.D2
+	VSUB V29.D2, V4.D2, V4.D2
+	VSUB V29.D2, V5.D2, V5.D2
+	VSHL $52, V4.D2, V4.D2
+	VSHL $52, V5.D2, V5.D2
+	FMOVQ 144(R9), F6
+	FMOVQ 144(R9), F7
+	FMOVQ 160(R9), F8
+	FMOVQ 160(R9), F9
+	VFMLA V6.D2, V0.D2, V8.D2
+	VFMLA V7.D2, V1.D2, V9.D2
+	FMOVQ 176(R9), F6
+	FMOVQ 176(R9), F7
+	VFMLA V8.D2, V0.D2, V6.D2
+	VFMLA V9.D2, V1.D2, V7.D2
+	FMOVQ 192(R9), F8
+	FMOVQ 192(R9), F9
+	VFMLA V6.D2, V0.D2, V8.D2
+	VFMLA V7.D2, V1.D2, V9.D2
+	FMOVQ 208(R9), F6
+	FMOVQ 208(R9), F7
+	VFMLA V8.D2, V0.D2, V6.D2
+	VFMLA V9.D2, V1.D2, V7.D2
+	FMOVQ 224(R9), F8
+	FMOVQ 224(R9), F9
+	VFMLA V6.D2, V0.D2, V8.D2
+	VFMLA V7.D2, V1.D2, V9.D2
+	FMOVQ 240(R9), F6
+	FMOVQ 240(R9), F7
+	VFMLA V8.D2, V0.D2, V6.D2
+	VFMLA V9.D2, V1.D2, V7.D2
+	FMOVQ 256(R9), F8
+	FMOVQ 256(R9), F9
+	VFMLA V6.D2, V0.D2, V8.D2
+	VFMLA V7.D2, V1.D2, V9.D2
+	FMOVQ 272(R9), F6
+	FMOVQ 272(R9), F7
+	VFMLA V8.D2, V0.D2, V6.D2
+	VFMLA V9.D2, V1.D2, V7.D2
+	FMOVQ 288(R9), F8
+	FMOVQ 288(R9), F9
+	VFMLA V6.D2, V0.D2, V8.D2
+	VFMLA V7.D2, V1.D2, V9.D2
+	FMOVQ 304(R9), F6
+	FMOVQ 304(R9), F7
+	VFMLA V8.D2, V0.D2, V6.D2
+	VFMLA V9.D2, V1.D2, V7.D2
+	FMOVQ 320(R9), F8
+	FMOVQ 320(R9), F9
+	VFMLA V6.D2, V0.D2, V8.D2
+	VFMLA V7.D2, V1.D2, V9.D2
+	VORR V31.B16, V31.B16, V6.B16
+	VORR V31.B16, V31.B16, V7.B16
+	VFMLA V8.D2, V0.D2, V6.D2
+	VFMLA V9.D2, V1.D2, V7.D2
+	VORR V31.B16, V31.B16, V10.B16
+	VORR V31.B16, V31.B16, V11.B16
+	VFMLA V6.D2, V0.D2, V10.D2
+	VFMLA V7.D2, V1.D2, V11.D2
+	VFMUL_D2(4, 10, 0)
+	VFMUL_D2(5, 11, 1)
+	VFMUL_D2(2, 0, 0)
+	VFMUL_D2(3, 1, 1)
+	VORR V0.B16, V0.B16, V22.B16
+	VORR V1.B16, V1.B16, V23.B16
+	// log1p: u = 1+x, c = (x-(u-1))/u, u = 2^k*f with f in [sqrt(1/2), sqrt(2)),
+	// g = f-1, s = g/(2+g), fdlibm polynomial R(s^2); result
+	// k*ln2hi - ((g*g/2 - (s*(g*g/2+R) + (k*ln2lo + c))) - g).
+	VFADD_D2(31, 0, 2)
+	VFADD_D2(31, 1, 3)
+	VFSUB_D2(31, 2, 4)
+	VFSUB_D2(31, 3, 5)
+	VFSUB_D2(4, 0, 4)
+	VFSUB_D2(5, 1, 5)
+	VFDIV_D2(2, 4, 4)
+	VFDIV_D2(3, 5, 5)
+	FMOVQ 336(R9), F28
+	VADD V28.D2, V2.D2, V6.D2
+	VADD V28.D2, V3.D2, V7.D2
+	VUSHR $52, V6.D2, V8.D2
+	VUSHR $52, V7.D2, V9.D2
+	FMOVQ 352(R9), F28
+	VORR V28.B16, V8.B16, V8.B16
+	VORR V28.B16, V9.B16, V9.B16
+	FMOVQ 368(R9), F29
+	VFSUB_D2(29, 8, 8)
+	VFSUB_D2(29, 9, 9)
+	FMOVQ 384(R9), F28
+	VAND V28.B16, V6.B16, V6.B16
+	VAND V28.B16, V7.B16, V7.B16
+	FMOVQ 400(R9), F29
+	VADD V29.D2, V6.D2, V6.D2
+	VADD V29.D2, V7.D2, V7.D2
+	VFSUB_D2(31, 6, 6)
+	VFSUB_D2(31, 7, 7)
+	FMOVQ 416(R9), F28
+	VFADD_D2(28, 6, 10)
+	VFADD_D2(28, 7, 11)
+	VFDIV_D2(10, 6, 10)
+	VFDIV_D2(11, 7, 11)
+	VFMUL_D2(10, 10, 12)
+	VFMUL_D2(11, 11, 13)
+	VFMUL_D2(12, 12, 14)
+	VFMUL_D2(13, 13, 15)
+	FMOVQ 480(R9), F16
+	FMOVQ 480(R9), F17
+	FMOVQ 512(R9), F28
+	VFMLA V14.D2, V28.D2, V16.D2
+	VFMLA V15.D2, V28.D2, V17.D2
+	FMOVQ 448(R9), F18
+	FMOVQ 448(R9), F19
+	VFMLA V14.D2, V16.D2, V18.D2
+	VFMLA V15.D2, V17.D2, V19.D2
+	VFMUL_D2(18, 14, 16)
+	VFMUL_D2(19, 15, 17)
+	FMOVQ 496(R9), F18
+	FMOVQ 496(R9), F19
+	FMOVQ 528(R9), F28
+	VFMLA V14.D2, V28.D2, V18.D2
+	VFMLA V15.D2, V28.D2, V19.D2
+	FMOVQ 464(R9), F20
+	FMOVQ 464(R9), F21
+	VFMLA V14.D2, V18.D2, V20.D2
+	VFMLA V15.D2, V19.D2, V21.D2
+	FMOVQ 432(R9), F18
+	FMOVQ 432(R9), F19
+	VFMLA V14.D2, V20.D2, V18.D2
+	VFMLA V15.D2, V21.D2, V19.D2
+	VFMUL_D2(18, 12, 18)
+	VFMUL_D2(19, 13, 19)
+	VFADD_D2(16, 18, 12)
+	VFADD_D2(17, 19, 13)
+	FMOVQ 544(R9), F28
+	VFMUL_D2(28, 6, 14)
+	VFMUL_D2(28, 7, 15)
+	VFMUL_D2(6, 14, 14)
+	VFMUL_D2(7, 15, 15)
+	VFADD_D2(14, 12, 12)
+	VFADD_D2(15, 13, 13)
+	FMOVQ 96(R9), F28
+	VFMLA V8.D2, V28.D2, V4.D2
+	VFMLA V9.D2, V28.D2, V5.D2
+	VFMLA V10.D2, V12.D2, V4.D2
+	VFMLA V11.D2, V13.D2, V5.D2
+	VFSUB_D2(4, 14, 14)
+	VFSUB_D2(5, 15, 15)
+	VFSUB_D2(14, 6, 6)
+	VFSUB_D2(15, 7, 7)
+	FMOVQ 80(R9), F28
+	VFMLA V8.D2, V28.D2, V6.D2
+	VFMLA V9.D2, V28.D2, V7.D2
+	VFNEG_D2(26, 2)
+	VFNEG_D2(27, 3)
+	VFMAX_D2(30, 2, 2)
+	VFMAX_D2(30, 3, 3)
+	VFADD_D2(6, 2, 2)
+	VFADD_D2(7, 3, 3)
+	VFADD_D2(31, 22, 4)
+	VFADD_D2(31, 23, 5)
+	VFCMGT_D2(26, 30, 8)
+	VFCMGT_D2(27, 30, 9)
+	VORR V22.B16, V22.B16, V10.B16
+	VORR V23.B16, V23.B16, V11.B16
+	VBIT V8.B16, V31.B16, V10.B16
+	VBIT V9.B16, V31.B16, V11.B16
+	VFDIV_D2(4, 10, 10)
+	VFDIV_D2(5, 11, 11)
+	VFNEG_D2(24, 24)
+	VFNEG_D2(25, 25)
+	VFMUL_D2(10, 24, 12)
+	VFMUL_D2(11, 25, 13)
+	VST1.P [V2.D2, V3.D2], 32(R0)
+	VST1.P [V12.D2, V13.D2], 32(R1)
+	SUB $4, R4
+	JMP log
+logdone:
+	RET
+
+// func squaredF64(loss, dloss, m, y *float64, n int)
+TEXT ·squaredF64(SB), NOSPLIT, $0-40
+	MOVD $neonmath<>(SB), R9
+	FMOVQ 0(R9), F31
+	VEOR V30.B16, V30.B16, V30.B16
+	MOVD loss+0(FP), R0
+	MOVD dloss+8(FP), R1
+	MOVD m+16(FP), R2
+	MOVD y+24(FP), R3
+	MOVD n+32(FP), R4
+squ:
+	CBZ R4, squdone
+	VLD1.P 32(R2), [V22.D2, V23.D2]
+	VLD1.P 32(R3), [V24.D2, V25.D2]
+	VFSUB_D2(24, 22, 2)
+	VFSUB_D2(25, 23, 3)
+	FMOVQ 544(R9), F28
+	VFMUL_D2(28, 2, 4)
+	VFMUL_D2(28, 3, 5)
+	VFMUL_D2(2, 4, 4)
+	VFMUL_D2(3, 5, 5)
+	VST1.P [V4.D2, V5.D2], 32(R0)
+	VST1.P [V2.D2, V3.D2], 32(R1)
+	SUB $4, R4
+	JMP squ
+squdone:
+	RET
+
+// func absoluteF64(loss, dloss, m, y *float64, n int)
+TEXT ·absoluteF64(SB), NOSPLIT, $0-40
+	MOVD $neonmath<>(SB), R9
+	FMOVQ 0(R9), F31
+	VEOR V30.B16, V30.B16, V30.B16
+	MOVD loss+0(FP), R0
+	MOVD dloss+8(FP), R1
+	MOVD m+16(FP), R2
+	MOVD y+24(FP), R3
+	MOVD n+32(FP), R4
+abs:
+	CBZ R4, absdone
+	VLD1.P 32(R2), [V22.D2, V23.D2]
+	VLD1.P 32(R3), [V24.D2, V25.D2]
+	VFSUB_D2(24, 22, 2)
+	VFSUB_D2(25, 23, 3)
+	VFABS_D2(2, 4)
+	VFABS_D2(3, 5)
+	VFCMGT_D2(30, 2, 6)
+	VFCMGT_D2(30, 3, 7)
+	VFCMGT_D2(2, 30, 8)
+	VFCMGT_D2(3, 30, 9)
+	FMOVQ 608(R9), F28
+	VAND V31.B16, V6.B16, V6.B16
+	VAND V31.B16, V7.B16, V7.B16
+	VAND V28.B16, V8.B16, V8.B16
+	VAND V28.B16, V9.B16, V9.B16
+	VORR V6.B16, V8.B16, V6.B16
+	VORR V7.B16, V9.B16, V7.B16
+	VST1.P [V4.D2, V5.D2], 32(R0)
+	VST1.P [V6.D2, V7.D2], 32(R1)
+	SUB $4, R4
+	JMP abs
+absdone:
+	RET
+
+// func plusF64(kind int, c *[16]float64, rho, drho, s *float64, n int)
+TEXT ·plusF64(SB), NOSPLIT, $0-48
+	MOVD $neonmath<>(SB), R9
+	FMOVQ 0(R9), F31
+	VEOR V30.B16, V30.B16, V30.B16
+	MOVD kind+0(FP), R5
+	MOVD c+8(FP), R8
+	MOVD rho+16(FP), R0
+	MOVD drho+24(FP), R1
+	MOVD s+32(FP), R2
+	MOVD n+40(FP), R4
+	CMP $1, R5
+	BEQ hinge
+	CMP $2, R5
+	BEQ soft
+	JMP quad
+hinge:
+hl:
+	CBZ R4, hldone
+	VLD1.P 32(R2), [V22.D2, V23.D2]
+	VFCMGT_D2(30, 22, 2)
+	VFCMGT_D2(30, 23, 3)
+	VAND V2.B16, V22.B16, V4.B16
+	VAND V3.B16, V23.B16, V5.B16
+	VAND V2.B16, V31.B16, V6.B16
+	VAND V3.B16, V31.B16, V7.B16
+	CBZ R0, hsr
+	VST1.P [V4.D2, V5.D2], 32(R0)
+hsr:
+	CBZ R1, hsd
+	VST1.P [V6.D2, V7.D2], 32(R1)
+hsd:
+	SUB $4, R4
+	JMP hl
+hldone:
+	RET
+soft:
+sl:
+	CBZ R4, sldone
+	VLD1.P 32(R2), [V22.D2, V23.D2]
+	FMOVQ 0(R8), F28
+	VFDIV_D2(28, 22, 24)
+	VFDIV_D2(28, 23, 25)
+	VFABS_D2(24, 0)
+	VFABS_D2(25, 1)
+	VFNEG_D2(0, 0)
+	VFNEG_D2(1, 1)
+	// exp: clamp, k = round(x/ln2) by the shifter, r = x - k*ln2 (two parts),
+	// p = Taylor polynomial of degree 13, result p * 2^(k>>1) * 2^(k-(k>>1)).
+	FMOVQ 16(R9), F28
+	VFMIN_D2(28, 0, 0)
+	VFMIN_D2(28, 1, 1)
+	FMOVQ 32(R9), F28
+	VFMAX_D2(28, 0, 0)
+	VFMAX_D2(28, 1, 1)
+	FMOVQ 48(R9), F28
+	FMOVQ 64(R9), F2
+	FMOVQ 64(R9), F3
+	VFMLA V0.D2, V28.D2, V2.D2
+	VFMLA V1.D2, V28.D2, V3.D2
+	FMOVQ 64(R9), F29
+	VFSUB_D2(29, 2, 4)
+	VFSUB_D2(29, 3, 5)
+	FMOVQ 80(R9), F28
+	VFMLS V4.D2, V28.D2, V0.D2
+	VFMLS V5.D2, V28.D2, V1.D2
+	FMOVQ 96(R9), F28
+	VFMLS V4.D2, V28.D2, V0.D2
+	VFMLS V5.D2, V28.D2, V1.D2
+	FMOVQ 112(R9), F28
+	FMOVQ 128(R9), F29
+	VSUB V28.D2, V2.D2, V2.D2
+	VSUB V28.D2, V3.D2, V3.D2
+	VUSHR $1, V2.D2, V4.D2
+	VUSHR $1, V3.D2, V5.D2
+	VSUB V4.D2, V2.D2, V2.D2
+	VSUB V5.D2, V3.D2, V3.D2
+	VSUB V29.D2, V2.D2, V2.D2
+	VSUB V29.D2, V3.D2, V3.D2
+	VSHL $52, V2.D2, V2.D2
+	VSHL $52, V3.D2, V3.D2
+	VSUB V29.D2, V4.D2, V4.D2
+	VSUB V29.D2, V5.D2, V5.D2
+	VSHL $52, V4.D2, V4.D2
+	VSHL $52, V5.D2, V5.D2
+	FMOVQ 144(R9), F6
+	FMOVQ 144(R9), F7
+	FMOVQ 160(R9), F8
+	FMOVQ 160(R9), F9
+	VFMLA V6.D2, V0.D2, V8.D2
+	VFMLA V7.D2, V1.D2, V9.D2
+	FMOVQ 176(R9), F6
+	FMOVQ 176(R9), F7
+	VFMLA V8.D2, V0.D2, V6.D2
+	VFMLA V9.D2, V1.D2, V7.D2
+	FMOVQ 192(R9), F8
+	FMOVQ 192(R9), F9
+	VFMLA V6.D2, V0.D2, V8.D2
+	VFMLA V7.D2, V1.D2, V9.D2
+	FMOVQ 208(R9), F6
+	FMOVQ 208(R9), F7
+	VFMLA V8.D2, V0.D2, V6.D2
+	VFMLA V9.D2, V1.D2, V7.D2
+	FMOVQ 224(R9), F8
+	FMOVQ 224(R9), F9
+	VFMLA V6.D2, V0.D2, V8.D2
+	VFMLA V7.D2, V1.D2, V9.D2
+	FMOVQ 240(R9), F6
+	FMOVQ 240(R9), F7
+	VFMLA V8.D2, V0.D2, V6.D2
+	VFMLA V9.D2, V1.D2, V7.D2
+	FMOVQ 256(R9), F8
+	FMOVQ 256(R9), F9
+	VFMLA V6.D2, V0.D2, V8.D2
+	VFMLA V7.D2, V1.D2, V9.D2
+	FMOVQ 272(R9), F6
+	FMOVQ 272(R9), F7
+	VFMLA V8.D2, V0.D2, V6.D2
+	VFMLA V9.D2, V1.D2, V7.D2
+	FMOVQ 288(R9), F8
+	FMOVQ 288(R9), F9
+	VFMLA V6.D2, V0.D2, V8.D2
+	VFMLA V7.D2, V1.D2, V9.D2
+	FMOVQ 304(R9), F6
+	FMOVQ 304(R9), F7
+	VFMLA V8.D2, V0.D2, V6.D2
+	VFMLA V9.D2, V1.D2, V7.D2
+	FMOVQ 320(R9), F8
+	FMOVQ 320(R9), F9
+	VFMLA V6.D2, V0.D2, V8.D2
+	VFMLA V7.D2, V1.D2, V9.D2
+	VORR V31.B16, V31.B16, V6.B16
+	VORR V31.B16, V31.B16, V7.B16
+	VFMLA V8.D2, V0.D2, V6.D2
+	VFMLA V9.D2, V1.D2, V7.D2
+	VORR V31.B16, V31.B16, V10.B16
+	VORR V31.B16, V31.B16, V11.B16
+	VFMLA V6.D2, V0.D2, V10.D2
+	VFMLA V7.D2, V1.D2, V11.D2
+	VFMUL_D2(4, 10, 0)
+	VFMUL_D2(5, 11, 1)
+	VFMUL_D2(2, 0, 0)
+	VFMUL_D2(3, 1, 1)
+	VORR V0.B16, V0.B16, V26.B16
+	VORR V1.B16, V1.B16, V27.B16
+	// log1p: u = 1+x, c = (x-(u-1))/u, u = 2^k*f with f in [sqrt(1/2), sqrt(2)),
+	// g = f-1, s = g/(2+g), fdlibm polynomial R(s^2); result
+	// k*ln2hi - ((g*g/2 - (s*(g*g/2+R) + (k*ln2lo + c))) - g).
+	VFADD_D2(31, 0, 2)
+	VFADD_D2(31, 1, 3)
+	VFSUB_D2(31, 2, 4)
+	VFSUB_D2(31, 3, 5)
+	VFSUB_D2(4, 0, 4)
+	VFSUB_D2(5, 1, 5)
+	VFDIV_D2(2, 4, 4)
+	VFDIV_D2(3, 5, 5)
+	FMOVQ 336(R9), F28
+	VADD V28.D2, V2.D2, V6.D2
+	VADD V28.D2, V3.D2, V7.D2
+	VUSHR $52, V6.D2, V8.D2
+	VUSHR $52, V7.D2, V9.D2
+	FMOVQ 352(R9), F28
+	VORR V28.B16, V8.B16, V8.B16
+	VORR V28.B16, V9.B16, V9.B16
+	FMOVQ 368(R9), F29
+	VFSUB_D2(29, 8, 8)
+	VFSUB_D2(29, 9, 9)
+	FMOVQ 384(R9), F28
+	VAND V28.B16, V6.B16, V6.B16
+	VAND V28.B16, V7.B16, V7.B16
+	FMOVQ 400(R9), F29
+	VADD V29.D2, V6.D2, V6.D2
+	VADD V29.D2, V7.D2, V7.D2
+	VFSUB_D2(31, 6, 6)
+	VFSUB_D2(31, 7, 7)
+	FMOVQ 416(R9), F28
+	VFADD_D2(28, 6, 10)
+	VFADD_D2(28, 7, 11)
+	VFDIV_D2(10, 6, 10)
+	VFDIV_D2(11, 7, 11)
+	VFMUL_D2(10, 10, 12)
+	VFMUL_D2(11, 11, 13)
+	VFMUL_D2(12, 12, 14)
+	VFMUL_D2(13, 13, 15)
+	FMOVQ 480(R9), F16
+	FMOVQ 480(R9), F17
+	FMOVQ 512(R9), F28
+	VFMLA V14.D2, V28.D2, V16.D2
+	VFMLA V15.D2, V28.D2, V17.D2
+	FMOVQ 448(R9), F18
+	FMOVQ 448(R9), F19
+	VFMLA V14.D2, V16.D2, V18.D2
+	VFMLA V15.D2, V17.D2, V19.D2
+	VFMUL_D2(18, 14, 16)
+	VFMUL_D2(19, 15, 17)
+	FMOVQ 496(R9), F18
+	FMOVQ 496(R9), F19
+	FMOVQ 528(R9), F28
+	VFMLA V14.D2, V28.D2, V18.D2
+	VFMLA V15.D2, V28.D2, V19.D2
+	FMOVQ 464(R9), F20
+	FMOVQ 464(R9), F21
+	VFMLA V14.D2, V18.D2, V20.D2
+	VFMLA V15.D2, V19.D2, V21.D2
+	FMOVQ 432(R9), F18
+	FMOVQ 432(R9), F19
+	VFMLA V14.D2, V20.D2, V18.D2
+	VFMLA V15.D2, V21.D2, V19.D2
+	VFMUL_D2(18, 12, 18)
+	VFMUL_D2(19, 13, 19)
+	VFADD_D2(16, 18, 12)
+	VFADD_D2(17, 19, 13)
+	FMOVQ 544(R9), F28
+	VFMUL_D2(28, 6, 14)
+	VFMUL_D2(28, 7, 15)
+	VFMUL_D2(6, 14, 14)
+	VFMUL_D2(7, 15, 15)
+	VFADD_D2(14, 12, 12)
+	VFADD_D2(15, 13, 13)
+	FMOVQ 96(R9), F28
+	VFMLA V8.D2, V28.D2, V4.D2
+	VFMLA V9.D2, V28.D2, V5.D2
+	VFMLA V10.D2, V12.D2, V4.D2
+	VFMLA V11.D2, V13.D2, V5.D2
+	VFSUB_D2(4, 14, 14)
+	VFSUB_D2(5, 15, 15)
+	VFSUB_D2(14, 6, 6)
+	VFSUB_D2(15, 7, 7)
+	FMOVQ 80(R9), F28
+	VFMLA V8.D2, V28.D2, V6.D2
+	VFMLA V9.D2, V28.D2, V7.D2
+	VFMAX_D2(30, 22, 2)
+	VFMAX_D2(30, 23, 3)
+	FMOVQ 0(R8), F28
+	VFMLA V6.D2, V28.D2, V2.D2
+	VFMLA V7.D2, V28.D2, V3.D2
+	VFADD_D2(31, 26, 4)
+	VFADD_D2(31, 27, 5)
+	VFCMGE_D2(30, 24, 8)
+	VFCMGE_D2(30, 25, 9)
+	VORR V26.B16, V26.B16, V10.B16
+	VORR V27.B16, V27.B16, V11.B16
+	VBIT V8.B16, V31.B16, V10.B16
+	VBIT V9.B16, V31.B16, V11.B16
+	VFDIV_D2(4, 10, 10)
+	VFDIV_D2(5, 11, 11)
+	CBZ R0, ssr
+	VST1.P [V2.D2, V3.D2], 32(R0)
+ssr:
+	CBZ R1, ssd
+	VST1.P [V10.D2, V11.D2], 32(R1)
+ssd:
+	SUB $4, R4
+	JMP sl
+sldone:
+	RET
+quad:
+ql:
+	CBZ R4, qldone
+	VLD1.P 32(R2), [V22.D2, V23.D2]
+	FMOVQ 0(R8), F28
+	FMOVQ 64(R8), F29
+	VFCMGE_D2(28, 22, 24)
+	VFCMGE_D2(28, 23, 25)
+	VFCMGE_D2(22, 29, 26)
+	VFCMGE_D2(23, 29, 27)
+	VFMUL_D2(22, 22, 2)
+	VFMUL_D2(23, 23, 3)
+	FMOVQ 16(R8), F28
+	VFDIV_D2(28, 2, 2)
+	VFDIV_D2(28, 3, 3)
+	FMOVQ 80(R8), F29
+	VFMUL_D2(29, 22, 4)
+	VFMUL_D2(29, 23, 5)
+	VFADD_D2(4, 2, 2)
+	VFADD_D2(5, 3, 3)
+	FMOVQ 48(R8), F28
+	VFADD_D2(28, 2, 2)
+	VFADD_D2(28, 3, 3)
+	FMOVQ 32(R8), F28
+	VFDIV_D2(28, 22, 6)
+	VFDIV_D2(28, 23, 7)
+	VFADD_D2(29, 6, 6)
+	VFADD_D2(29, 7, 7)
+	VBIT V26.B16, V30.B16, V2.B16
+	VBIT V27.B16, V30.B16, V3.B16
+	VBIT V24.B16, V22.B16, V2.B16
+	VBIT V25.B16, V23.B16, V3.B16
+	VBIT V26.B16, V30.B16, V6.B16
+	VBIT V27.B16, V30.B16, V7.B16
+	VBIT V24.B16, V31.B16, V6.B16
+	VBIT V25.B16, V31.B16, V7.B16
+	CBZ R0, qsr
+	VST1.P [V2.D2, V3.D2], 32(R0)
+qsr:
+	CBZ R1, qsd
+	VST1.P [V6.D2, V7.D2], 32(R1)
+qsd:
+	SUB $4, R4
+	JMP ql
+qldone:
+	RET
+
+// func expsumF32(dst, x *float32, n int, shift float64) float64
+TEXT ·expsumF32(SB), NOSPLIT, $0-40
+	MOVD $neonmath<>(SB), R9
+	FMOVQ 0(R9), F31
+	VEOR V30.B16, V30.B16, V30.B16
+	MOVD dst+0(FP), R0
+	MOVD x+8(FP), R1
+	MOVD n+16(FP), R2
+	MOVD $shift+24(FP), R3
+	VLD1R (R3), [V26.D2]
+	VEOR V22.B16, V22.B16, V22.B16
+	VEOR V23.B16, V23.B16, V23.B16
+exps:
+	CBZ R2, expsdone
+	VLD1.P 16(R1), [V0.S4]
+	VFCVTL2_S2D(0, 1)
+	VFCVTL_S2D(0, 0)
+	VFSUB_D2(26, 0, 0)
+	VFSUB_D2(26, 1, 1)
+	// exp: clamp, k = round(x/ln2) by the shifter, r = x - k*ln2 (two parts),
+	// p = Taylor polynomial of degree 13, result p * 2^(k>>1) * 2^(k-(k>>1)).
+	FMOVQ 16(R9), F28
+	VFMIN_D2(28, 0, 0)
+	VFMIN_D2(28, 1, 1)
+	FMOVQ 32(R9), F28
+	VFMAX_D2(28, 0, 0)
+	VFMAX_D2(28, 1, 1)
+	FMOVQ 48(R9), F28
+	FMOVQ 64(R9), F2
+	FMOVQ 64(R9), F3
+	VFMLA V0.D2, V28.D2, V2.D2
+	VFMLA V1.D2, V28.D2, V3.D2
+	FMOVQ 64(R9), F29
+	VFSUB_D2(29, 2, 4)
+	VFSUB_D2(29, 3, 5)
+	FMOVQ 80(R9), F28
+	VFMLS V4.D2, V28.D2, V0.D2
+	VFMLS V5.D2, V28.D2, V1.D2
+	FMOVQ 96(R9), F28
+	VFMLS V4.D2, V28.D2, V0.D2
+	VFMLS V5.D2, V28.D2, V1.D2
+	FMOVQ 112(R9), F28
+	FMOVQ 128(R9), F29
+	VSUB V28.D2, V2.D2, V2.D2
+	VSUB V28.D2, V3.D2, V3.D2
+	VUSHR $1, V2.D2, V4.D2
+	VUSHR $1, V3.D2, V5.D2
+	VSUB V4.D2, V2.D2, V2.D2
+	VSUB V5.D2, V3.D2, V3.D2
+	VSUB V29.D2, V2.D2, V2.D2
+	VSUB V29.D2, V3.D2, V3.D2
+	VSHL $52, V2.D2, V2.D2
+	VSHL $52, V3.D2, V3.D2
+	VSUB V29.D2, V4.D2, V4.D2
+	VSUB V29.D2, V5.D2, V5.D2
+	VSHL $52, V4.D2, V4.D2
+	VSHL $52, V5.D2, V5.D2
+	FMOVQ 144(R9), F6
+	FMOVQ 144(R9), F7
+	FMOVQ 160(R9), F8
+	FMOVQ 160(R9), F9
+	VFMLA V6.D2, V0.D2, V8.D2
+	VFMLA V7.D2, V1.D2, V9.D2
+	FMOVQ 176(R9), F6
+	FMOVQ 176(R9), F7
+	VFMLA V8.D2, V0.D2, V6.D2
+	VFMLA V9.D2, V1.D2, V7.D2
+	FMOVQ 192(R9), F8
+	FMOVQ 192(R9), F9
+	VFMLA V6.D2, V0.D2, V8.D2
+	VFMLA V7.D2, V1.D2, V9.D2
+	FMOVQ 208(R9), F6
+	FMOVQ 208(R9), F7
+	VFMLA V8.D2, V0.D2, V6.D2
+	VFMLA V9.D2, V1.D2, V7.D2
+	FMOVQ 224(R9), F8
+	FMOVQ 224(R9), F9
+	VFMLA V6.D2, V0.D2, V8.D2
+	VFMLA V7.D2, V1.D2, V9.D2
+	FMOVQ 240(R9), F6
+	FMOVQ 240(R9), F7
+	VFMLA V8.D2, V0.D2, V6.D2
+	VFMLA V9.D2, V1.D2, V7.D2
+	FMOVQ 256(R9), F8
+	FMOVQ 256(R9), F9
+	VFMLA V6.D2, V0.D2, V8.D2
+	VFMLA V7.D2, V1.D2, V9.D2
+	FMOVQ 272(R9), F6
+	FMOVQ 272(R9), F7
+	VFMLA V8.D2, V0.D2, V6.D2
+	VFMLA V9.D2, V1.D2, V7.D2
+	FMOVQ 288(R9), F8
+	FMOVQ 288(R9), F9
+	VFMLA V6.D2, V0.D2, V8.D2
+	VFMLA V7.D2, V1.D2, V9.D2
+	FMOVQ 304(R9), F6
+	FMOVQ 304(R9), F7
+	VFMLA V8.D2, V0.D2, V6.D2
+	VFMLA V9.D2, V1.D2, V7.D2
+	FMOVQ 320(R9), F8
+	FMOVQ 320(R9), F9
+	VFMLA V6.D2, V0.D2, V8.D2
+	VFMLA V7.D2, V1.D2, V9.D2
+	VORR V31.B16, V31.B16, V6.B16
+	VORR V31.B16, V31.B16, V7.B16
+	VFMLA V8.D2, V0.D2, V6.D2
+	VFMLA V9.D2, V1.D2, V7.D2
+	VORR V31.B16, V31.B16, V10.B16
+	VORR V31.B16, V31.B16, V11.B16
+	VFMLA V6.D2, V0.D2, V10.D2
+	VFMLA V7.D2, V1.D2, V11.D2
+	VFMUL_D2(4, 10, 0)
+	VFMUL_D2(5, 11, 1)
+	VFMUL_D2(2, 0, 0)
+	VFMUL_D2(3, 1, 1)
+	VFADD_D2(0, 22, 22)
+	VFADD_D2(1, 23, 23)
+	VFCVTN_D2S(0, 0)
+	VFCVTN2_D2S(1, 0)
+	VST1.P [V0.S4], 16(R0)
+	SUB $4, R2
+	JMP exps
+expsdone:
+	VFADD_D2(23, 22, 22)
+	FADDP_D(22, 22)
+	FMOVD F22, ret+32(FP)
+	RET
+
+// func log1pF32(dst, x *float32, n int)
+TEXT ·log1pF32(SB), NOSPLIT, $0-24
+	MOVD $neonmath<>(SB), R9
+	FMOVQ 0(R9), F31
+	VEOR V30.B16, V30.B16, V30.B16
+	MOVD dst+0(FP), R0
+	MOVD x+8(FP), R1
+	MOVD n+16(FP), R2
+lg:
+	CBZ R2, lgdone
+	VLD1.P 16(R1), [V0.S4]
+	VFCVTL2_S2D(0, 1)
+	VFCVTL_S2D(0, 0)
+	// log1p: u = 1+x, c = (x-(u-1))/u, u = 2^k*f with f in [sqrt(1/2), sqrt(2)),
+	// g = f-1, s = g/(2+g), fdlibm polynomial R(s^2); result
+	// k*ln2hi - ((g*g/2 - (s*(g*g/2+R) + (k*ln2lo + c))) - g).
+	VFADD_D2(31, 0, 2)
+	VFADD_D2(31, 1, 3)
+	VFSUB_D2(31, 2, 4)
+	VFSUB_D2(31, 3, 5)
+	VFSUB_D2(4, 0, 4)
+	VFSUB_D2(5, 1, 5)
+	VFDIV_D2(2, 4, 4)
+	VFDIV_D2(3, 5, 5)
+	FMOVQ 336(R9), F28
+	VADD V28.D2, V2.D2, V6.D2
+	VADD V28.D2, V3.D2, V7.D2
+	VUSHR $52, V6.D2, V8.D2
+	VUSHR $52, V7.D2, V9.D2
+	FMOVQ 352(R9), F28
+	VORR V28.B16, V8.B16, V8.B16
+	VORR V28.B16, V9.B16, V9.B16
+	FMOVQ 368(R9), F29
+	VFSUB_D2(29, 8, 8)
+	VFSUB_D2(29, 9, 9)
+	FMOVQ 384(R9), F28
+	VAND V28.B16, V6.B16, V6.B16
+	VAND V28.B16, V7.B16, V7.B16
+	FMOVQ 400(R9), F29
+	VADD V29.D2, V6.D2, V6.D2
+	VADD V29.D2, V7.D2, V7.D2
+	VFSUB_D2(31, 6, 6)
+	VFSUB_D2(31, 7, 7)
+	FMOVQ 416(R9), F28
+	VFADD_D2(28, 6, 10)
+	VFADD_D2(28, 7, 11)
+	VFDIV_D2(10, 6, 10)
+	VFDIV_D2(11, 7, 11)
+	VFMUL_D2(10, 10, 12)
+	VFMUL_D2(11, 11, 13)
+	VFMUL_D2(12, 12, 14)
+	VFMUL_D2(13, 13, 15)
+	FMOVQ 480(R9), F16
+	FMOVQ 480(R9), F17
+	FMOVQ 512(R9), F28
+	VFMLA V14.D2, V28.D2, V16.D2
+	VFMLA V15.D2, V28.D2, V17.D2
+	FMOVQ 448(R9), F18
+	FMOVQ 448(R9), F19
+	VFMLA V14.D2, V16.D2, V18.D2
+	VFMLA V15.D2, V17.D2, V19.D2
+	VFMUL_D2(18, 14, 16)
+	VFMUL_D2(19, 15, 17)
+	FMOVQ 496(R9), F18
+	FMOVQ 496(R9), F19
+	FMOVQ 528(R9), F28
+	VFMLA V14.D2, V28.D2, V18.D2
+	VFMLA V15.D2, V28.D2, V19.D2
+	FMOVQ 464(R9), F20
+	FMOVQ 464(R9), F21
+	VFMLA V14.D2, V18.D2, V20.D2
+	VFMLA V15.D2, V19.D2, V21.D2
+	FMOVQ 432(R9), F18
+	FMOVQ 432(R9), F19
+	VFMLA V14.D2, V20.D2, V18.D2
+	VFMLA V15.D2, V21.D2, V19.D2
+	VFMUL_D2(18, 12, 18)
+	VFMUL_D2(19, 13, 19)
+	VFADD_D2(16, 18, 12)
+	VFADD_D2(17, 19, 13)
+	FMOVQ 544(R9), F28
+	VFMUL_D2(28, 6, 14)
+	VFMUL_D2(28, 7, 15)
+	VFMUL_D2(6, 14, 14)
+	VFMUL_D2(7, 15, 15)
+	VFADD_D2(14, 12, 12)
+	VFADD_D2(15, 13, 13)
+	FMOVQ 96(R9), F28
+	VFMLA V8.D2, V28.D2, V4.D2
+	VFMLA V9.D2, V28.D2, V5.D2
+	VFMLA V10.D2, V12.D2, V4.D2
+	VFMLA V11.D2, V13.D2, V5.D2
+	VFSUB_D2(4, 14, 14)
+	VFSUB_D2(5, 15, 15)
+	VFSUB_D2(14, 6, 6)
+	VFSUB_D2(15, 7, 7)
+	FMOVQ 80(R9), F28
+	VFMLA V8.D2, V28.D2, V6.D2
+	VFMLA V9.D2, V28.D2, V7.D2
+	// special cases: |x| < 2^-60 -> x (keeps -0), +Inf -> +Inf, -1 -> -Inf, x < -1 -> NaN
+	FMOVQ 560(R9), F28
+	VFABS_D2(0, 2)
+	VFABS_D2(1, 3)
+	VFCMGT_D2(2, 28, 2)
+	VFCMGT_D2(3, 28, 3)
+	VBIT V2.B16, V0.B16, V6.B16
+	VBIT V3.B16, V1.B16, V7.B16
+	FMOVQ 576(R9), F28
+	FMOVQ 592(R9), F29
+	VFCMGT_D2(28, 0, 2)
+	VFCMGT_D2(28, 1, 3)
+	VBIT V2.B16, V29.B16, V6.B16
+	VBIT V3.B16, V29.B16, V7.B16
+	FMOVQ 608(R9), F28
+	FMOVQ 624(R9), F29
+	VFCMGE_D2(0, 28, 2)
+	VFCMGE_D2(1, 28, 3)
+	VBIT V2.B16, V29.B16, V6.B16
+	VBIT V3.B16, V29.B16, V7.B16
+	FMOVQ 640(R9), F29
+	VFCMGT_D2(0, 28, 2)
+	VFCMGT_D2(1, 28, 3)
+	VBIT V2.B16, V29.B16, V6.B16
+	VBIT V3.B16, V29.B16, V7.B16
+	VORR V6.B16, V6.B16, V0.B16
+	VORR V7.B16, V7.B16, V1.B16
+	VFCVTN_D2S(0, 0)
+	VFCVTN2_D2S(1, 0)
+	VST1.P [V0.S4], 16(R0)
+	SUB $4, R2
+	JMP lg
+lgdone:
+	RET
+
+// func scaleF32(x *float32, n int, a float64)
+TEXT ·scaleF32(SB), NOSPLIT, $0-24
+	MOVD x+0(FP), R0
+	MOVD R0, R1
+	MOVD n+8(FP), R2
+	MOVD $a+16(FP), R3
+	VLD1R (R3), [V26.D2]
+sc:
+	CBZ R2, scdone
+	VLD1.P 16(R1), [V0.S4]
+	VFCVTL2_S2D(0, 1)
+	VFCVTL_S2D(0, 0)
+	VFMUL_D2(26, 0, 0)
+	VFMUL_D2(26, 1, 1)
+	VFCVTN_D2S(0, 0)
+	VFCVTN2_D2S(1, 0)
+	VST1.P [V0.S4], 16(R0)
+	SUB $4, R2
+	JMP sc
+scdone:
+	RET
+
+// func logisticF32(loss, dloss, m, y *float32, n int)
+TEXT ·logisticF32(SB), NOSPLIT, $0-40
+	MOVD $neonmath<>(SB), R9
+	FMOVQ 0(R9), F31
+	VEOR V30.B16, V30.B16, V30.B16
+	MOVD loss+0(FP), R0
+	MOVD dloss+8(FP), R1
+	MOVD m+16(FP), R2
+	MOVD y+24(FP), R3
+	MOVD n+32(FP), R4
+log:
+	CBZ R4, logdone
+	VLD1.P 16(R2), [V22.S4]
+	VFCVTL2_S2D(22, 23)
+	VFCVTL_S2D(22, 22)
+	VLD1.P 16(R3), [V24.S4]
+	VFCVTL2_S2D(24, 25)
+	VFCVTL_S2D(24, 24)
+	VFMUL_D2(24, 22, 26)
+	VFMUL_D2(25, 23, 27)
+	VFABS_D2(26, 0)
+	VFABS_D2(27, 1)
+	VFNEG_D2(0, 0)
+	VFNEG_D2(1, 1)
+	// exp: clamp, k = round(x/ln2) by the shifter, r = x - k*ln2 (two parts),
+	// p = Taylor polynomial of degree 13, result p * 2^(k>>1) * 2^(k-(k>>1)).
+	FMOVQ 16(R9), F28
+	VFMIN_D2(28, 0, 0)
+	VFMIN_D2(28, 1, 1)
+	FMOVQ 32(R9), F28
+	VFMAX_D2(28, 0, 0)
+	VFMAX_D2(28, 1, 1)
+	FMOVQ 48(R9), F28
+	FMOVQ 64(R9), F2
+	FMOVQ 64(R9), F3
+	VFMLA V0.D2, V28.D2, V2.D2
+	VFMLA V1.D2, V28.D2, V3.D2
+	FMOVQ 64(R9), F29
+	VFSUB_D2(29, 2, 4)
+	VFSUB_D2(29, 3, 5)
+	FMOVQ 80(R9), F28
+	VFMLS V4.D2, V28.D2, V0.D2
+	VFMLS V5.D2, V28.D2, V1.D2
+	FMOVQ 96(R9), F28
+	VFMLS V4.D2, V28.D2, V0.D2
+	VFMLS V5.D2, V28.D2, V1.D2
+	FMOVQ 112(R9), F28
+	FMOVQ 128(R9), F29
+	VSUB V28.D2, V2.D2, V2.D2
+	VSUB V28.D2, V3.D2, V3.D2
+	VUSHR $1, V2.D2, V4.D2
+	VUSHR $1, V3.D2, V5.D2
+	VSUB V4.D2, V2.D2, V2.D2
+	VSUB V5.D2, V3.D2, V3.D2
+	VSUB V29.D2, V2.D2, V2.D2
+	VSUB V29.D2, V3.D2, V3.D2
+	VSHL $52, V2.D2, V2.D2
+	VSHL $52, V3.D2, V3.D2
+	VSUB V29.D2, V4.D2, V4.D2
+	VSUB V29.D2, V5.D2, V5.D2
+	VSHL $52, V4.D2, V4.D2
+	VSHL $52, V5.D2, V5.D2
+	FMOVQ 144(R9), F6
+	FMOVQ 144(R9), F7
+	FMOVQ 160(R9), F8
+	FMOVQ 160(R9), F9
+	VFMLA V6.D2, V0.D2, V8.D2
+	VFMLA V7.D2, V1.D2, V9.D2
+	FMOVQ 176(R9), F6
+	FMOVQ 176(R9), F7
+	VFMLA V8.D2, V0.D2, V6.D2
+	VFMLA V9.D2, V1.D2, V7.D2
+	FMOVQ 192(R9), F8
+	FMOVQ 192(R9), F9
+	VFMLA V6.D2, V0.D2, V8.D2
+	VFMLA V7.D2, V1.D2, V9.D2
+	FMOVQ 208(R9), F6
+	FMOVQ 208(R9), F7
+	VFMLA V8.D2, V0.D2, V6.D2
+	VFMLA V9.D2, V1.D2, V7.D2
+	FMOVQ 224(R9), F8
+	FMOVQ 224(R9), F9
+	VFMLA V6.D2, V0.D2, V8.D2
+	VFMLA V7.D2, V1.D2, V9.D2
+	FMOVQ 240(R9), F6
+	FMOVQ 240(R9), F7
+	VFMLA V8.D2, V0.D2, V6.D2
+	VFMLA V9.D2, V1.D2, V7.D2
+	FMOVQ 256(R9), F8
+	FMOVQ 256(R9), F9
+	VFMLA V6.D2, V0.D2, V8.D2
+	VFMLA V7.D2, V1.D2, V9.D2
+	FMOVQ 272(R9), F6
+	FMOVQ 272(R9), F7
+	VFMLA V8.D2, V0.D2, V6.D2
+	VFMLA V9.D2, V1.D2, V7.D2
+	FMOVQ 288(R9), F8
+	FMOVQ 288(R9), F9
+	VFMLA V6.D2, V0.D2, V8.D2
+	VFMLA V7.D2, V1.D2, V9.D2
+	FMOVQ 304(R9), F6
+	FMOVQ 304(R9), F7
+	VFMLA V8.D2, V0.D2, V6.D2
+	VFMLA V9.D2, V1.D2, V7.D2
+	FMOVQ 320(R9), F8
+	FMOVQ 320(R9), F9
+	VFMLA V6.D2, V0.D2, V8.D2
+	VFMLA V7.D2, V1.D2, V9.D2
+	VORR V31.B16, V31.B16, V6.B16
+	VORR V31.B16, V31.B16, V7.B16
+	VFMLA V8.D2, V0.D2, V6.D2
+	VFMLA V9.D2, V1.D2, V7.D2
+	VORR V31.B16, V31.B16, V10.B16
+	VORR V31.B16, V31.B16, V11.B16
+	VFMLA V6.D2, V0.D2, V10.D2
+	VFMLA V7.D2, V1.D2, V11.D2
+	VFMUL_D2(4, 10, 0)
+	VFMUL_D2(5, 11, 1)
+	VFMUL_D2(2, 0, 0)
+	VFMUL_D2(3, 1, 1)
+	VORR V0.B16, V0.B16, V22.B16
+	VORR V1.B16, V1.B16, V23.B16
+	// log1p: u = 1+x, c = (x-(u-1))/u, u = 2^k*f with f in [sqrt(1/2), sqrt(2)),
+	// g = f-1, s = g/(2+g), fdlibm polynomial R(s^2); result
+	// k*ln2hi - ((g*g/2 - (s*(g*g/2+R) + (k*ln2lo + c))) - g).
+	VFADD_D2(31, 0, 2)
+	VFADD_D2(31, 1, 3)
+	VFSUB_D2(31, 2, 4)
+	VFSUB_D2(31, 3, 5)
+	VFSUB_D2(4, 0, 4)
+	VFSUB_D2(5, 1, 5)
+	VFDIV_D2(2, 4, 4)
+	VFDIV_D2(3, 5, 5)
+	FMOVQ 336(R9), F28
+	VADD V28.D2, V2.D2, V6.D2
+	VADD V28.D2, V3.D2, V7.D2
+	VUSHR $52, V6.D2, V8.D2
+	VUSHR $52, V7.D2, V9.D2
+	FMOVQ 352(R9), F28
+	VORR V28.B16, V8.B16, V8.B16
+	VORR V28.B16, V9.B16, V9.B16
+	FMOVQ 368(R9), F29
+	VFSUB_D2(29, 8, 8)
+	VFSUB_D2(29, 9, 9)
+	FMOVQ 384(R9), F28
+	VAND V28.B16, V6.B16, V6.B16
+	VAND V28.B16, V7.B16, V7.B16
+	FMOVQ 400(R9), F29
+	VADD V29.D2, V6.D2, V6.D2
+	VADD V29.D2, V7.D2, V7.D2
+	VFSUB_D2(31, 6, 6)
+	VFSUB_D2(31, 7, 7)
+	FMOVQ 416(R9), F28
+	VFADD_D2(28, 6, 10)
+	VFADD_D2(28, 7, 11)
+	VFDIV_D2(10, 6, 10)
+	VFDIV_D2(11, 7, 11)
+	VFMUL_D2(10, 10, 12)
+	VFMUL_D2(11, 11, 13)
+	VFMUL_D2(12, 12, 14)
+	VFMUL_D2(13, 13, 15)
+	FMOVQ 480(R9), F16
+	FMOVQ 480(R9), F17
+	FMOVQ 512(R9), F28
+	VFMLA V14.D2, V28.D2, V16.D2
+	VFMLA V15.D2, V28.D2, V17.D2
+	FMOVQ 448(R9), F18
+	FMOVQ 448(R9), F19
+	VFMLA V14.D2, V16.D2, V18.D2
+	VFMLA V15.D2, V17.D2, V19.D2
+	VFMUL_D2(18, 14, 16)
+	VFMUL_D2(19, 15, 17)
+	FMOVQ 496(R9), F18
+	FMOVQ 496(R9), F19
+	FMOVQ 528(R9), F28
+	VFMLA V14.D2, V28.D2, V18.D2
+	VFMLA V15.D2, V28.D2, V19.D2
+	FMOVQ 464(R9), F20
+	FMOVQ 464(R9), F21
+	VFMLA V14.D2, V18.D2, V20.D2
+	VFMLA V15.D2, V19.D2, V21.D2
+	FMOVQ 432(R9), F18
+	FMOVQ 432(R9), F19
+	VFMLA V14.D2, V20.D2, V18.D2
+	VFMLA V15.D2, V21.D2, V19.D2
+	VFMUL_D2(18, 12, 18)
+	VFMUL_D2(19, 13, 19)
+	VFADD_D2(16, 18, 12)
+	VFADD_D2(17, 19, 13)
+	FMOVQ 544(R9), F28
+	VFMUL_D2(28, 6, 14)
+	VFMUL_D2(28, 7, 15)
+	VFMUL_D2(6, 14, 14)
+	VFMUL_D2(7, 15, 15)
+	VFADD_D2(14, 12, 12)
+	VFADD_D2(15, 13, 13)
+	FMOVQ 96(R9), F28
+	VFMLA V8.D2, V28.D2, V4.D2
+	VFMLA V9.D2, V28.D2, V5.D2
+	VFMLA V10.D2, V12.D2, V4.D2
+	VFMLA V11.D2, V13.D2, V5.D2
+	VFSUB_D2(4, 14, 14)
+	VFSUB_D2(5, 15, 15)
+	VFSUB_D2(14, 6, 6)
+	VFSUB_D2(15, 7, 7)
+	FMOVQ 80(R9), F28
+	VFMLA V8.D2, V28.D2, V6.D2
+	VFMLA V9.D2, V28.D2, V7.D2
+	VFNEG_D2(26, 2)
+	VFNEG_D2(27, 3)
+	VFMAX_D2(30, 2, 2)
+	VFMAX_D2(30, 3, 3)
+	VFADD_D2(6, 2, 2)
+	VFADD_D2(7, 3, 3)
+	VFADD_D2(31, 22, 4)
+	VFADD_D2(31, 23, 5)
+	VFCMGT_D2(26, 30, 8)
+	VFCMGT_D2(27, 30, 9)
+	VORR V22.B16, V22.B16, V10.B16
+	VORR V23.B16, V23.B16, V11.B16
+	VBIT V8.B16, V31.B16, V10.B16
+	VBIT V9.B16, V31.B16, V11.B16
+	VFDIV_D2(4, 10, 10)
+	VFDIV_D2(5, 11, 11)
+	VFNEG_D2(24, 24)
+	VFNEG_D2(25, 25)
+	VFMUL_D2(10, 24, 12)
+	VFMUL_D2(11, 25, 13)
+	VFCVTN_D2S(2, 2)
+	VFCVTN2_D2S(3, 2)
+	VST1.P [V2.S4], 16(R0)
+	VFCVTN_D2S(12, 12)
+	VFCVTN2_D2S(13, 12)
+	VST1.P [V12.S4], 16(R1)
+	SUB $4, R4
+	JMP log
+logdone:
+	RET
+
+// func squaredF32(loss, dloss, m, y *float32, n int)
+TEXT ·squaredF32(SB), NOSPLIT, $0-40
+	MOVD $neonmath<>(SB), R9
+	FMOVQ 0(R9), F31
+	VEOR V30.B16, V30.B16, V30.B16
+	MOVD loss+0(FP), R0
+	MOVD dloss+8(FP), R1
+	MOVD m+16(FP), R2
+	MOVD y+24(FP), R3
+	MOVD n+32(FP), R4
+squ:
+	CBZ R4, squdone
+	VLD1.P 16(R2), [V22.S4]
+	VFCVTL2_S2D(22, 23)
+	VFCVTL_S2D(22, 22)
+	VLD1.P 16(R3), [V24.S4]
+	VFCVTL2_S2D(24, 25)
+	VFCVTL_S2D(24, 24)
+	VFSUB_D2(24, 22, 2)
+	VFSUB_D2(25, 23, 3)
+	FMOVQ 544(R9), F28
+	VFMUL_D2(28, 2, 4)
+	VFMUL_D2(28, 3, 5)
+	VFMUL_D2(2, 4, 4)
+	VFMUL_D2(3, 5, 5)
+	VFCVTN_D2S(4, 4)
+	VFCVTN2_D2S(5, 4)
+	VST1.P [V4.S4], 16(R0)
+	VFCVTN_D2S(2, 2)
+	VFCVTN2_D2S(3, 2)
+	VST1.P [V2.S4], 16(R1)
+	SUB $4, R4
+	JMP squ
+squdone:
+	RET
+
+// func absoluteF32(loss, dloss, m, y *float32, n int)
+TEXT ·absoluteF32(SB), NOSPLIT, $0-40
+	MOVD $neonmath<>(SB), R9
+	FMOVQ 0(R9), F31
+	VEOR V30.B16, V30.B16, V30.B16
+	MOVD loss+0(FP), R0
+	MOVD dloss+8(FP), R1
+	MOVD m+16(FP), R2
+	MOVD y+24(FP), R3
+	MOVD n+32(FP), R4
+abs:
+	CBZ R4, absdone
+	VLD1.P 16(R2), [V22.S4]
+	VFCVTL2_S2D(22, 23)
+	VFCVTL_S2D(22, 22)
+	VLD1.P 16(R3), [V24.S4]
+	VFCVTL2_S2D(24, 25)
+	VFCVTL_S2D(24, 24)
+	VFSUB_D2(24, 22, 2)
+	VFSUB_D2(25, 23, 3)
+	VFABS_D2(2, 4)
+	VFABS_D2(3, 5)
+	VFCMGT_D2(30, 2, 6)
+	VFCMGT_D2(30, 3, 7)
+	VFCMGT_D2(2, 30, 8)
+	VFCMGT_D2(3, 30, 9)
+	FMOVQ 608(R9), F28
+	VAND V31.B16, V6.B16, V6.B16
+	VAND V31.B16, V7.B16, V7.B16
+	VAND V28.B16, V8.B16, V8.B16
+	VAND V28.B16, V9.B16, V9.B16
+	VORR V6.B16, V8.B16, V6.B16
+	VORR V7.B16, V9.B16, V7.B16
+	VFCVTN_D2S(4, 4)
+	VFCVTN2_D2S(5, 4)
+	VST1.P [V4.S4], 16(R0)
+	VFCVTN_D2S(6, 6)
+	VFCVTN2_D2S(7, 6)
+	VST1.P [V6.S4], 16(R1)
+	SUB $4, R4
+	JMP abs
+absdone:
+	RET
+
+// func plusF32(kind int, c *[16]float64, rho, drho, s *float32, n int)
+TEXT ·plusF32(SB), NOSPLIT, $0-48
+	MOVD $neonmath<>(SB), R9
+	FMOVQ 0(R9), F31
+	VEOR V30.B16, V30.B16, V30.B16
+	MOVD kind+0(FP), R5
+	MOVD c+8(FP), R8
+	MOVD rho+16(FP), R0
+	MOVD drho+24(FP), R1
+	MOVD s+32(FP), R2
+	MOVD n+40(FP), R4
+	CMP $1, R5
+	BEQ hinge
+	CMP $2, R5
+	BEQ soft
+	JMP quad
+hinge:
+hl:
+	CBZ R4, hldone
+	VLD1.P 16(R2), [V22.S4]
+	VFCVTL2_S2D(22, 23)
+	VFCVTL_S2D(22, 22)
+	VFCMGT_D2(30, 22, 2)
+	VFCMGT_D2(30, 23, 3)
+	VAND V2.B16, V22.B16, V4.B16
+	VAND V3.B16, V23.B16, V5.B16
+	VAND V2.B16, V31.B16, V6.B16
+	VAND V3.B16, V31.B16, V7.B16
+	CBZ R0, hsr
+	VFCVTN_D2S(4, 4)
+	VFCVTN2_D2S(5, 4)
+	VST1.P [V4.S4], 16(R0)
+hsr:
+	CBZ R1, hsd
+	VFCVTN_D2S(6, 6)
+	VFCVTN2_D2S(7, 6)
+	VST1.P [V6.S4], 16(R1)
+hsd:
+	SUB $4, R4
+	JMP hl
+hldone:
+	RET
+soft:
+sl:
+	CBZ R4, sldone
+	VLD1.P 16(R2), [V22.S4]
+	VFCVTL2_S2D(22, 23)
+	VFCVTL_S2D(22, 22)
+	FMOVQ 0(R8), F28
+	VFDIV_D2(28, 22, 24)
+	VFDIV_D2(28, 23, 25)
+	VFABS_D2(24, 0)
+	VFABS_D2(25, 1)
+	VFNEG_D2(0, 0)
+	VFNEG_D2(1, 1)
+	// exp: clamp, k = round(x/ln2) by the shifter, r = x - k*ln2 (two parts),
+	// p = Taylor polynomial of degree 13, result p * 2^(k>>1) * 2^(k-(k>>1)).
+	FMOVQ 16(R9), F28
+	VFMIN_D2(28, 0, 0)
+	VFMIN_D2(28, 1, 1)
+	FMOVQ 32(R9), F28
+	VFMAX_D2(28, 0, 0)
+	VFMAX_D2(28, 1, 1)
+	FMOVQ 48(R9), F28
+	FMOVQ 64(R9), F2
+	FMOVQ 64(R9), F3
+	VFMLA V0.D2, V28.D2, V2.D2
+	VFMLA V1.D2, V28.D2, V3.D2
+	FMOVQ 64(R9), F29
+	VFSUB_D2(29, 2, 4)
+	VFSUB_D2(29, 3, 5)
+	FMOVQ 80(R9), F28
+	VFMLS V4.D2, V28.D2, V0.D2
+	VFMLS V5.D2, V28.D2, V1.D2
+	FMOVQ 96(R9), F28
+	VFMLS V4.D2, V28.D2, V0.D2
+	VFMLS V5.D2, V28.D2, V1.D2
+	FMOVQ 112(R9), F28
+	FMOVQ 128(R9), F29
+	VSUB V28.D2, V2.D2, V2.D2
+	VSUB V28.D2, V3.D2, V3.D2
+	VUSHR $1, V2.D2, V4.D2
+	VUSHR $1, V3.D2, V5.D2
+	VSUB V4.D2, V2.D2, V2.D2
+	VSUB V5.D2, V3.D2, V3.D2
+	VSUB V29.D2, V2.D2, V2.D2
+	VSUB V29.D2, V3.D2, V3.D2
+	VSHL $52, V2.D2, V2.D2
+	VSHL $52, V3.D2, V3.D2
+	VSUB V29.D2, V4.D2, V4.D2
+	VSUB V29.D2, V5.D2, V5.D2
+	VSHL $52, V4.D2, V4.D2
+	VSHL $52, V5.D2, V5.D2
+	FMOVQ 144(R9), F6
+	FMOVQ 144(R9), F7
+	FMOVQ 160(R9), F8
+	FMOVQ 160(R9), F9
+	VFMLA V6.D2, V0.D2, V8.D2
+	VFMLA V7.D2, V1.D2, V9.D2
+	FMOVQ 176(R9), F6
+	FMOVQ 176(R9), F7
+	VFMLA V8.D2, V0.D2, V6.D2
+	VFMLA V9.D2, V1.D2, V7.D2
+	FMOVQ 192(R9), F8
+	FMOVQ 192(R9), F9
+	VFMLA V6.D2, V0.D2, V8.D2
+	VFMLA V7.D2, V1.D2, V9.D2
+	FMOVQ 208(R9), F6
+	FMOVQ 208(R9), F7
+	VFMLA V8.D2, V0.D2, V6.D2
+	VFMLA V9.D2, V1.D2, V7.D2
+	FMOVQ 224(R9), F8
+	FMOVQ 224(R9), F9
+	VFMLA V6.D2, V0.D2, V8.D2
+	VFMLA V7.D2, V1.D2, V9.D2
+	FMOVQ 240(R9), F6
+	FMOVQ 240(R9), F7
+	VFMLA V8.D2, V0.D2, V6.D2
+	VFMLA V9.D2, V1.D2, V7.D2
+	FMOVQ 256(R9), F8
+	FMOVQ 256(R9), F9
+	VFMLA V6.D2, V0.D2, V8.D2
+	VFMLA V7.D2, V1.D2, V9.D2
+	FMOVQ 272(R9), F6
+	FMOVQ 272(R9), F7
+	VFMLA V8.D2, V0.D2, V6.D2
+	VFMLA V9.D2, V1.D2, V7.D2
+	FMOVQ 288(R9), F8
+	FMOVQ 288(R9), F9
+	VFMLA V6.D2, V0.D2, V8.D2
+	VFMLA V7.D2, V1.D2, V9.D2
+	FMOVQ 304(R9), F6
+	FMOVQ 304(R9), F7
+	VFMLA V8.D2, V0.D2, V6.D2
+	VFMLA V9.D2, V1.D2, V7.D2
+	FMOVQ 320(R9), F8
+	FMOVQ 320(R9), F9
+	VFMLA V6.D2, V0.D2, V8.D2
+	VFMLA V7.D2, V1.D2, V9.D2
+	VORR V31.B16, V31.B16, V6.B16
+	VORR V31.B16, V31.B16, V7.B16
+	VFMLA V8.D2, V0.D2, V6.D2
+	VFMLA V9.D2, V1.D2, V7.D2
+	VORR V31.B16, V31.B16, V10.B16
+	VORR V31.B16, V31.B16, V11.B16
+	VFMLA V6.D2, V0.D2, V10.D2
+	VFMLA V7.D2, V1.D2, V11.D2
+	VFMUL_D2(4, 10, 0)
+	VFMUL_D2(5, 11, 1)
+	VFMUL_D2(2, 0, 0)
+	VFMUL_D2(3, 1, 1)
+	VORR V0.B16, V0.B16, V26.B16
+	VORR V1.B16, V1.B16, V27.B16
+	// log1p: u = 1+x, c = (x-(u-1))/u, u = 2^k*f with f in [sqrt(1/2), sqrt(2)),
+	// g = f-1, s = g/(2+g), fdlibm polynomial R(s^2); result
+	// k*ln2hi - ((g*g/2 - (s*(g*g/2+R) + (k*ln2lo + c))) - g).
+	VFADD_D2(31, 0, 2)
+	VFADD_D2(31, 1, 3)
+	VFSUB_D2(31, 2, 4)
+	VFSUB_D2(31, 3, 5)
+	VFSUB_D2(4, 0, 4)
+	VFSUB_D2(5, 1, 5)
+	VFDIV_D2(2, 4, 4)
+	VFDIV_D2(3, 5, 5)
+	FMOVQ 336(R9), F28
+	VADD V28.D2, V2.D2, V6.D2
+	VADD V28.D2, V3.D2, V7.D2
+	VUSHR $52, V6.D2, V8.D2
+	VUSHR $52, V7.D2, V9.D2
+	FMOVQ 352(R9), F28
+	VORR V28.B16, V8.B16, V8.B16
+	VORR V28.B16, V9.B16, V9.B16
+	FMOVQ 368(R9), F29
+	VFSUB_D2(29, 8, 8)
+	VFSUB_D2(29, 9, 9)
+	FMOVQ 384(R9), F28
+	VAND V28.B16, V6.B16, V6.B16
+	VAND V28.B16, V7.B16, V7.B16
+	FMOVQ 400(R9), F29
+	VADD V29.D2, V6.D2, V6.D2
+	VADD V29.D2, V7.D2, V7.D2
+	VFSUB_D2(31, 6, 6)
+	VFSUB_D2(31, 7, 7)
+	FMOVQ 416(R9), F28
+	VFADD_D2(28, 6, 10)
+	VFADD_D2(28, 7, 11)
+	VFDIV_D2(10, 6, 10)
+	VFDIV_D2(11, 7, 11)
+	VFMUL_D2(10, 10, 12)
+	VFMUL_D2(11, 11, 13)
+	VFMUL_D2(12, 12, 14)
+	VFMUL_D2(13, 13, 15)
+	FMOVQ 480(R9), F16
+	FMOVQ 480(R9), F17
+	FMOVQ 512(R9), F28
+	VFMLA V14.D2, V28.D2, V16.D2
+	VFMLA V15.D2, V28.D2, V17.D2
+	FMOVQ 448(R9), F18
+	FMOVQ 448(R9), F19
+	VFMLA V14.D2, V16.D2, V18.D2
+	VFMLA V15.D2, V17.D2, V19.D2
+	VFMUL_D2(18, 14, 16)
+	VFMUL_D2(19, 15, 17)
+	FMOVQ 496(R9), F18
+	FMOVQ 496(R9), F19
+	FMOVQ 528(R9), F28
+	VFMLA V14.D2, V28.D2, V18.D2
+	VFMLA V15.D2, V28.D2, V19.D2
+	FMOVQ 464(R9), F20
+	FMOVQ 464(R9), F21
+	VFMLA V14.D2, V18.D2, V20.D2
+	VFMLA V15.D2, V19.D2, V21.D2
+	FMOVQ 432(R9), F18
+	FMOVQ 432(R9), F19
+	VFMLA V14.D2, V20.D2, V18.D2
+	VFMLA V15.D2, V21.D2, V19.D2
+	VFMUL_D2(18, 12, 18)
+	VFMUL_D2(19, 13, 19)
+	VFADD_D2(16, 18, 12)
+	VFADD_D2(17, 19, 13)
+	FMOVQ 544(R9), F28
+	VFMUL_D2(28, 6, 14)
+	VFMUL_D2(28, 7, 15)
+	VFMUL_D2(6, 14, 14)
+	VFMUL_D2(7, 15, 15)
+	VFADD_D2(14, 12, 12)
+	VFADD_D2(15, 13, 13)
+	FMOVQ 96(R9), F28
+	VFMLA V8.D2, V28.D2, V4.D2
+	VFMLA V9.D2, V28.D2, V5.D2
+	VFMLA V10.D2, V12.D2, V4.D2
+	VFMLA V11.D2, V13.D2, V5.D2
+	VFSUB_D2(4, 14, 14)
+	VFSUB_D2(5, 15, 15)
+	VFSUB_D2(14, 6, 6)
+	VFSUB_D2(15, 7, 7)
+	FMOVQ 80(R9), F28
+	VFMLA V8.D2, V28.D2, V6.D2
+	VFMLA V9.D2, V28.D2, V7.D2
+	VFMAX_D2(30, 22, 2)
+	VFMAX_D2(30, 23, 3)
+	FMOVQ 0(R8), F28
+	VFMLA V6.D2, V28.D2, V2.D2
+	VFMLA V7.D2, V28.D2, V3.D2
+	VFADD_D2(31, 26, 4)
+	VFADD_D2(31, 27, 5)
+	VFCMGE_D2(30, 24, 8)
+	VFCMGE_D2(30, 25, 9)
+	VORR V26.B16, V26.B16, V10.B16
+	VORR V27.B16, V27.B16, V11.B16
+	VBIT V8.B16, V31.B16, V10.B16
+	VBIT V9.B16, V31.B16, V11.B16
+	VFDIV_D2(4, 10, 10)
+	VFDIV_D2(5, 11, 11)
+	CBZ R0, ssr
+	VFCVTN_D2S(2, 2)
+	VFCVTN2_D2S(3, 2)
+	VST1.P [V2.S4], 16(R0)
+ssr:
+	CBZ R1, ssd
+	VFCVTN_D2S(10, 10)
+	VFCVTN2_D2S(11, 10)
+	VST1.P [V10.S4], 16(R1)
+ssd:
+	SUB $4, R4
+	JMP sl
+sldone:
+	RET
+quad:
+ql:
+	CBZ R4, qldone
+	VLD1.P 16(R2), [V22.S4]
+	VFCVTL2_S2D(22, 23)
+	VFCVTL_S2D(22, 22)
+	FMOVQ 0(R8), F28
+	FMOVQ 64(R8), F29
+	VFCMGE_D2(28, 22, 24)
+	VFCMGE_D2(28, 23, 25)
+	VFCMGE_D2(22, 29, 26)
+	VFCMGE_D2(23, 29, 27)
+	VFMUL_D2(22, 22, 2)
+	VFMUL_D2(23, 23, 3)
+	FMOVQ 16(R8), F28
+	VFDIV_D2(28, 2, 2)
+	VFDIV_D2(28, 3, 3)
+	FMOVQ 80(R8), F29
+	VFMUL_D2(29, 22, 4)
+	VFMUL_D2(29, 23, 5)
+	VFADD_D2(4, 2, 2)
+	VFADD_D2(5, 3, 3)
+	FMOVQ 48(R8), F28
+	VFADD_D2(28, 2, 2)
+	VFADD_D2(28, 3, 3)
+	FMOVQ 32(R8), F28
+	VFDIV_D2(28, 22, 6)
+	VFDIV_D2(28, 23, 7)
+	VFADD_D2(29, 6, 6)
+	VFADD_D2(29, 7, 7)
+	VBIT V26.B16, V30.B16, V2.B16
+	VBIT V27.B16, V30.B16, V3.B16
+	VBIT V24.B16, V22.B16, V2.B16
+	VBIT V25.B16, V23.B16, V3.B16
+	VBIT V26.B16, V30.B16, V6.B16
+	VBIT V27.B16, V30.B16, V7.B16
+	VBIT V24.B16, V31.B16, V6.B16
+	VBIT V25.B16, V31.B16, V7.B16
+	CBZ R0, qsr
+	VFCVTN_D2S(2, 2)
+	VFCVTN2_D2S(3, 2)
+	VST1.P [V2.S4], 16(R0)
+qsr:
+	CBZ R1, qsd
+	VFCVTN_D2S(6, 6)
+	VFCVTN2_D2S(7, 6)
+	VST1.P [V6.S4], 16(R1)
+qsd:
+	SUB $4, R4
+	JMP ql
+qldone:
+	RET
+
+// Constants, each stored twice so that FMOVQ loads a full register.
+DATA neonmath<>+0(SB)/8, $0x3ff0000000000000 // one
+DATA neonmath<>+8(SB)/8, $0x3ff0000000000000
+DATA neonmath<>+16(SB)/8, $0x4086300000000000 // exp_hi
+DATA neonmath<>+24(SB)/8, $0x4086300000000000
+DATA neonmath<>+32(SB)/8, $0xc087500000000000 // exp_lo
+DATA neonmath<>+40(SB)/8, $0xc087500000000000
+DATA neonmath<>+48(SB)/8, $0x3ff71547652b82fe // invln2
+DATA neonmath<>+56(SB)/8, $0x3ff71547652b82fe
+DATA neonmath<>+64(SB)/8, $0x4338000000000000 // shifter
+DATA neonmath<>+72(SB)/8, $0x4338000000000000
+DATA neonmath<>+80(SB)/8, $0x3fe62e42fee00000 // ln2hi
+DATA neonmath<>+88(SB)/8, $0x3fe62e42fee00000
+DATA neonmath<>+96(SB)/8, $0x3dea39ef35793c76 // ln2lo
+DATA neonmath<>+104(SB)/8, $0x3dea39ef35793c76
+DATA neonmath<>+112(SB)/8, $0x4337fffffffff800 // exp_ca
+DATA neonmath<>+120(SB)/8, $0x4337fffffffff800
+DATA neonmath<>+128(SB)/8, $0x0000000000000001 // int1
+DATA neonmath<>+136(SB)/8, $0x0000000000000001
+DATA neonmath<>+144(SB)/8, $0x3de6124613a86d09 // c13
+DATA neonmath<>+152(SB)/8, $0x3de6124613a86d09
+DATA neonmath<>+160(SB)/8, $0x3e21eed8eff8d898 // c12
+DATA neonmath<>+168(SB)/8, $0x3e21eed8eff8d898
+DATA neonmath<>+176(SB)/8, $0x3e5ae64567f544e4 // c11
+DATA neonmath<>+184(SB)/8, $0x3e5ae64567f544e4
+DATA neonmath<>+192(SB)/8, $0x3e927e4fb7789f5c // c10
+DATA neonmath<>+200(SB)/8, $0x3e927e4fb7789f5c
+DATA neonmath<>+208(SB)/8, $0x3ec71de3a556c734 // c9
+DATA neonmath<>+216(SB)/8, $0x3ec71de3a556c734
+DATA neonmath<>+224(SB)/8, $0x3efa01a01a01a01a // c8
+DATA neonmath<>+232(SB)/8, $0x3efa01a01a01a01a
+DATA neonmath<>+240(SB)/8, $0x3f2a01a01a01a01a // c7
+DATA neonmath<>+248(SB)/8, $0x3f2a01a01a01a01a
+DATA neonmath<>+256(SB)/8, $0x3f56c16c16c16c17 // c6
+DATA neonmath<>+264(SB)/8, $0x3f56c16c16c16c17
+DATA neonmath<>+272(SB)/8, $0x3f81111111111111 // c5
+DATA neonmath<>+280(SB)/8, $0x3f81111111111111
+DATA neonmath<>+288(SB)/8, $0x3fa5555555555555 // c4
+DATA neonmath<>+296(SB)/8, $0x3fa5555555555555
+DATA neonmath<>+304(SB)/8, $0x3fc5555555555555 // c3
+DATA neonmath<>+312(SB)/8, $0x3fc5555555555555
+DATA neonmath<>+320(SB)/8, $0x3fe0000000000000 // c2
+DATA neonmath<>+328(SB)/8, $0x3fe0000000000000
+DATA neonmath<>+336(SB)/8, $0x00095f619980c433 // lg_off
+DATA neonmath<>+344(SB)/8, $0x00095f619980c433
+DATA neonmath<>+352(SB)/8, $0x4330000000000000 // two52i
+DATA neonmath<>+360(SB)/8, $0x4330000000000000
+DATA neonmath<>+368(SB)/8, $0x43300000000003ff // two52k
+DATA neonmath<>+376(SB)/8, $0x43300000000003ff
+DATA neonmath<>+384(SB)/8, $0x000fffffffffffff // mant
+DATA neonmath<>+392(SB)/8, $0x000fffffffffffff
+DATA neonmath<>+400(SB)/8, $0x3fe6a09e667f3bcd // sqrthalf
+DATA neonmath<>+408(SB)/8, $0x3fe6a09e667f3bcd
+DATA neonmath<>+416(SB)/8, $0x4000000000000000 // two
+DATA neonmath<>+424(SB)/8, $0x4000000000000000
+DATA neonmath<>+432(SB)/8, $0x3fe5555555555593 // lg1
+DATA neonmath<>+440(SB)/8, $0x3fe5555555555593
+DATA neonmath<>+448(SB)/8, $0x3fd999999997fa04 // lg2
+DATA neonmath<>+456(SB)/8, $0x3fd999999997fa04
+DATA neonmath<>+464(SB)/8, $0x3fd2492494229359 // lg3
+DATA neonmath<>+472(SB)/8, $0x3fd2492494229359
+DATA neonmath<>+480(SB)/8, $0x3fcc71c51d8e78af // lg4
+DATA neonmath<>+488(SB)/8, $0x3fcc71c51d8e78af
+DATA neonmath<>+496(SB)/8, $0x3fc7466496cb03de // lg5
+DATA neonmath<>+504(SB)/8, $0x3fc7466496cb03de
+DATA neonmath<>+512(SB)/8, $0x3fc39a09d078c69f // lg6
+DATA neonmath<>+520(SB)/8, $0x3fc39a09d078c69f
+DATA neonmath<>+528(SB)/8, $0x3fc2f112df3e5244 // lg7
+DATA neonmath<>+536(SB)/8, $0x3fc2f112df3e5244
+DATA neonmath<>+544(SB)/8, $0x3fe0000000000000 // half
+DATA neonmath<>+552(SB)/8, $0x3fe0000000000000
+DATA neonmath<>+560(SB)/8, $0x3c30000000000000 // tiny
+DATA neonmath<>+568(SB)/8, $0x3c30000000000000
+DATA neonmath<>+576(SB)/8, $0x7fefffffffffffff // maxf
+DATA neonmath<>+584(SB)/8, $0x7fefffffffffffff
+DATA neonmath<>+592(SB)/8, $0x7ff0000000000000 // inf
+DATA neonmath<>+600(SB)/8, $0x7ff0000000000000
+DATA neonmath<>+608(SB)/8, $0xbff0000000000000 // minusone
+DATA neonmath<>+616(SB)/8, $0xbff0000000000000
+DATA neonmath<>+624(SB)/8, $0xfff0000000000000 // neginf
+DATA neonmath<>+632(SB)/8, $0xfff0000000000000
+DATA neonmath<>+640(SB)/8, $0x7ff8000000000001 // nan
+DATA neonmath<>+648(SB)/8, $0x7ff8000000000001
+GLOBL neonmath<>(SB), RODATA|NOPTR, $656
