@@ -285,92 +285,92 @@ func plusF32(kind int, c *[16]float64, rho, drho, s *float32, n int)
 // ---- Typed dispatch. unsafe.Sizeof is a constant per instantiation, so
 // each of these compiles to a direct call of one stub. ----
 
-func isF32[T Float]() bool {
+func neonIsF32[T Float]() bool {
 	var z T
 	return unsafe.Sizeof(z) == 4
 }
 
-func f32p[T Float](p *T) *float32 { return (*float32)(unsafe.Pointer(p)) }
-func f64p[T Float](p *T) *float64 { return (*float64)(unsafe.Pointer(p)) }
+func neonF32p[T Float](p *T) *float32 { return (*float32)(unsafe.Pointer(p)) }
+func neonF64p[T Float](p *T) *float64 { return (*float64)(unsafe.Pointer(p)) }
 
 func dotP[T Float](x, y *T, n int) T {
-	if isF32[T]() {
-		return T(dotF32(f32p(x), f32p(y), n))
+	if neonIsF32[T]() {
+		return T(dotF32(neonF32p(x), neonF32p(y), n))
 	}
-	return T(dotF64(f64p(x), f64p(y), n))
+	return T(dotF64(neonF64p(x), neonF64p(y), n))
 }
 
 func axpyP[T Float](a T, x, y *T, n int) {
-	if isF32[T]() {
-		axpyF32(float32(a), f32p(x), f32p(y), n)
+	if neonIsF32[T]() {
+		axpyF32(float32(a), neonF32p(x), neonF32p(y), n)
 		return
 	}
-	axpyF64(float64(a), f64p(x), f64p(y), n)
+	axpyF64(float64(a), neonF64p(x), neonF64p(y), n)
 }
 
 func lerpP[T Float](t T, x, y *T, n int) {
-	if isF32[T]() {
-		lerpF32(float32(t), f32p(x), f32p(y), n)
+	if neonIsF32[T]() {
+		lerpF32(float32(t), neonF32p(x), neonF32p(y), n)
 		return
 	}
-	lerpF64(float64(t), f64p(x), f64p(y), n)
+	lerpF64(float64(t), neonF64p(x), neonF64p(y), n)
 }
 
 func dot4P[T Float](out, a, b0, b1, b2, b3 *T, n int) {
-	if isF32[T]() {
-		dot4F32(f32p(out), f32p(a), f32p(b0), f32p(b1), f32p(b2), f32p(b3), n)
+	if neonIsF32[T]() {
+		dot4F32(neonF32p(out), neonF32p(a), neonF32p(b0), neonF32p(b1), neonF32p(b2), neonF32p(b3), n)
 		return
 	}
-	dot4F64(f64p(out), f64p(a), f64p(b0), f64p(b1), f64p(b2), f64p(b3), n)
+	dot4F64(neonF64p(out), neonF64p(a), neonF64p(b0), neonF64p(b1), neonF64p(b2), neonF64p(b3), n)
 }
 
 func axpy4P[T Float](y *T, n int, c, x0, x1, x2, x3 *T) {
-	if isF32[T]() {
-		axpy4F32(f32p(y), n, f32p(c), f32p(x0), f32p(x1), f32p(x2), f32p(x3))
+	if neonIsF32[T]() {
+		axpy4F32(neonF32p(y), n, neonF32p(c), neonF32p(x0), neonF32p(x1), neonF32p(x2), neonF32p(x3))
 		return
 	}
-	axpy4F64(f64p(y), n, f64p(c), f64p(x0), f64p(x1), f64p(x2), f64p(x3))
+	axpy4F64(neonF64p(y), n, neonF64p(c), neonF64p(x0), neonF64p(x1), neonF64p(x2), neonF64p(x3))
 }
 
 func maxP[T Float](x *T, n int) float64 {
-	if isF32[T]() {
-		return float64(maxF32(f32p(x), n))
+	if neonIsF32[T]() {
+		return float64(maxF32(neonF32p(x), n))
 	}
-	return maxF64(f64p(x), n)
+	return maxF64(neonF64p(x), n)
 }
 
 func expsumP[T Float](dst, x *T, n int, shift float64) float64 {
-	if isF32[T]() {
-		return expsumF32(f32p(dst), f32p(x), n, shift)
+	if neonIsF32[T]() {
+		return expsumF32(neonF32p(dst), neonF32p(x), n, shift)
 	}
-	return expsumF64(f64p(dst), f64p(x), n, shift)
+	return expsumF64(neonF64p(dst), neonF64p(x), n, shift)
 }
 
 func log1pP[T Float](dst, x *T, n int) {
-	if isF32[T]() {
-		log1pF32(f32p(dst), f32p(x), n)
+	if neonIsF32[T]() {
+		log1pF32(neonF32p(dst), neonF32p(x), n)
 		return
 	}
-	log1pF64(f64p(dst), f64p(x), n)
+	log1pF64(neonF64p(dst), neonF64p(x), n)
 }
 
 func scaleP[T Float](x *T, n int, a float64) {
-	if isF32[T]() {
-		scaleF32(f32p(x), n, a)
+	if neonIsF32[T]() {
+		scaleF32(neonF32p(x), n, a)
 		return
 	}
-	scaleF64(f64p(x), n, a)
+	scaleF64(neonF64p(x), n, a)
 }
 
 func lossP[T Float](kind LossKind, loss, dloss, m, y *T, n int) {
-	if isF32[T]() {
+	if neonIsF32[T]() {
 		switch kind {
 		case Logistic:
-			logisticF32(f32p(loss), f32p(dloss), f32p(m), f32p(y), n)
+			logisticF32(neonF32p(loss), neonF32p(dloss), neonF32p(m), neonF32p(y), n)
 		case Squared:
-			squaredF32(f32p(loss), f32p(dloss), f32p(m), f32p(y), n)
+			squaredF32(neonF32p(loss), neonF32p(dloss), neonF32p(m), neonF32p(y), n)
 		case Absolute:
-			absoluteF32(f32p(loss), f32p(dloss), f32p(m), f32p(y), n)
+			absoluteF32(neonF32p(loss), neonF32p(dloss), neonF32p(m), neonF32p(y), n)
 		default:
 			panic("kernel: unknown LossKind")
 		}
@@ -378,37 +378,37 @@ func lossP[T Float](kind LossKind, loss, dloss, m, y *T, n int) {
 	}
 	switch kind {
 	case Logistic:
-		logisticF64(f64p(loss), f64p(dloss), f64p(m), f64p(y), n)
+		logisticF64(neonF64p(loss), neonF64p(dloss), neonF64p(m), neonF64p(y), n)
 	case Squared:
-		squaredF64(f64p(loss), f64p(dloss), f64p(m), f64p(y), n)
+		squaredF64(neonF64p(loss), neonF64p(dloss), neonF64p(m), neonF64p(y), n)
 	case Absolute:
-		absoluteF64(f64p(loss), f64p(dloss), f64p(m), f64p(y), n)
+		absoluteF64(neonF64p(loss), neonF64p(dloss), neonF64p(m), neonF64p(y), n)
 	default:
 		panic("kernel: unknown LossKind")
 	}
 }
 
 func plusP[T Float](kind int, c *[16]float64, rho, drho, s *T, n int) {
-	if isF32[T]() {
-		plusF32(kind, c, f32p(rho), f32p(drho), f32p(s), n)
+	if neonIsF32[T]() {
+		plusF32(kind, c, neonF32p(rho), neonF32p(drho), neonF32p(s), n)
 		return
 	}
-	plusF64(kind, c, f64p(rho), f64p(drho), f64p(s), n)
+	plusF64(kind, c, neonF64p(rho), neonF64p(drho), neonF64p(s), n)
 }
 
-// ptr returns &s[0], or nil for an empty slice (the assembly never
+// neonPtr returns &s[0], or nil for an empty slice (the assembly never
 // dereferences a pointer it was given a zero length for).
-func ptr[T Float](s []T) *T {
+func neonPtr[T Float](s []T) *T {
 	if len(s) == 0 {
 		return nil
 	}
 	return &s[0]
 }
 
-// rowOf returns the gathered row i of x, d elements long, bounds-checked.
-func rowOf[T Float](x []T, stride int, idx []int, i, d int) *T {
+// neonRowOf returns the gathered row i of x, d elements long, bounds-checked.
+func neonRowOf[T Float](x []T, stride int, idx []int, i, d int) *T {
 	r := row(idx, i) * stride
-	return ptr(x[r : r+d])
+	return neonPtr(x[r : r+d])
 }
 
 // ---- Linear algebra ----
@@ -446,17 +446,17 @@ func neonLerp[T Float](t T, x, y []T) {
 // four rows.
 func neonMargins[T Float](m, x []T, stride int, idx []int, w []T) {
 	d := len(w)
-	pw := ptr(w)
+	pw := neonPtr(w)
 	i := 0
 	for ; i+4 <= len(m); i += 4 {
-		p0 := rowOf(x, stride, idx, i, d)
-		p1 := rowOf(x, stride, idx, i+1, d)
-		p2 := rowOf(x, stride, idx, i+2, d)
-		p3 := rowOf(x, stride, idx, i+3, d)
+		p0 := neonRowOf(x, stride, idx, i, d)
+		p1 := neonRowOf(x, stride, idx, i+1, d)
+		p2 := neonRowOf(x, stride, idx, i+2, d)
+		p3 := neonRowOf(x, stride, idx, i+3, d)
 		dot4P(&m[i], pw, p0, p1, p2, p3, d)
 	}
 	for ; i < len(m); i++ {
-		m[i] = dotP(pw, rowOf(x, stride, idx, i, d), d)
+		m[i] = dotP(pw, neonRowOf(x, stride, idx, i, d), d)
 	}
 }
 
@@ -464,17 +464,17 @@ func neonMargins[T Float](m, x []T, stride int, idx []int, w []T) {
 // per four rows, and the FMAs run in row order as in the generic code.
 func neonAddRows[T Float](g, x []T, stride int, idx []int, c []T) {
 	d := len(g)
-	pg := ptr(g)
+	pg := neonPtr(g)
 	i := 0
 	for ; i+4 <= len(c); i += 4 {
-		p0 := rowOf(x, stride, idx, i, d)
-		p1 := rowOf(x, stride, idx, i+1, d)
-		p2 := rowOf(x, stride, idx, i+2, d)
-		p3 := rowOf(x, stride, idx, i+3, d)
+		p0 := neonRowOf(x, stride, idx, i, d)
+		p1 := neonRowOf(x, stride, idx, i+1, d)
+		p2 := neonRowOf(x, stride, idx, i+2, d)
+		p3 := neonRowOf(x, stride, idx, i+3, d)
 		axpy4P(pg, d, &c[i], p0, p1, p2, p3)
 	}
 	for ; i < len(c); i++ {
-		axpyP(c[i], rowOf(x, stride, idx, i, d), pg, d)
+		axpyP(c[i], neonRowOf(x, stride, idx, i, d), pg, d)
 	}
 }
 
@@ -488,34 +488,34 @@ func neonMarginsK[T Float](m, x []T, stride int, idx []int, w []T, k int) {
 		var out [4]T
 		i := 0
 		for ; i+4 <= n; i += 4 {
-			p0 := rowOf(x, stride, idx, i, d)
-			p1 := rowOf(x, stride, idx, i+1, d)
-			p2 := rowOf(x, stride, idx, i+2, d)
-			p3 := rowOf(x, stride, idx, i+3, d)
+			p0 := neonRowOf(x, stride, idx, i, d)
+			p1 := neonRowOf(x, stride, idx, i+1, d)
+			p2 := neonRowOf(x, stride, idx, i+2, d)
+			p3 := neonRowOf(x, stride, idx, i+3, d)
 			for j := 0; j < k; j++ {
-				dot4P(&out[0], ptr(w[j*d:(j+1)*d]), p0, p1, p2, p3, d)
+				dot4P(&out[0], neonPtr(w[j*d:(j+1)*d]), p0, p1, p2, p3, d)
 				m[i*k+j], m[(i+1)*k+j], m[(i+2)*k+j], m[(i+3)*k+j] = out[0], out[1], out[2], out[3]
 			}
 		}
 		for ; i < n; i++ {
-			xi := rowOf(x, stride, idx, i, d)
+			xi := neonRowOf(x, stride, idx, i, d)
 			for j := 0; j < k; j++ {
-				m[i*k+j] = dotP(xi, ptr(w[j*d:(j+1)*d]), d)
+				m[i*k+j] = dotP(xi, neonPtr(w[j*d:(j+1)*d]), d)
 			}
 		}
 		return
 	}
 	// Many classes: one row against four classes at a time.
 	for i := 0; i < n; i++ {
-		xi := rowOf(x, stride, idx, i, d)
+		xi := neonRowOf(x, stride, idx, i, d)
 		mi := m[i*k : (i+1)*k]
 		j := 0
 		for ; j+4 <= k; j += 4 {
-			dot4P(&mi[j], xi, ptr(w[j*d:(j+1)*d]), ptr(w[(j+1)*d:(j+2)*d]),
-				ptr(w[(j+2)*d:(j+3)*d]), ptr(w[(j+3)*d:(j+4)*d]), d)
+			dot4P(&mi[j], xi, neonPtr(w[j*d:(j+1)*d]), neonPtr(w[(j+1)*d:(j+2)*d]),
+				neonPtr(w[(j+2)*d:(j+3)*d]), neonPtr(w[(j+3)*d:(j+4)*d]), d)
 		}
 		for ; j < k; j++ {
-			mi[j] = dotP(xi, ptr(w[j*d:(j+1)*d]), d)
+			mi[j] = dotP(xi, neonPtr(w[j*d:(j+1)*d]), d)
 		}
 	}
 }
@@ -528,19 +528,19 @@ func neonAddOuterK[T Float](g, x []T, stride int, idx []int, c []T, k int) {
 	var cf [4]T
 	i := 0
 	for ; i+4 <= n; i += 4 {
-		p0 := rowOf(x, stride, idx, i, d)
-		p1 := rowOf(x, stride, idx, i+1, d)
-		p2 := rowOf(x, stride, idx, i+2, d)
-		p3 := rowOf(x, stride, idx, i+3, d)
+		p0 := neonRowOf(x, stride, idx, i, d)
+		p1 := neonRowOf(x, stride, idx, i+1, d)
+		p2 := neonRowOf(x, stride, idx, i+2, d)
+		p3 := neonRowOf(x, stride, idx, i+3, d)
 		for j := 0; j < k; j++ {
 			cf = [4]T{c[i*k+j], c[(i+1)*k+j], c[(i+2)*k+j], c[(i+3)*k+j]}
-			axpy4P(ptr(g[j*d:(j+1)*d]), d, &cf[0], p0, p1, p2, p3)
+			axpy4P(neonPtr(g[j*d:(j+1)*d]), d, &cf[0], p0, p1, p2, p3)
 		}
 	}
 	for ; i < n; i++ {
-		xi := rowOf(x, stride, idx, i, d)
+		xi := neonRowOf(x, stride, idx, i, d)
 		for j := 0; j < k; j++ {
-			axpyP(c[i*k+j], xi, ptr(g[j*d:(j+1)*d]), d)
+			axpyP(c[i*k+j], xi, neonPtr(g[j*d:(j+1)*d]), d)
 		}
 	}
 }
@@ -697,7 +697,7 @@ const fusedBlock = 16
 func neonFusedLinear[T Float](g, loss, x []T, stride int, idx []int, y, w []T, p *LinearStep[T]) (sumV, sumC T) {
 	d := len(w)
 	g = g[:d]
-	pw, pg := ptr(w), ptr(g)
+	pw, pg := neonPtr(w), neonPtr(g)
 	var (
 		rows       [fusedBlock]*T
 		mb, lb, db [fusedBlock]T
@@ -706,7 +706,7 @@ func neonFusedLinear[T Float](g, loss, x []T, stride int, idx []int, y, w []T, p
 	for i0 := 0; i0 < len(loss); i0 += fusedBlock {
 		nb := min(fusedBlock, len(loss)-i0)
 		for j := 0; j < nb; j++ {
-			rows[j] = rowOf(x, stride, idx, i0+j, d)
+			rows[j] = neonRowOf(x, stride, idx, i0+j, d)
 		}
 		j := 0
 		for ; j+4 <= nb; j += 4 {

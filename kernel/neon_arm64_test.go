@@ -29,9 +29,9 @@ func TestNEONSelected(t *testing.T) {
 	}
 }
 
-// guarded returns a length-n slice at offset off inside a NaN-filled buffer,
+// neonGuarded returns a length-n slice at offset off inside a NaN-filled buffer,
 // and the buffer, whose cells outside the slice must stay NaN.
-func guarded[T Float](n, off int) (s, buf []T) {
+func neonGuarded[T Float](n, off int) (s, buf []T) {
 	buf = make([]T, off+n+neonGuard)
 	for i := range buf {
 		buf[i] = T(math.NaN())
@@ -39,7 +39,7 @@ func guarded[T Float](n, off int) (s, buf []T) {
 	return buf[off : off+n : off+n], buf
 }
 
-func checkGuards[T Float](t *testing.T, what string, buf []T, off, n int) {
+func neonCheckGuards[T Float](t *testing.T, what string, buf []T, off, n int) {
 	t.Helper()
 	for i, v := range buf {
 		if (i < off || i >= off+n) && !math.IsNaN(float64(v)) {
@@ -48,15 +48,15 @@ func checkGuards[T Float](t *testing.T, what string, buf []T, off, n int) {
 	}
 }
 
-func fill[T Float](r *rand.Rand, s []T, lo, hi float64) {
+func neonFill[T Float](r *rand.Rand, s []T, lo, hi float64) {
 	for i := range s {
 		s[i] = T(lo + (hi-lo)*r.Float64())
 	}
 }
 
-// ulpDiff is the distance in units in the last place of T between a and b;
+// neonULPDiff is the distance in units in the last place of T between a and b;
 // 0 when both are NaN or equal (±0 are equal).
-func ulpDiff[T Float](a, b T) float64 {
+func neonULPDiff[T Float](a, b T) float64 {
 	if a == b || (a != a && b != b) {
 		return 0
 	}
@@ -64,18 +64,18 @@ func ulpDiff[T Float](a, b T) float64 {
 		return math.Inf(1)
 	}
 	var u float64
-	if isF32[T]() {
+	if neonIsF32[T]() {
 		m := math.Max(math.Abs(float64(a)), math.Abs(float64(b)))
-		e := math.Max(float64(math.Float32frombits(0x00000001)), float64(ulp32(float32(m))))
+		e := math.Max(float64(math.Float32frombits(0x00000001)), float64(neonULP32(float32(m))))
 		u = e
 	} else {
 		m := math.Max(math.Abs(float64(a)), math.Abs(float64(b)))
-		u = ulp64(m)
+		u = neonULP64(m)
 	}
 	return math.Abs(float64(a)-float64(b)) / u
 }
 
-func ulp64(x float64) float64 {
+func neonULP64(x float64) float64 {
 	x = math.Abs(x)
 	if x == 0 || x < math.SmallestNonzeroFloat64*(1<<52) {
 		return math.SmallestNonzeroFloat64
@@ -83,21 +83,21 @@ func ulp64(x float64) float64 {
 	return math.Nextafter(x, math.Inf(1)) - x
 }
 
-func ulp32(x float32) float32 {
+func neonULP32(x float32) float32 {
 	if x == 0 {
 		return math.SmallestNonzeroFloat32
 	}
 	return math.Nextafter32(x, float32(math.Inf(1))) - x
 }
 
-func sameBits[T Float](a, b T) bool {
+func neonSameBits[T Float](a, b T) bool {
 	if a != a && b != b {
 		return true
 	}
 	return a == b && math.Signbit(float64(a)) == math.Signbit(float64(b))
 }
 
-func eachLen(t *testing.T, f func(t *testing.T, n, off int)) {
+func neonEachLen(t *testing.T, f func(t *testing.T, n, off int)) {
 	for n := 0; n <= 130; n++ {
 		for _, off := range []int{0, 1, 3} {
 			f(t, n, off)
@@ -117,21 +117,21 @@ func neonImpl(t *testing.T) *Impl {
 
 func TestNEONLinalg(t *testing.T) {
 	im := neonImpl(t)
-	t.Run("f32", func(t *testing.T) { testLinalg(t, &im.F32, &generic.F32) })
-	t.Run("f64", func(t *testing.T) { testLinalg(t, &im.F64, &generic.F64) })
+	t.Run("f32", func(t *testing.T) { neonTestLinalg(t, &im.F32, &generic.F32) })
+	t.Run("f64", func(t *testing.T) { neonTestLinalg(t, &im.F64, &generic.F64) })
 }
 
-func testLinalg[T Float](t *testing.T, ops, ref *Ops[T]) {
+func neonTestLinalg[T Float](t *testing.T, ops, ref *Ops[T]) {
 	r := rand.New(rand.NewPCG(1, 2))
 	u := 0x1p-53
-	if isF32[T]() {
+	if neonIsF32[T]() {
 		u = 0x1p-24
 	}
-	eachLen(t, func(t *testing.T, n, off int) {
-		x, xb := guarded[T](n, off)
-		y, yb := guarded[T](n, off+1)
-		fill(r, x, -1, 1)
-		fill(r, y, -1, 1)
+	neonEachLen(t, func(t *testing.T, n, off int) {
+		x, xb := neonGuarded[T](n, off)
+		y, yb := neonGuarded[T](n, off+1)
+		neonFill(r, x, -1, 1)
+		neonFill(r, y, -1, 1)
 		// Dot: rounding bound.
 		got, want := ops.Dot(x, y), ref.Dot(x, y)
 		var abs float64
@@ -147,27 +147,27 @@ func testLinalg[T Float](t *testing.T, ops, ref *Ops[T]) {
 		ops.Axpy(a, x, y)
 		ref.Axpy(a, x, y2)
 		for i := range y {
-			if !sameBits(y[i], y2[i]) {
+			if !neonSameBits(y[i], y2[i]) {
 				t.Fatalf("Axpy n=%d i=%d: got %v want %v", n, i, y[i], y2[i])
 			}
 		}
 		ops.Lerp(a, x, y)
 		ref.Lerp(a, x, y2)
 		for i := range y {
-			if !sameBits(y[i], y2[i]) {
+			if !neonSameBits(y[i], y2[i]) {
 				t.Fatalf("Lerp n=%d i=%d: got %v want %v", n, i, y[i], y2[i])
 			}
 		}
-		checkGuards(t, "Axpy/Lerp x", xb, off, n)
-		checkGuards(t, "Axpy/Lerp y", yb, off+1, n)
+		neonCheckGuards(t, "Axpy/Lerp x", xb, off, n)
+		neonCheckGuards(t, "Axpy/Lerp y", yb, off+1, n)
 	})
 	// Row kernels: d = feature count 0..130, 9 rows, gathered and not.
 	for d := 0; d <= 130; d++ {
 		for _, gather := range []bool{false, true} {
 			const rows = 9
 			stride := d + 3
-			x, _ := guarded[T](rows*stride, 1)
-			fill(r, x, -1, 1)
+			x, _ := neonGuarded[T](rows*stride, 1)
+			neonFill(r, x, -1, 1)
 			var idx []int
 			if gather {
 				idx = r.Perm(rows)[:rows-1]
@@ -176,9 +176,9 @@ func testLinalg[T Float](t *testing.T, ops, ref *Ops[T]) {
 			if gather {
 				nr = rows - 1
 			}
-			w, _ := guarded[T](d, 2)
-			fill(r, w, -1, 1)
-			m, mb := guarded[T](nr, 1)
+			w, _ := neonGuarded[T](d, 2)
+			neonFill(r, w, -1, 1)
+			m, mb := neonGuarded[T](nr, 1)
 			m2 := make([]T, nr)
 			ops.Margins(m, x, stride, idx, w)
 			ref.Margins(m2, x, stride, idx, w)
@@ -187,24 +187,24 @@ func testLinalg[T Float](t *testing.T, ops, ref *Ops[T]) {
 					t.Fatalf("Margins d=%d i=%d: got %v want %v", d, i, m[i], m2[i])
 				}
 			}
-			checkGuards(t, "Margins m", mb, 1, nr)
+			neonCheckGuards(t, "Margins m", mb, 1, nr)
 			c := make([]T, nr)
-			fill(r, c, -1, 1)
-			g, gb := guarded[T](d, 3)
-			fill(r, g, -1, 1)
+			neonFill(r, c, -1, 1)
+			g, gb := neonGuarded[T](d, 3)
+			neonFill(r, g, -1, 1)
 			g2 := append([]T(nil), g...)
 			ops.AddRows(g, x, stride, idx, c)
 			ref.AddRows(g2, x, stride, idx, c)
 			for i := range g {
-				if !sameBits(g[i], g2[i]) {
+				if !neonSameBits(g[i], g2[i]) {
 					t.Fatalf("AddRows d=%d i=%d: got %v want %v", d, i, g[i], g2[i])
 				}
 			}
-			checkGuards(t, "AddRows g", gb, 3, d)
+			neonCheckGuards(t, "AddRows g", gb, 3, d)
 			for _, k := range []int{1, 2, 3, 4, 5, 9} {
-				W, _ := guarded[T](k*d, 1)
-				fill(r, W, -1, 1)
-				mk, mkb := guarded[T](nr*k, 2)
+				W, _ := neonGuarded[T](k*d, 1)
+				neonFill(r, W, -1, 1)
+				mk, mkb := neonGuarded[T](nr*k, 2)
 				mk2 := make([]T, nr*k)
 				ops.MarginsK(mk, x, stride, idx, W, k)
 				ref.MarginsK(mk2, x, stride, idx, W, k)
@@ -213,20 +213,20 @@ func testLinalg[T Float](t *testing.T, ops, ref *Ops[T]) {
 						t.Fatalf("MarginsK d=%d k=%d i=%d: got %v want %v", d, k, i, mk[i], mk2[i])
 					}
 				}
-				checkGuards(t, "MarginsK m", mkb, 2, nr*k)
+				neonCheckGuards(t, "MarginsK m", mkb, 2, nr*k)
 				ck := make([]T, nr*k)
-				fill(r, ck, -1, 1)
-				gk, gkb := guarded[T](k*d, 1)
-				fill(r, gk, -1, 1)
+				neonFill(r, ck, -1, 1)
+				gk, gkb := neonGuarded[T](k*d, 1)
+				neonFill(r, gk, -1, 1)
 				gk2 := append([]T(nil), gk...)
 				ops.AddOuterK(gk, x, stride, idx, ck, k)
 				ref.AddOuterK(gk2, x, stride, idx, ck, k)
 				for i := range gk {
-					if !sameBits(gk[i], gk2[i]) {
+					if !neonSameBits(gk[i], gk2[i]) {
 						t.Fatalf("AddOuterK d=%d k=%d i=%d: got %v want %v", d, k, i, gk[i], gk2[i])
 					}
 				}
-				checkGuards(t, "AddOuterK g", gkb, 1, k*d)
+				neonCheckGuards(t, "AddOuterK g", gkb, 1, k*d)
 			}
 		}
 	}
@@ -241,7 +241,7 @@ var neonSpecials = []float64{
 	1e-17, -1e-17, 2e-60, -0.9999999999999999, -1.0000000000000002, 1e308, -0.7, 0.42,
 }
 
-func mathInputs[T Float](r *rand.Rand, n int, lo, hi float64) []T {
+func neonMathInputs[T Float](r *rand.Rand, n int, lo, hi float64) []T {
 	x := make([]T, 0, n)
 	for _, v := range neonSpecials {
 		x = append(x, T(v))
@@ -259,11 +259,11 @@ func mathInputs[T Float](r *rand.Rand, n int, lo, hi float64) []T {
 	return x
 }
 
-// checkULP compares got and want within maxULP, after checking equal NaN-ness.
-func checkULP[T Float](t *testing.T, what string, in, got, want []T, maxULP float64) {
+// neonCheckULP compares got and want within maxULP, after checking equal NaN-ness.
+func neonCheckULP[T Float](t *testing.T, what string, in, got, want []T, maxULP float64) {
 	t.Helper()
 	for i := range want {
-		if d := ulpDiff(got[i], want[i]); d > maxULP {
+		if d := neonULPDiff(got[i], want[i]); d > maxULP {
 			t.Fatalf("%s(%v) = %v, want %v (%.1f ulp)", what, in[i], got[i], want[i], d)
 		}
 		if got[i] == 0 && want[i] == 0 && math.Signbit(float64(got[i])) != math.Signbit(float64(want[i])) {
@@ -274,41 +274,41 @@ func checkULP[T Float](t *testing.T, what string, in, got, want []T, maxULP floa
 
 func TestNEONMath(t *testing.T) {
 	im := neonImpl(t)
-	t.Run("f32", func(t *testing.T) { testMath(t, &im.F32, &generic.F32) })
-	t.Run("f64", func(t *testing.T) { testMath(t, &im.F64, &generic.F64) })
+	t.Run("f32", func(t *testing.T) { neonTestMath(t, &im.F32, &generic.F32) })
+	t.Run("f64", func(t *testing.T) { neonTestMath(t, &im.F64, &generic.F64) })
 }
 
-func testMath[T Float](t *testing.T, ops, ref *Ops[T]) {
+func neonTestMath[T Float](t *testing.T, ops, ref *Ops[T]) {
 	r := rand.New(rand.NewPCG(3, 4))
 	// Against generic, which is itself within 1 ulp of the truth: 2 ulp.
 	const tol = 2
-	in := mathInputs[T](r, 4000, -750, 720)
+	in := neonMathInputs[T](r, 4000, -750, 720)
 	got, want := make([]T, len(in)), make([]T, len(in))
 	ops.Exp(got, in)
 	ref.Exp(want, in)
-	checkULP(t, "Exp", in, got, want, tol)
+	neonCheckULP(t, "Exp", in, got, want, tol)
 	ops.Log1p(got, in)
 	ref.Log1p(want, in)
-	checkULP(t, "Log1p", in, got, want, tol)
+	neonCheckULP(t, "Log1p", in, got, want, tol)
 
-	eachLen(t, func(t *testing.T, n, off int) {
-		x, xb := guarded[T](n, off)
+	neonEachLen(t, func(t *testing.T, n, off int) {
+		x, xb := neonGuarded[T](n, off)
 		copy(x, in[r.IntN(len(in)-n):])
-		d, db := guarded[T](n, off+2)
+		d, db := neonGuarded[T](n, off+2)
 		d2 := make([]T, n)
 		ops.Exp(d, x)
 		ref.Exp(d2, x)
-		checkULP(t, "Exp", x, d, d2, tol)
-		checkGuards(t, "Exp dst", db, off+2, n)
+		neonCheckULP(t, "Exp", x, d, d2, tol)
+		neonCheckGuards(t, "Exp dst", db, off+2, n)
 		ops.Log1p(d, x)
 		ref.Log1p(d2, x)
-		checkULP(t, "Log1p", x, d, d2, tol)
-		checkGuards(t, "Log1p dst", db, off+2, n)
-		checkGuards(t, "x", xb, off, n)
+		neonCheckULP(t, "Log1p", x, d, d2, tol)
+		neonCheckGuards(t, "Log1p dst", db, off+2, n)
+		neonCheckGuards(t, "x", xb, off, n)
 
 		// Losses.
-		m, _ := guarded[T](n, off)
-		y, _ := guarded[T](n, off+1)
+		m, _ := neonGuarded[T](n, off)
+		y, _ := neonGuarded[T](n, off+1)
 		copy(m, in[r.IntN(len(in)-n):])
 		for _, kind := range []LossKind{Logistic, Squared, Absolute} {
 			for i := range y {
@@ -318,8 +318,8 @@ func testMath[T Float](t *testing.T, ops, ref *Ops[T]) {
 					y[i] = T(4*r.Float64() - 2)
 				}
 			}
-			l, lb := guarded[T](n, off+1)
-			dl, dlb := guarded[T](n, off)
+			l, lb := neonGuarded[T](n, off+1)
+			dl, dlb := neonGuarded[T](n, off)
 			l2, dl2 := make([]T, n), make([]T, n)
 			ops.LinearLoss(kind, l, dl, m, y)
 			ref.LinearLoss(kind, l2, dl2, m, y)
@@ -327,13 +327,13 @@ func testMath[T Float](t *testing.T, ops, ref *Ops[T]) {
 			if kind == Logistic {
 				maxULP = tol
 			}
-			checkULP(t, fmt.Sprintf("LinearLoss(%d) loss", kind), m, l, l2, maxULP)
-			checkULP(t, fmt.Sprintf("LinearLoss(%d) dloss", kind), m, dl, dl2, maxULP)
-			checkGuards(t, "loss", lb, off+1, n)
-			checkGuards(t, "dloss", dlb, off, n)
+			neonCheckULP(t, fmt.Sprintf("LinearLoss(%d) loss", kind), m, l, l2, maxULP)
+			neonCheckULP(t, fmt.Sprintf("LinearLoss(%d) dloss", kind), m, dl, dl2, maxULP)
+			neonCheckGuards(t, "loss", lb, off+1, n)
+			neonCheckGuards(t, "dloss", dlb, off, n)
 		}
 		// Plus functions, with rho or drho nil.
-		s, _ := guarded[T](n, off)
+		s, _ := neonGuarded[T](n, off)
 		for i := range s {
 			s[i] = T(4*r.Float64() - 2)
 		}
@@ -342,8 +342,8 @@ func testMath[T Float](t *testing.T, ops, ref *Ops[T]) {
 		}
 		for _, kind := range []PlusKind{PlusNone, PlusHinge, PlusSoftplus, PlusQuadratic} {
 			for _, eps := range []T{0.25, 1e-3, 3} {
-				rho, rb := guarded[T](n, off)
-				drho, drb := guarded[T](n, off+3)
+				rho, rb := neonGuarded[T](n, off)
+				drho, drb := neonGuarded[T](n, off+3)
 				rho2, drho2 := make([]T, n), make([]T, n)
 				ops.Plus(kind, eps, rho, drho, s)
 				ref.Plus(kind, eps, rho2, drho2, s)
@@ -351,14 +351,14 @@ func testMath[T Float](t *testing.T, ops, ref *Ops[T]) {
 				if kind == PlusSoftplus {
 					maxULP = tol
 				}
-				checkULP(t, fmt.Sprintf("Plus(%d,%v) rho", kind, eps), s, rho, rho2, maxULP)
-				checkULP(t, fmt.Sprintf("Plus(%d,%v) drho", kind, eps), s, drho, drho2, maxULP)
-				checkGuards(t, "rho", rb, off, n)
-				checkGuards(t, "drho", drb, off+3, n)
+				neonCheckULP(t, fmt.Sprintf("Plus(%d,%v) rho", kind, eps), s, rho, rho2, maxULP)
+				neonCheckULP(t, fmt.Sprintf("Plus(%d,%v) drho", kind, eps), s, drho, drho2, maxULP)
+				neonCheckGuards(t, "rho", rb, off, n)
+				neonCheckGuards(t, "drho", drb, off+3, n)
 				ops.Plus(kind, eps, nil, drho, s)
-				checkULP(t, "Plus drho only", s, drho, drho2, maxULP)
+				neonCheckULP(t, "Plus drho only", s, drho, drho2, maxULP)
 				ops.Plus(kind, eps, rho, nil, s)
-				checkULP(t, "Plus rho only", s, rho, rho2, maxULP)
+				neonCheckULP(t, "Plus rho only", s, rho, rho2, maxULP)
 			}
 		}
 	})
@@ -366,16 +366,16 @@ func testMath[T Float](t *testing.T, ops, ref *Ops[T]) {
 
 func TestNEONSoftmaxCE(t *testing.T) {
 	im := neonImpl(t)
-	t.Run("f32", func(t *testing.T) { testSoftmax(t, &im.F32, &generic.F32) })
-	t.Run("f64", func(t *testing.T) { testSoftmax(t, &im.F64, &generic.F64) })
+	t.Run("f32", func(t *testing.T) { neonTestSoftmax(t, &im.F32, &generic.F32) })
+	t.Run("f64", func(t *testing.T) { neonTestSoftmax(t, &im.F64, &generic.F64) })
 }
 
-func testSoftmax[T Float](t *testing.T, ops, ref *Ops[T]) {
+func neonTestSoftmax[T Float](t *testing.T, ops, ref *Ops[T]) {
 	r := rand.New(rand.NewPCG(5, 6))
 	for k := 1; k <= 40; k++ {
 		for _, n := range []int{0, 1, 5} {
-			z, zb := guarded[T](n*k, 1)
-			fill(r, z, -30, 30)
+			z, zb := neonGuarded[T](n*k, 1)
+			neonFill(r, z, -30, 30)
 			if n*k > 2 {
 				z[1] = 700 // large logits must not overflow
 			}
@@ -384,44 +384,44 @@ func testSoftmax[T Float](t *testing.T, ops, ref *Ops[T]) {
 				label[i] = int32(r.IntN(k))
 			}
 			z2 := append([]T(nil), z...)
-			l, lb := guarded[T](n, 2)
+			l, lb := neonGuarded[T](n, 2)
 			l2 := make([]T, n)
 			ops.SoftmaxCE(l, z, label, k)
 			ref.SoftmaxCE(l2, z2, label, k)
 			for i := range l {
-				if math.Abs(float64(l[i]-l2[i])) > 4*float64(ulpDiffScale(l2[i]))+1e-14 {
+				if math.Abs(float64(l[i]-l2[i])) > 4*float64(neonULPScale(l2[i]))+1e-14 {
 					t.Fatalf("SoftmaxCE k=%d loss[%d] = %v, want %v", k, i, l[i], l2[i])
 				}
 			}
 			for i := range z {
-				if math.Abs(float64(z[i]-z2[i])) > 4*float64(ulpDiffScale(T(1))) {
+				if math.Abs(float64(z[i]-z2[i])) > 4*float64(neonULPScale(T(1))) {
 					t.Fatalf("SoftmaxCE k=%d z[%d] = %v, want %v", k, i, z[i], z2[i])
 				}
 			}
-			checkGuards(t, "SoftmaxCE z", zb, 1, n*k)
-			checkGuards(t, "SoftmaxCE loss", lb, 2, n)
+			neonCheckGuards(t, "SoftmaxCE z", zb, 1, n*k)
+			neonCheckGuards(t, "SoftmaxCE loss", lb, 2, n)
 		}
 	}
 }
 
-// ulpDiffScale is one ulp of T at |v| (at least the ulp of 1 times 2^-10).
-func ulpDiffScale[T Float](v T) T {
-	if isF32[T]() {
-		return T(ulp32(float32(math.Max(math.Abs(float64(v)), 1.0/1024))))
+// neonULPScale is one ulp of T at |v| (at least the ulp of 1 times 2^-10).
+func neonULPScale[T Float](v T) T {
+	if neonIsF32[T]() {
+		return T(neonULP32(float32(math.Max(math.Abs(float64(v)), 1.0/1024))))
 	}
-	return T(ulp64(math.Max(math.Abs(float64(v)), 1.0/1024)))
+	return T(neonULP64(math.Max(math.Abs(float64(v)), 1.0/1024)))
 }
 
 func TestNEONFusedLinear(t *testing.T) {
 	im := neonImpl(t)
-	t.Run("f32", func(t *testing.T) { testFused(t, &im.F32, &generic.F32) })
-	t.Run("f64", func(t *testing.T) { testFused(t, &im.F64, &generic.F64) })
+	t.Run("f32", func(t *testing.T) { neonTestFused(t, &im.F32, &generic.F32) })
+	t.Run("f64", func(t *testing.T) { neonTestFused(t, &im.F64, &generic.F64) })
 }
 
-func testFused[T Float](t *testing.T, ops, ref *Ops[T]) {
+func neonTestFused[T Float](t *testing.T, ops, ref *Ops[T]) {
 	r := rand.New(rand.NewPCG(7, 8))
 	tol := 1e-12
-	if isF32[T]() {
+	if neonIsF32[T]() {
 		tol = 2e-5
 	}
 	for _, d := range []int{0, 1, 3, 4, 7, 16, 33, 100} {
@@ -430,19 +430,19 @@ func testFused[T Float](t *testing.T, ops, ref *Ops[T]) {
 				for _, plus := range []PlusKind{PlusNone, PlusHinge, PlusSoftplus, PlusQuadratic} {
 					stride := d + 1
 					x := make([]T, (n+2)*stride)
-					fill(r, x, -1, 1)
+					neonFill(r, x, -1, 1)
 					idx := r.Perm(n + 2)[:n]
 					y := make([]T, n)
 					for i := range y {
 						y[i] = T(1 - 2*r.IntN(2))
 					}
 					w := make([]T, d)
-					fill(r, w, -1, 1)
+					neonFill(r, w, -1, 1)
 					p := &LinearStep[T]{Loss: loss, Plus: plus, Bias: 0.1, Tau: 0.3, InvL: 0.7, Eps: 0.2, Scale: 0.05}
-					g, gb := guarded[T](d, 1)
-					fill(r, g, -1, 1)
+					g, gb := neonGuarded[T](d, 1)
+					neonFill(r, g, -1, 1)
 					g2 := append([]T(nil), g...)
-					l, lb := guarded[T](n, 2)
+					l, lb := neonGuarded[T](n, 2)
 					l2 := make([]T, n)
 					sv, sc := ops.FusedLinear(g, l, x, stride, idx, y, w, p)
 					sv2, sc2 := ref.FusedLinear(g2, l2, x, stride, idx, y, w, p)
@@ -460,8 +460,8 @@ func testFused[T Float](t *testing.T, ops, ref *Ops[T]) {
 							t.Fatalf("FusedLinear loss[%d] = %v, want %v", i, l[i], l2[i])
 						}
 					}
-					checkGuards(t, "FusedLinear g", gb, 1, d)
-					checkGuards(t, "FusedLinear loss", lb, 2, n)
+					neonCheckGuards(t, "FusedLinear g", gb, 1, d)
+					neonCheckGuards(t, "FusedLinear loss", lb, 2, n)
 				}
 			}
 		}
