@@ -499,3 +499,53 @@ func TestNEONNoAllocs(t *testing.T) {
 		t.Fatalf("%v allocations per run", n)
 	}
 }
+
+// TestNEONSpecialValues runs every loss and plus function over all pairs of
+// edge values (±0, ±1, ±Inf, NaN, huge, tiny) in every lane position.
+func TestNEONSpecialValues(t *testing.T) {
+	im := neonImpl(t)
+	t.Run("f32", func(t *testing.T) { neonTestSpecials(t, &im.F32, &generic.F32) })
+	t.Run("f64", func(t *testing.T) { neonTestSpecials(t, &im.F64, &generic.F64) })
+}
+
+func neonTestSpecials[T Float](t *testing.T, ops, ref *Ops[T]) {
+	var m, y []T
+	ys := []float64{1, -1, 0.5, 0, math.Inf(1), math.Inf(-1), math.NaN(), 1e300, -3}
+	for _, a := range neonSpecials {
+		for _, b := range ys {
+			m = append(m, T(a))
+			y = append(y, T(b))
+		}
+	}
+	n := len(m)
+	for _, kind := range []LossKind{Logistic, Squared, Absolute} {
+		l, d, l2, d2 := make([]T, n), make([]T, n), make([]T, n), make([]T, n)
+		ops.LinearLoss(kind, l, d, m, y)
+		ref.LinearLoss(kind, l2, d2, m, y)
+		tol := 0.0
+		if kind == Logistic {
+			tol = 2
+		}
+		for i := range l {
+			if neonULPDiff(l[i], l2[i]) > tol || neonULPDiff(d[i], d2[i]) > tol {
+				t.Errorf("LinearLoss(%d, m=%v, y=%v) = %v, %v; want %v, %v", kind, m[i], y[i], l[i], d[i], l2[i], d2[i])
+			}
+		}
+	}
+	for _, kind := range []PlusKind{PlusNone, PlusHinge, PlusSoftplus, PlusQuadratic} {
+		for _, eps := range []T{1, 1e-30, T(math.SmallestNonzeroFloat32), 1e30} {
+			r, d, r2, d2 := make([]T, n), make([]T, n), make([]T, n), make([]T, n)
+			ops.Plus(kind, eps, r, d, m)
+			ref.Plus(kind, eps, r2, d2, m)
+			tol := 0.0
+			if kind == PlusSoftplus {
+				tol = 2
+			}
+			for i := range r {
+				if neonULPDiff(r[i], r2[i]) > tol || neonULPDiff(d[i], d2[i]) > tol {
+					t.Errorf("Plus(%d, eps=%v, s=%v) = %v, %v; want %v, %v", kind, eps, m[i], r[i], d[i], r2[i], d2[i])
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,256 @@
+//go:build !purego
+
+package kernel
+
+import (
+	"math"
+	"math/big"
+	"math/rand/v2"
+	"testing"
+)
+
+// The accuracy contract of math_arm64.s, checked against math/big: exp and
+// log1p within 2 ulp (observed ≤ 1) in float64 and float32 over the whole
+// domain — random points, tiny arguments, the range-reduction boundaries
+// (k+½)·ln2 and √2·2^k − 1, the clamp limits, overflow and gradual underflow —
+// and exact at 0, ±Inf and NaN.
+
+const neonBigPrec = 300
+
+var neonBigLn2, _ = new(big.Float).SetPrec(neonBigPrec).SetString(
+	"0.69314718055994530941723212145817656807550013436025525412068000949339362196969471560586332699641868754200148102057068573368552023575813055703267075163507596193072757082837143519030703862389167347112335")
+
+func neonBig(x float64) *big.Float { return new(big.Float).SetPrec(neonBigPrec).SetFloat64(x) }
+
+// neonBigExp returns e^x for finite x to about neonBigPrec bits.
+func neonBigExp(x float64) *big.Float {
+	k := math.Round(x / math.Ln2)
+	r := neonBig(x)
+	r.Sub(r, new(big.Float).SetPrec(neonBigPrec).Mul(neonBig(k), neonBigLn2))
+	sum, term := neonBig(1), neonBig(1)
+	for i := 1; i < 200; i++ {
+		term.Mul(term, r)
+		term.Quo(term, neonBig(float64(i)))
+		sum.Add(sum, term)
+		if term.Sign() == 0 || term.MantExp(nil) < sum.MantExp(nil)-neonBigPrec-8 {
+			break
+		}
+	}
+	return sum.SetMantExp(sum, int(k))
+}
+
+// neonBigLog1p returns log(1+x) for finite x > −1 to about neonBigPrec bits.
+func neonBigLog1p(x float64) *big.Float {
+	if x == 0 {
+		return neonBig(0)
+	}
+	if math.Abs(x) < 0x1p-30 {
+		// x − x²/2 + x³/3 − …
+		bx := neonBig(x)
+		sum, pow := neonBig(x), neonBig(x)
+		for i := 2; i < 40; i++ {
+			pow.Mul(pow, bx)
+			t := new(big.Float).SetPrec(neonBigPrec).Quo(pow, neonBig(float64(i)))
+			if i%2 == 0 {
+				sum.Sub(sum, t)
+			} else {
+				sum.Add(sum, t)
+			}
+		}
+		return sum
+	}
+	u := new(big.Float).SetPrec(1200).SetFloat64(x) // 1 + x exactly
+	u.Add(u, new(big.Float).SetPrec(1200).SetInt64(1))
+	m := new(big.Float).SetPrec(neonBigPrec)
+	e := u.MantExp(m) // u = m·2^e, m ∈ [½, 1)
+	if m.Cmp(neonBig(math.Sqrt2/2)) < 0 {
+		m.SetMantExp(m, 1)
+		e--
+	}
+	// log m = 2·atanh(s), s = (m−1)/(m+1), |s| < 0.18.
+	s := new(big.Float).SetPrec(neonBigPrec).Sub(m, neonBig(1))
+	s.Quo(s, new(big.Float).SetPrec(neonBigPrec).Add(m, neonBig(1)))
+	s2 := new(big.Float).SetPrec(neonBigPrec).Mul(s, s)
+	sum, pow := new(big.Float).SetPrec(neonBigPrec).Set(s), new(big.Float).SetPrec(neonBigPrec).Set(s)
+	for i := 3; i < 400; i += 2 {
+		pow.Mul(pow, s2)
+		t := new(big.Float).SetPrec(neonBigPrec).Quo(pow, neonBig(float64(i)))
+		sum.Add(sum, t)
+		if t.Sign() == 0 || t.MantExp(nil) < sum.MantExp(nil)-neonBigPrec-8 {
+			break
+		}
+	}
+	sum.Mul(sum, neonBig(2))
+	return sum.Add(sum, new(big.Float).SetPrec(neonBigPrec).Mul(neonBig(float64(e)), neonBigLn2))
+}
+
+// neonULPErr is |got − ref| in units of the last place of T at ref (the
+// subnormal spacing below the normal range). An infinite got is accepted
+// when ref rounds to it.
+func neonULPErr[T Float](got T, ref *big.Float) float64 {
+	p, emin := 53, -1074
+	maxT := math.MaxFloat64
+	if neonIsF32[T]() {
+		p, emin = 24, -149
+		maxT = math.MaxFloat32
+	}
+	if math.IsInf(float64(got), 0) {
+		r, _ := ref.Float64()
+		if neonIsF32[T]() {
+			r = float64(float32(r))
+		}
+		if math.IsInf(r, 0) && math.Signbit(r) == math.Signbit(float64(got)) {
+			return 0
+		}
+		return math.Inf(1)
+	}
+	var e int
+	if ref.Sign() != 0 {
+		e = ref.MantExp(nil) - p // ulp exponent for |ref| in [2^(E−1), 2^E)
+	} else {
+		e = emin
+	}
+	e = max(e, emin)
+	diff := new(big.Float).SetPrec(neonBigPrec).Sub(neonBig(float64(got)), ref)
+	diff.Abs(diff)
+	diff.SetMantExp(diff, -e)
+	d, _ := diff.Float64()
+	if math.Abs(float64(got)) > maxT {
+		return math.Inf(1)
+	}
+	return d
+}
+
+func neonExpInputs(r *rand.Rand, n int, lo, hi float64, short bool) []float64 {
+	xs := []float64{709.782712893384, 709.7827128933841, -708.3964185322641, -708.3964185322642,
+		-745.1332191019411, -745.1332191019412, -745.2, 88.72283, 88.72284, -87.33654, -103.27893, -103.97208, -104}
+	for k := int(math.Floor(lo/math.Ln2)) - 1; k <= int(math.Ceil(hi/math.Ln2))+1; k++ {
+		if short && k%7 != 0 {
+			continue
+		}
+		b := (float64(k) + 0.5) * math.Ln2
+		xs = append(xs, b, math.Nextafter(b, math.Inf(1)), math.Nextafter(b, math.Inf(-1)))
+	}
+	for len(xs) < n {
+		switch r.IntN(3) {
+		case 0:
+			xs = append(xs, lo+(hi-lo)*r.Float64())
+		case 1:
+			xs = append(xs, math.Ldexp(r.Float64()+0.5, -r.IntN(1080))*float64(1-2*r.IntN(2)))
+		default:
+			xs = append(xs, math.Ldexp(r.Float64()+0.5, r.IntN(10)-5)*float64(1-2*r.IntN(2)))
+		}
+	}
+	return xs
+}
+
+func neonLog1pInputs(r *rand.Rand, n int, hiExp int, short bool) []float64 {
+	var xs []float64
+	for k := -60; k <= hiExp; k++ {
+		if short && k%5 != 0 {
+			continue
+		}
+		b := math.Ldexp(math.Sqrt2, k) - 1
+		if b > -1 {
+			xs = append(xs, b, math.Nextafter(b, math.Inf(1)), math.Nextafter(b, math.Inf(-1)))
+		}
+	}
+	for i := 1; i < 40; i++ {
+		xs = append(xs, -1+math.Ldexp(float64(i), -53), -1+math.Ldexp(float64(i), -30))
+	}
+	for len(xs) < n {
+		switch r.IntN(4) {
+		case 0:
+			xs = append(xs, 2*r.Float64()-1)
+		case 1:
+			xs = append(xs, math.Ldexp(r.Float64()+0.5, -r.IntN(1080))*float64(1-2*r.IntN(2)))
+		case 2:
+			xs = append(xs, math.Ldexp(r.Float64()+0.5, r.IntN(hiExp+1)))
+		default:
+			xs = append(xs, -r.Float64())
+		}
+	}
+	return xs
+}
+
+func TestNEONExpLog1pAccuracy(t *testing.T) {
+	im := neonImpl(t)
+	n := 6000
+	if testing.Short() {
+		n = 1000
+	}
+	t.Run("f64", func(t *testing.T) {
+		neonAccuracy(t, &im.F64, neonExpInputs(rand.New(rand.NewPCG(1, 1)), n, -746, 710, testing.Short()),
+			neonLog1pInputs(rand.New(rand.NewPCG(2, 2)), n, 1023, testing.Short()))
+	})
+	t.Run("f32", func(t *testing.T) {
+		neonAccuracy(t, &im.F32, neonExpInputs(rand.New(rand.NewPCG(3, 3)), n, -104, 89, testing.Short()),
+			neonLog1pInputs(rand.New(rand.NewPCG(4, 4)), n, 127, testing.Short()))
+	})
+}
+
+func neonAccuracy[T Float](t *testing.T, ops *Ops[T], ex, lx []float64) {
+	const bound = 2
+	check := func(name string, f func(dst, x []T), ref func(float64) *big.Float, xs []float64) {
+		in := make([]T, 0, len(xs))
+		for _, x := range xs {
+			v := T(x)
+			if !math.IsInf(float64(v), 0) && v == v && (name == "Exp" || v > -1) {
+				in = append(in, v)
+			}
+		}
+		got := make([]T, len(in))
+		f(got, in)
+		worst, at := 0.0, 0.0
+		for i, x := range in {
+			e := neonULPErr(got[i], ref(float64(x)))
+			if e > worst {
+				worst, at = e, float64(x)
+			}
+			if e > bound {
+				t.Errorf("%s(%v) = %v: %.3f ulp from the math/big value", name, x, got[i], e)
+			}
+		}
+		t.Logf("%s: %d points, max error %.3f ulp at x = %v", name, len(in), worst, at)
+	}
+	check("Exp", ops.Exp, neonBigExp, ex)
+	check("Log1p", ops.Log1p, neonBigLog1p, lx)
+
+	// Exact values at the special points.
+	inf, nan := T(math.Inf(1)), T(math.NaN())
+	negz := T(math.Copysign(0, -1))
+	type pt struct{ x, want T }
+	exps := []pt{{0, 1}, {negz, 1}, {inf, inf}, {-inf, 0}, {nan, nan}, {T(1e6), inf}, {T(-1e6), 0}}
+	logs := []pt{{0, 0}, {negz, negz}, {-1, -inf}, {T(-1.5), nan}, {inf, inf}, {-inf, nan}, {nan, nan}}
+	for _, c := range []struct {
+		name string
+		f    func(dst, x []T)
+		pts  []pt
+	}{{"Exp", ops.Exp, exps}, {"Log1p", ops.Log1p, logs}} {
+		for _, p := range c.pts {
+			// In every lane position of a vector and in the padded tail.
+			for n := 1; n <= 9; n++ {
+				for pos := 0; pos < n; pos++ {
+					x := make([]T, n)
+					for i := range x {
+						x[i] = T(0.25)
+					}
+					x[pos] = p.x
+					dst := make([]T, n)
+					c.f(dst, x)
+					if !neonSameBits(dst[pos], p.want) {
+						t.Errorf("%s(%v) = %v, want %v (n=%d, pos %d)", c.name, p.x, dst[pos], p.want, n, pos)
+					}
+				}
+			}
+		}
+	}
+	// Overflow and underflow edges in float64.
+	if !neonIsF32[T]() {
+		d := make([]T, 6)
+		ops.Exp(d, []T{709.782712893384, 709.7827128933841, -708.3964185322641, -745.1332191019411, -745.1332191019412, -745.2})
+		if math.IsInf(float64(d[0]), 0) || !math.IsInf(float64(d[1]), 1) || d[2] == 0 || d[3] == 0 || d[5] != 0 {
+			t.Errorf("Exp at the overflow/underflow edges: %v", d)
+		}
+	}
+}
