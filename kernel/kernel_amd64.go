@@ -2,6 +2,582 @@
 
 package kernel
 
+import (
+	"unsafe"
+
+	"golang.org/x/sys/cpu"
+)
+
 // archImpls lists the amd64 assembly implementations this CPU supports, best
-// first. The SIMD kernels are added by the kernels issue.
-func archImpls() []*Impl { return nil }
+// first. The AVX2+FMA kernels need both features; x/sys/cpu honours
+// GODEBUG=cpu.avx2=off and cpu.fma=off, which force the generic path.
+func archImpls() []*Impl {
+	if !(cpu.X86.HasAVX2 && cpu.X86.HasFMA) {
+		return nil
+	}
+	return []*Impl{{
+		Name:     "avx2",
+		Requires: "AVX2, FMA3",
+		F32:      avx2Ops[float32](),
+		F64:      avx2Ops[float64](),
+	}}
+}
+
+func avx2Ops[T Float]() Ops[T] {
+	return Ops[T]{
+		Dot:         dotAVX2[T],
+		Axpy:        axpyAVX2[T],
+		Lerp:        lerpAVX2[T],
+		Margins:     marginsAVX2[T],
+		AddRows:     addRowsAVX2[T],
+		MarginsK:    marginsKAVX2[T],
+		AddOuterK:   addOuterKAVX2[T],
+		LinearLoss:  linearLossAVX2[T],
+		SoftmaxCE:   softmaxCEAVX2[T],
+		Plus:        plusAVX2[T],
+		Exp:         expAVX2[T],
+		Log1p:       log1pAVX2[T],
+		FusedLinear: fusedLinearAVX2[T],
+	}
+}
+
+// Work bounds for one assembly call: assembly loops cannot be preempted, so
+// the wrappers below split long inputs into calls of about this many
+// multiply-adds (a few microseconds each).
+const (
+	chunkElems = 1 << 15 // elements per call of a vector kernel
+	chunkFlops = 1 << 16 // multiply-adds per call of a row kernel
+)
+
+// ptr returns the address of s's first element (s may be empty; the kernels
+// then read nothing).
+func ptr[T any](s []T) unsafe.Pointer { return unsafe.Pointer(unsafe.SliceData(s)) }
+
+// is32 reports whether T is float32; it is a constant in each instantiation.
+func is32[T Float]() bool { return unsafe.Sizeof(T(0)) == 4 }
+
+// checkRows panics, through an ordinary bounds check, unless every gathered
+// row r_i (i < n) satisfies 0 ≤ r_i and r_i*stride + d ≤ len(x). The
+// assembly reads the rows unchecked, so this is what keeps bad input from
+// reading outside x.
+func checkRows[T Float](n int, x []T, stride int, idx []int, d int) {
+	if n == 0 || d == 0 {
+		return
+	}
+	if stride < 0 {
+		panic("kernel: negative row stride")
+	}
+	lo, hi := 0, n-1
+	if idx != nil {
+		idx = idx[:n]
+		lo, hi = idx[0], idx[0]
+		for _, r := range idx {
+			lo, hi = min(lo, r), max(hi, r)
+		}
+	}
+	if lo < 0 {
+		panic("kernel: negative row index")
+	}
+	_ = x[hi*stride : hi*stride+d]
+}
+
+// ---- Level 1 ----------------------------------------------------------------
+
+// dotF32 returns Σ_{i<n} x[i]·y[i].
+//
+//go:noescape
+func dotF32(x, y unsafe.Pointer, n int) float32
+
+// dotF64 returns Σ_{i<n} x[i]·y[i].
+//
+//go:noescape
+func dotF64(x, y unsafe.Pointer, n int) float64
+
+// axpyF32 computes, for i < n: y[i] = fma(a, x[i], y[i]).
+//
+//go:noescape
+func axpyF32(a float32, x, y unsafe.Pointer, n int)
+
+// axpyF64 computes, for i < n: y[i] = fma(a, x[i], y[i]).
+//
+//go:noescape
+func axpyF64(a float64, x, y unsafe.Pointer, n int)
+
+// lerpF32 computes, for i < n: y[i] = fma(t, x[i]-y[i], y[i]).
+//
+//go:noescape
+func lerpF32(t float32, x, y unsafe.Pointer, n int)
+
+// lerpF64 computes, for i < n: y[i] = fma(t, x[i]-y[i], y[i]).
+//
+//go:noescape
+func lerpF64(t float64, x, y unsafe.Pointer, n int)
+
+func dotAVX2[T Float](x, y []T) T {
+	y = y[:len(x)]
+	var s T
+	for len(x) > 0 {
+		n := min(len(x), chunkElems)
+		if is32[T]() {
+			s += T(dotF32(ptr(x), ptr(y), n))
+		} else {
+			s += T(dotF64(ptr(x), ptr(y), n))
+		}
+		x, y = x[n:], y[n:]
+	}
+	return s
+}
+
+func axpyAVX2[T Float](a T, x, y []T) {
+	y = y[:len(x)]
+	for len(x) > 0 {
+		n := min(len(x), chunkElems)
+		if is32[T]() {
+			axpyF32(float32(a), ptr(x), ptr(y), n)
+		} else {
+			axpyF64(float64(a), ptr(x), ptr(y), n)
+		}
+		x, y = x[n:], y[n:]
+	}
+}
+
+func lerpAVX2[T Float](t T, x, y []T) {
+	y = y[:len(x)]
+	for len(x) > 0 {
+		n := min(len(x), chunkElems)
+		if is32[T]() {
+			lerpF32(float32(t), ptr(x), ptr(y), n)
+		} else {
+			lerpF64(float64(t), ptr(x), ptr(y), n)
+		}
+		x, y = x[n:], y[n:]
+	}
+}
+
+// ---- Rows -------------------------------------------------------------------
+
+// marginsF32 computes, for i < n, with r_i = idx[i] (or i when idx is nil):
+//
+//	m[i*mstride] = Σ_{l<d} x[r_i*stride+l]·w[l]
+//
+// four rows at a time, so that each load of w serves four rows.
+//
+//go:noescape
+func marginsF32(m unsafe.Pointer, mstride, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d int)
+
+// marginsF64 is marginsF32 for float64.
+//
+//go:noescape
+func marginsF64(m unsafe.Pointer, mstride, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d int)
+
+// addRowsF32 computes, with r_i = idx[i] (or i when idx is nil):
+//
+//	for i := 0; i < n; i++ {
+//		for l := 0; l < d; l++ {
+//			g[l] = fma(c[i*cstride], x[r_i*stride+l], g[l])
+//		}
+//	}
+//
+// four rows at a time, so that g is loaded and stored once per four rows; the
+// order of the multiply-adds on each g[l] is the loop's.
+//
+//go:noescape
+func addRowsF32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx, c unsafe.Pointer, cstride, n int)
+
+// addRowsF64 is addRowsF32 for float64.
+//
+//go:noescape
+func addRowsF64(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx, c unsafe.Pointer, cstride, n int)
+
+// rowsPerCall bounds the rows of one row-kernel call to about chunkFlops
+// multiply-adds, in multiples of 4.
+func rowsPerCall(d int) int { return max(4, chunkFlops/max(d, 1)) &^ 3 }
+
+// rowBase returns the address of row i of the block that starts at gathered
+// row i: with idx the assembly indexes from x itself, without idx it starts at
+// row i.
+func rowBase[T Float](x []T, stride int, idx []int, i int) (unsafe.Pointer, unsafe.Pointer) {
+	if idx != nil {
+		return ptr(x), unsafe.Pointer(&idx[i])
+	}
+	return unsafe.Add(ptr(x), uintptr(i*stride)*unsafe.Sizeof(T(0))), nil
+}
+
+// margins runs the margins kernel over gathered rows i0 ≤ i < i0+n (no checks).
+func margins[T Float](m unsafe.Pointer, mstride int, x []T, stride int, idx []int, i0, n int, w unsafe.Pointer, d int) {
+	xp, ip := rowBase(x, stride, idx, i0)
+	if is32[T]() {
+		marginsF32(m, mstride, n, xp, stride, ip, w, d)
+	} else {
+		marginsF64(m, mstride, n, xp, stride, ip, w, d)
+	}
+}
+
+// addRows runs the accumulation kernel over gathered rows i0 ≤ i < i0+n.
+func addRows[T Float](g unsafe.Pointer, d int, x []T, stride int, idx []int, i0, n int, c unsafe.Pointer, cstride int) {
+	xp, ip := rowBase(x, stride, idx, i0)
+	if is32[T]() {
+		addRowsF32(g, d, xp, stride, ip, c, cstride, n)
+	} else {
+		addRowsF64(g, d, xp, stride, ip, c, cstride, n)
+	}
+}
+
+func marginsAVX2[T Float](m, x []T, stride int, idx []int, w []T) {
+	n, d := len(m), len(w)
+	if n == 0 {
+		return
+	}
+	if d == 0 {
+		clear(m)
+		return
+	}
+	checkRows(n, x, stride, idx, d)
+	step := rowsPerCall(d)
+	for i := 0; i < n; i += step {
+		margins(unsafe.Pointer(&m[i]), 1, x, stride, idx, i, min(step, n-i), ptr(w), d)
+	}
+}
+
+func addRowsAVX2[T Float](g, x []T, stride int, idx []int, c []T) {
+	n, d := len(c), len(g)
+	if n == 0 || d == 0 {
+		return
+	}
+	checkRows(n, x, stride, idx, d)
+	step := rowsPerCall(d)
+	for i := 0; i < n; i += step {
+		addRows(ptr(g), d, x, stride, idx, i, min(step, n-i), unsafe.Pointer(&c[i]), 1)
+	}
+}
+
+func marginsKAVX2[T Float](m, x []T, stride int, idx []int, w []T, k int) {
+	if k <= 0 {
+		return
+	}
+	n, d := len(m)/k, len(w)/k
+	if n == 0 {
+		return
+	}
+	m = m[:n*k]
+	if d == 0 {
+		clear(m)
+		return
+	}
+	checkRows(n, x, stride, idx, d)
+	if k < 4 {
+		// Few classes: one pass per class, four rows at a time share each
+		// load of the class's weights; outputs are k apart.
+		step := rowsPerCall(d)
+		for j := 0; j < k; j++ {
+			wj := unsafe.Pointer(&w[j*d])
+			for i := 0; i < n; i += step {
+				margins(unsafe.Pointer(&m[i*k+j]), k, x, stride, idx, i, min(step, n-i), wj, d)
+			}
+		}
+		return
+	}
+	// Many classes: for each row, the k class vectors play the rows of the
+	// margins kernel, so each load of the row x_i serves four classes.
+	for i := 0; i < n; i++ {
+		xi := unsafe.Pointer(&x[row(idx, i)*stride])
+		if is32[T]() {
+			marginsF32(unsafe.Pointer(&m[i*k]), 1, k, ptr(w), d, nil, xi, d)
+		} else {
+			marginsF64(unsafe.Pointer(&m[i*k]), 1, k, ptr(w), d, nil, xi, d)
+		}
+	}
+}
+
+func addOuterKAVX2[T Float](g, x []T, stride int, idx []int, c []T, k int) {
+	if k <= 0 {
+		return
+	}
+	n, d := len(c)/k, len(g)/k
+	if n == 0 || d == 0 {
+		return
+	}
+	c = c[:n*k]
+	checkRows(n, x, stride, idx, d)
+	// Blocks of rows small enough to stay in L1 while every class's weights
+	// take their turn: g_j += Σ_i c[i*k+j]·x_i, rows in order for each g_j.
+	step := max(4, (16<<10)/(d*int(unsafe.Sizeof(T(0))))) &^ 3
+	for i := 0; i < n; i += step {
+		b := min(step, n-i)
+		for j := 0; j < k; j++ {
+			addRows(unsafe.Pointer(&g[j*d]), d, x, stride, idx, i, b, unsafe.Pointer(&c[i*k+j]), k)
+		}
+	}
+}
+
+// ---- Elementwise ------------------------------------------------------------
+
+// expF32 computes dst[i] = e^{x[i]} for i < n (evaluated in float64, see
+// math_amd64.s).
+//
+//go:noescape
+func expF32(dst, x unsafe.Pointer, n int)
+
+// expF64 computes dst[i] = e^{x[i]} for i < n.
+//
+//go:noescape
+func expF64(dst, x unsafe.Pointer, n int)
+
+// log1pF32 computes dst[i] = log(1 + x[i]) for i < n (evaluated in float64).
+//
+//go:noescape
+func log1pF32(dst, x unsafe.Pointer, n int)
+
+// log1pF64 computes dst[i] = log(1 + x[i]) for i < n.
+//
+//go:noescape
+func log1pF64(dst, x unsafe.Pointer, n int)
+
+// logisticF32 computes, for i < n, in float64 with z = y[i]·m[i]:
+//
+//	e := exp(-|z|)
+//	loss[i] = max(-z, 0) + log1p(e)
+//	dloss[i] = -y[i] · (z ≥ 0 ? e : 1) / (1 + e)
+//
+//go:noescape
+func logisticF32(loss, dloss, m, y unsafe.Pointer, n int)
+
+// logisticF64 is logisticF32 for float64.
+//
+//go:noescape
+func logisticF64(loss, dloss, m, y unsafe.Pointer, n int)
+
+// squaredF32 computes, for i < n, in float64 with r = m[i] - y[i]:
+// loss[i] = 0.5*r*r, dloss[i] = r.
+//
+//go:noescape
+func squaredF32(loss, dloss, m, y unsafe.Pointer, n int)
+
+// squaredF64 is squaredF32 for float64.
+//
+//go:noescape
+func squaredF64(loss, dloss, m, y unsafe.Pointer, n int)
+
+// absoluteF32 computes, for i < n, with r = m[i] - y[i] in float64:
+// loss[i] = |r|, dloss[i] = (r > 0) - (r < 0).
+//
+//go:noescape
+func absoluteF32(loss, dloss, m, y unsafe.Pointer, n int)
+
+// absoluteF64 is absoluteF32 for float64.
+//
+//go:noescape
+func absoluteF64(loss, dloss, m, y unsafe.Pointer, n int)
+
+// plusF32 computes, for i < n, the plus function kind (PlusNone, PlusHinge,
+// PlusSoftplus, PlusQuadratic) in float64 with e = eps:
+//
+//	rho[i], drho[i] = plusOne(kind, e, s[i])
+//
+// (softplus through exp(-|s/e|) and log1p, see math_amd64.s).
+//
+//go:noescape
+func plusF32(kind int, eps float64, rho, drho, s unsafe.Pointer, n int)
+
+// plusF64 is plusF32 for float64.
+//
+//go:noescape
+func plusF64(kind int, eps float64, rho, drho, s unsafe.Pointer, n int)
+
+// softmaxF32 computes, for each of the n rows z_i = z[i*k:(i+1)*k] with
+// y = label[i], in float64:
+//
+//	mx := max_j z_i[j]
+//	e_j := exp(z_i[j] - mx); sum := Σ_j e_j
+//	loss[i] = log(sum) - (z_i[y] - mx)
+//	z_i[j] = e_j / sum;  z_i[y] = e_y / sum - 1
+//
+//go:noescape
+func softmaxF32(loss, z, label unsafe.Pointer, n, k int)
+
+// softmaxF64 is softmaxF32 for float64.
+//
+//go:noescape
+func softmaxF64(loss, z, label unsafe.Pointer, n, k int)
+
+func expAVX2[T Float](dst, x []T) {
+	dst = dst[:len(x)]
+	for len(x) > 0 {
+		n := min(len(x), chunkElems)
+		if is32[T]() {
+			expF32(ptr(dst), ptr(x), n)
+		} else {
+			expF64(ptr(dst), ptr(x), n)
+		}
+		dst, x = dst[n:], x[n:]
+	}
+}
+
+func log1pAVX2[T Float](dst, x []T) {
+	dst = dst[:len(x)]
+	for len(x) > 0 {
+		n := min(len(x), chunkElems)
+		if is32[T]() {
+			log1pF32(ptr(dst), ptr(x), n)
+		} else {
+			log1pF64(ptr(dst), ptr(x), n)
+		}
+		dst, x = dst[n:], x[n:]
+	}
+}
+
+// linearLoss runs the loss kernel of kind over n elements (no checks).
+func linearLoss[T Float](kind LossKind, loss, dloss, m, y unsafe.Pointer, n int) {
+	f32 := is32[T]()
+	switch kind {
+	case Logistic:
+		if f32 {
+			logisticF32(loss, dloss, m, y, n)
+		} else {
+			logisticF64(loss, dloss, m, y, n)
+		}
+	case Squared:
+		if f32 {
+			squaredF32(loss, dloss, m, y, n)
+		} else {
+			squaredF64(loss, dloss, m, y, n)
+		}
+	case Absolute:
+		if f32 {
+			absoluteF32(loss, dloss, m, y, n)
+		} else {
+			absoluteF64(loss, dloss, m, y, n)
+		}
+	default:
+		panic("kernel: unknown LossKind")
+	}
+}
+
+func linearLossAVX2[T Float](kind LossKind, loss, dloss, m, y []T) {
+	n := len(m)
+	loss, dloss, y = loss[:n], dloss[:n], y[:n]
+	if kind < Logistic || kind > Absolute {
+		panic("kernel: unknown LossKind")
+	}
+	for len(m) > 0 {
+		n := min(len(m), chunkElems)
+		linearLoss[T](kind, ptr(loss), ptr(dloss), ptr(m), ptr(y), n)
+		loss, dloss, m, y = loss[n:], dloss[n:], m[n:], y[n:]
+	}
+}
+
+// plus runs the plus kernel over n elements; rho and drho must be writable.
+func plus[T Float](kind PlusKind, eps T, rho, drho, s unsafe.Pointer, n int) {
+	if is32[T]() {
+		plusF32(int(kind), float64(eps), rho, drho, s, n)
+	} else {
+		plusF64(int(kind), float64(eps), rho, drho, s, n)
+	}
+}
+
+func plusAVX2[T Float](kind PlusKind, eps T, rho, drho, s []T) {
+	if kind < PlusNone || kind > PlusQuadratic {
+		panic("kernel: unknown PlusKind")
+	}
+	if rho != nil {
+		rho = rho[:len(s)]
+	}
+	if drho != nil {
+		drho = drho[:len(s)]
+	}
+	if rho == nil || drho == nil {
+		// The kernel writes both; the one not wanted goes to a scratch block.
+		const B = 256
+		var scratch [B]T
+		for i := 0; i < len(s); i += B {
+			n := min(B, len(s)-i)
+			r, dr := unsafe.Pointer(&scratch[0]), unsafe.Pointer(&scratch[0])
+			if rho != nil {
+				r = unsafe.Pointer(&rho[i])
+			}
+			if drho != nil {
+				dr = unsafe.Pointer(&drho[i])
+			}
+			plus(kind, eps, r, dr, unsafe.Pointer(&s[i]), n)
+		}
+		return
+	}
+	for i := 0; i < len(s); i += chunkElems {
+		n := min(chunkElems, len(s)-i)
+		plus(kind, eps, unsafe.Pointer(&rho[i]), unsafe.Pointer(&drho[i]), unsafe.Pointer(&s[i]), n)
+	}
+}
+
+func softmaxCEAVX2[T Float](loss, z []T, label []int32, k int) {
+	n := len(loss)
+	if n == 0 || k <= 0 {
+		return
+	}
+	z = z[:n*k]
+	label = label[:n]
+	for _, y := range label {
+		if uint32(y) >= uint32(k) {
+			panic("kernel: label out of range")
+		}
+	}
+	step := max(1, chunkElems/k)
+	for i := 0; i < n; i += step {
+		b := min(step, n-i)
+		if is32[T]() {
+			softmaxF32(unsafe.Pointer(&loss[i]), unsafe.Pointer(&z[i*k]), unsafe.Pointer(&label[i]), b, k)
+		} else {
+			softmaxF64(unsafe.Pointer(&loss[i]), unsafe.Pointer(&z[i*k]), unsafe.Pointer(&label[i]), b, k)
+		}
+	}
+}
+
+// ---- Fused step ---------------------------------------------------------------
+
+// fusedBlock is the most rows FusedLinear handles per block.
+const fusedBlock = 16
+
+func fusedLinearAVX2[T Float](g, loss, x []T, stride int, idx []int, y, w []T, p *LinearStep[T]) (sumV, sumC T) {
+	n, d := len(loss), len(w)
+	if n == 0 {
+		return 0, 0
+	}
+	g = g[:d]
+	y = y[:n]
+	if p.Loss < Logistic || p.Loss > Absolute {
+		panic("kernel: unknown LossKind")
+	}
+	if p.Plus < PlusNone || p.Plus > PlusQuadratic {
+		panic("kernel: unknown PlusKind")
+	}
+	checkRows(n, x, stride, idx, d)
+	// A block of rows small enough to be in L1 still when they are read the
+	// second time, for the accumulation into g.
+	bs := min(fusedBlock, max(4, (32<<10)/max(1, d*int(unsafe.Sizeof(T(0))))&^3))
+	var mb, db, sb, rb, vb, cb [fusedBlock]T
+	for i := 0; i < n; i += bs {
+		b := min(bs, n-i)
+		if d > 0 {
+			margins(unsafe.Pointer(&mb[0]), 1, x, stride, idx, i, b, ptr(w), d)
+		} else {
+			mb = [fusedBlock]T{}
+		}
+		for j := range b {
+			mb[j] += p.Bias
+		}
+		linearLoss[T](p.Loss, unsafe.Pointer(&loss[i]), unsafe.Pointer(&db[0]), unsafe.Pointer(&mb[0]), unsafe.Pointer(&y[i]), b)
+		for j := range b {
+			sb[j] = loss[i+j]*p.InvL - p.Tau
+		}
+		plus(p.Plus, p.Eps, unsafe.Pointer(&rb[0]), unsafe.Pointer(&vb[0]), unsafe.Pointer(&sb[0]), b)
+		for j := range b {
+			c := p.Scale * vb[j] * db[j]
+			cb[j] = c
+			sumV += vb[j]
+			sumC += c
+		}
+		if d > 0 {
+			addRows(ptr(g), d, x, stride, idx, i, b, unsafe.Pointer(&cb[0]), 1)
+		}
+	}
+	return sumV, sumC
+}

@@ -269,17 +269,20 @@ func softmaxCEGeneric[T Float](loss, z []T, label []int32, k int) {
 		for _, v := range zi {
 			mx = math.Max(mx, float64(v))
 		}
+		y := int(label[i])
+		zy := float64(zi[y]) - mx
 		var sum float64
 		for j, v := range zi {
 			e := math.Exp(float64(v) - mx)
 			zi[j] = T(e)
 			sum += e
 		}
-		y := int(label[i])
-		// loss = log Σ e^{z_j − max} − (z_y − max); z_y − max = log p_y·sum.
+		// loss = log Σ e^{z_j − max} − (z_y − max). (Taking log of the
+		// stored e^{z_y − max} instead would lose the float32 rounding of it
+		// and give +Inf when it underflows.)
 		inv := 1 / sum
 		py := float64(zi[y]) * inv
-		loss[i] = T(math.Log(sum) - math.Log(float64(zi[y])))
+		loss[i] = T(math.Log(sum) - zy)
 		for j := range zi {
 			zi[j] = T(float64(zi[j]) * inv)
 		}
@@ -335,8 +338,26 @@ func plusGeneric[T Float](kind PlusKind, eps T, rho, drho, s []T) {
 func expGeneric[T Float](dst, x []T) {
 	dst = dst[:len(x)]
 	for i, v := range x {
-		dst[i] = T(math.Exp(float64(v)))
+		dst[i] = T(expRef(float64(v)))
 	}
+}
+
+// e's leading and trailing parts: eHi + eLo = e to 106 bits.
+const (
+	eHi = 2.718281828459045
+	eLo = 1.4456468917292502e-16
+)
+
+// expRef is math.Exp, except just below the overflow threshold, where Go's
+// amd64 assembly math.Exp returns +Inf for x ≥ 1023.5·ln2 ≈ 709.436 although
+// e^x is finite up to 709.78: there e^x = e^{x−1}·e (x−1 is exact) with e in
+// two parts, within 1.5 ulp.
+func expRef(x float64) float64 {
+	if x > 709 && x < 709.8 {
+		r := math.Exp(x - 1)
+		return math.FMA(r, eHi, r*eLo)
+	}
+	return math.Exp(x)
 }
 
 func log1pGeneric[T Float](dst, x []T) {

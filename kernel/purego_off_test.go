@@ -1,0 +1,6 @@
+//go:build !purego
+
+package kernel
+
+// puregoBuild reports whether the build excludes assembly.
+const puregoBuild = false
