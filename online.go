@@ -1,0 +1,109 @@
+package cvar
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/cvarlearn/cvar/batch"
+)
+
+// Online trains with Alg1 or Alg4 on a stream, one sample at a time, in
+// O(number of parameters) memory: it never holds more than the current
+// sample. The theorems' step sizes need the stream's length n in advance
+// (Options.Steps) and bounds on the data (Options.Scale), unless LR (and for
+// Alg4 Eps) are given.
+type Online[T batch.Float] struct {
+	r     *run[T]
+	model batch.Model[T]
+	one   batch.Data[T] // the current sample as a one-row data set
+	y     [1]T
+	label [1]int32
+	n     int
+}
+
+// NewOnline starts an online run of opt.Method (Alg1 or Alg4) for a stream
+// of opt.Steps samples of d features: classification with k classes, or
+// regression when k = 0.
+func NewOnline[T batch.Float](model batch.Model[T], d, k int, opt Options) (*Online[T], error) {
+	if !opt.Method.online() {
+		return nil, fmt.Errorf("cvar: %v is not an online method (use alg1 or alg4)", opt.Method)
+	}
+	if opt.Steps <= 0 {
+		return nil, errors.New("cvar: an online run needs the stream's length in Options.Steps")
+	}
+	o := &Online[T]{model: model}
+	o.one = batch.Data[T]{X: make([]T, d), N: 1, D: d, Stride: d, K: k}
+	if k > 0 {
+		o.one.Labels = o.label[:]
+		if k == 2 {
+			o.one.Y = o.y[:]
+		}
+	} else {
+		o.one.Y = o.y[:]
+	}
+	if err := model.Check(&o.one); err != nil {
+		return nil, err
+	}
+	theta, err := initialTheta(model, opt)
+	if err != nil {
+		return nil, err
+	}
+	p := model.NumParams()
+	bounds := model.Bounds(opt.Scale, opt.Domain.radius(p))
+	if opt.LR == 0 && opt.G == 0 && opt.Scale == (batch.Scale{}) {
+		return nil, errors.New("cvar: an online run with the theorem's step size needs Options.Scale (bounds on ‖x‖ and |y|) or Options.G")
+	}
+	engine := batch.NewEngine(model, 1)
+	pr, err := resolve(&opt, p, opt.Steps, bounds, nil)
+	if err != nil {
+		engine.Close()
+		return nil, err
+	}
+	o.r, err = newRun(model, engine, opt, pr, theta)
+	if err != nil {
+		engine.Close()
+		return nil, err
+	}
+	return o, nil
+}
+
+// Observe takes one sample: its features x, and its target y (regression)
+// or class label (classification). It updates the parameters and returns a
+// DivergenceError if they stopped being finite, or an error for a bad
+// sample (which is not used).
+func (o *Online[T]) Observe(x []T, y float64, label int) error {
+	d := &o.one
+	if len(x) != d.D {
+		return fmt.Errorf("cvar: sample %d has %d features, want %d", o.n+1, len(x), d.D)
+	}
+	for j, v := range x {
+		if !finite(float64(v)) {
+			return fmt.Errorf("cvar: sample %d, feature %d: %v is not finite", o.n+1, j, v)
+		}
+	}
+	if d.K > 0 {
+		if label < 0 || label >= d.K {
+			return fmt.Errorf("cvar: sample %d: label %d outside the classes 0..%d", o.n+1, label, d.K-1)
+		}
+		o.label[0] = int32(label)
+		o.y[0] = T(2*label - 1) // ±1 for binary logistic regression
+	} else {
+		if !finite(y) {
+			return fmt.Errorf("cvar: sample %d: target %v is not finite", o.n+1, y)
+		}
+		o.y[0] = T(y)
+	}
+	copy(d.X, x)
+	o.n++
+	return o.r.step(d, nil, 1)
+}
+
+// Seen returns the number of samples observed.
+func (o *Online[T]) Seen() int { return o.n }
+
+// Result returns the run's output so far: for Alg1 the average of the
+// iterates, for Alg4 a uniformly random one of them.
+func (o *Online[T]) Result() *Result[T] { return o.r.result() }
+
+// Close releases the run's workers.
+func (o *Online[T]) Close() { o.r.engine.Close() }

@@ -1,0 +1,232 @@
+package cvar
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"github.com/cvarlearn/cvar/batch"
+)
+
+// Method is a training algorithm.
+type Method int
+
+const (
+	Alg1          Method = iota + 1 // online projected subgradient descent
+	Alg2                            // smoothed SGD, one sample per step
+	Alg3                            // smoothed minibatch SGD (CVaR-SGD)
+	Alg4                            // smoothed online GD, nonconvex, random iterate
+	Vanilla                         // minibatch SGD on the mean loss
+	MinibatchCVaR                   // SGD on each minibatch's exact CVaR
+)
+
+var methodNames = map[Method]string{
+	Alg1: "alg1", Alg2: "alg2", Alg3: "alg3", Alg4: "alg4", Vanilla: "vanilla", MinibatchCVaR: "minibatch",
+}
+
+func (m Method) String() string {
+	if s, ok := methodNames[m]; ok {
+		return s
+	}
+	return fmt.Sprintf("Method(%d)", int(m))
+}
+
+// ParseMethod reads a method's name: alg1, alg2, alg3, alg4, vanilla or
+// minibatch.
+func ParseMethod(s string) (Method, error) {
+	for m, name := range methodNames {
+		if strings.EqualFold(s, name) {
+			return m, nil
+		}
+	}
+	return 0, fmt.Errorf("cvar: unknown method %q (want alg1, alg2, alg3, alg4, vanilla or minibatch)", s)
+}
+
+// online reports whether the method consumes samples one at a time in order.
+func (m Method) online() bool { return m == Alg1 || m == Alg4 }
+
+// usesTau reports whether the method trains the threshold τ.
+func (m Method) usesTau() bool { return m >= Alg1 && m <= Alg4 }
+
+// Smoothing is the smoothed plus function of Alg2–4.
+type Smoothing int
+
+const (
+	Softplus  Smoothing = iota // ε·log(1 + e^{s/ε})
+	Quadratic                  // the piecewise quadratic of Alexander et al.
+)
+
+func (s Smoothing) String() string {
+	if s == Quadratic {
+		return "quadratic"
+	}
+	return "softplus"
+}
+
+// ParseSmoothing reads "softplus" or "quadratic".
+func ParseSmoothing(s string) (Smoothing, error) {
+	switch strings.ToLower(s) {
+	case "softplus":
+		return Softplus, nil
+	case "quadratic":
+		return Quadratic, nil
+	}
+	return 0, fmt.Errorf("cvar: unknown smoothing %q (want softplus or quadratic)", s)
+}
+
+// Sampling says how minibatches are drawn.
+type Sampling int
+
+const (
+	// SamplingDefault is in-order for Alg1 and Alg4 (a stream), with
+	// replacement for Alg2 and Alg3 (the theorems), shuffled epochs for the
+	// baselines (the paper's experiments).
+	SamplingDefault Sampling = iota
+	WithReplacement
+	ShuffledEpochs
+	InOrder
+)
+
+// Output picks the parameters a run returns.
+type Output int
+
+const (
+	// OutputDefault is the average of the iterates for Alg1–3 (the
+	// theorems), a random iterate for Alg4 and the last iterate for the
+	// baselines.
+	OutputDefault Output = iota
+	OutputAverage
+	OutputLast
+	OutputRandom
+)
+
+// DomainKind names the shape of the feasible set K of the parameters.
+type DomainKind int
+
+const (
+	Unconstrained DomainKind = iota // K = R^d
+	L2Ball                          // ‖θ‖ ≤ Radius
+	Box                             // Lo ≤ θ_j ≤ Hi for every j
+)
+
+// Domain is the feasible set K of the parameters.
+type Domain struct {
+	Kind   DomainKind
+	Radius float64 // L2Ball
+	Lo, Hi float64 // Box
+}
+
+// Ball returns the L2 ball of radius r.
+func Ball(r float64) Domain { return Domain{Kind: L2Ball, Radius: r} }
+
+// BoxDomain returns the box [lo, hi]^d.
+func BoxDomain(lo, hi float64) Domain { return Domain{Kind: Box, Lo: lo, Hi: hi} }
+
+func (d Domain) validate() error {
+	switch d.Kind {
+	case Unconstrained:
+		return nil
+	case L2Ball:
+		if !(d.Radius > 0) || math.IsInf(d.Radius, 0) {
+			return fmt.Errorf("cvar: ball radius %v must be positive and finite", d.Radius)
+		}
+		return nil
+	case Box:
+		if !(d.Lo <= d.Hi) || math.IsInf(d.Lo, 0) || math.IsInf(d.Hi, 0) {
+			return fmt.Errorf("cvar: box [%v, %v] must be finite with lo ≤ hi", d.Lo, d.Hi)
+		}
+		return nil
+	}
+	return fmt.Errorf("cvar: unknown domain kind %d", int(d.Kind))
+}
+
+// Diameter is D = sup ‖θ − θ'‖ over K ⊂ R^p: 2R for a ball, (hi−lo)·√p for a
+// box, +Inf for R^p.
+func (d Domain) Diameter(p int) float64 {
+	switch d.Kind {
+	case L2Ball:
+		return 2 * d.Radius
+	case Box:
+		return (d.Hi - d.Lo) * math.Sqrt(float64(p))
+	}
+	return math.Inf(1)
+}
+
+// radius is the radius of the smallest L2 ball about 0 holding K, which the
+// models' Lipschitz and loss bounds use.
+func (d Domain) radius(p int) float64 {
+	switch d.Kind {
+	case L2Ball:
+		return d.Radius
+	case Box:
+		return math.Max(math.Abs(d.Lo), math.Abs(d.Hi)) * math.Sqrt(float64(p))
+	}
+	return math.Inf(1)
+}
+
+func (d Domain) String() string {
+	switch d.Kind {
+	case L2Ball:
+		return fmt.Sprintf("ball(R=%g)", d.Radius)
+	case Box:
+		return fmt.Sprintf("box[%g, %g]", d.Lo, d.Hi)
+	}
+	return "R^d"
+}
+
+// Options configure a training run. The zero value of every field means its
+// documented default; only Method is required.
+type Options struct {
+	Method Method
+	// Alpha is the tail fraction α ∈ (0, 1]; default 0.1.
+	Alpha float64
+	// Domain is K; default R^d. The theorems' step sizes need a bounded K
+	// for Alg1–3 (D < ∞).
+	Domain Domain
+	// TauMin and TauMax bound τ, in the losses' units. The default is
+	// [0, L] when the loss bound L is known, else [0, +Inf).
+	TauMin, TauMax float64
+	// Smoothing and Eps set the smoothed plus function of Alg2–4. Eps is in
+	// units of ℓ/L; 0 means the theorem's value.
+	Smoothing Smoothing
+	Eps       float64
+	// LR is the step size η; 0 means the theorem's value for Alg1–4 and
+	// 0.01 for the baselines.
+	LR float64
+	// WeightDecay λ adds λ·θ to every gradient.
+	WeightDecay float64
+	// Steps is T, the number of updates. 0 means Epochs passes.
+	Steps int
+	// Epochs is the number of passes over the data when Steps is 0;
+	// default 1 for Alg1, Alg2 and Alg4, 10 for Alg3 and the baselines.
+	Epochs int
+	// Batch is the minibatch size of Alg3 and the baselines; default 512
+	// (at most the number of samples). Alg1, Alg2 and Alg4 use 1.
+	Batch    int
+	Sampling Sampling
+	Output   Output
+	// Seed fixes every random choice: same seed, same data, same kernel
+	// implementation ⇒ bit-identical result, whatever Threads is.
+	Seed uint64
+	// LossBound (L), G and Beta override the constants the step sizes use,
+	// in the losses' units. 0 means derived from the model, the data and K
+	// (or estimated at the initial point for the MLP).
+	LossBound, G, Beta float64
+	// Scale overrides the data's measured ‖x‖ and |y| bounds (for streams).
+	Scale batch.Scale
+	// Threads is the number of workers; 0 means GOMAXPROCS.
+	Threads int
+	// Init, when not nil, is the starting θ (it must lie in K).
+	Init []float64
+	// OnEpoch, when not nil, is called after each pass over the data with
+	// the parameters the run would return if it stopped there. Returning an
+	// error stops training with that error.
+	OnEpoch func(EpochInfo) error
+}
+
+// EpochInfo is what OnEpoch sees. Theta is only valid during the call.
+type EpochInfo struct {
+	Epoch, Step int
+	Theta       []float64
+	Tau         float64 // in the losses' units
+}

@@ -1,0 +1,251 @@
+package cvar
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/cvarlearn/cvar/batch"
+)
+
+// Params are the constants and step sizes a run used, as resolved from the
+// options, the model, the data and K. Normalised quantities are in units of
+// ℓ/L; the bound is in the losses' own units.
+type Params struct {
+	Method     Method  `json:"method"`
+	Alpha      float64 `json:"alpha"`
+	N          int     `json:"n"`     // samples (Alg1/Alg4: samples consumed)
+	Steps      int     `json:"steps"` // T
+	Batch      int     `json:"batch"`
+	G          float64 `json:"g"`          // Lipschitz constant of ℓ, losses' units
+	Beta       float64 `json:"beta"`       // smoothness of ℓ, losses' units
+	L          float64 `json:"loss_bound"` // L: losses are divided by it
+	D          float64 `json:"diameter"`
+	GAlpha     float64 `json:"g_alpha"` // max{√(G̃² + (1−α)²)/α, 1} with G̃ = G/L
+	LR         float64 `json:"lr"`
+	Eps        float64 `json:"eps"` // in units of ℓ/L
+	TauMin     float64 `json:"tau_min"`
+	TauMax     float64 `json:"tau_max"`
+	Bound      float64 `json:"bound"`     // the theorem's excess-CVaR bound, losses' units; NaN if none
+	Estimated  bool    `json:"estimated"` // G and β were estimated at the initial point
+	TheoremLR  bool    `json:"theorem_lr"`
+	TheoremEps bool    `json:"theorem_eps"`
+}
+
+// DefaultLR is the baselines' step size when none is given: the largest of
+// the paper's grid {0.001, 0.005, 0.01}.
+const DefaultLR = 0.01
+
+// GAlphaOf returns G_α = max{√(G² + (1−α)²)/α, 1}, the Lipschitz constant of
+// the auxiliary objective f(w, τ) (Lemma 2.2), for a loss with range [0, 1].
+func GAlphaOf(g, alpha float64) float64 {
+	return math.Max(math.Sqrt(g*g+(1-alpha)*(1-alpha))/alpha, 1)
+}
+
+// resolve fills in every default of opt for a run over n samples and
+// returns the run's parameters. est estimates G and β when the model has no
+// closed form (the MLP); it is only called if needed.
+func resolve(opt *Options, p int, n int, bounds batch.Bounds, est func() (g, beta float64)) (Params, error) {
+	o := opt
+	if o.Method < Alg1 || o.Method > MinibatchCVaR {
+		return Params{}, fmt.Errorf("cvar: unknown method %d", int(o.Method))
+	}
+	if o.Alpha == 0 {
+		o.Alpha = 0.1
+	}
+	if !(o.Alpha > 0 && o.Alpha <= 1) {
+		return Params{}, fmt.Errorf("cvar: alpha %v outside (0, 1]", o.Alpha)
+	}
+	if err := o.Domain.validate(); err != nil {
+		return Params{}, err
+	}
+	if o.Method == Alg4 && o.Domain.Kind != Unconstrained {
+		return Params{}, fmt.Errorf("cvar: alg4 is unconstrained (K = R^d); got domain %v", o.Domain)
+	}
+	for name, v := range map[string]float64{"lr": o.LR, "eps": o.Eps, "weight decay": o.WeightDecay, "loss bound": o.LossBound, "G": o.G, "beta": o.Beta} {
+		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+			return Params{}, fmt.Errorf("cvar: %s %v must be finite and ≥ 0", name, v)
+		}
+	}
+	if o.Steps < 0 || o.Epochs < 0 || o.Batch < 0 {
+		return Params{}, fmt.Errorf("cvar: steps %d, epochs %d and batch %d must be ≥ 0", o.Steps, o.Epochs, o.Batch)
+	}
+	pr := Params{Method: o.Method, Alpha: o.Alpha, N: n, D: o.Domain.Diameter(p)}
+
+	// Batch size and number of steps.
+	switch o.Method {
+	case Alg1, Alg2, Alg4:
+		if o.Batch > 1 {
+			return Params{}, fmt.Errorf("cvar: %v takes one sample per step; batch %d given (use alg3)", o.Method, o.Batch)
+		}
+		pr.Batch = 1
+	default:
+		pr.Batch = o.Batch
+		if pr.Batch == 0 {
+			pr.Batch = 512
+		}
+		pr.Batch = min(pr.Batch, n)
+	}
+	epochs := o.Epochs
+	if epochs == 0 {
+		epochs = 1
+		if o.Method == Alg3 || o.Method == Vanilla || o.Method == MinibatchCVaR {
+			epochs = 10
+		}
+	}
+	pr.Steps = o.Steps
+	if pr.Steps == 0 {
+		pr.Steps = epochs * ((n + pr.Batch - 1) / pr.Batch)
+	}
+	if o.Method.online() {
+		pr.N = pr.Steps // the theorems' n is the number of samples consumed
+	}
+
+	// Constants: G, β, L in the losses' units.
+	pr.G, pr.Beta, pr.L = bounds.G, bounds.Beta, bounds.L
+	if o.G > 0 {
+		pr.G = o.G
+	}
+	if o.Beta > 0 {
+		pr.Beta = o.Beta
+	}
+	if o.LossBound > 0 {
+		pr.L = o.LossBound
+	}
+	needTheorem := o.Method.usesTau() && (o.LR == 0 || (o.Eps == 0 && o.Method != Alg1))
+	if needTheorem && (math.IsNaN(pr.G) || (o.Method == Alg4 && math.IsNaN(pr.Beta))) && est != nil {
+		g, beta := est()
+		if math.IsNaN(pr.G) {
+			pr.G = g
+		}
+		if math.IsNaN(pr.Beta) {
+			pr.Beta = beta
+		}
+		pr.Estimated = true
+	}
+	// Losses are divided by L when the user states L, or when the theorems
+	// set the step and L is known. A user-given step acts on the raw losses,
+	// like the baselines.
+	normalise := o.LossBound > 0 || (o.LR == 0 && o.Method.usesTau() && pr.L > 0 && !math.IsInf(pr.L, 0))
+	if !normalise {
+		pr.L = 1
+	}
+	gn, betan := pr.G/pr.L, pr.Beta/pr.L
+	pr.GAlpha = GAlphaOf(gn, o.Alpha)
+
+	// τ's interval, in the losses' units: [0, L] for normalised losses.
+	pr.TauMin, pr.TauMax = o.TauMin, o.TauMax
+	if pr.TauMax == 0 {
+		pr.TauMax = math.Inf(1)
+		if normalise {
+			pr.TauMax = pr.L
+		}
+	}
+	if !(pr.TauMin <= pr.TauMax) || math.IsNaN(pr.TauMin) || math.IsInf(pr.TauMin, 0) {
+		return Params{}, fmt.Errorf("cvar: tau interval [%v, %v] is empty or not finite below", pr.TauMin, pr.TauMax)
+	}
+
+	// Step size and smoothing.
+	d2 := pr.D*pr.D + 1
+	nf, tf, bf := float64(pr.N), float64(pr.Steps), float64(pr.Batch)
+	pr.LR, pr.Eps = o.LR, o.Eps
+	if pr.LR == 0 {
+		pr.TheoremLR = true
+		switch o.Method {
+		case Vanilla, MinibatchCVaR:
+			pr.LR, pr.TheoremLR = DefaultLR, false
+		case Alg1:
+			pr.LR = math.Sqrt(d2) / (pr.GAlpha * math.Sqrt(nf))
+		case Alg2:
+			pr.LR = math.Sqrt(d2) * math.Sqrt(nf) / (pr.GAlpha * math.Sqrt(tf*(nf+2*tf)))
+		case Alg3:
+			pr.LR = bf * math.Sqrt(d2) * math.Sqrt(nf) / (pr.GAlpha * math.Sqrt(tf*(nf+2*tf)))
+		case Alg4:
+			eps := math.Pow(pr.GAlpha, 2.0/3) * math.Pow(gn, 2.0/3) * math.Pow(nf, -1.0/6)
+			pr.LR = o.Alpha / ((betan + gn*gn/eps) * pr.GAlpha * pr.GAlpha * math.Sqrt(nf))
+		}
+	}
+	if pr.Eps == 0 {
+		pr.TheoremEps = true
+		switch o.Method {
+		case Alg2:
+			pr.Eps = 2 * pr.GAlpha * pr.GAlpha * pr.LR
+		case Alg3:
+			pr.Eps = 2 * pr.GAlpha * pr.LR
+		case Alg4:
+			pr.Eps = math.Pow(pr.GAlpha, 2.0/3) * math.Pow(gn, 2.0/3) * math.Pow(nf, -1.0/6)
+		default:
+			pr.TheoremEps = false
+		}
+	}
+	if o.Method.usesTau() && (math.IsNaN(pr.LR) || math.IsInf(pr.LR, 0) || pr.LR <= 0) {
+		return Params{}, fmt.Errorf("cvar: %v: the theorem's step size is %v (G = %v, D = %v on %v): give LR, or bound K with a ball or box", o.Method, pr.LR, pr.G, pr.D, o.Domain)
+	}
+	if o.Method != Alg1 && o.Method.usesTau() && (math.IsNaN(pr.Eps) || math.IsInf(pr.Eps, 0) || pr.Eps <= 0) {
+		return Params{}, fmt.Errorf("cvar: %v: smoothing eps is %v: give Eps", o.Method, pr.Eps)
+	}
+
+	// The theorem's bound on the expected excess CVaR, in the losses' units.
+	c := tf / nf
+	pr.Bound = math.NaN()
+	if pr.TheoremLR && pr.TheoremEps || o.Method == Alg1 && pr.TheoremLR {
+		base := pr.GAlpha * math.Sqrt(d2) / math.Sqrt(nf) * pr.L
+		switch o.Method {
+		case Alg1:
+			pr.Bound = base
+		case Alg2:
+			pr.Bound = base * (math.Sqrt((1+2*c)/c) + 2/math.Sqrt(c*(1+2*c)))
+		case Alg3:
+			pr.Bound = base / math.Sqrt(bf) * (math.Sqrt((1+2*c)/c) + 2/math.Sqrt(1+2*c))
+		}
+	}
+	return pr, nil
+}
+
+// estimateConstants estimates G and β of a model without closed-form bounds
+// at θ₀: G as the largest per-sample gradient norm over up to 256 samples, β
+// as the largest ratio ‖∇ℓ(θ₀ + δu) − ∇ℓ(θ₀)‖/δ over random unit directions u.
+func estimateConstants[T batch.Float](e *batch.Engine[T], theta []T, data *batch.Data[T], seed uint64) (g, beta float64) {
+	rng := rand.New(rand.NewPCG(seed, 0xe57))
+	p := len(theta)
+	g0, g1 := make([]T, p), make([]T, p)
+	moved := make([]T, p)
+	u := make([]float64, p)
+	mean := &batch.Weighting{Objective: batch.Mean}
+	var nrm float64
+	for _, v := range theta {
+		nrm += float64(v) * float64(v)
+	}
+	delta := 1e-3 * math.Max(1, math.Sqrt(nrm))
+	for s := 0; s < min(256, data.N); s++ {
+		idx := []int{rng.IntN(data.N)}
+		e.Gradient(g0, theta, data, idx, 0, mean)
+		g = math.Max(g, norm(g0))
+		if s >= 32 {
+			continue // a few directions suffice for β
+		}
+		var un float64
+		for i := range u {
+			u[i] = rng.NormFloat64()
+			un += u[i] * u[i]
+		}
+		un = math.Sqrt(un)
+		for i := range moved {
+			moved[i] = theta[i] + T(delta*u[i]/un)
+		}
+		e.Gradient(g1, moved, data, idx, 0, mean)
+		for i := range g1 {
+			g1[i] -= g0[i]
+		}
+		beta = math.Max(beta, norm(g1)/delta)
+	}
+	return g, beta
+}
+
+func norm[T batch.Float](x []T) float64 {
+	var s float64
+	for _, v := range x {
+		s += float64(v) * float64(v)
+	}
+	return math.Sqrt(s)
+}

@@ -1,0 +1,292 @@
+package cvar
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+
+	"github.com/cvarlearn/cvar/batch"
+	"github.com/cvarlearn/cvar/kernel"
+)
+
+// Result is what a training run returns.
+type Result[T batch.Float] struct {
+	// Theta is the output parameters: the average of the iterates, the last
+	// one or a random one, as Options.Output says.
+	Theta []T
+	// Tau is the threshold that goes with Theta, in the losses' units; at
+	// the optimum it is VaR_α. NaN for the baselines, which have no τ.
+	Tau float64
+	// Iterate is the 1-based step whose iterate was returned when the output
+	// is a random iterate (Alg4), else 0.
+	Iterate int
+	// Params are the constants and step sizes the run used.
+	Params Params
+}
+
+// DivergenceError reports a step that made the parameters, τ or a loss
+// NaN or infinite. Training stops there.
+type DivergenceError struct {
+	Step int    // 1-based step
+	What string // what became non-finite
+}
+
+func (e *DivergenceError) Error() string {
+	return fmt.Sprintf("cvar: training diverged at step %d: %s (lower the step size or bound K)", e.Step, e.What)
+}
+
+// run is the state of one training run, shared by Train and Online.
+type run[T batch.Float] struct {
+	model  batch.Model[T]
+	engine *batch.Engine[T]
+	ops    *kernel.Ops[T]
+	pr     Params
+	opt    Options
+	output Output
+	wt     batch.Weighting
+
+	theta, g, avg, kept []T
+	tau, tauAvg         float64 // normalised by L
+	keptTau             float64
+	keptStep            int
+	tauLo, tauHi        float64
+	t                   int
+	rng                 *rand.Rand // Alg4's random iterate
+}
+
+func newRun[T batch.Float](model batch.Model[T], engine *batch.Engine[T], opt Options, pr Params, theta []T) (*run[T], error) {
+	r := &run[T]{model: model, engine: engine, ops: kernel.For[T](), pr: pr, opt: opt, theta: theta}
+	r.g = make([]T, len(theta))
+	r.output = opt.Output
+	if r.output == OutputDefault {
+		switch opt.Method {
+		case Alg1, Alg2, Alg3:
+			r.output = OutputAverage
+		case Alg4:
+			r.output = OutputRandom
+		default:
+			r.output = OutputLast
+		}
+	}
+	switch r.output {
+	case OutputAverage:
+		r.avg = make([]T, len(theta))
+	case OutputRandom:
+		r.kept = make([]T, len(theta))
+		r.rng = rand.New(rand.NewPCG(opt.Seed, 0xa194))
+	case OutputLast:
+	default:
+		return nil, fmt.Errorf("cvar: unknown output %d", int(r.output))
+	}
+	r.wt = batch.Weighting{Alpha: pr.Alpha, Eps: pr.Eps, InvL: 1 / pr.L}
+	switch opt.Method {
+	case Alg1:
+		r.wt.Objective = batch.Hinge
+	case Alg2, Alg3, Alg4:
+		r.wt.Objective = batch.Softplus
+		if opt.Smoothing == Quadratic {
+			r.wt.Objective = batch.Quadratic
+		}
+	case Vanilla:
+		r.wt.Objective = batch.Mean
+	case MinibatchCVaR:
+		r.wt.Objective = batch.TopK
+	}
+	r.tauLo, r.tauHi = pr.TauMin/pr.L, pr.TauMax/pr.L
+	r.tau = r.tauLo
+	if math.IsInf(r.tau, 0) || math.IsNaN(r.tau) {
+		return nil, fmt.Errorf("cvar: tau interval [%v, %v] has no finite start", pr.TauMin, pr.TauMax)
+	}
+	if err := r.wt.Validate(); err != nil {
+		return nil, err
+	}
+	if nrm2 := r.project(); !finite(nrm2) {
+		return nil, fmt.Errorf("cvar: the initial parameters are not finite")
+	}
+	return r, nil
+}
+
+// project maps θ onto K and returns ‖θ‖², which is NaN or +Inf when θ has a
+// non-finite entry.
+func (r *run[T]) project() float64 {
+	nrm2 := float64(r.ops.Dot(r.theta, r.theta))
+	d := r.opt.Domain
+	switch d.Kind {
+	case L2Ball:
+		if nrm2 > d.Radius*d.Radius {
+			s := T(d.Radius / math.Sqrt(nrm2))
+			for i := range r.theta {
+				r.theta[i] *= s
+			}
+		}
+	case Box:
+		lo, hi := T(d.Lo), T(d.Hi)
+		for i, v := range r.theta {
+			r.theta[i] = min(max(v, lo), hi)
+		}
+	}
+	return nrm2
+}
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// step makes one update on the rows idx of data (nil idx: the first n).
+func (r *run[T]) step(data *batch.Data[T], idx []int, n int) error {
+	t := r.t + 1
+	switch r.output { // the output is built from the iterates x_1 … x_T
+	case OutputAverage:
+		r.ops.Lerp(T(1/float64(t)), r.theta, r.avg)
+		r.tauAvg += (r.tau - r.tauAvg) / float64(t)
+	case OutputRandom: // reservoir sampling: x_s with s uniform in [t]
+		if r.rng.IntN(t) == 0 {
+			copy(r.kept, r.theta)
+			r.keptTau, r.keptStep = r.tau, t
+		}
+	}
+	r.wt.Tau = r.tau
+	losses, sumV := r.engine.Gradient(r.g, r.theta, data, idx, n, &r.wt)
+	var sum T
+	for _, l := range losses {
+		sum += l
+	}
+	if !finite(float64(sum)) {
+		return &DivergenceError{Step: t, What: fmt.Sprintf("a loss of the minibatch is %v", sum)}
+	}
+	if r.opt.WeightDecay > 0 {
+		r.ops.Axpy(T(r.opt.WeightDecay), r.theta, r.g)
+	}
+	lr := r.pr.LR
+	r.ops.Axpy(T(-lr), r.g, r.theta)
+	if r.opt.Method.usesTau() {
+		gTau := 1 - sumV/(r.pr.Alpha*float64(len(losses)))
+		r.tau = math.Min(math.Max(r.tau-lr*gTau, r.tauLo), r.tauHi)
+		if !finite(r.tau) {
+			return &DivergenceError{Step: t, What: fmt.Sprintf("τ is %v", r.tau*r.pr.L)}
+		}
+	}
+	if nrm2 := r.project(); !finite(nrm2) {
+		return &DivergenceError{Step: t, What: fmt.Sprintf("the parameters are not finite (‖θ‖² = %v)", nrm2)}
+	}
+	r.t = t
+	return nil
+}
+
+// current returns the parameters and τ (losses' units) the run would return now.
+func (r *run[T]) current() ([]T, float64) {
+	tau := r.tau
+	theta := r.theta
+	switch r.output {
+	case OutputAverage:
+		if r.t > 0 {
+			theta, tau = r.avg, r.tauAvg
+		}
+	case OutputRandom:
+		if r.keptStep > 0 {
+			theta, tau = r.kept, r.keptTau
+		}
+	}
+	if !r.opt.Method.usesTau() {
+		return theta, math.NaN()
+	}
+	return theta, tau * r.pr.L
+}
+
+func (r *run[T]) result() *Result[T] {
+	theta, tau := r.current()
+	res := &Result[T]{Theta: append([]T(nil), theta...), Tau: tau, Params: r.pr}
+	if r.output == OutputRandom {
+		res.Iterate = r.keptStep
+	}
+	return res
+}
+
+func (r *run[T]) epochDone(epoch int) error {
+	if r.opt.OnEpoch == nil {
+		return nil
+	}
+	theta, tau := r.current()
+	th := make([]float64, len(theta))
+	for i, v := range theta {
+		th[i] = float64(v)
+	}
+	return r.opt.OnEpoch(EpochInfo{Epoch: epoch, Step: r.t, Theta: th, Tau: tau})
+}
+
+// Train runs opt.Method on data with model and returns the output
+// parameters. The data is not modified. Same seed, same data and same kernel
+// implementation give a bit-identical result whatever opt.Threads is.
+func Train[T batch.Float](model batch.Model[T], data *batch.Data[T], opt Options) (*Result[T], error) {
+	if err := model.Check(data); err != nil {
+		return nil, err
+	}
+	engine := batch.NewEngine(model, opt.Threads)
+	defer engine.Close()
+	theta, err := initialTheta(model, opt)
+	if err != nil {
+		return nil, err
+	}
+	scale := opt.Scale
+	if scale == (batch.Scale{}) {
+		scale = data.Scale()
+	}
+	p := model.NumParams()
+	bounds := model.Bounds(scale, opt.Domain.radius(p))
+	est := func() (float64, float64) { return estimateConstants(engine, theta, data, opt.Seed) }
+	pr, err := resolve(&opt, p, data.N, bounds, est)
+	if err != nil {
+		return nil, err
+	}
+	r, err := newRun(model, engine, opt, pr, theta)
+	if err != nil {
+		return nil, err
+	}
+	sampler, err := batch.NewSampler(data.N, pr.Batch, samplingOf(opt), opt.Seed)
+	if err != nil {
+		return nil, err
+	}
+	perEpoch := sampler.BatchesPerEpoch()
+	for t := 1; t <= pr.Steps; t++ {
+		if err := r.step(data, sampler.Next(), 0); err != nil {
+			return nil, err
+		}
+		if t%perEpoch == 0 {
+			if err := r.epochDone(t / perEpoch); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return r.result(), nil
+}
+
+func samplingOf(opt Options) batch.Sampling {
+	switch opt.Sampling {
+	case WithReplacement:
+		return batch.WithReplacement
+	case ShuffledEpochs:
+		return batch.Shuffled
+	case InOrder:
+		return batch.InOrder
+	}
+	switch opt.Method {
+	case Alg1, Alg4:
+		return batch.InOrder
+	case Alg2, Alg3:
+		return batch.WithReplacement
+	}
+	return batch.Shuffled
+}
+
+func initialTheta[T batch.Float](model batch.Model[T], opt Options) ([]T, error) {
+	theta := make([]T, model.NumParams())
+	if opt.Init != nil {
+		if len(opt.Init) != len(theta) {
+			return nil, fmt.Errorf("cvar: Init has %d parameters, the %s model has %d", len(opt.Init), model.Name(), len(theta))
+		}
+		for i, v := range opt.Init {
+			theta[i] = T(v)
+		}
+		return theta, nil
+	}
+	model.InitParams(theta, rand.New(rand.NewPCG(opt.Seed, 0x1a17)))
+	return theta, nil
+}
