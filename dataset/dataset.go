@@ -1,0 +1,231 @@
+// Package dataset turns user data (CSV, LIBSVM, MNIST IDX files, gonum
+// matrices or built-in synthetic generators) into validated in-memory float
+// matrices, and provides the preprocessing that training needs.
+//
+// # Errors
+//
+// Readers never print, exit or panic on bad input. Every problem is reported
+// as one *Error naming the input, the position (line and column for text
+// files, byte offset or record for binary ones), what was wrong and what was
+// expected, for example
+//
+//	data.csv:17: column 3 ("age"): "abc" is not a number
+//
+// Line and column numbers in messages are 1-based, as in editors; row and
+// feature indices of in-memory data (Validate, FromMat) are 0-based, as in Go.
+//
+// # Class labels
+//
+// Classification targets are mapped to classes 0..K-1 deterministically: if
+// every label parses as a number, classes are ordered numerically ("-1", "1"
+// become 0, 1) and their text is the shortest decimal form of the number (so
+// "+1" and "1.0" are both class "1"); otherwise the label texts are ordered
+// lexicographically (byte-wise). To evaluate data with the mapping of an
+// earlier training set, pass that set's Classes in the read options.
+//
+// # Task inference
+//
+// With TaskAuto, a target is a classification label if any value is not a
+// number, or if every value is an integer and there are at most
+// MaxAutoClasses distinct values; otherwise it is a regression target.
+package dataset
+
+import (
+	"fmt"
+	"math"
+	"strings"
+)
+
+// Float is the element type of a dataset: float32 or float64.
+type Float interface{ float32 | float64 }
+
+// Task says what the target of a dataset is.
+type Task int
+
+const (
+	// Classification targets are class labels 0..K-1.
+	Classification Task = iota
+	// Regression targets are real numbers.
+	Regression
+	// TaskAuto asks a reader to infer the task from the target values (see
+	// the package documentation). It is never the Task of a Dataset.
+	//
+	// Note that the zero value of Task is Classification, so read options
+	// must set TaskAuto explicitly to get inference.
+	TaskAuto Task = -1
+)
+
+// MaxAutoClasses is the largest number of distinct integer target values
+// that TaskAuto still treats as class labels.
+const MaxAutoClasses = 20
+
+// String returns "classification", "regression" or "auto".
+func (t Task) String() string {
+	switch t {
+	case Classification:
+		return "classification"
+	case Regression:
+		return "regression"
+	case TaskAuto:
+		return "auto"
+	}
+	return fmt.Sprintf("Task(%d)", int(t))
+}
+
+// ParseTask is the inverse of Task.String, for command-line flags. It also
+// accepts the abbreviations "class", "reg" and "" (auto).
+func ParseTask(s string) (Task, error) {
+	switch strings.ToLower(strings.TrimSpace(s)) {
+	case "classification", "class", "classify":
+		return Classification, nil
+	case "regression", "reg", "regress":
+		return Regression, nil
+	case "auto", "":
+		return TaskAuto, nil
+	}
+	return 0, fmt.Errorf("dataset: unknown task %q; expected classification, regression or auto", s)
+}
+
+// Dataset is N samples of D features held row-major in memory, with either a
+// class label (classification) or a real target (regression) per sample.
+type Dataset[T Float] struct {
+	Name     string   // file name, or "synthetic-classification" etc.
+	X        []T      // N×D, row-major: row i is X[i*D:(i+1)*D]
+	N, D     int      // number of samples and features
+	Task     Task     // Classification or Regression
+	Y        []T      // regression targets, len N (nil for classification)
+	Labels   []int32  // class of each row, 0..K-1 (nil for regression)
+	Classes  []string // text of each class label, len K; nil for regression
+	Features []string // feature names, len D
+}
+
+// K returns the number of classes, len(ds.Classes); 0 for regression.
+func (ds *Dataset[T]) K() int { return len(ds.Classes) }
+
+// Row returns row i of X as a slice sharing X's memory. Like slice indexing,
+// it panics if i is out of range.
+func (ds *Dataset[T]) Row(i int) []T {
+	if i < 0 || i >= ds.N {
+		panic(fmt.Sprintf("dataset: row %d out of range [0,%d)", i, ds.N))
+	}
+	return ds.X[i*ds.D : (i+1)*ds.D : (i+1)*ds.D]
+}
+
+// Subset returns a new dataset holding copies of the given rows, in the
+// given order (rows may repeat, as in a bootstrap sample). Class names and
+// feature names are shared with ds, since they are never modified. Like slice
+// indexing, it panics if a row is out of range.
+func (ds *Dataset[T]) Subset(rows []int) *Dataset[T] {
+	sub := &Dataset[T]{
+		Name:     ds.Name,
+		X:        make([]T, len(rows)*ds.D),
+		N:        len(rows),
+		D:        ds.D,
+		Task:     ds.Task,
+		Classes:  ds.Classes,
+		Features: ds.Features,
+	}
+	if ds.Y != nil {
+		sub.Y = make([]T, len(rows))
+	}
+	if ds.Labels != nil {
+		sub.Labels = make([]int32, len(rows))
+	}
+	for k, i := range rows {
+		copy(sub.X[k*ds.D:(k+1)*ds.D], ds.Row(i))
+		if ds.Y != nil {
+			sub.Y[k] = ds.Y[i]
+		}
+		if ds.Labels != nil {
+			sub.Labels[k] = ds.Labels[i]
+		}
+	}
+	return sub
+}
+
+// Validate checks that ds is consistent and finite: shapes agree, every value
+// of X and Y is finite, the labels lie in 0..K-1 and the task's target is
+// present. Rows and features in its messages are 0-based.
+func (ds *Dataset[T]) Validate() error {
+	if err := ds.validateShape(); err != nil {
+		return err
+	}
+	for i := 0; i < ds.N; i++ {
+		for j, v := range ds.X[i*ds.D : (i+1)*ds.D] {
+			if !finite(float64(v)) {
+				return ds.errorf("row %d, feature %d%s: %v; expected a finite number",
+					i, j, ds.featureSuffix(j), float64(v))
+			}
+		}
+	}
+	for i, v := range ds.Y {
+		if !finite(float64(v)) {
+			return ds.errorf("row %d: target %v; expected a finite number", i, float64(v))
+		}
+	}
+	k := int32(len(ds.Classes))
+	for i, l := range ds.Labels {
+		if l < 0 || l >= k {
+			return ds.errorf("row %d: label %d; expected a class in 0..%d", i, l, k-1)
+		}
+	}
+	return nil
+}
+
+// validateShape checks lengths and the task, not values.
+func (ds *Dataset[T]) validateShape() error {
+	if ds.N < 0 || ds.D < 0 {
+		return ds.errorf("negative shape %d×%d", ds.N, ds.D)
+	}
+	if ds.D > 0 && ds.N > math.MaxInt/ds.D || len(ds.X) != ds.N*ds.D {
+		return ds.errorf("X has %d values; expected N×D = %d×%d", len(ds.X), ds.N, ds.D)
+	}
+	if ds.Features != nil && len(ds.Features) != ds.D {
+		return ds.errorf("%d feature names; expected D = %d", len(ds.Features), ds.D)
+	}
+	switch ds.Task {
+	case Classification:
+		if len(ds.Labels) != ds.N {
+			return ds.errorf("classification data has %d labels; expected N = %d", len(ds.Labels), ds.N)
+		}
+		if len(ds.Classes) == 0 && ds.N > 0 {
+			return ds.errorf("classification data has no classes")
+		}
+		if ds.Y != nil {
+			return ds.errorf("classification data has regression targets Y; expected nil")
+		}
+	case Regression:
+		if len(ds.Y) != ds.N {
+			return ds.errorf("regression data has %d targets; expected N = %d", len(ds.Y), ds.N)
+		}
+		if ds.Labels != nil || ds.Classes != nil {
+			return ds.errorf("regression data has class labels; expected Labels and Classes nil")
+		}
+	default:
+		return ds.errorf("task %v; expected classification or regression", ds.Task)
+	}
+	return nil
+}
+
+func (ds *Dataset[T]) errorf(format string, args ...any) error {
+	return &Error{File: ds.Name, Msg: fmt.Sprintf(format, args...)}
+}
+
+// featureSuffix returns ` ("name")` for feature j when it has a name.
+func (ds *Dataset[T]) featureSuffix(j int) string {
+	if j < len(ds.Features) && ds.Features[j] != "" {
+		return fmt.Sprintf(" (%q)", ds.Features[j])
+	}
+	return ""
+}
+
+// numberedNames returns prefix+start .. prefix+(start+d-1).
+func numberedNames(prefix string, start, d int) []string {
+	names := make([]string, d)
+	for j := range names {
+		names[j] = fmt.Sprintf("%s%d", prefix, start+j)
+	}
+	return names
+}
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }

@@ -1,0 +1,71 @@
+package dataset
+
+import (
+	"fmt"
+
+	"gonum.org/v1/gonum/mat"
+)
+
+// FromMat builds a dataset from a gonum matrix of features (one row per
+// sample) and a target per row. For classification y holds numeric labels,
+// mapped to classes as by the readers (numerically sorted; classes named by
+// their shortest decimal text); for TaskAuto the task is inferred as by the
+// readers. Every value must be finite. The data are copied.
+func FromMat[T Float](name string, x mat.Matrix, y []float64, task Task) (*Dataset[T], error) {
+	if x == nil {
+		return nil, fileError(name, "nil feature matrix")
+	}
+	n, d := x.Dims()
+	if len(y) != n {
+		return nil, fileError(name, "%d targets for %d rows; expected one target per row", len(y), n)
+	}
+	for i, v := range y {
+		if !finite(v) {
+			return nil, fileError(name, "row %d: target %v; expected a finite number", i, v)
+		}
+	}
+	ds := &Dataset[T]{Name: name, X: make([]T, n*d), N: n, D: d, Features: numberedNames("f", 1, d)}
+	for i := range n {
+		for j := range d {
+			v := x.At(i, j)
+			t := T(v)
+			if !finite(float64(t)) {
+				return nil, fileError(name, "row %d, column %d: %v is not a finite %T", i, j, v, t)
+			}
+			ds.X[i*d+j] = t
+		}
+	}
+	if task == TaskAuto {
+		task = inferTaskValues(y)
+	}
+	switch task {
+	case Regression:
+		ds.Task = Regression
+		ds.Y = make([]T, n)
+		for i, v := range y {
+			ds.Y[i] = T(v)
+			if !finite(float64(ds.Y[i])) {
+				return nil, fileError(name, "row %d: target %v is not a finite %T", i, v, ds.Y[i])
+			}
+		}
+	case Classification:
+		ds.Task = Classification
+		ds.Labels, ds.Classes = numericClasses(y)
+	default:
+		return nil, fmt.Errorf("dataset: task %v; expected Classification, Regression or TaskAuto", task)
+	}
+	return ds, nil
+}
+
+// Mat returns a float64 copy of X as an N×D matrix. An empty dataset gives
+// an empty (zero-value) matrix, since gonum has no N×0 matrices.
+func (ds *Dataset[T]) Mat() *mat.Dense {
+	if ds.N == 0 || ds.D == 0 {
+		return &mat.Dense{}
+	}
+	data := make([]float64, ds.N*ds.D)
+	for i, v := range ds.X[:ds.N*ds.D] {
+		data[i] = float64(v)
+	}
+	return mat.NewDense(ds.N, ds.D, data)
+}

@@ -1,0 +1,263 @@
+package dataset
+
+import (
+	"encoding/binary"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+)
+
+// Magic numbers of the IDX files used by MNIST and its look-alikes: unsigned
+// bytes (type 0x08) with 3 dimensions (images) or 1 (labels).
+const (
+	idxImagesMagic = 0x00000803
+	idxLabelsMagic = 0x00000801
+)
+
+// IDXOptions configures LoadIDX, ReadIDX and LoadMNIST.
+type IDXOptions struct {
+	// Raw keeps pixel values 0..255; by default they are scaled to [0,1].
+	Raw bool
+	// Limit, if positive, reads only the first Limit samples, for quick
+	// experiments; the rest of the files is then not checked.
+	Limit int
+	// Classes, if not nil, imposes the class texts. By default classes are
+	// "0".."9" (MNIST digits), extended to the largest label if it is
+	// above 9. A label whose decimal text is not listed is an error.
+	Classes []string
+}
+
+// LoadMNIST loads the "train" or "test" split of MNIST (or Fashion-MNIST,
+// which uses the same names) from dir, which must hold
+// train-images-idx3-ubyte and train-labels-idx1-ubyte (resp. t10k-...),
+// optionally gzip-compressed with a .gz suffix. Features are named
+// "pixel0".."pixel783", row-major, and classes are "0".."9".
+func LoadMNIST[T Float](dir, split string, opt IDXOptions) (*Dataset[T], error) {
+	var prefix string
+	switch split {
+	case "train":
+		prefix = "train"
+	case "test", "t10k":
+		prefix = "t10k"
+	default:
+		return nil, fmt.Errorf("dataset: MNIST split %q; expected \"train\" or \"test\"", split)
+	}
+	images, err := findFile(dir, prefix+"-images-idx3-ubyte", prefix+"-images.idx3-ubyte")
+	if err != nil {
+		return nil, err
+	}
+	labels, err := findFile(dir, prefix+"-labels-idx1-ubyte", prefix+"-labels.idx1-ubyte")
+	if err != nil {
+		return nil, err
+	}
+	ds, err := LoadIDX[T](images, labels, opt)
+	if err != nil {
+		return nil, err
+	}
+	ds.Name = "mnist-" + split
+	return ds, nil
+}
+
+// findFile returns the first of the names, with or without ".gz", that
+// exists in dir.
+func findFile(dir string, names ...string) (string, error) {
+	for _, n := range names {
+		for _, suffix := range []string{".gz", ""} {
+			p := filepath.Join(dir, n+suffix)
+			if st, err := os.Stat(p); err == nil && st.Mode().IsRegular() {
+				return p, nil
+			}
+		}
+	}
+	return "", fmt.Errorf("dataset: no %s or %s.gz in %s", names[0], names[0], dir)
+}
+
+// LoadIDX reads an IDX image file and the matching label file, each raw or
+// gzip-compressed (detected from the content, not the name); see ReadIDX.
+func LoadIDX[T Float](imagesPath, labelsPath string, opt IDXOptions) (*Dataset[T], error) {
+	fi, err := os.Open(imagesPath)
+	if err != nil {
+		return nil, err
+	}
+	defer fi.Close()
+	fl, err := os.Open(labelsPath)
+	if err != nil {
+		return nil, err
+	}
+	defer fl.Close()
+	return ReadIDX[T](fi, fl, imagesPath, labelsPath, opt)
+}
+
+// ReadIDX reads MNIST-style IDX data: an image file (magic 0x00000803, then
+// the count, rows and columns as big-endian uint32, then one unsigned byte
+// per pixel) and a label file (magic 0x00000801, the count, one byte per
+// label). The counts must agree and the files must hold exactly the bytes
+// their headers announce; errors give the byte offset or record at fault.
+// Each image becomes one row of rows×columns features.
+func ReadIDX[T Float](images, labels io.Reader, imagesName, labelsName string, opt IDXOptions) (*Dataset[T], error) {
+	if opt.Limit < 0 {
+		return nil, fmt.Errorf("dataset: negative option Limit %d", opt.Limit)
+	}
+	var index *classIndex
+	if opt.Classes != nil {
+		var err error
+		if index, err = newClassIndex(opt.Classes); err != nil {
+			return nil, err
+		}
+	}
+	imgDims, pixels, err := readIDXFile(images, imagesName, idxImagesMagic, "image", opt.Limit)
+	if err != nil {
+		return nil, err
+	}
+	lblDims, lbl, err := readIDXFile(labels, labelsName, idxLabelsMagic, "label", opt.Limit)
+	if err != nil {
+		return nil, err
+	}
+	if imgDims[0] != lblDims[0] {
+		return nil, fileError(labelsName, "%d labels, but %s has %d images; expected one label per image",
+			lblDims[0], imagesName, imgDims[0])
+	}
+	n := len(lbl)
+	if n == 0 {
+		return nil, fileError(imagesName, "no images; expected at least one")
+	}
+	d := imgDims[1] * imgDims[2]
+	ds := &Dataset[T]{
+		Name:     imagesName,
+		X:        make([]T, n*d),
+		N:        n,
+		D:        d,
+		Task:     Classification,
+		Labels:   make([]int32, n),
+		Features: numberedNames("pixel", 0, d),
+	}
+	scale := T(1.0 / 255)
+	if opt.Raw {
+		scale = 1
+	}
+	for i, p := range pixels {
+		ds.X[i] = T(p) * scale
+	}
+	if ds.Classes, err = idxLabels(ds.Labels, lbl, labelsName, index); err != nil {
+		return nil, err
+	}
+	return ds, nil
+}
+
+// idxLabels maps label bytes to classes: through the imposed classes if any,
+// otherwise class k is "k" for k = 0..max(9, largest label).
+func idxLabels(out []int32, lbl []byte, name string, index *classIndex) ([]string, error) {
+	if index == nil {
+		k := 10
+		for _, l := range lbl {
+			k = max(k, int(l)+1)
+		}
+		for i, l := range lbl {
+			out[i] = int32(l)
+		}
+		return numberedNames("", 0, k), nil
+	}
+	for i, l := range lbl {
+		c, ok := index.lookup(strconv.Itoa(int(l)))
+		if !ok {
+			return nil, fileError(name, "byte %d (label %d): label %d is not one of the %d expected classes %s",
+				idxHeaderLen(1)+i, i, l, len(index.classes), quoteList(index.classes))
+		}
+		out[i] = c
+	}
+	return slices.Clone(index.classes), nil
+}
+
+func idxHeaderLen(ndims int) int { return 4 + 4*ndims }
+
+// readIDXFile reads one IDX file of unsigned bytes: it checks the magic
+// number and returns the dimensions (count first; images always get three)
+// and the data of the first limit records (all if limit is 0).
+func readIDXFile(r io.Reader, name string, magic uint32, what string, limit int) ([3]int, []byte, error) {
+	var dims [3]int
+	br, kind, err := decompressKind(r, name)
+	if err != nil {
+		return dims, nil, err
+	}
+	after := ""
+	if kind != "" {
+		after = " after " + kind + " decompression"
+	}
+	ndims := int(magic & 0xff)
+	hdr := make([]byte, idxHeaderLen(ndims))
+	if n, err := io.ReadFull(br, hdr); err != nil {
+		return dims, nil, truncated(name, err, int64(len(hdr)), int64(n), fmt.Sprintf("the %d-byte header", len(hdr)), after)
+	}
+	if got := binary.BigEndian.Uint32(hdr); got != magic {
+		return dims, nil, badMagic(name, got, magic, what)
+	}
+	// Sizes are uint32; do the arithmetic in int64 so that a corrupt header
+	// is reported rather than overflowing (int may be 32 bits).
+	size := [3]int64{0, 1, 1}
+	for k := range ndims {
+		size[k] = int64(binary.BigEndian.Uint32(hdr[4+4*k:]))
+	}
+	if size[1] == 0 || size[2] == 0 {
+		return dims, nil, fileError(name, "byte 8: images of %d×%d pixels; expected both sizes positive", size[1], size[2])
+	}
+	count := size[0]
+	if limit > 0 && int64(limit) < count {
+		count = int64(limit)
+	}
+	recLen := size[1] * size[2] // < 2^64 but may exceed MaxInt64
+	if size[1] > math.MaxInt64/size[2] || count > 0 && recLen > (math.MaxInt-int64(len(hdr))-1)/count {
+		return dims, nil, fileError(name, "byte 4: header announces %d %ss of %d×%d bytes, too large to hold in memory",
+			size[0], what, size[1], size[2])
+	}
+	want := count * recLen
+	layout := fmt.Sprintf("the %d-byte header and %d %ss of %d bytes", len(hdr), count, what, recLen)
+	// Read through a limit rather than allocating what the header claims,
+	// so that a corrupt header cannot make us allocate gigabytes up front.
+	data, err := io.ReadAll(io.LimitReader(br, want+1))
+	got := int64(len(data))
+	switch {
+	case err != nil && !errors.Is(err, io.ErrUnexpectedEOF):
+		return dims, nil, &Error{File: name, Msg: fmt.Sprintf("byte %d%s: read failed", int64(len(hdr))+got, after), Err: err}
+	case err != nil || got < want:
+		return dims, nil, truncated(name, err, int64(len(hdr))+want, int64(len(hdr))+got, layout, after)
+	case got > want && count == size[0]:
+		return dims, nil, fileError(name, "byte %d%s: data continues after %s; expected the file to end there",
+			int64(len(hdr))+want, after, layout)
+	}
+	dims = [3]int{int(size[0]), int(size[1]), int(size[2])}
+	return dims, data[:want], nil
+}
+
+// truncated reports a file that ended early, with the sizes involved.
+func truncated(name string, err error, want, got int64, layout, after string) error {
+	if err == nil || errors.Is(err, io.EOF) {
+		err = io.ErrUnexpectedEOF
+	}
+	return &Error{
+		File: name,
+		Msg:  fmt.Sprintf("truncated: expected %d bytes (%s), found %d%s", want, layout, got, after),
+		Err:  err,
+	}
+}
+
+// badMagic explains a wrong magic number, recognising the common mistake of
+// swapping the image and label files.
+func badMagic(name string, got, want uint32, what string) error {
+	msg := fmt.Sprintf("byte 0: magic number 0x%08x; expected 0x%08x (an IDX %s file)", got, want, what)
+	switch {
+	case got == idxImagesMagic || got == idxLabelsMagic:
+		msg += "; are the image and label files swapped?"
+	case got>>16 == 0x1f8b:
+		msg += "; the file looks like a corrupt gzip stream"
+	case got>>8 == 0x08 && got&0xff != want&0xff:
+		msg += fmt.Sprintf("; the file has %d dimensions", got&0xff)
+	case got>>8&0xff != 0x08 && got>>16 == 0:
+		msg += fmt.Sprintf("; element type 0x%02x is not supported (only unsigned bytes, 0x08)", got>>8&0xff)
+	}
+	return fileError(name, "%s", msg)
+}

@@ -1,0 +1,289 @@
+package dataset
+
+import (
+	"bufio"
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"strconv"
+)
+
+// DefaultMaxDim is the largest feature index LIBSVM readers accept when the
+// dimension is inferred, unless LIBSVMOptions.MaxDim says otherwise. Rows are
+// densified, so a stray huge index would otherwise demand N×index floats.
+const DefaultMaxDim = 1 << 20
+
+// LIBSVMOptions configures ReadLIBSVM, LoadLIBSVM and NewLIBSVMStream.
+type LIBSVMOptions struct {
+	// Dim is the number of features. 0 infers it as the largest index in
+	// the input (streams require it). An index above a given Dim is an
+	// error; giving Dim makes a test set match its training set's width.
+	Dim int
+	// MaxDim bounds an inferred dimension; 0 means DefaultMaxDim.
+	MaxDim int
+	// Task is Classification, Regression or TaskAuto. The zero value is
+	// Classification. Streams cannot infer the task, so reject TaskAuto.
+	Task Task
+	// Classes, if not nil, imposes the class mapping of an earlier dataset
+	// (label text of class 0, 1, ...); see CSVOptions.Classes.
+	Classes []string
+}
+
+// LoadLIBSVM reads a LIBSVM / svmlight file; see ReadLIBSVM. The file may
+// be gzip- or bzip2-compressed, as many published LIBSVM data sets are.
+func LoadLIBSVM[T Float](path string, opt LIBSVMOptions) (*Dataset[T], error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	return ReadLIBSVM[T](f, path, opt)
+}
+
+// ReadLIBSVM reads the sparse LIBSVM / svmlight text format, one sample per
+// line:
+//
+//	label index:value index:value ... # optional comment
+//
+// Indices are 1-based and strictly increasing; omitted features are zero and
+// feature j (0-based) of the dataset is index j+1, named "f<j+1>". Blank
+// lines and comments are skipped, as are qid:n tokens (ranking queries).
+// Labels may be ±1, 0..K-1, other texts (classification) or real numbers
+// (regression). Rows are stored densely, so the dimension inferred from the
+// largest index must not exceed opt.MaxDim. Lines may be arbitrarily long.
+func ReadLIBSVM[T Float](r io.Reader, name string, opt LIBSVMOptions) (*Dataset[T], error) {
+	ts, err := newTargetSpec(opt.Task, opt.Classes)
+	if err != nil {
+		return nil, err
+	}
+	p, err := newLIBSVMParser[T](r, name, opt)
+	if err != nil {
+		return nil, err
+	}
+	// Rows are held sparsely (CSR) until the dimension is known.
+	var (
+		start  = []int{0}
+		idx    []int32
+		val    []T
+		texts  []string
+		maxIdx int
+	)
+	for {
+		label, _, err := p.next(ts)
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+		idx = append(idx, p.idx...)
+		val = append(val, p.val...)
+		start = append(start, len(idx))
+		texts = append(texts, label)
+		if n := len(p.idx); n > 0 {
+			maxIdx = max(maxIdx, int(p.idx[n-1]))
+		}
+	}
+	n := len(texts)
+	if n == 0 {
+		return nil, fileError(name, "no samples; expected lines of the form \"label index:value ...\"")
+	}
+	d := opt.Dim
+	if d == 0 {
+		d = maxIdx
+	}
+	if d > 0 && n > math.MaxInt/d {
+		return nil, fileError(name, "%d samples × %d features do not fit in memory as a dense matrix", n, d)
+	}
+	x := make([]T, n*d)
+	for i := range n {
+		row := x[i*d : (i+1)*d]
+		for k := start[i]; k < start[i+1]; k++ {
+			row[idx[k]-1] = val[k]
+		}
+	}
+	task, y, labels, classes := resolve[T](ts, texts)
+	return &Dataset[T]{
+		Name:     name,
+		X:        x,
+		N:        n,
+		D:        d,
+		Task:     task,
+		Y:        y,
+		Labels:   labels,
+		Classes:  classes,
+		Features: numberedNames("f", 1, d),
+	}, nil
+}
+
+// libsvmParser parses LIBSVM lines one at a time into idx/val, which are
+// reused; it serves both ReadLIBSVM and the LIBSVM stream.
+type libsvmParser[T Float] struct {
+	name   string
+	lines  lineReader
+	dim    int // given dimension, or 0
+	maxDim int // bound on indices when dim is 0
+	idx    []int32
+	val    []T
+}
+
+func newLIBSVMParser[T Float](r io.Reader, name string, opt LIBSVMOptions) (*libsvmParser[T], error) {
+	if opt.Dim < 0 || opt.MaxDim < 0 {
+		return nil, fmt.Errorf("dataset: negative option Dim (%d) or MaxDim (%d)", opt.Dim, opt.MaxDim)
+	}
+	if opt.Dim > math.MaxInt32 {
+		return nil, fmt.Errorf("dataset: option Dim %d exceeds the largest LIBSVM index %d", opt.Dim, math.MaxInt32)
+	}
+	br, err := decompress(r, name)
+	if err != nil {
+		return nil, err
+	}
+	maxDim := opt.MaxDim
+	if maxDim == 0 {
+		maxDim = DefaultMaxDim
+	}
+	return &libsvmParser[T]{name: name, lines: lineReader{br: br}, dim: opt.Dim, maxDim: min(maxDim, math.MaxInt32)}, nil
+}
+
+// next parses the next sample into p.idx and p.val and returns its checked,
+// trimmed label and its line; io.EOF after the last sample.
+func (p *libsvmParser[T]) next(ts *targetSpec) (string, int, error) {
+	for {
+		line, err := p.lines.next()
+		if err == io.EOF {
+			return "", 0, io.EOF
+		}
+		if err != nil {
+			return "", 0, ioError(p.name, p.lines.line, err)
+		}
+		if i := bytes.IndexByte(line, '#'); i >= 0 {
+			line = line[:i]
+		}
+		label, rest := nextToken(line)
+		if label == nil {
+			continue // blank or comment-only line
+		}
+		lineNo := p.lines.line
+		if bytes.IndexByte(label, ':') >= 0 {
+			return "", 0, lineError(p.name, lineNo, "line starts with %q; expected a label before the index:value pairs", clip(string(label)))
+		}
+		text, msg := ts.check(string(label))
+		if msg != "" {
+			return "", 0, lineError(p.name, lineNo, "%s", msg)
+		}
+		if err := p.parseFeatures(rest, lineNo); err != nil {
+			return "", 0, err
+		}
+		return text, lineNo, nil
+	}
+}
+
+// parseFeatures parses the index:value pairs of one line.
+func (p *libsvmParser[T]) parseFeatures(rest []byte, lineNo int) error {
+	p.idx, p.val = p.idx[:0], p.val[:0]
+	prev := 0
+	for {
+		var tok []byte
+		tok, rest = nextToken(rest)
+		if tok == nil {
+			return nil
+		}
+		if bytes.HasPrefix(tok, []byte("qid:")) {
+			continue
+		}
+		bad := func(format string, args ...any) error {
+			return lineError(p.name, lineNo, "token %q: %s", clip(string(tok)), fmt.Sprintf(format, args...))
+		}
+		colon := bytes.IndexByte(tok, ':')
+		if colon < 0 {
+			return bad("expected index:value")
+		}
+		j, err := strconv.Atoi(string(tok[:colon]))
+		switch {
+		case err != nil && errors.Is(err, strconv.ErrRange):
+			return bad("index is out of range; expected 1..%d", p.limit())
+		case err != nil:
+			return bad("index %q is not an integer; expected index:value", clip(string(tok[:colon])))
+		case j < 1:
+			return bad("index %d; indices are 1-based", j)
+		case j == prev:
+			return bad("duplicate index %d", j)
+		case j < prev:
+			return bad("index %d after index %d; indices must be strictly increasing", j, prev)
+		case p.dim > 0 && j > p.dim:
+			return bad("index %d exceeds the dimension %d given in the options", j, p.dim)
+		case j > p.maxDim:
+			return bad("index %d exceeds MaxDim %d; give Dim or raise MaxDim if the data really is that wide", j, p.maxDim)
+		}
+		v, msg := parseValue[T](string(tok[colon+1:]))
+		if msg != "" {
+			return bad("%s", msg)
+		}
+		prev = j
+		p.idx = append(p.idx, int32(j))
+		p.val = append(p.val, v)
+	}
+}
+
+func (p *libsvmParser[T]) limit() int {
+	if p.dim > 0 {
+		return p.dim
+	}
+	return p.maxDim
+}
+
+// nextToken splits off the first whitespace-separated token of b; it
+// returns a nil token when b holds only whitespace.
+func nextToken(b []byte) (tok, rest []byte) {
+	i := 0
+	for i < len(b) && isSpace(b[i]) {
+		i++
+	}
+	if i == len(b) {
+		return nil, nil
+	}
+	j := i
+	for j < len(b) && !isSpace(b[j]) {
+		j++
+	}
+	return b[i:j], b[j:]
+}
+
+func isSpace(c byte) bool {
+	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
+}
+
+// lineReader returns lines of any length without allocating per line; the
+// returned slice is valid until the next call.
+type lineReader struct {
+	br   *bufio.Reader
+	line int // number of the line last returned
+	long []byte
+}
+
+func (lr *lineReader) next() ([]byte, error) {
+	lr.long = lr.long[:0]
+	for {
+		chunk, err := lr.br.ReadSlice('\n')
+		if err == bufio.ErrBufferFull {
+			// A line longer than the buffer: accumulate it.
+			lr.long = append(lr.long, chunk...)
+			continue
+		}
+		if len(lr.long) > 0 {
+			chunk = append(lr.long, chunk...)
+			lr.long = chunk
+		}
+		if err != nil && err != io.EOF {
+			return nil, err
+		}
+		if len(chunk) == 0 {
+			return nil, io.EOF
+		}
+		lr.line++
+		return chunk, nil
+	}
+}

@@ -1,0 +1,149 @@
+package dataset
+
+import (
+	"fmt"
+	"math"
+)
+
+// Standardizer maps each feature to a z-score, (x - Mean[j]) / Scale[j].
+// Its fields are exported, with JSON tags, so that it can be saved with a
+// model and applied again to new data.
+type Standardizer struct {
+	Mean  []float64 `json:"mean"`
+	Scale []float64 `json:"scale"`
+}
+
+// FitStandardizer computes the mean and the population standard deviation
+// (divisor N, as scikit-learn's StandardScaler) of every column of ds, in
+// float64 whatever T is. A constant column (all values equal, including a
+// dataset with a single row) gets Scale 1 rather than 0, so that it maps to
+// 0 instead of NaN, on the training data and on new data alike. An empty
+// dataset gives Mean 0 and Scale 1.
+//
+// Each column is computed with the corrected two-pass algorithm (mean, then
+// the mean's rounding error and the sum of squared deviations), which is
+// accurate even when the mean is large compared with the spread.
+func FitStandardizer[T Float](ds *Dataset[T]) *Standardizer {
+	d := ds.D
+	s := &Standardizer{Mean: make([]float64, d), Scale: make([]float64, d)}
+	n := float64(ds.N)
+	sum := make([]float64, d)
+	lo := make([]float64, d)
+	hi := make([]float64, d)
+	for j := range d {
+		lo[j], hi[j] = math.Inf(1), math.Inf(-1)
+	}
+	// Row-major passes keep memory access sequential, which matters more
+	// than the extra column buffers.
+	for i := range ds.N {
+		for j, v := range ds.Row(i) {
+			x := float64(v)
+			sum[j] += x
+			lo[j] = min(lo[j], x)
+			hi[j] = max(hi[j], x)
+		}
+	}
+	for j := range d {
+		if ds.N > 0 {
+			s.Mean[j] = sum[j] / n
+		}
+	}
+	dev := make([]float64, d) // Σ (x - mean)
+	sq := make([]float64, d)  // Σ (x - mean)²
+	for i := range ds.N {
+		for j, v := range ds.Row(i) {
+			e := float64(v) - s.Mean[j]
+			dev[j] += e
+			sq[j] += e * e
+		}
+	}
+	for j := range d {
+		s.Scale[j] = 1
+		if ds.N == 0 || lo[j] == hi[j] {
+			if ds.N > 0 {
+				s.Mean[j] = lo[j] // exact, so that the column maps to 0
+			}
+			continue
+		}
+		// Corrected two-pass: dev[j]/n is the rounding error of the mean.
+		variance := (sq[j] - dev[j]*dev[j]/n) / n
+		s.Mean[j] += dev[j] / n
+		if sd := math.Sqrt(variance); sd > 0 && finite(sd) {
+			s.Scale[j] = sd
+		}
+	}
+	return s
+}
+
+// check verifies that s is usable on d features.
+func (s *Standardizer) check(d int) error {
+	if s == nil {
+		return fmt.Errorf("dataset: nil Standardizer")
+	}
+	if len(s.Mean) != len(s.Scale) {
+		return fmt.Errorf("dataset: Standardizer has %d means but %d scales", len(s.Mean), len(s.Scale))
+	}
+	if len(s.Mean) != d {
+		return fmt.Errorf("dataset: Standardizer fitted on %d features cannot be applied to %d", len(s.Mean), d)
+	}
+	for j := range s.Scale {
+		if !finite(s.Mean[j]) || !finite(s.Scale[j]) || s.Scale[j] <= 0 {
+			return fmt.Errorf("dataset: Standardizer feature %d has mean %v and scale %v; expected finite values and a positive scale",
+				j, s.Mean[j], s.Scale[j])
+		}
+	}
+	return nil
+}
+
+// StandardizeInPlace replaces every row x of ds by (x - s.Mean) / s.Scale.
+// It fails, changing nothing, if s was fitted on a different number of
+// features or holds invalid values.
+func StandardizeInPlace[T Float](s *Standardizer, ds *Dataset[T]) error {
+	if err := s.check(ds.D); err != nil {
+		return err
+	}
+	for i := range ds.N {
+		standardize(s, ds.Row(i))
+	}
+	return nil
+}
+
+// StandardizeRow standardizes one sample in place, e.g. a row from a
+// Stream. It fails, changing nothing, if len(x) differs from the number of
+// features s was fitted on.
+func StandardizeRow[T Float](s *Standardizer, x []T) error {
+	if err := s.check(len(x)); err != nil {
+		return err
+	}
+	standardize(s, x)
+	return nil
+}
+
+func standardize[T Float](s *Standardizer, x []T) {
+	for j, v := range x {
+		x[j] = T((float64(v) - s.Mean[j]) / s.Scale[j])
+	}
+}
+
+// ScaleUnit brings 8-bit pixel intensities to [0,1]. If every value already
+// lies in [0,1] it does nothing (so it is safe to call on MNIST loaded with
+// the default options); if every value lies in [0,255] it divides by 255;
+// otherwise the data are not pixel intensities and it fails, changing
+// nothing. It reports whether it scaled.
+func ScaleUnit[T Float](ds *Dataset[T]) (scaled bool, err error) {
+	lo, hi := math.Inf(1), math.Inf(-1)
+	for _, v := range ds.X {
+		lo = min(lo, float64(v))
+		hi = max(hi, float64(v))
+	}
+	switch {
+	case len(ds.X) == 0 || lo >= 0 && hi <= 1:
+		return false, nil
+	case lo >= 0 && hi <= 255:
+		for i, v := range ds.X {
+			ds.X[i] = v / 255
+		}
+		return true, nil
+	}
+	return false, fileError(ds.Name, "values range over [%v, %v]; expected pixel intensities in [0,255] or [0,1]", lo, hi)
+}

@@ -1,0 +1,149 @@
+package dataset
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+)
+
+// Stream reads samples one at a time, for online training on data larger
+// than memory. It holds O(D) memory and never reads ahead more than a buffer.
+//
+// A stream cannot look at all targets before the first sample, so its task
+// must be given (Classification or Regression, not TaskAuto), and for
+// classification the class of a label is fixed as soon as it is read: with
+// the Classes option, labels map through that list exactly as in the batch
+// readers; without it, labels must be integers and are used as is, except
+// that -1 becomes class 0 (the ±1 convention: -1, +1 → 0, 1). Both
+// conventions agree with the batch readers when the labels are ±1 or
+// 0..K-1 and every class occurs.
+type Stream[T Float] struct {
+	name     string
+	d        int
+	task     Task
+	classes  []string
+	features []string
+	ts       *targetSpec
+	labeler  streamLabeler
+	x        []T
+	line     int
+	err      error // sticky
+	next     func(x []T) (target string, line int, err error)
+}
+
+// NewCSVStream returns a stream over CSV data; see ReadCSV for the format
+// and Stream for the task and label rules. The header is read at once.
+func NewCSVStream[T Float](r io.Reader, name string, opt CSVOptions) (*Stream[T], error) {
+	s, err := newStream[T](name, opt.Task, opt.Classes)
+	if err != nil {
+		return nil, err
+	}
+	src, err := newCSVSource[T](r, name, opt)
+	if err != nil {
+		return nil, err
+	}
+	s.d = len(src.features)
+	s.features = src.features
+	s.x = make([]T, s.d)
+	s.next = func(x []T) (string, int, error) { return src.next(x, s.ts) }
+	return s, nil
+}
+
+// NewLIBSVMStream returns a stream over LIBSVM data; see ReadLIBSVM for the
+// format and Stream for the task and label rules. opt.Dim must be given,
+// since the width cannot be inferred without reading everything.
+func NewLIBSVMStream[T Float](r io.Reader, name string, opt LIBSVMOptions) (*Stream[T], error) {
+	if opt.Dim <= 0 {
+		return nil, errors.New("dataset: a LIBSVM stream needs option Dim, the number of features")
+	}
+	s, err := newStream[T](name, opt.Task, opt.Classes)
+	if err != nil {
+		return nil, err
+	}
+	p, err := newLIBSVMParser[T](r, name, opt)
+	if err != nil {
+		return nil, err
+	}
+	s.d = opt.Dim
+	s.features = numberedNames("f", 1, opt.Dim)
+	s.x = make([]T, s.d)
+	s.next = func(x []T) (string, int, error) {
+		label, line, err := p.next(s.ts)
+		if err != nil {
+			return "", 0, err
+		}
+		clear(x)
+		for k, j := range p.idx {
+			x[j-1] = p.val[k]
+		}
+		return label, line, nil
+	}
+	return s, nil
+}
+
+func newStream[T Float](name string, task Task, classes []string) (*Stream[T], error) {
+	if task == TaskAuto && classes == nil {
+		return nil, errors.New("dataset: a stream cannot infer the task; set option Task to Classification or Regression")
+	}
+	ts, err := newTargetSpec(task, classes)
+	if err != nil {
+		return nil, err
+	}
+	s := &Stream[T]{name: name, task: ts.task, ts: ts, labeler: streamLabeler{index: ts.index}}
+	if classes != nil {
+		s.classes = slices.Clone(classes)
+	}
+	return s, nil
+}
+
+// Next returns the next sample: its features x, and its target y (for
+// regression) or class label (for classification; y is then the label as a
+// number). x is an internal buffer, valid only until the next call; copy it
+// to keep it. At the end of the input Next returns io.EOF. After any error,
+// Next keeps returning that error.
+func (s *Stream[T]) Next() (x []T, y T, label int32, err error) {
+	if s.err != nil {
+		return nil, 0, 0, s.err
+	}
+	target, line, err := s.next(s.x)
+	if err != nil {
+		s.err = err
+		return nil, 0, 0, err
+	}
+	s.line = line
+	if s.task == Regression {
+		y, _ = parseValue[T](target) // checked by the source
+		return s.x, y, 0, nil
+	}
+	label, msg := s.labeler.label(target)
+	if msg != "" {
+		s.err = lineError(s.name, line, "%s", msg)
+		return nil, 0, 0, s.err
+	}
+	return s.x, T(label), label, nil
+}
+
+// D returns the number of features.
+func (s *Stream[T]) D() int { return s.d }
+
+// Task returns Classification or Regression.
+func (s *Stream[T]) Task() Task { return s.task }
+
+// Classes returns the imposed classes, or nil when labels are used as is.
+func (s *Stream[T]) Classes() []string { return s.classes }
+
+// Features returns the feature names.
+func (s *Stream[T]) Features() []string { return s.features }
+
+// Name returns the name of the input, as given.
+func (s *Stream[T]) Name() string { return s.name }
+
+// Line returns the line of the sample last returned by Next, for callers
+// that want to report their own problems with it.
+func (s *Stream[T]) Line() int { return s.line }
+
+// String describes the stream, e.g. for logs.
+func (s *Stream[T]) String() string {
+	return fmt.Sprintf("%s: %v stream of %d features", s.name, s.task, s.d)
+}
