@@ -1,0 +1,133 @@
+//go:build !purego
+
+// FMA peak and read-only stream loops for amd64.
+//
+// Requires: AVX2, FMA3 (checked by peak_amd64.go before any call).
+//
+// fma32Asm/fma64Asm: twelve accumulators Y0..Y11, each updated once per
+// iteration by VFMADD231PS/PD with the same two multiplicands: twelve
+// independent dependency chains, more than latency × FMA ports (4 × 2) on
+// current x86 cores, so the loop runs at the FMA issue rate.
+//
+// sum32Asm: eight ymm loads and VADDPS per iteration into Y0..Y7 (64 floats,
+// 256 bytes); the caller passes n as a multiple of 64, so there is no tail.
+
+#include "textflag.h"
+
+DATA one32<>+0(SB)/4, $0x3f800000
+GLOBL one32<>(SB), RODATA|NOPTR, $4
+DATA tiny32<>+0(SB)/4, $0x3a83126f
+GLOBL tiny32<>(SB), RODATA|NOPTR, $4
+DATA one64<>+0(SB)/8, $0x3ff0000000000000
+GLOBL one64<>(SB), RODATA|NOPTR, $8
+DATA tiny64<>+0(SB)/8, $0x3f50624dd2f1a9fc
+GLOBL tiny64<>(SB), RODATA|NOPTR, $8
+
+// func fma32Asm(iters int)
+TEXT ·fma32Asm(SB), NOSPLIT, $0-8
+	MOVQ iters+0(FP), CX
+	VBROADCASTSS one32<>(SB), Y12
+	VBROADCASTSS tiny32<>(SB), Y13
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	VXORPS Y8, Y8, Y8
+	VXORPS Y9, Y9, Y9
+	VXORPS Y10, Y10, Y10
+	VXORPS Y11, Y11, Y11
+f32loop:
+	VFMADD231PS Y12, Y13, Y0
+	VFMADD231PS Y12, Y13, Y1
+	VFMADD231PS Y12, Y13, Y2
+	VFMADD231PS Y12, Y13, Y3
+	VFMADD231PS Y12, Y13, Y4
+	VFMADD231PS Y12, Y13, Y5
+	VFMADD231PS Y12, Y13, Y6
+	VFMADD231PS Y12, Y13, Y7
+	VFMADD231PS Y12, Y13, Y8
+	VFMADD231PS Y12, Y13, Y9
+	VFMADD231PS Y12, Y13, Y10
+	VFMADD231PS Y12, Y13, Y11
+	DECQ CX
+	JNZ  f32loop
+	VZEROUPPER
+	RET
+
+// func fma64Asm(iters int)
+TEXT ·fma64Asm(SB), NOSPLIT, $0-8
+	MOVQ iters+0(FP), CX
+	VBROADCASTSD one64<>(SB), Y12
+	VBROADCASTSD tiny64<>(SB), Y13
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	VXORPD Y8, Y8, Y8
+	VXORPD Y9, Y9, Y9
+	VXORPD Y10, Y10, Y10
+	VXORPD Y11, Y11, Y11
+f64loop:
+	VFMADD231PD Y12, Y13, Y0
+	VFMADD231PD Y12, Y13, Y1
+	VFMADD231PD Y12, Y13, Y2
+	VFMADD231PD Y12, Y13, Y3
+	VFMADD231PD Y12, Y13, Y4
+	VFMADD231PD Y12, Y13, Y5
+	VFMADD231PD Y12, Y13, Y6
+	VFMADD231PD Y12, Y13, Y7
+	VFMADD231PD Y12, Y13, Y8
+	VFMADD231PD Y12, Y13, Y9
+	VFMADD231PD Y12, Y13, Y10
+	VFMADD231PD Y12, Y13, Y11
+	DECQ CX
+	JNZ  f64loop
+	VZEROUPPER
+	RET
+
+// func sum32Asm(x unsafe.Pointer, n int, acc *[64]float32)
+TEXT ·sum32Asm(SB), NOSPLIT, $0-24
+	MOVQ x+0(FP), SI
+	MOVQ n+8(FP), CX
+	MOVQ acc+16(FP), DI
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	SHRQ $6, CX
+	JZ   sdone
+sloop:
+	VADDPS 0(SI), Y0, Y0
+	VADDPS 32(SI), Y1, Y1
+	VADDPS 64(SI), Y2, Y2
+	VADDPS 96(SI), Y3, Y3
+	VADDPS 128(SI), Y4, Y4
+	VADDPS 160(SI), Y5, Y5
+	VADDPS 192(SI), Y6, Y6
+	VADDPS 224(SI), Y7, Y7
+	ADDQ $256, SI
+	DECQ CX
+	JNZ  sloop
+sdone:
+	VMOVUPS Y0, 0(DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, 64(DI)
+	VMOVUPS Y3, 96(DI)
+	VMOVUPS Y4, 128(DI)
+	VMOVUPS Y5, 160(DI)
+	VMOVUPS Y6, 192(DI)
+	VMOVUPS Y7, 224(DI)
+	VZEROUPPER
+	RET
