@@ -1,0 +1,235 @@
+package cvar
+
+import (
+	"bytes"
+	"encoding/binary"
+	"errors"
+	"math"
+	"math/rand/v2"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/cvarlearn/cvar/batch"
+)
+
+// testModelFile returns a consistent ModelFile of the given kind with
+// random parameters.
+func testModelFile(t *testing.T, kind, precision string) *ModelFile {
+	t.Helper()
+	d, k, hidden := 3, 0, 0
+	var classes []string
+	switch kind {
+	case KindLogistic:
+		k, classes = 2, []string{"-1", "1"}
+	case KindSoftmax:
+		k, classes = 3, []string{"cat", "dog", "emu"}
+	case KindMLP:
+		k, hidden, classes = 3, 4, []string{"a", "b", "c"}
+	}
+	p, err := NumParams(kind, d, k, hidden)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(1, 2))
+	theta := make([]float64, p)
+	for i := range theta {
+		theta[i] = rng.NormFloat64()
+		if precision == F32 {
+			theta[i] = float64(float32(theta[i]))
+		}
+	}
+	return &ModelFile{
+		Kind: kind, D: d, K: k, Hidden: hidden, Precision: precision,
+		Theta: theta, Tau: 0.25, Alpha: 0.1, Method: Alg3,
+		Classes: classes, Features: []string{"x1", "x2", "x3"},
+		Preprocessing: Preprocessing{Mean: []float64{1, 2, 3}, Scale: []float64{0.5, 1, 2}},
+		Params: Params{
+			Method: Alg3, Alpha: 0.1, N: 100, Steps: 20, Batch: 50, G: 1.5, Beta: 0.5, L: 3, D: 20,
+			GAlpha: 12, LR: 0.01, Eps: 0.02, TauMin: 0, TauMax: math.Inf(1), Bound: math.NaN(),
+			TheoremLR: true, TheoremEps: true,
+		},
+		Source: DataSource{Kind: "csv", Name: "train.csv", Target: "y", N: 100},
+	}
+}
+
+func saved(t *testing.T, m *ModelFile) []byte {
+	t.Helper()
+	var b bytes.Buffer
+	if err := SaveModel(&b, m); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// sameFloat compares float64 values treating NaN as equal to NaN.
+func sameFloat(a, b float64) bool { return a == b || math.IsNaN(a) && math.IsNaN(b) }
+
+func TestModelFileRoundTrip(t *testing.T) {
+	for _, kind := range Kinds {
+		for _, prec := range []string{F32, F64} {
+			m := testModelFile(t, kind, prec)
+			if kind == KindLogistic {
+				m.Tau = math.NaN() // a baseline has no τ
+				m.Preprocessing = Preprocessing{Divide: 255}
+				m.Features = nil
+			}
+			data := saved(t, m)
+			got, err := LoadModel(bytes.NewReader(data))
+			if err != nil {
+				t.Fatalf("%s %s: %v", kind, prec, err)
+			}
+			if !reflect.DeepEqual(got.Theta, m.Theta) {
+				t.Errorf("%s %s: parameters differ", kind, prec)
+			}
+			if !sameFloat(got.Tau, m.Tau) || !sameFloat(got.Params.Bound, m.Params.Bound) ||
+				!math.IsInf(got.Params.TauMax, 1) {
+				t.Errorf("%s %s: tau %v, bound %v, tau_max %v", kind, prec, got.Tau, got.Params.Bound, got.Params.TauMax)
+			}
+			// Compare everything else with the NaNs made equal.
+			g, w := *got, *m
+			g.Tau, w.Tau, g.Params.Bound, w.Params.Bound = 0, 0, 0, 0
+			if !reflect.DeepEqual(g, w) {
+				t.Errorf("%s %s: round trip\n got %+v\nwant %+v", kind, prec, g, w)
+			}
+			// The header is JSON at byte 16.
+			hlen := binary.LittleEndian.Uint32(data[12:])
+			if !bytes.HasPrefix(data[16:16+hlen], []byte(`{"format":"cvar-model"`)) {
+				t.Errorf("header does not start as documented: %q", data[16:40])
+			}
+		}
+	}
+}
+
+func TestModelFileBuildModel(t *testing.T) {
+	for _, kind := range Kinds {
+		m := testModelFile(t, kind, F64)
+		model, theta, err := BuildModel[float64](m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if model.Name() != kind || len(theta) != model.NumParams() {
+			t.Errorf("%s: built %s with %d parameters", kind, model.Name(), len(theta))
+		}
+		m32, theta32, err := BuildModel[float32](m)
+		if err != nil || len(theta32) != m32.NumParams() {
+			t.Errorf("%s: float32 build: %v", kind, err)
+		}
+	}
+	// A model trained here survives the file and gives the same losses.
+	data := subgroupData(t, 300, 3, 7)
+	model := batch.NewLogistic[float32](3)
+	x32 := make([]float32, len(data.X))
+	for i, v := range data.X {
+		x32[i] = float32(v)
+	}
+	d32, err := batch.NewData(x32, data.N, 3, nil, data.Labels, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Train(model, d32, Options{Method: Alg3, LR: 0.05, Eps: 0.05, Epochs: 3, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	theta := make([]float64, len(res.Theta))
+	for i, v := range res.Theta {
+		theta[i] = float64(v)
+	}
+	mf := &ModelFile{Kind: KindLogistic, D: 3, K: 2, Precision: F32, Theta: theta, Tau: res.Tau,
+		Alpha: 0.1, Method: Alg3, Classes: []string{"0", "1"}, Params: res.Params}
+	got, err := LoadModel(bytes.NewReader(saved(t, mf)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rebuilt, th, err := BuildModel[float32](got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, _ := Losses(model, res.Theta, d32, 1)
+	b, _ := Losses(rebuilt, th, d32, 1)
+	if !reflect.DeepEqual(a, b) {
+		t.Error("losses of the reloaded model differ")
+	}
+}
+
+func TestModelFileErrors(t *testing.T) {
+	good := saved(t, testModelFile(t, KindSoftmax, F32))
+	load := func(b []byte) error {
+		_, err := LoadModel(bytes.NewReader(b))
+		return err
+	}
+	mod := func(f func(b []byte) []byte) []byte { return f(append([]byte(nil), good...)) }
+
+	t.Run("version", func(t *testing.T) {
+		err := load(mod(func(b []byte) []byte { binary.LittleEndian.PutUint32(b[8:], 2); return b }))
+		if !errors.Is(err, ErrModelVersion) || !strings.Contains(err.Error(), "version 2") {
+			t.Errorf("got %v", err)
+		}
+	})
+	t.Run("truncated", func(t *testing.T) {
+		for n := 1; n < len(good); n++ {
+			err := load(good[:n])
+			if !errors.Is(err, ErrModelTrunc) {
+				t.Fatalf("cut at %d of %d: got %v", n, len(good), err)
+			}
+		}
+	})
+	t.Run("checksum", func(t *testing.T) {
+		hlen := int(binary.LittleEndian.Uint32(good[12:]))
+		for _, at := range []int{16 + 2, 16 + hlen/2, 16 + hlen + 1, len(good) - 6, len(good) - 1} {
+			err := load(mod(func(b []byte) []byte { b[at] ^= 0x10; return b }))
+			if !errors.Is(err, ErrModelChecksum) {
+				t.Errorf("byte %d flipped: got %v", at, err)
+			}
+		}
+	})
+	t.Run("format", func(t *testing.T) {
+		for _, b := range [][]byte{nil, []byte("hello, world, this is not a model"), []byte("x")} {
+			if err := load(b); !errors.Is(err, ErrModelFormat) {
+				t.Errorf("%q: got %v", b, err)
+			}
+		}
+	})
+	t.Run("appended", func(t *testing.T) {
+		if err := load(append(append([]byte(nil), good...), 0)); !errors.Is(err, ErrModelInvalid) {
+			t.Errorf("got %v", err)
+		}
+	})
+	t.Run("inconsistent", func(t *testing.T) {
+		for name, f := range map[string]func(m *ModelFile){
+			"kind":      func(m *ModelFile) { m.Kind = "tree" },
+			"params":    func(m *ModelFile) { m.Theta = m.Theta[1:] },
+			"nan":       func(m *ModelFile) { m.Theta[0] = math.NaN() },
+			"classes":   func(m *ModelFile) { m.Classes = m.Classes[:2] },
+			"dup class": func(m *ModelFile) { m.Classes[1] = m.Classes[0] },
+			"alpha":     func(m *ModelFile) { m.Alpha = 1.5 },
+			"precision": func(m *ModelFile) { m.Precision = "f16" },
+			"prep":      func(m *ModelFile) { m.Preprocessing.Scale[0] = 0 },
+			"features":  func(m *ModelFile) { m.Features = m.Features[:1] },
+		} {
+			m := testModelFile(t, KindSoftmax, F64)
+			f(m)
+			var b bytes.Buffer
+			if err := SaveModel(&b, m); !errors.Is(err, ErrModelInvalid) || b.Len() != 0 {
+				t.Errorf("%s: SaveModel gave %v and wrote %d bytes", name, err, b.Len())
+			}
+		}
+	})
+}
+
+func TestPreprocess(t *testing.T) {
+	p := &Preprocessing{Divide: 2, Mean: []float64{1, 0}, Scale: []float64{2, 4}}
+	x := []float64{6, 8, 2, 0}
+	if err := Preprocess(p, x, 2); err != nil {
+		t.Fatal(err)
+	}
+	if want := []float64{1, 1, 0, 0}; !reflect.DeepEqual(x, want) {
+		t.Errorf("got %v, want %v", x, want)
+	}
+	if err := Preprocess(p, []float32{1, 2, 3}, 2); err == nil {
+		t.Error("ragged input accepted")
+	}
+	if err := Preprocess(&Preprocessing{Mean: []float64{0}, Scale: []float64{1}}, x, 2); err == nil {
+		t.Error("preprocessing of the wrong width accepted")
+	}
+}
