@@ -1,0 +1,316 @@
+// Package tail is the selection core behind cvar's risk metrics and the
+// exact CVaR-on-Minibatch weights of package batch: the empirical value at
+// risk (VaR) and conditional value at risk (CVaR) of n losses by selection,
+// in O(n) time, without sorting and without allocating (the caller passes the
+// index scratch).
+//
+// # Definitions
+//
+// α ∈ (0, 1] is the tail fraction. Sort the losses descending,
+// ℓ(1) ≥ ℓ(2) ≥ … ≥ ℓ(n), and let m = α·n and k = ⌊m⌋ (see Count). Then
+//
+//	VaR_α  = ℓ(k+1) for k < n, and ℓ(n) (the minimum) when k = n (α = 1);
+//	CVaR_α = (ℓ(1) + … + ℓ(k) + (m − k)·ℓ(k+1)) / m,
+//
+// where the last term vanishes when k = n. Equivalently
+// CVaR_α = min_τ τ + (1/(α n)) Σ [ℓ_i − τ]_+, attained at τ = VaR_α. Nothing
+// requires ℓ ≥ 0.
+//
+// # Ties
+//
+// Indices are ranked by a strict total order: i ranks before (counts as
+// larger than) j when losses[i] > losses[j], or when they are equal and i < j.
+// Among equal losses the lower index therefore wins, and every result
+// (including which indices get which weight) is a deterministic function of
+// the losses alone, whatever order the scratch permutation starts in.
+//
+// # Preconditions
+//
+// These functions are building blocks: they do not validate. The caller
+// guarantees that α ∈ (0, 1] (not NaN), that there is at least one loss, that
+// no loss is NaN (a NaN breaks the total order; the results are then
+// unspecified, although the functions still terminate without panicking
+// unless the sizes are wrong), and that the scratch slices are long enough.
+// Wrong slice lengths panic. Package cvar's CVaR, VaR, Tails and WeightedCVaR
+// are the validating front ends.
+//
+// # Accuracy
+//
+// Selection only compares, so VaR is exact (it is one of the losses). Sums
+// are taken in float64 with Neumaier's compensated summation whatever T is, so
+// CVaR is accurate to a few units in the last place of float64 in practice,
+// independently of n. It is clamped to [VaR, max loss], which rounding could
+// otherwise leave by an ulp.
+package tail
+
+import "math"
+
+// Float is the set of loss element types.
+type Float interface{ ~float32 | ~float64 }
+
+// snapTol is the relative distance to an integer within which α·n is taken
+// to be that integer: four units of 2⁻⁵² (four ulp at most, for any m ≥ 1).
+// α is usually a decimal such as 0.1 or 0.29 that float64 cannot represent,
+// and the product α·n carries that representation error plus one rounding,
+// together below 2⁻⁵² relative, so a product that is mathematically an
+// integer always lands within the tolerance, while an α deliberately a hair
+// off an integer count (more than 4 ulp) keeps its exact value.
+const snapTol = 4 * 0x1p-52
+
+// snap returns x rounded to the nearest integer when it lies within snapTol
+// (relative) of it, and x otherwise. Zero is never a snap target.
+func snap(x float64) float64 {
+	r := math.Round(x)
+	if r != 0 && math.Abs(x-r) <= snapTol*r {
+		return r
+	}
+	return x
+}
+
+// Count returns m = α·n and k = ⌊m⌋ for n losses, computed robustly: when the
+// floating-point product α·n is within four ulp of an integer it is snapped to
+// that integer, so that α = 0.1, n = 100 gives m = 10, k = 10, and α = 0.29,
+// n = 100 gives k = 29 (the raw product is 28.999999999999996), as the exact
+// decimal α intends. k never exceeds n, and k = n exactly when m = n
+// (α = 1, or α within rounding of 1). m > 0 for every α > 0 and n ≥ 1; m < 1
+// (k = 0) when α < 1/n.
+func Count(n int, alpha float64) (m float64, k int) {
+	m = snap(alpha * float64(n))
+	if m >= float64(n) {
+		return float64(n), n
+	}
+	return m, int(m)
+}
+
+// iota fills p with 0, 1, …, len(p)−1.
+func iota(p []int) {
+	for i := range p {
+		p[i] = i
+	}
+}
+
+// Select partially orders perm, a permutation of 0..n−1 with n = len(losses)
+// supplied by the caller, so that perm[:k] holds the indices of the k largest
+// losses (in no particular order) and perm[k:] the others. When k < n it
+// also leaves in perm[k] the index of the (k+1)-th largest loss, so that
+// perm[k+1:] holds the indices ranked after it (like C++'s nth_element):
+// losses[perm[k]] is then ℓ(k+1).
+//
+// Ties are broken deterministically: among equal losses the lower index counts
+// as larger (see the package documentation), so the set perm[:k] does not
+// depend on the order perm starts in.
+//
+// Complexity: O(n) worst case (introselect: median-of-3/ninther pivots with a
+// median-of-medians fallback), about 2–3 n comparisons in the usual cases;
+// sorted, reverse-sorted and all-equal inputs are among the best cases.
+// It allocates nothing. It panics unless 0 ≤ k ≤ n and len(perm) = n.
+// No loss may be NaN.
+func Select[T Float](losses []T, k int, perm []int) {
+	n := len(losses)
+	if len(perm) != n {
+		panic("tail.Select: len(perm) != len(losses)")
+	}
+	if k < 0 || k > n {
+		panic("tail.Select: k outside [0, n]")
+	}
+	if k == n {
+		return
+	}
+	s := newSelector(losses, perm)
+	s.run(0, n, k)
+}
+
+// scratch returns perm[:n] filled with the identity, panicking if perm is too
+// short.
+func scratch(perm []int, n int, who string) []int {
+	if len(perm) < n {
+		panic("tail." + who + ": len(perm) < len(losses)")
+	}
+	p := perm[:n]
+	iota(p)
+	return p
+}
+
+// Weights writes into w the exact CVaR_α weights of the losses and returns
+// VaR_α: the k = ⌊αn⌋ largest losses get 1/(αn), the (k+1)-th largest gets
+// (αn − k)/(αn) (zero when αn is an integer), and all others get 0, so that
+// Σ w_i = 1 and Σ w_i ℓ_i = CVaR_α (both up to rounding in T). When α = 1
+// every weight is 1/n and the returned VaR is the minimum loss. m = αn and k
+// come from Count. These are the CVaR-on-Minibatch weights: the subgradient
+// of the empirical CVaR with respect to the losses (all weight on the maximum
+// when α < 1/n).
+//
+// perm is scratch of at least len(losses) entries; perm[:n] is overwritten
+// and left as Select leaves it with this k (perm[:k] the full-weight indices,
+// perm[k] the boundary index when k < n). len(w) must equal len(losses).
+// O(n), no allocation. The caller guarantees len(losses) ≥ 1, α ∈ (0, 1] and
+// no NaN loss.
+func Weights[T Float](w, losses []T, alpha float64, perm []int) (varAlpha T) {
+	n := len(losses)
+	if len(w) != n {
+		panic("tail.Weights: len(w) != len(losses)")
+	}
+	p := scratch(perm, n, "Weights")
+	m, k := Count(n, alpha)
+	if k == n {
+		u := T(1 / float64(n))
+		mn := losses[0]
+		for i, x := range losses {
+			w[i] = u
+			if x < mn {
+				mn = x
+			}
+		}
+		return mn
+	}
+	s := newSelector(losses, p)
+	s.run(0, n, k)
+	clear(w)
+	full := T(1 / m)
+	for _, i := range p[:k] {
+		w[i] = full
+	}
+	b := p[k]
+	w[b] = T((m - float64(k)) / m)
+	return losses[b]
+}
+
+// ksum is Neumaier's compensated sum.
+type ksum struct{ s, c float64 }
+
+func (a *ksum) add(x float64) {
+	t := a.s + x
+	if math.Abs(a.s) >= math.Abs(x) {
+		a.c += (a.s - t) + x
+	} else {
+		a.c += (x - t) + a.s
+	}
+	a.s = t
+}
+
+func (a *ksum) sum() float64 { return a.s + a.c }
+
+// finish combines the sum of the k full-weight losses, their maximum and the
+// boundary loss v = VaR into CVaR = (sum + (m − k)·v)/m, clamped to [v, max].
+// With k = 0 it returns v exactly.
+func finish(sum, mx float64, k int, m, v float64) float64 {
+	if k == 0 {
+		return v
+	}
+	c := (sum + (m-float64(k))*v) / m
+	if mx < v {
+		mx = v
+	}
+	return min(max(c, v), mx)
+}
+
+// CVaRVaR returns the empirical CVaR_α and VaR_α of the losses (definitions in
+// the package documentation), by one selection: O(n) time, no allocation,
+// sums in float64 (compensated). perm is scratch of at least len(losses)
+// entries; perm[:n] is overwritten and left as Select leaves it with
+// k = ⌊αn⌋ (Count). The caller guarantees len(losses) ≥ 1, α ∈ (0, 1] and no
+// NaN loss.
+func CVaRVaR[T Float](losses []T, alpha float64, perm []int) (cvar, vr float64) {
+	n := len(losses)
+	p := scratch(perm, n, "CVaRVaR")
+	m, k := Count(n, alpha)
+	if k == n {
+		var a ksum
+		mn, mx := losses[0], losses[0]
+		for _, x := range losses {
+			a.add(float64(x))
+			mn = min(mn, x)
+			mx = max(mx, x)
+		}
+		vr = float64(mn)
+		return min(max(a.sum()/float64(n), vr), float64(mx)), vr
+	}
+	s := newSelector(losses, p)
+	s.run(0, n, k)
+	var a ksum
+	mx := math.Inf(-1)
+	for _, i := range p[:k] {
+		x := float64(losses[i])
+		a.add(x)
+		mx = max(mx, x)
+	}
+	vr = float64(losses[p[k]])
+	return finish(a.sum(), mx, k, m, vr), vr
+}
+
+// Multi computes CVaR_α and VaR_α for every α in alphas into cvar[j] and
+// vr[j] (len(cvar) = len(vr) = len(alphas), else it panics) with one
+// selection over the n losses instead of one per α: the alphas are visited by
+// decreasing k = ⌊αn⌋, the first selection places ℓ(k_max+1) over all n
+// losses and each later one only reorders the prefix left by the previous,
+// so the array ends partitioned at every k at once; one ascending pass then
+// accumulates the sums. Cost: O(n + Σ_j k_j) expected time for the
+// selections (at most O(n + A·k_max) for A alphas, and O(n) when the alphas
+// are small), O(k_max) for the sums, and O(A²) to order the alphas without
+// allocating; no full sort and no allocation. Duplicated alphas are fine.
+//
+// Results agree with CVaRVaR to within float64 rounding of the sums (VaR
+// exactly). perm is scratch as for CVaRVaR; the caller guarantees
+// len(losses) ≥ 1, every α ∈ (0, 1] and no NaN loss.
+func Multi[T Float](losses []T, alphas []float64, perm []int, cvar, vr []float64) {
+	n := len(losses)
+	na := len(alphas)
+	if len(cvar) != na || len(vr) != na {
+		panic("tail.Multi: len(cvar) or len(var) != len(alphas)")
+	}
+	p := scratch(perm, n, "Multi")
+	if na == 0 {
+		return
+	}
+	kOf := func(j int) int { _, k := Count(n, alphas[j]); return k }
+
+	// Nested selections, by decreasing (k, j).
+	s := newSelector(losses, p)
+	hi := n
+	pk, pj := n+1, na // previous (k, j); start above every pair
+	for range na {
+		bk, bj := -1, -1
+		for j := range na {
+			k := kOf(j)
+			if (k < pk || (k == pk && j < pj)) && (k > bk || (k == bk && j > bj)) {
+				bk, bj = k, j
+			}
+		}
+		pk, pj = bk, bj
+		if bk < hi { // bk == n needs no selection; equal k already placed
+			s.run(0, hi, bk)
+			hi = bk
+		}
+	}
+
+	// Ascending pass: extend the running sum to each k in turn.
+	var a ksum
+	mx, mn := math.Inf(-1), math.Inf(1)
+	pos := 0
+	pk, pj = -1, -1
+	for range na {
+		bk, bj := n+1, na
+		for j := range na {
+			k := kOf(j)
+			if (k > pk || (k == pk && j > pj)) && (k < bk || (k == bk && j < bj)) {
+				bk, bj = k, j
+			}
+		}
+		pk, pj = bk, bj
+		for ; pos < bk; pos++ {
+			x := float64(losses[p[pos]])
+			a.add(x)
+			mx = max(mx, x)
+			mn = min(mn, x)
+		}
+		if bk == n {
+			vr[bj] = mn
+			cvar[bj] = min(max(a.sum()/float64(n), mn), mx)
+			continue
+		}
+		m, _ := Count(n, alphas[bj])
+		v := float64(losses[p[bk]])
+		vr[bj] = v
+		cvar[bj] = finish(a.sum(), mx, bk, m, v)
+	}
+}

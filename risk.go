@@ -1,0 +1,291 @@
+package cvar
+
+import (
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/cvarlearn/cvar/internal/tail"
+)
+
+// Empirical risk metrics of a sample of losses.
+//
+// Definitions (docs/algorithms.md, "Empirical VaR and CVaR of n losses"):
+// α ∈ (0, 1] is the tail fraction. Sort the n losses descending,
+// ℓ(1) ≥ ℓ(2) ≥ … ≥ ℓ(n), and let m = α·n and k = ⌊m⌋. Then
+//
+//	VaR_α  = ℓ(k+1) for k < n, and ℓ(n) (the minimum) when α = 1;
+//	CVaR_α = (ℓ(1) + … + ℓ(k) + (m − k)·ℓ(k+1)) / m,
+//
+// the last term vanishing when k = n; equivalently
+// CVaR_α = min_τ τ + (1/(αn)) Σ [ℓ_i − τ]_+, attained at τ = VaR_α. So
+// CVaR_1 is the mean, CVaR_α for α < 1/n is the maximum, and
+// VaR_α ≤ CVaR_α ≤ max ℓ. Nothing here needs ℓ ≥ 0: negative losses (gains)
+// are fine.
+//
+// m is computed robustly: a product α·n within four ulp of an integer is
+// taken to be that integer, so α = 0.1 with n = 100 gives k = 10 and
+// α = 0.29 with n = 100 gives k = 29 (the raw float64 product is
+// 28.999999999999996), as the decimal α means.
+//
+// All of it runs by selection (O(n), no sort). VaR is exact (one of the
+// losses); sums are compensated float64 sums whatever the element type, so
+// CVaR is within a few float64 ulp of the exact value of the definition for
+// the given float64/float32 inputs, independently of n, and is clamped to
+// [VaR, max ℓ].
+
+// Errors returned by the risk metrics, with detail; test with errors.Is.
+var (
+	// ErrAlpha: α is NaN or outside (0, 1].
+	ErrAlpha = errors.New("cvar: alpha outside (0, 1]")
+	// ErrEmpty: there are no losses.
+	ErrEmpty = errors.New("cvar: no losses")
+	// ErrNonFinite: a loss is NaN, +Inf or −Inf. Errors for NaN losses also
+	// match ErrNaN.
+	ErrNonFinite = errors.New("cvar: non-finite loss")
+	// ErrNaN: a loss is NaN (such errors match ErrNonFinite too).
+	ErrNaN = errors.New("cvar: NaN loss")
+	// ErrWeights: the sample weights are unusable (length mismatch, a
+	// negative, NaN or infinite weight, or no positive weight).
+	ErrWeights = errors.New("cvar: invalid weights")
+)
+
+// riskError is an error with a detailed message that matches one or more
+// sentinels under errors.Is.
+type riskError struct {
+	msg  string
+	kind []error
+}
+
+func (e *riskError) Error() string   { return e.msg }
+func (e *riskError) Unwrap() []error { return e.kind }
+
+func fail(msg string, kind ...error) error { return &riskError{msg: msg, kind: kind} }
+
+func checkAlpha(alpha float64) error {
+	if !(alpha > 0 && alpha <= 1) { // NaN fails both
+		return fail(fmt.Sprintf("cvar: alpha %v outside (0, 1]", alpha), ErrAlpha)
+	}
+	return nil
+}
+
+// checkLosses reports the first non-finite loss, by index.
+func checkLosses[T float32 | float64](losses []T) error {
+	if len(losses) == 0 {
+		return ErrEmpty
+	}
+	for i, x := range losses {
+		if d := x - x; d == d { // finite: x − x is 0; NaN for NaN and ±Inf
+			continue
+		}
+		f := float64(x)
+		if math.IsNaN(f) {
+			return fail(fmt.Sprintf("cvar: loss %d is NaN", i), ErrNonFinite, ErrNaN)
+		}
+		return fail(fmt.Sprintf("cvar: loss %d is %v", i, f), ErrNonFinite)
+	}
+	return nil
+}
+
+// checkWeights validates the sample weights of WeightedCVaR.
+func checkWeights(n int, weights []float64) error {
+	if len(weights) != n {
+		return fail(fmt.Sprintf("cvar: %d weights for %d losses", len(weights), n), ErrWeights)
+	}
+	sum := 0.0
+	for i, w := range weights {
+		switch {
+		case math.IsNaN(w):
+			return fail(fmt.Sprintf("cvar: weight %d is NaN", i), ErrWeights)
+		case math.IsInf(w, 0):
+			return fail(fmt.Sprintf("cvar: weight %d is %v", i, w), ErrWeights)
+		case w < 0:
+			return fail(fmt.Sprintf("cvar: weight %d is negative (%v)", i, w), ErrWeights)
+		}
+		sum += w
+	}
+	if sum == 0 {
+		return fail("cvar: weights are all zero", ErrWeights)
+	}
+	if math.IsInf(sum, 0) {
+		return fail("cvar: weights sum to +Inf", ErrWeights)
+	}
+	return nil
+}
+
+// CVaR returns the empirical conditional value at risk CVaR_α of the losses:
+// the mean of the worst α-fraction, the boundary loss counted fractionally,
+//
+//	CVaR_α = (ℓ(1) + … + ℓ(k) + (αn − k)·ℓ(k+1)) / (αn),  k = ⌊αn⌋,
+//
+// with ℓ(1) ≥ … ≥ ℓ(n) the losses sorted descending (see the definitions at
+// the top of this file): CVaR_1 is the mean, CVaR_α for α < 1/n the maximum.
+// α ∈ (0, 1] is the tail fraction, not a confidence level. O(n) by
+// selection; sums in compensated float64. It allocates O(n) scratch; reuse a
+// TailScratch to avoid that. Errors: ErrAlpha, ErrEmpty, ErrNonFinite
+// (ErrNaN) naming the offending index.
+func CVaR(losses []float64, alpha float64) (float64, error) { return CVaROf(losses, alpha) }
+
+// VaR returns the empirical value at risk VaR_α of the losses: ℓ(k+1) with
+// k = ⌊αn⌋ and ℓ(1) ≥ … ≥ ℓ(n) the losses sorted descending, or the minimum
+// when α = 1. It is the τ that minimises τ + (1/(αn)) Σ [ℓ_i − τ]_+, and one
+// of the losses, so it is exact. O(n) by selection. Errors as for CVaR.
+func VaR(losses []float64, alpha float64) (float64, error) { return VaROf(losses, alpha) }
+
+// CVaROf is CVaR for float32 or float64 losses; sums are taken in float64
+// whatever T is.
+func CVaROf[T float32 | float64](losses []T, alpha float64) (float64, error) {
+	var s TailScratch[T]
+	return s.CVaR(losses, alpha)
+}
+
+// VaROf is VaR for float32 or float64 losses.
+func VaROf[T float32 | float64](losses []T, alpha float64) (float64, error) {
+	var s TailScratch[T]
+	return s.VaR(losses, alpha)
+}
+
+// WeightedCVaR returns CVaR_α and VaR_α of weighted samples: loss i has
+// weight weights[i] ≥ 0, normalised to p_i = weights[i]/Σweights, and
+//
+//	VaR_α  = the smallest loss v (among positive-weight samples) with
+//	         Σ_{ℓ_i > v} p_i ≤ α,
+//	CVaR_α = (Σ_{ℓ_i > VaR} p_i ℓ_i + (α − Σ_{ℓ_i > VaR} p_i)·VaR) / α,
+//
+// which is min_τ τ + (1/α) Σ p_i [ℓ_i − τ]_+ attained at τ = VaR. Equal
+// weights give exactly the unweighted VaR and CVaR (up to the order of the
+// float64 sums), integer weights those of the sample with loss i repeated
+// weights[i] times (α·Σweights is snapped to an integer within four ulp, as
+// α·n is), and zero-weight samples are ignored. O(n) by weighted selection.
+// Errors: those of CVaR, and ErrWeights for a length mismatch, a negative,
+// NaN or infinite weight, all-zero weights or an infinite sum.
+func WeightedCVaR(losses, weights []float64, alpha float64) (cvar, valueAtRisk float64, err error) {
+	var s TailScratch[float64]
+	return s.WeightedCVaR(losses, weights, alpha)
+}
+
+// Tail is CVaR_α and VaR_α of a sample of losses at one tail fraction α.
+type Tail struct {
+	Alpha float64 `json:"alpha"`
+	CVaR  float64 `json:"cvar"`
+	VaR   float64 `json:"var"`
+}
+
+// Tails returns CVaR_α and VaR_α at each α, in the order given (duplicates
+// allowed; no alphas gives an empty result), from one pass of nested
+// selections instead of a sort: O(n + Σ_j ⌊α_j n⌋) expected time, which is
+// O(n) for the small α of interest, and O(A²) for A alphas to order them.
+// Each entry equals CVaROf and VaROf at that α (VaR exactly, CVaR within
+// float64 rounding). Errors as for CVaR; every α is checked before any work.
+func Tails[T float32 | float64](losses []T, alphas ...float64) ([]Tail, error) {
+	var s TailScratch[T]
+	return s.AppendTails(nil, losses, alphas...)
+}
+
+// TailScratch holds the index scratch of the risk metrics so that repeated
+// calls allocate nothing once it has grown to the largest n (AppendTails
+// also needs room in dst). The zero value is ready to use. It is not safe for
+// concurrent use. Its methods behave exactly as the functions of the same
+// name.
+type TailScratch[T float32 | float64] struct {
+	perm   []int
+	cv, va []float64
+}
+
+func (s *TailScratch[T]) grow(n int) []int {
+	if cap(s.perm) < n {
+		s.perm = make([]int, n)
+	}
+	return s.perm[:n]
+}
+
+// CVaR is CVaROf using s's scratch.
+func (s *TailScratch[T]) CVaR(losses []T, alpha float64) (float64, error) {
+	if err := checkAlpha(alpha); err != nil {
+		return math.NaN(), err
+	}
+	if err := checkLosses(losses); err != nil {
+		return math.NaN(), err
+	}
+	c, _ := tail.CVaRVaR(losses, alpha, s.grow(len(losses)))
+	return c, nil
+}
+
+// VaR is VaROf using s's scratch.
+func (s *TailScratch[T]) VaR(losses []T, alpha float64) (float64, error) {
+	if err := checkAlpha(alpha); err != nil {
+		return math.NaN(), err
+	}
+	if err := checkLosses(losses); err != nil {
+		return math.NaN(), err
+	}
+	n := len(losses)
+	_, k := tail.Count(n, alpha)
+	if k == n {
+		mn := losses[0]
+		for _, x := range losses {
+			mn = min(mn, x)
+		}
+		return float64(mn), nil
+	}
+	p := s.grow(n)
+	for i := range p {
+		p[i] = i
+	}
+	tail.Select(losses, k, p)
+	return float64(losses[p[k]]), nil
+}
+
+// CVaRVaR returns both CVaR_α and VaR_α from one selection.
+func (s *TailScratch[T]) CVaRVaR(losses []T, alpha float64) (cvar, valueAtRisk float64, err error) {
+	if err := checkAlpha(alpha); err != nil {
+		return math.NaN(), math.NaN(), err
+	}
+	if err := checkLosses(losses); err != nil {
+		return math.NaN(), math.NaN(), err
+	}
+	cvar, valueAtRisk = tail.CVaRVaR(losses, alpha, s.grow(len(losses)))
+	return cvar, valueAtRisk, nil
+}
+
+// WeightedCVaR is the package's WeightedCVaR for losses of type T, using s's
+// scratch.
+func (s *TailScratch[T]) WeightedCVaR(losses []T, weights []float64, alpha float64) (cvar, valueAtRisk float64, err error) {
+	if err := checkAlpha(alpha); err != nil {
+		return math.NaN(), math.NaN(), err
+	}
+	if err := checkLosses(losses); err != nil {
+		return math.NaN(), math.NaN(), err
+	}
+	if err := checkWeights(len(losses), weights); err != nil {
+		return math.NaN(), math.NaN(), err
+	}
+	cvar, valueAtRisk = tail.WeightedCVaRVaR(losses, weights, alpha, s.grow(len(losses)))
+	return cvar, valueAtRisk, nil
+}
+
+// AppendTails appends to dst the Tail at each α (as Tails) and returns the
+// extended slice; on error it returns dst unchanged.
+func (s *TailScratch[T]) AppendTails(dst []Tail, losses []T, alphas ...float64) ([]Tail, error) {
+	for _, a := range alphas {
+		if err := checkAlpha(a); err != nil {
+			return dst, err
+		}
+	}
+	if err := checkLosses(losses); err != nil {
+		return dst, err
+	}
+	na := len(alphas)
+	if cap(s.cv) < na {
+		s.cv, s.va = make([]float64, na), make([]float64, na)
+	}
+	cv, vr := s.cv[:na], s.va[:na]
+	tail.Multi(losses, alphas, s.grow(len(losses)), cv, vr)
+	if dst == nil {
+		dst = make([]Tail, 0, na)
+	}
+	for j, a := range alphas {
+		dst = append(dst, Tail{Alpha: a, CVaR: cv[j], VaR: vr[j]})
+	}
+	return dst, nil
+}
