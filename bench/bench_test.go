@@ -1,0 +1,71 @@
+package bench
+
+import (
+	"testing"
+
+	"github.com/cvarlearn/cvar/kernel"
+)
+
+// TestKernelCases builds every in-cache case and runs each variant, checking
+// the case's counts and that no kernel variant allocates (gonum's gemm does:
+// it starts goroutines for large products).
+func TestKernelCases(t *testing.T) {
+	specs := KernelSpecs(SpecConfig{Dims: []int{64}, Precs: []string{"f32", "f64"}})
+	if len(specs) == 0 {
+		t.Fatal("no kernel cases")
+	}
+	for _, sp := range specs {
+		c := sp.Build(kernel.Impls())
+		if c.Bytes <= 0 || (c.Flops <= 0 && c.Elems <= 0) {
+			t.Errorf("%s/%s/%s: bytes %d flops %d elems %d", c.Kernel, c.Prec, c.Size, c.Bytes, c.Flops, c.Elems)
+		}
+		names := map[string]bool{}
+		for _, v := range c.Variants {
+			names[v.Impl] = true
+			v.Run() // warm up: first calls may grow internal buffers
+			if a := testing.AllocsPerRun(3, v.Run); a != 0 && !v.Baseline {
+				t.Errorf("%s/%s/%s/%s allocates %v times per call", c.Kernel, c.Prec, c.Size, v.Impl, a)
+			}
+		}
+		if !names["generic"] {
+			t.Errorf("%s/%s: no generic variant", c.Kernel, c.Prec)
+		}
+	}
+}
+
+func TestSampleCost(t *testing.T) {
+	for _, m := range Models {
+		c := SampleCost(m, MNISTDim, 4)
+		if c.Bytes != 4*MNISTDim || c.Flops <= 0 {
+			t.Errorf("%s: cost %+v", m, c)
+		}
+	}
+	// Softmax does k = 10 times the multiply-adds of binary logistic.
+	if l, s := SampleCost("logistic", 784, 4), SampleCost("softmax", 784, 4); s.Flops != 10*l.Flops {
+		t.Errorf("softmax flops %v, logistic %v", s.Flops, l.Flops)
+	}
+	if f := SampleCost("logistic", 100, 4).Floor(1000, 1e9, 1e18); f.Seconds() != 400e-6 {
+		t.Errorf("memory floor %v, want 400µs", f)
+	}
+}
+
+func TestSyntheticMNIST(t *testing.T) {
+	p, err := SyntheticMNIST[float32](300, 20, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Ten.K != 10 || p.Two.K != 2 || p.N != 300 || p.D != 20 {
+		t.Fatalf("shape: %+v", p)
+	}
+	for _, v := range p.Ten.X {
+		if v < 0 || v > 1 {
+			t.Fatalf("pixel %v outside [0, 1]", v)
+		}
+	}
+	for _, m := range Models {
+		cfg := EpochConfig{Model: m, Method: Methods[0], Threads: 2}
+		if err := Train(p, cfg, 2, nil); err != nil {
+			t.Errorf("%s: %v", m, err)
+		}
+	}
+}

@@ -1,0 +1,23 @@
+// Package bench is cvar's benchmark suite and the measuring code that
+// cmd/cvarbench shares with it.
+//
+// Run the suites with go test -bench (see README.md, "Performance"):
+//
+//	go test -bench 'F32|F64' -run '^$' ./bench/   # kernels, by impl/size
+//	go test -bench Stream -run '^$' ./bench/      # read-only bandwidth
+//	go test -bench Epoch -run '^$' ./bench/       # training epochs
+//
+// Kernel benchmarks are named Benchmark<Kernel><F32|F64>/<impl>/<size>,
+// with every implementation of package kernel that the CPU supports
+// ("avx2", "neon", …, "generic") and the baselines gonum (blas32/blas64 on
+// the same operation), mathloop (a plain math.Exp/math.Log1p loop) and stream
+// (a read-only pass over the same bytes) in the same run. They set bytes (so
+// MB/s is printed), report GFLOP/s or Melem/s, and report allocations (zero
+// for every kernel). Epoch benchmarks are named
+// BenchmarkEpoch<Model><Method><F32|F64>/<impl>/threads=<n> and report
+// samples/s.
+//
+// The cases themselves (KernelSpecs, the epoch configurations, the cost model
+// of the floor) live in this package's non-test files, so that cvarbench
+// measures exactly the same operations.
+package bench

@@ -1,0 +1,248 @@
+package bench
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"time"
+
+	"github.com/cvarlearn/cvar"
+	"github.com/cvarlearn/cvar/batch"
+	"github.com/cvarlearn/cvar/dataset"
+	"github.com/cvarlearn/cvar/kernel"
+)
+
+// MNIST's shape: 60000 training rows of 28×28 pixels, 10 classes.
+const (
+	MNISTRows    = 60000
+	MNISTDim     = 784
+	MNISTClasses = 10
+)
+
+// Models and methods of the epoch suite.
+var (
+	Models  = []string{"logistic", "softmax", "mlp"}
+	Methods = []cvar.Method{cvar.Alg3, cvar.Vanilla, cvar.MinibatchCVaR}
+)
+
+// Problem is one data set in one precision, held twice over the same rows:
+// with its 10 classes (softmax, MLP) and as a binary problem, class ≥ 5
+// against the rest (binary logistic regression).
+type Problem[T kernel.Float] struct {
+	Name  string
+	N, D  int
+	Ten   *batch.Data[T]
+	Two   *batch.Data[T]
+	Scale batch.Scale // measured once, handed to Train so it does not rescan
+}
+
+func newProblem[T kernel.Float](name string, x []T, labels []int32, n, d int) (*Problem[T], error) {
+	ten, err := batch.NewData(x, n, d, nil, labels, MNISTClasses)
+	if err != nil {
+		return nil, err
+	}
+	bin := make([]int32, n)
+	for i, c := range labels {
+		if c >= 5 {
+			bin[i] = 1
+		}
+	}
+	two, err := batch.NewData(x, n, d, nil, bin, 2)
+	if err != nil {
+		return nil, err
+	}
+	return &Problem[T]{Name: name, N: n, D: d, Ten: ten, Two: two, Scale: ten.Scale()}, nil
+}
+
+// SyntheticMNIST returns n rows of d pixels in [0, 1] shaped like MNIST:
+// each class has a random prototype with about 80 % of its pixels off, and a
+// row is its class's prototype plus uniform noise on the lit pixels, clamped
+// to [0, 1]. Labels cycle through the classes in random order.
+func SyntheticMNIST[T kernel.Float](n, d int, seed uint64) (*Problem[T], error) {
+	r := rand.New(rand.NewPCG(seed, 0x3d15))
+	proto := make([]float64, MNISTClasses*d)
+	for i := range proto {
+		if r.Float64() < 0.2 {
+			proto[i] = 0.3 + 0.7*r.Float64()
+		}
+	}
+	x := make([]T, n*d)
+	labels := make([]int32, n)
+	for i := 0; i < n; i++ {
+		c := int32(r.IntN(MNISTClasses))
+		labels[i] = c
+		p := proto[int(c)*d : int(c+1)*d]
+		row := x[i*d : (i+1)*d]
+		for j, v := range p {
+			if v == 0 {
+				continue
+			}
+			row[j] = T(math.Min(math.Max(v+0.6*(r.Float64()-0.5), 0), 1))
+		}
+	}
+	return newProblem(fmt.Sprintf("synthetic-mnist %d×%d", n, d), x, labels, n, d)
+}
+
+// LoadMNIST reads MNIST's training split from dir (IDX files, gzipped or
+// not) through package dataset, pixels scaled to [0, 1].
+func LoadMNIST[T kernel.Float](dir string) (*Problem[T], error) {
+	ds, err := dataset.LoadMNIST[T](dir, "train", dataset.IDXOptions{})
+	if err != nil {
+		return nil, err
+	}
+	if ds.K() != MNISTClasses {
+		return nil, fmt.Errorf("bench: %s has %d classes, want %d", dir, ds.K(), MNISTClasses)
+	}
+	return newProblem(fmt.Sprintf("mnist %d×%d", ds.N, ds.D), ds.X, ds.Labels, ds.N, ds.D)
+}
+
+// NewModel returns the named model on d features after the current kernel
+// choice (kernel.For is resolved when a model is made, so call it after
+// kernel.Use).
+func NewModel[T kernel.Float](name string, d int) (batch.Model[T], error) {
+	switch name {
+	case "logistic":
+		return batch.NewLogistic[T](d), nil
+	case "softmax":
+		return batch.NewSoftmax[T](d, MNISTClasses), nil
+	case "mlp":
+		return batch.NewMLP[T](d, Hidden, MNISTClasses), nil
+	}
+	return nil, fmt.Errorf("bench: unknown model %q (want logistic, softmax or mlp)", name)
+}
+
+// EpochConfig is one training configuration of the epoch suite.
+type EpochConfig struct {
+	Model   string      // "logistic", "softmax" or "mlp"
+	Method  cvar.Method // cvar.Alg3, cvar.Vanilla or cvar.MinibatchCVaR
+	Impl    string      // kernel implementation; "" keeps the active one
+	Threads int         // engine workers; 0 is GOMAXPROCS
+}
+
+// Batch is the minibatch of the epoch suite (cvar's default); the step size,
+// α and ε are fixed (η = 0.01 on the raw losses, α = 0.1, ε = 0.1) so that no
+// constant is estimated before training.
+func (c EpochConfig) options(steps int, onEpoch func(cvar.EpochInfo) error, scale batch.Scale) cvar.Options {
+	return cvar.Options{
+		Method: c.Method, Alpha: 0.1, Eps: 0.1, LR: 0.01,
+		Batch: Batch, Steps: steps, Threads: c.Threads, Seed: 1,
+		Scale: scale, OnEpoch: onEpoch,
+	}
+}
+
+// StepsPerEpoch is the number of minibatches of one epoch over n rows.
+func StepsPerEpoch(n int) int { return (n + Batch - 1) / Batch }
+
+// SamplesPerEpoch is the number of rows one epoch processes: Alg 3 draws
+// StepsPerEpoch full batches with replacement, the baselines visit each row
+// once.
+func SamplesPerEpoch(m cvar.Method, n int) int64 {
+	if m == cvar.Alg3 {
+		return int64(StepsPerEpoch(n)) * Batch
+	}
+	return int64(n)
+}
+
+// Train runs cfg on p for steps minibatch steps with cvar.Train, after
+// switching to cfg.Impl (restored after) and building the model under it.
+// onEpoch, if not nil, is called at the end of every epoch.
+func Train[T kernel.Float](p *Problem[T], cfg EpochConfig, steps int, onEpoch func(epoch int)) error {
+	if cfg.Impl != "" {
+		prev := kernel.Active().Name
+		if err := kernel.Use(cfg.Impl); err != nil {
+			return err
+		}
+		defer kernel.Use(prev)
+	}
+	model, err := NewModel[T](cfg.Model, p.D)
+	if err != nil {
+		return err
+	}
+	data := p.Ten
+	if cfg.Model == "logistic" {
+		data = p.Two
+	}
+	var hook func(cvar.EpochInfo) error
+	if onEpoch != nil {
+		hook = func(e cvar.EpochInfo) error { onEpoch(e.Epoch); return nil }
+	}
+	_, err = cvar.Train(model, data, cfg.options(steps, hook, p.Scale))
+	return err
+}
+
+// TimeEpochs trains warm+epochs epochs and returns the duration of each of
+// the last epochs (the warm-up epochs, which include setting up the run, are
+// not timed).
+func TimeEpochs[T kernel.Float](p *Problem[T], cfg EpochConfig, warm, epochs int) ([]time.Duration, error) {
+	var out []time.Duration
+	var last time.Time
+	err := Train(p, cfg, (warm+epochs)*StepsPerEpoch(p.N), func(e int) {
+		now := time.Now()
+		if e > warm {
+			out = append(out, now.Sub(last))
+		}
+		last = now
+	})
+	return out, err
+}
+
+// TimeSteps estimates the duration of one epoch from a short run: it times
+// Train over 1 step and over 1+steps steps and scales the difference (which
+// leaves out the setting up of the run) to StepsPerEpoch steps. It takes the
+// best of reps pairs.
+func TimeSteps[T kernel.Float](p *Problem[T], cfg EpochConfig, steps, reps int) (time.Duration, error) {
+	best := time.Duration(math.MaxInt64)
+	for range max(reps, 1) {
+		t0 := time.Now()
+		if err := Train(p, cfg, 1, nil); err != nil {
+			return 0, err
+		}
+		t1 := time.Now()
+		if err := Train(p, cfg, 1+steps, nil); err != nil {
+			return 0, err
+		}
+		d := time.Since(t1) - t1.Sub(t0)
+		best = min(best, d)
+	}
+	best = max(best, time.Nanosecond)
+	return time.Duration(float64(best) * float64(StepsPerEpoch(p.N)) / float64(steps)), nil
+}
+
+// Cost is the work of one sample in one training step, as the floor counts
+// it.
+type Cost struct {
+	// Bytes is the sample's row, d·size: every step reads its rows from
+	// memory once (the fused linear step and the engine's 64-row chunks
+	// keep a row in cache between its forward and backward use; labels,
+	// indices and parameters are left out, under 1 % for these models).
+	Bytes float64
+	// Flops counts a multiply-add as 2: logistic 4d (margin and gradient),
+	// softmax 4dk, MLP 4dh + 6hk (forward d·h and h·k, backward h·k for
+	// ∂W2, h·k for ∂H and d·h for ∂W1). Elementwise work (exp, log, ReLU)
+	// is not counted.
+	Flops float64
+}
+
+// SampleCost returns the cost per sample of model on d features in
+// elements of elemSize bytes.
+func SampleCost(model string, d, elemSize int) Cost {
+	b := float64(d * elemSize)
+	fd, k, h := float64(d), float64(MNISTClasses), float64(Hidden)
+	switch model {
+	case "logistic":
+		return Cost{Bytes: b, Flops: 4 * fd}
+	case "softmax":
+		return Cost{Bytes: b, Flops: 4 * fd * k}
+	case "mlp":
+		return Cost{Bytes: b, Flops: 4*fd*h + 6*h*k}
+	}
+	return Cost{}
+}
+
+// Floor is the least time samples can take at the given bandwidth (bytes/s)
+// and FMA rate (flops/s): max(bytes/bandwidth, flops/peak).
+func (c Cost) Floor(samples int64, bandwidth, flops float64) time.Duration {
+	s := float64(samples)
+	sec := math.Max(s*c.Bytes/bandwidth, s*c.Flops/flops)
+	return time.Duration(sec * 1e9)
+}

@@ -1,0 +1,87 @@
+package bench
+
+import (
+	"fmt"
+	"runtime"
+	"sync"
+	"testing"
+
+	"github.com/cvarlearn/cvar"
+	"github.com/cvarlearn/cvar/kernel"
+)
+
+// The MNIST-shaped data of the epoch benchmarks, made once per precision.
+var (
+	once32, once64 sync.Once
+	prob32         *Problem[float32]
+	prob64         *Problem[float64]
+	probErr        error
+)
+
+func problem[T kernel.Float](b *testing.B) *Problem[T] {
+	var p any
+	if is32[T]() {
+		once32.Do(func() { prob32, probErr = SyntheticMNIST[float32](MNISTRows, MNISTDim, 1) })
+		p = prob32
+	} else {
+		once64.Do(func() { prob64, probErr = SyntheticMNIST[float64](MNISTRows, MNISTDim, 1) })
+		p = prob64
+	}
+	if probErr != nil {
+		b.Fatal(probErr)
+	}
+	return p.(*Problem[T])
+}
+
+func threadCounts() []int {
+	if p := runtime.GOMAXPROCS(0); p > 1 {
+		return []int{1, p}
+	}
+	return []int{1}
+}
+
+// benchEpoch runs training epochs of model with method, on every kernel
+// implementation (the generic path beside the fast one) and on one and all
+// threads, as sub-benchmarks impl/threads=n. One op is one epoch; the first
+// epoch of each run, which sets the run up, is not timed.
+func benchEpoch[T kernel.Float](b *testing.B, model string, method cvar.Method) {
+	for _, im := range kernel.Impls() {
+		for _, th := range threadCounts() {
+			b.Run(fmt.Sprintf("%s/threads=%d", im.Name, th), func(b *testing.B) {
+				p := problem[T](b)
+				cfg := EpochConfig{Model: model, Method: method, Impl: im.Name, Threads: th}
+				samples := SamplesPerEpoch(method, p.N)
+				b.ReportAllocs()
+				b.SetBytes(samples * int64(p.D) * elemSize[T]())
+				err := Train(p, cfg, (b.N+1)*StepsPerEpoch(p.N), func(e int) {
+					if e == 1 {
+						b.ResetTimer()
+					}
+				})
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.ReportMetric(float64(samples)*float64(b.N)/b.Elapsed().Seconds(), "samples/s")
+			})
+		}
+	}
+}
+
+func BenchmarkEpochLogisticAlg3F32(b *testing.B)      { benchEpoch[float32](b, "logistic", cvar.Alg3) }
+func BenchmarkEpochLogisticAlg3F64(b *testing.B)      { benchEpoch[float64](b, "logistic", cvar.Alg3) }
+func BenchmarkEpochLogisticVanillaF32(b *testing.B)   { benchEpoch[float32](b, "logistic", cvar.Vanilla) }
+func BenchmarkEpochLogisticVanillaF64(b *testing.B)   { benchEpoch[float64](b, "logistic", cvar.Vanilla) }
+func BenchmarkEpochLogisticMinibatchF32(b *testing.B) { benchEpoch[float32](b, "logistic", cvar.MinibatchCVaR) }
+func BenchmarkEpochLogisticMinibatchF64(b *testing.B) { benchEpoch[float64](b, "logistic", cvar.MinibatchCVaR) }
+func BenchmarkEpochSoftmaxAlg3F32(b *testing.B)       { benchEpoch[float32](b, "softmax", cvar.Alg3) }
+func BenchmarkEpochSoftmaxAlg3F64(b *testing.B)       { benchEpoch[float64](b, "softmax", cvar.Alg3) }
+func BenchmarkEpochSoftmaxVanillaF32(b *testing.B)    { benchEpoch[float32](b, "softmax", cvar.Vanilla) }
+func BenchmarkEpochSoftmaxVanillaF64(b *testing.B)    { benchEpoch[float64](b, "softmax", cvar.Vanilla) }
+func BenchmarkEpochSoftmaxMinibatchF32(b *testing.B)  { benchEpoch[float32](b, "softmax", cvar.MinibatchCVaR) }
+func BenchmarkEpochSoftmaxMinibatchF64(b *testing.B)  { benchEpoch[float64](b, "softmax", cvar.MinibatchCVaR) }
+func BenchmarkEpochMLPAlg3F32(b *testing.B)           { benchEpoch[float32](b, "mlp", cvar.Alg3) }
+func BenchmarkEpochMLPAlg3F64(b *testing.B)           { benchEpoch[float64](b, "mlp", cvar.Alg3) }
+func BenchmarkEpochMLPVanillaF32(b *testing.B)        { benchEpoch[float32](b, "mlp", cvar.Vanilla) }
+func BenchmarkEpochMLPVanillaF64(b *testing.B)        { benchEpoch[float64](b, "mlp", cvar.Vanilla) }
+func BenchmarkEpochMLPMinibatchF32(b *testing.B)      { benchEpoch[float32](b, "mlp", cvar.MinibatchCVaR) }
+func BenchmarkEpochMLPMinibatchF64(b *testing.B)      { benchEpoch[float64](b, "mlp", cvar.MinibatchCVaR) }

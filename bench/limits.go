@@ -1,0 +1,166 @@
+package bench
+
+import (
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/cvarlearn/cvar/bench/internal/peak"
+)
+
+// StreamBytes is the default size of the read-only stream buffer: 256 MiB,
+// or twice the last-level cache when that is bigger (capped at 1 GiB).
+func StreamBytes(l3 int) int {
+	n := 256 << 20
+	if 2*l3 > n {
+		n = min(2*l3, 1<<30)
+	}
+	return n
+}
+
+// NewStreamBuffer returns a buffer of the given size in bytes, every page
+// touched.
+func NewStreamBuffer(bytes int) []float32 {
+	x := make([]float32, bytes/4)
+	for i := range x {
+		x[i] = float32(i&1023) * (1.0 / 1024)
+	}
+	return x
+}
+
+// SumParallel sums x once on threads goroutines, each reading a contiguous
+// part of it: one read-only pass over the buffer.
+func SumParallel(x []float32, threads int) float32 {
+	if threads <= 1 {
+		return peak.Sum32(x)
+	}
+	parts := make([]float32, threads)
+	var wg sync.WaitGroup
+	per := (len(x)/threads + 63) &^ 63
+	for t := 0; t < threads; t++ {
+		lo := min(t*per, len(x))
+		hi := min(lo+per, len(x))
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			parts[t] = peak.Sum32(x[lo:hi])
+		}()
+	}
+	wg.Wait()
+	var s float32
+	for _, v := range parts {
+		s += v
+	}
+	return s
+}
+
+// Bandwidth measures the read-only bandwidth in bytes per second of passes
+// over x on threads goroutines: the best of repeated passes, running for at
+// least minTime in all (and at least 3 passes).
+func Bandwidth(x []float32, threads int, minTime time.Duration) float64 {
+	best := 0.0
+	start := time.Now()
+	for i := 0; i < 3 || time.Since(start) < minTime; i++ {
+		t0 := time.Now()
+		sink += float64(SumParallel(x, threads))
+		if bw := float64(4*len(x)) / time.Since(t0).Seconds(); bw > best {
+			best = bw
+		}
+	}
+	return best
+}
+
+// PeakFlops measures the FMA rate, in flops per second (a multiply-add is 2),
+// of the peak loop in float32 (f32) or float64 on threads goroutines: the
+// best of repeated rounds of about a millisecond, over at least minTime.
+func PeakFlops(f32 bool, threads int, minTime time.Duration) float64 {
+	run := peak.FMA64
+	if f32 {
+		run = peak.FMA32
+	}
+	// Size a round to about 1 ms on one thread.
+	iters := 1024
+	for {
+		t0 := time.Now()
+		run(iters)
+		if time.Since(t0) > 500*time.Microsecond || iters > 1<<30 {
+			break
+		}
+		iters *= 2
+	}
+	best := 0.0
+	start := time.Now()
+	for r := 0; r < 5 || time.Since(start) < minTime; r++ {
+		var wg sync.WaitGroup
+		fmas := make([]int64, threads)
+		t0 := time.Now()
+		for t := 0; t < threads; t++ {
+			wg.Add(1)
+			go func() {
+				defer wg.Done()
+				fmas[t] = run(iters)
+			}()
+		}
+		wg.Wait()
+		el := time.Since(t0).Seconds()
+		var total int64
+		for _, f := range fmas {
+			total += f
+		}
+		if r := 2 * float64(total) / el; r > best {
+			best = r
+		}
+	}
+	return best
+}
+
+// Limits are the machine's limits measured in-process.
+type Limits struct {
+	Threads int `json:"threads"` // "all threads": GOMAXPROCS
+	// Read-only bandwidth out of cache, bytes/s, on 1 and on Threads threads.
+	StreamBytes   int     `json:"stream_bytes"`
+	Bandwidth1    float64 `json:"bandwidth_1thread_bytes_per_s"`
+	BandwidthAll  float64 `json:"bandwidth_all_bytes_per_s"`
+	PeakF32_1     float64 `json:"peak_f32_1thread_flops_per_s"`
+	PeakF32All    float64 `json:"peak_f32_all_flops_per_s"`
+	PeakF64_1     float64 `json:"peak_f64_1thread_flops_per_s"`
+	PeakF64All    float64 `json:"peak_f64_all_flops_per_s"`
+	PeakAsm       bool    `json:"peak_asm"`
+	PeakKind      string  `json:"peak_kind"`
+	MeasuredMilli int64   `json:"measured_ms"`
+}
+
+// MeasureLimits measures bandwidth (on a buffer of streamBytes) and the FMA
+// peaks on one thread and on all of GOMAXPROCS, each for about minTime.
+func MeasureLimits(streamBytes int, minTime time.Duration) Limits {
+	t0 := time.Now()
+	all := runtime.GOMAXPROCS(0)
+	x := NewStreamBuffer(streamBytes)
+	l := Limits{Threads: all, StreamBytes: streamBytes, PeakAsm: peak.Asm(), PeakKind: peak.Kind()}
+	l.Bandwidth1 = Bandwidth(x, 1, minTime)
+	l.BandwidthAll = Bandwidth(x, all, minTime)
+	l.PeakF32_1 = PeakFlops(true, 1, minTime)
+	l.PeakF32All = PeakFlops(true, all, minTime)
+	l.PeakF64_1 = PeakFlops(false, 1, minTime)
+	l.PeakF64All = PeakFlops(false, all, minTime)
+	l.MeasuredMilli = time.Since(t0).Milliseconds()
+	return l
+}
+
+// For returns the bandwidth and peak that apply to a run on threads threads
+// in the given precision: the one-thread figures for 1, the all-thread
+// figures otherwise (scaled down when threads < Threads).
+func (l Limits) For(f32 bool, threads int) (bandwidth, flops float64) {
+	p1, pa := l.PeakF64_1, l.PeakF64All
+	if f32 {
+		p1, pa = l.PeakF32_1, l.PeakF32All
+	}
+	if threads <= 1 {
+		return l.Bandwidth1, p1
+	}
+	if threads >= l.Threads {
+		return l.BandwidthAll, pa
+	}
+	f := float64(threads) / float64(l.Threads)
+	return max(l.Bandwidth1, l.BandwidthAll*f), max(p1, pa*f)
+}
