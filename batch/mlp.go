@@ -12,7 +12,8 @@ import (
 const DefaultHidden = 100
 
 // MLP is the three-layer network d → h → k with ReLU hidden units and a
-// softmax cross-entropy output. Its matrix products run through gonum's BLAS.
+// softmax cross-entropy output. Its matrix products run through the kernels
+// of package kernel (MarginsK, AddOuterK, AddRows).
 // θ = (W1, b1, W2, b2): W1 is h×d (unit j's input weights at θ[j*d:(j+1)*d]),
 // b1 has h entries, W2 is k×h, b2 has k.
 type MLP[T Float] struct {
@@ -80,44 +81,20 @@ func (m *MLP[T]) Check(data *Data[T]) error {
 	return nil
 }
 
-// rows returns the n gathered input rows as a contiguous n×d matrix.
-func (m *MLP[T]) rows(wk *Work[T], data *Data[T], idx []int, n int) []T {
-	if idx == nil && data.Stride == m.d {
-		return data.X[:n*m.d]
-	}
-	wk.xb = grow(wk.xb, n*m.d)
-	for i := 0; i < n; i++ {
-		r := i
-		if idx != nil {
-			r = idx[i]
-		}
-		copy(wk.xb[i*m.d:(i+1)*m.d], data.X[r*data.Stride:r*data.Stride+m.d])
-	}
-	return wk.xb
-}
-
-// gathered returns the rows the last call to rows produced, without copying
-// them again.
-func (m *MLP[T]) gathered(wk *Work[T], data *Data[T], idx []int, n int) []T {
-	if idx == nil && data.Stride == m.d {
-		return data.X[:n*m.d]
-	}
-	return wk.xb[:n*m.d]
-}
-
 // logits runs the network to its output layer, leaving the ReLU activations
-// in wk.h and the logits in wk.dloss.
+// in wk.h and the logits in wk.dloss. The products run through the kernels:
+// H = X·W1ᵀ is MarginsK over the gathered rows (W1's h rows play the
+// classes), Z = H·W2ᵀ is MarginsK over H.
 func (m *MLP[T]) logits(wk *Work[T], theta []T, data *Data[T], idx []int, n int) []T {
 	w1, b1, w2, b2 := m.split(theta)
-	xb := m.rows(wk, data, idx, n)
 	wk.h = grow(wk.h, n*m.h)
-	gemm(false, true, n, m.h, m.d, 1, xb, m.d, w1, m.d, 0, wk.h, m.h)
+	m.ops.MarginsK(wk.h, data.X, data.Stride, idx, w1, m.h)
 	addBias(wk.h, b1)
 	for i, v := range wk.h {
 		wk.h[i] = max(v, 0)
 	}
 	wk.dloss = grow(wk.dloss, n*m.k)
-	gemm(false, true, n, m.k, m.h, 1, wk.h, m.h, w2, m.h, 0, wk.dloss, m.k)
+	m.ops.MarginsK(wk.dloss, wk.h, m.h, nil, w2, m.k)
 	addBias(wk.dloss, b2)
 	return wk.dloss
 }
@@ -129,7 +106,9 @@ func (m *MLP[T]) Forward(wk *Work[T], theta []T, data *Data[T], idx []int, n int
 	m.ops.SoftmaxCE(wk.Loss, z, gatherLabels(wk, data, idx, n), m.k)
 }
 
-// Backward implements Model by backpropagation through both layers.
+// Backward implements Model by backpropagation through both layers:
+// ∂W2 += dZᵀ·H and ∂W1 += dHᵀ·X are AddOuterK (X's rows gathered by idx, so
+// they are never copied), dH = dZ·W2 is AddRows of W2's k rows per sample.
 func (m *MLP[T]) Backward(wk *Work[T], theta []T, data *Data[T], idx []int, coef, g []T) {
 	n := len(coef)
 	_, _, w2, _ := m.split(theta)
@@ -137,17 +116,19 @@ func (m *MLP[T]) Backward(wk *Work[T], theta []T, data *Data[T], idx []int, coef
 	dz := wk.dloss[:n*m.k]
 	scaleRows(dz, coef, m.k)
 	a := wk.h[:n*m.h]
-	gemm(true, false, m.k, m.h, n, 1, dz, m.k, a, m.h, 1, gw2, m.h)
+	m.ops.AddOuterK(gw2, a, m.h, nil, dz, m.k)
 	sumRows(gb2, dz)
 	wk.dh = grow(wk.dh, n*m.h)
-	gemm(false, false, n, m.h, m.k, 1, dz, m.k, w2, m.h, 0, wk.dh, m.h)
+	clear(wk.dh)
+	for i := 0; i < n; i++ {
+		m.ops.AddRows(wk.dh[i*m.h:(i+1)*m.h], w2, m.h, nil, dz[i*m.k:(i+1)*m.k])
+	}
 	for i, v := range a {
 		if v <= 0 {
 			wk.dh[i] = 0
 		}
 	}
-	xb := m.gathered(wk, data, idx, n)
-	gemm(true, false, m.h, m.d, n, 1, wk.dh, m.h, xb, m.d, 1, gw1, m.d)
+	m.ops.AddOuterK(gw1, data.X, data.Stride, idx, wk.dh, m.h)
 	sumRows(gb1, wk.dh)
 }
 
