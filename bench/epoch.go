@@ -86,7 +86,7 @@ func SyntheticMNIST[T kernel.Float](n, d int, seed uint64) (*Problem[T], error) 
 // LoadMNIST reads MNIST's training split from dir (IDX files, gzipped or
 // not) through package dataset, pixels scaled to [0, 1].
 func LoadMNIST[T kernel.Float](dir string) (*Problem[T], error) {
-	ds, err := dataset.LoadMNIST[T](dir, "train", dataset.IDXOptions{})
+	ds, err := dataset.LoadMNIST[T](dir, "train")
 	if err != nil {
 		return nil, err
 	}

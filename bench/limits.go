@@ -164,3 +164,10 @@ func (l Limits) For(f32 bool, threads int) (bandwidth, flops float64) {
 	f := float64(threads) / float64(l.Threads)
 	return max(l.Bandwidth1, l.BandwidthAll*f), max(p1, pa*f)
 }
+
+// PeakAsm reports whether the FMA peak and stream loops are assembly (the
+// machine's limit) rather than the pure-Go fallback.
+func PeakAsm() bool { return peak.Asm() }
+
+// PeakKind describes the FMA peak and stream loops in use.
+func PeakKind() string { return peak.Kind() }

@@ -1,0 +1,243 @@
+// Command cvarbench measures how fast cvar runs on this machine.
+//
+// It reports the machine (CPU, the features that matter, caches, Go, the
+// kernel path selected), measures its limits in-process (read-only memory
+// bandwidth out of cache on one and on all threads, peak FMA rate in float32
+// and float64), times every kernel on every available implementation beside
+// gonum's BLAS and plain math loops, and times whole training epochs of
+// binary logistic regression, softmax (k = 10) and the MLP (h = 100) on
+// MNIST-shaped data with Alg 3 and the two baselines, comparing each epoch
+// with the floor max(bytes read / bandwidth, FLOPs / peak).
+//
+//	cvarbench              # everything, a few minutes
+//	cvarbench -quick       # the same, smaller, in under 30 seconds
+//	cvarbench -json        # for machines
+//	cvarbench -mnist DIR   # epochs on MNIST's IDX files instead of synthetic data
+//
+// Run cvarbench -h for the flags that pick kernels, sizes, precisions,
+// thread counts, models and methods.
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/cvarlearn/cvar"
+	"github.com/cvarlearn/cvar/bench"
+	"github.com/cvarlearn/cvar/kernel"
+)
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+// config is the parsed command line.
+type config struct {
+	quick, json  bool
+	sections     []string
+	kernels      []string // implementations and baselines of the kernel section
+	cases        []string // kernel cases
+	dims         []int
+	precs        []string
+	threads      []int
+	models       []string
+	methods      []cvar.Method
+	epochImpls   []string
+	mnist        string
+	epochs       int
+	steps        int
+	minTime      time.Duration
+	outOfCache   bool
+	streamMiB    int
+	requestedOOC bool
+}
+
+func parseFlags(args []string, stderr io.Writer) (*config, error) {
+	fs := flag.NewFlagSet("cvarbench", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		fmt.Fprintf(stderr, "usage: cvarbench [flags]\n\nMeasures the machine's limits, cvar's kernels and whole training epochs.\n\n")
+		fs.PrintDefaults()
+	}
+	quick := fs.Bool("quick", false, "a short run (under 30 s): sizes d=784, no out-of-cache kernel cases, epochs timed over a few steps")
+	js := fs.Bool("json", false, "print the report as JSON instead of tables")
+	sections := fs.String("sections", "machine,limits,kernels,epochs", "what to run: machine, limits, kernels, epochs")
+	kernels := fs.String("kernels", "all", "kernel implementations and baselines for the kernel section, e.g. avx2,generic,gonum (baselines: gonum, mathloop, stream)")
+	cases := fs.String("cases", "all", "kernel cases: "+strings.Join(bench.KernelNames, ","))
+	sizes := fs.String("sizes", "", "feature counts d of the level-1 and row kernels (default 64,784,4096; -quick: 784)")
+	precs := fs.String("prec", "f32,f64", "precisions: f32, f64")
+	threads := fs.String("threads", "1,all", "engine thread counts for epochs (all = GOMAXPROCS)")
+	models := fs.String("models", "logistic,softmax,mlp", "models for epochs: logistic, softmax, mlp")
+	methods := fs.String("methods", "alg3,vanilla,minibatch", "training methods for epochs: alg3, vanilla, minibatch")
+	epochImpls := fs.String("epoch-kernels", "", "kernel implementations for epochs, e.g. avx2,generic or all (default: the active one)")
+	mnist := fs.String("mnist", "", "directory of MNIST's IDX files (train-images-idx3-ubyte[.gz], …); default: synthetic MNIST-shaped data")
+	epochs := fs.Int("epochs", 2, "epochs timed per configuration (after one untimed epoch); -quick times -steps steps instead")
+	steps := fs.Int("steps", 12, "with -quick, the steps timed per epoch configuration (scaled to an epoch)")
+	minTime := fs.Duration("time", 0, "least time spent measuring each kernel variant and limit (default 150ms; -quick: 10ms)")
+	ooc := fs.Bool("ooc", true, "include the out-of-cache kernel cases (60000×784); off with -quick unless set")
+	streamMiB := fs.Int("stream-mib", 0, "size of the stream buffer in MiB (default 256, or twice the L3 if bigger)")
+	if err := fs.Parse(args); err != nil {
+		return nil, err
+	}
+	if fs.NArg() > 0 {
+		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
+	}
+	c := &config{quick: *quick, json: *js, mnist: *mnist, epochs: *epochs, steps: *steps, minTime: *minTime, streamMiB: *streamMiB}
+	fs.Visit(func(f *flag.Flag) {
+		if f.Name == "ooc" {
+			c.requestedOOC = true
+		}
+	})
+	c.outOfCache = *ooc && (!c.quick || c.requestedOOC)
+	var err error
+	if c.sections, err = list(*sections, []string{"machine", "limits", "kernels", "epochs"}); err != nil {
+		return nil, fmt.Errorf("-sections: %w", err)
+	}
+	if c.cases, err = list(*cases, bench.KernelNames); err != nil {
+		return nil, fmt.Errorf("-cases: %w", err)
+	}
+	implNames := []string{bench.Gonum, bench.MathLoop, bench.Stream}
+	for _, im := range kernel.Impls() {
+		implNames = append(implNames, im.Name)
+	}
+	if c.kernels, err = list(*kernels, implNames); err != nil {
+		return nil, fmt.Errorf("-kernels: %w", err)
+	}
+	if c.precs, err = list(*precs, []string{"f32", "f64"}); err != nil {
+		return nil, fmt.Errorf("-prec: %w", err)
+	}
+	if c.models, err = list(*models, bench.Models); err != nil {
+		return nil, fmt.Errorf("-models: %w", err)
+	}
+	ms, err := list(*methods, []string{"alg3", "vanilla", "minibatch"})
+	if err != nil {
+		return nil, fmt.Errorf("-methods: %w", err)
+	}
+	for _, m := range ms {
+		meth, err := cvar.ParseMethod(m)
+		if err != nil {
+			return nil, err
+		}
+		c.methods = append(c.methods, meth)
+	}
+	switch *epochImpls {
+	case "":
+		c.epochImpls = []string{kernel.Active().Name}
+	default:
+		var names []string
+		for _, im := range kernel.Impls() {
+			names = append(names, im.Name)
+		}
+		if c.epochImpls, err = list(*epochImpls, names); err != nil {
+			return nil, fmt.Errorf("-epoch-kernels: %w", err)
+		}
+	}
+	if *sizes == "" {
+		c.dims = bench.DefaultDims
+		if c.quick {
+			c.dims = []int{784}
+		}
+	} else {
+		for _, s := range strings.Split(*sizes, ",") {
+			d, err := strconv.Atoi(strings.TrimPrefix(strings.TrimSpace(s), "d="))
+			if err != nil || d <= 0 {
+				return nil, fmt.Errorf("-sizes: %q is not a positive feature count", s)
+			}
+			c.dims = append(c.dims, d)
+		}
+	}
+	for _, s := range strings.Split(*threads, ",") {
+		s = strings.TrimSpace(s)
+		if s == "all" {
+			c.threads = append(c.threads, runtime.GOMAXPROCS(0))
+			continue
+		}
+		t, err := strconv.Atoi(s)
+		if err != nil || t <= 0 {
+			return nil, fmt.Errorf("-threads: %q is not a positive count or \"all\"", s)
+		}
+		c.threads = append(c.threads, t)
+	}
+	c.threads = uniq(c.threads)
+	if c.epochs <= 0 || c.steps <= 0 {
+		return nil, errors.New("-epochs and -steps must be positive")
+	}
+	if c.minTime <= 0 {
+		c.minTime = 150 * time.Millisecond
+		if c.quick {
+			c.minTime = 10 * time.Millisecond
+		}
+	}
+	return c, nil
+}
+
+// list splits a comma-separated flag value and checks every element against
+// known; "all" means every known value.
+func list(v string, known []string) ([]string, error) {
+	if strings.TrimSpace(v) == "all" {
+		return append([]string(nil), known...), nil
+	}
+	var out []string
+	for _, s := range strings.Split(v, ",") {
+		s = strings.ToLower(strings.TrimSpace(s))
+		if s == "" {
+			continue
+		}
+		if !slices.Contains(known, s) {
+			return nil, fmt.Errorf("unknown value %q (known: %s)", s, strings.Join(known, ", "))
+		}
+		if !slices.Contains(out, s) {
+			out = append(out, s)
+		}
+	}
+	if len(out) == 0 {
+		return nil, errors.New("empty list")
+	}
+	return out, nil
+}
+
+func uniq(x []int) []int {
+	var out []int
+	for _, v := range x {
+		if !slices.Contains(out, v) {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+func (c *config) has(section string) bool { return slices.Contains(c.sections, section) }
+
+func run(args []string, stdout, stderr io.Writer) int {
+	c, err := parseFlags(args, stderr)
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintln(stderr, "cvarbench:", err)
+		return 2
+	}
+	rep, err := measure(c, stderr)
+	if err != nil {
+		fmt.Fprintln(stderr, "cvarbench:", err)
+		return 1
+	}
+	if c.json {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			fmt.Fprintln(stderr, "cvarbench:", err)
+			return 1
+		}
+		return 0
+	}
+	writeTables(stdout, rep)
+	return 0
+}

@@ -1,0 +1,129 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"sort"
+	"strings"
+	"text/tabwriter"
+)
+
+func yesNo(b bool) string {
+	if b {
+		return "yes"
+	}
+	return "no"
+}
+
+func bytesText(n int) string {
+	switch {
+	case n <= 0:
+		return "?"
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB", n>>20)
+	case n >= 1<<10:
+		return fmt.Sprintf("%d KiB", n>>10)
+	}
+	return fmt.Sprintf("%d B", n)
+}
+
+// num formats v with three significant digits, or "-" for zero.
+func num(v float64) string {
+	switch {
+	case v == 0:
+		return "-"
+	case v >= 100:
+		return fmt.Sprintf("%.0f", v)
+	case v >= 10:
+		return fmt.Sprintf("%.1f", v)
+	case v >= 1:
+		return fmt.Sprintf("%.2f", v)
+	}
+	return fmt.Sprintf("%.3g", v)
+}
+
+func writeTables(w io.Writer, r *Report) {
+	m := r.Machine
+	fmt.Fprintf(w, "cvarbench: cvar on this machine\n\n")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(tw, "cpu\t%s (%s, %s/%s)\n", m.CPU, m.Vendor, m.OS, m.Arch)
+	fmt.Fprintf(tw, "cores\t%d physical, %d logical, GOMAXPROCS %d\n", m.PhysicalCores, m.LogicalCores, m.GOMAXPROCS)
+	var feats []string
+	for _, f := range []string{"AVX2", "FMA", "AVX-512", "ASIMD", "SVE"} {
+		feats = append(feats, f+" "+yesNo(m.Features[f]))
+	}
+	fmt.Fprintf(tw, "features\t%s\n", strings.Join(feats, ", "))
+	fmt.Fprintf(tw, "caches\tL1d %s, L2 %s, L3 %s\n", bytesText(m.L1DBytes), bytesText(m.L2Bytes), bytesText(m.L3Bytes))
+	fmt.Fprintf(tw, "go\t%s\n", m.GoVersion)
+	fmt.Fprintf(tw, "kernel path\t%s (available: %s)\n", m.KernelActive, strings.Join(m.KernelImpls, ", "))
+	fmt.Fprintf(tw, "peak loops\t%s (assembly: %s)\n", m.PeakLoopKind, yesNo(m.PeakLoopAsm))
+	tw.Flush()
+
+	if l := r.Limits; l != nil {
+		fmt.Fprintf(w, "\nlimits, measured\n")
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintf(tw, "\t1 thread\t%d threads\t\n", l.Threads)
+		fmt.Fprintf(tw, "read-only bandwidth, %s (GB/s)\t%s\t%s\t\n", bytesText(l.StreamBytes), num(l.Bandwidth1/1e9), num(l.BandwidthAll/1e9))
+		fmt.Fprintf(tw, "FMA peak f32 (GFLOP/s)\t%s\t%s\t\n", num(l.PeakF32_1/1e9), num(l.PeakF32All/1e9))
+		fmt.Fprintf(tw, "FMA peak f64 (GFLOP/s)\t%s\t%s\t\n", num(l.PeakF64_1/1e9), num(l.PeakF64All/1e9))
+		tw.Flush()
+	}
+
+	if len(r.Kernels) > 0 {
+		fmt.Fprintf(w, "\nkernels, one thread (×generic: generic Go's time over this one's)\n")
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintf(tw, "kernel\tprec\tsize\tin\timpl\tns/op\tGB/s\tGFLOP/s\tMelem/s\t×generic\tof peak\tof stream\t\n")
+		for _, k := range r.Kernels {
+			impl := k.Impl
+			if k.Baseline {
+				impl = "(" + impl + ")"
+			}
+			pct := func(v float64) string {
+				if v == 0 {
+					return "-"
+				}
+				return fmt.Sprintf("%.0f%%", 100*v)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", k.Kernel, k.Prec, k.Size, k.Level, impl,
+				num(k.NsPerOp), num(k.GBps), num(k.GFLOPs), num(k.Melems), num(k.Speedup), pct(k.OfPeak), pct(k.OfBW))
+		}
+		tw.Flush()
+	}
+
+	if len(r.Epochs) > 0 {
+		fmt.Fprintf(w, "\ntraining epochs on %s (batch 512; floor = max(bytes/bandwidth, flops/peak))\n", r.Epochs[0].Data)
+		rows := append([]EpochRow(nil), r.Epochs...)
+		sort.SliceStable(rows, func(i, j int) bool {
+			a, b := rows[i], rows[j]
+			if a.Model != b.Model {
+				return modelOrder(a.Model) < modelOrder(b.Model)
+			}
+			return false
+		})
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintf(tw, "model\tmethod\tprec\timpl\tthreads\ts/epoch\tsamples/s\tfloor s\tbound\t×floor\t×generic\t\n")
+		for _, e := range rows {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", e.Model, e.Method, e.Prec, e.Impl, e.Threads,
+				num(e.SecondsEpoch), num(e.SamplesPerSec), num(e.FloorSeconds), e.FloorBound, num(e.RatioToFloor), num(e.Speedup))
+		}
+		tw.Flush()
+		fmt.Fprintf(w, "timed: %s\n", r.Epochs[0].Timed)
+	}
+	if len(r.Notes) > 0 {
+		fmt.Fprintln(w)
+		for _, n := range r.Notes {
+			fmt.Fprintf(w, "note: %s\n", n)
+		}
+	}
+	fmt.Fprintf(w, "\n%.1f s in all\n", r.Seconds)
+}
+
+func modelOrder(m string) int {
+	switch m {
+	case "logistic":
+		return 0
+	case "softmax":
+		return 1
+	}
+	return 2
+}
