@@ -129,7 +129,7 @@ func newCSVSource[T Float](r io.Reader, name string, opt CSVOptions) (*csvSource
 	// FieldsPerRecord 0 makes the first record (the header) fix the count,
 	// so csv itself reports ragged rows, with their line.
 	cr.FieldsPerRecord = 0
-	if opt.Comma == opt.Comment && opt.Comma != 0 || !validDelim(cr.Comma) || opt.Comment != 0 && !validDelim(opt.Comment) {
+	if cr.Comma == opt.Comment || !validDelim(cr.Comma) || opt.Comment != 0 && !validDelim(opt.Comment) {
 		return nil, fmt.Errorf("dataset: invalid CSV delimiter %q or comment character %q", cr.Comma, opt.Comment)
 	}
 	s := &csvSource[T]{name: name, r: cr, noHeader: opt.NoHeader}

@@ -214,6 +214,8 @@ func TestReadCSVBadOptions(t *testing.T) {
 		{Classes: []string{"a", ""}},
 		{Comma: '"'},
 		{Comma: ',', Comment: ','},
+		{Comment: ','},
+		{Comma: '\n'},
 	} {
 		if _, err := ReadCSV[float64](strings.NewReader("a,y\n1,2\n"), "o.csv", opt); err == nil {
 			t.Errorf("options %+v: no error", opt)

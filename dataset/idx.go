@@ -19,7 +19,7 @@ const (
 	idxLabelsMagic = 0x00000801
 )
 
-// IDXOptions configures LoadIDX, ReadIDX and LoadMNIST.
+// IDXOptions configures LoadIDX and ReadIDX.
 type IDXOptions struct {
 	// Raw keeps pixel values 0..255; by default they are scaled to [0,1].
 	Raw bool
@@ -33,34 +33,44 @@ type IDXOptions struct {
 }
 
 // LoadMNIST loads the "train" or "test" split of MNIST (or Fashion-MNIST,
-// which uses the same names) from dir, which must hold
-// train-images-idx3-ubyte and train-labels-idx1-ubyte (resp. t10k-...),
-// optionally gzip-compressed with a .gz suffix. Features are named
-// "pixel0".."pixel783", row-major, and classes are "0".."9".
-func LoadMNIST[T Float](dir, split string, opt IDXOptions) (*Dataset[T], error) {
-	var prefix string
-	switch split {
-	case "train":
-		prefix = "train"
-	case "test", "t10k":
-		prefix = "t10k"
-	default:
-		return nil, fmt.Errorf("dataset: MNIST split %q; expected \"train\" or \"test\"", split)
-	}
-	images, err := findFile(dir, prefix+"-images-idx3-ubyte", prefix+"-images.idx3-ubyte")
+// which uses the same file names) from dir, with pixels scaled to [0,1];
+// see FindMNIST for the files it looks for. Features are named
+// "pixel0".."pixel783", row-major, and classes are "0".."9". For other
+// options, pass FindMNIST's paths to LoadIDX.
+func LoadMNIST[T Float](dir, split string) (*Dataset[T], error) {
+	images, labels, err := FindMNIST(dir, split)
 	if err != nil {
 		return nil, err
 	}
-	labels, err := findFile(dir, prefix+"-labels-idx1-ubyte", prefix+"-labels.idx1-ubyte")
-	if err != nil {
-		return nil, err
-	}
-	ds, err := LoadIDX[T](images, labels, opt)
+	ds, err := LoadIDX[T](images, labels, IDXOptions{})
 	if err != nil {
 		return nil, err
 	}
 	ds.Name = "mnist-" + split
 	return ds, nil
+}
+
+// FindMNIST returns the paths of the image and label files of the "train"
+// or "test" split in dir: train-images-idx3-ubyte and
+// train-labels-idx1-ubyte (resp. t10k-...), each optionally with a .gz
+// suffix (or a '.' in place of the last '-', as some mirrors name them).
+func FindMNIST(dir, split string) (images, labels string, err error) {
+	var prefix string
+	switch split {
+	case "train":
+		prefix = "train"
+	case "test":
+		prefix = "t10k"
+	default:
+		return "", "", fmt.Errorf("dataset: MNIST split %q; expected \"train\" or \"test\"", split)
+	}
+	if images, err = findFile(dir, prefix+"-images-idx3-ubyte", prefix+"-images.idx3-ubyte"); err != nil {
+		return "", "", err
+	}
+	if labels, err = findFile(dir, prefix+"-labels-idx1-ubyte", prefix+"-labels.idx1-ubyte"); err != nil {
+		return "", "", err
+	}
+	return images, labels, nil
 }
 
 // findFile returns the first of the names, with or without ".gz", that
@@ -136,12 +146,16 @@ func ReadIDX[T Float](images, labels io.Reader, imagesName, labelsName string, o
 		Labels:   make([]int32, n),
 		Features: numberedNames("pixel", 0, d),
 	}
-	scale := T(1.0 / 255)
-	if opt.Raw {
-		scale = 1
+	// A table gives the correctly rounded p/255 in T at the cost of a load.
+	var table [256]T
+	for p := range table {
+		table[p] = T(float64(p) / 255)
+		if opt.Raw {
+			table[p] = T(p)
+		}
 	}
 	for i, p := range pixels {
-		ds.X[i] = T(p) * scale
+		ds.X[i] = table[p]
 	}
 	if ds.Classes, err = idxLabels(ds.Labels, lbl, labelsName, index); err != nil {
 		return nil, err
@@ -190,11 +204,19 @@ func readIDXFile(r io.Reader, name string, magic uint32, what string, limit int)
 	}
 	ndims := int(magic & 0xff)
 	hdr := make([]byte, idxHeaderLen(ndims))
-	if n, err := io.ReadFull(br, hdr); err != nil {
-		return dims, nil, truncated(name, err, int64(len(hdr)), int64(n), fmt.Sprintf("the %d-byte header", len(hdr)), after)
+	// Check the magic number before the sizes, so that a wrong file is
+	// reported as such even when it is shorter than the header.
+	n, err := io.ReadFull(br, hdr[:4])
+	if err == nil {
+		if got := binary.BigEndian.Uint32(hdr); got != magic {
+			return dims, nil, badMagic(name, got, magic, what)
+		}
+		var m int
+		m, err = io.ReadFull(br, hdr[4:])
+		n += m
 	}
-	if got := binary.BigEndian.Uint32(hdr); got != magic {
-		return dims, nil, badMagic(name, got, magic, what)
+	if err != nil {
+		return dims, nil, truncated(name, err, int64(len(hdr)), int64(n), fmt.Sprintf("the %d-byte header", len(hdr)), after)
 	}
 	// Sizes are uint32; do the arithmetic in int64 so that a corrupt header
 	// is reported rather than overflowing (int may be 32 bits).
@@ -216,21 +238,48 @@ func readIDXFile(r io.Reader, name string, magic uint32, what string, limit int)
 	}
 	want := count * recLen
 	layout := fmt.Sprintf("the %d-byte header and %d %ss of %d bytes", len(hdr), count, what, recLen)
-	// Read through a limit rather than allocating what the header claims,
-	// so that a corrupt header cannot make us allocate gigabytes up front.
-	data, err := io.ReadAll(io.LimitReader(br, want+1))
+	data, more, err := readBounded(br, want)
 	got := int64(len(data))
 	switch {
 	case err != nil && !errors.Is(err, io.ErrUnexpectedEOF):
 		return dims, nil, &Error{File: name, Msg: fmt.Sprintf("byte %d%s: read failed", int64(len(hdr))+got, after), Err: err}
 	case err != nil || got < want:
 		return dims, nil, truncated(name, err, int64(len(hdr))+want, int64(len(hdr))+got, layout, after)
-	case got > want && count == size[0]:
+	case more && count == size[0]:
 		return dims, nil, fileError(name, "byte %d%s: data continues after %s; expected the file to end there",
 			int64(len(hdr))+want, after, layout)
 	}
 	dims = [3]int{int(size[0]), int(size[1]), int(size[2])}
 	return dims, data[:want], nil
+}
+
+// readBounded reads want bytes, or fewer if the input ends first, and
+// reports whether more follow. It allocates what the header claims only up
+// to a bound and grows from there as data actually arrives, so that a
+// corrupt header cannot make it allocate gigabytes up front, while honest
+// files (MNIST: 47 MB) are read with at most one reallocation.
+func readBounded(r io.Reader, want int64) (data []byte, more bool, err error) {
+	data = make([]byte, 0, min(want, 1<<26))
+	for int64(len(data)) < want {
+		if len(data) == cap(data) {
+			data = slices.Grow(data, int(min(want-int64(len(data)), int64(cap(data)))))
+		}
+		end := int(min(int64(cap(data)), want))
+		n, err := r.Read(data[len(data):end])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			return data, false, nil
+		}
+		if err != nil {
+			return data, false, err
+		}
+	}
+	var probe [1]byte
+	n, err := io.ReadFull(r, probe[:])
+	if err != nil && err != io.EOF {
+		return data, false, err
+	}
+	return data, n > 0, nil
 }
 
 // truncated reports a file that ended early, with the sizes involved.

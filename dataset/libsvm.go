@@ -201,11 +201,12 @@ func (p *libsvmParser[T]) parseFeatures(rest []byte, lineNo int) error {
 		if colon < 0 {
 			return bad("expected index:value")
 		}
-		j, err := strconv.Atoi(string(tok[:colon]))
+		j, ok := parseIndex(tok[:colon])
 		switch {
-		case err != nil && errors.Is(err, strconv.ErrRange):
-			return bad("index is out of range; expected 1..%d", p.limit())
-		case err != nil:
+		case !ok:
+			if _, err := strconv.Atoi(string(tok[:colon])); errors.Is(err, strconv.ErrRange) {
+				return bad("index is out of range; expected 1..%d", p.limit())
+			}
 			return bad("index %q is not an integer; expected index:value", clip(string(tok[:colon])))
 		case j < 1:
 			return bad("index %d; indices are 1-based", j)
@@ -218,14 +219,54 @@ func (p *libsvmParser[T]) parseFeatures(rest []byte, lineNo int) error {
 		case j > p.maxDim:
 			return bad("index %d exceeds MaxDim %d; give Dim or raise MaxDim if the data really is that wide", j, p.maxDim)
 		}
-		v, msg := parseValue[T](string(tok[colon+1:]))
-		if msg != "" {
-			return bad("%s", msg)
+		v, ok := fastValue[T](tok[colon+1:])
+		if !ok {
+			var msg string
+			if v, msg = parseValue[T](string(tok[colon+1:])); msg != "" {
+				return bad("%s", msg)
+			}
 		}
 		prev = j
 		p.idx = append(p.idx, int32(j))
 		p.val = append(p.val, v)
 	}
+}
+
+// parseIndex parses a decimal integer, with an optional sign, without
+// allocating; ok is false for anything else or on overflow.
+func parseIndex(b []byte) (int, bool) {
+	if len(b) == 0 {
+		return 0, false
+	}
+	neg := b[0] == '-'
+	if b[0] == '-' || b[0] == '+' {
+		b = b[1:]
+		if len(b) == 0 {
+			return 0, false
+		}
+	}
+	n := 0
+	for _, c := range b {
+		if c < '0' || c > '9' || n > (math.MaxInt-9)/10 {
+			return 0, false
+		}
+		n = n*10 + int(c-'0')
+	}
+	if neg {
+		n = -n
+	}
+	return n, true
+}
+
+// fastValue parses a feature value on the common path, without building
+// an error message; on failure parseValue explains the problem.
+func fastValue[T Float](b []byte) (T, bool) {
+	v, err := strconv.ParseFloat(string(b), 64)
+	if err != nil || !finite(v) {
+		return 0, false
+	}
+	x := T(v)
+	return x, !math.IsInf(float64(x), 0)
 }
 
 func (p *libsvmParser[T]) limit() int {

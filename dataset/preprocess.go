@@ -18,7 +18,8 @@ type Standardizer struct {
 // float64 whatever T is. A constant column (all values equal, including a
 // dataset with a single row) gets Scale 1 rather than 0, so that it maps to
 // 0 instead of NaN, on the training data and on new data alike. An empty
-// dataset gives Mean 0 and Scale 1.
+// dataset gives Mean 0 and Scale 1. Like Row, it panics if X holds fewer
+// than N×D values (Validate reports that).
 //
 // Each column is computed with the corrected two-pass algorithm (mean, then
 // the mean's rounding error and the sum of squared deviations), which is

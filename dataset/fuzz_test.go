@@ -1,0 +1,128 @@
+package dataset
+
+import (
+	"errors"
+	"io"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// checkRead asserts the readers' contract on arbitrary input: no panic, and
+// either one *Error or a dataset that passes Validate.
+func checkRead[T Float](t *testing.T, ds *Dataset[T], err error) {
+	t.Helper()
+	if err != nil {
+		var e *Error
+		if !errors.As(err, &e) {
+			t.Fatalf("error %v (%T) is not an *Error", err, err)
+		}
+		if ds != nil {
+			t.Fatal("both a dataset and an error")
+		}
+		return
+	}
+	if err := ds.Validate(); err != nil {
+		t.Fatalf("dataset read without error fails Validate: %v", err)
+	}
+	if ds.N == 0 {
+		t.Fatal("empty dataset read without error")
+	}
+}
+
+// checkStream asserts that a stream yields the batch reader's rows, or
+// fails with the batch reader's error.
+func checkStream[T Float](t *testing.T, s *Stream[T], err error, ds *Dataset[T], berr error) {
+	t.Helper()
+	var x, y []T
+	for err == nil {
+		var row []T
+		var yi T
+		row, yi, _, err = s.Next()
+		if err == nil {
+			x = append(x, row...)
+			y = append(y, yi)
+		}
+	}
+	switch {
+	case berr != nil:
+		// The batch reader may also fail at the end ("no data rows").
+		if err != io.EOF && err.Error() != berr.Error() {
+			t.Fatalf("stream error %q, batch error %q", err, berr)
+		}
+	case err != io.EOF:
+		t.Fatalf("stream error %v; batch reader succeeded", err)
+	case !slices.Equal(x, ds.X) || !slices.Equal(y, ds.Y):
+		t.Fatalf("stream rows %v %v, batch %v %v", x, y, ds.X, ds.Y)
+	}
+}
+
+func FuzzReadCSV(f *testing.F) {
+	for _, s := range []string{
+		"a,b,y\n1,2,3\n4,5,6\n",
+		"a,b,y\n1,2,x\n4,5,y\n",
+		"a,b\n1,\"2\"\n",
+		"a,b,y\n1,2\n",
+		"a;b\n1;NaN\n",
+		"\xef\xbb\xbfa,b\n1e5,-0\n",
+		"a,b,y\n1,\"2\n3\",0\n",
+		"",
+	} {
+		f.Add(s, false)
+		f.Add(s, true)
+	}
+	f.Fuzz(func(t *testing.T, in string, noHeader bool) {
+		opt := CSVOptions{NoHeader: noHeader, Task: TaskAuto}
+		ds32, err := ReadCSV[float32](strings.NewReader(in), "fuzz.csv", opt)
+		checkRead(t, ds32, err)
+
+		opt.Task = Regression
+		ds, berr := ReadCSV[float64](strings.NewReader(in), "fuzz.csv", opt)
+		checkRead(t, ds, berr)
+		s, err := NewCSVStream[float64](strings.NewReader(in), "fuzz.csv", opt)
+		if err != nil {
+			if berr == nil || err.Error() != berr.Error() {
+				t.Fatalf("stream construction error %v, batch error %v", err, berr)
+			}
+			return
+		}
+		checkStream(t, s, nil, ds, berr)
+	})
+}
+
+func FuzzReadLIBSVM(f *testing.F) {
+	for _, s := range []string{
+		"+1 1:0.5 3:-2\n-1 2:1\n",
+		"0.5 qid:3 1:1 # c\n\n2.5 2:3\n",
+		"1 0:1\n",
+		"1 2:1 1:1\n",
+		"1 3:x\n",
+		"a 1:1\nb 2:2\n",
+		"1 1:1e40\n",
+		"",
+	} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		// A small MaxDim keeps a stray large index from allocating much.
+		opt := LIBSVMOptions{MaxDim: 1000, Task: TaskAuto}
+		ds32, err := ReadLIBSVM[float32](strings.NewReader(in), "fuzz.svm", opt)
+		checkRead(t, ds32, err)
+
+		opt.Task = Regression
+		ds, berr := ReadLIBSVM[float64](strings.NewReader(in), "fuzz.svm", opt)
+		checkRead(t, ds, berr)
+		if berr != nil {
+			return // without the batch's dimension there is no stream to compare
+		}
+		opt.Dim = max(ds.D, 1)
+		s, err := NewLIBSVMStream[float64](strings.NewReader(in), "fuzz.svm", opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ds.D == 0 { // all rows empty: the stream has one zero feature
+			ds.D, ds.X = 1, make([]float64, ds.N)
+		}
+		checkStream(t, s, nil, ds, nil)
+	})
+}
