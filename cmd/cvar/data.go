@@ -1,0 +1,374 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/cvarlearn/cvar"
+	"github.com/cvarlearn/cvar/batch"
+	"github.com/cvarlearn/cvar/dataset"
+)
+
+// synthSeed is the seed of the built-in data: the data set is fixed, and
+// -seed moves the split and the training. Evaluation without -data draws a
+// fresh sample with synthSeed+1.
+const synthSeed = 1
+
+// Names of the built-in data sets.
+const (
+	synthClassName = "synthetic-classification"
+	synthRegName   = "synthetic-regression"
+)
+
+// formatOf returns the format of a data path: the -format flag if given,
+// "idx" for a directory or an IDX file, else guessed from the extension.
+func formatOf(path, format string) (string, error) {
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		if format != "" && format != "idx" {
+			return "", fmt.Errorf("%s is a directory; only -format idx (MNIST's four IDX files) reads directories", path)
+		}
+		return "idx", nil
+	} else if err != nil {
+		return "", err
+	}
+	if format != "" {
+		return format, nil
+	}
+	name := strings.ToLower(filepath.Base(path))
+	for _, z := range []string{".gz", ".bz2"} {
+		name = strings.TrimSuffix(name, z)
+	}
+	switch ext := filepath.Ext(name); {
+	case ext == ".csv" || ext == ".tsv":
+		return "csv", nil
+	case ext == ".svm" || ext == ".libsvm" || ext == ".svmlight" || ext == ".scale":
+		return "libsvm", nil
+	case strings.Contains(name, "idx3-ubyte") || ext == ".idx":
+		return "idx", nil
+	}
+	return "", fmt.Errorf("%s: cannot guess the format from the name; give -format csv, libsvm or idx", path)
+}
+
+// readSpec says how to read a data file.
+type readSpec struct {
+	format   string
+	task     dataset.Task
+	classes  []string // imposed class texts, or nil
+	dim      int      // LIBSVM width, or 0 to infer
+	target   string
+	noHeader bool
+	limit    int
+	split    string // MNIST directory: "train" or "test"
+}
+
+// loadFile reads one data file (or MNIST directory) as read says. IDX pixels
+// are read raw (0..255): preprocessing scales them.
+func loadFile[T batch.Float](path string, rs readSpec) (*dataset.Dataset[T], error) {
+	var (
+		ds  *dataset.Dataset[T]
+		err error
+	)
+	switch rs.format {
+	case "csv":
+		opt := dataset.CSVOptions{Target: rs.target, NoHeader: rs.noHeader, Task: rs.task, Classes: rs.classes}
+		if strings.HasSuffix(strings.ToLower(strings.TrimSuffix(path, ".gz")), ".tsv") {
+			opt.Comma = '\t'
+		}
+		ds, err = dataset.LoadCSV[T](path, opt)
+	case "libsvm":
+		ds, err = dataset.LoadLIBSVM[T](path, dataset.LIBSVMOptions{Dim: rs.dim, Task: rs.task, Classes: rs.classes})
+	case "idx":
+		if rs.task == dataset.Regression {
+			return nil, fmt.Errorf("%s: IDX files hold class labels; a regression model cannot use them", path)
+		}
+		opt := dataset.IDXOptions{Raw: true, Limit: rs.limit, Classes: rs.classes}
+		if st, serr := os.Stat(path); serr == nil && st.IsDir() {
+			split := rs.split
+			if split == "" {
+				split = "train"
+			}
+			images, labels, ferr := dataset.FindMNIST(path, split)
+			if ferr != nil {
+				return nil, ferr
+			}
+			ds, err = dataset.LoadIDX[T](images, labels, opt)
+		} else {
+			labels := strings.Replace(path, "images-idx3", "labels-idx1", 1)
+			labels = strings.Replace(labels, "images.idx3", "labels.idx1", 1)
+			if labels == path {
+				return nil, fmt.Errorf("%s: cannot find the label file of an IDX image file whose name has no \"images-idx3\"", path)
+			}
+			ds, err = dataset.LoadIDX[T](path, labels, opt)
+		}
+	default:
+		return nil, fmt.Errorf("unknown format %q", rs.format)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if rs.limit > 0 && ds.N > rs.limit {
+		rows := make([]int, rs.limit)
+		for i := range rows {
+			rows[i] = i
+		}
+		ds = ds.Subset(rows)
+	}
+	if ds.Task == dataset.Classification && ds.K() < 2 {
+		return nil, fmt.Errorf("%s: every label is %q; classification needs at least two classes (for a regression target use -model linear or lad)", path, ds.Classes[0])
+	}
+	return ds, nil
+}
+
+// taskOf is the task a model kind needs; TaskAuto for "auto".
+func taskOf(kind string) dataset.Task {
+	switch kind {
+	case cvar.KindLinear, cvar.KindLAD:
+		return dataset.Regression
+	case cvar.KindLogistic, cvar.KindSoftmax, cvar.KindMLP:
+		return dataset.Classification
+	}
+	return dataset.TaskAuto
+}
+
+// autoKind resolves "auto" from the data: logistic for two classes, softmax
+// for more, linear for regression; it checks an explicit kind against it.
+func autoKind[T batch.Float](kind string, ds *dataset.Dataset[T]) (string, error) {
+	if kind == "auto" || kind == "" {
+		switch {
+		case ds.Task == dataset.Regression:
+			return cvar.KindLinear, nil
+		case ds.K() == 2:
+			return cvar.KindLogistic, nil
+		}
+		return cvar.KindSoftmax, nil
+	}
+	if kind == cvar.KindLogistic && ds.K() != 2 {
+		return "", fmt.Errorf("%s has %d classes; logistic regression is binary (use -model softmax or mlp)", ds.Name, ds.K())
+	}
+	return kind, nil
+}
+
+// trainingData is the data of a training run, preprocessed.
+type trainingData[T batch.Float] struct {
+	train, val, test *dataset.Dataset[T]
+	kind             string // model kind, resolved
+	prep             cvar.Preprocessing
+	source           cvar.DataSource
+}
+
+// loadTrainingData reads or generates the data, resolves the model kind,
+// splits 2/3–1/3 with the seed, reads the test file and fits the
+// preprocessing on the training split.
+func loadTrainingData[T batch.Float](f *dataFlags, kind string, seed uint64) (*trainingData[T], error) {
+	full, src, err := loadFull[T](f, kind)
+	if err != nil {
+		return nil, err
+	}
+	if kind, err = autoKind(kind, full); err != nil {
+		return nil, err
+	}
+	var test *dataset.Dataset[T]
+	if f.data != "" {
+		if test, err = loadTest(f, full, src); err != nil {
+			return nil, err
+		}
+	}
+	return prepare(f, full, src, kind, seed, test)
+}
+
+// loadTest reads the -test file, or the t10k files of an MNIST directory;
+// nil when there is none.
+func loadTest[T batch.Float](f *dataFlags, full *dataset.Dataset[T], src cvar.DataSource) (*dataset.Dataset[T], error) {
+	testPath, rs := f.test, readSpec{format: src.Kind, task: full.Task, target: f.target, noHeader: f.noHeader, limit: f.limit}
+	if full.Task == dataset.Classification {
+		rs.classes = full.Classes
+	}
+	if src.Kind == "libsvm" {
+		rs.dim = full.D
+	}
+	if testPath == "" && src.Kind == "idx" && isDir(f.data) {
+		testPath, rs.split = f.data, "test"
+	} else if testPath != "" {
+		var err error
+		if rs.format, err = formatOf(testPath, f.format.value); err != nil {
+			return nil, err
+		}
+		if rs.format == "libsvm" {
+			rs.dim = full.D
+		}
+		rs.split = "test"
+	}
+	if testPath == "" {
+		return nil, nil
+	}
+	test, err := loadFile[T](testPath, rs)
+	if err != nil {
+		return nil, err
+	}
+	if test.D != full.D {
+		return nil, fmt.Errorf("%s has %d features, the training data %s has %d", testPath, test.D, f.data, full.D)
+	}
+	return test, nil
+}
+
+// prepare splits full 2/3–1/3 with the seed and fits the preprocessing on
+// the training split, applying it to all parts. full is not modified; test
+// (which may be nil) is preprocessed in place.
+func prepare[T batch.Float](f *dataFlags, full *dataset.Dataset[T], src cvar.DataSource, kind string, seed uint64, test *dataset.Dataset[T]) (*trainingData[T], error) {
+	td := &trainingData[T]{source: src, kind: kind, test: test}
+	var err error
+	if td.train, td.val, err = dataset.Split(full, 0, seed); err != nil {
+		return nil, err
+	}
+	td.source.N = td.train.N
+	mode := f.scale.value
+	if mode == "auto" {
+		mode = "zscore"
+		if src.Kind == "idx" {
+			mode = "unit"
+		}
+	}
+	if mode == "unit" {
+		td.prep.Divide = 255
+		if err := cvar.Preprocess(&td.prep, td.train.X, td.train.D); err != nil {
+			return nil, err
+		}
+	}
+	if mode == "zscore" {
+		st := dataset.FitStandardizer(td.train)
+		td.prep.Mean, td.prep.Scale = st.Mean, st.Scale
+		// The training split holds the divided values already.
+		if err := cvar.Preprocess(&cvar.Preprocessing{Mean: st.Mean, Scale: st.Scale}, td.train.X, td.train.D); err != nil {
+			return nil, err
+		}
+	}
+	for _, ds := range []*dataset.Dataset[T]{td.val, td.test} {
+		if ds != nil {
+			if err := cvar.Preprocess(&td.prep, ds.X, ds.D); err != nil {
+				return nil, err
+			}
+		}
+	}
+	return td, nil
+}
+
+func isDir(path string) bool {
+	st, err := os.Stat(path)
+	return err == nil && st.IsDir()
+}
+
+// loadFull reads the -data file, or generates the built-in data suited to
+// the model kind.
+func loadFull[T batch.Float](f *dataFlags, kind string) (*dataset.Dataset[T], cvar.DataSource, error) {
+	task := taskOf(kind)
+	if f.data == "" {
+		src := cvar.DataSource{Kind: "synthetic", SynthN: f.n, SynthD: f.d, SynthSeed: synthSeed}
+		ds, err := synthetic[T](task == dataset.Regression, f.n, f.d, f.classes, synthSeed)
+		if err != nil {
+			return nil, src, err
+		}
+		src.Name = ds.Name
+		if task != dataset.Regression {
+			src.SynthClasses = f.classes
+		}
+		return ds, src, nil
+	}
+	format, err := formatOf(f.data, f.format.value)
+	if err != nil {
+		return nil, cvar.DataSource{}, err
+	}
+	src := cvar.DataSource{Kind: format, Name: f.data}
+	if format == "csv" {
+		src.Target, src.NoHeader = f.target, f.noHeader
+	}
+	ds, err := loadFile[T](f.data, readSpec{format: format, task: task, target: f.target, noHeader: f.noHeader, limit: f.limit})
+	return ds, src, err
+}
+
+// synthetic generates the built-in data.
+func synthetic[T batch.Float](regression bool, n, d, classes int, seed uint64) (*dataset.Dataset[T], error) {
+	if regression {
+		return dataset.SyntheticRegression[T](dataset.SynthRegConfig{N: n, D: d, Seed: seed})
+	}
+	if d < 2*classes+1 {
+		return nil, usagef("-d %d: the built-in classification data with %d classes needs at least %d features", d, classes, 2*classes+1)
+	}
+	return dataset.SyntheticClassification[T](dataset.SynthClassConfig{N: n, D: d, Classes: classes, Seed: seed})
+}
+
+// loadForModel reads data to evaluate or apply m to, preprocessed as m says:
+// the -data file read with m's classes and width, or a fresh sample of the
+// built-in data m was trained on.
+func loadForModel[T batch.Float](f *dataFlags, m *cvar.ModelFile) (*dataset.Dataset[T], error) {
+	var ds *dataset.Dataset[T]
+	if f.data == "" {
+		s := m.Source
+		if s.Kind != "synthetic" {
+			return nil, usagef("-data is required: the model was trained on %s, not on the built-in data", s.Name)
+		}
+		var err error
+		if ds, err = synthetic[T](m.K == 0, s.SynthN, s.SynthD, max(s.SynthClasses, 2), s.SynthSeed+1); err != nil {
+			return nil, err
+		}
+		ds.Name += " (fresh sample)"
+	} else {
+		format, err := formatOf(f.data, f.format.value)
+		if err != nil {
+			return nil, err
+		}
+		if ds, err = loadFile[T](f.data, specForModel(f, m, format)); err != nil {
+			return nil, err
+		}
+	}
+	if err := checkWidth(ds, m); err != nil {
+		return nil, err
+	}
+	if err := cvar.Preprocess(&m.Preprocessing, ds.X, ds.D); err != nil {
+		return nil, err
+	}
+	return ds, nil
+}
+
+// specForModel reads data the way m's training data was read.
+func specForModel(f *dataFlags, m *cvar.ModelFile, format string) readSpec {
+	rs := readSpec{format: format, task: dataset.Regression, target: f.target, noHeader: f.noHeader, limit: f.limit, split: "test"}
+	if m.K > 0 {
+		rs.task, rs.classes = dataset.Classification, m.Classes
+	}
+	if format == "libsvm" {
+		rs.dim = m.D
+	}
+	if format == "csv" && m.Source.Kind == "csv" {
+		if rs.target == "" {
+			rs.target = m.Source.Target
+		}
+		rs.noHeader = rs.noHeader || m.Source.NoHeader
+	}
+	return rs
+}
+
+func checkWidth[T batch.Float](ds *dataset.Dataset[T], m *cvar.ModelFile) error {
+	if ds.D != m.D {
+		return fmt.Errorf("%s has %d features; the model was trained on %d", ds.Name, ds.D, m.D)
+	}
+	return nil
+}
+
+// toBatch wraps a dataset for training (no copy of the features).
+func toBatch[T batch.Float](ds *dataset.Dataset[T]) (*batch.Data[T], error) {
+	var (
+		d   *batch.Data[T]
+		err error
+	)
+	if ds.Task == dataset.Classification {
+		d, err = batch.NewData(ds.X, ds.N, ds.D, nil, ds.Labels, ds.K())
+	} else {
+		d, err = batch.NewData(ds.X, ds.N, ds.D, ds.Y, nil, 0)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", ds.Name, err)
+	}
+	return d, nil
+}

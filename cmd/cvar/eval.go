@@ -1,0 +1,306 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"runtime"
+	"slices"
+	"sync"
+	"text/tabwriter"
+
+	"github.com/cvarlearn/cvar"
+	"github.com/cvarlearn/cvar/batch"
+)
+
+const evalSynopsis = `cvar eval -in MODEL [flags]
+
+Evaluates a model file on -data (default: a fresh sample of the built-in data
+the model was trained on), preprocessed as the model file says: CVaR and VaR
+at each of -alphas, accuracy for classifiers and the mean loss, each with a
+percentile bootstrap 95 % confidence interval from -bootstrap resamples of the
+rows (seeded). Labels must be among the model's classes.`
+
+func cmdEval(e *env, args []string) error {
+	fs := newFlagSet("cvar eval")
+	in := fs.String("in", "", "model `file` written by cvar train -o")
+	df := addDataFlags(fs, false)
+	alphas := alphaList(0.05, 0.1)
+	fs.Var(alphas, "alphas", "comma-separated tail fractions α ∈ (0, 1]")
+	boot := fs.Int("bootstrap", 1000, "bootstrap resamples for the confidence intervals (0: none)")
+	seed := fs.Uint64("seed", 1, "random seed of the bootstrap")
+	jsonOut := fs.Bool("json", false, "print the results as JSON")
+	threads := fs.Int("threads", 0, "worker threads (0: all cores)")
+	if err := parseFlags(e, fs, evalSynopsis, args); err != nil {
+		return err
+	}
+	if *in == "" {
+		return usagef("-in is required: the model file to evaluate")
+	}
+	if *boot < 0 || *threads < 0 {
+		return usagef("-bootstrap and -threads must be ≥ 0")
+	}
+	if err := df.check(); err != nil {
+		return err
+	}
+	m, err := readModel(*in)
+	if err != nil {
+		return err
+	}
+	cfg := evalConfig{alphas: alphas.values, boot: *boot, seed: *seed, threads: *threads, json: *jsonOut, in: *in}
+	if m.Precision == cvar.F32 {
+		return evalRun[float32](e, df, m, cfg)
+	}
+	return evalRun[float64](e, df, m, cfg)
+}
+
+// readModel loads a model file, naming it in errors.
+func readModel(path string) (*cvar.ModelFile, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, err
+	}
+	defer f.Close()
+	m, err := cvar.LoadModel(f)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return m, nil
+}
+
+type evalConfig struct {
+	alphas  []float64
+	boot    int
+	seed    uint64
+	threads int
+	json    bool
+	in      string
+}
+
+// estimate is a point estimate with its bootstrap interval.
+type estimate struct {
+	Value jnum `json:"value"`
+	Lo    jnum `json:"lo"`
+	Hi    jnum `json:"hi"`
+}
+
+type tailEstimate struct {
+	Alpha float64  `json:"alpha"`
+	CVaR  estimate `json:"cvar"`
+	VaR   estimate `json:"var"`
+}
+
+type evalReport struct {
+	Model      modelInfo      `json:"model"`
+	Method     string         `json:"method"`
+	Alpha      float64        `json:"alpha"`
+	Data       string         `json:"data"`
+	N          int            `json:"n"`
+	Bootstrap  int            `json:"bootstrap"`
+	Confidence float64        `json:"confidence"`
+	Tails      []tailEstimate `json:"tails"`
+	Accuracy   *estimate      `json:"accuracy"`
+	MeanLoss   estimate       `json:"mean_loss"`
+}
+
+func infoOf(m *cvar.ModelFile) modelInfo {
+	return modelInfo{Kind: m.Kind, D: m.D, K: m.K, Hidden: m.Hidden, Precision: m.Precision, Classes: m.Classes, Data: dataName(m.Source)}
+}
+
+func evalRun[T batch.Float](e *env, df *dataFlags, m *cvar.ModelFile, cfg evalConfig) error {
+	ds, err := loadForModel[T](df, m)
+	if err != nil {
+		return err
+	}
+	data, err := toBatch(ds)
+	if err != nil {
+		return err
+	}
+	model, theta, err := cvar.BuildModel[T](m)
+	if err != nil {
+		return err
+	}
+	ev := newEvaluator(model, cfg.threads)
+	defer ev.close()
+	losses := slices.Clone(ev.lossesOf(theta, data))
+	var correct []bool
+	if data.IsClassification() {
+		k := model.NumOutputs()
+		scores := ev.scoresOf(theta, data)
+		correct = make([]bool, data.N)
+		for i := range correct {
+			correct[i] = predicted(scores[i*k:(i+1)*k]) == int(data.Labels[i])
+		}
+	}
+	rep := &evalReport{
+		Model: infoOf(m), Method: m.Method.String(), Alpha: m.Alpha, Data: ds.Name, N: ds.N,
+		Bootstrap: cfg.boot, Confidence: 0.95,
+	}
+	bar := newProgress(e, "bootstrap", cfg.boot)
+	stats, err := bootstrap(losses, correct, cfg.alphas, cfg.boot, cfg.seed, cfg.threads, bar)
+	bar.finish()
+	if err != nil {
+		return err
+	}
+	for j, a := range cfg.alphas {
+		rep.Tails = append(rep.Tails, tailEstimate{Alpha: a, CVaR: stats[2*j], VaR: stats[2*j+1]})
+	}
+	rep.MeanLoss = stats[2*len(cfg.alphas)]
+	if correct != nil {
+		acc := stats[2*len(cfg.alphas)+1]
+		rep.Accuracy = &acc
+	}
+	if cfg.json {
+		return writeJSON(e.stdout, rep)
+	}
+	return rep.print(e.stdout)
+}
+
+// bootstrap returns, for CVaR and VaR at each α, then the mean loss and
+// (when correct is not nil) the accuracy, the estimate on all rows and the
+// percentile 95 % interval over b resamples of the rows with replacement.
+// Resample r draws from its own generator seeded by (seed, r), so the result
+// does not depend on the number of threads.
+func bootstrap[T batch.Float](losses []T, correct []bool, alphas []float64, b int, seed uint64, threads int, bar *progress) ([]estimate, error) {
+	nstat := 2*len(alphas) + 1
+	if correct != nil {
+		nstat++
+	}
+	compute := func(ls []T, ok []bool, sc *cvar.TailScratch[T], dst []float64) error {
+		tails, err := sc.AppendTails(nil, ls, alphas...)
+		if err != nil {
+			return err
+		}
+		for j, t := range tails {
+			dst[2*j], dst[2*j+1] = t.CVaR, t.VaR
+		}
+		var sum float64
+		for _, l := range ls {
+			sum += float64(l)
+		}
+		dst[2*len(alphas)] = sum / float64(len(ls))
+		if ok != nil {
+			c := 0
+			for _, v := range ok {
+				if v {
+					c++
+				}
+			}
+			dst[2*len(alphas)+1] = float64(c) / float64(len(ok))
+		}
+		return nil
+	}
+	point := make([]float64, nstat)
+	var sc cvar.TailScratch[T]
+	if err := compute(losses, correct, &sc, point); err != nil {
+		return nil, err
+	}
+	out := make([]estimate, nstat)
+	for i, v := range point {
+		out[i] = estimate{Value: jnum(v), Lo: jnum(math.NaN()), Hi: jnum(math.NaN())}
+	}
+	if b == 0 {
+		return out, nil
+	}
+	samples := make([][]float64, nstat) // samples[stat][resample]
+	for i := range samples {
+		samples[i] = make([]float64, b)
+	}
+	if threads <= 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	var (
+		wg   sync.WaitGroup
+		next = make(chan int)
+		errs = make([]error, threads)
+	)
+	for w := range threads {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			n := len(losses)
+			ls := make([]T, n)
+			var ok []bool
+			if correct != nil {
+				ok = make([]bool, n)
+			}
+			var sc cvar.TailScratch[T]
+			dst := make([]float64, nstat)
+			for r := range next {
+				rng := rand.New(rand.NewPCG(seed, uint64(r)))
+				for i := range ls {
+					k := rng.IntN(n)
+					ls[i] = losses[k]
+					if ok != nil {
+						ok[i] = correct[k]
+					}
+				}
+				if err := compute(ls, ok, &sc, dst); err != nil && errs[w] == nil {
+					errs[w] = err
+				}
+				for i, v := range dst {
+					samples[i][r] = v
+				}
+				bar.add(1)
+			}
+		}()
+	}
+	for r := range b {
+		next <- r
+	}
+	close(next)
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return nil, err
+		}
+	}
+	for i, s := range samples {
+		slices.Sort(s)
+		out[i].Lo, out[i].Hi = jnum(quantile(s, 0.025)), jnum(quantile(s, 0.975))
+	}
+	return out, nil
+}
+
+// quantile returns the q-quantile of sorted values by linear interpolation
+// between order statistics.
+func quantile(sorted []float64, q float64) float64 {
+	pos := q * float64(len(sorted)-1)
+	i := int(pos)
+	if i+1 >= len(sorted) {
+		return sorted[len(sorted)-1]
+	}
+	f := pos - float64(i)
+	return sorted[i]*(1-f) + sorted[i+1]*f
+}
+
+func (r *evalReport) print(w io.Writer) error {
+	fmt.Fprintf(w, "model  %s on %d features, trained with %s at α = %s on %s (%s)\n", r.Model.Kind, r.Model.D, r.Method, alphaKey(r.Alpha), r.Model.Data, r.Model.Precision)
+	fmt.Fprintf(w, "data   %s: %d rows\n\n", r.Data, r.N)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	ci := "95% CI"
+	if r.Bootstrap > 0 {
+		ci = fmt.Sprintf("95%% CI (percentile bootstrap, %d resamples)", r.Bootstrap)
+	}
+	fmt.Fprintf(tw, "\testimate\t%s\n", ci)
+	row := func(name string, s estimate) {
+		interval := "-"
+		if !math.IsNaN(float64(s.Lo)) {
+			interval = fmt.Sprintf("[%s, %s]", fmtNum(float64(s.Lo)), fmtNum(float64(s.Hi)))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", name, fmtNum(float64(s.Value)), interval)
+	}
+	for _, t := range r.Tails {
+		row("CVaR_"+alphaKey(t.Alpha), t.CVaR)
+	}
+	for _, t := range r.Tails {
+		row("VaR_"+alphaKey(t.Alpha), t.VaR)
+	}
+	if r.Accuracy != nil {
+		row("accuracy", *r.Accuracy)
+	}
+	row("mean loss", r.MeanLoss)
+	return tw.Flush()
+}

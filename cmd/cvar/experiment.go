@@ -1,0 +1,719 @@
+package main
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"sync"
+	"text/tabwriter"
+	"time"
+
+	"github.com/cvarlearn/cvar"
+	"github.com/cvarlearn/cvar/batch"
+	"github.com/cvarlearn/cvar/internal/plots"
+)
+
+// defaultExperimentEpochs is the number of epochs of experiment: the
+// paper's 100. On the built-in data (4000 training rows, 8 minibatches an
+// epoch) the whole comparison, 3 methods × 9 settings × 3 seeds, takes a few
+// seconds on 2 cores; use -epochs to shorten runs on large data.
+const defaultExperimentEpochs = 100
+
+const experimentSynopsis = `cvar experiment [flags]
+
+Reproduces the experiment of Soma & Yoshida (Section 5) on each -data file
+(comma-separated; default: the built-in data). For each seed the data is split
+2/3 for training and 1/3 for validation, features are z-scored on the training
+split (MNIST: scaled to [0, 1]), and each method
+
+  vanilla    Vanilla-SGD: minibatch SGD on the mean loss
+  minibatch  CVaR-on-Minibatch: SGD on the exact CVaR_α of each minibatch
+  alg3       CVaR-SGD: Algorithm 3, smoothed minibatch SGD on (w, τ)
+
+is trained for -epochs with minibatches of -batch on the grid of step sizes
+-lrs × weight decays -wds; the setting with the smallest validation mean loss
+is kept. The table gives the validation CVaR_0.05, CVaR_0.1, accuracy and
+mean loss, mean ± std over the seeds, with CVaR and mean loss divided by
+Vanilla-SGD's on the same seed (so Vanilla-SGD is 1) and accuracy as is, as
+in the paper's Figure 1. A second table gives the raw values. -plot writes the
+curves per epoch (Figure 2) and the sorted top-α validation losses (Figure 3).`
+
+// The methods of the experiment, in the paper's order.
+var experimentMethods = []struct {
+	method cvar.Method
+	name   string // -json name
+	title  string // the paper's name
+}{
+	{cvar.Vanilla, "vanilla", "Vanilla-SGD"},
+	{cvar.MinibatchCVaR, "minibatch", "CVaR-on-Minibatch"},
+	{cvar.Alg3, "alg3", "CVaR-SGD"},
+}
+
+// The metrics of the table, in the paper's order.
+var metricNames = []string{"cvar_0.05", "cvar_0.1", "accuracy", "mean_loss"}
+var metricTitles = []string{"CVaR_0.05", "CVaR_0.1", "accuracy", "mean loss"}
+
+type expConfig struct {
+	data       *dataFlags
+	files      []string
+	model      *choice
+	alpha      float64
+	lrs, wds   []float64
+	seeds      int
+	epochs     int
+	batch      int
+	eps        float64
+	precision  string
+	threads    int
+	hidden     int
+	formatOut  string
+	json       bool
+	plotDir    string
+	plotFormat string
+	force      bool
+}
+
+func cmdExperiment(e *env, args []string) error {
+	fs := newFlagSet("cvar experiment")
+	df := addDataFlags(fs, true)
+	model := modelChoice()
+	fs.Var(model, "model", "model: logistic, softmax, linear, lad, mlp, or auto (logistic for 2 classes, softmax for more, linear for real targets)")
+	alpha := alphaFlag(0.1)
+	fs.Var(&alpha, "alpha", "tail fraction α ∈ (0, 1] of CVaR-on-Minibatch and CVaR-SGD")
+	lrs := nonNegList("step size", 0.001, 0.005, 0.01)
+	fs.Var(lrs, "lrs", "comma-separated grid of step sizes")
+	wds := nonNegList("weight decay", 0, 1e-4, 1e-3)
+	fs.Var(wds, "wds", "comma-separated grid of weight decays")
+	seeds := fs.Int("seeds", 3, "number of seeds (splits and training runs): 1..N")
+	epochs := fs.Int("epochs", defaultExperimentEpochs, "passes over the training data (the paper: 100)")
+	batchSize := fs.Int("batch", 512, "minibatch size")
+	eps := fs.Float64("eps", 0, "smoothing ε of CVaR-SGD (0: Theorem 3.9's 2·G_α·η)")
+	precision := precisionChoice(cvar.F32)
+	fs.Var(precision, "precision", "floating-point precision: f32 or f64")
+	threads := fs.Int("threads", 0, "training runs in parallel (0: all cores)")
+	hidden := fs.Int("hidden", batch.DefaultHidden, "hidden units of the mlp")
+	formatOut := newChoice("text", "text", "markdown", "csv")
+	fs.Var(formatOut, "format-out", "table format: text, markdown or csv")
+	jsonOut := fs.Bool("json", false, "print a JSON list of rows instead of a table")
+	plotDir := fs.String("plot", "", "write the figures into this `directory` (created if needed)")
+	plotFormat := newChoice("png", "png", "svg")
+	fs.Var(plotFormat, "plot-format", "figure format: png or svg")
+	force := fs.Bool("force", false, "replace existing figure files")
+	if err := parseFlags(e, fs, experimentSynopsis, args); err != nil {
+		return err
+	}
+	if err := df.check(); err != nil {
+		return err
+	}
+	switch {
+	case df.test != "":
+		return usagef("experiment uses validation splits; -test is not used")
+	case *seeds < 1:
+		return usagef("-seeds %d must be at least 1", *seeds)
+	case *epochs < 1:
+		return usagef("-epochs %d must be at least 1", *epochs)
+	case *batchSize < 1:
+		return usagef("-batch %d must be at least 1", *batchSize)
+	case *eps < 0 || math.IsNaN(*eps) || math.IsInf(*eps, 0):
+		return usagef("-eps %v must be finite and ≥ 0", *eps)
+	case *threads < 0:
+		return usagef("-threads %d must be ≥ 0", *threads)
+	case *hidden < 1:
+		return usagef("-hidden %d must be at least 1", *hidden)
+	}
+	for _, lr := range lrs.values {
+		if lr == 0 {
+			return usagef("-lrs: a step size must be positive")
+		}
+	}
+	cfg := &expConfig{
+		data: df, model: model, alpha: float64(alpha), lrs: lrs.values, wds: wds.values, seeds: *seeds,
+		epochs: *epochs, batch: *batchSize, eps: *eps, precision: precision.value, threads: *threads,
+		hidden: *hidden, formatOut: formatOut.value, json: *jsonOut, plotDir: *plotDir,
+		plotFormat: plotFormat.value, force: *force,
+	}
+	cfg.files = []string{""}
+	if df.data != "" {
+		cfg.files = nil
+		for _, p := range strings.Split(df.data, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				cfg.files = append(cfg.files, p)
+			}
+		}
+		if len(cfg.files) == 0 {
+			return usagef("-data lists no file")
+		}
+	}
+	if cfg.threads == 0 {
+		cfg.threads = runtime.GOMAXPROCS(0)
+	}
+	if cfg.precision == cvar.F32 {
+		return experimentRun[float32](e, cfg)
+	}
+	return experimentRun[float64](e, cfg)
+}
+
+// runResult is one training run of the grid.
+type runResult struct {
+	seed, method int // indexes
+	lr, wd       float64
+	err          error
+	val, train   metrics
+	losses       []float64 // validation losses of the final model (first seed only)
+	curves       [3][2][]float64
+}
+
+// dsResult is one data set's results.
+type dsResult struct {
+	name   string
+	rows   []expRow
+	runs   []*runResult // selected runs, [seed][method]
+	alphas []float64
+}
+
+// expRow is one row of the table (and of -json).
+type expRow struct {
+	Dataset  string             `json:"dataset"`
+	Method   string             `json:"method"`
+	Title    string             `json:"title"`
+	Alpha    float64            `json:"alpha"`
+	Metrics  map[string]meanStd `json:"-"`
+	Raw      map[string]meanStd `json:"raw"`
+	Selected []selected         `json:"selected"`
+	Failed   int                `json:"failed_runs"`
+}
+
+type meanStd struct {
+	Mean jnum `json:"mean"`
+	Std  jnum `json:"std"`
+}
+
+type selected struct {
+	Seed int     `json:"seed"`
+	LR   float64 `json:"lr"`
+	WD   float64 `json:"wd"`
+}
+
+// MarshalJSON puts each metric's {mean, std} at the top level of the row.
+func (r expRow) MarshalJSON() ([]byte, error) {
+	obj := map[string]any{
+		"dataset": r.Dataset, "method": r.Method, "title": r.Title, "alpha": r.Alpha,
+		"raw": r.Raw, "selected": r.Selected, "failed_runs": r.Failed,
+		"normalised_to": "vanilla",
+	}
+	for k, v := range r.Metrics {
+		obj[k] = v
+	}
+	return json.Marshal(obj)
+}
+
+func experimentRun[T batch.Float](e *env, cfg *expConfig) error {
+	start := time.Now()
+	if cfg.plotDir != "" {
+		if err := os.MkdirAll(cfg.plotDir, 0o755); err != nil {
+			return err
+		}
+	}
+	grid := len(cfg.lrs) * len(cfg.wds)
+	total := len(cfg.files) * cfg.seeds * len(experimentMethods) * grid * cfg.epochs
+	bar := newProgress(e, "experiment", total)
+	var results []*dsResult
+	for _, file := range cfg.files {
+		df := *cfg.data
+		df.data = file
+		if cfg.plotDir != "" {
+			// Fail before the work, not after it.
+			for _, name := range plotNames(cfg, datasetLabel(&df)) {
+				if err := checkNew(name, cfg.force); err != nil {
+					bar.finish()
+					return err
+				}
+			}
+		}
+		r, err := experimentOn[T](cfg, &df, bar)
+		if err != nil {
+			bar.finish()
+			return err
+		}
+		results = append(results, r)
+	}
+	bar.finish()
+	for _, r := range results {
+		for _, row := range r.rows {
+			if row.Failed > 0 {
+				fmt.Fprintf(e.stderr, "cvar experiment: warning: %s, %s: %d of %d runs diverged and were left out of the selection\n",
+					row.Dataset, row.Title, row.Failed, cfg.seeds*grid)
+			}
+		}
+	}
+	if cfg.plotDir != "" {
+		for _, r := range results {
+			if err := writePlots(cfg, r); err != nil {
+				return err
+			}
+		}
+	}
+	var rows []expRow
+	for _, r := range results {
+		rows = append(rows, r.rows...)
+	}
+	if cfg.json {
+		return writeJSON(e.stdout, rows)
+	}
+	switch cfg.formatOut {
+	case "markdown":
+		return printMarkdown(e.stdout, cfg, rows)
+	case "csv":
+		return printCSV(e.stdout, rows)
+	}
+	return printText(e.stdout, cfg, rows, time.Since(start))
+}
+
+// datasetLabel names a data set in tables and figure files.
+func datasetLabel(df *dataFlags) string {
+	if df.data == "" {
+		return synthClassName
+	}
+	return filepath.Base(strings.TrimSuffix(df.data, string(filepath.Separator)))
+}
+
+// plotNames are the figure files of one data set.
+func plotNames(cfg *expConfig, label string) []string {
+	base := filepath.Join(cfg.plotDir, sanitize(label))
+	return []string{base + "-curves." + cfg.plotFormat, base + "-tails." + cfg.plotFormat}
+}
+
+func sanitize(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == '/' || r == '\\' || r == ' ' || r == ':' {
+			return '_'
+		}
+		return r
+	}, s)
+}
+
+// experimentOn runs the whole grid on one data set.
+func experimentOn[T batch.Float](cfg *expConfig, df *dataFlags, bar *progress) (*dsResult, error) {
+	full, src, err := loadFull[T](df, cfg.model.value)
+	if err != nil {
+		return nil, err
+	}
+	kind, err := autoKind(cfg.model.value, full)
+	if err != nil {
+		return nil, err
+	}
+	label := datasetLabel(df)
+	if df.data == "" {
+		label = full.Name
+	}
+	res := &dsResult{name: label, alphas: unionAlphas(cfg.alpha)}
+	record := cfg.plotDir != ""
+	nm := len(experimentMethods)
+	best := make([][]*runResult, cfg.seeds) // [seed][method]
+	all := make([]*runResult, 0, cfg.seeds*nm*len(cfg.lrs)*len(cfg.wds))
+	for s := range cfg.seeds {
+		seed := uint64(s + 1)
+		td, err := prepare(df, full, src, kind, seed, nil)
+		if err != nil {
+			return nil, err
+		}
+		train, err := toBatch(td.train)
+		if err != nil {
+			return nil, err
+		}
+		val, err := toBatch(td.val)
+		if err != nil {
+			return nil, err
+		}
+		model, err := cvar.NewModel[T](kind, train.D, train.K, cfg.hidden)
+		if err != nil {
+			return nil, err
+		}
+		var jobs []*runResult
+		for m := range experimentMethods {
+			for _, lr := range cfg.lrs {
+				for _, wd := range cfg.wds {
+					jobs = append(jobs, &runResult{seed: s, method: m, lr: lr, wd: wd})
+				}
+			}
+		}
+		runJobs(cfg.threads, jobs, func(j *runResult) {
+			runOne(cfg, j, model, train, val, seed, record && s == 0, record, res.alphas, bar)
+		})
+		best[s] = make([]*runResult, nm)
+		for _, j := range jobs {
+			if j.err != nil {
+				if !isDivergence(j.err) {
+					return nil, j.err
+				}
+				continue
+			}
+			if b := best[s][j.method]; b == nil || j.val.MeanLoss < b.val.MeanLoss {
+				best[s][j.method] = j
+			}
+		}
+		all = append(all, jobs...)
+		if !record {
+			for _, j := range jobs {
+				j.losses = nil
+			}
+		}
+	}
+	for m, em := range experimentMethods {
+		row := expRow{Dataset: label, Method: em.name, Title: em.title, Alpha: cfg.alpha,
+			Metrics: map[string]meanStd{}, Raw: map[string]meanStd{}}
+		raw := make([][]float64, len(metricNames))
+		norm := make([][]float64, len(metricNames))
+		for s := range cfg.seeds {
+			b, v := best[s][m], best[s][0]
+			if b == nil {
+				for i := range metricNames {
+					raw[i] = append(raw[i], math.NaN())
+					norm[i] = append(norm[i], math.NaN())
+				}
+				continue
+			}
+			row.Selected = append(row.Selected, selected{Seed: s + 1, LR: b.lr, WD: b.wd})
+			vals := metricValues(b.val)
+			var ref []float64
+			if v != nil {
+				ref = metricValues(v.val)
+			}
+			for i, x := range vals {
+				raw[i] = append(raw[i], x)
+				switch {
+				case metricNames[i] == "accuracy":
+					norm[i] = append(norm[i], x)
+				case ref == nil:
+					norm[i] = append(norm[i], math.NaN())
+				default:
+					norm[i] = append(norm[i], x/ref[i])
+				}
+			}
+		}
+		for _, j := range all {
+			if j.method == m && j.err != nil {
+				row.Failed++
+			}
+		}
+		for i, name := range metricNames {
+			row.Raw[name] = summarise(raw[i])
+			row.Metrics[name] = summarise(norm[i])
+		}
+		res.rows = append(res.rows, row)
+	}
+	for s := range best {
+		res.runs = append(res.runs, best[s]...)
+	}
+	return res, nil
+}
+
+func isDivergence(err error) bool {
+	var div *cvar.DivergenceError
+	return errors.As(err, &div)
+}
+
+// metricValues returns the table's metrics in metricNames' order.
+func metricValues(m metrics) []float64 {
+	return []float64{m.tail(0.05).CVaR, m.tail(0.1).CVaR, m.Accuracy, m.MeanLoss}
+}
+
+// summarise returns the mean and sample standard deviation (0 for one
+// value) of the finite values; NaN when there is none.
+func summarise(xs []float64) meanStd {
+	var sum float64
+	n := 0
+	for _, x := range xs {
+		if !math.IsNaN(x) {
+			sum += x
+			n++
+		}
+	}
+	if n == 0 {
+		return meanStd{Mean: jnum(math.NaN()), Std: jnum(math.NaN())}
+	}
+	mean := sum / float64(n)
+	var ss float64
+	for _, x := range xs {
+		if !math.IsNaN(x) {
+			ss += (x - mean) * (x - mean)
+		}
+	}
+	std := 0.0
+	if n > 1 {
+		std = math.Sqrt(ss / float64(n-1))
+	}
+	return meanStd{Mean: jnum(mean), Std: jnum(std)}
+}
+
+// runJobs runs f on every job with the given number of workers.
+func runJobs(workers int, jobs []*runResult, f func(*runResult)) {
+	next := make(chan *runResult)
+	var wg sync.WaitGroup
+	for range min(workers, len(jobs)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := range next {
+				f(j)
+			}
+		}()
+	}
+	for _, j := range jobs {
+		next <- j
+	}
+	close(next)
+	wg.Wait()
+}
+
+// runOne trains one grid point on one thread and evaluates it; with curves
+// it records the metrics after every epoch, and with keepLosses the final
+// validation losses.
+func runOne[T batch.Float](cfg *expConfig, j *runResult, model batch.Model[T], train, val *batch.Data[T], seed uint64, keepLosses, curves bool, alphas []float64, bar *progress) {
+	em := experimentMethods[j.method]
+	opt := cvar.Options{
+		Method: em.method, Alpha: cfg.alpha, LR: j.lr, WeightDecay: j.wd, Epochs: cfg.epochs,
+		Batch: cfg.batch, Seed: seed, Threads: 1,
+	}
+	if em.method == cvar.Alg3 {
+		opt.Eps = cfg.eps
+	}
+	ev := newEvaluator(model, 1)
+	defer ev.close()
+	theta := make([]T, model.NumParams())
+	done := 0
+	opt.OnEpoch = func(info cvar.EpochInfo) error {
+		done++
+		bar.add(1)
+		if !curves {
+			return nil
+		}
+		for i, v := range info.Theta {
+			theta[i] = T(v)
+		}
+		for k, data := range []*batch.Data[T]{train, val} {
+			m, err := ev.metrics(theta, data, []float64{0.1})
+			if err != nil {
+				return err
+			}
+			j.curves[0][k] = append(j.curves[0][k], m.tail(0.1).CVaR)
+			j.curves[1][k] = append(j.curves[1][k], m.Accuracy)
+			j.curves[2][k] = append(j.curves[2][k], m.MeanLoss)
+		}
+		return nil
+	}
+	res, err := cvar.Train(model, train, opt)
+	if err != nil {
+		bar.add(cfg.epochs - done)
+		j.err = fmt.Errorf("%s with lr %g, wd %g: %w", em.title, j.lr, j.wd, err)
+		return
+	}
+	if j.val, err = ev.metrics(res.Theta, val, alphas); err != nil {
+		j.err = err
+		return
+	}
+	if keepLosses {
+		losses := ev.lossesOf(res.Theta, val)
+		j.losses = make([]float64, len(losses))
+		for i, l := range losses {
+			j.losses[i] = float64(l)
+		}
+	}
+}
+
+// writePlots draws the figures of one data set: the selected runs' curves,
+// averaged over the seeds, and the first seed's validation tails.
+func writePlots(cfg *expConfig, r *dsResult) error {
+	nm := len(experimentMethods)
+	titles := []string{"CVaR_0.1", "accuracy", "mean loss"}
+	var panels []plots.Panel
+	for k, title := range titles {
+		pn := plots.Panel{Title: title}
+		for m, em := range experimentMethods {
+			c := plots.Curve{Method: em.title}
+			c.Train = meanCurve(r.runs, nm, m, k, 0)
+			c.Val = meanCurve(r.runs, nm, m, k, 1)
+			pn.Curves = append(pn.Curves, c)
+		}
+		if k == 1 && allNaN(pn.Curves) {
+			continue // regression: no accuracy
+		}
+		panels = append(panels, pn)
+	}
+	names := plotNames(cfg, r.name)
+	title := fmt.Sprintf("%s: solid = validation, dashed = training (mean over %d seed(s))", r.name, cfg.seeds)
+	if err := writeNew(names[0], cfg.force, func(w io.Writer) error {
+		return plots.Curves(w, cfg.plotFormat, title, panels)
+	}); err != nil {
+		return err
+	}
+	var tails []plots.Tail
+	for m, em := range experimentMethods {
+		if run := r.runs[m]; run != nil {
+			tails = append(tails, plots.Tail{Method: em.title, Losses: run.losses})
+		}
+	}
+	return writeNew(names[1], cfg.force, func(w io.Writer) error {
+		return plots.Tails(w, cfg.plotFormat, r.name+": sorted top-α validation losses (seed 1)", []float64{0.05, 0.1}, tails)
+	})
+}
+
+// meanCurve averages metric k on split s (0 training, 1 validation) of
+// method m's selected runs over the seeds, epoch by epoch.
+func meanCurve(runs []*runResult, nm, m, k, s int) []float64 {
+	var out []float64
+	count := []int{}
+	for i := m; i < len(runs); i += nm {
+		run := runs[i]
+		if run == nil {
+			continue
+		}
+		for e, v := range run.curves[k][s] {
+			if e >= len(out) {
+				out = append(out, 0)
+				count = append(count, 0)
+			}
+			if !math.IsNaN(v) {
+				out[e] += v
+				count[e]++
+			}
+		}
+	}
+	for e := range out {
+		if count[e] == 0 {
+			out[e] = math.NaN()
+		} else {
+			out[e] /= float64(count[e])
+		}
+	}
+	return out
+}
+
+func allNaN(cs []plots.Curve) bool {
+	for _, c := range cs {
+		for _, v := range slices.Concat(c.Train, c.Val) {
+			if !math.IsNaN(v) {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func fmtMeanStd(v meanStd) string {
+	if math.IsNaN(float64(v.Mean)) {
+		return "-"
+	}
+	return fmt.Sprintf("%.3f ± %.3f", float64(v.Mean), float64(v.Std))
+}
+
+func printText(w io.Writer, cfg *expConfig, rows []expRow, took time.Duration) error {
+	fmt.Fprintf(w, "Validation metrics, mean ± std over %d seed(s); CVaR and mean loss divided by Vanilla-SGD's (accuracy as is).\n", cfg.seeds)
+	fmt.Fprintf(w, "α = %s, %d epochs, batch %d, grid lr ∈ {%s} × weight decay ∈ {%s} selected by validation mean loss.\n\n",
+		alphaKey(cfg.alpha), cfg.epochs, cfg.batch, joinFloats(cfg.lrs), joinFloats(cfg.wds))
+	table := func(pick func(expRow) map[string]meanStd) error {
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintf(tw, "dataset\tmethod\t%s\n", strings.Join(metricTitles, "\t"))
+		for i, r := range rows {
+			ds := r.Dataset
+			if i > 0 && rows[i-1].Dataset == ds {
+				ds = ""
+			}
+			cells := []string{ds, r.Title}
+			for _, name := range metricNames {
+				cells = append(cells, fmtMeanStd(pick(r)[name]))
+			}
+			fmt.Fprintln(tw, strings.Join(cells, "\t"))
+		}
+		return tw.Flush()
+	}
+	if err := table(func(r expRow) map[string]meanStd { return r.Metrics }); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\nRaw values:\n\n")
+	if err := table(func(r expRow) map[string]meanStd { return r.Raw }); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\nSelected (lr, weight decay) per seed:\n")
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, r := range rows {
+		var parts []string
+		for _, s := range r.Selected {
+			parts = append(parts, fmt.Sprintf("(%g, %g)", s.LR, s.WD))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", r.Dataset, r.Title, strings.Join(parts, " "))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "\n%d training runs in %.1f s\n", len(rows)*cfg.seeds*len(cfg.lrs)*len(cfg.wds), took.Seconds())
+	return nil
+}
+
+func joinFloats(xs []float64) string {
+	parts := make([]string, len(xs))
+	for i, x := range xs {
+		parts[i] = alphaKey(x)
+	}
+	return strings.Join(parts, ", ")
+}
+
+func printMarkdown(w io.Writer, cfg *expConfig, rows []expRow) error {
+	table := func(caption string, pick func(expRow) map[string]meanStd) {
+		fmt.Fprintf(w, "%s\n\n", caption)
+		fmt.Fprintf(w, "| dataset | method | %s |\n", strings.Join(metricTitles, " | "))
+		fmt.Fprintf(w, "|---|---|%s\n", strings.Repeat("---:|", len(metricTitles)))
+		for _, r := range rows {
+			fmt.Fprintf(w, "| %s | %s |", r.Dataset, r.Title)
+			for _, name := range metricNames {
+				fmt.Fprintf(w, " %s |", fmtMeanStd(pick(r)[name]))
+			}
+			fmt.Fprintln(w)
+		}
+	}
+	table(fmt.Sprintf("Validation metrics, mean ± std over %d seed(s), α = %s, %d epochs; CVaR and mean loss relative to Vanilla-SGD, accuracy as is.",
+		cfg.seeds, alphaKey(cfg.alpha), cfg.epochs), func(r expRow) map[string]meanStd { return r.Metrics })
+	fmt.Fprintln(w)
+	table("Raw values:", func(r expRow) map[string]meanStd { return r.Raw })
+	return nil
+}
+
+func printCSV(w io.Writer, rows []expRow) error {
+	head := []string{"dataset", "method", "alpha"}
+	for _, prefix := range []string{"", "raw_"} {
+		for _, name := range metricNames {
+			head = append(head, prefix+name+"_mean", prefix+name+"_std")
+		}
+	}
+	fmt.Fprintln(w, strings.Join(head, ","))
+	num := func(v jnum) string {
+		if math.IsNaN(float64(v)) {
+			return ""
+		}
+		return fmt.Sprintf("%g", float64(v))
+	}
+	for _, r := range rows {
+		rec := []string{csvField(r.Dataset), r.Method, alphaKey(r.Alpha)}
+		for _, m := range []map[string]meanStd{r.Metrics, r.Raw} {
+			for _, name := range metricNames {
+				rec = append(rec, num(m[name].Mean), num(m[name].Std))
+			}
+		}
+		fmt.Fprintln(w, strings.Join(rec, ","))
+	}
+	return nil
+}
+
+func csvField(s string) string {
+	if strings.ContainsAny(s, ",\"\n\r") {
+		return `"` + strings.ReplaceAll(s, `"`, `""`) + `"`
+	}
+	return s
+}

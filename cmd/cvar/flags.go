@@ -1,0 +1,219 @@
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/cvarlearn/cvar"
+)
+
+// newFlagSet returns a flag set that reports its errors to the caller
+// instead of printing them, so that each error is one line.
+func newFlagSet(name string) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
+	return fs
+}
+
+// parseFlags parses args; on -h it prints the synopsis and the flags to
+// stdout and returns errHelp. Positional arguments are a usage error.
+func parseFlags(e *env, fs *flag.FlagSet, synopsis string, args []string) error {
+	err := fs.Parse(args)
+	if err == flag.ErrHelp {
+		fmt.Fprintf(e.stdout, "Usage: %s\n\n", strings.TrimSpace(synopsis))
+		fmt.Fprintf(e.stdout, "Flags:\n")
+		fs.SetOutput(e.stdout)
+		fs.PrintDefaults()
+		fs.SetOutput(io.Discard)
+		return errHelp
+	}
+	if err != nil {
+		return &usageError{err.Error()}
+	}
+	if fs.NArg() > 0 {
+		return usagef("unexpected argument %q (flags come as -name value)", fs.Arg(0))
+	}
+	return nil
+}
+
+// choice is a string flag restricted to a set of values.
+type choice struct {
+	value   string
+	choices []string
+}
+
+func newChoice(def string, choices ...string) *choice { return &choice{value: def, choices: choices} }
+
+func (c *choice) String() string {
+	if c == nil {
+		return ""
+	}
+	return c.value
+}
+
+func (c *choice) Set(s string) error {
+	for _, v := range c.choices {
+		if strings.EqualFold(s, v) {
+			c.value = v
+			return nil
+		}
+	}
+	return fmt.Errorf("unknown value %q (want %s)", s, strings.Join(c.choices, ", "))
+}
+
+// alphaFlag is a tail fraction in (0, 1].
+type alphaFlag float64
+
+func (a *alphaFlag) String() string { return strconv.FormatFloat(float64(*a), 'g', -1, 64) }
+
+func (a *alphaFlag) Set(s string) error {
+	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil {
+		return fmt.Errorf("%q is not a number", s)
+	}
+	if !(v > 0 && v <= 1) {
+		return fmt.Errorf("alpha %v is outside (0, 1]: it is the tail fraction, e.g. 0.05 for the worst 5 %%", v)
+	}
+	*a = alphaFlag(v)
+	return nil
+}
+
+// floatList is a comma-separated list of numbers, each checked by ok.
+type floatList struct {
+	values []float64
+	what   string
+	ok     func(float64) bool
+}
+
+func (l *floatList) String() string {
+	if l == nil {
+		return ""
+	}
+	parts := make([]string, len(l.values))
+	for i, v := range l.values {
+		parts[i] = strconv.FormatFloat(v, 'g', -1, 64)
+	}
+	return strings.Join(parts, ",")
+}
+
+func (l *floatList) Set(s string) error {
+	var out []float64
+	for _, part := range strings.Split(s, ",") {
+		part = strings.TrimSpace(part)
+		if part == "" {
+			continue
+		}
+		v, err := strconv.ParseFloat(part, 64)
+		if err != nil {
+			return fmt.Errorf("%q is not a number", part)
+		}
+		if !l.ok(v) {
+			return fmt.Errorf("%s %v", l.what, v)
+		}
+		out = append(out, v)
+	}
+	if len(out) == 0 {
+		return fmt.Errorf("empty list")
+	}
+	l.values = out
+	return nil
+}
+
+func alphaList(def ...float64) *floatList {
+	return &floatList{values: def, what: "alpha outside (0, 1]:", ok: func(v float64) bool { return v > 0 && v <= 1 }}
+}
+
+func nonNegList(what string, def ...float64) *floatList {
+	return &floatList{values: def, what: what + " must be finite and ≥ 0:", ok: func(v float64) bool { return v >= 0 && !math.IsInf(v, 0) }}
+}
+
+// boxFlag is "lo,hi".
+type boxFlag struct {
+	set    bool
+	lo, hi float64
+}
+
+func (b *boxFlag) String() string {
+	if b == nil || !b.set {
+		return ""
+	}
+	return fmt.Sprintf("%g,%g", b.lo, b.hi)
+}
+
+func (b *boxFlag) Set(s string) error {
+	parts := strings.Split(s, ",")
+	if len(parts) != 2 {
+		return fmt.Errorf("%q: want lo,hi", s)
+	}
+	lo, err1 := strconv.ParseFloat(strings.TrimSpace(parts[0]), 64)
+	hi, err2 := strconv.ParseFloat(strings.TrimSpace(parts[1]), 64)
+	if err1 != nil || err2 != nil || !(lo <= hi) || math.IsInf(lo, 0) || math.IsInf(hi, 0) {
+		return fmt.Errorf("%q: want finite lo,hi with lo ≤ hi", s)
+	}
+	b.lo, b.hi, b.set = lo, hi, true
+	return nil
+}
+
+// modelFlag, methodFlag and so on are the choices shared by the commands.
+func modelChoice() *choice {
+	return newChoice("auto", append([]string{"auto"}, cvar.Kinds...)...)
+}
+
+func methodChoice(def string) *choice {
+	return newChoice(def, "alg1", "alg2", "alg3", "alg4", "vanilla", "minibatch")
+}
+
+func precisionChoice(def string) *choice { return newChoice(def, cvar.F32, cvar.F64) }
+
+// dataFlags are the flags that say where data comes from.
+type dataFlags struct {
+	data     string
+	format   *choice
+	test     string
+	target   string
+	noHeader bool
+	limit    int
+	n, d     int
+	classes  int
+	scale    *choice
+}
+
+// addDataFlags registers the data flags; train says whether the training
+// flags (-test, -scale, synthetic sizes) apply.
+func addDataFlags(fs *flag.FlagSet, train bool) *dataFlags {
+	f := &dataFlags{format: newChoice("", "csv", "libsvm", "idx"), scale: newChoice("auto", "auto", "zscore", "unit", "none")}
+	fs.StringVar(&f.data, "data", "", "data `file` (CSV, LIBSVM) or directory of MNIST IDX files; empty: built-in synthetic data")
+	fs.Var(f.format, "format", "format of -data and -test: csv, libsvm or idx (default: guessed from the name)")
+	fs.StringVar(&f.target, "target", "", "CSV target `column`: a header name or 0-based index (default: the last column)")
+	fs.BoolVar(&f.noHeader, "no-header", false, "the CSV file has no header row")
+	fs.IntVar(&f.limit, "limit", 0, "use only the first `N` samples of each file (0: all)")
+	if train {
+		fs.StringVar(&f.test, "test", "", "held-out test `file`, evaluated after training (MNIST directories: the t10k files)")
+		fs.Var(f.scale, "scale", "feature preprocessing: zscore (fitted on the training split), unit (÷255, images), none, or auto (unit for IDX, else zscore)")
+	}
+	fs.IntVar(&f.n, "n", 6000, "built-in data: number of samples")
+	fs.IntVar(&f.d, "d", 20, "built-in data: number of features")
+	fs.IntVar(&f.classes, "classes", 2, "built-in classification data: number of classes")
+	return f
+}
+
+func (f *dataFlags) check() error {
+	switch {
+	case f.limit < 0:
+		return usagef("-limit %d must be ≥ 0", f.limit)
+	case f.n < 2:
+		return usagef("-n %d: the built-in data needs at least 2 samples", f.n)
+	case f.d < 1:
+		return usagef("-d %d: the built-in data needs at least 1 feature", f.d)
+	case f.classes < 2:
+		return usagef("-classes %d: classification needs at least 2 classes", f.classes)
+	case f.test != "" && f.data == "":
+		return usagef("-test needs -data: the built-in data has its own validation split")
+	}
+	return nil
+}

@@ -1,0 +1,148 @@
+// Command cvar trains models that minimise the conditional value at risk
+// (CVaR) of their losses, evaluates and applies them, and reproduces the
+// experiments of Soma & Yoshida, "Statistical Learning with Conditional
+// Value at Risk".
+//
+// Usage:
+//
+//	cvar train      [flags]   train a model, print its metrics, write a model file (-o)
+//	cvar eval       -in FILE  CVaR, VaR, accuracy and mean loss with bootstrap intervals
+//	cvar predict    -in FILE  scores, classes or values for each row, as CSV
+//	cvar experiment [flags]   the paper's comparison: Vanilla-SGD, CVaR-on-Minibatch, CVaR-SGD
+//
+// Every command runs without a data file, on built-in synthetic data; -data
+// takes a CSV or LIBSVM file or a directory holding MNIST's IDX files. Run
+// "cvar COMMAND -h" for a command's flags. Results go to stdout (-json for
+// machines); a progress bar goes to stderr when it is a terminal. Exit status
+// is 0 on success, 2 for a usage error and 1 for any other failure, which is
+// reported as one line on stderr.
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+// env is what a command may use: its output streams and whether stderr is a
+// terminal (for progress bars).
+type env struct {
+	stdout, stderr io.Writer
+	tty            bool
+}
+
+type command struct {
+	name, summary string
+	run           func(e *env, args []string) error
+}
+
+var commands = []command{
+	{"train", "train a model; print its metrics and the resolved parameters; write a model file (-o)", cmdTrain},
+	{"eval", "evaluate a model file: CVaR and VaR at several α with bootstrap intervals, accuracy, mean loss", cmdEval},
+	{"predict", "apply a model file to data: scores and classes, or values, for each row as CSV", cmdPredict},
+	{"experiment", "the paper's experiment: Vanilla-SGD, CVaR-on-Minibatch and CVaR-SGD, tuned and compared", cmdExperiment},
+}
+
+func usage(w io.Writer) {
+	fmt.Fprint(w, `cvar trains models that minimise the conditional value at risk (CVaR) of their
+losses, the mean of the worst α-fraction, instead of the mean loss.
+
+Usage: cvar COMMAND [flags]
+
+Commands:
+`)
+	for _, c := range commands {
+		fmt.Fprintf(w, "  %-11s %s\n", c.name, c.summary)
+	}
+	fmt.Fprint(w, `
+Without -data every command uses built-in synthetic data. Run "cvar COMMAND -h"
+for the flags of a command.
+`)
+}
+
+// usageError is a mistake in the command line: exit status 2.
+type usageError struct{ msg string }
+
+func (e *usageError) Error() string { return e.msg }
+
+func usagef(format string, args ...any) error {
+	return &usageError{fmt.Sprintf(format, args...)}
+}
+
+// errHelp reports that help was printed as asked: exit status 0.
+var errHelp = errors.New("help requested")
+
+// run is the whole program: it parses args, runs the command and returns the
+// exit status. Results go to stdout, the error line and progress to stderr.
+func run(args []string, stdout, stderr io.Writer) int {
+	e := &env{stdout: stdout, stderr: stderr, tty: isTerminal(stderr)}
+	if len(args) == 0 {
+		usage(stderr)
+		return 2
+	}
+	name := args[0]
+	switch name {
+	case "-h", "-help", "--help", "help":
+		if len(args) > 1 && name == "help" {
+			return run([]string{args[1], "-h"}, stdout, stderr)
+		}
+		usage(stdout)
+		return 0
+	}
+	for _, c := range commands {
+		if c.name != name {
+			continue
+		}
+		err := c.run(e, args[1:])
+		return exitStatus(stderr, "cvar "+name, err)
+	}
+	fmt.Fprintf(stderr, "cvar: unknown command %q (want train, eval, predict or experiment; see cvar -h)\n", name)
+	return 2
+}
+
+// exitStatus prints err as one line and maps it to the exit status.
+func exitStatus(stderr io.Writer, prefix string, err error) int {
+	switch {
+	case err == nil:
+		return 0
+	case errors.Is(err, errHelp):
+		return 0
+	}
+	msg := oneLine(err.Error())
+	var ue *usageError
+	if errors.As(err, &ue) {
+		fmt.Fprintf(stderr, "%s: %s (see %s -h)\n", prefix, msg, prefix)
+		return 2
+	}
+	fmt.Fprintf(stderr, "%s: %s\n", prefix, msg)
+	return 1
+}
+
+// oneLine folds a message onto one line.
+func oneLine(s string) string {
+	s = strings.TrimSpace(s)
+	if !strings.ContainsAny(s, "\r\n") {
+		return s
+	}
+	fields := strings.FieldsFunc(s, func(r rune) bool { return r == '\n' || r == '\r' })
+	for i := range fields {
+		fields[i] = strings.TrimSpace(fields[i])
+	}
+	return strings.Join(fields, "; ")
+}
+
+// isTerminal reports whether w is a terminal (a character device).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

@@ -1,0 +1,350 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"compress/bzip2"
+	"compress/gzip"
+	"encoding/csv"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"github.com/cvarlearn/cvar"
+	"github.com/cvarlearn/cvar/batch"
+	"github.com/cvarlearn/cvar/dataset"
+)
+
+const predictSynopsis = `cvar predict -in MODEL [flags]
+
+Applies a model file to -data (default: a fresh sample of the built-in data
+the model was trained on), preprocessed as the model file says, and writes
+one CSV row per sample to stdout or -o:
+
+  classifiers: row, class (the label text), the scores (score for logistic
+               regression, the margin, > 0 for the second class; score_<class>
+               for softmax and mlp, the logits), and label and loss when the
+               data has labels;
+  regression:  row, value, and target and loss when the data has targets.
+
+A CSV file may leave out the target column (as many columns as the model has
+features); labels that are present must be among the model's classes. -json
+writes a JSON array instead.`
+
+func cmdPredict(e *env, args []string) error {
+	fs := newFlagSet("cvar predict")
+	in := fs.String("in", "", "model `file` written by cvar train -o")
+	df := addDataFlags(fs, false)
+	out := fs.String("o", "", "write the predictions to this `file` (default: stdout)")
+	force := fs.Bool("force", false, "replace the -o file if it exists")
+	jsonOut := fs.Bool("json", false, "write a JSON array instead of CSV")
+	threads := fs.Int("threads", 0, "worker threads (0: all cores)")
+	if err := parseFlags(e, fs, predictSynopsis, args); err != nil {
+		return err
+	}
+	if *in == "" {
+		return usagef("-in is required: the model file to apply")
+	}
+	if err := df.check(); err != nil {
+		return err
+	}
+	if err := checkNew(*out, *force); err != nil {
+		return err
+	}
+	m, err := readModel(*in)
+	if err != nil {
+		return err
+	}
+	if m.Precision == cvar.F32 {
+		return predictRun[float32](e, df, m, *out, *force, *jsonOut, *threads)
+	}
+	return predictRun[float64](e, df, m, *out, *force, *jsonOut, *threads)
+}
+
+// prediction is one row of predict's output.
+type prediction struct {
+	Row    int       `json:"row"`
+	Class  string    `json:"class,omitempty"`
+	Scores []jnum    `json:"scores,omitempty"`
+	Value  *jnum     `json:"value,omitempty"`
+	Label  *string   `json:"label,omitempty"`
+	Target *jnum     `json:"target,omitempty"`
+	Loss   *jnum     `json:"loss,omitempty"`
+	scores []float64 // for CSV
+}
+
+func predictRun[T batch.Float](e *env, df *dataFlags, m *cvar.ModelFile, out string, force, jsonOut bool, threads int) error {
+	ds, labelled, err := loadForPredict[T](df, m)
+	if err != nil {
+		return err
+	}
+	model, theta, err := cvar.BuildModel[T](m)
+	if err != nil {
+		return err
+	}
+	data, err := toBatch(ds)
+	if err != nil {
+		return err
+	}
+	ev := newEvaluator(model, threads)
+	defer ev.close()
+	var losses []T
+	if labelled {
+		losses = append([]T(nil), ev.lossesOf(theta, data)...)
+	}
+	k := model.NumOutputs()
+	scores := ev.scoresOf(theta, data)
+	rows := make([]prediction, ds.N)
+	for i := range rows {
+		p := prediction{Row: i + 1}
+		row := scores[i*k : (i+1)*k]
+		if m.K > 0 {
+			p.Class = m.Classes[predicted(row)]
+			p.scores = make([]float64, k)
+			p.Scores = make([]jnum, k)
+			for j, v := range row {
+				p.scores[j], p.Scores[j] = float64(v), jnum(v)
+			}
+			if labelled {
+				p.Label = &m.Classes[ds.Labels[i]]
+			}
+		} else {
+			v := jnum(row[0])
+			p.Value = &v
+			if labelled {
+				t := jnum(ds.Y[i])
+				p.Target = &t
+			}
+		}
+		if labelled {
+			l := jnum(losses[i])
+			p.Loss = &l
+		}
+		rows[i] = p
+	}
+	write := func(w io.Writer) error {
+		if jsonOut {
+			return writeJSON(w, rows)
+		}
+		return writePredictionsCSV(w, m, rows, labelled)
+	}
+	if out == "" {
+		bw := bufio.NewWriter(e.stdout)
+		if err := write(bw); err != nil {
+			return err
+		}
+		return bw.Flush()
+	}
+	return writeNew(out, force, write)
+}
+
+func writePredictionsCSV(w io.Writer, m *cvar.ModelFile, rows []prediction, labelled bool) error {
+	cw := csv.NewWriter(w)
+	head := []string{"row"}
+	switch {
+	case m.K == 0:
+		head = append(head, "value")
+		if labelled {
+			head = append(head, "target")
+		}
+	case m.Kind == cvar.KindLogistic:
+		head = append(head, "class", "score")
+	default:
+		head = append(head, "class")
+		for _, c := range m.Classes {
+			head = append(head, "score_"+c)
+		}
+	}
+	if labelled {
+		if m.K > 0 {
+			head = append(head, "label")
+		}
+		head = append(head, "loss")
+	}
+	cw.Write(head)
+	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
+	rec := make([]string, 0, len(head))
+	for _, p := range rows {
+		rec = append(rec[:0], strconv.Itoa(p.Row))
+		if m.K == 0 {
+			rec = append(rec, f(float64(*p.Value)))
+			if labelled {
+				rec = append(rec, f(float64(*p.Target)))
+			}
+		} else {
+			rec = append(rec, p.Class)
+			for _, s := range p.scores {
+				rec = append(rec, f(s))
+			}
+			if labelled {
+				rec = append(rec, *p.Label)
+			}
+		}
+		if labelled {
+			rec = append(rec, f(float64(*p.Loss)))
+		}
+		cw.Write(rec)
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// loadForPredict reads the data to predict, which (for CSV) may lack the
+// target column; it reports whether the rows have labels or targets.
+func loadForPredict[T batch.Float](df *dataFlags, m *cvar.ModelFile) (*dataset.Dataset[T], bool, error) {
+	if df.data == "" {
+		ds, err := loadForModel[T](df, m)
+		return ds, true, err
+	}
+	format, err := formatOf(df.data, df.format.value)
+	if err != nil {
+		return nil, false, err
+	}
+	if format != "csv" {
+		ds, err := loadForModel[T](df, m)
+		return ds, true, err
+	}
+	rs := specForModel(df, m, format)
+	has, err := csvHasTarget(df.data, rs, m.D)
+	if err != nil {
+		return nil, false, err
+	}
+	if has {
+		ds, err := loadForModel[T](df, m)
+		return ds, true, err
+	}
+	ds, err := readCSVWithoutTarget[T](df.data, rs)
+	if err != nil {
+		return nil, false, err
+	}
+	if err := checkWidth(ds, m); err != nil {
+		return nil, false, err
+	}
+	if err := cvar.Preprocess(&m.Preprocessing, ds.X, ds.D); err != nil {
+		return nil, false, err
+	}
+	return ds, false, nil
+}
+
+// openText opens a possibly gzip- or bzip2-compressed text file.
+func openText(path string) (io.Reader, func() error, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, nil, err
+	}
+	br := bufio.NewReader(f)
+	magic, _ := br.Peek(3)
+	switch {
+	case len(magic) == 3 && magic[0] == 0x1f && magic[1] == 0x8b && magic[2] == 8:
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			f.Close()
+			return nil, nil, fmt.Errorf("%s: corrupt gzip header: %w", path, err)
+		}
+		return zr, f.Close, nil
+	case string(magic) == "BZh":
+		return bzip2.NewReader(br), f.Close, nil
+	}
+	return br, f.Close, nil
+}
+
+func csvReaderFor(path string, r io.Reader) *csv.Reader {
+	cr := csv.NewReader(r)
+	if strings.HasSuffix(strings.ToLower(strings.TrimSuffix(path, ".gz")), ".tsv") {
+		cr.Comma = '\t'
+	}
+	return cr
+}
+
+// csvHasTarget decides from the first row whether a CSV file holds the
+// target column: by its name when the model's target was named, else by the
+// number of columns (d features, or d and the target).
+func csvHasTarget(path string, rs readSpec, d int) (bool, error) {
+	r, closeFn, err := openText(path)
+	if err != nil {
+		return false, err
+	}
+	defer closeFn()
+	cr := csvReaderFor(path, r)
+	rec, err := cr.Read()
+	if err == io.EOF {
+		return false, fmt.Errorf("%s: empty file; expected a header row", path)
+	}
+	if err != nil {
+		return false, csvError(path, err)
+	}
+	if !rs.noHeader && rs.target != "" {
+		for _, c := range rec {
+			if strings.TrimPrefix(c, "\ufeff") == rs.target {
+				return true, nil
+			}
+		}
+	}
+	switch len(rec) {
+	case d + 1:
+		return true, nil
+	case d:
+		return false, nil
+	}
+	return false, fmt.Errorf("%s:1: %d columns; the model expects %d features, and optionally the target", path, len(rec), d)
+}
+
+// readCSVWithoutTarget reads a CSV file of features only, by appending a
+// placeholder target column and reading the result with the dataset reader,
+// so that errors carry the file's own lines and columns.
+func readCSVWithoutTarget[T batch.Float](path string, rs readSpec) (*dataset.Dataset[T], error) {
+	r, closeFn, err := openText(path)
+	if err != nil {
+		return nil, err
+	}
+	defer closeFn()
+	cr := csvReaderFor(path, r)
+	var buf bytes.Buffer
+	cw := csv.NewWriter(&buf)
+	cw.Comma = cr.Comma
+	first := true
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, csvError(path, err)
+		}
+		extra := "0"
+		if first && !rs.noHeader {
+			extra = "\x00no target"
+		}
+		first = false
+		cw.Write(append(rec, extra))
+	}
+	cw.Flush()
+	opt := dataset.CSVOptions{Comma: cr.Comma, NoHeader: rs.noHeader, Task: dataset.Regression}
+	ds, err := dataset.ReadCSV[T](&buf, path, opt)
+	if err != nil {
+		return nil, err
+	}
+	if rs.limit > 0 && ds.N > rs.limit {
+		rows := make([]int, rs.limit)
+		for i := range rows {
+			rows[i] = i
+		}
+		ds = ds.Subset(rows)
+	}
+	return ds, nil
+}
+
+// csvError formats an encoding/csv error as file:line: problem.
+func csvError(path string, err error) error {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		if errors.Is(pe.Err, csv.ErrFieldCount) {
+			return fmt.Errorf("%s:%d: wrong number of fields; expected as many as the first row", path, pe.StartLine)
+		}
+		return fmt.Errorf("%s:%d: malformed CSV: %v", path, pe.Line, pe.Err)
+	}
+	return fmt.Errorf("%s: %w", path, err)
+}

@@ -1,0 +1,393 @@
+package main
+
+import (
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"math"
+	"text/tabwriter"
+	"time"
+
+	"github.com/cvarlearn/cvar"
+	"github.com/cvarlearn/cvar/batch"
+	"github.com/cvarlearn/cvar/dataset"
+)
+
+// defaultRadius is the radius of the ball K that train uses when the step
+// size comes from a theorem (-lr 0) for Alg1–3, which need a bounded K, and
+// neither -radius nor -box is given. With z-scored features a linear model
+// with ‖θ‖ ≤ 10 can reach margins of 10·‖x‖, far beyond what a classifier
+// needs, so the ball rarely binds while keeping D = 20 and the loss bound L
+// finite.
+const defaultRadius = 10
+
+const trainSynopsis = `cvar train [flags]
+
+Trains a model on -data (default: built-in synthetic data), split 2/3 for
+training and 1/3 for validation with -seed, and prints the final training,
+validation (and -test) metrics with the resolved parameters. -o writes the
+model file, which eval and predict read.
+
+With -lr 0 (the default) Alg1–4 take the step size and smoothing of their
+theorem; Alg1–3 then need a bounded K: a ball of radius 10 unless -radius or
+-box says otherwise. -stream trains Alg1 or Alg4 on a CSV or LIBSVM file read
+one row at a time.`
+
+// trainFlags are the flags of train (experiment shares some of them).
+type trainFlags struct {
+	data      *dataFlags
+	model     *choice
+	method    *choice
+	alpha     alphaFlag
+	smooth    *choice
+	eps, lr   float64
+	wd        float64
+	epochs    int
+	steps     int
+	batch     int
+	seed      uint64
+	precision *choice
+	threads   int
+	radius    float64
+	box       boxFlag
+	hidden    int
+	out       string
+	force     bool
+	json      bool
+	stream    bool
+}
+
+func addTrainFlags(fs *flag.FlagSet) *trainFlags {
+	f := &trainFlags{
+		data: addDataFlags(fs, true), model: modelChoice(), method: methodChoice("alg3"),
+		alpha: 0.1, smooth: newChoice("softplus", "softplus", "quadratic"), precision: precisionChoice(cvar.F64),
+	}
+	fs.Var(f.model, "model", "model: logistic, softmax, linear (least squares), lad (least absolute deviations), mlp, or auto (logistic for 2 classes, softmax for more, linear for real targets)")
+	fs.Var(f.method, "method", "training method: alg1, alg2, alg3 (CVaR-SGD), alg4, vanilla (mean loss) or minibatch (CVaR of each minibatch)")
+	fs.Var(&f.alpha, "alpha", "tail fraction α ∈ (0, 1] whose CVaR is minimised")
+	fs.Var(f.smooth, "smooth", "smoothing of the plus function (alg2–4): softplus or quadratic")
+	fs.Float64Var(&f.eps, "eps", 0, "smoothing ε (0: the theorem's value)")
+	fs.Float64Var(&f.lr, "lr", 0, "step size η (0: the theorem's value; 0.01 for vanilla and minibatch)")
+	fs.Float64Var(&f.wd, "wd", 0, "weight decay λ")
+	fs.IntVar(&f.epochs, "epochs", 0, "passes over the training data (0: 1 for alg1, alg2, alg4; 10 for the others)")
+	fs.IntVar(&f.steps, "steps", 0, "number of updates T (0: from -epochs)")
+	fs.IntVar(&f.batch, "batch", 0, "minibatch size of alg3, vanilla and minibatch (0: 512)")
+	fs.Uint64Var(&f.seed, "seed", 1, "random seed of the split and the training")
+	fs.Var(f.precision, "precision", "floating-point precision: f32 or f64")
+	fs.IntVar(&f.threads, "threads", 0, "worker threads (0: all cores)")
+	fs.Float64Var(&f.radius, "radius", 0, "K is the L2 ball of this radius (0: see above)")
+	fs.Var(&f.box, "box", "K is the box [lo, hi]^p, given as `lo,hi`")
+	fs.IntVar(&f.hidden, "hidden", batch.DefaultHidden, "hidden units of the mlp")
+	fs.StringVar(&f.out, "o", "", "write the model to this `file` (default: no file)")
+	fs.BoolVar(&f.force, "force", false, "replace the -o file if it exists")
+	fs.BoolVar(&f.json, "json", false, "print the results as JSON")
+	fs.BoolVar(&f.stream, "stream", false, "alg1 or alg4 only: read the CSV or LIBSVM -data file as a stream, one row at a time")
+	return f
+}
+
+// options turns the flags into library options, with the default K.
+func (f *trainFlags) options() (cvar.Options, error) {
+	method, _ := cvar.ParseMethod(f.method.value)
+	smooth, _ := cvar.ParseSmoothing(f.smooth.value)
+	opt := cvar.Options{
+		Method: method, Alpha: float64(f.alpha), Smoothing: smooth, Eps: f.eps, LR: f.lr,
+		WeightDecay: f.wd, Epochs: f.epochs, Steps: f.steps, Batch: f.batch, Seed: f.seed, Threads: f.threads,
+	}
+	for name, v := range map[string]float64{"-eps": f.eps, "-lr": f.lr, "-wd": f.wd, "-radius": f.radius} {
+		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
+			return opt, usagef("%s %v must be finite and ≥ 0", name, v)
+		}
+	}
+	for name, v := range map[string]int{"-epochs": f.epochs, "-steps": f.steps, "-batch": f.batch, "-threads": f.threads} {
+		if v < 0 {
+			return opt, usagef("%s %d must be ≥ 0", name, v)
+		}
+	}
+	if f.hidden < 1 {
+		return opt, usagef("-hidden %d must be at least 1", f.hidden)
+	}
+	switch {
+	case f.radius > 0 && f.box.set:
+		return opt, usagef("give -radius or -box, not both")
+	case f.radius > 0:
+		opt.Domain = cvar.Ball(f.radius)
+	case f.box.set:
+		opt.Domain = cvar.BoxDomain(f.box.lo, f.box.hi)
+	case f.lr == 0 && (method == cvar.Alg1 || method == cvar.Alg2 || method == cvar.Alg3):
+		opt.Domain = cvar.Ball(defaultRadius)
+	}
+	if method == cvar.Alg4 && opt.Domain.Kind != cvar.Unconstrained {
+		return opt, usagef("alg4 is unconstrained (K = R^d): drop -radius and -box")
+	}
+	if (method == cvar.Alg1 || method == cvar.Alg2 || method == cvar.Alg4) && f.batch > 1 {
+		return opt, usagef("%v takes one sample per step; -batch %d needs alg3, vanilla or minibatch", method, f.batch)
+	}
+	if f.stream && method != cvar.Alg1 && method != cvar.Alg4 {
+		return opt, usagef("-stream needs an online method: -method alg1 or alg4")
+	}
+	return opt, nil
+}
+
+func cmdTrain(e *env, args []string) error {
+	fs := newFlagSet("cvar train")
+	f := addTrainFlags(fs)
+	if err := parseFlags(e, fs, trainSynopsis, args); err != nil {
+		return err
+	}
+	if err := f.data.check(); err != nil {
+		return err
+	}
+	opt, err := f.options()
+	if err != nil {
+		return err
+	}
+	if err := checkNew(f.out, f.force); err != nil {
+		return err
+	}
+	if f.stream {
+		if f.data.data == "" {
+			return usagef("-stream needs a -data file")
+		}
+		if f.precision.value == cvar.F32 {
+			return streamTrain[float32](e, f, opt)
+		}
+		return streamTrain[float64](e, f, opt)
+	}
+	if f.precision.value == cvar.F32 {
+		return trainRun[float32](e, f, opt)
+	}
+	return trainRun[float64](e, f, opt)
+}
+
+// trainReport is what train prints.
+type trainReport struct {
+	Model     modelInfo          `json:"model"`
+	Method    string             `json:"method"`
+	Alpha     float64            `json:"alpha"`
+	Tau       jnum               `json:"tau"`
+	Domain    string             `json:"domain"`
+	Params    map[string]any     `json:"params"`
+	Metrics   map[string]metrics `json:"metrics"`
+	ModelFile string             `json:"model_file,omitempty"`
+	Seconds   float64            `json:"seconds"`
+
+	params cvar.Params
+	order  []string
+	alphas []float64
+}
+
+type modelInfo struct {
+	Kind      string   `json:"kind"`
+	D         int      `json:"d"`
+	K         int      `json:"k"`
+	Hidden    int      `json:"hidden,omitempty"`
+	Precision string   `json:"precision"`
+	Classes   []string `json:"classes,omitempty"`
+	Data      string   `json:"data"`
+}
+
+func trainRun[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
+	start := time.Now()
+	td, err := loadTrainingData[T](f.data, f.model.value, f.seed)
+	if err != nil {
+		return err
+	}
+	train, err := toBatch(td.train)
+	if err != nil {
+		return err
+	}
+	val, err := toBatch(td.val)
+	if err != nil {
+		return err
+	}
+	model, err := cvar.NewModel[T](td.kind, td.train.D, td.train.K(), f.hidden)
+	if err != nil {
+		return err
+	}
+	if err := model.Check(train); err != nil {
+		return err
+	}
+	epochs := opt.Epochs
+	if epochs == 0 {
+		epochs = 10
+		if opt.Method == cvar.Alg1 || opt.Method == cvar.Alg2 || opt.Method == cvar.Alg4 {
+			epochs = 1
+		}
+	}
+	if opt.Steps > 0 {
+		epochs = 0 // no bar: the number of passes is not known here
+	}
+	bar := newProgress(e, "training", epochs)
+	opt.OnEpoch = func(cvar.EpochInfo) error { bar.add(1); return nil }
+	res, err := cvar.Train(model, train, opt)
+	bar.finish()
+	if err != nil {
+		return trainError(err)
+	}
+	rep := &trainReport{
+		Model:  modelInfo{Kind: td.kind, D: td.train.D, K: td.train.K(), Precision: f.precision.value, Classes: td.train.Classes, Data: dataName(td.source)},
+		Method: opt.Method.String(), Alpha: res.Params.Alpha, Tau: jnum(res.Tau), Domain: opt.Domain.String(),
+		Params: paramsJSON(res.Params), Metrics: map[string]metrics{}, params: res.Params,
+		alphas: unionAlphas(res.Params.Alpha),
+	}
+	if td.kind == cvar.KindMLP {
+		rep.Model.Hidden = f.hidden
+	}
+	ev := newEvaluator(model, f.threads)
+	defer ev.close()
+	sets := []struct {
+		name string
+		ds   *dataset.Dataset[T]
+	}{{"training", td.train}, {"validation", td.val}, {"test", td.test}}
+	for _, s := range sets {
+		if s.ds == nil {
+			continue
+		}
+		data := train
+		switch s.name {
+		case "validation":
+			data = val
+		case "test":
+			if data, err = toBatch(s.ds); err != nil {
+				return err
+			}
+		}
+		m, err := ev.metrics(res.Theta, data, rep.alphas)
+		if err != nil {
+			return err
+		}
+		rep.Metrics[s.name] = m
+		rep.order = append(rep.order, s.name)
+	}
+	if f.out != "" {
+		mf := modelFileOf(td, f, model, res)
+		if err := writeNew(f.out, f.force, func(w io.Writer) error { return cvar.SaveModel(w, mf) }); err != nil {
+			return err
+		}
+		rep.ModelFile = f.out
+	}
+	rep.Seconds = time.Since(start).Seconds()
+	if f.json {
+		return writeJSON(e.stdout, rep)
+	}
+	return rep.print(e.stdout)
+}
+
+// trainError explains a divergence.
+func trainError(err error) error {
+	var div *cvar.DivergenceError
+	if errors.As(err, &div) {
+		return fmt.Errorf("%w; try a smaller -lr or a bounded K (-radius)", err)
+	}
+	return err
+}
+
+func dataName(s cvar.DataSource) string {
+	if s.Name != "" {
+		return s.Name
+	}
+	return s.Kind
+}
+
+// modelFileOf assembles the model file of a training run.
+func modelFileOf[T batch.Float](td *trainingData[T], f *trainFlags, model batch.Model[T], res *cvar.Result[T]) *cvar.ModelFile {
+	theta := make([]float64, len(res.Theta))
+	for i, v := range res.Theta {
+		theta[i] = float64(v)
+	}
+	mf := &cvar.ModelFile{
+		Kind: td.kind, D: td.train.D, K: td.train.K(), Precision: f.precision.value,
+		Theta: theta, Tau: res.Tau, Alpha: res.Params.Alpha, Method: res.Params.Method,
+		Classes: td.train.Classes, Features: td.train.Features, Preprocessing: td.prep,
+		Params: res.Params, Source: td.source,
+	}
+	if td.kind == cvar.KindMLP {
+		mf.Hidden = f.hidden
+	}
+	return mf
+}
+
+func (r *trainReport) print(w io.Writer) error {
+	p := r.params
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	classes := ""
+	if r.Model.K > 0 {
+		classes = fmt.Sprintf(", %d classes", r.Model.K)
+	}
+	hidden := ""
+	if r.Model.Hidden > 0 {
+		hidden = fmt.Sprintf(", %d hidden units", r.Model.Hidden)
+	}
+	fmt.Fprintf(tw, "model\t%s on %d features%s%s, %s, data %s\n", r.Model.Kind, r.Model.D, classes, hidden, r.Model.Precision, r.Model.Data)
+	fmt.Fprintf(tw, "method\t%s, α = %s, K = %s, %d steps of %d samples (n = %d)\n", r.Method, alphaKey(r.Alpha), r.Domain, p.Steps, p.Batch, p.N)
+	src := func(theoremUsed bool) string {
+		if theoremUsed {
+			return " (" + theorem(p.Method) + ")"
+		}
+		return " (given)"
+	}
+	line := fmt.Sprintf("η = %s%s", fmtNum(p.LR), src(p.TheoremLR))
+	if p.Method == cvar.Vanilla || p.Method == cvar.MinibatchCVaR {
+		line = fmt.Sprintf("η = %s", fmtNum(p.LR))
+	}
+	if p.Method == cvar.Alg2 || p.Method == cvar.Alg3 || p.Method == cvar.Alg4 {
+		line += fmt.Sprintf(", ε = %s%s", fmtNum(p.Eps), src(p.TheoremEps))
+	}
+	fmt.Fprintf(tw, "step\t%s\n", line)
+	est := ""
+	if p.Estimated {
+		est = " (G and β estimated at the initial point)"
+	}
+	fmt.Fprintf(tw, "constants\tG = %s, β = %s, D = %s, L = %s, G_α = %s%s\n", fmtNum(p.G), fmtNum(p.Beta), fmtNum(p.D), fmtNum(p.L), fmtNum(p.GAlpha), est)
+	if !math.IsNaN(p.Bound) {
+		fmt.Fprintf(tw, "bound\texpected excess CVaR ≤ %s (%s)\n", fmtNum(p.Bound), theorem(p.Method))
+	} else {
+		fmt.Fprintf(tw, "bound\tnone (the theorems' bound needs their step size and smoothing)\n")
+	}
+	fmt.Fprintf(tw, "τ\t%s\n", fmtNum(float64(r.Tau)))
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	if err := printMetrics(w, r.order, r.Metrics, r.alphas); err != nil {
+		return err
+	}
+	if r.ModelFile != "" {
+		fmt.Fprintf(w, "\nwrote %s\n", r.ModelFile)
+	}
+	return nil
+}
+
+// printMetrics prints one row of metrics per data set.
+func printMetrics(w io.Writer, order []string, ms map[string]metrics, alphas []float64) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	width := 0
+	for _, name := range order {
+		width = max(width, len(name))
+	}
+	fmt.Fprintf(tw, "%-*s\tn\t", width, "")
+	for _, a := range alphas {
+		fmt.Fprintf(tw, "CVaR_%s\t", alphaKey(a))
+	}
+	for _, a := range alphas {
+		fmt.Fprintf(tw, "VaR_%s\t", alphaKey(a))
+	}
+	fmt.Fprint(tw, "accuracy\tmean loss\t\n")
+	for _, name := range order {
+		m := ms[name]
+		fmt.Fprintf(tw, "%-*s\t%d\t", width, name, m.N)
+		for _, a := range alphas {
+			fmt.Fprintf(tw, "%s\t", fmtNum(m.tail(a).CVaR))
+		}
+		for _, a := range alphas {
+			fmt.Fprintf(tw, "%s\t", fmtNum(m.tail(a).VaR))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t\n", fmtNum(m.Accuracy), fmtNum(m.MeanLoss))
+	}
+	return tw.Flush()
+}
+
+func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
+	return fmt.Errorf("-stream: not implemented yet")
+}
