@@ -115,6 +115,12 @@ func lerpF64(t float64, x, y unsafe.Pointer, n int)
 
 func dotAVX2[T Float](x, y []T) T {
 	y = y[:len(x)]
+	if len(x) <= chunkElems {
+		if is32[T]() {
+			return T(dotF32(ptr(x), ptr(y), len(x)))
+		}
+		return T(dotF64(ptr(x), ptr(y), len(x)))
+	}
 	var s T
 	for len(x) > 0 {
 		n := min(len(x), chunkElems)
@@ -533,8 +539,10 @@ func softmaxCEAVX2[T Float](loss, z []T, label []int32, k int) {
 
 // ---- Fused step ---------------------------------------------------------------
 
-// fusedBlock is the most rows FusedLinear handles per block.
-const fusedBlock = 16
+// fusedBlock is the most rows FusedLinear handles per block; the block
+// shrinks (to 8 rows at least) so that its rows stay in L1 until they are read
+// the second time, for the accumulation into g.
+const fusedBlock = 64
 
 func fusedLinearAVX2[T Float](g, loss, x []T, stride int, idx []int, y, w []T, p *LinearStep[T]) (sumV, sumC T) {
 	n, d := len(loss), len(w)
@@ -550,9 +558,7 @@ func fusedLinearAVX2[T Float](g, loss, x []T, stride int, idx []int, y, w []T, p
 		panic("kernel: unknown PlusKind")
 	}
 	checkRows(n, x, stride, idx, d)
-	// A block of rows small enough to be in L1 still when they are read the
-	// second time, for the accumulation into g.
-	bs := min(fusedBlock, max(4, (32<<10)/max(1, d*int(unsafe.Sizeof(T(0))))&^3))
+	bs := min(fusedBlock, max(8, (32<<10)/max(1, d*int(unsafe.Sizeof(T(0))))&^3))
 	var mb, db, sb, rb, vb, cb [fusedBlock]T
 	for i := 0; i < n; i += bs {
 		b := min(bs, n-i)

@@ -182,6 +182,187 @@ C4(hundred, $0x4059000000000000)
 	VCMPPD       $1, T3, X, T1; \
 	VBLENDVPD    T1, nan<>(SB), R, R
 
+#define C8(name, v) DATA name<>+0(SB)/4, v; DATA name<>+4(SB)/4, v; DATA name<>+8(SB)/4, v; DATA name<>+12(SB)/4, v; DATA name<>+16(SB)/4, v; DATA name<>+20(SB)/4, v; DATA name<>+24(SB)/4, v; DATA name<>+28(SB)/4, v; GLOBL name<>(SB), RODATA|NOPTR, $32
+C8(sone, $0x3f800000)
+C8(stwo, $0x40000000)
+C8(shalf, $0x3f000000)
+C8(snegOne, $0xbf800000)
+C8(sposInf, $0x7f800000)
+C8(snegInf, $0xff800000)
+C8(snan, $0x7fc00000)
+C8(sabsMask, $0x7fffffff)
+C8(ssignMask, $0x80000000)
+C8(sexpHi, $0x42b20000)
+C8(sexpLo, $0xc2d00000)
+C8(slog2e, $0x3fb8aa3b)
+C8(sshifter, $0x4b400000)
+C8(sln2hi, $0x3f317200)
+C8(sln2lo, $0x35bfbe8e)
+C8(sp3, $0x3e2aaaab)
+C8(sp4, $0x3d2aaaab)
+C8(sp5, $0x3c088889)
+C8(sp6, $0x3ab60b61)
+C8(sp7, $0x39500d01)
+C8(sexpKBias, $0x4b3fff00)
+C8(sqone, $0x00000001)
+C8(slogOff, $0x004afb0d)
+C8(sq254, $0x000000fe)
+C8(smagic, $0x4b000000)
+C8(smagicBias, $0x4b00007f)
+C8(slg1, $0x3f2aaaaa)
+C8(slg2, $0x3eccce13)
+C8(slg3, $0x3e91e9ee)
+C8(slg4, $0x3e789e26)
+C8(stinyArg, $0xc2ae0000)
+C8(slog1pBig, $0x71800000)
+C8(slog1pScale, $0x1f800000)
+C8(ssixtyfour, $0x42800000)
+
+// EXPPS sets R = e^X for eight float32 lanes, the float32 twin of EXPPD
+// (clamp [−104, 89], Taylor polynomial to degree 7); X is clobbered.
+#define EXPPS(X, R, T1, T2, T3) \
+	VMOVUPS      sexpHi<>(SB), T1; \
+	VMINPS       X, T1, X; \
+	VMOVUPS      sexpLo<>(SB), T1; \
+	VMAXPS       X, T1, X; \
+	VMOVUPS      sshifter<>(SB), T1; \
+	VFMADD231PS  slog2e<>(SB), X, T1; \
+	VSUBPS       sshifter<>(SB), T1, T2; \
+	VMOVAPS      X, R; \
+	VFNMADD231PS sln2hi<>(SB), T2, R; \
+	VFNMADD231PS sln2lo<>(SB), T2, R; \
+	VMOVUPS      sp7<>(SB), T3; \
+	VFMADD213PS  sp6<>(SB), R, T3; \
+	VFMADD213PS  sp5<>(SB), R, T3; \
+	VFMADD213PS  sp4<>(SB), R, T3; \
+	VFMADD213PS  sp3<>(SB), R, T3; \
+	VFMADD213PS  shalf<>(SB), R, T3; \
+	VMULPS       R, R, T2; \
+	VFMADD213PS  R, T2, T3; \
+	VADDPS       sone<>(SB), T3, T3; \
+	VPSUBD       sexpKBias<>(SB), T1, T1; \
+	VPSRLD       $1, T1, T2; \
+	VPSUBD       T2, T1, T1; \
+	VPSUBD       sqone<>(SB), T1, T1; \
+	VPSUBD       sqone<>(SB), T2, T2; \
+	VPSLLD       $23, T1, T1; \
+	VPSLLD       $23, T2, T2; \
+	VMULPS       T2, T3, T3; \
+	VMULPS       T1, T3, R
+
+// LOG1PPS sets R = log(1+X) for eight float32 lanes, the float32 twin of
+// LOG1PPD (inputs above 2^100 scaled by 2^−64; fdlibm's float polynomial
+// Lg1..Lg4); X is kept.
+#define LOG1PPS(X, R, T1, T2, T3, T4) \
+	VCMPPS       $0x1e, slog1pBig<>(SB), X, T4; \
+	VMULPS       slog1pScale<>(SB), X, T1; \
+	VBLENDVPS    T4, T1, X, T4; \
+	VADDPS       sone<>(SB), T4, T1; \
+	VPADDD       slogOff<>(SB), T1, T1; \
+	VPSRLD       $23, T1, T1; \
+	VMOVDQU      sq254<>(SB), T2; \
+	VPSUBD       T1, T2, T2; \
+	VPSLLD       $23, T2, T2; \
+	VSUBPS       sone<>(SB), T2, T3; \
+	VFMADD231PS  T4, T2, T3; \
+	VPOR         smagic<>(SB), T1, T1; \
+	VSUBPS       smagicBias<>(SB), T1, T1; \
+	VCMPPS       $0x1e, slog1pBig<>(SB), X, T4; \
+	VANDPS       ssixtyfour<>(SB), T4, T4; \
+	VADDPS       T4, T1, T1; \
+	VADDPS       stwo<>(SB), T3, T2; \
+	VDIVPS       T2, T3, T2; \
+	VMULPS       T2, T2, T4; \
+	VMOVUPS      slg4<>(SB), R; \
+	VFMADD213PS  slg3<>(SB), T4, R; \
+	VFMADD213PS  slg2<>(SB), T4, R; \
+	VFMADD213PS  slg1<>(SB), T4, R; \
+	VMULPS       T4, R, R; \
+	VMULPS       T3, T3, T4; \
+	VMULPS       shalf<>(SB), T4, T4; \
+	VADDPS       T4, R, R; \
+	VMULPS       T2, R, R; \
+	VFMADD231PS  sln2lo<>(SB), T1, R; \
+	VSUBPS       R, T4, R; \
+	VSUBPS       T3, R, R; \
+	VFMSUB231PS  sln2hi<>(SB), T1, R; \
+	VCMPPS       $3, X, X, T1; \
+	VCMPPS       $0, sposInf<>(SB), X, T2; \
+	VORPS        T2, T1, T1; \
+	VXORPS       T2, T2, T2; \
+	VCMPPS       $0, T2, X, T2; \
+	VORPS        T2, T1, T1; \
+	VBLENDVPS    T1, X, R, R; \
+	VMOVUPS      snegOne<>(SB), T3; \
+	VCMPPS       $0, T3, X, T1; \
+	VBLENDVPS    T1, snegInf<>(SB), R, R; \
+	VCMPPS       $1, T3, X, T1; \
+	VBLENDVPS    T1, snan<>(SB), R, R
+
+// LOG1PUNITPS is LOG1PPS for X in [0, 1] or NaN only (the e = exp(−|t|) of
+// the logistic loss and softplus): no scaling, no special values to blend.
+#define LOG1PUNITPS(X, R, T1, T2, T3, T4) \
+	VADDPS       sone<>(SB), X, T1; \
+	VPADDD       slogOff<>(SB), T1, T1; \
+	VPSRLD       $23, T1, T1; \
+	VMOVDQU      sq254<>(SB), T2; \
+	VPSUBD       T1, T2, T2; \
+	VPSLLD       $23, T2, T2; \
+	VSUBPS       sone<>(SB), T2, T3; \
+	VFMADD231PS  X, T2, T3; \
+	VPOR         smagic<>(SB), T1, T1; \
+	VSUBPS       smagicBias<>(SB), T1, T1; \
+	VADDPS       stwo<>(SB), T3, T2; \
+	VDIVPS       T2, T3, T2; \
+	VMULPS       T2, T2, T4; \
+	VMOVUPS      slg4<>(SB), R; \
+	VFMADD213PS  slg3<>(SB), T4, R; \
+	VFMADD213PS  slg2<>(SB), T4, R; \
+	VFMADD213PS  slg1<>(SB), T4, R; \
+	VMULPS       T4, R, R; \
+	VMULPS       T3, T3, T4; \
+	VMULPS       shalf<>(SB), T4, T4; \
+	VADDPS       T4, R, R; \
+	VMULPS       T2, R, R; \
+	VFMADD231PS  sln2lo<>(SB), T1, R; \
+	VSUBPS       R, T4, R; \
+	VSUBPS       T3, R, R; \
+	VFMSUB231PS  sln2hi<>(SB), T1, R
+
+// LOG1PUNITPD is LOG1PPD for X in [0, 1] or NaN only: no scaling, no special
+// values to blend (NaN propagates through f).
+#define LOG1PUNITPD(X, R, T1, T2, T3, T4) \
+	VBLENDVPD    T4, T1, X, T4; \
+	VADDPD       one<>(SB), X, T1; \
+	VPADDQ       logOff<>(SB), T1, T1; \
+	VPSRLQ       $52, T1, T1; \
+	VMOVDQU      q2046<>(SB), T2; \
+	VPSUBQ       T1, T2, T2; \
+	VPSLLQ       $52, T2, T2; \
+	VSUBPD       one<>(SB), T2, T3; \
+	VFMADD231PD  X, T2, T3; \
+	VPOR         magic<>(SB), T1, T1; \
+	VSUBPD       magicBias<>(SB), T1, T1; \
+	VADDPD       two<>(SB), T3, T2; \
+	VDIVPD       T2, T3, T2; \
+	VMULPD       T2, T2, T4; \
+	VMOVUPD      lg7<>(SB), R; \
+	VFMADD213PD  lg6<>(SB), T4, R; \
+	VFMADD213PD  lg5<>(SB), T4, R; \
+	VFMADD213PD  lg4<>(SB), T4, R; \
+	VFMADD213PD  lg3<>(SB), T4, R; \
+	VFMADD213PD  lg2<>(SB), T4, R; \
+	VFMADD213PD  lg1<>(SB), T4, R; \
+	VMULPD       T4, R, R; \
+	VMULPD       T3, T3, T4; \
+	VMULPD       half<>(SB), T4, T4; \
+	VADDPD       T4, R, R; \
+	VMULPD       T2, R, R; \
+	VFMADD231PD  ln2lo<>(SB), T1, R; \
+	VSUBPD       R, T4, R; \
+	VSUBPD       T3, R, R; \
+	VFMSUB231PD  ln2hi<>(SB), T1, R
+
 // func expF32(dst, x unsafe.Pointer, n int)
 TEXT ·expF32(SB), NOSPLIT, $0-24
 	MOVQ dst+0(FP), DI
@@ -189,15 +370,14 @@ TEXT ·expF32(SB), NOSPLIT, $0-24
 	MOVQ n+16(FP), CX
 	XORQ AX, AX
 	MOVQ CX, R9
-	ANDQ $-4, R9
+	ANDQ $-8, R9
 	JZ   expF32tail
 
 expF32loop:
-	VCVTPS2PD  (SI)(AX*4), Y0
-	EXPPD(Y0, Y1, Y2, Y3, Y4)
-	VCVTPD2PSY Y1, X1
-	VMOVUPS    X1, (DI)(AX*4)
-	ADDQ $4, AX
+	VMOVUPS    (SI)(AX*4), Y0
+	EXPPS(Y0, Y1, Y2, Y3, Y4)
+	VMOVUPS    Y1, (DI)(AX*4)
+	ADDQ $8, AX
 	CMPQ AX, R9
 	JB   expF32loop
 
@@ -208,12 +388,10 @@ expF32tail:
 	NEGQ    R9
 	ADDQ    $8, R9
 	LEAQ    ·maskTab32(SB), R8
-	VMOVDQU (R8)(R9*4), X15
-	VMASKMOVPS (SI)(AX*4), X15, X0
-	VCVTPS2PD  X0, Y0
-	EXPPD(Y0, Y1, Y2, Y3, Y4)
-	VCVTPD2PSY Y1, X1
-	VMASKMOVPS X1, X15, (DI)(AX*4)
+	VMOVDQU (R8)(R9*4), Y15
+	VMASKMOVPS (SI)(AX*4), Y15, Y0
+	EXPPS(Y0, Y1, Y2, Y3, Y4)
+	VMASKMOVPS Y1, Y15, (DI)(AX*4)
 
 expF32done:
 	VZEROUPPER
@@ -260,15 +438,14 @@ TEXT ·log1pF32(SB), NOSPLIT, $0-24
 	MOVQ n+16(FP), CX
 	XORQ AX, AX
 	MOVQ CX, R9
-	ANDQ $-4, R9
+	ANDQ $-8, R9
 	JZ   log1pF32tail
 
 log1pF32loop:
-	VCVTPS2PD  (SI)(AX*4), Y0
-	LOG1PPD(Y0, Y1, Y2, Y3, Y4, Y5)
-	VCVTPD2PSY Y1, X1
-	VMOVUPS    X1, (DI)(AX*4)
-	ADDQ $4, AX
+	VMOVUPS    (SI)(AX*4), Y0
+	LOG1PPS(Y0, Y1, Y2, Y3, Y4, Y5)
+	VMOVUPS    Y1, (DI)(AX*4)
+	ADDQ $8, AX
 	CMPQ AX, R9
 	JB   log1pF32loop
 
@@ -279,12 +456,10 @@ log1pF32tail:
 	NEGQ    R9
 	ADDQ    $8, R9
 	LEAQ    ·maskTab32(SB), R8
-	VMOVDQU (R8)(R9*4), X15
-	VMASKMOVPS (SI)(AX*4), X15, X0
-	VCVTPS2PD  X0, Y0
-	LOG1PPD(Y0, Y1, Y2, Y3, Y4, Y5)
-	VCVTPD2PSY Y1, X1
-	VMASKMOVPS X1, X15, (DI)(AX*4)
+	VMOVDQU (R8)(R9*4), Y15
+	VMASKMOVPS (SI)(AX*4), Y15, Y0
+	LOG1PPS(Y0, Y1, Y2, Y3, Y4, Y5)
+	VMASKMOVPS Y1, Y15, (DI)(AX*4)
 
 log1pF32done:
 	VZEROUPPER
@@ -333,33 +508,31 @@ TEXT ·logisticF32(SB), NOSPLIT, $0-40
 	MOVQ n+32(FP), CX
 	XORQ AX, AX
 	MOVQ CX, R9
-	ANDQ $-4, R9
+	ANDQ $-8, R9
 	JZ   logisticF32tail
 
 logisticF32loop:
-	VCVTPS2PD  (SI)(AX*4), Y0
-	VCVTPS2PD  (DX)(AX*4), Y1
-	VMULPD    Y0, Y1, Y2
-	VANDPD    absMask<>(SB), Y2, Y3
-	VXORPD    signMask<>(SB), Y3, Y3
-	EXPPD(Y3, Y4, Y5, Y6, Y7)
-	LOG1PPD(Y4, Y5, Y6, Y7, Y8, Y9)
-	VXORPD    signMask<>(SB), Y2, Y6
-	VXORPD    Y7, Y7, Y7
-	VMAXPD    Y7, Y6, Y6
-	VADDPD    Y5, Y6, Y6
-	VADDPD    one<>(SB), Y4, Y8
-	VCMPPD    $0x0d, Y7, Y2, Y9
-	VMOVUPD   one<>(SB), Y10
-	VBLENDVPD Y9, Y4, Y10, Y10
-	VDIVPD    Y8, Y10, Y10
-	VXORPD    signMask<>(SB), Y1, Y11
-	VMULPD    Y10, Y11, Y11
-	VCVTPD2PSY Y6, X6
-	VMOVUPS    X6, (DI)(AX*4)
-	VCVTPD2PSY Y11, X11
-	VMOVUPS    X11, (R10)(AX*4)
-	ADDQ $4, AX
+	VMOVUPS    (SI)(AX*4), Y0
+	VMOVUPS    (DX)(AX*4), Y1
+	VMULPS    Y0, Y1, Y2
+	VANDPS    sabsMask<>(SB), Y2, Y3
+	VXORPS    ssignMask<>(SB), Y3, Y3
+	EXPPS(Y3, Y4, Y5, Y6, Y7)
+	LOG1PUNITPS(Y4, Y5, Y6, Y7, Y8, Y9)
+	VXORPS    ssignMask<>(SB), Y2, Y6
+	VXORPS    Y7, Y7, Y7
+	VMAXPS    Y7, Y6, Y6
+	VADDPS    Y5, Y6, Y6
+	VADDPS    sone<>(SB), Y4, Y8
+	VCMPPS    $0x0d, Y7, Y2, Y9
+	VMOVUPS   sone<>(SB), Y10
+	VBLENDVPS Y9, Y4, Y10, Y10
+	VDIVPS    Y8, Y10, Y10
+	VXORPS    ssignMask<>(SB), Y1, Y11
+	VMULPS    Y10, Y11, Y11
+	VMOVUPS    Y6, (DI)(AX*4)
+	VMOVUPS    Y11, (R10)(AX*4)
+	ADDQ $8, AX
 	CMPQ AX, R9
 	JB   logisticF32loop
 
@@ -370,31 +543,27 @@ logisticF32tail:
 	NEGQ    R9
 	ADDQ    $8, R9
 	LEAQ    ·maskTab32(SB), R8
-	VMOVDQU (R8)(R9*4), X15
-	VMASKMOVPS (SI)(AX*4), X15, X0
-	VCVTPS2PD  X0, Y0
-	VMASKMOVPS (DX)(AX*4), X15, X1
-	VCVTPS2PD  X1, Y1
-	VMULPD    Y0, Y1, Y2
-	VANDPD    absMask<>(SB), Y2, Y3
-	VXORPD    signMask<>(SB), Y3, Y3
-	EXPPD(Y3, Y4, Y5, Y6, Y7)
-	LOG1PPD(Y4, Y5, Y6, Y7, Y8, Y9)
-	VXORPD    signMask<>(SB), Y2, Y6
-	VXORPD    Y7, Y7, Y7
-	VMAXPD    Y7, Y6, Y6
-	VADDPD    Y5, Y6, Y6
-	VADDPD    one<>(SB), Y4, Y8
-	VCMPPD    $0x0d, Y7, Y2, Y9
-	VMOVUPD   one<>(SB), Y10
-	VBLENDVPD Y9, Y4, Y10, Y10
-	VDIVPD    Y8, Y10, Y10
-	VXORPD    signMask<>(SB), Y1, Y11
-	VMULPD    Y10, Y11, Y11
-	VCVTPD2PSY Y6, X6
-	VMASKMOVPS X6, X15, (DI)(AX*4)
-	VCVTPD2PSY Y11, X11
-	VMASKMOVPS X11, X15, (R10)(AX*4)
+	VMOVDQU (R8)(R9*4), Y15
+	VMASKMOVPS (SI)(AX*4), Y15, Y0
+	VMASKMOVPS (DX)(AX*4), Y15, Y1
+	VMULPS    Y0, Y1, Y2
+	VANDPS    sabsMask<>(SB), Y2, Y3
+	VXORPS    ssignMask<>(SB), Y3, Y3
+	EXPPS(Y3, Y4, Y5, Y6, Y7)
+	LOG1PUNITPS(Y4, Y5, Y6, Y7, Y8, Y9)
+	VXORPS    ssignMask<>(SB), Y2, Y6
+	VXORPS    Y7, Y7, Y7
+	VMAXPS    Y7, Y6, Y6
+	VADDPS    Y5, Y6, Y6
+	VADDPS    sone<>(SB), Y4, Y8
+	VCMPPS    $0x0d, Y7, Y2, Y9
+	VMOVUPS   sone<>(SB), Y10
+	VBLENDVPS Y9, Y4, Y10, Y10
+	VDIVPS    Y8, Y10, Y10
+	VXORPS    ssignMask<>(SB), Y1, Y11
+	VMULPS    Y10, Y11, Y11
+	VMASKMOVPS Y6, Y15, (DI)(AX*4)
+	VMASKMOVPS Y11, Y15, (R10)(AX*4)
 
 logisticF32done:
 	VZEROUPPER
@@ -419,7 +588,7 @@ logisticF64loop:
 	VANDPD    absMask<>(SB), Y2, Y3
 	VXORPD    signMask<>(SB), Y3, Y3
 	EXPPD(Y3, Y4, Y5, Y6, Y7)
-	LOG1PPD(Y4, Y5, Y6, Y7, Y8, Y9)
+	LOG1PUNITPD(Y4, Y5, Y6, Y7, Y8, Y9)
 	VXORPD    signMask<>(SB), Y2, Y6
 	VXORPD    Y7, Y7, Y7
 	VMAXPD    Y7, Y6, Y6
@@ -451,7 +620,7 @@ logisticF64tail:
 	VANDPD    absMask<>(SB), Y2, Y3
 	VXORPD    signMask<>(SB), Y3, Y3
 	EXPPD(Y3, Y4, Y5, Y6, Y7)
-	LOG1PPD(Y4, Y5, Y6, Y7, Y8, Y9)
+	LOG1PUNITPD(Y4, Y5, Y6, Y7, Y8, Y9)
 	VXORPD    signMask<>(SB), Y2, Y6
 	VXORPD    Y7, Y7, Y7
 	VMAXPD    Y7, Y6, Y6
@@ -793,37 +962,59 @@ plusSoftplusF32:
 	MOVQ drho+24(FP), R10
 	MOVQ s+32(FP), SI
 	MOVQ n+40(FP), CX
-	VBROADCASTSD eps+8(FP), Y14
-	VADDPD Y14, Y14, Y12
-	VADDPD Y12, Y12, Y11
-	VMULPD half<>(SB), Y14, Y13
-	VMULPD half<>(SB), Y13, Y13
-	VXORPD signMask<>(SB), Y14, Y10
+	MOVSD eps+8(FP), X14
+	VCVTSD2SS X14, X14, X14
+	VBROADCASTSS X14, Y14
+	VBROADCASTSD eps+8(FP), Y13
 	XORQ AX, AX
 	MOVQ CX, R9
-	ANDQ $-4, R9
+	ANDQ $-8, R9
 	JZ   plusSoftplusF32tail
 
 plusSoftplusF32loop:
-	VCVTPS2PD  (SI)(AX*4), Y0
-	VDIVPD    Y14, Y0, Y1
-	VANDPD    absMask<>(SB), Y1, Y2
+	VMOVUPS    (SI)(AX*4), Y0
+	VDIVPS    Y14, Y0, Y1
+	VANDPS    sabsMask<>(SB), Y1, Y2
+	VXORPS    ssignMask<>(SB), Y2, Y2
+	EXPPS(Y2, Y3, Y4, Y5, Y6)
+	VCMPPS    $1, stinyArg<>(SB), Y2, Y11
+	LOG1PUNITPS(Y3, Y4, Y5, Y6, Y7, Y8)
+	VXORPS    Y9, Y9, Y9
+	VMAXPS    Y9, Y0, Y5
+	VFMADD231PS Y4, Y14, Y5
+	VADDPS    sone<>(SB), Y3, Y6
+	VCMPPS    $0x0d, Y9, Y1, Y7
+	VMOVUPS   sone<>(SB), Y8
+	VBLENDVPS Y7, Y8, Y3, Y8
+	VDIVPS    Y6, Y8, Y8
+	VMOVMSKPS Y11, BX
+	TESTL     BX, BX
+	JZ        plusSoftplusF32skipl
+	VCVTPS2PD X0, Y1
+	VDIVPD    Y13, Y1, Y2
+	VANDPD    absMask<>(SB), Y2, Y2
 	VXORPD    signMask<>(SB), Y2, Y2
-	EXPPD(Y2, Y3, Y4, Y5, Y6)
-	LOG1PPD(Y3, Y4, Y5, Y6, Y7, Y8)
+	EXPPD(Y2, Y3, Y4, Y6, Y7)
 	VXORPD    Y9, Y9, Y9
-	VMAXPD    Y9, Y0, Y5
-	VFMADD231PD Y4, Y14, Y5
-	VADDPD    one<>(SB), Y3, Y6
-	VCMPPD    $0x0d, Y9, Y1, Y7
-	VMOVUPD   one<>(SB), Y8
-	VBLENDVPD Y7, Y8, Y3, Y8
-	VDIVPD    Y6, Y8, Y8
-	VCVTPD2PSY Y5, X5
-	VMOVUPS    X5, (DI)(AX*4)
-	VCVTPD2PSY Y8, X8
-	VMOVUPS    X8, (R10)(AX*4)
-	ADDQ $4, AX
+	VMAXPD    Y9, Y1, Y1
+	VFMADD231PD Y3, Y13, Y1
+	VCVTPD2PSY Y1, X10
+	VEXTRACTF128 $1, Y0, X1
+	VCVTPS2PD X1, Y1
+	VDIVPD    Y13, Y1, Y2
+	VANDPD    absMask<>(SB), Y2, Y2
+	VXORPD    signMask<>(SB), Y2, Y2
+	EXPPD(Y2, Y3, Y4, Y6, Y7)
+	VXORPD    Y9, Y9, Y9
+	VMAXPD    Y9, Y1, Y1
+	VFMADD231PD Y3, Y13, Y1
+	VCVTPD2PSY Y1, X12
+	VINSERTF128 $1, X12, Y10, Y10
+	VBLENDVPS Y11, Y10, Y5, Y5
+plusSoftplusF32skipl:
+	VMOVUPS    Y5, (DI)(AX*4)
+	VMOVUPS    Y8, (R10)(AX*4)
+	ADDQ $8, AX
 	CMPQ AX, R9
 	JB   plusSoftplusF32loop
 
@@ -834,26 +1025,49 @@ plusSoftplusF32tail:
 	NEGQ    R9
 	ADDQ    $8, R9
 	LEAQ    ·maskTab32(SB), R8
-	VMOVDQU (R8)(R9*4), X15
-	VMASKMOVPS (SI)(AX*4), X15, X0
-	VCVTPS2PD  X0, Y0
-	VDIVPD    Y14, Y0, Y1
-	VANDPD    absMask<>(SB), Y1, Y2
+	VMOVDQU (R8)(R9*4), Y15
+	VMASKMOVPS (SI)(AX*4), Y15, Y0
+	VDIVPS    Y14, Y0, Y1
+	VANDPS    sabsMask<>(SB), Y1, Y2
+	VXORPS    ssignMask<>(SB), Y2, Y2
+	EXPPS(Y2, Y3, Y4, Y5, Y6)
+	VCMPPS    $1, stinyArg<>(SB), Y2, Y11
+	LOG1PUNITPS(Y3, Y4, Y5, Y6, Y7, Y8)
+	VXORPS    Y9, Y9, Y9
+	VMAXPS    Y9, Y0, Y5
+	VFMADD231PS Y4, Y14, Y5
+	VADDPS    sone<>(SB), Y3, Y6
+	VCMPPS    $0x0d, Y9, Y1, Y7
+	VMOVUPS   sone<>(SB), Y8
+	VBLENDVPS Y7, Y8, Y3, Y8
+	VDIVPS    Y6, Y8, Y8
+	VMOVMSKPS Y11, BX
+	TESTL     BX, BX
+	JZ        plusSoftplusF32skipt
+	VCVTPS2PD X0, Y1
+	VDIVPD    Y13, Y1, Y2
+	VANDPD    absMask<>(SB), Y2, Y2
 	VXORPD    signMask<>(SB), Y2, Y2
-	EXPPD(Y2, Y3, Y4, Y5, Y6)
-	LOG1PPD(Y3, Y4, Y5, Y6, Y7, Y8)
+	EXPPD(Y2, Y3, Y4, Y6, Y7)
 	VXORPD    Y9, Y9, Y9
-	VMAXPD    Y9, Y0, Y5
-	VFMADD231PD Y4, Y14, Y5
-	VADDPD    one<>(SB), Y3, Y6
-	VCMPPD    $0x0d, Y9, Y1, Y7
-	VMOVUPD   one<>(SB), Y8
-	VBLENDVPD Y7, Y8, Y3, Y8
-	VDIVPD    Y6, Y8, Y8
-	VCVTPD2PSY Y5, X5
-	VMASKMOVPS X5, X15, (DI)(AX*4)
-	VCVTPD2PSY Y8, X8
-	VMASKMOVPS X8, X15, (R10)(AX*4)
+	VMAXPD    Y9, Y1, Y1
+	VFMADD231PD Y3, Y13, Y1
+	VCVTPD2PSY Y1, X10
+	VEXTRACTF128 $1, Y0, X1
+	VCVTPS2PD X1, Y1
+	VDIVPD    Y13, Y1, Y2
+	VANDPD    absMask<>(SB), Y2, Y2
+	VXORPD    signMask<>(SB), Y2, Y2
+	EXPPD(Y2, Y3, Y4, Y6, Y7)
+	VXORPD    Y9, Y9, Y9
+	VMAXPD    Y9, Y1, Y1
+	VFMADD231PD Y3, Y13, Y1
+	VCVTPD2PSY Y1, X12
+	VINSERTF128 $1, X12, Y10, Y10
+	VBLENDVPS Y11, Y10, Y5, Y5
+plusSoftplusF32skipt:
+	VMASKMOVPS Y5, Y15, (DI)(AX*4)
+	VMASKMOVPS Y8, Y15, (R10)(AX*4)
 
 plusSoftplusF32done:
 	VZEROUPPER
@@ -1054,7 +1268,7 @@ plusSoftplusF64loop:
 	VANDPD    absMask<>(SB), Y1, Y2
 	VXORPD    signMask<>(SB), Y2, Y2
 	EXPPD(Y2, Y3, Y4, Y5, Y6)
-	LOG1PPD(Y3, Y4, Y5, Y6, Y7, Y8)
+	LOG1PUNITPD(Y3, Y4, Y5, Y6, Y7, Y8)
 	VXORPD    Y9, Y9, Y9
 	VMAXPD    Y9, Y0, Y5
 	VFMADD231PD Y4, Y14, Y5
@@ -1082,7 +1296,7 @@ plusSoftplusF64tail:
 	VANDPD    absMask<>(SB), Y1, Y2
 	VXORPD    signMask<>(SB), Y2, Y2
 	EXPPD(Y2, Y3, Y4, Y5, Y6)
-	LOG1PPD(Y3, Y4, Y5, Y6, Y7, Y8)
+	LOG1PUNITPD(Y3, Y4, Y5, Y6, Y7, Y8)
 	VXORPD    Y9, Y9, Y9
 	VMAXPD    Y9, Y0, Y5
 	VFMADD231PD Y4, Y14, Y5
