@@ -8,6 +8,7 @@ import (
 	"os"
 	"runtime"
 	"slices"
+	"strings"
 	"sync"
 	"text/tabwriter"
 
@@ -65,7 +66,7 @@ func readModel(path string) (*cvar.ModelFile, error) {
 	defer f.Close()
 	m, err := cvar.LoadModel(f)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
+		return nil, fmt.Errorf("%s: %s", path, strings.TrimPrefix(err.Error(), "cvar: "))
 	}
 	return m, nil
 }

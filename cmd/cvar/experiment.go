@@ -548,7 +548,11 @@ func writePlots(cfg *expConfig, r *dsResult) error {
 		panels = append(panels, pn)
 	}
 	names := plotNames(cfg, r.name)
-	title := fmt.Sprintf("%s: solid = validation, dashed = training (mean over %d seed(s))", r.name, cfg.seeds)
+	over := "seed 1"
+	if cfg.seeds > 1 {
+		over = fmt.Sprintf("mean over %d seeds", cfg.seeds)
+	}
+	title := fmt.Sprintf("%s: the selected runs per epoch (%s)", r.name, over)
 	if err := writeNew(names[0], cfg.force, func(w io.Writer) error {
 		return plots.Curves(w, cfg.plotFormat, title, panels)
 	}); err != nil {

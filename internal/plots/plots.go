@@ -51,18 +51,21 @@ var palette = []color.Color{
 func colour(i int) color.Color { return palette[i%len(palette)] }
 
 // Curves writes the panels side by side: per method one colour, validation
-// solid and training dashed (the paper's Figure 2). format is "png" or
-// "svg".
+// solid and training dashed (the paper's Figure 2), with the legend on the
+// right. format is "png" or "svg".
 func Curves(w io.Writer, format, title string, panels []Panel) error {
 	plots := make([]*plot.Plot, 0, len(panels))
-	for _, pn := range panels {
+	legend := plot.NewLegend()
+	legend.Top, legend.Left = true, true
+	legend.TextStyle.Font.Size = vg.Points(10)
+	legend.Padding = vg.Points(3)
+	for pi, pn := range panels {
 		p := newPlot(pn.Title, "epoch", "")
 		for i, c := range pn.Curves {
 			for _, part := range []struct {
 				ys     []float64
 				dashed bool
-				label  string
-			}{{c.Val, false, c.Method + " (validation)"}, {c.Train, true, c.Method + " (training)"}} {
+			}{{c.Val, false}, {c.Train, true}} {
 				xys := points(part.ys, func(j int) float64 { return float64(j + 1) })
 				if len(xys) == 0 {
 					continue
@@ -71,25 +74,33 @@ func Curves(w io.Writer, format, title string, panels []Panel) error {
 				if err != nil {
 					return err
 				}
-				l.Color = colour(i)
-				l.Width = vg.Points(1.5)
-				if part.dashed {
-					l.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
-					l.Width = vg.Points(1)
-				}
+				styleLine(l, colour(i), part.dashed)
 				p.Add(l)
-				if len(plots) == 0 {
-					p.Legend.Add(part.label, l)
+				if pi == 0 && !part.dashed {
+					legend.Add(c.Method, l)
 				}
 			}
 		}
 		plots = append(plots, p)
 	}
-	if len(plots) > 0 {
-		plots[0].Legend.Top = true
-		plots[0].Legend.Left = false
+	for _, s := range []struct {
+		name   string
+		dashed bool
+	}{{"validation", false}, {"training", true}} {
+		l := &plotter.Line{}
+		styleLine(l, color.Gray{Y: 60}, s.dashed)
+		legend.Add(s.name, l)
 	}
-	return render(w, format, title, plots, vg.Points(330))
+	return render(w, format, title, plots, vg.Points(300), &legend)
+}
+
+func styleLine(l *plotter.Line, c color.Color, dashed bool) {
+	l.Color = c
+	l.Width = vg.Points(1.5)
+	if dashed {
+		l.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+		l.Width = vg.Points(1)
+	}
 }
 
 // Tails writes one panel per α: the top ⌈α·n⌉ validation losses of each
@@ -123,7 +134,7 @@ func Tails(w io.Writer, format, title string, alphas []float64, tails []Tail) er
 		p.Legend.Left = true
 		plots = append(plots, p)
 	}
-	return render(w, format, title, plots, vg.Points(360))
+	return render(w, format, title, plots, vg.Points(360), nil)
 }
 
 func newPlot(title, x, y string) *plot.Plot {
@@ -147,12 +158,17 @@ func points(ys []float64, x func(int) float64) plotter.XYs {
 	return xys
 }
 
-// render lays the plots out in a row under a title and encodes them.
-func render(w io.Writer, format, title string, plots []*plot.Plot, panelWidth vg.Length) error {
+// render lays the plots out in a row under a title, with the legend (if
+// any) in a strip on the right, and encodes them.
+func render(w io.Writer, format, title string, plots []*plot.Plot, panelWidth vg.Length, legend *plot.Legend) error {
 	if len(plots) == 0 {
 		return fmt.Errorf("plots: nothing to draw")
 	}
-	width, height := panelWidth*vg.Length(len(plots)), vg.Points(300)
+	legendW := vg.Length(0)
+	if legend != nil {
+		legendW = vg.Points(130)
+	}
+	width, height := panelWidth*vg.Length(len(plots))+legendW, vg.Points(300)
 	var canvas vg.CanvasWriterTo
 	switch format {
 	case "png":
@@ -172,7 +188,10 @@ func render(w io.Writer, format, title string, plots []*plot.Plot, panelWidth vg
 		titleH = vg.Points(20)
 		dc.FillText(style, vg.Point{X: width / 2, Y: height - vg.Points(4)}, title)
 	}
-	body := draw.Crop(dc, 0, 0, 0, -titleH)
+	body := draw.Crop(dc, 0, -legendW, 0, -titleH)
+	if legend != nil {
+		legend.Draw(draw.Crop(dc, width-legendW+vg.Points(8), 0, 0, -titleH-vg.Points(30)))
+	}
 	tiles := draw.Tiles{Rows: 1, Cols: len(plots), PadX: vg.Points(10), PadTop: vg.Points(4), PadBottom: vg.Points(4), PadLeft: vg.Points(4), PadRight: vg.Points(8)}
 	row := [][]*plot.Plot{plots}
 	cs := plot.Align(row, tiles, body)

@@ -1,0 +1,612 @@
+package main
+
+import (
+	"bytes"
+	"compress/gzip"
+	"encoding/binary"
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"image/png"
+	"math"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// cli runs the program in-process.
+func cli(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var o, e bytes.Buffer
+	code = run(args, &o, &e)
+	return o.String(), e.String(), code
+}
+
+// ok runs the program and fails the test unless it succeeds.
+func ok(t *testing.T, args ...string) string {
+	t.Helper()
+	out, errOut, code := cli(t, args...)
+	if code != 0 {
+		t.Fatalf("cvar %s: exit %d, stderr %q", strings.Join(args, " "), code, errOut)
+	}
+	if errOut != "" {
+		t.Errorf("cvar %s: unexpected stderr %q", strings.Join(args, " "), errOut)
+	}
+	return out
+}
+
+// fails runs the program and checks that it fails with the exit code and
+// exactly one line on stderr holding every wanted substring.
+func fails(t *testing.T, wantCode int, want []string, args ...string) {
+	t.Helper()
+	out, errOut, code := cli(t, args...)
+	if code != wantCode {
+		t.Errorf("cvar %s: exit %d, want %d (stderr %q)", strings.Join(args, " "), code, wantCode, errOut)
+	}
+	if strings.Count(errOut, "\n") != 1 || !strings.HasSuffix(errOut, "\n") {
+		t.Errorf("cvar %s: stderr is not one line: %q", strings.Join(args, " "), errOut)
+	}
+	for _, w := range want {
+		if !strings.Contains(errOut, w) {
+			t.Errorf("cvar %s: stderr %q lacks %q", strings.Join(args, " "), errOut, w)
+		}
+	}
+	if out != "" {
+		t.Errorf("cvar %s: stdout %q on failure", strings.Join(args, " "), out)
+	}
+}
+
+func write(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+// classCSV returns a CSV file of n rows: three features, and a text label
+// (cat or dog) that depends on the first two, with a few flipped.
+func classCSV(n int, seed uint64, withTarget bool) string {
+	rng := rand.New(rand.NewPCG(seed, 9))
+	var b strings.Builder
+	b.WriteString("x1,x2,x3")
+	if withTarget {
+		b.WriteString(",animal")
+	}
+	b.WriteString("\n")
+	for range n {
+		x := [3]float64{rng.NormFloat64(), rng.NormFloat64(), 10 + 3*rng.NormFloat64()}
+		label := "cat"
+		if x[0]+0.5*x[1]+0.3*rng.NormFloat64() > 0 {
+			label = "dog"
+		}
+		fmt.Fprintf(&b, "%.4f,%.4f,%.4f", x[0], x[1], x[2])
+		if withTarget {
+			b.WriteString("," + label)
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// svmFile returns a LIBSVM file of n rows with ±1 labels over 4 sparse
+// features, or real targets.
+func svmFile(n int, seed uint64, regression bool) string {
+	rng := rand.New(rand.NewPCG(seed, 10))
+	var b strings.Builder
+	for range n {
+		x := [4]float64{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
+		y := x[0] - x[2] + 0.1*rng.NormFloat64()
+		if regression {
+			fmt.Fprintf(&b, "%.4f", y)
+		} else if y > 0 {
+			b.WriteString("+1")
+		} else {
+			b.WriteString("-1")
+		}
+		for j, v := range x {
+			if j == 1 && v < 0 {
+				continue // sparse: leave some features out
+			}
+			fmt.Fprintf(&b, " %d:%.4f", j+1, v)
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// idxPair writes an IDX image and label file of n images of 4×4 pixels
+// with labels 0..2, optionally gzipped.
+func idxPair(t *testing.T, dir string, n int, gz bool) string {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(3, 4))
+	img := binary.BigEndian.AppendUint32(nil, 0x803)
+	img = binary.BigEndian.AppendUint32(img, uint32(n))
+	img = binary.BigEndian.AppendUint32(img, 4)
+	img = binary.BigEndian.AppendUint32(img, 4)
+	lbl := binary.BigEndian.AppendUint32(nil, 0x801)
+	lbl = binary.BigEndian.AppendUint32(lbl, uint32(n))
+	for range n {
+		c := rng.IntN(3)
+		for p := range 16 {
+			v := rng.IntN(60)
+			if p/4 == c { // class c lights up row c
+				v += 180
+			}
+			img = append(img, byte(v))
+		}
+		lbl = append(lbl, byte(c))
+	}
+	suffix := ""
+	enc := func(b []byte) []byte { return b }
+	if gz {
+		suffix = ".gz"
+		enc = func(b []byte) []byte {
+			var buf bytes.Buffer
+			zw := gzip.NewWriter(&buf)
+			zw.Write(b)
+			zw.Close()
+			return buf.Bytes()
+		}
+	}
+	images := filepath.Join(dir, "train-images-idx3-ubyte"+suffix)
+	os.WriteFile(images, enc(img), 0o644)
+	os.WriteFile(filepath.Join(dir, "train-labels-idx1-ubyte"+suffix), enc(lbl), 0o644)
+	os.WriteFile(filepath.Join(dir, "t10k-images-idx3-ubyte"+suffix), enc(img), 0o644)
+	os.WriteFile(filepath.Join(dir, "t10k-labels-idx1-ubyte"+suffix), enc(lbl), 0o644)
+	return images
+}
+
+func decodeJSON(t *testing.T, s string, v any) {
+	t.Helper()
+	if err := json.Unmarshal([]byte(s), v); err != nil {
+		t.Fatalf("bad JSON: %v\n%s", err, s)
+	}
+}
+
+func TestHelpAndUsage(t *testing.T) {
+	out := ok(t, "-h")
+	if !strings.Contains(out, "experiment") {
+		t.Errorf("usage lacks the commands: %q", out)
+	}
+	for _, cmd := range []string{"train", "eval", "predict", "experiment"} {
+		out := ok(t, cmd, "-h")
+		if !strings.HasPrefix(out, "Usage: cvar "+cmd) || !strings.Contains(out, "-json") {
+			t.Errorf("%s -h: %q", cmd, out)
+		}
+	}
+	if _, _, code := cli(t); code != 2 {
+		t.Errorf("no command: exit %d, want 2", code)
+	}
+	fails(t, 2, []string{"unknown command", "frobnicate"}, "frobnicate")
+}
+
+type trainJSON struct {
+	Model struct {
+		Kind    string   `json:"kind"`
+		D       int      `json:"d"`
+		K       int      `json:"k"`
+		Classes []string `json:"classes"`
+	} `json:"model"`
+	Method  string                         `json:"method"`
+	Tau     *float64                       `json:"tau"`
+	Params  map[string]any                 `json:"params"`
+	Metrics map[string]map[string]*float64 `json:"metrics"`
+	File    string                         `json:"model_file"`
+}
+
+func TestTrainBuiltIn(t *testing.T) {
+	// Text output with the defaults, on smaller built-in data.
+	out := ok(t, "train", "-n", "900")
+	for _, want := range []string{"logistic", "alg3", "ball(R=10)", "Theorem 3.9", "validation", "CVaR_0.05", "VaR_0.1", "accuracy"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("train output lacks %q:\n%s", want, out)
+		}
+	}
+	var r trainJSON
+	decodeJSON(t, ok(t, "train", "-n", "900", "-json", "-method", "vanilla", "-epochs", "3", "-precision", "f32"), &r)
+	if r.Model.Kind != "logistic" || r.Method != "vanilla" || r.Tau != nil {
+		t.Errorf("got model %s, method %s, tau %v", r.Model.Kind, r.Method, r.Tau)
+	}
+	for _, set := range []string{"training", "validation"} {
+		m := r.Metrics[set]
+		for _, k := range []string{"cvar_0.05", "cvar_0.1", "var_0.05", "var_0.1", "accuracy", "mean_loss"} {
+			if m[k] == nil || math.IsNaN(*m[k]) {
+				t.Errorf("%s %s missing", set, k)
+			}
+		}
+		if *m["cvar_0.05"] < *m["cvar_0.1"] || *m["cvar_0.1"] < *m["mean_loss"] {
+			t.Errorf("%s: CVaR_0.05 %v, CVaR_0.1 %v, mean %v out of order", set, *m["cvar_0.05"], *m["cvar_0.1"], *m["mean_loss"])
+		}
+	}
+	if r.Params["lr"] != 0.01 {
+		t.Errorf("vanilla lr %v, want 0.01", r.Params["lr"])
+	}
+	// Regression on the built-in data, and the other methods and models.
+	for _, args := range [][]string{
+		{"-model", "lad", "-method", "alg1"},
+		{"-model", "linear", "-method", "alg2", "-steps", "200", "-smooth", "quadratic"},
+		{"-model", "softmax", "-classes", "3", "-d", "8", "-method", "minibatch", "-epochs", "2"},
+		{"-model", "mlp", "-hidden", "8", "-method", "alg4", "-d", "6"},
+		{"-box", "-1,1", "-method", "alg3", "-epochs", "2", "-threads", "2"},
+	} {
+		decodeJSON(t, ok(t, append([]string{"train", "-n", "600", "-json"}, args...)...), &r)
+		if v := r.Metrics["validation"]["mean_loss"]; v == nil || math.IsNaN(*v) {
+			t.Errorf("%v: no validation mean loss", args)
+		}
+	}
+}
+
+// roundTrip trains on train, writes the model, evaluates and predicts.
+func roundTrip(t *testing.T, dir, train, test string, extra ...string) (trainJSON, string) {
+	t.Helper()
+	model := filepath.Join(dir, "model.cvar")
+	os.Remove(model)
+	var r trainJSON
+	decodeJSON(t, ok(t, append([]string{"train", "-data", train, "-test", test, "-o", model, "-json"}, extra...)...), &r)
+	if r.File != model {
+		t.Errorf("model_file %q", r.File)
+	}
+	if r.Metrics["test"] == nil {
+		t.Error("no test metrics")
+	}
+	var ev struct {
+		N     int `json:"n"`
+		Tails []struct {
+			Alpha float64 `json:"alpha"`
+			CVaR  struct{ Value, Lo, Hi float64 }
+		} `json:"tails"`
+		Accuracy *struct{ Value, Lo, Hi float64 } `json:"accuracy"`
+		MeanLoss struct{ Value, Lo, Hi float64 }  `json:"mean_loss"`
+	}
+	decodeJSON(t, ok(t, "eval", "-in", model, "-data", test, "-json", "-bootstrap", "200", "-alphas", "0.05,0.1,0.5"), &ev)
+	if len(ev.Tails) != 3 || ev.N == 0 {
+		t.Fatalf("eval: %+v", ev)
+	}
+	for _, tl := range ev.Tails {
+		if !(tl.CVaR.Lo <= tl.CVaR.Value && tl.CVaR.Value <= tl.CVaR.Hi) {
+			t.Errorf("CVaR_%v %v outside its interval [%v, %v]", tl.Alpha, tl.CVaR.Value, tl.CVaR.Lo, tl.CVaR.Hi)
+		}
+	}
+	// The test metrics of train and eval agree.
+	if got, want := ev.MeanLoss.Value, *r.Metrics["test"]["mean_loss"]; math.Abs(got-want) > 1e-9*math.Max(1, want) {
+		t.Errorf("eval mean loss %v, train's test mean loss %v", got, want)
+	}
+	// Text output too.
+	if out := ok(t, "eval", "-in", model, "-data", test, "-bootstrap", "50"); !strings.Contains(out, "CVaR_0.1") {
+		t.Errorf("eval text: %q", out)
+	}
+	return r, ok(t, "predict", "-in", model, "-data", test)
+}
+
+func readCSV(t *testing.T, s string) [][]string {
+	t.Helper()
+	recs, err := csv.NewReader(strings.NewReader(s)).ReadAll()
+	if err != nil {
+		t.Fatalf("bad CSV output: %v\n%s", err, s)
+	}
+	return recs
+}
+
+func TestRoundTripCSV(t *testing.T) {
+	dir := t.TempDir()
+	train := write(t, dir, "train.csv", classCSV(240, 1, true))
+	test := write(t, dir, "test.csv", classCSV(60, 2, true))
+	r, pred := roundTrip(t, dir, train, test, "-epochs", "5")
+	if r.Model.Kind != "logistic" || strings.Join(r.Model.Classes, ",") != "cat,dog" {
+		t.Errorf("model %s, classes %v", r.Model.Kind, r.Model.Classes)
+	}
+	recs := readCSV(t, pred)
+	if strings.Join(recs[0], ",") != "row,class,score,label,loss" || len(recs) != 61 {
+		t.Fatalf("predict header %v, %d rows", recs[0], len(recs))
+	}
+	right := 0
+	for _, rec := range recs[1:] {
+		score, _ := strconv.ParseFloat(rec[2], 64)
+		if (score > 0) != (rec[1] == "dog") || (rec[1] != "cat" && rec[1] != "dog") {
+			t.Fatalf("row %v: class and score disagree", rec)
+		}
+		if rec[1] == rec[3] {
+			right++
+		}
+	}
+	if right < 45 {
+		t.Errorf("only %d of 60 test rows right", right)
+	}
+	// Unlabelled data: the target column left out.
+	model := filepath.Join(dir, "model.cvar")
+	unl := write(t, dir, "new.csv", classCSV(5, 3, false))
+	recs = readCSV(t, ok(t, "predict", "-in", model, "-data", unl))
+	if strings.Join(recs[0], ",") != "row,class,score" || len(recs) != 6 {
+		t.Errorf("unlabelled predict: %v", recs)
+	}
+	// -o, which never replaces a file unless -force.
+	out := filepath.Join(dir, "pred.csv")
+	ok(t, "predict", "-in", model, "-data", unl, "-o", out)
+	fails(t, 1, []string{out, "exists", "-force"}, "predict", "-in", model, "-data", unl, "-o", out)
+	fails(t, 1, []string{model, "exists"}, "train", "-data", train, "-o", model)
+	ok(t, "predict", "-in", model, "-data", unl, "-o", out, "-force", "-json")
+	var rows []map[string]any
+	b, _ := os.ReadFile(out)
+	decodeJSON(t, string(b), &rows)
+	if len(rows) != 5 || rows[0]["class"] == nil {
+		t.Errorf("predict -json: %v", rows)
+	}
+	// The target column by name, and by index with no header.
+	ok(t, "train", "-data", train, "-target", "animal", "-epochs", "1", "-method", "vanilla")
+	noHead := write(t, dir, "nohead.csv", strings.SplitN(classCSV(60, 4, true), "\n", 2)[1])
+	ok(t, "train", "-data", noHead, "-no-header", "-target", "3", "-epochs", "1", "-method", "vanilla", "-precision", "f32")
+}
+
+func TestRoundTripLIBSVM(t *testing.T) {
+	dir := t.TempDir()
+	train := write(t, dir, "train.svm", svmFile(300, 1, false))
+	test := write(t, dir, "test.svm", svmFile(80, 2, false))
+	r, pred := roundTrip(t, dir, train, test, "-precision", "f32", "-method", "minibatch", "-lr", "0.05", "-epochs", "4")
+	if strings.Join(r.Model.Classes, ",") != "-1,1" {
+		t.Errorf("classes %v", r.Model.Classes)
+	}
+	recs := readCSV(t, pred)
+	if len(recs) != 81 || recs[1][1] != "-1" && recs[1][1] != "1" {
+		t.Errorf("predict: %v", recs[:2])
+	}
+	// Regression, with a file in another format as the test set.
+	rtrain := write(t, dir, "reg.libsvm", svmFile(300, 3, true))
+	rtest := write(t, dir, "regtest.txt", svmFile(50, 4, true))
+	model := filepath.Join(dir, "model.cvar")
+	os.Remove(model)
+	ok(t, "train", "-data", rtrain, "-test", rtest, "-format", "libsvm", "-model", "lad", "-o", model)
+	recs = readCSV(t, ok(t, "predict", "-in", model, "-data", rtest, "-format", "libsvm"))
+	if strings.Join(recs[0], ",") != "row,value,target,loss" {
+		t.Errorf("regression predict header %v", recs[0])
+	}
+	for _, rec := range recs[1:] {
+		v, _ := strconv.ParseFloat(rec[1], 64)
+		y, _ := strconv.ParseFloat(rec[2], 64)
+		l, _ := strconv.ParseFloat(rec[3], 64)
+		if math.Abs(math.Abs(v-y)-l) > 1e-4 {
+			t.Fatalf("row %v: |value − target| is not the loss", rec)
+		}
+	}
+}
+
+func TestIDXReader(t *testing.T) {
+	dir := t.TempDir()
+	images := idxPair(t, dir, 150, true)
+	var r trainJSON
+	decodeJSON(t, ok(t, "train", "-data", dir, "-json", "-epochs", "5", "-method", "vanilla", "-lr", "0.1"), &r)
+	if r.Model.Kind != "softmax" || r.Model.K != 10 || r.Metrics["test"] == nil {
+		t.Errorf("IDX directory: model %s, k %d, test %v", r.Model.Kind, r.Model.K, r.Metrics["test"] != nil)
+	}
+	if acc := *r.Metrics["validation"]["accuracy"]; acc < 0.9 {
+		t.Errorf("validation accuracy %v on an easy problem", acc)
+	}
+	// An image file by name, its labels found beside it.
+	model := filepath.Join(dir, "m.cvar")
+	ok(t, "train", "-data", images, "-model", "mlp", "-hidden", "5", "-epochs", "2", "-o", model, "-method", "vanilla")
+	ok(t, "eval", "-in", model, "-data", dir, "-bootstrap", "20")
+	recs := readCSV(t, ok(t, "predict", "-in", model, "-data", images, "-limit", "7"))
+	if len(recs) != 8 || len(recs[0]) != 2+10+2 {
+		t.Errorf("predict on IDX: %d rows, header %v", len(recs), recs[0])
+	}
+}
+
+func TestMNIST(t *testing.T) {
+	mnist := filepath.Join("..", "..", "..", "shared", "data", "mnist")
+	if _, err := os.Stat(filepath.Join(mnist, "t10k-labels-idx1-ubyte.gz")); err != nil {
+		t.Skip("MNIST not found at", mnist)
+	}
+	dir := t.TempDir()
+	model := filepath.Join(dir, "mnist.cvar")
+	var r trainJSON
+	decodeJSON(t, ok(t, "train", "-data", mnist, "-limit", "600", "-epochs", "5", "-batch", "50", "-method", "vanilla", "-lr", "0.1",
+		"-precision", "f32", "-o", model, "-json"), &r)
+	if r.Model.D != 784 || r.Model.K != 10 || r.Metrics["test"] == nil {
+		t.Fatalf("MNIST: d %d, k %d", r.Model.D, r.Model.K)
+	}
+	if acc := *r.Metrics["test"]["accuracy"]; acc < 0.6 {
+		t.Errorf("MNIST test accuracy %v after 5 epochs on 400 images", acc)
+	}
+	out := ok(t, "eval", "-in", model, "-data", mnist, "-limit", "300", "-bootstrap", "50")
+	if !strings.Contains(out, "300 rows") {
+		t.Errorf("eval: %s", out)
+	}
+}
+
+func TestBadInput(t *testing.T) {
+	dir := t.TempDir()
+	w := func(name, content string) string { return write(t, dir, name, content) }
+	good := w("good.csv", classCSV(90, 1, true))
+	model := filepath.Join(dir, "m.cvar")
+	ok(t, "train", "-data", good, "-o", model, "-epochs", "1")
+
+	// Data files: exit 1, the file, the line and the problem.
+	for _, c := range []struct {
+		name, content string
+		want          []string
+	}{
+		{"empty.csv", "", []string{"empty.csv", "empty file"}},
+		{"ragged.csv", "a,b,y\n1,2,0\n1,2\n", []string{"ragged.csv:3", "2 fields; expected 3"}},
+		{"cell.csv", "a,b,y\n1,2,0\n1,abc,1\n", []string{"cell.csv:3", `"abc" is not a number`}},
+		{"nan.csv", "a,b,y\n1,NaN,0\n2,3,1\n", []string{"nan.csv:2", `"NaN" is not a finite number`}},
+		{"inf.csv", "a,b,y\n1,2,0\n-inf,3,1\n", []string{"inf.csv:3", "not a finite number"}},
+		{"one.csv", "a,b,y\n1,2,0\n2,3,0\n", []string{"one.csv", "two classes"}},
+		{"zero.svm", "1 1:2\n-1 0:1 2:3\n", []string{"zero.svm:2", "1-based"}},
+		{"order.svm", "1 1:1 3:3\n-1 3:1 2:3\n", []string{"order.svm:2", "strictly increasing"}},
+		{"empty.svm", "", []string{"empty.svm", "no samples"}},
+		{"nan.svm", "1 1:nan\n", []string{"nan.svm:1", "not a finite number"}},
+	} {
+		fails(t, 1, c.want, "train", "-data", w(c.name, c.content))
+	}
+	fails(t, 1, []string{"data.bin", "cannot guess the format"}, "train", "-data", w("data.bin", "1,2\n"))
+	fails(t, 1, []string{"missing.csv"}, "train", "-data", filepath.Join(dir, "missing.csv"))
+
+	// Truncated IDX files.
+	idxDir := filepath.Join(dir, "idx")
+	os.Mkdir(idxDir, 0o755)
+	images := idxPair(t, idxDir, 20, false)
+	b, _ := os.ReadFile(images)
+	os.WriteFile(images, b[:len(b)-7], 0o644)
+	fails(t, 1, []string{"train-images-idx3-ubyte", "truncated"}, "train", "-data", idxDir)
+	os.WriteFile(images, b[:10], 0o644)
+	fails(t, 1, []string{"train-images-idx3-ubyte", "truncated"}, "train", "-data", images)
+
+	// Labels outside the model's classes, at eval and at predict.
+	emu := w("emu.csv", "x1,x2,x3,animal\n1,2,3,cat\n0,1,2,emu\n")
+	fails(t, 1, []string{"emu.csv:3", `"emu"`, "cat"}, "eval", "-in", model, "-data", emu)
+	fails(t, 1, []string{"emu.csv:3", `"emu"`}, "predict", "-in", model, "-data", emu)
+	fails(t, 1, []string{"ragged.csv:3"}, "predict", "-in", model, "-data", filepath.Join(dir, "ragged.csv"))
+	fails(t, 1, []string{"wide.csv", "5 columns", "3 features"}, "predict", "-in", model, "-data", w("wide.csv", "a,b,c,d,e\n1,2,3,4,5\n"))
+	fails(t, 1, []string{"nan2.csv:2", "not a finite number"}, "predict", "-in", model, "-data", w("nan2.csv", "x1,x2,x3\n1,NaN,2\n"))
+	fails(t, 2, []string{"-data is required"}, "eval", "-in", model)
+
+	// Model files: truncated, another version, corrupted.
+	mb, _ := os.ReadFile(model)
+	fails(t, 1, []string{"cut.cvar", "truncated"}, "eval", "-in", w("cut.cvar", string(mb[:len(mb)/2])), "-data", good)
+	v2 := append([]byte(nil), mb...)
+	binary.LittleEndian.PutUint32(v2[8:], 2)
+	fails(t, 1, []string{"v2.cvar", "version 2"}, "eval", "-in", w("v2.cvar", string(v2)), "-data", good)
+	bad := append([]byte(nil), mb...)
+	bad[len(bad)-10] ^= 1
+	fails(t, 1, []string{"bad.cvar", "checksum"}, "predict", "-in", w("bad.cvar", string(bad)), "-data", good)
+	fails(t, 1, []string{"good.csv", "not a cvar model file"}, "eval", "-in", good, "-data", good)
+
+	// Usage errors: exit 2.
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"train", "-alpha", "0"}, []string{"-alpha", "outside (0, 1]"}},
+		{[]string{"train", "-alpha", "1.5"}, []string{"-alpha", "outside (0, 1]"}},
+		{[]string{"train", "-alpha", "NaN"}, []string{"-alpha", "outside (0, 1]"}},
+		{[]string{"experiment", "-alpha", "-0.1"}, []string{"-alpha"}},
+		{[]string{"eval", "-in", model, "-alphas", "0.05,2"}, []string{"-alphas", "outside (0, 1]"}},
+		{[]string{"train", "-model", "foo"}, []string{"-model", `"foo"`, "logistic"}},
+		{[]string{"train", "-method", "bar"}, []string{"-method", `"bar"`, "alg3"}},
+		{[]string{"train", "-precision", "f16"}, []string{"-precision", `"f16"`, "f32"}},
+		{[]string{"experiment", "-model", "foo"}, []string{"-model", `"foo"`}},
+		{[]string{"train", "-format", "xml"}, []string{"-format", `"xml"`}},
+		{[]string{"train", "-smooth", "cubic"}, []string{"-smooth"}},
+		{[]string{"experiment", "-format-out", "html"}, []string{"-format-out"}},
+		{[]string{"experiment", "-plot-format", "gif"}, []string{"-plot-format"}},
+		{[]string{"train", "-nope"}, []string{"-nope"}},
+		{[]string{"train", "stray"}, []string{`"stray"`}},
+		{[]string{"train", "-radius", "3", "-box", "-1,1"}, []string{"-radius", "-box"}},
+		{[]string{"train", "-box", "1"}, []string{"-box"}},
+		{[]string{"train", "-method", "alg4", "-radius", "3"}, []string{"alg4"}},
+		{[]string{"train", "-method", "alg1", "-batch", "8"}, []string{"-batch"}},
+		{[]string{"train", "-stream"}, []string{"-stream"}},
+		{[]string{"train", "-lr", "-1"}, []string{"-lr"}},
+		{[]string{"eval"}, []string{"-in is required"}},
+		{[]string{"predict"}, []string{"-in is required"}},
+		{[]string{"experiment", "-seeds", "0"}, []string{"-seeds"}},
+		{[]string{"experiment", "-lrs", "0.1,x"}, []string{"-lrs"}},
+	} {
+		fails(t, 2, c.want, c.args...)
+	}
+}
+
+func TestExperiment(t *testing.T) {
+	dir := t.TempDir()
+	plotDir := filepath.Join(dir, "plots")
+	args := []string{"experiment", "-n", "600", "-epochs", "3", "-seeds", "2", "-lrs", "0.01,0.005", "-wds", "0,0.001"}
+	out := ok(t, append(args, "-json", "-plot", plotDir)...)
+	var rows []map[string]any
+	decodeJSON(t, out, &rows)
+	if len(rows) != 3 {
+		t.Fatalf("%d rows, want 3", len(rows))
+	}
+	methods := []string{"vanilla", "minibatch", "alg3"}
+	for i, r := range rows {
+		if r["dataset"] != "synthetic-classification" || r["method"] != methods[i] || r["alpha"] != 0.1 {
+			t.Errorf("row %d: dataset %v, method %v, alpha %v", i, r["dataset"], r["method"], r["alpha"])
+		}
+		for _, k := range metricNames {
+			m, okm := r[k].(map[string]any)
+			if !okm {
+				t.Fatalf("row %d: %s is %v", i, k, r[k])
+			}
+			mean, ok1 := m["mean"].(float64)
+			std, ok2 := m["std"].(float64)
+			if !ok1 || !ok2 || std < 0 {
+				t.Errorf("row %d: %s = %v", i, k, m)
+			}
+			if i == 0 && k != "accuracy" && (mean != 1 || std != 0) {
+				t.Errorf("vanilla's normalised %s is %v ± %v, want 1 ± 0", k, mean, std)
+			}
+			if k == "accuracy" && !(mean > 0.5 && mean <= 1) {
+				t.Errorf("row %d: accuracy %v", i, mean)
+			}
+		}
+		if sel := r["selected"].([]any); len(sel) != 2 {
+			t.Errorf("row %d: selected %v", i, sel)
+		}
+	}
+	for _, name := range []string{"synthetic-classification-curves.png", "synthetic-classification-tails.png"} {
+		f, err := os.Open(filepath.Join(plotDir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, err := png.Decode(f); err != nil {
+			t.Errorf("%s: %v", name, err)
+		}
+		f.Close()
+	}
+	// Figures are not replaced without -force.
+	fails(t, 1, []string{"curves.png", "exists"}, append(args, "-plot", plotDir)...)
+
+	// The table formats, and several data files with SVG figures.
+	if out := ok(t, append(args, "-seeds", "1")...); !strings.Contains(out, "CVaR-SGD") || !strings.Contains(out, "1.000 ± 0.000") {
+		t.Errorf("text table:\n%s", out)
+	}
+	if out := ok(t, append(args, "-seeds", "1", "-format-out", "markdown")...); !strings.Contains(out, "| synthetic-classification | Vanilla-SGD | 1.000 ± 0.000 |") {
+		t.Errorf("markdown table:\n%s", out)
+	}
+	csvOut := readCSV(t, ok(t, append(args, "-seeds", "1", "-format-out", "csv")...))
+	if len(csvOut) != 4 || csvOut[0][3] != "cvar_0.05_mean" || csvOut[1][3] != "1" {
+		t.Errorf("csv table: %v", csvOut)
+	}
+	a := write(t, dir, "a.csv", classCSV(150, 1, true))
+	b := write(t, dir, "b.svm", svmFile(150, 2, false))
+	decodeJSON(t, ok(t, "experiment", "-data", a+","+b, "-epochs", "2", "-seeds", "1", "-lrs", "0.01", "-wds", "0",
+		"-json", "-plot", filepath.Join(dir, "svg"), "-plot-format", "svg"), &rows)
+	if len(rows) != 6 || rows[0]["dataset"] != "a.csv" || rows[3]["dataset"] != "b.svm" {
+		t.Errorf("two data sets: %v", rows)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "svg", "b.svm-tails.svg")); err != nil {
+		t.Error(err)
+	}
+}
+
+// TestBinary builds the program and runs it once as a process.
+func TestBinary(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds the binary")
+	}
+	exe := filepath.Join(t.TempDir(), "cvar")
+	if runtime.GOOS == "windows" {
+		exe += ".exe"
+	}
+	build := exec.Command("go", "build", "-o", exe, ".")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	cmd := exec.Command(exe, "train", "-n", "300", "-epochs", "1", "-json")
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	out, err := cmd.Output()
+	if err != nil || stderr.Len() != 0 {
+		t.Fatalf("cvar train: %v, stderr %q", err, stderr.String())
+	}
+	var r trainJSON
+	decodeJSON(t, string(out), &r)
+	if r.Metrics["validation"] == nil {
+		t.Error("no validation metrics")
+	}
+}
