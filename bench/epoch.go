@@ -170,42 +170,58 @@ func Train[T kernel.Float](p *Problem[T], cfg EpochConfig, steps int, onEpoch fu
 	return err
 }
 
-// TimeEpochs trains warm+epochs epochs and returns the duration of each of
-// the last epochs (the warm-up epochs, which include setting up the run, are
-// not timed).
-func TimeEpochs[T kernel.Float](p *Problem[T], cfg EpochConfig, warm, epochs int) ([]time.Duration, error) {
-	var out []time.Duration
-	var last time.Time
+// Timing is the wall-clock time of a measurement and the CPU time the
+// process used meanwhile (0 where the OS does not say).
+type Timing struct {
+	Wall, CPU time.Duration
+}
+
+func now() Timing {
+	cpu, _ := ProcessCPU()
+	return Timing{Wall: time.Duration(time.Now().UnixNano()), CPU: cpu}
+}
+
+func (t Timing) sub(u Timing) Timing { return Timing{Wall: t.Wall - u.Wall, CPU: t.CPU - u.CPU} }
+
+// TimeEpochs trains warm+epochs epochs and returns the timing of each of the
+// last epochs (the warm-up epochs, which include setting up the run, are not
+// timed).
+func TimeEpochs[T kernel.Float](p *Problem[T], cfg EpochConfig, warm, epochs int) ([]Timing, error) {
+	var out []Timing
+	var last Timing
 	err := Train(p, cfg, (warm+epochs)*StepsPerEpoch(p.N), func(e int) {
-		now := time.Now()
+		t := now()
 		if e > warm {
-			out = append(out, now.Sub(last))
+			out = append(out, t.sub(last))
 		}
-		last = now
+		last = t
 	})
 	return out, err
 }
 
-// TimeSteps estimates the duration of one epoch from a short run: it times
+// TimeSteps estimates the timing of one epoch from a short run: it times
 // Train over 1 step and over 1+steps steps and scales the difference (which
-// leaves out the setting up of the run) to StepsPerEpoch steps. It takes the
-// best of reps pairs.
-func TimeSteps[T kernel.Float](p *Problem[T], cfg EpochConfig, steps, reps int) (time.Duration, error) {
-	best := time.Duration(math.MaxInt64)
+// leaves out the setting up of the run) to StepsPerEpoch steps. It returns
+// the best (least wall time) of reps pairs.
+func TimeSteps[T kernel.Float](p *Problem[T], cfg EpochConfig, steps, reps int) (Timing, error) {
+	best := Timing{Wall: math.MaxInt64}
 	for range max(reps, 1) {
-		t0 := time.Now()
+		t0 := now()
 		if err := Train(p, cfg, 1, nil); err != nil {
-			return 0, err
+			return Timing{}, err
 		}
-		t1 := time.Now()
+		t1 := now()
 		if err := Train(p, cfg, 1+steps, nil); err != nil {
-			return 0, err
+			return Timing{}, err
 		}
-		d := time.Since(t1) - t1.Sub(t0)
-		best = min(best, d)
+		t2 := now()
+		d := Timing{Wall: t2.Wall - t1.Wall - (t1.Wall - t0.Wall), CPU: t2.CPU - t1.CPU - (t1.CPU - t0.CPU)}
+		if d.Wall < best.Wall {
+			best = d
+		}
 	}
-	best = max(best, time.Nanosecond)
-	return time.Duration(float64(best) * float64(StepsPerEpoch(p.N)) / float64(steps)), nil
+	f := float64(StepsPerEpoch(p.N)) / float64(steps)
+	return Timing{Wall: time.Duration(float64(max(best.Wall, 1)) * f), CPU: time.Duration(float64(max(best.CPU, 0)) * f)}, nil
 }
 
 // Cost is the work of one sample in one training step, as the floor counts

@@ -5,6 +5,7 @@ import (
 	"runtime"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/kernel"
@@ -53,35 +54,50 @@ func benchEpoch[T kernel.Float](b *testing.B, model string, method cvar.Method) 
 				samples := SamplesPerEpoch(method, p.N)
 				b.ReportAllocs()
 				b.SetBytes(samples * int64(p.D) * elemSize[T]())
+				var cpu0 time.Duration
 				err := Train(p, cfg, (b.N+1)*StepsPerEpoch(p.N), func(e int) {
 					if e == 1 {
 						b.ResetTimer()
+						cpu0, _ = ProcessCPU()
 					}
 				})
 				if err != nil {
 					b.Fatal(err)
 				}
 				b.ReportMetric(float64(samples)*float64(b.N)/b.Elapsed().Seconds(), "samples/s")
+				// CPU time per epoch: on a busy machine, cpu-ms/op well under
+				// threads × ms/op means the run did not get its cores.
+				if cpu1, ok := ProcessCPU(); ok {
+					b.ReportMetric(float64(cpu1-cpu0)/1e6/float64(b.N), "cpu-ms/op")
+				}
 			})
 		}
 	}
 }
 
-func BenchmarkEpochLogisticAlg3F32(b *testing.B)      { benchEpoch[float32](b, "logistic", cvar.Alg3) }
-func BenchmarkEpochLogisticAlg3F64(b *testing.B)      { benchEpoch[float64](b, "logistic", cvar.Alg3) }
-func BenchmarkEpochLogisticVanillaF32(b *testing.B)   { benchEpoch[float32](b, "logistic", cvar.Vanilla) }
-func BenchmarkEpochLogisticVanillaF64(b *testing.B)   { benchEpoch[float64](b, "logistic", cvar.Vanilla) }
-func BenchmarkEpochLogisticMinibatchF32(b *testing.B) { benchEpoch[float32](b, "logistic", cvar.MinibatchCVaR) }
-func BenchmarkEpochLogisticMinibatchF64(b *testing.B) { benchEpoch[float64](b, "logistic", cvar.MinibatchCVaR) }
-func BenchmarkEpochSoftmaxAlg3F32(b *testing.B)       { benchEpoch[float32](b, "softmax", cvar.Alg3) }
-func BenchmarkEpochSoftmaxAlg3F64(b *testing.B)       { benchEpoch[float64](b, "softmax", cvar.Alg3) }
-func BenchmarkEpochSoftmaxVanillaF32(b *testing.B)    { benchEpoch[float32](b, "softmax", cvar.Vanilla) }
-func BenchmarkEpochSoftmaxVanillaF64(b *testing.B)    { benchEpoch[float64](b, "softmax", cvar.Vanilla) }
-func BenchmarkEpochSoftmaxMinibatchF32(b *testing.B)  { benchEpoch[float32](b, "softmax", cvar.MinibatchCVaR) }
-func BenchmarkEpochSoftmaxMinibatchF64(b *testing.B)  { benchEpoch[float64](b, "softmax", cvar.MinibatchCVaR) }
-func BenchmarkEpochMLPAlg3F32(b *testing.B)           { benchEpoch[float32](b, "mlp", cvar.Alg3) }
-func BenchmarkEpochMLPAlg3F64(b *testing.B)           { benchEpoch[float64](b, "mlp", cvar.Alg3) }
-func BenchmarkEpochMLPVanillaF32(b *testing.B)        { benchEpoch[float32](b, "mlp", cvar.Vanilla) }
-func BenchmarkEpochMLPVanillaF64(b *testing.B)        { benchEpoch[float64](b, "mlp", cvar.Vanilla) }
-func BenchmarkEpochMLPMinibatchF32(b *testing.B)      { benchEpoch[float32](b, "mlp", cvar.MinibatchCVaR) }
-func BenchmarkEpochMLPMinibatchF64(b *testing.B)      { benchEpoch[float64](b, "mlp", cvar.MinibatchCVaR) }
+func BenchmarkEpochLogisticAlg3F32(b *testing.B)    { benchEpoch[float32](b, "logistic", cvar.Alg3) }
+func BenchmarkEpochLogisticAlg3F64(b *testing.B)    { benchEpoch[float64](b, "logistic", cvar.Alg3) }
+func BenchmarkEpochLogisticVanillaF32(b *testing.B) { benchEpoch[float32](b, "logistic", cvar.Vanilla) }
+func BenchmarkEpochLogisticVanillaF64(b *testing.B) { benchEpoch[float64](b, "logistic", cvar.Vanilla) }
+func BenchmarkEpochLogisticMinibatchF32(b *testing.B) {
+	benchEpoch[float32](b, "logistic", cvar.MinibatchCVaR)
+}
+func BenchmarkEpochLogisticMinibatchF64(b *testing.B) {
+	benchEpoch[float64](b, "logistic", cvar.MinibatchCVaR)
+}
+func BenchmarkEpochSoftmaxAlg3F32(b *testing.B)    { benchEpoch[float32](b, "softmax", cvar.Alg3) }
+func BenchmarkEpochSoftmaxAlg3F64(b *testing.B)    { benchEpoch[float64](b, "softmax", cvar.Alg3) }
+func BenchmarkEpochSoftmaxVanillaF32(b *testing.B) { benchEpoch[float32](b, "softmax", cvar.Vanilla) }
+func BenchmarkEpochSoftmaxVanillaF64(b *testing.B) { benchEpoch[float64](b, "softmax", cvar.Vanilla) }
+func BenchmarkEpochSoftmaxMinibatchF32(b *testing.B) {
+	benchEpoch[float32](b, "softmax", cvar.MinibatchCVaR)
+}
+func BenchmarkEpochSoftmaxMinibatchF64(b *testing.B) {
+	benchEpoch[float64](b, "softmax", cvar.MinibatchCVaR)
+}
+func BenchmarkEpochMLPAlg3F32(b *testing.B)      { benchEpoch[float32](b, "mlp", cvar.Alg3) }
+func BenchmarkEpochMLPAlg3F64(b *testing.B)      { benchEpoch[float64](b, "mlp", cvar.Alg3) }
+func BenchmarkEpochMLPVanillaF32(b *testing.B)   { benchEpoch[float32](b, "mlp", cvar.Vanilla) }
+func BenchmarkEpochMLPVanillaF64(b *testing.B)   { benchEpoch[float64](b, "mlp", cvar.Vanilla) }
+func BenchmarkEpochMLPMinibatchF32(b *testing.B) { benchEpoch[float32](b, "mlp", cvar.MinibatchCVaR) }
+func BenchmarkEpochMLPMinibatchF64(b *testing.B) { benchEpoch[float64](b, "mlp", cvar.MinibatchCVaR) }

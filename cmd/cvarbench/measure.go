@@ -86,6 +86,12 @@ type EpochRow struct {
 	FloorBound    string  `json:"floor_bound"` // "memory" or "compute"
 	RatioToFloor  float64 `json:"ratio_to_floor"`
 	Speedup       float64 `json:"speedup_vs_generic,omitempty"`
+	// CPUSeconds is the CPU time the process used in the timed epoch, and
+	// CPUShare that over seconds_per_epoch × threads (capped at the CPUs):
+	// well under 1 means the run did not get its cores (a busy machine, or
+	// threads waiting on each other).
+	CPUSeconds float64 `json:"cpu_seconds"`
+	CPUShare   float64 `json:"cpu_share"`
 }
 
 func machineReport() Machine {
@@ -313,27 +319,29 @@ func epochsPrec[T kernel.Float](c *config, rep *Report, logf func(string, ...any
 				for _, th := range c.threads {
 					cfg := bench.EpochConfig{Model: model, Method: method, Impl: impl, Threads: th}
 					logf("epoch %s %s %s %s threads=%d", model, method, prec, impl, th)
-					var sec float64
+					var t bench.Timing
 					var timed string
 					if c.quick {
 						d, err := bench.TimeSteps(p, cfg, c.steps, 1)
 						if err != nil {
 							return nil, err
 						}
-						sec, timed = d.Seconds(), fmt.Sprintf("%d steps, scaled to an epoch", c.steps)
+						t, timed = d, fmt.Sprintf("%d steps, scaled to an epoch", c.steps)
 					} else {
 						ds, err := bench.TimeEpochs(p, cfg, 1, c.epochs)
 						if err != nil {
 							return nil, err
 						}
-						sort.Slice(ds, func(i, j int) bool { return ds[i] < ds[j] })
-						sec, timed = ds[0].Seconds(), fmt.Sprintf("best of %d epochs", len(ds))
+						sort.Slice(ds, func(i, j int) bool { return ds[i].Wall < ds[j].Wall })
+						t, timed = ds[0], fmt.Sprintf("best of %d epochs", len(ds))
 					}
+					sec := t.Wall.Seconds()
 					samples := bench.SamplesPerEpoch(method, p.N)
 					cost := bench.SampleCost(model, p.D, size)
 					r := EpochRow{Model: model, Method: method.String(), Prec: prec, Impl: impl, Threads: th, Data: p.Name,
 						Timed: timed, SecondsEpoch: sec, SamplesPerSec: float64(samples) / sec, Samples: samples,
-						Bytes: float64(samples) * cost.Bytes, Flops: float64(samples) * cost.Flops}
+						Bytes: float64(samples) * cost.Bytes, Flops: float64(samples) * cost.Flops,
+						CPUSeconds: t.CPU.Seconds(), CPUShare: t.CPU.Seconds() / (sec * float64(min(th, runtime.NumCPU())))}
 					if l := rep.Limits; l != nil {
 						bw, pk := l.For(prec == "f32", th)
 						floor := cost.Floor(samples, bw, pk).Seconds()

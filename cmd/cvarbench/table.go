@@ -101,13 +101,13 @@ func writeTables(w io.Writer, r *Report) {
 			return false
 		})
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintf(tw, "model\tmethod\tprec\timpl\tthreads\ts/epoch\tsamples/s\tfloor s\tbound\t×floor\t×generic\t\n")
+		fmt.Fprintf(tw, "model\tmethod\tprec\timpl\tthreads\ts/epoch\tsamples/s\tfloor s\tbound\t×floor\t×generic\tcpu share\t\n")
 		for _, e := range rows {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", e.Model, e.Method, e.Prec, e.Impl, e.Threads,
-				num(e.SecondsEpoch), num(e.SamplesPerSec), num(e.FloorSeconds), e.FloorBound, num(e.RatioToFloor), num(e.Speedup))
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%.0f%%\t\n", e.Model, e.Method, e.Prec, e.Impl, e.Threads,
+				num(e.SecondsEpoch), num(e.SamplesPerSec), num(e.FloorSeconds), e.FloorBound, num(e.RatioToFloor), num(e.Speedup), 100*e.CPUShare)
 		}
 		tw.Flush()
-		fmt.Fprintf(w, "timed: %s\n", r.Epochs[0].Timed)
+		fmt.Fprintf(w, "timed: %s; cpu share: process CPU time over wall time × threads (well under 100%%: the run did not get its cores)\n", r.Epochs[0].Timed)
 	}
 	if len(r.Notes) > 0 {
 		fmt.Fprintln(w)
