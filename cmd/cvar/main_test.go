@@ -610,3 +610,32 @@ func TestBinary(t *testing.T) {
 		t.Error("no validation metrics")
 	}
 }
+
+func TestStream(t *testing.T) {
+	dir := t.TempDir()
+	csvFile := write(t, dir, "s.csv", strings.ReplaceAll(strings.ReplaceAll(classCSV(300, 5, true), ",cat\n", ",0\n"), ",dog\n", ",1\n"))
+	svm := write(t, dir, "s.svm", svmFile(300, 6, false))
+	model := filepath.Join(dir, "s.cvar")
+	var r trainJSON
+	decodeJSON(t, ok(t, "train", "-data", csvFile, "-stream", "-method", "alg1", "-json", "-o", model), &r)
+	if r.Model.Kind != "logistic" || r.Params["steps"].(float64) < 150 || r.Metrics["validation"] == nil {
+		t.Errorf("stream: %+v", r)
+	}
+	if acc := *r.Metrics["validation"]["accuracy"]; acc < 0.75 {
+		t.Errorf("streamed alg1: validation accuracy %v", acc)
+	}
+	// The streamed model is an ordinary model file.
+	ok(t, "eval", "-in", model, "-data", csvFile, "-bootstrap", "10")
+	decodeJSON(t, ok(t, "train", "-data", svm, "-stream", "-method", "alg4", "-lr", "0.05", "-eps", "0.1", "-epochs", "2", "-json", "-precision", "f32"), &r)
+	if r.Params["steps"].(float64) < 300 || strings.Join(r.Model.Classes, ",") != "-1,1" {
+		t.Errorf("stream alg4: steps %v, classes %v", r.Params["steps"], r.Model.Classes)
+	}
+	decodeJSON(t, ok(t, "train", "-data", write(t, dir, "r.svm", svmFile(200, 7, true)), "-stream", "-method", "alg1", "-model", "lad", "-json"), &r)
+	if r.Model.Kind != "lad" {
+		t.Errorf("stream regression: %s", r.Model.Kind)
+	}
+	fails(t, 1, []string{"bad.csv:4", "not a finite number"}, "train", "-stream", "-method", "alg1",
+		"-data", write(t, dir, "bad.csv", "a,b,y\n1,2,0\n2,1,1\n1,inf,0\n"))
+	fails(t, 2, []string{"-stream"}, "train", "-stream", "-method", "alg3", "-data", csvFile)
+	fails(t, 2, []string{"-stream", "idx"}, "train", "-stream", "-method", "alg1", "-data", filepath.Dir(idxPair(t, t.TempDir(), 10, false)))
+}

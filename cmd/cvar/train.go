@@ -387,7 +387,3 @@ func printMetrics(w io.Writer, order []string, ms map[string]metrics, alphas []f
 	}
 	return tw.Flush()
 }
-
-func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
-	return fmt.Errorf("-stream: not implemented yet")
-}

@@ -1,0 +1,433 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"fmt"
+	"io"
+	"math"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/cvarlearn/cvar"
+	"github.com/cvarlearn/cvar/batch"
+	"github.com/cvarlearn/cvar/dataset"
+)
+
+// Streaming training (train -stream) reads a CSV or LIBSVM file row by row
+// and never holds the features of more than a few thousand rows:
+//
+//  1. a first pass assigns each row to the training (2/3) or validation
+//     split by a seeded draw in file order, and collects the training rows'
+//     feature means and variances (the z-score), the number of rows and the
+//     targets' values, from which the task and the classes follow (numeric
+//     labels only: integers with at most 20 distinct values are classes);
+//  2. when the step size comes from a theorem, a second pass measures
+//     max ‖x‖ of the standardised training rows (and max |y|), which the
+//     theorems' constants need;
+//  3. -epochs passes train Alg1 or Alg4 with cvar.Online, one row at a time;
+//  4. a last pass computes every row's loss for the metrics (one number per
+//     row is kept, for the exact CVaR).
+//
+// Each pass draws the split again from the seed, in the same order, so no
+// per-row state is kept between passes.
+
+// streamSplit draws each row's split in file order.
+type streamSplit struct{ rng *rand.Rand }
+
+func newStreamSplit(seed uint64) *streamSplit {
+	return &streamSplit{rng: rand.New(rand.NewPCG(seed, 0x5e11))}
+}
+
+func (s *streamSplit) train() bool { return s.rng.Float64() < dataset.DefaultTrainFrac }
+
+// streamSource opens the -data file as a stream, again for every pass.
+type streamSource[T batch.Float] struct {
+	path, format string
+	target       string
+	noHeader     bool
+	dim          int
+	limit        int
+}
+
+func (s *streamSource[T]) open(task dataset.Task, classes []string) (*dataset.Stream[T], func() error, error) {
+	f, err := os.Open(s.path)
+	if err != nil {
+		return nil, nil, err
+	}
+	var st *dataset.Stream[T]
+	if s.format == "csv" {
+		st, err = dataset.NewCSVStream[T](f, s.path, dataset.CSVOptions{Target: s.target, NoHeader: s.noHeader, Task: task, Classes: classes})
+	} else {
+		st, err = dataset.NewLIBSVMStream[T](f, s.path, dataset.LIBSVMOptions{Dim: s.dim, Task: task, Classes: classes})
+	}
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return st, f.Close, nil
+}
+
+// each calls fn on every row (up to -limit), with its 0-based index.
+func (s *streamSource[T]) each(task dataset.Task, classes []string, fn func(i int, x []T, y T, label int32) error) error {
+	st, closeFn, err := s.open(task, classes)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	for i := 0; s.limit == 0 || i < s.limit; i++ {
+		x, y, label, err := st.Next()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := fn(i, x, y, label); err != nil {
+			return fmt.Errorf("%s:%d: %w", s.path, st.Line(), err)
+		}
+	}
+	return nil
+}
+
+// libsvmWidth returns the largest feature index of a LIBSVM file, reading
+// only the last index:value token of each line; malformed lines are left
+// for the stream to report.
+func libsvmWidth(path string) (int, error) {
+	r, closeFn, err := openText(path)
+	if err != nil {
+		return 0, err
+	}
+	defer closeFn()
+	br := bufio.NewReaderSize(r, 1<<16)
+	width := 0
+	for {
+		line, err := br.ReadBytes('\n')
+		if i := bytes.IndexByte(line, '#'); i >= 0 {
+			line = line[:i]
+		}
+		fields := bytes.Fields(line)
+		if len(fields) > 1 {
+			last := fields[len(fields)-1]
+			if c := bytes.IndexByte(last, ':'); c > 0 {
+				if j, perr := strconv.Atoi(string(last[:c])); perr == nil && j > width && j <= dataset.DefaultMaxDim {
+					width = j
+				}
+			}
+		}
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return 0, fmt.Errorf("%s: %w", path, err)
+		}
+	}
+	if width == 0 {
+		width = 1
+	}
+	return width, nil
+}
+
+func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
+	start := time.Now()
+	df := f.data
+	format, err := formatOf(df.data, df.format.value)
+	if err != nil {
+		return err
+	}
+	if format != "csv" && format != "libsvm" {
+		return usagef("-stream reads CSV or LIBSVM files, not %s", format)
+	}
+	if df.test != "" {
+		return usagef("-stream evaluates on its validation split; -test is not supported")
+	}
+	src := &streamSource[T]{path: df.data, format: format, target: df.target, noHeader: df.noHeader, limit: df.limit}
+	if format == "libsvm" {
+		if src.dim, err = libsvmWidth(df.data); err != nil {
+			return err
+		}
+	}
+
+	// Pass 1: the split, the training rows' moments and the targets.
+	var (
+		nTrain, nAll int
+		mean, m2     []float64
+		values       = map[float64]bool{}
+		integers     = true
+		maxAbsY      float64
+		features     []string
+	)
+	split := newStreamSplit(f.seed)
+	err = src.each(dataset.Regression, nil, func(i int, x []T, y T, _ int32) error {
+		if mean == nil {
+			mean, m2 = make([]float64, len(x)), make([]float64, len(x))
+		}
+		nAll++
+		tr := split.train()
+		yv := float64(y)
+		if yv != math.Trunc(yv) {
+			integers = false
+		} else if len(values) <= dataset.MaxAutoClasses {
+			values[yv] = true
+		}
+		if !tr {
+			return nil
+		}
+		nTrain++
+		maxAbsY = math.Max(maxAbsY, math.Abs(yv))
+		for j, v := range x { // Welford
+			d := float64(v) - mean[j]
+			mean[j] += d / float64(nTrain)
+			m2[j] += d * (float64(v) - mean[j])
+		}
+		return nil
+	})
+	if err != nil {
+		return err
+	}
+	if nTrain < 1 || nAll-nTrain < 1 {
+		return fmt.Errorf("%s: %d rows cannot be split into non-empty training and validation sets", df.data, nAll)
+	}
+	st, closeFn, err := src.open(dataset.Regression, nil)
+	if err != nil {
+		return err
+	}
+	features = st.Features()
+	d := st.D()
+	closeFn()
+	prep := cvar.Preprocessing{Mean: mean, Scale: make([]float64, d)}
+	for j := range prep.Scale {
+		prep.Scale[j] = 1
+		if sd := math.Sqrt(m2[j] / float64(nTrain)); sd > 1e-12*math.Max(1, math.Abs(mean[j])) {
+			prep.Scale[j] = sd
+		}
+	}
+	if df.scale.value == "none" {
+		prep = cvar.Preprocessing{}
+	} else if df.scale.value == "unit" {
+		prep = cvar.Preprocessing{Divide: 255}
+	}
+
+	// The task and the classes.
+	task := taskOf(f.model.value)
+	if task == dataset.TaskAuto {
+		task = dataset.Regression
+		if integers && len(values) <= dataset.MaxAutoClasses {
+			task = dataset.Classification
+		}
+	}
+	var classes []string
+	if task == dataset.Classification {
+		if !integers || len(values) > dataset.MaxAutoClasses {
+			return fmt.Errorf("%s: -stream needs numeric class labels (integers, at most %d distinct values)", df.data, dataset.MaxAutoClasses)
+		}
+		keys := make([]float64, 0, len(values))
+		for v := range values {
+			keys = append(keys, v)
+		}
+		slices.Sort(keys)
+		for _, v := range keys {
+			classes = append(classes, strconv.FormatFloat(v, 'g', -1, 64))
+		}
+		if len(classes) < 2 {
+			return fmt.Errorf("%s: every label is %s; classification needs at least two classes", df.data, classes[0])
+		}
+	}
+	kind := f.model.value
+	if kind == "auto" {
+		switch {
+		case task == dataset.Regression:
+			kind = cvar.KindLinear
+		case len(classes) == 2:
+			kind = cvar.KindLogistic
+		default:
+			kind = cvar.KindSoftmax
+		}
+	}
+	model, err := cvar.NewModel[T](kind, d, len(classes), f.hidden)
+	if err != nil {
+		return fmt.Errorf("%s: %w", df.data, err)
+	}
+	pre := func(x []T) error { return cvar.Preprocess(&prep, x, d) }
+
+	// Pass 2: max ‖x‖ of the standardised training rows, for the theorems.
+	if opt.LR == 0 || (opt.Method == cvar.Alg4 && opt.Eps == 0) {
+		var maxNorm2 float64
+		split = newStreamSplit(f.seed)
+		err = src.each(task, classes, func(i int, x []T, _ T, _ int32) error {
+			if !split.train() {
+				return nil
+			}
+			if err := pre(x); err != nil {
+				return err
+			}
+			var s float64
+			for _, v := range x {
+				s += float64(v) * float64(v)
+			}
+			maxNorm2 = math.Max(maxNorm2, s)
+			return nil
+		})
+		if err != nil {
+			return err
+		}
+		opt.Scale = batch.Scale{MaxNorm: math.Sqrt(maxNorm2), MaxAbsY: maxAbsY}
+	}
+
+	// Pass 3: training.
+	passes := max(f.epochs, 1)
+	opt.Steps, opt.Epochs, opt.Batch = nTrain*passes, 0, 0
+	k := len(classes)
+	online, err := cvar.NewOnline(model, d, k, opt)
+	if err != nil {
+		return err
+	}
+	defer online.Close()
+	bar := newProgress(e, "training", nTrain*passes)
+	for range passes {
+		split = newStreamSplit(f.seed)
+		err = src.each(task, classes, func(i int, x []T, y T, label int32) error {
+			if !split.train() {
+				return nil
+			}
+			if err := pre(x); err != nil {
+				return err
+			}
+			bar.add(1)
+			return online.Observe(x, float64(y), int(label))
+		})
+		if err != nil {
+			bar.finish()
+			return trainError(err)
+		}
+	}
+	bar.finish()
+	res := online.Result()
+
+	// Pass 4: every row's loss, in chunks.
+	alphas := unionAlphas(res.Params.Alpha)
+	ev := newEvaluator(model, f.threads)
+	defer ev.close()
+	const chunk = 4096
+	var (
+		buf     = make([]T, 0, chunk*d)
+		ys      []T
+		labels  []int32
+		rows    []bool // in the training split
+		losses  [2][]float64
+		correct [2][]bool
+	)
+	flush := func() error {
+		n := len(rows)
+		if n == 0 {
+			return nil
+		}
+		var data *batch.Data[T]
+		var err error
+		if k > 0 {
+			data, err = batch.NewData(buf, n, d, nil, labels, k)
+		} else {
+			data, err = batch.NewData(buf, n, d, ys, nil, 0)
+		}
+		if err != nil {
+			return err
+		}
+		ls := ev.lossesOf(res.Theta, data)
+		var scores []T
+		if k > 0 {
+			scores = ev.scoresOf(res.Theta, data)
+		}
+		o := model.NumOutputs()
+		for r, tr := range rows {
+			s := 1
+			if tr {
+				s = 0
+			}
+			losses[s] = append(losses[s], float64(ls[r]))
+			if k > 0 {
+				correct[s] = append(correct[s], predicted(scores[r*o:(r+1)*o]) == int(labels[r]))
+			}
+		}
+		buf, ys, labels, rows = buf[:0], ys[:0], labels[:0], rows[:0]
+		return nil
+	}
+	split = newStreamSplit(f.seed)
+	err = src.each(task, classes, func(i int, x []T, y T, label int32) error {
+		buf = append(buf, x...)
+		if err := pre(buf[len(buf)-d:]); err != nil {
+			return err
+		}
+		ys, labels, rows = append(ys, y), append(labels, label), append(rows, split.train())
+		if len(rows) == chunk {
+			return flush()
+		}
+		return nil
+	})
+	if err == nil {
+		err = flush()
+	}
+	if err != nil {
+		return err
+	}
+	td := &trainingData[T]{kind: kind, prep: prep, source: cvar.DataSource{Kind: format, Name: df.data, N: nTrain}}
+	if format == "csv" {
+		td.source.Target, td.source.NoHeader = df.target, df.noHeader
+	}
+	td.train = &dataset.Dataset[T]{D: d, Classes: classes, Features: features}
+	rep := &trainReport{
+		Model:  modelInfo{Kind: kind, D: d, K: k, Precision: f.precision.value, Classes: classes, Data: df.data + " (streamed)"},
+		Method: opt.Method.String(), Alpha: res.Params.Alpha, Tau: jnum(res.Tau), Domain: opt.Domain.String(),
+		Params: paramsJSON(res.Params), Metrics: map[string]metrics{}, params: res.Params, alphas: alphas,
+	}
+	if kind == cvar.KindMLP {
+		rep.Model.Hidden = f.hidden
+	}
+	for s, name := range []string{"training", "validation"} {
+		m, err := metricsOf(losses[s], correct[s], k > 0, alphas)
+		if err != nil {
+			return err
+		}
+		rep.Metrics[name] = m
+		rep.order = append(rep.order, name)
+	}
+	if f.out != "" {
+		mf := modelFileOf(td, f, model, res)
+		if err := writeNew(f.out, f.force, func(w io.Writer) error { return cvar.SaveModel(w, mf) }); err != nil {
+			return err
+		}
+		rep.ModelFile = f.out
+	}
+	rep.Seconds = time.Since(start).Seconds()
+	if f.json {
+		return writeJSON(e.stdout, rep)
+	}
+	return rep.print(e.stdout)
+}
+
+// metricsOf summarises losses (and, for a classifier, which rows were
+// classified correctly).
+func metricsOf(losses []float64, correct []bool, classifier bool, alphas []float64) (metrics, error) {
+	m := metrics{N: len(losses), Accuracy: math.NaN()}
+	var sum float64
+	for _, l := range losses {
+		sum += l
+	}
+	m.MeanLoss = sum / float64(len(losses))
+	var err error
+	if m.Tails, err = cvar.Tails(losses, alphas...); err != nil {
+		return m, err
+	}
+	if classifier {
+		c := 0
+		for _, ok := range correct {
+			if ok {
+				c++
+			}
+		}
+		m.Accuracy = float64(c) / float64(len(correct))
+	}
+	return m, nil
+}
