@@ -101,51 +101,49 @@ func lerpF64(t float64, x, y *float64, n int)
 //go:noescape
 func lerpF32(t float32, x, y *float32, n int)
 
-// dot4F64 computes four dot products sharing a:
+// dotRowsF64 computes, for nrows a multiple of 4, four rows per pass so that
+// each load of a serves four rows:
 //
-//	for j, b := range [4]*float64{b0, b1, b2, b3} {
+//	for j := 0; j < nrows; j++ {
 //		var s float64
-//		for l := 0; l < n; l++ { s += a[l] * b[l] }
+//		for l := 0; l < n; l++ { s += a[l] * rows[j][l] }
 //		out[j] = s
 //	}
 //
 //go:noescape
-func dot4F64(out, a, b0, b1, b2, b3 *float64, n int)
+func dotRowsF64(out, a *float64, rows **float64, nrows, n int)
 
-// dot4F32 computes four dot products sharing a:
+// dotRowsF32 computes, for nrows a multiple of 4, four rows per pass so that
+// each load of a serves four rows:
 //
-//	for j, b := range [4]*float32{b0, b1, b2, b3} {
+//	for j := 0; j < nrows; j++ {
 //		var s float32
-//		for l := 0; l < n; l++ { s += a[l] * b[l] }
+//		for l := 0; l < n; l++ { s += a[l] * rows[j][l] }
 //		out[j] = s
 //	}
 //
 //go:noescape
-func dot4F32(out, a, b0, b1, b2, b3 *float32, n int)
+func dotRowsF32(out, a *float32, rows **float32, nrows, n int)
 
-// axpy4F64 computes, loading and storing y once:
+// axpyRowsF64 computes, for nrows a multiple of 4, loading and storing y once
+// per four rows:
 //
-//	for l := 0; l < n; l++ {
-//		y[l] += c[0] * x0[l]   // one FMA each, in this order
-//		y[l] += c[1] * x1[l]
-//		y[l] += c[2] * x2[l]
-//		y[l] += c[3] * x3[l]
+//	for j := 0; j < nrows; j++ {
+//		for l := 0; l < n; l++ { y[l] += c[j] * rows[j][l] }   // one FMA each, rows in order
 //	}
 //
 //go:noescape
-func axpy4F64(y *float64, n int, c, x0, x1, x2, x3 *float64)
+func axpyRowsF64(y *float64, n int, c *float64, rows **float64, nrows int)
 
-// axpy4F32 computes, loading and storing y once:
+// axpyRowsF32 computes, for nrows a multiple of 4, loading and storing y once
+// per four rows:
 //
-//	for l := 0; l < n; l++ {
-//		y[l] += c[0] * x0[l]   // one FMA each, in this order
-//		y[l] += c[1] * x1[l]
-//		y[l] += c[2] * x2[l]
-//		y[l] += c[3] * x3[l]
+//	for j := 0; j < nrows; j++ {
+//		for l := 0; l < n; l++ { y[l] += c[j] * rows[j][l] }   // one FMA each, rows in order
 //	}
 //
 //go:noescape
-func axpy4F32(y *float32, n int, c, x0, x1, x2, x3 *float32)
+func axpyRowsF32(y *float32, n int, c *float32, rows **float32, nrows int)
 
 // maxF64 computes, for n ≥ 1 (NaN if any x[i] is NaN):
 //
@@ -316,20 +314,20 @@ func lerpP[T Float](t T, x, y *T, n int) {
 	lerpF64(float64(t), neonF64p(x), neonF64p(y), n)
 }
 
-func dot4P[T Float](out, a, b0, b1, b2, b3 *T, n int) {
+func dotRowsP[T Float](out, a *T, rows **T, nrows, n int) {
 	if neonIsF32[T]() {
-		dot4F32(neonF32p(out), neonF32p(a), neonF32p(b0), neonF32p(b1), neonF32p(b2), neonF32p(b3), n)
+		dotRowsF32(neonF32p(out), neonF32p(a), (**float32)(unsafe.Pointer(rows)), nrows, n)
 		return
 	}
-	dot4F64(neonF64p(out), neonF64p(a), neonF64p(b0), neonF64p(b1), neonF64p(b2), neonF64p(b3), n)
+	dotRowsF64(neonF64p(out), neonF64p(a), (**float64)(unsafe.Pointer(rows)), nrows, n)
 }
 
-func axpy4P[T Float](y *T, n int, c, x0, x1, x2, x3 *T) {
+func axpyRowsP[T Float](y *T, n int, c *T, rows **T, nrows int) {
 	if neonIsF32[T]() {
-		axpy4F32(neonF32p(y), n, neonF32p(c), neonF32p(x0), neonF32p(x1), neonF32p(x2), neonF32p(x3))
+		axpyRowsF32(neonF32p(y), n, neonF32p(c), (**float32)(unsafe.Pointer(rows)), nrows)
 		return
 	}
-	axpy4F64(neonF64p(y), n, neonF64p(c), neonF64p(x0), neonF64p(x1), neonF64p(x2), neonF64p(x3))
+	axpyRowsF64(neonF64p(y), n, neonF64p(c), (**float64)(unsafe.Pointer(rows)), nrows)
 }
 
 func maxP[T Float](x *T, n int) float64 {
@@ -442,36 +440,51 @@ func neonLerp[T Float](t T, x, y []T) {
 	}
 }
 
-// neonMargins computes four rows per call of dot4, so each load of w serves
-// four rows.
+// neonMaxRows is the most rows one call of dotRows or axpyRows takes.
+const neonMaxRows = 64
+
+// neonRowsPerCall is the number of rows (a multiple of 4, 4..neonMaxRows) of
+// d elements that one assembly call takes: about 4·neonChunk multiply-adds.
+func neonRowsPerCall(d int) int {
+	return min(max((4*neonChunk/(d+1))&^3, 4), neonMaxRows)
+}
+
+// neonMargins gathers row pointers and hands them to dotRows, which takes
+// them four at a time so that each load of w serves four rows.
 func neonMargins[T Float](m, x []T, stride int, idx []int, w []T) {
 	d := len(w)
 	pw := neonPtr(w)
+	per := neonRowsPerCall(d)
+	var rows [neonMaxRows]*T
 	i := 0
-	for ; i+4 <= len(m); i += 4 {
-		p0 := neonRowOf(x, stride, idx, i, d)
-		p1 := neonRowOf(x, stride, idx, i+1, d)
-		p2 := neonRowOf(x, stride, idx, i+2, d)
-		p3 := neonRowOf(x, stride, idx, i+3, d)
-		dot4P(&m[i], pw, p0, p1, p2, p3, d)
+	for i+4 <= len(m) {
+		nr := min(per, (len(m)-i)&^3)
+		for j := 0; j < nr; j++ {
+			rows[j] = neonRowOf(x, stride, idx, i+j, d)
+		}
+		dotRowsP(&m[i], pw, &rows[0], nr, d)
+		i += nr
 	}
 	for ; i < len(m); i++ {
 		m[i] = dotP(pw, neonRowOf(x, stride, idx, i, d), d)
 	}
 }
 
-// neonAddRows adds four rows per call of axpy4: g is loaded and stored once
+// neonAddRows hands gathered rows to axpyRows: g is loaded and stored once
 // per four rows, and the FMAs run in row order as in the generic code.
 func neonAddRows[T Float](g, x []T, stride int, idx []int, c []T) {
 	d := len(g)
 	pg := neonPtr(g)
+	per := neonRowsPerCall(d)
+	var rows [neonMaxRows]*T
 	i := 0
-	for ; i+4 <= len(c); i += 4 {
-		p0 := neonRowOf(x, stride, idx, i, d)
-		p1 := neonRowOf(x, stride, idx, i+1, d)
-		p2 := neonRowOf(x, stride, idx, i+2, d)
-		p3 := neonRowOf(x, stride, idx, i+3, d)
-		axpy4P(pg, d, &c[i], p0, p1, p2, p3)
+	for i+4 <= len(c) {
+		nr := min(per, (len(c)-i)&^3)
+		for j := 0; j < nr; j++ {
+			rows[j] = neonRowOf(x, stride, idx, i+j, d)
+		}
+		axpyRowsP(pg, d, &c[i], &rows[0], nr)
+		i += nr
 	}
 	for ; i < len(c); i++ {
 		axpyP(c[i], neonRowOf(x, stride, idx, i, d), pg, d)
@@ -483,19 +496,24 @@ func neonMarginsK[T Float](m, x []T, stride int, idx []int, w []T, k int) {
 		return
 	}
 	n, d := len(m)/k, len(w)/k
+	per := neonRowsPerCall(d)
+	var ptrs [neonMaxRows]*T
 	if k < 4 {
-		// Few classes: each class's weights against four rows at a time.
-		var out [4]T
+		// Few classes: each class's weights against a block of rows.
+		var out [neonMaxRows]T
 		i := 0
-		for ; i+4 <= n; i += 4 {
-			p0 := neonRowOf(x, stride, idx, i, d)
-			p1 := neonRowOf(x, stride, idx, i+1, d)
-			p2 := neonRowOf(x, stride, idx, i+2, d)
-			p3 := neonRowOf(x, stride, idx, i+3, d)
-			for j := 0; j < k; j++ {
-				dot4P(&out[0], neonPtr(w[j*d:(j+1)*d]), p0, p1, p2, p3, d)
-				m[i*k+j], m[(i+1)*k+j], m[(i+2)*k+j], m[(i+3)*k+j] = out[0], out[1], out[2], out[3]
+		for i+4 <= n {
+			nr := min(per, (n-i)&^3)
+			for r := 0; r < nr; r++ {
+				ptrs[r] = neonRowOf(x, stride, idx, i+r, d)
 			}
+			for j := 0; j < k; j++ {
+				dotRowsP(&out[0], neonPtr(w[j*d:(j+1)*d]), &ptrs[0], nr, d)
+				for r := 0; r < nr; r++ {
+					m[(i+r)*k+j] = out[r]
+				}
+			}
+			i += nr
 		}
 		for ; i < n; i++ {
 			xi := neonRowOf(x, stride, idx, i, d)
@@ -505,17 +523,23 @@ func neonMarginsK[T Float](m, x []T, stride int, idx []int, w []T, k int) {
 		}
 		return
 	}
-	// Many classes: one row against four classes at a time.
+	// Many classes: each row against a block of class weight vectors.
+	k4 := k &^ 3
+	for j0 := 0; j0 < k4; {
+		nc := min(per, k4-j0)
+		for j := 0; j < nc; j++ {
+			ptrs[j] = neonPtr(w[(j0+j)*d : (j0+j+1)*d])
+		}
+		for i := 0; i < n; i++ {
+			xi := neonRowOf(x, stride, idx, i, d)
+			dotRowsP(&m[i*k+j0], xi, &ptrs[0], nc, d)
+		}
+		j0 += nc
+	}
 	for i := 0; i < n; i++ {
 		xi := neonRowOf(x, stride, idx, i, d)
-		mi := m[i*k : (i+1)*k]
-		j := 0
-		for ; j+4 <= k; j += 4 {
-			dot4P(&mi[j], xi, neonPtr(w[j*d:(j+1)*d]), neonPtr(w[(j+1)*d:(j+2)*d]),
-				neonPtr(w[(j+2)*d:(j+3)*d]), neonPtr(w[(j+3)*d:(j+4)*d]), d)
-		}
-		for ; j < k; j++ {
-			mi[j] = dotP(xi, neonPtr(w[j*d:(j+1)*d]), d)
+		for j := k4; j < k; j++ {
+			m[i*k+j] = dotP(xi, neonPtr(w[j*d:(j+1)*d]), d)
 		}
 	}
 }
@@ -525,17 +549,24 @@ func neonAddOuterK[T Float](g, x []T, stride int, idx []int, c []T, k int) {
 		return
 	}
 	n, d := len(c)/k, len(g)/k
-	var cf [4]T
+	per := neonRowsPerCall(d)
+	var (
+		rows [neonMaxRows]*T
+		cf   [neonMaxRows]T
+	)
 	i := 0
-	for ; i+4 <= n; i += 4 {
-		p0 := neonRowOf(x, stride, idx, i, d)
-		p1 := neonRowOf(x, stride, idx, i+1, d)
-		p2 := neonRowOf(x, stride, idx, i+2, d)
-		p3 := neonRowOf(x, stride, idx, i+3, d)
-		for j := 0; j < k; j++ {
-			cf = [4]T{c[i*k+j], c[(i+1)*k+j], c[(i+2)*k+j], c[(i+3)*k+j]}
-			axpy4P(neonPtr(g[j*d:(j+1)*d]), d, &cf[0], p0, p1, p2, p3)
+	for i+4 <= n {
+		nr := min(per, (n-i)&^3)
+		for r := 0; r < nr; r++ {
+			rows[r] = neonRowOf(x, stride, idx, i+r, d)
 		}
+		for j := 0; j < k; j++ {
+			for r := 0; r < nr; r++ {
+				cf[r] = c[(i+r)*k+j]
+			}
+			axpyRowsP(neonPtr(g[j*d:(j+1)*d]), d, &cf[0], &rows[0], nr)
+		}
+		i += nr
 	}
 	for ; i < n; i++ {
 		xi := neonRowOf(x, stride, idx, i, d)
@@ -690,29 +721,37 @@ func neonSoftmaxCE[T Float](loss, z []T, label []int32, k int) {
 
 // ---- Fused minibatch step ----
 
-// fusedBlock is the number of rows FusedLinear takes through margins, loss,
-// plus weight and gradient while they are in L1.
-const fusedBlock = 16
+// fusedMaxBlock is the most rows FusedLinear takes through margins, loss,
+// plus weight and gradient in one pass; a block holds about 32 KiB of rows,
+// so that they are still in L1 when the gradient pass reads them again.
+const fusedMaxBlock = 32
+
+func neonFusedBlock[T Float](d int) int {
+	var z T
+	return min(max((32<<10)/(max(d, 1)*int(unsafe.Sizeof(z)))&^3, 4), fusedMaxBlock)
+}
 
 func neonFusedLinear[T Float](g, loss, x []T, stride int, idx []int, y, w []T, p *LinearStep[T]) (sumV, sumC T) {
 	d := len(w)
 	g = g[:d]
 	pw, pg := neonPtr(w), neonPtr(g)
+	per := neonRowsPerCall(d)
+	block := neonFusedBlock[T](d)
 	var (
-		rows       [fusedBlock]*T
-		mb, lb, db [fusedBlock]T
-		sb, vb, cb [fusedBlock]T
+		rows       [fusedMaxBlock]*T
+		mb, lb, db [fusedMaxBlock]T
+		sb, vb, cb [fusedMaxBlock]T
 	)
-	for i0 := 0; i0 < len(loss); i0 += fusedBlock {
-		nb := min(fusedBlock, len(loss)-i0)
+	for i0 := 0; i0 < len(loss); i0 += block {
+		nb := min(block, len(loss)-i0)
 		for j := 0; j < nb; j++ {
 			rows[j] = neonRowOf(x, stride, idx, i0+j, d)
 		}
-		j := 0
-		for ; j+4 <= nb; j += 4 {
-			dot4P(&mb[j], pw, rows[j], rows[j+1], rows[j+2], rows[j+3], d)
+		nb4 := nb &^ 3
+		for j := 0; j < nb4; j += per {
+			dotRowsP(&mb[j], pw, &rows[j], min(per, nb4-j), d)
 		}
-		for ; j < nb; j++ {
+		for j := nb4; j < nb; j++ {
 			mb[j] = dotP(pw, rows[j], d)
 		}
 		for j := 0; j < nb; j++ {
@@ -730,11 +769,10 @@ func neonFusedLinear[T Float](g, loss, x []T, stride int, idx []int, y, w []T, p
 			sumV += vb[j]
 			sumC += c
 		}
-		j = 0
-		for ; j+4 <= nb; j += 4 {
-			axpy4P(pg, d, &cb[j], rows[j], rows[j+1], rows[j+2], rows[j+3])
+		for j := 0; j < nb4; j += per {
+			axpyRowsP(pg, d, &cb[j], &rows[j], min(per, nb4-j))
 		}
-		for ; j < nb; j++ {
+		for j := nb4; j < nb; j++ {
 			axpyP(cb[j], rows[j], pg, d)
 		}
 	}

@@ -1,12 +1,15 @@
-// Code generated for cvar by hand-maintained tooling; DO NOT EDIT by hand
-// without keeping the float32 and float64 variants in step.
+// The float32 and float64 variants below are parallel, instruction for
+// instruction; keep them in step when editing.
 
 //go:build !purego
 
-// Linear-algebra kernels for arm64: dot products, axpy, lerp, a dot product
-// of one vector with four (dot4: margins of four rows, or four classes of one
-// row), a four-row axpy (axpy4: g += Σ c_j·x_j with g loaded and stored once
-// per four rows), and the maximum of a vector.
+// Linear-algebra kernels for arm64: dot products, axpy, lerp, the dot
+// products of one vector with a list of rows taken four at a time (dotRows:
+// margins of rows, or the classes of one row; each load of the shared vector
+// serves four rows), the sum of a list of scaled rows into one vector taken
+// four rows at a time (axpyRows: y is loaded and stored once per four rows),
+// and the maximum of a vector. Row lists are arrays of pointers, so gathered
+// rows cost nothing extra, and one call handles many rows.
 //
 // Requires: ASIMD (Advanced SIMD, mandatory in ARMv8-A). Instructions that Go's
 // assembler lacks (FADD, FSUB, FMAX, FADDP, FMAXP on vectors) come from
@@ -17,10 +20,10 @@
 // rest that fills whole registers, and a scalar loop the last 0..1 (float64)
 // or 0..3 (float32) elements. Nothing is read or written outside [0, n).
 //
-// Rounding: axpy, axpy4 and lerp use one fused multiply-add per element and
+// Rounding: axpy, axpyRows and lerp use one fused multiply-add per element and
 // row, in row order, exactly as the Go reference compiles on arm64 (FMADD):
-// they are bit-exact. dot, dot4 and max reduce in a different order than the
-// sequential Go loop; dot and dot4 are within (n+1)·u·Σ|x_i·y_i| of it.
+// they are bit-exact. dot, dotRows and max reduce in a different order than the
+// sequential Go loop; dot and dotRows are within (n+1)·u·Σ|x_i·y_i| of it.
 // These routines are exact-arithmetic kernels: there is no accuracy contract
 // beyond the rounding of each FMA.
 
@@ -180,15 +183,19 @@ lerpscalar:
 lerpdone:
 	RET
 
-// func dot4F64(out, a, b0, b1, b2, b3 *float64, n int)
-TEXT ·dot4F64(SB), NOSPLIT, $0-56
+// func dotRowsF64(out, a *float64, rows **float64, nrows, n int)
+TEXT ·dotRowsF64(SB), NOSPLIT, $0-40
 	MOVD out+0(FP), R7
-	MOVD a+8(FP), R0
-	MOVD b0+16(FP), R1
-	MOVD b1+24(FP), R2
-	MOVD b2+32(FP), R3
-	MOVD b3+40(FP), R4
-	MOVD n+48(FP), R5
+	MOVD a+8(FP), R6
+	MOVD rows+16(FP), R8
+	MOVD nrows+24(FP), R11
+	MOVD n+32(FP), R10
+drgroup:
+	CBZ R11, drdone
+	LDP.P 16(R8), (R1, R2)
+	LDP.P 16(R8), (R3, R4)
+	MOVD R6, R0
+	MOVD R10, R5
 	VEOR V16.B16, V16.B16, V16.B16
 	VEOR V17.B16, V17.B16, V17.B16
 	VEOR V18.B16, V18.B16, V18.B16
@@ -265,7 +272,7 @@ d4red:
 	VFADD_D2(31, 30, 30)
 	VFADD_D2(30, 28, 28)
 	FADDP_D(28, 28)
-	CBZ R5, d4done
+	CBZ R5, d4store
 d4scalar:
 	FMOVD.P 8(R0), F0
 	FMOVD.P 8(R1), F1
@@ -278,22 +285,29 @@ d4scalar:
 	FMADDD F0, F28, F4, F28
 	SUB $1, R5
 	CBNZ R5, d4scalar
-d4done:
-	FMOVD F16, 0(R7)
-	FMOVD F20, 8(R7)
-	FMOVD F24, 16(R7)
-	FMOVD F28, 24(R7)
+d4store:
+	FMOVD.P F16, 8(R7)
+	FMOVD.P F20, 8(R7)
+	FMOVD.P F24, 8(R7)
+	FMOVD.P F28, 8(R7)
+	SUB $4, R11
+	JMP drgroup
+drdone:
 	RET
 
-// func axpy4F64(y *float64, n int, c, x0, x1, x2, x3 *float64)
-TEXT ·axpy4F64(SB), NOSPLIT, $0-56
-	MOVD y+0(FP), R0
-	MOVD n+8(FP), R1
+// func axpyRowsF64(y *float64, n int, c *float64, rows **float64, nrows int)
+TEXT ·axpyRowsF64(SB), NOSPLIT, $0-40
+	MOVD y+0(FP), R9
+	MOVD n+8(FP), R10
 	MOVD c+16(FP), R2
-	MOVD x0+24(FP), R3
-	MOVD x1+32(FP), R4
-	MOVD x2+40(FP), R5
-	MOVD x3+48(FP), R6
+	MOVD rows+24(FP), R8
+	MOVD nrows+32(FP), R11
+argroup:
+	CBZ R11, ardone
+	LDP.P 16(R8), (R3, R4)
+	LDP.P 16(R8), (R5, R6)
+	MOVD R9, R0
+	MOVD R10, R1
 	VLD1R.P 8(R2), [V28.D2]
 	VLD1R.P 8(R2), [V29.D2]
 	VLD1R.P 8(R2), [V30.D2]
@@ -344,7 +358,7 @@ a4oneloop:
 	CMP $2, R1
 	BGE a4oneloop
 a4tail:
-	CBZ R1, a4done
+	CBZ R1, a4next
 a4scalar:
 	FMOVD (R0), F0
 	FMOVD.P 8(R3), F4
@@ -358,7 +372,10 @@ a4scalar:
 	FMOVD.P F0, 8(R0)
 	SUB $1, R1
 	CBNZ R1, a4scalar
-a4done:
+a4next:
+	SUB $4, R11
+	JMP argroup
+ardone:
 	RET
 
 // func maxF64(x *float64, n int) float64
@@ -559,15 +576,19 @@ lerpscalar:
 lerpdone:
 	RET
 
-// func dot4F32(out, a, b0, b1, b2, b3 *float32, n int)
-TEXT ·dot4F32(SB), NOSPLIT, $0-56
+// func dotRowsF32(out, a *float32, rows **float32, nrows, n int)
+TEXT ·dotRowsF32(SB), NOSPLIT, $0-40
 	MOVD out+0(FP), R7
-	MOVD a+8(FP), R0
-	MOVD b0+16(FP), R1
-	MOVD b1+24(FP), R2
-	MOVD b2+32(FP), R3
-	MOVD b3+40(FP), R4
-	MOVD n+48(FP), R5
+	MOVD a+8(FP), R6
+	MOVD rows+16(FP), R8
+	MOVD nrows+24(FP), R11
+	MOVD n+32(FP), R10
+drgroup:
+	CBZ R11, drdone
+	LDP.P 16(R8), (R1, R2)
+	LDP.P 16(R8), (R3, R4)
+	MOVD R6, R0
+	MOVD R10, R5
 	VEOR V16.B16, V16.B16, V16.B16
 	VEOR V17.B16, V17.B16, V17.B16
 	VEOR V18.B16, V18.B16, V18.B16
@@ -648,7 +669,7 @@ d4red:
 	VFADD_S4(30, 28, 28)
 	VFADDP_S4(28, 28, 28)
 	FADDP_S(28, 28)
-	CBZ R5, d4done
+	CBZ R5, d4store
 d4scalar:
 	FMOVS.P 4(R0), F0
 	FMOVS.P 4(R1), F1
@@ -661,22 +682,29 @@ d4scalar:
 	FMADDS F0, F28, F4, F28
 	SUB $1, R5
 	CBNZ R5, d4scalar
-d4done:
-	FMOVS F16, 0(R7)
-	FMOVS F20, 4(R7)
-	FMOVS F24, 8(R7)
-	FMOVS F28, 12(R7)
+d4store:
+	FMOVS.P F16, 4(R7)
+	FMOVS.P F20, 4(R7)
+	FMOVS.P F24, 4(R7)
+	FMOVS.P F28, 4(R7)
+	SUB $4, R11
+	JMP drgroup
+drdone:
 	RET
 
-// func axpy4F32(y *float32, n int, c, x0, x1, x2, x3 *float32)
-TEXT ·axpy4F32(SB), NOSPLIT, $0-56
-	MOVD y+0(FP), R0
-	MOVD n+8(FP), R1
+// func axpyRowsF32(y *float32, n int, c *float32, rows **float32, nrows int)
+TEXT ·axpyRowsF32(SB), NOSPLIT, $0-40
+	MOVD y+0(FP), R9
+	MOVD n+8(FP), R10
 	MOVD c+16(FP), R2
-	MOVD x0+24(FP), R3
-	MOVD x1+32(FP), R4
-	MOVD x2+40(FP), R5
-	MOVD x3+48(FP), R6
+	MOVD rows+24(FP), R8
+	MOVD nrows+32(FP), R11
+argroup:
+	CBZ R11, ardone
+	LDP.P 16(R8), (R3, R4)
+	LDP.P 16(R8), (R5, R6)
+	MOVD R9, R0
+	MOVD R10, R1
 	VLD1R.P 4(R2), [V28.S4]
 	VLD1R.P 4(R2), [V29.S4]
 	VLD1R.P 4(R2), [V30.S4]
@@ -727,7 +755,7 @@ a4oneloop:
 	CMP $4, R1
 	BGE a4oneloop
 a4tail:
-	CBZ R1, a4done
+	CBZ R1, a4next
 a4scalar:
 	FMOVS (R0), F0
 	FMOVS.P 4(R3), F4
@@ -741,7 +769,10 @@ a4scalar:
 	FMOVS.P F0, 4(R0)
 	SUB $1, R1
 	CBNZ R1, a4scalar
-a4done:
+a4next:
+	SUB $4, R11
+	JMP argroup
+ardone:
 	RET
 
 // func maxF32(x *float32, n int) float32

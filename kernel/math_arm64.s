@@ -1,5 +1,6 @@
-// Code generated for cvar by hand-maintained tooling; keep the float32 and
-// float64 variants in step.
+// The float32 and float64 variants below are parallel, instruction for
+// instruction (float32 differs only in its loads and stores); keep them in
+// step when editing.
 
 //go:build !purego
 

@@ -549,3 +549,101 @@ func neonTestSpecials[T Float](t *testing.T, ops, ref *Ops[T]) {
 		}
 	}
 }
+
+// TestNEONManyRows covers the wrappers' splitting of long row lists into
+// several assembly calls (d large enough that one call takes fewer rows than
+// there are), for gathered and consecutive rows.
+func TestNEONManyRows(t *testing.T) {
+	im := neonImpl(t)
+	t.Run("f32", func(t *testing.T) { neonTestManyRows(t, &im.F32, &generic.F32) })
+	t.Run("f64", func(t *testing.T) { neonTestManyRows(t, &im.F64, &generic.F64) })
+}
+
+func neonTestManyRows[T Float](t *testing.T, ops, ref *Ops[T]) {
+	r := rand.New(rand.NewPCG(9, 10))
+	u := 0x1p-53
+	if neonIsF32[T]() {
+		u = 0x1p-24
+	}
+	for _, d := range []int{1, 5, 1500, 3001} {
+		for _, nr := range []int{70, 131} {
+			stride := d + 1
+			x := make([]T, (nr+3)*stride)
+			neonFill(r, x, -1, 1)
+			for _, idx := range [][]int{nil, r.Perm(nr + 3)[:nr]} {
+				w := make([]T, d)
+				neonFill(r, w, -1, 1)
+				m, m2 := make([]T, nr), make([]T, nr)
+				ops.Margins(m, x, stride, idx, w)
+				ref.Margins(m2, x, stride, idx, w)
+				for i := range m {
+					if math.Abs(float64(m[i]-m2[i])) > 2*float64(d+1)*u*float64(d) {
+						t.Fatalf("Margins d=%d i=%d: %v, want %v", d, i, m[i], m2[i])
+					}
+				}
+				c := make([]T, nr)
+				neonFill(r, c, -1, 1)
+				g := make([]T, d)
+				g2 := make([]T, d)
+				ops.AddRows(g, x, stride, idx, c)
+				ref.AddRows(g2, x, stride, idx, c)
+				for i := range g {
+					if !neonSameBits(g[i], g2[i]) {
+						t.Fatalf("AddRows d=%d i=%d: %v, want %v", d, i, g[i], g2[i])
+					}
+				}
+				for _, k := range []int{2, 7, 70} {
+					if k*d > 20000 {
+						continue
+					}
+					W := make([]T, k*d)
+					neonFill(r, W, -1, 1)
+					mk, mk2 := make([]T, nr*k), make([]T, nr*k)
+					ops.MarginsK(mk, x, stride, idx, W, k)
+					ref.MarginsK(mk2, x, stride, idx, W, k)
+					for i := range mk {
+						if math.Abs(float64(mk[i]-mk2[i])) > 2*float64(d+1)*u*float64(d) {
+							t.Fatalf("MarginsK d=%d k=%d i=%d: %v, want %v", d, k, i, mk[i], mk2[i])
+						}
+					}
+					ck := make([]T, nr*k)
+					neonFill(r, ck, -1, 1)
+					gk, gk2 := make([]T, k*d), make([]T, k*d)
+					ops.AddOuterK(gk, x, stride, idx, ck, k)
+					ref.AddOuterK(gk2, x, stride, idx, ck, k)
+					for i := range gk {
+						if !neonSameBits(gk[i], gk2[i]) {
+							t.Fatalf("AddOuterK d=%d k=%d i=%d: %v, want %v", d, k, i, gk[i], gk2[i])
+						}
+					}
+				}
+				y := make([]T, nr)
+				for i := range y {
+					y[i] = T(1 - 2*r.IntN(2))
+				}
+				for i := range w {
+					w[i] /= T(math.Sqrt(float64(d)))
+				}
+				p := &LinearStep[T]{Loss: Logistic, Plus: PlusSoftplus, Bias: 0.1, Tau: 0.3, InvL: 0.7, Eps: 0.2, Scale: 0.05}
+				g, g2 = make([]T, d), make([]T, d)
+				l, l2 := make([]T, nr), make([]T, nr)
+				sv, sc := ops.FusedLinear(g, l, x, stride, idx, y, w, p)
+				sv2, sc2 := ref.FusedLinear(g2, l2, x, stride, idx, y, w, p)
+				tol := 1e3 * float64(d+nr) * u
+				if math.Abs(float64(sv-sv2)) > tol || math.Abs(float64(sc-sc2)) > tol {
+					t.Fatalf("FusedLinear d=%d: sums %v %v, want %v %v", d, sv, sc, sv2, sc2)
+				}
+				for i := range g {
+					if math.Abs(float64(g[i]-g2[i])) > tol {
+						t.Fatalf("FusedLinear d=%d g[%d] %v, want %v", d, i, g[i], g2[i])
+					}
+				}
+				for i := range l {
+					if math.Abs(float64(l[i]-l2[i])) > tol {
+						t.Fatalf("FusedLinear d=%d loss[%d] %v, want %v", d, i, l[i], l2[i])
+					}
+				}
+			}
+		}
+	}
+}
