@@ -1,8 +1,3 @@
-// The float32 and float64 variants below are parallel, instruction for
-// instruction; keep them in step when editing.
-
-//go:build !purego
-
 // Linear-algebra kernels for arm64: dot products, axpy, lerp, the dot
 // products of one vector with a list of rows taken four at a time (dotRows:
 // margins of rows, or the classes of one row; each load of the shared vector
@@ -26,6 +21,11 @@
 // sequential Go loop; dot and dotRows are within (n+1)·u·Σ|x_i·y_i| of it.
 // These routines are exact-arithmetic kernels: there is no accuracy contract
 // beyond the rounding of each FMA.
+//
+// The float32 and float64 variants below are parallel, instruction for
+// instruction; keep them in step when editing.
+
+//go:build !purego
 
 #include "textflag.h"
 #include "neon_arm64.h"
