@@ -639,3 +639,25 @@ func TestStream(t *testing.T) {
 	fails(t, 2, []string{"-stream"}, "train", "-stream", "-method", "alg3", "-data", csvFile)
 	fails(t, 2, []string{"-stream", "idx"}, "train", "-stream", "-method", "alg1", "-data", filepath.Dir(idxPair(t, t.TempDir(), 10, false)))
 }
+
+func TestProgress(t *testing.T) {
+	var b bytes.Buffer
+	p := newProgress(&env{stderr: &b, tty: true}, "work", 4)
+	for range 4 {
+		p.add(1)
+	}
+	p.finish()
+	if s := b.String(); !strings.Contains(s, "work [") || !strings.Contains(s, "100% 4/4") || !strings.HasSuffix(s, "\r\x1b[K") {
+		t.Errorf("progress on a terminal: %q", s)
+	}
+	b.Reset()
+	p = newProgress(&env{stderr: &b}, "work", 4)
+	p.add(4)
+	p.finish()
+	if b.Len() != 0 {
+		t.Errorf("progress when stderr is not a terminal: %q", b.String())
+	}
+	if isTerminal(&b) {
+		t.Error("a buffer is not a terminal")
+	}
+}

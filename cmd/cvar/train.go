@@ -334,6 +334,9 @@ func (r *trainReport) print(w io.Writer) error {
 	if p.Method == cvar.Alg2 || p.Method == cvar.Alg3 || p.Method == cvar.Alg4 {
 		line += fmt.Sprintf(", ε = %s%s", fmtNum(p.Eps), src(p.TheoremEps))
 	}
+	if p.L != 1 && p.Method != cvar.Vanilla && p.Method != cvar.MinibatchCVaR {
+		line += fmt.Sprintf(" on losses ÷ L = %s", fmtNum(p.L))
+	}
 	fmt.Fprintf(tw, "step\t%s\n", line)
 	est := ""
 	if p.Estimated {
