@@ -609,6 +609,9 @@ func neonLog1p[T Float](dst, x []T) {
 }
 
 func neonLinearLoss[T Float](kind LossKind, loss, dloss, m, y []T) {
+	if len(m) == 0 {
+		return
+	}
 	if kind != Logistic && kind != Squared && kind != Absolute {
 		panic("kernel: unknown LossKind")
 	}
@@ -639,10 +642,16 @@ func plusConsts(c *[16]float64, eps float64) {
 }
 
 func neonPlus[T Float](kind PlusKind, eps T, rho, drho, s []T) {
+	if len(s) == 0 {
+		return
+	}
+	// As the generic loop indexes them: each given output must be as long as s.
 	if rho != nil {
+		_ = rho[len(s)-1]
 		rho = rho[:len(s)]
 	}
 	if drho != nil {
+		_ = drho[len(s)-1]
 		drho = drho[:len(s)]
 	}
 	switch kind {
@@ -734,6 +743,9 @@ func neonFusedBlock[T Float](d int) int {
 func neonFusedLinear[T Float](g, loss, x []T, stride int, idx []int, y, w []T, p *LinearStep[T]) (sumV, sumC T) {
 	d := len(w)
 	g = g[:d]
+	if len(loss) > 0 {
+		_ = y[len(loss)-1] // y[i] is read for every i < len(loss)
+	}
 	pw, pg := neonPtr(w), neonPtr(g)
 	per := neonRowsPerCall(d)
 	block := neonFusedBlock[T](d)
