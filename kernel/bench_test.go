@@ -32,6 +32,10 @@ func benchRows[T Float](b *testing.B, kernel string) {
 	for _, sz := range []struct{ n, d int }{{64, 100}, {64, 784}} {
 		x := benchData[T](sz.n * sz.d)
 		w := benchData[T](sz.d)
+		for i := range w {
+			w[i] /= 8
+		}
+		g := make([]T, sz.d)
 		m := make([]T, sz.n)
 		c := benchData[T](sz.n)
 		idx := make([]int, sz.n)
@@ -54,9 +58,9 @@ func benchRows[T Float](b *testing.B, kernel string) {
 					case "margins":
 						ops.Margins(m, x, sz.d, idx, w)
 					case "addrows":
-						ops.AddRows(w, x, sz.d, idx, c)
+						ops.AddRows(g, x, sz.d, idx, c)
 					case "fused":
-						ops.FusedLinear(w, loss, x, sz.d, idx, y, w, &p)
+						ops.FusedLinear(g, loss, x, sz.d, idx, y, w, &p)
 					}
 				}
 				b.ReportMetric(float64(sz.n*sz.d)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFMA/s")

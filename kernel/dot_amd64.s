@@ -4,17 +4,18 @@
 //
 // Requires: AVX2, FMA3 (VFMADD231PS/PD, VMASKMOVPS/PD on 256-bit registers).
 //
-// Tails: the main loops take 32 float32 / 16 float64 elements (four
-// registers) per iteration, then one register at a time; the last 0..7
+// Tails: Dot's main loop takes 64 float32 / 32 float64 elements (eight
+// registers, eight accumulators) per iteration, then two registers and one
+// (Axpy's and Lerp's main loops take four registers, then one at a time); the last 0..7
 // float32 / 0..3 float64 elements are read and written with VMASKMOVPS/PD
 // under a lane mask from the tables below, so no kernel touches memory past
 // the end of its slices (masked-off lanes are neither loaded nor stored).
-// Dot's main loop prefetches 512 bytes ahead on both inputs (PREFETCHT0 never
+// Dot's main loop prefetches 1 KiB ahead on both inputs (PREFETCHT0 never
 // faults, so prefetching past the end is harmless).
 //
 // Accuracy: Axpy and Lerp are elementwise, y[i] = fma(a, x[i], y[i]) and
-// y[i] = fma(t, x[i]-y[i], y[i]), each rounded once. Dot sums in four (Dot
-// float32/float64) vector accumulators, so its rounding differs from a
+// y[i] = fma(t, x[i]-y[i], y[i]), each rounded once. Dot sums in eight
+// vector accumulators, so its rounding differs from a
 // sequential sum within |got − exact| ≤ (n+1)·u·Σ|x_i·y_i|.
 
 #include "textflag.h"
@@ -107,40 +108,61 @@ TEXT ·dotF32(SB), NOSPLIT, $0-28
 	VXORPS Y1, Y1, Y1
 	VXORPS Y2, Y2, Y2
 	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
 	XORQ   AX, AX
 	MOVQ   CX, DX
-	ANDQ   $-32, DX
+	ANDQ   $-64, DX
 	JZ     dot32one
 
 dot32loop4:
-	PREFETCHT0  512(SI)(AX*4)
-	PREFETCHT0  576(SI)(AX*4)
-	PREFETCHT0  512(DI)(AX*4)
-	PREFETCHT0  576(DI)(AX*4)
-	VMOVUPS     (SI)(AX*4), Y4
-	VMOVUPS     32(SI)(AX*4), Y5
-	VMOVUPS     64(SI)(AX*4), Y6
-	VMOVUPS     96(SI)(AX*4), Y7
-	VFMADD231PS (DI)(AX*4), Y4, Y0
-	VFMADD231PS 32(DI)(AX*4), Y5, Y1
-	VFMADD231PS 64(DI)(AX*4), Y6, Y2
-	VFMADD231PS 96(DI)(AX*4), Y7, Y3
-	ADDQ        $32, AX
+	PREFETCHT0  1024(SI)(AX*4)
+	PREFETCHT0  1024(DI)(AX*4)
+	VMOVUPS     (SI)(AX*4), Y8
+	VMOVUPS     32(SI)(AX*4), Y9
+	VMOVUPS     64(SI)(AX*4), Y10
+	VMOVUPS     96(SI)(AX*4), Y11
+	VMOVUPS     128(SI)(AX*4), Y12
+	VMOVUPS     160(SI)(AX*4), Y13
+	VMOVUPS     192(SI)(AX*4), Y14
+	VMOVUPS     224(SI)(AX*4), Y15
+	VFMADD231PS (DI)(AX*4), Y8, Y0
+	VFMADD231PS 32(DI)(AX*4), Y9, Y1
+	VFMADD231PS 64(DI)(AX*4), Y10, Y2
+	VFMADD231PS 96(DI)(AX*4), Y11, Y3
+	VFMADD231PS 128(DI)(AX*4), Y12, Y4
+	VFMADD231PS 160(DI)(AX*4), Y13, Y5
+	VFMADD231PS 192(DI)(AX*4), Y14, Y6
+	VFMADD231PS 224(DI)(AX*4), Y15, Y7
+	ADDQ        $64, AX
 	CMPQ        AX, DX
 	JB          dot32loop4
 
 dot32one:
 	MOVQ CX, DX
-	ANDQ $-8, DX
+	ANDQ $-16, DX
 	CMPQ AX, DX
-	JAE  dot32tail
+	JAE  dot32single
 
-dot32loop1:
-	VMOVUPS     (SI)(AX*4), Y4
-	VFMADD231PS (DI)(AX*4), Y4, Y0
-	ADDQ        $8, AX
+dot32loop2:
+	VMOVUPS     (SI)(AX*4), Y8
+	VMOVUPS     32(SI)(AX*4), Y9
+	VFMADD231PS (DI)(AX*4), Y8, Y0
+	VFMADD231PS 32(DI)(AX*4), Y9, Y1
+	ADDQ        $16, AX
 	CMPQ        AX, DX
-	JB          dot32loop1
+	JB          dot32loop2
+
+dot32single:
+	MOVQ        CX, DX
+	SUBQ        AX, DX
+	CMPQ        DX, $8
+	JB          dot32tail
+	VMOVUPS     (SI)(AX*4), Y8
+	VFMADD231PS (DI)(AX*4), Y8, Y2
+	ADDQ        $8, AX
 
 dot32tail:
 	MOVQ       CX, DX
@@ -149,12 +171,16 @@ dot32tail:
 	LEAQ       ·maskTab32(SB), R8
 	MOVQ       $8, R9
 	SUBQ       DX, R9
-	VMOVDQU    (R8)(R9*4), Y8
-	VMASKMOVPS (SI)(AX*4), Y8, Y4
-	VMASKMOVPS (DI)(AX*4), Y8, Y5
-	VFMADD231PS Y5, Y4, Y1
+	VMOVDQU    (R8)(R9*4), Y10
+	VMASKMOVPS (SI)(AX*4), Y10, Y8
+	VMASKMOVPS (DI)(AX*4), Y10, Y9
+	VFMADD231PS Y9, Y8, Y3
 
 dot32reduce:
+	VADDPS       Y4, Y0, Y0
+	VADDPS       Y5, Y1, Y1
+	VADDPS       Y6, Y2, Y2
+	VADDPS       Y7, Y3, Y3
 	VADDPS       Y1, Y0, Y0
 	VADDPS       Y3, Y2, Y2
 	VADDPS       Y2, Y0, Y0
@@ -175,40 +201,61 @@ TEXT ·dotF64(SB), NOSPLIT, $0-32
 	VXORPD Y1, Y1, Y1
 	VXORPD Y2, Y2, Y2
 	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
 	XORQ   AX, AX
 	MOVQ   CX, DX
-	ANDQ   $-16, DX
+	ANDQ   $-32, DX
 	JZ     dot64one
 
 dot64loop4:
-	PREFETCHT0  512(SI)(AX*8)
-	PREFETCHT0  576(SI)(AX*8)
-	PREFETCHT0  512(DI)(AX*8)
-	PREFETCHT0  576(DI)(AX*8)
-	VMOVUPD     (SI)(AX*8), Y4
-	VMOVUPD     32(SI)(AX*8), Y5
-	VMOVUPD     64(SI)(AX*8), Y6
-	VMOVUPD     96(SI)(AX*8), Y7
-	VFMADD231PD (DI)(AX*8), Y4, Y0
-	VFMADD231PD 32(DI)(AX*8), Y5, Y1
-	VFMADD231PD 64(DI)(AX*8), Y6, Y2
-	VFMADD231PD 96(DI)(AX*8), Y7, Y3
-	ADDQ        $16, AX
+	PREFETCHT0  1024(SI)(AX*8)
+	PREFETCHT0  1024(DI)(AX*8)
+	VMOVUPD     (SI)(AX*8), Y8
+	VMOVUPD     32(SI)(AX*8), Y9
+	VMOVUPD     64(SI)(AX*8), Y10
+	VMOVUPD     96(SI)(AX*8), Y11
+	VMOVUPD     128(SI)(AX*8), Y12
+	VMOVUPD     160(SI)(AX*8), Y13
+	VMOVUPD     192(SI)(AX*8), Y14
+	VMOVUPD     224(SI)(AX*8), Y15
+	VFMADD231PD (DI)(AX*8), Y8, Y0
+	VFMADD231PD 32(DI)(AX*8), Y9, Y1
+	VFMADD231PD 64(DI)(AX*8), Y10, Y2
+	VFMADD231PD 96(DI)(AX*8), Y11, Y3
+	VFMADD231PD 128(DI)(AX*8), Y12, Y4
+	VFMADD231PD 160(DI)(AX*8), Y13, Y5
+	VFMADD231PD 192(DI)(AX*8), Y14, Y6
+	VFMADD231PD 224(DI)(AX*8), Y15, Y7
+	ADDQ        $32, AX
 	CMPQ        AX, DX
 	JB          dot64loop4
 
 dot64one:
 	MOVQ CX, DX
-	ANDQ $-4, DX
+	ANDQ $-8, DX
 	CMPQ AX, DX
-	JAE  dot64tail
+	JAE  dot64single
 
-dot64loop1:
-	VMOVUPD     (SI)(AX*8), Y4
-	VFMADD231PD (DI)(AX*8), Y4, Y0
-	ADDQ        $4, AX
+dot64loop2:
+	VMOVUPD     (SI)(AX*8), Y8
+	VMOVUPD     32(SI)(AX*8), Y9
+	VFMADD231PD (DI)(AX*8), Y8, Y0
+	VFMADD231PD 32(DI)(AX*8), Y9, Y1
+	ADDQ        $8, AX
 	CMPQ        AX, DX
-	JB          dot64loop1
+	JB          dot64loop2
+
+dot64single:
+	MOVQ        CX, DX
+	SUBQ        AX, DX
+	CMPQ        DX, $4
+	JB          dot64tail
+	VMOVUPD     (SI)(AX*8), Y8
+	VFMADD231PD (DI)(AX*8), Y8, Y2
+	ADDQ        $4, AX
 
 dot64tail:
 	MOVQ       CX, DX
@@ -217,12 +264,16 @@ dot64tail:
 	LEAQ       ·maskTab64(SB), R8
 	MOVQ       $4, R9
 	SUBQ       DX, R9
-	VMOVDQU    (R8)(R9*8), Y8
-	VMASKMOVPD (SI)(AX*8), Y8, Y4
-	VMASKMOVPD (DI)(AX*8), Y8, Y5
-	VFMADD231PD Y5, Y4, Y1
+	VMOVDQU    (R8)(R9*8), Y10
+	VMASKMOVPD (SI)(AX*8), Y10, Y8
+	VMASKMOVPD (DI)(AX*8), Y10, Y9
+	VFMADD231PD Y9, Y8, Y3
 
 dot64reduce:
+	VADDPD       Y4, Y0, Y0
+	VADDPD       Y5, Y1, Y1
+	VADDPD       Y6, Y2, Y2
+	VADDPD       Y7, Y3, Y3
 	VADDPD       Y1, Y0, Y0
 	VADDPD       Y3, Y2, Y2
 	VADDPD       Y2, Y0, Y0

@@ -24,8 +24,16 @@ func archImpls() []*Impl {
 }
 
 func avx2Ops[T Float]() Ops[T] {
+	// Dot is called per row by some callers: the float32 and float64 entries
+	// are plain functions, without the generic dictionary.
+	var dot func(x, y []T) T
+	if is32[T]() {
+		dot = any(dotAVX2F32).(func(x, y []T) T)
+	} else {
+		dot = any(dotAVX2F64).(func(x, y []T) T)
+	}
 	return Ops[T]{
-		Dot:         dotAVX2[T],
+		Dot:         dot,
 		Axpy:        axpyAVX2[T],
 		Lerp:        lerpAVX2[T],
 		Margins:     marginsAVX2[T],
@@ -113,14 +121,24 @@ func lerpF32(t float32, x, y unsafe.Pointer, n int)
 //go:noescape
 func lerpF64(t float64, x, y unsafe.Pointer, n int)
 
-func dotAVX2[T Float](x, y []T) T {
+func dotAVX2F32(x, y []float32) float32 {
 	y = y[:len(x)]
 	if len(x) <= chunkElems {
-		if is32[T]() {
-			return T(dotF32(ptr(x), ptr(y), len(x)))
-		}
-		return T(dotF64(ptr(x), ptr(y), len(x)))
+		return dotF32(ptr(x), ptr(y), len(x))
 	}
+	return dotAVX2(x, y)
+}
+
+func dotAVX2F64(x, y []float64) float64 {
+	y = y[:len(x)]
+	if len(x) <= chunkElems {
+		return dotF64(ptr(x), ptr(y), len(x))
+	}
+	return dotAVX2(x, y)
+}
+
+func dotAVX2[T Float](x, y []T) T {
+	y = y[:len(x)]
 	var s T
 	for len(x) > 0 {
 		n := min(len(x), chunkElems)

@@ -105,6 +105,7 @@ C4(lg4, $0x3fcc71c51d8e78af)
 C4(lg5, $0x3fc7466496cb03de)
 C4(lg6, $0x3fc39a09d078c69f)
 C4(lg7, $0x3fc2f112df3e5244)
+C4(sqrt2, $0x3ff6a09e667f3bcd)
 C4(log1pBig, $0x7e70000000000000)
 C4(log1pScale, $0x39b0000000000000)
 C4(hundred, $0x4059000000000000)
@@ -375,6 +376,69 @@ C8(ssixtyfour, $0x42800000)
 	VSUBPD       T3, R, R; \
 	VFMSUB231PD  ln2hi<>(SB), T1, R
 
+// EXPNEGPD is EXPPD for X ≤ 0 or NaN (no upper clamp).
+#define EXPNEGPD(X, R, T1, T2, T3) \
+	VMOVUPD      expLo<>(SB), T1; \
+	VMAXPD       X, T1, X; \
+	VMOVUPD      shifter<>(SB), T1; \
+	VFMADD231PD  log2e<>(SB), X, T1; \
+	VSUBPD       shifter<>(SB), T1, T2; \
+	VMOVAPD      X, R; \
+	VFNMADD231PD ln2hi<>(SB), T2, R; \
+	VFNMADD231PD ln2lo<>(SB), T2, R; \
+	VMOVUPD      e11<>(SB), T3; \
+	VFMADD213PD  e10<>(SB), R, T3; \
+	VFMADD213PD  e9<>(SB), R, T3; \
+	VFMADD213PD  e8<>(SB), R, T3; \
+	VFMADD213PD  e7<>(SB), R, T3; \
+	VFMADD213PD  e6<>(SB), R, T3; \
+	VFMADD213PD  e5<>(SB), R, T3; \
+	VFMADD213PD  e4<>(SB), R, T3; \
+	VFMADD213PD  e3<>(SB), R, T3; \
+	VFMADD213PD  e2<>(SB), R, T3; \
+	VMULPD       R, R, T2; \
+	VFMADD213PD  R, T2, T3; \
+	VADDPD       one<>(SB), T3, T3; \
+	VPSUBQ       expKBias<>(SB), T1, T1; \
+	VPSRLQ       $1, T1, T2; \
+	VPSUBQ       T2, T1, T1; \
+	VPSUBQ       qone<>(SB), T1, T1; \
+	VPSUBQ       qone<>(SB), T2, T2; \
+	VPSLLQ       $52, T1, T1; \
+	VPSLLQ       $52, T2, T2; \
+	VMULPD       T2, T3, T3; \
+	VMULPD       T1, T3, R
+
+// LOG1PUNIT2PD is LOG1PUNITPD that also leaves U = 1 + X, and finds e ∈ {0, 1}
+// by comparing U with √2 (X ∈ [0, 1] or NaN).
+#define LOG1PUNIT2PD(X, R, U, T1, T2, T3, T4) \
+	VADDPD       one<>(SB), X, U; \
+	VCMPPD       $0x0d, sqrt2<>(SB), U, T1; \
+	VMOVUPD      one<>(SB), T2; \
+	VBLENDVPD    T1, half<>(SB), T2, T2; \
+	VANDPD       one<>(SB), T1, T1; \
+	VSUBPD       one<>(SB), T2, T3; \
+	VFMADD231PD  X, T2, T3; \
+	VADDPD       two<>(SB), T3, T2; \
+	VDIVPD       T2, T3, T2; \
+	VMULPD       T2, T2, T4; \
+	VMOVUPD      lg7<>(SB), R; \
+	VFMADD213PD  lg6<>(SB), T4, R; \
+	VFMADD213PD  lg5<>(SB), T4, R; \
+	VFMADD213PD  lg4<>(SB), T4, R; \
+	VFMADD213PD  lg3<>(SB), T4, R; \
+	VFMADD213PD  lg2<>(SB), T4, R; \
+	VFMADD213PD  lg1<>(SB), T4, R; \
+	VMULPD       T4, R, R; \
+	VMULPD       T3, T3, T4; \
+	VMULPD       half<>(SB), T4, T4; \
+	VADDPD       T4, R, R; \
+	VMULPD       T2, R, R; \
+	VFMADD231PD  ln2lo<>(SB), T1, R; \
+	VSUBPD       R, T4, R; \
+	VSUBPD       T3, R, R; \
+	VFMSUB231PD  ln2hi<>(SB), T1, R
+
 // func expF32(dst, x unsafe.Pointer, n int)
 TEXT ·expF32(SB), NOSPLIT, $0-24
 	MOVQ dst+0(FP), DI
@@ -597,18 +661,15 @@ logisticF64loop:
 	VMOVUPD    (SI)(AX*8), Y0
 	VMOVUPD    (DX)(AX*8), Y1
 	VMULPD    Y0, Y1, Y2
-	VANDPD    absMask<>(SB), Y2, Y3
-	VXORPD    signMask<>(SB), Y3, Y3
-	EXPPD(Y3, Y4, Y5, Y6, Y7)
-	LOG1PUNITPD(Y4, Y5, Y6, Y7, Y8, Y9)
+	VORPD     signMask<>(SB), Y2, Y3
+	EXPNEGPD(Y3, Y4, Y5, Y6, Y7)
+	LOG1PUNIT2PD(Y4, Y5, Y8, Y6, Y7, Y9, Y10)
 	VXORPD    signMask<>(SB), Y2, Y6
 	VXORPD    Y7, Y7, Y7
 	VMAXPD    Y7, Y6, Y6
 	VADDPD    Y5, Y6, Y6
-	VADDPD    one<>(SB), Y4, Y8
-	VCMPPD    $0x0d, Y7, Y2, Y9
-	VMOVUPD   one<>(SB), Y10
-	VBLENDVPD Y9, Y4, Y10, Y10
+	VCMPPD    $0x11, Y7, Y2, Y9
+	VBLENDVPD Y9, one<>(SB), Y4, Y10
 	VDIVPD    Y8, Y10, Y10
 	VXORPD    signMask<>(SB), Y1, Y11
 	VMULPD    Y10, Y11, Y11
@@ -629,18 +690,15 @@ logisticF64tail:
 	VMASKMOVPD (SI)(AX*8), Y15, Y0
 	VMASKMOVPD (DX)(AX*8), Y15, Y1
 	VMULPD    Y0, Y1, Y2
-	VANDPD    absMask<>(SB), Y2, Y3
-	VXORPD    signMask<>(SB), Y3, Y3
-	EXPPD(Y3, Y4, Y5, Y6, Y7)
-	LOG1PUNITPD(Y4, Y5, Y6, Y7, Y8, Y9)
+	VORPD     signMask<>(SB), Y2, Y3
+	EXPNEGPD(Y3, Y4, Y5, Y6, Y7)
+	LOG1PUNIT2PD(Y4, Y5, Y8, Y6, Y7, Y9, Y10)
 	VXORPD    signMask<>(SB), Y2, Y6
 	VXORPD    Y7, Y7, Y7
 	VMAXPD    Y7, Y6, Y6
 	VADDPD    Y5, Y6, Y6
-	VADDPD    one<>(SB), Y4, Y8
-	VCMPPD    $0x0d, Y7, Y2, Y9
-	VMOVUPD   one<>(SB), Y10
-	VBLENDVPD Y9, Y4, Y10, Y10
+	VCMPPD    $0x11, Y7, Y2, Y9
+	VBLENDVPD Y9, one<>(SB), Y4, Y10
 	VDIVPD    Y8, Y10, Y10
 	VXORPD    signMask<>(SB), Y1, Y11
 	VMULPD    Y10, Y11, Y11
@@ -1277,18 +1335,15 @@ plusSoftplusF64:
 plusSoftplusF64loop:
 	VMOVUPD    (SI)(AX*8), Y0
 	VDIVPD    Y14, Y0, Y1
-	VANDPD    absMask<>(SB), Y1, Y2
-	VXORPD    signMask<>(SB), Y2, Y2
-	EXPPD(Y2, Y3, Y4, Y5, Y6)
-	LOG1PUNITPD(Y3, Y4, Y5, Y6, Y7, Y8)
+	VORPD     signMask<>(SB), Y1, Y2
+	EXPNEGPD(Y2, Y3, Y4, Y5, Y6)
+	LOG1PUNIT2PD(Y3, Y4, Y10, Y5, Y6, Y7, Y8)
 	VXORPD    Y9, Y9, Y9
 	VMAXPD    Y9, Y0, Y5
 	VFMADD231PD Y4, Y14, Y5
-	VADDPD    one<>(SB), Y3, Y6
 	VCMPPD    $0x0d, Y9, Y1, Y7
-	VMOVUPD   one<>(SB), Y8
-	VBLENDVPD Y7, Y8, Y3, Y8
-	VDIVPD    Y6, Y8, Y8
+	VBLENDVPD Y7, one<>(SB), Y3, Y8
+	VDIVPD    Y10, Y8, Y8
 	VMOVUPD    Y5, (DI)(AX*8)
 	VMOVUPD    Y8, (R10)(AX*8)
 	ADDQ $4, AX
@@ -1305,18 +1360,15 @@ plusSoftplusF64tail:
 	VMOVDQU (R8)(R9*8), Y15
 	VMASKMOVPD (SI)(AX*8), Y15, Y0
 	VDIVPD    Y14, Y0, Y1
-	VANDPD    absMask<>(SB), Y1, Y2
-	VXORPD    signMask<>(SB), Y2, Y2
-	EXPPD(Y2, Y3, Y4, Y5, Y6)
-	LOG1PUNITPD(Y3, Y4, Y5, Y6, Y7, Y8)
+	VORPD     signMask<>(SB), Y1, Y2
+	EXPNEGPD(Y2, Y3, Y4, Y5, Y6)
+	LOG1PUNIT2PD(Y3, Y4, Y10, Y5, Y6, Y7, Y8)
 	VXORPD    Y9, Y9, Y9
 	VMAXPD    Y9, Y0, Y5
 	VFMADD231PD Y4, Y14, Y5
-	VADDPD    one<>(SB), Y3, Y6
 	VCMPPD    $0x0d, Y9, Y1, Y7
-	VMOVUPD   one<>(SB), Y8
-	VBLENDVPD Y7, Y8, Y3, Y8
-	VDIVPD    Y6, Y8, Y8
+	VBLENDVPD Y7, one<>(SB), Y3, Y8
+	VDIVPD    Y10, Y8, Y8
 	VMASKMOVPD Y5, Y15, (DI)(AX*8)
 	VMASKMOVPD Y8, Y15, (R10)(AX*8)
 
