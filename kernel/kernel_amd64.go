@@ -227,23 +227,61 @@ func rowBase[T Float](x []T, stride int, idx []int, i int) (unsafe.Pointer, unsa
 	return unsafe.Add(ptr(x), uintptr(i*stride)*unsafe.Sizeof(T(0))), nil
 }
 
-// margins runs the margins kernel over gathered rows i0 ≤ i < i0+n (no checks).
+// colBlock is the most columns one row-kernel call handles: longer rows are
+// split so that a call (at most 4 rows when rows are this long) stays short.
+const colBlock = 1 << 14
+
+// margins runs the margins kernel over gathered rows i0 ≤ i < i0+n (no
+// checks), splitting rows longer than colBlock into column blocks whose
+// partial sums are added up.
 func margins[T Float](m unsafe.Pointer, mstride int, x []T, stride int, idx []int, i0, n int, w unsafe.Pointer, d int) {
 	xp, ip := rowBase(x, stride, idx, i0)
-	if is32[T]() {
-		marginsF32(m, mstride, n, xp, stride, ip, w, d)
-	} else {
-		marginsF64(m, mstride, n, xp, stride, ip, w, d)
+	if d <= colBlock {
+		marginsCall[T](m, mstride, n, xp, stride, ip, w, d)
+		return
+	}
+	size := unsafe.Sizeof(T(0))
+	var part [4]T
+	for i := 0; i < n; i += 4 {
+		b := min(4, n-i)
+		mi := unsafe.Add(m, uintptr(i*mstride)*size)
+		xi, ii := xp, ip
+		if ip != nil {
+			ii = unsafe.Add(ip, uintptr(i)*unsafe.Sizeof(int(0)))
+		} else {
+			xi = unsafe.Add(xp, uintptr(i*stride)*size)
+		}
+		marginsCall[T](mi, mstride, b, xi, stride, ii, w, colBlock)
+		for l := colBlock; l < d; l += colBlock {
+			marginsCall[T](unsafe.Pointer(&part[0]), 1, b, unsafe.Add(xi, uintptr(l)*size), stride, ii,
+				unsafe.Add(w, uintptr(l)*size), min(colBlock, d-l))
+			for j := 0; j < b; j++ {
+				*(*T)(unsafe.Add(mi, uintptr(j*mstride)*size)) += part[j]
+			}
+		}
 	}
 }
 
-// addRows runs the accumulation kernel over gathered rows i0 ≤ i < i0+n.
+func marginsCall[T Float](m unsafe.Pointer, mstride, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d int) {
+	if is32[T]() {
+		marginsF32(m, mstride, n, x, stride, idx, w, d)
+	} else {
+		marginsF64(m, mstride, n, x, stride, idx, w, d)
+	}
+}
+
+// addRows runs the accumulation kernel over gathered rows i0 ≤ i < i0+n,
+// column block by column block for rows longer than colBlock.
 func addRows[T Float](g unsafe.Pointer, d int, x []T, stride int, idx []int, i0, n int, c unsafe.Pointer, cstride int) {
 	xp, ip := rowBase(x, stride, idx, i0)
-	if is32[T]() {
-		addRowsF32(g, d, xp, stride, ip, c, cstride, n)
-	} else {
-		addRowsF64(g, d, xp, stride, ip, c, cstride, n)
+	size := unsafe.Sizeof(T(0))
+	for l := 0; l < d; l += colBlock {
+		gl, xl, dl := unsafe.Add(g, uintptr(l)*size), unsafe.Add(xp, uintptr(l)*size), min(colBlock, d-l)
+		if is32[T]() {
+			addRowsF32(gl, dl, xl, stride, ip, c, cstride, n)
+		} else {
+			addRowsF64(gl, dl, xl, stride, ip, c, cstride, n)
+		}
 	}
 }
 
@@ -303,12 +341,11 @@ func marginsKAVX2[T Float](m, x []T, stride int, idx []int, w []T, k int) {
 	}
 	// Many classes: for each row, the k class vectors play the rows of the
 	// margins kernel, so each load of the row x_i serves four classes.
+	step := rowsPerCall(d)
 	for i := 0; i < n; i++ {
 		xi := unsafe.Pointer(&x[row(idx, i)*stride])
-		if is32[T]() {
-			marginsF32(unsafe.Pointer(&m[i*k]), 1, k, ptr(w), d, nil, xi, d)
-		} else {
-			marginsF64(unsafe.Pointer(&m[i*k]), 1, k, ptr(w), d, nil, xi, d)
+		for j := 0; j < k; j += step {
+			margins(unsafe.Pointer(&m[i*k+j]), 1, w, d, nil, j, min(step, k-j), xi, d)
 		}
 	}
 }

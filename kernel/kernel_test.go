@@ -992,3 +992,66 @@ func TestNoAllocs(t *testing.T) {
 		allocsFor(t, im.Name, &im.F64)
 	}
 }
+
+// TestLongRows uses rows longer than any column block an implementation may
+// split them into, in both precisions.
+func TestLongRows(t *testing.T) {
+	forImpls(t, func(t *testing.T, im *Impl) { testLongRows(t, &im.F32) }, func(t *testing.T, im *Impl) { testLongRows(t, &im.F64) })
+}
+
+func testLongRows[T Float](t *testing.T, ops *Ops[T]) {
+	r := rand.New(rand.NewPCG(41, 42))
+	const d, n, rows = 33031, 6, 7
+	stride := d + 3
+	x, gx := matrix[T](r, rows, stride, d, 1)
+	for li, idx := range gatherLists(r, n, rows) {
+		for _, k := range []int{1, 4} {
+			w, gw := newGuarded[T](k*d, 2)
+			fillRand(r, w)
+			m, gm := newGuarded[T](n*k, 3)
+			ops.MarginsK(m, x, stride, idx, w, k)
+			for i := 0; i < n; i++ {
+				rr := row(idx, i)
+				for j := 0; j < k; j++ {
+					checkDot(t, fmt.Sprintf("long MarginsK k=%d list=%d", k, li), m[i*k+j], x[rr*stride:rr*stride+d], w[j*d:(j+1)*d])
+				}
+			}
+			if k == 1 {
+				ops.Margins(m, x, stride, idx, w)
+				for i := 0; i < n; i++ {
+					rr := row(idx, i)
+					checkDot(t, fmt.Sprintf("long Margins list=%d", li), m[i], x[rr*stride:rr*stride+d], w)
+				}
+			}
+			gm.check(t, "m")
+			gw.check(t, "w")
+			c := make([]T, n*k)
+			fillRand(r, c)
+			g, gg := newGuarded[T](k*d, 1)
+			fillRand(r, g)
+			g0 := append([]T(nil), g...)
+			if k == 1 {
+				ops.AddRows(g, x, stride, idx, c)
+			} else {
+				ops.AddOuterK(g, x, stride, idx, c, k)
+			}
+			for j := 0; j < k; j++ {
+				for l := 0; l < d; l++ {
+					if l%97 != 0 && l%(1<<14) > 3 && l%(1<<14) < (1<<14)-3 && l < d-5 {
+						continue // spot checks, and every power-of-two block boundary
+					}
+					f, u := g0[j*d+l], g0[j*d+l]
+					for i := 0; i < n; i++ {
+						xv := x[row(idx, i)*stride+l]
+						f, u = fmaT(c[i*k+j], xv, f), mulAdd(c[i*k+j], xv, u)
+					}
+					if got := g[j*d+l]; !sameFloat(got, f) && !sameFloat(got, u) {
+						t.Fatalf("long accumulation k=%d list=%d: g[%d] = %v, want %v or %v", k, li, j*d+l, got, f, u)
+					}
+				}
+			}
+			gg.check(t, "g")
+		}
+	}
+	gx.check(t, "x")
+}
