@@ -91,32 +91,60 @@ func checkRows[T Float](n int, x []T, stride int, idx []int, d int) {
 
 // ---- Level 1 ----------------------------------------------------------------
 
-// dotF32 returns Σ_{i<n} x[i]·y[i].
+// dotF32 computes, in eight vector accumulators added at the end,
+//
+//	var s float32
+//	for i := 0; i < n; i++ {
+//		s += x[i] * y[i]
+//	}
+//	return s
 //
 //go:noescape
 func dotF32(x, y unsafe.Pointer, n int) float32
 
-// dotF64 returns Σ_{i<n} x[i]·y[i].
+// dotF64 computes, in eight vector accumulators added at the end,
+//
+//	var s float64
+//	for i := 0; i < n; i++ {
+//		s += x[i] * y[i]
+//	}
+//	return s
 //
 //go:noescape
 func dotF64(x, y unsafe.Pointer, n int) float64
 
-// axpyF32 computes, for i < n: y[i] = fma(a, x[i], y[i]).
+// axpyF32 computes
+//
+//	for i := 0; i < n; i++ {
+//		y[i] = fma(a, x[i], y[i])
+//	}
 //
 //go:noescape
 func axpyF32(a float32, x, y unsafe.Pointer, n int)
 
-// axpyF64 computes, for i < n: y[i] = fma(a, x[i], y[i]).
+// axpyF64 computes
+//
+//	for i := 0; i < n; i++ {
+//		y[i] = math.FMA(a, x[i], y[i])
+//	}
 //
 //go:noescape
 func axpyF64(a float64, x, y unsafe.Pointer, n int)
 
-// lerpF32 computes, for i < n: y[i] = fma(t, x[i]-y[i], y[i]).
+// lerpF32 computes
+//
+//	for i := 0; i < n; i++ {
+//		y[i] = fma(t, x[i]-y[i], y[i])
+//	}
 //
 //go:noescape
 func lerpF32(t float32, x, y unsafe.Pointer, n int)
 
-// lerpF64 computes, for i < n: y[i] = fma(t, x[i]-y[i], y[i]).
+// lerpF64 computes
+//
+//	for i := 0; i < n; i++ {
+//		y[i] = math.FMA(t, x[i]-y[i], y[i])
+//	}
 //
 //go:noescape
 func lerpF64(t float64, x, y unsafe.Pointer, n int)
@@ -180,35 +208,68 @@ func lerpAVX2[T Float](t T, x, y []T) {
 
 // ---- Rows -------------------------------------------------------------------
 
-// marginsF32 computes, for i < n, with r_i = idx[i] (or i when idx is nil):
+// marginsF32 computes, four rows at a time so that each load of w serves
+// four rows (each row summed in two vector accumulators),
 //
-//	m[i*mstride] = Σ_{l<d} x[r_i*stride+l]·w[l]
-//
-// four rows at a time, so that each load of w serves four rows.
+//	for i := 0; i < n; i++ {
+//		r := i
+//		if idx != nil {
+//			r = idx[i]
+//		}
+//		var s float32
+//		for l := 0; l < d; l++ {
+//			s += x[r*stride+l] * w[l]
+//		}
+//		m[i*mstride] = s
+//	}
 //
 //go:noescape
 func marginsF32(m unsafe.Pointer, mstride, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d int)
 
-// marginsF64 is marginsF32 for float64.
+// marginsF64 computes, four rows at a time,
+//
+//	for i := 0; i < n; i++ {
+//		r := i
+//		if idx != nil {
+//			r = idx[i]
+//		}
+//		var s float64
+//		for l := 0; l < d; l++ {
+//			s += x[r*stride+l] * w[l]
+//		}
+//		m[i*mstride] = s
+//	}
 //
 //go:noescape
 func marginsF64(m unsafe.Pointer, mstride, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d int)
 
-// addRowsF32 computes, with r_i = idx[i] (or i when idx is nil):
+// addRowsF32 computes, four rows at a time so that dst is loaded and stored
+// once per four rows (the multiply-adds on each dst[l] keep the loop's order),
 //
 //	for i := 0; i < n; i++ {
+//		r := i
+//		if idx != nil {
+//			r = idx[i]
+//		}
 //		for l := 0; l < d; l++ {
-//			dst[l] = fma(c[i*cstride], x[r_i*stride+l], dst[l])
+//			dst[l] = fma(c[i*cstride], x[r*stride+l], dst[l])
 //		}
 //	}
-//
-// four rows at a time, so that dst is loaded and stored once per four rows;
-// the order of the multiply-adds on each dst[l] is the loop's.
 //
 //go:noescape
 func addRowsF32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx, c unsafe.Pointer, cstride, n int)
 
-// addRowsF64 is addRowsF32 for float64.
+// addRowsF64 computes, four rows at a time,
+//
+//	for i := 0; i < n; i++ {
+//		r := i
+//		if idx != nil {
+//			r = idx[i]
+//		}
+//		for l := 0; l < d; l++ {
+//			dst[l] = math.FMA(c[i*cstride], x[r*stride+l], dst[l])
+//		}
+//	}
 //
 //go:noescape
 func addRowsF64(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx, c unsafe.Pointer, cstride, n int)
@@ -373,94 +434,200 @@ func addOuterKAVX2[T Float](g, x []T, stride int, idx []int, c []T, k int) {
 
 // ---- Elementwise ------------------------------------------------------------
 
-// expF32 computes dst[i] = e^{x[i]} for i < n, eight float32 lanes at a
-// time (EXPPS in math_amd64.s, ≤ 2 ulp).
+// expF32 computes, eight float32 lanes at a time (EXPPS in math_amd64.s,
+// within 2 ulp of e^x),
+//
+//	for i := 0; i < n; i++ {
+//		dst[i] = float32(math.Exp(float64(x[i])))
+//	}
 //
 //go:noescape
 func expF32(dst, x unsafe.Pointer, n int)
 
-// expF64 computes dst[i] = e^{x[i]} for i < n (EXPPD, ≤ 2 ulp).
+// expF64 computes, four lanes at a time (EXPPD, within 2 ulp),
+//
+//	for i := 0; i < n; i++ {
+//		dst[i] = math.Exp(x[i])
+//	}
 //
 //go:noescape
 func expF64(dst, x unsafe.Pointer, n int)
 
-// log1pF32 computes dst[i] = log(1 + x[i]) for i < n, eight float32 lanes at
-// a time (LOG1PPS, ≤ 2 ulp).
+// log1pF32 computes, eight float32 lanes at a time (LOG1PPS, within 2 ulp),
+//
+//	for i := 0; i < n; i++ {
+//		dst[i] = float32(math.Log1p(float64(x[i])))
+//	}
 //
 //go:noescape
 func log1pF32(dst, x unsafe.Pointer, n int)
 
-// log1pF64 computes dst[i] = log(1 + x[i]) for i < n (LOG1PPD, ≤ 2 ulp).
+// log1pF64 computes, four lanes at a time (LOG1PPD, within 2 ulp),
+//
+//	for i := 0; i < n; i++ {
+//		dst[i] = math.Log1p(x[i])
+//	}
 //
 //go:noescape
 func log1pF64(dst, x unsafe.Pointer, n int)
 
-// logisticF32 computes, for i < n, with z = y[i]·m[i] (float32 lanes;
-// logisticF64 in float64):
+// logisticF32 computes, in float32 lanes with exp and log1p as EXPPS and
+// LOG1PPS,
 //
-//	e := exp(-|z|)
-//	loss[i] = max(-z, 0) + log1p(e)
-//	dloss[i] = -y[i] · (z ≥ 0 ? e : 1) / (1 + e)
+//	for i := 0; i < n; i++ {
+//		z := y[i] * m[i]
+//		e := exp(-abs(z))
+//		loss[i] = max(-z, 0) + log1p(e)
+//		num := e
+//		if !(z >= 0) {
+//			num = 1
+//		}
+//		dloss[i] = -y[i] * (num / (1 + e))
+//	}
 //
 //go:noescape
 func logisticF32(loss, dloss, m, y unsafe.Pointer, n int)
 
-// logisticF64 is logisticF32 for float64.
+// logisticF64 computes, in float64 lanes with exp and log1p as EXPPD and
+// LOG1PPD,
+//
+//	for i := 0; i < n; i++ {
+//		z := y[i] * m[i]
+//		e := math.Exp(-math.Abs(z))
+//		loss[i] = math.Max(-z, 0) + math.Log1p(e)
+//		num := e
+//		if !(z >= 0) {
+//			num = 1
+//		}
+//		dloss[i] = -y[i] * (num / (1 + e))
+//	}
 //
 //go:noescape
 func logisticF64(loss, dloss, m, y unsafe.Pointer, n int)
 
-// squaredF32 computes, for i < n, in float64 with r = m[i] - y[i]:
-// loss[i] = 0.5*r*r, dloss[i] = r.
+// squaredF32 computes, in float64 (bit-identical to linearLossOne),
+//
+//	for i := 0; i < n; i++ {
+//		r := float64(m[i]) - float64(y[i])
+//		loss[i], dloss[i] = float32(0.5*r*r), float32(r)
+//	}
 //
 //go:noescape
 func squaredF32(loss, dloss, m, y unsafe.Pointer, n int)
 
-// squaredF64 is squaredF32 for float64.
+// squaredF64 computes
+//
+//	for i := 0; i < n; i++ {
+//		r := m[i] - y[i]
+//		loss[i], dloss[i] = 0.5*r*r, r
+//	}
 //
 //go:noescape
 func squaredF64(loss, dloss, m, y unsafe.Pointer, n int)
 
-// absoluteF32 computes, for i < n, with r = m[i] - y[i] in float64:
-// loss[i] = |r|, dloss[i] = (r > 0) - (r < 0).
+// absoluteF32 computes, in float64 (bit-identical to linearLossOne),
+//
+//	for i := 0; i < n; i++ {
+//		r := float64(m[i]) - float64(y[i])
+//		loss[i], dloss[i] = float32(math.Abs(r)), 0
+//		if r > 0 {
+//			dloss[i] = 1
+//		} else if r < 0 {
+//			dloss[i] = -1
+//		}
+//	}
 //
 //go:noescape
 func absoluteF32(loss, dloss, m, y unsafe.Pointer, n int)
 
-// absoluteF64 is absoluteF32 for float64.
+// absoluteF64 computes
+//
+//	for i := 0; i < n; i++ {
+//		r := m[i] - y[i]
+//		loss[i], dloss[i] = math.Abs(r), 0
+//		if r > 0 {
+//			dloss[i] = 1
+//		} else if r < 0 {
+//			dloss[i] = -1
+//		}
+//	}
 //
 //go:noescape
 func absoluteF64(loss, dloss, m, y unsafe.Pointer, n int)
 
-// plusF32 computes, for i < n, the plus function kind (PlusNone, PlusHinge,
-// PlusSoftplus, PlusQuadratic) with e = eps:
+// plusF32 computes, for kind = PlusNone, PlusHinge, PlusSoftplus or
+// PlusQuadratic (none, hinge and quadratic in float64, bit-identical to
+// plusOne; softplus in float32 lanes with EXPPS and LOG1PPS),
 //
-//	rho[i], drho[i] = plusOne(kind, e, s[i])
-//
-// none, hinge and quadratic in float64 (bit-identical to plusOne); softplus
-// in float32 lanes through e = exp(-|s/e|), log1p(e) and a sign select (see
-// math_amd64.s).
+//	for i := 0; i < n; i++ {
+//		r, d := plusOne(PlusKind(kind), eps, float64(s[i]))
+//		rho[i], drho[i] = float32(r), float32(d)
+//	}
 //
 //go:noescape
 func plusF32(kind int, eps float64, rho, drho, s unsafe.Pointer, n int)
 
-// plusF64 is plusF32 for float64.
+// plusF64 computes (softplus with EXPPD and LOG1PPD, the others
+// bit-identical to plusOne)
+//
+//	for i := 0; i < n; i++ {
+//		rho[i], drho[i] = plusOne(PlusKind(kind), eps, s[i])
+//	}
 //
 //go:noescape
 func plusF64(kind int, eps float64, rho, drho, s unsafe.Pointer, n int)
 
-// softmaxF32 computes, for each of the n rows z_i = z[i*k:(i+1)*k] with
-// y = label[i], in float64:
+// softmaxF32 computes, in float64 with exp and log as EXPPD and LOG1PPD
+// (the sums in vector order),
 //
-//	mx := max_j z_i[j]
-//	e_j := exp(z_i[j] - mx); sum := Σ_j e_j
-//	loss[i] = log(sum) - (z_i[y] - mx)
-//	z_i[j] = e_j / sum;  z_i[y] = e_y / sum - 1
+//	for i := 0; i < n; i++ {
+//		zi, y := z[i*k:(i+1)*k], label[i]
+//		mx := math.Inf(-1)
+//		for _, v := range zi {
+//			mx = math.Max(mx, float64(v))
+//		}
+//		zy := float64(zi[y]) - mx
+//		var sum float64
+//		for j, v := range zi {
+//			e := math.Exp(float64(v) - mx)
+//			zi[j] = float32(e)
+//			sum += e
+//		}
+//		loss[i] = float32(math.Log(sum) - zy)
+//		inv := 1 / sum
+//		py := float64(zi[y]) * inv
+//		for j := range zi {
+//			zi[j] = float32(float64(zi[j]) * inv)
+//		}
+//		zi[y] = float32(py - 1)
+//	}
 //
 //go:noescape
 func softmaxF32(loss, z, label unsafe.Pointer, n, k int)
 
-// softmaxF64 is softmaxF32 for float64.
+// softmaxF64 computes, with exp and log as EXPPD and LOG1PPD (the sums in
+// vector order),
+//
+//	for i := 0; i < n; i++ {
+//		zi, y := z[i*k:(i+1)*k], label[i]
+//		mx := math.Inf(-1)
+//		for _, v := range zi {
+//			mx = math.Max(mx, v)
+//		}
+//		zy := zi[y] - mx
+//		var sum float64
+//		for j, v := range zi {
+//			zi[j] = math.Exp(v - mx)
+//			sum += zi[j]
+//		}
+//		loss[i] = math.Log(sum) - zy
+//		inv := 1 / sum
+//		py := zi[y] * inv
+//		for j := range zi {
+//			zi[j] *= inv
+//		}
+//		zi[y] = py - 1
+//	}
 //
 //go:noescape
 func softmaxF64(loss, z, label unsafe.Pointer, n, k int)
