@@ -21,7 +21,6 @@
 #include "textflag.h"
 
 // Lane masks: maskTab32+4*(8-r) (and maskTab64+8*(4-r)) starts with r lanes of
-// ones followed by zeros; maskWide32/64 do the same for two registers.
 DATA ·maskTab32+0(SB)/4, $0xffffffff
 DATA ·maskTab32+4(SB)/4, $0xffffffff
 DATA ·maskTab32+8(SB)/4, $0xffffffff
@@ -39,39 +38,6 @@ DATA ·maskTab32+52(SB)/4, $0x00000000
 DATA ·maskTab32+56(SB)/4, $0x00000000
 DATA ·maskTab32+60(SB)/4, $0x00000000
 GLOBL ·maskTab32(SB), RODATA|NOPTR, $64
-DATA ·maskWide32+0(SB)/4, $0xffffffff
-DATA ·maskWide32+4(SB)/4, $0xffffffff
-DATA ·maskWide32+8(SB)/4, $0xffffffff
-DATA ·maskWide32+12(SB)/4, $0xffffffff
-DATA ·maskWide32+16(SB)/4, $0xffffffff
-DATA ·maskWide32+20(SB)/4, $0xffffffff
-DATA ·maskWide32+24(SB)/4, $0xffffffff
-DATA ·maskWide32+28(SB)/4, $0xffffffff
-DATA ·maskWide32+32(SB)/4, $0xffffffff
-DATA ·maskWide32+36(SB)/4, $0xffffffff
-DATA ·maskWide32+40(SB)/4, $0xffffffff
-DATA ·maskWide32+44(SB)/4, $0xffffffff
-DATA ·maskWide32+48(SB)/4, $0xffffffff
-DATA ·maskWide32+52(SB)/4, $0xffffffff
-DATA ·maskWide32+56(SB)/4, $0xffffffff
-DATA ·maskWide32+60(SB)/4, $0xffffffff
-DATA ·maskWide32+64(SB)/4, $0x00000000
-DATA ·maskWide32+68(SB)/4, $0x00000000
-DATA ·maskWide32+72(SB)/4, $0x00000000
-DATA ·maskWide32+76(SB)/4, $0x00000000
-DATA ·maskWide32+80(SB)/4, $0x00000000
-DATA ·maskWide32+84(SB)/4, $0x00000000
-DATA ·maskWide32+88(SB)/4, $0x00000000
-DATA ·maskWide32+92(SB)/4, $0x00000000
-DATA ·maskWide32+96(SB)/4, $0x00000000
-DATA ·maskWide32+100(SB)/4, $0x00000000
-DATA ·maskWide32+104(SB)/4, $0x00000000
-DATA ·maskWide32+108(SB)/4, $0x00000000
-DATA ·maskWide32+112(SB)/4, $0x00000000
-DATA ·maskWide32+116(SB)/4, $0x00000000
-DATA ·maskWide32+120(SB)/4, $0x00000000
-DATA ·maskWide32+124(SB)/4, $0x00000000
-GLOBL ·maskWide32(SB), RODATA|NOPTR, $128
 DATA ·maskTab64+0(SB)/8, $0xffffffffffffffff
 DATA ·maskTab64+8(SB)/8, $0xffffffffffffffff
 DATA ·maskTab64+16(SB)/8, $0xffffffffffffffff
@@ -81,23 +47,6 @@ DATA ·maskTab64+40(SB)/8, $0x0000000000000000
 DATA ·maskTab64+48(SB)/8, $0x0000000000000000
 DATA ·maskTab64+56(SB)/8, $0x0000000000000000
 GLOBL ·maskTab64(SB), RODATA|NOPTR, $64
-DATA ·maskWide64+0(SB)/8, $0xffffffffffffffff
-DATA ·maskWide64+8(SB)/8, $0xffffffffffffffff
-DATA ·maskWide64+16(SB)/8, $0xffffffffffffffff
-DATA ·maskWide64+24(SB)/8, $0xffffffffffffffff
-DATA ·maskWide64+32(SB)/8, $0xffffffffffffffff
-DATA ·maskWide64+40(SB)/8, $0xffffffffffffffff
-DATA ·maskWide64+48(SB)/8, $0xffffffffffffffff
-DATA ·maskWide64+56(SB)/8, $0xffffffffffffffff
-DATA ·maskWide64+64(SB)/8, $0x0000000000000000
-DATA ·maskWide64+72(SB)/8, $0x0000000000000000
-DATA ·maskWide64+80(SB)/8, $0x0000000000000000
-DATA ·maskWide64+88(SB)/8, $0x0000000000000000
-DATA ·maskWide64+96(SB)/8, $0x0000000000000000
-DATA ·maskWide64+104(SB)/8, $0x0000000000000000
-DATA ·maskWide64+112(SB)/8, $0x0000000000000000
-DATA ·maskWide64+120(SB)/8, $0x0000000000000000
-GLOBL ·maskWide64(SB), RODATA|NOPTR, $128
 
 // func dotF32(x, y unsafe.Pointer, n int) float32
 TEXT ·dotF32(SB), NOSPLIT, $0-28

@@ -12,9 +12,10 @@
 // row order (so each g[l] sees exactly the sequential fused multiply-adds).
 // The last 1..3 rows run through a one-row loop.
 //
-// Tails: columns go 16 float32 / 8 float64 at a time; the last d mod 16 (8)
-// columns are one masked step with VMASKMOVPS/PD (two lane masks from
-// maskWide32/64), which neither loads nor stores past the end of a row or g.
+// Tails: columns go 16 float32 / 8 float64 at a time (two registers); then one
+// plain register step if 8 (4) columns remain, and one masked step for the
+// last d mod 8 (4) columns with VMASKMOVPS/PD, which neither loads nor stores
+// past the end of a row or g.
 //
 // Accuracy: AddRows is the sequential loop with each multiply-add fused.
 // Margins sums each row in two vector accumulators plus a final horizontal
@@ -38,12 +39,11 @@ TEXT ·marginsF32(SB), NOSPLIT, $0-64
 	MOVQ w+48(FP), DX
 	MOVQ d+56(FP), R8
 	MOVQ    R8, AX
-	ANDQ    $15, AX
+	ANDQ    $7, AX
 	NEGQ    AX
-	ADDQ    $16, AX
-	LEAQ    ·maskWide32(SB), R10
-	VMOVDQU (R10)(AX*4), Y14
-	VMOVDQU 32(R10)(AX*4), Y15
+	ADDQ    $8, AX
+	LEAQ    ·maskTab32(SB), R10
+	VMOVDQU (R10)(AX*4), Y15
 	ANDQ    $-16, R8
 
 mf32block:
@@ -106,26 +106,27 @@ mf32loop4:
 	JB          mf32loop4
 
 mf32tail4:
-	TESTQ       $15, d+56(FP)
+	TESTQ       $8, d+56(FP)
+	JZ          mf32mask4
+	VMOVUPS     (DX)(AX*4), Y8
+	VFMADD231PS (R10)(AX*4), Y8, Y0
+	VFMADD231PS (R11)(AX*4), Y8, Y1
+	VFMADD231PS (R12)(AX*4), Y8, Y2
+	VFMADD231PS (R13)(AX*4), Y8, Y3
+	ADDQ        $8, AX
+
+mf32mask4:
+	TESTQ       $7, d+56(FP)
 	JZ          mf32reduce4
-	VMASKMOVPS  (DX)(AX*4), Y14, Y8
-	VMASKMOVPS  32(DX)(AX*4), Y15, Y9
-	VMASKMOVPS  (R10)(AX*4), Y14, Y10
-	VMASKMOVPS  32(R10)(AX*4), Y15, Y11
-	VFMADD231PS Y10, Y8, Y0
-	VFMADD231PS Y11, Y9, Y4
-	VMASKMOVPS  (R11)(AX*4), Y14, Y10
-	VMASKMOVPS  32(R11)(AX*4), Y15, Y11
-	VFMADD231PS Y10, Y8, Y1
-	VFMADD231PS Y11, Y9, Y5
-	VMASKMOVPS  (R12)(AX*4), Y14, Y10
-	VMASKMOVPS  32(R12)(AX*4), Y15, Y11
-	VFMADD231PS Y10, Y8, Y2
-	VFMADD231PS Y11, Y9, Y6
-	VMASKMOVPS  (R13)(AX*4), Y14, Y10
-	VMASKMOVPS  32(R13)(AX*4), Y15, Y11
-	VFMADD231PS Y10, Y8, Y3
-	VFMADD231PS Y11, Y9, Y7
+	VMASKMOVPS  (DX)(AX*4), Y15, Y8
+	VMASKMOVPS  (R10)(AX*4), Y15, Y10
+	VFMADD231PS Y10, Y8, Y4
+	VMASKMOVPS  (R11)(AX*4), Y15, Y10
+	VFMADD231PS Y10, Y8, Y5
+	VMASKMOVPS  (R12)(AX*4), Y15, Y10
+	VFMADD231PS Y10, Y8, Y6
+	VMASKMOVPS  (R13)(AX*4), Y15, Y10
+	VFMADD231PS Y10, Y8, Y7
 
 mf32reduce4:
 	VADDPS Y4, Y0, Y0
@@ -182,14 +183,18 @@ mf32loop1:
 	JB          mf32loop1
 
 mf32tail1:
-	TESTQ       $15, d+56(FP)
+	TESTQ       $8, d+56(FP)
+	JZ          mf32mask1
+	VMOVUPS     (DX)(AX*4), Y8
+	VFMADD231PS (R10)(AX*4), Y8, Y0
+	ADDQ        $8, AX
+
+mf32mask1:
+	TESTQ       $7, d+56(FP)
 	JZ          mf32reduce1
-	VMASKMOVPS  (DX)(AX*4), Y14, Y8
-	VMASKMOVPS  32(DX)(AX*4), Y15, Y9
-	VMASKMOVPS  (R10)(AX*4), Y14, Y10
-	VMASKMOVPS  32(R10)(AX*4), Y15, Y11
-	VFMADD231PS Y10, Y8, Y0
-	VFMADD231PS Y11, Y9, Y4
+	VMASKMOVPS  (DX)(AX*4), Y15, Y8
+	VMASKMOVPS  (R10)(AX*4), Y15, Y10
+	VFMADD231PS Y10, Y8, Y4
 
 mf32reduce1:
 	VADDPS       Y4, Y0, Y0
@@ -218,12 +223,11 @@ TEXT ·addRowsF32(SB), NOSPLIT, $0-64
 	MOVQ c+40(FP), DX
 	MOVQ n+56(FP), CX
 	MOVQ    R8, AX
-	ANDQ    $15, AX
+	ANDQ    $7, AX
 	NEGQ    AX
-	ADDQ    $16, AX
-	LEAQ    ·maskWide32(SB), R10
-	VMOVDQU (R10)(AX*4), Y14
-	VMOVDQU 32(R10)(AX*4), Y15
+	ADDQ    $8, AX
+	LEAQ    ·maskTab32(SB), R10
+	VMOVDQU (R10)(AX*4), Y15
 	ANDQ    $-16, R8
 
 af32block:
@@ -286,28 +290,29 @@ af32loop4:
 	JB          af32loop4
 
 af32tail4:
-	TESTQ       $15, d+8(FP)
+	TESTQ       $8, d+8(FP)
+	JZ          af32mask4
+	VMOVUPS     (DI)(AX*4), Y0
+	VFMADD231PS (R10)(AX*4), Y4, Y0
+	VFMADD231PS (R11)(AX*4), Y5, Y0
+	VFMADD231PS (R12)(AX*4), Y6, Y0
+	VFMADD231PS (R13)(AX*4), Y7, Y0
+	VMOVUPS     Y0, (DI)(AX*4)
+	ADDQ        $8, AX
+
+af32mask4:
+	TESTQ       $7, d+8(FP)
 	JZ          af32next4
-	VMASKMOVPS  (DI)(AX*4), Y14, Y0
-	VMASKMOVPS  32(DI)(AX*4), Y15, Y1
-	VMASKMOVPS  (R10)(AX*4), Y14, Y8
-	VMASKMOVPS  32(R10)(AX*4), Y15, Y9
+	VMASKMOVPS  (DI)(AX*4), Y15, Y0
+	VMASKMOVPS  (R10)(AX*4), Y15, Y8
 	VFMADD231PS Y8, Y4, Y0
-	VFMADD231PS Y9, Y4, Y1
-	VMASKMOVPS  (R11)(AX*4), Y14, Y8
-	VMASKMOVPS  32(R11)(AX*4), Y15, Y9
+	VMASKMOVPS  (R11)(AX*4), Y15, Y8
 	VFMADD231PS Y8, Y5, Y0
-	VFMADD231PS Y9, Y5, Y1
-	VMASKMOVPS  (R12)(AX*4), Y14, Y8
-	VMASKMOVPS  32(R12)(AX*4), Y15, Y9
+	VMASKMOVPS  (R12)(AX*4), Y15, Y8
 	VFMADD231PS Y8, Y6, Y0
-	VFMADD231PS Y9, Y6, Y1
-	VMASKMOVPS  (R13)(AX*4), Y14, Y8
-	VMASKMOVPS  32(R13)(AX*4), Y15, Y9
+	VMASKMOVPS  (R13)(AX*4), Y15, Y8
 	VFMADD231PS Y8, Y7, Y0
-	VFMADD231PS Y9, Y7, Y1
-	VMASKMOVPS  Y0, Y14, (DI)(AX*4)
-	VMASKMOVPS  Y1, Y15, 32(DI)(AX*4)
+	VMASKMOVPS  Y0, Y15, (DI)(AX*4)
 
 af32next4:
 	SUBQ $4, CX
@@ -348,16 +353,20 @@ af32loop1:
 	JB          af32loop1
 
 af32tail1:
-	TESTQ       $15, d+8(FP)
+	TESTQ       $8, d+8(FP)
+	JZ          af32mask1
+	VMOVUPS     (DI)(AX*4), Y0
+	VFMADD231PS (R10)(AX*4), Y4, Y0
+	VMOVUPS     Y0, (DI)(AX*4)
+	ADDQ        $8, AX
+
+af32mask1:
+	TESTQ       $7, d+8(FP)
 	JZ          af32next1
-	VMASKMOVPS  (DI)(AX*4), Y14, Y0
-	VMASKMOVPS  32(DI)(AX*4), Y15, Y1
-	VMASKMOVPS  (R10)(AX*4), Y14, Y8
-	VMASKMOVPS  32(R10)(AX*4), Y15, Y9
+	VMASKMOVPS  (DI)(AX*4), Y15, Y0
+	VMASKMOVPS  (R10)(AX*4), Y15, Y8
 	VFMADD231PS Y8, Y4, Y0
-	VFMADD231PS Y9, Y4, Y1
-	VMASKMOVPS  Y0, Y14, (DI)(AX*4)
-	VMASKMOVPS  Y1, Y15, 32(DI)(AX*4)
+	VMASKMOVPS  Y0, Y15, (DI)(AX*4)
 
 af32next1:
 	DECQ CX
@@ -378,12 +387,11 @@ TEXT ·marginsF64(SB), NOSPLIT, $0-64
 	MOVQ w+48(FP), DX
 	MOVQ d+56(FP), R8
 	MOVQ    R8, AX
-	ANDQ    $7, AX
+	ANDQ    $3, AX
 	NEGQ    AX
-	ADDQ    $8, AX
-	LEAQ    ·maskWide64(SB), R10
-	VMOVDQU (R10)(AX*8), Y14
-	VMOVDQU 32(R10)(AX*8), Y15
+	ADDQ    $4, AX
+	LEAQ    ·maskTab64(SB), R10
+	VMOVDQU (R10)(AX*8), Y15
 	ANDQ    $-8, R8
 
 mf64block:
@@ -446,26 +454,27 @@ mf64loop4:
 	JB          mf64loop4
 
 mf64tail4:
-	TESTQ       $7, d+56(FP)
+	TESTQ       $4, d+56(FP)
+	JZ          mf64mask4
+	VMOVUPD     (DX)(AX*8), Y8
+	VFMADD231PD (R10)(AX*8), Y8, Y0
+	VFMADD231PD (R11)(AX*8), Y8, Y1
+	VFMADD231PD (R12)(AX*8), Y8, Y2
+	VFMADD231PD (R13)(AX*8), Y8, Y3
+	ADDQ        $4, AX
+
+mf64mask4:
+	TESTQ       $3, d+56(FP)
 	JZ          mf64reduce4
-	VMASKMOVPD  (DX)(AX*8), Y14, Y8
-	VMASKMOVPD  32(DX)(AX*8), Y15, Y9
-	VMASKMOVPD  (R10)(AX*8), Y14, Y10
-	VMASKMOVPD  32(R10)(AX*8), Y15, Y11
-	VFMADD231PD Y10, Y8, Y0
-	VFMADD231PD Y11, Y9, Y4
-	VMASKMOVPD  (R11)(AX*8), Y14, Y10
-	VMASKMOVPD  32(R11)(AX*8), Y15, Y11
-	VFMADD231PD Y10, Y8, Y1
-	VFMADD231PD Y11, Y9, Y5
-	VMASKMOVPD  (R12)(AX*8), Y14, Y10
-	VMASKMOVPD  32(R12)(AX*8), Y15, Y11
-	VFMADD231PD Y10, Y8, Y2
-	VFMADD231PD Y11, Y9, Y6
-	VMASKMOVPD  (R13)(AX*8), Y14, Y10
-	VMASKMOVPD  32(R13)(AX*8), Y15, Y11
-	VFMADD231PD Y10, Y8, Y3
-	VFMADD231PD Y11, Y9, Y7
+	VMASKMOVPD  (DX)(AX*8), Y15, Y8
+	VMASKMOVPD  (R10)(AX*8), Y15, Y10
+	VFMADD231PD Y10, Y8, Y4
+	VMASKMOVPD  (R11)(AX*8), Y15, Y10
+	VFMADD231PD Y10, Y8, Y5
+	VMASKMOVPD  (R12)(AX*8), Y15, Y10
+	VFMADD231PD Y10, Y8, Y6
+	VMASKMOVPD  (R13)(AX*8), Y15, Y10
+	VFMADD231PD Y10, Y8, Y7
 
 mf64reduce4:
 	VADDPD Y4, Y0, Y0
@@ -523,14 +532,18 @@ mf64loop1:
 	JB          mf64loop1
 
 mf64tail1:
-	TESTQ       $7, d+56(FP)
+	TESTQ       $4, d+56(FP)
+	JZ          mf64mask1
+	VMOVUPD     (DX)(AX*8), Y8
+	VFMADD231PD (R10)(AX*8), Y8, Y0
+	ADDQ        $4, AX
+
+mf64mask1:
+	TESTQ       $3, d+56(FP)
 	JZ          mf64reduce1
-	VMASKMOVPD  (DX)(AX*8), Y14, Y8
-	VMASKMOVPD  32(DX)(AX*8), Y15, Y9
-	VMASKMOVPD  (R10)(AX*8), Y14, Y10
-	VMASKMOVPD  32(R10)(AX*8), Y15, Y11
-	VFMADD231PD Y10, Y8, Y0
-	VFMADD231PD Y11, Y9, Y4
+	VMASKMOVPD  (DX)(AX*8), Y15, Y8
+	VMASKMOVPD  (R10)(AX*8), Y15, Y10
+	VFMADD231PD Y10, Y8, Y4
 
 mf64reduce1:
 	VADDPD       Y4, Y0, Y0
@@ -558,12 +571,11 @@ TEXT ·addRowsF64(SB), NOSPLIT, $0-64
 	MOVQ c+40(FP), DX
 	MOVQ n+56(FP), CX
 	MOVQ    R8, AX
-	ANDQ    $7, AX
+	ANDQ    $3, AX
 	NEGQ    AX
-	ADDQ    $8, AX
-	LEAQ    ·maskWide64(SB), R10
-	VMOVDQU (R10)(AX*8), Y14
-	VMOVDQU 32(R10)(AX*8), Y15
+	ADDQ    $4, AX
+	LEAQ    ·maskTab64(SB), R10
+	VMOVDQU (R10)(AX*8), Y15
 	ANDQ    $-8, R8
 
 af64block:
@@ -626,28 +638,29 @@ af64loop4:
 	JB          af64loop4
 
 af64tail4:
-	TESTQ       $7, d+8(FP)
+	TESTQ       $4, d+8(FP)
+	JZ          af64mask4
+	VMOVUPD     (DI)(AX*8), Y0
+	VFMADD231PD (R10)(AX*8), Y4, Y0
+	VFMADD231PD (R11)(AX*8), Y5, Y0
+	VFMADD231PD (R12)(AX*8), Y6, Y0
+	VFMADD231PD (R13)(AX*8), Y7, Y0
+	VMOVUPD     Y0, (DI)(AX*8)
+	ADDQ        $4, AX
+
+af64mask4:
+	TESTQ       $3, d+8(FP)
 	JZ          af64next4
-	VMASKMOVPD  (DI)(AX*8), Y14, Y0
-	VMASKMOVPD  32(DI)(AX*8), Y15, Y1
-	VMASKMOVPD  (R10)(AX*8), Y14, Y8
-	VMASKMOVPD  32(R10)(AX*8), Y15, Y9
+	VMASKMOVPD  (DI)(AX*8), Y15, Y0
+	VMASKMOVPD  (R10)(AX*8), Y15, Y8
 	VFMADD231PD Y8, Y4, Y0
-	VFMADD231PD Y9, Y4, Y1
-	VMASKMOVPD  (R11)(AX*8), Y14, Y8
-	VMASKMOVPD  32(R11)(AX*8), Y15, Y9
+	VMASKMOVPD  (R11)(AX*8), Y15, Y8
 	VFMADD231PD Y8, Y5, Y0
-	VFMADD231PD Y9, Y5, Y1
-	VMASKMOVPD  (R12)(AX*8), Y14, Y8
-	VMASKMOVPD  32(R12)(AX*8), Y15, Y9
+	VMASKMOVPD  (R12)(AX*8), Y15, Y8
 	VFMADD231PD Y8, Y6, Y0
-	VFMADD231PD Y9, Y6, Y1
-	VMASKMOVPD  (R13)(AX*8), Y14, Y8
-	VMASKMOVPD  32(R13)(AX*8), Y15, Y9
+	VMASKMOVPD  (R13)(AX*8), Y15, Y8
 	VFMADD231PD Y8, Y7, Y0
-	VFMADD231PD Y9, Y7, Y1
-	VMASKMOVPD  Y0, Y14, (DI)(AX*8)
-	VMASKMOVPD  Y1, Y15, 32(DI)(AX*8)
+	VMASKMOVPD  Y0, Y15, (DI)(AX*8)
 
 af64next4:
 	SUBQ $4, CX
@@ -688,16 +701,20 @@ af64loop1:
 	JB          af64loop1
 
 af64tail1:
-	TESTQ       $7, d+8(FP)
+	TESTQ       $4, d+8(FP)
+	JZ          af64mask1
+	VMOVUPD     (DI)(AX*8), Y0
+	VFMADD231PD (R10)(AX*8), Y4, Y0
+	VMOVUPD     Y0, (DI)(AX*8)
+	ADDQ        $4, AX
+
+af64mask1:
+	TESTQ       $3, d+8(FP)
 	JZ          af64next1
-	VMASKMOVPD  (DI)(AX*8), Y14, Y0
-	VMASKMOVPD  32(DI)(AX*8), Y15, Y1
-	VMASKMOVPD  (R10)(AX*8), Y14, Y8
-	VMASKMOVPD  32(R10)(AX*8), Y15, Y9
+	VMASKMOVPD  (DI)(AX*8), Y15, Y0
+	VMASKMOVPD  (R10)(AX*8), Y15, Y8
 	VFMADD231PD Y8, Y4, Y0
-	VFMADD231PD Y9, Y4, Y1
-	VMASKMOVPD  Y0, Y14, (DI)(AX*8)
-	VMASKMOVPD  Y1, Y15, 32(DI)(AX*8)
+	VMASKMOVPD  Y0, Y15, (DI)(AX*8)
 
 af64next1:
 	DECQ CX
