@@ -20,7 +20,8 @@
 
 #include "textflag.h"
 
-// Lane masks: maskTab32+4*(8-r) (and maskTab64+8*(4-r)) starts with r lanes of
+// Lane masks, shared by all the .s files: maskTab32+4*(8-r) (and
+// maskTab64+8*(4-r)) starts with r lanes of ones followed by zeros.
 DATA ·maskTab32+0(SB)/4, $0xffffffff
 DATA ·maskTab32+4(SB)/4, $0xffffffff
 DATA ·maskTab32+8(SB)/4, $0xffffffff
