@@ -41,13 +41,17 @@ func neonBigExp(x float64) *big.Float {
 
 // neonBigLog1p returns log(1+x) for finite x > −1 to about neonBigPrec bits.
 func neonBigLog1p(x float64) *big.Float {
-	if x == 0 {
+	return neonBigLog1pBig(new(big.Float).SetPrec(1200).SetFloat64(x))
+}
+
+// neonBigLog1pBig is neonBigLog1p of a big.Float.
+func neonBigLog1pBig(bx *big.Float) *big.Float {
+	if bx.Sign() == 0 {
 		return neonBig(0)
 	}
-	if math.Abs(x) < 0x1p-30 {
+	if bx.MantExp(nil) < -30 {
 		// x − x²/2 + x³/3 − …
-		bx := neonBig(x)
-		sum, pow := neonBig(x), neonBig(x)
+		sum, pow := new(big.Float).SetPrec(neonBigPrec).Set(bx), new(big.Float).SetPrec(neonBigPrec).Set(bx)
 		for i := 2; i < 40; i++ {
 			pow.Mul(pow, bx)
 			t := new(big.Float).SetPrec(neonBigPrec).Quo(pow, neonBig(float64(i)))
@@ -59,7 +63,7 @@ func neonBigLog1p(x float64) *big.Float {
 		}
 		return sum
 	}
-	u := new(big.Float).SetPrec(1200).SetFloat64(x) // 1 + x exactly
+	u := new(big.Float).SetPrec(1200).Set(bx) // 1 + x exactly for a float64 x
 	u.Add(u, new(big.Float).SetPrec(1200).SetInt64(1))
 	m := new(big.Float).SetPrec(neonBigPrec)
 	e := u.MantExp(m) // u = m·2^e, m ∈ [½, 1)
@@ -253,4 +257,84 @@ func neonAccuracy[T Float](t *testing.T, ops *Ops[T], ex, lx []float64) {
 			t.Errorf("Exp at the overflow/underflow edges: %v", d)
 		}
 	}
+}
+
+// TestNEONLogisticAccuracy checks the logistic loss and its derivative, and
+// softplus with its derivative, against math/big: loss = max(−z,0) +
+// log(1+e^{−|z|}), dloss = −y·σ(−z), within 2 ulp in float64 (they combine an
+// exp, a log1p and a division).
+func TestNEONLogisticAccuracy(t *testing.T) {
+	im := neonImpl(t)
+	r := rand.New(rand.NewPCG(5, 5))
+	n := 3000
+	if testing.Short() {
+		n = 500
+	}
+	ms := []float64{0, math.Copysign(0, -1), 1e-300, -1e-300, 1e-17, -1e-17, 0.5, -0.5, 1, -1, 36, -36, 37.5, -37.5, 700, -700, 745, -745, 800, -800}
+	for len(ms) < n {
+		switch r.IntN(3) {
+		case 0:
+			ms = append(ms, 80*r.Float64()-40)
+		case 1:
+			ms = append(ms, math.Ldexp(r.Float64()+0.5, -r.IntN(60))*float64(1-2*r.IntN(2)))
+		default:
+			ms = append(ms, 1500*r.Float64()-750)
+		}
+	}
+	y := make([]float64, len(ms))
+	for i := range y {
+		y[i] = float64(1 - 2*r.IntN(2))
+	}
+	loss, dl := make([]float64, len(ms)), make([]float64, len(ms))
+	im.F64.LinearLoss(Logistic, loss, dl, ms, y)
+	worstL, worstD := 0.0, 0.0
+	for i, m := range ms {
+		z := y[i] * m
+		e := neonBigExp(-math.Abs(z))
+		ref := neonBigLog1pBig(e)
+		if z < 0 {
+			ref.Add(ref, neonBig(-z))
+		}
+		// σ(−z) = e/(1+e) for z ≥ 0, 1/(1+e) for z < 0.
+		den := new(big.Float).SetPrec(neonBigPrec).Add(e, neonBig(1))
+		num := e
+		if z < 0 {
+			num = neonBig(1)
+		}
+		sig := new(big.Float).SetPrec(neonBigPrec).Quo(num, den)
+		sig.Mul(sig, neonBig(-y[i]))
+		el, ed := neonULPErr(loss[i], ref), neonULPErr(dl[i], sig)
+		worstL, worstD = max(worstL, el), max(worstD, ed)
+		if el > 2 || ed > 2 {
+			t.Errorf("logistic(m=%v, y=%v) = %v, %v: %.2f, %.2f ulp from math/big", m, y[i], loss[i], dl[i], el, ed)
+		}
+	}
+	t.Logf("logistic: %d points, max error %.3f ulp (loss), %.3f ulp (derivative)", len(ms), worstL, worstD)
+
+	// Softplus ρ = max(s,0) + ε·log1p(e^{−|s|/ε}) and ρ' = σ(s/ε), ε = 0.5 (exact t = s/ε).
+	const eps = 0.5
+	rho, drho := make([]float64, len(ms)), make([]float64, len(ms))
+	im.F64.Plus(PlusSoftplus, eps, rho, drho, ms)
+	worstL, worstD = 0, 0
+	for i, s := range ms {
+		tt := s / eps
+		e := neonBigExp(-math.Abs(tt))
+		ref := neonBigLog1pBig(e)
+		ref.Mul(ref, neonBig(eps))
+		if s > 0 {
+			ref.Add(ref, neonBig(s))
+		}
+		den := new(big.Float).SetPrec(neonBigPrec).Add(e, neonBig(1))
+		num := e
+		if tt >= 0 {
+			num = neonBig(1)
+		}
+		sig := new(big.Float).SetPrec(neonBigPrec).Quo(num, den)
+		el, ed := neonULPErr(rho[i], ref), neonULPErr(drho[i], sig)
+		worstL, worstD = max(worstL, el), max(worstD, ed)
+		if el > 2 || ed > 2 {
+			t.Errorf("softplus(%v) = %v, %v: %.2f, %.2f ulp from math/big", s, rho[i], drho[i], el, ed)
+		}
+	}
+	t.Logf("softplus: %d points, max error %.3f ulp (rho), %.3f ulp (derivative)", len(ms), worstL, worstD)
 }
