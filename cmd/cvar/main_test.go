@@ -6,6 +6,7 @@ import (
 	"encoding/binary"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"image/png"
 	"math"
@@ -16,6 +17,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 )
 
@@ -593,16 +595,32 @@ func TestBinary(t *testing.T) {
 	if runtime.GOOS == "windows" {
 		exe += ".exe"
 	}
+	// Build for the architecture the test runs on: under
+	// "GOARCH=arm64 go test -exec qemu-aarch64-static" that is arm64, whose
+	// binary then also needs the emulator.
 	build := exec.Command("go", "build", "-o", exe, ".")
+	build.Env = append(os.Environ(), "GOARCH="+runtime.GOARCH)
 	if out, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
 	}
-	cmd := exec.Command(exe, "train", "-n", "300", "-epochs", "1", "-json")
-	var stderr bytes.Buffer
-	cmd.Stderr = &stderr
-	out, err := cmd.Output()
-	if err != nil || stderr.Len() != 0 {
-		t.Fatalf("cvar train: %v, stderr %q", err, stderr.String())
+	args := []string{"train", "-n", "300", "-epochs", "1", "-json"}
+	run := func(name string, args ...string) ([]byte, string, error) {
+		cmd := exec.Command(name, args...)
+		var stderr bytes.Buffer
+		cmd.Stderr = &stderr
+		out, err := cmd.Output()
+		return out, stderr.String(), err
+	}
+	out, stderr, err := run(exe, args...)
+	if errors.Is(err, syscall.ENOEXEC) {
+		qemu, lerr := exec.LookPath("qemu-" + map[string]string{"arm64": "aarch64", "amd64": "x86_64"}[runtime.GOARCH] + "-static")
+		if lerr != nil {
+			t.Skipf("cannot run a %s binary here: %v", runtime.GOARCH, err)
+		}
+		out, stderr, err = run(qemu, append([]string{exe}, args...)...)
+	}
+	if err != nil || stderr != "" {
+		t.Fatalf("cvar train: %v, stderr %q", err, stderr)
 	}
 	var r trainJSON
 	decodeJSON(t, string(out), &r)

@@ -143,7 +143,7 @@ func newPlot(title, x, y string) *plot.Plot {
 	p.X.Label.Text = x
 	p.Y.Label.Text = y
 	p.Add(plotter.NewGrid())
-	p.Legend.TextStyle.Font.Size = vg.Points(8)
+	p.Legend.TextStyle.Font.Size = vg.Points(10)
 	return p
 }
 
