@@ -1445,12 +1445,14 @@ plusQuadF64done:
 	RET
 
 // func softmaxF32(loss, z, label unsafe.Pointer, n, k int)
-TEXT ·softmaxF32(SB), NOSPLIT, $0-40
+TEXT ·softmaxF32(SB), NOSPLIT, $64-40
 	MOVQ    loss+0(FP), DI
 	MOVQ    z+8(FP), SI
 	MOVQ    label+16(FP), BX
 	MOVQ    n+24(FP), CX
 	MOVQ    k+32(FP), DX
+	MOVQ    DX, R13
+	SHLQ    $2, R13
 	MOVQ    DX, R8
 	ANDQ    $-4, R8
 	MOVQ    DX, R10
@@ -1463,62 +1465,180 @@ TEXT ·softmaxF32(SB), NOSPLIT, $0-40
 	VMOVDQU (R11)(R10*4), X15
 	VMOVUPD negInf<>(SB), Y14
 
-smF32row:
-	TESTQ   CX, CX
-	JZ      smF32done
+smF32block:
+	CMPQ    CX, $4
+	JB      smF32row
+	XORQ    R11, R11
+	MOVQ    SI, R12
+smF32blkrow:
+	MOVLQSX (BX)(R11*4), R9
 	VMOVAPD Y14, Y0
 	XORQ    AX, AX
 	TESTQ   R8, R8
-	JZ      smF32maxtail
-smF32maxloop:
-	VCVTPS2PD  (SI)(AX*4), Y1
+	JZ      smF32maxtailb
+smF32maxloopb:
+	VCVTPS2PD  (R12)(AX*4), Y1
 	VMAXPD  Y1, Y0, Y0
 	ADDQ    $4, AX
 	CMPQ    AX, R8
-	JB      smF32maxloop
-smF32maxtail:
+	JB      smF32maxloopb
+smF32maxtailb:
 	CMPQ    AX, DX
-	JAE     smF32maxreduce
-	VMASKMOVPS (SI)(AX*4), X15, X1
+	JAE     smF32maxreduceb
+	VMASKMOVPS (R12)(AX*4), X15, X1
 	VCVTPS2PD  X1, Y1
 	VBLENDVPD Y10, Y1, Y14, Y1
 	VMAXPD  Y1, Y0, Y0
-smF32maxreduce:
+smF32maxreduceb:
 	VEXTRACTF128 $1, Y0, X1
 	VMAXPD  X1, X0, X0
 	VPERMILPD $1, X0, X1
 	VMAXPD  X1, X0, X0
 	VBROADCASTSD X0, Y13
+	VMOVSS     (R12)(R9*4), X12
+	VCVTSS2SD  X12, X12, X12
+	VSUBSD  X13, X12, X12
+	VXORPD  Y11, Y11, Y11
+	XORQ    AX, AX
+	TESTQ   R8, R8
+	JZ      smF32exptailb
+smF32exploopb:
+	VCVTPS2PD  (R12)(AX*4), Y0
+	VSUBPD  Y13, Y0, Y0
+	EXPNEGPD(Y0, Y1, Y2, Y3, Y4)
+	VADDPD  Y1, Y11, Y11
+	VCVTPD2PSY Y1, X1
+	VMOVUPS    X1, (R12)(AX*4)
+	ADDQ    $4, AX
+	CMPQ    AX, R8
+	JB      smF32exploopb
+smF32exptailb:
+	CMPQ    AX, DX
+	JAE     smF32sumreduceb
+	VMASKMOVPS (R12)(AX*4), X15, X0
+	VCVTPS2PD  X0, Y0
+	VSUBPD  Y13, Y0, Y0
+	EXPNEGPD(Y0, Y1, Y2, Y3, Y4)
+	VANDPD  Y10, Y1, Y1
+	VADDPD  Y1, Y11, Y11
+	VCVTPD2PSY Y1, X1
+	VMASKMOVPS X1, X15, (R12)(AX*4)
+smF32sumreduceb:
+	VEXTRACTF128 $1, Y11, X1
+	VADDPD  X1, X11, X11
+	VHADDPD X11, X11, X11
+	VMOVSD  X11, 0(SP)(R11*8)
+	VMOVSD  X12, 32(SP)(R11*8)
+	ADDQ    R13, R12
+	INCQ    R11
+	CMPQ    R11, $4
+	JB      smF32blkrow
+	VMOVUPD 0(SP), Y0
+	VSUBPD  one<>(SB), Y0, Y0
+	LOG1PPD(Y0, Y1, Y2, Y3, Y4, Y5)
+	VSUBPD  32(SP), Y1, Y1
+	VCVTPD2PSY Y1, X1
+	VMOVUPS X1, (DI)
+	VMOVUPD one<>(SB), Y2
+	VDIVPD  0(SP), Y2, Y2
+	VMOVUPD Y2, 0(SP)
+	XORQ    R11, R11
+	MOVQ    SI, R12
+smF32blkscale:
+	MOVLQSX (BX)(R11*4), R9
+	VBROADCASTSD 0(SP)(R11*8), Y2
+	VMOVSS     (R12)(R9*4), X3
+	VCVTSS2SD  X3, X3, X3
+	XORQ    AX, AX
+	TESTQ   R8, R8
+	JZ      smF32scaletailb
+smF32scaleloopb:
+	VCVTPS2PD  (R12)(AX*4), Y0
+	VMULPD  Y2, Y0, Y0
+	VCVTPD2PSY Y0, X0
+	VMOVUPS    X0, (R12)(AX*4)
+	ADDQ    $4, AX
+	CMPQ    AX, R8
+	JB      smF32scaleloopb
+smF32scaletailb:
+	CMPQ    AX, DX
+	JAE     smF32fixb
+	VMASKMOVPS (R12)(AX*4), X15, X0
+	VCVTPS2PD  X0, Y0
+	VMULPD  Y2, Y0, Y0
+	VCVTPD2PSY Y0, X0
+	VMASKMOVPS X0, X15, (R12)(AX*4)
+smF32fixb:
+	VMULSD  X2, X3, X3
+	VSUBSD  one<>(SB), X3, X3
+	VCVTSD2SS  X3, X3, X3
+	VMOVSS     X3, (R12)(R9*4)
+	ADDQ    R13, R12
+	INCQ    R11
+	CMPQ    R11, $4
+	JB      smF32blkscale
+	MOVQ    R12, SI
+	ADDQ    $16, DI
+	ADDQ    $16, BX
+	SUBQ    $4, CX
+	JMP     smF32block
+
+smF32row:
+	TESTQ   CX, CX
+	JZ      smF32done
 	MOVLQSX (BX), R9
+	VMOVAPD Y14, Y0
+	XORQ    AX, AX
+	TESTQ   R8, R8
+	JZ      smF32maxtailr
+smF32maxloopr:
+	VCVTPS2PD  (SI)(AX*4), Y1
+	VMAXPD  Y1, Y0, Y0
+	ADDQ    $4, AX
+	CMPQ    AX, R8
+	JB      smF32maxloopr
+smF32maxtailr:
+	CMPQ    AX, DX
+	JAE     smF32maxreducer
+	VMASKMOVPS (SI)(AX*4), X15, X1
+	VCVTPS2PD  X1, Y1
+	VBLENDVPD Y10, Y1, Y14, Y1
+	VMAXPD  Y1, Y0, Y0
+smF32maxreducer:
+	VEXTRACTF128 $1, Y0, X1
+	VMAXPD  X1, X0, X0
+	VPERMILPD $1, X0, X1
+	VMAXPD  X1, X0, X0
+	VBROADCASTSD X0, Y13
 	VMOVSS     (SI)(R9*4), X12
 	VCVTSS2SD  X12, X12, X12
 	VSUBSD  X13, X12, X12
 	VXORPD  Y11, Y11, Y11
 	XORQ    AX, AX
 	TESTQ   R8, R8
-	JZ      smF32exptail
-smF32exploop:
+	JZ      smF32exptailr
+smF32exploopr:
 	VCVTPS2PD  (SI)(AX*4), Y0
 	VSUBPD  Y13, Y0, Y0
-	EXPPD(Y0, Y1, Y2, Y3, Y4)
+	EXPNEGPD(Y0, Y1, Y2, Y3, Y4)
 	VADDPD  Y1, Y11, Y11
 	VCVTPD2PSY Y1, X1
 	VMOVUPS    X1, (SI)(AX*4)
 	ADDQ    $4, AX
 	CMPQ    AX, R8
-	JB      smF32exploop
-smF32exptail:
+	JB      smF32exploopr
+smF32exptailr:
 	CMPQ    AX, DX
-	JAE     smF32sumreduce
+	JAE     smF32sumreducer
 	VMASKMOVPS (SI)(AX*4), X15, X0
 	VCVTPS2PD  X0, Y0
 	VSUBPD  Y13, Y0, Y0
-	EXPPD(Y0, Y1, Y2, Y3, Y4)
+	EXPNEGPD(Y0, Y1, Y2, Y3, Y4)
 	VANDPD  Y10, Y1, Y1
 	VADDPD  Y1, Y11, Y11
 	VCVTPD2PSY Y1, X1
 	VMASKMOVPS X1, X15, (SI)(AX*4)
-smF32sumreduce:
+smF32sumreducer:
 	VEXTRACTF128 $1, Y11, X1
 	VADDPD  X1, X11, X11
 	VHADDPD X11, X11, X11
@@ -1535,31 +1655,31 @@ smF32sumreduce:
 	VCVTSS2SD  X3, X3, X3
 	XORQ    AX, AX
 	TESTQ   R8, R8
-	JZ      smF32scaletail
-smF32scaleloop:
+	JZ      smF32scaletailr
+smF32scaleloopr:
 	VCVTPS2PD  (SI)(AX*4), Y0
 	VMULPD  Y2, Y0, Y0
 	VCVTPD2PSY Y0, X0
 	VMOVUPS    X0, (SI)(AX*4)
 	ADDQ    $4, AX
 	CMPQ    AX, R8
-	JB      smF32scaleloop
-smF32scaletail:
+	JB      smF32scaleloopr
+smF32scaletailr:
 	CMPQ    AX, DX
-	JAE     smF32fix
+	JAE     smF32fixr
 	VMASKMOVPS (SI)(AX*4), X15, X0
 	VCVTPS2PD  X0, Y0
 	VMULPD  Y2, Y0, Y0
 	VCVTPD2PSY Y0, X0
 	VMASKMOVPS X0, X15, (SI)(AX*4)
-smF32fix:
+smF32fixr:
 	VMULSD  X2, X3, X3
 	VSUBSD  one<>(SB), X3, X3
 	VCVTSD2SS  X3, X3, X3
 	VMOVSS     X3, (SI)(R9*4)
 	ADDQ    $4, DI
 	ADDQ    $4, BX
-	LEAQ    (SI)(DX*4), SI
+	ADDQ    R13, SI
 	DECQ    CX
 	JMP     smF32row
 
@@ -1568,12 +1688,14 @@ smF32done:
 	RET
 
 // func softmaxF64(loss, z, label unsafe.Pointer, n, k int)
-TEXT ·softmaxF64(SB), NOSPLIT, $0-40
+TEXT ·softmaxF64(SB), NOSPLIT, $64-40
 	MOVQ    loss+0(FP), DI
 	MOVQ    z+8(FP), SI
 	MOVQ    label+16(FP), BX
 	MOVQ    n+24(FP), CX
 	MOVQ    k+32(FP), DX
+	MOVQ    DX, R13
+	SHLQ    $3, R13
 	MOVQ    DX, R8
 	ANDQ    $-4, R8
 	MOVQ    DX, R10
@@ -1585,57 +1707,164 @@ TEXT ·softmaxF64(SB), NOSPLIT, $0-40
 	VMOVDQA Y10, Y15
 	VMOVUPD negInf<>(SB), Y14
 
-smF64row:
-	TESTQ   CX, CX
-	JZ      smF64done
+smF64block:
+	CMPQ    CX, $4
+	JB      smF64row
+	XORQ    R11, R11
+	MOVQ    SI, R12
+smF64blkrow:
+	MOVLQSX (BX)(R11*4), R9
 	VMOVAPD Y14, Y0
 	XORQ    AX, AX
 	TESTQ   R8, R8
-	JZ      smF64maxtail
-smF64maxloop:
-	VMOVUPD    (SI)(AX*8), Y1
+	JZ      smF64maxtailb
+smF64maxloopb:
+	VMOVUPD    (R12)(AX*8), Y1
 	VMAXPD  Y1, Y0, Y0
 	ADDQ    $4, AX
 	CMPQ    AX, R8
-	JB      smF64maxloop
-smF64maxtail:
+	JB      smF64maxloopb
+smF64maxtailb:
 	CMPQ    AX, DX
-	JAE     smF64maxreduce
-	VMASKMOVPD (SI)(AX*8), Y15, Y1
+	JAE     smF64maxreduceb
+	VMASKMOVPD (R12)(AX*8), Y15, Y1
 	VBLENDVPD Y10, Y1, Y14, Y1
 	VMAXPD  Y1, Y0, Y0
-smF64maxreduce:
+smF64maxreduceb:
 	VEXTRACTF128 $1, Y0, X1
 	VMAXPD  X1, X0, X0
 	VPERMILPD $1, X0, X1
 	VMAXPD  X1, X0, X0
 	VBROADCASTSD X0, Y13
+	VMOVSD     (R12)(R9*8), X12
+	VSUBSD  X13, X12, X12
+	VXORPD  Y11, Y11, Y11
+	XORQ    AX, AX
+	TESTQ   R8, R8
+	JZ      smF64exptailb
+smF64exploopb:
+	VMOVUPD    (R12)(AX*8), Y0
+	VSUBPD  Y13, Y0, Y0
+	EXPNEGPD(Y0, Y1, Y2, Y3, Y4)
+	VADDPD  Y1, Y11, Y11
+	VMOVUPD    Y1, (R12)(AX*8)
+	ADDQ    $4, AX
+	CMPQ    AX, R8
+	JB      smF64exploopb
+smF64exptailb:
+	CMPQ    AX, DX
+	JAE     smF64sumreduceb
+	VMASKMOVPD (R12)(AX*8), Y15, Y0
+	VSUBPD  Y13, Y0, Y0
+	EXPNEGPD(Y0, Y1, Y2, Y3, Y4)
+	VANDPD  Y10, Y1, Y1
+	VADDPD  Y1, Y11, Y11
+	VMASKMOVPD Y1, Y15, (R12)(AX*8)
+smF64sumreduceb:
+	VEXTRACTF128 $1, Y11, X1
+	VADDPD  X1, X11, X11
+	VHADDPD X11, X11, X11
+	VMOVSD  X11, 0(SP)(R11*8)
+	VMOVSD  X12, 32(SP)(R11*8)
+	ADDQ    R13, R12
+	INCQ    R11
+	CMPQ    R11, $4
+	JB      smF64blkrow
+	VMOVUPD 0(SP), Y0
+	VSUBPD  one<>(SB), Y0, Y0
+	LOG1PPD(Y0, Y1, Y2, Y3, Y4, Y5)
+	VSUBPD  32(SP), Y1, Y1
+	VMOVUPD Y1, (DI)
+	VMOVUPD one<>(SB), Y2
+	VDIVPD  0(SP), Y2, Y2
+	VMOVUPD Y2, 0(SP)
+	XORQ    R11, R11
+	MOVQ    SI, R12
+smF64blkscale:
+	MOVLQSX (BX)(R11*4), R9
+	VBROADCASTSD 0(SP)(R11*8), Y2
+	VMOVSD     (R12)(R9*8), X3
+	XORQ    AX, AX
+	TESTQ   R8, R8
+	JZ      smF64scaletailb
+smF64scaleloopb:
+	VMOVUPD    (R12)(AX*8), Y0
+	VMULPD  Y2, Y0, Y0
+	VMOVUPD    Y0, (R12)(AX*8)
+	ADDQ    $4, AX
+	CMPQ    AX, R8
+	JB      smF64scaleloopb
+smF64scaletailb:
+	CMPQ    AX, DX
+	JAE     smF64fixb
+	VMASKMOVPD (R12)(AX*8), Y15, Y0
+	VMULPD  Y2, Y0, Y0
+	VMASKMOVPD Y0, Y15, (R12)(AX*8)
+smF64fixb:
+	VMULSD  X2, X3, X3
+	VSUBSD  one<>(SB), X3, X3
+	VMOVSD     X3, (R12)(R9*8)
+	ADDQ    R13, R12
+	INCQ    R11
+	CMPQ    R11, $4
+	JB      smF64blkscale
+	MOVQ    R12, SI
+	ADDQ    $32, DI
+	ADDQ    $16, BX
+	SUBQ    $4, CX
+	JMP     smF64block
+
+smF64row:
+	TESTQ   CX, CX
+	JZ      smF64done
 	MOVLQSX (BX), R9
+	VMOVAPD Y14, Y0
+	XORQ    AX, AX
+	TESTQ   R8, R8
+	JZ      smF64maxtailr
+smF64maxloopr:
+	VMOVUPD    (SI)(AX*8), Y1
+	VMAXPD  Y1, Y0, Y0
+	ADDQ    $4, AX
+	CMPQ    AX, R8
+	JB      smF64maxloopr
+smF64maxtailr:
+	CMPQ    AX, DX
+	JAE     smF64maxreducer
+	VMASKMOVPD (SI)(AX*8), Y15, Y1
+	VBLENDVPD Y10, Y1, Y14, Y1
+	VMAXPD  Y1, Y0, Y0
+smF64maxreducer:
+	VEXTRACTF128 $1, Y0, X1
+	VMAXPD  X1, X0, X0
+	VPERMILPD $1, X0, X1
+	VMAXPD  X1, X0, X0
+	VBROADCASTSD X0, Y13
 	VMOVSD     (SI)(R9*8), X12
 	VSUBSD  X13, X12, X12
 	VXORPD  Y11, Y11, Y11
 	XORQ    AX, AX
 	TESTQ   R8, R8
-	JZ      smF64exptail
-smF64exploop:
+	JZ      smF64exptailr
+smF64exploopr:
 	VMOVUPD    (SI)(AX*8), Y0
 	VSUBPD  Y13, Y0, Y0
-	EXPPD(Y0, Y1, Y2, Y3, Y4)
+	EXPNEGPD(Y0, Y1, Y2, Y3, Y4)
 	VADDPD  Y1, Y11, Y11
 	VMOVUPD    Y1, (SI)(AX*8)
 	ADDQ    $4, AX
 	CMPQ    AX, R8
-	JB      smF64exploop
-smF64exptail:
+	JB      smF64exploopr
+smF64exptailr:
 	CMPQ    AX, DX
-	JAE     smF64sumreduce
+	JAE     smF64sumreducer
 	VMASKMOVPD (SI)(AX*8), Y15, Y0
 	VSUBPD  Y13, Y0, Y0
-	EXPPD(Y0, Y1, Y2, Y3, Y4)
+	EXPNEGPD(Y0, Y1, Y2, Y3, Y4)
 	VANDPD  Y10, Y1, Y1
 	VADDPD  Y1, Y11, Y11
 	VMASKMOVPD Y1, Y15, (SI)(AX*8)
-smF64sumreduce:
+smF64sumreducer:
 	VEXTRACTF128 $1, Y11, X1
 	VADDPD  X1, X11, X11
 	VHADDPD X11, X11, X11
@@ -1650,27 +1879,27 @@ smF64sumreduce:
 	VMOVSD     (SI)(R9*8), X3
 	XORQ    AX, AX
 	TESTQ   R8, R8
-	JZ      smF64scaletail
-smF64scaleloop:
+	JZ      smF64scaletailr
+smF64scaleloopr:
 	VMOVUPD    (SI)(AX*8), Y0
 	VMULPD  Y2, Y0, Y0
 	VMOVUPD    Y0, (SI)(AX*8)
 	ADDQ    $4, AX
 	CMPQ    AX, R8
-	JB      smF64scaleloop
-smF64scaletail:
+	JB      smF64scaleloopr
+smF64scaletailr:
 	CMPQ    AX, DX
-	JAE     smF64fix
+	JAE     smF64fixr
 	VMASKMOVPD (SI)(AX*8), Y15, Y0
 	VMULPD  Y2, Y0, Y0
 	VMASKMOVPD Y0, Y15, (SI)(AX*8)
-smF64fix:
+smF64fixr:
 	VMULSD  X2, X3, X3
 	VSUBSD  one<>(SB), X3, X3
 	VMOVSD     X3, (SI)(R9*8)
 	ADDQ    $8, DI
 	ADDQ    $4, BX
-	LEAQ    (SI)(DX*8), SI
+	ADDQ    R13, SI
 	DECQ    CX
 	JMP     smF64row
 
