@@ -17,6 +17,7 @@ import (
 
 	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/batch"
+	"github.com/cvarlearn/cvar/dataset"
 	"github.com/cvarlearn/cvar/internal/plots"
 )
 
@@ -230,7 +231,7 @@ func experimentRun[T batch.Float](e *env, cfg *expConfig) error {
 		df.data = file
 		if cfg.plotDir != "" {
 			// Fail before the work, not after it.
-			for _, name := range plotNames(cfg, datasetLabel(&df)) {
+			for _, name := range plotNames(cfg, datasetLabel(&df, cfg.model.value)) {
 				if err := checkNew(name, cfg.force); err != nil {
 					bar.finish()
 					return err
@@ -277,8 +278,11 @@ func experimentRun[T batch.Float](e *env, cfg *expConfig) error {
 }
 
 // datasetLabel names a data set in tables and figure files.
-func datasetLabel(df *dataFlags) string {
+func datasetLabel(df *dataFlags, kind string) string {
 	if df.data == "" {
+		if taskOf(kind) == dataset.Regression {
+			return synthRegName
+		}
 		return synthClassName
 	}
 	return filepath.Base(strings.TrimSuffix(df.data, string(filepath.Separator)))
@@ -309,10 +313,7 @@ func experimentOn[T batch.Float](cfg *expConfig, df *dataFlags, bar *progress) (
 	if err != nil {
 		return nil, err
 	}
-	label := datasetLabel(df)
-	if df.data == "" {
-		label = full.Name
-	}
+	label := datasetLabel(df, kind)
 	res := &dsResult{name: label, alphas: unionAlphas(cfg.alpha)}
 	record := cfg.plotDir != ""
 	nm := len(experimentMethods)
@@ -484,6 +485,14 @@ func runOne[T batch.Float](cfg *expConfig, j *runResult, model batch.Model[T], t
 	}
 	if em.method == cvar.Alg3 {
 		opt.Eps = cfg.eps
+		if opt.Eps == 0 {
+			// Theorem 3.9's ε = 2·G_α·η needs the Lipschitz constant G,
+			// which least squares lacks on an unbounded K: take its value
+			// at the initial point θ = 0, max|y|·max‖(x, 1)‖.
+			if b := model.Bounds(train.Scale(), math.Inf(1)); math.IsInf(b.G, 0) {
+				opt.G = model.Bounds(train.Scale(), 0).G
+			}
+		}
 	}
 	ev := newEvaluator(model, 1)
 	defer ev.close()

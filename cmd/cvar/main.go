@@ -114,7 +114,8 @@ func exitStatus(stderr io.Writer, prefix string, err error) int {
 	case errors.Is(err, errHelp):
 		return 0
 	}
-	msg := oneLine(err.Error())
+	// The library's errors start with "cvar: ", which the prefix repeats.
+	msg := strings.TrimPrefix(oneLine(err.Error()), "cvar: ")
 	var ue *usageError
 	if errors.As(err, &ue) {
 		fmt.Fprintf(stderr, "%s: %s (see %s -h)\n", prefix, msg, prefix)

@@ -505,6 +505,7 @@ func TestBadInput(t *testing.T) {
 		{[]string{"train", "-method", "alg1", "-batch", "8"}, []string{"-batch"}},
 		{[]string{"train", "-stream"}, []string{"-stream"}},
 		{[]string{"train", "-lr", "-1"}, []string{"-lr"}},
+		{[]string{"train", "-alpha", "0.1", "-alpha", "2"}, []string{"-alpha"}},
 		{[]string{"eval"}, []string{"-in is required"}},
 		{[]string{"predict"}, []string{"-in is required"}},
 		{[]string{"experiment", "-seeds", "0"}, []string{"-seeds"}},
@@ -573,6 +574,11 @@ func TestExperiment(t *testing.T) {
 	csvOut := readCSV(t, ok(t, append(args, "-seeds", "1", "-format-out", "csv")...))
 	if len(csvOut) != 4 || csvOut[0][3] != "cvar_0.05_mean" || csvOut[1][3] != "1" {
 		t.Errorf("csv table: %v", csvOut)
+	}
+	// Regression: no accuracy.
+	decodeJSON(t, ok(t, "experiment", "-model", "linear", "-n", "400", "-epochs", "2", "-seeds", "1", "-json"), &rows)
+	if len(rows) != 3 || rows[2]["dataset"] != "synthetic-regression" || rows[2]["accuracy"].(map[string]any)["mean"] != nil {
+		t.Errorf("regression experiment: %v", rows)
 	}
 	a := write(t, dir, "a.csv", classCSV(150, 1, true))
 	b := write(t, dir, "b.svm", svmFile(150, 2, false))

@@ -283,7 +283,7 @@ func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 	k := len(classes)
 	online, err := cvar.NewOnline(model, d, k, opt)
 	if err != nil {
-		return err
+		return trainError(err)
 	}
 	defer online.Close()
 	bar := newProgress(e, "training", nTrain*passes)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -279,6 +280,11 @@ func trainError(err error) error {
 	var div *cvar.DivergenceError
 	if errors.As(err, &div) {
 		return fmt.Errorf("%w; try a smaller -lr or a bounded K (-radius)", err)
+	}
+	// Name the flags where the library names its options.
+	msg := strings.NewReplacer("give Eps", "give -eps", "give LR, or bound K with a ball or box", "give -lr, or bound K with -radius or -box").Replace(err.Error())
+	if msg != err.Error() {
+		return errors.New(msg)
 	}
 	return err
 }
