@@ -2,6 +2,9 @@
 
 package kernel
 
+//go:generate sh -c "python3 asmgen/math_amd64.py > math_amd64.s"
+//go:generate sh -c "python3 asmgen/rows_amd64.py > rows_amd64.s"
+
 import (
 	"unsafe"
 
