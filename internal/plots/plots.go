@@ -132,6 +132,7 @@ func Tails(w io.Writer, format, title string, alphas []float64, tails []Tail) er
 		}
 		p.Legend.Top = true
 		p.Legend.Left = true
+		p.Legend.XOffs, p.Legend.YOffs = vg.Points(6), -vg.Points(6)
 		plots = append(plots, p)
 	}
 	return render(w, format, title, plots, vg.Points(360), nil)
