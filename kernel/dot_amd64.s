@@ -6,17 +6,18 @@
 //
 // Tails: Dot's main loop takes 64 float32 / 32 float64 elements (eight
 // registers, eight accumulators) per iteration, then two registers and one
-// (Axpy's and Lerp's main loops take four registers, then one at a time); the last 0..7
-// float32 / 0..3 float64 elements are read and written with VMASKMOVPS/PD
-// under a lane mask from the tables below, so no kernel touches memory past
-// the end of its slices (masked-off lanes are neither loaded nor stored).
+// (Axpy's and Lerp's main loops take four registers, then one at a time);
+// the last 0..7 float32 / 0..3 float64 elements are read and written with
+// VMASKMOVPS/PD under a lane mask from the tables below, so no kernel touches
+// memory past the end of its slices (masked-off lanes are neither loaded nor
+// stored).
 // Dot's main loop prefetches 1 KiB ahead on both inputs (PREFETCHT0 never
 // faults, so prefetching past the end is harmless).
 //
 // Accuracy: Axpy and Lerp are elementwise, y[i] = fma(a, x[i], y[i]) and
 // y[i] = fma(t, x[i]-y[i], y[i]), each rounded once. Dot sums in eight
-// vector accumulators, so its rounding differs from a
-// sequential sum within |got − exact| ≤ (n+1)·u·Σ|x_i·y_i|.
+// vector accumulators, so its rounding differs from a sequential sum, within
+// |got − exact| ≤ (n+1)·u·Σ|x_i·y_i|.
 
 #include "textflag.h"
 
@@ -136,8 +137,10 @@ dot32reduce:
 	VADDPS       Y2, Y0, Y0
 	VEXTRACTF128 $1, Y0, X1
 	VADDPS       X1, X0, X0
-	VHADDPS      X0, X0, X0
-	VHADDPS      X0, X0, X0
+	VMOVHLPS     X0, X0, X1
+	VADDPS       X1, X0, X0
+	VMOVSHDUP    X0, X1
+	VADDSS       X1, X0, X0
 	VZEROUPPER
 	MOVSS        X0, ret+24(FP)
 	RET
