@@ -27,9 +27,9 @@ rows (seeded). Labels must be among the model's classes.`
 func cmdEval(e *env, args []string) error {
 	fs := newFlagSet("cvar eval")
 	in := fs.String("in", "", "model `file` written by cvar train -o")
-	df := addDataFlags(fs, false)
+	df := addDataFlags(fs, dataForModel)
 	alphas := alphaList(0.05, 0.1)
-	fs.Var(alphas, "alphas", "comma-separated tail fractions α ∈ (0, 1]")
+	fs.Var(alphas, "alphas", "comma-separated `list` of tail fractions α ∈ (0, 1]")
 	boot := fs.Int("bootstrap", 1000, "bootstrap resamples for the confidence intervals (0: none)")
 	seed := fs.Uint64("seed", 1, "random seed of the bootstrap")
 	jsonOut := fs.Bool("json", false, "print the results as JSON")

@@ -83,29 +83,30 @@ type expConfig struct {
 
 func cmdExperiment(e *env, args []string) error {
 	fs := newFlagSet("cvar experiment")
-	df := addDataFlags(fs, true)
+	df := addDataFlags(fs, dataForExperiment)
+	fs.Lookup("data").Usage = "comma-separated data `files` (CSV, LIBSVM) or MNIST IDX directories; empty: built-in synthetic data"
 	model := modelChoice()
-	fs.Var(model, "model", "model: logistic, softmax, linear, lad, mlp, or auto (logistic for 2 classes, softmax for more, linear for real targets)")
+	fs.Var(model, "model", "`model`: logistic, softmax, linear, lad, mlp, or auto (logistic for 2 classes, softmax for more, linear for real targets)")
 	alpha := alphaFlag(0.1)
-	fs.Var(&alpha, "alpha", "tail fraction α ∈ (0, 1] of CVaR-on-Minibatch and CVaR-SGD")
+	fs.Var(&alpha, "alpha", "tail fraction `α` ∈ (0, 1] of CVaR-on-Minibatch and CVaR-SGD")
 	lrs := nonNegList("step size", 0.001, 0.005, 0.01)
-	fs.Var(lrs, "lrs", "comma-separated grid of step sizes")
+	fs.Var(lrs, "lrs", "comma-separated `list` of step sizes")
 	wds := nonNegList("weight decay", 0, 1e-4, 1e-3)
-	fs.Var(wds, "wds", "comma-separated grid of weight decays")
+	fs.Var(wds, "wds", "comma-separated `list` of weight decays")
 	seeds := fs.Int("seeds", 3, "number of seeds (splits and training runs): 1..N")
 	epochs := fs.Int("epochs", defaultExperimentEpochs, "passes over the training data (the paper: 100)")
 	batchSize := fs.Int("batch", 512, "minibatch size")
 	eps := fs.Float64("eps", 0, "smoothing ε of CVaR-SGD (0: Theorem 3.9's 2·G_α·η)")
 	precision := precisionChoice(cvar.F32)
-	fs.Var(precision, "precision", "floating-point precision: f32 or f64")
+	fs.Var(precision, "precision", "floating-point `precision`: f32 or f64")
 	threads := fs.Int("threads", 0, "training runs in parallel (0: all cores)")
 	hidden := fs.Int("hidden", batch.DefaultHidden, "hidden units of the mlp")
 	formatOut := newChoice("text", "text", "markdown", "csv")
-	fs.Var(formatOut, "format-out", "table format: text, markdown or csv")
+	fs.Var(formatOut, "format-out", "table `format`: text, markdown or csv")
 	jsonOut := fs.Bool("json", false, "print a JSON list of rows instead of a table")
 	plotDir := fs.String("plot", "", "write the figures into this `directory` (created if needed)")
 	plotFormat := newChoice("png", "png", "svg")
-	fs.Var(plotFormat, "plot-format", "figure format: png or svg")
+	fs.Var(plotFormat, "plot-format", "figure `format`: png or svg")
 	force := fs.Bool("force", false, "replace existing figure files")
 	if err := parseFlags(e, fs, experimentSynopsis, args); err != nil {
 		return err
@@ -114,8 +115,6 @@ func cmdExperiment(e *env, args []string) error {
 		return err
 	}
 	switch {
-	case df.test != "":
-		return usagef("experiment uses validation splits; -test is not used")
 	case *seeds < 1:
 		return usagef("-seeds %d must be at least 1", *seeds)
 	case *epochs < 1:

@@ -183,22 +183,33 @@ type dataFlags struct {
 	scale    *choice
 }
 
-// addDataFlags registers the data flags; train says whether the training
-// flags (-test, -scale, synthetic sizes) apply.
-func addDataFlags(fs *flag.FlagSet, train bool) *dataFlags {
-	f := &dataFlags{format: newChoice("", "csv", "libsvm", "idx"), scale: newChoice("auto", "auto", "zscore", "unit", "none")}
+// Which data flags a command takes.
+const (
+	dataForTrain      = iota // all of them
+	dataForExperiment        // no -test
+	dataForModel             // eval and predict: no -test, -scale or sizes of the built-in data
+)
+
+// addDataFlags registers the data flags of a command.
+func addDataFlags(fs *flag.FlagSet, use int) *dataFlags {
+	f := &dataFlags{
+		format: newChoice("", "csv", "libsvm", "idx"), scale: newChoice("auto", "auto", "zscore", "unit", "none"),
+		n: 6000, d: 20, classes: 2,
+	}
 	fs.StringVar(&f.data, "data", "", "data `file` (CSV, LIBSVM) or directory of MNIST IDX files; empty: built-in synthetic data")
-	fs.Var(f.format, "format", "format of -data and -test: csv, libsvm or idx (default: guessed from the name)")
+	fs.Var(f.format, "format", "`format` of the data files: csv, libsvm or idx (default: guessed from the name)")
 	fs.StringVar(&f.target, "target", "", "CSV target `column`: a header name or 0-based index (default: the last column)")
 	fs.BoolVar(&f.noHeader, "no-header", false, "the CSV file has no header row")
 	fs.IntVar(&f.limit, "limit", 0, "use only the first `N` samples of each file (0: all)")
-	if train {
+	if use == dataForTrain {
 		fs.StringVar(&f.test, "test", "", "held-out test `file`, evaluated after training (MNIST directories: the t10k files)")
-		fs.Var(f.scale, "scale", "feature preprocessing: zscore (fitted on the training split), unit (÷255, images), none, or auto (unit for IDX, else zscore)")
 	}
-	fs.IntVar(&f.n, "n", 6000, "built-in data: number of samples")
-	fs.IntVar(&f.d, "d", 20, "built-in data: number of features")
-	fs.IntVar(&f.classes, "classes", 2, "built-in classification data: number of classes")
+	if use != dataForModel {
+		fs.Var(f.scale, "scale", "feature preprocessing `mode`: zscore (fitted on the training split), unit (÷255, images), none, or auto (unit for IDX, else zscore)")
+		fs.IntVar(&f.n, "n", 6000, "built-in data: number of samples")
+		fs.IntVar(&f.d, "d", 20, "built-in data: number of features")
+		fs.IntVar(&f.classes, "classes", 2, "built-in classification data: number of classes")
+	}
 	return f
 }
 

@@ -37,7 +37,7 @@ writes a JSON array instead.`
 func cmdPredict(e *env, args []string) error {
 	fs := newFlagSet("cvar predict")
 	in := fs.String("in", "", "model `file` written by cvar train -o")
-	df := addDataFlags(fs, false)
+	df := addDataFlags(fs, dataForModel)
 	out := fs.String("o", "", "write the predictions to this `file` (default: stdout)")
 	force := fs.Bool("force", false, "replace the -o file if it exists")
 	jsonOut := fs.Bool("json", false, "write a JSON array instead of CSV")

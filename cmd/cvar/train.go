@@ -61,13 +61,13 @@ type trainFlags struct {
 
 func addTrainFlags(fs *flag.FlagSet) *trainFlags {
 	f := &trainFlags{
-		data: addDataFlags(fs, true), model: modelChoice(), method: methodChoice("alg3"),
+		data: addDataFlags(fs, dataForTrain), model: modelChoice(), method: methodChoice("alg3"),
 		alpha: 0.1, smooth: newChoice("softplus", "softplus", "quadratic"), precision: precisionChoice(cvar.F64),
 	}
-	fs.Var(f.model, "model", "model: logistic, softmax, linear (least squares), lad (least absolute deviations), mlp, or auto (logistic for 2 classes, softmax for more, linear for real targets)")
-	fs.Var(f.method, "method", "training method: alg1, alg2, alg3 (CVaR-SGD), alg4, vanilla (mean loss) or minibatch (CVaR of each minibatch)")
-	fs.Var(&f.alpha, "alpha", "tail fraction α ∈ (0, 1] whose CVaR is minimised")
-	fs.Var(f.smooth, "smooth", "smoothing of the plus function (alg2–4): softplus or quadratic")
+	fs.Var(f.model, "model", "`model`: logistic, softmax, linear (least squares), lad (least absolute deviations), mlp, or auto (logistic for 2 classes, softmax for more, linear for real targets)")
+	fs.Var(f.method, "method", "training `method`: alg1, alg2, alg3 (CVaR-SGD), alg4, vanilla (mean loss) or minibatch (CVaR of each minibatch)")
+	fs.Var(&f.alpha, "alpha", "tail fraction `α` ∈ (0, 1] whose CVaR is minimised")
+	fs.Var(f.smooth, "smooth", "`smoothing` of the plus function (alg2–4): softplus or quadratic")
 	fs.Float64Var(&f.eps, "eps", 0, "smoothing ε (0: the theorem's value)")
 	fs.Float64Var(&f.lr, "lr", 0, "step size η (0: the theorem's value; 0.01 for vanilla and minibatch)")
 	fs.Float64Var(&f.wd, "wd", 0, "weight decay λ")
@@ -75,7 +75,7 @@ func addTrainFlags(fs *flag.FlagSet) *trainFlags {
 	fs.IntVar(&f.steps, "steps", 0, "number of updates T (0: from -epochs)")
 	fs.IntVar(&f.batch, "batch", 0, "minibatch size of alg3, vanilla and minibatch (0: 512)")
 	fs.Uint64Var(&f.seed, "seed", 1, "random seed of the split and the training")
-	fs.Var(f.precision, "precision", "floating-point precision: f32 or f64")
+	fs.Var(f.precision, "precision", "floating-point `precision`: f32 or f64")
 	fs.IntVar(&f.threads, "threads", 0, "worker threads (0: all cores)")
 	fs.Float64Var(&f.radius, "radius", 0, "K is the L2 ball of this radius (0: see above)")
 	fs.Var(&f.box, "box", "K is the box [lo, hi]^p, given as `lo,hi`")
