@@ -283,8 +283,8 @@ func (m *ModelFile) Validate() error {
 		return bad("%d parameters; a %s model with d = %d, k = %d, hidden = %d has %d", len(m.Theta), m.Kind, m.D, m.K, hidden, p)
 	}
 	for i, v := range m.Theta {
-		if !finite(v) {
-			return bad("parameter %d is %v", i, v)
+		if !finite(v) || m.Precision == F32 && math.Abs(v) > math.MaxFloat32 {
+			return bad("parameter %d is %v, not a finite %s number", i, v, m.Precision)
 		}
 	}
 	if m.K > 0 {

@@ -200,6 +200,7 @@ func TestModelFileErrors(t *testing.T) {
 			"kind":      func(m *ModelFile) { m.Kind = "tree" },
 			"params":    func(m *ModelFile) { m.Theta = m.Theta[1:] },
 			"nan":       func(m *ModelFile) { m.Theta[0] = math.NaN() },
+			"f32 range": func(m *ModelFile) { m.Precision, m.Theta[1] = F32, 1e300 },
 			"classes":   func(m *ModelFile) { m.Classes = m.Classes[:2] },
 			"dup class": func(m *ModelFile) { m.Classes[1] = m.Classes[0] },
 			"alpha":     func(m *ModelFile) { m.Alpha = 1.5 },
