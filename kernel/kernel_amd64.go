@@ -30,7 +30,7 @@ func avx2Ops[T Float]() Ops[T] {
 	// Dot is called per row by some callers: the float32 and float64 entries
 	// are plain functions, without the generic dictionary.
 	var dot func(x, y []T) T
-	if is32[T]() {
+	if avx2Is32[T]() {
 		dot = any(dotAVX2F32).(func(x, y []T) T)
 	} else {
 		dot = any(dotAVX2F64).(func(x, y []T) T)
@@ -56,22 +56,22 @@ func avx2Ops[T Float]() Ops[T] {
 // the wrappers below split long inputs into calls of about this many
 // multiply-adds (a few microseconds each).
 const (
-	chunkElems = 1 << 15 // elements per call of a vector kernel
-	chunkFlops = 1 << 16 // multiply-adds per call of a row kernel
+	avx2ChunkElems = 1 << 15 // elements per call of a vector kernel
+	avx2ChunkFlops = 1 << 16 // multiply-adds per call of a row kernel
 )
 
-// ptr returns the address of s's first element (s may be empty; the kernels
+// avx2Ptr returns the address of s's first element (s may be empty; the kernels
 // then read nothing).
-func ptr[T any](s []T) unsafe.Pointer { return unsafe.Pointer(unsafe.SliceData(s)) }
+func avx2Ptr[T any](s []T) unsafe.Pointer { return unsafe.Pointer(unsafe.SliceData(s)) }
 
-// is32 reports whether T is float32; it is a constant in each instantiation.
-func is32[T Float]() bool { return unsafe.Sizeof(T(0)) == 4 }
+// avx2Is32 reports whether T is float32; it is a constant in each instantiation.
+func avx2Is32[T Float]() bool { return unsafe.Sizeof(T(0)) == 4 }
 
-// checkRows panics, through an ordinary bounds check, unless every gathered
+// avx2CheckRows panics, through an ordinary bounds check, unless every gathered
 // row r_i (i < n) satisfies 0 ≤ r_i and r_i*stride + d ≤ len(x). The
 // assembly reads the rows unchecked, so this is what keeps bad input from
 // reading outside x.
-func checkRows[T Float](n int, x []T, stride int, idx []int, d int) {
+func avx2CheckRows[T Float](n int, x []T, stride int, idx []int, d int) {
 	if n == 0 || d == 0 {
 		return
 	}
@@ -154,16 +154,16 @@ func lerpF64(t float64, x, y unsafe.Pointer, n int)
 
 func dotAVX2F32(x, y []float32) float32 {
 	y = y[:len(x)]
-	if len(x) <= chunkElems {
-		return dotF32(ptr(x), ptr(y), len(x))
+	if len(x) <= avx2ChunkElems {
+		return dotF32(avx2Ptr(x), avx2Ptr(y), len(x))
 	}
 	return dotAVX2(x, y)
 }
 
 func dotAVX2F64(x, y []float64) float64 {
 	y = y[:len(x)]
-	if len(x) <= chunkElems {
-		return dotF64(ptr(x), ptr(y), len(x))
+	if len(x) <= avx2ChunkElems {
+		return dotF64(avx2Ptr(x), avx2Ptr(y), len(x))
 	}
 	return dotAVX2(x, y)
 }
@@ -172,11 +172,11 @@ func dotAVX2[T Float](x, y []T) T {
 	y = y[:len(x)]
 	var s T
 	for len(x) > 0 {
-		n := min(len(x), chunkElems)
-		if is32[T]() {
-			s += T(dotF32(ptr(x), ptr(y), n))
+		n := min(len(x), avx2ChunkElems)
+		if avx2Is32[T]() {
+			s += T(dotF32(avx2Ptr(x), avx2Ptr(y), n))
 		} else {
-			s += T(dotF64(ptr(x), ptr(y), n))
+			s += T(dotF64(avx2Ptr(x), avx2Ptr(y), n))
 		}
 		x, y = x[n:], y[n:]
 	}
@@ -186,11 +186,11 @@ func dotAVX2[T Float](x, y []T) T {
 func axpyAVX2[T Float](a T, x, y []T) {
 	y = y[:len(x)]
 	for len(x) > 0 {
-		n := min(len(x), chunkElems)
-		if is32[T]() {
-			axpyF32(float32(a), ptr(x), ptr(y), n)
+		n := min(len(x), avx2ChunkElems)
+		if avx2Is32[T]() {
+			axpyF32(float32(a), avx2Ptr(x), avx2Ptr(y), n)
 		} else {
-			axpyF64(float64(a), ptr(x), ptr(y), n)
+			axpyF64(float64(a), avx2Ptr(x), avx2Ptr(y), n)
 		}
 		x, y = x[n:], y[n:]
 	}
@@ -199,11 +199,11 @@ func axpyAVX2[T Float](a T, x, y []T) {
 func lerpAVX2[T Float](t T, x, y []T) {
 	y = y[:len(x)]
 	for len(x) > 0 {
-		n := min(len(x), chunkElems)
-		if is32[T]() {
-			lerpF32(float32(t), ptr(x), ptr(y), n)
+		n := min(len(x), avx2ChunkElems)
+		if avx2Is32[T]() {
+			lerpF32(float32(t), avx2Ptr(x), avx2Ptr(y), n)
 		} else {
-			lerpF64(float64(t), ptr(x), ptr(y), n)
+			lerpF64(float64(t), avx2Ptr(x), avx2Ptr(y), n)
 		}
 		x, y = x[n:], y[n:]
 	}
@@ -277,31 +277,31 @@ func addRowsF32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx, c 
 //go:noescape
 func addRowsF64(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx, c unsafe.Pointer, cstride, n int)
 
-// rowsPerCall bounds the rows of one row-kernel call to about chunkFlops
+// avx2RowsPerCall bounds the rows of one row-kernel call to about avx2ChunkFlops
 // multiply-adds, in multiples of 4.
-func rowsPerCall(d int) int { return max(4, chunkFlops/max(d, 1)) &^ 3 }
+func avx2RowsPerCall(d int) int { return max(4, avx2ChunkFlops/max(d, 1)) &^ 3 }
 
-// rowBase returns the address of row i of the block that starts at gathered
+// avx2RowBase returns the address of row i of the block that starts at gathered
 // row i: with idx the assembly indexes from x itself, without idx it starts at
 // row i.
-func rowBase[T Float](x []T, stride int, idx []int, i int) (unsafe.Pointer, unsafe.Pointer) {
+func avx2RowBase[T Float](x []T, stride int, idx []int, i int) (unsafe.Pointer, unsafe.Pointer) {
 	if idx != nil {
-		return ptr(x), unsafe.Pointer(&idx[i])
+		return avx2Ptr(x), unsafe.Pointer(&idx[i])
 	}
-	return unsafe.Add(ptr(x), uintptr(i*stride)*unsafe.Sizeof(T(0))), nil
+	return unsafe.Add(avx2Ptr(x), uintptr(i*stride)*unsafe.Sizeof(T(0))), nil
 }
 
-// colBlock is the most columns one row-kernel call handles: longer rows are
+// avx2ColBlock is the most columns one row-kernel call handles: longer rows are
 // split so that a call (at most 4 rows when rows are this long) stays short.
-const colBlock = 1 << 14
+const avx2ColBlock = 1 << 14
 
-// margins runs the margins kernel over gathered rows i0 ≤ i < i0+n (no
-// checks), splitting rows longer than colBlock into column blocks whose
+// avx2Margins runs the margins kernel over gathered rows i0 ≤ i < i0+n (no
+// checks), splitting rows longer than avx2ColBlock into column blocks whose
 // partial sums are added up.
-func margins[T Float](m unsafe.Pointer, mstride int, x []T, stride int, idx []int, i0, n int, w unsafe.Pointer, d int) {
-	xp, ip := rowBase(x, stride, idx, i0)
-	if d <= colBlock {
-		marginsCall[T](m, mstride, n, xp, stride, ip, w, d)
+func avx2Margins[T Float](m unsafe.Pointer, mstride int, x []T, stride int, idx []int, i0, n int, w unsafe.Pointer, d int) {
+	xp, ip := avx2RowBase(x, stride, idx, i0)
+	if d <= avx2ColBlock {
+		avx2MarginsCall[T](m, mstride, n, xp, stride, ip, w, d)
 		return
 	}
 	size := unsafe.Sizeof(T(0))
@@ -315,10 +315,10 @@ func margins[T Float](m unsafe.Pointer, mstride int, x []T, stride int, idx []in
 		} else {
 			xi = unsafe.Add(xp, uintptr(i*stride)*size)
 		}
-		marginsCall[T](mi, mstride, b, xi, stride, ii, w, colBlock)
-		for l := colBlock; l < d; l += colBlock {
-			marginsCall[T](unsafe.Pointer(&part[0]), 1, b, unsafe.Add(xi, uintptr(l)*size), stride, ii,
-				unsafe.Add(w, uintptr(l)*size), min(colBlock, d-l))
+		avx2MarginsCall[T](mi, mstride, b, xi, stride, ii, w, avx2ColBlock)
+		for l := avx2ColBlock; l < d; l += avx2ColBlock {
+			avx2MarginsCall[T](unsafe.Pointer(&part[0]), 1, b, unsafe.Add(xi, uintptr(l)*size), stride, ii,
+				unsafe.Add(w, uintptr(l)*size), min(avx2ColBlock, d-l))
 			for j := 0; j < b; j++ {
 				*(*T)(unsafe.Add(mi, uintptr(j*mstride)*size)) += part[j]
 			}
@@ -326,22 +326,22 @@ func margins[T Float](m unsafe.Pointer, mstride int, x []T, stride int, idx []in
 	}
 }
 
-func marginsCall[T Float](m unsafe.Pointer, mstride, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d int) {
-	if is32[T]() {
+func avx2MarginsCall[T Float](m unsafe.Pointer, mstride, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d int) {
+	if avx2Is32[T]() {
 		marginsF32(m, mstride, n, x, stride, idx, w, d)
 	} else {
 		marginsF64(m, mstride, n, x, stride, idx, w, d)
 	}
 }
 
-// addRows runs the accumulation kernel over gathered rows i0 ≤ i < i0+n,
-// column block by column block for rows longer than colBlock.
-func addRows[T Float](g unsafe.Pointer, d int, x []T, stride int, idx []int, i0, n int, c unsafe.Pointer, cstride int) {
-	xp, ip := rowBase(x, stride, idx, i0)
+// avx2AddRows runs the accumulation kernel over gathered rows i0 ≤ i < i0+n,
+// column block by column block for rows longer than avx2ColBlock.
+func avx2AddRows[T Float](g unsafe.Pointer, d int, x []T, stride int, idx []int, i0, n int, c unsafe.Pointer, cstride int) {
+	xp, ip := avx2RowBase(x, stride, idx, i0)
 	size := unsafe.Sizeof(T(0))
-	for l := 0; l < d; l += colBlock {
-		gl, xl, dl := unsafe.Add(g, uintptr(l)*size), unsafe.Add(xp, uintptr(l)*size), min(colBlock, d-l)
-		if is32[T]() {
+	for l := 0; l < d; l += avx2ColBlock {
+		gl, xl, dl := unsafe.Add(g, uintptr(l)*size), unsafe.Add(xp, uintptr(l)*size), min(avx2ColBlock, d-l)
+		if avx2Is32[T]() {
 			addRowsF32(gl, dl, xl, stride, ip, c, cstride, n)
 		} else {
 			addRowsF64(gl, dl, xl, stride, ip, c, cstride, n)
@@ -358,10 +358,10 @@ func marginsAVX2[T Float](m, x []T, stride int, idx []int, w []T) {
 		clear(m)
 		return
 	}
-	checkRows(n, x, stride, idx, d)
-	step := rowsPerCall(d)
+	avx2CheckRows(n, x, stride, idx, d)
+	step := avx2RowsPerCall(d)
 	for i := 0; i < n; i += step {
-		margins(unsafe.Pointer(&m[i]), 1, x, stride, idx, i, min(step, n-i), ptr(w), d)
+		avx2Margins(unsafe.Pointer(&m[i]), 1, x, stride, idx, i, min(step, n-i), avx2Ptr(w), d)
 	}
 }
 
@@ -370,10 +370,10 @@ func addRowsAVX2[T Float](g, x []T, stride int, idx []int, c []T) {
 	if n == 0 || d == 0 {
 		return
 	}
-	checkRows(n, x, stride, idx, d)
-	step := rowsPerCall(d)
+	avx2CheckRows(n, x, stride, idx, d)
+	step := avx2RowsPerCall(d)
 	for i := 0; i < n; i += step {
-		addRows(ptr(g), d, x, stride, idx, i, min(step, n-i), unsafe.Pointer(&c[i]), 1)
+		avx2AddRows(avx2Ptr(g), d, x, stride, idx, i, min(step, n-i), unsafe.Pointer(&c[i]), 1)
 	}
 }
 
@@ -390,26 +390,26 @@ func marginsKAVX2[T Float](m, x []T, stride int, idx []int, w []T, k int) {
 		clear(m)
 		return
 	}
-	checkRows(n, x, stride, idx, d)
+	avx2CheckRows(n, x, stride, idx, d)
 	if k < 4 {
 		// Few classes: one pass per class, four rows at a time share each
 		// load of the class's weights; outputs are k apart.
-		step := rowsPerCall(d)
+		step := avx2RowsPerCall(d)
 		for j := 0; j < k; j++ {
 			wj := unsafe.Pointer(&w[j*d])
 			for i := 0; i < n; i += step {
-				margins(unsafe.Pointer(&m[i*k+j]), k, x, stride, idx, i, min(step, n-i), wj, d)
+				avx2Margins(unsafe.Pointer(&m[i*k+j]), k, x, stride, idx, i, min(step, n-i), wj, d)
 			}
 		}
 		return
 	}
 	// Many classes: for each row, the k class vectors play the rows of the
 	// margins kernel, so each load of the row x_i serves four classes.
-	step := rowsPerCall(d)
+	step := avx2RowsPerCall(d)
 	for i := 0; i < n; i++ {
 		xi := unsafe.Pointer(&x[row(idx, i)*stride])
 		for j := 0; j < k; j += step {
-			margins(unsafe.Pointer(&m[i*k+j]), 1, w, d, nil, j, min(step, k-j), xi, d)
+			avx2Margins(unsafe.Pointer(&m[i*k+j]), 1, w, d, nil, j, min(step, k-j), xi, d)
 		}
 	}
 }
@@ -423,14 +423,14 @@ func addOuterKAVX2[T Float](g, x []T, stride int, idx []int, c []T, k int) {
 		return
 	}
 	c = c[:n*k]
-	checkRows(n, x, stride, idx, d)
+	avx2CheckRows(n, x, stride, idx, d)
 	// Blocks of rows small enough to stay in L1 while every class's weights
 	// take their turn: g_j += Σ_i c[i*k+j]·x_i, rows in order for each g_j.
 	step := max(4, (16<<10)/(d*int(unsafe.Sizeof(T(0))))) &^ 3
 	for i := 0; i < n; i += step {
 		b := min(step, n-i)
 		for j := 0; j < k; j++ {
-			addRows(unsafe.Pointer(&g[j*d]), d, x, stride, idx, i, b, unsafe.Pointer(&c[i*k+j]), k)
+			avx2AddRows(unsafe.Pointer(&g[j*d]), d, x, stride, idx, i, b, unsafe.Pointer(&c[i*k+j]), k)
 		}
 	}
 }
@@ -638,11 +638,11 @@ func softmaxF64(loss, z, label unsafe.Pointer, n, k int)
 func expAVX2[T Float](dst, x []T) {
 	dst = dst[:len(x)]
 	for len(x) > 0 {
-		n := min(len(x), chunkElems)
-		if is32[T]() {
-			expF32(ptr(dst), ptr(x), n)
+		n := min(len(x), avx2ChunkElems)
+		if avx2Is32[T]() {
+			expF32(avx2Ptr(dst), avx2Ptr(x), n)
 		} else {
-			expF64(ptr(dst), ptr(x), n)
+			expF64(avx2Ptr(dst), avx2Ptr(x), n)
 		}
 		dst, x = dst[n:], x[n:]
 	}
@@ -651,19 +651,19 @@ func expAVX2[T Float](dst, x []T) {
 func log1pAVX2[T Float](dst, x []T) {
 	dst = dst[:len(x)]
 	for len(x) > 0 {
-		n := min(len(x), chunkElems)
-		if is32[T]() {
-			log1pF32(ptr(dst), ptr(x), n)
+		n := min(len(x), avx2ChunkElems)
+		if avx2Is32[T]() {
+			log1pF32(avx2Ptr(dst), avx2Ptr(x), n)
 		} else {
-			log1pF64(ptr(dst), ptr(x), n)
+			log1pF64(avx2Ptr(dst), avx2Ptr(x), n)
 		}
 		dst, x = dst[n:], x[n:]
 	}
 }
 
-// linearLoss runs the loss kernel of kind over n elements (no checks).
-func linearLoss[T Float](kind LossKind, loss, dloss, m, y unsafe.Pointer, n int) {
-	f32 := is32[T]()
+// avx2LinearLoss runs the loss kernel of kind over n elements (no checks).
+func avx2LinearLoss[T Float](kind LossKind, loss, dloss, m, y unsafe.Pointer, n int) {
+	f32 := avx2Is32[T]()
 	switch kind {
 	case Logistic:
 		if f32 {
@@ -695,15 +695,15 @@ func linearLossAVX2[T Float](kind LossKind, loss, dloss, m, y []T) {
 		panic("kernel: unknown LossKind")
 	}
 	for len(m) > 0 {
-		n := min(len(m), chunkElems)
-		linearLoss[T](kind, ptr(loss), ptr(dloss), ptr(m), ptr(y), n)
+		n := min(len(m), avx2ChunkElems)
+		avx2LinearLoss[T](kind, avx2Ptr(loss), avx2Ptr(dloss), avx2Ptr(m), avx2Ptr(y), n)
 		loss, dloss, m, y = loss[n:], dloss[n:], m[n:], y[n:]
 	}
 }
 
-// plus runs the plus kernel over n elements; rho and drho must be writable.
-func plus[T Float](kind PlusKind, eps T, rho, drho, s unsafe.Pointer, n int) {
-	if is32[T]() {
+// avx2Plus runs the plus kernel over n elements; rho and drho must be writable.
+func avx2Plus[T Float](kind PlusKind, eps T, rho, drho, s unsafe.Pointer, n int) {
+	if avx2Is32[T]() {
 		plusF32(int(kind), float64(eps), rho, drho, s, n)
 	} else {
 		plusF64(int(kind), float64(eps), rho, drho, s, n)
@@ -733,13 +733,13 @@ func plusAVX2[T Float](kind PlusKind, eps T, rho, drho, s []T) {
 			if drho != nil {
 				dr = unsafe.Pointer(&drho[i])
 			}
-			plus(kind, eps, r, dr, unsafe.Pointer(&s[i]), n)
+			avx2Plus(kind, eps, r, dr, unsafe.Pointer(&s[i]), n)
 		}
 		return
 	}
-	for i := 0; i < len(s); i += chunkElems {
-		n := min(chunkElems, len(s)-i)
-		plus(kind, eps, unsafe.Pointer(&rho[i]), unsafe.Pointer(&drho[i]), unsafe.Pointer(&s[i]), n)
+	for i := 0; i < len(s); i += avx2ChunkElems {
+		n := min(avx2ChunkElems, len(s)-i)
+		avx2Plus(kind, eps, unsafe.Pointer(&rho[i]), unsafe.Pointer(&drho[i]), unsafe.Pointer(&s[i]), n)
 	}
 }
 
@@ -755,10 +755,10 @@ func softmaxCEAVX2[T Float](loss, z []T, label []int32, k int) {
 			panic("kernel: label out of range")
 		}
 	}
-	step := max(1, chunkElems/k)
+	step := max(1, avx2ChunkElems/k)
 	for i := 0; i < n; i += step {
 		b := min(step, n-i)
-		if is32[T]() {
+		if avx2Is32[T]() {
 			softmaxF32(unsafe.Pointer(&loss[i]), unsafe.Pointer(&z[i*k]), unsafe.Pointer(&label[i]), b, k)
 		} else {
 			softmaxF64(unsafe.Pointer(&loss[i]), unsafe.Pointer(&z[i*k]), unsafe.Pointer(&label[i]), b, k)
@@ -768,10 +768,10 @@ func softmaxCEAVX2[T Float](loss, z []T, label []int32, k int) {
 
 // ---- Fused step ---------------------------------------------------------------
 
-// fusedBlock is the most rows FusedLinear handles per block; the block
+// avx2FusedBlock is the most rows FusedLinear handles per block; the block
 // shrinks (to 8 rows at least) so that its rows stay in L1 until they are read
 // the second time, for the accumulation into g.
-const fusedBlock = 64
+const avx2FusedBlock = 64
 
 func fusedLinearAVX2[T Float](g, loss, x []T, stride int, idx []int, y, w []T, p *LinearStep[T]) (sumV, sumC T) {
 	n, d := len(loss), len(w)
@@ -786,24 +786,24 @@ func fusedLinearAVX2[T Float](g, loss, x []T, stride int, idx []int, y, w []T, p
 	if p.Plus < PlusNone || p.Plus > PlusQuadratic {
 		panic("kernel: unknown PlusKind")
 	}
-	checkRows(n, x, stride, idx, d)
-	bs := min(fusedBlock, max(8, (32<<10)/max(1, d*int(unsafe.Sizeof(T(0))))&^3))
-	var mb, db, sb, rb, vb, cb [fusedBlock]T
+	avx2CheckRows(n, x, stride, idx, d)
+	bs := min(avx2FusedBlock, max(8, (32<<10)/max(1, d*int(unsafe.Sizeof(T(0))))&^3))
+	var mb, db, sb, rb, vb, cb [avx2FusedBlock]T
 	for i := 0; i < n; i += bs {
 		b := min(bs, n-i)
 		if d > 0 {
-			margins(unsafe.Pointer(&mb[0]), 1, x, stride, idx, i, b, ptr(w), d)
+			avx2Margins(unsafe.Pointer(&mb[0]), 1, x, stride, idx, i, b, avx2Ptr(w), d)
 		} else {
-			mb = [fusedBlock]T{}
+			mb = [avx2FusedBlock]T{}
 		}
 		for j := range b {
 			mb[j] += p.Bias
 		}
-		linearLoss[T](p.Loss, unsafe.Pointer(&loss[i]), unsafe.Pointer(&db[0]), unsafe.Pointer(&mb[0]), unsafe.Pointer(&y[i]), b)
+		avx2LinearLoss[T](p.Loss, unsafe.Pointer(&loss[i]), unsafe.Pointer(&db[0]), unsafe.Pointer(&mb[0]), unsafe.Pointer(&y[i]), b)
 		for j := range b {
 			sb[j] = loss[i+j]*p.InvL - p.Tau
 		}
-		plus(p.Plus, p.Eps, unsafe.Pointer(&rb[0]), unsafe.Pointer(&vb[0]), unsafe.Pointer(&sb[0]), b)
+		avx2Plus(p.Plus, p.Eps, unsafe.Pointer(&rb[0]), unsafe.Pointer(&vb[0]), unsafe.Pointer(&sb[0]), b)
 		for j := range b {
 			c := p.Scale * vb[j] * db[j]
 			cb[j] = c
@@ -811,7 +811,7 @@ func fusedLinearAVX2[T Float](g, loss, x []T, stride int, idx []int, y, w []T, p
 			sumC += c
 		}
 		if d > 0 {
-			addRows(ptr(g), d, x, stride, idx, i, b, unsafe.Pointer(&cb[0]), 1)
+			avx2AddRows(avx2Ptr(g), d, x, stride, idx, i, b, unsafe.Pointer(&cb[0]), 1)
 		}
 	}
 	return sumV, sumC
