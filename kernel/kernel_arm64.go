@@ -163,7 +163,12 @@ func maxF64(x *float64, n int) float64
 //go:noescape
 func maxF32(x *float32, n int) float32
 
-// ---- Assembly stubs: math_arm64.s (n is a multiple of 4) ----
+// ---- Assembly stubs: math_arm64.s ----
+//
+// n is a multiple of 4. In the loops below, math.Exp and math.Log1p stand for
+// the table-free approximations of math_arm64.s (within 1 ulp in float64; see
+// its header for the contract), and logisticLoss, linearLossOne and plusOne
+// for the same formulas evaluated with them.
 
 // expsumF64 computes:
 //
