@@ -246,6 +246,28 @@ func marginsF32(m unsafe.Pointer, mstride, n int, x unsafe.Pointer, stride int, 
 //go:noescape
 func marginsF64(m unsafe.Pointer, mstride, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d int)
 
+// marginsPFF32 is marginsF32 with software prefetching 512 bytes ahead in
+// each of the four rows, for rows that are not in cache.
+//
+//go:noescape
+func marginsPFF32(m unsafe.Pointer, mstride, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d int)
+
+// marginsPFF64 is marginsF64 with software prefetching 512 bytes ahead in
+// each of the four rows, for rows that are not in cache.
+//
+//go:noescape
+func marginsPFF64(m unsafe.Pointer, mstride, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d int)
+
+// avx2StreamBytes is the size of a matrix above which the margins kernels
+// prefetch: a matrix this big (twice a core's L2) is taken to be out of
+// cache. Tests lower it to run the prefetching variant on small data.
+var avx2StreamBytes = 4 << 20
+
+// avx2Streams reports whether the matrix x is big enough to prefetch from.
+func avx2Streams[T Float](x []T) bool {
+	return uintptr(len(x))*unsafe.Sizeof(T(0)) > uintptr(avx2StreamBytes)
+}
+
 // addRowsF32 computes, four rows at a time so that dst is loaded and stored
 // once per four rows (the multiply-adds on each dst[l] keep the loop's order),
 //
@@ -300,8 +322,9 @@ const avx2ColBlock = 1 << 14
 // partial sums are added up.
 func avx2Margins[T Float](m unsafe.Pointer, mstride int, x []T, stride int, idx []int, i0, n int, w unsafe.Pointer, d int) {
 	xp, ip := avx2RowBase(x, stride, idx, i0)
+	pf := avx2Streams(x)
 	if d <= avx2ColBlock {
-		avx2MarginsCall[T](m, mstride, n, xp, stride, ip, w, d)
+		avx2MarginsCall[T](pf, m, mstride, n, xp, stride, ip, w, d)
 		return
 	}
 	size := unsafe.Sizeof(T(0))
@@ -315,9 +338,9 @@ func avx2Margins[T Float](m unsafe.Pointer, mstride int, x []T, stride int, idx 
 		} else {
 			xi = unsafe.Add(xp, uintptr(i*stride)*size)
 		}
-		avx2MarginsCall[T](mi, mstride, b, xi, stride, ii, w, avx2ColBlock)
+		avx2MarginsCall[T](pf, mi, mstride, b, xi, stride, ii, w, avx2ColBlock)
 		for l := avx2ColBlock; l < d; l += avx2ColBlock {
-			avx2MarginsCall[T](unsafe.Pointer(&part[0]), 1, b, unsafe.Add(xi, uintptr(l)*size), stride, ii,
+			avx2MarginsCall[T](pf, unsafe.Pointer(&part[0]), 1, b, unsafe.Add(xi, uintptr(l)*size), stride, ii,
 				unsafe.Add(w, uintptr(l)*size), min(avx2ColBlock, d-l))
 			for j := 0; j < b; j++ {
 				*(*T)(unsafe.Add(mi, uintptr(j*mstride)*size)) += part[j]
@@ -326,10 +349,15 @@ func avx2Margins[T Float](m unsafe.Pointer, mstride int, x []T, stride int, idx 
 	}
 }
 
-func avx2MarginsCall[T Float](m unsafe.Pointer, mstride, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d int) {
-	if avx2Is32[T]() {
+func avx2MarginsCall[T Float](pf bool, m unsafe.Pointer, mstride, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d int) {
+	switch {
+	case avx2Is32[T]() && pf:
+		marginsPFF32(m, mstride, n, x, stride, idx, w, d)
+	case avx2Is32[T]():
 		marginsF32(m, mstride, n, x, stride, idx, w, d)
-	} else {
+	case pf:
+		marginsPFF64(m, mstride, n, x, stride, idx, w, d)
+	default:
 		marginsF64(m, mstride, n, x, stride, idx, w, d)
 	}
 }

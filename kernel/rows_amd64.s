@@ -25,9 +25,10 @@
 
 #include "textflag.h"
 
-// PFDIST is how far ahead (bytes) the margins loop prefetches each of its
-// four rows: for rows out of cache, four interleaved streams otherwise fall
-// short of one stream's bandwidth.
+// PFDIST is how far ahead (bytes) marginsPF prefetches each of its four rows:
+// for rows out of cache, four interleaved streams otherwise fall short of one
+// stream's bandwidth. (For rows in cache the prefetches only cost load slots,
+// so the wrappers call plain margins there.)
 #define PFDIST 512
 
 // func marginsF32(m unsafe.Pointer, mstride, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d int)
@@ -91,10 +92,6 @@ mf32ready:
 mf32loop4:
 	VMOVUPS     (DX)(AX*4), Y8
 	VMOVUPS     32(DX)(AX*4), Y9
-	PREFETCHT0  PFDIST(R10)(AX*4)
-	PREFETCHT0  PFDIST(R11)(AX*4)
-	PREFETCHT0  PFDIST(R12)(AX*4)
-	PREFETCHT0  PFDIST(R13)(AX*4)
 	VFMADD231PS (R10)(AX*4), Y8, Y0
 	VFMADD231PS 32(R10)(AX*4), Y9, Y4
 	VFMADD231PS (R11)(AX*4), Y8, Y1
@@ -439,10 +436,6 @@ mf64ready:
 mf64loop4:
 	VMOVUPD     (DX)(AX*8), Y8
 	VMOVUPD     32(DX)(AX*8), Y9
-	PREFETCHT0  PFDIST(R10)(AX*8)
-	PREFETCHT0  PFDIST(R11)(AX*8)
-	PREFETCHT0  PFDIST(R12)(AX*8)
-	PREFETCHT0  PFDIST(R13)(AX*8)
 	VFMADD231PD (R10)(AX*8), Y8, Y0
 	VFMADD231PD 32(R10)(AX*8), Y9, Y4
 	VFMADD231PD (R11)(AX*8), Y8, Y1
@@ -723,6 +716,374 @@ af64next1:
 	JMP  af64single
 
 af64done:
+	VZEROUPPER
+	RET
+
+// func marginsPFF32(m unsafe.Pointer, mstride, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d int)
+TEXT ·marginsPFF32(SB), NOSPLIT, $0-64
+	MOVQ m+0(FP), DI
+	MOVQ n+16(FP), CX
+	MOVQ x+24(FP), SI
+	MOVQ stride+32(FP), R9
+	SHLQ $2, R9
+	MOVQ idx+40(FP), BX
+	MOVQ w+48(FP), DX
+	MOVQ d+56(FP), R8
+	MOVQ    R8, AX
+	ANDQ    $7, AX
+	NEGQ    AX
+	ADDQ    $8, AX
+	LEAQ    ·maskTab32(SB), R10
+	VMOVDQU (R10)(AX*4), Y15
+	ANDQ    $-16, R8
+
+mpf32block:
+	CMPQ CX, $4
+	JB   mpf32single
+	TESTQ BX, BX
+	JZ    mpf32consec
+	MOVQ  0(BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	MOVQ  16(BX), R12
+	IMULQ R9, R12
+	ADDQ  SI, R12
+	MOVQ  24(BX), R13
+	IMULQ R9, R13
+	ADDQ  SI, R13
+	ADDQ  $32, BX
+	JMP   mpf32ready
+
+mpf32consec:
+	MOVQ SI, R10
+	LEAQ (R10)(R9*1), R11
+	LEAQ (R11)(R9*1), R12
+	LEAQ (R12)(R9*1), R13
+	LEAQ (R13)(R9*1), SI
+
+mpf32ready:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	XORQ  AX, AX
+	TESTQ R8, R8
+	JZ    mpf32tail4
+
+mpf32loop4:
+	VMOVUPS     (DX)(AX*4), Y8
+	VMOVUPS     32(DX)(AX*4), Y9
+	PREFETCHT0  PFDIST(R10)(AX*4)
+	PREFETCHT0  PFDIST(R11)(AX*4)
+	PREFETCHT0  PFDIST(R12)(AX*4)
+	PREFETCHT0  PFDIST(R13)(AX*4)
+	VFMADD231PS (R10)(AX*4), Y8, Y0
+	VFMADD231PS 32(R10)(AX*4), Y9, Y4
+	VFMADD231PS (R11)(AX*4), Y8, Y1
+	VFMADD231PS 32(R11)(AX*4), Y9, Y5
+	VFMADD231PS (R12)(AX*4), Y8, Y2
+	VFMADD231PS 32(R12)(AX*4), Y9, Y6
+	VFMADD231PS (R13)(AX*4), Y8, Y3
+	VFMADD231PS 32(R13)(AX*4), Y9, Y7
+	ADDQ        $16, AX
+	CMPQ        AX, R8
+	JB          mpf32loop4
+
+mpf32tail4:
+	TESTQ       $8, d+56(FP)
+	JZ          mpf32mask4
+	VMOVUPS     (DX)(AX*4), Y8
+	VFMADD231PS (R10)(AX*4), Y8, Y0
+	VFMADD231PS (R11)(AX*4), Y8, Y1
+	VFMADD231PS (R12)(AX*4), Y8, Y2
+	VFMADD231PS (R13)(AX*4), Y8, Y3
+	ADDQ        $8, AX
+
+mpf32mask4:
+	TESTQ       $7, d+56(FP)
+	JZ          mpf32reduce4
+	VMASKMOVPS  (DX)(AX*4), Y15, Y8
+	VMASKMOVPS  (R10)(AX*4), Y15, Y10
+	VFMADD231PS Y10, Y8, Y4
+	VMASKMOVPS  (R11)(AX*4), Y15, Y10
+	VFMADD231PS Y10, Y8, Y5
+	VMASKMOVPS  (R12)(AX*4), Y15, Y10
+	VFMADD231PS Y10, Y8, Y6
+	VMASKMOVPS  (R13)(AX*4), Y15, Y10
+	VFMADD231PS Y10, Y8, Y7
+
+mpf32reduce4:
+	VADDPS Y4, Y0, Y0
+	VADDPS Y5, Y1, Y1
+	VADDPS Y6, Y2, Y2
+	VADDPS Y7, Y3, Y3
+	VHADDPS      Y1, Y0, Y0
+	VHADDPS      Y3, Y2, Y2
+	VHADDPS      Y2, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPS       X1, X0, X0
+	MOVQ         mstride+8(FP), AX
+	SHLQ         $2, AX
+	VMOVSS       X0, (DI)
+	ADDQ         AX, DI
+	VEXTRACTPS   $1, X0, (DI)
+	ADDQ         AX, DI
+	VEXTRACTPS   $2, X0, (DI)
+	ADDQ         AX, DI
+	VEXTRACTPS   $3, X0, (DI)
+	ADDQ         AX, DI
+	SUBQ         $4, CX
+	JMP          mpf32block
+
+mpf32single:
+	TESTQ CX, CX
+	JZ    mpf32done
+	TESTQ BX, BX
+	JZ    mpf32consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	ADDQ  $8, BX
+	JMP   mpf32ready1
+
+mpf32consec1:
+	MOVQ SI, R10
+	ADDQ R9, SI
+
+mpf32ready1:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y4, Y4, Y4
+	XORQ  AX, AX
+	TESTQ R8, R8
+	JZ    mpf32tail1
+
+mpf32loop1:
+	VMOVUPS     (DX)(AX*4), Y8
+	VMOVUPS     32(DX)(AX*4), Y9
+	VFMADD231PS (R10)(AX*4), Y8, Y0
+	VFMADD231PS 32(R10)(AX*4), Y9, Y4
+	ADDQ        $16, AX
+	CMPQ        AX, R8
+	JB          mpf32loop1
+
+mpf32tail1:
+	TESTQ       $8, d+56(FP)
+	JZ          mpf32mask1
+	VMOVUPS     (DX)(AX*4), Y8
+	VFMADD231PS (R10)(AX*4), Y8, Y0
+	ADDQ        $8, AX
+
+mpf32mask1:
+	TESTQ       $7, d+56(FP)
+	JZ          mpf32reduce1
+	VMASKMOVPS  (DX)(AX*4), Y15, Y8
+	VMASKMOVPS  (R10)(AX*4), Y15, Y10
+	VFMADD231PS Y10, Y8, Y4
+
+mpf32reduce1:
+	VADDPS       Y4, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPS       X1, X0, X0
+	VHADDPS      X0, X0, X0
+	VHADDPS      X0, X0, X0
+	VMOVSS       X0, (DI)
+	MOVQ         mstride+8(FP), AX
+	LEAQ         (DI)(AX*4), DI
+	DECQ         CX
+	JMP          mpf32single
+
+mpf32done:
+	VZEROUPPER
+	RET
+
+// func marginsPFF64(m unsafe.Pointer, mstride, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d int)
+TEXT ·marginsPFF64(SB), NOSPLIT, $0-64
+	MOVQ m+0(FP), DI
+	MOVQ n+16(FP), CX
+	MOVQ x+24(FP), SI
+	MOVQ stride+32(FP), R9
+	SHLQ $3, R9
+	MOVQ idx+40(FP), BX
+	MOVQ w+48(FP), DX
+	MOVQ d+56(FP), R8
+	MOVQ    R8, AX
+	ANDQ    $3, AX
+	NEGQ    AX
+	ADDQ    $4, AX
+	LEAQ    ·maskTab64(SB), R10
+	VMOVDQU (R10)(AX*8), Y15
+	ANDQ    $-8, R8
+
+mpf64block:
+	CMPQ CX, $4
+	JB   mpf64single
+	TESTQ BX, BX
+	JZ    mpf64consec
+	MOVQ  0(BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	MOVQ  16(BX), R12
+	IMULQ R9, R12
+	ADDQ  SI, R12
+	MOVQ  24(BX), R13
+	IMULQ R9, R13
+	ADDQ  SI, R13
+	ADDQ  $32, BX
+	JMP   mpf64ready
+
+mpf64consec:
+	MOVQ SI, R10
+	LEAQ (R10)(R9*1), R11
+	LEAQ (R11)(R9*1), R12
+	LEAQ (R12)(R9*1), R13
+	LEAQ (R13)(R9*1), SI
+
+mpf64ready:
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	VXORPD Y2, Y2, Y2
+	VXORPD Y3, Y3, Y3
+	VXORPD Y4, Y4, Y4
+	VXORPD Y5, Y5, Y5
+	VXORPD Y6, Y6, Y6
+	VXORPD Y7, Y7, Y7
+	XORQ  AX, AX
+	TESTQ R8, R8
+	JZ    mpf64tail4
+
+mpf64loop4:
+	VMOVUPD     (DX)(AX*8), Y8
+	VMOVUPD     32(DX)(AX*8), Y9
+	PREFETCHT0  PFDIST(R10)(AX*8)
+	PREFETCHT0  PFDIST(R11)(AX*8)
+	PREFETCHT0  PFDIST(R12)(AX*8)
+	PREFETCHT0  PFDIST(R13)(AX*8)
+	VFMADD231PD (R10)(AX*8), Y8, Y0
+	VFMADD231PD 32(R10)(AX*8), Y9, Y4
+	VFMADD231PD (R11)(AX*8), Y8, Y1
+	VFMADD231PD 32(R11)(AX*8), Y9, Y5
+	VFMADD231PD (R12)(AX*8), Y8, Y2
+	VFMADD231PD 32(R12)(AX*8), Y9, Y6
+	VFMADD231PD (R13)(AX*8), Y8, Y3
+	VFMADD231PD 32(R13)(AX*8), Y9, Y7
+	ADDQ        $8, AX
+	CMPQ        AX, R8
+	JB          mpf64loop4
+
+mpf64tail4:
+	TESTQ       $4, d+56(FP)
+	JZ          mpf64mask4
+	VMOVUPD     (DX)(AX*8), Y8
+	VFMADD231PD (R10)(AX*8), Y8, Y0
+	VFMADD231PD (R11)(AX*8), Y8, Y1
+	VFMADD231PD (R12)(AX*8), Y8, Y2
+	VFMADD231PD (R13)(AX*8), Y8, Y3
+	ADDQ        $4, AX
+
+mpf64mask4:
+	TESTQ       $3, d+56(FP)
+	JZ          mpf64reduce4
+	VMASKMOVPD  (DX)(AX*8), Y15, Y8
+	VMASKMOVPD  (R10)(AX*8), Y15, Y10
+	VFMADD231PD Y10, Y8, Y4
+	VMASKMOVPD  (R11)(AX*8), Y15, Y10
+	VFMADD231PD Y10, Y8, Y5
+	VMASKMOVPD  (R12)(AX*8), Y15, Y10
+	VFMADD231PD Y10, Y8, Y6
+	VMASKMOVPD  (R13)(AX*8), Y15, Y10
+	VFMADD231PD Y10, Y8, Y7
+
+mpf64reduce4:
+	VADDPD Y4, Y0, Y0
+	VADDPD Y5, Y1, Y1
+	VADDPD Y6, Y2, Y2
+	VADDPD Y7, Y3, Y3
+	VHADDPD      Y1, Y0, Y0
+	VHADDPD      Y3, Y2, Y2
+	VPERM2F128   $0x20, Y2, Y0, Y1
+	VPERM2F128   $0x31, Y2, Y0, Y0
+	VADDPD       Y1, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	MOVQ         mstride+8(FP), AX
+	SHLQ         $3, AX
+	VMOVSD       X0, (DI)
+	ADDQ         AX, DI
+	VMOVHPD      X0, (DI)
+	ADDQ         AX, DI
+	VMOVSD       X1, (DI)
+	ADDQ         AX, DI
+	VMOVHPD      X1, (DI)
+	ADDQ         AX, DI
+	SUBQ         $4, CX
+	JMP          mpf64block
+
+mpf64single:
+	TESTQ CX, CX
+	JZ    mpf64done
+	TESTQ BX, BX
+	JZ    mpf64consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	ADDQ  $8, BX
+	JMP   mpf64ready1
+
+mpf64consec1:
+	MOVQ SI, R10
+	ADDQ R9, SI
+
+mpf64ready1:
+	VXORPD Y0, Y0, Y0
+	VXORPD Y4, Y4, Y4
+	XORQ  AX, AX
+	TESTQ R8, R8
+	JZ    mpf64tail1
+
+mpf64loop1:
+	VMOVUPD     (DX)(AX*8), Y8
+	VMOVUPD     32(DX)(AX*8), Y9
+	VFMADD231PD (R10)(AX*8), Y8, Y0
+	VFMADD231PD 32(R10)(AX*8), Y9, Y4
+	ADDQ        $8, AX
+	CMPQ        AX, R8
+	JB          mpf64loop1
+
+mpf64tail1:
+	TESTQ       $4, d+56(FP)
+	JZ          mpf64mask1
+	VMOVUPD     (DX)(AX*8), Y8
+	VFMADD231PD (R10)(AX*8), Y8, Y0
+	ADDQ        $4, AX
+
+mpf64mask1:
+	TESTQ       $3, d+56(FP)
+	JZ          mpf64reduce1
+	VMASKMOVPD  (DX)(AX*8), Y15, Y8
+	VMASKMOVPD  (R10)(AX*8), Y15, Y10
+	VFMADD231PD Y10, Y8, Y4
+
+mpf64reduce1:
+	VADDPD       Y4, Y0, Y0
+	VEXTRACTF128 $1, Y0, X1
+	VADDPD       X1, X0, X0
+	VHADDPD      X0, X0, X0
+	VMOVSD       X0, (DI)
+	MOVQ         mstride+8(FP), AX
+	LEAQ         (DI)(AX*8), DI
+	DECQ         CX
+	JMP          mpf64single
+
+mpf64done:
 	VZEROUPPER
 	RET
 

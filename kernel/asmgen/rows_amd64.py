@@ -8,7 +8,7 @@ Run from the kernel directory (go generate does):
 The assembly is written out in full, one TEXT per kernel and precision; this
 script only saves typing the float32/float64 and loop/tail variants by hand.
 """
-def gen(P):
+def gen(P, pf=False, only_margins=False):
     f32 = P == "F32"
     E = 4 if f32 else 8
     S = "PS" if f32 else "PD"
@@ -17,7 +17,8 @@ def gen(P):
     BR = "VBROADCASTSS" if f32 else "VBROADCASTSD"
     o = []
     a = o.append
-    L = "m" + P.lower()
+    L = ("mp" if pf else "m") + P.lower()
+    MN = "marginsPF" if pf else "margins"
     def maskset(dreg):
         W = U // 2
         a(f"\tMOVQ    {dreg}, AX")
@@ -61,8 +62,8 @@ def gen(P):
         a(f"{L}ready1:")
     R = ["R10", "R11", "R12", "R13"]
     # ---------------- margins
-    a(f"// func margins{P}(m unsafe.Pointer, mstride, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d int)")
-    a(f"TEXT ·margins{P}(SB), NOSPLIT, $0-64")
+    a(f"// func {MN}{P}(m unsafe.Pointer, mstride, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d int)")
+    a(f"TEXT ·{MN}{P}(SB), NOSPLIT, $0-64")
     a(f"\tMOVQ m+0(FP), DI")
     a(f"\tMOVQ n+16(FP), CX")
     a(f"\tMOVQ x+24(FP), SI")
@@ -86,8 +87,9 @@ def gen(P):
     a(f"{L}loop4:")
     a(f"\tVMOVUP{S[1]}     (DX)(AX*{E}), Y8")
     a(f"\tVMOVUP{S[1]}     32(DX)(AX*{E}), Y9")
-    for r in R:
-        a(f"\tPREFETCHT0  PFDIST({r})(AX*{E})")
+    if pf:
+        for r in R:
+            a(f"\tPREFETCHT0  PFDIST({r})(AX*{E})")
     for i, r in enumerate(R):
         a(f"\tVFMADD231{S} ({r})(AX*{E}), Y8, Y{i}")
         a(f"\tVFMADD231{S} 32({r})(AX*{E}), Y9, Y{i+4}")
@@ -199,6 +201,8 @@ def gen(P):
     a(f"\tVZEROUPPER")
     a(f"\tRET")
     a("")
+    if only_margins:
+        return "\n".join(o)
     # ---------------- addRows
     L = "a" + P.lower()
     a(f"// func addRows{P}(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx, c unsafe.Pointer, cstride, n int)")
@@ -335,10 +339,11 @@ hdr = """//go:build !purego
 
 #include "textflag.h"
 
-// PFDIST is how far ahead (bytes) the margins loop prefetches each of its
-// four rows: for rows out of cache, four interleaved streams otherwise fall
-// short of one stream's bandwidth.
+// PFDIST is how far ahead (bytes) marginsPF prefetches each of its four rows:
+// for rows out of cache, four interleaved streams otherwise fall short of one
+// stream's bandwidth. (For rows in cache the prefetches only cost load slots,
+// so the wrappers call plain margins there.)
 #define PFDIST 512
 
 """
-print(hdr + gen("F32") + "\n" + gen("F64"))
+print(hdr + gen("F32") + "\n" + gen("F64") + "\n" + gen("F32", pf=True, only_margins=True) + "\n" + gen("F64", pf=True, only_margins=True))
