@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 
 	"github.com/cvarlearn/cvar/bench/internal/peak"
 	"github.com/cvarlearn/cvar/kernel"
@@ -97,7 +98,7 @@ var KernelNames = []string{
 	"dot", "axpy", "margins", "addrows", "fused", "marginsk", "addouterk",
 	"mlp-hidden", "mlp-logits", "mlp-gradw2", "mlp-backh", "mlp-gradw1",
 	"logistic", "softplus", "exp", "log1p", "softmaxce",
-	"margins-ooc", "margins-ooc-gather",
+	"margins-ooc", "margins-ooc-gather", "marginsk-ooc-gather",
 }
 
 // KernelSpecs returns the cases cfg selects.
@@ -108,7 +109,7 @@ func KernelSpecs(cfg SpecConfig) []KernelSpec {
 		if !want(k) {
 			continue
 		}
-		if (k == "margins-ooc" || k == "margins-ooc-gather") && !cfg.OutOfCache {
+		if strings.Contains(k, "-ooc") && !cfg.OutOfCache {
 			continue
 		}
 		for _, prec := range cfg.Precs {
@@ -133,7 +134,7 @@ func caseSizes(k string, dims []int) []caseSize {
 		return []caseSize{{fmt.Sprintf("n=%d,k=%d", Batch, Classes), 0}}
 	case "mlp-hidden", "mlp-logits", "mlp-gradw2", "mlp-backh", "mlp-gradw1":
 		return []caseSize{{fmt.Sprintf("n=%d,d=%d,h=%d", ChunkRows, OOCDim, Hidden), OOCDim}}
-	case "margins-ooc", "margins-ooc-gather":
+	case "margins-ooc", "margins-ooc-gather", "marginsk-ooc-gather":
 		return []caseSize{{fmt.Sprintf("rows=%d,d=%d", OOCRows, OOCDim), OOCDim}}
 	}
 	out := make([]caseSize, len(dims))
@@ -444,6 +445,29 @@ func build[T kernel.Float](k string, d int, impls []*kernel.Impl) *KernelCase {
 			})
 		}
 		// The same bytes read once, front to back, by the stream loop.
+		raw := asFloat32s(x)
+		add(Stream, true, func() { sink += float64(peak.Sum32(raw)) })
+
+	case "marginsk-ooc-gather":
+		// Softmax's forward pass as Alg 3 runs it: k = 10 margins of rows
+		// drawn with replacement from the 60000×784 matrix, a minibatch at
+		// a time.
+		n, kk := OOCRows, Classes
+		x, w, m := randSlice[T](n*d, 1, 0, 1), randSlice[T](kk*d, 2, -1, 1), make([]T, Batch*kk)
+		c.Bytes, c.Flops = int64(n*d)*s, 2*int64(n*d*kk)
+		idx := make([]int, n)
+		r := rand.New(rand.NewPCG(3, 4))
+		for i := range idx {
+			idx[i] = r.IntN(n)
+		}
+		each(func(ops *kernel.Ops[T]) func() {
+			return func() {
+				for i := 0; i < n; i += Batch {
+					b := min(Batch, n-i)
+					ops.MarginsK(m[:b*kk], x, d, idx[i:i+b], w, kk)
+				}
+			}
+		})
 		raw := asFloat32s(x)
 		add(Stream, true, func() { sink += float64(peak.Sum32(raw)) })
 

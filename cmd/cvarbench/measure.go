@@ -233,7 +233,7 @@ func kernelRows(c *config, rep *Report, logf func(string, ...any)) ([]KernelRow,
 			if r.NsPerOp == 0 {
 				r.NsPerOp = 1e9 * sec
 			}
-			if kc.Flops > 0 {
+			if kc.Flops > 0 && v.Impl != bench.Stream {
 				r.GFLOPs = float64(kc.Flops) / sec / 1e9
 				if l := rep.Limits; l != nil {
 					pk := l.PeakF64_1
