@@ -2,7 +2,7 @@
 
 // Advanced SIMD (ASIMD, "NEON") instructions that Go's arm64 assembler does
 // not know, emitted as WORD $encoding. One macro per instruction form; every
-// macro is checked by TestNEONMacroEncodings (neon_arm64_test.go), which
+// macro is checked by TestNEONMacroEncodings (neon_encoding_arm64_test.go), which
 // assembles each with distinct registers, disassembles the object with
 // `go tool objdump` and compares both the decoded text and the 32-bit word with
 // an encoder written from the ARM ARM bit layout.
