@@ -258,7 +258,19 @@ func marginsPFF32(m unsafe.Pointer, mstride, n int, x unsafe.Pointer, stride int
 //go:noescape
 func marginsPFF64(m unsafe.Pointer, mstride, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d int)
 
-// avx2StreamBytes is the size of a matrix above which the margins kernels
+// addRowsPFF32 is addRowsF32 with software prefetching 512 bytes ahead in
+// each of the four rows, for rows that are not in cache.
+//
+//go:noescape
+func addRowsPFF32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx, c unsafe.Pointer, cstride, n int)
+
+// addRowsPFF64 is addRowsF64 with software prefetching 512 bytes ahead in
+// each of the four rows, for rows that are not in cache.
+//
+//go:noescape
+func addRowsPFF64(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx, c unsafe.Pointer, cstride, n int)
+
+// avx2StreamBytes is the size of a matrix above which the row kernels
 // prefetch: a matrix this big (twice a core's L2) is taken to be out of
 // cache. Tests lower it to run the prefetching variant on small data.
 var avx2StreamBytes = 4 << 20
@@ -367,11 +379,17 @@ func avx2MarginsCall[T Float](pf bool, m unsafe.Pointer, mstride, n int, x unsaf
 func avx2AddRows[T Float](g unsafe.Pointer, d int, x []T, stride int, idx []int, i0, n int, c unsafe.Pointer, cstride int) {
 	xp, ip := avx2RowBase(x, stride, idx, i0)
 	size := unsafe.Sizeof(T(0))
+	pf := avx2Streams(x)
 	for l := 0; l < d; l += avx2ColBlock {
 		gl, xl, dl := unsafe.Add(g, uintptr(l)*size), unsafe.Add(xp, uintptr(l)*size), min(avx2ColBlock, d-l)
-		if avx2Is32[T]() {
+		switch {
+		case avx2Is32[T]() && pf:
+			addRowsPFF32(gl, dl, xl, stride, ip, c, cstride, n)
+		case avx2Is32[T]():
 			addRowsF32(gl, dl, xl, stride, ip, c, cstride, n)
-		} else {
+		case pf:
+			addRowsPFF64(gl, dl, xl, stride, ip, c, cstride, n)
+		default:
 			addRowsF64(gl, dl, xl, stride, ip, c, cstride, n)
 		}
 	}

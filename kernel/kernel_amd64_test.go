@@ -4,10 +4,10 @@ package kernel
 
 import "testing"
 
-// TestPrefetchingMargins runs the row-kernel tests again with the threshold
-// of the prefetching margins variant lowered to zero, so that variant sees
-// every length, offset, gather list and block boundary too.
-func TestPrefetchingMargins(t *testing.T) {
+// TestPrefetchingRowKernels runs the row-kernel tests again with the
+// threshold of the prefetching variants (marginsPF, addRowsPF) lowered to
+// zero, so they see every length, offset, gather list and block boundary too.
+func TestPrefetchingRowKernels(t *testing.T) {
 	saved := avx2StreamBytes
 	avx2StreamBytes = 0
 	defer func() { avx2StreamBytes = saved }()
@@ -17,12 +17,16 @@ func TestPrefetchingMargins(t *testing.T) {
 		}
 		t.Run("float32", func(t *testing.T) {
 			testMargins(t, &im.F32)
+			testAddRows(t, &im.F32)
+			testAddOuterK(t, &im.F32)
 			testMarginsK(t, &im.F32)
 			testFusedLinear(t, &im.F32)
 			testLongRows(t, &im.F32)
 		})
 		t.Run("float64", func(t *testing.T) {
 			testMargins(t, &im.F64)
+			testAddRows(t, &im.F64)
+			testAddOuterK(t, &im.F64)
 			testMarginsK(t, &im.F64)
 			testFusedLinear(t, &im.F64)
 			testLongRows(t, &im.F64)

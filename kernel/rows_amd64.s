@@ -25,10 +25,10 @@
 
 #include "textflag.h"
 
-// PFDIST is how far ahead (bytes) marginsPF prefetches each of its four rows:
-// for rows out of cache, four interleaved streams otherwise fall short of one
-// stream's bandwidth. (For rows in cache the prefetches only cost load slots,
-// so the wrappers call plain margins there.)
+// PFDIST is how far ahead (bytes) marginsPF and addRowsPF prefetch each of
+// their four rows: for rows out of cache, four interleaved streams otherwise
+// fall short of one stream's bandwidth. (For rows in cache the prefetches
+// only cost load slots, so the wrappers call the plain kernels there.)
 #define PFDIST 512
 
 // func marginsF32(m unsafe.Pointer, mstride, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d int)
@@ -903,6 +903,174 @@ mpf32done:
 	VZEROUPPER
 	RET
 
+// func addRowsPFF32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx, c unsafe.Pointer, cstride, n int)
+TEXT ·addRowsPFF32(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), DI
+	MOVQ d+8(FP), R8
+	MOVQ x+16(FP), SI
+	MOVQ stride+24(FP), R9
+	SHLQ $2, R9
+	MOVQ idx+32(FP), BX
+	MOVQ c+40(FP), DX
+	MOVQ n+56(FP), CX
+	MOVQ    R8, AX
+	ANDQ    $7, AX
+	NEGQ    AX
+	ADDQ    $8, AX
+	LEAQ    ·maskTab32(SB), R10
+	VMOVDQU (R10)(AX*4), Y15
+	ANDQ    $-16, R8
+
+apf32block:
+	CMPQ CX, $4
+	JB   apf32single
+	TESTQ BX, BX
+	JZ    apf32consec
+	MOVQ  0(BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	MOVQ  16(BX), R12
+	IMULQ R9, R12
+	ADDQ  SI, R12
+	MOVQ  24(BX), R13
+	IMULQ R9, R13
+	ADDQ  SI, R13
+	ADDQ  $32, BX
+	JMP   apf32ready
+
+apf32consec:
+	MOVQ SI, R10
+	LEAQ (R10)(R9*1), R11
+	LEAQ (R11)(R9*1), R12
+	LEAQ (R12)(R9*1), R13
+	LEAQ (R13)(R9*1), SI
+
+apf32ready:
+	MOVQ cstride+48(FP), AX
+	SHLQ $2, AX
+	VBROADCASTSS (DX), Y4
+	ADDQ AX, DX
+	VBROADCASTSS (DX), Y5
+	ADDQ AX, DX
+	VBROADCASTSS (DX), Y6
+	ADDQ AX, DX
+	VBROADCASTSS (DX), Y7
+	ADDQ AX, DX
+	XORQ  AX, AX
+	TESTQ R8, R8
+	JZ    apf32tail4
+
+apf32loop4:
+	PREFETCHT0  PFDIST(R10)(AX*4)
+	PREFETCHT0  PFDIST(R11)(AX*4)
+	PREFETCHT0  PFDIST(R12)(AX*4)
+	PREFETCHT0  PFDIST(R13)(AX*4)
+	VMOVUPS     (DI)(AX*4), Y0
+	VMOVUPS     32(DI)(AX*4), Y1
+	VFMADD231PS (R10)(AX*4), Y4, Y0
+	VFMADD231PS 32(R10)(AX*4), Y4, Y1
+	VFMADD231PS (R11)(AX*4), Y5, Y0
+	VFMADD231PS 32(R11)(AX*4), Y5, Y1
+	VFMADD231PS (R12)(AX*4), Y6, Y0
+	VFMADD231PS 32(R12)(AX*4), Y6, Y1
+	VFMADD231PS (R13)(AX*4), Y7, Y0
+	VFMADD231PS 32(R13)(AX*4), Y7, Y1
+	VMOVUPS     Y0, (DI)(AX*4)
+	VMOVUPS     Y1, 32(DI)(AX*4)
+	ADDQ        $16, AX
+	CMPQ        AX, R8
+	JB          apf32loop4
+
+apf32tail4:
+	TESTQ       $8, d+8(FP)
+	JZ          apf32mask4
+	VMOVUPS     (DI)(AX*4), Y0
+	VFMADD231PS (R10)(AX*4), Y4, Y0
+	VFMADD231PS (R11)(AX*4), Y5, Y0
+	VFMADD231PS (R12)(AX*4), Y6, Y0
+	VFMADD231PS (R13)(AX*4), Y7, Y0
+	VMOVUPS     Y0, (DI)(AX*4)
+	ADDQ        $8, AX
+
+apf32mask4:
+	TESTQ       $7, d+8(FP)
+	JZ          apf32next4
+	VMASKMOVPS  (DI)(AX*4), Y15, Y0
+	VMASKMOVPS  (R10)(AX*4), Y15, Y8
+	VFMADD231PS Y8, Y4, Y0
+	VMASKMOVPS  (R11)(AX*4), Y15, Y8
+	VFMADD231PS Y8, Y5, Y0
+	VMASKMOVPS  (R12)(AX*4), Y15, Y8
+	VFMADD231PS Y8, Y6, Y0
+	VMASKMOVPS  (R13)(AX*4), Y15, Y8
+	VFMADD231PS Y8, Y7, Y0
+	VMASKMOVPS  Y0, Y15, (DI)(AX*4)
+
+apf32next4:
+	SUBQ $4, CX
+	JMP  apf32block
+
+apf32single:
+	TESTQ CX, CX
+	JZ    apf32done
+	TESTQ BX, BX
+	JZ    apf32consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	ADDQ  $8, BX
+	JMP   apf32ready1
+
+apf32consec1:
+	MOVQ SI, R10
+	ADDQ R9, SI
+
+apf32ready1:
+	VBROADCASTSS (DX), Y4
+	MOVQ  cstride+48(FP), AX
+	LEAQ  (DX)(AX*4), DX
+	XORQ  AX, AX
+	TESTQ R8, R8
+	JZ    apf32tail1
+
+apf32loop1:
+	VMOVUPS     (DI)(AX*4), Y0
+	VMOVUPS     32(DI)(AX*4), Y1
+	VFMADD231PS (R10)(AX*4), Y4, Y0
+	VFMADD231PS 32(R10)(AX*4), Y4, Y1
+	VMOVUPS     Y0, (DI)(AX*4)
+	VMOVUPS     Y1, 32(DI)(AX*4)
+	ADDQ        $16, AX
+	CMPQ        AX, R8
+	JB          apf32loop1
+
+apf32tail1:
+	TESTQ       $8, d+8(FP)
+	JZ          apf32mask1
+	VMOVUPS     (DI)(AX*4), Y0
+	VFMADD231PS (R10)(AX*4), Y4, Y0
+	VMOVUPS     Y0, (DI)(AX*4)
+	ADDQ        $8, AX
+
+apf32mask1:
+	TESTQ       $7, d+8(FP)
+	JZ          apf32next1
+	VMASKMOVPS  (DI)(AX*4), Y15, Y0
+	VMASKMOVPS  (R10)(AX*4), Y15, Y8
+	VFMADD231PS Y8, Y4, Y0
+	VMASKMOVPS  Y0, Y15, (DI)(AX*4)
+
+apf32next1:
+	DECQ CX
+	JMP  apf32single
+
+apf32done:
+	VZEROUPPER
+	RET
+
 // func marginsPFF64(m unsafe.Pointer, mstride, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d int)
 TEXT ·marginsPFF64(SB), NOSPLIT, $0-64
 	MOVQ m+0(FP), DI
@@ -1084,6 +1252,174 @@ mpf64reduce1:
 	JMP          mpf64single
 
 mpf64done:
+	VZEROUPPER
+	RET
+
+// func addRowsPFF64(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx, c unsafe.Pointer, cstride, n int)
+TEXT ·addRowsPFF64(SB), NOSPLIT, $0-64
+	MOVQ dst+0(FP), DI
+	MOVQ d+8(FP), R8
+	MOVQ x+16(FP), SI
+	MOVQ stride+24(FP), R9
+	SHLQ $3, R9
+	MOVQ idx+32(FP), BX
+	MOVQ c+40(FP), DX
+	MOVQ n+56(FP), CX
+	MOVQ    R8, AX
+	ANDQ    $3, AX
+	NEGQ    AX
+	ADDQ    $4, AX
+	LEAQ    ·maskTab64(SB), R10
+	VMOVDQU (R10)(AX*8), Y15
+	ANDQ    $-8, R8
+
+apf64block:
+	CMPQ CX, $4
+	JB   apf64single
+	TESTQ BX, BX
+	JZ    apf64consec
+	MOVQ  0(BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	MOVQ  16(BX), R12
+	IMULQ R9, R12
+	ADDQ  SI, R12
+	MOVQ  24(BX), R13
+	IMULQ R9, R13
+	ADDQ  SI, R13
+	ADDQ  $32, BX
+	JMP   apf64ready
+
+apf64consec:
+	MOVQ SI, R10
+	LEAQ (R10)(R9*1), R11
+	LEAQ (R11)(R9*1), R12
+	LEAQ (R12)(R9*1), R13
+	LEAQ (R13)(R9*1), SI
+
+apf64ready:
+	MOVQ cstride+48(FP), AX
+	SHLQ $3, AX
+	VBROADCASTSD (DX), Y4
+	ADDQ AX, DX
+	VBROADCASTSD (DX), Y5
+	ADDQ AX, DX
+	VBROADCASTSD (DX), Y6
+	ADDQ AX, DX
+	VBROADCASTSD (DX), Y7
+	ADDQ AX, DX
+	XORQ  AX, AX
+	TESTQ R8, R8
+	JZ    apf64tail4
+
+apf64loop4:
+	PREFETCHT0  PFDIST(R10)(AX*8)
+	PREFETCHT0  PFDIST(R11)(AX*8)
+	PREFETCHT0  PFDIST(R12)(AX*8)
+	PREFETCHT0  PFDIST(R13)(AX*8)
+	VMOVUPD     (DI)(AX*8), Y0
+	VMOVUPD     32(DI)(AX*8), Y1
+	VFMADD231PD (R10)(AX*8), Y4, Y0
+	VFMADD231PD 32(R10)(AX*8), Y4, Y1
+	VFMADD231PD (R11)(AX*8), Y5, Y0
+	VFMADD231PD 32(R11)(AX*8), Y5, Y1
+	VFMADD231PD (R12)(AX*8), Y6, Y0
+	VFMADD231PD 32(R12)(AX*8), Y6, Y1
+	VFMADD231PD (R13)(AX*8), Y7, Y0
+	VFMADD231PD 32(R13)(AX*8), Y7, Y1
+	VMOVUPD     Y0, (DI)(AX*8)
+	VMOVUPD     Y1, 32(DI)(AX*8)
+	ADDQ        $8, AX
+	CMPQ        AX, R8
+	JB          apf64loop4
+
+apf64tail4:
+	TESTQ       $4, d+8(FP)
+	JZ          apf64mask4
+	VMOVUPD     (DI)(AX*8), Y0
+	VFMADD231PD (R10)(AX*8), Y4, Y0
+	VFMADD231PD (R11)(AX*8), Y5, Y0
+	VFMADD231PD (R12)(AX*8), Y6, Y0
+	VFMADD231PD (R13)(AX*8), Y7, Y0
+	VMOVUPD     Y0, (DI)(AX*8)
+	ADDQ        $4, AX
+
+apf64mask4:
+	TESTQ       $3, d+8(FP)
+	JZ          apf64next4
+	VMASKMOVPD  (DI)(AX*8), Y15, Y0
+	VMASKMOVPD  (R10)(AX*8), Y15, Y8
+	VFMADD231PD Y8, Y4, Y0
+	VMASKMOVPD  (R11)(AX*8), Y15, Y8
+	VFMADD231PD Y8, Y5, Y0
+	VMASKMOVPD  (R12)(AX*8), Y15, Y8
+	VFMADD231PD Y8, Y6, Y0
+	VMASKMOVPD  (R13)(AX*8), Y15, Y8
+	VFMADD231PD Y8, Y7, Y0
+	VMASKMOVPD  Y0, Y15, (DI)(AX*8)
+
+apf64next4:
+	SUBQ $4, CX
+	JMP  apf64block
+
+apf64single:
+	TESTQ CX, CX
+	JZ    apf64done
+	TESTQ BX, BX
+	JZ    apf64consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	ADDQ  $8, BX
+	JMP   apf64ready1
+
+apf64consec1:
+	MOVQ SI, R10
+	ADDQ R9, SI
+
+apf64ready1:
+	VBROADCASTSD (DX), Y4
+	MOVQ  cstride+48(FP), AX
+	LEAQ  (DX)(AX*8), DX
+	XORQ  AX, AX
+	TESTQ R8, R8
+	JZ    apf64tail1
+
+apf64loop1:
+	VMOVUPD     (DI)(AX*8), Y0
+	VMOVUPD     32(DI)(AX*8), Y1
+	VFMADD231PD (R10)(AX*8), Y4, Y0
+	VFMADD231PD 32(R10)(AX*8), Y4, Y1
+	VMOVUPD     Y0, (DI)(AX*8)
+	VMOVUPD     Y1, 32(DI)(AX*8)
+	ADDQ        $8, AX
+	CMPQ        AX, R8
+	JB          apf64loop1
+
+apf64tail1:
+	TESTQ       $4, d+8(FP)
+	JZ          apf64mask1
+	VMOVUPD     (DI)(AX*8), Y0
+	VFMADD231PD (R10)(AX*8), Y4, Y0
+	VMOVUPD     Y0, (DI)(AX*8)
+	ADDQ        $4, AX
+
+apf64mask1:
+	TESTQ       $3, d+8(FP)
+	JZ          apf64next1
+	VMASKMOVPD  (DI)(AX*8), Y15, Y0
+	VMASKMOVPD  (R10)(AX*8), Y15, Y8
+	VFMADD231PD Y8, Y4, Y0
+	VMASKMOVPD  Y0, Y15, (DI)(AX*8)
+
+apf64next1:
+	DECQ CX
+	JMP  apf64single
+
+apf64done:
 	VZEROUPPER
 	RET
 

@@ -201,12 +201,11 @@ def gen(P, pf=False, only_margins=False):
     a(f"\tVZEROUPPER")
     a(f"\tRET")
     a("")
-    if only_margins:
-        return "\n".join(o)
     # ---------------- addRows
-    L = "a" + P.lower()
-    a(f"// func addRows{P}(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx, c unsafe.Pointer, cstride, n int)")
-    a(f"TEXT ·addRows{P}(SB), NOSPLIT, $0-64")
+    L = ("ap" if pf else "a") + P.lower()
+    AN = "addRowsPF" if pf else "addRows"
+    a(f"// func {AN}{P}(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx, c unsafe.Pointer, cstride, n int)")
+    a(f"TEXT ·{AN}{P}(SB), NOSPLIT, $0-64")
     a(f"\tMOVQ dst+0(FP), DI")
     a(f"\tMOVQ d+8(FP), R8")
     a(f"\tMOVQ x+16(FP), SI")
@@ -231,6 +230,9 @@ def gen(P, pf=False, only_margins=False):
     a(f"\tJZ    {L}tail4")
     a("")
     a(f"{L}loop4:")
+    if pf:
+        for r in R:
+            a(f"\tPREFETCHT0  PFDIST({r})(AX*{E})")
     a(f"\tVMOVUP{S[1]}     (DI)(AX*{E}), Y0")
     a(f"\tVMOVUP{S[1]}     32(DI)(AX*{E}), Y1")
     for i, r in enumerate(R):
@@ -339,11 +341,11 @@ hdr = """//go:build !purego
 
 #include "textflag.h"
 
-// PFDIST is how far ahead (bytes) marginsPF prefetches each of its four rows:
-// for rows out of cache, four interleaved streams otherwise fall short of one
-// stream's bandwidth. (For rows in cache the prefetches only cost load slots,
-// so the wrappers call plain margins there.)
+// PFDIST is how far ahead (bytes) marginsPF and addRowsPF prefetch each of
+// their four rows: for rows out of cache, four interleaved streams otherwise
+// fall short of one stream's bandwidth. (For rows in cache the prefetches
+// only cost load slots, so the wrappers call the plain kernels there.)
 #define PFDIST 512
 
 """
-print(hdr + gen("F32") + "\n" + gen("F64") + "\n" + gen("F32", pf=True, only_margins=True) + "\n" + gen("F64", pf=True, only_margins=True))
+print(hdr + gen("F32") + "\n" + gen("F64") + "\n" + gen("F32", pf=True) + "\n" + gen("F64", pf=True))
