@@ -28,7 +28,8 @@ func forBenchImpls(b *testing.B, f func(b *testing.B, im *Impl)) {
 	}
 }
 
-func benchRows[T Float](b *testing.B, kernel string) {
+func benchRows[T Float](b *testing.B, im *Impl, kernel string) {
+	ops := OpsOf[T](im)
 	for _, sz := range []struct{ n, d int }{{64, 100}, {64, 784}} {
 		x := benchData[T](sz.n * sz.d)
 		w := benchData[T](sz.d)
@@ -48,23 +49,20 @@ func benchRows[T Float](b *testing.B, kernel string) {
 		}
 		loss := make([]T, sz.n)
 		p := LinearStep[T]{Loss: Logistic, Plus: PlusSoftplus, InvL: 0.5, Tau: 0.2, Eps: 0.1, Scale: 1.0 / 64}
-		forBenchImpls(b, func(b *testing.B, im *Impl) {
-			ops := OpsOf[T](im)
-			b.Run(fmt.Sprintf("%s/n=%dx%d", typeName[T](), sz.n, sz.d), func(b *testing.B) {
-				b.SetBytes(int64(sz.n * sz.d * int(sizeOf[T]())))
-				b.ReportAllocs()
-				for b.Loop() {
-					switch kernel {
-					case "margins":
-						ops.Margins(m, x, sz.d, idx, w)
-					case "addrows":
-						ops.AddRows(g, x, sz.d, idx, c)
-					case "fused":
-						ops.FusedLinear(g, loss, x, sz.d, idx, y, w, &p)
-					}
+		b.Run(fmt.Sprintf("%s/n=%dx%d", typeName[T](), sz.n, sz.d), func(b *testing.B) {
+			b.SetBytes(int64(sz.n * sz.d * int(sizeOf[T]())))
+			b.ReportAllocs()
+			for b.Loop() {
+				switch kernel {
+				case "margins":
+					ops.Margins(m, x, sz.d, idx, w)
+				case "addrows":
+					ops.AddRows(g, x, sz.d, idx, c)
+				case "fused":
+					ops.FusedLinear(g, loss, x, sz.d, idx, y, w, &p)
 				}
-				b.ReportMetric(float64(sz.n*sz.d)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFMA/s")
-			})
+			}
+			b.ReportMetric(float64(sz.n*sz.d)*float64(b.N)/b.Elapsed().Seconds()/1e9, "GFMA/s")
 		})
 	}
 }
@@ -77,40 +75,46 @@ func sizeOf[T Float]() uintptr {
 }
 
 func BenchmarkMargins(b *testing.B) {
-	benchRows[float32](b, "margins")
-	benchRows[float64](b, "margins")
+	forBenchImpls(b, func(b *testing.B, im *Impl) {
+		benchRows[float32](b, im, "margins")
+		benchRows[float64](b, im, "margins")
+	})
 }
 
 func BenchmarkAddRows(b *testing.B) {
-	benchRows[float32](b, "addrows")
-	benchRows[float64](b, "addrows")
+	forBenchImpls(b, func(b *testing.B, im *Impl) {
+		benchRows[float32](b, im, "addrows")
+		benchRows[float64](b, im, "addrows")
+	})
 }
 
 func BenchmarkFusedLinear(b *testing.B) {
-	benchRows[float32](b, "fused")
-	benchRows[float64](b, "fused")
+	forBenchImpls(b, func(b *testing.B, im *Impl) {
+		benchRows[float32](b, im, "fused")
+		benchRows[float64](b, im, "fused")
+	})
 }
 
-func benchDot[T Float](b *testing.B) {
+func benchDot[T Float](b *testing.B, im *Impl) {
+	ops := OpsOf[T](im)
 	for _, n := range []int{100, 784, 4096} {
 		x, y := benchData[T](n), benchData[T](n)
-		forBenchImpls(b, func(b *testing.B, im *Impl) {
-			ops := OpsOf[T](im)
-			b.Run(fmt.Sprintf("%s/n=%d", typeName[T](), n), func(b *testing.B) {
-				b.SetBytes(int64(2 * n * int(sizeOf[T]())))
-				var s T
-				for b.Loop() {
-					s += ops.Dot(x, y)
-				}
-				_ = s
-			})
+		b.Run(fmt.Sprintf("%s/n=%d", typeName[T](), n), func(b *testing.B) {
+			b.SetBytes(int64(2 * n * int(sizeOf[T]())))
+			var s T
+			for b.Loop() {
+				s += ops.Dot(x, y)
+			}
+			_ = s
 		})
 	}
 }
 
 func BenchmarkDot(b *testing.B) {
-	benchDot[float32](b)
-	benchDot[float64](b)
+	forBenchImpls(b, func(b *testing.B, im *Impl) {
+		benchDot[float32](b, im)
+		benchDot[float64](b, im)
+	})
 }
 
 // BenchmarkMarginsOutOfCache runs float32 margins over a 64 MiB matrix and,
@@ -141,57 +145,78 @@ func BenchmarkMarginsOutOfCache(b *testing.B) {
 	})
 }
 
-func benchElementwise[T Float](b *testing.B) {
+func elementwiseData[T Float]() (m, y, loss, dl []T) {
 	const n = 4096
-	m := benchData[T](n)
+	m = benchData[T](n)
 	for i := range m {
 		m[i] *= 8
 	}
-	y := make([]T, n)
+	y = make([]T, n)
 	for i := range y {
 		y[i] = T(1 - 2*(i%2))
 	}
-	loss, dl := make([]T, n), make([]T, n)
-	forBenchImpls(b, func(b *testing.B, im *Impl) {
-		ops := OpsOf[T](im)
-		b.Run(fmt.Sprintf("logistic/%s/n=%d", typeName[T](), n), func(b *testing.B) {
+	return m, y, make([]T, n), make([]T, n)
+}
+
+func benchElementwise[T Float](b *testing.B, im *Impl) {
+	ops := OpsOf[T](im)
+	m, y, loss, dl := elementwiseData[T]()
+	n := len(m)
+	pos := make([]T, n)
+	for i, v := range m {
+		pos[i] = max(v, -v)
+	}
+	for _, k := range []struct {
+		name string
+		f    func()
+	}{
+		{"logistic", func() { ops.LinearLoss(Logistic, loss, dl, m, y) }},
+		{"softplus", func() { ops.Plus(PlusSoftplus, 0.5, loss, dl, m) }},
+		{"exp", func() { ops.Exp(loss, m) }},
+		{"log1p", func() { ops.Log1p(loss, pos) }},
+	} {
+		b.Run(fmt.Sprintf("%s/%s/n=%d", k.name, typeName[T](), n), func(b *testing.B) {
 			for b.Loop() {
-				ops.LinearLoss(Logistic, loss, dl, m, y)
+				k.f()
 			}
 			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds()/1e6, "Melem/s")
 		})
-		b.Run(fmt.Sprintf("softplus/%s/n=%d", typeName[T](), n), func(b *testing.B) {
-			for b.Loop() {
-				ops.Plus(PlusSoftplus, 0.5, loss, dl, m)
-			}
-			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds()/1e6, "Melem/s")
-		})
-		b.Run(fmt.Sprintf("exp/%s/n=%d", typeName[T](), n), func(b *testing.B) {
-			for b.Loop() {
-				ops.Exp(loss, m)
-			}
-			b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds()/1e6, "Melem/s")
-		})
-	})
-	// Baseline: the textbook loops over math.Exp and math.Log1p.
-	b.Run(fmt.Sprintf("mathloop/logistic/%s/n=%d", typeName[T](), n), func(b *testing.B) {
+	}
+}
+
+// benchMathLoop is the baseline: the textbook loops over math.Exp and
+// math.Log1p.
+func benchMathLoop[T Float](b *testing.B) {
+	m, y, loss, dl := elementwiseData[T]()
+	n := len(m)
+	b.Run(fmt.Sprintf("logistic/%s/n=%d", typeName[T](), n), func(b *testing.B) {
 		for b.Loop() {
 			for i, mi := range m {
 				z := float64(y[i] * mi)
 				e := math.Exp(-math.Abs(z))
 				loss[i] = T(math.Max(-z, 0) + math.Log1p(e))
-				dl[i] = T(-float64(y[i]) / (1 + math.Exp(z)))
+				s := e / (1 + e)
+				if z < 0 {
+					s = 1 / (1 + e)
+				}
+				dl[i] = T(-float64(y[i]) * s)
 			}
 		}
 		b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds()/1e6, "Melem/s")
 	})
-	b.Run(fmt.Sprintf("mathloop/softplus/%s/n=%d", typeName[T](), n), func(b *testing.B) {
+	b.Run(fmt.Sprintf("softplus/%s/n=%d", typeName[T](), n), func(b *testing.B) {
 		const eps = 0.5
 		for b.Loop() {
 			for i, si := range m {
 				s := float64(si)
-				loss[i] = T(math.Max(s, 0) + eps*math.Log1p(math.Exp(-math.Abs(s/eps))))
-				dl[i] = T(1 / (1 + math.Exp(-s/eps)))
+				t := s / eps
+				e := math.Exp(-math.Abs(t))
+				loss[i] = T(math.Max(s, 0) + eps*math.Log1p(e))
+				v := 1 / (1 + e)
+				if t < 0 {
+					v = e / (1 + e)
+				}
+				dl[i] = T(v)
 			}
 		}
 		b.ReportMetric(float64(n)*float64(b.N)/b.Elapsed().Seconds()/1e6, "Melem/s")
@@ -199,6 +224,12 @@ func benchElementwise[T Float](b *testing.B) {
 }
 
 func BenchmarkElementwise(b *testing.B) {
-	benchElementwise[float32](b)
-	benchElementwise[float64](b)
+	forBenchImpls(b, func(b *testing.B, im *Impl) {
+		benchElementwise[float32](b, im)
+		benchElementwise[float64](b, im)
+	})
+	b.Run("mathloop", func(b *testing.B) {
+		benchMathLoop[float32](b)
+		benchMathLoop[float64](b)
+	})
 }
