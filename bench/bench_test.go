@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"math"
 	"testing"
 
 	"github.com/cvarlearn/cvar/kernel"
@@ -68,4 +69,57 @@ func TestSyntheticMNIST(t *testing.T) {
 			t.Errorf("%s: %v", m, err)
 		}
 	}
+}
+
+// TestThreadsBitIdentical trains every model of the epoch suite with every
+// method, in both precisions and on every kernel implementation, on 1, 2 and
+// 3 threads, and requires bit-identical parameters: the engine's chunked
+// sums must not depend on the thread count.
+func TestThreadsBitIdentical(t *testing.T) {
+	p32, err := SyntheticMNIST[float32](1100, 30, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p64, err := SyntheticMNIST[float64](1100, 30, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, im := range kernel.Impls() {
+		for _, model := range Models {
+			for _, method := range Methods {
+				cfg := EpochConfig{Model: model, Method: method, Impl: im.Name}
+				checkThreads(t, p32, cfg)
+				checkThreads(t, p64, cfg)
+			}
+		}
+	}
+}
+
+func checkThreads[T kernel.Float](t *testing.T, p *Problem[T], cfg EpochConfig) {
+	t.Helper()
+	var ref []T
+	for _, th := range []int{1, 2, 3} {
+		cfg.Threads = th
+		theta, err := trainTheta(p, cfg, StepsPerEpoch(p.N))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ref == nil {
+			ref = theta
+			continue
+		}
+		for i := range ref {
+			if math.Float64bits(float64(ref[i])) != math.Float64bits(float64(theta[i])) {
+				t.Fatalf("%s %v %s, %d threads: θ[%d] = %v, 1 thread gave %v", cfg.Model, cfg.Method, cfg.Impl, th, i, theta[i], ref[i])
+			}
+		}
+	}
+}
+
+func trainTheta[T kernel.Float](p *Problem[T], cfg EpochConfig, steps int) ([]T, error) {
+	res, err := train(p, cfg, steps, nil)
+	if err != nil {
+		return nil, err
+	}
+	return res.Theta, nil
 }

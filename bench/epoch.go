@@ -147,16 +147,21 @@ func SamplesPerEpoch(m cvar.Method, n int) int64 {
 // switching to cfg.Impl (restored after) and building the model under it.
 // onEpoch, if not nil, is called at the end of every epoch.
 func Train[T kernel.Float](p *Problem[T], cfg EpochConfig, steps int, onEpoch func(epoch int)) error {
+	_, err := train(p, cfg, steps, onEpoch)
+	return err
+}
+
+func train[T kernel.Float](p *Problem[T], cfg EpochConfig, steps int, onEpoch func(epoch int)) (*cvar.Result[T], error) {
 	if cfg.Impl != "" {
 		prev := kernel.Active().Name
 		if err := kernel.Use(cfg.Impl); err != nil {
-			return err
+			return nil, err
 		}
 		defer kernel.Use(prev)
 	}
 	model, err := NewModel[T](cfg.Model, p.D)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	data := p.Ten
 	if cfg.Model == "logistic" {
@@ -166,8 +171,7 @@ func Train[T kernel.Float](p *Problem[T], cfg EpochConfig, steps int, onEpoch fu
 	if onEpoch != nil {
 		hook = func(e cvar.EpochInfo) error { onEpoch(e.Epoch); return nil }
 	}
-	_, err = cvar.Train(model, data, cfg.options(steps, hook, p.Scale))
-	return err
+	return cvar.Train(model, data, cfg.options(steps, hook, p.Scale))
 }
 
 // Timing is the wall-clock time of a measurement and the CPU time the
