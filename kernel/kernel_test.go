@@ -205,11 +205,14 @@ func exactDot[T Float](x, y []T) (dot, abs float64) {
 	return s + c, abs
 }
 
-// checkDot checks got against the rounding bound of an n-term dot product.
+// checkDot checks got against the rounding bound of an n-term dot product,
+// |got − exact| ≤ (n+1)·(u·Σ|x_i y_i| + η), η the smallest subnormal.
 func checkDot[T Float](t testing.TB, what string, got T, x, y []T) {
 	t.Helper()
 	exact, abs := exactDot(x, y)
-	bound := float64(len(x)+1)*unitRoundoff[T]()*abs + ulpOf[T](0)
+	// The relative bound, plus one smallest subnormal per rounding for the
+	// absolute errors of results in the subnormal range.
+	bound := float64(len(x)+1) * (unitRoundoff[T]()*abs + ulpOf[T](0))
 	if d := math.Abs(float64(got) - exact); !(d <= bound) {
 		t.Fatalf("%s: n=%d got %v, exact %v, |diff| %g > bound %g", what, len(x), got, exact, d, bound)
 	}

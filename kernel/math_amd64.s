@@ -53,9 +53,9 @@
 // float32 two-part ln2 and uses the Taylor polynomial of e^r to degree 7
 // (truncation < 0.1 ulp), scaling by 2^k in two steps as above; LOG1PPS scales
 // inputs above 2^100 by 2^−64 and uses fdlibm's float polynomial Lg1..Lg4.
-// Float32 softplus recomputes, in float64, the rare lanes whose e = exp(−|t|)
-// is below the normal float32 range, so a large ε never magnifies a
-// subnormal rounding.
+// Float32 softplus and logistic loss recompute, in float64, the rare lanes
+// whose e = exp(−|t|) is below the normal float32 range, so a large ε or
+// label never magnifies a subnormal rounding.
 //
 // Accuracy contract (tested against math/big in accuracy_test.go over the
 // whole domain, including ±0, ±Inf, NaN, the overflow and underflow
@@ -598,6 +598,7 @@ logisticF32loop:
 	VANDPS    sabsMask<>(SB), Y2, Y3
 	VXORPS    ssignMask<>(SB), Y3, Y3
 	EXPPS(Y3, Y4, Y5, Y6, Y7)
+	VCMPPS    $1, stinyArg<>(SB), Y3, Y12
 	LOG1PUNITPS(Y4, Y5, Y6, Y7, Y8, Y9)
 	VXORPS    ssignMask<>(SB), Y2, Y6
 	VXORPS    Y7, Y7, Y7
@@ -610,6 +611,50 @@ logisticF32loop:
 	VDIVPS    Y8, Y10, Y10
 	VXORPS    ssignMask<>(SB), Y1, Y11
 	VMULPS    Y10, Y11, Y11
+	VMOVMSKPS Y12, BX
+	TESTL     BX, BX
+	JZ        logisticF32skipl
+	VCVTPS2PD X0, Y2
+	VCVTPS2PD X1, Y3
+	VMULPD    Y2, Y3, Y2
+	VORPD     signMask<>(SB), Y2, Y4
+	EXPNEGPD(Y4, Y5, Y7, Y8, Y9)
+	VXORPD    signMask<>(SB), Y2, Y7
+	VXORPD    Y8, Y8, Y8
+	VMAXPD    Y8, Y7, Y7
+	VADDPD    Y5, Y7, Y7
+	VCMPPD    $0x11, Y8, Y2, Y9
+	VBLENDVPD Y9, one<>(SB), Y5, Y10
+	VADDPD    one<>(SB), Y5, Y4
+	VDIVPD    Y4, Y10, Y10
+	VXORPD    signMask<>(SB), Y3, Y3
+	VMULPD    Y10, Y3, Y3
+	VCVTPD2PSY Y7, X13
+	VCVTPD2PSY Y3, X14
+	VEXTRACTF128 $1, Y0, X2
+	VCVTPS2PD X2, Y2
+	VEXTRACTF128 $1, Y1, X3
+	VCVTPS2PD X3, Y3
+	VMULPD    Y2, Y3, Y2
+	VORPD     signMask<>(SB), Y2, Y4
+	EXPNEGPD(Y4, Y5, Y7, Y8, Y9)
+	VXORPD    signMask<>(SB), Y2, Y7
+	VXORPD    Y8, Y8, Y8
+	VMAXPD    Y8, Y7, Y7
+	VADDPD    Y5, Y7, Y7
+	VCMPPD    $0x11, Y8, Y2, Y9
+	VBLENDVPD Y9, one<>(SB), Y5, Y10
+	VADDPD    one<>(SB), Y5, Y4
+	VDIVPD    Y4, Y10, Y10
+	VXORPD    signMask<>(SB), Y3, Y3
+	VMULPD    Y10, Y3, Y3
+	VCVTPD2PSY Y7, X7
+	VINSERTF128 $1, X7, Y13, Y13
+	VCVTPD2PSY Y3, X3
+	VINSERTF128 $1, X3, Y14, Y14
+	VBLENDVPS Y12, Y13, Y6, Y6
+	VBLENDVPS Y12, Y14, Y11, Y11
+logisticF32skipl:
 	VMOVUPS    Y6, (DI)(AX*4)
 	VMOVUPS    Y11, (R10)(AX*4)
 	ADDQ $8, AX
@@ -630,6 +675,7 @@ logisticF32tail:
 	VANDPS    sabsMask<>(SB), Y2, Y3
 	VXORPS    ssignMask<>(SB), Y3, Y3
 	EXPPS(Y3, Y4, Y5, Y6, Y7)
+	VCMPPS    $1, stinyArg<>(SB), Y3, Y12
 	LOG1PUNITPS(Y4, Y5, Y6, Y7, Y8, Y9)
 	VXORPS    ssignMask<>(SB), Y2, Y6
 	VXORPS    Y7, Y7, Y7
@@ -642,6 +688,50 @@ logisticF32tail:
 	VDIVPS    Y8, Y10, Y10
 	VXORPS    ssignMask<>(SB), Y1, Y11
 	VMULPS    Y10, Y11, Y11
+	VMOVMSKPS Y12, BX
+	TESTL     BX, BX
+	JZ        logisticF32skipt
+	VCVTPS2PD X0, Y2
+	VCVTPS2PD X1, Y3
+	VMULPD    Y2, Y3, Y2
+	VORPD     signMask<>(SB), Y2, Y4
+	EXPNEGPD(Y4, Y5, Y7, Y8, Y9)
+	VXORPD    signMask<>(SB), Y2, Y7
+	VXORPD    Y8, Y8, Y8
+	VMAXPD    Y8, Y7, Y7
+	VADDPD    Y5, Y7, Y7
+	VCMPPD    $0x11, Y8, Y2, Y9
+	VBLENDVPD Y9, one<>(SB), Y5, Y10
+	VADDPD    one<>(SB), Y5, Y4
+	VDIVPD    Y4, Y10, Y10
+	VXORPD    signMask<>(SB), Y3, Y3
+	VMULPD    Y10, Y3, Y3
+	VCVTPD2PSY Y7, X13
+	VCVTPD2PSY Y3, X14
+	VEXTRACTF128 $1, Y0, X2
+	VCVTPS2PD X2, Y2
+	VEXTRACTF128 $1, Y1, X3
+	VCVTPS2PD X3, Y3
+	VMULPD    Y2, Y3, Y2
+	VORPD     signMask<>(SB), Y2, Y4
+	EXPNEGPD(Y4, Y5, Y7, Y8, Y9)
+	VXORPD    signMask<>(SB), Y2, Y7
+	VXORPD    Y8, Y8, Y8
+	VMAXPD    Y8, Y7, Y7
+	VADDPD    Y5, Y7, Y7
+	VCMPPD    $0x11, Y8, Y2, Y9
+	VBLENDVPD Y9, one<>(SB), Y5, Y10
+	VADDPD    one<>(SB), Y5, Y4
+	VDIVPD    Y4, Y10, Y10
+	VXORPD    signMask<>(SB), Y3, Y3
+	VMULPD    Y10, Y3, Y3
+	VCVTPD2PSY Y7, X7
+	VINSERTF128 $1, X7, Y13, Y13
+	VCVTPD2PSY Y3, X3
+	VINSERTF128 $1, X3, Y14, Y14
+	VBLENDVPS Y12, Y13, Y6, Y6
+	VBLENDVPS Y12, Y14, Y11, Y11
+logisticF32skipt:
 	VMASKMOVPS Y6, Y15, (DI)(AX*4)
 	VMASKMOVPS Y11, Y15, (R10)(AX*4)
 

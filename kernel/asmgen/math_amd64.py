@@ -87,9 +87,9 @@ a("""//go:build !purego
 // float32 two-part ln2 and uses the Taylor polynomial of e^r to degree 7
 // (truncation < 0.1 ulp), scaling by 2^k in two steps as above; LOG1PPS scales
 // inputs above 2^100 by 2^−64 and uses fdlibm's float polynomial Lg1..Lg4.
-// Float32 softplus recomputes, in float64, the rare lanes whose e = exp(−|t|)
-// is below the normal float32 range, so a large ε never magnifies a
-// subnormal rounding.
+// Float32 softplus and logistic loss recompute, in float64, the rare lanes
+// whose e = exp(−|t|) is below the normal float32 range, so a large ε or
+// label never magnifies a subnormal rounding.
 //
 // Accuracy contract (tested against math/big in accuracy_test.go over the
 // whole domain, including ±0, ±Inf, NaN, the overflow and underflow
@@ -330,12 +330,33 @@ squared = ["VSUBPD Y1, Y0, Y2", "VMULPD half<>(SB), Y2, Y3", "VMULPD Y2, Y3, Y3"
 absolute = ["VSUBPD Y1, Y0, Y2", "VANDPD absMask<>(SB), Y2, Y3", "VXORPD Y7, Y7, Y7",
             "VCMPPD $0x1e, Y7, Y2, Y4", "VCMPPD $0x11, Y7, Y2, Y5", "VANDPD one<>(SB), Y4, Y4",
             "VANDPD negOne<>(SB), Y5, Y5", "VORPD  Y5, Y4, Y2"]
+# Lanes where e = exp(−|z|) is below float32's normal range (−|z| < −87)
+# take a slow path, rarely: loss and derivative recomputed in float64 from
+# z = y·m (exact in float64), so that a label |y| ≠ 1 does not magnify the
+# subnormal rounding of e.
+def logistic32_half(lo):
+    out = []
+    if lo:
+        out += ["VCVTPS2PD X0, Y2", "VCVTPS2PD X1, Y3"]
+    else:
+        out += ["VEXTRACTF128 $1, Y0, X2", "VCVTPS2PD X2, Y2", "VEXTRACTF128 $1, Y1, X3", "VCVTPS2PD X3, Y3"]
+    out += ["VMULPD    Y2, Y3, Y2", "VORPD     signMask<>(SB), Y2, Y4", "EXPNEGPD(Y4, Y5, Y7, Y8, Y9)",
+            "VXORPD    signMask<>(SB), Y2, Y7", "VXORPD    Y8, Y8, Y8", "VMAXPD    Y8, Y7, Y7", "VADDPD    Y5, Y7, Y7",
+            "VCMPPD    $0x11, Y8, Y2, Y9", "VBLENDVPD Y9, one<>(SB), Y5, Y10", "VADDPD    one<>(SB), Y5, Y4",
+            "VDIVPD    Y4, Y10, Y10", "VXORPD    signMask<>(SB), Y3, Y3", "VMULPD    Y10, Y3, Y3"]
+    if lo:
+        out += ["VCVTPD2PSY Y7, X13", "VCVTPD2PSY Y3, X14"]
+    else:
+        out += ["VCVTPD2PSY Y7, X7", "VINSERTF128 $1, X7, Y13, Y13", "VCVTPD2PSY Y3, X3", "VINSERTF128 $1, X3, Y14, Y14"]
+    return out
 logistic32 = ["VMULPS    Y0, Y1, Y2", "VANDPS    sabsMask<>(SB), Y2, Y3", "VXORPS    ssignMask<>(SB), Y3, Y3",
-            "EXPPS(Y3, Y4, Y5, Y6, Y7)", "LOG1PUNITPS(Y4, Y5, Y6, Y7, Y8, Y9)",
+            "EXPPS(Y3, Y4, Y5, Y6, Y7)", "VCMPPS    $1, stinyArg<>(SB), Y3, Y12", "LOG1PUNITPS(Y4, Y5, Y6, Y7, Y8, Y9)",
             "VXORPS    ssignMask<>(SB), Y2, Y6", "VXORPS    Y7, Y7, Y7", "VMAXPS    Y7, Y6, Y6", "VADDPS    Y5, Y6, Y6",
             "VADDPS    sone<>(SB), Y4, Y8", "VCMPPS    $0x0d, Y7, Y2, Y9", "VMOVUPS   sone<>(SB), Y10",
             "VBLENDVPS Y9, Y4, Y10, Y10", "VDIVPS    Y8, Y10, Y10", "VXORPS    ssignMask<>(SB), Y1, Y11",
-            "VMULPS    Y10, Y11, Y11"]
+            "VMULPS    Y10, Y11, Y11",
+            "VMOVMSKPS Y12, BX", "TESTL     BX, BX", "JZ        %LBL%"] + logistic32_half(True) + logistic32_half(False) + [
+            "VBLENDVPS Y12, Y13, Y6, Y6", "VBLENDVPS Y12, Y14, Y11, Y11", "%LBL%:"]
 for nm, body, body32, outs in (("logistic", logistic, logistic32, [(6, "DI"), (11, "R10")]), ("squared", squared, None, [(3, "DI"), (2, "R10")]), ("absolute", absolute, None, [(3, "DI"), (2, "R10")])):
     for P in ("F32", "F64"):
         if P == "F32" and body32:
