@@ -53,15 +53,7 @@ func F32() *Ops[float32] { return &active.F32 }
 func F64() *Ops[float64] { return &active.F64 }
 
 // For returns the active kernels of element type T.
-func For[T Float]() *Ops[T] {
-	var zero T
-	switch any(zero).(type) {
-	case float32:
-		return any(&active.F32).(*Ops[T])
-	default:
-		return any(&active.F64).(*Ops[T])
-	}
-}
+func For[T Float]() *Ops[T] { return OpsOf[T](active) }
 
 // OpsOf returns impl's kernels of element type T.
 func OpsOf[T Float](impl *Impl) *Ops[T] {
