@@ -50,6 +50,7 @@ var modelCases = []modelCase{
 	{"lad", 0, func(d, _ int) Model[float64] { return NewLeastAbsolute[float64](d) }},
 	{"softmax", 4, func(d, k int) Model[float64] { return NewSoftmax[float64](d, k) }},
 	{"mlp", 3, func(d, k int) Model[float64] { return NewMLP[float64](d, 7, k) }},
+	{"mlp-blas", 3, func(d, k int) Model[float64] { return NewMLPBLAS[float64](d, 7, k) }},
 }
 
 // objective evaluates, in float64, the scalar whose gradient Engine.Gradient
@@ -207,6 +208,8 @@ func TestFloat32MatchesFloat64(t *testing.T) {
 				m32 = NewSoftmax[float32](d, mc.k)
 			case "mlp":
 				m32 = NewMLP[float32](d, 7, mc.k)
+			case "mlp-blas":
+				m32 = NewMLPBLAS[float32](d, 7, mc.k)
 			}
 			rng := rand.New(rand.NewPCG(5, 6))
 			th64 := make([]float64, m64.NumParams())
@@ -414,5 +417,30 @@ func TestNewDataRejectsBadInput(t *testing.T) {
 	}
 	if err := NewSoftmax[float64](2, 4).Check(data); err == nil {
 		t.Error("softmax accepted the wrong dimension")
+	}
+}
+
+// TestMLPProductsAgree checks that the kernel and gonum-BLAS matrix products
+// of the MLP give the same losses and gradient to rounding.
+func TestMLPProductsAgree(t *testing.T) {
+	data := testData[float64](t, 300, 20, 5, 8)
+	kern, blas := NewMLP[float64](20, 16, 5), NewMLPBLAS[float64](20, 16, 5)
+	theta := make([]float64, kern.NumParams())
+	kern.InitParams(theta, rand.New(rand.NewPCG(2, 2)))
+	idx := []int{5, 3, 299, 3, 0, 17, 120, 121, 64, 65, 66}
+	wt := Weighting{Objective: Softplus, Alpha: 0.2, Eps: 0.1, Tau: 1}
+	gk, gb := make([]float64, len(theta)), make([]float64, len(theta))
+	ek, eb := NewEngine[float64](kern, 1), NewEngine[float64](blas, 1)
+	lk, _ := ek.Gradient(gk, theta, data, idx, 0, &wt)
+	lb, _ := eb.Gradient(gb, theta, data, idx, 0, &wt)
+	for i := range lk {
+		if math.Abs(lk[i]-lb[i]) > 1e-12 {
+			t.Fatalf("loss %d: kernels %v, BLAS %v", i, lk[i], lb[i])
+		}
+	}
+	for i := range gk {
+		if math.Abs(gk[i]-gb[i]) > 1e-12 {
+			t.Fatalf("gradient %d: kernels %v, BLAS %v", i, gk[i], gb[i])
+		}
 	}
 }

@@ -13,12 +13,16 @@ const DefaultHidden = 100
 
 // MLP is the three-layer network d → h → k with ReLU hidden units and a
 // softmax cross-entropy output. Its matrix products run through the kernels
-// of package kernel (MarginsK, AddOuterK, AddRows).
+// of package kernel (MarginsK, AddOuterK, AddRows), or through gonum's BLAS
+// (Sgemm/Dgemm) for a network made by NewMLPBLAS. The two give the same
+// gradients to rounding; the kernels are faster on minibatch chunks (gonum's
+// gemm starts goroutines of its own and allocates), see the README.
 // θ = (W1, b1, W2, b2): W1 is h×d (unit j's input weights at θ[j*d:(j+1)*d]),
 // b1 has h entries, W2 is k×h, b2 has k.
 type MLP[T Float] struct {
 	d, h, k int
 	ops     *kernel.Ops[T]
+	blas    bool // matrix products through gonum's BLAS
 }
 
 // NewMLP returns the network d → h → k; h ≤ 0 means DefaultHidden.
@@ -27,6 +31,14 @@ func NewMLP[T Float](d, h, k int) *MLP[T] {
 		h = DefaultHidden
 	}
 	return &MLP[T]{d: d, h: h, k: k, ops: kernel.For[T]()}
+}
+
+// NewMLPBLAS returns the network d → h → k whose matrix products run through
+// gonum's BLAS (blas32.Implementation or blas64.Implementation).
+func NewMLPBLAS[T Float](d, h, k int) *MLP[T] {
+	m := NewMLP[T](d, h, k)
+	m.blas = true
+	return m
 }
 
 // Name implements Model.
@@ -81,6 +93,32 @@ func (m *MLP[T]) Check(data *Data[T]) error {
 	return nil
 }
 
+// gather returns the n input rows as a contiguous n×d matrix for gemm,
+// copying them into wk.xb unless they already are.
+func (m *MLP[T]) gather(wk *Work[T], data *Data[T], idx []int, n int) []T {
+	if idx == nil && data.Stride == m.d {
+		return data.X[:n*m.d]
+	}
+	wk.xb = grow(wk.xb, n*m.d)
+	for i := 0; i < n; i++ {
+		r := i
+		if idx != nil {
+			r = idx[i]
+		}
+		r *= data.Stride
+		copy(wk.xb[i*m.d:(i+1)*m.d], data.X[r:r+m.d])
+	}
+	return wk.xb
+}
+
+// gathered returns what the last gather on wk returned, without copying.
+func (m *MLP[T]) gathered(wk *Work[T], data *Data[T], idx []int, n int) []T {
+	if idx == nil && data.Stride == m.d {
+		return data.X[:n*m.d]
+	}
+	return wk.xb[:n*m.d]
+}
+
 // logits runs the network to its output layer, leaving the ReLU activations
 // in wk.h and the logits in wk.dloss. The products run through the kernels:
 // H = X·W1ᵀ is MarginsK over the gathered rows (W1's h rows play the
@@ -88,13 +126,21 @@ func (m *MLP[T]) Check(data *Data[T]) error {
 func (m *MLP[T]) logits(wk *Work[T], theta []T, data *Data[T], idx []int, n int) []T {
 	w1, b1, w2, b2 := m.split(theta)
 	wk.h = grow(wk.h, n*m.h)
-	m.ops.MarginsK(wk.h, data.X, data.Stride, idx, w1, m.h)
+	wk.dloss = grow(wk.dloss, n*m.k)
+	if m.blas {
+		gemm(false, true, n, m.h, m.d, 1, m.gather(wk, data, idx, n), m.d, w1, m.d, 0, wk.h, m.h)
+	} else {
+		m.ops.MarginsK(wk.h, data.X, data.Stride, idx, w1, m.h)
+	}
 	addBias(wk.h, b1)
 	for i, v := range wk.h {
 		wk.h[i] = max(v, 0)
 	}
-	wk.dloss = grow(wk.dloss, n*m.k)
-	m.ops.MarginsK(wk.dloss, wk.h, m.h, nil, w2, m.k)
+	if m.blas {
+		gemm(false, true, n, m.k, m.h, 1, wk.h, m.h, w2, m.h, 0, wk.dloss, m.k)
+	} else {
+		m.ops.MarginsK(wk.dloss, wk.h, m.h, nil, w2, m.k)
+	}
 	addBias(wk.dloss, b2)
 	return wk.dloss
 }
@@ -116,19 +162,29 @@ func (m *MLP[T]) Backward(wk *Work[T], theta []T, data *Data[T], idx []int, coef
 	dz := wk.dloss[:n*m.k]
 	scaleRows(dz, coef, m.k)
 	a := wk.h[:n*m.h]
-	m.ops.AddOuterK(gw2, a, m.h, nil, dz, m.k)
-	sumRows(gb2, dz)
 	wk.dh = grow(wk.dh, n*m.h)
-	clear(wk.dh)
-	for i := 0; i < n; i++ {
-		m.ops.AddRows(wk.dh[i*m.h:(i+1)*m.h], w2, m.h, nil, dz[i*m.k:(i+1)*m.k])
+	if m.blas {
+		gemm(true, false, m.k, m.h, n, 1, dz, m.k, a, m.h, 1, gw2, m.h)
+		gemm(false, false, n, m.h, m.k, 1, dz, m.k, w2, m.h, 0, wk.dh, m.h)
+	} else {
+		m.ops.AddOuterK(gw2, a, m.h, nil, dz, m.k)
+		clear(wk.dh)
+		for i := 0; i < n; i++ {
+			m.ops.AddRows(wk.dh[i*m.h:(i+1)*m.h], w2, m.h, nil, dz[i*m.k:(i+1)*m.k])
+		}
 	}
+	sumRows(gb2, dz)
 	for i, v := range a {
 		if v <= 0 {
 			wk.dh[i] = 0
 		}
 	}
-	m.ops.AddOuterK(gw1, data.X, data.Stride, idx, wk.dh, m.h)
+	if m.blas {
+		// The rows were gathered into wk.xb by the Forward on wk.
+		gemm(true, false, m.h, m.d, n, 1, wk.dh, m.h, m.gathered(wk, data, idx, n), m.d, 1, gw1, m.d)
+	} else {
+		m.ops.AddOuterK(gw1, data.X, data.Stride, idx, wk.dh, m.h)
+	}
 	sumRows(gb1, wk.dh)
 }
 
