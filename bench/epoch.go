@@ -19,7 +19,9 @@ const (
 	MNISTClasses = 10
 )
 
-// Models and methods of the epoch suite.
+// Models and methods of the epoch suite. "mlp-blas" (the MLP with its
+// products through gonum's BLAS, batch.NewMLPBLAS) is not in Models but can
+// be asked for by name.
 var (
 	Models  = []string{"logistic", "softmax", "mlp"}
 	Methods = []cvar.Method{cvar.Alg3, cvar.Vanilla, cvar.MinibatchCVaR}
@@ -107,8 +109,10 @@ func NewModel[T kernel.Float](name string, d int) (batch.Model[T], error) {
 		return batch.NewSoftmax[T](d, MNISTClasses), nil
 	case "mlp":
 		return batch.NewMLP[T](d, Hidden, MNISTClasses), nil
+	case "mlp-blas":
+		return batch.NewMLPBLAS[T](d, Hidden, MNISTClasses), nil
 	}
-	return nil, fmt.Errorf("bench: unknown model %q (want logistic, softmax or mlp)", name)
+	return nil, fmt.Errorf("bench: unknown model %q (want logistic, softmax, mlp or mlp-blas)", name)
 }
 
 // EpochConfig is one training configuration of the epoch suite.
@@ -253,7 +257,7 @@ func SampleCost(model string, d, elemSize int) Cost {
 		return Cost{Bytes: b, Flops: 4 * fd}
 	case "softmax":
 		return Cost{Bytes: b, Flops: 4 * fd * k}
-	case "mlp":
+	case "mlp", "mlp-blas":
 		return Cost{Bytes: b, Flops: 4*fd*h + 6*h*k}
 	}
 	return Cost{}

@@ -101,3 +101,8 @@ func BenchmarkEpochMLPVanillaF32(b *testing.B)   { benchEpoch[float32](b, "mlp",
 func BenchmarkEpochMLPVanillaF64(b *testing.B)   { benchEpoch[float64](b, "mlp", cvar.Vanilla) }
 func BenchmarkEpochMLPMinibatchF32(b *testing.B) { benchEpoch[float32](b, "mlp", cvar.MinibatchCVaR) }
 func BenchmarkEpochMLPMinibatchF64(b *testing.B) { benchEpoch[float64](b, "mlp", cvar.MinibatchCVaR) }
+
+// The MLP with its products through gonum's BLAS (batch.NewMLPBLAS), for
+// comparison with the kernels' path above.
+func BenchmarkEpochMLPBLASAlg3F32(b *testing.B) { benchEpoch[float32](b, "mlp-blas", cvar.Alg3) }
+func BenchmarkEpochMLPBLASAlg3F64(b *testing.B) { benchEpoch[float64](b, "mlp-blas", cvar.Alg3) }

@@ -124,6 +124,8 @@ func modelOrder(m string) int {
 		return 0
 	case "softmax":
 		return 1
+	case "mlp":
+		return 2
 	}
-	return 2
+	return 3
 }
