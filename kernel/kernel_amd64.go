@@ -4,6 +4,7 @@ package kernel
 
 //go:generate sh -c "python3 asmgen/math_amd64.py > math_amd64.s"
 //go:generate sh -c "python3 asmgen/rows_amd64.py > rows_amd64.s"
+//go:generate sh -c "python3 asmgen/rowsk_amd64.py > rowsk_amd64.s"
 
 import (
 	"unsafe"
@@ -423,6 +424,121 @@ func addRowsAVX2[T Float](g, x []T, stride int, idx []int, c []T) {
 	}
 }
 
+// marginsKF32 computes, for a block of c ≤ 5 classes, two rows × c classes
+// at a time (one vector accumulator per pair),
+//
+//	for i := 0; i < n; i++ {
+//		r := i
+//		if idx != nil {
+//			r = idx[i]
+//		}
+//		for j := 0; j < c; j++ {
+//			var s float32
+//			for l := 0; l < d; l++ {
+//				s += x[r*stride+l] * w[j*d+l]
+//			}
+//			m[i*k+j] = s
+//		}
+//	}
+//
+//go:noescape
+func marginsKF32(m unsafe.Pointer, k, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d, c int)
+
+// marginsKF64 computes, two rows × c ≤ 5 classes at a time,
+//
+//	for i := 0; i < n; i++ {
+//		r := i
+//		if idx != nil {
+//			r = idx[i]
+//		}
+//		for j := 0; j < c; j++ {
+//			var s float64
+//			for l := 0; l < d; l++ {
+//				s += x[r*stride+l] * w[j*d+l]
+//			}
+//			m[i*k+j] = s
+//		}
+//	}
+//
+//go:noescape
+func marginsKF64(m unsafe.Pointer, k, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d, c int)
+
+// marginsKPFF32 is marginsKF32 with software prefetching 512 bytes ahead in
+// both rows of a pair, for rows that are not in cache.
+//
+//go:noescape
+func marginsKPFF32(m unsafe.Pointer, k, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d, c int)
+
+// marginsKPFF64 is marginsKF64 with software prefetching 512 bytes ahead in
+// both rows of a pair, for rows that are not in cache.
+//
+//go:noescape
+func marginsKPFF64(m unsafe.Pointer, k, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d, c int)
+
+// addOuterKF32 computes, for a block of nc ≤ 5 classes and cols columns,
+// keeping each chunk of the block's dst in registers over all n rows,
+//
+//	for j := 0; j < nc; j++ {
+//		for l := 0; l < cols; l++ {
+//			for i := 0; i < n; i++ {
+//				r := i
+//				if idx != nil {
+//					r = idx[i]
+//				}
+//				dst[j*d+l] = fma(c[i*k+j], x[r*stride+l], dst[j*d+l])
+//			}
+//		}
+//	}
+//
+//go:noescape
+func addOuterKF32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx, c unsafe.Pointer, k, n, cols, nc int)
+
+// addOuterKF64 computes, for a block of nc ≤ 5 classes and cols columns,
+//
+//	for j := 0; j < nc; j++ {
+//		for l := 0; l < cols; l++ {
+//			for i := 0; i < n; i++ {
+//				r := i
+//				if idx != nil {
+//					r = idx[i]
+//				}
+//				dst[j*d+l] = math.FMA(c[i*k+j], x[r*stride+l], dst[j*d+l])
+//			}
+//		}
+//	}
+//
+//go:noescape
+func addOuterKF64(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx, c unsafe.Pointer, k, n, cols, nc int)
+
+// addOuterKPFF32 is addOuterKF32 with software prefetching 512 bytes (the
+// next column strip) ahead in each row, for rows that are not in cache.
+//
+//go:noescape
+func addOuterKPFF32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx, c unsafe.Pointer, k, n, cols, nc int)
+
+// addOuterKPFF64 is addOuterKF64 with software prefetching 512 bytes (the
+// next column strip) ahead in each row, for rows that are not in cache.
+//
+//go:noescape
+func addOuterKPFF64(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx, c unsafe.Pointer, k, n, cols, nc int)
+
+// avx2ClassBlock is the most classes one call of the register-blocked
+// kernels handles.
+const avx2ClassBlock = 5
+
+// avx2ClassSplit returns the number of class blocks for k classes and the
+// size of block b: k split as evenly as possible into blocks of at most
+// avx2ClassBlock (k = 16 runs as 4+4+4+4, not 5+5+5+1).
+func avx2ClassSplit(k int) int { return (k + avx2ClassBlock - 1) / avx2ClassBlock }
+
+func avx2ClassBlockSize(k, nb, b int) int {
+	s := k / nb
+	if b < k%nb {
+		s++
+	}
+	return s
+}
+
 func marginsKAVX2[T Float](m, x []T, stride int, idx []int, w []T, k int) {
 	if k <= 0 {
 		return
@@ -449,16 +565,56 @@ func marginsKAVX2[T Float](m, x []T, stride int, idx []int, w []T, k int) {
 		}
 		return
 	}
-	// Many classes: for each row, the k class vectors play the rows of the
-	// margins kernel, so each load of the row x_i serves four classes.
-	step := avx2RowsPerCall(d)
-	for i := 0; i < n; i++ {
-		xi := unsafe.Pointer(&x[row(idx, i)*stride])
-		for j := 0; j < k; j += step {
-			avx2Margins(unsafe.Pointer(&m[i*k+j]), 1, w, d, nil, j, min(step, k-j), xi, d)
+	if d > avx2ColBlock {
+		// Very long rows: for each row, the k class vectors play the rows of
+		// the margins kernel, which splits the columns into bounded calls.
+		step := avx2RowsPerCall(d)
+		for i := 0; i < n; i++ {
+			xi := unsafe.Pointer(&x[row(idx, i)*stride])
+			for j := 0; j < k; j += step {
+				avx2Margins(unsafe.Pointer(&m[i*k+j]), 1, w, d, nil, j, min(step, k-j), xi, d)
+			}
+		}
+		return
+	}
+	// Blocks of rows (that stay in cache while each class block takes its
+	// turn) times blocks of up to five classes, two rows × c classes per
+	// step of the kernel. Only the first class block of a block of rows
+	// prefetches: the others find the rows in cache.
+	pf := avx2Streams(x)
+	rb := max(2, avx2ChunkFlops/(avx2ClassBlock*d)) &^ 1
+	nb := avx2ClassSplit(k)
+	size := unsafe.Sizeof(T(0))
+	for i := 0; i < n; i += rb {
+		b := min(rb, n-i)
+		xp, ip := avx2RowBase(x, stride, idx, i)
+		j := 0
+		for cb := 0; cb < nb; cb++ {
+			c := avx2ClassBlockSize(k, nb, cb)
+			mp, wp := unsafe.Pointer(&m[i*k+j]), unsafe.Add(avx2Ptr(w), uintptr(j*d)*size)
+			switch {
+			case avx2Is32[T]() && pf && cb == 0:
+				marginsKPFF32(mp, k, b, xp, stride, ip, wp, d, c)
+			case avx2Is32[T]():
+				marginsKF32(mp, k, b, xp, stride, ip, wp, d, c)
+			case pf && cb == 0:
+				marginsKPFF64(mp, k, b, xp, stride, ip, wp, d, c)
+			default:
+				marginsKF64(mp, k, b, xp, stride, ip, wp, d, c)
+			}
+			j += c
 		}
 	}
 }
+
+// avx2OuterRows and avx2OuterStrip bound one addOuterK call: at most 64 rows
+// × one 512-byte column strip × 5 classes (≤ 41k multiply-adds), and the
+// block's rows' strip (32 KiB) stays in L1 while the class blocks take
+// their turns.
+const (
+	avx2OuterRows  = 64
+	avx2OuterStrip = 512
+)
 
 func addOuterKAVX2[T Float](g, x []T, stride int, idx []int, c []T, k int) {
 	if k <= 0 {
@@ -470,13 +626,47 @@ func addOuterKAVX2[T Float](g, x []T, stride int, idx []int, c []T, k int) {
 	}
 	c = c[:n*k]
 	avx2CheckRows(n, x, stride, idx, d)
-	// Blocks of rows small enough to stay in L1 while every class's weights
-	// take their turn: g_j += Σ_i c[i*k+j]·x_i, rows in order for each g_j.
-	step := max(4, (16<<10)/(d*int(unsafe.Sizeof(T(0))))) &^ 3
-	for i := 0; i < n; i += step {
-		b := min(step, n-i)
-		for j := 0; j < k; j++ {
-			avx2AddRows(unsafe.Pointer(&g[j*d]), d, x, stride, idx, i, b, unsafe.Pointer(&c[i*k+j]), k)
+	if k < 3 {
+		// One or two classes: too few independent accumulators for the
+		// register-blocked kernel; four rows at a time per class instead.
+		step := max(4, (16<<10)/(d*int(unsafe.Sizeof(T(0))))) &^ 3
+		for i := 0; i < n; i += step {
+			b := min(step, n-i)
+			for j := 0; j < k; j++ {
+				avx2AddRows(unsafe.Pointer(&g[j*d]), d, x, stride, idx, i, b, unsafe.Pointer(&c[i*k+j]), k)
+			}
+		}
+		return
+	}
+	// Row blocks in order (so each g element still sees the rows in
+	// increasing order), then column strips, then class blocks; within a
+	// call each g chunk stays in registers over the block's rows.
+	size := unsafe.Sizeof(T(0))
+	strip := avx2OuterStrip / int(size)
+	pf := avx2Streams(x)
+	nb := avx2ClassSplit(k)
+	for i := 0; i < n; i += avx2OuterRows {
+		b := min(avx2OuterRows, n-i)
+		xp, ip := avx2RowBase(x, stride, idx, i)
+		for l := 0; l < d; l += strip {
+			cols := min(strip, d-l)
+			xl := unsafe.Add(xp, uintptr(l)*size)
+			j := 0
+			for cb := 0; cb < nb; cb++ {
+				nc := avx2ClassBlockSize(k, nb, cb)
+				gp, cp := unsafe.Pointer(&g[j*d+l]), unsafe.Pointer(&c[i*k+j])
+				switch {
+				case avx2Is32[T]() && pf && cb == 0:
+					addOuterKPFF32(gp, d, xl, stride, ip, cp, k, b, cols, nc)
+				case avx2Is32[T]():
+					addOuterKF32(gp, d, xl, stride, ip, cp, k, b, cols, nc)
+				case pf && cb == 0:
+					addOuterKPFF64(gp, d, xl, stride, ip, cp, k, b, cols, nc)
+				default:
+					addOuterKF64(gp, d, xl, stride, ip, cp, k, b, cols, nc)
+				}
+				j += nc
+			}
 		}
 	}
 }
