@@ -78,15 +78,21 @@ func (l *Linear[T]) margins(wk *Work[T], theta []T, data *Data[T], idx []int, n 
 	return wk.m
 }
 
-func gatherY[T Float](wk *Work[T], data *Data[T], idx []int, n int) []T {
+// gather returns src's entries of the rows idx (nil: the first n), copied
+// into *buf unless they already lie in order.
+func gather[E any](buf *[]E, src []E, idx []int, n int) []E {
 	if idx == nil {
-		return data.Y[:n]
+		return src[:n]
 	}
-	wk.y = grow(wk.y, n)
+	*buf = grow(*buf, n)
 	for i, r := range idx {
-		wk.y[i] = data.Y[r]
+		(*buf)[i] = src[r]
 	}
-	return wk.y
+	return *buf
+}
+
+func gatherY[T Float](wk *Work[T], data *Data[T], idx []int, n int) []T {
+	return gather(&wk.y, data.Y, idx, n)
 }
 
 // Forward implements Model.

@@ -49,14 +49,7 @@ func (s *Softmax[T]) Check(data *Data[T]) error {
 }
 
 func gatherLabels[T Float](wk *Work[T], data *Data[T], idx []int, n int) []int32 {
-	if idx == nil {
-		return data.Labels[:n]
-	}
-	wk.lab = grow(wk.lab, n)
-	for i, r := range idx {
-		wk.lab[i] = data.Labels[r]
-	}
-	return wk.lab
+	return gather(&wk.lab, data.Labels, idx, n)
 }
 
 // addBias adds b[j] to column j of the n×k matrix z.

@@ -108,13 +108,7 @@ func loadFile[T batch.Float](path string, rs readSpec) (*dataset.Dataset[T], err
 	if err != nil {
 		return nil, err
 	}
-	if rs.limit > 0 && ds.N > rs.limit {
-		rows := make([]int, rs.limit)
-		for i := range rows {
-			rows[i] = i
-		}
-		ds = ds.Subset(rows)
-	}
+	ds = firstRows(ds, rs.limit)
 	if ds.Task == dataset.Classification && ds.K() < 2 {
 		return nil, fmt.Errorf("%s: every label is %q; classification needs at least two classes (for a regression target use -model linear or lad)", path, ds.Classes[0])
 	}
@@ -371,4 +365,16 @@ func toBatch[T batch.Float](ds *dataset.Dataset[T]) (*batch.Data[T], error) {
 		return nil, fmt.Errorf("%s: %w", ds.Name, err)
 	}
 	return d, nil
+}
+
+// firstRows keeps the first limit rows of ds (all of them when limit ≤ 0).
+func firstRows[T batch.Float](ds *dataset.Dataset[T], limit int) *dataset.Dataset[T] {
+	if limit <= 0 || ds.N <= limit {
+		return ds
+	}
+	rows := make([]int, limit)
+	for i := range rows {
+		rows[i] = i
+	}
+	return ds.Subset(rows)
 }

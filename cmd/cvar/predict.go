@@ -327,13 +327,7 @@ func readCSVWithoutTarget[T batch.Float](path string, rs readSpec) (*dataset.Dat
 	if err != nil {
 		return nil, err
 	}
-	if rs.limit > 0 && ds.N > rs.limit {
-		rows := make([]int, rs.limit)
-		for i := range rows {
-			rows[i] = i
-		}
-		ds = ds.Subset(rows)
-	}
+	ds = firstRows(ds, rs.limit)
 	return ds, nil
 }
 

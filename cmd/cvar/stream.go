@@ -393,18 +393,7 @@ func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 		rep.Metrics[name] = m
 		rep.order = append(rep.order, name)
 	}
-	if f.out != "" {
-		mf := modelFileOf(td, f, model, res)
-		if err := writeNew(f.out, f.force, func(w io.Writer) error { return cvar.SaveModel(w, mf) }); err != nil {
-			return err
-		}
-		rep.ModelFile = f.out
-	}
-	rep.Seconds = time.Since(start).Seconds()
-	if f.json {
-		return writeJSON(e.stdout, rep)
-	}
-	return rep.print(e.stdout)
+	return finishTraining(e, f, td, model, res, rep, start)
 }
 
 // metricsOf summarises losses (and, for a classifier, which rows were

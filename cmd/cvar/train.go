@@ -261,18 +261,7 @@ func trainRun[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 		rep.Metrics[s.name] = m
 		rep.order = append(rep.order, s.name)
 	}
-	if f.out != "" {
-		mf := modelFileOf(td, f, model, res)
-		if err := writeNew(f.out, f.force, func(w io.Writer) error { return cvar.SaveModel(w, mf) }); err != nil {
-			return err
-		}
-		rep.ModelFile = f.out
-	}
-	rep.Seconds = time.Since(start).Seconds()
-	if f.json {
-		return writeJSON(e.stdout, rep)
-	}
-	return rep.print(e.stdout)
+	return finishTraining(e, f, td, model, res, rep, start)
 }
 
 // trainError explains a divergence.
@@ -294,6 +283,23 @@ func dataName(s cvar.DataSource) string {
 		return s.Name
 	}
 	return s.Kind
+}
+
+// finishTraining writes the model file when -o asks for one, then prints
+// the report of a training run, in memory or streamed.
+func finishTraining[T batch.Float](e *env, f *trainFlags, td *trainingData[T], model batch.Model[T], res *cvar.Result[T], rep *trainReport, start time.Time) error {
+	if f.out != "" {
+		mf := modelFileOf(td, f, model, res)
+		if err := writeNew(f.out, f.force, func(w io.Writer) error { return cvar.SaveModel(w, mf) }); err != nil {
+			return err
+		}
+		rep.ModelFile = f.out
+	}
+	rep.Seconds = time.Since(start).Seconds()
+	if f.json {
+		return writeJSON(e.stdout, rep)
+	}
+	return rep.print(e.stdout)
 }
 
 // modelFileOf assembles the model file of a training run.

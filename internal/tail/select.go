@@ -60,21 +60,29 @@ func (s *selector[T]) before(a, b int) bool {
 
 func (s *selector[T]) swap(i, j int) { s.p[i], s.p[j] = s.p[j], s.p[i] }
 
+// split partitions p[lo:hi] about a pivot — sampled, or the median of
+// medians once the work has passed its budget — and returns the pivot's
+// final place.
+func (s *selector[T]) split(lo, hi int) int {
+	var piv int
+	if s.mom {
+		piv = s.momPivot(lo, hi)
+	} else {
+		piv = s.samplePivot(lo, hi)
+	}
+	q := s.partition(lo, hi, piv)
+	if s.work > s.budget {
+		s.mom = true
+	}
+	return q
+}
+
 // selectAt partially orders p[lo:hi] so that p[k] holds the element of rank
 // k-lo within the range, p[lo:k] the elements ranked before it and p[k+1:hi]
 // those ranked after it. lo <= k < hi.
 func (s *selector[T]) selectAt(lo, hi, k int) {
 	for hi-lo > smallRange {
-		var piv int
-		if s.mom {
-			piv = s.momPivot(lo, hi)
-		} else {
-			piv = s.samplePivot(lo, hi)
-		}
-		q := s.partition(lo, hi, piv)
-		if s.work > s.budget {
-			s.mom = true
-		}
+		q := s.split(lo, hi)
 		switch {
 		case k < q:
 			hi = q

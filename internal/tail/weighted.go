@@ -120,16 +120,7 @@ func WeightedCVaRVaR[T Float](losses []T, weights []float64, alpha float64, perm
 			}
 			break
 		}
-		var piv int
-		if s.mom {
-			piv = s.momPivot(lo, hi)
-		} else {
-			piv = s.samplePivot(lo, hi)
-		}
-		q := s.partition(lo, hi, piv)
-		if s.work > s.budget {
-			s.mom = true
-		}
+		q := s.split(lo, hi)
 		var l ksum
 		for _, i := range p[lo:q] {
 			l.add(ws.at(i))
