@@ -9,9 +9,10 @@ import (
 
 // Online trains with Alg1 or Alg4 on a stream, one sample at a time, in
 // O(number of parameters) memory: it never holds more than the current
-// sample. The theorems' step sizes need the stream's length n in advance
-// (Options.Steps) and bounds on the data (Options.Scale), unless LR (and for
-// Alg4 Eps) are given.
+// sample. By default (PracticalStep) η is DefaultLR and the first sample's
+// loss sets the starting τ and, for Alg4, ε. Under TheoremStep the step
+// sizes need the stream's length n in advance (Options.Steps) and bounds on
+// the data (Options.Scale), unless LR (and for Alg4 Eps) are given.
 type Online[T batch.Float] struct {
 	r     *run[T]
 	model batch.Model[T]
@@ -50,7 +51,7 @@ func NewOnline[T batch.Float](model batch.Model[T], d, k int, opt Options) (*Onl
 	}
 	p := model.NumParams()
 	bounds := model.Bounds(opt.Scale, opt.Domain.radius(p))
-	if opt.LR == 0 && opt.G == 0 && opt.Scale == (batch.Scale{}) {
+	if opt.Rule == TheoremStep && opt.LR == 0 && opt.G == 0 && opt.Scale == (batch.Scale{}) {
 		return nil, errors.New("cvar: an online run with the theorem's step size needs Options.Scale (bounds on ‖x‖ and |y|) or Options.G")
 	}
 	engine := batch.NewEngine(model, 1)

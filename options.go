@@ -87,13 +87,50 @@ const (
 	InOrder
 )
 
+// StepRule says where the step size η, the smoothing ε and the starting τ
+// come from when Options leaves them 0.
+type StepRule int
+
+const (
+	// PracticalStep, the default, is the setting that lowers the tail on
+	// real data, on the raw losses:
+	//   - η = DefaultLR (DefaultLROneSample for Alg1, Alg2 and Alg4, which
+	//     take one sample a step);
+	//   - τ's step η/α: τ's gradient 1 − (share above τ)/α is O(1), and
+	//     with η alone τ lags far behind VaR_α as the losses fall;
+	//   - ε = DefaultEpsFraction × VaR_α of the losses at the starting
+	//     point: the smoothing follows the losses' own scale, never η;
+	//   - τ starts at that VaR_α, where the optimum puts it;
+	//   - Alg3 and Alg4 return their last iterate, Alg1 and Alg2 the
+	//     average (whose noise it smooths).
+	// The VaR is measured on up to DefaultInitSample random training rows
+	// for Alg2 and Alg3, and on the first sample for the online Alg1 and
+	// Alg4 (as Online sees it).
+	PracticalStep StepRule = iota
+	// TheoremStep takes η and ε from the method's theorem (Theorems 3.2,
+	// 3.6, 3.9, 4.1) on losses divided by their bound L, τ from TauMin and
+	// the theorems' outputs, and reports the theorem's bound. These are
+	// worst-case guarantees and very conservative in practice: η is often
+	// far too large or far too small, and ε so large that the smoothed plus
+	// is nearly linear (a copy of Vanilla-SGD).
+	TheoremStep
+)
+
+func (r StepRule) String() string {
+	if r == TheoremStep {
+		return "theorem"
+	}
+	return "practical"
+}
+
 // Output picks the parameters a run returns.
 type Output int
 
 const (
-	// OutputDefault is the average of the iterates for Alg1–3 (the
-	// theorems), a random iterate for Alg4 and the last iterate for the
-	// baselines.
+	// OutputDefault is the average of the iterates for Alg1 and Alg2, the
+	// last iterate for Alg3, Alg4 and the baselines; under TheoremStep it is
+	// what the theorems bound: the average for Alg1–3, a random iterate for
+	// Alg4.
 	OutputDefault Output = iota
 	OutputAverage
 	OutputLast
@@ -187,12 +224,19 @@ type Options struct {
 	// [0, L] when the loss bound L is known, else [0, +Inf).
 	TauMin, TauMax float64
 	// Smoothing and Eps set the smoothed plus function of Alg2–4. Eps is in
-	// units of ℓ/L; 0 means the theorem's value.
+	// units of ℓ/L (the losses' own units unless they are normalised); 0
+	// means the Rule's value.
 	Smoothing Smoothing
 	Eps       float64
-	// LR is the step size η; 0 means the theorem's value for Alg1–4 and
-	// 0.01 for the baselines.
+	// LR is the step size η; 0 means the Rule's value (DefaultLR, or the
+	// theorem's for Alg1–4 under TheoremStep).
 	LR float64
+	// TauLR is τ's step size; 0 means LR/α under PracticalStep and LR (the
+	// joint step of the theorems) under TheoremStep.
+	TauLR float64
+	// Rule says where LR, Eps and the starting τ come from when they are
+	// not given; default PracticalStep.
+	Rule StepRule
 	// WeightDecay λ adds λ·θ to every gradient.
 	WeightDecay float64
 	// Steps is T, the number of updates. 0 means Epochs passes.

@@ -12,29 +12,57 @@ import (
 // options, the model, the data and K. Normalised quantities are in units of
 // ℓ/L; the bound is in the losses' own units.
 type Params struct {
-	Method     Method  `json:"method"`
-	Alpha      float64 `json:"alpha"`
-	N          int     `json:"n"`     // samples (Alg1/Alg4: samples consumed)
-	Steps      int     `json:"steps"` // T
-	Batch      int     `json:"batch"`
-	G          float64 `json:"g"`          // Lipschitz constant of ℓ, losses' units
-	Beta       float64 `json:"beta"`       // smoothness of ℓ, losses' units
-	L          float64 `json:"loss_bound"` // L: losses are divided by it
-	D          float64 `json:"diameter"`
-	GAlpha     float64 `json:"g_alpha"` // max{√(G̃² + (1−α)²)/α, 1} with G̃ = G/L
-	LR         float64 `json:"lr"`
-	Eps        float64 `json:"eps"` // in units of ℓ/L
-	TauMin     float64 `json:"tau_min"`
-	TauMax     float64 `json:"tau_max"`
-	Bound      float64 `json:"bound"`     // the theorem's excess-CVaR bound, losses' units; NaN if none
-	Estimated  bool    `json:"estimated"` // G and β were estimated at the initial point
-	TheoremLR  bool    `json:"theorem_lr"`
-	TheoremEps bool    `json:"theorem_eps"`
+	Method     Method   `json:"method"`
+	Alpha      float64  `json:"alpha"`
+	N          int      `json:"n"`     // samples (Alg1/Alg4: samples consumed)
+	Steps      int      `json:"steps"` // T
+	Batch      int      `json:"batch"`
+	G          float64  `json:"g"`          // Lipschitz constant of ℓ, losses' units
+	Beta       float64  `json:"beta"`       // smoothness of ℓ, losses' units
+	L          float64  `json:"loss_bound"` // L: losses are divided by it
+	D          float64  `json:"diameter"`
+	GAlpha     float64  `json:"g_alpha"` // max{√(G̃² + (1−α)²)/α, 1} with G̃ = G/L
+	LR         float64  `json:"lr"`
+	TauLR      float64  `json:"tau_lr"` // τ's step size
+	Eps        float64  `json:"eps"`    // in units of ℓ/L
+	TauMin     float64  `json:"tau_min"`
+	TauMax     float64  `json:"tau_max"`
+	Bound      float64  `json:"bound"`     // the theorem's excess-CVaR bound, losses' units; NaN if none
+	Estimated  bool     `json:"estimated"` // G and β were estimated at the initial point
+	TheoremLR  bool     `json:"theorem_lr"`
+	TheoremEps bool     `json:"theorem_eps"`
+	Rule       StepRule `json:"-"`
+	// LRFrom, EpsFrom and TauFrom say in words where η, ε and the starting
+	// τ came from: "given", "default", a theorem, or the initial losses.
+	LRFrom  string  `json:"lr_from"`
+	EpsFrom string  `json:"eps_from"`
+	Tau0    float64 `json:"tau0"` // the starting τ, losses' units; NaN without τ
+	TauFrom string  `json:"tau_from"`
 }
 
-// DefaultLR is the baselines' step size when none is given: the largest of
-// the paper's grid {0.001, 0.005, 0.01}.
+// DefaultLR is the step size of the minibatch methods (Alg3 and the
+// baselines) when none is given and the rule is PracticalStep: the largest
+// of the paper's grid {0.001, 0.005, 0.01}.
 const DefaultLR = 0.01
+
+// DefaultLROneSample is the practical step size of the methods that take one
+// sample per step (Alg1, Alg2, Alg4): the smallest of the paper's grid, as a
+// single sample's gradient is far noisier than a minibatch's, and 1/α times
+// larger in the tail.
+const DefaultLROneSample = 0.001
+
+// DefaultEpsFraction is the practical smoothing ε as a fraction of the
+// initial VaR_α: small enough that ρ_ε stays close to the plus function (so
+// the weights single out the tail), large enough to smooth it.
+const DefaultEpsFraction = 0.05
+
+// fromInitialLosses marks in Params a value the run sets from the losses at
+// its starting point.
+const fromInitialLosses = "initial losses"
+
+// DefaultInitSample is the number of random training rows whose losses at
+// the starting point set the practical ε and τ.
+const DefaultInitSample = 1024
 
 // GAlphaOf returns G_α = max{√(G² + (1−α)²)/α, 1}, the Lipschitz constant of
 // the auxiliary objective f(w, τ) (Lemma 2.2), for a loss with range [0, 1].
@@ -62,7 +90,7 @@ func resolve(opt *Options, p int, n int, bounds batch.Bounds, est func() (g, bet
 	if o.Method == Alg4 && o.Domain.Kind != Unconstrained {
 		return Params{}, fmt.Errorf("cvar: alg4 is unconstrained (K = R^d); got domain %v", o.Domain)
 	}
-	for name, v := range map[string]float64{"lr": o.LR, "eps": o.Eps, "weight decay": o.WeightDecay, "loss bound": o.LossBound, "G": o.G, "beta": o.Beta} {
+	for name, v := range map[string]float64{"lr": o.LR, "tau lr": o.TauLR, "eps": o.Eps, "weight decay": o.WeightDecay, "loss bound": o.LossBound, "G": o.G, "beta": o.Beta} {
 		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
 			return Params{}, fmt.Errorf("cvar: %s %v must be finite and ≥ 0", name, v)
 		}
@@ -70,7 +98,7 @@ func resolve(opt *Options, p int, n int, bounds batch.Bounds, est func() (g, bet
 	if o.Steps < 0 || o.Epochs < 0 || o.Batch < 0 {
 		return Params{}, fmt.Errorf("cvar: steps %d, epochs %d and batch %d must be ≥ 0", o.Steps, o.Epochs, o.Batch)
 	}
-	pr := Params{Method: o.Method, Alpha: o.Alpha, N: n, D: o.Domain.Diameter(p)}
+	pr := Params{Method: o.Method, Alpha: o.Alpha, N: n, D: o.Domain.Diameter(p), Rule: o.Rule}
 
 	// Batch size and number of steps.
 	switch o.Method {
@@ -112,7 +140,11 @@ func resolve(opt *Options, p int, n int, bounds batch.Bounds, est func() (g, bet
 	if o.LossBound > 0 {
 		pr.L = o.LossBound
 	}
-	needTheorem := o.Method.usesTau() && (o.LR == 0 || (o.Eps == 0 && o.Method != Alg1))
+	if o.Rule != PracticalStep && o.Rule != TheoremStep {
+		return Params{}, fmt.Errorf("cvar: unknown step rule %d", int(o.Rule))
+	}
+	theorem := o.Rule == TheoremStep && o.Method.usesTau()
+	needTheorem := theorem && (o.LR == 0 || (o.Eps == 0 && o.Method != Alg1))
 	if needTheorem && (math.IsNaN(pr.G) || (o.Method == Alg4 && math.IsNaN(pr.Beta))) && est != nil {
 		g, beta := est()
 		if math.IsNaN(pr.G) {
@@ -124,9 +156,9 @@ func resolve(opt *Options, p int, n int, bounds batch.Bounds, est func() (g, bet
 		pr.Estimated = true
 	}
 	// Losses are divided by L when the user states L, or when the theorems
-	// set the step and L is known. A user-given step acts on the raw losses,
+	// set the step and L is known. Any other step acts on the raw losses,
 	// like the baselines.
-	normalise := o.LossBound > 0 || (o.LR == 0 && o.Method.usesTau() && pr.L > 0 && !math.IsInf(pr.L, 0))
+	normalise := o.LossBound > 0 || (theorem && o.LR == 0 && pr.L > 0 && !math.IsInf(pr.L, 0))
 	if !normalise {
 		pr.L = 1
 	}
@@ -149,11 +181,16 @@ func resolve(opt *Options, p int, n int, bounds batch.Bounds, est func() (g, bet
 	d2 := pr.D*pr.D + 1
 	nf, tf, bf := float64(pr.N), float64(pr.Steps), float64(pr.Batch)
 	pr.LR, pr.Eps = o.LR, o.Eps
-	if pr.LR == 0 {
-		pr.TheoremLR = true
+	pr.LRFrom, pr.EpsFrom = "given", "given"
+	switch {
+	case pr.LR > 0:
+	case !theorem && pr.Batch == 1 && o.Method.usesTau():
+		pr.LR, pr.LRFrom = DefaultLROneSample, "default for one sample a step"
+	case !theorem:
+		pr.LR, pr.LRFrom = DefaultLR, "default"
+	default:
+		pr.TheoremLR, pr.LRFrom = true, o.Method.Theorem()
 		switch o.Method {
-		case Vanilla, MinibatchCVaR:
-			pr.LR, pr.TheoremLR = DefaultLR, false
 		case Alg1:
 			pr.LR = math.Sqrt(d2) / (pr.GAlpha * math.Sqrt(nf))
 		case Alg2:
@@ -165,8 +202,22 @@ func resolve(opt *Options, p int, n int, bounds batch.Bounds, est func() (g, bet
 			pr.LR = o.Alpha / ((betan + gn*gn/eps) * pr.GAlpha * pr.GAlpha * math.Sqrt(nf))
 		}
 	}
-	if pr.Eps == 0 {
-		pr.TheoremEps = true
+	pr.TauLR = o.TauLR
+	if pr.TauLR == 0 && o.Method.usesTau() {
+		pr.TauLR = pr.LR
+		if !theorem {
+			pr.TauLR = pr.LR / o.Alpha
+		}
+	}
+	smoothed := o.Method == Alg2 || o.Method == Alg3 || o.Method == Alg4
+	switch {
+	case !smoothed:
+		pr.Eps, pr.EpsFrom = 0, ""
+	case pr.Eps > 0:
+	case !theorem:
+		pr.EpsFrom = fromInitialLosses // set by the run from its starting losses
+	default:
+		pr.TheoremEps, pr.EpsFrom = true, o.Method.Theorem()
 		switch o.Method {
 		case Alg2:
 			pr.Eps = 2 * pr.GAlpha * pr.GAlpha * pr.LR
@@ -174,14 +225,19 @@ func resolve(opt *Options, p int, n int, bounds batch.Bounds, est func() (g, bet
 			pr.Eps = 2 * pr.GAlpha * pr.LR
 		case Alg4:
 			pr.Eps = math.Pow(pr.GAlpha, 2.0/3) * math.Pow(gn, 2.0/3) * math.Pow(nf, -1.0/6)
-		default:
-			pr.TheoremEps = false
+		}
+	}
+	pr.Tau0, pr.TauFrom = math.NaN(), ""
+	if o.Method.usesTau() {
+		pr.Tau0, pr.TauFrom = pr.TauMin, "tau_min"
+		if !theorem {
+			pr.TauFrom = fromInitialLosses // set by the run
 		}
 	}
 	if o.Method.usesTau() && (math.IsNaN(pr.LR) || math.IsInf(pr.LR, 0) || pr.LR <= 0) {
 		return Params{}, fmt.Errorf("cvar: %v: the theorem's step size is %v (G = %v, D = %v on %v): give LR, or bound K with a ball or box", o.Method, pr.LR, pr.G, pr.D, o.Domain)
 	}
-	if o.Method != Alg1 && o.Method.usesTau() && (math.IsNaN(pr.Eps) || math.IsInf(pr.Eps, 0) || pr.Eps <= 0) {
+	if smoothed && pr.EpsFrom != fromInitialLosses && (math.IsNaN(pr.Eps) || math.IsInf(pr.Eps, 0) || pr.Eps <= 0) {
 		return Params{}, fmt.Errorf("cvar: %v: smoothing eps is %v: give Eps", o.Method, pr.Eps)
 	}
 
@@ -200,6 +256,22 @@ func resolve(opt *Options, p int, n int, bounds batch.Bounds, est func() (g, bet
 		}
 	}
 	return pr, nil
+}
+
+// Theorem names the paper's theorem whose step size, smoothing and bound
+// the method has ("" for the baselines).
+func (m Method) Theorem() string {
+	switch m {
+	case Alg1:
+		return "Theorem 3.2"
+	case Alg2:
+		return "Theorem 3.6"
+	case Alg3:
+		return "Theorem 3.9"
+	case Alg4:
+		return "Theorem 4.1"
+	}
+	return ""
 }
 
 // estimateConstants estimates G and β of a model without closed-form bounds

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 
 	"github.com/cvarlearn/cvar/batch"
 	"github.com/cvarlearn/cvar/kernel"
@@ -52,6 +53,9 @@ type run[T batch.Float] struct {
 	tauLo, tauHi        float64
 	t                   int
 	rng                 *rand.Rand // Alg4's random iterate
+	// fromLosses: ε and τ are still to be set from the losses at the
+	// starting point (PracticalStep), by start.
+	fromLosses bool
 }
 
 func newRun[T batch.Float](model batch.Model[T], engine *batch.Engine[T], opt Options, pr Params, theta []T) (*run[T], error) {
@@ -59,13 +63,14 @@ func newRun[T batch.Float](model batch.Model[T], engine *batch.Engine[T], opt Op
 	r.g = make([]T, len(theta))
 	r.output = opt.Output
 	if r.output == OutputDefault {
-		switch opt.Method {
-		case Alg1, Alg2, Alg3:
+		r.output = OutputLast
+		switch {
+		case opt.Method == Alg1 || opt.Method == Alg2:
 			r.output = OutputAverage
-		case Alg4:
+		case opt.Rule == TheoremStep && (opt.Method == Alg2 || opt.Method == Alg3):
+			r.output = OutputAverage
+		case opt.Rule == TheoremStep && opt.Method == Alg4:
 			r.output = OutputRandom
-		default:
-			r.output = OutputLast
 		}
 	}
 	switch r.output {
@@ -97,13 +102,45 @@ func newRun[T batch.Float](model batch.Model[T], engine *batch.Engine[T], opt Op
 	if math.IsInf(r.tau, 0) || math.IsNaN(r.tau) {
 		return nil, fmt.Errorf("cvar: tau interval [%v, %v] has no finite start", pr.TauMin, pr.TauMax)
 	}
-	if err := r.wt.Validate(); err != nil {
-		return nil, err
+	r.fromLosses = opt.Method.usesTau() && opt.Rule == PracticalStep
+	if !r.fromLosses {
+		if err := r.wt.Validate(); err != nil {
+			return nil, err
+		}
 	}
 	if nrm2 := r.project(); !finite(nrm2) {
 		return nil, fmt.Errorf("cvar: the initial parameters are not finite")
 	}
 	return r, nil
+}
+
+// start sets the practical ε and starting τ from losses, the losses of a
+// sample of the data at the starting point: τ at their VaR_α, where the
+// optimum puts it, and ε at DefaultEpsFraction times that VaR (or times the
+// largest loss when the VaR is 0), so that the smoothing follows the scale
+// of the losses whatever η is.
+func (r *run[T]) start(losses []T) error {
+	r.fromLosses = false
+	pr := &r.pr
+	valueAtRisk, err := VaROf(losses, pr.Alpha)
+	if err != nil {
+		return &DivergenceError{Step: 0, What: fmt.Sprintf("a loss at the starting point: %v", err)}
+	}
+	r.tau = math.Min(math.Max(valueAtRisk/pr.L, r.tauLo), r.tauHi)
+	pr.Tau0, pr.TauFrom = r.tau*pr.L, fmt.Sprintf("VaR_%g of %d initial losses", pr.Alpha, len(losses))
+	if pr.EpsFrom == fromInitialLosses {
+		scale, what := valueAtRisk, fmt.Sprintf("VaR_%g", pr.Alpha)
+		if !(scale > 0) {
+			scale, what = float64(slices.Max(losses)), "the largest"
+		}
+		if !(scale > 0) {
+			scale, what = 1, "1 (every initial loss is 0), not"
+		}
+		pr.Eps = DefaultEpsFraction * scale / pr.L
+		pr.EpsFrom = fmt.Sprintf("%g × %s of %d initial losses (%.4g)", DefaultEpsFraction, what, len(losses), scale)
+		r.wt.Eps = pr.Eps
+	}
+	return r.wt.Validate()
 }
 
 // project maps θ onto K and returns ‖θ‖², which is NaN or +Inf when θ has a
@@ -143,6 +180,12 @@ func (r *run[T]) step(data *batch.Data[T], idx []int, n int) error {
 			r.keptTau, r.keptStep = r.tau, t
 		}
 	}
+	if r.fromLosses { // Alg1 and Alg4: the first sample sets ε and τ
+		losses, _ := r.engine.Gradient(r.g, r.theta, data, idx, n, &batch.Weighting{Objective: batch.Mean})
+		if err := r.start(losses); err != nil {
+			return err
+		}
+	}
 	r.wt.Tau = r.tau
 	losses, sumV := r.engine.Gradient(r.g, r.theta, data, idx, n, &r.wt)
 	var sum T
@@ -159,7 +202,7 @@ func (r *run[T]) step(data *batch.Data[T], idx []int, n int) error {
 	r.ops.Axpy(T(-lr), r.g, r.theta)
 	if r.opt.Method.usesTau() {
 		gTau := 1 - sumV/(r.pr.Alpha*float64(len(losses)))
-		r.tau = math.Min(math.Max(r.tau-lr*gTau, r.tauLo), r.tauHi)
+		r.tau = math.Min(math.Max(r.tau-r.pr.TauLR*gTau, r.tauLo), r.tauHi)
 		if !finite(r.tau) {
 			return &DivergenceError{Step: t, What: fmt.Sprintf("τ is %v", r.tau*r.pr.L)}
 		}
@@ -240,6 +283,13 @@ func Train[T batch.Float](model batch.Model[T], data *batch.Data[T], opt Options
 	if err != nil {
 		return nil, err
 	}
+	if r.fromLosses && !opt.Method.online() { // online methods start from their first sample, as Online does
+		idx, m := initSample(data.N, opt.Seed)
+		losses, _ := engine.Gradient(r.g, theta, data, idx, m, &batch.Weighting{Objective: batch.Mean})
+		if err := r.start(losses); err != nil {
+			return nil, err
+		}
+	}
 	sampler, err := batch.NewSampler(data.N, pr.Batch, samplingOf(opt), opt.Seed)
 	if err != nil {
 		return nil, err
@@ -256,6 +306,21 @@ func Train[T batch.Float](model batch.Model[T], data *batch.Data[T], opt Options
 		}
 	}
 	return r.result(), nil
+}
+
+// initSample returns the rows whose losses at the starting point set the
+// practical ε and τ: all of them when there are at most DefaultInitSample,
+// else DefaultInitSample drawn at random (idx nil means the first m rows).
+func initSample(n int, seed uint64) (idx []int, m int) {
+	if n <= DefaultInitSample {
+		return nil, n
+	}
+	rng := rand.New(rand.NewPCG(seed, 0x1a57))
+	idx = make([]int, DefaultInitSample)
+	for i := range idx {
+		idx[i] = rng.IntN(n)
+	}
+	return idx, len(idx)
 }
 
 func samplingOf(opt Options) batch.Sampling {

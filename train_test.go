@@ -112,7 +112,7 @@ func TestAlg1ExcessCVaRWithinTheorem(t *testing.T) {
 	var excess, bound float64
 	for s := uint64(1); s <= seeds; s++ {
 		train := ladData(t, n, d, s)
-		res, err := Train(model, train, Options{Method: Alg1, Alpha: alpha, Domain: BoxDomain(lo, hi), Seed: s})
+		res, err := Train(model, train, Options{Method: Alg1, Alpha: alpha, Domain: BoxDomain(lo, hi), Seed: s, Rule: TheoremStep})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -243,7 +243,7 @@ func TestAlg4ReturnsAnIterate(t *testing.T) {
 	const d, k, n = 3, 3, 200
 	rng := rand.New(rand.NewPCG(4, 4))
 	model := batch.NewMLP[float64](d, 5, k)
-	on, err := NewOnline(model, d, k, Options{Method: Alg4, Steps: n, Seed: 8, Scale: batch.Scale{MaxNorm: 4}, G: 3, Beta: 5, LossBound: 3})
+	on, err := NewOnline(model, d, k, Options{Method: Alg4, Steps: n, Seed: 8, Scale: batch.Scale{MaxNorm: 4}, G: 3, Beta: 5, LossBound: 3, Rule: TheoremStep})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -272,7 +272,7 @@ func TestAlg4ReturnsAnIterate(t *testing.T) {
 	// Different seeds pick different iterates (not always the last).
 	picks := map[int]bool{}
 	for s := uint64(0); s < 20; s++ {
-		on2, _ := NewOnline(model, d, k, Options{Method: Alg4, Steps: 50, Seed: s, LR: 0.01, Eps: 0.1})
+		on2, _ := NewOnline(model, d, k, Options{Method: Alg4, Steps: 50, Seed: s, LR: 0.01, Eps: 0.1, Output: OutputRandom})
 		for i := 0; i < 50; i++ {
 			on2.Observe(x, 0, i%k)
 		}
@@ -375,7 +375,7 @@ func TestTheoremParams(t *testing.T) {
 	cases[1].eps = 2 * ga * ga * cases[1].lr
 	cases[2].eps = 2 * ga * cases[2].lr
 	for _, c := range cases {
-		res, err := Train(model, data, Options{Method: c.m, Alpha: alpha, Domain: Ball(R), Steps: c.steps, Batch: c.b})
+		res, err := Train(model, data, Options{Method: c.m, Alpha: alpha, Domain: Ball(R), Steps: c.steps, Batch: c.b, Rule: TheoremStep})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -387,7 +387,7 @@ func TestTheoremParams(t *testing.T) {
 			t.Errorf("%v: L = %v (want %v), D = %v", c.m, p.L, L, p.D)
 		}
 	}
-	if _, err := Train(model, data, Options{Method: Alg3}); err == nil {
+	if _, err := Train(model, data, Options{Method: Alg3, Rule: TheoremStep}); err == nil {
 		t.Error("alg3 on R^d without LR: no error")
 	}
 	if _, err := Train(model, data, Options{Method: Alg1, Alpha: 1.5, LR: 1}); err == nil {

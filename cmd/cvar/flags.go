@@ -132,6 +132,46 @@ func nonNegList(what string, def ...float64) *floatList {
 	return &floatList{values: def, what: what + " must be finite and ≥ 0:", ok: func(v float64) bool { return v >= 0 && !math.IsInf(v, 0) }}
 }
 
+// stepFlag is -lr: a positive step size, or "theorem" for the step size
+// and smoothing of the method's theorem.
+type stepFlag struct {
+	value   float64
+	theorem bool
+}
+
+func (f *stepFlag) String() string {
+	switch {
+	case f == nil:
+		return ""
+	case f.theorem:
+		return "theorem"
+	case f.value == 0:
+		return ""
+	}
+	return strconv.FormatFloat(f.value, 'g', -1, 64)
+}
+
+func (f *stepFlag) Set(s string) error {
+	if strings.EqualFold(strings.TrimSpace(s), "theorem") {
+		*f = stepFlag{theorem: true}
+		return nil
+	}
+	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
+	if err != nil || !(v > 0) || math.IsInf(v, 0) {
+		return fmt.Errorf("%q: want a positive step size or theorem", s)
+	}
+	*f = stepFlag{value: v}
+	return nil
+}
+
+// rule is the library's step rule the flag selects.
+func (f *stepFlag) rule() cvar.StepRule {
+	if f.theorem {
+		return cvar.TheoremStep
+	}
+	return cvar.PracticalStep
+}
+
 // boxFlag is "lo,hi".
 type boxFlag struct {
 	set    bool

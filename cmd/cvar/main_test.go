@@ -189,6 +189,24 @@ func TestHelpAndUsage(t *testing.T) {
 	fails(t, 2, []string{"unknown command", "frobnicate"}, "frobnicate")
 }
 
+// TestDefaultLowersTail is the product's promise: with no flag, train's
+// CVaR-SGD leaves a smaller validation CVaR_0.1 than Vanilla-SGD on the
+// built-in data, for several seeds and both precisions.
+func TestDefaultLowersTail(t *testing.T) {
+	for _, args := range [][]string{{"-seed", "1"}, {"-seed", "2"}, {"-seed", "3", "-precision", "f32"}, {"-seed", "1", "-classes", "3", "-d", "30"}} {
+		var def, van trainJSON
+		decodeJSON(t, ok(t, append([]string{"train", "-json"}, args...)...), &def)
+		decodeJSON(t, ok(t, append([]string{"train", "-json", "-method", "vanilla"}, args...)...), &van)
+		d, v := *def.Metrics["validation"]["cvar_0.1"], *van.Metrics["validation"]["cvar_0.1"]
+		if !(d < 0.95*v) {
+			t.Errorf("%v: validation CVaR_0.1 %.4f with the defaults, %.4f with -method vanilla: want at most 0.95×", args, d, v)
+		}
+		if def.Params["eps_from"] == "given" || def.Params["tau_from"] == "" {
+			t.Errorf("%v: eps_from %v, tau_from %v", args, def.Params["eps_from"], def.Params["tau_from"])
+		}
+	}
+}
+
 type trainJSON struct {
 	Model struct {
 		Kind    string   `json:"kind"`
@@ -206,11 +224,19 @@ type trainJSON struct {
 func TestTrainBuiltIn(t *testing.T) {
 	// Text output with the defaults, on smaller built-in data.
 	out := ok(t, "train", "-n", "900")
-	for _, want := range []string{"logistic", "alg3", "ball(R=10)", "Theorem 3.9", "validation", "CVaR_0.05", "VaR_0.1", "accuracy"} {
+	for _, want := range []string{"logistic", "alg3", "R^d", "η = 0.01 (default)", "0.05 × VaR_0.1 of 600 initial losses", "validation", "CVaR_0.05", "VaR_0.1", "accuracy"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("train output lacks %q:\n%s", want, out)
 		}
 	}
+	// The theorems' step size and smoothing are one flag away.
+	out = ok(t, "train", "-n", "900", "-lr", "theorem")
+	for _, want := range []string{"ball(R=10)", "(Theorem 3.9), ε = ", "expected excess CVaR ≤"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("train -lr theorem output lacks %q:\n%s", want, out)
+		}
+	}
+	fails(t, 2, []string{"-lr", "want a positive step size or theorem"}, "train", "-lr", "fast")
 	var r trainJSON
 	decodeJSON(t, ok(t, "train", "-n", "900", "-json", "-method", "vanilla", "-epochs", "3", "-precision", "f32"), &r)
 	if r.Model.Kind != "logistic" || r.Method != "vanilla" || r.Tau != nil {

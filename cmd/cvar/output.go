@@ -88,22 +88,8 @@ func paramsJSON(p cvar.Params) map[string]any {
 		"g_alpha": jnum(p.GAlpha), "lr": jnum(p.LR), "eps": jnum(p.Eps),
 		"tau_min": jnum(p.TauMin), "tau_max": jnum(p.TauMax), "bound": jnum(p.Bound),
 		"estimated": p.Estimated, "theorem_lr": p.TheoremLR, "theorem_eps": p.TheoremEps,
+		"rule": p.Rule.String(), "lr_from": p.LRFrom, "eps_from": p.EpsFrom, "tau0": jnum(p.Tau0), "tau_from": p.TauFrom,
 	}
-}
-
-// theorem names the result behind a method's step size.
-func theorem(m cvar.Method) string {
-	switch m {
-	case cvar.Alg1:
-		return "Theorem 3.2"
-	case cvar.Alg2:
-		return "Theorem 3.5"
-	case cvar.Alg3:
-		return "Theorem 3.9"
-	case cvar.Alg4:
-		return "Theorem 4.1"
-	}
-	return ""
 }
 
 // fmtNum formats a number for text tables: 4 significant digits, "-" for

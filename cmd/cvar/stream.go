@@ -254,7 +254,7 @@ func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 	pre := func(x []T) error { return cvar.Preprocess(&prep, x, d) }
 
 	// Pass 2: max ‖x‖ of the standardised training rows, for the theorems.
-	if opt.LR == 0 || (opt.Method == cvar.Alg4 && opt.Eps == 0) {
+	if opt.Rule == cvar.TheoremStep && (opt.LR == 0 || (opt.Method == cvar.Alg4 && opt.Eps == 0)) {
 		var maxNorm2 float64
 		split = newStreamSplit(f.seed)
 		err = src.each(task, classes, func(i int, x []T, _ T, _ int32) error {

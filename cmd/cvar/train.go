@@ -16,8 +16,8 @@ import (
 )
 
 // defaultRadius is the radius of the ball K that train uses when the step
-// size comes from a theorem (-lr 0) for Alg1–3, which need a bounded K, and
-// neither -radius nor -box is given. With z-scored features a linear model
+// size comes from a theorem (-lr theorem) for Alg1–3, which need a bounded
+// K, and neither -radius nor -box is given. With z-scored features a linear model
 // with ‖θ‖ ≤ 10 can reach margins of 10·‖x‖, far beyond what a classifier
 // needs, so the ball rarely binds while keeping D = 20 and the loss bound L
 // finite.
@@ -30,10 +30,13 @@ training and 1/3 for validation with -seed, and prints the final training,
 validation (and -test) metrics with the resolved parameters. -o writes the
 model file, which eval and predict read.
 
-With -lr 0 (the default) Alg1–4 take the step size and smoothing of their
-theorem; Alg1–3 then need a bounded K: a ball of radius 10 unless -radius or
--box says otherwise. -stream trains Alg1 or Alg4 on a CSV or LIBSVM file read
-one row at a time.`
+By default every method steps with η = 0.01 on the raw losses; Alg2–4 take
+ε = 0.05 × the VaR_α of the losses at the starting point, start τ at that
+VaR_α, and return the last iterate. -lr theorem takes η and ε from the
+method's theorem instead, with its bound — worst-case guarantees, very
+conservative in practice; Alg1–3 then need a bounded K: a ball of radius 10
+unless -radius or -box says otherwise. -stream trains Alg1 or Alg4 on a CSV
+or LIBSVM file read one row at a time.`
 
 // trainFlags are the flags of train (experiment shares some of them).
 type trainFlags struct {
@@ -42,7 +45,8 @@ type trainFlags struct {
 	method    *choice
 	alpha     alphaFlag
 	smooth    *choice
-	eps, lr   float64
+	eps       float64
+	lr        stepFlag
 	wd        float64
 	epochs    int
 	steps     int
@@ -68,8 +72,8 @@ func addTrainFlags(fs *flag.FlagSet) *trainFlags {
 	fs.Var(f.method, "method", "training `method`: alg1, alg2, alg3 (CVaR-SGD), alg4, vanilla (mean loss) or minibatch (CVaR of each minibatch)")
 	fs.Var(&f.alpha, "alpha", "tail fraction `α` ∈ (0, 1] whose CVaR is minimised")
 	fs.Var(f.smooth, "smooth", "`smoothing` of the plus function (alg2–4): softplus or quadratic")
-	fs.Float64Var(&f.eps, "eps", 0, "smoothing ε (0: the theorem's value)")
-	fs.Float64Var(&f.lr, "lr", 0, "step size η (0: the theorem's value; 0.01 for vanilla and minibatch)")
+	fs.Float64Var(&f.eps, "eps", 0, "smoothing ε of alg2–4 (0: 0.05 × the initial VaR_α, or the theorem's value with -lr theorem)")
+	fs.Var(&f.lr, "lr", "step size `η`, or theorem for the step size and smoothing of the method's theorem (default 0.01)")
 	fs.Float64Var(&f.wd, "wd", 0, "weight decay λ")
 	fs.IntVar(&f.epochs, "epochs", 0, "passes over the training data (0: 1 for alg1, alg2, alg4; 10 for the others)")
 	fs.IntVar(&f.steps, "steps", 0, "number of updates T (0: from -epochs)")
@@ -92,10 +96,10 @@ func (f *trainFlags) options() (cvar.Options, error) {
 	method, _ := cvar.ParseMethod(f.method.value)
 	smooth, _ := cvar.ParseSmoothing(f.smooth.value)
 	opt := cvar.Options{
-		Method: method, Alpha: float64(f.alpha), Smoothing: smooth, Eps: f.eps, LR: f.lr,
+		Method: method, Alpha: float64(f.alpha), Smoothing: smooth, Eps: f.eps, LR: f.lr.value, Rule: f.lr.rule(),
 		WeightDecay: f.wd, Epochs: f.epochs, Steps: f.steps, Batch: f.batch, Seed: f.seed, Threads: f.threads,
 	}
-	for name, v := range map[string]float64{"-eps": f.eps, "-lr": f.lr, "-wd": f.wd, "-radius": f.radius} {
+	for name, v := range map[string]float64{"-eps": f.eps, "-wd": f.wd, "-radius": f.radius} {
 		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
 			return opt, usagef("%s %v must be finite and ≥ 0", name, v)
 		}
@@ -115,7 +119,7 @@ func (f *trainFlags) options() (cvar.Options, error) {
 		opt.Domain = cvar.Ball(f.radius)
 	case f.box.set:
 		opt.Domain = cvar.BoxDomain(f.box.lo, f.box.hi)
-	case f.lr == 0 && (method == cvar.Alg1 || method == cvar.Alg2 || method == cvar.Alg3):
+	case f.lr.theorem && f.lr.value == 0 && (method == cvar.Alg1 || method == cvar.Alg2 || method == cvar.Alg3):
 		opt.Domain = cvar.Ball(defaultRadius)
 	}
 	if method == cvar.Alg4 && opt.Domain.Kind != cvar.Unconstrained {
@@ -333,18 +337,9 @@ func (r *trainReport) print(w io.Writer) error {
 	}
 	fmt.Fprintf(tw, "model\t%s on %d features%s%s, %s, data %s\n", r.Model.Kind, r.Model.D, classes, hidden, r.Model.Precision, r.Model.Data)
 	fmt.Fprintf(tw, "method\t%s, α = %s, K = %s, %d steps of %d samples (n = %d)\n", r.Method, alphaKey(r.Alpha), r.Domain, p.Steps, p.Batch, p.N)
-	src := func(theoremUsed bool) string {
-		if theoremUsed {
-			return " (" + theorem(p.Method) + ")"
-		}
-		return " (given)"
-	}
-	line := fmt.Sprintf("η = %s%s", fmtNum(p.LR), src(p.TheoremLR))
-	if p.Method == cvar.Vanilla || p.Method == cvar.MinibatchCVaR {
-		line = fmt.Sprintf("η = %s", fmtNum(p.LR))
-	}
-	if p.Method == cvar.Alg2 || p.Method == cvar.Alg3 || p.Method == cvar.Alg4 {
-		line += fmt.Sprintf(", ε = %s%s", fmtNum(p.Eps), src(p.TheoremEps))
+	line := fmt.Sprintf("η = %s (%s)", fmtNum(p.LR), p.LRFrom)
+	if p.EpsFrom != "" {
+		line += fmt.Sprintf(", ε = %s (%s)", fmtNum(p.Eps), p.EpsFrom)
 	}
 	if p.L != 1 && p.Method != cvar.Vanilla && p.Method != cvar.MinibatchCVaR {
 		line += fmt.Sprintf(" on losses ÷ L = %s", fmtNum(p.L))
@@ -356,11 +351,15 @@ func (r *trainReport) print(w io.Writer) error {
 	}
 	fmt.Fprintf(tw, "constants\tG = %s, β = %s, D = %s, L = %s, G_α = %s%s\n", fmtNum(p.G), fmtNum(p.Beta), fmtNum(p.D), fmtNum(p.L), fmtNum(p.GAlpha), est)
 	if !math.IsNaN(p.Bound) {
-		fmt.Fprintf(tw, "bound\texpected excess CVaR ≤ %s (%s)\n", fmtNum(p.Bound), theorem(p.Method))
+		fmt.Fprintf(tw, "bound\texpected excess CVaR ≤ %s (%s)\n", fmtNum(p.Bound), p.Method.Theorem())
 	} else {
 		fmt.Fprintf(tw, "bound\tnone (the theorems' bound needs their step size and smoothing)\n")
 	}
-	fmt.Fprintf(tw, "τ\t%s\n", fmtNum(float64(r.Tau)))
+	if p.TauFrom != "" {
+		fmt.Fprintf(tw, "τ\t%s, from %s (%s)\n", fmtNum(float64(r.Tau)), fmtNum(p.Tau0), p.TauFrom)
+	} else {
+		fmt.Fprintf(tw, "τ\t%s\n", fmtNum(float64(r.Tau)))
+	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
