@@ -85,16 +85,27 @@ const (
 // Preprocessing says how raw feature values, as read from a data file, become
 // the model's inputs: x ← x/Divide (when Divide > 0, e.g. 255 for 8-bit
 // pixels), then x_j ← (x_j − Mean[j])/Scale[j] (when Mean is not nil).
+//
+// TargetScale > 0 records that a regression model was trained on targets
+// standardised as (y − TargetMean)/TargetScale and its parameters then
+// mapped back to the target's own units: the model predicts y itself, and
+// its losses, τ, CVaR and VaR are in y's units. Nothing is applied to new
+// targets.
 type Preprocessing struct {
-	Divide float64   `json:"divide,omitempty"`
-	Mean   []float64 `json:"mean,omitempty"`
-	Scale  []float64 `json:"scale,omitempty"`
+	Divide      float64   `json:"divide,omitempty"`
+	Mean        []float64 `json:"mean,omitempty"`
+	Scale       []float64 `json:"scale,omitempty"`
+	TargetMean  float64   `json:"target_mean,omitempty"`
+	TargetScale float64   `json:"target_scale,omitempty"`
 }
 
 // Validate reports preprocessing that cannot be applied to d features.
 func (p *Preprocessing) Validate(d int) error {
 	if p.Divide < 0 || math.IsNaN(p.Divide) || math.IsInf(p.Divide, 0) {
 		return fmt.Errorf("preprocessing divisor %v must be finite and ≥ 0", p.Divide)
+	}
+	if p.TargetScale < 0 || !finite(p.TargetScale) || !finite(p.TargetMean) {
+		return fmt.Errorf("target standardisation: mean %v, scale %v; want finite values and a scale ≥ 0", p.TargetMean, p.TargetScale)
 	}
 	if p.Mean == nil && p.Scale == nil {
 		return nil

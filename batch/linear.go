@@ -150,3 +150,28 @@ func (l *Linear[T]) Bounds(sc Scale, radius float64) Bounds {
 func softplus(t float64) float64 {
 	return math.Max(t, 0) + math.Log1p(math.Exp(-math.Abs(t)))
 }
+
+// UnscaleTarget rewrites θ, trained on targets standardised as
+// (y − mean)/scale, into the parameters of the same predictor in the
+// target's own units: w ← scale·w, b ← scale·b + mean. It returns the factor
+// by which the losses grow in the process (scale² for least squares, scale
+// for least absolute deviations), which converts τ and any loss level.
+func (l *Linear[T]) UnscaleTarget(theta []T, mean, scale float64) (lossFactor float64, err error) {
+	if l.loss == kernel.Logistic {
+		return 0, fmt.Errorf("batch: %s is a classifier; its targets are classes", l.Name())
+	}
+	if len(theta) != l.NumParams() {
+		return 0, fmt.Errorf("batch: θ has %d parameters, the %s model %d", len(theta), l.Name(), l.NumParams())
+	}
+	if !(scale > 0) || !finite(scale) || !finite(mean) {
+		return 0, fmt.Errorf("batch: target scale %v and mean %v must be finite, the scale positive", scale, mean)
+	}
+	for j := range theta[:l.d] {
+		theta[j] = T(float64(theta[j]) * scale)
+	}
+	theta[l.d] = T(float64(theta[l.d])*scale + mean)
+	if l.loss == kernel.Squared {
+		return scale * scale, nil
+	}
+	return scale, nil
+}

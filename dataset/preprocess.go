@@ -148,3 +148,46 @@ func ScaleUnit[T Float](ds *Dataset[T]) (scaled bool, err error) {
 	}
 	return false, fileError(ds.Name, "values range over [%v, %v]; expected pixel intensities in [0,255] or [0,1]", lo, hi)
 }
+
+// TargetScaler maps regression targets to z-scores, (y − Mean)/Scale, so
+// that step sizes mean the same whatever the target's units.
+type TargetScaler struct {
+	Mean  float64 `json:"mean"`
+	Scale float64 `json:"scale"`
+}
+
+// FitTargetScaler computes the mean and the population standard deviation
+// of ds's regression targets, in float64, with the corrected two-pass
+// algorithm. Constant (or absent) targets get Scale 1.
+func FitTargetScaler[T Float](ds *Dataset[T]) TargetScaler {
+	s := TargetScaler{Scale: 1}
+	if len(ds.Y) == 0 {
+		return s
+	}
+	n := float64(len(ds.Y))
+	for _, y := range ds.Y {
+		s.Mean += float64(y)
+	}
+	s.Mean /= n
+	var dev, sq float64
+	for _, y := range ds.Y {
+		e := float64(y) - s.Mean
+		dev += e
+		sq += e * e
+	}
+	s.Mean += dev / n
+	if sd := math.Sqrt((sq - dev*dev/n) / n); sd > 0 && finite(sd) {
+		s.Scale = sd
+	}
+	return s
+}
+
+// ScaleTargets returns the standardised copy of targets y, (y − s.Mean)/
+// s.Scale; y is not modified.
+func ScaleTargets[T Float](s TargetScaler, y []T) []T {
+	out := make([]T, len(y))
+	for i, v := range y {
+		out[i] = T((float64(v) - s.Mean) / s.Scale)
+	}
+	return out
+}

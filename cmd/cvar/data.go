@@ -245,7 +245,43 @@ func prepare[T batch.Float](f *dataFlags, full *dataset.Dataset[T], src cvar.Dat
 			}
 		}
 	}
+	if td.train.Task == dataset.Regression && f.scaleY.value == "zscore" {
+		ts := dataset.FitTargetScaler(td.train)
+		td.prep.TargetMean, td.prep.TargetScale = ts.Mean, ts.Scale
+	}
 	return td, nil
+}
+
+// fitData is the data the model is fitted on: the training split, with its
+// targets standardised when the preprocessing says so (its metrics are
+// reported on toBatch(td.train), in the target's units).
+func (td *trainingData[T]) fitData() (*batch.Data[T], error) {
+	if td.prep.TargetScale == 0 {
+		return toBatch(td.train)
+	}
+	ds := *td.train
+	ds.Y = dataset.ScaleTargets(dataset.TargetScaler{Mean: td.prep.TargetMean, Scale: td.prep.TargetScale}, ds.Y)
+	return toBatch(&ds)
+}
+
+// targetUnscaler is a regression model whose parameters can be mapped from
+// standardised targets back to the target's units.
+type targetUnscaler[T batch.Float] interface {
+	UnscaleTarget(theta []T, mean, scale float64) (lossFactor float64, err error)
+}
+
+// unscale maps parameters fitted on standardised targets, in place, back to
+// the target's units, and returns the factor that converts loss levels
+// (τ); 1 when the targets were not standardised.
+func (td *trainingData[T]) unscale(model batch.Model[T], theta []T) (float64, error) {
+	if td.prep.TargetScale == 0 {
+		return 1, nil
+	}
+	u, ok := model.(targetUnscaler[T])
+	if !ok {
+		return 0, fmt.Errorf("the %s model cannot be trained on standardised targets (use -scale-target none)", model.Name())
+	}
+	return u.UnscaleTarget(theta, td.prep.TargetMean, td.prep.TargetScale)
 }
 
 func isDir(path string) bool {

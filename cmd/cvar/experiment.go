@@ -29,22 +29,29 @@ const defaultExperimentEpochs = 100
 
 const experimentSynopsis = `cvar experiment [flags]
 
-Reproduces the experiment of Soma & Yoshida (Section 5) on each -data file
-(comma-separated; default: the built-in data). For each seed the data is split
-2/3 for training and 1/3 for validation, features are z-scored on the training
-split (MNIST: scaled to [0, 1]), and each method
+Reproduces the experiment of Soma & Yoshida (Section 5, and Appendix B with
+-model mlp) on each -data file (comma-separated; default: the built-in data).
+For each seed the data is split 2/3 for training and 1/3 for validation,
+features are z-scored on the training split (MNIST: scaled to [0, 1]),
+regression targets are standardised on it, and each method
 
   vanilla    Vanilla-SGD: minibatch SGD on the mean loss
   minibatch  CVaR-on-Minibatch: SGD on the exact CVaR_α of each minibatch
-  alg3       CVaR-SGD: Algorithm 3, smoothed minibatch SGD on (w, τ)
+  alg3       CVaR-SGD: Algorithm 3, smoothed minibatch SGD on (w, τ), with
+             the practical ε (0.05 × the initial VaR_α) unless -eps is given
 
 is trained for -epochs with minibatches of -batch on the grid of step sizes
--lrs × weight decays -wds; the setting with the smallest validation mean loss
-is kept. The table gives the validation CVaR_0.05, CVaR_0.1, accuracy and
+-lrs × weight decays -wds, the CVaR methods once for each α of -alpha. The
+setting with the smallest validation mean loss is kept (-select loss, the
+paper's rule), or for the CVaR methods the one with the smallest validation
+CVaR_α (-select cvar). The table gives the validation CVaRs, accuracy and
 mean loss, mean ± std over the seeds, with CVaR and mean loss divided by
 Vanilla-SGD's on the same seed (so Vanilla-SGD is 1) and accuracy as is, as
-in the paper's Figure 1. A second table gives the raw values. -plot writes the
-curves per epoch (Figure 2) and the sorted top-α validation losses (Figure 3).`
+in the paper's Figure 1; a second table gives the raw values (regression:
+in the target's own units), and a line per data set says whether CVaR-SGD's
+CVaRs are below Vanilla-SGD's and CVaR-on-Minibatch's. -plot writes the
+curves per epoch (Figure 2) and the sorted top-α validation losses
+(Figure 3).`
 
 // The methods of the experiment, in the paper's order.
 var experimentMethods = []struct {
@@ -57,15 +64,54 @@ var experimentMethods = []struct {
 	{cvar.Alg3, "alg3", "CVaR-SGD"},
 }
 
-// The metrics of the table, in the paper's order.
-var metricNames = []string{"cvar_0.05", "cvar_0.1", "accuracy", "mean_loss"}
-var metricTitles = []string{"CVaR_0.05", "CVaR_0.1", "accuracy", "mean loss"}
+// arm is one row of the experiment: a method, and the α it minimises (the
+// CVaR methods run once per α of -alpha; Vanilla-SGD once).
+type arm struct {
+	method int // index in experimentMethods
+	alpha  float64
+}
+
+// title is the arm's name in tables: the paper's, with α when the CVaR
+// methods run at several.
+func (a arm) title(multi bool) string {
+	t := experimentMethods[a.method].title
+	if multi && experimentMethods[a.method].method != cvar.Vanilla {
+		t += " (α = " + alphaKey(a.alpha) + ")"
+	}
+	return t
+}
+
+// armsOf lists the arms: Vanilla-SGD, then each CVaR method at each α.
+func armsOf(alphas []float64) []arm {
+	arms := []arm{{method: 0, alpha: alphas[0]}}
+	for _, a := range alphas {
+		for m := 1; m < len(experimentMethods); m++ {
+			arms = append(arms, arm{method: m, alpha: a})
+		}
+	}
+	return arms
+}
+
+// metricNamesOf are the table's metrics, in the paper's order: CVaR at each
+// α, accuracy, mean loss.
+func metricNamesOf(alphas []float64) (names, titles []string) {
+	for _, a := range alphas {
+		names = append(names, "cvar_"+alphaKey(a))
+		titles = append(titles, "CVaR_"+alphaKey(a))
+	}
+	return append(names, "accuracy", "mean_loss"), append(titles, "accuracy", "mean loss")
+}
 
 type expConfig struct {
 	data       *dataFlags
 	files      []string
 	model      *choice
-	alpha      float64
+	alphas     []float64 // the CVaR methods' α, one arm each
+	arms       []arm
+	evalAlphas []float64 // the CVaRs the tables report
+	names      []string  // metric keys, in the tables' order
+	titles     []string
+	selectCVaR bool // select the CVaR methods by validation CVaR_α
 	lrs, wds   []float64
 	seeds      int
 	epochs     int
@@ -87,8 +133,10 @@ func cmdExperiment(e *env, args []string) error {
 	fs.Lookup("data").Usage = "comma-separated data `files` (CSV, LIBSVM) or MNIST IDX directories; empty: built-in synthetic data"
 	model := modelChoice()
 	fs.Var(model, "model", "`model`: logistic, softmax, linear, lad, mlp, or auto (logistic for 2 classes, softmax for more, linear for real targets)")
-	alpha := alphaFlag(0.1)
-	fs.Var(&alpha, "alpha", "tail fraction `α` ∈ (0, 1] of CVaR-on-Minibatch and CVaR-SGD")
+	alphas := alphaList(0.05, 0.1)
+	fs.Var(alphas, "alpha", "comma-separated tail fractions `α` ∈ (0, 1]: CVaR-on-Minibatch and CVaR-SGD run at each")
+	selectBy := newChoice("loss", "loss", "cvar")
+	fs.Var(selectBy, "select", "`rule` that picks each method's setting on the validation split: loss (mean loss, the paper's) or cvar (CVaR_α for the CVaR methods; Vanilla-SGD by its mean loss)")
 	lrs := nonNegList("step size", 0.001, 0.005, 0.01)
 	fs.Var(lrs, "lrs", "comma-separated `list` of step sizes")
 	wds := nonNegList("weight decay", 0, 1e-4, 1e-3)
@@ -134,7 +182,7 @@ func cmdExperiment(e *env, args []string) error {
 		}
 	}
 	cfg := &expConfig{
-		data: df, model: model, alpha: float64(alpha), lrs: lrs.values, wds: wds.values, seeds: *seeds,
+		data: df, model: model, alphas: alphas.values, selectCVaR: selectBy.value == "cvar", lrs: lrs.values, wds: wds.values, seeds: *seeds,
 		epochs: *epochs, batch: *batchSize, eps: *eps, precision: precision.value, threads: *threads,
 		hidden: *hidden, formatOut: formatOut.value, json: *jsonOut, plotDir: *plotDir,
 		plotFormat: plotFormat.value, force: *force,
@@ -154,6 +202,9 @@ func cmdExperiment(e *env, args []string) error {
 	if cfg.threads == 0 {
 		cfg.threads = runtime.GOMAXPROCS(0)
 	}
+	cfg.arms = armsOf(cfg.alphas)
+	cfg.evalAlphas = unionAlphas(cfg.alphas...)
+	cfg.names, cfg.titles = metricNamesOf(cfg.evalAlphas)
 	if cfg.precision == cvar.F32 {
 		return experimentRun[float32](e, cfg)
 	}
@@ -162,7 +213,7 @@ func cmdExperiment(e *env, args []string) error {
 
 // runResult is one training run of the grid.
 type runResult struct {
-	seed, method int // indexes
+	seed, arm int // indexes
 	lr, wd       float64
 	err          error
 	val, train   metrics
@@ -188,6 +239,9 @@ type expRow struct {
 	Raw      map[string]meanStd `json:"raw"`
 	Selected []selected         `json:"selected"`
 	Failed   int                `json:"failed_runs"`
+	// Below says, for CVaR-SGD, whether its mean CVaRs are below each
+	// baseline's ("vanilla", "minibatch").
+	Below map[string]bool `json:"below,omitempty"`
 }
 
 type meanStd struct {
@@ -208,6 +262,9 @@ func (r expRow) MarshalJSON() ([]byte, error) {
 		"raw": r.Raw, "selected": r.Selected, "failed_runs": r.Failed,
 		"normalised_to": "vanilla",
 	}
+	if r.Below != nil {
+		obj["below"] = r.Below
+	}
 	for k, v := range r.Metrics {
 		obj[k] = v
 	}
@@ -222,7 +279,7 @@ func experimentRun[T batch.Float](e *env, cfg *expConfig) error {
 		}
 	}
 	grid := len(cfg.lrs) * len(cfg.wds)
-	total := len(cfg.files) * cfg.seeds * len(experimentMethods) * grid * cfg.epochs
+	total := len(cfg.files) * cfg.seeds * len(cfg.arms) * grid * cfg.epochs
 	bar := newProgress(e, "experiment", total)
 	var results []*dsResult
 	for _, file := range cfg.files {
@@ -271,7 +328,7 @@ func experimentRun[T batch.Float](e *env, cfg *expConfig) error {
 	case "markdown":
 		return printMarkdown(e.stdout, cfg, rows)
 	case "csv":
-		return printCSV(e.stdout, rows)
+		return printCSV(e.stdout, cfg, rows)
 	}
 	return printText(e.stdout, cfg, rows, time.Since(start))
 }
@@ -313,14 +370,18 @@ func experimentOn[T batch.Float](cfg *expConfig, df *dataFlags, bar *progress) (
 		return nil, err
 	}
 	label := datasetLabel(df, kind)
-	res := &dsResult{name: label, alphas: unionAlphas(cfg.alpha)}
+	res := &dsResult{name: label, alphas: cfg.evalAlphas}
 	record := cfg.plotDir != ""
-	nm := len(experimentMethods)
-	best := make([][]*runResult, cfg.seeds) // [seed][method]
+	nm := len(cfg.arms)
+	best := make([][]*runResult, cfg.seeds) // [seed][arm]
 	all := make([]*runResult, 0, cfg.seeds*nm*len(cfg.lrs)*len(cfg.wds))
 	for s := range cfg.seeds {
 		seed := uint64(s + 1)
 		td, err := prepare(df, full, src, kind, seed, nil)
+		if err != nil {
+			return nil, err
+		}
+		fit, err := td.fitData()
 		if err != nil {
 			return nil, err
 		}
@@ -337,15 +398,15 @@ func experimentOn[T batch.Float](cfg *expConfig, df *dataFlags, bar *progress) (
 			return nil, err
 		}
 		var jobs []*runResult
-		for m := range experimentMethods {
+		for m := range cfg.arms {
 			for _, lr := range cfg.lrs {
 				for _, wd := range cfg.wds {
-					jobs = append(jobs, &runResult{seed: s, method: m, lr: lr, wd: wd})
+					jobs = append(jobs, &runResult{seed: s, arm: m, lr: lr, wd: wd})
 				}
 			}
 		}
 		runJobs(cfg.threads, jobs, func(j *runResult) {
-			runOne(cfg, j, model, train, val, seed, record && s == 0, record, res.alphas, bar)
+			runOne(cfg, j, model, td, fit, train, val, seed, record && s == 0, record, res.alphas, bar)
 		})
 		best[s] = make([]*runResult, nm)
 		for _, j := range jobs {
@@ -355,8 +416,8 @@ func experimentOn[T batch.Float](cfg *expConfig, df *dataFlags, bar *progress) (
 				}
 				continue
 			}
-			if b := best[s][j.method]; b == nil || j.val.MeanLoss < b.val.MeanLoss {
-				best[s][j.method] = j
+			if b := best[s][j.arm]; b == nil || cfg.criterion(j) < cfg.criterion(b) {
+				best[s][j.arm] = j
 			}
 		}
 		all = append(all, jobs...)
@@ -366,30 +427,31 @@ func experimentOn[T batch.Float](cfg *expConfig, df *dataFlags, bar *progress) (
 			}
 		}
 	}
-	for m, em := range experimentMethods {
-		row := expRow{Dataset: label, Method: em.name, Title: em.title, Alpha: cfg.alpha,
+	for m, a := range cfg.arms {
+		em := experimentMethods[a.method]
+		row := expRow{Dataset: label, Method: em.name, Title: a.title(len(cfg.alphas) > 1), Alpha: a.alpha,
 			Metrics: map[string]meanStd{}, Raw: map[string]meanStd{}}
-		raw := make([][]float64, len(metricNames))
-		norm := make([][]float64, len(metricNames))
+		raw := make([][]float64, len(cfg.names))
+		norm := make([][]float64, len(cfg.names))
 		for s := range cfg.seeds {
 			b, v := best[s][m], best[s][0]
 			if b == nil {
-				for i := range metricNames {
+				for i := range cfg.names {
 					raw[i] = append(raw[i], math.NaN())
 					norm[i] = append(norm[i], math.NaN())
 				}
 				continue
 			}
 			row.Selected = append(row.Selected, selected{Seed: s + 1, LR: b.lr, WD: b.wd})
-			vals := metricValues(b.val)
+			vals := metricValues(b.val, cfg.evalAlphas)
 			var ref []float64
 			if v != nil {
-				ref = metricValues(v.val)
+				ref = metricValues(v.val, cfg.evalAlphas)
 			}
 			for i, x := range vals {
 				raw[i] = append(raw[i], x)
 				switch {
-				case metricNames[i] == "accuracy":
+				case cfg.names[i] == "accuracy":
 					norm[i] = append(norm[i], x)
 				case ref == nil:
 					norm[i] = append(norm[i], math.NaN())
@@ -399,11 +461,11 @@ func experimentOn[T batch.Float](cfg *expConfig, df *dataFlags, bar *progress) (
 			}
 		}
 		for _, j := range all {
-			if j.method == m && j.err != nil {
+			if j.arm == m && j.err != nil {
 				row.Failed++
 			}
 		}
-		for i, name := range metricNames {
+		for i, name := range cfg.names {
 			row.Raw[name] = summarise(raw[i])
 			row.Metrics[name] = summarise(norm[i])
 		}
@@ -412,7 +474,66 @@ func experimentOn[T batch.Float](cfg *expConfig, df *dataFlags, bar *progress) (
 	for s := range best {
 		res.runs = append(res.runs, best[s]...)
 	}
+	markBelow(cfg, res.rows)
 	return res, nil
+}
+
+// markBelow records, for each CVaR-SGD row, whether its mean validation
+// CVaRs (raw, at every reported α) are below Vanilla-SGD's and below
+// CVaR-on-Minibatch's at the same α.
+func markBelow(cfg *expConfig, rows []expRow) {
+	find := func(method string, alpha float64) *expRow {
+		for i := range rows {
+			if rows[i].Method == method && (method == "vanilla" || rows[i].Alpha == alpha) {
+				return &rows[i]
+			}
+		}
+		return nil
+	}
+	for i := range rows {
+		r := &rows[i]
+		if r.Method != "alg3" {
+			continue
+		}
+		r.Below = map[string]bool{}
+		for _, ref := range []string{"vanilla", "minibatch"} {
+			o := find(ref, r.Alpha)
+			if o == nil {
+				continue
+			}
+			below := true
+			for _, a := range cfg.evalAlphas {
+				k := "cvar_" + alphaKey(a)
+				below = below && float64(r.Raw[k].Mean) < float64(o.Raw[k].Mean)
+			}
+			r.Below[ref] = below
+		}
+	}
+}
+
+// verdicts are the lines that say, per data set and α, whether CVaR-SGD's
+// CVaRs are below the baselines'.
+func verdicts(cfg *expConfig, rows []expRow) []string {
+	var out []string
+	word := func(b bool) string {
+		if b {
+			return "below"
+		}
+		return "NOT below"
+	}
+	for _, r := range rows {
+		if r.Below == nil {
+			continue
+		}
+		var ratios []string
+		for _, a := range cfg.evalAlphas {
+			k := "cvar_" + alphaKey(a)
+			ratios = append(ratios, fmt.Sprintf("CVaR_%s %.3f×", alphaKey(a), float64(r.Metrics[k].Mean)))
+		}
+		out = append(out, fmt.Sprintf("%s, α = %s: CVaR-SGD's CVaRs are %s Vanilla-SGD's (%s) and %s CVaR-on-Minibatch's.",
+			r.Dataset, alphaKey(r.Alpha), word(r.Below["vanilla"]), strings.Join(ratios, ", "), word(r.Below["minibatch"])))
+	}
+	return out
 }
 
 func isDivergence(err error) bool {
@@ -420,9 +541,32 @@ func isDivergence(err error) bool {
 	return errors.As(err, &div)
 }
 
-// metricValues returns the table's metrics in metricNames' order.
-func metricValues(m metrics) []float64 {
-	return []float64{m.tail(0.05).CVaR, m.tail(0.1).CVaR, m.Accuracy, m.MeanLoss}
+// metricValues returns the table's metrics in metricNamesOf's order.
+func metricValues(m metrics, alphas []float64) []float64 {
+	var out []float64
+	for _, a := range alphas {
+		out = append(out, m.tail(a).CVaR)
+	}
+	return append(out, m.Accuracy, m.MeanLoss)
+}
+
+// selection says in words how settings are selected.
+func (cfg *expConfig) selection() string {
+	if cfg.selectCVaR {
+		return "validation CVaR_α (Vanilla-SGD: mean loss)"
+	}
+	return "validation mean loss"
+}
+
+// criterion is what the selection minimises for a run: the validation mean
+// loss, or under -select cvar the validation CVaR at the arm's α for the
+// CVaR methods.
+func (cfg *expConfig) criterion(j *runResult) float64 {
+	a := cfg.arms[j.arm]
+	if cfg.selectCVaR && experimentMethods[a.method].method != cvar.Vanilla {
+		return j.val.tail(a.alpha).CVaR
+	}
+	return j.val.MeanLoss
 }
 
 // summarise returns the mean and sample standard deviation (0 for one
@@ -473,13 +617,14 @@ func runJobs(workers int, jobs []*runResult, f func(*runResult)) {
 	wg.Wait()
 }
 
-// runOne trains one grid point on one thread and evaluates it; with curves
-// it records the metrics after every epoch, and with keepLosses the final
-// validation losses.
-func runOne[T batch.Float](cfg *expConfig, j *runResult, model batch.Model[T], train, val *batch.Data[T], seed uint64, keepLosses, curves bool, alphas []float64, bar *progress) {
-	em := experimentMethods[j.method]
+// runOne trains one grid point on fit, on one thread, and evaluates it on
+// train and val (in the target's units); with curves it records the metrics
+// after every epoch, and with keepLosses the final validation losses.
+func runOne[T batch.Float](cfg *expConfig, j *runResult, model batch.Model[T], td *trainingData[T], fit, train, val *batch.Data[T], seed uint64, keepLosses, curves bool, alphas []float64, bar *progress) {
+	a := cfg.arms[j.arm]
+	em := experimentMethods[a.method]
 	opt := cvar.Options{
-		Method: em.method, Alpha: cfg.alpha, LR: j.lr, WeightDecay: j.wd, Epochs: cfg.epochs,
+		Method: em.method, Alpha: a.alpha, LR: j.lr, WeightDecay: j.wd, Epochs: cfg.epochs,
 		Batch: cfg.batch, Seed: seed, Threads: 1,
 	}
 	if em.method == cvar.Alg3 {
@@ -498,6 +643,9 @@ func runOne[T batch.Float](cfg *expConfig, j *runResult, model batch.Model[T], t
 		for i, v := range info.Theta {
 			theta[i] = T(v)
 		}
+		if _, err := td.unscale(model, theta); err != nil {
+			return err
+		}
 		for k, data := range []*batch.Data[T]{train, val} {
 			m, err := ev.metrics(theta, data, []float64{0.1})
 			if err != nil {
@@ -509,10 +657,14 @@ func runOne[T batch.Float](cfg *expConfig, j *runResult, model batch.Model[T], t
 		}
 		return nil
 	}
-	res, err := cvar.Train(model, train, opt)
+	res, err := cvar.Train(model, fit, opt)
 	if err != nil {
 		bar.add(cfg.epochs - done)
-		j.err = fmt.Errorf("%s with lr %g, wd %g: %w", em.title, j.lr, j.wd, err)
+		j.err = fmt.Errorf("%s with lr %g, wd %g: %w", a.title(true), j.lr, j.wd, err)
+		return
+	}
+	if _, err := td.unscale(model, res.Theta); err != nil {
+		j.err = err
 		return
 	}
 	if j.val, err = ev.metrics(res.Theta, val, alphas); err != nil {
@@ -531,13 +683,13 @@ func runOne[T batch.Float](cfg *expConfig, j *runResult, model batch.Model[T], t
 // writePlots draws the figures of one data set: the selected runs' curves,
 // averaged over the seeds, and the first seed's validation tails.
 func writePlots(cfg *expConfig, r *dsResult) error {
-	nm := len(experimentMethods)
+	nm := len(cfg.arms)
 	titles := []string{"CVaR_0.1", "accuracy", "mean loss"}
 	var panels []plots.Panel
 	for k, title := range titles {
 		pn := plots.Panel{Title: title}
-		for m, em := range experimentMethods {
-			c := plots.Curve{Method: em.title}
+		for m, a := range cfg.arms {
+			c := plots.Curve{Method: a.title(len(cfg.alphas) > 1)}
 			c.Train = meanCurve(r.runs, nm, m, k, 0)
 			c.Val = meanCurve(r.runs, nm, m, k, 1)
 			pn.Curves = append(pn.Curves, c)
@@ -559,9 +711,9 @@ func writePlots(cfg *expConfig, r *dsResult) error {
 		return err
 	}
 	var tails []plots.Tail
-	for m, em := range experimentMethods {
+	for m, a := range cfg.arms {
 		if run := r.runs[m]; run != nil {
-			tails = append(tails, plots.Tail{Method: em.title, Losses: run.losses})
+			tails = append(tails, plots.Tail{Method: a.title(len(cfg.alphas) > 1), Losses: run.losses})
 		}
 	}
 	return writeNew(names[1], cfg.force, func(w io.Writer) error {
@@ -620,18 +772,18 @@ func fmtMeanStd(v meanStd) string {
 
 func printText(w io.Writer, cfg *expConfig, rows []expRow, took time.Duration) error {
 	fmt.Fprintf(w, "Validation metrics, mean ± std over %d seed(s); CVaR and mean loss divided by Vanilla-SGD's (accuracy as is).\n", cfg.seeds)
-	fmt.Fprintf(w, "α = %s, %d epochs, batch %d, grid lr ∈ {%s} × weight decay ∈ {%s} selected by validation mean loss.\n\n",
-		alphaKey(cfg.alpha), cfg.epochs, cfg.batch, joinFloats(cfg.lrs), joinFloats(cfg.wds))
+	fmt.Fprintf(w, "α ∈ {%s}, %d epochs, batch %d, grid lr ∈ {%s} × weight decay ∈ {%s} selected by %s.\n\n",
+		joinFloats(cfg.alphas), cfg.epochs, cfg.batch, joinFloats(cfg.lrs), joinFloats(cfg.wds), cfg.selection())
 	table := func(pick func(expRow) map[string]meanStd) error {
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintf(tw, "dataset\tmethod\t%s\n", strings.Join(metricTitles, "\t"))
+		fmt.Fprintf(tw, "dataset\tmethod\t%s\n", strings.Join(cfg.titles, "\t"))
 		for i, r := range rows {
 			ds := r.Dataset
 			if i > 0 && rows[i-1].Dataset == ds {
 				ds = ""
 			}
 			cells := []string{ds, r.Title}
-			for _, name := range metricNames {
+			for _, name := range cfg.names {
 				cells = append(cells, fmtMeanStd(pick(r)[name]))
 			}
 			fmt.Fprintln(tw, strings.Join(cells, "\t"))
@@ -640,6 +792,10 @@ func printText(w io.Writer, cfg *expConfig, rows []expRow, took time.Duration) e
 	}
 	if err := table(func(r expRow) map[string]meanStd { return r.Metrics }); err != nil {
 		return err
+	}
+	fmt.Fprintln(w)
+	for _, v := range verdicts(cfg, rows) {
+		fmt.Fprintln(w, v)
 	}
 	fmt.Fprintf(w, "\nRaw values:\n\n")
 	if err := table(func(r expRow) map[string]meanStd { return r.Raw }); err != nil {
@@ -672,27 +828,31 @@ func joinFloats(xs []float64) string {
 func printMarkdown(w io.Writer, cfg *expConfig, rows []expRow) error {
 	table := func(caption string, pick func(expRow) map[string]meanStd) {
 		fmt.Fprintf(w, "%s\n\n", caption)
-		fmt.Fprintf(w, "| dataset | method | %s |\n", strings.Join(metricTitles, " | "))
-		fmt.Fprintf(w, "|---|---|%s\n", strings.Repeat("---:|", len(metricTitles)))
+		fmt.Fprintf(w, "| dataset | method | %s |\n", strings.Join(cfg.titles, " | "))
+		fmt.Fprintf(w, "|---|---|%s\n", strings.Repeat("---:|", len(cfg.titles)))
 		for _, r := range rows {
 			fmt.Fprintf(w, "| %s | %s |", r.Dataset, r.Title)
-			for _, name := range metricNames {
+			for _, name := range cfg.names {
 				fmt.Fprintf(w, " %s |", fmtMeanStd(pick(r)[name]))
 			}
 			fmt.Fprintln(w)
 		}
 	}
-	table(fmt.Sprintf("Validation metrics, mean ± std over %d seed(s), α = %s, %d epochs; CVaR and mean loss relative to Vanilla-SGD, accuracy as is.",
-		cfg.seeds, alphaKey(cfg.alpha), cfg.epochs), func(r expRow) map[string]meanStd { return r.Metrics })
+	table(fmt.Sprintf("Validation metrics, mean ± std over %d seed(s), α ∈ {%s}, %d epochs, selected by %s; CVaR and mean loss relative to Vanilla-SGD, accuracy as is.",
+		cfg.seeds, joinFloats(cfg.alphas), cfg.epochs, cfg.selection()), func(r expRow) map[string]meanStd { return r.Metrics })
+	fmt.Fprintln(w)
+	for _, v := range verdicts(cfg, rows) {
+		fmt.Fprintf(w, "- %s\n", v)
+	}
 	fmt.Fprintln(w)
 	table("Raw values:", func(r expRow) map[string]meanStd { return r.Raw })
 	return nil
 }
 
-func printCSV(w io.Writer, rows []expRow) error {
+func printCSV(w io.Writer, cfg *expConfig, rows []expRow) error {
 	head := []string{"dataset", "method", "alpha"}
 	for _, prefix := range []string{"", "raw_"} {
-		for _, name := range metricNames {
+		for _, name := range cfg.names {
 			head = append(head, prefix+name+"_mean", prefix+name+"_std")
 		}
 	}
@@ -706,7 +866,7 @@ func printCSV(w io.Writer, rows []expRow) error {
 	for _, r := range rows {
 		rec := []string{csvField(r.Dataset), r.Method, alphaKey(r.Alpha)}
 		for _, m := range []map[string]meanStd{r.Metrics, r.Raw} {
-			for _, name := range metricNames {
+			for _, name := range cfg.names {
 				rec = append(rec, num(m[name].Mean), num(m[name].Std))
 			}
 		}

@@ -221,6 +221,7 @@ type dataFlags struct {
 	n, d     int
 	classes  int
 	scale    *choice
+	scaleY   *choice
 }
 
 // Which data flags a command takes.
@@ -234,6 +235,7 @@ const (
 func addDataFlags(fs *flag.FlagSet, use int) *dataFlags {
 	f := &dataFlags{
 		format: newChoice("", "csv", "libsvm", "idx"), scale: newChoice("auto", "auto", "zscore", "unit", "none"),
+		scaleY: newChoice("zscore", "zscore", "none"),
 		n: 6000, d: 20, classes: 2,
 	}
 	fs.StringVar(&f.data, "data", "", "data `file` (CSV, LIBSVM) or directory of MNIST IDX files; empty: built-in synthetic data")
@@ -246,6 +248,7 @@ func addDataFlags(fs *flag.FlagSet, use int) *dataFlags {
 	}
 	if use != dataForModel {
 		fs.Var(f.scale, "scale", "feature preprocessing `mode`: zscore (fitted on the training split), unit (÷255, images), none, or auto (unit for IDX, else zscore)")
+		fs.Var(f.scaleY, "scale-target", "regression target `mode`: zscore (train on targets standardised with the training split's mean and deviation; the model and every reported loss stay in the target's units) or none (train on the raw target)")
 		fs.IntVar(&f.n, "n", 6000, "built-in data: number of samples")
 		fs.IntVar(&f.d, "d", 20, "built-in data: number of features")
 		fs.IntVar(&f.classes, "classes", 2, "built-in classification data: number of classes")

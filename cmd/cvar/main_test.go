@@ -544,7 +544,7 @@ func TestBadInput(t *testing.T) {
 func TestExperiment(t *testing.T) {
 	dir := t.TempDir()
 	plotDir := filepath.Join(dir, "plots")
-	args := []string{"experiment", "-n", "600", "-epochs", "3", "-seeds", "2", "-lrs", "0.01,0.005", "-wds", "0,0.001"}
+	args := []string{"experiment", "-n", "600", "-epochs", "3", "-seeds", "2", "-lrs", "0.01,0.005", "-wds", "0,0.001", "-alpha", "0.1"}
 	out := ok(t, append(args, "-json", "-plot", plotDir)...)
 	var rows []map[string]any
 	decodeJSON(t, out, &rows)
@@ -556,7 +556,7 @@ func TestExperiment(t *testing.T) {
 		if r["dataset"] != "synthetic-classification" || r["method"] != methods[i] || r["alpha"] != 0.1 {
 			t.Errorf("row %d: dataset %v, method %v, alpha %v", i, r["dataset"], r["method"], r["alpha"])
 		}
-		for _, k := range metricNames {
+		for _, k := range []string{"cvar_0.05", "cvar_0.1", "accuracy", "mean_loss"} {
 			m, okm := r[k].(map[string]any)
 			if !okm {
 				t.Fatalf("row %d: %s is %v", i, k, r[k])
@@ -602,19 +602,119 @@ func TestExperiment(t *testing.T) {
 		t.Errorf("csv table: %v", csvOut)
 	}
 	// Regression: no accuracy.
-	decodeJSON(t, ok(t, "experiment", "-model", "linear", "-n", "400", "-epochs", "2", "-seeds", "1", "-json"), &rows)
+	decodeJSON(t, ok(t, "experiment", "-model", "linear", "-n", "400", "-epochs", "2", "-seeds", "1", "-json", "-alpha", "0.1"), &rows)
 	if len(rows) != 3 || rows[2]["dataset"] != "synthetic-regression" || rows[2]["accuracy"].(map[string]any)["mean"] != nil {
 		t.Errorf("regression experiment: %v", rows)
 	}
 	a := write(t, dir, "a.csv", classCSV(150, 1, true))
 	b := write(t, dir, "b.svm", svmFile(150, 2, false))
-	decodeJSON(t, ok(t, "experiment", "-data", a+","+b, "-epochs", "2", "-seeds", "1", "-lrs", "0.01", "-wds", "0",
+	decodeJSON(t, ok(t, "experiment", "-data", a+","+b, "-epochs", "2", "-seeds", "1", "-lrs", "0.01", "-wds", "0", "-alpha", "0.1",
 		"-json", "-plot", filepath.Join(dir, "svg"), "-plot-format", "svg"), &rows)
 	if len(rows) != 6 || rows[0]["dataset"] != "a.csv" || rows[3]["dataset"] != "b.svm" {
 		t.Errorf("two data sets: %v", rows)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "svg", "b.svm-tails.svg")); err != nil {
 		t.Error(err)
+	}
+}
+
+// TestExperimentAlphas runs the paper's protocol with two α (the default):
+// the CVaR methods run at each, -select picks by loss or CVaR, and a line
+// per α says whether CVaR-SGD's CVaRs are below the baselines'. On the
+// built-in data with the paper's 100 epochs CVaR-SGD's CVaR_0.1 must be at
+// most 0.85× Vanilla-SGD's, at an accuracy no lower.
+func TestExperimentAlphas(t *testing.T) {
+	var rows []map[string]any
+	decodeJSON(t, ok(t, "experiment", "-seeds", "1", "-json"), &rows)
+	want := []struct {
+		method string
+		alpha  float64
+	}{{"vanilla", 0.05}, {"minibatch", 0.05}, {"alg3", 0.05}, {"minibatch", 0.1}, {"alg3", 0.1}}
+	if len(rows) != len(want) {
+		t.Fatalf("%d rows, want %d", len(rows), len(want))
+	}
+	for i, w := range want {
+		if rows[i]["method"] != w.method || rows[i]["alpha"] != w.alpha {
+			t.Errorf("row %d: %v at α %v, want %s at %v", i, rows[i]["method"], rows[i]["alpha"], w.method, w.alpha)
+		}
+	}
+	mean := func(r map[string]any, k string) float64 { return r[k].(map[string]any)["mean"].(float64) }
+	alg3 := rows[4]
+	if c := mean(alg3, "cvar_0.1"); !(c <= 0.85) {
+		t.Errorf("CVaR-SGD's CVaR_0.1 is %.3f× Vanilla-SGD's, want ≤ 0.85", c)
+	}
+	if mean(alg3, "accuracy") < mean(rows[0], "accuracy") {
+		t.Errorf("CVaR-SGD accuracy %.3f below Vanilla-SGD's %.3f", mean(alg3, "accuracy"), mean(rows[0], "accuracy"))
+	}
+	below, _ := alg3["below"].(map[string]any)
+	if below["vanilla"] != true {
+		t.Errorf("CVaR-SGD below: %v", alg3["below"])
+	}
+	text := ok(t, "experiment", "-seeds", "1", "-epochs", "20", "-select", "cvar")
+	for _, w := range []string{"CVaR-SGD (α = 0.05)", "selected by validation CVaR_α", "α = 0.1: CVaR-SGD's CVaRs are below Vanilla-SGD's"} {
+		if !strings.Contains(text, w) {
+			t.Errorf("experiment -select cvar output lacks %q:\n%s", w, text)
+		}
+	}
+	fails(t, 2, []string{"-select"}, "experiment", "-select", "median")
+}
+
+// TestRegressionTargetScale trains least squares on a CSV whose targets
+// are in the hundreds: with standardised targets (the default) Vanilla-SGD
+// beats predicting the mean, and every figure is in the target's units; with
+// -scale-target none the same run is left far behind.
+func TestRegressionTargetScale(t *testing.T) {
+	dir := t.TempDir()
+	rng := rand.New(rand.NewPCG(5, 5))
+	var b strings.Builder
+	b.WriteString("a,b,c,y\n")
+	var ys []float64
+	for i := 0; i < 900; i++ {
+		x := []float64{rng.NormFloat64(), rng.NormFloat64(), rng.NormFloat64()}
+		y := 400 + 60*x[0] - 30*x[1] + 10*x[2] + 5*rng.NormFloat64()
+		ys = append(ys, y)
+		fmt.Fprintf(&b, "%g,%g,%g,%g\n", x[0], x[1], x[2], y)
+	}
+	path := write(t, dir, "hundreds.csv", b.String())
+	var sum, sq float64
+	for _, y := range ys {
+		sum += y
+	}
+	mu := sum / float64(len(ys))
+	for _, y := range ys {
+		sq += (y - mu) * (y - mu)
+	}
+	meanPredictor := sq / float64(len(ys)) / 2 // ½(y − ȳ)² on average
+	run := func(extra ...string) trainJSON {
+		var r trainJSON
+		decodeJSON(t, ok(t, append([]string{"train", "-data", path, "-model", "linear", "-method", "vanilla", "-epochs", "100", "-json"}, extra...)...), &r)
+		return r
+	}
+	std, raw := run(), run("-scale-target", "none")
+	sm, rm := *std.Metrics["validation"]["mean_loss"], *raw.Metrics["validation"]["mean_loss"]
+	if !(sm < 0.05*meanPredictor) {
+		t.Errorf("standardised targets: validation mean loss %.4g, predicting the mean %.4g", sm, meanPredictor)
+	}
+	if !(rm > 2*sm) {
+		t.Errorf("raw targets: validation mean loss %.4g, standardised %.4g: want the raw run far behind", rm, sm)
+	}
+	// The model file predicts in the target's units.
+	model := filepath.Join(dir, "m.cvar")
+	ok(t, "train", "-data", path, "-model", "linear", "-method", "alg3", "-epochs", "50", "-o", model)
+	pred := readCSV(t, ok(t, "predict", "-in", model, "-data", path))
+	var errSum float64
+	if pred[0][1] != "value" {
+		t.Fatalf("predict header %v", pred[0])
+	}
+	for i, rec := range pred[1:] {
+		p, err := strconv.ParseFloat(rec[1], 64)
+		if err != nil {
+			t.Fatalf("prediction %q: %v", rec, err)
+		}
+		errSum += math.Abs(p - ys[i])
+	}
+	if mae := errSum / float64(len(ys)); !(mae < 20) {
+		t.Errorf("predictions' mean absolute error %.3g in the target's units, want < 20 (targets ≈ 400 ± 70)", mae)
 	}
 }
 

@@ -198,6 +198,10 @@ func trainRun[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 	if err != nil {
 		return err
 	}
+	fit, err := td.fitData()
+	if err != nil {
+		return err
+	}
 	train, err := toBatch(td.train)
 	if err != nil {
 		return err
@@ -210,7 +214,7 @@ func trainRun[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 	if err != nil {
 		return err
 	}
-	if err := model.Check(train); err != nil {
+	if err := model.Check(fit); err != nil {
 		return err
 	}
 	epochs := opt.Epochs
@@ -225,11 +229,17 @@ func trainRun[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 	}
 	bar := newProgress(e, "training", epochs)
 	opt.OnEpoch = func(cvar.EpochInfo) error { bar.add(1); return nil }
-	res, err := cvar.Train(model, train, opt)
+	res, err := cvar.Train(model, fit, opt)
 	bar.finish()
 	if err != nil {
 		return trainError(err)
 	}
+	factor, err := td.unscale(model, res.Theta)
+	if err != nil {
+		return err
+	}
+	res.Tau *= factor
+	res.Params.Tau0 *= factor
 	rep := &trainReport{
 		Model:  modelInfo{Kind: td.kind, D: td.train.D, K: td.train.K(), Precision: f.precision.value, Classes: td.train.Classes, Data: dataName(td.source)},
 		Method: opt.Method.String(), Alpha: res.Params.Alpha, Tau: jnum(res.Tau), Domain: opt.Domain.String(),
