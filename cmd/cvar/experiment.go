@@ -213,12 +213,12 @@ func cmdExperiment(e *env, args []string) error {
 
 // runResult is one training run of the grid.
 type runResult struct {
-	seed, arm int // indexes
-	lr, wd       float64
-	err          error
-	val, train   metrics
-	losses       []float64 // validation losses of the final model (first seed only)
-	curves       [3][2][]float64
+	seed, arm  int // indexes
+	lr, wd     float64
+	err        error
+	val, train metrics
+	losses     []float64 // validation losses of the final model (first seed only)
+	curves     [3][2][]float64
 }
 
 // dsResult is one data set's results.

@@ -236,7 +236,7 @@ func addDataFlags(fs *flag.FlagSet, use int) *dataFlags {
 	f := &dataFlags{
 		format: newChoice("", "csv", "libsvm", "idx"), scale: newChoice("auto", "auto", "zscore", "unit", "none"),
 		scaleY: newChoice("zscore", "zscore", "none"),
-		n: 6000, d: 20, classes: 2,
+		n:      6000, d: 20, classes: 2,
 	}
 	fs.StringVar(&f.data, "data", "", "data `file` (CSV, LIBSVM) or directory of MNIST IDX files; empty: built-in synthetic data")
 	fs.Var(f.format, "format", "`format` of the data files: csv, libsvm or idx (default: guessed from the name)")
