@@ -63,7 +63,12 @@ func Predictions[T batch.Float](model batch.Model[T], theta []T, data *batch.Dat
 // returns their mean, the accuracy of a classifier, and CVaR and VaR at each
 // α (exact, by selection).
 func Evaluate[T batch.Float](model batch.Model[T], theta []T, data *batch.Data[T], alphas ...float64) (Metrics, error) {
-	losses, err := Losses(model, theta, data, 0)
+	return evaluateOn(model, theta, data, 0, alphas...)
+}
+
+// evaluateOn is Evaluate on threads workers (0: GOMAXPROCS).
+func evaluateOn[T batch.Float](model batch.Model[T], theta []T, data *batch.Data[T], threads int, alphas ...float64) (Metrics, error) {
+	losses, err := Losses(model, theta, data, threads)
 	if err != nil {
 		return Metrics{}, err
 	}
@@ -79,7 +84,7 @@ func Evaluate[T batch.Float](model batch.Model[T], theta []T, data *batch.Data[T
 		}
 	}
 	if data.IsClassification() {
-		pred, err := Predictions(model, theta, data, 0)
+		pred, err := Predictions(model, theta, data, threads)
 		if err != nil {
 			return Metrics{}, err
 		}

@@ -228,6 +228,9 @@ type Options struct {
 	// means the Rule's value.
 	Smoothing Smoothing
 	Eps       float64
+	// EpsFraction is the practical ε as a fraction of the initial VaR_α,
+	// used when Eps is 0 under PracticalStep; 0 means DefaultEpsFraction.
+	EpsFraction float64
 	// LR is the step size η; 0 means the Rule's value (DefaultLR, or the
 	// theorem's for Alg1–4 under TheoremStep).
 	LR float64
@@ -242,7 +245,8 @@ type Options struct {
 	// Steps is T, the number of updates. 0 means Epochs passes.
 	Steps int
 	// Epochs is the number of passes over the data when Steps is 0;
-	// default 1 for Alg1, Alg2 and Alg4, 10 for Alg3 and the baselines.
+	// default 1 for Alg1, Alg2 and Alg4; for Alg3 and the baselines 10, or
+	// as many as make DefaultMinSteps steps when that is more.
 	Epochs int
 	// Batch is the minibatch size of Alg3 and the baselines; default 512
 	// (at most the number of samples). Alg1, Alg2 and Alg4 use 1.

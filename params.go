@@ -60,6 +60,11 @@ const DefaultEpsFraction = 0.05
 // its starting point.
 const fromInitialLosses = "initial losses"
 
+// DefaultMinSteps is the least number of steps the minibatch methods take
+// when neither Steps nor Epochs is given: on small data 10 passes of a few
+// minibatches each leave a model far from trained.
+const DefaultMinSteps = 1000
+
 // DefaultInitSample is the number of random training rows whose losses at
 // the starting point set the practical ε and τ.
 const DefaultInitSample = 1024
@@ -90,7 +95,7 @@ func resolve(opt *Options, p int, n int, bounds batch.Bounds, est func() (g, bet
 	if o.Method == Alg4 && o.Domain.Kind != Unconstrained {
 		return Params{}, fmt.Errorf("cvar: alg4 is unconstrained (K = R^d); got domain %v", o.Domain)
 	}
-	for name, v := range map[string]float64{"lr": o.LR, "tau lr": o.TauLR, "eps": o.Eps, "weight decay": o.WeightDecay, "loss bound": o.LossBound, "G": o.G, "beta": o.Beta} {
+	for name, v := range map[string]float64{"lr": o.LR, "tau lr": o.TauLR, "eps fraction": o.EpsFraction, "eps": o.Eps, "weight decay": o.WeightDecay, "loss bound": o.LossBound, "G": o.G, "beta": o.Beta} {
 		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
 			return Params{}, fmt.Errorf("cvar: %s %v must be finite and ≥ 0", name, v)
 		}
@@ -116,10 +121,7 @@ func resolve(opt *Options, p int, n int, bounds batch.Bounds, est func() (g, bet
 	}
 	epochs := o.Epochs
 	if epochs == 0 {
-		epochs = 1
-		if o.Method == Alg3 || o.Method == Vanilla || o.Method == MinibatchCVaR {
-			epochs = 10
-		}
+		epochs = DefaultEpochs(o.Method, n, pr.Batch)
 	}
 	pr.Steps = o.Steps
 	if pr.Steps == 0 {
@@ -256,6 +258,21 @@ func resolve(opt *Options, p int, n int, bounds batch.Bounds, est func() (g, bet
 		}
 	}
 	return pr, nil
+}
+
+// DefaultEpochs is the number of passes a method makes over n samples in
+// minibatches of batch when neither Steps nor Epochs is given: 1 for Alg1,
+// Alg2 and Alg4; for Alg3 and the baselines 10, or as many as make
+// DefaultMinSteps steps when that is more.
+func DefaultEpochs(m Method, n, batch int) int {
+	if m != Alg3 && m != Vanilla && m != MinibatchCVaR {
+		return 1
+	}
+	if batch <= 0 {
+		batch = 512
+	}
+	perEpoch := max(1, (n+batch-1)/batch)
+	return max(10, (DefaultMinSteps+perEpoch-1)/perEpoch)
 }
 
 // Theorem names the paper's theorem whose step size, smoothing and bound

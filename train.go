@@ -136,8 +136,12 @@ func (r *run[T]) start(losses []T) error {
 		if !(scale > 0) {
 			scale, what = 1, "1 (every initial loss is 0), not"
 		}
-		pr.Eps = DefaultEpsFraction * scale / pr.L
-		pr.EpsFrom = fmt.Sprintf("%g × %s of %d initial losses (%.4g)", DefaultEpsFraction, what, len(losses), scale)
+		frac := r.opt.EpsFraction
+		if frac == 0 {
+			frac = DefaultEpsFraction
+		}
+		pr.Eps = frac * scale / pr.L
+		pr.EpsFrom = fmt.Sprintf("%g × %s of %d initial losses (%.4g)", frac, what, len(losses), scale)
 		r.wt.Eps = pr.Eps
 	}
 	return r.wt.Validate()

@@ -264,6 +264,17 @@ func (td *trainingData[T]) fitData() (*batch.Data[T], error) {
 	return toBatch(&ds)
 }
 
+// fitVal is the validation split on the scale of fitData, for choosing
+// among settings by their losses.
+func (td *trainingData[T]) fitVal() (*batch.Data[T], error) {
+	if td.prep.TargetScale == 0 {
+		return toBatch(td.val)
+	}
+	ds := *td.val
+	ds.Y = dataset.ScaleTargets(dataset.TargetScaler{Mean: td.prep.TargetMean, Scale: td.prep.TargetScale}, ds.Y)
+	return toBatch(&ds)
+}
+
 // targetUnscaler is a regression model whose parameters can be mapped from
 // standardised targets back to the target's units.
 type targetUnscaler[T batch.Float] interface {

@@ -19,6 +19,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/cvarlearn/cvar"
 )
 
 // cli runs the program in-process.
@@ -198,8 +200,8 @@ func TestDefaultLowersTail(t *testing.T) {
 		decodeJSON(t, ok(t, append([]string{"train", "-json"}, args...)...), &def)
 		decodeJSON(t, ok(t, append([]string{"train", "-json", "-method", "vanilla"}, args...)...), &van)
 		d, v := *def.Metrics["validation"]["cvar_0.1"], *van.Metrics["validation"]["cvar_0.1"]
-		if !(d < 0.95*v) {
-			t.Errorf("%v: validation CVaR_0.1 %.4f with the defaults, %.4f with -method vanilla: want at most 0.95×", args, d, v)
+		if !(d < 0.9*v) {
+			t.Errorf("%v: validation CVaR_0.1 %.4f with the defaults, %.4f with -method vanilla: want below 0.9×", args, d, v)
 		}
 		if def.Params["eps_from"] == "given" || def.Params["tau_from"] == "" {
 			t.Errorf("%v: eps_from %v, tau_from %v", args, def.Params["eps_from"], def.Params["tau_from"])
@@ -616,6 +618,48 @@ func TestExperiment(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(dir, "svg", "b.svm-tails.svg")); err != nil {
 		t.Error(err)
 	}
+}
+
+// TestTrainTune checks train -tune: every setting of the grid is reported,
+// the pick is the smallest validation CVaR_α among them (or mean loss with
+// -select loss), and the model reported is the pick's.
+func TestTrainTune(t *testing.T) {
+	var r struct {
+		trainJSON
+		Tune struct {
+			Select string `json:"select"`
+			Best   int    `json:"best"`
+			Trials []struct {
+				LR, WD, Eps float64
+				CVaR        float64 `json:"cvar"`
+				MeanLoss    float64 `json:"mean_loss"`
+			} `json:"trials"`
+		} `json:"tune"`
+	}
+	decodeJSON(t, ok(t, "train", "-n", "1500", "-tune", "-tune-lrs", "0.003,0.03", "-tune-wds", "0,0.001", "-json"), &r)
+	if len(r.Tune.Trials) != 2*2*len(cvar.DefaultGridEpsFraction) || r.Tune.Select != "cvar" {
+		t.Fatalf("tune: %+v", r.Tune)
+	}
+	best := r.Tune.Trials[r.Tune.Best]
+	for i, tr := range r.Tune.Trials {
+		if tr.CVaR < best.CVaR {
+			t.Errorf("trial %d: CVaR %v below the pick's %v", i, tr.CVaR, best.CVaR)
+		}
+	}
+	if got := *r.Metrics["validation"]["cvar_0.1"]; math.Abs(got-best.CVaR) > 1e-9 {
+		t.Errorf("validation CVaR_0.1 %v, the pick's %v", got, best.CVaR)
+	}
+	if r.Params["lr_from"] != "tuned" {
+		t.Errorf("lr_from %v", r.Params["lr_from"])
+	}
+	decodeJSON(t, ok(t, "train", "-n", "1500", "-method", "vanilla", "-tune", "-tune-lrs", "0.003,0.03", "-select", "loss", "-json"), &r)
+	best = r.Tune.Trials[r.Tune.Best]
+	for _, tr := range r.Tune.Trials {
+		if tr.MeanLoss < best.MeanLoss {
+			t.Errorf("-select loss picked mean loss %v over %v", best.MeanLoss, tr.MeanLoss)
+		}
+	}
+	fails(t, 2, []string{"-tune"}, "train", "-tune", "-lr", "0.1")
 }
 
 // TestExperimentAlphas runs the paper's protocol with two α (the default):

@@ -61,6 +61,11 @@ type trainFlags struct {
 	force     bool
 	json      bool
 	stream    bool
+	tune      bool
+	selectBy  *choice
+	tuneLRs   *floatList
+	tuneWDs   *floatList
+	tuneEps   *floatList
 }
 
 func addTrainFlags(fs *flag.FlagSet) *trainFlags {
@@ -75,7 +80,7 @@ func addTrainFlags(fs *flag.FlagSet) *trainFlags {
 	fs.Float64Var(&f.eps, "eps", 0, "smoothing ε of alg2–4 (0: 0.05 × the initial VaR_α, or the theorem's value with -lr theorem)")
 	fs.Var(&f.lr, "lr", "step size `η`, or theorem for the step size and smoothing of the method's theorem (default 0.01)")
 	fs.Float64Var(&f.wd, "wd", 0, "weight decay λ")
-	fs.IntVar(&f.epochs, "epochs", 0, "passes over the training data (0: 1 for alg1, alg2, alg4; 10 for the others)")
+	fs.IntVar(&f.epochs, "epochs", 0, "passes over the training data (0: 1 for alg1, alg2, alg4; for the others 10, or enough for 1000 steps on small data)")
 	fs.IntVar(&f.steps, "steps", 0, "number of updates T (0: from -epochs)")
 	fs.IntVar(&f.batch, "batch", 0, "minibatch size of alg3, vanilla and minibatch (0: 512)")
 	fs.Uint64Var(&f.seed, "seed", 1, "random seed of the split and the training")
@@ -88,6 +93,15 @@ func addTrainFlags(fs *flag.FlagSet) *trainFlags {
 	fs.BoolVar(&f.force, "force", false, "replace the -o file if it exists")
 	fs.BoolVar(&f.json, "json", false, "print the results as JSON")
 	fs.BoolVar(&f.stream, "stream", false, "alg1 or alg4 only: read the CSV or LIBSVM -data file as a stream, one row at a time")
+	fs.BoolVar(&f.tune, "tune", false, "train on the training split over the grid -tune-lrs × -tune-wds (× -tune-eps for alg2–4), all runs spread over the cores, and keep the setting -select picks on the validation split")
+	f.selectBy = newChoice("cvar", "cvar", "loss")
+	fs.Var(f.selectBy, "select", "-tune's `rule`: cvar (smallest validation CVaR_α) or loss (smallest validation mean loss, the paper's)")
+	f.tuneLRs = nonNegList("step size", cvar.DefaultGridLR...)
+	fs.Var(f.tuneLRs, "tune-lrs", "-tune's step sizes, a comma-separated `list`")
+	f.tuneWDs = nonNegList("weight decay", cvar.DefaultGridWeightDecay...)
+	fs.Var(f.tuneWDs, "tune-wds", "-tune's weight decays, a comma-separated `list`")
+	f.tuneEps = nonNegList("eps fraction", cvar.DefaultGridEpsFraction...)
+	fs.Var(f.tuneEps, "tune-eps", "-tune's ε as fractions of the initial VaR_α (alg2–4), a comma-separated `list`")
 	return f
 }
 
@@ -130,6 +144,14 @@ func (f *trainFlags) options() (cvar.Options, error) {
 	}
 	if f.stream && method != cvar.Alg1 && method != cvar.Alg4 {
 		return opt, usagef("-stream needs an online method: -method alg1 or alg4")
+	}
+	if f.tune && (f.stream || f.lr.theorem || f.lr.value > 0 || f.wd > 0) {
+		return opt, usagef("-tune picks the step size and weight decay itself: drop -stream, -lr and -wd")
+	}
+	for _, lr := range f.tuneLRs.values {
+		if lr == 0 {
+			return opt, usagef("-tune-lrs: a step size must be positive")
+		}
 	}
 	return opt, nil
 }
@@ -176,6 +198,7 @@ type trainReport struct {
 	Metrics   map[string]metrics `json:"metrics"`
 	ModelFile string             `json:"model_file,omitempty"`
 	Seconds   float64            `json:"seconds"`
+	Tune      *tuneReport        `json:"tune,omitempty"`
 
 	params cvar.Params
 	order  []string
@@ -219,20 +242,28 @@ func trainRun[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 	}
 	epochs := opt.Epochs
 	if epochs == 0 {
-		epochs = 10
-		if opt.Method == cvar.Alg1 || opt.Method == cvar.Alg2 || opt.Method == cvar.Alg4 {
-			epochs = 1
-		}
+		epochs = cvar.DefaultEpochs(opt.Method, fit.N, opt.Batch)
 	}
 	if opt.Steps > 0 {
 		epochs = 0 // no bar: the number of passes is not known here
 	}
-	bar := newProgress(e, "training", epochs)
-	opt.OnEpoch = func(cvar.EpochInfo) error { bar.add(1); return nil }
-	res, err := cvar.Train(model, fit, opt)
-	bar.finish()
-	if err != nil {
-		return trainError(err)
+	var (
+		res   *cvar.Result[T]
+		tuned *cvar.Tuned[T]
+	)
+	if f.tune {
+		if tuned, err = tune(e, f, opt, model, fit, td); err != nil {
+			return trainError(err)
+		}
+		res = tuned.Result
+	} else {
+		bar := newProgress(e, "training", epochs)
+		opt.OnEpoch = func(cvar.EpochInfo) error { bar.add(1); return nil }
+		res, err = cvar.Train(model, fit, opt)
+		bar.finish()
+		if err != nil {
+			return trainError(err)
+		}
 	}
 	factor, err := td.unscale(model, res.Theta)
 	if err != nil {
@@ -248,6 +279,9 @@ func trainRun[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 	}
 	if td.kind == cvar.KindMLP {
 		rep.Model.Hidden = f.hidden
+	}
+	if tuned != nil {
+		rep.Tune = tuneReportOf(f, tuned, factor, res.Params.Alpha)
 	}
 	ev := newEvaluator(model, f.threads)
 	defer ev.close()
@@ -374,6 +408,12 @@ func (r *trainReport) print(w io.Writer) error {
 		return err
 	}
 	fmt.Fprintln(w)
+	if r.Tune != nil {
+		if err := r.Tune.print(w); err != nil {
+			return err
+		}
+		fmt.Fprintln(w)
+	}
 	if err := printMetrics(w, r.order, r.Metrics, r.alphas); err != nil {
 		return err
 	}
@@ -408,6 +448,83 @@ func printMetrics(w io.Writer, order []string, ms map[string]metrics, alphas []f
 			fmt.Fprintf(tw, "%s\t", fmtNum(m.tail(a).VaR))
 		}
 		fmt.Fprintf(tw, "%s\t%s\t\n", fmtNum(m.Accuracy), fmtNum(m.MeanLoss))
+	}
+	return tw.Flush()
+}
+
+// tune runs cvar.Tune for -tune: the training split, validated on fitVal
+// (the validation split with the fitted targets' scaling), with a progress
+// bar over the settings.
+func tune[T batch.Float](e *env, f *trainFlags, opt cvar.Options, model batch.Model[T], fit *batch.Data[T], td *trainingData[T]) (*cvar.Tuned[T], error) {
+	fitVal, err := td.fitVal()
+	if err != nil {
+		return nil, err
+	}
+	to := cvar.TuneOptions{
+		Grid:    cvar.Grid{LR: f.tuneLRs.values, WeightDecay: f.tuneWDs.values, EpsFraction: f.tuneEps.values},
+		Threads: f.threads,
+	}
+	if f.selectBy.value == "loss" {
+		to.Select = cvar.SelectLoss
+	}
+	return cvar.Tune(model, fit, fitVal, opt, to)
+}
+
+// tuneReport is the grid -tune tried and its pick, in the target's units.
+type tuneReport struct {
+	Select string      `json:"select"`
+	Alpha  float64     `json:"alpha"`
+	Trials []tuneTrial `json:"trials"`
+	Best   int         `json:"best"`
+}
+
+type tuneTrial struct {
+	LR          float64 `json:"lr"`
+	WeightDecay float64 `json:"wd"`
+	EpsFraction float64 `json:"eps_fraction,omitempty"`
+	CVaR        jnum    `json:"cvar"`
+	MeanLoss    jnum    `json:"mean_loss"`
+	Accuracy    jnum    `json:"accuracy"`
+	Error       string  `json:"error,omitempty"`
+}
+
+func tuneReportOf[T batch.Float](f *trainFlags, t *cvar.Tuned[T], lossFactor, alpha float64) *tuneReport {
+	r := &tuneReport{Select: f.selectBy.value, Alpha: alpha, Best: t.Best}
+	for _, tr := range t.Trials {
+		c, _ := tr.Val.TailAt(alpha)
+		row := tuneTrial{LR: tr.LR, WeightDecay: tr.WeightDecay, EpsFraction: tr.EpsFraction,
+			CVaR: jnum(c * lossFactor), MeanLoss: jnum(tr.Val.MeanLoss * lossFactor), Accuracy: jnum(tr.Val.Accuracy)}
+		if tr.Err != nil {
+			row.CVaR, row.MeanLoss, row.Accuracy, row.Error = jnum(math.NaN()), jnum(math.NaN()), jnum(math.NaN()), tr.Err.Error()
+		}
+		r.Trials = append(r.Trials, row)
+	}
+	return r
+}
+
+func (r *tuneReport) print(w io.Writer) error {
+	by := "validation CVaR_" + alphaKey(r.Alpha)
+	if r.Select == "loss" {
+		by = "validation mean loss"
+	}
+	fmt.Fprintf(w, "tuned over %d settings, picked by %s (*):\n", len(r.Trials), by)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "\tlr\twd\tε fraction\tCVaR_%s\tmean loss\taccuracy\t\n", alphaKey(r.Alpha))
+	for i, t := range r.Trials {
+		mark := ""
+		if i == r.Best {
+			mark = "*"
+		}
+		eps := "-"
+		if t.EpsFraction > 0 {
+			eps = fmtNum(t.EpsFraction)
+		}
+		if t.Error != "" {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\tdiverged\t\t\t\n", mark, fmtNum(t.LR), fmtNum(t.WeightDecay), eps)
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", mark, fmtNum(t.LR), fmtNum(t.WeightDecay), eps,
+			fmtNum(float64(t.CVaR)), fmtNum(float64(t.MeanLoss)), fmtNum(float64(t.Accuracy)))
 	}
 	return tw.Flush()
 }

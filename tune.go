@@ -1,0 +1,198 @@
+package cvar
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"sync"
+
+	"github.com/cvarlearn/cvar/batch"
+)
+
+// Grid is the set of settings Tune tries: every combination of its lists.
+// An empty list means its default.
+type Grid struct {
+	// LR are the step sizes; default DefaultGridLR.
+	LR []float64
+	// WeightDecay are the weight decays; default DefaultGridWeightDecay.
+	WeightDecay []float64
+	// EpsFraction are the practical ε as fractions of the initial VaR_α
+	// (Options.EpsFraction), tried for the smoothed methods Alg2–4 only;
+	// default DefaultGridEpsFraction.
+	EpsFraction []float64
+}
+
+// The default grid: the paper's step sizes {0.001, 0.005, 0.01} widened by
+// a factor of 10 upwards, its weight decays, and ε from a sharp to a soft
+// plus function.
+var (
+	DefaultGridLR          = []float64{0.001, 0.003, 0.01, 0.03, 0.1}
+	DefaultGridWeightDecay = []float64{0, 1e-4, 1e-3}
+	DefaultGridEpsFraction = []float64{0.01, 0.05, 0.25}
+)
+
+// Selection is the rule Tune picks a setting by.
+type Selection int
+
+const (
+	// SelectCVaR picks the smallest validation CVaR_α (α of Options), ties
+	// broken by the mean loss: what a tail-safe model is for.
+	SelectCVaR Selection = iota
+	// SelectLoss picks the smallest validation mean loss, the paper's rule.
+	SelectLoss
+)
+
+func (s Selection) String() string {
+	if s == SelectLoss {
+		return "loss"
+	}
+	return "cvar"
+}
+
+// TuneOptions configure Tune.
+type TuneOptions struct {
+	Grid   Grid
+	Select Selection
+	// Threads is the number of settings trained at once, each on one
+	// thread; 0 means GOMAXPROCS. Results do not depend on it.
+	Threads int
+}
+
+// Trial is one setting of the grid and how it did on the validation data.
+type Trial struct {
+	LR, WeightDecay float64
+	EpsFraction     float64 // 0 for the methods without smoothing
+	Val             Metrics // CVaR and VaR at α, accuracy, mean loss
+	Err             error   // a DivergenceError when the setting diverged
+}
+
+// Tuned is what Tune returns: every trial, in grid order (LR, then weight
+// decay, then ε), the index of the one picked and its training result.
+type Tuned[T batch.Float] struct {
+	Trials []Trial
+	Best   int
+	Result *Result[T]
+}
+
+// Tune trains opt.Method on train once for every setting of the grid (the
+// other fields of opt as given; opt.LR, opt.WeightDecay and
+// opt.EpsFraction are overridden), evaluates each on val and returns them
+// all with the one that did best by to.Select. The winner is kept as
+// trained on train alone, so that its validation metrics stay an honest
+// estimate. Settings that diverge are reported in their Trial and left out
+// of the choice; Tune fails only when every setting diverged or on an
+// error that no setting can avoid (bad options, bad data).
+func Tune[T batch.Float](model batch.Model[T], train, val *batch.Data[T], opt Options, to TuneOptions) (*Tuned[T], error) {
+	if train == nil || val == nil {
+		return nil, errors.New("cvar: Tune needs training and validation data")
+	}
+	if err := model.Check(val); err != nil {
+		return nil, fmt.Errorf("cvar: validation data: %w", err)
+	}
+	if to.Select != SelectCVaR && to.Select != SelectLoss {
+		return nil, fmt.Errorf("cvar: unknown selection %d", int(to.Select))
+	}
+	alpha := opt.Alpha
+	if alpha == 0 {
+		alpha = 0.1
+	}
+	grid := to.Grid
+	if len(grid.LR) == 0 {
+		grid.LR = DefaultGridLR
+	}
+	if len(grid.WeightDecay) == 0 {
+		grid.WeightDecay = DefaultGridWeightDecay
+	}
+	eps := grid.EpsFraction
+	switch {
+	case opt.Method != Alg2 && opt.Method != Alg3 && opt.Method != Alg4 || opt.Eps > 0:
+		eps = []float64{0} // no smoothing, or ε given
+	case len(eps) == 0:
+		eps = DefaultGridEpsFraction
+	}
+	for _, list := range [][]float64{grid.LR, grid.WeightDecay, eps} {
+		for _, v := range list {
+			if !(v >= 0) || math.IsInf(v, 0) {
+				return nil, fmt.Errorf("cvar: grid value %v must be finite and ≥ 0", v)
+			}
+		}
+	}
+	var trials []Trial
+	for _, lr := range grid.LR {
+		for _, wd := range grid.WeightDecay {
+			for _, e := range eps {
+				trials = append(trials, Trial{LR: lr, WeightDecay: wd, EpsFraction: e})
+			}
+		}
+	}
+	results := make([]*Result[T], len(trials))
+	threads := to.Threads
+	if threads <= 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	next := make(chan int)
+	var wg sync.WaitGroup
+	for range min(threads, len(trials)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range next {
+				results[i], trials[i].Val, trials[i].Err = tryOne(model, train, val, opt, &trials[i], alpha)
+			}
+		}()
+	}
+	for i := range trials {
+		next <- i
+	}
+	close(next)
+	wg.Wait()
+
+	best := -1
+	for i, tr := range trials {
+		var div *DivergenceError
+		if tr.Err != nil && !errors.As(tr.Err, &div) {
+			return nil, tr.Err // the same for every setting
+		}
+		if tr.Err == nil && (best < 0 || better(tr.Val, trials[best].Val, to.Select, alpha)) {
+			best = i
+		}
+	}
+	if best < 0 {
+		return nil, fmt.Errorf("cvar: every one of the %d settings diverged; the first: %w", len(trials), trials[0].Err)
+	}
+	res := results[best]
+	res.Params.LRFrom = "tuned"
+	if res.Params.EpsFrom != "" && opt.Eps == 0 {
+		res.Params.EpsFrom = "tuned: " + res.Params.EpsFrom
+	}
+	return &Tuned[T]{Trials: trials, Best: best, Result: res}, nil
+}
+
+// tryOne trains one setting on one thread and evaluates it on val.
+func tryOne[T batch.Float](model batch.Model[T], train, val *batch.Data[T], opt Options, tr *Trial, alpha float64) (*Result[T], Metrics, error) {
+	opt.LR, opt.WeightDecay, opt.EpsFraction, opt.Threads = tr.LR, tr.WeightDecay, tr.EpsFraction, 1
+	opt.OnEpoch = nil
+	res, err := Train(model, train, opt)
+	if err != nil {
+		return nil, Metrics{}, err
+	}
+	m, err := evaluateOn(model, res.Theta, val, 1, alpha)
+	if err != nil {
+		return nil, Metrics{}, err
+	}
+	return res, m, nil
+}
+
+// better reports whether a beats b by the selection rule; NaN never wins.
+func better(a, b Metrics, sel Selection, alpha float64) bool {
+	ka, kb := a.MeanLoss, b.MeanLoss
+	if sel == SelectCVaR {
+		ka, _ = a.TailAt(alpha)
+		kb, _ = b.TailAt(alpha)
+		if ka == kb {
+			ka, kb = a.MeanLoss, b.MeanLoss
+		}
+	}
+	return ka < kb
+}
