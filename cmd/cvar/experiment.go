@@ -130,7 +130,7 @@ type expConfig struct {
 func cmdExperiment(e *env, args []string) error {
 	fs := newFlagSet("cvar experiment")
 	df := addDataFlags(fs, dataForExperiment)
-	fs.Lookup("data").Usage = "comma-separated data `files` (CSV, LIBSVM) or MNIST IDX directories; empty: built-in synthetic data"
+	fs.Lookup("data").Usage = "comma-separated data `files` (CSV, LIBSVM), MNIST IDX directories, builtin or builtin-regression (the built-in data); empty: builtin"
 	model := modelChoice()
 	fs.Var(model, "model", "`model`: logistic, softmax, linear, lad, mlp, or auto (logistic for 2 classes, softmax for more, linear for real targets)")
 	alphas := alphaList(0.05, 0.1)
@@ -285,16 +285,26 @@ func experimentRun[T batch.Float](e *env, cfg *expConfig) error {
 	for _, file := range cfg.files {
 		df := *cfg.data
 		df.data = file
+		kind := cfg.model.value
+		switch file {
+		case builtinClass:
+			df.data = ""
+		case builtinReg:
+			df.data = ""
+			if kind == "auto" {
+				kind = cvar.KindLinear
+			}
+		}
 		if cfg.plotDir != "" {
 			// Fail before the work, not after it.
-			for _, name := range plotNames(cfg, datasetLabel(&df, cfg.model.value)) {
+			for _, name := range plotNames(cfg, datasetLabel(&df, kind)) {
 				if err := checkNew(name, cfg.force); err != nil {
 					bar.finish()
 					return err
 				}
 			}
 		}
-		r, err := experimentOn[T](cfg, &df, bar)
+		r, err := experimentOn[T](cfg, &df, kind, bar)
 		if err != nil {
 			bar.finish()
 			return err
@@ -359,13 +369,19 @@ func sanitize(s string) string {
 	}, s)
 }
 
+// Names of the built-in data in -data lists.
+const (
+	builtinClass = "builtin"            // the built-in classification data
+	builtinReg   = "builtin-regression" // the built-in regression data
+)
+
 // experimentOn runs the whole grid on one data set.
-func experimentOn[T batch.Float](cfg *expConfig, df *dataFlags, bar *progress) (*dsResult, error) {
-	full, src, err := loadFull[T](df, cfg.model.value)
+func experimentOn[T batch.Float](cfg *expConfig, df *dataFlags, kind string, bar *progress) (*dsResult, error) {
+	full, src, err := loadFull[T](df, kind)
 	if err != nil {
 		return nil, err
 	}
-	kind, err := autoKind(cfg.model.value, full)
+	kind, err = autoKind(kind, full)
 	if err != nil {
 		return nil, err
 	}
