@@ -742,6 +742,13 @@ func TestRegressionTargetScale(t *testing.T) {
 	if !(rm > 2*sm) {
 		t.Errorf("raw targets: validation mean loss %.4g, standardised %.4g: want the raw run far behind", rm, sm)
 	}
+	// -stream standardises the target the same way.
+	var st, sr trainJSON
+	decodeJSON(t, ok(t, "train", "-data", path, "-model", "lad", "-method", "alg1", "-stream", "-epochs", "3", "-json"), &st)
+	decodeJSON(t, ok(t, "train", "-data", path, "-model", "lad", "-method", "alg1", "-stream", "-epochs", "3", "-json", "-scale-target", "none"), &sr)
+	if s, r := *st.Metrics["validation"]["mean_loss"], *sr.Metrics["validation"]["mean_loss"]; !(s < 0.2*r) || !(s < 30) {
+		t.Errorf("-stream: validation mean absolute error %.4g standardised, %.4g raw", s, r)
+	}
 	// The model file predicts in the target's units.
 	model := filepath.Join(dir, "m.cvar")
 	ok(t, "train", "-data", path, "-model", "linear", "-method", "alg3", "-epochs", "50", "-o", model)

@@ -24,7 +24,9 @@ import (
 //     split by a seeded draw in file order, and collects the training rows'
 //     feature means and variances (the z-score), the number of rows and the
 //     targets' values, from which the task and the classes follow (numeric
-//     labels only: integers with at most 20 distinct values are classes);
+//     labels only: integers with at most 20 distinct values are classes),
+//     and the training targets' mean and deviation (regression targets are
+//     standardised for training, the model mapped back after);
 //  2. when the step size comes from a theorem, a second pass measures
 //     max ‖x‖ of the standardised training rows (and max |y|), which the
 //     theorems' constants need;
@@ -158,6 +160,7 @@ func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 		values       = map[float64]bool{}
 		integers     = true
 		maxAbsY      float64
+		yMean, yM2   float64
 		features     []string
 	)
 	split := newStreamSplit(f.seed)
@@ -178,6 +181,9 @@ func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 		}
 		nTrain++
 		maxAbsY = math.Max(maxAbsY, math.Abs(yv))
+		dy := yv - yMean // Welford, for the target's standardisation
+		yMean += dy / float64(nTrain)
+		yM2 += dy * (yv - yMean)
 		for j, v := range x { // Welford
 			d := float64(v) - mean[j]
 			mean[j] += d / float64(nTrain)
@@ -252,6 +258,15 @@ func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 		return fmt.Errorf("%s: %w", df.data, err)
 	}
 	pre := func(x []T) error { return cvar.Preprocess(&prep, x, d) }
+	fitY := func(y T) float64 { return float64(y) }
+	if task == dataset.Regression && df.scaleY.value == "zscore" {
+		prep.TargetMean, prep.TargetScale = yMean, 1
+		if sd := math.Sqrt(yM2 / float64(nTrain)); sd > 0 && !math.IsInf(sd, 0) {
+			prep.TargetScale = sd
+		}
+		maxAbsY = (maxAbsY + math.Abs(yMean)) / prep.TargetScale // a bound on the standardised |y|
+		fitY = func(y T) float64 { return (float64(y) - prep.TargetMean) / prep.TargetScale }
+	}
 
 	// Pass 2: max ‖x‖ of the standardised training rows, for the theorems.
 	if opt.Rule == cvar.TheoremStep && (opt.LR == 0 || (opt.Method == cvar.Alg4 && opt.Eps == 0)) {
@@ -297,7 +312,7 @@ func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 				return err
 			}
 			bar.add(1)
-			return online.Observe(x, float64(y), int(label))
+			return online.Observe(x, fitY(y), int(label))
 		})
 		if err != nil {
 			bar.finish()
@@ -306,6 +321,13 @@ func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 	}
 	bar.finish()
 	res := online.Result()
+	td := &trainingData[T]{kind: kind, prep: prep, source: cvar.DataSource{Kind: format, Name: df.data, N: nTrain}}
+	factor, err := td.unscale(model, res.Theta)
+	if err != nil {
+		return err
+	}
+	res.Tau *= factor
+	res.Params.Tau0 *= factor
 
 	// Pass 4: every row's loss, in chunks.
 	alphas := unionAlphas(res.Params.Alpha)
@@ -372,7 +394,6 @@ func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 	if err != nil {
 		return err
 	}
-	td := &trainingData[T]{kind: kind, prep: prep, source: cvar.DataSource{Kind: format, Name: df.data, N: nTrain}}
 	if format == "csv" {
 		td.source.Target, td.source.NoHeader = df.target, df.noHeader
 	}
