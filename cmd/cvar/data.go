@@ -255,24 +255,21 @@ func prepare[T batch.Float](f *dataFlags, full *dataset.Dataset[T], src cvar.Dat
 // fitData is the data the model is fitted on: the training split, with its
 // targets standardised when the preprocessing says so (its metrics are
 // reported on toBatch(td.train), in the target's units).
-func (td *trainingData[T]) fitData() (*batch.Data[T], error) {
-	if td.prep.TargetScale == 0 {
-		return toBatch(td.train)
-	}
-	ds := *td.train
-	ds.Y = dataset.ScaleTargets(dataset.TargetScaler{Mean: td.prep.TargetMean, Scale: td.prep.TargetScale}, ds.Y)
-	return toBatch(&ds)
-}
+func (td *trainingData[T]) fitData() (*batch.Data[T], error) { return td.scaled(td.train) }
 
 // fitVal is the validation split on the scale of fitData, for choosing
 // among settings by their losses.
-func (td *trainingData[T]) fitVal() (*batch.Data[T], error) {
+func (td *trainingData[T]) fitVal() (*batch.Data[T], error) { return td.scaled(td.val) }
+
+// scaled is ds for fitting: its targets standardised when the
+// preprocessing says so; ds itself is not modified.
+func (td *trainingData[T]) scaled(ds *dataset.Dataset[T]) (*batch.Data[T], error) {
 	if td.prep.TargetScale == 0 {
-		return toBatch(td.val)
+		return toBatch(ds)
 	}
-	ds := *td.val
-	ds.Y = dataset.ScaleTargets(dataset.TargetScaler{Mean: td.prep.TargetMean, Scale: td.prep.TargetScale}, ds.Y)
-	return toBatch(&ds)
+	c := *ds
+	c.Y = dataset.ScaleTargets(dataset.TargetScaler{Mean: td.prep.TargetMean, Scale: td.prep.TargetScale}, ds.Y)
+	return toBatch(&c)
 }
 
 // targetUnscaler is a regression model whose parameters can be mapped from
