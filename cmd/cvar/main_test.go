@@ -685,3 +685,12 @@ func TestProgress(t *testing.T) {
 		t.Error("a buffer is not a terminal")
 	}
 }
+
+// TestMissingOutputDirectory: a -o in a directory that does not exist is
+// found before training, not after it.
+func TestMissingOutputDirectory(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "no", "such", "m.cvar")
+	fails(t, 1, []string{out, "does not exist"}, "train", "-n", "300", "-epochs", "1000", "-method", "vanilla", "-o", out)
+	fails(t, 1, []string{"does not exist"}, "predict", "-in", filepath.Join(dir, "none.cvar"), "-o", out)
+}
