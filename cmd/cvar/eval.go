@@ -40,8 +40,12 @@ func cmdEval(e *env, args []string) error {
 	if *in == "" {
 		return usagef("-in is required: the model file to evaluate")
 	}
-	if *boot < 0 || *threads < 0 {
-		return usagef("-bootstrap and -threads must be ≥ 0")
+	if *boot < 0 || *boot > maxBootstrap {
+		return usagef("-bootstrap %d is outside 0..%d", *boot, maxBootstrap)
+	}
+	var err error
+	if *threads, err = threadsFlag(*threads); err != nil {
+		return err
 	}
 	if err := df.check(); err != nil {
 		return err

@@ -123,10 +123,12 @@ func cmdExperiment(e *env, args []string) error {
 		return usagef("-batch %d must be at least 1", *batchSize)
 	case *eps < 0 || math.IsNaN(*eps) || math.IsInf(*eps, 0):
 		return usagef("-eps %v must be finite and ≥ 0", *eps)
-	case *threads < 0:
-		return usagef("-threads %d must be ≥ 0", *threads)
 	case *hidden < 1:
 		return usagef("-hidden %d must be at least 1", *hidden)
+	}
+	var err error
+	if *threads, err = threadsFlag(*threads); err != nil {
+		return err
 	}
 	for _, lr := range lrs.values {
 		if lr == 0 {

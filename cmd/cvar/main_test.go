@@ -694,3 +694,42 @@ func TestMissingOutputDirectory(t *testing.T) {
 	fails(t, 1, []string{out, "does not exist"}, "train", "-n", "300", "-epochs", "1000", "-method", "vanilla", "-o", out)
 	fails(t, 1, []string{"does not exist"}, "predict", "-in", filepath.Join(dir, "none.cvar"), "-o", out)
 }
+
+// TestResourceFlags: -threads beyond the cores is clamped to them (the
+// program never starts more workers than it can run), negative -threads is
+// a usage error for every command, and -bootstrap is bounded.
+func TestResourceFlags(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "m.cvar")
+	ok(t, "train", "-n", "300", "-epochs", "1", "-o", model, "-threads", "100000")
+	// Watch the number of goroutines while eval runs with 100 000 threads.
+	stop, peak := make(chan struct{}), make(chan int)
+	go func() {
+		m := 0
+		for {
+			m = max(m, runtime.NumGoroutine())
+			select {
+			case <-stop:
+				peak <- m
+				return
+			default:
+				runtime.Gosched()
+			}
+		}
+	}()
+	ok(t, "eval", "-in", model, "-threads", "100000", "-bootstrap", "2000")
+	close(stop)
+	if p := <-peak; p > 1000 {
+		t.Errorf("eval -threads 100000 ran %d goroutines at once", p)
+	}
+	for _, cmd := range [][]string{
+		{"predict", "-in", model}, {"eval", "-in", model}, {"train"}, {"experiment"},
+	} {
+		fails(t, 2, []string{"-threads -1"}, append(cmd, "-threads", "-1")...)
+	}
+	fails(t, 2, []string{"-bootstrap 100001", "0..100000"}, "eval", "-in", model, "-bootstrap", "100001")
+	fails(t, 2, []string{"-bootstrap -1"}, "eval", "-in", model, "-bootstrap", "-1")
+	if n, err := threadsFlag(1 << 30); err != nil || n != runtime.GOMAXPROCS(0) {
+		t.Errorf("threadsFlag(2^30) = %d, %v; want GOMAXPROCS %d", n, err, runtime.GOMAXPROCS(0))
+	}
+}

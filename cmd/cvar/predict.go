@@ -51,6 +51,10 @@ func cmdPredict(e *env, args []string) error {
 	if err := df.check(); err != nil {
 		return err
 	}
+	var err error
+	if *threads, err = threadsFlag(*threads); err != nil {
+		return err
+	}
 	if err := checkNew(*out, *force); err != nil {
 		return err
 	}

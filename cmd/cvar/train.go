@@ -130,16 +130,30 @@ func (f *trainFlags) options() (cvar.Options, error) {
 	return opt, nil
 }
 
-func cmdTrain(e *env, args []string) error {
+// parseTrain turns train's command line into its flags and the library
+// options, checking everything that can be checked without the data.
+func parseTrain(e *env, args []string) (*trainFlags, cvar.Options, error) {
 	fs := newFlagSet("cvar train")
 	f := addTrainFlags(fs)
 	if err := parseFlags(e, fs, trainSynopsis, args); err != nil {
-		return err
+		return nil, cvar.Options{}, err
 	}
 	if err := f.data.check(); err != nil {
-		return err
+		return nil, cvar.Options{}, err
 	}
 	opt, err := f.options()
+	if err != nil {
+		return nil, cvar.Options{}, err
+	}
+	if f.threads, err = threadsFlag(f.threads); err != nil {
+		return nil, cvar.Options{}, err
+	}
+	opt.Threads = f.threads
+	return f, opt, nil
+}
+
+func cmdTrain(e *env, args []string) error {
+	f, opt, err := parseTrain(e, args)
 	if err != nil {
 		return err
 	}
