@@ -31,6 +31,9 @@ type CSVOptions struct {
 	// 0, 1, ...) of an earlier dataset, typically the training set; a label
 	// that is not listed is an error. It implies Classification.
 	Classes []string
+	// Limit, if positive, reads only the first Limit samples; the rest of
+	// the input is neither read nor checked. Streams ignore it.
+	Limit int
 }
 
 // LoadCSV reads a CSV file; see ReadCSV. The file may be gzip- or
@@ -55,6 +58,9 @@ func LoadCSV[T Float](path string, opt CSVOptions) (*Dataset[T], error) {
 //
 // Gzip- and bzip2-compressed input is decompressed transparently.
 func ReadCSV[T Float](r io.Reader, name string, opt CSVOptions) (*Dataset[T], error) {
+	if opt.Limit < 0 {
+		return nil, fmt.Errorf("dataset: negative option Limit %d", opt.Limit)
+	}
 	ts, err := newTargetSpec(opt.Task, opt.Classes)
 	if err != nil {
 		return nil, err
@@ -69,7 +75,7 @@ func ReadCSV[T Float](r io.Reader, name string, opt CSVOptions) (*Dataset[T], er
 		texts []string
 		row   = make([]T, d)
 	)
-	for {
+	for opt.Limit == 0 || len(texts) < opt.Limit {
 		target, _, err := src.next(row, ts)
 		if err == io.EOF {
 			break

@@ -30,6 +30,9 @@ type LIBSVMOptions struct {
 	// Classes, if not nil, imposes the class mapping of an earlier dataset
 	// (label text of class 0, 1, ...); see CSVOptions.Classes.
 	Classes []string
+	// Limit, if positive, reads only the first Limit samples; the rest of
+	// the input is neither read nor checked. Streams ignore it.
+	Limit int
 }
 
 // LoadLIBSVM reads a LIBSVM / svmlight file; see ReadLIBSVM. The file may
@@ -55,6 +58,9 @@ func LoadLIBSVM[T Float](path string, opt LIBSVMOptions) (*Dataset[T], error) {
 // (regression). Rows are stored densely, so the dimension inferred from the
 // largest index must not exceed opt.MaxDim. Lines may be arbitrarily long.
 func ReadLIBSVM[T Float](r io.Reader, name string, opt LIBSVMOptions) (*Dataset[T], error) {
+	if opt.Limit < 0 {
+		return nil, fmt.Errorf("dataset: negative option Limit %d", opt.Limit)
+	}
 	ts, err := newTargetSpec(opt.Task, opt.Classes)
 	if err != nil {
 		return nil, err
@@ -71,7 +77,7 @@ func ReadLIBSVM[T Float](r io.Reader, name string, opt LIBSVMOptions) (*Dataset[
 		texts  []string
 		maxIdx int
 	)
-	for {
+	for opt.Limit == 0 || len(texts) < opt.Limit {
 		label, _, err := p.next(ts)
 		if err == io.EOF {
 			break

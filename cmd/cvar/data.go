@@ -72,13 +72,13 @@ func loadFile[T batch.Float](path string, rs readSpec) (*dataset.Dataset[T], err
 	)
 	switch rs.format {
 	case "csv":
-		opt := dataset.CSVOptions{Target: rs.target, NoHeader: rs.noHeader, Task: rs.task, Classes: rs.classes}
+		opt := dataset.CSVOptions{Target: rs.target, NoHeader: rs.noHeader, Task: rs.task, Classes: rs.classes, Limit: rs.limit}
 		if strings.HasSuffix(strings.ToLower(strings.TrimSuffix(path, ".gz")), ".tsv") {
 			opt.Comma = '\t'
 		}
 		ds, err = dataset.LoadCSV[T](path, opt)
 	case "libsvm":
-		ds, err = dataset.LoadLIBSVM[T](path, dataset.LIBSVMOptions{Dim: rs.dim, Task: rs.task, Classes: rs.classes})
+		ds, err = dataset.LoadLIBSVM[T](path, dataset.LIBSVMOptions{Dim: rs.dim, Task: rs.task, Classes: rs.classes, Limit: rs.limit})
 	case "idx":
 		if rs.task == dataset.Regression {
 			return nil, fmt.Errorf("%s: IDX files hold class labels; a regression model cannot use them", path)

@@ -733,3 +733,37 @@ func TestResourceFlags(t *testing.T) {
 		t.Errorf("threadsFlag(2^30) = %d, %v; want GOMAXPROCS %d", n, err, runtime.GOMAXPROCS(0))
 	}
 }
+
+// TestLimitStopsReading: -limit N reads the first N samples of a CSV or
+// LIBSVM file and nothing after them: a broken line further down (in a
+// file of many megabytes) is never reached, and eval and predict stop too.
+func TestLimitStopsReading(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString(classCSV(200, 1, true))
+	b.WriteString("1,2,3,broken,line\n")
+	for b.Len() < 8<<20 {
+		b.WriteString("0.5,0.25,10,cat\n")
+	}
+	big := write(t, dir, "big.csv", b.String())
+	model := filepath.Join(dir, "m.cvar")
+	fails(t, 1, []string{"big.csv:202", "5 fields"}, "train", "-data", big, "-epochs", "1")
+	ok(t, "train", "-data", big, "-limit", "150", "-epochs", "1", "-o", model)
+	ok(t, "eval", "-in", model, "-data", big, "-limit", "150", "-bootstrap", "10")
+	if recs := readCSV(t, ok(t, "predict", "-in", model, "-data", big, "-limit", "150")); len(recs) != 151 {
+		t.Errorf("predict -limit 150: %d records", len(recs))
+	}
+	unl := write(t, dir, "unl.csv", "x1,x2,x3\n1,2,3\n4,5,6\n1,2\n")
+	if recs := readCSV(t, ok(t, "predict", "-in", model, "-data", unl, "-limit", "2")); len(recs) != 3 {
+		t.Errorf("predict -limit 2 without targets: %d records", len(recs))
+	}
+	b.Reset()
+	b.WriteString(svmFile(200, 1, false))
+	b.WriteString("1 3:1 2:1\n")
+	for b.Len() < 8<<20 {
+		b.WriteString("-1 1:0.5 4:1\n")
+	}
+	bigSVM := write(t, dir, "big.svm", b.String())
+	fails(t, 1, []string{"big.svm:201", "strictly increasing"}, "train", "-data", bigSVM, "-epochs", "1")
+	ok(t, "train", "-data", bigSVM, "-limit", "150", "-epochs", "1")
+}

@@ -310,7 +310,7 @@ func readCSVWithoutTarget[T batch.Float](path string, rs readSpec) (*dataset.Dat
 	cw := csv.NewWriter(&buf)
 	cw.Comma = cr.Comma
 	first := true
-	for {
+	for rows := 0; rs.limit == 0 || rows < rs.limit; rows++ {
 		rec, err := cr.Read()
 		if err == io.EOF {
 			break
@@ -321,6 +321,7 @@ func readCSVWithoutTarget[T batch.Float](path string, rs readSpec) (*dataset.Dat
 		extra := "0"
 		if first && !rs.noHeader {
 			extra = "\x00no target"
+			rows-- // the header is not a sample
 		}
 		first = false
 		cw.Write(append(rec, extra))
