@@ -34,6 +34,10 @@ type CSVOptions struct {
 	// Limit, if positive, reads only the first Limit samples; the rest of
 	// the input is neither read nor checked. Streams ignore it.
 	Limit int
+	// MaxBytes bounds the dense feature matrix, N×D values of T: a larger
+	// input is an error wrapping ErrTooLarge. 0 means DefaultMaxBytes; a
+	// negative value, no bound. Streams ignore it.
+	MaxBytes int64
 }
 
 // LoadCSV reads a CSV file; see ReadCSV. The file may be gzip- or
@@ -70,6 +74,7 @@ func ReadCSV[T Float](r io.Reader, name string, opt CSVOptions) (*Dataset[T], er
 		return nil, err
 	}
 	d := len(src.features)
+	bound := maxBytes(opt.MaxBytes)
 	var (
 		x     []T
 		texts []string
@@ -81,6 +86,9 @@ func ReadCSV[T Float](r io.Reader, name string, opt CSVOptions) (*Dataset[T], er
 			break
 		}
 		if err != nil {
+			return nil, err
+		}
+		if err := checkDense[T](name, len(texts)+1, d, bound, true); err != nil {
 			return nil, err
 		}
 		x = append(x, row...)

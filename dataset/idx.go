@@ -30,6 +30,10 @@ type IDXOptions struct {
 	// "0".."9" (MNIST digits), extended to the largest label if it is
 	// above 9. A label whose decimal text is not listed is an error.
 	Classes []string
+	// MaxBytes bounds the feature matrix, N×D values of T (8 times the
+	// image file's size for float64): a larger input is an error wrapping
+	// ErrTooLarge. 0 means DefaultMaxBytes; a negative value, no bound.
+	MaxBytes int64
 }
 
 // LoadMNIST loads the "train" or "test" split of MNIST (or Fashion-MNIST,
@@ -137,6 +141,9 @@ func ReadIDX[T Float](images, labels io.Reader, imagesName, labelsName string, o
 		return nil, fileError(imagesName, "no images; expected at least one")
 	}
 	d := imgDims[1] * imgDims[2]
+	if err := checkDense[T](imagesName, n, d, maxBytes(opt.MaxBytes), false); err != nil {
+		return nil, err
+	}
 	ds := &Dataset[T]{
 		Name:     imagesName,
 		X:        make([]T, n*d),

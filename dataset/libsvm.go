@@ -33,6 +33,10 @@ type LIBSVMOptions struct {
 	// Limit, if positive, reads only the first Limit samples; the rest of
 	// the input is neither read nor checked. Streams ignore it.
 	Limit int
+	// MaxBytes bounds the dense feature matrix, N×D values of T: a larger
+	// input is an error wrapping ErrTooLarge. 0 means DefaultMaxBytes; a
+	// negative value, no bound. Streams ignore it.
+	MaxBytes int64
 }
 
 // LoadLIBSVM reads a LIBSVM / svmlight file; see ReadLIBSVM. The file may
@@ -100,6 +104,9 @@ func ReadLIBSVM[T Float](r io.Reader, name string, opt LIBSVMOptions) (*Dataset[
 	d := opt.Dim
 	if d == 0 {
 		d = maxIdx
+	}
+	if err := checkDense[T](name, n, d, maxBytes(opt.MaxBytes), false); err != nil {
+		return nil, err
 	}
 	if d > 0 && n > math.MaxInt/d {
 		return nil, fileError(name, "%d samples × %d features do not fit in memory as a dense matrix", n, d)

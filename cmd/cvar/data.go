@@ -61,6 +61,7 @@ type readSpec struct {
 	noHeader bool
 	limit    int
 	split    string // MNIST directory: "train" or "test"
+	maxBytes int64  // the readers' MaxBytes option
 }
 
 // loadFile reads one data file (or MNIST directory) as read says. IDX pixels
@@ -72,18 +73,18 @@ func loadFile[T batch.Float](path string, rs readSpec) (*dataset.Dataset[T], err
 	)
 	switch rs.format {
 	case "csv":
-		opt := dataset.CSVOptions{Target: rs.target, NoHeader: rs.noHeader, Task: rs.task, Classes: rs.classes, Limit: rs.limit}
+		opt := dataset.CSVOptions{Target: rs.target, NoHeader: rs.noHeader, Task: rs.task, Classes: rs.classes, Limit: rs.limit, MaxBytes: rs.maxBytes}
 		if strings.HasSuffix(strings.ToLower(strings.TrimSuffix(path, ".gz")), ".tsv") {
 			opt.Comma = '\t'
 		}
 		ds, err = dataset.LoadCSV[T](path, opt)
 	case "libsvm":
-		ds, err = dataset.LoadLIBSVM[T](path, dataset.LIBSVMOptions{Dim: rs.dim, Task: rs.task, Classes: rs.classes, Limit: rs.limit})
+		ds, err = dataset.LoadLIBSVM[T](path, dataset.LIBSVMOptions{Dim: rs.dim, Task: rs.task, Classes: rs.classes, Limit: rs.limit, MaxBytes: rs.maxBytes})
 	case "idx":
 		if rs.task == dataset.Regression {
 			return nil, fmt.Errorf("%s: IDX files hold class labels; a regression model cannot use them", path)
 		}
-		opt := dataset.IDXOptions{Raw: true, Limit: rs.limit, Classes: rs.classes}
+		opt := dataset.IDXOptions{Raw: true, Limit: rs.limit, Classes: rs.classes, MaxBytes: rs.maxBytes}
 		if st, serr := os.Stat(path); serr == nil && st.IsDir() {
 			split := rs.split
 			if split == "" {
@@ -106,7 +107,7 @@ func loadFile[T batch.Float](path string, rs readSpec) (*dataset.Dataset[T], err
 		return nil, fmt.Errorf("unknown format %q", rs.format)
 	}
 	if err != nil {
-		return nil, err
+		return nil, tooLarge(err)
 	}
 	ds = firstRows(ds, rs.limit)
 	if ds.Task == dataset.Classification && ds.K() < 2 {
@@ -175,7 +176,7 @@ func loadTrainingData[T batch.Float](f *dataFlags, kind string, seed uint64) (*t
 // loadTest reads the -test file, or the t10k files of an MNIST directory;
 // nil when there is none.
 func loadTest[T batch.Float](f *dataFlags, full *dataset.Dataset[T], src cvar.DataSource) (*dataset.Dataset[T], error) {
-	testPath, rs := f.test, readSpec{format: src.Kind, task: full.Task, target: f.target, noHeader: f.noHeader, limit: f.limit}
+	testPath, rs := f.test, readSpec{format: src.Kind, task: full.Task, target: f.target, noHeader: f.noHeader, limit: f.limit, maxBytes: f.maxMemory.option()}
 	if full.Task == dataset.Classification {
 		rs.classes = full.Classes
 	}
@@ -258,6 +259,9 @@ func isDir(path string) bool {
 func loadFull[T batch.Float](f *dataFlags, kind string) (*dataset.Dataset[T], cvar.DataSource, error) {
 	task := taskOf(kind)
 	if f.data == "" {
+		if err := checkMemory(fmt.Sprintf("the built-in data of -n %d samples × -d %d features", f.n, f.d), dataset.DenseBytes[T](f.n, f.d), f.maxMemory); err != nil {
+			return nil, cvar.DataSource{}, err
+		}
 		src := cvar.DataSource{Kind: "synthetic", SynthN: f.n, SynthD: f.d, SynthSeed: synthSeed}
 		ds, err := synthetic[T](task == dataset.Regression, f.n, f.d, f.classes, synthSeed)
 		if err != nil {
@@ -277,7 +281,7 @@ func loadFull[T batch.Float](f *dataFlags, kind string) (*dataset.Dataset[T], cv
 	if format == "csv" {
 		src.Target, src.NoHeader = f.target, f.noHeader
 	}
-	ds, err := loadFile[T](f.data, readSpec{format: format, task: task, target: f.target, noHeader: f.noHeader, limit: f.limit})
+	ds, err := loadFile[T](f.data, readSpec{format: format, task: task, target: f.target, noHeader: f.noHeader, limit: f.limit, maxBytes: f.maxMemory.option()})
 	return ds, src, err
 }
 
@@ -327,7 +331,7 @@ func loadForModel[T batch.Float](f *dataFlags, m *cvar.ModelFile) (*dataset.Data
 
 // specForModel reads data the way m's training data was read.
 func specForModel(f *dataFlags, m *cvar.ModelFile, format string) readSpec {
-	rs := readSpec{format: format, task: dataset.Regression, target: f.target, noHeader: f.noHeader, limit: f.limit, split: "test"}
+	rs := readSpec{format: format, task: dataset.Regression, target: f.target, noHeader: f.noHeader, limit: f.limit, split: "test", maxBytes: f.maxMemory.option()}
 	if m.K > 0 {
 		rs.task, rs.classes = dataset.Classification, m.Classes
 	}

@@ -334,6 +334,9 @@ func experimentOn[T batch.Float](cfg *expConfig, df *dataFlags, bar *progress) (
 		if err != nil {
 			return nil, err
 		}
+		if err := checkModel[T](kind, train.D, train.K, cfg.hidden, cfg.threads, cfg.batch, df.maxMemory); err != nil {
+			return nil, err
+		}
 		model, err := cvar.NewModel[T](kind, train.D, train.K, cfg.hidden)
 		if err != nil {
 			return nil, err

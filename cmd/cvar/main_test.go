@@ -767,3 +767,36 @@ func TestLimitStopsReading(t *testing.T) {
 	fails(t, 1, []string{"big.svm:201", "strictly increasing"}, "train", "-data", bigSVM, "-epochs", "1")
 	ok(t, "train", "-data", bigSVM, "-limit", "150", "-epochs", "1")
 }
+
+// TestMemoryPolicy: inputs and flags that would need more memory than
+// -max-memory fail at once with the sizes and the flag that raises the
+// bound, instead of running out of memory.
+func TestMemoryPolicy(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	for i := range 1500 {
+		if i%2 == 0 {
+			b.WriteString("0 1048576:1\n")
+		} else {
+			b.WriteString("1 1:1\n")
+		}
+	}
+	wide := write(t, dir, "wide.svm", b.String())
+	fails(t, 1, []string{"wide.svm", "1500 samples × 1048576 features", "12582912000 bytes", "-max-memory"}, "train", "-data", wide)
+	fails(t, 1, []string{"wide.svm", "1500 samples × 1048576 features", "float32", "6291456000 bytes"}, "train", "-data", wide, "-precision", "f32", "-max-memory", "5GiB")
+	// -limit reads fewer rows, which then fit.
+	ok(t, "train", "-data", wide, "-limit", "2", "-method", "vanilla", "-epochs", "1")
+	// The built-in data and the model are bounded too.
+	fails(t, 1, []string{"-n 100000000", "-d 1000", "-max-memory"}, "train", "-n", "100000000", "-d", "1000")
+	fails(t, 1, []string{"-hidden 100000000", "-max-memory"}, "train", "-n", "300", "-model", "mlp", "-hidden", "100000000")
+	fails(t, 1, []string{"-hidden 100000000", "-max-memory"}, "experiment", "-n", "300", "-model", "mlp", "-hidden", "100000000")
+	fails(t, 1, []string{"data.csv", "at least", "-max-memory"}, "train", "-data", write(t, dir, "data.csv", classCSV(300, 1, true)), "-max-memory", "1KiB")
+	fails(t, 2, []string{"-max-memory", `"lots"`}, "train", "-max-memory", "lots")
+	ok(t, "train", "-n", "300", "-epochs", "1", "-max-memory", "0")
+	for s, want := range map[string]int64{"0": 0, "512": 512, "1KB": 1000, "1.5GiB": 3 << 29, "2G": 2 << 30, "3mb": 3e6} {
+		var v byteSize
+		if err := v.Set(s); err != nil || int64(v) != want {
+			t.Errorf("byteSize %q = %d, %v; want %d", s, v, err, want)
+		}
+	}
+}

@@ -327,10 +327,10 @@ func readCSVWithoutTarget[T batch.Float](path string, rs readSpec) (*dataset.Dat
 		cw.Write(append(rec, extra))
 	}
 	cw.Flush()
-	opt := dataset.CSVOptions{Comma: cr.Comma, NoHeader: rs.noHeader, Task: dataset.Regression}
+	opt := dataset.CSVOptions{Comma: cr.Comma, NoHeader: rs.noHeader, Task: dataset.Regression, MaxBytes: rs.maxBytes}
 	ds, err := dataset.ReadCSV[T](&buf, path, opt)
 	if err != nil {
-		return nil, err
+		return nil, tooLarge(err)
 	}
 	ds = firstRows(ds, rs.limit)
 	return ds, nil

@@ -247,6 +247,9 @@ func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 			kind = cvar.KindSoftmax
 		}
 	}
+	if err := checkModel[T](kind, d, len(classes), f.hidden, f.threads, 1, df.maxMemory); err != nil {
+		return err
+	}
 	model, err := cvar.NewModel[T](kind, d, len(classes), f.hidden)
 	if err != nil {
 		return fmt.Errorf("%s: %w", df.data, err)

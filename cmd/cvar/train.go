@@ -216,6 +216,9 @@ func trainRun[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 	if err != nil {
 		return err
 	}
+	if err := checkModel[T](td.kind, td.train.D, td.train.K(), f.hidden, f.threads, f.batch, f.data.maxMemory); err != nil {
+		return err
+	}
 	model, err := cvar.NewModel[T](td.kind, td.train.D, td.train.K(), f.hidden)
 	if err != nil {
 		return err
