@@ -125,14 +125,24 @@ type csvSource[T Float] struct {
 	first    []string // with NoHeader, the first record, already read
 	line     int      // line of the last record read
 	noHeader bool
+	in       *decompressed
 }
 
 // newCSVSource reads the header (or the first record) and locates the target.
 func newCSVSource[T Float](r io.Reader, name string, opt CSVOptions) (*csvSource[T], error) {
-	br, err := decompress(r, name)
+	in, err := decompress(r, name)
 	if err != nil {
 		return nil, err
 	}
+	s, err := newCSVSourceOf[T](in, name, opt)
+	if err != nil {
+		return nil, in.verify(err)
+	}
+	return s, nil
+}
+
+func newCSVSourceOf[T Float](in *decompressed, name string, opt CSVOptions) (*csvSource[T], error) {
+	br := in.br
 	skipBOM(br)
 	cr := csv.NewReader(br)
 	if opt.Comma != 0 {
@@ -146,7 +156,7 @@ func newCSVSource[T Float](r io.Reader, name string, opt CSVOptions) (*csvSource
 	if cr.Comma == opt.Comment || !validDelim(cr.Comma) || opt.Comment != 0 && !validDelim(opt.Comment) {
 		return nil, fmt.Errorf("dataset: invalid CSV delimiter %q or comment character %q", cr.Comma, opt.Comment)
 	}
-	s := &csvSource[T]{name: name, r: cr, noHeader: opt.NoHeader}
+	s := &csvSource[T]{name: name, r: cr, noHeader: opt.NoHeader, in: in}
 	rec, err := cr.Read()
 	if err == io.EOF {
 		if opt.NoHeader {
@@ -222,6 +232,14 @@ func findTarget(target string, columns []string, noHeader bool) (int, error) {
 // next parses the next record into row (len D) and returns its checked
 // target text and line. It returns io.EOF after the last record.
 func (s *csvSource[T]) next(row []T, ts *targetSpec) (string, int, error) {
+	target, line, err := s.parse(row, ts)
+	if err != nil {
+		return "", 0, s.in.verify(err)
+	}
+	return target, line, nil
+}
+
+func (s *csvSource[T]) parse(row []T, ts *targetSpec) (string, int, error) {
 	rec := s.first
 	s.first = nil
 	if rec == nil {

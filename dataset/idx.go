@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"bufio"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -200,11 +201,19 @@ func idxHeaderLen(ndims int) int { return 4 + 4*ndims }
 // number and returns the dimensions (count first; images always get three)
 // and the data of the first limit records (all if limit is 0).
 func readIDXFile(r io.Reader, name string, magic uint32, what string, limit int) ([3]int, []byte, error) {
-	var dims [3]int
 	br, kind, err := decompressKind(r, name)
 	if err != nil {
-		return dims, nil, err
+		return [3]int{}, nil, err
 	}
+	dims, data, err := readIDXContent(br, kind, name, magic, what, limit)
+	if err != nil {
+		return dims, nil, verifyStream(br, kind, name, err)
+	}
+	return dims, data, nil
+}
+
+func readIDXContent(br *bufio.Reader, kind, name string, magic uint32, what string, limit int) ([3]int, []byte, error) {
+	var dims [3]int
 	after := ""
 	if kind != "" {
 		after = " after " + kind + " decompression"

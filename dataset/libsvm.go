@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"strconv"
+	"strings"
 )
 
 // DefaultMaxDim is the largest feature index LIBSVM readers accept when the
@@ -81,8 +82,9 @@ func ReadLIBSVM[T Float](r io.Reader, name string, opt LIBSVMOptions) (*Dataset[
 		texts  []string
 		maxIdx int
 	)
+	firstLine := 0
 	for opt.Limit == 0 || len(texts) < opt.Limit {
-		label, _, err := p.next(ts)
+		label, line, err := p.next(ts)
 		if err == io.EOF {
 			break
 		}
@@ -93,6 +95,9 @@ func ReadLIBSVM[T Float](r io.Reader, name string, opt LIBSVMOptions) (*Dataset[
 		val = append(val, p.val...)
 		start = append(start, len(idx))
 		texts = append(texts, label)
+		if firstLine == 0 {
+			firstLine = line
+		}
 		if n := len(p.idx); n > 0 {
 			maxIdx = max(maxIdx, int(p.idx[n-1]))
 		}
@@ -104,6 +109,13 @@ func ReadLIBSVM[T Float](r io.Reader, name string, opt LIBSVMOptions) (*Dataset[
 	d := opt.Dim
 	if d == 0 {
 		d = maxIdx
+	}
+	if d == 0 {
+		msg := "a label and no index:value pairs, and no other line has any either"
+		if strings.ContainsAny(texts[0], ",;\t") {
+			msg = fmt.Sprintf("%q has no index:value pairs; the file looks like CSV, not LIBSVM", clip(texts[0]))
+		}
+		return nil, lineError(name, firstLine, "%s; expected lines of the form \"label index:value ...\"", msg)
 	}
 	if err := checkDense[T](name, n, d, maxBytes(opt.MaxBytes), false); err != nil {
 		return nil, err
@@ -141,6 +153,7 @@ type libsvmParser[T Float] struct {
 	maxDim int // bound on indices when dim is 0
 	idx    []int32
 	val    []T
+	in     *decompressed
 }
 
 func newLIBSVMParser[T Float](r io.Reader, name string, opt LIBSVMOptions) (*libsvmParser[T], error) {
@@ -150,7 +163,7 @@ func newLIBSVMParser[T Float](r io.Reader, name string, opt LIBSVMOptions) (*lib
 	if opt.Dim > math.MaxInt32 {
 		return nil, fmt.Errorf("dataset: option Dim %d exceeds the largest LIBSVM index %d", opt.Dim, math.MaxInt32)
 	}
-	br, err := decompress(r, name)
+	in, err := decompress(r, name)
 	if err != nil {
 		return nil, err
 	}
@@ -158,12 +171,20 @@ func newLIBSVMParser[T Float](r io.Reader, name string, opt LIBSVMOptions) (*lib
 	if maxDim == 0 {
 		maxDim = DefaultMaxDim
 	}
-	return &libsvmParser[T]{name: name, lines: lineReader{br: br}, dim: opt.Dim, maxDim: min(maxDim, math.MaxInt32)}, nil
+	return &libsvmParser[T]{name: name, lines: lineReader{br: in.br}, in: in, dim: opt.Dim, maxDim: min(maxDim, math.MaxInt32)}, nil
 }
 
 // next parses the next sample into p.idx and p.val and returns its checked,
 // trimmed label and its line; io.EOF after the last sample.
 func (p *libsvmParser[T]) next(ts *targetSpec) (string, int, error) {
+	label, line, err := p.parse(ts)
+	if err != nil {
+		return "", 0, p.in.verify(err)
+	}
+	return label, line, nil
+}
+
+func (p *libsvmParser[T]) parse(ts *targetSpec) (string, int, error) {
 	for {
 		line, err := p.lines.next()
 		if err == io.EOF {

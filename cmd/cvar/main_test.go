@@ -800,3 +800,26 @@ func TestMemoryPolicy(t *testing.T) {
 		}
 	}
 }
+
+// TestUnclearMessages: inputs that used to give messages without a file,
+// or about a consequence instead of the cause.
+func TestUnclearMessages(t *testing.T) {
+	dir := t.TempDir()
+	csvFile := write(t, dir, "d.csv", classCSV(50, 1, true))
+	fails(t, 1, []string{"d.csv:1: ", "looks like CSV", "label index:value"}, "train", "-data", csvFile, "-format", "libsvm")
+	fails(t, 1, []string{"labels.svm:1: ", "no index:value pairs"}, "train", "-data", write(t, dir, "labels.svm", "1\n0\n1\n"))
+	fails(t, 1, []string{"labels2.svm", "no line has index:value pairs"}, "train", "-stream", "-method", "alg1", "-data", write(t, dir, "labels2.svm", "1\n0\n1\n"))
+	// A corrupt gzip file is a gzip error, whatever the garbage looks like.
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	zw.Write([]byte(classCSV(2000, 1, true)))
+	zw.Close()
+	gz := buf.Bytes()
+	gz[len(gz)/2] ^= 0xff
+	bad := write(t, dir, "bad.csv.gz", string(gz))
+	fails(t, 1, []string{"bad.csv.gz", "gzip"}, "train", "-data", bad)
+	model := filepath.Join(dir, "m.cvar")
+	ok(t, "train", "-data", csvFile, "-o", model, "-epochs", "1")
+	fails(t, 1, []string{"bad.csv.gz", "gzip"}, "eval", "-in", model, "-data", bad)
+	fails(t, 1, []string{"bad.csv.gz", "gzip"}, "predict", "-in", model, "-data", bad)
+}

@@ -126,7 +126,7 @@ func libsvmWidth(path string) (int, error) {
 		}
 	}
 	if width == 0 {
-		width = 1
+		return 0, fmt.Errorf("%s: no line has index:value pairs; expected lines of the form \"label index:value ...\"", path)
 	}
 	return width, nil
 }
