@@ -262,6 +262,9 @@ func loadFull[T batch.Float](f *dataFlags, kind string) (*dataset.Dataset[T], cv
 		if err := checkMemory(fmt.Sprintf("the built-in data of -n %d samples × -d %d features", f.n, f.d), dataset.DenseBytes[T](f.n, f.d), f.maxMemory); err != nil {
 			return nil, cvar.DataSource{}, err
 		}
+		if task != dataset.Regression && f.d < 2*f.classes+1 {
+			return nil, cvar.DataSource{}, usagef("-d %d: the built-in classification data with %d classes needs at least %d features", f.d, f.classes, 2*f.classes+1)
+		}
 		src := cvar.DataSource{Kind: "synthetic", SynthN: f.n, SynthD: f.d, SynthSeed: synthSeed}
 		ds, err := synthetic[T](task == dataset.Regression, f.n, f.d, f.classes, synthSeed)
 		if err != nil {
@@ -291,7 +294,7 @@ func synthetic[T batch.Float](regression bool, n, d, classes int, seed uint64) (
 		return dataset.SyntheticRegression[T](dataset.SynthRegConfig{N: n, D: d, Seed: seed})
 	}
 	if d < 2*classes+1 {
-		return nil, usagef("-d %d: the built-in classification data with %d classes needs at least %d features", d, classes, 2*classes+1)
+		return nil, fmt.Errorf("the built-in classification data with %d classes needs at least %d features, not %d", classes, 2*classes+1, d)
 	}
 	return dataset.SyntheticClassification[T](dataset.SynthClassConfig{N: n, D: d, Classes: classes, Seed: seed})
 }
@@ -308,7 +311,7 @@ func loadForModel[T batch.Float](f *dataFlags, m *cvar.ModelFile) (*dataset.Data
 		}
 		var err error
 		if ds, err = synthetic[T](m.K == 0, s.SynthN, s.SynthD, max(s.SynthClasses, 2), s.SynthSeed+1); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("the model file's built-in data cannot be drawn again: %w; give -data", err)
 		}
 		ds.Name += " (fresh sample)"
 	} else {

@@ -19,6 +19,8 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+
+	"github.com/cvarlearn/cvar"
 )
 
 // cli runs the program in-process.
@@ -822,4 +824,29 @@ func TestUnclearMessages(t *testing.T) {
 	ok(t, "train", "-data", csvFile, "-o", model, "-epochs", "1")
 	fails(t, 1, []string{"bad.csv.gz", "gzip"}, "eval", "-in", model, "-data", bad)
 	fails(t, 1, []string{"bad.csv.gz", "gzip"}, "predict", "-in", model, "-data", bad)
+}
+
+// TestEvalErrorsNameItsFlags: eval's and predict's errors about a model's
+// built-in data do not name train's flags (-d), which they do not have.
+func TestEvalErrorsNameItsFlags(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "m.cvar")
+	ok(t, "train", "-n", "300", "-epochs", "1", "-method", "vanilla", "-o", model)
+	m, err := readModel(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Source.SynthD, m.Source.SynthClasses = 3, 2 // too few features for 2 classes
+	f, _ := os.Create(filepath.Join(dir, "odd.cvar"))
+	if err := cvar.SaveModel(f, m); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	for _, cmd := range []string{"eval", "predict"} {
+		_, errOut, code := cli(t, cmd, "-in", filepath.Join(dir, "odd.cvar"))
+		if code == 0 || strings.Contains(errOut, "-d ") || strings.Contains(errOut, "see cvar") {
+			t.Errorf("%s: exit %d, stderr %q names a flag it does not have", cmd, code, errOut)
+		}
+	}
+	fails(t, 2, []string{"-d 3"}, "train", "-d", "3")
 }
