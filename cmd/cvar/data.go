@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -73,11 +74,12 @@ func loadFile[T batch.Float](path string, rs readSpec) (*dataset.Dataset[T], err
 	)
 	switch rs.format {
 	case "csv":
-		opt := dataset.CSVOptions{Target: rs.target, NoHeader: rs.noHeader, Task: rs.task, Classes: rs.classes, Limit: rs.limit, MaxBytes: rs.maxBytes}
-		if strings.HasSuffix(strings.ToLower(strings.TrimSuffix(path, ".gz")), ".tsv") {
-			opt.Comma = '\t'
+		f, oerr := os.Open(path)
+		if oerr != nil {
+			return nil, oerr
 		}
-		ds, err = dataset.LoadCSV[T](path, opt)
+		defer f.Close()
+		return readCSVFile[T](f, path, rs)
 	case "libsvm":
 		ds, err = dataset.LoadLIBSVM[T](path, dataset.LIBSVMOptions{Dim: rs.dim, Task: rs.task, Classes: rs.classes, Limit: rs.limit, MaxBytes: rs.maxBytes})
 	case "idx":
@@ -106,6 +108,12 @@ func loadFile[T batch.Float](path string, rs readSpec) (*dataset.Dataset[T], err
 	default:
 		return nil, fmt.Errorf("unknown format %q", rs.format)
 	}
+	return checkRead(path, ds, rs, err)
+}
+
+// checkRead finishes the reading of a data file: the error, -limit, and the
+// classes a training set needs.
+func checkRead[T batch.Float](path string, ds *dataset.Dataset[T], rs readSpec, err error) (*dataset.Dataset[T], error) {
 	if err != nil {
 		return nil, tooLarge(err)
 	}
@@ -114,6 +122,16 @@ func loadFile[T batch.Float](path string, rs readSpec) (*dataset.Dataset[T], err
 		return nil, fmt.Errorf("%s: every label is %q; classification needs at least two classes (for a regression target use -model linear or lad)", path, ds.Classes[0])
 	}
 	return ds, nil
+}
+
+// readCSVFile reads the CSV file at path from r as rs says.
+func readCSVFile[T batch.Float](r io.Reader, path string, rs readSpec) (*dataset.Dataset[T], error) {
+	opt := dataset.CSVOptions{Target: rs.target, NoHeader: rs.noHeader, Task: rs.task, Classes: rs.classes, Limit: rs.limit, MaxBytes: rs.maxBytes}
+	if strings.HasSuffix(strings.ToLower(strings.TrimSuffix(path, ".gz")), ".tsv") {
+		opt.Comma = '\t'
+	}
+	ds, err := dataset.ReadCSV[T](r, path, opt)
+	return checkRead(path, ds, rs, err)
 }
 
 // taskOf is the task a model kind needs; TaskAuto for "auto".

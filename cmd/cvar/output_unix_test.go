@@ -3,12 +3,14 @@
 package main
 
 import (
+	"fmt"
 	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 )
 
 // TestForceOnlyRegularFiles: -force replaces regular files only; a named
@@ -80,5 +82,53 @@ func TestFailedRenameNamesPath(t *testing.T) {
 	}
 	if names, _ := os.ReadDir(dir); len(names) != 1 {
 		t.Errorf("left behind: %v", names)
+	}
+}
+
+// TestPredictFromPipe: predict reads its data once, so -data may be a pipe
+// (cat f.csv | cvar predict -data /dev/stdin -format csv), with or without
+// the target column.
+func TestPredictFromPipe(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "m.cvar")
+	ok(t, "train", "-data", write(t, dir, "d.csv", classCSV(120, 1, true)), "-epochs", "1", "-o", model)
+	for _, labelled := range []bool{true, false} {
+		fifo := filepath.Join(dir, fmt.Sprintf("pipe%v", labelled))
+		if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+			t.Skip("mkfifo:", err)
+		}
+		content := classCSV(40, 2, labelled)
+		go func() {
+			w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+			if err != nil {
+				return
+			}
+			w.WriteString(content)
+			w.Close()
+		}()
+		type result struct {
+			out, errOut string
+			code        int
+		}
+		done := make(chan result, 1)
+		go func() {
+			o, e, c := cli(t, "predict", "-in", model, "-data", fifo, "-format", "csv")
+			done <- result{o, e, c}
+		}()
+		select {
+		case r := <-done:
+			if r.code != 0 {
+				t.Fatalf("predict from a pipe: exit %d, %s", r.code, r.errOut)
+			}
+			if recs := readCSV(t, r.out); len(recs) != 41 || (recs[0][len(recs[0])-1] == "loss") != labelled {
+				t.Errorf("predict from a pipe (labelled %v): %d records, header %v", labelled, len(recs), recs[0])
+			}
+		case <-time.After(30 * time.Second):
+			// Unblock the second open, if that is where it hangs.
+			if w, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
+				w.Close()
+			}
+			t.Fatal("predict from a pipe did not finish: it opens the file twice")
+		}
 	}
 }
