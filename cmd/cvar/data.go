@@ -69,8 +69,9 @@ type readSpec struct {
 // are read raw (0..255): preprocessing scales them.
 func loadFile[T batch.Float](path string, rs readSpec) (*dataset.Dataset[T], error) {
 	var (
-		ds  *dataset.Dataset[T]
-		err error
+		ds   *dataset.Dataset[T]
+		err  error
+		name = path // the file named if every label is the same
 	)
 	switch rs.format {
 	case "csv":
@@ -97,6 +98,7 @@ func loadFile[T batch.Float](path string, rs readSpec) (*dataset.Dataset[T], err
 				return nil, ferr
 			}
 			ds, err = dataset.LoadIDX[T](images, labels, opt)
+			name = labels
 		} else {
 			labels := strings.Replace(path, "images-idx3", "labels-idx1", 1)
 			labels = strings.Replace(labels, "images.idx3", "labels.idx1", 1)
@@ -104,11 +106,12 @@ func loadFile[T batch.Float](path string, rs readSpec) (*dataset.Dataset[T], err
 				return nil, fmt.Errorf("%s: cannot find the label file of an IDX image file whose name has no \"images-idx3\"", path)
 			}
 			ds, err = dataset.LoadIDX[T](path, labels, opt)
+			name = labels
 		}
 	default:
 		return nil, fmt.Errorf("unknown format %q", rs.format)
 	}
-	return checkRead(path, ds, rs, err)
+	return checkRead(name, ds, rs, err)
 }
 
 // checkRead finishes the reading of a data file: the error, -limit, and the
@@ -118,8 +121,12 @@ func checkRead[T batch.Float](path string, ds *dataset.Dataset[T], rs readSpec, 
 		return nil, tooLarge(err)
 	}
 	ds = firstRows(ds, rs.limit)
-	if ds.Task == dataset.Classification && ds.K() < 2 {
-		return nil, fmt.Errorf("%s: every label is %q; classification needs at least two classes (for a regression target use -model linear or lad)", path, ds.Classes[0])
+	// Training data needs two classes that occur, not merely two that are
+	// named: IDX files name the ten digits whatever their labels hold.
+	if ds.Task == dataset.Classification && rs.classes == nil {
+		if c, single := singleClass(ds); single {
+			return nil, fmt.Errorf("%s: every label is %q; classification needs at least two classes (for a regression target use -model linear or lad)", path, c)
+		}
 	}
 	return ds, nil
 }
@@ -132,6 +139,20 @@ func readCSVFile[T batch.Float](r io.Reader, path string, rs readSpec) (*dataset
 	}
 	ds, err := dataset.ReadCSV[T](r, path, opt)
 	return checkRead(path, ds, rs, err)
+}
+
+// singleClass reports whether every sample of ds has the same class, and
+// which.
+func singleClass[T batch.Float](ds *dataset.Dataset[T]) (string, bool) {
+	if ds.K() < 2 {
+		return ds.Classes[0], true
+	}
+	for _, l := range ds.Labels {
+		if l != ds.Labels[0] {
+			return "", false
+		}
+	}
+	return ds.Classes[ds.Labels[0]], true
 }
 
 // taskOf is the task a model kind needs; TaskAuto for "auto".

@@ -850,3 +850,16 @@ func TestEvalErrorsNameItsFlags(t *testing.T) {
 	}
 	fails(t, 2, []string{"-d 3"}, "train", "-d", "3")
 }
+
+// TestIDXSingleClass: IDX labels of a single class are rejected like the
+// same labels in a CSV file, though the IDX reader names ten classes.
+func TestIDXSingleClass(t *testing.T) {
+	dir := t.TempDir()
+	idxPair(t, dir, 30, false)
+	lbl := binary.BigEndian.AppendUint32(nil, 0x801)
+	lbl = binary.BigEndian.AppendUint32(lbl, 30)
+	lbl = append(lbl, bytes.Repeat([]byte{7}, 30)...)
+	os.WriteFile(filepath.Join(dir, "train-labels-idx1-ubyte"), lbl, 0o644)
+	fails(t, 1, []string{"train-labels-idx1-ubyte", `every label is "7"`, "two classes"}, "train", "-data", dir)
+	fails(t, 1, []string{"one.csv", `every label is "7"`, "two classes"}, "train", "-data", write(t, dir, "one.csv", "a,b,y\n1,2,7\n3,4,7\n5,6,7\n"))
+}
