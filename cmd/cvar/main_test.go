@@ -863,3 +863,48 @@ func TestIDXSingleClass(t *testing.T) {
 	fails(t, 1, []string{"train-labels-idx1-ubyte", `every label is "7"`, "two classes"}, "train", "-data", dir)
 	fails(t, 1, []string{"one.csv", `every label is "7"`, "two classes"}, "train", "-data", write(t, dir, "one.csv", "a,b,y\n1,2,7\n3,4,7\n5,6,7\n"))
 }
+
+// TestStreamSplitsLikeMemory: -stream and in-memory training split a file
+// the same way for the same -seed, and both accept two rows.
+func TestStreamSplitsLikeMemory(t *testing.T) {
+	dir := t.TempDir()
+	// The target is the row's index, and a tiny step leaves θ ≈ 0, so each
+	// row's LAD loss is its index: the metrics of each split then tell
+	// which rows it holds.
+	var b strings.Builder
+	b.WriteString("x1,x2,y\n")
+	for i := range 300 {
+		fmt.Fprintf(&b, "%d,%d,%d\n", i%7, i%5, i)
+	}
+	data := write(t, dir, "rows.csv", b.String())
+	for _, seed := range []string{"1", "7"} {
+		args := []string{"train", "-data", data, "-model", "lad", "-method", "alg1", "-lr", "1e-300", "-scale", "none", "-seed", seed, "-json"}
+		var mem, str trainJSON
+		decodeJSON(t, ok(t, args...), &mem)
+		decodeJSON(t, ok(t, append(args, "-stream")...), &str)
+		for _, set := range []string{"training", "validation"} {
+			for _, k := range []string{"n", "mean_loss", "cvar_0.05", "cvar_0.1", "var_0.1"} {
+				m, s := mem.Metrics[set][k], str.Metrics[set][k]
+				if m == nil || s == nil || math.Abs(*m-*s) > 1e-9*math.Max(1, math.Abs(*m)) {
+					t.Errorf("seed %s, %s %s: in memory %v, streamed %v", seed, set, k, deref(m), deref(s))
+				}
+			}
+		}
+	}
+	two := write(t, dir, "two.csv", "a,b,y\n1,2,0\n3,1,1\n")
+	for _, extra := range [][]string{nil, {"-stream"}} {
+		var r trainJSON
+		decodeJSON(t, ok(t, append([]string{"train", "-data", two, "-method", "alg1", "-lr", "0.01", "-json"}, extra...)...), &r)
+		if n := r.Metrics["validation"]["n"]; n == nil || *n != 1 {
+			t.Errorf("two rows %v: validation n %v", extra, deref(n))
+		}
+	}
+	fails(t, 1, []string{"one.csv", "1 samples cannot be split"}, "train", "-data", write(t, dir, "one.csv", "a,b,y\n1,2,0\n"), "-method", "alg1", "-stream")
+}
+
+func deref(p *float64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
