@@ -174,10 +174,12 @@ type runResult struct {
 
 // dsResult is one data set's results.
 type dsResult struct {
-	name   string
-	rows   []expRow
-	runs   []*runResult // selected runs, [seed][method]
-	alphas []float64
+	name     string
+	rows     []expRow
+	runs     []*runResult // selected runs, [seed][method]
+	alphas   []float64
+	total    int          // training runs
+	diverged []*runResult // the runs that diverged
 }
 
 // expRow is one row of the table (and of -json).
@@ -190,6 +192,15 @@ type expRow struct {
 	Raw      map[string]meanStd `json:"raw"`
 	Selected []selected         `json:"selected"`
 	Failed   int                `json:"failed_runs"`
+	Diverged []divergedRun      `json:"diverged,omitempty"`
+}
+
+// divergedRun is a run that diverged, for -json.
+type divergedRun struct {
+	Seed  int     `json:"seed"`
+	LR    float64 `json:"lr"`
+	WD    float64 `json:"wd"`
+	Error string  `json:"error"`
 }
 
 type meanStd struct {
@@ -207,7 +218,7 @@ type selected struct {
 func (r expRow) MarshalJSON() ([]byte, error) {
 	obj := map[string]any{
 		"dataset": r.Dataset, "method": r.Method, "title": r.Title, "alpha": r.Alpha,
-		"raw": r.Raw, "selected": r.Selected, "failed_runs": r.Failed,
+		"raw": r.Raw, "selected": r.Selected, "failed_runs": r.Failed, "diverged": r.Diverged,
 		"normalised_to": "vanilla",
 	}
 	for k, v := range r.Metrics {
@@ -247,6 +258,9 @@ func experimentRun[T batch.Float](e *env, cfg *expConfig) error {
 		results = append(results, r)
 	}
 	bar.finish()
+	if err := reportDivergence(e.stderr, results); err != nil {
+		return err
+	}
 	for _, r := range results {
 		for _, row := range r.rows {
 			if row.Failed > 0 {
@@ -365,6 +379,11 @@ func experimentOn[T batch.Float](cfg *expConfig, df *dataFlags, bar *progress) (
 			}
 		}
 		all = append(all, jobs...)
+		for _, j := range jobs {
+			if j.err != nil {
+				res.diverged = append(res.diverged, j)
+			}
+		}
 		if !record {
 			for _, j := range jobs {
 				j.losses = nil
@@ -406,6 +425,7 @@ func experimentOn[T batch.Float](cfg *expConfig, df *dataFlags, bar *progress) (
 		for _, j := range all {
 			if j.method == m && j.err != nil {
 				row.Failed++
+				row.Diverged = append(row.Diverged, divergedRun{Seed: j.seed + 1, LR: j.lr, WD: j.wd, Error: runError(j)})
 			}
 		}
 		for i, name := range metricNames {
@@ -417,7 +437,31 @@ func experimentOn[T batch.Float](cfg *expConfig, df *dataFlags, bar *progress) (
 	for s := range best {
 		res.runs = append(res.runs, best[s]...)
 	}
+	res.total = len(all)
 	return res, nil
+}
+
+// runError is the message of a run that failed, without the library's
+// "cvar: " prefix, on one line.
+func runError(j *runResult) string {
+	return oneLine(strings.Replace(j.err.Error(), "cvar: ", "", 1))
+}
+
+// reportDivergence prints a line on w for every run that diverged; when
+// every run diverged there is nothing to compare, and it returns an error.
+func reportDivergence(w io.Writer, results []*dsResult) error {
+	total, diverged := 0, 0
+	for _, r := range results {
+		total += r.total
+		diverged += len(r.diverged)
+		for _, j := range r.diverged {
+			fmt.Fprintf(w, "cvar experiment: %s, seed %d: %s\n", r.name, j.seed+1, runError(j))
+		}
+	}
+	if total > 0 && diverged == total {
+		return fmt.Errorf("all %d training runs diverged (each is listed above); try smaller -lrs or larger -wds", total)
+	}
+	return nil
 }
 
 func isDivergence(err error) bool {

@@ -908,3 +908,41 @@ func deref(p *float64) any {
 	}
 	return *p
 }
+
+// TestExperimentDivergence: experiment names every run that diverged, and
+// fails (exit 1, nothing on stdout) when all of them did.
+func TestExperimentDivergence(t *testing.T) {
+	args := []string{"experiment", "-n", "300", "-epochs", "2", "-seeds", "2", "-wds", "0", "-json"}
+	out, errOut, code := cli(t, append(args, "-lrs", "1e300")...)
+	if code != 1 || out != "" {
+		t.Errorf("every run diverged: exit %d, stdout %q", code, out)
+	}
+	lines := strings.Split(strings.TrimSpace(errOut), "\n")
+	if len(lines) != 7 || !strings.Contains(lines[6], "all 6 training runs diverged") {
+		t.Fatalf("stderr: %q", errOut)
+	}
+	for _, l := range lines[:6] {
+		if !strings.Contains(l, "synthetic-classification, seed ") || !strings.Contains(l, "with lr 1e+300, wd 0: training diverged") {
+			t.Errorf("run line %q", l)
+		}
+	}
+	// Some runs diverged: exit 0, each named on stderr and in -json.
+	out, errOut, code = cli(t, append(args, "-lrs", "1e300,0.01")...)
+	if code != 0 || strings.Count(errOut, "training diverged") != 6 {
+		t.Errorf("half the runs diverged: exit %d, stderr %q", code, errOut)
+	}
+	var rows []struct {
+		Failed   int `json:"failed_runs"`
+		Diverged []struct {
+			Seed  int     `json:"seed"`
+			LR    float64 `json:"lr"`
+			Error string  `json:"error"`
+		} `json:"diverged"`
+	}
+	decodeJSON(t, out, &rows)
+	for _, r := range rows {
+		if r.Failed != 2 || len(r.Diverged) != 2 || r.Diverged[0].LR != 1e300 || !strings.Contains(r.Diverged[1].Error, "diverged") {
+			t.Errorf("row %+v", r)
+		}
+	}
+}
