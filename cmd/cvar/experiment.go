@@ -99,7 +99,7 @@ func cmdExperiment(e *env, args []string) error {
 	eps := fs.Float64("eps", 0, "smoothing ε of CVaR-SGD (0: Theorem 3.9's 2·G_α·η)")
 	precision := precisionChoice(cvar.F32)
 	fs.Var(precision, "precision", "floating-point `precision`: f32 or f64")
-	threads := fs.Int("threads", 0, "training runs in parallel (0: all cores)")
+	threads := fs.Int("threads", 0, "training runs in parallel (0: all cores; more than the cores are clamped to them)")
 	hidden := fs.Int("hidden", batch.DefaultHidden, "hidden units of the mlp")
 	formatOut := newChoice("text", "text", "markdown", "csv")
 	fs.Var(formatOut, "format-out", "table `format`: text, markdown or csv")

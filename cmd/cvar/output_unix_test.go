@@ -132,3 +132,13 @@ func TestPredictFromPipe(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamRefusesPipe: -stream reads its file several times, so a pipe
+// is refused at once instead of yielding an empty second pass.
+func TestStreamRefusesPipe(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "rows.csv")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Skip("mkfifo:", err)
+	}
+	fails(t, 1, []string{fifo, "not a regular file", "-stream"}, "train", "-stream", "-method", "alg1", "-data", fifo)
+}

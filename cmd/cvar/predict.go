@@ -41,7 +41,7 @@ func cmdPredict(e *env, args []string) error {
 	out := fs.String("o", "", "write the predictions to this `file` (default: stdout)")
 	force := fs.Bool("force", false, "replace the -o file if it exists")
 	jsonOut := fs.Bool("json", false, "write a JSON array instead of CSV")
-	threads := fs.Int("threads", 0, "worker threads (0: all cores)")
+	threads := fs.Int("threads", 0, "worker threads (0: all cores; more than the cores are clamped to them)")
 	if err := parseFlags(e, fs, predictSynopsis, args); err != nil {
 		return err
 	}

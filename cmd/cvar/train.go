@@ -76,7 +76,7 @@ func addTrainFlags(fs *flag.FlagSet) *trainFlags {
 	fs.IntVar(&f.batch, "batch", 0, "minibatch size of alg3, vanilla and minibatch (0: 512)")
 	fs.Uint64Var(&f.seed, "seed", 1, "random seed of the split and the training")
 	fs.Var(f.precision, "precision", "floating-point `precision`: f32 or f64")
-	fs.IntVar(&f.threads, "threads", 0, "worker threads (0: all cores)")
+	fs.IntVar(&f.threads, "threads", 0, "worker threads (0: all cores; more than the cores are clamped to them)")
 	fs.Float64Var(&f.radius, "radius", 0, "K is the L2 ball of this radius (0: see above)")
 	fs.Var(&f.box, "box", "K is the box [lo, hi]^p, given as `lo,hi`")
 	fs.IntVar(&f.hidden, "hidden", batch.DefaultHidden, "hidden units of the mlp")
