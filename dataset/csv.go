@@ -31,6 +31,13 @@ type CSVOptions struct {
 	// 0, 1, ...) of an earlier dataset, typically the training set; a label
 	// that is not listed is an error. It implies Classification.
 	Classes []string
+	// Limit, if positive, reads only the first Limit samples; the rest of
+	// the input is neither read nor checked. Streams ignore it.
+	Limit int
+	// MaxBytes bounds the dense feature matrix, N×D values of T: a larger
+	// input is an error wrapping ErrTooLarge. 0 means DefaultMaxBytes; a
+	// negative value, no bound. Streams ignore it.
+	MaxBytes int64
 }
 
 // LoadCSV reads a CSV file; see ReadCSV. The file may be gzip- or
@@ -55,6 +62,9 @@ func LoadCSV[T Float](path string, opt CSVOptions) (*Dataset[T], error) {
 //
 // Gzip- and bzip2-compressed input is decompressed transparently.
 func ReadCSV[T Float](r io.Reader, name string, opt CSVOptions) (*Dataset[T], error) {
+	if opt.Limit < 0 {
+		return nil, fmt.Errorf("dataset: negative option Limit %d", opt.Limit)
+	}
 	ts, err := newTargetSpec(opt.Task, opt.Classes)
 	if err != nil {
 		return nil, err
@@ -64,17 +74,21 @@ func ReadCSV[T Float](r io.Reader, name string, opt CSVOptions) (*Dataset[T], er
 		return nil, err
 	}
 	d := len(src.features)
+	bound := maxBytes(opt.MaxBytes)
 	var (
 		x     []T
 		texts []string
 		row   = make([]T, d)
 	)
-	for {
+	for opt.Limit == 0 || len(texts) < opt.Limit {
 		target, _, err := src.next(row, ts)
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
+			return nil, err
+		}
+		if err := checkDense[T](name, len(texts)+1, d, bound, true); err != nil {
 			return nil, err
 		}
 		x = append(x, row...)
@@ -111,14 +125,24 @@ type csvSource[T Float] struct {
 	first    []string // with NoHeader, the first record, already read
 	line     int      // line of the last record read
 	noHeader bool
+	in       *decompressed
 }
 
 // newCSVSource reads the header (or the first record) and locates the target.
 func newCSVSource[T Float](r io.Reader, name string, opt CSVOptions) (*csvSource[T], error) {
-	br, err := decompress(r, name)
+	in, err := decompress(r, name)
 	if err != nil {
 		return nil, err
 	}
+	s, err := newCSVSourceOf[T](in, name, opt)
+	if err != nil {
+		return nil, in.verify(err)
+	}
+	return s, nil
+}
+
+func newCSVSourceOf[T Float](in *decompressed, name string, opt CSVOptions) (*csvSource[T], error) {
+	br := in.br
 	skipBOM(br)
 	cr := csv.NewReader(br)
 	if opt.Comma != 0 {
@@ -132,7 +156,7 @@ func newCSVSource[T Float](r io.Reader, name string, opt CSVOptions) (*csvSource
 	if cr.Comma == opt.Comment || !validDelim(cr.Comma) || opt.Comment != 0 && !validDelim(opt.Comment) {
 		return nil, fmt.Errorf("dataset: invalid CSV delimiter %q or comment character %q", cr.Comma, opt.Comment)
 	}
-	s := &csvSource[T]{name: name, r: cr, noHeader: opt.NoHeader}
+	s := &csvSource[T]{name: name, r: cr, noHeader: opt.NoHeader, in: in}
 	rec, err := cr.Read()
 	if err == io.EOF {
 		if opt.NoHeader {
@@ -208,6 +232,14 @@ func findTarget(target string, columns []string, noHeader bool) (int, error) {
 // next parses the next record into row (len D) and returns its checked
 // target text and line. It returns io.EOF after the last record.
 func (s *csvSource[T]) next(row []T, ts *targetSpec) (string, int, error) {
+	target, line, err := s.parse(row, ts)
+	if err != nil {
+		return "", 0, s.in.verify(err)
+	}
+	return target, line, nil
+}
+
+func (s *csvSource[T]) parse(row []T, ts *targetSpec) (string, int, error) {
 	rec := s.first
 	s.first = nil
 	if rec == nil {

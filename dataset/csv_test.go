@@ -235,3 +235,58 @@ func wantErr(t *testing.T, err error, parts ...string) {
 		}
 	}
 }
+
+// endless serves a header and then rows without end, and fails once more
+// than max bytes have been asked of it: a reader that stops early never
+// sees the failure.
+type endless struct {
+	head, row string
+	served    int
+	max       int
+	pending   []byte
+}
+
+func (e *endless) Read(p []byte) (int, error) {
+	if e.served > e.max {
+		return 0, errors.New("read past the limit")
+	}
+	if len(e.pending) == 0 {
+		if e.served == 0 {
+			e.pending = []byte(e.head)
+		} else {
+			e.pending = []byte(e.row)
+		}
+	}
+	n := copy(p, e.pending)
+	e.pending = e.pending[n:]
+	e.served += n
+	return n, nil
+}
+
+// TestLimitStopsReading: with Limit, CSV and LIBSVM readers stop after
+// that many samples instead of reading the whole input.
+func TestLimitStopsReading(t *testing.T) {
+	csvIn := &endless{head: "a,b,y\n", row: "1.5,2.5,0\n3,4,1\n", max: 1 << 20}
+	ds, err := ReadCSV[float64](csvIn, "big.csv", CSVOptions{Limit: 10})
+	if err != nil || ds.N != 10 {
+		t.Fatalf("CSV with Limit 10: %v, %v", ds, err)
+	}
+	if csvIn.served > 1<<18 {
+		t.Errorf("CSV with Limit 10 read %d bytes", csvIn.served)
+	}
+	svmIn := &endless{head: "1 1:1\n", row: "0 2:1 3:2\n1 1:1\n", max: 1 << 20}
+	ds, err = ReadLIBSVM[float64](svmIn, "big.svm", LIBSVMOptions{Limit: 7})
+	if err != nil || ds.N != 7 || ds.D != 3 {
+		t.Fatalf("LIBSVM with Limit 7: %v, %v", ds, err)
+	}
+	if svmIn.served > 1<<18 {
+		t.Errorf("LIBSVM with Limit 7 read %d bytes", svmIn.served)
+	}
+	// Without a limit the whole input is read, and here fails.
+	if _, err := ReadCSV[float64](&endless{head: "a,y\n", row: "1,0\n", max: 1 << 16}, "big.csv", CSVOptions{}); err == nil {
+		t.Error("the endless reader did not fail")
+	}
+	if _, err := ReadCSV[float64](strings.NewReader("a,y\n1,0\n"), "x.csv", CSVOptions{Limit: -1}); err == nil {
+		t.Error("negative Limit accepted")
+	}
+}

@@ -1,6 +1,9 @@
 package dataset
 
 import (
+	"bytes"
+	"compress/gzip"
+	"encoding/binary"
 	"errors"
 	"io"
 	"slices"
@@ -99,13 +102,18 @@ func FuzzReadLIBSVM(f *testing.F) {
 		"1 3:x\n",
 		"a 1:1\nb 2:2\n",
 		"1 1:1e40\n",
+		"0 1048576:1\n1 1:1\n0 1048576:1\n1 1:1\n",
+		"1\n0\n",
+		"a,b,y\n1,2,0\n",
 		"",
 	} {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
-		// A small MaxDim keeps a stray large index from allocating much.
-		opt := LIBSVMOptions{MaxDim: 1000, Task: TaskAuto}
+		// The default dimension bound (DefaultMaxDim): a small MaxBytes
+		// keeps a stray large index from allocating much, as the default
+		// one does for real files.
+		opt := LIBSVMOptions{MaxBytes: 1 << 22, Task: TaskAuto}
 		ds32, err := ReadLIBSVM[float32](strings.NewReader(in), "fuzz.svm", opt)
 		checkRead(t, ds32, err)
 
@@ -124,5 +132,39 @@ func FuzzReadLIBSVM(f *testing.F) {
 			ds.D, ds.X = 1, make([]float64, ds.N)
 		}
 		checkStream(t, s, nil, ds, nil)
+	})
+}
+
+func FuzzReadIDX(f *testing.F) {
+	header := func(magic uint32, dims ...uint32) []byte {
+		b := binary.BigEndian.AppendUint32(nil, magic)
+		for _, d := range dims {
+			b = binary.BigEndian.AppendUint32(b, d)
+		}
+		return b
+	}
+	img := append(header(idxImagesMagic, 3, 2, 2), 0, 50, 100, 150, 200, 250, 1, 2, 3, 4, 5, 6)
+	lbl := append(header(idxLabelsMagic, 3), 0, 1, 2)
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(img)
+	zw.Close()
+	f.Add(img, lbl, 0, false)
+	f.Add(img, lbl, 2, true)
+	f.Add(gz.Bytes(), lbl, 0, false)
+	f.Add(img[:10], lbl, 0, false)
+	f.Add(lbl, img, 0, false)
+	f.Add(header(idxImagesMagic, 1<<31, 28, 28), header(idxLabelsMagic, 1<<31), 0, false)
+	f.Add(header(idxImagesMagic, 3, 28, 0), lbl, 0, false)
+	f.Fuzz(func(t *testing.T, images, labels []byte, limit int, classes bool) {
+		opt := IDXOptions{Limit: max(limit, 0) % 100, MaxBytes: 1 << 22}
+		if classes {
+			opt.Classes = []string{"0", "1", "2"}
+		}
+		ds, err := ReadIDX[float32](bytes.NewReader(images), bytes.NewReader(labels), "img", "lbl", opt)
+		checkRead(t, ds, err)
+		if err == nil && (ds.D < 1 || len(ds.Labels) != ds.N || opt.Limit > 0 && ds.N > opt.Limit) {
+			t.Fatalf("%d images of %d pixels, %d labels, limit %d", ds.N, ds.D, len(ds.Labels), opt.Limit)
+		}
 	})
 }

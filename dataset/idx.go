@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"bufio"
 	"encoding/binary"
 	"errors"
 	"fmt"
@@ -30,6 +31,10 @@ type IDXOptions struct {
 	// "0".."9" (MNIST digits), extended to the largest label if it is
 	// above 9. A label whose decimal text is not listed is an error.
 	Classes []string
+	// MaxBytes bounds the feature matrix, N×D values of T (8 times the
+	// image file's size for float64): a larger input is an error wrapping
+	// ErrTooLarge. 0 means DefaultMaxBytes; a negative value, no bound.
+	MaxBytes int64
 }
 
 // LoadMNIST loads the "train" or "test" split of MNIST (or Fashion-MNIST,
@@ -137,6 +142,9 @@ func ReadIDX[T Float](images, labels io.Reader, imagesName, labelsName string, o
 		return nil, fileError(imagesName, "no images; expected at least one")
 	}
 	d := imgDims[1] * imgDims[2]
+	if err := checkDense[T](imagesName, n, d, maxBytes(opt.MaxBytes), false); err != nil {
+		return nil, err
+	}
 	ds := &Dataset[T]{
 		Name:     imagesName,
 		X:        make([]T, n*d),
@@ -193,11 +201,19 @@ func idxHeaderLen(ndims int) int { return 4 + 4*ndims }
 // number and returns the dimensions (count first; images always get three)
 // and the data of the first limit records (all if limit is 0).
 func readIDXFile(r io.Reader, name string, magic uint32, what string, limit int) ([3]int, []byte, error) {
-	var dims [3]int
 	br, kind, err := decompressKind(r, name)
 	if err != nil {
-		return dims, nil, err
+		return [3]int{}, nil, err
 	}
+	dims, data, err := readIDXContent(br, kind, name, magic, what, limit)
+	if err != nil {
+		return dims, nil, verifyStream(br, kind, name, err)
+	}
+	return dims, data, nil
+}
+
+func readIDXContent(br *bufio.Reader, kind, name string, magic uint32, what string, limit int) ([3]int, []byte, error) {
+	var dims [3]int
 	after := ""
 	if kind != "" {
 		after = " after " + kind + " decompression"
@@ -255,11 +271,11 @@ func readIDXFile(r io.Reader, name string, magic uint32, what string, limit int)
 
 // readBounded reads want bytes, or fewer if the input ends first, and
 // reports whether more follow. It allocates what the header claims only up
-// to a bound and grows from there as data actually arrives, so that a
-// corrupt header cannot make it allocate gigabytes up front, while honest
-// files (MNIST: 47 MB) are read with at most one reallocation.
+// to 1 MiB and doubles from there as data actually arrives, so that a
+// corrupt header cannot make it allocate more than twice the data the input
+// holds (MNIST's 47 MB take six doublings).
 func readBounded(r io.Reader, want int64) (data []byte, more bool, err error) {
-	data = make([]byte, 0, min(want, 1<<26))
+	data = make([]byte, 0, min(want, 1<<20))
 	for int64(len(data)) < want {
 		if len(data) == cap(data) {
 			data = slices.Grow(data, int(min(want-int64(len(data)), int64(cap(data)))))

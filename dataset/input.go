@@ -5,15 +5,86 @@ import (
 	"bytes"
 	"compress/bzip2"
 	"compress/gzip"
+	"errors"
 	"io"
 )
+
+// decompressed is the content of an input, decompressed if it was gzip or
+// bzip2, with what is needed to blame a corrupt compressed stream.
+type decompressed struct {
+	br   *bufio.Reader
+	kind string // "gzip", "bzip2" or "" for none
+	name string
+}
 
 // decompress returns a buffered reader of r's content, transparently
 // decompressing gzip and bzip2 input. The format is recognised by its magic
 // bytes, not a file name, since readers are often handed plain io.Readers.
-func decompress(r io.Reader, name string) (*bufio.Reader, error) {
-	br, _, err := decompressKind(r, name)
-	return br, err
+func decompress(r io.Reader, name string) (*decompressed, error) {
+	br, kind, err := decompressKind(r, name)
+	if err != nil {
+		return nil, err
+	}
+	return &decompressed{br: br, kind: kind, name: name}, nil
+}
+
+// verify returns err, a problem found in the decompressed content, unless
+// the compressed stream turns out to be corrupt: a decompressor hands out
+// garbage before it detects the damage (gzip checks its CRC only at the
+// end), and that garbage would otherwise be reported as a bad row or
+// header. It then reads the rest of the input, on this error path only.
+func verifyStream(br *bufio.Reader, kind, name string, err error) error {
+	if kind == "" || err == nil || err == io.EOF {
+		return err
+	}
+	var de *decodeError
+	if errors.As(err, &de) {
+		return err
+	}
+	if _, derr := io.Copy(io.Discard, br); errors.As(derr, &de) {
+		return de.fileError(name)
+	}
+	return err
+}
+
+func (d *decompressed) verify(err error) error { return verifyStream(d.br, d.kind, d.name, err) }
+
+// decodeError is a failure of a decompressor: corrupt or truncated
+// compressed data.
+type decodeError struct {
+	kind string
+	err  error
+}
+
+func (e *decodeError) Error() string {
+	if errors.Is(e.err, io.ErrUnexpectedEOF) {
+		return "truncated " + e.kind + " stream: " + e.err.Error()
+	}
+	return "corrupt " + e.kind + " data: " + e.err.Error()
+}
+
+func (e *decodeError) Unwrap() error { return e.err }
+
+func (e *decodeError) fileError(name string) *Error {
+	msg := "corrupt " + e.kind + " data"
+	if errors.Is(e.err, io.ErrUnexpectedEOF) {
+		msg = "truncated " + e.kind + " stream"
+	}
+	return &Error{File: name, Msg: msg, Err: e.err}
+}
+
+// decodeReader marks the errors of a decompressor as decodeErrors.
+type decodeReader struct {
+	r    io.Reader
+	kind string
+}
+
+func (d *decodeReader) Read(p []byte) (int, error) {
+	n, err := d.r.Read(p)
+	if err != nil && err != io.EOF {
+		err = &decodeError{kind: d.kind, err: err}
+	}
+	return n, err
 }
 
 // decompressKind is decompress that also says which compression it found:
@@ -27,9 +98,9 @@ func decompressKind(r io.Reader, name string) (*bufio.Reader, string, error) {
 		if err != nil {
 			return nil, "", &Error{File: name, Msg: "corrupt gzip header", Err: err}
 		}
-		return bufio.NewReaderSize(zr, 1<<16), "gzip", nil
+		return bufio.NewReaderSize(&decodeReader{r: zr, kind: "gzip"}, 1<<16), "gzip", nil
 	case isBzip2(magic):
-		return bufio.NewReaderSize(bzip2.NewReader(br), 1<<16), "bzip2", nil
+		return bufio.NewReaderSize(&decodeReader{r: bzip2.NewReader(br), kind: "bzip2"}, 1<<16), "bzip2", nil
 	}
 	return br, "", nil
 }

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"strconv"
+	"strings"
 )
 
 // DefaultMaxDim is the largest feature index LIBSVM readers accept when the
@@ -30,6 +31,13 @@ type LIBSVMOptions struct {
 	// Classes, if not nil, imposes the class mapping of an earlier dataset
 	// (label text of class 0, 1, ...); see CSVOptions.Classes.
 	Classes []string
+	// Limit, if positive, reads only the first Limit samples; the rest of
+	// the input is neither read nor checked. Streams ignore it.
+	Limit int
+	// MaxBytes bounds the dense feature matrix, N×D values of T: a larger
+	// input is an error wrapping ErrTooLarge. 0 means DefaultMaxBytes; a
+	// negative value, no bound. Streams ignore it.
+	MaxBytes int64
 }
 
 // LoadLIBSVM reads a LIBSVM / svmlight file; see ReadLIBSVM. The file may
@@ -55,6 +63,9 @@ func LoadLIBSVM[T Float](path string, opt LIBSVMOptions) (*Dataset[T], error) {
 // (regression). Rows are stored densely, so the dimension inferred from the
 // largest index must not exceed opt.MaxDim. Lines may be arbitrarily long.
 func ReadLIBSVM[T Float](r io.Reader, name string, opt LIBSVMOptions) (*Dataset[T], error) {
+	if opt.Limit < 0 {
+		return nil, fmt.Errorf("dataset: negative option Limit %d", opt.Limit)
+	}
 	ts, err := newTargetSpec(opt.Task, opt.Classes)
 	if err != nil {
 		return nil, err
@@ -71,8 +82,9 @@ func ReadLIBSVM[T Float](r io.Reader, name string, opt LIBSVMOptions) (*Dataset[
 		texts  []string
 		maxIdx int
 	)
-	for {
-		label, _, err := p.next(ts)
+	firstLine := 0
+	for opt.Limit == 0 || len(texts) < opt.Limit {
+		label, line, err := p.next(ts)
 		if err == io.EOF {
 			break
 		}
@@ -83,6 +95,9 @@ func ReadLIBSVM[T Float](r io.Reader, name string, opt LIBSVMOptions) (*Dataset[
 		val = append(val, p.val...)
 		start = append(start, len(idx))
 		texts = append(texts, label)
+		if firstLine == 0 {
+			firstLine = line
+		}
 		if n := len(p.idx); n > 0 {
 			maxIdx = max(maxIdx, int(p.idx[n-1]))
 		}
@@ -94,6 +109,16 @@ func ReadLIBSVM[T Float](r io.Reader, name string, opt LIBSVMOptions) (*Dataset[
 	d := opt.Dim
 	if d == 0 {
 		d = maxIdx
+	}
+	if d == 0 {
+		msg := "a label and no index:value pairs, and no other line has any either"
+		if strings.ContainsAny(texts[0], ",;\t") {
+			msg = fmt.Sprintf("%q has no index:value pairs; the file looks like CSV, not LIBSVM", clip(texts[0]))
+		}
+		return nil, lineError(name, firstLine, "%s; expected lines of the form \"label index:value ...\"", msg)
+	}
+	if err := checkDense[T](name, n, d, maxBytes(opt.MaxBytes), false); err != nil {
+		return nil, err
 	}
 	if d > 0 && n > math.MaxInt/d {
 		return nil, fileError(name, "%d samples × %d features do not fit in memory as a dense matrix", n, d)
@@ -128,6 +153,7 @@ type libsvmParser[T Float] struct {
 	maxDim int // bound on indices when dim is 0
 	idx    []int32
 	val    []T
+	in     *decompressed
 }
 
 func newLIBSVMParser[T Float](r io.Reader, name string, opt LIBSVMOptions) (*libsvmParser[T], error) {
@@ -137,7 +163,7 @@ func newLIBSVMParser[T Float](r io.Reader, name string, opt LIBSVMOptions) (*lib
 	if opt.Dim > math.MaxInt32 {
 		return nil, fmt.Errorf("dataset: option Dim %d exceeds the largest LIBSVM index %d", opt.Dim, math.MaxInt32)
 	}
-	br, err := decompress(r, name)
+	in, err := decompress(r, name)
 	if err != nil {
 		return nil, err
 	}
@@ -145,12 +171,20 @@ func newLIBSVMParser[T Float](r io.Reader, name string, opt LIBSVMOptions) (*lib
 	if maxDim == 0 {
 		maxDim = DefaultMaxDim
 	}
-	return &libsvmParser[T]{name: name, lines: lineReader{br: br}, dim: opt.Dim, maxDim: min(maxDim, math.MaxInt32)}, nil
+	return &libsvmParser[T]{name: name, lines: lineReader{br: in.br}, in: in, dim: opt.Dim, maxDim: min(maxDim, math.MaxInt32)}, nil
 }
 
 // next parses the next sample into p.idx and p.val and returns its checked,
 // trimmed label and its line; io.EOF after the last sample.
 func (p *libsvmParser[T]) next(ts *targetSpec) (string, int, error) {
+	label, line, err := p.parse(ts)
+	if err != nil {
+		return "", 0, p.in.verify(err)
+	}
+	return label, line, nil
+}
+
+func (p *libsvmParser[T]) parse(ts *targetSpec) (string, int, error) {
 	for {
 		line, err := p.lines.next()
 		if err == io.EOF {

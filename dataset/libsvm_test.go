@@ -3,8 +3,10 @@ package dataset
 import (
 	"bytes"
 	"compress/bzip2"
+	"errors"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -169,5 +171,52 @@ func TestReadValueUnderflow(t *testing.T) {
 	cs, err := ReadCSV[float64](strings.NewReader("a,y\n1e-400,1\n"), "u.csv", CSVOptions{Task: Regression})
 	if err != nil || cs.X[0] != 0 {
 		t.Errorf("CSV underflow: %v, %v", cs, err)
+	}
+}
+
+// TestLIBSVMMemoryBound: a 13 KB file whose rows densify to 12 GB is
+// rejected, naming the file, n, d and the bytes, after allocating memory
+// proportional to the file only; an explicit MaxBytes lowers or lifts the
+// bound.
+func TestLIBSVMMemoryBound(t *testing.T) {
+	var b strings.Builder
+	for i := range 1500 {
+		if i%2 == 0 {
+			b.WriteString("0 1048576:1\n")
+		} else {
+			b.WriteString("1 1:1\n")
+		}
+	}
+	in := b.String()
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	_, err := ReadLIBSVM[float64](strings.NewReader(in), "wide.svm", LIBSVMOptions{})
+	runtime.ReadMemStats(&after)
+	if got := after.TotalAlloc - before.TotalAlloc; got > 4<<20 {
+		t.Errorf("reading a %d-byte file allocated %d bytes", len(in), got)
+	}
+	var e *Error
+	if !errors.Is(err, ErrTooLarge) || !errors.As(err, &e) {
+		t.Fatalf("error %v; want an *Error wrapping ErrTooLarge", err)
+	}
+	for _, want := range []string{"wide.svm: ", "1500 samples × 1048576 features", "float64", "11.7 GiB (12582912000 bytes)", "4 GiB"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q lacks %q", err, want)
+		}
+	}
+	// A bound of a few bytes rejects a tiny file; float32 halves the need.
+	small := "1 1:1 2:2\n0 2:1\n"
+	if _, err := ReadLIBSVM[float32](strings.NewReader(small), "s.svm", LIBSVMOptions{MaxBytes: 15}); !errors.Is(err, ErrTooLarge) {
+		t.Errorf("16 bytes under a bound of 15: %v", err)
+	}
+	if ds, err := ReadLIBSVM[float32](strings.NewReader(small), "s.svm", LIBSVMOptions{MaxBytes: 16}); err != nil || ds.N != 2 {
+		t.Errorf("16 bytes under a bound of 16: %v", err)
+	}
+	// CSV and IDX readers honour the bound too.
+	if _, err := ReadCSV[float64](strings.NewReader("a,b,y\n1,2,0\n3,4,1\n5,6,0\n"), "c.csv", CSVOptions{MaxBytes: 40}); !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "at least 3 samples × 2 features") {
+		t.Errorf("CSV over the bound: %v", err)
+	}
+	if ds, err := ReadCSV[float64](strings.NewReader("a,b,y\n1,2,0\n3,4,1\n5,6,0\n"), "c.csv", CSVOptions{MaxBytes: 48}); err != nil || ds.N != 3 {
+		t.Errorf("CSV at the bound: %v", err)
 	}
 }

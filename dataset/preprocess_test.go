@@ -180,3 +180,53 @@ func column[T Float](ds *Dataset[T], j int) []T {
 	}
 	return c
 }
+
+// TestSplitter: the splitter is a split of exactly round(frac·N) training
+// rows for every N, agrees with Split row by row, and is a permutation
+// (every π value taken once).
+func TestSplitter(t *testing.T) {
+	for _, n := range []int{2, 3, 4, 5, 7, 16, 17, 100, 1000, 4097} {
+		for seed := range uint64(3) {
+			sp, err := NewSplitter(n, 0, seed)
+			if err != nil {
+				t.Fatal(err)
+			}
+			seen := make([]bool, n)
+			train := 0
+			for i := range n {
+				p := sp.perm(uint64(i))
+				if p >= uint64(n) || seen[p] {
+					t.Fatalf("n %d: π(%d) = %d is out of range or taken twice", n, i, p)
+				}
+				seen[p] = true
+				if sp.Train(i) {
+					train++
+				}
+			}
+			want := min(max(int(math.Round(2*float64(n)/3)), 1), n-1)
+			if train != want || sp.NTrain() != want {
+				t.Errorf("n %d seed %d: %d training rows, want %d", n, seed, train, want)
+			}
+		}
+	}
+	ds, _ := SyntheticRegression[float64](SynthRegConfig{N: 50, D: 2, Seed: 3})
+	for i := range ds.N {
+		ds.Y[i] = float64(i) // the row index
+	}
+	tr, va, _ := Split(ds, 0, 9)
+	sp, _ := NewSplitter(50, 0, 9)
+	var wantTr, wantVa []float64
+	for i := range 50 {
+		if sp.Train(i) {
+			wantTr = append(wantTr, float64(i))
+		} else {
+			wantVa = append(wantVa, float64(i))
+		}
+	}
+	if !slices.Equal(tr.Y, wantTr) || !slices.Equal(va.Y, wantVa) {
+		t.Errorf("Split %v / %v; the splitter says %v / %v", tr.Y, va.Y, wantTr, wantVa)
+	}
+	if _, err := NewSplitter(1, 0, 1); err == nil {
+		t.Error("a splitter of 1 row")
+	}
+}

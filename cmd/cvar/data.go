@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -61,29 +62,32 @@ type readSpec struct {
 	noHeader bool
 	limit    int
 	split    string // MNIST directory: "train" or "test"
+	maxBytes int64  // the readers' MaxBytes option
 }
 
 // loadFile reads one data file (or MNIST directory) as read says. IDX pixels
 // are read raw (0..255): preprocessing scales them.
 func loadFile[T batch.Float](path string, rs readSpec) (*dataset.Dataset[T], error) {
 	var (
-		ds  *dataset.Dataset[T]
-		err error
+		ds   *dataset.Dataset[T]
+		err  error
+		name = path // the file named if every label is the same
 	)
 	switch rs.format {
 	case "csv":
-		opt := dataset.CSVOptions{Target: rs.target, NoHeader: rs.noHeader, Task: rs.task, Classes: rs.classes}
-		if strings.HasSuffix(strings.ToLower(strings.TrimSuffix(path, ".gz")), ".tsv") {
-			opt.Comma = '\t'
+		f, oerr := os.Open(path)
+		if oerr != nil {
+			return nil, oerr
 		}
-		ds, err = dataset.LoadCSV[T](path, opt)
+		defer f.Close()
+		return readCSVFile[T](f, path, rs)
 	case "libsvm":
-		ds, err = dataset.LoadLIBSVM[T](path, dataset.LIBSVMOptions{Dim: rs.dim, Task: rs.task, Classes: rs.classes})
+		ds, err = dataset.LoadLIBSVM[T](path, dataset.LIBSVMOptions{Dim: rs.dim, Task: rs.task, Classes: rs.classes, Limit: rs.limit, MaxBytes: rs.maxBytes})
 	case "idx":
 		if rs.task == dataset.Regression {
 			return nil, fmt.Errorf("%s: IDX files hold class labels; a regression model cannot use them", path)
 		}
-		opt := dataset.IDXOptions{Raw: true, Limit: rs.limit, Classes: rs.classes}
+		opt := dataset.IDXOptions{Raw: true, Limit: rs.limit, Classes: rs.classes, MaxBytes: rs.maxBytes}
 		if st, serr := os.Stat(path); serr == nil && st.IsDir() {
 			split := rs.split
 			if split == "" {
@@ -94,6 +98,7 @@ func loadFile[T batch.Float](path string, rs readSpec) (*dataset.Dataset[T], err
 				return nil, ferr
 			}
 			ds, err = dataset.LoadIDX[T](images, labels, opt)
+			name = labels
 		} else {
 			labels := strings.Replace(path, "images-idx3", "labels-idx1", 1)
 			labels = strings.Replace(labels, "images.idx3", "labels.idx1", 1)
@@ -101,18 +106,53 @@ func loadFile[T batch.Float](path string, rs readSpec) (*dataset.Dataset[T], err
 				return nil, fmt.Errorf("%s: cannot find the label file of an IDX image file whose name has no \"images-idx3\"", path)
 			}
 			ds, err = dataset.LoadIDX[T](path, labels, opt)
+			name = labels
 		}
 	default:
 		return nil, fmt.Errorf("unknown format %q", rs.format)
 	}
+	return checkRead(name, ds, rs, err)
+}
+
+// checkRead finishes the reading of a data file: the error, -limit, and the
+// classes a training set needs.
+func checkRead[T batch.Float](path string, ds *dataset.Dataset[T], rs readSpec, err error) (*dataset.Dataset[T], error) {
 	if err != nil {
-		return nil, err
+		return nil, tooLarge(err)
 	}
 	ds = firstRows(ds, rs.limit)
-	if ds.Task == dataset.Classification && ds.K() < 2 {
-		return nil, fmt.Errorf("%s: every label is %q; classification needs at least two classes (for a regression target use -model linear or lad)", path, ds.Classes[0])
+	// Training data needs two classes that occur, not merely two that are
+	// named: IDX files name the ten digits whatever their labels hold.
+	if ds.Task == dataset.Classification && rs.classes == nil {
+		if c, single := singleClass(ds); single {
+			return nil, fmt.Errorf("%s: every label is %q; classification needs at least two classes (for a regression target use -model linear or lad)", path, c)
+		}
 	}
 	return ds, nil
+}
+
+// readCSVFile reads the CSV file at path from r as rs says.
+func readCSVFile[T batch.Float](r io.Reader, path string, rs readSpec) (*dataset.Dataset[T], error) {
+	opt := dataset.CSVOptions{Target: rs.target, NoHeader: rs.noHeader, Task: rs.task, Classes: rs.classes, Limit: rs.limit, MaxBytes: rs.maxBytes}
+	if strings.HasSuffix(strings.ToLower(strings.TrimSuffix(path, ".gz")), ".tsv") {
+		opt.Comma = '\t'
+	}
+	ds, err := dataset.ReadCSV[T](r, path, opt)
+	return checkRead(path, ds, rs, err)
+}
+
+// singleClass reports whether every sample of ds has the same class, and
+// which.
+func singleClass[T batch.Float](ds *dataset.Dataset[T]) (string, bool) {
+	if ds.K() < 2 {
+		return ds.Classes[0], true
+	}
+	for _, l := range ds.Labels {
+		if l != ds.Labels[0] {
+			return "", false
+		}
+	}
+	return ds.Classes[ds.Labels[0]], true
 }
 
 // taskOf is the task a model kind needs; TaskAuto for "auto".
@@ -175,7 +215,7 @@ func loadTrainingData[T batch.Float](f *dataFlags, kind string, seed uint64) (*t
 // loadTest reads the -test file, or the t10k files of an MNIST directory;
 // nil when there is none.
 func loadTest[T batch.Float](f *dataFlags, full *dataset.Dataset[T], src cvar.DataSource) (*dataset.Dataset[T], error) {
-	testPath, rs := f.test, readSpec{format: src.Kind, task: full.Task, target: f.target, noHeader: f.noHeader, limit: f.limit}
+	testPath, rs := f.test, readSpec{format: src.Kind, task: full.Task, target: f.target, noHeader: f.noHeader, limit: f.limit, maxBytes: f.maxMemory.option()}
 	if full.Task == dataset.Classification {
 		rs.classes = full.Classes
 	}
@@ -302,6 +342,12 @@ func isDir(path string) bool {
 func loadFull[T batch.Float](f *dataFlags, kind string) (*dataset.Dataset[T], cvar.DataSource, error) {
 	task := taskOf(kind)
 	if f.data == "" {
+		if err := checkMemory(fmt.Sprintf("the built-in data of -n %d samples × -d %d features", f.n, f.d), dataset.DenseBytes[T](f.n, f.d), f.maxMemory); err != nil {
+			return nil, cvar.DataSource{}, err
+		}
+		if task != dataset.Regression && f.d < 2*f.classes+1 {
+			return nil, cvar.DataSource{}, usagef("-d %d: the built-in classification data with %d classes needs at least %d features", f.d, f.classes, 2*f.classes+1)
+		}
 		src := cvar.DataSource{Kind: "synthetic", SynthN: f.n, SynthD: f.d, SynthSeed: synthSeed}
 		ds, err := synthetic[T](task == dataset.Regression, f.n, f.d, f.classes, synthSeed)
 		if err != nil {
@@ -321,7 +367,7 @@ func loadFull[T batch.Float](f *dataFlags, kind string) (*dataset.Dataset[T], cv
 	if format == "csv" {
 		src.Target, src.NoHeader = f.target, f.noHeader
 	}
-	ds, err := loadFile[T](f.data, readSpec{format: format, task: task, target: f.target, noHeader: f.noHeader, limit: f.limit})
+	ds, err := loadFile[T](f.data, readSpec{format: format, task: task, target: f.target, noHeader: f.noHeader, limit: f.limit, maxBytes: f.maxMemory.option()})
 	return ds, src, err
 }
 
@@ -331,7 +377,7 @@ func synthetic[T batch.Float](regression bool, n, d, classes int, seed uint64) (
 		return dataset.SyntheticRegression[T](dataset.SynthRegConfig{N: n, D: d, Seed: seed})
 	}
 	if d < 2*classes+1 {
-		return nil, usagef("-d %d: the built-in classification data with %d classes needs at least %d features", d, classes, 2*classes+1)
+		return nil, fmt.Errorf("the built-in classification data with %d classes needs at least %d features, not %d", classes, 2*classes+1, d)
 	}
 	return dataset.SyntheticClassification[T](dataset.SynthClassConfig{N: n, D: d, Classes: classes, Seed: seed})
 }
@@ -348,7 +394,7 @@ func loadForModel[T batch.Float](f *dataFlags, m *cvar.ModelFile) (*dataset.Data
 		}
 		var err error
 		if ds, err = synthetic[T](m.K == 0, s.SynthN, s.SynthD, max(s.SynthClasses, 2), s.SynthSeed+1); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("the model file's built-in data cannot be drawn again: %w; give -data", err)
 		}
 		ds.Name += " (fresh sample)"
 	} else {
@@ -371,7 +417,7 @@ func loadForModel[T batch.Float](f *dataFlags, m *cvar.ModelFile) (*dataset.Data
 
 // specForModel reads data the way m's training data was read.
 func specForModel(f *dataFlags, m *cvar.ModelFile, format string) readSpec {
-	rs := readSpec{format: format, task: dataset.Regression, target: f.target, noHeader: f.noHeader, limit: f.limit, split: "test"}
+	rs := readSpec{format: format, task: dataset.Regression, target: f.target, noHeader: f.noHeader, limit: f.limit, split: "test", maxBytes: f.maxMemory.option()}
 	if m.K > 0 {
 		rs.task, rs.classes = dataset.Classification, m.Classes
 	}

@@ -30,18 +30,22 @@ func cmdEval(e *env, args []string) error {
 	df := addDataFlags(fs, dataForModel)
 	alphas := alphaList(0.05, 0.1)
 	fs.Var(alphas, "alphas", "comma-separated `list` of tail fractions α ∈ (0, 1]")
-	boot := fs.Int("bootstrap", 1000, "bootstrap resamples for the confidence intervals (0: none)")
+	boot := fs.Int("bootstrap", 1000, "bootstrap resamples for the confidence intervals, at most 100000 (0: none)")
 	seed := fs.Uint64("seed", 1, "random seed of the bootstrap")
 	jsonOut := fs.Bool("json", false, "print the results as JSON")
-	threads := fs.Int("threads", 0, "worker threads (0: all cores)")
+	threads := fs.Int("threads", 0, "worker threads (0: all cores; more than the cores are clamped to them)")
 	if err := parseFlags(e, fs, evalSynopsis, args); err != nil {
 		return err
 	}
 	if *in == "" {
 		return usagef("-in is required: the model file to evaluate")
 	}
-	if *boot < 0 || *threads < 0 {
-		return usagef("-bootstrap and -threads must be ≥ 0")
+	if *boot < 0 || *boot > maxBootstrap {
+		return usagef("-bootstrap %d is outside 0..%d", *boot, maxBootstrap)
+	}
+	var err error
+	if *threads, err = threadsFlag(*threads); err != nil {
+		return err
 	}
 	if err := df.check(); err != nil {
 		return err

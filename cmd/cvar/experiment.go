@@ -147,7 +147,7 @@ func cmdExperiment(e *env, args []string) error {
 	eps := fs.Float64("eps", 0, "smoothing ε of CVaR-SGD (0: 0.05 × the VaR_α of the initial losses)")
 	precision := precisionChoice(cvar.F32)
 	fs.Var(precision, "precision", "floating-point `precision`: f32 or f64")
-	threads := fs.Int("threads", 0, "training runs in parallel (0: all cores)")
+	threads := fs.Int("threads", 0, "training runs in parallel (0: all cores; more than the cores are clamped to them)")
 	hidden := fs.Int("hidden", batch.DefaultHidden, "hidden units of the mlp")
 	formatOut := newChoice("text", "text", "markdown", "csv")
 	fs.Var(formatOut, "format-out", "table `format`: text, markdown or csv")
@@ -171,10 +171,12 @@ func cmdExperiment(e *env, args []string) error {
 		return usagef("-batch %d must be at least 1", *batchSize)
 	case *eps < 0 || math.IsNaN(*eps) || math.IsInf(*eps, 0):
 		return usagef("-eps %v must be finite and ≥ 0", *eps)
-	case *threads < 0:
-		return usagef("-threads %d must be ≥ 0", *threads)
 	case *hidden < 1:
 		return usagef("-hidden %d must be at least 1", *hidden)
+	}
+	var err error
+	if *threads, err = threadsFlag(*threads); err != nil {
+		return err
 	}
 	for _, lr := range lrs.values {
 		if lr == 0 {
@@ -223,10 +225,12 @@ type runResult struct {
 
 // dsResult is one data set's results.
 type dsResult struct {
-	name   string
-	rows   []expRow
-	runs   []*runResult // selected runs, [seed][method]
-	alphas []float64
+	name     string
+	rows     []expRow
+	runs     []*runResult // selected runs, [seed][method]
+	alphas   []float64
+	total    int          // training runs
+	diverged []*runResult // the runs that diverged
 }
 
 // expRow is one row of the table (and of -json).
@@ -241,7 +245,16 @@ type expRow struct {
 	Failed   int                `json:"failed_runs"`
 	// Below says, for CVaR-SGD, whether its mean CVaRs are below each
 	// baseline's ("vanilla", "minibatch").
-	Below map[string]bool `json:"below,omitempty"`
+	Below    map[string]bool `json:"below,omitempty"`
+	Diverged []divergedRun   `json:"diverged,omitempty"`
+}
+
+// divergedRun is a run that diverged, for -json.
+type divergedRun struct {
+	Seed  int     `json:"seed"`
+	LR    float64 `json:"lr"`
+	WD    float64 `json:"wd"`
+	Error string  `json:"error"`
 }
 
 type meanStd struct {
@@ -259,7 +272,7 @@ type selected struct {
 func (r expRow) MarshalJSON() ([]byte, error) {
 	obj := map[string]any{
 		"dataset": r.Dataset, "method": r.Method, "title": r.Title, "alpha": r.Alpha,
-		"raw": r.Raw, "selected": r.Selected, "failed_runs": r.Failed,
+		"raw": r.Raw, "selected": r.Selected, "failed_runs": r.Failed, "diverged": r.Diverged,
 		"normalised_to": "vanilla",
 	}
 	if r.Below != nil {
@@ -312,6 +325,9 @@ func experimentRun[T batch.Float](e *env, cfg *expConfig) error {
 		results = append(results, r)
 	}
 	bar.finish()
+	if err := reportDivergence(e.stderr, results); err != nil {
+		return err
+	}
 	for _, r := range results {
 		for _, row := range r.rows {
 			if row.Failed > 0 {
@@ -409,6 +425,9 @@ func experimentOn[T batch.Float](cfg *expConfig, df *dataFlags, kind string, bar
 		if err != nil {
 			return nil, err
 		}
+		if err := checkModel[T](kind, train.D, train.K, cfg.hidden, cfg.threads, cfg.batch, df.maxMemory); err != nil {
+			return nil, err
+		}
 		model, err := cvar.NewModel[T](kind, train.D, train.K, cfg.hidden)
 		if err != nil {
 			return nil, err
@@ -437,6 +456,11 @@ func experimentOn[T batch.Float](cfg *expConfig, df *dataFlags, kind string, bar
 			}
 		}
 		all = append(all, jobs...)
+		for _, j := range jobs {
+			if j.err != nil {
+				res.diverged = append(res.diverged, j)
+			}
+		}
 		if !record {
 			for _, j := range jobs {
 				j.losses = nil
@@ -479,6 +503,7 @@ func experimentOn[T batch.Float](cfg *expConfig, df *dataFlags, kind string, bar
 		for _, j := range all {
 			if j.arm == m && j.err != nil {
 				row.Failed++
+				row.Diverged = append(row.Diverged, divergedRun{Seed: j.seed + 1, LR: j.lr, WD: j.wd, Error: runError(j)})
 			}
 		}
 		for i, name := range cfg.names {
@@ -491,6 +516,7 @@ func experimentOn[T batch.Float](cfg *expConfig, df *dataFlags, kind string, bar
 		res.runs = append(res.runs, best[s]...)
 	}
 	markBelow(cfg, res.rows)
+	res.total = len(all)
 	return res, nil
 }
 
@@ -550,6 +576,29 @@ func verdicts(cfg *expConfig, rows []expRow) []string {
 			r.Dataset, alphaKey(r.Alpha), word(r.Below["vanilla"]), strings.Join(ratios, ", "), word(r.Below["minibatch"])))
 	}
 	return out
+}
+
+// runError is the message of a run that failed, without the library's
+// "cvar: " prefix, on one line.
+func runError(j *runResult) string {
+	return oneLine(strings.Replace(j.err.Error(), "cvar: ", "", 1))
+}
+
+// reportDivergence prints a line on w for every run that diverged; when
+// every run diverged there is nothing to compare, and it returns an error.
+func reportDivergence(w io.Writer, results []*dsResult) error {
+	total, diverged := 0, 0
+	for _, r := range results {
+		total += r.total
+		diverged += len(r.diverged)
+		for _, j := range r.diverged {
+			fmt.Fprintf(w, "cvar experiment: %s, seed %d: %s\n", r.name, j.seed+1, runError(j))
+		}
+	}
+	if total > 0 && diverged == total {
+		return fmt.Errorf("all %d training runs diverged (each is listed above); try smaller -lrs or larger -wds", total)
+	}
+	return nil
 }
 
 func isDivergence(err error) bool {

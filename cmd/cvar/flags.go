@@ -222,6 +222,8 @@ type dataFlags struct {
 	classes  int
 	scale    *choice
 	scaleY   *choice
+	// maxMemory bounds the dense data matrix and the model.
+	maxMemory byteSize
 }
 
 // Which data flags a command takes.
@@ -236,8 +238,9 @@ func addDataFlags(fs *flag.FlagSet, use int) *dataFlags {
 	f := &dataFlags{
 		format: newChoice("", "csv", "libsvm", "idx"), scale: newChoice("auto", "auto", "zscore", "unit", "none"),
 		scaleY: newChoice("zscore", "zscore", "none"),
-		n:      6000, d: 20, classes: 2,
+		n:      6000, d: 20, classes: 2, maxMemory: byteSize(defaultMaxMemory),
 	}
+	fs.Var(&f.maxMemory, "max-memory", "bound on the memory the data (N×D values, stored densely) and the model may take: a `size` such as 8GiB or 500MB; 0: no bound")
 	fs.StringVar(&f.data, "data", "", "data `file` (CSV, LIBSVM) or directory of MNIST IDX files; empty: built-in synthetic data")
 	fs.Var(f.format, "format", "`format` of the data files: csv, libsvm or idx (default: guessed from the name)")
 	fs.StringVar(&f.target, "target", "", "CSV target `column`: a header name or 0-based index (default: the last column)")

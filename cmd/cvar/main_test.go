@@ -890,3 +890,262 @@ func TestProgress(t *testing.T) {
 		t.Error("a buffer is not a terminal")
 	}
 }
+
+// TestMissingOutputDirectory: a -o in a directory that does not exist is
+// found before training, not after it.
+func TestMissingOutputDirectory(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "no", "such", "m.cvar")
+	fails(t, 1, []string{out, "does not exist"}, "train", "-n", "300", "-epochs", "1000", "-method", "vanilla", "-o", out)
+	fails(t, 1, []string{"does not exist"}, "predict", "-in", filepath.Join(dir, "none.cvar"), "-o", out)
+}
+
+// TestResourceFlags: -threads beyond the cores is clamped to them (the
+// program never starts more workers than it can run), negative -threads is
+// a usage error for every command, and -bootstrap is bounded.
+func TestResourceFlags(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "m.cvar")
+	ok(t, "train", "-n", "300", "-epochs", "1", "-o", model, "-threads", "100000")
+	// Watch the number of goroutines while eval runs with 100 000 threads.
+	stop, peak := make(chan struct{}), make(chan int)
+	go func() {
+		m := 0
+		for {
+			m = max(m, runtime.NumGoroutine())
+			select {
+			case <-stop:
+				peak <- m
+				return
+			default:
+				runtime.Gosched()
+			}
+		}
+	}()
+	ok(t, "eval", "-in", model, "-threads", "100000", "-bootstrap", "2000")
+	close(stop)
+	if p := <-peak; p > 1000 {
+		t.Errorf("eval -threads 100000 ran %d goroutines at once", p)
+	}
+	for _, cmd := range [][]string{
+		{"predict", "-in", model}, {"eval", "-in", model}, {"train"}, {"experiment"},
+	} {
+		fails(t, 2, []string{"-threads -1"}, append(cmd, "-threads", "-1")...)
+	}
+	fails(t, 2, []string{"-bootstrap 100001", "0..100000"}, "eval", "-in", model, "-bootstrap", "100001")
+	fails(t, 2, []string{"-bootstrap -1"}, "eval", "-in", model, "-bootstrap", "-1")
+	if n, err := threadsFlag(1 << 30); err != nil || n != runtime.GOMAXPROCS(0) {
+		t.Errorf("threadsFlag(2^30) = %d, %v; want GOMAXPROCS %d", n, err, runtime.GOMAXPROCS(0))
+	}
+}
+
+// TestLimitStopsReading: -limit N reads the first N samples of a CSV or
+// LIBSVM file and nothing after them: a broken line further down (in a
+// file of many megabytes) is never reached, and eval and predict stop too.
+func TestLimitStopsReading(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString(classCSV(200, 1, true))
+	b.WriteString("1,2,3,broken,line\n")
+	for b.Len() < 8<<20 {
+		b.WriteString("0.5,0.25,10,cat\n")
+	}
+	big := write(t, dir, "big.csv", b.String())
+	model := filepath.Join(dir, "m.cvar")
+	fails(t, 1, []string{"big.csv:202", "5 fields"}, "train", "-data", big, "-epochs", "1")
+	ok(t, "train", "-data", big, "-limit", "150", "-epochs", "1", "-o", model)
+	ok(t, "eval", "-in", model, "-data", big, "-limit", "150", "-bootstrap", "10")
+	if recs := readCSV(t, ok(t, "predict", "-in", model, "-data", big, "-limit", "150")); len(recs) != 151 {
+		t.Errorf("predict -limit 150: %d records", len(recs))
+	}
+	unl := write(t, dir, "unl.csv", "x1,x2,x3\n1,2,3\n4,5,6\n1,2\n")
+	if recs := readCSV(t, ok(t, "predict", "-in", model, "-data", unl, "-limit", "2")); len(recs) != 3 {
+		t.Errorf("predict -limit 2 without targets: %d records", len(recs))
+	}
+	b.Reset()
+	b.WriteString(svmFile(200, 1, false))
+	b.WriteString("1 3:1 2:1\n")
+	for b.Len() < 8<<20 {
+		b.WriteString("-1 1:0.5 4:1\n")
+	}
+	bigSVM := write(t, dir, "big.svm", b.String())
+	fails(t, 1, []string{"big.svm:201", "strictly increasing"}, "train", "-data", bigSVM, "-epochs", "1")
+	ok(t, "train", "-data", bigSVM, "-limit", "150", "-epochs", "1")
+}
+
+// TestMemoryPolicy: inputs and flags that would need more memory than
+// -max-memory fail at once with the sizes and the flag that raises the
+// bound, instead of running out of memory.
+func TestMemoryPolicy(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	for i := range 1500 {
+		if i%2 == 0 {
+			b.WriteString("0 1048576:1\n")
+		} else {
+			b.WriteString("1 1:1\n")
+		}
+	}
+	wide := write(t, dir, "wide.svm", b.String())
+	fails(t, 1, []string{"wide.svm", "1500 samples × 1048576 features", "12582912000 bytes", "-max-memory"}, "train", "-data", wide)
+	fails(t, 1, []string{"wide.svm", "1500 samples × 1048576 features", "float32", "6291456000 bytes"}, "train", "-data", wide, "-precision", "f32", "-max-memory", "5GiB")
+	// -limit reads fewer rows, which then fit.
+	ok(t, "train", "-data", wide, "-limit", "2", "-method", "vanilla", "-epochs", "1")
+	// The built-in data and the model are bounded too.
+	fails(t, 1, []string{"-n 100000000", "-d 1000", "-max-memory"}, "train", "-n", "100000000", "-d", "1000")
+	fails(t, 1, []string{"-hidden 100000000", "-max-memory"}, "train", "-n", "300", "-model", "mlp", "-hidden", "100000000")
+	fails(t, 1, []string{"-hidden 100000000", "-max-memory"}, "experiment", "-n", "300", "-model", "mlp", "-hidden", "100000000")
+	fails(t, 1, []string{"data.csv", "at least", "-max-memory"}, "train", "-data", write(t, dir, "data.csv", classCSV(300, 1, true)), "-max-memory", "1KiB")
+	fails(t, 2, []string{"-max-memory", `"lots"`}, "train", "-max-memory", "lots")
+	ok(t, "train", "-n", "300", "-epochs", "1", "-max-memory", "0")
+	for s, want := range map[string]int64{"0": 0, "512": 512, "1KB": 1000, "1.5GiB": 3 << 29, "2G": 2 << 30, "3mb": 3e6} {
+		var v byteSize
+		if err := v.Set(s); err != nil || int64(v) != want {
+			t.Errorf("byteSize %q = %d, %v; want %d", s, v, err, want)
+		}
+	}
+}
+
+// TestUnclearMessages: inputs that used to give messages without a file,
+// or about a consequence instead of the cause.
+func TestUnclearMessages(t *testing.T) {
+	dir := t.TempDir()
+	csvFile := write(t, dir, "d.csv", classCSV(50, 1, true))
+	fails(t, 1, []string{"d.csv:1: ", "looks like CSV", "label index:value"}, "train", "-data", csvFile, "-format", "libsvm")
+	fails(t, 1, []string{"labels.svm:1: ", "no index:value pairs"}, "train", "-data", write(t, dir, "labels.svm", "1\n0\n1\n"))
+	fails(t, 1, []string{"labels2.svm", "no line has index:value pairs"}, "train", "-stream", "-method", "alg1", "-data", write(t, dir, "labels2.svm", "1\n0\n1\n"))
+	// A corrupt gzip file is a gzip error, whatever the garbage looks like.
+	var buf bytes.Buffer
+	zw := gzip.NewWriter(&buf)
+	zw.Write([]byte(classCSV(2000, 1, true)))
+	zw.Close()
+	gz := buf.Bytes()
+	gz[len(gz)/2] ^= 0xff
+	bad := write(t, dir, "bad.csv.gz", string(gz))
+	fails(t, 1, []string{"bad.csv.gz", "gzip"}, "train", "-data", bad)
+	model := filepath.Join(dir, "m.cvar")
+	ok(t, "train", "-data", csvFile, "-o", model, "-epochs", "1")
+	fails(t, 1, []string{"bad.csv.gz", "gzip"}, "eval", "-in", model, "-data", bad)
+	fails(t, 1, []string{"bad.csv.gz", "gzip"}, "predict", "-in", model, "-data", bad)
+}
+
+// TestEvalErrorsNameItsFlags: eval's and predict's errors about a model's
+// built-in data do not name train's flags (-d), which they do not have.
+func TestEvalErrorsNameItsFlags(t *testing.T) {
+	dir := t.TempDir()
+	model := filepath.Join(dir, "m.cvar")
+	ok(t, "train", "-n", "300", "-epochs", "1", "-method", "vanilla", "-o", model)
+	m, err := readModel(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m.Source.SynthD, m.Source.SynthClasses = 3, 2 // too few features for 2 classes
+	f, _ := os.Create(filepath.Join(dir, "odd.cvar"))
+	if err := cvar.SaveModel(f, m); err != nil {
+		t.Fatal(err)
+	}
+	f.Close()
+	for _, cmd := range []string{"eval", "predict"} {
+		_, errOut, code := cli(t, cmd, "-in", filepath.Join(dir, "odd.cvar"))
+		if code == 0 || strings.Contains(errOut, "-d ") || strings.Contains(errOut, "see cvar") {
+			t.Errorf("%s: exit %d, stderr %q names a flag it does not have", cmd, code, errOut)
+		}
+	}
+	fails(t, 2, []string{"-d 3"}, "train", "-d", "3")
+}
+
+// TestIDXSingleClass: IDX labels of a single class are rejected like the
+// same labels in a CSV file, though the IDX reader names ten classes.
+func TestIDXSingleClass(t *testing.T) {
+	dir := t.TempDir()
+	idxPair(t, dir, 30, false)
+	lbl := binary.BigEndian.AppendUint32(nil, 0x801)
+	lbl = binary.BigEndian.AppendUint32(lbl, 30)
+	lbl = append(lbl, bytes.Repeat([]byte{7}, 30)...)
+	os.WriteFile(filepath.Join(dir, "train-labels-idx1-ubyte"), lbl, 0o644)
+	fails(t, 1, []string{"train-labels-idx1-ubyte", `every label is "7"`, "two classes"}, "train", "-data", dir)
+	fails(t, 1, []string{"one.csv", `every label is "7"`, "two classes"}, "train", "-data", write(t, dir, "one.csv", "a,b,y\n1,2,7\n3,4,7\n5,6,7\n"))
+}
+
+// TestStreamSplitsLikeMemory: -stream and in-memory training split a file
+// the same way for the same -seed, and both accept two rows.
+func TestStreamSplitsLikeMemory(t *testing.T) {
+	dir := t.TempDir()
+	// The target is the row's index, and a tiny step leaves θ ≈ 0, so each
+	// row's LAD loss is its index: the metrics of each split then tell
+	// which rows it holds.
+	var b strings.Builder
+	b.WriteString("x1,x2,y\n")
+	for i := range 300 {
+		fmt.Fprintf(&b, "%d,%d,%d\n", i%7, i%5, i)
+	}
+	data := write(t, dir, "rows.csv", b.String())
+	for _, seed := range []string{"1", "7"} {
+		args := []string{"train", "-data", data, "-model", "lad", "-method", "alg1", "-lr", "1e-300", "-scale", "none", "-seed", seed, "-json"}
+		var mem, str trainJSON
+		decodeJSON(t, ok(t, args...), &mem)
+		decodeJSON(t, ok(t, append(args, "-stream")...), &str)
+		for _, set := range []string{"training", "validation"} {
+			for _, k := range []string{"n", "mean_loss", "cvar_0.05", "cvar_0.1", "var_0.1"} {
+				m, s := mem.Metrics[set][k], str.Metrics[set][k]
+				if m == nil || s == nil || math.Abs(*m-*s) > 1e-9*math.Max(1, math.Abs(*m)) {
+					t.Errorf("seed %s, %s %s: in memory %v, streamed %v", seed, set, k, deref(m), deref(s))
+				}
+			}
+		}
+	}
+	two := write(t, dir, "two.csv", "a,b,y\n1,2,0\n3,1,1\n")
+	for _, extra := range [][]string{nil, {"-stream"}} {
+		var r trainJSON
+		decodeJSON(t, ok(t, append([]string{"train", "-data", two, "-method", "alg1", "-lr", "0.01", "-json"}, extra...)...), &r)
+		if n := r.Metrics["validation"]["n"]; n == nil || *n != 1 {
+			t.Errorf("two rows %v: validation n %v", extra, deref(n))
+		}
+	}
+	fails(t, 1, []string{"one.csv", "1 samples cannot be split"}, "train", "-data", write(t, dir, "one.csv", "a,b,y\n1,2,0\n"), "-method", "alg1", "-stream")
+}
+
+func deref(p *float64) any {
+	if p == nil {
+		return nil
+	}
+	return *p
+}
+
+// TestExperimentDivergence: experiment names every run that diverged, and
+// fails (exit 1, nothing on stdout) when all of them did.
+func TestExperimentDivergence(t *testing.T) {
+	args := []string{"experiment", "-n", "300", "-epochs", "2", "-seeds", "2", "-wds", "0", "-json", "-alpha", "0.1"}
+	out, errOut, code := cli(t, append(args, "-lrs", "1e300")...)
+	if code != 1 || out != "" {
+		t.Errorf("every run diverged: exit %d, stdout %q", code, out)
+	}
+	lines := strings.Split(strings.TrimSpace(errOut), "\n")
+	if len(lines) != 7 || !strings.Contains(lines[6], "all 6 training runs diverged") {
+		t.Fatalf("stderr: %q", errOut)
+	}
+	for _, l := range lines[:6] {
+		if !strings.Contains(l, "synthetic-classification, seed ") || !strings.Contains(l, "with lr 1e+300, wd 0: training diverged") {
+			t.Errorf("run line %q", l)
+		}
+	}
+	// Some runs diverged: exit 0, each named on stderr and in -json.
+	out, errOut, code = cli(t, append(args, "-lrs", "1e300,0.01")...)
+	if code != 0 || strings.Count(errOut, "training diverged") != 6 {
+		t.Errorf("half the runs diverged: exit %d, stderr %q", code, errOut)
+	}
+	var rows []struct {
+		Failed   int `json:"failed_runs"`
+		Diverged []struct {
+			Seed  int     `json:"seed"`
+			LR    float64 `json:"lr"`
+			Error string  `json:"error"`
+		} `json:"diverged"`
+	}
+	decodeJSON(t, out, &rows)
+	for _, r := range rows {
+		if r.Failed != 2 || len(r.Diverged) != 2 || r.Diverged[0].LR != 1e300 || !strings.Contains(r.Diverged[1].Error, "diverged") {
+			t.Errorf("row %+v", r)
+		}
+	}
+}

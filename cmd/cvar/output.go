@@ -15,35 +15,29 @@ import (
 	"github.com/cvarlearn/cvar"
 )
 
-// checkNew fails when path exists and force is false, so that a long run
-// does not end by refusing to write its result.
+// checkNew fails when path cannot be written at the end of a run (see
+// checkTarget), so that a long run does not end by refusing to write its
+// result.
 func checkNew(path string, force bool) error {
-	if path == "" || force {
+	if path == "" {
 		return nil
 	}
-	if _, err := os.Lstat(path); err == nil {
-		return fmt.Errorf("%s already exists; give -force to replace it, or another name", path)
-	} else if !errors.Is(err, fs.ErrNotExist) {
-		return err
-	}
-	return nil
+	return checkTarget(path, force)
 }
 
-// writeNew writes a file through write. Without force it refuses to replace
-// an existing file; with force it replaces it atomically (a temporary file
-// in the same directory, then a rename). A failed write leaves no file.
+// writeNew writes a file through write: into a temporary file in the same
+// directory, which then takes the final name. Without force the final name
+// is taken with a hard link, which fails if a file of that name appeared in
+// the meantime; with force a rename replaces the file, which must be a
+// regular file (see checkTarget). A failed write leaves neither a partial
+// file nor a temporary one, and errors name path, never the temporary file.
 func writeNew(path string, force bool, write func(w io.Writer) error) (err error) {
-	var f *os.File
-	if force {
-		f, err = os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	} else {
-		f, err = os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
-		if errors.Is(err, fs.ErrExist) {
-			return fmt.Errorf("%s already exists; give -force to replace it, or another name", path)
-		}
-	}
-	if err != nil {
+	if err := checkTarget(path, force); err != nil {
 		return err
+	}
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return pathError("write", path, err)
 	}
 	name := f.Name()
 	defer func() {
@@ -54,22 +48,38 @@ func writeNew(path string, force bool, write func(w io.Writer) error) (err error
 	}()
 	bw := bufio.NewWriterSize(f, 1<<16)
 	if err = write(bw); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return pathError("write", path, err)
 	}
 	if err = bw.Flush(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return pathError("write", path, err)
 	}
 	if err = f.Close(); err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return pathError("write", path, err)
+	}
+	if err = os.Chmod(name, 0o644); err != nil {
+		return pathError("write", path, err)
 	}
 	if force {
-		if err = os.Chmod(name, 0o644); err != nil {
-			return err
+		if err = os.Rename(name, path); err != nil {
+			return pathError("replace", path, err)
+		}
+		return nil
+	}
+	if err = os.Link(name, path); err != nil {
+		if errors.Is(err, fs.ErrExist) {
+			return fmt.Errorf("%s already exists; give -force to replace it, or another name", path)
+		}
+		// A file system without hard links: rename, having checked
+		// that the name is still free.
+		if _, serr := os.Lstat(path); !errors.Is(serr, fs.ErrNotExist) {
+			return fmt.Errorf("%s already exists; give -force to replace it, or another name", path)
 		}
 		if err = os.Rename(name, path); err != nil {
-			return err
+			return pathError("write", path, err)
 		}
+		return nil
 	}
+	os.Remove(name)
 	return nil
 }
 

@@ -41,7 +41,7 @@ func cmdPredict(e *env, args []string) error {
 	out := fs.String("o", "", "write the predictions to this `file` (default: stdout)")
 	force := fs.Bool("force", false, "replace the -o file if it exists")
 	jsonOut := fs.Bool("json", false, "write a JSON array instead of CSV")
-	threads := fs.Int("threads", 0, "worker threads (0: all cores)")
+	threads := fs.Int("threads", 0, "worker threads (0: all cores; more than the cores are clamped to them)")
 	if err := parseFlags(e, fs, predictSynopsis, args); err != nil {
 		return err
 	}
@@ -49,6 +49,10 @@ func cmdPredict(e *env, args []string) error {
 		return usagef("-in is required: the model file to apply")
 	}
 	if err := df.check(); err != nil {
+		return err
+	}
+	var err error
+	if *threads, err = threadsFlag(*threads); err != nil {
 		return err
 	}
 	if err := checkNew(*out, *force); err != nil {
@@ -193,7 +197,8 @@ func writePredictionsCSV(w io.Writer, m *cvar.ModelFile, rows []prediction, labe
 }
 
 // loadForPredict reads the data to predict, which (for CSV) may lack the
-// target column; it reports whether the rows have labels or targets.
+// target column; it reports whether the rows have labels or targets. The
+// file is opened and read once, so that it may be a pipe (-data /dev/stdin).
 func loadForPredict[T batch.Float](df *dataFlags, m *cvar.ModelFile) (*dataset.Dataset[T], bool, error) {
 	if df.data == "" {
 		ds, err := loadForModel[T](df, m)
@@ -208,15 +213,29 @@ func loadForPredict[T batch.Float](df *dataFlags, m *cvar.ModelFile) (*dataset.D
 		return ds, true, err
 	}
 	rs := specForModel(df, m, format)
-	has, err := csvHasTarget(df.data, rs, m.D)
+	f, err := os.Open(df.data)
 	if err != nil {
 		return nil, false, err
 	}
-	if has {
-		ds, err := loadForModel[T](df, m)
-		return ds, true, err
+	defer f.Close()
+	// Look at the first record through a copy of the bytes it takes; the
+	// readers below then get those bytes again, followed by the rest.
+	var seen bytes.Buffer
+	peek, err := decompressText(io.TeeReader(f, &seen), df.data)
+	if err != nil {
+		return nil, false, err
 	}
-	ds, err := readCSVWithoutTarget[T](df.data, rs)
+	has, err := csvHasTarget(peek, df.data, rs, m.D)
+	if err != nil {
+		return nil, false, err
+	}
+	whole := io.MultiReader(bytes.NewReader(seen.Bytes()), f)
+	var ds *dataset.Dataset[T]
+	if has {
+		ds, err = readCSVFile[T](whole, df.data, rs)
+	} else {
+		ds, err = readCSVWithoutTarget[T](whole, df.data, rs)
+	}
 	if err != nil {
 		return nil, false, err
 	}
@@ -226,7 +245,7 @@ func loadForPredict[T batch.Float](df *dataFlags, m *cvar.ModelFile) (*dataset.D
 	if err := cvar.Preprocess(&m.Preprocessing, ds.X, ds.D); err != nil {
 		return nil, false, err
 	}
-	return ds, false, nil
+	return ds, has, nil
 }
 
 // openText opens a possibly gzip- or bzip2-compressed text file.
@@ -235,20 +254,30 @@ func openText(path string) (io.Reader, func() error, error) {
 	if err != nil {
 		return nil, nil, err
 	}
-	br := bufio.NewReader(f)
+	r, err := decompressText(f, path)
+	if err != nil {
+		f.Close()
+		return nil, nil, err
+	}
+	return r, f.Close, nil
+}
+
+// decompressText returns the content of r, decompressed if it is gzip or
+// bzip2.
+func decompressText(r io.Reader, path string) (io.Reader, error) {
+	br := bufio.NewReader(r)
 	magic, _ := br.Peek(3)
 	switch {
 	case len(magic) == 3 && magic[0] == 0x1f && magic[1] == 0x8b && magic[2] == 8:
 		zr, err := gzip.NewReader(br)
 		if err != nil {
-			f.Close()
-			return nil, nil, fmt.Errorf("%s: corrupt gzip header: %w", path, err)
+			return nil, fmt.Errorf("%s: corrupt gzip header: %w", path, err)
 		}
-		return zr, f.Close, nil
+		return zr, nil
 	case string(magic) == "BZh":
-		return bzip2.NewReader(br), f.Close, nil
+		return bzip2.NewReader(br), nil
 	}
-	return br, f.Close, nil
+	return br, nil
 }
 
 func csvReaderFor(path string, r io.Reader) *csv.Reader {
@@ -262,12 +291,7 @@ func csvReaderFor(path string, r io.Reader) *csv.Reader {
 // csvHasTarget decides from the first row whether a CSV file holds the
 // target column: by its name when the model's target was named, else by the
 // number of columns (d features, or d and the target).
-func csvHasTarget(path string, rs readSpec, d int) (bool, error) {
-	r, closeFn, err := openText(path)
-	if err != nil {
-		return false, err
-	}
-	defer closeFn()
+func csvHasTarget(r io.Reader, path string, rs readSpec, d int) (bool, error) {
 	cr := csvReaderFor(path, r)
 	rec, err := cr.Read()
 	if err == io.EOF {
@@ -295,18 +319,17 @@ func csvHasTarget(path string, rs readSpec, d int) (bool, error) {
 // readCSVWithoutTarget reads a CSV file of features only, by appending a
 // placeholder target column and reading the result with the dataset reader,
 // so that errors carry the file's own lines and columns.
-func readCSVWithoutTarget[T batch.Float](path string, rs readSpec) (*dataset.Dataset[T], error) {
-	r, closeFn, err := openText(path)
+func readCSVWithoutTarget[T batch.Float](raw io.Reader, path string, rs readSpec) (*dataset.Dataset[T], error) {
+	r, err := decompressText(raw, path)
 	if err != nil {
 		return nil, err
 	}
-	defer closeFn()
 	cr := csvReaderFor(path, r)
 	var buf bytes.Buffer
 	cw := csv.NewWriter(&buf)
 	cw.Comma = cr.Comma
 	first := true
-	for {
+	for rows := 0; rs.limit == 0 || rows < rs.limit; rows++ {
 		rec, err := cr.Read()
 		if err == io.EOF {
 			break
@@ -317,15 +340,16 @@ func readCSVWithoutTarget[T batch.Float](path string, rs readSpec) (*dataset.Dat
 		extra := "0"
 		if first && !rs.noHeader {
 			extra = "\x00no target"
+			rows-- // the header is not a sample
 		}
 		first = false
 		cw.Write(append(rec, extra))
 	}
 	cw.Flush()
-	opt := dataset.CSVOptions{Comma: cr.Comma, NoHeader: rs.noHeader, Task: dataset.Regression}
+	opt := dataset.CSVOptions{Comma: cr.Comma, NoHeader: rs.noHeader, Task: dataset.Regression, MaxBytes: rs.maxBytes}
 	ds, err := dataset.ReadCSV[T](&buf, path, opt)
 	if err != nil {
-		return nil, err
+		return nil, tooLarge(err)
 	}
 	ds = firstRows(ds, rs.limit)
 	return ds, nil

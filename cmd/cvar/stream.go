@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"math/rand/v2"
 	"os"
 	"slices"
 	"strconv"
@@ -20,31 +19,25 @@ import (
 // Streaming training (train -stream) reads a CSV or LIBSVM file row by row
 // and never holds the features of more than a few thousand rows:
 //
-//  1. a first pass assigns each row to the training (2/3) or validation
-//     split by a seeded draw in file order, and collects the training rows'
-//     feature means and variances (the z-score), the number of rows and the
-//     targets' values, from which the task and the classes follow (numeric
-//     labels only: integers with at most 20 distinct values are classes),
-//     and the training targets' mean and deviation (regression targets are
-//     standardised for training, the model mapped back after);
-//  2. when the step size comes from a theorem, a second pass measures
-//     max ‖x‖ of the standardised training rows (and max |y|), which the
-//     theorems' constants need;
+//  0. a first pass counts the rows, N, from which dataset.Splitter assigns
+//     each row to the training (2/3) or validation split exactly as
+//     dataset.Split does for in-memory training with the same -seed;
+//  1. a pass collects the training rows' feature means and variances (the
+//     z-score) and the targets' values, from which the task and the
+//     classes follow (numeric labels only: integers with at most 20
+//     distinct values are classes), and the training targets' mean and
+//     deviation (regression targets are standardised for training, the
+//     model mapped back after);
+//  2. when the step size comes from a theorem, a pass measures max ‖x‖ of
+//     the standardised training rows (and max |y|), which the theorems'
+//     constants need;
 //  3. -epochs passes train Alg1 or Alg4 with cvar.Online, one row at a time;
 //  4. a last pass computes every row's loss for the metrics (one number per
 //     row is kept, for the exact CVaR).
 //
-// Each pass draws the split again from the seed, in the same order, so no
-// per-row state is kept between passes.
-
-// streamSplit draws each row's split in file order.
-type streamSplit struct{ rng *rand.Rand }
-
-func newStreamSplit(seed uint64) *streamSplit {
-	return &streamSplit{rng: rand.New(rand.NewPCG(seed, 0x5e11))}
-}
-
-func (s *streamSplit) train() bool { return s.rng.Float64() < dataset.DefaultTrainFrac }
+// The splitter decides a row from its index alone, so no per-row state is
+// kept between passes. The file is read several times, so it must be a
+// regular file, not a pipe.
 
 // streamSource opens the -data file as a stream, again for every pass.
 type streamSource[T batch.Float] struct {
@@ -128,7 +121,7 @@ func libsvmWidth(path string) (int, error) {
 		}
 	}
 	if width == 0 {
-		width = 1
+		return 0, fmt.Errorf("%s: no line has index:value pairs; expected lines of the form \"label index:value ...\"", path)
 	}
 	return width, nil
 }
@@ -146,6 +139,9 @@ func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 	if df.test != "" {
 		return usagef("-stream evaluates on its validation split; -test is not supported")
 	}
+	if st, err := os.Stat(df.data); err == nil && !st.Mode().IsRegular() {
+		return fmt.Errorf("%s is not a regular file; -stream reads its data several times", df.data)
+	}
 	src := &streamSource[T]{path: df.data, format: format, target: df.target, noHeader: df.noHeader, limit: df.limit}
 	if format == "libsvm" {
 		if src.dim, err = libsvmWidth(df.data); err != nil {
@@ -153,7 +149,20 @@ func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 		}
 	}
 
-	// Pass 1: the split, the training rows' moments and the targets.
+	// Pass 0: the number of rows, and the split.
+	nRows := 0
+	if err := src.each(dataset.Regression, nil, func(int, []T, T, int32) error { nRows++; return nil }); err != nil {
+		return err
+	}
+	if nRows < 2 {
+		return fmt.Errorf("%s: %d samples cannot be split into non-empty training and validation sets", df.data, nRows)
+	}
+	split, err := dataset.NewSplitter(nRows, 0, f.seed)
+	if err != nil {
+		return err
+	}
+
+	// Pass 1: the training rows' moments and the targets.
 	var (
 		nTrain, nAll int
 		mean, m2     []float64
@@ -163,13 +172,12 @@ func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 		yMean, yM2   float64
 		features     []string
 	)
-	split := newStreamSplit(f.seed)
 	err = src.each(dataset.Regression, nil, func(i int, x []T, y T, _ int32) error {
 		if mean == nil {
 			mean, m2 = make([]float64, len(x)), make([]float64, len(x))
 		}
 		nAll++
-		tr := split.train()
+		tr := split.Train(i)
 		yv := float64(y)
 		if yv != math.Trunc(yv) {
 			integers = false
@@ -194,8 +202,8 @@ func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 	if err != nil {
 		return err
 	}
-	if nTrain < 1 || nAll-nTrain < 1 {
-		return fmt.Errorf("%s: %d rows cannot be split into non-empty training and validation sets", df.data, nAll)
+	if nAll != nRows || nTrain != split.NTrain() {
+		return fmt.Errorf("%s: %d rows on one pass, %d on the next; the file changed while it was read", df.data, nRows, nAll)
 	}
 	st, closeFn, err := src.open(dataset.Regression, nil)
 	if err != nil {
@@ -253,6 +261,9 @@ func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 			kind = cvar.KindSoftmax
 		}
 	}
+	if err := checkModel[T](kind, d, len(classes), f.hidden, f.threads, 1, df.maxMemory); err != nil {
+		return err
+	}
 	model, err := cvar.NewModel[T](kind, d, len(classes), f.hidden)
 	if err != nil {
 		return fmt.Errorf("%s: %w", df.data, err)
@@ -271,9 +282,8 @@ func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 	// Pass 2: max ‖x‖ of the standardised training rows, for the theorems.
 	if opt.Rule == cvar.TheoremStep && (opt.LR == 0 || (opt.Method == cvar.Alg4 && opt.Eps == 0)) {
 		var maxNorm2 float64
-		split = newStreamSplit(f.seed)
 		err = src.each(task, classes, func(i int, x []T, _ T, _ int32) error {
-			if !split.train() {
+			if !split.Train(i) {
 				return nil
 			}
 			if err := pre(x); err != nil {
@@ -303,9 +313,8 @@ func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 	defer online.Close()
 	bar := newProgress(e, "training", nTrain*passes)
 	for range passes {
-		split = newStreamSplit(f.seed)
 		err = src.each(task, classes, func(i int, x []T, y T, label int32) error {
-			if !split.train() {
+			if !split.Train(i) {
 				return nil
 			}
 			if err := pre(x); err != nil {
@@ -376,13 +385,12 @@ func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 		buf, ys, labels, rows = buf[:0], ys[:0], labels[:0], rows[:0]
 		return nil
 	}
-	split = newStreamSplit(f.seed)
 	err = src.each(task, classes, func(i int, x []T, y T, label int32) error {
 		buf = append(buf, x...)
 		if err := pre(buf[len(buf)-d:]); err != nil {
 			return err
 		}
-		ys, labels, rows = append(ys, y), append(labels, label), append(rows, split.train())
+		ys, labels, rows = append(ys, y), append(labels, label), append(rows, split.Train(i))
 		if len(rows) == chunk {
 			return flush()
 		}

@@ -85,7 +85,7 @@ func addTrainFlags(fs *flag.FlagSet) *trainFlags {
 	fs.IntVar(&f.batch, "batch", 0, "minibatch size of alg3, vanilla and minibatch (0: 512)")
 	fs.Uint64Var(&f.seed, "seed", 1, "random seed of the split and the training")
 	fs.Var(f.precision, "precision", "floating-point `precision`: f32 or f64")
-	fs.IntVar(&f.threads, "threads", 0, "worker threads (0: all cores)")
+	fs.IntVar(&f.threads, "threads", 0, "worker threads (0: all cores; more than the cores are clamped to them)")
 	fs.Float64Var(&f.radius, "radius", 0, "K is the L2 ball of this radius (0: see above)")
 	fs.Var(&f.box, "box", "K is the box [lo, hi]^p, given as `lo,hi`")
 	fs.IntVar(&f.hidden, "hidden", batch.DefaultHidden, "hidden units of the mlp")
@@ -156,16 +156,30 @@ func (f *trainFlags) options() (cvar.Options, error) {
 	return opt, nil
 }
 
-func cmdTrain(e *env, args []string) error {
+// parseTrain turns train's command line into its flags and the library
+// options, checking everything that can be checked without the data.
+func parseTrain(e *env, args []string) (*trainFlags, cvar.Options, error) {
 	fs := newFlagSet("cvar train")
 	f := addTrainFlags(fs)
 	if err := parseFlags(e, fs, trainSynopsis, args); err != nil {
-		return err
+		return nil, cvar.Options{}, err
 	}
 	if err := f.data.check(); err != nil {
-		return err
+		return nil, cvar.Options{}, err
 	}
 	opt, err := f.options()
+	if err != nil {
+		return nil, cvar.Options{}, err
+	}
+	if f.threads, err = threadsFlag(f.threads); err != nil {
+		return nil, cvar.Options{}, err
+	}
+	opt.Threads = f.threads
+	return f, opt, nil
+}
+
+func cmdTrain(e *env, args []string) error {
+	f, opt, err := parseTrain(e, args)
 	if err != nil {
 		return err
 	}
@@ -231,6 +245,9 @@ func trainRun[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 	}
 	val, err := toBatch(td.val)
 	if err != nil {
+		return err
+	}
+	if err := checkModel[T](td.kind, td.train.D, td.train.K(), f.hidden, f.threads, f.batch, f.data.maxMemory); err != nil {
 		return err
 	}
 	model, err := cvar.NewModel[T](td.kind, td.train.D, td.train.K(), f.hidden)

@@ -1,0 +1,158 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"runtime"
+	"strconv"
+	"strings"
+	"unsafe"
+
+	"github.com/cvarlearn/cvar"
+	"github.com/cvarlearn/cvar/batch"
+	"github.com/cvarlearn/cvar/dataset"
+)
+
+// maxBootstrap is the largest eval -bootstrap: 100 000 resamples give
+// percentiles to well within the intervals' own sampling error; more only
+// costs time.
+const maxBootstrap = 100_000
+
+// threadsFlag checks a -threads value: negative is a usage error, and more
+// threads than the cores the program may use (GOMAXPROCS) are clamped to
+// them, since more workers only add goroutines. Results do not depend on
+// the number of threads, so clamping never changes them. 0 stays 0: all
+// cores.
+func threadsFlag(n int) (int, error) {
+	if n < 0 {
+		return 0, usagef("-threads %d must be ≥ 0 (0: all cores)", n)
+	}
+	return min(n, runtime.GOMAXPROCS(0)), nil
+}
+
+// defaultMaxMemory is the default -max-memory: the bound on the dense data
+// matrix and on the model that a command may allocate.
+const defaultMaxMemory = dataset.DefaultMaxBytes
+
+// byteSize is a -max-memory value: a number of bytes with an optional unit,
+// B, KB, MB, GB, TB (powers of 1000) or K, M, G, T, KiB, MiB, GiB, TiB
+// (powers of 1024). 0 means no bound.
+type byteSize int64
+
+func (b *byteSize) String() string {
+	if b == nil || *b == 0 {
+		return "0"
+	}
+	v := int64(*b)
+	for _, u := range []struct {
+		name string
+		size int64
+	}{{"TiB", 1 << 40}, {"GiB", 1 << 30}, {"MiB", 1 << 20}, {"KiB", 1 << 10}} {
+		if v%u.size == 0 {
+			return strconv.FormatInt(v/u.size, 10) + u.name
+		}
+	}
+	return strconv.FormatInt(v, 10)
+}
+
+func (b *byteSize) Set(s string) error {
+	t := strings.TrimSpace(s)
+	i := strings.IndexFunc(t, func(r rune) bool { return (r < '0' || r > '9') && r != '.' && r != 'e' && r != 'E' && r != '+' })
+	num, unit := t, ""
+	if i >= 0 {
+		num, unit = strings.TrimSpace(t[:i]), strings.ToLower(strings.TrimSpace(t[i:]))
+	}
+	units := map[string]float64{
+		"": 1, "b": 1,
+		"kb": 1e3, "mb": 1e6, "gb": 1e9, "tb": 1e12,
+		"k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40,
+		"kib": 1 << 10, "mib": 1 << 20, "gib": 1 << 30, "tib": 1 << 40,
+	}
+	mult, okUnit := units[unit]
+	v, err := strconv.ParseFloat(num, 64)
+	if err != nil || !okUnit || v < 0 || math.IsNaN(v) || v*mult >= math.MaxInt64 {
+		return fmt.Errorf("%q is not a size; want e.g. 8GiB, 500MB or 0 (no bound)", s)
+	}
+	*b = byteSize(v * mult)
+	return nil
+}
+
+// bound is the limit in bytes that the value sets: 0 means none.
+func (b byteSize) bound() int64 {
+	if b == 0 {
+		return math.MaxInt64
+	}
+	return int64(b)
+}
+
+// option is the value for the readers' MaxBytes option.
+func (b byteSize) option() int64 {
+	if b == 0 {
+		return -1
+	}
+	return int64(b)
+}
+
+// tooLarge restates a reader's ErrTooLarge with the flag that raises the
+// bound; other errors pass through.
+func tooLarge(err error) error {
+	var de *dataset.Error
+	if err == nil || !errors.Is(err, dataset.ErrTooLarge) || !errors.As(err, &de) {
+		return err
+	}
+	return fmt.Errorf("%s: %s (-max-memory); give a larger -max-memory to allow it, or -limit to read fewer samples", de.File, de.Msg)
+}
+
+// checkMemory fails when what needs more than the -max-memory bound.
+func checkMemory(what string, need int64, limit byteSize) error {
+	if need <= limit.bound() {
+		return nil
+	}
+	return fmt.Errorf("%s needs about %s, more than the bound of %s (-max-memory); give a larger -max-memory to allow it",
+		what, dataset.FormatBytes(need), dataset.FormatBytes(limit.bound()))
+}
+
+// modelBytes estimates what training a model takes besides the data: the
+// parameters, their gradient and a few copies (iterate averaging, the best
+// point), a gradient per worker thread, and for the mlp the hidden
+// activations of a minibatch. Saturating arithmetic: absurd sizes give
+// math.MaxInt64, not an overflow.
+func modelBytes(kind string, d, k, hidden, size, threads, batchSize int) int64 {
+	mul := func(a, b int64) int64 {
+		if a != 0 && b > math.MaxInt64/a {
+			return math.MaxInt64
+		}
+		return a * b
+	}
+	add := func(a, b int64) int64 {
+		if a > math.MaxInt64-b {
+			return math.MaxInt64
+		}
+		return a + b
+	}
+	outs := int64(max(k, 1))
+	params := add(mul(int64(d), outs), outs)
+	var act int64
+	if kind == cvar.KindMLP {
+		h := int64(hidden)
+		params = add(add(mul(h, int64(d)), h), add(mul(outs, h), outs))
+		act = mul(mul(int64(max(batchSize, 512)), h), 2)
+	}
+	if threads <= 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	copies := int64(4 + threads)
+	return mul(add(mul(params, copies), act), int64(size))
+}
+
+// checkModel fails when training the model would need more than the
+// -max-memory bound (see modelBytes), before anything is allocated.
+func checkModel[T batch.Float](kind string, d, k, hidden, threads, batchSize int, limit byteSize) error {
+	var z T
+	what := fmt.Sprintf("a %s model on %d features", kind, d)
+	if kind == cvar.KindMLP {
+		what = fmt.Sprintf("an mlp of -hidden %d units on %d features", hidden, d)
+	}
+	return checkMemory(what, modelBytes(kind, d, k, hidden, int(unsafe.Sizeof(z)), threads, batchSize), limit)
+}
