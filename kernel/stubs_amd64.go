@@ -64,7 +64,7 @@ func axpyF64(a float64, x unsafe.Pointer, y unsafe.Pointer, n int)
 //go:noescape
 func lerpF64(t float64, x unsafe.Pointer, y unsafe.Pointer, n int)
 
-// expF32 computes, eight float32 lanes at a time (EXPPS in math_amd64.s,
+// expF32 computes, eight float32 lanes at a time (expPS in kernel_amd64.s,
 // within 2 ulp of e^x),
 //
 //	for i := 0; i < n; i++ {
@@ -74,7 +74,7 @@ func lerpF64(t float64, x unsafe.Pointer, y unsafe.Pointer, n int)
 //go:noescape
 func expF32(dst unsafe.Pointer, x unsafe.Pointer, n int)
 
-// expF64 computes, four lanes at a time (EXPPD, within 2 ulp),
+// expF64 computes, four lanes at a time (expPD, within 2 ulp),
 //
 //	for i := 0; i < n; i++ {
 //		dst[i] = math.Exp(x[i])
@@ -83,7 +83,7 @@ func expF32(dst unsafe.Pointer, x unsafe.Pointer, n int)
 //go:noescape
 func expF64(dst unsafe.Pointer, x unsafe.Pointer, n int)
 
-// log1pF32 computes, eight float32 lanes at a time (LOG1PPS, within 2 ulp),
+// log1pF32 computes, eight float32 lanes at a time (log1pPS, within 2 ulp),
 //
 //	for i := 0; i < n; i++ {
 //		dst[i] = float32(math.Log1p(float64(x[i])))
@@ -92,7 +92,7 @@ func expF64(dst unsafe.Pointer, x unsafe.Pointer, n int)
 //go:noescape
 func log1pF32(dst unsafe.Pointer, x unsafe.Pointer, n int)
 
-// log1pF64 computes, four lanes at a time (LOG1PPD, within 2 ulp),
+// log1pF64 computes, four lanes at a time (log1pPD, within 2 ulp),
 //
 //	for i := 0; i < n; i++ {
 //		dst[i] = math.Log1p(x[i])
@@ -101,8 +101,8 @@ func log1pF32(dst unsafe.Pointer, x unsafe.Pointer, n int)
 //go:noescape
 func log1pF64(dst unsafe.Pointer, x unsafe.Pointer, n int)
 
-// logisticF32 computes, in float32 lanes with exp and log1p as EXPPS and
-// LOG1PPS,
+// logisticF32 computes, in float32 lanes with exp and log1p as expPS and
+// log1pPS,
 //
 //	for i := 0; i < n; i++ {
 //		z := y[i] * m[i]
@@ -118,8 +118,8 @@ func log1pF64(dst unsafe.Pointer, x unsafe.Pointer, n int)
 //go:noescape
 func logisticF32(loss unsafe.Pointer, dloss unsafe.Pointer, m unsafe.Pointer, y unsafe.Pointer, n int)
 
-// logisticF64 computes, in float64 lanes with exp and log1p as EXPPD and
-// LOG1PPD,
+// logisticF64 computes, in float64 lanes with exp and log1p as expPD and
+// log1pPD,
 //
 //	for i := 0; i < n; i++ {
 //		z := y[i] * m[i]
@@ -187,7 +187,7 @@ func absoluteF64(loss unsafe.Pointer, dloss unsafe.Pointer, m unsafe.Pointer, y 
 
 // plusF32 computes, for kind = PlusNone, PlusHinge, PlusSoftplus or
 // PlusQuadratic (none, hinge and quadratic in float64, bit-identical to
-// plusOne; softplus in float32 lanes with EXPPS and LOG1PPS),
+// plusOne; softplus in float32 lanes with expPS and log1pPS),
 //
 //	for i := 0; i < n; i++ {
 //		r, d := plusOne(PlusKind(kind), eps, float64(s[i]))
@@ -197,7 +197,7 @@ func absoluteF64(loss unsafe.Pointer, dloss unsafe.Pointer, m unsafe.Pointer, y 
 //go:noescape
 func plusF32(kind int, eps float64, rho unsafe.Pointer, drho unsafe.Pointer, s unsafe.Pointer, n int)
 
-// plusF64 computes (softplus with EXPPD and LOG1PPD, the others
+// plusF64 computes (softplus with expPD and log1pPD, the others
 // bit-identical to plusOne)
 //
 //	for i := 0; i < n; i++ {
@@ -207,7 +207,7 @@ func plusF32(kind int, eps float64, rho unsafe.Pointer, drho unsafe.Pointer, s u
 //go:noescape
 func plusF64(kind int, eps float64, rho unsafe.Pointer, drho unsafe.Pointer, s unsafe.Pointer, n int)
 
-// softmaxF32 computes, in float64 with exp and log as EXPPD and LOG1PPD
+// softmaxF32 computes, in float64 with exp and log as expPD and log1pPD
 // (the sums in vector order),
 //
 //	for i := 0; i < n; i++ {
@@ -235,7 +235,7 @@ func plusF64(kind int, eps float64, rho unsafe.Pointer, drho unsafe.Pointer, s u
 //go:noescape
 func softmaxF32(loss unsafe.Pointer, z unsafe.Pointer, label unsafe.Pointer, n int, k int)
 
-// softmaxF64 computes, with exp and log as EXPPD and LOG1PPD (the sums in
+// softmaxF64 computes, with exp and log as expPD and log1pPD (the sums in
 // vector order),
 //
 //	for i := 0; i < n; i++ {

@@ -279,7 +279,7 @@ var stubDocs = map[string]stub{
 	"expF32": {
 		sig: "func(dst, x unsafe.Pointer, n int)",
 		doc: []string{
-			"expF32 computes, eight float32 lanes at a time (EXPPS in math_amd64.s,",
+			"expF32 computes, eight float32 lanes at a time (expPS in kernel_amd64.s,",
 			"within 2 ulp of e^x),",
 			"",
 			"\tfor i := 0; i < n; i++ {",
@@ -290,7 +290,7 @@ var stubDocs = map[string]stub{
 	"expF64": {
 		sig: "func(dst, x unsafe.Pointer, n int)",
 		doc: []string{
-			"expF64 computes, four lanes at a time (EXPPD, within 2 ulp),",
+			"expF64 computes, four lanes at a time (expPD, within 2 ulp),",
 			"",
 			"\tfor i := 0; i < n; i++ {",
 			"\t\tdst[i] = math.Exp(x[i])",
@@ -300,7 +300,7 @@ var stubDocs = map[string]stub{
 	"log1pF32": {
 		sig: "func(dst, x unsafe.Pointer, n int)",
 		doc: []string{
-			"log1pF32 computes, eight float32 lanes at a time (LOG1PPS, within 2 ulp),",
+			"log1pF32 computes, eight float32 lanes at a time (log1pPS, within 2 ulp),",
 			"",
 			"\tfor i := 0; i < n; i++ {",
 			"\t\tdst[i] = float32(math.Log1p(float64(x[i])))",
@@ -310,7 +310,7 @@ var stubDocs = map[string]stub{
 	"log1pF64": {
 		sig: "func(dst, x unsafe.Pointer, n int)",
 		doc: []string{
-			"log1pF64 computes, four lanes at a time (LOG1PPD, within 2 ulp),",
+			"log1pF64 computes, four lanes at a time (log1pPD, within 2 ulp),",
 			"",
 			"\tfor i := 0; i < n; i++ {",
 			"\t\tdst[i] = math.Log1p(x[i])",
@@ -320,8 +320,8 @@ var stubDocs = map[string]stub{
 	"logisticF32": {
 		sig: "func(loss, dloss, m, y unsafe.Pointer, n int)",
 		doc: []string{
-			"logisticF32 computes, in float32 lanes with exp and log1p as EXPPS and",
-			"LOG1PPS,",
+			"logisticF32 computes, in float32 lanes with exp and log1p as expPS and",
+			"log1pPS,",
 			"",
 			"\tfor i := 0; i < n; i++ {",
 			"\t\tz := y[i] * m[i]",
@@ -338,8 +338,8 @@ var stubDocs = map[string]stub{
 	"logisticF64": {
 		sig: "func(loss, dloss, m, y unsafe.Pointer, n int)",
 		doc: []string{
-			"logisticF64 computes, in float64 lanes with exp and log1p as EXPPD and",
-			"LOG1PPD,",
+			"logisticF64 computes, in float64 lanes with exp and log1p as expPD and",
+			"log1pPD,",
 			"",
 			"\tfor i := 0; i < n; i++ {",
 			"\t\tz := y[i] * m[i]",
@@ -412,7 +412,7 @@ var stubDocs = map[string]stub{
 		doc: []string{
 			"plusF32 computes, for kind = PlusNone, PlusHinge, PlusSoftplus or",
 			"PlusQuadratic (none, hinge and quadratic in float64, bit-identical to",
-			"plusOne; softplus in float32 lanes with EXPPS and LOG1PPS),",
+			"plusOne; softplus in float32 lanes with expPS and log1pPS),",
 			"",
 			"\tfor i := 0; i < n; i++ {",
 			"\t\tr, d := plusOne(PlusKind(kind), eps, float64(s[i]))",
@@ -423,7 +423,7 @@ var stubDocs = map[string]stub{
 	"plusF64": {
 		sig: "func(kind int, eps float64, rho, drho, s unsafe.Pointer, n int)",
 		doc: []string{
-			"plusF64 computes (softplus with EXPPD and LOG1PPD, the others",
+			"plusF64 computes (softplus with expPD and log1pPD, the others",
 			"bit-identical to plusOne)",
 			"",
 			"\tfor i := 0; i < n; i++ {",
@@ -434,7 +434,7 @@ var stubDocs = map[string]stub{
 	"softmaxF32": {
 		sig: "func(loss, z, label unsafe.Pointer, n, k int)",
 		doc: []string{
-			"softmaxF32 computes, in float64 with exp and log as EXPPD and LOG1PPD",
+			"softmaxF32 computes, in float64 with exp and log as expPD and log1pPD",
 			"(the sums in vector order),",
 			"",
 			"\tfor i := 0; i < n; i++ {",
@@ -463,7 +463,7 @@ var stubDocs = map[string]stub{
 	"softmaxF64": {
 		sig: "func(loss, z, label unsafe.Pointer, n, k int)",
 		doc: []string{
-			"softmaxF64 computes, with exp and log as EXPPD and LOG1PPD (the sums in",
+			"softmaxF64 computes, with exp and log as expPD and log1pPD (the sums in",
 			"vector order),",
 			"",
 			"\tfor i := 0; i < n; i++ {",
