@@ -1,12 +1,12 @@
 package main
 
-// stubDocs are the Go declarations of the kernels, each with its doc comment:
-// the Go loop the kernel computes.
+// stub is the Go declaration of one kernel.
 type stub struct {
 	sig string   // func(...) ...
-	doc []string // one element per line
+	doc []string // its doc comment, one element per line: the Go loop it computes
 }
 
+// stubDocs are the Go declarations avo writes to stubs_amd64.go, by name.
 var stubDocs = map[string]stub{
 	"dotF32": {
 		sig: "func(x, y unsafe.Pointer, n int) float32",

@@ -238,7 +238,7 @@ func axpyLerp(g *gen, p prec, lerp bool) {
 	g.ANDQ(i32(-4*p.lanes), RDX)
 	g.JZ(operand.LabelRef(L + "one"))
 
-	// The original kernels load and store y with VMOVUPS in both precisions.
+	// y moves with VMOVUPS in both precisions: a plain move needs no type.
 	g.Label(L + "loop4")
 	for i := 0; i < 4; i++ {
 		g.VMOVUPS(memi(RDI, 32*i, RAX, s), y(i))
