@@ -11,11 +11,12 @@ const mathDoc = `// Elementwise kernels: Exp, Log1p, LinearLoss (logistic, squar
 // Precision: float64 kernels compute in float64, four lanes per 256-bit
 // register. Exp, Log1p, the logistic loss and softplus in float32 compute in
 // float32, eight lanes per register, with float32 twins of the float64
-// algorithms (expPS, log1pPS below). The other float32 kernels (squared,
-// absolute, none, hinge, quadratic, SoftmaxCE) widen four inputs with
-// VCVTPS2PD, run the float64 code and round once with VCVTPD2PS, so squared,
-// absolute, hinge, none and quadratic replay the generic reference's float64
-// operations exactly (bit-identical results in both precisions).
+// algorithms (expPS, log1pPS in _asm/amd64/math.go). The other float32
+// kernels (squared, absolute, none, hinge, quadratic, SoftmaxCE) widen four
+// inputs with VCVTPS2PD, run the float64 code and round once with VCVTPD2PS,
+// so squared, absolute, hinge, none and quadratic replay the generic
+// reference's float64 operations exactly (bit-identical results in both
+// precisions).
 //
 // Tails: four elements per step (eight for native float32); the last elements
 // are loaded and stored with VMASKMOVPD / VMASKMOVPS under a lane mask,
