@@ -10,7 +10,7 @@ import (
 )
 
 // archImpls lists the arm64 assembly implementations this CPU supports, best
-// first: the NEON (ASIMD) kernels of linalg_arm64.s and math_arm64.s.
+// first: the NEON (ASIMD) kernels of kernel_arm64.s.
 func archImpls() []*Impl {
 	if !cpu.ARM64.HasASIMD {
 		return nil
@@ -22,8 +22,8 @@ func archImpls() []*Impl {
 // they check bounds (out-of-range input panics like the generic code), cut the
 // work of one assembly call to a bounded size (assembly loops are not
 // preemptible), gather rows for the assembly, and pad the last 1..3 elements
-// of the elementwise kernels through a small stack buffer, so the assembly of
-// math_arm64.s only ever sees whole groups of four elements.
+// of the elementwise kernels through a small stack buffer, so the math kernels
+// of kernel_arm64.s only ever see whole groups of four elements.
 var neon = &Impl{
 	Name:     "neon",
 	Requires: "ASIMD",
@@ -53,7 +53,7 @@ func neonOps[T Float]() Ops[T] {
 // goroutine is never stuck in assembly for long (about 10–50 µs).
 const neonChunk = 1 << 14
 
-// ---- Assembly stubs: linalg_arm64.s ----
+// ---- Assembly stubs: linear algebra (kernel_arm64.s) ----
 
 // dotF64 computes:
 //
@@ -163,10 +163,10 @@ func maxF64(x *float64, n int) float64
 //go:noescape
 func maxF32(x *float32, n int) float32
 
-// ---- Assembly stubs: math_arm64.s ----
+// ---- Assembly stubs: math (kernel_arm64.s) ----
 //
 // n is a multiple of 4. In the loops below, math.Exp and math.Log1p stand for
-// the table-free approximations of math_arm64.s (within 1 ulp in float64; see
+// the table-free approximations of kernel_arm64.s (within 1 ulp in float64; see
 // its header for the contract), and logisticLoss, linearLossOne and plusOne
 // for the same formulas evaluated with them.
 

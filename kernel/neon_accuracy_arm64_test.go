@@ -9,11 +9,11 @@ import (
 	"testing"
 )
 
-// The accuracy contract of math_arm64.s, checked against math/big: exp and
-// log1p within 2 ulp (observed ≤ 1) in float64 and float32 over the whole
-// domain — random points, tiny arguments, the range-reduction boundaries
-// (k+½)·ln2 and √2·2^k − 1, the clamp limits, overflow and gradual underflow —
-// and exact at 0, ±Inf and NaN.
+// The accuracy contract of the math kernels of kernel_arm64.s, checked
+// against math/big: exp and log1p within 2 ulp (observed ≤ 1) in float64 and
+// float32 over the whole domain — random points, tiny arguments, the
+// range-reduction boundaries (k+½)·ln2 and √2·2^k − 1, the clamp limits,
+// overflow and gradual underflow — and exact at 0, ±Inf and NaN.
 
 const neonBigPrec = 300
 

@@ -91,7 +91,8 @@ var neonMacros = []neonMacro{
 // register choices, disassembles the object with `go tool objdump`, and checks
 // that the word is the one the ARM ARM layout gives and that the disassembler
 // names the intended instruction and registers. It also checks that the table
-// above covers every macro the header defines.
+// above covers every macro the header defines and every one the generated
+// kernel_arm64.s uses.
 func TestNEONMacroEncodings(t *testing.T) {
 	goBin, err := exec.LookPath("go")
 	if err != nil {
@@ -121,6 +122,28 @@ func TestNEONMacroEncodings(t *testing.T) {
 	}
 	for name := range defined {
 		t.Errorf("macro %s of neon_arm64.h has no encoding test", name)
+	}
+	// Every WORD-encoded instruction of the generated kernels is one of
+	// those macros, so the checks below cover all of them.
+	kernels, err := os.ReadFile(filepath.Join(wd, "kernel_arm64.s"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	tested := map[string]bool{}
+	for _, m := range neonMacros {
+		tested[m.name] = true
+	}
+	used := regexp.MustCompile(`(?m)^\t((?:V?F)[A-Z0-9_]+)\(`).FindAllStringSubmatch(string(kernels), -1)
+	if len(used) == 0 {
+		t.Fatal("kernel_arm64.s uses no neon_arm64.h macro: the pattern above is out of date")
+	}
+	for _, m := range used {
+		if !tested[m[1]] {
+			t.Errorf("kernel_arm64.s uses %s, which has no encoding test", m[1])
+		}
+	}
+	if regexp.MustCompile(`(?m)^\s*WORD\b`).Match(kernels) {
+		t.Error("kernel_arm64.s writes a WORD directly; emit a tested neon_arm64.h macro instead")
 	}
 
 	goroot, err := exec.Command(goBin, "env", "GOROOT").Output()

@@ -1,0 +1,264 @@
+package main
+
+import (
+	"github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
+)
+
+// The constants of the elementwise kernels, each broadcast to a whole
+// 256-bit register (four float64 or eight float32 lanes), as bit patterns.
+//
+// e11..e2 are the coefficients of P in e^r = 1 + r + r²·P(r), a Chebyshev fit
+// (degree 9) of (e^r − 1 − r)/r² on [−ln2/2 − 1e-6, ln2/2 + 1e-6], computed
+// once with mpmath's chebyfit at 40 digits and rounded to float64; the error
+// of e^r with the rounded coefficients is below 0.15 ulp (accuracy_test.go
+// checks the kernel against math/big). lg1..lg7 are fdlibm's log
+// coefficients, slg1..slg4 fdlibm's float ones, sp3..sp7 the Taylor
+// coefficients 1/k! rounded to float32.
+var consts64 = []struct {
+	name string
+	bits uint64
+}{
+	{"one", 0x3ff0000000000000}, {"two", 0x4000000000000000}, {"half", 0x3fe0000000000000},
+	{"negOne", 0xbff0000000000000}, {"posInf", 0x7ff0000000000000}, {"negInf", 0xfff0000000000000},
+	{"nan", 0x7ff8000000000000}, {"absMask", 0x7fffffffffffffff}, {"signMask", 0x8000000000000000},
+	{"expHi", 0x4086300000000000}, {"expLo", 0xc087500000000000},
+	{"log2e", 0x3ff71547652b82fe}, {"shifter", 0x4338000000000000},
+	{"ln2hi", 0x3fe62e42fee00000}, {"ln2lo", 0x3dea39ef35793c76},
+	{"e11", 0x3e5af389f20208c6}, {"e10", 0x3e928917ccaf39d3}, {"e9", 0x3ec71de0db2d4e97},
+	{"e8", 0x3efa019b91463588}, {"e7", 0x3f2a01a01a7c2f89}, {"e6", 0x3f56c16c17889fd3},
+	{"e5", 0x3f811111111109b5}, {"e4", 0x3fa5555555553d68}, {"e3", 0x3fc5555555555556},
+	{"e2", 0x3fe0000000000001},
+	{"expKBias", 0x4337fffffffff800}, {"qone", 0x0000000000000001},
+	{"logOff", 0x00095f619980c433}, {"q2046", 0x00000000000007fe},
+	{"magic", 0x4330000000000000}, {"magicBias", 0x43300000000003ff},
+	{"lg1", 0x3fe5555555555593}, {"lg2", 0x3fd999999997fa04}, {"lg3", 0x3fd2492494229359},
+	{"lg4", 0x3fcc71c51d8e78af}, {"lg5", 0x3fc7466496cb03de}, {"lg6", 0x3fc39a09d078c69f},
+	{"lg7", 0x3fc2f112df3e5244},
+	{"sqrt2", 0x3ff6a09e667f3bcd}, {"log1pBig", 0x7e70000000000000}, {"log1pScale", 0x39b0000000000000},
+	{"hundred", 0x4059000000000000},
+}
+
+var consts32 = []struct {
+	name string
+	bits uint64
+}{
+	{"sone", 0x3f800000}, {"stwo", 0x40000000}, {"shalf", 0x3f000000}, {"snegOne", 0xbf800000},
+	{"sposInf", 0x7f800000}, {"snegInf", 0xff800000}, {"snan", 0x7fc00000}, {"sabsMask", 0x7fffffff},
+	{"ssignMask", 0x80000000}, {"sexpHi", 0x42b20000}, {"sexpLo", 0xc2d00000}, {"slog2e", 0x3fb8aa3b},
+	{"sshifter", 0x4b400000}, {"sln2hi", 0x3f317200}, {"sln2lo", 0x35bfbe8e},
+	{"sp3", 0x3e2aaaab}, {"sp4", 0x3d2aaaab}, {"sp5", 0x3c088889}, {"sp6", 0x3ab60b61}, {"sp7", 0x39500d01},
+	{"sexpKBias", 0x4b3fff00}, {"sqone", 0x00000001}, {"slogOff", 0x004afb0d}, {"sq254", 0x000000fe},
+	{"smagic", 0x4b000000}, {"smagicBias", 0x4b00007f},
+	{"slg1", 0x3f2aaaaa}, {"slg2", 0x3eccce13}, {"slg3", 0x3e91e9ee}, {"slg4", 0x3e789e26},
+	{"stinyArg", 0xc2ae0000}, {"slog1pBig", 0x71800000}, {"slog1pScale", 0x1f800000}, {"ssixtyfour", 0x42800000},
+}
+
+// k holds the address of each constant by name.
+var k = map[string]operand.Mem{}
+
+func mathConstants(g *gen) {
+	for _, c := range consts64 {
+		k[c.name] = g.data(c.name, 8, c.bits, c.bits, c.bits, c.bits)
+	}
+	for _, c := range consts32 {
+		v := c.bits
+		k[c.name] = g.data(c.name, 4, v, v, v, v, v, v, v, v)
+	}
+}
+
+// expPD sets r = e^x for four float64 lanes; x is clobbered, t1..t3 are
+// scratch. neg: x ≤ 0 or NaN is known, so the upper clamp is left out
+// (EXPNEG).
+func (g *gen) expPD(x, r, t1, t2, t3 VecPhysical, neg bool) {
+	if !neg {
+		g.VMOVUPD(k["expHi"], t1)
+		g.VMINPD(x, t1, x)
+	}
+	g.VMOVUPD(k["expLo"], t1)
+	g.VMAXPD(x, t1, x)
+	g.VMOVUPD(k["shifter"], t1)
+	g.VFMADD231PD(k["log2e"], x, t1)
+	g.VSUBPD(k["shifter"], t1, t2)
+	g.VMOVAPD(x, r)
+	g.VFNMADD231PD(k["ln2hi"], t2, r)
+	g.VFNMADD231PD(k["ln2lo"], t2, r)
+	g.VMOVUPD(k["e11"], t3)
+	for _, e := range []string{"e10", "e9", "e8", "e7", "e6", "e5", "e4", "e3", "e2"} {
+		g.VFMADD213PD(k[e], r, t3)
+	}
+	g.VMULPD(r, r, t2)
+	g.VFMADD213PD(r, t2, t3)
+	g.VADDPD(k["one"], t3, t3)
+	g.VPSUBQ(k["expKBias"], t1, t1)
+	g.VPSRLQ(u8(1), t1, t2)
+	g.VPSUBQ(t2, t1, t1)
+	g.VPSUBQ(k["qone"], t1, t1)
+	g.VPSUBQ(k["qone"], t2, t2)
+	g.VPSLLQ(u8(52), t1, t1)
+	g.VPSLLQ(u8(52), t2, t2)
+	g.VMULPD(t2, t3, t3)
+	g.VMULPD(t1, t3, r)
+}
+
+// log1pPD sets r = log(1+x) for four float64 lanes; x is kept, t1..t4 are
+// scratch.
+func (g *gen) log1pPD(x, r, t1, t2, t3, t4 VecPhysical) {
+	g.VCMPPD(u8(0x1e), k["log1pBig"], x, t4)
+	g.VMULPD(k["log1pScale"], x, t1)
+	g.VBLENDVPD(t4, t1, x, t4)
+	g.VADDPD(k["one"], t4, t1)
+	g.VPADDQ(k["logOff"], t1, t1)
+	g.VPSRLQ(u8(52), t1, t1)
+	g.VMOVDQU(k["q2046"], t2)
+	g.VPSUBQ(t1, t2, t2)
+	g.VPSLLQ(u8(52), t2, t2)
+	g.VSUBPD(k["one"], t2, t3)
+	g.VFMADD231PD(t4, t2, t3)
+	g.VPOR(k["magic"], t1, t1)
+	g.VSUBPD(k["magicBias"], t1, t1)
+	g.VCMPPD(u8(0x1e), k["log1pBig"], x, t4)
+	g.VANDPD(k["hundred"], t4, t4)
+	g.VADDPD(t4, t1, t1)
+	g.VADDPD(k["two"], t3, t2)
+	g.VDIVPD(t2, t3, t2)
+	g.VMULPD(t2, t2, t4)
+	g.log1pTailPD(r, t1, t2, t3, t4)
+	g.VCMPPD(u8(3), x, x, t1)
+	g.VCMPPD(u8(0), k["posInf"], x, t2)
+	g.VORPD(t2, t1, t1)
+	g.VXORPD(t2, t2, t2)
+	g.VCMPPD(u8(0), t2, x, t2)
+	g.VORPD(t2, t1, t1)
+	g.VBLENDVPD(t1, x, r, r)
+	g.VMOVUPD(k["negOne"], t3)
+	g.VCMPPD(u8(0), t3, x, t1)
+	g.VBLENDVPD(t1, k["negInf"], r, r)
+	g.VCMPPD(u8(1), t3, x, t1)
+	g.VBLENDVPD(t1, k["nan"], r, r)
+}
+
+// log1pTailPD is the common end of log1pPD and log1pUnit2PD: from t1 = e,
+// t2 = s, t3 = f, t4 = s², r = e·ln2 + f − hfsq + s·(hfsq + R(s²)).
+func (g *gen) log1pTailPD(r, t1, t2, t3, t4 VecPhysical) {
+	g.VMOVUPD(k["lg7"], r)
+	for _, c := range []string{"lg6", "lg5", "lg4", "lg3", "lg2", "lg1"} {
+		g.VFMADD213PD(k[c], t4, r)
+	}
+	g.VMULPD(t4, r, r)
+	g.VMULPD(t3, t3, t4)
+	g.VMULPD(k["half"], t4, t4)
+	g.VADDPD(t4, r, r)
+	g.VMULPD(t2, r, r)
+	g.VFMADD231PD(k["ln2lo"], t1, r)
+	g.VSUBPD(r, t4, r)
+	g.VSUBPD(t3, r, r)
+	g.VFMSUB231PD(k["ln2hi"], t1, r)
+}
+
+// log1pUnit2PD is log1pPD for x in [0, 1] or NaN only (no scaling, no
+// special values to blend) that also leaves u = 1 + x, and finds e ∈ {0, 1}
+// by comparing u with √2.
+func (g *gen) log1pUnit2PD(x, r, u, t1, t2, t3, t4 VecPhysical) {
+	g.VADDPD(k["one"], x, u)
+	g.VCMPPD(u8(0x0d), k["sqrt2"], u, t1)
+	g.VMOVUPD(k["one"], t2)
+	g.VBLENDVPD(t1, k["half"], t2, t2)
+	g.VANDPD(k["one"], t1, t1)
+	g.VSUBPD(k["one"], t2, t3)
+	g.VFMADD231PD(x, t2, t3)
+	g.VADDPD(k["two"], t3, t2)
+	g.VDIVPD(t2, t3, t2)
+	g.VMULPD(t2, t2, t4)
+	g.log1pTailPD(r, t1, t2, t3, t4)
+}
+
+// expPS sets r = e^x for eight float32 lanes, the float32 twin of expPD
+// (clamp [−104, 89], Taylor polynomial to degree 7); x is clobbered.
+func (g *gen) expPS(x, r, t1, t2, t3 VecPhysical) {
+	g.VMOVUPS(k["sexpHi"], t1)
+	g.VMINPS(x, t1, x)
+	g.VMOVUPS(k["sexpLo"], t1)
+	g.VMAXPS(x, t1, x)
+	g.VMOVUPS(k["sshifter"], t1)
+	g.VFMADD231PS(k["slog2e"], x, t1)
+	g.VSUBPS(k["sshifter"], t1, t2)
+	g.VMOVAPS(x, r)
+	g.VFNMADD231PS(k["sln2hi"], t2, r)
+	g.VFNMADD231PS(k["sln2lo"], t2, r)
+	g.VMOVUPS(k["sp7"], t3)
+	for _, c := range []string{"sp6", "sp5", "sp4", "sp3", "shalf"} {
+		g.VFMADD213PS(k[c], r, t3)
+	}
+	g.VMULPS(r, r, t2)
+	g.VFMADD213PS(r, t2, t3)
+	g.VADDPS(k["sone"], t3, t3)
+	g.VPSUBD(k["sexpKBias"], t1, t1)
+	g.VPSRLD(u8(1), t1, t2)
+	g.VPSUBD(t2, t1, t1)
+	g.VPSUBD(k["sqone"], t1, t1)
+	g.VPSUBD(k["sqone"], t2, t2)
+	g.VPSLLD(u8(23), t1, t1)
+	g.VPSLLD(u8(23), t2, t2)
+	g.VMULPS(t2, t3, t3)
+	g.VMULPS(t1, t3, r)
+}
+
+// log1pPS sets r = log(1+x) for eight float32 lanes, the float32 twin of
+// log1pPD (inputs above 2^100 scaled by 2^−64; fdlibm's float polynomial
+// Lg1..Lg4); x is kept. unit: x in [0, 1] or NaN only (the e = exp(−|t|) of
+// the logistic loss and softplus): no scaling, no special values to blend.
+func (g *gen) log1pPS(x, r, t1, t2, t3, t4 VecPhysical, unit bool) {
+	xin := x
+	if !unit {
+		g.VCMPPS(u8(0x1e), k["slog1pBig"], x, t4)
+		g.VMULPS(k["slog1pScale"], x, t1)
+		g.VBLENDVPS(t4, t1, x, t4)
+		xin = t4
+	}
+	g.VADDPS(k["sone"], xin, t1)
+	g.VPADDD(k["slogOff"], t1, t1)
+	g.VPSRLD(u8(23), t1, t1)
+	g.VMOVDQU(k["sq254"], t2)
+	g.VPSUBD(t1, t2, t2)
+	g.VPSLLD(u8(23), t2, t2)
+	g.VSUBPS(k["sone"], t2, t3)
+	g.VFMADD231PS(xin, t2, t3)
+	g.VPOR(k["smagic"], t1, t1)
+	g.VSUBPS(k["smagicBias"], t1, t1)
+	if !unit {
+		g.VCMPPS(u8(0x1e), k["slog1pBig"], x, t4)
+		g.VANDPS(k["ssixtyfour"], t4, t4)
+		g.VADDPS(t4, t1, t1)
+	}
+	g.VADDPS(k["stwo"], t3, t2)
+	g.VDIVPS(t2, t3, t2)
+	g.VMULPS(t2, t2, t4)
+	g.VMOVUPS(k["slg4"], r)
+	g.VFMADD213PS(k["slg3"], t4, r)
+	g.VFMADD213PS(k["slg2"], t4, r)
+	g.VFMADD213PS(k["slg1"], t4, r)
+	g.VMULPS(t4, r, r)
+	g.VMULPS(t3, t3, t4)
+	g.VMULPS(k["shalf"], t4, t4)
+	g.VADDPS(t4, r, r)
+	g.VMULPS(t2, r, r)
+	g.VFMADD231PS(k["sln2lo"], t1, r)
+	g.VSUBPS(r, t4, r)
+	g.VSUBPS(t3, r, r)
+	g.VFMSUB231PS(k["sln2hi"], t1, r)
+	if !unit {
+		g.VCMPPS(u8(3), x, x, t1)
+		g.VCMPPS(u8(0), k["sposInf"], x, t2)
+		g.VORPS(t2, t1, t1)
+		g.VXORPS(t2, t2, t2)
+		g.VCMPPS(u8(0), t2, x, t2)
+		g.VORPS(t2, t1, t1)
+		g.VBLENDVPS(t1, x, r, r)
+		g.VMOVUPS(k["snegOne"], t3)
+		g.VCMPPS(u8(0), t3, x, t1)
+		g.VBLENDVPS(t1, k["snegInf"], r, r)
+		g.VCMPPS(u8(1), t3, x, t1)
+		g.VBLENDVPS(t1, k["snan"], r, r)
+	}
+}

@@ -1,0 +1,371 @@
+package main
+
+import (
+	"github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
+)
+
+func init() { sectionDocs = append(sectionDocs, rowsDoc) }
+
+// pfDist is how far ahead (bytes) the prefetching (PF) variants of the row
+// kernels prefetch each row they read: for rows out of cache, interleaved
+// row streams otherwise fall short of one stream's bandwidth. (For rows in
+// cache the prefetches only cost load slots, so the wrappers call the plain
+// kernels there.)
+const pfDist = 512
+
+func rowKernels(g *gen) {
+	for _, pf := range []bool{false, true} {
+		for _, p := range []prec{f32, f64} {
+			margins(g, p, pf)
+			addRows(g, p, pf)
+		}
+	}
+}
+
+// rowRegs are the four row pointers of a block.
+var rowRegs = []Register{R10, R11, R12, R13}
+
+// shift is log2 of the element size.
+func shift(p prec) int {
+	if p.size == 4 {
+		return 2
+	}
+	return 3
+}
+
+// maskSet loads the lane mask for the last d mod lanes columns into Y15 and
+// rounds d (in dreg) down to whole two-register chunks.
+func maskSet(g *gen, p prec, dreg Register) {
+	w := p.lanes
+	g.MOVQ(dreg, RAX)
+	g.ANDQ(u8(w-1), RAX)
+	g.NEGQ(RAX)
+	g.ADDQ(u8(w), RAX)
+	g.LEAQ(p.maskTab, R10)
+	g.VMOVDQU(memi(R10, 0, RAX, uint8(p.size)), Y15)
+	g.ANDQ(i32(-2*w), dreg)
+}
+
+// rows4 sets R10..R13 to the next four rows: gathered through idx (BX) or
+// consecutive from SI; R9 is the row stride in bytes.
+func rows4(g *gen, L string) {
+	g.TESTQ(RBX, RBX)
+	g.JZ(operand.LabelRef(L + "consec"))
+	for i, r := range rowRegs {
+		g.MOVQ(mem(RBX, 8*i), r)
+		g.IMULQ(R9, r)
+		g.ADDQ(RSI, r)
+	}
+	g.ADDQ(u8(32), RBX)
+	g.JMP(operand.LabelRef(L + "ready"))
+	g.Label(L + "consec")
+	g.MOVQ(RSI, R10)
+	g.LEAQ(memi(R10, 0, R9, 1), R11)
+	g.LEAQ(memi(R11, 0, R9, 1), R12)
+	g.LEAQ(memi(R12, 0, R9, 1), R13)
+	g.LEAQ(memi(R13, 0, R9, 1), RSI)
+	g.Label(L + "ready")
+}
+
+// rows1 sets R10 to the next row.
+func rows1(g *gen, L string) {
+	g.TESTQ(RBX, RBX)
+	g.JZ(operand.LabelRef(L + "consec1"))
+	g.MOVQ(mem(RBX, 0), R10)
+	g.IMULQ(R9, R10)
+	g.ADDQ(RSI, R10)
+	g.ADDQ(u8(8), RBX)
+	g.JMP(operand.LabelRef(L + "ready1"))
+	g.Label(L + "consec1")
+	g.MOVQ(RSI, R10)
+	g.ADDQ(R9, RSI)
+	g.Label(L + "ready1")
+}
+
+func margins(g *gen, p prec, pf bool) {
+	f32 := p.size == 4
+	E := uint8(p.size)
+	U := 2 * p.lanes
+	L := "m" + lower(p.name)
+	name := "margins" + p.name
+	if pf {
+		L = "mp" + lower(p.name)
+		name = "marginsPF" + p.name
+	}
+	lbl := func(s string) operand.LabelRef { return operand.LabelRef(L + s) }
+	g.text(name)
+	g.MOVQ(g.param("m"), RDI)
+	g.MOVQ(g.param("n"), RCX)
+	g.MOVQ(g.param("x"), RSI)
+	g.MOVQ(g.param("stride"), R9)
+	g.SHLQ(u8(shift(p)), R9)
+	g.MOVQ(g.param("idx"), RBX)
+	g.MOVQ(g.param("w"), RDX)
+	g.MOVQ(g.param("d"), R8)
+	maskSet(g, p, R8)
+
+	g.Label(L + "block")
+	g.CMPQ(RCX, u8(4))
+	g.JB(lbl("single"))
+	rows4(g, L)
+	for i := 0; i < 8; i++ {
+		g.vxor(p, y(i), y(i), y(i))
+	}
+	g.XORQ(RAX, RAX)
+	g.TESTQ(R8, R8)
+	g.JZ(lbl("tail4"))
+
+	g.Label(L + "loop4")
+	g.vmovu(p, memi(RDX, 0, RAX, E), Y8)
+	g.vmovu(p, memi(RDX, 32, RAX, E), Y9)
+	if pf {
+		for _, r := range rowRegs {
+			g.PREFETCHT0(memi(r, pfDist, RAX, E))
+		}
+	}
+	for i, r := range rowRegs {
+		g.vfmadd231(p, memi(r, 0, RAX, E), Y8, y(i))
+		g.vfmadd231(p, memi(r, 32, RAX, E), Y9, y(i+4))
+	}
+	g.ADDQ(u8(U), RAX)
+	g.CMPQ(RAX, R8)
+	g.JB(lbl("loop4"))
+
+	g.Label(L + "tail4")
+	g.TESTQ(u32(U/2), g.param("d"))
+	g.JZ(lbl("mask4"))
+	g.vmovu(p, memi(RDX, 0, RAX, E), Y8)
+	for i, r := range rowRegs {
+		g.vfmadd231(p, memi(r, 0, RAX, E), Y8, y(i))
+	}
+	g.ADDQ(u8(U/2), RAX)
+
+	g.Label(L + "mask4")
+	g.TESTQ(u32(U/2-1), g.param("d"))
+	g.JZ(lbl("reduce4"))
+	g.vmaskmov(p, memi(RDX, 0, RAX, E), Y15, Y8)
+	for i, r := range rowRegs {
+		g.vmaskmov(p, memi(r, 0, RAX, E), Y15, Y10)
+		g.vfmadd231(p, Y10, Y8, y(i+4))
+	}
+
+	g.Label(L + "reduce4")
+	for i := 0; i < 4; i++ {
+		g.vadd(p, y(i+4), y(i), y(i))
+	}
+	if f32 {
+		g.VHADDPS(Y1, Y0, Y0)
+		g.VHADDPS(Y3, Y2, Y2)
+		g.VHADDPS(Y2, Y0, Y0)
+		g.VEXTRACTF128(u8(1), Y0, X1)
+		g.VADDPS(X1, X0, X0)
+		g.MOVQ(g.param("mstride"), RAX)
+		g.SHLQ(u8(2), RAX)
+		g.VMOVSS(X0, mem(RDI, 0))
+		for j := 1; j <= 3; j++ {
+			g.ADDQ(RAX, RDI)
+			g.VEXTRACTPS(u8(j), X0, mem(RDI, 0))
+		}
+		g.ADDQ(RAX, RDI)
+	} else {
+		g.VHADDPD(Y1, Y0, Y0)
+		g.VHADDPD(Y3, Y2, Y2)
+		g.VPERM2F128(u8(0x20), Y2, Y0, Y1)
+		g.VPERM2F128(u8(0x31), Y2, Y0, Y0)
+		g.VADDPD(Y1, Y0, Y0)
+		g.VEXTRACTF128(u8(1), Y0, X1)
+		g.MOVQ(g.param("mstride"), RAX)
+		g.SHLQ(u8(3), RAX)
+		g.VMOVSD(X0, mem(RDI, 0))
+		g.ADDQ(RAX, RDI)
+		g.VMOVHPD(X0, mem(RDI, 0))
+		g.ADDQ(RAX, RDI)
+		g.VMOVSD(X1, mem(RDI, 0))
+		g.ADDQ(RAX, RDI)
+		g.VMOVHPD(X1, mem(RDI, 0))
+		g.ADDQ(RAX, RDI)
+	}
+	g.SUBQ(u8(4), RCX)
+	g.JMP(lbl("block"))
+
+	g.Label(L + "single")
+	g.TESTQ(RCX, RCX)
+	g.JZ(lbl("done"))
+	rows1(g, L)
+	g.vxor(p, Y0, Y0, Y0)
+	g.vxor(p, Y4, Y4, Y4)
+	g.XORQ(RAX, RAX)
+	g.TESTQ(R8, R8)
+	g.JZ(lbl("tail1"))
+
+	g.Label(L + "loop1")
+	g.vmovu(p, memi(RDX, 0, RAX, E), Y8)
+	g.vmovu(p, memi(RDX, 32, RAX, E), Y9)
+	g.vfmadd231(p, memi(R10, 0, RAX, E), Y8, Y0)
+	g.vfmadd231(p, memi(R10, 32, RAX, E), Y9, Y4)
+	g.ADDQ(u8(U), RAX)
+	g.CMPQ(RAX, R8)
+	g.JB(lbl("loop1"))
+
+	g.Label(L + "tail1")
+	g.TESTQ(u32(U/2), g.param("d"))
+	g.JZ(lbl("mask1"))
+	g.vmovu(p, memi(RDX, 0, RAX, E), Y8)
+	g.vfmadd231(p, memi(R10, 0, RAX, E), Y8, Y0)
+	g.ADDQ(u8(U/2), RAX)
+
+	g.Label(L + "mask1")
+	g.TESTQ(u32(U/2-1), g.param("d"))
+	g.JZ(lbl("reduce1"))
+	g.vmaskmov(p, memi(RDX, 0, RAX, E), Y15, Y8)
+	g.vmaskmov(p, memi(R10, 0, RAX, E), Y15, Y10)
+	g.vfmadd231(p, Y10, Y8, Y4)
+
+	g.Label(L + "reduce1")
+	g.vadd(p, Y4, Y0, Y0)
+	g.VEXTRACTF128(u8(1), Y0, X1)
+	g.vadd(p, X1, X0, X0)
+	g.vhadd(p, X0, X0, X0)
+	if f32 {
+		g.VHADDPS(X0, X0, X0)
+		g.VMOVSS(X0, mem(RDI, 0))
+	} else {
+		g.VMOVSD(X0, mem(RDI, 0))
+	}
+	g.MOVQ(g.param("mstride"), RAX)
+	g.LEAQ(memi(RDI, 0, RAX, E), RDI)
+	g.DECQ(RCX)
+	g.JMP(lbl("single"))
+
+	g.Label(L + "done")
+	g.VZEROUPPER()
+	g.RET()
+}
+
+func addRows(g *gen, p prec, pf bool) {
+	E := uint8(p.size)
+	U := 2 * p.lanes
+	L := "a" + lower(p.name)
+	name := "addRows" + p.name
+	if pf {
+		L = "ap" + lower(p.name)
+		name = "addRowsPF" + p.name
+	}
+	lbl := func(s string) operand.LabelRef { return operand.LabelRef(L + s) }
+	g.text(name)
+	g.MOVQ(g.param("dst"), RDI)
+	g.MOVQ(g.param("d"), R8)
+	g.MOVQ(g.param("x"), RSI)
+	g.MOVQ(g.param("stride"), R9)
+	g.SHLQ(u8(shift(p)), R9)
+	g.MOVQ(g.param("idx"), RBX)
+	g.MOVQ(g.param("c"), RDX)
+	g.MOVQ(g.param("n"), RCX)
+	maskSet(g, p, R8)
+
+	g.Label(L + "block")
+	g.CMPQ(RCX, u8(4))
+	g.JB(lbl("single"))
+	rows4(g, L)
+	g.MOVQ(g.param("cstride"), RAX)
+	g.SHLQ(u8(shift(p)), RAX)
+	for i := 0; i < 4; i++ {
+		g.vbroadcast(p, mem(RDX, 0), y(4+i))
+		g.ADDQ(RAX, RDX)
+	}
+	g.XORQ(RAX, RAX)
+	g.TESTQ(R8, R8)
+	g.JZ(lbl("tail4"))
+
+	g.Label(L + "loop4")
+	if pf {
+		for _, r := range rowRegs {
+			g.PREFETCHT0(memi(r, pfDist, RAX, E))
+		}
+	}
+	g.vmovu(p, memi(RDI, 0, RAX, E), Y0)
+	g.vmovu(p, memi(RDI, 32, RAX, E), Y1)
+	for i, r := range rowRegs {
+		g.vfmadd231(p, memi(r, 0, RAX, E), y(4+i), Y0)
+		g.vfmadd231(p, memi(r, 32, RAX, E), y(4+i), Y1)
+	}
+	g.vmovu(p, Y0, memi(RDI, 0, RAX, E))
+	g.vmovu(p, Y1, memi(RDI, 32, RAX, E))
+	g.ADDQ(u8(U), RAX)
+	g.CMPQ(RAX, R8)
+	g.JB(lbl("loop4"))
+
+	g.Label(L + "tail4")
+	g.TESTQ(u32(U/2), g.param("d"))
+	g.JZ(lbl("mask4"))
+	g.vmovu(p, memi(RDI, 0, RAX, E), Y0)
+	for i, r := range rowRegs {
+		g.vfmadd231(p, memi(r, 0, RAX, E), y(4+i), Y0)
+	}
+	g.vmovu(p, Y0, memi(RDI, 0, RAX, E))
+	g.ADDQ(u8(U/2), RAX)
+
+	g.Label(L + "mask4")
+	g.TESTQ(u32(U/2-1), g.param("d"))
+	g.JZ(lbl("next4"))
+	g.vmaskmov(p, memi(RDI, 0, RAX, E), Y15, Y0)
+	for i, r := range rowRegs {
+		g.vmaskmov(p, memi(r, 0, RAX, E), Y15, Y8)
+		g.vfmadd231(p, Y8, y(4+i), Y0)
+	}
+	g.vmaskmov(p, Y0, Y15, memi(RDI, 0, RAX, E))
+
+	g.Label(L + "next4")
+	g.SUBQ(u8(4), RCX)
+	g.JMP(lbl("block"))
+
+	g.Label(L + "single")
+	g.TESTQ(RCX, RCX)
+	g.JZ(lbl("done"))
+	rows1(g, L)
+	g.vbroadcast(p, mem(RDX, 0), Y4)
+	g.MOVQ(g.param("cstride"), RAX)
+	g.LEAQ(memi(RDX, 0, RAX, E), RDX)
+	g.XORQ(RAX, RAX)
+	g.TESTQ(R8, R8)
+	g.JZ(lbl("tail1"))
+
+	g.Label(L + "loop1")
+	g.vmovu(p, memi(RDI, 0, RAX, E), Y0)
+	g.vmovu(p, memi(RDI, 32, RAX, E), Y1)
+	g.vfmadd231(p, memi(R10, 0, RAX, E), Y4, Y0)
+	g.vfmadd231(p, memi(R10, 32, RAX, E), Y4, Y1)
+	g.vmovu(p, Y0, memi(RDI, 0, RAX, E))
+	g.vmovu(p, Y1, memi(RDI, 32, RAX, E))
+	g.ADDQ(u8(U), RAX)
+	g.CMPQ(RAX, R8)
+	g.JB(lbl("loop1"))
+
+	g.Label(L + "tail1")
+	g.TESTQ(u32(U/2), g.param("d"))
+	g.JZ(lbl("mask1"))
+	g.vmovu(p, memi(RDI, 0, RAX, E), Y0)
+	g.vfmadd231(p, memi(R10, 0, RAX, E), Y4, Y0)
+	g.vmovu(p, Y0, memi(RDI, 0, RAX, E))
+	g.ADDQ(u8(U/2), RAX)
+
+	g.Label(L + "mask1")
+	g.TESTQ(u32(U/2-1), g.param("d"))
+	g.JZ(lbl("next1"))
+	g.vmaskmov(p, memi(RDI, 0, RAX, E), Y15, Y0)
+	g.vmaskmov(p, memi(R10, 0, RAX, E), Y15, Y8)
+	g.vfmadd231(p, Y8, Y4, Y0)
+	g.vmaskmov(p, Y0, Y15, memi(RDI, 0, RAX, E))
+
+	g.Label(L + "next1")
+	g.DECQ(RCX)
+	g.JMP(lbl("single"))
+
+	g.Label(L + "done")
+	g.VZEROUPPER()
+	g.RET()
+}
+
+// lower is "f32" for "F32".
+func lower(s string) string { return "f" + s[1:] }

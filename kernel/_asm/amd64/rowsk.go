@@ -1,0 +1,411 @@
+package main
+
+import (
+	"fmt"
+
+	"github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
+)
+
+func init() { sectionDocs = append(sectionDocs, rowsKDoc) }
+
+// maxClasses is the largest class block one marginsK / addOuterK call
+// takes; the class count selects one of maxClasses specialised bodies.
+const maxClasses = 5
+
+func rowKKernels(g *gen) {
+	for _, pf := range []bool{false, true} {
+		for _, p := range []prec{f32, f64} {
+			marginsK(g, p, pf)
+			addOuterK(g, p, pf)
+		}
+	}
+}
+
+// classAddr is the address of class j's row (of w or g) at byte offset off
+// from base, with R12 = one class stride and R13 = three.
+func classAddr(base Register, j, off int) operand.Mem {
+	switch j {
+	case 0:
+		return mem(base, off)
+	case 1:
+		return memi(base, off, R12, 1)
+	case 2:
+		return memi(base, off, R12, 2)
+	case 3:
+		return memi(base, off, R13, 1)
+	default:
+		return memi(base, off, R12, 4)
+	}
+}
+
+// reduceStore stores the horizontal sums of the accumulators accs (class
+// j = 0..len−1) to dst + j·size; t0..t2 are scratch.
+func reduceStore(g *gen, p prec, accs []int, dst Register, t0, t1, t2 int) {
+	E := p.size
+	j := 0
+	for ; len(accs)-j >= 4; j += 4 {
+		a := accs[j : j+4]
+		if p.size == 4 {
+			g.VHADDPS(y(a[1]), y(a[0]), y(t0))
+			g.VHADDPS(y(a[3]), y(a[2]), y(t1))
+			g.VHADDPS(y(t1), y(t0), y(t0))
+			g.VEXTRACTF128(u8(1), y(t0), x(t1))
+			g.VADDPS(x(t1), x(t0), x(t0))
+			g.VMOVUPS(x(t0), mem(dst, j*E))
+		} else {
+			g.VHADDPD(y(a[1]), y(a[0]), y(t0))
+			g.VHADDPD(y(a[3]), y(a[2]), y(t1))
+			g.VPERM2F128(u8(0x20), y(t1), y(t0), y(t2))
+			g.VPERM2F128(u8(0x31), y(t1), y(t0), y(t0))
+			g.VADDPD(y(t2), y(t0), y(t0))
+			g.VMOVUPD(y(t0), mem(dst, j*E))
+		}
+	}
+	for ; j < len(accs); j++ {
+		a := accs[j]
+		g.VEXTRACTF128(u8(1), y(a), x(t0))
+		g.vadd(p, x(t0), x(a), x(t0))
+		g.vhadd(p, x(t0), x(t0), x(t0))
+		if p.size == 4 {
+			g.VHADDPS(x(t0), x(t0), x(t0))
+			g.VMOVSS(x(t0), mem(dst, j*E))
+		} else {
+			g.VMOVSD(x(t0), mem(dst, j*E))
+		}
+	}
+}
+
+// maskAndIters loads the lane mask for the last cols mod lanes columns into
+// Y15 and sets R8 to the number of whole two-register chunks of cols (in R8).
+func maskAndIters(g *gen, p prec) {
+	U := 2 * p.lanes
+	g.MOVQ(R8, RAX)
+	g.ANDQ(u8(U/2-1), RAX)
+	g.NEGQ(RAX)
+	g.ADDQ(u8(U/2), RAX)
+	g.LEAQ(p.maskTab, R10)
+	g.VMOVDQU(memi(R10, 0, RAX, uint8(p.size)), Y15)
+	if p.size == 4 {
+		g.SHRQ(u8(4), R8)
+	} else {
+		g.SHRQ(u8(3), R8)
+	}
+}
+
+func marginsK(g *gen, p prec, pf bool) {
+	U := 2 * p.lanes
+	name, L0 := "marginsK"+p.name, "mk"+lower(p.name)
+	if pf {
+		name, L0 = "marginsKPF"+p.name, "mkp"+lower(p.name)
+	}
+	g.text(name)
+	g.MOVQ(g.param("m"), RDI)
+	g.MOVQ(g.param("n"), RCX)
+	g.MOVQ(g.param("x"), RSI)
+	g.MOVQ(g.param("stride"), R9)
+	g.SHLQ(u8(shift(p)), R9)
+	g.MOVQ(g.param("idx"), RBX)
+	g.MOVQ(g.param("w"), RDX)
+	g.MOVQ(g.param("d"), R8)
+	g.MOVQ(R8, R12)
+	g.SHLQ(u8(shift(p)), R12) // R12 = d bytes: class stride of w
+	g.LEAQ(memi(R12, 0, R12, 2), R13)
+	maskAndIters(g, p)
+	g.MOVQ(g.param("c"), RAX)
+	for C := maxClasses; C > 1; C-- {
+		g.CMPQ(RAX, u8(C))
+		g.JEQ(operand.LabelRef(fmt.Sprintf("%sc%dpair", L0, C)))
+	}
+	g.JMP(operand.LabelRef(L0 + "c1pair"))
+
+	for C := maxClasses; C > 0; C-- {
+		L := fmt.Sprintf("%sc%d", L0, C)
+		lbl := func(s string) operand.LabelRef { return operand.LabelRef(L + s) }
+		var acc [2][]int // acc[row][class]
+		for r := 0; r < 2; r++ {
+			for j := 0; j < C; j++ {
+				acc[r] = append(acc[r], r*C+j)
+			}
+		}
+		// Two rows at a time.
+		g.Label(L + "pair")
+		g.CMPQ(RCX, u8(2))
+		g.JB(lbl("single"))
+		g.TESTQ(RBX, RBX)
+		g.JZ(lbl("consec2"))
+		g.MOVQ(mem(RBX, 0), R10)
+		g.IMULQ(R9, R10)
+		g.ADDQ(RSI, R10)
+		g.MOVQ(mem(RBX, 8), R11)
+		g.IMULQ(R9, R11)
+		g.ADDQ(RSI, R11)
+		g.ADDQ(u8(16), RBX)
+		g.JMP(lbl("ready2"))
+		g.Label(L + "consec2")
+		g.MOVQ(RSI, R10)
+		g.LEAQ(memi(RSI, 0, R9, 1), R11)
+		g.LEAQ(memi(R11, 0, R9, 1), RSI)
+		g.Label(L + "ready2")
+		for r := 0; r < 2; r++ {
+			for j := 0; j < C; j++ {
+				a := y(acc[r][j])
+				g.vxor(p, a, a, a)
+			}
+		}
+		g.MOVQ(R8, RAX)
+		g.TESTQ(RAX, RAX)
+		g.JZ(lbl("tail2"))
+		g.Label(L + "loop2")
+		if pf {
+			g.PREFETCHT0(mem(R10, pfDist))
+			g.PREFETCHT0(mem(R11, pfDist))
+		}
+		for h := 0; h < 2; h++ {
+			g.vmovu(p, mem(R10, 32*h), Y10)
+			g.vmovu(p, mem(R11, 32*h), Y11)
+			for j := 0; j < C; j++ {
+				g.vmovu(p, classAddr(RDX, j, 32*h), Y12)
+				g.vfmadd231(p, Y10, Y12, y(acc[0][j]))
+				g.vfmadd231(p, Y11, Y12, y(acc[1][j]))
+			}
+		}
+		g.ADDQ(u8(64), R10)
+		g.ADDQ(u8(64), R11)
+		g.ADDQ(u8(64), RDX)
+		g.DECQ(RAX)
+		g.JNZ(lbl("loop2"))
+		g.Label(L + "tail2")
+		g.TESTQ(u32(U/2), g.param("d"))
+		g.JZ(lbl("mask2"))
+		g.vmovu(p, mem(R10, 0), Y10)
+		g.vmovu(p, mem(R11, 0), Y11)
+		for j := 0; j < C; j++ {
+			g.vmovu(p, classAddr(RDX, j, 0), Y12)
+			g.vfmadd231(p, Y10, Y12, y(acc[0][j]))
+			g.vfmadd231(p, Y11, Y12, y(acc[1][j]))
+		}
+		g.ADDQ(u8(32), R10)
+		g.ADDQ(u8(32), R11)
+		g.ADDQ(u8(32), RDX)
+		g.Label(L + "mask2")
+		g.TESTQ(u32(U/2-1), g.param("d"))
+		g.JZ(lbl("reduce2"))
+		g.vmaskmov(p, mem(R10, 0), Y15, Y10)
+		g.vmaskmov(p, mem(R11, 0), Y15, Y11)
+		for j := 0; j < C; j++ {
+			g.vmaskmov(p, classAddr(RDX, j, 0), Y15, Y12)
+			g.vfmadd231(p, Y10, Y12, y(acc[0][j]))
+			g.vfmadd231(p, Y11, Y12, y(acc[1][j]))
+		}
+		g.Label(L + "reduce2")
+		g.MOVQ(g.param("w"), RDX)
+		g.MOVQ(g.param("k"), RAX)
+		g.SHLQ(u8(shift(p)), RAX)
+		reduceStore(g, p, acc[0], RDI, 10, 11, 12)
+		g.ADDQ(RAX, RDI)
+		reduceStore(g, p, acc[1], RDI, 10, 11, 12)
+		g.ADDQ(RAX, RDI)
+		g.SUBQ(u8(2), RCX)
+		g.JMP(lbl("pair"))
+
+		// The last row: two accumulators per class, a1 and b1.
+		g.Label(L + "single")
+		g.TESTQ(RCX, RCX)
+		g.JZ(operand.LabelRef(L0 + "done"))
+		g.TESTQ(RBX, RBX)
+		g.JZ(lbl("consec1"))
+		g.MOVQ(mem(RBX, 0), R10)
+		g.IMULQ(R9, R10)
+		g.ADDQ(RSI, R10)
+		g.JMP(lbl("ready1"))
+		g.Label(L + "consec1")
+		g.MOVQ(RSI, R10)
+		g.Label(L + "ready1")
+		var a1, b1 []int
+		for j := 0; j < C; j++ {
+			a1 = append(a1, j)
+			b1 = append(b1, 5+j)
+		}
+		for _, r := range append(append([]int{}, a1...), b1...) {
+			g.vxor(p, y(r), y(r), y(r))
+		}
+		g.MOVQ(R8, RAX)
+		g.TESTQ(RAX, RAX)
+		g.JZ(lbl("tail1"))
+		g.Label(L + "loop1")
+		g.vmovu(p, mem(R10, 0), Y10)
+		g.vmovu(p, mem(R10, 32), Y11)
+		for j := 0; j < C; j++ {
+			g.vfmadd231(p, classAddr(RDX, j, 0), Y10, y(a1[j]))
+			g.vfmadd231(p, classAddr(RDX, j, 32), Y11, y(b1[j]))
+		}
+		g.ADDQ(u8(64), R10)
+		g.ADDQ(u8(64), RDX)
+		g.DECQ(RAX)
+		g.JNZ(lbl("loop1"))
+		g.Label(L + "tail1")
+		g.TESTQ(u32(U/2), g.param("d"))
+		g.JZ(lbl("mask1"))
+		g.vmovu(p, mem(R10, 0), Y10)
+		for j := 0; j < C; j++ {
+			g.vfmadd231(p, classAddr(RDX, j, 0), Y10, y(a1[j]))
+		}
+		g.ADDQ(u8(32), R10)
+		g.ADDQ(u8(32), RDX)
+		g.Label(L + "mask1")
+		g.TESTQ(u32(U/2-1), g.param("d"))
+		g.JZ(lbl("reduce1"))
+		g.vmaskmov(p, mem(R10, 0), Y15, Y10)
+		for j := 0; j < C; j++ {
+			g.vmaskmov(p, classAddr(RDX, j, 0), Y15, Y12)
+			g.vfmadd231(p, Y10, Y12, y(b1[j]))
+		}
+		g.Label(L + "reduce1")
+		for j := 0; j < C; j++ {
+			g.vadd(p, y(b1[j]), y(a1[j]), y(a1[j]))
+		}
+		reduceStore(g, p, a1, RDI, 10, 11, 12)
+		if C > 1 { // the one-class body ends at done
+			g.JMP(operand.LabelRef(L0 + "done"))
+		}
+	}
+	g.Label(L0 + "done")
+	g.VZEROUPPER()
+	g.RET()
+}
+
+func addOuterK(g *gen, p prec, pf bool) {
+	U := 2 * p.lanes
+	E := p.size
+	name, L0 := "addOuterK"+p.name, "ok"+lower(p.name)
+	if pf {
+		name, L0 = "addOuterKPF"+p.name, "okp"+lower(p.name)
+	}
+	g.text(name)
+	g.MOVQ(g.param("dst"), RDI)
+	g.MOVQ(g.param("d"), R12)
+	g.SHLQ(u8(shift(p)), R12) // class stride of g, bytes
+	g.LEAQ(memi(R12, 0, R12, 2), R13)
+	g.MOVQ(g.param("x"), RSI)
+	g.MOVQ(g.param("stride"), R9)
+	g.SHLQ(u8(shift(p)), R9)
+	g.MOVQ(g.param("idx"), RBX)
+	g.MOVQ(g.param("c"), RDX)
+	g.MOVQ(g.param("k"), RCX)
+	g.SHLQ(u8(shift(p)), RCX) // row stride of c, bytes
+	g.MOVQ(g.param("cols"), R8)
+	maskAndIters(g, p)
+	g.MOVQ(g.param("nc"), RAX)
+	for C := maxClasses; C > 1; C-- {
+		g.CMPQ(RAX, u8(C))
+		g.JEQ(operand.LabelRef(fmt.Sprintf("%sc%d", L0, C)))
+	}
+	g.JMP(operand.LabelRef(L0 + "c1"))
+
+	// rows runs body over the n rows with R10 = row address (at the
+	// current column) and R11 = &c[i*k] of the block, in increasing order.
+	rows := func(L string, body func()) {
+		g.MOVQ(RDX, R11)
+		g.TESTQ(RBX, RBX)
+		g.JZ(operand.LabelRef(L + "consec"))
+		g.XORQ(RAX, RAX)
+		g.Label(L + "gather")
+		g.MOVQ(memi(RBX, 0, RAX, 8), R10)
+		g.IMULQ(R9, R10)
+		g.ADDQ(RSI, R10)
+		body()
+		g.ADDQ(RCX, R11)
+		g.INCQ(RAX)
+		g.CMPQ(RAX, g.param("n"))
+		g.JB(operand.LabelRef(L + "gather"))
+		g.JMP(operand.LabelRef(L + "store"))
+		g.Label(L + "consec")
+		g.MOVQ(g.param("n"), RAX)
+		g.MOVQ(RSI, R10)
+		g.Label(L + "next")
+		body()
+		g.ADDQ(RCX, R11)
+		g.ADDQ(R9, R10)
+		g.DECQ(RAX)
+		g.JNZ(operand.LabelRef(L + "next"))
+		g.Label(L + "store")
+	}
+
+	for C := maxClasses; C > 0; C-- {
+		L := fmt.Sprintf("%sc%d", L0, C)
+		g.Label(L)
+		g.TESTQ(R8, R8)
+		g.JZ(operand.LabelRef(L + "half"))
+		// Two-register column chunks: class j's chunk of g in Y(2j), Y(2j+1).
+		g.Label(L + "loop")
+		for j := 0; j < C; j++ {
+			for h := 0; h < 2; h++ {
+				g.vmovu(p, classAddr(RDI, j, 32*h), y(2*j+h))
+			}
+		}
+		rows(L+"r2", func() {
+			if pf {
+				g.PREFETCHT0(mem(R10, pfDist))
+			}
+			g.vmovu(p, mem(R10, 0), Y10)
+			g.vmovu(p, mem(R10, 32), Y11)
+			for j := 0; j < C; j++ {
+				g.vbroadcast(p, mem(R11, j*E), Y12)
+				g.vfmadd231(p, Y10, Y12, y(2*j))
+				g.vfmadd231(p, Y11, Y12, y(2*j+1))
+			}
+		})
+		for j := 0; j < C; j++ {
+			for h := 0; h < 2; h++ {
+				g.vmovu(p, y(2*j+h), classAddr(RDI, j, 32*h))
+			}
+		}
+		g.ADDQ(u8(64), RDI)
+		g.ADDQ(u8(64), RSI)
+		g.DECQ(R8)
+		g.JNZ(operand.LabelRef(L + "loop"))
+		// One register.
+		g.Label(L + "half")
+		g.TESTQ(u32(U/2), g.param("cols"))
+		g.JZ(operand.LabelRef(L + "mask"))
+		for j := 0; j < C; j++ {
+			g.vmovu(p, classAddr(RDI, j, 0), y(j))
+		}
+		rows(L+"r1", func() {
+			g.vmovu(p, mem(R10, 0), Y10)
+			for j := 0; j < C; j++ {
+				g.vbroadcast(p, mem(R11, j*E), Y12)
+				g.vfmadd231(p, Y10, Y12, y(j))
+			}
+		})
+		for j := 0; j < C; j++ {
+			g.vmovu(p, y(j), classAddr(RDI, j, 0))
+		}
+		g.ADDQ(u8(32), RDI)
+		g.ADDQ(u8(32), RSI)
+		// The masked last columns.
+		g.Label(L + "mask")
+		g.TESTQ(u32(U/2-1), g.param("cols"))
+		g.JZ(operand.LabelRef(L0 + "done"))
+		for j := 0; j < C; j++ {
+			g.vmaskmov(p, classAddr(RDI, j, 0), Y15, y(j))
+		}
+		rows(L+"rm", func() {
+			g.vmaskmov(p, mem(R10, 0), Y15, Y10)
+			for j := 0; j < C; j++ {
+				g.vbroadcast(p, mem(R11, j*E), Y12)
+				g.vfmadd231(p, Y10, Y12, y(j))
+			}
+		})
+		for j := 0; j < C; j++ {
+			g.vmaskmov(p, y(j), Y15, classAddr(RDI, j, 0))
+		}
+		if C > 1 { // the one-class body ends at done
+			g.JMP(operand.LabelRef(L0 + "done"))
+		}
+	}
+	g.Label(L0 + "done")
+	g.VZEROUPPER()
+	g.RET()
+}
