@@ -42,8 +42,12 @@ const (
 )
 
 // Engine computes minibatch gradients and whole-data losses of one model,
-// spread over worker goroutines that live until Close. It is not safe for
-// concurrent use; one Engine serves one training run.
+// spread over worker goroutines. The workers start on the first call that
+// has more than one chunk to share out and live until Close, which stops
+// them and waits for them to exit, so a closed Engine leaves no goroutine
+// behind. An Engine whose calls never needed workers (one thread, or small
+// batches) never started any. It is not safe for concurrent use; one Engine
+// serves one training run.
 type Engine[T Float] struct {
 	model   Model[T]
 	ops     *kernel.Ops[T]
@@ -64,8 +68,9 @@ type Engine[T Float] struct {
 	out    []T
 	nchunk int
 
-	tasks chan int
-	wg    sync.WaitGroup
+	tasks   chan int       // nil until the workers start, and after Close
+	wg      sync.WaitGroup // tasks of the current dispatch
+	workers sync.WaitGroup // running workers
 }
 
 // NewEngine returns an engine for model on threads workers (≤ 0: GOMAXPROCS)
@@ -83,29 +88,36 @@ func NewEngineChunks[T Float](model Model[T], threads, chunkRows int) *Engine[T]
 	if chunkRows <= 0 {
 		chunkRows = DefaultChunkRows
 	}
-	e := &Engine[T]{model: model, ops: kernel.For[T](), threads: threads, rows: chunkRows}
-	if threads > 1 {
-		e.tasks = make(chan int, 1024)
-		for range threads {
-			go e.worker()
-		}
-	}
-	return e
+	return &Engine[T]{model: model, ops: kernel.For[T](), threads: threads, rows: chunkRows}
 }
 
 // Threads returns the number of workers.
 func (e *Engine[T]) Threads() int { return e.threads }
 
-// Close stops the workers. The Engine must not be used after.
+// Close stops the workers and waits until they have exited. It may be
+// called more than once; the Engine must not be used after.
 func (e *Engine[T]) Close() {
 	if e.tasks != nil {
 		close(e.tasks)
 		e.tasks = nil
+		e.workers.Wait()
 	}
 }
 
-func (e *Engine[T]) worker() {
-	for j := range e.tasks {
+// start launches the workers. Each owns its copy of the task channel, so
+// Close never races with a worker that has not yet begun to read it.
+func (e *Engine[T]) start() {
+	tasks := make(chan int, 1024)
+	e.tasks = tasks
+	e.workers.Add(e.threads)
+	for range e.threads {
+		go e.worker(tasks)
+	}
+}
+
+func (e *Engine[T]) worker(tasks <-chan int) {
+	defer e.workers.Done()
+	for j := range tasks {
 		e.run(j)
 		e.wg.Done()
 	}
@@ -115,11 +127,14 @@ func (e *Engine[T]) worker() {
 // are several chunks and several threads, and waits for all of them.
 func (e *Engine[T]) dispatch(ph phase, n int) {
 	e.phase = ph
-	if e.tasks == nil || n == 1 {
+	if e.threads == 1 || n == 1 {
 		for j := 0; j < n; j++ {
 			e.run(j)
 		}
 		return
+	}
+	if e.tasks == nil {
+		e.start()
 	}
 	e.wg.Add(n)
 	for j := 0; j < n; j++ {
