@@ -25,7 +25,9 @@ type Result[T batch.Float] struct {
 }
 
 // DivergenceError reports a step that made the parameters, τ or a loss
-// NaN or infinite. Training stops there.
+// NaN or infinite, or whose minibatch's mean loss exceeded DivergenceFactor
+// times the run's initial loss scale (see DivergenceFactor): a blow-up that
+// stays finite. Training stops there.
 type DivergenceError struct {
 	Step int    // 1-based step
 	What string // what became non-finite
@@ -52,6 +54,7 @@ type run[T batch.Float] struct {
 	tauLo, tauHi        float64
 	t                   int
 	rng                 *rand.Rand // Alg4's random iterate
+	lossCap             float64    // divergence bound on the mean loss; 0: set at the first step
 }
 
 func newRun[T batch.Float](model batch.Model[T], engine *batch.Engine[T], opt Options, pr Params, theta []T) (*run[T], error) {
@@ -149,8 +152,8 @@ func (r *run[T]) step(data *batch.Data[T], idx []int, n int) error {
 	for _, l := range losses {
 		sum += l
 	}
-	if !finite(float64(sum)) {
-		return &DivergenceError{Step: t, What: fmt.Sprintf("a loss of the minibatch is %v", sum)}
+	if err := r.checkLosses(t, losses, float64(sum)); err != nil {
+		return err
 	}
 	if r.opt.WeightDecay > 0 {
 		r.ops.Axpy(T(r.opt.WeightDecay), r.theta, r.g)
@@ -240,6 +243,7 @@ func Train[T batch.Float](model batch.Model[T], data *batch.Data[T], opt Options
 	if err != nil {
 		return nil, err
 	}
+	r.setLossScale(lossScale(engine, r.theta, data))
 	sampler, err := batch.NewSampler(data.N, pr.Batch, samplingOf(opt), opt.Seed)
 	if err != nil {
 		return nil, err

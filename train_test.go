@@ -394,3 +394,73 @@ func TestTheoremParams(t *testing.T) {
 		t.Error("alpha 1.5 accepted")
 	}
 }
+
+// TestDivergenceStopsFinite checks blow-ups that stay finite: linear
+// regression on raw targets in the hundreds with step size 1, and an MLP
+// with step size 1e6, both stop with a DivergenceError naming the step
+// instead of returning parameters with losses of 1e100.
+func TestDivergenceStopsFinite(t *testing.T) {
+	reg := ladData(t, 2000, 3, 4)
+	for i := range reg.Y {
+		reg.Y[i] = 300 + 100*reg.Y[i]
+	}
+	for i := range reg.X {
+		reg.X[i] *= 10
+	}
+	cls := subgroupData(t, 2000, 6, 5)
+	for _, c := range []struct {
+		name  string
+		train func() error
+	}{
+		{"linear lr 1", func() error {
+			_, err := Train(batch.NewLeastSquares[float64](3), reg, Options{Method: Vanilla, LR: 1, Steps: 30, Batch: 64})
+			return err
+		}},
+		{"linear f32 lr 1", func() error {
+			x32, y32 := make([]float32, len(reg.X)), make([]float32, len(reg.Y))
+			for i, v := range reg.X {
+				x32[i] = float32(v)
+			}
+			for i, v := range reg.Y {
+				y32[i] = float32(v)
+			}
+			d32, err := batch.NewData(x32, reg.N, reg.D, y32, nil, 0)
+			if err != nil {
+				return err
+			}
+			_, err = Train(batch.NewLeastSquares[float32](3), d32, Options{Method: Alg3, LR: 1, Eps: 0.1, Steps: 8, Batch: 64})
+			return err
+		}},
+		{"mlp lr 1e6", func() error {
+			_, err := Train(batch.NewMLP[float64](6, 16, 2), cls, Options{Method: Vanilla, LR: 1e6, Steps: 8, Batch: 64})
+			return err
+		}},
+	} {
+		err := c.train()
+		var de *DivergenceError
+		if !errors.As(err, &de) || de.Step < 1 {
+			t.Errorf("%s: error %v, want a DivergenceError naming a step", c.name, err)
+			continue
+		}
+		t.Logf("%s: %v", c.name, err)
+	}
+}
+
+// TestNoDivergenceOnHealthyRuns checks that the divergence bound leaves
+// sound runs alone, large steps on separable data included.
+func TestNoDivergenceOnHealthyRuns(t *testing.T) {
+	data := subgroupData(t, 2000, 4, 6)
+	for _, opt := range []Options{
+		{Method: Vanilla, LR: 100, Epochs: 30, Batch: 32},
+		{Method: Alg3, LR: 10, Eps: 0.01, Epochs: 30, Batch: 32},
+		{Method: Alg1, LR: 1, Epochs: 3},
+	} {
+		if _, err := Train(batch.NewLogistic[float64](4), data, opt); err != nil {
+			t.Errorf("%v lr %v: %v", opt.Method, opt.LR, err)
+		}
+	}
+	reg := ladData(t, 2000, 3, 7)
+	if _, err := Train(batch.NewLeastAbsolute[float64](3), reg, Options{Method: Alg3, LR: 0.5, Eps: 0.1, Epochs: 20, Batch: 16}); err != nil {
+		t.Errorf("lad: %v", err)
+	}
+}
