@@ -21,15 +21,18 @@ const lossScaleRows = 4096
 
 // lossScale returns the largest loss at θ over up to lossScaleRows rows of
 // data spread evenly over it.
-func lossScale[T batch.Float](e *batch.Engine[T], theta []T, data *batch.Data[T]) float64 {
+func lossScale[T batch.Float](e *batch.Engine[T], theta []T, data *batch.Data[T]) (float64, error) {
 	m := min(data.N, lossScaleRows)
 	idx := make([]int, m)
 	for i := range idx {
 		idx[i] = int(int64(i) * int64(data.N) / int64(m))
 	}
 	g := make([]T, len(theta))
-	losses, _ := e.Gradient(g, theta, data, idx, 0, &batch.Weighting{Objective: batch.Mean})
-	return maxAbs(losses)
+	losses, _, err := e.Gradient(g, theta, data, idx, 0, &batch.Weighting{Objective: batch.Mean})
+	if err != nil {
+		return 0, err
+	}
+	return maxAbs(losses), nil
 }
 
 func maxAbs[T batch.Float](xs []T) float64 {

@@ -28,7 +28,10 @@ func ExampleTrain() {
 	if err != nil {
 		panic(err)
 	}
-	model := batch.NewLogistic[float64](d)
+	model, err := batch.NewLogistic[float64](d)
+	if err != nil {
+		panic(err)
+	}
 	res, err := cvar.Train(model, data, cvar.Options{
 		Method: cvar.Alg3,
 		Alpha:  0.1,

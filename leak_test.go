@@ -24,7 +24,7 @@ func settledGoroutines(want int) int {
 // service that calls them in a loop must not grow.
 func TestNoGoroutinesLeft(t *testing.T) {
 	data := subgroupData(t, 3000, 4, 3) // 3 whole-data chunks, 6 minibatch chunks
-	model := batch.NewLogistic[float64](4)
+	model := must(batch.NewLogistic[float64](4))
 	theta := make([]float64, model.NumParams())
 	rounds := 200
 	if testing.Short() {

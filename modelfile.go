@@ -93,6 +93,9 @@ type Preprocessing struct {
 
 // Validate reports preprocessing that cannot be applied to d features.
 func (p *Preprocessing) Validate(d int) error {
+	if p == nil {
+		return errors.New("no preprocessing (nil *Preprocessing)")
+	}
 	if p.Divide < 0 || math.IsNaN(p.Divide) || math.IsInf(p.Divide, 0) {
 		return fmt.Errorf("preprocessing divisor %v must be finite and ≥ 0", p.Divide)
 	}
@@ -183,8 +186,17 @@ type ModelFile struct {
 }
 
 // NumParams returns the number of parameters of a model of the given kind
-// and shapes, or an error for an unknown kind or impossible shapes.
+// and shapes, or an error for an unknown kind or impossible shapes,
+// including more than batch.MaxParams parameters.
 func NumParams(kind string, d, k, hidden int) (int, error) {
+	p, err := numParams(kind, d, k, hidden)
+	if err == nil && p > batch.MaxParams {
+		return 0, fmt.Errorf("cvar: a %s model with d = %d, k = %d, hidden = %d has %d parameters, more than %d", kind, d, k, hidden, p, batch.MaxParams)
+	}
+	return p, err
+}
+
+func numParams(kind string, d, k, hidden int) (int, error) {
 	if d <= 0 || d > math.MaxInt32 {
 		return 0, fmt.Errorf("cvar: %d features; want at least 1", d)
 	}
@@ -233,15 +245,15 @@ func NewModel[T batch.Float](kind string, d, k, hidden int) (batch.Model[T], err
 	}
 	switch kind {
 	case KindLogistic:
-		return batch.NewLogistic[T](d), nil
+		return asModel[T](batch.NewLogistic[T](d))
 	case KindSoftmax:
-		return batch.NewSoftmax[T](d, k), nil
+		return asModel[T](batch.NewSoftmax[T](d, k))
 	case KindLinear:
-		return batch.NewLeastSquares[T](d), nil
+		return asModel[T](batch.NewLeastSquares[T](d))
 	case KindLAD:
-		return batch.NewLeastAbsolute[T](d), nil
+		return asModel[T](batch.NewLeastAbsolute[T](d))
 	}
-	return batch.NewMLP[T](d, hidden, k), nil
+	return asModel[T](batch.NewMLP[T](d, hidden, k))
 }
 
 // BuildModel rebuilds the batch model of m and its parameters in precision
@@ -267,6 +279,9 @@ func BuildModel[T batch.Float](m *ModelFile) (batch.Model[T], []T, error) {
 func (m *ModelFile) Validate() error {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: %s", ErrModelInvalid, fmt.Sprintf(format, args...))
+	}
+	if m == nil {
+		return bad("no model (nil *ModelFile)")
 	}
 	if m.Precision != F32 && m.Precision != F64 {
 		return bad("precision %q (want f32 or f64)", m.Precision)
@@ -408,6 +423,9 @@ func SaveModel(w io.Writer, m *ModelFile) error {
 	if err := m.Validate(); err != nil {
 		return err
 	}
+	if w == nil {
+		return errors.New("cvar: no writer for the model (nil io.Writer)")
+	}
 	pr := m.Params
 	h := header{
 		Format: headerFormat, Model: m.Kind, D: m.D, K: m.K, Hidden: m.Hidden,
@@ -463,6 +481,9 @@ func SaveModel(w io.Writer, m *ModelFile) error {
 // wrap the reader's error. The checks run in that order, so a file cut short
 // is reported as truncated rather than as a checksum mismatch.
 func LoadModel(r io.Reader) (*ModelFile, error) {
+	if r == nil {
+		return nil, errors.New("cvar: no reader for the model (nil io.Reader)")
+	}
 	data, err := io.ReadAll(r)
 	if err != nil {
 		return nil, fmt.Errorf("cvar: reading the model: %w", err)

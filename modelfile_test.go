@@ -118,7 +118,7 @@ func TestModelFileBuildModel(t *testing.T) {
 	}
 	// A model trained here survives the file and gives the same losses.
 	data := subgroupData(t, 300, 3, 7)
-	model := batch.NewLogistic[float32](3)
+	model := must(batch.NewLogistic[float32](3))
 	x32 := make([]float32, len(data.X))
 	for i, v := range data.X {
 		x32[i] = float32(v)

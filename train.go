@@ -147,7 +147,10 @@ func (r *run[T]) step(data *batch.Data[T], idx []int, n int) error {
 		}
 	}
 	r.wt.Tau = r.tau
-	losses, sumV := r.engine.Gradient(r.g, r.theta, data, idx, n, &r.wt)
+	losses, sumV, err := r.engine.Gradient(r.g, r.theta, data, idx, n, &r.wt)
+	if err != nil {
+		return err
+	}
 	var sum T
 	for _, l := range losses {
 		sum += l
@@ -219,10 +222,16 @@ func (r *run[T]) epochDone(epoch int) error {
 // parameters. The data is not modified. Same seed, same data and same kernel
 // implementation give a bit-identical result whatever opt.Threads is.
 func Train[T batch.Float](model batch.Model[T], data *batch.Data[T], opt Options) (*Result[T], error) {
-	if err := model.Check(data); err != nil {
+	if err := checkModelData(model, data); err != nil {
 		return nil, err
 	}
-	engine := batch.NewEngine(model, opt.Threads)
+	if err := checkThreads(opt.Threads); err != nil {
+		return nil, err
+	}
+	engine, err := batch.NewEngine(model, opt.Threads)
+	if err != nil {
+		return nil, err
+	}
 	defer engine.Close()
 	theta, err := initialTheta(model, opt)
 	if err != nil {
@@ -243,7 +252,11 @@ func Train[T batch.Float](model batch.Model[T], data *batch.Data[T], opt Options
 	if err != nil {
 		return nil, err
 	}
-	r.setLossScale(lossScale(engine, r.theta, data))
+	scaleRef, err := lossScale(engine, r.theta, data)
+	if err != nil {
+		return nil, err
+	}
+	r.setLossScale(scaleRef)
 	sampler, err := batch.NewSampler(data.N, pr.Batch, samplingOf(opt), opt.Seed)
 	if err != nil {
 		return nil, err

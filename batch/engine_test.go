@@ -12,13 +12,15 @@ import (
 // test of the channel hand-over between Close and the workers.
 func TestEngineCloseStopsWorkers(t *testing.T) {
 	data := testData[float64](t, 3000, 5, 2, 1)
-	model := NewLogistic[float64](5)
+	model := must(NewLogistic[float64](5))
 	theta := make([]float64, model.NumParams())
 	losses := make([]float64, data.N)
 	base := runtime.NumGoroutine()
 	for range 100 {
-		e := NewEngine(model, 4)
-		e.Losses(losses, theta, data)
+		e := must(NewEngine(model, 4))
+		if err := e.Losses(losses, theta, data); err != nil {
+			t.Fatal(err)
+		}
 		e.Close()
 		e.Close()
 	}
@@ -31,3 +33,5 @@ func TestEngineCloseStopsWorkers(t *testing.T) {
 		t.Errorf("%d goroutines after 100 engines were closed, %d before", n, base)
 	}
 }
+
+func runtimeProcs() int { return runtime.GOMAXPROCS(0) }

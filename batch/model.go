@@ -1,6 +1,7 @@
 package batch
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -67,6 +68,34 @@ type Work[T Float] struct {
 	s     []T // plus-function arguments
 	coef  []T // per-sample coefficients of the engine
 	c     []T // per-sample coefficients times the loss derivative
+}
+
+// MaxDim bounds every size of a model: features, classes and hidden units
+// (the kernels index rows and classes with 32-bit counts).
+const MaxDim = math.MaxInt32
+
+// MaxParams bounds the number of parameters of a model, 2³² (16 GiB of
+// float32 parameters, before gradients and scratch): the constructors
+// return an error beyond it rather than let training fail to allocate.
+const MaxParams = 1 << 32
+
+// checkParams reports a model whose parameter count, r·c + b without
+// overflow, exceeds MaxParams.
+func checkParams(name string, r, c, b int) error {
+	if r > (MaxParams-b)/c {
+		return fmt.Errorf("batch: %s has more than %d parameters", name, MaxParams)
+	}
+	return nil
+}
+
+var errNoData = errors.New("batch: no data (nil *Data)")
+
+// checkSize reports a model size v (what it counts) outside [lo, MaxDim].
+func checkSize(what string, v, lo int) error {
+	if v < lo || v > MaxDim {
+		return fmt.Errorf("batch: %d %s; want %d to %d", v, what, lo, MaxDim)
+	}
+	return nil
 }
 
 func grow[T any](buf []T, n int) []T {

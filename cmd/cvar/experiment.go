@@ -493,7 +493,11 @@ func runOne[T batch.Float](cfg *expConfig, j *runResult, model batch.Model[T], t
 			}
 		}
 	}
-	ev := newEvaluator(model, 1)
+	ev, err := newEvaluator(model, 1)
+	if err != nil {
+		j.err = err
+		return
+	}
 	defer ev.close()
 	theta := make([]T, model.NumParams())
 	done := 0
@@ -528,7 +532,11 @@ func runOne[T batch.Float](cfg *expConfig, j *runResult, model batch.Model[T], t
 		return
 	}
 	if keepLosses {
-		losses := ev.lossesOf(res.Theta, val)
+		losses, err := ev.lossesOf(res.Theta, val)
+		if err != nil {
+			j.err = err
+			return
+		}
 		j.losses = make([]float64, len(losses))
 		for i, l := range losses {
 			j.losses[i] = float64(l)

@@ -235,7 +235,10 @@ func trainRun[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 	if td.kind == cvar.KindMLP {
 		rep.Model.Hidden = f.hidden
 	}
-	ev := newEvaluator(model, f.threads)
+	ev, err := newEvaluator(model, f.threads)
+	if err != nil {
+		return err
+	}
 	defer ev.close()
 	sets := []struct {
 		name string
