@@ -191,8 +191,8 @@ type ModelFile struct {
 // including more than batch.MaxParams parameters.
 func NumParams(kind string, d, k, hidden int) (int, error) {
 	p, err := numParams(kind, d, k, hidden)
-	if err == nil && p > batch.MaxParams {
-		return 0, fmt.Errorf("cvar: a %s model with d = %d, k = %d, hidden = %d has %d parameters, more than %d", kind, d, k, hidden, p, batch.MaxParams)
+	if err == nil && int64(p) > batch.MaxParams {
+		return 0, fmt.Errorf("cvar: a %s model with d = %d, k = %d, hidden = %d has %d parameters, more than %d", kind, d, k, hidden, p, int64(batch.MaxParams))
 	}
 	return p, err
 }

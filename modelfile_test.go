@@ -291,7 +291,7 @@ func TestLoadModelBounded(t *testing.T) {
 	}
 	good := saved(t, testModelFile(t, KindSoftmax, F64))
 	synth := withHeader(t, good, func(h map[string]any) {
-		h["source"] = map[string]any{"kind": "synthetic", "n": 100, "synth_n": 3_000_000_000, "synth_d": 20}
+		h["source"] = map[string]any{"kind": "synthetic", "n": 100, "synth_n": 3e9, "synth_d": 20}
 	})
 	if _, err := LoadModel(bytes.NewReader(synth)); !errors.Is(err, ErrModelInvalid) || !strings.Contains(err.Error(), "built-in data") {
 		t.Errorf("synth_n 3e9: got %v, want ErrModelInvalid naming the built-in data", err)

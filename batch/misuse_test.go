@@ -3,6 +3,7 @@ package batch
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"testing"
 )
 
@@ -46,25 +47,26 @@ func TestMisuseReturnsErrors(t *testing.T) {
 		return err
 	}
 	x4 := []float64{1, 2, 3, 4}
+	const quarter = 1 << (bits.UintSize - 2) // 4·quarter overflows int
 	cases := []struct {
 		name string
 		f    func() error
 	}{
-		{"NewData n·d overflows", func() error { _, err := NewData(x4, 4, 1<<62, []float64{1, 2, 3, 4}, nil, 0); return err }},
-		{"NewData n·d overflows the other way", func() error { _, err := NewData(x4, 1<<62, 4, nil, []int32{0, 1, 0, 1}, 2); return err }},
+		{"NewData n·d overflows", func() error { _, err := NewData(x4, 4, quarter, []float64{1, 2, 3, 4}, nil, 0); return err }},
+		{"NewData n·d overflows the other way", func() error { _, err := NewData(x4, quarter, 4, nil, []int32{0, 1, 0, 1}, 2); return err }},
 		{"NewData no rows", func() error { _, err := NewData[float64](nil, 0, 3, []float64{}, nil, 0); return err }},
 		{"NewData one class", func() error { _, err := NewData(x4, 4, 1, nil, []int32{0, 0, 0, 0}, 1); return err }},
 		{"NewData short labels", func() error { _, err := NewData(x4, 4, 1, nil, []int32{0, 1}, 2); return err }},
 		{"NewLogistic(-1)", func() error { _, err := NewLogistic[float64](-1); return err }},
 		{"NewLogistic(0)", func() error { _, err := NewLogistic[float32](0); return err }},
 		{"NewLeastSquares(-1)", func() error { _, err := NewLeastSquares[float64](-1); return err }},
-		{"NewLeastAbsolute(2^40)", func() error { _, err := NewLeastAbsolute[float64](1 << 40); return err }},
+		{"NewLeastAbsolute(MaxInt)", func() error { _, err := NewLeastAbsolute[float64](math.MaxInt); return err }},
 		{"NewSoftmax one class", func() error { _, err := NewSoftmax[float64](3, 1); return err }},
 		{"NewSoftmax no features", func() error { _, err := NewSoftmax[float64](0, 3); return err }},
-		{"NewSoftmax too large", func() error { _, err := NewSoftmax[float64](math.MaxInt32+1, 3); return err }},
+		{"NewSoftmax too large", func() error { _, err := NewSoftmax[float64](math.MaxInt, 3); return err }},
 		{"NewMLP no inputs", func() error { _, err := NewMLP[float64](0, 5, 2); return err }},
 		{"NewMLP one class", func() error { _, err := NewMLP[float64](3, 5, 1); return err }},
-		{"NewMLP too wide", func() error { _, err := NewMLP[float64](3, 1<<40, 2); return err }},
+		{"NewMLP too wide", func() error { _, err := NewMLP[float64](3, math.MaxInt, 2); return err }},
 		{"NewMLP too many parameters", func() error { _, err := NewMLP[float64](math.MaxInt32, math.MaxInt32, math.MaxInt32); return err }},
 		{"NewMLPBLAS one class", func() error { _, err := NewMLPBLAS[float32](3, 5, 1); return err }},
 		{"NewEngine nil model", func() error { _, err := NewEngine[float64](nil, 1); return err }},
@@ -99,7 +101,7 @@ func TestMisuseReturnsErrors(t *testing.T) {
 		{"Scores nil data", func() error { e := engine(); defer e.Close(); return e.Scores(make([]float64, 100), theta, nil) }},
 		{"NewSampler n = 0", func() error { _, err := NewSampler(0, 3, Shuffled, 1); return err }},
 		{"NewSampler b = 0", func() error { _, err := NewSampler(5, 0, InOrder, 1); return err }},
-		{"NewSampler n = 2^62", func() error { _, err := NewSampler(1<<62, 3, Shuffled, 1); return err }},
+		{"NewSampler n = MaxInt", func() error { _, err := NewSampler(math.MaxInt, 3, Shuffled, 1); return err }},
 		{"NewSampler unknown mode", func() error { _, err := NewSampler(5, 2, Sampling(7), 1); return err }},
 		{"Weighting.Validate", func() error { return (&Weighting{Objective: Softplus, Alpha: 0.1}).Validate() }},
 		{"Weighting.Validate objective", func() error { return (&Weighting{Objective: Objective(9)}).Validate() }},
@@ -111,7 +113,7 @@ func TestMisuseReturnsErrors(t *testing.T) {
 		{"Data.Validate label", func() error { return badLabel.Validate() }},
 		{"Data.Validate short X", func() error { return short.Validate() }},
 		{"Data.ValidateFeatures stride", func() error { d := *data; d.Stride = 2; return d.ValidateFeatures() }},
-		{"Data.Validate huge N", func() error { d := *data; d.N = 1 << 62; return d.Validate() }},
+		{"Data.Validate huge N", func() error { d := *data; d.N = quarter; return d.Validate() }},
 	}
 	for _, c := range cases {
 		if err := noPanic(t, c.name, c.f); err == nil {

@@ -79,11 +79,11 @@ const MaxDim = math.MaxInt32
 // return an error beyond it rather than let training fail to allocate.
 const MaxParams = 1 << 32
 
-// checkParams reports a model whose parameter count, r·c + b without
-// overflow, exceeds MaxParams.
+// checkParams reports a model whose parameter count r·c + b, for sizes up
+// to MaxDim, exceeds MaxParams or does not fit in an int.
 func checkParams(name string, r, c, b int) error {
-	if r > (MaxParams-b)/c {
-		return fmt.Errorf("batch: %s has more than %d parameters", name, MaxParams)
+	if p := int64(r)*int64(c) + int64(b); p > MaxParams || p > math.MaxInt {
+		return fmt.Errorf("batch: %s has %d parameters, more than %d", name, p, min(int64(MaxParams), math.MaxInt))
 	}
 	return nil
 }

@@ -2,6 +2,7 @@ package batch
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 )
 
@@ -47,10 +48,10 @@ type Sampler struct {
 const maxSamplerRows = 1 << 40
 
 // NewSampler draws batches of b of the n rows, seeded by seed. A b above n
-// is taken as n. It returns an error for n or b below 1, n above 2⁴⁰ or an
-// unknown mode.
+// is taken as n. It returns an error for n or b below 1, n above 2⁴⁰ (or
+// above what an []int can hold on 32-bit platforms) or an unknown mode.
 func NewSampler(n, b int, mode Sampling, seed uint64) (*Sampler, error) {
-	if n <= 0 || b <= 0 || n > maxSamplerRows {
+	if n <= 0 || b <= 0 || int64(n) > min(maxSamplerRows, math.MaxInt/8) {
 		return nil, fmt.Errorf("batch: sampler needs 0 < n ≤ 2^40 and b > 0, got n = %d, b = %d", n, b)
 	}
 	if mode < WithReplacement || mode > InOrder {
