@@ -131,14 +131,16 @@ func (d *Data[T]) checkShape() error {
 	return nil
 }
 
-// Row returns sample i's features.
+// Row returns sample i's features. Like a slice index, it panics unless
+// 0 ≤ i < N on a valid Data.
 func (d *Data[T]) Row(i int) []T { return d.X[i*d.Stride : i*d.Stride+d.D] }
 
 // IsClassification reports whether the data carries class labels.
 func (d *Data[T]) IsClassification() bool { return d.Labels != nil }
 
 // Scale returns max_i ‖x_i‖ and, for regression, max_i |y_i|: the data
-// constants of the theorems' Lipschitz and smoothness bounds.
+// constants of the theorems' Lipschitz and smoothness bounds. d must be
+// valid (NewData's result, or see Validate).
 func (d *Data[T]) Scale() Scale {
 	var maxNorm, maxAbsY float64
 	for i := 0; i < d.N; i++ {

@@ -10,6 +10,12 @@ import (
 // Model is a parametric model with a per-sample loss. Parameters live in one
 // flat slice θ whose layout each model documents. A Model holds no per-call
 // state: Forward saves what Backward needs in a Work, one per goroutine.
+//
+// InitParams, Forward, Backward and Scores are the hot path: they do not
+// check their arguments, and slices of the wrong length or rows outside the
+// data make them panic like a bad slice index. Call them through an Engine,
+// whose methods check everything and return errors, or after Check and
+// Data.Validate with θ of NumParams entries.
 type Model[T Float] interface {
 	// Name is the model's short name ("logistic", "softmax", "linear",
 	// "lad", "mlp").
