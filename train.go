@@ -220,7 +220,10 @@ func (r *run[T]) epochDone(epoch int) error {
 
 // Train runs opt.Method on data with model and returns the output
 // parameters. The data is not modified. Same seed, same data and same kernel
-// implementation give a bit-identical result whatever opt.Threads is.
+// implementation give a bit-identical result whatever opt.Threads is. Bad
+// arguments are errors; a run that blows up stops with a *DivergenceError
+// naming the step (see DivergenceFactor). Train's workers have exited when
+// it returns.
 func Train[T batch.Float](model batch.Model[T], data *batch.Data[T], opt Options) (*Result[T], error) {
 	if err := checkModelData(model, data); err != nil {
 		return nil, err
