@@ -51,7 +51,7 @@ func trainCVaR(t *testing.T, model batch.Model[float64], theta []float64, data *
 // the starting point's, and that Params say where η, ε and τ came from.
 func TestPracticalDefaultsMove(t *testing.T) {
 	data := classData(t, 3000, 8, 3, 1)
-	model := batch.NewSoftmax[float64](8, 3)
+	model := must(batch.NewSoftmax[float64](8, 3))
 	start := trainCVaR(t, model, make([]float64, model.NumParams()), data)
 	for _, m := range []Method{Alg2, Alg3, Alg4, Alg1} {
 		res, err := Train(model, data, Options{Method: m, Seed: 1})
@@ -83,7 +83,7 @@ func TestPracticalDefaultsMove(t *testing.T) {
 // defaults (no step size, no scale, no ε) lower the CVaR of the stream.
 func TestOnlineDefaultsMove(t *testing.T) {
 	data := classData(t, 3000, 8, 3, 2)
-	model := batch.NewSoftmax[float64](8, 3)
+	model := must(batch.NewSoftmax[float64](8, 3))
 	start := trainCVaR(t, model, make([]float64, model.NumParams()), data)
 	for _, m := range []Method{Alg1, Alg4} {
 		on, err := NewOnline(model, 8, 3, Options{Method: m, Steps: data.N, Seed: 1})
@@ -112,7 +112,7 @@ func TestOnlineDefaultsMove(t *testing.T) {
 // smallest validation CVaR_0.1.
 func TestPracticalBeatsTheorem(t *testing.T) {
 	train, val := subgroupData(t, 4000, 10, 3), subgroupData(t, 2000, 10, 4)
-	model := batch.NewLogistic[float64](10)
+	model := must(batch.NewLogistic[float64](10))
 	cv := map[string]float64{}
 	for name, opt := range map[string]Options{
 		"default": {Method: Alg3},
@@ -136,7 +136,7 @@ func TestPracticalBeatsTheorem(t *testing.T) {
 // setting, which is in its grid.
 func TestTune(t *testing.T) {
 	train, val := classData(t, 2000, 8, 3, 5), classData(t, 1000, 8, 3, 6)
-	model := batch.NewSoftmax[float64](8, 3)
+	model := must(batch.NewSoftmax[float64](8, 3))
 	opt := Options{Method: Alg3, Alpha: 0.1, Epochs: 5, Seed: 2}
 	tuned, err := Tune(model, train, val, opt, TuneOptions{Threads: 3})
 	if err != nil {

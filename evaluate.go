@@ -19,26 +19,49 @@ type Metrics struct {
 }
 
 // Losses returns every row's loss under θ, computed on threads workers
-// (0: GOMAXPROCS).
+// (0: GOMAXPROCS; more are clamped to it). It returns an error for a nil
+// model or data, data the model does not fit, a θ that is not the model's
+// NumParams long, or negative threads.
 func Losses[T batch.Float](model batch.Model[T], theta []T, data *batch.Data[T], threads int) ([]T, error) {
-	if err := model.Check(data); err != nil {
+	if err := checkApply(model, theta, data, threads); err != nil {
 		return nil, err
 	}
-	e := batch.NewEngine(model, threads)
+	e, err := batch.NewEngine(model, threads)
+	if err != nil {
+		return nil, err
+	}
 	defer e.Close()
 	out := make([]T, data.N)
-	e.Losses(out, theta, data)
+	if err := e.Losses(out, theta, data); err != nil {
+		return nil, err
+	}
 	return out, nil
 }
 
 // Predictions returns each row's predicted class (classification) — the
-// highest-scoring one, or margin > 0 for binary logistic regression.
+// highest-scoring one, or margin > 0 for binary logistic regression. The
+// data's targets or labels are not used and may be absent. Errors as for
+// Losses.
 func Predictions[T batch.Float](model batch.Model[T], theta []T, data *batch.Data[T], threads int) ([]int, error) {
-	e := batch.NewEngine(model, threads)
+	if model == nil {
+		return nil, errNoModel
+	}
+	if err := data.ValidateFeatures(); err != nil { // scores need no targets or labels
+		return nil, err
+	}
+	if err := checkThreads(threads); err != nil {
+		return nil, err
+	}
+	e, err := batch.NewEngine(model, threads)
+	if err != nil {
+		return nil, err
+	}
 	defer e.Close()
 	k := model.NumOutputs()
 	scores := make([]T, data.N*k)
-	e.Scores(scores, theta, data)
+	if err := e.Scores(scores, theta, data); err != nil {
+		return nil, err
+	}
 	pred := make([]int, data.N)
 	for i := range pred {
 		row := scores[i*k : (i+1)*k]
@@ -61,7 +84,8 @@ func Predictions[T batch.Float](model batch.Model[T], theta []T, data *batch.Dat
 
 // Evaluate computes the losses of model under θ on every row of data and
 // returns their mean, the accuracy of a classifier, and CVaR and VaR at each
-// α (exact, by selection).
+// α (exact, by selection). Errors as for Losses, and those of Tails for the
+// alphas.
 func Evaluate[T batch.Float](model batch.Model[T], theta []T, data *batch.Data[T], alphas ...float64) (Metrics, error) {
 	return evaluateOn(model, theta, data, 0, alphas...)
 }

@@ -29,7 +29,10 @@ func ExampleTrain() {
 	if err != nil {
 		panic(err)
 	}
-	model := batch.NewLogistic[float64](d)
+	model, err := batch.NewLogistic[float64](d)
+	if err != nil {
+		panic(err)
+	}
 	for _, method := range []cvar.Method{cvar.Alg3, cvar.Vanilla} {
 		res, err := cvar.Train(model, data, cvar.Options{Method: method, Alpha: 0.1, Batch: 64, Epochs: 20, Seed: 1})
 		if err != nil {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"hash/crc32"
 	"io"
+	"io/fs"
 	"math"
 	"strconv"
 	"strings"
@@ -101,6 +102,9 @@ type Preprocessing struct {
 
 // Validate reports preprocessing that cannot be applied to d features.
 func (p *Preprocessing) Validate(d int) error {
+	if p == nil {
+		return errors.New("no preprocessing (nil *Preprocessing)")
+	}
 	if p.Divide < 0 || math.IsNaN(p.Divide) || math.IsInf(p.Divide, 0) {
 		return fmt.Errorf("preprocessing divisor %v must be finite and ≥ 0", p.Divide)
 	}
@@ -194,8 +198,17 @@ type ModelFile struct {
 }
 
 // NumParams returns the number of parameters of a model of the given kind
-// and shapes, or an error for an unknown kind or impossible shapes.
+// and shapes, or an error for an unknown kind or impossible shapes,
+// including more than batch.MaxParams parameters.
 func NumParams(kind string, d, k, hidden int) (int, error) {
+	p, err := numParams(kind, d, k, hidden)
+	if err == nil && int64(p) > batch.MaxParams {
+		return 0, fmt.Errorf("cvar: a %s model with d = %d, k = %d, hidden = %d has %d parameters, more than %d", kind, d, k, hidden, p, int64(batch.MaxParams))
+	}
+	return p, err
+}
+
+func numParams(kind string, d, k, hidden int) (int, error) {
 	if d <= 0 || d > math.MaxInt32 {
 		return 0, fmt.Errorf("cvar: %d features; want at least 1", d)
 	}
@@ -244,15 +257,15 @@ func NewModel[T batch.Float](kind string, d, k, hidden int) (batch.Model[T], err
 	}
 	switch kind {
 	case KindLogistic:
-		return batch.NewLogistic[T](d), nil
+		return asModel[T](batch.NewLogistic[T](d))
 	case KindSoftmax:
-		return batch.NewSoftmax[T](d, k), nil
+		return asModel[T](batch.NewSoftmax[T](d, k))
 	case KindLinear:
-		return batch.NewLeastSquares[T](d), nil
+		return asModel[T](batch.NewLeastSquares[T](d))
 	case KindLAD:
-		return batch.NewLeastAbsolute[T](d), nil
+		return asModel[T](batch.NewLeastAbsolute[T](d))
 	}
-	return batch.NewMLP[T](d, hidden, k), nil
+	return asModel[T](batch.NewMLP[T](d, hidden, k))
 }
 
 // BuildModel rebuilds the batch model of m and its parameters in precision
@@ -278,6 +291,9 @@ func BuildModel[T batch.Float](m *ModelFile) (batch.Model[T], []T, error) {
 func (m *ModelFile) Validate() error {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: %s", ErrModelInvalid, fmt.Sprintf(format, args...))
+	}
+	if m == nil {
+		return bad("no model (nil *ModelFile)")
 	}
 	if m.Precision != F32 && m.Precision != F64 {
 		return bad("precision %q (want f32 or f64)", m.Precision)
@@ -323,6 +339,9 @@ func (m *ModelFile) Validate() error {
 	}
 	if _, ok := methodNames[m.Method]; !ok {
 		return bad("unknown method %d", int(m.Method))
+	}
+	if err := m.Source.validate(); err != nil {
+		return bad("%v", err)
 	}
 	return nil
 }
@@ -419,6 +438,9 @@ func SaveModel(w io.Writer, m *ModelFile) error {
 	if err := m.Validate(); err != nil {
 		return err
 	}
+	if w == nil {
+		return errors.New("cvar: no writer for the model (nil io.Writer)")
+	}
 	pr := m.Params
 	h := header{
 		Format: headerFormat, Model: m.Kind, D: m.D, K: m.K, Hidden: m.Hidden,
@@ -473,48 +495,70 @@ func SaveModel(w io.Writer, m *ModelFile) error {
 // ErrModelTrunc, ErrModelChecksum or ErrModelInvalid under errors.Is, or
 // wrap the reader's error. The checks run in that order, so a file cut short
 // is reported as truncated rather than as a checksum mismatch.
+//
+// LoadModel reads no more than the file's own structure asks for, and
+// checks each part before reading the next: the 8-byte magic first (so a
+// stream that is not a model file costs 8 bytes), then the version and the
+// header length (at most 64 MiB), then the header, whose shapes must give at
+// most batch.MaxParams parameters (see NumParams) and whose data source must
+// describe at most MaxSynthValues values. When r reports its remaining size
+// (an *os.File on a regular file, a *bytes.Reader, a *strings.Reader) the
+// header and the parameters must also fit in it; otherwise they are read
+// incrementally, so memory grows with the bytes actually there, never with
+// what a header claims.
 func LoadModel(r io.Reader) (*ModelFile, error) {
-	data, err := io.ReadAll(r)
-	if err != nil {
-		return nil, fmt.Errorf("cvar: reading the model: %w", err)
+	if r == nil {
+		return nil, errors.New("cvar: no reader for the model (nil io.Reader)")
 	}
-	switch n := len(data); {
-	case n == 0:
+	size := remaining(r) // −1 if unknown
+	crc := crc32.New(castagnoli)
+	tr := io.TeeReader(r, crc) // every byte before the checksum
+	readErr := func(err error) error { return fmt.Errorf("cvar: reading the model: %w", err) }
+
+	var pre [16]byte
+	switch n, err := io.ReadFull(tr, pre[:len(modelMagic)]); {
+	case n == 0 && err == io.EOF:
 		return nil, fmt.Errorf("%w: the file is empty", ErrModelFormat)
-	case n < len(modelMagic) && strings.HasPrefix(modelMagic, string(data)):
-		return nil, truncErr("in the magic number")
-	case n < len(modelMagic) || string(data[:len(modelMagic)]) != modelMagic:
+	case !strings.HasPrefix(modelMagic, string(pre[:n])):
 		return nil, fmt.Errorf("%w (it does not start with %q)", ErrModelFormat, modelMagic)
-	case n < 16:
-		return nil, truncErr("in the 16-byte preamble")
+	case err == io.ErrUnexpectedEOF:
+		return nil, truncErr("in the magic number")
+	case err != nil:
+		return nil, readErr(err)
 	}
-	if v := binary.LittleEndian.Uint32(data[8:]); v != ModelFileVersion {
+	if _, err := io.ReadFull(tr, pre[len(modelMagic):]); err != nil {
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return nil, truncErr("in the 16-byte preamble")
+		}
+		return nil, readErr(err)
+	}
+	if v := binary.LittleEndian.Uint32(pre[8:]); v != ModelFileVersion {
 		return nil, fmt.Errorf("%w: the file is version %d, this program reads version %d", ErrModelVersion, v, ModelFileVersion)
 	}
-	hlen := int64(binary.LittleEndian.Uint32(data[12:]))
+	hlen := int64(binary.LittleEndian.Uint32(pre[12:]))
 	if hlen > maxHeaderBytes {
 		return nil, fmt.Errorf("%w: header length %d exceeds %d bytes", ErrModelInvalid, hlen, maxHeaderBytes)
 	}
-	size := int64(len(data))
-	if 16+hlen > size {
+	if size >= 0 && 16+hlen > size {
 		return nil, truncErr(fmt.Sprintf("in the %d-byte header", hlen))
 	}
-	// checksum compares the CRC-32C of data[:end] with the 4 bytes after it.
-	checksum := func(end int64) error {
-		want := binary.LittleEndian.Uint32(data[end:])
-		if got := crc32.Checksum(data[:end], castagnoli); got != want {
-			return fmt.Errorf("%w: stored CRC-32C %08x, content has %08x (the file is corrupted)", ErrModelChecksum, want, got)
-		}
-		return nil
+	js, err := readUpTo(tr, hlen)
+	if err != nil {
+		return nil, readErr(err)
+	}
+	if int64(len(js)) < hlen {
+		return nil, truncErr(fmt.Sprintf("in the %d-byte header", hlen))
 	}
 	var h header
-	dec := json.NewDecoder(bytes.NewReader(data[16 : 16+hlen]))
+	dec := json.NewDecoder(bytes.NewReader(js))
 	dec.DisallowUnknownFields()
 	if err := dec.Decode(&h); err != nil {
 		// A corrupted file is more likely than a bad writer: say so when
-		// the checksum at the end of the file disagrees.
-		if size >= 16+hlen+4 {
-			if cerr := checksum(size - 4); cerr != nil {
+		// the checksum at the end of the file (read up to 64 MiB on)
+		// disagrees.
+		if rest, rerr := readUpTo(r, maxHeaderBytes+1); rerr == nil && len(rest) >= 4 && len(rest) <= maxHeaderBytes {
+			crc.Write(rest[:len(rest)-4])
+			if cerr := checkCRC(crc.Sum32(), rest[len(rest)-4:]); cerr != nil {
 				return nil, cerr
 			}
 		}
@@ -539,28 +583,48 @@ func LoadModel(r io.Reader) (*ModelFile, error) {
 	if h.NumParams != p {
 		return nil, fmt.Errorf("%w: num_params %d; a %s model with d = %d, k = %d, hidden = %d has %d", ErrModelInvalid, h.NumParams, h.Model, h.D, h.K, h.Hidden, p)
 	}
+	if err := h.Source.validate(); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrModelInvalid, err)
+	}
 	end := 16 + hlen + int64(p)*width
 	switch {
-	case size < end:
+	case size >= 0 && size < end:
 		return nil, truncErr(fmt.Sprintf("in the %d parameters", p))
-	case size < end+4:
+	case size >= 0 && size < end+4:
 		return nil, truncErr("in the 4-byte checksum")
 	}
-	if err := checksum(end); err != nil {
-		if size > end+4 {
-			return nil, fmt.Errorf("%w (or %d bytes were appended to it)", err, size-end-4)
+	raw, err := readUpTo(tr, int64(p)*width)
+	if err != nil {
+		return nil, readErr(err)
+	}
+	if int64(len(raw)) < int64(p)*width {
+		return nil, truncErr(fmt.Sprintf("in the %d parameters", p))
+	}
+	var sum [4]byte
+	if n, err := io.ReadFull(r, sum[:]); err != nil {
+		if n < 4 && (err == io.EOF || err == io.ErrUnexpectedEOF) {
+			return nil, truncErr("in the 4-byte checksum")
+		}
+		return nil, readErr(err)
+	}
+	extra, err := io.Copy(io.Discard, io.LimitReader(r, maxHeaderBytes))
+	if err != nil {
+		return nil, readErr(err)
+	}
+	if err := checkCRC(crc.Sum32(), sum[:]); err != nil {
+		if extra > 0 {
+			return nil, fmt.Errorf("%w (or bytes were appended to it)", err)
 		}
 		return nil, err
 	}
-	if size > end+4 {
-		return nil, fmt.Errorf("%w: %d bytes after the checksum", ErrModelInvalid, size-end-4)
+	if extra > 0 {
+		return nil, fmt.Errorf("%w: %d or more bytes after the checksum", ErrModelInvalid, extra)
 	}
 	m := &ModelFile{
 		Kind: h.Model, D: h.D, K: h.K, Hidden: h.Hidden, Precision: h.Precision,
 		Theta: make([]float64, p), Tau: float64(h.Tau), Alpha: float64(h.Alpha),
 		Classes: h.Classes, Features: h.Features, Preprocessing: h.Preprocessing, Source: h.Source,
 	}
-	raw := data[16+hlen : end]
 	for i := range m.Theta {
 		if width == 4 {
 			m.Theta[i] = float64(math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:])))
@@ -587,6 +651,65 @@ func LoadModel(r io.Reader) (*ModelFile, error) {
 		return nil, err
 	}
 	return m, nil
+}
+
+// checkCRC compares the CRC-32C of the content with the 4 stored bytes.
+func checkCRC(got uint32, stored []byte) error {
+	if want := binary.LittleEndian.Uint32(stored); got != want {
+		return fmt.Errorf("%w: stored CRC-32C %08x, content has %08x (the file is corrupted)", ErrModelChecksum, want, got)
+	}
+	return nil
+}
+
+// readUpTo reads up to n bytes of r, fewer only at EOF. Its buffer grows
+// with the bytes read, not with n.
+func readUpTo(r io.Reader, n int64) ([]byte, error) {
+	var buf bytes.Buffer
+	if n <= 1<<20 {
+		buf.Grow(int(n))
+	}
+	_, err := io.Copy(&buf, io.LimitReader(r, n))
+	return buf.Bytes(), err
+}
+
+// remaining returns the number of bytes left in r when r can tell (a
+// regular file, or an in-memory reader), else −1.
+func remaining(r io.Reader) int64 {
+	switch v := r.(type) {
+	case interface{ Len() int }: // *bytes.Reader, *strings.Reader, *bytes.Buffer
+		return int64(v.Len())
+	case interface {
+		Stat() (fs.FileInfo, error)
+		io.Seeker
+	}: // *os.File
+		fi, err := v.Stat()
+		if err != nil || !fi.Mode().IsRegular() {
+			return -1
+		}
+		at, err := v.Seek(0, io.SeekCurrent)
+		if err != nil || at > fi.Size() {
+			return -1
+		}
+		return fi.Size() - at
+	}
+	return -1
+}
+
+// MaxSynthValues bounds the built-in data a model file's source may
+// describe, SynthN·SynthD values (2³⁰, 4 GiB of float32), so that a program
+// that draws that data again is not made to allocate without limit.
+const MaxSynthValues = 1 << 30
+
+// validate reports a data source with negative counts or built-in data of
+// more than MaxSynthValues values.
+func (s *DataSource) validate() error {
+	if s.N < 0 || s.SynthN < 0 || s.SynthD < 0 || s.SynthClasses < 0 {
+		return fmt.Errorf("source: negative count (n %d, synth_n %d, synth_d %d, synth_classes %d)", s.N, s.SynthN, s.SynthD, s.SynthClasses)
+	}
+	if s.SynthClasses > batch.MaxDim || s.SynthD > 0 && s.SynthN > MaxSynthValues/s.SynthD || s.SynthN > MaxSynthValues || s.SynthD > MaxSynthValues {
+		return fmt.Errorf("source: built-in data of %d rows of %d features and %d classes exceeds %d values", s.SynthN, s.SynthD, s.SynthClasses, MaxSynthValues)
+	}
+	return nil
 }
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)

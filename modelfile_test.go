@@ -3,10 +3,15 @@ package cvar
 import (
 	"bytes"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
+	"hash/crc32"
+	"io"
 	"math"
 	"math/rand/v2"
 	"reflect"
+	"runtime"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -15,7 +20,7 @@ import (
 
 // testModelFile returns a consistent ModelFile of the given kind with
 // random parameters.
-func testModelFile(t *testing.T, kind, precision string) *ModelFile {
+func testModelFile(t testing.TB, kind, precision string) *ModelFile {
 	t.Helper()
 	d, k, hidden := 3, 0, 0
 	var classes []string
@@ -53,7 +58,7 @@ func testModelFile(t *testing.T, kind, precision string) *ModelFile {
 	}
 }
 
-func saved(t *testing.T, m *ModelFile) []byte {
+func saved(t testing.TB, m *ModelFile) []byte {
 	t.Helper()
 	var b bytes.Buffer
 	if err := SaveModel(&b, m); err != nil {
@@ -118,7 +123,7 @@ func TestModelFileBuildModel(t *testing.T) {
 	}
 	// A model trained here survives the file and gives the same losses.
 	data := subgroupData(t, 300, 3, 7)
-	model := batch.NewLogistic[float32](3)
+	model := must(batch.NewLogistic[float32](3))
 	x32 := make([]float32, len(data.X))
 	for i, v := range data.X {
 		x32[i] = float32(v)
@@ -233,4 +238,153 @@ func TestPreprocess(t *testing.T) {
 	if err := Preprocess(&Preprocessing{Mean: []float64{0}, Scale: []float64{1}}, x, 2); err == nil {
 		t.Error("preprocessing of the wrong width accepted")
 	}
+}
+
+// zeros is an endless stream of zero bytes that counts what was read and
+// fails past 1 MiB, like /dev/zero for a reader that should have stopped.
+type zeros struct{ n int }
+
+func (z *zeros) Read(p []byte) (int, error) {
+	if z.n > 1<<20 {
+		return 0, errors.New("read past 1 MiB of zeros")
+	}
+	clear(p)
+	z.n += len(p)
+	return len(p), nil
+}
+
+// stream hides a reader's Len, so LoadModel cannot know the size.
+type stream struct{ r io.Reader }
+
+func (s stream) Read(p []byte) (int, error) { return s.r.Read(p) }
+
+// withHeader returns the model file good with its JSON header changed by
+// edit and a valid checksum: a file a bad writer could produce.
+func withHeader(t testing.TB, good []byte, edit func(h map[string]any)) []byte {
+	t.Helper()
+	hlen := binary.LittleEndian.Uint32(good[12:])
+	var h map[string]any
+	if err := json.Unmarshal(good[16:16+hlen], &h); err != nil {
+		t.Fatal(err)
+	}
+	edit(h)
+	js, err := json.Marshal(h)
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := append([]byte(nil), good[:16]...)
+	binary.LittleEndian.PutUint32(out[12:], uint32(len(js)))
+	out = append(out, js...)
+	out = append(out, good[16+hlen:len(good)-4]...)
+	return binary.LittleEndian.AppendUint32(out, crc32.Checksum(out, castagnoli))
+}
+
+// TestLoadModelBounded checks that the reader trusts nothing it has not
+// checked: an endless stream of zeros fails on the magic after a few bytes
+// (it was read to the end before), and a header with a valid checksum that
+// describes 3·10⁹ rows of built-in data, or more parameters than the file
+// holds, is rejected without allocating for it.
+func TestLoadModelBounded(t *testing.T) {
+	z := &zeros{}
+	if _, err := LoadModel(z); !errors.Is(err, ErrModelFormat) || z.n > 16 {
+		t.Errorf("zeros: read %d bytes, error %v; want ErrModelFormat after at most 16 bytes", z.n, err)
+	}
+	good := saved(t, testModelFile(t, KindSoftmax, F64))
+	synth := withHeader(t, good, func(h map[string]any) {
+		h["source"] = map[string]any{"kind": "synthetic", "n": 100, "synth_n": 3e9, "synth_d": 20}
+	})
+	if _, err := LoadModel(bytes.NewReader(synth)); !errors.Is(err, ErrModelInvalid) || !strings.Contains(err.Error(), "built-in data") {
+		t.Errorf("synth_n 3e9: got %v, want ErrModelInvalid naming the built-in data", err)
+	}
+	// A softmax of 2²⁰ features and 1000 classes: 10⁹ parameters, 8 GB
+	// announced by a file of a few hundred bytes.
+	huge := withHeader(t, good, func(h map[string]any) {
+		h["d"], h["k"], h["num_params"] = 1<<20, 1000, 1000*(1<<20)+1000
+		h["features"], h["preprocessing"] = nil, map[string]any{}
+		cl := make([]string, 1000)
+		for i := range cl {
+			cl[i] = strconv.Itoa(i)
+		}
+		h["classes"] = cl
+	})
+	for name, r := range map[string]io.Reader{"sized": bytes.NewReader(huge), "stream": stream{bytes.NewReader(huge)}} {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		_, err := LoadModel(r)
+		runtime.ReadMemStats(&after)
+		if !errors.Is(err, ErrModelTrunc) {
+			t.Errorf("%s: 10⁹ parameters announced: got %v, want ErrModelTrunc", name, err)
+		}
+		if a := after.TotalAlloc - before.TotalAlloc; a > 16<<20 {
+			t.Errorf("%s: allocated %d bytes for a %d-byte file", name, a, len(huge))
+		}
+	}
+	// The same checks on a stream of unknown size.
+	for _, b := range [][]byte{good, good[:len(good)-1], append(append([]byte(nil), good...), 1, 2)} {
+		_, e1 := LoadModel(bytes.NewReader(b))
+		_, e2 := LoadModel(stream{bytes.NewReader(b)})
+		if (e1 == nil) != (e2 == nil) || e1 != nil && sentinel(e1) != sentinel(e2) {
+			t.Errorf("%d bytes: sized reader %v, stream %v", len(b), e1, e2)
+		}
+	}
+}
+
+// sentinel returns the ErrModel… value err matches, or nil.
+func sentinel(err error) error {
+	for _, s := range []error{ErrModelFormat, ErrModelVersion, ErrModelTrunc, ErrModelChecksum, ErrModelInvalid} {
+		if errors.Is(err, s) {
+			return s
+		}
+	}
+	return nil
+}
+
+// FuzzReadModel feeds LoadModel arbitrary bytes, seeded with valid files of
+// every kind and precision (with fixCRC the last 4 bytes are replaced by the
+// checksum of the others, so that mutations reach the header and parameter
+// checks behind it): it must return a model or an error matching
+// one of the ErrModel… values (or none, for a reader error), never panic;
+// a stream of unknown size must get the same verdict; and a model it
+// returns must be valid, save again and load back with the same
+// parameters.
+func FuzzReadModel(f *testing.F) {
+	for _, kind := range Kinds {
+		for _, prec := range []string{F32, F64} {
+			f.Add(saved(f, testModelFile(f, kind, prec)), true)
+		}
+	}
+	f.Add([]byte(modelMagic), false)
+	f.Add([]byte{}, false)
+	f.Fuzz(func(t *testing.T, b []byte, fixCRC bool) {
+		if fixCRC && len(b) >= 4 {
+			binary.LittleEndian.PutUint32(b[len(b)-4:], crc32.Checksum(b[:len(b)-4], castagnoli))
+		}
+		m, err := LoadModel(bytes.NewReader(b))
+		_, err2 := LoadModel(stream{bytes.NewReader(b)})
+		if (err == nil) != (err2 == nil) || sentinel(err) != sentinel(err2) {
+			t.Fatalf("sized reader: %v; stream: %v", err, err2)
+		}
+		if err != nil {
+			if sentinel(err) == nil {
+				t.Fatalf("error %v matches no ErrModel… value", err)
+			}
+			return
+		}
+		if err := m.Validate(); err != nil {
+			t.Fatalf("loaded an invalid model: %v", err)
+		}
+		var out bytes.Buffer
+		if err := SaveModel(&out, m); err != nil {
+			t.Fatalf("a loaded model does not save: %v", err)
+		}
+		back, err := LoadModel(&out)
+		if err != nil {
+			t.Fatalf("a re-saved model does not load: %v", err)
+		}
+		for i := range m.Theta {
+			if math.Float64bits(m.Theta[i]) != math.Float64bits(back.Theta[i]) {
+				t.Fatalf("θ[%d] %v, after a round trip %v", i, m.Theta[i], back.Theta[i])
+			}
+		}
+	})
 }

@@ -32,6 +32,15 @@ func NewOnline[T batch.Float](model batch.Model[T], d, k int, opt Options) (*Onl
 	if opt.Steps <= 0 {
 		return nil, errors.New("cvar: an online run needs the stream's length in Options.Steps")
 	}
+	if model == nil {
+		return nil, errNoModel
+	}
+	if d <= 0 || d > batch.MaxDim || k < 0 || k == 1 || k > batch.MaxDim {
+		return nil, fmt.Errorf("cvar: a stream of %d features and %d classes; want d ≥ 1 and k = 0 (regression) or k ≥ 2", d, k)
+	}
+	if err := checkThreads(opt.Threads); err != nil {
+		return nil, err
+	}
 	o := &Online[T]{model: model}
 	o.one = batch.Data[T]{X: make([]T, d), N: 1, D: d, Stride: d, K: k}
 	if k > 0 {
@@ -54,7 +63,10 @@ func NewOnline[T batch.Float](model batch.Model[T], d, k int, opt Options) (*Onl
 	if opt.Rule == TheoremStep && opt.LR == 0 && opt.G == 0 && opt.Scale == (batch.Scale{}) {
 		return nil, errors.New("cvar: an online run with the theorem's step size needs Options.Scale (bounds on ‖x‖ and |y|) or Options.G")
 	}
-	engine := batch.NewEngine(model, 1)
+	engine, err := batch.NewEngine(model, 1)
+	if err != nil {
+		return nil, err
+	}
 	pr, err := resolve(&opt, p, opt.Steps, bounds, nil)
 	if err != nil {
 		engine.Close()

@@ -262,7 +262,9 @@ type Options struct {
 	LossBound, G, Beta float64
 	// Scale overrides the data's measured ‖x‖ and |y| bounds (for streams).
 	Scale batch.Scale
-	// Threads is the number of workers; 0 means GOMAXPROCS.
+	// Threads is the number of workers; 0 means GOMAXPROCS, more than
+	// GOMAXPROCS are clamped to it (results do not depend on it), and a
+	// negative count is an error.
 	Threads int
 	// Init, when not nil, is the starting θ (it must lie in K).
 	Init []float64

@@ -308,7 +308,9 @@ func estimateConstants[T batch.Float](e *batch.Engine[T], theta []T, data *batch
 	delta := 1e-3 * math.Max(1, math.Sqrt(nrm))
 	for s := 0; s < min(256, data.N); s++ {
 		idx := []int{rng.IntN(data.N)}
-		e.Gradient(g0, theta, data, idx, 0, mean)
+		if _, _, err := e.Gradient(g0, theta, data, idx, 0, mean); err != nil {
+			return math.NaN(), math.NaN() // resolve reports the step size it cannot set
+		}
 		g = math.Max(g, norm(g0))
 		if s >= 32 {
 			continue // a few directions suffice for β
@@ -322,7 +324,9 @@ func estimateConstants[T batch.Float](e *batch.Engine[T], theta []T, data *batch
 		for i := range moved {
 			moved[i] = theta[i] + T(delta*u[i]/un)
 		}
-		e.Gradient(g1, moved, data, idx, 0, mean)
+		if _, _, err := e.Gradient(g1, moved, data, idx, 0, mean); err != nil {
+			return math.NaN(), math.NaN()
+		}
 		for i := range g1 {
 			g1[i] -= g0[i]
 		}

@@ -1,6 +1,7 @@
 package cvar
 
 import (
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math"
@@ -410,23 +411,59 @@ func TestRiskScratchAllocs(t *testing.T) {
 	}
 }
 
-// FuzzCVaR compares CVaR, VaR and Tails with the sort-based brute force on
-// byte-derived losses (many ties, negatives) and α.
+// FuzzCVaR checks CVaR, VaR, Tails and WeightedCVaR. With wide false the
+// losses are byte-derived (many ties, negatives) and compared with the
+// sort-based brute force; with wide true every 8 bytes are the bits of a
+// float64, so the losses span the whole float64 range (NaN and ±Inf
+// included, which must be errors), and for finite losses every result must
+// be finite with VaR ≤ CVaR ≤ max, VaR exact, and the four functions must
+// agree to float64 rounding relative to the largest |loss|.
 func FuzzCVaR(f *testing.F) {
-	f.Add([]byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, uint16(6553))
-	f.Add([]byte{0, 0, 0, 0}, uint16(65535))
-	f.Add([]byte{200}, uint16(1))
-	f.Add(make([]byte, 100), uint16(19000))
-	f.Fuzz(func(t *testing.T, b []byte, a16 uint16) {
+	f.Add([]byte{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, uint16(6553), false)
+	f.Add([]byte{0, 0, 0, 0}, uint16(65535), false)
+	f.Add([]byte{200}, uint16(1), false)
+	f.Add(make([]byte, 100), uint16(19000), false)
+	wide := func(xs ...float64) []byte {
+		var b []byte
+		for _, x := range xs {
+			b = binary.LittleEndian.AppendUint64(b, math.Float64bits(x))
+		}
+		return b
+	}
+	f.Add(wide(1e308, 1e308, 1e308, 1e308), uint16(32767), true)
+	f.Add(wide(math.MaxFloat64, -math.MaxFloat64, math.MaxFloat64, 1), uint16(65535), true)
+	f.Add(wide(-1e308, -1e308, 5e-324, 1e-300, 1e308), uint16(40000), true)
+	f.Add(wide(math.NaN(), 1), uint16(100), true)
+	f.Fuzz(func(t *testing.T, b []byte, a16 uint16, wide bool) {
 		alpha := (float64(a16) + 1) / 65536 // (0, 1]
-		losses := make([]float64, len(b))
-		for i, x := range b {
-			losses[i] = float64(int8(x)) / 4
+		var losses []float64
+		if wide {
+			for i := 0; i+8 <= len(b); i += 8 {
+				losses = append(losses, math.Float64frombits(binary.LittleEndian.Uint64(b[i:])))
+			}
+		} else {
+			for _, x := range b {
+				losses = append(losses, float64(int8(x))/4)
+			}
 		}
 		c, err := CVaR(losses, alpha)
-		if len(b) == 0 {
+		if len(losses) == 0 {
 			if !errors.Is(err, ErrEmpty) {
 				t.Fatalf("empty: %v", err)
+			}
+			return
+		}
+		finiteIn, amax, mx := true, 0.0, math.Inf(-1)
+		for _, x := range losses {
+			finiteIn = finiteIn && !math.IsNaN(x) && !math.IsInf(x, 0)
+			amax, mx = max(amax, math.Abs(x)), max(mx, x)
+		}
+		if !finiteIn {
+			if !errors.Is(err, ErrNonFinite) {
+				t.Fatalf("%v: CVaR %v, error %v; want ErrNonFinite", losses, c, err)
+			}
+			if _, err := Tails(losses, alpha); !errors.Is(err, ErrNonFinite) {
+				t.Fatalf("%v: Tails error %v; want ErrNonFinite", losses, err)
 			}
 			return
 		}
@@ -437,17 +474,89 @@ func FuzzCVaR(f *testing.F) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if !(vr <= c && c <= mx) || math.IsInf(c, 0) {
+			t.Fatalf("α=%v %v: CVaR %v, VaR %v, max %v; want VaR ≤ CVaR ≤ max, finite", alpha, losses, c, vr, mx)
+		}
+		// Within 1e-9 relative to the largest |loss|, or a few subnormal
+		// steps when the losses are themselves that small.
+		close := func(a, b float64) bool { return a == b || math.Abs(a-b) <= 1e-9*amax+1e-320 }
 		bc, bv := riskSort(losses, alpha)
-		if vr != bv || !nearly(c, bc) {
+		if vr != bv || !wide && !nearly(c, bc) {
 			t.Fatalf("α=%v %v: CVaR, VaR = %.17g, %g; sort %.17g, %g", alpha, losses, c, vr, bc, bv)
 		}
 		tl, err := Tails(losses, alpha, 1, 0.05)
-		if err != nil || tl[0].VaR != bv || !nearly(tl[0].CVaR, bc) {
-			t.Fatalf("Tails %+v, %v; sort %.17g, %g", tl, err, bc, bv)
+		if err != nil || tl[0].VaR != bv || !close(tl[0].CVaR, c) {
+			t.Fatalf("Tails %+v, %v; CVaR %.17g, VaR %g", tl, err, c, bv)
 		}
-		wc, wv, err := WeightedCVaR(losses, slices.Repeat([]float64{1}, len(losses)), alpha)
-		if err != nil || wv != bv || !nearly(wc, bc) {
-			t.Fatalf("WeightedCVaR %v, %v, %v; sort %.17g, %g", wc, wv, err, bc, bv)
+		for _, tt := range tl {
+			if !(tt.VaR <= tt.CVaR && tt.CVaR <= mx) || math.IsInf(tt.CVaR, 0) {
+				t.Fatalf("%v: Tails %+v outside [VaR, max %v]", losses, tt, mx)
+			}
+		}
+		if m1 := tl[1].CVaR; wide && !close(m1, meanScaled(losses)) {
+			t.Fatalf("%v: CVaR_1 %v, mean %v", losses, m1, meanScaled(losses))
+		}
+		// Equal weights (read as 1) and large unequal ones (scaled).
+		w := slices.Repeat([]float64{1}, len(losses))
+		wc, wv, err := WeightedCVaR(losses, w, alpha)
+		if err != nil || wv != bv || !close(wc, c) {
+			t.Fatalf("WeightedCVaR %v, %v, %v; CVaR %.17g, VaR %g", wc, wv, err, c, bv)
+		}
+		for i := range w {
+			w[i] = 1e300 * float64(1+i%3)
+		}
+		wc, wv, err = WeightedCVaR(losses, w, alpha)
+		if err != nil || !(wv <= wc && wc <= mx) || math.IsInf(wc, 0) {
+			t.Fatalf("%v, weights 1e300·(1, 2, 3, …): WeightedCVaR %v, VaR %v, %v; want VaR ≤ CVaR ≤ max %v", losses, wc, wv, err, mx)
 		}
 	})
+}
+
+// meanScaled is the mean of xs without overflow, for the fuzz test: the
+// terms are divided by n first only when they are large.
+func meanScaled(xs []float64) float64 {
+	var s float64
+	for _, x := range xs {
+		if math.Abs(x) > 1e300 {
+			return meanDividedFirst(xs)
+		}
+		s += x
+	}
+	return s / float64(len(xs))
+}
+
+func meanDividedFirst(xs []float64) float64 {
+	var s float64
+	for _, x := range xs {
+		s += x / float64(len(xs))
+	}
+	return s
+}
+
+// TestCVaRNoOverflow checks the documented range where the sums of the
+// losses overflow float64: CVaR, Tails and WeightedCVaR of four losses of
+// 1e308 are 1e308, not NaN.
+func TestCVaRNoOverflow(t *testing.T) {
+	big := []float64{1e308, 1e308, 1e308, 1e308}
+	for _, a := range []float64{0.5, 1} {
+		if c, err := CVaR(big, a); err != nil || c != 1e308 {
+			t.Errorf("CVaR(4 × 1e308, %v) = %v, %v; want 1e308", a, c, err)
+		}
+		tl, err := Tails(big, a, 0.25)
+		if err != nil || tl[0].CVaR != 1e308 || tl[1].CVaR != 1e308 {
+			t.Errorf("Tails(4 × 1e308, %v, 0.25) = %+v, %v; want CVaR 1e308", a, tl, err)
+		}
+		for _, w := range [][]float64{{1, 1, 1, 1}, {1, 2, 3, 4}, {1e307, 1e307, 1e306, 1}} {
+			if c, v, err := WeightedCVaR(big, w, a); err != nil || c != 1e308 || v != 1e308 {
+				t.Errorf("WeightedCVaR(4 × 1e308, %v, %v) = %v, %v, %v; want 1e308", w, a, c, v, err)
+			}
+		}
+	}
+	mixed := []float64{math.MaxFloat64, math.MaxFloat64, -math.MaxFloat64, -math.MaxFloat64}
+	if c, err := CVaR(mixed, 1); err != nil || c != 0 {
+		t.Errorf("CVaR(±MaxFloat64, 1) = %v, %v; want 0", c, err)
+	}
+	if c, err := CVaR(mixed, 0.75); err != nil || !nearly(c, math.MaxFloat64/3) {
+		t.Errorf("CVaR(±MaxFloat64, 0.75) = %v, %v; want MaxFloat64/3", c, err)
+	}
 }

@@ -26,7 +26,9 @@ type Result[T batch.Float] struct {
 }
 
 // DivergenceError reports a step that made the parameters, τ or a loss
-// NaN or infinite. Training stops there.
+// NaN or infinite, or whose minibatch's mean loss exceeded DivergenceFactor
+// times the run's initial loss scale (see DivergenceFactor): a blow-up that
+// stays finite. Training stops there.
 type DivergenceError struct {
 	Step int    // 1-based step
 	What string // what became non-finite
@@ -56,6 +58,7 @@ type run[T batch.Float] struct {
 	// fromLosses: ε and τ are still to be set from the losses at the
 	// starting point (PracticalStep), by start.
 	fromLosses bool
+	lossCap    float64 // divergence bound on the mean loss; 0: set at the first step
 }
 
 func newRun[T batch.Float](model batch.Model[T], engine *batch.Engine[T], opt Options, pr Params, theta []T) (*run[T], error) {
@@ -185,19 +188,25 @@ func (r *run[T]) step(data *batch.Data[T], idx []int, n int) error {
 		}
 	}
 	if r.fromLosses { // Alg1 and Alg4: the first sample sets ε and τ
-		losses, _ := r.engine.Gradient(r.g, r.theta, data, idx, n, &batch.Weighting{Objective: batch.Mean})
+		losses, _, err := r.engine.Gradient(r.g, r.theta, data, idx, n, &batch.Weighting{Objective: batch.Mean})
+		if err != nil {
+			return err
+		}
 		if err := r.start(losses); err != nil {
 			return err
 		}
 	}
 	r.wt.Tau = r.tau
-	losses, sumV := r.engine.Gradient(r.g, r.theta, data, idx, n, &r.wt)
+	losses, sumV, err := r.engine.Gradient(r.g, r.theta, data, idx, n, &r.wt)
+	if err != nil {
+		return err
+	}
 	var sum T
 	for _, l := range losses {
 		sum += l
 	}
-	if !finite(float64(sum)) {
-		return &DivergenceError{Step: t, What: fmt.Sprintf("a loss of the minibatch is %v", sum)}
+	if err := r.checkLosses(t, losses, float64(sum)); err != nil {
+		return err
 	}
 	if r.opt.WeightDecay > 0 {
 		r.ops.Axpy(T(r.opt.WeightDecay), r.theta, r.g)
@@ -261,12 +270,21 @@ func (r *run[T]) epochDone(epoch int) error {
 
 // Train runs opt.Method on data with model and returns the output
 // parameters. The data is not modified. Same seed, same data and same kernel
-// implementation give a bit-identical result whatever opt.Threads is.
+// implementation give a bit-identical result whatever opt.Threads is. Bad
+// arguments are errors; a run that blows up stops with a *DivergenceError
+// naming the step (see DivergenceFactor). Train's workers have exited when
+// it returns.
 func Train[T batch.Float](model batch.Model[T], data *batch.Data[T], opt Options) (*Result[T], error) {
-	if err := model.Check(data); err != nil {
+	if err := checkModelData(model, data); err != nil {
 		return nil, err
 	}
-	engine := batch.NewEngine(model, opt.Threads)
+	if err := checkThreads(opt.Threads); err != nil {
+		return nil, err
+	}
+	engine, err := batch.NewEngine(model, opt.Threads)
+	if err != nil {
+		return nil, err
+	}
 	defer engine.Close()
 	theta, err := initialTheta(model, opt)
 	if err != nil {
@@ -289,11 +307,19 @@ func Train[T batch.Float](model batch.Model[T], data *batch.Data[T], opt Options
 	}
 	if r.fromLosses && !opt.Method.online() { // online methods start from their first sample, as Online does
 		idx, m := initSample(data.N, opt.Seed)
-		losses, _ := engine.Gradient(r.g, theta, data, idx, m, &batch.Weighting{Objective: batch.Mean})
+		losses, _, err := engine.Gradient(r.g, theta, data, idx, m, &batch.Weighting{Objective: batch.Mean})
+		if err != nil {
+			return nil, err
+		}
 		if err := r.start(losses); err != nil {
 			return nil, err
 		}
 	}
+	scaleRef, err := lossScale(engine, r.theta, data)
+	if err != nil {
+		return nil, err
+	}
+	r.setLossScale(scaleRef)
 	sampler, err := batch.NewSampler(data.N, pr.Batch, samplingOf(opt), opt.Seed)
 	if err != nil {
 		return nil, err

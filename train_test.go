@@ -107,7 +107,7 @@ func TestAlg1ExcessCVaRWithinTheorem(t *testing.T) {
 	}
 	eval := ladData(t, nEval, d, 999)
 	best := ladMinCVaR(t, eval, alpha, lo, hi)
-	model := batch.NewLeastAbsolute[float64](d)
+	model := must(batch.NewLeastAbsolute[float64](d))
 	zero, _ := Evaluate(model, make([]float64, d+1), eval, alpha)
 	var excess, bound float64
 	for s := uint64(1); s <= seeds; s++ {
@@ -182,7 +182,7 @@ func subgroupData(t testing.TB, n, d int, seed uint64) *batch.Data[float64] {
 func TestAlg3BeatsVanillaOnTail(t *testing.T) {
 	const d = 5
 	train, val := subgroupData(t, 6000, d, 1), subgroupData(t, 3000, d, 2)
-	model := batch.NewLogistic[float64](d)
+	model := must(batch.NewLogistic[float64](d))
 	common := Options{Alpha: 0.1, Epochs: 30, Batch: 128, LR: 0.05, Seed: 3}
 	van := common
 	van.Method = Vanilla
@@ -211,7 +211,7 @@ func TestAlg3BeatsVanillaOnTail(t *testing.T) {
 // τ in its interval, for a ball and a box.
 func TestOutputsInDomain(t *testing.T) {
 	data := subgroupData(t, 600, 4, 9)
-	model := batch.NewLogistic[float64](4)
+	model := must(batch.NewLogistic[float64](4))
 	for _, dom := range []Domain{Ball(0.7), BoxDomain(-0.2, 0.3)} {
 		for _, m := range []Method{Alg1, Alg2, Alg3, Vanilla, MinibatchCVaR} {
 			res, err := Train(model, data, Options{Method: m, Domain: dom, LR: 0.5, Eps: 0.1, Epochs: 2, Batch: 0, Seed: 1, TauMax: 0.9})
@@ -242,7 +242,7 @@ func TestOutputsInDomain(t *testing.T) {
 func TestAlg4ReturnsAnIterate(t *testing.T) {
 	const d, k, n = 3, 3, 200
 	rng := rand.New(rand.NewPCG(4, 4))
-	model := batch.NewMLP[float64](d, 5, k)
+	model := must(batch.NewMLP[float64](d, 5, k))
 	on, err := NewOnline(model, d, k, Options{Method: Alg4, Steps: n, Seed: 8, Scale: batch.Scale{MaxNorm: 4}, G: 3, Beta: 5, LossBound: 3, Rule: TheoremStep})
 	if err != nil {
 		t.Fatal(err)
@@ -288,7 +288,7 @@ func TestAlg4ReturnsAnIterate(t *testing.T) {
 // thread counts, and that the streaming and in-memory Alg1 agree.
 func TestDeterminism(t *testing.T) {
 	data := subgroupData(t, 1500, 6, 3)
-	mlp := batch.NewMLP[float64](6, 8, 2)
+	mlp := must(batch.NewMLP[float64](6, 8, 2))
 	for _, m := range []Method{Alg3, MinibatchCVaR, Vanilla} {
 		var ref []float64
 		for _, threads := range []int{1, 2, 3, 1} {
@@ -308,7 +308,7 @@ func TestDeterminism(t *testing.T) {
 		}
 	}
 	// Alg1 through Online equals Alg1 through Train on the same order.
-	model := batch.NewLogistic[float64](6)
+	model := must(batch.NewLogistic[float64](6))
 	opt := Options{Method: Alg1, Domain: Ball(3), Seed: 1, Scale: data.Scale()}
 	res, err := Train(model, data, opt)
 	if err != nil {
@@ -342,7 +342,7 @@ func TestDivergenceStops(t *testing.T) {
 	for i := range data.Y {
 		data.Y[i] *= 1e30
 	}
-	_, err := Train(batch.NewLeastSquares[float64](3), data, Options{Method: Vanilla, LR: 1e10, Epochs: 50, Batch: 10})
+	_, err := Train(must(batch.NewLeastSquares[float64](3)), data, Options{Method: Vanilla, LR: 1e10, Epochs: 50, Batch: 10})
 	var de *DivergenceError
 	if !errors.As(err, &de) {
 		t.Fatalf("error %v, want a DivergenceError", err)
@@ -356,7 +356,7 @@ func TestDivergenceStops(t *testing.T) {
 // TestTheoremParams checks the step sizes against the paper's formulas.
 func TestTheoremParams(t *testing.T) {
 	data := subgroupData(t, 1000, 4, 1)
-	model := batch.NewLogistic[float64](4)
+	model := must(batch.NewLogistic[float64](4))
 	sc := data.Scale()
 	x := math.Sqrt(sc.MaxNorm*sc.MaxNorm + 1)
 	const R, alpha = 2.0, 0.1
@@ -392,5 +392,75 @@ func TestTheoremParams(t *testing.T) {
 	}
 	if _, err := Train(model, data, Options{Method: Alg1, Alpha: 1.5, LR: 1}); err == nil {
 		t.Error("alpha 1.5 accepted")
+	}
+}
+
+// TestDivergenceStopsFinite checks blow-ups that stay finite: linear
+// regression on raw targets in the hundreds with step size 1, and an MLP
+// with step size 1e6, both stop with a DivergenceError naming the step
+// instead of returning parameters with losses of 1e100.
+func TestDivergenceStopsFinite(t *testing.T) {
+	reg := ladData(t, 2000, 3, 4)
+	for i := range reg.Y {
+		reg.Y[i] = 300 + 100*reg.Y[i]
+	}
+	for i := range reg.X {
+		reg.X[i] *= 10
+	}
+	cls := subgroupData(t, 2000, 6, 5)
+	for _, c := range []struct {
+		name  string
+		train func() error
+	}{
+		{"linear lr 1", func() error {
+			_, err := Train(must(batch.NewLeastSquares[float64](3)), reg, Options{Method: Vanilla, LR: 1, Steps: 30, Batch: 64})
+			return err
+		}},
+		{"linear f32 lr 1", func() error {
+			x32, y32 := make([]float32, len(reg.X)), make([]float32, len(reg.Y))
+			for i, v := range reg.X {
+				x32[i] = float32(v)
+			}
+			for i, v := range reg.Y {
+				y32[i] = float32(v)
+			}
+			d32, err := batch.NewData(x32, reg.N, reg.D, y32, nil, 0)
+			if err != nil {
+				return err
+			}
+			_, err = Train(must(batch.NewLeastSquares[float32](3)), d32, Options{Method: Alg3, LR: 1, Eps: 0.1, Steps: 8, Batch: 64})
+			return err
+		}},
+		{"mlp lr 1e6", func() error {
+			_, err := Train(must(batch.NewMLP[float64](6, 16, 2)), cls, Options{Method: Vanilla, LR: 1e6, Steps: 8, Batch: 64})
+			return err
+		}},
+	} {
+		err := c.train()
+		var de *DivergenceError
+		if !errors.As(err, &de) || de.Step < 1 {
+			t.Errorf("%s: error %v, want a DivergenceError naming a step", c.name, err)
+			continue
+		}
+		t.Logf("%s: %v", c.name, err)
+	}
+}
+
+// TestNoDivergenceOnHealthyRuns checks that the divergence bound leaves
+// sound runs alone, large steps on separable data included.
+func TestNoDivergenceOnHealthyRuns(t *testing.T) {
+	data := subgroupData(t, 2000, 4, 6)
+	for _, opt := range []Options{
+		{Method: Vanilla, LR: 100, Epochs: 30, Batch: 32},
+		{Method: Alg3, LR: 10, Eps: 0.01, Epochs: 30, Batch: 32},
+		{Method: Alg1, LR: 1, Epochs: 3},
+	} {
+		if _, err := Train(must(batch.NewLogistic[float64](4)), data, opt); err != nil {
+			t.Errorf("%v lr %v: %v", opt.Method, opt.LR, err)
+		}
+	}
+	reg := ladData(t, 2000, 3, 7)
+	if _, err := Train(must(batch.NewLeastAbsolute[float64](3)), reg, Options{Method: Alg3, LR: 0.5, Eps: 0.1, Epochs: 20, Batch: 16}); err != nil {
+		t.Errorf("lad: %v", err)
 	}
 }

@@ -9,6 +9,14 @@ import (
 	"github.com/cvarlearn/cvar/kernel"
 )
 
+// must returns v, failing the test program on a setup error.
+func must[V any](v V, err error) V {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
 // testData makes a random classification (k ≥ 2) or regression (k = 0) set.
 func testData[T Float](t testing.TB, n, d, k int, seed uint64) *Data[T] {
 	t.Helper()
@@ -45,12 +53,12 @@ type modelCase struct {
 }
 
 var modelCases = []modelCase{
-	{"logistic", 2, func(d, _ int) Model[float64] { return NewLogistic[float64](d) }},
-	{"linear", 0, func(d, _ int) Model[float64] { return NewLeastSquares[float64](d) }},
-	{"lad", 0, func(d, _ int) Model[float64] { return NewLeastAbsolute[float64](d) }},
-	{"softmax", 4, func(d, k int) Model[float64] { return NewSoftmax[float64](d, k) }},
-	{"mlp", 3, func(d, k int) Model[float64] { return NewMLP[float64](d, 7, k) }},
-	{"mlp-blas", 3, func(d, k int) Model[float64] { return NewMLPBLAS[float64](d, 7, k) }},
+	{"logistic", 2, func(d, _ int) Model[float64] { return must(NewLogistic[float64](d)) }},
+	{"linear", 0, func(d, _ int) Model[float64] { return must(NewLeastSquares[float64](d)) }},
+	{"lad", 0, func(d, _ int) Model[float64] { return must(NewLeastAbsolute[float64](d)) }},
+	{"softmax", 4, func(d, k int) Model[float64] { return must(NewSoftmax[float64](d, k)) }},
+	{"mlp", 3, func(d, k int) Model[float64] { return must(NewMLP[float64](d, 7, k)) }},
+	{"mlp-blas", 3, func(d, k int) Model[float64] { return must(NewMLPBLAS[float64](d, 7, k)) }},
 }
 
 // objective evaluates, in float64, the scalar whose gradient Engine.Gradient
@@ -120,7 +128,7 @@ func TestGradientFiniteDifferences(t *testing.T) {
 			t.Run(mc.name+"/"+wt.Objective.String(), func(t *testing.T) {
 				data := testData[float64](t, n, d, mc.k, 7)
 				model := mc.make(d, mc.k)
-				e := NewEngineChunks(model, 2, 8)
+				e := must(NewEngineChunks(model, 2, 8))
 				defer e.Close()
 				rng := rand.New(rand.NewPCG(3, 4))
 				theta := make([]float64, model.NumParams())
@@ -132,7 +140,7 @@ func TestGradientFiniteDifferences(t *testing.T) {
 					idx[i] = rng.IntN(n)
 				}
 				g := make([]float64, len(theta))
-				_, sumV := e.Gradient(g, theta, data, idx, 0, &wt)
+				_, sumV, _ := e.Gradient(g, theta, data, idx, 0, &wt)
 				const h = 1e-6
 				var worst float64
 				for p := range theta {
@@ -199,17 +207,17 @@ func TestFloat32MatchesFloat64(t *testing.T) {
 			var m32 Model[float32]
 			switch mc.name {
 			case "logistic":
-				m32 = NewLogistic[float32](d)
+				m32 = must(NewLogistic[float32](d))
 			case "linear":
-				m32 = NewLeastSquares[float32](d)
+				m32 = must(NewLeastSquares[float32](d))
 			case "lad":
-				m32 = NewLeastAbsolute[float32](d)
+				m32 = must(NewLeastAbsolute[float32](d))
 			case "softmax":
-				m32 = NewSoftmax[float32](d, mc.k)
+				m32 = must(NewSoftmax[float32](d, mc.k))
 			case "mlp":
-				m32 = NewMLP[float32](d, 7, mc.k)
+				m32 = must(NewMLP[float32](d, 7, mc.k))
 			case "mlp-blas":
-				m32 = NewMLPBLAS[float32](d, 7, mc.k)
+				m32 = must(NewMLPBLAS[float32](d, 7, mc.k))
 			}
 			rng := rand.New(rand.NewPCG(5, 6))
 			th64 := make([]float64, m64.NumParams())
@@ -219,10 +227,10 @@ func TestFloat32MatchesFloat64(t *testing.T) {
 				th64[i] = float64(th32[i])
 			}
 			wt := Weighting{Objective: Softplus, Alpha: 0.1, Eps: 0.05, Tau: 0.5, InvL: 0.25}
-			e64, e32 := NewEngine(m64, 1), NewEngine(m32, 1)
+			e64, e32 := must(NewEngine(m64, 1)), must(NewEngine(m32, 1))
 			g64, g32 := make([]float64, len(th64)), make([]float32, len(th64))
-			l64, s64 := e64.Gradient(g64, th64, d64, nil, n, &wt)
-			l32, s32 := e32.Gradient(g32, th32, d32, nil, n, &wt)
+			l64, s64, _ := e64.Gradient(g64, th64, d64, nil, n, &wt)
+			l32, s32, _ := e32.Gradient(g32, th32, d32, nil, n, &wt)
 			for i := range l64 {
 				if math.Abs(l64[i]-float64(l32[i])) > 1e-4*math.Max(1, l64[i]) {
 					t.Fatalf("loss %d: f64 %g, f32 %g", i, l64[i], l32[i])
@@ -267,9 +275,9 @@ func TestThreadsBitIdentical(t *testing.T) {
 				var ref []float64
 				var refV float64
 				for _, threads := range []int{1, 2, 3} {
-					e := NewEngine(model, threads)
+					e := must(NewEngine(model, threads))
 					g := make([]float64, len(theta))
-					_, sv := e.Gradient(g, theta, data, idx, 0, &wt)
+					_, sv, _ := e.Gradient(g, theta, data, idx, 0, &wt)
 					e.Close()
 					if ref == nil {
 						ref, refV = g, sv
@@ -299,7 +307,7 @@ func TestGradientDoesNotAllocate(t *testing.T) {
 			theta := make([]float64, model.NumParams())
 			model.InitParams(theta, rand.New(rand.NewPCG(1, 1)))
 			g := make([]float64, len(theta))
-			e := NewEngine(model, 2)
+			e := must(NewEngine(model, 2))
 			defer e.Close()
 			sampler, _ := NewSampler(600, 128, Shuffled, 1)
 			for _, wt := range []Weighting{{Objective: Mean}, {Objective: Quadratic, Alpha: 0.1, Eps: 0.1}, {Objective: TopK, Alpha: 0.1}} {
@@ -322,11 +330,15 @@ func TestWholeDataPasses(t *testing.T) {
 		for i := range theta {
 			theta[i] += 0.05
 		}
-		e := NewEngine(model, 2)
+		e := must(NewEngine(model, 2))
 		losses := make([]float64, data.N)
-		e.Losses(losses, theta, data)
+		if err := e.Losses(losses, theta, data); err != nil {
+			t.Fatal(err)
+		}
 		scores := make([]float64, data.N*model.NumOutputs())
-		e.Scores(scores, theta, data)
+		if err := e.Scores(scores, theta, data); err != nil {
+			t.Fatal(err)
+		}
 		e.Close()
 		wk := &Work[float64]{}
 		// A SIMD kernel may sum a row in another order depending on where
@@ -410,10 +422,10 @@ func TestNewDataRejectsBadInput(t *testing.T) {
 		}
 	}
 	data := testData[float64](t, 10, 3, 4, 1)
-	if err := NewLogistic[float64](3).Check(data); err == nil {
+	if err := must(NewLogistic[float64](3)).Check(data); err == nil {
 		t.Error("logistic accepted 4 classes")
 	}
-	if err := NewSoftmax[float64](2, 4).Check(data); err == nil {
+	if err := must(NewSoftmax[float64](2, 4)).Check(data); err == nil {
 		t.Error("softmax accepted the wrong dimension")
 	}
 }
@@ -422,15 +434,15 @@ func TestNewDataRejectsBadInput(t *testing.T) {
 // of the MLP give the same losses and gradient to rounding.
 func TestMLPProductsAgree(t *testing.T) {
 	data := testData[float64](t, 300, 20, 5, 8)
-	kern, blas := NewMLP[float64](20, 16, 5), NewMLPBLAS[float64](20, 16, 5)
+	kern, blas := must(NewMLP[float64](20, 16, 5)), must(NewMLPBLAS[float64](20, 16, 5))
 	theta := make([]float64, kern.NumParams())
 	kern.InitParams(theta, rand.New(rand.NewPCG(2, 2)))
 	idx := []int{5, 3, 299, 3, 0, 17, 120, 121, 64, 65, 66}
 	wt := Weighting{Objective: Softplus, Alpha: 0.2, Eps: 0.1, Tau: 1}
 	gk, gb := make([]float64, len(theta)), make([]float64, len(theta))
-	ek, eb := NewEngine[float64](kern, 1), NewEngine[float64](blas, 1)
-	lk, _ := ek.Gradient(gk, theta, data, idx, 0, &wt)
-	lb, _ := eb.Gradient(gb, theta, data, idx, 0, &wt)
+	ek, eb := must(NewEngine[float64](kern, 1)), must(NewEngine[float64](blas, 1))
+	lk, _, _ := ek.Gradient(gk, theta, data, idx, 0, &wt)
+	lb, _, _ := eb.Gradient(gb, theta, data, idx, 0, &wt)
 	for i := range lk {
 		if math.Abs(lk[i]-lb[i]) > 1e-12 {
 			t.Fatalf("loss %d: kernels %v, BLAS %v", i, lk[i], lb[i])

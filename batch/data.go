@@ -36,8 +36,8 @@ func NewData[T Float](x []T, n, d int, y []T, labels []int32, k int) (*Data[T], 
 	switch {
 	case n <= 0 || d <= 0:
 		return nil, fmt.Errorf("batch: data has %d rows and %d columns; need at least one of each", n, d)
-	case len(x) != n*d:
-		return nil, fmt.Errorf("batch: x has %d values, want n·d = %d·%d = %d", len(x), n, d, n*d)
+	case len(x)%d != 0 || len(x)/d != n: // len(x) = n·d, without overflowing n·d
+		return nil, fmt.Errorf("batch: x has %d values, want n·d = %d·%d", len(x), n, d)
 	case (y == nil) == (labels == nil):
 		return nil, errors.New("batch: give either regression targets or class labels, not both or neither")
 	}
@@ -80,14 +80,67 @@ func NewData[T Float](x []T, n, d int, y []T, labels []int32, k int) (*Data[T], 
 	return data, nil
 }
 
-// Row returns sample i's features.
+// Validate reports a Data that the models and the Engine cannot use: its
+// shapes (N, D, Stride and the lengths of X, Y and Labels, which must hold
+// N rows) and its labels (each in [0, K)). NewData's result is valid; a
+// Data built by hand should be validated. It does not check that values are
+// finite (NewData does).
+func (d *Data[T]) Validate() error {
+	if err := d.checkShape(); err != nil {
+		return err
+	}
+	return checkLabels(d, d.Labels[:min(len(d.Labels), d.N)])
+}
+
+// rows is N, or 0 for a nil Data.
+func (d *Data[T]) rows() int {
+	if d == nil {
+		return 0
+	}
+	return d.N
+}
+
+// ValidateFeatures reports a Data whose features the models cannot read:
+// N, D, Stride and the length of X. It is what Engine.Scores needs, which
+// uses no targets or labels. O(1).
+func (d *Data[T]) ValidateFeatures() error {
+	switch {
+	case d == nil:
+		return errNoData
+	case d.N <= 0 || d.D <= 0 || d.Stride < d.D:
+		return fmt.Errorf("batch: data has %d rows of %d columns with stride %d; want at least one of each, stride ≥ columns", d.N, d.D, d.Stride)
+	case len(d.X) < d.D || (len(d.X)-d.D)/d.Stride < d.N-1: // len(X) ≥ (N−1)·Stride + D
+		return fmt.Errorf("batch: data has %d values, too few for %d rows of stride %d", len(d.X), d.N, d.Stride)
+	}
+	return nil
+}
+
+// checkShape is Validate without the labels: O(1).
+func (d *Data[T]) checkShape() error {
+	if err := d.ValidateFeatures(); err != nil {
+		return err
+	}
+	switch {
+	case d.Labels == nil && (d.K != 0 || len(d.Y) < d.N):
+		return fmt.Errorf("batch: regression data has %d targets for %d rows and %d classes; want a target a row and no classes", len(d.Y), d.N, d.K)
+	case d.Labels != nil && (d.K < 2 || len(d.Labels) < d.N):
+		return fmt.Errorf("batch: classification data has %d labels for %d rows and %d classes; want a label a row and at least 2 classes", len(d.Labels), d.N, d.K)
+	case d.K == 2 && len(d.Y) < d.N:
+		return fmt.Errorf("batch: binary data has %d ±1 targets for %d rows (NewData fills them in)", len(d.Y), d.N)
+	}
+	return nil
+}
+
+// Row returns sample i's features. Like a slice index, it panics unless
+// 0 ≤ i < N on a valid Data.
 func (d *Data[T]) Row(i int) []T { return d.X[i*d.Stride : i*d.Stride+d.D] }
 
 // IsClassification reports whether the data carries class labels.
 func (d *Data[T]) IsClassification() bool { return d.Labels != nil }
 
 // Scale returns max_i ‖x_i‖ and, for regression, max_i |y_i|: the data
-// constants of the theorems' Lipschitz and smoothness bounds.
+// constants of the theorems' Lipschitz and smoothness bounds. d must be
+// valid (NewData's result, or see Validate).
 func (d *Data[T]) Scale() Scale {
 	var maxNorm, maxAbsY float64
 	for i := 0; i < d.N; i++ {

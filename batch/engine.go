@@ -1,6 +1,7 @@
 package batch
 
 import (
+	"errors"
 	"fmt"
 	"runtime"
 	"sync"
@@ -42,8 +43,12 @@ const (
 )
 
 // Engine computes minibatch gradients and whole-data losses of one model,
-// spread over worker goroutines that live until Close. It is not safe for
-// concurrent use; one Engine serves one training run.
+// spread over worker goroutines. The workers start on the first call that
+// has more than one chunk to share out and live until Close, which stops
+// them and waits for them to exit, so a closed Engine leaves no goroutine
+// behind. An Engine whose calls never needed workers (one thread, or small
+// batches) never started any. It is not safe for concurrent use; one Engine
+// serves one training run.
 type Engine[T Float] struct {
 	model   Model[T]
 	ops     *kernel.Ops[T]
@@ -64,48 +69,69 @@ type Engine[T Float] struct {
 	out    []T
 	nchunk int
 
-	tasks chan int
-	wg    sync.WaitGroup
+	tasks   chan int       // nil until the workers start, and after Close
+	wg      sync.WaitGroup // tasks of the current dispatch
+	workers sync.WaitGroup // running workers
+	closed  bool
 }
 
-// NewEngine returns an engine for model on threads workers (≤ 0: GOMAXPROCS)
-// cutting batches into chunks of DefaultChunkRows rows.
-func NewEngine[T Float](model Model[T], threads int) *Engine[T] {
+// NewEngine returns an engine for model on threads workers: 0 means
+// runtime.GOMAXPROCS(0), and more than GOMAXPROCS are clamped to it (results
+// do not depend on the thread count, and more workers than processors only
+// cost memory). It cuts batches into chunks of DefaultChunkRows rows. It
+// returns an error for a nil model or a negative thread count.
+func NewEngine[T Float](model Model[T], threads int) (*Engine[T], error) {
 	return NewEngineChunks(model, threads, DefaultChunkRows)
 }
 
-// NewEngineChunks is NewEngine with a chosen chunk size. Results depend on
-// the chunk size (it fixes the order of the sums), never on the threads.
-func NewEngineChunks[T Float](model Model[T], threads, chunkRows int) *Engine[T] {
-	if threads <= 0 {
-		threads = runtime.GOMAXPROCS(0)
+// NewEngineChunks is NewEngine with a chosen chunk size (0: DefaultChunkRows).
+// Results depend on the chunk size (it fixes the order of the sums), never
+// on the threads.
+func NewEngineChunks[T Float](model Model[T], threads, chunkRows int) (*Engine[T], error) {
+	if model == nil {
+		return nil, errors.New("batch: no model (nil Model)")
 	}
-	if chunkRows <= 0 {
+	if threads < 0 || chunkRows < 0 {
+		return nil, fmt.Errorf("batch: %d threads and %d rows a chunk; want ≥ 0 (0: the default)", threads, chunkRows)
+	}
+	procs := runtime.GOMAXPROCS(0)
+	if threads == 0 || threads > procs {
+		threads = procs
+	}
+	if chunkRows == 0 {
 		chunkRows = DefaultChunkRows
 	}
-	e := &Engine[T]{model: model, ops: kernel.For[T](), threads: threads, rows: chunkRows}
-	if threads > 1 {
-		e.tasks = make(chan int, 1024)
-		for range threads {
-			go e.worker()
-		}
-	}
-	return e
+	return &Engine[T]{model: model, ops: kernel.For[T](), threads: threads, rows: chunkRows}, nil
 }
 
 // Threads returns the number of workers.
 func (e *Engine[T]) Threads() int { return e.threads }
 
-// Close stops the workers. The Engine must not be used after.
+// Close stops the workers and waits until they have exited. It may be
+// called more than once; the Engine must not be used after.
 func (e *Engine[T]) Close() {
+	e.closed = true
 	if e.tasks != nil {
 		close(e.tasks)
 		e.tasks = nil
+		e.workers.Wait()
 	}
 }
 
-func (e *Engine[T]) worker() {
-	for j := range e.tasks {
+// start launches the workers. Each owns its copy of the task channel, so
+// Close never races with a worker that has not yet begun to read it.
+func (e *Engine[T]) start() {
+	tasks := make(chan int, 1024)
+	e.tasks = tasks
+	e.workers.Add(e.threads)
+	for range e.threads {
+		go e.worker(tasks)
+	}
+}
+
+func (e *Engine[T]) worker(tasks <-chan int) {
+	defer e.workers.Done()
+	for j := range tasks {
 		e.run(j)
 		e.wg.Done()
 	}
@@ -115,11 +141,14 @@ func (e *Engine[T]) worker() {
 // are several chunks and several threads, and waits for all of them.
 func (e *Engine[T]) dispatch(ph phase, n int) {
 	e.phase = ph
-	if e.tasks == nil || n == 1 {
+	if e.threads == 1 || n == 1 {
 		for j := 0; j < n; j++ {
 			e.run(j)
 		}
 		return
+	}
+	if e.tasks == nil {
+		e.start()
 	}
 	e.wg.Add(n)
 	for j := 0; j < n; j++ {
@@ -233,10 +262,25 @@ func (e *Engine[T]) weigh(wk *Work[T], n int) T {
 //	TopK:                 c_i = the exact CVaR_α weights of the losses
 //
 // It returns the minibatch's losses (valid until the next call) and Σ v_i
-// (0 for Mean and TopK), from which ∂τ = 1 − Σv_i/(α·b).
-func (e *Engine[T]) Gradient(g, theta []T, data *Data[T], idx []int, n int, wt *Weighting) (losses []T, sumV float64) {
+// (0 for Mean and TopK), from which ∂τ = 1 − Σv_i/(α·b). It returns an
+// error, and computes nothing, for a closed engine, invalid data (see
+// Data.Validate), data the model does not fit, θ or g not of NumParams
+// entries, no rows or a row outside the data, or an invalid weighting.
+func (e *Engine[T]) Gradient(g, theta []T, data *Data[T], idx []int, n int, wt *Weighting) (losses []T, sumV float64, err error) {
 	if idx != nil {
 		n = len(idx)
+	}
+	if err := e.check(theta, data, idx, n); err != nil {
+		return nil, 0, err
+	}
+	if len(g) != len(theta) {
+		return nil, 0, fmt.Errorf("batch: gradient has %d entries, the %s model has %d parameters", len(g), e.model.Name(), len(theta))
+	}
+	if wt == nil {
+		return nil, 0, errors.New("batch: no weighting (nil *Weighting)")
+	}
+	if err := wt.Validate(); err != nil {
+		return nil, 0, err
 	}
 	e.theta, e.data, e.idx, e.wt = theta, data, idx, wt
 	e.loss = grow(e.loss, n)
@@ -264,7 +308,72 @@ func (e *Engine[T]) Gradient(g, theta []T, data *Data[T], idx []int, n int, wt *
 	if wt.Objective == Mean {
 		sv = 0
 	}
-	return e.loss, float64(sv)
+	return e.loss, float64(sv), nil
+}
+
+// check validates the arguments of a call on the rows idx (nil: the first
+// n) of data at θ.
+func (e *Engine[T]) check(theta []T, data *Data[T], idx []int, n int) error {
+	if e.closed {
+		return errors.New("batch: the engine is closed")
+	}
+	if err := data.checkShape(); err != nil {
+		return err
+	}
+	if err := e.model.Check(data); err != nil {
+		return err
+	}
+	if p := e.model.NumParams(); len(theta) != p {
+		return fmt.Errorf("batch: θ has %d entries, the %s model has %d parameters", len(theta), e.model.Name(), p)
+	}
+	if n <= 0 || (idx == nil && n > data.N) {
+		return fmt.Errorf("batch: %d rows asked of %d", n, data.N)
+	}
+	if idx == nil {
+		return checkLabels(data, data.Labels[:min(n, len(data.Labels))])
+	}
+	for _, r := range idx {
+		if r < 0 || r >= data.N {
+			return fmt.Errorf("batch: row %d outside the %d rows of the data", r, data.N)
+		}
+		if data.Labels != nil {
+			if c := data.Labels[r]; c < 0 || int(c) >= data.K {
+				return fmt.Errorf("batch: row %d: label %d outside the classes 0..%d", r, c, data.K-1)
+			}
+		}
+	}
+	return nil
+}
+
+// checkFeatures validates the arguments of Scores.
+func (e *Engine[T]) checkFeatures(theta []T, data *Data[T]) error {
+	if e.closed {
+		return errors.New("batch: the engine is closed")
+	}
+	if err := data.ValidateFeatures(); err != nil {
+		return err
+	}
+	if in, ok := e.model.(interface{ NumInputs() int }); ok {
+		if in.NumInputs() != data.D {
+			return fmt.Errorf("batch: %s model has %d features, data has %d", e.model.Name(), in.NumInputs(), data.D)
+		}
+	} else if err := e.model.Check(data); err != nil {
+		return err
+	}
+	if p := e.model.NumParams(); len(theta) != p {
+		return fmt.Errorf("batch: θ has %d entries, the %s model has %d parameters", len(theta), e.model.Name(), p)
+	}
+	return nil
+}
+
+// checkLabels reports a label outside [0, data.K).
+func checkLabels[T Float](data *Data[T], labels []int32) error {
+	for i, c := range labels {
+		if c < 0 || int(c) >= data.K {
+			return fmt.Errorf("batch: row %d: label %d outside the classes 0..%d", i, c, data.K-1)
+		}
+	}
+	return nil
 }
 
 func (e *Engine[T]) linearStep(wt *Weighting, n int) kernel.LinearStep[T] {
@@ -288,17 +397,36 @@ func (e *Engine[T]) linearStep(wt *Weighting, n int) kernel.LinearStep[T] {
 	return p
 }
 
-// Losses writes every row's loss at θ into dst (len data.N).
-func (e *Engine[T]) Losses(dst, theta []T, data *Data[T]) {
+// Losses writes every row's loss at θ into dst (len data.N). Errors as for
+// Gradient, and for a dst too short.
+func (e *Engine[T]) Losses(dst, theta []T, data *Data[T]) error {
+	if err := e.check(theta, data, nil, max(data.rows(), 1)); err != nil {
+		return err
+	}
+	if len(dst) < data.N {
+		return fmt.Errorf("batch: room for %d losses, the data has %d rows", len(dst), data.N)
+	}
 	e.theta, e.data, e.idx, e.out = theta, data, nil, dst[:data.N]
 	e.dispatch(phaseLosses, e.setWholeData(data.N))
+	return nil
 }
 
 // Scores writes every row's NumOutputs scores at θ into dst
-// (len data.N·NumOutputs, row-major).
-func (e *Engine[T]) Scores(dst, theta []T, data *Data[T]) {
-	e.theta, e.data, e.idx, e.out = theta, data, nil, dst[:data.N*e.model.NumOutputs()]
+// (len data.N·NumOutputs, row-major). Scores need no targets or labels: of
+// data only the features are checked (Data.ValidateFeatures), and their
+// number against the model's (NumInputs, for the models of this package;
+// Model.Check for others). Errors otherwise as for Losses.
+func (e *Engine[T]) Scores(dst, theta []T, data *Data[T]) error {
+	if err := e.checkFeatures(theta, data); err != nil {
+		return err
+	}
+	k := e.model.NumOutputs()
+	if len(dst)/k < data.N {
+		return fmt.Errorf("batch: room for %d scores, the data has %d rows of %d", len(dst), data.N, k)
+	}
+	e.theta, e.data, e.idx, e.out = theta, data, nil, dst[:data.N*k]
 	e.dispatch(phaseScores, e.setWholeData(data.N))
+	return nil
 }
 
 // setWholeData cuts a whole-data pass into chunks of at least 1024 rows, so

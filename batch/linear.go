@@ -19,16 +19,25 @@ type Linear[T Float] struct {
 
 // NewLogistic returns binary logistic regression on d features:
 // ℓ = log(1 + e^{−y·m}) for labels y = ±1 (classes 0 and 1 of the data).
-func NewLogistic[T Float](d int) *Linear[T] { return newLinear[T](d, kernel.Logistic) }
+// It returns an error unless 1 ≤ d ≤ MaxDim (and d + 1 ≤ MaxParams).
+func NewLogistic[T Float](d int) (*Linear[T], error) { return newLinear[T](d, kernel.Logistic) }
 
-// NewLeastSquares returns linear regression with ℓ = ½(m − y)².
-func NewLeastSquares[T Float](d int) *Linear[T] { return newLinear[T](d, kernel.Squared) }
+// NewLeastSquares returns linear regression with ℓ = ½(m − y)²; d as for
+// NewLogistic.
+func NewLeastSquares[T Float](d int) (*Linear[T], error) { return newLinear[T](d, kernel.Squared) }
 
-// NewLeastAbsolute returns linear regression with ℓ = |m − y|.
-func NewLeastAbsolute[T Float](d int) *Linear[T] { return newLinear[T](d, kernel.Absolute) }
+// NewLeastAbsolute returns linear regression with ℓ = |m − y|; d as for
+// NewLogistic.
+func NewLeastAbsolute[T Float](d int) (*Linear[T], error) { return newLinear[T](d, kernel.Absolute) }
 
-func newLinear[T Float](d int, loss kernel.LossKind) *Linear[T] {
-	return &Linear[T]{d: d, loss: loss, ops: kernel.For[T]()}
+func newLinear[T Float](d int, loss kernel.LossKind) (*Linear[T], error) {
+	if err := checkSize("features", d, 1); err != nil {
+		return nil, err
+	}
+	if err := checkParams(fmt.Sprintf("a linear model of %d features", d), d, 1, 1); err != nil {
+		return nil, err
+	}
+	return &Linear[T]{d: d, loss: loss, ops: kernel.For[T]()}, nil
 }
 
 // Name implements Model.
@@ -48,6 +57,9 @@ func (l *Linear[T]) NumParams() int { return l.d + 1 }
 // NumOutputs implements Model.
 func (l *Linear[T]) NumOutputs() int { return 1 }
 
+// NumInputs returns the number of features d.
+func (l *Linear[T]) NumInputs() int { return l.d }
+
 // Convex implements Model.
 func (l *Linear[T]) Convex() bool { return true }
 
@@ -56,6 +68,9 @@ func (l *Linear[T]) InitParams(theta []T, _ *rand.Rand) { clear(theta[:l.d+1]) }
 
 // Check implements Model.
 func (l *Linear[T]) Check(data *Data[T]) error {
+	if data == nil {
+		return errNoData
+	}
 	if data.D != l.d {
 		return fmt.Errorf("batch: %s model has %d features, data has %d", l.Name(), l.d, data.D)
 	}

@@ -25,20 +25,37 @@ type MLP[T Float] struct {
 	blas    bool // matrix products through gonum's BLAS
 }
 
-// NewMLP returns the network d → h → k; h ≤ 0 means DefaultHidden.
-func NewMLP[T Float](d, h, k int) *MLP[T] {
+// NewMLP returns the network d → h → k; h ≤ 0 means DefaultHidden. It
+// returns an error unless 1 ≤ d ≤ MaxDim, 2 ≤ k ≤ MaxDim, h ≤ MaxDim and
+// the h·(d + k + 1) + k parameters are at most MaxParams.
+func NewMLP[T Float](d, h, k int) (*MLP[T], error) {
 	if h <= 0 {
 		h = DefaultHidden
 	}
-	return &MLP[T]{d: d, h: h, k: k, ops: kernel.For[T]()}
+	for _, c := range []struct {
+		what   string
+		v, min int
+	}{{"inputs", d, 1}, {"hidden units", h, 1}, {"classes", k, 2}} {
+		if err := checkSize(c.what, c.v, c.min); err != nil {
+			return nil, err
+		}
+	}
+	if err := checkParams(fmt.Sprintf("mlp %d → %d → %d", d, h, k), h, d+k+1, k); err != nil {
+		return nil, err
+	}
+	return &MLP[T]{d: d, h: h, k: k, ops: kernel.For[T]()}, nil
 }
 
 // NewMLPBLAS returns the network d → h → k whose matrix products run through
-// gonum's BLAS (blas32.Implementation or blas64.Implementation).
-func NewMLPBLAS[T Float](d, h, k int) *MLP[T] {
-	m := NewMLP[T](d, h, k)
+// gonum's BLAS (blas32.Implementation or blas64.Implementation); sizes as
+// for NewMLP.
+func NewMLPBLAS[T Float](d, h, k int) (*MLP[T], error) {
+	m, err := NewMLP[T](d, h, k)
+	if err != nil {
+		return nil, err
+	}
 	m.blas = true
-	return m
+	return m, nil
 }
 
 // Name implements Model.
@@ -52,6 +69,9 @@ func (m *MLP[T]) NumParams() int { return m.h*m.d + m.h + m.k*m.h + m.k }
 
 // NumOutputs implements Model.
 func (m *MLP[T]) NumOutputs() int { return m.k }
+
+// NumInputs returns the number of features d.
+func (m *MLP[T]) NumInputs() int { return m.d }
 
 // Convex implements Model: a ReLU network is not.
 func (m *MLP[T]) Convex() bool { return false }
@@ -84,6 +104,9 @@ func (m *MLP[T]) InitParams(theta []T, rng *rand.Rand) {
 
 // Check implements Model.
 func (m *MLP[T]) Check(data *Data[T]) error {
+	if data == nil {
+		return errNoData
+	}
 	if data.D != m.d {
 		return fmt.Errorf("batch: mlp has %d inputs, data has %d features", m.d, data.D)
 	}

@@ -1,6 +1,7 @@
 package batch
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -9,6 +10,12 @@ import (
 // Model is a parametric model with a per-sample loss. Parameters live in one
 // flat slice θ whose layout each model documents. A Model holds no per-call
 // state: Forward saves what Backward needs in a Work, one per goroutine.
+//
+// InitParams, Forward, Backward and Scores are the hot path: they do not
+// check their arguments, and slices of the wrong length or rows outside the
+// data make them panic like a bad slice index. Call them through an Engine,
+// whose methods check everything and return errors, or after Check and
+// Data.Validate with θ of NumParams entries.
 type Model[T Float] interface {
 	// Name is the model's short name ("logistic", "softmax", "linear",
 	// "lad", "mlp").
@@ -67,6 +74,34 @@ type Work[T Float] struct {
 	s     []T // plus-function arguments
 	coef  []T // per-sample coefficients of the engine
 	c     []T // per-sample coefficients times the loss derivative
+}
+
+// MaxDim bounds every size of a model: features, classes and hidden units
+// (the kernels index rows and classes with 32-bit counts).
+const MaxDim = math.MaxInt32
+
+// MaxParams bounds the number of parameters of a model, 2³² (16 GiB of
+// float32 parameters, before gradients and scratch): the constructors
+// return an error beyond it rather than let training fail to allocate.
+const MaxParams = 1 << 32
+
+// checkParams reports a model whose parameter count r·c + b, for sizes up
+// to MaxDim, exceeds MaxParams or does not fit in an int.
+func checkParams(name string, r, c, b int) error {
+	if p := int64(r)*int64(c) + int64(b); p > MaxParams || p > math.MaxInt {
+		return fmt.Errorf("batch: %s has %d parameters, more than %d", name, p, min(int64(MaxParams), math.MaxInt))
+	}
+	return nil
+}
+
+var errNoData = errors.New("batch: no data (nil *Data)")
+
+// checkSize reports a model size v (what it counts) outside [lo, MaxDim].
+func checkSize(what string, v, lo int) error {
+	if v < lo || v > MaxDim {
+		return fmt.Errorf("batch: %d %s; want %d to %d", v, what, lo, MaxDim)
+	}
+	return nil
 }
 
 func grow[T any](buf []T, n int) []T {

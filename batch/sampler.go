@@ -2,6 +2,7 @@ package batch
 
 import (
 	"fmt"
+	"math"
 	"math/rand/v2"
 )
 
@@ -43,14 +44,20 @@ type Sampler struct {
 	out  []int
 }
 
-// NewSampler draws batches of b of the n rows, seeded by seed.
+// maxSamplerRows bounds n: a sampler holds O(n) indices.
+const maxSamplerRows = 1 << 40
+
+// NewSampler draws batches of b of the n rows, seeded by seed. A b above n
+// is taken as n. It returns an error for n or b below 1, n above 2⁴⁰ (or
+// above what an []int can hold on 32-bit platforms) or an unknown mode.
 func NewSampler(n, b int, mode Sampling, seed uint64) (*Sampler, error) {
-	if n <= 0 || b <= 0 {
-		return nil, fmt.Errorf("batch: sampler needs n > 0 and b > 0, got n = %d, b = %d", n, b)
+	if n <= 0 || b <= 0 || int64(n) > min(maxSamplerRows, math.MaxInt/8) {
+		return nil, fmt.Errorf("batch: sampler needs 0 < n ≤ 2^40 and b > 0, got n = %d, b = %d", n, b)
 	}
-	if mode != WithReplacement && b > n {
-		b = n
+	if mode < WithReplacement || mode > InOrder {
+		return nil, fmt.Errorf("batch: unknown sampling %v", mode)
 	}
+	b = min(b, n)
 	s := &Sampler{n: n, b: b, mode: mode, rng: rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15)), out: make([]int, b)}
 	if mode != WithReplacement {
 		s.perm = make([]int, n)

@@ -17,9 +17,20 @@ type Softmax[T Float] struct {
 	ops  *kernel.Ops[T]
 }
 
-// NewSoftmax returns multinomial logistic regression on d features, k classes.
-func NewSoftmax[T Float](d, k int) *Softmax[T] {
-	return &Softmax[T]{d: d, k: k, ops: kernel.For[T]()}
+// NewSoftmax returns multinomial logistic regression on d features, k
+// classes. It returns an error unless 1 ≤ d ≤ MaxDim, 2 ≤ k ≤ MaxDim and
+// the k·(d + 1) parameters are at most MaxParams.
+func NewSoftmax[T Float](d, k int) (*Softmax[T], error) {
+	if err := checkSize("features", d, 1); err != nil {
+		return nil, err
+	}
+	if err := checkSize("classes", k, 2); err != nil {
+		return nil, err
+	}
+	if err := checkParams(fmt.Sprintf("softmax with %d features and %d classes", d, k), k, d+1, 0); err != nil {
+		return nil, err
+	}
+	return &Softmax[T]{d: d, k: k, ops: kernel.For[T]()}, nil
 }
 
 // Name implements Model.
@@ -31,6 +42,9 @@ func (s *Softmax[T]) NumParams() int { return s.k*s.d + s.k }
 // NumOutputs implements Model.
 func (s *Softmax[T]) NumOutputs() int { return s.k }
 
+// NumInputs returns the number of features d.
+func (s *Softmax[T]) NumInputs() int { return s.d }
+
 // Convex implements Model.
 func (s *Softmax[T]) Convex() bool { return true }
 
@@ -39,6 +53,9 @@ func (s *Softmax[T]) InitParams(theta []T, _ *rand.Rand) { clear(theta[:s.NumPar
 
 // Check implements Model.
 func (s *Softmax[T]) Check(data *Data[T]) error {
+	if data == nil {
+		return errNoData
+	}
 	if data.D != s.d {
 		return fmt.Errorf("batch: softmax model has %d features, data has %d", s.d, data.D)
 	}

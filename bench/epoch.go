@@ -102,17 +102,24 @@ func LoadMNIST[T kernel.Float](dir string) (*Problem[T], error) {
 // choice (kernel.For is resolved when a model is made, so call it after
 // kernel.Use).
 func NewModel[T kernel.Float](name string, d int) (batch.Model[T], error) {
+	var m batch.Model[T]
+	var err error
 	switch name {
 	case "logistic":
-		return batch.NewLogistic[T](d), nil
+		m, err = batch.NewLogistic[T](d)
 	case "softmax":
-		return batch.NewSoftmax[T](d, MNISTClasses), nil
+		m, err = batch.NewSoftmax[T](d, MNISTClasses)
 	case "mlp":
-		return batch.NewMLP[T](d, Hidden, MNISTClasses), nil
+		m, err = batch.NewMLP[T](d, Hidden, MNISTClasses)
 	case "mlp-blas":
-		return batch.NewMLPBLAS[T](d, Hidden, MNISTClasses), nil
+		m, err = batch.NewMLPBLAS[T](d, Hidden, MNISTClasses)
+	default:
+		return nil, fmt.Errorf("bench: unknown model %q (want logistic, softmax, mlp or mlp-blas)", name)
 	}
-	return nil, fmt.Errorf("bench: unknown model %q (want logistic, softmax, mlp or mlp-blas)", name)
+	if err != nil {
+		return nil, err
+	}
+	return m, nil
 }
 
 // EpochConfig is one training configuration of the epoch suite.

@@ -127,13 +127,23 @@ func evalRun[T batch.Float](e *env, df *dataFlags, m *cvar.ModelFile, cfg evalCo
 	if err != nil {
 		return err
 	}
-	ev := newEvaluator(model, cfg.threads)
+	ev, err := newEvaluator(model, cfg.threads)
+	if err != nil {
+		return err
+	}
 	defer ev.close()
-	losses := slices.Clone(ev.lossesOf(theta, data))
+	losses, err := ev.lossesOf(theta, data)
+	if err != nil {
+		return err
+	}
+	losses = slices.Clone(losses)
 	var correct []bool
 	if data.IsClassification() {
 		k := model.NumOutputs()
-		scores := ev.scoresOf(theta, data)
+		scores, err := ev.scoresOf(theta, data)
+		if err != nil {
+			return err
+		}
 		correct = make([]bool, data.N)
 		for i := range correct {
 			correct[i] = predicted(scores[i*k:(i+1)*k]) == int(data.Labels[i])

@@ -695,7 +695,11 @@ func runOne[T batch.Float](cfg *expConfig, j *runResult, model batch.Model[T], t
 	if em.method == cvar.Alg3 {
 		opt.Eps = cfg.eps // 0: the practical ε, from the losses at the start
 	}
-	ev := newEvaluator(model, 1)
+	ev, err := newEvaluator(model, 1)
+	if err != nil {
+		j.err = err
+		return
+	}
 	defer ev.close()
 	theta := make([]T, model.NumParams())
 	done := 0
@@ -737,7 +741,11 @@ func runOne[T batch.Float](cfg *expConfig, j *runResult, model batch.Model[T], t
 		return
 	}
 	if keepLosses {
-		losses := ev.lossesOf(res.Theta, val)
+		losses, err := ev.lossesOf(res.Theta, val)
+		if err != nil {
+			j.err = err
+			return
+		}
 		j.losses = make([]float64, len(losses))
 		for i, l := range losses {
 			j.losses[i] = float64(l)

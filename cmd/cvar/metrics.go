@@ -61,31 +61,39 @@ type evaluator[T batch.Float] struct {
 	scores  []T
 }
 
-func newEvaluator[T batch.Float](model batch.Model[T], threads int) *evaluator[T] {
-	return &evaluator[T]{model: model, engine: batch.NewEngine(model, threads)}
+func newEvaluator[T batch.Float](model batch.Model[T], threads int) (*evaluator[T], error) {
+	e, err := batch.NewEngine(model, threads)
+	if err != nil {
+		return nil, err
+	}
+	return &evaluator[T]{model: model, engine: e}, nil
 }
 
 func (ev *evaluator[T]) close() { ev.engine.Close() }
 
 // lossesOf returns every row's loss (valid until the next call).
-func (ev *evaluator[T]) lossesOf(theta []T, data *batch.Data[T]) []T {
+func (ev *evaluator[T]) lossesOf(theta []T, data *batch.Data[T]) ([]T, error) {
 	if cap(ev.losses) < data.N {
 		ev.losses = make([]T, data.N)
 	}
 	ev.losses = ev.losses[:data.N]
-	ev.engine.Losses(ev.losses, theta, data)
-	return ev.losses
+	if err := ev.engine.Losses(ev.losses, theta, data); err != nil {
+		return nil, err
+	}
+	return ev.losses, nil
 }
 
 // scoresOf returns every row's scores, N×NumOutputs (valid until the next call).
-func (ev *evaluator[T]) scoresOf(theta []T, data *batch.Data[T]) []T {
+func (ev *evaluator[T]) scoresOf(theta []T, data *batch.Data[T]) ([]T, error) {
 	n := data.N * ev.model.NumOutputs()
 	if cap(ev.scores) < n {
 		ev.scores = make([]T, n)
 	}
 	ev.scores = ev.scores[:n]
-	ev.engine.Scores(ev.scores, theta, data)
-	return ev.scores
+	if err := ev.engine.Scores(ev.scores, theta, data); err != nil {
+		return nil, err
+	}
+	return ev.scores, nil
 }
 
 // predicted returns the class of row i from its scores: margin > 0 for a
@@ -108,20 +116,25 @@ func predicted[T batch.Float](row []T) int {
 
 // metrics evaluates θ on data at the given α.
 func (ev *evaluator[T]) metrics(theta []T, data *batch.Data[T], alphas []float64) (metrics, error) {
-	losses := ev.lossesOf(theta, data)
 	m := metrics{N: data.N, Accuracy: math.NaN()}
+	losses, err := ev.lossesOf(theta, data)
+	if err != nil {
+		return m, err
+	}
 	var sum float64
 	for _, l := range losses {
 		sum += float64(l)
 	}
 	m.MeanLoss = sum / float64(len(losses))
-	var err error
 	if m.Tails, err = ev.scratch.AppendTails(nil, losses, alphas...); err != nil {
 		return m, err
 	}
 	if data.IsClassification() {
 		k := ev.model.NumOutputs()
-		scores := ev.scoresOf(theta, data)
+		scores, err := ev.scoresOf(theta, data)
+		if err != nil {
+			return m, err
+		}
 		correct := 0
 		for i := 0; i < data.N; i++ {
 			if predicted(scores[i*k:(i+1)*k]) == int(data.Labels[i]) {

@@ -93,14 +93,24 @@ func predictRun[T batch.Float](e *env, df *dataFlags, m *cvar.ModelFile, out str
 	if err != nil {
 		return err
 	}
-	ev := newEvaluator(model, threads)
+	ev, err := newEvaluator(model, threads)
+	if err != nil {
+		return err
+	}
 	defer ev.close()
 	var losses []T
 	if labelled {
-		losses = append([]T(nil), ev.lossesOf(theta, data)...)
+		ls, err := ev.lossesOf(theta, data)
+		if err != nil {
+			return err
+		}
+		losses = append([]T(nil), ls...)
 	}
 	k := model.NumOutputs()
-	scores := ev.scoresOf(theta, data)
+	scores, err := ev.scoresOf(theta, data)
+	if err != nil {
+		return err
+	}
 	rows := make([]prediction, ds.N)
 	for i := range rows {
 		p := prediction{Row: i + 1}

@@ -340,7 +340,10 @@ func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 
 	// Pass 4: every row's loss, in chunks.
 	alphas := unionAlphas(res.Params.Alpha)
-	ev := newEvaluator(model, f.threads)
+	ev, err := newEvaluator(model, f.threads)
+	if err != nil {
+		return err
+	}
 	defer ev.close()
 	const chunk = 4096
 	var (
@@ -366,10 +369,15 @@ func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 		if err != nil {
 			return err
 		}
-		ls := ev.lossesOf(res.Theta, data)
+		ls, err := ev.lossesOf(res.Theta, data)
+		if err != nil {
+			return err
+		}
 		var scores []T
 		if k > 0 {
-			scores = ev.scoresOf(res.Theta, data)
+			if scores, err = ev.scoresOf(res.Theta, data); err != nil {
+				return err
+			}
 		}
 		o := model.NumOutputs()
 		for r, tr := range rows {

@@ -300,7 +300,10 @@ func trainRun[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 	if tuned != nil {
 		rep.Tune = tuneReportOf(f, tuned, factor, res.Params.Alpha)
 	}
-	ev := newEvaluator(model, f.threads)
+	ev, err := newEvaluator(model, f.threads)
+	if err != nil {
+		return err
+	}
 	defer ev.close()
 	sets := []struct {
 		name string

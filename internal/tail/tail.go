@@ -190,14 +190,35 @@ func (a *ksum) add(x float64) {
 
 func (a *ksum) sum() float64 { return a.s + a.c }
 
-// finish combines the sum of the k full-weight losses, their maximum and the
-// boundary loss v = VaR into CVaR = (sum + (m − k)·v)/m, clamped to [v, max].
-// With k = 0 it returns v exactly.
-func finish(sum, mx float64, k int, m, v float64) float64 {
+// Sums of values up to bigAbs in magnitude cannot overflow for any count of
+// terms below 2⁶³; when a larger value takes part, every term is multiplied
+// by downScale first and the result divided by it after. Both are powers of
+// two, so scaling is exact for every term that matters (a term that becomes
+// subnormal is below 2⁻¹⁸⁰⁰ of the largest) and results that need no
+// scaling are bit-identical to unscaled sums.
+const (
+	bigAbs    = 0x1p960
+	downScale = 0x1p-128
+)
+
+// scaleFor returns the factor that sums of terms up to amax in magnitude
+// are taken in: 1, or downScale when amax exceeds bigAbs.
+func scaleFor(amax float64) float64 {
+	if amax > bigAbs {
+		return downScale
+	}
+	return 1
+}
+
+// finish combines the scaled sum s·(ℓ(1) + … + ℓ(k)) of the k full-weight
+// losses, their maximum and the boundary loss v = VaR into
+// CVaR = (sum + (m − k)·v)/m, clamped to [v, max]. With k = 0 it returns v
+// exactly.
+func finish(sum, mx float64, k int, m, v, s float64) float64 {
 	if k == 0 {
 		return v
 	}
-	c := (sum + (m-float64(k))*v) / m
+	c := (sum + (m-float64(k))*(v*s)) / m / s
 	if mx < v {
 		mx = v
 	}
@@ -215,27 +236,34 @@ func CVaRVaR[T Float](losses []T, alpha float64, perm []int) (cvar, vr float64) 
 	p := scratch(perm, n, "CVaRVaR")
 	m, k := Count(n, alpha)
 	if k == n {
-		var a ksum
 		mn, mx := losses[0], losses[0]
 		for _, x := range losses {
-			a.add(float64(x))
 			mn = min(mn, x)
 			mx = max(mx, x)
 		}
 		vr = float64(mn)
-		return min(max(a.sum()/float64(n), vr), float64(mx)), vr
+		sc := scaleFor(max(-vr, float64(mx)))
+		var a ksum
+		for _, x := range losses {
+			a.add(float64(x) * sc)
+		}
+		return min(max(a.sum()/float64(n)/sc, vr), float64(mx)), vr
 	}
 	s := newSelector(losses, p)
 	s.run(0, n, k)
-	var a ksum
-	mx := math.Inf(-1)
+	vr = float64(losses[p[k]])
+	mx, amax := math.Inf(-1), math.Abs(vr)
 	for _, i := range p[:k] {
 		x := float64(losses[i])
-		a.add(x)
 		mx = max(mx, x)
+		amax = max(amax, math.Abs(x))
 	}
-	vr = float64(losses[p[k]])
-	return finish(a.sum(), mx, k, m, vr), vr
+	sc := scaleFor(amax)
+	var a ksum
+	for _, i := range p[:k] {
+		a.add(float64(losses[i]) * sc)
+	}
+	return finish(a.sum(), mx, k, m, vr, sc), vr
 }
 
 // Multi computes CVaR_α and VaR_α for every α in alphas into cvar[j] and
@@ -283,6 +311,18 @@ func Multi[T Float](losses []T, alphas []float64, perm []int, cvar, vr []float64
 		}
 	}
 
+	// Every sum and boundary loss lies in p[:kmax+1], which fixes the sums'
+	// scale.
+	kmax := 0
+	for j := range na {
+		kmax = max(kmax, kOf(j))
+	}
+	amax := 0.0
+	for _, i := range p[:min(kmax+1, n)] {
+		amax = max(amax, math.Abs(float64(losses[i])))
+	}
+	sc := scaleFor(amax)
+
 	// Ascending pass: extend the running sum to each k in turn.
 	var a ksum
 	mx, mn := math.Inf(-1), math.Inf(1)
@@ -299,18 +339,18 @@ func Multi[T Float](losses []T, alphas []float64, perm []int, cvar, vr []float64
 		pk, pj = bk, bj
 		for ; pos < bk; pos++ {
 			x := float64(losses[p[pos]])
-			a.add(x)
+			a.add(x * sc)
 			mx = max(mx, x)
 			mn = min(mn, x)
 		}
 		if bk == n {
 			vr[bj] = mn
-			cvar[bj] = min(max(a.sum()/float64(n), mn), mx)
+			cvar[bj] = min(max(a.sum()/float64(n)/sc, mn), mx)
 			continue
 		}
 		m, _ := Count(n, alphas[bj])
 		v := float64(losses[p[bk]])
 		vr[bj] = v
-		cvar[bj] = finish(a.sum(), mx, bk, m, v)
+		cvar[bj] = finish(a.sum(), mx, bk, m, v, sc)
 	}
 }

@@ -85,17 +85,26 @@ func WeightedCVaRVaR[T Float](losses []T, weights []float64, alpha float64, perm
 	}
 	W := tw.sum()
 	A := snap(alpha * W)
+	// Scales that keep Σ w_i·ℓ_i finite (see bigAbs): sx for the losses,
+	// sw for the weights when W·max|ℓ| could overflow. Both are powers of
+	// two and 1 for ordinary inputs.
+	amax := 0.0
+	for _, i := range p {
+		amax = max(amax, math.Abs(float64(losses[i])))
+	}
+	sx := scaleFor(amax)
+	sw := weightScale(W, amax*sx)
 
 	if A >= W { // α = 1 (or within rounding of it): every sample is in the tail
 		var num ksum
 		mn, mx := math.Inf(1), math.Inf(-1)
 		for _, i := range p {
 			x := float64(losses[i])
-			num.add(ws.at(i) * x)
+			num.add((ws.at(i) * sw) * (x * sx))
 			mn = min(mn, x)
 			mx = max(mx, x)
 		}
-		return min(max(num.sum()/W, mn), mx), mn
+		return min(max(num.sum()/(W*sw)/sx, mn), mx), mn
 	}
 
 	// Weighted quickselect for the boundary position j: the first position
@@ -146,11 +155,11 @@ func WeightedCVaRVaR[T Float](losses []T, weights []float64, alpha float64, perm
 		mx := math.Inf(-1)
 		for _, i := range p {
 			x := float64(losses[i])
-			num.add(ws.at(i) * x)
+			num.add((ws.at(i) * sw) * (x * sx))
 			mn = min(mn, x)
 			mx = max(mx, x)
 		}
-		return min(max(num.sum()/W, mn), mx), mn
+		return min(max(num.sum()/(W*sw)/sx, mn), mx), mn
 	}
 	vr = float64(losses[p[j]])
 	if j == 0 {
@@ -160,10 +169,23 @@ func WeightedCVaRVaR[T Float](losses []T, weights []float64, alpha float64, perm
 	mx := math.Inf(-1)
 	for _, i := range p[:j] {
 		x := float64(losses[i])
-		num.add(ws.at(i) * x)
+		num.add((ws.at(i) * sw) * (x * sx))
 		mx = max(mx, x)
 	}
 	rest := max(A-acc.sum(), 0)
-	cvar = (num.sum() + rest*vr) / A
+	cvar = (num.sum() + (rest*sw)*(vr*sx)) / (A * sw) / sx
 	return min(max(cvar, vr), max(mx, vr)), vr
+}
+
+// weightScale returns the factor the weights are multiplied by in
+// Σ w_i·ℓ_i, for weights summing to W and (scaled) losses up to xmax in
+// magnitude: 1 when W·xmax cannot overflow, else the power of two that
+// brings W below 1.
+func weightScale(W, xmax float64) float64 {
+	_, ew := math.Frexp(W)
+	_, ex := math.Frexp(xmax)
+	if ew+ex <= 1000 {
+		return 1
+	}
+	return math.Ldexp(1, -ew)
 }

@@ -1,0 +1,130 @@
+package cvar
+
+import (
+	"bytes"
+	"fmt"
+	"math"
+	"testing"
+
+	"github.com/cvarlearn/cvar/batch"
+)
+
+// must returns v, failing the test program on a setup error.
+func must[V any](v V, err error) V {
+	if err != nil {
+		panic(err)
+	}
+	return v
+}
+
+// TestMisuseReturnsErrors calls every exported function and method of the
+// package with bad arguments and wants an error, never a panic or a silent
+// success (issue 9, item 8: these panicked or passed before).
+func TestMisuseReturnsErrors(t *testing.T) {
+	data := subgroupData(t, 200, 3, 1)
+	model := must(batch.NewLogistic[float64](3))
+	theta := make([]float64, model.NumParams())
+	vanilla := Options{Method: Vanilla, Steps: 3}
+	empty := &batch.Data[float64]{}
+	badLabel := *data
+	badLabel.Labels = append([]int32(nil), data.Labels...)
+	badLabel.Labels[7] = 5
+	good := &ModelFile{Kind: KindLogistic, D: 3, K: 2, Precision: F64, Theta: []float64{1, 2, 3, 4}, Alpha: 0.1, Method: Alg3, Classes: []string{"a", "b"}}
+	closedOnline := func() error {
+		o, err := NewOnline(model, 3, 2, Options{Method: Alg1, Steps: 10, LR: 0.1})
+		if err != nil {
+			return fmt.Errorf("setup: %w (not the error under test)", err)
+		}
+		o.Close()
+		return o.Observe([]float64{1, 2, 3}, 0, 1)
+	}
+	online := func(x []float64, label int) error {
+		o, err := NewOnline(model, 3, 2, Options{Method: Alg1, Steps: 10, LR: 0.1})
+		if err != nil {
+			return fmt.Errorf("setup: %w (not the error under test)", err)
+		}
+		defer o.Close()
+		return o.Observe(x, 0, label)
+	}
+	var ts TailScratch[float64]
+	x := []float64{1, 2, 3}
+	cases := []struct {
+		name string
+		f    func() error
+	}{
+		{"Train nil model", func() error { _, err := Train[float64](nil, data, vanilla); return err }},
+		{"Train nil data", func() error { _, err := Train(model, nil, vanilla); return err }},
+		{"Train zero rows", func() error { _, err := Train(model, empty, vanilla); return err }},
+		{"Train label out of range", func() error { _, err := Train(model, &badLabel, vanilla); return err }},
+		{"Train Threads -1", func() error { _, err := Train(model, data, Options{Method: Vanilla, Threads: -1}); return err }},
+		{"Train no method", func() error { _, err := Train(model, data, Options{}); return err }},
+		{"Train wrong model", func() error { _, err := Train(must(batch.NewSoftmax[float64](3, 4)), data, vanilla); return err }},
+		{"Train short Init", func() error { _, err := Train(model, data, Options{Method: Vanilla, Init: []float64{1}}); return err }},
+		{"Losses short θ", func() error { _, err := Losses(model, theta[:2], data, 8); return err }},
+		{"Losses nil model", func() error { _, err := Losses[float64](nil, theta, data, 1); return err }},
+		{"Losses nil data", func() error { _, err := Losses(model, theta, nil, 1); return err }},
+		{"Losses threads -1", func() error { _, err := Losses(model, theta, data, -1); return err }},
+		{"Predictions short θ", func() error { _, err := Predictions(model, theta[:2], data, 8); return err }},
+		{"Predictions nil data", func() error { _, err := Predictions(model, theta, nil, 1); return err }},
+		{"Predictions nil model", func() error { _, err := Predictions[float64](nil, theta, data, 1); return err }},
+		{"Predictions threads -1", func() error { _, err := Predictions(model, theta, data, -1); return err }},
+		{"Evaluate long θ", func() error { _, err := Evaluate(model, append(theta, 1), data); return err }},
+		{"Evaluate bad α", func() error { _, err := Evaluate(model, theta, data, 1.5); return err }},
+		{"Evaluate zero rows", func() error { _, err := Evaluate(model, theta, empty); return err }},
+		{"NewOnline nil model", func() error {
+			_, err := NewOnline[float64](nil, 3, 2, Options{Method: Alg1, Steps: 10, LR: 0.1})
+			return err
+		}},
+		{"NewOnline d = 0", func() error { _, err := NewOnline(model, 0, 2, Options{Method: Alg1, Steps: 10, LR: 0.1}); return err }},
+		{"NewOnline k = -1", func() error { _, err := NewOnline(model, 3, -1, Options{Method: Alg1, Steps: 10, LR: 0.1}); return err }},
+		{"NewOnline Threads -1", func() error {
+			_, err := NewOnline(model, 3, 2, Options{Method: Alg1, Steps: 10, LR: 0.1, Threads: -1})
+			return err
+		}},
+		{"Online.Observe short x", func() error { return online([]float64{1}, 1) }},
+		{"Online.Observe bad label", func() error { return online(x, 2) }},
+		{"Online.Observe after Close", closedOnline},
+		{"SaveModel nil model", func() error { return SaveModel(&bytes.Buffer{}, nil) }},
+		{"SaveModel nil writer", func() error { return SaveModel(nil, good) }},
+		{"LoadModel nil reader", func() error { _, err := LoadModel(nil); return err }},
+		{"BuildModel nil", func() error { _, _, err := BuildModel[float64](nil); return err }},
+		{"ModelFile.Validate nil", func() error { return (*ModelFile)(nil).Validate() }},
+		{"NewModel d = -1", func() error { _, err := NewModel[float64](KindLogistic, -1, 2, 0); return err }},
+		{"NewModel huge mlp", func() error { _, err := NewModel[float32](KindMLP, 784, 10, 100_000_000); return err }},
+		{"NumParams huge", func() error { _, err := NumParams(KindSoftmax, 1<<30, 1<<30, 0); return err }},
+		{"Preprocess nil", func() error { return Preprocess[float64](nil, []float64{1, 2}, 2) }},
+		{"Preprocess d = 0", func() error { return Preprocess(&Preprocessing{}, []float64{1, 2}, 0) }},
+		{"Preprocessing.Validate nil", func() error { return (*Preprocessing)(nil).Validate(2) }},
+		{"CVaR empty", func() error { _, err := CVaR(nil, 0.1); return err }},
+		{"CVaR α = 0", func() error { _, err := CVaR(x, 0); return err }},
+		{"VaR NaN", func() error { _, err := VaR([]float64{math.NaN()}, 0.5); return err }},
+		{"CVaROf α NaN", func() error { _, err := CVaROf([]float32{1}, math.NaN()); return err }},
+		{"VaROf Inf", func() error { _, err := VaROf([]float32{float32(math.Inf(1))}, 0.5); return err }},
+		{"WeightedCVaR short weights", func() error { _, _, err := WeightedCVaR(x, []float64{1}, 0.5); return err }},
+		{"Tails α 2", func() error { _, err := Tails(x, 0.1, 2); return err }},
+		{"TailScratch.CVaR", func() error { _, err := ts.CVaR(nil, 0.1); return err }},
+		{"TailScratch.VaR", func() error { _, err := ts.VaR(x, -1); return err }},
+		{"TailScratch.CVaRVaR", func() error { _, _, err := ts.CVaRVaR(x, 1.1); return err }},
+		{"TailScratch.WeightedCVaR", func() error { _, _, err := ts.WeightedCVaR(x, []float64{-1, 1, 1}, 0.5); return err }},
+		{"TailScratch.AppendTails", func() error { _, err := ts.AppendTails(nil, []float64{}, 0.5); return err }},
+		{"ParseMethod", func() error { _, err := ParseMethod("alg9"); return err }},
+		{"ParseSmoothing", func() error { _, err := ParseSmoothing("cubic"); return err }},
+	}
+	for _, c := range cases {
+		var err error
+		func() {
+			defer func() {
+				if r := recover(); r != nil {
+					t.Errorf("%s: panic: %v", c.name, r)
+					err = fmt.Errorf("panicked")
+				}
+			}()
+			err = c.f()
+		}()
+		if err == nil {
+			t.Errorf("%s: no error", c.name)
+		} else {
+			t.Logf("%s: %v", c.name, err)
+		}
+	}
+}
