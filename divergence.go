@@ -8,32 +8,13 @@ import (
 )
 
 // A run has diverged when a minibatch's mean loss exceeds DivergenceFactor
-// times its loss scale: the largest loss at the initial parameters over up
-// to lossScaleRows rows spread evenly over the data (Train), or the first
-// sample's loss (Online), or 1 if that is larger. A healthy run lowers its
+// times its loss scale: the largest of the initial losses (see
+// DefaultInitSample) for Train, or the first sample's loss for Online, or 1
+// if that is larger. A healthy run lowers its
 // losses; one whose mean loss has grown twelve orders of magnitude past the
 // worst loss it started from is running away geometrically, and would go on
 // to overflow (or return garbage that stays just finite).
 const DivergenceFactor = 1e12
-
-// lossScaleRows bounds the rows Train reads to set the loss scale.
-const lossScaleRows = 4096
-
-// lossScale returns the largest loss at θ over up to lossScaleRows rows of
-// data spread evenly over it.
-func lossScale[T batch.Float](e *batch.Engine[T], theta []T, data *batch.Data[T]) (float64, error) {
-	m := min(data.N, lossScaleRows)
-	idx := make([]int, m)
-	for i := range idx {
-		idx[i] = int(int64(i) * int64(data.N) / int64(m))
-	}
-	g := make([]T, len(theta))
-	losses, _, err := e.Gradient(g, theta, data, idx, 0, &batch.Weighting{Objective: batch.Mean})
-	if err != nil {
-		return 0, err
-	}
-	return maxAbs(losses), nil
-}
 
 func maxAbs[T batch.Float](xs []T) float64 {
 	var m float64

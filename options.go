@@ -103,7 +103,7 @@ const (
 	//   - τ starts at that VaR_α, where the optimum puts it;
 	//   - Alg3 and Alg4 return their last iterate, Alg1 and Alg2 the
 	//     average (whose noise it smooths).
-	// The VaR is measured on up to DefaultInitSample random training rows
+	// The VaR is measured on up to DefaultInitSample training rows
 	// for Alg2 and Alg3, and on the first sample for the online Alg1 and
 	// Alg4 (as Online sees it).
 	PracticalStep StepRule = iota

@@ -65,9 +65,10 @@ const fromInitialLosses = "initial losses"
 // minibatches each leave a model far from trained.
 const DefaultMinSteps = 1000
 
-// DefaultInitSample is the number of random training rows whose losses at
-// the starting point set the practical ε and τ.
-const DefaultInitSample = 1024
+// DefaultInitSample is the largest number of training rows, spread evenly
+// over the data, whose losses at the starting point — the initial losses —
+// set the practical ε and τ and the divergence bound.
+const DefaultInitSample = 4096
 
 // GAlphaOf returns G_α = max{√(G² + (1−α)²)/α, 1}, the Lipschitz constant of
 // the auxiliary objective f(w, τ) (Lemma 2.2), for a loss with range [0, 1].

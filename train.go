@@ -305,21 +305,19 @@ func Train[T batch.Float](model batch.Model[T], data *batch.Data[T], opt Options
 	if err != nil {
 		return nil, err
 	}
-	if r.fromLosses && !opt.Method.online() { // online methods start from their first sample, as Online does
-		idx, m := initSample(data.N, opt.Seed)
-		losses, _, err := engine.Gradient(r.g, theta, data, idx, m, &batch.Weighting{Objective: batch.Mean})
-		if err != nil {
-			return nil, err
-		}
-		if err := r.start(losses); err != nil {
-			return nil, err
-		}
-	}
-	scaleRef, err := lossScale(engine, r.theta, data)
+	// The initial losses set the divergence bound and, for the practical
+	// rule, ε and τ (online methods start from their first sample instead,
+	// as Online does).
+	initial, _, err := engine.Gradient(r.g, theta, data, initRows(data.N), 0, &batch.Weighting{Objective: batch.Mean})
 	if err != nil {
 		return nil, err
 	}
-	r.setLossScale(scaleRef)
+	r.setLossScale(maxAbs(initial))
+	if r.fromLosses && !opt.Method.online() {
+		if err := r.start(initial); err != nil {
+			return nil, err
+		}
+	}
 	sampler, err := batch.NewSampler(data.N, pr.Batch, samplingOf(opt), opt.Seed)
 	if err != nil {
 		return nil, err
@@ -338,19 +336,16 @@ func Train[T batch.Float](model batch.Model[T], data *batch.Data[T], opt Options
 	return r.result(), nil
 }
 
-// initSample returns the rows whose losses at the starting point set the
-// practical ε and τ: all of them when there are at most DefaultInitSample,
-// else DefaultInitSample drawn at random (idx nil means the first m rows).
-func initSample(n int, seed uint64) (idx []int, m int) {
-	if n <= DefaultInitSample {
-		return nil, n
-	}
-	rng := rand.New(rand.NewPCG(seed, 0x1a57))
-	idx = make([]int, DefaultInitSample)
+// initRows returns the rows whose losses at the starting point are the
+// run's initial losses: up to DefaultInitSample of them, spread evenly over
+// the data.
+func initRows(n int) []int {
+	m := min(n, DefaultInitSample)
+	idx := make([]int, m)
 	for i := range idx {
-		idx[i] = rng.IntN(n)
+		idx[i] = int(int64(i) * int64(n) / int64(m))
 	}
-	return idx, len(idx)
+	return idx
 }
 
 func samplingOf(opt Options) batch.Sampling {
