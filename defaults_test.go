@@ -1,9 +1,13 @@
 package cvar
 
 import (
+	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/cvarlearn/cvar/batch"
 )
@@ -185,5 +189,45 @@ func TestTune(t *testing.T) {
 	}
 	if _, err := Tune(model, train, val, opt, TuneOptions{Grid: Grid{LR: []float64{-1}}}); err == nil {
 		t.Error("a negative step size in the grid was accepted")
+	}
+}
+
+// TestTrainContext checks that a cancelled context stops training before
+// its next step, with an error that wraps the context's and names the step.
+func TestTrainContext(t *testing.T) {
+	data := classData(t, 2000, 8, 3, 7)
+	model := must(batch.NewSoftmax[float64](8, 3))
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	epochs := 0
+	opt := Options{Method: Alg3, Epochs: 50, Seed: 1, OnEpoch: func(EpochInfo) error {
+		epochs++
+		if epochs == 2 {
+			cancel()
+		}
+		return nil
+	}}
+	_, err := TrainContext(ctx, model, data, opt)
+	if !errors.Is(err, context.Canceled) || !strings.Contains(err.Error(), "before step 9 of") {
+		t.Errorf("cancelled after epoch 2: %v", err)
+	}
+	if epochs != 2 {
+		t.Errorf("%d epochs ran after the cancel at the second", epochs)
+	}
+	past, cancelPast := context.WithDeadline(context.Background(), time.Now().Add(-time.Second))
+	defer cancelPast()
+	if _, err := TrainContext(past, model, data, Options{Method: Vanilla, Seed: 1}); !errors.Is(err, context.DeadlineExceeded) {
+		t.Errorf("past deadline: %v", err)
+	}
+	// A live context changes nothing.
+	a, err := TrainContext(context.Background(), model, data, Options{Method: Alg3, Epochs: 2, Seed: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, _ := Train(model, data, Options{Method: Alg3, Epochs: 2, Seed: 1})
+	for i := range a.Theta {
+		if a.Theta[i] != b.Theta[i] {
+			t.Fatalf("θ[%d]: %v with a context, %v without", i, a.Theta[i], b.Theta[i])
+		}
 	}
 }

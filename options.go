@@ -74,17 +74,18 @@ func ParseSmoothing(s string) (Smoothing, error) {
 	return 0, fmt.Errorf("cvar: unknown smoothing %q (want softplus or quadratic)", s)
 }
 
-// Sampling says how minibatches are drawn.
-type Sampling int
+// Sampling says how minibatches are drawn: batch's modes, and the zero
+// value for the method's default.
+type Sampling = batch.Sampling
 
 const (
 	// SamplingDefault is in-order for Alg1 and Alg4 (a stream), with
 	// replacement for Alg2 and Alg3 (the theorems), shuffled epochs for the
 	// baselines (the paper's experiments).
-	SamplingDefault Sampling = iota
-	WithReplacement
-	ShuffledEpochs
-	InOrder
+	SamplingDefault Sampling = 0
+	WithReplacement          = batch.WithReplacement
+	ShuffledEpochs           = batch.Shuffled
+	InOrder                  = batch.InOrder
 )
 
 // StepRule says where the step size η, the smoothing ε and the starting τ

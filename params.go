@@ -295,7 +295,14 @@ func (m Method) Theorem() string {
 // estimateConstants estimates G and β of a model without closed-form bounds
 // at θ₀: G as the largest per-sample gradient norm over up to 256 samples, β
 // as the largest ratio ‖∇ℓ(θ₀ + δu) − ∇ℓ(θ₀)‖/δ over random unit directions u.
-func estimateConstants[T batch.Float](e *batch.Engine[T], theta []T, data *batch.Data[T], seed uint64) (g, beta float64) {
+func estimateConstants[T batch.Float](model batch.Model[T], theta []T, data *batch.Data[T], seed uint64) (g, beta float64) {
+	// One-sample gradients: a single worker of its own, so that the run's
+	// workers are made only after every option is resolved.
+	e, err := batch.NewEngine(model, 1)
+	if err != nil {
+		return math.NaN(), math.NaN() // resolve reports the step size it cannot set
+	}
+	defer e.Close()
 	rng := rand.New(rand.NewPCG(seed, 0xe57))
 	p := len(theta)
 	g0, g1 := make([]T, p), make([]T, p)

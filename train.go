@@ -1,6 +1,7 @@
 package cvar
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -275,10 +276,34 @@ func (r *run[T]) epochDone(epoch int) error {
 // naming the step (see DivergenceFactor). Train's workers have exited when
 // it returns.
 func Train[T batch.Float](model batch.Model[T], data *batch.Data[T], opt Options) (*Result[T], error) {
+	return TrainContext(context.Background(), model, data, opt)
+}
+
+// TrainContext is Train under ctx: when ctx is cancelled or its deadline
+// passes, training stops before its next step and returns an error that
+// wraps ctx.Err() and names the step.
+func TrainContext[T batch.Float](ctx context.Context, model batch.Model[T], data *batch.Data[T], opt Options) (*Result[T], error) {
 	if err := checkModelData(model, data); err != nil {
 		return nil, err
 	}
 	if err := checkThreads(opt.Threads); err != nil {
+		return nil, err
+	}
+	theta, err := initialTheta(model, opt)
+	if err != nil {
+		return nil, err
+	}
+	// Every option is resolved here, once, before any worker or sampler is
+	// made.
+	scale := opt.Scale
+	if scale == (batch.Scale{}) {
+		scale = data.Scale()
+	}
+	p := model.NumParams()
+	bounds := model.Bounds(scale, opt.Domain.radius(p))
+	est := func() (float64, float64) { return estimateConstants(model, theta, data, opt.Seed) }
+	pr, err := resolve(&opt, p, data.N, bounds, est)
+	if err != nil {
 		return nil, err
 	}
 	engine, err := batch.NewEngine(model, opt.Threads)
@@ -286,21 +311,6 @@ func Train[T batch.Float](model batch.Model[T], data *batch.Data[T], opt Options
 		return nil, err
 	}
 	defer engine.Close()
-	theta, err := initialTheta(model, opt)
-	if err != nil {
-		return nil, err
-	}
-	scale := opt.Scale
-	if scale == (batch.Scale{}) {
-		scale = data.Scale()
-	}
-	p := model.NumParams()
-	bounds := model.Bounds(scale, opt.Domain.radius(p))
-	est := func() (float64, float64) { return estimateConstants(engine, theta, data, opt.Seed) }
-	pr, err := resolve(&opt, p, data.N, bounds, est)
-	if err != nil {
-		return nil, err
-	}
 	r, err := newRun(model, engine, opt, pr, theta)
 	if err != nil {
 		return nil, err
@@ -323,7 +333,15 @@ func Train[T batch.Float](model batch.Model[T], data *batch.Data[T], opt Options
 		return nil, err
 	}
 	perEpoch := sampler.BatchesPerEpoch()
+	done := ctx.Done()
 	for t := 1; t <= pr.Steps; t++ {
+		if done != nil {
+			select {
+			case <-done:
+				return nil, fmt.Errorf("cvar: training stopped before step %d of %d: %w", t, pr.Steps, ctx.Err())
+			default:
+			}
+		}
 		if err := r.step(data, sampler.Next(), 0); err != nil {
 			return nil, err
 		}
@@ -348,22 +366,18 @@ func initRows(n int) []int {
 	return idx
 }
 
-func samplingOf(opt Options) batch.Sampling {
-	switch opt.Sampling {
-	case WithReplacement:
-		return batch.WithReplacement
-	case ShuffledEpochs:
-		return batch.Shuffled
-	case InOrder:
-		return batch.InOrder
+// samplingOf resolves the method's default sampling.
+func samplingOf(opt Options) Sampling {
+	if opt.Sampling != SamplingDefault {
+		return opt.Sampling
 	}
 	switch opt.Method {
 	case Alg1, Alg4:
-		return batch.InOrder
+		return InOrder
 	case Alg2, Alg3:
-		return batch.WithReplacement
+		return WithReplacement
 	}
-	return batch.Shuffled
+	return ShuffledEpochs
 }
 
 func initialTheta[T batch.Float](model batch.Model[T], opt Options) ([]T, error) {

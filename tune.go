@@ -1,6 +1,7 @@
 package cvar
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -84,6 +85,12 @@ type Tuned[T batch.Float] struct {
 // of the choice; Tune fails only when every setting diverged or on an
 // error that no setting can avoid (bad options, bad data).
 func Tune[T batch.Float](model batch.Model[T], train, val *batch.Data[T], opt Options, to TuneOptions) (*Tuned[T], error) {
+	return TuneContext(context.Background(), model, train, val, opt, to)
+}
+
+// TuneContext is Tune under ctx: once ctx is done, the settings still
+// training stop before their next step and Tune returns ctx's error.
+func TuneContext[T batch.Float](ctx context.Context, model batch.Model[T], train, val *batch.Data[T], opt Options, to TuneOptions) (*Tuned[T], error) {
 	if train == nil || val == nil {
 		return nil, errors.New("cvar: Tune needs training and validation data")
 	}
@@ -138,7 +145,7 @@ func Tune[T batch.Float](model batch.Model[T], train, val *batch.Data[T], opt Op
 		go func() {
 			defer wg.Done()
 			for i := range next {
-				results[i], trials[i].Val, trials[i].Err = tryOne(model, train, val, opt, &trials[i], alpha)
+				results[i], trials[i].Val, trials[i].Err = tryOne(ctx, model, train, val, opt, &trials[i], alpha)
 			}
 		}()
 	}
@@ -148,6 +155,9 @@ func Tune[T batch.Float](model batch.Model[T], train, val *batch.Data[T], opt Op
 	close(next)
 	wg.Wait()
 
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("cvar: tuning stopped: %w", err)
+	}
 	best := -1
 	for i, tr := range trials {
 		var div *DivergenceError
@@ -170,10 +180,10 @@ func Tune[T batch.Float](model batch.Model[T], train, val *batch.Data[T], opt Op
 }
 
 // tryOne trains one setting on one thread and evaluates it on val.
-func tryOne[T batch.Float](model batch.Model[T], train, val *batch.Data[T], opt Options, tr *Trial, alpha float64) (*Result[T], Metrics, error) {
+func tryOne[T batch.Float](ctx context.Context, model batch.Model[T], train, val *batch.Data[T], opt Options, tr *Trial, alpha float64) (*Result[T], Metrics, error) {
 	opt.LR, opt.WeightDecay, opt.EpsFraction, opt.Threads = tr.LR, tr.WeightDecay, tr.EpsFraction, 1
 	opt.OnEpoch = nil
-	res, err := Train(model, train, opt)
+	res, err := TrainContext(ctx, model, train, opt)
 	if err != nil {
 		return nil, Metrics{}, err
 	}

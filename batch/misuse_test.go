@@ -103,6 +103,7 @@ func TestMisuseReturnsErrors(t *testing.T) {
 		{"NewSampler b = 0", func() error { _, err := NewSampler(5, 0, InOrder, 1); return err }},
 		{"NewSampler n = MaxInt", func() error { _, err := NewSampler(math.MaxInt, 3, Shuffled, 1); return err }},
 		{"NewSampler unknown mode", func() error { _, err := NewSampler(5, 2, Sampling(7), 1); return err }},
+		{"NewSampler no mode", func() error { _, err := NewSampler(5, 2, Sampling(0), 1); return err }},
 		{"Weighting.Validate", func() error { return (&Weighting{Objective: Softplus, Alpha: 0.1}).Validate() }},
 		{"Weighting.Validate objective", func() error { return (&Weighting{Objective: Objective(9)}).Validate() }},
 		{"Linear.Check nil", func() error { return model.Check(nil) }},

@@ -11,8 +11,10 @@ type Sampling int
 
 const (
 	// WithReplacement draws every index uniformly and independently: the
-	// sampling the paper's theorems (Alg 2 and 3) assume.
-	WithReplacement Sampling = iota
+	// sampling the paper's theorems (Alg 2 and 3) assume. (The zero
+	// Sampling is no mode: callers such as cvar.Options use it for "the
+	// method's default".)
+	WithReplacement Sampling = iota + 1
 	// Shuffled passes over the data in a fresh random order each epoch, the
 	// last batch of an epoch possibly shorter: the paper's experiments.
 	Shuffled
@@ -55,7 +57,7 @@ func NewSampler(n, b int, mode Sampling, seed uint64) (*Sampler, error) {
 		return nil, fmt.Errorf("batch: sampler needs 0 < n ≤ 2^40 and b > 0, got n = %d, b = %d", n, b)
 	}
 	if mode < WithReplacement || mode > InOrder {
-		return nil, fmt.Errorf("batch: unknown sampling %v", mode)
+		return nil, fmt.Errorf("batch: unknown sampling %v (want WithReplacement, Shuffled or InOrder)", mode)
 	}
 	b = min(b, n)
 	s := &Sampler{n: n, b: b, mode: mode, rng: rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15)), out: make([]int, b)}
