@@ -19,7 +19,8 @@
 //
 // [Train] runs any of them on data in memory (package batch), [Online] feeds
 // Alg1 or Alg4 one sample at a time, and [CVaR], [VaR], [Tails] and
-// [Evaluate] measure the tail of the losses exactly.
+// [Evaluate] (or an [Evaluator], reused) measure the tail of the losses
+// exactly.
 //
 // Conventions (see docs/algorithms.md): α ∈ (0, 1] is the tail fraction, so
 // α = 1 is the mean; losses are divided by a bound L before the plus

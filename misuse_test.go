@@ -71,6 +71,19 @@ func TestMisuseReturnsErrors(t *testing.T) {
 		{"Evaluate long θ", func() error { _, err := Evaluate(model, append(theta, 1), data); return err }},
 		{"Evaluate bad α", func() error { _, err := Evaluate(model, theta, data, 1.5); return err }},
 		{"Evaluate zero rows", func() error { _, err := Evaluate(model, theta, empty); return err }},
+		{"NewEvaluator nil model", func() error { _, err := NewEvaluator[float64](nil, 1); return err }},
+		{"NewEvaluator threads -1", func() error { _, err := NewEvaluator(model, -1); return err }},
+		{"Evaluator.Metrics short θ", func() error {
+			ev, err := NewEvaluator(model, 1)
+			if err != nil {
+				return fmt.Errorf("setup: %w (not the error under test)", err)
+			}
+			defer ev.Close()
+			_, err = ev.Metrics(theta[:2], data, 0.1)
+			return err
+		}},
+		{"MetricsOf short correct", func() error { _, err := MetricsOf([]float64{1, 2}, []bool{true}, 0.1); return err }},
+		{"MetricsOf no losses", func() error { _, err := MetricsOf([]float64{}, nil, 0.1); return err }},
 		{"NewOnline nil model", func() error {
 			_, err := NewOnline[float64](nil, 3, 2, Options{Method: Alg1, Steps: 10, LR: 0.1})
 			return err

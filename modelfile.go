@@ -11,10 +11,10 @@ import (
 	"io"
 	"io/fs"
 	"math"
-	"strconv"
 	"strings"
 
 	"github.com/cvarlearn/cvar/batch"
+	"github.com/cvarlearn/cvar/internal/jsonfloat"
 )
 
 // The model file format, version 1.
@@ -346,81 +346,45 @@ func (m *ModelFile) Validate() error {
 	return nil
 }
 
-// jfloat is a float64 whose JSON form holds NaN and ±Inf as strings.
-type jfloat float64
-
-func (f jfloat) MarshalJSON() ([]byte, error) {
-	v := float64(f)
-	switch {
-	case math.IsNaN(v):
-		return []byte(`"NaN"`), nil
-	case math.IsInf(v, 1):
-		return []byte(`"+Inf"`), nil
-	case math.IsInf(v, -1):
-		return []byte(`"-Inf"`), nil
-	}
-	return strconv.AppendFloat(nil, v, 'g', -1, 64), nil
-}
-
-func (f *jfloat) UnmarshalJSON(b []byte) error {
-	switch string(b) {
-	case `"NaN"`:
-		*f = jfloat(math.NaN())
-		return nil
-	case `"+Inf"`, `"Inf"`:
-		*f = jfloat(math.Inf(1))
-		return nil
-	case `"-Inf"`:
-		*f = jfloat(math.Inf(-1))
-		return nil
-	}
-	var v float64
-	if err := json.Unmarshal(b, &v); err != nil {
-		return err
-	}
-	*f = jfloat(v)
-	return nil
-}
-
 // paramsJSON is Params as the header stores it.
 type paramsJSON struct {
-	Method     string `json:"method"`
-	Alpha      jfloat `json:"alpha"`
-	N          int    `json:"n"`
-	Steps      int    `json:"steps"`
-	Batch      int    `json:"batch"`
-	G          jfloat `json:"g"`
-	Beta       jfloat `json:"beta"`
-	L          jfloat `json:"loss_bound"`
-	D          jfloat `json:"diameter"`
-	GAlpha     jfloat `json:"g_alpha"`
-	LR         jfloat `json:"lr"`
-	Eps        jfloat `json:"eps"`
-	TauMin     jfloat `json:"tau_min"`
-	TauMax     jfloat `json:"tau_max"`
-	Bound      jfloat `json:"bound"`
-	Estimated  bool   `json:"estimated"`
-	TheoremLR  bool   `json:"theorem_lr"`
-	TheoremEps bool   `json:"theorem_eps"`
+	Method     string          `json:"method"`
+	Alpha      jsonfloat.Exact `json:"alpha"`
+	N          int             `json:"n"`
+	Steps      int             `json:"steps"`
+	Batch      int             `json:"batch"`
+	G          jsonfloat.Exact `json:"g"`
+	Beta       jsonfloat.Exact `json:"beta"`
+	L          jsonfloat.Exact `json:"loss_bound"`
+	D          jsonfloat.Exact `json:"diameter"`
+	GAlpha     jsonfloat.Exact `json:"g_alpha"`
+	LR         jsonfloat.Exact `json:"lr"`
+	Eps        jsonfloat.Exact `json:"eps"`
+	TauMin     jsonfloat.Exact `json:"tau_min"`
+	TauMax     jsonfloat.Exact `json:"tau_max"`
+	Bound      jsonfloat.Exact `json:"bound"`
+	Estimated  bool            `json:"estimated"`
+	TheoremLR  bool            `json:"theorem_lr"`
+	TheoremEps bool            `json:"theorem_eps"`
 }
 
 // header is the JSON header of a model file.
 type header struct {
-	Format        string        `json:"format"`
-	Model         string        `json:"model"`
-	D             int           `json:"d"`
-	K             int           `json:"k"`
-	Hidden        int           `json:"hidden,omitempty"`
-	Precision     string        `json:"precision"`
-	NumParams     int           `json:"num_params"`
-	Tau           jfloat        `json:"tau"`
-	Alpha         jfloat        `json:"alpha"`
-	Method        string        `json:"method"`
-	Classes       []string      `json:"classes,omitempty"`
-	Features      []string      `json:"features,omitempty"`
-	Preprocessing Preprocessing `json:"preprocessing"`
-	Params        paramsJSON    `json:"params"`
-	Source        DataSource    `json:"source"`
+	Format        string          `json:"format"`
+	Model         string          `json:"model"`
+	D             int             `json:"d"`
+	K             int             `json:"k"`
+	Hidden        int             `json:"hidden,omitempty"`
+	Precision     string          `json:"precision"`
+	NumParams     int             `json:"num_params"`
+	Tau           jsonfloat.Exact `json:"tau"`
+	Alpha         jsonfloat.Exact `json:"alpha"`
+	Method        string          `json:"method"`
+	Classes       []string        `json:"classes,omitempty"`
+	Features      []string        `json:"features,omitempty"`
+	Preprocessing Preprocessing   `json:"preprocessing"`
+	Params        paramsJSON      `json:"params"`
+	Source        DataSource      `json:"source"`
 }
 
 const headerFormat = "cvar-model"
@@ -445,13 +409,13 @@ func SaveModel(w io.Writer, m *ModelFile) error {
 	h := header{
 		Format: headerFormat, Model: m.Kind, D: m.D, K: m.K, Hidden: m.Hidden,
 		Precision: m.Precision, NumParams: len(m.Theta),
-		Tau: jfloat(m.Tau), Alpha: jfloat(m.Alpha), Method: methodName(m.Method),
+		Tau: jsonfloat.Exact(m.Tau), Alpha: jsonfloat.Exact(m.Alpha), Method: methodName(m.Method),
 		Classes: m.Classes, Features: m.Features, Preprocessing: m.Preprocessing,
 		Params: paramsJSON{
-			Method: methodName(pr.Method), Alpha: jfloat(pr.Alpha), N: pr.N, Steps: pr.Steps, Batch: pr.Batch,
-			G: jfloat(pr.G), Beta: jfloat(pr.Beta), L: jfloat(pr.L), D: jfloat(pr.D), GAlpha: jfloat(pr.GAlpha),
-			LR: jfloat(pr.LR), Eps: jfloat(pr.Eps), TauMin: jfloat(pr.TauMin), TauMax: jfloat(pr.TauMax),
-			Bound: jfloat(pr.Bound), Estimated: pr.Estimated, TheoremLR: pr.TheoremLR, TheoremEps: pr.TheoremEps,
+			Method: methodName(pr.Method), Alpha: jsonfloat.Exact(pr.Alpha), N: pr.N, Steps: pr.Steps, Batch: pr.Batch,
+			G: jsonfloat.Exact(pr.G), Beta: jsonfloat.Exact(pr.Beta), L: jsonfloat.Exact(pr.L), D: jsonfloat.Exact(pr.D), GAlpha: jsonfloat.Exact(pr.GAlpha),
+			LR: jsonfloat.Exact(pr.LR), Eps: jsonfloat.Exact(pr.Eps), TauMin: jsonfloat.Exact(pr.TauMin), TauMax: jsonfloat.Exact(pr.TauMax),
+			Bound: jsonfloat.Exact(pr.Bound), Estimated: pr.Estimated, TheoremLR: pr.TheoremLR, TheoremEps: pr.TheoremEps,
 		},
 		Source: m.Source,
 	}

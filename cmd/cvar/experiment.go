@@ -18,6 +18,7 @@ import (
 	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/batch"
 	"github.com/cvarlearn/cvar/dataset"
+	"github.com/cvarlearn/cvar/internal/jsonfloat"
 	"github.com/cvarlearn/cvar/internal/plots"
 )
 
@@ -258,8 +259,8 @@ type divergedRun struct {
 }
 
 type meanStd struct {
-	Mean jnum `json:"mean"`
-	Std  jnum `json:"std"`
+	Mean jsonfloat.Lossy `json:"mean"`
+	Std  jsonfloat.Lossy `json:"std"`
 }
 
 type selected struct {
@@ -646,7 +647,7 @@ func summarise(xs []float64) meanStd {
 		}
 	}
 	if n == 0 {
-		return meanStd{Mean: jnum(math.NaN()), Std: jnum(math.NaN())}
+		return meanStd{Mean: jsonfloat.Lossy(math.NaN()), Std: jsonfloat.Lossy(math.NaN())}
 	}
 	mean := sum / float64(n)
 	var ss float64
@@ -659,7 +660,7 @@ func summarise(xs []float64) meanStd {
 	if n > 1 {
 		std = math.Sqrt(ss / float64(n-1))
 	}
-	return meanStd{Mean: jnum(mean), Std: jnum(std)}
+	return meanStd{Mean: jsonfloat.Lossy(mean), Std: jsonfloat.Lossy(std)}
 }
 
 // runJobs runs f on every job with the given number of workers.
@@ -695,12 +696,12 @@ func runOne[T batch.Float](cfg *expConfig, j *runResult, model batch.Model[T], t
 	if em.method == cvar.Alg3 {
 		opt.Eps = cfg.eps // 0: the practical ε, from the losses at the start
 	}
-	ev, err := newEvaluator(model, 1)
+	ev, err := cvar.NewEvaluator(model, 1)
 	if err != nil {
 		j.err = err
 		return
 	}
-	defer ev.close()
+	defer ev.Close()
 	theta := make([]T, model.NumParams())
 	done := 0
 	opt.OnEpoch = func(info cvar.EpochInfo) error {
@@ -716,11 +717,12 @@ func runOne[T batch.Float](cfg *expConfig, j *runResult, model batch.Model[T], t
 			return err
 		}
 		for k, data := range []*batch.Data[T]{train, val} {
-			m, err := ev.metrics(theta, data, []float64{0.1})
+			m, err := ev.Metrics(theta, data, 0.1)
 			if err != nil {
 				return err
 			}
-			j.curves[0][k] = append(j.curves[0][k], m.tail(0.1).CVaR)
+			c, _ := m.TailAt(0.1)
+			j.curves[0][k] = append(j.curves[0][k], c)
 			j.curves[1][k] = append(j.curves[1][k], m.Accuracy)
 			j.curves[2][k] = append(j.curves[2][k], m.MeanLoss)
 		}
@@ -736,12 +738,14 @@ func runOne[T batch.Float](cfg *expConfig, j *runResult, model batch.Model[T], t
 		j.err = err
 		return
 	}
-	if j.val, err = ev.metrics(res.Theta, val, alphas); err != nil {
+	m, err := ev.Metrics(res.Theta, val, alphas...)
+	if err != nil {
 		j.err = err
 		return
 	}
+	j.val = metrics(m)
 	if keepLosses {
-		losses, err := ev.lossesOf(res.Theta, val)
+		losses, err := ev.Losses(res.Theta, val)
 		if err != nil {
 			j.err = err
 			return
@@ -930,7 +934,7 @@ func printCSV(w io.Writer, cfg *expConfig, rows []expRow) error {
 		}
 	}
 	fmt.Fprintln(w, strings.Join(head, ","))
-	num := func(v jnum) string {
+	num := func(v jsonfloat.Lossy) string {
 		if math.IsNaN(float64(v)) {
 			return ""
 		}

@@ -14,6 +14,7 @@ import (
 	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/batch"
 	"github.com/cvarlearn/cvar/dataset"
+	"github.com/cvarlearn/cvar/internal/jsonfloat"
 )
 
 // Streaming training (train -stream) reads a CSV or LIBSVM file row by row
@@ -340,11 +341,11 @@ func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 
 	// Pass 4: every row's loss, in chunks.
 	alphas := unionAlphas(res.Params.Alpha)
-	ev, err := newEvaluator(model, f.threads)
+	ev, err := cvar.NewEvaluator(model, f.threads)
 	if err != nil {
 		return err
 	}
-	defer ev.close()
+	defer ev.Close()
 	const chunk = 4096
 	var (
 		buf     = make([]T, 0, chunk*d)
@@ -369,17 +370,16 @@ func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 		if err != nil {
 			return err
 		}
-		ls, err := ev.lossesOf(res.Theta, data)
+		ls, err := ev.Losses(res.Theta, data)
 		if err != nil {
 			return err
 		}
-		var scores []T
+		var pred []int
 		if k > 0 {
-			if scores, err = ev.scoresOf(res.Theta, data); err != nil {
+			if pred, err = ev.Predictions(res.Theta, data); err != nil {
 				return err
 			}
 		}
-		o := model.NumOutputs()
 		for r, tr := range rows {
 			s := 1
 			if tr {
@@ -387,7 +387,7 @@ func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 			}
 			losses[s] = append(losses[s], float64(ls[r]))
 			if k > 0 {
-				correct[s] = append(correct[s], predicted(scores[r*o:(r+1)*o]) == int(labels[r]))
+				correct[s] = append(correct[s], pred[r] == int(labels[r]))
 			}
 		}
 		buf, ys, labels, rows = buf[:0], ys[:0], labels[:0], rows[:0]
@@ -416,44 +416,19 @@ func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 	td.train = &dataset.Dataset[T]{D: d, Classes: classes, Features: features}
 	rep := &trainReport{
 		Model:  modelInfo{Kind: kind, D: d, K: k, Precision: f.precision.value, Classes: classes, Data: df.data + " (streamed)"},
-		Method: opt.Method.String(), Alpha: res.Params.Alpha, Tau: jnum(res.Tau), Domain: opt.Domain.String(),
+		Method: opt.Method.String(), Alpha: res.Params.Alpha, Tau: jsonfloat.Lossy(res.Tau), Domain: opt.Domain.String(),
 		Params: paramsJSON(res.Params), Metrics: map[string]metrics{}, params: res.Params, alphas: alphas,
 	}
 	if kind == cvar.KindMLP {
 		rep.Model.Hidden = f.hidden
 	}
 	for s, name := range []string{"training", "validation"} {
-		m, err := metricsOf(losses[s], correct[s], k > 0, alphas)
+		m, err := cvar.MetricsOf(losses[s], correct[s], alphas...)
 		if err != nil {
 			return err
 		}
-		rep.Metrics[name] = m
+		rep.Metrics[name] = metrics(m)
 		rep.order = append(rep.order, name)
 	}
 	return finishTraining(e, f, td, model, res, rep, start)
-}
-
-// metricsOf summarises losses (and, for a classifier, which rows were
-// classified correctly).
-func metricsOf(losses []float64, correct []bool, classifier bool, alphas []float64) (metrics, error) {
-	m := metrics{N: len(losses), Accuracy: math.NaN()}
-	var sum float64
-	for _, l := range losses {
-		sum += l
-	}
-	m.MeanLoss = sum / float64(len(losses))
-	var err error
-	if m.Tails, err = cvar.Tails(losses, alphas...); err != nil {
-		return m, err
-	}
-	if classifier {
-		c := 0
-		for _, ok := range correct {
-			if ok {
-				c++
-			}
-		}
-		m.Accuracy = float64(c) / float64(len(correct))
-	}
-	return m, nil
 }

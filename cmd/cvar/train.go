@@ -13,6 +13,7 @@ import (
 	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/batch"
 	"github.com/cvarlearn/cvar/dataset"
+	"github.com/cvarlearn/cvar/internal/jsonfloat"
 )
 
 // defaultRadius is the radius of the ball K that train uses when the step
@@ -206,7 +207,7 @@ type trainReport struct {
 	Model     modelInfo          `json:"model"`
 	Method    string             `json:"method"`
 	Alpha     float64            `json:"alpha"`
-	Tau       jnum               `json:"tau"`
+	Tau       jsonfloat.Lossy    `json:"tau"`
 	Domain    string             `json:"domain"`
 	Params    map[string]any     `json:"params"`
 	Metrics   map[string]metrics `json:"metrics"`
@@ -290,7 +291,7 @@ func trainRun[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 	res.Params.Tau0 *= factor
 	rep := &trainReport{
 		Model:  modelInfo{Kind: td.kind, D: td.train.D, K: td.train.K(), Precision: f.precision.value, Classes: td.train.Classes, Data: dataName(td.source)},
-		Method: opt.Method.String(), Alpha: res.Params.Alpha, Tau: jnum(res.Tau), Domain: opt.Domain.String(),
+		Method: opt.Method.String(), Alpha: res.Params.Alpha, Tau: jsonfloat.Lossy(res.Tau), Domain: opt.Domain.String(),
 		Params: paramsJSON(res.Params), Metrics: map[string]metrics{}, params: res.Params,
 		alphas: unionAlphas(res.Params.Alpha),
 	}
@@ -300,11 +301,11 @@ func trainRun[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 	if tuned != nil {
 		rep.Tune = tuneReportOf(f, tuned, factor, res.Params.Alpha)
 	}
-	ev, err := newEvaluator(model, f.threads)
+	ev, err := cvar.NewEvaluator(model, f.threads)
 	if err != nil {
 		return err
 	}
-	defer ev.close()
+	defer ev.Close()
 	sets := []struct {
 		name string
 		ds   *dataset.Dataset[T]
@@ -322,11 +323,11 @@ func trainRun[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 				return err
 			}
 		}
-		m, err := ev.metrics(res.Theta, data, rep.alphas)
+		m, err := ev.Metrics(res.Theta, data, rep.alphas...)
 		if err != nil {
 			return err
 		}
-		rep.Metrics[s.name] = m
+		rep.Metrics[s.name] = metrics(m)
 		rep.order = append(rep.order, s.name)
 	}
 	return finishTraining(e, f, td, model, res, rep, start)
@@ -499,13 +500,13 @@ type tuneReport struct {
 }
 
 type tuneTrial struct {
-	LR          float64 `json:"lr"`
-	WeightDecay float64 `json:"wd"`
-	EpsFraction float64 `json:"eps_fraction,omitempty"`
-	CVaR        jnum    `json:"cvar"`
-	MeanLoss    jnum    `json:"mean_loss"`
-	Accuracy    jnum    `json:"accuracy"`
-	Error       string  `json:"error,omitempty"`
+	LR          float64         `json:"lr"`
+	WeightDecay float64         `json:"wd"`
+	EpsFraction float64         `json:"eps_fraction,omitempty"`
+	CVaR        jsonfloat.Lossy `json:"cvar"`
+	MeanLoss    jsonfloat.Lossy `json:"mean_loss"`
+	Accuracy    jsonfloat.Lossy `json:"accuracy"`
+	Error       string          `json:"error,omitempty"`
 }
 
 func tuneReportOf[T batch.Float](f *trainFlags, t *cvar.Tuned[T], lossFactor, alpha float64) *tuneReport {
@@ -513,9 +514,9 @@ func tuneReportOf[T batch.Float](f *trainFlags, t *cvar.Tuned[T], lossFactor, al
 	for _, tr := range t.Trials {
 		c, _ := tr.Val.TailAt(alpha)
 		row := tuneTrial{LR: tr.LR, WeightDecay: tr.WeightDecay, EpsFraction: tr.EpsFraction,
-			CVaR: jnum(c * lossFactor), MeanLoss: jnum(tr.Val.MeanLoss * lossFactor), Accuracy: jnum(tr.Val.Accuracy)}
+			CVaR: jsonfloat.Lossy(c * lossFactor), MeanLoss: jsonfloat.Lossy(tr.Val.MeanLoss * lossFactor), Accuracy: jsonfloat.Lossy(tr.Val.Accuracy)}
 		if tr.Err != nil {
-			row.CVaR, row.MeanLoss, row.Accuracy, row.Error = jnum(math.NaN()), jnum(math.NaN()), jnum(math.NaN()), tr.Err.Error()
+			row.CVaR, row.MeanLoss, row.Accuracy, row.Error = jsonfloat.Lossy(math.NaN()), jsonfloat.Lossy(math.NaN()), jsonfloat.Lossy(math.NaN()), tr.Err.Error()
 		}
 		r.Trials = append(r.Trials, row)
 	}
