@@ -65,18 +65,6 @@ var (
 	ErrModelInvalid  = errors.New("cvar: invalid model file")
 )
 
-// Model kinds, as written in model files and taken by NewModel.
-const (
-	KindLogistic = "logistic" // binary logistic regression, k = 2
-	KindSoftmax  = "softmax"  // multinomial logistic regression, k ≥ 2
-	KindLinear   = "linear"   // least squares, regression
-	KindLAD      = "lad"      // least absolute deviations, regression
-	KindMLP      = "mlp"      // d → hidden → k ReLU network, k ≥ 2
-)
-
-// Kinds lists the model kinds.
-var Kinds = []string{KindLogistic, KindSoftmax, KindLinear, KindLAD, KindMLP}
-
 // Precisions of model files: the element type of the parameters.
 const (
 	F32 = "f32"
@@ -173,7 +161,7 @@ type DataSource struct {
 // ModelFile is a trained model with what is needed to use it: the content
 // of a model file (see the format above).
 type ModelFile struct {
-	Kind      string // one of Kinds
+	Kind      string // one of batch.Kinds()
 	D         int    // number of features
 	K         int    // classes: 2 for logistic, ≥ 2 for softmax and mlp, 0 for regression
 	Hidden    int    // hidden width of the mlp, else 0
@@ -197,84 +185,13 @@ type ModelFile struct {
 	Source DataSource
 }
 
-// NumParams returns the number of parameters of a model of the given kind
-// and shapes, or an error for an unknown kind or impossible shapes,
-// including more than batch.MaxParams parameters.
-func NumParams(kind string, d, k, hidden int) (int, error) {
-	p, err := numParams(kind, d, k, hidden)
-	if err == nil && int64(p) > batch.MaxParams {
-		return 0, fmt.Errorf("cvar: a %s model with d = %d, k = %d, hidden = %d has %d parameters, more than %d", kind, d, k, hidden, p, int64(batch.MaxParams))
-	}
-	return p, err
-}
-
-func numParams(kind string, d, k, hidden int) (int, error) {
-	if d <= 0 || d > math.MaxInt32 {
-		return 0, fmt.Errorf("cvar: %d features; want at least 1", d)
-	}
-	switch kind {
-	case KindLogistic:
-		if k != 2 {
-			return 0, fmt.Errorf("cvar: logistic regression is binary; got %d classes (use softmax)", k)
-		}
-		return d + 1, nil
-	case KindLinear, KindLAD:
-		if k != 0 {
-			return 0, fmt.Errorf("cvar: %s regression needs real targets; got %d classes", kind, k)
-		}
-		return d + 1, nil
-	case KindSoftmax, KindMLP:
-		if k < 2 || k > math.MaxInt32 {
-			return 0, fmt.Errorf("cvar: %s needs at least 2 classes; got %d", kind, k)
-		}
-		if kind == KindSoftmax {
-			if d > math.MaxInt/2/k {
-				return 0, fmt.Errorf("cvar: softmax with %d features and %d classes is too large", d, k)
-			}
-			return k*d + k, nil
-		}
-		h := hidden
-		if h <= 0 || h > math.MaxInt32 {
-			return 0, fmt.Errorf("cvar: mlp hidden width %d; want at least 1", hidden)
-		}
-		if d > math.MaxInt/4/h || k > math.MaxInt/4/h {
-			return 0, fmt.Errorf("cvar: mlp %d → %d → %d is too large", d, h, k)
-		}
-		return h*d + h + k*h + k, nil
-	}
-	return 0, fmt.Errorf("cvar: unknown model %q (want %s)", kind, strings.Join(Kinds, ", "))
-}
-
-// NewModel returns the batch model of the given kind and shapes in
-// precision T: k classes (0 for regression) and, for the mlp, hidden units
-// (≤ 0: batch.DefaultHidden).
-func NewModel[T batch.Float](kind string, d, k, hidden int) (batch.Model[T], error) {
-	if kind == KindMLP && hidden <= 0 {
-		hidden = batch.DefaultHidden
-	}
-	if _, err := NumParams(kind, d, k, hidden); err != nil {
-		return nil, err
-	}
-	switch kind {
-	case KindLogistic:
-		return asModel[T](batch.NewLogistic[T](d))
-	case KindSoftmax:
-		return asModel[T](batch.NewSoftmax[T](d, k))
-	case KindLinear:
-		return asModel[T](batch.NewLeastSquares[T](d))
-	case KindLAD:
-		return asModel[T](batch.NewLeastAbsolute[T](d))
-	}
-	return asModel[T](batch.NewMLP[T](d, hidden, k))
-}
-
 // BuildModel rebuilds the batch model of m and its parameters in precision
 // T (which need not be m's precision).
 func BuildModel[T batch.Float](m *ModelFile) (batch.Model[T], []T, error) {
 	if err := m.Validate(); err != nil {
 		return nil, nil, err
 	}
-	model, err := NewModel[T](m.Kind, m.D, m.K, m.Hidden)
+	model, err := batch.NewModel[T](m.Kind, m.D, m.K, m.Hidden)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -299,12 +216,12 @@ func (m *ModelFile) Validate() error {
 		return bad("precision %q (want f32 or f64)", m.Precision)
 	}
 	hidden := m.Hidden
-	if m.Kind != KindMLP && hidden != 0 {
+	if m.Kind != batch.KindMLP && hidden != 0 {
 		return bad("hidden width %d given for a %s model", hidden, m.Kind)
 	}
-	p, err := NumParams(m.Kind, m.D, m.K, hidden)
+	p, err := batch.NumParams(m.Kind, m.D, m.K, hidden)
 	if err != nil {
-		return bad("%s", strings.TrimPrefix(err.Error(), "cvar: "))
+		return bad("%s", strings.TrimPrefix(err.Error(), "batch: "))
 	}
 	if len(m.Theta) != p {
 		return bad("%d parameters; a %s model with d = %d, k = %d, hidden = %d has %d", len(m.Theta), m.Kind, m.D, m.K, hidden, p)
@@ -464,7 +381,7 @@ func SaveModel(w io.Writer, m *ModelFile) error {
 // checks each part before reading the next: the 8-byte magic first (so a
 // stream that is not a model file costs 8 bytes), then the version and the
 // header length (at most 64 MiB), then the header, whose shapes must give at
-// most batch.MaxParams parameters (see NumParams) and whose data source must
+// most batch.MaxParams parameters (see batch.NumParams) and whose data source must
 // describe at most MaxSynthValues values. When r reports its remaining size
 // (an *os.File on a regular file, a *bytes.Reader, a *strings.Reader) the
 // header and the parameters must also fit in it; otherwise they are read
@@ -540,9 +457,9 @@ func LoadModel(r io.Reader) (*ModelFile, error) {
 	default:
 		return nil, fmt.Errorf("%w: precision %q (want f32 or f64)", ErrModelInvalid, h.Precision)
 	}
-	p, err := NumParams(h.Model, h.D, h.K, h.Hidden)
+	p, err := batch.NumParams(h.Model, h.D, h.K, h.Hidden)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s", ErrModelInvalid, strings.TrimPrefix(err.Error(), "cvar: "))
+		return nil, fmt.Errorf("%w: %s", ErrModelInvalid, strings.TrimPrefix(err.Error(), "batch: "))
 	}
 	if h.NumParams != p {
 		return nil, fmt.Errorf("%w: num_params %d; a %s model with d = %d, k = %d, hidden = %d has %d", ErrModelInvalid, h.NumParams, h.Model, h.D, h.K, h.Hidden, p)

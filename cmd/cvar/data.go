@@ -158,9 +158,9 @@ func singleClass[T batch.Float](ds *dataset.Dataset[T]) (string, bool) {
 // taskOf is the task a model kind needs; TaskAuto for "auto".
 func taskOf(kind string) dataset.Task {
 	switch kind {
-	case cvar.KindLinear, cvar.KindLAD:
+	case batch.KindLinear, batch.KindLAD:
 		return dataset.Regression
-	case cvar.KindLogistic, cvar.KindSoftmax, cvar.KindMLP:
+	case batch.KindLogistic, batch.KindSoftmax, batch.KindMLP:
 		return dataset.Classification
 	}
 	return dataset.TaskAuto
@@ -172,13 +172,13 @@ func autoKind[T batch.Float](kind string, ds *dataset.Dataset[T]) (string, error
 	if kind == "auto" || kind == "" {
 		switch {
 		case ds.Task == dataset.Regression:
-			return cvar.KindLinear, nil
+			return batch.KindLinear, nil
 		case ds.K() == 2:
-			return cvar.KindLogistic, nil
+			return batch.KindLogistic, nil
 		}
-		return cvar.KindSoftmax, nil
+		return batch.KindSoftmax, nil
 	}
-	if kind == cvar.KindLogistic && ds.K() != 2 {
+	if kind == batch.KindLogistic && ds.K() != 2 {
 		return "", fmt.Errorf("%s has %d classes; logistic regression is binary (use -model softmax or mlp)", ds.Name, ds.K())
 	}
 	return kind, nil

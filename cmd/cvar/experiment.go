@@ -306,7 +306,7 @@ func experimentRun[T batch.Float](e *env, cfg *expConfig) error {
 		case builtinReg:
 			df.data = ""
 			if kind == "auto" {
-				kind = cvar.KindLinear
+				kind = batch.KindLinear
 			}
 		}
 		if cfg.plotDir != "" {
@@ -429,7 +429,7 @@ func experimentOn[T batch.Float](cfg *expConfig, df *dataFlags, kind string, bar
 		if err := checkModel[T](kind, train.D, train.K, cfg.hidden, cfg.threads, cfg.batch, df.maxMemory); err != nil {
 			return nil, err
 		}
-		model, err := cvar.NewModel[T](kind, train.D, train.K, cfg.hidden)
+		model, err := batch.NewModel[T](kind, train.D, train.K, cfg.hidden)
 		if err != nil {
 			return nil, err
 		}

@@ -163,7 +163,7 @@ func writePredictionsCSV(w io.Writer, m *cvar.ModelFile, rows []prediction, labe
 		if labelled {
 			head = append(head, "target")
 		}
-	case m.Kind == cvar.KindLogistic:
+	case m.Kind == batch.KindLogistic:
 		head = append(head, "class", "score")
 	default:
 		head = append(head, "class")

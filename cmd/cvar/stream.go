@@ -255,17 +255,17 @@ func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 	if kind == "auto" {
 		switch {
 		case task == dataset.Regression:
-			kind = cvar.KindLinear
+			kind = batch.KindLinear
 		case len(classes) == 2:
-			kind = cvar.KindLogistic
+			kind = batch.KindLogistic
 		default:
-			kind = cvar.KindSoftmax
+			kind = batch.KindSoftmax
 		}
 	}
 	if err := checkModel[T](kind, d, len(classes), f.hidden, f.threads, 1, df.maxMemory); err != nil {
 		return err
 	}
-	model, err := cvar.NewModel[T](kind, d, len(classes), f.hidden)
+	model, err := batch.NewModel[T](kind, d, len(classes), f.hidden)
 	if err != nil {
 		return fmt.Errorf("%s: %w", df.data, err)
 	}
@@ -419,7 +419,7 @@ func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 		Method: opt.Method.String(), Alpha: res.Params.Alpha, Tau: jsonfloat.Lossy(res.Tau), Domain: opt.Domain.String(),
 		Params: paramsJSON(res.Params), Metrics: map[string]metrics{}, params: res.Params, alphas: alphas,
 	}
-	if kind == cvar.KindMLP {
+	if kind == batch.KindMLP {
 		rep.Model.Hidden = f.hidden
 	}
 	for s, name := range []string{"training", "validation"} {

@@ -251,7 +251,7 @@ func trainRun[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 	if err := checkModel[T](td.kind, td.train.D, td.train.K(), f.hidden, f.threads, f.batch, f.data.maxMemory); err != nil {
 		return err
 	}
-	model, err := cvar.NewModel[T](td.kind, td.train.D, td.train.K(), f.hidden)
+	model, err := batch.NewModel[T](td.kind, td.train.D, td.train.K(), f.hidden)
 	if err != nil {
 		return err
 	}
@@ -295,7 +295,7 @@ func trainRun[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 		Params: paramsJSON(res.Params), Metrics: map[string]metrics{}, params: res.Params,
 		alphas: unionAlphas(res.Params.Alpha),
 	}
-	if td.kind == cvar.KindMLP {
+	if td.kind == batch.KindMLP {
 		rep.Model.Hidden = f.hidden
 	}
 	if tuned != nil {
@@ -383,7 +383,7 @@ func modelFileOf[T batch.Float](td *trainingData[T], f *trainFlags, model batch.
 		Classes: td.train.Classes, Features: td.train.Features, Preprocessing: td.prep,
 		Params: res.Params, Source: td.source,
 	}
-	if td.kind == cvar.KindMLP {
+	if td.kind == batch.KindMLP {
 		mf.Hidden = f.hidden
 	}
 	return mf
