@@ -14,6 +14,7 @@ import (
 	"strings"
 
 	"github.com/cvarlearn/cvar/batch"
+	"github.com/cvarlearn/cvar/dataset"
 	"github.com/cvarlearn/cvar/internal/jsonfloat"
 )
 
@@ -71,73 +72,6 @@ const (
 	F64 = "f64"
 )
 
-// Preprocessing says how raw feature values, as read from a data file, become
-// the model's inputs: x ← x/Divide (when Divide > 0, e.g. 255 for 8-bit
-// pixels), then x_j ← (x_j − Mean[j])/Scale[j] (when Mean is not nil).
-//
-// TargetScale > 0 records that a regression model was trained on targets
-// standardised as (y − TargetMean)/TargetScale and its parameters then
-// mapped back to the target's own units: the model predicts y itself, and
-// its losses, τ, CVaR and VaR are in y's units. Nothing is applied to new
-// targets.
-type Preprocessing struct {
-	Divide      float64   `json:"divide,omitempty"`
-	Mean        []float64 `json:"mean,omitempty"`
-	Scale       []float64 `json:"scale,omitempty"`
-	TargetMean  float64   `json:"target_mean,omitempty"`
-	TargetScale float64   `json:"target_scale,omitempty"`
-}
-
-// Validate reports preprocessing that cannot be applied to d features.
-func (p *Preprocessing) Validate(d int) error {
-	if p == nil {
-		return errors.New("no preprocessing (nil *Preprocessing)")
-	}
-	if p.Divide < 0 || math.IsNaN(p.Divide) || math.IsInf(p.Divide, 0) {
-		return fmt.Errorf("preprocessing divisor %v must be finite and ≥ 0", p.Divide)
-	}
-	if p.TargetScale < 0 || !finite(p.TargetScale) || !finite(p.TargetMean) {
-		return fmt.Errorf("target standardisation: mean %v, scale %v; want finite values and a scale ≥ 0", p.TargetMean, p.TargetScale)
-	}
-	if p.Mean == nil && p.Scale == nil {
-		return nil
-	}
-	if len(p.Mean) != d || len(p.Scale) != d {
-		return fmt.Errorf("preprocessing has %d means and %d scales for %d features", len(p.Mean), len(p.Scale), d)
-	}
-	for j := range p.Mean {
-		if !finite(p.Mean[j]) || !finite(p.Scale[j]) || p.Scale[j] <= 0 {
-			return fmt.Errorf("preprocessing of feature %d: mean %v, scale %v; want finite values and a positive scale", j, p.Mean[j], p.Scale[j])
-		}
-	}
-	return nil
-}
-
-// Preprocess applies p in place to x, rows of d features, row-major.
-func Preprocess[T batch.Float](p *Preprocessing, x []T, d int) error {
-	if d <= 0 || len(x)%d != 0 {
-		return fmt.Errorf("cvar: %d values are not rows of %d features", len(x), d)
-	}
-	if err := p.Validate(d); err != nil {
-		return fmt.Errorf("cvar: %w", err)
-	}
-	if p.Divide > 0 {
-		inv := 1 / p.Divide
-		for i, v := range x {
-			x[i] = T(float64(v) * inv)
-		}
-	}
-	if p.Mean != nil {
-		for i := 0; i < len(x); i += d {
-			row := x[i : i+d]
-			for j, v := range row {
-				row[j] = T((float64(v) - p.Mean[j]) / p.Scale[j])
-			}
-		}
-	}
-	return nil
-}
-
 // DataSource records where a model's training data came from, so that
 // programs can read new data the same way.
 type DataSource struct {
@@ -178,7 +112,7 @@ type ModelFile struct {
 	// Features are the names of the D features (may be nil).
 	Features []string
 	// Preprocessing maps raw features to model inputs.
-	Preprocessing Preprocessing
+	Preprocessing dataset.Preprocessing
 	// Params are the constants and step sizes of the training run.
 	Params Params
 	// Source says where the training data came from.
@@ -287,21 +221,21 @@ type paramsJSON struct {
 
 // header is the JSON header of a model file.
 type header struct {
-	Format        string          `json:"format"`
-	Model         string          `json:"model"`
-	D             int             `json:"d"`
-	K             int             `json:"k"`
-	Hidden        int             `json:"hidden,omitempty"`
-	Precision     string          `json:"precision"`
-	NumParams     int             `json:"num_params"`
-	Tau           jsonfloat.Exact `json:"tau"`
-	Alpha         jsonfloat.Exact `json:"alpha"`
-	Method        string          `json:"method"`
-	Classes       []string        `json:"classes,omitempty"`
-	Features      []string        `json:"features,omitempty"`
-	Preprocessing Preprocessing   `json:"preprocessing"`
-	Params        paramsJSON      `json:"params"`
-	Source        DataSource      `json:"source"`
+	Format        string                `json:"format"`
+	Model         string                `json:"model"`
+	D             int                   `json:"d"`
+	K             int                   `json:"k"`
+	Hidden        int                   `json:"hidden,omitempty"`
+	Precision     string                `json:"precision"`
+	NumParams     int                   `json:"num_params"`
+	Tau           jsonfloat.Exact       `json:"tau"`
+	Alpha         jsonfloat.Exact       `json:"alpha"`
+	Method        string                `json:"method"`
+	Classes       []string              `json:"classes,omitempty"`
+	Features      []string              `json:"features,omitempty"`
+	Preprocessing dataset.Preprocessing `json:"preprocessing"`
+	Params        paramsJSON            `json:"params"`
+	Source        DataSource            `json:"source"`
 }
 
 const headerFormat = "cvar-model"

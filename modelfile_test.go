@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/cvarlearn/cvar/batch"
+	"github.com/cvarlearn/cvar/dataset"
 )
 
 // testModelFile returns a consistent ModelFile of the given kind with
@@ -48,7 +49,7 @@ func testModelFile(t testing.TB, kind, precision string) *ModelFile {
 		Kind: kind, D: d, K: k, Hidden: hidden, Precision: precision,
 		Theta: theta, Tau: 0.25, Alpha: 0.1, Method: Alg3,
 		Classes: classes, Features: []string{"x1", "x2", "x3"},
-		Preprocessing: Preprocessing{Mean: []float64{1, 2, 3}, Scale: []float64{0.5, 1, 2}},
+		Preprocessing: dataset.Preprocessing{Mean: []float64{1, 2, 3}, Scale: []float64{0.5, 1, 2}},
 		Params: Params{
 			Method: Alg3, Alpha: 0.1, N: 100, Steps: 20, Batch: 50, G: 1.5, Beta: 0.5, L: 3, D: 20,
 			GAlpha: 12, LR: 0.01, Eps: 0.02, TauMin: 0, TauMax: math.Inf(1), Bound: math.NaN(),
@@ -76,7 +77,7 @@ func TestModelFileRoundTrip(t *testing.T) {
 			m := testModelFile(t, kind, prec)
 			if kind == batch.KindLogistic {
 				m.Tau = math.NaN() // a baseline has no τ
-				m.Preprocessing = Preprocessing{Divide: 255}
+				m.Preprocessing = dataset.Preprocessing{Divide: 255}
 				m.Features = nil
 			}
 			data := saved(t, m)
@@ -221,23 +222,6 @@ func TestModelFileErrors(t *testing.T) {
 			}
 		}
 	})
-}
-
-func TestPreprocess(t *testing.T) {
-	p := &Preprocessing{Divide: 2, Mean: []float64{1, 0}, Scale: []float64{2, 4}}
-	x := []float64{6, 8, 2, 0}
-	if err := Preprocess(p, x, 2); err != nil {
-		t.Fatal(err)
-	}
-	if want := []float64{1, 1, 0, 0}; !reflect.DeepEqual(x, want) {
-		t.Errorf("got %v, want %v", x, want)
-	}
-	if err := Preprocess(p, []float32{1, 2, 3}, 2); err == nil {
-		t.Error("ragged input accepted")
-	}
-	if err := Preprocess(&Preprocessing{Mean: []float64{0}, Scale: []float64{1}}, x, 2); err == nil {
-		t.Error("preprocessing of the wrong width accepted")
-	}
 }
 
 // zeros is an endless stream of zero bytes that counts what was read and

@@ -188,7 +188,7 @@ func autoKind[T batch.Float](kind string, ds *dataset.Dataset[T]) (string, error
 type trainingData[T batch.Float] struct {
 	train, val, test *dataset.Dataset[T]
 	kind             string // model kind, resolved
-	prep             cvar.Preprocessing
+	prep             dataset.Preprocessing
 	source           cvar.DataSource
 }
 
@@ -266,7 +266,7 @@ func prepare[T batch.Float](f *dataFlags, full *dataset.Dataset[T], src cvar.Dat
 	}
 	if mode == "unit" {
 		td.prep.Divide = 255
-		if err := cvar.Preprocess(&td.prep, td.train.X, td.train.D); err != nil {
+		if err := dataset.Preprocess(&td.prep, td.train.X, td.train.D); err != nil {
 			return nil, err
 		}
 	}
@@ -274,13 +274,13 @@ func prepare[T batch.Float](f *dataFlags, full *dataset.Dataset[T], src cvar.Dat
 		st := dataset.FitStandardizer(td.train)
 		td.prep.Mean, td.prep.Scale = st.Mean, st.Scale
 		// The training split holds the divided values already.
-		if err := cvar.Preprocess(&cvar.Preprocessing{Mean: st.Mean, Scale: st.Scale}, td.train.X, td.train.D); err != nil {
+		if err := dataset.StandardizeInPlace(st, td.train); err != nil {
 			return nil, err
 		}
 	}
 	for _, ds := range []*dataset.Dataset[T]{td.val, td.test} {
 		if ds != nil {
-			if err := cvar.Preprocess(&td.prep, ds.X, ds.D); err != nil {
+			if err := dataset.Preprocess(&td.prep, ds.X, ds.D); err != nil {
 				return nil, err
 			}
 		}
@@ -304,11 +304,12 @@ func (td *trainingData[T]) fitVal() (*batch.Data[T], error) { return td.scaled(t
 // scaled is ds for fitting: its targets standardised when the
 // preprocessing says so; ds itself is not modified.
 func (td *trainingData[T]) scaled(ds *dataset.Dataset[T]) (*batch.Data[T], error) {
-	if td.prep.TargetScale == 0 {
+	ts, ok := td.prep.TargetScaler()
+	if !ok {
 		return toBatch(ds)
 	}
 	c := *ds
-	c.Y = dataset.ScaleTargets(dataset.TargetScaler{Mean: td.prep.TargetMean, Scale: td.prep.TargetScale}, ds.Y)
+	c.Y = dataset.ScaleTargets(ts, ds.Y)
 	return toBatch(&c)
 }
 
@@ -409,7 +410,7 @@ func loadForModel[T batch.Float](f *dataFlags, m *cvar.ModelFile) (*dataset.Data
 	if err := checkWidth(ds, m); err != nil {
 		return nil, err
 	}
-	if err := cvar.Preprocess(&m.Preprocessing, ds.X, ds.D); err != nil {
+	if err := dataset.Preprocess(&m.Preprocessing, ds.X, ds.D); err != nil {
 		return nil, err
 	}
 	return ds, nil

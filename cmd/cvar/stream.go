@@ -213,7 +213,7 @@ func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 	features = st.Features()
 	d := st.D()
 	closeFn()
-	prep := cvar.Preprocessing{Mean: mean, Scale: make([]float64, d)}
+	prep := dataset.Preprocessing{Mean: mean, Scale: make([]float64, d)}
 	for j := range prep.Scale {
 		prep.Scale[j] = 1
 		if sd := math.Sqrt(m2[j] / float64(nTrain)); sd > 1e-12*math.Max(1, math.Abs(mean[j])) {
@@ -221,9 +221,9 @@ func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 		}
 	}
 	if df.scale.value == "none" {
-		prep = cvar.Preprocessing{}
+		prep = dataset.Preprocessing{}
 	} else if df.scale.value == "unit" {
-		prep = cvar.Preprocessing{Divide: 255}
+		prep = dataset.Preprocessing{Divide: 255}
 	}
 
 	// The task and the classes.
@@ -269,7 +269,7 @@ func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 	if err != nil {
 		return fmt.Errorf("%s: %w", df.data, err)
 	}
-	pre := func(x []T) error { return cvar.Preprocess(&prep, x, d) }
+	pre := func(x []T) error { return dataset.Preprocess(&prep, x, d) }
 	fitY := func(y T) float64 { return float64(y) }
 	if task == dataset.Regression && df.scaleY.value == "zscore" {
 		prep.TargetMean, prep.TargetScale = yMean, 1
