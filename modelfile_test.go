@@ -55,7 +55,7 @@ func testModelFile(t testing.TB, kind, precision string) *ModelFile {
 			GAlpha: 12, LR: 0.01, Eps: 0.02, TauMin: 0, TauMax: math.Inf(1), Bound: math.NaN(),
 			TheoremLR: true, TheoremEps: true,
 		},
-		Source: DataSource{Kind: "csv", Name: "train.csv", Target: "y", N: 100},
+		Source: Provenance{Kind: "csv", Name: "train.csv", Target: "y", N: 100},
 	}
 }
 

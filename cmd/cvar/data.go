@@ -189,7 +189,7 @@ type trainingData[T batch.Float] struct {
 	train, val, test *dataset.Dataset[T]
 	kind             string // model kind, resolved
 	prep             dataset.Preprocessing
-	source           cvar.DataSource
+	source           cvar.Provenance
 }
 
 // loadTrainingData reads or generates the data, resolves the model kind,
@@ -214,7 +214,7 @@ func loadTrainingData[T batch.Float](f *dataFlags, kind string, seed uint64) (*t
 
 // loadTest reads the -test file, or the t10k files of an MNIST directory;
 // nil when there is none.
-func loadTest[T batch.Float](f *dataFlags, full *dataset.Dataset[T], src cvar.DataSource) (*dataset.Dataset[T], error) {
+func loadTest[T batch.Float](f *dataFlags, full *dataset.Dataset[T], src cvar.Provenance) (*dataset.Dataset[T], error) {
 	testPath, rs := f.test, readSpec{format: src.Kind, task: full.Task, target: f.target, noHeader: f.noHeader, limit: f.limit, maxBytes: f.maxMemory.option()}
 	if full.Task == dataset.Classification {
 		rs.classes = full.Classes
@@ -250,7 +250,7 @@ func loadTest[T batch.Float](f *dataFlags, full *dataset.Dataset[T], src cvar.Da
 // prepare splits full 2/3–1/3 with the seed and fits the preprocessing on
 // the training split, applying it to all parts. full is not modified; test
 // (which may be nil) is preprocessed in place.
-func prepare[T batch.Float](f *dataFlags, full *dataset.Dataset[T], src cvar.DataSource, kind string, seed uint64, test *dataset.Dataset[T]) (*trainingData[T], error) {
+func prepare[T batch.Float](f *dataFlags, full *dataset.Dataset[T], src cvar.Provenance, kind string, seed uint64, test *dataset.Dataset[T]) (*trainingData[T], error) {
 	td := &trainingData[T]{source: src, kind: kind, test: test}
 	var err error
 	if td.train, td.val, err = dataset.Split(full, 0, seed); err != nil {
@@ -340,16 +340,16 @@ func isDir(path string) bool {
 
 // loadFull reads the -data file, or generates the built-in data suited to
 // the model kind.
-func loadFull[T batch.Float](f *dataFlags, kind string) (*dataset.Dataset[T], cvar.DataSource, error) {
+func loadFull[T batch.Float](f *dataFlags, kind string) (*dataset.Dataset[T], cvar.Provenance, error) {
 	task := taskOf(kind)
 	if f.data == "" {
 		if err := checkMemory(fmt.Sprintf("the built-in data of -n %d samples × -d %d features", f.n, f.d), dataset.DenseBytes[T](f.n, f.d), f.maxMemory); err != nil {
-			return nil, cvar.DataSource{}, err
+			return nil, cvar.Provenance{}, err
 		}
 		if task != dataset.Regression && f.d < 2*f.classes+1 {
-			return nil, cvar.DataSource{}, usagef("-d %d: the built-in classification data with %d classes needs at least %d features", f.d, f.classes, 2*f.classes+1)
+			return nil, cvar.Provenance{}, usagef("-d %d: the built-in classification data with %d classes needs at least %d features", f.d, f.classes, 2*f.classes+1)
 		}
-		src := cvar.DataSource{Kind: "synthetic", SynthN: f.n, SynthD: f.d, SynthSeed: synthSeed}
+		src := cvar.Provenance{Kind: "synthetic", SynthN: f.n, SynthD: f.d, SynthSeed: synthSeed}
 		ds, err := synthetic[T](task == dataset.Regression, f.n, f.d, f.classes, synthSeed)
 		if err != nil {
 			return nil, src, err
@@ -362,9 +362,9 @@ func loadFull[T batch.Float](f *dataFlags, kind string) (*dataset.Dataset[T], cv
 	}
 	format, err := formatOf(f.data, f.format.value)
 	if err != nil {
-		return nil, cvar.DataSource{}, err
+		return nil, cvar.Provenance{}, err
 	}
-	src := cvar.DataSource{Kind: format, Name: f.data}
+	src := cvar.Provenance{Kind: format, Name: f.data}
 	if format == "csv" {
 		src.Target, src.NoHeader = f.target, f.noHeader
 	}

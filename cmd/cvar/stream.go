@@ -331,7 +331,7 @@ func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 	}
 	bar.finish()
 	res := online.Result()
-	td := &trainingData[T]{kind: kind, prep: prep, source: cvar.DataSource{Kind: format, Name: df.data, N: nTrain}}
+	td := &trainingData[T]{kind: kind, prep: prep, source: cvar.Provenance{Kind: format, Name: df.data, N: nTrain}}
 	factor, err := td.unscale(model, res.Theta)
 	if err != nil {
 		return err

@@ -347,7 +347,7 @@ func trainError(err error) error {
 	return err
 }
 
-func dataName(s cvar.DataSource) string {
+func dataName(s cvar.Provenance) string {
 	if s.Name != "" {
 		return s.Name
 	}
