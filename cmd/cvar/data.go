@@ -294,7 +294,7 @@ func prepare[T batch.Float](f *dataFlags, full *dataset.Dataset[T], src cvar.Pro
 
 // fitData is the data the model is fitted on: the training split, with its
 // targets standardised when the preprocessing says so (its metrics are
-// reported on toBatch(td.train), in the target's units).
+// reported on td.train.Batch(), in the target's units).
 func (td *trainingData[T]) fitData() (*batch.Data[T], error) { return td.scaled(td.train) }
 
 // fitVal is the validation split on the scale of fitData, for choosing
@@ -306,11 +306,11 @@ func (td *trainingData[T]) fitVal() (*batch.Data[T], error) { return td.scaled(t
 func (td *trainingData[T]) scaled(ds *dataset.Dataset[T]) (*batch.Data[T], error) {
 	ts, ok := td.prep.TargetScaler()
 	if !ok {
-		return toBatch(ds)
+		return ds.Batch()
 	}
 	c := *ds
 	c.Y = dataset.ScaleTargets(ts, ds.Y)
-	return toBatch(&c)
+	return c.Batch()
 }
 
 // targetUnscaler is a regression model whose parameters can be mapped from
@@ -439,23 +439,6 @@ func checkWidth[T batch.Float](ds *dataset.Dataset[T], m *cvar.ModelFile) error 
 		return fmt.Errorf("%s has %d features; the model was trained on %d", ds.Name, ds.D, m.D)
 	}
 	return nil
-}
-
-// toBatch wraps a dataset for training (no copy of the features).
-func toBatch[T batch.Float](ds *dataset.Dataset[T]) (*batch.Data[T], error) {
-	var (
-		d   *batch.Data[T]
-		err error
-	)
-	if ds.Task == dataset.Classification {
-		d, err = batch.NewData(ds.X, ds.N, ds.D, nil, ds.Labels, ds.K())
-	} else {
-		d, err = batch.NewData(ds.X, ds.N, ds.D, ds.Y, nil, 0)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", ds.Name, err)
-	}
-	return d, nil
 }
 
 // firstRows keeps the first limit rows of ds (all of them when limit ≤ 0).

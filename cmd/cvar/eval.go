@@ -120,7 +120,7 @@ func evalRun[T batch.Float](e *env, df *dataFlags, m *cvar.ModelFile, cfg evalCo
 	if err != nil {
 		return err
 	}
-	data, err := toBatch(ds)
+	data, err := ds.Batch()
 	if err != nil {
 		return err
 	}

@@ -335,11 +335,11 @@ func experimentOn[T batch.Float](cfg *expConfig, df *dataFlags, kind string, bar
 		if err != nil {
 			return nil, err
 		}
-		train, err := toBatch(td.train)
+		train, err := td.train.Batch()
 		if err != nil {
 			return nil, err
 		}
-		val, err := toBatch(td.val)
+		val, err := td.val.Batch()
 		if err != nil {
 			return nil, err
 		}

@@ -90,7 +90,7 @@ func predictRun[T batch.Float](e *env, df *dataFlags, m *cvar.ModelFile, out str
 	if err != nil {
 		return err
 	}
-	data, err := toBatch(ds)
+	data, err := ds.Batch()
 	if err != nil {
 		return err
 	}

@@ -240,11 +240,11 @@ func trainRun[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 	if err != nil {
 		return err
 	}
-	train, err := toBatch(td.train)
+	train, err := td.train.Batch()
 	if err != nil {
 		return err
 	}
-	val, err := toBatch(td.val)
+	val, err := td.val.Batch()
 	if err != nil {
 		return err
 	}
@@ -319,7 +319,7 @@ func trainRun[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 		case "validation":
 			data = val
 		case "test":
-			if data, err = toBatch(s.ds); err != nil {
+			if data, err = s.ds.Batch(); err != nil {
 				return err
 			}
 		}
