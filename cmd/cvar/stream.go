@@ -7,7 +7,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"slices"
 	"strconv"
 	"time"
 
@@ -24,11 +23,12 @@ import (
 //     each row to the training (2/3) or validation split exactly as
 //     dataset.Split does for in-memory training with the same -seed;
 //  1. a pass collects the training rows' feature means and variances (the
-//     z-score) and the targets' values, from which the task and the
-//     classes follow (numeric labels only: integers with at most 20
-//     distinct values are classes), and the training targets' mean and
-//     deviation (regression targets are standardised for training, the
-//     model mapped back after);
+//     z-score, dataset.RunningStandardizer) and the targets' values, from
+//     which the task and the classes follow as the in-memory readers infer
+//     them from numeric targets (dataset.TaskInference: integers with at
+//     most 20 distinct values are classes), and the training targets' mean
+//     and deviation (dataset.RunningTargetScaler; regression targets are
+//     standardised for training, the model mapped back after);
 //  2. when the step size comes from a theorem, a pass measures max ‖x‖ of
 //     the standardised training rows (and max |y|), which the theorems'
 //     constants need;
@@ -165,44 +165,28 @@ func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 
 	// Pass 1: the training rows' moments and the targets.
 	var (
-		nTrain, nAll int
-		mean, m2     []float64
-		values       = map[float64]bool{}
-		integers     = true
-		maxAbsY      float64
-		yMean, yM2   float64
-		features     []string
+		nAll     int
+		moments  dataset.RunningStandardizer[T]
+		yMoments dataset.RunningTargetScaler
+		targets  dataset.TaskInference
+		maxAbsY  float64
+		features []string
 	)
 	err = src.each(dataset.Regression, nil, func(i int, x []T, y T, _ int32) error {
-		if mean == nil {
-			mean, m2 = make([]float64, len(x)), make([]float64, len(x))
-		}
 		nAll++
-		tr := split.Train(i)
 		yv := float64(y)
-		if yv != math.Trunc(yv) {
-			integers = false
-		} else if len(values) <= dataset.MaxAutoClasses {
-			values[yv] = true
-		}
-		if !tr {
+		targets.Add(yv)
+		if !split.Train(i) {
 			return nil
 		}
-		nTrain++
 		maxAbsY = math.Max(maxAbsY, math.Abs(yv))
-		dy := yv - yMean // Welford, for the target's standardisation
-		yMean += dy / float64(nTrain)
-		yM2 += dy * (yv - yMean)
-		for j, v := range x { // Welford
-			d := float64(v) - mean[j]
-			mean[j] += d / float64(nTrain)
-			m2[j] += d * (float64(v) - mean[j])
-		}
-		return nil
+		yMoments.Add(yv) // for the target's standardisation
+		return moments.Add(x)
 	})
 	if err != nil {
 		return err
 	}
+	nTrain := moments.N()
 	if nAll != nRows || nTrain != split.NTrain() {
 		return fmt.Errorf("%s: %d rows on one pass, %d on the next; the file changed while it was read", df.data, nRows, nAll)
 	}
@@ -213,39 +197,24 @@ func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 	features = st.Features()
 	d := st.D()
 	closeFn()
-	prep := dataset.Preprocessing{Mean: mean, Scale: make([]float64, d)}
-	for j := range prep.Scale {
-		prep.Scale[j] = 1
-		if sd := math.Sqrt(m2[j] / float64(nTrain)); sd > 1e-12*math.Max(1, math.Abs(mean[j])) {
-			prep.Scale[j] = sd
-		}
-	}
+	z := moments.Standardizer()
+	prep := dataset.Preprocessing{Mean: z.Mean, Scale: z.Scale}
 	if df.scale.value == "none" {
 		prep = dataset.Preprocessing{}
 	} else if df.scale.value == "unit" {
 		prep = dataset.Preprocessing{Divide: 255}
 	}
 
-	// The task and the classes.
+	// The task and the classes, as the in-memory readers infer them from
+	// numeric targets.
 	task := taskOf(f.model.value)
 	if task == dataset.TaskAuto {
-		task = dataset.Regression
-		if integers && len(values) <= dataset.MaxAutoClasses {
-			task = dataset.Classification
-		}
+		task = targets.Task()
 	}
 	var classes []string
 	if task == dataset.Classification {
-		if !integers || len(values) > dataset.MaxAutoClasses {
+		if classes = targets.Classes(); classes == nil {
 			return fmt.Errorf("%s: -stream needs numeric class labels (integers, at most %d distinct values)", df.data, dataset.MaxAutoClasses)
-		}
-		keys := make([]float64, 0, len(values))
-		for v := range values {
-			keys = append(keys, v)
-		}
-		slices.Sort(keys)
-		for _, v := range keys {
-			classes = append(classes, strconv.FormatFloat(v, 'g', -1, 64))
 		}
 		if len(classes) < 2 {
 			return fmt.Errorf("%s: every label is %s; classification needs at least two classes", df.data, classes[0])
@@ -272,11 +241,9 @@ func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 	pre := func(x []T) error { return dataset.Preprocess(&prep, x, d) }
 	fitY := func(y T) float64 { return float64(y) }
 	if task == dataset.Regression && df.scaleY.value == "zscore" {
-		prep.TargetMean, prep.TargetScale = yMean, 1
-		if sd := math.Sqrt(yM2 / float64(nTrain)); sd > 0 && !math.IsInf(sd, 0) {
-			prep.TargetScale = sd
-		}
-		maxAbsY = (maxAbsY + math.Abs(yMean)) / prep.TargetScale // a bound on the standardised |y|
+		ts := yMoments.TargetScaler()
+		prep.TargetMean, prep.TargetScale = ts.Mean, ts.Scale
+		maxAbsY = (maxAbsY + math.Abs(ts.Mean)) / prep.TargetScale // a bound on the standardised |y|
 		fitY = func(y T) float64 { return (float64(y) - prep.TargetMean) / prep.TargetScale }
 	}
 
