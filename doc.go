@@ -19,10 +19,51 @@
 //
 // [Train] runs any of them on data in memory (package batch), [Online] feeds
 // Alg1 or Alg4 one sample at a time, and [CVaR], [VaR], [Tails] and
-// [Evaluate] measure the tail of the losses exactly.
+// [Evaluate] (or an [Evaluator], reused) measure the tail of the losses
+// exactly.
 //
 // Conventions (see docs/algorithms.md): α ∈ (0, 1] is the tail fraction, so
 // α = 1 is the mean; losses are divided by a bound L before the plus
 // function when the theorems' step sizes are used, and τ is reported in the
 // losses' own units.
+//
+// # Model files
+//
+// [SaveModel] writes a [ModelFile] — a trained model and everything needed
+// to apply it to new data: the model's kind and shapes (the registry of
+// package batch: batch.Kinds, batch.NumParams), its parameters in the
+// precision it was trained in, τ, α and the method, the class texts, the
+// feature names, the preprocessing of the features (dataset.Preprocessing),
+// the resolved training [Params] and the writing program's [Provenance] of
+// the training data — and [LoadModel] reads it back. Version 1
+// ([ModelFileVersion]) is laid out as
+//
+//	offset    size  content
+//	0         8     magic "CVARMODL"
+//	8         4     version, uint32 little-endian (1)
+//	12        4     header length h, uint32 little-endian (at most 64 MiB)
+//	16        h     header: one JSON object, UTF-8
+//	16+h      p·s   the p = num_params parameters, IEEE 754 little-endian,
+//	                s = 4 bytes each for precision "f32", 8 for "f64"
+//	16+h+p·s  4     CRC-32C (Castagnoli) of every byte before it, uint32 LE
+//
+// and nothing after the checksum. The header's fields are "format"
+// ("cvar-model"), "model" (the kind), "d", "k", "hidden" (the mlp's, else
+// absent), "precision", "num_params", "tau", "alpha", "method", "classes",
+// "features", "preprocessing" ("divide", "mean", "scale", "target_mean",
+// "target_scale"), "params" (the resolved Params) and "source" (the
+// Provenance); no others are accepted. It is readable with any JSON tool
+// (it starts at byte 16); floating-point values that JSON cannot hold (NaN,
+// ±Inf, as in τ of a baseline or an unbounded τ interval) are written as the
+// strings "NaN", "+Inf" and "-Inf". The parameters follow the layout of the
+// batch model of that kind (batch.NewLogistic and so on document it).
+//
+// LoadModel rejects a file that is not a model file (wrong magic), a file of
+// another version, a truncated file, a file whose checksum does not match
+// its content and a header that is inconsistent (unknown model, shapes that
+// do not match the number of parameters, non-finite parameters, class texts
+// that do not match k); each with an error matching one of [ErrModelFormat],
+// [ErrModelVersion], [ErrModelTrunc], [ErrModelChecksum] and
+// [ErrModelInvalid] under errors.Is. It reads and allocates no more than
+// the bytes actually there, whatever a header claims: see LoadModel.
 package cvar

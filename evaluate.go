@@ -1,6 +1,7 @@
 package cvar
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/cvarlearn/cvar/batch"
@@ -18,36 +19,26 @@ type Metrics struct {
 	Tails []Tail `json:"tails"`
 }
 
-// Losses returns every row's loss under θ, computed on threads workers
-// (0: GOMAXPROCS; more are clamped to it). It returns an error for a nil
-// model or data, data the model does not fit, a θ that is not the model's
-// NumParams long, or negative threads.
-func Losses[T batch.Float](model batch.Model[T], theta []T, data *batch.Data[T], threads int) ([]T, error) {
-	if err := checkApply(model, theta, data, threads); err != nil {
-		return nil, err
-	}
-	e, err := batch.NewEngine(model, threads)
-	if err != nil {
-		return nil, err
-	}
-	defer e.Close()
-	out := make([]T, data.N)
-	if err := e.Losses(out, theta, data); err != nil {
-		return nil, err
-	}
-	return out, nil
+// Evaluator computes the losses, scores, predictions and metrics of one
+// model, reusing its engine's workers and its buffers from call to call: make
+// one with NewEvaluator when a model is evaluated more than once (every
+// epoch, on several data sets, chunk after chunk of a stream), and Close it
+// when done. Evaluate, Losses and Predictions are one-call shorthands. An
+// Evaluator is not safe for concurrent use.
+type Evaluator[T batch.Float] struct {
+	model   batch.Model[T]
+	engine  *batch.Engine[T]
+	scratch TailScratch[T]
+	losses  []T // Metrics' buffers
+	scores  []T
 }
 
-// Predictions returns each row's predicted class (classification) — the
-// highest-scoring one, or margin > 0 for binary logistic regression. The
-// data's targets or labels are not used and may be absent. Errors as for
-// Losses.
-func Predictions[T batch.Float](model batch.Model[T], theta []T, data *batch.Data[T], threads int) ([]int, error) {
+// NewEvaluator returns an Evaluator of model on threads workers
+// (0: GOMAXPROCS; more are clamped to it). It returns an error for a nil
+// model or negative threads.
+func NewEvaluator[T batch.Float](model batch.Model[T], threads int) (*Evaluator[T], error) {
 	if model == nil {
 		return nil, errNoModel
-	}
-	if err := data.ValidateFeatures(); err != nil { // scores need no targets or labels
-		return nil, err
 	}
 	if err := checkThreads(threads); err != nil {
 		return nil, err
@@ -56,71 +47,223 @@ func Predictions[T batch.Float](model batch.Model[T], theta []T, data *batch.Dat
 	if err != nil {
 		return nil, err
 	}
-	defer e.Close()
-	k := model.NumOutputs()
-	scores := make([]T, data.N*k)
-	if err := e.Scores(scores, theta, data); err != nil {
+	return &Evaluator[T]{model: model, engine: e}, nil
+}
+
+// Close stops the Evaluator's workers and waits until they have exited. It
+// may be called more than once; the Evaluator must not be used after.
+func (ev *Evaluator[T]) Close() { ev.engine.Close() }
+
+// Losses returns every row's loss under θ in a new slice. It returns an
+// error for nil or invalid data (batch.Data.Validate), data the model does
+// not fit, or a θ that is not the model's NumParams long.
+func (ev *Evaluator[T]) Losses(theta []T, data *batch.Data[T]) ([]T, error) {
+	return ev.lossesInto(nil, theta, data)
+}
+
+// lossesInto is Losses writing into buf when it is large enough.
+func (ev *Evaluator[T]) lossesInto(buf, theta []T, data *batch.Data[T]) ([]T, error) {
+	if err := checkApply(ev.model, theta, data, 0); err != nil {
 		return nil, err
 	}
+	if cap(buf) < data.N {
+		buf = make([]T, data.N)
+	}
+	buf = buf[:data.N]
+	if err := ev.engine.Losses(buf, theta, data); err != nil {
+		return nil, err
+	}
+	return buf, nil
+}
+
+// Scores returns every row's NumOutputs scores under θ in a new slice,
+// row-major. The data's targets or labels are not used and may be absent.
+// Errors as for Losses.
+func (ev *Evaluator[T]) Scores(theta []T, data *batch.Data[T]) ([]T, error) {
+	return ev.scoresInto(nil, theta, data)
+}
+
+// scoresInto is Scores writing into buf when it is large enough.
+func (ev *Evaluator[T]) scoresInto(buf, theta []T, data *batch.Data[T]) ([]T, error) {
+	if err := data.ValidateFeatures(); err != nil { // scores need no targets or labels
+		return nil, err
+	}
+	n := data.N * ev.model.NumOutputs()
+	if cap(buf) < n {
+		buf = make([]T, n)
+	}
+	buf = buf[:n]
+	if err := ev.engine.Scores(buf, theta, data); err != nil {
+		return nil, err
+	}
+	return buf, nil
+}
+
+// Predictions returns each row's predicted class (classification; see
+// PredictedClass) in a new slice. The data's targets or labels are not used
+// and may be absent. Errors as for Losses.
+func (ev *Evaluator[T]) Predictions(theta []T, data *batch.Data[T]) ([]int, error) {
+	scores, err := ev.scoresInto(ev.scores, theta, data)
+	if err != nil {
+		return nil, err
+	}
+	ev.scores = scores
+	k := ev.model.NumOutputs()
 	pred := make([]int, data.N)
 	for i := range pred {
-		row := scores[i*k : (i+1)*k]
-		if k == 1 {
-			if row[0] > 0 {
-				pred[i] = 1
-			}
-			continue
-		}
-		best := 0
-		for j, v := range row {
-			if v > row[best] {
-				best = j
-			}
-		}
-		pred[i] = best
+		pred[i] = PredictedClass(scores[i*k : (i+1)*k])
 	}
 	return pred, nil
 }
 
-// Evaluate computes the losses of model under θ on every row of data and
+// PredictedClass returns the class predicted from one row's scores: for a
+// single score (binary logistic regression) 1 when it is positive, else 0;
+// otherwise the highest-scoring class, the first one on ties.
+func PredictedClass[T batch.Float](scores []T) int {
+	if len(scores) == 1 {
+		if scores[0] > 0 {
+			return 1
+		}
+		return 0
+	}
+	best := 0
+	for j, v := range scores {
+		if v > scores[best] {
+			best = j
+		}
+	}
+	return best
+}
+
+// Metrics computes the losses of the model under θ on every row of data and
 // returns their mean, the accuracy of a classifier, and CVaR and VaR at each
 // α (exact, by selection). Errors as for Losses, and those of Tails for the
 // alphas.
-func Evaluate[T batch.Float](model batch.Model[T], theta []T, data *batch.Data[T], alphas ...float64) (Metrics, error) {
-	return evaluateOn(model, theta, data, 0, alphas...)
-}
-
-// evaluateOn is Evaluate on threads workers (0: GOMAXPROCS).
-func evaluateOn[T batch.Float](model batch.Model[T], theta []T, data *batch.Data[T], threads int, alphas ...float64) (Metrics, error) {
-	losses, err := Losses(model, theta, data, threads)
+func (ev *Evaluator[T]) Metrics(theta []T, data *batch.Data[T], alphas ...float64) (Metrics, error) {
+	losses, err := ev.lossesInto(ev.losses, theta, data)
 	if err != nil {
 		return Metrics{}, err
 	}
-	m := Metrics{N: data.N, Accuracy: math.NaN()}
-	var sum float64
-	for _, l := range losses {
-		sum += float64(l)
-	}
-	m.MeanLoss = sum / float64(len(losses))
+	ev.losses = losses
+	m := Metrics{N: data.N, Accuracy: math.NaN(), MeanLoss: meanOf(losses)}
 	if len(alphas) > 0 {
-		if m.Tails, err = Tails(losses, alphas...); err != nil {
+		if m.Tails, err = ev.scratch.AppendTails(nil, losses, alphas...); err != nil {
 			return Metrics{}, err
 		}
 	}
 	if data.IsClassification() {
-		pred, err := Predictions(model, theta, data, threads)
+		scores, err := ev.scoresInto(ev.scores, theta, data)
 		if err != nil {
 			return Metrics{}, err
 		}
+		ev.scores = scores
+		k := ev.model.NumOutputs()
 		correct := 0
-		for i, p := range pred {
-			if p == int(data.Labels[i]) {
+		for i := 0; i < data.N; i++ {
+			if PredictedClass(scores[i*k:(i+1)*k]) == int(data.Labels[i]) {
 				correct++
 			}
 		}
 		m.Accuracy = float64(correct) / float64(data.N)
 	}
 	return m, nil
+}
+
+// MetricsOf summarises losses already computed — for instance chunk by chunk
+// over a stream: their number and mean, CVaR and VaR at each α, and, when
+// correct is not nil, the accuracy as the fraction of true values in
+// correct (one per loss: whether that row was classified correctly; nil for
+// regression, whose Accuracy is NaN). Errors: those of Tails for the alphas,
+// and a correct of another length than losses.
+func MetricsOf[T float32 | float64](losses []T, correct []bool, alphas ...float64) (Metrics, error) {
+	if correct != nil && len(correct) != len(losses) {
+		return Metrics{}, fmt.Errorf("cvar: %d correctness flags for %d losses", len(correct), len(losses))
+	}
+	m := Metrics{N: len(losses), Accuracy: math.NaN(), MeanLoss: meanOf(losses)}
+	if len(alphas) > 0 {
+		var err error
+		if m.Tails, err = Tails(losses, alphas...); err != nil {
+			return Metrics{}, err
+		}
+	}
+	if correct != nil {
+		c := 0
+		for _, ok := range correct {
+			if ok {
+				c++
+			}
+		}
+		m.Accuracy = float64(c) / float64(len(correct))
+	}
+	return m, nil
+}
+
+// meanOf is the mean of the losses, summed in float64 in order.
+func meanOf[T float32 | float64](losses []T) float64 {
+	var sum float64
+	for _, l := range losses {
+		sum += float64(l)
+	}
+	return sum / float64(len(losses))
+}
+
+// Losses returns every row's loss under θ, computed on threads workers
+// (0: GOMAXPROCS; more are clamped to it). It returns an error for a nil
+// model or data, data the model does not fit, a θ that is not the model's
+// NumParams long, or negative threads. It is Evaluator.Losses of a
+// one-call Evaluator.
+func Losses[T batch.Float](model batch.Model[T], theta []T, data *batch.Data[T], threads int) ([]T, error) {
+	if err := checkApply(model, theta, data, threads); err != nil {
+		return nil, err
+	}
+	ev, err := NewEvaluator(model, threads)
+	if err != nil {
+		return nil, err
+	}
+	defer ev.Close()
+	return ev.Losses(theta, data)
+}
+
+// Predictions returns each row's predicted class (classification) — the
+// highest-scoring one, or margin > 0 for binary logistic regression (see
+// PredictedClass). The data's targets or labels are not used and may be
+// absent. Errors as for Losses. It is Evaluator.Predictions of a one-call
+// Evaluator.
+func Predictions[T batch.Float](model batch.Model[T], theta []T, data *batch.Data[T], threads int) ([]int, error) {
+	if model == nil {
+		return nil, errNoModel
+	}
+	if err := data.ValidateFeatures(); err != nil {
+		return nil, err
+	}
+	ev, err := NewEvaluator(model, threads)
+	if err != nil {
+		return nil, err
+	}
+	defer ev.Close()
+	return ev.Predictions(theta, data)
+}
+
+// Evaluate computes the losses of model under θ on every row of data and
+// returns their mean, the accuracy of a classifier, and CVaR and VaR at each
+// α (exact, by selection). Errors as for Losses, and those of Tails for the
+// alphas. It is Evaluator.Metrics of a one-call Evaluator on GOMAXPROCS
+// workers.
+func Evaluate[T batch.Float](model batch.Model[T], theta []T, data *batch.Data[T], alphas ...float64) (Metrics, error) {
+	return evaluateOn(model, theta, data, 0, alphas...)
+}
+
+// evaluateOn is Evaluate on threads workers (0: GOMAXPROCS).
+func evaluateOn[T batch.Float](model batch.Model[T], theta []T, data *batch.Data[T], threads int, alphas ...float64) (Metrics, error) {
+	if err := checkApply(model, theta, data, threads); err != nil {
+		return Metrics{}, err
+	}
+	ev, err := NewEvaluator(model, threads)
+	if err != nil {
+		return Metrics{}, err
+	}
+	defer ev.Close()
+	return ev.Metrics(theta, data, alphas...)
 }
 
 // TailAt returns the CVaR and VaR of m at α, or NaNs when α was not asked.

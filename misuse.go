@@ -47,12 +47,3 @@ func checkThreads(threads int) error {
 	}
 	return nil
 }
-
-// asModel returns m as a Model, or a nil Model (not a nil pointer in a
-// non-nil interface) with the constructor's error.
-func asModel[T batch.Float, M batch.Model[T]](m M, err error) (batch.Model[T], error) {
-	if err != nil {
-		return nil, err
-	}
-	return m, nil
-}

@@ -29,7 +29,7 @@ func TestMisuseReturnsErrors(t *testing.T) {
 	badLabel := *data
 	badLabel.Labels = append([]int32(nil), data.Labels...)
 	badLabel.Labels[7] = 5
-	good := &ModelFile{Kind: KindLogistic, D: 3, K: 2, Precision: F64, Theta: []float64{1, 2, 3, 4}, Alpha: 0.1, Method: Alg3, Classes: []string{"a", "b"}}
+	good := &ModelFile{Kind: batch.KindLogistic, D: 3, K: 2, Precision: F64, Theta: []float64{1, 2, 3, 4}, Alpha: 0.1, Method: Alg3, Classes: []string{"a", "b"}}
 	closedOnline := func() error {
 		o, err := NewOnline(model, 3, 2, Options{Method: Alg1, Steps: 10, LR: 0.1})
 		if err != nil {
@@ -71,6 +71,19 @@ func TestMisuseReturnsErrors(t *testing.T) {
 		{"Evaluate long θ", func() error { _, err := Evaluate(model, append(theta, 1), data); return err }},
 		{"Evaluate bad α", func() error { _, err := Evaluate(model, theta, data, 1.5); return err }},
 		{"Evaluate zero rows", func() error { _, err := Evaluate(model, theta, empty); return err }},
+		{"NewEvaluator nil model", func() error { _, err := NewEvaluator[float64](nil, 1); return err }},
+		{"NewEvaluator threads -1", func() error { _, err := NewEvaluator(model, -1); return err }},
+		{"Evaluator.Metrics short θ", func() error {
+			ev, err := NewEvaluator(model, 1)
+			if err != nil {
+				return fmt.Errorf("setup: %w (not the error under test)", err)
+			}
+			defer ev.Close()
+			_, err = ev.Metrics(theta[:2], data, 0.1)
+			return err
+		}},
+		{"MetricsOf short correct", func() error { _, err := MetricsOf([]float64{1, 2}, []bool{true}, 0.1); return err }},
+		{"MetricsOf no losses", func() error { _, err := MetricsOf([]float64{}, nil, 0.1); return err }},
 		{"NewOnline nil model", func() error {
 			_, err := NewOnline[float64](nil, 3, 2, Options{Method: Alg1, Steps: 10, LR: 0.1})
 			return err
@@ -89,12 +102,6 @@ func TestMisuseReturnsErrors(t *testing.T) {
 		{"LoadModel nil reader", func() error { _, err := LoadModel(nil); return err }},
 		{"BuildModel nil", func() error { _, _, err := BuildModel[float64](nil); return err }},
 		{"ModelFile.Validate nil", func() error { return (*ModelFile)(nil).Validate() }},
-		{"NewModel d = -1", func() error { _, err := NewModel[float64](KindLogistic, -1, 2, 0); return err }},
-		{"NewModel huge mlp", func() error { _, err := NewModel[float32](KindMLP, 784, 10, 100_000_000); return err }},
-		{"NumParams huge", func() error { _, err := NumParams(KindSoftmax, 1<<30, 1<<30, 0); return err }},
-		{"Preprocess nil", func() error { return Preprocess[float64](nil, []float64{1, 2}, 2) }},
-		{"Preprocess d = 0", func() error { return Preprocess(&Preprocessing{}, []float64{1, 2}, 0) }},
-		{"Preprocessing.Validate nil", func() error { return (*Preprocessing)(nil).Validate(2) }},
 		{"CVaR empty", func() error { _, err := CVaR(nil, 0.1); return err }},
 		{"CVaR α = 0", func() error { _, err := CVaR(x, 0); return err }},
 		{"VaR NaN", func() error { _, err := VaR([]float64{math.NaN()}, 0.5); return err }},

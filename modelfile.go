@@ -1,81 +1,16 @@
 package cvar
 
 import (
-	"bufio"
-	"bytes"
-	"encoding/binary"
-	"encoding/json"
-	"errors"
 	"fmt"
-	"hash/crc32"
-	"io"
-	"io/fs"
 	"math"
-	"strconv"
 	"strings"
 
 	"github.com/cvarlearn/cvar/batch"
+	"github.com/cvarlearn/cvar/dataset"
 )
 
-// The model file format, version 1.
-//
-// A model file holds a trained model and everything needed to apply it to
-// new data: the model's kind and shapes, its parameters in the precision it
-// was trained in, τ, α and the method, the class texts, the preprocessing of
-// the features, the resolved training Params and where the training data
-// came from. It is laid out as
-//
-//	offset  size  content
-//	0       8     magic "CVARMODL"
-//	8       4     version, uint32 little-endian (1)
-//	12      4     header length h, uint32 little-endian (at most 64 MiB)
-//	16      h     header: one JSON object, UTF-8 (the fields of ModelFile)
-//	16+h    p·s   the p = num_params parameters, IEEE 754 little-endian,
-//	              s = 4 bytes each for precision "f32", 8 for "f64"
-//	16+h+p·s 4    CRC-32C (Castagnoli) of every byte before it, uint32 LE
-//
-// and nothing after the checksum. The header is readable with any JSON tool
-// (it starts at byte 16); floating-point values that JSON cannot hold (NaN,
-// ±Inf, as in τ of a baseline or an unbounded τ interval) are written as the
-// strings "NaN", "+Inf" and "-Inf". The parameters follow the layout of the
-// batch model of that kind (batch.NewLogistic and so on document it).
-//
-// LoadModel rejects a file that is not a model file (wrong magic), a file of
-// another version, a truncated file, a file whose checksum does not match its
-// content and a header that is inconsistent (unknown model, shapes that do
-// not match the number of parameters, non-finite parameters, class texts that
-// do not match k); each with an error matching one of the ErrModel… values
-// under errors.Is.
-
-// ModelFileVersion is the version of the model file format this build
-// writes and reads.
-const ModelFileVersion = 1
-
-const (
-	modelMagic     = "CVARMODL"
-	maxHeaderBytes = 64 << 20
-)
-
-// Errors of LoadModel, with detail; test with errors.Is.
-var (
-	ErrModelFormat   = errors.New("cvar: not a cvar model file")
-	ErrModelVersion  = errors.New("cvar: unsupported model file version")
-	ErrModelTrunc    = errors.New("cvar: truncated model file")
-	ErrModelChecksum = errors.New("cvar: model file checksum mismatch")
-	ErrModelInvalid  = errors.New("cvar: invalid model file")
-)
-
-// Model kinds, as written in model files and taken by NewModel.
-const (
-	KindLogistic = "logistic" // binary logistic regression, k = 2
-	KindSoftmax  = "softmax"  // multinomial logistic regression, k ≥ 2
-	KindLinear   = "linear"   // least squares, regression
-	KindLAD      = "lad"      // least absolute deviations, regression
-	KindMLP      = "mlp"      // d → hidden → k ReLU network, k ≥ 2
-)
-
-// Kinds lists the model kinds.
-var Kinds = []string{KindLogistic, KindSoftmax, KindLinear, KindLAD, KindMLP}
+// A trained model as a value: what a model file holds (modelformat.go reads
+// and writes it; the package documentation specifies the format).
 
 // Precisions of model files: the element type of the parameters.
 const (
@@ -83,76 +18,16 @@ const (
 	F64 = "f64"
 )
 
-// Preprocessing says how raw feature values, as read from a data file, become
-// the model's inputs: x ← x/Divide (when Divide > 0, e.g. 255 for 8-bit
-// pixels), then x_j ← (x_j − Mean[j])/Scale[j] (when Mean is not nil).
-//
-// TargetScale > 0 records that a regression model was trained on targets
-// standardised as (y − TargetMean)/TargetScale and its parameters then
-// mapped back to the target's own units: the model predicts y itself, and
-// its losses, τ, CVaR and VaR are in y's units. Nothing is applied to new
-// targets.
-type Preprocessing struct {
-	Divide      float64   `json:"divide,omitempty"`
-	Mean        []float64 `json:"mean,omitempty"`
-	Scale       []float64 `json:"scale,omitempty"`
-	TargetMean  float64   `json:"target_mean,omitempty"`
-	TargetScale float64   `json:"target_scale,omitempty"`
-}
-
-// Validate reports preprocessing that cannot be applied to d features.
-func (p *Preprocessing) Validate(d int) error {
-	if p == nil {
-		return errors.New("no preprocessing (nil *Preprocessing)")
-	}
-	if p.Divide < 0 || math.IsNaN(p.Divide) || math.IsInf(p.Divide, 0) {
-		return fmt.Errorf("preprocessing divisor %v must be finite and ≥ 0", p.Divide)
-	}
-	if p.TargetScale < 0 || !finite(p.TargetScale) || !finite(p.TargetMean) {
-		return fmt.Errorf("target standardisation: mean %v, scale %v; want finite values and a scale ≥ 0", p.TargetMean, p.TargetScale)
-	}
-	if p.Mean == nil && p.Scale == nil {
-		return nil
-	}
-	if len(p.Mean) != d || len(p.Scale) != d {
-		return fmt.Errorf("preprocessing has %d means and %d scales for %d features", len(p.Mean), len(p.Scale), d)
-	}
-	for j := range p.Mean {
-		if !finite(p.Mean[j]) || !finite(p.Scale[j]) || p.Scale[j] <= 0 {
-			return fmt.Errorf("preprocessing of feature %d: mean %v, scale %v; want finite values and a positive scale", j, p.Mean[j], p.Scale[j])
-		}
-	}
-	return nil
-}
-
-// Preprocess applies p in place to x, rows of d features, row-major.
-func Preprocess[T batch.Float](p *Preprocessing, x []T, d int) error {
-	if d <= 0 || len(x)%d != 0 {
-		return fmt.Errorf("cvar: %d values are not rows of %d features", len(x), d)
-	}
-	if err := p.Validate(d); err != nil {
-		return fmt.Errorf("cvar: %w", err)
-	}
-	if p.Divide > 0 {
-		inv := 1 / p.Divide
-		for i, v := range x {
-			x[i] = T(float64(v) * inv)
-		}
-	}
-	if p.Mean != nil {
-		for i := 0; i < len(x); i += d {
-			row := x[i : i+d]
-			for j, v := range row {
-				row[j] = T((float64(v) - p.Mean[j]) / p.Scale[j])
-			}
-		}
-	}
-	return nil
-}
-
-// DataSource records where a model's training data came from, so that
-// programs can read new data the same way.
-type DataSource struct {
+// Provenance is what the program that wrote a model file recorded about the
+// model's training data: for the cvar command, where it read it, so that its
+// eval and predict read new data the same way (the CSV target column, a file
+// without a header row) or draw the built-in data again. It is metadata, the
+// header's "source" object: the library stores it as given and checks only
+// that its counts are not negative and that the built-in data it describes
+// is at most MaxSynthValues values, so that a program that draws that data
+// again is not made to allocate without limit; it gives the fields no other
+// meaning. Other programs may leave it zero or fill in what applies.
+type Provenance struct {
 	// Kind is "csv", "libsvm", "idx" or "synthetic".
 	Kind string `json:"kind"`
 	// Name is the file or directory as given, or the synthetic generator.
@@ -171,9 +46,9 @@ type DataSource struct {
 }
 
 // ModelFile is a trained model with what is needed to use it: the content
-// of a model file (see the format above).
+// of a model file (see "Model files" in the package documentation).
 type ModelFile struct {
-	Kind      string // one of Kinds
+	Kind      string // one of batch.Kinds()
 	D         int    // number of features
 	K         int    // classes: 2 for logistic, ≥ 2 for softmax and mlp, 0 for regression
 	Hidden    int    // hidden width of the mlp, else 0
@@ -190,82 +65,11 @@ type ModelFile struct {
 	// Features are the names of the D features (may be nil).
 	Features []string
 	// Preprocessing maps raw features to model inputs.
-	Preprocessing Preprocessing
+	Preprocessing dataset.Preprocessing
 	// Params are the constants and step sizes of the training run.
 	Params Params
-	// Source says where the training data came from.
-	Source DataSource
-}
-
-// NumParams returns the number of parameters of a model of the given kind
-// and shapes, or an error for an unknown kind or impossible shapes,
-// including more than batch.MaxParams parameters.
-func NumParams(kind string, d, k, hidden int) (int, error) {
-	p, err := numParams(kind, d, k, hidden)
-	if err == nil && int64(p) > batch.MaxParams {
-		return 0, fmt.Errorf("cvar: a %s model with d = %d, k = %d, hidden = %d has %d parameters, more than %d", kind, d, k, hidden, p, int64(batch.MaxParams))
-	}
-	return p, err
-}
-
-func numParams(kind string, d, k, hidden int) (int, error) {
-	if d <= 0 || d > math.MaxInt32 {
-		return 0, fmt.Errorf("cvar: %d features; want at least 1", d)
-	}
-	switch kind {
-	case KindLogistic:
-		if k != 2 {
-			return 0, fmt.Errorf("cvar: logistic regression is binary; got %d classes (use softmax)", k)
-		}
-		return d + 1, nil
-	case KindLinear, KindLAD:
-		if k != 0 {
-			return 0, fmt.Errorf("cvar: %s regression needs real targets; got %d classes", kind, k)
-		}
-		return d + 1, nil
-	case KindSoftmax, KindMLP:
-		if k < 2 || k > math.MaxInt32 {
-			return 0, fmt.Errorf("cvar: %s needs at least 2 classes; got %d", kind, k)
-		}
-		if kind == KindSoftmax {
-			if d > math.MaxInt/2/k {
-				return 0, fmt.Errorf("cvar: softmax with %d features and %d classes is too large", d, k)
-			}
-			return k*d + k, nil
-		}
-		h := hidden
-		if h <= 0 || h > math.MaxInt32 {
-			return 0, fmt.Errorf("cvar: mlp hidden width %d; want at least 1", hidden)
-		}
-		if d > math.MaxInt/4/h || k > math.MaxInt/4/h {
-			return 0, fmt.Errorf("cvar: mlp %d → %d → %d is too large", d, h, k)
-		}
-		return h*d + h + k*h + k, nil
-	}
-	return 0, fmt.Errorf("cvar: unknown model %q (want %s)", kind, strings.Join(Kinds, ", "))
-}
-
-// NewModel returns the batch model of the given kind and shapes in
-// precision T: k classes (0 for regression) and, for the mlp, hidden units
-// (≤ 0: batch.DefaultHidden).
-func NewModel[T batch.Float](kind string, d, k, hidden int) (batch.Model[T], error) {
-	if kind == KindMLP && hidden <= 0 {
-		hidden = batch.DefaultHidden
-	}
-	if _, err := NumParams(kind, d, k, hidden); err != nil {
-		return nil, err
-	}
-	switch kind {
-	case KindLogistic:
-		return asModel[T](batch.NewLogistic[T](d))
-	case KindSoftmax:
-		return asModel[T](batch.NewSoftmax[T](d, k))
-	case KindLinear:
-		return asModel[T](batch.NewLeastSquares[T](d))
-	case KindLAD:
-		return asModel[T](batch.NewLeastAbsolute[T](d))
-	}
-	return asModel[T](batch.NewMLP[T](d, hidden, k))
+	// Source is what the writing program recorded about the training data.
+	Source Provenance
 }
 
 // BuildModel rebuilds the batch model of m and its parameters in precision
@@ -274,7 +78,7 @@ func BuildModel[T batch.Float](m *ModelFile) (batch.Model[T], []T, error) {
 	if err := m.Validate(); err != nil {
 		return nil, nil, err
 	}
-	model, err := NewModel[T](m.Kind, m.D, m.K, m.Hidden)
+	model, err := batch.NewModel[T](m.Kind, m.D, m.K, m.Hidden)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -299,12 +103,12 @@ func (m *ModelFile) Validate() error {
 		return bad("precision %q (want f32 or f64)", m.Precision)
 	}
 	hidden := m.Hidden
-	if m.Kind != KindMLP && hidden != 0 {
+	if m.Kind != batch.KindMLP && hidden != 0 {
 		return bad("hidden width %d given for a %s model", hidden, m.Kind)
 	}
-	p, err := NumParams(m.Kind, m.D, m.K, hidden)
+	p, err := batch.NumParams(m.Kind, m.D, m.K, hidden)
 	if err != nil {
-		return bad("%s", strings.TrimPrefix(err.Error(), "cvar: "))
+		return bad("%s", strings.TrimPrefix(err.Error(), "batch: "))
 	}
 	if len(m.Theta) != p {
 		return bad("%d parameters; a %s model with d = %d, k = %d, hidden = %d has %d", len(m.Theta), m.Kind, m.D, m.K, hidden, p)
@@ -346,363 +150,14 @@ func (m *ModelFile) Validate() error {
 	return nil
 }
 
-// jfloat is a float64 whose JSON form holds NaN and ±Inf as strings.
-type jfloat float64
-
-func (f jfloat) MarshalJSON() ([]byte, error) {
-	v := float64(f)
-	switch {
-	case math.IsNaN(v):
-		return []byte(`"NaN"`), nil
-	case math.IsInf(v, 1):
-		return []byte(`"+Inf"`), nil
-	case math.IsInf(v, -1):
-		return []byte(`"-Inf"`), nil
-	}
-	return strconv.AppendFloat(nil, v, 'g', -1, 64), nil
-}
-
-func (f *jfloat) UnmarshalJSON(b []byte) error {
-	switch string(b) {
-	case `"NaN"`:
-		*f = jfloat(math.NaN())
-		return nil
-	case `"+Inf"`, `"Inf"`:
-		*f = jfloat(math.Inf(1))
-		return nil
-	case `"-Inf"`:
-		*f = jfloat(math.Inf(-1))
-		return nil
-	}
-	var v float64
-	if err := json.Unmarshal(b, &v); err != nil {
-		return err
-	}
-	*f = jfloat(v)
-	return nil
-}
-
-// paramsJSON is Params as the header stores it.
-type paramsJSON struct {
-	Method     string `json:"method"`
-	Alpha      jfloat `json:"alpha"`
-	N          int    `json:"n"`
-	Steps      int    `json:"steps"`
-	Batch      int    `json:"batch"`
-	G          jfloat `json:"g"`
-	Beta       jfloat `json:"beta"`
-	L          jfloat `json:"loss_bound"`
-	D          jfloat `json:"diameter"`
-	GAlpha     jfloat `json:"g_alpha"`
-	LR         jfloat `json:"lr"`
-	Eps        jfloat `json:"eps"`
-	TauMin     jfloat `json:"tau_min"`
-	TauMax     jfloat `json:"tau_max"`
-	Bound      jfloat `json:"bound"`
-	Estimated  bool   `json:"estimated"`
-	TheoremLR  bool   `json:"theorem_lr"`
-	TheoremEps bool   `json:"theorem_eps"`
-}
-
-// header is the JSON header of a model file.
-type header struct {
-	Format        string        `json:"format"`
-	Model         string        `json:"model"`
-	D             int           `json:"d"`
-	K             int           `json:"k"`
-	Hidden        int           `json:"hidden,omitempty"`
-	Precision     string        `json:"precision"`
-	NumParams     int           `json:"num_params"`
-	Tau           jfloat        `json:"tau"`
-	Alpha         jfloat        `json:"alpha"`
-	Method        string        `json:"method"`
-	Classes       []string      `json:"classes,omitempty"`
-	Features      []string      `json:"features,omitempty"`
-	Preprocessing Preprocessing `json:"preprocessing"`
-	Params        paramsJSON    `json:"params"`
-	Source        DataSource    `json:"source"`
-}
-
-const headerFormat = "cvar-model"
-
-func methodName(m Method) string {
-	if s, ok := methodNames[m]; ok {
-		return s
-	}
-	return ""
-}
-
-// SaveModel writes m to w in the model file format (see above). It checks m
-// first and writes nothing if it is inconsistent.
-func SaveModel(w io.Writer, m *ModelFile) error {
-	if err := m.Validate(); err != nil {
-		return err
-	}
-	if w == nil {
-		return errors.New("cvar: no writer for the model (nil io.Writer)")
-	}
-	pr := m.Params
-	h := header{
-		Format: headerFormat, Model: m.Kind, D: m.D, K: m.K, Hidden: m.Hidden,
-		Precision: m.Precision, NumParams: len(m.Theta),
-		Tau: jfloat(m.Tau), Alpha: jfloat(m.Alpha), Method: methodName(m.Method),
-		Classes: m.Classes, Features: m.Features, Preprocessing: m.Preprocessing,
-		Params: paramsJSON{
-			Method: methodName(pr.Method), Alpha: jfloat(pr.Alpha), N: pr.N, Steps: pr.Steps, Batch: pr.Batch,
-			G: jfloat(pr.G), Beta: jfloat(pr.Beta), L: jfloat(pr.L), D: jfloat(pr.D), GAlpha: jfloat(pr.GAlpha),
-			LR: jfloat(pr.LR), Eps: jfloat(pr.Eps), TauMin: jfloat(pr.TauMin), TauMax: jfloat(pr.TauMax),
-			Bound: jfloat(pr.Bound), Estimated: pr.Estimated, TheoremLR: pr.TheoremLR, TheoremEps: pr.TheoremEps,
-		},
-		Source: m.Source,
-	}
-	js, err := json.Marshal(&h)
-	if err != nil {
-		return fmt.Errorf("cvar: encoding the model header: %w", err)
-	}
-	if len(js) > maxHeaderBytes {
-		return fmt.Errorf("cvar: model header of %d bytes exceeds %d", len(js), maxHeaderBytes)
-	}
-	crc := crc32.New(castagnoli)
-	bw := bufio.NewWriterSize(io.MultiWriter(w, crc), 1<<16)
-	var pre [16]byte
-	copy(pre[:8], modelMagic)
-	binary.LittleEndian.PutUint32(pre[8:], ModelFileVersion)
-	binary.LittleEndian.PutUint32(pre[12:], uint32(len(js)))
-	bw.Write(pre[:])
-	bw.Write(js)
-	var buf [8]byte
-	for _, v := range m.Theta {
-		if m.Precision == F32 {
-			binary.LittleEndian.PutUint32(buf[:4], math.Float32bits(float32(v)))
-			bw.Write(buf[:4])
-		} else {
-			binary.LittleEndian.PutUint64(buf[:], math.Float64bits(v))
-			bw.Write(buf[:])
-		}
-	}
-	if err := bw.Flush(); err != nil {
-		return fmt.Errorf("cvar: writing the model: %w", err)
-	}
-	binary.LittleEndian.PutUint32(buf[:4], crc.Sum32())
-	if _, err := w.Write(buf[:4]); err != nil {
-		return fmt.Errorf("cvar: writing the model: %w", err)
-	}
-	return nil
-}
-
-// LoadModel reads a model file written by SaveModel (see the format above)
-// and checks it. Errors match ErrModelFormat, ErrModelVersion,
-// ErrModelTrunc, ErrModelChecksum or ErrModelInvalid under errors.Is, or
-// wrap the reader's error. The checks run in that order, so a file cut short
-// is reported as truncated rather than as a checksum mismatch.
-//
-// LoadModel reads no more than the file's own structure asks for, and
-// checks each part before reading the next: the 8-byte magic first (so a
-// stream that is not a model file costs 8 bytes), then the version and the
-// header length (at most 64 MiB), then the header, whose shapes must give at
-// most batch.MaxParams parameters (see NumParams) and whose data source must
-// describe at most MaxSynthValues values. When r reports its remaining size
-// (an *os.File on a regular file, a *bytes.Reader, a *strings.Reader) the
-// header and the parameters must also fit in it; otherwise they are read
-// incrementally, so memory grows with the bytes actually there, never with
-// what a header claims.
-func LoadModel(r io.Reader) (*ModelFile, error) {
-	if r == nil {
-		return nil, errors.New("cvar: no reader for the model (nil io.Reader)")
-	}
-	size := remaining(r) // −1 if unknown
-	crc := crc32.New(castagnoli)
-	tr := io.TeeReader(r, crc) // every byte before the checksum
-	readErr := func(err error) error { return fmt.Errorf("cvar: reading the model: %w", err) }
-
-	var pre [16]byte
-	switch n, err := io.ReadFull(tr, pre[:len(modelMagic)]); {
-	case n == 0 && err == io.EOF:
-		return nil, fmt.Errorf("%w: the file is empty", ErrModelFormat)
-	case !strings.HasPrefix(modelMagic, string(pre[:n])):
-		return nil, fmt.Errorf("%w (it does not start with %q)", ErrModelFormat, modelMagic)
-	case err == io.ErrUnexpectedEOF:
-		return nil, truncErr("in the magic number")
-	case err != nil:
-		return nil, readErr(err)
-	}
-	if _, err := io.ReadFull(tr, pre[len(modelMagic):]); err != nil {
-		if err == io.EOF || err == io.ErrUnexpectedEOF {
-			return nil, truncErr("in the 16-byte preamble")
-		}
-		return nil, readErr(err)
-	}
-	if v := binary.LittleEndian.Uint32(pre[8:]); v != ModelFileVersion {
-		return nil, fmt.Errorf("%w: the file is version %d, this program reads version %d", ErrModelVersion, v, ModelFileVersion)
-	}
-	hlen := int64(binary.LittleEndian.Uint32(pre[12:]))
-	if hlen > maxHeaderBytes {
-		return nil, fmt.Errorf("%w: header length %d exceeds %d bytes", ErrModelInvalid, hlen, maxHeaderBytes)
-	}
-	if size >= 0 && 16+hlen > size {
-		return nil, truncErr(fmt.Sprintf("in the %d-byte header", hlen))
-	}
-	js, err := readUpTo(tr, hlen)
-	if err != nil {
-		return nil, readErr(err)
-	}
-	if int64(len(js)) < hlen {
-		return nil, truncErr(fmt.Sprintf("in the %d-byte header", hlen))
-	}
-	var h header
-	dec := json.NewDecoder(bytes.NewReader(js))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&h); err != nil {
-		// A corrupted file is more likely than a bad writer: say so when
-		// the checksum at the end of the file (read up to 64 MiB on)
-		// disagrees.
-		if rest, rerr := readUpTo(r, maxHeaderBytes+1); rerr == nil && len(rest) >= 4 && len(rest) <= maxHeaderBytes {
-			crc.Write(rest[:len(rest)-4])
-			if cerr := checkCRC(crc.Sum32(), rest[len(rest)-4:]); cerr != nil {
-				return nil, cerr
-			}
-		}
-		return nil, fmt.Errorf("%w: header: %v", ErrModelInvalid, err)
-	}
-	if h.Format != headerFormat {
-		return nil, fmt.Errorf("%w: header format %q, want %q", ErrModelInvalid, h.Format, headerFormat)
-	}
-	var width int64
-	switch h.Precision {
-	case F32:
-		width = 4
-	case F64:
-		width = 8
-	default:
-		return nil, fmt.Errorf("%w: precision %q (want f32 or f64)", ErrModelInvalid, h.Precision)
-	}
-	p, err := NumParams(h.Model, h.D, h.K, h.Hidden)
-	if err != nil {
-		return nil, fmt.Errorf("%w: %s", ErrModelInvalid, strings.TrimPrefix(err.Error(), "cvar: "))
-	}
-	if h.NumParams != p {
-		return nil, fmt.Errorf("%w: num_params %d; a %s model with d = %d, k = %d, hidden = %d has %d", ErrModelInvalid, h.NumParams, h.Model, h.D, h.K, h.Hidden, p)
-	}
-	if err := h.Source.validate(); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrModelInvalid, err)
-	}
-	end := 16 + hlen + int64(p)*width
-	switch {
-	case size >= 0 && size < end:
-		return nil, truncErr(fmt.Sprintf("in the %d parameters", p))
-	case size >= 0 && size < end+4:
-		return nil, truncErr("in the 4-byte checksum")
-	}
-	raw, err := readUpTo(tr, int64(p)*width)
-	if err != nil {
-		return nil, readErr(err)
-	}
-	if int64(len(raw)) < int64(p)*width {
-		return nil, truncErr(fmt.Sprintf("in the %d parameters", p))
-	}
-	var sum [4]byte
-	if n, err := io.ReadFull(r, sum[:]); err != nil {
-		if n < 4 && (err == io.EOF || err == io.ErrUnexpectedEOF) {
-			return nil, truncErr("in the 4-byte checksum")
-		}
-		return nil, readErr(err)
-	}
-	extra, err := io.Copy(io.Discard, io.LimitReader(r, maxHeaderBytes))
-	if err != nil {
-		return nil, readErr(err)
-	}
-	if err := checkCRC(crc.Sum32(), sum[:]); err != nil {
-		if extra > 0 {
-			return nil, fmt.Errorf("%w (or bytes were appended to it)", err)
-		}
-		return nil, err
-	}
-	if extra > 0 {
-		return nil, fmt.Errorf("%w: %d or more bytes after the checksum", ErrModelInvalid, extra)
-	}
-	m := &ModelFile{
-		Kind: h.Model, D: h.D, K: h.K, Hidden: h.Hidden, Precision: h.Precision,
-		Theta: make([]float64, p), Tau: float64(h.Tau), Alpha: float64(h.Alpha),
-		Classes: h.Classes, Features: h.Features, Preprocessing: h.Preprocessing, Source: h.Source,
-	}
-	for i := range m.Theta {
-		if width == 4 {
-			m.Theta[i] = float64(math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:])))
-		} else {
-			m.Theta[i] = math.Float64frombits(binary.LittleEndian.Uint64(raw[8*i:]))
-		}
-	}
-	if m.Method, err = ParseMethod(h.Method); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrModelInvalid, err)
-	}
-	hp := h.Params
-	m.Params = Params{
-		Alpha: float64(hp.Alpha), N: hp.N, Steps: hp.Steps, Batch: hp.Batch,
-		G: float64(hp.G), Beta: float64(hp.Beta), L: float64(hp.L), D: float64(hp.D), GAlpha: float64(hp.GAlpha),
-		LR: float64(hp.LR), Eps: float64(hp.Eps), TauMin: float64(hp.TauMin), TauMax: float64(hp.TauMax),
-		Bound: float64(hp.Bound), Estimated: hp.Estimated, TheoremLR: hp.TheoremLR, TheoremEps: hp.TheoremEps,
-	}
-	if hp.Method != "" {
-		if m.Params.Method, err = ParseMethod(hp.Method); err != nil {
-			return nil, fmt.Errorf("%w: params: %v", ErrModelInvalid, err)
-		}
-	}
-	if err := m.Validate(); err != nil {
-		return nil, err
-	}
-	return m, nil
-}
-
-// checkCRC compares the CRC-32C of the content with the 4 stored bytes.
-func checkCRC(got uint32, stored []byte) error {
-	if want := binary.LittleEndian.Uint32(stored); got != want {
-		return fmt.Errorf("%w: stored CRC-32C %08x, content has %08x (the file is corrupted)", ErrModelChecksum, want, got)
-	}
-	return nil
-}
-
-// readUpTo reads up to n bytes of r, fewer only at EOF. Its buffer grows
-// with the bytes read, not with n.
-func readUpTo(r io.Reader, n int64) ([]byte, error) {
-	var buf bytes.Buffer
-	if n <= 1<<20 {
-		buf.Grow(int(n))
-	}
-	_, err := io.Copy(&buf, io.LimitReader(r, n))
-	return buf.Bytes(), err
-}
-
-// remaining returns the number of bytes left in r when r can tell (a
-// regular file, or an in-memory reader), else −1.
-func remaining(r io.Reader) int64 {
-	switch v := r.(type) {
-	case interface{ Len() int }: // *bytes.Reader, *strings.Reader, *bytes.Buffer
-		return int64(v.Len())
-	case interface {
-		Stat() (fs.FileInfo, error)
-		io.Seeker
-	}: // *os.File
-		fi, err := v.Stat()
-		if err != nil || !fi.Mode().IsRegular() {
-			return -1
-		}
-		at, err := v.Seek(0, io.SeekCurrent)
-		if err != nil || at > fi.Size() {
-			return -1
-		}
-		return fi.Size() - at
-	}
-	return -1
-}
-
-// MaxSynthValues bounds the built-in data a model file's source may
+// MaxSynthValues bounds the built-in data a model file's Provenance may
 // describe, SynthN·SynthD values (2³⁰, 4 GiB of float32), so that a program
 // that draws that data again is not made to allocate without limit.
 const MaxSynthValues = 1 << 30
 
-// validate reports a data source with negative counts or built-in data of
+// validate reports a provenance with negative counts or built-in data of
 // more than MaxSynthValues values.
-func (s *DataSource) validate() error {
+func (s *Provenance) validate() error {
 	if s.N < 0 || s.SynthN < 0 || s.SynthD < 0 || s.SynthClasses < 0 {
 		return fmt.Errorf("source: negative count (n %d, synth_n %d, synth_d %d, synth_classes %d)", s.N, s.SynthN, s.SynthD, s.SynthClasses)
 	}
@@ -710,10 +165,4 @@ func (s *DataSource) validate() error {
 		return fmt.Errorf("source: built-in data of %d rows of %d features and %d classes exceeds %d values", s.SynthN, s.SynthD, s.SynthClasses, MaxSynthValues)
 	}
 	return nil
-}
-
-var castagnoli = crc32.MakeTable(crc32.Castagnoli)
-
-func truncErr(where string) error {
-	return fmt.Errorf("%w: the file ends %s", ErrModelTrunc, where)
 }

@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/cvarlearn/cvar/batch"
+	"github.com/cvarlearn/cvar/dataset"
 )
 
 // testModelFile returns a consistent ModelFile of the given kind with
@@ -25,14 +26,14 @@ func testModelFile(t testing.TB, kind, precision string) *ModelFile {
 	d, k, hidden := 3, 0, 0
 	var classes []string
 	switch kind {
-	case KindLogistic:
+	case batch.KindLogistic:
 		k, classes = 2, []string{"-1", "1"}
-	case KindSoftmax:
+	case batch.KindSoftmax:
 		k, classes = 3, []string{"cat", "dog", "emu"}
-	case KindMLP:
+	case batch.KindMLP:
 		k, hidden, classes = 3, 4, []string{"a", "b", "c"}
 	}
-	p, err := NumParams(kind, d, k, hidden)
+	p, err := batch.NumParams(kind, d, k, hidden)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,13 +49,13 @@ func testModelFile(t testing.TB, kind, precision string) *ModelFile {
 		Kind: kind, D: d, K: k, Hidden: hidden, Precision: precision,
 		Theta: theta, Tau: 0.25, Alpha: 0.1, Method: Alg3,
 		Classes: classes, Features: []string{"x1", "x2", "x3"},
-		Preprocessing: Preprocessing{Mean: []float64{1, 2, 3}, Scale: []float64{0.5, 1, 2}},
+		Preprocessing: dataset.Preprocessing{Mean: []float64{1, 2, 3}, Scale: []float64{0.5, 1, 2}},
 		Params: Params{
 			Method: Alg3, Alpha: 0.1, N: 100, Steps: 20, Batch: 50, G: 1.5, Beta: 0.5, L: 3, D: 20,
 			GAlpha: 12, LR: 0.01, Eps: 0.02, TauMin: 0, TauMax: math.Inf(1), Bound: math.NaN(),
 			TheoremLR: true, TheoremEps: true,
 		},
-		Source: DataSource{Kind: "csv", Name: "train.csv", Target: "y", N: 100},
+		Source: Provenance{Kind: "csv", Name: "train.csv", Target: "y", N: 100},
 	}
 }
 
@@ -71,12 +72,12 @@ func saved(t testing.TB, m *ModelFile) []byte {
 func sameFloat(a, b float64) bool { return a == b || math.IsNaN(a) && math.IsNaN(b) }
 
 func TestModelFileRoundTrip(t *testing.T) {
-	for _, kind := range Kinds {
+	for _, kind := range batch.Kinds() {
 		for _, prec := range []string{F32, F64} {
 			m := testModelFile(t, kind, prec)
-			if kind == KindLogistic {
+			if kind == batch.KindLogistic {
 				m.Tau = math.NaN() // a baseline has no τ
-				m.Preprocessing = Preprocessing{Divide: 255}
+				m.Preprocessing = dataset.Preprocessing{Divide: 255}
 				m.Features = nil
 			}
 			data := saved(t, m)
@@ -107,7 +108,7 @@ func TestModelFileRoundTrip(t *testing.T) {
 }
 
 func TestModelFileBuildModel(t *testing.T) {
-	for _, kind := range Kinds {
+	for _, kind := range batch.Kinds() {
 		m := testModelFile(t, kind, F64)
 		model, theta, err := BuildModel[float64](m)
 		if err != nil {
@@ -140,7 +141,7 @@ func TestModelFileBuildModel(t *testing.T) {
 	for i, v := range res.Theta {
 		theta[i] = float64(v)
 	}
-	mf := &ModelFile{Kind: KindLogistic, D: 3, K: 2, Precision: F32, Theta: theta, Tau: res.Tau,
+	mf := &ModelFile{Kind: batch.KindLogistic, D: 3, K: 2, Precision: F32, Theta: theta, Tau: res.Tau,
 		Alpha: 0.1, Method: Alg3, Classes: []string{"0", "1"}, Params: res.Params}
 	got, err := LoadModel(bytes.NewReader(saved(t, mf)))
 	if err != nil {
@@ -158,7 +159,7 @@ func TestModelFileBuildModel(t *testing.T) {
 }
 
 func TestModelFileErrors(t *testing.T) {
-	good := saved(t, testModelFile(t, KindSoftmax, F32))
+	good := saved(t, testModelFile(t, batch.KindSoftmax, F32))
 	load := func(b []byte) error {
 		_, err := LoadModel(bytes.NewReader(b))
 		return err
@@ -213,7 +214,7 @@ func TestModelFileErrors(t *testing.T) {
 			"prep":      func(m *ModelFile) { m.Preprocessing.Scale[0] = 0 },
 			"features":  func(m *ModelFile) { m.Features = m.Features[:1] },
 		} {
-			m := testModelFile(t, KindSoftmax, F64)
+			m := testModelFile(t, batch.KindSoftmax, F64)
 			f(m)
 			var b bytes.Buffer
 			if err := SaveModel(&b, m); !errors.Is(err, ErrModelInvalid) || b.Len() != 0 {
@@ -221,23 +222,6 @@ func TestModelFileErrors(t *testing.T) {
 			}
 		}
 	})
-}
-
-func TestPreprocess(t *testing.T) {
-	p := &Preprocessing{Divide: 2, Mean: []float64{1, 0}, Scale: []float64{2, 4}}
-	x := []float64{6, 8, 2, 0}
-	if err := Preprocess(p, x, 2); err != nil {
-		t.Fatal(err)
-	}
-	if want := []float64{1, 1, 0, 0}; !reflect.DeepEqual(x, want) {
-		t.Errorf("got %v, want %v", x, want)
-	}
-	if err := Preprocess(p, []float32{1, 2, 3}, 2); err == nil {
-		t.Error("ragged input accepted")
-	}
-	if err := Preprocess(&Preprocessing{Mean: []float64{0}, Scale: []float64{1}}, x, 2); err == nil {
-		t.Error("preprocessing of the wrong width accepted")
-	}
 }
 
 // zeros is an endless stream of zero bytes that counts what was read and
@@ -289,7 +273,7 @@ func TestLoadModelBounded(t *testing.T) {
 	if _, err := LoadModel(z); !errors.Is(err, ErrModelFormat) || z.n > 16 {
 		t.Errorf("zeros: read %d bytes, error %v; want ErrModelFormat after at most 16 bytes", z.n, err)
 	}
-	good := saved(t, testModelFile(t, KindSoftmax, F64))
+	good := saved(t, testModelFile(t, batch.KindSoftmax, F64))
 	synth := withHeader(t, good, func(h map[string]any) {
 		h["source"] = map[string]any{"kind": "synthetic", "n": 100, "synth_n": 3e9, "synth_d": 20}
 	})
@@ -348,7 +332,7 @@ func sentinel(err error) error {
 // returns must be valid, save again and load back with the same
 // parameters.
 func FuzzReadModel(f *testing.F) {
-	for _, kind := range Kinds {
+	for _, kind := range batch.Kinds() {
 		for _, prec := range []string{F32, F64} {
 			f.Add(saved(f, testModelFile(f, kind, prec)), true)
 		}

@@ -102,24 +102,19 @@ func LoadMNIST[T kernel.Float](dir string) (*Problem[T], error) {
 // choice (kernel.For is resolved when a model is made, so call it after
 // kernel.Use).
 func NewModel[T kernel.Float](name string, d int) (batch.Model[T], error) {
-	var m batch.Model[T]
-	var err error
 	switch name {
-	case "logistic":
-		m, err = batch.NewLogistic[T](d)
-	case "softmax":
-		m, err = batch.NewSoftmax[T](d, MNISTClasses)
-	case "mlp":
-		m, err = batch.NewMLP[T](d, Hidden, MNISTClasses)
+	case batch.KindLogistic:
+		return batch.NewModel[T](name, d, 2, 0)
+	case batch.KindSoftmax, batch.KindMLP:
+		return batch.NewModel[T](name, d, MNISTClasses, Hidden)
 	case "mlp-blas":
-		m, err = batch.NewMLPBLAS[T](d, Hidden, MNISTClasses)
-	default:
-		return nil, fmt.Errorf("bench: unknown model %q (want logistic, softmax, mlp or mlp-blas)", name)
+		m, err := batch.NewMLPBLAS[T](d, Hidden, MNISTClasses)
+		if err != nil {
+			return nil, err
+		}
+		return m, nil
 	}
-	if err != nil {
-		return nil, err
-	}
-	return m, nil
+	return nil, fmt.Errorf("bench: unknown model %q (want logistic, softmax, mlp or mlp-blas)", name)
 }
 
 // EpochConfig is one training configuration of the epoch suite.

@@ -219,17 +219,11 @@ func inferTask(texts []string) Task {
 
 // inferTaskValues is inferTask for numeric targets.
 func inferTaskValues(y []float64) Task {
-	distinct := make(map[float64]struct{})
+	var ti TaskInference
 	for _, v := range y {
-		if v != math.Trunc(v) {
-			return Regression
-		}
-		distinct[v] = struct{}{}
-		if len(distinct) > MaxAutoClasses {
-			return Regression
-		}
+		ti.Add(v)
 	}
-	return Classification
+	return ti.Task()
 }
 
 // buildClasses maps label texts to 0..K-1: numerically when every label is
@@ -277,11 +271,9 @@ func numericClasses(values []float64) ([]int32, []string) {
 	for v := range seen {
 		distinct = append(distinct, v)
 	}
-	slices.Sort(distinct)
-	classes := make([]string, len(distinct))
+	classes := classTexts(distinct) // sorts distinct
 	for k, v := range distinct {
 		seen[v] = int32(k)
-		classes[k] = canonNumber(v)
 	}
 	labels := make([]int32, len(values))
 	for i, v := range values {

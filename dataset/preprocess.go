@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"errors"
 	"fmt"
 	"math"
 )
@@ -190,4 +191,89 @@ func ScaleTargets[T Float](s TargetScaler, y []T) []T {
 		out[i] = T((float64(v) - s.Mean) / s.Scale)
 	}
 	return out
+}
+
+// Preprocessing says how raw feature values, as read from a data file, become
+// a model's inputs: x ← x/Divide (when Divide > 0, e.g. 255 for 8-bit
+// pixels), then x_j ← (x_j − Mean[j])/Scale[j] (when Mean is not nil), the
+// z-score of a Standardizer. A model file stores it (its JSON fields are the
+// header's "preprocessing" object) so that new data is prepared as the
+// training data was; Preprocess applies it.
+//
+// TargetScale > 0 records that a regression model was trained on targets
+// standardised as (y − TargetMean)/TargetScale (a TargetScaler) and its
+// parameters then mapped back to the target's own units: the model predicts
+// y itself, and its losses, τ, CVaR and VaR are in y's units. Nothing is
+// applied to new targets.
+type Preprocessing struct {
+	Divide      float64   `json:"divide,omitempty"`
+	Mean        []float64 `json:"mean,omitempty"`
+	Scale       []float64 `json:"scale,omitempty"`
+	TargetMean  float64   `json:"target_mean,omitempty"`
+	TargetScale float64   `json:"target_scale,omitempty"`
+}
+
+// Validate reports preprocessing that cannot be applied to d features.
+func (p *Preprocessing) Validate(d int) error {
+	if p == nil {
+		return errors.New("no preprocessing (nil *Preprocessing)")
+	}
+	if p.Divide < 0 || !finite(p.Divide) {
+		return fmt.Errorf("preprocessing divisor %v must be finite and ≥ 0", p.Divide)
+	}
+	if p.TargetScale < 0 || !finite(p.TargetScale) || !finite(p.TargetMean) {
+		return fmt.Errorf("target standardisation: mean %v, scale %v; want finite values and a scale ≥ 0", p.TargetMean, p.TargetScale)
+	}
+	if p.Mean == nil && p.Scale == nil {
+		return nil
+	}
+	if len(p.Mean) != d || len(p.Scale) != d {
+		return fmt.Errorf("preprocessing has %d means and %d scales for %d features", len(p.Mean), len(p.Scale), d)
+	}
+	for j := range p.Mean {
+		if !finite(p.Mean[j]) || !finite(p.Scale[j]) || p.Scale[j] <= 0 {
+			return fmt.Errorf("preprocessing of feature %d: mean %v, scale %v; want finite values and a positive scale", j, p.Mean[j], p.Scale[j])
+		}
+	}
+	return nil
+}
+
+// Standardizer returns the z-score step of p, or nil when it has none.
+func (p *Preprocessing) Standardizer() *Standardizer {
+	if p.Mean == nil {
+		return nil
+	}
+	return &Standardizer{Mean: p.Mean, Scale: p.Scale}
+}
+
+// TargetScaler returns the target standardisation p records, and whether it
+// records one.
+func (p *Preprocessing) TargetScaler() (TargetScaler, bool) {
+	return TargetScaler{Mean: p.TargetMean, Scale: p.TargetScale}, p.TargetScale > 0
+}
+
+// Preprocess applies p in place to x, rows of d features, row-major: the
+// division (multiplying by 1/Divide, in float64), then the z-score of
+// p.Standardizer() as StandardizeRow applies it. It fails, changing
+// nothing, when len(x) is not a multiple of d or p is invalid for d
+// features.
+func Preprocess[T Float](p *Preprocessing, x []T, d int) error {
+	if d <= 0 || len(x)%d != 0 {
+		return fmt.Errorf("dataset: %d values are not rows of %d features", len(x), d)
+	}
+	if err := p.Validate(d); err != nil {
+		return fmt.Errorf("dataset: %w", err)
+	}
+	if p.Divide > 0 {
+		inv := 1 / p.Divide
+		for i, v := range x {
+			x[i] = T(float64(v) * inv)
+		}
+	}
+	if s := p.Standardizer(); s != nil {
+		for i := 0; i < len(x); i += d {
+			standardize(s, x[i:i+d])
+		}
+	}
+	return nil
 }

@@ -3,6 +3,7 @@ package dataset
 import (
 	"encoding/json"
 	"math"
+	"reflect"
 	"slices"
 	"testing"
 )
@@ -228,5 +229,55 @@ func TestSplitter(t *testing.T) {
 	}
 	if _, err := NewSplitter(1, 0, 1); err == nil {
 		t.Error("a splitter of 1 row")
+	}
+}
+
+func TestPreprocess(t *testing.T) {
+	p := &Preprocessing{Divide: 2, Mean: []float64{1, 0}, Scale: []float64{2, 4}}
+	x := []float64{6, 8, 2, 0}
+	if err := Preprocess(p, x, 2); err != nil {
+		t.Fatal(err)
+	}
+	if want := []float64{1, 1, 0, 0}; !reflect.DeepEqual(x, want) {
+		t.Errorf("got %v, want %v", x, want)
+	}
+	// The z-score step is StandardizeRow's.
+	y := []float32{3.5, -1, 0.25, 7}
+	z := append([]float32(nil), y...)
+	if err := Preprocess(&Preprocessing{Mean: []float64{0.5, -2}, Scale: []float64{3, 0.7}}, y, 2); err != nil {
+		t.Fatal(err)
+	}
+	s := &Standardizer{Mean: []float64{0.5, -2}, Scale: []float64{3, 0.7}}
+	for i := 0; i < len(z); i += 2 {
+		if err := StandardizeRow(s, z[i:i+2]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !reflect.DeepEqual(y, z) {
+		t.Errorf("Preprocess gave %v, StandardizeRow %v", y, z)
+	}
+	for name, err := range map[string]error{
+		"ragged":         Preprocess(p, []float32{1, 2, 3}, 2),
+		"wrong width":    Preprocess(&Preprocessing{Mean: []float64{0}, Scale: []float64{1}}, x, 2),
+		"nil":            Preprocess[float64](nil, []float64{1, 2}, 2),
+		"d = 0":          Preprocess(&Preprocessing{}, []float64{1, 2}, 0),
+		"negative":       Preprocess(&Preprocessing{Divide: -1}, []float64{1, 2}, 2),
+		"zero scale":     Preprocess(&Preprocessing{Mean: []float64{0}, Scale: []float64{0}}, []float64{1}, 1),
+		"Validate nil":   (*Preprocessing)(nil).Validate(2),
+		"NaN target":     (&Preprocessing{TargetMean: math.NaN()}).Validate(2),
+		"scales missing": (&Preprocessing{Mean: []float64{0, 0}}).Validate(2),
+	} {
+		if err == nil {
+			t.Errorf("%s: no error", name)
+		}
+	}
+	if s := (&Preprocessing{Divide: 255}).Standardizer(); s != nil {
+		t.Errorf("Standardizer of a division only = %v, want nil", s)
+	}
+	if ts, ok := (&Preprocessing{TargetMean: 3, TargetScale: 2}).TargetScaler(); !ok || ts != (TargetScaler{Mean: 3, Scale: 2}) {
+		t.Errorf("TargetScaler = %v, %v", ts, ok)
+	}
+	if _, ok := (&Preprocessing{}).TargetScaler(); ok {
+		t.Error("TargetScaler reported for none")
 	}
 }

@@ -158,9 +158,9 @@ func singleClass[T batch.Float](ds *dataset.Dataset[T]) (string, bool) {
 // taskOf is the task a model kind needs; TaskAuto for "auto".
 func taskOf(kind string) dataset.Task {
 	switch kind {
-	case cvar.KindLinear, cvar.KindLAD:
+	case batch.KindLinear, batch.KindLAD:
 		return dataset.Regression
-	case cvar.KindLogistic, cvar.KindSoftmax, cvar.KindMLP:
+	case batch.KindLogistic, batch.KindSoftmax, batch.KindMLP:
 		return dataset.Classification
 	}
 	return dataset.TaskAuto
@@ -172,13 +172,13 @@ func autoKind[T batch.Float](kind string, ds *dataset.Dataset[T]) (string, error
 	if kind == "auto" || kind == "" {
 		switch {
 		case ds.Task == dataset.Regression:
-			return cvar.KindLinear, nil
+			return batch.KindLinear, nil
 		case ds.K() == 2:
-			return cvar.KindLogistic, nil
+			return batch.KindLogistic, nil
 		}
-		return cvar.KindSoftmax, nil
+		return batch.KindSoftmax, nil
 	}
-	if kind == cvar.KindLogistic && ds.K() != 2 {
+	if kind == batch.KindLogistic && ds.K() != 2 {
 		return "", fmt.Errorf("%s has %d classes; logistic regression is binary (use -model softmax or mlp)", ds.Name, ds.K())
 	}
 	return kind, nil
@@ -188,8 +188,8 @@ func autoKind[T batch.Float](kind string, ds *dataset.Dataset[T]) (string, error
 type trainingData[T batch.Float] struct {
 	train, val, test *dataset.Dataset[T]
 	kind             string // model kind, resolved
-	prep             cvar.Preprocessing
-	source           cvar.DataSource
+	prep             dataset.Preprocessing
+	source           cvar.Provenance
 }
 
 // loadTrainingData reads or generates the data, resolves the model kind,
@@ -214,7 +214,7 @@ func loadTrainingData[T batch.Float](f *dataFlags, kind string, seed uint64) (*t
 
 // loadTest reads the -test file, or the t10k files of an MNIST directory;
 // nil when there is none.
-func loadTest[T batch.Float](f *dataFlags, full *dataset.Dataset[T], src cvar.DataSource) (*dataset.Dataset[T], error) {
+func loadTest[T batch.Float](f *dataFlags, full *dataset.Dataset[T], src cvar.Provenance) (*dataset.Dataset[T], error) {
 	testPath, rs := f.test, readSpec{format: src.Kind, task: full.Task, target: f.target, noHeader: f.noHeader, limit: f.limit, maxBytes: f.maxMemory.option()}
 	if full.Task == dataset.Classification {
 		rs.classes = full.Classes
@@ -250,7 +250,7 @@ func loadTest[T batch.Float](f *dataFlags, full *dataset.Dataset[T], src cvar.Da
 // prepare splits full 2/3–1/3 with the seed and fits the preprocessing on
 // the training split, applying it to all parts. full is not modified; test
 // (which may be nil) is preprocessed in place.
-func prepare[T batch.Float](f *dataFlags, full *dataset.Dataset[T], src cvar.DataSource, kind string, seed uint64, test *dataset.Dataset[T]) (*trainingData[T], error) {
+func prepare[T batch.Float](f *dataFlags, full *dataset.Dataset[T], src cvar.Provenance, kind string, seed uint64, test *dataset.Dataset[T]) (*trainingData[T], error) {
 	td := &trainingData[T]{source: src, kind: kind, test: test}
 	var err error
 	if td.train, td.val, err = dataset.Split(full, 0, seed); err != nil {
@@ -266,7 +266,7 @@ func prepare[T batch.Float](f *dataFlags, full *dataset.Dataset[T], src cvar.Dat
 	}
 	if mode == "unit" {
 		td.prep.Divide = 255
-		if err := cvar.Preprocess(&td.prep, td.train.X, td.train.D); err != nil {
+		if err := dataset.Preprocess(&td.prep, td.train.X, td.train.D); err != nil {
 			return nil, err
 		}
 	}
@@ -274,13 +274,13 @@ func prepare[T batch.Float](f *dataFlags, full *dataset.Dataset[T], src cvar.Dat
 		st := dataset.FitStandardizer(td.train)
 		td.prep.Mean, td.prep.Scale = st.Mean, st.Scale
 		// The training split holds the divided values already.
-		if err := cvar.Preprocess(&cvar.Preprocessing{Mean: st.Mean, Scale: st.Scale}, td.train.X, td.train.D); err != nil {
+		if err := dataset.StandardizeInPlace(st, td.train); err != nil {
 			return nil, err
 		}
 	}
 	for _, ds := range []*dataset.Dataset[T]{td.val, td.test} {
 		if ds != nil {
-			if err := cvar.Preprocess(&td.prep, ds.X, ds.D); err != nil {
+			if err := dataset.Preprocess(&td.prep, ds.X, ds.D); err != nil {
 				return nil, err
 			}
 		}
@@ -294,7 +294,7 @@ func prepare[T batch.Float](f *dataFlags, full *dataset.Dataset[T], src cvar.Dat
 
 // fitData is the data the model is fitted on: the training split, with its
 // targets standardised when the preprocessing says so (its metrics are
-// reported on toBatch(td.train), in the target's units).
+// reported on td.train.Batch(), in the target's units).
 func (td *trainingData[T]) fitData() (*batch.Data[T], error) { return td.scaled(td.train) }
 
 // fitVal is the validation split on the scale of fitData, for choosing
@@ -304,12 +304,13 @@ func (td *trainingData[T]) fitVal() (*batch.Data[T], error) { return td.scaled(t
 // scaled is ds for fitting: its targets standardised when the
 // preprocessing says so; ds itself is not modified.
 func (td *trainingData[T]) scaled(ds *dataset.Dataset[T]) (*batch.Data[T], error) {
-	if td.prep.TargetScale == 0 {
-		return toBatch(ds)
+	ts, ok := td.prep.TargetScaler()
+	if !ok {
+		return ds.Batch()
 	}
 	c := *ds
-	c.Y = dataset.ScaleTargets(dataset.TargetScaler{Mean: td.prep.TargetMean, Scale: td.prep.TargetScale}, ds.Y)
-	return toBatch(&c)
+	c.Y = dataset.ScaleTargets(ts, ds.Y)
+	return c.Batch()
 }
 
 // targetUnscaler is a regression model whose parameters can be mapped from
@@ -339,16 +340,16 @@ func isDir(path string) bool {
 
 // loadFull reads the -data file, or generates the built-in data suited to
 // the model kind.
-func loadFull[T batch.Float](f *dataFlags, kind string) (*dataset.Dataset[T], cvar.DataSource, error) {
+func loadFull[T batch.Float](f *dataFlags, kind string) (*dataset.Dataset[T], cvar.Provenance, error) {
 	task := taskOf(kind)
 	if f.data == "" {
 		if err := checkMemory(fmt.Sprintf("the built-in data of -n %d samples × -d %d features", f.n, f.d), dataset.DenseBytes[T](f.n, f.d), f.maxMemory); err != nil {
-			return nil, cvar.DataSource{}, err
+			return nil, cvar.Provenance{}, err
 		}
 		if task != dataset.Regression && f.d < 2*f.classes+1 {
-			return nil, cvar.DataSource{}, usagef("-d %d: the built-in classification data with %d classes needs at least %d features", f.d, f.classes, 2*f.classes+1)
+			return nil, cvar.Provenance{}, usagef("-d %d: the built-in classification data with %d classes needs at least %d features", f.d, f.classes, 2*f.classes+1)
 		}
-		src := cvar.DataSource{Kind: "synthetic", SynthN: f.n, SynthD: f.d, SynthSeed: synthSeed}
+		src := cvar.Provenance{Kind: "synthetic", SynthN: f.n, SynthD: f.d, SynthSeed: synthSeed}
 		ds, err := synthetic[T](task == dataset.Regression, f.n, f.d, f.classes, synthSeed)
 		if err != nil {
 			return nil, src, err
@@ -361,9 +362,9 @@ func loadFull[T batch.Float](f *dataFlags, kind string) (*dataset.Dataset[T], cv
 	}
 	format, err := formatOf(f.data, f.format.value)
 	if err != nil {
-		return nil, cvar.DataSource{}, err
+		return nil, cvar.Provenance{}, err
 	}
-	src := cvar.DataSource{Kind: format, Name: f.data}
+	src := cvar.Provenance{Kind: format, Name: f.data}
 	if format == "csv" {
 		src.Target, src.NoHeader = f.target, f.noHeader
 	}
@@ -409,7 +410,7 @@ func loadForModel[T batch.Float](f *dataFlags, m *cvar.ModelFile) (*dataset.Data
 	if err := checkWidth(ds, m); err != nil {
 		return nil, err
 	}
-	if err := cvar.Preprocess(&m.Preprocessing, ds.X, ds.D); err != nil {
+	if err := dataset.Preprocess(&m.Preprocessing, ds.X, ds.D); err != nil {
 		return nil, err
 	}
 	return ds, nil
@@ -438,23 +439,6 @@ func checkWidth[T batch.Float](ds *dataset.Dataset[T], m *cvar.ModelFile) error 
 		return fmt.Errorf("%s has %d features; the model was trained on %d", ds.Name, ds.D, m.D)
 	}
 	return nil
-}
-
-// toBatch wraps a dataset for training (no copy of the features).
-func toBatch[T batch.Float](ds *dataset.Dataset[T]) (*batch.Data[T], error) {
-	var (
-		d   *batch.Data[T]
-		err error
-	)
-	if ds.Task == dataset.Classification {
-		d, err = batch.NewData(ds.X, ds.N, ds.D, nil, ds.Labels, ds.K())
-	} else {
-		d, err = batch.NewData(ds.X, ds.N, ds.D, ds.Y, nil, 0)
-	}
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", ds.Name, err)
-	}
-	return d, nil
 }
 
 // firstRows keeps the first limit rows of ds (all of them when limit ≤ 0).

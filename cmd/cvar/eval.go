@@ -14,6 +14,7 @@ import (
 
 	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/batch"
+	"github.com/cvarlearn/cvar/internal/jsonfloat"
 )
 
 const evalSynopsis = `cvar eval -in MODEL [flags]
@@ -86,9 +87,9 @@ type evalConfig struct {
 
 // estimate is a point estimate with its bootstrap interval.
 type estimate struct {
-	Value jnum `json:"value"`
-	Lo    jnum `json:"lo"`
-	Hi    jnum `json:"hi"`
+	Value jsonfloat.Lossy `json:"value"`
+	Lo    jsonfloat.Lossy `json:"lo"`
+	Hi    jsonfloat.Lossy `json:"hi"`
 }
 
 type tailEstimate struct {
@@ -119,7 +120,7 @@ func evalRun[T batch.Float](e *env, df *dataFlags, m *cvar.ModelFile, cfg evalCo
 	if err != nil {
 		return err
 	}
-	data, err := toBatch(ds)
+	data, err := ds.Batch()
 	if err != nil {
 		return err
 	}
@@ -127,26 +128,24 @@ func evalRun[T batch.Float](e *env, df *dataFlags, m *cvar.ModelFile, cfg evalCo
 	if err != nil {
 		return err
 	}
-	ev, err := newEvaluator(model, cfg.threads)
+	ev, err := cvar.NewEvaluator(model, cfg.threads)
 	if err != nil {
 		return err
 	}
-	defer ev.close()
-	losses, err := ev.lossesOf(theta, data)
+	defer ev.Close()
+	losses, err := ev.Losses(theta, data)
 	if err != nil {
 		return err
 	}
-	losses = slices.Clone(losses)
 	var correct []bool
 	if data.IsClassification() {
-		k := model.NumOutputs()
-		scores, err := ev.scoresOf(theta, data)
+		pred, err := ev.Predictions(theta, data)
 		if err != nil {
 			return err
 		}
 		correct = make([]bool, data.N)
-		for i := range correct {
-			correct[i] = predicted(scores[i*k:(i+1)*k]) == int(data.Labels[i])
+		for i, p := range pred {
+			correct[i] = p == int(data.Labels[i])
 		}
 	}
 	rep := &evalReport{
@@ -214,7 +213,7 @@ func bootstrap[T batch.Float](losses []T, correct []bool, alphas []float64, b in
 	}
 	out := make([]estimate, nstat)
 	for i, v := range point {
-		out[i] = estimate{Value: jnum(v), Lo: jnum(math.NaN()), Hi: jnum(math.NaN())}
+		out[i] = estimate{Value: jsonfloat.Lossy(v), Lo: jsonfloat.Lossy(math.NaN()), Hi: jsonfloat.Lossy(math.NaN())}
 	}
 	if b == 0 {
 		return out, nil
@@ -274,7 +273,7 @@ func bootstrap[T batch.Float](losses []T, correct []bool, alphas []float64, b in
 	}
 	for i, s := range samples {
 		slices.Sort(s)
-		out[i].Lo, out[i].Hi = jnum(quantile(s, 0.025)), jnum(quantile(s, 0.975))
+		out[i].Lo, out[i].Hi = jsonfloat.Lossy(quantile(s, 0.025)), jsonfloat.Lossy(quantile(s, 0.975))
 	}
 	return out, nil
 }

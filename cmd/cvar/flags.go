@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/cvarlearn/cvar"
+	"github.com/cvarlearn/cvar/batch"
 )
 
 // newFlagSet returns a flag set that reports its errors to the caller
@@ -201,7 +202,7 @@ func (b *boxFlag) Set(s string) error {
 
 // modelFlag, methodFlag and so on are the choices shared by the commands.
 func modelChoice() *choice {
-	return newChoice("auto", append([]string{"auto"}, cvar.Kinds...)...)
+	return newChoice("auto", append([]string{"auto"}, batch.Kinds()...)...)
 }
 
 func methodChoice(def string) *choice {

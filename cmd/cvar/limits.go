@@ -9,7 +9,6 @@ import (
 	"strings"
 	"unsafe"
 
-	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/batch"
 	"github.com/cvarlearn/cvar/dataset"
 )
@@ -134,7 +133,7 @@ func modelBytes(kind string, d, k, hidden, size, threads, batchSize int) int64 {
 	outs := int64(max(k, 1))
 	params := add(mul(int64(d), outs), outs)
 	var act int64
-	if kind == cvar.KindMLP {
+	if kind == batch.KindMLP {
 		h := int64(hidden)
 		params = add(add(mul(h, int64(d)), h), add(mul(outs, h), outs))
 		act = mul(mul(int64(max(batchSize, 512)), h), 2)
@@ -151,7 +150,7 @@ func modelBytes(kind string, d, k, hidden, size, threads, batchSize int) int64 {
 func checkModel[T batch.Float](kind string, d, k, hidden, threads, batchSize int, limit byteSize) error {
 	var z T
 	what := fmt.Sprintf("a %s model on %d features", kind, d)
-	if kind == cvar.KindMLP {
+	if kind == batch.KindMLP {
 		what = fmt.Sprintf("an mlp of -hidden %d units on %d features", hidden, d)
 	}
 	return checkMemory(what, modelBytes(kind, d, k, hidden, int(unsafe.Sizeof(z)), threads, batchSize), limit)

@@ -13,6 +13,7 @@ import (
 	"strconv"
 
 	"github.com/cvarlearn/cvar"
+	"github.com/cvarlearn/cvar/internal/jsonfloat"
 )
 
 // checkNew fails when path cannot be written at the end of a run (see
@@ -93,12 +94,12 @@ func writeJSON(w io.Writer, v any) error {
 // paramsJSON is Params for -json output: non-finite values are null.
 func paramsJSON(p cvar.Params) map[string]any {
 	return map[string]any{
-		"method": p.Method.String(), "alpha": jnum(p.Alpha), "n": p.N, "steps": p.Steps, "batch": p.Batch,
-		"g": jnum(p.G), "beta": jnum(p.Beta), "loss_bound": jnum(p.L), "diameter": jnum(p.D),
-		"g_alpha": jnum(p.GAlpha), "lr": jnum(p.LR), "eps": jnum(p.Eps),
-		"tau_min": jnum(p.TauMin), "tau_max": jnum(p.TauMax), "bound": jnum(p.Bound),
+		"method": p.Method.String(), "alpha": jsonfloat.Lossy(p.Alpha), "n": p.N, "steps": p.Steps, "batch": p.Batch,
+		"g": jsonfloat.Lossy(p.G), "beta": jsonfloat.Lossy(p.Beta), "loss_bound": jsonfloat.Lossy(p.L), "diameter": jsonfloat.Lossy(p.D),
+		"g_alpha": jsonfloat.Lossy(p.GAlpha), "lr": jsonfloat.Lossy(p.LR), "eps": jsonfloat.Lossy(p.Eps),
+		"tau_min": jsonfloat.Lossy(p.TauMin), "tau_max": jsonfloat.Lossy(p.TauMax), "bound": jsonfloat.Lossy(p.Bound),
 		"estimated": p.Estimated, "theorem_lr": p.TheoremLR, "theorem_eps": p.TheoremEps,
-		"rule": p.Rule.String(), "lr_from": p.LRFrom, "eps_from": p.EpsFrom, "tau0": jnum(p.Tau0), "tau_from": p.TauFrom,
+		"rule": p.Rule.String(), "lr_from": p.LRFrom, "eps_from": p.EpsFrom, "tau0": jsonfloat.Lossy(p.Tau0), "tau_from": p.TauFrom,
 	}
 }
 

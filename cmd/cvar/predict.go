@@ -16,6 +16,7 @@ import (
 	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/batch"
 	"github.com/cvarlearn/cvar/dataset"
+	"github.com/cvarlearn/cvar/internal/jsonfloat"
 )
 
 const predictSynopsis = `cvar predict -in MODEL [flags]
@@ -70,14 +71,14 @@ func cmdPredict(e *env, args []string) error {
 
 // prediction is one row of predict's output.
 type prediction struct {
-	Row    int       `json:"row"`
-	Class  string    `json:"class,omitempty"`
-	Scores []jnum    `json:"scores,omitempty"`
-	Value  *jnum     `json:"value,omitempty"`
-	Label  *string   `json:"label,omitempty"`
-	Target *jnum     `json:"target,omitempty"`
-	Loss   *jnum     `json:"loss,omitempty"`
-	scores []float64 // for CSV
+	Row    int               `json:"row"`
+	Class  string            `json:"class,omitempty"`
+	Scores []jsonfloat.Lossy `json:"scores,omitempty"`
+	Value  *jsonfloat.Lossy  `json:"value,omitempty"`
+	Label  *string           `json:"label,omitempty"`
+	Target *jsonfloat.Lossy  `json:"target,omitempty"`
+	Loss   *jsonfloat.Lossy  `json:"loss,omitempty"`
+	scores []float64         // for CSV
 }
 
 func predictRun[T batch.Float](e *env, df *dataFlags, m *cvar.ModelFile, out string, force, jsonOut bool, threads int) error {
@@ -89,25 +90,23 @@ func predictRun[T batch.Float](e *env, df *dataFlags, m *cvar.ModelFile, out str
 	if err != nil {
 		return err
 	}
-	data, err := toBatch(ds)
+	data, err := ds.Batch()
 	if err != nil {
 		return err
 	}
-	ev, err := newEvaluator(model, threads)
+	ev, err := cvar.NewEvaluator(model, threads)
 	if err != nil {
 		return err
 	}
-	defer ev.close()
+	defer ev.Close()
 	var losses []T
 	if labelled {
-		ls, err := ev.lossesOf(theta, data)
-		if err != nil {
+		if losses, err = ev.Losses(theta, data); err != nil {
 			return err
 		}
-		losses = append([]T(nil), ls...)
 	}
 	k := model.NumOutputs()
-	scores, err := ev.scoresOf(theta, data)
+	scores, err := ev.Scores(theta, data)
 	if err != nil {
 		return err
 	}
@@ -116,25 +115,25 @@ func predictRun[T batch.Float](e *env, df *dataFlags, m *cvar.ModelFile, out str
 		p := prediction{Row: i + 1}
 		row := scores[i*k : (i+1)*k]
 		if m.K > 0 {
-			p.Class = m.Classes[predicted(row)]
+			p.Class = m.Classes[cvar.PredictedClass(row)]
 			p.scores = make([]float64, k)
-			p.Scores = make([]jnum, k)
+			p.Scores = make([]jsonfloat.Lossy, k)
 			for j, v := range row {
-				p.scores[j], p.Scores[j] = float64(v), jnum(v)
+				p.scores[j], p.Scores[j] = float64(v), jsonfloat.Lossy(v)
 			}
 			if labelled {
 				p.Label = &m.Classes[ds.Labels[i]]
 			}
 		} else {
-			v := jnum(row[0])
+			v := jsonfloat.Lossy(row[0])
 			p.Value = &v
 			if labelled {
-				t := jnum(ds.Y[i])
+				t := jsonfloat.Lossy(ds.Y[i])
 				p.Target = &t
 			}
 		}
 		if labelled {
-			l := jnum(losses[i])
+			l := jsonfloat.Lossy(losses[i])
 			p.Loss = &l
 		}
 		rows[i] = p
@@ -164,7 +163,7 @@ func writePredictionsCSV(w io.Writer, m *cvar.ModelFile, rows []prediction, labe
 		if labelled {
 			head = append(head, "target")
 		}
-	case m.Kind == cvar.KindLogistic:
+	case m.Kind == batch.KindLogistic:
 		head = append(head, "class", "score")
 	default:
 		head = append(head, "class")
@@ -252,7 +251,7 @@ func loadForPredict[T batch.Float](df *dataFlags, m *cvar.ModelFile) (*dataset.D
 	if err := checkWidth(ds, m); err != nil {
 		return nil, false, err
 	}
-	if err := cvar.Preprocess(&m.Preprocessing, ds.X, ds.D); err != nil {
+	if err := dataset.Preprocess(&m.Preprocessing, ds.X, ds.D); err != nil {
 		return nil, false, err
 	}
 	return ds, has, nil

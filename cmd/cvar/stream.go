@@ -7,13 +7,13 @@ import (
 	"io"
 	"math"
 	"os"
-	"slices"
 	"strconv"
 	"time"
 
 	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/batch"
 	"github.com/cvarlearn/cvar/dataset"
+	"github.com/cvarlearn/cvar/internal/jsonfloat"
 )
 
 // Streaming training (train -stream) reads a CSV or LIBSVM file row by row
@@ -23,11 +23,12 @@ import (
 //     each row to the training (2/3) or validation split exactly as
 //     dataset.Split does for in-memory training with the same -seed;
 //  1. a pass collects the training rows' feature means and variances (the
-//     z-score) and the targets' values, from which the task and the
-//     classes follow (numeric labels only: integers with at most 20
-//     distinct values are classes), and the training targets' mean and
-//     deviation (regression targets are standardised for training, the
-//     model mapped back after);
+//     z-score, dataset.RunningStandardizer) and the targets' values, from
+//     which the task and the classes follow as the in-memory readers infer
+//     them from numeric targets (dataset.TaskInference: integers with at
+//     most 20 distinct values are classes), and the training targets' mean
+//     and deviation (dataset.RunningTargetScaler; regression targets are
+//     standardised for training, the model mapped back after);
 //  2. when the step size comes from a theorem, a pass measures max ‖x‖ of
 //     the standardised training rows (and max |y|), which the theorems'
 //     constants need;
@@ -164,44 +165,28 @@ func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 
 	// Pass 1: the training rows' moments and the targets.
 	var (
-		nTrain, nAll int
-		mean, m2     []float64
-		values       = map[float64]bool{}
-		integers     = true
-		maxAbsY      float64
-		yMean, yM2   float64
-		features     []string
+		nAll     int
+		moments  dataset.RunningStandardizer[T]
+		yMoments dataset.RunningTargetScaler
+		targets  dataset.TaskInference
+		maxAbsY  float64
+		features []string
 	)
 	err = src.each(dataset.Regression, nil, func(i int, x []T, y T, _ int32) error {
-		if mean == nil {
-			mean, m2 = make([]float64, len(x)), make([]float64, len(x))
-		}
 		nAll++
-		tr := split.Train(i)
 		yv := float64(y)
-		if yv != math.Trunc(yv) {
-			integers = false
-		} else if len(values) <= dataset.MaxAutoClasses {
-			values[yv] = true
-		}
-		if !tr {
+		targets.Add(yv)
+		if !split.Train(i) {
 			return nil
 		}
-		nTrain++
 		maxAbsY = math.Max(maxAbsY, math.Abs(yv))
-		dy := yv - yMean // Welford, for the target's standardisation
-		yMean += dy / float64(nTrain)
-		yM2 += dy * (yv - yMean)
-		for j, v := range x { // Welford
-			d := float64(v) - mean[j]
-			mean[j] += d / float64(nTrain)
-			m2[j] += d * (float64(v) - mean[j])
-		}
-		return nil
+		yMoments.Add(yv) // for the target's standardisation
+		return moments.Add(x)
 	})
 	if err != nil {
 		return err
 	}
+	nTrain := moments.N()
 	if nAll != nRows || nTrain != split.NTrain() {
 		return fmt.Errorf("%s: %d rows on one pass, %d on the next; the file changed while it was read", df.data, nRows, nAll)
 	}
@@ -212,39 +197,24 @@ func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 	features = st.Features()
 	d := st.D()
 	closeFn()
-	prep := cvar.Preprocessing{Mean: mean, Scale: make([]float64, d)}
-	for j := range prep.Scale {
-		prep.Scale[j] = 1
-		if sd := math.Sqrt(m2[j] / float64(nTrain)); sd > 1e-12*math.Max(1, math.Abs(mean[j])) {
-			prep.Scale[j] = sd
-		}
-	}
+	z := moments.Standardizer()
+	prep := dataset.Preprocessing{Mean: z.Mean, Scale: z.Scale}
 	if df.scale.value == "none" {
-		prep = cvar.Preprocessing{}
+		prep = dataset.Preprocessing{}
 	} else if df.scale.value == "unit" {
-		prep = cvar.Preprocessing{Divide: 255}
+		prep = dataset.Preprocessing{Divide: 255}
 	}
 
-	// The task and the classes.
+	// The task and the classes, as the in-memory readers infer them from
+	// numeric targets.
 	task := taskOf(f.model.value)
 	if task == dataset.TaskAuto {
-		task = dataset.Regression
-		if integers && len(values) <= dataset.MaxAutoClasses {
-			task = dataset.Classification
-		}
+		task = targets.Task()
 	}
 	var classes []string
 	if task == dataset.Classification {
-		if !integers || len(values) > dataset.MaxAutoClasses {
+		if classes = targets.Classes(); classes == nil {
 			return fmt.Errorf("%s: -stream needs numeric class labels (integers, at most %d distinct values)", df.data, dataset.MaxAutoClasses)
-		}
-		keys := make([]float64, 0, len(values))
-		for v := range values {
-			keys = append(keys, v)
-		}
-		slices.Sort(keys)
-		for _, v := range keys {
-			classes = append(classes, strconv.FormatFloat(v, 'g', -1, 64))
 		}
 		if len(classes) < 2 {
 			return fmt.Errorf("%s: every label is %s; classification needs at least two classes", df.data, classes[0])
@@ -254,28 +224,26 @@ func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 	if kind == "auto" {
 		switch {
 		case task == dataset.Regression:
-			kind = cvar.KindLinear
+			kind = batch.KindLinear
 		case len(classes) == 2:
-			kind = cvar.KindLogistic
+			kind = batch.KindLogistic
 		default:
-			kind = cvar.KindSoftmax
+			kind = batch.KindSoftmax
 		}
 	}
 	if err := checkModel[T](kind, d, len(classes), f.hidden, f.threads, 1, df.maxMemory); err != nil {
 		return err
 	}
-	model, err := cvar.NewModel[T](kind, d, len(classes), f.hidden)
+	model, err := batch.NewModel[T](kind, d, len(classes), f.hidden)
 	if err != nil {
 		return fmt.Errorf("%s: %w", df.data, err)
 	}
-	pre := func(x []T) error { return cvar.Preprocess(&prep, x, d) }
+	pre := func(x []T) error { return dataset.Preprocess(&prep, x, d) }
 	fitY := func(y T) float64 { return float64(y) }
 	if task == dataset.Regression && df.scaleY.value == "zscore" {
-		prep.TargetMean, prep.TargetScale = yMean, 1
-		if sd := math.Sqrt(yM2 / float64(nTrain)); sd > 0 && !math.IsInf(sd, 0) {
-			prep.TargetScale = sd
-		}
-		maxAbsY = (maxAbsY + math.Abs(yMean)) / prep.TargetScale // a bound on the standardised |y|
+		ts := yMoments.TargetScaler()
+		prep.TargetMean, prep.TargetScale = ts.Mean, ts.Scale
+		maxAbsY = (maxAbsY + math.Abs(ts.Mean)) / prep.TargetScale // a bound on the standardised |y|
 		fitY = func(y T) float64 { return (float64(y) - prep.TargetMean) / prep.TargetScale }
 	}
 
@@ -330,7 +298,7 @@ func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 	}
 	bar.finish()
 	res := online.Result()
-	td := &trainingData[T]{kind: kind, prep: prep, source: cvar.DataSource{Kind: format, Name: df.data, N: nTrain}}
+	td := &trainingData[T]{kind: kind, prep: prep, source: cvar.Provenance{Kind: format, Name: df.data, N: nTrain}}
 	factor, err := td.unscale(model, res.Theta)
 	if err != nil {
 		return err
@@ -340,11 +308,11 @@ func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 
 	// Pass 4: every row's loss, in chunks.
 	alphas := unionAlphas(res.Params.Alpha)
-	ev, err := newEvaluator(model, f.threads)
+	ev, err := cvar.NewEvaluator(model, f.threads)
 	if err != nil {
 		return err
 	}
-	defer ev.close()
+	defer ev.Close()
 	const chunk = 4096
 	var (
 		buf     = make([]T, 0, chunk*d)
@@ -369,17 +337,16 @@ func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 		if err != nil {
 			return err
 		}
-		ls, err := ev.lossesOf(res.Theta, data)
+		ls, err := ev.Losses(res.Theta, data)
 		if err != nil {
 			return err
 		}
-		var scores []T
+		var pred []int
 		if k > 0 {
-			if scores, err = ev.scoresOf(res.Theta, data); err != nil {
+			if pred, err = ev.Predictions(res.Theta, data); err != nil {
 				return err
 			}
 		}
-		o := model.NumOutputs()
 		for r, tr := range rows {
 			s := 1
 			if tr {
@@ -387,7 +354,7 @@ func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 			}
 			losses[s] = append(losses[s], float64(ls[r]))
 			if k > 0 {
-				correct[s] = append(correct[s], predicted(scores[r*o:(r+1)*o]) == int(labels[r]))
+				correct[s] = append(correct[s], pred[r] == int(labels[r]))
 			}
 		}
 		buf, ys, labels, rows = buf[:0], ys[:0], labels[:0], rows[:0]
@@ -416,44 +383,19 @@ func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 	td.train = &dataset.Dataset[T]{D: d, Classes: classes, Features: features}
 	rep := &trainReport{
 		Model:  modelInfo{Kind: kind, D: d, K: k, Precision: f.precision.value, Classes: classes, Data: df.data + " (streamed)"},
-		Method: opt.Method.String(), Alpha: res.Params.Alpha, Tau: jnum(res.Tau), Domain: opt.Domain.String(),
+		Method: opt.Method.String(), Alpha: res.Params.Alpha, Tau: jsonfloat.Lossy(res.Tau), Domain: opt.Domain.String(),
 		Params: paramsJSON(res.Params), Metrics: map[string]metrics{}, params: res.Params, alphas: alphas,
 	}
-	if kind == cvar.KindMLP {
+	if kind == batch.KindMLP {
 		rep.Model.Hidden = f.hidden
 	}
 	for s, name := range []string{"training", "validation"} {
-		m, err := metricsOf(losses[s], correct[s], k > 0, alphas)
+		m, err := cvar.MetricsOf(losses[s], correct[s], alphas...)
 		if err != nil {
 			return err
 		}
-		rep.Metrics[name] = m
+		rep.Metrics[name] = metrics(m)
 		rep.order = append(rep.order, name)
 	}
 	return finishTraining(e, f, td, model, res, rep, start)
-}
-
-// metricsOf summarises losses (and, for a classifier, which rows were
-// classified correctly).
-func metricsOf(losses []float64, correct []bool, classifier bool, alphas []float64) (metrics, error) {
-	m := metrics{N: len(losses), Accuracy: math.NaN()}
-	var sum float64
-	for _, l := range losses {
-		sum += l
-	}
-	m.MeanLoss = sum / float64(len(losses))
-	var err error
-	if m.Tails, err = cvar.Tails(losses, alphas...); err != nil {
-		return m, err
-	}
-	if classifier {
-		c := 0
-		for _, ok := range correct {
-			if ok {
-				c++
-			}
-		}
-		m.Accuracy = float64(c) / float64(len(correct))
-	}
-	return m, nil
 }

@@ -13,6 +13,7 @@ import (
 	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/batch"
 	"github.com/cvarlearn/cvar/dataset"
+	"github.com/cvarlearn/cvar/internal/jsonfloat"
 )
 
 // defaultRadius is the radius of the ball K that train uses when the step
@@ -206,7 +207,7 @@ type trainReport struct {
 	Model     modelInfo          `json:"model"`
 	Method    string             `json:"method"`
 	Alpha     float64            `json:"alpha"`
-	Tau       jnum               `json:"tau"`
+	Tau       jsonfloat.Lossy    `json:"tau"`
 	Domain    string             `json:"domain"`
 	Params    map[string]any     `json:"params"`
 	Metrics   map[string]metrics `json:"metrics"`
@@ -239,18 +240,18 @@ func trainRun[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 	if err != nil {
 		return err
 	}
-	train, err := toBatch(td.train)
+	train, err := td.train.Batch()
 	if err != nil {
 		return err
 	}
-	val, err := toBatch(td.val)
+	val, err := td.val.Batch()
 	if err != nil {
 		return err
 	}
 	if err := checkModel[T](td.kind, td.train.D, td.train.K(), f.hidden, f.threads, f.batch, f.data.maxMemory); err != nil {
 		return err
 	}
-	model, err := cvar.NewModel[T](td.kind, td.train.D, td.train.K(), f.hidden)
+	model, err := batch.NewModel[T](td.kind, td.train.D, td.train.K(), f.hidden)
 	if err != nil {
 		return err
 	}
@@ -290,21 +291,21 @@ func trainRun[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 	res.Params.Tau0 *= factor
 	rep := &trainReport{
 		Model:  modelInfo{Kind: td.kind, D: td.train.D, K: td.train.K(), Precision: f.precision.value, Classes: td.train.Classes, Data: dataName(td.source)},
-		Method: opt.Method.String(), Alpha: res.Params.Alpha, Tau: jnum(res.Tau), Domain: opt.Domain.String(),
+		Method: opt.Method.String(), Alpha: res.Params.Alpha, Tau: jsonfloat.Lossy(res.Tau), Domain: opt.Domain.String(),
 		Params: paramsJSON(res.Params), Metrics: map[string]metrics{}, params: res.Params,
 		alphas: unionAlphas(res.Params.Alpha),
 	}
-	if td.kind == cvar.KindMLP {
+	if td.kind == batch.KindMLP {
 		rep.Model.Hidden = f.hidden
 	}
 	if tuned != nil {
 		rep.Tune = tuneReportOf(f, tuned, factor, res.Params.Alpha)
 	}
-	ev, err := newEvaluator(model, f.threads)
+	ev, err := cvar.NewEvaluator(model, f.threads)
 	if err != nil {
 		return err
 	}
-	defer ev.close()
+	defer ev.Close()
 	sets := []struct {
 		name string
 		ds   *dataset.Dataset[T]
@@ -318,15 +319,15 @@ func trainRun[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 		case "validation":
 			data = val
 		case "test":
-			if data, err = toBatch(s.ds); err != nil {
+			if data, err = s.ds.Batch(); err != nil {
 				return err
 			}
 		}
-		m, err := ev.metrics(res.Theta, data, rep.alphas)
+		m, err := ev.Metrics(res.Theta, data, rep.alphas...)
 		if err != nil {
 			return err
 		}
-		rep.Metrics[s.name] = m
+		rep.Metrics[s.name] = metrics(m)
 		rep.order = append(rep.order, s.name)
 	}
 	return finishTraining(e, f, td, model, res, rep, start)
@@ -346,7 +347,7 @@ func trainError(err error) error {
 	return err
 }
 
-func dataName(s cvar.DataSource) string {
+func dataName(s cvar.Provenance) string {
 	if s.Name != "" {
 		return s.Name
 	}
@@ -382,7 +383,7 @@ func modelFileOf[T batch.Float](td *trainingData[T], f *trainFlags, model batch.
 		Classes: td.train.Classes, Features: td.train.Features, Preprocessing: td.prep,
 		Params: res.Params, Source: td.source,
 	}
-	if td.kind == cvar.KindMLP {
+	if td.kind == batch.KindMLP {
 		mf.Hidden = f.hidden
 	}
 	return mf
@@ -499,13 +500,13 @@ type tuneReport struct {
 }
 
 type tuneTrial struct {
-	LR          float64 `json:"lr"`
-	WeightDecay float64 `json:"wd"`
-	EpsFraction float64 `json:"eps_fraction,omitempty"`
-	CVaR        jnum    `json:"cvar"`
-	MeanLoss    jnum    `json:"mean_loss"`
-	Accuracy    jnum    `json:"accuracy"`
-	Error       string  `json:"error,omitempty"`
+	LR          float64         `json:"lr"`
+	WeightDecay float64         `json:"wd"`
+	EpsFraction float64         `json:"eps_fraction,omitempty"`
+	CVaR        jsonfloat.Lossy `json:"cvar"`
+	MeanLoss    jsonfloat.Lossy `json:"mean_loss"`
+	Accuracy    jsonfloat.Lossy `json:"accuracy"`
+	Error       string          `json:"error,omitempty"`
 }
 
 func tuneReportOf[T batch.Float](f *trainFlags, t *cvar.Tuned[T], lossFactor, alpha float64) *tuneReport {
@@ -513,9 +514,9 @@ func tuneReportOf[T batch.Float](f *trainFlags, t *cvar.Tuned[T], lossFactor, al
 	for _, tr := range t.Trials {
 		c, _ := tr.Val.TailAt(alpha)
 		row := tuneTrial{LR: tr.LR, WeightDecay: tr.WeightDecay, EpsFraction: tr.EpsFraction,
-			CVaR: jnum(c * lossFactor), MeanLoss: jnum(tr.Val.MeanLoss * lossFactor), Accuracy: jnum(tr.Val.Accuracy)}
+			CVaR: jsonfloat.Lossy(c * lossFactor), MeanLoss: jsonfloat.Lossy(tr.Val.MeanLoss * lossFactor), Accuracy: jsonfloat.Lossy(tr.Val.Accuracy)}
 		if tr.Err != nil {
-			row.CVaR, row.MeanLoss, row.Accuracy, row.Error = jnum(math.NaN()), jnum(math.NaN()), jnum(math.NaN()), tr.Err.Error()
+			row.CVaR, row.MeanLoss, row.Accuracy, row.Error = jsonfloat.Lossy(math.NaN()), jsonfloat.Lossy(math.NaN()), jsonfloat.Lossy(math.NaN()), tr.Err.Error()
 		}
 		r.Trials = append(r.Trials, row)
 	}

@@ -1,0 +1,142 @@
+package dataset
+
+import (
+	"fmt"
+	"math"
+	"slices"
+)
+
+// Fitting the preprocessing and inferring the task one row at a time, for
+// data read as a Stream, which is not held in memory: the counterparts of
+// FitStandardizer, FitTargetScaler and TaskAuto for data that is.
+
+// RunningStandardizer fits a Standardizer one row at a time with Welford's
+// algorithm, for rows that are not kept (a Stream's). The zero value is
+// ready to use.
+//
+// Its results differ from FitStandardizer's on the same rows in the last
+// bits (FitStandardizer makes two passes), and it tells a constant column by
+// a deviation of at most 10⁻¹² of max(1, |mean|), not by exact equality; such
+// a column gets Scale 1.
+type RunningStandardizer[T Float] struct {
+	n        int
+	mean, m2 []float64
+}
+
+// Add accumulates one row. Every row must have the width of the first.
+func (s *RunningStandardizer[T]) Add(x []T) error {
+	if s.mean == nil {
+		s.mean, s.m2 = make([]float64, len(x)), make([]float64, len(x))
+	}
+	if len(x) != len(s.mean) {
+		return fmt.Errorf("dataset: a row of %d features after rows of %d", len(x), len(s.mean))
+	}
+	s.n++
+	n := float64(s.n)
+	for j, v := range x {
+		d := float64(v) - s.mean[j]
+		s.mean[j] += d / n
+		s.m2[j] += d * (float64(v) - s.mean[j])
+	}
+	return nil
+}
+
+// N returns the number of rows added.
+func (s *RunningStandardizer[T]) N() int { return s.n }
+
+// Standardizer returns the z-score of the rows added so far: their means and
+// population standard deviations (divisor N). With no rows it is empty.
+func (s *RunningStandardizer[T]) Standardizer() *Standardizer {
+	st := &Standardizer{Mean: slices.Clone(s.mean), Scale: make([]float64, len(s.mean))}
+	for j := range st.Scale {
+		st.Scale[j] = 1
+		if sd := math.Sqrt(s.m2[j] / float64(s.n)); sd > 1e-12*math.Max(1, math.Abs(s.mean[j])) {
+			st.Scale[j] = sd
+		}
+	}
+	return st
+}
+
+// RunningTargetScaler fits a TargetScaler one target at a time with
+// Welford's algorithm. The zero value is ready to use.
+type RunningTargetScaler struct {
+	n        int
+	mean, m2 float64
+}
+
+// Add accumulates one target.
+func (s *RunningTargetScaler) Add(y float64) {
+	s.n++
+	d := y - s.mean
+	s.mean += d / float64(s.n)
+	s.m2 += d * (y - s.mean)
+}
+
+// TargetScaler returns the mean and the population standard deviation of
+// the targets added so far; constant targets (or none) get Scale 1.
+func (s *RunningTargetScaler) TargetScaler() TargetScaler {
+	ts := TargetScaler{Mean: s.mean, Scale: 1}
+	if sd := math.Sqrt(s.m2 / float64(s.n)); sd > 0 && finite(sd) {
+		ts.Scale = sd
+	}
+	return ts
+}
+
+// TaskInference infers the task of numeric targets seen one at a time, as
+// TaskAuto does for numeric targets (see the package documentation):
+// integers with at most MaxAutoClasses distinct values are class labels,
+// anything else a regression target. It keeps at most MaxAutoClasses + 1
+// distinct values. The zero value is ready to use.
+type TaskInference struct {
+	distinct   map[float64]struct{} // -0 and 0 are one key
+	fractional bool
+}
+
+// Add accumulates one target value.
+func (ti *TaskInference) Add(y float64) {
+	if y != math.Trunc(y) {
+		ti.fractional = true
+		return
+	}
+	if ti.distinct == nil {
+		ti.distinct = make(map[float64]struct{})
+	}
+	if len(ti.distinct) <= MaxAutoClasses {
+		ti.distinct[y] = struct{}{}
+	}
+}
+
+// Task returns Classification when every value added was an integer and at
+// most MaxAutoClasses distinct ones were, else Regression.
+func (ti *TaskInference) Task() Task {
+	if !ti.fractional && len(ti.distinct) <= MaxAutoClasses {
+		return Classification
+	}
+	return Regression
+}
+
+// Classes returns the class texts of the values added, in increasing
+// numeric order, as the readers name numeric classes ("-1", "1"; "0" for
+// -0); nil when Task is Regression. A row's class is the index of its
+// value's text.
+func (ti *TaskInference) Classes() []string {
+	if ti.Task() != Classification {
+		return nil
+	}
+	values := make([]float64, 0, len(ti.distinct))
+	for v := range ti.distinct {
+		values = append(values, v)
+	}
+	return classTexts(values)
+}
+
+// classTexts sorts distinct numeric labels in place and returns their class
+// texts.
+func classTexts(distinct []float64) []string {
+	slices.Sort(distinct)
+	classes := make([]string, len(distinct))
+	for k, v := range distinct {
+		classes[k] = canonNumber(v)
+	}
+	return classes
+}

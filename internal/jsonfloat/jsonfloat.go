@@ -1,0 +1,73 @@
+// Package jsonfloat holds the JSON forms of float64 values that may be NaN
+// or infinite, which encoding/json refuses. There are two, because the
+// program writes two kinds of JSON:
+//
+//   - Lossy, for reports read by people and scripts (the command's -json
+//     output): a non-finite value is null, "no number".
+//   - Exact, for files read back by this program (model file headers):
+//     NaN, +Inf and −Inf are the strings "NaN", "+Inf" and "-Inf", so that
+//     a value round-trips.
+//
+// Finite values are written the same way by both: the shortest decimal that
+// reads back to the same float64 (strconv 'g', −1).
+package jsonfloat
+
+import (
+	"encoding/json"
+	"math"
+	"strconv"
+)
+
+// Lossy is a float64 whose JSON form is null when it is NaN or infinite.
+type Lossy float64
+
+// MarshalJSON implements json.Marshaler.
+func (v Lossy) MarshalJSON() ([]byte, error) {
+	f := float64(v)
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return []byte("null"), nil
+	}
+	return appendFinite(nil, f), nil
+}
+
+// Exact is a float64 whose JSON form holds NaN and ±Inf as the strings
+// "NaN", "+Inf" and "-Inf".
+type Exact float64
+
+// MarshalJSON implements json.Marshaler.
+func (v Exact) MarshalJSON() ([]byte, error) {
+	f := float64(v)
+	switch {
+	case math.IsNaN(f):
+		return []byte(`"NaN"`), nil
+	case math.IsInf(f, 1):
+		return []byte(`"+Inf"`), nil
+	case math.IsInf(f, -1):
+		return []byte(`"-Inf"`), nil
+	}
+	return appendFinite(nil, f), nil
+}
+
+// UnmarshalJSON implements json.Unmarshaler: a JSON number, or one of the
+// strings "NaN", "+Inf" (also "Inf") and "-Inf".
+func (v *Exact) UnmarshalJSON(b []byte) error {
+	switch string(b) {
+	case `"NaN"`:
+		*v = Exact(math.NaN())
+		return nil
+	case `"+Inf"`, `"Inf"`:
+		*v = Exact(math.Inf(1))
+		return nil
+	case `"-Inf"`:
+		*v = Exact(math.Inf(-1))
+		return nil
+	}
+	var f float64
+	if err := json.Unmarshal(b, &f); err != nil {
+		return err
+	}
+	*v = Exact(f)
+	return nil
+}
+
+func appendFinite(b []byte, f float64) []byte { return strconv.AppendFloat(b, f, 'g', -1, 64) }

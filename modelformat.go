@@ -1,0 +1,360 @@
+package cvar
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/binary"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"hash/crc32"
+	"io"
+	"io/fs"
+	"math"
+	"strings"
+
+	"github.com/cvarlearn/cvar/batch"
+	"github.com/cvarlearn/cvar/dataset"
+	"github.com/cvarlearn/cvar/internal/jsonfloat"
+)
+
+// The model file format: SaveModel and LoadModel. The package documentation
+// ("Model files") specifies it; keep the two in step.
+
+// ModelFileVersion is the version of the model file format this build
+// writes and reads.
+const ModelFileVersion = 1
+
+const (
+	modelMagic     = "CVARMODL"
+	maxHeaderBytes = 64 << 20
+)
+
+// Errors of LoadModel, with detail; test with errors.Is.
+var (
+	ErrModelFormat   = errors.New("cvar: not a cvar model file")
+	ErrModelVersion  = errors.New("cvar: unsupported model file version")
+	ErrModelTrunc    = errors.New("cvar: truncated model file")
+	ErrModelChecksum = errors.New("cvar: model file checksum mismatch")
+	ErrModelInvalid  = errors.New("cvar: invalid model file")
+)
+
+// paramsJSON is Params as the header stores it.
+type paramsJSON struct {
+	Method     string          `json:"method"`
+	Alpha      jsonfloat.Exact `json:"alpha"`
+	N          int             `json:"n"`
+	Steps      int             `json:"steps"`
+	Batch      int             `json:"batch"`
+	G          jsonfloat.Exact `json:"g"`
+	Beta       jsonfloat.Exact `json:"beta"`
+	L          jsonfloat.Exact `json:"loss_bound"`
+	D          jsonfloat.Exact `json:"diameter"`
+	GAlpha     jsonfloat.Exact `json:"g_alpha"`
+	LR         jsonfloat.Exact `json:"lr"`
+	Eps        jsonfloat.Exact `json:"eps"`
+	TauMin     jsonfloat.Exact `json:"tau_min"`
+	TauMax     jsonfloat.Exact `json:"tau_max"`
+	Bound      jsonfloat.Exact `json:"bound"`
+	Estimated  bool            `json:"estimated"`
+	TheoremLR  bool            `json:"theorem_lr"`
+	TheoremEps bool            `json:"theorem_eps"`
+}
+
+// header is the JSON header of a model file.
+type header struct {
+	Format        string                `json:"format"`
+	Model         string                `json:"model"`
+	D             int                   `json:"d"`
+	K             int                   `json:"k"`
+	Hidden        int                   `json:"hidden,omitempty"`
+	Precision     string                `json:"precision"`
+	NumParams     int                   `json:"num_params"`
+	Tau           jsonfloat.Exact       `json:"tau"`
+	Alpha         jsonfloat.Exact       `json:"alpha"`
+	Method        string                `json:"method"`
+	Classes       []string              `json:"classes,omitempty"`
+	Features      []string              `json:"features,omitempty"`
+	Preprocessing dataset.Preprocessing `json:"preprocessing"`
+	Params        paramsJSON            `json:"params"`
+	Source        Provenance            `json:"source"`
+}
+
+const headerFormat = "cvar-model"
+
+func methodName(m Method) string {
+	if s, ok := methodNames[m]; ok {
+		return s
+	}
+	return ""
+}
+
+// SaveModel writes m to w in the model file format (see "Model files" in the
+// package documentation). It checks m first and writes nothing if it is
+// inconsistent.
+func SaveModel(w io.Writer, m *ModelFile) error {
+	if err := m.Validate(); err != nil {
+		return err
+	}
+	if w == nil {
+		return errors.New("cvar: no writer for the model (nil io.Writer)")
+	}
+	pr := m.Params
+	h := header{
+		Format: headerFormat, Model: m.Kind, D: m.D, K: m.K, Hidden: m.Hidden,
+		Precision: m.Precision, NumParams: len(m.Theta),
+		Tau: jsonfloat.Exact(m.Tau), Alpha: jsonfloat.Exact(m.Alpha), Method: methodName(m.Method),
+		Classes: m.Classes, Features: m.Features, Preprocessing: m.Preprocessing,
+		Params: paramsJSON{
+			Method: methodName(pr.Method), Alpha: jsonfloat.Exact(pr.Alpha), N: pr.N, Steps: pr.Steps, Batch: pr.Batch,
+			G: jsonfloat.Exact(pr.G), Beta: jsonfloat.Exact(pr.Beta), L: jsonfloat.Exact(pr.L), D: jsonfloat.Exact(pr.D), GAlpha: jsonfloat.Exact(pr.GAlpha),
+			LR: jsonfloat.Exact(pr.LR), Eps: jsonfloat.Exact(pr.Eps), TauMin: jsonfloat.Exact(pr.TauMin), TauMax: jsonfloat.Exact(pr.TauMax),
+			Bound: jsonfloat.Exact(pr.Bound), Estimated: pr.Estimated, TheoremLR: pr.TheoremLR, TheoremEps: pr.TheoremEps,
+		},
+		Source: m.Source,
+	}
+	js, err := json.Marshal(&h)
+	if err != nil {
+		return fmt.Errorf("cvar: encoding the model header: %w", err)
+	}
+	if len(js) > maxHeaderBytes {
+		return fmt.Errorf("cvar: model header of %d bytes exceeds %d", len(js), maxHeaderBytes)
+	}
+	crc := crc32.New(castagnoli)
+	bw := bufio.NewWriterSize(io.MultiWriter(w, crc), 1<<16)
+	var pre [16]byte
+	copy(pre[:8], modelMagic)
+	binary.LittleEndian.PutUint32(pre[8:], ModelFileVersion)
+	binary.LittleEndian.PutUint32(pre[12:], uint32(len(js)))
+	bw.Write(pre[:])
+	bw.Write(js)
+	var buf [8]byte
+	for _, v := range m.Theta {
+		if m.Precision == F32 {
+			binary.LittleEndian.PutUint32(buf[:4], math.Float32bits(float32(v)))
+			bw.Write(buf[:4])
+		} else {
+			binary.LittleEndian.PutUint64(buf[:], math.Float64bits(v))
+			bw.Write(buf[:])
+		}
+	}
+	if err := bw.Flush(); err != nil {
+		return fmt.Errorf("cvar: writing the model: %w", err)
+	}
+	binary.LittleEndian.PutUint32(buf[:4], crc.Sum32())
+	if _, err := w.Write(buf[:4]); err != nil {
+		return fmt.Errorf("cvar: writing the model: %w", err)
+	}
+	return nil
+}
+
+// LoadModel reads a model file written by SaveModel (see "Model files" in
+// the package documentation) and checks it. Errors match ErrModelFormat,
+// ErrModelVersion, ErrModelTrunc, ErrModelChecksum or ErrModelInvalid under
+// errors.Is, or wrap the reader's error. The checks run in that order, so a file cut short
+// is reported as truncated rather than as a checksum mismatch.
+//
+// LoadModel reads no more than the file's own structure asks for, and
+// checks each part before reading the next: the 8-byte magic first (so a
+// stream that is not a model file costs 8 bytes), then the version and the
+// header length (at most 64 MiB), then the header, whose shapes must give at
+// most batch.MaxParams parameters (see batch.NumParams) and whose
+// Provenance must describe at most MaxSynthValues values. When r reports its remaining size
+// (an *os.File on a regular file, a *bytes.Reader, a *strings.Reader) the
+// header and the parameters must also fit in it; otherwise they are read
+// incrementally, so memory grows with the bytes actually there, never with
+// what a header claims.
+func LoadModel(r io.Reader) (*ModelFile, error) {
+	if r == nil {
+		return nil, errors.New("cvar: no reader for the model (nil io.Reader)")
+	}
+	size := remaining(r) // −1 if unknown
+	crc := crc32.New(castagnoli)
+	tr := io.TeeReader(r, crc) // every byte before the checksum
+	readErr := func(err error) error { return fmt.Errorf("cvar: reading the model: %w", err) }
+
+	var pre [16]byte
+	switch n, err := io.ReadFull(tr, pre[:len(modelMagic)]); {
+	case n == 0 && err == io.EOF:
+		return nil, fmt.Errorf("%w: the file is empty", ErrModelFormat)
+	case !strings.HasPrefix(modelMagic, string(pre[:n])):
+		return nil, fmt.Errorf("%w (it does not start with %q)", ErrModelFormat, modelMagic)
+	case err == io.ErrUnexpectedEOF:
+		return nil, truncErr("in the magic number")
+	case err != nil:
+		return nil, readErr(err)
+	}
+	if _, err := io.ReadFull(tr, pre[len(modelMagic):]); err != nil {
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return nil, truncErr("in the 16-byte preamble")
+		}
+		return nil, readErr(err)
+	}
+	if v := binary.LittleEndian.Uint32(pre[8:]); v != ModelFileVersion {
+		return nil, fmt.Errorf("%w: the file is version %d, this program reads version %d", ErrModelVersion, v, ModelFileVersion)
+	}
+	hlen := int64(binary.LittleEndian.Uint32(pre[12:]))
+	if hlen > maxHeaderBytes {
+		return nil, fmt.Errorf("%w: header length %d exceeds %d bytes", ErrModelInvalid, hlen, maxHeaderBytes)
+	}
+	if size >= 0 && 16+hlen > size {
+		return nil, truncErr(fmt.Sprintf("in the %d-byte header", hlen))
+	}
+	js, err := readUpTo(tr, hlen)
+	if err != nil {
+		return nil, readErr(err)
+	}
+	if int64(len(js)) < hlen {
+		return nil, truncErr(fmt.Sprintf("in the %d-byte header", hlen))
+	}
+	var h header
+	dec := json.NewDecoder(bytes.NewReader(js))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&h); err != nil {
+		// A corrupted file is more likely than a bad writer: say so when
+		// the checksum at the end of the file (read up to 64 MiB on)
+		// disagrees.
+		if rest, rerr := readUpTo(r, maxHeaderBytes+1); rerr == nil && len(rest) >= 4 && len(rest) <= maxHeaderBytes {
+			crc.Write(rest[:len(rest)-4])
+			if cerr := checkCRC(crc.Sum32(), rest[len(rest)-4:]); cerr != nil {
+				return nil, cerr
+			}
+		}
+		return nil, fmt.Errorf("%w: header: %v", ErrModelInvalid, err)
+	}
+	if h.Format != headerFormat {
+		return nil, fmt.Errorf("%w: header format %q, want %q", ErrModelInvalid, h.Format, headerFormat)
+	}
+	var width int64
+	switch h.Precision {
+	case F32:
+		width = 4
+	case F64:
+		width = 8
+	default:
+		return nil, fmt.Errorf("%w: precision %q (want f32 or f64)", ErrModelInvalid, h.Precision)
+	}
+	p, err := batch.NumParams(h.Model, h.D, h.K, h.Hidden)
+	if err != nil {
+		return nil, fmt.Errorf("%w: %s", ErrModelInvalid, strings.TrimPrefix(err.Error(), "batch: "))
+	}
+	if h.NumParams != p {
+		return nil, fmt.Errorf("%w: num_params %d; a %s model with d = %d, k = %d, hidden = %d has %d", ErrModelInvalid, h.NumParams, h.Model, h.D, h.K, h.Hidden, p)
+	}
+	if err := h.Source.validate(); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrModelInvalid, err)
+	}
+	end := 16 + hlen + int64(p)*width
+	switch {
+	case size >= 0 && size < end:
+		return nil, truncErr(fmt.Sprintf("in the %d parameters", p))
+	case size >= 0 && size < end+4:
+		return nil, truncErr("in the 4-byte checksum")
+	}
+	raw, err := readUpTo(tr, int64(p)*width)
+	if err != nil {
+		return nil, readErr(err)
+	}
+	if int64(len(raw)) < int64(p)*width {
+		return nil, truncErr(fmt.Sprintf("in the %d parameters", p))
+	}
+	var sum [4]byte
+	if n, err := io.ReadFull(r, sum[:]); err != nil {
+		if n < 4 && (err == io.EOF || err == io.ErrUnexpectedEOF) {
+			return nil, truncErr("in the 4-byte checksum")
+		}
+		return nil, readErr(err)
+	}
+	extra, err := io.Copy(io.Discard, io.LimitReader(r, maxHeaderBytes))
+	if err != nil {
+		return nil, readErr(err)
+	}
+	if err := checkCRC(crc.Sum32(), sum[:]); err != nil {
+		if extra > 0 {
+			return nil, fmt.Errorf("%w (or bytes were appended to it)", err)
+		}
+		return nil, err
+	}
+	if extra > 0 {
+		return nil, fmt.Errorf("%w: %d or more bytes after the checksum", ErrModelInvalid, extra)
+	}
+	m := &ModelFile{
+		Kind: h.Model, D: h.D, K: h.K, Hidden: h.Hidden, Precision: h.Precision,
+		Theta: make([]float64, p), Tau: float64(h.Tau), Alpha: float64(h.Alpha),
+		Classes: h.Classes, Features: h.Features, Preprocessing: h.Preprocessing, Source: h.Source,
+	}
+	for i := range m.Theta {
+		if width == 4 {
+			m.Theta[i] = float64(math.Float32frombits(binary.LittleEndian.Uint32(raw[4*i:])))
+		} else {
+			m.Theta[i] = math.Float64frombits(binary.LittleEndian.Uint64(raw[8*i:]))
+		}
+	}
+	if m.Method, err = ParseMethod(h.Method); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrModelInvalid, err)
+	}
+	hp := h.Params
+	m.Params = Params{
+		Alpha: float64(hp.Alpha), N: hp.N, Steps: hp.Steps, Batch: hp.Batch,
+		G: float64(hp.G), Beta: float64(hp.Beta), L: float64(hp.L), D: float64(hp.D), GAlpha: float64(hp.GAlpha),
+		LR: float64(hp.LR), Eps: float64(hp.Eps), TauMin: float64(hp.TauMin), TauMax: float64(hp.TauMax),
+		Bound: float64(hp.Bound), Estimated: hp.Estimated, TheoremLR: hp.TheoremLR, TheoremEps: hp.TheoremEps,
+	}
+	if hp.Method != "" {
+		if m.Params.Method, err = ParseMethod(hp.Method); err != nil {
+			return nil, fmt.Errorf("%w: params: %v", ErrModelInvalid, err)
+		}
+	}
+	if err := m.Validate(); err != nil {
+		return nil, err
+	}
+	return m, nil
+}
+
+// checkCRC compares the CRC-32C of the content with the 4 stored bytes.
+func checkCRC(got uint32, stored []byte) error {
+	if want := binary.LittleEndian.Uint32(stored); got != want {
+		return fmt.Errorf("%w: stored CRC-32C %08x, content has %08x (the file is corrupted)", ErrModelChecksum, want, got)
+	}
+	return nil
+}
+
+// readUpTo reads up to n bytes of r, fewer only at EOF. Its buffer grows
+// with the bytes read, not with n.
+func readUpTo(r io.Reader, n int64) ([]byte, error) {
+	var buf bytes.Buffer
+	if n <= 1<<20 {
+		buf.Grow(int(n))
+	}
+	_, err := io.Copy(&buf, io.LimitReader(r, n))
+	return buf.Bytes(), err
+}
+
+// remaining returns the number of bytes left in r when r can tell (a
+// regular file, or an in-memory reader), else −1.
+func remaining(r io.Reader) int64 {
+	switch v := r.(type) {
+	case interface{ Len() int }: // *bytes.Reader, *strings.Reader, *bytes.Buffer
+		return int64(v.Len())
+	case interface {
+		Stat() (fs.FileInfo, error)
+		io.Seeker
+	}: // *os.File
+		fi, err := v.Stat()
+		if err != nil || !fi.Mode().IsRegular() {
+			return -1
+		}
+		at, err := v.Seek(0, io.SeekCurrent)
+		if err != nil || at > fi.Size() {
+			return -1
+		}
+		return fi.Size() - at
+	}
+	return -1
+}
+
+var castagnoli = crc32.MakeTable(crc32.Castagnoli)
+
+func truncErr(where string) error {
+	return fmt.Errorf("%w: the file ends %s", ErrModelTrunc, where)
+}
