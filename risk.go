@@ -123,24 +123,18 @@ func checkWeights(n int, weights []float64) error {
 // α ∈ (0, 1] is the tail fraction, not a confidence level. O(n) by
 // selection; sums in compensated float64. It allocates O(n) scratch; reuse a
 // TailScratch to avoid that. Errors: ErrAlpha, ErrEmpty, ErrNonFinite
-// (ErrNaN) naming the offending index.
-func CVaR(losses []float64, alpha float64) (float64, error) { return CVaROf(losses, alpha) }
+// (ErrNaN) naming the offending index. Losses may be float32 or float64;
+// sums are taken in float64 whatever T is.
+func CVaR[T float32 | float64](losses []T, alpha float64) (float64, error) {
+	var s TailScratch[T]
+	return s.CVaR(losses, alpha)
+}
 
 // VaR returns the empirical value at risk VaR_α of the losses: ℓ(k+1) with
 // k = ⌊αn⌋ and ℓ(1) ≥ … ≥ ℓ(n) the losses sorted descending, or the minimum
 // when α = 1. It is the τ that minimises τ + (1/(αn)) Σ [ℓ_i − τ]_+, and one
 // of the losses, so it is exact. O(n) by selection. Errors as for CVaR.
-func VaR(losses []float64, alpha float64) (float64, error) { return VaROf(losses, alpha) }
-
-// CVaROf is CVaR for float32 or float64 losses; sums are taken in float64
-// whatever T is.
-func CVaROf[T float32 | float64](losses []T, alpha float64) (float64, error) {
-	var s TailScratch[T]
-	return s.CVaR(losses, alpha)
-}
-
-// VaROf is VaR for float32 or float64 losses.
-func VaROf[T float32 | float64](losses []T, alpha float64) (float64, error) {
+func VaR[T float32 | float64](losses []T, alpha float64) (float64, error) {
 	var s TailScratch[T]
 	return s.VaR(losses, alpha)
 }
@@ -175,7 +169,7 @@ type Tail struct {
 // allowed; no alphas gives an empty result), from one pass of nested
 // selections instead of a sort: O(n + Σ_j ⌊α_j n⌋) expected time, which is
 // O(n) for the small α of interest, and O(A²) for A alphas to order them.
-// Each entry equals CVaROf and VaROf at that α (VaR exactly, CVaR within
+// Each entry equals CVaR and VaR at that α (VaR exactly, CVaR within
 // float64 rounding). Errors as for CVaR; every α is checked before any work.
 func Tails[T float32 | float64](losses []T, alphas ...float64) ([]Tail, error) {
 	var s TailScratch[T]
@@ -199,7 +193,7 @@ func (s *TailScratch[T]) grow(n int) []int {
 	return s.perm[:n]
 }
 
-// CVaR is CVaROf using s's scratch.
+// CVaR is CVaR using s's scratch.
 func (s *TailScratch[T]) CVaR(losses []T, alpha float64) (float64, error) {
 	if err := checkAlpha(alpha); err != nil {
 		return math.NaN(), err
@@ -211,7 +205,7 @@ func (s *TailScratch[T]) CVaR(losses []T, alpha float64) (float64, error) {
 	return c, nil
 }
 
-// VaR is VaROf using s's scratch.
+// VaR is VaR using s's scratch.
 func (s *TailScratch[T]) VaR(losses []T, alpha float64) (float64, error) {
 	if err := checkAlpha(alpha); err != nil {
 		return math.NaN(), err

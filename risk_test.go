@@ -118,11 +118,11 @@ func TestRiskCVaRVaRBruteForce(t *testing.T) {
 					t.Errorf("%s: CVaR %g < VaR %g", what, c, vr)
 				}
 
-				c32, err := CVaROf(v32, alpha)
+				c32, err := CVaR(v32, alpha)
 				if err != nil {
 					t.Fatal(err)
 				}
-				vr32, err := VaROf(v32, alpha)
+				vr32, err := VaR(v32, alpha)
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -216,8 +216,8 @@ func TestRiskTails(t *testing.T) {
 				t.Fatal(err)
 			}
 			for j, tl := range tails32 {
-				c, _ := CVaROf(v32, alphas[j])
-				vr, _ := VaROf(v32, alphas[j])
+				c, _ := CVaR(v32, alphas[j])
+				vr, _ := VaR(v32, alphas[j])
 				if tl.VaR != vr || !nearly(tl.CVaR, c) {
 					t.Fatalf("float32 %s n=%d: Tails[%d] = %+v; CVaR, VaR = %.17g, %g", kind, n, j, tl, c, vr)
 				}
@@ -337,10 +337,10 @@ func TestRiskErrors(t *testing.T) {
 		for i, x := range c.losses {
 			l32[i] = float32(x)
 		}
-		_, err = CVaROf(l32, c.alpha)
-		check("CVaROf[float32]", err)
-		_, err = VaROf(l32, c.alpha)
-		check("VaROf[float32]", err)
+		_, err = CVaR(l32, c.alpha)
+		check("CVaR[float32]", err)
+		_, err = VaR(l32, c.alpha)
+		check("VaR[float32]", err)
 		_, err = Tails(c.losses, 0.1, c.alpha)
 		check("Tails", err)
 		_, _, err = WeightedCVaR(c.losses, slices.Repeat([]float64{1}, len(c.losses)), c.alpha)
@@ -399,9 +399,9 @@ func TestRiskScratchAllocs(t *testing.T) {
 	}
 	// Scratch results equal the package functions.
 	c1, _ := s.CVaR(v32, 0.1)
-	c2, _ := CVaROf(v32, 0.1)
+	c2, _ := CVaR(v32, 0.1)
 	cv, vr, _ := s.CVaRVaR(v32, 0.1)
-	v2, _ := VaROf(v32, 0.1)
+	v2, _ := VaR(v32, 0.1)
 	if c1 != c2 || cv != c2 || vr != v2 {
 		t.Errorf("scratch %v %v %v, functions %v %v", c1, cv, vr, c2, v2)
 	}

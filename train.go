@@ -126,7 +126,7 @@ func newRun[T batch.Float](model batch.Model[T], engine *batch.Engine[T], opt Op
 func (r *run[T]) start(losses []T) error {
 	r.fromLosses = false
 	pr := &r.pr
-	valueAtRisk, err := VaROf(losses, pr.Alpha)
+	valueAtRisk, err := VaR(losses, pr.Alpha)
 	if err != nil {
 		return &DivergenceError{Step: 0, What: fmt.Sprintf("a loss at the starting point: %v", err)}
 	}
