@@ -48,20 +48,14 @@ func (m Method) online() bool { return m == Alg1 || m == Alg4 }
 // usesTau reports whether the method trains the threshold τ.
 func (m Method) usesTau() bool { return m >= Alg1 && m <= Alg4 }
 
-// Smoothing is the smoothed plus function of Alg2–4.
-type Smoothing int
+// Smoothing is the smoothed plus function of Alg2–4: one of batch's
+// objectives, Softplus or Quadratic; the zero value means Softplus.
+type Smoothing = batch.Objective
 
 const (
-	Softplus  Smoothing = iota // ε·log(1 + e^{s/ε})
-	Quadratic                  // the piecewise quadratic of Alexander et al.
+	Softplus  = batch.Softplus  // ε·log(1 + e^{s/ε})
+	Quadratic = batch.Quadratic // the piecewise quadratic of Alexander et al.
 )
-
-func (s Smoothing) String() string {
-	if s == Quadratic {
-		return "quadratic"
-	}
-	return "softplus"
-}
 
 // ParseSmoothing reads "softplus" or "quadratic".
 func ParseSmoothing(s string) (Smoothing, error) {
