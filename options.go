@@ -136,34 +136,34 @@ const (
 type DomainKind int
 
 const (
-	Unconstrained DomainKind = iota // K = R^d
-	L2Ball                          // ‖θ‖ ≤ Radius
-	Box                             // Lo ≤ θ_j ≤ Hi for every j
+	DomainR    DomainKind = iota // K = R^d
+	DomainBall                   // ‖θ‖ ≤ Radius
+	DomainBox                    // Lo ≤ θ_j ≤ Hi for every j
 )
 
 // Domain is the feasible set K of the parameters.
 type Domain struct {
 	Kind   DomainKind
-	Radius float64 // L2Ball
-	Lo, Hi float64 // Box
+	Radius float64 // DomainBall
+	Lo, Hi float64 // DomainBox
 }
 
 // Ball returns the L2 ball of radius r.
-func Ball(r float64) Domain { return Domain{Kind: L2Ball, Radius: r} }
+func Ball(r float64) Domain { return Domain{Kind: DomainBall, Radius: r} }
 
-// BoxDomain returns the box [lo, hi]^d.
-func BoxDomain(lo, hi float64) Domain { return Domain{Kind: Box, Lo: lo, Hi: hi} }
+// Box returns the box [lo, hi]^p: lo ≤ θ_j ≤ hi for every parameter.
+func Box(lo, hi float64) Domain { return Domain{Kind: DomainBox, Lo: lo, Hi: hi} }
 
 func (d Domain) validate() error {
 	switch d.Kind {
-	case Unconstrained:
+	case DomainR:
 		return nil
-	case L2Ball:
+	case DomainBall:
 		if !(d.Radius > 0) || math.IsInf(d.Radius, 0) {
 			return fmt.Errorf("cvar: ball radius %v must be positive and finite", d.Radius)
 		}
 		return nil
-	case Box:
+	case DomainBox:
 		if !(d.Lo <= d.Hi) || math.IsInf(d.Lo, 0) || math.IsInf(d.Hi, 0) {
 			return fmt.Errorf("cvar: box [%v, %v] must be finite with lo ≤ hi", d.Lo, d.Hi)
 		}
@@ -176,9 +176,9 @@ func (d Domain) validate() error {
 // box, +Inf for R^p.
 func (d Domain) Diameter(p int) float64 {
 	switch d.Kind {
-	case L2Ball:
+	case DomainBall:
 		return 2 * d.Radius
-	case Box:
+	case DomainBox:
 		return (d.Hi - d.Lo) * math.Sqrt(float64(p))
 	}
 	return math.Inf(1)
@@ -188,9 +188,9 @@ func (d Domain) Diameter(p int) float64 {
 // models' Lipschitz and loss bounds use.
 func (d Domain) radius(p int) float64 {
 	switch d.Kind {
-	case L2Ball:
+	case DomainBall:
 		return d.Radius
-	case Box:
+	case DomainBox:
 		return math.Max(math.Abs(d.Lo), math.Abs(d.Hi)) * math.Sqrt(float64(p))
 	}
 	return math.Inf(1)
@@ -198,9 +198,9 @@ func (d Domain) radius(p int) float64 {
 
 func (d Domain) String() string {
 	switch d.Kind {
-	case L2Ball:
+	case DomainBall:
 		return fmt.Sprintf("ball(R=%g)", d.Radius)
-	case Box:
+	case DomainBox:
 		return fmt.Sprintf("box[%g, %g]", d.Lo, d.Hi)
 	}
 	return "R^d"

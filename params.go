@@ -93,7 +93,7 @@ func resolve(opt *Options, p int, n int, bounds batch.Bounds, est func() (g, bet
 	if err := o.Domain.validate(); err != nil {
 		return Params{}, err
 	}
-	if o.Method == Alg4 && o.Domain.Kind != Unconstrained {
+	if o.Method == Alg4 && o.Domain.Kind != DomainR {
 		return Params{}, fmt.Errorf("cvar: alg4 is unconstrained (K = R^d); got domain %v", o.Domain)
 	}
 	for name, v := range map[string]float64{"lr": o.LR, "tau lr": o.TauLR, "eps fraction": o.EpsFraction, "eps": o.Eps, "weight decay": o.WeightDecay, "loss bound": o.LossBound, "G": o.G, "beta": o.Beta} {

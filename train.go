@@ -157,14 +157,14 @@ func (r *run[T]) project() float64 {
 	nrm2 := float64(r.ops.Dot(r.theta, r.theta))
 	d := r.opt.Domain
 	switch d.Kind {
-	case L2Ball:
+	case DomainBall:
 		if nrm2 > d.Radius*d.Radius {
 			s := T(d.Radius / math.Sqrt(nrm2))
 			for i := range r.theta {
 				r.theta[i] *= s
 			}
 		}
-	case Box:
+	case DomainBox:
 		lo, hi := T(d.Lo), T(d.Hi)
 		for i, v := range r.theta {
 			r.theta[i] = min(max(v, lo), hi)

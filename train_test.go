@@ -112,7 +112,7 @@ func TestAlg1ExcessCVaRWithinTheorem(t *testing.T) {
 	var excess, bound float64
 	for s := uint64(1); s <= seeds; s++ {
 		train := ladData(t, n, d, s)
-		res, err := Train(model, train, Options{Method: Alg1, Alpha: alpha, Domain: BoxDomain(lo, hi), Seed: s, Rule: TheoremStep})
+		res, err := Train(model, train, Options{Method: Alg1, Alpha: alpha, Domain: Box(lo, hi), Seed: s, Rule: TheoremStep})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -212,18 +212,18 @@ func TestAlg3BeatsVanillaOnTail(t *testing.T) {
 func TestOutputsInDomain(t *testing.T) {
 	data := subgroupData(t, 600, 4, 9)
 	model := must(batch.NewLogistic[float64](4))
-	for _, dom := range []Domain{Ball(0.7), BoxDomain(-0.2, 0.3)} {
+	for _, dom := range []Domain{Ball(0.7), Box(-0.2, 0.3)} {
 		for _, m := range []Method{Alg1, Alg2, Alg3, Vanilla, MinibatchCVaR} {
 			res, err := Train(model, data, Options{Method: m, Domain: dom, LR: 0.5, Eps: 0.1, Epochs: 2, Batch: 0, Seed: 1, TauMax: 0.9})
 			if err != nil {
 				t.Fatalf("%v on %v: %v", m, dom, err)
 			}
 			switch dom.Kind {
-			case L2Ball:
+			case DomainBall:
 				if nrm := norm(res.Theta); nrm > dom.Radius*(1+1e-12) {
 					t.Errorf("%v: ‖θ‖ = %v > R = %v", m, nrm, dom.Radius)
 				}
-			case Box:
+			case DomainBox:
 				for i, v := range res.Theta {
 					if v < dom.Lo || v > dom.Hi {
 						t.Errorf("%v: θ[%d] = %v outside [%v, %v]", m, i, v, dom.Lo, dom.Hi)

@@ -133,11 +133,11 @@ func (f *trainFlags) options() (cvar.Options, error) {
 	case f.radius > 0:
 		opt.Domain = cvar.Ball(f.radius)
 	case f.box.set:
-		opt.Domain = cvar.BoxDomain(f.box.lo, f.box.hi)
+		opt.Domain = cvar.Box(f.box.lo, f.box.hi)
 	case f.lr.theorem && f.lr.value == 0 && (method == cvar.Alg1 || method == cvar.Alg2 || method == cvar.Alg3):
 		opt.Domain = cvar.Ball(defaultRadius)
 	}
-	if method == cvar.Alg4 && opt.Domain.Kind != cvar.Unconstrained {
+	if method == cvar.Alg4 && opt.Domain.Kind != cvar.DomainR {
 		return opt, usagef("alg4 is unconstrained (K = R^d): drop -radius and -box")
 	}
 	if (method == cvar.Alg1 || method == cvar.Alg2 || method == cvar.Alg4) && f.batch > 1 {
