@@ -167,7 +167,7 @@ func render(w io.Writer, format, title string, plots []*plot.Plot, panelWidth vg
 	}
 	legendW := vg.Length(0)
 	if legend != nil {
-		legendW = vg.Points(130)
+		legendW = vg.Points(190) // fits "CVaR-on-Minibatch (α = 0.05)"
 	}
 	width, height := panelWidth*vg.Length(len(plots))+legendW, vg.Points(300)
 	var canvas vg.CanvasWriterTo
