@@ -9,7 +9,7 @@
 //   - Alg1: projected online gradient descent on the non-smooth objective,
 //     one pass over a stream, averaged output (Theorem 3.2);
 //   - Alg2: smoothed SGD, one sample per step drawn with replacement
-//     (Theorem 3.5);
+//     (Theorem 3.6);
 //   - Alg3: the same with minibatches (Theorem 3.9) — "CVaR-SGD";
 //   - Alg4: smoothed online gradient descent for nonconvex losses, output a
 //     uniformly random iterate (Theorem 4.1);
@@ -21,6 +21,14 @@
 // Alg1 or Alg4 one sample at a time, and [CVaR], [VaR], [Tails] and
 // [Evaluate] (or an [Evaluator], reused) measure the tail of the losses
 // exactly.
+//
+// By default ([PracticalStep]) the step size, the smoothing ε and the
+// starting τ are set to lower the tail on real data: η from the paper's
+// experimental grid, ε and τ from the VaR_α of the losses at the starting
+// point. The theorems' step sizes and smoothings, with their bounds, are
+// [TheoremStep]: worst-case guarantees, conservative in practice. [Tune]
+// searches a grid for the setting with the smallest validation CVaR, and
+// [TrainContext] stops on cancellation.
 //
 // Conventions (see docs/algorithms.md): α ∈ (0, 1] is the tail fraction, so
 // α = 1 is the mean; losses are divided by a bound L before the plus
