@@ -83,7 +83,7 @@ func NewEngineChunks[T Float](model Model[T], threads, chunkRows int) *Engine[T]
 	if chunkRows <= 0 {
 		chunkRows = DefaultChunkRows
 	}
-	e := &Engine[T]{model: model, ops: kernel.For[T](), threads: threads, rows: chunkRows}
+	e := &Engine[T]{model: model, ops: KernelsOf(model), threads: threads, rows: chunkRows}
 	if threads > 1 {
 		e.tasks = make(chan int, 1024)
 		for range threads {

@@ -98,29 +98,31 @@ func LoadMNIST[T kernel.Float](dir string) (*Problem[T], error) {
 	return newProblem(fmt.Sprintf("mnist %d×%d", ds.N, ds.D), ds.X, ds.Labels, ds.N, ds.D)
 }
 
-// NewModel returns the named model on d features after the current kernel
-// choice (kernel.For is resolved when a model is made, so call it after
-// kernel.Use).
-func NewModel[T kernel.Float](name string, d int) (batch.Model[T], error) {
+// NewModel returns the named model on d features, computing with impl's
+// kernels (nil: kernel.Default()).
+func NewModel[T kernel.Float](name string, d int, impl *kernel.Impl) (batch.Model[T], error) {
+	if impl == nil {
+		impl = kernel.Default()
+	}
 	switch name {
 	case "logistic":
-		return batch.NewLogistic[T](d), nil
+		return batch.NewLogistic[T](d).WithKernel(impl), nil
 	case "softmax":
-		return batch.NewSoftmax[T](d, MNISTClasses), nil
+		return batch.NewSoftmax[T](d, MNISTClasses).WithKernel(impl), nil
 	case "mlp":
-		return batch.NewMLP[T](d, Hidden, MNISTClasses), nil
+		return batch.NewMLP[T](d, Hidden, MNISTClasses).WithKernel(impl), nil
 	case "mlp-blas":
-		return batch.NewMLPBLAS[T](d, Hidden, MNISTClasses), nil
+		return batch.NewMLPBLAS[T](d, Hidden, MNISTClasses).WithKernel(impl), nil
 	}
 	return nil, fmt.Errorf("bench: unknown model %q (want logistic, softmax, mlp or mlp-blas)", name)
 }
 
 // EpochConfig is one training configuration of the epoch suite.
 type EpochConfig struct {
-	Model   string      // "logistic", "softmax" or "mlp"
-	Method  cvar.Method // cvar.Alg3, cvar.Vanilla or cvar.MinibatchCVaR
-	Impl    string      // kernel implementation; "" keeps the active one
-	Threads int         // engine workers; 0 is GOMAXPROCS
+	Model   string       // "logistic", "softmax" or "mlp"
+	Method  cvar.Method  // cvar.Alg3, cvar.Vanilla or cvar.MinibatchCVaR
+	Impl    *kernel.Impl // kernels the model computes with; nil: kernel.Default()
+	Threads int          // engine workers; 0 is GOMAXPROCS
 }
 
 // Batch is the minibatch of the epoch suite (cvar's default); the step size,
@@ -147,8 +149,8 @@ func SamplesPerEpoch(m cvar.Method, n int) int64 {
 	return int64(n)
 }
 
-// Train runs cfg on p for steps minibatch steps with cvar.Train, after
-// switching to cfg.Impl (restored after) and building the model under it.
+// Train runs cfg on p for steps minibatch steps with cvar.Train, on a model
+// that computes with cfg.Impl's kernels.
 // onEpoch, if not nil, is called at the end of every epoch.
 func Train[T kernel.Float](p *Problem[T], cfg EpochConfig, steps int, onEpoch func(epoch int)) error {
 	_, err := train(p, cfg, steps, onEpoch)
@@ -156,14 +158,7 @@ func Train[T kernel.Float](p *Problem[T], cfg EpochConfig, steps int, onEpoch fu
 }
 
 func train[T kernel.Float](p *Problem[T], cfg EpochConfig, steps int, onEpoch func(epoch int)) (*cvar.Result[T], error) {
-	if cfg.Impl != "" {
-		prev := kernel.Active().Name
-		if err := kernel.Use(cfg.Impl); err != nil {
-			return nil, err
-		}
-		defer kernel.Use(prev)
-	}
-	model, err := NewModel[T](cfg.Model, p.D)
+	model, err := NewModel[T](cfg.Model, p.D, cfg.Impl)
 	if err != nil {
 		return nil, err
 	}

@@ -24,8 +24,8 @@ func TestNEONSelected(t *testing.T) {
 	if !cpu.ARM64.HasASIMD {
 		t.Skip("no ASIMD")
 	}
-	if Impls()[0].Name != "neon" || Active().Name != "neon" {
-		t.Fatalf("ASIMD present but active implementation is %q", Active().Name)
+	if Impls()[0].Name != "neon" || Default().Name != "neon" {
+		t.Fatalf("ASIMD present but the default implementation is %q", Default().Name)
 	}
 }
 
