@@ -867,7 +867,29 @@ func TestGenericReference(t *testing.T) {
 			if want := -math.Log(z[2] + 1); math.Abs(loss[0]-want) > 1e-15 {
 				t.Errorf("softmax loss %v, −log p_y %v", loss[0], want)
 			}
-			_ = z0
+			// ... and both are those of the logits: p_j = e^{z_j − lse(z)},
+			// loss = lse(z) − z_y.
+			mx := math.Inf(-1)
+			for _, v := range z0 {
+				mx = math.Max(mx, v)
+			}
+			lse := 0.0
+			for _, v := range z0 {
+				lse += math.Exp(v - mx)
+			}
+			lse = mx + math.Log(lse)
+			for j := range z {
+				p := z[j]
+				if j == 2 {
+					p++
+				}
+				if want := math.Exp(z0[j] - lse); math.Abs(p-want) > 1e-15 {
+					t.Errorf("softmax p_%d = %v, want %v", j, p, want)
+				}
+			}
+			if want := lse - z0[2]; math.Abs(loss[0]-want) > 1e-14 {
+				t.Errorf("softmax loss %v, want lse − z_y = %v", loss[0], want)
+			}
 			// Smoothed plus functions: continuity at ±ε, bounds [s]_+ ≤ ρ ≤ [s]_+ + ε.
 			for _, eps := range []float64{0.01, 0.5, 2} {
 				for _, s := range []float64{-eps, eps} {
