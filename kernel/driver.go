@@ -21,6 +21,7 @@ import "unsafe"
 // counts are in elements, and nothing is checked:
 //
 //	archDot(x, y, n) T                       Σ x[i]·y[i], n ≤ archChunk
+//	archDotF32, archDotF64                   archDot for one type, inlined
 //	archAxpy(a, x, y, n), archLerp(t, x, y, n) as Ops.Axpy, Ops.Lerp
 //	archExp(dst, x, n), archLog1p(dst, x, n) n a multiple of archGroup
 //	archLoss(kind, loss, dloss, m, y, n)     kind valid, n a multiple of archGroup
@@ -110,8 +111,25 @@ func checkRows[T Float](n int, x []T, stride int, idx []int, d int) {
 
 // ---- Level 1 ----------------------------------------------------------------
 
-func dotF32Driver(x, y []float32) float32 { return dotDriver(x, y) }
-func dotF64Driver(x, y []float64) float64 { return dotDriver(x, y) }
+// dotF32Driver and dotF64Driver call the assembly directly for one chunk
+// (archDotF32, archDotF64 inline to the stub): Dot is called per row.
+func dotF32Driver(x, y []float32) float32 {
+	y = y[:len(x)]
+	if n := len(x); n > 0 && n <= archChunk {
+		var s float32
+		return s + archDotF32(ptr(x), ptr(y), n)
+	}
+	return dotDriver(x, y)
+}
+
+func dotF64Driver(x, y []float64) float64 {
+	y = y[:len(x)]
+	if n := len(x); n > 0 && n <= archChunk {
+		var s float64
+		return s + archDotF64(ptr(x), ptr(y), n)
+	}
+	return dotDriver(x, y)
+}
 
 func dotDriver[T Float](x, y []T) T {
 	y = y[:len(x)]

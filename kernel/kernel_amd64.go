@@ -91,6 +91,9 @@ func avx2RowBase[T Float](x []T, stride int, idx []int, i int) (unsafe.Pointer, 
 
 // ---- Level 1 and elementwise ----------------------------------------------------
 
+func archDotF32(x, y unsafe.Pointer, n int) float32 { return dotF32(x, y, n) }
+func archDotF64(x, y unsafe.Pointer, n int) float64 { return dotF64(x, y, n) }
+
 func archDot[T Float](x, y unsafe.Pointer, n int) T {
 	if is32[T]() {
 		return T(dotF32(x, y, n))

@@ -308,6 +308,9 @@ func plusF32(kind int, c *[16]float64, rho, drho, s unsafe.Pointer, n int)
 // ---- Primitives. unsafe.Sizeof is a constant per instantiation, so each
 // of these compiles to a direct call of one stub. ----
 
+func archDotF32(x, y unsafe.Pointer, n int) float32 { return dotF32(x, y, n) }
+func archDotF64(x, y unsafe.Pointer, n int) float64 { return dotF64(x, y, n) }
+
 func archDot[T Float](x, y unsafe.Pointer, n int) T {
 	if is32[T]() {
 		return T(dotF32(x, y, n))

@@ -27,6 +27,8 @@ func archRowsPerCall(d int) int                                                {
 func archOuterRows[T Float](d int) int                                         { panic(noAsm) }
 func archFusedBlock[T Float](d int) int                                        { panic(noAsm) }
 func archDot[T Float](x, y unsafe.Pointer, n int) T                            { panic(noAsm) }
+func archDotF32(x, y unsafe.Pointer, n int) float32                            { panic(noAsm) }
+func archDotF64(x, y unsafe.Pointer, n int) float64                            { panic(noAsm) }
 func archAxpy[T Float](a T, x, y unsafe.Pointer, n int)                        { panic(noAsm) }
 func archLerp[T Float](t T, x, y unsafe.Pointer, n int)                        { panic(noAsm) }
 func archExp[T Float](dst, x unsafe.Pointer, n int)                            { panic(noAsm) }
