@@ -63,7 +63,7 @@ type run[T batch.Float] struct {
 }
 
 func newRun[T batch.Float](model batch.Model[T], engine *batch.Engine[T], opt Options, pr Params, theta []T) (*run[T], error) {
-	r := &run[T]{model: model, engine: engine, ops: kernel.For[T](), pr: pr, opt: opt, theta: theta}
+	r := &run[T]{model: model, engine: engine, ops: batch.KernelsOf(model), pr: pr, opt: opt, theta: theta}
 	r.g = make([]T, len(theta))
 	r.output = opt.Output
 	if r.output == OutputDefault {

@@ -101,7 +101,7 @@ func NewEngineChunks[T Float](model Model[T], threads, chunkRows int) (*Engine[T
 	if chunkRows == 0 {
 		chunkRows = DefaultChunkRows
 	}
-	return &Engine[T]{model: model, ops: kernel.For[T](), threads: threads, rows: chunkRows}, nil
+	return &Engine[T]{model: model, ops: KernelsOf(model), threads: threads, rows: chunkRows}, nil
 }
 
 // Threads returns the number of workers.

@@ -87,7 +87,7 @@ func TestThreadsBitIdentical(t *testing.T) {
 	for _, im := range kernel.Impls() {
 		for _, model := range Models {
 			for _, method := range Methods {
-				cfg := EpochConfig{Model: model, Method: method, Impl: im.Name}
+				cfg := EpochConfig{Model: model, Method: method, Impl: im}
 				checkThreads(t, p32, cfg)
 				checkThreads(t, p64, cfg)
 			}

@@ -7,6 +7,9 @@
 //	go test -bench Stream -run '^$' ./bench/      # read-only bandwidth
 //	go test -bench Epoch -run '^$' ./bench/       # training epochs
 //
+// Kernel timing lives here and in cmd/cvarbench, which measures the same
+// cases; package kernel's own tests check results, not speed.
+//
 // Kernel benchmarks are named Benchmark<Kernel><F32|F64>/<impl>/<size>,
 // with every implementation of package kernel that the CPU supports
 // ("avx2", "neon", …, "generic") and the baselines gonum (blas32/blas64 on

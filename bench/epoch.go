@@ -98,31 +98,39 @@ func LoadMNIST[T kernel.Float](dir string) (*Problem[T], error) {
 	return newProblem(fmt.Sprintf("mnist %d×%d", ds.N, ds.D), ds.X, ds.Labels, ds.N, ds.D)
 }
 
-// NewModel returns the named model on d features after the current kernel
-// choice (kernel.For is resolved when a model is made, so call it after
-// kernel.Use).
-func NewModel[T kernel.Float](name string, d int) (batch.Model[T], error) {
+// NewModel returns the named model on d features, computing with impl's
+// kernels (nil: kernel.Default()).
+func NewModel[T kernel.Float](name string, d int, impl *kernel.Impl) (batch.Model[T], error) {
+	if impl == nil {
+		impl = kernel.Default()
+	}
 	switch name {
-	case batch.KindLogistic:
-		return batch.NewModel[T](name, d, 2, 0)
-	case batch.KindSoftmax, batch.KindMLP:
-		return batch.NewModel[T](name, d, MNISTClasses, Hidden)
+	case batch.KindLogistic, batch.KindSoftmax, batch.KindMLP:
+		k, h := MNISTClasses, Hidden
+		if name == batch.KindLogistic {
+			k, h = 2, 0
+		}
+		m, err := batch.NewModel[T](name, d, k, h)
+		if err != nil {
+			return nil, err
+		}
+		return batch.ModelWithKernel(m, impl)
 	case "mlp-blas":
 		m, err := batch.NewMLPBLAS[T](d, Hidden, MNISTClasses)
 		if err != nil {
 			return nil, err
 		}
-		return m, nil
+		return m.WithKernel(impl), nil
 	}
 	return nil, fmt.Errorf("bench: unknown model %q (want logistic, softmax, mlp or mlp-blas)", name)
 }
 
 // EpochConfig is one training configuration of the epoch suite.
 type EpochConfig struct {
-	Model   string      // "logistic", "softmax" or "mlp"
-	Method  cvar.Method // cvar.Alg3, cvar.Vanilla or cvar.MinibatchCVaR
-	Impl    string      // kernel implementation; "" keeps the active one
-	Threads int         // engine workers; 0 is GOMAXPROCS
+	Model   string       // "logistic", "softmax" or "mlp"
+	Method  cvar.Method  // cvar.Alg3, cvar.Vanilla or cvar.MinibatchCVaR
+	Impl    *kernel.Impl // kernels the model computes with; nil: kernel.Default()
+	Threads int          // engine workers; 0 is GOMAXPROCS
 }
 
 // Batch is the minibatch of the epoch suite (cvar's default); the step size,
@@ -149,8 +157,8 @@ func SamplesPerEpoch(m cvar.Method, n int) int64 {
 	return int64(n)
 }
 
-// Train runs cfg on p for steps minibatch steps with cvar.Train, after
-// switching to cfg.Impl (restored after) and building the model under it.
+// Train runs cfg on p for steps minibatch steps with cvar.Train, on a model
+// that computes with cfg.Impl's kernels.
 // onEpoch, if not nil, is called at the end of every epoch.
 func Train[T kernel.Float](p *Problem[T], cfg EpochConfig, steps int, onEpoch func(epoch int)) error {
 	_, err := train(p, cfg, steps, onEpoch)
@@ -158,14 +166,7 @@ func Train[T kernel.Float](p *Problem[T], cfg EpochConfig, steps int, onEpoch fu
 }
 
 func train[T kernel.Float](p *Problem[T], cfg EpochConfig, steps int, onEpoch func(epoch int)) (*cvar.Result[T], error) {
-	if cfg.Impl != "" {
-		prev := kernel.Active().Name
-		if err := kernel.Use(cfg.Impl); err != nil {
-			return nil, err
-		}
-		defer kernel.Use(prev)
-	}
-	model, err := NewModel[T](cfg.Model, p.D)
+	model, err := NewModel[T](cfg.Model, p.D, cfg.Impl)
 	if err != nil {
 		return nil, err
 	}

@@ -50,7 +50,7 @@ func benchEpoch[T kernel.Float](b *testing.B, model string, method cvar.Method) 
 		for _, th := range threadCounts() {
 			b.Run(fmt.Sprintf("%s/threads=%d", im.Name, th), func(b *testing.B) {
 				p := problem[T](b)
-				cfg := EpochConfig{Model: model, Method: method, Impl: im.Name, Threads: th}
+				cfg := EpochConfig{Model: model, Method: method, Impl: im, Threads: th}
 				samples := SamplesPerEpoch(method, p.N)
 				b.ReportAllocs()
 				b.SetBytes(samples * int64(p.D) * elemSize[T]())

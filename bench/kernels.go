@@ -95,7 +95,8 @@ type SpecConfig struct {
 
 // KernelNames lists every kernel case name, in suite order.
 var KernelNames = []string{
-	"dot", "axpy", "margins", "addrows", "fused", "marginsk", "addouterk",
+	"dot", "axpy", "margins", "addrows", "fused", "margins-gather", "addrows-gather", "fused-gather",
+	"marginsk", "addouterk",
 	"mlp-hidden", "mlp-logits", "mlp-gradw2", "mlp-backh", "mlp-gradw1",
 	"logistic", "softplus", "exp", "log1p", "softmaxce",
 	"margins-ooc", "margins-ooc-gather", "marginsk-ooc-gather",
@@ -185,6 +186,20 @@ func elemSize[T kernel.Float]() int64 {
 	return 8
 }
 
+// rowOrder returns the gather list of a row-kernel case: nil (rows in order)
+// or, for the "-gather" cases, the n rows in a scrambled order, as the
+// engine hands a sampled minibatch to the kernels.
+func rowOrder(k string, n int) []int {
+	if !strings.HasSuffix(k, "-gather") {
+		return nil
+	}
+	idx := make([]int, n)
+	for i := range idx {
+		idx[i] = (i * 37) % n // a permutation: 37 is odd and n a power of 2
+	}
+	return idx
+}
+
 // fastest returns the first (best) implementation, for the non-BLAS parts
 // of a gonum baseline.
 func fastest[T kernel.Float]() *kernel.Ops[T] { return kernel.OpsOf[T](kernel.Impls()[0]) }
@@ -214,33 +229,43 @@ func build[T kernel.Float](k string, d int, impls []*kernel.Impl) *KernelCase {
 		each(func(ops *kernel.Ops[T]) func() { return func() { ops.Axpy(a, x, y) } })
 		add(Gonum, true, func() { gonumAxpy(a, x, y) })
 
-	case "margins":
+	case "margins", "margins-gather":
 		n := Batch
 		x, w, m := randSlice[T](n*d, 1, -1, 1), randSlice[T](d, 2, -1, 1), make([]T, n)
+		idx := rowOrder(k, n)
 		c.Bytes, c.Flops = int64(n*d)*s, 2*int64(n*d)
-		each(func(ops *kernel.Ops[T]) func() { return func() { ops.Margins(m, x, d, nil, w) } })
-		add(Gonum, true, func() { gonumGemv(false, n, d, 1, x, d, w, 0, m) })
+		each(func(ops *kernel.Ops[T]) func() { return func() { ops.Margins(m, x, d, idx, w) } })
+		if idx == nil {
+			add(Gonum, true, func() { gonumGemv(false, n, d, 1, x, d, w, 0, m) })
+		}
 
-	case "addrows":
+	case "addrows", "addrows-gather":
 		n := Batch
 		x, cf, g := randSlice[T](n*d, 1, -1, 1), randSlice[T](n, 2, -1e-4, 1e-4), make([]T, d)
+		idx := rowOrder(k, n)
 		c.Bytes, c.Flops = int64(n*d)*s, 2*int64(n*d)
-		each(func(ops *kernel.Ops[T]) func() { return func() { ops.AddRows(g, x, d, nil, cf) } })
-		add(Gonum, true, func() { gonumGemv(true, n, d, 1, x, d, cf, 1, g) })
+		each(func(ops *kernel.Ops[T]) func() { return func() { ops.AddRows(g, x, d, idx, cf) } })
+		if idx == nil {
+			add(Gonum, true, func() { gonumGemv(true, n, d, 1, x, d, cf, 1, g) })
+		}
 
-	case "fused":
+	case "fused", "fused-gather":
 		n := Batch
 		x, w := randSlice[T](n*d, 1, -1, 1), randSlice[T](d, 2, -0.1, 0.1)
 		y, loss, g := signs[T](n), make([]T, n), make([]T, d)
+		idx := rowOrder(k, n)
 		p := kernel.LinearStep[T]{Loss: kernel.Logistic, Plus: kernel.PlusSoftplus, Tau: 0.5, InvL: 1, Eps: 0.1, Scale: T(1.0 / (0.1 * float64(n)))}
 		c.Bytes, c.Flops = int64(n*d)*s, 4*int64(n*d)
 		each(func(ops *kernel.Ops[T]) func() {
 			return func() {
 				clear(g)
-				sv, sc := ops.FusedLinear(g, loss, x, d, nil, y, w, &p)
+				sv, sc := ops.FusedLinear(g, loss, x, d, idx, y, w, &p)
 				sink += float64(sv + sc)
 			}
 		})
+		if idx != nil {
+			break // gonum has no gathered matrix-vector product
+		}
 		// gonum: the two matrix passes through Sgemv/Dgemv, the loss and
 		// weights in between through the fastest elementwise kernels.
 		m, dl, sArg, rho, v := make([]T, n), make([]T, n), make([]T, n), make([]T, n), make([]T, n)

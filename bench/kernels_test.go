@@ -31,20 +31,30 @@ func benchKernel(b *testing.B, name, prec string) {
 	}
 }
 
-func BenchmarkDotF32(b *testing.B)       { benchKernel(b, "dot", "f32") }
-func BenchmarkDotF64(b *testing.B)       { benchKernel(b, "dot", "f64") }
-func BenchmarkAxpyF32(b *testing.B)      { benchKernel(b, "axpy", "f32") }
-func BenchmarkAxpyF64(b *testing.B)      { benchKernel(b, "axpy", "f64") }
-func BenchmarkMarginsF32(b *testing.B)   { benchKernel(b, "margins", "f32") }
-func BenchmarkMarginsF64(b *testing.B)   { benchKernel(b, "margins", "f64") }
-func BenchmarkAddRowsF32(b *testing.B)   { benchKernel(b, "addrows", "f32") }
-func BenchmarkAddRowsF64(b *testing.B)   { benchKernel(b, "addrows", "f64") }
-func BenchmarkFusedF32(b *testing.B)     { benchKernel(b, "fused", "f32") }
-func BenchmarkFusedF64(b *testing.B)     { benchKernel(b, "fused", "f64") }
-func BenchmarkMarginsKF32(b *testing.B)  { benchKernel(b, "marginsk", "f32") }
-func BenchmarkMarginsKF64(b *testing.B)  { benchKernel(b, "marginsk", "f64") }
-func BenchmarkAddOuterKF32(b *testing.B) { benchKernel(b, "addouterk", "f32") }
-func BenchmarkAddOuterKF64(b *testing.B) { benchKernel(b, "addouterk", "f64") }
+func BenchmarkDotF32(b *testing.B)     { benchKernel(b, "dot", "f32") }
+func BenchmarkDotF64(b *testing.B)     { benchKernel(b, "dot", "f64") }
+func BenchmarkAxpyF32(b *testing.B)    { benchKernel(b, "axpy", "f32") }
+func BenchmarkAxpyF64(b *testing.B)    { benchKernel(b, "axpy", "f64") }
+func BenchmarkMarginsF32(b *testing.B) { benchKernel(b, "margins", "f32") }
+func BenchmarkMarginsF64(b *testing.B) { benchKernel(b, "margins", "f64") }
+func BenchmarkAddRowsF32(b *testing.B) { benchKernel(b, "addrows", "f32") }
+func BenchmarkAddRowsF64(b *testing.B) { benchKernel(b, "addrows", "f64") }
+func BenchmarkFusedF32(b *testing.B)   { benchKernel(b, "fused", "f32") }
+func BenchmarkFusedF64(b *testing.B)   { benchKernel(b, "fused", "f64") }
+
+// The row kernels over a minibatch gathered in scrambled order, as the
+// engine hands them a sampled minibatch (no gonum baseline: BLAS does not
+// gather).
+func BenchmarkMarginsGatherF32(b *testing.B) { benchKernel(b, "margins-gather", "f32") }
+func BenchmarkMarginsGatherF64(b *testing.B) { benchKernel(b, "margins-gather", "f64") }
+func BenchmarkAddRowsGatherF32(b *testing.B) { benchKernel(b, "addrows-gather", "f32") }
+func BenchmarkAddRowsGatherF64(b *testing.B) { benchKernel(b, "addrows-gather", "f64") }
+func BenchmarkFusedGatherF32(b *testing.B)   { benchKernel(b, "fused-gather", "f32") }
+func BenchmarkFusedGatherF64(b *testing.B)   { benchKernel(b, "fused-gather", "f64") }
+func BenchmarkMarginsKF32(b *testing.B)      { benchKernel(b, "marginsk", "f32") }
+func BenchmarkMarginsKF64(b *testing.B)      { benchKernel(b, "marginsk", "f64") }
+func BenchmarkAddOuterKF32(b *testing.B)     { benchKernel(b, "addouterk", "f32") }
+func BenchmarkAddOuterKF64(b *testing.B)     { benchKernel(b, "addouterk", "f64") }
 
 func BenchmarkMLPHiddenF32(b *testing.B) { benchKernel(b, "mlp-hidden", "f32") }
 func BenchmarkMLPHiddenF64(b *testing.B) { benchKernel(b, "mlp-hidden", "f64") }

@@ -33,8 +33,10 @@ var generic = &Impl{
 // only what the CPU was found to support at initialisation.
 var impls = append(append([]*Impl(nil), archImpls()...), generic)
 
-// active is the implementation that F32, F64 and the batch package use.
-var active = impls[0]
+// def is the default implementation, the best this CPU supports, chosen once
+// at initialisation. Nothing changes it: a caller that wants another passes
+// it explicitly (batch's models take one, see batch.Linear.WithKernel).
+var def = impls[0]
 
 // Impls returns the implementations this CPU supports, best first; the last is
 // always "generic". Tests run every entry; benchmarks name them.
@@ -43,17 +45,34 @@ func Impls() []*Impl { return append([]*Impl(nil), impls...) }
 // Generic returns the pure-Go reference implementation.
 func Generic() *Impl { return generic }
 
-// Active returns the implementation in use.
-func Active() *Impl { return active }
+// Default returns the default implementation: the first of Impls, the best
+// this CPU supports (the generic one with -tags purego, or when GODEBUG turns
+// the CPU features off). It is chosen once, at initialisation.
+func Default() *Impl { return def }
 
-// F32 returns the active float32 kernels.
-func F32() *Ops[float32] { return &active.F32 }
+// Lookup returns the implementation named name ("avx2", "neon", "generic"),
+// or an error listing those available on this CPU.
+func Lookup(name string) (*Impl, error) {
+	for _, im := range impls {
+		if im.Name == name {
+			return im, nil
+		}
+	}
+	names := make([]string, len(impls))
+	for i, im := range impls {
+		names[i] = im.Name
+	}
+	return nil, fmt.Errorf("kernel: implementation %q is not available on this CPU (available: %s)", name, strings.Join(names, ", "))
+}
 
-// F64 returns the active float64 kernels.
-func F64() *Ops[float64] { return &active.F64 }
+// F32 returns the default float32 kernels.
+func F32() *Ops[float32] { return &def.F32 }
 
-// For returns the active kernels of element type T.
-func For[T Float]() *Ops[T] { return OpsOf[T](active) }
+// F64 returns the default float64 kernels.
+func F64() *Ops[float64] { return &def.F64 }
+
+// For returns the default kernels of element type T.
+func For[T Float]() *Ops[T] { return OpsOf[T](def) }
 
 // OpsOf returns impl's kernels of element type T.
 func OpsOf[T Float](impl *Impl) *Ops[T] {
@@ -66,23 +85,8 @@ func OpsOf[T Float](impl *Impl) *Ops[T] {
 	}
 }
 
-// Use makes the named implementation the active one. It is meant for programs
-// and benchmarks choosing a path at start-up, before any training begins: it
-// is not safe to call while kernels run. Values already returned by F32, F64 or
-// For keep pointing at the implementation that was active then.
-func Use(name string) error {
-	for _, im := range impls {
-		if im.Name == name {
-			active = im
-			return nil
-		}
-	}
-	names := make([]string, len(impls))
-	for i, im := range impls {
-		names[i] = im.Name
-	}
-	return fmt.Errorf("kernel: implementation %q is not available on this CPU (available: %s)", name, strings.Join(names, ", "))
-}
+// String returns the implementation's name.
+func (im *Impl) String() string { return im.Name }
 
 // CPUInfo describes the processor, for reports. It comes from
 // github.com/klauspost/cpuid/v2 and plays no part in dispatch.
@@ -98,19 +102,21 @@ type CPUInfo struct {
 
 // KernelInfo reports the kernel paths and the CPU.
 type KernelInfo struct {
+	// Active is the default implementation's name (the JSON name predates
+	// Default).
 	Active    string   `json:"active"`
 	Available []string `json:"available"`
 	CPU       CPUInfo  `json:"cpu"`
 }
 
-// Info reports the active implementation, every available one, and the CPU.
+// Info reports the default implementation, every available one, and the CPU.
 func Info() KernelInfo {
 	names := make([]string, len(impls))
 	for i, im := range impls {
 		names[i] = im.Name
 	}
 	return KernelInfo{
-		Active:    active.Name,
+		Active:    def.Name,
 		Available: names,
 		CPU: CPUInfo{
 			Brand:        cpuid.CPU.BrandName,

@@ -4,9 +4,13 @@
 //
 // It knows nothing of models. Every kernel exists for float32 and float64 and
 // is reached through an [Ops] value, a table of functions of one precision.
-// [F32] and [F64] return the active table, chosen once at start-up from the CPU's
-// features; [Impls] lists every implementation this CPU can run, best first,
-// with the pure-Go reference ("generic") last. Kernels never allocate.
+// An implementation ([Impl]) is a value holding both tables. [Default] is the
+// best one this CPU supports, chosen once at start-up from the CPU's features;
+// [F32], [F64] and [For] return its tables. [Impls] lists every implementation
+// this CPU can run, best first, with the pure-Go reference ("generic") last,
+// and [Lookup] finds one by name. Nothing switches the default: code that
+// wants another implementation passes it explicitly (package batch's models
+// take one). Kernels never allocate.
 //
 // Conventions shared by all kernels:
 //

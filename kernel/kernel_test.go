@@ -14,6 +14,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"runtime"
+	"strings"
 	"testing"
 
 	"golang.org/x/sys/cpu"
@@ -866,7 +867,29 @@ func TestGenericReference(t *testing.T) {
 			if want := -math.Log(z[2] + 1); math.Abs(loss[0]-want) > 1e-15 {
 				t.Errorf("softmax loss %v, −log p_y %v", loss[0], want)
 			}
-			_ = z0
+			// ... and both are those of the logits: p_j = e^{z_j − lse(z)},
+			// loss = lse(z) − z_y.
+			mx := math.Inf(-1)
+			for _, v := range z0 {
+				mx = math.Max(mx, v)
+			}
+			lse := 0.0
+			for _, v := range z0 {
+				lse += math.Exp(v - mx)
+			}
+			lse = mx + math.Log(lse)
+			for j := range z {
+				p := z[j]
+				if j == 2 {
+					p++
+				}
+				if want := math.Exp(z0[j] - lse); math.Abs(p-want) > 1e-15 {
+					t.Errorf("softmax p_%d = %v, want %v", j, p, want)
+				}
+			}
+			if want := lse - z0[2]; math.Abs(loss[0]-want) > 1e-14 {
+				t.Errorf("softmax loss %v, want lse − z_y = %v", loss[0], want)
+			}
 			// Smoothed plus functions: continuity at ±ε, bounds [s]_+ ≤ ρ ≤ [s]_+ + ε.
 			for _, eps := range []float64{0.01, 0.5, 2} {
 				for _, s := range []float64{-eps, eps} {
@@ -905,7 +928,7 @@ func TestGenericReference(t *testing.T) {
 
 // TestFastPathSelected fails when the CPU supports a SIMD implementation of
 // this architecture, the build allows assembly and GODEBUG does not disable the
-// features (x/sys/cpu honours GODEBUG=cpu.avx2=off etc.), but the active
+// features (x/sys/cpu honours GODEBUG=cpu.avx2=off etc.), but the default
 // implementation is another: a silent fallback must not pass as a fast path.
 func TestFastPathSelected(t *testing.T) {
 	want := ""
@@ -931,19 +954,19 @@ func TestFastPathSelected(t *testing.T) {
 	}
 	if want == "" {
 		t.Logf("no fast path expected here (GOARCH %s, purego %v); implementations %v", runtime.GOARCH, puregoBuild, names)
-		if puregoBuild && Active() != Generic() {
-			t.Fatalf("purego build uses %q", Active().Name)
+		if puregoBuild && Default() != Generic() {
+			t.Fatalf("purego build uses %q", Default().Name)
 		}
 		return
 	}
-	if Active().Name != want {
-		t.Fatalf("CPU supports %q but the active implementation is %q (available: %v)", want, Active().Name, names)
+	if Default().Name != want {
+		t.Fatalf("CPU supports %q but the default implementation is %q (available: %v)", want, Default().Name, names)
 	}
-	if err := Use(want); err != nil {
-		t.Fatal(err)
+	if im, err := Lookup(want); err != nil || im != Default() {
+		t.Fatalf("Lookup(%q) = %v, %v; want the default", want, im, err)
 	}
-	if F32() != &Active().F32 || F64() != &Active().F64 {
-		t.Fatal("F32/F64 do not return the active tables")
+	if F32() != &Default().F32 || F64() != &Default().F64 || For[float32]() != F32() || For[float64]() != F64() {
+		t.Fatal("F32/F64/For do not return the default tables")
 	}
 }
 
@@ -1060,4 +1083,18 @@ func testLongRows[T Float](t *testing.T, ops *Ops[T]) {
 		}
 	}
 	gx.check(t, "x")
+}
+
+func TestLookup(t *testing.T) {
+	for _, im := range Impls() {
+		got, err := Lookup(im.Name)
+		if err != nil || got != im {
+			t.Errorf("Lookup(%q) = %v, %v; want %v", im.Name, got, err, im)
+		}
+	}
+	if im, err := Lookup("no-such-kernel"); err == nil || im != nil {
+		t.Errorf("Lookup of an unknown name = %v, %v; want an error", im, err)
+	} else if !strings.Contains(err.Error(), "generic") {
+		t.Errorf("Lookup's error %q does not list the available implementations", err)
+	}
 }

@@ -94,13 +94,13 @@ func neonBigLog1pBig(bx *big.Float) *big.Float {
 func neonULPErr[T Float](got T, ref *big.Float) float64 {
 	p, emin := 53, -1074
 	maxT := math.MaxFloat64
-	if neonIsF32[T]() {
+	if is32[T]() {
 		p, emin = 24, -149
 		maxT = math.MaxFloat32
 	}
 	if math.IsInf(float64(got), 0) {
 		r, _ := ref.Float64()
-		if neonIsF32[T]() {
+		if is32[T]() {
 			r = float64(float32(r))
 		}
 		if math.IsInf(r, 0) && math.Signbit(r) == math.Signbit(float64(got)) {
@@ -250,7 +250,7 @@ func neonAccuracy[T Float](t *testing.T, ops *Ops[T], ex, lx []float64) {
 		}
 	}
 	// Overflow and underflow edges in float64.
-	if !neonIsF32[T]() {
+	if !is32[T]() {
 		d := make([]T, 6)
 		ops.Exp(d, []T{709.782712893384, 709.7827128933841, -708.3964185322641, -745.1332191019411, -745.1332191019412, -745.2})
 		if math.IsInf(float64(d[0]), 0) || !math.IsInf(float64(d[1]), 1) || d[2] == 0 || d[3] == 0 || d[5] != 0 {

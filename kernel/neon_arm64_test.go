@@ -24,8 +24,8 @@ func TestNEONSelected(t *testing.T) {
 	if !cpu.ARM64.HasASIMD {
 		t.Skip("no ASIMD")
 	}
-	if Impls()[0].Name != "neon" || Active().Name != "neon" {
-		t.Fatalf("ASIMD present but active implementation is %q", Active().Name)
+	if Impls()[0].Name != "neon" || Default().Name != "neon" {
+		t.Fatalf("ASIMD present but the default implementation is %q", Default().Name)
 	}
 }
 
@@ -64,7 +64,7 @@ func neonULPDiff[T Float](a, b T) float64 {
 		return math.Inf(1)
 	}
 	var u float64
-	if neonIsF32[T]() {
+	if is32[T]() {
 		m := math.Max(math.Abs(float64(a)), math.Abs(float64(b)))
 		e := math.Max(float64(math.Float32frombits(0x00000001)), float64(neonULP32(float32(m))))
 		u = e
@@ -124,7 +124,7 @@ func TestNEONLinalg(t *testing.T) {
 func neonTestLinalg[T Float](t *testing.T, ops, ref *Ops[T]) {
 	r := rand.New(rand.NewPCG(1, 2))
 	u := 0x1p-53
-	if neonIsF32[T]() {
+	if is32[T]() {
 		u = 0x1p-24
 	}
 	neonEachLen(t, func(t *testing.T, n, off int) {
@@ -406,7 +406,7 @@ func neonTestSoftmax[T Float](t *testing.T, ops, ref *Ops[T]) {
 
 // neonULPScale is one ulp of T at |v| (at least the ulp of 1 times 2^-10).
 func neonULPScale[T Float](v T) T {
-	if neonIsF32[T]() {
+	if is32[T]() {
 		return T(neonULP32(float32(math.Max(math.Abs(float64(v)), 1.0/1024))))
 	}
 	return T(neonULP64(math.Max(math.Abs(float64(v)), 1.0/1024)))
@@ -421,7 +421,7 @@ func TestNEONFusedLinear(t *testing.T) {
 func neonTestFused[T Float](t *testing.T, ops, ref *Ops[T]) {
 	r := rand.New(rand.NewPCG(7, 8))
 	tol := 1e-12
-	if neonIsF32[T]() {
+	if is32[T]() {
 		tol = 2e-5
 	}
 	for _, d := range []int{0, 1, 3, 4, 7, 16, 33, 100} {
@@ -562,7 +562,7 @@ func TestNEONManyRows(t *testing.T) {
 func neonTestManyRows[T Float](t *testing.T, ops, ref *Ops[T]) {
 	r := rand.New(rand.NewPCG(9, 10))
 	u := 0x1p-53
-	if neonIsF32[T]() {
+	if is32[T]() {
 		u = 0x1p-24
 	}
 	for _, d := range []int{1, 5, 1500, 3001} {

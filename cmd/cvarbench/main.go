@@ -49,7 +49,7 @@ type config struct {
 	threads      []int
 	models       []string
 	methods      []cvar.Method
-	epochImpls   []string
+	epochImpls   []*kernel.Impl
 	mnist        string
 	epochs       int
 	steps        int
@@ -76,7 +76,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	threads := fs.String("threads", "1,all", "engine thread counts for epochs (all = GOMAXPROCS)")
 	models := fs.String("models", "logistic,softmax,mlp", "models for epochs: logistic, softmax, mlp, mlp-blas (the MLP's products through gonum's BLAS)")
 	methods := fs.String("methods", "alg3,vanilla,minibatch", "training methods for epochs: alg3, vanilla, minibatch")
-	epochImpls := fs.String("epoch-kernels", "", "kernel implementations for epochs, e.g. avx2,generic or all (default: the active one)")
+	epochImpls := fs.String("epoch-kernels", "", "kernel implementations for epochs, e.g. avx2,generic or all (default: the default one, the best this CPU supports)")
 	mnist := fs.String("mnist", "", "directory of MNIST's IDX files (train-images-idx3-ubyte[.gz], …); default: synthetic MNIST-shaped data")
 	epochs := fs.Int("epochs", 2, "epochs timed per configuration (after one untimed epoch); -quick times -steps steps instead")
 	steps := fs.Int("steps", 12, "with -quick, the steps timed per epoch configuration (scaled to an epoch)")
@@ -129,14 +129,21 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	}
 	switch *epochImpls {
 	case "":
-		c.epochImpls = []string{kernel.Active().Name}
+		c.epochImpls = []*kernel.Impl{kernel.Default()}
 	default:
 		var names []string
 		for _, im := range kernel.Impls() {
 			names = append(names, im.Name)
 		}
-		if c.epochImpls, err = list(*epochImpls, names); err != nil {
+		if names, err = list(*epochImpls, names); err != nil {
 			return nil, fmt.Errorf("-epoch-kernels: %w", err)
+		}
+		for _, name := range names {
+			im, err := kernel.Lookup(name)
+			if err != nil {
+				return nil, fmt.Errorf("-epoch-kernels: %w", err)
+			}
+			c.epochImpls = append(c.epochImpls, im)
 		}
 	}
 	if *sizes == "" {

@@ -338,7 +338,7 @@ func epochsPrec[T kernel.Float](c *config, rep *Report, logf func(string, ...any
 					sec := t.Wall.Seconds()
 					samples := bench.SamplesPerEpoch(method, p.N)
 					cost := bench.SampleCost(model, p.D, size)
-					r := EpochRow{Model: model, Method: method.String(), Prec: prec, Impl: impl, Threads: th, Data: p.Name,
+					r := EpochRow{Model: model, Method: method.String(), Prec: prec, Impl: impl.Name, Threads: th, Data: p.Name,
 						Timed: timed, SecondsEpoch: sec, SamplesPerSec: float64(samples) / sec, Samples: samples,
 						Bytes: float64(samples) * cost.Bytes, Flops: float64(samples) * cost.Flops,
 						CPUSeconds: t.CPU.Seconds(), CPUShare: t.CPU.Seconds() / (sec * float64(min(th, runtime.NumCPU())))}

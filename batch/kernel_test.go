@@ -1,0 +1,111 @@
+package batch
+
+import (
+	"math"
+	"math/rand/v2"
+	"sync"
+	"testing"
+
+	"github.com/cvarlearn/cvar/kernel"
+)
+
+// TestWithKernel checks that a model's kernels are its own: WithKernel
+// returns a copy on the given implementation, the original keeps the
+// default, and an Engine runs its model's kernels.
+func TestWithKernel(t *testing.T) {
+	for _, im := range kernel.Impls() {
+		models := []Model[float32]{
+			must(NewLogistic[float32](5)).WithKernel(im),
+			must(NewSoftmax[float32](5, 3)).WithKernel(im),
+			must(NewMLP[float32](5, 4, 3)).WithKernel(im),
+		}
+		for _, m := range models {
+			if got := KernelsOf(m); got != &im.F32 {
+				t.Errorf("%s.WithKernel(%s): KernelsOf gives another table", m.Name(), im)
+			}
+			e := must(NewEngine(m, 1))
+			if e.ops != &im.F32 {
+				t.Errorf("%s.WithKernel(%s): the engine runs other kernels", m.Name(), im)
+			}
+			e.Close()
+		}
+	}
+	l := must(NewLogistic[float64](5))
+	_ = l.WithKernel(kernel.Generic())
+	if KernelsOf[float64](l) != kernel.For[float64]() {
+		t.Error("WithKernel changed the model it was called on")
+	}
+}
+
+// TestTwoKernelsInOneProcess runs two engines on two implementations at the
+// same time: each must give, bit for bit, what its implementation gives alone.
+func TestTwoKernelsInOneProcess(t *testing.T) {
+	const n, d, k = 300, 17, 4
+	data := testData[float64](t, n, d, k, 5)
+	base := must(NewSoftmax[float64](d, k))
+	theta := make([]float64, base.NumParams())
+	base.InitParams(theta, rand.New(rand.NewPCG(1, 2)))
+	idx := make([]int, 128)
+	for i := range idx {
+		idx[i] = (i * 7) % n
+	}
+	wt := Weighting{Objective: Softplus, Alpha: 0.1, Eps: 0.1, Tau: 0.3}
+	grad := func(im *kernel.Impl) []float64 {
+		e := must(NewEngine[float64](base.WithKernel(im), 2))
+		defer e.Close()
+		g := make([]float64, len(theta))
+		w := wt
+		if _, _, err := e.Gradient(g, theta, data, idx, 0, &w); err != nil {
+			t.Error(err)
+		}
+		return g
+	}
+	impls := []*kernel.Impl{kernel.Default(), kernel.Generic()}
+	alone := [][]float64{grad(impls[0]), grad(impls[1])}
+	together := make([][]float64, 2)
+	var wg sync.WaitGroup
+	for i, im := range impls {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			together[i] = grad(im)
+		}()
+	}
+	wg.Wait()
+	for i, im := range impls {
+		for j := range alone[i] {
+			if math.Float64bits(together[i][j]) != math.Float64bits(alone[i][j]) {
+				t.Fatalf("%s beside another engine: g[%d] = %v, alone %v", im, j, together[i][j], alone[i][j])
+			}
+		}
+	}
+}
+
+// TestModelWithKernel puts any of this package's models on another
+// implementation through the Model interface, and refuses what it cannot.
+func TestModelWithKernel(t *testing.T) {
+	for _, kind := range Kinds() {
+		k, h := 3, 4
+		switch kind {
+		case KindLogistic:
+			k, h = 2, 0
+		case KindLinear, KindLAD:
+			k, h = 0, 0
+		}
+		m := must(NewModel[float64](kind, 5, k, h))
+		g, err := ModelWithKernel(m, kernel.Generic())
+		if err != nil {
+			t.Fatalf("%s: %v", kind, err)
+		}
+		if KernelsOf(g) != &kernel.Generic().F64 || g.Name() != m.Name() {
+			t.Errorf("%s: the copy computes with other kernels", kind)
+		}
+	}
+	m := must(NewLogistic[float64](5))
+	if _, err := ModelWithKernel[float64](m, nil); err == nil {
+		t.Error("nil implementation accepted")
+	}
+	if _, err := ModelWithKernel[float64](struct{ Model[float64] }{m}, kernel.Generic()); err == nil {
+		t.Error("a foreign Model accepted")
+	}
+}

@@ -1,0 +1,489 @@
+package kernel
+
+import "unsafe"
+
+// The driver: the Go half of every assembly implementation, shared by all
+// architectures. It checks bounds (out-of-range input panics before any
+// assembly reads memory), cuts long inputs into bounded calls (assembly loops
+// cannot be preempted), pads the tails of the elementwise kernels when the
+// assembly only takes whole groups of elements, and blocks rows and classes.
+// Each architecture supplies, in kernel_amd64.go or kernel_arm64.go, only what
+// differs: the primitives below (arch*, each calling its assembly directly)
+// and the constants that size the calls. kernel_other.go declares them for
+// builds without assembly, where archImpls offers none and they never run.
+//
+// The primitives are functions of the architecture's file rather than
+// function values in a table: the compiler then calls the assembly directly
+// and sees that the stack buffers handed to it (tails, fused blocks) do not
+// escape, so the kernels stay allocation-free and add no indirect call.
+//
+// Primitives, for T float32 or float64; pointers address the first element,
+// counts are in elements, and nothing is checked:
+//
+//	archDot(x, y, n) T                       Σ x[i]·y[i], n ≤ archChunk
+//	archDotF32, archDotF64                   archDot for one type, inlined
+//	archAxpy(a, x, y, n), archLerp(t, x, y, n) as Ops.Axpy, Ops.Lerp
+//	archExp(dst, x, n), archLog1p(dst, x, n) n a multiple of archGroup
+//	archLoss(kind, loss, dloss, m, y, n)     kind valid, n a multiple of archGroup
+//	archPlus(kind, eps, rho, drho, s, n)     kind ≠ PlusNone, rho and drho both
+//	                                         written, n a multiple of archGroup
+//	archSoftmax(loss, z, label, n, k)        n rows of k ≥ 1 logits, labels in range
+//	archMargins(m, mstride, x, stride, idx, i0, n, w, d)
+//	    m[i*mstride] = x_{r(i0+i)}·w for i < n; rows checked, n ≤ archRowsPerCall(d)
+//	archAddRows(g, d, x, stride, idx, i0, n, c, cstride)
+//	    g += Σ_i c[i*cstride]·x_{r(i0+i)}, rows in order; n ≤ archRowsPerCall(d)
+//	archMarginsK, archAddOuterK              the register-blocked multi-class
+//	                                         kernels, when archClassKernels
+
+// newImpl builds an assembly implementation: the driver's kernels over the
+// architecture's primitives, in both precisions.
+func newImpl(name, requires string) *Impl {
+	return &Impl{Name: name, Requires: requires, F32: driverOps[float32](), F64: driverOps[float64]()}
+}
+
+func driverOps[T Float]() Ops[T] {
+	// Dot is called per row by some callers: the float32 and float64 entries
+	// are plain functions, without the generic dictionary.
+	var dot func(x, y []T) T
+	if is32[T]() {
+		dot = any(dotF32Driver).(func(x, y []T) T)
+	} else {
+		dot = any(dotF64Driver).(func(x, y []T) T)
+	}
+	return Ops[T]{
+		Dot:         dot,
+		Axpy:        axpyDriver[T],
+		Lerp:        lerpDriver[T],
+		Margins:     marginsDriver[T],
+		AddRows:     addRowsDriver[T],
+		MarginsK:    marginsKDriver[T],
+		AddOuterK:   addOuterKDriver[T],
+		LinearLoss:  linearLossDriver[T],
+		SoftmaxCE:   softmaxCEDriver[T],
+		Plus:        plusDriver[T],
+		Exp:         expDriver[T],
+		Log1p:       log1pDriver[T],
+		FusedLinear: fusedLinearDriver[T],
+	}
+}
+
+// ptr returns the address of s's first element (s may be empty; the kernels
+// then read nothing).
+func ptr[T any](s []T) unsafe.Pointer { return unsafe.Pointer(unsafe.SliceData(s)) }
+
+// at returns the address of element i of the array at p.
+func at[T Float](p unsafe.Pointer, i int) unsafe.Pointer {
+	return unsafe.Add(p, uintptr(i)*unsafe.Sizeof(T(0)))
+}
+
+// is32 reports whether T is float32; it is a constant in each instantiation.
+func is32[T Float]() bool { return unsafe.Sizeof(T(0)) == 4 }
+
+// rowAt returns the address of gathered row i of x; checkRows has checked it.
+func rowAt[T Float](x []T, stride int, idx []int, i int) unsafe.Pointer {
+	return at[T](ptr(x), row(idx, i)*stride)
+}
+
+// checkRows panics, through an ordinary bounds check, unless every gathered
+// row r_i (i < n) satisfies 0 ≤ r_i and r_i*stride + d ≤ len(x). The
+// assembly reads the rows unchecked, so this is what keeps bad input from
+// reading outside x.
+func checkRows[T Float](n int, x []T, stride int, idx []int, d int) {
+	if n == 0 || d == 0 {
+		return
+	}
+	if stride < 0 {
+		panic("kernel: negative row stride")
+	}
+	lo, hi := 0, n-1
+	if idx != nil {
+		idx = idx[:n]
+		lo, hi = idx[0], idx[0]
+		for _, r := range idx {
+			lo, hi = min(lo, r), max(hi, r)
+		}
+	}
+	if lo < 0 {
+		panic("kernel: negative row index")
+	}
+	_ = x[hi*stride : hi*stride+d]
+}
+
+// ---- Level 1 ----------------------------------------------------------------
+
+// dotF32Driver and dotF64Driver call the assembly directly for one chunk
+// (archDotF32, archDotF64 inline to the stub): Dot is called per row.
+func dotF32Driver(x, y []float32) float32 {
+	y = y[:len(x)]
+	if n := len(x); n > 0 && n <= archChunk {
+		var s float32
+		return s + archDotF32(ptr(x), ptr(y), n)
+	}
+	return dotDriver(x, y)
+}
+
+func dotF64Driver(x, y []float64) float64 {
+	y = y[:len(x)]
+	if n := len(x); n > 0 && n <= archChunk {
+		var s float64
+		return s + archDotF64(ptr(x), ptr(y), n)
+	}
+	return dotDriver(x, y)
+}
+
+func dotDriver[T Float](x, y []T) T {
+	y = y[:len(x)]
+	var s T
+	for len(x) > 0 {
+		n := min(len(x), archChunk)
+		s += archDot[T](ptr(x), ptr(y), n)
+		x, y = x[n:], y[n:]
+	}
+	return s
+}
+
+func axpyDriver[T Float](a T, x, y []T) {
+	y = y[:len(x)]
+	for len(x) > 0 {
+		n := min(len(x), archChunk)
+		archAxpy(a, ptr(x), ptr(y), n)
+		x, y = x[n:], y[n:]
+	}
+}
+
+func lerpDriver[T Float](t T, x, y []T) {
+	y = y[:len(x)]
+	for len(x) > 0 {
+		n := min(len(x), archChunk)
+		archLerp(t, ptr(x), ptr(y), n)
+		x, y = x[n:], y[n:]
+	}
+}
+
+// ---- Elementwise ------------------------------------------------------------
+
+// whole returns the largest multiple of archGroup not above n: the elements
+// the elementwise primitives take directly; the rest go through a padded
+// buffer of archGroup elements.
+func whole(n int) int { return n &^ (archGroup - 1) }
+
+func expDriver[T Float](dst, x []T) {
+	dst = dst[:len(x)]
+	n := whole(len(x))
+	for i := 0; i < n; i += archChunk {
+		archExp[T](at[T](ptr(dst), i), at[T](ptr(x), i), min(archChunk, n-i))
+	}
+	if n < len(x) {
+		var b [archGroup]T
+		copy(b[:], x[n:])
+		archExp[T](ptr(b[:]), ptr(b[:]), archGroup)
+		copy(dst[n:], b[:])
+	}
+}
+
+func log1pDriver[T Float](dst, x []T) {
+	dst = dst[:len(x)]
+	n := whole(len(x))
+	for i := 0; i < n; i += archChunk {
+		archLog1p[T](at[T](ptr(dst), i), at[T](ptr(x), i), min(archChunk, n-i))
+	}
+	if n < len(x) {
+		var b [archGroup]T
+		copy(b[:], x[n:])
+		archLog1p[T](ptr(b[:]), ptr(b[:]), archGroup)
+		copy(dst[n:], b[:])
+	}
+}
+
+func checkLoss(kind LossKind) {
+	if kind < Logistic || kind > Absolute {
+		panic("kernel: unknown LossKind")
+	}
+}
+
+func checkPlus(kind PlusKind) {
+	if kind < PlusNone || kind > PlusQuadratic {
+		panic("kernel: unknown PlusKind")
+	}
+}
+
+// lossN runs the loss primitive over n elements (no checks), in bounded
+// calls, with a padded tail.
+func lossN[T Float](kind LossKind, loss, dloss, m, y unsafe.Pointer, n int) {
+	nw := whole(n)
+	for i := 0; i < nw; i += archChunk {
+		archLoss[T](kind, at[T](loss, i), at[T](dloss, i), at[T](m, i), at[T](y, i), min(archChunk, nw-i))
+	}
+	if nw < n {
+		var bm, by, bl, bd [archGroup]T
+		copy(bm[:], unsafe.Slice((*T)(at[T](m, nw)), n-nw))
+		copy(by[:], unsafe.Slice((*T)(at[T](y, nw)), n-nw))
+		archLoss[T](kind, ptr(bl[:]), ptr(bd[:]), ptr(bm[:]), ptr(by[:]), archGroup)
+		copy(unsafe.Slice((*T)(at[T](loss, nw)), n-nw), bl[:])
+		copy(unsafe.Slice((*T)(at[T](dloss, nw)), n-nw), bd[:])
+	}
+}
+
+func linearLossDriver[T Float](kind LossKind, loss, dloss, m, y []T) {
+	checkLoss(kind)
+	n := len(m)
+	loss, dloss, y = loss[:n], dloss[:n], y[:n]
+	lossN[T](kind, ptr(loss), ptr(dloss), ptr(m), ptr(y), n)
+}
+
+// plusN runs the plus primitive over n elements (no checks; kind is not
+// PlusNone, rho and drho are both writable), in bounded calls, with a padded
+// tail.
+func plusN[T Float](kind PlusKind, eps T, rho, drho, s unsafe.Pointer, n int) {
+	nw := whole(n)
+	for i := 0; i < nw; i += archChunk {
+		archPlus(kind, eps, at[T](rho, i), at[T](drho, i), at[T](s, i), min(archChunk, nw-i))
+	}
+	if nw < n {
+		var bs, br, bd [archGroup]T
+		copy(bs[:], unsafe.Slice((*T)(at[T](s, nw)), n-nw))
+		archPlus(kind, eps, ptr(br[:]), ptr(bd[:]), ptr(bs[:]), archGroup)
+		copy(unsafe.Slice((*T)(at[T](rho, nw)), n-nw), br[:])
+		copy(unsafe.Slice((*T)(at[T](drho, nw)), n-nw), bd[:])
+	}
+}
+
+func plusDriver[T Float](kind PlusKind, eps T, rho, drho, s []T) {
+	checkPlus(kind)
+	if rho != nil {
+		rho = rho[:len(s)]
+	}
+	if drho != nil {
+		drho = drho[:len(s)]
+	}
+	if kind == PlusNone {
+		// ρ(s) = s and ρ' = 1: a copy and a fill, no arithmetic.
+		copy(rho, s)
+		for i := range drho {
+			drho[i] = 1
+		}
+		return
+	}
+	if rho != nil && drho != nil {
+		plusN(kind, eps, ptr(rho), ptr(drho), ptr(s), len(s))
+		return
+	}
+	// The primitive writes both; the one not wanted goes to a scratch block.
+	const B = 256
+	var scratch [B]T
+	for i := 0; i < len(s); i += B {
+		n := min(B, len(s)-i)
+		r, dr := ptr(scratch[:]), ptr(scratch[:])
+		if rho != nil {
+			r = ptr(rho[i:])
+		}
+		if drho != nil {
+			dr = ptr(drho[i:])
+		}
+		plusN(kind, eps, r, dr, ptr(s[i:]), n)
+	}
+}
+
+func softmaxCEDriver[T Float](loss, z []T, label []int32, k int) {
+	n := len(loss)
+	if n == 0 || k <= 0 {
+		return
+	}
+	z = z[:n*k]
+	label = label[:n]
+	for _, y := range label {
+		if uint32(y) >= uint32(k) {
+			panic("kernel: label out of range")
+		}
+	}
+	step := max(1, archChunk/k)
+	for i := 0; i < n; i += step {
+		archSoftmax[T](ptr(loss[i:]), ptr(z[i*k:]), unsafe.Pointer(&label[i]), min(step, n-i), k)
+	}
+}
+
+// ---- Rows -------------------------------------------------------------------
+
+func marginsDriver[T Float](m, x []T, stride int, idx []int, w []T) {
+	n, d := len(m), len(w)
+	if n == 0 {
+		return
+	}
+	if d == 0 {
+		clear(m)
+		return
+	}
+	checkRows(n, x, stride, idx, d)
+	step := archRowsPerCall(d)
+	for i := 0; i < n; i += step {
+		archMargins(ptr(m[i:]), 1, x, stride, idx, i, min(step, n-i), ptr(w), d)
+	}
+}
+
+func addRowsDriver[T Float](g, x []T, stride int, idx []int, c []T) {
+	n, d := len(c), len(g)
+	if n == 0 || d == 0 {
+		return
+	}
+	checkRows(n, x, stride, idx, d)
+	step := archRowsPerCall(d)
+	for i := 0; i < n; i += step {
+		archAddRows(ptr(g), d, x, stride, idx, i, min(step, n-i), ptr(c[i:]), 1)
+	}
+}
+
+// classSplit returns the number of class blocks for k classes; classBlockSize
+// the size of block b of nb: k split as evenly as possible into blocks of at
+// most archClassBlock (k = 16 runs as 4+4+4+4, not 5+5+5+1).
+func classSplit(k int) int { return (k + archClassBlock - 1) / archClassBlock }
+
+func classBlockSize(k, nb, b int) int {
+	s := k / nb
+	if b < k%nb {
+		s++
+	}
+	return s
+}
+
+func marginsKDriver[T Float](m, x []T, stride int, idx []int, w []T, k int) {
+	if k <= 0 {
+		return
+	}
+	n, d := len(m)/k, len(w)/k
+	if n == 0 {
+		return
+	}
+	m = m[:n*k]
+	if d == 0 {
+		clear(m)
+		return
+	}
+	checkRows(n, x, stride, idx, d)
+	step := archRowsPerCall(d)
+	if k < 4 {
+		// Few classes: one pass per class, blocks of rows share each load
+		// of the class's weights; outputs are k apart.
+		for j := 0; j < k; j++ {
+			wj := ptr(w[j*d:])
+			for i := 0; i < n; i += step {
+				archMargins(ptr(m[i*k+j:]), k, x, stride, idx, i, min(step, n-i), wj, d)
+			}
+		}
+		return
+	}
+	if !archClassKernels || d > archColBlock {
+		// For each row, the k class vectors play the rows of the margins
+		// primitive (which, on long rows, splits the columns).
+		for i := 0; i < n; i++ {
+			xi := rowAt(x, stride, idx, i)
+			for j := 0; j < k; j += step {
+				archMargins(ptr(m[i*k+j:]), 1, w, d, nil, j, min(step, k-j), xi, d)
+			}
+		}
+		return
+	}
+	// Blocks of rows (that stay in cache while each class block takes its
+	// turn) times blocks of up to archClassBlock classes. Only the first
+	// class block of a block of rows may prefetch: the others find the rows
+	// in cache.
+	rb := max(2, archChunkFlops/(archClassBlock*d)) &^ 1
+	nb := classSplit(k)
+	for i := 0; i < n; i += rb {
+		b := min(rb, n-i)
+		j := 0
+		for cb := 0; cb < nb; cb++ {
+			c := classBlockSize(k, nb, cb)
+			archMarginsK(cb == 0, ptr(m[i*k+j:]), k, b, x, stride, idx, i, ptr(w[j*d:]), d, c)
+			j += c
+		}
+	}
+}
+
+func addOuterKDriver[T Float](g, x []T, stride int, idx []int, c []T, k int) {
+	if k <= 0 {
+		return
+	}
+	n, d := len(c)/k, len(g)/k
+	if n == 0 || d == 0 {
+		return
+	}
+	c = c[:n*k]
+	checkRows(n, x, stride, idx, d)
+	if !archClassKernels || k < 3 {
+		// Few classes: too few independent accumulators for the
+		// register-blocked kernel; blocks of rows per class instead.
+		step := archOuterRows[T](d)
+		for i := 0; i < n; i += step {
+			b := min(step, n-i)
+			for j := 0; j < k; j++ {
+				archAddRows(ptr(g[j*d:]), d, x, stride, idx, i, b, ptr(c[i*k+j:]), k)
+			}
+		}
+		return
+	}
+	// Row blocks in order (so each g element still sees the rows in
+	// increasing order), then column strips, then class blocks; within a
+	// call each g chunk stays in registers over the block's rows.
+	strip := archOuterStrip / int(unsafe.Sizeof(T(0)))
+	nb := classSplit(k)
+	for i := 0; i < n; i += archOuterRowsK {
+		b := min(archOuterRowsK, n-i)
+		for l := 0; l < d; l += strip {
+			cols := min(strip, d-l)
+			j := 0
+			for cb := 0; cb < nb; cb++ {
+				nc := classBlockSize(k, nb, cb)
+				archAddOuterK(cb == 0, ptr(g[j*d+l:]), d, x, stride, idx, i, l, ptr(c[i*k+j:]), k, b, cols, nc)
+				j += nc
+			}
+		}
+	}
+}
+
+// ---- Fused step ---------------------------------------------------------------
+
+func fusedLinearDriver[T Float](g, loss, x []T, stride int, idx []int, y, w []T, p *LinearStep[T]) (sumV, sumC T) {
+	n, d := len(loss), len(w)
+	if n == 0 {
+		return 0, 0
+	}
+	g = g[:d]
+	y = y[:n]
+	checkLoss(p.Loss)
+	checkPlus(p.Plus)
+	checkRows(n, x, stride, idx, d)
+	bs := archFusedBlock[T](d)
+	var mb, db, sb, rb, vb, cb [archFusedMax]T
+	for i := 0; i < n; i += bs {
+		b := min(bs, n-i)
+		if d > 0 {
+			archMargins(ptr(mb[:]), 1, x, stride, idx, i, b, ptr(w), d)
+		} else {
+			clear(mb[:b])
+		}
+		for j := range b {
+			mb[j] += p.Bias
+		}
+		lossN[T](p.Loss, ptr(loss[i:]), ptr(db[:]), ptr(mb[:]), ptr(y[i:]), b)
+		for j := range b {
+			sb[j] = loss[i+j]*p.InvL - p.Tau
+		}
+		if p.Plus == PlusNone {
+			for j := range b {
+				vb[j] = 1
+			}
+		} else {
+			plusN(p.Plus, p.Eps, ptr(rb[:]), ptr(vb[:]), ptr(sb[:]), b)
+		}
+		for j := range b {
+			c := p.Scale * vb[j] * db[j]
+			cb[j] = c
+			sumV += vb[j]
+			sumC += c
+		}
+		if d > 0 {
+			archAddRows(ptr(g), d, x, stride, idx, i, b, ptr(cb[:]), 1)
+		}
+	}
+	return sumV, sumC
+}
