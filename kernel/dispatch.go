@@ -65,12 +65,6 @@ func Lookup(name string) (*Impl, error) {
 	return nil, fmt.Errorf("kernel: implementation %q is not available on this CPU (available: %s)", name, strings.Join(names, ", "))
 }
 
-// F32 returns the default float32 kernels.
-func F32() *Ops[float32] { return &def.F32 }
-
-// F64 returns the default float64 kernels.
-func F64() *Ops[float64] { return &def.F64 }
-
 // For returns the default kernels of element type T.
 func For[T Float]() *Ops[T] { return OpsOf[T](def) }
 

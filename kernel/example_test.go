@@ -6,10 +6,10 @@ import (
 	"github.com/cvarlearn/cvar/kernel"
 )
 
-// The default implementation is chosen once from the CPU's features; F64 (or
-// F32, or For[T]) returns its kernels.
+// The default implementation is chosen once from the CPU's features;
+// For[T] returns its kernels for element type T.
 func Example() {
-	ops := kernel.F64()
+	ops := kernel.For[float64]()
 	x := []float64{1, 2, 3, 4}
 	w := []float64{0.5, -1, 0, 2}
 	fmt.Println(ops.Dot(x, w))
