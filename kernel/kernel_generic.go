@@ -127,6 +127,24 @@ type Ops[T Float] struct {
 	//
 	// and returns Σ v_i and Σ c_i (the latter is the bias gradient).
 	FusedLinear func(g, loss, x []T, stride int, idx []int, y, w []T, p *LinearStep[T]) (sumV, sumC T)
+
+	// SparseMargins is Margins on CSR rows: row r holds the entries
+	// vals[p] in the columns cols[p] for indptr[r] ≤ p < indptr[r+1], and
+	//
+	//	m[i] = Σ_{indptr[r_i] ≤ p < indptr[r_i+1]} vals[p]·w[cols[p]]
+	//
+	// for i < len(m), with r_i = idx[i] (or i when idx is nil). A column
+	// repeated within a row counts once per entry (its values add up); an
+	// empty row gives 0. The sum runs in the order of the entries. Every
+	// implementation points at the generic code for now (no SIMD gather
+	// yet).
+	SparseMargins func(m []T, indptr []int64, cols []uint32, vals []T, idx []int, w []T)
+
+	// SparseAddRows is AddRows on CSR rows (see SparseMargins): for each
+	// i < len(c) and each entry p of row r_i, g[cols[p]] += c[i]·vals[p],
+	// rows in order, entries in order. A repeated column gets each of its
+	// entries added. Generic code in every implementation for now.
+	SparseAddRows func(g []T, indptr []int64, cols []uint32, vals []T, idx []int, c []T)
 }
 
 // row returns the index of the i-th gathered row.
@@ -152,6 +170,9 @@ func genericOps[T Float]() Ops[T] {
 		Exp:         expGeneric[T],
 		Log1p:       log1pGeneric[T],
 		FusedLinear: fusedLinearGeneric[T],
+
+		SparseMargins: sparseMarginsGeneric[T],
+		SparseAddRows: sparseAddRowsGeneric[T],
 	}
 }
 
@@ -387,4 +408,28 @@ func fusedLinearGeneric[T Float](g, loss, x []T, stride int, idx []int, y, w []T
 		sumC += c
 	}
 	return sumV, sumC
+}
+
+func sparseMarginsGeneric[T Float](m []T, indptr []int64, cols []uint32, vals []T, idx []int, w []T) {
+	for i := range m {
+		r := row(idx, i)
+		lo, hi := indptr[r], indptr[r+1]
+		cs, vs := cols[lo:hi], vals[lo:hi]
+		var s T
+		for p, c := range cs {
+			s += vs[p] * w[c]
+		}
+		m[i] = s
+	}
+}
+
+func sparseAddRowsGeneric[T Float](g []T, indptr []int64, cols []uint32, vals []T, idx []int, c []T) {
+	for i, ci := range c {
+		r := row(idx, i)
+		lo, hi := indptr[r], indptr[r+1]
+		cs, vs := cols[lo:hi], vals[lo:hi]
+		for p, col := range cs {
+			g[col] += ci * vs[p]
+		}
+	}
 }
