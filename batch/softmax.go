@@ -56,6 +56,9 @@ func (s *Softmax[T]) Check(data *Data[T]) error {
 	if data == nil {
 		return errNoData
 	}
+	if data.IsSparse() {
+		return errNotSparse(s.Name())
+	}
 	if data.D != s.d {
 		return fmt.Errorf("batch: softmax model has %d features, data has %d", s.d, data.D)
 	}
