@@ -1,11 +1,14 @@
 package cvar
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/cvarlearn/cvar/batch"
+	"github.com/cvarlearn/cvar/dataset"
 )
 
 // sparseTwins returns a small sparse data set (empty rows, repeated columns)
@@ -148,4 +151,61 @@ func TestSparseSoftmaxRefused(t *testing.T) {
 	if _, err := Train(model, sp, Options{Method: Vanilla, Epochs: 1}); err == nil {
 		t.Fatal("softmax trained on sparse data")
 	}
+}
+
+// TestSparseLIBSVMEndToEnd reads a LIBSVM text sparse and dense, trains
+// logistic regression on both and compares θ and the metrics.
+func TestSparseLIBSVMEndToEnd(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	var b strings.Builder
+	for i := 0; i < 500; i++ {
+		j1, j2 := 1+rng.IntN(100), 101+rng.IntN(100)
+		label := 0
+		if j1%3 == 0 || j2%5 == 0 {
+			label = 1
+		}
+		fmt.Fprintf(&b, "%d %d:%.3f %d:1\n", label, j1, rng.Float64()+0.5, j2)
+	}
+	opt := dataset.LIBSVMOptions{Dim: 200}
+	dd, err := dataset.ReadLIBSVM[float64](strings.NewReader(b.String()), "t.svm", opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt.SparseBelow = dataset.DefaultSparseBelow
+	sd, err := dataset.ReadLIBSVM[float64](strings.NewReader(b.String()), "t.svm", opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sd.IsSparse() || dd.IsSparse() {
+		t.Fatalf("sparse reading sparse %v, dense reading sparse %v", sd.IsSparse(), dd.IsSparse())
+	}
+	de, err := dd.Batch()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err := sd.Batch()
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := must(batch.NewLogistic[float64](200))
+	o := Options{Method: Alg3, Alpha: 0.1, Eps: 0.05, Epochs: 5, Batch: 64, LR: 0.5, Seed: 2}
+	rs, err := Train(model, sp, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd, err := Train(model, de, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for j := range rd.Theta {
+		if !near(rs.Theta[j], rd.Theta[j], 1e-12) {
+			t.Fatalf("θ[%d] sparse %v, dense %v", j, rs.Theta[j], rd.Theta[j])
+		}
+	}
+	ms, _ := Evaluate(model, rs.Theta, sp, 0.1)
+	md, _ := Evaluate(model, rd.Theta, de, 0.1)
+	if !near(ms.MeanLoss, md.MeanLoss, 1e-12) || ms.Accuracy != md.Accuracy || !near(ms.Tails[0].CVaR, md.Tails[0].CVaR, 1e-12) {
+		t.Fatalf("metrics sparse %+v, dense %+v", ms, md)
+	}
+	t.Logf("accuracy %.3f, mean loss %.4f, CVaR_0.1 %.4f", ms.Accuracy, ms.MeanLoss, ms.Tails[0].CVaR)
 }
