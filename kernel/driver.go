@@ -68,6 +68,9 @@ func driverOps[T Float]() Ops[T] {
 		// No assembly for CSR rows yet: the generic loops.
 		SparseMargins: sparseMarginsGeneric[T],
 		SparseAddRows: sparseAddRowsGeneric[T],
+
+		SparseMarginsK:  sparseMarginsKGeneric[T],
+		SparseAddOuterK: sparseAddOuterKGeneric[T],
 	}
 }
 

@@ -145,6 +145,17 @@ type Ops[T Float] struct {
 	// rows in order, entries in order. A repeated column gets each of its
 	// entries added. Generic code in every implementation for now.
 	SparseAddRows func(g []T, indptr []int64, cols []uint32, vals []T, idx []int, c []T)
+
+	// SparseMarginsK is MarginsK on CSR rows (see SparseMargins): for
+	// n = len(m)/k rows and d = len(w)/k features,
+	// m[i*k+j] = Σ_p vals[p]·w[j*d+cols[p]] over the entries p of row r_i.
+	// Generic code in every implementation for now.
+	SparseMarginsK func(m []T, indptr []int64, cols []uint32, vals []T, idx []int, w []T, k int)
+
+	// SparseAddOuterK is AddOuterK on CSR rows: for n = len(c)/k rows and
+	// d = len(g)/k features, g[j*d+cols[p]] += c[i*k+j]·vals[p] for every
+	// entry p of row r_i. Generic code in every implementation for now.
+	SparseAddOuterK func(g []T, indptr []int64, cols []uint32, vals []T, idx []int, c []T, k int)
 }
 
 // row returns the index of the i-th gathered row.
@@ -173,6 +184,9 @@ func genericOps[T Float]() Ops[T] {
 
 		SparseMargins: sparseMarginsGeneric[T],
 		SparseAddRows: sparseAddRowsGeneric[T],
+
+		SparseMarginsK:  sparseMarginsKGeneric[T],
+		SparseAddOuterK: sparseAddOuterKGeneric[T],
 	}
 }
 
@@ -430,6 +444,45 @@ func sparseAddRowsGeneric[T Float](g []T, indptr []int64, cols []uint32, vals []
 		cs, vs := cols[lo:hi], vals[lo:hi]
 		for p, col := range cs {
 			g[col] += ci * vs[p]
+		}
+	}
+}
+
+func sparseMarginsKGeneric[T Float](m []T, indptr []int64, cols []uint32, vals []T, idx []int, w []T, k int) {
+	if k <= 0 {
+		return
+	}
+	n, d := len(m)/k, len(w)/k
+	for i := 0; i < n; i++ {
+		r := row(idx, i)
+		lo, hi := indptr[r], indptr[r+1]
+		cs, vs := cols[lo:hi], vals[lo:hi]
+		mi := m[i*k : (i+1)*k]
+		for j := range mi {
+			wj := w[j*d : (j+1)*d]
+			var s T
+			for p, c := range cs {
+				s += vs[p] * wj[c]
+			}
+			mi[j] = s
+		}
+	}
+}
+
+func sparseAddOuterKGeneric[T Float](g []T, indptr []int64, cols []uint32, vals []T, idx []int, c []T, k int) {
+	if k <= 0 {
+		return
+	}
+	n, d := len(c)/k, len(g)/k
+	for i := 0; i < n; i++ {
+		r := row(idx, i)
+		lo, hi := indptr[r], indptr[r+1]
+		cs, vs := cols[lo:hi], vals[lo:hi]
+		for j, cij := range c[i*k : (i+1)*k] {
+			gj := g[j*d : (j+1)*d]
+			for p, col := range cs {
+				gj[col] += cij * vs[p]
+			}
 		}
 	}
 }

@@ -176,3 +176,94 @@ func TestSparseDuplicates(t *testing.T) {
 		}
 	}
 }
+
+func testSparseK[T Float](t *testing.T, ops *Ops[T], tol float64) {
+	rng := rand.New(rand.NewPCG(8, uint64(tol*1e20)))
+	for _, k := range []int{1, 2, 5} {
+		for _, n := range []int{1, 6, 33} {
+			for _, d := range []int{1, 4, 19} {
+				indptr, cols, v64 := randCSR(rng, n, d)
+				vals := toT[T](v64)
+				x := denseOf(indptr, cols, widen(vals), n, d)
+				w := make([]T, k*d)
+				for j := range w {
+					w[j] = T(2*rng.Float64() - 1)
+				}
+				idx := make([]int, n+2)
+				for i := range idx {
+					idx[i] = rng.IntN(n)
+				}
+				rows := len(idx)
+				buf, m := guardedOut[T](rows * k)
+				ops.SparseMarginsK(m, indptr, cols, vals, idx, w, k)
+				checkGuards(t, "SparseMarginsK", buf, rows*k)
+				c := make([]T, rows*k)
+				for i := range c {
+					c[i] = T(2*rng.Float64() - 1)
+				}
+				gbuf, g := guardedOut[T](k * d)
+				clear(g)
+				ops.SparseAddOuterK(g, indptr, cols, vals, idx, c, k)
+				checkGuards(t, "SparseAddOuterK", gbuf, k*d)
+				for i := 0; i < rows; i++ {
+					r := idx[i]
+					for j := 0; j < k; j++ {
+						var want, abs float64
+						for l := 0; l < d; l++ {
+							want += x[r*d+l] * float64(w[j*d+l])
+						}
+						for p := indptr[r]; p < indptr[r+1]; p++ {
+							abs += math.Abs(float64(vals[p]) * float64(w[j*d+int(cols[p])]))
+						}
+						if got := float64(m[i*k+j]); math.Abs(got-want) > tol*abs*float64(2*d+2) {
+							t.Fatalf("k=%d n=%d d=%d: m[%d,%d] = %v, want %v", k, n, d, i, j, got, want)
+						}
+					}
+				}
+				for j := 0; j < k; j++ {
+					for l := 0; l < d; l++ {
+						var want, abs float64
+						for i := 0; i < rows; i++ {
+							r := idx[i]
+							want += float64(c[i*k+j]) * x[r*d+l]
+							for p := indptr[r]; p < indptr[r+1]; p++ {
+								if int(cols[p]) == l {
+									abs += math.Abs(float64(c[i*k+j]) * float64(vals[p]))
+								}
+							}
+						}
+						if got := float64(g[j*d+l]); math.Abs(got-want) > tol*abs*float64(2*d*rows+2) {
+							t.Fatalf("k=%d n=%d d=%d: g[%d,%d] = %v, want %v", k, n, d, j, l, got, want)
+						}
+					}
+				}
+				// k = 1 is SparseMargins and SparseAddRows, bit for bit.
+				if k == 1 {
+					m1 := make([]T, rows)
+					ops.SparseMargins(m1, indptr, cols, vals, idx, w)
+					g1 := make([]T, d)
+					ops.SparseAddRows(g1, indptr, cols, vals, idx, c)
+					for i := range m1 {
+						if m1[i] != m[i] {
+							t.Fatalf("k=1: SparseMarginsK %v, SparseMargins %v", m[i], m1[i])
+						}
+					}
+					for l := range g1 {
+						if g1[l] != g[l] {
+							t.Fatalf("k=1: SparseAddOuterK %v, SparseAddRows %v", g[l], g1[l])
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+func TestSparseKernelsK(t *testing.T) {
+	for _, im := range Impls() {
+		t.Run(im.Name, func(t *testing.T) {
+			t.Run("f32", func(t *testing.T) { testSparseK(t, &im.F32, 6e-8) })
+			t.Run("f64", func(t *testing.T) { testSparseK(t, &im.F64, 1.2e-16) })
+		})
+	}
+}
