@@ -71,7 +71,7 @@ func near(a, b, tol float64) bool {
 	return math.Abs(a-b) <= tol*(1+math.Abs(b)) || (math.IsNaN(a) && math.IsNaN(b))
 }
 
-// TestSparseTrainsLikeDense trains linear models on a sparse data set and
+// TestSparseTrainsLikeDense trains the linear models and softmax on a sparse data set and
 // its dense twin: the same θ and metrics to 1e-12, on 1 and 3 threads.
 func TestSparseTrainsLikeDense(t *testing.T) {
 	const n, d = 400, 30
@@ -82,6 +82,7 @@ func TestSparseTrainsLikeDense(t *testing.T) {
 		{must(batch.NewLogistic[float64](d)), true},
 		{must(batch.NewLeastSquares[float64](d)), false},
 		{must(batch.NewLeastAbsolute[float64](d)), false},
+		{must(batch.NewSoftmax[float64](d, 2)), true},
 	}
 	for _, mc := range models {
 		sp, de := sparseTwins(t, n, d, mc.classify, 11)
@@ -143,13 +144,13 @@ func TestSparseTune(t *testing.T) {
 	}
 }
 
-// TestSparseSoftmaxRefused checks the error of a model that does not yet
-// read sparse data.
-func TestSparseSoftmaxRefused(t *testing.T) {
+// TestSparseMLPRefused checks the error of a model that does not yet read
+// sparse data.
+func TestSparseMLPRefused(t *testing.T) {
 	sp, _ := sparseTwins(t, 50, 5, true, 3)
-	model := must(batch.NewSoftmax[float64](5, 2))
+	model := must(batch.NewMLP[float64](5, 4, 2))
 	if _, err := Train(model, sp, Options{Method: Vanilla, Epochs: 1}); err == nil {
-		t.Fatal("softmax trained on sparse data")
+		t.Fatal("the MLP trained on sparse data")
 	}
 }
 

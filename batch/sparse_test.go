@@ -275,9 +275,8 @@ func TestSparseRefusedByOtherModels(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sm, _ := NewSoftmax[float64](2, 2)
 	mlp, _ := NewMLP[float64](2, 3, 2)
-	for _, m := range []Model[float64]{sm, mlp} {
+	for _, m := range []Model[float64]{mlp} {
 		if err := m.Check(data); err == nil || !strings.Contains(err.Error(), "not run on sparse data yet") {
 			t.Errorf("%s: Check gave %v", m.Name(), err)
 		}
@@ -286,5 +285,64 @@ func TestSparseRefusedByOtherModels(t *testing.T) {
 			t.Errorf("%s: Scores gave %v", m.Name(), err)
 		}
 		e.Close()
+	}
+}
+
+func TestSparseSoftmaxMatchesDense(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	const n, d, k = 250, 17, 4
+	indptr, cols, vals, x := sparseTwin(rng, n, d)
+	labels := make([]int32, n)
+	for i := range labels {
+		labels[i] = int32(rng.IntN(k))
+	}
+	sp, err := NewSparseData(indptr, cols, vals, n, d, nil, labels, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	de, err := NewData(x, n, d, nil, labels, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	model, _ := NewSoftmax[float64](d, k)
+	theta := make([]float64, model.NumParams())
+	for j := range theta {
+		theta[j] = rng.NormFloat64() / 4
+	}
+	idx := make([]int, 150)
+	for i := range idx {
+		idx[i] = rng.IntN(n)
+	}
+	for _, wt := range []Weighting{{Objective: Mean}, {Objective: Softplus, Alpha: 0.2, Eps: 0.1}, {Objective: TopK, Alpha: 0.2}} {
+		var first []float64
+		for _, threads := range []int{1, 2, 3} {
+			e, _ := NewEngineChunks[float64](model, threads, 16)
+			gs, gd := make([]float64, len(theta)), make([]float64, len(theta))
+			if _, _, err := e.Gradient(gs, theta, sp, idx, 0, &wt); err != nil {
+				t.Fatal(err)
+			}
+			if _, _, err := e.Gradient(gd, theta, de, idx, 0, &wt); err != nil {
+				t.Fatal(err)
+			}
+			if j, ok := closeTo(gs, gd, 1e-12); !ok {
+				t.Fatalf("%v: sparse gradient[%d] %v, dense %v", wt.Objective, j, gs[j], gd[j])
+			}
+			if first == nil {
+				first = gs
+			} else if j, ok := closeTo(gs, first, 0); !ok {
+				t.Fatalf("%v: %d threads' gradient[%d] differs", wt.Objective, threads, j)
+			}
+			ss, sd := make([]float64, n*k), make([]float64, n*k)
+			if err := e.Scores(ss, theta, sp); err != nil {
+				t.Fatal(err)
+			}
+			if err := e.Scores(sd, theta, de); err != nil {
+				t.Fatal(err)
+			}
+			if j, ok := closeTo(ss, sd, 1e-12); !ok {
+				t.Fatalf("sparse score[%d] %v, dense %v", j, ss[j], sd[j])
+			}
+			e.Close()
+		}
 	}
 }
