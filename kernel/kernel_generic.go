@@ -19,6 +19,10 @@
 //     the rows 0, 1, 2, … in order, so contiguous data needs no index slice.
 //   - A k-column weight matrix W (d features, k outputs) is stored class-major:
 //     the weight vector of output j is W[j*d : (j+1)*d] (Wᵀ row-major).
+//   - A sparse (CSR) matrix is three slices: row r holds vals[p] in column
+//     cols[p] for indptr[r] ≤ p < indptr[r+1] (int64 offsets, uint32
+//     columns); a column repeated within a row counts once per entry. The
+//     Sparse* kernels are generic Go in every implementation for now.
 //   - Kernels assume valid arguments (lengths and indices in range, labels in
 //     [0, k)); callers in package batch check them once per data set, not per
 //     call. Out-of-range input may panic, never silently corrupt memory.
