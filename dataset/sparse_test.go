@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"errors"
+	"math"
 	"runtime"
 	"slices"
 	"strings"
@@ -121,5 +122,48 @@ func TestSparseRefusedByDensePreprocessing(t *testing.T) {
 	}
 	if m := sp.Mat(); m.At(1, 2) != 2 || m.At(0, 0) != 1 || m.At(0, 2) != 0 {
 		t.Errorf("Mat of sparse data: %v", m)
+	}
+}
+
+// TestFitScalerSparseLikeDense: scaling without centring fitted and applied
+// on sparse data matches the dense twin's.
+func TestFitScalerSparseLikeDense(t *testing.T) {
+	in := "1 1:0.5 4:2\n-1 2:1 4:7\n1 2:3\n-1 3:-1 5:3 6:1\n1 1:2 6:1\n"
+	sp, err := ReadLIBSVM[float64](strings.NewReader(in), "s.svm", LIBSVMOptions{SparseBelow: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	de, err := ReadLIBSVM[float64](strings.NewReader(in), "s.svm", LIBSVMOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ss, sd := FitScaler(sp), FitScaler(de)
+	for j := range sd.Scale {
+		if ss.Mean[j] != 0 || sd.Mean[j] != 0 || math.Abs(ss.Scale[j]-sd.Scale[j]) > 1e-15*sd.Scale[j] {
+			t.Fatalf("feature %d: sparse %v/%v, dense %v/%v", j, ss.Mean[j], ss.Scale[j], sd.Mean[j], sd.Scale[j])
+		}
+	}
+	// Feature 2 (index 3) is -1 once and 0 four times: sd = sqrt(0.16).
+	if math.Abs(sd.Scale[2]-0.4) > 1e-15 {
+		t.Errorf("scale of feature 2: %v, want 0.4", sd.Scale[2])
+	}
+	p := &Preprocessing{Divide: 2, Mean: sd.Mean, Scale: sd.Scale}
+	if err := PreprocessDataset(p, sp); err != nil {
+		t.Fatal(err)
+	}
+	if err := PreprocessDataset(p, de); err != nil {
+		t.Fatal(err)
+	}
+	dd, err := sp.Dense(0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(dd.X, de.X) {
+		t.Fatalf("preprocessed sparse %v, dense %v", dd.X, de.X)
+	}
+	centred := &Preprocessing{Mean: make([]float64, 6), Scale: sd.Scale}
+	centred.Mean[1] = 0.5
+	if err := PreprocessDataset(centred, sp); err == nil || !strings.Contains(err.Error(), "centres") {
+		t.Errorf("centring sparse data: %v", err)
 	}
 }
