@@ -267,6 +267,8 @@ func (f *dataFlags) check() error {
 	switch {
 	case f.limit < 0:
 		return usagef("-limit %d must be ≥ 0", f.limit)
+	case !(f.sparse >= 0) || math.IsInf(f.sparse, 0):
+		return usagef("-sparse %v must be a density ≥ 0 (0: dense)", f.sparse)
 	case f.n < 2:
 		return usagef("-n %d: the built-in data needs at least 2 samples", f.n)
 	case f.d < 1:

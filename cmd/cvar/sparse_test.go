@@ -90,4 +90,6 @@ func TestSparseCLI(t *testing.T) {
 	}
 	// The MLP does not read sparse data yet.
 	fails(t, 1, []string{"mlp", "sparse data"}, "train", "-data", train, "-sparse", "0.1", "-model", "mlp")
+	fails(t, 2, []string{"-sparse -1"}, "train", "-data", train, "-sparse", "-1")
+	fails(t, 2, []string{"-stream", "-sparse"}, "train", "-data", train, "-sparse", "0.1", "-stream", "-method", "alg4")
 }
