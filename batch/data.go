@@ -16,12 +16,24 @@ import (
 // Float is the element type: float32 or float64.
 type Float = kernel.Float
 
-// Data is n samples of d features, held row-major, with their targets.
+// Data is n samples of d features, with their targets. The features are
+// held either dense, row-major in X, or sparse in CSR form (IsSparse): the
+// offsets Indptr and the column indices Cols and values Vals of the
+// non-zeros. NewData builds the one, NewSparseData the other.
 type Data[T Float] struct {
-	// X holds row i in X[i*Stride : i*Stride+D].
+	// X holds row i in X[i*Stride : i*Stride+D]; nil for sparse data.
 	X      []T
 	N, D   int
-	Stride int
+	Stride int // 0 for sparse data
+
+	// Sparse data (CSR): row i holds Vals[p] in column Cols[p] for
+	// Indptr[i] ≤ p < Indptr[i+1]. The offsets are absolute (a window of
+	// rows shares Cols and Vals); a column repeated within a row means the
+	// sum of its values. All three are nil for dense data.
+	Indptr []int64
+	Cols   []uint32
+	Vals   []T
+
 	Y      []T     // regression targets, or ±1 for binary classification
 	Labels []int32 // classes 0..K−1 for classification, nil for regression
 	K      int     // number of classes; 0 for regression
@@ -46,7 +58,49 @@ func NewData[T Float](x []T, n, d int, y []T, labels []int32, k int) (*Data[T], 
 			return nil, fmt.Errorf("batch: row %d, column %d: value %v is not finite", i/d, i%d, v)
 		}
 	}
-	data := &Data[T]{X: x, N: n, D: d, Stride: d}
+	return setTargets(&Data[T]{X: x, N: n, D: d, Stride: d}, y, labels, k)
+}
+
+// NewSparseData wraps n rows of d features in CSR form (not copied): row i
+// holds vals[p] in column cols[p] for indptr[i] ≤ p < indptr[i+1]. Columns
+// need not be sorted; a column repeated within a row stands for the sum of
+// its values. Targets and labels are as for NewData. It checks that indptr
+// has n+1 offsets rising from 0 to len(cols) = len(vals), that every column
+// is below d and every value finite, and the targets as NewData does.
+func NewSparseData[T Float](indptr []int64, cols []uint32, vals []T, n, d int, y []T, labels []int32, k int) (*Data[T], error) {
+	switch {
+	case n <= 0 || d <= 0:
+		return nil, fmt.Errorf("batch: data has %d rows and %d columns; need at least one of each", n, d)
+	case len(indptr)-1 != n:
+		return nil, fmt.Errorf("batch: %d row offsets for %d rows; want n+1", len(indptr), n)
+	case len(cols) != len(vals):
+		return nil, fmt.Errorf("batch: %d column indices and %d values; want one of each per non-zero", len(cols), len(vals))
+	case indptr[0] != 0 || indptr[n] != int64(len(cols)):
+		return nil, fmt.Errorf("batch: row offsets run from %d to %d; want 0 to the %d non-zeros", indptr[0], indptr[n], len(cols))
+	case (y == nil) == (labels == nil):
+		return nil, errors.New("batch: give either regression targets or class labels, not both or neither")
+	}
+	for i := 0; i < n; i++ {
+		if indptr[i+1] < indptr[i] {
+			return nil, fmt.Errorf("batch: row %d: offsets %d, %d decrease", i, indptr[i], indptr[i+1])
+		}
+	}
+	for i := 0; i < n; i++ {
+		for p := indptr[i]; p < indptr[i+1]; p++ {
+			if c := cols[p]; uint64(c) >= uint64(d) {
+				return nil, fmt.Errorf("batch: row %d: column %d outside the %d columns", i, c, d)
+			}
+			if v := vals[p]; !finite(float64(v)) {
+				return nil, fmt.Errorf("batch: row %d, column %d: value %v is not finite", i, cols[p], v)
+			}
+		}
+	}
+	return setTargets(&Data[T]{N: n, D: d, Indptr: indptr, Cols: cols, Vals: vals}, y, labels, k)
+}
+
+// setTargets checks and sets the targets of NewData and NewSparseData.
+func setTargets[T Float](data *Data[T], y []T, labels []int32, k int) (*Data[T], error) {
+	n := data.N
 	if y != nil {
 		if len(y) != n {
 			return nil, fmt.Errorf("batch: %d targets for %d rows", len(y), n)
@@ -82,15 +136,32 @@ func NewData[T Float](x []T, n, d int, y []T, labels []int32, k int) (*Data[T], 
 
 // Validate reports a Data that the models and the Engine cannot use: its
 // shapes (N, D, Stride and the lengths of X, Y and Labels, which must hold
-// N rows) and its labels (each in [0, K)). NewData's result is valid; a
-// Data built by hand should be validated. It does not check that values are
-// finite (NewData does).
+// N rows) and its labels (each in [0, K)); of sparse data also that the
+// row offsets rise and every column is below D. NewData's and
+// NewSparseData's results are valid; a Data built by hand should be
+// validated. It does not check that values are finite (the constructors do).
 func (d *Data[T]) Validate() error {
 	if err := d.checkShape(); err != nil {
 		return err
 	}
+	if d.IsSparse() {
+		for i := 0; i < d.N; i++ {
+			lo, hi := d.Indptr[i], d.Indptr[i+1]
+			if hi < lo {
+				return fmt.Errorf("batch: row %d: offsets %d, %d decrease", i, lo, hi)
+			}
+			for _, c := range d.Cols[lo:hi] {
+				if uint64(c) >= uint64(d.D) {
+					return fmt.Errorf("batch: row %d: column %d outside the %d columns", i, c, d.D)
+				}
+			}
+		}
+	}
 	return checkLabels(d, d.Labels[:min(len(d.Labels), d.N)])
 }
+
+// IsSparse reports whether the features are held in CSR form.
+func (d *Data[T]) IsSparse() bool { return d.Indptr != nil }
 
 // rows is N, or 0 for a nil Data.
 func (d *Data[T]) rows() int {
@@ -102,8 +173,22 @@ func (d *Data[T]) rows() int {
 
 // ValidateFeatures reports a Data whose features the models cannot read:
 // N, D, Stride and the length of X. It is what Engine.Scores needs, which
-// uses no targets or labels. O(1).
+// uses no targets or labels. O(1): of sparse data it checks the number of
+// offsets and that the last does not run past Cols and Vals, not that they
+// rise (Validate does; the kernels panic on falling offsets or a column
+// beyond D, they never read or write out of bounds).
 func (d *Data[T]) ValidateFeatures() error {
+	if d != nil && d.IsSparse() {
+		switch {
+		case d.N <= 0 || d.D <= 0:
+			return fmt.Errorf("batch: data has %d rows of %d columns; want at least one of each", d.N, d.D)
+		case len(d.Indptr)-1 < d.N:
+			return fmt.Errorf("batch: sparse data has %d row offsets for %d rows; want n+1", len(d.Indptr), d.N)
+		case d.Indptr[0] < 0 || d.Indptr[d.N] > int64(min(len(d.Cols), len(d.Vals))):
+			return fmt.Errorf("batch: sparse data's offsets run from %d to %d, past its %d columns and %d values", d.Indptr[0], d.Indptr[d.N], len(d.Cols), len(d.Vals))
+		}
+		return nil
+	}
 	switch {
 	case d == nil:
 		return errNoData
@@ -132,23 +217,74 @@ func (d *Data[T]) checkShape() error {
 }
 
 // Row returns sample i's features. Like a slice index, it panics unless
-// 0 ≤ i < N on a valid Data.
-func (d *Data[T]) Row(i int) []T { return d.X[i*d.Stride : i*d.Stride+d.D] }
+// 0 ≤ i < N on a valid Data. It panics on sparse data, which has no dense
+// rows: see SparseRow.
+func (d *Data[T]) Row(i int) []T {
+	if d.IsSparse() {
+		panic("batch: Row of sparse data (use SparseRow)")
+	}
+	return d.X[i*d.Stride : i*d.Stride+d.D]
+}
+
+// SparseRow returns the column indices and values of sparse sample i's
+// entries (not copied; columns may repeat, see Data). It panics unless the
+// data is sparse and 0 ≤ i < N.
+func (d *Data[T]) SparseRow(i int) (cols []uint32, vals []T) {
+	if !d.IsSparse() {
+		panic("batch: SparseRow of dense data (use Row)")
+	}
+	lo, hi := d.Indptr[i], d.Indptr[i+1]
+	return d.Cols[lo:hi], d.Vals[lo:hi]
+}
+
+// sqNorm returns ‖x_i‖², of the row's summed entries for sparse data.
+func (d *Data[T]) sqNorm(i int, sums map[uint32]float64) float64 {
+	var s float64
+	if !d.IsSparse() {
+		for _, v := range d.Row(i) {
+			s += float64(v) * float64(v)
+		}
+		return s
+	}
+	cols, vals := d.SparseRow(i)
+	sorted := true
+	for p := 1; p < len(cols); p++ {
+		if cols[p] <= cols[p-1] {
+			sorted = false
+			break
+		}
+	}
+	if sorted { // no repeated column
+		for _, v := range vals {
+			s += float64(v) * float64(v)
+		}
+		return s
+	}
+	clear(sums)
+	for p, c := range cols {
+		sums[c] += float64(vals[p])
+	}
+	for _, v := range sums {
+		s += v * v
+	}
+	return s
+}
 
 // IsClassification reports whether the data carries class labels.
 func (d *Data[T]) IsClassification() bool { return d.Labels != nil }
 
 // Scale returns max_i ‖x_i‖ and, for regression, max_i |y_i|: the data
 // constants of the theorems' Lipschitz and smoothness bounds. d must be
-// valid (NewData's result, or see Validate).
+// valid (NewData's or NewSparseData's result, or see Validate). Of sparse
+// data the norms are those of the non-zeros, repeated columns summed first.
 func (d *Data[T]) Scale() Scale {
 	var maxNorm, maxAbsY float64
+	var sums map[uint32]float64
+	if d.IsSparse() {
+		sums = make(map[uint32]float64)
+	}
 	for i := 0; i < d.N; i++ {
-		var s float64
-		for _, v := range d.Row(i) {
-			s += float64(v) * float64(v)
-		}
-		maxNorm = math.Max(maxNorm, s)
+		maxNorm = math.Max(maxNorm, d.sqNorm(i, sums))
 	}
 	if d.Labels == nil {
 		for _, v := range d.Y {

@@ -16,7 +16,8 @@ import (
 // many threads ran them.
 const DefaultChunkRows = 64
 
-// fusedModel is a Model with a one-pass minibatch step (linear models).
+// fusedModel is a Model with a one-pass minibatch step (linear models, on
+// dense data; on sparse data they run Forward, weigh and Backward).
 type fusedModel[T Float] interface {
 	fused(wk *Work[T], theta []T, data *Data[T], idx []int, n int, p *kernel.LinearStep[T], g []T) T
 }
@@ -183,7 +184,11 @@ func (e *Engine[T]) chunkIdx(c *chunk[T]) []int {
 func (e *Engine[T]) window(c *chunk[T]) *Data[T] {
 	d := e.data
 	v := &c.view
-	*v = Data[T]{X: d.X[c.lo*d.Stride:], N: c.n, D: d.D, Stride: d.Stride, K: d.K}
+	if d.IsSparse() {
+		*v = Data[T]{N: c.n, D: d.D, Indptr: d.Indptr[c.lo : c.lo+c.n+1], Cols: d.Cols, Vals: d.Vals, K: d.K}
+	} else {
+		*v = Data[T]{X: d.X[c.lo*d.Stride:], N: c.n, D: d.D, Stride: d.Stride, K: d.K}
+	}
 	if d.Y != nil {
 		v.Y = d.Y[c.lo:]
 	}
@@ -225,7 +230,7 @@ func (e *Engine[T]) chunkGrad(j int, c *chunk[T]) []T {
 func (e *Engine[T]) stepChunk(j int, c *chunk[T]) {
 	g := e.chunkGrad(j, c)
 	idx := e.chunkIdx(c)
-	if f, ok := e.model.(fusedModel[T]); ok {
+	if f, ok := e.model.(fusedModel[T]); ok && !e.data.IsSparse() {
 		c.step = e.step // a copy per chunk: the model fills in its loss and bias
 		c.sumV = f.fused(&c.wk, e.theta, e.data, idx, c.n, &c.step, g)
 	} else {
@@ -320,6 +325,9 @@ func (e *Engine[T]) check(theta []T, data *Data[T], idx []int, n int) error {
 	if err := data.checkShape(); err != nil {
 		return err
 	}
+	if err := checkSparse(e.model, data); err != nil {
+		return err
+	}
 	if err := e.model.Check(data); err != nil {
 		return err
 	}
@@ -351,6 +359,9 @@ func (e *Engine[T]) checkFeatures(theta []T, data *Data[T]) error {
 		return errors.New("batch: the engine is closed")
 	}
 	if err := data.ValidateFeatures(); err != nil {
+		return err
+	}
+	if err := checkSparse(e.model, data); err != nil {
 		return err
 	}
 	if in, ok := e.model.(interface{ NumInputs() int }); ok {

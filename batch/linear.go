@@ -66,6 +66,9 @@ func (l *Linear[T]) Convex() bool { return true }
 // InitParams implements Model: zeros, the usual start of a convex problem.
 func (l *Linear[T]) InitParams(theta []T, _ *rand.Rand) { clear(theta[:l.d+1]) }
 
+// readsSparse marks Linear as a model of sparse (CSR) data.
+func (l *Linear[T]) readsSparse() {}
+
 // Check implements Model.
 func (l *Linear[T]) Check(data *Data[T]) error {
 	if data == nil {
@@ -85,7 +88,11 @@ func (l *Linear[T]) Check(data *Data[T]) error {
 
 func (l *Linear[T]) margins(wk *Work[T], theta []T, data *Data[T], idx []int, n int) []T {
 	wk.m = grow(wk.m, n)
-	l.ops.Margins(wk.m, data.X, data.Stride, idx, theta[:l.d])
+	if data.IsSparse() {
+		l.ops.SparseMargins(wk.m, data.Indptr, data.Cols, data.Vals, idx, theta[:l.d])
+	} else {
+		l.ops.Margins(wk.m, data.X, data.Stride, idx, theta[:l.d])
+	}
 	b := theta[l.d]
 	for i := range wk.m {
 		wk.m[i] += b
@@ -126,11 +133,16 @@ func (l *Linear[T]) Backward(wk *Work[T], _ []T, data *Data[T], idx []int, coef,
 		c[i] = ci * wk.dloss[i]
 		sum += c[i]
 	}
-	l.ops.AddRows(g[:l.d], data.X, data.Stride, idx, c)
+	if data.IsSparse() {
+		l.ops.SparseAddRows(g[:l.d], data.Indptr, data.Cols, data.Vals, idx, c)
+	} else {
+		l.ops.AddRows(g[:l.d], data.X, data.Stride, idx, c)
+	}
 	g[l.d] += sum
 }
 
-// fused runs margins, loss, weight and accumulation in one kernel pass.
+// fused runs margins, loss, weight and accumulation in one kernel pass, on
+// dense data only (the Engine runs Forward and Backward on sparse data).
 func (l *Linear[T]) fused(wk *Work[T], theta []T, data *Data[T], idx []int, n int, p *kernel.LinearStep[T], g []T) (sumV T) {
 	wk.Loss = grow(wk.Loss, n)
 	p.Loss, p.Bias = l.loss, theta[l.d]

@@ -107,6 +107,9 @@ func (m *MLP[T]) Check(data *Data[T]) error {
 	if data == nil {
 		return errNoData
 	}
+	if data.IsSparse() {
+		return errNotSparse(m.Name())
+	}
 	if data.D != m.d {
 		return fmt.Errorf("batch: mlp has %d inputs, data has %d features", m.d, data.D)
 	}

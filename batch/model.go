@@ -96,6 +96,25 @@ func checkParams(name string, r, c, b int) error {
 
 var errNoData = errors.New("batch: no data (nil *Data)")
 
+// sparseModel is a Model that reads sparse (CSR) data: the linear models.
+// The Engine refuses sparse data for any other.
+type sparseModel interface{ readsSparse() }
+
+// errNotSparse is the error of a model that does not yet read sparse data.
+func errNotSparse(name string) error {
+	return fmt.Errorf("batch: the %s model does not run on sparse data yet; densify the data (dataset.Dataset.Dense) or use a linear model", name)
+}
+
+// checkSparse reports sparse data given to a model that cannot read it.
+func checkSparse[T Float](model Model[T], data *Data[T]) error {
+	if data != nil && data.IsSparse() {
+		if _, ok := model.(sparseModel); !ok {
+			return errNotSparse(model.Name())
+		}
+	}
+	return nil
+}
+
 // checkSize reports a model size v (what it counts) outside [lo, MaxDim].
 func checkSize(what string, v, lo int) error {
 	if v < lo || v > MaxDim {

@@ -83,10 +83,17 @@ func addBias[T Float](z, b []T) {
 func (s *Softmax[T]) logits(wk *Work[T], theta []T, data *Data[T], idx []int, n int) []T {
 	kd := s.k * s.d
 	wk.dloss = grow(wk.dloss, n*s.k)
-	s.ops.MarginsK(wk.dloss, data.X, data.Stride, idx, theta[:kd], s.k)
+	if data.IsSparse() {
+		s.ops.SparseMarginsK(wk.dloss, data.Indptr, data.Cols, data.Vals, idx, theta[:kd], s.k)
+	} else {
+		s.ops.MarginsK(wk.dloss, data.X, data.Stride, idx, theta[:kd], s.k)
+	}
 	addBias(wk.dloss, theta[kd:kd+s.k])
 	return wk.dloss
 }
+
+// readsSparse marks Softmax as a model of sparse (CSR) data.
+func (s *Softmax[T]) readsSparse() {}
 
 // Forward implements Model.
 func (s *Softmax[T]) Forward(wk *Work[T], theta []T, data *Data[T], idx []int, n int) {
@@ -99,7 +106,11 @@ func (s *Softmax[T]) Forward(wk *Work[T], theta []T, data *Data[T], idx []int, n
 func (s *Softmax[T]) Backward(wk *Work[T], _ []T, data *Data[T], idx []int, coef, g []T) {
 	kd := s.k * s.d
 	scaleRows(wk.dloss, coef, s.k)
-	s.ops.AddOuterK(g[:kd], data.X, data.Stride, idx, wk.dloss[:len(coef)*s.k], s.k)
+	if data.IsSparse() {
+		s.ops.SparseAddOuterK(g[:kd], data.Indptr, data.Cols, data.Vals, idx, wk.dloss[:len(coef)*s.k], s.k)
+	} else {
+		s.ops.AddOuterK(g[:kd], data.X, data.Stride, idx, wk.dloss[:len(coef)*s.k], s.k)
+	}
 	sumRows(g[kd:kd+s.k], wk.dloss[:len(coef)*s.k])
 }
 

@@ -86,12 +86,20 @@ func ParseTask(s string) (Task, error) {
 	return 0, fmt.Errorf("dataset: unknown task %q; expected classification, regression or auto", s)
 }
 
-// Dataset is N samples of D features held row-major in memory, with either a
-// class label (classification) or a real target (regression) per sample.
+// Dataset is N samples of D features held in memory, with either a class
+// label (classification) or a real target (regression) per sample. The
+// features are dense, row-major in X, or, for sparse data (IsSparse: what
+// ReadLIBSVM returns for a sparse file), in CSR form in Indptr, Cols and
+// Vals with X nil. Dense converts the one into the other.
 type Dataset[T Float] struct {
-	Name     string   // file name, or "synthetic-classification" etc.
-	X        []T      // N×D, row-major: row i is X[i*D:(i+1)*D]
-	N, D     int      // number of samples and features
+	Name string // file name, or "synthetic-classification" etc.
+	X    []T    // N×D, row-major: row i is X[i*D:(i+1)*D]; nil if sparse
+	N, D int    // number of samples and features
+	// Sparse features (CSR): row i holds Vals[p] in column Cols[p] (0-based)
+	// for Indptr[i] ≤ p < Indptr[i+1]. Nil for dense data.
+	Indptr   []int64
+	Cols     []uint32
+	Vals     []T
 	Task     Task     // Classification or Regression
 	Y        []T      // regression targets, len N (nil for classification)
 	Labels   []int32  // class of each row, 0..K-1 (nil for regression)
@@ -102,9 +110,43 @@ type Dataset[T Float] struct {
 // K returns the number of classes, len(ds.Classes); 0 for regression.
 func (ds *Dataset[T]) K() int { return len(ds.Classes) }
 
+// IsSparse reports whether the features are held in CSR form.
+func (ds *Dataset[T]) IsSparse() bool { return ds.Indptr != nil }
+
+// Dense returns ds with dense features: ds itself if it is dense, else a
+// copy whose X holds the rows (sharing the targets, labels and names). The
+// dense matrix is bounded by maxBytes as LIBSVMOptions.MaxBytes is (0:
+// DefaultMaxBytes, negative: no bound); a larger one is an error wrapping
+// ErrTooLarge.
+func (ds *Dataset[T]) Dense(maxBytesBound int64) (*Dataset[T], error) {
+	if !ds.IsSparse() {
+		return ds, nil
+	}
+	if err := ds.validateShape(); err != nil {
+		return nil, err
+	}
+	if err := checkDense[T](ds.Name, ds.N, ds.D, maxBytes(maxBytesBound), false); err != nil {
+		return nil, err
+	}
+	out := *ds
+	out.Indptr, out.Cols, out.Vals = nil, nil, nil
+	out.X = make([]T, ds.N*ds.D)
+	for i := 0; i < ds.N; i++ {
+		row := out.X[i*ds.D : (i+1)*ds.D]
+		for p := ds.Indptr[i]; p < ds.Indptr[i+1]; p++ {
+			row[ds.Cols[p]] += ds.Vals[p]
+		}
+	}
+	return &out, nil
+}
+
 // Row returns row i of X as a slice sharing X's memory. Like slice indexing,
-// it panics if i is out of range.
+// it panics if i is out of range. It panics on sparse data, which has no
+// dense rows (see Dense).
 func (ds *Dataset[T]) Row(i int) []T {
+	if ds.IsSparse() {
+		panic("dataset: Row of sparse data (see Dense)")
+	}
 	if i < 0 || i >= ds.N {
 		panic(fmt.Sprintf("dataset: row %d out of range [0,%d)", i, ds.N))
 	}
@@ -118,12 +160,25 @@ func (ds *Dataset[T]) Row(i int) []T {
 func (ds *Dataset[T]) Subset(rows []int) *Dataset[T] {
 	sub := &Dataset[T]{
 		Name:     ds.Name,
-		X:        make([]T, len(rows)*ds.D),
 		N:        len(rows),
 		D:        ds.D,
 		Task:     ds.Task,
 		Classes:  ds.Classes,
 		Features: ds.Features,
+	}
+	if ds.IsSparse() {
+		sub.Indptr = make([]int64, 1, len(rows)+1)
+		for _, i := range rows {
+			if i < 0 || i >= ds.N {
+				panic(fmt.Sprintf("dataset: row %d out of range [0,%d)", i, ds.N))
+			}
+			lo, hi := ds.Indptr[i], ds.Indptr[i+1]
+			sub.Cols = append(sub.Cols, ds.Cols[lo:hi]...)
+			sub.Vals = append(sub.Vals, ds.Vals[lo:hi]...)
+			sub.Indptr = append(sub.Indptr, int64(len(sub.Cols)))
+		}
+	} else {
+		sub.X = make([]T, len(rows)*ds.D)
 	}
 	if ds.Y != nil {
 		sub.Y = make([]T, len(rows))
@@ -132,7 +187,9 @@ func (ds *Dataset[T]) Subset(rows []int) *Dataset[T] {
 		sub.Labels = make([]int32, len(rows))
 	}
 	for k, i := range rows {
-		copy(sub.X[k*ds.D:(k+1)*ds.D], ds.Row(i))
+		if !ds.IsSparse() {
+			copy(sub.X[k*ds.D:(k+1)*ds.D], ds.Row(i))
+		}
 		if ds.Y != nil {
 			sub.Y[k] = ds.Y[i]
 		}
@@ -150,9 +207,25 @@ func (ds *Dataset[T]) Validate() error {
 	if err := ds.validateShape(); err != nil {
 		return err
 	}
-	for i := 0; i < ds.N; i++ {
+	for i := 0; i < ds.N && !ds.IsSparse(); i++ {
 		for j, v := range ds.X[i*ds.D : (i+1)*ds.D] {
 			if !finite(float64(v)) {
+				return ds.errorf("row %d, feature %d%s: %v; expected a finite number",
+					i, j, ds.featureSuffix(j), float64(v))
+			}
+		}
+	}
+	for i := 0; i < ds.N && ds.IsSparse(); i++ {
+		lo, hi := ds.Indptr[i], ds.Indptr[i+1]
+		if hi < lo {
+			return ds.errorf("row %d: offsets %d, %d decrease", i, lo, hi)
+		}
+		for p := lo; p < hi; p++ {
+			j := int(ds.Cols[p])
+			if j >= ds.D {
+				return ds.errorf("row %d: column %d; expected one below D = %d", i, j, ds.D)
+			}
+			if v := ds.Vals[p]; !finite(float64(v)) {
 				return ds.errorf("row %d, feature %d%s: %v; expected a finite number",
 					i, j, ds.featureSuffix(j), float64(v))
 			}
@@ -177,7 +250,15 @@ func (ds *Dataset[T]) validateShape() error {
 	if ds.N < 0 || ds.D < 0 {
 		return ds.errorf("negative shape %d×%d", ds.N, ds.D)
 	}
-	if ds.D > 0 && ds.N > math.MaxInt/ds.D || len(ds.X) != ds.N*ds.D {
+	if ds.IsSparse() {
+		switch {
+		case ds.X != nil:
+			return ds.errorf("sparse data has dense values X; expected nil")
+		case len(ds.Indptr) != ds.N+1 || ds.Indptr[0] != 0 || ds.Indptr[ds.N] != int64(len(ds.Cols)) || len(ds.Cols) != len(ds.Vals):
+			return ds.errorf("sparse data has %d offsets, %d columns and %d values; expected N+1 = %d offsets from 0 to one column and value a non-zero",
+				len(ds.Indptr), len(ds.Cols), len(ds.Vals), ds.N+1)
+		}
+	} else if ds.D > 0 && ds.N > math.MaxInt/ds.D || len(ds.X) != ds.N*ds.D {
 		return ds.errorf("X has %d values; expected N×D = %d×%d", len(ds.X), ds.N, ds.D)
 	}
 	if ds.Features != nil && len(ds.Features) != ds.D {

@@ -58,12 +58,21 @@ func FromMat[T Float](name string, x mat.Matrix, y []float64, task Task) (*Datas
 }
 
 // Mat returns a float64 copy of X as an N×D matrix. An empty dataset gives
-// an empty (zero-value) matrix, since gonum has no N×0 matrices.
+// an empty (zero-value) matrix, since gonum has no N×0 matrices. Sparse
+// data is densified (repeated columns summed), with no memory bound.
 func (ds *Dataset[T]) Mat() *mat.Dense {
 	if ds.N == 0 || ds.D == 0 {
 		return &mat.Dense{}
 	}
 	data := make([]float64, ds.N*ds.D)
+	if ds.IsSparse() {
+		for i := 0; i < ds.N; i++ {
+			for p := ds.Indptr[i]; p < ds.Indptr[i+1]; p++ {
+				data[i*ds.D+int(ds.Cols[p])] += float64(ds.Vals[p])
+			}
+		}
+		return mat.NewDense(ds.N, ds.D, data)
+	}
 	for i, v := range ds.X[:ds.N*ds.D] {
 		data[i] = float64(v)
 	}

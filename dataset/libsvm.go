@@ -36,9 +36,22 @@ type LIBSVMOptions struct {
 	Limit int
 	// MaxBytes bounds the dense feature matrix, N×D values of T: a larger
 	// input is an error wrapping ErrTooLarge. 0 means DefaultMaxBytes; a
-	// negative value, no bound. Streams ignore it.
+	// negative value, no bound. Streams ignore it. Of a sparse result
+	// (see SparseBelow) it bounds the CSR arrays instead.
 	MaxBytes int64
+	// SparseBelow, if positive, is the density (non-zeros / (N·D)) below
+	// which the result is held sparse, in CSR form (Dataset.IsSparse), in
+	// memory proportional to the non-zeros; at or above it the rows are
+	// dense. 0 keeps every result dense, as before sparse data existed
+	// (most of this package and the cvar command read dense rows only);
+	// DefaultSparseBelow is the threshold to give; a value above 1 makes
+	// every result sparse. Streams ignore it.
+	SparseBelow float64
 }
+
+// DefaultSparseBelow is the suggested LIBSVMOptions.SparseBelow: data with
+// fewer than 10 % non-zeros is held in CSR form.
+const DefaultSparseBelow = 0.1
 
 // LoadLIBSVM reads a LIBSVM / svmlight file; see ReadLIBSVM. The file may
 // be gzip- or bzip2-compressed, as many published LIBSVM data sets are.
@@ -60,8 +73,11 @@ func LoadLIBSVM[T Float](path string, opt LIBSVMOptions) (*Dataset[T], error) {
 // feature j (0-based) of the dataset is index j+1, named "f<j+1>". Blank
 // lines and comments are skipped, as are qid:n tokens (ranking queries).
 // Labels may be ±1, 0..K-1, other texts (classification) or real numbers
-// (regression). Rows are stored densely, so the dimension inferred from the
-// largest index must not exceed opt.MaxDim. Lines may be arbitrarily long.
+// (regression). Rows are stored densely, unless opt.SparseBelow asks for
+// sparse data and the density is below it, when they are held in CSR form
+// (Dataset.IsSparse) and without feature names (Features nil, memory in
+// the non-zeros only). The dimension inferred from the largest index
+// must not exceed opt.MaxDim. Lines may be arbitrarily long.
 func ReadLIBSVM[T Float](r io.Reader, name string, opt LIBSVMOptions) (*Dataset[T], error) {
 	if opt.Limit < 0 {
 		return nil, fmt.Errorf("dataset: negative option Limit %d", opt.Limit)
@@ -117,6 +133,35 @@ func ReadLIBSVM[T Float](r io.Reader, name string, opt LIBSVMOptions) (*Dataset[
 		}
 		return nil, lineError(name, firstLine, "%s; expected lines of the form \"label index:value ...\"", msg)
 	}
+	task, y, labels, classes := resolve[T](ts, texts)
+	if isSparse(opt.SparseBelow, len(idx), n, d) {
+		if err := checkSparse[T](name, n, len(idx), maxBytes(opt.MaxBytes)); err != nil {
+			return nil, err
+		}
+		indptr := make([]int64, n+1)
+		for i, p := range start {
+			indptr[i] = int64(p)
+		}
+		start = nil
+		cols := make([]uint32, len(idx))
+		for p, j := range idx {
+			cols[p] = uint32(j - 1)
+		}
+		return &Dataset[T]{
+			Name:    name,
+			N:       n,
+			D:       d,
+			Indptr:  indptr,
+			Cols:    cols,
+			Vals:    val,
+			Task:    task,
+			Y:       y,
+			Labels:  labels,
+			Classes: classes,
+			// No feature names: d of them would cost memory in d, not in
+			// the non-zeros. Feature j is "f<j+1>" as in a dense result.
+		}, nil
+	}
 	if err := checkDense[T](name, n, d, maxBytes(opt.MaxBytes), false); err != nil {
 		return nil, err
 	}
@@ -130,7 +175,6 @@ func ReadLIBSVM[T Float](r io.Reader, name string, opt LIBSVMOptions) (*Dataset[
 			row[idx[k]-1] = val[k]
 		}
 	}
-	task, y, labels, classes := resolve[T](ts, texts)
 	return &Dataset[T]{
 		Name:     name,
 		X:        x,

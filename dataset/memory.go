@@ -94,3 +94,37 @@ func FormatBytes(b int64) string {
 	}
 	return fmt.Sprintf("%.3g %ciB (%d bytes)", v, "KMGTPE"[i], b)
 }
+
+// SparseBytes returns the bytes of n rows of nnz non-zeros of T in CSR form:
+// an int64 offset a row (and one more), a uint32 column and a value of T a
+// non-zero; math.MaxInt64 when that does not fit in an int64.
+func SparseBytes[T Float](n, nnz int) int64 {
+	per := 4 + sizeOf[T]()
+	if n < 0 || nnz < 0 || int64(nnz) > (math.MaxInt64-8*int64(n)-8)/per {
+		return math.MaxInt64
+	}
+	return 8*(int64(n)+1) + int64(nnz)*per
+}
+
+// checkSparse is checkDense for n rows of nnz non-zeros held in CSR form.
+func checkSparse[T Float](name string, n, nnz int, bound int64) error {
+	b := SparseBytes[T](n, nnz)
+	if b <= bound {
+		return nil
+	}
+	return &Error{
+		File: name,
+		Msg: fmt.Sprintf("%d samples with %d non-zeros of %s in CSR form need %s, more than the bound of %s",
+			n, nnz, typeName[T](), FormatBytes(b), FormatBytes(bound)),
+		Err: ErrTooLarge,
+	}
+}
+
+// isSparse reports whether nnz non-zeros in n×d fall below the density
+// threshold below (0 or negative: never).
+func isSparse(below float64, nnz, n, d int) bool {
+	if below <= 0 || n <= 0 || d <= 0 {
+		return false
+	}
+	return float64(nnz) < below*float64(n)*float64(d)
+}

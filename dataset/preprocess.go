@@ -20,7 +20,8 @@ type Standardizer struct {
 // dataset with a single row) gets Scale 1 rather than 0, so that it maps to
 // 0 instead of NaN, on the training data and on new data alike. An empty
 // dataset gives Mean 0 and Scale 1. Like Row, it panics if X holds fewer
-// than N×D values (Validate reports that).
+// than N×D values (Validate reports that), and on sparse data (see Dense;
+// centring would fill every zero in).
 //
 // Each column is computed with the corrected two-pass algorithm (mean, then
 // the mean's rounding error and the sum of squared deviations), which is
@@ -101,6 +102,9 @@ func (s *Standardizer) check(d int) error {
 // It fails, changing nothing, if s was fitted on a different number of
 // features or holds invalid values.
 func StandardizeInPlace[T Float](s *Standardizer, ds *Dataset[T]) error {
+	if ds.IsSparse() {
+		return ds.errorf("standardizing sparse data is not supported yet (it would fill in every zero); see Dense")
+	}
 	if err := s.check(ds.D); err != nil {
 		return err
 	}
@@ -133,6 +137,9 @@ func standardize[T Float](s *Standardizer, x []T) {
 // otherwise the data are not pixel intensities and it fails, changing
 // nothing. It reports whether it scaled.
 func ScaleUnit[T Float](ds *Dataset[T]) (scaled bool, err error) {
+	if ds.IsSparse() {
+		return false, ds.errorf("ScaleUnit of sparse data is not supported; see Dense")
+	}
 	lo, hi := math.Inf(1), math.Inf(-1)
 	for _, v := range ds.X {
 		lo = min(lo, float64(v))

@@ -64,6 +64,13 @@ func driverOps[T Float]() Ops[T] {
 		Exp:         expDriver[T],
 		Log1p:       log1pDriver[T],
 		FusedLinear: fusedLinearDriver[T],
+
+		// No assembly for CSR rows yet: the generic loops.
+		SparseMargins: sparseMarginsGeneric[T],
+		SparseAddRows: sparseAddRowsGeneric[T],
+
+		SparseMarginsK:  sparseMarginsKGeneric[T],
+		SparseAddOuterK: sparseAddOuterKGeneric[T],
 	}
 }
 

@@ -19,6 +19,10 @@
 //     the rows 0, 1, 2, … in order, so contiguous data needs no index slice.
 //   - A k-column weight matrix W (d features, k outputs) is stored class-major:
 //     the weight vector of output j is W[j*d : (j+1)*d] (Wᵀ row-major).
+//   - A sparse (CSR) matrix is three slices: row r holds vals[p] in column
+//     cols[p] for indptr[r] ≤ p < indptr[r+1] (int64 offsets, uint32
+//     columns); a column repeated within a row counts once per entry. The
+//     Sparse* kernels are generic Go in every implementation for now.
 //   - Kernels assume valid arguments (lengths and indices in range, labels in
 //     [0, k)); callers in package batch check them once per data set, not per
 //     call. Out-of-range input may panic, never silently corrupt memory.
@@ -127,6 +131,35 @@ type Ops[T Float] struct {
 	//
 	// and returns Σ v_i and Σ c_i (the latter is the bias gradient).
 	FusedLinear func(g, loss, x []T, stride int, idx []int, y, w []T, p *LinearStep[T]) (sumV, sumC T)
+
+	// SparseMargins is Margins on CSR rows: row r holds the entries
+	// vals[p] in the columns cols[p] for indptr[r] ≤ p < indptr[r+1], and
+	//
+	//	m[i] = Σ_{indptr[r_i] ≤ p < indptr[r_i+1]} vals[p]·w[cols[p]]
+	//
+	// for i < len(m), with r_i = idx[i] (or i when idx is nil). A column
+	// repeated within a row counts once per entry (its values add up); an
+	// empty row gives 0. The sum runs in the order of the entries. Every
+	// implementation points at the generic code for now (no SIMD gather
+	// yet).
+	SparseMargins func(m []T, indptr []int64, cols []uint32, vals []T, idx []int, w []T)
+
+	// SparseAddRows is AddRows on CSR rows (see SparseMargins): for each
+	// i < len(c) and each entry p of row r_i, g[cols[p]] += c[i]·vals[p],
+	// rows in order, entries in order. A repeated column gets each of its
+	// entries added. Generic code in every implementation for now.
+	SparseAddRows func(g []T, indptr []int64, cols []uint32, vals []T, idx []int, c []T)
+
+	// SparseMarginsK is MarginsK on CSR rows (see SparseMargins): for
+	// n = len(m)/k rows and d = len(w)/k features,
+	// m[i*k+j] = Σ_p vals[p]·w[j*d+cols[p]] over the entries p of row r_i.
+	// Generic code in every implementation for now.
+	SparseMarginsK func(m []T, indptr []int64, cols []uint32, vals []T, idx []int, w []T, k int)
+
+	// SparseAddOuterK is AddOuterK on CSR rows: for n = len(c)/k rows and
+	// d = len(g)/k features, g[j*d+cols[p]] += c[i*k+j]·vals[p] for every
+	// entry p of row r_i. Generic code in every implementation for now.
+	SparseAddOuterK func(g []T, indptr []int64, cols []uint32, vals []T, idx []int, c []T, k int)
 }
 
 // row returns the index of the i-th gathered row.
@@ -152,6 +185,12 @@ func genericOps[T Float]() Ops[T] {
 		Exp:         expGeneric[T],
 		Log1p:       log1pGeneric[T],
 		FusedLinear: fusedLinearGeneric[T],
+
+		SparseMargins: sparseMarginsGeneric[T],
+		SparseAddRows: sparseAddRowsGeneric[T],
+
+		SparseMarginsK:  sparseMarginsKGeneric[T],
+		SparseAddOuterK: sparseAddOuterKGeneric[T],
 	}
 }
 
@@ -387,4 +426,67 @@ func fusedLinearGeneric[T Float](g, loss, x []T, stride int, idx []int, y, w []T
 		sumC += c
 	}
 	return sumV, sumC
+}
+
+func sparseMarginsGeneric[T Float](m []T, indptr []int64, cols []uint32, vals []T, idx []int, w []T) {
+	for i := range m {
+		r := row(idx, i)
+		lo, hi := indptr[r], indptr[r+1]
+		cs, vs := cols[lo:hi], vals[lo:hi]
+		var s T
+		for p, c := range cs {
+			s += vs[p] * w[c]
+		}
+		m[i] = s
+	}
+}
+
+func sparseAddRowsGeneric[T Float](g []T, indptr []int64, cols []uint32, vals []T, idx []int, c []T) {
+	for i, ci := range c {
+		r := row(idx, i)
+		lo, hi := indptr[r], indptr[r+1]
+		cs, vs := cols[lo:hi], vals[lo:hi]
+		for p, col := range cs {
+			g[col] += ci * vs[p]
+		}
+	}
+}
+
+func sparseMarginsKGeneric[T Float](m []T, indptr []int64, cols []uint32, vals []T, idx []int, w []T, k int) {
+	if k <= 0 {
+		return
+	}
+	n, d := len(m)/k, len(w)/k
+	for i := 0; i < n; i++ {
+		r := row(idx, i)
+		lo, hi := indptr[r], indptr[r+1]
+		cs, vs := cols[lo:hi], vals[lo:hi]
+		mi := m[i*k : (i+1)*k]
+		for j := range mi {
+			wj := w[j*d : (j+1)*d]
+			var s T
+			for p, c := range cs {
+				s += vs[p] * wj[c]
+			}
+			mi[j] = s
+		}
+	}
+}
+
+func sparseAddOuterKGeneric[T Float](g []T, indptr []int64, cols []uint32, vals []T, idx []int, c []T, k int) {
+	if k <= 0 {
+		return
+	}
+	n, d := len(c)/k, len(g)/k
+	for i := 0; i < n; i++ {
+		r := row(idx, i)
+		lo, hi := indptr[r], indptr[r+1]
+		cs, vs := cols[lo:hi], vals[lo:hi]
+		for j, cij := range c[i*k : (i+1)*k] {
+			gj := g[j*d : (j+1)*d]
+			for p, col := range cs {
+				gj[col] += cij * vs[p]
+			}
+		}
+	}
 }

@@ -61,8 +61,9 @@ type readSpec struct {
 	target   string
 	noHeader bool
 	limit    int
-	split    string // MNIST directory: "train" or "test"
-	maxBytes int64  // the readers' MaxBytes option
+	split    string  // MNIST directory: "train" or "test"
+	maxBytes int64   // the readers' MaxBytes option
+	sparse   float64 // LIBSVM: the SparseBelow option
 }
 
 // loadFile reads one data file (or MNIST directory) as read says. IDX pixels
@@ -82,7 +83,7 @@ func loadFile[T batch.Float](path string, rs readSpec) (*dataset.Dataset[T], err
 		defer f.Close()
 		return readCSVFile[T](f, path, rs)
 	case "libsvm":
-		ds, err = dataset.LoadLIBSVM[T](path, dataset.LIBSVMOptions{Dim: rs.dim, Task: rs.task, Classes: rs.classes, Limit: rs.limit, MaxBytes: rs.maxBytes})
+		ds, err = dataset.LoadLIBSVM[T](path, dataset.LIBSVMOptions{Dim: rs.dim, Task: rs.task, Classes: rs.classes, Limit: rs.limit, MaxBytes: rs.maxBytes, SparseBelow: rs.sparse})
 	case "idx":
 		if rs.task == dataset.Regression {
 			return nil, fmt.Errorf("%s: IDX files hold class labels; a regression model cannot use them", path)
@@ -215,7 +216,7 @@ func loadTrainingData[T batch.Float](f *dataFlags, kind string, seed uint64) (*t
 // loadTest reads the -test file, or the t10k files of an MNIST directory;
 // nil when there is none.
 func loadTest[T batch.Float](f *dataFlags, full *dataset.Dataset[T], src cvar.Provenance) (*dataset.Dataset[T], error) {
-	testPath, rs := f.test, readSpec{format: src.Kind, task: full.Task, target: f.target, noHeader: f.noHeader, limit: f.limit, maxBytes: f.maxMemory.option()}
+	testPath, rs := f.test, readSpec{format: src.Kind, task: full.Task, target: f.target, noHeader: f.noHeader, limit: f.limit, maxBytes: f.maxMemory.option(), sparse: f.sparse}
 	if full.Task == dataset.Classification {
 		rs.classes = full.Classes
 	}
@@ -266,11 +267,19 @@ func prepare[T batch.Float](f *dataFlags, full *dataset.Dataset[T], src cvar.Pro
 	}
 	if mode == "unit" {
 		td.prep.Divide = 255
-		if err := dataset.Preprocess(&td.prep, td.train.X, td.train.D); err != nil {
+		if err := dataset.PreprocessDataset(&td.prep, td.train); err != nil {
 			return nil, err
 		}
 	}
-	if mode == "zscore" {
+	if mode == "zscore" && td.train.IsSparse() {
+		// Sparse data is scaled without centring, which keeps its zeros:
+		// the preprocessing records means of 0.
+		st := dataset.FitScaler(td.train)
+		td.prep.Mean, td.prep.Scale = st.Mean, st.Scale
+		if err := dataset.PreprocessDataset(&dataset.Preprocessing{Mean: st.Mean, Scale: st.Scale}, td.train); err != nil {
+			return nil, err
+		}
+	} else if mode == "zscore" {
 		st := dataset.FitStandardizer(td.train)
 		td.prep.Mean, td.prep.Scale = st.Mean, st.Scale
 		// The training split holds the divided values already.
@@ -280,7 +289,7 @@ func prepare[T batch.Float](f *dataFlags, full *dataset.Dataset[T], src cvar.Pro
 	}
 	for _, ds := range []*dataset.Dataset[T]{td.val, td.test} {
 		if ds != nil {
-			if err := dataset.Preprocess(&td.prep, ds.X, ds.D); err != nil {
+			if err := dataset.PreprocessDataset(&td.prep, ds); err != nil {
 				return nil, err
 			}
 		}
@@ -368,7 +377,7 @@ func loadFull[T batch.Float](f *dataFlags, kind string) (*dataset.Dataset[T], cv
 	if format == "csv" {
 		src.Target, src.NoHeader = f.target, f.noHeader
 	}
-	ds, err := loadFile[T](f.data, readSpec{format: format, task: task, target: f.target, noHeader: f.noHeader, limit: f.limit, maxBytes: f.maxMemory.option()})
+	ds, err := loadFile[T](f.data, readSpec{format: format, task: task, target: f.target, noHeader: f.noHeader, limit: f.limit, maxBytes: f.maxMemory.option(), sparse: f.sparse})
 	return ds, src, err
 }
 
@@ -410,7 +419,7 @@ func loadForModel[T batch.Float](f *dataFlags, m *cvar.ModelFile) (*dataset.Data
 	if err := checkWidth(ds, m); err != nil {
 		return nil, err
 	}
-	if err := dataset.Preprocess(&m.Preprocessing, ds.X, ds.D); err != nil {
+	if err := dataset.PreprocessDataset(&m.Preprocessing, ds); err != nil {
 		return nil, err
 	}
 	return ds, nil
@@ -418,7 +427,7 @@ func loadForModel[T batch.Float](f *dataFlags, m *cvar.ModelFile) (*dataset.Data
 
 // specForModel reads data the way m's training data was read.
 func specForModel(f *dataFlags, m *cvar.ModelFile, format string) readSpec {
-	rs := readSpec{format: format, task: dataset.Regression, target: f.target, noHeader: f.noHeader, limit: f.limit, split: "test", maxBytes: f.maxMemory.option()}
+	rs := readSpec{format: format, task: dataset.Regression, target: f.target, noHeader: f.noHeader, limit: f.limit, split: "test", maxBytes: f.maxMemory.option(), sparse: f.sparse}
 	if m.K > 0 {
 		rs.task, rs.classes = dataset.Classification, m.Classes
 	}

@@ -225,6 +225,8 @@ type dataFlags struct {
 	scaleY   *choice
 	// maxMemory bounds the dense data matrix and the model.
 	maxMemory byteSize
+	// sparse is the density below which LIBSVM data is held sparse (0: never).
+	sparse float64
 }
 
 // Which data flags a command takes.
@@ -247,6 +249,7 @@ func addDataFlags(fs *flag.FlagSet, use int) *dataFlags {
 	fs.StringVar(&f.target, "target", "", "CSV target `column`: a header name or 0-based index (default: the last column)")
 	fs.BoolVar(&f.noHeader, "no-header", false, "the CSV file has no header row")
 	fs.IntVar(&f.limit, "limit", 0, "use only the first `N` samples of each file (0: all)")
+	fs.Float64Var(&f.sparse, "sparse", 0, "LIBSVM files: hold the data sparse (CSR, memory in the non-zeros) when its density is below this `fraction`, e.g. 0.1; linear and softmax models only; -scale zscore then scales without centring (0: always dense)")
 	if use == dataForTrain {
 		fs.StringVar(&f.test, "test", "", "held-out test `file`, evaluated after training (MNIST directories: the t10k files)")
 	}
@@ -264,6 +267,8 @@ func (f *dataFlags) check() error {
 	switch {
 	case f.limit < 0:
 		return usagef("-limit %d must be ≥ 0", f.limit)
+	case !(f.sparse >= 0) || math.IsInf(f.sparse, 0):
+		return usagef("-sparse %v must be a density ≥ 0 (0: dense)", f.sparse)
 	case f.n < 2:
 		return usagef("-n %d: the built-in data needs at least 2 samples", f.n)
 	case f.d < 1:

@@ -251,7 +251,7 @@ func loadForPredict[T batch.Float](df *dataFlags, m *cvar.ModelFile) (*dataset.D
 	if err := checkWidth(ds, m); err != nil {
 		return nil, false, err
 	}
-	if err := dataset.Preprocess(&m.Preprocessing, ds.X, ds.D); err != nil {
+	if err := dataset.PreprocessDataset(&m.Preprocessing, ds); err != nil {
 		return nil, false, err
 	}
 	return ds, has, nil

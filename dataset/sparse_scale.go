@@ -1,0 +1,109 @@
+package dataset
+
+import (
+	"fmt"
+	"math"
+)
+
+// FitScaler returns the standardisation of sparse data: scaling without
+// centring, as scikit-learn's StandardScaler(with_mean=False). Mean is all
+// zero and Scale[j] the standard deviation of feature j over the N rows,
+// zeros included (1 for a constant feature, as FitStandardizer gives), so
+// x_j/Scale[j] keeps every zero zero. Of sparse data it reads the
+// non-zeros only (a column should not repeat within a row, as ReadLIBSVM
+// guarantees); of dense data every value. Applied as a Preprocessing (Mean
+// zero, Scale), it is what the cvar command uses for -scale zscore on
+// sparse data.
+func FitScaler[T Float](ds *Dataset[T]) *Standardizer {
+	d := ds.D
+	s := &Standardizer{Mean: make([]float64, d), Scale: make([]float64, d)}
+	n := float64(ds.N)
+	sum := make([]float64, d)
+	cnt := make([]int, d) // entries read a column: N for dense data
+	lo, hi := make([]float64, d), make([]float64, d)
+	for j := range d {
+		lo[j], hi[j] = math.Inf(1), math.Inf(-1)
+	}
+	each := func(f func(j int, x float64)) {
+		if ds.IsSparse() {
+			for p, c := range ds.Cols[:ds.Indptr[ds.N]] {
+				f(int(c), float64(ds.Vals[p]))
+			}
+			return
+		}
+		for i := range ds.N {
+			for j, v := range ds.Row(i) {
+				f(j, float64(v))
+			}
+		}
+	}
+	each(func(j int, x float64) {
+		sum[j] += x
+		cnt[j]++
+		lo[j], hi[j] = min(lo[j], x), max(hi[j], x)
+	})
+	mean := make([]float64, d)
+	for j := range d {
+		if ds.N > 0 {
+			mean[j] = sum[j] / n
+		}
+	}
+	sq := make([]float64, d) // Σ (x − mean)² over the entries read
+	each(func(j int, x float64) { e := x - mean[j]; sq[j] += e * e })
+	for j := range d {
+		s.Scale[j] = 1
+		if cnt[j] < ds.N { // a zero not read
+			lo[j], hi[j] = min(lo[j], 0), max(hi[j], 0)
+		}
+		if ds.N == 0 || lo[j] == hi[j] { // constant: scale 1
+			continue
+		}
+		// The rows not read hold zeros, each (0 − mean)² from the mean.
+		variance := (sq[j] + float64(ds.N-cnt[j])*mean[j]*mean[j]) / n
+		if sd := math.Sqrt(variance); sd > 0 && finite(sd) {
+			s.Scale[j] = sd
+		}
+	}
+	return s
+}
+
+// PreprocessDataset applies p to ds in place, dense or sparse. Of dense
+// data it is Preprocess(p, ds.X, ds.D). Of sparse data it divides and
+// scales the non-zeros (with the same arithmetic, so a sparse data set and
+// its dense twin come out alike); it fails, changing nothing, when p
+// centres (a non-zero Mean), which would fill in every zero: sparse data is
+// scaled without centring (FitScaler).
+func PreprocessDataset[T Float](p *Preprocessing, ds *Dataset[T]) error {
+	if !ds.IsSparse() {
+		return Preprocess(p, ds.X, ds.D)
+	}
+	if err := p.Validate(ds.D); err != nil {
+		return fmt.Errorf("dataset: %w", err)
+	}
+	if err := ds.validateShape(); err != nil {
+		return err
+	}
+	for j, m := range p.Mean {
+		if m != 0 {
+			return ds.errorf("the preprocessing centres feature %d (mean %v), which would fill in the zeros of sparse data; sparse data is scaled without centring", j, m)
+		}
+	}
+	for _, c := range ds.Cols {
+		if int(c) >= ds.D {
+			return ds.errorf("column %d; expected one below D = %d", c, ds.D)
+		}
+	}
+	vals := ds.Vals[:ds.Indptr[ds.N]]
+	if p.Divide > 0 {
+		inv := 1 / p.Divide
+		for i, v := range vals {
+			vals[i] = T(float64(v) * inv)
+		}
+	}
+	if p.Scale != nil {
+		for i, c := range ds.Cols[:len(vals)] {
+			vals[i] = T((float64(vals[i]) - 0) / p.Scale[c])
+		}
+	}
+	return nil
+}

@@ -1,0 +1,212 @@
+package cvar
+
+import (
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/cvarlearn/cvar/batch"
+	"github.com/cvarlearn/cvar/dataset"
+)
+
+// sparseTwins returns a small sparse data set (empty rows, repeated columns)
+// and its dense twin.
+func sparseTwins(t *testing.T, n, d int, classify bool, seed uint64) (sp, de *batch.Data[float64]) {
+	t.Helper()
+	rng := rand.New(rand.NewPCG(seed, 5))
+	indptr := []int64{0}
+	var cols []uint32
+	var vals []float64
+	x := make([]float64, n*d)
+	w := make([]float64, d)
+	for j := range w {
+		w[j] = rng.NormFloat64()
+	}
+	var y []float64
+	var labels []int32
+	k := 0
+	if classify {
+		labels, k = make([]int32, n), 2
+	} else {
+		y = make([]float64, n)
+	}
+	for i := 0; i < n; i++ {
+		if i%9 != 4 {
+			for range 1 + rng.IntN(4) {
+				c := uint32(rng.IntN(d))
+				if len(cols) > int(indptr[i]) && rng.IntN(4) == 0 {
+					c = cols[len(cols)-1]
+				}
+				v := rng.NormFloat64()
+				cols, vals = append(cols, c), append(vals, v)
+				x[i*d+int(c)] += v
+			}
+		}
+		indptr = append(indptr, int64(len(cols)))
+		var m float64
+		for j := 0; j < d; j++ {
+			m += x[i*d+j] * w[j]
+		}
+		if classify {
+			if m+0.5*rng.NormFloat64() > 0 {
+				labels[i] = 1
+			}
+		} else {
+			y[i] = m + 0.3*rng.NormFloat64()
+		}
+	}
+	var err error
+	if sp, err = batch.NewSparseData(indptr, cols, vals, n, d, y, labels, k); err != nil {
+		t.Fatal(err)
+	}
+	if de, err = batch.NewData(x, n, d, y, labels, k); err != nil {
+		t.Fatal(err)
+	}
+	return sp, de
+}
+
+func near(a, b, tol float64) bool {
+	return math.Abs(a-b) <= tol*(1+math.Abs(b)) || (math.IsNaN(a) && math.IsNaN(b))
+}
+
+// TestSparseTrainsLikeDense trains the linear models and softmax on a sparse data set and
+// its dense twin: the same θ and metrics to 1e-12, on 1 and 3 threads.
+func TestSparseTrainsLikeDense(t *testing.T) {
+	const n, d = 400, 30
+	models := []struct {
+		model    batch.Model[float64]
+		classify bool
+	}{
+		{must(batch.NewLogistic[float64](d)), true},
+		{must(batch.NewLeastSquares[float64](d)), false},
+		{must(batch.NewLeastAbsolute[float64](d)), false},
+		{must(batch.NewSoftmax[float64](d, 2)), true},
+	}
+	for _, mc := range models {
+		sp, de := sparseTwins(t, n, d, mc.classify, 11)
+		for _, method := range []Method{Alg3, Vanilla} {
+			for _, threads := range []int{1, 3} {
+				opt := Options{Method: method, Alpha: 0.2, Epochs: 4, Batch: 100, LR: 0.05, Seed: 9, Threads: threads}
+				if method == Alg3 {
+					opt.Eps = 0.05
+				}
+				rs, err := Train(mc.model, sp, opt)
+				if err != nil {
+					t.Fatalf("%s %v sparse: %v", mc.model.Name(), method, err)
+				}
+				rd, err := Train(mc.model, de, opt)
+				if err != nil {
+					t.Fatalf("%s %v dense: %v", mc.model.Name(), method, err)
+				}
+				for j := range rd.Theta {
+					if !near(rs.Theta[j], rd.Theta[j], 1e-12) {
+						t.Fatalf("%s %v, %d threads: θ[%d] sparse %v, dense %v", mc.model.Name(), method, threads, j, rs.Theta[j], rd.Theta[j])
+					}
+				}
+				if !near(rs.Tau, rd.Tau, 1e-12) {
+					t.Fatalf("%s %v: τ sparse %v, dense %v", mc.model.Name(), method, rs.Tau, rd.Tau)
+				}
+				ms, err := Evaluate(mc.model, rs.Theta, sp, 0.1, 0.5)
+				if err != nil {
+					t.Fatal(err)
+				}
+				md, err := Evaluate(mc.model, rd.Theta, de, 0.1, 0.5)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if ms.N != md.N || !near(ms.MeanLoss, md.MeanLoss, 1e-12) || !near(ms.Accuracy, md.Accuracy, 0) {
+					t.Fatalf("%s %v: metrics sparse %+v, dense %+v", mc.model.Name(), method, ms, md)
+				}
+				for i := range md.Tails {
+					if !near(ms.Tails[i].CVaR, md.Tails[i].CVaR, 1e-12) || !near(ms.Tails[i].VaR, md.Tails[i].VaR, 1e-12) {
+						t.Fatalf("%s %v: tails sparse %+v, dense %+v", mc.model.Name(), method, ms.Tails, md.Tails)
+					}
+				}
+			}
+		}
+	}
+}
+
+// TestSparseTune runs Tune on sparse data.
+func TestSparseTune(t *testing.T) {
+	const d = 20
+	train, _ := sparseTwins(t, 300, d, true, 1)
+	val, _ := sparseTwins(t, 150, d, true, 2)
+	model := must(batch.NewLogistic[float64](d))
+	tu, err := Tune(model, train, val, Options{Method: Alg3, Alpha: 0.2, Epochs: 2, Seed: 1}, TuneOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if tu.Result == nil || len(tu.Result.Theta) != d+1 {
+		t.Fatalf("Tune on sparse data gave %+v", tu)
+	}
+}
+
+// TestSparseMLPRefused checks the error of a model that does not yet read
+// sparse data.
+func TestSparseMLPRefused(t *testing.T) {
+	sp, _ := sparseTwins(t, 50, 5, true, 3)
+	model := must(batch.NewMLP[float64](5, 4, 2))
+	if _, err := Train(model, sp, Options{Method: Vanilla, Epochs: 1}); err == nil {
+		t.Fatal("the MLP trained on sparse data")
+	}
+}
+
+// TestSparseLIBSVMEndToEnd reads a LIBSVM text sparse and dense, trains
+// logistic regression on both and compares θ and the metrics.
+func TestSparseLIBSVMEndToEnd(t *testing.T) {
+	rng := rand.New(rand.NewPCG(4, 4))
+	var b strings.Builder
+	for i := 0; i < 500; i++ {
+		j1, j2 := 1+rng.IntN(100), 101+rng.IntN(100)
+		label := 0
+		if j1%3 == 0 || j2%5 == 0 {
+			label = 1
+		}
+		fmt.Fprintf(&b, "%d %d:%.3f %d:1\n", label, j1, rng.Float64()+0.5, j2)
+	}
+	opt := dataset.LIBSVMOptions{Dim: 200}
+	dd, err := dataset.ReadLIBSVM[float64](strings.NewReader(b.String()), "t.svm", opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	opt.SparseBelow = dataset.DefaultSparseBelow
+	sd, err := dataset.ReadLIBSVM[float64](strings.NewReader(b.String()), "t.svm", opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !sd.IsSparse() || dd.IsSparse() {
+		t.Fatalf("sparse reading sparse %v, dense reading sparse %v", sd.IsSparse(), dd.IsSparse())
+	}
+	de, err := dd.Batch()
+	if err != nil {
+		t.Fatal(err)
+	}
+	sp, err := sd.Batch()
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := must(batch.NewLogistic[float64](200))
+	o := Options{Method: Alg3, Alpha: 0.1, Eps: 0.05, Epochs: 5, Batch: 64, LR: 0.5, Seed: 2}
+	rs, err := Train(model, sp, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rd, err := Train(model, de, o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for j := range rd.Theta {
+		if !near(rs.Theta[j], rd.Theta[j], 1e-12) {
+			t.Fatalf("θ[%d] sparse %v, dense %v", j, rs.Theta[j], rd.Theta[j])
+		}
+	}
+	ms, _ := Evaluate(model, rs.Theta, sp, 0.1)
+	md, _ := Evaluate(model, rd.Theta, de, 0.1)
+	if !near(ms.MeanLoss, md.MeanLoss, 1e-12) || ms.Accuracy != md.Accuracy || !near(ms.Tails[0].CVaR, md.Tails[0].CVaR, 1e-12) {
+		t.Fatalf("metrics sparse %+v, dense %+v", ms, md)
+	}
+	t.Logf("accuracy %.3f, mean loss %.4f, CVaR_0.1 %.4f", ms.Accuracy, ms.MeanLoss, ms.Tails[0].CVaR)
+}
