@@ -31,13 +31,15 @@ training and 1/3 for validation with -seed, and prints the final training,
 validation (and -test) metrics with the resolved parameters. -o writes the
 model file, which eval and predict read.
 
-By default every method steps with η = 0.01 on the raw losses; Alg2–4 take
-ε = 0.05 × the VaR_α of the losses at the starting point, start τ at that
-VaR_α, and return the last iterate. -lr theorem takes η and ε from the
-method's theorem instead, with its bound — worst-case guarantees, very
-conservative in practice; Alg1–3 then need a bounded K: a ball of radius 10
-unless -radius or -box says otherwise. -stream trains Alg1 or Alg4 on a CSV
-or LIBSVM file read one row at a time.`
+By default every method steps with η = 0.01 (0.001 for alg1, alg2 and alg4,
+which take one sample a step) on the raw losses; alg1–4 start τ at the VaR_α
+of the losses at the starting point and step it with η/α, alg2–4 smooth with
+ε = 0.05 × that VaR_α, and alg3 and alg4 return their last iterate (alg1 and
+alg2 the average). -tune picks η, the weight decay and ε on the validation
+split instead. -lr theorem takes η and ε from the method's theorem, with its
+bound — worst-case guarantees, very conservative in practice; alg1–3 then
+need a bounded K: a ball of radius 10 unless -radius or -box says otherwise.
+-stream trains alg1 or alg4 on a CSV or LIBSVM file read one row at a time.`
 
 // trainFlags are the flags of train (experiment shares some of them).
 type trainFlags struct {
