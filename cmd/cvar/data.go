@@ -216,7 +216,10 @@ func loadTrainingData[T batch.Float](f *dataFlags, kind string, seed uint64) (*t
 // loadTest reads the -test file, or the t10k files of an MNIST directory;
 // nil when there is none.
 func loadTest[T batch.Float](f *dataFlags, full *dataset.Dataset[T], src cvar.Provenance) (*dataset.Dataset[T], error) {
-	testPath, rs := f.test, readSpec{format: src.Kind, task: full.Task, target: f.target, noHeader: f.noHeader, limit: f.limit, maxBytes: f.maxMemory.option(), sparse: f.sparse}
+	testPath, rs := f.test, readSpec{format: src.Kind, task: full.Task, target: f.target, noHeader: f.noHeader, limit: f.limit, maxBytes: f.maxMemory.option()}
+	if full.IsSparse() {
+		rs.sparse = f.sparse // the test set in the training set's storage, which the preprocessing suits
+	}
 	if full.Task == dataset.Classification {
 		rs.classes = full.Classes
 	}
@@ -377,7 +380,11 @@ func loadFull[T batch.Float](f *dataFlags, kind string) (*dataset.Dataset[T], cv
 	if format == "csv" {
 		src.Target, src.NoHeader = f.target, f.noHeader
 	}
-	ds, err := loadFile[T](f.data, readSpec{format: format, task: task, target: f.target, noHeader: f.noHeader, limit: f.limit, maxBytes: f.maxMemory.option(), sparse: f.sparse})
+	rs := readSpec{format: format, task: task, target: f.target, noHeader: f.noHeader, limit: f.limit, maxBytes: f.maxMemory.option(), sparse: f.sparse}
+	if kind == batch.KindMLP {
+		rs.sparse = 0 // the mlp's first layer is dense
+	}
+	ds, err := loadFile[T](f.data, rs)
 	return ds, src, err
 }
 
@@ -434,6 +441,9 @@ func specForModel(f *dataFlags, m *cvar.ModelFile, format string) readSpec {
 	if format == "libsvm" {
 		rs.dim = m.D
 	}
+	if m.Kind == batch.KindMLP || centres(&m.Preprocessing) {
+		rs.sparse = 0 // what sparse data cannot take: a dense first layer, or centring
+	}
 	if format == "csv" && m.Source.Kind == "csv" {
 		if rs.target == "" {
 			rs.target = m.Source.Target
@@ -441,6 +451,17 @@ func specForModel(f *dataFlags, m *cvar.ModelFile, format string) readSpec {
 		rs.noHeader = rs.noHeader || m.Source.NoHeader
 	}
 	return rs
+}
+
+// centres reports whether p subtracts a mean, which would fill in the zeros
+// of sparse data.
+func centres(p *dataset.Preprocessing) bool {
+	for _, m := range p.Mean {
+		if m != 0 {
+			return true
+		}
+	}
+	return false
 }
 
 func checkWidth[T batch.Float](ds *dataset.Dataset[T], m *cvar.ModelFile) error {

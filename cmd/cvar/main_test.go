@@ -987,8 +987,10 @@ func TestMemoryPolicy(t *testing.T) {
 		}
 	}
 	wide := write(t, dir, "wide.svm", b.String())
-	fails(t, 1, []string{"wide.svm", "1500 samples × 1048576 features", "12582912000 bytes", "-max-memory"}, "train", "-data", wide)
-	fails(t, 1, []string{"wide.svm", "1500 samples × 1048576 features", "float32", "6291456000 bytes"}, "train", "-data", wide, "-precision", "f32", "-max-memory", "5GiB")
+	fails(t, 1, []string{"wide.svm", "1500 samples × 1048576 features", "12582912000 bytes", "-max-memory"}, "train", "-data", wide, "-sparse", "0")
+	fails(t, 1, []string{"wide.svm", "1500 samples × 1048576 features", "float32", "6291456000 bytes"}, "train", "-data", wide, "-precision", "f32", "-max-memory", "5GiB", "-sparse", "0")
+	// By default the file is held sparse, in memory proportional to its non-zeros.
+	ok(t, "train", "-data", wide, "-method", "vanilla", "-epochs", "1", "-max-memory", "256MiB")
 	// -limit reads fewer rows, which then fit.
 	ok(t, "train", "-data", wide, "-limit", "2", "-method", "vanilla", "-epochs", "1")
 	// The built-in data and the model are bounded too.

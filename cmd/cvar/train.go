@@ -148,9 +148,6 @@ func (f *trainFlags) options() (cvar.Options, error) {
 	if f.stream && method != cvar.Alg1 && method != cvar.Alg4 {
 		return opt, usagef("-stream needs an online method: -method alg1 or alg4")
 	}
-	if f.stream && f.data.sparse != 0 {
-		return opt, usagef("-stream reads rows dense, one at a time: drop -sparse")
-	}
 	if f.tune && (f.stream || f.lr.theorem || f.lr.value > 0 || f.wd > 0) {
 		return opt, usagef("-tune picks the step size and weight decay itself: drop -stream, -lr and -wd")
 	}
