@@ -513,21 +513,22 @@ func rowsOf(idx []int, lo, n int, f func(r int)) {
 }
 
 // SparseCoords returns, for sparse data and a model with a sparse gradient
-// (the linear models and softmax), the parameter indices a gradient on the
+// (the linear models and softmax), the parameter indices a gradient at θ on the
 // rows idx (nil: the first n) of data touches: the weights of the columns
 // of those rows and the biases, each once, in the order GradientSparse
 // returns them (rows in order, columns in row order, then the biases). It
 // returns nil for dense data or another model. The slice is valid until the
-// next call of SparseCoords or GradientSparse. Arguments are not checked
-// beyond that (call it with the arguments of a GradientSparse that
-// succeeds).
-func (e *Engine[T]) SparseCoords(data *Data[T], idx []int, n int) []int {
-	d, k, ok := e.layout(data)
-	if !ok {
-		return nil
-	}
+// next call of SparseCoords or GradientSparse. Errors as for Gradient, but for the weighting.
+func (e *Engine[T]) SparseCoords(theta []T, data *Data[T], idx []int, n int) ([]int, error) {
 	if idx != nil {
 		n = len(idx)
+	}
+	if err := e.check(theta, data, idx, n); err != nil {
+		return nil, err
+	}
+	d, k, ok := e.layout(data)
+	if !ok {
+		return nil, nil
 	}
 	e.nextEpoch()
 	mark := func(i int) {
@@ -546,7 +547,7 @@ func (e *Engine[T]) SparseCoords(data *Data[T], idx []int, n int) []int {
 	for j := 0; j < k; j++ {
 		mark(k*d + j)
 	}
-	return e.touched
+	return e.touched, nil
 }
 
 // GradientSparse is Gradient for sparse data at a cost in the non-zeros of

@@ -113,7 +113,11 @@ func TestGradientSparse(t *testing.T) {
 						for i := range g {
 							g[i] = math.NaN()
 						}
-						coords := slices.Clone(e.SparseCoords(data, rows, 170))
+						coords, err := e.SparseCoords(theta, data, rows, 170)
+						if err != nil {
+							t.Fatal(err)
+						}
+						coords = slices.Clone(coords)
 						losses, sv, touched, err := e.GradientSparse(g, theta, data, rows, 170, &wt)
 						if err != nil {
 							t.Fatal(err)
@@ -165,7 +169,7 @@ func TestGradientSparseDense(t *testing.T) {
 	if err != nil || touched != nil || !slices.Equal(g, want) {
 		t.Fatalf("dense GradientSparse: err %v, touched %v, g %v, want %v", err, touched, g, want)
 	}
-	if e.SparseCoords(de, nil, 100) != nil {
+	if c, err := e.SparseCoords(theta, de, nil, 100); c != nil || err != nil {
 		t.Fatal("SparseCoords on dense data")
 	}
 }
