@@ -64,7 +64,8 @@ type run[T batch.Float] struct {
 	// decay, on sparse data: nil until the first sparse step with decay,
 	// then the decay of the steps last[i]+1 … that did not touch i is owed
 	// and applied by catchUp and sync.
-	last []int
+	last    []int
+	factors []T // (1 − ηλ)^k for small k
 	// gs and ts hold the gradient and θ at the touched coordinates of a
 	// sparse step.
 	gs, ts []T
@@ -202,21 +203,41 @@ func (r *run[T]) sparseStep(data *batch.Data[T]) bool {
 // decayFactor returns (1 − η·λ)^k, the weight decay of k steps whose
 // gradient is 0 at a coordinate.
 func (r *run[T]) decayFactor(k int) T {
+	if k < len(r.factors) {
+		return r.factors[k]
+	}
 	return T(math.Pow(1-r.pr.LR*r.opt.WeightDecay, float64(k)))
+}
+
+// maxFactors bounds the table of decay factors (1 − ηλ)^k, k < maxFactors.
+const maxFactors = 1 << 16
+
+// startLazy allocates the state of the lazy weight decay, every coordinate
+// decayed up to step r.t.
+func (r *run[T]) startLazy() {
+	r.last = make([]int, len(r.theta))
+	for i := range r.last {
+		r.last[i] = r.t
+	}
+	m := maxFactors
+	if r.pr.Steps > 0 {
+		m = min(m, r.pr.Steps+1)
+	}
+	f := make([]T, m)
+	for k := range f {
+		f[k] = T(math.Pow(1-r.pr.LR*r.opt.WeightDecay, float64(k)))
+	}
+	r.factors = f
 }
 
 // catchUp applies to the coordinates coords the weight decay they are owed
 // up to step t.
 func (r *run[T]) catchUp(coords []int, t int) {
-	k0, f := -1, T(1)
 	for _, i := range coords {
-		if k := t - r.last[i]; k > 0 {
-			if k != k0 {
-				k0, f = k, r.decayFactor(k)
-			}
-			r.theta[i] *= f
-			r.last[i] = t
+		if k := t - r.last[i]; k > 0 && r.theta[i] != 0 {
+			r.theta[i] *= r.decayFactor(k)
 		}
+		r.last[i] = t
 	}
 }
 
@@ -225,15 +246,11 @@ func (r *run[T]) sync() {
 	if r.last == nil {
 		return
 	}
-	k0, f := -1, T(1)
 	for i, l := range r.last {
-		if k := r.t - l; k > 0 {
-			if k != k0 {
-				k0, f = k, r.decayFactor(k)
-			}
-			r.theta[i] *= f
-			r.last[i] = r.t
+		if k := r.t - l; k > 0 && r.theta[i] != 0 {
+			r.theta[i] *= r.decayFactor(k)
 		}
+		r.last[i] = r.t
 	}
 }
 
@@ -256,7 +273,13 @@ func (r *run[T]) step(data *batch.Data[T], idx []int, n int) error {
 	}
 	if r.fromLosses { // Alg1 and Alg4: the first sample sets ε and τ
 		r.sync()
-		losses, _, err := r.engine.Gradient(r.g, r.theta, data, idx, n, &batch.Weighting{Objective: batch.Mean})
+		var losses []T
+		var err error
+		if data.IsSparse() {
+			losses, err = r.engine.LossesOf(r.theta, data, idx, n)
+		} else {
+			losses, _, err = r.engine.Gradient(r.g, r.theta, data, idx, n, &batch.Weighting{Objective: batch.Mean})
+		}
 		if err != nil {
 			return err
 		}
@@ -278,10 +301,7 @@ func (r *run[T]) step(data *batch.Data[T], idx []int, n int) error {
 				return err
 			}
 			if r.last == nil {
-				r.last = make([]int, len(r.theta))
-				for i := range r.last {
-					r.last[i] = r.t
-				}
+				r.startLazy()
 			}
 			r.catchUp(coords, r.t)
 		}
@@ -435,7 +455,12 @@ func TrainContext[T batch.Float](ctx context.Context, model batch.Model[T], data
 	// The initial losses set the divergence bound and, for the practical
 	// rule, ε and τ (online methods start from their first sample instead,
 	// as Online does).
-	initial, _, err := engine.Gradient(r.g, theta, data, initRows(data.N), 0, &batch.Weighting{Objective: batch.Mean})
+	var initial []T
+	if data.IsSparse() { // the losses alone: no d-long gradient a chunk
+		initial, err = engine.LossesOf(theta, data, initRows(data.N), 0)
+	} else {
+		initial, _, err = engine.Gradient(r.g, theta, data, initRows(data.N), 0, &batch.Weighting{Objective: batch.Mean})
+	}
 	if err != nil {
 		return nil, err
 	}

@@ -617,3 +617,27 @@ func (e *Engine[T]) GradientSparse(g, theta []T, data *Data[T], idx []int, n int
 	}
 	return losses, sumV, e.touched, nil
 }
+
+// LossesOf returns the losses at θ of the rows idx (nil: the first n), the
+// losses Gradient returns, without a gradient: no d-long buffer is cleared
+// or allocated. The slice is valid until the next call. Errors as for
+// Gradient, but for g and the weighting.
+func (e *Engine[T]) LossesOf(theta []T, data *Data[T], idx []int, n int) ([]T, error) {
+	if idx != nil {
+		n = len(idx)
+	}
+	if err := e.check(theta, data, idx, n); err != nil {
+		return nil, err
+	}
+	if idx == nil { // the rows 0..n−1, listed (chunks past the first need their offsets)
+		e.seq = grow(e.seq, n)
+		for i := range e.seq {
+			e.seq[i] = i
+		}
+		idx = e.seq
+	}
+	e.theta, e.data, e.idx = theta, data, idx
+	e.loss = grow(e.loss, n)
+	e.dispatch(phaseForward, e.setChunks(n))
+	return e.loss, nil
+}
