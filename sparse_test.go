@@ -231,11 +231,14 @@ func TestSparseStepLikeDense(t *testing.T) {
 	}
 	for _, mc := range models {
 		sp, de := sparseTwins(t, n, d, mc.classify, 21)
-		for _, method := range []Method{Alg3, Vanilla, MinibatchCVaR} {
+		for _, method := range []Method{Alg3, Vanilla, MinibatchCVaR, Alg1} {
 			for _, decay := range []float64{0, 0.05} {
 				opt := Options{Method: method, Alpha: 0.2, Epochs: 1, Batch: 8, LR: 0.1, Seed: 5, WeightDecay: decay}
-				if method == Alg3 {
+				switch method {
+				case Alg3:
 					opt.Eps = 0.05
+				case Alg1: // ε and τ from the first minibatch; the last iterate, for the sparse step
+					opt.Output, opt.Batch, opt.LR = OutputLast, 1, 0.01
 				}
 				name := fmt.Sprintf("%s %v λ=%g", mc.model.Name(), method, decay)
 				var mid [][]float64

@@ -77,7 +77,7 @@ func TestGradientSparse(t *testing.T) {
 			seq[i] = i
 		}
 		for _, rows := range [][]int{idx, nil} {
-			listed := rows // Gradient's nil rows past the first chunk are not the rows 64…
+			listed := rows // Gradient with nil rows reads rows 0… again in every chunk (a known bug); compare with them listed
 			if rows == nil {
 				listed = seq
 			}
