@@ -210,3 +210,94 @@ func TestSparseLIBSVMEndToEnd(t *testing.T) {
 	}
 	t.Logf("accuracy %.3f, mean loss %.4f, CVaR_0.1 %.4f", ms.Accuracy, ms.MeanLoss, ms.Tails[0].CVaR)
 }
+
+// TestSparseStepLikeDense checks the sparse step (the update, and the weight
+// decay applied lazily, only at the coordinates a minibatch touches) against
+// the dense step: on the same sparse data with a ball too large to bind
+// (which runs the dense update), bit for bit without weight decay and to
+// 1e-9 with it; against the dense twin, θ, τ and the metrics to 1e-9 (the
+// sparse and dense dot products sum in different orders, and Alg3's τ
+// amplifies an ulp, so the runs are one epoch, 75 steps of 8 rows); θ read by OnEpoch
+// likewise; and the sparse runs bit-identical on 1, 2 and 3 threads.
+func TestSparseStepLikeDense(t *testing.T) {
+	const n, d = 600, 300 // a few columns a row: most weights untouched each step
+	models := []struct {
+		model    batch.Model[float64]
+		classify bool
+	}{
+		{must(batch.NewLogistic[float64](d)), true},
+		{must(batch.NewLeastSquares[float64](d)), false},
+		{must(batch.NewSoftmax[float64](d, 2)), true},
+	}
+	for _, mc := range models {
+		sp, de := sparseTwins(t, n, d, mc.classify, 21)
+		for _, method := range []Method{Alg3, Vanilla, MinibatchCVaR, Alg1} {
+			for _, decay := range []float64{0, 0.05} {
+				opt := Options{Method: method, Alpha: 0.2, Epochs: 1, Batch: 8, LR: 0.1, Seed: 5, WeightDecay: decay}
+				switch method {
+				case Alg3:
+					opt.Eps = 0.05
+				case Alg1: // ε and τ from the first minibatch; the last iterate, for the sparse step
+					opt.Output, opt.Batch, opt.LR = OutputLast, 1, 0.01
+				}
+				name := fmt.Sprintf("%s %v λ=%g", mc.model.Name(), method, decay)
+				var mid [][]float64
+				train := func(data *batch.Data[float64], threads int, dom Domain) *Result[float64] {
+					o := opt
+					o.Threads, o.Domain = threads, dom
+					o.OnEpoch = func(e EpochInfo) error {
+						if e.Epoch == 1 {
+							mid = append(mid, e.Theta)
+						}
+						return nil
+					}
+					r, err := Train(mc.model, data, o)
+					if err != nil {
+						t.Fatalf("%s: %v", name, err)
+					}
+					return r
+				}
+				rs := train(sp, 1, Domain{})
+				rb := train(sp, 1, Ball(1e9))
+				rd := train(de, 1, Domain{})
+				same := func(what string, a, b *Result[float64], ma, mb []float64, tol float64) {
+					t.Helper()
+					for j := range a.Theta {
+						if !near(a.Theta[j], b.Theta[j], tol) || !near(ma[j], mb[j], tol) {
+							t.Fatalf("%s, %s: θ[%d] %v and %v, at epoch 1 %v and %v", name, what, j, a.Theta[j], b.Theta[j], ma[j], mb[j])
+						}
+					}
+					if !near(a.Tau, b.Tau, tol) {
+						t.Fatalf("%s, %s: τ %v and %v", name, what, a.Tau, b.Tau)
+					}
+				}
+				if decay == 0 {
+					same("sparse and dense steps", rs, rb, mid[0], mid[1], 0)
+				} else {
+					same("sparse and dense steps", rs, rb, mid[0], mid[1], 1e-9)
+				}
+				same("sparse and dense twin", rs, rd, mid[0], mid[2], 1e-9)
+				ms, err := Evaluate(mc.model, rs.Theta, sp, 0.1, 0.5)
+				if err != nil {
+					t.Fatal(err)
+				}
+				md, err := Evaluate(mc.model, rd.Theta, de, 0.1, 0.5)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if ms.N != md.N || !near(ms.MeanLoss, md.MeanLoss, 1e-9) || !near(ms.Accuracy, md.Accuracy, 0) {
+					t.Fatalf("%s: metrics sparse %+v, dense %+v", name, ms, md)
+				}
+				for i := range md.Tails {
+					if !near(ms.Tails[i].CVaR, md.Tails[i].CVaR, 1e-9) || !near(ms.Tails[i].VaR, md.Tails[i].VaR, 1e-9) {
+						t.Fatalf("%s: tails sparse %+v, dense %+v", name, ms.Tails, md.Tails)
+					}
+				}
+				for _, threads := range []int{2, 3} {
+					rt := train(sp, threads, Domain{})
+					same(fmt.Sprintf("%d threads and 1", threads), rt, rs, mid[len(mid)-1], mid[0], 0)
+				}
+			}
+		}
+	}
+}

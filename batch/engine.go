@@ -27,6 +27,7 @@ type chunk[T Float] struct {
 	wk   Work[T]
 	view Data[T] // a window of the data, for whole-data passes
 	g    []T     // gradient of this chunk (chunk 0 writes the caller's g)
+	sg   []T     // sparse gradients: this chunk's scratch, zero outside a call
 	sumV T
 	step kernel.LinearStep[T]
 	lo   int // first row of the minibatch (or data) in this chunk
@@ -69,6 +70,14 @@ type Engine[T Float] struct {
 	perm   []int
 	out    []T
 	nchunk int
+
+	// GradientSparse: the call accumulates into the chunks' sg; stamp marks
+	// the coordinates already touched in call number epoch.
+	sparse  bool
+	stamp   []uint32
+	epoch   uint32
+	touched []int
+	seq     []int
 
 	tasks   chan int       // nil until the workers start, and after Close
 	wg      sync.WaitGroup // tasks of the current dispatch
@@ -220,6 +229,10 @@ func (e *Engine[T]) run(j int) {
 
 // chunkGrad returns the zeroed gradient buffer chunk j accumulates into.
 func (e *Engine[T]) chunkGrad(j int, c *chunk[T]) []T {
+	if e.sparse { // kept zero between calls: GradientSparse clears what it read
+		c.sg = grow(c.sg, e.model.NumParams())
+		return c.sg
+	}
 	if j > 0 {
 		c.g = grow(c.g, e.model.NumParams())
 		clear(c.g)
@@ -291,7 +304,9 @@ func (e *Engine[T]) Gradient(g, theta []T, data *Data[T], idx []int, n int, wt *
 	e.loss = grow(e.loss, n)
 	nc := e.setChunks(n)
 	e.chunks[0].g = g
-	clear(g)
+	if !e.sparse {
+		clear(g)
+	}
 	if wt.Objective == TopK {
 		e.dispatch(phaseForward, nc)
 		e.coef = grow(e.coef, n)
@@ -305,7 +320,7 @@ func (e *Engine[T]) Gradient(g, theta []T, data *Data[T], idx []int, n int, wt *
 	var sv T
 	for j := 0; j < nc; j++ {
 		c := e.chunks[j]
-		if j > 0 {
+		if j > 0 && !e.sparse {
 			e.ops.Axpy(1, c.g, g)
 		}
 		sv += c.sumV
@@ -448,4 +463,181 @@ func (e *Engine[T]) setWholeData(n int) int {
 	nc := e.setChunks(n)
 	e.rows = saved
 	return nc
+}
+
+// sparseLayout is a model whose parameters are k blocks of d feature
+// weights (class-major) followed by k biases, so that a row of sparse data
+// touches, for each of its columns c, the weights j·d + c (j < k), and the
+// biases: the linear models (k = 1) and softmax.
+type sparseLayout interface{ sparseLayout() (d, k int) }
+
+func (l *Linear[T]) sparseLayout() (d, k int)  { return l.d, 1 }
+func (s *Softmax[T]) sparseLayout() (d, k int) { return s.d, s.k }
+
+// layout returns the model's sparse layout, ok false unless data is sparse
+// and the model has one.
+func (e *Engine[T]) layout(data *Data[T]) (d, k int, ok bool) {
+	if data == nil || !data.IsSparse() {
+		return 0, 0, false
+	}
+	sl, ok := e.model.(sparseLayout)
+	if !ok {
+		return 0, 0, false
+	}
+	d, k = sl.sparseLayout()
+	return d, k, true
+}
+
+// nextEpoch starts a new marking of the touched coordinates.
+func (e *Engine[T]) nextEpoch() {
+	e.stamp = grow(e.stamp, e.model.NumParams())
+	e.epoch++
+	if e.epoch == 0 {
+		clear(e.stamp)
+		e.epoch = 1
+	}
+	e.touched = e.touched[:0]
+}
+
+// rowsOf calls f for each row of the rows idx[lo:lo+n] (nil idx: lo..lo+n−1).
+func rowsOf(idx []int, lo, n int, f func(r int)) {
+	if idx == nil {
+		for r := lo; r < lo+n; r++ {
+			f(r)
+		}
+		return
+	}
+	for _, r := range idx[lo : lo+n] {
+		f(r)
+	}
+}
+
+// SparseCoords returns, for sparse data and a model with a sparse gradient
+// (the linear models and softmax), the parameter indices a gradient at θ on the
+// rows idx (nil: the first n) of data touches: the weights of the columns
+// of those rows and the biases, each once, in the order GradientSparse
+// returns them (rows in order, columns in row order, then the biases). It
+// returns nil for dense data or another model. The slice is valid until the
+// next call of SparseCoords or GradientSparse. Errors as for Gradient, but for the weighting.
+func (e *Engine[T]) SparseCoords(theta []T, data *Data[T], idx []int, n int) ([]int, error) {
+	if idx != nil {
+		n = len(idx)
+	}
+	if err := e.check(theta, data, idx, n); err != nil {
+		return nil, err
+	}
+	d, k, ok := e.layout(data)
+	if !ok {
+		return nil, nil
+	}
+	e.nextEpoch()
+	mark := func(i int) {
+		if e.stamp[i] != e.epoch {
+			e.stamp[i] = e.epoch
+			e.touched = append(e.touched, i)
+		}
+	}
+	rowsOf(idx, 0, n, func(r int) {
+		for _, col := range data.Cols[data.Indptr[r]:data.Indptr[r+1]] {
+			for j := 0; j < k; j++ {
+				mark(j*d + int(col))
+			}
+		}
+	})
+	for j := 0; j < k; j++ {
+		mark(k*d + j)
+	}
+	return e.touched, nil
+}
+
+// GradientSparse is Gradient for sparse data at a cost in the non-zeros of
+// the minibatch rather than in the number of parameters. For sparse data
+// and a model with a sparse gradient (the linear models and softmax) it
+// writes the gradient only at the coordinates it returns as touched (those
+// of SparseCoords, in its order) and leaves every other entry of g as it
+// was: the gradient there is 0. The values written are those Gradient
+// writes, bit for bit (the chunks are merged in chunk order), whatever the
+// thread count. For dense data or another model it is Gradient, and touched
+// is nil (every entry of g written). touched is valid until the next call of
+// SparseCoords or GradientSparse. Errors as for Gradient.
+func (e *Engine[T]) GradientSparse(g, theta []T, data *Data[T], idx []int, n int, wt *Weighting) (losses []T, sumV float64, touched []int, err error) {
+	d, k, ok := e.layout(data)
+	if !ok {
+		losses, sumV, err = e.Gradient(g, theta, data, idx, n, wt)
+		return losses, sumV, nil, err
+	}
+	if idx == nil && n > 0 { // the rows 0..n−1, listed (chunks past the first need their offsets)
+		e.seq = grow(e.seq, n)
+		for i := range e.seq {
+			e.seq[i] = i
+		}
+		idx = e.seq
+	}
+	e.sparse = true
+	losses, sumV, err = e.Gradient(g, theta, data, idx, n, wt)
+	e.sparse = false
+	if err != nil {
+		return nil, 0, nil, err
+	}
+	// Merge the chunks in chunk order, as Gradient's Axpy(1, c.g, g) does:
+	// the first chunk to touch a coordinate sets it (0 + v), the others add.
+	// A column repeated in a chunk adds 0 the second time, as its scratch is
+	// cleared as it is read.
+	e.nextEpoch()
+	add := func(sg []T, i int) {
+		v := sg[i]
+		sg[i] = 0
+		if e.stamp[i] != e.epoch {
+			e.stamp[i] = e.epoch
+			e.touched = append(e.touched, i)
+			g[i] = 0 + v
+		} else {
+			g[i] += v
+		}
+	}
+	for cl := 0; cl < k; cl++ { // the biases, listed last
+		e.stamp[k*d+cl], g[k*d+cl] = e.epoch, 0
+	}
+	for j := 0; j < e.nchunk; j++ {
+		c := e.chunks[j]
+		sg := c.sg
+		rowsOf(idx, c.lo, c.n, func(r int) {
+			for _, col := range data.Cols[data.Indptr[r]:data.Indptr[r+1]] {
+				for cl := 0; cl < k; cl++ {
+					add(sg, cl*d+int(col))
+				}
+			}
+		})
+		for cl := 0; cl < k; cl++ {
+			add(sg, k*d+cl)
+		}
+	}
+	for cl := 0; cl < k; cl++ {
+		e.touched = append(e.touched, k*d+cl)
+	}
+	return losses, sumV, e.touched, nil
+}
+
+// LossesOf returns the losses at θ of the rows idx (nil: the first n), the
+// losses Gradient returns, without a gradient: no d-long buffer is cleared
+// or allocated. The slice is valid until the next call. Errors as for
+// Gradient, but for g and the weighting.
+func (e *Engine[T]) LossesOf(theta []T, data *Data[T], idx []int, n int) ([]T, error) {
+	if idx != nil {
+		n = len(idx)
+	}
+	if err := e.check(theta, data, idx, n); err != nil {
+		return nil, err
+	}
+	if idx == nil { // the rows 0..n−1, listed (chunks past the first need their offsets)
+		e.seq = grow(e.seq, n)
+		for i := range e.seq {
+			e.seq[i] = i
+		}
+		idx = e.seq
+	}
+	e.theta, e.data, e.idx = theta, data, idx
+	e.loss = grow(e.loss, n)
+	e.dispatch(phaseForward, e.setChunks(n))
+	return e.loss, nil
 }
