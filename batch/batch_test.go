@@ -454,3 +454,43 @@ func TestMLPProductsAgree(t *testing.T) {
 		}
 	}
 }
+
+// TestGradientFirstRows checks that a gradient over the first n rows (idx
+// nil) is the gradient over the rows 0…n−1 listed, for every objective, when
+// n spans several chunks.
+func TestGradientFirstRows(t *testing.T) {
+	const n, d, k = 200, 6, 3
+	data := testData[float64](t, n, d, k, 11)
+	model := must(NewSoftmax[float64](d, k))
+	theta := make([]float64, model.NumParams())
+	model.InitParams(theta, rand.New(rand.NewPCG(2, 3)))
+	all := make([]int, n)
+	for i := range all {
+		all[i] = i
+	}
+	for _, obj := range []Objective{Mean, Softplus, TopK} {
+		wt := Weighting{Objective: obj, Alpha: 0.1, Eps: 0.1, Tau: 0.5}
+		e := must(NewEngine(model, 2))
+		gNil, gIdx := make([]float64, len(theta)), make([]float64, len(theta))
+		lNil, _, err := e.Gradient(gNil, theta, data, nil, n, &wt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		lNil = append([]float64(nil), lNil...)
+		lIdx, _, err := e.Gradient(gIdx, theta, data, all, 0, &wt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range lIdx {
+			if lNil[i] != lIdx[i] {
+				t.Fatalf("%v: loss of row %d: %v with idx nil, %v listed", obj, i, lNil[i], lIdx[i])
+			}
+		}
+		for i := range gIdx {
+			if gNil[i] != gIdx[i] {
+				t.Fatalf("%v: gradient[%d]: %v with idx nil, %v listed", obj, i, gNil[i], gIdx[i])
+			}
+		}
+		e.Close()
+	}
+}

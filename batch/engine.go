@@ -182,11 +182,11 @@ func (e *Engine[T]) setChunks(n int) int {
 	return nc
 }
 
-func (e *Engine[T]) chunkIdx(c *chunk[T]) []int {
-	if e.idx == nil {
-		return nil
+func (e *Engine[T]) chunkRows(c *chunk[T]) (*Data[T], []int) {
+	if e.idx == nil { // the first n rows: this chunk's window of them
+		return e.window(c), nil
 	}
-	return e.idx[c.lo : c.lo+c.n]
+	return e.data, e.idx[c.lo : c.lo+c.n]
 }
 
 // window makes c.view the rows [c.lo, c.lo+c.n) of e.data.
@@ -213,11 +213,13 @@ func (e *Engine[T]) run(j int) {
 	case phaseStep:
 		e.stepChunk(j, c)
 	case phaseForward:
-		e.model.Forward(&c.wk, e.theta, e.data, e.chunkIdx(c), c.n)
+		data, idx := e.chunkRows(c)
+		e.model.Forward(&c.wk, e.theta, data, idx, c.n)
 		copy(e.loss[c.lo:c.lo+c.n], c.wk.Loss[:c.n])
 	case phaseBackward:
 		g := e.chunkGrad(j, c)
-		e.model.Backward(&c.wk, e.theta, e.data, e.chunkIdx(c), e.coef[c.lo:c.lo+c.n], g)
+		data, idx := e.chunkRows(c)
+		e.model.Backward(&c.wk, e.theta, data, idx, e.coef[c.lo:c.lo+c.n], g)
 	case phaseLosses:
 		e.model.Forward(&c.wk, e.theta, e.window(c), nil, c.n)
 		copy(e.out[c.lo:c.lo+c.n], c.wk.Loss[:c.n])
@@ -242,14 +244,14 @@ func (e *Engine[T]) chunkGrad(j int, c *chunk[T]) []T {
 
 func (e *Engine[T]) stepChunk(j int, c *chunk[T]) {
 	g := e.chunkGrad(j, c)
-	idx := e.chunkIdx(c)
+	data, idx := e.chunkRows(c)
 	if f, ok := e.model.(fusedModel[T]); ok && !e.data.IsSparse() {
 		c.step = e.step // a copy per chunk: the model fills in its loss and bias
-		c.sumV = f.fused(&c.wk, e.theta, e.data, idx, c.n, &c.step, g)
+		c.sumV = f.fused(&c.wk, e.theta, data, idx, c.n, &c.step, g)
 	} else {
-		e.model.Forward(&c.wk, e.theta, e.data, idx, c.n)
+		e.model.Forward(&c.wk, e.theta, data, idx, c.n)
 		c.sumV = e.weigh(&c.wk, c.n)
-		e.model.Backward(&c.wk, e.theta, e.data, idx, c.wk.coef[:c.n], g)
+		e.model.Backward(&c.wk, e.theta, data, idx, c.wk.coef[:c.n], g)
 	}
 	copy(e.loss[c.lo:c.lo+c.n], c.wk.Loss[:c.n])
 }
