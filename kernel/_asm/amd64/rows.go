@@ -14,6 +14,16 @@ func init() { sectionDocs = append(sectionDocs, rowsDoc) }
 // kernels there.)
 const pfDist = 512
 
+// rowKernelNames returns a row kernel's TEXT name (base, then "PF" for the
+// prefetching variant, then the precision) and its label prefix (short,
+// then "p" for the prefetching variant, then the precision in lower case).
+func rowKernelNames(base, short string, p prec, pf bool) (name, labels string) {
+	if pf {
+		base, short = base+"PF", short+"p"
+	}
+	return base + p.name, short + lower(p.name)
+}
+
 func rowKernels(g *gen) {
 	for _, pf := range []bool{false, true} {
 		for _, p := range []prec{f32, f64} {
@@ -87,12 +97,7 @@ func margins(g *gen, p prec, pf bool) {
 	f32 := p.size == 4
 	E := uint8(p.size)
 	U := 2 * p.lanes
-	L := "m" + lower(p.name)
-	name := "margins" + p.name
-	if pf {
-		L = "mp" + lower(p.name)
-		name = "marginsPF" + p.name
-	}
+	name, L := rowKernelNames("margins", "m", p, pf)
 	lbl := func(s string) operand.LabelRef { return operand.LabelRef(L + s) }
 	g.text(name)
 	g.MOVQ(g.param("m"), RDI)
@@ -246,12 +251,7 @@ func margins(g *gen, p prec, pf bool) {
 func addRows(g *gen, p prec, pf bool) {
 	E := uint8(p.size)
 	U := 2 * p.lanes
-	L := "a" + lower(p.name)
-	name := "addRows" + p.name
-	if pf {
-		L = "ap" + lower(p.name)
-		name = "addRowsPF" + p.name
-	}
+	name, L := rowKernelNames("addRows", "a", p, pf)
 	lbl := func(s string) operand.LabelRef { return operand.LabelRef(L + s) }
 	g.text(name)
 	g.MOVQ(g.param("dst"), RDI)

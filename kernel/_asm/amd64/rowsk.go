@@ -95,10 +95,7 @@ func maskAndIters(g *gen, p prec) {
 
 func marginsK(g *gen, p prec, pf bool) {
 	U := 2 * p.lanes
-	name, L0 := "marginsK"+p.name, "mk"+lower(p.name)
-	if pf {
-		name, L0 = "marginsKPF"+p.name, "mkp"+lower(p.name)
-	}
+	name, L0 := rowKernelNames("marginsK", "mk", p, pf)
 	g.text(name)
 	g.MOVQ(g.param("m"), RDI)
 	g.MOVQ(g.param("n"), RCX)
@@ -278,10 +275,7 @@ func marginsK(g *gen, p prec, pf bool) {
 func addOuterK(g *gen, p prec, pf bool) {
 	U := 2 * p.lanes
 	E := p.size
-	name, L0 := "addOuterK"+p.name, "ok"+lower(p.name)
-	if pf {
-		name, L0 = "addOuterKPF"+p.name, "okp"+lower(p.name)
-	}
+	name, L0 := rowKernelNames("addOuterK", "ok", p, pf)
 	g.text(name)
 	g.MOVQ(g.param("dst"), RDI)
 	g.MOVQ(g.param("d"), R12)
