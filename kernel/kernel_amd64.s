@@ -138,6 +138,36 @@
 // for the one-row loop) plus a horizontal sum: |m_ij − exact| ≤
 // (d+1)·u·Σ_l |x_l w_jl|. addOuterK is bit-exact to the fused sequential loop.
 
+// CSR kernels: SparseMargins(K) (m_ij = Σ_p vals[p]·w_j[cols[p]] over the
+// entries of row r_i) and SparseAddRows / SparseAddOuterK
+// (g_j[cols[p]] += c_ij·vals[p]), for float32 and float64, k ≥ 1 weight
+// vectors of d elements one after another. The driver (sparse_driver.go)
+// bounds each call to a budget of k·(non-zeros) multiply-adds.
+//
+// Requires: AVX2, FMA3.
+//
+// Checks: each row index is checked against nrows and each row's offsets
+// against the number of entries; a failing row stops the call (the driver
+// then panics through Go's own bounds checks). sparseMargins clamps every
+// column index to d−1 with VPMINUD before the gather (so it never reads
+// outside w) and returns the largest index it saw; sparseAddRows compares
+// each index with d before its store.
+//
+// sparseMargins: per row and weight vector, 16 float32 (two VGATHERDPS of 8)
+// or 8 float64 (two VGATHERDPD of 4, with 4 dword indices each) entries per
+// step into two vector accumulators; then one 8- (4-) entry step; the last
+// entries (count mod 8, or mod 4) load their indices and values with
+// VPMASKMOVD / VMASKMOVPS/PD and gather under the same lane mask, so nothing
+// past the row's entries is read. Accuracy: |m − exact| ≤ (nnz+1)·u·Σ|v·w|,
+// the bound of a dot product in any order; the order is fixed by the row, so
+// results do not depend on how rows are split between calls or threads.
+//
+// sparseAddRows: there is no scatter in AVX2, and a gather-add-scatter of
+// eight entries would lose the updates of a column repeated among them; the
+// entries are taken one at a time (unrolled by four), each a scalar FMA
+// g[col] = fma(c, v, g[col]): bit-exact to the sequential loop with each
+// multiply-add fused, repeated columns included.
+
 #include "textflag.h"
 
 DATA maskTab32<>+0(SB)/4, $0xffffffff
@@ -13225,4 +13255,466 @@ okpf64c1rmstore:
 
 okpf64done:
 	VZEROUPPER
+	RET
+
+// func sparseMarginsF32(m unsafe.Pointer, k int, n int, indptr unsafe.Pointer, idx unsafe.Pointer, nrows int, cols unsafe.Pointer, vals unsafe.Pointer, nnz int, w unsafe.Pointer, d int, budget int) (done int, maxcol uint32)
+// Requires: AVX, AVX2, FMA3, SSE2
+TEXT ·sparseMarginsF32(SB), NOSPLIT, $0-108
+	MOVQ         m+0(FP), DI
+	MOVQ         idx+32(FP), BX
+	MOVQ         budget+88(FP), R8
+	MOVQ         d+80(FP), AX
+	DECQ         AX
+	MOVQ         AX, X15
+	VPBROADCASTD X15, Y15
+	VPXOR        Y14, Y14, Y14
+	XORQ         CX, CX
+
+smf32row:
+	CMPQ  CX, n+16(FP)
+	JAE   smf32stop
+	MOVQ  indptr+24(FP), SI
+	MOVQ  CX, AX
+	TESTQ BX, BX
+	JZ    smf32have
+	MOVQ  (BX)(CX*8), AX
+
+smf32have:
+	CMPQ  AX, nrows+40(FP)
+	JAE   smf32stop
+	MOVQ  (SI)(AX*8), R12
+	MOVQ  8(SI)(AX*8), R13
+	CMPQ  R13, nnz+64(FP)
+	JHI   smf32stop
+	CMPQ  R12, R13
+	JHI   smf32stop
+	SUBQ  R12, R13
+	MOVQ  R13, AX
+	IMULQ k+8(FP), AX
+	CMPQ  AX, R8
+	JHI   smf32stop
+	SUBQ  AX, R8
+	MOVQ  cols+48(FP), R10
+	LEAQ  (R10)(R12*4), R10
+	MOVQ  vals+56(FP), R11
+	LEAQ  (R11)(R12*4), R11
+	MOVQ  w+72(FP), DX
+	MOVQ  k+8(FP), AX
+
+smf32class:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	XORQ   R9, R9
+	MOVQ   R13, R12
+	ANDQ   $-16, R12
+	JZ     smf32half
+
+smf32loop:
+	VMOVDQU     (R10)(R9*4), Y2
+	VMOVDQU     32(R10)(R9*4), Y3
+	VPMAXUD     Y2, Y14, Y14
+	VPMINUD     Y2, Y15, Y2
+	VPMAXUD     Y3, Y14, Y14
+	VPMINUD     Y3, Y15, Y3
+	VPCMPEQD    Y4, Y4, Y4
+	VPCMPEQD    Y5, Y5, Y5
+	VGATHERDPS  Y4, (DX)(Y2*4), Y6
+	VGATHERDPS  Y5, (DX)(Y3*4), Y7
+	VFMADD231PS (R11)(R9*4), Y6, Y0
+	VFMADD231PS 32(R11)(R9*4), Y7, Y1
+	ADDQ        $0x10, R9
+	CMPQ        R9, R12
+	JB          smf32loop
+
+smf32half:
+	TESTQ       $0x00000008, R13
+	JZ          smf32tail
+	VMOVDQU     (R10)(R9*4), Y2
+	VPMAXUD     Y2, Y14, Y14
+	VPMINUD     Y2, Y15, Y2
+	VPCMPEQD    Y4, Y4, Y4
+	VGATHERDPS  Y4, (DX)(Y2*4), Y6
+	VFMADD231PS (R11)(R9*4), Y6, Y0
+	ADDQ        $0x08, R9
+
+smf32tail:
+	MOVQ        R13, R12
+	ANDQ        $0x07, R12
+	JZ          smf32reduce
+	NEGQ        R12
+	ADDQ        $0x08, R12
+	LEAQ        maskTab32<>+0(SB), SI
+	VMOVDQU     (SI)(R12*4), Y4
+	VPMASKMOVD  (R10)(R9*4), Y4, Y2
+	VMOVDQA     Y4, Y5
+	VPMAXUD     Y2, Y14, Y14
+	VPMINUD     Y2, Y15, Y2
+	VXORPS      Y6, Y6, Y6
+	VGATHERDPS  Y5, (DX)(Y2*4), Y6
+	VMASKMOVPS  (R11)(R9*4), Y4, Y7
+	VFMADD231PS Y7, Y6, Y1
+
+smf32reduce:
+	VADDPS       Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X0
+	VHADDPS      X0, X0, X0
+	VHADDPS      X0, X0, X0
+	VMOVSS       X0, (DI)
+	ADDQ         $0x04, DI
+	MOVQ         d+80(FP), R12
+	LEAQ         (DX)(R12*4), DX
+	DECQ         AX
+	JNZ          smf32class
+	INCQ         CX
+	JMP          smf32row
+
+smf32stop:
+	MOVQ         CX, done+96(FP)
+	VEXTRACTI128 $0x01, Y14, X0
+	VPMAXUD      X0, X14, X14
+	VPSHUFD      $0x4e, X14, X0
+	VPMAXUD      X0, X14, X14
+	VPSHUFD      $0xb1, X14, X0
+	VPMAXUD      X0, X14, X14
+	VMOVD        X14, AX
+	MOVL         AX, maxcol+104(FP)
+	VZEROUPPER
+	RET
+
+// func sparseAddRowsF32(dst unsafe.Pointer, k int, n int, indptr unsafe.Pointer, idx unsafe.Pointer, nrows int, cols unsafe.Pointer, vals unsafe.Pointer, nnz int, c unsafe.Pointer, d int, budget int) (done int, bad bool)
+// Requires: AVX, FMA3
+TEXT ·sparseAddRowsF32(SB), NOSPLIT, $0-105
+	MOVQ c+72(FP), DI
+	MOVQ idx+32(FP), BX
+	MOVQ budget+88(FP), R8
+	XORQ CX, CX
+
+saf32row:
+	CMPQ  CX, n+16(FP)
+	JAE   saf32stop
+	MOVQ  indptr+24(FP), SI
+	MOVQ  CX, AX
+	TESTQ BX, BX
+	JZ    saf32have
+	MOVQ  (BX)(CX*8), AX
+
+saf32have:
+	CMPQ  AX, nrows+40(FP)
+	JAE   saf32stop
+	MOVQ  (SI)(AX*8), R12
+	MOVQ  8(SI)(AX*8), R13
+	CMPQ  R13, nnz+64(FP)
+	JHI   saf32stop
+	CMPQ  R12, R13
+	JHI   saf32stop
+	SUBQ  R12, R13
+	MOVQ  R13, AX
+	IMULQ k+8(FP), AX
+	CMPQ  AX, R8
+	JHI   saf32stop
+	SUBQ  AX, R8
+	MOVQ  cols+48(FP), R10
+	LEAQ  (R10)(R12*4), R10
+	MOVQ  vals+56(FP), R11
+	LEAQ  (R11)(R12*4), R11
+	MOVQ  dst+0(FP), DX
+	MOVQ  k+8(FP), AX
+
+saf32class:
+	VMOVSS (DI), X1
+	ADDQ   $0x04, DI
+	XORQ   R9, R9
+	MOVQ   R13, SI
+	ANDQ   $-4, SI
+	JZ     saf32tail
+
+saf32loop:
+	MOVL        (R10)(R9*4), R12
+	CMPQ        R12, d+80(FP)
+	JAE         saf32bad
+	VMOVSS      (DX)(R12*4), X2
+	VFMADD231SS (R11)(R9*4), X1, X2
+	VMOVSS      X2, (DX)(R12*4)
+	MOVL        4(R10)(R9*4), R12
+	CMPQ        R12, d+80(FP)
+	JAE         saf32bad
+	VMOVSS      (DX)(R12*4), X2
+	VFMADD231SS 4(R11)(R9*4), X1, X2
+	VMOVSS      X2, (DX)(R12*4)
+	MOVL        8(R10)(R9*4), R12
+	CMPQ        R12, d+80(FP)
+	JAE         saf32bad
+	VMOVSS      (DX)(R12*4), X2
+	VFMADD231SS 8(R11)(R9*4), X1, X2
+	VMOVSS      X2, (DX)(R12*4)
+	MOVL        12(R10)(R9*4), R12
+	CMPQ        R12, d+80(FP)
+	JAE         saf32bad
+	VMOVSS      (DX)(R12*4), X2
+	VFMADD231SS 12(R11)(R9*4), X1, X2
+	VMOVSS      X2, (DX)(R12*4)
+	ADDQ        $0x04, R9
+	CMPQ        R9, SI
+	JB          saf32loop
+
+saf32tail:
+	CMPQ        R9, R13
+	JAE         saf32next
+	MOVL        (R10)(R9*4), R12
+	CMPQ        R12, d+80(FP)
+	JAE         saf32bad
+	VMOVSS      (DX)(R12*4), X2
+	VFMADD231SS (R11)(R9*4), X1, X2
+	VMOVSS      X2, (DX)(R12*4)
+	INCQ        R9
+	JMP         saf32tail
+
+saf32next:
+	MOVQ d+80(FP), R12
+	LEAQ (DX)(R12*4), DX
+	DECQ AX
+	JNZ  saf32class
+	INCQ CX
+	JMP  saf32row
+
+saf32bad:
+	MOVQ CX, done+96(FP)
+	MOVB $0x01, bad+104(FP)
+	RET
+
+saf32stop:
+	MOVQ CX, done+96(FP)
+	MOVB $0x00, bad+104(FP)
+	RET
+
+// func sparseMarginsF64(m unsafe.Pointer, k int, n int, indptr unsafe.Pointer, idx unsafe.Pointer, nrows int, cols unsafe.Pointer, vals unsafe.Pointer, nnz int, w unsafe.Pointer, d int, budget int) (done int, maxcol uint32)
+// Requires: AVX, AVX2, FMA3, SSE2
+TEXT ·sparseMarginsF64(SB), NOSPLIT, $0-108
+	MOVQ         m+0(FP), DI
+	MOVQ         idx+32(FP), BX
+	MOVQ         budget+88(FP), R8
+	MOVQ         d+80(FP), AX
+	DECQ         AX
+	MOVQ         AX, X15
+	VPBROADCASTD X15, Y15
+	VPXOR        Y14, Y14, Y14
+	XORQ         CX, CX
+
+smf64row:
+	CMPQ  CX, n+16(FP)
+	JAE   smf64stop
+	MOVQ  indptr+24(FP), SI
+	MOVQ  CX, AX
+	TESTQ BX, BX
+	JZ    smf64have
+	MOVQ  (BX)(CX*8), AX
+
+smf64have:
+	CMPQ  AX, nrows+40(FP)
+	JAE   smf64stop
+	MOVQ  (SI)(AX*8), R12
+	MOVQ  8(SI)(AX*8), R13
+	CMPQ  R13, nnz+64(FP)
+	JHI   smf64stop
+	CMPQ  R12, R13
+	JHI   smf64stop
+	SUBQ  R12, R13
+	MOVQ  R13, AX
+	IMULQ k+8(FP), AX
+	CMPQ  AX, R8
+	JHI   smf64stop
+	SUBQ  AX, R8
+	MOVQ  cols+48(FP), R10
+	LEAQ  (R10)(R12*4), R10
+	MOVQ  vals+56(FP), R11
+	LEAQ  (R11)(R12*8), R11
+	MOVQ  w+72(FP), DX
+	MOVQ  k+8(FP), AX
+
+smf64class:
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	XORQ   R9, R9
+	MOVQ   R13, R12
+	ANDQ   $-8, R12
+	JZ     smf64half
+
+smf64loop:
+	VMOVDQU      (R10)(R9*4), Y2
+	VPMAXUD      Y2, Y14, Y14
+	VPMINUD      Y2, Y15, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPCMPEQQ     Y4, Y4, Y4
+	VPCMPEQQ     Y5, Y5, Y5
+	VGATHERDPD   Y4, (DX)(X2*8), Y6
+	VGATHERDPD   Y5, (DX)(X3*8), Y7
+	VFMADD231PD  (R11)(R9*8), Y6, Y0
+	VFMADD231PD  32(R11)(R9*8), Y7, Y1
+	ADDQ         $0x08, R9
+	CMPQ         R9, R12
+	JB           smf64loop
+
+smf64half:
+	TESTQ       $0x00000004, R13
+	JZ          smf64tail
+	VMOVDQU     (R10)(R9*4), X2
+	VPMAXUD     Y2, Y14, Y14
+	VPMINUD     Y2, Y15, Y2
+	VPCMPEQQ    Y4, Y4, Y4
+	VGATHERDPD  Y4, (DX)(X2*8), Y6
+	VFMADD231PD (R11)(R9*8), Y6, Y0
+	ADDQ        $0x04, R9
+
+smf64tail:
+	MOVQ        R13, R12
+	ANDQ        $0x03, R12
+	JZ          smf64reduce
+	NEGQ        R12
+	ADDQ        $0x08, R12
+	LEAQ        maskTab32<>+0(SB), SI
+	VMOVDQU     (SI)(R12*4), X4
+	VPMASKMOVD  (R10)(R9*4), X4, X2
+	SUBQ        $0x04, R12
+	LEAQ        maskTab64<>+0(SB), SI
+	VMOVDQU     (SI)(R12*8), Y4
+	VMOVDQA     Y4, Y5
+	VPMAXUD     Y2, Y14, Y14
+	VPMINUD     Y2, Y15, Y2
+	VXORPD      Y6, Y6, Y6
+	VGATHERDPD  Y5, (DX)(X2*8), Y6
+	VMASKMOVPD  (R11)(R9*8), Y4, Y7
+	VFMADD231PD Y7, Y6, Y1
+
+smf64reduce:
+	VADDPD       Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPD       X1, X0, X0
+	VHADDPD      X0, X0, X0
+	VMOVSD       X0, (DI)
+	ADDQ         $0x08, DI
+	MOVQ         d+80(FP), R12
+	LEAQ         (DX)(R12*8), DX
+	DECQ         AX
+	JNZ          smf64class
+	INCQ         CX
+	JMP          smf64row
+
+smf64stop:
+	MOVQ         CX, done+96(FP)
+	VEXTRACTI128 $0x01, Y14, X0
+	VPMAXUD      X0, X14, X14
+	VPSHUFD      $0x4e, X14, X0
+	VPMAXUD      X0, X14, X14
+	VPSHUFD      $0xb1, X14, X0
+	VPMAXUD      X0, X14, X14
+	VMOVD        X14, AX
+	MOVL         AX, maxcol+104(FP)
+	VZEROUPPER
+	RET
+
+// func sparseAddRowsF64(dst unsafe.Pointer, k int, n int, indptr unsafe.Pointer, idx unsafe.Pointer, nrows int, cols unsafe.Pointer, vals unsafe.Pointer, nnz int, c unsafe.Pointer, d int, budget int) (done int, bad bool)
+// Requires: AVX, FMA3
+TEXT ·sparseAddRowsF64(SB), NOSPLIT, $0-105
+	MOVQ c+72(FP), DI
+	MOVQ idx+32(FP), BX
+	MOVQ budget+88(FP), R8
+	XORQ CX, CX
+
+saf64row:
+	CMPQ  CX, n+16(FP)
+	JAE   saf64stop
+	MOVQ  indptr+24(FP), SI
+	MOVQ  CX, AX
+	TESTQ BX, BX
+	JZ    saf64have
+	MOVQ  (BX)(CX*8), AX
+
+saf64have:
+	CMPQ  AX, nrows+40(FP)
+	JAE   saf64stop
+	MOVQ  (SI)(AX*8), R12
+	MOVQ  8(SI)(AX*8), R13
+	CMPQ  R13, nnz+64(FP)
+	JHI   saf64stop
+	CMPQ  R12, R13
+	JHI   saf64stop
+	SUBQ  R12, R13
+	MOVQ  R13, AX
+	IMULQ k+8(FP), AX
+	CMPQ  AX, R8
+	JHI   saf64stop
+	SUBQ  AX, R8
+	MOVQ  cols+48(FP), R10
+	LEAQ  (R10)(R12*4), R10
+	MOVQ  vals+56(FP), R11
+	LEAQ  (R11)(R12*8), R11
+	MOVQ  dst+0(FP), DX
+	MOVQ  k+8(FP), AX
+
+saf64class:
+	VMOVSD (DI), X1
+	ADDQ   $0x08, DI
+	XORQ   R9, R9
+	MOVQ   R13, SI
+	ANDQ   $-4, SI
+	JZ     saf64tail
+
+saf64loop:
+	MOVL        (R10)(R9*4), R12
+	CMPQ        R12, d+80(FP)
+	JAE         saf64bad
+	VMOVSD      (DX)(R12*8), X2
+	VFMADD231SD (R11)(R9*8), X1, X2
+	VMOVSD      X2, (DX)(R12*8)
+	MOVL        4(R10)(R9*4), R12
+	CMPQ        R12, d+80(FP)
+	JAE         saf64bad
+	VMOVSD      (DX)(R12*8), X2
+	VFMADD231SD 8(R11)(R9*8), X1, X2
+	VMOVSD      X2, (DX)(R12*8)
+	MOVL        8(R10)(R9*4), R12
+	CMPQ        R12, d+80(FP)
+	JAE         saf64bad
+	VMOVSD      (DX)(R12*8), X2
+	VFMADD231SD 16(R11)(R9*8), X1, X2
+	VMOVSD      X2, (DX)(R12*8)
+	MOVL        12(R10)(R9*4), R12
+	CMPQ        R12, d+80(FP)
+	JAE         saf64bad
+	VMOVSD      (DX)(R12*8), X2
+	VFMADD231SD 24(R11)(R9*8), X1, X2
+	VMOVSD      X2, (DX)(R12*8)
+	ADDQ        $0x04, R9
+	CMPQ        R9, SI
+	JB          saf64loop
+
+saf64tail:
+	CMPQ        R9, R13
+	JAE         saf64next
+	MOVL        (R10)(R9*4), R12
+	CMPQ        R12, d+80(FP)
+	JAE         saf64bad
+	VMOVSD      (DX)(R12*8), X2
+	VFMADD231SD (R11)(R9*8), X1, X2
+	VMOVSD      X2, (DX)(R12*8)
+	INCQ        R9
+	JMP         saf64tail
+
+saf64next:
+	MOVQ d+80(FP), R12
+	LEAQ (DX)(R12*8), DX
+	DECQ AX
+	JNZ  saf64class
+	INCQ CX
+	JMP  saf64row
+
+saf64bad:
+	MOVQ CX, done+96(FP)
+	MOVB $0x01, bad+104(FP)
+	RET
+
+saf64stop:
+	MOVQ CX, done+96(FP)
+	MOVB $0x00, bad+104(FP)
 	RET
