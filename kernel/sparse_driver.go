@@ -17,12 +17,13 @@ import "unsafe"
 // gives each call a fresh budget, so a row goes to the assembly whenever it
 // fits in one budget, however the rows are split between calls or threads:
 // the results depend on the row, not on the split. A row longer than one
-// budget runs through the generic loop (preemptible), and so does any bad
-// input, which then panics through Go's own bounds checks.
+// budget is taken in pieces of one budget (the same pieces wherever the row
+// falls). Bad input runs through the generic loop, which then panics through
+// Go's own bounds checks.
 
 // sparseBudget bounds the multiply-adds of one assembly call (a few
 // microseconds with the weights in cache, some tens out of cache).
-const sparseBudget = 1 << 13
+var sparseBudget = 1 << 13
 
 // sparseMaxCols is the most columns the gathering kernels take: the gathers
 // use signed 32-bit indices. Wider weight vectors run the generic loops.
@@ -57,20 +58,22 @@ func sparseRowArgs(indptr []int64, idx []int, i int) (ip, xp unsafe.Pointer, nro
 	return unsafe.Pointer(&indptr[i]), nil, len(indptr) - 1 - i
 }
 
-// sparseStopped handles a call that stopped before gathered row i: it
-// reports whether row i is a valid row that fits in one budget (the next call
-// takes it); otherwise the caller runs row i through the generic loop.
-func sparseStopped(indptr []int64, cols []uint32, nvals int, idx []int, i, k int) bool {
+// sparseStopped looks at gathered row i, where a call stopped: it returns
+// the row's entries lo..hi and whether it is valid; a valid row longer than
+// one budget (k·(hi−lo) > sparseBudget) is taken in pieces by the callers,
+// a valid shorter one by the next call.
+func sparseStopped(indptr []int64, cols []uint32, nvals int, idx []int, i int) (lo, hi int64, ok bool) {
 	r := row(idx, i)
 	if r < 0 || r >= len(indptr)-1 {
-		return false
+		return 0, 0, false
 	}
-	lo, hi := indptr[r], indptr[r+1]
-	if lo < 0 || lo > hi || hi > int64(len(cols)) || hi > int64(nvals) {
-		return false
-	}
-	return (hi-lo)*int64(k) <= sparseBudget
+	lo, hi = indptr[r], indptr[r+1]
+	ok = lo >= 0 && lo <= hi && hi <= int64(len(cols)) && hi <= int64(nvals)
+	return lo, hi, ok
 }
+
+// sparseLong reports whether entries lo..hi of k vectors exceed one budget.
+func sparseLong(lo, hi int64, k int) bool { return (hi-lo)*int64(k) > int64(sparseBudget) }
 
 func sparseMarginsKDriver[T Float](m []T, indptr []int64, cols []uint32, vals []T, idx []int, w []T, k int) {
 	if k <= 0 {
@@ -93,17 +96,46 @@ func sparseMarginsKDriver[T Float](m []T, indptr []int64, cols []uint32, vals []
 		ip, xp, nrows := sparseRowArgs(indptr, idx, i)
 		done, maxcol := archSparseMargins[T](ptr(m[i*k:]), k, n-i, ip, xp, nrows, ptr(cols), ptr(vals), nnz, ptr(w), d, sparseBudget)
 		if int(maxcol) >= d {
-			// A column out of range: the generic loop panics on it.
-			sparseMarginsKGeneric(m[i*k:(i+done)*k], indptr, cols, vals, sparseSub(idx, i, done), w, k)
-			panic("kernel: SparseMargins: column index out of range")
+			sparseBadColumn(m[i*k:(i+done)*k], indptr, cols, vals, sparseSub(idx, i, done), w, k)
 		}
 		i += done
-		if i < n && !sparseStopped(indptr, cols, len(vals), idx, i, k) {
+		if i == n {
+			break
+		}
+		lo, hi, ok := sparseStopped(indptr, cols, len(vals), idx, i)
+		switch {
+		case !ok:
+			// The generic loop panics on the bad row.
 			one := [1]int{row(idx, i)}
 			sparseMarginsKGeneric(m[i*k:(i+1)*k], indptr, cols, vals, one[:], w, k)
+			panic("kernel: SparseMargins: bad row")
+		case sparseLong(lo, hi, k):
+			// In pieces of one budget, each weight vector in turn; the
+			// pieces' sums are added in order.
+			for j := 0; j < k; j++ {
+				var s T
+				for a := lo; a < hi; a += int64(sparseBudget) {
+					piece := [2]int64{a, min(hi, a+int64(sparseBudget))}
+					var part T
+					_, maxcol := archSparseMargins[T](unsafe.Pointer(&part), 1, 1, unsafe.Pointer(&piece[0]), nil, 1, ptr(cols), ptr(vals), nnz, ptr(w[j*d:]), d, sparseBudget)
+					if int(maxcol) >= d {
+						one := [1]int{row(idx, i)}
+						sparseBadColumn(m[i*k:(i+1)*k], indptr, cols, vals, one[:], w, k)
+					}
+					s += part
+				}
+				m[i*k+j] = s
+			}
 			i++
 		}
 	}
+}
+
+// sparseBadColumn runs the generic loop over rows that hold a column index
+// out of range, so that it panics as the generic implementation does.
+func sparseBadColumn[T Float](m []T, indptr []int64, cols []uint32, vals []T, idx []int, w []T, k int) {
+	sparseMarginsKGeneric(m, indptr, cols, vals, idx, w, k)
+	panic("kernel: SparseMargins: column index out of range")
 }
 
 func sparseAddOuterKDriver[T Float](g []T, indptr []int64, cols []uint32, vals []T, idx []int, c []T, k int) {
@@ -128,13 +160,29 @@ func sparseAddOuterKDriver[T Float](g []T, indptr []int64, cols []uint32, vals [
 		ip, xp, nrows := sparseRowArgs(indptr, idx, i)
 		done, bad := archSparseAddRows[T](ptr(g), k, n-i, ip, xp, nrows, ptr(cols), ptr(vals), nnz, ptr(c[i*k:]), d, sparseBudget)
 		i += done
-		if i < n && (bad || !sparseStopped(indptr, cols, len(vals), idx, i, k)) {
-			// A bad column (the generic loop panics on it), a bad row (the
-			// same) or a row longer than one budget.
+		if i == n {
+			break
+		}
+		lo, hi, ok := sparseStopped(indptr, cols, len(vals), idx, i)
+		switch {
+		case bad || !ok:
+			// A column or row out of range: the generic loop panics on it.
 			one := [1]int{row(idx, i)}
 			sparseAddOuterKGeneric(g, indptr, cols, vals, one[:], c[i*k:(i+1)*k], k)
-			if bad {
-				panic("kernel: SparseAddRows: column index out of range")
+			panic("kernel: SparseAddRows: bad row")
+		case sparseLong(lo, hi, k):
+			// In pieces of one budget, in order: the same sequence of
+			// multiply-adds as in one call.
+			for j := 0; j < k; j++ {
+				for a := lo; a < hi; a += int64(sparseBudget) {
+					piece := [2]int64{a, min(hi, a+int64(sparseBudget))}
+					_, bad := archSparseAddRows[T](ptr(g[j*d:]), 1, 1, unsafe.Pointer(&piece[0]), nil, 1, ptr(cols), ptr(vals), nnz, ptr(c[i*k+j:]), d, sparseBudget)
+					if bad {
+						one := [1]int{row(idx, i)}
+						sparseAddOuterKGeneric(g, indptr, cols, vals, one[:], c[i*k:(i+1)*k], k)
+						panic("kernel: SparseAddRows: column index out of range")
+					}
+				}
 			}
 			i++
 		}
