@@ -13257,9 +13257,9 @@ okpf64done:
 	VZEROUPPER
 	RET
 
-// func sparseMarginsF32(m unsafe.Pointer, k int, n int, indptr unsafe.Pointer, idx unsafe.Pointer, nrows int, cols unsafe.Pointer, vals unsafe.Pointer, nnz int, w unsafe.Pointer, d int, budget int) (done int, maxcol uint32)
-// Requires: AVX, AVX2, FMA3, SSE2
-TEXT ·sparseMarginsF32(SB), NOSPLIT, $0-108
+// func sparseMarginsF32(m unsafe.Pointer, k int, n int, indptr unsafe.Pointer, idx unsafe.Pointer, nrows int, cols unsafe.Pointer, vals unsafe.Pointer, nnz int, w unsafe.Pointer, d int, budget int, ahead int) (done int, maxcol uint32)
+// Requires: AVX, AVX2, FMA3, MMX+, SSE2
+TEXT ·sparseMarginsF32(SB), NOSPLIT, $0-116
 	MOVQ         m+0(FP), DI
 	MOVQ         idx+32(FP), BX
 	MOVQ         budget+88(FP), R8
@@ -13271,9 +13271,44 @@ TEXT ·sparseMarginsF32(SB), NOSPLIT, $0-108
 	XORQ         CX, CX
 
 smf32row:
-	CMPQ  CX, n+16(FP)
-	JAE   smf32stop
-	MOVQ  indptr+24(FP), SI
+	CMPQ       CX, n+16(FP)
+	JAE        smf32stop
+	MOVQ       indptr+24(FP), SI
+	TESTQ      BX, BX
+	JZ         smf32nopf
+	MOVQ       ahead+96(FP), R12
+	TESTQ      R12, R12
+	JZ         smf32nopf
+	LEAQ       (CX)(R12*2), AX
+	CMPQ       AX, n+16(FP)
+	JAE        smf32pf1
+	MOVQ       (BX)(AX*8), AX
+	CMPQ       AX, nrows+40(FP)
+	JAE        smf32pf1
+	PREFETCHT0 (SI)(AX*8)
+
+smf32pf1:
+	LEAQ       (CX)(R12*1), AX
+	CMPQ       AX, n+16(FP)
+	JAE        smf32nopf
+	MOVQ       (BX)(AX*8), AX
+	CMPQ       AX, nrows+40(FP)
+	JAE        smf32nopf
+	MOVQ       (SI)(AX*8), AX
+	MOVQ       cols+48(FP), R12
+	LEAQ       (R12)(AX*4), R12
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 128(R12)
+	PREFETCHT0 192(R12)
+	MOVQ       vals+56(FP), R12
+	LEAQ       (R12)(AX*4), R12
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 128(R12)
+	PREFETCHT0 192(R12)
+
+smf32nopf:
 	MOVQ  CX, AX
 	TESTQ BX, BX
 	JZ    smf32have
@@ -13370,7 +13405,7 @@ smf32reduce:
 	JMP          smf32row
 
 smf32stop:
-	MOVQ         CX, done+96(FP)
+	MOVQ         CX, done+104(FP)
 	VEXTRACTI128 $0x01, Y14, X0
 	VPMAXUD      X0, X14, X14
 	VPSHUFD      $0x4e, X14, X0
@@ -13378,22 +13413,57 @@ smf32stop:
 	VPSHUFD      $0xb1, X14, X0
 	VPMAXUD      X0, X14, X14
 	VMOVD        X14, AX
-	MOVL         AX, maxcol+104(FP)
+	MOVL         AX, maxcol+112(FP)
 	VZEROUPPER
 	RET
 
-// func sparseAddRowsF32(dst unsafe.Pointer, k int, n int, indptr unsafe.Pointer, idx unsafe.Pointer, nrows int, cols unsafe.Pointer, vals unsafe.Pointer, nnz int, c unsafe.Pointer, d int, budget int) (done int, bad bool)
-// Requires: AVX, FMA3
-TEXT ·sparseAddRowsF32(SB), NOSPLIT, $0-105
+// func sparseAddRowsF32(dst unsafe.Pointer, k int, n int, indptr unsafe.Pointer, idx unsafe.Pointer, nrows int, cols unsafe.Pointer, vals unsafe.Pointer, nnz int, c unsafe.Pointer, d int, budget int, ahead int) (done int, bad bool)
+// Requires: AVX, FMA3, MMX+
+TEXT ·sparseAddRowsF32(SB), NOSPLIT, $0-113
 	MOVQ c+72(FP), DI
 	MOVQ idx+32(FP), BX
 	MOVQ budget+88(FP), R8
 	XORQ CX, CX
 
 saf32row:
-	CMPQ  CX, n+16(FP)
-	JAE   saf32stop
-	MOVQ  indptr+24(FP), SI
+	CMPQ       CX, n+16(FP)
+	JAE        saf32stop
+	MOVQ       indptr+24(FP), SI
+	TESTQ      BX, BX
+	JZ         saf32nopf
+	MOVQ       ahead+96(FP), R12
+	TESTQ      R12, R12
+	JZ         saf32nopf
+	LEAQ       (CX)(R12*2), AX
+	CMPQ       AX, n+16(FP)
+	JAE        saf32pf1
+	MOVQ       (BX)(AX*8), AX
+	CMPQ       AX, nrows+40(FP)
+	JAE        saf32pf1
+	PREFETCHT0 (SI)(AX*8)
+
+saf32pf1:
+	LEAQ       (CX)(R12*1), AX
+	CMPQ       AX, n+16(FP)
+	JAE        saf32nopf
+	MOVQ       (BX)(AX*8), AX
+	CMPQ       AX, nrows+40(FP)
+	JAE        saf32nopf
+	MOVQ       (SI)(AX*8), AX
+	MOVQ       cols+48(FP), R12
+	LEAQ       (R12)(AX*4), R12
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 128(R12)
+	PREFETCHT0 192(R12)
+	MOVQ       vals+56(FP), R12
+	LEAQ       (R12)(AX*4), R12
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 128(R12)
+	PREFETCHT0 192(R12)
+
+saf32nopf:
 	MOVQ  CX, AX
 	TESTQ BX, BX
 	JZ    saf32have
@@ -13479,18 +13549,18 @@ saf32next:
 	JMP  saf32row
 
 saf32bad:
-	MOVQ CX, done+96(FP)
-	MOVB $0x01, bad+104(FP)
+	MOVQ CX, done+104(FP)
+	MOVB $0x01, bad+112(FP)
 	RET
 
 saf32stop:
-	MOVQ CX, done+96(FP)
-	MOVB $0x00, bad+104(FP)
+	MOVQ CX, done+104(FP)
+	MOVB $0x00, bad+112(FP)
 	RET
 
-// func sparseMarginsF64(m unsafe.Pointer, k int, n int, indptr unsafe.Pointer, idx unsafe.Pointer, nrows int, cols unsafe.Pointer, vals unsafe.Pointer, nnz int, w unsafe.Pointer, d int, budget int) (done int, maxcol uint32)
-// Requires: AVX, AVX2, FMA3, SSE2
-TEXT ·sparseMarginsF64(SB), NOSPLIT, $0-108
+// func sparseMarginsF64(m unsafe.Pointer, k int, n int, indptr unsafe.Pointer, idx unsafe.Pointer, nrows int, cols unsafe.Pointer, vals unsafe.Pointer, nnz int, w unsafe.Pointer, d int, budget int, ahead int) (done int, maxcol uint32)
+// Requires: AVX, AVX2, FMA3, MMX+, SSE2
+TEXT ·sparseMarginsF64(SB), NOSPLIT, $0-116
 	MOVQ         m+0(FP), DI
 	MOVQ         idx+32(FP), BX
 	MOVQ         budget+88(FP), R8
@@ -13502,9 +13572,44 @@ TEXT ·sparseMarginsF64(SB), NOSPLIT, $0-108
 	XORQ         CX, CX
 
 smf64row:
-	CMPQ  CX, n+16(FP)
-	JAE   smf64stop
-	MOVQ  indptr+24(FP), SI
+	CMPQ       CX, n+16(FP)
+	JAE        smf64stop
+	MOVQ       indptr+24(FP), SI
+	TESTQ      BX, BX
+	JZ         smf64nopf
+	MOVQ       ahead+96(FP), R12
+	TESTQ      R12, R12
+	JZ         smf64nopf
+	LEAQ       (CX)(R12*2), AX
+	CMPQ       AX, n+16(FP)
+	JAE        smf64pf1
+	MOVQ       (BX)(AX*8), AX
+	CMPQ       AX, nrows+40(FP)
+	JAE        smf64pf1
+	PREFETCHT0 (SI)(AX*8)
+
+smf64pf1:
+	LEAQ       (CX)(R12*1), AX
+	CMPQ       AX, n+16(FP)
+	JAE        smf64nopf
+	MOVQ       (BX)(AX*8), AX
+	CMPQ       AX, nrows+40(FP)
+	JAE        smf64nopf
+	MOVQ       (SI)(AX*8), AX
+	MOVQ       cols+48(FP), R12
+	LEAQ       (R12)(AX*4), R12
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 128(R12)
+	PREFETCHT0 192(R12)
+	MOVQ       vals+56(FP), R12
+	LEAQ       (R12)(AX*8), R12
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 128(R12)
+	PREFETCHT0 192(R12)
+
+smf64nopf:
 	MOVQ  CX, AX
 	TESTQ BX, BX
 	JZ    smf64have
@@ -13601,7 +13706,7 @@ smf64reduce:
 	JMP          smf64row
 
 smf64stop:
-	MOVQ         CX, done+96(FP)
+	MOVQ         CX, done+104(FP)
 	VEXTRACTI128 $0x01, Y14, X0
 	VPMAXUD      X0, X14, X14
 	VPSHUFD      $0x4e, X14, X0
@@ -13609,22 +13714,57 @@ smf64stop:
 	VPSHUFD      $0xb1, X14, X0
 	VPMAXUD      X0, X14, X14
 	VMOVD        X14, AX
-	MOVL         AX, maxcol+104(FP)
+	MOVL         AX, maxcol+112(FP)
 	VZEROUPPER
 	RET
 
-// func sparseAddRowsF64(dst unsafe.Pointer, k int, n int, indptr unsafe.Pointer, idx unsafe.Pointer, nrows int, cols unsafe.Pointer, vals unsafe.Pointer, nnz int, c unsafe.Pointer, d int, budget int) (done int, bad bool)
-// Requires: AVX, FMA3
-TEXT ·sparseAddRowsF64(SB), NOSPLIT, $0-105
+// func sparseAddRowsF64(dst unsafe.Pointer, k int, n int, indptr unsafe.Pointer, idx unsafe.Pointer, nrows int, cols unsafe.Pointer, vals unsafe.Pointer, nnz int, c unsafe.Pointer, d int, budget int, ahead int) (done int, bad bool)
+// Requires: AVX, FMA3, MMX+
+TEXT ·sparseAddRowsF64(SB), NOSPLIT, $0-113
 	MOVQ c+72(FP), DI
 	MOVQ idx+32(FP), BX
 	MOVQ budget+88(FP), R8
 	XORQ CX, CX
 
 saf64row:
-	CMPQ  CX, n+16(FP)
-	JAE   saf64stop
-	MOVQ  indptr+24(FP), SI
+	CMPQ       CX, n+16(FP)
+	JAE        saf64stop
+	MOVQ       indptr+24(FP), SI
+	TESTQ      BX, BX
+	JZ         saf64nopf
+	MOVQ       ahead+96(FP), R12
+	TESTQ      R12, R12
+	JZ         saf64nopf
+	LEAQ       (CX)(R12*2), AX
+	CMPQ       AX, n+16(FP)
+	JAE        saf64pf1
+	MOVQ       (BX)(AX*8), AX
+	CMPQ       AX, nrows+40(FP)
+	JAE        saf64pf1
+	PREFETCHT0 (SI)(AX*8)
+
+saf64pf1:
+	LEAQ       (CX)(R12*1), AX
+	CMPQ       AX, n+16(FP)
+	JAE        saf64nopf
+	MOVQ       (BX)(AX*8), AX
+	CMPQ       AX, nrows+40(FP)
+	JAE        saf64nopf
+	MOVQ       (SI)(AX*8), AX
+	MOVQ       cols+48(FP), R12
+	LEAQ       (R12)(AX*4), R12
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 128(R12)
+	PREFETCHT0 192(R12)
+	MOVQ       vals+56(FP), R12
+	LEAQ       (R12)(AX*8), R12
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 128(R12)
+	PREFETCHT0 192(R12)
+
+saf64nopf:
 	MOVQ  CX, AX
 	TESTQ BX, BX
 	JZ    saf64have
@@ -13710,11 +13850,11 @@ saf64next:
 	JMP  saf64row
 
 saf64bad:
-	MOVQ CX, done+96(FP)
-	MOVB $0x01, bad+104(FP)
+	MOVQ CX, done+104(FP)
+	MOVB $0x01, bad+112(FP)
 	RET
 
 saf64stop:
-	MOVQ CX, done+96(FP)
-	MOVB $0x00, bad+104(FP)
+	MOVQ CX, done+104(FP)
+	MOVB $0x00, bad+112(FP)
 	RET

@@ -6,8 +6,8 @@ import "unsafe"
 // SparseMarginsK, SparseAddOuterK), shared by the architectures whose
 // assembly has them (archSparse). The primitives, for T float32 or float64:
 //
-//	archSparseMargins(m, k, n, indptr, idx, nrows, cols, vals, nnz, w, d, budget) (done, maxcol)
-//	archSparseAddRows(g, k, n, indptr, idx, nrows, cols, vals, nnz, c, d, budget) (done, bad)
+//	archSparseMargins(m, k, n, indptr, idx, nrows, cols, vals, nnz, w, d, budget, ahead) (done, maxcol)
+//	archSparseAddRows(g, k, n, indptr, idx, nrows, cols, vals, nnz, c, d, budget, ahead) (done, bad)
 //
 // take rows 0 ≤ i < n (row idx[i], or i when idx is nil) while each is valid
 // (r < nrows, indptr[r] ≤ indptr[r+1] ≤ nnz) and its k·(non-zeros) fit in
@@ -24,6 +24,11 @@ import "unsafe"
 // sparseBudget bounds the multiply-adds of one assembly call (a few
 // microseconds with the weights in cache, some tens out of cache).
 var sparseBudget = 1 << 13
+
+// sparseAhead is how many gathered rows ahead the kernels prefetch a row's
+// entries (and twice as far its offsets): rows picked at random from a large
+// set are out of cache, and one row's work is far shorter than a miss.
+var sparseAhead = 8
 
 // sparseMaxCols is the most columns the gathering kernels take: the gathers
 // use signed 32-bit indices. Wider weight vectors run the generic loops.
@@ -94,7 +99,7 @@ func sparseMarginsKDriver[T Float](m []T, indptr []int64, cols []uint32, vals []
 	nnz := min(len(cols), len(vals))
 	for i := 0; i < n; {
 		ip, xp, nrows := sparseRowArgs(indptr, idx, i)
-		done, maxcol := archSparseMargins[T](ptr(m[i*k:]), k, n-i, ip, xp, nrows, ptr(cols), ptr(vals), nnz, ptr(w), d, sparseBudget)
+		done, maxcol := archSparseMargins[T](ptr(m[i*k:]), k, n-i, ip, xp, nrows, ptr(cols), ptr(vals), nnz, ptr(w), d, sparseBudget, sparseAhead)
 		if int(maxcol) >= d {
 			sparseBadColumn(m[i*k:(i+done)*k], indptr, cols, vals, sparseSub(idx, i, done), w, k)
 		}
@@ -117,7 +122,7 @@ func sparseMarginsKDriver[T Float](m []T, indptr []int64, cols []uint32, vals []
 				for a := lo; a < hi; a += int64(sparseBudget) {
 					piece := [2]int64{a, min(hi, a+int64(sparseBudget))}
 					var part T
-					_, maxcol := archSparseMargins[T](unsafe.Pointer(&part), 1, 1, unsafe.Pointer(&piece[0]), nil, 1, ptr(cols), ptr(vals), nnz, ptr(w[j*d:]), d, sparseBudget)
+					_, maxcol := archSparseMargins[T](unsafe.Pointer(&part), 1, 1, unsafe.Pointer(&piece[0]), nil, 1, ptr(cols), ptr(vals), nnz, ptr(w[j*d:]), d, sparseBudget, 0)
 					if int(maxcol) >= d {
 						one := [1]int{row(idx, i)}
 						sparseBadColumn(m[i*k:(i+1)*k], indptr, cols, vals, one[:], w, k)
@@ -158,7 +163,7 @@ func sparseAddOuterKDriver[T Float](g []T, indptr []int64, cols []uint32, vals [
 	nnz := min(len(cols), len(vals))
 	for i := 0; i < n; {
 		ip, xp, nrows := sparseRowArgs(indptr, idx, i)
-		done, bad := archSparseAddRows[T](ptr(g), k, n-i, ip, xp, nrows, ptr(cols), ptr(vals), nnz, ptr(c[i*k:]), d, sparseBudget)
+		done, bad := archSparseAddRows[T](ptr(g), k, n-i, ip, xp, nrows, ptr(cols), ptr(vals), nnz, ptr(c[i*k:]), d, sparseBudget, sparseAhead)
 		i += done
 		if i == n {
 			break
@@ -176,7 +181,7 @@ func sparseAddOuterKDriver[T Float](g []T, indptr []int64, cols []uint32, vals [
 			for j := 0; j < k; j++ {
 				for a := lo; a < hi; a += int64(sparseBudget) {
 					piece := [2]int64{a, min(hi, a+int64(sparseBudget))}
-					_, bad := archSparseAddRows[T](ptr(g[j*d:]), 1, 1, unsafe.Pointer(&piece[0]), nil, 1, ptr(cols), ptr(vals), nnz, ptr(c[i*k+j:]), d, sparseBudget)
+					_, bad := archSparseAddRows[T](ptr(g[j*d:]), 1, 1, unsafe.Pointer(&piece[0]), nil, 1, ptr(cols), ptr(vals), nnz, ptr(c[i*k+j:]), d, sparseBudget, 0)
 					if bad {
 						one := [1]int{row(idx, i)}
 						sparseAddOuterKGeneric(g, indptr, cols, vals, one[:], c[i*k:(i+1)*k], k)

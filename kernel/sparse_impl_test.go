@@ -201,12 +201,13 @@ func TestSparseAgainstReference(t *testing.T) {
 // TestSparseSplit checks that the results do not depend on how the rows are
 // cut into assembly calls: with the budget lowered (so calls stop every few
 // rows, and rows longer than the budget take the generic loop), the whole
-// minibatch gives the same bits as row by row.
+// minibatch gives the same bits as row by row. It also runs the kernels
+// prefetching 0, 1 and 3 rows ahead.
 func TestSparseSplit(t *testing.T) {
-	saved := sparseBudget
-	defer func() { sparseBudget = saved }()
-	for _, budget := range []int{saved, 100, 33} {
-		sparseBudget = budget
+	saved, savedAhead := sparseBudget, sparseAhead
+	defer func() { sparseBudget, sparseAhead = saved, savedAhead }()
+	for bi, budget := range []int{saved, 100, 33} {
+		sparseBudget, sparseAhead = budget, []int{0, 1, 3}[bi]
 		forImpls(t, func(t *testing.T, im *Impl) {
 			testSparseSplit(t, &im.F32)
 			testSparseMarginsK(t, &im.F32, 2)

@@ -453,7 +453,7 @@ func addOuterKPFF64(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx
 // sparseMarginsF32 computes, for the gathered CSR rows (idx nil: rows 0..n-1),
 //
 //	var maxcol uint32
-//	left := budget
+//	left := budget // (and prefetching rows ahead, see below)
 //	for i := 0; i < n; i++ {
 //		r := i
 //		if idx != nil {
@@ -482,13 +482,15 @@ func addOuterKPFF64(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx
 // time into vector accumulators and summed horizontally at the end of the
 // row. Column indices are clamped to d-1, so the gathers never leave w;
 // the caller checks maxcol < d. It needs 1 ≤ d < 2^31 and k ≥ 1.
+// With idx and ahead > 0, row i prefetches the offsets of row i+2·ahead
+// and the first 256 bytes of the entries of row i+ahead.
 //
 //go:noescape
-func sparseMarginsF32(m unsafe.Pointer, k int, n int, indptr unsafe.Pointer, idx unsafe.Pointer, nrows int, cols unsafe.Pointer, vals unsafe.Pointer, nnz int, w unsafe.Pointer, d int, budget int) (done int, maxcol uint32)
+func sparseMarginsF32(m unsafe.Pointer, k int, n int, indptr unsafe.Pointer, idx unsafe.Pointer, nrows int, cols unsafe.Pointer, vals unsafe.Pointer, nnz int, w unsafe.Pointer, d int, budget int, ahead int) (done int, maxcol uint32)
 
 // sparseAddRowsF32 computes, for the gathered CSR rows (idx nil: rows 0..n-1),
 //
-//	left := budget
+//	left := budget // (and prefetching rows ahead, see below)
 //	for i := 0; i < n; i++ {
 //		r := i
 //		if idx != nil {
@@ -514,15 +516,17 @@ func sparseMarginsF32(m unsafe.Pointer, k int, n int, indptr unsafe.Pointer, idx
 //	return n, false
 //
 // one entry at a time (AVX2 has no scatter), in order, so repeated columns
-// add up exactly as in the loop.
+// add up exactly as in the loop. With idx and ahead > 0, row i prefetches
+// the offsets of row i+2·ahead and the first 256 bytes of the entries of
+// row i+ahead.
 //
 //go:noescape
-func sparseAddRowsF32(dst unsafe.Pointer, k int, n int, indptr unsafe.Pointer, idx unsafe.Pointer, nrows int, cols unsafe.Pointer, vals unsafe.Pointer, nnz int, c unsafe.Pointer, d int, budget int) (done int, bad bool)
+func sparseAddRowsF32(dst unsafe.Pointer, k int, n int, indptr unsafe.Pointer, idx unsafe.Pointer, nrows int, cols unsafe.Pointer, vals unsafe.Pointer, nnz int, c unsafe.Pointer, d int, budget int, ahead int) (done int, bad bool)
 
 // sparseMarginsF64 computes, for the gathered CSR rows (idx nil: rows 0..n-1),
 //
 //	var maxcol uint32
-//	left := budget
+//	left := budget // (and prefetching rows ahead, see below)
 //	for i := 0; i < n; i++ {
 //		r := i
 //		if idx != nil {
@@ -551,13 +555,15 @@ func sparseAddRowsF32(dst unsafe.Pointer, k int, n int, indptr unsafe.Pointer, i
 // time into vector accumulators and summed horizontally at the end of the
 // row. Column indices are clamped to d-1, so the gathers never leave w;
 // the caller checks maxcol < d. It needs 1 ≤ d < 2^31 and k ≥ 1.
+// With idx and ahead > 0, row i prefetches the offsets of row i+2·ahead
+// and the first 256 bytes of the entries of row i+ahead.
 //
 //go:noescape
-func sparseMarginsF64(m unsafe.Pointer, k int, n int, indptr unsafe.Pointer, idx unsafe.Pointer, nrows int, cols unsafe.Pointer, vals unsafe.Pointer, nnz int, w unsafe.Pointer, d int, budget int) (done int, maxcol uint32)
+func sparseMarginsF64(m unsafe.Pointer, k int, n int, indptr unsafe.Pointer, idx unsafe.Pointer, nrows int, cols unsafe.Pointer, vals unsafe.Pointer, nnz int, w unsafe.Pointer, d int, budget int, ahead int) (done int, maxcol uint32)
 
 // sparseAddRowsF64 computes, for the gathered CSR rows (idx nil: rows 0..n-1),
 //
-//	left := budget
+//	left := budget // (and prefetching rows ahead, see below)
 //	for i := 0; i < n; i++ {
 //		r := i
 //		if idx != nil {
@@ -583,7 +589,9 @@ func sparseMarginsF64(m unsafe.Pointer, k int, n int, indptr unsafe.Pointer, idx
 //	return n, false
 //
 // one entry at a time (AVX2 has no scatter), in order, so repeated columns
-// add up exactly as in the loop.
+// add up exactly as in the loop. With idx and ahead > 0, row i prefetches
+// the offsets of row i+2·ahead and the first 256 bytes of the entries of
+// row i+ahead.
 //
 //go:noescape
-func sparseAddRowsF64(dst unsafe.Pointer, k int, n int, indptr unsafe.Pointer, idx unsafe.Pointer, nrows int, cols unsafe.Pointer, vals unsafe.Pointer, nnz int, c unsafe.Pointer, d int, budget int) (done int, bad bool)
+func sparseAddRowsF64(dst unsafe.Pointer, k int, n int, indptr unsafe.Pointer, idx unsafe.Pointer, nrows int, cols unsafe.Pointer, vals unsafe.Pointer, nnz int, c unsafe.Pointer, d int, budget int, ahead int) (done int, bad bool)

@@ -13,11 +13,11 @@ func init() {
 	sectionDocs = append(sectionDocs, sparseDoc)
 	for _, p := range []string{"F32", "F64"} {
 		stubDocs["sparseMargins"+p] = stub{
-			sig: "func(m unsafe.Pointer, k, n int, indptr, idx unsafe.Pointer, nrows int, cols, vals unsafe.Pointer, nnz int, w unsafe.Pointer, d, budget int) (done int, maxcol uint32)",
+			sig: "func(m unsafe.Pointer, k, n int, indptr, idx unsafe.Pointer, nrows int, cols, vals unsafe.Pointer, nnz int, w unsafe.Pointer, d, budget, ahead int) (done int, maxcol uint32)",
 			doc: sparseMarginsDoc("sparseMargins" + p),
 		}
 		stubDocs["sparseAddRows"+p] = stub{
-			sig: "func(dst unsafe.Pointer, k, n int, indptr, idx unsafe.Pointer, nrows int, cols, vals unsafe.Pointer, nnz int, c unsafe.Pointer, d, budget int) (done int, bad bool)",
+			sig: "func(dst unsafe.Pointer, k, n int, indptr, idx unsafe.Pointer, nrows int, cols, vals unsafe.Pointer, nnz int, c unsafe.Pointer, d, budget, ahead int) (done int, bad bool)",
 			doc: sparseAddRowsDoc("sparseAddRows" + p),
 		}
 	}
@@ -25,7 +25,7 @@ func init() {
 
 // sparseRowCheck is the row walk both kernels share, in their doc comments.
 var sparseRowCheck = []string{
-	"\tleft := budget",
+	"\tleft := budget // (and prefetching rows ahead, see below)",
 	"\tfor i := 0; i < n; i++ {",
 	"\t\tr := i",
 	"\t\tif idx != nil {",
@@ -64,6 +64,8 @@ func sparseMarginsDoc(name string) []string {
 		"time into vector accumulators and summed horizontally at the end of the",
 		"row. Column indices are clamped to d-1, so the gathers never leave w;",
 		"the caller checks maxcol < d. It needs 1 ≤ d < 2^31 and k ≥ 1.",
+		"With idx and ahead > 0, row i prefetches the offsets of row i+2·ahead",
+		"and the first 256 bytes of the entries of row i+ahead.",
 	)
 	return d
 }
@@ -87,7 +89,9 @@ func sparseAddRowsDoc(name string) []string {
 		"\treturn n, false",
 		"",
 		"one entry at a time (AVX2 has no scatter), in order, so repeated columns",
-		"add up exactly as in the loop.",
+		"add up exactly as in the loop. With idx and ahead > 0, row i prefetches",
+		"the offsets of row i+2·ahead and the first 256 bytes of the entries of",
+		"row i+ahead.",
 	)
 	return d
 }
@@ -136,6 +140,7 @@ func sparseKernels(g *gen) {
 // row jumps to stop. It clobbers AX and R12.
 func sparseRow(g *gen, p prec, L string) {
 	lbl := func(s string) operand.LabelRef { return operand.LabelRef(L + s) }
+	sparsePrefetch(g, p, L)
 	g.MOVQ(RCX, RAX)
 	g.TESTQ(RBX, RBX)
 	g.JZ(lbl("have"))
@@ -159,6 +164,47 @@ func sparseRow(g *gen, p prec, L string) {
 	g.LEAQ(memi(R10, 0, R12, 4), R10)
 	g.MOVQ(g.param("vals"), R11)
 	g.LEAQ(memi(R11, 0, R12, uint8(p.size)), R11)
+}
+
+// sparsePrefetch prefetches, for gathered rows (idx not nil) and ahead > 0,
+// the offsets (indptr) of row i+2·ahead and the first 256 bytes of the
+// column indices and values of row i+ahead, so that the misses of rows
+// chosen at random overlap. Rows past n, or not below nrows, are skipped; the
+// offsets read for row i+ahead are not checked, but prefetches never fault.
+// It clobbers AX and R12.
+func sparsePrefetch(g *gen, p prec, L string) {
+	lbl := func(s string) operand.LabelRef { return operand.LabelRef(L + s) }
+	g.TESTQ(RBX, RBX)
+	g.JZ(lbl("nopf"))
+	g.MOVQ(g.param("ahead"), R12)
+	g.TESTQ(R12, R12)
+	g.JZ(lbl("nopf"))
+	g.LEAQ(memi(RCX, 0, R12, 2), RAX)
+	g.CMPQ(RAX, g.param("n"))
+	g.JAE(lbl("pf1"))
+	g.MOVQ(memi(RBX, 0, RAX, 8), RAX)
+	g.CMPQ(RAX, g.param("nrows"))
+	g.JAE(lbl("pf1"))
+	g.PREFETCHT0(memi(RSI, 0, RAX, 8))
+	g.Label(L + "pf1")
+	g.LEAQ(memi(RCX, 0, R12, 1), RAX)
+	g.CMPQ(RAX, g.param("n"))
+	g.JAE(lbl("nopf"))
+	g.MOVQ(memi(RBX, 0, RAX, 8), RAX)
+	g.CMPQ(RAX, g.param("nrows"))
+	g.JAE(lbl("nopf"))
+	g.MOVQ(memi(RSI, 0, RAX, 8), RAX)
+	g.MOVQ(g.param("cols"), R12)
+	g.LEAQ(memi(R12, 0, RAX, 4), R12)
+	for off := 0; off < 256; off += 64 {
+		g.PREFETCHT0(mem(R12, off))
+	}
+	g.MOVQ(g.param("vals"), R12)
+	g.LEAQ(memi(R12, 0, RAX, uint8(p.size)), R12)
+	for off := 0; off < 256; off += 64 {
+		g.PREFETCHT0(mem(R12, off))
+	}
+	g.Label(L + "nopf")
 }
 
 // Registers of both kernels: CX the row, BX idx, SI indptr (free once the
