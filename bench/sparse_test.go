@@ -1,7 +1,7 @@
 package bench
 
 import (
-		"math/rand/v2"
+	"math/rand/v2"
 	"testing"
 
 	"github.com/cvarlearn/cvar/kernel"
