@@ -286,3 +286,87 @@ func TestSparseBadInput(t *testing.T) {
 		}
 	}
 }
+
+// FuzzSparse runs the CSR kernels of every implementation on rows built from
+// the input: its bytes give d, k, the row lengths and the column indices
+// (repeats are common in small d); the values come from the same bytes as
+// float64 bit patterns, finite and scaled. Margins must be within the dot
+// product bound, the scatter-add bit-exact to the sequential loop.
+func FuzzSparse(f *testing.F) {
+	f.Add(uint8(7), uint8(1), []byte{3, 0, 6, 6, 40, 1, 2, 3, 4, 5}, floatsBytes(seedFloats...))
+	f.Add(uint8(1), uint8(3), []byte{17, 0, 0, 0, 0}, floatsBytes(1, -1, 0.5, 1e300, -1e-300))
+	f.Add(uint8(200), uint8(2), []byte{70, 199, 0, 199, 0, 33}, floatsBytes(2, 3, 4))
+	f.Fuzz(func(t *testing.T, dd, kk uint8, shape, vb []byte) {
+		d, k := int(dd)+1, int(kk)%4+1
+		fuzzSparse[float32](t, d, k, shape, vb)
+		fuzzSparse[float64](t, d, k, shape, vb)
+	})
+}
+
+func fuzzSparse[T Float](t *testing.T, d, k int, shape, vb []byte) {
+	vals0 := decode[T](vb, 1<<12, 1e3)
+	if len(vals0) == 0 {
+		vals0 = []T{1}
+	}
+	indptr := []int64{0}
+	var cols []uint32
+	var vals []T
+	for ri := 0; ri < len(shape) && ri < 64; ri++ {
+		l := int(shape[ri]) % 80
+		for e := 0; e < l; e++ {
+			c := 0
+			if len(shape) > 0 {
+				c = int(shape[(ri+e*7)%len(shape)]) * (e + 1)
+			}
+			cols = append(cols, uint32(c%d))
+			vals = append(vals, vals0[(len(vals))%len(vals0)])
+		}
+		indptr = append(indptr, int64(len(cols)))
+	}
+	n := len(indptr) - 1
+	if n == 0 {
+		return
+	}
+	w := make([]T, k*d)
+	c := make([]T, n*k)
+	for i := range w {
+		w[i] = vals0[(i*3+1)%len(vals0)]
+	}
+	for i := range c {
+		c[i] = vals0[(i*5+2)%len(vals0)]
+	}
+	for _, im := range Impls() {
+		ops := OpsOf[T](im)
+		m := make([]T, n*k)
+		ops.SparseMarginsK(m, indptr, cols, vals, nil, w, k)
+		for i := 0; i < n; i++ {
+			cs, vs := cols[indptr[i]:indptr[i+1]], vals[indptr[i]:indptr[i+1]]
+			for j := 0; j < k; j++ {
+				wv := make([]T, len(cs))
+				for p, col := range cs {
+					wv[p] = w[j*d+int(col)]
+				}
+				// Overflowing products make the bound meaningless.
+				if _, abs := exactDot(vs, wv); abs < 1e30 {
+					checkDot(t, im.Name+" SparseMarginsK", m[i*k+j], vs, wv)
+				}
+			}
+		}
+		g := make([]T, k*d)
+		fu, un := make([]T, k*d), make([]T, k*d)
+		ops.SparseAddOuterK(g, indptr, cols, vals, nil, c, k)
+		for i := 0; i < n; i++ {
+			for j := 0; j < k; j++ {
+				for p := indptr[i]; p < indptr[i+1]; p++ {
+					l := j*d + int(cols[p])
+					fu[l], un[l] = fmaT(c[i*k+j], vals[p], fu[l]), mulAdd(c[i*k+j], vals[p], un[l])
+				}
+			}
+		}
+		for l := range g {
+			if !sameFloat(g[l], fu[l]) && !sameFloat(g[l], un[l]) {
+				t.Fatalf("%s SparseAddOuterK: g[%d] = %v, want %v (fused) or %v", im.Name, l, g[l], fu[l], un[l])
+			}
+		}
+	}
+}
