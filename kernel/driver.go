@@ -68,8 +68,7 @@ func driverOps[T Float]() Ops[T] {
 	ops.SparseMargins, ops.SparseAddRows = sparseMarginsGeneric[T], sparseAddRowsGeneric[T]
 	ops.SparseMarginsK, ops.SparseAddOuterK = sparseMarginsKGeneric[T], sparseAddOuterKGeneric[T]
 	if archSparse { // CSR rows: sparse_driver.go
-		ops.SparseMargins, ops.SparseAddRows = sparseMarginsDriver[T], sparseAddRowsDriver[T]
-		ops.SparseMarginsK, ops.SparseAddOuterK = sparseMarginsKDriver[T], sparseAddOuterKDriver[T]
+		sparseOps(&ops, sparseBase)
 	}
 	return ops
 }

@@ -150,6 +150,7 @@ func main() {
 	rowKernels(g)
 	rowKKernels(g)
 	sparseKernels(g)
+	sparse512Kernels(g)
 
 	f, err := g.Result()
 	if err != nil {
