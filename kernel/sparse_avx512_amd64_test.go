@@ -13,8 +13,10 @@ import (
 // the AVX-512 kernels: they are not part of an implementation yet, so they
 // are tested here, directly, with the tests of every implementation.
 func avx512SparseImpl(t *testing.T) *Impl {
-	if !cpu.X86.HasAVX512F || !cpu.X86.HasAVX512CD {
-		t.Skip("the AVX-512 CSR kernels need AVX-512F and AVX-512CD, which this CPU lacks")
+	// The kernels' scalar parts are VEX-encoded AVX and FMA3: the AVX2
+	// implementation's features (off under GODEBUG=cpu.avx2=off too).
+	if !cpu.X86.HasAVX512F || !cpu.X86.HasAVX512CD || !cpu.X86.HasAVX2 || !cpu.X86.HasFMA {
+		t.Skip("the AVX-512 CSR kernels need AVX-512F, AVX-512CD, AVX2 and FMA3, which this CPU lacks (or GODEBUG turned off)")
 	}
 	im := newImpl("avx512-sparse", "AVX-512F, AVX-512CD")
 	sparseOps(&im.F32, sparseAVX512)

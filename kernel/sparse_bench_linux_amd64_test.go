@@ -25,8 +25,8 @@ func processCPU() int64 {
 // 2^20 columns); ns/nnz is per non-zero, cpu-ns/nnz the same in the
 // process's CPU time (closer to the kernel's cost on a busy machine).
 func BenchmarkSparseAVX512(b *testing.B) {
-	if !cpu.X86.HasAVX512F || !cpu.X86.HasAVX512CD {
-		b.Skip("no AVX-512F and AVX-512CD")
+	if !cpu.X86.HasAVX512F || !cpu.X86.HasAVX512CD || !cpu.X86.HasAVX2 || !cpu.X86.HasFMA {
+		b.Skip("no AVX-512F, AVX-512CD, AVX2 and FMA3")
 	}
 	wide := newImpl("avx512", "")
 	sparseOps(&wide.F32, sparseAVX512)
