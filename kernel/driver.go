@@ -50,7 +50,7 @@ func driverOps[T Float]() Ops[T] {
 	} else {
 		dot = any(dotF64Driver).(func(x, y []T) T)
 	}
-	return Ops[T]{
+	ops := Ops[T]{
 		Dot:         dot,
 		Axpy:        axpyDriver[T],
 		Lerp:        lerpDriver[T],
@@ -64,14 +64,13 @@ func driverOps[T Float]() Ops[T] {
 		Exp:         expDriver[T],
 		Log1p:       log1pDriver[T],
 		FusedLinear: fusedLinearDriver[T],
-
-		// No assembly for CSR rows yet: the generic loops.
-		SparseMargins: sparseMarginsGeneric[T],
-		SparseAddRows: sparseAddRowsGeneric[T],
-
-		SparseMarginsK:  sparseMarginsKGeneric[T],
-		SparseAddOuterK: sparseAddOuterKGeneric[T],
 	}
+	ops.SparseMargins, ops.SparseAddRows = sparseMarginsGeneric[T], sparseAddRowsGeneric[T]
+	ops.SparseMarginsK, ops.SparseAddOuterK = sparseMarginsKGeneric[T], sparseAddOuterKGeneric[T]
+	if archSparse { // CSR rows: sparse_driver.go
+		sparseOps(&ops, sparseBase)
+	}
+	return ops
 }
 
 // ptr returns the address of s's first element (s may be empty; the kernels

@@ -138,6 +138,56 @@
 // for the one-row loop) plus a horizontal sum: |m_ij − exact| ≤
 // (d+1)·u·Σ_l |x_l w_jl|. addOuterK is bit-exact to the fused sequential loop.
 
+// CSR kernels: SparseMargins(K) (m_ij = Σ_p vals[p]·w_j[cols[p]] over the
+// entries of row r_i) and SparseAddRows / SparseAddOuterK
+// (g_j[cols[p]] += c_ij·vals[p]), for float32 and float64, k ≥ 1 weight
+// vectors of d elements one after another. The driver (sparse_driver.go)
+// bounds each call to a budget of k·(non-zeros) multiply-adds.
+//
+// Requires: AVX2, FMA3.
+//
+// Checks: each row index is checked against nrows and each row's offsets
+// against the number of entries; a failing row stops the call (the driver
+// then panics through Go's own bounds checks). sparseMargins clamps every
+// column index to d−1 with VPMINUD before the gather (so it never reads
+// outside w) and returns the largest index it saw; sparseAddRows compares
+// each index with d before its store.
+//
+// sparseMargins: per row and weight vector, 16 float32 (two VGATHERDPS of 8)
+// or 8 float64 (two VGATHERDPD of 4, with 4 dword indices each) entries per
+// step into two vector accumulators; then one 8- (4-) entry step; the last
+// entries (count mod 8, or mod 4) load their indices and values with
+// VPMASKMOVD / VMASKMOVPS/PD and gather under the same lane mask, so nothing
+// past the row's entries is read. Accuracy: |m − exact| ≤ (nnz+1)·u·Σ|v·w|,
+// the bound of a dot product in any order; the order is fixed by the row, so
+// results do not depend on how rows are split between calls or threads.
+//
+// sparseAddRows: there is no scatter in AVX2, and a gather-add-scatter of
+// eight entries would lose the updates of a column repeated among them; the
+// entries are taken one at a time (unrolled by four), each a scalar FMA
+// g[col] = fma(c, v, g[col]): bit-exact to the sequential loop with each
+// multiply-add fused, repeated columns included.
+
+// AVX-512 CSR kernels (sparseMarginsAVX512F32/F64, sparseAddRowsAVX512F32/F64):
+// the same contracts as the AVX2 ones, for an implementation that has
+// AVX-512F and AVX-512CD.
+//
+// Requires: AVX-512F, AVX-512CD (VPCONFLICTD).
+//
+// sparseMarginsAVX512: 32 float32 (two VGATHERDPS zmm) or 16 float64 (two
+// VGATHERDPD zmm with 8 dword indices each) entries per step into two
+// accumulators, one more gather if a register's worth is left, and the
+// remaining entries under a k-mask (masked loads suppress faults past the
+// row). Indices clamped to d−1 with VPMINUD, the largest returned.
+//
+// sparseAddRowsAVX512: per step of 16 (8) entries, VPCONFLICTD marks the
+// lanes whose column repeats an earlier lane's and VPCMPUD the columns ≥ d;
+// if there are none, g is gathered, one VFMADD231 adds c·v to each lane
+// (the fused multiply-add of the sequential loop) and the lanes are
+// scattered back; otherwise the step's entries are taken one at a time, as
+// in the AVX2 kernel. Each g element thus sees the same fused multiply-adds
+// in the same order as in the sequential loop: bit-exact.
+
 #include "textflag.h"
 
 DATA maskTab32<>+0(SB)/4, $0xffffffff
@@ -13224,5 +13274,1236 @@ okpf64c1rmstore:
 	VMASKMOVPD Y0, Y15, (DI)
 
 okpf64done:
+	VZEROUPPER
+	RET
+
+// func sparseMarginsF32(m unsafe.Pointer, k int, n int, indptr unsafe.Pointer, idx unsafe.Pointer, nrows int, cols unsafe.Pointer, vals unsafe.Pointer, nnz int, w unsafe.Pointer, d int, budget int, ahead int) (done int, maxcol uint32)
+// Requires: AVX, AVX2, FMA3, MMX+, SSE2
+TEXT ·sparseMarginsF32(SB), NOSPLIT, $0-116
+	MOVQ         m+0(FP), DI
+	MOVQ         idx+32(FP), BX
+	MOVQ         budget+88(FP), R8
+	MOVQ         d+80(FP), AX
+	DECQ         AX
+	MOVQ         AX, X15
+	VPBROADCASTD X15, Y15
+	VPXOR        Y14, Y14, Y14
+	XORQ         CX, CX
+
+smf32row:
+	CMPQ       CX, n+16(FP)
+	JAE        smf32stop
+	MOVQ       indptr+24(FP), SI
+	TESTQ      BX, BX
+	JZ         smf32nopf
+	MOVQ       ahead+96(FP), R12
+	TESTQ      R12, R12
+	JZ         smf32nopf
+	LEAQ       (CX)(R12*2), AX
+	CMPQ       AX, n+16(FP)
+	JAE        smf32pf1
+	MOVQ       (BX)(AX*8), AX
+	CMPQ       AX, nrows+40(FP)
+	JAE        smf32pf1
+	PREFETCHT0 (SI)(AX*8)
+
+smf32pf1:
+	LEAQ       (CX)(R12*1), AX
+	CMPQ       AX, n+16(FP)
+	JAE        smf32nopf
+	MOVQ       (BX)(AX*8), AX
+	CMPQ       AX, nrows+40(FP)
+	JAE        smf32nopf
+	MOVQ       (SI)(AX*8), AX
+	MOVQ       cols+48(FP), R12
+	LEAQ       (R12)(AX*4), R12
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 128(R12)
+	PREFETCHT0 192(R12)
+	MOVQ       vals+56(FP), R12
+	LEAQ       (R12)(AX*4), R12
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 128(R12)
+	PREFETCHT0 192(R12)
+
+smf32nopf:
+	MOVQ  CX, AX
+	TESTQ BX, BX
+	JZ    smf32have
+	MOVQ  (BX)(CX*8), AX
+
+smf32have:
+	CMPQ  AX, nrows+40(FP)
+	JAE   smf32stop
+	MOVQ  (SI)(AX*8), R12
+	MOVQ  8(SI)(AX*8), R13
+	CMPQ  R13, nnz+64(FP)
+	JHI   smf32stop
+	CMPQ  R12, R13
+	JHI   smf32stop
+	SUBQ  R12, R13
+	MOVQ  R13, AX
+	IMULQ k+8(FP), AX
+	CMPQ  AX, R8
+	JHI   smf32stop
+	SUBQ  AX, R8
+	MOVQ  cols+48(FP), R10
+	LEAQ  (R10)(R12*4), R10
+	MOVQ  vals+56(FP), R11
+	LEAQ  (R11)(R12*4), R11
+	MOVQ  w+72(FP), DX
+	MOVQ  k+8(FP), AX
+
+smf32class:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	XORQ   R9, R9
+	MOVQ   R13, R12
+	ANDQ   $-16, R12
+	JZ     smf32half
+
+smf32loop:
+	VMOVDQU     (R10)(R9*4), Y2
+	VMOVDQU     32(R10)(R9*4), Y3
+	VPMAXUD     Y2, Y14, Y14
+	VPMINUD     Y2, Y15, Y2
+	VPMAXUD     Y3, Y14, Y14
+	VPMINUD     Y3, Y15, Y3
+	VPCMPEQD    Y4, Y4, Y4
+	VPCMPEQD    Y5, Y5, Y5
+	VGATHERDPS  Y4, (DX)(Y2*4), Y6
+	VGATHERDPS  Y5, (DX)(Y3*4), Y7
+	VFMADD231PS (R11)(R9*4), Y6, Y0
+	VFMADD231PS 32(R11)(R9*4), Y7, Y1
+	ADDQ        $0x10, R9
+	CMPQ        R9, R12
+	JB          smf32loop
+
+smf32half:
+	TESTQ       $0x00000008, R13
+	JZ          smf32tail
+	VMOVDQU     (R10)(R9*4), Y2
+	VPMAXUD     Y2, Y14, Y14
+	VPMINUD     Y2, Y15, Y2
+	VPCMPEQD    Y4, Y4, Y4
+	VGATHERDPS  Y4, (DX)(Y2*4), Y6
+	VFMADD231PS (R11)(R9*4), Y6, Y0
+	ADDQ        $0x08, R9
+
+smf32tail:
+	MOVQ        R13, R12
+	ANDQ        $0x07, R12
+	JZ          smf32reduce
+	NEGQ        R12
+	ADDQ        $0x08, R12
+	LEAQ        maskTab32<>+0(SB), SI
+	VMOVDQU     (SI)(R12*4), Y4
+	VPMASKMOVD  (R10)(R9*4), Y4, Y2
+	VMOVDQA     Y4, Y5
+	VPMAXUD     Y2, Y14, Y14
+	VPMINUD     Y2, Y15, Y2
+	VXORPS      Y6, Y6, Y6
+	VGATHERDPS  Y5, (DX)(Y2*4), Y6
+	VMASKMOVPS  (R11)(R9*4), Y4, Y7
+	VFMADD231PS Y7, Y6, Y1
+
+smf32reduce:
+	VADDPS       Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X0
+	VHADDPS      X0, X0, X0
+	VHADDPS      X0, X0, X0
+	VMOVSS       X0, (DI)
+	ADDQ         $0x04, DI
+	MOVQ         d+80(FP), R12
+	LEAQ         (DX)(R12*4), DX
+	DECQ         AX
+	JNZ          smf32class
+	INCQ         CX
+	JMP          smf32row
+
+smf32stop:
+	MOVQ         CX, done+104(FP)
+	VEXTRACTI128 $0x01, Y14, X0
+	VPMAXUD      X0, X14, X14
+	VPSHUFD      $0x4e, X14, X0
+	VPMAXUD      X0, X14, X14
+	VPSHUFD      $0xb1, X14, X0
+	VPMAXUD      X0, X14, X14
+	VMOVD        X14, AX
+	MOVL         AX, maxcol+112(FP)
+	VZEROUPPER
+	RET
+
+// func sparseAddRowsF32(dst unsafe.Pointer, k int, n int, indptr unsafe.Pointer, idx unsafe.Pointer, nrows int, cols unsafe.Pointer, vals unsafe.Pointer, nnz int, c unsafe.Pointer, d int, budget int, ahead int) (done int, bad bool)
+// Requires: AVX, FMA3, MMX+
+TEXT ·sparseAddRowsF32(SB), NOSPLIT, $0-113
+	MOVQ c+72(FP), DI
+	MOVQ idx+32(FP), BX
+	MOVQ budget+88(FP), R8
+	XORQ CX, CX
+
+saf32row:
+	CMPQ       CX, n+16(FP)
+	JAE        saf32stop
+	MOVQ       indptr+24(FP), SI
+	TESTQ      BX, BX
+	JZ         saf32nopf
+	MOVQ       ahead+96(FP), R12
+	TESTQ      R12, R12
+	JZ         saf32nopf
+	LEAQ       (CX)(R12*2), AX
+	CMPQ       AX, n+16(FP)
+	JAE        saf32pf1
+	MOVQ       (BX)(AX*8), AX
+	CMPQ       AX, nrows+40(FP)
+	JAE        saf32pf1
+	PREFETCHT0 (SI)(AX*8)
+
+saf32pf1:
+	LEAQ       (CX)(R12*1), AX
+	CMPQ       AX, n+16(FP)
+	JAE        saf32nopf
+	MOVQ       (BX)(AX*8), AX
+	CMPQ       AX, nrows+40(FP)
+	JAE        saf32nopf
+	MOVQ       (SI)(AX*8), AX
+	MOVQ       cols+48(FP), R12
+	LEAQ       (R12)(AX*4), R12
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 128(R12)
+	PREFETCHT0 192(R12)
+	MOVQ       vals+56(FP), R12
+	LEAQ       (R12)(AX*4), R12
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 128(R12)
+	PREFETCHT0 192(R12)
+
+saf32nopf:
+	MOVQ  CX, AX
+	TESTQ BX, BX
+	JZ    saf32have
+	MOVQ  (BX)(CX*8), AX
+
+saf32have:
+	CMPQ  AX, nrows+40(FP)
+	JAE   saf32stop
+	MOVQ  (SI)(AX*8), R12
+	MOVQ  8(SI)(AX*8), R13
+	CMPQ  R13, nnz+64(FP)
+	JHI   saf32stop
+	CMPQ  R12, R13
+	JHI   saf32stop
+	SUBQ  R12, R13
+	MOVQ  R13, AX
+	IMULQ k+8(FP), AX
+	CMPQ  AX, R8
+	JHI   saf32stop
+	SUBQ  AX, R8
+	MOVQ  cols+48(FP), R10
+	LEAQ  (R10)(R12*4), R10
+	MOVQ  vals+56(FP), R11
+	LEAQ  (R11)(R12*4), R11
+	MOVQ  dst+0(FP), DX
+	MOVQ  k+8(FP), AX
+
+saf32class:
+	VMOVSS (DI), X1
+	ADDQ   $0x04, DI
+	XORQ   R9, R9
+	MOVQ   R13, SI
+	ANDQ   $-4, SI
+	JZ     saf32tail
+
+saf32loop:
+	MOVL        (R10)(R9*4), R12
+	CMPQ        R12, d+80(FP)
+	JAE         saf32bad
+	VMOVSS      (DX)(R12*4), X2
+	VFMADD231SS (R11)(R9*4), X1, X2
+	VMOVSS      X2, (DX)(R12*4)
+	MOVL        4(R10)(R9*4), R12
+	CMPQ        R12, d+80(FP)
+	JAE         saf32bad
+	VMOVSS      (DX)(R12*4), X2
+	VFMADD231SS 4(R11)(R9*4), X1, X2
+	VMOVSS      X2, (DX)(R12*4)
+	MOVL        8(R10)(R9*4), R12
+	CMPQ        R12, d+80(FP)
+	JAE         saf32bad
+	VMOVSS      (DX)(R12*4), X2
+	VFMADD231SS 8(R11)(R9*4), X1, X2
+	VMOVSS      X2, (DX)(R12*4)
+	MOVL        12(R10)(R9*4), R12
+	CMPQ        R12, d+80(FP)
+	JAE         saf32bad
+	VMOVSS      (DX)(R12*4), X2
+	VFMADD231SS 12(R11)(R9*4), X1, X2
+	VMOVSS      X2, (DX)(R12*4)
+	ADDQ        $0x04, R9
+	CMPQ        R9, SI
+	JB          saf32loop
+
+saf32tail:
+	CMPQ        R9, R13
+	JAE         saf32next
+	MOVL        (R10)(R9*4), R12
+	CMPQ        R12, d+80(FP)
+	JAE         saf32bad
+	VMOVSS      (DX)(R12*4), X2
+	VFMADD231SS (R11)(R9*4), X1, X2
+	VMOVSS      X2, (DX)(R12*4)
+	INCQ        R9
+	JMP         saf32tail
+
+saf32next:
+	MOVQ d+80(FP), R12
+	LEAQ (DX)(R12*4), DX
+	DECQ AX
+	JNZ  saf32class
+	INCQ CX
+	JMP  saf32row
+
+saf32bad:
+	MOVQ CX, done+104(FP)
+	MOVB $0x01, bad+112(FP)
+	RET
+
+saf32stop:
+	MOVQ CX, done+104(FP)
+	MOVB $0x00, bad+112(FP)
+	RET
+
+// func sparseMarginsF64(m unsafe.Pointer, k int, n int, indptr unsafe.Pointer, idx unsafe.Pointer, nrows int, cols unsafe.Pointer, vals unsafe.Pointer, nnz int, w unsafe.Pointer, d int, budget int, ahead int) (done int, maxcol uint32)
+// Requires: AVX, AVX2, FMA3, MMX+, SSE2
+TEXT ·sparseMarginsF64(SB), NOSPLIT, $0-116
+	MOVQ         m+0(FP), DI
+	MOVQ         idx+32(FP), BX
+	MOVQ         budget+88(FP), R8
+	MOVQ         d+80(FP), AX
+	DECQ         AX
+	MOVQ         AX, X15
+	VPBROADCASTD X15, Y15
+	VPXOR        Y14, Y14, Y14
+	XORQ         CX, CX
+
+smf64row:
+	CMPQ       CX, n+16(FP)
+	JAE        smf64stop
+	MOVQ       indptr+24(FP), SI
+	TESTQ      BX, BX
+	JZ         smf64nopf
+	MOVQ       ahead+96(FP), R12
+	TESTQ      R12, R12
+	JZ         smf64nopf
+	LEAQ       (CX)(R12*2), AX
+	CMPQ       AX, n+16(FP)
+	JAE        smf64pf1
+	MOVQ       (BX)(AX*8), AX
+	CMPQ       AX, nrows+40(FP)
+	JAE        smf64pf1
+	PREFETCHT0 (SI)(AX*8)
+
+smf64pf1:
+	LEAQ       (CX)(R12*1), AX
+	CMPQ       AX, n+16(FP)
+	JAE        smf64nopf
+	MOVQ       (BX)(AX*8), AX
+	CMPQ       AX, nrows+40(FP)
+	JAE        smf64nopf
+	MOVQ       (SI)(AX*8), AX
+	MOVQ       cols+48(FP), R12
+	LEAQ       (R12)(AX*4), R12
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 128(R12)
+	PREFETCHT0 192(R12)
+	MOVQ       vals+56(FP), R12
+	LEAQ       (R12)(AX*8), R12
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 128(R12)
+	PREFETCHT0 192(R12)
+
+smf64nopf:
+	MOVQ  CX, AX
+	TESTQ BX, BX
+	JZ    smf64have
+	MOVQ  (BX)(CX*8), AX
+
+smf64have:
+	CMPQ  AX, nrows+40(FP)
+	JAE   smf64stop
+	MOVQ  (SI)(AX*8), R12
+	MOVQ  8(SI)(AX*8), R13
+	CMPQ  R13, nnz+64(FP)
+	JHI   smf64stop
+	CMPQ  R12, R13
+	JHI   smf64stop
+	SUBQ  R12, R13
+	MOVQ  R13, AX
+	IMULQ k+8(FP), AX
+	CMPQ  AX, R8
+	JHI   smf64stop
+	SUBQ  AX, R8
+	MOVQ  cols+48(FP), R10
+	LEAQ  (R10)(R12*4), R10
+	MOVQ  vals+56(FP), R11
+	LEAQ  (R11)(R12*8), R11
+	MOVQ  w+72(FP), DX
+	MOVQ  k+8(FP), AX
+
+smf64class:
+	VXORPD Y0, Y0, Y0
+	VXORPD Y1, Y1, Y1
+	XORQ   R9, R9
+	MOVQ   R13, R12
+	ANDQ   $-8, R12
+	JZ     smf64half
+
+smf64loop:
+	VMOVDQU      (R10)(R9*4), Y2
+	VPMAXUD      Y2, Y14, Y14
+	VPMINUD      Y2, Y15, Y2
+	VEXTRACTI128 $0x01, Y2, X3
+	VPCMPEQQ     Y4, Y4, Y4
+	VPCMPEQQ     Y5, Y5, Y5
+	VGATHERDPD   Y4, (DX)(X2*8), Y6
+	VGATHERDPD   Y5, (DX)(X3*8), Y7
+	VFMADD231PD  (R11)(R9*8), Y6, Y0
+	VFMADD231PD  32(R11)(R9*8), Y7, Y1
+	ADDQ         $0x08, R9
+	CMPQ         R9, R12
+	JB           smf64loop
+
+smf64half:
+	TESTQ       $0x00000004, R13
+	JZ          smf64tail
+	VMOVDQU     (R10)(R9*4), X2
+	VPMAXUD     Y2, Y14, Y14
+	VPMINUD     Y2, Y15, Y2
+	VPCMPEQQ    Y4, Y4, Y4
+	VGATHERDPD  Y4, (DX)(X2*8), Y6
+	VFMADD231PD (R11)(R9*8), Y6, Y0
+	ADDQ        $0x04, R9
+
+smf64tail:
+	MOVQ        R13, R12
+	ANDQ        $0x03, R12
+	JZ          smf64reduce
+	NEGQ        R12
+	ADDQ        $0x08, R12
+	LEAQ        maskTab32<>+0(SB), SI
+	VMOVDQU     (SI)(R12*4), X4
+	VPMASKMOVD  (R10)(R9*4), X4, X2
+	SUBQ        $0x04, R12
+	LEAQ        maskTab64<>+0(SB), SI
+	VMOVDQU     (SI)(R12*8), Y4
+	VMOVDQA     Y4, Y5
+	VPMAXUD     Y2, Y14, Y14
+	VPMINUD     Y2, Y15, Y2
+	VXORPD      Y6, Y6, Y6
+	VGATHERDPD  Y5, (DX)(X2*8), Y6
+	VMASKMOVPD  (R11)(R9*8), Y4, Y7
+	VFMADD231PD Y7, Y6, Y1
+
+smf64reduce:
+	VADDPD       Y1, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPD       X1, X0, X0
+	VHADDPD      X0, X0, X0
+	VMOVSD       X0, (DI)
+	ADDQ         $0x08, DI
+	MOVQ         d+80(FP), R12
+	LEAQ         (DX)(R12*8), DX
+	DECQ         AX
+	JNZ          smf64class
+	INCQ         CX
+	JMP          smf64row
+
+smf64stop:
+	MOVQ         CX, done+104(FP)
+	VEXTRACTI128 $0x01, Y14, X0
+	VPMAXUD      X0, X14, X14
+	VPSHUFD      $0x4e, X14, X0
+	VPMAXUD      X0, X14, X14
+	VPSHUFD      $0xb1, X14, X0
+	VPMAXUD      X0, X14, X14
+	VMOVD        X14, AX
+	MOVL         AX, maxcol+112(FP)
+	VZEROUPPER
+	RET
+
+// func sparseAddRowsF64(dst unsafe.Pointer, k int, n int, indptr unsafe.Pointer, idx unsafe.Pointer, nrows int, cols unsafe.Pointer, vals unsafe.Pointer, nnz int, c unsafe.Pointer, d int, budget int, ahead int) (done int, bad bool)
+// Requires: AVX, FMA3, MMX+
+TEXT ·sparseAddRowsF64(SB), NOSPLIT, $0-113
+	MOVQ c+72(FP), DI
+	MOVQ idx+32(FP), BX
+	MOVQ budget+88(FP), R8
+	XORQ CX, CX
+
+saf64row:
+	CMPQ       CX, n+16(FP)
+	JAE        saf64stop
+	MOVQ       indptr+24(FP), SI
+	TESTQ      BX, BX
+	JZ         saf64nopf
+	MOVQ       ahead+96(FP), R12
+	TESTQ      R12, R12
+	JZ         saf64nopf
+	LEAQ       (CX)(R12*2), AX
+	CMPQ       AX, n+16(FP)
+	JAE        saf64pf1
+	MOVQ       (BX)(AX*8), AX
+	CMPQ       AX, nrows+40(FP)
+	JAE        saf64pf1
+	PREFETCHT0 (SI)(AX*8)
+
+saf64pf1:
+	LEAQ       (CX)(R12*1), AX
+	CMPQ       AX, n+16(FP)
+	JAE        saf64nopf
+	MOVQ       (BX)(AX*8), AX
+	CMPQ       AX, nrows+40(FP)
+	JAE        saf64nopf
+	MOVQ       (SI)(AX*8), AX
+	MOVQ       cols+48(FP), R12
+	LEAQ       (R12)(AX*4), R12
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 128(R12)
+	PREFETCHT0 192(R12)
+	MOVQ       vals+56(FP), R12
+	LEAQ       (R12)(AX*8), R12
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 128(R12)
+	PREFETCHT0 192(R12)
+
+saf64nopf:
+	MOVQ  CX, AX
+	TESTQ BX, BX
+	JZ    saf64have
+	MOVQ  (BX)(CX*8), AX
+
+saf64have:
+	CMPQ  AX, nrows+40(FP)
+	JAE   saf64stop
+	MOVQ  (SI)(AX*8), R12
+	MOVQ  8(SI)(AX*8), R13
+	CMPQ  R13, nnz+64(FP)
+	JHI   saf64stop
+	CMPQ  R12, R13
+	JHI   saf64stop
+	SUBQ  R12, R13
+	MOVQ  R13, AX
+	IMULQ k+8(FP), AX
+	CMPQ  AX, R8
+	JHI   saf64stop
+	SUBQ  AX, R8
+	MOVQ  cols+48(FP), R10
+	LEAQ  (R10)(R12*4), R10
+	MOVQ  vals+56(FP), R11
+	LEAQ  (R11)(R12*8), R11
+	MOVQ  dst+0(FP), DX
+	MOVQ  k+8(FP), AX
+
+saf64class:
+	VMOVSD (DI), X1
+	ADDQ   $0x08, DI
+	XORQ   R9, R9
+	MOVQ   R13, SI
+	ANDQ   $-4, SI
+	JZ     saf64tail
+
+saf64loop:
+	MOVL        (R10)(R9*4), R12
+	CMPQ        R12, d+80(FP)
+	JAE         saf64bad
+	VMOVSD      (DX)(R12*8), X2
+	VFMADD231SD (R11)(R9*8), X1, X2
+	VMOVSD      X2, (DX)(R12*8)
+	MOVL        4(R10)(R9*4), R12
+	CMPQ        R12, d+80(FP)
+	JAE         saf64bad
+	VMOVSD      (DX)(R12*8), X2
+	VFMADD231SD 8(R11)(R9*8), X1, X2
+	VMOVSD      X2, (DX)(R12*8)
+	MOVL        8(R10)(R9*4), R12
+	CMPQ        R12, d+80(FP)
+	JAE         saf64bad
+	VMOVSD      (DX)(R12*8), X2
+	VFMADD231SD 16(R11)(R9*8), X1, X2
+	VMOVSD      X2, (DX)(R12*8)
+	MOVL        12(R10)(R9*4), R12
+	CMPQ        R12, d+80(FP)
+	JAE         saf64bad
+	VMOVSD      (DX)(R12*8), X2
+	VFMADD231SD 24(R11)(R9*8), X1, X2
+	VMOVSD      X2, (DX)(R12*8)
+	ADDQ        $0x04, R9
+	CMPQ        R9, SI
+	JB          saf64loop
+
+saf64tail:
+	CMPQ        R9, R13
+	JAE         saf64next
+	MOVL        (R10)(R9*4), R12
+	CMPQ        R12, d+80(FP)
+	JAE         saf64bad
+	VMOVSD      (DX)(R12*8), X2
+	VFMADD231SD (R11)(R9*8), X1, X2
+	VMOVSD      X2, (DX)(R12*8)
+	INCQ        R9
+	JMP         saf64tail
+
+saf64next:
+	MOVQ d+80(FP), R12
+	LEAQ (DX)(R12*8), DX
+	DECQ AX
+	JNZ  saf64class
+	INCQ CX
+	JMP  saf64row
+
+saf64bad:
+	MOVQ CX, done+104(FP)
+	MOVB $0x01, bad+112(FP)
+	RET
+
+saf64stop:
+	MOVQ CX, done+104(FP)
+	MOVB $0x00, bad+112(FP)
+	RET
+
+DATA kmaskTab<>+0(SB)/4, $0x00000000
+DATA kmaskTab<>+4(SB)/4, $0x00000001
+DATA kmaskTab<>+8(SB)/4, $0x00000003
+DATA kmaskTab<>+12(SB)/4, $0x00000007
+DATA kmaskTab<>+16(SB)/4, $0x0000000f
+DATA kmaskTab<>+20(SB)/4, $0x0000001f
+DATA kmaskTab<>+24(SB)/4, $0x0000003f
+DATA kmaskTab<>+28(SB)/4, $0x0000007f
+DATA kmaskTab<>+32(SB)/4, $0x000000ff
+DATA kmaskTab<>+36(SB)/4, $0x000001ff
+DATA kmaskTab<>+40(SB)/4, $0x000003ff
+DATA kmaskTab<>+44(SB)/4, $0x000007ff
+DATA kmaskTab<>+48(SB)/4, $0x00000fff
+DATA kmaskTab<>+52(SB)/4, $0x00001fff
+DATA kmaskTab<>+56(SB)/4, $0x00003fff
+DATA kmaskTab<>+60(SB)/4, $0x00007fff
+GLOBL kmaskTab<>(SB), RODATA|NOPTR, $64
+
+// func sparseMarginsAVX512F32(m unsafe.Pointer, k int, n int, indptr unsafe.Pointer, idx unsafe.Pointer, nrows int, cols unsafe.Pointer, vals unsafe.Pointer, nnz int, w unsafe.Pointer, d int, budget int, ahead int) (done int, maxcol uint32)
+// Requires: AVX, AVX2, AVX512F, MMX+
+TEXT ·sparseMarginsAVX512F32(SB), NOSPLIT, $0-116
+	MOVQ         m+0(FP), DI
+	MOVQ         idx+32(FP), BX
+	MOVQ         budget+88(FP), R8
+	MOVQ         d+80(FP), AX
+	DECQ         AX
+	VPBROADCASTD AX, Z15
+	VPXORD       Z14, Z14, Z14
+	XORQ         CX, CX
+
+szf32row:
+	CMPQ       CX, n+16(FP)
+	JAE        szf32stop
+	MOVQ       indptr+24(FP), SI
+	TESTQ      BX, BX
+	JZ         szf32nopf
+	MOVQ       ahead+96(FP), R12
+	TESTQ      R12, R12
+	JZ         szf32nopf
+	LEAQ       (CX)(R12*2), AX
+	CMPQ       AX, n+16(FP)
+	JAE        szf32pf1
+	MOVQ       (BX)(AX*8), AX
+	CMPQ       AX, nrows+40(FP)
+	JAE        szf32pf1
+	PREFETCHT0 (SI)(AX*8)
+
+szf32pf1:
+	LEAQ       (CX)(R12*1), AX
+	CMPQ       AX, n+16(FP)
+	JAE        szf32nopf
+	MOVQ       (BX)(AX*8), AX
+	CMPQ       AX, nrows+40(FP)
+	JAE        szf32nopf
+	MOVQ       (SI)(AX*8), AX
+	MOVQ       cols+48(FP), R12
+	LEAQ       (R12)(AX*4), R12
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 128(R12)
+	PREFETCHT0 192(R12)
+	MOVQ       vals+56(FP), R12
+	LEAQ       (R12)(AX*4), R12
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 128(R12)
+	PREFETCHT0 192(R12)
+
+szf32nopf:
+	MOVQ  CX, AX
+	TESTQ BX, BX
+	JZ    szf32have
+	MOVQ  (BX)(CX*8), AX
+
+szf32have:
+	CMPQ  AX, nrows+40(FP)
+	JAE   szf32stop
+	MOVQ  (SI)(AX*8), R12
+	MOVQ  8(SI)(AX*8), R13
+	CMPQ  R13, nnz+64(FP)
+	JHI   szf32stop
+	CMPQ  R12, R13
+	JHI   szf32stop
+	SUBQ  R12, R13
+	MOVQ  R13, AX
+	IMULQ k+8(FP), AX
+	CMPQ  AX, R8
+	JHI   szf32stop
+	SUBQ  AX, R8
+	MOVQ  cols+48(FP), R10
+	LEAQ  (R10)(R12*4), R10
+	MOVQ  vals+56(FP), R11
+	LEAQ  (R11)(R12*4), R11
+	MOVQ  w+72(FP), DX
+	MOVQ  k+8(FP), AX
+
+szf32class:
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	XORQ   R9, R9
+	MOVQ   R13, R12
+	ANDQ   $-32, R12
+	JZ     szf32half
+
+szf32loop:
+	VMOVDQU32   (R10)(R9*4), Z2
+	VMOVDQU32   64(R10)(R9*4), Z3
+	VPMAXUD     Z2, Z14, Z14
+	VPMINUD     Z2, Z15, Z2
+	VPMAXUD     Z3, Z14, Z14
+	VPMINUD     Z3, Z15, Z3
+	KXNORW      K1, K1, K1
+	KXNORW      K2, K2, K2
+	VGATHERDPS  (DX)(Z2*4), K1, Z6
+	VGATHERDPS  (DX)(Z3*4), K2, Z7
+	VFMADD231PS (R11)(R9*4), Z6, Z0
+	VFMADD231PS 64(R11)(R9*4), Z7, Z1
+	ADDQ        $0x20, R9
+	CMPQ        R9, R12
+	JB          szf32loop
+
+szf32half:
+	TESTQ       $0x00000010, R13
+	JZ          szf32tail
+	VMOVDQU32   (R10)(R9*4), Z2
+	VPMAXUD     Z2, Z14, Z14
+	VPMINUD     Z2, Z15, Z2
+	KXNORW      K1, K1, K1
+	VGATHERDPS  (DX)(Z2*4), K1, Z6
+	VFMADD231PS (R11)(R9*4), Z6, Z0
+	ADDQ        $0x10, R9
+
+szf32tail:
+	MOVQ        R13, R12
+	ANDQ        $0x0f, R12
+	JZ          szf32reduce
+	LEAQ        kmaskTab<>+0(SB), SI
+	KMOVW       (SI)(R12*4), K1
+	KMOVW       K1, K2
+	VMOVDQU32.Z (R10)(R9*4), K1, Z2
+	VPMAXUD     Z2, Z14, Z14
+	VPMINUD     Z2, Z15, Z2
+	VPXORD      Z6, Z6, Z6
+	VGATHERDPS  (DX)(Z2*4), K2, Z6
+	VMOVUPS.Z   (R11)(R9*4), K1, Z7
+	VFMADD231PS Z7, Z6, Z1
+
+szf32reduce:
+	VADDPS        Z1, Z0, Z0
+	VEXTRACTF64X4 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, (DI)
+	ADDQ          $0x04, DI
+	MOVQ          d+80(FP), R12
+	LEAQ          (DX)(R12*4), DX
+	DECQ          AX
+	JNZ           szf32class
+	INCQ          CX
+	JMP           szf32row
+
+szf32stop:
+	MOVQ          CX, done+104(FP)
+	VEXTRACTI64X4 $0x01, Z14, Y0
+	VPMAXUD       Y0, Y14, Y14
+	VEXTRACTI128  $0x01, Y14, X0
+	VPMAXUD       X0, X14, X14
+	VPSHUFD       $0x4e, X14, X0
+	VPMAXUD       X0, X14, X14
+	VPSHUFD       $0xb1, X14, X0
+	VPMAXUD       X0, X14, X14
+	VMOVD         X14, AX
+	MOVL          AX, maxcol+112(FP)
+	VZEROUPPER
+	RET
+
+// func sparseAddRowsAVX512F32(dst unsafe.Pointer, k int, n int, indptr unsafe.Pointer, idx unsafe.Pointer, nrows int, cols unsafe.Pointer, vals unsafe.Pointer, nnz int, c unsafe.Pointer, d int, budget int, ahead int) (done int, bad bool)
+// Requires: AVX, AVX512CD, AVX512F, FMA3, MMX+
+TEXT ·sparseAddRowsAVX512F32(SB), NOSPLIT, $0-113
+	MOVQ         c+72(FP), DI
+	MOVQ         idx+32(FP), BX
+	MOVQ         budget+88(FP), R8
+	MOVQ         d+80(FP), AX
+	VPBROADCASTD AX, Z15
+	MOVL         $0x0000ffff, AX
+	KMOVW        AX, K4
+	XORQ         CX, CX
+
+syf32row:
+	CMPQ       CX, n+16(FP)
+	JAE        syf32stop
+	MOVQ       indptr+24(FP), SI
+	TESTQ      BX, BX
+	JZ         syf32nopf
+	MOVQ       ahead+96(FP), R12
+	TESTQ      R12, R12
+	JZ         syf32nopf
+	LEAQ       (CX)(R12*2), AX
+	CMPQ       AX, n+16(FP)
+	JAE        syf32pf1
+	MOVQ       (BX)(AX*8), AX
+	CMPQ       AX, nrows+40(FP)
+	JAE        syf32pf1
+	PREFETCHT0 (SI)(AX*8)
+
+syf32pf1:
+	LEAQ       (CX)(R12*1), AX
+	CMPQ       AX, n+16(FP)
+	JAE        syf32nopf
+	MOVQ       (BX)(AX*8), AX
+	CMPQ       AX, nrows+40(FP)
+	JAE        syf32nopf
+	MOVQ       (SI)(AX*8), AX
+	MOVQ       cols+48(FP), R12
+	LEAQ       (R12)(AX*4), R12
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 128(R12)
+	PREFETCHT0 192(R12)
+	MOVQ       vals+56(FP), R12
+	LEAQ       (R12)(AX*4), R12
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 128(R12)
+	PREFETCHT0 192(R12)
+
+syf32nopf:
+	MOVQ  CX, AX
+	TESTQ BX, BX
+	JZ    syf32have
+	MOVQ  (BX)(CX*8), AX
+
+syf32have:
+	CMPQ  AX, nrows+40(FP)
+	JAE   syf32stop
+	MOVQ  (SI)(AX*8), R12
+	MOVQ  8(SI)(AX*8), R13
+	CMPQ  R13, nnz+64(FP)
+	JHI   syf32stop
+	CMPQ  R12, R13
+	JHI   syf32stop
+	SUBQ  R12, R13
+	MOVQ  R13, AX
+	IMULQ k+8(FP), AX
+	CMPQ  AX, R8
+	JHI   syf32stop
+	SUBQ  AX, R8
+	MOVQ  cols+48(FP), R10
+	LEAQ  (R10)(R12*4), R10
+	MOVQ  vals+56(FP), R11
+	LEAQ  (R11)(R12*4), R11
+	MOVQ  dst+0(FP), DX
+	MOVQ  k+8(FP), AX
+
+syf32class:
+	VBROADCASTSS (DI), Z1
+	ADDQ         $0x04, DI
+	XORQ         R9, R9
+
+syf32loop:
+	LEAQ        16(R9), SI
+	CMPQ        SI, R13
+	JA          syf32tail
+	VMOVDQU32   (R10)(R9*4), Z2
+	VPCMPUD     $0x05, Z15, Z2, K4, K1
+	VPCONFLICTD Z2, Z3
+	VPTESTMD    Z3, Z3, K4, K2
+	KORW        K1, K2, K2
+	KORTESTW    K2, K2
+	JNZ         syf32one
+	KMOVW       K4, K3
+	VGATHERDPS  (DX)(Z2*4), K3, Z4
+	VFMADD231PS (R11)(R9*4), Z1, Z4
+	KMOVW       K4, K3
+	VSCATTERDPS Z4, K3, (DX)(Z2*4)
+	MOVQ        SI, R9
+	JMP         syf32loop
+
+syf32one:
+	MOVL        (R10)(R9*4), R12
+	CMPQ        R12, d+80(FP)
+	JAE         syf32bad
+	VMOVSS      (DX)(R12*4), X2
+	VFMADD231SS (R11)(R9*4), X1, X2
+	VMOVSS      X2, (DX)(R12*4)
+	INCQ        R9
+	CMPQ        R9, SI
+	JB          syf32one
+	JMP         syf32loop
+
+syf32tail:
+	CMPQ        R9, R13
+	JAE         syf32next
+	MOVL        (R10)(R9*4), R12
+	CMPQ        R12, d+80(FP)
+	JAE         syf32bad
+	VMOVSS      (DX)(R12*4), X2
+	VFMADD231SS (R11)(R9*4), X1, X2
+	VMOVSS      X2, (DX)(R12*4)
+	INCQ        R9
+	JMP         syf32tail
+
+syf32next:
+	MOVQ d+80(FP), R12
+	LEAQ (DX)(R12*4), DX
+	DECQ AX
+	JNZ  syf32class
+	INCQ CX
+	JMP  syf32row
+
+syf32bad:
+	MOVQ CX, done+104(FP)
+	MOVB $0x01, bad+112(FP)
+	VZEROUPPER
+	RET
+
+syf32stop:
+	MOVQ CX, done+104(FP)
+	MOVB $0x00, bad+112(FP)
+	VZEROUPPER
+	RET
+
+// func sparseMarginsAVX512F64(m unsafe.Pointer, k int, n int, indptr unsafe.Pointer, idx unsafe.Pointer, nrows int, cols unsafe.Pointer, vals unsafe.Pointer, nnz int, w unsafe.Pointer, d int, budget int, ahead int) (done int, maxcol uint32)
+// Requires: AVX, AVX2, AVX512F, MMX+
+TEXT ·sparseMarginsAVX512F64(SB), NOSPLIT, $0-116
+	MOVQ         m+0(FP), DI
+	MOVQ         idx+32(FP), BX
+	MOVQ         budget+88(FP), R8
+	MOVQ         d+80(FP), AX
+	DECQ         AX
+	VPBROADCASTD AX, Z15
+	VPXORD       Z14, Z14, Z14
+	XORQ         CX, CX
+
+szf64row:
+	CMPQ       CX, n+16(FP)
+	JAE        szf64stop
+	MOVQ       indptr+24(FP), SI
+	TESTQ      BX, BX
+	JZ         szf64nopf
+	MOVQ       ahead+96(FP), R12
+	TESTQ      R12, R12
+	JZ         szf64nopf
+	LEAQ       (CX)(R12*2), AX
+	CMPQ       AX, n+16(FP)
+	JAE        szf64pf1
+	MOVQ       (BX)(AX*8), AX
+	CMPQ       AX, nrows+40(FP)
+	JAE        szf64pf1
+	PREFETCHT0 (SI)(AX*8)
+
+szf64pf1:
+	LEAQ       (CX)(R12*1), AX
+	CMPQ       AX, n+16(FP)
+	JAE        szf64nopf
+	MOVQ       (BX)(AX*8), AX
+	CMPQ       AX, nrows+40(FP)
+	JAE        szf64nopf
+	MOVQ       (SI)(AX*8), AX
+	MOVQ       cols+48(FP), R12
+	LEAQ       (R12)(AX*4), R12
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 128(R12)
+	PREFETCHT0 192(R12)
+	MOVQ       vals+56(FP), R12
+	LEAQ       (R12)(AX*8), R12
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 128(R12)
+	PREFETCHT0 192(R12)
+
+szf64nopf:
+	MOVQ  CX, AX
+	TESTQ BX, BX
+	JZ    szf64have
+	MOVQ  (BX)(CX*8), AX
+
+szf64have:
+	CMPQ  AX, nrows+40(FP)
+	JAE   szf64stop
+	MOVQ  (SI)(AX*8), R12
+	MOVQ  8(SI)(AX*8), R13
+	CMPQ  R13, nnz+64(FP)
+	JHI   szf64stop
+	CMPQ  R12, R13
+	JHI   szf64stop
+	SUBQ  R12, R13
+	MOVQ  R13, AX
+	IMULQ k+8(FP), AX
+	CMPQ  AX, R8
+	JHI   szf64stop
+	SUBQ  AX, R8
+	MOVQ  cols+48(FP), R10
+	LEAQ  (R10)(R12*4), R10
+	MOVQ  vals+56(FP), R11
+	LEAQ  (R11)(R12*8), R11
+	MOVQ  w+72(FP), DX
+	MOVQ  k+8(FP), AX
+
+szf64class:
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	XORQ   R9, R9
+	MOVQ   R13, R12
+	ANDQ   $-16, R12
+	JZ     szf64half
+
+szf64loop:
+	VMOVDQU32     (R10)(R9*4), Z2
+	VPMAXUD       Z2, Z14, Z14
+	VPMINUD       Z2, Z15, Z2
+	VEXTRACTI64X4 $0x01, Z2, Y3
+	KXNORW        K1, K1, K1
+	KXNORW        K2, K2, K2
+	VGATHERDPD    (DX)(Y2*8), K1, Z6
+	VGATHERDPD    (DX)(Y3*8), K2, Z7
+	VFMADD231PD   (R11)(R9*8), Z6, Z0
+	VFMADD231PD   64(R11)(R9*8), Z7, Z1
+	ADDQ          $0x10, R9
+	CMPQ          R9, R12
+	JB            szf64loop
+
+szf64half:
+	TESTQ       $0x00000008, R13
+	JZ          szf64tail
+	VMOVDQU     (R10)(R9*4), Y2
+	VPMAXUD     Z2, Z14, Z14
+	VPMINUD     Z2, Z15, Z2
+	KXNORW      K1, K1, K1
+	VGATHERDPD  (DX)(Y2*8), K1, Z6
+	VFMADD231PD (R11)(R9*8), Z6, Z0
+	ADDQ        $0x08, R9
+
+szf64tail:
+	MOVQ        R13, R12
+	ANDQ        $0x07, R12
+	JZ          szf64reduce
+	LEAQ        kmaskTab<>+0(SB), SI
+	KMOVW       (SI)(R12*4), K1
+	KMOVW       K1, K2
+	VMOVDQU32.Z (R10)(R9*4), K1, Z2
+	VPMAXUD     Z2, Z14, Z14
+	VPMINUD     Z2, Z15, Z2
+	VPXORD      Z6, Z6, Z6
+	VGATHERDPD  (DX)(Y2*8), K2, Z6
+	VMOVUPD.Z   (R11)(R9*8), K1, Z7
+	VFMADD231PD Z7, Z6, Z1
+
+szf64reduce:
+	VADDPD        Z1, Z0, Z0
+	VEXTRACTF64X4 $0x01, Z0, Y1
+	VADDPD        Y1, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, (DI)
+	ADDQ          $0x08, DI
+	MOVQ          d+80(FP), R12
+	LEAQ          (DX)(R12*8), DX
+	DECQ          AX
+	JNZ           szf64class
+	INCQ          CX
+	JMP           szf64row
+
+szf64stop:
+	MOVQ          CX, done+104(FP)
+	VEXTRACTI64X4 $0x01, Z14, Y0
+	VPMAXUD       Y0, Y14, Y14
+	VEXTRACTI128  $0x01, Y14, X0
+	VPMAXUD       X0, X14, X14
+	VPSHUFD       $0x4e, X14, X0
+	VPMAXUD       X0, X14, X14
+	VPSHUFD       $0xb1, X14, X0
+	VPMAXUD       X0, X14, X14
+	VMOVD         X14, AX
+	MOVL          AX, maxcol+112(FP)
+	VZEROUPPER
+	RET
+
+// func sparseAddRowsAVX512F64(dst unsafe.Pointer, k int, n int, indptr unsafe.Pointer, idx unsafe.Pointer, nrows int, cols unsafe.Pointer, vals unsafe.Pointer, nnz int, c unsafe.Pointer, d int, budget int, ahead int) (done int, bad bool)
+// Requires: AVX, AVX512CD, AVX512F, FMA3, MMX+
+TEXT ·sparseAddRowsAVX512F64(SB), NOSPLIT, $0-113
+	MOVQ         c+72(FP), DI
+	MOVQ         idx+32(FP), BX
+	MOVQ         budget+88(FP), R8
+	MOVQ         d+80(FP), AX
+	VPBROADCASTD AX, Z15
+	MOVL         $0x000000ff, AX
+	KMOVW        AX, K4
+	XORQ         CX, CX
+
+syf64row:
+	CMPQ       CX, n+16(FP)
+	JAE        syf64stop
+	MOVQ       indptr+24(FP), SI
+	TESTQ      BX, BX
+	JZ         syf64nopf
+	MOVQ       ahead+96(FP), R12
+	TESTQ      R12, R12
+	JZ         syf64nopf
+	LEAQ       (CX)(R12*2), AX
+	CMPQ       AX, n+16(FP)
+	JAE        syf64pf1
+	MOVQ       (BX)(AX*8), AX
+	CMPQ       AX, nrows+40(FP)
+	JAE        syf64pf1
+	PREFETCHT0 (SI)(AX*8)
+
+syf64pf1:
+	LEAQ       (CX)(R12*1), AX
+	CMPQ       AX, n+16(FP)
+	JAE        syf64nopf
+	MOVQ       (BX)(AX*8), AX
+	CMPQ       AX, nrows+40(FP)
+	JAE        syf64nopf
+	MOVQ       (SI)(AX*8), AX
+	MOVQ       cols+48(FP), R12
+	LEAQ       (R12)(AX*4), R12
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 128(R12)
+	PREFETCHT0 192(R12)
+	MOVQ       vals+56(FP), R12
+	LEAQ       (R12)(AX*8), R12
+	PREFETCHT0 (R12)
+	PREFETCHT0 64(R12)
+	PREFETCHT0 128(R12)
+	PREFETCHT0 192(R12)
+
+syf64nopf:
+	MOVQ  CX, AX
+	TESTQ BX, BX
+	JZ    syf64have
+	MOVQ  (BX)(CX*8), AX
+
+syf64have:
+	CMPQ  AX, nrows+40(FP)
+	JAE   syf64stop
+	MOVQ  (SI)(AX*8), R12
+	MOVQ  8(SI)(AX*8), R13
+	CMPQ  R13, nnz+64(FP)
+	JHI   syf64stop
+	CMPQ  R12, R13
+	JHI   syf64stop
+	SUBQ  R12, R13
+	MOVQ  R13, AX
+	IMULQ k+8(FP), AX
+	CMPQ  AX, R8
+	JHI   syf64stop
+	SUBQ  AX, R8
+	MOVQ  cols+48(FP), R10
+	LEAQ  (R10)(R12*4), R10
+	MOVQ  vals+56(FP), R11
+	LEAQ  (R11)(R12*8), R11
+	MOVQ  dst+0(FP), DX
+	MOVQ  k+8(FP), AX
+
+syf64class:
+	VBROADCASTSD (DI), Z1
+	ADDQ         $0x08, DI
+	XORQ         R9, R9
+
+syf64loop:
+	LEAQ        8(R9), SI
+	CMPQ        SI, R13
+	JA          syf64tail
+	VMOVDQU     (R10)(R9*4), Y2
+	VPCMPUD     $0x05, Z15, Z2, K4, K1
+	VPCONFLICTD Z2, Z3
+	VPTESTMD    Z3, Z3, K4, K2
+	KORW        K1, K2, K2
+	KORTESTW    K2, K2
+	JNZ         syf64one
+	KMOVW       K4, K3
+	VGATHERDPD  (DX)(Y2*8), K3, Z4
+	VFMADD231PD (R11)(R9*8), Z1, Z4
+	KMOVW       K4, K3
+	VSCATTERDPD Z4, K3, (DX)(Y2*8)
+	MOVQ        SI, R9
+	JMP         syf64loop
+
+syf64one:
+	MOVL        (R10)(R9*4), R12
+	CMPQ        R12, d+80(FP)
+	JAE         syf64bad
+	VMOVSD      (DX)(R12*8), X2
+	VFMADD231SD (R11)(R9*8), X1, X2
+	VMOVSD      X2, (DX)(R12*8)
+	INCQ        R9
+	CMPQ        R9, SI
+	JB          syf64one
+	JMP         syf64loop
+
+syf64tail:
+	CMPQ        R9, R13
+	JAE         syf64next
+	MOVL        (R10)(R9*4), R12
+	CMPQ        R12, d+80(FP)
+	JAE         syf64bad
+	VMOVSD      (DX)(R12*8), X2
+	VFMADD231SD (R11)(R9*8), X1, X2
+	VMOVSD      X2, (DX)(R12*8)
+	INCQ        R9
+	JMP         syf64tail
+
+syf64next:
+	MOVQ d+80(FP), R12
+	LEAQ (DX)(R12*8), DX
+	DECQ AX
+	JNZ  syf64class
+	INCQ CX
+	JMP  syf64row
+
+syf64bad:
+	MOVQ CX, done+104(FP)
+	MOVB $0x01, bad+112(FP)
+	VZEROUPPER
+	RET
+
+syf64stop:
+	MOVQ CX, done+104(FP)
+	MOVB $0x00, bad+112(FP)
 	VZEROUPPER
 	RET

@@ -81,6 +81,31 @@
 // These routines are exact-arithmetic kernels: there is no accuracy contract
 // beyond the rounding of each FMA.
 
+// CSR kernels: SparseMargins(K) and SparseAddRows / SparseAddOuterK (see
+// sparse_arm64.go), for float32 and float64, k ≥ 1 weight vectors of d
+// elements one after another; the driver (sparse_driver.go) bounds each call
+// to a budget of k·(non-zeros) multiply-adds.
+//
+// Checks: each row index is checked against nrows and each row's offsets
+// against the number of entries (a failing row stops the call); each column
+// index is compared with d before its load, and an index ≥ d stops the call
+// (margins: maxcol = 2^32−1; addRows: bad = true), after which the driver
+// panics through Go's bounds checks.
+//
+// sparseMargins: per row and weight vector, four entries a step (indices by
+// LDPW, values by FLDP, the weights by scalar loads at register offsets),
+// each into its own scalar accumulator with FMADD, the last count mod 4 into
+// the first; the sum is (a0+a1)+(a2+a3). Accuracy: |m − exact| ≤
+// (nnz+1)·u·Σ|v·w|, in an order fixed by the row.
+//
+// sparseAddRows: one entry at a time, g[col] = fma(c, v, g[col]), in entry
+// order: bit-exact to the sequential loop with each multiply-add fused,
+// repeated columns included.
+//
+// Rows gathered through idx are prefetched: with ahead > 0, row i asks for
+// the offsets of row i+2·ahead and the first 256 bytes of the indices and
+// values of row i+ahead (PRFM never faults; those offsets are not checked).
+
 #include "textflag.h"
 #include "neon_arm64.h"
 
@@ -3495,5 +3520,545 @@ mxscalar:
 	CBNZ R1, mxscalar
 mxdone:
 	FMOVS F16, ret+16(FP)
+	RET
+
+// func sparseMarginsF32(m unsafe.Pointer, k, n int, indptr, idx unsafe.Pointer, nrows int, cols, vals unsafe.Pointer, nnz int, w unsafe.Pointer, d, budget, ahead int) (...)
+TEXT ·sparseMarginsF32(SB), NOSPLIT, $0-116
+	MOVD m+0(FP), R0
+	MOVD w+72(FP), R9
+	MOVD k+8(FP), R1
+	MOVD n+16(FP), R2
+	MOVD indptr+24(FP), R3
+	MOVD idx+32(FP), R4
+	MOVD nrows+40(FP), R5
+	MOVD cols+48(FP), R6
+	MOVD vals+56(FP), R7
+	MOVD nnz+64(FP), R8
+	MOVD d+80(FP), R10
+	MOVD budget+88(FP), R11
+	MOVD ahead+96(FP), R12
+	MOVD ZR, R13
+smF32row:
+	CMP R2, R13
+	BHS smF32stop
+	CBZ R4, smF32nopf
+	CBZ R12, smF32nopf
+	ADD R12<<1, R13, R14
+	CMP R2, R14
+	BHS smF32pf1
+	MOVD (R4)(R14<<3), R14
+	CMP R5, R14
+	BHS smF32pf1
+	ADD R14<<3, R3, R14
+	PRFM (R14), PLDL1KEEP
+smF32pf1:
+	ADD R12, R13, R14
+	CMP R2, R14
+	BHS smF32nopf
+	MOVD (R4)(R14<<3), R14
+	CMP R5, R14
+	BHS smF32nopf
+	MOVD (R3)(R14<<3), R14
+	ADD R14<<2, R6, R15
+	PRFM 0(R15), PLDL1KEEP
+	PRFM 64(R15), PLDL1KEEP
+	PRFM 128(R15), PLDL1KEEP
+	PRFM 192(R15), PLDL1KEEP
+	ADD R14<<2, R7, R15
+	PRFM 0(R15), PLDL1KEEP
+	PRFM 64(R15), PLDL1KEEP
+	PRFM 128(R15), PLDL1KEEP
+	PRFM 192(R15), PLDL1KEEP
+smF32nopf:
+	MOVD R13, R14
+	CBZ R4, smF32have
+	MOVD (R4)(R13<<3), R14
+smF32have:
+	CMP R5, R14
+	BHS smF32stop
+	ADD R14<<3, R3, R14
+	LDP (R14), (R15, R16)
+	CMP R8, R16
+	BHI smF32stop
+	CMP R16, R15
+	BHI smF32stop
+	SUB R15, R16, R16
+	MUL R1, R16, R14
+	CMP R11, R14
+	BHI smF32stop
+	SUB R14, R11, R11
+	ADD R15<<2, R6, R19
+	ADD R15<<2, R7, R20
+	MOVD R9, R21
+	MOVD R1, R17
+smF32class:
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	MOVD R19, R23
+	MOVD R20, R24
+	MOVD R16, R22
+	CMP $4, R22
+	BLT smF32tail
+smF32loop:
+	LDPW (R23), (R25, R26)
+	LDPW 8(R23), (R14, R15)
+	FLDPS (R24), (F4, F5)
+	FLDPS 8(R24), (F6, F7)
+	CMP R10, R25
+	BHS smF32bad
+	CMP R10, R26
+	BHS smF32bad
+	CMP R10, R14
+	BHS smF32bad
+	CMP R10, R15
+	BHS smF32bad
+	FMOVS (R21)(R25<<2), F8
+	FMOVS (R21)(R26<<2), F9
+	FMOVS (R21)(R14<<2), F10
+	FMOVS (R21)(R15<<2), F11
+	FMADDS F8, F0, F4, F0
+	FMADDS F9, F1, F5, F1
+	FMADDS F10, F2, F6, F2
+	FMADDS F11, F3, F7, F3
+	ADD $16, R23
+	ADD $16, R24
+	SUB $4, R22
+	CMP $4, R22
+	BGE smF32loop
+smF32tail:
+	CBZ R22, smF32next
+smF32tail1:
+	MOVWU.P 4(R23), R25
+	CMP R10, R25
+	BHS smF32bad
+	FMOVS.P 4(R24), F4
+	FMOVS (R21)(R25<<2), F8
+	FMADDS F8, F0, F4, F0
+	SUB $1, R22
+	CBNZ R22, smF32tail1
+smF32next:
+	FADDS F1, F0, F0
+	FADDS F3, F2, F2
+	FADDS F2, F0, F0
+	FMOVS.P F0, 4(R0)
+	ADD R10<<2, R21, R21
+	SUB $1, R17
+	CBNZ R17, smF32class
+	ADD $1, R13
+	B smF32row
+smF32bad:
+	MOVD R13, done+104(FP)
+	MOVD $0xffffffff, R14
+	MOVW R14, maxcol+112(FP)
+	RET
+smF32stop:
+	MOVD R13, done+104(FP)
+	MOVW ZR, maxcol+112(FP)
+	RET
+
+// func sparseAddRowsF32(dst unsafe.Pointer, k, n int, indptr, idx unsafe.Pointer, nrows int, cols, vals unsafe.Pointer, nnz int, c unsafe.Pointer, d, budget, ahead int) (...)
+TEXT ·sparseAddRowsF32(SB), NOSPLIT, $0-113
+	MOVD c+72(FP), R0
+	MOVD dst+0(FP), R9
+	MOVD k+8(FP), R1
+	MOVD n+16(FP), R2
+	MOVD indptr+24(FP), R3
+	MOVD idx+32(FP), R4
+	MOVD nrows+40(FP), R5
+	MOVD cols+48(FP), R6
+	MOVD vals+56(FP), R7
+	MOVD nnz+64(FP), R8
+	MOVD d+80(FP), R10
+	MOVD budget+88(FP), R11
+	MOVD ahead+96(FP), R12
+	MOVD ZR, R13
+saF32row:
+	CMP R2, R13
+	BHS saF32stop
+	CBZ R4, saF32nopf
+	CBZ R12, saF32nopf
+	ADD R12<<1, R13, R14
+	CMP R2, R14
+	BHS saF32pf1
+	MOVD (R4)(R14<<3), R14
+	CMP R5, R14
+	BHS saF32pf1
+	ADD R14<<3, R3, R14
+	PRFM (R14), PLDL1KEEP
+saF32pf1:
+	ADD R12, R13, R14
+	CMP R2, R14
+	BHS saF32nopf
+	MOVD (R4)(R14<<3), R14
+	CMP R5, R14
+	BHS saF32nopf
+	MOVD (R3)(R14<<3), R14
+	ADD R14<<2, R6, R15
+	PRFM 0(R15), PLDL1KEEP
+	PRFM 64(R15), PLDL1KEEP
+	PRFM 128(R15), PLDL1KEEP
+	PRFM 192(R15), PLDL1KEEP
+	ADD R14<<2, R7, R15
+	PRFM 0(R15), PLDL1KEEP
+	PRFM 64(R15), PLDL1KEEP
+	PRFM 128(R15), PLDL1KEEP
+	PRFM 192(R15), PLDL1KEEP
+saF32nopf:
+	MOVD R13, R14
+	CBZ R4, saF32have
+	MOVD (R4)(R13<<3), R14
+saF32have:
+	CMP R5, R14
+	BHS saF32stop
+	ADD R14<<3, R3, R14
+	LDP (R14), (R15, R16)
+	CMP R8, R16
+	BHI saF32stop
+	CMP R16, R15
+	BHI saF32stop
+	SUB R15, R16, R16
+	MUL R1, R16, R14
+	CMP R11, R14
+	BHI saF32stop
+	SUB R14, R11, R11
+	ADD R15<<2, R6, R19
+	ADD R15<<2, R7, R20
+	MOVD R9, R21
+	MOVD R1, R17
+saF32class:
+	FMOVS.P 4(R0), F12
+	MOVD R19, R23
+	MOVD R20, R24
+	MOVD R16, R22
+	CMP $4, R22
+	BLT saF32tail
+saF32loop:
+	LDPW (R23), (R25, R26)
+	LDPW 8(R23), (R14, R15)
+	FLDPS (R24), (F4, F5)
+	FLDPS 8(R24), (F6, F7)
+	CMP R10, R25
+	BHS saF32bad
+	FMOVS (R21)(R25<<2), F8
+	FMADDS F12, F8, F4, F8
+	FMOVS F8, (R21)(R25<<2)
+	CMP R10, R26
+	BHS saF32bad
+	FMOVS (R21)(R26<<2), F8
+	FMADDS F12, F8, F5, F8
+	FMOVS F8, (R21)(R26<<2)
+	CMP R10, R14
+	BHS saF32bad
+	FMOVS (R21)(R14<<2), F8
+	FMADDS F12, F8, F6, F8
+	FMOVS F8, (R21)(R14<<2)
+	CMP R10, R15
+	BHS saF32bad
+	FMOVS (R21)(R15<<2), F8
+	FMADDS F12, F8, F7, F8
+	FMOVS F8, (R21)(R15<<2)
+	ADD $16, R23
+	ADD $16, R24
+	SUB $4, R22
+	CMP $4, R22
+	BGE saF32loop
+saF32tail:
+	CBZ R22, saF32next
+saF32tail1:
+	MOVWU.P 4(R23), R25
+	CMP R10, R25
+	BHS saF32bad
+	FMOVS.P 4(R24), F4
+	FMOVS (R21)(R25<<2), F8
+	FMADDS F12, F8, F4, F8
+	FMOVS F8, (R21)(R25<<2)
+	SUB $1, R22
+	CBNZ R22, saF32tail1
+saF32next:
+	ADD R10<<2, R21, R21
+	SUB $1, R17
+	CBNZ R17, saF32class
+	ADD $1, R13
+	B saF32row
+saF32bad:
+	MOVD R13, done+104(FP)
+	MOVD $1, R14
+	MOVB R14, bad+112(FP)
+	RET
+saF32stop:
+	MOVD R13, done+104(FP)
+	MOVB ZR, bad+112(FP)
+	RET
+
+// func sparseMarginsF64(m unsafe.Pointer, k, n int, indptr, idx unsafe.Pointer, nrows int, cols, vals unsafe.Pointer, nnz int, w unsafe.Pointer, d, budget, ahead int) (...)
+TEXT ·sparseMarginsF64(SB), NOSPLIT, $0-116
+	MOVD m+0(FP), R0
+	MOVD w+72(FP), R9
+	MOVD k+8(FP), R1
+	MOVD n+16(FP), R2
+	MOVD indptr+24(FP), R3
+	MOVD idx+32(FP), R4
+	MOVD nrows+40(FP), R5
+	MOVD cols+48(FP), R6
+	MOVD vals+56(FP), R7
+	MOVD nnz+64(FP), R8
+	MOVD d+80(FP), R10
+	MOVD budget+88(FP), R11
+	MOVD ahead+96(FP), R12
+	MOVD ZR, R13
+smF64row:
+	CMP R2, R13
+	BHS smF64stop
+	CBZ R4, smF64nopf
+	CBZ R12, smF64nopf
+	ADD R12<<1, R13, R14
+	CMP R2, R14
+	BHS smF64pf1
+	MOVD (R4)(R14<<3), R14
+	CMP R5, R14
+	BHS smF64pf1
+	ADD R14<<3, R3, R14
+	PRFM (R14), PLDL1KEEP
+smF64pf1:
+	ADD R12, R13, R14
+	CMP R2, R14
+	BHS smF64nopf
+	MOVD (R4)(R14<<3), R14
+	CMP R5, R14
+	BHS smF64nopf
+	MOVD (R3)(R14<<3), R14
+	ADD R14<<2, R6, R15
+	PRFM 0(R15), PLDL1KEEP
+	PRFM 64(R15), PLDL1KEEP
+	PRFM 128(R15), PLDL1KEEP
+	PRFM 192(R15), PLDL1KEEP
+	ADD R14<<3, R7, R15
+	PRFM 0(R15), PLDL1KEEP
+	PRFM 64(R15), PLDL1KEEP
+	PRFM 128(R15), PLDL1KEEP
+	PRFM 192(R15), PLDL1KEEP
+smF64nopf:
+	MOVD R13, R14
+	CBZ R4, smF64have
+	MOVD (R4)(R13<<3), R14
+smF64have:
+	CMP R5, R14
+	BHS smF64stop
+	ADD R14<<3, R3, R14
+	LDP (R14), (R15, R16)
+	CMP R8, R16
+	BHI smF64stop
+	CMP R16, R15
+	BHI smF64stop
+	SUB R15, R16, R16
+	MUL R1, R16, R14
+	CMP R11, R14
+	BHI smF64stop
+	SUB R14, R11, R11
+	ADD R15<<2, R6, R19
+	ADD R15<<3, R7, R20
+	MOVD R9, R21
+	MOVD R1, R17
+smF64class:
+	VEOR V0.B16, V0.B16, V0.B16
+	VEOR V1.B16, V1.B16, V1.B16
+	VEOR V2.B16, V2.B16, V2.B16
+	VEOR V3.B16, V3.B16, V3.B16
+	MOVD R19, R23
+	MOVD R20, R24
+	MOVD R16, R22
+	CMP $4, R22
+	BLT smF64tail
+smF64loop:
+	LDPW (R23), (R25, R26)
+	LDPW 8(R23), (R14, R15)
+	FLDPD (R24), (F4, F5)
+	FLDPD 16(R24), (F6, F7)
+	CMP R10, R25
+	BHS smF64bad
+	CMP R10, R26
+	BHS smF64bad
+	CMP R10, R14
+	BHS smF64bad
+	CMP R10, R15
+	BHS smF64bad
+	FMOVD (R21)(R25<<3), F8
+	FMOVD (R21)(R26<<3), F9
+	FMOVD (R21)(R14<<3), F10
+	FMOVD (R21)(R15<<3), F11
+	FMADDD F8, F0, F4, F0
+	FMADDD F9, F1, F5, F1
+	FMADDD F10, F2, F6, F2
+	FMADDD F11, F3, F7, F3
+	ADD $16, R23
+	ADD $32, R24
+	SUB $4, R22
+	CMP $4, R22
+	BGE smF64loop
+smF64tail:
+	CBZ R22, smF64next
+smF64tail1:
+	MOVWU.P 4(R23), R25
+	CMP R10, R25
+	BHS smF64bad
+	FMOVD.P 8(R24), F4
+	FMOVD (R21)(R25<<3), F8
+	FMADDD F8, F0, F4, F0
+	SUB $1, R22
+	CBNZ R22, smF64tail1
+smF64next:
+	FADDD F1, F0, F0
+	FADDD F3, F2, F2
+	FADDD F2, F0, F0
+	FMOVD.P F0, 8(R0)
+	ADD R10<<3, R21, R21
+	SUB $1, R17
+	CBNZ R17, smF64class
+	ADD $1, R13
+	B smF64row
+smF64bad:
+	MOVD R13, done+104(FP)
+	MOVD $0xffffffff, R14
+	MOVW R14, maxcol+112(FP)
+	RET
+smF64stop:
+	MOVD R13, done+104(FP)
+	MOVW ZR, maxcol+112(FP)
+	RET
+
+// func sparseAddRowsF64(dst unsafe.Pointer, k, n int, indptr, idx unsafe.Pointer, nrows int, cols, vals unsafe.Pointer, nnz int, c unsafe.Pointer, d, budget, ahead int) (...)
+TEXT ·sparseAddRowsF64(SB), NOSPLIT, $0-113
+	MOVD c+72(FP), R0
+	MOVD dst+0(FP), R9
+	MOVD k+8(FP), R1
+	MOVD n+16(FP), R2
+	MOVD indptr+24(FP), R3
+	MOVD idx+32(FP), R4
+	MOVD nrows+40(FP), R5
+	MOVD cols+48(FP), R6
+	MOVD vals+56(FP), R7
+	MOVD nnz+64(FP), R8
+	MOVD d+80(FP), R10
+	MOVD budget+88(FP), R11
+	MOVD ahead+96(FP), R12
+	MOVD ZR, R13
+saF64row:
+	CMP R2, R13
+	BHS saF64stop
+	CBZ R4, saF64nopf
+	CBZ R12, saF64nopf
+	ADD R12<<1, R13, R14
+	CMP R2, R14
+	BHS saF64pf1
+	MOVD (R4)(R14<<3), R14
+	CMP R5, R14
+	BHS saF64pf1
+	ADD R14<<3, R3, R14
+	PRFM (R14), PLDL1KEEP
+saF64pf1:
+	ADD R12, R13, R14
+	CMP R2, R14
+	BHS saF64nopf
+	MOVD (R4)(R14<<3), R14
+	CMP R5, R14
+	BHS saF64nopf
+	MOVD (R3)(R14<<3), R14
+	ADD R14<<2, R6, R15
+	PRFM 0(R15), PLDL1KEEP
+	PRFM 64(R15), PLDL1KEEP
+	PRFM 128(R15), PLDL1KEEP
+	PRFM 192(R15), PLDL1KEEP
+	ADD R14<<3, R7, R15
+	PRFM 0(R15), PLDL1KEEP
+	PRFM 64(R15), PLDL1KEEP
+	PRFM 128(R15), PLDL1KEEP
+	PRFM 192(R15), PLDL1KEEP
+saF64nopf:
+	MOVD R13, R14
+	CBZ R4, saF64have
+	MOVD (R4)(R13<<3), R14
+saF64have:
+	CMP R5, R14
+	BHS saF64stop
+	ADD R14<<3, R3, R14
+	LDP (R14), (R15, R16)
+	CMP R8, R16
+	BHI saF64stop
+	CMP R16, R15
+	BHI saF64stop
+	SUB R15, R16, R16
+	MUL R1, R16, R14
+	CMP R11, R14
+	BHI saF64stop
+	SUB R14, R11, R11
+	ADD R15<<2, R6, R19
+	ADD R15<<3, R7, R20
+	MOVD R9, R21
+	MOVD R1, R17
+saF64class:
+	FMOVD.P 8(R0), F12
+	MOVD R19, R23
+	MOVD R20, R24
+	MOVD R16, R22
+	CMP $4, R22
+	BLT saF64tail
+saF64loop:
+	LDPW (R23), (R25, R26)
+	LDPW 8(R23), (R14, R15)
+	FLDPD (R24), (F4, F5)
+	FLDPD 16(R24), (F6, F7)
+	CMP R10, R25
+	BHS saF64bad
+	FMOVD (R21)(R25<<3), F8
+	FMADDD F12, F8, F4, F8
+	FMOVD F8, (R21)(R25<<3)
+	CMP R10, R26
+	BHS saF64bad
+	FMOVD (R21)(R26<<3), F8
+	FMADDD F12, F8, F5, F8
+	FMOVD F8, (R21)(R26<<3)
+	CMP R10, R14
+	BHS saF64bad
+	FMOVD (R21)(R14<<3), F8
+	FMADDD F12, F8, F6, F8
+	FMOVD F8, (R21)(R14<<3)
+	CMP R10, R15
+	BHS saF64bad
+	FMOVD (R21)(R15<<3), F8
+	FMADDD F12, F8, F7, F8
+	FMOVD F8, (R21)(R15<<3)
+	ADD $16, R23
+	ADD $32, R24
+	SUB $4, R22
+	CMP $4, R22
+	BGE saF64loop
+saF64tail:
+	CBZ R22, saF64next
+saF64tail1:
+	MOVWU.P 4(R23), R25
+	CMP R10, R25
+	BHS saF64bad
+	FMOVD.P 8(R24), F4
+	FMOVD (R21)(R25<<3), F8
+	FMADDD F12, F8, F4, F8
+	FMOVD F8, (R21)(R25<<3)
+	SUB $1, R22
+	CBNZ R22, saF64tail1
+saF64next:
+	ADD R10<<3, R21, R21
+	SUB $1, R17
+	CBNZ R17, saF64class
+	ADD $1, R13
+	B saF64row
+saF64bad:
+	MOVD R13, done+104(FP)
+	MOVD $1, R14
+	MOVB R14, bad+112(FP)
+	RET
+saF64stop:
+	MOVD R13, done+104(FP)
+	MOVB ZR, bad+112(FP)
 	RET
 

@@ -139,26 +139,36 @@ type Ops[T Float] struct {
 	//
 	// for i < len(m), with r_i = idx[i] (or i when idx is nil). A column
 	// repeated within a row counts once per entry (its values add up); an
-	// empty row gives 0. The sum runs in the order of the entries. Every
-	// implementation points at the generic code for now (no SIMD gather
-	// yet).
+	// empty row gives 0. The generic code sums in the order of the entries;
+	// the assembly (AVX2 gathers, NEON scalar-index loads; see
+	// sparse_driver.go) in vector or four scalar accumulators, within the
+	// bound of any dot product, |m_i − exact| ≤ (nnz_i+1)·u·Σ_p |vals[p]·w[cols[p]]|,
+	// in an order fixed by the row alone: the same row gives the same bits
+	// in any minibatch, on any thread. A column ≥ len(w), a row index or
+	// row offsets out of range panic.
 	SparseMargins func(m []T, indptr []int64, cols []uint32, vals []T, idx []int, w []T)
 
 	// SparseAddRows is AddRows on CSR rows (see SparseMargins): for each
 	// i < len(c) and each entry p of row r_i, g[cols[p]] += c[i]·vals[p],
 	// rows in order, entries in order. A repeated column gets each of its
-	// entries added. Generic code in every implementation for now.
+	// entries added. The assembly takes the entries one at a time, each a
+	// fused multiply-add g[col] = fma(c_i, vals[p], g[col]) (AVX2 has no
+	// scatter, and a gather-add-scatter would lose the updates of a column
+	// repeated within a vector); the generic code may round the product
+	// first.
 	SparseAddRows func(g []T, indptr []int64, cols []uint32, vals []T, idx []int, c []T)
 
 	// SparseMarginsK is MarginsK on CSR rows (see SparseMargins): for
 	// n = len(m)/k rows and d = len(w)/k features,
-	// m[i*k+j] = Σ_p vals[p]·w[j*d+cols[p]] over the entries p of row r_i.
-	// Generic code in every implementation for now.
+	// m[i*k+j] = Σ_p vals[p]·w[j*d+cols[p]] over the entries p of row r_i,
+	// each as SparseMargins computes it (k = 1 is SparseMargins, bit for
+	// bit).
 	SparseMarginsK func(m []T, indptr []int64, cols []uint32, vals []T, idx []int, w []T, k int)
 
 	// SparseAddOuterK is AddOuterK on CSR rows: for n = len(c)/k rows and
 	// d = len(g)/k features, g[j*d+cols[p]] += c[i*k+j]·vals[p] for every
-	// entry p of row r_i. Generic code in every implementation for now.
+	// entry p of row r_i, rows in order, then classes, then entries, as
+	// SparseAddRows computes them (k = 1 is SparseAddRows, bit for bit).
 	SparseAddOuterK func(g []T, indptr []int64, cols []uint32, vals []T, idx []int, c []T, k int)
 }
 

@@ -449,3 +449,181 @@ func marginsKPFF64(m unsafe.Pointer, k int, n int, x unsafe.Pointer, stride int,
 //
 //go:noescape
 func addOuterKPFF64(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int)
+
+// sparseMarginsF32 computes, for the gathered CSR rows (idx nil: rows 0..n-1),
+//
+//	var maxcol uint32
+//	left := budget // (and prefetching rows ahead, see below)
+//	for i := 0; i < n; i++ {
+//		r := i
+//		if idx != nil {
+//			r = idx[i]
+//		}
+//		if uint(r) >= uint(nrows) {
+//			return i, …
+//		}
+//		lo, hi := indptr[r], indptr[r+1]
+//		if uint(hi) > uint(nnz) || uint(lo) > uint(hi) || (hi-lo)*k > left {
+//			return i, …
+//		}
+//		left -= (hi - lo) * k
+//		for j := 0; j < k; j++ {
+//			var s T
+//			for p := lo; p < hi; p++ {
+//				maxcol = max(maxcol, cols[p])
+//				s += vals[p] * w[j*d+min(cols[p], d-1)]
+//			}
+//			m[i*k+j] = s
+//		}
+//	}
+//	return n, maxcol
+//
+// with the entries of a row gathered eight (float32) or four (float64) at a
+// time into vector accumulators and summed horizontally at the end of the
+// row. Column indices are clamped to d-1, so the gathers never leave w;
+// the caller checks maxcol < d. It needs 1 ≤ d < 2^31 and k ≥ 1.
+// With idx and ahead > 0, row i prefetches the offsets of row i+2·ahead
+// and the first 256 bytes of the entries of row i+ahead.
+//
+//go:noescape
+func sparseMarginsF32(m unsafe.Pointer, k int, n int, indptr unsafe.Pointer, idx unsafe.Pointer, nrows int, cols unsafe.Pointer, vals unsafe.Pointer, nnz int, w unsafe.Pointer, d int, budget int, ahead int) (done int, maxcol uint32)
+
+// sparseAddRowsF32 computes, for the gathered CSR rows (idx nil: rows 0..n-1),
+//
+//	left := budget // (and prefetching rows ahead, see below)
+//	for i := 0; i < n; i++ {
+//		r := i
+//		if idx != nil {
+//			r = idx[i]
+//		}
+//		if uint(r) >= uint(nrows) {
+//			return i, …
+//		}
+//		lo, hi := indptr[r], indptr[r+1]
+//		if uint(hi) > uint(nnz) || uint(lo) > uint(hi) || (hi-lo)*k > left {
+//			return i, …
+//		}
+//		left -= (hi - lo) * k
+//		for j := 0; j < k; j++ {
+//			for p := lo; p < hi; p++ {
+//				if uint(cols[p]) >= uint(d) {
+//					return i, true // row i partly added
+//				}
+//				dst[j*d+cols[p]] = math.FMA(c[i*k+j], vals[p], dst[j*d+cols[p]])
+//			}
+//		}
+//	}
+//	return n, false
+//
+// one entry at a time (AVX2 has no scatter), in order, so repeated columns
+// add up exactly as in the loop. With idx and ahead > 0, row i prefetches
+// the offsets of row i+2·ahead and the first 256 bytes of the entries of
+// row i+ahead.
+//
+//go:noescape
+func sparseAddRowsF32(dst unsafe.Pointer, k int, n int, indptr unsafe.Pointer, idx unsafe.Pointer, nrows int, cols unsafe.Pointer, vals unsafe.Pointer, nnz int, c unsafe.Pointer, d int, budget int, ahead int) (done int, bad bool)
+
+// sparseMarginsF64 computes, for the gathered CSR rows (idx nil: rows 0..n-1),
+//
+//	var maxcol uint32
+//	left := budget // (and prefetching rows ahead, see below)
+//	for i := 0; i < n; i++ {
+//		r := i
+//		if idx != nil {
+//			r = idx[i]
+//		}
+//		if uint(r) >= uint(nrows) {
+//			return i, …
+//		}
+//		lo, hi := indptr[r], indptr[r+1]
+//		if uint(hi) > uint(nnz) || uint(lo) > uint(hi) || (hi-lo)*k > left {
+//			return i, …
+//		}
+//		left -= (hi - lo) * k
+//		for j := 0; j < k; j++ {
+//			var s T
+//			for p := lo; p < hi; p++ {
+//				maxcol = max(maxcol, cols[p])
+//				s += vals[p] * w[j*d+min(cols[p], d-1)]
+//			}
+//			m[i*k+j] = s
+//		}
+//	}
+//	return n, maxcol
+//
+// with the entries of a row gathered eight (float32) or four (float64) at a
+// time into vector accumulators and summed horizontally at the end of the
+// row. Column indices are clamped to d-1, so the gathers never leave w;
+// the caller checks maxcol < d. It needs 1 ≤ d < 2^31 and k ≥ 1.
+// With idx and ahead > 0, row i prefetches the offsets of row i+2·ahead
+// and the first 256 bytes of the entries of row i+ahead.
+//
+//go:noescape
+func sparseMarginsF64(m unsafe.Pointer, k int, n int, indptr unsafe.Pointer, idx unsafe.Pointer, nrows int, cols unsafe.Pointer, vals unsafe.Pointer, nnz int, w unsafe.Pointer, d int, budget int, ahead int) (done int, maxcol uint32)
+
+// sparseAddRowsF64 computes, for the gathered CSR rows (idx nil: rows 0..n-1),
+//
+//	left := budget // (and prefetching rows ahead, see below)
+//	for i := 0; i < n; i++ {
+//		r := i
+//		if idx != nil {
+//			r = idx[i]
+//		}
+//		if uint(r) >= uint(nrows) {
+//			return i, …
+//		}
+//		lo, hi := indptr[r], indptr[r+1]
+//		if uint(hi) > uint(nnz) || uint(lo) > uint(hi) || (hi-lo)*k > left {
+//			return i, …
+//		}
+//		left -= (hi - lo) * k
+//		for j := 0; j < k; j++ {
+//			for p := lo; p < hi; p++ {
+//				if uint(cols[p]) >= uint(d) {
+//					return i, true // row i partly added
+//				}
+//				dst[j*d+cols[p]] = math.FMA(c[i*k+j], vals[p], dst[j*d+cols[p]])
+//			}
+//		}
+//	}
+//	return n, false
+//
+// one entry at a time (AVX2 has no scatter), in order, so repeated columns
+// add up exactly as in the loop. With idx and ahead > 0, row i prefetches
+// the offsets of row i+2·ahead and the first 256 bytes of the entries of
+// row i+ahead.
+//
+//go:noescape
+func sparseAddRowsF64(dst unsafe.Pointer, k int, n int, indptr unsafe.Pointer, idx unsafe.Pointer, nrows int, cols unsafe.Pointer, vals unsafe.Pointer, nnz int, c unsafe.Pointer, d int, budget int, ahead int) (done int, bad bool)
+
+// sparseMarginsAVX512F32 is sparseMarginsF32 with AVX-512F gathers of 16 float32
+// (8 float64) entries, the tail under a k-mask, and its own order of
+// summation (two 512-bit accumulators, then a horizontal sum).
+//
+//go:noescape
+func sparseMarginsAVX512F32(m unsafe.Pointer, k int, n int, indptr unsafe.Pointer, idx unsafe.Pointer, nrows int, cols unsafe.Pointer, vals unsafe.Pointer, nnz int, w unsafe.Pointer, d int, budget int, ahead int) (done int, maxcol uint32)
+
+// sparseAddRowsAVX512F32 is sparseAddRowsF32, bit for bit: a step of 16 float32
+// (8 float64) entries whose column indices VPCONFLICTD finds distinct
+// and all below d is a gather of g, one FMA and a scatter; any other
+// step runs one entry at a time (repeated columns, and the stop at a
+// column ≥ d).
+//
+//go:noescape
+func sparseAddRowsAVX512F32(dst unsafe.Pointer, k int, n int, indptr unsafe.Pointer, idx unsafe.Pointer, nrows int, cols unsafe.Pointer, vals unsafe.Pointer, nnz int, c unsafe.Pointer, d int, budget int, ahead int) (done int, bad bool)
+
+// sparseMarginsAVX512F64 is sparseMarginsF64 with AVX-512F gathers of 16 float32
+// (8 float64) entries, the tail under a k-mask, and its own order of
+// summation (two 512-bit accumulators, then a horizontal sum).
+//
+//go:noescape
+func sparseMarginsAVX512F64(m unsafe.Pointer, k int, n int, indptr unsafe.Pointer, idx unsafe.Pointer, nrows int, cols unsafe.Pointer, vals unsafe.Pointer, nnz int, w unsafe.Pointer, d int, budget int, ahead int) (done int, maxcol uint32)
+
+// sparseAddRowsAVX512F64 is sparseAddRowsF64, bit for bit: a step of 16 float32
+// (8 float64) entries whose column indices VPCONFLICTD finds distinct
+// and all below d is a gather of g, one FMA and a scatter; any other
+// step runs one entry at a time (repeated columns, and the stop at a
+// column ≥ d).
+//
+//go:noescape
+func sparseAddRowsAVX512F64(dst unsafe.Pointer, k int, n int, indptr unsafe.Pointer, idx unsafe.Pointer, nrows int, cols unsafe.Pointer, vals unsafe.Pointer, nnz int, c unsafe.Pointer, d int, budget int, ahead int) (done int, bad bool)

@@ -149,6 +149,8 @@ func main() {
 	mathKernels(g)
 	rowKernels(g)
 	rowKKernels(g)
+	sparseKernels(g)
+	sparse512Kernels(g)
 
 	f, err := g.Result()
 	if err != nil {

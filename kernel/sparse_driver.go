@@ -1,0 +1,225 @@
+package kernel
+
+import "unsafe"
+
+// The driver of the CSR kernels (Ops.SparseMargins, SparseAddRows,
+// SparseMarginsK, SparseAddOuterK), shared by the architectures whose
+// assembly has them (archSparse). The primitives, for T float32 or float64:
+//
+//	archSparseMargins(kern, m, k, n, indptr, idx, nrows, cols, vals, nnz, w, d, budget, ahead) (done, maxcol)
+//	archSparseAddRows(kern, g, k, n, indptr, idx, nrows, cols, vals, nnz, c, d, budget, ahead) (done, bad)
+//
+// take rows 0 ≤ i < n (row idx[i], or i when idx is nil) while each is valid
+// (r < nrows, indptr[r] ≤ indptr[r+1] ≤ nnz) and its k·(non-zeros) fit in
+// what is left of budget, and return the number of rows done. Margins clamps
+// column indices to d−1 and returns the largest it saw; AddRows stops with
+// bad set at the first column ≥ d (its row then partly added). The driver
+// gives each call a fresh budget, so a row goes to the assembly whenever it
+// fits in one budget, however the rows are split between calls or threads:
+// the results depend on the row, not on the split. A row longer than one
+// budget is taken in pieces of one budget (the same pieces wherever the row
+// falls). Bad input runs through the generic loop, which then panics through
+// Go's own bounds checks.
+
+// sparseBudget bounds the multiply-adds of one assembly call (a few
+// microseconds with the weights in cache, some tens out of cache).
+var sparseBudget = 1 << 13
+
+// sparseAhead is how many gathered rows ahead the kernels prefetch a row's
+// entries (and twice as far its offsets): rows picked at random from a large
+// set are out of cache, and one row's work is far shorter than a miss.
+var sparseAhead = 8
+
+// sparseMaxCols is the most columns the gathering kernels take: the gathers
+// use signed 32-bit indices. Wider weight vectors run the generic loops.
+const sparseMaxCols = 1<<31 - 1
+
+// sparseKern selects the kernels of an architecture: sparseBase (AVX2 on
+// amd64, NEON on arm64) or, on amd64, sparseAVX512 (AVX-512F and CD).
+type sparseKern uint8
+
+const (
+	sparseBase sparseKern = iota
+	sparseAVX512
+)
+
+// sparseOps points the CSR entries of ops at the driver over the kernels
+// kern.
+func sparseOps[T Float](ops *Ops[T], kern sparseKern) {
+	ops.SparseMargins = func(m []T, indptr []int64, cols []uint32, vals []T, idx []int, w []T) {
+		sparseMarginsKDriver(kern, m, indptr, cols, vals, idx, w, 1)
+	}
+	ops.SparseAddRows = func(g []T, indptr []int64, cols []uint32, vals []T, idx []int, c []T) {
+		sparseAddOuterKDriver(kern, g, indptr, cols, vals, idx, c, 1)
+	}
+	ops.SparseMarginsK = func(m []T, indptr []int64, cols []uint32, vals []T, idx []int, w []T, k int) {
+		sparseMarginsKDriver(kern, m, indptr, cols, vals, idx, w, k)
+	}
+	ops.SparseAddOuterK = func(g []T, indptr []int64, cols []uint32, vals []T, idx []int, c []T, k int) {
+		sparseAddOuterKDriver(kern, g, indptr, cols, vals, idx, c, k)
+	}
+}
+
+// sparseRows checks what the assembly relies on besides each row: n rows
+// (idx cut to n), and with idx nil at most nrows rows. It reports whether the
+// assembly can run; otherwise the generic loop runs (and panics where the
+// input is bad).
+func sparseRows(n int, indptr []int64, idx []int, d int) bool {
+	if d == 0 || d > sparseMaxCols || len(indptr) == 0 {
+		return false
+	}
+	return idx != nil || n <= len(indptr)-1
+}
+
+// sparseRowArgs returns the row arguments of a call starting at gathered row
+// i: with idx the assembly indexes indptr itself, without idx it starts at
+// row i (and has nrows−i rows).
+func sparseRowArgs(indptr []int64, idx []int, i int) (ip, xp unsafe.Pointer, nrows int) {
+	if idx != nil {
+		return ptr(indptr), unsafe.Pointer(&idx[i]), len(indptr) - 1
+	}
+	return unsafe.Pointer(&indptr[i]), nil, len(indptr) - 1 - i
+}
+
+// sparseStopped looks at gathered row i, where a call stopped: it returns
+// the row's entries lo..hi and whether it is valid; a valid row longer than
+// one budget (k·(hi−lo) > sparseBudget) is taken in pieces by the callers,
+// a valid shorter one by the next call.
+func sparseStopped(indptr []int64, cols []uint32, nvals int, idx []int, i int) (lo, hi int64, ok bool) {
+	r := row(idx, i)
+	if r < 0 || r >= len(indptr)-1 {
+		return 0, 0, false
+	}
+	lo, hi = indptr[r], indptr[r+1]
+	ok = lo >= 0 && lo <= hi && hi <= int64(len(cols)) && hi <= int64(nvals)
+	return lo, hi, ok
+}
+
+// sparseLong reports whether entries lo..hi of k vectors exceed one budget.
+func sparseLong(lo, hi int64, k int) bool { return (hi-lo)*int64(k) > int64(sparseBudget) }
+
+func sparseMarginsKDriver[T Float](kern sparseKern, m []T, indptr []int64, cols []uint32, vals []T, idx []int, w []T, k int) {
+	if k <= 0 {
+		return
+	}
+	n, d := len(m)/k, len(w)/k
+	if n == 0 {
+		return
+	}
+	m = m[:n*k]
+	if idx != nil {
+		idx = idx[:n]
+	}
+	if !sparseRows(n, indptr, idx, d) {
+		sparseMarginsKGeneric(m, indptr, cols, vals, idx, w, k)
+		return
+	}
+	nnz := min(len(cols), len(vals))
+	for i := 0; i < n; {
+		ip, xp, nrows := sparseRowArgs(indptr, idx, i)
+		done, maxcol := archSparseMargins[T](kern, ptr(m[i*k:]), k, n-i, ip, xp, nrows, ptr(cols), ptr(vals), nnz, ptr(w), d, sparseBudget, sparseAhead)
+		if int(maxcol) >= d {
+			sparseBadColumn(m[i*k:(i+done)*k], indptr, cols, vals, sparseSub(idx, i, done), w, k)
+		}
+		i += done
+		if i == n {
+			break
+		}
+		lo, hi, ok := sparseStopped(indptr, cols, len(vals), idx, i)
+		switch {
+		case !ok:
+			// The generic loop panics on the bad row.
+			one := [1]int{row(idx, i)}
+			sparseMarginsKGeneric(m[i*k:(i+1)*k], indptr, cols, vals, one[:], w, k)
+			panic("kernel: SparseMargins: bad row")
+		case sparseLong(lo, hi, k):
+			// In pieces of one budget, each weight vector in turn; the
+			// pieces' sums are added in order.
+			for j := 0; j < k; j++ {
+				var s T
+				for a := lo; a < hi; a += int64(sparseBudget) {
+					piece := [2]int64{a, min(hi, a+int64(sparseBudget))}
+					var part T
+					_, maxcol := archSparseMargins[T](kern, unsafe.Pointer(&part), 1, 1, unsafe.Pointer(&piece[0]), nil, 1, ptr(cols), ptr(vals), nnz, ptr(w[j*d:]), d, sparseBudget, 0)
+					if int(maxcol) >= d {
+						one := [1]int{row(idx, i)}
+						sparseBadColumn(m[i*k:(i+1)*k], indptr, cols, vals, one[:], w, k)
+					}
+					s += part
+				}
+				m[i*k+j] = s
+			}
+			i++
+		}
+	}
+}
+
+// sparseBadColumn runs the generic loop over rows that hold a column index
+// out of range, so that it panics as the generic implementation does.
+func sparseBadColumn[T Float](m []T, indptr []int64, cols []uint32, vals []T, idx []int, w []T, k int) {
+	sparseMarginsKGeneric(m, indptr, cols, vals, idx, w, k)
+	panic("kernel: SparseMargins: column index out of range")
+}
+
+func sparseAddOuterKDriver[T Float](kern sparseKern, g []T, indptr []int64, cols []uint32, vals []T, idx []int, c []T, k int) {
+	if k <= 0 {
+		return
+	}
+	n, d := len(c)/k, len(g)/k
+	if n == 0 {
+		return
+	}
+	c = c[:n*k]
+	g = g[:d*k]
+	if idx != nil {
+		idx = idx[:n]
+	}
+	if !sparseRows(n, indptr, idx, d) {
+		sparseAddOuterKGeneric(g, indptr, cols, vals, idx, c, k)
+		return
+	}
+	nnz := min(len(cols), len(vals))
+	for i := 0; i < n; {
+		ip, xp, nrows := sparseRowArgs(indptr, idx, i)
+		done, bad := archSparseAddRows[T](kern, ptr(g), k, n-i, ip, xp, nrows, ptr(cols), ptr(vals), nnz, ptr(c[i*k:]), d, sparseBudget, sparseAhead)
+		i += done
+		if i == n {
+			break
+		}
+		lo, hi, ok := sparseStopped(indptr, cols, len(vals), idx, i)
+		switch {
+		case bad || !ok:
+			// A column or row out of range: the generic loop panics on it.
+			one := [1]int{row(idx, i)}
+			sparseAddOuterKGeneric(g, indptr, cols, vals, one[:], c[i*k:(i+1)*k], k)
+			panic("kernel: SparseAddRows: bad row")
+		case sparseLong(lo, hi, k):
+			// In pieces of one budget, in order: the same sequence of
+			// multiply-adds as in one call.
+			for j := 0; j < k; j++ {
+				for a := lo; a < hi; a += int64(sparseBudget) {
+					piece := [2]int64{a, min(hi, a+int64(sparseBudget))}
+					_, bad := archSparseAddRows[T](kern, ptr(g[j*d:]), 1, 1, unsafe.Pointer(&piece[0]), nil, 1, ptr(cols), ptr(vals), nnz, ptr(c[i*k+j:]), d, sparseBudget, 0)
+					if bad {
+						one := [1]int{row(idx, i)}
+						sparseAddOuterKGeneric(g, indptr, cols, vals, one[:], c[i*k:(i+1)*k], k)
+						panic("kernel: SparseAddRows: column index out of range")
+					}
+				}
+			}
+			i++
+		}
+	}
+}
+
+// sparseSub returns the gathered rows i ≤ r < i+n as an idx of their own.
+func sparseSub(idx []int, i, n int) []int {
+	if idx != nil {
+		return idx[i : i+n]
+	}
+	s := make([]int, n)
+	for j := range s {
+		s[j] = i + j
+	}
+	return s
+}
