@@ -301,3 +301,86 @@ func TestSparseStepLikeDense(t *testing.T) {
 		}
 	}
 }
+
+// TestLazyStepLikeDense checks the lazy sparse step (lazy.go) against the
+// dense step on the dense twin, θ and τ to 1e-9 in float64: the averaged,
+// last and random outputs, K = R^d, a ball that binds and one that does
+// not, boxes with and without 0, with and without weight decay; and the
+// sparse runs bit-identical on 1 and 3 threads.
+func TestLazyStepLikeDense(t *testing.T) {
+	const n, d = 400, 200
+	models := []struct {
+		model    batch.Model[float64]
+		classify bool
+	}{
+		{must(batch.NewLogistic[float64](d)), true},
+		{must(batch.NewLeastSquares[float64](d)), false},
+		{must(batch.NewSoftmax[float64](d, 2)), true},
+	}
+	doms := []Domain{{}, Ball(0.1), Ball(1e9), Box(-0.05, 0.05), Box(0.01, 1)}
+	for _, mc := range models {
+		sp, de := sparseTwins(t, n, d, mc.classify, 23)
+		for _, method := range []Method{Alg3, Vanilla, MinibatchCVaR, Alg1, Alg4} {
+			for _, out := range []Output{OutputAverage, OutputLast, OutputRandom} {
+				if out == OutputRandom && method != Alg4 && method != Alg3 {
+					continue
+				}
+				for _, dom := range doms {
+					if method == Alg4 && dom.Kind != DomainR {
+						continue
+					}
+					for _, decay := range []float64{0, 0.05} {
+						opt := Options{Method: method, Alpha: 0.2, Epochs: 1, Batch: 8, LR: 0.1, Seed: 5,
+							WeightDecay: decay, Output: out, Domain: dom}
+						switch method {
+						case Alg3:
+							opt.Eps = 0.05
+						case Alg1, Alg4:
+							opt.LR, opt.Batch = 0.01, 1
+						}
+						name := fmt.Sprintf("%s %v %v %v λ=%g", mc.model.Name(), method, out, dom, decay)
+						train := func(data *batch.Data[float64], threads int) *Result[float64] {
+							o := opt
+							o.Threads = threads
+							r, err := Train(mc.model, data, o)
+							if err != nil {
+								t.Fatalf("%s: %v", name, err)
+							}
+							return r
+						}
+						rs, rd := train(sp, 1), train(de, 1)
+						for j := range rd.Theta {
+							if !near(rs.Theta[j], rd.Theta[j], 1e-9) {
+								t.Fatalf("%s: θ[%d] sparse %v, dense %v", name, j, rs.Theta[j], rd.Theta[j])
+							}
+						}
+						if !near(rs.Tau, rd.Tau, 1e-9) || rs.Iterate != rd.Iterate {
+							t.Fatalf("%s: τ sparse %v, dense %v; iterate %d and %d", name, rs.Tau, rd.Tau, rs.Iterate, rd.Iterate)
+						}
+						if dom == Ball(0.1) && out == OutputLast && method == Vanilla {
+							if nrm := math.Sqrt(dot(rs.Theta, rs.Theta)); !near(nrm, 0.1, 1e-9) {
+								t.Fatalf("%s: ‖θ‖ = %v, the ball does not bind", name, nrm)
+							}
+						}
+						if decay == 0 && dom.Kind == DomainR {
+							r3 := train(sp, 3)
+							for j := range r3.Theta {
+								if r3.Theta[j] != rs.Theta[j] {
+									t.Fatalf("%s: θ[%d] on 3 threads %v, on 1 %v", name, j, r3.Theta[j], rs.Theta[j])
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+func dot(a, b []float64) float64 {
+	var s float64
+	for i := range a {
+		s += a[i] * b[i]
+	}
+	return s
+}
