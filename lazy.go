@@ -53,12 +53,12 @@ import (
 type lazy struct {
 	last []int     // coordinate i is up to date as of step last[i]
 	base int       // the step of the last full sync
-	p []float64 // P_{base+j}: p[0] = 1
+	p    []float64 // P_{base+j}: p[0] = 1
 	// Q_{base+j} = q[j] + qe[j], summed in double-double (TwoSum): the
 	// average needs (Q_t − Q_L)/P_L to float64's precision although Q_t is
 	// dominated by the early, larger P_j.
 	q, qe []float64
-	nrm2 float64   // ‖θ‖² (the ball), up to date at every step
+	nrm2  float64 // ‖θ‖² (the ball), up to date at every step
 }
 
 // lazyMinP bounds P_t from below before a full sync: (Q_t − Q_L)/P_L
