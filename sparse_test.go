@@ -144,13 +144,40 @@ func TestSparseTune(t *testing.T) {
 	}
 }
 
-// TestSparseMLPRefused checks the error of a model that does not yet read
-// sparse data.
-func TestSparseMLPRefused(t *testing.T) {
-	sp, _ := sparseTwins(t, 50, 5, true, 3)
-	model := must(batch.NewMLP[float64](5, 4, 2))
-	if _, err := Train(model, sp, Options{Method: Vanilla, Epochs: 1}); err == nil {
-		t.Fatal("the MLP trained on sparse data")
+// TestSparseMLPTrainsLikeDense trains the MLP (first layer on CSR rows) on
+// a sparse set and its dense twin: θ and the metrics to 1e-9, and the
+// sparse run bit-identical on 1 and 3 threads.
+func TestSparseMLPTrainsLikeDense(t *testing.T) {
+	sp, de := sparseTwins(t, 300, 40, true, 3)
+	model := must(batch.NewMLP[float64](40, 8, 2))
+	for _, method := range []Method{Alg3, Vanilla} {
+		opt := Options{Method: method, Alpha: 0.2, Eps: 0.05, Epochs: 2, Batch: 64, LR: 0.1, Seed: 3, WeightDecay: 0.01}
+		rs, err := Train(model, sp, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd, err := Train(model, de, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opt.Threads = 3
+		r3, err := Train(model, sp, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j := range rd.Theta {
+			if !near(rs.Theta[j], rd.Theta[j], 1e-9) || r3.Theta[j] != rs.Theta[j] {
+				t.Fatalf("%v: θ[%d] sparse %v (3 threads %v), dense %v", method, j, rs.Theta[j], r3.Theta[j], rd.Theta[j])
+			}
+		}
+		ms, err := Evaluate(model, rs.Theta, sp, 0.1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		md, _ := Evaluate(model, rd.Theta, de, 0.1)
+		if !near(ms.MeanLoss, md.MeanLoss, 1e-9) || ms.Accuracy != md.Accuracy || !near(ms.Tails[0].CVaR, md.Tails[0].CVaR, 1e-9) {
+			t.Fatalf("%v: metrics sparse %+v, dense %+v", method, ms, md)
+		}
 	}
 }
 
