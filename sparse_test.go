@@ -411,3 +411,77 @@ func dot(a, b []float64) float64 {
 	}
 	return s
 }
+
+// TestOnlineObserveSparse feeds the same stream to Online as dense rows
+// (Observe) and as non-zeros (ObserveSparse): Alg1 (the average) and Alg4
+// (a random iterate), with and without weight decay, θ and τ to 1e-9.
+func TestOnlineObserveSparse(t *testing.T) {
+	const n, d = 300, 50
+	for _, mc := range []struct {
+		model    batch.Model[float64]
+		classify bool
+	}{
+		{must(batch.NewLogistic[float64](d)), true},
+		{must(batch.NewLeastSquares[float64](d)), false},
+		{must(batch.NewSoftmax[float64](d, 2)), true},
+		{must(batch.NewMLP[float64](d, 5, 2)), true},
+	} {
+		sp, de := sparseTwins(t, n, d, mc.classify, 31)
+		for _, method := range []Method{Alg1, Alg4} {
+			for _, decay := range []float64{0, 0.02} {
+				opt := Options{Method: method, Alpha: 0.2, Steps: n, LR: 0.01, Seed: 4, WeightDecay: decay}
+				name := fmt.Sprintf("%s %v λ=%g", mc.model.Name(), method, decay)
+				os, err := NewOnline(mc.model, d, de.K, opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				od, _ := NewOnline(mc.model, d, de.K, opt)
+				for i := 0; i < n; i++ {
+					var y float64
+					var label int
+					if mc.classify {
+						label = int(de.Labels[i])
+					} else {
+						y = de.Y[i]
+					}
+					cols, vals := sp.SparseRow(i)
+					if err := os.ObserveSparse(cols, vals, y, label); err != nil {
+						t.Fatalf("%s: %v", name, err)
+					}
+					if err := od.Observe(de.Row(i), y, label); err != nil {
+						t.Fatalf("%s: %v", name, err)
+					}
+				}
+				rs, rd := os.Result(), od.Result()
+				os.Close()
+				od.Close()
+				for j := range rd.Theta {
+					if !near(rs.Theta[j], rd.Theta[j], 1e-9) {
+						t.Fatalf("%s: θ[%d] sparse %v, dense %v", name, j, rs.Theta[j], rd.Theta[j])
+					}
+				}
+				if !near(rs.Tau, rd.Tau, 1e-9) || rs.Iterate != rd.Iterate {
+					t.Fatalf("%s: τ %v and %v, iterate %d and %d", name, rs.Tau, rd.Tau, rs.Iterate, rd.Iterate)
+				}
+			}
+		}
+	}
+	o, _ := NewOnline(must(batch.NewLogistic[float64](d)), d, 2, Options{Method: Alg4, Steps: 10})
+	defer o.Close()
+	for _, c := range []struct {
+		cols []uint32
+		vals []float64
+		want string
+	}{
+		{[]uint32{d}, []float64{1}, "outside"},
+		{[]uint32{1}, []float64{math.NaN()}, "not finite"},
+		{[]uint32{1, 2}, []float64{1}, "2 columns and 1 values"},
+	} {
+		if err := o.ObserveSparse(c.cols, c.vals, 0, 1); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("ObserveSparse(%v, %v): %v, want %q", c.cols, c.vals, err, c.want)
+		}
+	}
+	if o.Seen() != 0 {
+		t.Errorf("%d bad samples counted", o.Seen())
+	}
+}
