@@ -100,6 +100,25 @@ func TestSparseCLI(t *testing.T) {
 	decodeJSON(t, ok(t, "train", "-data", train, "-test", test, "-sparse", "0", "-model", "mlp", "-hidden", "8", "-epochs", "2", "-scale", "none", "-json"), &mlpd)
 	closeMetrics(t, "mlp", mlp.Metrics, mlpd.Metrics, 1e-4)
 	decodeJSON(t, ok(t, "train", "-data", train, "-sparse", "0.1", "-stream", "-method", "alg4", "-json"), &st)
+	// -stream on a sparse file streams the rows' non-zeros: unscaled, the
+	// dense stream's metrics to rounding, for alg1 (the average) and alg4.
+	for _, method := range []string{"alg1", "alg4"} {
+		var ss, sd trainJSON
+		decodeJSON(t, ok(t, "train", "-data", train, "-stream", "-method", method, "-scale", "none", "-wd", "0.001", "-json"), &ss)
+		decodeJSON(t, ok(t, "train", "-data", train, "-stream", "-method", method, "-scale", "none", "-wd", "0.001", "-sparse", "0", "-json"), &sd)
+		closeMetrics(t, "-stream "+method, ss.Metrics, sd.Metrics, 1e-9)
+	}
+	// Streamed with -scale zscore, the sparse file is scaled without
+	// centring: the model file's means are 0, and eval reads sparse or dense
+	// alike.
+	sm := filepath.Join(dir, "stream.cvar")
+	ok(t, "train", "-data", train, "-stream", "-method", "alg1", "-model", "mlp", "-hidden", "4", "-o", sm)
+	ok(t, "eval", "-in", sm, "-data", test, "-sparse", "0.1", "-json", "-bootstrap", "0")
+	decodeJSON(t, ok(t, "eval", "-in", sm, "-data", test, "-sparse", "0.1", "-json", "-bootstrap", "0"), &ms)
+	decodeJSON(t, ok(t, "eval", "-in", sm, "-data", test, "-sparse", "0", "-json", "-bootstrap", "0"), &md)
+	if ms.MeanLoss.Value == 0 || math.Abs(ms.MeanLoss.Value-md.MeanLoss.Value) > 1e-12*md.MeanLoss.Value {
+		t.Errorf("eval of the streamed mlp: mean loss sparse %v, dense %v", ms.MeanLoss.Value, md.MeanLoss.Value)
+	}
 	if mlp.Model.Kind != "mlp" || st.Metrics["validation"] == nil {
 		t.Errorf("mlp %q, stream metrics %v", mlp.Model.Kind, st.Metrics)
 	}
