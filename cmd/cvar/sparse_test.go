@@ -119,6 +119,16 @@ func TestSparseCLI(t *testing.T) {
 	if ms.MeanLoss.Value == 0 || math.Abs(ms.MeanLoss.Value-md.MeanLoss.Value) > 1e-12*md.MeanLoss.Value {
 		t.Errorf("eval of the streamed mlp: mean loss sparse %v, dense %v", ms.MeanLoss.Value, md.MeanLoss.Value)
 	}
+	pms := readCSV(t, ok(t, "predict", "-in", sm, "-data", test, "-sparse", "0.1"))
+	pmd := readCSV(t, ok(t, "predict", "-in", sm, "-data", test, "-sparse", "0"))
+	if len(pms) != 151 || len(pmd) != len(pms) {
+		t.Fatalf("predict with the streamed mlp: %d and %d rows", len(pms), len(pmd))
+	}
+	for i := range pms {
+		if pms[i][0] != pmd[i][0] {
+			t.Fatalf("predict with the streamed mlp, row %d: sparse %v, dense %v", i, pms[i], pmd[i])
+		}
+	}
 	if mlp.Model.Kind != "mlp" || st.Metrics["validation"] == nil {
 		t.Errorf("mlp %q, stream metrics %v", mlp.Model.Kind, st.Metrics)
 	}
