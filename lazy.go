@@ -81,11 +81,25 @@ func (r *run[T]) lazyOK() bool {
 	return true
 }
 
+// needCatchUp reports whether a coordinate that a step did not touch can
+// change: with weight decay, a ball, the average to keep or a box that
+// excludes 0. Otherwise (K = R^d or a box containing 0, no decay, the last
+// or a random iterate) an untouched coordinate keeps its value, and the
+// step skips Engine.SparseCoords and the catch-up: it costs the gradient
+// and the update at the touched coordinates alone.
+func (r *run[T]) needCatchUp() bool {
+	d := r.opt.Domain
+	return r.opt.WeightDecay > 0 || d.Kind == DomainBall || r.avg != nil || (d.Kind == DomainBox && (d.Lo > 0 || d.Hi < 0))
+}
+
 // startLazy starts the lazy state at step r.t, θ up to date.
 func (r *run[T]) startLazy() {
-	z := &lazy{last: make([]int, len(r.theta)), base: r.t, p: []float64{1}, q: []float64{0}, qe: []float64{0}}
-	for i := range z.last {
-		z.last[i] = r.t
+	z := &lazy{base: r.t, p: []float64{1}, q: []float64{0}, qe: []float64{0}}
+	if r.needCatchUp() { // else nothing is ever owed: no d-long state
+		z.last = make([]int, len(r.theta))
+		for i := range z.last {
+			z.last[i] = r.t
+		}
 	}
 	if r.opt.Domain.Kind == DomainBall {
 		z.nrm2 = float64(r.ops.Dot(r.theta, r.theta))
@@ -143,7 +157,7 @@ func (r *run[T]) sync() {
 	if z == nil {
 		return
 	}
-	if z.base != r.t {
+	if z.base != r.t && z.last != nil {
 		all := make([]int, 0, 4096)
 		for lo := 0; lo < len(r.theta); lo += 4096 {
 			all = all[:0]
@@ -166,7 +180,9 @@ func (r *run[T]) sync() {
 // losses and Σ v_i, or an error.
 func (r *run[T]) lazyStep(data *batch.Data[T], idx []int, n int, coords []int) ([]T, float64, error) {
 	t := r.t + 1
-	r.catchUp(coords)
+	if r.needCatchUp() {
+		r.catchUp(coords)
+	}
 	switch r.output {
 	case OutputAverage: // x_t at the touched coordinates; the others are owed
 		m := len(coords)
@@ -247,7 +263,11 @@ func (r *run[T]) lazyStep(data *batch.Data[T], idx []int, n int, coords []int) (
 	}
 	for k, i := range touched {
 		r.theta[i] = r.ts[k]
-		z.last[i] = t
+	}
+	if z.last != nil {
+		for _, i := range touched {
+			z.last[i] = t
+		}
 	}
 	j := t - 1 - z.base
 	z.p = append(z.p, z.p[j]*f)

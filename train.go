@@ -224,11 +224,14 @@ func (r *run[T]) tauStep(t, b int, sumV float64) error {
 func (r *run[T]) step(data *batch.Data[T], idx []int, n int) error {
 	t := r.t + 1
 	if data.IsSparse() && r.lazyOK() {
-		coords, err := r.engine.SparseCoords(r.theta, data, idx, n)
-		if err != nil {
-			return err
+		var coords []int
+		if r.lz == nil || r.needCatchUp() {
+			var err error
+			if coords, err = r.engine.SparseCoords(r.theta, data, idx, n); err != nil {
+				return err
+			}
 		}
-		if coords != nil {
+		if r.lz != nil || coords != nil {
 			if r.lz == nil {
 				r.startLazy()
 			}
