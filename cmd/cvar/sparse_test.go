@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cvarlearn/cvar/dataset"
 )
 
 // wideSVM returns a LIBSVM file of n rows of d features, k non-zeros a row.
@@ -133,4 +135,26 @@ func TestSparseCLI(t *testing.T) {
 		t.Errorf("mlp %q, stream metrics %v", mlp.Model.Kind, st.Metrics)
 	}
 	fails(t, 2, []string{"-sparse -1"}, "train", "-data", train, "-sparse", "-1")
+}
+
+// TestSparseTextTwin: a small text-like file (dataset.SyntheticText, as
+// cvargen writes it) read sparse and dense gives the same metrics to 1e-3
+// (unscaled, the computations agree to rounding), for alg3 and the baseline.
+func TestSparseTextTwin(t *testing.T) {
+	ds, err := dataset.SyntheticText[float32](dataset.SynthTextConfig{N: 900, D: 4000, NNZ: 15, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := dataset.WriteLIBSVM(&b, ds); err != nil {
+		t.Fatal(err)
+	}
+	file := write(t, t.TempDir(), "text.svm", b.String())
+	for _, method := range []string{"alg3", "vanilla"} {
+		var rs, rd trainJSON
+		args := []string{"train", "-data", file, "-method", method, "-scale", "none", "-lr", "0.5", "-epochs", "3", "-json"}
+		decodeJSON(t, ok(t, append(args, "-sparse", "0.1")...), &rs)
+		decodeJSON(t, ok(t, append(args, "-sparse", "0")...), &rd)
+		closeMetrics(t, "text-like "+method, rs.Metrics, rd.Metrics, 1e-3)
+	}
 }
