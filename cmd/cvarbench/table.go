@@ -113,9 +113,9 @@ func writeTables(w io.Writer, r *Report) {
 		sp := r.Sparse[0]
 		fmt.Fprintf(w, "\nsparse: logistic alg3, one epoch (batch 512) on %s; floor = the epoch's non-zeros × (value + uint32 column) / bandwidth\n", sp.Data)
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintf(tw, "prec\tthreads\tnnz\tdata MB\ts/epoch\tfloor s\t×floor\ttrain alloc MB\tpeak RSS MB\t\n")
+		fmt.Fprintf(tw, "prec\tthreads\tnnz\tdata MB\ts/epoch\tcpu s\tfloor s\t×floor\ttrain alloc MB\tpeak RSS MB\t\n")
 		for _, e := range r.Sparse {
-			fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t\n", e.Prec, e.Threads, e.NNZ, num(float64(e.DataBytes)/1e6), num(e.SecondsEpoch),
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", e.Prec, e.Threads, e.NNZ, num(float64(e.DataBytes)/1e6), num(e.SecondsEpoch), num(e.CPUSeconds),
 				num(e.FloorSeconds), num(e.RatioToFloor), num(float64(e.TrainAllocBytes)/1e6), num(float64(e.PeakRSS)/1e6))
 		}
 		tw.Flush()
