@@ -9,6 +9,7 @@ import (
 	"os"
 	"strconv"
 	"time"
+	"unsafe"
 
 	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/batch"
@@ -419,7 +420,13 @@ func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 		return err
 	}
 	defer ev.Close()
-	const chunk = 4096
+	// Up to 4096 rows a chunk, and dense chunks of at most 64 MiB: a wide
+	// file read dense takes fewer rows a chunk (the losses do not depend on
+	// the chunking).
+	chunk := 4096
+	if !sparse {
+		chunk = max(1, min(chunk, (64<<20)/(d*int(unsafe.Sizeof(T(0))))))
+	}
 	var (
 		buf     []T
 		indptr  = []int64{0} // sparse: the chunk's rows in CSR
