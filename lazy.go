@@ -51,7 +51,9 @@ import (
 
 // lazy is the state of the lazy sparse step.
 type lazy struct {
-	last []int     // coordinate i is up to date as of step last[i]
+	// Coordinate i is up to date as of step base + last[i]: an offset, at
+	// most the history's length, max(d, 4096) + 1, in 4 bytes a weight.
+	last []int32
 	base int       // the step of the last full sync
 	p    []float64 // P_{base+j}: p[0] = 1
 	// Q_{base+j} = q[j] + qe[j], summed in double-double (TwoSum): the
@@ -70,6 +72,9 @@ const lazyMinP = 1e-12
 // options: c = 1 − ηλ in (0, 1], and for the averaged output in a box that
 // excludes 0, no weight decay.
 func (r *run[T]) lazyOK() bool {
+	if r.opt.denseStep {
+		return false
+	}
 	c := 1 - r.pr.LR*r.opt.WeightDecay
 	if !(c > 0 && c <= 1) {
 		return false
@@ -96,10 +101,7 @@ func (r *run[T]) needCatchUp() bool {
 func (r *run[T]) startLazy() {
 	z := &lazy{base: r.t, p: []float64{1}, q: []float64{0}, qe: []float64{0}}
 	if r.needCatchUp() { // else nothing is ever owed: no d-long state
-		z.last = make([]int, len(r.theta))
-		for i := range z.last {
-			z.last[i] = r.t
-		}
+		z.last = make([]int32, len(r.theta))
 	}
 	if r.opt.Domain.Kind == DomainBall {
 		z.nrm2 = float64(r.ops.Dot(r.theta, r.theta))
@@ -123,11 +125,11 @@ func (r *run[T]) catchUp(coords []int) {
 	pt, qt, qet := z.p[t-z.base], z.q[t-z.base], z.qe[t-z.base]
 	box := r.opt.Domain.Kind == DomainBox
 	for _, i := range coords {
-		l := z.last[i]
+		l := z.base + int(z.last[i])
 		if l == t {
 			continue
 		}
-		z.last[i] = t
+		z.last[i] = int32(t - z.base)
 		v := r.theta[i]
 		if v == 0 {
 			if r.avg != nil {
@@ -168,6 +170,7 @@ func (r *run[T]) sync() {
 		}
 	}
 	z.base = r.t
+	clear(z.last) // every coordinate up to date as of the new base
 	z.p, z.q, z.qe = append(z.p[:0], 1), append(z.q[:0], 0), append(z.qe[:0], 0)
 	if r.opt.Domain.Kind == DomainBall {
 		z.nrm2 = float64(r.ops.Dot(r.theta, r.theta))
@@ -266,7 +269,7 @@ func (r *run[T]) lazyStep(data *batch.Data[T], idx []int, n int, coords []int) (
 	}
 	if z.last != nil {
 		for _, i := range touched {
-			z.last[i] = t
+			z.last[i] = int32(t - z.base)
 		}
 	}
 	j := t - 1 - z.base

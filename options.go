@@ -271,6 +271,10 @@ type Options struct {
 	// the parameters the run would return if it stopped there. Returning an
 	// error stops training with that error.
 	OnEpoch func(EpochInfo) error
+
+	// denseStep makes the run take the dense step on sparse data too: the
+	// reference of the tests and benchmarks of the sparse step.
+	denseStep bool
 }
 
 // EpochInfo is what OnEpoch sees. Theta is only valid during the call.

@@ -485,3 +485,33 @@ func TestOnlineObserveSparse(t *testing.T) {
 		t.Errorf("%d bad samples counted", o.Seen())
 	}
 }
+
+// TestLazyStepLongRun runs the lazy step past its history's bound
+// (max(d, 4096) steps, then a full sync) and with factors that fall below
+// lazyMinP: Alg1's average with weight decay over 4800 steps, and a ball
+// that binds hard; sparse and dense twin to 1e-9.
+func TestLazyStepLongRun(t *testing.T) {
+	sp, de := sparseTwins(t, 400, 60, true, 41)
+	model := must(batch.NewLogistic[float64](60))
+	for _, opt := range []Options{
+		{Method: Alg1, Alpha: 0.2, Epochs: 12, LR: 0.01, Seed: 2, WeightDecay: 0.05, Domain: Ball(5)},
+		{Method: Vanilla, Epochs: 30, Batch: 4, LR: 0.5, Seed: 2, Output: OutputAverage, Domain: Ball(0.01)},
+	} {
+		rs, err := Train(model, sp, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd, err := Train(model, de, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j := range rd.Theta {
+			if !near(rs.Theta[j], rd.Theta[j], 1e-9) {
+				t.Fatalf("%v: θ[%d] sparse %v, dense %v", opt.Method, j, rs.Theta[j], rd.Theta[j])
+			}
+		}
+		if !near(rs.Tau, rd.Tau, 1e-9) {
+			t.Fatalf("%v: τ sparse %v, dense %v", opt.Method, rs.Tau, rd.Tau)
+		}
+	}
+}
