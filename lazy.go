@@ -37,8 +37,8 @@ import (
 //
 // A full sync, O(d), brings every coordinate to the current step and
 // restarts P and Q at 1 and 0; it runs when θ is read (the result, OnEpoch,
-// a dense step), when P_t falls below 1e-12 (long runs with decay, or a
-// ball that binds by a large factor) and every max(d, 4096) steps, which bounds the history of P
+// a dense step), when P_t falls below 1e-12 with the average, 1e-250
+// without (long runs with decay, or a ball that binds by a large factor) and every max(d, 4096) steps, which bounds the history of P
 // and Q and the rounding of Q_t − Q_L.
 //
 // The numerical contract: the touched coordinates get the dense step's
@@ -67,6 +67,11 @@ type lazy struct {
 // then has a relative rounding of about 2⁻¹⁰⁶·(t − base)/lazyMinP, below
 // float64's ulp.
 const lazyMinP = 1e-12
+
+// lazyMinRatio bounds P_t from below without the average: P_t/P_L stays a
+// normal float64, and a sync is due only after a long run of binding
+// projections or decay.
+const lazyMinRatio = 1e-250
 
 // lazyOK reports whether the sparse step can run lazily with the run's
 // options: c = 1 − ηλ in (0, 1], and for the averaged output in a box that
@@ -286,5 +291,9 @@ func (r *run[T]) lazyStep(data *batch.Data[T], idx []int, n int, coords []int) (
 // P too small, or a history of max(d, 4096) steps.
 func (r *run[T]) lazyDue() bool {
 	z := r.lz
-	return z != nil && (z.p[len(z.p)-1] < lazyMinP || len(z.p) > max(len(r.theta), 4096))
+	minP := lazyMinP
+	if r.avg == nil { // only the ratios P_t/P_L are read: far from underflow is enough
+		minP = lazyMinRatio
+	}
+	return z != nil && (z.p[len(z.p)-1] < minP || len(z.p) > max(len(r.theta), 4096))
 }
