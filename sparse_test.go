@@ -347,7 +347,7 @@ func TestLazyStepLikeDense(t *testing.T) {
 	doms := []Domain{{}, Ball(0.1), Ball(1e9), Box(-0.05, 0.05), Box(0.01, 1)}
 	for _, mc := range models {
 		sp, de := sparseTwins(t, n, d, mc.classify, 23)
-		for _, method := range []Method{Alg3, Vanilla, MinibatchCVaR, Alg1, Alg4} {
+		for _, method := range []Method{Alg3, Vanilla, MinibatchCVaR, Alg1, Alg2, Alg4} {
 			for _, out := range []Output{OutputAverage, OutputLast, OutputRandom} {
 				if out == OutputRandom && method != Alg4 && method != Alg3 {
 					continue
@@ -362,7 +362,7 @@ func TestLazyStepLikeDense(t *testing.T) {
 						switch method {
 						case Alg3:
 							opt.Eps = 0.05
-						case Alg1, Alg4:
+						case Alg1, Alg2, Alg4:
 							opt.LR, opt.Batch = 0.01, 1
 						}
 						name := fmt.Sprintf("%s %v %v %v λ=%g", mc.model.Name(), method, out, dom, decay)
