@@ -13,10 +13,15 @@ import (
 // loss sets the starting τ and, for Alg4, ε. Under TheoremStep the step
 // sizes need the stream's length n in advance (Options.Steps) and bounds on
 // the data (Options.Scale), unless LR (and for Alg4 Eps) are given.
+// Samples come as dense rows (Observe) or as their non-zeros
+// (ObserveSparse), which for the linear models and softmax makes a step
+// cost the sample's non-zeros.
 type Online[T batch.Float] struct {
 	r     *run[T]
 	model batch.Model[T]
 	one   batch.Data[T] // the current sample as a one-row data set
+	sp    batch.Data[T] // the current sparse sample (ObserveSparse)
+	ptr   [2]int64
 	y     [1]T
 	label [1]int32
 	n     int
@@ -54,6 +59,7 @@ func NewOnline[T batch.Float](model batch.Model[T], d, k int, opt Options) (*Onl
 	if err := model.Check(&o.one); err != nil {
 		return nil, err
 	}
+	o.sp = batch.Data[T]{N: 1, D: d, Indptr: o.ptr[:], K: k, Y: o.one.Y, Labels: o.one.Labels}
 	theta, err := initialTheta(model, opt)
 	if err != nil {
 		return nil, err
@@ -94,6 +100,49 @@ func (o *Online[T]) Observe(x []T, y float64, label int) error {
 			return fmt.Errorf("cvar: sample %d, feature %d: %v is not finite", o.n+1, j, v)
 		}
 	}
+	if err := o.target(y, label); err != nil {
+		return err
+	}
+	copy(d.X, x)
+	o.n++
+	return o.r.step(d, nil, 1)
+}
+
+// ObserveSparse is Observe for a sample given by its non-zeros: the
+// features cols[i] (0-based, below d; a column listed twice adds its
+// values, as in batch.NewSparseData) have the values vals[i], every other
+// feature is 0. For the linear models and softmax the update then costs the
+// sample's non-zeros, not the number of parameters (see Options.WeightDecay
+// and the README's sparse section); the MLP reads the sample sparse in its
+// first layer. cols and vals are not kept. The result is that of Observe on
+// the dense row, to rounding.
+func (o *Online[T]) ObserveSparse(cols []uint32, vals []T, y float64, label int) error {
+	d := &o.sp
+	if len(cols) != len(vals) {
+		return fmt.Errorf("cvar: sample %d has %d columns and %d values", o.n+1, len(cols), len(vals))
+	}
+	for p, c := range cols {
+		if int(c) >= d.D {
+			return fmt.Errorf("cvar: sample %d: feature %d outside the %d features (0-based)", o.n+1, c, d.D)
+		}
+		if !finite(float64(vals[p])) {
+			return fmt.Errorf("cvar: sample %d, feature %d: %v is not finite", o.n+1, c, vals[p])
+		}
+	}
+	if err := o.target(y, label); err != nil {
+		return err
+	}
+	d.Cols, d.Vals = cols, vals
+	o.ptr[1] = int64(len(cols))
+	o.n++
+	err := o.r.step(d, nil, 1)
+	d.Cols, d.Vals = nil, nil
+	return err
+}
+
+// target sets the current sample's target or class.
+func (o *Online[T]) target(y float64, label int) error {
+	d := &o.one
 	if d.K > 0 {
 		if label < 0 || label >= d.K {
 			return fmt.Errorf("cvar: sample %d: label %d outside the classes 0..%d", o.n+1, label, d.K-1)
@@ -106,9 +155,7 @@ func (o *Online[T]) Observe(x []T, y float64, label int) error {
 		}
 		o.y[0] = T(y)
 	}
-	copy(d.X, x)
-	o.n++
-	return o.r.step(d, nil, 1)
+	return nil
 }
 
 // Seen returns the number of samples observed.

@@ -235,10 +235,11 @@ type Options struct {
 	// Rule says where LR, Eps and the starting τ come from when they are
 	// not given; default PracticalStep.
 	Rule StepRule
-	// WeightDecay λ adds λ·θ to every gradient. On sparse data with the
-	// last iterate as output and K = R^d it is applied lazily: a weight
-	// the minibatch does not touch is multiplied by (1 − ηλ)^k when next
-	// touched or read, which equals the dense step's k decays to rounding.
+	// WeightDecay λ adds λ·θ to every gradient. On sparse data (linear
+	// models and softmax) it is applied lazily: a weight the minibatch
+	// does not touch is multiplied by the product of the untouched steps'
+	// factors (1 − ηλ, times the ball's projection) when next touched or
+	// read, which equals the dense step's decays to rounding (see lazy.go).
 	WeightDecay float64
 	// Steps is T, the number of updates. 0 means Epochs passes.
 	Steps int
@@ -270,6 +271,10 @@ type Options struct {
 	// the parameters the run would return if it stopped there. Returning an
 	// error stops training with that error.
 	OnEpoch func(EpochInfo) error
+
+	// denseStep makes the run take the dense step on sparse data too: the
+	// reference of the tests and benchmarks of the sparse step.
+	denseStep bool
 }
 
 // EpochInfo is what OnEpoch sees. Theta is only valid during the call.

@@ -10,9 +10,9 @@ import (
 // BenchmarkSparseTrain times 1000 steps of logistic Alg3 (batch 128, one
 // thread, f32) on a synthetic text-like CSR set of 20 000 rows × 2²⁰
 // features, 40 non-zeros a row: "dense-step" runs the step that touches all
-// d weights (a ball too large to bind forces it: the step of before the
-// sparse step), "sparse-step" the step on the touched coordinates only;
-// "-decay" adds weight decay, lazy in the sparse step.
+// d weights (the step of before the sparse step), "sparse-step" the lazy
+// step on the touched coordinates only (lazy.go); for the last iterate and
+// the average, with and without weight decay, and a ball that binds.
 func BenchmarkSparseTrain(b *testing.B) {
 	const n, d, nnz = 20000, 1 << 20, 40
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -40,21 +40,30 @@ func BenchmarkSparseTrain(b *testing.B) {
 	}
 	for _, c := range []struct {
 		name  string
+		out   Output
 		dom   Domain
 		decay float64
 	}{
-		{"dense-step", Ball(1e9), 0},
-		{"sparse-step", Domain{}, 0},
-		{"dense-step-decay", Ball(1e9), 1e-4},
-		{"sparse-step-decay", Domain{}, 1e-4},
+		{"last", OutputLast, Domain{}, 0},
+		{"last-decay", OutputLast, Domain{}, 1e-4},
+		{"average", OutputAverage, Domain{}, 0},
+		{"average-decay", OutputAverage, Domain{}, 1e-4},
+		{"ball", OutputLast, Ball(0.5), 0},
 	} {
-		b.Run(c.name, func(b *testing.B) {
-			opt := Options{Method: Alg3, Alpha: 0.1, Eps: 0.05, Steps: 1000, Batch: 128, LR: 0.5, Seed: 1, Threads: 1, Domain: c.dom, WeightDecay: c.decay}
-			for b.Loop() {
-				if _, err := Train(model, data, opt); err != nil {
-					b.Fatal(err)
-				}
+		for _, dense := range []bool{true, false} {
+			name := "sparse-step-" + c.name
+			if dense {
+				name = "dense-step-" + c.name
 			}
-		})
+			b.Run(name, func(b *testing.B) {
+				opt := Options{Method: Alg3, Alpha: 0.1, Eps: 0.05, Steps: 1000, Batch: 128, LR: 0.5, Seed: 1, Threads: 1,
+					Output: c.out, Domain: c.dom, WeightDecay: c.decay, denseStep: dense}
+				for b.Loop() {
+					if _, err := Train(model, data, opt); err != nil {
+						b.Fatal(err)
+					}
+				}
+			})
+		}
 	}
 }

@@ -144,13 +144,40 @@ func TestSparseTune(t *testing.T) {
 	}
 }
 
-// TestSparseMLPRefused checks the error of a model that does not yet read
-// sparse data.
-func TestSparseMLPRefused(t *testing.T) {
-	sp, _ := sparseTwins(t, 50, 5, true, 3)
-	model := must(batch.NewMLP[float64](5, 4, 2))
-	if _, err := Train(model, sp, Options{Method: Vanilla, Epochs: 1}); err == nil {
-		t.Fatal("the MLP trained on sparse data")
+// TestSparseMLPTrainsLikeDense trains the MLP (first layer on CSR rows) on
+// a sparse set and its dense twin: θ and the metrics to 1e-9, and the
+// sparse run bit-identical on 1 and 3 threads.
+func TestSparseMLPTrainsLikeDense(t *testing.T) {
+	sp, de := sparseTwins(t, 300, 40, true, 3)
+	model := must(batch.NewMLP[float64](40, 8, 2))
+	for _, method := range []Method{Alg3, Vanilla} {
+		opt := Options{Method: method, Alpha: 0.2, Eps: 0.05, Epochs: 2, Batch: 64, LR: 0.1, Seed: 3, WeightDecay: 0.01}
+		rs, err := Train(model, sp, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd, err := Train(model, de, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		opt.Threads = 3
+		r3, err := Train(model, sp, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j := range rd.Theta {
+			if !near(rs.Theta[j], rd.Theta[j], 1e-9) || r3.Theta[j] != rs.Theta[j] {
+				t.Fatalf("%v: θ[%d] sparse %v (3 threads %v), dense %v", method, j, rs.Theta[j], r3.Theta[j], rd.Theta[j])
+			}
+		}
+		ms, err := Evaluate(model, rs.Theta, sp, 0.1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		md, _ := Evaluate(model, rd.Theta, de, 0.1)
+		if !near(ms.MeanLoss, md.MeanLoss, 1e-9) || ms.Accuracy != md.Accuracy || !near(ms.Tails[0].CVaR, md.Tails[0].CVaR, 1e-9) {
+			t.Fatalf("%v: metrics sparse %+v, dense %+v", method, ms, md)
+		}
 	}
 }
 
@@ -298,6 +325,193 @@ func TestSparseStepLikeDense(t *testing.T) {
 					same(fmt.Sprintf("%d threads and 1", threads), rt, rs, mid[len(mid)-1], mid[0], 0)
 				}
 			}
+		}
+	}
+}
+
+// TestLazyStepLikeDense checks the lazy sparse step (lazy.go) against the
+// dense step on the dense twin, θ and τ to 1e-9 in float64: the averaged,
+// last and random outputs, K = R^d, a ball that binds and one that does
+// not, boxes with and without 0, with and without weight decay; and the
+// sparse runs bit-identical on 1 and 3 threads.
+func TestLazyStepLikeDense(t *testing.T) {
+	const n, d = 400, 200
+	models := []struct {
+		model    batch.Model[float64]
+		classify bool
+	}{
+		{must(batch.NewLogistic[float64](d)), true},
+		{must(batch.NewLeastSquares[float64](d)), false},
+		{must(batch.NewSoftmax[float64](d, 2)), true},
+	}
+	doms := []Domain{{}, Ball(0.1), Ball(1e9), Box(-0.05, 0.05), Box(0.01, 1)}
+	for _, mc := range models {
+		sp, de := sparseTwins(t, n, d, mc.classify, 23)
+		for _, method := range []Method{Alg3, Vanilla, MinibatchCVaR, Alg1, Alg2, Alg4} {
+			for _, out := range []Output{OutputAverage, OutputLast, OutputRandom} {
+				if out == OutputRandom && method != Alg4 && method != Alg3 {
+					continue
+				}
+				for _, dom := range doms {
+					if method == Alg4 && dom.Kind != DomainR {
+						continue
+					}
+					for _, decay := range []float64{0, 0.05} {
+						opt := Options{Method: method, Alpha: 0.2, Epochs: 1, Batch: 8, LR: 0.1, Seed: 5,
+							WeightDecay: decay, Output: out, Domain: dom}
+						switch method {
+						case Alg3:
+							opt.Eps = 0.05
+						case Alg1, Alg2, Alg4:
+							opt.LR, opt.Batch = 0.01, 1
+						}
+						name := fmt.Sprintf("%s %v %v %v λ=%g", mc.model.Name(), method, out, dom, decay)
+						train := func(data *batch.Data[float64], threads int) *Result[float64] {
+							o := opt
+							o.Threads = threads
+							r, err := Train(mc.model, data, o)
+							if err != nil {
+								t.Fatalf("%s: %v", name, err)
+							}
+							return r
+						}
+						rs, rd := train(sp, 1), train(de, 1)
+						for j := range rd.Theta {
+							if !near(rs.Theta[j], rd.Theta[j], 1e-9) {
+								t.Fatalf("%s: θ[%d] sparse %v, dense %v", name, j, rs.Theta[j], rd.Theta[j])
+							}
+						}
+						if !near(rs.Tau, rd.Tau, 1e-9) || rs.Iterate != rd.Iterate {
+							t.Fatalf("%s: τ sparse %v, dense %v; iterate %d and %d", name, rs.Tau, rd.Tau, rs.Iterate, rd.Iterate)
+						}
+						if dom == Ball(0.1) && out == OutputLast && method == Vanilla {
+							if nrm := math.Sqrt(dot(rs.Theta, rs.Theta)); !near(nrm, 0.1, 1e-9) {
+								t.Fatalf("%s: ‖θ‖ = %v, the ball does not bind", name, nrm)
+							}
+						}
+						if decay == 0 && dom.Kind == DomainR {
+							r3 := train(sp, 3)
+							for j := range r3.Theta {
+								if r3.Theta[j] != rs.Theta[j] {
+									t.Fatalf("%s: θ[%d] on 3 threads %v, on 1 %v", name, j, r3.Theta[j], rs.Theta[j])
+								}
+							}
+						}
+					}
+				}
+			}
+		}
+	}
+}
+
+func dot(a, b []float64) float64 {
+	var s float64
+	for i := range a {
+		s += a[i] * b[i]
+	}
+	return s
+}
+
+// TestOnlineObserveSparse feeds the same stream to Online as dense rows
+// (Observe) and as non-zeros (ObserveSparse): Alg1 (the average) and Alg4
+// (a random iterate), with and without weight decay, θ and τ to 1e-9.
+func TestOnlineObserveSparse(t *testing.T) {
+	const n, d = 300, 50
+	for _, mc := range []struct {
+		model    batch.Model[float64]
+		classify bool
+	}{
+		{must(batch.NewLogistic[float64](d)), true},
+		{must(batch.NewLeastSquares[float64](d)), false},
+		{must(batch.NewSoftmax[float64](d, 2)), true},
+		{must(batch.NewMLP[float64](d, 5, 2)), true},
+	} {
+		sp, de := sparseTwins(t, n, d, mc.classify, 31)
+		for _, method := range []Method{Alg1, Alg4} {
+			for _, decay := range []float64{0, 0.02} {
+				opt := Options{Method: method, Alpha: 0.2, Steps: n, LR: 0.01, Seed: 4, WeightDecay: decay}
+				name := fmt.Sprintf("%s %v λ=%g", mc.model.Name(), method, decay)
+				os, err := NewOnline(mc.model, d, de.K, opt)
+				if err != nil {
+					t.Fatal(err)
+				}
+				od, _ := NewOnline(mc.model, d, de.K, opt)
+				for i := 0; i < n; i++ {
+					var y float64
+					var label int
+					if mc.classify {
+						label = int(de.Labels[i])
+					} else {
+						y = de.Y[i]
+					}
+					cols, vals := sp.SparseRow(i)
+					if err := os.ObserveSparse(cols, vals, y, label); err != nil {
+						t.Fatalf("%s: %v", name, err)
+					}
+					if err := od.Observe(de.Row(i), y, label); err != nil {
+						t.Fatalf("%s: %v", name, err)
+					}
+				}
+				rs, rd := os.Result(), od.Result()
+				os.Close()
+				od.Close()
+				for j := range rd.Theta {
+					if !near(rs.Theta[j], rd.Theta[j], 1e-9) {
+						t.Fatalf("%s: θ[%d] sparse %v, dense %v", name, j, rs.Theta[j], rd.Theta[j])
+					}
+				}
+				if !near(rs.Tau, rd.Tau, 1e-9) || rs.Iterate != rd.Iterate {
+					t.Fatalf("%s: τ %v and %v, iterate %d and %d", name, rs.Tau, rd.Tau, rs.Iterate, rd.Iterate)
+				}
+			}
+		}
+	}
+	o, _ := NewOnline(must(batch.NewLogistic[float64](d)), d, 2, Options{Method: Alg4, Steps: 10})
+	defer o.Close()
+	for _, c := range []struct {
+		cols []uint32
+		vals []float64
+		want string
+	}{
+		{[]uint32{d}, []float64{1}, "outside"},
+		{[]uint32{1}, []float64{math.NaN()}, "not finite"},
+		{[]uint32{1, 2}, []float64{1}, "2 columns and 1 values"},
+	} {
+		if err := o.ObserveSparse(c.cols, c.vals, 0, 1); err == nil || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("ObserveSparse(%v, %v): %v, want %q", c.cols, c.vals, err, c.want)
+		}
+	}
+	if o.Seen() != 0 {
+		t.Errorf("%d bad samples counted", o.Seen())
+	}
+}
+
+// TestLazyStepLongRun runs the lazy step past its history's bound
+// (max(d, 4096) steps, then a full sync) and with factors that fall below
+// lazyMinP: Alg1's average with weight decay over 4800 steps, and a ball
+// that binds hard; sparse and dense twin to 1e-9.
+func TestLazyStepLongRun(t *testing.T) {
+	sp, de := sparseTwins(t, 400, 60, true, 41)
+	model := must(batch.NewLogistic[float64](60))
+	for _, opt := range []Options{
+		{Method: Alg1, Alpha: 0.2, Epochs: 12, LR: 0.01, Seed: 2, WeightDecay: 0.05, Domain: Ball(5)},
+		{Method: Vanilla, Epochs: 30, Batch: 4, LR: 0.5, Seed: 2, Output: OutputAverage, Domain: Ball(0.01)},
+	} {
+		rs, err := Train(model, sp, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rd, err := Train(model, de, opt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for j := range rd.Theta {
+			if !near(rs.Theta[j], rd.Theta[j], 1e-9) {
+				t.Fatalf("%v: θ[%d] sparse %v, dense %v", opt.Method, j, rs.Theta[j], rd.Theta[j])
+			}
+		}
+		if !near(rs.Tau, rd.Tau, 1e-9) {
+			t.Fatalf("%v: τ sparse %v, dense %v", opt.Method, rs.Tau, rd.Tau)
 		}
 	}
 }

@@ -60,12 +60,9 @@ type run[T batch.Float] struct {
 	// starting point (PracticalStep), by start.
 	fromLosses bool
 	lossCap    float64 // divergence bound on the mean loss; 0: set at the first step
-	// last[i] is the step up to which coordinate i has had its weight
-	// decay, on sparse data: nil until the first sparse step with decay,
-	// then the decay of the steps last[i]+1 … that did not touch i is owed
-	// and applied by catchUp and sync.
-	last    []int
-	factors []T // (1 − ηλ)^k for small k
+	// lz is the state of the lazy sparse step (lazy.go): nil until the
+	// first one.
+	lz *lazy
 	// gs and ts hold the gradient and θ at the touched coordinates of a
 	// sparse step.
 	gs, ts []T
@@ -192,75 +189,67 @@ func (r *run[T]) project() float64 {
 
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
-// sparseStep reports whether the step on data updates only the coordinates
-// its minibatch touches: on sparse data, with the last iterate as output
-// and K = R^d (the average, the random iterate and the projections read and
-// write every coordinate; they run the dense step).
-func (r *run[T]) sparseStep(data *batch.Data[T]) bool {
-	return data.IsSparse() && r.output == OutputLast && r.opt.Domain.Kind == DomainR
+// firstLosses sets ε and τ from the losses at the starting point of the
+// rows idx (Alg1 and Alg4 under PracticalStep: their first sample).
+func (r *run[T]) firstLosses(data *batch.Data[T], idx []int, n int) error {
+	r.sync()
+	var losses []T
+	var err error
+	if data.IsSparse() {
+		losses, err = r.engine.LossesOf(r.theta, data, idx, n)
+	} else {
+		losses, _, err = r.engine.Gradient(r.g, r.theta, data, idx, n, &batch.Weighting{Objective: batch.Mean})
+	}
+	if err != nil {
+		return err
+	}
+	return r.start(losses)
 }
 
-// decayFactor returns (1 − η·λ)^k, the weight decay of k steps whose
-// gradient is 0 at a coordinate.
-func (r *run[T]) decayFactor(k int) T {
-	if k < len(r.factors) {
-		return r.factors[k]
-	}
-	return T(math.Pow(1-r.pr.LR*r.opt.WeightDecay, float64(k)))
-}
-
-// maxFactors bounds the table of decay factors (1 − ηλ)^k, k < maxFactors.
-const maxFactors = 1 << 16
-
-// startLazy allocates the state of the lazy weight decay, every coordinate
-// decayed up to step r.t.
-func (r *run[T]) startLazy() {
-	r.last = make([]int, len(r.theta))
-	for i := range r.last {
-		r.last[i] = r.t
-	}
-	m := maxFactors
-	if r.pr.Steps > 0 {
-		m = min(m, r.pr.Steps+1)
-	}
-	f := make([]T, m)
-	for k := range f {
-		f[k] = T(math.Pow(1-r.pr.LR*r.opt.WeightDecay, float64(k)))
-	}
-	r.factors = f
-}
-
-// catchUp applies to the coordinates coords the weight decay they are owed
-// up to step t.
-func (r *run[T]) catchUp(coords []int, t int) {
-	for _, i := range coords {
-		if k := t - r.last[i]; k > 0 && r.theta[i] != 0 {
-			r.theta[i] *= r.decayFactor(k)
+// tauStep updates τ after step t from the minibatch's Σ v_i.
+func (r *run[T]) tauStep(t, b int, sumV float64) error {
+	if r.opt.Method.usesTau() {
+		gTau := 1 - sumV/(r.pr.Alpha*float64(b))
+		r.tau = math.Min(math.Max(r.tau-r.pr.TauLR*gTau, r.tauLo), r.tauHi)
+		if !finite(r.tau) {
+			return &DivergenceError{Step: t, What: fmt.Sprintf("τ is %v", r.tau*r.pr.L)}
 		}
-		r.last[i] = t
 	}
+	return nil
 }
 
-// sync applies every owed weight decay, so that θ is the iterate of step r.t.
-func (r *run[T]) sync() {
-	if r.last == nil {
-		return
-	}
-	for i, l := range r.last {
-		if k := r.t - l; k > 0 && r.theta[i] != 0 {
-			r.theta[i] *= r.decayFactor(k)
-		}
-		r.last[i] = r.t
-	}
-}
-
-// step makes one update on the rows idx of data (nil idx: the first n).
+// step makes one update on the rows idx of data (nil idx: the first n). On
+// sparse data, for the linear models and softmax, it costs the minibatch's
+// non-zeros (see lazyStep); otherwise it reads and writes every parameter.
 func (r *run[T]) step(data *batch.Data[T], idx []int, n int) error {
 	t := r.t + 1
-	sparse := r.sparseStep(data)
-	if !sparse {
-		r.sync()
+	if data.IsSparse() && r.lazyOK() {
+		var coords []int
+		if r.lz == nil || r.needCatchUp() {
+			var err error
+			if coords, err = r.engine.SparseCoords(r.theta, data, idx, n); err != nil {
+				return err
+			}
+		}
+		if r.lz != nil || coords != nil {
+			if r.lz == nil {
+				r.startLazy()
+			}
+			losses, sumV, err := r.lazyStep(data, idx, n, coords)
+			if err != nil {
+				return err
+			}
+			if err := r.tauStep(t, len(losses), sumV); err != nil {
+				return err
+			}
+			r.t = t
+			if r.lazyDue() {
+				r.sync()
+			}
+			return nil
+		}
 	}
+	r.sync()
 	switch r.output { // the output is built from the iterates x_1 … x_T
 	case OutputAverage:
 		r.ops.Lerp(T(1/float64(t)), r.theta, r.avg)
@@ -272,43 +261,12 @@ func (r *run[T]) step(data *batch.Data[T], idx []int, n int) error {
 		}
 	}
 	if r.fromLosses { // Alg1 and Alg4: the first sample sets ε and τ
-		r.sync()
-		var losses []T
-		var err error
-		if data.IsSparse() {
-			losses, err = r.engine.LossesOf(r.theta, data, idx, n)
-		} else {
-			losses, _, err = r.engine.Gradient(r.g, r.theta, data, idx, n, &batch.Weighting{Objective: batch.Mean})
-		}
-		if err != nil {
-			return err
-		}
-		if err := r.start(losses); err != nil {
+		if err := r.firstLosses(data, idx, n); err != nil {
 			return err
 		}
 	}
 	r.wt.Tau = r.tau
-	var (
-		losses  []T
-		sumV    float64
-		touched []int
-		err     error
-	)
-	if sparse {
-		if r.opt.WeightDecay > 0 {
-			coords, err := r.engine.SparseCoords(r.theta, data, idx, n)
-			if err != nil {
-				return err
-			}
-			if r.last == nil {
-				r.startLazy()
-			}
-			r.catchUp(coords, r.t)
-		}
-		losses, sumV, touched, err = r.engine.GradientSparse(r.g, r.theta, data, idx, n, &r.wt)
-	} else {
-		losses, sumV, err = r.engine.Gradient(r.g, r.theta, data, idx, n, &r.wt)
-	}
+	losses, sumV, err := r.engine.Gradient(r.g, r.theta, data, idx, n, &r.wt)
 	if err != nil {
 		return err
 	}
@@ -319,45 +277,14 @@ func (r *run[T]) step(data *batch.Data[T], idx []int, n int) error {
 	if err := r.checkLosses(t, losses, float64(sum)); err != nil {
 		return err
 	}
-	lr := r.pr.LR
-	if touched != nil {
-		// The update at the coordinates the minibatch touched; elsewhere the
-		// gradient is 0 and the weight decay is owed (r.last).
-		// Gathered, they go through the same Axpy kernels as the dense
-		// step's (elementwise), so each coordinate gets the same bits.
-		m := len(touched)
-		r.gs, r.ts = grow(r.gs, m), grow(r.ts, m)
-		for k, i := range touched {
-			r.gs[k], r.ts[k] = r.g[i], r.theta[i]
-		}
-		if r.opt.WeightDecay > 0 {
-			r.ops.Axpy(T(r.opt.WeightDecay), r.ts, r.gs)
-			for _, i := range touched {
-				r.last[i] = t
-			}
-		}
-		r.ops.Axpy(T(-lr), r.gs, r.ts)
-		for k, i := range touched {
-			r.theta[i] = r.ts[k]
-		}
-	} else {
-		if r.opt.WeightDecay > 0 {
-			r.ops.Axpy(T(r.opt.WeightDecay), r.theta, r.g)
-		}
-		r.ops.Axpy(T(-lr), r.g, r.theta)
+	if r.opt.WeightDecay > 0 {
+		r.ops.Axpy(T(r.opt.WeightDecay), r.theta, r.g)
 	}
-	if r.opt.Method.usesTau() {
-		gTau := 1 - sumV/(r.pr.Alpha*float64(len(losses)))
-		r.tau = math.Min(math.Max(r.tau-r.pr.TauLR*gTau, r.tauLo), r.tauHi)
-		if !finite(r.tau) {
-			return &DivergenceError{Step: t, What: fmt.Sprintf("τ is %v", r.tau*r.pr.L)}
-		}
+	r.ops.Axpy(T(-r.pr.LR), r.g, r.theta)
+	if err := r.tauStep(t, len(losses), sumV); err != nil {
+		return err
 	}
-	if touched != nil { // K = R^d: no projection; only the touched coordinates changed
-		if nrm2 := r.ops.Dot(r.ts, r.ts); !finite(float64(nrm2)) {
-			return &DivergenceError{Step: t, What: fmt.Sprintf("the parameters are not finite (‖θ‖² over the updated ones = %v)", nrm2)}
-		}
-	} else if nrm2 := r.project(); !finite(nrm2) {
+	if nrm2 := r.project(); !finite(nrm2) {
 		return &DivergenceError{Step: t, What: fmt.Sprintf("the parameters are not finite (‖θ‖² = %v)", nrm2)}
 	}
 	r.t = t

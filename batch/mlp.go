@@ -107,9 +107,6 @@ func (m *MLP[T]) Check(data *Data[T]) error {
 	if data == nil {
 		return errNoData
 	}
-	if data.IsSparse() {
-		return errNotSparse(m.Name())
-	}
 	if data.D != m.d {
 		return fmt.Errorf("batch: mlp has %d inputs, data has %d features", m.d, data.D)
 	}
@@ -118,6 +115,10 @@ func (m *MLP[T]) Check(data *Data[T]) error {
 	}
 	return nil
 }
+
+// readsSparse marks MLP as a model of sparse (CSR) data: its first layer
+// runs the sparse kernels.
+func (m *MLP[T]) readsSparse() {}
 
 // gather returns the n input rows as a contiguous n×d matrix for gemm,
 // copying them into wk.xb unless they already are.
@@ -148,14 +149,18 @@ func (m *MLP[T]) gathered(wk *Work[T], data *Data[T], idx []int, n int) []T {
 // logits runs the network to its output layer, leaving the ReLU activations
 // in wk.h and the logits in wk.dloss. The products run through the kernels:
 // H = X·W1ᵀ is MarginsK over the gathered rows (W1's h rows play the
-// classes), Z = H·W2ᵀ is MarginsK over H.
+// classes), or SparseMarginsK over CSR rows (h times the row's non-zeros,
+// BLAS network or not), Z = H·W2ᵀ is MarginsK over H.
 func (m *MLP[T]) logits(wk *Work[T], theta []T, data *Data[T], idx []int, n int) []T {
 	w1, b1, w2, b2 := m.split(theta)
 	wk.h = grow(wk.h, n*m.h)
 	wk.dloss = grow(wk.dloss, n*m.k)
-	if m.blas {
+	switch {
+	case data.IsSparse():
+		m.ops.SparseMarginsK(wk.h, data.Indptr, data.Cols, data.Vals, idx, w1, m.h)
+	case m.blas:
 		gemm(false, true, n, m.h, m.d, 1, m.gather(wk, data, idx, n), m.d, w1, m.d, 0, wk.h, m.h)
-	} else {
+	default:
 		m.ops.MarginsK(wk.h, data.X, data.Stride, idx, w1, m.h)
 	}
 	addBias(wk.h, b1)
@@ -180,7 +185,8 @@ func (m *MLP[T]) Forward(wk *Work[T], theta []T, data *Data[T], idx []int, n int
 
 // Backward implements Model by backpropagation through both layers:
 // ∂W2 += dZᵀ·H and ∂W1 += dHᵀ·X are AddOuterK (X's rows gathered by idx, so
-// they are never copied), dH = dZ·W2 is AddRows of W2's k rows per sample.
+// they are never copied; on CSR rows SparseAddOuterK, h times the rows'
+// non-zeros), dH = dZ·W2 is AddRows of W2's k rows per sample.
 func (m *MLP[T]) Backward(wk *Work[T], theta []T, data *Data[T], idx []int, coef, g []T) {
 	n := len(coef)
 	_, _, w2, _ := m.split(theta)
@@ -205,10 +211,13 @@ func (m *MLP[T]) Backward(wk *Work[T], theta []T, data *Data[T], idx []int, coef
 			wk.dh[i] = 0
 		}
 	}
-	if m.blas {
+	switch {
+	case data.IsSparse():
+		m.ops.SparseAddOuterK(gw1, data.Indptr, data.Cols, data.Vals, idx, wk.dh, m.h)
+	case m.blas:
 		// The rows were gathered into wk.xb by the Forward on wk.
 		gemm(true, false, m.h, m.d, n, 1, wk.dh, m.h, m.gathered(wk, data, idx, n), m.d, 1, gw1, m.d)
-	} else {
+	default:
 		m.ops.AddOuterK(gw1, data.X, data.Stride, idx, wk.dh, m.h)
 	}
 	sumRows(gb1, wk.dh)

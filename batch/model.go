@@ -96,13 +96,14 @@ func checkParams(name string, r, c, b int) error {
 
 var errNoData = errors.New("batch: no data (nil *Data)")
 
-// sparseModel is a Model that reads sparse (CSR) data: the linear models.
-// The Engine refuses sparse data for any other.
+// sparseModel is a Model that reads sparse (CSR) data: the linear models,
+// softmax and the MLP. The Engine refuses sparse data for any other (a
+// Model defined outside this package).
 type sparseModel interface{ readsSparse() }
 
-// errNotSparse is the error of a model that does not yet read sparse data.
+// errNotSparse is the error of a model that does not read sparse data.
 func errNotSparse(name string) error {
-	return fmt.Errorf("batch: the %s model does not run on sparse data yet; densify the data (dataset.Dataset.Dense) or use a linear model", name)
+	return fmt.Errorf("batch: the %s model does not run on sparse data; densify the data (dataset.Dataset.Dense) or use one of this package's models", name)
 }
 
 // checkSparse reports sparse data given to a model that cannot read it.

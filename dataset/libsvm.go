@@ -42,10 +42,10 @@ type LIBSVMOptions struct {
 	// SparseBelow, if positive, is the density (non-zeros / (N·D)) below
 	// which the result is held sparse, in CSR form (Dataset.IsSparse), in
 	// memory proportional to the non-zeros; at or above it the rows are
-	// dense. 0 keeps every result dense, as before sparse data existed
-	// (most of this package and the cvar command read dense rows only);
+	// dense. 0 keeps every result dense, as before sparse data existed;
 	// DefaultSparseBelow is the threshold to give; a value above 1 makes
-	// every result sparse. Streams ignore it.
+	// every result sparse. Streams ignore it (Stream.NextSparse reads any
+	// stream's non-zeros).
 	SparseBelow float64
 }
 

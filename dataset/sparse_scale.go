@@ -107,3 +107,80 @@ func PreprocessDataset[T Float](p *Preprocessing, ds *Dataset[T]) error {
 	}
 	return nil
 }
+
+// RunningScaler fits FitScaler's scaling without centring one sparse row at
+// a time, in O(D) memory: per column, Welford's mean and sum of squares
+// over the non-zeros read, combined with the zeros of the rows that did not
+// list the column when Scaler is called. It agrees with FitScaler to
+// rounding. Make it with NewRunningScaler.
+type RunningScaler[T Float] struct {
+	n        int
+	cnt      []int
+	mean, m2 []float64
+	lo, hi   []float64
+	d        int
+}
+
+// NewRunningScaler returns a RunningScaler of d features.
+func NewRunningScaler[T Float](d int) *RunningScaler[T] {
+	s := &RunningScaler[T]{d: d, cnt: make([]int, d), mean: make([]float64, d), m2: make([]float64, d), lo: make([]float64, d), hi: make([]float64, d)}
+	for j := range d {
+		s.lo[j], s.hi[j] = math.Inf(1), math.Inf(-1)
+	}
+	return s
+}
+
+// AddSparse accumulates one row given by its non-zeros: columns below d,
+// none repeated.
+func (s *RunningScaler[T]) AddSparse(cols []uint32, vals []T) error {
+	if len(cols) != len(vals) {
+		return fmt.Errorf("dataset: a sparse row of %d columns and %d values", len(cols), len(vals))
+	}
+	for _, c := range cols {
+		if int(c) >= s.d {
+			return fmt.Errorf("dataset: column %d in a row of %d features", c, s.d)
+		}
+	}
+	s.n++
+	for p, c := range cols {
+		x := float64(vals[p])
+		s.cnt[c]++
+		d := x - s.mean[c]
+		s.mean[c] += d / float64(s.cnt[c])
+		s.m2[c] += d * (x - s.mean[c])
+		s.lo[c], s.hi[c] = min(s.lo[c], x), max(s.hi[c], x)
+	}
+	return nil
+}
+
+// N returns the number of rows added.
+func (s *RunningScaler[T]) N() int { return s.n }
+
+// Scaler returns the scaling of the rows added so far, as FitScaler gives
+// it: Mean all zero, Scale the standard deviation of each feature over the
+// N rows, zeros included (1 for a constant feature).
+func (s *RunningScaler[T]) Scaler() *Standardizer {
+	st := &Standardizer{Mean: make([]float64, s.d), Scale: make([]float64, s.d)}
+	n := float64(s.n)
+	for j := range s.d {
+		st.Scale[j] = 1
+		lo, hi := s.lo[j], s.hi[j]
+		if s.cnt[j] < s.n {
+			lo, hi = min(lo, 0), max(hi, 0)
+		}
+		if s.n == 0 || lo == hi {
+			continue
+		}
+		// Chan's combination of the entries read (cnt of them, mean m, sum of
+		// squares m2) with n − cnt zeros.
+		c := float64(s.cnt[j])
+		m := s.mean[j]
+		mean := c * m / n
+		z := n - c
+		m2 := s.m2[j] + c*(m-mean)*(m-mean) + z*mean*mean
+		if sd := math.Sqrt(m2 / n); sd > 0 && finite(sd) {
+			st.Scale[j] = sd
+		}
+	}
+	return st
+}

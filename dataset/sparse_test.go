@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"errors"
+	"io"
 	"math"
 	"runtime"
 	"slices"
@@ -165,5 +166,73 @@ func TestFitScalerSparseLikeDense(t *testing.T) {
 	centred.Mean[1] = 0.5
 	if err := PreprocessDataset(centred, sp); err == nil || !strings.Contains(err.Error(), "centres") {
 		t.Errorf("centring sparse data: %v", err)
+	}
+}
+
+// TestStreamSparse reads LIBSVM and CSV streams with NextSparse: the
+// non-zeros of Next's rows, and a RunningScaler over them equal to
+// FitScaler of the whole file to rounding.
+func TestStreamSparse(t *testing.T) {
+	in := "1 1:0.5 4:2\n-1 2:1 4:7\n1 2:3\n-1 3:-1 5:3 6:1\n1 1:2 6:1\n-1 2:0\n"
+	opt := LIBSVMOptions{Dim: 6, Task: Classification}
+	de, err := ReadLIBSVM[float64](strings.NewReader(in), "s.svm", opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	st, err := NewLIBSVMStream[float64](strings.NewReader(in), "s.svm", opt)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := NewRunningScaler[float64](6)
+	for i := 0; ; i++ {
+		cols, vals, y, label, err := st.NextSparse()
+		if err == io.EOF {
+			if i != de.N {
+				t.Fatalf("%d sparse rows, %d in the file", i, de.N)
+			}
+			break
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		row := make([]float64, 6)
+		for p, c := range cols {
+			if p > 0 && c <= cols[p-1] {
+				t.Fatalf("row %d: columns %v", i, cols)
+			}
+			row[c] = vals[p]
+		}
+		if !slices.Equal(row, de.Row(i)) || label != de.Labels[i] || y != float64(label) {
+			t.Fatalf("row %d: sparse %v (label %d), dense %v (%d)", i, row, label, de.Row(i), de.Labels[i])
+		}
+		if err := rs.AddSparse(cols, vals); err != nil {
+			t.Fatal(err)
+		}
+	}
+	want, got := FitScaler(de), rs.Scaler()
+	for j := range want.Scale {
+		if got.Mean[j] != 0 || math.Abs(got.Scale[j]-want.Scale[j]) > 1e-14*want.Scale[j] {
+			t.Fatalf("feature %d: running scale %v, FitScaler %v", j, got.Scale[j], want.Scale[j])
+		}
+	}
+	if err := rs.AddSparse([]uint32{6}, []float64{1}); err == nil {
+		t.Error("column 6 of 6 features accepted")
+	}
+	// A bad line is an error naming it.
+	st, _ = NewLIBSVMStream[float64](strings.NewReader("1 1:2\n1 3:1 2:1\n"), "b.svm", opt)
+	if _, _, _, _, err := st.NextSparse(); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, _, _, err := st.NextSparse(); err == nil || !strings.Contains(err.Error(), "b.svm:2") {
+		t.Errorf("decreasing indices: %v", err)
+	}
+	// CSV: the non-zeros of the dense row.
+	cs, err := NewCSVStream[float64](strings.NewReader("a,b,c,y\n0,2,0,1\n3,0,4,0\n"), "s.csv", CSVOptions{Task: Classification})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cols, vals, _, label, err := cs.NextSparse()
+	if err != nil || !slices.Equal(cols, []uint32{1}) || !slices.Equal(vals, []float64{2}) || label != 1 {
+		t.Fatalf("CSV row 1: %v %v %d %v", cols, vals, label, err)
 	}
 }

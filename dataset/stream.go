@@ -9,6 +9,8 @@ import (
 
 // Stream reads samples one at a time, for online training on data larger
 // than memory. It holds O(D) memory and never reads ahead more than a buffer.
+// Next returns a sample's dense row; NextSparse its non-zeros (CSR-style),
+// which for LIBSVM costs the line's non-zeros, not D.
 //
 // A stream cannot look at all targets before the first sample, so its task
 // must be given (Classification or Regression, not TaskAuto), and for
@@ -30,6 +32,11 @@ type Stream[T Float] struct {
 	line     int
 	err      error // sticky
 	next     func(x []T) (target string, line int, err error)
+	// nextSparse reads the next row's non-zeros into cols and vals (LIBSVM
+	// streams); nil for CSV streams, whose NextSparse reads a dense row.
+	nextSparse func() (target string, line int, err error)
+	cols       []uint32
+	vals       []T
 }
 
 // NewCSVStream returns a stream over CSV data; see ReadCSV for the format
@@ -68,6 +75,17 @@ func NewLIBSVMStream[T Float](r io.Reader, name string, opt LIBSVMOptions) (*Str
 	s.d = opt.Dim
 	s.features = numberedNames("f", 1, opt.Dim)
 	s.x = make([]T, s.d)
+	s.nextSparse = func() (string, int, error) {
+		label, line, err := p.next(s.ts)
+		if err != nil {
+			return "", 0, err
+		}
+		s.cols, s.vals = s.cols[:0], append(s.vals[:0], p.val...)
+		for _, j := range p.idx {
+			s.cols = append(s.cols, uint32(j-1))
+		}
+		return label, line, nil
+	}
 	s.next = func(x []T) (string, int, error) {
 		label, line, err := p.next(s.ts)
 		if err != nil {
@@ -111,17 +129,60 @@ func (s *Stream[T]) Next() (x []T, y T, label int32, err error) {
 		s.err = err
 		return nil, 0, 0, err
 	}
+	if y, label, err = s.target(target, line); err != nil {
+		return nil, 0, 0, err
+	}
+	return s.x, y, label, nil
+}
+
+// target returns the target and class of the sample read from line.
+func (s *Stream[T]) target(target string, line int) (y T, label int32, err error) {
 	s.line = line
 	if s.task == Regression {
 		y, _ = parseValue[T](target) // checked by the source
-		return s.x, y, 0, nil
+		return y, 0, nil
 	}
 	label, msg := s.labeler.label(target)
 	if msg != "" {
 		s.err = lineError(s.name, line, "%s", msg)
-		return nil, 0, 0, s.err
+		return 0, 0, s.err
 	}
-	return s.x, T(label), label, nil
+	return T(label), label, nil
+}
+
+// NextSparse is Next returning the sample's non-zeros: the 0-based columns
+// cols, strictly increasing, and their values vals (an explicit 0 in a
+// LIBSVM file is kept). A LIBSVM stream reads them from the line in the
+// line's non-zeros, never touching a D-long row; a CSV stream reads the
+// dense row and returns its non-zeros. cols and vals are internal buffers,
+// valid only until the next call. Errors as for Next; Next and NextSparse
+// may be mixed, each reading the next sample.
+func (s *Stream[T]) NextSparse() (cols []uint32, vals []T, y T, label int32, err error) {
+	if s.nextSparse == nil {
+		x, y, label, err := s.Next()
+		if err != nil {
+			return nil, nil, 0, 0, err
+		}
+		s.cols, s.vals = s.cols[:0], s.vals[:0]
+		for j, v := range x {
+			if v != 0 {
+				s.cols, s.vals = append(s.cols, uint32(j)), append(s.vals, v)
+			}
+		}
+		return s.cols, s.vals, y, label, nil
+	}
+	if s.err != nil {
+		return nil, nil, 0, 0, s.err
+	}
+	target, line, err := s.nextSparse()
+	if err != nil {
+		s.err = err
+		return nil, nil, 0, 0, err
+	}
+	if y, label, err = s.target(target, line); err != nil {
+		return nil, nil, 0, 0, err
+	}
+	return s.cols, s.vals, y, label, nil
 }
 
 // D returns the number of features.

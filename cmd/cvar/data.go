@@ -381,9 +381,6 @@ func loadFull[T batch.Float](f *dataFlags, kind string) (*dataset.Dataset[T], cv
 		src.Target, src.NoHeader = f.target, f.noHeader
 	}
 	rs := readSpec{format: format, task: task, target: f.target, noHeader: f.noHeader, limit: f.limit, maxBytes: f.maxMemory.option(), sparse: f.sparse}
-	if kind == batch.KindMLP {
-		rs.sparse = 0 // the mlp's first layer is dense
-	}
 	ds, err := loadFile[T](f.data, rs)
 	return ds, src, err
 }
@@ -441,8 +438,8 @@ func specForModel(f *dataFlags, m *cvar.ModelFile, format string) readSpec {
 	if format == "libsvm" {
 		rs.dim = m.D
 	}
-	if m.Kind == batch.KindMLP || centres(&m.Preprocessing) {
-		rs.sparse = 0 // what sparse data cannot take: a dense first layer, or centring
+	if centres(&m.Preprocessing) {
+		rs.sparse = 0 // centring fills in the zeros: such a model reads dense
 	}
 	if format == "csv" && m.Source.Kind == "csv" {
 		if rs.target == "" {

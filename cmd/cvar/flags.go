@@ -250,7 +250,7 @@ func addDataFlags(fs *flag.FlagSet, use int) *dataFlags {
 	fs.StringVar(&f.target, "target", "", "CSV target `column`: a header name or 0-based index (default: the last column)")
 	fs.BoolVar(&f.noHeader, "no-header", false, "the CSV file has no header row")
 	fs.IntVar(&f.limit, "limit", 0, "use only the first `N` samples of each file (0: all)")
-	fs.Float64Var(&f.sparse, "sparse", dataset.DefaultSparseBelow, "LIBSVM files: hold the data sparse (CSR, memory in the non-zeros) when its density is below this `fraction`; -scale zscore then scales without centring; the mlp, -stream and models trained with centring read dense (0: always dense)")
+	fs.Float64Var(&f.sparse, "sparse", dataset.DefaultSparseBelow, "LIBSVM files: hold the data sparse (CSR, memory in the non-zeros) when its density is below this `fraction`; -scale zscore then scales without centring, and -stream streams the rows' non-zeros; models trained with centring read dense (0: always dense)")
 	if use == dataForTrain {
 		fs.StringVar(&f.test, "test", "", "held-out test `file`, evaluated after training (MNIST directories: the t10k files)")
 	}

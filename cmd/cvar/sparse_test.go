@@ -7,6 +7,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/cvarlearn/cvar/dataset"
 )
 
 // wideSVM returns a LIBSVM file of n rows of d features, k non-zeros a row.
@@ -42,14 +44,19 @@ func wideSVM(n, d, k int, seed uint64) string {
 
 func sameMetrics(t *testing.T, what string, a, b map[string]map[string]*float64) {
 	t.Helper()
+	closeMetrics(t, what, a, b, 1e-12)
+}
+
+func closeMetrics(t *testing.T, what string, a, b map[string]map[string]*float64, tol float64) {
+	t.Helper()
 	if len(a) == 0 || len(a) != len(b) {
 		t.Fatalf("%s: metrics %v and %v", what, a, b)
 	}
 	for split, m := range b {
 		for name, v := range m {
 			w := a[split][name]
-			if (v == nil) != (w == nil) || v != nil && math.Abs(*v-*w) > 1e-12*math.Max(1, math.Abs(*v)) {
-				t.Errorf("%s: %s %s sparse %v, dense %v", what, split, name, w, v)
+			if (v == nil) != (w == nil) || v != nil && math.Abs(*v-*w) > tol*math.Max(1, math.Abs(*v)) {
+				t.Errorf("%s: %s %s sparse %v, dense %v", what, split, name, deref(w), deref(v))
 			}
 		}
 	}
@@ -64,7 +71,7 @@ func TestSparseCLI(t *testing.T) {
 	// Unscaled: the sparse and dense runs are the same computation.
 	var rs, rd trainJSON
 	decodeJSON(t, ok(t, "train", "-data", train, "-test", test, "-scale", "none", "-sparse", "0.1", "-json"), &rs)
-	decodeJSON(t, ok(t, "train", "-data", train, "-test", test, "-scale", "none", "-json"), &rd)
+	decodeJSON(t, ok(t, "train", "-data", train, "-test", test, "-scale", "none", "-sparse", "0", "-json"), &rd)
 	sameMetrics(t, "-scale none", rs.Metrics, rd.Metrics)
 	// Scaled without centring, the model file records means of 0, so the
 	// dense reading of the test file gets the same inputs.
@@ -74,7 +81,7 @@ func TestSparseCLI(t *testing.T) {
 		t.Fatalf("model file %q", rs.File)
 	}
 	es := ok(t, "eval", "-in", model, "-data", test, "-sparse", "0.1", "-json", "-bootstrap", "0")
-	ed := ok(t, "eval", "-in", model, "-data", test, "-json", "-bootstrap", "0")
+	ed := ok(t, "eval", "-in", model, "-data", test, "-sparse", "0", "-json", "-bootstrap", "0")
 	var ms, md struct {
 		MeanLoss struct{ Value float64 } `json:"mean_loss"`
 	}
@@ -84,17 +91,70 @@ func TestSparseCLI(t *testing.T) {
 		t.Errorf("eval mean loss sparse %v, dense %v", ms.MeanLoss.Value, md.MeanLoss.Value)
 	}
 	ps := readCSV(t, ok(t, "predict", "-in", model, "-data", test, "-sparse", "0.1"))
-	pd := readCSV(t, ok(t, "predict", "-in", model, "-data", test))
+	pd := readCSV(t, ok(t, "predict", "-in", model, "-data", test, "-sparse", "0"))
 	if len(ps) != 151 || len(pd) != len(ps) {
 		t.Fatalf("predict: %d and %d rows", len(ps), len(pd))
 	}
-	// The MLP's first layer is dense, and -stream reads dense rows: both
-	// read the file dense whatever -sparse says.
-	var mlp, st trainJSON
-	decodeJSON(t, ok(t, "train", "-data", train, "-sparse", "0.1", "-model", "mlp", "-hidden", "8", "-epochs", "2", "-json"), &mlp)
+	// The MLP reads the file sparse (its first layer on CSR rows): the
+	// dense reading's metrics to rounding.
+	var mlp, mlpd, st trainJSON
+	decodeJSON(t, ok(t, "train", "-data", train, "-test", test, "-sparse", "0.1", "-model", "mlp", "-hidden", "8", "-epochs", "2", "-scale", "none", "-json"), &mlp)
+	decodeJSON(t, ok(t, "train", "-data", train, "-test", test, "-sparse", "0", "-model", "mlp", "-hidden", "8", "-epochs", "2", "-scale", "none", "-json"), &mlpd)
+	closeMetrics(t, "mlp", mlp.Metrics, mlpd.Metrics, 1e-4)
 	decodeJSON(t, ok(t, "train", "-data", train, "-sparse", "0.1", "-stream", "-method", "alg4", "-json"), &st)
+	// -stream on a sparse file streams the rows' non-zeros: unscaled, the
+	// dense stream's metrics to rounding, for alg1 (the average) and alg4.
+	for _, method := range []string{"alg1", "alg4"} {
+		var ss, sd trainJSON
+		decodeJSON(t, ok(t, "train", "-data", train, "-stream", "-method", method, "-scale", "none", "-wd", "0.001", "-json"), &ss)
+		decodeJSON(t, ok(t, "train", "-data", train, "-stream", "-method", method, "-scale", "none", "-wd", "0.001", "-sparse", "0", "-json"), &sd)
+		closeMetrics(t, "-stream "+method, ss.Metrics, sd.Metrics, 1e-9)
+	}
+	// Streamed with -scale zscore, the sparse file is scaled without
+	// centring: the model file's means are 0, and eval reads sparse or dense
+	// alike.
+	sm := filepath.Join(dir, "stream.cvar")
+	ok(t, "train", "-data", train, "-stream", "-method", "alg1", "-model", "mlp", "-hidden", "4", "-o", sm)
+	ok(t, "eval", "-in", sm, "-data", test, "-sparse", "0.1", "-json", "-bootstrap", "0")
+	decodeJSON(t, ok(t, "eval", "-in", sm, "-data", test, "-sparse", "0.1", "-json", "-bootstrap", "0"), &ms)
+	decodeJSON(t, ok(t, "eval", "-in", sm, "-data", test, "-sparse", "0", "-json", "-bootstrap", "0"), &md)
+	if ms.MeanLoss.Value == 0 || math.Abs(ms.MeanLoss.Value-md.MeanLoss.Value) > 1e-12*md.MeanLoss.Value {
+		t.Errorf("eval of the streamed mlp: mean loss sparse %v, dense %v", ms.MeanLoss.Value, md.MeanLoss.Value)
+	}
+	pms := readCSV(t, ok(t, "predict", "-in", sm, "-data", test, "-sparse", "0.1"))
+	pmd := readCSV(t, ok(t, "predict", "-in", sm, "-data", test, "-sparse", "0"))
+	if len(pms) != 151 || len(pmd) != len(pms) {
+		t.Fatalf("predict with the streamed mlp: %d and %d rows", len(pms), len(pmd))
+	}
+	for i := range pms {
+		if pms[i][0] != pmd[i][0] {
+			t.Fatalf("predict with the streamed mlp, row %d: sparse %v, dense %v", i, pms[i], pmd[i])
+		}
+	}
 	if mlp.Model.Kind != "mlp" || st.Metrics["validation"] == nil {
 		t.Errorf("mlp %q, stream metrics %v", mlp.Model.Kind, st.Metrics)
 	}
 	fails(t, 2, []string{"-sparse -1"}, "train", "-data", train, "-sparse", "-1")
+}
+
+// TestSparseTextTwin: a small text-like file (dataset.SyntheticText, as
+// cvargen writes it) read sparse and dense gives the same metrics to 1e-3
+// (unscaled, the computations agree to rounding), for alg3 and the baseline.
+func TestSparseTextTwin(t *testing.T) {
+	ds, err := dataset.SyntheticText[float32](dataset.SynthTextConfig{N: 900, D: 4000, NNZ: 15, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	if err := dataset.WriteLIBSVM(&b, ds); err != nil {
+		t.Fatal(err)
+	}
+	file := write(t, t.TempDir(), "text.svm", b.String())
+	for _, method := range []string{"alg3", "vanilla"} {
+		var rs, rd trainJSON
+		args := []string{"train", "-data", file, "-method", method, "-scale", "none", "-lr", "0.5", "-epochs", "3", "-json"}
+		decodeJSON(t, ok(t, append(args, "-sparse", "0.1")...), &rs)
+		decodeJSON(t, ok(t, append(args, "-sparse", "0")...), &rd)
+		closeMetrics(t, "text-like "+method, rs.Metrics, rd.Metrics, 1e-3)
+	}
 }

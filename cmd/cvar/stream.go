@@ -9,6 +9,7 @@ import (
 	"os"
 	"strconv"
 	"time"
+	"unsafe"
 
 	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/batch"
@@ -33,6 +34,14 @@ import (
 //     the standardised training rows (and max |y|), which the theorems'
 //     constants need;
 //  3. -epochs passes train Alg1 or Alg4 with cvar.Online, one row at a time;
+//
+// A LIBSVM file whose density (counted on pass 0) is below -sparse streams
+// its rows' non-zeros (dataset.Stream.NextSparse) instead: pass 1 fits the
+// scaling without centring (dataset.RunningScaler, as -scale zscore does for
+// sparse data in memory), pass 3 trains with Online.ObserveSparse and pass 4
+// holds its chunks of rows in CSR, so memory is O(D) for the model and the
+// scaling plus the non-zeros of a chunk, never a D-long row per sample.
+//
 //  4. a last pass computes every row's loss for the metrics (one number per
 //     row is kept, for the exact CVaR).
 //
@@ -83,6 +92,28 @@ func (s *streamSource[T]) each(task dataset.Task, classes []string, fn func(i in
 			return err
 		}
 		if err := fn(i, x, y, label); err != nil {
+			return fmt.Errorf("%s:%d: %w", s.path, st.Line(), err)
+		}
+	}
+	return nil
+}
+
+// eachSparse is each with the rows' non-zeros (dataset.Stream.NextSparse).
+func (s *streamSource[T]) eachSparse(task dataset.Task, classes []string, fn func(i int, cols []uint32, vals []T, y T, label int32) error) error {
+	st, closeFn, err := s.open(task, classes)
+	if err != nil {
+		return err
+	}
+	defer closeFn()
+	for i := 0; s.limit == 0 || i < s.limit; i++ {
+		cols, vals, y, label, err := st.NextSparse()
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+		if err := fn(i, cols, vals, y, label); err != nil {
 			return fmt.Errorf("%s:%d: %w", s.path, st.Line(), err)
 		}
 	}
@@ -150,11 +181,23 @@ func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 		}
 	}
 
-	// Pass 0: the number of rows, and the split.
-	nRows := 0
-	if err := src.each(dataset.Regression, nil, func(int, []T, T, int32) error { nRows++; return nil }); err != nil {
+	// Pass 0: the number of rows (and of non-zeros), and the split.
+	nRows, nnz := 0, 0
+	if format == "libsvm" {
+		err = src.eachSparse(dataset.Regression, nil, func(_ int, cols []uint32, _ []T, _ T, _ int32) error {
+			nRows, nnz = nRows+1, nnz+len(cols)
+			return nil
+		})
+	} else {
+		err = src.each(dataset.Regression, nil, func(int, []T, T, int32) error { nRows++; return nil })
+	}
+	if err != nil {
 		return err
 	}
+	// A LIBSVM file below the -sparse density streams its rows' non-zeros:
+	// every pass, the training step (Online.ObserveSparse) and the chunks of
+	// the metrics cost the non-zeros, not N×D or D a row.
+	sparse := format == "libsvm" && float64(nnz) < df.sparse*float64(nRows)*float64(src.dim)
 	if nRows < 2 {
 		return fmt.Errorf("%s: %d samples cannot be split into non-empty training and validation sets", df.data, nRows)
 	}
@@ -172,21 +215,41 @@ func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 		maxAbsY  float64
 		features []string
 	)
-	err = src.each(dataset.Regression, nil, func(i int, x []T, y T, _ int32) error {
+	target := func(i int, y T) bool {
 		nAll++
 		yv := float64(y)
 		targets.Add(yv)
 		if !split.Train(i) {
-			return nil
+			return false
 		}
 		maxAbsY = math.Max(maxAbsY, math.Abs(yv))
 		yMoments.Add(yv) // for the target's standardisation
-		return moments.Add(x)
-	})
+		return true
+	}
+	var scaler *dataset.RunningScaler[T] // sparse: scaling without centring
+	if sparse {
+		scaler = dataset.NewRunningScaler[T](src.dim)
+		err = src.eachSparse(dataset.Regression, nil, func(i int, cols []uint32, vals []T, y T, _ int32) error {
+			if !target(i, y) {
+				return nil
+			}
+			return scaler.AddSparse(cols, vals)
+		})
+	} else {
+		err = src.each(dataset.Regression, nil, func(i int, x []T, y T, _ int32) error {
+			if !target(i, y) {
+				return nil
+			}
+			return moments.Add(x)
+		})
+	}
 	if err != nil {
 		return err
 	}
 	nTrain := moments.N()
+	if sparse {
+		nTrain = scaler.N()
+	}
 	if nAll != nRows || nTrain != split.NTrain() {
 		return fmt.Errorf("%s: %d rows on one pass, %d on the next; the file changed while it was read", df.data, nRows, nAll)
 	}
@@ -197,7 +260,12 @@ func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 	features = st.Features()
 	d := st.D()
 	closeFn()
-	z := moments.Standardizer()
+	var z *dataset.Standardizer
+	if sparse {
+		z = scaler.Scaler()
+	} else {
+		z = moments.Standardizer()
+	}
 	prep := dataset.Preprocessing{Mean: z.Mean, Scale: z.Scale}
 	if df.scale.value == "none" {
 		prep = dataset.Preprocessing{}
@@ -239,6 +307,21 @@ func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 		return fmt.Errorf("%s: %w", df.data, err)
 	}
 	pre := func(x []T) error { return dataset.Preprocess(&prep, x, d) }
+	// preSparse scales a row's non-zeros in place as PreprocessDataset
+	// scales sparse data (no centring: prep's means are 0).
+	preSparse := func(cols []uint32, vals []T) {
+		if prep.Divide > 0 {
+			inv := 1 / prep.Divide
+			for p, v := range vals {
+				vals[p] = T(float64(v) * inv)
+			}
+		}
+		if prep.Scale != nil {
+			for p, c := range cols {
+				vals[p] = T((float64(vals[p]) - 0) / prep.Scale[c])
+			}
+		}
+	}
 	fitY := func(y T) float64 { return float64(y) }
 	if task == dataset.Regression && df.scaleY.value == "zscore" {
 		ts := yMoments.TargetScaler()
@@ -250,20 +333,33 @@ func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 	// Pass 2: max ‖x‖ of the standardised training rows, for the theorems.
 	if opt.Rule == cvar.TheoremStep && (opt.LR == 0 || (opt.Method == cvar.Alg4 && opt.Eps == 0)) {
 		var maxNorm2 float64
-		err = src.each(task, classes, func(i int, x []T, _ T, _ int32) error {
-			if !split.Train(i) {
-				return nil
-			}
-			if err := pre(x); err != nil {
-				return err
-			}
+		norm := func(x []T) {
 			var s float64
 			for _, v := range x {
 				s += float64(v) * float64(v)
 			}
 			maxNorm2 = math.Max(maxNorm2, s)
-			return nil
-		})
+		}
+		if sparse {
+			err = src.eachSparse(task, classes, func(i int, cols []uint32, vals []T, _ T, _ int32) error {
+				if split.Train(i) {
+					preSparse(cols, vals)
+					norm(vals)
+				}
+				return nil
+			})
+		} else {
+			err = src.each(task, classes, func(i int, x []T, _ T, _ int32) error {
+				if !split.Train(i) {
+					return nil
+				}
+				if err := pre(x); err != nil {
+					return err
+				}
+				norm(x)
+				return nil
+			})
+		}
 		if err != nil {
 			return err
 		}
@@ -281,16 +377,27 @@ func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 	defer online.Close()
 	bar := newProgress(e, "training", nTrain*passes)
 	for range passes {
-		err = src.each(task, classes, func(i int, x []T, y T, label int32) error {
-			if !split.Train(i) {
-				return nil
-			}
-			if err := pre(x); err != nil {
-				return err
-			}
-			bar.add(1)
-			return online.Observe(x, fitY(y), int(label))
-		})
+		if sparse {
+			err = src.eachSparse(task, classes, func(i int, cols []uint32, vals []T, y T, label int32) error {
+				if !split.Train(i) {
+					return nil
+				}
+				preSparse(cols, vals)
+				bar.add(1)
+				return online.ObserveSparse(cols, vals, fitY(y), int(label))
+			})
+		} else {
+			err = src.each(task, classes, func(i int, x []T, y T, label int32) error {
+				if !split.Train(i) {
+					return nil
+				}
+				if err := pre(x); err != nil {
+					return err
+				}
+				bar.add(1)
+				return online.Observe(x, fitY(y), int(label))
+			})
+		}
 		if err != nil {
 			bar.finish()
 			return trainError(err)
@@ -313,9 +420,17 @@ func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 		return err
 	}
 	defer ev.Close()
-	const chunk = 4096
+	// Up to 4096 rows a chunk, and dense chunks of at most 64 MiB: a wide
+	// file read dense takes fewer rows a chunk (the losses do not depend on
+	// the chunking).
+	chunk := 4096
+	if !sparse {
+		chunk = max(1, min(chunk, (64<<20)/(d*int(unsafe.Sizeof(T(0))))))
+	}
 	var (
-		buf     = make([]T, 0, chunk*d)
+		buf     []T
+		indptr  = []int64{0} // sparse: the chunk's rows in CSR
+		cols    []uint32
 		ys      []T
 		labels  []int32
 		rows    []bool // in the training split
@@ -329,10 +444,16 @@ func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 		}
 		var data *batch.Data[T]
 		var err error
+		yv, lv := ys, labels
 		if k > 0 {
-			data, err = batch.NewData(buf, n, d, nil, labels, k)
+			yv = nil
 		} else {
-			data, err = batch.NewData(buf, n, d, ys, nil, 0)
+			lv = nil
+		}
+		if sparse {
+			data, err = batch.NewSparseData(indptr, cols, buf, n, d, yv, lv, k)
+		} else {
+			data, err = batch.NewData(buf, n, d, yv, lv, k)
 		}
 		if err != nil {
 			return err
@@ -358,19 +479,33 @@ func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 			}
 		}
 		buf, ys, labels, rows = buf[:0], ys[:0], labels[:0], rows[:0]
+		indptr, cols = indptr[:1], cols[:0]
 		return nil
 	}
-	err = src.each(task, classes, func(i int, x []T, y T, label int32) error {
-		buf = append(buf, x...)
-		if err := pre(buf[len(buf)-d:]); err != nil {
-			return err
-		}
+	add := func(i int, y T, label int32) error {
 		ys, labels, rows = append(ys, y), append(labels, label), append(rows, split.Train(i))
 		if len(rows) == chunk {
 			return flush()
 		}
 		return nil
-	})
+	}
+	if sparse {
+		err = src.eachSparse(task, classes, func(i int, c []uint32, vals []T, y T, label int32) error {
+			preSparse(c, vals)
+			buf, cols = append(buf, vals...), append(cols, c...)
+			indptr = append(indptr, int64(len(cols)))
+			return add(i, y, label)
+		})
+	} else {
+		buf = make([]T, 0, chunk*d)
+		err = src.each(task, classes, func(i int, x []T, y T, label int32) error {
+			buf = append(buf, x...)
+			if err := pre(buf[len(buf)-d:]); err != nil {
+				return err
+			}
+			return add(i, y, label)
+		})
+	}
 	if err == nil {
 		err = flush()
 	}

@@ -57,6 +57,8 @@ type config struct {
 	outOfCache   bool
 	streamMiB    int
 	requestedOOC bool
+	sparseN      int // rows of the sparse section's text-like data
+	sparseD      int // its features
 }
 
 func parseFlags(args []string, stderr io.Writer) (*config, error) {
@@ -68,7 +70,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	}
 	quick := fs.Bool("quick", false, "a short run (under 30 s): sizes d=784, no out-of-cache kernel cases, epochs timed over a few steps")
 	js := fs.Bool("json", false, "print the report as JSON instead of tables")
-	sections := fs.String("sections", "machine,limits,kernels,epochs", "what to run: machine, limits, kernels, epochs")
+	sections := fs.String("sections", "machine,limits,kernels,epochs,sparse", "what to run: machine, limits, kernels, epochs, sparse (logistic Alg 3 epochs on text-like sparse data)")
 	kernels := fs.String("kernels", "all", "kernel implementations and baselines for the kernel section, e.g. avx2,generic,gonum (baselines: gonum, mathloop, stream)")
 	cases := fs.String("cases", "all", "kernel cases: "+strings.Join(bench.KernelNames, ","))
 	sizes := fs.String("sizes", "", "feature counts d of the level-1 and row kernels (default 64,784,4096; -quick: 784)")
@@ -83,13 +85,24 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	minTime := fs.Duration("time", 0, "least time spent measuring each kernel variant and limit (default 150ms; -quick: 10ms)")
 	ooc := fs.Bool("ooc", true, "include the out-of-cache kernel cases (60000×784); off with -quick unless set")
 	streamMiB := fs.Int("stream-mib", 0, "size of the stream buffer in MiB (default 256, or twice the L3 if bigger)")
+	sparseN := fs.Int("sparse-n", 0, "rows of the sparse section's text-like data (default 100000; -quick: 20000)")
+	sparseD := fs.Int("sparse-d", 1<<20, "features of the sparse section's text-like data")
 	if err := fs.Parse(args); err != nil {
 		return nil, err
 	}
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
-	c := &config{quick: *quick, json: *js, mnist: *mnist, epochs: *epochs, steps: *steps, minTime: *minTime, streamMiB: *streamMiB}
+	c := &config{quick: *quick, json: *js, mnist: *mnist, epochs: *epochs, steps: *steps, minTime: *minTime, streamMiB: *streamMiB, sparseN: *sparseN, sparseD: *sparseD}
+	if c.sparseN == 0 {
+		c.sparseN = 100_000
+		if c.quick {
+			c.sparseN = 20_000
+		}
+	}
+	if c.sparseN < 1 || c.sparseD < 40 {
+		return nil, fmt.Errorf("-sparse-n %d and -sparse-d %d: want at least 1 row and 40 features", c.sparseN, c.sparseD)
+	}
 	fs.Visit(func(f *flag.Flag) {
 		if f.Name == "ooc" {
 			c.requestedOOC = true
@@ -97,7 +110,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	})
 	c.outOfCache = *ooc && (!c.quick || c.requestedOOC)
 	var err error
-	if c.sections, err = list(*sections, []string{"machine", "limits", "kernels", "epochs"}); err != nil {
+	if c.sections, err = list(*sections, []string{"machine", "limits", "kernels", "epochs", "sparse"}); err != nil {
 		return nil, fmt.Errorf("-sections: %w", err)
 	}
 	if c.cases, err = list(*cases, bench.KernelNames); err != nil {

@@ -66,6 +66,30 @@ func TestQuickJSON(t *testing.T) {
 			t.Errorf("epoch row %+v", e)
 		}
 	}
+	if want := 2 * len(uniq([]int{1, m.GOMAXPROCS})); len(rep.Sparse) != want {
+		t.Errorf("%d sparse rows, want %d (2 precisions × thread counts)", len(rep.Sparse), want)
+	}
+	for _, e := range rep.Sparse {
+		if !(e.SecondsEpoch > 0) || !(e.FloorSeconds > 0) || !(e.RatioToFloor > 0) || e.NNZ != int64(e.N)*40 || !(e.DataBytes > 0) || e.Timed == "" {
+			t.Errorf("sparse row %+v", e)
+		}
+	}
+}
+
+// TestSparseSection runs the sparse section alone, small, as a table.
+func TestSparseSection(t *testing.T) {
+	var out, errb bytes.Buffer
+	if code := run([]string{"-sections", "sparse", "-sparse-n", "2000", "-sparse-d", "5000", "-prec", "f32", "-threads", "1", "-epochs", "1", "-time", "1ms", "-stream-mib", "1"}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	for _, want := range []string{"sparse: logistic alg3", "synthetic-text (N 2000, D 5000", "×floor", "peak RSS MB"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("sparse table lacks %q:\n%s", want, out.String())
+		}
+	}
+	if code := run([]string{"-sparse-d", "10"}, &out, &errb); code != 2 {
+		t.Errorf("-sparse-d 10: exit %d, want 2", code)
+	}
 }
 
 func TestTablesAndFlags(t *testing.T) {

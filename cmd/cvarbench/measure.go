@@ -22,6 +22,7 @@ type Report struct {
 	Limits  *bench.Limits `json:"limits,omitempty"`
 	Kernels []KernelRow   `json:"kernels,omitempty"`
 	Epochs  []EpochRow    `json:"epochs,omitempty"`
+	Sparse  []SparseRow   `json:"sparse,omitempty"`
 	Notes   []string      `json:"notes"`
 	Seconds float64       `json:"seconds"` // wall time of the whole run
 }
@@ -178,7 +179,7 @@ func measure(c *config, progress io.Writer) (*Report, error) {
 	}
 	logf := func(format string, a ...any) { fmt.Fprintf(progress, format+"\n", a...) }
 
-	if c.has("limits") || c.has("epochs") || c.has("kernels") {
+	if c.has("limits") || c.has("epochs") || c.has("kernels") || c.has("sparse") {
 		size := bench.StreamBytes(rep.Machine.L3Bytes)
 		if c.streamMiB > 0 {
 			size = c.streamMiB << 20
@@ -201,7 +202,14 @@ func measure(c *config, progress io.Writer) (*Report, error) {
 		}
 		rep.Epochs = rows
 	}
-	if !c.has("limits") && !c.has("epochs") && !c.has("kernels") {
+	if c.has("sparse") {
+		rows, err := sparseRows(c, rep, logf)
+		if err != nil {
+			return nil, err
+		}
+		rep.Sparse = rows
+	}
+	if !c.has("limits") && !c.has("epochs") && !c.has("kernels") && !c.has("sparse") {
 		rep.Limits = nil
 	}
 	rep.Seconds = time.Since(start).Seconds()

@@ -109,6 +109,18 @@ func writeTables(w io.Writer, r *Report) {
 		tw.Flush()
 		fmt.Fprintf(w, "timed: %s; cpu share: process CPU time over wall time × threads (well under 100%%: the run did not get its cores)\n", r.Epochs[0].Timed)
 	}
+	if len(r.Sparse) > 0 {
+		sp := r.Sparse[0]
+		fmt.Fprintf(w, "\nsparse: logistic alg3, one epoch (batch 512) on %s; floor = the epoch's non-zeros × (value + uint32 column) / bandwidth\n", sp.Data)
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintf(tw, "prec\tthreads\tnnz\tdata MB\ts/epoch\tcpu s\tfloor s\t×floor\ttrain alloc MB\tpeak RSS MB\t\n")
+		for _, e := range r.Sparse {
+			fmt.Fprintf(tw, "%s\t%d\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", e.Prec, e.Threads, e.NNZ, num(float64(e.DataBytes)/1e6), num(e.SecondsEpoch), num(e.CPUSeconds),
+				num(e.FloorSeconds), num(e.RatioToFloor), num(float64(e.TrainAllocBytes)/1e6), num(float64(e.PeakRSS)/1e6))
+		}
+		tw.Flush()
+		fmt.Fprintf(w, "timed: %s, cvar.Train's wall time (set-up and initial losses included); peak RSS includes the limits' stream buffer\n", sp.Timed)
+	}
 	if len(r.Notes) > 0 {
 		fmt.Fprintln(w)
 		for _, n := range r.Notes {

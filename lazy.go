@@ -1,0 +1,299 @@
+package cvar
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/cvarlearn/cvar/batch"
+)
+
+// The sparse step: on sparse data a minibatch touches few of the model's
+// parameters (the weights of its columns and the biases), and every other
+// coordinate of the dense update θ ← Π_K(θ − η(g + λθ)) changes only by a
+// factor common to all of them. The step is then done lazily, in the
+// minibatch's non-zeros:
+//
+//   - Weight decay multiplies an untouched coordinate by c = 1 − ηλ; the
+//     ball's projection multiplies every coordinate by p_t = min(1,
+//     R/‖θ'‖). Step t's factor for the untouched coordinates is f_t = c·p_t,
+//     and the run keeps P_t = f_1·…·f_t (since the last full sync). A
+//     coordinate last touched at step L holds x_{L+1}; at step t its
+//     value is x_{L+1}·P_t/P_L, applied when it is next touched or read.
+//   - ‖θ‖², for the ball, is kept up to date: the untouched part scales by
+//     c², the touched part is summed over the touched coordinates, so that
+//     p_t costs the non-zeros too. It is recomputed exactly at every full
+//     sync.
+//   - The box: clipping commutes with a positive factor when 0 ∈ [lo, hi]
+//     (c·x stays in the box), and x ← clip(c·x) k times is clip(c^k·x)
+//     otherwise, so a coordinate is clipped when it is next touched or read.
+//   - The averaged output (1/t)·Σ x_s: the iterates x_{L+1} … x_t of an
+//     untouched coordinate are x_{L+1}·P_{s−1}/P_L, whose sum is
+//     x_{L+1}·(Q_t − Q_L)/P_L with Q_t = P_0 + … + P_{t−1}; the average is
+//     brought up to date with it when the coordinate is next touched or
+//     read. (A box that excludes 0, with weight decay, is not a product of
+//     factors: the average there runs the dense step.)
+//   - The random iterate (Alg4) copies θ when the reservoir keeps the
+//     current iterate, about ln T times in T steps: each copy syncs θ first.
+//
+// A full sync, O(d), brings every coordinate to the current step and
+// restarts P and Q at 1 and 0; it runs when θ is read (the result, OnEpoch,
+// a dense step), when P_t falls below 1e-12 with the average, 1e-250
+// without (long runs with decay, or a ball that binds by a large factor) and every max(d, 4096) steps, which bounds the history of P
+// and Q and the rounding of Q_t − Q_L.
+//
+// The numerical contract: the touched coordinates get the dense step's
+// arithmetic (the same Axpy and Lerp kernels, on the gathered coordinates);
+// the factors are products in float64, so a lazily caught-up coordinate
+// equals the dense step's repeated multiplication to rounding (a few ulps
+// a catch-up), and without weight decay, ball or averaging (factors 1) it is
+// bit-identical to the dense step. The tests hold sparse and dense runs to
+// 1e-9 in float64.
+
+// lazy is the state of the lazy sparse step.
+type lazy struct {
+	// Coordinate i is up to date as of step base + last[i]: an offset, at
+	// most the history's length, max(d, 4096) + 1, in 4 bytes a weight.
+	last []int32
+	base int       // the step of the last full sync
+	p    []float64 // P_{base+j}: p[0] = 1
+	// Q_{base+j} = q[j] + qe[j], summed in double-double (TwoSum): the
+	// average needs (Q_t − Q_L)/P_L to float64's precision although Q_t is
+	// dominated by the early, larger P_j.
+	q, qe []float64
+	nrm2  float64 // ‖θ‖² (the ball), up to date at every step
+}
+
+// lazyMinP bounds P_t from below before a full sync: (Q_t − Q_L)/P_L
+// then has a relative rounding of about 2⁻¹⁰⁶·(t − base)/lazyMinP, below
+// float64's ulp.
+const lazyMinP = 1e-12
+
+// lazyMinRatio bounds P_t from below without the average: P_t/P_L stays a
+// normal float64, and a sync is due only after a long run of binding
+// projections or decay.
+const lazyMinRatio = 1e-250
+
+// lazyOK reports whether the sparse step can run lazily with the run's
+// options: c = 1 − ηλ in (0, 1], and for the averaged output in a box that
+// excludes 0, no weight decay.
+func (r *run[T]) lazyOK() bool {
+	if r.opt.denseStep {
+		return false
+	}
+	c := 1 - r.pr.LR*r.opt.WeightDecay
+	if !(c > 0 && c <= 1) {
+		return false
+	}
+	d := r.opt.Domain
+	if d.Kind == DomainBox && r.output == OutputAverage && r.opt.WeightDecay > 0 && (d.Lo > 0 || d.Hi < 0) {
+		return false
+	}
+	return true
+}
+
+// needCatchUp reports whether a coordinate that a step did not touch can
+// change: with weight decay, a ball, the average to keep or a box that
+// excludes 0. Otherwise (K = R^d or a box containing 0, no decay, the last
+// or a random iterate) an untouched coordinate keeps its value, and the
+// step skips Engine.SparseCoords and the catch-up: it costs the gradient
+// and the update at the touched coordinates alone.
+func (r *run[T]) needCatchUp() bool {
+	d := r.opt.Domain
+	return r.opt.WeightDecay > 0 || d.Kind == DomainBall || r.avg != nil || (d.Kind == DomainBox && (d.Lo > 0 || d.Hi < 0))
+}
+
+// startLazy starts the lazy state at step r.t, θ up to date.
+func (r *run[T]) startLazy() {
+	z := &lazy{base: r.t, p: []float64{1}, q: []float64{0}, qe: []float64{0}}
+	if r.needCatchUp() { // else nothing is ever owed: no d-long state
+		z.last = make([]int32, len(r.theta))
+	}
+	if r.opt.Domain.Kind == DomainBall {
+		z.nrm2 = float64(r.ops.Dot(r.theta, r.theta))
+	}
+	r.lz = z
+}
+
+// clip maps v into the box, if K is one.
+func (r *run[T]) clip(v T) T {
+	if d := r.opt.Domain; d.Kind == DomainBox {
+		return min(max(v, T(d.Lo)), T(d.Hi))
+	}
+	return v
+}
+
+// catchUp brings the coordinates coords up to step r.t: the factors of the
+// steps that did not touch them, their share of the average and the box.
+func (r *run[T]) catchUp(coords []int) {
+	z := r.lz
+	t := r.t
+	pt, qt, qet := z.p[t-z.base], z.q[t-z.base], z.qe[t-z.base]
+	box := r.opt.Domain.Kind == DomainBox
+	for _, i := range coords {
+		l := z.base + int(z.last[i])
+		if l == t {
+			continue
+		}
+		z.last[i] = int32(t - z.base)
+		v := r.theta[i]
+		if v == 0 {
+			if r.avg != nil {
+				r.avg[i] = T(float64(r.avg[i]) * float64(l) / float64(t))
+			}
+			continue
+		}
+		pl := z.p[l-z.base]
+		if r.avg != nil {
+			seg := float64(v) * ((qt - z.q[l-z.base]) + (qet - z.qe[l-z.base])) / pl
+			a := float64(r.avg[i])
+			r.avg[i] = T(a + (seg-float64(t-l)*a)/float64(t))
+		}
+		if pt != pl {
+			v = T(float64(v) * (pt / pl))
+		}
+		if box {
+			v = r.clip(v)
+		}
+		r.theta[i] = v
+	}
+}
+
+// sync brings every coordinate up to step r.t and restarts P and Q.
+func (r *run[T]) sync() {
+	z := r.lz
+	if z == nil {
+		return
+	}
+	if z.base != r.t && z.last != nil {
+		all := make([]int, 0, 4096)
+		for lo := 0; lo < len(r.theta); lo += 4096 {
+			all = all[:0]
+			for i := lo; i < min(lo+4096, len(r.theta)); i++ {
+				all = append(all, i)
+			}
+			r.catchUp(all)
+		}
+	}
+	z.base = r.t
+	clear(z.last) // every coordinate up to date as of the new base
+	z.p, z.q, z.qe = append(z.p[:0], 1), append(z.q[:0], 0), append(z.qe[:0], 0)
+	if r.opt.Domain.Kind == DomainBall {
+		z.nrm2 = float64(r.ops.Dot(r.theta, r.theta))
+	}
+}
+
+// lazyStep makes step t = r.t+1 on the rows idx of sparse data in the
+// minibatch's non-zeros, as the package comment above says. coords are the
+// coordinates it touches (Engine.SparseCoords). It returns the minibatch's
+// losses and Σ v_i, or an error.
+func (r *run[T]) lazyStep(data *batch.Data[T], idx []int, n int, coords []int) ([]T, float64, error) {
+	t := r.t + 1
+	if r.needCatchUp() {
+		r.catchUp(coords)
+	}
+	switch r.output {
+	case OutputAverage: // x_t at the touched coordinates; the others are owed
+		m := len(coords)
+		r.gs, r.ts = grow(r.gs, m), grow(r.ts, m)
+		for k, i := range coords {
+			r.gs[k], r.ts[k] = r.theta[i], r.avg[i]
+		}
+		r.ops.Lerp(T(1/float64(t)), r.gs, r.ts)
+		for k, i := range coords {
+			r.avg[i] = r.ts[k]
+		}
+		r.tauAvg += (r.tau - r.tauAvg) / float64(t)
+	case OutputRandom:
+		if r.rng.IntN(t) == 0 {
+			r.sync()
+			copy(r.kept, r.theta)
+			r.keptTau, r.keptStep = r.tau, t
+		}
+	}
+	if r.fromLosses { // Alg1 and Alg4: the first sample sets ε and τ
+		if err := r.firstLosses(data, idx, n); err != nil {
+			return nil, 0, err
+		}
+	}
+	r.wt.Tau = r.tau
+	losses, sumV, touched, err := r.engine.GradientSparse(r.g, r.theta, data, idx, n, &r.wt)
+	if err != nil {
+		return nil, 0, err
+	}
+	var sum T
+	for _, l := range losses {
+		sum += l
+	}
+	if err := r.checkLosses(t, losses, float64(sum)); err != nil {
+		return nil, 0, err
+	}
+	// The update at the touched coordinates, gathered, through the dense
+	// step's Axpy kernels (elementwise: each coordinate gets the same bits).
+	z := r.lz
+	m := len(touched)
+	r.gs, r.ts = grow(r.gs, m), grow(r.ts, m)
+	var before float64
+	for k, i := range touched {
+		r.gs[k], r.ts[k] = r.g[i], r.theta[i]
+		before += float64(r.ts[k]) * float64(r.ts[k])
+	}
+	lambda := r.opt.WeightDecay
+	if lambda > 0 {
+		r.ops.Axpy(T(lambda), r.ts, r.gs)
+	}
+	r.ops.Axpy(T(-r.pr.LR), r.gs, r.ts)
+	c := 1 - r.pr.LR*lambda
+	f := c
+	switch dom := r.opt.Domain; dom.Kind {
+	case DomainBall:
+		after := float64(r.ops.Dot(r.ts, r.ts))
+		nrm2 := c*c*max(z.nrm2-before, 0) + after
+		if !finite(nrm2) {
+			return nil, 0, &DivergenceError{Step: t, What: fmt.Sprintf("the parameters are not finite (‖θ‖² = %v)", nrm2)}
+		}
+		if nrm2 > dom.Radius*dom.Radius {
+			p := dom.Radius / math.Sqrt(nrm2)
+			s := T(p)
+			for k := range r.ts {
+				r.ts[k] *= s
+			}
+			f *= p
+			nrm2 *= p * p
+		}
+		z.nrm2 = nrm2
+	case DomainBox:
+		for k, v := range r.ts {
+			r.ts[k] = r.clip(v)
+		}
+	}
+	if nrm2 := r.ops.Dot(r.ts, r.ts); !finite(float64(nrm2)) {
+		return nil, 0, &DivergenceError{Step: t, What: fmt.Sprintf("the parameters are not finite (‖θ‖² over the updated ones = %v)", nrm2)}
+	}
+	for k, i := range touched {
+		r.theta[i] = r.ts[k]
+	}
+	if z.last != nil {
+		for _, i := range touched {
+			z.last[i] = int32(t - z.base)
+		}
+	}
+	j := t - 1 - z.base
+	z.p = append(z.p, z.p[j]*f)
+	q, pj := z.q[j], z.p[j] // TwoSum: q + pj = s + e exactly
+	s := q + pj
+	b := s - q
+	e := (q - (s - b)) + (pj - b)
+	z.q, z.qe = append(z.q, s), append(z.qe, z.qe[j]+e)
+	return losses, sumV, nil
+}
+
+// lazyDue reports whether the lazy state wants a full sync after step r.t:
+// P too small, or a history of max(d, 4096) steps.
+func (r *run[T]) lazyDue() bool {
+	z := r.lz
+	minP := lazyMinP
+	if r.avg == nil { // only the ratios P_t/P_L are read: far from underflow is enough
+		minP = lazyMinRatio
+	}
+	return z != nil && (z.p[len(z.p)-1] < minP || len(z.p) > max(len(r.theta), 4096))
+}
