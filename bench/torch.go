@@ -23,6 +23,7 @@ import (
 // in PyTorch and the training risk after its run.
 type TorchRow struct {
 	Model         string  `json:"model"`
+	Impl          string  `json:"impl"`    // "torch"
 	Variant       string  `json:"variant"` // "autograd" or "manual"
 	Threads       int     `json:"threads"`
 	SecondsEpoch  float64 `json:"s_per_epoch"`
@@ -35,6 +36,10 @@ type TorchRow struct {
 	Tau           float64 `json:"tau"`
 	Torch         string  `json:"torch"`
 	Python        string  `json:"python"`
+	// BLAS lists the BLAS libraries the process had loaded: Debian's
+	// torch calls libblas.so.3, the reference BLAS unless another
+	// provider is installed.
+	BLAS []string `json:"blas"`
 }
 
 // ParseTorchRows reads torch_epoch.py's output: JSON lines, blank lines
@@ -118,6 +123,7 @@ type TorchComparison struct {
 	CvarCVaR, TorchCVaR  float64
 	CvarShare, TorchCPU  float64 // cvar's CPU share, torch's CPU s / wall s in the best epoch
 	TorchVersion, Python string
+	BLAS                 []string
 }
 
 // CompareTorch pairs cvar's Alg 3 float32 epochs with torch's rows of the
@@ -144,7 +150,7 @@ func CompareTorch(cv []CvarEpoch, tr []TorchRow, cvarCVaR map[string]float64) []
 		}
 		c.Runs[1]++
 		if t.SecondsEpoch < c.Torch {
-			c.Torch, c.TorchCVaR, c.TorchVersion, c.Python = t.SecondsEpoch, t.TrainCVaR, t.Torch, t.Python
+			c.Torch, c.TorchCVaR, c.TorchVersion, c.Python, c.BLAS = t.SecondsEpoch, t.TrainCVaR, t.Torch, t.Python, t.BLAS
 			c.TorchCPU = t.CPUSeconds / t.SecondsEpoch
 		}
 	}
@@ -211,7 +217,11 @@ func WriteTorchTable(w io.Writer, rows []TorchComparison) error {
 	}
 	var versions []string
 	for _, r := range rows {
-		v := fmt.Sprintf("torch %s (Python %s)", r.TorchVersion, r.Python)
+		blas := "BLAS not seen"
+		if len(r.BLAS) > 0 {
+			blas = "BLAS " + strings.Join(r.BLAS, ", ")
+		}
+		v := fmt.Sprintf("torch %s (Python %s, %s)", r.TorchVersion, r.Python, blas)
 		if !contains(versions, v) {
 			versions = append(versions, v)
 		}

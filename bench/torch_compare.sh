@@ -13,6 +13,11 @@
 # (default 3), MODELS (default logistic,softmax,mlp), VARIANT (torch:
 # autograd, the default, or manual), PYTHON (default: the first of python3,
 # /usr/bin/python3 that imports torch; Debian's is python3-torch).
+# OMP_NUM_THREADS and OPENBLAS_NUM_THREADS default to THREADS, so that a
+# pthread OpenBLAS under torch keeps to the same thread count.
+# Debian's torch calls the system's libblas.so.3: the reference BLAS unless
+# OpenBLAS is installed (libopenblas0) or on LD_LIBRARY_PATH; the table
+# names the BLAS the torch runs loaded.
 # CI does not need PyTorch: without it this script says so and exits 3.
 set -eu
 
@@ -23,6 +28,8 @@ epochs=${EPOCHS:-2}
 reps=${REPS:-3}
 models=${MODELS:-logistic,softmax,mlp}
 variant=${VARIANT:-autograd}
+export OMP_NUM_THREADS="${OMP_NUM_THREADS:-$threads}"
+export OPENBLAS_NUM_THREADS="${OPENBLAS_NUM_THREADS:-$threads}"
 
 py=${PYTHON:-}
 if [ -z "$py" ]; then

@@ -198,6 +198,25 @@ class Trainer:
         return cvar, losses.to(torch.float64).mean().item()
 
 
+def blas_libraries():
+    """The BLAS and LAPACK libraries this process has loaded (Linux), resolved:
+    Debian's torch calls whatever libblas.so.3 points to, the reference BLAS
+    unless OpenBLAS (or another) is installed or put on LD_LIBRARY_PATH."""
+    found = []
+    try:
+        with open("/proc/self/maps") as f:
+            for line in f:
+                path = line.split()[-1]
+                base = os.path.basename(path)
+                if ("blas" in base or "mkl" in base or "blis" in base) and ".so" in base:
+                    real = os.path.realpath(path)
+                    if real not in found:
+                        found.append(real)
+    except OSError:
+        pass
+    return found
+
+
 def main(argv=None):
     root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -245,6 +264,7 @@ def main(argv=None):
                     "tau": float(t.tau),
                     "torch": torch.__version__,
                     "python": sys.version.split()[0],
+                    "blas": blas_libraries(),
                 }
             ),
             flush=True,
