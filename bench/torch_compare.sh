@@ -18,6 +18,9 @@
 # Debian's torch calls the system's libblas.so.3: the reference BLAS unless
 # OpenBLAS is installed (libopenblas0) or on LD_LIBRARY_PATH; the table
 # names the BLAS the torch runs loaded.
+# CVARBENCH and TORCHCMP name prebuilt binaries of ./cmd/cvarbench and
+# ./bench/internal/torchcmp (for a machine without Go); by default both are
+# built here.
 # CI does not need PyTorch: without it this script says so and exits 3.
 set -eu
 
@@ -48,14 +51,22 @@ fi
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 cd "$root"
-go build -o "$tmp/cvarbench" ./cmd/cvarbench
-go build -o "$tmp/torchcmp" ./bench/internal/torchcmp
+cvarbench=${CVARBENCH:-}
+torchcmp=${TORCHCMP:-}
+if [ -z "$cvarbench" ]; then
+	go build -o "$tmp/cvarbench" ./cmd/cvarbench
+	cvarbench=$tmp/cvarbench
+fi
+if [ -z "$torchcmp" ]; then
+	go build -o "$tmp/torchcmp" ./bench/internal/torchcmp
+	torchcmp=$tmp/torchcmp
+fi
 : >"$tmp/cvar.json"
 : >"$tmp/torch.jsonl"
 i=1
 while [ "$i" -le "$reps" ]; do
 	echo "torch_compare: run $i of $reps: cvar…" >&2
-	"$tmp/cvarbench" -sections epochs -json -prec f32 -methods alg3 -threads "$threads" \
+	"$cvarbench" -sections epochs -json -prec f32 -methods alg3 -threads "$threads" \
 		-mnist "$mnist" -models "$models" -epochs "$epochs" -stream-mib 64 -time 20ms \
 		2>/dev/null >>"$tmp/cvar.json"
 	echo "torch_compare: run $i of $reps: torch ($py)…" >&2
@@ -63,4 +74,4 @@ while [ "$i" -le "$reps" ]; do
 		--epochs "$epochs" --variant "$variant" >>"$tmp/torch.jsonl"
 	i=$((i + 1))
 done
-"$tmp/torchcmp" -cvar "$tmp/cvar.json" -torch "$tmp/torch.jsonl" -mnist "$mnist"
+"$torchcmp" -cvar "$tmp/cvar.json" -torch "$tmp/torch.jsonl" -mnist "$mnist"
