@@ -198,8 +198,8 @@ func CompareTorch(cv []CvarEpoch, tr []TorchRow, cvarCVaR map[string]float64) []
 // WriteTorchTable writes the comparison as a Markdown table.
 func WriteTorchTable(w io.Writer, rows []TorchComparison) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 1, ' ', 0)
-	fmt.Fprintln(tw, "| model\t| threads\t| torch variant\t| cvar s/epoch\t| torch s/epoch\t| torch / cvar\t| target\t| train CVaR₀.₁ cvar\t| torch\t| runs\t|")
-	fmt.Fprintln(tw, "|---\t|---\t|---\t|---\t|---\t|---\t|---\t|---\t|---\t|---\t|")
+	fmt.Fprintln(tw, "| model\t| threads\t| torch variant\t| cvar s/epoch\t| torch s/epoch\t| torch / cvar\t| target\t| train CVaR₀.₁ cvar\t| torch\t| CPU share cvar / torch\t| runs\t|")
+	fmt.Fprintln(tw, "|---\t|---\t|---\t|---\t|---\t|---\t|---\t|---\t|---\t|---\t|---\t|")
 	for _, r := range rows {
 		target := "-"
 		if r.Target > 0 {
@@ -209,8 +209,9 @@ func WriteTorchTable(w io.Writer, rows []TorchComparison) error {
 			}
 			target = fmt.Sprintf("≥ %g× (%s)", r.Target, verdict)
 		}
-		fmt.Fprintf(tw, "| %s\t| %d\t| %s\t| %.4f\t| %.4f\t| %.2f×\t| %s\t| %s\t| %s\t| %d / %d\t|\n",
-			r.Model, r.Threads, r.Variant, r.Cvar, r.Torch, r.Ratio, target, risk(r.CvarCVaR), risk(r.TorchCVaR), r.Runs[0], r.Runs[1])
+		fmt.Fprintf(tw, "| %s\t| %d\t| %s\t| %.4f\t| %.4f\t| %.2f×\t| %s\t| %s\t| %s\t| %s / %s\t| %d / %d\t|\n",
+			r.Model, r.Threads, r.Variant, r.Cvar, r.Torch, r.Ratio, target, risk(r.CvarCVaR), risk(r.TorchCVaR),
+			percent(r.CvarShare), percent(r.TorchCPU/float64(r.Threads)), r.Runs[0], r.Runs[1])
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -227,7 +228,7 @@ func WriteTorchTable(w io.Writer, rows []TorchComparison) error {
 		}
 	}
 	if len(versions) > 0 {
-		_, err := fmt.Fprintf(w, "\n%s; s/epoch: the least over the runs (cvar / torch); torch / cvar > 1: cvar is faster.\n", strings.Join(versions, ", "))
+		_, err := fmt.Fprintf(w, "\n%s; s/epoch: the least over the runs (cvar / torch); torch / cvar > 1: cvar is faster; CPU share: CPU time over wall time × threads in that epoch (well under 100 %%: the run did not get its cores).\n", strings.Join(versions, ", "))
 		return err
 	}
 	return nil
@@ -240,6 +241,13 @@ func contains(xs []string, x string) bool {
 		}
 	}
 	return false
+}
+
+func percent(v float64) string {
+	if !(v > 0) {
+		return "?"
+	}
+	return fmt.Sprintf("%.0f %%", 100*v)
 }
 
 func risk(v float64) string {
