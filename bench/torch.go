@@ -78,6 +78,7 @@ type CvarEpoch struct {
 	Threads      int     `json:"threads"`
 	Data         string  `json:"data"`
 	SecondsEpoch float64 `json:"seconds_per_epoch"`
+	CPUSeconds   float64 `json:"cpu_seconds"`
 	CPUShare     float64 `json:"cpu_share"`
 }
 
@@ -114,16 +115,20 @@ var TorchTargets = map[string]float64{"softmax": 5, "mlp": 2}
 // implementation over the runs given, and the training CVaR after each
 // one's run (NaN where not known).
 type TorchComparison struct {
-	Model, Variant       string
-	Threads              int
-	Cvar, Torch          float64 // seconds per epoch, the least over the runs
-	Runs                 [2]int  // how many runs of cvar and of torch
-	Ratio                float64 // Torch / Cvar: how many times faster cvar is
-	Target               float64 // TorchTargets' ratio, 0 where none
-	CvarCVaR, TorchCVaR  float64
-	CvarShare, TorchCPU  float64 // cvar's CPU share, torch's CPU s / wall s in the best epoch
-	TorchVersion, Python string
-	BLAS                 []string
+	Model, Variant      string
+	Threads             int
+	Cvar, Torch         float64 // seconds per epoch, the least over the runs
+	Runs                [2]int  // how many runs of cvar and of torch
+	Ratio               float64 // Torch / Cvar: how many times faster cvar is
+	Target              float64 // TorchTargets' ratio, 0 where none
+	CvarCVaR, TorchCVaR float64
+	CvarShare, TorchCPU float64 // cvar's CPU share, torch's CPU s / wall s in the best epoch
+	// CvarCPUs and TorchCPUs are the least CPU seconds of a timed epoch
+	// over the runs, and CPURatio their ratio: on a busy machine CPU time
+	// is less inflated than wall time (0 where a side did not say).
+	CvarCPUs, TorchCPUs, CPURatio float64
+	TorchVersion, Python          string
+	BLAS                          []string
 }
 
 // CompareTorch pairs cvar's Alg 3 float32 epochs with torch's rows of the
@@ -149,6 +154,9 @@ func CompareTorch(cv []CvarEpoch, tr []TorchRow, cvarCVaR map[string]float64) []
 			best[k] = c
 		}
 		c.Runs[1]++
+		if t.CPUSeconds > 0 && (c.TorchCPUs == 0 || t.CPUSeconds < c.TorchCPUs) {
+			c.TorchCPUs = t.CPUSeconds
+		}
 		if t.SecondsEpoch < c.Torch {
 			c.Torch, c.TorchCVaR, c.TorchVersion, c.Python, c.BLAS = t.SecondsEpoch, t.TrainCVaR, t.Torch, t.Python, t.BLAS
 			c.TorchCPU = t.CPUSeconds / t.SecondsEpoch
@@ -161,6 +169,9 @@ func CompareTorch(cv []CvarEpoch, tr []TorchRow, cvarCVaR map[string]float64) []
 				continue
 			}
 			c.Runs[0]++
+			if e.CPUSeconds > 0 && (c.CvarCPUs == 0 || e.CPUSeconds < c.CvarCPUs) {
+				c.CvarCPUs = e.CPUSeconds
+			}
 			if e.SecondsEpoch < c.Cvar {
 				c.Cvar, c.CvarShare = e.SecondsEpoch, e.CPUShare
 			}
@@ -169,6 +180,9 @@ func CompareTorch(cv []CvarEpoch, tr []TorchRow, cvarCVaR map[string]float64) []
 			continue
 		}
 		c.Ratio = c.Torch / c.Cvar
+		if c.CvarCPUs > 0 && c.TorchCPUs > 0 {
+			c.CPURatio = c.TorchCPUs / c.CvarCPUs
+		}
 		out = append(out, *c)
 	}
 	order := func(m string) int {
@@ -198,8 +212,8 @@ func CompareTorch(cv []CvarEpoch, tr []TorchRow, cvarCVaR map[string]float64) []
 // WriteTorchTable writes the comparison as a Markdown table.
 func WriteTorchTable(w io.Writer, rows []TorchComparison) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 1, ' ', 0)
-	fmt.Fprintln(tw, "| model\t| threads\t| torch variant\t| cvar s/epoch\t| torch s/epoch\t| torch / cvar\t| target\t| train CVaR₀.₁ cvar\t| torch\t| CPU share cvar / torch\t| runs\t|")
-	fmt.Fprintln(tw, "|---\t|---\t|---\t|---\t|---\t|---\t|---\t|---\t|---\t|---\t|---\t|")
+	fmt.Fprintln(tw, "| model\t| threads\t| torch variant\t| cvar s/epoch\t| torch s/epoch\t| torch / cvar\t| target\t| CPU s cvar / torch\t| CPU ratio\t| train CVaR₀.₁ cvar\t| torch\t| CPU share cvar / torch\t| runs\t|")
+	fmt.Fprintln(tw, "|---\t|---\t|---\t|---\t|---\t|---\t|---\t|---\t|---\t|---\t|---\t|---\t|---\t|")
 	for _, r := range rows {
 		target := "-"
 		if r.Target > 0 {
@@ -209,8 +223,9 @@ func WriteTorchTable(w io.Writer, rows []TorchComparison) error {
 			}
 			target = fmt.Sprintf("≥ %g× (%s)", r.Target, verdict)
 		}
-		fmt.Fprintf(tw, "| %s\t| %d\t| %s\t| %.4f\t| %.4f\t| %.2f×\t| %s\t| %s\t| %s\t| %s / %s\t| %d / %d\t|\n",
-			r.Model, r.Threads, r.Variant, r.Cvar, r.Torch, r.Ratio, target, risk(r.CvarCVaR), risk(r.TorchCVaR),
+		fmt.Fprintf(tw, "| %s\t| %d\t| %s\t| %.4f\t| %.4f\t| %.2f×\t| %s\t| %s / %s\t| %s\t| %s\t| %s\t| %s / %s\t| %d / %d\t|\n",
+			r.Model, r.Threads, r.Variant, r.Cvar, r.Torch, r.Ratio, target, seconds(r.CvarCPUs), seconds(r.TorchCPUs), times(r.CPURatio),
+			risk(r.CvarCVaR), risk(r.TorchCVaR),
 			percent(r.CvarShare), percent(r.TorchCPU/float64(r.Threads)), r.Runs[0], r.Runs[1])
 	}
 	if err := tw.Flush(); err != nil {
@@ -228,7 +243,7 @@ func WriteTorchTable(w io.Writer, rows []TorchComparison) error {
 		}
 	}
 	if len(versions) > 0 {
-		_, err := fmt.Fprintf(w, "\n%s; s/epoch: the least over the runs (cvar / torch); torch / cvar > 1: cvar is faster; CPU share: CPU time over wall time × threads in that epoch (well under 100 %%: the run did not get its cores).\n", strings.Join(versions, ", "))
+		_, err := fmt.Fprintf(w, "\n%s; s/epoch: the least over the runs (cvar / torch); torch / cvar > 1: cvar is faster; CPU s: the least CPU time of an epoch, less inflated than wall time on a busy machine; CPU share: CPU time over wall time × threads in the best epoch (well under 100 %%: the run did not get its cores).\n", strings.Join(versions, ", "))
 		return err
 	}
 	return nil
@@ -241,6 +256,20 @@ func contains(xs []string, x string) bool {
 		}
 	}
 	return false
+}
+
+func seconds(v float64) string {
+	if !(v > 0) {
+		return "?"
+	}
+	return fmt.Sprintf("%.4f", v)
+}
+
+func times(v float64) string {
+	if !(v > 0) {
+		return "?"
+	}
+	return fmt.Sprintf("%.2f×", v)
 }
 
 func percent(v float64) string {

@@ -28,14 +28,14 @@ const cvarReports = `{
   "machine": {"cpu": "AMD EPYC"},
   "epochs": [
     {"model": "logistic", "method": "alg3", "prec": "f32", "impl": "avx2", "threads": 1, "seconds_per_epoch": 0.0205, "cpu_share": 0.99},
-    {"model": "softmax", "method": "alg3", "prec": "f32", "impl": "avx2", "threads": 1, "seconds_per_epoch": 0.06, "cpu_share": 0.9},
+    {"model": "softmax", "method": "alg3", "prec": "f32", "impl": "avx2", "threads": 1, "seconds_per_epoch": 0.06, "cpu_seconds": 0.058, "cpu_share": 0.9},
     {"model": "softmax", "method": "vanilla", "prec": "f32", "impl": "avx2", "threads": 1, "seconds_per_epoch": 0.001},
     {"model": "softmax", "method": "alg3", "prec": "f64", "impl": "avx2", "threads": 1, "seconds_per_epoch": 0.002},
     {"model": "mlp", "method": "alg3", "prec": "f32", "impl": "avx2", "threads": 1, "seconds_per_epoch": 0.25, "cpu_share": 1}
   ]
 }
 {"format": "cvarbench/1", "epochs": [
-    {"model": "softmax", "method": "alg3", "prec": "f32", "impl": "avx2", "threads": 1, "seconds_per_epoch": 0.05, "cpu_share": 0.98},
+    {"model": "softmax", "method": "alg3", "prec": "f32", "impl": "avx2", "threads": 1, "seconds_per_epoch": 0.05, "cpu_seconds": 0.049, "cpu_share": 0.98},
     {"model": "softmax", "method": "alg3", "prec": "f32", "impl": "avx2", "threads": 2, "seconds_per_epoch": 0.03}
 ]}
 `
@@ -106,7 +106,8 @@ func TestCompareTorch(t *testing.T) {
 	// The least of each side over the runs: cvar 0.05 (not the vanilla or
 	// f64 rows), torch 0.45 with that run's CVaR.
 	if !near(sm.Cvar, 0.05) || !near(sm.Torch, 0.45) || !near(sm.Ratio, 9) || sm.Runs != [2]int{2, 2} ||
-		sm.Target != 5 || sm.TorchCVaR != 1.96 || sm.CvarCVaR != 1.954 || sm.CvarShare != 0.98 {
+		sm.Target != 5 || sm.TorchCVaR != 1.96 || sm.CvarCVaR != 1.954 || sm.CvarShare != 0.98 ||
+		sm.CvarCPUs != 0.049 || sm.TorchCPUs != 0.45 || !near(sm.CPURatio, 0.45/0.049) {
 		t.Errorf("softmax = %+v", sm)
 	}
 	if lg := rows[0]; !math.IsNaN(lg.CvarCVaR) || lg.Target != 0 || !near(lg.Ratio, 0.108/0.0205) {
@@ -126,6 +127,7 @@ func TestCompareTorch(t *testing.T) {
 		"| softmax  | 1       | autograd      | 0.0500       | 0.4500        | 9.00×        | ≥ 5× (met)",
 		"| 1.60×        | ≥ 2× (not met)",
 		"| 5.27×        | -",
+		"| 0.0490 / 0.4500", "| 9.18×", "| ? / 0.4000", "| ? / 0.1000",
 		"| ?      ", "1.9540", "1.9600", "| 98 % / 100 %", "| 2 / 2",
 		"torch 1.13.0a0 (Python 3.11.2, BLAS /usr/lib/x86_64-linux-gnu/blas/libblas.so.3.11.0)",
 		"torch 1.13.0a0 (Python 3.11.2, BLAS not seen)",
