@@ -188,18 +188,23 @@ func TestTorchEpochScript(t *testing.T) {
 		t.Skip("runs PyTorch")
 	}
 	const n = 4096
-	p, err := SyntheticMNIST[float32](n, MNISTDim, 3)
+	syn, err := SyntheticMNIST[float32](n, MNISTDim, 3)
 	if err != nil {
 		t.Fatal(err)
 	}
 	img := make([]byte, n*MNISTDim)
 	lab := make([]byte, n)
+	x := make([]float32, n*MNISTDim) // what the script reads
 	for i := range img {
-		img[i] = byte(math.Round(float64(p.Ten.X[i]) * 255))
-		p.Ten.X[i] = float32(img[i]) / 255 // what the script reads
+		img[i] = byte(math.Round(float64(syn.Ten.X[i]) * 255))
+		x[i] = float32(img[i]) / 255
 	}
 	for i := range lab {
-		lab[i] = byte(p.Ten.Labels[i])
+		lab[i] = byte(syn.Ten.Labels[i])
+	}
+	p, err := newProblem("quantised", x, syn.Ten.Labels, n, MNISTDim)
+	if err != nil {
+		t.Fatal(err)
 	}
 	dir := t.TempDir()
 	writeIDX(t, filepath.Join(dir, "train-images-idx3-ubyte.gz"), []int{n, 28, 28}, img)
