@@ -1,0 +1,78 @@
+// Command torchcmp puts cvar's and PyTorch's Alg 3 epochs side by side: it
+// reads `cvarbench -json` reports and bench/torch_epoch.py's JSON lines
+// (each possibly several runs, concatenated), trains cvar for as many epochs
+// as the torch run did to print cvar's training CVaR beside torch's, and
+// writes a Markdown table. bench/torch_compare.sh runs it.
+//
+//	torchcmp -cvar cvar.json -torch torch.jsonl [-mnist DIR]
+//
+// Without -mnist, cvar's training CVaR is left out ("?").
+package main
+
+import (
+	"flag"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/cvarlearn/cvar"
+	"github.com/cvarlearn/cvar/bench"
+)
+
+func main() {
+	cvarFile := flag.String("cvar", "", "cvarbench -json output (one or more reports)")
+	torchFile := flag.String("torch", "", "torch_epoch.py output (JSON lines)")
+	mnist := flag.String("mnist", "", "MNIST's directory, to train cvar for the torch run's epochs and print its training CVaR")
+	flag.Parse()
+	if err := run(*cvarFile, *torchFile, *mnist, os.Stdout); err != nil {
+		fmt.Fprintln(os.Stderr, "torchcmp:", err)
+		os.Exit(1)
+	}
+}
+
+func run(cvarFile, torchFile, mnist string, w io.Writer) error {
+	if cvarFile == "" || torchFile == "" {
+		return fmt.Errorf("need -cvar and -torch")
+	}
+	f, err := os.Open(cvarFile)
+	if err != nil {
+		return err
+	}
+	cv, err := bench.ParseCvarbench(f)
+	f.Close()
+	if err != nil {
+		return err
+	}
+	f, err = os.Open(torchFile)
+	if err != nil {
+		return err
+	}
+	tr, err := bench.ParseTorchRows(f)
+	f.Close()
+	if err != nil {
+		return err
+	}
+	risks := map[string]float64{}
+	if mnist != "" {
+		p, err := bench.LoadMNIST[float32](mnist)
+		if err != nil {
+			return err
+		}
+		for _, t := range tr {
+			if _, done := risks[t.Model]; done || t.EpochsTrained <= 0 {
+				continue
+			}
+			cfg := bench.EpochConfig{Model: t.Model, Method: cvar.Alg3, Threads: 1}
+			c, _, err := bench.TrainRisk(p, cfg, t.EpochsTrained)
+			if err != nil {
+				return fmt.Errorf("%s: %w", t.Model, err)
+			}
+			risks[t.Model] = c
+		}
+	}
+	rows := bench.CompareTorch(cv, tr, risks)
+	if len(rows) == 0 {
+		return fmt.Errorf("no model in both %s and %s (cvar: alg3, f32)", cvarFile, torchFile)
+	}
+	return bench.WriteTorchTable(w, rows)
+}
