@@ -8,11 +8,11 @@ import "testing"
 // threshold of the prefetching variants (marginsPF, addRowsPF) lowered to
 // zero, so they see every length, offset, gather list and block boundary too.
 func TestPrefetchingRowKernels(t *testing.T) {
-	saved := avx2StreamBytes
-	avx2StreamBytes = 0
-	defer func() { avx2StreamBytes = saved }()
+	saved := streamBytes
+	streamBytes = 0
+	defer func() { streamBytes = saved }()
 	for _, im := range Impls() {
-		if im.Name != "avx2" {
+		if im.Name != "avx2" && im.Name != "avx512" {
 			continue
 		}
 		t.Run("float32", func(t *testing.T) {

@@ -13,10 +13,12 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/klauspost/cpuid/v2"
 	"golang.org/x/sys/cpu"
 )
 
@@ -387,7 +389,7 @@ func testAddRows[T Float](t *testing.T, ops *Ops[T]) {
 	}
 }
 
-var classCounts = []int{1, 2, 3, 4, 7, 10, 16}
+var classCounts = []int{1, 2, 3, 4, 5, 7, 9, 10, 11, 16, 20, 21}
 
 var kDims = []int{0, 1, 2, 3, 5, 7, 8, 9, 15, 16, 17, 31, 33, 64, 100, 130}
 
@@ -936,6 +938,16 @@ func TestFastPathSelected(t *testing.T) {
 	case "amd64":
 		if cpu.X86.HasAVX2 && cpu.X86.HasFMA {
 			want = "avx2"
+			// AVX-512 is the default where 512-bit FMA is full width:
+			// here checked for AMD Zen 5 (family 0x1a) and later only;
+			// Intel's table is in fullWidthFMA512.
+			if cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasBMI2 &&
+				cpuid.CPU.VendorID == cpuid.AMD && cpuid.CPU.Family >= 0x1a {
+				want = "avx512"
+			}
+			if cpu.X86.HasAVX512F && cpuid.CPU.VendorID == cpuid.AMD && cpuid.CPU.Family == 0x19 {
+				want = "avx2" // Zen 4: double-pumped
+			}
 		}
 	case "arm64":
 		if cpu.ARM64.HasASIMD {
@@ -944,6 +956,11 @@ func TestFastPathSelected(t *testing.T) {
 	}
 	if puregoBuild {
 		want = ""
+	}
+	if env := os.Getenv("CVAR_KERNEL"); env != "" {
+		if _, err := Lookup(env); err == nil {
+			want = env
+		}
 	}
 	names := []string{}
 	for _, im := range Impls() {
@@ -960,7 +977,7 @@ func TestFastPathSelected(t *testing.T) {
 		return
 	}
 	if Default().Name != want {
-		t.Fatalf("CPU supports %q but the default implementation is %q (available: %v)", want, Default().Name, names)
+		t.Fatalf("CPU supports %q but the default implementation is %q (available: %v; %s)", want, Default().Name, names, Info().Reason)
 	}
 	if im, err := Lookup(want); err != nil || im != Default() {
 		t.Fatalf("Lookup(%q) = %v, %v; want the default", want, im, err)
@@ -1096,5 +1113,26 @@ func TestLookup(t *testing.T) {
 		t.Errorf("Lookup of an unknown name = %v, %v; want an error", im, err)
 	} else if !strings.Contains(err.Error(), "generic") {
 		t.Errorf("Lookup's error %q does not list the available implementations", err)
+	}
+}
+
+// TestOverride checks the CVAR_KERNEL choice: a name available here wins, a
+// bad value leaves the architecture's choice and is reported, never a panic.
+func TestOverride(t *testing.T) {
+	arch, _ := archDefault(impls)
+	for _, im := range Impls() {
+		got, why, note := chooseDefault(im.Name)
+		if got != im || note != "" || !strings.Contains(why, im.Name) {
+			t.Errorf("CVAR_KERNEL=%s: got %v (%q, %q)", im.Name, got, why, note)
+		}
+	}
+	for _, bad := range []string{"no-such", "AVX2 ", "\x00"} {
+		got, _, note := chooseDefault(bad)
+		if got != arch || !strings.Contains(note, "ignored") {
+			t.Errorf("CVAR_KERNEL=%q: got %v, note %q; want %v and a note", bad, got, note, arch)
+		}
+	}
+	if got, _, note := chooseDefault(""); got != arch || note != "" {
+		t.Errorf("no CVAR_KERNEL: got %v, %q; want %v", got, note, arch)
 	}
 }

@@ -149,6 +149,7 @@ func main() {
 	mathKernels(g)
 	rowKernels(g)
 	rowKKernels(g)
+	zmmKernels(g)
 
 	f, err := g.Result()
 	if err != nil {
