@@ -40,7 +40,7 @@ import "unsafe"
 //	archMarginsK, archAddOuterK              the register-blocked multi-class
 //	                                         kernels, when archClassKernels, over
 //	                                         blocks of at most archClassBlock(lvl)
-//	                                         classes
+//	                                         classes (MarginsK: archMarginsKBlock)
 
 // isa selects one of an architecture's instruction-set levels within the
 // shared driver: every primitive takes it and switches on it, one predictable
@@ -401,13 +401,10 @@ func addRowsDriver[T Float](lvl isa, g, x []T, stride int, idx []int, c []T) {
 	}
 }
 
-// classSplit returns the number of class blocks for k classes; classBlockSize
-// the size of block b of nb: k split as evenly as possible into blocks of at
-// most archClassBlock(lvl) (k = 16 runs as 4+4+4+4, not 5+5+5+1).
-func classSplit(lvl isa, k int) int {
-	cb := archClassBlock(lvl)
-	return (k + cb - 1) / cb
-}
+// classSplit returns the number of class blocks for k classes in blocks of
+// at most cb; classBlockSize the size of block b of nb: k split as evenly as
+// possible (k = 16 in blocks of 5 runs as 4+4+4+4, not 5+5+5+1).
+func classSplit(k, cb int) int { return (k + cb - 1) / cb }
 
 func classBlockSize(k, nb, b int) int {
 	s := k / nb
@@ -455,11 +452,12 @@ func marginsKDriver[T Float](lvl isa, m, x []T, stride int, idx []int, w []T, k 
 		return
 	}
 	// Blocks of rows (that stay in cache while each class block takes its
-	// turn) times blocks of up to archClassBlock classes. Only the first
+	// turn) times blocks of up to archMarginsKBlock classes. Only the first
 	// class block of a block of rows may prefetch: the others find the rows
 	// in cache.
-	rb := max(2, archChunkFlops/(archClassBlock(lvl)*d)) &^ 1
-	nb := classSplit(lvl, k)
+	cbMax := archMarginsKBlock[T](lvl, d)
+	nb := classSplit(k, cbMax)
+	rb := max(2, archChunkFlops/(cbMax*d)) &^ 1
 	for i := 0; i < n; i += rb {
 		b := min(rb, n-i)
 		j := 0
@@ -497,7 +495,7 @@ func addOuterKDriver[T Float](lvl isa, g, x []T, stride int, idx []int, c []T, k
 	// increasing order), then column strips, then class blocks; within a
 	// call each g chunk stays in registers over the block's rows.
 	strip := archOuterStrip / int(unsafe.Sizeof(T(0)))
-	nb := classSplit(lvl, k)
+	nb := classSplit(k, archClassBlock(lvl))
 	for i := 0; i < n; i += archOuterRowsK {
 		b := min(archOuterRowsK, n-i)
 		for l := 0; l < d; l += strip {

@@ -134,6 +134,18 @@ func archClassBlock(lvl isa) int {
 	return 5
 }
 
+// archMarginsKBlock is the most classes one marginsK call takes for rows of
+// d elements of T: archClassBlock, except that the zmm kernel, which
+// re-reads the block's weights for every pair of rows, keeps them within
+// 32 KiB (in L1) down to 5 classes (e.g. float64 with d = 784: 5 + 5 for
+// MNIST's ten classes; float32: one block of 10).
+func archMarginsKBlock[T Float](lvl isa, d int) int {
+	if lvl != isaWide {
+		return archClassBlock(lvl)
+	}
+	return min(10, max(5, (32<<10)/(d*int(unsafe.Sizeof(T(0))))))
+}
+
 // archFusedMax is the most rows FusedLinear handles per block; the block
 // shrinks (to 8 rows at least) so that its rows stay in L1 until they are
 // read the second time, for the accumulation into g.

@@ -65,7 +65,8 @@ const neonMaxRows = 64
 // archRowsPerCall is the number of rows (a multiple of 4, 4..neonMaxRows) of
 // d elements that one assembly call takes: about 4·archChunk multiply-adds.
 // archClassBlock is unused on arm64 (no register-blocked kernels).
-func archClassBlock(lvl isa) int { return 4 }
+func archMarginsKBlock[T Float](lvl isa, d int) int { return 4 }
+func archClassBlock(lvl isa) int                    { return 4 }
 
 func archRowsPerCall(lvl isa, d int) int {
 	return min(max((4*archChunk/(d+1))&^3, 4), neonMaxRows)
