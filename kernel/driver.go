@@ -457,7 +457,7 @@ func marginsKDriver[T Float](lvl isa, m, x []T, stride int, idx []int, w []T, k 
 	// in cache.
 	cbMax := archMarginsKBlock[T](lvl, d)
 	nb := classSplit(k, cbMax)
-	rb := max(2, archChunkFlops/(cbMax*d)) &^ 1
+	rb := max(2, archRowBlockFlops(lvl)/(cbMax*d)) &^ 1
 	for i := 0; i < n; i += rb {
 		b := min(rb, n-i)
 		j := 0

@@ -134,6 +134,17 @@ func archClassBlock(lvl isa) int {
 	return 5
 }
 
+// archRowBlockFlops bounds the multiply-adds of one marginsK call: the zmm
+// kernel, whose prefetching variant fetches the rows three pairs ahead within
+// a call, takes four times as many (about 32 rows of 784 × 10 classes, a
+// few microseconds) so that few pairs of a call start cold.
+func archRowBlockFlops(lvl isa) int {
+	if lvl == isaWide {
+		return 4 * archChunkFlops
+	}
+	return archChunkFlops
+}
+
 // archMarginsKBlock is the most classes one marginsK call takes for rows of
 // d elements of T: archClassBlock, except that the zmm kernel, which
 // re-reads the block's weights for every pair of rows, keeps them within

@@ -15150,7 +15150,6 @@ TEXT ·zMarginsKF32(SB), NOSPLIT, $0-72
 	MOVL  $0xffffffff, R10
 	BZHIL AX, R10, R10
 	KMOVW R10, K1
-	SHRQ  $0x04, R8
 	MOVQ  c+64(FP), AX
 	CMPQ  AX, $0x0a
 	JEQ   zmkf32c10pair
@@ -15212,7 +15211,8 @@ zmkf32c10ready2:
 	VPXORD Z25, Z25, Z25
 	VPXORD Z26, Z26, Z26
 	VPXORD Z27, Z27, Z27
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
 	TESTQ  AX, AX
 	JZ     zmkf32c10mask2
 
@@ -15411,7 +15411,8 @@ zmkf32c10ready1:
 	VPXORD Z15, Z15, Z15
 	VPXORD Z16, Z16, Z16
 	VPXORD Z17, Z17, Z17
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
 	TESTQ  AX, AX
 	JZ     zmkf32c10mask1
 
@@ -15541,7 +15542,8 @@ zmkf32c9ready2:
 	VPXORD Z23, Z23, Z23
 	VPXORD Z24, Z24, Z24
 	VPXORD Z25, Z25, Z25
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
 	TESTQ  AX, AX
 	JZ     zmkf32c9mask2
 
@@ -15719,7 +15721,8 @@ zmkf32c9ready1:
 	VPXORD Z14, Z14, Z14
 	VPXORD Z15, Z15, Z15
 	VPXORD Z16, Z16, Z16
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
 	TESTQ  AX, AX
 	JZ     zmkf32c9mask1
 
@@ -15837,7 +15840,8 @@ zmkf32c8ready2:
 	VPXORD Z21, Z21, Z21
 	VPXORD Z22, Z22, Z22
 	VPXORD Z23, Z23, Z23
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
 	TESTQ  AX, AX
 	JZ     zmkf32c8mask2
 
@@ -15994,7 +15998,8 @@ zmkf32c8ready1:
 	VPXORD Z13, Z13, Z13
 	VPXORD Z14, Z14, Z14
 	VPXORD Z15, Z15, Z15
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
 	TESTQ  AX, AX
 	JZ     zmkf32c8mask1
 
@@ -16100,7 +16105,8 @@ zmkf32c7ready2:
 	VPXORD Z19, Z19, Z19
 	VPXORD Z20, Z20, Z20
 	VPXORD Z21, Z21, Z21
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
 	TESTQ  AX, AX
 	JZ     zmkf32c7mask2
 
@@ -16264,7 +16270,8 @@ zmkf32c7ready1:
 	VPXORD Z12, Z12, Z12
 	VPXORD Z13, Z13, Z13
 	VPXORD Z14, Z14, Z14
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
 	TESTQ  AX, AX
 	JZ     zmkf32c7mask1
 
@@ -16372,7 +16379,8 @@ zmkf32c6ready2:
 	VPXORD Z17, Z17, Z17
 	VPXORD Z18, Z18, Z18
 	VPXORD Z19, Z19, Z19
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
 	TESTQ  AX, AX
 	JZ     zmkf32c6mask2
 
@@ -16515,7 +16523,8 @@ zmkf32c6ready1:
 	VPXORD Z11, Z11, Z11
 	VPXORD Z12, Z12, Z12
 	VPXORD Z13, Z13, Z13
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
 	TESTQ  AX, AX
 	JZ     zmkf32c6mask1
 
@@ -16611,7 +16620,8 @@ zmkf32c5ready2:
 	VPXORD Z15, Z15, Z15
 	VPXORD Z16, Z16, Z16
 	VPXORD Z17, Z17, Z17
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
 	TESTQ  AX, AX
 	JZ     zmkf32c5mask2
 
@@ -16733,7 +16743,8 @@ zmkf32c5ready1:
 	VPXORD Z10, Z10, Z10
 	VPXORD Z11, Z11, Z11
 	VPXORD Z12, Z12, Z12
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
 	TESTQ  AX, AX
 	JZ     zmkf32c5mask1
 
@@ -16817,7 +16828,8 @@ zmkf32c4ready2:
 	VPXORD Z13, Z13, Z13
 	VPXORD Z14, Z14, Z14
 	VPXORD Z15, Z15, Z15
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
 	TESTQ  AX, AX
 	JZ     zmkf32c4mask2
 
@@ -16918,7 +16930,8 @@ zmkf32c4ready1:
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
 	VPXORD Z11, Z11, Z11
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
 	TESTQ  AX, AX
 	JZ     zmkf32c4mask1
 
@@ -16990,7 +17003,8 @@ zmkf32c3ready2:
 	VPXORD Z11, Z11, Z11
 	VPXORD Z12, Z12, Z12
 	VPXORD Z13, Z13, Z13
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
 	TESTQ  AX, AX
 	JZ     zmkf32c3mask2
 
@@ -17098,7 +17112,8 @@ zmkf32c3ready1:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
 	TESTQ  AX, AX
 	JZ     zmkf32c3mask1
 
@@ -17172,7 +17187,8 @@ zmkf32c2ready2:
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
 	VPXORD Z11, Z11, Z11
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
 	TESTQ  AX, AX
 	JZ     zmkf32c2mask2
 
@@ -17259,7 +17275,8 @@ zmkf32c2consec1:
 zmkf32c2ready1:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
 	TESTQ  AX, AX
 	JZ     zmkf32c2mask1
 
@@ -17321,7 +17338,8 @@ zmkf32c1consec2:
 zmkf32c1ready2:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
 	TESTQ  AX, AX
 	JZ     zmkf32c1mask2
 
@@ -17387,7 +17405,8 @@ zmkf32c1consec1:
 
 zmkf32c1ready1:
 	VPXORD Z8, Z8, Z8
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
 	TESTQ  AX, AX
 	JZ     zmkf32c1mask1
 
@@ -19568,7 +19587,6 @@ TEXT ·zMarginsKF64(SB), NOSPLIT, $0-72
 	MOVL  $0xffffffff, R10
 	BZHIL AX, R10, R10
 	KMOVW R10, K1
-	SHRQ  $0x03, R8
 	MOVQ  c+64(FP), AX
 	CMPQ  AX, $0x0a
 	JEQ   zmkf64c10pair
@@ -19630,7 +19648,8 @@ zmkf64c10ready2:
 	VPXORD Z25, Z25, Z25
 	VPXORD Z26, Z26, Z26
 	VPXORD Z27, Z27, Z27
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
 	TESTQ  AX, AX
 	JZ     zmkf64c10mask2
 
@@ -19825,7 +19844,8 @@ zmkf64c10ready1:
 	VPXORD Z15, Z15, Z15
 	VPXORD Z16, Z16, Z16
 	VPXORD Z17, Z17, Z17
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
 	TESTQ  AX, AX
 	JZ     zmkf64c10mask1
 
@@ -19953,7 +19973,8 @@ zmkf64c9ready2:
 	VPXORD Z23, Z23, Z23
 	VPXORD Z24, Z24, Z24
 	VPXORD Z25, Z25, Z25
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
 	TESTQ  AX, AX
 	JZ     zmkf64c9mask2
 
@@ -20129,7 +20150,8 @@ zmkf64c9ready1:
 	VPXORD Z14, Z14, Z14
 	VPXORD Z15, Z15, Z15
 	VPXORD Z16, Z16, Z16
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
 	TESTQ  AX, AX
 	JZ     zmkf64c9mask1
 
@@ -20246,7 +20268,8 @@ zmkf64c8ready2:
 	VPXORD Z21, Z21, Z21
 	VPXORD Z22, Z22, Z22
 	VPXORD Z23, Z23, Z23
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
 	TESTQ  AX, AX
 	JZ     zmkf64c8mask2
 
@@ -20403,7 +20426,8 @@ zmkf64c8ready1:
 	VPXORD Z13, Z13, Z13
 	VPXORD Z14, Z14, Z14
 	VPXORD Z15, Z15, Z15
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
 	TESTQ  AX, AX
 	JZ     zmkf64c8mask1
 
@@ -20509,7 +20533,8 @@ zmkf64c7ready2:
 	VPXORD Z19, Z19, Z19
 	VPXORD Z20, Z20, Z20
 	VPXORD Z21, Z21, Z21
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
 	TESTQ  AX, AX
 	JZ     zmkf64c7mask2
 
@@ -20667,7 +20692,8 @@ zmkf64c7ready1:
 	VPXORD Z12, Z12, Z12
 	VPXORD Z13, Z13, Z13
 	VPXORD Z14, Z14, Z14
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
 	TESTQ  AX, AX
 	JZ     zmkf64c7mask1
 
@@ -20772,7 +20798,8 @@ zmkf64c6ready2:
 	VPXORD Z17, Z17, Z17
 	VPXORD Z18, Z18, Z18
 	VPXORD Z19, Z19, Z19
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
 	TESTQ  AX, AX
 	JZ     zmkf64c6mask2
 
@@ -20911,7 +20938,8 @@ zmkf64c6ready1:
 	VPXORD Z11, Z11, Z11
 	VPXORD Z12, Z12, Z12
 	VPXORD Z13, Z13, Z13
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
 	TESTQ  AX, AX
 	JZ     zmkf64c6mask1
 
@@ -21005,7 +21033,8 @@ zmkf64c5ready2:
 	VPXORD Z15, Z15, Z15
 	VPXORD Z16, Z16, Z16
 	VPXORD Z17, Z17, Z17
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
 	TESTQ  AX, AX
 	JZ     zmkf64c5mask2
 
@@ -21125,7 +21154,8 @@ zmkf64c5ready1:
 	VPXORD Z10, Z10, Z10
 	VPXORD Z11, Z11, Z11
 	VPXORD Z12, Z12, Z12
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
 	TESTQ  AX, AX
 	JZ     zmkf64c5mask1
 
@@ -21208,7 +21238,8 @@ zmkf64c4ready2:
 	VPXORD Z13, Z13, Z13
 	VPXORD Z14, Z14, Z14
 	VPXORD Z15, Z15, Z15
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
 	TESTQ  AX, AX
 	JZ     zmkf64c4mask2
 
@@ -21309,7 +21340,8 @@ zmkf64c4ready1:
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
 	VPXORD Z11, Z11, Z11
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
 	TESTQ  AX, AX
 	JZ     zmkf64c4mask1
 
@@ -21381,7 +21413,8 @@ zmkf64c3ready2:
 	VPXORD Z11, Z11, Z11
 	VPXORD Z12, Z12, Z12
 	VPXORD Z13, Z13, Z13
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
 	TESTQ  AX, AX
 	JZ     zmkf64c3mask2
 
@@ -21483,7 +21516,8 @@ zmkf64c3ready1:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
 	TESTQ  AX, AX
 	JZ     zmkf64c3mask1
 
@@ -21554,7 +21588,8 @@ zmkf64c2ready2:
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
 	VPXORD Z11, Z11, Z11
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
 	TESTQ  AX, AX
 	JZ     zmkf64c2mask2
 
@@ -21637,7 +21672,8 @@ zmkf64c2consec1:
 zmkf64c2ready1:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
 	TESTQ  AX, AX
 	JZ     zmkf64c2mask1
 
@@ -21697,7 +21733,8 @@ zmkf64c1consec2:
 zmkf64c1ready2:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
 	TESTQ  AX, AX
 	JZ     zmkf64c1mask2
 
@@ -21761,7 +21798,8 @@ zmkf64c1consec1:
 
 zmkf64c1ready1:
 	VPXORD Z8, Z8, Z8
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
 	TESTQ  AX, AX
 	JZ     zmkf64c1mask1
 
@@ -23941,7 +23979,6 @@ TEXT ·zMarginsKPFF32(SB), NOSPLIT, $0-72
 	MOVL  $0xffffffff, R10
 	BZHIL AX, R10, R10
 	KMOVW R10, K1
-	SHRQ  $0x04, R8
 	MOVQ  c+64(FP), AX
 	CMPQ  AX, $0x0a
 	JEQ   zmkpf32c10pair
@@ -23983,6 +24020,25 @@ zmkpf32c10consec2:
 	LEAQ (R11)(R9*1), SI
 
 zmkpf32c10ready2:
+	MOVQ  R10, R8
+	MOVQ  R11, R15
+	CMPQ  CX, $0x08
+	JB    zmkpf32c10nextok
+	TESTQ BX, BX
+	JZ    zmkpf32c10nextconsec
+	MOVQ  32(BX), R8
+	IMULQ R9, R8
+	ADDQ  SI, R8
+	MOVQ  40(BX), R15
+	IMULQ R9, R15
+	ADDQ  SI, R15
+	JMP   zmkpf32c10nextok
+
+zmkpf32c10nextconsec:
+	LEAQ (SI)(R9*4), R8
+	LEAQ (R8)(R9*1), R15
+
+zmkpf32c10nextok:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
@@ -24003,13 +24059,18 @@ zmkpf32c10ready2:
 	VPXORD Z25, Z25, Z25
 	VPXORD Z26, Z26, Z26
 	VPXORD Z27, Z27, Z27
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
 	TESTQ  AX, AX
 	JZ     zmkpf32c10mask2
 
 zmkpf32c10loop2:
 	PREFETCHT0  512(R10)
 	PREFETCHT0  512(R11)
+	PREFETCHT0  (R8)
+	PREFETCHT0  (R15)
+	ADDQ        $0x40, R8
+	ADDQ        $0x40, R15
 	VMOVUPS     (R10), Z0
 	VMOVUPS     (R11), Z1
 	VMOVUPS     (DX), Z2
@@ -24204,7 +24265,8 @@ zmkpf32c10ready1:
 	VPXORD Z15, Z15, Z15
 	VPXORD Z16, Z16, Z16
 	VPXORD Z17, Z17, Z17
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
 	TESTQ  AX, AX
 	JZ     zmkpf32c10mask1
 
@@ -24316,6 +24378,25 @@ zmkpf32c9consec2:
 	LEAQ (R11)(R9*1), SI
 
 zmkpf32c9ready2:
+	MOVQ  R10, R8
+	MOVQ  R11, R15
+	CMPQ  CX, $0x08
+	JB    zmkpf32c9nextok
+	TESTQ BX, BX
+	JZ    zmkpf32c9nextconsec
+	MOVQ  32(BX), R8
+	IMULQ R9, R8
+	ADDQ  SI, R8
+	MOVQ  40(BX), R15
+	IMULQ R9, R15
+	ADDQ  SI, R15
+	JMP   zmkpf32c9nextok
+
+zmkpf32c9nextconsec:
+	LEAQ (SI)(R9*4), R8
+	LEAQ (R8)(R9*1), R15
+
+zmkpf32c9nextok:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
@@ -24334,13 +24415,18 @@ zmkpf32c9ready2:
 	VPXORD Z23, Z23, Z23
 	VPXORD Z24, Z24, Z24
 	VPXORD Z25, Z25, Z25
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
 	TESTQ  AX, AX
 	JZ     zmkpf32c9mask2
 
 zmkpf32c9loop2:
 	PREFETCHT0  512(R10)
 	PREFETCHT0  512(R11)
+	PREFETCHT0  (R8)
+	PREFETCHT0  (R15)
+	ADDQ        $0x40, R8
+	ADDQ        $0x40, R15
 	VMOVUPS     (R10), Z0
 	VMOVUPS     (R11), Z1
 	VMOVUPS     (DX), Z2
@@ -24514,7 +24600,8 @@ zmkpf32c9ready1:
 	VPXORD Z14, Z14, Z14
 	VPXORD Z15, Z15, Z15
 	VPXORD Z16, Z16, Z16
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
 	TESTQ  AX, AX
 	JZ     zmkpf32c9mask1
 
@@ -24616,6 +24703,25 @@ zmkpf32c8consec2:
 	LEAQ (R11)(R9*1), SI
 
 zmkpf32c8ready2:
+	MOVQ  R10, R8
+	MOVQ  R11, R15
+	CMPQ  CX, $0x08
+	JB    zmkpf32c8nextok
+	TESTQ BX, BX
+	JZ    zmkpf32c8nextconsec
+	MOVQ  32(BX), R8
+	IMULQ R9, R8
+	ADDQ  SI, R8
+	MOVQ  40(BX), R15
+	IMULQ R9, R15
+	ADDQ  SI, R15
+	JMP   zmkpf32c8nextok
+
+zmkpf32c8nextconsec:
+	LEAQ (SI)(R9*4), R8
+	LEAQ (R8)(R9*1), R15
+
+zmkpf32c8nextok:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
@@ -24632,13 +24738,18 @@ zmkpf32c8ready2:
 	VPXORD Z21, Z21, Z21
 	VPXORD Z22, Z22, Z22
 	VPXORD Z23, Z23, Z23
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
 	TESTQ  AX, AX
 	JZ     zmkpf32c8mask2
 
 zmkpf32c8loop2:
 	PREFETCHT0  512(R10)
 	PREFETCHT0  512(R11)
+	PREFETCHT0  (R8)
+	PREFETCHT0  (R15)
+	ADDQ        $0x40, R8
+	ADDQ        $0x40, R15
 	VMOVUPS     (R10), Z0
 	VMOVUPS     (R11), Z1
 	VMOVUPS     (DX), Z2
@@ -24791,7 +24902,8 @@ zmkpf32c8ready1:
 	VPXORD Z13, Z13, Z13
 	VPXORD Z14, Z14, Z14
 	VPXORD Z15, Z15, Z15
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
 	TESTQ  AX, AX
 	JZ     zmkpf32c8mask1
 
@@ -24883,6 +24995,25 @@ zmkpf32c7consec2:
 	LEAQ (R11)(R9*1), SI
 
 zmkpf32c7ready2:
+	MOVQ  R10, R8
+	MOVQ  R11, R15
+	CMPQ  CX, $0x08
+	JB    zmkpf32c7nextok
+	TESTQ BX, BX
+	JZ    zmkpf32c7nextconsec
+	MOVQ  32(BX), R8
+	IMULQ R9, R8
+	ADDQ  SI, R8
+	MOVQ  40(BX), R15
+	IMULQ R9, R15
+	ADDQ  SI, R15
+	JMP   zmkpf32c7nextok
+
+zmkpf32c7nextconsec:
+	LEAQ (SI)(R9*4), R8
+	LEAQ (R8)(R9*1), R15
+
+zmkpf32c7nextok:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
@@ -24897,13 +25028,18 @@ zmkpf32c7ready2:
 	VPXORD Z19, Z19, Z19
 	VPXORD Z20, Z20, Z20
 	VPXORD Z21, Z21, Z21
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
 	TESTQ  AX, AX
 	JZ     zmkpf32c7mask2
 
 zmkpf32c7loop2:
 	PREFETCHT0  512(R10)
 	PREFETCHT0  512(R11)
+	PREFETCHT0  (R8)
+	PREFETCHT0  (R15)
+	ADDQ        $0x40, R8
+	ADDQ        $0x40, R15
 	VMOVUPS     (R10), Z0
 	VMOVUPS     (R11), Z1
 	VMOVUPS     (DX), Z2
@@ -25063,7 +25199,8 @@ zmkpf32c7ready1:
 	VPXORD Z12, Z12, Z12
 	VPXORD Z13, Z13, Z13
 	VPXORD Z14, Z14, Z14
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
 	TESTQ  AX, AX
 	JZ     zmkpf32c7mask1
 
@@ -25159,6 +25296,25 @@ zmkpf32c6consec2:
 	LEAQ (R11)(R9*1), SI
 
 zmkpf32c6ready2:
+	MOVQ  R10, R8
+	MOVQ  R11, R15
+	CMPQ  CX, $0x08
+	JB    zmkpf32c6nextok
+	TESTQ BX, BX
+	JZ    zmkpf32c6nextconsec
+	MOVQ  32(BX), R8
+	IMULQ R9, R8
+	ADDQ  SI, R8
+	MOVQ  40(BX), R15
+	IMULQ R9, R15
+	ADDQ  SI, R15
+	JMP   zmkpf32c6nextok
+
+zmkpf32c6nextconsec:
+	LEAQ (SI)(R9*4), R8
+	LEAQ (R8)(R9*1), R15
+
+zmkpf32c6nextok:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
@@ -25171,13 +25327,18 @@ zmkpf32c6ready2:
 	VPXORD Z17, Z17, Z17
 	VPXORD Z18, Z18, Z18
 	VPXORD Z19, Z19, Z19
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
 	TESTQ  AX, AX
 	JZ     zmkpf32c6mask2
 
 zmkpf32c6loop2:
 	PREFETCHT0  512(R10)
 	PREFETCHT0  512(R11)
+	PREFETCHT0  (R8)
+	PREFETCHT0  (R15)
+	ADDQ        $0x40, R8
+	ADDQ        $0x40, R15
 	VMOVUPS     (R10), Z0
 	VMOVUPS     (R11), Z1
 	VMOVUPS     (DX), Z2
@@ -25316,7 +25477,8 @@ zmkpf32c6ready1:
 	VPXORD Z11, Z11, Z11
 	VPXORD Z12, Z12, Z12
 	VPXORD Z13, Z13, Z13
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
 	TESTQ  AX, AX
 	JZ     zmkpf32c6mask1
 
@@ -25402,6 +25564,25 @@ zmkpf32c5consec2:
 	LEAQ (R11)(R9*1), SI
 
 zmkpf32c5ready2:
+	MOVQ  R10, R8
+	MOVQ  R11, R15
+	CMPQ  CX, $0x08
+	JB    zmkpf32c5nextok
+	TESTQ BX, BX
+	JZ    zmkpf32c5nextconsec
+	MOVQ  32(BX), R8
+	IMULQ R9, R8
+	ADDQ  SI, R8
+	MOVQ  40(BX), R15
+	IMULQ R9, R15
+	ADDQ  SI, R15
+	JMP   zmkpf32c5nextok
+
+zmkpf32c5nextconsec:
+	LEAQ (SI)(R9*4), R8
+	LEAQ (R8)(R9*1), R15
+
+zmkpf32c5nextok:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
@@ -25412,13 +25593,18 @@ zmkpf32c5ready2:
 	VPXORD Z15, Z15, Z15
 	VPXORD Z16, Z16, Z16
 	VPXORD Z17, Z17, Z17
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
 	TESTQ  AX, AX
 	JZ     zmkpf32c5mask2
 
 zmkpf32c5loop2:
 	PREFETCHT0  512(R10)
 	PREFETCHT0  512(R11)
+	PREFETCHT0  (R8)
+	PREFETCHT0  (R15)
+	ADDQ        $0x40, R8
+	ADDQ        $0x40, R15
 	VMOVUPS     (R10), Z0
 	VMOVUPS     (R11), Z1
 	VMOVUPS     (DX), Z2
@@ -25536,7 +25722,8 @@ zmkpf32c5ready1:
 	VPXORD Z10, Z10, Z10
 	VPXORD Z11, Z11, Z11
 	VPXORD Z12, Z12, Z12
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
 	TESTQ  AX, AX
 	JZ     zmkpf32c5mask1
 
@@ -25612,6 +25799,25 @@ zmkpf32c4consec2:
 	LEAQ (R11)(R9*1), SI
 
 zmkpf32c4ready2:
+	MOVQ  R10, R8
+	MOVQ  R11, R15
+	CMPQ  CX, $0x08
+	JB    zmkpf32c4nextok
+	TESTQ BX, BX
+	JZ    zmkpf32c4nextconsec
+	MOVQ  32(BX), R8
+	IMULQ R9, R8
+	ADDQ  SI, R8
+	MOVQ  40(BX), R15
+	IMULQ R9, R15
+	ADDQ  SI, R15
+	JMP   zmkpf32c4nextok
+
+zmkpf32c4nextconsec:
+	LEAQ (SI)(R9*4), R8
+	LEAQ (R8)(R9*1), R15
+
+zmkpf32c4nextok:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
@@ -25620,13 +25826,18 @@ zmkpf32c4ready2:
 	VPXORD Z13, Z13, Z13
 	VPXORD Z14, Z14, Z14
 	VPXORD Z15, Z15, Z15
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
 	TESTQ  AX, AX
 	JZ     zmkpf32c4mask2
 
 zmkpf32c4loop2:
 	PREFETCHT0  512(R10)
 	PREFETCHT0  512(R11)
+	PREFETCHT0  (R8)
+	PREFETCHT0  (R15)
+	ADDQ        $0x40, R8
+	ADDQ        $0x40, R15
 	VMOVUPS     (R10), Z0
 	VMOVUPS     (R11), Z1
 	VMOVUPS     (DX), Z2
@@ -25723,7 +25934,8 @@ zmkpf32c4ready1:
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
 	VPXORD Z11, Z11, Z11
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
 	TESTQ  AX, AX
 	JZ     zmkpf32c4mask1
 
@@ -25789,19 +26001,43 @@ zmkpf32c3consec2:
 	LEAQ (R11)(R9*1), SI
 
 zmkpf32c3ready2:
+	MOVQ  R10, R8
+	MOVQ  R11, R15
+	CMPQ  CX, $0x08
+	JB    zmkpf32c3nextok
+	TESTQ BX, BX
+	JZ    zmkpf32c3nextconsec
+	MOVQ  32(BX), R8
+	IMULQ R9, R8
+	ADDQ  SI, R8
+	MOVQ  40(BX), R15
+	IMULQ R9, R15
+	ADDQ  SI, R15
+	JMP   zmkpf32c3nextok
+
+zmkpf32c3nextconsec:
+	LEAQ (SI)(R9*4), R8
+	LEAQ (R8)(R9*1), R15
+
+zmkpf32c3nextok:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
 	VPXORD Z11, Z11, Z11
 	VPXORD Z12, Z12, Z12
 	VPXORD Z13, Z13, Z13
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
 	TESTQ  AX, AX
 	JZ     zmkpf32c3mask2
 
 zmkpf32c3loop2:
 	PREFETCHT0  512(R10)
 	PREFETCHT0  512(R11)
+	PREFETCHT0  (R8)
+	PREFETCHT0  (R15)
+	ADDQ        $0x40, R8
+	ADDQ        $0x40, R15
 	VMOVUPS     (R10), Z0
 	VMOVUPS     (R11), Z1
 	VMOVUPS     (DX), Z2
@@ -25905,7 +26141,8 @@ zmkpf32c3ready1:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
 	TESTQ  AX, AX
 	JZ     zmkpf32c3mask1
 
@@ -25975,17 +26212,41 @@ zmkpf32c2consec2:
 	LEAQ (R11)(R9*1), SI
 
 zmkpf32c2ready2:
+	MOVQ  R10, R8
+	MOVQ  R11, R15
+	CMPQ  CX, $0x08
+	JB    zmkpf32c2nextok
+	TESTQ BX, BX
+	JZ    zmkpf32c2nextconsec
+	MOVQ  32(BX), R8
+	IMULQ R9, R8
+	ADDQ  SI, R8
+	MOVQ  40(BX), R15
+	IMULQ R9, R15
+	ADDQ  SI, R15
+	JMP   zmkpf32c2nextok
+
+zmkpf32c2nextconsec:
+	LEAQ (SI)(R9*4), R8
+	LEAQ (R8)(R9*1), R15
+
+zmkpf32c2nextok:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
 	VPXORD Z11, Z11, Z11
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
 	TESTQ  AX, AX
 	JZ     zmkpf32c2mask2
 
 zmkpf32c2loop2:
 	PREFETCHT0  512(R10)
 	PREFETCHT0  512(R11)
+	PREFETCHT0  (R8)
+	PREFETCHT0  (R15)
+	ADDQ        $0x40, R8
+	ADDQ        $0x40, R15
 	VMOVUPS     (R10), Z0
 	VMOVUPS     (R11), Z1
 	VMOVUPS     (DX), Z2
@@ -26068,7 +26329,8 @@ zmkpf32c2consec1:
 zmkpf32c2ready1:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
 	TESTQ  AX, AX
 	JZ     zmkpf32c2mask1
 
@@ -26128,15 +26390,39 @@ zmkpf32c1consec2:
 	LEAQ (R11)(R9*1), SI
 
 zmkpf32c1ready2:
+	MOVQ  R10, R8
+	MOVQ  R11, R15
+	CMPQ  CX, $0x08
+	JB    zmkpf32c1nextok
+	TESTQ BX, BX
+	JZ    zmkpf32c1nextconsec
+	MOVQ  32(BX), R8
+	IMULQ R9, R8
+	ADDQ  SI, R8
+	MOVQ  40(BX), R15
+	IMULQ R9, R15
+	ADDQ  SI, R15
+	JMP   zmkpf32c1nextok
+
+zmkpf32c1nextconsec:
+	LEAQ (SI)(R9*4), R8
+	LEAQ (R8)(R9*1), R15
+
+zmkpf32c1nextok:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
 	TESTQ  AX, AX
 	JZ     zmkpf32c1mask2
 
 zmkpf32c1loop2:
 	PREFETCHT0  512(R10)
 	PREFETCHT0  512(R11)
+	PREFETCHT0  (R8)
+	PREFETCHT0  (R15)
+	ADDQ        $0x40, R8
+	ADDQ        $0x40, R15
 	VMOVUPS     (R10), Z0
 	VMOVUPS     (R11), Z1
 	VMOVUPS     (DX), Z2
@@ -26198,7 +26484,8 @@ zmkpf32c1consec1:
 
 zmkpf32c1ready1:
 	VPXORD Z8, Z8, Z8
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
 	TESTQ  AX, AX
 	JZ     zmkpf32c1mask1
 
@@ -28419,7 +28706,6 @@ TEXT ·zMarginsKPFF64(SB), NOSPLIT, $0-72
 	MOVL  $0xffffffff, R10
 	BZHIL AX, R10, R10
 	KMOVW R10, K1
-	SHRQ  $0x03, R8
 	MOVQ  c+64(FP), AX
 	CMPQ  AX, $0x0a
 	JEQ   zmkpf64c10pair
@@ -28461,6 +28747,25 @@ zmkpf64c10consec2:
 	LEAQ (R11)(R9*1), SI
 
 zmkpf64c10ready2:
+	MOVQ  R10, R8
+	MOVQ  R11, R15
+	CMPQ  CX, $0x08
+	JB    zmkpf64c10nextok
+	TESTQ BX, BX
+	JZ    zmkpf64c10nextconsec
+	MOVQ  32(BX), R8
+	IMULQ R9, R8
+	ADDQ  SI, R8
+	MOVQ  40(BX), R15
+	IMULQ R9, R15
+	ADDQ  SI, R15
+	JMP   zmkpf64c10nextok
+
+zmkpf64c10nextconsec:
+	LEAQ (SI)(R9*4), R8
+	LEAQ (R8)(R9*1), R15
+
+zmkpf64c10nextok:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
@@ -28481,13 +28786,18 @@ zmkpf64c10ready2:
 	VPXORD Z25, Z25, Z25
 	VPXORD Z26, Z26, Z26
 	VPXORD Z27, Z27, Z27
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
 	TESTQ  AX, AX
 	JZ     zmkpf64c10mask2
 
 zmkpf64c10loop2:
 	PREFETCHT0  512(R10)
 	PREFETCHT0  512(R11)
+	PREFETCHT0  (R8)
+	PREFETCHT0  (R15)
+	ADDQ        $0x40, R8
+	ADDQ        $0x40, R15
 	VMOVUPD     (R10), Z0
 	VMOVUPD     (R11), Z1
 	VMOVUPD     (DX), Z2
@@ -28678,7 +28988,8 @@ zmkpf64c10ready1:
 	VPXORD Z15, Z15, Z15
 	VPXORD Z16, Z16, Z16
 	VPXORD Z17, Z17, Z17
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
 	TESTQ  AX, AX
 	JZ     zmkpf64c10mask1
 
@@ -28788,6 +29099,25 @@ zmkpf64c9consec2:
 	LEAQ (R11)(R9*1), SI
 
 zmkpf64c9ready2:
+	MOVQ  R10, R8
+	MOVQ  R11, R15
+	CMPQ  CX, $0x08
+	JB    zmkpf64c9nextok
+	TESTQ BX, BX
+	JZ    zmkpf64c9nextconsec
+	MOVQ  32(BX), R8
+	IMULQ R9, R8
+	ADDQ  SI, R8
+	MOVQ  40(BX), R15
+	IMULQ R9, R15
+	ADDQ  SI, R15
+	JMP   zmkpf64c9nextok
+
+zmkpf64c9nextconsec:
+	LEAQ (SI)(R9*4), R8
+	LEAQ (R8)(R9*1), R15
+
+zmkpf64c9nextok:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
@@ -28806,13 +29136,18 @@ zmkpf64c9ready2:
 	VPXORD Z23, Z23, Z23
 	VPXORD Z24, Z24, Z24
 	VPXORD Z25, Z25, Z25
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
 	TESTQ  AX, AX
 	JZ     zmkpf64c9mask2
 
 zmkpf64c9loop2:
 	PREFETCHT0  512(R10)
 	PREFETCHT0  512(R11)
+	PREFETCHT0  (R8)
+	PREFETCHT0  (R15)
+	ADDQ        $0x40, R8
+	ADDQ        $0x40, R15
 	VMOVUPD     (R10), Z0
 	VMOVUPD     (R11), Z1
 	VMOVUPD     (DX), Z2
@@ -28984,7 +29319,8 @@ zmkpf64c9ready1:
 	VPXORD Z14, Z14, Z14
 	VPXORD Z15, Z15, Z15
 	VPXORD Z16, Z16, Z16
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
 	TESTQ  AX, AX
 	JZ     zmkpf64c9mask1
 
@@ -29085,6 +29421,25 @@ zmkpf64c8consec2:
 	LEAQ (R11)(R9*1), SI
 
 zmkpf64c8ready2:
+	MOVQ  R10, R8
+	MOVQ  R11, R15
+	CMPQ  CX, $0x08
+	JB    zmkpf64c8nextok
+	TESTQ BX, BX
+	JZ    zmkpf64c8nextconsec
+	MOVQ  32(BX), R8
+	IMULQ R9, R8
+	ADDQ  SI, R8
+	MOVQ  40(BX), R15
+	IMULQ R9, R15
+	ADDQ  SI, R15
+	JMP   zmkpf64c8nextok
+
+zmkpf64c8nextconsec:
+	LEAQ (SI)(R9*4), R8
+	LEAQ (R8)(R9*1), R15
+
+zmkpf64c8nextok:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
@@ -29101,13 +29456,18 @@ zmkpf64c8ready2:
 	VPXORD Z21, Z21, Z21
 	VPXORD Z22, Z22, Z22
 	VPXORD Z23, Z23, Z23
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
 	TESTQ  AX, AX
 	JZ     zmkpf64c8mask2
 
 zmkpf64c8loop2:
 	PREFETCHT0  512(R10)
 	PREFETCHT0  512(R11)
+	PREFETCHT0  (R8)
+	PREFETCHT0  (R15)
+	ADDQ        $0x40, R8
+	ADDQ        $0x40, R15
 	VMOVUPD     (R10), Z0
 	VMOVUPD     (R11), Z1
 	VMOVUPD     (DX), Z2
@@ -29260,7 +29620,8 @@ zmkpf64c8ready1:
 	VPXORD Z13, Z13, Z13
 	VPXORD Z14, Z14, Z14
 	VPXORD Z15, Z15, Z15
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
 	TESTQ  AX, AX
 	JZ     zmkpf64c8mask1
 
@@ -29352,6 +29713,25 @@ zmkpf64c7consec2:
 	LEAQ (R11)(R9*1), SI
 
 zmkpf64c7ready2:
+	MOVQ  R10, R8
+	MOVQ  R11, R15
+	CMPQ  CX, $0x08
+	JB    zmkpf64c7nextok
+	TESTQ BX, BX
+	JZ    zmkpf64c7nextconsec
+	MOVQ  32(BX), R8
+	IMULQ R9, R8
+	ADDQ  SI, R8
+	MOVQ  40(BX), R15
+	IMULQ R9, R15
+	ADDQ  SI, R15
+	JMP   zmkpf64c7nextok
+
+zmkpf64c7nextconsec:
+	LEAQ (SI)(R9*4), R8
+	LEAQ (R8)(R9*1), R15
+
+zmkpf64c7nextok:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
@@ -29366,13 +29746,18 @@ zmkpf64c7ready2:
 	VPXORD Z19, Z19, Z19
 	VPXORD Z20, Z20, Z20
 	VPXORD Z21, Z21, Z21
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
 	TESTQ  AX, AX
 	JZ     zmkpf64c7mask2
 
 zmkpf64c7loop2:
 	PREFETCHT0  512(R10)
 	PREFETCHT0  512(R11)
+	PREFETCHT0  (R8)
+	PREFETCHT0  (R15)
+	ADDQ        $0x40, R8
+	ADDQ        $0x40, R15
 	VMOVUPD     (R10), Z0
 	VMOVUPD     (R11), Z1
 	VMOVUPD     (DX), Z2
@@ -29526,7 +29911,8 @@ zmkpf64c7ready1:
 	VPXORD Z12, Z12, Z12
 	VPXORD Z13, Z13, Z13
 	VPXORD Z14, Z14, Z14
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
 	TESTQ  AX, AX
 	JZ     zmkpf64c7mask1
 
@@ -29619,6 +30005,25 @@ zmkpf64c6consec2:
 	LEAQ (R11)(R9*1), SI
 
 zmkpf64c6ready2:
+	MOVQ  R10, R8
+	MOVQ  R11, R15
+	CMPQ  CX, $0x08
+	JB    zmkpf64c6nextok
+	TESTQ BX, BX
+	JZ    zmkpf64c6nextconsec
+	MOVQ  32(BX), R8
+	IMULQ R9, R8
+	ADDQ  SI, R8
+	MOVQ  40(BX), R15
+	IMULQ R9, R15
+	ADDQ  SI, R15
+	JMP   zmkpf64c6nextok
+
+zmkpf64c6nextconsec:
+	LEAQ (SI)(R9*4), R8
+	LEAQ (R8)(R9*1), R15
+
+zmkpf64c6nextok:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
@@ -29631,13 +30036,18 @@ zmkpf64c6ready2:
 	VPXORD Z17, Z17, Z17
 	VPXORD Z18, Z18, Z18
 	VPXORD Z19, Z19, Z19
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
 	TESTQ  AX, AX
 	JZ     zmkpf64c6mask2
 
 zmkpf64c6loop2:
 	PREFETCHT0  512(R10)
 	PREFETCHT0  512(R11)
+	PREFETCHT0  (R8)
+	PREFETCHT0  (R15)
+	ADDQ        $0x40, R8
+	ADDQ        $0x40, R15
 	VMOVUPD     (R10), Z0
 	VMOVUPD     (R11), Z1
 	VMOVUPD     (DX), Z2
@@ -29772,7 +30182,8 @@ zmkpf64c6ready1:
 	VPXORD Z11, Z11, Z11
 	VPXORD Z12, Z12, Z12
 	VPXORD Z13, Z13, Z13
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
 	TESTQ  AX, AX
 	JZ     zmkpf64c6mask1
 
@@ -29856,6 +30267,25 @@ zmkpf64c5consec2:
 	LEAQ (R11)(R9*1), SI
 
 zmkpf64c5ready2:
+	MOVQ  R10, R8
+	MOVQ  R11, R15
+	CMPQ  CX, $0x08
+	JB    zmkpf64c5nextok
+	TESTQ BX, BX
+	JZ    zmkpf64c5nextconsec
+	MOVQ  32(BX), R8
+	IMULQ R9, R8
+	ADDQ  SI, R8
+	MOVQ  40(BX), R15
+	IMULQ R9, R15
+	ADDQ  SI, R15
+	JMP   zmkpf64c5nextok
+
+zmkpf64c5nextconsec:
+	LEAQ (SI)(R9*4), R8
+	LEAQ (R8)(R9*1), R15
+
+zmkpf64c5nextok:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
@@ -29866,13 +30296,18 @@ zmkpf64c5ready2:
 	VPXORD Z15, Z15, Z15
 	VPXORD Z16, Z16, Z16
 	VPXORD Z17, Z17, Z17
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
 	TESTQ  AX, AX
 	JZ     zmkpf64c5mask2
 
 zmkpf64c5loop2:
 	PREFETCHT0  512(R10)
 	PREFETCHT0  512(R11)
+	PREFETCHT0  (R8)
+	PREFETCHT0  (R15)
+	ADDQ        $0x40, R8
+	ADDQ        $0x40, R15
 	VMOVUPD     (R10), Z0
 	VMOVUPD     (R11), Z1
 	VMOVUPD     (DX), Z2
@@ -29988,7 +30423,8 @@ zmkpf64c5ready1:
 	VPXORD Z10, Z10, Z10
 	VPXORD Z11, Z11, Z11
 	VPXORD Z12, Z12, Z12
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
 	TESTQ  AX, AX
 	JZ     zmkpf64c5mask1
 
@@ -30063,6 +30499,25 @@ zmkpf64c4consec2:
 	LEAQ (R11)(R9*1), SI
 
 zmkpf64c4ready2:
+	MOVQ  R10, R8
+	MOVQ  R11, R15
+	CMPQ  CX, $0x08
+	JB    zmkpf64c4nextok
+	TESTQ BX, BX
+	JZ    zmkpf64c4nextconsec
+	MOVQ  32(BX), R8
+	IMULQ R9, R8
+	ADDQ  SI, R8
+	MOVQ  40(BX), R15
+	IMULQ R9, R15
+	ADDQ  SI, R15
+	JMP   zmkpf64c4nextok
+
+zmkpf64c4nextconsec:
+	LEAQ (SI)(R9*4), R8
+	LEAQ (R8)(R9*1), R15
+
+zmkpf64c4nextok:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
@@ -30071,13 +30526,18 @@ zmkpf64c4ready2:
 	VPXORD Z13, Z13, Z13
 	VPXORD Z14, Z14, Z14
 	VPXORD Z15, Z15, Z15
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
 	TESTQ  AX, AX
 	JZ     zmkpf64c4mask2
 
 zmkpf64c4loop2:
 	PREFETCHT0  512(R10)
 	PREFETCHT0  512(R11)
+	PREFETCHT0  (R8)
+	PREFETCHT0  (R15)
+	ADDQ        $0x40, R8
+	ADDQ        $0x40, R15
 	VMOVUPD     (R10), Z0
 	VMOVUPD     (R11), Z1
 	VMOVUPD     (DX), Z2
@@ -30174,7 +30634,8 @@ zmkpf64c4ready1:
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
 	VPXORD Z11, Z11, Z11
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
 	TESTQ  AX, AX
 	JZ     zmkpf64c4mask1
 
@@ -30240,19 +30701,43 @@ zmkpf64c3consec2:
 	LEAQ (R11)(R9*1), SI
 
 zmkpf64c3ready2:
+	MOVQ  R10, R8
+	MOVQ  R11, R15
+	CMPQ  CX, $0x08
+	JB    zmkpf64c3nextok
+	TESTQ BX, BX
+	JZ    zmkpf64c3nextconsec
+	MOVQ  32(BX), R8
+	IMULQ R9, R8
+	ADDQ  SI, R8
+	MOVQ  40(BX), R15
+	IMULQ R9, R15
+	ADDQ  SI, R15
+	JMP   zmkpf64c3nextok
+
+zmkpf64c3nextconsec:
+	LEAQ (SI)(R9*4), R8
+	LEAQ (R8)(R9*1), R15
+
+zmkpf64c3nextok:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
 	VPXORD Z11, Z11, Z11
 	VPXORD Z12, Z12, Z12
 	VPXORD Z13, Z13, Z13
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
 	TESTQ  AX, AX
 	JZ     zmkpf64c3mask2
 
 zmkpf64c3loop2:
 	PREFETCHT0  512(R10)
 	PREFETCHT0  512(R11)
+	PREFETCHT0  (R8)
+	PREFETCHT0  (R15)
+	ADDQ        $0x40, R8
+	ADDQ        $0x40, R15
 	VMOVUPD     (R10), Z0
 	VMOVUPD     (R11), Z1
 	VMOVUPD     (DX), Z2
@@ -30350,7 +30835,8 @@ zmkpf64c3ready1:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
 	TESTQ  AX, AX
 	JZ     zmkpf64c3mask1
 
@@ -30417,17 +30903,41 @@ zmkpf64c2consec2:
 	LEAQ (R11)(R9*1), SI
 
 zmkpf64c2ready2:
+	MOVQ  R10, R8
+	MOVQ  R11, R15
+	CMPQ  CX, $0x08
+	JB    zmkpf64c2nextok
+	TESTQ BX, BX
+	JZ    zmkpf64c2nextconsec
+	MOVQ  32(BX), R8
+	IMULQ R9, R8
+	ADDQ  SI, R8
+	MOVQ  40(BX), R15
+	IMULQ R9, R15
+	ADDQ  SI, R15
+	JMP   zmkpf64c2nextok
+
+zmkpf64c2nextconsec:
+	LEAQ (SI)(R9*4), R8
+	LEAQ (R8)(R9*1), R15
+
+zmkpf64c2nextok:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
 	VPXORD Z11, Z11, Z11
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
 	TESTQ  AX, AX
 	JZ     zmkpf64c2mask2
 
 zmkpf64c2loop2:
 	PREFETCHT0  512(R10)
 	PREFETCHT0  512(R11)
+	PREFETCHT0  (R8)
+	PREFETCHT0  (R15)
+	ADDQ        $0x40, R8
+	ADDQ        $0x40, R15
 	VMOVUPD     (R10), Z0
 	VMOVUPD     (R11), Z1
 	VMOVUPD     (DX), Z2
@@ -30506,7 +31016,8 @@ zmkpf64c2consec1:
 zmkpf64c2ready1:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
 	TESTQ  AX, AX
 	JZ     zmkpf64c2mask1
 
@@ -30564,15 +31075,39 @@ zmkpf64c1consec2:
 	LEAQ (R11)(R9*1), SI
 
 zmkpf64c1ready2:
+	MOVQ  R10, R8
+	MOVQ  R11, R15
+	CMPQ  CX, $0x08
+	JB    zmkpf64c1nextok
+	TESTQ BX, BX
+	JZ    zmkpf64c1nextconsec
+	MOVQ  32(BX), R8
+	IMULQ R9, R8
+	ADDQ  SI, R8
+	MOVQ  40(BX), R15
+	IMULQ R9, R15
+	ADDQ  SI, R15
+	JMP   zmkpf64c1nextok
+
+zmkpf64c1nextconsec:
+	LEAQ (SI)(R9*4), R8
+	LEAQ (R8)(R9*1), R15
+
+zmkpf64c1nextok:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
 	TESTQ  AX, AX
 	JZ     zmkpf64c1mask2
 
 zmkpf64c1loop2:
 	PREFETCHT0  512(R10)
 	PREFETCHT0  512(R11)
+	PREFETCHT0  (R8)
+	PREFETCHT0  (R15)
+	ADDQ        $0x40, R8
+	ADDQ        $0x40, R15
 	VMOVUPD     (R10), Z0
 	VMOVUPD     (R11), Z1
 	VMOVUPD     (DX), Z2
@@ -30632,7 +31167,8 @@ zmkpf64c1consec1:
 
 zmkpf64c1ready1:
 	VPXORD Z8, Z8, Z8
-	MOVQ   R8, AX
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
 	TESTQ  AX, AX
 	JZ     zmkpf64c1mask1
 

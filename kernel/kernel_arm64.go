@@ -66,6 +66,7 @@ const neonMaxRows = 64
 // d elements that one assembly call takes: about 4·archChunk multiply-adds.
 // archClassBlock is unused on arm64 (no register-blocked kernels).
 func archMarginsKBlock[T Float](lvl isa, d int) int { return 4 }
+func archRowBlockFlops(lvl isa) int                 { return archChunkFlops }
 func archClassBlock(lvl isa) int                    { return 4 }
 
 func archRowsPerCall(lvl isa, d int) int {

@@ -26,6 +26,7 @@ func archDefault(impls []*Impl) (*Impl, string) { return impls[0], "no assembly 
 const noAsm = "kernel: no assembly in this build"
 
 func archMarginsKBlock[T Float](lvl isa, d int) int                                     { panic(noAsm) }
+func archRowBlockFlops(lvl isa) int                                                     { panic(noAsm) }
 func archClassBlock(lvl isa) int                                                        { panic(noAsm) }
 func archRowsPerCall(lvl isa, d int) int                                                { panic(noAsm) }
 func archOuterRows[T Float](lvl isa, d int) int                                         { panic(noAsm) }

@@ -666,7 +666,6 @@ func zmarginsK(g *gen, p prec, pf bool) {
 	g.MOVL(operand.U32(0xffffffff), R10L)
 	g.BZHIL(EAX, R10L, R10L)
 	g.KMOVW(R10L, K1)
-	g.SHRQ(u8(6-shift(p)), R8) // R8 = whole registers of d (log2 of the lanes)
 	g.MOVQ(g.param("c"), RAX)
 	for C := zMaxClasses; C > 1; C-- {
 		g.CMPQ(RAX, u8(C))
@@ -675,6 +674,11 @@ func zmarginsK(g *gen, p prec, pf bool) {
 	g.JMP(operand.LabelRef(L0 + "c1pair"))
 
 	ca := func(j, off int) operand.Mem { return zclassAddr(RDX, R14, j, off) }
+	// chunks sets AX to the whole registers of a row (d / lanes).
+	chunks := func() {
+		g.MOVQ(g.param("d"), RAX)
+		g.SHRQ(u8(6-shift(p)), RAX)
+	}
 	resetW := func() {
 		g.MOVQ(g.param("w"), RDX)
 		g.LEAQ(memi(RDX, 0, R12, 4), R14)
@@ -707,18 +711,46 @@ func zmarginsK(g *gen, p prec, pf bool) {
 		g.LEAQ(memi(RSI, 0, R9, 1), R11)
 		g.LEAQ(memi(R11, 0, R9, 1), RSI)
 		g.Label(L + "ready2")
+		if pf {
+			// R8, R15: the rows of the third pair ahead (this pair's
+			// when there is none), fetched a line per step while this
+			// pair is computed, so that gathered rows arrive before they
+			// are needed (a pair in cache takes about a memory latency /
+			// 3; one pair ahead proved too close).
+			g.MOVQ(R10, R8)
+			g.MOVQ(R11, R15)
+			g.CMPQ(RCX, u8(8))
+			g.JB(lbl("nextok"))
+			g.TESTQ(RBX, RBX)
+			g.JZ(lbl("nextconsec"))
+			g.MOVQ(mem(RBX, 32), R8)
+			g.IMULQ(R9, R8)
+			g.ADDQ(RSI, R8)
+			g.MOVQ(mem(RBX, 40), R15)
+			g.IMULQ(R9, R15)
+			g.ADDQ(RSI, R15)
+			g.JMP(lbl("nextok"))
+			g.Label(L + "nextconsec")
+			g.LEAQ(memi(RSI, 0, R9, 4), R8)
+			g.LEAQ(memi(R8, 0, R9, 1), R15)
+			g.Label(L + "nextok")
+		}
 		for r := 0; r < 2; r++ {
 			for j := 0; j < C; j++ {
 				g.zzero(z(acc[r][j]))
 			}
 		}
-		g.MOVQ(R8, RAX)
+		chunks()
 		g.TESTQ(RAX, RAX)
 		g.JZ(lbl("mask2"))
 		g.Label(L + "loop2")
 		if pf {
 			g.PREFETCHT0(mem(R10, pfDist))
 			g.PREFETCHT0(mem(R11, pfDist))
+			g.PREFETCHT0(mem(R8, 0))
+			g.PREFETCHT0(mem(R15, 0))
+			g.ADDQ(u8(64), R8)
+			g.ADDQ(u8(64), R15)
 		}
 		g.vmovu(p, mem(R10, 0), Z0)
 		g.vmovu(p, mem(R11, 0), Z1)
@@ -772,7 +804,7 @@ func zmarginsK(g *gen, p prec, pf bool) {
 		for j := 0; j < C; j++ {
 			g.zzero(z(acc[0][j]))
 		}
-		g.MOVQ(R8, RAX)
+		chunks()
 		g.TESTQ(RAX, RAX)
 		g.JZ(lbl("mask1"))
 		g.Label(L + "loop1")
