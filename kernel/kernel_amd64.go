@@ -64,21 +64,27 @@ func archDefault(impls []*Impl) (*Impl, string) {
 // and CVAR_KERNEL=avx512 selects the zmm kernels by hand.
 func fullWidthFMA512() (bool, string) {
 	c := cpuid.CPU
-	switch c.VendorID {
+	return fullWidthTable(c.VendorID, c.Family, c.Model, c.BrandName)
+}
+
+// fullWidthTable is fullWidthFMA512's table, by vendor, family, model and
+// brand string.
+func fullWidthTable(vendor cpuid.Vendor, family, model int, brand string) (bool, string) {
+	switch vendor {
 	case cpuid.AMD:
 		switch {
-		case c.Family >= 0x1a:
-			return true, fmt.Sprintf("AMD family %#x (Zen 5 or later): 512-bit FMA at full width", c.Family)
-		case c.Family == 0x19:
+		case family >= 0x1a:
+			return true, fmt.Sprintf("AMD family %#x (Zen 5 or later): 512-bit FMA at full width", family)
+		case family == 0x19:
 			return false, "AMD family 0x19 (Zen 4): 512-bit FMA double-pumped, AVX2 as fast"
 		}
 	case cpuid.Intel:
-		if c.Family == 6 {
-			switch c.Model {
+		if family == 6 {
+			switch model {
 			case 0x55: // Skylake-SP, Cascade Lake, Cooper Lake
 				// Two 512-bit FMA units on Platinum and Gold 6xxx parts;
 				// one on Silver, Bronze and most Gold 5xxx.
-				b := c.BrandName
+				b := brand
 				if strings.Contains(b, "Platinum") || strings.Contains(b, "Gold 6") || strings.Contains(b, "W-") {
 					return true, "Intel Skylake/Cascade Lake-SP with two 512-bit FMA units"
 				}
@@ -90,7 +96,7 @@ func fullWidthFMA512() (bool, string) {
 			}
 		}
 	}
-	return false, fmt.Sprintf("%s family %#x model %#x not in the table of full-width 512-bit FMA cores: AVX2 by default", c.VendorID, c.Family, c.Model)
+	return false, fmt.Sprintf("%s family %#x model %#x not in the table of full-width 512-bit FMA cores: AVX2 by default", vendor, family, model)
 }
 
 // The assembly (kernel_amd64.s) and its declarations (stubs_amd64.go, each

@@ -2,7 +2,11 @@
 
 package kernel
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/klauspost/cpuid/v2"
+)
 
 // TestPrefetchingRowKernels runs the row-kernel tests again with the
 // threshold of the prefetching variants (marginsPF, addRowsPF) lowered to
@@ -31,5 +35,39 @@ func TestPrefetchingRowKernels(t *testing.T) {
 			testFusedLinear(t, &im.F64)
 			testLongRows(t, &im.F64)
 		})
+	}
+}
+
+// TestFullWidthTable checks the table that makes avx512 the default: full
+// width on Zen 5 and Intel's two-FMA-unit server cores, not on Zen 4, single
+// unit Skylake-SP parts, client cores or unknown models.
+func TestFullWidthTable(t *testing.T) {
+	for _, c := range []struct {
+		vendor        cpuid.Vendor
+		family, model int
+		brand         string
+		want          bool
+	}{
+		{cpuid.AMD, 0x1a, 0x02, "AMD EPYC 9755", true},
+		{cpuid.AMD, 0x1a, 0x44, "AMD Ryzen 9 9950X", true},
+		{cpuid.AMD, 0x19, 0x11, "AMD EPYC 9654", false},
+		{cpuid.AMD, 0x17, 0x31, "AMD EPYC 7742", false},
+		{cpuid.Intel, 6, 0x55, "Intel(R) Xeon(R) Platinum 8280", true},
+		{cpuid.Intel, 6, 0x55, "Intel(R) Xeon(R) Gold 6148", true},
+		{cpuid.Intel, 6, 0x55, "Intel(R) Xeon(R) Silver 4114", false},
+		{cpuid.Intel, 6, 0x6a, "Intel(R) Xeon(R) Platinum 8380", true},
+		{cpuid.Intel, 6, 0x8f, "Intel(R) Xeon(R) Platinum 8480+", true},
+		{cpuid.Intel, 6, 0xcf, "Intel(R) Xeon(R) Processor", true},
+		{cpuid.Intel, 6, 0xad, "Intel(R) Xeon(R) 6980P", true},
+		{cpuid.Intel, 6, 0x7e, "Intel(R) Core(TM) i7-1065G7", false},
+		{cpuid.VendorUnknown, 0, 0, "", false},
+	} {
+		got, why := fullWidthTable(c.vendor, c.family, c.model, c.brand)
+		if got != c.want || why == "" {
+			t.Errorf("%v family %#x model %#x %q: full width %v (%s), want %v", c.vendor, c.family, c.model, c.brand, got, why, c.want)
+		}
+	}
+	if im, why := archDefault(impls); why == "" || im == nil {
+		t.Errorf("archDefault: %v, %q", im, why)
 	}
 }
