@@ -423,6 +423,38 @@ func testMarginsK[T Float](t *testing.T, ops *Ops[T]) {
 	}
 }
 
+// testMarginsKBlocks runs MarginsK on rows long enough that an
+// implementation may shrink its class blocks (the zmm kernel keeps a block's
+// weights within 32 KiB) and over more rows than one call takes.
+func testMarginsKBlocks[T Float](t *testing.T, ops *Ops[T]) {
+	r := rand.New(rand.NewPCG(13, 14))
+	for _, d := range []int{1000, 1531} {
+		for _, k := range []int{4, 10, 13} {
+			for _, n := range []int{1, 5, 70} {
+				rows := n + 3
+				stride := d + 1
+				x, gx := matrix[T](r, rows, stride, d, 1)
+				w, gw := newGuarded[T](k*d, 2)
+				fillRand(r, w)
+				for li, idx := range gatherLists(r, n, rows) {
+					m, gm := newGuarded[T](n*k, 1)
+					ops.MarginsK(m, x, stride, idx, w, k)
+					for i := 0; i < n; i++ {
+						rr := row(idx, i)
+						for j := 0; j < k; j++ {
+							checkDot(t, fmt.Sprintf("MarginsK blocks k=%d d=%d n=%d list=%d (%d,%d)", k, d, n, li, i, j),
+								m[i*k+j], x[rr*stride:rr*stride+d], w[j*d:(j+1)*d])
+						}
+					}
+					gm.check(t, "MarginsK m")
+				}
+				gx.check(t, "MarginsK x")
+				gw.check(t, "MarginsK w")
+			}
+		}
+	}
+}
+
 func testAddOuterK[T Float](t *testing.T, ops *Ops[T]) {
 	r := rand.New(rand.NewPCG(11, 12))
 	for _, k := range classCounts {
@@ -470,6 +502,10 @@ func TestAddRows(t *testing.T) {
 
 func TestMarginsK(t *testing.T) {
 	forImpls(t, func(t *testing.T, im *Impl) { testMarginsK(t, &im.F32) }, func(t *testing.T, im *Impl) { testMarginsK(t, &im.F64) })
+}
+
+func TestMarginsKBlocks(t *testing.T) {
+	forImpls(t, func(t *testing.T, im *Impl) { testMarginsKBlocks(t, &im.F32) }, func(t *testing.T, im *Impl) { testMarginsKBlocks(t, &im.F64) })
 }
 
 func TestAddOuterK(t *testing.T) {
