@@ -104,7 +104,11 @@ func writeTables(w io.Writer, r *Report) {
 	}
 
 	if len(r.Epochs) > 0 {
-		fmt.Fprintf(w, "\ntraining epochs on %s (batch 512; floor = max(bytes/bandwidth, flops/peak))\n", r.Epochs[0].Data)
+		peak := "peak"
+		if r.Limits != nil && r.Limits.PeakWidest != "" {
+			peak = "peak, " + r.Limits.PeakWidest
+		}
+		fmt.Fprintf(w, "\ntraining epochs on %s (batch 512; floor = max(bytes/bandwidth, flops/%s))\n", r.Epochs[0].Data, peak)
 		rows := append([]EpochRow(nil), r.Epochs...)
 		sort.SliceStable(rows, func(i, j int) bool {
 			a, b := rows[i], rows[j]
