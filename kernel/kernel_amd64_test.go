@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/klauspost/cpuid/v2"
+	"golang.org/x/sys/cpu"
 )
 
 // TestPrefetchingRowKernels runs the row-kernel tests again with the
@@ -37,6 +38,14 @@ func TestPrefetchingRowKernels(t *testing.T) {
 			testFusedLinear(t, &im.F64)
 			testLongRows(t, &im.F64)
 		})
+	}
+}
+
+func init() {
+	expectWide = func() bool {
+		c := cpuid.CPU
+		full, _ := fullWidthTable(c.VendorID, c.Family, c.Model, c.BrandName)
+		return full && cpu.X86.HasAVX2 && cpu.X86.HasFMA && cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasBMI2
 	}
 }
 
