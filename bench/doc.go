@@ -12,7 +12,7 @@
 //
 // Kernel benchmarks are named Benchmark<Kernel><F32|F64>/<impl>/<size>,
 // with every implementation of package kernel that the CPU supports
-// ("avx2", "neon", …, "generic") and the baselines gonum (blas32/blas64 on
+// ("avx512", "avx2", "neon", …, "generic") and the baselines gonum (blas32/blas64 on
 // the same operation), mathloop (a plain math.Exp/math.Log1p loop) and stream
 // (a read-only pass over the same bytes) in the same run. They set bytes (so
 // MB/s is printed), report GFLOP/s or Melem/s, and report allocations (zero

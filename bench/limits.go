@@ -74,9 +74,27 @@ func Bandwidth(x []float32, threads int, minTime time.Duration) float64 {
 // of the peak loop in float32 (f32) or float64 on threads goroutines: the
 // best of repeated rounds of about a millisecond, over at least minTime.
 func PeakFlops(f32 bool, threads int, minTime time.Duration) float64 {
-	run := peak.FMA64
-	if f32 {
+	return peakFlops(f32, false, threads, minTime)
+}
+
+// PeakFlopsWide is PeakFlops with the loop on the widest vectors the CPU has
+// (zmm, 512-bit, with AVX-512; see WidestFMA); without wider ones it measures
+// the same loop as PeakFlops.
+func PeakFlopsWide(f32 bool, threads int, minTime time.Duration) float64 {
+	return peakFlops(f32, true, threads, minTime)
+}
+
+func peakFlops(f32, wide bool, threads int, minTime time.Duration) float64 {
+	var run func(int) int64
+	switch {
+	case f32 && wide:
+		run = peak.FMA32Wide
+	case f32:
 		run = peak.FMA32
+	case wide:
+		run = peak.FMA64Wide
+	default:
+		run = peak.FMA64
 	}
 	// Size a round to about 1 ms on one thread.
 	iters := 1024
@@ -118,16 +136,24 @@ func PeakFlops(f32 bool, threads int, minTime time.Duration) float64 {
 type Limits struct {
 	Threads int `json:"threads"` // "all threads": GOMAXPROCS
 	// Read-only bandwidth out of cache, bytes/s, on 1 and on Threads threads.
-	StreamBytes   int     `json:"stream_bytes"`
-	Bandwidth1    float64 `json:"bandwidth_1thread_bytes_per_s"`
-	BandwidthAll  float64 `json:"bandwidth_all_bytes_per_s"`
-	PeakF32_1     float64 `json:"peak_f32_1thread_flops_per_s"`
-	PeakF32All    float64 `json:"peak_f32_all_flops_per_s"`
-	PeakF64_1     float64 `json:"peak_f64_1thread_flops_per_s"`
-	PeakF64All    float64 `json:"peak_f64_all_flops_per_s"`
-	PeakAsm       bool    `json:"peak_asm"`
-	PeakKind      string  `json:"peak_kind"`
-	MeasuredMilli int64   `json:"measured_ms"`
+	StreamBytes  int     `json:"stream_bytes"`
+	Bandwidth1   float64 `json:"bandwidth_1thread_bytes_per_s"`
+	BandwidthAll float64 `json:"bandwidth_all_bytes_per_s"`
+	PeakF32_1    float64 `json:"peak_f32_1thread_flops_per_s"`
+	PeakF32All   float64 `json:"peak_f32_all_flops_per_s"`
+	PeakF64_1    float64 `json:"peak_f64_1thread_flops_per_s"`
+	PeakF64All   float64 `json:"peak_f64_all_flops_per_s"`
+	PeakAsm      bool    `json:"peak_asm"`
+	PeakKind     string  `json:"peak_kind"`
+	// The same FMA loop on the widest vectors the CPU has (zmm with
+	// AVX-512), measured only when they are wider than the loop above
+	// (zero otherwise). The floors use the widest: see Peak.
+	PeakWideF32_1  float64 `json:"peak_wide_f32_1thread_flops_per_s,omitempty"`
+	PeakWideF32All float64 `json:"peak_wide_f32_all_flops_per_s,omitempty"`
+	PeakWideF64_1  float64 `json:"peak_wide_f64_1thread_flops_per_s,omitempty"`
+	PeakWideF64All float64 `json:"peak_wide_f64_all_flops_per_s,omitempty"`
+	PeakWidest     string  `json:"peak_widest"` // e.g. "zmm (512-bit)": the FMA the floors use
+	MeasuredMilli  int64   `json:"measured_ms"`
 }
 
 // MeasureLimits measures bandwidth (on a buffer of streamBytes) and the FMA
@@ -136,25 +162,40 @@ func MeasureLimits(streamBytes int, minTime time.Duration) Limits {
 	t0 := time.Now()
 	all := runtime.GOMAXPROCS(0)
 	x := NewStreamBuffer(streamBytes)
-	l := Limits{Threads: all, StreamBytes: streamBytes, PeakAsm: peak.Asm(), PeakKind: peak.Kind()}
+	l := Limits{Threads: all, StreamBytes: streamBytes, PeakAsm: peak.Asm(), PeakKind: peak.Kind(), PeakWidest: WidestFMA()}
 	l.Bandwidth1 = Bandwidth(x, 1, minTime)
 	l.BandwidthAll = Bandwidth(x, all, minTime)
 	l.PeakF32_1 = PeakFlops(true, 1, minTime)
 	l.PeakF32All = PeakFlops(true, all, minTime)
 	l.PeakF64_1 = PeakFlops(false, 1, minTime)
 	l.PeakF64All = PeakFlops(false, all, minTime)
+	if peak.HasWide() {
+		l.PeakWideF32_1 = PeakFlopsWide(true, 1, minTime)
+		l.PeakWideF32All = PeakFlopsWide(true, all, minTime)
+		l.PeakWideF64_1 = PeakFlopsWide(false, 1, minTime)
+		l.PeakWideF64All = PeakFlopsWide(false, all, minTime)
+	}
 	l.MeasuredMilli = time.Since(t0).Milliseconds()
 	return l
 }
 
+// Peak returns the FMA peaks, one thread and all threads, in the given
+// precision, on the widest vectors measured (zmm where the CPU has AVX-512,
+// whether or not its 512-bit FMA is full width: on a double-pumped core the
+// two loops measure about the same).
+func (l Limits) Peak(f32 bool) (one, all float64) {
+	if f32 {
+		return max(l.PeakF32_1, l.PeakWideF32_1), max(l.PeakF32All, l.PeakWideF32All)
+	}
+	return max(l.PeakF64_1, l.PeakWideF64_1), max(l.PeakF64All, l.PeakWideF64All)
+}
+
 // For returns the bandwidth and peak that apply to a run on threads threads
 // in the given precision: the one-thread figures for 1, the all-thread
-// figures otherwise (scaled down when threads < Threads).
+// figures otherwise (scaled down when threads < Threads). The peak is the
+// widest FMA's (Peak).
 func (l Limits) For(f32 bool, threads int) (bandwidth, flops float64) {
-	p1, pa := l.PeakF64_1, l.PeakF64All
-	if f32 {
-		p1, pa = l.PeakF32_1, l.PeakF32All
-	}
+	p1, pa := l.Peak(f32)
 	if threads <= 1 {
 		return l.Bandwidth1, p1
 	}
@@ -168,6 +209,11 @@ func (l Limits) For(f32 bool, threads int) (bandwidth, flops float64) {
 // PeakAsm reports whether the FMA peak and stream loops are assembly (the
 // machine's limit) rather than the pure-Go fallback.
 func PeakAsm() bool { return peak.Asm() }
+
+// WidestFMA names the widest FMA the peak loops use, which the floors are
+// measured with: "zmm (512-bit)" on amd64 with AVX-512, "ymm (256-bit)" with
+// AVX2 only, "128-bit (NEON)" on arm64.
+func WidestFMA() string { return peak.WidestKind() }
 
 // PeakKind describes the FMA peak and stream loops in use.
 func PeakKind() string { return peak.Kind() }

@@ -2,6 +2,7 @@ package kernel
 
 import (
 	"fmt"
+	"os"
 	"runtime"
 	"strings"
 
@@ -33,13 +34,34 @@ var generic = &Impl{
 // only what the CPU was found to support at initialisation.
 var impls = append(append([]*Impl(nil), archImpls()...), generic)
 
-// def is the default implementation, the best this CPU supports, chosen once
-// at initialisation. Nothing changes it: a caller that wants another passes
-// it explicitly (batch's models take one, see batch.Linear.WithKernel).
-var def = impls[0]
+// def is the default implementation, chosen once at initialisation (see
+// chooseDefault); defWhy says why, and defNote reports a CVAR_KERNEL value
+// that could not be honoured. Nothing changes def afterwards: a caller that
+// wants another implementation passes it explicitly (batch's models take
+// one, see batch.Linear.WithKernel).
+var def, defWhy, defNote = chooseDefault(os.Getenv("CVAR_KERNEL"))
 
-// Impls returns the implementations this CPU supports, best first; the last is
-// always "generic". Tests run every entry; benchmarks name them.
+// chooseDefault returns the default implementation: the one named by the
+// override env (the CVAR_KERNEL environment variable) when it names one this
+// CPU supports, otherwise the architecture's choice (archDefault: on amd64
+// "avx512" only where 512-bit FMA runs at full width, else "avx2"). A bad
+// override never panics: the architecture's choice stands and note says why.
+func chooseDefault(env string) (im *Impl, why, note string) {
+	im, why = archDefault(impls)
+	if env == "" {
+		return im, why, ""
+	}
+	o, err := Lookup(strings.TrimSpace(env))
+	if err != nil {
+		return im, why, fmt.Sprintf("CVAR_KERNEL=%q ignored: %v", env, err)
+	}
+	return o, "CVAR_KERNEL=" + o.Name, ""
+}
+
+// Impls returns the implementations this CPU supports, best for this CPU
+// first; the last is always "generic". On amd64 with AVX-512 both "avx512"
+// and "avx2" are listed, "avx512" first only where it is the faster (full
+// width 512-bit FMA). Tests run every entry; benchmarks name them.
 func Impls() []*Impl { return append([]*Impl(nil), impls...) }
 
 // Generic returns the pure-Go reference implementation.
@@ -47,7 +69,9 @@ func Generic() *Impl { return generic }
 
 // Default returns the default implementation: the first of Impls, the best
 // this CPU supports (the generic one with -tags purego, or when GODEBUG turns
-// the CPU features off). It is chosen once, at initialisation.
+// the CPU features off), unless the environment variable CVAR_KERNEL names
+// another available one ("avx512", "avx2", "neon", "generic"). It is chosen
+// once, at initialisation; Info says which and why.
 func Default() *Impl { return def }
 
 // Lookup returns the implementation named name ("avx2", "neon", "generic"),
@@ -100,7 +124,12 @@ type KernelInfo struct {
 	// Default).
 	Active    string   `json:"active"`
 	Available []string `json:"available"`
-	CPU       CPUInfo  `json:"cpu"`
+	// Reason says why Active was chosen (the CPU model's 512-bit FMA
+	// width, or the CVAR_KERNEL override).
+	Reason string `json:"reason,omitempty"`
+	// Override reports a CVAR_KERNEL value that was ignored, and why.
+	Override string  `json:"override,omitempty"`
+	CPU      CPUInfo `json:"cpu"`
 }
 
 // Info reports the default implementation, every available one, and the CPU.
@@ -112,6 +141,8 @@ func Info() KernelInfo {
 	return KernelInfo{
 		Active:    def.Name,
 		Available: names,
+		Reason:    defWhy,
+		Override:  defNote,
 		CPU: CPUInfo{
 			Brand:        cpuid.CPU.BrandName,
 			Arch:         runtime.GOARCH,
@@ -126,6 +157,13 @@ func Info() KernelInfo {
 
 // String formats the report on one line.
 func (k KernelInfo) String() string {
-	return fmt.Sprintf("kernel %s (available: %s) on %s, %s, %d logical cores",
+	s := fmt.Sprintf("kernel %s (available: %s) on %s, %s, %d logical cores",
 		k.Active, strings.Join(k.Available, ", "), k.CPU.Brand, k.CPU.Arch, k.CPU.LogicalCores)
+	if k.Reason != "" {
+		s += "; " + k.Reason
+	}
+	if k.Override != "" {
+		s += "; " + k.Override
+	}
+	return s
 }

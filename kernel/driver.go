@@ -17,57 +17,102 @@ import "unsafe"
 // and sees that the stack buffers handed to it (tails, fused blocks) do not
 // escape, so the kernels stay allocation-free and add no indirect call.
 //
-// Primitives, for T float32 or float64; pointers address the first element,
-// counts are in elements, and nothing is checked:
+// Primitives, for T float32 or float64; each takes the instruction-set level
+// lvl first (see isa), pointers address the first element, counts are in
+// elements, and nothing is checked:
 //
-//	archDot(x, y, n) T                       Σ x[i]·y[i], n ≤ archChunk
-//	archDotF32, archDotF64                   archDot for one type, inlined
-//	archAxpy(a, x, y, n), archLerp(t, x, y, n) as Ops.Axpy, Ops.Lerp
-//	archExp(dst, x, n), archLog1p(dst, x, n) n a multiple of archGroup
-//	archLoss(kind, loss, dloss, m, y, n)     kind valid, n a multiple of archGroup
-//	archPlus(kind, eps, rho, drho, s, n)     kind ≠ PlusNone, rho and drho both
+//	archDot(lvl, x, y, n) T                  Σ x[i]·y[i], n ≤ archChunk
+//	archDotF32(x, y, n), archDotF64          archDot at isaBase for one type, and
+//	archWideDotF32, archWideDotF64           at isaWide: no lvl, so that each
+//	                                         inlines to its stub
+//	archAxpy(lvl, a, x, y, n), archLerp(lvl, t, x, y, n)
+//	                                         as Ops.Axpy, Ops.Lerp
+//	archExp(lvl, dst, x, n), archLog1p(lvl, dst, x, n)
+//	                                         n a multiple of archGroup
+//	archLoss(lvl, kind, loss, dloss, m, y, n) kind valid, n a multiple of archGroup
+//	archPlus(lvl, kind, eps, rho, drho, s, n) kind ≠ PlusNone, rho and drho both
 //	                                         written, n a multiple of archGroup
-//	archSoftmax(loss, z, label, n, k)        n rows of k ≥ 1 logits, labels in range
-//	archMargins(m, mstride, x, stride, idx, i0, n, w, d)
-//	    m[i*mstride] = x_{r(i0+i)}·w for i < n; rows checked, n ≤ archRowsPerCall(d)
-//	archAddRows(g, d, x, stride, idx, i0, n, c, cstride)
-//	    g += Σ_i c[i*cstride]·x_{r(i0+i)}, rows in order; n ≤ archRowsPerCall(d)
+//	archSoftmax(lvl, loss, z, label, n, k)   n rows of k ≥ 1 logits, labels in range
+//	archMargins(lvl, m, mstride, x, stride, idx, i0, n, w, d)
+//	    m[i*mstride] = x_{r(i0+i)}·w for i < n; rows checked, n ≤ archRowsPerCall(lvl, d)
+//	archAddRows(lvl, g, d, x, stride, idx, i0, n, c, cstride)
+//	    g += Σ_i c[i*cstride]·x_{r(i0+i)}, rows in order; n ≤ archRowsPerCall(lvl, d)
 //	archMarginsK, archAddOuterK              the register-blocked multi-class
-//	                                         kernels, when archClassKernels
+//	                                         kernels, when archClassKernels, over
+//	                                         blocks of at most archClassBlock(lvl)
+//	                                         classes (MarginsK: archMarginsKBlock)
+
+// isa selects one of an architecture's instruction-set levels within the
+// shared driver: every primitive takes it and switches on it, one predictable
+// branch per bounded call. The compiler still sees direct calls of the
+// assembly, so stack buffers handed to it do not escape.
+type isa uint8
+
+const (
+	// isaBase is the baseline SIMD level: AVX2+FMA on amd64, NEON on arm64.
+	isaBase isa = iota
+	// isaWide is the 512-bit level: AVX-512 (zmm) on amd64; other
+	// architectures have none and never build an implementation with it.
+	isaWide
+)
 
 // newImpl builds an assembly implementation: the driver's kernels over the
-// architecture's primitives, in both precisions.
-func newImpl(name, requires string) *Impl {
-	return &Impl{Name: name, Requires: requires, F32: driverOps[float32](), F64: driverOps[float64]()}
+// architecture's primitives at level lvl, in both precisions.
+func newImpl(name, requires string, lvl isa) *Impl {
+	return &Impl{Name: name, Requires: requires, F32: driverOps[float32](lvl), F64: driverOps[float64](lvl)}
 }
 
-func driverOps[T Float]() Ops[T] {
+func driverOps[T Float](lvl isa) Ops[T] {
 	// Dot is called per row by some callers: the float32 and float64 entries
-	// are plain functions, without the generic dictionary.
+	// are plain functions, one per level, without the generic dictionary
+	// (each calls its stub directly).
 	var dot func(x, y []T) T
-	if is32[T]() {
-		dot = any(dotF32Driver).(func(x, y []T) T)
-	} else {
-		dot = any(dotF64Driver).(func(x, y []T) T)
+	switch {
+	case is32[T]() && lvl == isaWide:
+		dot = any(dotF32Wide).(func(x, y []T) T)
+	case is32[T]():
+		dot = any(dotF32Base).(func(x, y []T) T)
+	case lvl == isaWide:
+		dot = any(dotF64Wide).(func(x, y []T) T)
+	default:
+		dot = any(dotF64Base).(func(x, y []T) T)
 	}
 	ops := Ops[T]{
-		Dot:         dot,
-		Axpy:        axpyDriver[T],
-		Lerp:        lerpDriver[T],
-		Margins:     marginsDriver[T],
-		AddRows:     addRowsDriver[T],
-		MarginsK:    marginsKDriver[T],
-		AddOuterK:   addOuterKDriver[T],
-		LinearLoss:  linearLossDriver[T],
-		SoftmaxCE:   softmaxCEDriver[T],
-		Plus:        plusDriver[T],
-		Exp:         expDriver[T],
-		Log1p:       log1pDriver[T],
-		FusedLinear: fusedLinearDriver[T],
+		Dot:  dot,
+		Axpy: func(a T, x, y []T) { axpyDriver(lvl, a, x, y) },
+		Lerp: func(t T, x, y []T) { lerpDriver(lvl, t, x, y) },
+		Margins: func(m, x []T, stride int, idx []int, w []T) {
+			marginsDriver(lvl, m, x, stride, idx, w)
+		},
+		AddRows: func(g, x []T, stride int, idx []int, c []T) {
+			addRowsDriver(lvl, g, x, stride, idx, c)
+		},
+		MarginsK: func(m, x []T, stride int, idx []int, w []T, k int) {
+			marginsKDriver(lvl, m, x, stride, idx, w, k)
+		},
+		AddOuterK: func(g, x []T, stride int, idx []int, c []T, k int) {
+			addOuterKDriver(lvl, g, x, stride, idx, c, k)
+		},
+		LinearLoss: func(kind LossKind, loss, dloss, m, y []T) {
+			linearLossDriver(lvl, kind, loss, dloss, m, y)
+		},
+		SoftmaxCE: func(loss, z []T, label []int32, k int) {
+			softmaxCEDriver(lvl, loss, z, label, k)
+		},
+		Plus: func(kind PlusKind, eps T, rho, drho, s []T) {
+			plusDriver(lvl, kind, eps, rho, drho, s)
+		},
+		Exp:   func(dst, x []T) { expDriver(lvl, dst, x) },
+		Log1p: func(dst, x []T) { log1pDriver(lvl, dst, x) },
+		FusedLinear: func(g, loss, x []T, stride int, idx []int, y, w []T, p *LinearStep[T]) (sumV, sumC T) {
+			return fusedLinearDriver(lvl, g, loss, x, stride, idx, y, w, p)
+		},
 	}
+	// CSR rows: the AVX2 or NEON kernels at every level (the zmm ones were
+	// no faster on the Zen 5 measured; sparse_amd64.go).
 	ops.SparseMargins, ops.SparseAddRows = sparseMarginsGeneric[T], sparseAddRowsGeneric[T]
 	ops.SparseMarginsK, ops.SparseAddOuterK = sparseMarginsKGeneric[T], sparseAddOuterKGeneric[T]
-	if archSparse { // CSR rows: sparse_driver.go
+	if archSparse {
 		sparseOps(&ops, sparseBase)
 	}
 	return ops
@@ -117,51 +162,70 @@ func checkRows[T Float](n int, x []T, stride int, idx []int, d int) {
 
 // ---- Level 1 ----------------------------------------------------------------
 
-// dotF32Driver and dotF64Driver call the assembly directly for one chunk
-// (archDotF32, archDotF64 inline to the stub): Dot is called per row.
-func dotF32Driver(x, y []float32) float32 {
+// dotF32Base, dotF32Wide, dotF64Base and dotF64Wide call the assembly
+// directly for one chunk (archDotF32, archDotF64 inline to the stub, the
+// level a constant): Dot is called per row.
+func dotF32Base(x, y []float32) float32 {
 	y = y[:len(x)]
 	if n := len(x); n > 0 && n <= archChunk {
 		var s float32
 		return s + archDotF32(ptr(x), ptr(y), n)
 	}
-	return dotDriver(x, y)
+	return dotDriver(isaBase, x, y)
 }
 
-func dotF64Driver(x, y []float64) float64 {
+func dotF32Wide(x, y []float32) float32 {
+	y = y[:len(x)]
+	if n := len(x); n > 0 && n <= archChunk {
+		var s float32
+		return s + archWideDotF32(ptr(x), ptr(y), n)
+	}
+	return dotDriver(isaWide, x, y)
+}
+
+func dotF64Base(x, y []float64) float64 {
 	y = y[:len(x)]
 	if n := len(x); n > 0 && n <= archChunk {
 		var s float64
 		return s + archDotF64(ptr(x), ptr(y), n)
 	}
-	return dotDriver(x, y)
+	return dotDriver(isaBase, x, y)
 }
 
-func dotDriver[T Float](x, y []T) T {
+func dotF64Wide(x, y []float64) float64 {
+	y = y[:len(x)]
+	if n := len(x); n > 0 && n <= archChunk {
+		var s float64
+		return s + archWideDotF64(ptr(x), ptr(y), n)
+	}
+	return dotDriver(isaWide, x, y)
+}
+
+func dotDriver[T Float](lvl isa, x, y []T) T {
 	y = y[:len(x)]
 	var s T
 	for len(x) > 0 {
 		n := min(len(x), archChunk)
-		s += archDot[T](ptr(x), ptr(y), n)
+		s += archDot[T](lvl, ptr(x), ptr(y), n)
 		x, y = x[n:], y[n:]
 	}
 	return s
 }
 
-func axpyDriver[T Float](a T, x, y []T) {
+func axpyDriver[T Float](lvl isa, a T, x, y []T) {
 	y = y[:len(x)]
 	for len(x) > 0 {
 		n := min(len(x), archChunk)
-		archAxpy(a, ptr(x), ptr(y), n)
+		archAxpy(lvl, a, ptr(x), ptr(y), n)
 		x, y = x[n:], y[n:]
 	}
 }
 
-func lerpDriver[T Float](t T, x, y []T) {
+func lerpDriver[T Float](lvl isa, t T, x, y []T) {
 	y = y[:len(x)]
 	for len(x) > 0 {
 		n := min(len(x), archChunk)
-		archLerp(t, ptr(x), ptr(y), n)
+		archLerp(lvl, t, ptr(x), ptr(y), n)
 		x, y = x[n:], y[n:]
 	}
 }
@@ -173,30 +237,30 @@ func lerpDriver[T Float](t T, x, y []T) {
 // buffer of archGroup elements.
 func whole(n int) int { return n &^ (archGroup - 1) }
 
-func expDriver[T Float](dst, x []T) {
+func expDriver[T Float](lvl isa, dst, x []T) {
 	dst = dst[:len(x)]
 	n := whole(len(x))
 	for i := 0; i < n; i += archChunk {
-		archExp[T](at[T](ptr(dst), i), at[T](ptr(x), i), min(archChunk, n-i))
+		archExp[T](lvl, at[T](ptr(dst), i), at[T](ptr(x), i), min(archChunk, n-i))
 	}
 	if n < len(x) {
 		var b [archGroup]T
 		copy(b[:], x[n:])
-		archExp[T](ptr(b[:]), ptr(b[:]), archGroup)
+		archExp[T](lvl, ptr(b[:]), ptr(b[:]), archGroup)
 		copy(dst[n:], b[:])
 	}
 }
 
-func log1pDriver[T Float](dst, x []T) {
+func log1pDriver[T Float](lvl isa, dst, x []T) {
 	dst = dst[:len(x)]
 	n := whole(len(x))
 	for i := 0; i < n; i += archChunk {
-		archLog1p[T](at[T](ptr(dst), i), at[T](ptr(x), i), min(archChunk, n-i))
+		archLog1p[T](lvl, at[T](ptr(dst), i), at[T](ptr(x), i), min(archChunk, n-i))
 	}
 	if n < len(x) {
 		var b [archGroup]T
 		copy(b[:], x[n:])
-		archLog1p[T](ptr(b[:]), ptr(b[:]), archGroup)
+		archLog1p[T](lvl, ptr(b[:]), ptr(b[:]), archGroup)
 		copy(dst[n:], b[:])
 	}
 }
@@ -215,46 +279,46 @@ func checkPlus(kind PlusKind) {
 
 // lossN runs the loss primitive over n elements (no checks), in bounded
 // calls, with a padded tail.
-func lossN[T Float](kind LossKind, loss, dloss, m, y unsafe.Pointer, n int) {
+func lossN[T Float](lvl isa, kind LossKind, loss, dloss, m, y unsafe.Pointer, n int) {
 	nw := whole(n)
 	for i := 0; i < nw; i += archChunk {
-		archLoss[T](kind, at[T](loss, i), at[T](dloss, i), at[T](m, i), at[T](y, i), min(archChunk, nw-i))
+		archLoss[T](lvl, kind, at[T](loss, i), at[T](dloss, i), at[T](m, i), at[T](y, i), min(archChunk, nw-i))
 	}
 	if nw < n {
 		var bm, by, bl, bd [archGroup]T
 		copy(bm[:], unsafe.Slice((*T)(at[T](m, nw)), n-nw))
 		copy(by[:], unsafe.Slice((*T)(at[T](y, nw)), n-nw))
-		archLoss[T](kind, ptr(bl[:]), ptr(bd[:]), ptr(bm[:]), ptr(by[:]), archGroup)
+		archLoss[T](lvl, kind, ptr(bl[:]), ptr(bd[:]), ptr(bm[:]), ptr(by[:]), archGroup)
 		copy(unsafe.Slice((*T)(at[T](loss, nw)), n-nw), bl[:])
 		copy(unsafe.Slice((*T)(at[T](dloss, nw)), n-nw), bd[:])
 	}
 }
 
-func linearLossDriver[T Float](kind LossKind, loss, dloss, m, y []T) {
+func linearLossDriver[T Float](lvl isa, kind LossKind, loss, dloss, m, y []T) {
 	checkLoss(kind)
 	n := len(m)
 	loss, dloss, y = loss[:n], dloss[:n], y[:n]
-	lossN[T](kind, ptr(loss), ptr(dloss), ptr(m), ptr(y), n)
+	lossN[T](lvl, kind, ptr(loss), ptr(dloss), ptr(m), ptr(y), n)
 }
 
 // plusN runs the plus primitive over n elements (no checks; kind is not
 // PlusNone, rho and drho are both writable), in bounded calls, with a padded
 // tail.
-func plusN[T Float](kind PlusKind, eps T, rho, drho, s unsafe.Pointer, n int) {
+func plusN[T Float](lvl isa, kind PlusKind, eps T, rho, drho, s unsafe.Pointer, n int) {
 	nw := whole(n)
 	for i := 0; i < nw; i += archChunk {
-		archPlus(kind, eps, at[T](rho, i), at[T](drho, i), at[T](s, i), min(archChunk, nw-i))
+		archPlus(lvl, kind, eps, at[T](rho, i), at[T](drho, i), at[T](s, i), min(archChunk, nw-i))
 	}
 	if nw < n {
 		var bs, br, bd [archGroup]T
 		copy(bs[:], unsafe.Slice((*T)(at[T](s, nw)), n-nw))
-		archPlus(kind, eps, ptr(br[:]), ptr(bd[:]), ptr(bs[:]), archGroup)
+		archPlus(lvl, kind, eps, ptr(br[:]), ptr(bd[:]), ptr(bs[:]), archGroup)
 		copy(unsafe.Slice((*T)(at[T](rho, nw)), n-nw), br[:])
 		copy(unsafe.Slice((*T)(at[T](drho, nw)), n-nw), bd[:])
 	}
 }
 
-func plusDriver[T Float](kind PlusKind, eps T, rho, drho, s []T) {
+func plusDriver[T Float](lvl isa, kind PlusKind, eps T, rho, drho, s []T) {
 	checkPlus(kind)
 	if rho != nil {
 		rho = rho[:len(s)]
@@ -271,7 +335,7 @@ func plusDriver[T Float](kind PlusKind, eps T, rho, drho, s []T) {
 		return
 	}
 	if rho != nil && drho != nil {
-		plusN(kind, eps, ptr(rho), ptr(drho), ptr(s), len(s))
+		plusN(lvl, kind, eps, ptr(rho), ptr(drho), ptr(s), len(s))
 		return
 	}
 	// The primitive writes both; the one not wanted goes to a scratch block.
@@ -286,11 +350,11 @@ func plusDriver[T Float](kind PlusKind, eps T, rho, drho, s []T) {
 		if drho != nil {
 			dr = ptr(drho[i:])
 		}
-		plusN(kind, eps, r, dr, ptr(s[i:]), n)
+		plusN(lvl, kind, eps, r, dr, ptr(s[i:]), n)
 	}
 }
 
-func softmaxCEDriver[T Float](loss, z []T, label []int32, k int) {
+func softmaxCEDriver[T Float](lvl isa, loss, z []T, label []int32, k int) {
 	n := len(loss)
 	if n == 0 || k <= 0 {
 		return
@@ -304,13 +368,13 @@ func softmaxCEDriver[T Float](loss, z []T, label []int32, k int) {
 	}
 	step := max(1, archChunk/k)
 	for i := 0; i < n; i += step {
-		archSoftmax[T](ptr(loss[i:]), ptr(z[i*k:]), unsafe.Pointer(&label[i]), min(step, n-i), k)
+		archSoftmax[T](lvl, ptr(loss[i:]), ptr(z[i*k:]), unsafe.Pointer(&label[i]), min(step, n-i), k)
 	}
 }
 
 // ---- Rows -------------------------------------------------------------------
 
-func marginsDriver[T Float](m, x []T, stride int, idx []int, w []T) {
+func marginsDriver[T Float](lvl isa, m, x []T, stride int, idx []int, w []T) {
 	n, d := len(m), len(w)
 	if n == 0 {
 		return
@@ -320,28 +384,28 @@ func marginsDriver[T Float](m, x []T, stride int, idx []int, w []T) {
 		return
 	}
 	checkRows(n, x, stride, idx, d)
-	step := archRowsPerCall(d)
+	step := archRowsPerCall(lvl, d)
 	for i := 0; i < n; i += step {
-		archMargins(ptr(m[i:]), 1, x, stride, idx, i, min(step, n-i), ptr(w), d)
+		archMargins(lvl, ptr(m[i:]), 1, x, stride, idx, i, min(step, n-i), ptr(w), d)
 	}
 }
 
-func addRowsDriver[T Float](g, x []T, stride int, idx []int, c []T) {
+func addRowsDriver[T Float](lvl isa, g, x []T, stride int, idx []int, c []T) {
 	n, d := len(c), len(g)
 	if n == 0 || d == 0 {
 		return
 	}
 	checkRows(n, x, stride, idx, d)
-	step := archRowsPerCall(d)
+	step := archRowsPerCall(lvl, d)
 	for i := 0; i < n; i += step {
-		archAddRows(ptr(g), d, x, stride, idx, i, min(step, n-i), ptr(c[i:]), 1)
+		archAddRows(lvl, ptr(g), d, x, stride, idx, i, min(step, n-i), ptr(c[i:]), 1)
 	}
 }
 
-// classSplit returns the number of class blocks for k classes; classBlockSize
-// the size of block b of nb: k split as evenly as possible into blocks of at
-// most archClassBlock (k = 16 runs as 4+4+4+4, not 5+5+5+1).
-func classSplit(k int) int { return (k + archClassBlock - 1) / archClassBlock }
+// classSplit returns the number of class blocks for k classes in blocks of
+// at most cb; classBlockSize the size of block b of nb: k split as evenly as
+// possible (k = 16 in blocks of 5 runs as 4+4+4+4, not 5+5+5+1).
+func classSplit(k, cb int) int { return (k + cb - 1) / cb }
 
 func classBlockSize(k, nb, b int) int {
 	s := k / nb
@@ -351,7 +415,7 @@ func classBlockSize(k, nb, b int) int {
 	return s
 }
 
-func marginsKDriver[T Float](m, x []T, stride int, idx []int, w []T, k int) {
+func marginsKDriver[T Float](lvl isa, m, x []T, stride int, idx []int, w []T, k int) {
 	if k <= 0 {
 		return
 	}
@@ -365,14 +429,14 @@ func marginsKDriver[T Float](m, x []T, stride int, idx []int, w []T, k int) {
 		return
 	}
 	checkRows(n, x, stride, idx, d)
-	step := archRowsPerCall(d)
+	step := archRowsPerCall(lvl, d)
 	if k < 4 {
 		// Few classes: one pass per class, blocks of rows share each load
 		// of the class's weights; outputs are k apart.
 		for j := 0; j < k; j++ {
 			wj := ptr(w[j*d:])
 			for i := 0; i < n; i += step {
-				archMargins(ptr(m[i*k+j:]), k, x, stride, idx, i, min(step, n-i), wj, d)
+				archMargins(lvl, ptr(m[i*k+j:]), k, x, stride, idx, i, min(step, n-i), wj, d)
 			}
 		}
 		return
@@ -383,29 +447,30 @@ func marginsKDriver[T Float](m, x []T, stride int, idx []int, w []T, k int) {
 		for i := 0; i < n; i++ {
 			xi := rowAt(x, stride, idx, i)
 			for j := 0; j < k; j += step {
-				archMargins(ptr(m[i*k+j:]), 1, w, d, nil, j, min(step, k-j), xi, d)
+				archMargins(lvl, ptr(m[i*k+j:]), 1, w, d, nil, j, min(step, k-j), xi, d)
 			}
 		}
 		return
 	}
 	// Blocks of rows (that stay in cache while each class block takes its
-	// turn) times blocks of up to archClassBlock classes. Only the first
+	// turn) times blocks of up to archMarginsKBlock classes. Only the first
 	// class block of a block of rows may prefetch: the others find the rows
 	// in cache.
-	rb := max(2, archChunkFlops/(archClassBlock*d)) &^ 1
-	nb := classSplit(k)
+	cbMax := archMarginsKBlock[T](lvl, d)
+	nb := classSplit(k, cbMax)
+	rb := max(2, archRowBlockFlops(lvl)/(cbMax*d)) &^ 1
 	for i := 0; i < n; i += rb {
 		b := min(rb, n-i)
 		j := 0
 		for cb := 0; cb < nb; cb++ {
 			c := classBlockSize(k, nb, cb)
-			archMarginsK(cb == 0, ptr(m[i*k+j:]), k, b, x, stride, idx, i, ptr(w[j*d:]), d, c)
+			archMarginsK(lvl, cb == 0, ptr(m[i*k+j:]), k, b, x, stride, idx, i, ptr(w[j*d:]), d, c)
 			j += c
 		}
 	}
 }
 
-func addOuterKDriver[T Float](g, x []T, stride int, idx []int, c []T, k int) {
+func addOuterKDriver[T Float](lvl isa, g, x []T, stride int, idx []int, c []T, k int) {
 	if k <= 0 {
 		return
 	}
@@ -418,11 +483,11 @@ func addOuterKDriver[T Float](g, x []T, stride int, idx []int, c []T, k int) {
 	if !archClassKernels || k < 3 {
 		// Few classes: too few independent accumulators for the
 		// register-blocked kernel; blocks of rows per class instead.
-		step := archOuterRows[T](d)
+		step := archOuterRows[T](lvl, d)
 		for i := 0; i < n; i += step {
 			b := min(step, n-i)
 			for j := 0; j < k; j++ {
-				archAddRows(ptr(g[j*d:]), d, x, stride, idx, i, b, ptr(c[i*k+j:]), k)
+				archAddRows(lvl, ptr(g[j*d:]), d, x, stride, idx, i, b, ptr(c[i*k+j:]), k)
 			}
 		}
 		return
@@ -431,7 +496,7 @@ func addOuterKDriver[T Float](g, x []T, stride int, idx []int, c []T, k int) {
 	// increasing order), then column strips, then class blocks; within a
 	// call each g chunk stays in registers over the block's rows.
 	strip := archOuterStrip / int(unsafe.Sizeof(T(0)))
-	nb := classSplit(k)
+	nb := classSplit(k, archClassBlock(lvl))
 	for i := 0; i < n; i += archOuterRowsK {
 		b := min(archOuterRowsK, n-i)
 		for l := 0; l < d; l += strip {
@@ -439,7 +504,7 @@ func addOuterKDriver[T Float](g, x []T, stride int, idx []int, c []T, k int) {
 			j := 0
 			for cb := 0; cb < nb; cb++ {
 				nc := classBlockSize(k, nb, cb)
-				archAddOuterK(cb == 0, ptr(g[j*d+l:]), d, x, stride, idx, i, l, ptr(c[i*k+j:]), k, b, cols, nc)
+				archAddOuterK(lvl, cb == 0, ptr(g[j*d+l:]), d, x, stride, idx, i, l, ptr(c[i*k+j:]), k, b, cols, nc)
 				j += nc
 			}
 		}
@@ -448,7 +513,7 @@ func addOuterKDriver[T Float](g, x []T, stride int, idx []int, c []T, k int) {
 
 // ---- Fused step ---------------------------------------------------------------
 
-func fusedLinearDriver[T Float](g, loss, x []T, stride int, idx []int, y, w []T, p *LinearStep[T]) (sumV, sumC T) {
+func fusedLinearDriver[T Float](lvl isa, g, loss, x []T, stride int, idx []int, y, w []T, p *LinearStep[T]) (sumV, sumC T) {
 	n, d := len(loss), len(w)
 	if n == 0 {
 		return 0, 0
@@ -458,19 +523,19 @@ func fusedLinearDriver[T Float](g, loss, x []T, stride int, idx []int, y, w []T,
 	checkLoss(p.Loss)
 	checkPlus(p.Plus)
 	checkRows(n, x, stride, idx, d)
-	bs := archFusedBlock[T](d)
+	bs := archFusedBlock[T](lvl, d)
 	var mb, db, sb, rb, vb, cb [archFusedMax]T
 	for i := 0; i < n; i += bs {
 		b := min(bs, n-i)
 		if d > 0 {
-			archMargins(ptr(mb[:]), 1, x, stride, idx, i, b, ptr(w), d)
+			archMargins(lvl, ptr(mb[:]), 1, x, stride, idx, i, b, ptr(w), d)
 		} else {
 			clear(mb[:b])
 		}
 		for j := range b {
 			mb[j] += p.Bias
 		}
-		lossN[T](p.Loss, ptr(loss[i:]), ptr(db[:]), ptr(mb[:]), ptr(y[i:]), b)
+		lossN[T](lvl, p.Loss, ptr(loss[i:]), ptr(db[:]), ptr(mb[:]), ptr(y[i:]), b)
 		for j := range b {
 			sb[j] = loss[i+j]*p.InvL - p.Tau
 		}
@@ -479,7 +544,7 @@ func fusedLinearDriver[T Float](g, loss, x []T, stride int, idx []int, y, w []T,
 				vb[j] = 1
 			}
 		} else {
-			plusN(p.Plus, p.Eps, ptr(rb[:]), ptr(vb[:]), ptr(sb[:]), b)
+			plusN(lvl, p.Plus, p.Eps, ptr(rb[:]), ptr(vb[:]), ptr(sb[:]), b)
 		}
 		for j := range b {
 			c := p.Scale * vb[j] * db[j]
@@ -488,7 +553,7 @@ func fusedLinearDriver[T Float](g, loss, x []T, stride int, idx []int, y, w []T,
 			sumC += c
 		}
 		if d > 0 {
-			archAddRows(ptr(g), d, x, stride, idx, i, b, ptr(cb[:]), 1)
+			archAddRows(lvl, ptr(g), d, x, stride, idx, i, b, ptr(cb[:]), 1)
 		}
 	}
 	return sumV, sumC

@@ -3,19 +3,100 @@
 package kernel
 
 import (
+	"fmt"
+	"strings"
 	"unsafe"
 
+	"github.com/klauspost/cpuid/v2"
 	"golang.org/x/sys/cpu"
 )
 
 // archImpls lists the amd64 assembly implementations this CPU supports, best
-// first. The AVX2+FMA kernels need both features; x/sys/cpu honours
-// GODEBUG=cpu.avx2=off and cpu.fma=off, which force the generic path.
+// for this CPU first (see archDefault): "avx512" (AVX-512 F and VL with BMI2,
+// 512-bit zmm kernels for the products, the 256-bit ones elsewhere) and
+// "avx2" (AVX2+FMA3). x/sys/cpu honours GODEBUG=cpu.avx512f=off (and
+// cpu.avx512vl=off, cpu.bmi2=off), which drops "avx512", and
+// GODEBUG=cpu.avx2=off or cpu.fma=off, which force the generic path.
 func archImpls() []*Impl {
 	if !(cpu.X86.HasAVX2 && cpu.X86.HasFMA) {
 		return nil
 	}
-	return []*Impl{newImpl("avx2", "AVX2, FMA3")}
+	avx2 := newImpl("avx2", "AVX2, FMA3", isaBase)
+	if !hasAVX512() {
+		return []*Impl{avx2}
+	}
+	avx512 := newImpl("avx512", "AVX-512 F, VL; BMI2; AVX2, FMA3", isaWide)
+	if full, _ := fullWidthFMA512(); full {
+		return []*Impl{avx512, avx2}
+	}
+	return []*Impl{avx2, avx512}
+}
+
+// hasAVX512 reports whether the CPU (and GODEBUG) allow the zmm kernels.
+func hasAVX512() bool {
+	return cpu.X86.HasAVX2 && cpu.X86.HasFMA && cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasBMI2
+}
+
+// archDefault chooses the default among impls (this CPU's, as archImpls
+// lists them, generic last) and says why. AVX-512 is the default only where
+// the core executes 512-bit FMAs at full width, two per cycle, so that zmm
+// doubles ymm's peak; on double-pumped cores (AMD Zen 4, Intel client and
+// single-FMA-unit parts) zmm brings no more FMAs per cycle, and AVX2 stays.
+func archDefault(impls []*Impl) (*Impl, string) {
+	if len(impls) < 2 {
+		return impls[0], "no SIMD kernels for this CPU (or GODEBUG turned AVX2/FMA off)"
+	}
+	if !hasAVX512() {
+		return impls[0], "no AVX-512 F/VL/BMI2 (or GODEBUG turned it off)"
+	}
+	full, why := fullWidthFMA512()
+	for _, im := range impls {
+		if full && im.Name == "avx512" || !full && im.Name == "avx2" {
+			return im, why
+		}
+	}
+	return impls[0], why
+}
+
+// fullWidthFMA512 reports, from a table of processor models, whether this
+// CPU's 512-bit FMAs run at full width (two zmm FMAs per cycle), and why.
+// Unknown models count as not full width: AVX2 is never the slower choice,
+// and CVAR_KERNEL=avx512 selects the zmm kernels by hand.
+func fullWidthFMA512() (bool, string) {
+	c := cpuid.CPU
+	return fullWidthTable(c.VendorID, c.Family, c.Model, c.BrandName)
+}
+
+// fullWidthTable is fullWidthFMA512's table, by vendor, family, model and
+// brand string.
+func fullWidthTable(vendor cpuid.Vendor, family, model int, brand string) (bool, string) {
+	switch vendor {
+	case cpuid.AMD:
+		switch {
+		case family >= 0x1a:
+			return true, fmt.Sprintf("AMD family %#x (Zen 5 or later): 512-bit FMA at full width", family)
+		case family == 0x19:
+			return false, "AMD family 0x19 (Zen 4): 512-bit FMA double-pumped, AVX2 as fast"
+		}
+	case cpuid.Intel:
+		if family == 6 {
+			switch model {
+			case 0x55: // Skylake-SP, Cascade Lake, Cooper Lake
+				// Two 512-bit FMA units on Platinum and Gold 6xxx parts;
+				// one on Silver, Bronze and most Gold 5xxx.
+				b := brand
+				if strings.Contains(b, "Platinum") || strings.Contains(b, "Gold 6") || strings.Contains(b, "W-") {
+					return true, "Intel Skylake/Cascade Lake-SP with two 512-bit FMA units"
+				}
+				return false, "Intel Skylake/Cascade Lake-SP with one 512-bit FMA unit"
+			case 0x6a, 0x6c: // Ice Lake-SP, -D
+				return true, "Intel Ice Lake-SP: two 512-bit FMA units"
+			case 0x8f, 0xcf, 0xad, 0xae: // Sapphire, Emerald, Granite Rapids
+				return true, "Intel Sapphire/Emerald/Granite Rapids: two 512-bit FMA units"
+			}
+		}
+	}
+	return false, fmt.Sprintf("%s family %#x model %#x not in the table of full-width 512-bit FMA cores: AVX2 by default", vendor, family, model)
 }
 
 // The assembly (kernel_amd64.s) and its declarations (stubs_amd64.go, each
@@ -37,52 +118,84 @@ const (
 // The register-blocked multi-class kernels (marginsK, addOuterK).
 const (
 	archClassKernels = true
-	archClassBlock   = 5 // the most classes one call handles
-	// avx2ColBlock is the most columns one row-kernel call handles: longer
+	// archColBlock is the most columns one row-kernel call handles: longer
 	// rows are split so that a call (at most 4 rows when rows are this long)
 	// stays short; MarginsK takes them through the margins kernel.
 	archColBlock = 1 << 14
 	// archOuterRowsK and archOuterStrip bound one addOuterK call: at most 64
-	// rows × one 512-byte column strip × 5 classes (≤ 41k multiply-adds), and
-	// the block's rows' strip (32 KiB) stays in L1 while the class blocks
-	// take their turns.
+	// rows × one 512-byte column strip × 5 (zmm: 10) classes (≤ 82k
+	// multiply-adds), and the block's rows' strip (32 KiB) stays in L1 while
+	// the class blocks take their turns.
 	archOuterRowsK = 64
 	archOuterStrip = 512
 )
+
+// archClassBlock is the most classes one marginsK or addOuterK call
+// handles: 5 with 16 ymm registers, 10 with 32 zmm registers (so MNIST's ten
+// classes go in one block).
+func archClassBlock(lvl isa) int {
+	if lvl == isaWide {
+		return 10
+	}
+	return 5
+}
+
+// archRowBlockFlops bounds the multiply-adds of one marginsK call: the zmm
+// kernel, whose prefetching variant fetches the rows three pairs ahead within
+// a call, takes four times as many (about 32 rows of 784 × 10 classes, a
+// few microseconds) so that few pairs of a call start cold.
+func archRowBlockFlops(lvl isa) int {
+	if lvl == isaWide {
+		return 4 * archChunkFlops
+	}
+	return archChunkFlops
+}
+
+// archMarginsKBlock is the most classes one marginsK call takes for rows of
+// d elements of T: archClassBlock, except that the zmm kernel, which
+// re-reads the block's weights for every pair of rows, keeps them within
+// 32 KiB (in L1) down to 5 classes (e.g. float64 with d = 784: 5 + 5 for
+// MNIST's ten classes; float32: one block of 10).
+func archMarginsKBlock[T Float](lvl isa, d int) int {
+	if lvl != isaWide {
+		return archClassBlock(lvl)
+	}
+	return min(10, max(5, (32<<10)/(d*int(unsafe.Sizeof(T(0))))))
+}
 
 // archFusedMax is the most rows FusedLinear handles per block; the block
 // shrinks (to 8 rows at least) so that its rows stay in L1 until they are
 // read the second time, for the accumulation into g.
 const archFusedMax = 64
 
-func archFusedBlock[T Float](d int) int {
+func archFusedBlock[T Float](lvl isa, d int) int {
 	return min(archFusedMax, max(8, (32<<10)/max(1, d*int(unsafe.Sizeof(T(0))))&^3))
 }
 
 // archRowsPerCall bounds the rows of one row-kernel call to about
 // archChunkFlops multiply-adds, in multiples of 4.
-func archRowsPerCall(d int) int { return max(4, archChunkFlops/max(d, 1)) &^ 3 }
+func archRowsPerCall(lvl isa, d int) int { return max(4, archChunkFlops/max(d, 1)) &^ 3 }
 
 // archOuterRows is the block of rows AddOuterK takes per class with one or
 // two classes: 16 KiB of rows.
-func archOuterRows[T Float](d int) int {
+func archOuterRows[T Float](lvl isa, d int) int {
 	return max(4, (16<<10)/(d*int(unsafe.Sizeof(T(0))))) &^ 3
 }
 
-// avx2StreamBytes is the size of a matrix above which the row kernels
+// streamBytes is the size of a matrix above which the row kernels
 // prefetch: a matrix this big (twice a core's L2) is taken to be out of
-// cache. Tests lower it to run the prefetching variant on small data.
-var avx2StreamBytes = 4 << 20
+// cache. Tests lower it to run the prefetching variants on small data.
+var streamBytes = 4 << 20
 
-// avx2Streams reports whether the matrix x is big enough to prefetch from.
-func avx2Streams[T Float](x []T) bool {
-	return uintptr(len(x))*unsafe.Sizeof(T(0)) > uintptr(avx2StreamBytes)
+// streams reports whether the matrix x is big enough to prefetch from.
+func streams[T Float](x []T) bool {
+	return uintptr(len(x))*unsafe.Sizeof(T(0)) > uintptr(streamBytes)
 }
 
-// avx2RowBase returns the address of the block of rows that starts at
-// gathered row i as the assembly takes it: with idx the assembly indexes from
-// x itself, without idx it starts at row i.
-func avx2RowBase[T Float](x []T, stride int, idx []int, i int) (unsafe.Pointer, unsafe.Pointer) {
+// rowBase returns the address of the block of rows that starts at gathered
+// row i as the assembly takes it: with idx the assembly indexes from x
+// itself, without idx it starts at row i.
+func rowBase[T Float](x []T, stride int, idx []int, i int) (unsafe.Pointer, unsafe.Pointer) {
 	if idx != nil {
 		return ptr(x), unsafe.Pointer(&idx[i])
 	}
@@ -91,33 +204,54 @@ func avx2RowBase[T Float](x []T, stride int, idx []int, i int) (unsafe.Pointer, 
 
 // ---- Level 1 and elementwise ----------------------------------------------------
 
-func archDotF32(x, y unsafe.Pointer, n int) float32 { return dotF32(x, y, n) }
-func archDotF64(x, y unsafe.Pointer, n int) float64 { return dotF64(x, y, n) }
+// The level-1 kernels have a zmm twin (the z* stubs); the elementwise math
+// kernels are the 256-bit ones at both levels.
 
-func archDot[T Float](x, y unsafe.Pointer, n int) T {
-	if is32[T]() {
+func archDotF32(x, y unsafe.Pointer, n int) float32     { return dotF32(x, y, n) }
+func archDotF64(x, y unsafe.Pointer, n int) float64     { return dotF64(x, y, n) }
+func archWideDotF32(x, y unsafe.Pointer, n int) float32 { return zDotF32(x, y, n) }
+func archWideDotF64(x, y unsafe.Pointer, n int) float64 { return zDotF64(x, y, n) }
+
+func archDot[T Float](lvl isa, x, y unsafe.Pointer, n int) T {
+	switch {
+	case is32[T]() && lvl == isaWide:
+		return T(zDotF32(x, y, n))
+	case is32[T]():
 		return T(dotF32(x, y, n))
+	case lvl == isaWide:
+		return T(zDotF64(x, y, n))
+	default:
+		return T(dotF64(x, y, n))
 	}
-	return T(dotF64(x, y, n))
 }
 
-func archAxpy[T Float](a T, x, y unsafe.Pointer, n int) {
-	if is32[T]() {
+func archAxpy[T Float](lvl isa, a T, x, y unsafe.Pointer, n int) {
+	switch {
+	case is32[T]() && lvl == isaWide:
+		zAxpyF32(float32(a), x, y, n)
+	case is32[T]():
 		axpyF32(float32(a), x, y, n)
-	} else {
+	case lvl == isaWide:
+		zAxpyF64(float64(a), x, y, n)
+	default:
 		axpyF64(float64(a), x, y, n)
 	}
 }
 
-func archLerp[T Float](t T, x, y unsafe.Pointer, n int) {
-	if is32[T]() {
+func archLerp[T Float](lvl isa, t T, x, y unsafe.Pointer, n int) {
+	switch {
+	case is32[T]() && lvl == isaWide:
+		zLerpF32(float32(t), x, y, n)
+	case is32[T]():
 		lerpF32(float32(t), x, y, n)
-	} else {
+	case lvl == isaWide:
+		zLerpF64(float64(t), x, y, n)
+	default:
 		lerpF64(float64(t), x, y, n)
 	}
 }
 
-func archExp[T Float](dst, x unsafe.Pointer, n int) {
+func archExp[T Float](lvl isa, dst, x unsafe.Pointer, n int) {
 	if is32[T]() {
 		expF32(dst, x, n)
 	} else {
@@ -125,7 +259,7 @@ func archExp[T Float](dst, x unsafe.Pointer, n int) {
 	}
 }
 
-func archLog1p[T Float](dst, x unsafe.Pointer, n int) {
+func archLog1p[T Float](lvl isa, dst, x unsafe.Pointer, n int) {
 	if is32[T]() {
 		log1pF32(dst, x, n)
 	} else {
@@ -133,7 +267,7 @@ func archLog1p[T Float](dst, x unsafe.Pointer, n int) {
 	}
 }
 
-func archLoss[T Float](kind LossKind, loss, dloss, m, y unsafe.Pointer, n int) {
+func archLoss[T Float](lvl isa, kind LossKind, loss, dloss, m, y unsafe.Pointer, n int) {
 	f32 := is32[T]()
 	switch kind {
 	case Logistic:
@@ -159,7 +293,7 @@ func archLoss[T Float](kind LossKind, loss, dloss, m, y unsafe.Pointer, n int) {
 	}
 }
 
-func archPlus[T Float](kind PlusKind, eps T, rho, drho, s unsafe.Pointer, n int) {
+func archPlus[T Float](lvl isa, kind PlusKind, eps T, rho, drho, s unsafe.Pointer, n int) {
 	if is32[T]() {
 		plusF32(int(kind), float64(eps), rho, drho, s, n)
 	} else {
@@ -167,7 +301,7 @@ func archPlus[T Float](kind PlusKind, eps T, rho, drho, s unsafe.Pointer, n int)
 	}
 }
 
-func archSoftmax[T Float](loss, z, label unsafe.Pointer, n, k int) {
+func archSoftmax[T Float](lvl isa, loss, z, label unsafe.Pointer, n, k int) {
 	if is32[T]() {
 		softmaxF32(loss, z, label, n, k)
 	} else {
@@ -180,11 +314,11 @@ func archSoftmax[T Float](loss, z, label unsafe.Pointer, n, k int) {
 // archMargins runs the margins kernel over gathered rows i0 ≤ i < i0+n,
 // splitting rows longer than archColBlock into column blocks whose partial
 // sums are added up.
-func archMargins[T Float](m unsafe.Pointer, mstride int, x []T, stride int, idx []int, i0, n int, w unsafe.Pointer, d int) {
-	xp, ip := avx2RowBase(x, stride, idx, i0)
-	pf := avx2Streams(x)
+func archMargins[T Float](lvl isa, m unsafe.Pointer, mstride int, x []T, stride int, idx []int, i0, n int, w unsafe.Pointer, d int) {
+	xp, ip := rowBase(x, stride, idx, i0)
+	pf := streams(x)
 	if d <= archColBlock {
-		avx2Margins[T](pf, m, mstride, n, xp, stride, ip, w, d)
+		rowMargins[T](lvl, pf, m, mstride, n, xp, stride, ip, w, d)
 		return
 	}
 	var part [4]T
@@ -197,9 +331,9 @@ func archMargins[T Float](m unsafe.Pointer, mstride int, x []T, stride int, idx 
 		} else {
 			xi = at[T](xp, i*stride)
 		}
-		avx2Margins[T](pf, mi, mstride, b, xi, stride, ii, w, archColBlock)
+		rowMargins[T](lvl, pf, mi, mstride, b, xi, stride, ii, w, archColBlock)
 		for l := archColBlock; l < d; l += archColBlock {
-			avx2Margins[T](pf, unsafe.Pointer(&part[0]), 1, b, at[T](xi, l), stride, ii, at[T](w, l), min(archColBlock, d-l))
+			rowMargins[T](lvl, pf, unsafe.Pointer(&part[0]), 1, b, at[T](xi, l), stride, ii, at[T](w, l), min(archColBlock, d-l))
 			for j := 0; j < b; j++ {
 				*(*T)(at[T](mi, j*mstride)) += part[j]
 			}
@@ -207,7 +341,20 @@ func archMargins[T Float](m unsafe.Pointer, mstride int, x []T, stride int, idx 
 	}
 }
 
-func avx2Margins[T Float](pf bool, m unsafe.Pointer, mstride, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d int) {
+func rowMargins[T Float](lvl isa, pf bool, m unsafe.Pointer, mstride, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d int) {
+	if lvl == isaWide {
+		switch {
+		case is32[T]() && pf:
+			zMarginsPFF32(m, mstride, n, x, stride, idx, w, d)
+		case is32[T]():
+			zMarginsF32(m, mstride, n, x, stride, idx, w, d)
+		case pf:
+			zMarginsPFF64(m, mstride, n, x, stride, idx, w, d)
+		default:
+			zMarginsF64(m, mstride, n, x, stride, idx, w, d)
+		}
+		return
+	}
 	switch {
 	case is32[T]() && pf:
 		marginsPFF32(m, mstride, n, x, stride, idx, w, d)
@@ -222,11 +369,24 @@ func avx2Margins[T Float](pf bool, m unsafe.Pointer, mstride, n int, x unsafe.Po
 
 // archAddRows runs the accumulation kernel over gathered rows i0 ≤ i < i0+n,
 // column block by column block for rows longer than archColBlock.
-func archAddRows[T Float](g unsafe.Pointer, d int, x []T, stride int, idx []int, i0, n int, c unsafe.Pointer, cstride int) {
-	xp, ip := avx2RowBase(x, stride, idx, i0)
-	pf := avx2Streams(x)
+func archAddRows[T Float](lvl isa, g unsafe.Pointer, d int, x []T, stride int, idx []int, i0, n int, c unsafe.Pointer, cstride int) {
+	xp, ip := rowBase(x, stride, idx, i0)
+	pf := streams(x)
 	for l := 0; l < d; l += archColBlock {
 		gl, xl, dl := at[T](g, l), at[T](xp, l), min(archColBlock, d-l)
+		if lvl == isaWide {
+			switch {
+			case is32[T]() && pf:
+				zAddRowsPFF32(gl, dl, xl, stride, ip, c, cstride, n)
+			case is32[T]():
+				zAddRowsF32(gl, dl, xl, stride, ip, c, cstride, n)
+			case pf:
+				zAddRowsPFF64(gl, dl, xl, stride, ip, c, cstride, n)
+			default:
+				zAddRowsF64(gl, dl, xl, stride, ip, c, cstride, n)
+			}
+			continue
+		}
 		switch {
 		case is32[T]() && pf:
 			addRowsPFF32(gl, dl, xl, stride, ip, c, cstride, n)
@@ -243,9 +403,22 @@ func archAddRows[T Float](g unsafe.Pointer, d int, x []T, stride int, idx []int,
 // archMarginsK runs the register-blocked margins kernel over gathered rows
 // i0 ≤ i < i0+n and c classes; the first class block of a block of rows
 // prefetches them when the matrix is out of cache.
-func archMarginsK[T Float](first bool, m unsafe.Pointer, k, n int, x []T, stride int, idx []int, i0 int, w unsafe.Pointer, d, c int) {
-	xp, ip := avx2RowBase(x, stride, idx, i0)
-	pf := first && avx2Streams(x)
+func archMarginsK[T Float](lvl isa, first bool, m unsafe.Pointer, k, n int, x []T, stride int, idx []int, i0 int, w unsafe.Pointer, d, c int) {
+	xp, ip := rowBase(x, stride, idx, i0)
+	pf := first && streams(x)
+	if lvl == isaWide {
+		switch {
+		case is32[T]() && pf:
+			zMarginsKPFF32(m, k, n, xp, stride, ip, w, d, c)
+		case is32[T]():
+			zMarginsKF32(m, k, n, xp, stride, ip, w, d, c)
+		case pf:
+			zMarginsKPFF64(m, k, n, xp, stride, ip, w, d, c)
+		default:
+			zMarginsKF64(m, k, n, xp, stride, ip, w, d, c)
+		}
+		return
+	}
 	switch {
 	case is32[T]() && pf:
 		marginsKPFF32(m, k, n, xp, stride, ip, w, d, c)
@@ -260,10 +433,23 @@ func archMarginsK[T Float](first bool, m unsafe.Pointer, k, n int, x []T, stride
 
 // archAddOuterK runs the register-blocked accumulation kernel over gathered
 // rows i0 ≤ i < i0+n, columns l ≤ col < l+cols and nc classes.
-func archAddOuterK[T Float](first bool, g unsafe.Pointer, d int, x []T, stride int, idx []int, i0, l int, c unsafe.Pointer, k, n, cols, nc int) {
-	xp, ip := avx2RowBase(x, stride, idx, i0)
+func archAddOuterK[T Float](lvl isa, first bool, g unsafe.Pointer, d int, x []T, stride int, idx []int, i0, l int, c unsafe.Pointer, k, n, cols, nc int) {
+	xp, ip := rowBase(x, stride, idx, i0)
 	xl := at[T](xp, l)
-	pf := first && avx2Streams(x)
+	pf := first && streams(x)
+	if lvl == isaWide {
+		switch {
+		case is32[T]() && pf:
+			zAddOuterKPFF32(g, d, xl, stride, ip, c, k, n, cols, nc)
+		case is32[T]():
+			zAddOuterKF32(g, d, xl, stride, ip, c, k, n, cols, nc)
+		case pf:
+			zAddOuterKPFF64(g, d, xl, stride, ip, c, k, n, cols, nc)
+		default:
+			zAddOuterKF64(g, d, xl, stride, ip, c, k, n, cols, nc)
+		}
+		return
+	}
 	switch {
 	case is32[T]() && pf:
 		addOuterKPFF32(g, d, xl, stride, ip, c, k, n, cols, nc)

@@ -188,6 +188,29 @@
 // in the AVX2 kernel. Each g element thus sees the same fused multiply-adds
 // in the same order as in the sequential loop: bit-exact.
 
+// AVX-512 kernels (the z* functions): Dot, Axpy, Lerp, Margins, AddRows,
+// MarginsK and AddOuterK for float32 and float64 in 512-bit zmm registers,
+// twins of the kernels above with the same Go signatures and contracts.
+//
+// Requires: AVX512F, AVX512VL (EVEX forms of 256-bit instructions on
+// Y16..Y31 in the reductions), BMI2 (BZHI builds the tail masks), AVX2,
+// FMA3. kernel_amd64.go takes them only for the "avx512" implementation.
+//
+// Tails: whole registers of 16 float32 / 8 float64, then one step under the
+// opmask K1 (the low d mod 16 (8) lanes): VMOVUPS/VMOVUPD with zeroing
+// masking for loads and with merging masking for stores, which neither read
+// nor write masked-off lanes, so nothing past a slice, row, w or g is
+// touched.
+//
+// Blocking: Margins and AddRows as the 256-bit kernels (four rows, two
+// registers of columns). MarginsK takes two rows × c ≤ 10 classes (20
+// accumulators of 32), AddOuterK keeps 2c ≤ 20 registers of g over the
+// block's rows; with 32 registers MNIST's ten classes are one block.
+//
+// Accuracy: as the 256-bit kernels. AddRows, AddOuterK, Axpy and Lerp are
+// bit-exact to the fused sequential loops; Dot, Margins and MarginsK sum in
+// vector accumulators: |got − exact| ≤ (n+1)·u·Σ|x_i·y_i|.
+
 #include "textflag.h"
 
 DATA maskTab32<>+0(SB)/4, $0xffffffff
@@ -14505,5 +14528,20122 @@ syf64bad:
 syf64stop:
 	MOVQ CX, done+104(FP)
 	MOVB $0x00, bad+112(FP)
+	VZEROUPPER
+	RET
+
+// func zDotF32(x unsafe.Pointer, y unsafe.Pointer, n int) float32
+// Requires: AVX, AVX512F, BMI2, MMX+, SSE
+TEXT ·zDotF32(SB), NOSPLIT, $0-28
+	MOVQ   x+0(FP), SI
+	MOVQ   y+8(FP), DI
+	MOVQ   n+16(FP), CX
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	XORQ   AX, AX
+	MOVQ   CX, DX
+	ANDQ   $-128, DX
+	JZ     zdot32one
+
+zdot32loop8:
+	PREFETCHT0  1024(SI)(AX*4)
+	PREFETCHT0  1024(DI)(AX*4)
+	PREFETCHT0  1280(SI)(AX*4)
+	PREFETCHT0  1280(DI)(AX*4)
+	VMOVUPS     (SI)(AX*4), Z8
+	VMOVUPS     64(SI)(AX*4), Z9
+	VMOVUPS     128(SI)(AX*4), Z10
+	VMOVUPS     192(SI)(AX*4), Z11
+	VMOVUPS     256(SI)(AX*4), Z12
+	VMOVUPS     320(SI)(AX*4), Z13
+	VMOVUPS     384(SI)(AX*4), Z14
+	VMOVUPS     448(SI)(AX*4), Z15
+	VFMADD231PS (DI)(AX*4), Z8, Z0
+	VFMADD231PS 64(DI)(AX*4), Z9, Z1
+	VFMADD231PS 128(DI)(AX*4), Z10, Z2
+	VFMADD231PS 192(DI)(AX*4), Z11, Z3
+	VFMADD231PS 256(DI)(AX*4), Z12, Z4
+	VFMADD231PS 320(DI)(AX*4), Z13, Z5
+	VFMADD231PS 384(DI)(AX*4), Z14, Z6
+	VFMADD231PS 448(DI)(AX*4), Z15, Z7
+	ADDQ        $0x00000080, AX
+	CMPQ        AX, DX
+	JB          zdot32loop8
+
+zdot32one:
+	MOVQ CX, DX
+	ANDQ $-16, DX
+	CMPQ AX, DX
+	JAE  zdot32tail
+
+zdot32loop1:
+	VMOVUPS     (SI)(AX*4), Z8
+	VFMADD231PS (DI)(AX*4), Z8, Z1
+	ADDQ        $0x10, AX
+	CMPQ        AX, DX
+	JB          zdot32loop1
+
+zdot32tail:
+	MOVQ        CX, DX
+	SUBQ        AX, DX
+	JZ          zdot32reduce
+	MOVL        $0xffffffff, R8
+	BZHIL       DX, R8, R8
+	KMOVW       R8, K1
+	VMOVUPS.Z   (SI)(AX*4), K1, Z8
+	VMOVUPS.Z   (DI)(AX*4), K1, Z9
+	VFMADD231PS Z9, Z8, Z2
+
+zdot32reduce:
+	VADDPS        Z4, Z0, Z0
+	VADDPS        Z5, Z1, Z1
+	VADDPS        Z6, Z2, Z2
+	VADDPS        Z7, Z3, Z3
+	VADDPS        Z1, Z0, Z0
+	VADDPS        Z3, Z2, Z2
+	VADDPS        Z2, Z0, Z0
+	VEXTRACTF64X4 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVHLPS      X0, X0, X1
+	VADDPS        X1, X0, X0
+	VMOVSHDUP     X0, X1
+	VADDSS        X1, X0, X0
+	VZEROUPPER
+	MOVSS         X0, ret+24(FP)
+	RET
+
+// func zDotF64(x unsafe.Pointer, y unsafe.Pointer, n int) float64
+// Requires: AVX, AVX512F, BMI2, MMX+, SSE2
+TEXT ·zDotF64(SB), NOSPLIT, $0-32
+	MOVQ   x+0(FP), SI
+	MOVQ   y+8(FP), DI
+	MOVQ   n+16(FP), CX
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	XORQ   AX, AX
+	MOVQ   CX, DX
+	ANDQ   $-64, DX
+	JZ     zdot64one
+
+zdot64loop8:
+	PREFETCHT0  1024(SI)(AX*8)
+	PREFETCHT0  1024(DI)(AX*8)
+	PREFETCHT0  1280(SI)(AX*8)
+	PREFETCHT0  1280(DI)(AX*8)
+	VMOVUPD     (SI)(AX*8), Z8
+	VMOVUPD     64(SI)(AX*8), Z9
+	VMOVUPD     128(SI)(AX*8), Z10
+	VMOVUPD     192(SI)(AX*8), Z11
+	VMOVUPD     256(SI)(AX*8), Z12
+	VMOVUPD     320(SI)(AX*8), Z13
+	VMOVUPD     384(SI)(AX*8), Z14
+	VMOVUPD     448(SI)(AX*8), Z15
+	VFMADD231PD (DI)(AX*8), Z8, Z0
+	VFMADD231PD 64(DI)(AX*8), Z9, Z1
+	VFMADD231PD 128(DI)(AX*8), Z10, Z2
+	VFMADD231PD 192(DI)(AX*8), Z11, Z3
+	VFMADD231PD 256(DI)(AX*8), Z12, Z4
+	VFMADD231PD 320(DI)(AX*8), Z13, Z5
+	VFMADD231PD 384(DI)(AX*8), Z14, Z6
+	VFMADD231PD 448(DI)(AX*8), Z15, Z7
+	ADDQ        $0x00000040, AX
+	CMPQ        AX, DX
+	JB          zdot64loop8
+
+zdot64one:
+	MOVQ CX, DX
+	ANDQ $-8, DX
+	CMPQ AX, DX
+	JAE  zdot64tail
+
+zdot64loop1:
+	VMOVUPD     (SI)(AX*8), Z8
+	VFMADD231PD (DI)(AX*8), Z8, Z1
+	ADDQ        $0x08, AX
+	CMPQ        AX, DX
+	JB          zdot64loop1
+
+zdot64tail:
+	MOVQ        CX, DX
+	SUBQ        AX, DX
+	JZ          zdot64reduce
+	MOVL        $0xffffffff, R8
+	BZHIL       DX, R8, R8
+	KMOVW       R8, K1
+	VMOVUPD.Z   (SI)(AX*8), K1, Z8
+	VMOVUPD.Z   (DI)(AX*8), K1, Z9
+	VFMADD231PD Z9, Z8, Z2
+
+zdot64reduce:
+	VADDPD        Z4, Z0, Z0
+	VADDPD        Z5, Z1, Z1
+	VADDPD        Z6, Z2, Z2
+	VADDPD        Z7, Z3, Z3
+	VADDPD        Z1, Z0, Z0
+	VADDPD        Z3, Z2, Z2
+	VADDPD        Z2, Z0, Z0
+	VEXTRACTF64X4 $0x01, Z0, Y1
+	VADDPD        Y1, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VZEROUPPER
+	MOVSD         X0, ret+24(FP)
+	RET
+
+// func zAxpyF32(a float32, x unsafe.Pointer, y unsafe.Pointer, n int)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·zAxpyF32(SB), NOSPLIT, $0-32
+	VBROADCASTSS a+0(FP), Z15
+	MOVQ         x+8(FP), SI
+	MOVQ         y+16(FP), DI
+	MOVQ         n+24(FP), CX
+	XORQ         AX, AX
+	MOVQ         CX, DX
+	ANDQ         $-64, DX
+	JZ           zaxpyf32one
+
+zaxpyf32loop4:
+	VMOVUPS     (DI)(AX*4), Z0
+	VMOVUPS     64(DI)(AX*4), Z1
+	VMOVUPS     128(DI)(AX*4), Z2
+	VMOVUPS     192(DI)(AX*4), Z3
+	VFMADD231PS (SI)(AX*4), Z15, Z0
+	VFMADD231PS 64(SI)(AX*4), Z15, Z1
+	VFMADD231PS 128(SI)(AX*4), Z15, Z2
+	VFMADD231PS 192(SI)(AX*4), Z15, Z3
+	VMOVUPS     Z0, (DI)(AX*4)
+	VMOVUPS     Z1, 64(DI)(AX*4)
+	VMOVUPS     Z2, 128(DI)(AX*4)
+	VMOVUPS     Z3, 192(DI)(AX*4)
+	ADDQ        $0x00000040, AX
+	CMPQ        AX, DX
+	JB          zaxpyf32loop4
+
+zaxpyf32one:
+	MOVQ CX, DX
+	ANDQ $-16, DX
+	CMPQ AX, DX
+	JAE  zaxpyf32tail
+
+zaxpyf32loop1:
+	VMOVUPS     (DI)(AX*4), Z0
+	VFMADD231PS (SI)(AX*4), Z15, Z0
+	VMOVUPS     Z0, (DI)(AX*4)
+	ADDQ        $0x10, AX
+	CMPQ        AX, DX
+	JB          zaxpyf32loop1
+
+zaxpyf32tail:
+	MOVQ        CX, DX
+	SUBQ        AX, DX
+	JZ          zaxpyf32done
+	MOVL        $0xffffffff, R8
+	BZHIL       DX, R8, R8
+	KMOVW       R8, K1
+	VMOVUPS.Z   (DI)(AX*4), K1, Z0
+	VMOVUPS.Z   (SI)(AX*4), K1, Z4
+	VFMADD231PS Z4, Z15, Z0
+	VMOVUPS     Z0, K1, (DI)(AX*4)
+
+zaxpyf32done:
+	VZEROUPPER
+	RET
+
+// func zLerpF32(t float32, x unsafe.Pointer, y unsafe.Pointer, n int)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·zLerpF32(SB), NOSPLIT, $0-32
+	VBROADCASTSS t+0(FP), Z15
+	MOVQ         x+8(FP), SI
+	MOVQ         y+16(FP), DI
+	MOVQ         n+24(FP), CX
+	XORQ         AX, AX
+	MOVQ         CX, DX
+	ANDQ         $-64, DX
+	JZ           zlerpf32one
+
+zlerpf32loop4:
+	VMOVUPS     (DI)(AX*4), Z0
+	VMOVUPS     64(DI)(AX*4), Z1
+	VMOVUPS     128(DI)(AX*4), Z2
+	VMOVUPS     192(DI)(AX*4), Z3
+	VMOVUPS     (SI)(AX*4), Z4
+	VMOVUPS     64(SI)(AX*4), Z5
+	VMOVUPS     128(SI)(AX*4), Z6
+	VMOVUPS     192(SI)(AX*4), Z7
+	VSUBPS      Z0, Z4, Z4
+	VSUBPS      Z1, Z5, Z5
+	VSUBPS      Z2, Z6, Z6
+	VSUBPS      Z3, Z7, Z7
+	VFMADD231PS Z4, Z15, Z0
+	VFMADD231PS Z5, Z15, Z1
+	VFMADD231PS Z6, Z15, Z2
+	VFMADD231PS Z7, Z15, Z3
+	VMOVUPS     Z0, (DI)(AX*4)
+	VMOVUPS     Z1, 64(DI)(AX*4)
+	VMOVUPS     Z2, 128(DI)(AX*4)
+	VMOVUPS     Z3, 192(DI)(AX*4)
+	ADDQ        $0x00000040, AX
+	CMPQ        AX, DX
+	JB          zlerpf32loop4
+
+zlerpf32one:
+	MOVQ CX, DX
+	ANDQ $-16, DX
+	CMPQ AX, DX
+	JAE  zlerpf32tail
+
+zlerpf32loop1:
+	VMOVUPS     (DI)(AX*4), Z0
+	VMOVUPS     (SI)(AX*4), Z4
+	VSUBPS      Z0, Z4, Z4
+	VFMADD231PS Z4, Z15, Z0
+	VMOVUPS     Z0, (DI)(AX*4)
+	ADDQ        $0x10, AX
+	CMPQ        AX, DX
+	JB          zlerpf32loop1
+
+zlerpf32tail:
+	MOVQ        CX, DX
+	SUBQ        AX, DX
+	JZ          zlerpf32done
+	MOVL        $0xffffffff, R8
+	BZHIL       DX, R8, R8
+	KMOVW       R8, K1
+	VMOVUPS.Z   (DI)(AX*4), K1, Z0
+	VMOVUPS.Z   (SI)(AX*4), K1, Z4
+	VSUBPS      Z0, Z4, Z4
+	VFMADD231PS Z4, Z15, Z0
+	VMOVUPS     Z0, K1, (DI)(AX*4)
+
+zlerpf32done:
+	VZEROUPPER
+	RET
+
+// func zAxpyF64(a float64, x unsafe.Pointer, y unsafe.Pointer, n int)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·zAxpyF64(SB), NOSPLIT, $0-32
+	VBROADCASTSD a+0(FP), Z15
+	MOVQ         x+8(FP), SI
+	MOVQ         y+16(FP), DI
+	MOVQ         n+24(FP), CX
+	XORQ         AX, AX
+	MOVQ         CX, DX
+	ANDQ         $-32, DX
+	JZ           zaxpyf64one
+
+zaxpyf64loop4:
+	VMOVUPS     (DI)(AX*8), Z0
+	VMOVUPS     64(DI)(AX*8), Z1
+	VMOVUPS     128(DI)(AX*8), Z2
+	VMOVUPS     192(DI)(AX*8), Z3
+	VFMADD231PD (SI)(AX*8), Z15, Z0
+	VFMADD231PD 64(SI)(AX*8), Z15, Z1
+	VFMADD231PD 128(SI)(AX*8), Z15, Z2
+	VFMADD231PD 192(SI)(AX*8), Z15, Z3
+	VMOVUPS     Z0, (DI)(AX*8)
+	VMOVUPS     Z1, 64(DI)(AX*8)
+	VMOVUPS     Z2, 128(DI)(AX*8)
+	VMOVUPS     Z3, 192(DI)(AX*8)
+	ADDQ        $0x00000020, AX
+	CMPQ        AX, DX
+	JB          zaxpyf64loop4
+
+zaxpyf64one:
+	MOVQ CX, DX
+	ANDQ $-8, DX
+	CMPQ AX, DX
+	JAE  zaxpyf64tail
+
+zaxpyf64loop1:
+	VMOVUPS     (DI)(AX*8), Z0
+	VFMADD231PD (SI)(AX*8), Z15, Z0
+	VMOVUPS     Z0, (DI)(AX*8)
+	ADDQ        $0x08, AX
+	CMPQ        AX, DX
+	JB          zaxpyf64loop1
+
+zaxpyf64tail:
+	MOVQ        CX, DX
+	SUBQ        AX, DX
+	JZ          zaxpyf64done
+	MOVL        $0xffffffff, R8
+	BZHIL       DX, R8, R8
+	KMOVW       R8, K1
+	VMOVUPD.Z   (DI)(AX*8), K1, Z0
+	VMOVUPD.Z   (SI)(AX*8), K1, Z4
+	VFMADD231PD Z4, Z15, Z0
+	VMOVUPD     Z0, K1, (DI)(AX*8)
+
+zaxpyf64done:
+	VZEROUPPER
+	RET
+
+// func zLerpF64(t float64, x unsafe.Pointer, y unsafe.Pointer, n int)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·zLerpF64(SB), NOSPLIT, $0-32
+	VBROADCASTSD t+0(FP), Z15
+	MOVQ         x+8(FP), SI
+	MOVQ         y+16(FP), DI
+	MOVQ         n+24(FP), CX
+	XORQ         AX, AX
+	MOVQ         CX, DX
+	ANDQ         $-32, DX
+	JZ           zlerpf64one
+
+zlerpf64loop4:
+	VMOVUPS     (DI)(AX*8), Z0
+	VMOVUPS     64(DI)(AX*8), Z1
+	VMOVUPS     128(DI)(AX*8), Z2
+	VMOVUPS     192(DI)(AX*8), Z3
+	VMOVUPS     (SI)(AX*8), Z4
+	VMOVUPS     64(SI)(AX*8), Z5
+	VMOVUPS     128(SI)(AX*8), Z6
+	VMOVUPS     192(SI)(AX*8), Z7
+	VSUBPD      Z0, Z4, Z4
+	VSUBPD      Z1, Z5, Z5
+	VSUBPD      Z2, Z6, Z6
+	VSUBPD      Z3, Z7, Z7
+	VFMADD231PD Z4, Z15, Z0
+	VFMADD231PD Z5, Z15, Z1
+	VFMADD231PD Z6, Z15, Z2
+	VFMADD231PD Z7, Z15, Z3
+	VMOVUPS     Z0, (DI)(AX*8)
+	VMOVUPS     Z1, 64(DI)(AX*8)
+	VMOVUPS     Z2, 128(DI)(AX*8)
+	VMOVUPS     Z3, 192(DI)(AX*8)
+	ADDQ        $0x00000020, AX
+	CMPQ        AX, DX
+	JB          zlerpf64loop4
+
+zlerpf64one:
+	MOVQ CX, DX
+	ANDQ $-8, DX
+	CMPQ AX, DX
+	JAE  zlerpf64tail
+
+zlerpf64loop1:
+	VMOVUPS     (DI)(AX*8), Z0
+	VMOVUPS     (SI)(AX*8), Z4
+	VSUBPD      Z0, Z4, Z4
+	VFMADD231PD Z4, Z15, Z0
+	VMOVUPS     Z0, (DI)(AX*8)
+	ADDQ        $0x08, AX
+	CMPQ        AX, DX
+	JB          zlerpf64loop1
+
+zlerpf64tail:
+	MOVQ        CX, DX
+	SUBQ        AX, DX
+	JZ          zlerpf64done
+	MOVL        $0xffffffff, R8
+	BZHIL       DX, R8, R8
+	KMOVW       R8, K1
+	VMOVUPD.Z   (DI)(AX*8), K1, Z0
+	VMOVUPD.Z   (SI)(AX*8), K1, Z4
+	VSUBPD      Z0, Z4, Z4
+	VFMADD231PD Z4, Z15, Z0
+	VMOVUPD     Z0, K1, (DI)(AX*8)
+
+zlerpf64done:
+	VZEROUPPER
+	RET
+
+// func zMarginsF32(m unsafe.Pointer, mstride int, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·zMarginsF32(SB), NOSPLIT, $0-64
+	MOVQ  m+0(FP), DI
+	MOVQ  n+16(FP), CX
+	MOVQ  x+24(FP), SI
+	MOVQ  stride+32(FP), R9
+	SHLQ  $0x02, R9
+	MOVQ  idx+40(FP), BX
+	MOVQ  w+48(FP), DX
+	MOVQ  d+56(FP), R8
+	MOVQ  R8, AX
+	ANDQ  $0x0f, AX
+	MOVL  $0xffffffff, R10
+	BZHIL AX, R10, R10
+	KMOVW R10, K1
+	ANDQ  $-32, R8
+
+zmf32block:
+	CMPQ  CX, $0x04
+	JB    zmf32single
+	TESTQ BX, BX
+	JZ    zmf32consec
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	MOVQ  16(BX), R12
+	IMULQ R9, R12
+	ADDQ  SI, R12
+	MOVQ  24(BX), R13
+	IMULQ R9, R13
+	ADDQ  SI, R13
+	ADDQ  $0x20, BX
+	JMP   zmf32ready
+
+zmf32consec:
+	MOVQ SI, R10
+	LEAQ (R10)(R9*1), R11
+	LEAQ (R11)(R9*1), R12
+	LEAQ (R12)(R9*1), R13
+	LEAQ (R13)(R9*1), SI
+
+zmf32ready:
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	XORQ   AX, AX
+	TESTQ  R8, R8
+	JZ     zmf32tail4
+
+zmf32loop4:
+	VMOVUPS     (DX)(AX*4), Z8
+	VMOVUPS     64(DX)(AX*4), Z9
+	VFMADD231PS (R10)(AX*4), Z8, Z0
+	VFMADD231PS 64(R10)(AX*4), Z9, Z4
+	VFMADD231PS (R11)(AX*4), Z8, Z1
+	VFMADD231PS 64(R11)(AX*4), Z9, Z5
+	VFMADD231PS (R12)(AX*4), Z8, Z2
+	VFMADD231PS 64(R12)(AX*4), Z9, Z6
+	VFMADD231PS (R13)(AX*4), Z8, Z3
+	VFMADD231PS 64(R13)(AX*4), Z9, Z7
+	ADDQ        $0x20, AX
+	CMPQ        AX, R8
+	JB          zmf32loop4
+
+zmf32tail4:
+	TESTQ       $0x00000010, d+56(FP)
+	JZ          zmf32mask4
+	VMOVUPS     (DX)(AX*4), Z8
+	VFMADD231PS (R10)(AX*4), Z8, Z0
+	VFMADD231PS (R11)(AX*4), Z8, Z1
+	VFMADD231PS (R12)(AX*4), Z8, Z2
+	VFMADD231PS (R13)(AX*4), Z8, Z3
+	ADDQ        $0x10, AX
+
+zmf32mask4:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmf32reduce4
+	VMOVUPS.Z   (DX)(AX*4), K1, Z8
+	VMOVUPS.Z   (R10)(AX*4), K1, Z10
+	VFMADD231PS Z10, Z8, Z4
+	VMOVUPS.Z   (R11)(AX*4), K1, Z10
+	VFMADD231PS Z10, Z8, Z5
+	VMOVUPS.Z   (R12)(AX*4), K1, Z10
+	VFMADD231PS Z10, Z8, Z6
+	VMOVUPS.Z   (R13)(AX*4), K1, Z10
+	VFMADD231PS Z10, Z8, Z7
+
+zmf32reduce4:
+	VADDPS        Z4, Z0, Z0
+	VEXTRACTF64X4 $0x01, Z0, Y8
+	VADDPS        Y8, Y0, Y0
+	VADDPS        Z5, Z1, Z1
+	VEXTRACTF64X4 $0x01, Z1, Y8
+	VADDPS        Y8, Y1, Y1
+	VADDPS        Z6, Z2, Z2
+	VEXTRACTF64X4 $0x01, Z2, Y8
+	VADDPS        Y8, Y2, Y2
+	VADDPS        Z7, Z3, Z3
+	VEXTRACTF64X4 $0x01, Z3, Y8
+	VADDPS        Y8, Y3, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	MOVQ          mstride+8(FP), AX
+	SHLQ          $0x02, AX
+	VMOVSS        X0, (DI)
+	ADDQ          AX, DI
+	VEXTRACTPS    $0x01, X0, (DI)
+	ADDQ          AX, DI
+	VEXTRACTPS    $0x02, X0, (DI)
+	ADDQ          AX, DI
+	VEXTRACTPS    $0x03, X0, (DI)
+	ADDQ          AX, DI
+	SUBQ          $0x04, CX
+	JMP           zmf32block
+
+zmf32single:
+	TESTQ CX, CX
+	JZ    zmf32done
+	TESTQ BX, BX
+	JZ    zmf32consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	ADDQ  $0x08, BX
+	JMP   zmf32ready1
+
+zmf32consec1:
+	MOVQ SI, R10
+	ADDQ R9, SI
+
+zmf32ready1:
+	VPXORD Z0, Z0, Z0
+	VPXORD Z4, Z4, Z4
+	XORQ   AX, AX
+	TESTQ  R8, R8
+	JZ     zmf32tail1
+
+zmf32loop1:
+	VMOVUPS     (DX)(AX*4), Z8
+	VMOVUPS     64(DX)(AX*4), Z9
+	VFMADD231PS (R10)(AX*4), Z8, Z0
+	VFMADD231PS 64(R10)(AX*4), Z9, Z4
+	ADDQ        $0x20, AX
+	CMPQ        AX, R8
+	JB          zmf32loop1
+
+zmf32tail1:
+	TESTQ       $0x00000010, d+56(FP)
+	JZ          zmf32mask1
+	VMOVUPS     (DX)(AX*4), Z8
+	VFMADD231PS (R10)(AX*4), Z8, Z0
+	ADDQ        $0x10, AX
+
+zmf32mask1:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmf32reduce1
+	VMOVUPS.Z   (DX)(AX*4), K1, Z8
+	VMOVUPS.Z   (R10)(AX*4), K1, Z10
+	VFMADD231PS Z10, Z8, Z4
+
+zmf32reduce1:
+	VADDPS        Z4, Z0, Z0
+	VEXTRACTF64X4 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, (DI)
+	MOVQ          mstride+8(FP), AX
+	LEAQ          (DI)(AX*4), DI
+	DECQ          CX
+	JMP           zmf32single
+
+zmf32done:
+	VZEROUPPER
+	RET
+
+// func zAddRowsF32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, cstride int, n int)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·zAddRowsF32(SB), NOSPLIT, $0-64
+	MOVQ  dst+0(FP), DI
+	MOVQ  d+8(FP), R8
+	MOVQ  x+16(FP), SI
+	MOVQ  stride+24(FP), R9
+	SHLQ  $0x02, R9
+	MOVQ  idx+32(FP), BX
+	MOVQ  c+40(FP), DX
+	MOVQ  n+56(FP), CX
+	MOVQ  R8, AX
+	ANDQ  $0x0f, AX
+	MOVL  $0xffffffff, R10
+	BZHIL AX, R10, R10
+	KMOVW R10, K1
+	ANDQ  $-32, R8
+
+zaf32block:
+	CMPQ  CX, $0x04
+	JB    zaf32single
+	TESTQ BX, BX
+	JZ    zaf32consec
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	MOVQ  16(BX), R12
+	IMULQ R9, R12
+	ADDQ  SI, R12
+	MOVQ  24(BX), R13
+	IMULQ R9, R13
+	ADDQ  SI, R13
+	ADDQ  $0x20, BX
+	JMP   zaf32ready
+
+zaf32consec:
+	MOVQ SI, R10
+	LEAQ (R10)(R9*1), R11
+	LEAQ (R11)(R9*1), R12
+	LEAQ (R12)(R9*1), R13
+	LEAQ (R13)(R9*1), SI
+
+zaf32ready:
+	MOVQ         cstride+48(FP), AX
+	SHLQ         $0x02, AX
+	VBROADCASTSS (DX), Z4
+	ADDQ         AX, DX
+	VBROADCASTSS (DX), Z5
+	ADDQ         AX, DX
+	VBROADCASTSS (DX), Z6
+	ADDQ         AX, DX
+	VBROADCASTSS (DX), Z7
+	ADDQ         AX, DX
+	XORQ         AX, AX
+	TESTQ        R8, R8
+	JZ           zaf32tail4
+
+zaf32loop4:
+	VMOVUPS     (DI)(AX*4), Z0
+	VMOVUPS     64(DI)(AX*4), Z1
+	VFMADD231PS (R10)(AX*4), Z4, Z0
+	VFMADD231PS 64(R10)(AX*4), Z4, Z1
+	VFMADD231PS (R11)(AX*4), Z5, Z0
+	VFMADD231PS 64(R11)(AX*4), Z5, Z1
+	VFMADD231PS (R12)(AX*4), Z6, Z0
+	VFMADD231PS 64(R12)(AX*4), Z6, Z1
+	VFMADD231PS (R13)(AX*4), Z7, Z0
+	VFMADD231PS 64(R13)(AX*4), Z7, Z1
+	VMOVUPS     Z0, (DI)(AX*4)
+	VMOVUPS     Z1, 64(DI)(AX*4)
+	ADDQ        $0x20, AX
+	CMPQ        AX, R8
+	JB          zaf32loop4
+
+zaf32tail4:
+	TESTQ       $0x00000010, d+8(FP)
+	JZ          zaf32mask4
+	VMOVUPS     (DI)(AX*4), Z0
+	VFMADD231PS (R10)(AX*4), Z4, Z0
+	VFMADD231PS (R11)(AX*4), Z5, Z0
+	VFMADD231PS (R12)(AX*4), Z6, Z0
+	VFMADD231PS (R13)(AX*4), Z7, Z0
+	VMOVUPS     Z0, (DI)(AX*4)
+	ADDQ        $0x10, AX
+
+zaf32mask4:
+	TESTQ       $0x0000000f, d+8(FP)
+	JZ          zaf32next4
+	VMOVUPS.Z   (DI)(AX*4), K1, Z0
+	VMOVUPS.Z   (R10)(AX*4), K1, Z8
+	VFMADD231PS Z8, Z4, Z0
+	VMOVUPS.Z   (R11)(AX*4), K1, Z8
+	VFMADD231PS Z8, Z5, Z0
+	VMOVUPS.Z   (R12)(AX*4), K1, Z8
+	VFMADD231PS Z8, Z6, Z0
+	VMOVUPS.Z   (R13)(AX*4), K1, Z8
+	VFMADD231PS Z8, Z7, Z0
+	VMOVUPS     Z0, K1, (DI)(AX*4)
+
+zaf32next4:
+	SUBQ $0x04, CX
+	JMP  zaf32block
+
+zaf32single:
+	TESTQ CX, CX
+	JZ    zaf32done
+	TESTQ BX, BX
+	JZ    zaf32consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	ADDQ  $0x08, BX
+	JMP   zaf32ready1
+
+zaf32consec1:
+	MOVQ SI, R10
+	ADDQ R9, SI
+
+zaf32ready1:
+	VBROADCASTSS (DX), Z4
+	MOVQ         cstride+48(FP), AX
+	LEAQ         (DX)(AX*4), DX
+	XORQ         AX, AX
+	TESTQ        R8, R8
+	JZ           zaf32tail1
+
+zaf32loop1:
+	VMOVUPS     (DI)(AX*4), Z0
+	VMOVUPS     64(DI)(AX*4), Z1
+	VFMADD231PS (R10)(AX*4), Z4, Z0
+	VFMADD231PS 64(R10)(AX*4), Z4, Z1
+	VMOVUPS     Z0, (DI)(AX*4)
+	VMOVUPS     Z1, 64(DI)(AX*4)
+	ADDQ        $0x20, AX
+	CMPQ        AX, R8
+	JB          zaf32loop1
+
+zaf32tail1:
+	TESTQ       $0x00000010, d+8(FP)
+	JZ          zaf32mask1
+	VMOVUPS     (DI)(AX*4), Z0
+	VFMADD231PS (R10)(AX*4), Z4, Z0
+	VMOVUPS     Z0, (DI)(AX*4)
+	ADDQ        $0x10, AX
+
+zaf32mask1:
+	TESTQ       $0x0000000f, d+8(FP)
+	JZ          zaf32next1
+	VMOVUPS.Z   (DI)(AX*4), K1, Z0
+	VMOVUPS.Z   (R10)(AX*4), K1, Z8
+	VFMADD231PS Z8, Z4, Z0
+	VMOVUPS     Z0, K1, (DI)(AX*4)
+
+zaf32next1:
+	DECQ CX
+	JMP  zaf32single
+
+zaf32done:
+	VZEROUPPER
+	RET
+
+// func zMarginsF64(m unsafe.Pointer, mstride int, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·zMarginsF64(SB), NOSPLIT, $0-64
+	MOVQ  m+0(FP), DI
+	MOVQ  n+16(FP), CX
+	MOVQ  x+24(FP), SI
+	MOVQ  stride+32(FP), R9
+	SHLQ  $0x03, R9
+	MOVQ  idx+40(FP), BX
+	MOVQ  w+48(FP), DX
+	MOVQ  d+56(FP), R8
+	MOVQ  R8, AX
+	ANDQ  $0x07, AX
+	MOVL  $0xffffffff, R10
+	BZHIL AX, R10, R10
+	KMOVW R10, K1
+	ANDQ  $-16, R8
+
+zmf64block:
+	CMPQ  CX, $0x04
+	JB    zmf64single
+	TESTQ BX, BX
+	JZ    zmf64consec
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	MOVQ  16(BX), R12
+	IMULQ R9, R12
+	ADDQ  SI, R12
+	MOVQ  24(BX), R13
+	IMULQ R9, R13
+	ADDQ  SI, R13
+	ADDQ  $0x20, BX
+	JMP   zmf64ready
+
+zmf64consec:
+	MOVQ SI, R10
+	LEAQ (R10)(R9*1), R11
+	LEAQ (R11)(R9*1), R12
+	LEAQ (R12)(R9*1), R13
+	LEAQ (R13)(R9*1), SI
+
+zmf64ready:
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	XORQ   AX, AX
+	TESTQ  R8, R8
+	JZ     zmf64tail4
+
+zmf64loop4:
+	VMOVUPD     (DX)(AX*8), Z8
+	VMOVUPD     64(DX)(AX*8), Z9
+	VFMADD231PD (R10)(AX*8), Z8, Z0
+	VFMADD231PD 64(R10)(AX*8), Z9, Z4
+	VFMADD231PD (R11)(AX*8), Z8, Z1
+	VFMADD231PD 64(R11)(AX*8), Z9, Z5
+	VFMADD231PD (R12)(AX*8), Z8, Z2
+	VFMADD231PD 64(R12)(AX*8), Z9, Z6
+	VFMADD231PD (R13)(AX*8), Z8, Z3
+	VFMADD231PD 64(R13)(AX*8), Z9, Z7
+	ADDQ        $0x10, AX
+	CMPQ        AX, R8
+	JB          zmf64loop4
+
+zmf64tail4:
+	TESTQ       $0x00000008, d+56(FP)
+	JZ          zmf64mask4
+	VMOVUPD     (DX)(AX*8), Z8
+	VFMADD231PD (R10)(AX*8), Z8, Z0
+	VFMADD231PD (R11)(AX*8), Z8, Z1
+	VFMADD231PD (R12)(AX*8), Z8, Z2
+	VFMADD231PD (R13)(AX*8), Z8, Z3
+	ADDQ        $0x08, AX
+
+zmf64mask4:
+	TESTQ       $0x00000007, d+56(FP)
+	JZ          zmf64reduce4
+	VMOVUPD.Z   (DX)(AX*8), K1, Z8
+	VMOVUPD.Z   (R10)(AX*8), K1, Z10
+	VFMADD231PD Z10, Z8, Z4
+	VMOVUPD.Z   (R11)(AX*8), K1, Z10
+	VFMADD231PD Z10, Z8, Z5
+	VMOVUPD.Z   (R12)(AX*8), K1, Z10
+	VFMADD231PD Z10, Z8, Z6
+	VMOVUPD.Z   (R13)(AX*8), K1, Z10
+	VFMADD231PD Z10, Z8, Z7
+
+zmf64reduce4:
+	VADDPD        Z4, Z0, Z0
+	VEXTRACTF64X4 $0x01, Z0, Y8
+	VADDPD        Y8, Y0, Y0
+	VADDPD        Z5, Z1, Z1
+	VEXTRACTF64X4 $0x01, Z1, Y8
+	VADDPD        Y8, Y1, Y1
+	VADDPD        Z6, Z2, Z2
+	VEXTRACTF64X4 $0x01, Z2, Y8
+	VADDPD        Y8, Y2, Y2
+	VADDPD        Z7, Z3, Z3
+	VEXTRACTF64X4 $0x01, Z3, Y8
+	VADDPD        Y8, Y3, Y3
+	VHADDPD       Y1, Y0, Y0
+	VHADDPD       Y3, Y2, Y2
+	VPERM2F128    $0x20, Y2, Y0, Y1
+	VPERM2F128    $0x31, Y2, Y0, Y0
+	VADDPD        Y1, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	MOVQ          mstride+8(FP), AX
+	SHLQ          $0x03, AX
+	VMOVSD        X0, (DI)
+	ADDQ          AX, DI
+	VMOVHPD       X0, (DI)
+	ADDQ          AX, DI
+	VMOVSD        X1, (DI)
+	ADDQ          AX, DI
+	VMOVHPD       X1, (DI)
+	ADDQ          AX, DI
+	SUBQ          $0x04, CX
+	JMP           zmf64block
+
+zmf64single:
+	TESTQ CX, CX
+	JZ    zmf64done
+	TESTQ BX, BX
+	JZ    zmf64consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	ADDQ  $0x08, BX
+	JMP   zmf64ready1
+
+zmf64consec1:
+	MOVQ SI, R10
+	ADDQ R9, SI
+
+zmf64ready1:
+	VPXORD Z0, Z0, Z0
+	VPXORD Z4, Z4, Z4
+	XORQ   AX, AX
+	TESTQ  R8, R8
+	JZ     zmf64tail1
+
+zmf64loop1:
+	VMOVUPD     (DX)(AX*8), Z8
+	VMOVUPD     64(DX)(AX*8), Z9
+	VFMADD231PD (R10)(AX*8), Z8, Z0
+	VFMADD231PD 64(R10)(AX*8), Z9, Z4
+	ADDQ        $0x10, AX
+	CMPQ        AX, R8
+	JB          zmf64loop1
+
+zmf64tail1:
+	TESTQ       $0x00000008, d+56(FP)
+	JZ          zmf64mask1
+	VMOVUPD     (DX)(AX*8), Z8
+	VFMADD231PD (R10)(AX*8), Z8, Z0
+	ADDQ        $0x08, AX
+
+zmf64mask1:
+	TESTQ       $0x00000007, d+56(FP)
+	JZ          zmf64reduce1
+	VMOVUPD.Z   (DX)(AX*8), K1, Z8
+	VMOVUPD.Z   (R10)(AX*8), K1, Z10
+	VFMADD231PD Z10, Z8, Z4
+
+zmf64reduce1:
+	VADDPD        Z4, Z0, Z0
+	VEXTRACTF64X4 $0x01, Z0, Y1
+	VADDPD        Y1, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, (DI)
+	MOVQ          mstride+8(FP), AX
+	LEAQ          (DI)(AX*8), DI
+	DECQ          CX
+	JMP           zmf64single
+
+zmf64done:
+	VZEROUPPER
+	RET
+
+// func zAddRowsF64(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, cstride int, n int)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·zAddRowsF64(SB), NOSPLIT, $0-64
+	MOVQ  dst+0(FP), DI
+	MOVQ  d+8(FP), R8
+	MOVQ  x+16(FP), SI
+	MOVQ  stride+24(FP), R9
+	SHLQ  $0x03, R9
+	MOVQ  idx+32(FP), BX
+	MOVQ  c+40(FP), DX
+	MOVQ  n+56(FP), CX
+	MOVQ  R8, AX
+	ANDQ  $0x07, AX
+	MOVL  $0xffffffff, R10
+	BZHIL AX, R10, R10
+	KMOVW R10, K1
+	ANDQ  $-16, R8
+
+zaf64block:
+	CMPQ  CX, $0x04
+	JB    zaf64single
+	TESTQ BX, BX
+	JZ    zaf64consec
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	MOVQ  16(BX), R12
+	IMULQ R9, R12
+	ADDQ  SI, R12
+	MOVQ  24(BX), R13
+	IMULQ R9, R13
+	ADDQ  SI, R13
+	ADDQ  $0x20, BX
+	JMP   zaf64ready
+
+zaf64consec:
+	MOVQ SI, R10
+	LEAQ (R10)(R9*1), R11
+	LEAQ (R11)(R9*1), R12
+	LEAQ (R12)(R9*1), R13
+	LEAQ (R13)(R9*1), SI
+
+zaf64ready:
+	MOVQ         cstride+48(FP), AX
+	SHLQ         $0x03, AX
+	VBROADCASTSD (DX), Z4
+	ADDQ         AX, DX
+	VBROADCASTSD (DX), Z5
+	ADDQ         AX, DX
+	VBROADCASTSD (DX), Z6
+	ADDQ         AX, DX
+	VBROADCASTSD (DX), Z7
+	ADDQ         AX, DX
+	XORQ         AX, AX
+	TESTQ        R8, R8
+	JZ           zaf64tail4
+
+zaf64loop4:
+	VMOVUPD     (DI)(AX*8), Z0
+	VMOVUPD     64(DI)(AX*8), Z1
+	VFMADD231PD (R10)(AX*8), Z4, Z0
+	VFMADD231PD 64(R10)(AX*8), Z4, Z1
+	VFMADD231PD (R11)(AX*8), Z5, Z0
+	VFMADD231PD 64(R11)(AX*8), Z5, Z1
+	VFMADD231PD (R12)(AX*8), Z6, Z0
+	VFMADD231PD 64(R12)(AX*8), Z6, Z1
+	VFMADD231PD (R13)(AX*8), Z7, Z0
+	VFMADD231PD 64(R13)(AX*8), Z7, Z1
+	VMOVUPD     Z0, (DI)(AX*8)
+	VMOVUPD     Z1, 64(DI)(AX*8)
+	ADDQ        $0x10, AX
+	CMPQ        AX, R8
+	JB          zaf64loop4
+
+zaf64tail4:
+	TESTQ       $0x00000008, d+8(FP)
+	JZ          zaf64mask4
+	VMOVUPD     (DI)(AX*8), Z0
+	VFMADD231PD (R10)(AX*8), Z4, Z0
+	VFMADD231PD (R11)(AX*8), Z5, Z0
+	VFMADD231PD (R12)(AX*8), Z6, Z0
+	VFMADD231PD (R13)(AX*8), Z7, Z0
+	VMOVUPD     Z0, (DI)(AX*8)
+	ADDQ        $0x08, AX
+
+zaf64mask4:
+	TESTQ       $0x00000007, d+8(FP)
+	JZ          zaf64next4
+	VMOVUPD.Z   (DI)(AX*8), K1, Z0
+	VMOVUPD.Z   (R10)(AX*8), K1, Z8
+	VFMADD231PD Z8, Z4, Z0
+	VMOVUPD.Z   (R11)(AX*8), K1, Z8
+	VFMADD231PD Z8, Z5, Z0
+	VMOVUPD.Z   (R12)(AX*8), K1, Z8
+	VFMADD231PD Z8, Z6, Z0
+	VMOVUPD.Z   (R13)(AX*8), K1, Z8
+	VFMADD231PD Z8, Z7, Z0
+	VMOVUPD     Z0, K1, (DI)(AX*8)
+
+zaf64next4:
+	SUBQ $0x04, CX
+	JMP  zaf64block
+
+zaf64single:
+	TESTQ CX, CX
+	JZ    zaf64done
+	TESTQ BX, BX
+	JZ    zaf64consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	ADDQ  $0x08, BX
+	JMP   zaf64ready1
+
+zaf64consec1:
+	MOVQ SI, R10
+	ADDQ R9, SI
+
+zaf64ready1:
+	VBROADCASTSD (DX), Z4
+	MOVQ         cstride+48(FP), AX
+	LEAQ         (DX)(AX*8), DX
+	XORQ         AX, AX
+	TESTQ        R8, R8
+	JZ           zaf64tail1
+
+zaf64loop1:
+	VMOVUPD     (DI)(AX*8), Z0
+	VMOVUPD     64(DI)(AX*8), Z1
+	VFMADD231PD (R10)(AX*8), Z4, Z0
+	VFMADD231PD 64(R10)(AX*8), Z4, Z1
+	VMOVUPD     Z0, (DI)(AX*8)
+	VMOVUPD     Z1, 64(DI)(AX*8)
+	ADDQ        $0x10, AX
+	CMPQ        AX, R8
+	JB          zaf64loop1
+
+zaf64tail1:
+	TESTQ       $0x00000008, d+8(FP)
+	JZ          zaf64mask1
+	VMOVUPD     (DI)(AX*8), Z0
+	VFMADD231PD (R10)(AX*8), Z4, Z0
+	VMOVUPD     Z0, (DI)(AX*8)
+	ADDQ        $0x08, AX
+
+zaf64mask1:
+	TESTQ       $0x00000007, d+8(FP)
+	JZ          zaf64next1
+	VMOVUPD.Z   (DI)(AX*8), K1, Z0
+	VMOVUPD.Z   (R10)(AX*8), K1, Z8
+	VFMADD231PD Z8, Z4, Z0
+	VMOVUPD     Z0, K1, (DI)(AX*8)
+
+zaf64next1:
+	DECQ CX
+	JMP  zaf64single
+
+zaf64done:
+	VZEROUPPER
+	RET
+
+// func zMarginsPFF32(m unsafe.Pointer, mstride int, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·zMarginsPFF32(SB), NOSPLIT, $0-64
+	MOVQ  m+0(FP), DI
+	MOVQ  n+16(FP), CX
+	MOVQ  x+24(FP), SI
+	MOVQ  stride+32(FP), R9
+	SHLQ  $0x02, R9
+	MOVQ  idx+40(FP), BX
+	MOVQ  w+48(FP), DX
+	MOVQ  d+56(FP), R8
+	MOVQ  R8, AX
+	ANDQ  $0x0f, AX
+	MOVL  $0xffffffff, R10
+	BZHIL AX, R10, R10
+	KMOVW R10, K1
+	ANDQ  $-32, R8
+
+zmpf32block:
+	CMPQ  CX, $0x04
+	JB    zmpf32single
+	TESTQ BX, BX
+	JZ    zmpf32consec
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	MOVQ  16(BX), R12
+	IMULQ R9, R12
+	ADDQ  SI, R12
+	MOVQ  24(BX), R13
+	IMULQ R9, R13
+	ADDQ  SI, R13
+	ADDQ  $0x20, BX
+	JMP   zmpf32ready
+
+zmpf32consec:
+	MOVQ SI, R10
+	LEAQ (R10)(R9*1), R11
+	LEAQ (R11)(R9*1), R12
+	LEAQ (R12)(R9*1), R13
+	LEAQ (R13)(R9*1), SI
+
+zmpf32ready:
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	XORQ   AX, AX
+	TESTQ  R8, R8
+	JZ     zmpf32tail4
+
+zmpf32loop4:
+	VMOVUPS     (DX)(AX*4), Z8
+	VMOVUPS     64(DX)(AX*4), Z9
+	PREFETCHT0  512(R10)(AX*4)
+	PREFETCHT0  576(R10)(AX*4)
+	PREFETCHT0  512(R11)(AX*4)
+	PREFETCHT0  576(R11)(AX*4)
+	PREFETCHT0  512(R12)(AX*4)
+	PREFETCHT0  576(R12)(AX*4)
+	PREFETCHT0  512(R13)(AX*4)
+	PREFETCHT0  576(R13)(AX*4)
+	VFMADD231PS (R10)(AX*4), Z8, Z0
+	VFMADD231PS 64(R10)(AX*4), Z9, Z4
+	VFMADD231PS (R11)(AX*4), Z8, Z1
+	VFMADD231PS 64(R11)(AX*4), Z9, Z5
+	VFMADD231PS (R12)(AX*4), Z8, Z2
+	VFMADD231PS 64(R12)(AX*4), Z9, Z6
+	VFMADD231PS (R13)(AX*4), Z8, Z3
+	VFMADD231PS 64(R13)(AX*4), Z9, Z7
+	ADDQ        $0x20, AX
+	CMPQ        AX, R8
+	JB          zmpf32loop4
+
+zmpf32tail4:
+	TESTQ       $0x00000010, d+56(FP)
+	JZ          zmpf32mask4
+	VMOVUPS     (DX)(AX*4), Z8
+	VFMADD231PS (R10)(AX*4), Z8, Z0
+	VFMADD231PS (R11)(AX*4), Z8, Z1
+	VFMADD231PS (R12)(AX*4), Z8, Z2
+	VFMADD231PS (R13)(AX*4), Z8, Z3
+	ADDQ        $0x10, AX
+
+zmpf32mask4:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmpf32reduce4
+	VMOVUPS.Z   (DX)(AX*4), K1, Z8
+	VMOVUPS.Z   (R10)(AX*4), K1, Z10
+	VFMADD231PS Z10, Z8, Z4
+	VMOVUPS.Z   (R11)(AX*4), K1, Z10
+	VFMADD231PS Z10, Z8, Z5
+	VMOVUPS.Z   (R12)(AX*4), K1, Z10
+	VFMADD231PS Z10, Z8, Z6
+	VMOVUPS.Z   (R13)(AX*4), K1, Z10
+	VFMADD231PS Z10, Z8, Z7
+
+zmpf32reduce4:
+	VADDPS        Z4, Z0, Z0
+	VEXTRACTF64X4 $0x01, Z0, Y8
+	VADDPS        Y8, Y0, Y0
+	VADDPS        Z5, Z1, Z1
+	VEXTRACTF64X4 $0x01, Z1, Y8
+	VADDPS        Y8, Y1, Y1
+	VADDPS        Z6, Z2, Z2
+	VEXTRACTF64X4 $0x01, Z2, Y8
+	VADDPS        Y8, Y2, Y2
+	VADDPS        Z7, Z3, Z3
+	VEXTRACTF64X4 $0x01, Z3, Y8
+	VADDPS        Y8, Y3, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	MOVQ          mstride+8(FP), AX
+	SHLQ          $0x02, AX
+	VMOVSS        X0, (DI)
+	ADDQ          AX, DI
+	VEXTRACTPS    $0x01, X0, (DI)
+	ADDQ          AX, DI
+	VEXTRACTPS    $0x02, X0, (DI)
+	ADDQ          AX, DI
+	VEXTRACTPS    $0x03, X0, (DI)
+	ADDQ          AX, DI
+	SUBQ          $0x04, CX
+	JMP           zmpf32block
+
+zmpf32single:
+	TESTQ CX, CX
+	JZ    zmpf32done
+	TESTQ BX, BX
+	JZ    zmpf32consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	ADDQ  $0x08, BX
+	JMP   zmpf32ready1
+
+zmpf32consec1:
+	MOVQ SI, R10
+	ADDQ R9, SI
+
+zmpf32ready1:
+	VPXORD Z0, Z0, Z0
+	VPXORD Z4, Z4, Z4
+	XORQ   AX, AX
+	TESTQ  R8, R8
+	JZ     zmpf32tail1
+
+zmpf32loop1:
+	VMOVUPS     (DX)(AX*4), Z8
+	VMOVUPS     64(DX)(AX*4), Z9
+	VFMADD231PS (R10)(AX*4), Z8, Z0
+	VFMADD231PS 64(R10)(AX*4), Z9, Z4
+	ADDQ        $0x20, AX
+	CMPQ        AX, R8
+	JB          zmpf32loop1
+
+zmpf32tail1:
+	TESTQ       $0x00000010, d+56(FP)
+	JZ          zmpf32mask1
+	VMOVUPS     (DX)(AX*4), Z8
+	VFMADD231PS (R10)(AX*4), Z8, Z0
+	ADDQ        $0x10, AX
+
+zmpf32mask1:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmpf32reduce1
+	VMOVUPS.Z   (DX)(AX*4), K1, Z8
+	VMOVUPS.Z   (R10)(AX*4), K1, Z10
+	VFMADD231PS Z10, Z8, Z4
+
+zmpf32reduce1:
+	VADDPS        Z4, Z0, Z0
+	VEXTRACTF64X4 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, (DI)
+	MOVQ          mstride+8(FP), AX
+	LEAQ          (DI)(AX*4), DI
+	DECQ          CX
+	JMP           zmpf32single
+
+zmpf32done:
+	VZEROUPPER
+	RET
+
+// func zAddRowsPFF32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, cstride int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·zAddRowsPFF32(SB), NOSPLIT, $0-64
+	MOVQ  dst+0(FP), DI
+	MOVQ  d+8(FP), R8
+	MOVQ  x+16(FP), SI
+	MOVQ  stride+24(FP), R9
+	SHLQ  $0x02, R9
+	MOVQ  idx+32(FP), BX
+	MOVQ  c+40(FP), DX
+	MOVQ  n+56(FP), CX
+	MOVQ  R8, AX
+	ANDQ  $0x0f, AX
+	MOVL  $0xffffffff, R10
+	BZHIL AX, R10, R10
+	KMOVW R10, K1
+	ANDQ  $-32, R8
+
+zapf32block:
+	CMPQ  CX, $0x04
+	JB    zapf32single
+	TESTQ BX, BX
+	JZ    zapf32consec
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	MOVQ  16(BX), R12
+	IMULQ R9, R12
+	ADDQ  SI, R12
+	MOVQ  24(BX), R13
+	IMULQ R9, R13
+	ADDQ  SI, R13
+	ADDQ  $0x20, BX
+	JMP   zapf32ready
+
+zapf32consec:
+	MOVQ SI, R10
+	LEAQ (R10)(R9*1), R11
+	LEAQ (R11)(R9*1), R12
+	LEAQ (R12)(R9*1), R13
+	LEAQ (R13)(R9*1), SI
+
+zapf32ready:
+	MOVQ         cstride+48(FP), AX
+	SHLQ         $0x02, AX
+	VBROADCASTSS (DX), Z4
+	ADDQ         AX, DX
+	VBROADCASTSS (DX), Z5
+	ADDQ         AX, DX
+	VBROADCASTSS (DX), Z6
+	ADDQ         AX, DX
+	VBROADCASTSS (DX), Z7
+	ADDQ         AX, DX
+	XORQ         AX, AX
+	TESTQ        R8, R8
+	JZ           zapf32tail4
+
+zapf32loop4:
+	PREFETCHT0  512(R10)(AX*4)
+	PREFETCHT0  576(R10)(AX*4)
+	PREFETCHT0  512(R11)(AX*4)
+	PREFETCHT0  576(R11)(AX*4)
+	PREFETCHT0  512(R12)(AX*4)
+	PREFETCHT0  576(R12)(AX*4)
+	PREFETCHT0  512(R13)(AX*4)
+	PREFETCHT0  576(R13)(AX*4)
+	VMOVUPS     (DI)(AX*4), Z0
+	VMOVUPS     64(DI)(AX*4), Z1
+	VFMADD231PS (R10)(AX*4), Z4, Z0
+	VFMADD231PS 64(R10)(AX*4), Z4, Z1
+	VFMADD231PS (R11)(AX*4), Z5, Z0
+	VFMADD231PS 64(R11)(AX*4), Z5, Z1
+	VFMADD231PS (R12)(AX*4), Z6, Z0
+	VFMADD231PS 64(R12)(AX*4), Z6, Z1
+	VFMADD231PS (R13)(AX*4), Z7, Z0
+	VFMADD231PS 64(R13)(AX*4), Z7, Z1
+	VMOVUPS     Z0, (DI)(AX*4)
+	VMOVUPS     Z1, 64(DI)(AX*4)
+	ADDQ        $0x20, AX
+	CMPQ        AX, R8
+	JB          zapf32loop4
+
+zapf32tail4:
+	TESTQ       $0x00000010, d+8(FP)
+	JZ          zapf32mask4
+	VMOVUPS     (DI)(AX*4), Z0
+	VFMADD231PS (R10)(AX*4), Z4, Z0
+	VFMADD231PS (R11)(AX*4), Z5, Z0
+	VFMADD231PS (R12)(AX*4), Z6, Z0
+	VFMADD231PS (R13)(AX*4), Z7, Z0
+	VMOVUPS     Z0, (DI)(AX*4)
+	ADDQ        $0x10, AX
+
+zapf32mask4:
+	TESTQ       $0x0000000f, d+8(FP)
+	JZ          zapf32next4
+	VMOVUPS.Z   (DI)(AX*4), K1, Z0
+	VMOVUPS.Z   (R10)(AX*4), K1, Z8
+	VFMADD231PS Z8, Z4, Z0
+	VMOVUPS.Z   (R11)(AX*4), K1, Z8
+	VFMADD231PS Z8, Z5, Z0
+	VMOVUPS.Z   (R12)(AX*4), K1, Z8
+	VFMADD231PS Z8, Z6, Z0
+	VMOVUPS.Z   (R13)(AX*4), K1, Z8
+	VFMADD231PS Z8, Z7, Z0
+	VMOVUPS     Z0, K1, (DI)(AX*4)
+
+zapf32next4:
+	SUBQ $0x04, CX
+	JMP  zapf32block
+
+zapf32single:
+	TESTQ CX, CX
+	JZ    zapf32done
+	TESTQ BX, BX
+	JZ    zapf32consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	ADDQ  $0x08, BX
+	JMP   zapf32ready1
+
+zapf32consec1:
+	MOVQ SI, R10
+	ADDQ R9, SI
+
+zapf32ready1:
+	VBROADCASTSS (DX), Z4
+	MOVQ         cstride+48(FP), AX
+	LEAQ         (DX)(AX*4), DX
+	XORQ         AX, AX
+	TESTQ        R8, R8
+	JZ           zapf32tail1
+
+zapf32loop1:
+	VMOVUPS     (DI)(AX*4), Z0
+	VMOVUPS     64(DI)(AX*4), Z1
+	VFMADD231PS (R10)(AX*4), Z4, Z0
+	VFMADD231PS 64(R10)(AX*4), Z4, Z1
+	VMOVUPS     Z0, (DI)(AX*4)
+	VMOVUPS     Z1, 64(DI)(AX*4)
+	ADDQ        $0x20, AX
+	CMPQ        AX, R8
+	JB          zapf32loop1
+
+zapf32tail1:
+	TESTQ       $0x00000010, d+8(FP)
+	JZ          zapf32mask1
+	VMOVUPS     (DI)(AX*4), Z0
+	VFMADD231PS (R10)(AX*4), Z4, Z0
+	VMOVUPS     Z0, (DI)(AX*4)
+	ADDQ        $0x10, AX
+
+zapf32mask1:
+	TESTQ       $0x0000000f, d+8(FP)
+	JZ          zapf32next1
+	VMOVUPS.Z   (DI)(AX*4), K1, Z0
+	VMOVUPS.Z   (R10)(AX*4), K1, Z8
+	VFMADD231PS Z8, Z4, Z0
+	VMOVUPS     Z0, K1, (DI)(AX*4)
+
+zapf32next1:
+	DECQ CX
+	JMP  zapf32single
+
+zapf32done:
+	VZEROUPPER
+	RET
+
+// func zMarginsPFF64(m unsafe.Pointer, mstride int, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·zMarginsPFF64(SB), NOSPLIT, $0-64
+	MOVQ  m+0(FP), DI
+	MOVQ  n+16(FP), CX
+	MOVQ  x+24(FP), SI
+	MOVQ  stride+32(FP), R9
+	SHLQ  $0x03, R9
+	MOVQ  idx+40(FP), BX
+	MOVQ  w+48(FP), DX
+	MOVQ  d+56(FP), R8
+	MOVQ  R8, AX
+	ANDQ  $0x07, AX
+	MOVL  $0xffffffff, R10
+	BZHIL AX, R10, R10
+	KMOVW R10, K1
+	ANDQ  $-16, R8
+
+zmpf64block:
+	CMPQ  CX, $0x04
+	JB    zmpf64single
+	TESTQ BX, BX
+	JZ    zmpf64consec
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	MOVQ  16(BX), R12
+	IMULQ R9, R12
+	ADDQ  SI, R12
+	MOVQ  24(BX), R13
+	IMULQ R9, R13
+	ADDQ  SI, R13
+	ADDQ  $0x20, BX
+	JMP   zmpf64ready
+
+zmpf64consec:
+	MOVQ SI, R10
+	LEAQ (R10)(R9*1), R11
+	LEAQ (R11)(R9*1), R12
+	LEAQ (R12)(R9*1), R13
+	LEAQ (R13)(R9*1), SI
+
+zmpf64ready:
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	XORQ   AX, AX
+	TESTQ  R8, R8
+	JZ     zmpf64tail4
+
+zmpf64loop4:
+	VMOVUPD     (DX)(AX*8), Z8
+	VMOVUPD     64(DX)(AX*8), Z9
+	PREFETCHT0  512(R10)(AX*8)
+	PREFETCHT0  576(R10)(AX*8)
+	PREFETCHT0  512(R11)(AX*8)
+	PREFETCHT0  576(R11)(AX*8)
+	PREFETCHT0  512(R12)(AX*8)
+	PREFETCHT0  576(R12)(AX*8)
+	PREFETCHT0  512(R13)(AX*8)
+	PREFETCHT0  576(R13)(AX*8)
+	VFMADD231PD (R10)(AX*8), Z8, Z0
+	VFMADD231PD 64(R10)(AX*8), Z9, Z4
+	VFMADD231PD (R11)(AX*8), Z8, Z1
+	VFMADD231PD 64(R11)(AX*8), Z9, Z5
+	VFMADD231PD (R12)(AX*8), Z8, Z2
+	VFMADD231PD 64(R12)(AX*8), Z9, Z6
+	VFMADD231PD (R13)(AX*8), Z8, Z3
+	VFMADD231PD 64(R13)(AX*8), Z9, Z7
+	ADDQ        $0x10, AX
+	CMPQ        AX, R8
+	JB          zmpf64loop4
+
+zmpf64tail4:
+	TESTQ       $0x00000008, d+56(FP)
+	JZ          zmpf64mask4
+	VMOVUPD     (DX)(AX*8), Z8
+	VFMADD231PD (R10)(AX*8), Z8, Z0
+	VFMADD231PD (R11)(AX*8), Z8, Z1
+	VFMADD231PD (R12)(AX*8), Z8, Z2
+	VFMADD231PD (R13)(AX*8), Z8, Z3
+	ADDQ        $0x08, AX
+
+zmpf64mask4:
+	TESTQ       $0x00000007, d+56(FP)
+	JZ          zmpf64reduce4
+	VMOVUPD.Z   (DX)(AX*8), K1, Z8
+	VMOVUPD.Z   (R10)(AX*8), K1, Z10
+	VFMADD231PD Z10, Z8, Z4
+	VMOVUPD.Z   (R11)(AX*8), K1, Z10
+	VFMADD231PD Z10, Z8, Z5
+	VMOVUPD.Z   (R12)(AX*8), K1, Z10
+	VFMADD231PD Z10, Z8, Z6
+	VMOVUPD.Z   (R13)(AX*8), K1, Z10
+	VFMADD231PD Z10, Z8, Z7
+
+zmpf64reduce4:
+	VADDPD        Z4, Z0, Z0
+	VEXTRACTF64X4 $0x01, Z0, Y8
+	VADDPD        Y8, Y0, Y0
+	VADDPD        Z5, Z1, Z1
+	VEXTRACTF64X4 $0x01, Z1, Y8
+	VADDPD        Y8, Y1, Y1
+	VADDPD        Z6, Z2, Z2
+	VEXTRACTF64X4 $0x01, Z2, Y8
+	VADDPD        Y8, Y2, Y2
+	VADDPD        Z7, Z3, Z3
+	VEXTRACTF64X4 $0x01, Z3, Y8
+	VADDPD        Y8, Y3, Y3
+	VHADDPD       Y1, Y0, Y0
+	VHADDPD       Y3, Y2, Y2
+	VPERM2F128    $0x20, Y2, Y0, Y1
+	VPERM2F128    $0x31, Y2, Y0, Y0
+	VADDPD        Y1, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	MOVQ          mstride+8(FP), AX
+	SHLQ          $0x03, AX
+	VMOVSD        X0, (DI)
+	ADDQ          AX, DI
+	VMOVHPD       X0, (DI)
+	ADDQ          AX, DI
+	VMOVSD        X1, (DI)
+	ADDQ          AX, DI
+	VMOVHPD       X1, (DI)
+	ADDQ          AX, DI
+	SUBQ          $0x04, CX
+	JMP           zmpf64block
+
+zmpf64single:
+	TESTQ CX, CX
+	JZ    zmpf64done
+	TESTQ BX, BX
+	JZ    zmpf64consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	ADDQ  $0x08, BX
+	JMP   zmpf64ready1
+
+zmpf64consec1:
+	MOVQ SI, R10
+	ADDQ R9, SI
+
+zmpf64ready1:
+	VPXORD Z0, Z0, Z0
+	VPXORD Z4, Z4, Z4
+	XORQ   AX, AX
+	TESTQ  R8, R8
+	JZ     zmpf64tail1
+
+zmpf64loop1:
+	VMOVUPD     (DX)(AX*8), Z8
+	VMOVUPD     64(DX)(AX*8), Z9
+	VFMADD231PD (R10)(AX*8), Z8, Z0
+	VFMADD231PD 64(R10)(AX*8), Z9, Z4
+	ADDQ        $0x10, AX
+	CMPQ        AX, R8
+	JB          zmpf64loop1
+
+zmpf64tail1:
+	TESTQ       $0x00000008, d+56(FP)
+	JZ          zmpf64mask1
+	VMOVUPD     (DX)(AX*8), Z8
+	VFMADD231PD (R10)(AX*8), Z8, Z0
+	ADDQ        $0x08, AX
+
+zmpf64mask1:
+	TESTQ       $0x00000007, d+56(FP)
+	JZ          zmpf64reduce1
+	VMOVUPD.Z   (DX)(AX*8), K1, Z8
+	VMOVUPD.Z   (R10)(AX*8), K1, Z10
+	VFMADD231PD Z10, Z8, Z4
+
+zmpf64reduce1:
+	VADDPD        Z4, Z0, Z0
+	VEXTRACTF64X4 $0x01, Z0, Y1
+	VADDPD        Y1, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, (DI)
+	MOVQ          mstride+8(FP), AX
+	LEAQ          (DI)(AX*8), DI
+	DECQ          CX
+	JMP           zmpf64single
+
+zmpf64done:
+	VZEROUPPER
+	RET
+
+// func zAddRowsPFF64(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, cstride int, n int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·zAddRowsPFF64(SB), NOSPLIT, $0-64
+	MOVQ  dst+0(FP), DI
+	MOVQ  d+8(FP), R8
+	MOVQ  x+16(FP), SI
+	MOVQ  stride+24(FP), R9
+	SHLQ  $0x03, R9
+	MOVQ  idx+32(FP), BX
+	MOVQ  c+40(FP), DX
+	MOVQ  n+56(FP), CX
+	MOVQ  R8, AX
+	ANDQ  $0x07, AX
+	MOVL  $0xffffffff, R10
+	BZHIL AX, R10, R10
+	KMOVW R10, K1
+	ANDQ  $-16, R8
+
+zapf64block:
+	CMPQ  CX, $0x04
+	JB    zapf64single
+	TESTQ BX, BX
+	JZ    zapf64consec
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	MOVQ  16(BX), R12
+	IMULQ R9, R12
+	ADDQ  SI, R12
+	MOVQ  24(BX), R13
+	IMULQ R9, R13
+	ADDQ  SI, R13
+	ADDQ  $0x20, BX
+	JMP   zapf64ready
+
+zapf64consec:
+	MOVQ SI, R10
+	LEAQ (R10)(R9*1), R11
+	LEAQ (R11)(R9*1), R12
+	LEAQ (R12)(R9*1), R13
+	LEAQ (R13)(R9*1), SI
+
+zapf64ready:
+	MOVQ         cstride+48(FP), AX
+	SHLQ         $0x03, AX
+	VBROADCASTSD (DX), Z4
+	ADDQ         AX, DX
+	VBROADCASTSD (DX), Z5
+	ADDQ         AX, DX
+	VBROADCASTSD (DX), Z6
+	ADDQ         AX, DX
+	VBROADCASTSD (DX), Z7
+	ADDQ         AX, DX
+	XORQ         AX, AX
+	TESTQ        R8, R8
+	JZ           zapf64tail4
+
+zapf64loop4:
+	PREFETCHT0  512(R10)(AX*8)
+	PREFETCHT0  576(R10)(AX*8)
+	PREFETCHT0  512(R11)(AX*8)
+	PREFETCHT0  576(R11)(AX*8)
+	PREFETCHT0  512(R12)(AX*8)
+	PREFETCHT0  576(R12)(AX*8)
+	PREFETCHT0  512(R13)(AX*8)
+	PREFETCHT0  576(R13)(AX*8)
+	VMOVUPD     (DI)(AX*8), Z0
+	VMOVUPD     64(DI)(AX*8), Z1
+	VFMADD231PD (R10)(AX*8), Z4, Z0
+	VFMADD231PD 64(R10)(AX*8), Z4, Z1
+	VFMADD231PD (R11)(AX*8), Z5, Z0
+	VFMADD231PD 64(R11)(AX*8), Z5, Z1
+	VFMADD231PD (R12)(AX*8), Z6, Z0
+	VFMADD231PD 64(R12)(AX*8), Z6, Z1
+	VFMADD231PD (R13)(AX*8), Z7, Z0
+	VFMADD231PD 64(R13)(AX*8), Z7, Z1
+	VMOVUPD     Z0, (DI)(AX*8)
+	VMOVUPD     Z1, 64(DI)(AX*8)
+	ADDQ        $0x10, AX
+	CMPQ        AX, R8
+	JB          zapf64loop4
+
+zapf64tail4:
+	TESTQ       $0x00000008, d+8(FP)
+	JZ          zapf64mask4
+	VMOVUPD     (DI)(AX*8), Z0
+	VFMADD231PD (R10)(AX*8), Z4, Z0
+	VFMADD231PD (R11)(AX*8), Z5, Z0
+	VFMADD231PD (R12)(AX*8), Z6, Z0
+	VFMADD231PD (R13)(AX*8), Z7, Z0
+	VMOVUPD     Z0, (DI)(AX*8)
+	ADDQ        $0x08, AX
+
+zapf64mask4:
+	TESTQ       $0x00000007, d+8(FP)
+	JZ          zapf64next4
+	VMOVUPD.Z   (DI)(AX*8), K1, Z0
+	VMOVUPD.Z   (R10)(AX*8), K1, Z8
+	VFMADD231PD Z8, Z4, Z0
+	VMOVUPD.Z   (R11)(AX*8), K1, Z8
+	VFMADD231PD Z8, Z5, Z0
+	VMOVUPD.Z   (R12)(AX*8), K1, Z8
+	VFMADD231PD Z8, Z6, Z0
+	VMOVUPD.Z   (R13)(AX*8), K1, Z8
+	VFMADD231PD Z8, Z7, Z0
+	VMOVUPD     Z0, K1, (DI)(AX*8)
+
+zapf64next4:
+	SUBQ $0x04, CX
+	JMP  zapf64block
+
+zapf64single:
+	TESTQ CX, CX
+	JZ    zapf64done
+	TESTQ BX, BX
+	JZ    zapf64consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	ADDQ  $0x08, BX
+	JMP   zapf64ready1
+
+zapf64consec1:
+	MOVQ SI, R10
+	ADDQ R9, SI
+
+zapf64ready1:
+	VBROADCASTSD (DX), Z4
+	MOVQ         cstride+48(FP), AX
+	LEAQ         (DX)(AX*8), DX
+	XORQ         AX, AX
+	TESTQ        R8, R8
+	JZ           zapf64tail1
+
+zapf64loop1:
+	VMOVUPD     (DI)(AX*8), Z0
+	VMOVUPD     64(DI)(AX*8), Z1
+	VFMADD231PD (R10)(AX*8), Z4, Z0
+	VFMADD231PD 64(R10)(AX*8), Z4, Z1
+	VMOVUPD     Z0, (DI)(AX*8)
+	VMOVUPD     Z1, 64(DI)(AX*8)
+	ADDQ        $0x10, AX
+	CMPQ        AX, R8
+	JB          zapf64loop1
+
+zapf64tail1:
+	TESTQ       $0x00000008, d+8(FP)
+	JZ          zapf64mask1
+	VMOVUPD     (DI)(AX*8), Z0
+	VFMADD231PD (R10)(AX*8), Z4, Z0
+	VMOVUPD     Z0, (DI)(AX*8)
+	ADDQ        $0x08, AX
+
+zapf64mask1:
+	TESTQ       $0x00000007, d+8(FP)
+	JZ          zapf64next1
+	VMOVUPD.Z   (DI)(AX*8), K1, Z0
+	VMOVUPD.Z   (R10)(AX*8), K1, Z8
+	VFMADD231PD Z8, Z4, Z0
+	VMOVUPD     Z0, K1, (DI)(AX*8)
+
+zapf64next1:
+	DECQ CX
+	JMP  zapf64single
+
+zapf64done:
+	VZEROUPPER
+	RET
+
+// func zMarginsKF32(m unsafe.Pointer, k int, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int, c int)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·zMarginsKF32(SB), NOSPLIT, $0-72
+	MOVQ  m+0(FP), DI
+	MOVQ  n+16(FP), CX
+	MOVQ  x+24(FP), SI
+	MOVQ  stride+32(FP), R9
+	SHLQ  $0x02, R9
+	MOVQ  idx+40(FP), BX
+	MOVQ  w+48(FP), DX
+	MOVQ  d+56(FP), R8
+	MOVQ  R8, R12
+	SHLQ  $0x02, R12
+	LEAQ  (R12)(R12*2), R13
+	LEAQ  (DX)(R12*4), R14
+	ADDQ  R12, R14
+	MOVQ  R8, AX
+	ANDQ  $0x0f, AX
+	MOVL  $0xffffffff, R10
+	BZHIL AX, R10, R10
+	KMOVW R10, K1
+	MOVQ  c+64(FP), AX
+	CMPQ  AX, $0x0a
+	JEQ   zmkf32c10pair
+	CMPQ  AX, $0x09
+	JEQ   zmkf32c9pair
+	CMPQ  AX, $0x08
+	JEQ   zmkf32c8pair
+	CMPQ  AX, $0x07
+	JEQ   zmkf32c7pair
+	CMPQ  AX, $0x06
+	JEQ   zmkf32c6pair
+	CMPQ  AX, $0x05
+	JEQ   zmkf32c5pair
+	CMPQ  AX, $0x04
+	JEQ   zmkf32c4pair
+	CMPQ  AX, $0x03
+	JEQ   zmkf32c3pair
+	CMPQ  AX, $0x02
+	JEQ   zmkf32c2pair
+	JMP   zmkf32c1pair
+
+zmkf32c10pair:
+	CMPQ  CX, $0x02
+	JB    zmkf32c10single
+	TESTQ BX, BX
+	JZ    zmkf32c10consec2
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	ADDQ  $0x10, BX
+	JMP   zmkf32c10ready2
+
+zmkf32c10consec2:
+	MOVQ SI, R10
+	LEAQ (SI)(R9*1), R11
+	LEAQ (R11)(R9*1), SI
+
+zmkf32c10ready2:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	VPXORD Z20, Z20, Z20
+	VPXORD Z21, Z21, Z21
+	VPXORD Z22, Z22, Z22
+	VPXORD Z23, Z23, Z23
+	VPXORD Z24, Z24, Z24
+	VPXORD Z25, Z25, Z25
+	VPXORD Z26, Z26, Z26
+	VPXORD Z27, Z27, Z27
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkf32c10mask2
+
+zmkf32c10loop2:
+	VMOVUPS     (R10), Z0
+	VMOVUPS     (R11), Z1
+	VMOVUPS     (DX), Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z18
+	VMOVUPS     (DX)(R12*1), Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z19
+	VMOVUPS     (DX)(R12*2), Z4
+	VFMADD231PS Z0, Z4, Z10
+	VFMADD231PS Z1, Z4, Z20
+	VMOVUPS     (DX)(R13*1), Z5
+	VFMADD231PS Z0, Z5, Z11
+	VFMADD231PS Z1, Z5, Z21
+	VMOVUPS     (DX)(R12*4), Z6
+	VFMADD231PS Z0, Z6, Z12
+	VFMADD231PS Z1, Z6, Z22
+	VMOVUPS     (R14), Z7
+	VFMADD231PS Z0, Z7, Z13
+	VFMADD231PS Z1, Z7, Z23
+	VMOVUPS     (R14)(R12*1), Z2
+	VFMADD231PS Z0, Z2, Z14
+	VFMADD231PS Z1, Z2, Z24
+	VMOVUPS     (R14)(R12*2), Z3
+	VFMADD231PS Z0, Z3, Z15
+	VFMADD231PS Z1, Z3, Z25
+	VMOVUPS     (R14)(R13*1), Z4
+	VFMADD231PS Z0, Z4, Z16
+	VFMADD231PS Z1, Z4, Z26
+	VMOVUPS     (R14)(R12*4), Z5
+	VFMADD231PS Z0, Z5, Z17
+	VFMADD231PS Z1, Z5, Z27
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, R11
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkf32c10loop2
+
+zmkf32c10mask2:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkf32c10reduce2
+	VMOVUPS.Z   (R10), K1, Z0
+	VMOVUPS.Z   (R11), K1, Z1
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z18
+	VMOVUPS.Z   (DX)(R12*1), K1, Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z19
+	VMOVUPS.Z   (DX)(R12*2), K1, Z4
+	VFMADD231PS Z0, Z4, Z10
+	VFMADD231PS Z1, Z4, Z20
+	VMOVUPS.Z   (DX)(R13*1), K1, Z5
+	VFMADD231PS Z0, Z5, Z11
+	VFMADD231PS Z1, Z5, Z21
+	VMOVUPS.Z   (DX)(R12*4), K1, Z6
+	VFMADD231PS Z0, Z6, Z12
+	VFMADD231PS Z1, Z6, Z22
+	VMOVUPS.Z   (R14), K1, Z7
+	VFMADD231PS Z0, Z7, Z13
+	VFMADD231PS Z1, Z7, Z23
+	VMOVUPS.Z   (R14)(R12*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z14
+	VFMADD231PS Z1, Z2, Z24
+	VMOVUPS.Z   (R14)(R12*2), K1, Z3
+	VFMADD231PS Z0, Z3, Z15
+	VFMADD231PS Z1, Z3, Z25
+	VMOVUPS.Z   (R14)(R13*1), K1, Z4
+	VFMADD231PS Z0, Z4, Z16
+	VFMADD231PS Z1, Z4, Z26
+	VMOVUPS.Z   (R14)(R12*4), K1, Z5
+	VFMADD231PS Z0, Z5, Z17
+	VFMADD231PS Z1, Z5, Z27
+
+zmkf32c10reduce2:
+	MOVQ          w+48(FP), DX
+	LEAQ          (DX)(R12*4), R14
+	ADDQ          R12, R14
+	MOVQ          k+8(FP), AX
+	SHLQ          $0x02, AX
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPS        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPS        Y4, Y11, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPS        Y4, Y12, Y0
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPS        Y4, Y13, Y1
+	VEXTRACTF64X4 $0x01, Z14, Y4
+	VADDPS        Y4, Y14, Y2
+	VEXTRACTF64X4 $0x01, Z15, Y4
+	VADDPS        Y4, Y15, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, 16(DI)
+	VEXTRACTF64X4 $0x01, Z16, Y4
+	VADDPS        Y4, Y16, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 32(DI)
+	VEXTRACTF64X4 $0x01, Z17, Y4
+	VADDPS        Y4, Y17, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 36(DI)
+	ADDQ          AX, DI
+	VEXTRACTF64X4 $0x01, Z18, Y4
+	VADDPS        Y4, Y18, Y0
+	VEXTRACTF64X4 $0x01, Z19, Y4
+	VADDPS        Y4, Y19, Y1
+	VEXTRACTF64X4 $0x01, Z20, Y4
+	VADDPS        Y4, Y20, Y2
+	VEXTRACTF64X4 $0x01, Z21, Y4
+	VADDPS        Y4, Y21, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z22, Y4
+	VADDPS        Y4, Y22, Y0
+	VEXTRACTF64X4 $0x01, Z23, Y4
+	VADDPS        Y4, Y23, Y1
+	VEXTRACTF64X4 $0x01, Z24, Y4
+	VADDPS        Y4, Y24, Y2
+	VEXTRACTF64X4 $0x01, Z25, Y4
+	VADDPS        Y4, Y25, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, 16(DI)
+	VEXTRACTF64X4 $0x01, Z26, Y4
+	VADDPS        Y4, Y26, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 32(DI)
+	VEXTRACTF64X4 $0x01, Z27, Y4
+	VADDPS        Y4, Y27, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 36(DI)
+	ADDQ          AX, DI
+	SUBQ          $0x02, CX
+	JMP           zmkf32c10pair
+
+zmkf32c10single:
+	TESTQ CX, CX
+	JZ    zmkf32done
+	TESTQ BX, BX
+	JZ    zmkf32c10consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	JMP   zmkf32c10ready1
+
+zmkf32c10consec1:
+	MOVQ SI, R10
+
+zmkf32c10ready1:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkf32c10mask1
+
+zmkf32c10loop1:
+	VMOVUPS     (R10), Z0
+	VFMADD231PS (DX), Z0, Z8
+	VFMADD231PS (DX)(R12*1), Z0, Z9
+	VFMADD231PS (DX)(R12*2), Z0, Z10
+	VFMADD231PS (DX)(R13*1), Z0, Z11
+	VFMADD231PS (DX)(R12*4), Z0, Z12
+	VFMADD231PS (R14), Z0, Z13
+	VFMADD231PS (R14)(R12*1), Z0, Z14
+	VFMADD231PS (R14)(R12*2), Z0, Z15
+	VFMADD231PS (R14)(R13*1), Z0, Z16
+	VFMADD231PS (R14)(R12*4), Z0, Z17
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkf32c10loop1
+
+zmkf32c10mask1:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkf32c10reduce1
+	VMOVUPS.Z   (R10), K1, Z0
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VMOVUPS.Z   (DX)(R12*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z9
+	VMOVUPS.Z   (DX)(R12*2), K1, Z2
+	VFMADD231PS Z0, Z2, Z10
+	VMOVUPS.Z   (DX)(R13*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z11
+	VMOVUPS.Z   (DX)(R12*4), K1, Z2
+	VFMADD231PS Z0, Z2, Z12
+	VMOVUPS.Z   (R14), K1, Z2
+	VFMADD231PS Z0, Z2, Z13
+	VMOVUPS.Z   (R14)(R12*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z14
+	VMOVUPS.Z   (R14)(R12*2), K1, Z2
+	VFMADD231PS Z0, Z2, Z15
+	VMOVUPS.Z   (R14)(R13*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z16
+	VMOVUPS.Z   (R14)(R12*4), K1, Z2
+	VFMADD231PS Z0, Z2, Z17
+
+zmkf32c10reduce1:
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPS        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPS        Y4, Y11, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPS        Y4, Y12, Y0
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPS        Y4, Y13, Y1
+	VEXTRACTF64X4 $0x01, Z14, Y4
+	VADDPS        Y4, Y14, Y2
+	VEXTRACTF64X4 $0x01, Z15, Y4
+	VADDPS        Y4, Y15, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, 16(DI)
+	VEXTRACTF64X4 $0x01, Z16, Y4
+	VADDPS        Y4, Y16, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 32(DI)
+	VEXTRACTF64X4 $0x01, Z17, Y4
+	VADDPS        Y4, Y17, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 36(DI)
+	JMP           zmkf32done
+
+zmkf32c9pair:
+	CMPQ  CX, $0x02
+	JB    zmkf32c9single
+	TESTQ BX, BX
+	JZ    zmkf32c9consec2
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	ADDQ  $0x10, BX
+	JMP   zmkf32c9ready2
+
+zmkf32c9consec2:
+	MOVQ SI, R10
+	LEAQ (SI)(R9*1), R11
+	LEAQ (R11)(R9*1), SI
+
+zmkf32c9ready2:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	VPXORD Z20, Z20, Z20
+	VPXORD Z21, Z21, Z21
+	VPXORD Z22, Z22, Z22
+	VPXORD Z23, Z23, Z23
+	VPXORD Z24, Z24, Z24
+	VPXORD Z25, Z25, Z25
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkf32c9mask2
+
+zmkf32c9loop2:
+	VMOVUPS     (R10), Z0
+	VMOVUPS     (R11), Z1
+	VMOVUPS     (DX), Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z17
+	VMOVUPS     (DX)(R12*1), Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z18
+	VMOVUPS     (DX)(R12*2), Z4
+	VFMADD231PS Z0, Z4, Z10
+	VFMADD231PS Z1, Z4, Z19
+	VMOVUPS     (DX)(R13*1), Z5
+	VFMADD231PS Z0, Z5, Z11
+	VFMADD231PS Z1, Z5, Z20
+	VMOVUPS     (DX)(R12*4), Z6
+	VFMADD231PS Z0, Z6, Z12
+	VFMADD231PS Z1, Z6, Z21
+	VMOVUPS     (R14), Z7
+	VFMADD231PS Z0, Z7, Z13
+	VFMADD231PS Z1, Z7, Z22
+	VMOVUPS     (R14)(R12*1), Z2
+	VFMADD231PS Z0, Z2, Z14
+	VFMADD231PS Z1, Z2, Z23
+	VMOVUPS     (R14)(R12*2), Z3
+	VFMADD231PS Z0, Z3, Z15
+	VFMADD231PS Z1, Z3, Z24
+	VMOVUPS     (R14)(R13*1), Z4
+	VFMADD231PS Z0, Z4, Z16
+	VFMADD231PS Z1, Z4, Z25
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, R11
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkf32c9loop2
+
+zmkf32c9mask2:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkf32c9reduce2
+	VMOVUPS.Z   (R10), K1, Z0
+	VMOVUPS.Z   (R11), K1, Z1
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z17
+	VMOVUPS.Z   (DX)(R12*1), K1, Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z18
+	VMOVUPS.Z   (DX)(R12*2), K1, Z4
+	VFMADD231PS Z0, Z4, Z10
+	VFMADD231PS Z1, Z4, Z19
+	VMOVUPS.Z   (DX)(R13*1), K1, Z5
+	VFMADD231PS Z0, Z5, Z11
+	VFMADD231PS Z1, Z5, Z20
+	VMOVUPS.Z   (DX)(R12*4), K1, Z6
+	VFMADD231PS Z0, Z6, Z12
+	VFMADD231PS Z1, Z6, Z21
+	VMOVUPS.Z   (R14), K1, Z7
+	VFMADD231PS Z0, Z7, Z13
+	VFMADD231PS Z1, Z7, Z22
+	VMOVUPS.Z   (R14)(R12*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z14
+	VFMADD231PS Z1, Z2, Z23
+	VMOVUPS.Z   (R14)(R12*2), K1, Z3
+	VFMADD231PS Z0, Z3, Z15
+	VFMADD231PS Z1, Z3, Z24
+	VMOVUPS.Z   (R14)(R13*1), K1, Z4
+	VFMADD231PS Z0, Z4, Z16
+	VFMADD231PS Z1, Z4, Z25
+
+zmkf32c9reduce2:
+	MOVQ          w+48(FP), DX
+	LEAQ          (DX)(R12*4), R14
+	ADDQ          R12, R14
+	MOVQ          k+8(FP), AX
+	SHLQ          $0x02, AX
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPS        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPS        Y4, Y11, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPS        Y4, Y12, Y0
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPS        Y4, Y13, Y1
+	VEXTRACTF64X4 $0x01, Z14, Y4
+	VADDPS        Y4, Y14, Y2
+	VEXTRACTF64X4 $0x01, Z15, Y4
+	VADDPS        Y4, Y15, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, 16(DI)
+	VEXTRACTF64X4 $0x01, Z16, Y4
+	VADDPS        Y4, Y16, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 32(DI)
+	ADDQ          AX, DI
+	VEXTRACTF64X4 $0x01, Z17, Y4
+	VADDPS        Y4, Y17, Y0
+	VEXTRACTF64X4 $0x01, Z18, Y4
+	VADDPS        Y4, Y18, Y1
+	VEXTRACTF64X4 $0x01, Z19, Y4
+	VADDPS        Y4, Y19, Y2
+	VEXTRACTF64X4 $0x01, Z20, Y4
+	VADDPS        Y4, Y20, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z21, Y4
+	VADDPS        Y4, Y21, Y0
+	VEXTRACTF64X4 $0x01, Z22, Y4
+	VADDPS        Y4, Y22, Y1
+	VEXTRACTF64X4 $0x01, Z23, Y4
+	VADDPS        Y4, Y23, Y2
+	VEXTRACTF64X4 $0x01, Z24, Y4
+	VADDPS        Y4, Y24, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, 16(DI)
+	VEXTRACTF64X4 $0x01, Z25, Y4
+	VADDPS        Y4, Y25, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 32(DI)
+	ADDQ          AX, DI
+	SUBQ          $0x02, CX
+	JMP           zmkf32c9pair
+
+zmkf32c9single:
+	TESTQ CX, CX
+	JZ    zmkf32done
+	TESTQ BX, BX
+	JZ    zmkf32c9consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	JMP   zmkf32c9ready1
+
+zmkf32c9consec1:
+	MOVQ SI, R10
+
+zmkf32c9ready1:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkf32c9mask1
+
+zmkf32c9loop1:
+	VMOVUPS     (R10), Z0
+	VFMADD231PS (DX), Z0, Z8
+	VFMADD231PS (DX)(R12*1), Z0, Z9
+	VFMADD231PS (DX)(R12*2), Z0, Z10
+	VFMADD231PS (DX)(R13*1), Z0, Z11
+	VFMADD231PS (DX)(R12*4), Z0, Z12
+	VFMADD231PS (R14), Z0, Z13
+	VFMADD231PS (R14)(R12*1), Z0, Z14
+	VFMADD231PS (R14)(R12*2), Z0, Z15
+	VFMADD231PS (R14)(R13*1), Z0, Z16
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkf32c9loop1
+
+zmkf32c9mask1:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkf32c9reduce1
+	VMOVUPS.Z   (R10), K1, Z0
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VMOVUPS.Z   (DX)(R12*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z9
+	VMOVUPS.Z   (DX)(R12*2), K1, Z2
+	VFMADD231PS Z0, Z2, Z10
+	VMOVUPS.Z   (DX)(R13*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z11
+	VMOVUPS.Z   (DX)(R12*4), K1, Z2
+	VFMADD231PS Z0, Z2, Z12
+	VMOVUPS.Z   (R14), K1, Z2
+	VFMADD231PS Z0, Z2, Z13
+	VMOVUPS.Z   (R14)(R12*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z14
+	VMOVUPS.Z   (R14)(R12*2), K1, Z2
+	VFMADD231PS Z0, Z2, Z15
+	VMOVUPS.Z   (R14)(R13*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z16
+
+zmkf32c9reduce1:
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPS        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPS        Y4, Y11, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPS        Y4, Y12, Y0
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPS        Y4, Y13, Y1
+	VEXTRACTF64X4 $0x01, Z14, Y4
+	VADDPS        Y4, Y14, Y2
+	VEXTRACTF64X4 $0x01, Z15, Y4
+	VADDPS        Y4, Y15, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, 16(DI)
+	VEXTRACTF64X4 $0x01, Z16, Y4
+	VADDPS        Y4, Y16, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 32(DI)
+	JMP           zmkf32done
+
+zmkf32c8pair:
+	CMPQ  CX, $0x02
+	JB    zmkf32c8single
+	TESTQ BX, BX
+	JZ    zmkf32c8consec2
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	ADDQ  $0x10, BX
+	JMP   zmkf32c8ready2
+
+zmkf32c8consec2:
+	MOVQ SI, R10
+	LEAQ (SI)(R9*1), R11
+	LEAQ (R11)(R9*1), SI
+
+zmkf32c8ready2:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	VPXORD Z20, Z20, Z20
+	VPXORD Z21, Z21, Z21
+	VPXORD Z22, Z22, Z22
+	VPXORD Z23, Z23, Z23
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkf32c8mask2
+
+zmkf32c8loop2:
+	VMOVUPS     (R10), Z0
+	VMOVUPS     (R11), Z1
+	VMOVUPS     (DX), Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z16
+	VMOVUPS     (DX)(R12*1), Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z17
+	VMOVUPS     (DX)(R12*2), Z4
+	VFMADD231PS Z0, Z4, Z10
+	VFMADD231PS Z1, Z4, Z18
+	VMOVUPS     (DX)(R13*1), Z5
+	VFMADD231PS Z0, Z5, Z11
+	VFMADD231PS Z1, Z5, Z19
+	VMOVUPS     (DX)(R12*4), Z6
+	VFMADD231PS Z0, Z6, Z12
+	VFMADD231PS Z1, Z6, Z20
+	VMOVUPS     (R14), Z7
+	VFMADD231PS Z0, Z7, Z13
+	VFMADD231PS Z1, Z7, Z21
+	VMOVUPS     (R14)(R12*1), Z2
+	VFMADD231PS Z0, Z2, Z14
+	VFMADD231PS Z1, Z2, Z22
+	VMOVUPS     (R14)(R12*2), Z3
+	VFMADD231PS Z0, Z3, Z15
+	VFMADD231PS Z1, Z3, Z23
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, R11
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkf32c8loop2
+
+zmkf32c8mask2:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkf32c8reduce2
+	VMOVUPS.Z   (R10), K1, Z0
+	VMOVUPS.Z   (R11), K1, Z1
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z16
+	VMOVUPS.Z   (DX)(R12*1), K1, Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z17
+	VMOVUPS.Z   (DX)(R12*2), K1, Z4
+	VFMADD231PS Z0, Z4, Z10
+	VFMADD231PS Z1, Z4, Z18
+	VMOVUPS.Z   (DX)(R13*1), K1, Z5
+	VFMADD231PS Z0, Z5, Z11
+	VFMADD231PS Z1, Z5, Z19
+	VMOVUPS.Z   (DX)(R12*4), K1, Z6
+	VFMADD231PS Z0, Z6, Z12
+	VFMADD231PS Z1, Z6, Z20
+	VMOVUPS.Z   (R14), K1, Z7
+	VFMADD231PS Z0, Z7, Z13
+	VFMADD231PS Z1, Z7, Z21
+	VMOVUPS.Z   (R14)(R12*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z14
+	VFMADD231PS Z1, Z2, Z22
+	VMOVUPS.Z   (R14)(R12*2), K1, Z3
+	VFMADD231PS Z0, Z3, Z15
+	VFMADD231PS Z1, Z3, Z23
+
+zmkf32c8reduce2:
+	MOVQ          w+48(FP), DX
+	LEAQ          (DX)(R12*4), R14
+	ADDQ          R12, R14
+	MOVQ          k+8(FP), AX
+	SHLQ          $0x02, AX
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPS        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPS        Y4, Y11, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPS        Y4, Y12, Y0
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPS        Y4, Y13, Y1
+	VEXTRACTF64X4 $0x01, Z14, Y4
+	VADDPS        Y4, Y14, Y2
+	VEXTRACTF64X4 $0x01, Z15, Y4
+	VADDPS        Y4, Y15, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, 16(DI)
+	ADDQ          AX, DI
+	VEXTRACTF64X4 $0x01, Z16, Y4
+	VADDPS        Y4, Y16, Y0
+	VEXTRACTF64X4 $0x01, Z17, Y4
+	VADDPS        Y4, Y17, Y1
+	VEXTRACTF64X4 $0x01, Z18, Y4
+	VADDPS        Y4, Y18, Y2
+	VEXTRACTF64X4 $0x01, Z19, Y4
+	VADDPS        Y4, Y19, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z20, Y4
+	VADDPS        Y4, Y20, Y0
+	VEXTRACTF64X4 $0x01, Z21, Y4
+	VADDPS        Y4, Y21, Y1
+	VEXTRACTF64X4 $0x01, Z22, Y4
+	VADDPS        Y4, Y22, Y2
+	VEXTRACTF64X4 $0x01, Z23, Y4
+	VADDPS        Y4, Y23, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, 16(DI)
+	ADDQ          AX, DI
+	SUBQ          $0x02, CX
+	JMP           zmkf32c8pair
+
+zmkf32c8single:
+	TESTQ CX, CX
+	JZ    zmkf32done
+	TESTQ BX, BX
+	JZ    zmkf32c8consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	JMP   zmkf32c8ready1
+
+zmkf32c8consec1:
+	MOVQ SI, R10
+
+zmkf32c8ready1:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkf32c8mask1
+
+zmkf32c8loop1:
+	VMOVUPS     (R10), Z0
+	VFMADD231PS (DX), Z0, Z8
+	VFMADD231PS (DX)(R12*1), Z0, Z9
+	VFMADD231PS (DX)(R12*2), Z0, Z10
+	VFMADD231PS (DX)(R13*1), Z0, Z11
+	VFMADD231PS (DX)(R12*4), Z0, Z12
+	VFMADD231PS (R14), Z0, Z13
+	VFMADD231PS (R14)(R12*1), Z0, Z14
+	VFMADD231PS (R14)(R12*2), Z0, Z15
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkf32c8loop1
+
+zmkf32c8mask1:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkf32c8reduce1
+	VMOVUPS.Z   (R10), K1, Z0
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VMOVUPS.Z   (DX)(R12*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z9
+	VMOVUPS.Z   (DX)(R12*2), K1, Z2
+	VFMADD231PS Z0, Z2, Z10
+	VMOVUPS.Z   (DX)(R13*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z11
+	VMOVUPS.Z   (DX)(R12*4), K1, Z2
+	VFMADD231PS Z0, Z2, Z12
+	VMOVUPS.Z   (R14), K1, Z2
+	VFMADD231PS Z0, Z2, Z13
+	VMOVUPS.Z   (R14)(R12*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z14
+	VMOVUPS.Z   (R14)(R12*2), K1, Z2
+	VFMADD231PS Z0, Z2, Z15
+
+zmkf32c8reduce1:
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPS        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPS        Y4, Y11, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPS        Y4, Y12, Y0
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPS        Y4, Y13, Y1
+	VEXTRACTF64X4 $0x01, Z14, Y4
+	VADDPS        Y4, Y14, Y2
+	VEXTRACTF64X4 $0x01, Z15, Y4
+	VADDPS        Y4, Y15, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, 16(DI)
+	JMP           zmkf32done
+
+zmkf32c7pair:
+	CMPQ  CX, $0x02
+	JB    zmkf32c7single
+	TESTQ BX, BX
+	JZ    zmkf32c7consec2
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	ADDQ  $0x10, BX
+	JMP   zmkf32c7ready2
+
+zmkf32c7consec2:
+	MOVQ SI, R10
+	LEAQ (SI)(R9*1), R11
+	LEAQ (R11)(R9*1), SI
+
+zmkf32c7ready2:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	VPXORD Z20, Z20, Z20
+	VPXORD Z21, Z21, Z21
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkf32c7mask2
+
+zmkf32c7loop2:
+	VMOVUPS     (R10), Z0
+	VMOVUPS     (R11), Z1
+	VMOVUPS     (DX), Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z15
+	VMOVUPS     (DX)(R12*1), Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z16
+	VMOVUPS     (DX)(R12*2), Z4
+	VFMADD231PS Z0, Z4, Z10
+	VFMADD231PS Z1, Z4, Z17
+	VMOVUPS     (DX)(R13*1), Z5
+	VFMADD231PS Z0, Z5, Z11
+	VFMADD231PS Z1, Z5, Z18
+	VMOVUPS     (DX)(R12*4), Z6
+	VFMADD231PS Z0, Z6, Z12
+	VFMADD231PS Z1, Z6, Z19
+	VMOVUPS     (R14), Z7
+	VFMADD231PS Z0, Z7, Z13
+	VFMADD231PS Z1, Z7, Z20
+	VMOVUPS     (R14)(R12*1), Z2
+	VFMADD231PS Z0, Z2, Z14
+	VFMADD231PS Z1, Z2, Z21
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, R11
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkf32c7loop2
+
+zmkf32c7mask2:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkf32c7reduce2
+	VMOVUPS.Z   (R10), K1, Z0
+	VMOVUPS.Z   (R11), K1, Z1
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z15
+	VMOVUPS.Z   (DX)(R12*1), K1, Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z16
+	VMOVUPS.Z   (DX)(R12*2), K1, Z4
+	VFMADD231PS Z0, Z4, Z10
+	VFMADD231PS Z1, Z4, Z17
+	VMOVUPS.Z   (DX)(R13*1), K1, Z5
+	VFMADD231PS Z0, Z5, Z11
+	VFMADD231PS Z1, Z5, Z18
+	VMOVUPS.Z   (DX)(R12*4), K1, Z6
+	VFMADD231PS Z0, Z6, Z12
+	VFMADD231PS Z1, Z6, Z19
+	VMOVUPS.Z   (R14), K1, Z7
+	VFMADD231PS Z0, Z7, Z13
+	VFMADD231PS Z1, Z7, Z20
+	VMOVUPS.Z   (R14)(R12*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z14
+	VFMADD231PS Z1, Z2, Z21
+
+zmkf32c7reduce2:
+	MOVQ          w+48(FP), DX
+	LEAQ          (DX)(R12*4), R14
+	ADDQ          R12, R14
+	MOVQ          k+8(FP), AX
+	SHLQ          $0x02, AX
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPS        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPS        Y4, Y11, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPS        Y4, Y12, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 16(DI)
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPS        Y4, Y13, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 20(DI)
+	VEXTRACTF64X4 $0x01, Z14, Y4
+	VADDPS        Y4, Y14, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 24(DI)
+	ADDQ          AX, DI
+	VEXTRACTF64X4 $0x01, Z15, Y4
+	VADDPS        Y4, Y15, Y0
+	VEXTRACTF64X4 $0x01, Z16, Y4
+	VADDPS        Y4, Y16, Y1
+	VEXTRACTF64X4 $0x01, Z17, Y4
+	VADDPS        Y4, Y17, Y2
+	VEXTRACTF64X4 $0x01, Z18, Y4
+	VADDPS        Y4, Y18, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z19, Y4
+	VADDPS        Y4, Y19, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 16(DI)
+	VEXTRACTF64X4 $0x01, Z20, Y4
+	VADDPS        Y4, Y20, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 20(DI)
+	VEXTRACTF64X4 $0x01, Z21, Y4
+	VADDPS        Y4, Y21, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 24(DI)
+	ADDQ          AX, DI
+	SUBQ          $0x02, CX
+	JMP           zmkf32c7pair
+
+zmkf32c7single:
+	TESTQ CX, CX
+	JZ    zmkf32done
+	TESTQ BX, BX
+	JZ    zmkf32c7consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	JMP   zmkf32c7ready1
+
+zmkf32c7consec1:
+	MOVQ SI, R10
+
+zmkf32c7ready1:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkf32c7mask1
+
+zmkf32c7loop1:
+	VMOVUPS     (R10), Z0
+	VFMADD231PS (DX), Z0, Z8
+	VFMADD231PS (DX)(R12*1), Z0, Z9
+	VFMADD231PS (DX)(R12*2), Z0, Z10
+	VFMADD231PS (DX)(R13*1), Z0, Z11
+	VFMADD231PS (DX)(R12*4), Z0, Z12
+	VFMADD231PS (R14), Z0, Z13
+	VFMADD231PS (R14)(R12*1), Z0, Z14
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkf32c7loop1
+
+zmkf32c7mask1:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkf32c7reduce1
+	VMOVUPS.Z   (R10), K1, Z0
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VMOVUPS.Z   (DX)(R12*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z9
+	VMOVUPS.Z   (DX)(R12*2), K1, Z2
+	VFMADD231PS Z0, Z2, Z10
+	VMOVUPS.Z   (DX)(R13*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z11
+	VMOVUPS.Z   (DX)(R12*4), K1, Z2
+	VFMADD231PS Z0, Z2, Z12
+	VMOVUPS.Z   (R14), K1, Z2
+	VFMADD231PS Z0, Z2, Z13
+	VMOVUPS.Z   (R14)(R12*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z14
+
+zmkf32c7reduce1:
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPS        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPS        Y4, Y11, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPS        Y4, Y12, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 16(DI)
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPS        Y4, Y13, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 20(DI)
+	VEXTRACTF64X4 $0x01, Z14, Y4
+	VADDPS        Y4, Y14, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 24(DI)
+	JMP           zmkf32done
+
+zmkf32c6pair:
+	CMPQ  CX, $0x02
+	JB    zmkf32c6single
+	TESTQ BX, BX
+	JZ    zmkf32c6consec2
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	ADDQ  $0x10, BX
+	JMP   zmkf32c6ready2
+
+zmkf32c6consec2:
+	MOVQ SI, R10
+	LEAQ (SI)(R9*1), R11
+	LEAQ (R11)(R9*1), SI
+
+zmkf32c6ready2:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkf32c6mask2
+
+zmkf32c6loop2:
+	VMOVUPS     (R10), Z0
+	VMOVUPS     (R11), Z1
+	VMOVUPS     (DX), Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z14
+	VMOVUPS     (DX)(R12*1), Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z15
+	VMOVUPS     (DX)(R12*2), Z4
+	VFMADD231PS Z0, Z4, Z10
+	VFMADD231PS Z1, Z4, Z16
+	VMOVUPS     (DX)(R13*1), Z5
+	VFMADD231PS Z0, Z5, Z11
+	VFMADD231PS Z1, Z5, Z17
+	VMOVUPS     (DX)(R12*4), Z6
+	VFMADD231PS Z0, Z6, Z12
+	VFMADD231PS Z1, Z6, Z18
+	VMOVUPS     (R14), Z7
+	VFMADD231PS Z0, Z7, Z13
+	VFMADD231PS Z1, Z7, Z19
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, R11
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkf32c6loop2
+
+zmkf32c6mask2:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkf32c6reduce2
+	VMOVUPS.Z   (R10), K1, Z0
+	VMOVUPS.Z   (R11), K1, Z1
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z14
+	VMOVUPS.Z   (DX)(R12*1), K1, Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z15
+	VMOVUPS.Z   (DX)(R12*2), K1, Z4
+	VFMADD231PS Z0, Z4, Z10
+	VFMADD231PS Z1, Z4, Z16
+	VMOVUPS.Z   (DX)(R13*1), K1, Z5
+	VFMADD231PS Z0, Z5, Z11
+	VFMADD231PS Z1, Z5, Z17
+	VMOVUPS.Z   (DX)(R12*4), K1, Z6
+	VFMADD231PS Z0, Z6, Z12
+	VFMADD231PS Z1, Z6, Z18
+	VMOVUPS.Z   (R14), K1, Z7
+	VFMADD231PS Z0, Z7, Z13
+	VFMADD231PS Z1, Z7, Z19
+
+zmkf32c6reduce2:
+	MOVQ          w+48(FP), DX
+	LEAQ          (DX)(R12*4), R14
+	ADDQ          R12, R14
+	MOVQ          k+8(FP), AX
+	SHLQ          $0x02, AX
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPS        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPS        Y4, Y11, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPS        Y4, Y12, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 16(DI)
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPS        Y4, Y13, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 20(DI)
+	ADDQ          AX, DI
+	VEXTRACTF64X4 $0x01, Z14, Y4
+	VADDPS        Y4, Y14, Y0
+	VEXTRACTF64X4 $0x01, Z15, Y4
+	VADDPS        Y4, Y15, Y1
+	VEXTRACTF64X4 $0x01, Z16, Y4
+	VADDPS        Y4, Y16, Y2
+	VEXTRACTF64X4 $0x01, Z17, Y4
+	VADDPS        Y4, Y17, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z18, Y4
+	VADDPS        Y4, Y18, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 16(DI)
+	VEXTRACTF64X4 $0x01, Z19, Y4
+	VADDPS        Y4, Y19, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 20(DI)
+	ADDQ          AX, DI
+	SUBQ          $0x02, CX
+	JMP           zmkf32c6pair
+
+zmkf32c6single:
+	TESTQ CX, CX
+	JZ    zmkf32done
+	TESTQ BX, BX
+	JZ    zmkf32c6consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	JMP   zmkf32c6ready1
+
+zmkf32c6consec1:
+	MOVQ SI, R10
+
+zmkf32c6ready1:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkf32c6mask1
+
+zmkf32c6loop1:
+	VMOVUPS     (R10), Z0
+	VFMADD231PS (DX), Z0, Z8
+	VFMADD231PS (DX)(R12*1), Z0, Z9
+	VFMADD231PS (DX)(R12*2), Z0, Z10
+	VFMADD231PS (DX)(R13*1), Z0, Z11
+	VFMADD231PS (DX)(R12*4), Z0, Z12
+	VFMADD231PS (R14), Z0, Z13
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkf32c6loop1
+
+zmkf32c6mask1:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkf32c6reduce1
+	VMOVUPS.Z   (R10), K1, Z0
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VMOVUPS.Z   (DX)(R12*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z9
+	VMOVUPS.Z   (DX)(R12*2), K1, Z2
+	VFMADD231PS Z0, Z2, Z10
+	VMOVUPS.Z   (DX)(R13*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z11
+	VMOVUPS.Z   (DX)(R12*4), K1, Z2
+	VFMADD231PS Z0, Z2, Z12
+	VMOVUPS.Z   (R14), K1, Z2
+	VFMADD231PS Z0, Z2, Z13
+
+zmkf32c6reduce1:
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPS        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPS        Y4, Y11, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPS        Y4, Y12, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 16(DI)
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPS        Y4, Y13, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 20(DI)
+	JMP           zmkf32done
+
+zmkf32c5pair:
+	CMPQ  CX, $0x02
+	JB    zmkf32c5single
+	TESTQ BX, BX
+	JZ    zmkf32c5consec2
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	ADDQ  $0x10, BX
+	JMP   zmkf32c5ready2
+
+zmkf32c5consec2:
+	MOVQ SI, R10
+	LEAQ (SI)(R9*1), R11
+	LEAQ (R11)(R9*1), SI
+
+zmkf32c5ready2:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkf32c5mask2
+
+zmkf32c5loop2:
+	VMOVUPS     (R10), Z0
+	VMOVUPS     (R11), Z1
+	VMOVUPS     (DX), Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z13
+	VMOVUPS     (DX)(R12*1), Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z14
+	VMOVUPS     (DX)(R12*2), Z4
+	VFMADD231PS Z0, Z4, Z10
+	VFMADD231PS Z1, Z4, Z15
+	VMOVUPS     (DX)(R13*1), Z5
+	VFMADD231PS Z0, Z5, Z11
+	VFMADD231PS Z1, Z5, Z16
+	VMOVUPS     (DX)(R12*4), Z6
+	VFMADD231PS Z0, Z6, Z12
+	VFMADD231PS Z1, Z6, Z17
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, R11
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkf32c5loop2
+
+zmkf32c5mask2:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkf32c5reduce2
+	VMOVUPS.Z   (R10), K1, Z0
+	VMOVUPS.Z   (R11), K1, Z1
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z13
+	VMOVUPS.Z   (DX)(R12*1), K1, Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z14
+	VMOVUPS.Z   (DX)(R12*2), K1, Z4
+	VFMADD231PS Z0, Z4, Z10
+	VFMADD231PS Z1, Z4, Z15
+	VMOVUPS.Z   (DX)(R13*1), K1, Z5
+	VFMADD231PS Z0, Z5, Z11
+	VFMADD231PS Z1, Z5, Z16
+	VMOVUPS.Z   (DX)(R12*4), K1, Z6
+	VFMADD231PS Z0, Z6, Z12
+	VFMADD231PS Z1, Z6, Z17
+
+zmkf32c5reduce2:
+	MOVQ          w+48(FP), DX
+	LEAQ          (DX)(R12*4), R14
+	ADDQ          R12, R14
+	MOVQ          k+8(FP), AX
+	SHLQ          $0x02, AX
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPS        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPS        Y4, Y11, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPS        Y4, Y12, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 16(DI)
+	ADDQ          AX, DI
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPS        Y4, Y13, Y0
+	VEXTRACTF64X4 $0x01, Z14, Y4
+	VADDPS        Y4, Y14, Y1
+	VEXTRACTF64X4 $0x01, Z15, Y4
+	VADDPS        Y4, Y15, Y2
+	VEXTRACTF64X4 $0x01, Z16, Y4
+	VADDPS        Y4, Y16, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z17, Y4
+	VADDPS        Y4, Y17, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 16(DI)
+	ADDQ          AX, DI
+	SUBQ          $0x02, CX
+	JMP           zmkf32c5pair
+
+zmkf32c5single:
+	TESTQ CX, CX
+	JZ    zmkf32done
+	TESTQ BX, BX
+	JZ    zmkf32c5consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	JMP   zmkf32c5ready1
+
+zmkf32c5consec1:
+	MOVQ SI, R10
+
+zmkf32c5ready1:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkf32c5mask1
+
+zmkf32c5loop1:
+	VMOVUPS     (R10), Z0
+	VFMADD231PS (DX), Z0, Z8
+	VFMADD231PS (DX)(R12*1), Z0, Z9
+	VFMADD231PS (DX)(R12*2), Z0, Z10
+	VFMADD231PS (DX)(R13*1), Z0, Z11
+	VFMADD231PS (DX)(R12*4), Z0, Z12
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkf32c5loop1
+
+zmkf32c5mask1:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkf32c5reduce1
+	VMOVUPS.Z   (R10), K1, Z0
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VMOVUPS.Z   (DX)(R12*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z9
+	VMOVUPS.Z   (DX)(R12*2), K1, Z2
+	VFMADD231PS Z0, Z2, Z10
+	VMOVUPS.Z   (DX)(R13*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z11
+	VMOVUPS.Z   (DX)(R12*4), K1, Z2
+	VFMADD231PS Z0, Z2, Z12
+
+zmkf32c5reduce1:
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPS        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPS        Y4, Y11, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPS        Y4, Y12, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 16(DI)
+	JMP           zmkf32done
+
+zmkf32c4pair:
+	CMPQ  CX, $0x02
+	JB    zmkf32c4single
+	TESTQ BX, BX
+	JZ    zmkf32c4consec2
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	ADDQ  $0x10, BX
+	JMP   zmkf32c4ready2
+
+zmkf32c4consec2:
+	MOVQ SI, R10
+	LEAQ (SI)(R9*1), R11
+	LEAQ (R11)(R9*1), SI
+
+zmkf32c4ready2:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkf32c4mask2
+
+zmkf32c4loop2:
+	VMOVUPS     (R10), Z0
+	VMOVUPS     (R11), Z1
+	VMOVUPS     (DX), Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z12
+	VMOVUPS     (DX)(R12*1), Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z13
+	VMOVUPS     (DX)(R12*2), Z4
+	VFMADD231PS Z0, Z4, Z10
+	VFMADD231PS Z1, Z4, Z14
+	VMOVUPS     (DX)(R13*1), Z5
+	VFMADD231PS Z0, Z5, Z11
+	VFMADD231PS Z1, Z5, Z15
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, R11
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkf32c4loop2
+
+zmkf32c4mask2:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkf32c4reduce2
+	VMOVUPS.Z   (R10), K1, Z0
+	VMOVUPS.Z   (R11), K1, Z1
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z12
+	VMOVUPS.Z   (DX)(R12*1), K1, Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z13
+	VMOVUPS.Z   (DX)(R12*2), K1, Z4
+	VFMADD231PS Z0, Z4, Z10
+	VFMADD231PS Z1, Z4, Z14
+	VMOVUPS.Z   (DX)(R13*1), K1, Z5
+	VFMADD231PS Z0, Z5, Z11
+	VFMADD231PS Z1, Z5, Z15
+
+zmkf32c4reduce2:
+	MOVQ          w+48(FP), DX
+	LEAQ          (DX)(R12*4), R14
+	ADDQ          R12, R14
+	MOVQ          k+8(FP), AX
+	SHLQ          $0x02, AX
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPS        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPS        Y4, Y11, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	ADDQ          AX, DI
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPS        Y4, Y12, Y0
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPS        Y4, Y13, Y1
+	VEXTRACTF64X4 $0x01, Z14, Y4
+	VADDPS        Y4, Y14, Y2
+	VEXTRACTF64X4 $0x01, Z15, Y4
+	VADDPS        Y4, Y15, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	ADDQ          AX, DI
+	SUBQ          $0x02, CX
+	JMP           zmkf32c4pair
+
+zmkf32c4single:
+	TESTQ CX, CX
+	JZ    zmkf32done
+	TESTQ BX, BX
+	JZ    zmkf32c4consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	JMP   zmkf32c4ready1
+
+zmkf32c4consec1:
+	MOVQ SI, R10
+
+zmkf32c4ready1:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkf32c4mask1
+
+zmkf32c4loop1:
+	VMOVUPS     (R10), Z0
+	VFMADD231PS (DX), Z0, Z8
+	VFMADD231PS (DX)(R12*1), Z0, Z9
+	VFMADD231PS (DX)(R12*2), Z0, Z10
+	VFMADD231PS (DX)(R13*1), Z0, Z11
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkf32c4loop1
+
+zmkf32c4mask1:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkf32c4reduce1
+	VMOVUPS.Z   (R10), K1, Z0
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VMOVUPS.Z   (DX)(R12*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z9
+	VMOVUPS.Z   (DX)(R12*2), K1, Z2
+	VFMADD231PS Z0, Z2, Z10
+	VMOVUPS.Z   (DX)(R13*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z11
+
+zmkf32c4reduce1:
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPS        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPS        Y4, Y11, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	JMP           zmkf32done
+
+zmkf32c3pair:
+	CMPQ  CX, $0x02
+	JB    zmkf32c3single
+	TESTQ BX, BX
+	JZ    zmkf32c3consec2
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	ADDQ  $0x10, BX
+	JMP   zmkf32c3ready2
+
+zmkf32c3consec2:
+	MOVQ SI, R10
+	LEAQ (SI)(R9*1), R11
+	LEAQ (R11)(R9*1), SI
+
+zmkf32c3ready2:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkf32c3mask2
+
+zmkf32c3loop2:
+	VMOVUPS     (R10), Z0
+	VMOVUPS     (R11), Z1
+	VMOVUPS     (DX), Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z11
+	VMOVUPS     (DX)(R12*1), Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z12
+	VMOVUPS     (DX)(R12*2), Z4
+	VFMADD231PS Z0, Z4, Z10
+	VFMADD231PS Z1, Z4, Z13
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, R11
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkf32c3loop2
+
+zmkf32c3mask2:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkf32c3reduce2
+	VMOVUPS.Z   (R10), K1, Z0
+	VMOVUPS.Z   (R11), K1, Z1
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z11
+	VMOVUPS.Z   (DX)(R12*1), K1, Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z12
+	VMOVUPS.Z   (DX)(R12*2), K1, Z4
+	VFMADD231PS Z0, Z4, Z10
+	VFMADD231PS Z1, Z4, Z13
+
+zmkf32c3reduce2:
+	MOVQ          w+48(FP), DX
+	LEAQ          (DX)(R12*4), R14
+	ADDQ          R12, R14
+	MOVQ          k+8(FP), AX
+	SHLQ          $0x02, AX
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, (DI)
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 4(DI)
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPS        Y4, Y10, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 8(DI)
+	ADDQ          AX, DI
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPS        Y4, Y11, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPS        Y4, Y12, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 4(DI)
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPS        Y4, Y13, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 8(DI)
+	ADDQ          AX, DI
+	SUBQ          $0x02, CX
+	JMP           zmkf32c3pair
+
+zmkf32c3single:
+	TESTQ CX, CX
+	JZ    zmkf32done
+	TESTQ BX, BX
+	JZ    zmkf32c3consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	JMP   zmkf32c3ready1
+
+zmkf32c3consec1:
+	MOVQ SI, R10
+
+zmkf32c3ready1:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkf32c3mask1
+
+zmkf32c3loop1:
+	VMOVUPS     (R10), Z0
+	VFMADD231PS (DX), Z0, Z8
+	VFMADD231PS (DX)(R12*1), Z0, Z9
+	VFMADD231PS (DX)(R12*2), Z0, Z10
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkf32c3loop1
+
+zmkf32c3mask1:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkf32c3reduce1
+	VMOVUPS.Z   (R10), K1, Z0
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VMOVUPS.Z   (DX)(R12*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z9
+	VMOVUPS.Z   (DX)(R12*2), K1, Z2
+	VFMADD231PS Z0, Z2, Z10
+
+zmkf32c3reduce1:
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, (DI)
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 4(DI)
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPS        Y4, Y10, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 8(DI)
+	JMP           zmkf32done
+
+zmkf32c2pair:
+	CMPQ  CX, $0x02
+	JB    zmkf32c2single
+	TESTQ BX, BX
+	JZ    zmkf32c2consec2
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	ADDQ  $0x10, BX
+	JMP   zmkf32c2ready2
+
+zmkf32c2consec2:
+	MOVQ SI, R10
+	LEAQ (SI)(R9*1), R11
+	LEAQ (R11)(R9*1), SI
+
+zmkf32c2ready2:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkf32c2mask2
+
+zmkf32c2loop2:
+	VMOVUPS     (R10), Z0
+	VMOVUPS     (R11), Z1
+	VMOVUPS     (DX), Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z10
+	VMOVUPS     (DX)(R12*1), Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z11
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, R11
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkf32c2loop2
+
+zmkf32c2mask2:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkf32c2reduce2
+	VMOVUPS.Z   (R10), K1, Z0
+	VMOVUPS.Z   (R11), K1, Z1
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z10
+	VMOVUPS.Z   (DX)(R12*1), K1, Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z11
+
+zmkf32c2reduce2:
+	MOVQ          w+48(FP), DX
+	LEAQ          (DX)(R12*4), R14
+	ADDQ          R12, R14
+	MOVQ          k+8(FP), AX
+	SHLQ          $0x02, AX
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, (DI)
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 4(DI)
+	ADDQ          AX, DI
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPS        Y4, Y10, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, (DI)
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPS        Y4, Y11, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 4(DI)
+	ADDQ          AX, DI
+	SUBQ          $0x02, CX
+	JMP           zmkf32c2pair
+
+zmkf32c2single:
+	TESTQ CX, CX
+	JZ    zmkf32done
+	TESTQ BX, BX
+	JZ    zmkf32c2consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	JMP   zmkf32c2ready1
+
+zmkf32c2consec1:
+	MOVQ SI, R10
+
+zmkf32c2ready1:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkf32c2mask1
+
+zmkf32c2loop1:
+	VMOVUPS     (R10), Z0
+	VFMADD231PS (DX), Z0, Z8
+	VFMADD231PS (DX)(R12*1), Z0, Z9
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkf32c2loop1
+
+zmkf32c2mask1:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkf32c2reduce1
+	VMOVUPS.Z   (R10), K1, Z0
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VMOVUPS.Z   (DX)(R12*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z9
+
+zmkf32c2reduce1:
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, (DI)
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 4(DI)
+	JMP           zmkf32done
+
+zmkf32c1pair:
+	CMPQ  CX, $0x02
+	JB    zmkf32c1single
+	TESTQ BX, BX
+	JZ    zmkf32c1consec2
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	ADDQ  $0x10, BX
+	JMP   zmkf32c1ready2
+
+zmkf32c1consec2:
+	MOVQ SI, R10
+	LEAQ (SI)(R9*1), R11
+	LEAQ (R11)(R9*1), SI
+
+zmkf32c1ready2:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkf32c1mask2
+
+zmkf32c1loop2:
+	VMOVUPS     (R10), Z0
+	VMOVUPS     (R11), Z1
+	VMOVUPS     (DX), Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z9
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, R11
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkf32c1loop2
+
+zmkf32c1mask2:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkf32c1reduce2
+	VMOVUPS.Z   (R10), K1, Z0
+	VMOVUPS.Z   (R11), K1, Z1
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z9
+
+zmkf32c1reduce2:
+	MOVQ          w+48(FP), DX
+	LEAQ          (DX)(R12*4), R14
+	ADDQ          R12, R14
+	MOVQ          k+8(FP), AX
+	SHLQ          $0x02, AX
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, (DI)
+	ADDQ          AX, DI
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, (DI)
+	ADDQ          AX, DI
+	SUBQ          $0x02, CX
+	JMP           zmkf32c1pair
+
+zmkf32c1single:
+	TESTQ CX, CX
+	JZ    zmkf32done
+	TESTQ BX, BX
+	JZ    zmkf32c1consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	JMP   zmkf32c1ready1
+
+zmkf32c1consec1:
+	MOVQ SI, R10
+
+zmkf32c1ready1:
+	VPXORD Z8, Z8, Z8
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkf32c1mask1
+
+zmkf32c1loop1:
+	VMOVUPS     (R10), Z0
+	VFMADD231PS (DX), Z0, Z8
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkf32c1loop1
+
+zmkf32c1mask1:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkf32c1reduce1
+	VMOVUPS.Z   (R10), K1, Z0
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+
+zmkf32c1reduce1:
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, (DI)
+
+zmkf32done:
+	VZEROUPPER
+	RET
+
+// func zAddOuterKF32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·zAddOuterKF32(SB), NOSPLIT, $0-80
+	MOVQ  dst+0(FP), DI
+	MOVQ  d+8(FP), R12
+	SHLQ  $0x02, R12
+	LEAQ  (R12)(R12*2), R13
+	LEAQ  (DI)(R12*4), R14
+	ADDQ  R12, R14
+	MOVQ  x+16(FP), SI
+	MOVQ  stride+24(FP), R9
+	SHLQ  $0x02, R9
+	MOVQ  idx+32(FP), BX
+	MOVQ  c+40(FP), DX
+	MOVQ  k+48(FP), CX
+	SHLQ  $0x02, CX
+	MOVQ  cols+64(FP), R8
+	MOVQ  R8, AX
+	ANDQ  $0x0f, AX
+	MOVL  $0xffffffff, R10
+	BZHIL AX, R10, R10
+	KMOVW R10, K1
+	SHRQ  $0x05, R8
+	MOVQ  nc+72(FP), AX
+	CMPQ  AX, $0x0a
+	JEQ   zokf32c10
+	CMPQ  AX, $0x09
+	JEQ   zokf32c9
+	CMPQ  AX, $0x08
+	JEQ   zokf32c8
+	CMPQ  AX, $0x07
+	JEQ   zokf32c7
+	CMPQ  AX, $0x06
+	JEQ   zokf32c6
+	CMPQ  AX, $0x05
+	JEQ   zokf32c5
+	CMPQ  AX, $0x04
+	JEQ   zokf32c4
+	CMPQ  AX, $0x03
+	JEQ   zokf32c3
+	CMPQ  AX, $0x02
+	JEQ   zokf32c2
+	JMP   zokf32c1
+
+zokf32c10:
+	TESTQ R8, R8
+	JZ    zokf32c10half
+
+zokf32c10loop:
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS (DI)(R12*1), Z2
+	VMOVUPS 64(DI)(R12*1), Z3
+	VMOVUPS (DI)(R12*2), Z4
+	VMOVUPS 64(DI)(R12*2), Z5
+	VMOVUPS (DI)(R13*1), Z6
+	VMOVUPS 64(DI)(R13*1), Z7
+	VMOVUPS (DI)(R12*4), Z8
+	VMOVUPS 64(DI)(R12*4), Z9
+	VMOVUPS (R14), Z10
+	VMOVUPS 64(R14), Z11
+	VMOVUPS (R14)(R12*1), Z12
+	VMOVUPS 64(R14)(R12*1), Z13
+	VMOVUPS (R14)(R12*2), Z14
+	VMOVUPS 64(R14)(R12*2), Z15
+	VMOVUPS (R14)(R13*1), Z16
+	VMOVUPS 64(R14)(R13*1), Z17
+	VMOVUPS (R14)(R12*4), Z18
+	VMOVUPS 64(R14)(R12*4), Z19
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokf32c10r2consec
+	XORQ    AX, AX
+
+zokf32c10r2gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	VMOVUPS      (R10), Z20
+	VMOVUPS      64(R10), Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	VBROADCASTSS 20(R11), Z23
+	VFMADD231PS  Z20, Z23, Z10
+	VFMADD231PS  Z21, Z23, Z11
+	VBROADCASTSS 24(R11), Z24
+	VFMADD231PS  Z20, Z24, Z12
+	VFMADD231PS  Z21, Z24, Z13
+	VBROADCASTSS 28(R11), Z25
+	VFMADD231PS  Z20, Z25, Z14
+	VFMADD231PS  Z21, Z25, Z15
+	VBROADCASTSS 32(R11), Z22
+	VFMADD231PS  Z20, Z22, Z16
+	VFMADD231PS  Z21, Z22, Z17
+	VBROADCASTSS 36(R11), Z23
+	VFMADD231PS  Z20, Z23, Z18
+	VFMADD231PS  Z21, Z23, Z19
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokf32c10r2gather
+	JMP          zokf32c10r2store
+
+zokf32c10r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf32c10r2next:
+	VMOVUPS      (R10), Z20
+	VMOVUPS      64(R10), Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	VBROADCASTSS 20(R11), Z23
+	VFMADD231PS  Z20, Z23, Z10
+	VFMADD231PS  Z21, Z23, Z11
+	VBROADCASTSS 24(R11), Z24
+	VFMADD231PS  Z20, Z24, Z12
+	VFMADD231PS  Z21, Z24, Z13
+	VBROADCASTSS 28(R11), Z25
+	VFMADD231PS  Z20, Z25, Z14
+	VFMADD231PS  Z21, Z25, Z15
+	VBROADCASTSS 32(R11), Z22
+	VFMADD231PS  Z20, Z22, Z16
+	VFMADD231PS  Z21, Z22, Z17
+	VBROADCASTSS 36(R11), Z23
+	VFMADD231PS  Z20, Z23, Z18
+	VFMADD231PS  Z21, Z23, Z19
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokf32c10r2next
+
+zokf32c10r2store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, (DI)(R12*1)
+	VMOVUPS Z3, 64(DI)(R12*1)
+	VMOVUPS Z4, (DI)(R12*2)
+	VMOVUPS Z5, 64(DI)(R12*2)
+	VMOVUPS Z6, (DI)(R13*1)
+	VMOVUPS Z7, 64(DI)(R13*1)
+	VMOVUPS Z8, (DI)(R12*4)
+	VMOVUPS Z9, 64(DI)(R12*4)
+	VMOVUPS Z10, (R14)
+	VMOVUPS Z11, 64(R14)
+	VMOVUPS Z12, (R14)(R12*1)
+	VMOVUPS Z13, 64(R14)(R12*1)
+	VMOVUPS Z14, (R14)(R12*2)
+	VMOVUPS Z15, 64(R14)(R12*2)
+	VMOVUPS Z16, (R14)(R13*1)
+	VMOVUPS Z17, 64(R14)(R13*1)
+	VMOVUPS Z18, (R14)(R12*4)
+	VMOVUPS Z19, 64(R14)(R12*4)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x80, SI
+	DECQ    R8
+	JNZ     zokf32c10loop
+
+zokf32c10half:
+	TESTQ   $0x00000010, cols+64(FP)
+	JZ      zokf32c10mask
+	VMOVUPS (DI), Z0
+	VMOVUPS (DI)(R12*1), Z1
+	VMOVUPS (DI)(R12*2), Z2
+	VMOVUPS (DI)(R13*1), Z3
+	VMOVUPS (DI)(R12*4), Z4
+	VMOVUPS (R14), Z5
+	VMOVUPS (R14)(R12*1), Z6
+	VMOVUPS (R14)(R12*2), Z7
+	VMOVUPS (R14)(R13*1), Z8
+	VMOVUPS (R14)(R12*4), Z9
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokf32c10r1consec
+	XORQ    AX, AX
+
+zokf32c10r1gather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPS          (R10), Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	VFMADD231PS.BCST 32(R11), Z20, Z8
+	VFMADD231PS.BCST 36(R11), Z20, Z9
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokf32c10r1gather
+	JMP              zokf32c10r1store
+
+zokf32c10r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf32c10r1next:
+	VMOVUPS          (R10), Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	VFMADD231PS.BCST 32(R11), Z20, Z8
+	VFMADD231PS.BCST 36(R11), Z20, Z9
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokf32c10r1next
+
+zokf32c10r1store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, (DI)(R12*1)
+	VMOVUPS Z2, (DI)(R12*2)
+	VMOVUPS Z3, (DI)(R13*1)
+	VMOVUPS Z4, (DI)(R12*4)
+	VMOVUPS Z5, (R14)
+	VMOVUPS Z6, (R14)(R12*1)
+	VMOVUPS Z7, (R14)(R12*2)
+	VMOVUPS Z8, (R14)(R13*1)
+	VMOVUPS Z9, (R14)(R12*4)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x40, SI
+
+zokf32c10mask:
+	TESTQ     $0x0000000f, cols+64(FP)
+	JZ        zokf32done
+	VMOVUPS.Z (DI), K1, Z0
+	VMOVUPS.Z (DI)(R12*1), K1, Z1
+	VMOVUPS.Z (DI)(R12*2), K1, Z2
+	VMOVUPS.Z (DI)(R13*1), K1, Z3
+	VMOVUPS.Z (DI)(R12*4), K1, Z4
+	VMOVUPS.Z (R14), K1, Z5
+	VMOVUPS.Z (R14)(R12*1), K1, Z6
+	VMOVUPS.Z (R14)(R12*2), K1, Z7
+	VMOVUPS.Z (R14)(R13*1), K1, Z8
+	VMOVUPS.Z (R14)(R12*4), K1, Z9
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokf32c10rmconsec
+	XORQ      AX, AX
+
+zokf32c10rmgather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPS.Z        (R10), K1, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	VFMADD231PS.BCST 32(R11), Z20, Z8
+	VFMADD231PS.BCST 36(R11), Z20, Z9
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokf32c10rmgather
+	JMP              zokf32c10rmstore
+
+zokf32c10rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf32c10rmnext:
+	VMOVUPS.Z        (R10), K1, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	VFMADD231PS.BCST 32(R11), Z20, Z8
+	VFMADD231PS.BCST 36(R11), Z20, Z9
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokf32c10rmnext
+
+zokf32c10rmstore:
+	VMOVUPS Z0, K1, (DI)
+	VMOVUPS Z1, K1, (DI)(R12*1)
+	VMOVUPS Z2, K1, (DI)(R12*2)
+	VMOVUPS Z3, K1, (DI)(R13*1)
+	VMOVUPS Z4, K1, (DI)(R12*4)
+	VMOVUPS Z5, K1, (R14)
+	VMOVUPS Z6, K1, (R14)(R12*1)
+	VMOVUPS Z7, K1, (R14)(R12*2)
+	VMOVUPS Z8, K1, (R14)(R13*1)
+	VMOVUPS Z9, K1, (R14)(R12*4)
+	JMP     zokf32done
+
+zokf32c9:
+	TESTQ R8, R8
+	JZ    zokf32c9half
+
+zokf32c9loop:
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS (DI)(R12*1), Z2
+	VMOVUPS 64(DI)(R12*1), Z3
+	VMOVUPS (DI)(R12*2), Z4
+	VMOVUPS 64(DI)(R12*2), Z5
+	VMOVUPS (DI)(R13*1), Z6
+	VMOVUPS 64(DI)(R13*1), Z7
+	VMOVUPS (DI)(R12*4), Z8
+	VMOVUPS 64(DI)(R12*4), Z9
+	VMOVUPS (R14), Z10
+	VMOVUPS 64(R14), Z11
+	VMOVUPS (R14)(R12*1), Z12
+	VMOVUPS 64(R14)(R12*1), Z13
+	VMOVUPS (R14)(R12*2), Z14
+	VMOVUPS 64(R14)(R12*2), Z15
+	VMOVUPS (R14)(R13*1), Z16
+	VMOVUPS 64(R14)(R13*1), Z17
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokf32c9r2consec
+	XORQ    AX, AX
+
+zokf32c9r2gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	VMOVUPS      (R10), Z20
+	VMOVUPS      64(R10), Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	VBROADCASTSS 20(R11), Z23
+	VFMADD231PS  Z20, Z23, Z10
+	VFMADD231PS  Z21, Z23, Z11
+	VBROADCASTSS 24(R11), Z24
+	VFMADD231PS  Z20, Z24, Z12
+	VFMADD231PS  Z21, Z24, Z13
+	VBROADCASTSS 28(R11), Z25
+	VFMADD231PS  Z20, Z25, Z14
+	VFMADD231PS  Z21, Z25, Z15
+	VBROADCASTSS 32(R11), Z22
+	VFMADD231PS  Z20, Z22, Z16
+	VFMADD231PS  Z21, Z22, Z17
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokf32c9r2gather
+	JMP          zokf32c9r2store
+
+zokf32c9r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf32c9r2next:
+	VMOVUPS      (R10), Z20
+	VMOVUPS      64(R10), Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	VBROADCASTSS 20(R11), Z23
+	VFMADD231PS  Z20, Z23, Z10
+	VFMADD231PS  Z21, Z23, Z11
+	VBROADCASTSS 24(R11), Z24
+	VFMADD231PS  Z20, Z24, Z12
+	VFMADD231PS  Z21, Z24, Z13
+	VBROADCASTSS 28(R11), Z25
+	VFMADD231PS  Z20, Z25, Z14
+	VFMADD231PS  Z21, Z25, Z15
+	VBROADCASTSS 32(R11), Z22
+	VFMADD231PS  Z20, Z22, Z16
+	VFMADD231PS  Z21, Z22, Z17
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokf32c9r2next
+
+zokf32c9r2store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, (DI)(R12*1)
+	VMOVUPS Z3, 64(DI)(R12*1)
+	VMOVUPS Z4, (DI)(R12*2)
+	VMOVUPS Z5, 64(DI)(R12*2)
+	VMOVUPS Z6, (DI)(R13*1)
+	VMOVUPS Z7, 64(DI)(R13*1)
+	VMOVUPS Z8, (DI)(R12*4)
+	VMOVUPS Z9, 64(DI)(R12*4)
+	VMOVUPS Z10, (R14)
+	VMOVUPS Z11, 64(R14)
+	VMOVUPS Z12, (R14)(R12*1)
+	VMOVUPS Z13, 64(R14)(R12*1)
+	VMOVUPS Z14, (R14)(R12*2)
+	VMOVUPS Z15, 64(R14)(R12*2)
+	VMOVUPS Z16, (R14)(R13*1)
+	VMOVUPS Z17, 64(R14)(R13*1)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x80, SI
+	DECQ    R8
+	JNZ     zokf32c9loop
+
+zokf32c9half:
+	TESTQ   $0x00000010, cols+64(FP)
+	JZ      zokf32c9mask
+	VMOVUPS (DI), Z0
+	VMOVUPS (DI)(R12*1), Z1
+	VMOVUPS (DI)(R12*2), Z2
+	VMOVUPS (DI)(R13*1), Z3
+	VMOVUPS (DI)(R12*4), Z4
+	VMOVUPS (R14), Z5
+	VMOVUPS (R14)(R12*1), Z6
+	VMOVUPS (R14)(R12*2), Z7
+	VMOVUPS (R14)(R13*1), Z8
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokf32c9r1consec
+	XORQ    AX, AX
+
+zokf32c9r1gather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPS          (R10), Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	VFMADD231PS.BCST 32(R11), Z20, Z8
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokf32c9r1gather
+	JMP              zokf32c9r1store
+
+zokf32c9r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf32c9r1next:
+	VMOVUPS          (R10), Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	VFMADD231PS.BCST 32(R11), Z20, Z8
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokf32c9r1next
+
+zokf32c9r1store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, (DI)(R12*1)
+	VMOVUPS Z2, (DI)(R12*2)
+	VMOVUPS Z3, (DI)(R13*1)
+	VMOVUPS Z4, (DI)(R12*4)
+	VMOVUPS Z5, (R14)
+	VMOVUPS Z6, (R14)(R12*1)
+	VMOVUPS Z7, (R14)(R12*2)
+	VMOVUPS Z8, (R14)(R13*1)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x40, SI
+
+zokf32c9mask:
+	TESTQ     $0x0000000f, cols+64(FP)
+	JZ        zokf32done
+	VMOVUPS.Z (DI), K1, Z0
+	VMOVUPS.Z (DI)(R12*1), K1, Z1
+	VMOVUPS.Z (DI)(R12*2), K1, Z2
+	VMOVUPS.Z (DI)(R13*1), K1, Z3
+	VMOVUPS.Z (DI)(R12*4), K1, Z4
+	VMOVUPS.Z (R14), K1, Z5
+	VMOVUPS.Z (R14)(R12*1), K1, Z6
+	VMOVUPS.Z (R14)(R12*2), K1, Z7
+	VMOVUPS.Z (R14)(R13*1), K1, Z8
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokf32c9rmconsec
+	XORQ      AX, AX
+
+zokf32c9rmgather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPS.Z        (R10), K1, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	VFMADD231PS.BCST 32(R11), Z20, Z8
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokf32c9rmgather
+	JMP              zokf32c9rmstore
+
+zokf32c9rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf32c9rmnext:
+	VMOVUPS.Z        (R10), K1, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	VFMADD231PS.BCST 32(R11), Z20, Z8
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokf32c9rmnext
+
+zokf32c9rmstore:
+	VMOVUPS Z0, K1, (DI)
+	VMOVUPS Z1, K1, (DI)(R12*1)
+	VMOVUPS Z2, K1, (DI)(R12*2)
+	VMOVUPS Z3, K1, (DI)(R13*1)
+	VMOVUPS Z4, K1, (DI)(R12*4)
+	VMOVUPS Z5, K1, (R14)
+	VMOVUPS Z6, K1, (R14)(R12*1)
+	VMOVUPS Z7, K1, (R14)(R12*2)
+	VMOVUPS Z8, K1, (R14)(R13*1)
+	JMP     zokf32done
+
+zokf32c8:
+	TESTQ R8, R8
+	JZ    zokf32c8half
+
+zokf32c8loop:
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS (DI)(R12*1), Z2
+	VMOVUPS 64(DI)(R12*1), Z3
+	VMOVUPS (DI)(R12*2), Z4
+	VMOVUPS 64(DI)(R12*2), Z5
+	VMOVUPS (DI)(R13*1), Z6
+	VMOVUPS 64(DI)(R13*1), Z7
+	VMOVUPS (DI)(R12*4), Z8
+	VMOVUPS 64(DI)(R12*4), Z9
+	VMOVUPS (R14), Z10
+	VMOVUPS 64(R14), Z11
+	VMOVUPS (R14)(R12*1), Z12
+	VMOVUPS 64(R14)(R12*1), Z13
+	VMOVUPS (R14)(R12*2), Z14
+	VMOVUPS 64(R14)(R12*2), Z15
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokf32c8r2consec
+	XORQ    AX, AX
+
+zokf32c8r2gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	VMOVUPS      (R10), Z20
+	VMOVUPS      64(R10), Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	VBROADCASTSS 20(R11), Z23
+	VFMADD231PS  Z20, Z23, Z10
+	VFMADD231PS  Z21, Z23, Z11
+	VBROADCASTSS 24(R11), Z24
+	VFMADD231PS  Z20, Z24, Z12
+	VFMADD231PS  Z21, Z24, Z13
+	VBROADCASTSS 28(R11), Z25
+	VFMADD231PS  Z20, Z25, Z14
+	VFMADD231PS  Z21, Z25, Z15
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokf32c8r2gather
+	JMP          zokf32c8r2store
+
+zokf32c8r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf32c8r2next:
+	VMOVUPS      (R10), Z20
+	VMOVUPS      64(R10), Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	VBROADCASTSS 20(R11), Z23
+	VFMADD231PS  Z20, Z23, Z10
+	VFMADD231PS  Z21, Z23, Z11
+	VBROADCASTSS 24(R11), Z24
+	VFMADD231PS  Z20, Z24, Z12
+	VFMADD231PS  Z21, Z24, Z13
+	VBROADCASTSS 28(R11), Z25
+	VFMADD231PS  Z20, Z25, Z14
+	VFMADD231PS  Z21, Z25, Z15
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokf32c8r2next
+
+zokf32c8r2store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, (DI)(R12*1)
+	VMOVUPS Z3, 64(DI)(R12*1)
+	VMOVUPS Z4, (DI)(R12*2)
+	VMOVUPS Z5, 64(DI)(R12*2)
+	VMOVUPS Z6, (DI)(R13*1)
+	VMOVUPS Z7, 64(DI)(R13*1)
+	VMOVUPS Z8, (DI)(R12*4)
+	VMOVUPS Z9, 64(DI)(R12*4)
+	VMOVUPS Z10, (R14)
+	VMOVUPS Z11, 64(R14)
+	VMOVUPS Z12, (R14)(R12*1)
+	VMOVUPS Z13, 64(R14)(R12*1)
+	VMOVUPS Z14, (R14)(R12*2)
+	VMOVUPS Z15, 64(R14)(R12*2)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x80, SI
+	DECQ    R8
+	JNZ     zokf32c8loop
+
+zokf32c8half:
+	TESTQ   $0x00000010, cols+64(FP)
+	JZ      zokf32c8mask
+	VMOVUPS (DI), Z0
+	VMOVUPS (DI)(R12*1), Z1
+	VMOVUPS (DI)(R12*2), Z2
+	VMOVUPS (DI)(R13*1), Z3
+	VMOVUPS (DI)(R12*4), Z4
+	VMOVUPS (R14), Z5
+	VMOVUPS (R14)(R12*1), Z6
+	VMOVUPS (R14)(R12*2), Z7
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokf32c8r1consec
+	XORQ    AX, AX
+
+zokf32c8r1gather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPS          (R10), Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokf32c8r1gather
+	JMP              zokf32c8r1store
+
+zokf32c8r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf32c8r1next:
+	VMOVUPS          (R10), Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokf32c8r1next
+
+zokf32c8r1store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, (DI)(R12*1)
+	VMOVUPS Z2, (DI)(R12*2)
+	VMOVUPS Z3, (DI)(R13*1)
+	VMOVUPS Z4, (DI)(R12*4)
+	VMOVUPS Z5, (R14)
+	VMOVUPS Z6, (R14)(R12*1)
+	VMOVUPS Z7, (R14)(R12*2)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x40, SI
+
+zokf32c8mask:
+	TESTQ     $0x0000000f, cols+64(FP)
+	JZ        zokf32done
+	VMOVUPS.Z (DI), K1, Z0
+	VMOVUPS.Z (DI)(R12*1), K1, Z1
+	VMOVUPS.Z (DI)(R12*2), K1, Z2
+	VMOVUPS.Z (DI)(R13*1), K1, Z3
+	VMOVUPS.Z (DI)(R12*4), K1, Z4
+	VMOVUPS.Z (R14), K1, Z5
+	VMOVUPS.Z (R14)(R12*1), K1, Z6
+	VMOVUPS.Z (R14)(R12*2), K1, Z7
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokf32c8rmconsec
+	XORQ      AX, AX
+
+zokf32c8rmgather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPS.Z        (R10), K1, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokf32c8rmgather
+	JMP              zokf32c8rmstore
+
+zokf32c8rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf32c8rmnext:
+	VMOVUPS.Z        (R10), K1, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokf32c8rmnext
+
+zokf32c8rmstore:
+	VMOVUPS Z0, K1, (DI)
+	VMOVUPS Z1, K1, (DI)(R12*1)
+	VMOVUPS Z2, K1, (DI)(R12*2)
+	VMOVUPS Z3, K1, (DI)(R13*1)
+	VMOVUPS Z4, K1, (DI)(R12*4)
+	VMOVUPS Z5, K1, (R14)
+	VMOVUPS Z6, K1, (R14)(R12*1)
+	VMOVUPS Z7, K1, (R14)(R12*2)
+	JMP     zokf32done
+
+zokf32c7:
+	TESTQ R8, R8
+	JZ    zokf32c7half
+
+zokf32c7loop:
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS (DI)(R12*1), Z2
+	VMOVUPS 64(DI)(R12*1), Z3
+	VMOVUPS (DI)(R12*2), Z4
+	VMOVUPS 64(DI)(R12*2), Z5
+	VMOVUPS (DI)(R13*1), Z6
+	VMOVUPS 64(DI)(R13*1), Z7
+	VMOVUPS (DI)(R12*4), Z8
+	VMOVUPS 64(DI)(R12*4), Z9
+	VMOVUPS (R14), Z10
+	VMOVUPS 64(R14), Z11
+	VMOVUPS (R14)(R12*1), Z12
+	VMOVUPS 64(R14)(R12*1), Z13
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokf32c7r2consec
+	XORQ    AX, AX
+
+zokf32c7r2gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	VMOVUPS      (R10), Z20
+	VMOVUPS      64(R10), Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	VBROADCASTSS 20(R11), Z23
+	VFMADD231PS  Z20, Z23, Z10
+	VFMADD231PS  Z21, Z23, Z11
+	VBROADCASTSS 24(R11), Z24
+	VFMADD231PS  Z20, Z24, Z12
+	VFMADD231PS  Z21, Z24, Z13
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokf32c7r2gather
+	JMP          zokf32c7r2store
+
+zokf32c7r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf32c7r2next:
+	VMOVUPS      (R10), Z20
+	VMOVUPS      64(R10), Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	VBROADCASTSS 20(R11), Z23
+	VFMADD231PS  Z20, Z23, Z10
+	VFMADD231PS  Z21, Z23, Z11
+	VBROADCASTSS 24(R11), Z24
+	VFMADD231PS  Z20, Z24, Z12
+	VFMADD231PS  Z21, Z24, Z13
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokf32c7r2next
+
+zokf32c7r2store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, (DI)(R12*1)
+	VMOVUPS Z3, 64(DI)(R12*1)
+	VMOVUPS Z4, (DI)(R12*2)
+	VMOVUPS Z5, 64(DI)(R12*2)
+	VMOVUPS Z6, (DI)(R13*1)
+	VMOVUPS Z7, 64(DI)(R13*1)
+	VMOVUPS Z8, (DI)(R12*4)
+	VMOVUPS Z9, 64(DI)(R12*4)
+	VMOVUPS Z10, (R14)
+	VMOVUPS Z11, 64(R14)
+	VMOVUPS Z12, (R14)(R12*1)
+	VMOVUPS Z13, 64(R14)(R12*1)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x80, SI
+	DECQ    R8
+	JNZ     zokf32c7loop
+
+zokf32c7half:
+	TESTQ   $0x00000010, cols+64(FP)
+	JZ      zokf32c7mask
+	VMOVUPS (DI), Z0
+	VMOVUPS (DI)(R12*1), Z1
+	VMOVUPS (DI)(R12*2), Z2
+	VMOVUPS (DI)(R13*1), Z3
+	VMOVUPS (DI)(R12*4), Z4
+	VMOVUPS (R14), Z5
+	VMOVUPS (R14)(R12*1), Z6
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokf32c7r1consec
+	XORQ    AX, AX
+
+zokf32c7r1gather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPS          (R10), Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokf32c7r1gather
+	JMP              zokf32c7r1store
+
+zokf32c7r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf32c7r1next:
+	VMOVUPS          (R10), Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokf32c7r1next
+
+zokf32c7r1store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, (DI)(R12*1)
+	VMOVUPS Z2, (DI)(R12*2)
+	VMOVUPS Z3, (DI)(R13*1)
+	VMOVUPS Z4, (DI)(R12*4)
+	VMOVUPS Z5, (R14)
+	VMOVUPS Z6, (R14)(R12*1)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x40, SI
+
+zokf32c7mask:
+	TESTQ     $0x0000000f, cols+64(FP)
+	JZ        zokf32done
+	VMOVUPS.Z (DI), K1, Z0
+	VMOVUPS.Z (DI)(R12*1), K1, Z1
+	VMOVUPS.Z (DI)(R12*2), K1, Z2
+	VMOVUPS.Z (DI)(R13*1), K1, Z3
+	VMOVUPS.Z (DI)(R12*4), K1, Z4
+	VMOVUPS.Z (R14), K1, Z5
+	VMOVUPS.Z (R14)(R12*1), K1, Z6
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokf32c7rmconsec
+	XORQ      AX, AX
+
+zokf32c7rmgather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPS.Z        (R10), K1, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokf32c7rmgather
+	JMP              zokf32c7rmstore
+
+zokf32c7rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf32c7rmnext:
+	VMOVUPS.Z        (R10), K1, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokf32c7rmnext
+
+zokf32c7rmstore:
+	VMOVUPS Z0, K1, (DI)
+	VMOVUPS Z1, K1, (DI)(R12*1)
+	VMOVUPS Z2, K1, (DI)(R12*2)
+	VMOVUPS Z3, K1, (DI)(R13*1)
+	VMOVUPS Z4, K1, (DI)(R12*4)
+	VMOVUPS Z5, K1, (R14)
+	VMOVUPS Z6, K1, (R14)(R12*1)
+	JMP     zokf32done
+
+zokf32c6:
+	TESTQ R8, R8
+	JZ    zokf32c6half
+
+zokf32c6loop:
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS (DI)(R12*1), Z2
+	VMOVUPS 64(DI)(R12*1), Z3
+	VMOVUPS (DI)(R12*2), Z4
+	VMOVUPS 64(DI)(R12*2), Z5
+	VMOVUPS (DI)(R13*1), Z6
+	VMOVUPS 64(DI)(R13*1), Z7
+	VMOVUPS (DI)(R12*4), Z8
+	VMOVUPS 64(DI)(R12*4), Z9
+	VMOVUPS (R14), Z10
+	VMOVUPS 64(R14), Z11
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokf32c6r2consec
+	XORQ    AX, AX
+
+zokf32c6r2gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	VMOVUPS      (R10), Z20
+	VMOVUPS      64(R10), Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	VBROADCASTSS 20(R11), Z23
+	VFMADD231PS  Z20, Z23, Z10
+	VFMADD231PS  Z21, Z23, Z11
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokf32c6r2gather
+	JMP          zokf32c6r2store
+
+zokf32c6r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf32c6r2next:
+	VMOVUPS      (R10), Z20
+	VMOVUPS      64(R10), Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	VBROADCASTSS 20(R11), Z23
+	VFMADD231PS  Z20, Z23, Z10
+	VFMADD231PS  Z21, Z23, Z11
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokf32c6r2next
+
+zokf32c6r2store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, (DI)(R12*1)
+	VMOVUPS Z3, 64(DI)(R12*1)
+	VMOVUPS Z4, (DI)(R12*2)
+	VMOVUPS Z5, 64(DI)(R12*2)
+	VMOVUPS Z6, (DI)(R13*1)
+	VMOVUPS Z7, 64(DI)(R13*1)
+	VMOVUPS Z8, (DI)(R12*4)
+	VMOVUPS Z9, 64(DI)(R12*4)
+	VMOVUPS Z10, (R14)
+	VMOVUPS Z11, 64(R14)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x80, SI
+	DECQ    R8
+	JNZ     zokf32c6loop
+
+zokf32c6half:
+	TESTQ   $0x00000010, cols+64(FP)
+	JZ      zokf32c6mask
+	VMOVUPS (DI), Z0
+	VMOVUPS (DI)(R12*1), Z1
+	VMOVUPS (DI)(R12*2), Z2
+	VMOVUPS (DI)(R13*1), Z3
+	VMOVUPS (DI)(R12*4), Z4
+	VMOVUPS (R14), Z5
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokf32c6r1consec
+	XORQ    AX, AX
+
+zokf32c6r1gather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPS          (R10), Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokf32c6r1gather
+	JMP              zokf32c6r1store
+
+zokf32c6r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf32c6r1next:
+	VMOVUPS          (R10), Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokf32c6r1next
+
+zokf32c6r1store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, (DI)(R12*1)
+	VMOVUPS Z2, (DI)(R12*2)
+	VMOVUPS Z3, (DI)(R13*1)
+	VMOVUPS Z4, (DI)(R12*4)
+	VMOVUPS Z5, (R14)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x40, SI
+
+zokf32c6mask:
+	TESTQ     $0x0000000f, cols+64(FP)
+	JZ        zokf32done
+	VMOVUPS.Z (DI), K1, Z0
+	VMOVUPS.Z (DI)(R12*1), K1, Z1
+	VMOVUPS.Z (DI)(R12*2), K1, Z2
+	VMOVUPS.Z (DI)(R13*1), K1, Z3
+	VMOVUPS.Z (DI)(R12*4), K1, Z4
+	VMOVUPS.Z (R14), K1, Z5
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokf32c6rmconsec
+	XORQ      AX, AX
+
+zokf32c6rmgather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPS.Z        (R10), K1, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokf32c6rmgather
+	JMP              zokf32c6rmstore
+
+zokf32c6rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf32c6rmnext:
+	VMOVUPS.Z        (R10), K1, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokf32c6rmnext
+
+zokf32c6rmstore:
+	VMOVUPS Z0, K1, (DI)
+	VMOVUPS Z1, K1, (DI)(R12*1)
+	VMOVUPS Z2, K1, (DI)(R12*2)
+	VMOVUPS Z3, K1, (DI)(R13*1)
+	VMOVUPS Z4, K1, (DI)(R12*4)
+	VMOVUPS Z5, K1, (R14)
+	JMP     zokf32done
+
+zokf32c5:
+	TESTQ R8, R8
+	JZ    zokf32c5half
+
+zokf32c5loop:
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS (DI)(R12*1), Z2
+	VMOVUPS 64(DI)(R12*1), Z3
+	VMOVUPS (DI)(R12*2), Z4
+	VMOVUPS 64(DI)(R12*2), Z5
+	VMOVUPS (DI)(R13*1), Z6
+	VMOVUPS 64(DI)(R13*1), Z7
+	VMOVUPS (DI)(R12*4), Z8
+	VMOVUPS 64(DI)(R12*4), Z9
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokf32c5r2consec
+	XORQ    AX, AX
+
+zokf32c5r2gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	VMOVUPS      (R10), Z20
+	VMOVUPS      64(R10), Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokf32c5r2gather
+	JMP          zokf32c5r2store
+
+zokf32c5r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf32c5r2next:
+	VMOVUPS      (R10), Z20
+	VMOVUPS      64(R10), Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokf32c5r2next
+
+zokf32c5r2store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, (DI)(R12*1)
+	VMOVUPS Z3, 64(DI)(R12*1)
+	VMOVUPS Z4, (DI)(R12*2)
+	VMOVUPS Z5, 64(DI)(R12*2)
+	VMOVUPS Z6, (DI)(R13*1)
+	VMOVUPS Z7, 64(DI)(R13*1)
+	VMOVUPS Z8, (DI)(R12*4)
+	VMOVUPS Z9, 64(DI)(R12*4)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x80, SI
+	DECQ    R8
+	JNZ     zokf32c5loop
+
+zokf32c5half:
+	TESTQ   $0x00000010, cols+64(FP)
+	JZ      zokf32c5mask
+	VMOVUPS (DI), Z0
+	VMOVUPS (DI)(R12*1), Z1
+	VMOVUPS (DI)(R12*2), Z2
+	VMOVUPS (DI)(R13*1), Z3
+	VMOVUPS (DI)(R12*4), Z4
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokf32c5r1consec
+	XORQ    AX, AX
+
+zokf32c5r1gather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPS          (R10), Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokf32c5r1gather
+	JMP              zokf32c5r1store
+
+zokf32c5r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf32c5r1next:
+	VMOVUPS          (R10), Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokf32c5r1next
+
+zokf32c5r1store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, (DI)(R12*1)
+	VMOVUPS Z2, (DI)(R12*2)
+	VMOVUPS Z3, (DI)(R13*1)
+	VMOVUPS Z4, (DI)(R12*4)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x40, SI
+
+zokf32c5mask:
+	TESTQ     $0x0000000f, cols+64(FP)
+	JZ        zokf32done
+	VMOVUPS.Z (DI), K1, Z0
+	VMOVUPS.Z (DI)(R12*1), K1, Z1
+	VMOVUPS.Z (DI)(R12*2), K1, Z2
+	VMOVUPS.Z (DI)(R13*1), K1, Z3
+	VMOVUPS.Z (DI)(R12*4), K1, Z4
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokf32c5rmconsec
+	XORQ      AX, AX
+
+zokf32c5rmgather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPS.Z        (R10), K1, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokf32c5rmgather
+	JMP              zokf32c5rmstore
+
+zokf32c5rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf32c5rmnext:
+	VMOVUPS.Z        (R10), K1, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokf32c5rmnext
+
+zokf32c5rmstore:
+	VMOVUPS Z0, K1, (DI)
+	VMOVUPS Z1, K1, (DI)(R12*1)
+	VMOVUPS Z2, K1, (DI)(R12*2)
+	VMOVUPS Z3, K1, (DI)(R13*1)
+	VMOVUPS Z4, K1, (DI)(R12*4)
+	JMP     zokf32done
+
+zokf32c4:
+	TESTQ R8, R8
+	JZ    zokf32c4half
+
+zokf32c4loop:
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS (DI)(R12*1), Z2
+	VMOVUPS 64(DI)(R12*1), Z3
+	VMOVUPS (DI)(R12*2), Z4
+	VMOVUPS 64(DI)(R12*2), Z5
+	VMOVUPS (DI)(R13*1), Z6
+	VMOVUPS 64(DI)(R13*1), Z7
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokf32c4r2consec
+	XORQ    AX, AX
+
+zokf32c4r2gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	VMOVUPS      (R10), Z20
+	VMOVUPS      64(R10), Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokf32c4r2gather
+	JMP          zokf32c4r2store
+
+zokf32c4r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf32c4r2next:
+	VMOVUPS      (R10), Z20
+	VMOVUPS      64(R10), Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokf32c4r2next
+
+zokf32c4r2store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, (DI)(R12*1)
+	VMOVUPS Z3, 64(DI)(R12*1)
+	VMOVUPS Z4, (DI)(R12*2)
+	VMOVUPS Z5, 64(DI)(R12*2)
+	VMOVUPS Z6, (DI)(R13*1)
+	VMOVUPS Z7, 64(DI)(R13*1)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x80, SI
+	DECQ    R8
+	JNZ     zokf32c4loop
+
+zokf32c4half:
+	TESTQ   $0x00000010, cols+64(FP)
+	JZ      zokf32c4mask
+	VMOVUPS (DI), Z0
+	VMOVUPS (DI)(R12*1), Z1
+	VMOVUPS (DI)(R12*2), Z2
+	VMOVUPS (DI)(R13*1), Z3
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokf32c4r1consec
+	XORQ    AX, AX
+
+zokf32c4r1gather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPS          (R10), Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokf32c4r1gather
+	JMP              zokf32c4r1store
+
+zokf32c4r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf32c4r1next:
+	VMOVUPS          (R10), Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokf32c4r1next
+
+zokf32c4r1store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, (DI)(R12*1)
+	VMOVUPS Z2, (DI)(R12*2)
+	VMOVUPS Z3, (DI)(R13*1)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x40, SI
+
+zokf32c4mask:
+	TESTQ     $0x0000000f, cols+64(FP)
+	JZ        zokf32done
+	VMOVUPS.Z (DI), K1, Z0
+	VMOVUPS.Z (DI)(R12*1), K1, Z1
+	VMOVUPS.Z (DI)(R12*2), K1, Z2
+	VMOVUPS.Z (DI)(R13*1), K1, Z3
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokf32c4rmconsec
+	XORQ      AX, AX
+
+zokf32c4rmgather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPS.Z        (R10), K1, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokf32c4rmgather
+	JMP              zokf32c4rmstore
+
+zokf32c4rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf32c4rmnext:
+	VMOVUPS.Z        (R10), K1, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokf32c4rmnext
+
+zokf32c4rmstore:
+	VMOVUPS Z0, K1, (DI)
+	VMOVUPS Z1, K1, (DI)(R12*1)
+	VMOVUPS Z2, K1, (DI)(R12*2)
+	VMOVUPS Z3, K1, (DI)(R13*1)
+	JMP     zokf32done
+
+zokf32c3:
+	TESTQ R8, R8
+	JZ    zokf32c3half
+
+zokf32c3loop:
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS (DI)(R12*1), Z2
+	VMOVUPS 64(DI)(R12*1), Z3
+	VMOVUPS (DI)(R12*2), Z4
+	VMOVUPS 64(DI)(R12*2), Z5
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokf32c3r2consec
+	XORQ    AX, AX
+
+zokf32c3r2gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	VMOVUPS      (R10), Z20
+	VMOVUPS      64(R10), Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokf32c3r2gather
+	JMP          zokf32c3r2store
+
+zokf32c3r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf32c3r2next:
+	VMOVUPS      (R10), Z20
+	VMOVUPS      64(R10), Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokf32c3r2next
+
+zokf32c3r2store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, (DI)(R12*1)
+	VMOVUPS Z3, 64(DI)(R12*1)
+	VMOVUPS Z4, (DI)(R12*2)
+	VMOVUPS Z5, 64(DI)(R12*2)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x80, SI
+	DECQ    R8
+	JNZ     zokf32c3loop
+
+zokf32c3half:
+	TESTQ   $0x00000010, cols+64(FP)
+	JZ      zokf32c3mask
+	VMOVUPS (DI), Z0
+	VMOVUPS (DI)(R12*1), Z1
+	VMOVUPS (DI)(R12*2), Z2
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokf32c3r1consec
+	XORQ    AX, AX
+
+zokf32c3r1gather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPS          (R10), Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokf32c3r1gather
+	JMP              zokf32c3r1store
+
+zokf32c3r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf32c3r1next:
+	VMOVUPS          (R10), Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokf32c3r1next
+
+zokf32c3r1store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, (DI)(R12*1)
+	VMOVUPS Z2, (DI)(R12*2)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x40, SI
+
+zokf32c3mask:
+	TESTQ     $0x0000000f, cols+64(FP)
+	JZ        zokf32done
+	VMOVUPS.Z (DI), K1, Z0
+	VMOVUPS.Z (DI)(R12*1), K1, Z1
+	VMOVUPS.Z (DI)(R12*2), K1, Z2
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokf32c3rmconsec
+	XORQ      AX, AX
+
+zokf32c3rmgather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPS.Z        (R10), K1, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokf32c3rmgather
+	JMP              zokf32c3rmstore
+
+zokf32c3rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf32c3rmnext:
+	VMOVUPS.Z        (R10), K1, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokf32c3rmnext
+
+zokf32c3rmstore:
+	VMOVUPS Z0, K1, (DI)
+	VMOVUPS Z1, K1, (DI)(R12*1)
+	VMOVUPS Z2, K1, (DI)(R12*2)
+	JMP     zokf32done
+
+zokf32c2:
+	TESTQ R8, R8
+	JZ    zokf32c2half
+
+zokf32c2loop:
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS (DI)(R12*1), Z2
+	VMOVUPS 64(DI)(R12*1), Z3
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokf32c2r2consec
+	XORQ    AX, AX
+
+zokf32c2r2gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	VMOVUPS      (R10), Z20
+	VMOVUPS      64(R10), Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokf32c2r2gather
+	JMP          zokf32c2r2store
+
+zokf32c2r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf32c2r2next:
+	VMOVUPS      (R10), Z20
+	VMOVUPS      64(R10), Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokf32c2r2next
+
+zokf32c2r2store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, (DI)(R12*1)
+	VMOVUPS Z3, 64(DI)(R12*1)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x80, SI
+	DECQ    R8
+	JNZ     zokf32c2loop
+
+zokf32c2half:
+	TESTQ   $0x00000010, cols+64(FP)
+	JZ      zokf32c2mask
+	VMOVUPS (DI), Z0
+	VMOVUPS (DI)(R12*1), Z1
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokf32c2r1consec
+	XORQ    AX, AX
+
+zokf32c2r1gather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPS          (R10), Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokf32c2r1gather
+	JMP              zokf32c2r1store
+
+zokf32c2r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf32c2r1next:
+	VMOVUPS          (R10), Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokf32c2r1next
+
+zokf32c2r1store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, (DI)(R12*1)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x40, SI
+
+zokf32c2mask:
+	TESTQ     $0x0000000f, cols+64(FP)
+	JZ        zokf32done
+	VMOVUPS.Z (DI), K1, Z0
+	VMOVUPS.Z (DI)(R12*1), K1, Z1
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokf32c2rmconsec
+	XORQ      AX, AX
+
+zokf32c2rmgather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPS.Z        (R10), K1, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokf32c2rmgather
+	JMP              zokf32c2rmstore
+
+zokf32c2rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf32c2rmnext:
+	VMOVUPS.Z        (R10), K1, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokf32c2rmnext
+
+zokf32c2rmstore:
+	VMOVUPS Z0, K1, (DI)
+	VMOVUPS Z1, K1, (DI)(R12*1)
+	JMP     zokf32done
+
+zokf32c1:
+	TESTQ R8, R8
+	JZ    zokf32c1half
+
+zokf32c1loop:
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokf32c1r2consec
+	XORQ    AX, AX
+
+zokf32c1r2gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	VMOVUPS      (R10), Z20
+	VMOVUPS      64(R10), Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokf32c1r2gather
+	JMP          zokf32c1r2store
+
+zokf32c1r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf32c1r2next:
+	VMOVUPS      (R10), Z20
+	VMOVUPS      64(R10), Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokf32c1r2next
+
+zokf32c1r2store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x80, SI
+	DECQ    R8
+	JNZ     zokf32c1loop
+
+zokf32c1half:
+	TESTQ   $0x00000010, cols+64(FP)
+	JZ      zokf32c1mask
+	VMOVUPS (DI), Z0
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokf32c1r1consec
+	XORQ    AX, AX
+
+zokf32c1r1gather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPS          (R10), Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokf32c1r1gather
+	JMP              zokf32c1r1store
+
+zokf32c1r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf32c1r1next:
+	VMOVUPS          (R10), Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokf32c1r1next
+
+zokf32c1r1store:
+	VMOVUPS Z0, (DI)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x40, SI
+
+zokf32c1mask:
+	TESTQ     $0x0000000f, cols+64(FP)
+	JZ        zokf32done
+	VMOVUPS.Z (DI), K1, Z0
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokf32c1rmconsec
+	XORQ      AX, AX
+
+zokf32c1rmgather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPS.Z        (R10), K1, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokf32c1rmgather
+	JMP              zokf32c1rmstore
+
+zokf32c1rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf32c1rmnext:
+	VMOVUPS.Z        (R10), K1, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokf32c1rmnext
+
+zokf32c1rmstore:
+	VMOVUPS Z0, K1, (DI)
+
+zokf32done:
+	VZEROUPPER
+	RET
+
+// func zMarginsKF64(m unsafe.Pointer, k int, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int, c int)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·zMarginsKF64(SB), NOSPLIT, $0-72
+	MOVQ  m+0(FP), DI
+	MOVQ  n+16(FP), CX
+	MOVQ  x+24(FP), SI
+	MOVQ  stride+32(FP), R9
+	SHLQ  $0x03, R9
+	MOVQ  idx+40(FP), BX
+	MOVQ  w+48(FP), DX
+	MOVQ  d+56(FP), R8
+	MOVQ  R8, R12
+	SHLQ  $0x03, R12
+	LEAQ  (R12)(R12*2), R13
+	LEAQ  (DX)(R12*4), R14
+	ADDQ  R12, R14
+	MOVQ  R8, AX
+	ANDQ  $0x07, AX
+	MOVL  $0xffffffff, R10
+	BZHIL AX, R10, R10
+	KMOVW R10, K1
+	MOVQ  c+64(FP), AX
+	CMPQ  AX, $0x0a
+	JEQ   zmkf64c10pair
+	CMPQ  AX, $0x09
+	JEQ   zmkf64c9pair
+	CMPQ  AX, $0x08
+	JEQ   zmkf64c8pair
+	CMPQ  AX, $0x07
+	JEQ   zmkf64c7pair
+	CMPQ  AX, $0x06
+	JEQ   zmkf64c6pair
+	CMPQ  AX, $0x05
+	JEQ   zmkf64c5pair
+	CMPQ  AX, $0x04
+	JEQ   zmkf64c4pair
+	CMPQ  AX, $0x03
+	JEQ   zmkf64c3pair
+	CMPQ  AX, $0x02
+	JEQ   zmkf64c2pair
+	JMP   zmkf64c1pair
+
+zmkf64c10pair:
+	CMPQ  CX, $0x02
+	JB    zmkf64c10single
+	TESTQ BX, BX
+	JZ    zmkf64c10consec2
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	ADDQ  $0x10, BX
+	JMP   zmkf64c10ready2
+
+zmkf64c10consec2:
+	MOVQ SI, R10
+	LEAQ (SI)(R9*1), R11
+	LEAQ (R11)(R9*1), SI
+
+zmkf64c10ready2:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	VPXORD Z20, Z20, Z20
+	VPXORD Z21, Z21, Z21
+	VPXORD Z22, Z22, Z22
+	VPXORD Z23, Z23, Z23
+	VPXORD Z24, Z24, Z24
+	VPXORD Z25, Z25, Z25
+	VPXORD Z26, Z26, Z26
+	VPXORD Z27, Z27, Z27
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
+	TESTQ  AX, AX
+	JZ     zmkf64c10mask2
+
+zmkf64c10loop2:
+	VMOVUPD     (R10), Z0
+	VMOVUPD     (R11), Z1
+	VMOVUPD     (DX), Z2
+	VFMADD231PD Z0, Z2, Z8
+	VFMADD231PD Z1, Z2, Z18
+	VMOVUPD     (DX)(R12*1), Z3
+	VFMADD231PD Z0, Z3, Z9
+	VFMADD231PD Z1, Z3, Z19
+	VMOVUPD     (DX)(R12*2), Z4
+	VFMADD231PD Z0, Z4, Z10
+	VFMADD231PD Z1, Z4, Z20
+	VMOVUPD     (DX)(R13*1), Z5
+	VFMADD231PD Z0, Z5, Z11
+	VFMADD231PD Z1, Z5, Z21
+	VMOVUPD     (DX)(R12*4), Z6
+	VFMADD231PD Z0, Z6, Z12
+	VFMADD231PD Z1, Z6, Z22
+	VMOVUPD     (R14), Z7
+	VFMADD231PD Z0, Z7, Z13
+	VFMADD231PD Z1, Z7, Z23
+	VMOVUPD     (R14)(R12*1), Z2
+	VFMADD231PD Z0, Z2, Z14
+	VFMADD231PD Z1, Z2, Z24
+	VMOVUPD     (R14)(R12*2), Z3
+	VFMADD231PD Z0, Z3, Z15
+	VFMADD231PD Z1, Z3, Z25
+	VMOVUPD     (R14)(R13*1), Z4
+	VFMADD231PD Z0, Z4, Z16
+	VFMADD231PD Z1, Z4, Z26
+	VMOVUPD     (R14)(R12*4), Z5
+	VFMADD231PD Z0, Z5, Z17
+	VFMADD231PD Z1, Z5, Z27
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, R11
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkf64c10loop2
+
+zmkf64c10mask2:
+	TESTQ       $0x00000007, d+56(FP)
+	JZ          zmkf64c10reduce2
+	VMOVUPD.Z   (R10), K1, Z0
+	VMOVUPD.Z   (R11), K1, Z1
+	VMOVUPD.Z   (DX), K1, Z2
+	VFMADD231PD Z0, Z2, Z8
+	VFMADD231PD Z1, Z2, Z18
+	VMOVUPD.Z   (DX)(R12*1), K1, Z3
+	VFMADD231PD Z0, Z3, Z9
+	VFMADD231PD Z1, Z3, Z19
+	VMOVUPD.Z   (DX)(R12*2), K1, Z4
+	VFMADD231PD Z0, Z4, Z10
+	VFMADD231PD Z1, Z4, Z20
+	VMOVUPD.Z   (DX)(R13*1), K1, Z5
+	VFMADD231PD Z0, Z5, Z11
+	VFMADD231PD Z1, Z5, Z21
+	VMOVUPD.Z   (DX)(R12*4), K1, Z6
+	VFMADD231PD Z0, Z6, Z12
+	VFMADD231PD Z1, Z6, Z22
+	VMOVUPD.Z   (R14), K1, Z7
+	VFMADD231PD Z0, Z7, Z13
+	VFMADD231PD Z1, Z7, Z23
+	VMOVUPD.Z   (R14)(R12*1), K1, Z2
+	VFMADD231PD Z0, Z2, Z14
+	VFMADD231PD Z1, Z2, Z24
+	VMOVUPD.Z   (R14)(R12*2), K1, Z3
+	VFMADD231PD Z0, Z3, Z15
+	VFMADD231PD Z1, Z3, Z25
+	VMOVUPD.Z   (R14)(R13*1), K1, Z4
+	VFMADD231PD Z0, Z4, Z16
+	VFMADD231PD Z1, Z4, Z26
+	VMOVUPD.Z   (R14)(R12*4), K1, Z5
+	VFMADD231PD Z0, Z5, Z17
+	VFMADD231PD Z1, Z5, Z27
+
+zmkf64c10reduce2:
+	MOVQ          w+48(FP), DX
+	LEAQ          (DX)(R12*4), R14
+	ADDQ          R12, R14
+	MOVQ          k+8(FP), AX
+	SHLQ          $0x03, AX
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPD        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPD        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPD        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPD        Y4, Y11, Y3
+	VHADDPD       Y1, Y0, Y0
+	VHADDPD       Y3, Y2, Y2
+	VPERM2F128    $0x20, Y2, Y0, Y1
+	VPERM2F128    $0x31, Y2, Y0, Y0
+	VADDPD        Y1, Y0, Y0
+	VMOVUPD       Y0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPD        Y4, Y12, Y0
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPD        Y4, Y13, Y1
+	VEXTRACTF64X4 $0x01, Z14, Y4
+	VADDPD        Y4, Y14, Y2
+	VEXTRACTF64X4 $0x01, Z15, Y4
+	VADDPD        Y4, Y15, Y3
+	VHADDPD       Y1, Y0, Y0
+	VHADDPD       Y3, Y2, Y2
+	VPERM2F128    $0x20, Y2, Y0, Y1
+	VPERM2F128    $0x31, Y2, Y0, Y0
+	VADDPD        Y1, Y0, Y0
+	VMOVUPD       Y0, 32(DI)
+	VEXTRACTF64X4 $0x01, Z16, Y4
+	VADDPD        Y4, Y16, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 64(DI)
+	VEXTRACTF64X4 $0x01, Z17, Y4
+	VADDPD        Y4, Y17, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 72(DI)
+	ADDQ          AX, DI
+	VEXTRACTF64X4 $0x01, Z18, Y4
+	VADDPD        Y4, Y18, Y0
+	VEXTRACTF64X4 $0x01, Z19, Y4
+	VADDPD        Y4, Y19, Y1
+	VEXTRACTF64X4 $0x01, Z20, Y4
+	VADDPD        Y4, Y20, Y2
+	VEXTRACTF64X4 $0x01, Z21, Y4
+	VADDPD        Y4, Y21, Y3
+	VHADDPD       Y1, Y0, Y0
+	VHADDPD       Y3, Y2, Y2
+	VPERM2F128    $0x20, Y2, Y0, Y1
+	VPERM2F128    $0x31, Y2, Y0, Y0
+	VADDPD        Y1, Y0, Y0
+	VMOVUPD       Y0, (DI)
+	VEXTRACTF64X4 $0x01, Z22, Y4
+	VADDPD        Y4, Y22, Y0
+	VEXTRACTF64X4 $0x01, Z23, Y4
+	VADDPD        Y4, Y23, Y1
+	VEXTRACTF64X4 $0x01, Z24, Y4
+	VADDPD        Y4, Y24, Y2
+	VEXTRACTF64X4 $0x01, Z25, Y4
+	VADDPD        Y4, Y25, Y3
+	VHADDPD       Y1, Y0, Y0
+	VHADDPD       Y3, Y2, Y2
+	VPERM2F128    $0x20, Y2, Y0, Y1
+	VPERM2F128    $0x31, Y2, Y0, Y0
+	VADDPD        Y1, Y0, Y0
+	VMOVUPD       Y0, 32(DI)
+	VEXTRACTF64X4 $0x01, Z26, Y4
+	VADDPD        Y4, Y26, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 64(DI)
+	VEXTRACTF64X4 $0x01, Z27, Y4
+	VADDPD        Y4, Y27, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 72(DI)
+	ADDQ          AX, DI
+	SUBQ          $0x02, CX
+	JMP           zmkf64c10pair
+
+zmkf64c10single:
+	TESTQ CX, CX
+	JZ    zmkf64done
+	TESTQ BX, BX
+	JZ    zmkf64c10consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	JMP   zmkf64c10ready1
+
+zmkf64c10consec1:
+	MOVQ SI, R10
+
+zmkf64c10ready1:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
+	TESTQ  AX, AX
+	JZ     zmkf64c10mask1
+
+zmkf64c10loop1:
+	VMOVUPD     (R10), Z0
+	VFMADD231PD (DX), Z0, Z8
+	VFMADD231PD (DX)(R12*1), Z0, Z9
+	VFMADD231PD (DX)(R12*2), Z0, Z10
+	VFMADD231PD (DX)(R13*1), Z0, Z11
+	VFMADD231PD (DX)(R12*4), Z0, Z12
+	VFMADD231PD (R14), Z0, Z13
+	VFMADD231PD (R14)(R12*1), Z0, Z14
+	VFMADD231PD (R14)(R12*2), Z0, Z15
+	VFMADD231PD (R14)(R13*1), Z0, Z16
+	VFMADD231PD (R14)(R12*4), Z0, Z17
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkf64c10loop1
+
+zmkf64c10mask1:
+	TESTQ       $0x00000007, d+56(FP)
+	JZ          zmkf64c10reduce1
+	VMOVUPD.Z   (R10), K1, Z0
+	VMOVUPD.Z   (DX), K1, Z2
+	VFMADD231PD Z0, Z2, Z8
+	VMOVUPD.Z   (DX)(R12*1), K1, Z2
+	VFMADD231PD Z0, Z2, Z9
+	VMOVUPD.Z   (DX)(R12*2), K1, Z2
+	VFMADD231PD Z0, Z2, Z10
+	VMOVUPD.Z   (DX)(R13*1), K1, Z2
+	VFMADD231PD Z0, Z2, Z11
+	VMOVUPD.Z   (DX)(R12*4), K1, Z2
+	VFMADD231PD Z0, Z2, Z12
+	VMOVUPD.Z   (R14), K1, Z2
+	VFMADD231PD Z0, Z2, Z13
+	VMOVUPD.Z   (R14)(R12*1), K1, Z2
+	VFMADD231PD Z0, Z2, Z14
+	VMOVUPD.Z   (R14)(R12*2), K1, Z2
+	VFMADD231PD Z0, Z2, Z15
+	VMOVUPD.Z   (R14)(R13*1), K1, Z2
+	VFMADD231PD Z0, Z2, Z16
+	VMOVUPD.Z   (R14)(R12*4), K1, Z2
+	VFMADD231PD Z0, Z2, Z17
+
+zmkf64c10reduce1:
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPD        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPD        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPD        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPD        Y4, Y11, Y3
+	VHADDPD       Y1, Y0, Y0
+	VHADDPD       Y3, Y2, Y2
+	VPERM2F128    $0x20, Y2, Y0, Y1
+	VPERM2F128    $0x31, Y2, Y0, Y0
+	VADDPD        Y1, Y0, Y0
+	VMOVUPD       Y0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPD        Y4, Y12, Y0
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPD        Y4, Y13, Y1
+	VEXTRACTF64X4 $0x01, Z14, Y4
+	VADDPD        Y4, Y14, Y2
+	VEXTRACTF64X4 $0x01, Z15, Y4
+	VADDPD        Y4, Y15, Y3
+	VHADDPD       Y1, Y0, Y0
+	VHADDPD       Y3, Y2, Y2
+	VPERM2F128    $0x20, Y2, Y0, Y1
+	VPERM2F128    $0x31, Y2, Y0, Y0
+	VADDPD        Y1, Y0, Y0
+	VMOVUPD       Y0, 32(DI)
+	VEXTRACTF64X4 $0x01, Z16, Y4
+	VADDPD        Y4, Y16, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 64(DI)
+	VEXTRACTF64X4 $0x01, Z17, Y4
+	VADDPD        Y4, Y17, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 72(DI)
+	JMP           zmkf64done
+
+zmkf64c9pair:
+	CMPQ  CX, $0x02
+	JB    zmkf64c9single
+	TESTQ BX, BX
+	JZ    zmkf64c9consec2
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	ADDQ  $0x10, BX
+	JMP   zmkf64c9ready2
+
+zmkf64c9consec2:
+	MOVQ SI, R10
+	LEAQ (SI)(R9*1), R11
+	LEAQ (R11)(R9*1), SI
+
+zmkf64c9ready2:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	VPXORD Z20, Z20, Z20
+	VPXORD Z21, Z21, Z21
+	VPXORD Z22, Z22, Z22
+	VPXORD Z23, Z23, Z23
+	VPXORD Z24, Z24, Z24
+	VPXORD Z25, Z25, Z25
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
+	TESTQ  AX, AX
+	JZ     zmkf64c9mask2
+
+zmkf64c9loop2:
+	VMOVUPD     (R10), Z0
+	VMOVUPD     (R11), Z1
+	VMOVUPD     (DX), Z2
+	VFMADD231PD Z0, Z2, Z8
+	VFMADD231PD Z1, Z2, Z17
+	VMOVUPD     (DX)(R12*1), Z3
+	VFMADD231PD Z0, Z3, Z9
+	VFMADD231PD Z1, Z3, Z18
+	VMOVUPD     (DX)(R12*2), Z4
+	VFMADD231PD Z0, Z4, Z10
+	VFMADD231PD Z1, Z4, Z19
+	VMOVUPD     (DX)(R13*1), Z5
+	VFMADD231PD Z0, Z5, Z11
+	VFMADD231PD Z1, Z5, Z20
+	VMOVUPD     (DX)(R12*4), Z6
+	VFMADD231PD Z0, Z6, Z12
+	VFMADD231PD Z1, Z6, Z21
+	VMOVUPD     (R14), Z7
+	VFMADD231PD Z0, Z7, Z13
+	VFMADD231PD Z1, Z7, Z22
+	VMOVUPD     (R14)(R12*1), Z2
+	VFMADD231PD Z0, Z2, Z14
+	VFMADD231PD Z1, Z2, Z23
+	VMOVUPD     (R14)(R12*2), Z3
+	VFMADD231PD Z0, Z3, Z15
+	VFMADD231PD Z1, Z3, Z24
+	VMOVUPD     (R14)(R13*1), Z4
+	VFMADD231PD Z0, Z4, Z16
+	VFMADD231PD Z1, Z4, Z25
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, R11
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkf64c9loop2
+
+zmkf64c9mask2:
+	TESTQ       $0x00000007, d+56(FP)
+	JZ          zmkf64c9reduce2
+	VMOVUPD.Z   (R10), K1, Z0
+	VMOVUPD.Z   (R11), K1, Z1
+	VMOVUPD.Z   (DX), K1, Z2
+	VFMADD231PD Z0, Z2, Z8
+	VFMADD231PD Z1, Z2, Z17
+	VMOVUPD.Z   (DX)(R12*1), K1, Z3
+	VFMADD231PD Z0, Z3, Z9
+	VFMADD231PD Z1, Z3, Z18
+	VMOVUPD.Z   (DX)(R12*2), K1, Z4
+	VFMADD231PD Z0, Z4, Z10
+	VFMADD231PD Z1, Z4, Z19
+	VMOVUPD.Z   (DX)(R13*1), K1, Z5
+	VFMADD231PD Z0, Z5, Z11
+	VFMADD231PD Z1, Z5, Z20
+	VMOVUPD.Z   (DX)(R12*4), K1, Z6
+	VFMADD231PD Z0, Z6, Z12
+	VFMADD231PD Z1, Z6, Z21
+	VMOVUPD.Z   (R14), K1, Z7
+	VFMADD231PD Z0, Z7, Z13
+	VFMADD231PD Z1, Z7, Z22
+	VMOVUPD.Z   (R14)(R12*1), K1, Z2
+	VFMADD231PD Z0, Z2, Z14
+	VFMADD231PD Z1, Z2, Z23
+	VMOVUPD.Z   (R14)(R12*2), K1, Z3
+	VFMADD231PD Z0, Z3, Z15
+	VFMADD231PD Z1, Z3, Z24
+	VMOVUPD.Z   (R14)(R13*1), K1, Z4
+	VFMADD231PD Z0, Z4, Z16
+	VFMADD231PD Z1, Z4, Z25
+
+zmkf64c9reduce2:
+	MOVQ          w+48(FP), DX
+	LEAQ          (DX)(R12*4), R14
+	ADDQ          R12, R14
+	MOVQ          k+8(FP), AX
+	SHLQ          $0x03, AX
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPD        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPD        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPD        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPD        Y4, Y11, Y3
+	VHADDPD       Y1, Y0, Y0
+	VHADDPD       Y3, Y2, Y2
+	VPERM2F128    $0x20, Y2, Y0, Y1
+	VPERM2F128    $0x31, Y2, Y0, Y0
+	VADDPD        Y1, Y0, Y0
+	VMOVUPD       Y0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPD        Y4, Y12, Y0
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPD        Y4, Y13, Y1
+	VEXTRACTF64X4 $0x01, Z14, Y4
+	VADDPD        Y4, Y14, Y2
+	VEXTRACTF64X4 $0x01, Z15, Y4
+	VADDPD        Y4, Y15, Y3
+	VHADDPD       Y1, Y0, Y0
+	VHADDPD       Y3, Y2, Y2
+	VPERM2F128    $0x20, Y2, Y0, Y1
+	VPERM2F128    $0x31, Y2, Y0, Y0
+	VADDPD        Y1, Y0, Y0
+	VMOVUPD       Y0, 32(DI)
+	VEXTRACTF64X4 $0x01, Z16, Y4
+	VADDPD        Y4, Y16, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 64(DI)
+	ADDQ          AX, DI
+	VEXTRACTF64X4 $0x01, Z17, Y4
+	VADDPD        Y4, Y17, Y0
+	VEXTRACTF64X4 $0x01, Z18, Y4
+	VADDPD        Y4, Y18, Y1
+	VEXTRACTF64X4 $0x01, Z19, Y4
+	VADDPD        Y4, Y19, Y2
+	VEXTRACTF64X4 $0x01, Z20, Y4
+	VADDPD        Y4, Y20, Y3
+	VHADDPD       Y1, Y0, Y0
+	VHADDPD       Y3, Y2, Y2
+	VPERM2F128    $0x20, Y2, Y0, Y1
+	VPERM2F128    $0x31, Y2, Y0, Y0
+	VADDPD        Y1, Y0, Y0
+	VMOVUPD       Y0, (DI)
+	VEXTRACTF64X4 $0x01, Z21, Y4
+	VADDPD        Y4, Y21, Y0
+	VEXTRACTF64X4 $0x01, Z22, Y4
+	VADDPD        Y4, Y22, Y1
+	VEXTRACTF64X4 $0x01, Z23, Y4
+	VADDPD        Y4, Y23, Y2
+	VEXTRACTF64X4 $0x01, Z24, Y4
+	VADDPD        Y4, Y24, Y3
+	VHADDPD       Y1, Y0, Y0
+	VHADDPD       Y3, Y2, Y2
+	VPERM2F128    $0x20, Y2, Y0, Y1
+	VPERM2F128    $0x31, Y2, Y0, Y0
+	VADDPD        Y1, Y0, Y0
+	VMOVUPD       Y0, 32(DI)
+	VEXTRACTF64X4 $0x01, Z25, Y4
+	VADDPD        Y4, Y25, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 64(DI)
+	ADDQ          AX, DI
+	SUBQ          $0x02, CX
+	JMP           zmkf64c9pair
+
+zmkf64c9single:
+	TESTQ CX, CX
+	JZ    zmkf64done
+	TESTQ BX, BX
+	JZ    zmkf64c9consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	JMP   zmkf64c9ready1
+
+zmkf64c9consec1:
+	MOVQ SI, R10
+
+zmkf64c9ready1:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
+	TESTQ  AX, AX
+	JZ     zmkf64c9mask1
+
+zmkf64c9loop1:
+	VMOVUPD     (R10), Z0
+	VFMADD231PD (DX), Z0, Z8
+	VFMADD231PD (DX)(R12*1), Z0, Z9
+	VFMADD231PD (DX)(R12*2), Z0, Z10
+	VFMADD231PD (DX)(R13*1), Z0, Z11
+	VFMADD231PD (DX)(R12*4), Z0, Z12
+	VFMADD231PD (R14), Z0, Z13
+	VFMADD231PD (R14)(R12*1), Z0, Z14
+	VFMADD231PD (R14)(R12*2), Z0, Z15
+	VFMADD231PD (R14)(R13*1), Z0, Z16
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkf64c9loop1
+
+zmkf64c9mask1:
+	TESTQ       $0x00000007, d+56(FP)
+	JZ          zmkf64c9reduce1
+	VMOVUPD.Z   (R10), K1, Z0
+	VMOVUPD.Z   (DX), K1, Z2
+	VFMADD231PD Z0, Z2, Z8
+	VMOVUPD.Z   (DX)(R12*1), K1, Z2
+	VFMADD231PD Z0, Z2, Z9
+	VMOVUPD.Z   (DX)(R12*2), K1, Z2
+	VFMADD231PD Z0, Z2, Z10
+	VMOVUPD.Z   (DX)(R13*1), K1, Z2
+	VFMADD231PD Z0, Z2, Z11
+	VMOVUPD.Z   (DX)(R12*4), K1, Z2
+	VFMADD231PD Z0, Z2, Z12
+	VMOVUPD.Z   (R14), K1, Z2
+	VFMADD231PD Z0, Z2, Z13
+	VMOVUPD.Z   (R14)(R12*1), K1, Z2
+	VFMADD231PD Z0, Z2, Z14
+	VMOVUPD.Z   (R14)(R12*2), K1, Z2
+	VFMADD231PD Z0, Z2, Z15
+	VMOVUPD.Z   (R14)(R13*1), K1, Z2
+	VFMADD231PD Z0, Z2, Z16
+
+zmkf64c9reduce1:
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPD        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPD        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPD        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPD        Y4, Y11, Y3
+	VHADDPD       Y1, Y0, Y0
+	VHADDPD       Y3, Y2, Y2
+	VPERM2F128    $0x20, Y2, Y0, Y1
+	VPERM2F128    $0x31, Y2, Y0, Y0
+	VADDPD        Y1, Y0, Y0
+	VMOVUPD       Y0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPD        Y4, Y12, Y0
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPD        Y4, Y13, Y1
+	VEXTRACTF64X4 $0x01, Z14, Y4
+	VADDPD        Y4, Y14, Y2
+	VEXTRACTF64X4 $0x01, Z15, Y4
+	VADDPD        Y4, Y15, Y3
+	VHADDPD       Y1, Y0, Y0
+	VHADDPD       Y3, Y2, Y2
+	VPERM2F128    $0x20, Y2, Y0, Y1
+	VPERM2F128    $0x31, Y2, Y0, Y0
+	VADDPD        Y1, Y0, Y0
+	VMOVUPD       Y0, 32(DI)
+	VEXTRACTF64X4 $0x01, Z16, Y4
+	VADDPD        Y4, Y16, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 64(DI)
+	JMP           zmkf64done
+
+zmkf64c8pair:
+	CMPQ  CX, $0x02
+	JB    zmkf64c8single
+	TESTQ BX, BX
+	JZ    zmkf64c8consec2
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	ADDQ  $0x10, BX
+	JMP   zmkf64c8ready2
+
+zmkf64c8consec2:
+	MOVQ SI, R10
+	LEAQ (SI)(R9*1), R11
+	LEAQ (R11)(R9*1), SI
+
+zmkf64c8ready2:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	VPXORD Z20, Z20, Z20
+	VPXORD Z21, Z21, Z21
+	VPXORD Z22, Z22, Z22
+	VPXORD Z23, Z23, Z23
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
+	TESTQ  AX, AX
+	JZ     zmkf64c8mask2
+
+zmkf64c8loop2:
+	VMOVUPD     (R10), Z0
+	VMOVUPD     (R11), Z1
+	VMOVUPD     (DX), Z2
+	VFMADD231PD Z0, Z2, Z8
+	VFMADD231PD Z1, Z2, Z16
+	VMOVUPD     (DX)(R12*1), Z3
+	VFMADD231PD Z0, Z3, Z9
+	VFMADD231PD Z1, Z3, Z17
+	VMOVUPD     (DX)(R12*2), Z4
+	VFMADD231PD Z0, Z4, Z10
+	VFMADD231PD Z1, Z4, Z18
+	VMOVUPD     (DX)(R13*1), Z5
+	VFMADD231PD Z0, Z5, Z11
+	VFMADD231PD Z1, Z5, Z19
+	VMOVUPD     (DX)(R12*4), Z6
+	VFMADD231PD Z0, Z6, Z12
+	VFMADD231PD Z1, Z6, Z20
+	VMOVUPD     (R14), Z7
+	VFMADD231PD Z0, Z7, Z13
+	VFMADD231PD Z1, Z7, Z21
+	VMOVUPD     (R14)(R12*1), Z2
+	VFMADD231PD Z0, Z2, Z14
+	VFMADD231PD Z1, Z2, Z22
+	VMOVUPD     (R14)(R12*2), Z3
+	VFMADD231PD Z0, Z3, Z15
+	VFMADD231PD Z1, Z3, Z23
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, R11
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkf64c8loop2
+
+zmkf64c8mask2:
+	TESTQ       $0x00000007, d+56(FP)
+	JZ          zmkf64c8reduce2
+	VMOVUPD.Z   (R10), K1, Z0
+	VMOVUPD.Z   (R11), K1, Z1
+	VMOVUPD.Z   (DX), K1, Z2
+	VFMADD231PD Z0, Z2, Z8
+	VFMADD231PD Z1, Z2, Z16
+	VMOVUPD.Z   (DX)(R12*1), K1, Z3
+	VFMADD231PD Z0, Z3, Z9
+	VFMADD231PD Z1, Z3, Z17
+	VMOVUPD.Z   (DX)(R12*2), K1, Z4
+	VFMADD231PD Z0, Z4, Z10
+	VFMADD231PD Z1, Z4, Z18
+	VMOVUPD.Z   (DX)(R13*1), K1, Z5
+	VFMADD231PD Z0, Z5, Z11
+	VFMADD231PD Z1, Z5, Z19
+	VMOVUPD.Z   (DX)(R12*4), K1, Z6
+	VFMADD231PD Z0, Z6, Z12
+	VFMADD231PD Z1, Z6, Z20
+	VMOVUPD.Z   (R14), K1, Z7
+	VFMADD231PD Z0, Z7, Z13
+	VFMADD231PD Z1, Z7, Z21
+	VMOVUPD.Z   (R14)(R12*1), K1, Z2
+	VFMADD231PD Z0, Z2, Z14
+	VFMADD231PD Z1, Z2, Z22
+	VMOVUPD.Z   (R14)(R12*2), K1, Z3
+	VFMADD231PD Z0, Z3, Z15
+	VFMADD231PD Z1, Z3, Z23
+
+zmkf64c8reduce2:
+	MOVQ          w+48(FP), DX
+	LEAQ          (DX)(R12*4), R14
+	ADDQ          R12, R14
+	MOVQ          k+8(FP), AX
+	SHLQ          $0x03, AX
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPD        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPD        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPD        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPD        Y4, Y11, Y3
+	VHADDPD       Y1, Y0, Y0
+	VHADDPD       Y3, Y2, Y2
+	VPERM2F128    $0x20, Y2, Y0, Y1
+	VPERM2F128    $0x31, Y2, Y0, Y0
+	VADDPD        Y1, Y0, Y0
+	VMOVUPD       Y0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPD        Y4, Y12, Y0
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPD        Y4, Y13, Y1
+	VEXTRACTF64X4 $0x01, Z14, Y4
+	VADDPD        Y4, Y14, Y2
+	VEXTRACTF64X4 $0x01, Z15, Y4
+	VADDPD        Y4, Y15, Y3
+	VHADDPD       Y1, Y0, Y0
+	VHADDPD       Y3, Y2, Y2
+	VPERM2F128    $0x20, Y2, Y0, Y1
+	VPERM2F128    $0x31, Y2, Y0, Y0
+	VADDPD        Y1, Y0, Y0
+	VMOVUPD       Y0, 32(DI)
+	ADDQ          AX, DI
+	VEXTRACTF64X4 $0x01, Z16, Y4
+	VADDPD        Y4, Y16, Y0
+	VEXTRACTF64X4 $0x01, Z17, Y4
+	VADDPD        Y4, Y17, Y1
+	VEXTRACTF64X4 $0x01, Z18, Y4
+	VADDPD        Y4, Y18, Y2
+	VEXTRACTF64X4 $0x01, Z19, Y4
+	VADDPD        Y4, Y19, Y3
+	VHADDPD       Y1, Y0, Y0
+	VHADDPD       Y3, Y2, Y2
+	VPERM2F128    $0x20, Y2, Y0, Y1
+	VPERM2F128    $0x31, Y2, Y0, Y0
+	VADDPD        Y1, Y0, Y0
+	VMOVUPD       Y0, (DI)
+	VEXTRACTF64X4 $0x01, Z20, Y4
+	VADDPD        Y4, Y20, Y0
+	VEXTRACTF64X4 $0x01, Z21, Y4
+	VADDPD        Y4, Y21, Y1
+	VEXTRACTF64X4 $0x01, Z22, Y4
+	VADDPD        Y4, Y22, Y2
+	VEXTRACTF64X4 $0x01, Z23, Y4
+	VADDPD        Y4, Y23, Y3
+	VHADDPD       Y1, Y0, Y0
+	VHADDPD       Y3, Y2, Y2
+	VPERM2F128    $0x20, Y2, Y0, Y1
+	VPERM2F128    $0x31, Y2, Y0, Y0
+	VADDPD        Y1, Y0, Y0
+	VMOVUPD       Y0, 32(DI)
+	ADDQ          AX, DI
+	SUBQ          $0x02, CX
+	JMP           zmkf64c8pair
+
+zmkf64c8single:
+	TESTQ CX, CX
+	JZ    zmkf64done
+	TESTQ BX, BX
+	JZ    zmkf64c8consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	JMP   zmkf64c8ready1
+
+zmkf64c8consec1:
+	MOVQ SI, R10
+
+zmkf64c8ready1:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
+	TESTQ  AX, AX
+	JZ     zmkf64c8mask1
+
+zmkf64c8loop1:
+	VMOVUPD     (R10), Z0
+	VFMADD231PD (DX), Z0, Z8
+	VFMADD231PD (DX)(R12*1), Z0, Z9
+	VFMADD231PD (DX)(R12*2), Z0, Z10
+	VFMADD231PD (DX)(R13*1), Z0, Z11
+	VFMADD231PD (DX)(R12*4), Z0, Z12
+	VFMADD231PD (R14), Z0, Z13
+	VFMADD231PD (R14)(R12*1), Z0, Z14
+	VFMADD231PD (R14)(R12*2), Z0, Z15
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkf64c8loop1
+
+zmkf64c8mask1:
+	TESTQ       $0x00000007, d+56(FP)
+	JZ          zmkf64c8reduce1
+	VMOVUPD.Z   (R10), K1, Z0
+	VMOVUPD.Z   (DX), K1, Z2
+	VFMADD231PD Z0, Z2, Z8
+	VMOVUPD.Z   (DX)(R12*1), K1, Z2
+	VFMADD231PD Z0, Z2, Z9
+	VMOVUPD.Z   (DX)(R12*2), K1, Z2
+	VFMADD231PD Z0, Z2, Z10
+	VMOVUPD.Z   (DX)(R13*1), K1, Z2
+	VFMADD231PD Z0, Z2, Z11
+	VMOVUPD.Z   (DX)(R12*4), K1, Z2
+	VFMADD231PD Z0, Z2, Z12
+	VMOVUPD.Z   (R14), K1, Z2
+	VFMADD231PD Z0, Z2, Z13
+	VMOVUPD.Z   (R14)(R12*1), K1, Z2
+	VFMADD231PD Z0, Z2, Z14
+	VMOVUPD.Z   (R14)(R12*2), K1, Z2
+	VFMADD231PD Z0, Z2, Z15
+
+zmkf64c8reduce1:
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPD        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPD        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPD        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPD        Y4, Y11, Y3
+	VHADDPD       Y1, Y0, Y0
+	VHADDPD       Y3, Y2, Y2
+	VPERM2F128    $0x20, Y2, Y0, Y1
+	VPERM2F128    $0x31, Y2, Y0, Y0
+	VADDPD        Y1, Y0, Y0
+	VMOVUPD       Y0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPD        Y4, Y12, Y0
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPD        Y4, Y13, Y1
+	VEXTRACTF64X4 $0x01, Z14, Y4
+	VADDPD        Y4, Y14, Y2
+	VEXTRACTF64X4 $0x01, Z15, Y4
+	VADDPD        Y4, Y15, Y3
+	VHADDPD       Y1, Y0, Y0
+	VHADDPD       Y3, Y2, Y2
+	VPERM2F128    $0x20, Y2, Y0, Y1
+	VPERM2F128    $0x31, Y2, Y0, Y0
+	VADDPD        Y1, Y0, Y0
+	VMOVUPD       Y0, 32(DI)
+	JMP           zmkf64done
+
+zmkf64c7pair:
+	CMPQ  CX, $0x02
+	JB    zmkf64c7single
+	TESTQ BX, BX
+	JZ    zmkf64c7consec2
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	ADDQ  $0x10, BX
+	JMP   zmkf64c7ready2
+
+zmkf64c7consec2:
+	MOVQ SI, R10
+	LEAQ (SI)(R9*1), R11
+	LEAQ (R11)(R9*1), SI
+
+zmkf64c7ready2:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	VPXORD Z20, Z20, Z20
+	VPXORD Z21, Z21, Z21
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
+	TESTQ  AX, AX
+	JZ     zmkf64c7mask2
+
+zmkf64c7loop2:
+	VMOVUPD     (R10), Z0
+	VMOVUPD     (R11), Z1
+	VMOVUPD     (DX), Z2
+	VFMADD231PD Z0, Z2, Z8
+	VFMADD231PD Z1, Z2, Z15
+	VMOVUPD     (DX)(R12*1), Z3
+	VFMADD231PD Z0, Z3, Z9
+	VFMADD231PD Z1, Z3, Z16
+	VMOVUPD     (DX)(R12*2), Z4
+	VFMADD231PD Z0, Z4, Z10
+	VFMADD231PD Z1, Z4, Z17
+	VMOVUPD     (DX)(R13*1), Z5
+	VFMADD231PD Z0, Z5, Z11
+	VFMADD231PD Z1, Z5, Z18
+	VMOVUPD     (DX)(R12*4), Z6
+	VFMADD231PD Z0, Z6, Z12
+	VFMADD231PD Z1, Z6, Z19
+	VMOVUPD     (R14), Z7
+	VFMADD231PD Z0, Z7, Z13
+	VFMADD231PD Z1, Z7, Z20
+	VMOVUPD     (R14)(R12*1), Z2
+	VFMADD231PD Z0, Z2, Z14
+	VFMADD231PD Z1, Z2, Z21
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, R11
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkf64c7loop2
+
+zmkf64c7mask2:
+	TESTQ       $0x00000007, d+56(FP)
+	JZ          zmkf64c7reduce2
+	VMOVUPD.Z   (R10), K1, Z0
+	VMOVUPD.Z   (R11), K1, Z1
+	VMOVUPD.Z   (DX), K1, Z2
+	VFMADD231PD Z0, Z2, Z8
+	VFMADD231PD Z1, Z2, Z15
+	VMOVUPD.Z   (DX)(R12*1), K1, Z3
+	VFMADD231PD Z0, Z3, Z9
+	VFMADD231PD Z1, Z3, Z16
+	VMOVUPD.Z   (DX)(R12*2), K1, Z4
+	VFMADD231PD Z0, Z4, Z10
+	VFMADD231PD Z1, Z4, Z17
+	VMOVUPD.Z   (DX)(R13*1), K1, Z5
+	VFMADD231PD Z0, Z5, Z11
+	VFMADD231PD Z1, Z5, Z18
+	VMOVUPD.Z   (DX)(R12*4), K1, Z6
+	VFMADD231PD Z0, Z6, Z12
+	VFMADD231PD Z1, Z6, Z19
+	VMOVUPD.Z   (R14), K1, Z7
+	VFMADD231PD Z0, Z7, Z13
+	VFMADD231PD Z1, Z7, Z20
+	VMOVUPD.Z   (R14)(R12*1), K1, Z2
+	VFMADD231PD Z0, Z2, Z14
+	VFMADD231PD Z1, Z2, Z21
+
+zmkf64c7reduce2:
+	MOVQ          w+48(FP), DX
+	LEAQ          (DX)(R12*4), R14
+	ADDQ          R12, R14
+	MOVQ          k+8(FP), AX
+	SHLQ          $0x03, AX
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPD        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPD        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPD        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPD        Y4, Y11, Y3
+	VHADDPD       Y1, Y0, Y0
+	VHADDPD       Y3, Y2, Y2
+	VPERM2F128    $0x20, Y2, Y0, Y1
+	VPERM2F128    $0x31, Y2, Y0, Y0
+	VADDPD        Y1, Y0, Y0
+	VMOVUPD       Y0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPD        Y4, Y12, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 32(DI)
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPD        Y4, Y13, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 40(DI)
+	VEXTRACTF64X4 $0x01, Z14, Y4
+	VADDPD        Y4, Y14, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 48(DI)
+	ADDQ          AX, DI
+	VEXTRACTF64X4 $0x01, Z15, Y4
+	VADDPD        Y4, Y15, Y0
+	VEXTRACTF64X4 $0x01, Z16, Y4
+	VADDPD        Y4, Y16, Y1
+	VEXTRACTF64X4 $0x01, Z17, Y4
+	VADDPD        Y4, Y17, Y2
+	VEXTRACTF64X4 $0x01, Z18, Y4
+	VADDPD        Y4, Y18, Y3
+	VHADDPD       Y1, Y0, Y0
+	VHADDPD       Y3, Y2, Y2
+	VPERM2F128    $0x20, Y2, Y0, Y1
+	VPERM2F128    $0x31, Y2, Y0, Y0
+	VADDPD        Y1, Y0, Y0
+	VMOVUPD       Y0, (DI)
+	VEXTRACTF64X4 $0x01, Z19, Y4
+	VADDPD        Y4, Y19, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 32(DI)
+	VEXTRACTF64X4 $0x01, Z20, Y4
+	VADDPD        Y4, Y20, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 40(DI)
+	VEXTRACTF64X4 $0x01, Z21, Y4
+	VADDPD        Y4, Y21, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 48(DI)
+	ADDQ          AX, DI
+	SUBQ          $0x02, CX
+	JMP           zmkf64c7pair
+
+zmkf64c7single:
+	TESTQ CX, CX
+	JZ    zmkf64done
+	TESTQ BX, BX
+	JZ    zmkf64c7consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	JMP   zmkf64c7ready1
+
+zmkf64c7consec1:
+	MOVQ SI, R10
+
+zmkf64c7ready1:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
+	TESTQ  AX, AX
+	JZ     zmkf64c7mask1
+
+zmkf64c7loop1:
+	VMOVUPD     (R10), Z0
+	VFMADD231PD (DX), Z0, Z8
+	VFMADD231PD (DX)(R12*1), Z0, Z9
+	VFMADD231PD (DX)(R12*2), Z0, Z10
+	VFMADD231PD (DX)(R13*1), Z0, Z11
+	VFMADD231PD (DX)(R12*4), Z0, Z12
+	VFMADD231PD (R14), Z0, Z13
+	VFMADD231PD (R14)(R12*1), Z0, Z14
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkf64c7loop1
+
+zmkf64c7mask1:
+	TESTQ       $0x00000007, d+56(FP)
+	JZ          zmkf64c7reduce1
+	VMOVUPD.Z   (R10), K1, Z0
+	VMOVUPD.Z   (DX), K1, Z2
+	VFMADD231PD Z0, Z2, Z8
+	VMOVUPD.Z   (DX)(R12*1), K1, Z2
+	VFMADD231PD Z0, Z2, Z9
+	VMOVUPD.Z   (DX)(R12*2), K1, Z2
+	VFMADD231PD Z0, Z2, Z10
+	VMOVUPD.Z   (DX)(R13*1), K1, Z2
+	VFMADD231PD Z0, Z2, Z11
+	VMOVUPD.Z   (DX)(R12*4), K1, Z2
+	VFMADD231PD Z0, Z2, Z12
+	VMOVUPD.Z   (R14), K1, Z2
+	VFMADD231PD Z0, Z2, Z13
+	VMOVUPD.Z   (R14)(R12*1), K1, Z2
+	VFMADD231PD Z0, Z2, Z14
+
+zmkf64c7reduce1:
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPD        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPD        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPD        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPD        Y4, Y11, Y3
+	VHADDPD       Y1, Y0, Y0
+	VHADDPD       Y3, Y2, Y2
+	VPERM2F128    $0x20, Y2, Y0, Y1
+	VPERM2F128    $0x31, Y2, Y0, Y0
+	VADDPD        Y1, Y0, Y0
+	VMOVUPD       Y0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPD        Y4, Y12, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 32(DI)
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPD        Y4, Y13, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 40(DI)
+	VEXTRACTF64X4 $0x01, Z14, Y4
+	VADDPD        Y4, Y14, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 48(DI)
+	JMP           zmkf64done
+
+zmkf64c6pair:
+	CMPQ  CX, $0x02
+	JB    zmkf64c6single
+	TESTQ BX, BX
+	JZ    zmkf64c6consec2
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	ADDQ  $0x10, BX
+	JMP   zmkf64c6ready2
+
+zmkf64c6consec2:
+	MOVQ SI, R10
+	LEAQ (SI)(R9*1), R11
+	LEAQ (R11)(R9*1), SI
+
+zmkf64c6ready2:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
+	TESTQ  AX, AX
+	JZ     zmkf64c6mask2
+
+zmkf64c6loop2:
+	VMOVUPD     (R10), Z0
+	VMOVUPD     (R11), Z1
+	VMOVUPD     (DX), Z2
+	VFMADD231PD Z0, Z2, Z8
+	VFMADD231PD Z1, Z2, Z14
+	VMOVUPD     (DX)(R12*1), Z3
+	VFMADD231PD Z0, Z3, Z9
+	VFMADD231PD Z1, Z3, Z15
+	VMOVUPD     (DX)(R12*2), Z4
+	VFMADD231PD Z0, Z4, Z10
+	VFMADD231PD Z1, Z4, Z16
+	VMOVUPD     (DX)(R13*1), Z5
+	VFMADD231PD Z0, Z5, Z11
+	VFMADD231PD Z1, Z5, Z17
+	VMOVUPD     (DX)(R12*4), Z6
+	VFMADD231PD Z0, Z6, Z12
+	VFMADD231PD Z1, Z6, Z18
+	VMOVUPD     (R14), Z7
+	VFMADD231PD Z0, Z7, Z13
+	VFMADD231PD Z1, Z7, Z19
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, R11
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkf64c6loop2
+
+zmkf64c6mask2:
+	TESTQ       $0x00000007, d+56(FP)
+	JZ          zmkf64c6reduce2
+	VMOVUPD.Z   (R10), K1, Z0
+	VMOVUPD.Z   (R11), K1, Z1
+	VMOVUPD.Z   (DX), K1, Z2
+	VFMADD231PD Z0, Z2, Z8
+	VFMADD231PD Z1, Z2, Z14
+	VMOVUPD.Z   (DX)(R12*1), K1, Z3
+	VFMADD231PD Z0, Z3, Z9
+	VFMADD231PD Z1, Z3, Z15
+	VMOVUPD.Z   (DX)(R12*2), K1, Z4
+	VFMADD231PD Z0, Z4, Z10
+	VFMADD231PD Z1, Z4, Z16
+	VMOVUPD.Z   (DX)(R13*1), K1, Z5
+	VFMADD231PD Z0, Z5, Z11
+	VFMADD231PD Z1, Z5, Z17
+	VMOVUPD.Z   (DX)(R12*4), K1, Z6
+	VFMADD231PD Z0, Z6, Z12
+	VFMADD231PD Z1, Z6, Z18
+	VMOVUPD.Z   (R14), K1, Z7
+	VFMADD231PD Z0, Z7, Z13
+	VFMADD231PD Z1, Z7, Z19
+
+zmkf64c6reduce2:
+	MOVQ          w+48(FP), DX
+	LEAQ          (DX)(R12*4), R14
+	ADDQ          R12, R14
+	MOVQ          k+8(FP), AX
+	SHLQ          $0x03, AX
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPD        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPD        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPD        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPD        Y4, Y11, Y3
+	VHADDPD       Y1, Y0, Y0
+	VHADDPD       Y3, Y2, Y2
+	VPERM2F128    $0x20, Y2, Y0, Y1
+	VPERM2F128    $0x31, Y2, Y0, Y0
+	VADDPD        Y1, Y0, Y0
+	VMOVUPD       Y0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPD        Y4, Y12, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 32(DI)
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPD        Y4, Y13, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 40(DI)
+	ADDQ          AX, DI
+	VEXTRACTF64X4 $0x01, Z14, Y4
+	VADDPD        Y4, Y14, Y0
+	VEXTRACTF64X4 $0x01, Z15, Y4
+	VADDPD        Y4, Y15, Y1
+	VEXTRACTF64X4 $0x01, Z16, Y4
+	VADDPD        Y4, Y16, Y2
+	VEXTRACTF64X4 $0x01, Z17, Y4
+	VADDPD        Y4, Y17, Y3
+	VHADDPD       Y1, Y0, Y0
+	VHADDPD       Y3, Y2, Y2
+	VPERM2F128    $0x20, Y2, Y0, Y1
+	VPERM2F128    $0x31, Y2, Y0, Y0
+	VADDPD        Y1, Y0, Y0
+	VMOVUPD       Y0, (DI)
+	VEXTRACTF64X4 $0x01, Z18, Y4
+	VADDPD        Y4, Y18, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 32(DI)
+	VEXTRACTF64X4 $0x01, Z19, Y4
+	VADDPD        Y4, Y19, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 40(DI)
+	ADDQ          AX, DI
+	SUBQ          $0x02, CX
+	JMP           zmkf64c6pair
+
+zmkf64c6single:
+	TESTQ CX, CX
+	JZ    zmkf64done
+	TESTQ BX, BX
+	JZ    zmkf64c6consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	JMP   zmkf64c6ready1
+
+zmkf64c6consec1:
+	MOVQ SI, R10
+
+zmkf64c6ready1:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
+	TESTQ  AX, AX
+	JZ     zmkf64c6mask1
+
+zmkf64c6loop1:
+	VMOVUPD     (R10), Z0
+	VFMADD231PD (DX), Z0, Z8
+	VFMADD231PD (DX)(R12*1), Z0, Z9
+	VFMADD231PD (DX)(R12*2), Z0, Z10
+	VFMADD231PD (DX)(R13*1), Z0, Z11
+	VFMADD231PD (DX)(R12*4), Z0, Z12
+	VFMADD231PD (R14), Z0, Z13
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkf64c6loop1
+
+zmkf64c6mask1:
+	TESTQ       $0x00000007, d+56(FP)
+	JZ          zmkf64c6reduce1
+	VMOVUPD.Z   (R10), K1, Z0
+	VMOVUPD.Z   (DX), K1, Z2
+	VFMADD231PD Z0, Z2, Z8
+	VMOVUPD.Z   (DX)(R12*1), K1, Z2
+	VFMADD231PD Z0, Z2, Z9
+	VMOVUPD.Z   (DX)(R12*2), K1, Z2
+	VFMADD231PD Z0, Z2, Z10
+	VMOVUPD.Z   (DX)(R13*1), K1, Z2
+	VFMADD231PD Z0, Z2, Z11
+	VMOVUPD.Z   (DX)(R12*4), K1, Z2
+	VFMADD231PD Z0, Z2, Z12
+	VMOVUPD.Z   (R14), K1, Z2
+	VFMADD231PD Z0, Z2, Z13
+
+zmkf64c6reduce1:
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPD        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPD        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPD        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPD        Y4, Y11, Y3
+	VHADDPD       Y1, Y0, Y0
+	VHADDPD       Y3, Y2, Y2
+	VPERM2F128    $0x20, Y2, Y0, Y1
+	VPERM2F128    $0x31, Y2, Y0, Y0
+	VADDPD        Y1, Y0, Y0
+	VMOVUPD       Y0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPD        Y4, Y12, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 32(DI)
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPD        Y4, Y13, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 40(DI)
+	JMP           zmkf64done
+
+zmkf64c5pair:
+	CMPQ  CX, $0x02
+	JB    zmkf64c5single
+	TESTQ BX, BX
+	JZ    zmkf64c5consec2
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	ADDQ  $0x10, BX
+	JMP   zmkf64c5ready2
+
+zmkf64c5consec2:
+	MOVQ SI, R10
+	LEAQ (SI)(R9*1), R11
+	LEAQ (R11)(R9*1), SI
+
+zmkf64c5ready2:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
+	TESTQ  AX, AX
+	JZ     zmkf64c5mask2
+
+zmkf64c5loop2:
+	VMOVUPD     (R10), Z0
+	VMOVUPD     (R11), Z1
+	VMOVUPD     (DX), Z2
+	VFMADD231PD Z0, Z2, Z8
+	VFMADD231PD Z1, Z2, Z13
+	VMOVUPD     (DX)(R12*1), Z3
+	VFMADD231PD Z0, Z3, Z9
+	VFMADD231PD Z1, Z3, Z14
+	VMOVUPD     (DX)(R12*2), Z4
+	VFMADD231PD Z0, Z4, Z10
+	VFMADD231PD Z1, Z4, Z15
+	VMOVUPD     (DX)(R13*1), Z5
+	VFMADD231PD Z0, Z5, Z11
+	VFMADD231PD Z1, Z5, Z16
+	VMOVUPD     (DX)(R12*4), Z6
+	VFMADD231PD Z0, Z6, Z12
+	VFMADD231PD Z1, Z6, Z17
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, R11
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkf64c5loop2
+
+zmkf64c5mask2:
+	TESTQ       $0x00000007, d+56(FP)
+	JZ          zmkf64c5reduce2
+	VMOVUPD.Z   (R10), K1, Z0
+	VMOVUPD.Z   (R11), K1, Z1
+	VMOVUPD.Z   (DX), K1, Z2
+	VFMADD231PD Z0, Z2, Z8
+	VFMADD231PD Z1, Z2, Z13
+	VMOVUPD.Z   (DX)(R12*1), K1, Z3
+	VFMADD231PD Z0, Z3, Z9
+	VFMADD231PD Z1, Z3, Z14
+	VMOVUPD.Z   (DX)(R12*2), K1, Z4
+	VFMADD231PD Z0, Z4, Z10
+	VFMADD231PD Z1, Z4, Z15
+	VMOVUPD.Z   (DX)(R13*1), K1, Z5
+	VFMADD231PD Z0, Z5, Z11
+	VFMADD231PD Z1, Z5, Z16
+	VMOVUPD.Z   (DX)(R12*4), K1, Z6
+	VFMADD231PD Z0, Z6, Z12
+	VFMADD231PD Z1, Z6, Z17
+
+zmkf64c5reduce2:
+	MOVQ          w+48(FP), DX
+	LEAQ          (DX)(R12*4), R14
+	ADDQ          R12, R14
+	MOVQ          k+8(FP), AX
+	SHLQ          $0x03, AX
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPD        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPD        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPD        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPD        Y4, Y11, Y3
+	VHADDPD       Y1, Y0, Y0
+	VHADDPD       Y3, Y2, Y2
+	VPERM2F128    $0x20, Y2, Y0, Y1
+	VPERM2F128    $0x31, Y2, Y0, Y0
+	VADDPD        Y1, Y0, Y0
+	VMOVUPD       Y0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPD        Y4, Y12, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 32(DI)
+	ADDQ          AX, DI
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPD        Y4, Y13, Y0
+	VEXTRACTF64X4 $0x01, Z14, Y4
+	VADDPD        Y4, Y14, Y1
+	VEXTRACTF64X4 $0x01, Z15, Y4
+	VADDPD        Y4, Y15, Y2
+	VEXTRACTF64X4 $0x01, Z16, Y4
+	VADDPD        Y4, Y16, Y3
+	VHADDPD       Y1, Y0, Y0
+	VHADDPD       Y3, Y2, Y2
+	VPERM2F128    $0x20, Y2, Y0, Y1
+	VPERM2F128    $0x31, Y2, Y0, Y0
+	VADDPD        Y1, Y0, Y0
+	VMOVUPD       Y0, (DI)
+	VEXTRACTF64X4 $0x01, Z17, Y4
+	VADDPD        Y4, Y17, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 32(DI)
+	ADDQ          AX, DI
+	SUBQ          $0x02, CX
+	JMP           zmkf64c5pair
+
+zmkf64c5single:
+	TESTQ CX, CX
+	JZ    zmkf64done
+	TESTQ BX, BX
+	JZ    zmkf64c5consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	JMP   zmkf64c5ready1
+
+zmkf64c5consec1:
+	MOVQ SI, R10
+
+zmkf64c5ready1:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
+	TESTQ  AX, AX
+	JZ     zmkf64c5mask1
+
+zmkf64c5loop1:
+	VMOVUPD     (R10), Z0
+	VFMADD231PD (DX), Z0, Z8
+	VFMADD231PD (DX)(R12*1), Z0, Z9
+	VFMADD231PD (DX)(R12*2), Z0, Z10
+	VFMADD231PD (DX)(R13*1), Z0, Z11
+	VFMADD231PD (DX)(R12*4), Z0, Z12
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkf64c5loop1
+
+zmkf64c5mask1:
+	TESTQ       $0x00000007, d+56(FP)
+	JZ          zmkf64c5reduce1
+	VMOVUPD.Z   (R10), K1, Z0
+	VMOVUPD.Z   (DX), K1, Z2
+	VFMADD231PD Z0, Z2, Z8
+	VMOVUPD.Z   (DX)(R12*1), K1, Z2
+	VFMADD231PD Z0, Z2, Z9
+	VMOVUPD.Z   (DX)(R12*2), K1, Z2
+	VFMADD231PD Z0, Z2, Z10
+	VMOVUPD.Z   (DX)(R13*1), K1, Z2
+	VFMADD231PD Z0, Z2, Z11
+	VMOVUPD.Z   (DX)(R12*4), K1, Z2
+	VFMADD231PD Z0, Z2, Z12
+
+zmkf64c5reduce1:
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPD        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPD        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPD        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPD        Y4, Y11, Y3
+	VHADDPD       Y1, Y0, Y0
+	VHADDPD       Y3, Y2, Y2
+	VPERM2F128    $0x20, Y2, Y0, Y1
+	VPERM2F128    $0x31, Y2, Y0, Y0
+	VADDPD        Y1, Y0, Y0
+	VMOVUPD       Y0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPD        Y4, Y12, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 32(DI)
+	JMP           zmkf64done
+
+zmkf64c4pair:
+	CMPQ  CX, $0x02
+	JB    zmkf64c4single
+	TESTQ BX, BX
+	JZ    zmkf64c4consec2
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	ADDQ  $0x10, BX
+	JMP   zmkf64c4ready2
+
+zmkf64c4consec2:
+	MOVQ SI, R10
+	LEAQ (SI)(R9*1), R11
+	LEAQ (R11)(R9*1), SI
+
+zmkf64c4ready2:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
+	TESTQ  AX, AX
+	JZ     zmkf64c4mask2
+
+zmkf64c4loop2:
+	VMOVUPD     (R10), Z0
+	VMOVUPD     (R11), Z1
+	VMOVUPD     (DX), Z2
+	VFMADD231PD Z0, Z2, Z8
+	VFMADD231PD Z1, Z2, Z12
+	VMOVUPD     (DX)(R12*1), Z3
+	VFMADD231PD Z0, Z3, Z9
+	VFMADD231PD Z1, Z3, Z13
+	VMOVUPD     (DX)(R12*2), Z4
+	VFMADD231PD Z0, Z4, Z10
+	VFMADD231PD Z1, Z4, Z14
+	VMOVUPD     (DX)(R13*1), Z5
+	VFMADD231PD Z0, Z5, Z11
+	VFMADD231PD Z1, Z5, Z15
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, R11
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkf64c4loop2
+
+zmkf64c4mask2:
+	TESTQ       $0x00000007, d+56(FP)
+	JZ          zmkf64c4reduce2
+	VMOVUPD.Z   (R10), K1, Z0
+	VMOVUPD.Z   (R11), K1, Z1
+	VMOVUPD.Z   (DX), K1, Z2
+	VFMADD231PD Z0, Z2, Z8
+	VFMADD231PD Z1, Z2, Z12
+	VMOVUPD.Z   (DX)(R12*1), K1, Z3
+	VFMADD231PD Z0, Z3, Z9
+	VFMADD231PD Z1, Z3, Z13
+	VMOVUPD.Z   (DX)(R12*2), K1, Z4
+	VFMADD231PD Z0, Z4, Z10
+	VFMADD231PD Z1, Z4, Z14
+	VMOVUPD.Z   (DX)(R13*1), K1, Z5
+	VFMADD231PD Z0, Z5, Z11
+	VFMADD231PD Z1, Z5, Z15
+
+zmkf64c4reduce2:
+	MOVQ          w+48(FP), DX
+	LEAQ          (DX)(R12*4), R14
+	ADDQ          R12, R14
+	MOVQ          k+8(FP), AX
+	SHLQ          $0x03, AX
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPD        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPD        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPD        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPD        Y4, Y11, Y3
+	VHADDPD       Y1, Y0, Y0
+	VHADDPD       Y3, Y2, Y2
+	VPERM2F128    $0x20, Y2, Y0, Y1
+	VPERM2F128    $0x31, Y2, Y0, Y0
+	VADDPD        Y1, Y0, Y0
+	VMOVUPD       Y0, (DI)
+	ADDQ          AX, DI
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPD        Y4, Y12, Y0
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPD        Y4, Y13, Y1
+	VEXTRACTF64X4 $0x01, Z14, Y4
+	VADDPD        Y4, Y14, Y2
+	VEXTRACTF64X4 $0x01, Z15, Y4
+	VADDPD        Y4, Y15, Y3
+	VHADDPD       Y1, Y0, Y0
+	VHADDPD       Y3, Y2, Y2
+	VPERM2F128    $0x20, Y2, Y0, Y1
+	VPERM2F128    $0x31, Y2, Y0, Y0
+	VADDPD        Y1, Y0, Y0
+	VMOVUPD       Y0, (DI)
+	ADDQ          AX, DI
+	SUBQ          $0x02, CX
+	JMP           zmkf64c4pair
+
+zmkf64c4single:
+	TESTQ CX, CX
+	JZ    zmkf64done
+	TESTQ BX, BX
+	JZ    zmkf64c4consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	JMP   zmkf64c4ready1
+
+zmkf64c4consec1:
+	MOVQ SI, R10
+
+zmkf64c4ready1:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
+	TESTQ  AX, AX
+	JZ     zmkf64c4mask1
+
+zmkf64c4loop1:
+	VMOVUPD     (R10), Z0
+	VFMADD231PD (DX), Z0, Z8
+	VFMADD231PD (DX)(R12*1), Z0, Z9
+	VFMADD231PD (DX)(R12*2), Z0, Z10
+	VFMADD231PD (DX)(R13*1), Z0, Z11
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkf64c4loop1
+
+zmkf64c4mask1:
+	TESTQ       $0x00000007, d+56(FP)
+	JZ          zmkf64c4reduce1
+	VMOVUPD.Z   (R10), K1, Z0
+	VMOVUPD.Z   (DX), K1, Z2
+	VFMADD231PD Z0, Z2, Z8
+	VMOVUPD.Z   (DX)(R12*1), K1, Z2
+	VFMADD231PD Z0, Z2, Z9
+	VMOVUPD.Z   (DX)(R12*2), K1, Z2
+	VFMADD231PD Z0, Z2, Z10
+	VMOVUPD.Z   (DX)(R13*1), K1, Z2
+	VFMADD231PD Z0, Z2, Z11
+
+zmkf64c4reduce1:
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPD        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPD        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPD        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPD        Y4, Y11, Y3
+	VHADDPD       Y1, Y0, Y0
+	VHADDPD       Y3, Y2, Y2
+	VPERM2F128    $0x20, Y2, Y0, Y1
+	VPERM2F128    $0x31, Y2, Y0, Y0
+	VADDPD        Y1, Y0, Y0
+	VMOVUPD       Y0, (DI)
+	JMP           zmkf64done
+
+zmkf64c3pair:
+	CMPQ  CX, $0x02
+	JB    zmkf64c3single
+	TESTQ BX, BX
+	JZ    zmkf64c3consec2
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	ADDQ  $0x10, BX
+	JMP   zmkf64c3ready2
+
+zmkf64c3consec2:
+	MOVQ SI, R10
+	LEAQ (SI)(R9*1), R11
+	LEAQ (R11)(R9*1), SI
+
+zmkf64c3ready2:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
+	TESTQ  AX, AX
+	JZ     zmkf64c3mask2
+
+zmkf64c3loop2:
+	VMOVUPD     (R10), Z0
+	VMOVUPD     (R11), Z1
+	VMOVUPD     (DX), Z2
+	VFMADD231PD Z0, Z2, Z8
+	VFMADD231PD Z1, Z2, Z11
+	VMOVUPD     (DX)(R12*1), Z3
+	VFMADD231PD Z0, Z3, Z9
+	VFMADD231PD Z1, Z3, Z12
+	VMOVUPD     (DX)(R12*2), Z4
+	VFMADD231PD Z0, Z4, Z10
+	VFMADD231PD Z1, Z4, Z13
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, R11
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkf64c3loop2
+
+zmkf64c3mask2:
+	TESTQ       $0x00000007, d+56(FP)
+	JZ          zmkf64c3reduce2
+	VMOVUPD.Z   (R10), K1, Z0
+	VMOVUPD.Z   (R11), K1, Z1
+	VMOVUPD.Z   (DX), K1, Z2
+	VFMADD231PD Z0, Z2, Z8
+	VFMADD231PD Z1, Z2, Z11
+	VMOVUPD.Z   (DX)(R12*1), K1, Z3
+	VFMADD231PD Z0, Z3, Z9
+	VFMADD231PD Z1, Z3, Z12
+	VMOVUPD.Z   (DX)(R12*2), K1, Z4
+	VFMADD231PD Z0, Z4, Z10
+	VFMADD231PD Z1, Z4, Z13
+
+zmkf64c3reduce2:
+	MOVQ          w+48(FP), DX
+	LEAQ          (DX)(R12*4), R14
+	ADDQ          R12, R14
+	MOVQ          k+8(FP), AX
+	SHLQ          $0x03, AX
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPD        Y4, Y8, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, (DI)
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPD        Y4, Y9, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 8(DI)
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPD        Y4, Y10, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 16(DI)
+	ADDQ          AX, DI
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPD        Y4, Y11, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPD        Y4, Y12, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 8(DI)
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPD        Y4, Y13, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 16(DI)
+	ADDQ          AX, DI
+	SUBQ          $0x02, CX
+	JMP           zmkf64c3pair
+
+zmkf64c3single:
+	TESTQ CX, CX
+	JZ    zmkf64done
+	TESTQ BX, BX
+	JZ    zmkf64c3consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	JMP   zmkf64c3ready1
+
+zmkf64c3consec1:
+	MOVQ SI, R10
+
+zmkf64c3ready1:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
+	TESTQ  AX, AX
+	JZ     zmkf64c3mask1
+
+zmkf64c3loop1:
+	VMOVUPD     (R10), Z0
+	VFMADD231PD (DX), Z0, Z8
+	VFMADD231PD (DX)(R12*1), Z0, Z9
+	VFMADD231PD (DX)(R12*2), Z0, Z10
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkf64c3loop1
+
+zmkf64c3mask1:
+	TESTQ       $0x00000007, d+56(FP)
+	JZ          zmkf64c3reduce1
+	VMOVUPD.Z   (R10), K1, Z0
+	VMOVUPD.Z   (DX), K1, Z2
+	VFMADD231PD Z0, Z2, Z8
+	VMOVUPD.Z   (DX)(R12*1), K1, Z2
+	VFMADD231PD Z0, Z2, Z9
+	VMOVUPD.Z   (DX)(R12*2), K1, Z2
+	VFMADD231PD Z0, Z2, Z10
+
+zmkf64c3reduce1:
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPD        Y4, Y8, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, (DI)
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPD        Y4, Y9, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 8(DI)
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPD        Y4, Y10, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 16(DI)
+	JMP           zmkf64done
+
+zmkf64c2pair:
+	CMPQ  CX, $0x02
+	JB    zmkf64c2single
+	TESTQ BX, BX
+	JZ    zmkf64c2consec2
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	ADDQ  $0x10, BX
+	JMP   zmkf64c2ready2
+
+zmkf64c2consec2:
+	MOVQ SI, R10
+	LEAQ (SI)(R9*1), R11
+	LEAQ (R11)(R9*1), SI
+
+zmkf64c2ready2:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
+	TESTQ  AX, AX
+	JZ     zmkf64c2mask2
+
+zmkf64c2loop2:
+	VMOVUPD     (R10), Z0
+	VMOVUPD     (R11), Z1
+	VMOVUPD     (DX), Z2
+	VFMADD231PD Z0, Z2, Z8
+	VFMADD231PD Z1, Z2, Z10
+	VMOVUPD     (DX)(R12*1), Z3
+	VFMADD231PD Z0, Z3, Z9
+	VFMADD231PD Z1, Z3, Z11
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, R11
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkf64c2loop2
+
+zmkf64c2mask2:
+	TESTQ       $0x00000007, d+56(FP)
+	JZ          zmkf64c2reduce2
+	VMOVUPD.Z   (R10), K1, Z0
+	VMOVUPD.Z   (R11), K1, Z1
+	VMOVUPD.Z   (DX), K1, Z2
+	VFMADD231PD Z0, Z2, Z8
+	VFMADD231PD Z1, Z2, Z10
+	VMOVUPD.Z   (DX)(R12*1), K1, Z3
+	VFMADD231PD Z0, Z3, Z9
+	VFMADD231PD Z1, Z3, Z11
+
+zmkf64c2reduce2:
+	MOVQ          w+48(FP), DX
+	LEAQ          (DX)(R12*4), R14
+	ADDQ          R12, R14
+	MOVQ          k+8(FP), AX
+	SHLQ          $0x03, AX
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPD        Y4, Y8, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, (DI)
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPD        Y4, Y9, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 8(DI)
+	ADDQ          AX, DI
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPD        Y4, Y10, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, (DI)
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPD        Y4, Y11, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 8(DI)
+	ADDQ          AX, DI
+	SUBQ          $0x02, CX
+	JMP           zmkf64c2pair
+
+zmkf64c2single:
+	TESTQ CX, CX
+	JZ    zmkf64done
+	TESTQ BX, BX
+	JZ    zmkf64c2consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	JMP   zmkf64c2ready1
+
+zmkf64c2consec1:
+	MOVQ SI, R10
+
+zmkf64c2ready1:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
+	TESTQ  AX, AX
+	JZ     zmkf64c2mask1
+
+zmkf64c2loop1:
+	VMOVUPD     (R10), Z0
+	VFMADD231PD (DX), Z0, Z8
+	VFMADD231PD (DX)(R12*1), Z0, Z9
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkf64c2loop1
+
+zmkf64c2mask1:
+	TESTQ       $0x00000007, d+56(FP)
+	JZ          zmkf64c2reduce1
+	VMOVUPD.Z   (R10), K1, Z0
+	VMOVUPD.Z   (DX), K1, Z2
+	VFMADD231PD Z0, Z2, Z8
+	VMOVUPD.Z   (DX)(R12*1), K1, Z2
+	VFMADD231PD Z0, Z2, Z9
+
+zmkf64c2reduce1:
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPD        Y4, Y8, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, (DI)
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPD        Y4, Y9, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 8(DI)
+	JMP           zmkf64done
+
+zmkf64c1pair:
+	CMPQ  CX, $0x02
+	JB    zmkf64c1single
+	TESTQ BX, BX
+	JZ    zmkf64c1consec2
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	ADDQ  $0x10, BX
+	JMP   zmkf64c1ready2
+
+zmkf64c1consec2:
+	MOVQ SI, R10
+	LEAQ (SI)(R9*1), R11
+	LEAQ (R11)(R9*1), SI
+
+zmkf64c1ready2:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
+	TESTQ  AX, AX
+	JZ     zmkf64c1mask2
+
+zmkf64c1loop2:
+	VMOVUPD     (R10), Z0
+	VMOVUPD     (R11), Z1
+	VMOVUPD     (DX), Z2
+	VFMADD231PD Z0, Z2, Z8
+	VFMADD231PD Z1, Z2, Z9
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, R11
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkf64c1loop2
+
+zmkf64c1mask2:
+	TESTQ       $0x00000007, d+56(FP)
+	JZ          zmkf64c1reduce2
+	VMOVUPD.Z   (R10), K1, Z0
+	VMOVUPD.Z   (R11), K1, Z1
+	VMOVUPD.Z   (DX), K1, Z2
+	VFMADD231PD Z0, Z2, Z8
+	VFMADD231PD Z1, Z2, Z9
+
+zmkf64c1reduce2:
+	MOVQ          w+48(FP), DX
+	LEAQ          (DX)(R12*4), R14
+	ADDQ          R12, R14
+	MOVQ          k+8(FP), AX
+	SHLQ          $0x03, AX
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPD        Y4, Y8, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, (DI)
+	ADDQ          AX, DI
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPD        Y4, Y9, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, (DI)
+	ADDQ          AX, DI
+	SUBQ          $0x02, CX
+	JMP           zmkf64c1pair
+
+zmkf64c1single:
+	TESTQ CX, CX
+	JZ    zmkf64done
+	TESTQ BX, BX
+	JZ    zmkf64c1consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	JMP   zmkf64c1ready1
+
+zmkf64c1consec1:
+	MOVQ SI, R10
+
+zmkf64c1ready1:
+	VPXORD Z8, Z8, Z8
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
+	TESTQ  AX, AX
+	JZ     zmkf64c1mask1
+
+zmkf64c1loop1:
+	VMOVUPD     (R10), Z0
+	VFMADD231PD (DX), Z0, Z8
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkf64c1loop1
+
+zmkf64c1mask1:
+	TESTQ       $0x00000007, d+56(FP)
+	JZ          zmkf64c1reduce1
+	VMOVUPD.Z   (R10), K1, Z0
+	VMOVUPD.Z   (DX), K1, Z2
+	VFMADD231PD Z0, Z2, Z8
+
+zmkf64c1reduce1:
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPD        Y4, Y8, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, (DI)
+
+zmkf64done:
+	VZEROUPPER
+	RET
+
+// func zAddOuterKF64(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·zAddOuterKF64(SB), NOSPLIT, $0-80
+	MOVQ  dst+0(FP), DI
+	MOVQ  d+8(FP), R12
+	SHLQ  $0x03, R12
+	LEAQ  (R12)(R12*2), R13
+	LEAQ  (DI)(R12*4), R14
+	ADDQ  R12, R14
+	MOVQ  x+16(FP), SI
+	MOVQ  stride+24(FP), R9
+	SHLQ  $0x03, R9
+	MOVQ  idx+32(FP), BX
+	MOVQ  c+40(FP), DX
+	MOVQ  k+48(FP), CX
+	SHLQ  $0x03, CX
+	MOVQ  cols+64(FP), R8
+	MOVQ  R8, AX
+	ANDQ  $0x07, AX
+	MOVL  $0xffffffff, R10
+	BZHIL AX, R10, R10
+	KMOVW R10, K1
+	SHRQ  $0x04, R8
+	MOVQ  nc+72(FP), AX
+	CMPQ  AX, $0x0a
+	JEQ   zokf64c10
+	CMPQ  AX, $0x09
+	JEQ   zokf64c9
+	CMPQ  AX, $0x08
+	JEQ   zokf64c8
+	CMPQ  AX, $0x07
+	JEQ   zokf64c7
+	CMPQ  AX, $0x06
+	JEQ   zokf64c6
+	CMPQ  AX, $0x05
+	JEQ   zokf64c5
+	CMPQ  AX, $0x04
+	JEQ   zokf64c4
+	CMPQ  AX, $0x03
+	JEQ   zokf64c3
+	CMPQ  AX, $0x02
+	JEQ   zokf64c2
+	JMP   zokf64c1
+
+zokf64c10:
+	TESTQ R8, R8
+	JZ    zokf64c10half
+
+zokf64c10loop:
+	VMOVUPD (DI), Z0
+	VMOVUPD 64(DI), Z1
+	VMOVUPD (DI)(R12*1), Z2
+	VMOVUPD 64(DI)(R12*1), Z3
+	VMOVUPD (DI)(R12*2), Z4
+	VMOVUPD 64(DI)(R12*2), Z5
+	VMOVUPD (DI)(R13*1), Z6
+	VMOVUPD 64(DI)(R13*1), Z7
+	VMOVUPD (DI)(R12*4), Z8
+	VMOVUPD 64(DI)(R12*4), Z9
+	VMOVUPD (R14), Z10
+	VMOVUPD 64(R14), Z11
+	VMOVUPD (R14)(R12*1), Z12
+	VMOVUPD 64(R14)(R12*1), Z13
+	VMOVUPD (R14)(R12*2), Z14
+	VMOVUPD 64(R14)(R12*2), Z15
+	VMOVUPD (R14)(R13*1), Z16
+	VMOVUPD 64(R14)(R13*1), Z17
+	VMOVUPD (R14)(R12*4), Z18
+	VMOVUPD 64(R14)(R12*4), Z19
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokf64c10r2consec
+	XORQ    AX, AX
+
+zokf64c10r2gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	VMOVUPD      (R10), Z20
+	VMOVUPD      64(R10), Z21
+	VBROADCASTSD (R11), Z22
+	VFMADD231PD  Z20, Z22, Z0
+	VFMADD231PD  Z21, Z22, Z1
+	VBROADCASTSD 8(R11), Z23
+	VFMADD231PD  Z20, Z23, Z2
+	VFMADD231PD  Z21, Z23, Z3
+	VBROADCASTSD 16(R11), Z24
+	VFMADD231PD  Z20, Z24, Z4
+	VFMADD231PD  Z21, Z24, Z5
+	VBROADCASTSD 24(R11), Z25
+	VFMADD231PD  Z20, Z25, Z6
+	VFMADD231PD  Z21, Z25, Z7
+	VBROADCASTSD 32(R11), Z22
+	VFMADD231PD  Z20, Z22, Z8
+	VFMADD231PD  Z21, Z22, Z9
+	VBROADCASTSD 40(R11), Z23
+	VFMADD231PD  Z20, Z23, Z10
+	VFMADD231PD  Z21, Z23, Z11
+	VBROADCASTSD 48(R11), Z24
+	VFMADD231PD  Z20, Z24, Z12
+	VFMADD231PD  Z21, Z24, Z13
+	VBROADCASTSD 56(R11), Z25
+	VFMADD231PD  Z20, Z25, Z14
+	VFMADD231PD  Z21, Z25, Z15
+	VBROADCASTSD 64(R11), Z22
+	VFMADD231PD  Z20, Z22, Z16
+	VFMADD231PD  Z21, Z22, Z17
+	VBROADCASTSD 72(R11), Z23
+	VFMADD231PD  Z20, Z23, Z18
+	VFMADD231PD  Z21, Z23, Z19
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokf64c10r2gather
+	JMP          zokf64c10r2store
+
+zokf64c10r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf64c10r2next:
+	VMOVUPD      (R10), Z20
+	VMOVUPD      64(R10), Z21
+	VBROADCASTSD (R11), Z22
+	VFMADD231PD  Z20, Z22, Z0
+	VFMADD231PD  Z21, Z22, Z1
+	VBROADCASTSD 8(R11), Z23
+	VFMADD231PD  Z20, Z23, Z2
+	VFMADD231PD  Z21, Z23, Z3
+	VBROADCASTSD 16(R11), Z24
+	VFMADD231PD  Z20, Z24, Z4
+	VFMADD231PD  Z21, Z24, Z5
+	VBROADCASTSD 24(R11), Z25
+	VFMADD231PD  Z20, Z25, Z6
+	VFMADD231PD  Z21, Z25, Z7
+	VBROADCASTSD 32(R11), Z22
+	VFMADD231PD  Z20, Z22, Z8
+	VFMADD231PD  Z21, Z22, Z9
+	VBROADCASTSD 40(R11), Z23
+	VFMADD231PD  Z20, Z23, Z10
+	VFMADD231PD  Z21, Z23, Z11
+	VBROADCASTSD 48(R11), Z24
+	VFMADD231PD  Z20, Z24, Z12
+	VFMADD231PD  Z21, Z24, Z13
+	VBROADCASTSD 56(R11), Z25
+	VFMADD231PD  Z20, Z25, Z14
+	VFMADD231PD  Z21, Z25, Z15
+	VBROADCASTSD 64(R11), Z22
+	VFMADD231PD  Z20, Z22, Z16
+	VFMADD231PD  Z21, Z22, Z17
+	VBROADCASTSD 72(R11), Z23
+	VFMADD231PD  Z20, Z23, Z18
+	VFMADD231PD  Z21, Z23, Z19
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokf64c10r2next
+
+zokf64c10r2store:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD Z2, (DI)(R12*1)
+	VMOVUPD Z3, 64(DI)(R12*1)
+	VMOVUPD Z4, (DI)(R12*2)
+	VMOVUPD Z5, 64(DI)(R12*2)
+	VMOVUPD Z6, (DI)(R13*1)
+	VMOVUPD Z7, 64(DI)(R13*1)
+	VMOVUPD Z8, (DI)(R12*4)
+	VMOVUPD Z9, 64(DI)(R12*4)
+	VMOVUPD Z10, (R14)
+	VMOVUPD Z11, 64(R14)
+	VMOVUPD Z12, (R14)(R12*1)
+	VMOVUPD Z13, 64(R14)(R12*1)
+	VMOVUPD Z14, (R14)(R12*2)
+	VMOVUPD Z15, 64(R14)(R12*2)
+	VMOVUPD Z16, (R14)(R13*1)
+	VMOVUPD Z17, 64(R14)(R13*1)
+	VMOVUPD Z18, (R14)(R12*4)
+	VMOVUPD Z19, 64(R14)(R12*4)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x80, SI
+	DECQ    R8
+	JNZ     zokf64c10loop
+
+zokf64c10half:
+	TESTQ   $0x00000008, cols+64(FP)
+	JZ      zokf64c10mask
+	VMOVUPD (DI), Z0
+	VMOVUPD (DI)(R12*1), Z1
+	VMOVUPD (DI)(R12*2), Z2
+	VMOVUPD (DI)(R13*1), Z3
+	VMOVUPD (DI)(R12*4), Z4
+	VMOVUPD (R14), Z5
+	VMOVUPD (R14)(R12*1), Z6
+	VMOVUPD (R14)(R12*2), Z7
+	VMOVUPD (R14)(R13*1), Z8
+	VMOVUPD (R14)(R12*4), Z9
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokf64c10r1consec
+	XORQ    AX, AX
+
+zokf64c10r1gather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPD          (R10), Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	VFMADD231PD.BCST 40(R11), Z20, Z5
+	VFMADD231PD.BCST 48(R11), Z20, Z6
+	VFMADD231PD.BCST 56(R11), Z20, Z7
+	VFMADD231PD.BCST 64(R11), Z20, Z8
+	VFMADD231PD.BCST 72(R11), Z20, Z9
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokf64c10r1gather
+	JMP              zokf64c10r1store
+
+zokf64c10r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf64c10r1next:
+	VMOVUPD          (R10), Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	VFMADD231PD.BCST 40(R11), Z20, Z5
+	VFMADD231PD.BCST 48(R11), Z20, Z6
+	VFMADD231PD.BCST 56(R11), Z20, Z7
+	VFMADD231PD.BCST 64(R11), Z20, Z8
+	VFMADD231PD.BCST 72(R11), Z20, Z9
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokf64c10r1next
+
+zokf64c10r1store:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, (DI)(R12*1)
+	VMOVUPD Z2, (DI)(R12*2)
+	VMOVUPD Z3, (DI)(R13*1)
+	VMOVUPD Z4, (DI)(R12*4)
+	VMOVUPD Z5, (R14)
+	VMOVUPD Z6, (R14)(R12*1)
+	VMOVUPD Z7, (R14)(R12*2)
+	VMOVUPD Z8, (R14)(R13*1)
+	VMOVUPD Z9, (R14)(R12*4)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x40, SI
+
+zokf64c10mask:
+	TESTQ     $0x00000007, cols+64(FP)
+	JZ        zokf64done
+	VMOVUPD.Z (DI), K1, Z0
+	VMOVUPD.Z (DI)(R12*1), K1, Z1
+	VMOVUPD.Z (DI)(R12*2), K1, Z2
+	VMOVUPD.Z (DI)(R13*1), K1, Z3
+	VMOVUPD.Z (DI)(R12*4), K1, Z4
+	VMOVUPD.Z (R14), K1, Z5
+	VMOVUPD.Z (R14)(R12*1), K1, Z6
+	VMOVUPD.Z (R14)(R12*2), K1, Z7
+	VMOVUPD.Z (R14)(R13*1), K1, Z8
+	VMOVUPD.Z (R14)(R12*4), K1, Z9
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokf64c10rmconsec
+	XORQ      AX, AX
+
+zokf64c10rmgather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPD.Z        (R10), K1, Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	VFMADD231PD.BCST 40(R11), Z20, Z5
+	VFMADD231PD.BCST 48(R11), Z20, Z6
+	VFMADD231PD.BCST 56(R11), Z20, Z7
+	VFMADD231PD.BCST 64(R11), Z20, Z8
+	VFMADD231PD.BCST 72(R11), Z20, Z9
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokf64c10rmgather
+	JMP              zokf64c10rmstore
+
+zokf64c10rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf64c10rmnext:
+	VMOVUPD.Z        (R10), K1, Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	VFMADD231PD.BCST 40(R11), Z20, Z5
+	VFMADD231PD.BCST 48(R11), Z20, Z6
+	VFMADD231PD.BCST 56(R11), Z20, Z7
+	VFMADD231PD.BCST 64(R11), Z20, Z8
+	VFMADD231PD.BCST 72(R11), Z20, Z9
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokf64c10rmnext
+
+zokf64c10rmstore:
+	VMOVUPD Z0, K1, (DI)
+	VMOVUPD Z1, K1, (DI)(R12*1)
+	VMOVUPD Z2, K1, (DI)(R12*2)
+	VMOVUPD Z3, K1, (DI)(R13*1)
+	VMOVUPD Z4, K1, (DI)(R12*4)
+	VMOVUPD Z5, K1, (R14)
+	VMOVUPD Z6, K1, (R14)(R12*1)
+	VMOVUPD Z7, K1, (R14)(R12*2)
+	VMOVUPD Z8, K1, (R14)(R13*1)
+	VMOVUPD Z9, K1, (R14)(R12*4)
+	JMP     zokf64done
+
+zokf64c9:
+	TESTQ R8, R8
+	JZ    zokf64c9half
+
+zokf64c9loop:
+	VMOVUPD (DI), Z0
+	VMOVUPD 64(DI), Z1
+	VMOVUPD (DI)(R12*1), Z2
+	VMOVUPD 64(DI)(R12*1), Z3
+	VMOVUPD (DI)(R12*2), Z4
+	VMOVUPD 64(DI)(R12*2), Z5
+	VMOVUPD (DI)(R13*1), Z6
+	VMOVUPD 64(DI)(R13*1), Z7
+	VMOVUPD (DI)(R12*4), Z8
+	VMOVUPD 64(DI)(R12*4), Z9
+	VMOVUPD (R14), Z10
+	VMOVUPD 64(R14), Z11
+	VMOVUPD (R14)(R12*1), Z12
+	VMOVUPD 64(R14)(R12*1), Z13
+	VMOVUPD (R14)(R12*2), Z14
+	VMOVUPD 64(R14)(R12*2), Z15
+	VMOVUPD (R14)(R13*1), Z16
+	VMOVUPD 64(R14)(R13*1), Z17
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokf64c9r2consec
+	XORQ    AX, AX
+
+zokf64c9r2gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	VMOVUPD      (R10), Z20
+	VMOVUPD      64(R10), Z21
+	VBROADCASTSD (R11), Z22
+	VFMADD231PD  Z20, Z22, Z0
+	VFMADD231PD  Z21, Z22, Z1
+	VBROADCASTSD 8(R11), Z23
+	VFMADD231PD  Z20, Z23, Z2
+	VFMADD231PD  Z21, Z23, Z3
+	VBROADCASTSD 16(R11), Z24
+	VFMADD231PD  Z20, Z24, Z4
+	VFMADD231PD  Z21, Z24, Z5
+	VBROADCASTSD 24(R11), Z25
+	VFMADD231PD  Z20, Z25, Z6
+	VFMADD231PD  Z21, Z25, Z7
+	VBROADCASTSD 32(R11), Z22
+	VFMADD231PD  Z20, Z22, Z8
+	VFMADD231PD  Z21, Z22, Z9
+	VBROADCASTSD 40(R11), Z23
+	VFMADD231PD  Z20, Z23, Z10
+	VFMADD231PD  Z21, Z23, Z11
+	VBROADCASTSD 48(R11), Z24
+	VFMADD231PD  Z20, Z24, Z12
+	VFMADD231PD  Z21, Z24, Z13
+	VBROADCASTSD 56(R11), Z25
+	VFMADD231PD  Z20, Z25, Z14
+	VFMADD231PD  Z21, Z25, Z15
+	VBROADCASTSD 64(R11), Z22
+	VFMADD231PD  Z20, Z22, Z16
+	VFMADD231PD  Z21, Z22, Z17
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokf64c9r2gather
+	JMP          zokf64c9r2store
+
+zokf64c9r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf64c9r2next:
+	VMOVUPD      (R10), Z20
+	VMOVUPD      64(R10), Z21
+	VBROADCASTSD (R11), Z22
+	VFMADD231PD  Z20, Z22, Z0
+	VFMADD231PD  Z21, Z22, Z1
+	VBROADCASTSD 8(R11), Z23
+	VFMADD231PD  Z20, Z23, Z2
+	VFMADD231PD  Z21, Z23, Z3
+	VBROADCASTSD 16(R11), Z24
+	VFMADD231PD  Z20, Z24, Z4
+	VFMADD231PD  Z21, Z24, Z5
+	VBROADCASTSD 24(R11), Z25
+	VFMADD231PD  Z20, Z25, Z6
+	VFMADD231PD  Z21, Z25, Z7
+	VBROADCASTSD 32(R11), Z22
+	VFMADD231PD  Z20, Z22, Z8
+	VFMADD231PD  Z21, Z22, Z9
+	VBROADCASTSD 40(R11), Z23
+	VFMADD231PD  Z20, Z23, Z10
+	VFMADD231PD  Z21, Z23, Z11
+	VBROADCASTSD 48(R11), Z24
+	VFMADD231PD  Z20, Z24, Z12
+	VFMADD231PD  Z21, Z24, Z13
+	VBROADCASTSD 56(R11), Z25
+	VFMADD231PD  Z20, Z25, Z14
+	VFMADD231PD  Z21, Z25, Z15
+	VBROADCASTSD 64(R11), Z22
+	VFMADD231PD  Z20, Z22, Z16
+	VFMADD231PD  Z21, Z22, Z17
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokf64c9r2next
+
+zokf64c9r2store:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD Z2, (DI)(R12*1)
+	VMOVUPD Z3, 64(DI)(R12*1)
+	VMOVUPD Z4, (DI)(R12*2)
+	VMOVUPD Z5, 64(DI)(R12*2)
+	VMOVUPD Z6, (DI)(R13*1)
+	VMOVUPD Z7, 64(DI)(R13*1)
+	VMOVUPD Z8, (DI)(R12*4)
+	VMOVUPD Z9, 64(DI)(R12*4)
+	VMOVUPD Z10, (R14)
+	VMOVUPD Z11, 64(R14)
+	VMOVUPD Z12, (R14)(R12*1)
+	VMOVUPD Z13, 64(R14)(R12*1)
+	VMOVUPD Z14, (R14)(R12*2)
+	VMOVUPD Z15, 64(R14)(R12*2)
+	VMOVUPD Z16, (R14)(R13*1)
+	VMOVUPD Z17, 64(R14)(R13*1)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x80, SI
+	DECQ    R8
+	JNZ     zokf64c9loop
+
+zokf64c9half:
+	TESTQ   $0x00000008, cols+64(FP)
+	JZ      zokf64c9mask
+	VMOVUPD (DI), Z0
+	VMOVUPD (DI)(R12*1), Z1
+	VMOVUPD (DI)(R12*2), Z2
+	VMOVUPD (DI)(R13*1), Z3
+	VMOVUPD (DI)(R12*4), Z4
+	VMOVUPD (R14), Z5
+	VMOVUPD (R14)(R12*1), Z6
+	VMOVUPD (R14)(R12*2), Z7
+	VMOVUPD (R14)(R13*1), Z8
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokf64c9r1consec
+	XORQ    AX, AX
+
+zokf64c9r1gather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPD          (R10), Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	VFMADD231PD.BCST 40(R11), Z20, Z5
+	VFMADD231PD.BCST 48(R11), Z20, Z6
+	VFMADD231PD.BCST 56(R11), Z20, Z7
+	VFMADD231PD.BCST 64(R11), Z20, Z8
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokf64c9r1gather
+	JMP              zokf64c9r1store
+
+zokf64c9r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf64c9r1next:
+	VMOVUPD          (R10), Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	VFMADD231PD.BCST 40(R11), Z20, Z5
+	VFMADD231PD.BCST 48(R11), Z20, Z6
+	VFMADD231PD.BCST 56(R11), Z20, Z7
+	VFMADD231PD.BCST 64(R11), Z20, Z8
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokf64c9r1next
+
+zokf64c9r1store:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, (DI)(R12*1)
+	VMOVUPD Z2, (DI)(R12*2)
+	VMOVUPD Z3, (DI)(R13*1)
+	VMOVUPD Z4, (DI)(R12*4)
+	VMOVUPD Z5, (R14)
+	VMOVUPD Z6, (R14)(R12*1)
+	VMOVUPD Z7, (R14)(R12*2)
+	VMOVUPD Z8, (R14)(R13*1)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x40, SI
+
+zokf64c9mask:
+	TESTQ     $0x00000007, cols+64(FP)
+	JZ        zokf64done
+	VMOVUPD.Z (DI), K1, Z0
+	VMOVUPD.Z (DI)(R12*1), K1, Z1
+	VMOVUPD.Z (DI)(R12*2), K1, Z2
+	VMOVUPD.Z (DI)(R13*1), K1, Z3
+	VMOVUPD.Z (DI)(R12*4), K1, Z4
+	VMOVUPD.Z (R14), K1, Z5
+	VMOVUPD.Z (R14)(R12*1), K1, Z6
+	VMOVUPD.Z (R14)(R12*2), K1, Z7
+	VMOVUPD.Z (R14)(R13*1), K1, Z8
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokf64c9rmconsec
+	XORQ      AX, AX
+
+zokf64c9rmgather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPD.Z        (R10), K1, Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	VFMADD231PD.BCST 40(R11), Z20, Z5
+	VFMADD231PD.BCST 48(R11), Z20, Z6
+	VFMADD231PD.BCST 56(R11), Z20, Z7
+	VFMADD231PD.BCST 64(R11), Z20, Z8
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokf64c9rmgather
+	JMP              zokf64c9rmstore
+
+zokf64c9rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf64c9rmnext:
+	VMOVUPD.Z        (R10), K1, Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	VFMADD231PD.BCST 40(R11), Z20, Z5
+	VFMADD231PD.BCST 48(R11), Z20, Z6
+	VFMADD231PD.BCST 56(R11), Z20, Z7
+	VFMADD231PD.BCST 64(R11), Z20, Z8
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokf64c9rmnext
+
+zokf64c9rmstore:
+	VMOVUPD Z0, K1, (DI)
+	VMOVUPD Z1, K1, (DI)(R12*1)
+	VMOVUPD Z2, K1, (DI)(R12*2)
+	VMOVUPD Z3, K1, (DI)(R13*1)
+	VMOVUPD Z4, K1, (DI)(R12*4)
+	VMOVUPD Z5, K1, (R14)
+	VMOVUPD Z6, K1, (R14)(R12*1)
+	VMOVUPD Z7, K1, (R14)(R12*2)
+	VMOVUPD Z8, K1, (R14)(R13*1)
+	JMP     zokf64done
+
+zokf64c8:
+	TESTQ R8, R8
+	JZ    zokf64c8half
+
+zokf64c8loop:
+	VMOVUPD (DI), Z0
+	VMOVUPD 64(DI), Z1
+	VMOVUPD (DI)(R12*1), Z2
+	VMOVUPD 64(DI)(R12*1), Z3
+	VMOVUPD (DI)(R12*2), Z4
+	VMOVUPD 64(DI)(R12*2), Z5
+	VMOVUPD (DI)(R13*1), Z6
+	VMOVUPD 64(DI)(R13*1), Z7
+	VMOVUPD (DI)(R12*4), Z8
+	VMOVUPD 64(DI)(R12*4), Z9
+	VMOVUPD (R14), Z10
+	VMOVUPD 64(R14), Z11
+	VMOVUPD (R14)(R12*1), Z12
+	VMOVUPD 64(R14)(R12*1), Z13
+	VMOVUPD (R14)(R12*2), Z14
+	VMOVUPD 64(R14)(R12*2), Z15
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokf64c8r2consec
+	XORQ    AX, AX
+
+zokf64c8r2gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	VMOVUPD      (R10), Z20
+	VMOVUPD      64(R10), Z21
+	VBROADCASTSD (R11), Z22
+	VFMADD231PD  Z20, Z22, Z0
+	VFMADD231PD  Z21, Z22, Z1
+	VBROADCASTSD 8(R11), Z23
+	VFMADD231PD  Z20, Z23, Z2
+	VFMADD231PD  Z21, Z23, Z3
+	VBROADCASTSD 16(R11), Z24
+	VFMADD231PD  Z20, Z24, Z4
+	VFMADD231PD  Z21, Z24, Z5
+	VBROADCASTSD 24(R11), Z25
+	VFMADD231PD  Z20, Z25, Z6
+	VFMADD231PD  Z21, Z25, Z7
+	VBROADCASTSD 32(R11), Z22
+	VFMADD231PD  Z20, Z22, Z8
+	VFMADD231PD  Z21, Z22, Z9
+	VBROADCASTSD 40(R11), Z23
+	VFMADD231PD  Z20, Z23, Z10
+	VFMADD231PD  Z21, Z23, Z11
+	VBROADCASTSD 48(R11), Z24
+	VFMADD231PD  Z20, Z24, Z12
+	VFMADD231PD  Z21, Z24, Z13
+	VBROADCASTSD 56(R11), Z25
+	VFMADD231PD  Z20, Z25, Z14
+	VFMADD231PD  Z21, Z25, Z15
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokf64c8r2gather
+	JMP          zokf64c8r2store
+
+zokf64c8r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf64c8r2next:
+	VMOVUPD      (R10), Z20
+	VMOVUPD      64(R10), Z21
+	VBROADCASTSD (R11), Z22
+	VFMADD231PD  Z20, Z22, Z0
+	VFMADD231PD  Z21, Z22, Z1
+	VBROADCASTSD 8(R11), Z23
+	VFMADD231PD  Z20, Z23, Z2
+	VFMADD231PD  Z21, Z23, Z3
+	VBROADCASTSD 16(R11), Z24
+	VFMADD231PD  Z20, Z24, Z4
+	VFMADD231PD  Z21, Z24, Z5
+	VBROADCASTSD 24(R11), Z25
+	VFMADD231PD  Z20, Z25, Z6
+	VFMADD231PD  Z21, Z25, Z7
+	VBROADCASTSD 32(R11), Z22
+	VFMADD231PD  Z20, Z22, Z8
+	VFMADD231PD  Z21, Z22, Z9
+	VBROADCASTSD 40(R11), Z23
+	VFMADD231PD  Z20, Z23, Z10
+	VFMADD231PD  Z21, Z23, Z11
+	VBROADCASTSD 48(R11), Z24
+	VFMADD231PD  Z20, Z24, Z12
+	VFMADD231PD  Z21, Z24, Z13
+	VBROADCASTSD 56(R11), Z25
+	VFMADD231PD  Z20, Z25, Z14
+	VFMADD231PD  Z21, Z25, Z15
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokf64c8r2next
+
+zokf64c8r2store:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD Z2, (DI)(R12*1)
+	VMOVUPD Z3, 64(DI)(R12*1)
+	VMOVUPD Z4, (DI)(R12*2)
+	VMOVUPD Z5, 64(DI)(R12*2)
+	VMOVUPD Z6, (DI)(R13*1)
+	VMOVUPD Z7, 64(DI)(R13*1)
+	VMOVUPD Z8, (DI)(R12*4)
+	VMOVUPD Z9, 64(DI)(R12*4)
+	VMOVUPD Z10, (R14)
+	VMOVUPD Z11, 64(R14)
+	VMOVUPD Z12, (R14)(R12*1)
+	VMOVUPD Z13, 64(R14)(R12*1)
+	VMOVUPD Z14, (R14)(R12*2)
+	VMOVUPD Z15, 64(R14)(R12*2)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x80, SI
+	DECQ    R8
+	JNZ     zokf64c8loop
+
+zokf64c8half:
+	TESTQ   $0x00000008, cols+64(FP)
+	JZ      zokf64c8mask
+	VMOVUPD (DI), Z0
+	VMOVUPD (DI)(R12*1), Z1
+	VMOVUPD (DI)(R12*2), Z2
+	VMOVUPD (DI)(R13*1), Z3
+	VMOVUPD (DI)(R12*4), Z4
+	VMOVUPD (R14), Z5
+	VMOVUPD (R14)(R12*1), Z6
+	VMOVUPD (R14)(R12*2), Z7
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokf64c8r1consec
+	XORQ    AX, AX
+
+zokf64c8r1gather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPD          (R10), Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	VFMADD231PD.BCST 40(R11), Z20, Z5
+	VFMADD231PD.BCST 48(R11), Z20, Z6
+	VFMADD231PD.BCST 56(R11), Z20, Z7
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokf64c8r1gather
+	JMP              zokf64c8r1store
+
+zokf64c8r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf64c8r1next:
+	VMOVUPD          (R10), Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	VFMADD231PD.BCST 40(R11), Z20, Z5
+	VFMADD231PD.BCST 48(R11), Z20, Z6
+	VFMADD231PD.BCST 56(R11), Z20, Z7
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokf64c8r1next
+
+zokf64c8r1store:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, (DI)(R12*1)
+	VMOVUPD Z2, (DI)(R12*2)
+	VMOVUPD Z3, (DI)(R13*1)
+	VMOVUPD Z4, (DI)(R12*4)
+	VMOVUPD Z5, (R14)
+	VMOVUPD Z6, (R14)(R12*1)
+	VMOVUPD Z7, (R14)(R12*2)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x40, SI
+
+zokf64c8mask:
+	TESTQ     $0x00000007, cols+64(FP)
+	JZ        zokf64done
+	VMOVUPD.Z (DI), K1, Z0
+	VMOVUPD.Z (DI)(R12*1), K1, Z1
+	VMOVUPD.Z (DI)(R12*2), K1, Z2
+	VMOVUPD.Z (DI)(R13*1), K1, Z3
+	VMOVUPD.Z (DI)(R12*4), K1, Z4
+	VMOVUPD.Z (R14), K1, Z5
+	VMOVUPD.Z (R14)(R12*1), K1, Z6
+	VMOVUPD.Z (R14)(R12*2), K1, Z7
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokf64c8rmconsec
+	XORQ      AX, AX
+
+zokf64c8rmgather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPD.Z        (R10), K1, Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	VFMADD231PD.BCST 40(R11), Z20, Z5
+	VFMADD231PD.BCST 48(R11), Z20, Z6
+	VFMADD231PD.BCST 56(R11), Z20, Z7
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokf64c8rmgather
+	JMP              zokf64c8rmstore
+
+zokf64c8rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf64c8rmnext:
+	VMOVUPD.Z        (R10), K1, Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	VFMADD231PD.BCST 40(R11), Z20, Z5
+	VFMADD231PD.BCST 48(R11), Z20, Z6
+	VFMADD231PD.BCST 56(R11), Z20, Z7
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokf64c8rmnext
+
+zokf64c8rmstore:
+	VMOVUPD Z0, K1, (DI)
+	VMOVUPD Z1, K1, (DI)(R12*1)
+	VMOVUPD Z2, K1, (DI)(R12*2)
+	VMOVUPD Z3, K1, (DI)(R13*1)
+	VMOVUPD Z4, K1, (DI)(R12*4)
+	VMOVUPD Z5, K1, (R14)
+	VMOVUPD Z6, K1, (R14)(R12*1)
+	VMOVUPD Z7, K1, (R14)(R12*2)
+	JMP     zokf64done
+
+zokf64c7:
+	TESTQ R8, R8
+	JZ    zokf64c7half
+
+zokf64c7loop:
+	VMOVUPD (DI), Z0
+	VMOVUPD 64(DI), Z1
+	VMOVUPD (DI)(R12*1), Z2
+	VMOVUPD 64(DI)(R12*1), Z3
+	VMOVUPD (DI)(R12*2), Z4
+	VMOVUPD 64(DI)(R12*2), Z5
+	VMOVUPD (DI)(R13*1), Z6
+	VMOVUPD 64(DI)(R13*1), Z7
+	VMOVUPD (DI)(R12*4), Z8
+	VMOVUPD 64(DI)(R12*4), Z9
+	VMOVUPD (R14), Z10
+	VMOVUPD 64(R14), Z11
+	VMOVUPD (R14)(R12*1), Z12
+	VMOVUPD 64(R14)(R12*1), Z13
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokf64c7r2consec
+	XORQ    AX, AX
+
+zokf64c7r2gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	VMOVUPD      (R10), Z20
+	VMOVUPD      64(R10), Z21
+	VBROADCASTSD (R11), Z22
+	VFMADD231PD  Z20, Z22, Z0
+	VFMADD231PD  Z21, Z22, Z1
+	VBROADCASTSD 8(R11), Z23
+	VFMADD231PD  Z20, Z23, Z2
+	VFMADD231PD  Z21, Z23, Z3
+	VBROADCASTSD 16(R11), Z24
+	VFMADD231PD  Z20, Z24, Z4
+	VFMADD231PD  Z21, Z24, Z5
+	VBROADCASTSD 24(R11), Z25
+	VFMADD231PD  Z20, Z25, Z6
+	VFMADD231PD  Z21, Z25, Z7
+	VBROADCASTSD 32(R11), Z22
+	VFMADD231PD  Z20, Z22, Z8
+	VFMADD231PD  Z21, Z22, Z9
+	VBROADCASTSD 40(R11), Z23
+	VFMADD231PD  Z20, Z23, Z10
+	VFMADD231PD  Z21, Z23, Z11
+	VBROADCASTSD 48(R11), Z24
+	VFMADD231PD  Z20, Z24, Z12
+	VFMADD231PD  Z21, Z24, Z13
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokf64c7r2gather
+	JMP          zokf64c7r2store
+
+zokf64c7r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf64c7r2next:
+	VMOVUPD      (R10), Z20
+	VMOVUPD      64(R10), Z21
+	VBROADCASTSD (R11), Z22
+	VFMADD231PD  Z20, Z22, Z0
+	VFMADD231PD  Z21, Z22, Z1
+	VBROADCASTSD 8(R11), Z23
+	VFMADD231PD  Z20, Z23, Z2
+	VFMADD231PD  Z21, Z23, Z3
+	VBROADCASTSD 16(R11), Z24
+	VFMADD231PD  Z20, Z24, Z4
+	VFMADD231PD  Z21, Z24, Z5
+	VBROADCASTSD 24(R11), Z25
+	VFMADD231PD  Z20, Z25, Z6
+	VFMADD231PD  Z21, Z25, Z7
+	VBROADCASTSD 32(R11), Z22
+	VFMADD231PD  Z20, Z22, Z8
+	VFMADD231PD  Z21, Z22, Z9
+	VBROADCASTSD 40(R11), Z23
+	VFMADD231PD  Z20, Z23, Z10
+	VFMADD231PD  Z21, Z23, Z11
+	VBROADCASTSD 48(R11), Z24
+	VFMADD231PD  Z20, Z24, Z12
+	VFMADD231PD  Z21, Z24, Z13
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokf64c7r2next
+
+zokf64c7r2store:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD Z2, (DI)(R12*1)
+	VMOVUPD Z3, 64(DI)(R12*1)
+	VMOVUPD Z4, (DI)(R12*2)
+	VMOVUPD Z5, 64(DI)(R12*2)
+	VMOVUPD Z6, (DI)(R13*1)
+	VMOVUPD Z7, 64(DI)(R13*1)
+	VMOVUPD Z8, (DI)(R12*4)
+	VMOVUPD Z9, 64(DI)(R12*4)
+	VMOVUPD Z10, (R14)
+	VMOVUPD Z11, 64(R14)
+	VMOVUPD Z12, (R14)(R12*1)
+	VMOVUPD Z13, 64(R14)(R12*1)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x80, SI
+	DECQ    R8
+	JNZ     zokf64c7loop
+
+zokf64c7half:
+	TESTQ   $0x00000008, cols+64(FP)
+	JZ      zokf64c7mask
+	VMOVUPD (DI), Z0
+	VMOVUPD (DI)(R12*1), Z1
+	VMOVUPD (DI)(R12*2), Z2
+	VMOVUPD (DI)(R13*1), Z3
+	VMOVUPD (DI)(R12*4), Z4
+	VMOVUPD (R14), Z5
+	VMOVUPD (R14)(R12*1), Z6
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokf64c7r1consec
+	XORQ    AX, AX
+
+zokf64c7r1gather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPD          (R10), Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	VFMADD231PD.BCST 40(R11), Z20, Z5
+	VFMADD231PD.BCST 48(R11), Z20, Z6
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokf64c7r1gather
+	JMP              zokf64c7r1store
+
+zokf64c7r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf64c7r1next:
+	VMOVUPD          (R10), Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	VFMADD231PD.BCST 40(R11), Z20, Z5
+	VFMADD231PD.BCST 48(R11), Z20, Z6
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokf64c7r1next
+
+zokf64c7r1store:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, (DI)(R12*1)
+	VMOVUPD Z2, (DI)(R12*2)
+	VMOVUPD Z3, (DI)(R13*1)
+	VMOVUPD Z4, (DI)(R12*4)
+	VMOVUPD Z5, (R14)
+	VMOVUPD Z6, (R14)(R12*1)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x40, SI
+
+zokf64c7mask:
+	TESTQ     $0x00000007, cols+64(FP)
+	JZ        zokf64done
+	VMOVUPD.Z (DI), K1, Z0
+	VMOVUPD.Z (DI)(R12*1), K1, Z1
+	VMOVUPD.Z (DI)(R12*2), K1, Z2
+	VMOVUPD.Z (DI)(R13*1), K1, Z3
+	VMOVUPD.Z (DI)(R12*4), K1, Z4
+	VMOVUPD.Z (R14), K1, Z5
+	VMOVUPD.Z (R14)(R12*1), K1, Z6
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokf64c7rmconsec
+	XORQ      AX, AX
+
+zokf64c7rmgather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPD.Z        (R10), K1, Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	VFMADD231PD.BCST 40(R11), Z20, Z5
+	VFMADD231PD.BCST 48(R11), Z20, Z6
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokf64c7rmgather
+	JMP              zokf64c7rmstore
+
+zokf64c7rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf64c7rmnext:
+	VMOVUPD.Z        (R10), K1, Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	VFMADD231PD.BCST 40(R11), Z20, Z5
+	VFMADD231PD.BCST 48(R11), Z20, Z6
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokf64c7rmnext
+
+zokf64c7rmstore:
+	VMOVUPD Z0, K1, (DI)
+	VMOVUPD Z1, K1, (DI)(R12*1)
+	VMOVUPD Z2, K1, (DI)(R12*2)
+	VMOVUPD Z3, K1, (DI)(R13*1)
+	VMOVUPD Z4, K1, (DI)(R12*4)
+	VMOVUPD Z5, K1, (R14)
+	VMOVUPD Z6, K1, (R14)(R12*1)
+	JMP     zokf64done
+
+zokf64c6:
+	TESTQ R8, R8
+	JZ    zokf64c6half
+
+zokf64c6loop:
+	VMOVUPD (DI), Z0
+	VMOVUPD 64(DI), Z1
+	VMOVUPD (DI)(R12*1), Z2
+	VMOVUPD 64(DI)(R12*1), Z3
+	VMOVUPD (DI)(R12*2), Z4
+	VMOVUPD 64(DI)(R12*2), Z5
+	VMOVUPD (DI)(R13*1), Z6
+	VMOVUPD 64(DI)(R13*1), Z7
+	VMOVUPD (DI)(R12*4), Z8
+	VMOVUPD 64(DI)(R12*4), Z9
+	VMOVUPD (R14), Z10
+	VMOVUPD 64(R14), Z11
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokf64c6r2consec
+	XORQ    AX, AX
+
+zokf64c6r2gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	VMOVUPD      (R10), Z20
+	VMOVUPD      64(R10), Z21
+	VBROADCASTSD (R11), Z22
+	VFMADD231PD  Z20, Z22, Z0
+	VFMADD231PD  Z21, Z22, Z1
+	VBROADCASTSD 8(R11), Z23
+	VFMADD231PD  Z20, Z23, Z2
+	VFMADD231PD  Z21, Z23, Z3
+	VBROADCASTSD 16(R11), Z24
+	VFMADD231PD  Z20, Z24, Z4
+	VFMADD231PD  Z21, Z24, Z5
+	VBROADCASTSD 24(R11), Z25
+	VFMADD231PD  Z20, Z25, Z6
+	VFMADD231PD  Z21, Z25, Z7
+	VBROADCASTSD 32(R11), Z22
+	VFMADD231PD  Z20, Z22, Z8
+	VFMADD231PD  Z21, Z22, Z9
+	VBROADCASTSD 40(R11), Z23
+	VFMADD231PD  Z20, Z23, Z10
+	VFMADD231PD  Z21, Z23, Z11
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokf64c6r2gather
+	JMP          zokf64c6r2store
+
+zokf64c6r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf64c6r2next:
+	VMOVUPD      (R10), Z20
+	VMOVUPD      64(R10), Z21
+	VBROADCASTSD (R11), Z22
+	VFMADD231PD  Z20, Z22, Z0
+	VFMADD231PD  Z21, Z22, Z1
+	VBROADCASTSD 8(R11), Z23
+	VFMADD231PD  Z20, Z23, Z2
+	VFMADD231PD  Z21, Z23, Z3
+	VBROADCASTSD 16(R11), Z24
+	VFMADD231PD  Z20, Z24, Z4
+	VFMADD231PD  Z21, Z24, Z5
+	VBROADCASTSD 24(R11), Z25
+	VFMADD231PD  Z20, Z25, Z6
+	VFMADD231PD  Z21, Z25, Z7
+	VBROADCASTSD 32(R11), Z22
+	VFMADD231PD  Z20, Z22, Z8
+	VFMADD231PD  Z21, Z22, Z9
+	VBROADCASTSD 40(R11), Z23
+	VFMADD231PD  Z20, Z23, Z10
+	VFMADD231PD  Z21, Z23, Z11
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokf64c6r2next
+
+zokf64c6r2store:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD Z2, (DI)(R12*1)
+	VMOVUPD Z3, 64(DI)(R12*1)
+	VMOVUPD Z4, (DI)(R12*2)
+	VMOVUPD Z5, 64(DI)(R12*2)
+	VMOVUPD Z6, (DI)(R13*1)
+	VMOVUPD Z7, 64(DI)(R13*1)
+	VMOVUPD Z8, (DI)(R12*4)
+	VMOVUPD Z9, 64(DI)(R12*4)
+	VMOVUPD Z10, (R14)
+	VMOVUPD Z11, 64(R14)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x80, SI
+	DECQ    R8
+	JNZ     zokf64c6loop
+
+zokf64c6half:
+	TESTQ   $0x00000008, cols+64(FP)
+	JZ      zokf64c6mask
+	VMOVUPD (DI), Z0
+	VMOVUPD (DI)(R12*1), Z1
+	VMOVUPD (DI)(R12*2), Z2
+	VMOVUPD (DI)(R13*1), Z3
+	VMOVUPD (DI)(R12*4), Z4
+	VMOVUPD (R14), Z5
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokf64c6r1consec
+	XORQ    AX, AX
+
+zokf64c6r1gather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPD          (R10), Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	VFMADD231PD.BCST 40(R11), Z20, Z5
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokf64c6r1gather
+	JMP              zokf64c6r1store
+
+zokf64c6r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf64c6r1next:
+	VMOVUPD          (R10), Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	VFMADD231PD.BCST 40(R11), Z20, Z5
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokf64c6r1next
+
+zokf64c6r1store:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, (DI)(R12*1)
+	VMOVUPD Z2, (DI)(R12*2)
+	VMOVUPD Z3, (DI)(R13*1)
+	VMOVUPD Z4, (DI)(R12*4)
+	VMOVUPD Z5, (R14)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x40, SI
+
+zokf64c6mask:
+	TESTQ     $0x00000007, cols+64(FP)
+	JZ        zokf64done
+	VMOVUPD.Z (DI), K1, Z0
+	VMOVUPD.Z (DI)(R12*1), K1, Z1
+	VMOVUPD.Z (DI)(R12*2), K1, Z2
+	VMOVUPD.Z (DI)(R13*1), K1, Z3
+	VMOVUPD.Z (DI)(R12*4), K1, Z4
+	VMOVUPD.Z (R14), K1, Z5
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokf64c6rmconsec
+	XORQ      AX, AX
+
+zokf64c6rmgather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPD.Z        (R10), K1, Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	VFMADD231PD.BCST 40(R11), Z20, Z5
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokf64c6rmgather
+	JMP              zokf64c6rmstore
+
+zokf64c6rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf64c6rmnext:
+	VMOVUPD.Z        (R10), K1, Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	VFMADD231PD.BCST 40(R11), Z20, Z5
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokf64c6rmnext
+
+zokf64c6rmstore:
+	VMOVUPD Z0, K1, (DI)
+	VMOVUPD Z1, K1, (DI)(R12*1)
+	VMOVUPD Z2, K1, (DI)(R12*2)
+	VMOVUPD Z3, K1, (DI)(R13*1)
+	VMOVUPD Z4, K1, (DI)(R12*4)
+	VMOVUPD Z5, K1, (R14)
+	JMP     zokf64done
+
+zokf64c5:
+	TESTQ R8, R8
+	JZ    zokf64c5half
+
+zokf64c5loop:
+	VMOVUPD (DI), Z0
+	VMOVUPD 64(DI), Z1
+	VMOVUPD (DI)(R12*1), Z2
+	VMOVUPD 64(DI)(R12*1), Z3
+	VMOVUPD (DI)(R12*2), Z4
+	VMOVUPD 64(DI)(R12*2), Z5
+	VMOVUPD (DI)(R13*1), Z6
+	VMOVUPD 64(DI)(R13*1), Z7
+	VMOVUPD (DI)(R12*4), Z8
+	VMOVUPD 64(DI)(R12*4), Z9
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokf64c5r2consec
+	XORQ    AX, AX
+
+zokf64c5r2gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	VMOVUPD      (R10), Z20
+	VMOVUPD      64(R10), Z21
+	VBROADCASTSD (R11), Z22
+	VFMADD231PD  Z20, Z22, Z0
+	VFMADD231PD  Z21, Z22, Z1
+	VBROADCASTSD 8(R11), Z23
+	VFMADD231PD  Z20, Z23, Z2
+	VFMADD231PD  Z21, Z23, Z3
+	VBROADCASTSD 16(R11), Z24
+	VFMADD231PD  Z20, Z24, Z4
+	VFMADD231PD  Z21, Z24, Z5
+	VBROADCASTSD 24(R11), Z25
+	VFMADD231PD  Z20, Z25, Z6
+	VFMADD231PD  Z21, Z25, Z7
+	VBROADCASTSD 32(R11), Z22
+	VFMADD231PD  Z20, Z22, Z8
+	VFMADD231PD  Z21, Z22, Z9
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokf64c5r2gather
+	JMP          zokf64c5r2store
+
+zokf64c5r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf64c5r2next:
+	VMOVUPD      (R10), Z20
+	VMOVUPD      64(R10), Z21
+	VBROADCASTSD (R11), Z22
+	VFMADD231PD  Z20, Z22, Z0
+	VFMADD231PD  Z21, Z22, Z1
+	VBROADCASTSD 8(R11), Z23
+	VFMADD231PD  Z20, Z23, Z2
+	VFMADD231PD  Z21, Z23, Z3
+	VBROADCASTSD 16(R11), Z24
+	VFMADD231PD  Z20, Z24, Z4
+	VFMADD231PD  Z21, Z24, Z5
+	VBROADCASTSD 24(R11), Z25
+	VFMADD231PD  Z20, Z25, Z6
+	VFMADD231PD  Z21, Z25, Z7
+	VBROADCASTSD 32(R11), Z22
+	VFMADD231PD  Z20, Z22, Z8
+	VFMADD231PD  Z21, Z22, Z9
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokf64c5r2next
+
+zokf64c5r2store:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD Z2, (DI)(R12*1)
+	VMOVUPD Z3, 64(DI)(R12*1)
+	VMOVUPD Z4, (DI)(R12*2)
+	VMOVUPD Z5, 64(DI)(R12*2)
+	VMOVUPD Z6, (DI)(R13*1)
+	VMOVUPD Z7, 64(DI)(R13*1)
+	VMOVUPD Z8, (DI)(R12*4)
+	VMOVUPD Z9, 64(DI)(R12*4)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x80, SI
+	DECQ    R8
+	JNZ     zokf64c5loop
+
+zokf64c5half:
+	TESTQ   $0x00000008, cols+64(FP)
+	JZ      zokf64c5mask
+	VMOVUPD (DI), Z0
+	VMOVUPD (DI)(R12*1), Z1
+	VMOVUPD (DI)(R12*2), Z2
+	VMOVUPD (DI)(R13*1), Z3
+	VMOVUPD (DI)(R12*4), Z4
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokf64c5r1consec
+	XORQ    AX, AX
+
+zokf64c5r1gather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPD          (R10), Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokf64c5r1gather
+	JMP              zokf64c5r1store
+
+zokf64c5r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf64c5r1next:
+	VMOVUPD          (R10), Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokf64c5r1next
+
+zokf64c5r1store:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, (DI)(R12*1)
+	VMOVUPD Z2, (DI)(R12*2)
+	VMOVUPD Z3, (DI)(R13*1)
+	VMOVUPD Z4, (DI)(R12*4)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x40, SI
+
+zokf64c5mask:
+	TESTQ     $0x00000007, cols+64(FP)
+	JZ        zokf64done
+	VMOVUPD.Z (DI), K1, Z0
+	VMOVUPD.Z (DI)(R12*1), K1, Z1
+	VMOVUPD.Z (DI)(R12*2), K1, Z2
+	VMOVUPD.Z (DI)(R13*1), K1, Z3
+	VMOVUPD.Z (DI)(R12*4), K1, Z4
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokf64c5rmconsec
+	XORQ      AX, AX
+
+zokf64c5rmgather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPD.Z        (R10), K1, Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokf64c5rmgather
+	JMP              zokf64c5rmstore
+
+zokf64c5rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf64c5rmnext:
+	VMOVUPD.Z        (R10), K1, Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokf64c5rmnext
+
+zokf64c5rmstore:
+	VMOVUPD Z0, K1, (DI)
+	VMOVUPD Z1, K1, (DI)(R12*1)
+	VMOVUPD Z2, K1, (DI)(R12*2)
+	VMOVUPD Z3, K1, (DI)(R13*1)
+	VMOVUPD Z4, K1, (DI)(R12*4)
+	JMP     zokf64done
+
+zokf64c4:
+	TESTQ R8, R8
+	JZ    zokf64c4half
+
+zokf64c4loop:
+	VMOVUPD (DI), Z0
+	VMOVUPD 64(DI), Z1
+	VMOVUPD (DI)(R12*1), Z2
+	VMOVUPD 64(DI)(R12*1), Z3
+	VMOVUPD (DI)(R12*2), Z4
+	VMOVUPD 64(DI)(R12*2), Z5
+	VMOVUPD (DI)(R13*1), Z6
+	VMOVUPD 64(DI)(R13*1), Z7
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokf64c4r2consec
+	XORQ    AX, AX
+
+zokf64c4r2gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	VMOVUPD      (R10), Z20
+	VMOVUPD      64(R10), Z21
+	VBROADCASTSD (R11), Z22
+	VFMADD231PD  Z20, Z22, Z0
+	VFMADD231PD  Z21, Z22, Z1
+	VBROADCASTSD 8(R11), Z23
+	VFMADD231PD  Z20, Z23, Z2
+	VFMADD231PD  Z21, Z23, Z3
+	VBROADCASTSD 16(R11), Z24
+	VFMADD231PD  Z20, Z24, Z4
+	VFMADD231PD  Z21, Z24, Z5
+	VBROADCASTSD 24(R11), Z25
+	VFMADD231PD  Z20, Z25, Z6
+	VFMADD231PD  Z21, Z25, Z7
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokf64c4r2gather
+	JMP          zokf64c4r2store
+
+zokf64c4r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf64c4r2next:
+	VMOVUPD      (R10), Z20
+	VMOVUPD      64(R10), Z21
+	VBROADCASTSD (R11), Z22
+	VFMADD231PD  Z20, Z22, Z0
+	VFMADD231PD  Z21, Z22, Z1
+	VBROADCASTSD 8(R11), Z23
+	VFMADD231PD  Z20, Z23, Z2
+	VFMADD231PD  Z21, Z23, Z3
+	VBROADCASTSD 16(R11), Z24
+	VFMADD231PD  Z20, Z24, Z4
+	VFMADD231PD  Z21, Z24, Z5
+	VBROADCASTSD 24(R11), Z25
+	VFMADD231PD  Z20, Z25, Z6
+	VFMADD231PD  Z21, Z25, Z7
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokf64c4r2next
+
+zokf64c4r2store:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD Z2, (DI)(R12*1)
+	VMOVUPD Z3, 64(DI)(R12*1)
+	VMOVUPD Z4, (DI)(R12*2)
+	VMOVUPD Z5, 64(DI)(R12*2)
+	VMOVUPD Z6, (DI)(R13*1)
+	VMOVUPD Z7, 64(DI)(R13*1)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x80, SI
+	DECQ    R8
+	JNZ     zokf64c4loop
+
+zokf64c4half:
+	TESTQ   $0x00000008, cols+64(FP)
+	JZ      zokf64c4mask
+	VMOVUPD (DI), Z0
+	VMOVUPD (DI)(R12*1), Z1
+	VMOVUPD (DI)(R12*2), Z2
+	VMOVUPD (DI)(R13*1), Z3
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokf64c4r1consec
+	XORQ    AX, AX
+
+zokf64c4r1gather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPD          (R10), Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokf64c4r1gather
+	JMP              zokf64c4r1store
+
+zokf64c4r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf64c4r1next:
+	VMOVUPD          (R10), Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokf64c4r1next
+
+zokf64c4r1store:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, (DI)(R12*1)
+	VMOVUPD Z2, (DI)(R12*2)
+	VMOVUPD Z3, (DI)(R13*1)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x40, SI
+
+zokf64c4mask:
+	TESTQ     $0x00000007, cols+64(FP)
+	JZ        zokf64done
+	VMOVUPD.Z (DI), K1, Z0
+	VMOVUPD.Z (DI)(R12*1), K1, Z1
+	VMOVUPD.Z (DI)(R12*2), K1, Z2
+	VMOVUPD.Z (DI)(R13*1), K1, Z3
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokf64c4rmconsec
+	XORQ      AX, AX
+
+zokf64c4rmgather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPD.Z        (R10), K1, Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokf64c4rmgather
+	JMP              zokf64c4rmstore
+
+zokf64c4rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf64c4rmnext:
+	VMOVUPD.Z        (R10), K1, Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokf64c4rmnext
+
+zokf64c4rmstore:
+	VMOVUPD Z0, K1, (DI)
+	VMOVUPD Z1, K1, (DI)(R12*1)
+	VMOVUPD Z2, K1, (DI)(R12*2)
+	VMOVUPD Z3, K1, (DI)(R13*1)
+	JMP     zokf64done
+
+zokf64c3:
+	TESTQ R8, R8
+	JZ    zokf64c3half
+
+zokf64c3loop:
+	VMOVUPD (DI), Z0
+	VMOVUPD 64(DI), Z1
+	VMOVUPD (DI)(R12*1), Z2
+	VMOVUPD 64(DI)(R12*1), Z3
+	VMOVUPD (DI)(R12*2), Z4
+	VMOVUPD 64(DI)(R12*2), Z5
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokf64c3r2consec
+	XORQ    AX, AX
+
+zokf64c3r2gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	VMOVUPD      (R10), Z20
+	VMOVUPD      64(R10), Z21
+	VBROADCASTSD (R11), Z22
+	VFMADD231PD  Z20, Z22, Z0
+	VFMADD231PD  Z21, Z22, Z1
+	VBROADCASTSD 8(R11), Z23
+	VFMADD231PD  Z20, Z23, Z2
+	VFMADD231PD  Z21, Z23, Z3
+	VBROADCASTSD 16(R11), Z24
+	VFMADD231PD  Z20, Z24, Z4
+	VFMADD231PD  Z21, Z24, Z5
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokf64c3r2gather
+	JMP          zokf64c3r2store
+
+zokf64c3r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf64c3r2next:
+	VMOVUPD      (R10), Z20
+	VMOVUPD      64(R10), Z21
+	VBROADCASTSD (R11), Z22
+	VFMADD231PD  Z20, Z22, Z0
+	VFMADD231PD  Z21, Z22, Z1
+	VBROADCASTSD 8(R11), Z23
+	VFMADD231PD  Z20, Z23, Z2
+	VFMADD231PD  Z21, Z23, Z3
+	VBROADCASTSD 16(R11), Z24
+	VFMADD231PD  Z20, Z24, Z4
+	VFMADD231PD  Z21, Z24, Z5
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokf64c3r2next
+
+zokf64c3r2store:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD Z2, (DI)(R12*1)
+	VMOVUPD Z3, 64(DI)(R12*1)
+	VMOVUPD Z4, (DI)(R12*2)
+	VMOVUPD Z5, 64(DI)(R12*2)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x80, SI
+	DECQ    R8
+	JNZ     zokf64c3loop
+
+zokf64c3half:
+	TESTQ   $0x00000008, cols+64(FP)
+	JZ      zokf64c3mask
+	VMOVUPD (DI), Z0
+	VMOVUPD (DI)(R12*1), Z1
+	VMOVUPD (DI)(R12*2), Z2
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokf64c3r1consec
+	XORQ    AX, AX
+
+zokf64c3r1gather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPD          (R10), Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokf64c3r1gather
+	JMP              zokf64c3r1store
+
+zokf64c3r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf64c3r1next:
+	VMOVUPD          (R10), Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokf64c3r1next
+
+zokf64c3r1store:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, (DI)(R12*1)
+	VMOVUPD Z2, (DI)(R12*2)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x40, SI
+
+zokf64c3mask:
+	TESTQ     $0x00000007, cols+64(FP)
+	JZ        zokf64done
+	VMOVUPD.Z (DI), K1, Z0
+	VMOVUPD.Z (DI)(R12*1), K1, Z1
+	VMOVUPD.Z (DI)(R12*2), K1, Z2
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokf64c3rmconsec
+	XORQ      AX, AX
+
+zokf64c3rmgather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPD.Z        (R10), K1, Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokf64c3rmgather
+	JMP              zokf64c3rmstore
+
+zokf64c3rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf64c3rmnext:
+	VMOVUPD.Z        (R10), K1, Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokf64c3rmnext
+
+zokf64c3rmstore:
+	VMOVUPD Z0, K1, (DI)
+	VMOVUPD Z1, K1, (DI)(R12*1)
+	VMOVUPD Z2, K1, (DI)(R12*2)
+	JMP     zokf64done
+
+zokf64c2:
+	TESTQ R8, R8
+	JZ    zokf64c2half
+
+zokf64c2loop:
+	VMOVUPD (DI), Z0
+	VMOVUPD 64(DI), Z1
+	VMOVUPD (DI)(R12*1), Z2
+	VMOVUPD 64(DI)(R12*1), Z3
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokf64c2r2consec
+	XORQ    AX, AX
+
+zokf64c2r2gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	VMOVUPD      (R10), Z20
+	VMOVUPD      64(R10), Z21
+	VBROADCASTSD (R11), Z22
+	VFMADD231PD  Z20, Z22, Z0
+	VFMADD231PD  Z21, Z22, Z1
+	VBROADCASTSD 8(R11), Z23
+	VFMADD231PD  Z20, Z23, Z2
+	VFMADD231PD  Z21, Z23, Z3
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokf64c2r2gather
+	JMP          zokf64c2r2store
+
+zokf64c2r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf64c2r2next:
+	VMOVUPD      (R10), Z20
+	VMOVUPD      64(R10), Z21
+	VBROADCASTSD (R11), Z22
+	VFMADD231PD  Z20, Z22, Z0
+	VFMADD231PD  Z21, Z22, Z1
+	VBROADCASTSD 8(R11), Z23
+	VFMADD231PD  Z20, Z23, Z2
+	VFMADD231PD  Z21, Z23, Z3
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokf64c2r2next
+
+zokf64c2r2store:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD Z2, (DI)(R12*1)
+	VMOVUPD Z3, 64(DI)(R12*1)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x80, SI
+	DECQ    R8
+	JNZ     zokf64c2loop
+
+zokf64c2half:
+	TESTQ   $0x00000008, cols+64(FP)
+	JZ      zokf64c2mask
+	VMOVUPD (DI), Z0
+	VMOVUPD (DI)(R12*1), Z1
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokf64c2r1consec
+	XORQ    AX, AX
+
+zokf64c2r1gather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPD          (R10), Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokf64c2r1gather
+	JMP              zokf64c2r1store
+
+zokf64c2r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf64c2r1next:
+	VMOVUPD          (R10), Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokf64c2r1next
+
+zokf64c2r1store:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, (DI)(R12*1)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x40, SI
+
+zokf64c2mask:
+	TESTQ     $0x00000007, cols+64(FP)
+	JZ        zokf64done
+	VMOVUPD.Z (DI), K1, Z0
+	VMOVUPD.Z (DI)(R12*1), K1, Z1
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokf64c2rmconsec
+	XORQ      AX, AX
+
+zokf64c2rmgather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPD.Z        (R10), K1, Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokf64c2rmgather
+	JMP              zokf64c2rmstore
+
+zokf64c2rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf64c2rmnext:
+	VMOVUPD.Z        (R10), K1, Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokf64c2rmnext
+
+zokf64c2rmstore:
+	VMOVUPD Z0, K1, (DI)
+	VMOVUPD Z1, K1, (DI)(R12*1)
+	JMP     zokf64done
+
+zokf64c1:
+	TESTQ R8, R8
+	JZ    zokf64c1half
+
+zokf64c1loop:
+	VMOVUPD (DI), Z0
+	VMOVUPD 64(DI), Z1
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokf64c1r2consec
+	XORQ    AX, AX
+
+zokf64c1r2gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	VMOVUPD      (R10), Z20
+	VMOVUPD      64(R10), Z21
+	VBROADCASTSD (R11), Z22
+	VFMADD231PD  Z20, Z22, Z0
+	VFMADD231PD  Z21, Z22, Z1
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokf64c1r2gather
+	JMP          zokf64c1r2store
+
+zokf64c1r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf64c1r2next:
+	VMOVUPD      (R10), Z20
+	VMOVUPD      64(R10), Z21
+	VBROADCASTSD (R11), Z22
+	VFMADD231PD  Z20, Z22, Z0
+	VFMADD231PD  Z21, Z22, Z1
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokf64c1r2next
+
+zokf64c1r2store:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, 64(DI)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x80, SI
+	DECQ    R8
+	JNZ     zokf64c1loop
+
+zokf64c1half:
+	TESTQ   $0x00000008, cols+64(FP)
+	JZ      zokf64c1mask
+	VMOVUPD (DI), Z0
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokf64c1r1consec
+	XORQ    AX, AX
+
+zokf64c1r1gather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPD          (R10), Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokf64c1r1gather
+	JMP              zokf64c1r1store
+
+zokf64c1r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf64c1r1next:
+	VMOVUPD          (R10), Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokf64c1r1next
+
+zokf64c1r1store:
+	VMOVUPD Z0, (DI)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x40, SI
+
+zokf64c1mask:
+	TESTQ     $0x00000007, cols+64(FP)
+	JZ        zokf64done
+	VMOVUPD.Z (DI), K1, Z0
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokf64c1rmconsec
+	XORQ      AX, AX
+
+zokf64c1rmgather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPD.Z        (R10), K1, Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokf64c1rmgather
+	JMP              zokf64c1rmstore
+
+zokf64c1rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf64c1rmnext:
+	VMOVUPD.Z        (R10), K1, Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokf64c1rmnext
+
+zokf64c1rmstore:
+	VMOVUPD Z0, K1, (DI)
+
+zokf64done:
+	VZEROUPPER
+	RET
+
+// func zMarginsKPFF32(m unsafe.Pointer, k int, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int, c int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·zMarginsKPFF32(SB), NOSPLIT, $0-72
+	MOVQ  m+0(FP), DI
+	MOVQ  n+16(FP), CX
+	MOVQ  x+24(FP), SI
+	MOVQ  stride+32(FP), R9
+	SHLQ  $0x02, R9
+	MOVQ  idx+40(FP), BX
+	MOVQ  w+48(FP), DX
+	MOVQ  d+56(FP), R8
+	MOVQ  R8, R12
+	SHLQ  $0x02, R12
+	LEAQ  (R12)(R12*2), R13
+	LEAQ  (DX)(R12*4), R14
+	ADDQ  R12, R14
+	MOVQ  R8, AX
+	ANDQ  $0x0f, AX
+	MOVL  $0xffffffff, R10
+	BZHIL AX, R10, R10
+	KMOVW R10, K1
+	MOVQ  c+64(FP), AX
+	CMPQ  AX, $0x0a
+	JEQ   zmkpf32c10pair
+	CMPQ  AX, $0x09
+	JEQ   zmkpf32c9pair
+	CMPQ  AX, $0x08
+	JEQ   zmkpf32c8pair
+	CMPQ  AX, $0x07
+	JEQ   zmkpf32c7pair
+	CMPQ  AX, $0x06
+	JEQ   zmkpf32c6pair
+	CMPQ  AX, $0x05
+	JEQ   zmkpf32c5pair
+	CMPQ  AX, $0x04
+	JEQ   zmkpf32c4pair
+	CMPQ  AX, $0x03
+	JEQ   zmkpf32c3pair
+	CMPQ  AX, $0x02
+	JEQ   zmkpf32c2pair
+	JMP   zmkpf32c1pair
+
+zmkpf32c10pair:
+	CMPQ  CX, $0x02
+	JB    zmkpf32c10single
+	TESTQ BX, BX
+	JZ    zmkpf32c10consec2
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	ADDQ  $0x10, BX
+	JMP   zmkpf32c10ready2
+
+zmkpf32c10consec2:
+	MOVQ SI, R10
+	LEAQ (SI)(R9*1), R11
+	LEAQ (R11)(R9*1), SI
+
+zmkpf32c10ready2:
+	MOVQ  R10, R8
+	MOVQ  R11, R15
+	CMPQ  CX, $0x08
+	JB    zmkpf32c10nextok
+	TESTQ BX, BX
+	JZ    zmkpf32c10nextconsec
+	MOVQ  32(BX), R8
+	IMULQ R9, R8
+	ADDQ  SI, R8
+	MOVQ  40(BX), R15
+	IMULQ R9, R15
+	ADDQ  SI, R15
+	JMP   zmkpf32c10nextok
+
+zmkpf32c10nextconsec:
+	LEAQ (SI)(R9*4), R8
+	LEAQ (R8)(R9*1), R15
+
+zmkpf32c10nextok:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	VPXORD Z20, Z20, Z20
+	VPXORD Z21, Z21, Z21
+	VPXORD Z22, Z22, Z22
+	VPXORD Z23, Z23, Z23
+	VPXORD Z24, Z24, Z24
+	VPXORD Z25, Z25, Z25
+	VPXORD Z26, Z26, Z26
+	VPXORD Z27, Z27, Z27
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkpf32c10mask2
+
+zmkpf32c10loop2:
+	PREFETCHT0  512(R10)
+	PREFETCHT0  512(R11)
+	PREFETCHT0  (R8)
+	PREFETCHT0  (R15)
+	ADDQ        $0x40, R8
+	ADDQ        $0x40, R15
+	VMOVUPS     (R10), Z0
+	VMOVUPS     (R11), Z1
+	VMOVUPS     (DX), Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z18
+	VMOVUPS     (DX)(R12*1), Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z19
+	VMOVUPS     (DX)(R12*2), Z4
+	VFMADD231PS Z0, Z4, Z10
+	VFMADD231PS Z1, Z4, Z20
+	VMOVUPS     (DX)(R13*1), Z5
+	VFMADD231PS Z0, Z5, Z11
+	VFMADD231PS Z1, Z5, Z21
+	VMOVUPS     (DX)(R12*4), Z6
+	VFMADD231PS Z0, Z6, Z12
+	VFMADD231PS Z1, Z6, Z22
+	VMOVUPS     (R14), Z7
+	VFMADD231PS Z0, Z7, Z13
+	VFMADD231PS Z1, Z7, Z23
+	VMOVUPS     (R14)(R12*1), Z2
+	VFMADD231PS Z0, Z2, Z14
+	VFMADD231PS Z1, Z2, Z24
+	VMOVUPS     (R14)(R12*2), Z3
+	VFMADD231PS Z0, Z3, Z15
+	VFMADD231PS Z1, Z3, Z25
+	VMOVUPS     (R14)(R13*1), Z4
+	VFMADD231PS Z0, Z4, Z16
+	VFMADD231PS Z1, Z4, Z26
+	VMOVUPS     (R14)(R12*4), Z5
+	VFMADD231PS Z0, Z5, Z17
+	VFMADD231PS Z1, Z5, Z27
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, R11
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkpf32c10loop2
+
+zmkpf32c10mask2:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkpf32c10reduce2
+	VMOVUPS.Z   (R10), K1, Z0
+	VMOVUPS.Z   (R11), K1, Z1
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z18
+	VMOVUPS.Z   (DX)(R12*1), K1, Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z19
+	VMOVUPS.Z   (DX)(R12*2), K1, Z4
+	VFMADD231PS Z0, Z4, Z10
+	VFMADD231PS Z1, Z4, Z20
+	VMOVUPS.Z   (DX)(R13*1), K1, Z5
+	VFMADD231PS Z0, Z5, Z11
+	VFMADD231PS Z1, Z5, Z21
+	VMOVUPS.Z   (DX)(R12*4), K1, Z6
+	VFMADD231PS Z0, Z6, Z12
+	VFMADD231PS Z1, Z6, Z22
+	VMOVUPS.Z   (R14), K1, Z7
+	VFMADD231PS Z0, Z7, Z13
+	VFMADD231PS Z1, Z7, Z23
+	VMOVUPS.Z   (R14)(R12*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z14
+	VFMADD231PS Z1, Z2, Z24
+	VMOVUPS.Z   (R14)(R12*2), K1, Z3
+	VFMADD231PS Z0, Z3, Z15
+	VFMADD231PS Z1, Z3, Z25
+	VMOVUPS.Z   (R14)(R13*1), K1, Z4
+	VFMADD231PS Z0, Z4, Z16
+	VFMADD231PS Z1, Z4, Z26
+	VMOVUPS.Z   (R14)(R12*4), K1, Z5
+	VFMADD231PS Z0, Z5, Z17
+	VFMADD231PS Z1, Z5, Z27
+
+zmkpf32c10reduce2:
+	MOVQ          w+48(FP), DX
+	LEAQ          (DX)(R12*4), R14
+	ADDQ          R12, R14
+	MOVQ          k+8(FP), AX
+	SHLQ          $0x02, AX
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPS        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPS        Y4, Y11, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPS        Y4, Y12, Y0
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPS        Y4, Y13, Y1
+	VEXTRACTF64X4 $0x01, Z14, Y4
+	VADDPS        Y4, Y14, Y2
+	VEXTRACTF64X4 $0x01, Z15, Y4
+	VADDPS        Y4, Y15, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, 16(DI)
+	VEXTRACTF64X4 $0x01, Z16, Y4
+	VADDPS        Y4, Y16, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 32(DI)
+	VEXTRACTF64X4 $0x01, Z17, Y4
+	VADDPS        Y4, Y17, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 36(DI)
+	ADDQ          AX, DI
+	VEXTRACTF64X4 $0x01, Z18, Y4
+	VADDPS        Y4, Y18, Y0
+	VEXTRACTF64X4 $0x01, Z19, Y4
+	VADDPS        Y4, Y19, Y1
+	VEXTRACTF64X4 $0x01, Z20, Y4
+	VADDPS        Y4, Y20, Y2
+	VEXTRACTF64X4 $0x01, Z21, Y4
+	VADDPS        Y4, Y21, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z22, Y4
+	VADDPS        Y4, Y22, Y0
+	VEXTRACTF64X4 $0x01, Z23, Y4
+	VADDPS        Y4, Y23, Y1
+	VEXTRACTF64X4 $0x01, Z24, Y4
+	VADDPS        Y4, Y24, Y2
+	VEXTRACTF64X4 $0x01, Z25, Y4
+	VADDPS        Y4, Y25, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, 16(DI)
+	VEXTRACTF64X4 $0x01, Z26, Y4
+	VADDPS        Y4, Y26, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 32(DI)
+	VEXTRACTF64X4 $0x01, Z27, Y4
+	VADDPS        Y4, Y27, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 36(DI)
+	ADDQ          AX, DI
+	SUBQ          $0x02, CX
+	JMP           zmkpf32c10pair
+
+zmkpf32c10single:
+	TESTQ CX, CX
+	JZ    zmkpf32done
+	TESTQ BX, BX
+	JZ    zmkpf32c10consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	JMP   zmkpf32c10ready1
+
+zmkpf32c10consec1:
+	MOVQ SI, R10
+
+zmkpf32c10ready1:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkpf32c10mask1
+
+zmkpf32c10loop1:
+	VMOVUPS     (R10), Z0
+	VFMADD231PS (DX), Z0, Z8
+	VFMADD231PS (DX)(R12*1), Z0, Z9
+	VFMADD231PS (DX)(R12*2), Z0, Z10
+	VFMADD231PS (DX)(R13*1), Z0, Z11
+	VFMADD231PS (DX)(R12*4), Z0, Z12
+	VFMADD231PS (R14), Z0, Z13
+	VFMADD231PS (R14)(R12*1), Z0, Z14
+	VFMADD231PS (R14)(R12*2), Z0, Z15
+	VFMADD231PS (R14)(R13*1), Z0, Z16
+	VFMADD231PS (R14)(R12*4), Z0, Z17
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkpf32c10loop1
+
+zmkpf32c10mask1:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkpf32c10reduce1
+	VMOVUPS.Z   (R10), K1, Z0
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VMOVUPS.Z   (DX)(R12*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z9
+	VMOVUPS.Z   (DX)(R12*2), K1, Z2
+	VFMADD231PS Z0, Z2, Z10
+	VMOVUPS.Z   (DX)(R13*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z11
+	VMOVUPS.Z   (DX)(R12*4), K1, Z2
+	VFMADD231PS Z0, Z2, Z12
+	VMOVUPS.Z   (R14), K1, Z2
+	VFMADD231PS Z0, Z2, Z13
+	VMOVUPS.Z   (R14)(R12*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z14
+	VMOVUPS.Z   (R14)(R12*2), K1, Z2
+	VFMADD231PS Z0, Z2, Z15
+	VMOVUPS.Z   (R14)(R13*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z16
+	VMOVUPS.Z   (R14)(R12*4), K1, Z2
+	VFMADD231PS Z0, Z2, Z17
+
+zmkpf32c10reduce1:
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPS        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPS        Y4, Y11, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPS        Y4, Y12, Y0
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPS        Y4, Y13, Y1
+	VEXTRACTF64X4 $0x01, Z14, Y4
+	VADDPS        Y4, Y14, Y2
+	VEXTRACTF64X4 $0x01, Z15, Y4
+	VADDPS        Y4, Y15, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, 16(DI)
+	VEXTRACTF64X4 $0x01, Z16, Y4
+	VADDPS        Y4, Y16, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 32(DI)
+	VEXTRACTF64X4 $0x01, Z17, Y4
+	VADDPS        Y4, Y17, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 36(DI)
+	JMP           zmkpf32done
+
+zmkpf32c9pair:
+	CMPQ  CX, $0x02
+	JB    zmkpf32c9single
+	TESTQ BX, BX
+	JZ    zmkpf32c9consec2
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	ADDQ  $0x10, BX
+	JMP   zmkpf32c9ready2
+
+zmkpf32c9consec2:
+	MOVQ SI, R10
+	LEAQ (SI)(R9*1), R11
+	LEAQ (R11)(R9*1), SI
+
+zmkpf32c9ready2:
+	MOVQ  R10, R8
+	MOVQ  R11, R15
+	CMPQ  CX, $0x08
+	JB    zmkpf32c9nextok
+	TESTQ BX, BX
+	JZ    zmkpf32c9nextconsec
+	MOVQ  32(BX), R8
+	IMULQ R9, R8
+	ADDQ  SI, R8
+	MOVQ  40(BX), R15
+	IMULQ R9, R15
+	ADDQ  SI, R15
+	JMP   zmkpf32c9nextok
+
+zmkpf32c9nextconsec:
+	LEAQ (SI)(R9*4), R8
+	LEAQ (R8)(R9*1), R15
+
+zmkpf32c9nextok:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	VPXORD Z20, Z20, Z20
+	VPXORD Z21, Z21, Z21
+	VPXORD Z22, Z22, Z22
+	VPXORD Z23, Z23, Z23
+	VPXORD Z24, Z24, Z24
+	VPXORD Z25, Z25, Z25
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkpf32c9mask2
+
+zmkpf32c9loop2:
+	PREFETCHT0  512(R10)
+	PREFETCHT0  512(R11)
+	PREFETCHT0  (R8)
+	PREFETCHT0  (R15)
+	ADDQ        $0x40, R8
+	ADDQ        $0x40, R15
+	VMOVUPS     (R10), Z0
+	VMOVUPS     (R11), Z1
+	VMOVUPS     (DX), Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z17
+	VMOVUPS     (DX)(R12*1), Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z18
+	VMOVUPS     (DX)(R12*2), Z4
+	VFMADD231PS Z0, Z4, Z10
+	VFMADD231PS Z1, Z4, Z19
+	VMOVUPS     (DX)(R13*1), Z5
+	VFMADD231PS Z0, Z5, Z11
+	VFMADD231PS Z1, Z5, Z20
+	VMOVUPS     (DX)(R12*4), Z6
+	VFMADD231PS Z0, Z6, Z12
+	VFMADD231PS Z1, Z6, Z21
+	VMOVUPS     (R14), Z7
+	VFMADD231PS Z0, Z7, Z13
+	VFMADD231PS Z1, Z7, Z22
+	VMOVUPS     (R14)(R12*1), Z2
+	VFMADD231PS Z0, Z2, Z14
+	VFMADD231PS Z1, Z2, Z23
+	VMOVUPS     (R14)(R12*2), Z3
+	VFMADD231PS Z0, Z3, Z15
+	VFMADD231PS Z1, Z3, Z24
+	VMOVUPS     (R14)(R13*1), Z4
+	VFMADD231PS Z0, Z4, Z16
+	VFMADD231PS Z1, Z4, Z25
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, R11
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkpf32c9loop2
+
+zmkpf32c9mask2:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkpf32c9reduce2
+	VMOVUPS.Z   (R10), K1, Z0
+	VMOVUPS.Z   (R11), K1, Z1
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z17
+	VMOVUPS.Z   (DX)(R12*1), K1, Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z18
+	VMOVUPS.Z   (DX)(R12*2), K1, Z4
+	VFMADD231PS Z0, Z4, Z10
+	VFMADD231PS Z1, Z4, Z19
+	VMOVUPS.Z   (DX)(R13*1), K1, Z5
+	VFMADD231PS Z0, Z5, Z11
+	VFMADD231PS Z1, Z5, Z20
+	VMOVUPS.Z   (DX)(R12*4), K1, Z6
+	VFMADD231PS Z0, Z6, Z12
+	VFMADD231PS Z1, Z6, Z21
+	VMOVUPS.Z   (R14), K1, Z7
+	VFMADD231PS Z0, Z7, Z13
+	VFMADD231PS Z1, Z7, Z22
+	VMOVUPS.Z   (R14)(R12*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z14
+	VFMADD231PS Z1, Z2, Z23
+	VMOVUPS.Z   (R14)(R12*2), K1, Z3
+	VFMADD231PS Z0, Z3, Z15
+	VFMADD231PS Z1, Z3, Z24
+	VMOVUPS.Z   (R14)(R13*1), K1, Z4
+	VFMADD231PS Z0, Z4, Z16
+	VFMADD231PS Z1, Z4, Z25
+
+zmkpf32c9reduce2:
+	MOVQ          w+48(FP), DX
+	LEAQ          (DX)(R12*4), R14
+	ADDQ          R12, R14
+	MOVQ          k+8(FP), AX
+	SHLQ          $0x02, AX
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPS        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPS        Y4, Y11, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPS        Y4, Y12, Y0
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPS        Y4, Y13, Y1
+	VEXTRACTF64X4 $0x01, Z14, Y4
+	VADDPS        Y4, Y14, Y2
+	VEXTRACTF64X4 $0x01, Z15, Y4
+	VADDPS        Y4, Y15, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, 16(DI)
+	VEXTRACTF64X4 $0x01, Z16, Y4
+	VADDPS        Y4, Y16, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 32(DI)
+	ADDQ          AX, DI
+	VEXTRACTF64X4 $0x01, Z17, Y4
+	VADDPS        Y4, Y17, Y0
+	VEXTRACTF64X4 $0x01, Z18, Y4
+	VADDPS        Y4, Y18, Y1
+	VEXTRACTF64X4 $0x01, Z19, Y4
+	VADDPS        Y4, Y19, Y2
+	VEXTRACTF64X4 $0x01, Z20, Y4
+	VADDPS        Y4, Y20, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z21, Y4
+	VADDPS        Y4, Y21, Y0
+	VEXTRACTF64X4 $0x01, Z22, Y4
+	VADDPS        Y4, Y22, Y1
+	VEXTRACTF64X4 $0x01, Z23, Y4
+	VADDPS        Y4, Y23, Y2
+	VEXTRACTF64X4 $0x01, Z24, Y4
+	VADDPS        Y4, Y24, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, 16(DI)
+	VEXTRACTF64X4 $0x01, Z25, Y4
+	VADDPS        Y4, Y25, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 32(DI)
+	ADDQ          AX, DI
+	SUBQ          $0x02, CX
+	JMP           zmkpf32c9pair
+
+zmkpf32c9single:
+	TESTQ CX, CX
+	JZ    zmkpf32done
+	TESTQ BX, BX
+	JZ    zmkpf32c9consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	JMP   zmkpf32c9ready1
+
+zmkpf32c9consec1:
+	MOVQ SI, R10
+
+zmkpf32c9ready1:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkpf32c9mask1
+
+zmkpf32c9loop1:
+	VMOVUPS     (R10), Z0
+	VFMADD231PS (DX), Z0, Z8
+	VFMADD231PS (DX)(R12*1), Z0, Z9
+	VFMADD231PS (DX)(R12*2), Z0, Z10
+	VFMADD231PS (DX)(R13*1), Z0, Z11
+	VFMADD231PS (DX)(R12*4), Z0, Z12
+	VFMADD231PS (R14), Z0, Z13
+	VFMADD231PS (R14)(R12*1), Z0, Z14
+	VFMADD231PS (R14)(R12*2), Z0, Z15
+	VFMADD231PS (R14)(R13*1), Z0, Z16
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkpf32c9loop1
+
+zmkpf32c9mask1:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkpf32c9reduce1
+	VMOVUPS.Z   (R10), K1, Z0
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VMOVUPS.Z   (DX)(R12*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z9
+	VMOVUPS.Z   (DX)(R12*2), K1, Z2
+	VFMADD231PS Z0, Z2, Z10
+	VMOVUPS.Z   (DX)(R13*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z11
+	VMOVUPS.Z   (DX)(R12*4), K1, Z2
+	VFMADD231PS Z0, Z2, Z12
+	VMOVUPS.Z   (R14), K1, Z2
+	VFMADD231PS Z0, Z2, Z13
+	VMOVUPS.Z   (R14)(R12*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z14
+	VMOVUPS.Z   (R14)(R12*2), K1, Z2
+	VFMADD231PS Z0, Z2, Z15
+	VMOVUPS.Z   (R14)(R13*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z16
+
+zmkpf32c9reduce1:
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPS        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPS        Y4, Y11, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPS        Y4, Y12, Y0
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPS        Y4, Y13, Y1
+	VEXTRACTF64X4 $0x01, Z14, Y4
+	VADDPS        Y4, Y14, Y2
+	VEXTRACTF64X4 $0x01, Z15, Y4
+	VADDPS        Y4, Y15, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, 16(DI)
+	VEXTRACTF64X4 $0x01, Z16, Y4
+	VADDPS        Y4, Y16, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 32(DI)
+	JMP           zmkpf32done
+
+zmkpf32c8pair:
+	CMPQ  CX, $0x02
+	JB    zmkpf32c8single
+	TESTQ BX, BX
+	JZ    zmkpf32c8consec2
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	ADDQ  $0x10, BX
+	JMP   zmkpf32c8ready2
+
+zmkpf32c8consec2:
+	MOVQ SI, R10
+	LEAQ (SI)(R9*1), R11
+	LEAQ (R11)(R9*1), SI
+
+zmkpf32c8ready2:
+	MOVQ  R10, R8
+	MOVQ  R11, R15
+	CMPQ  CX, $0x08
+	JB    zmkpf32c8nextok
+	TESTQ BX, BX
+	JZ    zmkpf32c8nextconsec
+	MOVQ  32(BX), R8
+	IMULQ R9, R8
+	ADDQ  SI, R8
+	MOVQ  40(BX), R15
+	IMULQ R9, R15
+	ADDQ  SI, R15
+	JMP   zmkpf32c8nextok
+
+zmkpf32c8nextconsec:
+	LEAQ (SI)(R9*4), R8
+	LEAQ (R8)(R9*1), R15
+
+zmkpf32c8nextok:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	VPXORD Z20, Z20, Z20
+	VPXORD Z21, Z21, Z21
+	VPXORD Z22, Z22, Z22
+	VPXORD Z23, Z23, Z23
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkpf32c8mask2
+
+zmkpf32c8loop2:
+	PREFETCHT0  512(R10)
+	PREFETCHT0  512(R11)
+	PREFETCHT0  (R8)
+	PREFETCHT0  (R15)
+	ADDQ        $0x40, R8
+	ADDQ        $0x40, R15
+	VMOVUPS     (R10), Z0
+	VMOVUPS     (R11), Z1
+	VMOVUPS     (DX), Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z16
+	VMOVUPS     (DX)(R12*1), Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z17
+	VMOVUPS     (DX)(R12*2), Z4
+	VFMADD231PS Z0, Z4, Z10
+	VFMADD231PS Z1, Z4, Z18
+	VMOVUPS     (DX)(R13*1), Z5
+	VFMADD231PS Z0, Z5, Z11
+	VFMADD231PS Z1, Z5, Z19
+	VMOVUPS     (DX)(R12*4), Z6
+	VFMADD231PS Z0, Z6, Z12
+	VFMADD231PS Z1, Z6, Z20
+	VMOVUPS     (R14), Z7
+	VFMADD231PS Z0, Z7, Z13
+	VFMADD231PS Z1, Z7, Z21
+	VMOVUPS     (R14)(R12*1), Z2
+	VFMADD231PS Z0, Z2, Z14
+	VFMADD231PS Z1, Z2, Z22
+	VMOVUPS     (R14)(R12*2), Z3
+	VFMADD231PS Z0, Z3, Z15
+	VFMADD231PS Z1, Z3, Z23
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, R11
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkpf32c8loop2
+
+zmkpf32c8mask2:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkpf32c8reduce2
+	VMOVUPS.Z   (R10), K1, Z0
+	VMOVUPS.Z   (R11), K1, Z1
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z16
+	VMOVUPS.Z   (DX)(R12*1), K1, Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z17
+	VMOVUPS.Z   (DX)(R12*2), K1, Z4
+	VFMADD231PS Z0, Z4, Z10
+	VFMADD231PS Z1, Z4, Z18
+	VMOVUPS.Z   (DX)(R13*1), K1, Z5
+	VFMADD231PS Z0, Z5, Z11
+	VFMADD231PS Z1, Z5, Z19
+	VMOVUPS.Z   (DX)(R12*4), K1, Z6
+	VFMADD231PS Z0, Z6, Z12
+	VFMADD231PS Z1, Z6, Z20
+	VMOVUPS.Z   (R14), K1, Z7
+	VFMADD231PS Z0, Z7, Z13
+	VFMADD231PS Z1, Z7, Z21
+	VMOVUPS.Z   (R14)(R12*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z14
+	VFMADD231PS Z1, Z2, Z22
+	VMOVUPS.Z   (R14)(R12*2), K1, Z3
+	VFMADD231PS Z0, Z3, Z15
+	VFMADD231PS Z1, Z3, Z23
+
+zmkpf32c8reduce2:
+	MOVQ          w+48(FP), DX
+	LEAQ          (DX)(R12*4), R14
+	ADDQ          R12, R14
+	MOVQ          k+8(FP), AX
+	SHLQ          $0x02, AX
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPS        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPS        Y4, Y11, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPS        Y4, Y12, Y0
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPS        Y4, Y13, Y1
+	VEXTRACTF64X4 $0x01, Z14, Y4
+	VADDPS        Y4, Y14, Y2
+	VEXTRACTF64X4 $0x01, Z15, Y4
+	VADDPS        Y4, Y15, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, 16(DI)
+	ADDQ          AX, DI
+	VEXTRACTF64X4 $0x01, Z16, Y4
+	VADDPS        Y4, Y16, Y0
+	VEXTRACTF64X4 $0x01, Z17, Y4
+	VADDPS        Y4, Y17, Y1
+	VEXTRACTF64X4 $0x01, Z18, Y4
+	VADDPS        Y4, Y18, Y2
+	VEXTRACTF64X4 $0x01, Z19, Y4
+	VADDPS        Y4, Y19, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z20, Y4
+	VADDPS        Y4, Y20, Y0
+	VEXTRACTF64X4 $0x01, Z21, Y4
+	VADDPS        Y4, Y21, Y1
+	VEXTRACTF64X4 $0x01, Z22, Y4
+	VADDPS        Y4, Y22, Y2
+	VEXTRACTF64X4 $0x01, Z23, Y4
+	VADDPS        Y4, Y23, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, 16(DI)
+	ADDQ          AX, DI
+	SUBQ          $0x02, CX
+	JMP           zmkpf32c8pair
+
+zmkpf32c8single:
+	TESTQ CX, CX
+	JZ    zmkpf32done
+	TESTQ BX, BX
+	JZ    zmkpf32c8consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	JMP   zmkpf32c8ready1
+
+zmkpf32c8consec1:
+	MOVQ SI, R10
+
+zmkpf32c8ready1:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkpf32c8mask1
+
+zmkpf32c8loop1:
+	VMOVUPS     (R10), Z0
+	VFMADD231PS (DX), Z0, Z8
+	VFMADD231PS (DX)(R12*1), Z0, Z9
+	VFMADD231PS (DX)(R12*2), Z0, Z10
+	VFMADD231PS (DX)(R13*1), Z0, Z11
+	VFMADD231PS (DX)(R12*4), Z0, Z12
+	VFMADD231PS (R14), Z0, Z13
+	VFMADD231PS (R14)(R12*1), Z0, Z14
+	VFMADD231PS (R14)(R12*2), Z0, Z15
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkpf32c8loop1
+
+zmkpf32c8mask1:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkpf32c8reduce1
+	VMOVUPS.Z   (R10), K1, Z0
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VMOVUPS.Z   (DX)(R12*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z9
+	VMOVUPS.Z   (DX)(R12*2), K1, Z2
+	VFMADD231PS Z0, Z2, Z10
+	VMOVUPS.Z   (DX)(R13*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z11
+	VMOVUPS.Z   (DX)(R12*4), K1, Z2
+	VFMADD231PS Z0, Z2, Z12
+	VMOVUPS.Z   (R14), K1, Z2
+	VFMADD231PS Z0, Z2, Z13
+	VMOVUPS.Z   (R14)(R12*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z14
+	VMOVUPS.Z   (R14)(R12*2), K1, Z2
+	VFMADD231PS Z0, Z2, Z15
+
+zmkpf32c8reduce1:
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPS        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPS        Y4, Y11, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPS        Y4, Y12, Y0
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPS        Y4, Y13, Y1
+	VEXTRACTF64X4 $0x01, Z14, Y4
+	VADDPS        Y4, Y14, Y2
+	VEXTRACTF64X4 $0x01, Z15, Y4
+	VADDPS        Y4, Y15, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, 16(DI)
+	JMP           zmkpf32done
+
+zmkpf32c7pair:
+	CMPQ  CX, $0x02
+	JB    zmkpf32c7single
+	TESTQ BX, BX
+	JZ    zmkpf32c7consec2
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	ADDQ  $0x10, BX
+	JMP   zmkpf32c7ready2
+
+zmkpf32c7consec2:
+	MOVQ SI, R10
+	LEAQ (SI)(R9*1), R11
+	LEAQ (R11)(R9*1), SI
+
+zmkpf32c7ready2:
+	MOVQ  R10, R8
+	MOVQ  R11, R15
+	CMPQ  CX, $0x08
+	JB    zmkpf32c7nextok
+	TESTQ BX, BX
+	JZ    zmkpf32c7nextconsec
+	MOVQ  32(BX), R8
+	IMULQ R9, R8
+	ADDQ  SI, R8
+	MOVQ  40(BX), R15
+	IMULQ R9, R15
+	ADDQ  SI, R15
+	JMP   zmkpf32c7nextok
+
+zmkpf32c7nextconsec:
+	LEAQ (SI)(R9*4), R8
+	LEAQ (R8)(R9*1), R15
+
+zmkpf32c7nextok:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	VPXORD Z20, Z20, Z20
+	VPXORD Z21, Z21, Z21
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkpf32c7mask2
+
+zmkpf32c7loop2:
+	PREFETCHT0  512(R10)
+	PREFETCHT0  512(R11)
+	PREFETCHT0  (R8)
+	PREFETCHT0  (R15)
+	ADDQ        $0x40, R8
+	ADDQ        $0x40, R15
+	VMOVUPS     (R10), Z0
+	VMOVUPS     (R11), Z1
+	VMOVUPS     (DX), Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z15
+	VMOVUPS     (DX)(R12*1), Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z16
+	VMOVUPS     (DX)(R12*2), Z4
+	VFMADD231PS Z0, Z4, Z10
+	VFMADD231PS Z1, Z4, Z17
+	VMOVUPS     (DX)(R13*1), Z5
+	VFMADD231PS Z0, Z5, Z11
+	VFMADD231PS Z1, Z5, Z18
+	VMOVUPS     (DX)(R12*4), Z6
+	VFMADD231PS Z0, Z6, Z12
+	VFMADD231PS Z1, Z6, Z19
+	VMOVUPS     (R14), Z7
+	VFMADD231PS Z0, Z7, Z13
+	VFMADD231PS Z1, Z7, Z20
+	VMOVUPS     (R14)(R12*1), Z2
+	VFMADD231PS Z0, Z2, Z14
+	VFMADD231PS Z1, Z2, Z21
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, R11
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkpf32c7loop2
+
+zmkpf32c7mask2:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkpf32c7reduce2
+	VMOVUPS.Z   (R10), K1, Z0
+	VMOVUPS.Z   (R11), K1, Z1
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z15
+	VMOVUPS.Z   (DX)(R12*1), K1, Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z16
+	VMOVUPS.Z   (DX)(R12*2), K1, Z4
+	VFMADD231PS Z0, Z4, Z10
+	VFMADD231PS Z1, Z4, Z17
+	VMOVUPS.Z   (DX)(R13*1), K1, Z5
+	VFMADD231PS Z0, Z5, Z11
+	VFMADD231PS Z1, Z5, Z18
+	VMOVUPS.Z   (DX)(R12*4), K1, Z6
+	VFMADD231PS Z0, Z6, Z12
+	VFMADD231PS Z1, Z6, Z19
+	VMOVUPS.Z   (R14), K1, Z7
+	VFMADD231PS Z0, Z7, Z13
+	VFMADD231PS Z1, Z7, Z20
+	VMOVUPS.Z   (R14)(R12*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z14
+	VFMADD231PS Z1, Z2, Z21
+
+zmkpf32c7reduce2:
+	MOVQ          w+48(FP), DX
+	LEAQ          (DX)(R12*4), R14
+	ADDQ          R12, R14
+	MOVQ          k+8(FP), AX
+	SHLQ          $0x02, AX
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPS        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPS        Y4, Y11, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPS        Y4, Y12, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 16(DI)
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPS        Y4, Y13, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 20(DI)
+	VEXTRACTF64X4 $0x01, Z14, Y4
+	VADDPS        Y4, Y14, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 24(DI)
+	ADDQ          AX, DI
+	VEXTRACTF64X4 $0x01, Z15, Y4
+	VADDPS        Y4, Y15, Y0
+	VEXTRACTF64X4 $0x01, Z16, Y4
+	VADDPS        Y4, Y16, Y1
+	VEXTRACTF64X4 $0x01, Z17, Y4
+	VADDPS        Y4, Y17, Y2
+	VEXTRACTF64X4 $0x01, Z18, Y4
+	VADDPS        Y4, Y18, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z19, Y4
+	VADDPS        Y4, Y19, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 16(DI)
+	VEXTRACTF64X4 $0x01, Z20, Y4
+	VADDPS        Y4, Y20, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 20(DI)
+	VEXTRACTF64X4 $0x01, Z21, Y4
+	VADDPS        Y4, Y21, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 24(DI)
+	ADDQ          AX, DI
+	SUBQ          $0x02, CX
+	JMP           zmkpf32c7pair
+
+zmkpf32c7single:
+	TESTQ CX, CX
+	JZ    zmkpf32done
+	TESTQ BX, BX
+	JZ    zmkpf32c7consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	JMP   zmkpf32c7ready1
+
+zmkpf32c7consec1:
+	MOVQ SI, R10
+
+zmkpf32c7ready1:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkpf32c7mask1
+
+zmkpf32c7loop1:
+	VMOVUPS     (R10), Z0
+	VFMADD231PS (DX), Z0, Z8
+	VFMADD231PS (DX)(R12*1), Z0, Z9
+	VFMADD231PS (DX)(R12*2), Z0, Z10
+	VFMADD231PS (DX)(R13*1), Z0, Z11
+	VFMADD231PS (DX)(R12*4), Z0, Z12
+	VFMADD231PS (R14), Z0, Z13
+	VFMADD231PS (R14)(R12*1), Z0, Z14
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkpf32c7loop1
+
+zmkpf32c7mask1:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkpf32c7reduce1
+	VMOVUPS.Z   (R10), K1, Z0
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VMOVUPS.Z   (DX)(R12*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z9
+	VMOVUPS.Z   (DX)(R12*2), K1, Z2
+	VFMADD231PS Z0, Z2, Z10
+	VMOVUPS.Z   (DX)(R13*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z11
+	VMOVUPS.Z   (DX)(R12*4), K1, Z2
+	VFMADD231PS Z0, Z2, Z12
+	VMOVUPS.Z   (R14), K1, Z2
+	VFMADD231PS Z0, Z2, Z13
+	VMOVUPS.Z   (R14)(R12*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z14
+
+zmkpf32c7reduce1:
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPS        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPS        Y4, Y11, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPS        Y4, Y12, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 16(DI)
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPS        Y4, Y13, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 20(DI)
+	VEXTRACTF64X4 $0x01, Z14, Y4
+	VADDPS        Y4, Y14, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 24(DI)
+	JMP           zmkpf32done
+
+zmkpf32c6pair:
+	CMPQ  CX, $0x02
+	JB    zmkpf32c6single
+	TESTQ BX, BX
+	JZ    zmkpf32c6consec2
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	ADDQ  $0x10, BX
+	JMP   zmkpf32c6ready2
+
+zmkpf32c6consec2:
+	MOVQ SI, R10
+	LEAQ (SI)(R9*1), R11
+	LEAQ (R11)(R9*1), SI
+
+zmkpf32c6ready2:
+	MOVQ  R10, R8
+	MOVQ  R11, R15
+	CMPQ  CX, $0x08
+	JB    zmkpf32c6nextok
+	TESTQ BX, BX
+	JZ    zmkpf32c6nextconsec
+	MOVQ  32(BX), R8
+	IMULQ R9, R8
+	ADDQ  SI, R8
+	MOVQ  40(BX), R15
+	IMULQ R9, R15
+	ADDQ  SI, R15
+	JMP   zmkpf32c6nextok
+
+zmkpf32c6nextconsec:
+	LEAQ (SI)(R9*4), R8
+	LEAQ (R8)(R9*1), R15
+
+zmkpf32c6nextok:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkpf32c6mask2
+
+zmkpf32c6loop2:
+	PREFETCHT0  512(R10)
+	PREFETCHT0  512(R11)
+	PREFETCHT0  (R8)
+	PREFETCHT0  (R15)
+	ADDQ        $0x40, R8
+	ADDQ        $0x40, R15
+	VMOVUPS     (R10), Z0
+	VMOVUPS     (R11), Z1
+	VMOVUPS     (DX), Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z14
+	VMOVUPS     (DX)(R12*1), Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z15
+	VMOVUPS     (DX)(R12*2), Z4
+	VFMADD231PS Z0, Z4, Z10
+	VFMADD231PS Z1, Z4, Z16
+	VMOVUPS     (DX)(R13*1), Z5
+	VFMADD231PS Z0, Z5, Z11
+	VFMADD231PS Z1, Z5, Z17
+	VMOVUPS     (DX)(R12*4), Z6
+	VFMADD231PS Z0, Z6, Z12
+	VFMADD231PS Z1, Z6, Z18
+	VMOVUPS     (R14), Z7
+	VFMADD231PS Z0, Z7, Z13
+	VFMADD231PS Z1, Z7, Z19
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, R11
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkpf32c6loop2
+
+zmkpf32c6mask2:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkpf32c6reduce2
+	VMOVUPS.Z   (R10), K1, Z0
+	VMOVUPS.Z   (R11), K1, Z1
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z14
+	VMOVUPS.Z   (DX)(R12*1), K1, Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z15
+	VMOVUPS.Z   (DX)(R12*2), K1, Z4
+	VFMADD231PS Z0, Z4, Z10
+	VFMADD231PS Z1, Z4, Z16
+	VMOVUPS.Z   (DX)(R13*1), K1, Z5
+	VFMADD231PS Z0, Z5, Z11
+	VFMADD231PS Z1, Z5, Z17
+	VMOVUPS.Z   (DX)(R12*4), K1, Z6
+	VFMADD231PS Z0, Z6, Z12
+	VFMADD231PS Z1, Z6, Z18
+	VMOVUPS.Z   (R14), K1, Z7
+	VFMADD231PS Z0, Z7, Z13
+	VFMADD231PS Z1, Z7, Z19
+
+zmkpf32c6reduce2:
+	MOVQ          w+48(FP), DX
+	LEAQ          (DX)(R12*4), R14
+	ADDQ          R12, R14
+	MOVQ          k+8(FP), AX
+	SHLQ          $0x02, AX
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPS        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPS        Y4, Y11, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPS        Y4, Y12, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 16(DI)
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPS        Y4, Y13, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 20(DI)
+	ADDQ          AX, DI
+	VEXTRACTF64X4 $0x01, Z14, Y4
+	VADDPS        Y4, Y14, Y0
+	VEXTRACTF64X4 $0x01, Z15, Y4
+	VADDPS        Y4, Y15, Y1
+	VEXTRACTF64X4 $0x01, Z16, Y4
+	VADDPS        Y4, Y16, Y2
+	VEXTRACTF64X4 $0x01, Z17, Y4
+	VADDPS        Y4, Y17, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z18, Y4
+	VADDPS        Y4, Y18, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 16(DI)
+	VEXTRACTF64X4 $0x01, Z19, Y4
+	VADDPS        Y4, Y19, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 20(DI)
+	ADDQ          AX, DI
+	SUBQ          $0x02, CX
+	JMP           zmkpf32c6pair
+
+zmkpf32c6single:
+	TESTQ CX, CX
+	JZ    zmkpf32done
+	TESTQ BX, BX
+	JZ    zmkpf32c6consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	JMP   zmkpf32c6ready1
+
+zmkpf32c6consec1:
+	MOVQ SI, R10
+
+zmkpf32c6ready1:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkpf32c6mask1
+
+zmkpf32c6loop1:
+	VMOVUPS     (R10), Z0
+	VFMADD231PS (DX), Z0, Z8
+	VFMADD231PS (DX)(R12*1), Z0, Z9
+	VFMADD231PS (DX)(R12*2), Z0, Z10
+	VFMADD231PS (DX)(R13*1), Z0, Z11
+	VFMADD231PS (DX)(R12*4), Z0, Z12
+	VFMADD231PS (R14), Z0, Z13
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkpf32c6loop1
+
+zmkpf32c6mask1:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkpf32c6reduce1
+	VMOVUPS.Z   (R10), K1, Z0
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VMOVUPS.Z   (DX)(R12*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z9
+	VMOVUPS.Z   (DX)(R12*2), K1, Z2
+	VFMADD231PS Z0, Z2, Z10
+	VMOVUPS.Z   (DX)(R13*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z11
+	VMOVUPS.Z   (DX)(R12*4), K1, Z2
+	VFMADD231PS Z0, Z2, Z12
+	VMOVUPS.Z   (R14), K1, Z2
+	VFMADD231PS Z0, Z2, Z13
+
+zmkpf32c6reduce1:
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPS        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPS        Y4, Y11, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPS        Y4, Y12, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 16(DI)
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPS        Y4, Y13, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 20(DI)
+	JMP           zmkpf32done
+
+zmkpf32c5pair:
+	CMPQ  CX, $0x02
+	JB    zmkpf32c5single
+	TESTQ BX, BX
+	JZ    zmkpf32c5consec2
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	ADDQ  $0x10, BX
+	JMP   zmkpf32c5ready2
+
+zmkpf32c5consec2:
+	MOVQ SI, R10
+	LEAQ (SI)(R9*1), R11
+	LEAQ (R11)(R9*1), SI
+
+zmkpf32c5ready2:
+	MOVQ  R10, R8
+	MOVQ  R11, R15
+	CMPQ  CX, $0x08
+	JB    zmkpf32c5nextok
+	TESTQ BX, BX
+	JZ    zmkpf32c5nextconsec
+	MOVQ  32(BX), R8
+	IMULQ R9, R8
+	ADDQ  SI, R8
+	MOVQ  40(BX), R15
+	IMULQ R9, R15
+	ADDQ  SI, R15
+	JMP   zmkpf32c5nextok
+
+zmkpf32c5nextconsec:
+	LEAQ (SI)(R9*4), R8
+	LEAQ (R8)(R9*1), R15
+
+zmkpf32c5nextok:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkpf32c5mask2
+
+zmkpf32c5loop2:
+	PREFETCHT0  512(R10)
+	PREFETCHT0  512(R11)
+	PREFETCHT0  (R8)
+	PREFETCHT0  (R15)
+	ADDQ        $0x40, R8
+	ADDQ        $0x40, R15
+	VMOVUPS     (R10), Z0
+	VMOVUPS     (R11), Z1
+	VMOVUPS     (DX), Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z13
+	VMOVUPS     (DX)(R12*1), Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z14
+	VMOVUPS     (DX)(R12*2), Z4
+	VFMADD231PS Z0, Z4, Z10
+	VFMADD231PS Z1, Z4, Z15
+	VMOVUPS     (DX)(R13*1), Z5
+	VFMADD231PS Z0, Z5, Z11
+	VFMADD231PS Z1, Z5, Z16
+	VMOVUPS     (DX)(R12*4), Z6
+	VFMADD231PS Z0, Z6, Z12
+	VFMADD231PS Z1, Z6, Z17
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, R11
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkpf32c5loop2
+
+zmkpf32c5mask2:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkpf32c5reduce2
+	VMOVUPS.Z   (R10), K1, Z0
+	VMOVUPS.Z   (R11), K1, Z1
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z13
+	VMOVUPS.Z   (DX)(R12*1), K1, Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z14
+	VMOVUPS.Z   (DX)(R12*2), K1, Z4
+	VFMADD231PS Z0, Z4, Z10
+	VFMADD231PS Z1, Z4, Z15
+	VMOVUPS.Z   (DX)(R13*1), K1, Z5
+	VFMADD231PS Z0, Z5, Z11
+	VFMADD231PS Z1, Z5, Z16
+	VMOVUPS.Z   (DX)(R12*4), K1, Z6
+	VFMADD231PS Z0, Z6, Z12
+	VFMADD231PS Z1, Z6, Z17
+
+zmkpf32c5reduce2:
+	MOVQ          w+48(FP), DX
+	LEAQ          (DX)(R12*4), R14
+	ADDQ          R12, R14
+	MOVQ          k+8(FP), AX
+	SHLQ          $0x02, AX
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPS        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPS        Y4, Y11, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPS        Y4, Y12, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 16(DI)
+	ADDQ          AX, DI
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPS        Y4, Y13, Y0
+	VEXTRACTF64X4 $0x01, Z14, Y4
+	VADDPS        Y4, Y14, Y1
+	VEXTRACTF64X4 $0x01, Z15, Y4
+	VADDPS        Y4, Y15, Y2
+	VEXTRACTF64X4 $0x01, Z16, Y4
+	VADDPS        Y4, Y16, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z17, Y4
+	VADDPS        Y4, Y17, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 16(DI)
+	ADDQ          AX, DI
+	SUBQ          $0x02, CX
+	JMP           zmkpf32c5pair
+
+zmkpf32c5single:
+	TESTQ CX, CX
+	JZ    zmkpf32done
+	TESTQ BX, BX
+	JZ    zmkpf32c5consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	JMP   zmkpf32c5ready1
+
+zmkpf32c5consec1:
+	MOVQ SI, R10
+
+zmkpf32c5ready1:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkpf32c5mask1
+
+zmkpf32c5loop1:
+	VMOVUPS     (R10), Z0
+	VFMADD231PS (DX), Z0, Z8
+	VFMADD231PS (DX)(R12*1), Z0, Z9
+	VFMADD231PS (DX)(R12*2), Z0, Z10
+	VFMADD231PS (DX)(R13*1), Z0, Z11
+	VFMADD231PS (DX)(R12*4), Z0, Z12
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkpf32c5loop1
+
+zmkpf32c5mask1:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkpf32c5reduce1
+	VMOVUPS.Z   (R10), K1, Z0
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VMOVUPS.Z   (DX)(R12*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z9
+	VMOVUPS.Z   (DX)(R12*2), K1, Z2
+	VFMADD231PS Z0, Z2, Z10
+	VMOVUPS.Z   (DX)(R13*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z11
+	VMOVUPS.Z   (DX)(R12*4), K1, Z2
+	VFMADD231PS Z0, Z2, Z12
+
+zmkpf32c5reduce1:
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPS        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPS        Y4, Y11, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPS        Y4, Y12, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 16(DI)
+	JMP           zmkpf32done
+
+zmkpf32c4pair:
+	CMPQ  CX, $0x02
+	JB    zmkpf32c4single
+	TESTQ BX, BX
+	JZ    zmkpf32c4consec2
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	ADDQ  $0x10, BX
+	JMP   zmkpf32c4ready2
+
+zmkpf32c4consec2:
+	MOVQ SI, R10
+	LEAQ (SI)(R9*1), R11
+	LEAQ (R11)(R9*1), SI
+
+zmkpf32c4ready2:
+	MOVQ  R10, R8
+	MOVQ  R11, R15
+	CMPQ  CX, $0x08
+	JB    zmkpf32c4nextok
+	TESTQ BX, BX
+	JZ    zmkpf32c4nextconsec
+	MOVQ  32(BX), R8
+	IMULQ R9, R8
+	ADDQ  SI, R8
+	MOVQ  40(BX), R15
+	IMULQ R9, R15
+	ADDQ  SI, R15
+	JMP   zmkpf32c4nextok
+
+zmkpf32c4nextconsec:
+	LEAQ (SI)(R9*4), R8
+	LEAQ (R8)(R9*1), R15
+
+zmkpf32c4nextok:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkpf32c4mask2
+
+zmkpf32c4loop2:
+	PREFETCHT0  512(R10)
+	PREFETCHT0  512(R11)
+	PREFETCHT0  (R8)
+	PREFETCHT0  (R15)
+	ADDQ        $0x40, R8
+	ADDQ        $0x40, R15
+	VMOVUPS     (R10), Z0
+	VMOVUPS     (R11), Z1
+	VMOVUPS     (DX), Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z12
+	VMOVUPS     (DX)(R12*1), Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z13
+	VMOVUPS     (DX)(R12*2), Z4
+	VFMADD231PS Z0, Z4, Z10
+	VFMADD231PS Z1, Z4, Z14
+	VMOVUPS     (DX)(R13*1), Z5
+	VFMADD231PS Z0, Z5, Z11
+	VFMADD231PS Z1, Z5, Z15
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, R11
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkpf32c4loop2
+
+zmkpf32c4mask2:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkpf32c4reduce2
+	VMOVUPS.Z   (R10), K1, Z0
+	VMOVUPS.Z   (R11), K1, Z1
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z12
+	VMOVUPS.Z   (DX)(R12*1), K1, Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z13
+	VMOVUPS.Z   (DX)(R12*2), K1, Z4
+	VFMADD231PS Z0, Z4, Z10
+	VFMADD231PS Z1, Z4, Z14
+	VMOVUPS.Z   (DX)(R13*1), K1, Z5
+	VFMADD231PS Z0, Z5, Z11
+	VFMADD231PS Z1, Z5, Z15
+
+zmkpf32c4reduce2:
+	MOVQ          w+48(FP), DX
+	LEAQ          (DX)(R12*4), R14
+	ADDQ          R12, R14
+	MOVQ          k+8(FP), AX
+	SHLQ          $0x02, AX
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPS        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPS        Y4, Y11, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	ADDQ          AX, DI
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPS        Y4, Y12, Y0
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPS        Y4, Y13, Y1
+	VEXTRACTF64X4 $0x01, Z14, Y4
+	VADDPS        Y4, Y14, Y2
+	VEXTRACTF64X4 $0x01, Z15, Y4
+	VADDPS        Y4, Y15, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	ADDQ          AX, DI
+	SUBQ          $0x02, CX
+	JMP           zmkpf32c4pair
+
+zmkpf32c4single:
+	TESTQ CX, CX
+	JZ    zmkpf32done
+	TESTQ BX, BX
+	JZ    zmkpf32c4consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	JMP   zmkpf32c4ready1
+
+zmkpf32c4consec1:
+	MOVQ SI, R10
+
+zmkpf32c4ready1:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkpf32c4mask1
+
+zmkpf32c4loop1:
+	VMOVUPS     (R10), Z0
+	VFMADD231PS (DX), Z0, Z8
+	VFMADD231PS (DX)(R12*1), Z0, Z9
+	VFMADD231PS (DX)(R12*2), Z0, Z10
+	VFMADD231PS (DX)(R13*1), Z0, Z11
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkpf32c4loop1
+
+zmkpf32c4mask1:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkpf32c4reduce1
+	VMOVUPS.Z   (R10), K1, Z0
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VMOVUPS.Z   (DX)(R12*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z9
+	VMOVUPS.Z   (DX)(R12*2), K1, Z2
+	VFMADD231PS Z0, Z2, Z10
+	VMOVUPS.Z   (DX)(R13*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z11
+
+zmkpf32c4reduce1:
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPS        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPS        Y4, Y11, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	JMP           zmkpf32done
+
+zmkpf32c3pair:
+	CMPQ  CX, $0x02
+	JB    zmkpf32c3single
+	TESTQ BX, BX
+	JZ    zmkpf32c3consec2
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	ADDQ  $0x10, BX
+	JMP   zmkpf32c3ready2
+
+zmkpf32c3consec2:
+	MOVQ SI, R10
+	LEAQ (SI)(R9*1), R11
+	LEAQ (R11)(R9*1), SI
+
+zmkpf32c3ready2:
+	MOVQ  R10, R8
+	MOVQ  R11, R15
+	CMPQ  CX, $0x08
+	JB    zmkpf32c3nextok
+	TESTQ BX, BX
+	JZ    zmkpf32c3nextconsec
+	MOVQ  32(BX), R8
+	IMULQ R9, R8
+	ADDQ  SI, R8
+	MOVQ  40(BX), R15
+	IMULQ R9, R15
+	ADDQ  SI, R15
+	JMP   zmkpf32c3nextok
+
+zmkpf32c3nextconsec:
+	LEAQ (SI)(R9*4), R8
+	LEAQ (R8)(R9*1), R15
+
+zmkpf32c3nextok:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkpf32c3mask2
+
+zmkpf32c3loop2:
+	PREFETCHT0  512(R10)
+	PREFETCHT0  512(R11)
+	PREFETCHT0  (R8)
+	PREFETCHT0  (R15)
+	ADDQ        $0x40, R8
+	ADDQ        $0x40, R15
+	VMOVUPS     (R10), Z0
+	VMOVUPS     (R11), Z1
+	VMOVUPS     (DX), Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z11
+	VMOVUPS     (DX)(R12*1), Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z12
+	VMOVUPS     (DX)(R12*2), Z4
+	VFMADD231PS Z0, Z4, Z10
+	VFMADD231PS Z1, Z4, Z13
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, R11
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkpf32c3loop2
+
+zmkpf32c3mask2:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkpf32c3reduce2
+	VMOVUPS.Z   (R10), K1, Z0
+	VMOVUPS.Z   (R11), K1, Z1
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z11
+	VMOVUPS.Z   (DX)(R12*1), K1, Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z12
+	VMOVUPS.Z   (DX)(R12*2), K1, Z4
+	VFMADD231PS Z0, Z4, Z10
+	VFMADD231PS Z1, Z4, Z13
+
+zmkpf32c3reduce2:
+	MOVQ          w+48(FP), DX
+	LEAQ          (DX)(R12*4), R14
+	ADDQ          R12, R14
+	MOVQ          k+8(FP), AX
+	SHLQ          $0x02, AX
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, (DI)
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 4(DI)
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPS        Y4, Y10, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 8(DI)
+	ADDQ          AX, DI
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPS        Y4, Y11, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPS        Y4, Y12, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 4(DI)
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPS        Y4, Y13, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 8(DI)
+	ADDQ          AX, DI
+	SUBQ          $0x02, CX
+	JMP           zmkpf32c3pair
+
+zmkpf32c3single:
+	TESTQ CX, CX
+	JZ    zmkpf32done
+	TESTQ BX, BX
+	JZ    zmkpf32c3consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	JMP   zmkpf32c3ready1
+
+zmkpf32c3consec1:
+	MOVQ SI, R10
+
+zmkpf32c3ready1:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkpf32c3mask1
+
+zmkpf32c3loop1:
+	VMOVUPS     (R10), Z0
+	VFMADD231PS (DX), Z0, Z8
+	VFMADD231PS (DX)(R12*1), Z0, Z9
+	VFMADD231PS (DX)(R12*2), Z0, Z10
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkpf32c3loop1
+
+zmkpf32c3mask1:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkpf32c3reduce1
+	VMOVUPS.Z   (R10), K1, Z0
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VMOVUPS.Z   (DX)(R12*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z9
+	VMOVUPS.Z   (DX)(R12*2), K1, Z2
+	VFMADD231PS Z0, Z2, Z10
+
+zmkpf32c3reduce1:
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, (DI)
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 4(DI)
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPS        Y4, Y10, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 8(DI)
+	JMP           zmkpf32done
+
+zmkpf32c2pair:
+	CMPQ  CX, $0x02
+	JB    zmkpf32c2single
+	TESTQ BX, BX
+	JZ    zmkpf32c2consec2
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	ADDQ  $0x10, BX
+	JMP   zmkpf32c2ready2
+
+zmkpf32c2consec2:
+	MOVQ SI, R10
+	LEAQ (SI)(R9*1), R11
+	LEAQ (R11)(R9*1), SI
+
+zmkpf32c2ready2:
+	MOVQ  R10, R8
+	MOVQ  R11, R15
+	CMPQ  CX, $0x08
+	JB    zmkpf32c2nextok
+	TESTQ BX, BX
+	JZ    zmkpf32c2nextconsec
+	MOVQ  32(BX), R8
+	IMULQ R9, R8
+	ADDQ  SI, R8
+	MOVQ  40(BX), R15
+	IMULQ R9, R15
+	ADDQ  SI, R15
+	JMP   zmkpf32c2nextok
+
+zmkpf32c2nextconsec:
+	LEAQ (SI)(R9*4), R8
+	LEAQ (R8)(R9*1), R15
+
+zmkpf32c2nextok:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkpf32c2mask2
+
+zmkpf32c2loop2:
+	PREFETCHT0  512(R10)
+	PREFETCHT0  512(R11)
+	PREFETCHT0  (R8)
+	PREFETCHT0  (R15)
+	ADDQ        $0x40, R8
+	ADDQ        $0x40, R15
+	VMOVUPS     (R10), Z0
+	VMOVUPS     (R11), Z1
+	VMOVUPS     (DX), Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z10
+	VMOVUPS     (DX)(R12*1), Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z11
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, R11
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkpf32c2loop2
+
+zmkpf32c2mask2:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkpf32c2reduce2
+	VMOVUPS.Z   (R10), K1, Z0
+	VMOVUPS.Z   (R11), K1, Z1
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z10
+	VMOVUPS.Z   (DX)(R12*1), K1, Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z11
+
+zmkpf32c2reduce2:
+	MOVQ          w+48(FP), DX
+	LEAQ          (DX)(R12*4), R14
+	ADDQ          R12, R14
+	MOVQ          k+8(FP), AX
+	SHLQ          $0x02, AX
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, (DI)
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 4(DI)
+	ADDQ          AX, DI
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPS        Y4, Y10, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, (DI)
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPS        Y4, Y11, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 4(DI)
+	ADDQ          AX, DI
+	SUBQ          $0x02, CX
+	JMP           zmkpf32c2pair
+
+zmkpf32c2single:
+	TESTQ CX, CX
+	JZ    zmkpf32done
+	TESTQ BX, BX
+	JZ    zmkpf32c2consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	JMP   zmkpf32c2ready1
+
+zmkpf32c2consec1:
+	MOVQ SI, R10
+
+zmkpf32c2ready1:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkpf32c2mask1
+
+zmkpf32c2loop1:
+	VMOVUPS     (R10), Z0
+	VFMADD231PS (DX), Z0, Z8
+	VFMADD231PS (DX)(R12*1), Z0, Z9
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkpf32c2loop1
+
+zmkpf32c2mask1:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkpf32c2reduce1
+	VMOVUPS.Z   (R10), K1, Z0
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VMOVUPS.Z   (DX)(R12*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z9
+
+zmkpf32c2reduce1:
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, (DI)
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 4(DI)
+	JMP           zmkpf32done
+
+zmkpf32c1pair:
+	CMPQ  CX, $0x02
+	JB    zmkpf32c1single
+	TESTQ BX, BX
+	JZ    zmkpf32c1consec2
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	ADDQ  $0x10, BX
+	JMP   zmkpf32c1ready2
+
+zmkpf32c1consec2:
+	MOVQ SI, R10
+	LEAQ (SI)(R9*1), R11
+	LEAQ (R11)(R9*1), SI
+
+zmkpf32c1ready2:
+	MOVQ  R10, R8
+	MOVQ  R11, R15
+	CMPQ  CX, $0x08
+	JB    zmkpf32c1nextok
+	TESTQ BX, BX
+	JZ    zmkpf32c1nextconsec
+	MOVQ  32(BX), R8
+	IMULQ R9, R8
+	ADDQ  SI, R8
+	MOVQ  40(BX), R15
+	IMULQ R9, R15
+	ADDQ  SI, R15
+	JMP   zmkpf32c1nextok
+
+zmkpf32c1nextconsec:
+	LEAQ (SI)(R9*4), R8
+	LEAQ (R8)(R9*1), R15
+
+zmkpf32c1nextok:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkpf32c1mask2
+
+zmkpf32c1loop2:
+	PREFETCHT0  512(R10)
+	PREFETCHT0  512(R11)
+	PREFETCHT0  (R8)
+	PREFETCHT0  (R15)
+	ADDQ        $0x40, R8
+	ADDQ        $0x40, R15
+	VMOVUPS     (R10), Z0
+	VMOVUPS     (R11), Z1
+	VMOVUPS     (DX), Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z9
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, R11
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkpf32c1loop2
+
+zmkpf32c1mask2:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkpf32c1reduce2
+	VMOVUPS.Z   (R10), K1, Z0
+	VMOVUPS.Z   (R11), K1, Z1
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z9
+
+zmkpf32c1reduce2:
+	MOVQ          w+48(FP), DX
+	LEAQ          (DX)(R12*4), R14
+	ADDQ          R12, R14
+	MOVQ          k+8(FP), AX
+	SHLQ          $0x02, AX
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, (DI)
+	ADDQ          AX, DI
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, (DI)
+	ADDQ          AX, DI
+	SUBQ          $0x02, CX
+	JMP           zmkpf32c1pair
+
+zmkpf32c1single:
+	TESTQ CX, CX
+	JZ    zmkpf32done
+	TESTQ BX, BX
+	JZ    zmkpf32c1consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	JMP   zmkpf32c1ready1
+
+zmkpf32c1consec1:
+	MOVQ SI, R10
+
+zmkpf32c1ready1:
+	VPXORD Z8, Z8, Z8
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkpf32c1mask1
+
+zmkpf32c1loop1:
+	VMOVUPS     (R10), Z0
+	VFMADD231PS (DX), Z0, Z8
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkpf32c1loop1
+
+zmkpf32c1mask1:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkpf32c1reduce1
+	VMOVUPS.Z   (R10), K1, Z0
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+
+zmkpf32c1reduce1:
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, (DI)
+
+zmkpf32done:
+	VZEROUPPER
+	RET
+
+// func zAddOuterKPFF32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·zAddOuterKPFF32(SB), NOSPLIT, $0-80
+	MOVQ  dst+0(FP), DI
+	MOVQ  d+8(FP), R12
+	SHLQ  $0x02, R12
+	LEAQ  (R12)(R12*2), R13
+	LEAQ  (DI)(R12*4), R14
+	ADDQ  R12, R14
+	MOVQ  x+16(FP), SI
+	MOVQ  stride+24(FP), R9
+	SHLQ  $0x02, R9
+	MOVQ  idx+32(FP), BX
+	MOVQ  c+40(FP), DX
+	MOVQ  k+48(FP), CX
+	SHLQ  $0x02, CX
+	MOVQ  cols+64(FP), R8
+	MOVQ  R8, AX
+	ANDQ  $0x0f, AX
+	MOVL  $0xffffffff, R10
+	BZHIL AX, R10, R10
+	KMOVW R10, K1
+	SHRQ  $0x05, R8
+	MOVQ  nc+72(FP), AX
+	CMPQ  AX, $0x0a
+	JEQ   zokpf32c10
+	CMPQ  AX, $0x09
+	JEQ   zokpf32c9
+	CMPQ  AX, $0x08
+	JEQ   zokpf32c8
+	CMPQ  AX, $0x07
+	JEQ   zokpf32c7
+	CMPQ  AX, $0x06
+	JEQ   zokpf32c6
+	CMPQ  AX, $0x05
+	JEQ   zokpf32c5
+	CMPQ  AX, $0x04
+	JEQ   zokpf32c4
+	CMPQ  AX, $0x03
+	JEQ   zokpf32c3
+	CMPQ  AX, $0x02
+	JEQ   zokpf32c2
+	JMP   zokpf32c1
+
+zokpf32c10:
+	TESTQ R8, R8
+	JZ    zokpf32c10half
+
+zokpf32c10loop:
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS (DI)(R12*1), Z2
+	VMOVUPS 64(DI)(R12*1), Z3
+	VMOVUPS (DI)(R12*2), Z4
+	VMOVUPS 64(DI)(R12*2), Z5
+	VMOVUPS (DI)(R13*1), Z6
+	VMOVUPS 64(DI)(R13*1), Z7
+	VMOVUPS (DI)(R12*4), Z8
+	VMOVUPS 64(DI)(R12*4), Z9
+	VMOVUPS (R14), Z10
+	VMOVUPS 64(R14), Z11
+	VMOVUPS (R14)(R12*1), Z12
+	VMOVUPS 64(R14)(R12*1), Z13
+	VMOVUPS (R14)(R12*2), Z14
+	VMOVUPS 64(R14)(R12*2), Z15
+	VMOVUPS (R14)(R13*1), Z16
+	VMOVUPS 64(R14)(R13*1), Z17
+	VMOVUPS (R14)(R12*4), Z18
+	VMOVUPS 64(R14)(R12*4), Z19
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokpf32c10r2consec
+	XORQ    AX, AX
+
+zokpf32c10r2gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	PREFETCHT0   512(R10)
+	PREFETCHT0   576(R10)
+	VMOVUPS      (R10), Z20
+	VMOVUPS      64(R10), Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	VBROADCASTSS 20(R11), Z23
+	VFMADD231PS  Z20, Z23, Z10
+	VFMADD231PS  Z21, Z23, Z11
+	VBROADCASTSS 24(R11), Z24
+	VFMADD231PS  Z20, Z24, Z12
+	VFMADD231PS  Z21, Z24, Z13
+	VBROADCASTSS 28(R11), Z25
+	VFMADD231PS  Z20, Z25, Z14
+	VFMADD231PS  Z21, Z25, Z15
+	VBROADCASTSS 32(R11), Z22
+	VFMADD231PS  Z20, Z22, Z16
+	VFMADD231PS  Z21, Z22, Z17
+	VBROADCASTSS 36(R11), Z23
+	VFMADD231PS  Z20, Z23, Z18
+	VFMADD231PS  Z21, Z23, Z19
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokpf32c10r2gather
+	JMP          zokpf32c10r2store
+
+zokpf32c10r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf32c10r2next:
+	PREFETCHT0   512(R10)
+	PREFETCHT0   576(R10)
+	VMOVUPS      (R10), Z20
+	VMOVUPS      64(R10), Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	VBROADCASTSS 20(R11), Z23
+	VFMADD231PS  Z20, Z23, Z10
+	VFMADD231PS  Z21, Z23, Z11
+	VBROADCASTSS 24(R11), Z24
+	VFMADD231PS  Z20, Z24, Z12
+	VFMADD231PS  Z21, Z24, Z13
+	VBROADCASTSS 28(R11), Z25
+	VFMADD231PS  Z20, Z25, Z14
+	VFMADD231PS  Z21, Z25, Z15
+	VBROADCASTSS 32(R11), Z22
+	VFMADD231PS  Z20, Z22, Z16
+	VFMADD231PS  Z21, Z22, Z17
+	VBROADCASTSS 36(R11), Z23
+	VFMADD231PS  Z20, Z23, Z18
+	VFMADD231PS  Z21, Z23, Z19
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokpf32c10r2next
+
+zokpf32c10r2store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, (DI)(R12*1)
+	VMOVUPS Z3, 64(DI)(R12*1)
+	VMOVUPS Z4, (DI)(R12*2)
+	VMOVUPS Z5, 64(DI)(R12*2)
+	VMOVUPS Z6, (DI)(R13*1)
+	VMOVUPS Z7, 64(DI)(R13*1)
+	VMOVUPS Z8, (DI)(R12*4)
+	VMOVUPS Z9, 64(DI)(R12*4)
+	VMOVUPS Z10, (R14)
+	VMOVUPS Z11, 64(R14)
+	VMOVUPS Z12, (R14)(R12*1)
+	VMOVUPS Z13, 64(R14)(R12*1)
+	VMOVUPS Z14, (R14)(R12*2)
+	VMOVUPS Z15, 64(R14)(R12*2)
+	VMOVUPS Z16, (R14)(R13*1)
+	VMOVUPS Z17, 64(R14)(R13*1)
+	VMOVUPS Z18, (R14)(R12*4)
+	VMOVUPS Z19, 64(R14)(R12*4)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x80, SI
+	DECQ    R8
+	JNZ     zokpf32c10loop
+
+zokpf32c10half:
+	TESTQ   $0x00000010, cols+64(FP)
+	JZ      zokpf32c10mask
+	VMOVUPS (DI), Z0
+	VMOVUPS (DI)(R12*1), Z1
+	VMOVUPS (DI)(R12*2), Z2
+	VMOVUPS (DI)(R13*1), Z3
+	VMOVUPS (DI)(R12*4), Z4
+	VMOVUPS (R14), Z5
+	VMOVUPS (R14)(R12*1), Z6
+	VMOVUPS (R14)(R12*2), Z7
+	VMOVUPS (R14)(R13*1), Z8
+	VMOVUPS (R14)(R12*4), Z9
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokpf32c10r1consec
+	XORQ    AX, AX
+
+zokpf32c10r1gather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPS          (R10), Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	VFMADD231PS.BCST 32(R11), Z20, Z8
+	VFMADD231PS.BCST 36(R11), Z20, Z9
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokpf32c10r1gather
+	JMP              zokpf32c10r1store
+
+zokpf32c10r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf32c10r1next:
+	VMOVUPS          (R10), Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	VFMADD231PS.BCST 32(R11), Z20, Z8
+	VFMADD231PS.BCST 36(R11), Z20, Z9
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokpf32c10r1next
+
+zokpf32c10r1store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, (DI)(R12*1)
+	VMOVUPS Z2, (DI)(R12*2)
+	VMOVUPS Z3, (DI)(R13*1)
+	VMOVUPS Z4, (DI)(R12*4)
+	VMOVUPS Z5, (R14)
+	VMOVUPS Z6, (R14)(R12*1)
+	VMOVUPS Z7, (R14)(R12*2)
+	VMOVUPS Z8, (R14)(R13*1)
+	VMOVUPS Z9, (R14)(R12*4)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x40, SI
+
+zokpf32c10mask:
+	TESTQ     $0x0000000f, cols+64(FP)
+	JZ        zokpf32done
+	VMOVUPS.Z (DI), K1, Z0
+	VMOVUPS.Z (DI)(R12*1), K1, Z1
+	VMOVUPS.Z (DI)(R12*2), K1, Z2
+	VMOVUPS.Z (DI)(R13*1), K1, Z3
+	VMOVUPS.Z (DI)(R12*4), K1, Z4
+	VMOVUPS.Z (R14), K1, Z5
+	VMOVUPS.Z (R14)(R12*1), K1, Z6
+	VMOVUPS.Z (R14)(R12*2), K1, Z7
+	VMOVUPS.Z (R14)(R13*1), K1, Z8
+	VMOVUPS.Z (R14)(R12*4), K1, Z9
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokpf32c10rmconsec
+	XORQ      AX, AX
+
+zokpf32c10rmgather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPS.Z        (R10), K1, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	VFMADD231PS.BCST 32(R11), Z20, Z8
+	VFMADD231PS.BCST 36(R11), Z20, Z9
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokpf32c10rmgather
+	JMP              zokpf32c10rmstore
+
+zokpf32c10rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf32c10rmnext:
+	VMOVUPS.Z        (R10), K1, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	VFMADD231PS.BCST 32(R11), Z20, Z8
+	VFMADD231PS.BCST 36(R11), Z20, Z9
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokpf32c10rmnext
+
+zokpf32c10rmstore:
+	VMOVUPS Z0, K1, (DI)
+	VMOVUPS Z1, K1, (DI)(R12*1)
+	VMOVUPS Z2, K1, (DI)(R12*2)
+	VMOVUPS Z3, K1, (DI)(R13*1)
+	VMOVUPS Z4, K1, (DI)(R12*4)
+	VMOVUPS Z5, K1, (R14)
+	VMOVUPS Z6, K1, (R14)(R12*1)
+	VMOVUPS Z7, K1, (R14)(R12*2)
+	VMOVUPS Z8, K1, (R14)(R13*1)
+	VMOVUPS Z9, K1, (R14)(R12*4)
+	JMP     zokpf32done
+
+zokpf32c9:
+	TESTQ R8, R8
+	JZ    zokpf32c9half
+
+zokpf32c9loop:
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS (DI)(R12*1), Z2
+	VMOVUPS 64(DI)(R12*1), Z3
+	VMOVUPS (DI)(R12*2), Z4
+	VMOVUPS 64(DI)(R12*2), Z5
+	VMOVUPS (DI)(R13*1), Z6
+	VMOVUPS 64(DI)(R13*1), Z7
+	VMOVUPS (DI)(R12*4), Z8
+	VMOVUPS 64(DI)(R12*4), Z9
+	VMOVUPS (R14), Z10
+	VMOVUPS 64(R14), Z11
+	VMOVUPS (R14)(R12*1), Z12
+	VMOVUPS 64(R14)(R12*1), Z13
+	VMOVUPS (R14)(R12*2), Z14
+	VMOVUPS 64(R14)(R12*2), Z15
+	VMOVUPS (R14)(R13*1), Z16
+	VMOVUPS 64(R14)(R13*1), Z17
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokpf32c9r2consec
+	XORQ    AX, AX
+
+zokpf32c9r2gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	PREFETCHT0   512(R10)
+	PREFETCHT0   576(R10)
+	VMOVUPS      (R10), Z20
+	VMOVUPS      64(R10), Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	VBROADCASTSS 20(R11), Z23
+	VFMADD231PS  Z20, Z23, Z10
+	VFMADD231PS  Z21, Z23, Z11
+	VBROADCASTSS 24(R11), Z24
+	VFMADD231PS  Z20, Z24, Z12
+	VFMADD231PS  Z21, Z24, Z13
+	VBROADCASTSS 28(R11), Z25
+	VFMADD231PS  Z20, Z25, Z14
+	VFMADD231PS  Z21, Z25, Z15
+	VBROADCASTSS 32(R11), Z22
+	VFMADD231PS  Z20, Z22, Z16
+	VFMADD231PS  Z21, Z22, Z17
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokpf32c9r2gather
+	JMP          zokpf32c9r2store
+
+zokpf32c9r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf32c9r2next:
+	PREFETCHT0   512(R10)
+	PREFETCHT0   576(R10)
+	VMOVUPS      (R10), Z20
+	VMOVUPS      64(R10), Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	VBROADCASTSS 20(R11), Z23
+	VFMADD231PS  Z20, Z23, Z10
+	VFMADD231PS  Z21, Z23, Z11
+	VBROADCASTSS 24(R11), Z24
+	VFMADD231PS  Z20, Z24, Z12
+	VFMADD231PS  Z21, Z24, Z13
+	VBROADCASTSS 28(R11), Z25
+	VFMADD231PS  Z20, Z25, Z14
+	VFMADD231PS  Z21, Z25, Z15
+	VBROADCASTSS 32(R11), Z22
+	VFMADD231PS  Z20, Z22, Z16
+	VFMADD231PS  Z21, Z22, Z17
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokpf32c9r2next
+
+zokpf32c9r2store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, (DI)(R12*1)
+	VMOVUPS Z3, 64(DI)(R12*1)
+	VMOVUPS Z4, (DI)(R12*2)
+	VMOVUPS Z5, 64(DI)(R12*2)
+	VMOVUPS Z6, (DI)(R13*1)
+	VMOVUPS Z7, 64(DI)(R13*1)
+	VMOVUPS Z8, (DI)(R12*4)
+	VMOVUPS Z9, 64(DI)(R12*4)
+	VMOVUPS Z10, (R14)
+	VMOVUPS Z11, 64(R14)
+	VMOVUPS Z12, (R14)(R12*1)
+	VMOVUPS Z13, 64(R14)(R12*1)
+	VMOVUPS Z14, (R14)(R12*2)
+	VMOVUPS Z15, 64(R14)(R12*2)
+	VMOVUPS Z16, (R14)(R13*1)
+	VMOVUPS Z17, 64(R14)(R13*1)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x80, SI
+	DECQ    R8
+	JNZ     zokpf32c9loop
+
+zokpf32c9half:
+	TESTQ   $0x00000010, cols+64(FP)
+	JZ      zokpf32c9mask
+	VMOVUPS (DI), Z0
+	VMOVUPS (DI)(R12*1), Z1
+	VMOVUPS (DI)(R12*2), Z2
+	VMOVUPS (DI)(R13*1), Z3
+	VMOVUPS (DI)(R12*4), Z4
+	VMOVUPS (R14), Z5
+	VMOVUPS (R14)(R12*1), Z6
+	VMOVUPS (R14)(R12*2), Z7
+	VMOVUPS (R14)(R13*1), Z8
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokpf32c9r1consec
+	XORQ    AX, AX
+
+zokpf32c9r1gather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPS          (R10), Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	VFMADD231PS.BCST 32(R11), Z20, Z8
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokpf32c9r1gather
+	JMP              zokpf32c9r1store
+
+zokpf32c9r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf32c9r1next:
+	VMOVUPS          (R10), Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	VFMADD231PS.BCST 32(R11), Z20, Z8
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokpf32c9r1next
+
+zokpf32c9r1store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, (DI)(R12*1)
+	VMOVUPS Z2, (DI)(R12*2)
+	VMOVUPS Z3, (DI)(R13*1)
+	VMOVUPS Z4, (DI)(R12*4)
+	VMOVUPS Z5, (R14)
+	VMOVUPS Z6, (R14)(R12*1)
+	VMOVUPS Z7, (R14)(R12*2)
+	VMOVUPS Z8, (R14)(R13*1)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x40, SI
+
+zokpf32c9mask:
+	TESTQ     $0x0000000f, cols+64(FP)
+	JZ        zokpf32done
+	VMOVUPS.Z (DI), K1, Z0
+	VMOVUPS.Z (DI)(R12*1), K1, Z1
+	VMOVUPS.Z (DI)(R12*2), K1, Z2
+	VMOVUPS.Z (DI)(R13*1), K1, Z3
+	VMOVUPS.Z (DI)(R12*4), K1, Z4
+	VMOVUPS.Z (R14), K1, Z5
+	VMOVUPS.Z (R14)(R12*1), K1, Z6
+	VMOVUPS.Z (R14)(R12*2), K1, Z7
+	VMOVUPS.Z (R14)(R13*1), K1, Z8
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokpf32c9rmconsec
+	XORQ      AX, AX
+
+zokpf32c9rmgather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPS.Z        (R10), K1, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	VFMADD231PS.BCST 32(R11), Z20, Z8
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokpf32c9rmgather
+	JMP              zokpf32c9rmstore
+
+zokpf32c9rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf32c9rmnext:
+	VMOVUPS.Z        (R10), K1, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	VFMADD231PS.BCST 32(R11), Z20, Z8
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokpf32c9rmnext
+
+zokpf32c9rmstore:
+	VMOVUPS Z0, K1, (DI)
+	VMOVUPS Z1, K1, (DI)(R12*1)
+	VMOVUPS Z2, K1, (DI)(R12*2)
+	VMOVUPS Z3, K1, (DI)(R13*1)
+	VMOVUPS Z4, K1, (DI)(R12*4)
+	VMOVUPS Z5, K1, (R14)
+	VMOVUPS Z6, K1, (R14)(R12*1)
+	VMOVUPS Z7, K1, (R14)(R12*2)
+	VMOVUPS Z8, K1, (R14)(R13*1)
+	JMP     zokpf32done
+
+zokpf32c8:
+	TESTQ R8, R8
+	JZ    zokpf32c8half
+
+zokpf32c8loop:
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS (DI)(R12*1), Z2
+	VMOVUPS 64(DI)(R12*1), Z3
+	VMOVUPS (DI)(R12*2), Z4
+	VMOVUPS 64(DI)(R12*2), Z5
+	VMOVUPS (DI)(R13*1), Z6
+	VMOVUPS 64(DI)(R13*1), Z7
+	VMOVUPS (DI)(R12*4), Z8
+	VMOVUPS 64(DI)(R12*4), Z9
+	VMOVUPS (R14), Z10
+	VMOVUPS 64(R14), Z11
+	VMOVUPS (R14)(R12*1), Z12
+	VMOVUPS 64(R14)(R12*1), Z13
+	VMOVUPS (R14)(R12*2), Z14
+	VMOVUPS 64(R14)(R12*2), Z15
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokpf32c8r2consec
+	XORQ    AX, AX
+
+zokpf32c8r2gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	PREFETCHT0   512(R10)
+	PREFETCHT0   576(R10)
+	VMOVUPS      (R10), Z20
+	VMOVUPS      64(R10), Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	VBROADCASTSS 20(R11), Z23
+	VFMADD231PS  Z20, Z23, Z10
+	VFMADD231PS  Z21, Z23, Z11
+	VBROADCASTSS 24(R11), Z24
+	VFMADD231PS  Z20, Z24, Z12
+	VFMADD231PS  Z21, Z24, Z13
+	VBROADCASTSS 28(R11), Z25
+	VFMADD231PS  Z20, Z25, Z14
+	VFMADD231PS  Z21, Z25, Z15
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokpf32c8r2gather
+	JMP          zokpf32c8r2store
+
+zokpf32c8r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf32c8r2next:
+	PREFETCHT0   512(R10)
+	PREFETCHT0   576(R10)
+	VMOVUPS      (R10), Z20
+	VMOVUPS      64(R10), Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	VBROADCASTSS 20(R11), Z23
+	VFMADD231PS  Z20, Z23, Z10
+	VFMADD231PS  Z21, Z23, Z11
+	VBROADCASTSS 24(R11), Z24
+	VFMADD231PS  Z20, Z24, Z12
+	VFMADD231PS  Z21, Z24, Z13
+	VBROADCASTSS 28(R11), Z25
+	VFMADD231PS  Z20, Z25, Z14
+	VFMADD231PS  Z21, Z25, Z15
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokpf32c8r2next
+
+zokpf32c8r2store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, (DI)(R12*1)
+	VMOVUPS Z3, 64(DI)(R12*1)
+	VMOVUPS Z4, (DI)(R12*2)
+	VMOVUPS Z5, 64(DI)(R12*2)
+	VMOVUPS Z6, (DI)(R13*1)
+	VMOVUPS Z7, 64(DI)(R13*1)
+	VMOVUPS Z8, (DI)(R12*4)
+	VMOVUPS Z9, 64(DI)(R12*4)
+	VMOVUPS Z10, (R14)
+	VMOVUPS Z11, 64(R14)
+	VMOVUPS Z12, (R14)(R12*1)
+	VMOVUPS Z13, 64(R14)(R12*1)
+	VMOVUPS Z14, (R14)(R12*2)
+	VMOVUPS Z15, 64(R14)(R12*2)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x80, SI
+	DECQ    R8
+	JNZ     zokpf32c8loop
+
+zokpf32c8half:
+	TESTQ   $0x00000010, cols+64(FP)
+	JZ      zokpf32c8mask
+	VMOVUPS (DI), Z0
+	VMOVUPS (DI)(R12*1), Z1
+	VMOVUPS (DI)(R12*2), Z2
+	VMOVUPS (DI)(R13*1), Z3
+	VMOVUPS (DI)(R12*4), Z4
+	VMOVUPS (R14), Z5
+	VMOVUPS (R14)(R12*1), Z6
+	VMOVUPS (R14)(R12*2), Z7
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokpf32c8r1consec
+	XORQ    AX, AX
+
+zokpf32c8r1gather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPS          (R10), Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokpf32c8r1gather
+	JMP              zokpf32c8r1store
+
+zokpf32c8r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf32c8r1next:
+	VMOVUPS          (R10), Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokpf32c8r1next
+
+zokpf32c8r1store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, (DI)(R12*1)
+	VMOVUPS Z2, (DI)(R12*2)
+	VMOVUPS Z3, (DI)(R13*1)
+	VMOVUPS Z4, (DI)(R12*4)
+	VMOVUPS Z5, (R14)
+	VMOVUPS Z6, (R14)(R12*1)
+	VMOVUPS Z7, (R14)(R12*2)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x40, SI
+
+zokpf32c8mask:
+	TESTQ     $0x0000000f, cols+64(FP)
+	JZ        zokpf32done
+	VMOVUPS.Z (DI), K1, Z0
+	VMOVUPS.Z (DI)(R12*1), K1, Z1
+	VMOVUPS.Z (DI)(R12*2), K1, Z2
+	VMOVUPS.Z (DI)(R13*1), K1, Z3
+	VMOVUPS.Z (DI)(R12*4), K1, Z4
+	VMOVUPS.Z (R14), K1, Z5
+	VMOVUPS.Z (R14)(R12*1), K1, Z6
+	VMOVUPS.Z (R14)(R12*2), K1, Z7
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokpf32c8rmconsec
+	XORQ      AX, AX
+
+zokpf32c8rmgather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPS.Z        (R10), K1, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokpf32c8rmgather
+	JMP              zokpf32c8rmstore
+
+zokpf32c8rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf32c8rmnext:
+	VMOVUPS.Z        (R10), K1, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokpf32c8rmnext
+
+zokpf32c8rmstore:
+	VMOVUPS Z0, K1, (DI)
+	VMOVUPS Z1, K1, (DI)(R12*1)
+	VMOVUPS Z2, K1, (DI)(R12*2)
+	VMOVUPS Z3, K1, (DI)(R13*1)
+	VMOVUPS Z4, K1, (DI)(R12*4)
+	VMOVUPS Z5, K1, (R14)
+	VMOVUPS Z6, K1, (R14)(R12*1)
+	VMOVUPS Z7, K1, (R14)(R12*2)
+	JMP     zokpf32done
+
+zokpf32c7:
+	TESTQ R8, R8
+	JZ    zokpf32c7half
+
+zokpf32c7loop:
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS (DI)(R12*1), Z2
+	VMOVUPS 64(DI)(R12*1), Z3
+	VMOVUPS (DI)(R12*2), Z4
+	VMOVUPS 64(DI)(R12*2), Z5
+	VMOVUPS (DI)(R13*1), Z6
+	VMOVUPS 64(DI)(R13*1), Z7
+	VMOVUPS (DI)(R12*4), Z8
+	VMOVUPS 64(DI)(R12*4), Z9
+	VMOVUPS (R14), Z10
+	VMOVUPS 64(R14), Z11
+	VMOVUPS (R14)(R12*1), Z12
+	VMOVUPS 64(R14)(R12*1), Z13
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokpf32c7r2consec
+	XORQ    AX, AX
+
+zokpf32c7r2gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	PREFETCHT0   512(R10)
+	PREFETCHT0   576(R10)
+	VMOVUPS      (R10), Z20
+	VMOVUPS      64(R10), Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	VBROADCASTSS 20(R11), Z23
+	VFMADD231PS  Z20, Z23, Z10
+	VFMADD231PS  Z21, Z23, Z11
+	VBROADCASTSS 24(R11), Z24
+	VFMADD231PS  Z20, Z24, Z12
+	VFMADD231PS  Z21, Z24, Z13
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokpf32c7r2gather
+	JMP          zokpf32c7r2store
+
+zokpf32c7r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf32c7r2next:
+	PREFETCHT0   512(R10)
+	PREFETCHT0   576(R10)
+	VMOVUPS      (R10), Z20
+	VMOVUPS      64(R10), Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	VBROADCASTSS 20(R11), Z23
+	VFMADD231PS  Z20, Z23, Z10
+	VFMADD231PS  Z21, Z23, Z11
+	VBROADCASTSS 24(R11), Z24
+	VFMADD231PS  Z20, Z24, Z12
+	VFMADD231PS  Z21, Z24, Z13
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokpf32c7r2next
+
+zokpf32c7r2store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, (DI)(R12*1)
+	VMOVUPS Z3, 64(DI)(R12*1)
+	VMOVUPS Z4, (DI)(R12*2)
+	VMOVUPS Z5, 64(DI)(R12*2)
+	VMOVUPS Z6, (DI)(R13*1)
+	VMOVUPS Z7, 64(DI)(R13*1)
+	VMOVUPS Z8, (DI)(R12*4)
+	VMOVUPS Z9, 64(DI)(R12*4)
+	VMOVUPS Z10, (R14)
+	VMOVUPS Z11, 64(R14)
+	VMOVUPS Z12, (R14)(R12*1)
+	VMOVUPS Z13, 64(R14)(R12*1)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x80, SI
+	DECQ    R8
+	JNZ     zokpf32c7loop
+
+zokpf32c7half:
+	TESTQ   $0x00000010, cols+64(FP)
+	JZ      zokpf32c7mask
+	VMOVUPS (DI), Z0
+	VMOVUPS (DI)(R12*1), Z1
+	VMOVUPS (DI)(R12*2), Z2
+	VMOVUPS (DI)(R13*1), Z3
+	VMOVUPS (DI)(R12*4), Z4
+	VMOVUPS (R14), Z5
+	VMOVUPS (R14)(R12*1), Z6
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokpf32c7r1consec
+	XORQ    AX, AX
+
+zokpf32c7r1gather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPS          (R10), Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokpf32c7r1gather
+	JMP              zokpf32c7r1store
+
+zokpf32c7r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf32c7r1next:
+	VMOVUPS          (R10), Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokpf32c7r1next
+
+zokpf32c7r1store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, (DI)(R12*1)
+	VMOVUPS Z2, (DI)(R12*2)
+	VMOVUPS Z3, (DI)(R13*1)
+	VMOVUPS Z4, (DI)(R12*4)
+	VMOVUPS Z5, (R14)
+	VMOVUPS Z6, (R14)(R12*1)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x40, SI
+
+zokpf32c7mask:
+	TESTQ     $0x0000000f, cols+64(FP)
+	JZ        zokpf32done
+	VMOVUPS.Z (DI), K1, Z0
+	VMOVUPS.Z (DI)(R12*1), K1, Z1
+	VMOVUPS.Z (DI)(R12*2), K1, Z2
+	VMOVUPS.Z (DI)(R13*1), K1, Z3
+	VMOVUPS.Z (DI)(R12*4), K1, Z4
+	VMOVUPS.Z (R14), K1, Z5
+	VMOVUPS.Z (R14)(R12*1), K1, Z6
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokpf32c7rmconsec
+	XORQ      AX, AX
+
+zokpf32c7rmgather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPS.Z        (R10), K1, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokpf32c7rmgather
+	JMP              zokpf32c7rmstore
+
+zokpf32c7rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf32c7rmnext:
+	VMOVUPS.Z        (R10), K1, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokpf32c7rmnext
+
+zokpf32c7rmstore:
+	VMOVUPS Z0, K1, (DI)
+	VMOVUPS Z1, K1, (DI)(R12*1)
+	VMOVUPS Z2, K1, (DI)(R12*2)
+	VMOVUPS Z3, K1, (DI)(R13*1)
+	VMOVUPS Z4, K1, (DI)(R12*4)
+	VMOVUPS Z5, K1, (R14)
+	VMOVUPS Z6, K1, (R14)(R12*1)
+	JMP     zokpf32done
+
+zokpf32c6:
+	TESTQ R8, R8
+	JZ    zokpf32c6half
+
+zokpf32c6loop:
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS (DI)(R12*1), Z2
+	VMOVUPS 64(DI)(R12*1), Z3
+	VMOVUPS (DI)(R12*2), Z4
+	VMOVUPS 64(DI)(R12*2), Z5
+	VMOVUPS (DI)(R13*1), Z6
+	VMOVUPS 64(DI)(R13*1), Z7
+	VMOVUPS (DI)(R12*4), Z8
+	VMOVUPS 64(DI)(R12*4), Z9
+	VMOVUPS (R14), Z10
+	VMOVUPS 64(R14), Z11
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokpf32c6r2consec
+	XORQ    AX, AX
+
+zokpf32c6r2gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	PREFETCHT0   512(R10)
+	PREFETCHT0   576(R10)
+	VMOVUPS      (R10), Z20
+	VMOVUPS      64(R10), Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	VBROADCASTSS 20(R11), Z23
+	VFMADD231PS  Z20, Z23, Z10
+	VFMADD231PS  Z21, Z23, Z11
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokpf32c6r2gather
+	JMP          zokpf32c6r2store
+
+zokpf32c6r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf32c6r2next:
+	PREFETCHT0   512(R10)
+	PREFETCHT0   576(R10)
+	VMOVUPS      (R10), Z20
+	VMOVUPS      64(R10), Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	VBROADCASTSS 20(R11), Z23
+	VFMADD231PS  Z20, Z23, Z10
+	VFMADD231PS  Z21, Z23, Z11
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokpf32c6r2next
+
+zokpf32c6r2store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, (DI)(R12*1)
+	VMOVUPS Z3, 64(DI)(R12*1)
+	VMOVUPS Z4, (DI)(R12*2)
+	VMOVUPS Z5, 64(DI)(R12*2)
+	VMOVUPS Z6, (DI)(R13*1)
+	VMOVUPS Z7, 64(DI)(R13*1)
+	VMOVUPS Z8, (DI)(R12*4)
+	VMOVUPS Z9, 64(DI)(R12*4)
+	VMOVUPS Z10, (R14)
+	VMOVUPS Z11, 64(R14)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x80, SI
+	DECQ    R8
+	JNZ     zokpf32c6loop
+
+zokpf32c6half:
+	TESTQ   $0x00000010, cols+64(FP)
+	JZ      zokpf32c6mask
+	VMOVUPS (DI), Z0
+	VMOVUPS (DI)(R12*1), Z1
+	VMOVUPS (DI)(R12*2), Z2
+	VMOVUPS (DI)(R13*1), Z3
+	VMOVUPS (DI)(R12*4), Z4
+	VMOVUPS (R14), Z5
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokpf32c6r1consec
+	XORQ    AX, AX
+
+zokpf32c6r1gather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPS          (R10), Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokpf32c6r1gather
+	JMP              zokpf32c6r1store
+
+zokpf32c6r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf32c6r1next:
+	VMOVUPS          (R10), Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokpf32c6r1next
+
+zokpf32c6r1store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, (DI)(R12*1)
+	VMOVUPS Z2, (DI)(R12*2)
+	VMOVUPS Z3, (DI)(R13*1)
+	VMOVUPS Z4, (DI)(R12*4)
+	VMOVUPS Z5, (R14)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x40, SI
+
+zokpf32c6mask:
+	TESTQ     $0x0000000f, cols+64(FP)
+	JZ        zokpf32done
+	VMOVUPS.Z (DI), K1, Z0
+	VMOVUPS.Z (DI)(R12*1), K1, Z1
+	VMOVUPS.Z (DI)(R12*2), K1, Z2
+	VMOVUPS.Z (DI)(R13*1), K1, Z3
+	VMOVUPS.Z (DI)(R12*4), K1, Z4
+	VMOVUPS.Z (R14), K1, Z5
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokpf32c6rmconsec
+	XORQ      AX, AX
+
+zokpf32c6rmgather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPS.Z        (R10), K1, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokpf32c6rmgather
+	JMP              zokpf32c6rmstore
+
+zokpf32c6rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf32c6rmnext:
+	VMOVUPS.Z        (R10), K1, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokpf32c6rmnext
+
+zokpf32c6rmstore:
+	VMOVUPS Z0, K1, (DI)
+	VMOVUPS Z1, K1, (DI)(R12*1)
+	VMOVUPS Z2, K1, (DI)(R12*2)
+	VMOVUPS Z3, K1, (DI)(R13*1)
+	VMOVUPS Z4, K1, (DI)(R12*4)
+	VMOVUPS Z5, K1, (R14)
+	JMP     zokpf32done
+
+zokpf32c5:
+	TESTQ R8, R8
+	JZ    zokpf32c5half
+
+zokpf32c5loop:
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS (DI)(R12*1), Z2
+	VMOVUPS 64(DI)(R12*1), Z3
+	VMOVUPS (DI)(R12*2), Z4
+	VMOVUPS 64(DI)(R12*2), Z5
+	VMOVUPS (DI)(R13*1), Z6
+	VMOVUPS 64(DI)(R13*1), Z7
+	VMOVUPS (DI)(R12*4), Z8
+	VMOVUPS 64(DI)(R12*4), Z9
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokpf32c5r2consec
+	XORQ    AX, AX
+
+zokpf32c5r2gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	PREFETCHT0   512(R10)
+	PREFETCHT0   576(R10)
+	VMOVUPS      (R10), Z20
+	VMOVUPS      64(R10), Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokpf32c5r2gather
+	JMP          zokpf32c5r2store
+
+zokpf32c5r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf32c5r2next:
+	PREFETCHT0   512(R10)
+	PREFETCHT0   576(R10)
+	VMOVUPS      (R10), Z20
+	VMOVUPS      64(R10), Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokpf32c5r2next
+
+zokpf32c5r2store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, (DI)(R12*1)
+	VMOVUPS Z3, 64(DI)(R12*1)
+	VMOVUPS Z4, (DI)(R12*2)
+	VMOVUPS Z5, 64(DI)(R12*2)
+	VMOVUPS Z6, (DI)(R13*1)
+	VMOVUPS Z7, 64(DI)(R13*1)
+	VMOVUPS Z8, (DI)(R12*4)
+	VMOVUPS Z9, 64(DI)(R12*4)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x80, SI
+	DECQ    R8
+	JNZ     zokpf32c5loop
+
+zokpf32c5half:
+	TESTQ   $0x00000010, cols+64(FP)
+	JZ      zokpf32c5mask
+	VMOVUPS (DI), Z0
+	VMOVUPS (DI)(R12*1), Z1
+	VMOVUPS (DI)(R12*2), Z2
+	VMOVUPS (DI)(R13*1), Z3
+	VMOVUPS (DI)(R12*4), Z4
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokpf32c5r1consec
+	XORQ    AX, AX
+
+zokpf32c5r1gather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPS          (R10), Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokpf32c5r1gather
+	JMP              zokpf32c5r1store
+
+zokpf32c5r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf32c5r1next:
+	VMOVUPS          (R10), Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokpf32c5r1next
+
+zokpf32c5r1store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, (DI)(R12*1)
+	VMOVUPS Z2, (DI)(R12*2)
+	VMOVUPS Z3, (DI)(R13*1)
+	VMOVUPS Z4, (DI)(R12*4)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x40, SI
+
+zokpf32c5mask:
+	TESTQ     $0x0000000f, cols+64(FP)
+	JZ        zokpf32done
+	VMOVUPS.Z (DI), K1, Z0
+	VMOVUPS.Z (DI)(R12*1), K1, Z1
+	VMOVUPS.Z (DI)(R12*2), K1, Z2
+	VMOVUPS.Z (DI)(R13*1), K1, Z3
+	VMOVUPS.Z (DI)(R12*4), K1, Z4
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokpf32c5rmconsec
+	XORQ      AX, AX
+
+zokpf32c5rmgather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPS.Z        (R10), K1, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokpf32c5rmgather
+	JMP              zokpf32c5rmstore
+
+zokpf32c5rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf32c5rmnext:
+	VMOVUPS.Z        (R10), K1, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokpf32c5rmnext
+
+zokpf32c5rmstore:
+	VMOVUPS Z0, K1, (DI)
+	VMOVUPS Z1, K1, (DI)(R12*1)
+	VMOVUPS Z2, K1, (DI)(R12*2)
+	VMOVUPS Z3, K1, (DI)(R13*1)
+	VMOVUPS Z4, K1, (DI)(R12*4)
+	JMP     zokpf32done
+
+zokpf32c4:
+	TESTQ R8, R8
+	JZ    zokpf32c4half
+
+zokpf32c4loop:
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS (DI)(R12*1), Z2
+	VMOVUPS 64(DI)(R12*1), Z3
+	VMOVUPS (DI)(R12*2), Z4
+	VMOVUPS 64(DI)(R12*2), Z5
+	VMOVUPS (DI)(R13*1), Z6
+	VMOVUPS 64(DI)(R13*1), Z7
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokpf32c4r2consec
+	XORQ    AX, AX
+
+zokpf32c4r2gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	PREFETCHT0   512(R10)
+	PREFETCHT0   576(R10)
+	VMOVUPS      (R10), Z20
+	VMOVUPS      64(R10), Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokpf32c4r2gather
+	JMP          zokpf32c4r2store
+
+zokpf32c4r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf32c4r2next:
+	PREFETCHT0   512(R10)
+	PREFETCHT0   576(R10)
+	VMOVUPS      (R10), Z20
+	VMOVUPS      64(R10), Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokpf32c4r2next
+
+zokpf32c4r2store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, (DI)(R12*1)
+	VMOVUPS Z3, 64(DI)(R12*1)
+	VMOVUPS Z4, (DI)(R12*2)
+	VMOVUPS Z5, 64(DI)(R12*2)
+	VMOVUPS Z6, (DI)(R13*1)
+	VMOVUPS Z7, 64(DI)(R13*1)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x80, SI
+	DECQ    R8
+	JNZ     zokpf32c4loop
+
+zokpf32c4half:
+	TESTQ   $0x00000010, cols+64(FP)
+	JZ      zokpf32c4mask
+	VMOVUPS (DI), Z0
+	VMOVUPS (DI)(R12*1), Z1
+	VMOVUPS (DI)(R12*2), Z2
+	VMOVUPS (DI)(R13*1), Z3
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokpf32c4r1consec
+	XORQ    AX, AX
+
+zokpf32c4r1gather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPS          (R10), Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokpf32c4r1gather
+	JMP              zokpf32c4r1store
+
+zokpf32c4r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf32c4r1next:
+	VMOVUPS          (R10), Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokpf32c4r1next
+
+zokpf32c4r1store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, (DI)(R12*1)
+	VMOVUPS Z2, (DI)(R12*2)
+	VMOVUPS Z3, (DI)(R13*1)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x40, SI
+
+zokpf32c4mask:
+	TESTQ     $0x0000000f, cols+64(FP)
+	JZ        zokpf32done
+	VMOVUPS.Z (DI), K1, Z0
+	VMOVUPS.Z (DI)(R12*1), K1, Z1
+	VMOVUPS.Z (DI)(R12*2), K1, Z2
+	VMOVUPS.Z (DI)(R13*1), K1, Z3
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokpf32c4rmconsec
+	XORQ      AX, AX
+
+zokpf32c4rmgather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPS.Z        (R10), K1, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokpf32c4rmgather
+	JMP              zokpf32c4rmstore
+
+zokpf32c4rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf32c4rmnext:
+	VMOVUPS.Z        (R10), K1, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokpf32c4rmnext
+
+zokpf32c4rmstore:
+	VMOVUPS Z0, K1, (DI)
+	VMOVUPS Z1, K1, (DI)(R12*1)
+	VMOVUPS Z2, K1, (DI)(R12*2)
+	VMOVUPS Z3, K1, (DI)(R13*1)
+	JMP     zokpf32done
+
+zokpf32c3:
+	TESTQ R8, R8
+	JZ    zokpf32c3half
+
+zokpf32c3loop:
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS (DI)(R12*1), Z2
+	VMOVUPS 64(DI)(R12*1), Z3
+	VMOVUPS (DI)(R12*2), Z4
+	VMOVUPS 64(DI)(R12*2), Z5
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokpf32c3r2consec
+	XORQ    AX, AX
+
+zokpf32c3r2gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	PREFETCHT0   512(R10)
+	PREFETCHT0   576(R10)
+	VMOVUPS      (R10), Z20
+	VMOVUPS      64(R10), Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokpf32c3r2gather
+	JMP          zokpf32c3r2store
+
+zokpf32c3r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf32c3r2next:
+	PREFETCHT0   512(R10)
+	PREFETCHT0   576(R10)
+	VMOVUPS      (R10), Z20
+	VMOVUPS      64(R10), Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokpf32c3r2next
+
+zokpf32c3r2store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, (DI)(R12*1)
+	VMOVUPS Z3, 64(DI)(R12*1)
+	VMOVUPS Z4, (DI)(R12*2)
+	VMOVUPS Z5, 64(DI)(R12*2)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x80, SI
+	DECQ    R8
+	JNZ     zokpf32c3loop
+
+zokpf32c3half:
+	TESTQ   $0x00000010, cols+64(FP)
+	JZ      zokpf32c3mask
+	VMOVUPS (DI), Z0
+	VMOVUPS (DI)(R12*1), Z1
+	VMOVUPS (DI)(R12*2), Z2
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokpf32c3r1consec
+	XORQ    AX, AX
+
+zokpf32c3r1gather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPS          (R10), Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokpf32c3r1gather
+	JMP              zokpf32c3r1store
+
+zokpf32c3r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf32c3r1next:
+	VMOVUPS          (R10), Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokpf32c3r1next
+
+zokpf32c3r1store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, (DI)(R12*1)
+	VMOVUPS Z2, (DI)(R12*2)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x40, SI
+
+zokpf32c3mask:
+	TESTQ     $0x0000000f, cols+64(FP)
+	JZ        zokpf32done
+	VMOVUPS.Z (DI), K1, Z0
+	VMOVUPS.Z (DI)(R12*1), K1, Z1
+	VMOVUPS.Z (DI)(R12*2), K1, Z2
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokpf32c3rmconsec
+	XORQ      AX, AX
+
+zokpf32c3rmgather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPS.Z        (R10), K1, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokpf32c3rmgather
+	JMP              zokpf32c3rmstore
+
+zokpf32c3rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf32c3rmnext:
+	VMOVUPS.Z        (R10), K1, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokpf32c3rmnext
+
+zokpf32c3rmstore:
+	VMOVUPS Z0, K1, (DI)
+	VMOVUPS Z1, K1, (DI)(R12*1)
+	VMOVUPS Z2, K1, (DI)(R12*2)
+	JMP     zokpf32done
+
+zokpf32c2:
+	TESTQ R8, R8
+	JZ    zokpf32c2half
+
+zokpf32c2loop:
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS (DI)(R12*1), Z2
+	VMOVUPS 64(DI)(R12*1), Z3
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokpf32c2r2consec
+	XORQ    AX, AX
+
+zokpf32c2r2gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	PREFETCHT0   512(R10)
+	PREFETCHT0   576(R10)
+	VMOVUPS      (R10), Z20
+	VMOVUPS      64(R10), Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokpf32c2r2gather
+	JMP          zokpf32c2r2store
+
+zokpf32c2r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf32c2r2next:
+	PREFETCHT0   512(R10)
+	PREFETCHT0   576(R10)
+	VMOVUPS      (R10), Z20
+	VMOVUPS      64(R10), Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokpf32c2r2next
+
+zokpf32c2r2store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, (DI)(R12*1)
+	VMOVUPS Z3, 64(DI)(R12*1)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x80, SI
+	DECQ    R8
+	JNZ     zokpf32c2loop
+
+zokpf32c2half:
+	TESTQ   $0x00000010, cols+64(FP)
+	JZ      zokpf32c2mask
+	VMOVUPS (DI), Z0
+	VMOVUPS (DI)(R12*1), Z1
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokpf32c2r1consec
+	XORQ    AX, AX
+
+zokpf32c2r1gather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPS          (R10), Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokpf32c2r1gather
+	JMP              zokpf32c2r1store
+
+zokpf32c2r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf32c2r1next:
+	VMOVUPS          (R10), Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokpf32c2r1next
+
+zokpf32c2r1store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, (DI)(R12*1)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x40, SI
+
+zokpf32c2mask:
+	TESTQ     $0x0000000f, cols+64(FP)
+	JZ        zokpf32done
+	VMOVUPS.Z (DI), K1, Z0
+	VMOVUPS.Z (DI)(R12*1), K1, Z1
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokpf32c2rmconsec
+	XORQ      AX, AX
+
+zokpf32c2rmgather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPS.Z        (R10), K1, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokpf32c2rmgather
+	JMP              zokpf32c2rmstore
+
+zokpf32c2rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf32c2rmnext:
+	VMOVUPS.Z        (R10), K1, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokpf32c2rmnext
+
+zokpf32c2rmstore:
+	VMOVUPS Z0, K1, (DI)
+	VMOVUPS Z1, K1, (DI)(R12*1)
+	JMP     zokpf32done
+
+zokpf32c1:
+	TESTQ R8, R8
+	JZ    zokpf32c1half
+
+zokpf32c1loop:
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokpf32c1r2consec
+	XORQ    AX, AX
+
+zokpf32c1r2gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	PREFETCHT0   512(R10)
+	PREFETCHT0   576(R10)
+	VMOVUPS      (R10), Z20
+	VMOVUPS      64(R10), Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokpf32c1r2gather
+	JMP          zokpf32c1r2store
+
+zokpf32c1r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf32c1r2next:
+	PREFETCHT0   512(R10)
+	PREFETCHT0   576(R10)
+	VMOVUPS      (R10), Z20
+	VMOVUPS      64(R10), Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokpf32c1r2next
+
+zokpf32c1r2store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x80, SI
+	DECQ    R8
+	JNZ     zokpf32c1loop
+
+zokpf32c1half:
+	TESTQ   $0x00000010, cols+64(FP)
+	JZ      zokpf32c1mask
+	VMOVUPS (DI), Z0
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokpf32c1r1consec
+	XORQ    AX, AX
+
+zokpf32c1r1gather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPS          (R10), Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokpf32c1r1gather
+	JMP              zokpf32c1r1store
+
+zokpf32c1r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf32c1r1next:
+	VMOVUPS          (R10), Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokpf32c1r1next
+
+zokpf32c1r1store:
+	VMOVUPS Z0, (DI)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x40, SI
+
+zokpf32c1mask:
+	TESTQ     $0x0000000f, cols+64(FP)
+	JZ        zokpf32done
+	VMOVUPS.Z (DI), K1, Z0
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokpf32c1rmconsec
+	XORQ      AX, AX
+
+zokpf32c1rmgather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPS.Z        (R10), K1, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokpf32c1rmgather
+	JMP              zokpf32c1rmstore
+
+zokpf32c1rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf32c1rmnext:
+	VMOVUPS.Z        (R10), K1, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokpf32c1rmnext
+
+zokpf32c1rmstore:
+	VMOVUPS Z0, K1, (DI)
+
+zokpf32done:
+	VZEROUPPER
+	RET
+
+// func zMarginsKPFF64(m unsafe.Pointer, k int, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int, c int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·zMarginsKPFF64(SB), NOSPLIT, $0-72
+	MOVQ  m+0(FP), DI
+	MOVQ  n+16(FP), CX
+	MOVQ  x+24(FP), SI
+	MOVQ  stride+32(FP), R9
+	SHLQ  $0x03, R9
+	MOVQ  idx+40(FP), BX
+	MOVQ  w+48(FP), DX
+	MOVQ  d+56(FP), R8
+	MOVQ  R8, R12
+	SHLQ  $0x03, R12
+	LEAQ  (R12)(R12*2), R13
+	LEAQ  (DX)(R12*4), R14
+	ADDQ  R12, R14
+	MOVQ  R8, AX
+	ANDQ  $0x07, AX
+	MOVL  $0xffffffff, R10
+	BZHIL AX, R10, R10
+	KMOVW R10, K1
+	MOVQ  c+64(FP), AX
+	CMPQ  AX, $0x0a
+	JEQ   zmkpf64c10pair
+	CMPQ  AX, $0x09
+	JEQ   zmkpf64c9pair
+	CMPQ  AX, $0x08
+	JEQ   zmkpf64c8pair
+	CMPQ  AX, $0x07
+	JEQ   zmkpf64c7pair
+	CMPQ  AX, $0x06
+	JEQ   zmkpf64c6pair
+	CMPQ  AX, $0x05
+	JEQ   zmkpf64c5pair
+	CMPQ  AX, $0x04
+	JEQ   zmkpf64c4pair
+	CMPQ  AX, $0x03
+	JEQ   zmkpf64c3pair
+	CMPQ  AX, $0x02
+	JEQ   zmkpf64c2pair
+	JMP   zmkpf64c1pair
+
+zmkpf64c10pair:
+	CMPQ  CX, $0x02
+	JB    zmkpf64c10single
+	TESTQ BX, BX
+	JZ    zmkpf64c10consec2
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	ADDQ  $0x10, BX
+	JMP   zmkpf64c10ready2
+
+zmkpf64c10consec2:
+	MOVQ SI, R10
+	LEAQ (SI)(R9*1), R11
+	LEAQ (R11)(R9*1), SI
+
+zmkpf64c10ready2:
+	MOVQ  R10, R8
+	MOVQ  R11, R15
+	CMPQ  CX, $0x08
+	JB    zmkpf64c10nextok
+	TESTQ BX, BX
+	JZ    zmkpf64c10nextconsec
+	MOVQ  32(BX), R8
+	IMULQ R9, R8
+	ADDQ  SI, R8
+	MOVQ  40(BX), R15
+	IMULQ R9, R15
+	ADDQ  SI, R15
+	JMP   zmkpf64c10nextok
+
+zmkpf64c10nextconsec:
+	LEAQ (SI)(R9*4), R8
+	LEAQ (R8)(R9*1), R15
+
+zmkpf64c10nextok:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	VPXORD Z20, Z20, Z20
+	VPXORD Z21, Z21, Z21
+	VPXORD Z22, Z22, Z22
+	VPXORD Z23, Z23, Z23
+	VPXORD Z24, Z24, Z24
+	VPXORD Z25, Z25, Z25
+	VPXORD Z26, Z26, Z26
+	VPXORD Z27, Z27, Z27
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
+	TESTQ  AX, AX
+	JZ     zmkpf64c10mask2
+
+zmkpf64c10loop2:
+	PREFETCHT0  512(R10)
+	PREFETCHT0  512(R11)
+	PREFETCHT0  (R8)
+	PREFETCHT0  (R15)
+	ADDQ        $0x40, R8
+	ADDQ        $0x40, R15
+	VMOVUPD     (R10), Z0
+	VMOVUPD     (R11), Z1
+	VMOVUPD     (DX), Z2
+	VFMADD231PD Z0, Z2, Z8
+	VFMADD231PD Z1, Z2, Z18
+	VMOVUPD     (DX)(R12*1), Z3
+	VFMADD231PD Z0, Z3, Z9
+	VFMADD231PD Z1, Z3, Z19
+	VMOVUPD     (DX)(R12*2), Z4
+	VFMADD231PD Z0, Z4, Z10
+	VFMADD231PD Z1, Z4, Z20
+	VMOVUPD     (DX)(R13*1), Z5
+	VFMADD231PD Z0, Z5, Z11
+	VFMADD231PD Z1, Z5, Z21
+	VMOVUPD     (DX)(R12*4), Z6
+	VFMADD231PD Z0, Z6, Z12
+	VFMADD231PD Z1, Z6, Z22
+	VMOVUPD     (R14), Z7
+	VFMADD231PD Z0, Z7, Z13
+	VFMADD231PD Z1, Z7, Z23
+	VMOVUPD     (R14)(R12*1), Z2
+	VFMADD231PD Z0, Z2, Z14
+	VFMADD231PD Z1, Z2, Z24
+	VMOVUPD     (R14)(R12*2), Z3
+	VFMADD231PD Z0, Z3, Z15
+	VFMADD231PD Z1, Z3, Z25
+	VMOVUPD     (R14)(R13*1), Z4
+	VFMADD231PD Z0, Z4, Z16
+	VFMADD231PD Z1, Z4, Z26
+	VMOVUPD     (R14)(R12*4), Z5
+	VFMADD231PD Z0, Z5, Z17
+	VFMADD231PD Z1, Z5, Z27
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, R11
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkpf64c10loop2
+
+zmkpf64c10mask2:
+	TESTQ       $0x00000007, d+56(FP)
+	JZ          zmkpf64c10reduce2
+	VMOVUPD.Z   (R10), K1, Z0
+	VMOVUPD.Z   (R11), K1, Z1
+	VMOVUPD.Z   (DX), K1, Z2
+	VFMADD231PD Z0, Z2, Z8
+	VFMADD231PD Z1, Z2, Z18
+	VMOVUPD.Z   (DX)(R12*1), K1, Z3
+	VFMADD231PD Z0, Z3, Z9
+	VFMADD231PD Z1, Z3, Z19
+	VMOVUPD.Z   (DX)(R12*2), K1, Z4
+	VFMADD231PD Z0, Z4, Z10
+	VFMADD231PD Z1, Z4, Z20
+	VMOVUPD.Z   (DX)(R13*1), K1, Z5
+	VFMADD231PD Z0, Z5, Z11
+	VFMADD231PD Z1, Z5, Z21
+	VMOVUPD.Z   (DX)(R12*4), K1, Z6
+	VFMADD231PD Z0, Z6, Z12
+	VFMADD231PD Z1, Z6, Z22
+	VMOVUPD.Z   (R14), K1, Z7
+	VFMADD231PD Z0, Z7, Z13
+	VFMADD231PD Z1, Z7, Z23
+	VMOVUPD.Z   (R14)(R12*1), K1, Z2
+	VFMADD231PD Z0, Z2, Z14
+	VFMADD231PD Z1, Z2, Z24
+	VMOVUPD.Z   (R14)(R12*2), K1, Z3
+	VFMADD231PD Z0, Z3, Z15
+	VFMADD231PD Z1, Z3, Z25
+	VMOVUPD.Z   (R14)(R13*1), K1, Z4
+	VFMADD231PD Z0, Z4, Z16
+	VFMADD231PD Z1, Z4, Z26
+	VMOVUPD.Z   (R14)(R12*4), K1, Z5
+	VFMADD231PD Z0, Z5, Z17
+	VFMADD231PD Z1, Z5, Z27
+
+zmkpf64c10reduce2:
+	MOVQ          w+48(FP), DX
+	LEAQ          (DX)(R12*4), R14
+	ADDQ          R12, R14
+	MOVQ          k+8(FP), AX
+	SHLQ          $0x03, AX
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPD        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPD        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPD        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPD        Y4, Y11, Y3
+	VHADDPD       Y1, Y0, Y0
+	VHADDPD       Y3, Y2, Y2
+	VPERM2F128    $0x20, Y2, Y0, Y1
+	VPERM2F128    $0x31, Y2, Y0, Y0
+	VADDPD        Y1, Y0, Y0
+	VMOVUPD       Y0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPD        Y4, Y12, Y0
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPD        Y4, Y13, Y1
+	VEXTRACTF64X4 $0x01, Z14, Y4
+	VADDPD        Y4, Y14, Y2
+	VEXTRACTF64X4 $0x01, Z15, Y4
+	VADDPD        Y4, Y15, Y3
+	VHADDPD       Y1, Y0, Y0
+	VHADDPD       Y3, Y2, Y2
+	VPERM2F128    $0x20, Y2, Y0, Y1
+	VPERM2F128    $0x31, Y2, Y0, Y0
+	VADDPD        Y1, Y0, Y0
+	VMOVUPD       Y0, 32(DI)
+	VEXTRACTF64X4 $0x01, Z16, Y4
+	VADDPD        Y4, Y16, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 64(DI)
+	VEXTRACTF64X4 $0x01, Z17, Y4
+	VADDPD        Y4, Y17, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 72(DI)
+	ADDQ          AX, DI
+	VEXTRACTF64X4 $0x01, Z18, Y4
+	VADDPD        Y4, Y18, Y0
+	VEXTRACTF64X4 $0x01, Z19, Y4
+	VADDPD        Y4, Y19, Y1
+	VEXTRACTF64X4 $0x01, Z20, Y4
+	VADDPD        Y4, Y20, Y2
+	VEXTRACTF64X4 $0x01, Z21, Y4
+	VADDPD        Y4, Y21, Y3
+	VHADDPD       Y1, Y0, Y0
+	VHADDPD       Y3, Y2, Y2
+	VPERM2F128    $0x20, Y2, Y0, Y1
+	VPERM2F128    $0x31, Y2, Y0, Y0
+	VADDPD        Y1, Y0, Y0
+	VMOVUPD       Y0, (DI)
+	VEXTRACTF64X4 $0x01, Z22, Y4
+	VADDPD        Y4, Y22, Y0
+	VEXTRACTF64X4 $0x01, Z23, Y4
+	VADDPD        Y4, Y23, Y1
+	VEXTRACTF64X4 $0x01, Z24, Y4
+	VADDPD        Y4, Y24, Y2
+	VEXTRACTF64X4 $0x01, Z25, Y4
+	VADDPD        Y4, Y25, Y3
+	VHADDPD       Y1, Y0, Y0
+	VHADDPD       Y3, Y2, Y2
+	VPERM2F128    $0x20, Y2, Y0, Y1
+	VPERM2F128    $0x31, Y2, Y0, Y0
+	VADDPD        Y1, Y0, Y0
+	VMOVUPD       Y0, 32(DI)
+	VEXTRACTF64X4 $0x01, Z26, Y4
+	VADDPD        Y4, Y26, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 64(DI)
+	VEXTRACTF64X4 $0x01, Z27, Y4
+	VADDPD        Y4, Y27, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 72(DI)
+	ADDQ          AX, DI
+	SUBQ          $0x02, CX
+	JMP           zmkpf64c10pair
+
+zmkpf64c10single:
+	TESTQ CX, CX
+	JZ    zmkpf64done
+	TESTQ BX, BX
+	JZ    zmkpf64c10consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	JMP   zmkpf64c10ready1
+
+zmkpf64c10consec1:
+	MOVQ SI, R10
+
+zmkpf64c10ready1:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
+	TESTQ  AX, AX
+	JZ     zmkpf64c10mask1
+
+zmkpf64c10loop1:
+	VMOVUPD     (R10), Z0
+	VFMADD231PD (DX), Z0, Z8
+	VFMADD231PD (DX)(R12*1), Z0, Z9
+	VFMADD231PD (DX)(R12*2), Z0, Z10
+	VFMADD231PD (DX)(R13*1), Z0, Z11
+	VFMADD231PD (DX)(R12*4), Z0, Z12
+	VFMADD231PD (R14), Z0, Z13
+	VFMADD231PD (R14)(R12*1), Z0, Z14
+	VFMADD231PD (R14)(R12*2), Z0, Z15
+	VFMADD231PD (R14)(R13*1), Z0, Z16
+	VFMADD231PD (R14)(R12*4), Z0, Z17
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkpf64c10loop1
+
+zmkpf64c10mask1:
+	TESTQ       $0x00000007, d+56(FP)
+	JZ          zmkpf64c10reduce1
+	VMOVUPD.Z   (R10), K1, Z0
+	VMOVUPD.Z   (DX), K1, Z2
+	VFMADD231PD Z0, Z2, Z8
+	VMOVUPD.Z   (DX)(R12*1), K1, Z2
+	VFMADD231PD Z0, Z2, Z9
+	VMOVUPD.Z   (DX)(R12*2), K1, Z2
+	VFMADD231PD Z0, Z2, Z10
+	VMOVUPD.Z   (DX)(R13*1), K1, Z2
+	VFMADD231PD Z0, Z2, Z11
+	VMOVUPD.Z   (DX)(R12*4), K1, Z2
+	VFMADD231PD Z0, Z2, Z12
+	VMOVUPD.Z   (R14), K1, Z2
+	VFMADD231PD Z0, Z2, Z13
+	VMOVUPD.Z   (R14)(R12*1), K1, Z2
+	VFMADD231PD Z0, Z2, Z14
+	VMOVUPD.Z   (R14)(R12*2), K1, Z2
+	VFMADD231PD Z0, Z2, Z15
+	VMOVUPD.Z   (R14)(R13*1), K1, Z2
+	VFMADD231PD Z0, Z2, Z16
+	VMOVUPD.Z   (R14)(R12*4), K1, Z2
+	VFMADD231PD Z0, Z2, Z17
+
+zmkpf64c10reduce1:
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPD        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPD        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPD        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPD        Y4, Y11, Y3
+	VHADDPD       Y1, Y0, Y0
+	VHADDPD       Y3, Y2, Y2
+	VPERM2F128    $0x20, Y2, Y0, Y1
+	VPERM2F128    $0x31, Y2, Y0, Y0
+	VADDPD        Y1, Y0, Y0
+	VMOVUPD       Y0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPD        Y4, Y12, Y0
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPD        Y4, Y13, Y1
+	VEXTRACTF64X4 $0x01, Z14, Y4
+	VADDPD        Y4, Y14, Y2
+	VEXTRACTF64X4 $0x01, Z15, Y4
+	VADDPD        Y4, Y15, Y3
+	VHADDPD       Y1, Y0, Y0
+	VHADDPD       Y3, Y2, Y2
+	VPERM2F128    $0x20, Y2, Y0, Y1
+	VPERM2F128    $0x31, Y2, Y0, Y0
+	VADDPD        Y1, Y0, Y0
+	VMOVUPD       Y0, 32(DI)
+	VEXTRACTF64X4 $0x01, Z16, Y4
+	VADDPD        Y4, Y16, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 64(DI)
+	VEXTRACTF64X4 $0x01, Z17, Y4
+	VADDPD        Y4, Y17, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 72(DI)
+	JMP           zmkpf64done
+
+zmkpf64c9pair:
+	CMPQ  CX, $0x02
+	JB    zmkpf64c9single
+	TESTQ BX, BX
+	JZ    zmkpf64c9consec2
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	ADDQ  $0x10, BX
+	JMP   zmkpf64c9ready2
+
+zmkpf64c9consec2:
+	MOVQ SI, R10
+	LEAQ (SI)(R9*1), R11
+	LEAQ (R11)(R9*1), SI
+
+zmkpf64c9ready2:
+	MOVQ  R10, R8
+	MOVQ  R11, R15
+	CMPQ  CX, $0x08
+	JB    zmkpf64c9nextok
+	TESTQ BX, BX
+	JZ    zmkpf64c9nextconsec
+	MOVQ  32(BX), R8
+	IMULQ R9, R8
+	ADDQ  SI, R8
+	MOVQ  40(BX), R15
+	IMULQ R9, R15
+	ADDQ  SI, R15
+	JMP   zmkpf64c9nextok
+
+zmkpf64c9nextconsec:
+	LEAQ (SI)(R9*4), R8
+	LEAQ (R8)(R9*1), R15
+
+zmkpf64c9nextok:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	VPXORD Z20, Z20, Z20
+	VPXORD Z21, Z21, Z21
+	VPXORD Z22, Z22, Z22
+	VPXORD Z23, Z23, Z23
+	VPXORD Z24, Z24, Z24
+	VPXORD Z25, Z25, Z25
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
+	TESTQ  AX, AX
+	JZ     zmkpf64c9mask2
+
+zmkpf64c9loop2:
+	PREFETCHT0  512(R10)
+	PREFETCHT0  512(R11)
+	PREFETCHT0  (R8)
+	PREFETCHT0  (R15)
+	ADDQ        $0x40, R8
+	ADDQ        $0x40, R15
+	VMOVUPD     (R10), Z0
+	VMOVUPD     (R11), Z1
+	VMOVUPD     (DX), Z2
+	VFMADD231PD Z0, Z2, Z8
+	VFMADD231PD Z1, Z2, Z17
+	VMOVUPD     (DX)(R12*1), Z3
+	VFMADD231PD Z0, Z3, Z9
+	VFMADD231PD Z1, Z3, Z18
+	VMOVUPD     (DX)(R12*2), Z4
+	VFMADD231PD Z0, Z4, Z10
+	VFMADD231PD Z1, Z4, Z19
+	VMOVUPD     (DX)(R13*1), Z5
+	VFMADD231PD Z0, Z5, Z11
+	VFMADD231PD Z1, Z5, Z20
+	VMOVUPD     (DX)(R12*4), Z6
+	VFMADD231PD Z0, Z6, Z12
+	VFMADD231PD Z1, Z6, Z21
+	VMOVUPD     (R14), Z7
+	VFMADD231PD Z0, Z7, Z13
+	VFMADD231PD Z1, Z7, Z22
+	VMOVUPD     (R14)(R12*1), Z2
+	VFMADD231PD Z0, Z2, Z14
+	VFMADD231PD Z1, Z2, Z23
+	VMOVUPD     (R14)(R12*2), Z3
+	VFMADD231PD Z0, Z3, Z15
+	VFMADD231PD Z1, Z3, Z24
+	VMOVUPD     (R14)(R13*1), Z4
+	VFMADD231PD Z0, Z4, Z16
+	VFMADD231PD Z1, Z4, Z25
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, R11
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkpf64c9loop2
+
+zmkpf64c9mask2:
+	TESTQ       $0x00000007, d+56(FP)
+	JZ          zmkpf64c9reduce2
+	VMOVUPD.Z   (R10), K1, Z0
+	VMOVUPD.Z   (R11), K1, Z1
+	VMOVUPD.Z   (DX), K1, Z2
+	VFMADD231PD Z0, Z2, Z8
+	VFMADD231PD Z1, Z2, Z17
+	VMOVUPD.Z   (DX)(R12*1), K1, Z3
+	VFMADD231PD Z0, Z3, Z9
+	VFMADD231PD Z1, Z3, Z18
+	VMOVUPD.Z   (DX)(R12*2), K1, Z4
+	VFMADD231PD Z0, Z4, Z10
+	VFMADD231PD Z1, Z4, Z19
+	VMOVUPD.Z   (DX)(R13*1), K1, Z5
+	VFMADD231PD Z0, Z5, Z11
+	VFMADD231PD Z1, Z5, Z20
+	VMOVUPD.Z   (DX)(R12*4), K1, Z6
+	VFMADD231PD Z0, Z6, Z12
+	VFMADD231PD Z1, Z6, Z21
+	VMOVUPD.Z   (R14), K1, Z7
+	VFMADD231PD Z0, Z7, Z13
+	VFMADD231PD Z1, Z7, Z22
+	VMOVUPD.Z   (R14)(R12*1), K1, Z2
+	VFMADD231PD Z0, Z2, Z14
+	VFMADD231PD Z1, Z2, Z23
+	VMOVUPD.Z   (R14)(R12*2), K1, Z3
+	VFMADD231PD Z0, Z3, Z15
+	VFMADD231PD Z1, Z3, Z24
+	VMOVUPD.Z   (R14)(R13*1), K1, Z4
+	VFMADD231PD Z0, Z4, Z16
+	VFMADD231PD Z1, Z4, Z25
+
+zmkpf64c9reduce2:
+	MOVQ          w+48(FP), DX
+	LEAQ          (DX)(R12*4), R14
+	ADDQ          R12, R14
+	MOVQ          k+8(FP), AX
+	SHLQ          $0x03, AX
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPD        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPD        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPD        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPD        Y4, Y11, Y3
+	VHADDPD       Y1, Y0, Y0
+	VHADDPD       Y3, Y2, Y2
+	VPERM2F128    $0x20, Y2, Y0, Y1
+	VPERM2F128    $0x31, Y2, Y0, Y0
+	VADDPD        Y1, Y0, Y0
+	VMOVUPD       Y0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPD        Y4, Y12, Y0
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPD        Y4, Y13, Y1
+	VEXTRACTF64X4 $0x01, Z14, Y4
+	VADDPD        Y4, Y14, Y2
+	VEXTRACTF64X4 $0x01, Z15, Y4
+	VADDPD        Y4, Y15, Y3
+	VHADDPD       Y1, Y0, Y0
+	VHADDPD       Y3, Y2, Y2
+	VPERM2F128    $0x20, Y2, Y0, Y1
+	VPERM2F128    $0x31, Y2, Y0, Y0
+	VADDPD        Y1, Y0, Y0
+	VMOVUPD       Y0, 32(DI)
+	VEXTRACTF64X4 $0x01, Z16, Y4
+	VADDPD        Y4, Y16, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 64(DI)
+	ADDQ          AX, DI
+	VEXTRACTF64X4 $0x01, Z17, Y4
+	VADDPD        Y4, Y17, Y0
+	VEXTRACTF64X4 $0x01, Z18, Y4
+	VADDPD        Y4, Y18, Y1
+	VEXTRACTF64X4 $0x01, Z19, Y4
+	VADDPD        Y4, Y19, Y2
+	VEXTRACTF64X4 $0x01, Z20, Y4
+	VADDPD        Y4, Y20, Y3
+	VHADDPD       Y1, Y0, Y0
+	VHADDPD       Y3, Y2, Y2
+	VPERM2F128    $0x20, Y2, Y0, Y1
+	VPERM2F128    $0x31, Y2, Y0, Y0
+	VADDPD        Y1, Y0, Y0
+	VMOVUPD       Y0, (DI)
+	VEXTRACTF64X4 $0x01, Z21, Y4
+	VADDPD        Y4, Y21, Y0
+	VEXTRACTF64X4 $0x01, Z22, Y4
+	VADDPD        Y4, Y22, Y1
+	VEXTRACTF64X4 $0x01, Z23, Y4
+	VADDPD        Y4, Y23, Y2
+	VEXTRACTF64X4 $0x01, Z24, Y4
+	VADDPD        Y4, Y24, Y3
+	VHADDPD       Y1, Y0, Y0
+	VHADDPD       Y3, Y2, Y2
+	VPERM2F128    $0x20, Y2, Y0, Y1
+	VPERM2F128    $0x31, Y2, Y0, Y0
+	VADDPD        Y1, Y0, Y0
+	VMOVUPD       Y0, 32(DI)
+	VEXTRACTF64X4 $0x01, Z25, Y4
+	VADDPD        Y4, Y25, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 64(DI)
+	ADDQ          AX, DI
+	SUBQ          $0x02, CX
+	JMP           zmkpf64c9pair
+
+zmkpf64c9single:
+	TESTQ CX, CX
+	JZ    zmkpf64done
+	TESTQ BX, BX
+	JZ    zmkpf64c9consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	JMP   zmkpf64c9ready1
+
+zmkpf64c9consec1:
+	MOVQ SI, R10
+
+zmkpf64c9ready1:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
+	TESTQ  AX, AX
+	JZ     zmkpf64c9mask1
+
+zmkpf64c9loop1:
+	VMOVUPD     (R10), Z0
+	VFMADD231PD (DX), Z0, Z8
+	VFMADD231PD (DX)(R12*1), Z0, Z9
+	VFMADD231PD (DX)(R12*2), Z0, Z10
+	VFMADD231PD (DX)(R13*1), Z0, Z11
+	VFMADD231PD (DX)(R12*4), Z0, Z12
+	VFMADD231PD (R14), Z0, Z13
+	VFMADD231PD (R14)(R12*1), Z0, Z14
+	VFMADD231PD (R14)(R12*2), Z0, Z15
+	VFMADD231PD (R14)(R13*1), Z0, Z16
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkpf64c9loop1
+
+zmkpf64c9mask1:
+	TESTQ       $0x00000007, d+56(FP)
+	JZ          zmkpf64c9reduce1
+	VMOVUPD.Z   (R10), K1, Z0
+	VMOVUPD.Z   (DX), K1, Z2
+	VFMADD231PD Z0, Z2, Z8
+	VMOVUPD.Z   (DX)(R12*1), K1, Z2
+	VFMADD231PD Z0, Z2, Z9
+	VMOVUPD.Z   (DX)(R12*2), K1, Z2
+	VFMADD231PD Z0, Z2, Z10
+	VMOVUPD.Z   (DX)(R13*1), K1, Z2
+	VFMADD231PD Z0, Z2, Z11
+	VMOVUPD.Z   (DX)(R12*4), K1, Z2
+	VFMADD231PD Z0, Z2, Z12
+	VMOVUPD.Z   (R14), K1, Z2
+	VFMADD231PD Z0, Z2, Z13
+	VMOVUPD.Z   (R14)(R12*1), K1, Z2
+	VFMADD231PD Z0, Z2, Z14
+	VMOVUPD.Z   (R14)(R12*2), K1, Z2
+	VFMADD231PD Z0, Z2, Z15
+	VMOVUPD.Z   (R14)(R13*1), K1, Z2
+	VFMADD231PD Z0, Z2, Z16
+
+zmkpf64c9reduce1:
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPD        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPD        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPD        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPD        Y4, Y11, Y3
+	VHADDPD       Y1, Y0, Y0
+	VHADDPD       Y3, Y2, Y2
+	VPERM2F128    $0x20, Y2, Y0, Y1
+	VPERM2F128    $0x31, Y2, Y0, Y0
+	VADDPD        Y1, Y0, Y0
+	VMOVUPD       Y0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPD        Y4, Y12, Y0
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPD        Y4, Y13, Y1
+	VEXTRACTF64X4 $0x01, Z14, Y4
+	VADDPD        Y4, Y14, Y2
+	VEXTRACTF64X4 $0x01, Z15, Y4
+	VADDPD        Y4, Y15, Y3
+	VHADDPD       Y1, Y0, Y0
+	VHADDPD       Y3, Y2, Y2
+	VPERM2F128    $0x20, Y2, Y0, Y1
+	VPERM2F128    $0x31, Y2, Y0, Y0
+	VADDPD        Y1, Y0, Y0
+	VMOVUPD       Y0, 32(DI)
+	VEXTRACTF64X4 $0x01, Z16, Y4
+	VADDPD        Y4, Y16, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 64(DI)
+	JMP           zmkpf64done
+
+zmkpf64c8pair:
+	CMPQ  CX, $0x02
+	JB    zmkpf64c8single
+	TESTQ BX, BX
+	JZ    zmkpf64c8consec2
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	ADDQ  $0x10, BX
+	JMP   zmkpf64c8ready2
+
+zmkpf64c8consec2:
+	MOVQ SI, R10
+	LEAQ (SI)(R9*1), R11
+	LEAQ (R11)(R9*1), SI
+
+zmkpf64c8ready2:
+	MOVQ  R10, R8
+	MOVQ  R11, R15
+	CMPQ  CX, $0x08
+	JB    zmkpf64c8nextok
+	TESTQ BX, BX
+	JZ    zmkpf64c8nextconsec
+	MOVQ  32(BX), R8
+	IMULQ R9, R8
+	ADDQ  SI, R8
+	MOVQ  40(BX), R15
+	IMULQ R9, R15
+	ADDQ  SI, R15
+	JMP   zmkpf64c8nextok
+
+zmkpf64c8nextconsec:
+	LEAQ (SI)(R9*4), R8
+	LEAQ (R8)(R9*1), R15
+
+zmkpf64c8nextok:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	VPXORD Z20, Z20, Z20
+	VPXORD Z21, Z21, Z21
+	VPXORD Z22, Z22, Z22
+	VPXORD Z23, Z23, Z23
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
+	TESTQ  AX, AX
+	JZ     zmkpf64c8mask2
+
+zmkpf64c8loop2:
+	PREFETCHT0  512(R10)
+	PREFETCHT0  512(R11)
+	PREFETCHT0  (R8)
+	PREFETCHT0  (R15)
+	ADDQ        $0x40, R8
+	ADDQ        $0x40, R15
+	VMOVUPD     (R10), Z0
+	VMOVUPD     (R11), Z1
+	VMOVUPD     (DX), Z2
+	VFMADD231PD Z0, Z2, Z8
+	VFMADD231PD Z1, Z2, Z16
+	VMOVUPD     (DX)(R12*1), Z3
+	VFMADD231PD Z0, Z3, Z9
+	VFMADD231PD Z1, Z3, Z17
+	VMOVUPD     (DX)(R12*2), Z4
+	VFMADD231PD Z0, Z4, Z10
+	VFMADD231PD Z1, Z4, Z18
+	VMOVUPD     (DX)(R13*1), Z5
+	VFMADD231PD Z0, Z5, Z11
+	VFMADD231PD Z1, Z5, Z19
+	VMOVUPD     (DX)(R12*4), Z6
+	VFMADD231PD Z0, Z6, Z12
+	VFMADD231PD Z1, Z6, Z20
+	VMOVUPD     (R14), Z7
+	VFMADD231PD Z0, Z7, Z13
+	VFMADD231PD Z1, Z7, Z21
+	VMOVUPD     (R14)(R12*1), Z2
+	VFMADD231PD Z0, Z2, Z14
+	VFMADD231PD Z1, Z2, Z22
+	VMOVUPD     (R14)(R12*2), Z3
+	VFMADD231PD Z0, Z3, Z15
+	VFMADD231PD Z1, Z3, Z23
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, R11
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkpf64c8loop2
+
+zmkpf64c8mask2:
+	TESTQ       $0x00000007, d+56(FP)
+	JZ          zmkpf64c8reduce2
+	VMOVUPD.Z   (R10), K1, Z0
+	VMOVUPD.Z   (R11), K1, Z1
+	VMOVUPD.Z   (DX), K1, Z2
+	VFMADD231PD Z0, Z2, Z8
+	VFMADD231PD Z1, Z2, Z16
+	VMOVUPD.Z   (DX)(R12*1), K1, Z3
+	VFMADD231PD Z0, Z3, Z9
+	VFMADD231PD Z1, Z3, Z17
+	VMOVUPD.Z   (DX)(R12*2), K1, Z4
+	VFMADD231PD Z0, Z4, Z10
+	VFMADD231PD Z1, Z4, Z18
+	VMOVUPD.Z   (DX)(R13*1), K1, Z5
+	VFMADD231PD Z0, Z5, Z11
+	VFMADD231PD Z1, Z5, Z19
+	VMOVUPD.Z   (DX)(R12*4), K1, Z6
+	VFMADD231PD Z0, Z6, Z12
+	VFMADD231PD Z1, Z6, Z20
+	VMOVUPD.Z   (R14), K1, Z7
+	VFMADD231PD Z0, Z7, Z13
+	VFMADD231PD Z1, Z7, Z21
+	VMOVUPD.Z   (R14)(R12*1), K1, Z2
+	VFMADD231PD Z0, Z2, Z14
+	VFMADD231PD Z1, Z2, Z22
+	VMOVUPD.Z   (R14)(R12*2), K1, Z3
+	VFMADD231PD Z0, Z3, Z15
+	VFMADD231PD Z1, Z3, Z23
+
+zmkpf64c8reduce2:
+	MOVQ          w+48(FP), DX
+	LEAQ          (DX)(R12*4), R14
+	ADDQ          R12, R14
+	MOVQ          k+8(FP), AX
+	SHLQ          $0x03, AX
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPD        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPD        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPD        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPD        Y4, Y11, Y3
+	VHADDPD       Y1, Y0, Y0
+	VHADDPD       Y3, Y2, Y2
+	VPERM2F128    $0x20, Y2, Y0, Y1
+	VPERM2F128    $0x31, Y2, Y0, Y0
+	VADDPD        Y1, Y0, Y0
+	VMOVUPD       Y0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPD        Y4, Y12, Y0
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPD        Y4, Y13, Y1
+	VEXTRACTF64X4 $0x01, Z14, Y4
+	VADDPD        Y4, Y14, Y2
+	VEXTRACTF64X4 $0x01, Z15, Y4
+	VADDPD        Y4, Y15, Y3
+	VHADDPD       Y1, Y0, Y0
+	VHADDPD       Y3, Y2, Y2
+	VPERM2F128    $0x20, Y2, Y0, Y1
+	VPERM2F128    $0x31, Y2, Y0, Y0
+	VADDPD        Y1, Y0, Y0
+	VMOVUPD       Y0, 32(DI)
+	ADDQ          AX, DI
+	VEXTRACTF64X4 $0x01, Z16, Y4
+	VADDPD        Y4, Y16, Y0
+	VEXTRACTF64X4 $0x01, Z17, Y4
+	VADDPD        Y4, Y17, Y1
+	VEXTRACTF64X4 $0x01, Z18, Y4
+	VADDPD        Y4, Y18, Y2
+	VEXTRACTF64X4 $0x01, Z19, Y4
+	VADDPD        Y4, Y19, Y3
+	VHADDPD       Y1, Y0, Y0
+	VHADDPD       Y3, Y2, Y2
+	VPERM2F128    $0x20, Y2, Y0, Y1
+	VPERM2F128    $0x31, Y2, Y0, Y0
+	VADDPD        Y1, Y0, Y0
+	VMOVUPD       Y0, (DI)
+	VEXTRACTF64X4 $0x01, Z20, Y4
+	VADDPD        Y4, Y20, Y0
+	VEXTRACTF64X4 $0x01, Z21, Y4
+	VADDPD        Y4, Y21, Y1
+	VEXTRACTF64X4 $0x01, Z22, Y4
+	VADDPD        Y4, Y22, Y2
+	VEXTRACTF64X4 $0x01, Z23, Y4
+	VADDPD        Y4, Y23, Y3
+	VHADDPD       Y1, Y0, Y0
+	VHADDPD       Y3, Y2, Y2
+	VPERM2F128    $0x20, Y2, Y0, Y1
+	VPERM2F128    $0x31, Y2, Y0, Y0
+	VADDPD        Y1, Y0, Y0
+	VMOVUPD       Y0, 32(DI)
+	ADDQ          AX, DI
+	SUBQ          $0x02, CX
+	JMP           zmkpf64c8pair
+
+zmkpf64c8single:
+	TESTQ CX, CX
+	JZ    zmkpf64done
+	TESTQ BX, BX
+	JZ    zmkpf64c8consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	JMP   zmkpf64c8ready1
+
+zmkpf64c8consec1:
+	MOVQ SI, R10
+
+zmkpf64c8ready1:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
+	TESTQ  AX, AX
+	JZ     zmkpf64c8mask1
+
+zmkpf64c8loop1:
+	VMOVUPD     (R10), Z0
+	VFMADD231PD (DX), Z0, Z8
+	VFMADD231PD (DX)(R12*1), Z0, Z9
+	VFMADD231PD (DX)(R12*2), Z0, Z10
+	VFMADD231PD (DX)(R13*1), Z0, Z11
+	VFMADD231PD (DX)(R12*4), Z0, Z12
+	VFMADD231PD (R14), Z0, Z13
+	VFMADD231PD (R14)(R12*1), Z0, Z14
+	VFMADD231PD (R14)(R12*2), Z0, Z15
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkpf64c8loop1
+
+zmkpf64c8mask1:
+	TESTQ       $0x00000007, d+56(FP)
+	JZ          zmkpf64c8reduce1
+	VMOVUPD.Z   (R10), K1, Z0
+	VMOVUPD.Z   (DX), K1, Z2
+	VFMADD231PD Z0, Z2, Z8
+	VMOVUPD.Z   (DX)(R12*1), K1, Z2
+	VFMADD231PD Z0, Z2, Z9
+	VMOVUPD.Z   (DX)(R12*2), K1, Z2
+	VFMADD231PD Z0, Z2, Z10
+	VMOVUPD.Z   (DX)(R13*1), K1, Z2
+	VFMADD231PD Z0, Z2, Z11
+	VMOVUPD.Z   (DX)(R12*4), K1, Z2
+	VFMADD231PD Z0, Z2, Z12
+	VMOVUPD.Z   (R14), K1, Z2
+	VFMADD231PD Z0, Z2, Z13
+	VMOVUPD.Z   (R14)(R12*1), K1, Z2
+	VFMADD231PD Z0, Z2, Z14
+	VMOVUPD.Z   (R14)(R12*2), K1, Z2
+	VFMADD231PD Z0, Z2, Z15
+
+zmkpf64c8reduce1:
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPD        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPD        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPD        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPD        Y4, Y11, Y3
+	VHADDPD       Y1, Y0, Y0
+	VHADDPD       Y3, Y2, Y2
+	VPERM2F128    $0x20, Y2, Y0, Y1
+	VPERM2F128    $0x31, Y2, Y0, Y0
+	VADDPD        Y1, Y0, Y0
+	VMOVUPD       Y0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPD        Y4, Y12, Y0
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPD        Y4, Y13, Y1
+	VEXTRACTF64X4 $0x01, Z14, Y4
+	VADDPD        Y4, Y14, Y2
+	VEXTRACTF64X4 $0x01, Z15, Y4
+	VADDPD        Y4, Y15, Y3
+	VHADDPD       Y1, Y0, Y0
+	VHADDPD       Y3, Y2, Y2
+	VPERM2F128    $0x20, Y2, Y0, Y1
+	VPERM2F128    $0x31, Y2, Y0, Y0
+	VADDPD        Y1, Y0, Y0
+	VMOVUPD       Y0, 32(DI)
+	JMP           zmkpf64done
+
+zmkpf64c7pair:
+	CMPQ  CX, $0x02
+	JB    zmkpf64c7single
+	TESTQ BX, BX
+	JZ    zmkpf64c7consec2
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	ADDQ  $0x10, BX
+	JMP   zmkpf64c7ready2
+
+zmkpf64c7consec2:
+	MOVQ SI, R10
+	LEAQ (SI)(R9*1), R11
+	LEAQ (R11)(R9*1), SI
+
+zmkpf64c7ready2:
+	MOVQ  R10, R8
+	MOVQ  R11, R15
+	CMPQ  CX, $0x08
+	JB    zmkpf64c7nextok
+	TESTQ BX, BX
+	JZ    zmkpf64c7nextconsec
+	MOVQ  32(BX), R8
+	IMULQ R9, R8
+	ADDQ  SI, R8
+	MOVQ  40(BX), R15
+	IMULQ R9, R15
+	ADDQ  SI, R15
+	JMP   zmkpf64c7nextok
+
+zmkpf64c7nextconsec:
+	LEAQ (SI)(R9*4), R8
+	LEAQ (R8)(R9*1), R15
+
+zmkpf64c7nextok:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	VPXORD Z20, Z20, Z20
+	VPXORD Z21, Z21, Z21
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
+	TESTQ  AX, AX
+	JZ     zmkpf64c7mask2
+
+zmkpf64c7loop2:
+	PREFETCHT0  512(R10)
+	PREFETCHT0  512(R11)
+	PREFETCHT0  (R8)
+	PREFETCHT0  (R15)
+	ADDQ        $0x40, R8
+	ADDQ        $0x40, R15
+	VMOVUPD     (R10), Z0
+	VMOVUPD     (R11), Z1
+	VMOVUPD     (DX), Z2
+	VFMADD231PD Z0, Z2, Z8
+	VFMADD231PD Z1, Z2, Z15
+	VMOVUPD     (DX)(R12*1), Z3
+	VFMADD231PD Z0, Z3, Z9
+	VFMADD231PD Z1, Z3, Z16
+	VMOVUPD     (DX)(R12*2), Z4
+	VFMADD231PD Z0, Z4, Z10
+	VFMADD231PD Z1, Z4, Z17
+	VMOVUPD     (DX)(R13*1), Z5
+	VFMADD231PD Z0, Z5, Z11
+	VFMADD231PD Z1, Z5, Z18
+	VMOVUPD     (DX)(R12*4), Z6
+	VFMADD231PD Z0, Z6, Z12
+	VFMADD231PD Z1, Z6, Z19
+	VMOVUPD     (R14), Z7
+	VFMADD231PD Z0, Z7, Z13
+	VFMADD231PD Z1, Z7, Z20
+	VMOVUPD     (R14)(R12*1), Z2
+	VFMADD231PD Z0, Z2, Z14
+	VFMADD231PD Z1, Z2, Z21
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, R11
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkpf64c7loop2
+
+zmkpf64c7mask2:
+	TESTQ       $0x00000007, d+56(FP)
+	JZ          zmkpf64c7reduce2
+	VMOVUPD.Z   (R10), K1, Z0
+	VMOVUPD.Z   (R11), K1, Z1
+	VMOVUPD.Z   (DX), K1, Z2
+	VFMADD231PD Z0, Z2, Z8
+	VFMADD231PD Z1, Z2, Z15
+	VMOVUPD.Z   (DX)(R12*1), K1, Z3
+	VFMADD231PD Z0, Z3, Z9
+	VFMADD231PD Z1, Z3, Z16
+	VMOVUPD.Z   (DX)(R12*2), K1, Z4
+	VFMADD231PD Z0, Z4, Z10
+	VFMADD231PD Z1, Z4, Z17
+	VMOVUPD.Z   (DX)(R13*1), K1, Z5
+	VFMADD231PD Z0, Z5, Z11
+	VFMADD231PD Z1, Z5, Z18
+	VMOVUPD.Z   (DX)(R12*4), K1, Z6
+	VFMADD231PD Z0, Z6, Z12
+	VFMADD231PD Z1, Z6, Z19
+	VMOVUPD.Z   (R14), K1, Z7
+	VFMADD231PD Z0, Z7, Z13
+	VFMADD231PD Z1, Z7, Z20
+	VMOVUPD.Z   (R14)(R12*1), K1, Z2
+	VFMADD231PD Z0, Z2, Z14
+	VFMADD231PD Z1, Z2, Z21
+
+zmkpf64c7reduce2:
+	MOVQ          w+48(FP), DX
+	LEAQ          (DX)(R12*4), R14
+	ADDQ          R12, R14
+	MOVQ          k+8(FP), AX
+	SHLQ          $0x03, AX
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPD        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPD        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPD        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPD        Y4, Y11, Y3
+	VHADDPD       Y1, Y0, Y0
+	VHADDPD       Y3, Y2, Y2
+	VPERM2F128    $0x20, Y2, Y0, Y1
+	VPERM2F128    $0x31, Y2, Y0, Y0
+	VADDPD        Y1, Y0, Y0
+	VMOVUPD       Y0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPD        Y4, Y12, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 32(DI)
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPD        Y4, Y13, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 40(DI)
+	VEXTRACTF64X4 $0x01, Z14, Y4
+	VADDPD        Y4, Y14, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 48(DI)
+	ADDQ          AX, DI
+	VEXTRACTF64X4 $0x01, Z15, Y4
+	VADDPD        Y4, Y15, Y0
+	VEXTRACTF64X4 $0x01, Z16, Y4
+	VADDPD        Y4, Y16, Y1
+	VEXTRACTF64X4 $0x01, Z17, Y4
+	VADDPD        Y4, Y17, Y2
+	VEXTRACTF64X4 $0x01, Z18, Y4
+	VADDPD        Y4, Y18, Y3
+	VHADDPD       Y1, Y0, Y0
+	VHADDPD       Y3, Y2, Y2
+	VPERM2F128    $0x20, Y2, Y0, Y1
+	VPERM2F128    $0x31, Y2, Y0, Y0
+	VADDPD        Y1, Y0, Y0
+	VMOVUPD       Y0, (DI)
+	VEXTRACTF64X4 $0x01, Z19, Y4
+	VADDPD        Y4, Y19, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 32(DI)
+	VEXTRACTF64X4 $0x01, Z20, Y4
+	VADDPD        Y4, Y20, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 40(DI)
+	VEXTRACTF64X4 $0x01, Z21, Y4
+	VADDPD        Y4, Y21, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 48(DI)
+	ADDQ          AX, DI
+	SUBQ          $0x02, CX
+	JMP           zmkpf64c7pair
+
+zmkpf64c7single:
+	TESTQ CX, CX
+	JZ    zmkpf64done
+	TESTQ BX, BX
+	JZ    zmkpf64c7consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	JMP   zmkpf64c7ready1
+
+zmkpf64c7consec1:
+	MOVQ SI, R10
+
+zmkpf64c7ready1:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
+	TESTQ  AX, AX
+	JZ     zmkpf64c7mask1
+
+zmkpf64c7loop1:
+	VMOVUPD     (R10), Z0
+	VFMADD231PD (DX), Z0, Z8
+	VFMADD231PD (DX)(R12*1), Z0, Z9
+	VFMADD231PD (DX)(R12*2), Z0, Z10
+	VFMADD231PD (DX)(R13*1), Z0, Z11
+	VFMADD231PD (DX)(R12*4), Z0, Z12
+	VFMADD231PD (R14), Z0, Z13
+	VFMADD231PD (R14)(R12*1), Z0, Z14
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkpf64c7loop1
+
+zmkpf64c7mask1:
+	TESTQ       $0x00000007, d+56(FP)
+	JZ          zmkpf64c7reduce1
+	VMOVUPD.Z   (R10), K1, Z0
+	VMOVUPD.Z   (DX), K1, Z2
+	VFMADD231PD Z0, Z2, Z8
+	VMOVUPD.Z   (DX)(R12*1), K1, Z2
+	VFMADD231PD Z0, Z2, Z9
+	VMOVUPD.Z   (DX)(R12*2), K1, Z2
+	VFMADD231PD Z0, Z2, Z10
+	VMOVUPD.Z   (DX)(R13*1), K1, Z2
+	VFMADD231PD Z0, Z2, Z11
+	VMOVUPD.Z   (DX)(R12*4), K1, Z2
+	VFMADD231PD Z0, Z2, Z12
+	VMOVUPD.Z   (R14), K1, Z2
+	VFMADD231PD Z0, Z2, Z13
+	VMOVUPD.Z   (R14)(R12*1), K1, Z2
+	VFMADD231PD Z0, Z2, Z14
+
+zmkpf64c7reduce1:
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPD        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPD        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPD        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPD        Y4, Y11, Y3
+	VHADDPD       Y1, Y0, Y0
+	VHADDPD       Y3, Y2, Y2
+	VPERM2F128    $0x20, Y2, Y0, Y1
+	VPERM2F128    $0x31, Y2, Y0, Y0
+	VADDPD        Y1, Y0, Y0
+	VMOVUPD       Y0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPD        Y4, Y12, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 32(DI)
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPD        Y4, Y13, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 40(DI)
+	VEXTRACTF64X4 $0x01, Z14, Y4
+	VADDPD        Y4, Y14, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 48(DI)
+	JMP           zmkpf64done
+
+zmkpf64c6pair:
+	CMPQ  CX, $0x02
+	JB    zmkpf64c6single
+	TESTQ BX, BX
+	JZ    zmkpf64c6consec2
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	ADDQ  $0x10, BX
+	JMP   zmkpf64c6ready2
+
+zmkpf64c6consec2:
+	MOVQ SI, R10
+	LEAQ (SI)(R9*1), R11
+	LEAQ (R11)(R9*1), SI
+
+zmkpf64c6ready2:
+	MOVQ  R10, R8
+	MOVQ  R11, R15
+	CMPQ  CX, $0x08
+	JB    zmkpf64c6nextok
+	TESTQ BX, BX
+	JZ    zmkpf64c6nextconsec
+	MOVQ  32(BX), R8
+	IMULQ R9, R8
+	ADDQ  SI, R8
+	MOVQ  40(BX), R15
+	IMULQ R9, R15
+	ADDQ  SI, R15
+	JMP   zmkpf64c6nextok
+
+zmkpf64c6nextconsec:
+	LEAQ (SI)(R9*4), R8
+	LEAQ (R8)(R9*1), R15
+
+zmkpf64c6nextok:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
+	TESTQ  AX, AX
+	JZ     zmkpf64c6mask2
+
+zmkpf64c6loop2:
+	PREFETCHT0  512(R10)
+	PREFETCHT0  512(R11)
+	PREFETCHT0  (R8)
+	PREFETCHT0  (R15)
+	ADDQ        $0x40, R8
+	ADDQ        $0x40, R15
+	VMOVUPD     (R10), Z0
+	VMOVUPD     (R11), Z1
+	VMOVUPD     (DX), Z2
+	VFMADD231PD Z0, Z2, Z8
+	VFMADD231PD Z1, Z2, Z14
+	VMOVUPD     (DX)(R12*1), Z3
+	VFMADD231PD Z0, Z3, Z9
+	VFMADD231PD Z1, Z3, Z15
+	VMOVUPD     (DX)(R12*2), Z4
+	VFMADD231PD Z0, Z4, Z10
+	VFMADD231PD Z1, Z4, Z16
+	VMOVUPD     (DX)(R13*1), Z5
+	VFMADD231PD Z0, Z5, Z11
+	VFMADD231PD Z1, Z5, Z17
+	VMOVUPD     (DX)(R12*4), Z6
+	VFMADD231PD Z0, Z6, Z12
+	VFMADD231PD Z1, Z6, Z18
+	VMOVUPD     (R14), Z7
+	VFMADD231PD Z0, Z7, Z13
+	VFMADD231PD Z1, Z7, Z19
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, R11
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkpf64c6loop2
+
+zmkpf64c6mask2:
+	TESTQ       $0x00000007, d+56(FP)
+	JZ          zmkpf64c6reduce2
+	VMOVUPD.Z   (R10), K1, Z0
+	VMOVUPD.Z   (R11), K1, Z1
+	VMOVUPD.Z   (DX), K1, Z2
+	VFMADD231PD Z0, Z2, Z8
+	VFMADD231PD Z1, Z2, Z14
+	VMOVUPD.Z   (DX)(R12*1), K1, Z3
+	VFMADD231PD Z0, Z3, Z9
+	VFMADD231PD Z1, Z3, Z15
+	VMOVUPD.Z   (DX)(R12*2), K1, Z4
+	VFMADD231PD Z0, Z4, Z10
+	VFMADD231PD Z1, Z4, Z16
+	VMOVUPD.Z   (DX)(R13*1), K1, Z5
+	VFMADD231PD Z0, Z5, Z11
+	VFMADD231PD Z1, Z5, Z17
+	VMOVUPD.Z   (DX)(R12*4), K1, Z6
+	VFMADD231PD Z0, Z6, Z12
+	VFMADD231PD Z1, Z6, Z18
+	VMOVUPD.Z   (R14), K1, Z7
+	VFMADD231PD Z0, Z7, Z13
+	VFMADD231PD Z1, Z7, Z19
+
+zmkpf64c6reduce2:
+	MOVQ          w+48(FP), DX
+	LEAQ          (DX)(R12*4), R14
+	ADDQ          R12, R14
+	MOVQ          k+8(FP), AX
+	SHLQ          $0x03, AX
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPD        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPD        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPD        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPD        Y4, Y11, Y3
+	VHADDPD       Y1, Y0, Y0
+	VHADDPD       Y3, Y2, Y2
+	VPERM2F128    $0x20, Y2, Y0, Y1
+	VPERM2F128    $0x31, Y2, Y0, Y0
+	VADDPD        Y1, Y0, Y0
+	VMOVUPD       Y0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPD        Y4, Y12, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 32(DI)
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPD        Y4, Y13, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 40(DI)
+	ADDQ          AX, DI
+	VEXTRACTF64X4 $0x01, Z14, Y4
+	VADDPD        Y4, Y14, Y0
+	VEXTRACTF64X4 $0x01, Z15, Y4
+	VADDPD        Y4, Y15, Y1
+	VEXTRACTF64X4 $0x01, Z16, Y4
+	VADDPD        Y4, Y16, Y2
+	VEXTRACTF64X4 $0x01, Z17, Y4
+	VADDPD        Y4, Y17, Y3
+	VHADDPD       Y1, Y0, Y0
+	VHADDPD       Y3, Y2, Y2
+	VPERM2F128    $0x20, Y2, Y0, Y1
+	VPERM2F128    $0x31, Y2, Y0, Y0
+	VADDPD        Y1, Y0, Y0
+	VMOVUPD       Y0, (DI)
+	VEXTRACTF64X4 $0x01, Z18, Y4
+	VADDPD        Y4, Y18, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 32(DI)
+	VEXTRACTF64X4 $0x01, Z19, Y4
+	VADDPD        Y4, Y19, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 40(DI)
+	ADDQ          AX, DI
+	SUBQ          $0x02, CX
+	JMP           zmkpf64c6pair
+
+zmkpf64c6single:
+	TESTQ CX, CX
+	JZ    zmkpf64done
+	TESTQ BX, BX
+	JZ    zmkpf64c6consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	JMP   zmkpf64c6ready1
+
+zmkpf64c6consec1:
+	MOVQ SI, R10
+
+zmkpf64c6ready1:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
+	TESTQ  AX, AX
+	JZ     zmkpf64c6mask1
+
+zmkpf64c6loop1:
+	VMOVUPD     (R10), Z0
+	VFMADD231PD (DX), Z0, Z8
+	VFMADD231PD (DX)(R12*1), Z0, Z9
+	VFMADD231PD (DX)(R12*2), Z0, Z10
+	VFMADD231PD (DX)(R13*1), Z0, Z11
+	VFMADD231PD (DX)(R12*4), Z0, Z12
+	VFMADD231PD (R14), Z0, Z13
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkpf64c6loop1
+
+zmkpf64c6mask1:
+	TESTQ       $0x00000007, d+56(FP)
+	JZ          zmkpf64c6reduce1
+	VMOVUPD.Z   (R10), K1, Z0
+	VMOVUPD.Z   (DX), K1, Z2
+	VFMADD231PD Z0, Z2, Z8
+	VMOVUPD.Z   (DX)(R12*1), K1, Z2
+	VFMADD231PD Z0, Z2, Z9
+	VMOVUPD.Z   (DX)(R12*2), K1, Z2
+	VFMADD231PD Z0, Z2, Z10
+	VMOVUPD.Z   (DX)(R13*1), K1, Z2
+	VFMADD231PD Z0, Z2, Z11
+	VMOVUPD.Z   (DX)(R12*4), K1, Z2
+	VFMADD231PD Z0, Z2, Z12
+	VMOVUPD.Z   (R14), K1, Z2
+	VFMADD231PD Z0, Z2, Z13
+
+zmkpf64c6reduce1:
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPD        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPD        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPD        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPD        Y4, Y11, Y3
+	VHADDPD       Y1, Y0, Y0
+	VHADDPD       Y3, Y2, Y2
+	VPERM2F128    $0x20, Y2, Y0, Y1
+	VPERM2F128    $0x31, Y2, Y0, Y0
+	VADDPD        Y1, Y0, Y0
+	VMOVUPD       Y0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPD        Y4, Y12, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 32(DI)
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPD        Y4, Y13, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 40(DI)
+	JMP           zmkpf64done
+
+zmkpf64c5pair:
+	CMPQ  CX, $0x02
+	JB    zmkpf64c5single
+	TESTQ BX, BX
+	JZ    zmkpf64c5consec2
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	ADDQ  $0x10, BX
+	JMP   zmkpf64c5ready2
+
+zmkpf64c5consec2:
+	MOVQ SI, R10
+	LEAQ (SI)(R9*1), R11
+	LEAQ (R11)(R9*1), SI
+
+zmkpf64c5ready2:
+	MOVQ  R10, R8
+	MOVQ  R11, R15
+	CMPQ  CX, $0x08
+	JB    zmkpf64c5nextok
+	TESTQ BX, BX
+	JZ    zmkpf64c5nextconsec
+	MOVQ  32(BX), R8
+	IMULQ R9, R8
+	ADDQ  SI, R8
+	MOVQ  40(BX), R15
+	IMULQ R9, R15
+	ADDQ  SI, R15
+	JMP   zmkpf64c5nextok
+
+zmkpf64c5nextconsec:
+	LEAQ (SI)(R9*4), R8
+	LEAQ (R8)(R9*1), R15
+
+zmkpf64c5nextok:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
+	TESTQ  AX, AX
+	JZ     zmkpf64c5mask2
+
+zmkpf64c5loop2:
+	PREFETCHT0  512(R10)
+	PREFETCHT0  512(R11)
+	PREFETCHT0  (R8)
+	PREFETCHT0  (R15)
+	ADDQ        $0x40, R8
+	ADDQ        $0x40, R15
+	VMOVUPD     (R10), Z0
+	VMOVUPD     (R11), Z1
+	VMOVUPD     (DX), Z2
+	VFMADD231PD Z0, Z2, Z8
+	VFMADD231PD Z1, Z2, Z13
+	VMOVUPD     (DX)(R12*1), Z3
+	VFMADD231PD Z0, Z3, Z9
+	VFMADD231PD Z1, Z3, Z14
+	VMOVUPD     (DX)(R12*2), Z4
+	VFMADD231PD Z0, Z4, Z10
+	VFMADD231PD Z1, Z4, Z15
+	VMOVUPD     (DX)(R13*1), Z5
+	VFMADD231PD Z0, Z5, Z11
+	VFMADD231PD Z1, Z5, Z16
+	VMOVUPD     (DX)(R12*4), Z6
+	VFMADD231PD Z0, Z6, Z12
+	VFMADD231PD Z1, Z6, Z17
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, R11
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkpf64c5loop2
+
+zmkpf64c5mask2:
+	TESTQ       $0x00000007, d+56(FP)
+	JZ          zmkpf64c5reduce2
+	VMOVUPD.Z   (R10), K1, Z0
+	VMOVUPD.Z   (R11), K1, Z1
+	VMOVUPD.Z   (DX), K1, Z2
+	VFMADD231PD Z0, Z2, Z8
+	VFMADD231PD Z1, Z2, Z13
+	VMOVUPD.Z   (DX)(R12*1), K1, Z3
+	VFMADD231PD Z0, Z3, Z9
+	VFMADD231PD Z1, Z3, Z14
+	VMOVUPD.Z   (DX)(R12*2), K1, Z4
+	VFMADD231PD Z0, Z4, Z10
+	VFMADD231PD Z1, Z4, Z15
+	VMOVUPD.Z   (DX)(R13*1), K1, Z5
+	VFMADD231PD Z0, Z5, Z11
+	VFMADD231PD Z1, Z5, Z16
+	VMOVUPD.Z   (DX)(R12*4), K1, Z6
+	VFMADD231PD Z0, Z6, Z12
+	VFMADD231PD Z1, Z6, Z17
+
+zmkpf64c5reduce2:
+	MOVQ          w+48(FP), DX
+	LEAQ          (DX)(R12*4), R14
+	ADDQ          R12, R14
+	MOVQ          k+8(FP), AX
+	SHLQ          $0x03, AX
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPD        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPD        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPD        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPD        Y4, Y11, Y3
+	VHADDPD       Y1, Y0, Y0
+	VHADDPD       Y3, Y2, Y2
+	VPERM2F128    $0x20, Y2, Y0, Y1
+	VPERM2F128    $0x31, Y2, Y0, Y0
+	VADDPD        Y1, Y0, Y0
+	VMOVUPD       Y0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPD        Y4, Y12, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 32(DI)
+	ADDQ          AX, DI
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPD        Y4, Y13, Y0
+	VEXTRACTF64X4 $0x01, Z14, Y4
+	VADDPD        Y4, Y14, Y1
+	VEXTRACTF64X4 $0x01, Z15, Y4
+	VADDPD        Y4, Y15, Y2
+	VEXTRACTF64X4 $0x01, Z16, Y4
+	VADDPD        Y4, Y16, Y3
+	VHADDPD       Y1, Y0, Y0
+	VHADDPD       Y3, Y2, Y2
+	VPERM2F128    $0x20, Y2, Y0, Y1
+	VPERM2F128    $0x31, Y2, Y0, Y0
+	VADDPD        Y1, Y0, Y0
+	VMOVUPD       Y0, (DI)
+	VEXTRACTF64X4 $0x01, Z17, Y4
+	VADDPD        Y4, Y17, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 32(DI)
+	ADDQ          AX, DI
+	SUBQ          $0x02, CX
+	JMP           zmkpf64c5pair
+
+zmkpf64c5single:
+	TESTQ CX, CX
+	JZ    zmkpf64done
+	TESTQ BX, BX
+	JZ    zmkpf64c5consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	JMP   zmkpf64c5ready1
+
+zmkpf64c5consec1:
+	MOVQ SI, R10
+
+zmkpf64c5ready1:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
+	TESTQ  AX, AX
+	JZ     zmkpf64c5mask1
+
+zmkpf64c5loop1:
+	VMOVUPD     (R10), Z0
+	VFMADD231PD (DX), Z0, Z8
+	VFMADD231PD (DX)(R12*1), Z0, Z9
+	VFMADD231PD (DX)(R12*2), Z0, Z10
+	VFMADD231PD (DX)(R13*1), Z0, Z11
+	VFMADD231PD (DX)(R12*4), Z0, Z12
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkpf64c5loop1
+
+zmkpf64c5mask1:
+	TESTQ       $0x00000007, d+56(FP)
+	JZ          zmkpf64c5reduce1
+	VMOVUPD.Z   (R10), K1, Z0
+	VMOVUPD.Z   (DX), K1, Z2
+	VFMADD231PD Z0, Z2, Z8
+	VMOVUPD.Z   (DX)(R12*1), K1, Z2
+	VFMADD231PD Z0, Z2, Z9
+	VMOVUPD.Z   (DX)(R12*2), K1, Z2
+	VFMADD231PD Z0, Z2, Z10
+	VMOVUPD.Z   (DX)(R13*1), K1, Z2
+	VFMADD231PD Z0, Z2, Z11
+	VMOVUPD.Z   (DX)(R12*4), K1, Z2
+	VFMADD231PD Z0, Z2, Z12
+
+zmkpf64c5reduce1:
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPD        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPD        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPD        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPD        Y4, Y11, Y3
+	VHADDPD       Y1, Y0, Y0
+	VHADDPD       Y3, Y2, Y2
+	VPERM2F128    $0x20, Y2, Y0, Y1
+	VPERM2F128    $0x31, Y2, Y0, Y0
+	VADDPD        Y1, Y0, Y0
+	VMOVUPD       Y0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPD        Y4, Y12, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 32(DI)
+	JMP           zmkpf64done
+
+zmkpf64c4pair:
+	CMPQ  CX, $0x02
+	JB    zmkpf64c4single
+	TESTQ BX, BX
+	JZ    zmkpf64c4consec2
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	ADDQ  $0x10, BX
+	JMP   zmkpf64c4ready2
+
+zmkpf64c4consec2:
+	MOVQ SI, R10
+	LEAQ (SI)(R9*1), R11
+	LEAQ (R11)(R9*1), SI
+
+zmkpf64c4ready2:
+	MOVQ  R10, R8
+	MOVQ  R11, R15
+	CMPQ  CX, $0x08
+	JB    zmkpf64c4nextok
+	TESTQ BX, BX
+	JZ    zmkpf64c4nextconsec
+	MOVQ  32(BX), R8
+	IMULQ R9, R8
+	ADDQ  SI, R8
+	MOVQ  40(BX), R15
+	IMULQ R9, R15
+	ADDQ  SI, R15
+	JMP   zmkpf64c4nextok
+
+zmkpf64c4nextconsec:
+	LEAQ (SI)(R9*4), R8
+	LEAQ (R8)(R9*1), R15
+
+zmkpf64c4nextok:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
+	TESTQ  AX, AX
+	JZ     zmkpf64c4mask2
+
+zmkpf64c4loop2:
+	PREFETCHT0  512(R10)
+	PREFETCHT0  512(R11)
+	PREFETCHT0  (R8)
+	PREFETCHT0  (R15)
+	ADDQ        $0x40, R8
+	ADDQ        $0x40, R15
+	VMOVUPD     (R10), Z0
+	VMOVUPD     (R11), Z1
+	VMOVUPD     (DX), Z2
+	VFMADD231PD Z0, Z2, Z8
+	VFMADD231PD Z1, Z2, Z12
+	VMOVUPD     (DX)(R12*1), Z3
+	VFMADD231PD Z0, Z3, Z9
+	VFMADD231PD Z1, Z3, Z13
+	VMOVUPD     (DX)(R12*2), Z4
+	VFMADD231PD Z0, Z4, Z10
+	VFMADD231PD Z1, Z4, Z14
+	VMOVUPD     (DX)(R13*1), Z5
+	VFMADD231PD Z0, Z5, Z11
+	VFMADD231PD Z1, Z5, Z15
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, R11
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkpf64c4loop2
+
+zmkpf64c4mask2:
+	TESTQ       $0x00000007, d+56(FP)
+	JZ          zmkpf64c4reduce2
+	VMOVUPD.Z   (R10), K1, Z0
+	VMOVUPD.Z   (R11), K1, Z1
+	VMOVUPD.Z   (DX), K1, Z2
+	VFMADD231PD Z0, Z2, Z8
+	VFMADD231PD Z1, Z2, Z12
+	VMOVUPD.Z   (DX)(R12*1), K1, Z3
+	VFMADD231PD Z0, Z3, Z9
+	VFMADD231PD Z1, Z3, Z13
+	VMOVUPD.Z   (DX)(R12*2), K1, Z4
+	VFMADD231PD Z0, Z4, Z10
+	VFMADD231PD Z1, Z4, Z14
+	VMOVUPD.Z   (DX)(R13*1), K1, Z5
+	VFMADD231PD Z0, Z5, Z11
+	VFMADD231PD Z1, Z5, Z15
+
+zmkpf64c4reduce2:
+	MOVQ          w+48(FP), DX
+	LEAQ          (DX)(R12*4), R14
+	ADDQ          R12, R14
+	MOVQ          k+8(FP), AX
+	SHLQ          $0x03, AX
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPD        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPD        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPD        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPD        Y4, Y11, Y3
+	VHADDPD       Y1, Y0, Y0
+	VHADDPD       Y3, Y2, Y2
+	VPERM2F128    $0x20, Y2, Y0, Y1
+	VPERM2F128    $0x31, Y2, Y0, Y0
+	VADDPD        Y1, Y0, Y0
+	VMOVUPD       Y0, (DI)
+	ADDQ          AX, DI
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPD        Y4, Y12, Y0
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPD        Y4, Y13, Y1
+	VEXTRACTF64X4 $0x01, Z14, Y4
+	VADDPD        Y4, Y14, Y2
+	VEXTRACTF64X4 $0x01, Z15, Y4
+	VADDPD        Y4, Y15, Y3
+	VHADDPD       Y1, Y0, Y0
+	VHADDPD       Y3, Y2, Y2
+	VPERM2F128    $0x20, Y2, Y0, Y1
+	VPERM2F128    $0x31, Y2, Y0, Y0
+	VADDPD        Y1, Y0, Y0
+	VMOVUPD       Y0, (DI)
+	ADDQ          AX, DI
+	SUBQ          $0x02, CX
+	JMP           zmkpf64c4pair
+
+zmkpf64c4single:
+	TESTQ CX, CX
+	JZ    zmkpf64done
+	TESTQ BX, BX
+	JZ    zmkpf64c4consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	JMP   zmkpf64c4ready1
+
+zmkpf64c4consec1:
+	MOVQ SI, R10
+
+zmkpf64c4ready1:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
+	TESTQ  AX, AX
+	JZ     zmkpf64c4mask1
+
+zmkpf64c4loop1:
+	VMOVUPD     (R10), Z0
+	VFMADD231PD (DX), Z0, Z8
+	VFMADD231PD (DX)(R12*1), Z0, Z9
+	VFMADD231PD (DX)(R12*2), Z0, Z10
+	VFMADD231PD (DX)(R13*1), Z0, Z11
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkpf64c4loop1
+
+zmkpf64c4mask1:
+	TESTQ       $0x00000007, d+56(FP)
+	JZ          zmkpf64c4reduce1
+	VMOVUPD.Z   (R10), K1, Z0
+	VMOVUPD.Z   (DX), K1, Z2
+	VFMADD231PD Z0, Z2, Z8
+	VMOVUPD.Z   (DX)(R12*1), K1, Z2
+	VFMADD231PD Z0, Z2, Z9
+	VMOVUPD.Z   (DX)(R12*2), K1, Z2
+	VFMADD231PD Z0, Z2, Z10
+	VMOVUPD.Z   (DX)(R13*1), K1, Z2
+	VFMADD231PD Z0, Z2, Z11
+
+zmkpf64c4reduce1:
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPD        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPD        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPD        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPD        Y4, Y11, Y3
+	VHADDPD       Y1, Y0, Y0
+	VHADDPD       Y3, Y2, Y2
+	VPERM2F128    $0x20, Y2, Y0, Y1
+	VPERM2F128    $0x31, Y2, Y0, Y0
+	VADDPD        Y1, Y0, Y0
+	VMOVUPD       Y0, (DI)
+	JMP           zmkpf64done
+
+zmkpf64c3pair:
+	CMPQ  CX, $0x02
+	JB    zmkpf64c3single
+	TESTQ BX, BX
+	JZ    zmkpf64c3consec2
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	ADDQ  $0x10, BX
+	JMP   zmkpf64c3ready2
+
+zmkpf64c3consec2:
+	MOVQ SI, R10
+	LEAQ (SI)(R9*1), R11
+	LEAQ (R11)(R9*1), SI
+
+zmkpf64c3ready2:
+	MOVQ  R10, R8
+	MOVQ  R11, R15
+	CMPQ  CX, $0x08
+	JB    zmkpf64c3nextok
+	TESTQ BX, BX
+	JZ    zmkpf64c3nextconsec
+	MOVQ  32(BX), R8
+	IMULQ R9, R8
+	ADDQ  SI, R8
+	MOVQ  40(BX), R15
+	IMULQ R9, R15
+	ADDQ  SI, R15
+	JMP   zmkpf64c3nextok
+
+zmkpf64c3nextconsec:
+	LEAQ (SI)(R9*4), R8
+	LEAQ (R8)(R9*1), R15
+
+zmkpf64c3nextok:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
+	TESTQ  AX, AX
+	JZ     zmkpf64c3mask2
+
+zmkpf64c3loop2:
+	PREFETCHT0  512(R10)
+	PREFETCHT0  512(R11)
+	PREFETCHT0  (R8)
+	PREFETCHT0  (R15)
+	ADDQ        $0x40, R8
+	ADDQ        $0x40, R15
+	VMOVUPD     (R10), Z0
+	VMOVUPD     (R11), Z1
+	VMOVUPD     (DX), Z2
+	VFMADD231PD Z0, Z2, Z8
+	VFMADD231PD Z1, Z2, Z11
+	VMOVUPD     (DX)(R12*1), Z3
+	VFMADD231PD Z0, Z3, Z9
+	VFMADD231PD Z1, Z3, Z12
+	VMOVUPD     (DX)(R12*2), Z4
+	VFMADD231PD Z0, Z4, Z10
+	VFMADD231PD Z1, Z4, Z13
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, R11
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkpf64c3loop2
+
+zmkpf64c3mask2:
+	TESTQ       $0x00000007, d+56(FP)
+	JZ          zmkpf64c3reduce2
+	VMOVUPD.Z   (R10), K1, Z0
+	VMOVUPD.Z   (R11), K1, Z1
+	VMOVUPD.Z   (DX), K1, Z2
+	VFMADD231PD Z0, Z2, Z8
+	VFMADD231PD Z1, Z2, Z11
+	VMOVUPD.Z   (DX)(R12*1), K1, Z3
+	VFMADD231PD Z0, Z3, Z9
+	VFMADD231PD Z1, Z3, Z12
+	VMOVUPD.Z   (DX)(R12*2), K1, Z4
+	VFMADD231PD Z0, Z4, Z10
+	VFMADD231PD Z1, Z4, Z13
+
+zmkpf64c3reduce2:
+	MOVQ          w+48(FP), DX
+	LEAQ          (DX)(R12*4), R14
+	ADDQ          R12, R14
+	MOVQ          k+8(FP), AX
+	SHLQ          $0x03, AX
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPD        Y4, Y8, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, (DI)
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPD        Y4, Y9, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 8(DI)
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPD        Y4, Y10, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 16(DI)
+	ADDQ          AX, DI
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPD        Y4, Y11, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPD        Y4, Y12, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 8(DI)
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPD        Y4, Y13, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 16(DI)
+	ADDQ          AX, DI
+	SUBQ          $0x02, CX
+	JMP           zmkpf64c3pair
+
+zmkpf64c3single:
+	TESTQ CX, CX
+	JZ    zmkpf64done
+	TESTQ BX, BX
+	JZ    zmkpf64c3consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	JMP   zmkpf64c3ready1
+
+zmkpf64c3consec1:
+	MOVQ SI, R10
+
+zmkpf64c3ready1:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
+	TESTQ  AX, AX
+	JZ     zmkpf64c3mask1
+
+zmkpf64c3loop1:
+	VMOVUPD     (R10), Z0
+	VFMADD231PD (DX), Z0, Z8
+	VFMADD231PD (DX)(R12*1), Z0, Z9
+	VFMADD231PD (DX)(R12*2), Z0, Z10
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkpf64c3loop1
+
+zmkpf64c3mask1:
+	TESTQ       $0x00000007, d+56(FP)
+	JZ          zmkpf64c3reduce1
+	VMOVUPD.Z   (R10), K1, Z0
+	VMOVUPD.Z   (DX), K1, Z2
+	VFMADD231PD Z0, Z2, Z8
+	VMOVUPD.Z   (DX)(R12*1), K1, Z2
+	VFMADD231PD Z0, Z2, Z9
+	VMOVUPD.Z   (DX)(R12*2), K1, Z2
+	VFMADD231PD Z0, Z2, Z10
+
+zmkpf64c3reduce1:
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPD        Y4, Y8, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, (DI)
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPD        Y4, Y9, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 8(DI)
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPD        Y4, Y10, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 16(DI)
+	JMP           zmkpf64done
+
+zmkpf64c2pair:
+	CMPQ  CX, $0x02
+	JB    zmkpf64c2single
+	TESTQ BX, BX
+	JZ    zmkpf64c2consec2
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	ADDQ  $0x10, BX
+	JMP   zmkpf64c2ready2
+
+zmkpf64c2consec2:
+	MOVQ SI, R10
+	LEAQ (SI)(R9*1), R11
+	LEAQ (R11)(R9*1), SI
+
+zmkpf64c2ready2:
+	MOVQ  R10, R8
+	MOVQ  R11, R15
+	CMPQ  CX, $0x08
+	JB    zmkpf64c2nextok
+	TESTQ BX, BX
+	JZ    zmkpf64c2nextconsec
+	MOVQ  32(BX), R8
+	IMULQ R9, R8
+	ADDQ  SI, R8
+	MOVQ  40(BX), R15
+	IMULQ R9, R15
+	ADDQ  SI, R15
+	JMP   zmkpf64c2nextok
+
+zmkpf64c2nextconsec:
+	LEAQ (SI)(R9*4), R8
+	LEAQ (R8)(R9*1), R15
+
+zmkpf64c2nextok:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
+	TESTQ  AX, AX
+	JZ     zmkpf64c2mask2
+
+zmkpf64c2loop2:
+	PREFETCHT0  512(R10)
+	PREFETCHT0  512(R11)
+	PREFETCHT0  (R8)
+	PREFETCHT0  (R15)
+	ADDQ        $0x40, R8
+	ADDQ        $0x40, R15
+	VMOVUPD     (R10), Z0
+	VMOVUPD     (R11), Z1
+	VMOVUPD     (DX), Z2
+	VFMADD231PD Z0, Z2, Z8
+	VFMADD231PD Z1, Z2, Z10
+	VMOVUPD     (DX)(R12*1), Z3
+	VFMADD231PD Z0, Z3, Z9
+	VFMADD231PD Z1, Z3, Z11
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, R11
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkpf64c2loop2
+
+zmkpf64c2mask2:
+	TESTQ       $0x00000007, d+56(FP)
+	JZ          zmkpf64c2reduce2
+	VMOVUPD.Z   (R10), K1, Z0
+	VMOVUPD.Z   (R11), K1, Z1
+	VMOVUPD.Z   (DX), K1, Z2
+	VFMADD231PD Z0, Z2, Z8
+	VFMADD231PD Z1, Z2, Z10
+	VMOVUPD.Z   (DX)(R12*1), K1, Z3
+	VFMADD231PD Z0, Z3, Z9
+	VFMADD231PD Z1, Z3, Z11
+
+zmkpf64c2reduce2:
+	MOVQ          w+48(FP), DX
+	LEAQ          (DX)(R12*4), R14
+	ADDQ          R12, R14
+	MOVQ          k+8(FP), AX
+	SHLQ          $0x03, AX
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPD        Y4, Y8, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, (DI)
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPD        Y4, Y9, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 8(DI)
+	ADDQ          AX, DI
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPD        Y4, Y10, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, (DI)
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPD        Y4, Y11, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 8(DI)
+	ADDQ          AX, DI
+	SUBQ          $0x02, CX
+	JMP           zmkpf64c2pair
+
+zmkpf64c2single:
+	TESTQ CX, CX
+	JZ    zmkpf64done
+	TESTQ BX, BX
+	JZ    zmkpf64c2consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	JMP   zmkpf64c2ready1
+
+zmkpf64c2consec1:
+	MOVQ SI, R10
+
+zmkpf64c2ready1:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
+	TESTQ  AX, AX
+	JZ     zmkpf64c2mask1
+
+zmkpf64c2loop1:
+	VMOVUPD     (R10), Z0
+	VFMADD231PD (DX), Z0, Z8
+	VFMADD231PD (DX)(R12*1), Z0, Z9
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkpf64c2loop1
+
+zmkpf64c2mask1:
+	TESTQ       $0x00000007, d+56(FP)
+	JZ          zmkpf64c2reduce1
+	VMOVUPD.Z   (R10), K1, Z0
+	VMOVUPD.Z   (DX), K1, Z2
+	VFMADD231PD Z0, Z2, Z8
+	VMOVUPD.Z   (DX)(R12*1), K1, Z2
+	VFMADD231PD Z0, Z2, Z9
+
+zmkpf64c2reduce1:
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPD        Y4, Y8, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, (DI)
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPD        Y4, Y9, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, 8(DI)
+	JMP           zmkpf64done
+
+zmkpf64c1pair:
+	CMPQ  CX, $0x02
+	JB    zmkpf64c1single
+	TESTQ BX, BX
+	JZ    zmkpf64c1consec2
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	ADDQ  $0x10, BX
+	JMP   zmkpf64c1ready2
+
+zmkpf64c1consec2:
+	MOVQ SI, R10
+	LEAQ (SI)(R9*1), R11
+	LEAQ (R11)(R9*1), SI
+
+zmkpf64c1ready2:
+	MOVQ  R10, R8
+	MOVQ  R11, R15
+	CMPQ  CX, $0x08
+	JB    zmkpf64c1nextok
+	TESTQ BX, BX
+	JZ    zmkpf64c1nextconsec
+	MOVQ  32(BX), R8
+	IMULQ R9, R8
+	ADDQ  SI, R8
+	MOVQ  40(BX), R15
+	IMULQ R9, R15
+	ADDQ  SI, R15
+	JMP   zmkpf64c1nextok
+
+zmkpf64c1nextconsec:
+	LEAQ (SI)(R9*4), R8
+	LEAQ (R8)(R9*1), R15
+
+zmkpf64c1nextok:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
+	TESTQ  AX, AX
+	JZ     zmkpf64c1mask2
+
+zmkpf64c1loop2:
+	PREFETCHT0  512(R10)
+	PREFETCHT0  512(R11)
+	PREFETCHT0  (R8)
+	PREFETCHT0  (R15)
+	ADDQ        $0x40, R8
+	ADDQ        $0x40, R15
+	VMOVUPD     (R10), Z0
+	VMOVUPD     (R11), Z1
+	VMOVUPD     (DX), Z2
+	VFMADD231PD Z0, Z2, Z8
+	VFMADD231PD Z1, Z2, Z9
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, R11
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkpf64c1loop2
+
+zmkpf64c1mask2:
+	TESTQ       $0x00000007, d+56(FP)
+	JZ          zmkpf64c1reduce2
+	VMOVUPD.Z   (R10), K1, Z0
+	VMOVUPD.Z   (R11), K1, Z1
+	VMOVUPD.Z   (DX), K1, Z2
+	VFMADD231PD Z0, Z2, Z8
+	VFMADD231PD Z1, Z2, Z9
+
+zmkpf64c1reduce2:
+	MOVQ          w+48(FP), DX
+	LEAQ          (DX)(R12*4), R14
+	ADDQ          R12, R14
+	MOVQ          k+8(FP), AX
+	SHLQ          $0x03, AX
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPD        Y4, Y8, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, (DI)
+	ADDQ          AX, DI
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPD        Y4, Y9, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, (DI)
+	ADDQ          AX, DI
+	SUBQ          $0x02, CX
+	JMP           zmkpf64c1pair
+
+zmkpf64c1single:
+	TESTQ CX, CX
+	JZ    zmkpf64done
+	TESTQ BX, BX
+	JZ    zmkpf64c1consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	JMP   zmkpf64c1ready1
+
+zmkpf64c1consec1:
+	MOVQ SI, R10
+
+zmkpf64c1ready1:
+	VPXORD Z8, Z8, Z8
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x03, AX
+	TESTQ  AX, AX
+	JZ     zmkpf64c1mask1
+
+zmkpf64c1loop1:
+	VMOVUPD     (R10), Z0
+	VFMADD231PD (DX), Z0, Z8
+	ADDQ        $0x40, R10
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkpf64c1loop1
+
+zmkpf64c1mask1:
+	TESTQ       $0x00000007, d+56(FP)
+	JZ          zmkpf64c1reduce1
+	VMOVUPD.Z   (R10), K1, Z0
+	VMOVUPD.Z   (DX), K1, Z2
+	VFMADD231PD Z0, Z2, Z8
+
+zmkpf64c1reduce1:
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPD        Y4, Y8, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPD        X1, X0, X0
+	VHADDPD       X0, X0, X0
+	VMOVSD        X0, (DI)
+
+zmkpf64done:
+	VZEROUPPER
+	RET
+
+// func zAddOuterKPFF64(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·zAddOuterKPFF64(SB), NOSPLIT, $0-80
+	MOVQ  dst+0(FP), DI
+	MOVQ  d+8(FP), R12
+	SHLQ  $0x03, R12
+	LEAQ  (R12)(R12*2), R13
+	LEAQ  (DI)(R12*4), R14
+	ADDQ  R12, R14
+	MOVQ  x+16(FP), SI
+	MOVQ  stride+24(FP), R9
+	SHLQ  $0x03, R9
+	MOVQ  idx+32(FP), BX
+	MOVQ  c+40(FP), DX
+	MOVQ  k+48(FP), CX
+	SHLQ  $0x03, CX
+	MOVQ  cols+64(FP), R8
+	MOVQ  R8, AX
+	ANDQ  $0x07, AX
+	MOVL  $0xffffffff, R10
+	BZHIL AX, R10, R10
+	KMOVW R10, K1
+	SHRQ  $0x04, R8
+	MOVQ  nc+72(FP), AX
+	CMPQ  AX, $0x0a
+	JEQ   zokpf64c10
+	CMPQ  AX, $0x09
+	JEQ   zokpf64c9
+	CMPQ  AX, $0x08
+	JEQ   zokpf64c8
+	CMPQ  AX, $0x07
+	JEQ   zokpf64c7
+	CMPQ  AX, $0x06
+	JEQ   zokpf64c6
+	CMPQ  AX, $0x05
+	JEQ   zokpf64c5
+	CMPQ  AX, $0x04
+	JEQ   zokpf64c4
+	CMPQ  AX, $0x03
+	JEQ   zokpf64c3
+	CMPQ  AX, $0x02
+	JEQ   zokpf64c2
+	JMP   zokpf64c1
+
+zokpf64c10:
+	TESTQ R8, R8
+	JZ    zokpf64c10half
+
+zokpf64c10loop:
+	VMOVUPD (DI), Z0
+	VMOVUPD 64(DI), Z1
+	VMOVUPD (DI)(R12*1), Z2
+	VMOVUPD 64(DI)(R12*1), Z3
+	VMOVUPD (DI)(R12*2), Z4
+	VMOVUPD 64(DI)(R12*2), Z5
+	VMOVUPD (DI)(R13*1), Z6
+	VMOVUPD 64(DI)(R13*1), Z7
+	VMOVUPD (DI)(R12*4), Z8
+	VMOVUPD 64(DI)(R12*4), Z9
+	VMOVUPD (R14), Z10
+	VMOVUPD 64(R14), Z11
+	VMOVUPD (R14)(R12*1), Z12
+	VMOVUPD 64(R14)(R12*1), Z13
+	VMOVUPD (R14)(R12*2), Z14
+	VMOVUPD 64(R14)(R12*2), Z15
+	VMOVUPD (R14)(R13*1), Z16
+	VMOVUPD 64(R14)(R13*1), Z17
+	VMOVUPD (R14)(R12*4), Z18
+	VMOVUPD 64(R14)(R12*4), Z19
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokpf64c10r2consec
+	XORQ    AX, AX
+
+zokpf64c10r2gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	PREFETCHT0   512(R10)
+	PREFETCHT0   576(R10)
+	VMOVUPD      (R10), Z20
+	VMOVUPD      64(R10), Z21
+	VBROADCASTSD (R11), Z22
+	VFMADD231PD  Z20, Z22, Z0
+	VFMADD231PD  Z21, Z22, Z1
+	VBROADCASTSD 8(R11), Z23
+	VFMADD231PD  Z20, Z23, Z2
+	VFMADD231PD  Z21, Z23, Z3
+	VBROADCASTSD 16(R11), Z24
+	VFMADD231PD  Z20, Z24, Z4
+	VFMADD231PD  Z21, Z24, Z5
+	VBROADCASTSD 24(R11), Z25
+	VFMADD231PD  Z20, Z25, Z6
+	VFMADD231PD  Z21, Z25, Z7
+	VBROADCASTSD 32(R11), Z22
+	VFMADD231PD  Z20, Z22, Z8
+	VFMADD231PD  Z21, Z22, Z9
+	VBROADCASTSD 40(R11), Z23
+	VFMADD231PD  Z20, Z23, Z10
+	VFMADD231PD  Z21, Z23, Z11
+	VBROADCASTSD 48(R11), Z24
+	VFMADD231PD  Z20, Z24, Z12
+	VFMADD231PD  Z21, Z24, Z13
+	VBROADCASTSD 56(R11), Z25
+	VFMADD231PD  Z20, Z25, Z14
+	VFMADD231PD  Z21, Z25, Z15
+	VBROADCASTSD 64(R11), Z22
+	VFMADD231PD  Z20, Z22, Z16
+	VFMADD231PD  Z21, Z22, Z17
+	VBROADCASTSD 72(R11), Z23
+	VFMADD231PD  Z20, Z23, Z18
+	VFMADD231PD  Z21, Z23, Z19
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokpf64c10r2gather
+	JMP          zokpf64c10r2store
+
+zokpf64c10r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf64c10r2next:
+	PREFETCHT0   512(R10)
+	PREFETCHT0   576(R10)
+	VMOVUPD      (R10), Z20
+	VMOVUPD      64(R10), Z21
+	VBROADCASTSD (R11), Z22
+	VFMADD231PD  Z20, Z22, Z0
+	VFMADD231PD  Z21, Z22, Z1
+	VBROADCASTSD 8(R11), Z23
+	VFMADD231PD  Z20, Z23, Z2
+	VFMADD231PD  Z21, Z23, Z3
+	VBROADCASTSD 16(R11), Z24
+	VFMADD231PD  Z20, Z24, Z4
+	VFMADD231PD  Z21, Z24, Z5
+	VBROADCASTSD 24(R11), Z25
+	VFMADD231PD  Z20, Z25, Z6
+	VFMADD231PD  Z21, Z25, Z7
+	VBROADCASTSD 32(R11), Z22
+	VFMADD231PD  Z20, Z22, Z8
+	VFMADD231PD  Z21, Z22, Z9
+	VBROADCASTSD 40(R11), Z23
+	VFMADD231PD  Z20, Z23, Z10
+	VFMADD231PD  Z21, Z23, Z11
+	VBROADCASTSD 48(R11), Z24
+	VFMADD231PD  Z20, Z24, Z12
+	VFMADD231PD  Z21, Z24, Z13
+	VBROADCASTSD 56(R11), Z25
+	VFMADD231PD  Z20, Z25, Z14
+	VFMADD231PD  Z21, Z25, Z15
+	VBROADCASTSD 64(R11), Z22
+	VFMADD231PD  Z20, Z22, Z16
+	VFMADD231PD  Z21, Z22, Z17
+	VBROADCASTSD 72(R11), Z23
+	VFMADD231PD  Z20, Z23, Z18
+	VFMADD231PD  Z21, Z23, Z19
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokpf64c10r2next
+
+zokpf64c10r2store:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD Z2, (DI)(R12*1)
+	VMOVUPD Z3, 64(DI)(R12*1)
+	VMOVUPD Z4, (DI)(R12*2)
+	VMOVUPD Z5, 64(DI)(R12*2)
+	VMOVUPD Z6, (DI)(R13*1)
+	VMOVUPD Z7, 64(DI)(R13*1)
+	VMOVUPD Z8, (DI)(R12*4)
+	VMOVUPD Z9, 64(DI)(R12*4)
+	VMOVUPD Z10, (R14)
+	VMOVUPD Z11, 64(R14)
+	VMOVUPD Z12, (R14)(R12*1)
+	VMOVUPD Z13, 64(R14)(R12*1)
+	VMOVUPD Z14, (R14)(R12*2)
+	VMOVUPD Z15, 64(R14)(R12*2)
+	VMOVUPD Z16, (R14)(R13*1)
+	VMOVUPD Z17, 64(R14)(R13*1)
+	VMOVUPD Z18, (R14)(R12*4)
+	VMOVUPD Z19, 64(R14)(R12*4)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x80, SI
+	DECQ    R8
+	JNZ     zokpf64c10loop
+
+zokpf64c10half:
+	TESTQ   $0x00000008, cols+64(FP)
+	JZ      zokpf64c10mask
+	VMOVUPD (DI), Z0
+	VMOVUPD (DI)(R12*1), Z1
+	VMOVUPD (DI)(R12*2), Z2
+	VMOVUPD (DI)(R13*1), Z3
+	VMOVUPD (DI)(R12*4), Z4
+	VMOVUPD (R14), Z5
+	VMOVUPD (R14)(R12*1), Z6
+	VMOVUPD (R14)(R12*2), Z7
+	VMOVUPD (R14)(R13*1), Z8
+	VMOVUPD (R14)(R12*4), Z9
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokpf64c10r1consec
+	XORQ    AX, AX
+
+zokpf64c10r1gather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPD          (R10), Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	VFMADD231PD.BCST 40(R11), Z20, Z5
+	VFMADD231PD.BCST 48(R11), Z20, Z6
+	VFMADD231PD.BCST 56(R11), Z20, Z7
+	VFMADD231PD.BCST 64(R11), Z20, Z8
+	VFMADD231PD.BCST 72(R11), Z20, Z9
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokpf64c10r1gather
+	JMP              zokpf64c10r1store
+
+zokpf64c10r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf64c10r1next:
+	VMOVUPD          (R10), Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	VFMADD231PD.BCST 40(R11), Z20, Z5
+	VFMADD231PD.BCST 48(R11), Z20, Z6
+	VFMADD231PD.BCST 56(R11), Z20, Z7
+	VFMADD231PD.BCST 64(R11), Z20, Z8
+	VFMADD231PD.BCST 72(R11), Z20, Z9
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokpf64c10r1next
+
+zokpf64c10r1store:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, (DI)(R12*1)
+	VMOVUPD Z2, (DI)(R12*2)
+	VMOVUPD Z3, (DI)(R13*1)
+	VMOVUPD Z4, (DI)(R12*4)
+	VMOVUPD Z5, (R14)
+	VMOVUPD Z6, (R14)(R12*1)
+	VMOVUPD Z7, (R14)(R12*2)
+	VMOVUPD Z8, (R14)(R13*1)
+	VMOVUPD Z9, (R14)(R12*4)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x40, SI
+
+zokpf64c10mask:
+	TESTQ     $0x00000007, cols+64(FP)
+	JZ        zokpf64done
+	VMOVUPD.Z (DI), K1, Z0
+	VMOVUPD.Z (DI)(R12*1), K1, Z1
+	VMOVUPD.Z (DI)(R12*2), K1, Z2
+	VMOVUPD.Z (DI)(R13*1), K1, Z3
+	VMOVUPD.Z (DI)(R12*4), K1, Z4
+	VMOVUPD.Z (R14), K1, Z5
+	VMOVUPD.Z (R14)(R12*1), K1, Z6
+	VMOVUPD.Z (R14)(R12*2), K1, Z7
+	VMOVUPD.Z (R14)(R13*1), K1, Z8
+	VMOVUPD.Z (R14)(R12*4), K1, Z9
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokpf64c10rmconsec
+	XORQ      AX, AX
+
+zokpf64c10rmgather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPD.Z        (R10), K1, Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	VFMADD231PD.BCST 40(R11), Z20, Z5
+	VFMADD231PD.BCST 48(R11), Z20, Z6
+	VFMADD231PD.BCST 56(R11), Z20, Z7
+	VFMADD231PD.BCST 64(R11), Z20, Z8
+	VFMADD231PD.BCST 72(R11), Z20, Z9
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokpf64c10rmgather
+	JMP              zokpf64c10rmstore
+
+zokpf64c10rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf64c10rmnext:
+	VMOVUPD.Z        (R10), K1, Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	VFMADD231PD.BCST 40(R11), Z20, Z5
+	VFMADD231PD.BCST 48(R11), Z20, Z6
+	VFMADD231PD.BCST 56(R11), Z20, Z7
+	VFMADD231PD.BCST 64(R11), Z20, Z8
+	VFMADD231PD.BCST 72(R11), Z20, Z9
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokpf64c10rmnext
+
+zokpf64c10rmstore:
+	VMOVUPD Z0, K1, (DI)
+	VMOVUPD Z1, K1, (DI)(R12*1)
+	VMOVUPD Z2, K1, (DI)(R12*2)
+	VMOVUPD Z3, K1, (DI)(R13*1)
+	VMOVUPD Z4, K1, (DI)(R12*4)
+	VMOVUPD Z5, K1, (R14)
+	VMOVUPD Z6, K1, (R14)(R12*1)
+	VMOVUPD Z7, K1, (R14)(R12*2)
+	VMOVUPD Z8, K1, (R14)(R13*1)
+	VMOVUPD Z9, K1, (R14)(R12*4)
+	JMP     zokpf64done
+
+zokpf64c9:
+	TESTQ R8, R8
+	JZ    zokpf64c9half
+
+zokpf64c9loop:
+	VMOVUPD (DI), Z0
+	VMOVUPD 64(DI), Z1
+	VMOVUPD (DI)(R12*1), Z2
+	VMOVUPD 64(DI)(R12*1), Z3
+	VMOVUPD (DI)(R12*2), Z4
+	VMOVUPD 64(DI)(R12*2), Z5
+	VMOVUPD (DI)(R13*1), Z6
+	VMOVUPD 64(DI)(R13*1), Z7
+	VMOVUPD (DI)(R12*4), Z8
+	VMOVUPD 64(DI)(R12*4), Z9
+	VMOVUPD (R14), Z10
+	VMOVUPD 64(R14), Z11
+	VMOVUPD (R14)(R12*1), Z12
+	VMOVUPD 64(R14)(R12*1), Z13
+	VMOVUPD (R14)(R12*2), Z14
+	VMOVUPD 64(R14)(R12*2), Z15
+	VMOVUPD (R14)(R13*1), Z16
+	VMOVUPD 64(R14)(R13*1), Z17
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokpf64c9r2consec
+	XORQ    AX, AX
+
+zokpf64c9r2gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	PREFETCHT0   512(R10)
+	PREFETCHT0   576(R10)
+	VMOVUPD      (R10), Z20
+	VMOVUPD      64(R10), Z21
+	VBROADCASTSD (R11), Z22
+	VFMADD231PD  Z20, Z22, Z0
+	VFMADD231PD  Z21, Z22, Z1
+	VBROADCASTSD 8(R11), Z23
+	VFMADD231PD  Z20, Z23, Z2
+	VFMADD231PD  Z21, Z23, Z3
+	VBROADCASTSD 16(R11), Z24
+	VFMADD231PD  Z20, Z24, Z4
+	VFMADD231PD  Z21, Z24, Z5
+	VBROADCASTSD 24(R11), Z25
+	VFMADD231PD  Z20, Z25, Z6
+	VFMADD231PD  Z21, Z25, Z7
+	VBROADCASTSD 32(R11), Z22
+	VFMADD231PD  Z20, Z22, Z8
+	VFMADD231PD  Z21, Z22, Z9
+	VBROADCASTSD 40(R11), Z23
+	VFMADD231PD  Z20, Z23, Z10
+	VFMADD231PD  Z21, Z23, Z11
+	VBROADCASTSD 48(R11), Z24
+	VFMADD231PD  Z20, Z24, Z12
+	VFMADD231PD  Z21, Z24, Z13
+	VBROADCASTSD 56(R11), Z25
+	VFMADD231PD  Z20, Z25, Z14
+	VFMADD231PD  Z21, Z25, Z15
+	VBROADCASTSD 64(R11), Z22
+	VFMADD231PD  Z20, Z22, Z16
+	VFMADD231PD  Z21, Z22, Z17
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokpf64c9r2gather
+	JMP          zokpf64c9r2store
+
+zokpf64c9r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf64c9r2next:
+	PREFETCHT0   512(R10)
+	PREFETCHT0   576(R10)
+	VMOVUPD      (R10), Z20
+	VMOVUPD      64(R10), Z21
+	VBROADCASTSD (R11), Z22
+	VFMADD231PD  Z20, Z22, Z0
+	VFMADD231PD  Z21, Z22, Z1
+	VBROADCASTSD 8(R11), Z23
+	VFMADD231PD  Z20, Z23, Z2
+	VFMADD231PD  Z21, Z23, Z3
+	VBROADCASTSD 16(R11), Z24
+	VFMADD231PD  Z20, Z24, Z4
+	VFMADD231PD  Z21, Z24, Z5
+	VBROADCASTSD 24(R11), Z25
+	VFMADD231PD  Z20, Z25, Z6
+	VFMADD231PD  Z21, Z25, Z7
+	VBROADCASTSD 32(R11), Z22
+	VFMADD231PD  Z20, Z22, Z8
+	VFMADD231PD  Z21, Z22, Z9
+	VBROADCASTSD 40(R11), Z23
+	VFMADD231PD  Z20, Z23, Z10
+	VFMADD231PD  Z21, Z23, Z11
+	VBROADCASTSD 48(R11), Z24
+	VFMADD231PD  Z20, Z24, Z12
+	VFMADD231PD  Z21, Z24, Z13
+	VBROADCASTSD 56(R11), Z25
+	VFMADD231PD  Z20, Z25, Z14
+	VFMADD231PD  Z21, Z25, Z15
+	VBROADCASTSD 64(R11), Z22
+	VFMADD231PD  Z20, Z22, Z16
+	VFMADD231PD  Z21, Z22, Z17
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokpf64c9r2next
+
+zokpf64c9r2store:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD Z2, (DI)(R12*1)
+	VMOVUPD Z3, 64(DI)(R12*1)
+	VMOVUPD Z4, (DI)(R12*2)
+	VMOVUPD Z5, 64(DI)(R12*2)
+	VMOVUPD Z6, (DI)(R13*1)
+	VMOVUPD Z7, 64(DI)(R13*1)
+	VMOVUPD Z8, (DI)(R12*4)
+	VMOVUPD Z9, 64(DI)(R12*4)
+	VMOVUPD Z10, (R14)
+	VMOVUPD Z11, 64(R14)
+	VMOVUPD Z12, (R14)(R12*1)
+	VMOVUPD Z13, 64(R14)(R12*1)
+	VMOVUPD Z14, (R14)(R12*2)
+	VMOVUPD Z15, 64(R14)(R12*2)
+	VMOVUPD Z16, (R14)(R13*1)
+	VMOVUPD Z17, 64(R14)(R13*1)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x80, SI
+	DECQ    R8
+	JNZ     zokpf64c9loop
+
+zokpf64c9half:
+	TESTQ   $0x00000008, cols+64(FP)
+	JZ      zokpf64c9mask
+	VMOVUPD (DI), Z0
+	VMOVUPD (DI)(R12*1), Z1
+	VMOVUPD (DI)(R12*2), Z2
+	VMOVUPD (DI)(R13*1), Z3
+	VMOVUPD (DI)(R12*4), Z4
+	VMOVUPD (R14), Z5
+	VMOVUPD (R14)(R12*1), Z6
+	VMOVUPD (R14)(R12*2), Z7
+	VMOVUPD (R14)(R13*1), Z8
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokpf64c9r1consec
+	XORQ    AX, AX
+
+zokpf64c9r1gather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPD          (R10), Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	VFMADD231PD.BCST 40(R11), Z20, Z5
+	VFMADD231PD.BCST 48(R11), Z20, Z6
+	VFMADD231PD.BCST 56(R11), Z20, Z7
+	VFMADD231PD.BCST 64(R11), Z20, Z8
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokpf64c9r1gather
+	JMP              zokpf64c9r1store
+
+zokpf64c9r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf64c9r1next:
+	VMOVUPD          (R10), Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	VFMADD231PD.BCST 40(R11), Z20, Z5
+	VFMADD231PD.BCST 48(R11), Z20, Z6
+	VFMADD231PD.BCST 56(R11), Z20, Z7
+	VFMADD231PD.BCST 64(R11), Z20, Z8
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokpf64c9r1next
+
+zokpf64c9r1store:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, (DI)(R12*1)
+	VMOVUPD Z2, (DI)(R12*2)
+	VMOVUPD Z3, (DI)(R13*1)
+	VMOVUPD Z4, (DI)(R12*4)
+	VMOVUPD Z5, (R14)
+	VMOVUPD Z6, (R14)(R12*1)
+	VMOVUPD Z7, (R14)(R12*2)
+	VMOVUPD Z8, (R14)(R13*1)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x40, SI
+
+zokpf64c9mask:
+	TESTQ     $0x00000007, cols+64(FP)
+	JZ        zokpf64done
+	VMOVUPD.Z (DI), K1, Z0
+	VMOVUPD.Z (DI)(R12*1), K1, Z1
+	VMOVUPD.Z (DI)(R12*2), K1, Z2
+	VMOVUPD.Z (DI)(R13*1), K1, Z3
+	VMOVUPD.Z (DI)(R12*4), K1, Z4
+	VMOVUPD.Z (R14), K1, Z5
+	VMOVUPD.Z (R14)(R12*1), K1, Z6
+	VMOVUPD.Z (R14)(R12*2), K1, Z7
+	VMOVUPD.Z (R14)(R13*1), K1, Z8
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokpf64c9rmconsec
+	XORQ      AX, AX
+
+zokpf64c9rmgather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPD.Z        (R10), K1, Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	VFMADD231PD.BCST 40(R11), Z20, Z5
+	VFMADD231PD.BCST 48(R11), Z20, Z6
+	VFMADD231PD.BCST 56(R11), Z20, Z7
+	VFMADD231PD.BCST 64(R11), Z20, Z8
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokpf64c9rmgather
+	JMP              zokpf64c9rmstore
+
+zokpf64c9rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf64c9rmnext:
+	VMOVUPD.Z        (R10), K1, Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	VFMADD231PD.BCST 40(R11), Z20, Z5
+	VFMADD231PD.BCST 48(R11), Z20, Z6
+	VFMADD231PD.BCST 56(R11), Z20, Z7
+	VFMADD231PD.BCST 64(R11), Z20, Z8
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokpf64c9rmnext
+
+zokpf64c9rmstore:
+	VMOVUPD Z0, K1, (DI)
+	VMOVUPD Z1, K1, (DI)(R12*1)
+	VMOVUPD Z2, K1, (DI)(R12*2)
+	VMOVUPD Z3, K1, (DI)(R13*1)
+	VMOVUPD Z4, K1, (DI)(R12*4)
+	VMOVUPD Z5, K1, (R14)
+	VMOVUPD Z6, K1, (R14)(R12*1)
+	VMOVUPD Z7, K1, (R14)(R12*2)
+	VMOVUPD Z8, K1, (R14)(R13*1)
+	JMP     zokpf64done
+
+zokpf64c8:
+	TESTQ R8, R8
+	JZ    zokpf64c8half
+
+zokpf64c8loop:
+	VMOVUPD (DI), Z0
+	VMOVUPD 64(DI), Z1
+	VMOVUPD (DI)(R12*1), Z2
+	VMOVUPD 64(DI)(R12*1), Z3
+	VMOVUPD (DI)(R12*2), Z4
+	VMOVUPD 64(DI)(R12*2), Z5
+	VMOVUPD (DI)(R13*1), Z6
+	VMOVUPD 64(DI)(R13*1), Z7
+	VMOVUPD (DI)(R12*4), Z8
+	VMOVUPD 64(DI)(R12*4), Z9
+	VMOVUPD (R14), Z10
+	VMOVUPD 64(R14), Z11
+	VMOVUPD (R14)(R12*1), Z12
+	VMOVUPD 64(R14)(R12*1), Z13
+	VMOVUPD (R14)(R12*2), Z14
+	VMOVUPD 64(R14)(R12*2), Z15
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokpf64c8r2consec
+	XORQ    AX, AX
+
+zokpf64c8r2gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	PREFETCHT0   512(R10)
+	PREFETCHT0   576(R10)
+	VMOVUPD      (R10), Z20
+	VMOVUPD      64(R10), Z21
+	VBROADCASTSD (R11), Z22
+	VFMADD231PD  Z20, Z22, Z0
+	VFMADD231PD  Z21, Z22, Z1
+	VBROADCASTSD 8(R11), Z23
+	VFMADD231PD  Z20, Z23, Z2
+	VFMADD231PD  Z21, Z23, Z3
+	VBROADCASTSD 16(R11), Z24
+	VFMADD231PD  Z20, Z24, Z4
+	VFMADD231PD  Z21, Z24, Z5
+	VBROADCASTSD 24(R11), Z25
+	VFMADD231PD  Z20, Z25, Z6
+	VFMADD231PD  Z21, Z25, Z7
+	VBROADCASTSD 32(R11), Z22
+	VFMADD231PD  Z20, Z22, Z8
+	VFMADD231PD  Z21, Z22, Z9
+	VBROADCASTSD 40(R11), Z23
+	VFMADD231PD  Z20, Z23, Z10
+	VFMADD231PD  Z21, Z23, Z11
+	VBROADCASTSD 48(R11), Z24
+	VFMADD231PD  Z20, Z24, Z12
+	VFMADD231PD  Z21, Z24, Z13
+	VBROADCASTSD 56(R11), Z25
+	VFMADD231PD  Z20, Z25, Z14
+	VFMADD231PD  Z21, Z25, Z15
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokpf64c8r2gather
+	JMP          zokpf64c8r2store
+
+zokpf64c8r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf64c8r2next:
+	PREFETCHT0   512(R10)
+	PREFETCHT0   576(R10)
+	VMOVUPD      (R10), Z20
+	VMOVUPD      64(R10), Z21
+	VBROADCASTSD (R11), Z22
+	VFMADD231PD  Z20, Z22, Z0
+	VFMADD231PD  Z21, Z22, Z1
+	VBROADCASTSD 8(R11), Z23
+	VFMADD231PD  Z20, Z23, Z2
+	VFMADD231PD  Z21, Z23, Z3
+	VBROADCASTSD 16(R11), Z24
+	VFMADD231PD  Z20, Z24, Z4
+	VFMADD231PD  Z21, Z24, Z5
+	VBROADCASTSD 24(R11), Z25
+	VFMADD231PD  Z20, Z25, Z6
+	VFMADD231PD  Z21, Z25, Z7
+	VBROADCASTSD 32(R11), Z22
+	VFMADD231PD  Z20, Z22, Z8
+	VFMADD231PD  Z21, Z22, Z9
+	VBROADCASTSD 40(R11), Z23
+	VFMADD231PD  Z20, Z23, Z10
+	VFMADD231PD  Z21, Z23, Z11
+	VBROADCASTSD 48(R11), Z24
+	VFMADD231PD  Z20, Z24, Z12
+	VFMADD231PD  Z21, Z24, Z13
+	VBROADCASTSD 56(R11), Z25
+	VFMADD231PD  Z20, Z25, Z14
+	VFMADD231PD  Z21, Z25, Z15
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokpf64c8r2next
+
+zokpf64c8r2store:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD Z2, (DI)(R12*1)
+	VMOVUPD Z3, 64(DI)(R12*1)
+	VMOVUPD Z4, (DI)(R12*2)
+	VMOVUPD Z5, 64(DI)(R12*2)
+	VMOVUPD Z6, (DI)(R13*1)
+	VMOVUPD Z7, 64(DI)(R13*1)
+	VMOVUPD Z8, (DI)(R12*4)
+	VMOVUPD Z9, 64(DI)(R12*4)
+	VMOVUPD Z10, (R14)
+	VMOVUPD Z11, 64(R14)
+	VMOVUPD Z12, (R14)(R12*1)
+	VMOVUPD Z13, 64(R14)(R12*1)
+	VMOVUPD Z14, (R14)(R12*2)
+	VMOVUPD Z15, 64(R14)(R12*2)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x80, SI
+	DECQ    R8
+	JNZ     zokpf64c8loop
+
+zokpf64c8half:
+	TESTQ   $0x00000008, cols+64(FP)
+	JZ      zokpf64c8mask
+	VMOVUPD (DI), Z0
+	VMOVUPD (DI)(R12*1), Z1
+	VMOVUPD (DI)(R12*2), Z2
+	VMOVUPD (DI)(R13*1), Z3
+	VMOVUPD (DI)(R12*4), Z4
+	VMOVUPD (R14), Z5
+	VMOVUPD (R14)(R12*1), Z6
+	VMOVUPD (R14)(R12*2), Z7
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokpf64c8r1consec
+	XORQ    AX, AX
+
+zokpf64c8r1gather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPD          (R10), Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	VFMADD231PD.BCST 40(R11), Z20, Z5
+	VFMADD231PD.BCST 48(R11), Z20, Z6
+	VFMADD231PD.BCST 56(R11), Z20, Z7
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokpf64c8r1gather
+	JMP              zokpf64c8r1store
+
+zokpf64c8r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf64c8r1next:
+	VMOVUPD          (R10), Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	VFMADD231PD.BCST 40(R11), Z20, Z5
+	VFMADD231PD.BCST 48(R11), Z20, Z6
+	VFMADD231PD.BCST 56(R11), Z20, Z7
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokpf64c8r1next
+
+zokpf64c8r1store:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, (DI)(R12*1)
+	VMOVUPD Z2, (DI)(R12*2)
+	VMOVUPD Z3, (DI)(R13*1)
+	VMOVUPD Z4, (DI)(R12*4)
+	VMOVUPD Z5, (R14)
+	VMOVUPD Z6, (R14)(R12*1)
+	VMOVUPD Z7, (R14)(R12*2)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x40, SI
+
+zokpf64c8mask:
+	TESTQ     $0x00000007, cols+64(FP)
+	JZ        zokpf64done
+	VMOVUPD.Z (DI), K1, Z0
+	VMOVUPD.Z (DI)(R12*1), K1, Z1
+	VMOVUPD.Z (DI)(R12*2), K1, Z2
+	VMOVUPD.Z (DI)(R13*1), K1, Z3
+	VMOVUPD.Z (DI)(R12*4), K1, Z4
+	VMOVUPD.Z (R14), K1, Z5
+	VMOVUPD.Z (R14)(R12*1), K1, Z6
+	VMOVUPD.Z (R14)(R12*2), K1, Z7
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokpf64c8rmconsec
+	XORQ      AX, AX
+
+zokpf64c8rmgather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPD.Z        (R10), K1, Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	VFMADD231PD.BCST 40(R11), Z20, Z5
+	VFMADD231PD.BCST 48(R11), Z20, Z6
+	VFMADD231PD.BCST 56(R11), Z20, Z7
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokpf64c8rmgather
+	JMP              zokpf64c8rmstore
+
+zokpf64c8rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf64c8rmnext:
+	VMOVUPD.Z        (R10), K1, Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	VFMADD231PD.BCST 40(R11), Z20, Z5
+	VFMADD231PD.BCST 48(R11), Z20, Z6
+	VFMADD231PD.BCST 56(R11), Z20, Z7
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokpf64c8rmnext
+
+zokpf64c8rmstore:
+	VMOVUPD Z0, K1, (DI)
+	VMOVUPD Z1, K1, (DI)(R12*1)
+	VMOVUPD Z2, K1, (DI)(R12*2)
+	VMOVUPD Z3, K1, (DI)(R13*1)
+	VMOVUPD Z4, K1, (DI)(R12*4)
+	VMOVUPD Z5, K1, (R14)
+	VMOVUPD Z6, K1, (R14)(R12*1)
+	VMOVUPD Z7, K1, (R14)(R12*2)
+	JMP     zokpf64done
+
+zokpf64c7:
+	TESTQ R8, R8
+	JZ    zokpf64c7half
+
+zokpf64c7loop:
+	VMOVUPD (DI), Z0
+	VMOVUPD 64(DI), Z1
+	VMOVUPD (DI)(R12*1), Z2
+	VMOVUPD 64(DI)(R12*1), Z3
+	VMOVUPD (DI)(R12*2), Z4
+	VMOVUPD 64(DI)(R12*2), Z5
+	VMOVUPD (DI)(R13*1), Z6
+	VMOVUPD 64(DI)(R13*1), Z7
+	VMOVUPD (DI)(R12*4), Z8
+	VMOVUPD 64(DI)(R12*4), Z9
+	VMOVUPD (R14), Z10
+	VMOVUPD 64(R14), Z11
+	VMOVUPD (R14)(R12*1), Z12
+	VMOVUPD 64(R14)(R12*1), Z13
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokpf64c7r2consec
+	XORQ    AX, AX
+
+zokpf64c7r2gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	PREFETCHT0   512(R10)
+	PREFETCHT0   576(R10)
+	VMOVUPD      (R10), Z20
+	VMOVUPD      64(R10), Z21
+	VBROADCASTSD (R11), Z22
+	VFMADD231PD  Z20, Z22, Z0
+	VFMADD231PD  Z21, Z22, Z1
+	VBROADCASTSD 8(R11), Z23
+	VFMADD231PD  Z20, Z23, Z2
+	VFMADD231PD  Z21, Z23, Z3
+	VBROADCASTSD 16(R11), Z24
+	VFMADD231PD  Z20, Z24, Z4
+	VFMADD231PD  Z21, Z24, Z5
+	VBROADCASTSD 24(R11), Z25
+	VFMADD231PD  Z20, Z25, Z6
+	VFMADD231PD  Z21, Z25, Z7
+	VBROADCASTSD 32(R11), Z22
+	VFMADD231PD  Z20, Z22, Z8
+	VFMADD231PD  Z21, Z22, Z9
+	VBROADCASTSD 40(R11), Z23
+	VFMADD231PD  Z20, Z23, Z10
+	VFMADD231PD  Z21, Z23, Z11
+	VBROADCASTSD 48(R11), Z24
+	VFMADD231PD  Z20, Z24, Z12
+	VFMADD231PD  Z21, Z24, Z13
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokpf64c7r2gather
+	JMP          zokpf64c7r2store
+
+zokpf64c7r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf64c7r2next:
+	PREFETCHT0   512(R10)
+	PREFETCHT0   576(R10)
+	VMOVUPD      (R10), Z20
+	VMOVUPD      64(R10), Z21
+	VBROADCASTSD (R11), Z22
+	VFMADD231PD  Z20, Z22, Z0
+	VFMADD231PD  Z21, Z22, Z1
+	VBROADCASTSD 8(R11), Z23
+	VFMADD231PD  Z20, Z23, Z2
+	VFMADD231PD  Z21, Z23, Z3
+	VBROADCASTSD 16(R11), Z24
+	VFMADD231PD  Z20, Z24, Z4
+	VFMADD231PD  Z21, Z24, Z5
+	VBROADCASTSD 24(R11), Z25
+	VFMADD231PD  Z20, Z25, Z6
+	VFMADD231PD  Z21, Z25, Z7
+	VBROADCASTSD 32(R11), Z22
+	VFMADD231PD  Z20, Z22, Z8
+	VFMADD231PD  Z21, Z22, Z9
+	VBROADCASTSD 40(R11), Z23
+	VFMADD231PD  Z20, Z23, Z10
+	VFMADD231PD  Z21, Z23, Z11
+	VBROADCASTSD 48(R11), Z24
+	VFMADD231PD  Z20, Z24, Z12
+	VFMADD231PD  Z21, Z24, Z13
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokpf64c7r2next
+
+zokpf64c7r2store:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD Z2, (DI)(R12*1)
+	VMOVUPD Z3, 64(DI)(R12*1)
+	VMOVUPD Z4, (DI)(R12*2)
+	VMOVUPD Z5, 64(DI)(R12*2)
+	VMOVUPD Z6, (DI)(R13*1)
+	VMOVUPD Z7, 64(DI)(R13*1)
+	VMOVUPD Z8, (DI)(R12*4)
+	VMOVUPD Z9, 64(DI)(R12*4)
+	VMOVUPD Z10, (R14)
+	VMOVUPD Z11, 64(R14)
+	VMOVUPD Z12, (R14)(R12*1)
+	VMOVUPD Z13, 64(R14)(R12*1)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x80, SI
+	DECQ    R8
+	JNZ     zokpf64c7loop
+
+zokpf64c7half:
+	TESTQ   $0x00000008, cols+64(FP)
+	JZ      zokpf64c7mask
+	VMOVUPD (DI), Z0
+	VMOVUPD (DI)(R12*1), Z1
+	VMOVUPD (DI)(R12*2), Z2
+	VMOVUPD (DI)(R13*1), Z3
+	VMOVUPD (DI)(R12*4), Z4
+	VMOVUPD (R14), Z5
+	VMOVUPD (R14)(R12*1), Z6
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokpf64c7r1consec
+	XORQ    AX, AX
+
+zokpf64c7r1gather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPD          (R10), Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	VFMADD231PD.BCST 40(R11), Z20, Z5
+	VFMADD231PD.BCST 48(R11), Z20, Z6
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokpf64c7r1gather
+	JMP              zokpf64c7r1store
+
+zokpf64c7r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf64c7r1next:
+	VMOVUPD          (R10), Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	VFMADD231PD.BCST 40(R11), Z20, Z5
+	VFMADD231PD.BCST 48(R11), Z20, Z6
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokpf64c7r1next
+
+zokpf64c7r1store:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, (DI)(R12*1)
+	VMOVUPD Z2, (DI)(R12*2)
+	VMOVUPD Z3, (DI)(R13*1)
+	VMOVUPD Z4, (DI)(R12*4)
+	VMOVUPD Z5, (R14)
+	VMOVUPD Z6, (R14)(R12*1)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x40, SI
+
+zokpf64c7mask:
+	TESTQ     $0x00000007, cols+64(FP)
+	JZ        zokpf64done
+	VMOVUPD.Z (DI), K1, Z0
+	VMOVUPD.Z (DI)(R12*1), K1, Z1
+	VMOVUPD.Z (DI)(R12*2), K1, Z2
+	VMOVUPD.Z (DI)(R13*1), K1, Z3
+	VMOVUPD.Z (DI)(R12*4), K1, Z4
+	VMOVUPD.Z (R14), K1, Z5
+	VMOVUPD.Z (R14)(R12*1), K1, Z6
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokpf64c7rmconsec
+	XORQ      AX, AX
+
+zokpf64c7rmgather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPD.Z        (R10), K1, Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	VFMADD231PD.BCST 40(R11), Z20, Z5
+	VFMADD231PD.BCST 48(R11), Z20, Z6
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokpf64c7rmgather
+	JMP              zokpf64c7rmstore
+
+zokpf64c7rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf64c7rmnext:
+	VMOVUPD.Z        (R10), K1, Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	VFMADD231PD.BCST 40(R11), Z20, Z5
+	VFMADD231PD.BCST 48(R11), Z20, Z6
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokpf64c7rmnext
+
+zokpf64c7rmstore:
+	VMOVUPD Z0, K1, (DI)
+	VMOVUPD Z1, K1, (DI)(R12*1)
+	VMOVUPD Z2, K1, (DI)(R12*2)
+	VMOVUPD Z3, K1, (DI)(R13*1)
+	VMOVUPD Z4, K1, (DI)(R12*4)
+	VMOVUPD Z5, K1, (R14)
+	VMOVUPD Z6, K1, (R14)(R12*1)
+	JMP     zokpf64done
+
+zokpf64c6:
+	TESTQ R8, R8
+	JZ    zokpf64c6half
+
+zokpf64c6loop:
+	VMOVUPD (DI), Z0
+	VMOVUPD 64(DI), Z1
+	VMOVUPD (DI)(R12*1), Z2
+	VMOVUPD 64(DI)(R12*1), Z3
+	VMOVUPD (DI)(R12*2), Z4
+	VMOVUPD 64(DI)(R12*2), Z5
+	VMOVUPD (DI)(R13*1), Z6
+	VMOVUPD 64(DI)(R13*1), Z7
+	VMOVUPD (DI)(R12*4), Z8
+	VMOVUPD 64(DI)(R12*4), Z9
+	VMOVUPD (R14), Z10
+	VMOVUPD 64(R14), Z11
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokpf64c6r2consec
+	XORQ    AX, AX
+
+zokpf64c6r2gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	PREFETCHT0   512(R10)
+	PREFETCHT0   576(R10)
+	VMOVUPD      (R10), Z20
+	VMOVUPD      64(R10), Z21
+	VBROADCASTSD (R11), Z22
+	VFMADD231PD  Z20, Z22, Z0
+	VFMADD231PD  Z21, Z22, Z1
+	VBROADCASTSD 8(R11), Z23
+	VFMADD231PD  Z20, Z23, Z2
+	VFMADD231PD  Z21, Z23, Z3
+	VBROADCASTSD 16(R11), Z24
+	VFMADD231PD  Z20, Z24, Z4
+	VFMADD231PD  Z21, Z24, Z5
+	VBROADCASTSD 24(R11), Z25
+	VFMADD231PD  Z20, Z25, Z6
+	VFMADD231PD  Z21, Z25, Z7
+	VBROADCASTSD 32(R11), Z22
+	VFMADD231PD  Z20, Z22, Z8
+	VFMADD231PD  Z21, Z22, Z9
+	VBROADCASTSD 40(R11), Z23
+	VFMADD231PD  Z20, Z23, Z10
+	VFMADD231PD  Z21, Z23, Z11
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokpf64c6r2gather
+	JMP          zokpf64c6r2store
+
+zokpf64c6r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf64c6r2next:
+	PREFETCHT0   512(R10)
+	PREFETCHT0   576(R10)
+	VMOVUPD      (R10), Z20
+	VMOVUPD      64(R10), Z21
+	VBROADCASTSD (R11), Z22
+	VFMADD231PD  Z20, Z22, Z0
+	VFMADD231PD  Z21, Z22, Z1
+	VBROADCASTSD 8(R11), Z23
+	VFMADD231PD  Z20, Z23, Z2
+	VFMADD231PD  Z21, Z23, Z3
+	VBROADCASTSD 16(R11), Z24
+	VFMADD231PD  Z20, Z24, Z4
+	VFMADD231PD  Z21, Z24, Z5
+	VBROADCASTSD 24(R11), Z25
+	VFMADD231PD  Z20, Z25, Z6
+	VFMADD231PD  Z21, Z25, Z7
+	VBROADCASTSD 32(R11), Z22
+	VFMADD231PD  Z20, Z22, Z8
+	VFMADD231PD  Z21, Z22, Z9
+	VBROADCASTSD 40(R11), Z23
+	VFMADD231PD  Z20, Z23, Z10
+	VFMADD231PD  Z21, Z23, Z11
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokpf64c6r2next
+
+zokpf64c6r2store:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD Z2, (DI)(R12*1)
+	VMOVUPD Z3, 64(DI)(R12*1)
+	VMOVUPD Z4, (DI)(R12*2)
+	VMOVUPD Z5, 64(DI)(R12*2)
+	VMOVUPD Z6, (DI)(R13*1)
+	VMOVUPD Z7, 64(DI)(R13*1)
+	VMOVUPD Z8, (DI)(R12*4)
+	VMOVUPD Z9, 64(DI)(R12*4)
+	VMOVUPD Z10, (R14)
+	VMOVUPD Z11, 64(R14)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x80, SI
+	DECQ    R8
+	JNZ     zokpf64c6loop
+
+zokpf64c6half:
+	TESTQ   $0x00000008, cols+64(FP)
+	JZ      zokpf64c6mask
+	VMOVUPD (DI), Z0
+	VMOVUPD (DI)(R12*1), Z1
+	VMOVUPD (DI)(R12*2), Z2
+	VMOVUPD (DI)(R13*1), Z3
+	VMOVUPD (DI)(R12*4), Z4
+	VMOVUPD (R14), Z5
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokpf64c6r1consec
+	XORQ    AX, AX
+
+zokpf64c6r1gather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPD          (R10), Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	VFMADD231PD.BCST 40(R11), Z20, Z5
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokpf64c6r1gather
+	JMP              zokpf64c6r1store
+
+zokpf64c6r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf64c6r1next:
+	VMOVUPD          (R10), Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	VFMADD231PD.BCST 40(R11), Z20, Z5
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokpf64c6r1next
+
+zokpf64c6r1store:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, (DI)(R12*1)
+	VMOVUPD Z2, (DI)(R12*2)
+	VMOVUPD Z3, (DI)(R13*1)
+	VMOVUPD Z4, (DI)(R12*4)
+	VMOVUPD Z5, (R14)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x40, SI
+
+zokpf64c6mask:
+	TESTQ     $0x00000007, cols+64(FP)
+	JZ        zokpf64done
+	VMOVUPD.Z (DI), K1, Z0
+	VMOVUPD.Z (DI)(R12*1), K1, Z1
+	VMOVUPD.Z (DI)(R12*2), K1, Z2
+	VMOVUPD.Z (DI)(R13*1), K1, Z3
+	VMOVUPD.Z (DI)(R12*4), K1, Z4
+	VMOVUPD.Z (R14), K1, Z5
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokpf64c6rmconsec
+	XORQ      AX, AX
+
+zokpf64c6rmgather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPD.Z        (R10), K1, Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	VFMADD231PD.BCST 40(R11), Z20, Z5
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokpf64c6rmgather
+	JMP              zokpf64c6rmstore
+
+zokpf64c6rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf64c6rmnext:
+	VMOVUPD.Z        (R10), K1, Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	VFMADD231PD.BCST 40(R11), Z20, Z5
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokpf64c6rmnext
+
+zokpf64c6rmstore:
+	VMOVUPD Z0, K1, (DI)
+	VMOVUPD Z1, K1, (DI)(R12*1)
+	VMOVUPD Z2, K1, (DI)(R12*2)
+	VMOVUPD Z3, K1, (DI)(R13*1)
+	VMOVUPD Z4, K1, (DI)(R12*4)
+	VMOVUPD Z5, K1, (R14)
+	JMP     zokpf64done
+
+zokpf64c5:
+	TESTQ R8, R8
+	JZ    zokpf64c5half
+
+zokpf64c5loop:
+	VMOVUPD (DI), Z0
+	VMOVUPD 64(DI), Z1
+	VMOVUPD (DI)(R12*1), Z2
+	VMOVUPD 64(DI)(R12*1), Z3
+	VMOVUPD (DI)(R12*2), Z4
+	VMOVUPD 64(DI)(R12*2), Z5
+	VMOVUPD (DI)(R13*1), Z6
+	VMOVUPD 64(DI)(R13*1), Z7
+	VMOVUPD (DI)(R12*4), Z8
+	VMOVUPD 64(DI)(R12*4), Z9
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokpf64c5r2consec
+	XORQ    AX, AX
+
+zokpf64c5r2gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	PREFETCHT0   512(R10)
+	PREFETCHT0   576(R10)
+	VMOVUPD      (R10), Z20
+	VMOVUPD      64(R10), Z21
+	VBROADCASTSD (R11), Z22
+	VFMADD231PD  Z20, Z22, Z0
+	VFMADD231PD  Z21, Z22, Z1
+	VBROADCASTSD 8(R11), Z23
+	VFMADD231PD  Z20, Z23, Z2
+	VFMADD231PD  Z21, Z23, Z3
+	VBROADCASTSD 16(R11), Z24
+	VFMADD231PD  Z20, Z24, Z4
+	VFMADD231PD  Z21, Z24, Z5
+	VBROADCASTSD 24(R11), Z25
+	VFMADD231PD  Z20, Z25, Z6
+	VFMADD231PD  Z21, Z25, Z7
+	VBROADCASTSD 32(R11), Z22
+	VFMADD231PD  Z20, Z22, Z8
+	VFMADD231PD  Z21, Z22, Z9
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokpf64c5r2gather
+	JMP          zokpf64c5r2store
+
+zokpf64c5r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf64c5r2next:
+	PREFETCHT0   512(R10)
+	PREFETCHT0   576(R10)
+	VMOVUPD      (R10), Z20
+	VMOVUPD      64(R10), Z21
+	VBROADCASTSD (R11), Z22
+	VFMADD231PD  Z20, Z22, Z0
+	VFMADD231PD  Z21, Z22, Z1
+	VBROADCASTSD 8(R11), Z23
+	VFMADD231PD  Z20, Z23, Z2
+	VFMADD231PD  Z21, Z23, Z3
+	VBROADCASTSD 16(R11), Z24
+	VFMADD231PD  Z20, Z24, Z4
+	VFMADD231PD  Z21, Z24, Z5
+	VBROADCASTSD 24(R11), Z25
+	VFMADD231PD  Z20, Z25, Z6
+	VFMADD231PD  Z21, Z25, Z7
+	VBROADCASTSD 32(R11), Z22
+	VFMADD231PD  Z20, Z22, Z8
+	VFMADD231PD  Z21, Z22, Z9
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokpf64c5r2next
+
+zokpf64c5r2store:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD Z2, (DI)(R12*1)
+	VMOVUPD Z3, 64(DI)(R12*1)
+	VMOVUPD Z4, (DI)(R12*2)
+	VMOVUPD Z5, 64(DI)(R12*2)
+	VMOVUPD Z6, (DI)(R13*1)
+	VMOVUPD Z7, 64(DI)(R13*1)
+	VMOVUPD Z8, (DI)(R12*4)
+	VMOVUPD Z9, 64(DI)(R12*4)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x80, SI
+	DECQ    R8
+	JNZ     zokpf64c5loop
+
+zokpf64c5half:
+	TESTQ   $0x00000008, cols+64(FP)
+	JZ      zokpf64c5mask
+	VMOVUPD (DI), Z0
+	VMOVUPD (DI)(R12*1), Z1
+	VMOVUPD (DI)(R12*2), Z2
+	VMOVUPD (DI)(R13*1), Z3
+	VMOVUPD (DI)(R12*4), Z4
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokpf64c5r1consec
+	XORQ    AX, AX
+
+zokpf64c5r1gather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPD          (R10), Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokpf64c5r1gather
+	JMP              zokpf64c5r1store
+
+zokpf64c5r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf64c5r1next:
+	VMOVUPD          (R10), Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokpf64c5r1next
+
+zokpf64c5r1store:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, (DI)(R12*1)
+	VMOVUPD Z2, (DI)(R12*2)
+	VMOVUPD Z3, (DI)(R13*1)
+	VMOVUPD Z4, (DI)(R12*4)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x40, SI
+
+zokpf64c5mask:
+	TESTQ     $0x00000007, cols+64(FP)
+	JZ        zokpf64done
+	VMOVUPD.Z (DI), K1, Z0
+	VMOVUPD.Z (DI)(R12*1), K1, Z1
+	VMOVUPD.Z (DI)(R12*2), K1, Z2
+	VMOVUPD.Z (DI)(R13*1), K1, Z3
+	VMOVUPD.Z (DI)(R12*4), K1, Z4
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokpf64c5rmconsec
+	XORQ      AX, AX
+
+zokpf64c5rmgather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPD.Z        (R10), K1, Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokpf64c5rmgather
+	JMP              zokpf64c5rmstore
+
+zokpf64c5rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf64c5rmnext:
+	VMOVUPD.Z        (R10), K1, Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokpf64c5rmnext
+
+zokpf64c5rmstore:
+	VMOVUPD Z0, K1, (DI)
+	VMOVUPD Z1, K1, (DI)(R12*1)
+	VMOVUPD Z2, K1, (DI)(R12*2)
+	VMOVUPD Z3, K1, (DI)(R13*1)
+	VMOVUPD Z4, K1, (DI)(R12*4)
+	JMP     zokpf64done
+
+zokpf64c4:
+	TESTQ R8, R8
+	JZ    zokpf64c4half
+
+zokpf64c4loop:
+	VMOVUPD (DI), Z0
+	VMOVUPD 64(DI), Z1
+	VMOVUPD (DI)(R12*1), Z2
+	VMOVUPD 64(DI)(R12*1), Z3
+	VMOVUPD (DI)(R12*2), Z4
+	VMOVUPD 64(DI)(R12*2), Z5
+	VMOVUPD (DI)(R13*1), Z6
+	VMOVUPD 64(DI)(R13*1), Z7
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokpf64c4r2consec
+	XORQ    AX, AX
+
+zokpf64c4r2gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	PREFETCHT0   512(R10)
+	PREFETCHT0   576(R10)
+	VMOVUPD      (R10), Z20
+	VMOVUPD      64(R10), Z21
+	VBROADCASTSD (R11), Z22
+	VFMADD231PD  Z20, Z22, Z0
+	VFMADD231PD  Z21, Z22, Z1
+	VBROADCASTSD 8(R11), Z23
+	VFMADD231PD  Z20, Z23, Z2
+	VFMADD231PD  Z21, Z23, Z3
+	VBROADCASTSD 16(R11), Z24
+	VFMADD231PD  Z20, Z24, Z4
+	VFMADD231PD  Z21, Z24, Z5
+	VBROADCASTSD 24(R11), Z25
+	VFMADD231PD  Z20, Z25, Z6
+	VFMADD231PD  Z21, Z25, Z7
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokpf64c4r2gather
+	JMP          zokpf64c4r2store
+
+zokpf64c4r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf64c4r2next:
+	PREFETCHT0   512(R10)
+	PREFETCHT0   576(R10)
+	VMOVUPD      (R10), Z20
+	VMOVUPD      64(R10), Z21
+	VBROADCASTSD (R11), Z22
+	VFMADD231PD  Z20, Z22, Z0
+	VFMADD231PD  Z21, Z22, Z1
+	VBROADCASTSD 8(R11), Z23
+	VFMADD231PD  Z20, Z23, Z2
+	VFMADD231PD  Z21, Z23, Z3
+	VBROADCASTSD 16(R11), Z24
+	VFMADD231PD  Z20, Z24, Z4
+	VFMADD231PD  Z21, Z24, Z5
+	VBROADCASTSD 24(R11), Z25
+	VFMADD231PD  Z20, Z25, Z6
+	VFMADD231PD  Z21, Z25, Z7
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokpf64c4r2next
+
+zokpf64c4r2store:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD Z2, (DI)(R12*1)
+	VMOVUPD Z3, 64(DI)(R12*1)
+	VMOVUPD Z4, (DI)(R12*2)
+	VMOVUPD Z5, 64(DI)(R12*2)
+	VMOVUPD Z6, (DI)(R13*1)
+	VMOVUPD Z7, 64(DI)(R13*1)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x80, SI
+	DECQ    R8
+	JNZ     zokpf64c4loop
+
+zokpf64c4half:
+	TESTQ   $0x00000008, cols+64(FP)
+	JZ      zokpf64c4mask
+	VMOVUPD (DI), Z0
+	VMOVUPD (DI)(R12*1), Z1
+	VMOVUPD (DI)(R12*2), Z2
+	VMOVUPD (DI)(R13*1), Z3
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokpf64c4r1consec
+	XORQ    AX, AX
+
+zokpf64c4r1gather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPD          (R10), Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokpf64c4r1gather
+	JMP              zokpf64c4r1store
+
+zokpf64c4r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf64c4r1next:
+	VMOVUPD          (R10), Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokpf64c4r1next
+
+zokpf64c4r1store:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, (DI)(R12*1)
+	VMOVUPD Z2, (DI)(R12*2)
+	VMOVUPD Z3, (DI)(R13*1)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x40, SI
+
+zokpf64c4mask:
+	TESTQ     $0x00000007, cols+64(FP)
+	JZ        zokpf64done
+	VMOVUPD.Z (DI), K1, Z0
+	VMOVUPD.Z (DI)(R12*1), K1, Z1
+	VMOVUPD.Z (DI)(R12*2), K1, Z2
+	VMOVUPD.Z (DI)(R13*1), K1, Z3
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokpf64c4rmconsec
+	XORQ      AX, AX
+
+zokpf64c4rmgather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPD.Z        (R10), K1, Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokpf64c4rmgather
+	JMP              zokpf64c4rmstore
+
+zokpf64c4rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf64c4rmnext:
+	VMOVUPD.Z        (R10), K1, Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokpf64c4rmnext
+
+zokpf64c4rmstore:
+	VMOVUPD Z0, K1, (DI)
+	VMOVUPD Z1, K1, (DI)(R12*1)
+	VMOVUPD Z2, K1, (DI)(R12*2)
+	VMOVUPD Z3, K1, (DI)(R13*1)
+	JMP     zokpf64done
+
+zokpf64c3:
+	TESTQ R8, R8
+	JZ    zokpf64c3half
+
+zokpf64c3loop:
+	VMOVUPD (DI), Z0
+	VMOVUPD 64(DI), Z1
+	VMOVUPD (DI)(R12*1), Z2
+	VMOVUPD 64(DI)(R12*1), Z3
+	VMOVUPD (DI)(R12*2), Z4
+	VMOVUPD 64(DI)(R12*2), Z5
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokpf64c3r2consec
+	XORQ    AX, AX
+
+zokpf64c3r2gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	PREFETCHT0   512(R10)
+	PREFETCHT0   576(R10)
+	VMOVUPD      (R10), Z20
+	VMOVUPD      64(R10), Z21
+	VBROADCASTSD (R11), Z22
+	VFMADD231PD  Z20, Z22, Z0
+	VFMADD231PD  Z21, Z22, Z1
+	VBROADCASTSD 8(R11), Z23
+	VFMADD231PD  Z20, Z23, Z2
+	VFMADD231PD  Z21, Z23, Z3
+	VBROADCASTSD 16(R11), Z24
+	VFMADD231PD  Z20, Z24, Z4
+	VFMADD231PD  Z21, Z24, Z5
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokpf64c3r2gather
+	JMP          zokpf64c3r2store
+
+zokpf64c3r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf64c3r2next:
+	PREFETCHT0   512(R10)
+	PREFETCHT0   576(R10)
+	VMOVUPD      (R10), Z20
+	VMOVUPD      64(R10), Z21
+	VBROADCASTSD (R11), Z22
+	VFMADD231PD  Z20, Z22, Z0
+	VFMADD231PD  Z21, Z22, Z1
+	VBROADCASTSD 8(R11), Z23
+	VFMADD231PD  Z20, Z23, Z2
+	VFMADD231PD  Z21, Z23, Z3
+	VBROADCASTSD 16(R11), Z24
+	VFMADD231PD  Z20, Z24, Z4
+	VFMADD231PD  Z21, Z24, Z5
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokpf64c3r2next
+
+zokpf64c3r2store:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD Z2, (DI)(R12*1)
+	VMOVUPD Z3, 64(DI)(R12*1)
+	VMOVUPD Z4, (DI)(R12*2)
+	VMOVUPD Z5, 64(DI)(R12*2)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x80, SI
+	DECQ    R8
+	JNZ     zokpf64c3loop
+
+zokpf64c3half:
+	TESTQ   $0x00000008, cols+64(FP)
+	JZ      zokpf64c3mask
+	VMOVUPD (DI), Z0
+	VMOVUPD (DI)(R12*1), Z1
+	VMOVUPD (DI)(R12*2), Z2
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokpf64c3r1consec
+	XORQ    AX, AX
+
+zokpf64c3r1gather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPD          (R10), Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokpf64c3r1gather
+	JMP              zokpf64c3r1store
+
+zokpf64c3r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf64c3r1next:
+	VMOVUPD          (R10), Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokpf64c3r1next
+
+zokpf64c3r1store:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, (DI)(R12*1)
+	VMOVUPD Z2, (DI)(R12*2)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x40, SI
+
+zokpf64c3mask:
+	TESTQ     $0x00000007, cols+64(FP)
+	JZ        zokpf64done
+	VMOVUPD.Z (DI), K1, Z0
+	VMOVUPD.Z (DI)(R12*1), K1, Z1
+	VMOVUPD.Z (DI)(R12*2), K1, Z2
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokpf64c3rmconsec
+	XORQ      AX, AX
+
+zokpf64c3rmgather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPD.Z        (R10), K1, Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokpf64c3rmgather
+	JMP              zokpf64c3rmstore
+
+zokpf64c3rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf64c3rmnext:
+	VMOVUPD.Z        (R10), K1, Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokpf64c3rmnext
+
+zokpf64c3rmstore:
+	VMOVUPD Z0, K1, (DI)
+	VMOVUPD Z1, K1, (DI)(R12*1)
+	VMOVUPD Z2, K1, (DI)(R12*2)
+	JMP     zokpf64done
+
+zokpf64c2:
+	TESTQ R8, R8
+	JZ    zokpf64c2half
+
+zokpf64c2loop:
+	VMOVUPD (DI), Z0
+	VMOVUPD 64(DI), Z1
+	VMOVUPD (DI)(R12*1), Z2
+	VMOVUPD 64(DI)(R12*1), Z3
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokpf64c2r2consec
+	XORQ    AX, AX
+
+zokpf64c2r2gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	PREFETCHT0   512(R10)
+	PREFETCHT0   576(R10)
+	VMOVUPD      (R10), Z20
+	VMOVUPD      64(R10), Z21
+	VBROADCASTSD (R11), Z22
+	VFMADD231PD  Z20, Z22, Z0
+	VFMADD231PD  Z21, Z22, Z1
+	VBROADCASTSD 8(R11), Z23
+	VFMADD231PD  Z20, Z23, Z2
+	VFMADD231PD  Z21, Z23, Z3
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokpf64c2r2gather
+	JMP          zokpf64c2r2store
+
+zokpf64c2r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf64c2r2next:
+	PREFETCHT0   512(R10)
+	PREFETCHT0   576(R10)
+	VMOVUPD      (R10), Z20
+	VMOVUPD      64(R10), Z21
+	VBROADCASTSD (R11), Z22
+	VFMADD231PD  Z20, Z22, Z0
+	VFMADD231PD  Z21, Z22, Z1
+	VBROADCASTSD 8(R11), Z23
+	VFMADD231PD  Z20, Z23, Z2
+	VFMADD231PD  Z21, Z23, Z3
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokpf64c2r2next
+
+zokpf64c2r2store:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD Z2, (DI)(R12*1)
+	VMOVUPD Z3, 64(DI)(R12*1)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x80, SI
+	DECQ    R8
+	JNZ     zokpf64c2loop
+
+zokpf64c2half:
+	TESTQ   $0x00000008, cols+64(FP)
+	JZ      zokpf64c2mask
+	VMOVUPD (DI), Z0
+	VMOVUPD (DI)(R12*1), Z1
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokpf64c2r1consec
+	XORQ    AX, AX
+
+zokpf64c2r1gather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPD          (R10), Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokpf64c2r1gather
+	JMP              zokpf64c2r1store
+
+zokpf64c2r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf64c2r1next:
+	VMOVUPD          (R10), Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokpf64c2r1next
+
+zokpf64c2r1store:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, (DI)(R12*1)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x40, SI
+
+zokpf64c2mask:
+	TESTQ     $0x00000007, cols+64(FP)
+	JZ        zokpf64done
+	VMOVUPD.Z (DI), K1, Z0
+	VMOVUPD.Z (DI)(R12*1), K1, Z1
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokpf64c2rmconsec
+	XORQ      AX, AX
+
+zokpf64c2rmgather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPD.Z        (R10), K1, Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokpf64c2rmgather
+	JMP              zokpf64c2rmstore
+
+zokpf64c2rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf64c2rmnext:
+	VMOVUPD.Z        (R10), K1, Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokpf64c2rmnext
+
+zokpf64c2rmstore:
+	VMOVUPD Z0, K1, (DI)
+	VMOVUPD Z1, K1, (DI)(R12*1)
+	JMP     zokpf64done
+
+zokpf64c1:
+	TESTQ R8, R8
+	JZ    zokpf64c1half
+
+zokpf64c1loop:
+	VMOVUPD (DI), Z0
+	VMOVUPD 64(DI), Z1
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokpf64c1r2consec
+	XORQ    AX, AX
+
+zokpf64c1r2gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	PREFETCHT0   512(R10)
+	PREFETCHT0   576(R10)
+	VMOVUPD      (R10), Z20
+	VMOVUPD      64(R10), Z21
+	VBROADCASTSD (R11), Z22
+	VFMADD231PD  Z20, Z22, Z0
+	VFMADD231PD  Z21, Z22, Z1
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokpf64c1r2gather
+	JMP          zokpf64c1r2store
+
+zokpf64c1r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf64c1r2next:
+	PREFETCHT0   512(R10)
+	PREFETCHT0   576(R10)
+	VMOVUPD      (R10), Z20
+	VMOVUPD      64(R10), Z21
+	VBROADCASTSD (R11), Z22
+	VFMADD231PD  Z20, Z22, Z0
+	VFMADD231PD  Z21, Z22, Z1
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokpf64c1r2next
+
+zokpf64c1r2store:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, 64(DI)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x80, SI
+	DECQ    R8
+	JNZ     zokpf64c1loop
+
+zokpf64c1half:
+	TESTQ   $0x00000008, cols+64(FP)
+	JZ      zokpf64c1mask
+	VMOVUPD (DI), Z0
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokpf64c1r1consec
+	XORQ    AX, AX
+
+zokpf64c1r1gather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPD          (R10), Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokpf64c1r1gather
+	JMP              zokpf64c1r1store
+
+zokpf64c1r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf64c1r1next:
+	VMOVUPD          (R10), Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokpf64c1r1next
+
+zokpf64c1r1store:
+	VMOVUPD Z0, (DI)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x40, SI
+
+zokpf64c1mask:
+	TESTQ     $0x00000007, cols+64(FP)
+	JZ        zokpf64done
+	VMOVUPD.Z (DI), K1, Z0
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokpf64c1rmconsec
+	XORQ      AX, AX
+
+zokpf64c1rmgather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VMOVUPD.Z        (R10), K1, Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokpf64c1rmgather
+	JMP              zokpf64c1rmstore
+
+zokpf64c1rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf64c1rmnext:
+	VMOVUPD.Z        (R10), K1, Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokpf64c1rmnext
+
+zokpf64c1rmstore:
+	VMOVUPD Z0, K1, (DI)
+
+zokpf64done:
 	VZEROUPPER
 	RET

@@ -2,17 +2,22 @@
 
 package kernel
 
-import "testing"
+import (
+	"testing"
+
+	"github.com/klauspost/cpuid/v2"
+	"golang.org/x/sys/cpu"
+)
 
 // TestPrefetchingRowKernels runs the row-kernel tests again with the
 // threshold of the prefetching variants (marginsPF, addRowsPF) lowered to
 // zero, so they see every length, offset, gather list and block boundary too.
 func TestPrefetchingRowKernels(t *testing.T) {
-	saved := avx2StreamBytes
-	avx2StreamBytes = 0
-	defer func() { avx2StreamBytes = saved }()
+	saved := streamBytes
+	streamBytes = 0
+	defer func() { streamBytes = saved }()
 	for _, im := range Impls() {
-		if im.Name != "avx2" {
+		if im.Name != "avx2" && im.Name != "avx512" {
 			continue
 		}
 		t.Run("float32", func(t *testing.T) {
@@ -20,6 +25,7 @@ func TestPrefetchingRowKernels(t *testing.T) {
 			testAddRows(t, &im.F32)
 			testAddOuterK(t, &im.F32)
 			testMarginsK(t, &im.F32)
+			testMarginsKBlocks(t, &im.F32)
 			testFusedLinear(t, &im.F32)
 			testLongRows(t, &im.F32)
 		})
@@ -28,8 +34,51 @@ func TestPrefetchingRowKernels(t *testing.T) {
 			testAddRows(t, &im.F64)
 			testAddOuterK(t, &im.F64)
 			testMarginsK(t, &im.F64)
+			testMarginsKBlocks(t, &im.F64)
 			testFusedLinear(t, &im.F64)
 			testLongRows(t, &im.F64)
 		})
+	}
+}
+
+func init() {
+	expectWide = func() bool {
+		c := cpuid.CPU
+		full, _ := fullWidthTable(c.VendorID, c.Family, c.Model, c.BrandName)
+		return full && cpu.X86.HasAVX2 && cpu.X86.HasFMA && cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasBMI2
+	}
+}
+
+// TestFullWidthTable checks the table that makes avx512 the default: full
+// width on Zen 5 and Intel's two-FMA-unit server cores, not on Zen 4, single
+// unit Skylake-SP parts, client cores or unknown models.
+func TestFullWidthTable(t *testing.T) {
+	for _, c := range []struct {
+		vendor        cpuid.Vendor
+		family, model int
+		brand         string
+		want          bool
+	}{
+		{cpuid.AMD, 0x1a, 0x02, "AMD EPYC 9755", true},
+		{cpuid.AMD, 0x1a, 0x44, "AMD Ryzen 9 9950X", true},
+		{cpuid.AMD, 0x19, 0x11, "AMD EPYC 9654", false},
+		{cpuid.AMD, 0x17, 0x31, "AMD EPYC 7742", false},
+		{cpuid.Intel, 6, 0x55, "Intel(R) Xeon(R) Platinum 8280", true},
+		{cpuid.Intel, 6, 0x55, "Intel(R) Xeon(R) Gold 6148", true},
+		{cpuid.Intel, 6, 0x55, "Intel(R) Xeon(R) Silver 4114", false},
+		{cpuid.Intel, 6, 0x6a, "Intel(R) Xeon(R) Platinum 8380", true},
+		{cpuid.Intel, 6, 0x8f, "Intel(R) Xeon(R) Platinum 8480+", true},
+		{cpuid.Intel, 6, 0xcf, "Intel(R) Xeon(R) Processor", true},
+		{cpuid.Intel, 6, 0xad, "Intel(R) Xeon(R) 6980P", true},
+		{cpuid.Intel, 6, 0x7e, "Intel(R) Core(TM) i7-1065G7", false},
+		{cpuid.VendorUnknown, 0, 0, "", false},
+	} {
+		got, why := fullWidthTable(c.vendor, c.family, c.model, c.brand)
+		if got != c.want || why == "" {
+			t.Errorf("%v family %#x model %#x %q: full width %v (%s), want %v", c.vendor, c.family, c.model, c.brand, got, why, c.want)
+		}
+	}
+	if im, why := archDefault(impls); why == "" || im == nil {
+		t.Errorf("archDefault: %v, %q", im, why)
 	}
 }

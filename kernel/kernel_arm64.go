@@ -18,13 +18,21 @@ func archImpls() []*Impl {
 	return []*Impl{neon}
 }
 
+// archDefault chooses the first of impls: NEON where the CPU has ASIMD.
+func archDefault(impls []*Impl) (*Impl, string) {
+	if len(impls) > 1 {
+		return impls[0], "ASIMD"
+	}
+	return impls[0], "no ASIMD (or GODEBUG turned it off)"
+}
+
 // neon is the ASIMD implementation: the shared driver (driver.go) over the
 // primitives below. What is particular to arm64: the math kernels of
 // kernel_arm64.s take whole groups of four elements (the driver pads the
 // last 1..3), the row kernels take lists of row pointers, four rows at a
 // time, which the primitives below gather, and there are no register-blocked
 // multi-class kernels (MarginsK lets the classes play the rows instead).
-var neon = newImpl("neon", "ASIMD")
+var neon = newImpl("neon", "ASIMD", isaBase)
 
 // archChunk bounds the elements one streaming assembly call handles, so a
 // goroutine is never stuck in assembly for long (about 10–50 µs).
@@ -37,18 +45,17 @@ const (
 // archMarginsK or archAddOuterK, and the sizes below are unused.
 const (
 	archClassKernels = false
-	archClassBlock   = 4
 	archColBlock     = 0
 	archChunkFlops   = 0
 	archOuterRowsK   = 1
 	archOuterStrip   = 1
 )
 
-func archMarginsK[T Float](first bool, m unsafe.Pointer, k, n int, x []T, stride int, idx []int, i0 int, w unsafe.Pointer, d, c int) {
+func archMarginsK[T Float](lvl isa, first bool, m unsafe.Pointer, k, n int, x []T, stride int, idx []int, i0 int, w unsafe.Pointer, d, c int) {
 	panic("kernel: no multi-class margins kernel on arm64")
 }
 
-func archAddOuterK[T Float](first bool, g unsafe.Pointer, d int, x []T, stride int, idx []int, i0, l int, c unsafe.Pointer, k, n, cols, nc int) {
+func archAddOuterK[T Float](lvl isa, first bool, g unsafe.Pointer, d int, x []T, stride int, idx []int, i0, l int, c unsafe.Pointer, k, n, cols, nc int) {
 	panic("kernel: no multi-class accumulation kernel on arm64")
 }
 
@@ -57,19 +64,24 @@ const neonMaxRows = 64
 
 // archRowsPerCall is the number of rows (a multiple of 4, 4..neonMaxRows) of
 // d elements that one assembly call takes: about 4·archChunk multiply-adds.
-func archRowsPerCall(d int) int {
+// archClassBlock is unused on arm64 (no register-blocked kernels).
+func archMarginsKBlock[T Float](lvl isa, d int) int { return 4 }
+func archRowBlockFlops(lvl isa) int                 { return archChunkFlops }
+func archClassBlock(lvl isa) int                    { return 4 }
+
+func archRowsPerCall(lvl isa, d int) int {
 	return min(max((4*archChunk/(d+1))&^3, 4), neonMaxRows)
 }
 
 // archOuterRows is the block of rows AddOuterK takes per class.
-func archOuterRows[T Float](d int) int { return archRowsPerCall(d) }
+func archOuterRows[T Float](lvl isa, d int) int { return archRowsPerCall(lvl, d) }
 
 // archFusedMax is the most rows FusedLinear takes through margins, loss,
 // plus weight and gradient in one pass; a block holds about 32 KiB of rows,
 // so that they are still in L1 when the gradient pass reads them again.
 const archFusedMax = 32
 
-func archFusedBlock[T Float](d int) int {
+func archFusedBlock[T Float](lvl isa, d int) int {
 	return min(max((32<<10)/(max(d, 1)*int(unsafe.Sizeof(T(0))))&^3, 4), archFusedMax)
 }
 
@@ -311,14 +323,18 @@ func plusF32(kind int, c *[16]float64, rho, drho, s unsafe.Pointer, n int)
 func archDotF32(x, y unsafe.Pointer, n int) float32 { return dotF32(x, y, n) }
 func archDotF64(x, y unsafe.Pointer, n int) float64 { return dotF64(x, y, n) }
 
-func archDot[T Float](x, y unsafe.Pointer, n int) T {
+// arm64 has no wide level: these only let the driver compile.
+func archWideDotF32(x, y unsafe.Pointer, n int) float32 { return dotF32(x, y, n) }
+func archWideDotF64(x, y unsafe.Pointer, n int) float64 { return dotF64(x, y, n) }
+
+func archDot[T Float](lvl isa, x, y unsafe.Pointer, n int) T {
 	if is32[T]() {
 		return T(dotF32(x, y, n))
 	}
 	return T(dotF64(x, y, n))
 }
 
-func archAxpy[T Float](a T, x, y unsafe.Pointer, n int) {
+func archAxpy[T Float](lvl isa, a T, x, y unsafe.Pointer, n int) {
 	if is32[T]() {
 		axpyF32(float32(a), x, y, n)
 		return
@@ -326,7 +342,7 @@ func archAxpy[T Float](a T, x, y unsafe.Pointer, n int) {
 	axpyF64(float64(a), x, y, n)
 }
 
-func archLerp[T Float](t T, x, y unsafe.Pointer, n int) {
+func archLerp[T Float](lvl isa, t T, x, y unsafe.Pointer, n int) {
 	if is32[T]() {
 		lerpF32(float32(t), x, y, n)
 		return
@@ -372,9 +388,9 @@ func scaleP[T Float](x unsafe.Pointer, n int, a float64) {
 	scaleF64(x, n, a)
 }
 
-func archExp[T Float](dst, x unsafe.Pointer, n int) { expsumP[T](dst, x, n, 0) }
+func archExp[T Float](lvl isa, dst, x unsafe.Pointer, n int) { expsumP[T](dst, x, n, 0) }
 
-func archLog1p[T Float](dst, x unsafe.Pointer, n int) {
+func archLog1p[T Float](lvl isa, dst, x unsafe.Pointer, n int) {
 	if is32[T]() {
 		log1pF32(dst, x, n)
 		return
@@ -382,7 +398,7 @@ func archLog1p[T Float](dst, x unsafe.Pointer, n int) {
 	log1pF64(dst, x, n)
 }
 
-func archLoss[T Float](kind LossKind, loss, dloss, m, y unsafe.Pointer, n int) {
+func archLoss[T Float](lvl isa, kind LossKind, loss, dloss, m, y unsafe.Pointer, n int) {
 	if is32[T]() {
 		switch kind {
 		case Logistic:
@@ -418,7 +434,7 @@ func plusConsts(c *[16]float64, eps float64) {
 	}
 }
 
-func archPlus[T Float](kind PlusKind, eps T, rho, drho, s unsafe.Pointer, n int) {
+func archPlus[T Float](lvl isa, kind PlusKind, eps T, rho, drho, s unsafe.Pointer, n int) {
 	var c [16]float64
 	plusConsts(&c, float64(eps))
 	if is32[T]() {
@@ -431,7 +447,7 @@ func archPlus[T Float](kind PlusKind, eps T, rho, drho, s unsafe.Pointer, n int)
 // archSoftmax runs each row through max, exp-and-sum and a scale in
 // assembly; the two logarithms per row are scalar. Rows of fewer than four
 // logits gain nothing from vectors and use the generic row code.
-func archSoftmax[T Float](lossp, zp, labelp unsafe.Pointer, n, k int) {
+func archSoftmax[T Float](lvl isa, lossp, zp, labelp unsafe.Pointer, n, k int) {
 	loss := unsafe.Slice((*T)(lossp), n)
 	z := unsafe.Slice((*T)(zp), n*k)
 	label := unsafe.Slice((*int32)(labelp), n)
@@ -469,8 +485,8 @@ func archSoftmax[T Float](lossp, zp, labelp unsafe.Pointer, n, k int) {
 // archMargins gathers row pointers and hands them to dotRows, which takes
 // them four at a time so that each load of w serves four rows; the last
 // n mod 4 rows go through dot.
-func archMargins[T Float](m unsafe.Pointer, mstride int, x []T, stride int, idx []int, i0, n int, w unsafe.Pointer, d int) {
-	per := archRowsPerCall(d)
+func archMargins[T Float](lvl isa, m unsafe.Pointer, mstride int, x []T, stride int, idx []int, i0, n int, w unsafe.Pointer, d int) {
+	per := archRowsPerCall(lvl, d)
 	var (
 		rows [neonMaxRows]unsafe.Pointer
 		out  [neonMaxRows]T
@@ -492,14 +508,14 @@ func archMargins[T Float](m unsafe.Pointer, mstride int, x []T, stride int, idx 
 		i += nr
 	}
 	for ; i < n; i++ {
-		*(*T)(at[T](m, i*mstride)) = archDot[T](w, rowAt(x, stride, idx, i0+i), d)
+		*(*T)(at[T](m, i*mstride)) = archDot[T](lvl, w, rowAt(x, stride, idx, i0+i), d)
 	}
 }
 
 // archAddRows hands gathered rows to axpyRows: g is loaded and stored once
 // per four rows, and the FMAs run in row order as in the generic code.
-func archAddRows[T Float](g unsafe.Pointer, d int, x []T, stride int, idx []int, i0, n int, c unsafe.Pointer, cstride int) {
-	per := archRowsPerCall(d)
+func archAddRows[T Float](lvl isa, g unsafe.Pointer, d int, x []T, stride int, idx []int, i0, n int, c unsafe.Pointer, cstride int) {
+	per := archRowsPerCall(lvl, d)
 	var (
 		rows [neonMaxRows]unsafe.Pointer
 		cf   [neonMaxRows]T
@@ -521,6 +537,6 @@ func archAddRows[T Float](g unsafe.Pointer, d int, x []T, stride int, idx []int,
 		i += nr
 	}
 	for ; i < n; i++ {
-		archAxpy(*(*T)(at[T](c, i*cstride)), rowAt(x, stride, idx, i0+i), g, d)
+		archAxpy(lvl, *(*T)(at[T](c, i*cstride)), rowAt(x, stride, idx, i0+i), g, d)
 	}
 }

@@ -8,7 +8,20 @@
 // best one this CPU supports, chosen once at start-up from the CPU's features;
 // [F32], [F64] and [For] return its tables. [Impls] lists every implementation
 // this CPU can run, best first, with the pure-Go reference ("generic") last,
-// and [Lookup] finds one by name. Nothing switches the default: code that
+// and [Lookup] finds one by name.
+//
+// The implementations: "avx512" (amd64 with AVX-512 F and VL, and BMI2: the
+// products in 512-bit zmm registers), "avx2" (amd64 with AVX2 and FMA3),
+// "neon" (arm64) and "generic". "avx512" is the default only on cores whose
+// 512-bit FMA runs at full width (AMD Zen 5, Intel Skylake-SP Gold 6xxx and
+// Platinum, Ice Lake-SP, Sapphire, Emerald and Granite Rapids), from a table
+// of processor models; on double-pumped cores (AMD Zen 4) and unknown ones
+// "avx2" is, and "avx512" is still listed for tests and benchmarks. Two
+// overrides: GODEBUG=cpu.avx512f=off (x/sys/cpu) removes "avx512",
+// GODEBUG=cpu.avx2=off,cpu.fma=off every amd64 assembly path; the
+// environment variable CVAR_KERNEL=avx512|avx2|neon|generic, read once at
+// start-up, names the default (a name this CPU cannot run is ignored and
+// reported by [Info], never a panic). [Info] says which was chosen and why. Nothing switches the default: code that
 // wants another implementation passes it explicitly (package batch's models
 // take one). Kernels never allocate.
 //

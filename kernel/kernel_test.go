@@ -13,10 +13,12 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"os"
 	"runtime"
 	"strings"
 	"testing"
 
+	"github.com/klauspost/cpuid/v2"
 	"golang.org/x/sys/cpu"
 )
 
@@ -387,7 +389,7 @@ func testAddRows[T Float](t *testing.T, ops *Ops[T]) {
 	}
 }
 
-var classCounts = []int{1, 2, 3, 4, 7, 10, 16}
+var classCounts = []int{1, 2, 3, 4, 5, 7, 9, 10, 11, 16, 20, 21}
 
 var kDims = []int{0, 1, 2, 3, 5, 7, 8, 9, 15, 16, 17, 31, 33, 64, 100, 130}
 
@@ -409,6 +411,38 @@ func testMarginsK[T Float](t *testing.T, ops *Ops[T]) {
 						rr := row(idx, i)
 						for j := 0; j < k; j++ {
 							checkDot(t, fmt.Sprintf("MarginsK k=%d d=%d n=%d list=%d (%d,%d)", k, d, n, li, i, j),
+								m[i*k+j], x[rr*stride:rr*stride+d], w[j*d:(j+1)*d])
+						}
+					}
+					gm.check(t, "MarginsK m")
+				}
+				gx.check(t, "MarginsK x")
+				gw.check(t, "MarginsK w")
+			}
+		}
+	}
+}
+
+// testMarginsKBlocks runs MarginsK on rows long enough that an
+// implementation may shrink its class blocks (the zmm kernel keeps a block's
+// weights within 32 KiB) and over more rows than one call takes.
+func testMarginsKBlocks[T Float](t *testing.T, ops *Ops[T]) {
+	r := rand.New(rand.NewPCG(13, 14))
+	for _, d := range []int{1000, 1531} {
+		for _, k := range []int{4, 10, 13} {
+			for _, n := range []int{1, 5, 70} {
+				rows := n + 3
+				stride := d + 1
+				x, gx := matrix[T](r, rows, stride, d, 1)
+				w, gw := newGuarded[T](k*d, 2)
+				fillRand(r, w)
+				for li, idx := range gatherLists(r, n, rows) {
+					m, gm := newGuarded[T](n*k, 1)
+					ops.MarginsK(m, x, stride, idx, w, k)
+					for i := 0; i < n; i++ {
+						rr := row(idx, i)
+						for j := 0; j < k; j++ {
+							checkDot(t, fmt.Sprintf("MarginsK blocks k=%d d=%d n=%d list=%d (%d,%d)", k, d, n, li, i, j),
 								m[i*k+j], x[rr*stride:rr*stride+d], w[j*d:(j+1)*d])
 						}
 					}
@@ -468,6 +502,10 @@ func TestAddRows(t *testing.T) {
 
 func TestMarginsK(t *testing.T) {
 	forImpls(t, func(t *testing.T, im *Impl) { testMarginsK(t, &im.F32) }, func(t *testing.T, im *Impl) { testMarginsK(t, &im.F64) })
+}
+
+func TestMarginsKBlocks(t *testing.T) {
+	forImpls(t, func(t *testing.T, im *Impl) { testMarginsKBlocks(t, &im.F32) }, func(t *testing.T, im *Impl) { testMarginsKBlocks(t, &im.F64) })
 }
 
 func TestAddOuterK(t *testing.T) {
@@ -936,6 +974,16 @@ func TestFastPathSelected(t *testing.T) {
 	case "amd64":
 		if cpu.X86.HasAVX2 && cpu.X86.HasFMA {
 			want = "avx2"
+			// AVX-512 is the default where 512-bit FMA is full width
+			// (the table, tested by TestFullWidthTable; AMD Zen 5 checked
+			// here independently of it).
+			if expectWide != nil && expectWide() {
+				want = "avx512"
+			}
+			if !puregoBuild && cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasBMI2 &&
+				cpuid.CPU.VendorID == cpuid.AMD && cpuid.CPU.Family >= 0x1a && want != "avx512" {
+				t.Fatal("AMD family 0x1a or later with AVX-512 is not taken as full width")
+			}
 		}
 	case "arm64":
 		if cpu.ARM64.HasASIMD {
@@ -944,6 +992,11 @@ func TestFastPathSelected(t *testing.T) {
 	}
 	if puregoBuild {
 		want = ""
+	}
+	if env := os.Getenv("CVAR_KERNEL"); env != "" {
+		if _, err := Lookup(env); err == nil {
+			want = env
+		}
 	}
 	names := []string{}
 	for _, im := range Impls() {
@@ -960,7 +1013,7 @@ func TestFastPathSelected(t *testing.T) {
 		return
 	}
 	if Default().Name != want {
-		t.Fatalf("CPU supports %q but the default implementation is %q (available: %v)", want, Default().Name, names)
+		t.Fatalf("CPU supports %q but the default implementation is %q (available: %v; %s)", want, Default().Name, names, Info().Reason)
 	}
 	if im, err := Lookup(want); err != nil || im != Default() {
 		t.Fatalf("Lookup(%q) = %v, %v; want the default", want, im, err)
@@ -969,6 +1022,10 @@ func TestFastPathSelected(t *testing.T) {
 		t.Fatal("For does not return the default tables")
 	}
 }
+
+// expectWide, set by the amd64 tests, reports whether this CPU is in the
+// table of full-width 512-bit FMA cores (with AVX-512 available).
+var expectWide func() bool
 
 // ---- Allocations ---------------------------------------------------------------
 
@@ -1096,5 +1153,26 @@ func TestLookup(t *testing.T) {
 		t.Errorf("Lookup of an unknown name = %v, %v; want an error", im, err)
 	} else if !strings.Contains(err.Error(), "generic") {
 		t.Errorf("Lookup's error %q does not list the available implementations", err)
+	}
+}
+
+// TestOverride checks the CVAR_KERNEL choice: a name available here wins, a
+// bad value leaves the architecture's choice and is reported, never a panic.
+func TestOverride(t *testing.T) {
+	arch, _ := archDefault(impls)
+	for _, im := range Impls() {
+		got, why, note := chooseDefault(im.Name)
+		if got != im || note != "" || !strings.Contains(why, im.Name) {
+			t.Errorf("CVAR_KERNEL=%s: got %v (%q, %q)", im.Name, got, why, note)
+		}
+	}
+	for _, bad := range []string{"no-such", "AVX2 ", "\x00"} {
+		got, _, note := chooseDefault(bad)
+		if got != arch || !strings.Contains(note, "ignored") {
+			t.Errorf("CVAR_KERNEL=%q: got %v, note %q; want %v and a note", bad, got, note, arch)
+		}
+	}
+	if got, _, note := chooseDefault(""); got != arch || note != "" {
+		t.Errorf("no CVAR_KERNEL: got %v, %q; want %v", got, note, arch)
 	}
 }

@@ -18,7 +18,7 @@ func avx512SparseImpl(t *testing.T) *Impl {
 	if !cpu.X86.HasAVX512F || !cpu.X86.HasAVX512CD || !cpu.X86.HasAVX2 || !cpu.X86.HasFMA {
 		t.Skip("the AVX-512 CSR kernels need AVX-512F, AVX-512CD, AVX2 and FMA3, which this CPU lacks (or GODEBUG turned off)")
 	}
-	im := newImpl("avx512-sparse", "AVX-512F, AVX-512CD")
+	im := newImpl("avx512-sparse", "AVX-512F, AVX-512CD", isaBase)
 	sparseOps(&im.F32, sparseAVX512)
 	sparseOps(&im.F64, sparseAVX512)
 	return im

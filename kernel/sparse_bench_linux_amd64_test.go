@@ -28,7 +28,7 @@ func BenchmarkSparseAVX512(b *testing.B) {
 	if !cpu.X86.HasAVX512F || !cpu.X86.HasAVX512CD || !cpu.X86.HasAVX2 || !cpu.X86.HasFMA {
 		b.Skip("no AVX-512F, AVX-512CD, AVX2 and FMA3")
 	}
-	wide := newImpl("avx512", "")
+	wide := newImpl("avx512-sparse", "", isaBase)
 	sparseOps(&wide.F32, sparseAVX512)
 	base, _ := Lookup("avx2")
 	for _, sz := range []struct {

@@ -627,3 +627,293 @@ func sparseMarginsAVX512F64(m unsafe.Pointer, k int, n int, indptr unsafe.Pointe
 //
 //go:noescape
 func sparseAddRowsAVX512F64(dst unsafe.Pointer, k int, n int, indptr unsafe.Pointer, idx unsafe.Pointer, nrows int, cols unsafe.Pointer, vals unsafe.Pointer, nnz int, c unsafe.Pointer, d int, budget int, ahead int) (done int, bad bool)
+
+// zDotF32 computes, in eight vector accumulators added at the end,
+//
+//	var s float32
+//	for i := 0; i < n; i++ {
+//		s += x[i] * y[i]
+//	}
+//	return s
+//
+// It is the AVX-512 (zmm) twin of dotF32.
+//
+//go:noescape
+func zDotF32(x unsafe.Pointer, y unsafe.Pointer, n int) float32
+
+// zDotF64 computes, in eight vector accumulators added at the end,
+//
+//	var s float64
+//	for i := 0; i < n; i++ {
+//		s += x[i] * y[i]
+//	}
+//	return s
+//
+// It is the AVX-512 (zmm) twin of dotF64.
+//
+//go:noescape
+func zDotF64(x unsafe.Pointer, y unsafe.Pointer, n int) float64
+
+// zAxpyF32 computes
+//
+//	for i := 0; i < n; i++ {
+//		y[i] = fma(a, x[i], y[i])
+//	}
+//
+// It is the AVX-512 (zmm) twin of axpyF32.
+//
+//go:noescape
+func zAxpyF32(a float32, x unsafe.Pointer, y unsafe.Pointer, n int)
+
+// zLerpF32 computes
+//
+//	for i := 0; i < n; i++ {
+//		y[i] = fma(t, x[i]-y[i], y[i])
+//	}
+//
+// It is the AVX-512 (zmm) twin of lerpF32.
+//
+//go:noescape
+func zLerpF32(t float32, x unsafe.Pointer, y unsafe.Pointer, n int)
+
+// zAxpyF64 computes
+//
+//	for i := 0; i < n; i++ {
+//		y[i] = math.FMA(a, x[i], y[i])
+//	}
+//
+// It is the AVX-512 (zmm) twin of axpyF64.
+//
+//go:noescape
+func zAxpyF64(a float64, x unsafe.Pointer, y unsafe.Pointer, n int)
+
+// zLerpF64 computes
+//
+//	for i := 0; i < n; i++ {
+//		y[i] = math.FMA(t, x[i]-y[i], y[i])
+//	}
+//
+// It is the AVX-512 (zmm) twin of lerpF64.
+//
+//go:noescape
+func zLerpF64(t float64, x unsafe.Pointer, y unsafe.Pointer, n int)
+
+// zMarginsF32 computes, four rows at a time so that each load of w serves
+// four rows (each row summed in two vector accumulators),
+//
+//	for i := 0; i < n; i++ {
+//		r := i
+//		if idx != nil {
+//			r = idx[i]
+//		}
+//		var s float32
+//		for l := 0; l < d; l++ {
+//			s += x[r*stride+l] * w[l]
+//		}
+//		m[i*mstride] = s
+//	}
+//
+// It is the AVX-512 (zmm) twin of marginsF32.
+//
+//go:noescape
+func zMarginsF32(m unsafe.Pointer, mstride int, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int)
+
+// zAddRowsF32 computes, four rows at a time so that dst is loaded and stored
+// once per four rows (the multiply-adds on each dst[l] keep the loop's order),
+//
+//	for i := 0; i < n; i++ {
+//		r := i
+//		if idx != nil {
+//			r = idx[i]
+//		}
+//		for l := 0; l < d; l++ {
+//			dst[l] = fma(c[i*cstride], x[r*stride+l], dst[l])
+//		}
+//	}
+//
+// It is the AVX-512 (zmm) twin of addRowsF32.
+//
+//go:noescape
+func zAddRowsF32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, cstride int, n int)
+
+// zMarginsF64 computes, four rows at a time,
+//
+//	for i := 0; i < n; i++ {
+//		r := i
+//		if idx != nil {
+//			r = idx[i]
+//		}
+//		var s float64
+//		for l := 0; l < d; l++ {
+//			s += x[r*stride+l] * w[l]
+//		}
+//		m[i*mstride] = s
+//	}
+//
+// It is the AVX-512 (zmm) twin of marginsF64.
+//
+//go:noescape
+func zMarginsF64(m unsafe.Pointer, mstride int, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int)
+
+// zAddRowsF64 computes, four rows at a time,
+//
+//	for i := 0; i < n; i++ {
+//		r := i
+//		if idx != nil {
+//			r = idx[i]
+//		}
+//		for l := 0; l < d; l++ {
+//			dst[l] = math.FMA(c[i*cstride], x[r*stride+l], dst[l])
+//		}
+//	}
+//
+// It is the AVX-512 (zmm) twin of addRowsF64.
+//
+//go:noescape
+func zAddRowsF64(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, cstride int, n int)
+
+// zMarginsPFF32 is zMarginsF32 with software prefetching 512 bytes ahead in
+// each of the four rows, for rows that are not in cache.
+//
+// It is the AVX-512 (zmm) twin of marginsPFF32.
+//
+//go:noescape
+func zMarginsPFF32(m unsafe.Pointer, mstride int, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int)
+
+// zAddRowsPFF32 is zAddRowsF32 with software prefetching 512 bytes ahead in
+// each of the four rows, for rows that are not in cache.
+//
+// It is the AVX-512 (zmm) twin of addRowsPFF32.
+//
+//go:noescape
+func zAddRowsPFF32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, cstride int, n int)
+
+// zMarginsPFF64 is zMarginsF64 with software prefetching 512 bytes ahead in
+// each of the four rows, for rows that are not in cache.
+//
+// It is the AVX-512 (zmm) twin of marginsPFF64.
+//
+//go:noescape
+func zMarginsPFF64(m unsafe.Pointer, mstride int, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int)
+
+// zAddRowsPFF64 is zAddRowsF64 with software prefetching 512 bytes ahead in
+// each of the four rows, for rows that are not in cache.
+//
+// It is the AVX-512 (zmm) twin of addRowsPFF64.
+//
+//go:noescape
+func zAddRowsPFF64(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, cstride int, n int)
+
+// zMarginsKF32 computes, for a block of c ≤ 10 classes, two rows × c classes
+// at a time (one vector accumulator per pair),
+//
+//	for i := 0; i < n; i++ {
+//		r := i
+//		if idx != nil {
+//			r = idx[i]
+//		}
+//		for j := 0; j < c; j++ {
+//			var s float32
+//			for l := 0; l < d; l++ {
+//				s += x[r*stride+l] * w[j*d+l]
+//			}
+//			m[i*k+j] = s
+//		}
+//	}
+//
+// It is the AVX-512 (zmm) twin of marginsKF32.
+//
+//go:noescape
+func zMarginsKF32(m unsafe.Pointer, k int, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int, c int)
+
+// zAddOuterKF32 computes, for a block of nc ≤ 10 classes and cols columns,
+// keeping each chunk of the block's dst in registers over all n rows,
+//
+//	for j := 0; j < nc; j++ {
+//		for l := 0; l < cols; l++ {
+//			for i := 0; i < n; i++ {
+//				r := i
+//				if idx != nil {
+//					r = idx[i]
+//				}
+//				dst[j*d+l] = fma(c[i*k+j], x[r*stride+l], dst[j*d+l])
+//			}
+//		}
+//	}
+//
+// It is the AVX-512 (zmm) twin of addOuterKF32.
+//
+//go:noescape
+func zAddOuterKF32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int)
+
+// zMarginsKF64 computes, two rows × c ≤ 10 classes at a time,
+//
+//	for i := 0; i < n; i++ {
+//		r := i
+//		if idx != nil {
+//			r = idx[i]
+//		}
+//		for j := 0; j < c; j++ {
+//			var s float64
+//			for l := 0; l < d; l++ {
+//				s += x[r*stride+l] * w[j*d+l]
+//			}
+//			m[i*k+j] = s
+//		}
+//	}
+//
+// It is the AVX-512 (zmm) twin of marginsKF64.
+//
+//go:noescape
+func zMarginsKF64(m unsafe.Pointer, k int, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int, c int)
+
+// zAddOuterKF64 computes, for a block of nc ≤ 10 classes and cols columns,
+//
+//	for j := 0; j < nc; j++ {
+//		for l := 0; l < cols; l++ {
+//			for i := 0; i < n; i++ {
+//				r := i
+//				if idx != nil {
+//					r = idx[i]
+//				}
+//				dst[j*d+l] = math.FMA(c[i*k+j], x[r*stride+l], dst[j*d+l])
+//			}
+//		}
+//	}
+//
+// It is the AVX-512 (zmm) twin of addOuterKF64.
+//
+//go:noescape
+func zAddOuterKF64(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int)
+
+// zMarginsKPFF32 is zMarginsKF32 with software prefetching 512 bytes ahead in
+// both rows of a pair, for rows that are not in cache.
+//
+// It is the AVX-512 (zmm) twin of marginsKPFF32.
+//
+//go:noescape
+func zMarginsKPFF32(m unsafe.Pointer, k int, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int, c int)
+
+// zAddOuterKPFF32 is zAddOuterKF32 with software prefetching 512 bytes (the
+// next column strip) ahead in each row, for rows that are not in cache.
+//
+// It is the AVX-512 (zmm) twin of addOuterKPFF32.
+//
+//go:noescape
+func zAddOuterKPFF32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int)
+
+// zMarginsKPFF64 is zMarginsKF64 with software prefetching 512 bytes ahead in
+// both rows of a pair, for rows that are not in cache.
+//
+// It is the AVX-512 (zmm) twin of marginsKPFF64.
+//
+//go:noescape
+func zMarginsKPFF64(m unsafe.Pointer, k int, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int, c int)
+
+// zAddOuterKPFF64 is zAddOuterKF64 with software prefetching 512 bytes (the
+// next column strip) ahead in each row, for rows that are not in cache.
+//
+// It is the AVX-512 (zmm) twin of addOuterKPFF64.
+//
+//go:noescape
+func zAddOuterKPFF64(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int)

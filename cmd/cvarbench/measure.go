@@ -44,6 +44,9 @@ type Machine struct {
 	GoVersion      string          `json:"go_version"`
 	KernelActive   string          `json:"kernel_active"`
 	KernelImpls    []string        `json:"kernel_available"`
+	KernelReason   string          `json:"kernel_reason,omitempty"`   // why the default (kernel.Info().Reason)
+	KernelOverride string          `json:"kernel_override,omitempty"` // an ignored CVAR_KERNEL value
+	PeakWidest     string          `json:"peak_widest"`               // the FMA the floors use, e.g. "zmm (512-bit)"
 	PeakLoopAsm    bool            `json:"peak_loop_asm"`
 	PeakLoopKind   string          `json:"peak_loop_kind"`
 	HypervisorName string          `json:"hypervisor,omitempty"`
@@ -111,6 +114,7 @@ func machineReport() Machine {
 		L1DBytes: info.CPU.L1DBytes, L2Bytes: info.CPU.L2Bytes, L3Bytes: info.CPU.L3Bytes,
 		Features: feat, AllFeatures: info.CPU.Features, GoVersion: runtime.Version(),
 		KernelActive: info.Active, KernelImpls: info.Available,
+		KernelReason: info.Reason, KernelOverride: info.Override, PeakWidest: bench.WidestFMA(),
 		PeakLoopAsm: bench.PeakAsm(), PeakLoopKind: bench.PeakKind(),
 	}
 	if c.HypervisorVendorString != "" {
@@ -171,7 +175,8 @@ func measure(c *config, progress io.Writer) (*Report, error) {
 	start := time.Now()
 	rep := &Report{Format: "cvarbench/1", Quick: c.quick, Machine: machineReport()}
 	rep.Notes = append(rep.Notes,
-		"bandwidth: best read-only pass (VADDPS/FMLA sum) over the stream buffer; peak: 12 independent 256-bit (amd64) or 128-bit (arm64) FMA chains; multiply-add = 2 flops",
+		"bandwidth: best read-only pass (VADDPS/FMLA sum) over the stream buffer; peak: 12 independent 256-bit (amd64) or 128-bit (arm64) FMA chains, and on amd64 with AVX-512 the same on 512-bit zmm; multiply-add = 2 flops",
+		"the floors and the kernels' fraction of peak use the widest FMA measured: "+bench.WidestFMA(),
 		"epoch floor = max(bytes/bandwidth, flops/peak) with the limits measured for the run's thread count; bytes = rows read (samples·d·size), flops: logistic 4d, softmax 4dk, mlp 4dh+6hk per sample",
 		"gonum's gemm (marginsk, addouterk, mlp-*) starts goroutines on GOMAXPROCS for large products; run with GOMAXPROCS=1 to compare one core with one core")
 	if !rep.Machine.PeakLoopAsm {
@@ -244,10 +249,7 @@ func kernelRows(c *config, rep *Report, logf func(string, ...any)) ([]KernelRow,
 			if kc.Flops > 0 && v.Impl != bench.Stream {
 				r.GFLOPs = float64(kc.Flops) / sec / 1e9
 				if l := rep.Limits; l != nil {
-					pk := l.PeakF64_1
-					if kc.Prec == "f32" {
-						pk = l.PeakF32_1
-					}
+					pk, _ := l.Peak(kc.Prec == "f32")
 					r.OfPeak = r.GFLOPs * 1e9 / pk
 				}
 			}

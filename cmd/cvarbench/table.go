@@ -56,7 +56,16 @@ func writeTables(w io.Writer, r *Report) {
 	fmt.Fprintf(tw, "caches\tL1d %s, L2 %s, L3 %s\n", bytesText(m.L1DBytes), bytesText(m.L2Bytes), bytesText(m.L3Bytes))
 	fmt.Fprintf(tw, "go\t%s\n", m.GoVersion)
 	fmt.Fprintf(tw, "kernel path\t%s (available: %s)\n", m.KernelActive, strings.Join(m.KernelImpls, ", "))
+	if m.KernelReason != "" {
+		fmt.Fprintf(tw, "kernel choice\t%s\n", m.KernelReason)
+	}
+	if m.KernelOverride != "" {
+		fmt.Fprintf(tw, "kernel override\t%s\n", m.KernelOverride)
+	}
 	fmt.Fprintf(tw, "peak loops\t%s (assembly: %s)\n", m.PeakLoopKind, yesNo(m.PeakLoopAsm))
+	if m.PeakWidest != "" {
+		fmt.Fprintf(tw, "peak\t%s: the floors use the widest FMA\n", m.PeakWidest)
+	}
 	tw.Flush()
 
 	if l := r.Limits; l != nil {
@@ -66,6 +75,10 @@ func writeTables(w io.Writer, r *Report) {
 		fmt.Fprintf(tw, "read-only bandwidth, %s (GB/s)\t%s\t%s\t\n", bytesText(l.StreamBytes), num(l.Bandwidth1/1e9), num(l.BandwidthAll/1e9))
 		fmt.Fprintf(tw, "FMA peak f32 (GFLOP/s)\t%s\t%s\t\n", num(l.PeakF32_1/1e9), num(l.PeakF32All/1e9))
 		fmt.Fprintf(tw, "FMA peak f64 (GFLOP/s)\t%s\t%s\t\n", num(l.PeakF64_1/1e9), num(l.PeakF64All/1e9))
+		if l.PeakWideF32_1 > 0 {
+			fmt.Fprintf(tw, "FMA peak f32, %s (GFLOP/s)\t%s\t%s\t\n", l.PeakWidest, num(l.PeakWideF32_1/1e9), num(l.PeakWideF32All/1e9))
+			fmt.Fprintf(tw, "FMA peak f64, %s (GFLOP/s)\t%s\t%s\t\n", l.PeakWidest, num(l.PeakWideF64_1/1e9), num(l.PeakWideF64All/1e9))
+		}
 		tw.Flush()
 	}
 
@@ -91,7 +104,11 @@ func writeTables(w io.Writer, r *Report) {
 	}
 
 	if len(r.Epochs) > 0 {
-		fmt.Fprintf(w, "\ntraining epochs on %s (batch 512; floor = max(bytes/bandwidth, flops/peak))\n", r.Epochs[0].Data)
+		peak := "peak"
+		if r.Limits != nil && r.Limits.PeakWidest != "" {
+			peak = "peak, " + r.Limits.PeakWidest
+		}
+		fmt.Fprintf(w, "\ntraining epochs on %s (batch 512; floor = max(bytes/bandwidth, flops/%s))\n", r.Epochs[0].Data, peak)
 		rows := append([]EpochRow(nil), r.Epochs...)
 		sort.SliceStable(rows, func(i, j int) bool {
 			a, b := rows[i], rows[j]

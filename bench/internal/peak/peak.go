@@ -31,6 +31,31 @@ func FMA32(iters int) int64 {
 	return fma32(iters)
 }
 
+// HasWide reports whether FMA32Wide and FMA64Wide run wider vectors than
+// FMA32 and FMA64 (zmm, 512-bit, on amd64 with AVX-512).
+func HasWide() bool { return useWide }
+
+// WidestKind names the widest FMA the loops use: "zmm (512-bit)",
+// "ymm (256-bit)", "128-bit (NEON)" or "scalar (pure Go)".
+func WidestKind() string { return wideKind }
+
+// FMA32Wide is FMA32 on the widest vectors the CPU has (zmm with AVX-512);
+// without them it is FMA32.
+func FMA32Wide(iters int) int64 {
+	if iters <= 0 {
+		return 0
+	}
+	return fma32Wide(iters)
+}
+
+// FMA64Wide is FMA32Wide for float64.
+func FMA64Wide(iters int) int64 {
+	if iters <= 0 {
+		return 0
+	}
+	return fma64Wide(iters)
+}
+
 // FMA64 is FMA32 for float64.
 func FMA64(iters int) int64 {
 	if iters <= 0 {

@@ -9,6 +9,11 @@
 // independent dependency chains, more than latency × FMA ports (4 × 2) on
 // current x86 cores, so the loop runs at the FMA issue rate.
 //
+// fma32WideAsm/fma64WideAsm: the same twelve chains on zmm registers
+// (512-bit, Z0..Z11). Requires AVX512F (checked by peak_amd64.go). On a
+// core with full-width 512-bit FMA they run at twice the ymm rate; on a
+// double-pumped one (AMD Zen 4) at the same rate.
+//
 // sum32Asm: eight ymm loads and VADDPS per iteration into Y0..Y7 (64 floats,
 // 256 bytes); the caller passes n as a multiple of 64, so there is no tail.
 
@@ -90,6 +95,76 @@ f64loop:
 	VFMADD231PD Y12, Y13, Y11
 	DECQ CX
 	JNZ  f64loop
+	VZEROUPPER
+	RET
+
+// func fma32WideAsm(iters int)
+TEXT ·fma32WideAsm(SB), NOSPLIT, $0-8
+	MOVQ iters+0(FP), CX
+	VBROADCASTSS one32<>(SB), Z12
+	VBROADCASTSS tiny32<>(SB), Z13
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+z32loop:
+	VFMADD231PS Z12, Z13, Z0
+	VFMADD231PS Z12, Z13, Z1
+	VFMADD231PS Z12, Z13, Z2
+	VFMADD231PS Z12, Z13, Z3
+	VFMADD231PS Z12, Z13, Z4
+	VFMADD231PS Z12, Z13, Z5
+	VFMADD231PS Z12, Z13, Z6
+	VFMADD231PS Z12, Z13, Z7
+	VFMADD231PS Z12, Z13, Z8
+	VFMADD231PS Z12, Z13, Z9
+	VFMADD231PS Z12, Z13, Z10
+	VFMADD231PS Z12, Z13, Z11
+	DECQ CX
+	JNZ  z32loop
+	VZEROUPPER
+	RET
+
+// func fma64WideAsm(iters int)
+TEXT ·fma64WideAsm(SB), NOSPLIT, $0-8
+	MOVQ iters+0(FP), CX
+	VBROADCASTSD one64<>(SB), Z12
+	VBROADCASTSD tiny64<>(SB), Z13
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	VPXORD Z4, Z4, Z4
+	VPXORD Z5, Z5, Z5
+	VPXORD Z6, Z6, Z6
+	VPXORD Z7, Z7, Z7
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+z64loop:
+	VFMADD231PD Z12, Z13, Z0
+	VFMADD231PD Z12, Z13, Z1
+	VFMADD231PD Z12, Z13, Z2
+	VFMADD231PD Z12, Z13, Z3
+	VFMADD231PD Z12, Z13, Z4
+	VFMADD231PD Z12, Z13, Z5
+	VFMADD231PD Z12, Z13, Z6
+	VFMADD231PD Z12, Z13, Z7
+	VFMADD231PD Z12, Z13, Z8
+	VFMADD231PD Z12, Z13, Z9
+	VFMADD231PD Z12, Z13, Z10
+	VFMADD231PD Z12, Z13, Z11
+	DECQ CX
+	JNZ  z64loop
 	VZEROUPPER
 	RET
 

@@ -40,3 +40,12 @@ func fma64(iters int) int64 {
 }
 
 func sum32(p unsafe.Pointer, n int, acc *[64]float32) { sum32Asm(p, n, acc) }
+
+// No wider FMA than the loops above here.
+const (
+	useWide  = false
+	wideKind = "128-bit (NEON)"
+)
+
+func fma32Wide(iters int) int64 { return fma32(iters) }
+func fma64Wide(iters int) int64 { return fma64(iters) }

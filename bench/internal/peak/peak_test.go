@@ -29,5 +29,14 @@ func TestFMA(t *testing.T) {
 	if FMA32(0) != 0 || FMA64(-1) != 0 {
 		t.Error("no iterations should do nothing")
 	}
-	t.Logf("kind: %s (asm %v)", Kind(), Asm())
+	if got := FMA32Wide(10); got <= 0 || got%(10*Chains) != 0 {
+		t.Errorf("FMA32Wide(10) = %d multiply-adds", got)
+	}
+	if got := FMA64Wide(10); got <= 0 || got%(10*Chains) != 0 {
+		t.Errorf("FMA64Wide(10) = %d multiply-adds", got)
+	}
+	if FMA32Wide(0) != 0 || FMA64Wide(-1) != 0 {
+		t.Error("no iterations should do nothing")
+	}
+	t.Logf("kind: %s (asm %v), widest: %s (wide %v)", Kind(), Asm(), WidestKind(), HasWide())
 }

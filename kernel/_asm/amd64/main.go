@@ -151,6 +151,7 @@ func main() {
 	rowKKernels(g)
 	sparseKernels(g)
 	sparse512Kernels(g)
+	zmmKernels(g)
 
 	f, err := g.Result()
 	if err != nil {
