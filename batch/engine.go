@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"runtime"
 	"sync"
+	"time"
 
 	"github.com/cvarlearn/cvar/internal/tail"
 	"github.com/cvarlearn/cvar/kernel"
@@ -27,11 +28,14 @@ type chunk[T Float] struct {
 	wk   Work[T]
 	view Data[T] // a window of the data, for whole-data passes
 	g    []T     // gradient of this chunk (chunk 0 writes the caller's g)
-	sg   []T     // sparse gradients: this chunk's scratch, zero outside a call
-	sumV T
-	step kernel.LinearStep[T]
-	lo   int // first row of the minibatch (or data) in this chunk
-	n    int
+	// dirty: g (of a chunk past the first) may hold non-zeros; the
+	// reduction clears each block of it after adding it in.
+	dirty bool
+	sg    []T // sparse gradients: this chunk's scratch, zero outside a call
+	sumV  T
+	step  kernel.LinearStep[T]
+	lo    int // first row of the minibatch (or data) in this chunk
+	n     int
 }
 
 type phase int
@@ -42,7 +46,14 @@ const (
 	phaseBackward              // backward with the engine's coefficients
 	phaseLosses                // losses of a window of the data
 	phaseScores                // scores of a window of the data
+	phaseReduce                // sum the chunks' gradients over a block of coordinates
+	numPhases
 )
+
+// reduceBlock is the number of coordinates one task of the reduction sums
+// over the chunks (a multiple of every vector width, so that the blocks
+// split the vector where the kernels' main loops would).
+const reduceBlock = 2048
 
 // Engine computes minibatch gradients and whole-data losses of one model,
 // spread over worker goroutines. The workers start on the first call that
@@ -79,10 +90,14 @@ type Engine[T Float] struct {
 	touched []int
 	seq     []int
 
-	tasks   chan int       // nil until the workers start, and after Close
-	wg      sync.WaitGroup // tasks of the current dispatch
-	workers sync.WaitGroup // running workers
+	workers *pool // nil until the workers start, and after Close
 	closed  bool
+
+	autoRows bool             // rows a chunk follow the batch (NewEngine)
+	busy     [numPhases]int64 // with timing: nanoseconds of task work, summed by phase
+	timing   bool             // measure busy (tests and benchmarks)
+	busyMu   sync.Mutex
+	sum      []T // the gradient the reduction writes
 }
 
 // NewEngine returns an engine for model on threads workers: 0 means
@@ -121,50 +136,41 @@ func (e *Engine[T]) Threads() int { return e.threads }
 // called more than once; the Engine must not be used after.
 func (e *Engine[T]) Close() {
 	e.closed = true
-	if e.tasks != nil {
-		close(e.tasks)
-		e.tasks = nil
-		e.workers.Wait()
+	if e.workers != nil {
+		e.workers.close()
+		e.workers = nil
 	}
 }
 
-// start launches the workers. Each owns its copy of the task channel, so
-// Close never races with a worker that has not yet begun to read it.
-func (e *Engine[T]) start() {
-	tasks := make(chan int, 1024)
-	e.tasks = tasks
-	e.workers.Add(e.threads)
-	for range e.threads {
-		go e.worker(tasks)
-	}
-}
-
-func (e *Engine[T]) worker(tasks <-chan int) {
-	defer e.workers.Done()
-	for j := range tasks {
-		e.run(j)
-		e.wg.Done()
-	}
-}
-
-// dispatch runs e.run(j) for every chunk j < n, on the workers when there
-// are several chunks and several threads, and waits for all of them.
+// dispatch runs e.run(j) for every task j < n, on the calling goroutine
+// and threads−1 workers when there are several tasks and several threads,
+// and waits for all of them.
 func (e *Engine[T]) dispatch(ph phase, n int) {
 	e.phase = ph
 	if e.threads == 1 || n == 1 {
 		for j := 0; j < n; j++ {
-			e.run(j)
+			e.task(j)
 		}
 		return
 	}
-	if e.tasks == nil {
-		e.start()
+	if e.workers == nil {
+		e.workers = newPool(e.threads, e.task)
 	}
-	e.wg.Add(n)
-	for j := 0; j < n; j++ {
-		e.tasks <- j
+	e.workers.dispatch(n)
+}
+
+// task runs task j of the current phase, timing it when asked.
+func (e *Engine[T]) task(j int) {
+	if !e.timing {
+		e.run(j)
+		return
 	}
-	e.wg.Wait()
+	t0 := time.Now()
+	e.run(j)
+	d := int64(time.Since(t0))
+	e.busyMu.Lock()
+	e.busy[e.phase] += d
+	e.busyMu.Unlock()
 }
 
 // setChunks cuts n rows into chunks, making chunk state on first need.
@@ -208,6 +214,10 @@ func (e *Engine[T]) window(c *chunk[T]) *Data[T] {
 }
 
 func (e *Engine[T]) run(j int) {
+	if e.phase == phaseReduce { // j is a block of coordinates
+		e.reduce(j)
+		return
+	}
 	c := e.chunks[j]
 	switch e.phase {
 	case phaseStep:
@@ -229,6 +239,21 @@ func (e *Engine[T]) run(j int) {
 	}
 }
 
+// reduce adds the gradients of chunks 1 … nchunk−1, in chunk order, to
+// block j of e.sum (chunk 0's gradient), and clears them there: for each
+// coordinate the sum (((g₀ + g₁) + g₂) + …) whichever worker runs the
+// block, and the chunks' buffers zero again for the next call.
+func (e *Engine[T]) reduce(j int) {
+	lo := j * reduceBlock
+	hi := min(lo+reduceBlock, len(e.sum))
+	g := e.sum[lo:hi]
+	for _, c := range e.chunks[1:e.nchunk] {
+		cg := c.g[lo:hi]
+		e.ops.Axpy(1, cg, g)
+		clear(cg)
+	}
+}
+
 // chunkGrad returns the zeroed gradient buffer chunk j accumulates into.
 func (e *Engine[T]) chunkGrad(j int, c *chunk[T]) []T {
 	if e.sparse { // kept zero between calls: GradientSparse clears what it read
@@ -237,7 +262,10 @@ func (e *Engine[T]) chunkGrad(j int, c *chunk[T]) []T {
 	}
 	if j > 0 {
 		c.g = grow(c.g, e.model.NumParams())
-		clear(c.g)
+		if c.dirty {
+			clear(c.g)
+		}
+		c.dirty = true
 	}
 	return c.g
 }
@@ -321,11 +349,15 @@ func (e *Engine[T]) Gradient(g, theta []T, data *Data[T], idx []int, n int, wt *
 	}
 	var sv T
 	for j := 0; j < nc; j++ {
-		c := e.chunks[j]
-		if j > 0 && !e.sparse {
-			e.ops.Axpy(1, c.g, g)
+		sv += e.chunks[j].sumV
+	}
+	if nc > 1 && !e.sparse {
+		e.sum = g
+		e.dispatch(phaseReduce, (len(g)+reduceBlock-1)/reduceBlock)
+		e.sum = nil
+		for _, c := range e.chunks[1:nc] {
+			c.dirty = false
 		}
-		sv += c.sumV
 	}
 	if wt.Objective == Mean {
 		sv = 0
