@@ -11,11 +11,23 @@ import (
 	"github.com/cvarlearn/cvar/kernel"
 )
 
-// DefaultChunkRows is the number of rows one task of an Engine handles. The
-// minibatch is cut into chunks of this size whatever the thread count, and
-// their gradients are summed in chunk order, so results do not depend on how
-// many threads ran them.
-const DefaultChunkRows = 64
+// DefaultChunkRows is the most rows one task of an Engine handles. The
+// minibatch is cut into chunks whatever the thread count, and their
+// gradients are summed in chunk order, so results do not depend on how many
+// threads ran them.
+//
+// An engine of NewEngine sizes its chunks from the minibatch alone: chunks
+// of DefaultChunkRows rows for a model of more than SmallGradient
+// parameters (each chunk writes a gradient of its own, which the reduction
+// reads), and for the others ⌈b/MinChunks⌉ rows, between MinChunkRows and
+// DefaultChunkRows, so that a minibatch of 512 is 16 tasks, enough for 16
+// threads.
+const (
+	DefaultChunkRows = 64
+	MinChunkRows     = 16
+	MinChunks        = 16
+	SmallGradient    = 1 << 14
+)
 
 // fusedModel is a Model with a one-pass minibatch step (linear models, on
 // dense data; on sparse data they run Forward, weigh and Backward).
@@ -103,15 +115,17 @@ type Engine[T Float] struct {
 // NewEngine returns an engine for model on threads workers: 0 means
 // runtime.GOMAXPROCS(0), and more than GOMAXPROCS are clamped to it (results
 // do not depend on the thread count, and more workers than processors only
-// cost memory). It cuts batches into chunks of DefaultChunkRows rows. It
-// returns an error for a nil model or a negative thread count.
+// cost memory). It cuts batches into chunks of at most DefaultChunkRows
+// rows, a size that depends on the batch and the model, never on the
+// threads (see DefaultChunkRows). It returns an error for a nil model or a
+// negative thread count.
 func NewEngine[T Float](model Model[T], threads int) (*Engine[T], error) {
-	return NewEngineChunks(model, threads, DefaultChunkRows)
+	return NewEngineChunks(model, threads, 0)
 }
 
-// NewEngineChunks is NewEngine with a chosen chunk size (0: DefaultChunkRows).
-// Results depend on the chunk size (it fixes the order of the sums), never
-// on the threads.
+// NewEngineChunks is NewEngine with a chosen chunk size (0: NewEngine's,
+// which follows the batch). Results depend on the chunk size (it fixes the
+// order of the sums), never on the threads.
 func NewEngineChunks[T Float](model Model[T], threads, chunkRows int) (*Engine[T], error) {
 	if model == nil {
 		return nil, errors.New("batch: no model (nil Model)")
@@ -123,10 +137,11 @@ func NewEngineChunks[T Float](model Model[T], threads, chunkRows int) (*Engine[T
 	if threads == 0 || threads > procs {
 		threads = procs
 	}
+	e := &Engine[T]{model: model, ops: KernelsOf(model), threads: threads, rows: chunkRows}
 	if chunkRows == 0 {
-		chunkRows = DefaultChunkRows
+		e.rows, e.autoRows = DefaultChunkRows, true
 	}
-	return &Engine[T]{model: model, ops: KernelsOf(model), threads: threads, rows: chunkRows}, nil
+	return e, nil
 }
 
 // Threads returns the number of workers.
@@ -173,16 +188,25 @@ func (e *Engine[T]) task(j int) {
 	e.busyMu.Unlock()
 }
 
-// setChunks cuts n rows into chunks, making chunk state on first need.
-func (e *Engine[T]) setChunks(n int) int {
-	nc := (n + e.rows - 1) / e.rows
+// batchRows returns the rows a chunk of a minibatch of n rows.
+func (e *Engine[T]) batchRows(n int) int {
+	if !e.autoRows || e.model.NumParams() > SmallGradient {
+		return e.rows
+	}
+	return min(DefaultChunkRows, max(MinChunkRows, (n+MinChunks-1)/MinChunks))
+}
+
+// setChunks cuts n rows into chunks of rows rows, making chunk state on
+// first need.
+func (e *Engine[T]) setChunks(n, rows int) int {
+	nc := (n + rows - 1) / rows
 	for len(e.chunks) < nc {
 		e.chunks = append(e.chunks, &chunk[T]{})
 	}
 	for j := 0; j < nc; j++ {
 		c := e.chunks[j]
-		c.lo = j * e.rows
-		c.n = min(e.rows, n-c.lo)
+		c.lo = j * rows
+		c.n = min(rows, n-c.lo)
 	}
 	e.nchunk = nc
 	return nc
@@ -332,7 +356,7 @@ func (e *Engine[T]) Gradient(g, theta []T, data *Data[T], idx []int, n int, wt *
 	}
 	e.theta, e.data, e.idx, e.wt = theta, data, idx, wt
 	e.loss = grow(e.loss, n)
-	nc := e.setChunks(n)
+	nc := e.setChunks(n, e.batchRows(n))
 	e.chunks[0].g = g
 	if !e.sparse {
 		clear(g)
@@ -492,11 +516,7 @@ func (e *Engine[T]) Scores(dst, theta []T, data *Data[T]) error {
 // setWholeData cuts a whole-data pass into chunks of at least 1024 rows, so
 // per-chunk overhead stays small.
 func (e *Engine[T]) setWholeData(n int) int {
-	saved := e.rows
-	e.rows = max(saved, 1024)
-	nc := e.setChunks(n)
-	e.rows = saved
-	return nc
+	return e.setChunks(n, max(e.rows, 1024))
 }
 
 // sparseLayout is a model whose parameters are k blocks of d feature
@@ -672,6 +692,6 @@ func (e *Engine[T]) LossesOf(theta []T, data *Data[T], idx []int, n int) ([]T, e
 	}
 	e.theta, e.data, e.idx = theta, data, idx
 	e.loss = grow(e.loss, n)
-	e.dispatch(phaseForward, e.setChunks(n))
+	e.dispatch(phaseForward, e.setChunks(n, e.batchRows(n)))
 	return e.loss, nil
 }
