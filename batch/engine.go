@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 	"time"
 
@@ -48,6 +49,8 @@ type chunk[T Float] struct {
 	step  kernel.LinearStep[T]
 	lo    int // first row of the minibatch (or data) in this chunk
 	n     int
+	rows  []int   // the chunk's rows in increasing order (chunkRows)
+	pos   []int32 // rows[i] is the chunk's row pos[i]; empty: in order
 }
 
 type phase int
@@ -212,11 +215,41 @@ func (e *Engine[T]) setChunks(n, rows int) int {
 	return nc
 }
 
+// chunkRows returns the data and the rows of chunk c. A chunk of listed
+// rows of dense data is visited in increasing row order (c.rows, its i-th
+// row at place c.pos[i] of the chunk; c.pos empty when the rows came in
+// order), so that its gathers walk memory forwards: an order that is a
+// function of the sample alone, whatever the threads.
 func (e *Engine[T]) chunkRows(c *chunk[T]) (*Data[T], []int) {
+	c.pos = c.pos[:0]
 	if e.idx == nil { // the first n rows: this chunk's window of them
 		return e.window(c), nil
 	}
-	return e.data, e.idx[c.lo : c.lo+c.n]
+	idx := e.idx[c.lo : c.lo+c.n]
+	if e.data.IsSparse() || slices.IsSorted(idx) {
+		return e.data, idx
+	}
+	c.rows, c.pos = grow(c.rows, c.n), grow(c.pos, c.n)
+	for i, r := range idx { // insertion sort of (row, place): a chunk is short
+		k := i
+		for ; k > 0 && c.rows[k-1] > r; k-- {
+			c.rows[k], c.pos[k] = c.rows[k-1], c.pos[k-1]
+		}
+		c.rows[k], c.pos[k] = r, int32(i)
+	}
+	return e.data, c.rows
+}
+
+// putLosses copies chunk c's losses to their places in dst (the call's
+// order of rows).
+func putLosses[T Float](dst []T, c *chunk[T]) {
+	if len(c.pos) == 0 {
+		copy(dst[c.lo:c.lo+c.n], c.wk.Loss[:c.n])
+		return
+	}
+	for i, p := range c.pos {
+		dst[c.lo+int(p)] = c.wk.Loss[i]
+	}
 }
 
 // window makes c.view the rows [c.lo, c.lo+c.n) of e.data.
@@ -249,11 +282,19 @@ func (e *Engine[T]) run(j int) {
 	case phaseForward:
 		data, idx := e.chunkRows(c)
 		e.model.Forward(&c.wk, e.theta, data, idx, c.n)
-		copy(e.loss[c.lo:c.lo+c.n], c.wk.Loss[:c.n])
+		putLosses(e.loss, c)
 	case phaseBackward:
 		g := e.chunkGrad(j, c)
 		data, idx := e.chunkRows(c)
-		e.model.Backward(&c.wk, e.theta, data, idx, e.coef[c.lo:c.lo+c.n], g)
+		coef := e.coef[c.lo : c.lo+c.n]
+		if len(c.pos) > 0 { // the coefficients in the order of the rows
+			c.wk.coef = grow(c.wk.coef, c.n)
+			for i, p := range c.pos {
+				c.wk.coef[i] = coef[p]
+			}
+			coef = c.wk.coef
+		}
+		e.model.Backward(&c.wk, e.theta, data, idx, coef, g)
 	case phaseLosses:
 		e.model.Forward(&c.wk, e.theta, e.window(c), nil, c.n)
 		copy(e.out[c.lo:c.lo+c.n], c.wk.Loss[:c.n])
@@ -305,7 +346,7 @@ func (e *Engine[T]) stepChunk(j int, c *chunk[T]) {
 		c.sumV = e.weigh(&c.wk, c.n)
 		e.model.Backward(&c.wk, e.theta, data, idx, c.wk.coef[:c.n], g)
 	}
-	copy(e.loss[c.lo:c.lo+c.n], c.wk.Loss[:c.n])
+	putLosses(e.loss, c)
 }
 
 // weigh turns the chunk's losses into coefficients (in wk.coef) and

@@ -3,6 +3,7 @@ package batch
 import (
 	"math"
 	"runtime"
+	"slices"
 	"testing"
 	"time"
 )
@@ -39,7 +40,8 @@ func runtimeProcs() int { return runtime.GOMAXPROCS(0) }
 
 // TestReductionMatchesChunkOrder checks the parallel reduction against the
 // sum it replaces: each chunk's gradient computed alone, added to the first
-// in chunk order, bit for bit, on a model with many blocks of coordinates.
+// in chunk order, bit for bit, on a model with many blocks of coordinates
+// (the rows of a chunk in increasing order).
 func TestReductionMatchesChunkOrder(t *testing.T) {
 	const n, d, k, rows = 300, 1500, 10, 64
 	data := testData[float64](t, n, d, k, 5)
@@ -61,13 +63,15 @@ func TestReductionMatchesChunkOrder(t *testing.T) {
 		for i := range coef {
 			coef[i] = 1 / float64(len(idx))
 		}
-		model.Forward(&wk, theta, data, idx[lo:hi], hi-lo)
+		rows := slices.Clone(idx[lo:hi]) // a chunk's rows are visited in order
+		slices.Sort(rows)
+		model.Forward(&wk, theta, data, rows, hi-lo)
 		if lo == 0 {
-			model.Backward(&wk, theta, data, idx[lo:hi], coef, want)
+			model.Backward(&wk, theta, data, rows, coef, want)
 			continue
 		}
 		clear(part)
-		model.Backward(&wk, theta, data, idx[lo:hi], coef, part)
+		model.Backward(&wk, theta, data, rows, coef, part)
 		for i, v := range part {
 			want[i] += v
 		}
@@ -86,5 +90,61 @@ func TestReductionMatchesChunkOrder(t *testing.T) {
 			}
 		}
 		e.Close()
+	}
+}
+
+// TestChunkRowOrder checks the visit of a chunk's rows in increasing order:
+// the losses come back in the call's order, and shuffling the rows within
+// each chunk changes no bit of the gradient, for every objective (TopK's
+// coefficients follow their rows).
+func TestChunkRowOrder(t *testing.T) {
+	const n, d, k = 400, 9, 3
+	data := testData[float64](t, n, d, k, 8)
+	model := must(NewSoftmax[float64](d, k))
+	theta := make([]float64, model.NumParams())
+	for i := range theta {
+		theta[i] = 0.05 * float64(i%11-5)
+	}
+	e := must(NewEngineChunks(model, 2, 32))
+	defer e.Close()
+	idx := make([]int, 200)
+	for i := range idx {
+		idx[i] = (i*131 + 7) % n
+	}
+	shuffled := slices.Clone(idx)
+	for lo := 0; lo < len(idx); lo += 32 {
+		slices.Reverse(shuffled[lo:min(lo+32, len(idx))])
+	}
+	var wk Work[float64]
+	for _, wt := range []Weighting{{Objective: Mean}, {Objective: Softplus, Alpha: 0.2, Eps: 0.1, Tau: 0.8}, {Objective: TopK, Alpha: 0.2}} {
+		g1, g2 := make([]float64, len(theta)), make([]float64, len(theta))
+		l1, _, err := e.Gradient(g1, theta, data, idx, 0, &wt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l1 = slices.Clone(l1)
+		for i, r := range idx {
+			model.Forward(&wk, theta, data, []int{r}, 1)
+			if math.Abs(wk.Loss[0]-l1[i]) > 1e-12 { // a row alone may round otherwise
+				t.Fatalf("%v: loss %d (row %d) = %v, want %v", wt.Objective, i, r, l1[i], wk.Loss[0])
+			}
+		}
+		l2, _, err := e.Gradient(g2, theta, data, shuffled, 0, &wt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for lo := 0; lo < len(idx); lo += 32 {
+			hi := min(lo+32, len(idx))
+			for i := lo; i < hi; i++ {
+				if l2[lo+hi-1-i] != l1[i] {
+					t.Fatalf("%v: shuffled loss %d = %v, want %v", wt.Objective, lo+hi-1-i, l2[lo+hi-1-i], l1[i])
+				}
+			}
+		}
+		for i := range g1 {
+			if math.Float64bits(g1[i]) != math.Float64bits(g2[i]) {
+				t.Fatalf("%v: g[%d] = %v with the chunks' rows shuffled, %v in order", wt.Objective, i, g2[i], g1[i])
+			}
+		}
 	}
 }
