@@ -118,16 +118,19 @@ func PeakFlops(f32 bool, threads int, minTime time.Duration) float64 {
 type Limits struct {
 	Threads int `json:"threads"` // "all threads": GOMAXPROCS
 	// Read-only bandwidth out of cache, bytes/s, on 1 and on Threads threads.
-	StreamBytes   int     `json:"stream_bytes"`
-	Bandwidth1    float64 `json:"bandwidth_1thread_bytes_per_s"`
-	BandwidthAll  float64 `json:"bandwidth_all_bytes_per_s"`
-	PeakF32_1     float64 `json:"peak_f32_1thread_flops_per_s"`
-	PeakF32All    float64 `json:"peak_f32_all_flops_per_s"`
-	PeakF64_1     float64 `json:"peak_f64_1thread_flops_per_s"`
-	PeakF64All    float64 `json:"peak_f64_all_flops_per_s"`
-	PeakAsm       bool    `json:"peak_asm"`
-	PeakKind      string  `json:"peak_kind"`
-	MeasuredMilli int64   `json:"measured_ms"`
+	StreamBytes  int     `json:"stream_bytes"`
+	Bandwidth1   float64 `json:"bandwidth_1thread_bytes_per_s"`
+	BandwidthAll float64 `json:"bandwidth_all_bytes_per_s"`
+	PeakF32_1    float64 `json:"peak_f32_1thread_flops_per_s"`
+	PeakF32All   float64 `json:"peak_f32_all_flops_per_s"`
+	PeakF64_1    float64 `json:"peak_f64_1thread_flops_per_s"`
+	PeakF64All   float64 `json:"peak_f64_all_flops_per_s"`
+	// BandwidthAt holds the read-only bandwidth measured on other thread
+	// counts (MeasureBandwidthAt), for the floor of a run on that many.
+	BandwidthAt   map[int]float64 `json:"bandwidth_by_threads_bytes_per_s,omitempty"`
+	PeakAsm       bool            `json:"peak_asm"`
+	PeakKind      string          `json:"peak_kind"`
+	MeasuredMilli int64           `json:"measured_ms"`
 }
 
 // MeasureLimits measures bandwidth (on a buffer of streamBytes) and the FMA
@@ -147,9 +150,30 @@ func MeasureLimits(streamBytes int, minTime time.Duration) Limits {
 	return l
 }
 
+// MeasureBandwidthAt measures the read-only bandwidth on each thread count
+// of threads between 1 and Threads (exclusive) into BandwidthAt, over a
+// buffer of StreamBytes, each for about minTime.
+func (l *Limits) MeasureBandwidthAt(threads []int, minTime time.Duration) {
+	var x []float32
+	for _, t := range threads {
+		if t <= 1 || t >= l.Threads || l.BandwidthAt[t] > 0 {
+			continue
+		}
+		if x == nil {
+			x = NewStreamBuffer(l.StreamBytes)
+		}
+		if l.BandwidthAt == nil {
+			l.BandwidthAt = map[int]float64{}
+		}
+		l.BandwidthAt[t] = Bandwidth(x, t, minTime)
+	}
+}
+
 // For returns the bandwidth and peak that apply to a run on threads threads
 // in the given precision: the one-thread figures for 1, the all-thread
-// figures otherwise (scaled down when threads < Threads).
+// figures for Threads or more; in between the bandwidth measured on that
+// many threads (BandwidthAt) where there is one, else the all-thread
+// figures scaled down, and the peak scaled down.
 func (l Limits) For(f32 bool, threads int) (bandwidth, flops float64) {
 	p1, pa := l.PeakF64_1, l.PeakF64All
 	if f32 {
@@ -162,7 +186,11 @@ func (l Limits) For(f32 bool, threads int) (bandwidth, flops float64) {
 		return l.BandwidthAll, pa
 	}
 	f := float64(threads) / float64(l.Threads)
-	return max(l.Bandwidth1, l.BandwidthAll*f), max(p1, pa*f)
+	bw := max(l.Bandwidth1, l.BandwidthAll*f)
+	if v := l.BandwidthAt[threads]; v > 0 {
+		bw = v
+	}
+	return bw, max(p1, pa*f)
 }
 
 // PeakAsm reports whether the FMA peak and stream loops are assembly (the
