@@ -22,9 +22,12 @@ type pool struct {
 	// generation g by a compare-and-swap on it, so a helper that is late for
 	// a generation can never take a task of the next one.
 	ticket atomic.Uint64
-	n      atomic.Int64 // tasks of the current dispatch
-	left   atomic.Int64 // tasks of the current dispatch not yet finished
-	quit   atomic.Bool
+	// n[g&1] is the number of tasks of generation g: a helper late from
+	// generation g−1 that reads it before the ticket of g is out sees its
+	// own generation's count, never the next one's.
+	n    [2]atomic.Int64
+	left atomic.Int64 // tasks of the current dispatch not yet finished
+	quit atomic.Bool
 
 	mu       sync.Mutex
 	wake     sync.Cond    // parked helpers wait here for a new generation
@@ -104,7 +107,7 @@ func (p *pool) work(g uint64) {
 	for {
 		t := p.ticket.Load()
 		j := int64(t & 0xffffffff)
-		if t>>32 != g || j >= p.n.Load() {
+		if t>>32 != g || j >= p.n[g&1].Load() {
 			return
 		}
 		if !p.ticket.CompareAndSwap(t, t+1) {
@@ -123,7 +126,7 @@ func (p *pool) work(g uint64) {
 // below 2³².
 func (p *pool) dispatch(n int) {
 	g := p.ticket.Load()>>32 + 1
-	p.n.Store(int64(n))
+	p.n[g&1].Store(int64(n))
 	p.left.Store(int64(n))
 	p.ticket.Store(g << 32) // publishes the call's state to the helpers
 	if p.sleepers.Load() > 0 {
