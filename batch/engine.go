@@ -71,12 +71,17 @@ const (
 const reduceBlock = 2048
 
 // Engine computes minibatch gradients and whole-data losses of one model,
-// spread over worker goroutines. The workers start on the first call that
-// has more than one chunk to share out and live until Close, which stops
-// them and waits for them to exit, so a closed Engine leaves no goroutine
-// behind. An Engine whose calls never needed workers (one thread, or small
-// batches) never started any. It is not safe for concurrent use; one Engine
-// serves one training run.
+// spread over the calling goroutine and threads−1 worker goroutines. The
+// workers start on the first call that has more than one chunk to share out
+// and live until Close, which stops them and waits for them to exit, so a
+// closed Engine leaves no goroutine behind. An Engine whose calls never
+// needed workers (one thread, or small batches) never started any. Between
+// calls the workers spin for up to 100 µs (the serial part of a training
+// step, so that the next call finds them awake) and then park: an idle
+// Engine costs no CPU. A gradient runs in two phases, the chunks' forward
+// and backward passes, then the sum of their gradients, spread over blocks
+// of coordinates. It is not safe for concurrent use; one Engine serves one
+// training run.
 type Engine[T Float] struct {
 	model   Model[T]
 	ops     *kernel.Ops[T]
