@@ -108,3 +108,27 @@ func BenchmarkStepSerial(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkUpdate times the serial update of a training step on the
+// parameters of the epoch suite's models (float32, in cache after the
+// gradient): θ −= η·g, the running average of θ and ‖θ‖², the part of a
+// step that cvar.Train runs on one thread after Engine.Gradient.
+func BenchmarkUpdate(b *testing.B) {
+	for _, p := range []struct {
+		name string
+		n    int
+	}{{"logistic", 785}, {"softmax", 7850}, {"mlp", 79510}} {
+		b.Run(p.name, func(b *testing.B) {
+			ops := KernelsOf[float32](must(NewLogistic[float32](1)))
+			theta, g, avg := make([]float32, p.n), make([]float32, p.n), make([]float32, p.n)
+			for i := range g {
+				g[i] = float32(i%7) * 1e-3
+			}
+			for i := 0; i < b.N; i++ {
+				ops.Lerp(1/float32(i+1), theta, avg)
+				ops.Axpy(-0.01, g, theta)
+				_ = ops.Dot(theta, theta)
+			}
+		})
+	}
+}
