@@ -69,6 +69,22 @@ type run[T batch.Float] struct {
 	// gs and ts hold the gradient and θ at the touched coordinates of a
 	// sparse step.
 	gs, ts []T
+	// fold: the dense step's update of θ runs in the engine's parallel
+	// pass over the gradient (GradientThen with update, updateBlock); Train
+	// sets it, Online (one sample a step) does not.
+	fold   bool
+	update func(lo, hi int)
+}
+
+// updateBlock is the dense step's update of θ on the coordinates [lo, hi):
+// the weight decay, then θ −= η·g, through the kernels the whole-vector
+// update uses, which compute the same bits on a block of ReduceBlock.
+func (r *run[T]) updateBlock(lo, hi int) {
+	g, theta := r.g[lo:hi], r.theta[lo:hi]
+	if r.opt.WeightDecay > 0 {
+		r.ops.Axpy(T(r.opt.WeightDecay), theta, g)
+	}
+	r.ops.Axpy(T(-r.pr.LR), g, theta)
 }
 
 // grow returns buf with length n, reallocated if its capacity is short.
@@ -293,6 +309,7 @@ func (r *run[T]) step(data *batch.Data[T], idx []int, n int) error {
 		sumV    float64
 		touched []int
 		err     error
+		folded  bool // θ updated by GradientThen
 	)
 	if sparse {
 		if r.opt.WeightDecay > 0 {
@@ -306,6 +323,9 @@ func (r *run[T]) step(data *batch.Data[T], idx []int, n int) error {
 			r.catchUp(coords, r.t)
 		}
 		losses, sumV, touched, err = r.engine.GradientSparse(r.g, r.theta, data, idx, n, &r.wt)
+	} else if r.fold {
+		losses, sumV, err = r.engine.GradientThen(r.g, r.theta, data, idx, n, &r.wt, r.update)
+		folded = err == nil
 	} else {
 		losses, sumV, err = r.engine.Gradient(r.g, r.theta, data, idx, n, &r.wt)
 	}
@@ -340,7 +360,7 @@ func (r *run[T]) step(data *batch.Data[T], idx []int, n int) error {
 		for k, i := range touched {
 			r.theta[i] = r.ts[k]
 		}
-	} else {
+	} else if !folded {
 		if r.opt.WeightDecay > 0 {
 			r.ops.Axpy(T(r.opt.WeightDecay), r.theta, r.g)
 		}
@@ -452,6 +472,10 @@ func TrainContext[T batch.Float](ctx context.Context, model batch.Model[T], data
 	if err != nil {
 		return nil, err
 	}
+	// The update of θ runs in the engine's pass over the gradient, spread
+	// over its workers (a DivergenceError then finds θ already stepped, but
+	// Train returns no parameters with it).
+	r.fold, r.update = true, r.updateBlock
 	// The initial losses set the divergence bound and, for the practical
 	// rule, ε and τ (online methods start from their first sample instead,
 	// as Online does).

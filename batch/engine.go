@@ -65,10 +65,12 @@ const (
 	numPhases
 )
 
-// reduceBlock is the number of coordinates one task of the reduction sums
+// ReduceBlock is the number of coordinates one task of the reduction sums
 // over the chunks (a multiple of every vector width, so that the blocks
 // split the vector where the kernels' main loops would).
-const reduceBlock = 2048
+const ReduceBlock = 2048
+
+const reduceBlock = ReduceBlock
 
 // Engine computes minibatch gradients and whole-data losses of one model,
 // spread over the calling goroutine and threads−1 worker goroutines. The
@@ -118,6 +120,7 @@ type Engine[T Float] struct {
 	timing   bool             // measure busy (tests and benchmarks)
 	busyMu   sync.Mutex
 	sum      []T // the gradient the reduction writes
+	then     func(lo, hi int)
 }
 
 // NewEngine returns an engine for model on threads workers: 0 means
@@ -322,6 +325,9 @@ func (e *Engine[T]) reduce(j int) {
 		e.ops.Axpy(1, cg, g)
 		clear(cg)
 	}
+	if e.then != nil {
+		e.then(lo, hi)
+	}
 }
 
 // chunkGrad returns the zeroed gradient buffer chunk j accumulates into.
@@ -385,6 +391,19 @@ func (e *Engine[T]) weigh(wk *Work[T], n int) T {
 // Data.Validate), data the model does not fit, θ or g not of NumParams
 // entries, no rows or a row outside the data, or an invalid weighting.
 func (e *Engine[T]) Gradient(g, theta []T, data *Data[T], idx []int, n int, wt *Weighting) (losses []T, sumV float64, err error) {
+	return e.GradientThen(g, theta, data, idx, n, wt, nil)
+}
+
+// GradientThen is Gradient followed by then(lo, hi) on every block
+// [lo, hi) of the coordinates of g, spread over the workers like the sum
+// of the chunks' gradients, each block right after its sum is complete
+// (while it is in cache): a step's update of θ from g, folded into the
+// parallel pass. The blocks are of ReduceBlock coordinates (the last may
+// be shorter), so an elementwise kernel on a block computes what it
+// computes on the whole vector. then runs on several goroutines at once,
+// on disjoint blocks; it must not call the Engine. After an error then is
+// not run.
+func (e *Engine[T]) GradientThen(g, theta []T, data *Data[T], idx []int, n int, wt *Weighting, then func(lo, hi int)) (losses []T, sumV float64, err error) {
 	if idx != nil {
 		n = len(idx)
 	}
@@ -421,10 +440,10 @@ func (e *Engine[T]) Gradient(g, theta []T, data *Data[T], idx []int, n int, wt *
 	for j := 0; j < nc; j++ {
 		sv += e.chunks[j].sumV
 	}
-	if nc > 1 && !e.sparse {
-		e.sum = g
+	if (nc > 1 || then != nil) && !e.sparse {
+		e.sum, e.then = g, then
 		e.dispatch(phaseReduce, (len(g)+reduceBlock-1)/reduceBlock)
-		e.sum = nil
+		e.sum, e.then = nil, nil
 		for _, c := range e.chunks[1:nc] {
 			c.dirty = false
 		}

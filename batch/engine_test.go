@@ -148,3 +148,58 @@ func TestChunkRowOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestGradientThen checks the update folded into the reduction: θ −= η·g
+// on each block gives θ bit for bit as the same kernels on the whole
+// vector after Gradient, in float32 and float64, with one chunk and with
+// several, on 1 to 3 threads.
+func TestGradientThen(t *testing.T) {
+	testGradientThen[float32](t)
+	testGradientThen[float64](t)
+}
+
+func testGradientThen[T Float](t *testing.T) {
+	const n, d, k = 300, 701, 10 // 7020 parameters: 4 blocks, the last short
+	data64 := testData[float64](t, n, d, k, 6)
+	x := make([]T, len(data64.X))
+	for i, v := range data64.X {
+		x[i] = T(v)
+	}
+	data := must(NewData(x, n, d, nil, data64.Labels, k))
+	model := must(NewSoftmax[T](d, k))
+	ops := KernelsOf[T](model)
+	for _, rows := range []int{40, 300} {
+		idx := make([]int, rows)
+		for i := range idx {
+			idx[i] = (i * 53) % n
+		}
+		for _, threads := range []int{1, 2, 3} {
+			theta0 := make([]T, model.NumParams())
+			for i := range theta0 {
+				theta0[i] = T(0.001 * float64(i%23-11))
+			}
+			want, got := slices.Clone(theta0), slices.Clone(theta0)
+			g1, g2 := make([]T, len(theta0)), make([]T, len(theta0))
+			e := must(NewEngine(model, threads))
+			wt := Weighting{Objective: Softplus, Alpha: 0.1, Eps: 0.1, Tau: 0.3}
+			if _, _, err := e.Gradient(g1, want, data, idx, 0, &wt); err != nil {
+				t.Fatal(err)
+			}
+			ops.Axpy(0.01, want, g1)
+			ops.Axpy(-0.1, g1, want)
+			_, _, err := e.GradientThen(g2, got, data, idx, 0, &wt, func(lo, hi int) {
+				ops.Axpy(0.01, got[lo:hi], g2[lo:hi])
+				ops.Axpy(-0.1, g2[lo:hi], got[lo:hi])
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.Close()
+			for i := range want {
+				if want[i] != got[i] || g1[i] != g2[i] {
+					t.Fatalf("%d rows, %d threads: θ[%d] = %v folded, %v after; g %v, %v", rows, threads, i, got[i], want[i], g2[i], g1[i])
+				}
+			}
+		}
+	}
+}
