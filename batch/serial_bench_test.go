@@ -41,8 +41,9 @@ func benchChunkRows() int {
 // smoothed CVaR weights of Alg 3) and splits each step into the chunk work
 // (forward, weights and backward of the chunks, summed over the threads)
 // and the serial rest: wall − chunk work / threads, which holds the
-// dispatch, the reduction of the chunks' gradients, the update θ −= η·g,
-// the running average of θ, ‖θ‖² and any imbalance between the threads.
+// dispatch, the reduction of the chunks' gradients and the update
+// θ −= η·g folded into it (GradientThen, as cvar.Train does), the running
+// average of θ, ‖θ‖², and any imbalance between the threads.
 //
 //	go test ./batch -run - -bench StepSerial -benchtime 200x
 //
@@ -79,12 +80,12 @@ func BenchmarkStepSerial(b *testing.B) {
 				defer e.Close()
 				sampler := must(NewSampler(n, batch, WithReplacement, 3))
 				wt := Weighting{Objective: Softplus, Alpha: 0.1, Eps: 0.1, Tau: 0.5, InvL: 1}
-				step := func(t int) {
+				update := func(lo, hi int) { ops.Axpy(-0.01, g[lo:hi], theta[lo:hi]) }
+				step := func(t int) { // as cvar.Train's: the update folded into the gradient's last pass
 					ops.Lerp(1/float32(t), theta, avg)
-					if _, _, err := e.Gradient(g, theta, mc.data, sampler.Next(), 0, &wt); err != nil {
+					if _, _, err := e.GradientThen(g, theta, mc.data, sampler.Next(), 0, &wt, update); err != nil {
 						b.Fatal(err)
 					}
-					ops.Axpy(-0.01, g, theta)
 					_ = ops.Dot(theta, theta)
 				}
 				for t := 1; t <= 20; t++ { // warm the buffers and the workers
