@@ -78,7 +78,7 @@ const reduceBlock = ReduceBlock
 // and live until Close, which stops them and waits for them to exit, so a
 // closed Engine leaves no goroutine behind. An Engine whose calls never
 // needed workers (one thread, or small batches) never started any. Between
-// calls the workers spin for up to 100 µs (the serial part of a training
+// calls the workers spin for up to 50 µs (the serial part of a training
 // step, so that the next call finds them awake) and then park: an idle
 // Engine costs no CPU. A gradient runs in two phases, the chunks' forward
 // and backward passes, then the sum of their gradients, spread over blocks
