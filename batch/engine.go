@@ -70,8 +70,6 @@ const (
 // split the vector where the kernels' main loops would).
 const ReduceBlock = 2048
 
-const reduceBlock = ReduceBlock
-
 // Engine computes minibatch gradients and whole-data losses of one model,
 // spread over the calling goroutine and threads−1 worker goroutines. The
 // workers start on the first call that has more than one chunk to share out
@@ -317,8 +315,8 @@ func (e *Engine[T]) run(j int) {
 // coordinate the sum (((g₀ + g₁) + g₂) + …) whichever worker runs the
 // block, and the chunks' buffers zero again for the next call.
 func (e *Engine[T]) reduce(j int) {
-	lo := j * reduceBlock
-	hi := min(lo+reduceBlock, len(e.sum))
+	lo := j * ReduceBlock
+	hi := min(lo+ReduceBlock, len(e.sum))
 	g := e.sum[lo:hi]
 	for _, c := range e.chunks[1:e.nchunk] {
 		cg := c.g[lo:hi]
@@ -442,7 +440,7 @@ func (e *Engine[T]) GradientThen(g, theta []T, data *Data[T], idx []int, n int, 
 	}
 	if (nc > 1 || then != nil) && !e.sparse {
 		e.sum, e.then = g, then
-		e.dispatch(phaseReduce, (len(g)+reduceBlock-1)/reduceBlock)
+		e.dispatch(phaseReduce, (len(g)+ReduceBlock-1)/ReduceBlock)
 		e.sum, e.then = nil, nil
 		for _, c := range e.chunks[1:nc] {
 			c.dirty = false
