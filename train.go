@@ -74,13 +74,22 @@ type run[T batch.Float] struct {
 	// sets it, Online (one sample a step) does not.
 	fold   bool
 	update func(lo, hi int)
+	avgT   T // > 0: updateBlock first takes θ into the average with this weight
 }
 
+// foldUpdate makes Train fold its dense update into the engine's pass over
+// the gradient; tests turn it off to compare with the serial update.
+var foldUpdate = true
+
 // updateBlock is the dense step's update of θ on the coordinates [lo, hi):
-// the weight decay, then θ −= η·g, through the kernels the whole-vector
-// update uses, which compute the same bits on a block of ReduceBlock.
+// the running average (where the output is the average), the weight decay,
+// then θ −= η·g, through the kernels the whole-vector update uses, which
+// compute the same bits on a block of ReduceBlock.
 func (r *run[T]) updateBlock(lo, hi int) {
 	g, theta := r.g[lo:hi], r.theta[lo:hi]
+	if r.avgT > 0 { // the running average of the iterates, x_t before its step
+		r.ops.Lerp(r.avgT, theta, r.avg[lo:hi])
+	}
 	if r.opt.WeightDecay > 0 {
 		r.ops.Axpy(T(r.opt.WeightDecay), theta, g)
 	}
@@ -279,7 +288,12 @@ func (r *run[T]) step(data *batch.Data[T], idx []int, n int) error {
 	}
 	switch r.output { // the output is built from the iterates x_1 … x_T
 	case OutputAverage:
-		r.ops.Lerp(T(1/float64(t)), r.theta, r.avg)
+		r.avgT = 0
+		if r.fold && !sparse { // in updateBlock, before θ's update there
+			r.avgT = T(1 / float64(t))
+		} else {
+			r.ops.Lerp(T(1/float64(t)), r.theta, r.avg)
+		}
 		r.tauAvg += (r.tau - r.tauAvg) / float64(t)
 	case OutputRandom: // reservoir sampling: x_s with s uniform in [t]
 		if r.rng.IntN(t) == 0 {
@@ -475,7 +489,7 @@ func TrainContext[T batch.Float](ctx context.Context, model batch.Model[T], data
 	// The update of θ runs in the engine's pass over the gradient, spread
 	// over its workers (a DivergenceError then finds θ already stepped, but
 	// Train returns no parameters with it).
-	r.fold, r.update = true, r.updateBlock
+	r.fold, r.update = foldUpdate, r.updateBlock
 	// The initial losses set the divergence bound and, for the practical
 	// rule, ε and τ (online methods start from their first sample instead,
 	// as Online does).
