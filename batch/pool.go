@@ -41,8 +41,8 @@ type pool struct {
 // spinWait is how long a helper, or the dispatcher, spins on an atomic
 // before it parks: long enough to span the serial part of a training step
 // between two gradients (a few µs for the linear models and softmax, with
-// the update folded into the gradient; ‖θ‖² and the running average of the
-// MLP's parameters, 10–40 µs), short enough that an idle engine does not
+// the update and the average folded into the gradient; ‖θ‖² of the MLP's
+// parameters, about 10 µs), short enough that an idle engine does not
 // burn a core, nor a machine shared with other work lose much to helpers
 // spinning in vain (on a 2-vCPU VM under load, 100 µs did no better than
 // parking at once).
