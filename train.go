@@ -66,6 +66,31 @@ type run[T batch.Float] struct {
 	// gs and ts hold the gradient and θ at the touched coordinates of a
 	// sparse step.
 	gs, ts []T
+	// fold: the dense step's update of θ runs in the engine's parallel
+	// pass over the gradient (GradientThen with update, updateBlock); Train
+	// sets it, Online (one sample a step) does not.
+	fold   bool
+	update func(lo, hi int)
+	avgT   T // > 0: updateBlock first takes θ into the average with this weight
+}
+
+// foldUpdate makes Train fold its dense update into the engine's pass over
+// the gradient; tests turn it off to compare with the serial update.
+var foldUpdate = true
+
+// updateBlock is the dense step's update of θ on the coordinates [lo, hi):
+// the running average (where the output is the average), the weight decay,
+// then θ −= η·g, through the kernels the whole-vector update uses, which
+// compute the same bits on a block of ReduceBlock.
+func (r *run[T]) updateBlock(lo, hi int) {
+	g, theta := r.g[lo:hi], r.theta[lo:hi]
+	if r.avgT > 0 { // the running average of the iterates, x_t before its step
+		r.ops.Lerp(r.avgT, theta, r.avg[lo:hi])
+	}
+	if r.opt.WeightDecay > 0 {
+		r.ops.Axpy(T(r.opt.WeightDecay), theta, g)
+	}
+	r.ops.Axpy(T(-r.pr.LR), g, theta)
 }
 
 // grow returns buf with length n, reallocated if its capacity is short.
@@ -252,7 +277,12 @@ func (r *run[T]) step(data *batch.Data[T], idx []int, n int) error {
 	r.sync()
 	switch r.output { // the output is built from the iterates x_1 … x_T
 	case OutputAverage:
-		r.ops.Lerp(T(1/float64(t)), r.theta, r.avg)
+		r.avgT = 0
+		if r.fold { // in updateBlock, before θ's update there
+			r.avgT = T(1 / float64(t))
+		} else {
+			r.ops.Lerp(T(1/float64(t)), r.theta, r.avg)
+		}
 		r.tauAvg += (r.tau - r.tauAvg) / float64(t)
 	case OutputRandom: // reservoir sampling: x_s with s uniform in [t]
 		if r.rng.IntN(t) == 0 {
@@ -266,7 +296,18 @@ func (r *run[T]) step(data *batch.Data[T], idx []int, n int) error {
 		}
 	}
 	r.wt.Tau = r.tau
-	losses, sumV, err := r.engine.Gradient(r.g, r.theta, data, idx, n, &r.wt)
+	var (
+		losses []T
+		sumV   float64
+		err    error
+		folded bool // θ updated by GradientThen
+	)
+	if r.fold {
+		losses, sumV, err = r.engine.GradientThen(r.g, r.theta, data, idx, n, &r.wt, r.update)
+		folded = err == nil
+	} else {
+		losses, sumV, err = r.engine.Gradient(r.g, r.theta, data, idx, n, &r.wt)
+	}
 	if err != nil {
 		return err
 	}
@@ -277,10 +318,12 @@ func (r *run[T]) step(data *batch.Data[T], idx []int, n int) error {
 	if err := r.checkLosses(t, losses, float64(sum)); err != nil {
 		return err
 	}
-	if r.opt.WeightDecay > 0 {
-		r.ops.Axpy(T(r.opt.WeightDecay), r.theta, r.g)
+	if !folded {
+		if r.opt.WeightDecay > 0 {
+			r.ops.Axpy(T(r.opt.WeightDecay), r.theta, r.g)
+		}
+		r.ops.Axpy(T(-r.pr.LR), r.g, r.theta)
 	}
-	r.ops.Axpy(T(-r.pr.LR), r.g, r.theta)
 	if err := r.tauStep(t, len(losses), sumV); err != nil {
 		return err
 	}
@@ -379,6 +422,10 @@ func TrainContext[T batch.Float](ctx context.Context, model batch.Model[T], data
 	if err != nil {
 		return nil, err
 	}
+	// The update of θ runs in the engine's pass over the gradient, spread
+	// over its workers (a DivergenceError then finds θ already stepped, but
+	// Train returns no parameters with it).
+	r.fold, r.update = foldUpdate, r.updateBlock
 	// The initial losses set the divergence bound and, for the practical
 	// rule, ε and τ (online methods start from their first sample instead,
 	// as Online does).

@@ -4,17 +4,31 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
+	"time"
 
 	"github.com/cvarlearn/cvar/internal/tail"
 	"github.com/cvarlearn/cvar/kernel"
 )
 
-// DefaultChunkRows is the number of rows one task of an Engine handles. The
-// minibatch is cut into chunks of this size whatever the thread count, and
-// their gradients are summed in chunk order, so results do not depend on how
-// many threads ran them.
-const DefaultChunkRows = 64
+// DefaultChunkRows is the most rows one task of an Engine handles. The
+// minibatch is cut into chunks whatever the thread count, and their
+// gradients are summed in chunk order, so results do not depend on how many
+// threads ran them.
+//
+// An engine of NewEngine sizes its chunks from the minibatch alone: chunks
+// of DefaultChunkRows rows for a model of more than SmallGradient
+// parameters (each chunk writes a gradient of its own, which the reduction
+// reads), and for the others ⌈b/MinChunks⌉ rows, between MinChunkRows and
+// DefaultChunkRows, so that a minibatch of 512 is 16 tasks, enough for 16
+// threads.
+const (
+	DefaultChunkRows = 64
+	MinChunkRows     = 16
+	MinChunks        = 16
+	SmallGradient    = 1 << 14
+)
 
 // fusedModel is a Model with a one-pass minibatch step (linear models, on
 // dense data; on sparse data they run Forward, weigh and Backward).
@@ -27,11 +41,16 @@ type chunk[T Float] struct {
 	wk   Work[T]
 	view Data[T] // a window of the data, for whole-data passes
 	g    []T     // gradient of this chunk (chunk 0 writes the caller's g)
-	sg   []T     // sparse gradients: this chunk's scratch, zero outside a call
-	sumV T
-	step kernel.LinearStep[T]
-	lo   int // first row of the minibatch (or data) in this chunk
-	n    int
+	// dirty: g (of a chunk past the first) may hold non-zeros; the
+	// reduction clears each block of it after adding it in.
+	dirty bool
+	sg    []T // sparse gradients: this chunk's scratch, zero outside a call
+	sumV  T
+	step  kernel.LinearStep[T]
+	lo    int // first row of the minibatch (or data) in this chunk
+	n     int
+	rows  []int   // the chunk's rows in increasing order (chunkRows)
+	pos   []int32 // rows[i] is the chunk's row pos[i]; empty: in order
 }
 
 type phase int
@@ -42,15 +61,27 @@ const (
 	phaseBackward              // backward with the engine's coefficients
 	phaseLosses                // losses of a window of the data
 	phaseScores                // scores of a window of the data
+	phaseReduce                // sum the chunks' gradients over a block of coordinates
+	numPhases
 )
 
+// ReduceBlock is the number of coordinates one task of the reduction sums
+// over the chunks (a multiple of every vector width, so that the blocks
+// split the vector where the kernels' main loops would).
+const ReduceBlock = 2048
+
 // Engine computes minibatch gradients and whole-data losses of one model,
-// spread over worker goroutines. The workers start on the first call that
-// has more than one chunk to share out and live until Close, which stops
-// them and waits for them to exit, so a closed Engine leaves no goroutine
-// behind. An Engine whose calls never needed workers (one thread, or small
-// batches) never started any. It is not safe for concurrent use; one Engine
-// serves one training run.
+// spread over the calling goroutine and threads−1 worker goroutines. The
+// workers start on the first call that has more than one chunk to share out
+// and live until Close, which stops them and waits for them to exit, so a
+// closed Engine leaves no goroutine behind. An Engine whose calls never
+// needed workers (one thread, or small batches) never started any. Between
+// calls the workers spin for up to 50 µs (the serial part of a training
+// step, so that the next call finds them awake) and then park: an idle
+// Engine costs no CPU. A gradient runs in two phases, the chunks' forward
+// and backward passes, then the sum of their gradients, spread over blocks
+// of coordinates. It is not safe for concurrent use; one Engine serves one
+// training run.
 type Engine[T Float] struct {
 	model   Model[T]
 	ops     *kernel.Ops[T]
@@ -79,24 +110,31 @@ type Engine[T Float] struct {
 	touched []int
 	seq     []int
 
-	tasks   chan int       // nil until the workers start, and after Close
-	wg      sync.WaitGroup // tasks of the current dispatch
-	workers sync.WaitGroup // running workers
+	workers *pool // nil until the workers start, and after Close
 	closed  bool
+
+	autoRows bool             // rows a chunk follow the batch (NewEngine)
+	busy     [numPhases]int64 // with timing: nanoseconds of task work, summed by phase
+	timing   bool             // measure busy (tests and benchmarks)
+	busyMu   sync.Mutex
+	sum      []T // the gradient the reduction writes
+	then     func(lo, hi int)
 }
 
 // NewEngine returns an engine for model on threads workers: 0 means
 // runtime.GOMAXPROCS(0), and more than GOMAXPROCS are clamped to it (results
 // do not depend on the thread count, and more workers than processors only
-// cost memory). It cuts batches into chunks of DefaultChunkRows rows. It
-// returns an error for a nil model or a negative thread count.
+// cost memory). It cuts batches into chunks of at most DefaultChunkRows
+// rows, a size that depends on the batch and the model, never on the
+// threads (see DefaultChunkRows). It returns an error for a nil model or a
+// negative thread count.
 func NewEngine[T Float](model Model[T], threads int) (*Engine[T], error) {
-	return NewEngineChunks(model, threads, DefaultChunkRows)
+	return NewEngineChunks(model, threads, 0)
 }
 
-// NewEngineChunks is NewEngine with a chosen chunk size (0: DefaultChunkRows).
-// Results depend on the chunk size (it fixes the order of the sums), never
-// on the threads.
+// NewEngineChunks is NewEngine with a chosen chunk size (0: NewEngine's,
+// which follows the batch). Results depend on the chunk size (it fixes the
+// order of the sums), never on the threads.
 func NewEngineChunks[T Float](model Model[T], threads, chunkRows int) (*Engine[T], error) {
 	if model == nil {
 		return nil, errors.New("batch: no model (nil Model)")
@@ -108,10 +146,11 @@ func NewEngineChunks[T Float](model Model[T], threads, chunkRows int) (*Engine[T
 	if threads == 0 || threads > procs {
 		threads = procs
 	}
+	e := &Engine[T]{model: model, ops: KernelsOf(model), threads: threads, rows: chunkRows}
 	if chunkRows == 0 {
-		chunkRows = DefaultChunkRows
+		e.rows, e.autoRows = DefaultChunkRows, true
 	}
-	return &Engine[T]{model: model, ops: KernelsOf(model), threads: threads, rows: chunkRows}, nil
+	return e, nil
 }
 
 // Threads returns the number of workers.
@@ -121,72 +160,102 @@ func (e *Engine[T]) Threads() int { return e.threads }
 // called more than once; the Engine must not be used after.
 func (e *Engine[T]) Close() {
 	e.closed = true
-	if e.tasks != nil {
-		close(e.tasks)
-		e.tasks = nil
-		e.workers.Wait()
+	if e.workers != nil {
+		e.workers.close()
+		e.workers = nil
 	}
 }
 
-// start launches the workers. Each owns its copy of the task channel, so
-// Close never races with a worker that has not yet begun to read it.
-func (e *Engine[T]) start() {
-	tasks := make(chan int, 1024)
-	e.tasks = tasks
-	e.workers.Add(e.threads)
-	for range e.threads {
-		go e.worker(tasks)
-	}
-}
-
-func (e *Engine[T]) worker(tasks <-chan int) {
-	defer e.workers.Done()
-	for j := range tasks {
-		e.run(j)
-		e.wg.Done()
-	}
-}
-
-// dispatch runs e.run(j) for every chunk j < n, on the workers when there
-// are several chunks and several threads, and waits for all of them.
+// dispatch runs e.run(j) for every task j < n, on the calling goroutine
+// and threads−1 workers when there are several tasks and several threads,
+// and waits for all of them.
 func (e *Engine[T]) dispatch(ph phase, n int) {
 	e.phase = ph
 	if e.threads == 1 || n == 1 {
 		for j := 0; j < n; j++ {
-			e.run(j)
+			e.task(j)
 		}
 		return
 	}
-	if e.tasks == nil {
-		e.start()
+	if e.workers == nil {
+		e.workers = newPool(e.threads, e.task)
 	}
-	e.wg.Add(n)
-	for j := 0; j < n; j++ {
-		e.tasks <- j
-	}
-	e.wg.Wait()
+	e.workers.dispatch(n)
 }
 
-// setChunks cuts n rows into chunks, making chunk state on first need.
-func (e *Engine[T]) setChunks(n int) int {
-	nc := (n + e.rows - 1) / e.rows
+// task runs task j of the current phase, timing it when asked.
+func (e *Engine[T]) task(j int) {
+	if !e.timing {
+		e.run(j)
+		return
+	}
+	t0 := time.Now()
+	e.run(j)
+	d := int64(time.Since(t0))
+	e.busyMu.Lock()
+	e.busy[e.phase] += d
+	e.busyMu.Unlock()
+}
+
+// batchRows returns the rows a chunk of a minibatch of n rows.
+func (e *Engine[T]) batchRows(n int) int {
+	if !e.autoRows || e.model.NumParams() > SmallGradient {
+		return e.rows
+	}
+	return min(DefaultChunkRows, max(MinChunkRows, (n+MinChunks-1)/MinChunks))
+}
+
+// setChunks cuts n rows into chunks of rows rows, making chunk state on
+// first need.
+func (e *Engine[T]) setChunks(n, rows int) int {
+	nc := (n + rows - 1) / rows
 	for len(e.chunks) < nc {
 		e.chunks = append(e.chunks, &chunk[T]{})
 	}
 	for j := 0; j < nc; j++ {
 		c := e.chunks[j]
-		c.lo = j * e.rows
-		c.n = min(e.rows, n-c.lo)
+		c.lo = j * rows
+		c.n = min(rows, n-c.lo)
 	}
 	e.nchunk = nc
 	return nc
 }
 
+// chunkRows returns the data and the rows of chunk c. A chunk of listed
+// rows of dense data is visited in increasing row order (c.rows, its i-th
+// row at place c.pos[i] of the chunk; c.pos empty when the rows came in
+// order), so that its gathers walk memory forwards: an order that is a
+// function of the sample alone, whatever the threads.
 func (e *Engine[T]) chunkRows(c *chunk[T]) (*Data[T], []int) {
+	c.pos = c.pos[:0]
 	if e.idx == nil { // the first n rows: this chunk's window of them
 		return e.window(c), nil
 	}
-	return e.data, e.idx[c.lo : c.lo+c.n]
+	idx := e.idx[c.lo : c.lo+c.n]
+	if e.data.IsSparse() || slices.IsSorted(idx) {
+		return e.data, idx
+	}
+	c.rows, c.pos = grow(c.rows, c.n), grow(c.pos, c.n)
+	for i, r := range idx { // insertion sort of (row, place): a chunk is short
+		k := i
+		for ; k > 0 && c.rows[k-1] > r; k-- {
+			c.rows[k], c.pos[k] = c.rows[k-1], c.pos[k-1]
+		}
+		c.rows[k], c.pos[k] = r, int32(i)
+	}
+	return e.data, c.rows
+}
+
+// putLosses copies chunk c's losses to their places in dst (the call's
+// order of rows).
+func putLosses[T Float](dst []T, c *chunk[T]) {
+	if len(c.pos) == 0 {
+		copy(dst[c.lo:c.lo+c.n], c.wk.Loss[:c.n])
+		return
+	}
+	for i, p := range c.pos {
+		dst[c.lo+int(p)] = c.wk.Loss[i]
+	}
 }
 
 // window makes c.view the rows [c.lo, c.lo+c.n) of e.data.
@@ -208,6 +277,10 @@ func (e *Engine[T]) window(c *chunk[T]) *Data[T] {
 }
 
 func (e *Engine[T]) run(j int) {
+	if e.phase == phaseReduce { // j is a block of coordinates
+		e.reduce(j)
+		return
+	}
 	c := e.chunks[j]
 	switch e.phase {
 	case phaseStep:
@@ -215,17 +288,43 @@ func (e *Engine[T]) run(j int) {
 	case phaseForward:
 		data, idx := e.chunkRows(c)
 		e.model.Forward(&c.wk, e.theta, data, idx, c.n)
-		copy(e.loss[c.lo:c.lo+c.n], c.wk.Loss[:c.n])
+		putLosses(e.loss, c)
 	case phaseBackward:
 		g := e.chunkGrad(j, c)
 		data, idx := e.chunkRows(c)
-		e.model.Backward(&c.wk, e.theta, data, idx, e.coef[c.lo:c.lo+c.n], g)
+		coef := e.coef[c.lo : c.lo+c.n]
+		if len(c.pos) > 0 { // the coefficients in the order of the rows
+			c.wk.coef = grow(c.wk.coef, c.n)
+			for i, p := range c.pos {
+				c.wk.coef[i] = coef[p]
+			}
+			coef = c.wk.coef
+		}
+		e.model.Backward(&c.wk, e.theta, data, idx, coef, g)
 	case phaseLosses:
 		e.model.Forward(&c.wk, e.theta, e.window(c), nil, c.n)
 		copy(e.out[c.lo:c.lo+c.n], c.wk.Loss[:c.n])
 	case phaseScores:
 		k := e.model.NumOutputs()
 		e.model.Scores(&c.wk, e.theta, e.window(c), nil, c.n, e.out[c.lo*k:(c.lo+c.n)*k])
+	}
+}
+
+// reduce adds the gradients of chunks 1 … nchunk−1, in chunk order, to
+// block j of e.sum (chunk 0's gradient), and clears them there: for each
+// coordinate the sum (((g₀ + g₁) + g₂) + …) whichever worker runs the
+// block, and the chunks' buffers zero again for the next call.
+func (e *Engine[T]) reduce(j int) {
+	lo := j * ReduceBlock
+	hi := min(lo+ReduceBlock, len(e.sum))
+	g := e.sum[lo:hi]
+	for _, c := range e.chunks[1:e.nchunk] {
+		cg := c.g[lo:hi]
+		e.ops.Axpy(1, cg, g)
+		clear(cg)
+	}
+	if e.then != nil {
+		e.then(lo, hi)
 	}
 }
 
@@ -237,7 +336,10 @@ func (e *Engine[T]) chunkGrad(j int, c *chunk[T]) []T {
 	}
 	if j > 0 {
 		c.g = grow(c.g, e.model.NumParams())
-		clear(c.g)
+		if c.dirty {
+			clear(c.g)
+		}
+		c.dirty = true
 	}
 	return c.g
 }
@@ -253,7 +355,7 @@ func (e *Engine[T]) stepChunk(j int, c *chunk[T]) {
 		c.sumV = e.weigh(&c.wk, c.n)
 		e.model.Backward(&c.wk, e.theta, data, idx, c.wk.coef[:c.n], g)
 	}
-	copy(e.loss[c.lo:c.lo+c.n], c.wk.Loss[:c.n])
+	putLosses(e.loss, c)
 }
 
 // weigh turns the chunk's losses into coefficients (in wk.coef) and
@@ -287,6 +389,19 @@ func (e *Engine[T]) weigh(wk *Work[T], n int) T {
 // Data.Validate), data the model does not fit, θ or g not of NumParams
 // entries, no rows or a row outside the data, or an invalid weighting.
 func (e *Engine[T]) Gradient(g, theta []T, data *Data[T], idx []int, n int, wt *Weighting) (losses []T, sumV float64, err error) {
+	return e.GradientThen(g, theta, data, idx, n, wt, nil)
+}
+
+// GradientThen is Gradient followed by then(lo, hi) on every block
+// [lo, hi) of the coordinates of g, spread over the workers like the sum
+// of the chunks' gradients, each block right after its sum is complete
+// (while it is in cache): a step's update of θ from g, folded into the
+// parallel pass. The blocks are of ReduceBlock coordinates (the last may
+// be shorter), so an elementwise kernel on a block computes what it
+// computes on the whole vector. then runs on several goroutines at once,
+// on disjoint blocks; it must not call the Engine. After an error then is
+// not run.
+func (e *Engine[T]) GradientThen(g, theta []T, data *Data[T], idx []int, n int, wt *Weighting, then func(lo, hi int)) (losses []T, sumV float64, err error) {
 	if idx != nil {
 		n = len(idx)
 	}
@@ -304,7 +419,7 @@ func (e *Engine[T]) Gradient(g, theta []T, data *Data[T], idx []int, n int, wt *
 	}
 	e.theta, e.data, e.idx, e.wt = theta, data, idx, wt
 	e.loss = grow(e.loss, n)
-	nc := e.setChunks(n)
+	nc := e.setChunks(n, e.batchRows(n))
 	e.chunks[0].g = g
 	if !e.sparse {
 		clear(g)
@@ -321,11 +436,15 @@ func (e *Engine[T]) Gradient(g, theta []T, data *Data[T], idx []int, n int, wt *
 	}
 	var sv T
 	for j := 0; j < nc; j++ {
-		c := e.chunks[j]
-		if j > 0 && !e.sparse {
-			e.ops.Axpy(1, c.g, g)
+		sv += e.chunks[j].sumV
+	}
+	if (nc > 1 || then != nil) && !e.sparse {
+		e.sum, e.then = g, then
+		e.dispatch(phaseReduce, (len(g)+ReduceBlock-1)/ReduceBlock)
+		e.sum, e.then = nil, nil
+		for _, c := range e.chunks[1:nc] {
+			c.dirty = false
 		}
-		sv += c.sumV
 	}
 	if wt.Objective == Mean {
 		sv = 0
@@ -460,11 +579,7 @@ func (e *Engine[T]) Scores(dst, theta []T, data *Data[T]) error {
 // setWholeData cuts a whole-data pass into chunks of at least 1024 rows, so
 // per-chunk overhead stays small.
 func (e *Engine[T]) setWholeData(n int) int {
-	saved := e.rows
-	e.rows = max(saved, 1024)
-	nc := e.setChunks(n)
-	e.rows = saved
-	return nc
+	return e.setChunks(n, max(e.rows, 1024))
 }
 
 // sparseLayout is a model whose parameters are k blocks of d feature
@@ -640,6 +755,6 @@ func (e *Engine[T]) LossesOf(theta []T, data *Data[T], idx []int, n int) ([]T, e
 	}
 	e.theta, e.data, e.idx = theta, data, idx
 	e.loss = grow(e.loss, n)
-	e.dispatch(phaseForward, e.setChunks(n))
+	e.dispatch(phaseForward, e.setChunks(n, e.batchRows(n)))
 	return e.loss, nil
 }

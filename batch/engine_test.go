@@ -1,7 +1,9 @@
 package batch
 
 import (
+	"math"
 	"runtime"
+	"slices"
 	"testing"
 	"time"
 )
@@ -35,3 +37,169 @@ func TestEngineCloseStopsWorkers(t *testing.T) {
 }
 
 func runtimeProcs() int { return runtime.GOMAXPROCS(0) }
+
+// TestReductionMatchesChunkOrder checks the parallel reduction against the
+// sum it replaces: each chunk's gradient computed alone, added to the first
+// in chunk order, bit for bit, on a model with many blocks of coordinates
+// (the rows of a chunk in increasing order).
+func TestReductionMatchesChunkOrder(t *testing.T) {
+	const n, d, k, rows = 300, 1500, 10, 64
+	data := testData[float64](t, n, d, k, 5)
+	model := must(NewSoftmax[float64](d, k))
+	theta := make([]float64, model.NumParams())
+	for i := range theta {
+		theta[i] = 0.001 * float64(i%17-8)
+	}
+	idx := make([]int, 250)
+	for i := range idx {
+		idx[i] = (i * 37) % n
+	}
+	want := make([]float64, len(theta))
+	part := make([]float64, len(theta))
+	var wk Work[float64]
+	for lo := 0; lo < len(idx); lo += rows {
+		hi := min(lo+rows, len(idx))
+		coef := make([]float64, hi-lo)
+		for i := range coef {
+			coef[i] = 1 / float64(len(idx))
+		}
+		rows := slices.Clone(idx[lo:hi]) // a chunk's rows are visited in order
+		slices.Sort(rows)
+		model.Forward(&wk, theta, data, rows, hi-lo)
+		if lo == 0 {
+			model.Backward(&wk, theta, data, rows, coef, want)
+			continue
+		}
+		clear(part)
+		model.Backward(&wk, theta, data, rows, coef, part)
+		for i, v := range part {
+			want[i] += v
+		}
+	}
+	for _, threads := range []int{1, 2, 3} {
+		e := must(NewEngineChunks(model, threads, rows))
+		g := make([]float64, len(theta))
+		for range 2 { // the second call reuses the chunks' buffers
+			if _, _, err := e.Gradient(g, theta, data, idx, 0, &Weighting{Objective: Mean}); err != nil {
+				t.Fatal(err)
+			}
+			for i := range g {
+				if math.Float64bits(g[i]) != math.Float64bits(want[i]) {
+					t.Fatalf("threads=%d: g[%d] = %v, want %v", threads, i, g[i], want[i])
+				}
+			}
+		}
+		e.Close()
+	}
+}
+
+// TestChunkRowOrder checks the visit of a chunk's rows in increasing order:
+// the losses come back in the call's order, and shuffling the rows within
+// each chunk changes no bit of the gradient, for every objective (TopK's
+// coefficients follow their rows).
+func TestChunkRowOrder(t *testing.T) {
+	const n, d, k = 400, 9, 3
+	data := testData[float64](t, n, d, k, 8)
+	model := must(NewSoftmax[float64](d, k))
+	theta := make([]float64, model.NumParams())
+	for i := range theta {
+		theta[i] = 0.05 * float64(i%11-5)
+	}
+	e := must(NewEngineChunks(model, 2, 32))
+	defer e.Close()
+	idx := make([]int, 200)
+	for i := range idx {
+		idx[i] = (i*131 + 7) % n
+	}
+	shuffled := slices.Clone(idx)
+	for lo := 0; lo < len(idx); lo += 32 {
+		slices.Reverse(shuffled[lo:min(lo+32, len(idx))])
+	}
+	var wk Work[float64]
+	for _, wt := range []Weighting{{Objective: Mean}, {Objective: Softplus, Alpha: 0.2, Eps: 0.1, Tau: 0.8}, {Objective: TopK, Alpha: 0.2}} {
+		g1, g2 := make([]float64, len(theta)), make([]float64, len(theta))
+		l1, _, err := e.Gradient(g1, theta, data, idx, 0, &wt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		l1 = slices.Clone(l1)
+		for i, r := range idx {
+			model.Forward(&wk, theta, data, []int{r}, 1)
+			if math.Abs(wk.Loss[0]-l1[i]) > 1e-12 { // a row alone may round otherwise
+				t.Fatalf("%v: loss %d (row %d) = %v, want %v", wt.Objective, i, r, l1[i], wk.Loss[0])
+			}
+		}
+		l2, _, err := e.Gradient(g2, theta, data, shuffled, 0, &wt)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for lo := 0; lo < len(idx); lo += 32 {
+			hi := min(lo+32, len(idx))
+			for i := lo; i < hi; i++ {
+				if l2[lo+hi-1-i] != l1[i] {
+					t.Fatalf("%v: shuffled loss %d = %v, want %v", wt.Objective, lo+hi-1-i, l2[lo+hi-1-i], l1[i])
+				}
+			}
+		}
+		for i := range g1 {
+			if math.Float64bits(g1[i]) != math.Float64bits(g2[i]) {
+				t.Fatalf("%v: g[%d] = %v with the chunks' rows shuffled, %v in order", wt.Objective, i, g2[i], g1[i])
+			}
+		}
+	}
+}
+
+// TestGradientThen checks the update folded into the reduction: θ −= η·g
+// on each block gives θ bit for bit as the same kernels on the whole
+// vector after Gradient, in float32 and float64, with one chunk and with
+// several, on 1 to 3 threads.
+func TestGradientThen(t *testing.T) {
+	testGradientThen[float32](t)
+	testGradientThen[float64](t)
+}
+
+func testGradientThen[T Float](t *testing.T) {
+	const n, d, k = 300, 701, 10 // 7020 parameters: 4 blocks, the last short
+	data64 := testData[float64](t, n, d, k, 6)
+	x := make([]T, len(data64.X))
+	for i, v := range data64.X {
+		x[i] = T(v)
+	}
+	data := must(NewData(x, n, d, nil, data64.Labels, k))
+	model := must(NewSoftmax[T](d, k))
+	ops := KernelsOf[T](model)
+	for _, rows := range []int{40, 300} {
+		idx := make([]int, rows)
+		for i := range idx {
+			idx[i] = (i * 53) % n
+		}
+		for _, threads := range []int{1, 2, 3} {
+			theta0 := make([]T, model.NumParams())
+			for i := range theta0 {
+				theta0[i] = T(0.001 * float64(i%23-11))
+			}
+			want, got := slices.Clone(theta0), slices.Clone(theta0)
+			g1, g2 := make([]T, len(theta0)), make([]T, len(theta0))
+			e := must(NewEngine(model, threads))
+			wt := Weighting{Objective: Softplus, Alpha: 0.1, Eps: 0.1, Tau: 0.3}
+			if _, _, err := e.Gradient(g1, want, data, idx, 0, &wt); err != nil {
+				t.Fatal(err)
+			}
+			ops.Axpy(0.01, want, g1)
+			ops.Axpy(-0.1, g1, want)
+			_, _, err := e.GradientThen(g2, got, data, idx, 0, &wt, func(lo, hi int) {
+				ops.Axpy(0.01, got[lo:hi], g2[lo:hi])
+				ops.Axpy(-0.1, g2[lo:hi], got[lo:hi])
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			e.Close()
+			for i := range want {
+				if want[i] != got[i] || g1[i] != g2[i] {
+					t.Fatalf("%d rows, %d threads: θ[%d] = %v folded, %v after; g %v, %v", rows, threads, i, got[i], want[i], g2[i], g1[i])
+				}
+			}
+		}
+	}
+}

@@ -239,7 +239,7 @@ func TimeSteps[T kernel.Float](p *Problem[T], cfg EpochConfig, steps, reps int) 
 // it.
 type Cost struct {
 	// Bytes is the sample's row, d·size: every step reads its rows from
-	// memory once (the fused linear step and the engine's 64-row chunks
+	// memory once (the fused linear step and the engine's chunks of 16–64 rows
 	// keep a row in cache between its forward and backward use; labels,
 	// indices and parameters are left out, under 1 % for these models).
 	Bytes float64

@@ -106,3 +106,19 @@ func BenchmarkEpochMLPMinibatchF64(b *testing.B) { benchEpoch[float64](b, "mlp",
 // comparison with the kernels' path above.
 func BenchmarkEpochMLPBLASAlg3F32(b *testing.B) { benchEpoch[float32](b, "mlp-blas", cvar.Alg3) }
 func BenchmarkEpochMLPBLASAlg3F64(b *testing.B) { benchEpoch[float64](b, "mlp-blas", cvar.Alg3) }
+
+// TestLimitsForMeasured checks that the floor of a run on a thread count
+// with a measured bandwidth uses it, and scales the all-thread figures
+// otherwise.
+func TestLimitsForMeasured(t *testing.T) {
+	l := Limits{Threads: 16, Bandwidth1: 20, BandwidthAll: 160, PeakF32_1: 100, PeakF32All: 1600, BandwidthAt: map[int]float64{4: 70}}
+	if bw, pk := l.For(true, 4); bw != 70 || pk != 400 {
+		t.Errorf("4 threads: %v, %v; want the measured 70 and 400", bw, pk)
+	}
+	if bw, _ := l.For(true, 8); bw != 80 {
+		t.Errorf("8 threads: bandwidth %v, want 160·8/16 = 80", bw)
+	}
+	if bw, pk := l.For(true, 1); bw != 20 || pk != 100 {
+		t.Errorf("1 thread: %v, %v", bw, pk)
+	}
+}

@@ -143,8 +143,11 @@ type Limits struct {
 	PeakF32All   float64 `json:"peak_f32_all_flops_per_s"`
 	PeakF64_1    float64 `json:"peak_f64_1thread_flops_per_s"`
 	PeakF64All   float64 `json:"peak_f64_all_flops_per_s"`
-	PeakAsm      bool    `json:"peak_asm"`
-	PeakKind     string  `json:"peak_kind"`
+	// BandwidthAt holds the read-only bandwidth measured on other thread
+	// counts (MeasureBandwidthAt), for the floor of a run on that many.
+	BandwidthAt map[int]float64 `json:"bandwidth_by_threads_bytes_per_s,omitempty"`
+	PeakAsm     bool            `json:"peak_asm"`
+	PeakKind    string          `json:"peak_kind"`
 	// The same FMA loop on the widest vectors the CPU has (zmm with
 	// AVX-512), measured only when they are wider than the loop above
 	// (zero otherwise). The floors use the widest: see Peak.
@@ -190,10 +193,31 @@ func (l Limits) Peak(f32 bool) (one, all float64) {
 	return max(l.PeakF64_1, l.PeakWideF64_1), max(l.PeakF64All, l.PeakWideF64All)
 }
 
+// MeasureBandwidthAt measures the read-only bandwidth on each thread count
+// of threads between 1 and Threads (exclusive) into BandwidthAt, over a
+// buffer of StreamBytes, each for about minTime.
+func (l *Limits) MeasureBandwidthAt(threads []int, minTime time.Duration) {
+	var x []float32
+	for _, t := range threads {
+		if t <= 1 || t >= l.Threads || l.BandwidthAt[t] > 0 {
+			continue
+		}
+		if x == nil {
+			x = NewStreamBuffer(l.StreamBytes)
+		}
+		if l.BandwidthAt == nil {
+			l.BandwidthAt = map[int]float64{}
+		}
+		l.BandwidthAt[t] = Bandwidth(x, t, minTime)
+	}
+}
+
 // For returns the bandwidth and peak that apply to a run on threads threads
 // in the given precision: the one-thread figures for 1, the all-thread
-// figures otherwise (scaled down when threads < Threads). The peak is the
-// widest FMA's (Peak).
+// figures for Threads or more; in between the bandwidth measured on that
+// many threads (BandwidthAt) where there is one, else the all-thread
+// figures scaled down, and the peak scaled down. The peak is the widest
+// FMA's (Peak).
 func (l Limits) For(f32 bool, threads int) (bandwidth, flops float64) {
 	p1, pa := l.Peak(f32)
 	if threads <= 1 {
@@ -203,7 +227,11 @@ func (l Limits) For(f32 bool, threads int) (bandwidth, flops float64) {
 		return l.BandwidthAll, pa
 	}
 	f := float64(threads) / float64(l.Threads)
-	return max(l.Bandwidth1, l.BandwidthAll*f), max(p1, pa*f)
+	bw := max(l.Bandwidth1, l.BandwidthAll*f)
+	if v := l.BandwidthAt[threads]; v > 0 {
+		bw = v
+	}
+	return bw, max(p1, pa*f)
 }
 
 // PeakAsm reports whether the FMA peak and stream loops are assembly (the

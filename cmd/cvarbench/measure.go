@@ -90,6 +90,13 @@ type EpochRow struct {
 	FloorBound    string  `json:"floor_bound"` // "memory" or "compute"
 	RatioToFloor  float64 `json:"ratio_to_floor"`
 	Speedup       float64 `json:"speedup_vs_generic,omitempty"`
+	// SpeedupThreads is the 1-thread row's time over this one's (same
+	// model, method, precision and kernels), when -threads has 1.
+	SpeedupThreads float64 `json:"speedup_vs_1_thread,omitempty"`
+	// FloorBandwidth and FloorPeak are the limits the floor used: measured
+	// on this many threads (bandwidth_by_threads), or on 1 or all of them.
+	FloorBandwidth float64 `json:"floor_bandwidth_bytes_per_s,omitempty"`
+	FloorPeak      float64 `json:"floor_peak_flops_per_s,omitempty"`
 	// CPUSeconds is the CPU time the process used in the timed epoch, and
 	// CPUShare that over seconds_per_epoch × threads (capped at the CPUs):
 	// well under 1 means the run did not get its cores (a busy machine, or
@@ -191,6 +198,9 @@ func measure(c *config, progress io.Writer) (*Report, error) {
 		}
 		logf("measuring limits (stream over %d MiB, FMA peak)…", size>>20)
 		l := bench.MeasureLimits(size, c.minTime)
+		if c.has("epochs") {
+			l.MeasureBandwidthAt(c.threads, c.minTime)
+		}
 		rep.Limits = &l
 	}
 	if c.has("kernels") {
@@ -295,6 +305,9 @@ func epochRows(c *config, rep *Report, logf func(string, ...any)) ([]EpochRow, e
 			if g.Impl == "generic" && g.Model == r.Model && g.Method == r.Method && g.Prec == r.Prec && g.Threads == r.Threads {
 				r.Speedup = g.SecondsEpoch / r.SecondsEpoch
 			}
+			if g.Threads == 1 && g.Impl == r.Impl && g.Model == r.Model && g.Method == r.Method && g.Prec == r.Prec {
+				r.SpeedupThreads = g.SecondsEpoch / r.SecondsEpoch
+			}
 		}
 	}
 	return out, nil
@@ -356,6 +369,7 @@ func epochsPrec[T kernel.Float](c *config, rep *Report, logf func(string, ...any
 						bw, pk := l.For(prec == "f32", th)
 						floor := cost.Floor(samples, bw, pk).Seconds()
 						r.FloorSeconds, r.RatioToFloor = floor, sec/floor
+						r.FloorBandwidth, r.FloorPeak = bw, pk
 						r.FloorBound = "memory"
 						if r.Flops/pk > r.Bytes/bw {
 							r.FloorBound = "compute"

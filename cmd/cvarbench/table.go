@@ -80,6 +80,18 @@ func writeTables(w io.Writer, r *Report) {
 			fmt.Fprintf(tw, "FMA peak f64, %s (GFLOP/s)\t%s\t%s\t\n", l.PeakWidest, num(l.PeakWideF64_1/1e9), num(l.PeakWideF64All/1e9))
 		}
 		tw.Flush()
+		if len(l.BandwidthAt) > 0 {
+			var ts []int
+			for t := range l.BandwidthAt {
+				ts = append(ts, t)
+			}
+			sort.Ints(ts)
+			var parts []string
+			for _, t := range ts {
+				parts = append(parts, fmt.Sprintf("%d threads %s", t, num(l.BandwidthAt[t]/1e9)))
+			}
+			fmt.Fprintf(w, "read-only bandwidth on other thread counts (GB/s): %s\n", strings.Join(parts, ", "))
+		}
 	}
 
 	if len(r.Kernels) > 0 {
@@ -118,10 +130,10 @@ func writeTables(w io.Writer, r *Report) {
 			return false
 		})
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintf(tw, "model\tmethod\tprec\timpl\tthreads\ts/epoch\tsamples/s\tfloor s\tbound\t×floor\t×generic\tcpu share\t\n")
+		fmt.Fprintf(tw, "model\tmethod\tprec\timpl\tthreads\ts/epoch\tsamples/s\t×1 thread\tfloor s\tbound\t×floor\t×generic\tcpu share\t\n")
 		for _, e := range rows {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%.0f%%\t\n", e.Model, e.Method, e.Prec, e.Impl, e.Threads,
-				num(e.SecondsEpoch), num(e.SamplesPerSec), num(e.FloorSeconds), e.FloorBound, num(e.RatioToFloor), num(e.Speedup), 100*e.CPUShare)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.0f%%\t\n", e.Model, e.Method, e.Prec, e.Impl, e.Threads,
+				num(e.SecondsEpoch), num(e.SamplesPerSec), num(e.SpeedupThreads), num(e.FloorSeconds), e.FloorBound, num(e.RatioToFloor), num(e.Speedup), 100*e.CPUShare)
 		}
 		tw.Flush()
 		fmt.Fprintf(w, "timed: %s; cpu share: process CPU time over wall time × threads (well under 100%%: the run did not get its cores)\n", r.Epochs[0].Timed)

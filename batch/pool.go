@@ -1,0 +1,162 @@
+package batch
+
+import (
+	"runtime"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// pool runs the tasks 0 … n−1 of one dispatch on the calling goroutine and
+// threads−1 helper goroutines, and returns when all are done. A dispatch
+// costs a few atomic operations when the helpers are awake: they take tasks
+// from a shared ticket, and between dispatches they spin for spinWait before
+// they park on a condition variable (so an idle pool costs no CPU). Which
+// goroutine runs which task is left to chance; callers make results
+// independent of it (each task writes its own state).
+type pool struct {
+	run func(j int) // the task body, set once
+
+	// ticket is the generation of the current dispatch (high 32 bits) and
+	// the next task to take (low 32 bits); a helper takes task j of
+	// generation g by a compare-and-swap on it, so a helper that is late for
+	// a generation can never take a task of the next one.
+	ticket atomic.Uint64
+	// n[g&1] is the number of tasks of generation g: a helper late from
+	// generation g−1 that reads it before the ticket of g is out sees its
+	// own generation's count, never the next one's.
+	n    [2]atomic.Int64
+	left atomic.Int64 // tasks of the current dispatch not yet finished
+	quit atomic.Bool
+
+	mu       sync.Mutex
+	wake     sync.Cond    // parked helpers wait here for a new generation
+	done     sync.Cond    // the dispatcher waits here for left = 0
+	sleepers atomic.Int32 // helpers parked or about to park on wake
+	waiting  atomic.Bool  // the dispatcher parked or about to park on done
+
+	helpers sync.WaitGroup
+}
+
+// spinWait is how long a helper, or the dispatcher, spins on an atomic
+// before it parks: long enough to span the serial part of a training step
+// between two gradients (a few µs for the linear models and softmax, with
+// the update and the average folded into the gradient; ‖θ‖² of the MLP's
+// parameters, about 10 µs), short enough that an idle engine does not
+// burn a core, nor a machine shared with other work lose much to helpers
+// spinning in vain (on a 2-vCPU VM under load, 100 µs did no better than
+// parking at once).
+const spinWait = 50 * time.Microsecond
+
+func newPool(threads int, run func(j int)) *pool {
+	p := &pool{run: run}
+	p.wake.L, p.done.L = &p.mu, &p.mu
+	p.helpers.Add(threads - 1)
+	for range threads - 1 {
+		go p.helper()
+	}
+	return p
+}
+
+func (p *pool) helper() {
+	defer p.helpers.Done()
+	var seen uint64 // the generation this helper has served
+	for {
+		g := p.await(seen)
+		if p.quit.Load() {
+			return
+		}
+		seen = g
+		p.work(g)
+	}
+}
+
+// spin calls ready until it returns true or spinWait has passed, and
+// reports whether it did.
+func spin(ready func() bool) bool {
+	var start time.Time
+	for i := 0; ; i++ {
+		if ready() {
+			return true
+		}
+		if i&63 == 63 {
+			if start.IsZero() {
+				start = time.Now()
+			} else if time.Since(start) > spinWait {
+				return false
+			}
+			runtime.Gosched()
+		}
+	}
+}
+
+// await waits for a generation after seen, or for Close, and returns it.
+func (p *pool) await(seen uint64) uint64 {
+	gen := func() uint64 { return p.ticket.Load() >> 32 }
+	if spin(func() bool { return gen() != seen || p.quit.Load() }) {
+		return gen()
+	}
+	p.mu.Lock()
+	p.sleepers.Add(1) // before the check: a dispatch that follows it wakes us
+	for gen() == seen && !p.quit.Load() {
+		p.wake.Wait()
+	}
+	p.sleepers.Add(-1)
+	p.mu.Unlock()
+	return gen()
+}
+
+// work takes and runs tasks of generation g until none are left.
+func (p *pool) work(g uint64) {
+	for {
+		t := p.ticket.Load()
+		j := int64(t & 0xffffffff)
+		if t>>32 != g || j >= p.n[g&1].Load() {
+			return
+		}
+		if !p.ticket.CompareAndSwap(t, t+1) {
+			continue
+		}
+		p.run(int(j))
+		if p.left.Add(-1) == 0 && p.waiting.Load() {
+			p.mu.Lock()
+			p.done.Broadcast()
+			p.mu.Unlock()
+		}
+	}
+}
+
+// dispatch runs the tasks 0 … n−1 and returns when they are done. n must be
+// below 2³².
+func (p *pool) dispatch(n int) {
+	g := p.ticket.Load()>>32 + 1
+	p.n[g&1].Store(int64(n))
+	p.left.Store(int64(n))
+	p.ticket.Store(g << 32) // publishes the call's state to the helpers
+	if p.sleepers.Load() > 0 {
+		p.mu.Lock()
+		p.wake.Broadcast()
+		p.mu.Unlock()
+	}
+	p.work(g)
+	if spin(func() bool { return p.left.Load() == 0 }) {
+		return
+	}
+	p.mu.Lock()
+	p.waiting.Store(true) // before the check: the helper finishing last wakes us
+	for p.left.Load() != 0 {
+		p.done.Wait()
+	}
+	p.waiting.Store(false)
+	p.mu.Unlock()
+}
+
+// close stops the helpers and waits until they have exited.
+func (p *pool) close() {
+	p.quit.Store(true)
+	p.mu.Lock()
+	p.ticket.Add(1 << 32) // a new generation, so that spinning helpers look
+	p.wake.Broadcast()
+	p.mu.Unlock()
+	p.helpers.Wait()
+}

@@ -1,0 +1,52 @@
+package cvar
+
+import (
+	"math/rand/v2"
+	"testing"
+
+	"github.com/cvarlearn/cvar/batch"
+)
+
+// TestFoldedUpdate checks that Train's update folded into the engine's
+// pass over the gradient (the running average, the weight decay and
+// θ −= η·g on each block of coordinates) gives the bits of the serial
+// update, with the average and the last iterate as output, on 1 and 2
+// threads, in float32 and float64, for a model of several blocks.
+func TestFoldedUpdate(t *testing.T) {
+	testFoldedUpdate[float32](t)
+	testFoldedUpdate[float64](t)
+}
+
+func testFoldedUpdate[T batch.Float](t *testing.T) {
+	const n, d, k = 600, 250, 10 // 2510 parameters: two blocks, the last short
+	r := rand.New(rand.NewPCG(4, 5))
+	x := make([]T, n*d)
+	for i := range x {
+		x[i] = T(r.Float64())
+	}
+	labels := make([]int32, n)
+	for i := range labels {
+		labels[i] = int32(r.IntN(k))
+	}
+	data := must(batch.NewData(x, n, d, nil, labels, k))
+	model := must(batch.NewSoftmax[T](d, k))
+	defer func() { foldUpdate = true }()
+	for _, out := range []Output{OutputAverage, OutputLast} {
+		for _, threads := range []int{1, 2} {
+			opt := Options{Method: Alg3, Output: out, Steps: 40, Batch: 128, LR: 0.05, Eps: 0.1, WeightDecay: 0.01, Seed: 3, Threads: threads}
+			var res [2]*Result[T]
+			for i, fold := range []bool{false, true} {
+				foldUpdate = fold
+				res[i] = must(Train(model, data, opt))
+			}
+			for i := range res[0].Theta {
+				if res[0].Theta[i] != res[1].Theta[i] {
+					t.Fatalf("%T output %v, %d threads: θ[%d] = %v folded, %v serial", T(0), out, threads, i, res[1].Theta[i], res[0].Theta[i])
+				}
+			}
+			if res[0].Tau != res[1].Tau {
+				t.Fatalf("%T output %v, %d threads: τ %v folded, %v serial", T(0), out, threads, res[1].Tau, res[0].Tau)
+			}
+		}
+	}
+}
