@@ -50,7 +50,7 @@ func driverOps[T Float]() Ops[T] {
 	} else {
 		dot = any(dotF64Driver).(func(x, y []T) T)
 	}
-	return Ops[T]{
+	o := Ops[T]{
 		Dot:         dot,
 		Axpy:        axpyDriver[T],
 		Lerp:        lerpDriver[T],
@@ -72,6 +72,8 @@ func driverOps[T Float]() Ops[T] {
 		SparseMarginsK:  sparseMarginsKGeneric[T],
 		SparseAddOuterK: sparseAddOuterKGeneric[T],
 	}
+	compactDriverOps(&o)
+	return o
 }
 
 // ptr returns the address of s's first element (s may be empty; the kernels

@@ -7,6 +7,15 @@
 //
 // Requires: AVX2, FMA3. Each TEXT lists the ISA extensions it uses.
 
+// Compact features: cvtU8F32 widens bytes with VPMOVZXBD, converts them
+// with VCVTDQ2PS (exact: every byte is a float32) and multiplies by the
+// scale with VMULPS (one rounding, the float32 product fl(scale·u), which
+// the generic reference replays); cvtF16F32 widens IEEE half floats with
+// VCVTPH2PS (F16C; exact). Both take n a multiple of 8 (the Go driver
+// converts the last n mod 8 elements) and touch nothing past the n elements.
+//
+// Requires: AVX2 (cvtU8F32), F16C (cvtF16F32).
+
 // Level-1 kernels: Dot, Axpy, Lerp for float32 and float64.
 //
 // Tails: Dot's main loop takes 64 float32 / 32 float64 elements (eight
@@ -13224,5 +13233,90 @@ okpf64c1rmstore:
 	VMASKMOVPD Y0, Y15, (DI)
 
 okpf64done:
+	VZEROUPPER
+	RET
+
+// func cvtU8F32(dst unsafe.Pointer, src unsafe.Pointer, n int, scale float32)
+// Requires: AVX, AVX2
+TEXT ·cvtU8F32(SB), NOSPLIT, $0-28
+	MOVQ         dst+0(FP), DI
+	MOVQ         src+8(FP), SI
+	MOVQ         n+16(FP), CX
+	VBROADCASTSS scale+24(FP), Y15
+
+cu8loop4:
+	CMPQ      CX, $0x20
+	JB        cu8one
+	VPMOVZXBD (SI), Y0
+	VPMOVZXBD 8(SI), Y1
+	VPMOVZXBD 16(SI), Y2
+	VPMOVZXBD 24(SI), Y3
+	VCVTDQ2PS Y0, Y0
+	VMULPS    Y15, Y0, Y0
+	VMOVUPS   Y0, (DI)
+	VCVTDQ2PS Y1, Y1
+	VMULPS    Y15, Y1, Y1
+	VMOVUPS   Y1, 32(DI)
+	VCVTDQ2PS Y2, Y2
+	VMULPS    Y15, Y2, Y2
+	VMOVUPS   Y2, 64(DI)
+	VCVTDQ2PS Y3, Y3
+	VMULPS    Y15, Y3, Y3
+	VMOVUPS   Y3, 96(DI)
+	ADDQ      $0x20, SI
+	ADDQ      $0x00000080, DI
+	SUBQ      $0x20, CX
+	JMP       cu8loop4
+
+cu8one:
+	CMPQ      CX, $0x08
+	JB        cu8done
+	VPMOVZXBD (SI), Y0
+	VCVTDQ2PS Y0, Y0
+	VMULPS    Y15, Y0, Y0
+	VMOVUPS   Y0, (DI)
+	ADDQ      $0x08, SI
+	ADDQ      $0x20, DI
+	SUBQ      $0x08, CX
+	JMP       cu8one
+
+cu8done:
+	VZEROUPPER
+	RET
+
+// func cvtF16F32(dst unsafe.Pointer, src unsafe.Pointer, n int)
+// Requires: AVX, F16C
+TEXT ·cvtF16F32(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+
+cf16loop4:
+	CMPQ      CX, $0x20
+	JB        cf16one
+	VCVTPH2PS (SI), Y0
+	VCVTPH2PS 16(SI), Y1
+	VCVTPH2PS 32(SI), Y2
+	VCVTPH2PS 48(SI), Y3
+	VMOVUPS   Y0, (DI)
+	VMOVUPS   Y1, 32(DI)
+	VMOVUPS   Y2, 64(DI)
+	VMOVUPS   Y3, 96(DI)
+	ADDQ      $0x40, SI
+	ADDQ      $0x00000080, DI
+	SUBQ      $0x20, CX
+	JMP       cf16loop4
+
+cf16one:
+	CMPQ      CX, $0x08
+	JB        cf16done
+	VCVTPH2PS (SI), Y0
+	VMOVUPS   Y0, (DI)
+	ADDQ      $0x10, SI
+	ADDQ      $0x20, DI
+	SUBQ      $0x08, CX
+	JMP       cf16one
+
+cf16done:
 	VZEROUPPER
 	RET

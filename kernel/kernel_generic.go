@@ -160,6 +160,21 @@ type Ops[T Float] struct {
 	// d = len(g)/k features, g[j*d+cols[p]] += c[i*k+j]·vals[p] for every
 	// entry p of row r_i. Generic code in every implementation for now.
 	SparseAddOuterK func(g []T, indptr []int64, cols []uint32, vals []T, idx []int, c []T, k int)
+
+	// MarginsC, AddRowsC, MarginsKC, AddOuterKC and FusedLinearC are
+	// Margins, AddRows, MarginsK, AddOuterK and FusedLinear on the rows of
+	// a compact matrix x (see Compact: uint8 features with a scale, or
+	// IEEE half floats), whose features they convert to T as they load
+	// them; x.Stride is the row stride. Their results are their dense
+	// twins' on the matrix of the converted values, to the rounding of a
+	// reduction's order. The assembly implementations convert a block of
+	// rows at a time into an L1-sized float32 buffer and run the float32
+	// row kernels on it; float64 runs the generic loops.
+	MarginsC     func(m []T, x *Compact, idx []int, w []T)
+	AddRowsC     func(g []T, x *Compact, idx []int, c []T)
+	MarginsKC    func(m []T, x *Compact, idx []int, w []T, k int)
+	AddOuterKC   func(g []T, x *Compact, idx []int, c []T, k int)
+	FusedLinearC func(g, loss []T, x *Compact, idx []int, y, w []T, p *LinearStep[T]) (sumV, sumC T)
 }
 
 // row returns the index of the i-th gathered row.
@@ -171,7 +186,7 @@ func row(idx []int, i int) int {
 }
 
 func genericOps[T Float]() Ops[T] {
-	return Ops[T]{
+	o := Ops[T]{
 		Dot:         dotGeneric[T],
 		Axpy:        axpyGeneric[T],
 		Lerp:        lerpGeneric[T],
@@ -192,6 +207,8 @@ func genericOps[T Float]() Ops[T] {
 		SparseMarginsK:  sparseMarginsKGeneric[T],
 		SparseAddOuterK: sparseAddOuterKGeneric[T],
 	}
+	compactOps(&o)
+	return o
 }
 
 func dotGeneric[T Float](x, y []T) T {

@@ -449,3 +449,21 @@ func marginsKPFF64(m unsafe.Pointer, k int, n int, x unsafe.Pointer, stride int,
 //
 //go:noescape
 func addOuterKPFF64(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int)
+
+// cvtU8F32 computes, for n a multiple of 8,
+//
+//	for i := 0; i < n; i++ {
+//		dst[i] = scale * float32(src[i]) // src is []uint8
+//	}
+//
+//go:noescape
+func cvtU8F32(dst unsafe.Pointer, src unsafe.Pointer, n int, scale float32)
+
+// cvtF16F32 computes, for n a multiple of 8,
+//
+//	for i := 0; i < n; i++ {
+//		dst[i] = float32 value of the IEEE half src[i] // src is []uint16
+//	}
+//
+//go:noescape
+func cvtF16F32(dst unsafe.Pointer, src unsafe.Pointer, n int)

@@ -149,6 +149,7 @@ func main() {
 	mathKernels(g)
 	rowKernels(g)
 	rowKKernels(g)
+	compactKernels(g)
 
 	f, err := g.Result()
 	if err != nil {

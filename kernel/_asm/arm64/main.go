@@ -49,11 +49,14 @@ func main() {
 	a.w("")
 	a.WriteString(linalgDoc)
 	a.w("")
+	a.WriteString(compactDoc)
+	a.w("")
 	a.w("#include \"textflag.h\"")
 	a.w("#include \"neon_arm64.h\"")
 	a.w("")
 	mathKernels(&a)
 	linalgKernels(&a)
+	compactKernels(&a)
 	if err := os.WriteFile(*outPath, a.Bytes(), 0o644); err != nil {
 		log.Fatal(err)
 	}

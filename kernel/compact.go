@@ -1,0 +1,412 @@
+package kernel
+
+import (
+	"fmt"
+	"unsafe"
+)
+
+// Format names how a Compact matrix stores its features.
+type Format uint8
+
+const (
+	// Dense is no compact matrix: the features are T values.
+	Dense Format = iota
+	// U8 holds a byte u per feature and stands for x = Scale·u (8-bit
+	// images with the 1/255 scaling folded into the kernels).
+	U8
+	// F16 holds an IEEE 754 binary16 value per feature (F32ToF16,
+	// F16ToF32).
+	F16
+)
+
+func (f Format) String() string {
+	switch f {
+	case Dense:
+		return "dense"
+	case U8:
+		return "u8"
+	case F16:
+		return "f16"
+	}
+	return fmt.Sprintf("Format(%d)", uint8(f))
+}
+
+// Compact is a row-major matrix of compact features: row r holds its
+// features in U8[r*Stride : r*Stride+d] (Format U8, feature value
+// Scale·u) or in F16[r*Stride : r*Stride+d] (Format F16, the half's
+// value). The Compact kernels (MarginsC, AddRowsC, MarginsKC, AddOuterKC,
+// FusedLinearC) compute what their dense twins compute on the matrix of
+// these values, converting the features as they load them, so that a row
+// costs its compact bytes from memory.
+//
+// The value of a U8 feature in T = float32 is float32(Scale)·float32(u),
+// rounded once; in float64 it is Scale·float64(u). The value of an F16
+// feature is exact in both.
+type Compact struct {
+	Format Format
+	U8     []uint8
+	F16    []uint16
+	Stride int     // elements between rows
+	Scale  float64 // Format U8: the value of a byte is Scale·u
+}
+
+// From returns the matrix of the rows from row lo on (sharing the storage).
+func (x Compact) From(lo int) Compact {
+	switch x.Format {
+	case U8:
+		x.U8 = x.U8[lo*x.Stride:]
+	case F16:
+		x.F16 = x.F16[lo*x.Stride:]
+	}
+	return x
+}
+
+// Len is the number of stored elements.
+func (x *Compact) Len() int {
+	if x.Format == F16 {
+		return len(x.F16)
+	}
+	return len(x.U8)
+}
+
+// ElemBytes is the size of one stored feature: 1 for U8, 2 for F16.
+func (x *Compact) ElemBytes() int {
+	if x.Format == F16 {
+		return 2
+	}
+	return 1
+}
+
+// value returns the feature at flat position p in T.
+func value[T Float](x *Compact, p int) T {
+	if x.Format == F16 {
+		return T(F16ToF32(x.F16[p]))
+	}
+	if is32[T]() {
+		return T(float32(x.Scale) * float32(x.U8[p]))
+	}
+	return T(x.Scale * float64(x.U8[p]))
+}
+
+// checkCompactRows is checkRows for a compact matrix; it also panics on an
+// unknown format.
+func checkCompactRows(n int, x *Compact, idx []int, d int) {
+	if x.Format != U8 && x.Format != F16 {
+		panic("kernel: compact matrix of unknown format")
+	}
+	if n == 0 || d == 0 {
+		return
+	}
+	if x.Stride < 0 {
+		panic("kernel: negative row stride")
+	}
+	lo, hi := 0, n-1
+	if idx != nil {
+		idx = idx[:n]
+		lo, hi = idx[0], idx[0]
+		for _, r := range idx {
+			lo, hi = min(lo, r), max(hi, r)
+		}
+	}
+	if lo < 0 {
+		panic("kernel: negative row index")
+	}
+	if hi*x.Stride+d > x.Len() {
+		panic(fmt.Sprintf("kernel: row %d of %d features past the %d compact elements", hi, d, x.Len()))
+	}
+}
+
+// ---- The generic reference ----------------------------------------------------
+
+func compactOps[T Float](o *Ops[T]) {
+	o.MarginsC = marginsCGeneric[T]
+	o.AddRowsC = addRowsCGeneric[T]
+	o.MarginsKC = marginsKCGeneric[T]
+	o.AddOuterKC = addOuterKCGeneric[T]
+	o.FusedLinearC = fusedLinearCGeneric[T]
+}
+
+func dotC[T Float](x *Compact, r int, w []T) T {
+	var s T
+	for l, wl := range w {
+		s += value[T](x, r+l) * wl
+	}
+	return s
+}
+
+func axpyC[T Float](a T, x *Compact, r int, g []T) {
+	for l := range g {
+		g[l] += a * value[T](x, r+l)
+	}
+}
+
+func marginsCGeneric[T Float](m []T, x *Compact, idx []int, w []T) {
+	checkCompactRows(len(m), x, idx, len(w))
+	for i := range m {
+		m[i] = dotC(x, row(idx, i)*x.Stride, w)
+	}
+}
+
+func addRowsCGeneric[T Float](g []T, x *Compact, idx []int, c []T) {
+	checkCompactRows(len(c), x, idx, len(g))
+	for i, ci := range c {
+		axpyC(ci, x, row(idx, i)*x.Stride, g)
+	}
+}
+
+func marginsKCGeneric[T Float](m []T, x *Compact, idx []int, w []T, k int) {
+	if k <= 0 {
+		return
+	}
+	n, d := len(m)/k, len(w)/k
+	checkCompactRows(n, x, idx, d)
+	for i := 0; i < n; i++ {
+		r := row(idx, i) * x.Stride
+		for j := 0; j < k; j++ {
+			m[i*k+j] = dotC(x, r, w[j*d:(j+1)*d])
+		}
+	}
+}
+
+func addOuterKCGeneric[T Float](g []T, x *Compact, idx []int, c []T, k int) {
+	if k <= 0 {
+		return
+	}
+	n, d := len(c)/k, len(g)/k
+	checkCompactRows(n, x, idx, d)
+	for i := 0; i < n; i++ {
+		r := row(idx, i) * x.Stride
+		for j := 0; j < k; j++ {
+			axpyC(c[i*k+j], x, r, g[j*d:(j+1)*d])
+		}
+	}
+}
+
+func fusedLinearCGeneric[T Float](g, loss []T, x *Compact, idx []int, y, w []T, p *LinearStep[T]) (sumV, sumC T) {
+	d := len(w)
+	g = g[:d]
+	checkCompactRows(len(loss), x, idx, d)
+	for i := range loss {
+		r := row(idx, i) * x.Stride
+		m := dotC(x, r, w) + p.Bias
+		l, dl := linearLossOne(p.Loss, float64(m), float64(y[i]))
+		loss[i] = T(l)
+		_, v := plusOne(p.Plus, float64(p.Eps), float64(T(l)*p.InvL-p.Tau))
+		c := p.Scale * T(v) * T(dl)
+		axpyC(c, x, r, g)
+		sumV += T(v)
+		sumC += c
+	}
+	return sumV, sumC
+}
+
+// ---- The driver: float32 kernels over converted blocks -----------------------
+
+// compactBuf is the number of float32 values a block of converted rows
+// holds (32 KiB: an L1 data cache's worth). Rows of at most compactBuf
+// features are converted a block of rows at a time and run through the
+// float32 row kernels; longer rows a column block at a time.
+const compactBuf = 8192
+
+// compactDriverOps sets the Compact kernels of an assembly implementation:
+// the driver's for float32, the generic loops for float64 (compact storage
+// is meant for float32 models; float64 models read it correctly, unhurried).
+func compactDriverOps[T Float](o *Ops[T]) {
+	compactOps(o)
+	if !is32[T]() {
+		return
+	}
+	o.MarginsC = any(marginsCDriver).(func([]T, *Compact, []int, []T))
+	o.AddRowsC = any(addRowsCDriver).(func([]T, *Compact, []int, []T))
+	o.MarginsKC = any(marginsKCDriver).(func([]T, *Compact, []int, []T, int))
+	o.AddOuterKC = any(addOuterKCDriver).(func([]T, *Compact, []int, []T, int))
+	o.FusedLinearC = any(fusedLinearCDriver).(func([]T, []T, *Compact, []int, []T, []T, *LinearStep[T]) (T, T))
+}
+
+// convert writes cols features of the gathered rows i0 ≤ i < i0+b, from
+// column l on, into buf (row-major, stride cols). Rows are checked.
+func convert(buf *[compactBuf]float32, x *Compact, idx []int, i0, b, l, cols int) {
+	contiguous := idx == nil && x.Stride == cols
+	for i := 0; i < b; i++ {
+		r := row(idx, i0+i)*x.Stride + l
+		n := cols
+		if contiguous {
+			n = b * cols // the rows follow each other: one call
+		}
+		convertN(unsafe.Pointer(&buf[i*cols]), x, r, n)
+		if contiguous {
+			return
+		}
+	}
+}
+
+// convertN converts the n elements of x from flat position p on to dst.
+func convertN(dst unsafe.Pointer, x *Compact, p, n int) {
+	nw := n &^ 7
+	out := unsafe.Slice((*float32)(dst), n)
+	if x.Format == U8 {
+		src := x.U8[p : p+n]
+		s := float32(x.Scale)
+		if nw > 0 {
+			archCvtU8(dst, unsafe.Pointer(&src[0]), nw, s)
+		}
+		for j := nw; j < n; j++ {
+			out[j] = s * float32(src[j])
+		}
+		return
+	}
+	src := x.F16[p : p+n]
+	if nw > 0 {
+		archCvtF16(dst, unsafe.Pointer(&src[0]), nw)
+	}
+	for j := nw; j < n; j++ {
+		out[j] = F16ToF32(src[j])
+	}
+}
+
+// compactRows is the number of rows of d features a block holds.
+func compactRows(d int) int { return max(1, compactBuf/max(d, 1)) }
+
+func marginsCDriver(m []float32, x *Compact, idx []int, w []float32) {
+	n, d := len(m), len(w)
+	checkCompactRows(n, x, idx, d)
+	if n == 0 {
+		return
+	}
+	if d == 0 {
+		clear(m)
+		return
+	}
+	var buf [compactBuf]float32
+	if d <= compactBuf {
+		rb := compactRows(d)
+		for i := 0; i < n; i += rb {
+			b := min(rb, n-i)
+			convert(&buf, x, idx, i, b, 0, d)
+			marginsDriver(m[i:i+b], buf[:b*d], d, nil, w)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		var s float32
+		for l := 0; l < d; l += compactBuf {
+			c := min(compactBuf, d-l)
+			convert(&buf, x, idx, i, 1, l, c)
+			s += dotF32Driver(buf[:c], w[l:l+c])
+		}
+		m[i] = s
+	}
+}
+
+func addRowsCDriver(g []float32, x *Compact, idx []int, c []float32) {
+	n, d := len(c), len(g)
+	checkCompactRows(n, x, idx, d)
+	if n == 0 || d == 0 {
+		return
+	}
+	var buf [compactBuf]float32
+	if d <= compactBuf {
+		rb := compactRows(d)
+		for i := 0; i < n; i += rb {
+			b := min(rb, n-i)
+			convert(&buf, x, idx, i, b, 0, d)
+			addRowsDriver(g, buf[:b*d], d, nil, c[i:i+b])
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		for l := 0; l < d; l += compactBuf {
+			cols := min(compactBuf, d-l)
+			convert(&buf, x, idx, i, 1, l, cols)
+			axpyDriver(c[i], buf[:cols], g[l:l+cols])
+		}
+	}
+}
+
+func marginsKCDriver(m []float32, x *Compact, idx []int, w []float32, k int) {
+	if k <= 0 {
+		return
+	}
+	n, d := len(m)/k, len(w)/k
+	checkCompactRows(n, x, idx, d)
+	if n == 0 {
+		return
+	}
+	if d == 0 {
+		clear(m[:n*k])
+		return
+	}
+	var buf [compactBuf]float32
+	if d <= compactBuf {
+		rb := compactRows(d)
+		for i := 0; i < n; i += rb {
+			b := min(rb, n-i)
+			convert(&buf, x, idx, i, b, 0, d)
+			marginsKDriver(m[i*k:(i+b)*k], buf[:b*d], d, nil, w, k)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		mi := m[i*k : (i+1)*k]
+		clear(mi)
+		for l := 0; l < d; l += compactBuf {
+			cols := min(compactBuf, d-l)
+			convert(&buf, x, idx, i, 1, l, cols)
+			for j := range mi {
+				mi[j] += dotF32Driver(buf[:cols], w[j*d+l:j*d+l+cols])
+			}
+		}
+	}
+}
+
+func addOuterKCDriver(g []float32, x *Compact, idx []int, c []float32, k int) {
+	if k <= 0 {
+		return
+	}
+	n, d := len(c)/k, len(g)/k
+	checkCompactRows(n, x, idx, d)
+	if n == 0 || d == 0 {
+		return
+	}
+	var buf [compactBuf]float32
+	if d <= compactBuf {
+		rb := compactRows(d)
+		for i := 0; i < n; i += rb {
+			b := min(rb, n-i)
+			convert(&buf, x, idx, i, b, 0, d)
+			addOuterKDriver(g[:k*d], buf[:b*d], d, nil, c[i*k:(i+b)*k], k)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		for l := 0; l < d; l += compactBuf {
+			cols := min(compactBuf, d-l)
+			convert(&buf, x, idx, i, 1, l, cols)
+			for j := 0; j < k; j++ {
+				axpyDriver(c[i*k+j], buf[:cols], g[j*d+l:j*d+l+cols])
+			}
+		}
+	}
+}
+
+func fusedLinearCDriver(g, loss []float32, x *Compact, idx []int, y, w []float32, p *LinearStep[float32]) (sumV, sumC float32) {
+	n, d := len(loss), len(w)
+	checkCompactRows(n, x, idx, d)
+	if n == 0 {
+		return 0, 0
+	}
+	if d > compactBuf {
+		return fusedLinearCGeneric(g, loss, x, idx, y, w, p)
+	}
+	y = y[:n]
+	var buf [compactBuf]float32
+	rb := compactRows(d)
+	for i := 0; i < n; i += rb {
+		b := min(rb, n-i)
+		convert(&buf, x, idx, i, b, 0, d)
+		v, c := fusedLinearDriver(g, loss[i:i+b], buf[:b*d], d, nil, y[i:i+b], w, p)
+		sumV += v
+		sumC += c
+	}
+	return sumV, sumC
+}

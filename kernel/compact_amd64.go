@@ -1,0 +1,28 @@
+//go:build !purego
+
+package kernel
+
+import (
+	"unsafe"
+
+	"golang.org/x/sys/cpu"
+)
+
+// hasF16C reports VCVTPH2PS (every AVX2 CPU we know of has it; without it
+// the halves are converted in Go).
+var hasF16C = cpu.X86.HasF16C
+
+// archCvtU8 converts n bytes (a multiple of 8) to float32 scale·u.
+func archCvtU8(dst, src unsafe.Pointer, n int, scale float32) { cvtU8F32(dst, src, n, scale) }
+
+// archCvtF16 converts n IEEE halves (a multiple of 8) to float32.
+func archCvtF16(dst, src unsafe.Pointer, n int) {
+	if hasF16C {
+		cvtF16F32(dst, src, n)
+		return
+	}
+	d, s := unsafe.Slice((*float32)(dst), n), unsafe.Slice((*uint16)(src), n)
+	for i, h := range s {
+		d[i] = F16ToF32(h)
+	}
+}

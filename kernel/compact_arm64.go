@@ -1,0 +1,26 @@
+//go:build !purego
+
+package kernel
+
+import "unsafe"
+
+// cvtU8F32 computes, for n a multiple of 8,
+//
+//	for i := 0; i < n; i++ {
+//		dst[i] = scale * float32(src[i]) // src is []uint8
+//	}
+//
+//go:noescape
+func cvtU8F32(dst, src unsafe.Pointer, n int, scale float32)
+
+// cvtF16F32 computes, for n a multiple of 8,
+//
+//	for i := 0; i < n; i++ {
+//		dst[i] = float32 value of the IEEE half src[i] // src is []uint16
+//	}
+//
+//go:noescape
+func cvtF16F32(dst, src unsafe.Pointer, n int)
+
+func archCvtU8(dst, src unsafe.Pointer, n int, scale float32) { cvtU8F32(dst, src, n, scale) }
+func archCvtF16(dst, src unsafe.Pointer, n int)               { cvtF16F32(dst, src, n) }
