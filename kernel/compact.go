@@ -410,3 +410,7 @@ func fusedLinearCDriver(g, loss []float32, x *Compact, idx []int, y, w []float32
 	}
 	return sumV, sumC
 }
+
+// CompactAt returns the value, in T, of the feature at flat position p of
+// x (row r, column l is p = r·x.Stride + l): what the kernels compute with.
+func CompactAt[T Float](x *Compact, p int) T { return value[T](x, p) }
