@@ -277,6 +277,10 @@ func marginsCDriver(m []float32, x *Compact, idx []int, w []float32) {
 		clear(m)
 		return
 	}
+	if archU8Rows && x.Format == U8 {
+		marginsU8Rows(m, x, idx, 0, w)
+		return
+	}
 	var buf [compactBuf]float32
 	if d <= compactBuf {
 		rb := compactRows(d)
@@ -302,6 +306,10 @@ func addRowsCDriver(g []float32, x *Compact, idx []int, c []float32) {
 	n, d := len(c), len(g)
 	checkCompactRows(n, x, idx, d)
 	if n == 0 || d == 0 {
+		return
+	}
+	if archU8Rows && x.Format == U8 {
+		addRowsU8Rows(g, x, idx, 0, c)
 		return
 	}
 	var buf [compactBuf]float32
@@ -369,6 +377,29 @@ func addOuterKCDriver(g []float32, x *Compact, idx []int, c []float32, k int) {
 		return
 	}
 	var buf [compactBuf]float32
+	if archClassKernels && k >= 3 {
+		// As addOuterKDriver: blocks of rows, then column strips, then
+		// class blocks, each strip of the block's rows converted once
+		// (64 rows × 128 columns fill the buffer), so that g is read and
+		// written once per 64 rows as on dense rows.
+		strip := archOuterStrip / 4
+		rows := min(archOuterRowsK, compactBuf/strip)
+		nb := classSplit(k)
+		for i := 0; i < n; i += rows {
+			b := min(rows, n-i)
+			for l := 0; l < d; l += strip {
+				cols := min(strip, d-l)
+				convert(&buf, x, idx, i, b, l, cols)
+				j := 0
+				for cb := 0; cb < nb; cb++ {
+					nc := classBlockSize(k, nb, cb)
+					archAddOuterK(cb == 0, ptr(g[j*d+l:]), d, buf[:b*cols], cols, nil, 0, 0, ptr(c[i*k+j:]), k, b, cols, nc)
+					j += nc
+				}
+			}
+		}
+		return
+	}
 	if d <= compactBuf {
 		rb := compactRows(d)
 		for i := 0; i < n; i += rb {
@@ -395,6 +426,9 @@ func fusedLinearCDriver(g, loss []float32, x *Compact, idx []int, y, w []float32
 	if n == 0 {
 		return 0, 0
 	}
+	if archU8Rows && x.Format == U8 {
+		return fusedLinearU8(g, loss, x, idx, y, w, p)
+	}
 	if d > compactBuf {
 		return fusedLinearCGeneric(g, loss, x, idx, y, w, p)
 	}
@@ -414,3 +448,116 @@ func fusedLinearCDriver(g, loss []float32, x *Compact, idx []int, y, w []float32
 // CompactAt returns the value, in T, of the feature at flat position p of
 // x (row r, column l is p = r·x.Stride + l): what the kernels compute with.
 func CompactAt[T Float](x *Compact, p int) T { return value[T](x, p) }
+
+// ---- Byte rows read directly (amd64) --------------------------------------------
+
+// u8Base returns the rows from gathered row i0 on as the byte-row kernels
+// take them: with idx, x itself and &idx[i0]; without, row i0's address.
+func u8Base(x *Compact, idx []int, i0 int) (xp, ip unsafe.Pointer) {
+	if idx != nil {
+		return ptr(x.U8), unsafe.Pointer(&idx[i0])
+	}
+	return unsafe.Add(ptr(x.U8), i0*x.Stride), nil
+}
+
+// u8CallRows bounds the rows of one byte-row kernel call.
+func u8CallRows(d int) int { return max(1, min(archFusedMax, archChunkFlops/max(d, 1))) }
+
+// marginsU8Rows writes to m the margins of the gathered rows i0 ≤ i <
+// i0+len(m) of the U8 matrix x (rows checked): the kernel over the first
+// d &^ 7 columns, the rest in Go, then the scale.
+func marginsU8Rows(m []float32, x *Compact, idx []int, i0 int, w []float32) {
+	n, d := len(m), len(w)
+	d8 := d &^ 7
+	step := u8CallRows(d)
+	for i := 0; i < n; i += step {
+		b := min(step, n-i)
+		if d8 > 0 {
+			xp, ip := u8Base(x, idx, i0+i)
+			archMarginsU8(ptr(m[i:]), b, xp, x.Stride, ip, ptr(w), d8)
+		} else {
+			clear(m[i : i+b])
+		}
+	}
+	s := float32(x.Scale)
+	for i := range m {
+		if d8 < d {
+			r := row(idx, i0+i)*x.Stride + d8
+			u := x.U8[r : r+d-d8]
+			t := m[i]
+			for l, v := range u {
+				t += float32(v) * w[d8+l]
+			}
+			m[i] = t
+		}
+		m[i] *= s
+	}
+}
+
+// addRowsU8Rows adds Σ_i c[i]·x_{r(i0+i)} to g for the gathered rows of the
+// U8 matrix x (rows checked), with x = scale·u: the coefficients times the
+// scale meet the bytes.
+func addRowsU8Rows(g []float32, x *Compact, idx []int, i0 int, c []float32) {
+	d := len(g)
+	d8 := d &^ 7
+	s := float32(x.Scale)
+	step := u8CallRows(d)
+	var cs [archFusedMax]float32
+	for i := 0; i < len(c); i += step {
+		b := min(step, len(c)-i)
+		for j := range b {
+			cs[j] = c[i+j] * s
+		}
+		if d8 > 0 {
+			xp, ip := u8Base(x, idx, i0+i)
+			archAddRowsU8(ptr(g), d8, xp, x.Stride, ip, ptr(cs[:]), b)
+		}
+		if d8 < d {
+			for j := range b {
+				r := row(idx, i0+i+j)*x.Stride + d8
+				for l, v := range x.U8[r : r+d-d8] {
+					g[d8+l] += cs[j] * float32(v)
+				}
+			}
+		}
+	}
+}
+
+// fusedLinearU8 is fusedLinearDriver on the rows of a U8 matrix, read by
+// the byte-row kernels: a block of rows (in L1 as bytes) gives its margins,
+// losses and weights, then its gradient.
+func fusedLinearU8(g, loss []float32, x *Compact, idx []int, y, w []float32, p *LinearStep[float32]) (sumV, sumC float32) {
+	n, d := len(loss), len(w)
+	g = g[:d]
+	y = y[:n]
+	checkLoss(p.Loss)
+	checkPlus(p.Plus)
+	bs := min(archFusedMax, max(8, (32<<10)/max(1, d)&^3))
+	var mb, db, sb, rb, vb, cb [archFusedMax]float32
+	for i := 0; i < n; i += bs {
+		b := min(bs, n-i)
+		marginsU8Rows(mb[:b], x, idx, i, w)
+		for j := range b {
+			mb[j] += p.Bias
+		}
+		lossN[float32](p.Loss, ptr(loss[i:]), ptr(db[:]), ptr(mb[:]), ptr(y[i:]), b)
+		for j := range b {
+			sb[j] = loss[i+j]*p.InvL - p.Tau
+		}
+		if p.Plus == PlusNone {
+			for j := range b {
+				vb[j] = 1
+			}
+		} else {
+			plusN(p.Plus, p.Eps, ptr(rb[:]), ptr(vb[:]), ptr(sb[:]), b)
+		}
+		for j := range b {
+			c := p.Scale * vb[j] * db[j]
+			cb[j] = c
+			sumV += vb[j]
+			sumC += c
+		}
+		addRowsU8Rows(g, x, idx, i, cb[:b])
+	}
+	return sumV, sumC
+}

@@ -26,3 +26,15 @@ func archCvtF16(dst, src unsafe.Pointer, n int) {
 		d[i] = F16ToF32(h)
 	}
 }
+
+// archU8Rows reports row kernels that read bytes directly (marginsU8F32,
+// addRowsU8F32); without them the driver converts blocks of rows.
+const archU8Rows = true
+
+func archMarginsU8(m unsafe.Pointer, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d int) {
+	marginsU8F32(m, n, x, stride, idx, w, d)
+}
+
+func archAddRowsU8(g unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx, c unsafe.Pointer, n int) {
+	addRowsU8F32(g, d, x, stride, idx, c, n)
+}

@@ -14,7 +14,14 @@
 // VCVTPH2PS (F16C; exact). Both take n a multiple of 8 (the Go driver
 // converts the last n mod 8 elements) and touch nothing past the n elements.
 //
-// Requires: AVX2 (cvtU8F32), F16C (cvtF16F32).
+// marginsU8F32 and addRowsU8F32 read byte rows directly (the row kernels of
+// the linear models on u8 data): VPMOVZXBD and VCVTDQ2PS widen 8 bytes to
+// 8 floats, which meet the float32 weights or coefficients in FMAs; a row
+// at a time, 32 columns a step in four accumulators, then 8 (d a multiple
+// of 8: the Go driver takes the last d mod 8 columns and the scale).
+//
+// Requires: AVX2, FMA3 (cvtU8F32, marginsU8F32, addRowsU8F32), F16C
+// (cvtF16F32).
 
 // Level-1 kernels: Dot, Axpy, Lerp for float32 and float64.
 //
@@ -13318,5 +13325,162 @@ cf16one:
 	JMP       cf16one
 
 cf16done:
+	VZEROUPPER
+	RET
+
+// func marginsU8F32(m unsafe.Pointer, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int)
+// Requires: AVX, AVX2, FMA3
+TEXT ·marginsU8F32(SB), NOSPLIT, $0-56
+	MOVQ m+0(FP), DI
+	MOVQ n+8(FP), CX
+	MOVQ x+16(FP), SI
+	MOVQ stride+24(FP), R9
+	MOVQ idx+32(FP), BX
+	MOVQ w+40(FP), DX
+	MOVQ d+48(FP), R8
+	MOVQ R8, R11
+	ANDQ $-32, R11
+
+mu8row:
+	TESTQ CX, CX
+	JZ    mu8done
+	TESTQ BX, BX
+	JZ    mu8consec
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	ADDQ  $0x08, BX
+	JMP   mu8ready
+
+mu8consec:
+	MOVQ SI, R10
+	ADDQ R9, SI
+
+mu8ready:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	XORQ   AX, AX
+
+mu8loop32:
+	CMPQ        AX, R11
+	JAE         mu8loop8
+	VPMOVZXBD   (R10)(AX*1), Y4
+	VPMOVZXBD   8(R10)(AX*1), Y5
+	VPMOVZXBD   16(R10)(AX*1), Y6
+	VPMOVZXBD   24(R10)(AX*1), Y7
+	VCVTDQ2PS   Y4, Y4
+	VFMADD231PS (DX)(AX*4), Y4, Y0
+	VCVTDQ2PS   Y5, Y5
+	VFMADD231PS 32(DX)(AX*4), Y5, Y1
+	VCVTDQ2PS   Y6, Y6
+	VFMADD231PS 64(DX)(AX*4), Y6, Y2
+	VCVTDQ2PS   Y7, Y7
+	VFMADD231PS 96(DX)(AX*4), Y7, Y3
+	ADDQ        $0x20, AX
+	JMP         mu8loop32
+
+mu8loop8:
+	CMPQ        AX, R8
+	JAE         mu8reduce
+	VPMOVZXBD   (R10)(AX*1), Y4
+	VCVTDQ2PS   Y4, Y4
+	VFMADD231PS (DX)(AX*4), Y4, Y0
+	ADDQ        $0x08, AX
+	JMP         mu8loop8
+
+mu8reduce:
+	VADDPS       Y1, Y0, Y0
+	VADDPS       Y3, Y2, Y2
+	VADDPS       Y2, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X0
+	VHADDPS      X0, X0, X0
+	VHADDPS      X0, X0, X0
+	VMOVSS       X0, (DI)
+	ADDQ         $0x04, DI
+	DECQ         CX
+	JMP          mu8row
+
+mu8done:
+	VZEROUPPER
+	RET
+
+// func addRowsU8F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, n int)
+// Requires: AVX, AVX2, FMA3
+TEXT ·addRowsU8F32(SB), NOSPLIT, $0-56
+	MOVQ dst+0(FP), DI
+	MOVQ d+8(FP), R8
+	MOVQ x+16(FP), SI
+	MOVQ stride+24(FP), R9
+	MOVQ idx+32(FP), BX
+	MOVQ c+40(FP), DX
+	MOVQ n+48(FP), CX
+	MOVQ R8, R11
+	ANDQ $-32, R11
+
+au8row:
+	TESTQ CX, CX
+	JZ    au8done
+	TESTQ BX, BX
+	JZ    au8consec
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	ADDQ  $0x08, BX
+	JMP   au8ready
+
+au8consec:
+	MOVQ SI, R10
+	ADDQ R9, SI
+
+au8ready:
+	VBROADCASTSS (DX), Y15
+	ADDQ         $0x04, DX
+	XORQ         AX, AX
+
+au8loop32:
+	CMPQ        AX, R11
+	JAE         au8loop8
+	VPMOVZXBD   (R10)(AX*1), Y4
+	VPMOVZXBD   8(R10)(AX*1), Y5
+	VPMOVZXBD   16(R10)(AX*1), Y6
+	VPMOVZXBD   24(R10)(AX*1), Y7
+	VCVTDQ2PS   Y4, Y4
+	VMOVUPS     (DI)(AX*4), Y0
+	VFMADD231PS Y4, Y15, Y0
+	VMOVUPS     Y0, (DI)(AX*4)
+	VCVTDQ2PS   Y5, Y5
+	VMOVUPS     32(DI)(AX*4), Y1
+	VFMADD231PS Y5, Y15, Y1
+	VMOVUPS     Y1, 32(DI)(AX*4)
+	VCVTDQ2PS   Y6, Y6
+	VMOVUPS     64(DI)(AX*4), Y2
+	VFMADD231PS Y6, Y15, Y2
+	VMOVUPS     Y2, 64(DI)(AX*4)
+	VCVTDQ2PS   Y7, Y7
+	VMOVUPS     96(DI)(AX*4), Y3
+	VFMADD231PS Y7, Y15, Y3
+	VMOVUPS     Y3, 96(DI)(AX*4)
+	ADDQ        $0x20, AX
+	JMP         au8loop32
+
+au8loop8:
+	CMPQ        AX, R8
+	JAE         au8next
+	VPMOVZXBD   (R10)(AX*1), Y4
+	VCVTDQ2PS   Y4, Y4
+	VMOVUPS     (DI)(AX*4), Y0
+	VFMADD231PS Y4, Y15, Y0
+	VMOVUPS     Y0, (DI)(AX*4)
+	ADDQ        $0x08, AX
+	JMP         au8loop8
+
+au8next:
+	DECQ CX
+	JMP  au8row
+
+au8done:
 	VZEROUPPER
 	RET

@@ -467,3 +467,29 @@ func cvtU8F32(dst unsafe.Pointer, src unsafe.Pointer, n int, scale float32)
 //
 //go:noescape
 func cvtF16F32(dst unsafe.Pointer, src unsafe.Pointer, n int)
+
+// marginsU8F32 computes, for d a multiple of 8, with r_i = idx[i] (x is
+// []uint8, idx []int; nil idx: x advances by stride bytes a row),
+//
+//	for i := 0; i < n; i++ {
+//		var s float32
+//		for l := 0; l < d; l++ {
+//			s += float32(x[r_i*stride+l]) * w[l]
+//		}
+//		m[i] = s
+//	}
+//
+//go:noescape
+func marginsU8F32(m unsafe.Pointer, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int)
+
+// addRowsU8F32 computes, for d a multiple of 8, with r_i as for
+// marginsU8F32,
+//
+//	for i := 0; i < n; i++ {
+//		for l := 0; l < d; l++ {
+//			dst[l] = fma(c[i], float32(x[r_i*stride+l]), dst[l])
+//		}
+//	}
+//
+//go:noescape
+func addRowsU8F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, n int)

@@ -25,10 +25,45 @@ const compactDoc = `// Compact features: cvtU8F32 widens bytes with VPMOVZXBD, c
 // VCVTPH2PS (F16C; exact). Both take n a multiple of 8 (the Go driver
 // converts the last n mod 8 elements) and touch nothing past the n elements.
 //
-// Requires: AVX2 (cvtU8F32), F16C (cvtF16F32).
+// marginsU8F32 and addRowsU8F32 read byte rows directly (the row kernels of
+// the linear models on u8 data): VPMOVZXBD and VCVTDQ2PS widen 8 bytes to
+// 8 floats, which meet the float32 weights or coefficients in FMAs; a row
+// at a time, 32 columns a step in four accumulators, then 8 (d a multiple
+// of 8: the Go driver takes the last d mod 8 columns and the scale).
+//
+// Requires: AVX2, FMA3 (cvtU8F32, marginsU8F32, addRowsU8F32), F16C
+// (cvtF16F32).
 `
 
 var compactStubs = map[string]stub{
+	"marginsU8F32": {
+		sig: "func(m unsafe.Pointer, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d int)",
+		doc: []string{
+			"marginsU8F32 computes, for d a multiple of 8, with r_i = idx[i] (x is",
+			"[]uint8, idx []int; nil idx: x advances by stride bytes a row),",
+			"",
+			"\tfor i := 0; i < n; i++ {",
+			"\t\tvar s float32",
+			"\t\tfor l := 0; l < d; l++ {",
+			"\t\t\ts += float32(x[r_i*stride+l]) * w[l]",
+			"\t\t}",
+			"\t\tm[i] = s",
+			"\t}",
+		},
+	},
+	"addRowsU8F32": {
+		sig: "func(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx, c unsafe.Pointer, n int)",
+		doc: []string{
+			"addRowsU8F32 computes, for d a multiple of 8, with r_i as for",
+			"marginsU8F32,",
+			"",
+			"\tfor i := 0; i < n; i++ {",
+			"\t\tfor l := 0; l < d; l++ {",
+			"\t\t\tdst[l] = fma(c[i], float32(x[r_i*stride+l]), dst[l])",
+			"\t\t}",
+			"\t}",
+		},
+	},
 	"cvtU8F32": {
 		sig: "func(dst, src unsafe.Pointer, n int, scale float32)",
 		doc: []string{
@@ -54,6 +89,146 @@ var compactStubs = map[string]stub{
 func compactKernels(g *gen) {
 	cvtU8(g)
 	cvtF16(g)
+	marginsU8(g)
+	addRowsU8(g)
+}
+
+// u8Row sets R10 to the next row: gathered through idx (BX) or consecutive
+// from SI; R9 is the row stride in bytes.
+func u8Row(g *gen, L string) {
+	g.TESTQ(RBX, RBX)
+	g.JZ(operand.LabelRef(L + "consec"))
+	g.MOVQ(mem(RBX, 0), R10)
+	g.IMULQ(R9, R10)
+	g.ADDQ(RSI, R10)
+	g.ADDQ(u8(8), RBX)
+	g.JMP(operand.LabelRef(L + "ready"))
+	g.Label(L + "consec")
+	g.MOVQ(RSI, R10)
+	g.ADDQ(R9, RSI)
+	g.Label(L + "ready")
+}
+
+// marginsU8 is the margins of byte rows against float32 weights, a row at a
+// time, 32 columns a step in four accumulators, then 8.
+func marginsU8(g *gen) {
+	L := "mu8"
+	lbl := func(s string) operand.LabelRef { return operand.LabelRef(L + s) }
+	g.text("marginsU8F32")
+	g.MOVQ(g.param("m"), RDI)
+	g.MOVQ(g.param("n"), RCX)
+	g.MOVQ(g.param("x"), RSI)
+	g.MOVQ(g.param("stride"), R9)
+	g.MOVQ(g.param("idx"), RBX)
+	g.MOVQ(g.param("w"), RDX)
+	g.MOVQ(g.param("d"), R8)
+	g.MOVQ(R8, R11)
+	g.ANDQ(i32(-32), R11)
+
+	g.Label(L + "row")
+	g.TESTQ(RCX, RCX)
+	g.JZ(lbl("done"))
+	u8Row(g, L)
+	for i := 0; i < 4; i++ {
+		g.VXORPS(y(i), y(i), y(i))
+	}
+	g.XORQ(RAX, RAX)
+	g.Label(L + "loop32")
+	g.CMPQ(RAX, R11)
+	g.JAE(lbl("loop8"))
+	for j := 0; j < 4; j++ {
+		g.VPMOVZXBD(memi(R10, 8*j, RAX, 1), y(4+j))
+	}
+	for j := 0; j < 4; j++ {
+		g.VCVTDQ2PS(y(4+j), y(4+j))
+		g.VFMADD231PS(memi(RDX, 32*j, RAX, 4), y(4+j), y(j))
+	}
+	g.ADDQ(u8(32), RAX)
+	g.JMP(lbl("loop32"))
+
+	g.Label(L + "loop8")
+	g.CMPQ(RAX, R8)
+	g.JAE(lbl("reduce"))
+	g.VPMOVZXBD(memi(R10, 0, RAX, 1), Y4)
+	g.VCVTDQ2PS(Y4, Y4)
+	g.VFMADD231PS(memi(RDX, 0, RAX, 4), Y4, Y0)
+	g.ADDQ(u8(8), RAX)
+	g.JMP(lbl("loop8"))
+
+	g.Label(L + "reduce")
+	g.VADDPS(Y1, Y0, Y0)
+	g.VADDPS(Y3, Y2, Y2)
+	g.VADDPS(Y2, Y0, Y0)
+	g.VEXTRACTF128(u8(1), Y0, X1)
+	g.VADDPS(X1, X0, X0)
+	g.VHADDPS(X0, X0, X0)
+	g.VHADDPS(X0, X0, X0)
+	g.VMOVSS(X0, mem(RDI, 0))
+	g.ADDQ(u8(4), RDI)
+	g.DECQ(RCX)
+	g.JMP(lbl("row"))
+
+	g.Label(L + "done")
+	g.VZEROUPPER()
+	g.RET()
+}
+
+// addRowsU8 accumulates byte rows times float32 coefficients into g, a row
+// at a time, 32 columns a step, then 8.
+func addRowsU8(g *gen) {
+	L := "au8"
+	lbl := func(s string) operand.LabelRef { return operand.LabelRef(L + s) }
+	g.text("addRowsU8F32")
+	g.MOVQ(g.param("dst"), RDI)
+	g.MOVQ(g.param("d"), R8)
+	g.MOVQ(g.param("x"), RSI)
+	g.MOVQ(g.param("stride"), R9)
+	g.MOVQ(g.param("idx"), RBX)
+	g.MOVQ(g.param("c"), RDX)
+	g.MOVQ(g.param("n"), RCX)
+	g.MOVQ(R8, R11)
+	g.ANDQ(i32(-32), R11)
+
+	g.Label(L + "row")
+	g.TESTQ(RCX, RCX)
+	g.JZ(lbl("done"))
+	u8Row(g, L)
+	g.VBROADCASTSS(mem(RDX, 0), Y15)
+	g.ADDQ(u8(4), RDX)
+	g.XORQ(RAX, RAX)
+	g.Label(L + "loop32")
+	g.CMPQ(RAX, R11)
+	g.JAE(lbl("loop8"))
+	for j := 0; j < 4; j++ {
+		g.VPMOVZXBD(memi(R10, 8*j, RAX, 1), y(4+j))
+	}
+	for j := 0; j < 4; j++ {
+		g.VCVTDQ2PS(y(4+j), y(4+j))
+		g.VMOVUPS(memi(RDI, 32*j, RAX, 4), y(j))
+		g.VFMADD231PS(y(4+j), Y15, y(j))
+		g.VMOVUPS(y(j), memi(RDI, 32*j, RAX, 4))
+	}
+	g.ADDQ(u8(32), RAX)
+	g.JMP(lbl("loop32"))
+
+	g.Label(L + "loop8")
+	g.CMPQ(RAX, R8)
+	g.JAE(lbl("next"))
+	g.VPMOVZXBD(memi(R10, 0, RAX, 1), Y4)
+	g.VCVTDQ2PS(Y4, Y4)
+	g.VMOVUPS(memi(RDI, 0, RAX, 4), Y0)
+	g.VFMADD231PS(Y4, Y15, Y0)
+	g.VMOVUPS(Y0, memi(RDI, 0, RAX, 4))
+	g.ADDQ(u8(8), RAX)
+	g.JMP(lbl("loop8"))
+
+	g.Label(L + "next")
+	g.DECQ(RCX)
+	g.JMP(lbl("row"))
+
+	g.Label(L + "done")
+	g.VZEROUPPER()
+	g.RET()
 }
 
 // cvtU8 converts 32 bytes a step, then 8.
