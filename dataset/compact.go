@@ -79,21 +79,22 @@ func bytesOf[T Float](ds *Dataset[T]) ([]uint8, float64, error) {
 	for p := range table {
 		table[p] = T(float64(p) / 255)
 	}
-	unit := true
+	unitFail := -1
 	for i, v := range x {
 		f := math.Round(float64(v) * 255)
 		if !(f >= 0 && f <= 255) || table[int(f)] != v {
-			unit = false
+			unitFail = i
 			break
 		}
 		u[i] = uint8(f)
 	}
-	if unit {
+	if unitFail < 0 {
 		return u, 1.0 / 255, nil
 	}
 	for i, v := range x {
 		if !(v >= 0 && v <= 255) || T(math.Round(float64(v))) != v {
-			return nil, 0, fmt.Errorf("%s: row %d, column %d: %v is not a byte (u8 storage holds pixel intensities u/255 or whole numbers 0 to 255: use -scale unit or none, or f32/f16 storage)", ds.Name, i/ds.D, i%ds.D, v)
+			i = max(i, unitFail) // the reading that got further names the culprit
+			return nil, 0, fmt.Errorf("%s: row %d, column %d: %v is not a byte (u8 storage holds pixel intensities u/255 or whole numbers 0 to 255: use -scale unit or none, or f32/f16 storage)", ds.Name, i/ds.D, i%ds.D, x[i])
 		}
 		u[i] = uint8(v)
 	}
