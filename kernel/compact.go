@@ -77,6 +77,15 @@ func (x *Compact) ElemBytes() int {
 	return 1
 }
 
+// at returns the address of the element at flat position p, which must be
+// within the storage.
+func (x *Compact) at(p int) unsafe.Pointer {
+	if x.Format == F16 {
+		return unsafe.Pointer(&x.F16[p])
+	}
+	return unsafe.Pointer(&x.U8[p])
+}
+
 // value returns the feature at flat position p in T.
 func value[T Float](x *Compact, p int) T {
 	if x.Format == F16 {
@@ -227,7 +236,14 @@ func compactDriverOps[T Float](o *Ops[T]) {
 // column l on, into buf (row-major, stride cols). Rows are checked.
 func convert(buf *[compactBuf]float32, x *Compact, idx []int, i0, b, l, cols int) {
 	contiguous := idx == nil && x.Stride == cols
+	es := x.ElemBytes()
 	for i := 0; i < b; i++ {
+		if !contiguous && i+2 < b && cols > 0 {
+			// Gathered rows come one at a time: ask for the row after
+			// next, so that several rows' lines are in flight.
+			p := row(idx, i0+i+2)*x.Stride + l
+			archPrefetch(x.at(p), cols*es)
+		}
 		r := row(idx, i0+i)*x.Stride + l
 		n := cols
 		if contiguous {

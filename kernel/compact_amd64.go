@@ -38,3 +38,5 @@ func archMarginsU8(m unsafe.Pointer, n int, x unsafe.Pointer, stride int, idx, w
 func archAddRowsU8(g unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx, c unsafe.Pointer, n int) {
 	addRowsU8F32(g, d, x, stride, idx, c, n)
 }
+
+func archPrefetch(p unsafe.Pointer, n int) { prefetchBytes(p, n) }

@@ -34,3 +34,11 @@ func archMarginsU8(m unsafe.Pointer, n int, x unsafe.Pointer, stride int, idx, w
 func archAddRowsU8(g unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx, c unsafe.Pointer, n int) {
 	panic("kernel: no byte-row kernels in this build")
 }
+
+// prefetchBytes asks for the cache lines of p[0:n] (PRFM PLDL1KEEP every 64
+// bytes); it reads nothing and cannot fault.
+//
+//go:noescape
+func prefetchBytes(p unsafe.Pointer, n int)
+
+func archPrefetch(p unsafe.Pointer, n int) { prefetchBytes(p, n) }

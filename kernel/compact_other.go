@@ -16,3 +16,5 @@ func archMarginsU8(m unsafe.Pointer, n int, x unsafe.Pointer, stride int, idx, w
 func archAddRowsU8(g unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx, c unsafe.Pointer, n int) {
 	panic("kernel: no byte-row kernels in this build")
 }
+
+func archPrefetch(p unsafe.Pointer, n int) {}

@@ -13243,6 +13243,23 @@ okpf64done:
 	VZEROUPPER
 	RET
 
+// func prefetchBytes(p unsafe.Pointer, n int)
+// Requires: MMX+
+TEXT ·prefetchBytes(SB), NOSPLIT, $0-16
+	MOVQ p+0(FP), SI
+	MOVQ n+8(FP), CX
+	ADDQ SI, CX
+
+pfbloop:
+	CMPQ       SI, CX
+	JAE        pfbdone
+	PREFETCHT0 (SI)
+	ADDQ       $0x40, SI
+	JMP        pfbloop
+
+pfbdone:
+	RET
+
 // func cvtU8F32(dst unsafe.Pointer, src unsafe.Pointer, n int, scale float32)
 // Requires: AVX, AVX2
 TEXT ·cvtU8F32(SB), NOSPLIT, $0-28
@@ -13329,7 +13346,7 @@ cf16done:
 	RET
 
 // func marginsU8F32(m unsafe.Pointer, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int)
-// Requires: AVX, AVX2, FMA3
+// Requires: AVX, AVX2, FMA3, MMX+
 TEXT ·marginsU8F32(SB), NOSPLIT, $0-56
 	MOVQ m+0(FP), DI
 	MOVQ n+8(FP), CX
@@ -13357,6 +13374,28 @@ mu8consec:
 	ADDQ R9, SI
 
 mu8ready:
+	CMPQ  CX, $0x03
+	JB    mu8nopf
+	TESTQ BX, BX
+	JZ    mu8pfconsec
+	MOVQ  8(BX), R12
+	IMULQ R9, R12
+	ADDQ  x+16(FP), R12
+	JMP   mu8pf
+
+mu8pfconsec:
+	LEAQ (SI)(R9*1), R12
+
+mu8pf:
+	LEAQ (R12)(R8*1), R13
+
+mu8pfloop:
+	PREFETCHT0 (R12)
+	ADDQ       $0x40, R12
+	CMPQ       R12, R13
+	JB         mu8pfloop
+
+mu8nopf:
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
 	VXORPS Y2, Y2, Y2

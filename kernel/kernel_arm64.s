@@ -3504,6 +3504,20 @@ mxdone:
 	FMOVS F16, ret+16(FP)
 	RET
 
+// func prefetchBytes(p unsafe.Pointer, n int)
+TEXT ·prefetchBytes(SB), NOSPLIT, $0-16
+	MOVD p+0(FP), R0
+	MOVD n+8(FP), R1
+	ADD R0, R1, R1
+pfbloop:
+	CMP R1, R0
+	BHS pfbdone
+	PRFM (R0), PLDL1KEEP
+	ADD $64, R0
+	B pfbloop
+pfbdone:
+	RET
+
 // func cvtU8F32(dst, src unsafe.Pointer, n int, scale float32)
 TEXT ·cvtU8F32(SB), NOSPLIT, $0-28
 	MOVD dst+0(FP), R0

@@ -450,6 +450,12 @@ func marginsKPFF64(m unsafe.Pointer, k int, n int, x unsafe.Pointer, stride int,
 //go:noescape
 func addOuterKPFF64(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int)
 
+// prefetchBytes asks for the cache lines of p[0:n] (PREFETCHT0 every 64
+// bytes); it reads nothing and cannot fault.
+//
+//go:noescape
+func prefetchBytes(p unsafe.Pointer, n int)
+
 // cvtU8F32 computes, for n a multiple of 8,
 //
 //	for i := 0; i < n; i++ {

@@ -36,6 +36,13 @@ const compactDoc = `// Compact features: cvtU8F32 widens bytes with VPMOVZXBD, c
 `
 
 var compactStubs = map[string]stub{
+	"prefetchBytes": {
+		sig: "func(p unsafe.Pointer, n int)",
+		doc: []string{
+			"prefetchBytes asks for the cache lines of p[0:n] (PREFETCHT0 every 64",
+			"bytes); it reads nothing and cannot fault.",
+		},
+	},
 	"marginsU8F32": {
 		sig: "func(m unsafe.Pointer, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d int)",
 		doc: []string{
@@ -87,6 +94,7 @@ var compactStubs = map[string]stub{
 }
 
 func compactKernels(g *gen) {
+	prefetch(g)
 	cvtU8(g)
 	cvtF16(g)
 	marginsU8(g)
@@ -129,6 +137,27 @@ func marginsU8(g *gen) {
 	g.TESTQ(RCX, RCX)
 	g.JZ(lbl("done"))
 	u8Row(g, L)
+	// Rows gathered from memory come one at a time: prefetch the row
+	// after next, whose address is known, so that several rows' lines are
+	// in flight (a row of bytes is only a few cache lines).
+	g.CMPQ(RCX, u8(3))
+	g.JB(lbl("nopf"))
+	g.TESTQ(RBX, RBX)
+	g.JZ(lbl("pfconsec"))
+	g.MOVQ(mem(RBX, 8), R12)
+	g.IMULQ(R9, R12)
+	g.ADDQ(g.param("x"), R12)
+	g.JMP(lbl("pf"))
+	g.Label(L + "pfconsec")
+	g.LEAQ(memi(RSI, 0, R9, 1), R12)
+	g.Label(L + "pf")
+	g.LEAQ(memi(R12, 0, R8, 1), R13)
+	g.Label(L + "pfloop")
+	g.PREFETCHT0(mem(R12, 0))
+	g.ADDQ(u8(64), R12)
+	g.CMPQ(R12, R13)
+	g.JB(lbl("pfloop"))
+	g.Label(L + "nopf")
 	for i := 0; i < 4; i++ {
 		g.VXORPS(y(i), y(i), y(i))
 	}
@@ -307,5 +336,21 @@ func cvtF16(g *gen) {
 
 	g.Label("cf16done")
 	g.VZEROUPPER()
+	g.RET()
+}
+
+// prefetch issues PREFETCHT0 for every 64 bytes of [p, p+n).
+func prefetch(g *gen) {
+	g.text("prefetchBytes")
+	g.MOVQ(g.param("p"), RSI)
+	g.MOVQ(g.param("n"), RCX)
+	g.ADDQ(RSI, RCX)
+	g.Label("pfbloop")
+	g.CMPQ(RSI, RCX)
+	g.JAE(operand.LabelRef("pfbdone"))
+	g.PREFETCHT0(mem(RSI, 0))
+	g.ADDQ(u8(64), RSI)
+	g.JMP(operand.LabelRef("pfbloop"))
+	g.Label("pfbdone")
 	g.RET()
 }

@@ -13,6 +13,15 @@ const compactDoc = `// Compact features: cvtU8F32 widens 16 bytes a step with UX
 `
 
 func compactKernels(a *asm) {
+	a.w("// func prefetchBytes(p unsafe.Pointer, n int)")
+	a.w("TEXT ·prefetchBytes(SB), NOSPLIT, $0-16")
+	a.w("\tMOVD p+0(FP), R0\n\tMOVD n+8(FP), R1\n\tADD R0, R1, R1")
+	a.w("pfbloop:")
+	a.w("\tCMP R1, R0\n\tBHS pfbdone")
+	a.w("\tPRFM (R0), PLDL1KEEP")
+	a.w("\tADD $64, R0\n\tB pfbloop")
+	a.w("pfbdone:\n\tRET\n")
+
 	a.w("// func cvtU8F32(dst, src unsafe.Pointer, n int, scale float32)")
 	a.w("TEXT ·cvtU8F32(SB), NOSPLIT, $0-28")
 	a.w("\tMOVD dst+0(FP), R0\n\tMOVD src+8(FP), R1\n\tMOVD n+16(FP), R2")
