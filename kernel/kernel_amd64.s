@@ -13384,7 +13384,8 @@ mu8ready:
 	JMP   mu8pf
 
 mu8pfconsec:
-	LEAQ (SI)(R9*1), R12
+	IMUL3Q $+1, R9, R12
+	ADDQ   SI, R12
 
 mu8pf:
 	LEAQ (R12)(R8*1), R13

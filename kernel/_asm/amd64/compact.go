@@ -117,6 +117,9 @@ func u8Row(g *gen, L string) {
 	g.Label(L + "ready")
 }
 
+// pfRows is how many rows ahead marginsU8 prefetches.
+const pfRows = 2
+
 // marginsU8 is the margins of byte rows against float32 weights, a row at a
 // time, 32 columns a step in four accumulators, then 8.
 func marginsU8(g *gen) {
@@ -140,16 +143,17 @@ func marginsU8(g *gen) {
 	// Rows gathered from memory come one at a time: prefetch the row
 	// after next, whose address is known, so that several rows' lines are
 	// in flight (a row of bytes is only a few cache lines).
-	g.CMPQ(RCX, u8(3))
+	g.CMPQ(RCX, u8(pfRows+1))
 	g.JB(lbl("nopf"))
 	g.TESTQ(RBX, RBX)
 	g.JZ(lbl("pfconsec"))
-	g.MOVQ(mem(RBX, 8), R12)
+	g.MOVQ(mem(RBX, 8*(pfRows-1)), R12)
 	g.IMULQ(R9, R12)
 	g.ADDQ(g.param("x"), R12)
 	g.JMP(lbl("pf"))
 	g.Label(L + "pfconsec")
-	g.LEAQ(memi(RSI, 0, R9, 1), R12)
+	g.IMUL3Q(i32(pfRows-1), R9, R12)
+	g.ADDQ(RSI, R12)
 	g.Label(L + "pf")
 	g.LEAQ(memi(R12, 0, R8, 1), R13)
 	g.Label(L + "pfloop")
