@@ -293,7 +293,7 @@ func marginsCDriver(m []float32, x *Compact, idx []int, w []float32) {
 		clear(m)
 		return
 	}
-	if archU8Rows && x.Format == U8 {
+	if archRowKernels(x.Format) {
 		marginsU8Rows(m, x, idx, 0, w)
 		return
 	}
@@ -324,7 +324,7 @@ func addRowsCDriver(g []float32, x *Compact, idx []int, c []float32) {
 	if n == 0 || d == 0 {
 		return
 	}
-	if archU8Rows && x.Format == U8 {
+	if archRowKernels(x.Format) {
 		addRowsU8Rows(g, x, idx, 0, c)
 		return
 	}
@@ -442,7 +442,7 @@ func fusedLinearCDriver(g, loss []float32, x *Compact, idx []int, y, w []float32
 	if n == 0 {
 		return 0, 0
 	}
-	if archU8Rows && x.Format == U8 {
+	if archRowKernels(x.Format) {
 		return fusedLinearU8(g, loss, x, idx, y, w, p)
 	}
 	if d > compactBuf {
@@ -465,23 +465,28 @@ func fusedLinearCDriver(g, loss []float32, x *Compact, idx []int, y, w []float32
 // x (row r, column l is p = r·x.Stride + l): what the kernels compute with.
 func CompactAt[T Float](x *Compact, p int) T { return value[T](x, p) }
 
-// ---- Byte rows read directly (amd64) --------------------------------------------
+// ---- Compact rows read directly (amd64) -------------------------------------
 
-// u8Base returns the rows from gathered row i0 on as the byte-row kernels
-// take them: with idx, x itself and &idx[i0]; without, row i0's address.
-func u8Base(x *Compact, idx []int, i0 int) (xp, ip unsafe.Pointer) {
-	if idx != nil {
-		return ptr(x.U8), unsafe.Pointer(&idx[i0])
+// rowBase returns the rows from gathered row i0 on as the compact row
+// kernels take them: with idx, the storage itself and &idx[i0]; without,
+// row i0's address.
+func rowBase(x *Compact, idx []int, i0 int) (xp, ip unsafe.Pointer) {
+	base := ptr(x.U8)
+	if x.Format == F16 {
+		base = ptr(x.F16)
 	}
-	return unsafe.Add(ptr(x.U8), i0*x.Stride), nil
+	if idx != nil {
+		return base, unsafe.Pointer(&idx[i0])
+	}
+	return unsafe.Add(base, i0*x.Stride*x.ElemBytes()), nil
 }
 
-// u8CallRows bounds the rows of one byte-row kernel call.
+// u8CallRows bounds the rows of one compact row kernel call.
 func u8CallRows(d int) int { return max(1, min(archFusedMax, archChunkFlops/max(d, 1))) }
 
 // marginsU8Rows writes to m the margins of the gathered rows i0 ≤ i <
-// i0+len(m) of the U8 matrix x (rows checked): the kernel over the first
-// d &^ 7 columns, the rest in Go, then the scale.
+// i0+len(m) of x (rows checked; a format archRowKernels takes): the kernel
+// over the first d &^ 7 columns, the rest in Go, then the scale of bytes.
 func marginsU8Rows(m []float32, x *Compact, idx []int, i0 int, w []float32) {
 	n, d := len(m), len(w)
 	d8 := d &^ 7
@@ -489,34 +494,49 @@ func marginsU8Rows(m []float32, x *Compact, idx []int, i0 int, w []float32) {
 	for i := 0; i < n; i += step {
 		b := min(step, n-i)
 		if d8 > 0 {
-			xp, ip := u8Base(x, idx, i0+i)
-			archMarginsU8(ptr(m[i:]), b, xp, x.Stride, ip, ptr(w), d8)
+			xp, ip := rowBase(x, idx, i0+i)
+			archMarginsC(x.Format, ptr(m[i:]), b, xp, x.Stride, ip, ptr(w), d8)
 		} else {
 			clear(m[i : i+b])
 		}
 	}
-	s := float32(x.Scale)
-	for i := range m {
-		if d8 < d {
-			r := row(idx, i0+i)*x.Stride + d8
-			u := x.U8[r : r+d-d8]
+	if d8 < d {
+		for i := range m {
+			r := row(idx, i0+i) * x.Stride
 			t := m[i]
-			for l, v := range u {
-				t += float32(v) * w[d8+l]
+			for l := d8; l < d; l++ {
+				t += raw(x, r+l) * w[l]
 			}
 			m[i] = t
 		}
-		m[i] *= s
+	}
+	if x.Format == U8 {
+		s := float32(x.Scale)
+		for i := range m {
+			m[i] *= s
+		}
 	}
 }
 
-// addRowsU8Rows adds Σ_i c[i]·x_{r(i0+i)} to g for the gathered rows of the
-// U8 matrix x (rows checked), with x = scale·u: the coefficients times the
-// scale meet the bytes.
+// raw is the feature at flat position p before the scale of bytes: the
+// byte as a float32, or the half's value.
+func raw(x *Compact, p int) float32 {
+	if x.Format == F16 {
+		return F16ToF32(x.F16[p])
+	}
+	return float32(x.U8[p])
+}
+
+// addRowsU8Rows adds Σ_i c[i]·x_{r(i0+i)} to g for the gathered rows of x
+// (rows checked; a format archRowKernels takes); for bytes, x = scale·u, the
+// coefficients times the scale meet the bytes.
 func addRowsU8Rows(g []float32, x *Compact, idx []int, i0 int, c []float32) {
 	d := len(g)
 	d8 := d &^ 7
-	s := float32(x.Scale)
+	s := float32(1)
+	if x.Format == U8 {
+		s = float32(x.Scale)
+	}
 	step := u8CallRows(d)
 	var cs [archFusedMax]float32
 	for i := 0; i < len(c); i += step {
@@ -525,30 +545,30 @@ func addRowsU8Rows(g []float32, x *Compact, idx []int, i0 int, c []float32) {
 			cs[j] = c[i+j] * s
 		}
 		if d8 > 0 {
-			xp, ip := u8Base(x, idx, i0+i)
-			archAddRowsU8(ptr(g), d8, xp, x.Stride, ip, ptr(cs[:]), b)
+			xp, ip := rowBase(x, idx, i0+i)
+			archAddRowsC(x.Format, ptr(g), d8, xp, x.Stride, ip, ptr(cs[:]), b)
 		}
 		if d8 < d {
 			for j := range b {
-				r := row(idx, i0+i+j)*x.Stride + d8
-				for l, v := range x.U8[r : r+d-d8] {
-					g[d8+l] += cs[j] * float32(v)
+				r := row(idx, i0+i+j) * x.Stride
+				for l := d8; l < d; l++ {
+					g[l] += cs[j] * raw(x, r+l)
 				}
 			}
 		}
 	}
 }
 
-// fusedLinearU8 is fusedLinearDriver on the rows of a U8 matrix, read by
-// the byte-row kernels: a block of rows (in L1 as bytes) gives its margins,
-// losses and weights, then its gradient.
+// fusedLinearU8 is fusedLinearDriver on the rows of a compact matrix, read
+// by the compact row kernels: a block of rows (in L1 as bytes or halves)
+// gives its margins, losses and weights, then its gradient.
 func fusedLinearU8(g, loss []float32, x *Compact, idx []int, y, w []float32, p *LinearStep[float32]) (sumV, sumC float32) {
 	n, d := len(loss), len(w)
 	g = g[:d]
 	y = y[:n]
 	checkLoss(p.Loss)
 	checkPlus(p.Plus)
-	bs := min(archFusedMax, max(8, (32<<10)/max(1, d)&^3))
+	bs := min(archFusedMax, max(8, (32<<10)/max(1, d*x.ElemBytes())&^3))
 	var mb, db, sb, rb, vb, cb [archFusedMax]float32
 	for i := 0; i < n; i += bs {
 		b := min(bs, n-i)

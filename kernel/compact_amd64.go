@@ -27,16 +27,25 @@ func archCvtF16(dst, src unsafe.Pointer, n int) {
 	}
 }
 
-// archU8Rows reports row kernels that read bytes directly (marginsU8F32,
-// addRowsU8F32); without them the driver converts blocks of rows.
-const archU8Rows = true
+// archRowKernels reports row kernels that read the format directly
+// (marginsU8F32, addRowsU8F32; marginsF16F32, addRowsF16F32 with F16C);
+// without them the driver converts blocks of rows.
+func archRowKernels(f Format) bool { return f == U8 || f == F16 && hasF16C }
 
-func archMarginsU8(m unsafe.Pointer, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d int) {
-	marginsU8F32(m, n, x, stride, idx, w, d)
+func archMarginsC(f Format, m unsafe.Pointer, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d int) {
+	if f == U8 {
+		marginsU8F32(m, n, x, stride, idx, w, d)
+	} else {
+		marginsF16F32(m, n, x, stride, idx, w, d)
+	}
 }
 
-func archAddRowsU8(g unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx, c unsafe.Pointer, n int) {
-	addRowsU8F32(g, d, x, stride, idx, c, n)
+func archAddRowsC(f Format, g unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx, c unsafe.Pointer, n int) {
+	if f == U8 {
+		addRowsU8F32(g, d, x, stride, idx, c, n)
+	} else {
+		addRowsF16F32(g, d, x, stride, idx, c, n)
+	}
 }
 
 func archPrefetch(p unsafe.Pointer, n int) { prefetchBytes(p, n) }

@@ -25,14 +25,14 @@ func cvtF16F32(dst, src unsafe.Pointer, n int)
 func archCvtU8(dst, src unsafe.Pointer, n int, scale float32) { cvtU8F32(dst, src, n, scale) }
 func archCvtF16(dst, src unsafe.Pointer, n int)               { cvtF16F32(dst, src, n) }
 
-const archU8Rows = false
+func archRowKernels(f Format) bool { return false }
 
-func archMarginsU8(m unsafe.Pointer, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d int) {
-	panic("kernel: no byte-row kernels in this build")
+func archMarginsC(f Format, m unsafe.Pointer, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d int) {
+	panic("kernel: no compact row kernels in this build")
 }
 
-func archAddRowsU8(g unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx, c unsafe.Pointer, n int) {
-	panic("kernel: no byte-row kernels in this build")
+func archAddRowsC(f Format, g unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx, c unsafe.Pointer, n int) {
+	panic("kernel: no compact row kernels in this build")
 }
 
 // prefetchBytes asks for the cache lines of p[0:n] (PRFM PLDL1KEEP every 64

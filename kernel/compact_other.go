@@ -7,14 +7,14 @@ import "unsafe"
 func archCvtU8(dst, src unsafe.Pointer, n int, scale float32) { panic(noAsm) }
 func archCvtF16(dst, src unsafe.Pointer, n int)               { panic(noAsm) }
 
-const archU8Rows = false
+func archRowKernels(f Format) bool { return false }
 
-func archMarginsU8(m unsafe.Pointer, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d int) {
-	panic("kernel: no byte-row kernels in this build")
+func archMarginsC(f Format, m unsafe.Pointer, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d int) {
+	panic("kernel: no compact row kernels in this build")
 }
 
-func archAddRowsU8(g unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx, c unsafe.Pointer, n int) {
-	panic("kernel: no byte-row kernels in this build")
+func archAddRowsC(f Format, g unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx, c unsafe.Pointer, n int) {
+	panic("kernel: no compact row kernels in this build")
 }
 
 func archPrefetch(p unsafe.Pointer, n int) {}

@@ -16,12 +16,14 @@
 //
 // marginsU8F32 and addRowsU8F32 read byte rows directly (the row kernels of
 // the linear models on u8 data): VPMOVZXBD and VCVTDQ2PS widen 8 bytes to
-// 8 floats, which meet the float32 weights or coefficients in FMAs; a row
+// 8 floats, which meet the float32 weights or coefficients in FMAs;
+// marginsF16F32 and addRowsF16F32 do the same on halves with VCVTPH2PS
+// (F16C). Margins prefetch the row after next (rows come one at a time); a row
 // at a time, 32 columns a step in four accumulators, then 8 (d a multiple
 // of 8: the Go driver takes the last d mod 8 columns and the scale).
 //
-// Requires: AVX2, FMA3 (cvtU8F32, marginsU8F32, addRowsU8F32), F16C
-// (cvtF16F32).
+// Requires: AVX2, FMA3 (cvtU8F32, marginsU8F32, addRowsU8F32), and F16C
+// (cvtF16F32, marginsF16F32, addRowsF16F32).
 
 // Level-1 kernels: Dot, Axpy, Lerp for float32 and float64.
 //
@@ -13407,16 +13409,16 @@ mu8loop32:
 	CMPQ        AX, R11
 	JAE         mu8loop8
 	VPMOVZXBD   (R10)(AX*1), Y4
-	VPMOVZXBD   8(R10)(AX*1), Y5
-	VPMOVZXBD   16(R10)(AX*1), Y6
-	VPMOVZXBD   24(R10)(AX*1), Y7
 	VCVTDQ2PS   Y4, Y4
-	VFMADD231PS (DX)(AX*4), Y4, Y0
+	VPMOVZXBD   8(R10)(AX*1), Y5
 	VCVTDQ2PS   Y5, Y5
-	VFMADD231PS 32(DX)(AX*4), Y5, Y1
+	VPMOVZXBD   16(R10)(AX*1), Y6
 	VCVTDQ2PS   Y6, Y6
-	VFMADD231PS 64(DX)(AX*4), Y6, Y2
+	VPMOVZXBD   24(R10)(AX*1), Y7
 	VCVTDQ2PS   Y7, Y7
+	VFMADD231PS (DX)(AX*4), Y4, Y0
+	VFMADD231PS 32(DX)(AX*4), Y5, Y1
+	VFMADD231PS 64(DX)(AX*4), Y6, Y2
 	VFMADD231PS 96(DX)(AX*4), Y7, Y3
 	ADDQ        $0x20, AX
 	JMP         mu8loop32
@@ -13484,22 +13486,22 @@ au8loop32:
 	CMPQ        AX, R11
 	JAE         au8loop8
 	VPMOVZXBD   (R10)(AX*1), Y4
-	VPMOVZXBD   8(R10)(AX*1), Y5
-	VPMOVZXBD   16(R10)(AX*1), Y6
-	VPMOVZXBD   24(R10)(AX*1), Y7
 	VCVTDQ2PS   Y4, Y4
+	VPMOVZXBD   8(R10)(AX*1), Y5
+	VCVTDQ2PS   Y5, Y5
+	VPMOVZXBD   16(R10)(AX*1), Y6
+	VCVTDQ2PS   Y6, Y6
+	VPMOVZXBD   24(R10)(AX*1), Y7
+	VCVTDQ2PS   Y7, Y7
 	VMOVUPS     (DI)(AX*4), Y0
 	VFMADD231PS Y4, Y15, Y0
 	VMOVUPS     Y0, (DI)(AX*4)
-	VCVTDQ2PS   Y5, Y5
 	VMOVUPS     32(DI)(AX*4), Y1
 	VFMADD231PS Y5, Y15, Y1
 	VMOVUPS     Y1, 32(DI)(AX*4)
-	VCVTDQ2PS   Y6, Y6
 	VMOVUPS     64(DI)(AX*4), Y2
 	VFMADD231PS Y6, Y15, Y2
 	VMOVUPS     Y2, 64(DI)(AX*4)
-	VCVTDQ2PS   Y7, Y7
 	VMOVUPS     96(DI)(AX*4), Y3
 	VFMADD231PS Y7, Y15, Y3
 	VMOVUPS     Y3, 96(DI)(AX*4)
@@ -13522,5 +13524,177 @@ au8next:
 	JMP  au8row
 
 au8done:
+	VZEROUPPER
+	RET
+
+// func marginsF16F32(m unsafe.Pointer, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int)
+// Requires: AVX, F16C, FMA3, MMX+
+TEXT ·marginsF16F32(SB), NOSPLIT, $0-56
+	MOVQ m+0(FP), DI
+	MOVQ n+8(FP), CX
+	MOVQ x+16(FP), SI
+	MOVQ stride+24(FP), R9
+	SHLQ $0x01, R9
+	MOVQ idx+32(FP), BX
+	MOVQ w+40(FP), DX
+	MOVQ d+48(FP), R8
+	MOVQ R8, R11
+	ANDQ $-32, R11
+
+mf16row:
+	TESTQ CX, CX
+	JZ    mf16done
+	TESTQ BX, BX
+	JZ    mf16consec
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	ADDQ  $0x08, BX
+	JMP   mf16ready
+
+mf16consec:
+	MOVQ SI, R10
+	ADDQ R9, SI
+
+mf16ready:
+	CMPQ  CX, $0x03
+	JB    mf16nopf
+	TESTQ BX, BX
+	JZ    mf16pfconsec
+	MOVQ  8(BX), R12
+	IMULQ R9, R12
+	ADDQ  x+16(FP), R12
+	JMP   mf16pf
+
+mf16pfconsec:
+	IMUL3Q $+1, R9, R12
+	ADDQ   SI, R12
+
+mf16pf:
+	LEAQ (R12)(R8*2), R13
+
+mf16pfloop:
+	PREFETCHT0 (R12)
+	ADDQ       $0x40, R12
+	CMPQ       R12, R13
+	JB         mf16pfloop
+
+mf16nopf:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	XORQ   AX, AX
+
+mf16loop32:
+	CMPQ        AX, R11
+	JAE         mf16loop8
+	VCVTPH2PS   (R10)(AX*2), Y4
+	VCVTPH2PS   16(R10)(AX*2), Y5
+	VCVTPH2PS   32(R10)(AX*2), Y6
+	VCVTPH2PS   48(R10)(AX*2), Y7
+	VFMADD231PS (DX)(AX*4), Y4, Y0
+	VFMADD231PS 32(DX)(AX*4), Y5, Y1
+	VFMADD231PS 64(DX)(AX*4), Y6, Y2
+	VFMADD231PS 96(DX)(AX*4), Y7, Y3
+	ADDQ        $0x20, AX
+	JMP         mf16loop32
+
+mf16loop8:
+	CMPQ        AX, R8
+	JAE         mf16reduce
+	VCVTPH2PS   (R10)(AX*2), Y4
+	VFMADD231PS (DX)(AX*4), Y4, Y0
+	ADDQ        $0x08, AX
+	JMP         mf16loop8
+
+mf16reduce:
+	VADDPS       Y1, Y0, Y0
+	VADDPS       Y3, Y2, Y2
+	VADDPS       Y2, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X0
+	VHADDPS      X0, X0, X0
+	VHADDPS      X0, X0, X0
+	VMOVSS       X0, (DI)
+	ADDQ         $0x04, DI
+	DECQ         CX
+	JMP          mf16row
+
+mf16done:
+	VZEROUPPER
+	RET
+
+// func addRowsF16F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, n int)
+// Requires: AVX, F16C, FMA3
+TEXT ·addRowsF16F32(SB), NOSPLIT, $0-56
+	MOVQ dst+0(FP), DI
+	MOVQ d+8(FP), R8
+	MOVQ x+16(FP), SI
+	MOVQ stride+24(FP), R9
+	SHLQ $0x01, R9
+	MOVQ idx+32(FP), BX
+	MOVQ c+40(FP), DX
+	MOVQ n+48(FP), CX
+	MOVQ R8, R11
+	ANDQ $-32, R11
+
+af16row:
+	TESTQ CX, CX
+	JZ    af16done
+	TESTQ BX, BX
+	JZ    af16consec
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	ADDQ  $0x08, BX
+	JMP   af16ready
+
+af16consec:
+	MOVQ SI, R10
+	ADDQ R9, SI
+
+af16ready:
+	VBROADCASTSS (DX), Y15
+	ADDQ         $0x04, DX
+	XORQ         AX, AX
+
+af16loop32:
+	CMPQ        AX, R11
+	JAE         af16loop8
+	VCVTPH2PS   (R10)(AX*2), Y4
+	VCVTPH2PS   16(R10)(AX*2), Y5
+	VCVTPH2PS   32(R10)(AX*2), Y6
+	VCVTPH2PS   48(R10)(AX*2), Y7
+	VMOVUPS     (DI)(AX*4), Y0
+	VFMADD231PS Y4, Y15, Y0
+	VMOVUPS     Y0, (DI)(AX*4)
+	VMOVUPS     32(DI)(AX*4), Y1
+	VFMADD231PS Y5, Y15, Y1
+	VMOVUPS     Y1, 32(DI)(AX*4)
+	VMOVUPS     64(DI)(AX*4), Y2
+	VFMADD231PS Y6, Y15, Y2
+	VMOVUPS     Y2, 64(DI)(AX*4)
+	VMOVUPS     96(DI)(AX*4), Y3
+	VFMADD231PS Y7, Y15, Y3
+	VMOVUPS     Y3, 96(DI)(AX*4)
+	ADDQ        $0x20, AX
+	JMP         af16loop32
+
+af16loop8:
+	CMPQ        AX, R8
+	JAE         af16next
+	VCVTPH2PS   (R10)(AX*2), Y4
+	VMOVUPS     (DI)(AX*4), Y0
+	VFMADD231PS Y4, Y15, Y0
+	VMOVUPS     Y0, (DI)(AX*4)
+	ADDQ        $0x08, AX
+	JMP         af16loop8
+
+af16next:
+	DECQ CX
+	JMP  af16row
+
+af16done:
 	VZEROUPPER
 	RET

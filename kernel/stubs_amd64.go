@@ -499,3 +499,15 @@ func marginsU8F32(m unsafe.Pointer, n int, x unsafe.Pointer, stride int, idx uns
 //
 //go:noescape
 func addRowsU8F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, n int)
+
+// marginsF16F32 is marginsU8F32 on rows of IEEE halves (x is []uint16,
+// stride in elements), each widened exactly to float32.
+//
+//go:noescape
+func marginsF16F32(m unsafe.Pointer, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int)
+
+// addRowsF16F32 is addRowsU8F32 on rows of IEEE halves (x is []uint16,
+// stride in elements), each widened exactly to float32.
+//
+//go:noescape
+func addRowsF16F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, n int)

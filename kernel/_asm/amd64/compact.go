@@ -27,12 +27,14 @@ const compactDoc = `// Compact features: cvtU8F32 widens bytes with VPMOVZXBD, c
 //
 // marginsU8F32 and addRowsU8F32 read byte rows directly (the row kernels of
 // the linear models on u8 data): VPMOVZXBD and VCVTDQ2PS widen 8 bytes to
-// 8 floats, which meet the float32 weights or coefficients in FMAs; a row
+// 8 floats, which meet the float32 weights or coefficients in FMAs;
+// marginsF16F32 and addRowsF16F32 do the same on halves with VCVTPH2PS
+// (F16C). Margins prefetch the row after next (rows come one at a time); a row
 // at a time, 32 columns a step in four accumulators, then 8 (d a multiple
 // of 8: the Go driver takes the last d mod 8 columns and the scale).
 //
-// Requires: AVX2, FMA3 (cvtU8F32, marginsU8F32, addRowsU8F32), F16C
-// (cvtF16F32).
+// Requires: AVX2, FMA3 (cvtU8F32, marginsU8F32, addRowsU8F32), and F16C
+// (cvtF16F32, marginsF16F32, addRowsF16F32).
 `
 
 var compactStubs = map[string]stub{
@@ -56,6 +58,20 @@ var compactStubs = map[string]stub{
 			"\t\t}",
 			"\t\tm[i] = s",
 			"\t}",
+		},
+	},
+	"marginsF16F32": {
+		sig: "func(m unsafe.Pointer, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d int)",
+		doc: []string{
+			"marginsF16F32 is marginsU8F32 on rows of IEEE halves (x is []uint16,",
+			"stride in elements), each widened exactly to float32.",
+		},
+	},
+	"addRowsF16F32": {
+		sig: "func(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx, c unsafe.Pointer, n int)",
+		doc: []string{
+			"addRowsF16F32 is addRowsU8F32 on rows of IEEE halves (x is []uint16,",
+			"stride in elements), each widened exactly to float32.",
 		},
 	},
 	"addRowsU8F32": {
@@ -97,12 +113,37 @@ func compactKernels(g *gen) {
 	prefetch(g)
 	cvtU8(g)
 	cvtF16(g)
-	marginsU8(g)
-	addRowsU8(g)
+	for _, f := range []rowFormat{u8Rows, f16Rows} {
+		marginsU8(g, f)
+		addRowsU8(g, f)
+	}
 }
 
-// u8Row sets R10 to the next row: gathered through idx (BX) or consecutive
-// from SI; R9 is the row stride in bytes.
+// rowFormat is the storage a row kernel reads: bytes or IEEE halves.
+type rowFormat struct {
+	name  string // "U8" or "F16"
+	label string // label prefix
+	size  uint8  // bytes per element
+}
+
+var (
+	u8Rows  = rowFormat{"U8", "u8", 1}
+	f16Rows = rowFormat{"F16", "f16", 2}
+)
+
+// load8 loads 8 elements at m as 8 float32 into v: VPMOVZXBD and
+// VCVTDQ2PS for bytes, VCVTPH2PS for halves.
+func (f rowFormat) load8(g *gen, m operand.Mem, v VecPhysical) {
+	if f.size == 1 {
+		g.VPMOVZXBD(m, v)
+		g.VCVTDQ2PS(v, v)
+	} else {
+		g.VCVTPH2PS(m, v)
+	}
+}
+
+// u8Row sets R10 to the next row (of bytes or halves): gathered through idx
+// (BX) or consecutive from SI; R9 is the row stride in bytes.
 func u8Row(g *gen, L string) {
 	g.TESTQ(RBX, RBX)
 	g.JZ(operand.LabelRef(L + "consec"))
@@ -122,14 +163,18 @@ const pfRows = 2
 
 // marginsU8 is the margins of byte rows against float32 weights, a row at a
 // time, 32 columns a step in four accumulators, then 8.
-func marginsU8(g *gen) {
-	L := "mu8"
+func marginsU8(g *gen, f rowFormat) {
+	L := "m" + f.label
 	lbl := func(s string) operand.LabelRef { return operand.LabelRef(L + s) }
-	g.text("marginsU8F32")
+	E := f.size
+	g.text("margins" + f.name + "F32")
 	g.MOVQ(g.param("m"), RDI)
 	g.MOVQ(g.param("n"), RCX)
 	g.MOVQ(g.param("x"), RSI)
 	g.MOVQ(g.param("stride"), R9)
+	if E == 2 {
+		g.SHLQ(u8(1), R9)
+	}
 	g.MOVQ(g.param("idx"), RBX)
 	g.MOVQ(g.param("w"), RDX)
 	g.MOVQ(g.param("d"), R8)
@@ -155,7 +200,7 @@ func marginsU8(g *gen) {
 	g.IMUL3Q(i32(pfRows-1), R9, R12)
 	g.ADDQ(RSI, R12)
 	g.Label(L + "pf")
-	g.LEAQ(memi(R12, 0, R8, 1), R13)
+	g.LEAQ(memi(R12, 0, R8, E), R13)
 	g.Label(L + "pfloop")
 	g.PREFETCHT0(mem(R12, 0))
 	g.ADDQ(u8(64), R12)
@@ -170,10 +215,9 @@ func marginsU8(g *gen) {
 	g.CMPQ(RAX, R11)
 	g.JAE(lbl("loop8"))
 	for j := 0; j < 4; j++ {
-		g.VPMOVZXBD(memi(R10, 8*j, RAX, 1), y(4+j))
+		f.load8(g, memi(R10, 8*j*int(E), RAX, E), y(4+j))
 	}
 	for j := 0; j < 4; j++ {
-		g.VCVTDQ2PS(y(4+j), y(4+j))
 		g.VFMADD231PS(memi(RDX, 32*j, RAX, 4), y(4+j), y(j))
 	}
 	g.ADDQ(u8(32), RAX)
@@ -182,8 +226,7 @@ func marginsU8(g *gen) {
 	g.Label(L + "loop8")
 	g.CMPQ(RAX, R8)
 	g.JAE(lbl("reduce"))
-	g.VPMOVZXBD(memi(R10, 0, RAX, 1), Y4)
-	g.VCVTDQ2PS(Y4, Y4)
+	f.load8(g, memi(R10, 0, RAX, E), Y4)
 	g.VFMADD231PS(memi(RDX, 0, RAX, 4), Y4, Y0)
 	g.ADDQ(u8(8), RAX)
 	g.JMP(lbl("loop8"))
@@ -208,14 +251,18 @@ func marginsU8(g *gen) {
 
 // addRowsU8 accumulates byte rows times float32 coefficients into g, a row
 // at a time, 32 columns a step, then 8.
-func addRowsU8(g *gen) {
-	L := "au8"
+func addRowsU8(g *gen, f rowFormat) {
+	L := "a" + f.label
 	lbl := func(s string) operand.LabelRef { return operand.LabelRef(L + s) }
-	g.text("addRowsU8F32")
+	E := f.size
+	g.text("addRows" + f.name + "F32")
 	g.MOVQ(g.param("dst"), RDI)
 	g.MOVQ(g.param("d"), R8)
 	g.MOVQ(g.param("x"), RSI)
 	g.MOVQ(g.param("stride"), R9)
+	if E == 2 {
+		g.SHLQ(u8(1), R9)
+	}
 	g.MOVQ(g.param("idx"), RBX)
 	g.MOVQ(g.param("c"), RDX)
 	g.MOVQ(g.param("n"), RCX)
@@ -233,10 +280,9 @@ func addRowsU8(g *gen) {
 	g.CMPQ(RAX, R11)
 	g.JAE(lbl("loop8"))
 	for j := 0; j < 4; j++ {
-		g.VPMOVZXBD(memi(R10, 8*j, RAX, 1), y(4+j))
+		f.load8(g, memi(R10, 8*j*int(E), RAX, E), y(4+j))
 	}
 	for j := 0; j < 4; j++ {
-		g.VCVTDQ2PS(y(4+j), y(4+j))
 		g.VMOVUPS(memi(RDI, 32*j, RAX, 4), y(j))
 		g.VFMADD231PS(y(4+j), Y15, y(j))
 		g.VMOVUPS(y(j), memi(RDI, 32*j, RAX, 4))
@@ -247,8 +293,7 @@ func addRowsU8(g *gen) {
 	g.Label(L + "loop8")
 	g.CMPQ(RAX, R8)
 	g.JAE(lbl("next"))
-	g.VPMOVZXBD(memi(R10, 0, RAX, 1), Y4)
-	g.VCVTDQ2PS(Y4, Y4)
+	f.load8(g, memi(R10, 0, RAX, E), Y4)
 	g.VMOVUPS(memi(RDI, 0, RAX, 4), Y0)
 	g.VFMADD231PS(Y4, Y15, Y0)
 	g.VMOVUPS(Y0, memi(RDI, 0, RAX, 4))
