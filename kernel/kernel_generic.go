@@ -23,6 +23,9 @@
 //     cols[p] for indptr[r] ≤ p < indptr[r+1] (int64 offsets, uint32
 //     columns); a column repeated within a row counts once per entry. The
 //     Sparse* kernels are generic Go in every implementation for now.
+//   - A Compact matrix holds dense rows as bytes with a scale (x = scale·u)
+//     or as IEEE halves; the *C kernels (MarginsC, …) read it, converting
+//     as they load.
 //   - Kernels assume valid arguments (lengths and indices in range, labels in
 //     [0, k)); callers in package batch check them once per data set, not per
 //     call. Out-of-range input may panic, never silently corrupt memory.
@@ -167,9 +170,14 @@ type Ops[T Float] struct {
 	// IEEE half floats), whose features they convert to T as they load
 	// them; x.Stride is the row stride. Their results are their dense
 	// twins' on the matrix of the converted values, to the rounding of a
-	// reduction's order. The assembly implementations convert a block of
-	// rows at a time into an L1-sized float32 buffer and run the float32
-	// row kernels on it; float64 runs the generic loops.
+	// reduction's order (and, for bytes, of where the scale is applied:
+	// after the sum, or into the coefficient). In float32 the assembly
+	// implementations read the rows of the linear models (MarginsC,
+	// AddRowsC, FusedLinearC) directly where the architecture has such
+	// kernels (AVX2: bytes, and halves with F16C), and otherwise convert a
+	// block of rows at a time into an L1-sized float32 buffer and run the
+	// float32 row kernels on it (softmax's MarginsKC and AddOuterKC
+	// everywhere, NEON for all); float64 runs the generic loops.
 	MarginsC     func(m []T, x *Compact, idx []int, w []T)
 	AddRowsC     func(g []T, x *Compact, idx []int, c []T)
 	MarginsKC    func(m []T, x *Compact, idx []int, w []T, k int)
