@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"runtime"
 	"testing"
 	"unsafe"
 )
@@ -358,4 +359,106 @@ func TestF16(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestCompactRowKernelsSelected fails when the AVX2 implementation runs
+// without the byte-row kernels it is meant to have, so that a silent
+// fallback to the conversion buffer does not pass as the fast path.
+func TestCompactRowKernelsSelected(t *testing.T) {
+	if runtime.GOARCH == "amd64" && Default().Name == "avx2" && !archRowKernels(U8) {
+		t.Fatal("avx2 is the default but the byte-row kernels are off")
+	}
+}
+
+// FuzzF32ToF16 checks, for any float32, that the half is the nearest one
+// (ties to even), that it round-trips, and that NaN stays NaN.
+func FuzzF32ToF16(f *testing.F) {
+	for _, b := range []uint32{0, 0x80000000, 0x3f800000, 0x477fe000, 0x477ff000, 0x33000000, 0x33000001, 0x387fc000, 0x7f800000, 0x7fc00000, 0xff800001} {
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, b uint32) {
+		v := math.Float32frombits(b)
+		h := F32ToF16(v)
+		back := F16ToF32(h)
+		if isNaN32(v) {
+			if !isNaN32(back) {
+				t.Fatalf("NaN %#08x → %#04x, not a NaN", b, h)
+			}
+			return
+		}
+		if F32ToF16(back) != h {
+			t.Fatalf("%v → %#04x → %v does not round-trip", v, h, back)
+		}
+		if math.Abs(float64(v)) >= 65520 {
+			if h&0x7fff != 0x7c00 {
+				t.Fatalf("%v → %#04x, want ±Inf", v, h)
+			}
+			return
+		}
+		dv := math.Abs(float64(v) - float64(back))
+		for _, nb := range []uint16{h + 1, h - 1} {
+			if nb&0x7fff >= 0x7c00 || (h&0x7fff == 0 && nb&0x7fff != 1) {
+				continue
+			}
+			dn := math.Abs(float64(v) - float64(F16ToF32(nb)))
+			if dn < dv || dn == dv && nb&1 == 0 && nb>>15 == h>>15 {
+				t.Fatalf("F32ToF16(%v) = %#04x, but %#04x is nearer or an even tie", v, h, nb)
+			}
+		}
+	})
+}
+
+// FuzzCompactMargins checks every implementation's byte and half margins
+// and accumulation against the generic ones on fuzzed bytes.
+func FuzzCompactMargins(f *testing.F) {
+	f.Add([]byte{0, 255, 1, 128, 7, 9, 250, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12}, uint8(9), uint8(1))
+	f.Add(make([]byte, 100), uint8(33), uint8(0))
+	f.Fuzz(func(t *testing.T, data []byte, dd, fmtSel uint8) {
+		d := int(dd)%40 + 1
+		n := len(data) / d
+		if n == 0 {
+			return
+		}
+		x := Compact{Format: U8, U8: data[: n*d : n*d], Stride: d, Scale: 1.0 / 255}
+		if fmtSel%2 == 1 {
+			h := make([]uint16, n*d)
+			for i := range h {
+				h[i] = uint16(data[i])<<6 | uint16(data[(i+1)%len(data)]) // finite halves below 2^15
+			}
+			x = Compact{Format: F16, F16: h, Stride: d}
+		}
+		r := rand.New(rand.NewPCG(uint64(len(data)), uint64(d)))
+		w := make([]float32, d)
+		fillRand(r, w)
+		c := make([]float32, n)
+		fillRand(r, c)
+		want := make([]float32, n)
+		generic.F32.MarginsC(want, &x, nil, w)
+		gw := make([]float32, d)
+		generic.F32.AddRowsC(gw, &x, nil, c)
+		for _, im := range Impls() {
+			m := make([]float32, n)
+			im.F32.MarginsC(m, &x, nil, w)
+			g := make([]float32, d)
+			im.F32.AddRowsC(g, &x, nil, c)
+			for i := range m {
+				var abs float64
+				for l := 0; l < d; l++ {
+					abs += math.Abs(float64(CompactAt[float32](&x, i*d+l)) * float64(w[l]))
+				}
+				if !near(float64(m[i]), float64(want[i]), float64(d+3)*0x1p-24*abs*2) {
+					t.Fatalf("%s MarginsC[%d] = %v, generic %v", im.Name, i, m[i], want[i])
+				}
+			}
+			for l := range g {
+				var abs float64
+				for i := 0; i < n; i++ {
+					abs += math.Abs(float64(CompactAt[float32](&x, i*d+l)) * float64(c[i]))
+				}
+				if !near(float64(g[l]), float64(gw[l]), float64(n+3)*0x1p-24*abs*2) {
+					t.Fatalf("%s AddRowsC[%d] = %v, generic %v", im.Name, l, g[l], gw[l])
+				}
+			}
+		}
+	})
 }
