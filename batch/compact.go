@@ -12,7 +12,7 @@ import (
 // floats (NewDataF16) instead of T values. The kernels convert them as they
 // load them and accumulate in T, so a row costs its compact bytes from
 // memory: a quarter of float32's for bytes, a half for halves. The linear
-// models and softmax read compact data; the MLP does not yet.
+// models, softmax and the MLP (its first layer) read compact data.
 //
 // The values the models see are those of kernel.Compact: for T = float32, a
 // byte u is float32(scale)·float32(u) rounded once, which for scale =
@@ -145,12 +145,14 @@ func (d *Data[T]) validateCompact() error {
 	return nil
 }
 
-// compactModel is a Model that reads compact features: the linear models
-// and softmax. The Engine refuses compact data for any other.
+// compactModel is a Model that reads compact features: the linear models,
+// softmax and the MLP (its first layer). The Engine refuses compact data
+// for any other.
 type compactModel interface{ readsCompact() }
 
 func (l *Linear[T]) readsCompact()  {}
 func (s *Softmax[T]) readsCompact() {}
+func (m *MLP[T]) readsCompact()     {}
 
 // checkCompact reports compact data given to a model that cannot read it.
 func checkCompact[T Float](model Model[T], data *Data[T]) error {

@@ -148,14 +148,41 @@ func TestCompactDataErrors(t *testing.T) {
 	if data.Storage() != "u8" || data.FeatureBytes() != 12 {
 		t.Errorf("Storage %q, FeatureBytes %d", data.Storage(), data.FeatureBytes())
 	}
-	mlp, err := NewMLP[float32](4, 3, 2)
-	if err != nil {
-		t.Fatal(err)
-	}
-	e, _ := NewEngine[float32](mlp, 1)
-	defer e.Close()
-	theta := make([]float32, mlp.NumParams())
-	if err := e.Losses(make([]float32, 3), theta, data); err == nil || !strings.Contains(err.Error(), "does not run on u8") {
-		t.Errorf("the MLP took u8 data: %v", err)
+}
+
+// TestCompactMLP trains the MLP's minibatch gradient on u8 and f16 data and
+// on their dense twins, through the kernels and through gonum's BLAS.
+func TestCompactMLP(t *testing.T) {
+	const n, d, k = 200, 19, 3
+	u8, u8d, f16, f16d := compactTwins(t, n, d, k)
+	for _, blas := range []bool{false, true} {
+		var model Model[float32]
+		if blas {
+			model, _ = NewMLPBLAS[float32](d, 7, k)
+		} else {
+			model, _ = NewMLP[float32](d, 7, k)
+		}
+		theta := make([]float32, model.NumParams())
+		model.InitParams(theta, rand.New(rand.NewPCG(1, 1)))
+		idx := []int{3, 150, 7, 7, 199, 0, 42, 88, 120, 5}
+		for _, pair := range [][2]*Data[float32]{{u8, u8d}, {f16, f16d}} {
+			e, _ := NewEngine(model, 1)
+			g, gd := make([]float32, len(theta)), make([]float32, len(theta))
+			wt := Weighting{Objective: Softplus, Alpha: 0.2, Eps: 0.05, Tau: 0.5}
+			for _, ix := range [][]int{idx, nil} {
+				if _, _, err := e.Gradient(g, theta, pair[0], ix, 64, &wt); err != nil {
+					t.Fatal(err)
+				}
+				if _, _, err := e.Gradient(gd, theta, pair[1], ix, 64, &wt); err != nil {
+					t.Fatal(err)
+				}
+				for i := range g {
+					if math.Abs(float64(g[i]-gd[i])) > 1e-4 {
+						t.Fatalf("%s blas=%v: g[%d] %v, dense %v", pair[0].Storage(), blas, i, g[i], gd[i])
+					}
+				}
+			}
+			e.Close()
+		}
 	}
 }

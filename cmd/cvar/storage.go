@@ -14,7 +14,7 @@ import (
 // storageChoice is the -storage flag.
 func storageChoice() *choice { return newChoice("auto", "auto", "f32", "f64", "f16", "u8") }
 
-const storageUsage = "how the features are held in memory: f32 or f64 (the -precision), f16 (IEEE halves, a float32 model's features rounded to half precision), u8 (a byte a feature, 8-bit images: IDX data with -scale unit or none, read at a quarter of f32's bytes), or auto (u8 for IDX data a float32 logistic or softmax model reads with -scale unit or none, else the -precision)"
+const storageUsage = "how the features are held in memory: f32 or f64 (the -precision), f16 (IEEE halves, a float32 model's features rounded to half precision), u8 (a byte a feature, 8-bit images: IDX data with -scale unit or none, read at a quarter of f32's bytes), or auto (u8 for IDX data a float32 model reads with -scale unit or none, else the -precision)"
 
 // resolveStorage picks the storage of the features: explicit choices are
 // checked against the data, model, scaling and precision; auto takes u8
@@ -29,7 +29,7 @@ func resolveStorage[T batch.Float](f *dataFlags, format, kind string, byteScaled
 		prec = "f32"
 	}
 	s := f.storage.value
-	compactModel := kind == batch.KindLogistic || kind == batch.KindSoftmax || kind == batch.KindLinear || kind == batch.KindLAD
+	compactModel := kind == batch.KindLogistic || kind == batch.KindSoftmax || kind == batch.KindLinear || kind == batch.KindLAD || kind == batch.KindMLP
 	switch s {
 	case "auto":
 		if prec == "f32" && format == "idx" && byteScaled && !sparse && compactModel {

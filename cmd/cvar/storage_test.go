@@ -53,6 +53,9 @@ func TestStorage(t *testing.T) {
 		t.Errorf("eval -storage u8:\n%s\nwant (f32)\n%s", e8, e32)
 	}
 	ok(t, "predict", "-in", model, "-data", dir, "-storage", "auto", "-o", filepath.Join(dir, "p.csv"))
+	if out := ok(t, "train", "-data", dir, "-precision", "f32", "-model", "mlp", "-hidden", "5", "-epochs", "2"); !strings.Contains(out, "(u8 features)") {
+		t.Errorf("the mlp on IDX data in f32 did not take u8 features:\n%s", out)
+	}
 }
 
 func TestStorageErrors(t *testing.T) {
@@ -66,7 +69,6 @@ func TestStorageErrors(t *testing.T) {
 		{[]string{"train", "-data", csv, "-precision", "f32", "-storage", "u8"}, []string{"-storage u8", "IDX", "CSV"}},
 		{[]string{"train", "-storage", "u8", "-precision", "f32"}, []string{"-storage u8", "IDX", "built-in"}},
 		{[]string{"train", "-data", dir, "-storage", "u8"}, []string{"-storage u8", "-precision f32"}},
-		{[]string{"train", "-data", dir, "-precision", "f32", "-storage", "u8", "-model", "mlp"}, []string{"-storage u8", "mlp"}},
 		{[]string{"train", "-data", dir, "-precision", "f32", "-storage", "u8", "-scale", "zscore"}, []string{"-storage u8", "-scale"}},
 		{[]string{"train", "-data", dir, "-storage", "f32"}, []string{"-storage f32", "-precision f64"}},
 		{[]string{"train", "-storage", "f8"}, []string{"-storage", `"f8"`}},
