@@ -13,7 +13,7 @@ import (
 // 11): the model's name, a colon and the storage, "u8" (a byte a pixel,
 // the 1/255 scale folded into the kernels) or "f16" (IEEE halves). The
 // floor counts the compact bytes. Only float32 problems run them.
-var CompactModels = []string{"logistic:u8", "softmax:u8", "logistic:f16", "softmax:f16"}
+var CompactModels = []string{"logistic:u8", "softmax:u8", "mlp:u8", "logistic:f16", "softmax:f16", "mlp:f16"}
 
 // splitStorage splits "softmax:u8" into the model and the storage ("" for
 // dense T features).

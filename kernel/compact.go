@@ -234,7 +234,8 @@ func compactDriverOps[T Float](o *Ops[T]) {
 
 // convert writes cols features of the gathered rows i0 ≤ i < i0+b, from
 // column l on, into buf (row-major, stride cols). Rows are checked.
-func convert(buf *[compactBuf]float32, x *Compact, idx []int, i0, b, l, cols int) {
+func convert(buf []float32, x *Compact, idx []int, i0, b, l, cols int) {
+	buf = buf[:b*cols]
 	contiguous := idx == nil && x.Stride == cols
 	es := x.ElemBytes()
 	for i := 0; i < b; i++ {
@@ -302,7 +303,7 @@ func marginsCDriver(m []float32, x *Compact, idx []int, w []float32) {
 		rb := compactRows(d)
 		for i := 0; i < n; i += rb {
 			b := min(rb, n-i)
-			convert(&buf, x, idx, i, b, 0, d)
+			convert(buf[:], x, idx, i, b, 0, d)
 			marginsDriver(m[i:i+b], buf[:b*d], d, nil, w)
 		}
 		return
@@ -311,7 +312,7 @@ func marginsCDriver(m []float32, x *Compact, idx []int, w []float32) {
 		var s float32
 		for l := 0; l < d; l += compactBuf {
 			c := min(compactBuf, d-l)
-			convert(&buf, x, idx, i, 1, l, c)
+			convert(buf[:], x, idx, i, 1, l, c)
 			s += dotF32Driver(buf[:c], w[l:l+c])
 		}
 		m[i] = s
@@ -333,7 +334,7 @@ func addRowsCDriver(g []float32, x *Compact, idx []int, c []float32) {
 		rb := compactRows(d)
 		for i := 0; i < n; i += rb {
 			b := min(rb, n-i)
-			convert(&buf, x, idx, i, b, 0, d)
+			convert(buf[:], x, idx, i, b, 0, d)
 			addRowsDriver(g, buf[:b*d], d, nil, c[i:i+b])
 		}
 		return
@@ -341,7 +342,7 @@ func addRowsCDriver(g []float32, x *Compact, idx []int, c []float32) {
 	for i := 0; i < n; i++ {
 		for l := 0; l < d; l += compactBuf {
 			cols := min(compactBuf, d-l)
-			convert(&buf, x, idx, i, 1, l, cols)
+			convert(buf[:], x, idx, i, 1, l, cols)
 			axpyDriver(c[i], buf[:cols], g[l:l+cols])
 		}
 	}
@@ -360,12 +361,18 @@ func marginsKCDriver(m []float32, x *Compact, idx []int, w []float32, k int) {
 		clear(m[:n*k])
 		return
 	}
-	var buf [compactBuf]float32
+	// The register-blocked kernel takes blocks of rb rows through every
+	// class block; a conversion block of as many rows keeps the weights'
+	// passes as few as on dense rows (16 rows of 784 features: 49 KiB).
+	var buf [2 * compactBuf]float32
 	if d <= compactBuf {
 		rb := compactRows(d)
+		if rk := max(2, archChunkFlops/(archClassBlock*d)) &^ 1; archClassKernels && rk*d <= len(buf) {
+			rb = max(rb, rk)
+		}
 		for i := 0; i < n; i += rb {
 			b := min(rb, n-i)
-			convert(&buf, x, idx, i, b, 0, d)
+			convert(buf[:], x, idx, i, b, 0, d)
 			marginsKDriver(m[i*k:(i+b)*k], buf[:b*d], d, nil, w, k)
 		}
 		return
@@ -375,7 +382,7 @@ func marginsKCDriver(m []float32, x *Compact, idx []int, w []float32, k int) {
 		clear(mi)
 		for l := 0; l < d; l += compactBuf {
 			cols := min(compactBuf, d-l)
-			convert(&buf, x, idx, i, 1, l, cols)
+			convert(buf[:], x, idx, i, 1, l, cols)
 			for j := range mi {
 				mi[j] += dotF32Driver(buf[:cols], w[j*d+l:j*d+l+cols])
 			}
@@ -405,7 +412,7 @@ func addOuterKCDriver(g []float32, x *Compact, idx []int, c []float32, k int) {
 			b := min(rows, n-i)
 			for l := 0; l < d; l += strip {
 				cols := min(strip, d-l)
-				convert(&buf, x, idx, i, b, l, cols)
+				convert(buf[:], x, idx, i, b, l, cols)
 				j := 0
 				for cb := 0; cb < nb; cb++ {
 					nc := classBlockSize(k, nb, cb)
@@ -420,7 +427,7 @@ func addOuterKCDriver(g []float32, x *Compact, idx []int, c []float32, k int) {
 		rb := compactRows(d)
 		for i := 0; i < n; i += rb {
 			b := min(rb, n-i)
-			convert(&buf, x, idx, i, b, 0, d)
+			convert(buf[:], x, idx, i, b, 0, d)
 			addOuterKDriver(g[:k*d], buf[:b*d], d, nil, c[i*k:(i+b)*k], k)
 		}
 		return
@@ -428,7 +435,7 @@ func addOuterKCDriver(g []float32, x *Compact, idx []int, c []float32, k int) {
 	for i := 0; i < n; i++ {
 		for l := 0; l < d; l += compactBuf {
 			cols := min(compactBuf, d-l)
-			convert(&buf, x, idx, i, 1, l, cols)
+			convert(buf[:], x, idx, i, 1, l, cols)
 			for j := 0; j < k; j++ {
 				axpyDriver(c[i*k+j], buf[:cols], g[j*d+l:j*d+l+cols])
 			}
@@ -453,7 +460,7 @@ func fusedLinearCDriver(g, loss []float32, x *Compact, idx []int, y, w []float32
 	rb := compactRows(d)
 	for i := 0; i < n; i += rb {
 		b := min(rb, n-i)
-		convert(&buf, x, idx, i, b, 0, d)
+		convert(buf[:], x, idx, i, b, 0, d)
 		v, c := fusedLinearDriver(g, loss[i:i+b], buf[:b*d], d, nil, y[i:i+b], w, p)
 		sumV += v
 		sumC += c
