@@ -579,6 +579,11 @@ func fusedLinearU8(g, loss []float32, x *Compact, idx []int, y, w []float32, p *
 	var mb, db, sb, rb, vb, cb [archFusedMax]float32
 	for i := 0; i < n; i += bs {
 		b := min(bs, n-i)
+		// Ask for the next block's rows while this one computes: gathered
+		// rows are otherwise fetched one or two at a time.
+		for j := i + bs; j < min(i+2*bs, n) && d > 0; j++ {
+			archPrefetch(x.at(row(idx, j)*x.Stride), d*x.ElemBytes())
+		}
 		marginsU8Rows(mb[:b], x, idx, i, w)
 		for j := range b {
 			mb[j] += p.Bias
