@@ -235,6 +235,9 @@ func compactDriverOps[T Float](o *Ops[T]) {
 // convert writes cols features of the gathered rows i0 ≤ i < i0+b, from
 // column l on, into buf (row-major, stride cols). Rows are checked.
 func convert(buf []float32, x *Compact, idx []int, i0, b, l, cols int) {
+	if b == 0 || cols == 0 {
+		return
+	}
 	buf = buf[:b*cols]
 	contiguous := idx == nil && x.Stride == cols
 	es := x.ElemBytes()
