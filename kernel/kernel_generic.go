@@ -175,7 +175,7 @@ type Ops[T Float] struct {
 	// implementations read the rows of the linear models (MarginsC,
 	// AddRowsC, FusedLinearC) directly where the architecture has such
 	// kernels (AVX2: bytes, and halves with F16C), and otherwise convert a
-	// block of rows at a time into an L1-sized float32 buffer and run the
+	// block of rows at a time into a float32 buffer on the stack and run the
 	// float32 row kernels on it (softmax's MarginsKC and AddOuterKC
 	// everywhere, NEON for all); float64 runs the generic loops.
 	MarginsC     func(m []T, x *Compact, idx []int, w []T)
