@@ -266,8 +266,54 @@ func addRowsU8(g *gen, f rowFormat) {
 	g.MOVQ(g.param("idx"), RBX)
 	g.MOVQ(g.param("c"), RDX)
 	g.MOVQ(g.param("n"), RCX)
-	g.MOVQ(R8, R11)
-	g.ANDQ(i32(-32), R11)
+	// R14 bounds the 32-column steps (R10–R13 hold the rows of a block).
+	g.MOVQ(R8, R14)
+	g.ANDQ(i32(-32), R14)
+
+	// Blocks of four rows: each column group of g is loaded and stored
+	// once per four rows, which meet it in row order (the FMAs of the
+	// one-row loop, in the same order).
+	g.Label(L + "block")
+	g.CMPQ(RCX, u8(4))
+	g.JB(lbl("row"))
+	rows4(g, L+"q")
+	for r := 0; r < 4; r++ {
+		g.VBROADCASTSS(mem(RDX, 4*r), y(12+r))
+	}
+	g.ADDQ(u8(16), RDX)
+	g.XORQ(RAX, RAX)
+	g.Label(L + "b32")
+	g.CMPQ(RAX, R14)
+	g.JAE(lbl("b8"))
+	for j := 0; j < 4; j++ {
+		g.VMOVUPS(memi(RDI, 32*j, RAX, 4), y(j))
+	}
+	for r, rr := range rowRegs {
+		for j := 0; j < 4; j++ {
+			t := y(4 + (4*r+j)%8)
+			f.load8(g, memi(rr, 8*j*int(E), RAX, E), t)
+			g.VFMADD231PS(t, y(12+r), y(j))
+		}
+	}
+	for j := 0; j < 4; j++ {
+		g.VMOVUPS(y(j), memi(RDI, 32*j, RAX, 4))
+	}
+	g.ADDQ(u8(32), RAX)
+	g.JMP(lbl("b32"))
+	g.Label(L + "b8")
+	g.CMPQ(RAX, R8)
+	g.JAE(lbl("bnext"))
+	g.VMOVUPS(memi(RDI, 0, RAX, 4), Y0)
+	for r, rr := range rowRegs {
+		f.load8(g, memi(rr, 0, RAX, E), y(4+r))
+		g.VFMADD231PS(y(4+r), y(12+r), Y0)
+	}
+	g.VMOVUPS(Y0, memi(RDI, 0, RAX, 4))
+	g.ADDQ(u8(8), RAX)
+	g.JMP(lbl("b8"))
+	g.Label(L + "bnext")
+	g.SUBQ(u8(4), RCX)
+	g.JMP(lbl("block"))
 
 	g.Label(L + "row")
 	g.TESTQ(RCX, RCX)
@@ -277,7 +323,7 @@ func addRowsU8(g *gen, f rowFormat) {
 	g.ADDQ(u8(4), RDX)
 	g.XORQ(RAX, RAX)
 	g.Label(L + "loop32")
-	g.CMPQ(RAX, R11)
+	g.CMPQ(RAX, R14)
 	g.JAE(lbl("loop8"))
 	for j := 0; j < 4; j++ {
 		f.load8(g, memi(R10, 8*j*int(E), RAX, E), y(4+j))
