@@ -34,6 +34,11 @@ type Data[T Float] struct {
 	Cols   []uint32
 	Vals   []T
 
+	// Compact dense features (NewDataU8, NewDataF16; see IsCompact): row
+	// i in C's storage from i*Stride on, X nil. C.Format is kernel.Dense
+	// otherwise.
+	C kernel.Compact
+
 	Y      []T     // regression targets, or ±1 for binary classification
 	Labels []int32 // classes 0..K−1 for classification, nil for regression
 	K      int     // number of classes; 0 for regression
@@ -189,6 +194,9 @@ func (d *Data[T]) ValidateFeatures() error {
 		}
 		return nil
 	}
+	if d != nil && d.IsCompact() {
+		return d.validateCompact()
+	}
 	switch {
 	case d == nil:
 		return errNoData
@@ -218,10 +226,13 @@ func (d *Data[T]) checkShape() error {
 
 // Row returns sample i's features. Like a slice index, it panics unless
 // 0 ≤ i < N on a valid Data. It panics on sparse data, which has no dense
-// rows: see SparseRow.
+// rows: see SparseRow; and on compact data: see RowTo.
 func (d *Data[T]) Row(i int) []T {
 	if d.IsSparse() {
 		panic("batch: Row of sparse data (use SparseRow)")
+	}
+	if d.IsCompact() {
+		panic("batch: Row of compact data (use RowTo)")
 	}
 	return d.X[i*d.Stride : i*d.Stride+d.D]
 }
@@ -240,6 +251,14 @@ func (d *Data[T]) SparseRow(i int) (cols []uint32, vals []T) {
 // sqNorm returns ‖x_i‖², of the row's summed entries for sparse data.
 func (d *Data[T]) sqNorm(i int, sums map[uint32]float64) float64 {
 	var s float64
+	if d.IsCompact() {
+		r := i * d.C.Stride
+		for l := 0; l < d.D; l++ {
+			v := float64(kernel.CompactAt[T](&d.C, r+l))
+			s += v * v
+		}
+		return s
+	}
 	if !d.IsSparse() {
 		for _, v := range d.Row(i) {
 			s += float64(v) * float64(v)

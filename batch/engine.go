@@ -264,6 +264,8 @@ func (e *Engine[T]) window(c *chunk[T]) *Data[T] {
 	v := &c.view
 	if d.IsSparse() {
 		*v = Data[T]{N: c.n, D: d.D, Indptr: d.Indptr[c.lo : c.lo+c.n+1], Cols: d.Cols, Vals: d.Vals, K: d.K}
+	} else if d.IsCompact() {
+		*v = Data[T]{C: d.C.From(c.lo), N: c.n, D: d.D, Stride: d.Stride, K: d.K}
 	} else {
 		*v = Data[T]{X: d.X[c.lo*d.Stride:], N: c.n, D: d.D, Stride: d.Stride, K: d.K}
 	}

@@ -90,6 +90,8 @@ func (l *Linear[T]) margins(wk *Work[T], theta []T, data *Data[T], idx []int, n 
 	wk.m = grow(wk.m, n)
 	if data.IsSparse() {
 		l.ops.SparseMargins(wk.m, data.Indptr, data.Cols, data.Vals, idx, theta[:l.d])
+	} else if data.IsCompact() {
+		l.ops.MarginsC(wk.m, &data.C, idx, theta[:l.d])
 	} else {
 		l.ops.Margins(wk.m, data.X, data.Stride, idx, theta[:l.d])
 	}
@@ -135,6 +137,8 @@ func (l *Linear[T]) Backward(wk *Work[T], _ []T, data *Data[T], idx []int, coef,
 	}
 	if data.IsSparse() {
 		l.ops.SparseAddRows(g[:l.d], data.Indptr, data.Cols, data.Vals, idx, c)
+	} else if data.IsCompact() {
+		l.ops.AddRowsC(g[:l.d], &data.C, idx, c)
 	} else {
 		l.ops.AddRows(g[:l.d], data.X, data.Stride, idx, c)
 	}
@@ -146,6 +150,11 @@ func (l *Linear[T]) Backward(wk *Work[T], _ []T, data *Data[T], idx []int, coef,
 func (l *Linear[T]) fused(wk *Work[T], theta []T, data *Data[T], idx []int, n int, p *kernel.LinearStep[T], g []T) (sumV T) {
 	wk.Loss = grow(wk.Loss, n)
 	p.Loss, p.Bias = l.loss, theta[l.d]
+	if data.IsCompact() {
+		sumV, sumC := l.ops.FusedLinearC(g[:l.d], wk.Loss, &data.C, idx, gatherY(wk, data, idx, n), theta[:l.d], p)
+		g[l.d] += sumC
+		return sumV
+	}
 	sumV, sumC := l.ops.FusedLinear(g[:l.d], wk.Loss, data.X, data.Stride, idx, gatherY(wk, data, idx, n), theta[:l.d], p)
 	g[l.d] += sumC
 	return sumV

@@ -123,10 +123,20 @@ func (m *MLP[T]) readsSparse() {}
 // gather returns the n input rows as a contiguous n×d matrix for gemm,
 // copying them into wk.xb unless they already are.
 func (m *MLP[T]) gather(wk *Work[T], data *Data[T], idx []int, n int) []T {
-	if idx == nil && data.Stride == m.d {
+	if idx == nil && data.Stride == m.d && !data.IsCompact() {
 		return data.X[:n*m.d]
 	}
 	wk.xb = grow(wk.xb, n*m.d)
+	if data.IsCompact() {
+		for i := 0; i < n; i++ {
+			r := i
+			if idx != nil {
+				r = idx[i]
+			}
+			data.RowTo(wk.xb[i*m.d:], r)
+		}
+		return wk.xb
+	}
 	for i := 0; i < n; i++ {
 		r := i
 		if idx != nil {
@@ -140,7 +150,7 @@ func (m *MLP[T]) gather(wk *Work[T], data *Data[T], idx []int, n int) []T {
 
 // gathered returns what the last gather on wk returned, without copying.
 func (m *MLP[T]) gathered(wk *Work[T], data *Data[T], idx []int, n int) []T {
-	if idx == nil && data.Stride == m.d {
+	if idx == nil && data.Stride == m.d && !data.IsCompact() {
 		return data.X[:n*m.d]
 	}
 	return wk.xb[:n*m.d]
@@ -160,6 +170,8 @@ func (m *MLP[T]) logits(wk *Work[T], theta []T, data *Data[T], idx []int, n int)
 		m.ops.SparseMarginsK(wk.h, data.Indptr, data.Cols, data.Vals, idx, w1, m.h)
 	case m.blas:
 		gemm(false, true, n, m.h, m.d, 1, m.gather(wk, data, idx, n), m.d, w1, m.d, 0, wk.h, m.h)
+	case data.IsCompact():
+		m.ops.MarginsKC(wk.h, &data.C, idx, w1, m.h)
 	default:
 		m.ops.MarginsK(wk.h, data.X, data.Stride, idx, w1, m.h)
 	}
@@ -217,6 +229,8 @@ func (m *MLP[T]) Backward(wk *Work[T], theta []T, data *Data[T], idx []int, coef
 	case m.blas:
 		// The rows were gathered into wk.xb by the Forward on wk.
 		gemm(true, false, m.h, m.d, n, 1, wk.dh, m.h, m.gathered(wk, data, idx, n), m.d, 1, gw1, m.d)
+	case data.IsCompact():
+		m.ops.AddOuterKC(gw1, &data.C, idx, wk.dh, m.h)
 	default:
 		m.ops.AddOuterK(gw1, data.X, data.Stride, idx, wk.dh, m.h)
 	}

@@ -108,6 +108,9 @@ func errNotSparse(name string) error {
 
 // checkSparse reports sparse data given to a model that cannot read it.
 func checkSparse[T Float](model Model[T], data *Data[T]) error {
+	if err := checkCompact(model, data); err != nil {
+		return err
+	}
 	if data != nil && data.IsSparse() {
 		if _, ok := model.(sparseModel); !ok {
 			return errNotSparse(model.Name())

@@ -85,6 +85,8 @@ func (s *Softmax[T]) logits(wk *Work[T], theta []T, data *Data[T], idx []int, n 
 	wk.dloss = grow(wk.dloss, n*s.k)
 	if data.IsSparse() {
 		s.ops.SparseMarginsK(wk.dloss, data.Indptr, data.Cols, data.Vals, idx, theta[:kd], s.k)
+	} else if data.IsCompact() {
+		s.ops.MarginsKC(wk.dloss, &data.C, idx, theta[:kd], s.k)
 	} else {
 		s.ops.MarginsK(wk.dloss, data.X, data.Stride, idx, theta[:kd], s.k)
 	}
@@ -108,6 +110,8 @@ func (s *Softmax[T]) Backward(wk *Work[T], _ []T, data *Data[T], idx []int, coef
 	scaleRows(wk.dloss, coef, s.k)
 	if data.IsSparse() {
 		s.ops.SparseAddOuterK(g[:kd], data.Indptr, data.Cols, data.Vals, idx, wk.dloss[:len(coef)*s.k], s.k)
+	} else if data.IsCompact() {
+		s.ops.AddOuterKC(g[:kd], &data.C, idx, wk.dloss[:len(coef)*s.k], s.k)
 	} else {
 		s.ops.AddOuterK(g[:kd], data.X, data.Stride, idx, wk.dloss[:len(coef)*s.k], s.k)
 	}

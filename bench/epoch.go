@@ -36,6 +36,8 @@ type Problem[T kernel.Float] struct {
 	Ten   *batch.Data[T]
 	Two   *batch.Data[T]
 	Scale batch.Scale // measured once, handed to Train so it does not rescan
+
+	compact map[string]compactPair[T] // the data in compact storages, made on first use
 }
 
 func newProblem[T kernel.Float](name string, x []T, labels []int32, n, d int) (*Problem[T], error) {
@@ -101,6 +103,7 @@ func LoadMNIST[T kernel.Float](dir string) (*Problem[T], error) {
 // NewModel returns the named model on d features, computing with impl's
 // kernels (nil: kernel.Default()).
 func NewModel[T kernel.Float](name string, d int, impl *kernel.Impl) (batch.Model[T], error) {
+	name, _ = splitStorage(name) // "softmax:u8": the model of softmax
 	if impl == nil {
 		impl = kernel.Default()
 	}
@@ -171,8 +174,14 @@ func train[T kernel.Float](p *Problem[T], cfg EpochConfig, steps int, onEpoch fu
 		return nil, err
 	}
 	data := p.Ten
-	if cfg.Model == "logistic" {
+	name, storage := splitStorage(cfg.Model)
+	if name == "logistic" {
 		data = p.Two
+	}
+	if storage != "" {
+		if data, err = p.compactData(storage, name == "logistic"); err != nil {
+			return nil, err
+		}
 	}
 	var hook func(cvar.EpochInfo) error
 	if onEpoch != nil {
@@ -251,9 +260,11 @@ type Cost struct {
 }
 
 // SampleCost returns the cost per sample of model on d features in
-// elements of elemSize bytes.
+// elements of elemSize bytes; a model on compact features ("softmax:u8")
+// counts their bytes instead.
 func SampleCost(model string, d, elemSize int) Cost {
-	b := float64(d * elemSize)
+	model, storage := splitStorage(model)
+	b := float64(d * storageBytes(storage, elemSize))
 	fd, k, h := float64(d), float64(MNISTClasses), float64(Hidden)
 	switch model {
 	case "logistic":

@@ -115,6 +115,7 @@ func driverOps[T Float](lvl isa) Ops[T] {
 	if archSparse {
 		sparseOps(&ops, sparseBase)
 	}
+	compactDriverOps(&ops, lvl)
 	return ops
 }
 

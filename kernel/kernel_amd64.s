@@ -7,6 +7,24 @@
 //
 // Requires: AVX2, FMA3. Each TEXT lists the ISA extensions it uses.
 
+// Compact features: cvtU8F32 widens bytes with VPMOVZXBD, converts them
+// with VCVTDQ2PS (exact: every byte is a float32) and multiplies by the
+// scale with VMULPS (one rounding, the float32 product fl(scale·u), which
+// the generic reference replays); cvtF16F32 widens IEEE half floats with
+// VCVTPH2PS (F16C; exact). Both take n a multiple of 8 (the Go driver
+// converts the last n mod 8 elements) and touch nothing past the n elements.
+//
+// marginsU8F32 and addRowsU8F32 read byte rows directly (the row kernels of
+// the linear models on u8 data): VPMOVZXBD and VCVTDQ2PS widen 8 bytes to
+// 8 floats, which meet the float32 weights or coefficients in FMAs;
+// marginsF16F32 and addRowsF16F32 do the same on halves with VCVTPH2PS
+// (F16C). Margins prefetch the row after next (rows come one at a time); a row
+// at a time, 32 columns a step in four accumulators, then 8 (d a multiple
+// of 8: the Go driver takes the last d mod 8 columns and the scale).
+//
+// Requires: AVX2, FMA3 (cvtU8F32, marginsU8F32, addRowsU8F32), and F16C
+// (cvtF16F32, marginsF16F32, addRowsF16F32).
+
 // Level-1 kernels: Dot, Axpy, Lerp for float32 and float64.
 //
 // Tails: Dot's main loop takes 64 float32 / 32 float64 elements (eight
@@ -34645,5 +34663,681 @@ zokpf64c1rmstore:
 	VMOVUPD Z0, K1, (DI)
 
 zokpf64done:
+	VZEROUPPER
+	RET
+
+// func prefetchBytes(p unsafe.Pointer, n int)
+// Requires: MMX+
+TEXT ·prefetchBytes(SB), NOSPLIT, $0-16
+	MOVQ p+0(FP), SI
+	MOVQ n+8(FP), CX
+	ADDQ SI, CX
+
+pfbloop:
+	CMPQ       SI, CX
+	JAE        pfbdone
+	PREFETCHT0 (SI)
+	ADDQ       $0x40, SI
+	JMP        pfbloop
+
+pfbdone:
+	RET
+
+// func cvtU8F32(dst unsafe.Pointer, src unsafe.Pointer, n int, scale float32)
+// Requires: AVX, AVX2
+TEXT ·cvtU8F32(SB), NOSPLIT, $0-28
+	MOVQ         dst+0(FP), DI
+	MOVQ         src+8(FP), SI
+	MOVQ         n+16(FP), CX
+	VBROADCASTSS scale+24(FP), Y15
+
+cu8loop4:
+	CMPQ      CX, $0x20
+	JB        cu8one
+	VPMOVZXBD (SI), Y0
+	VPMOVZXBD 8(SI), Y1
+	VPMOVZXBD 16(SI), Y2
+	VPMOVZXBD 24(SI), Y3
+	VCVTDQ2PS Y0, Y0
+	VMULPS    Y15, Y0, Y0
+	VMOVUPS   Y0, (DI)
+	VCVTDQ2PS Y1, Y1
+	VMULPS    Y15, Y1, Y1
+	VMOVUPS   Y1, 32(DI)
+	VCVTDQ2PS Y2, Y2
+	VMULPS    Y15, Y2, Y2
+	VMOVUPS   Y2, 64(DI)
+	VCVTDQ2PS Y3, Y3
+	VMULPS    Y15, Y3, Y3
+	VMOVUPS   Y3, 96(DI)
+	ADDQ      $0x20, SI
+	ADDQ      $0x00000080, DI
+	SUBQ      $0x20, CX
+	JMP       cu8loop4
+
+cu8one:
+	CMPQ      CX, $0x08
+	JB        cu8done
+	VPMOVZXBD (SI), Y0
+	VCVTDQ2PS Y0, Y0
+	VMULPS    Y15, Y0, Y0
+	VMOVUPS   Y0, (DI)
+	ADDQ      $0x08, SI
+	ADDQ      $0x20, DI
+	SUBQ      $0x08, CX
+	JMP       cu8one
+
+cu8done:
+	VZEROUPPER
+	RET
+
+// func cvtF16F32(dst unsafe.Pointer, src unsafe.Pointer, n int)
+// Requires: AVX, F16C
+TEXT ·cvtF16F32(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+
+cf16loop4:
+	CMPQ      CX, $0x20
+	JB        cf16one
+	VCVTPH2PS (SI), Y0
+	VCVTPH2PS 16(SI), Y1
+	VCVTPH2PS 32(SI), Y2
+	VCVTPH2PS 48(SI), Y3
+	VMOVUPS   Y0, (DI)
+	VMOVUPS   Y1, 32(DI)
+	VMOVUPS   Y2, 64(DI)
+	VMOVUPS   Y3, 96(DI)
+	ADDQ      $0x40, SI
+	ADDQ      $0x00000080, DI
+	SUBQ      $0x20, CX
+	JMP       cf16loop4
+
+cf16one:
+	CMPQ      CX, $0x08
+	JB        cf16done
+	VCVTPH2PS (SI), Y0
+	VMOVUPS   Y0, (DI)
+	ADDQ      $0x10, SI
+	ADDQ      $0x20, DI
+	SUBQ      $0x08, CX
+	JMP       cf16one
+
+cf16done:
+	VZEROUPPER
+	RET
+
+// func marginsU8F32(m unsafe.Pointer, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int)
+// Requires: AVX, AVX2, FMA3, MMX+
+TEXT ·marginsU8F32(SB), NOSPLIT, $0-56
+	MOVQ m+0(FP), DI
+	MOVQ n+8(FP), CX
+	MOVQ x+16(FP), SI
+	MOVQ stride+24(FP), R9
+	MOVQ idx+32(FP), BX
+	MOVQ w+40(FP), DX
+	MOVQ d+48(FP), R8
+	MOVQ R8, R11
+	ANDQ $-32, R11
+
+mu8row:
+	TESTQ CX, CX
+	JZ    mu8done
+	TESTQ BX, BX
+	JZ    mu8consec
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	ADDQ  $0x08, BX
+	JMP   mu8ready
+
+mu8consec:
+	MOVQ SI, R10
+	ADDQ R9, SI
+
+mu8ready:
+	CMPQ  CX, $0x03
+	JB    mu8nopf
+	TESTQ BX, BX
+	JZ    mu8pfconsec
+	MOVQ  8(BX), R12
+	IMULQ R9, R12
+	ADDQ  x+16(FP), R12
+	JMP   mu8pf
+
+mu8pfconsec:
+	IMUL3Q $+1, R9, R12
+	ADDQ   SI, R12
+
+mu8pf:
+	LEAQ (R12)(R8*1), R13
+
+mu8pfloop:
+	PREFETCHT0 (R12)
+	ADDQ       $0x40, R12
+	CMPQ       R12, R13
+	JB         mu8pfloop
+
+mu8nopf:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	XORQ   AX, AX
+
+mu8loop32:
+	CMPQ        AX, R11
+	JAE         mu8loop8
+	VPMOVZXBD   (R10)(AX*1), Y4
+	VCVTDQ2PS   Y4, Y4
+	VPMOVZXBD   8(R10)(AX*1), Y5
+	VCVTDQ2PS   Y5, Y5
+	VPMOVZXBD   16(R10)(AX*1), Y6
+	VCVTDQ2PS   Y6, Y6
+	VPMOVZXBD   24(R10)(AX*1), Y7
+	VCVTDQ2PS   Y7, Y7
+	VFMADD231PS (DX)(AX*4), Y4, Y0
+	VFMADD231PS 32(DX)(AX*4), Y5, Y1
+	VFMADD231PS 64(DX)(AX*4), Y6, Y2
+	VFMADD231PS 96(DX)(AX*4), Y7, Y3
+	ADDQ        $0x20, AX
+	JMP         mu8loop32
+
+mu8loop8:
+	CMPQ        AX, R8
+	JAE         mu8reduce
+	VPMOVZXBD   (R10)(AX*1), Y4
+	VCVTDQ2PS   Y4, Y4
+	VFMADD231PS (DX)(AX*4), Y4, Y0
+	ADDQ        $0x08, AX
+	JMP         mu8loop8
+
+mu8reduce:
+	VADDPS       Y1, Y0, Y0
+	VADDPS       Y3, Y2, Y2
+	VADDPS       Y2, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X0
+	VHADDPS      X0, X0, X0
+	VHADDPS      X0, X0, X0
+	VMOVSS       X0, (DI)
+	ADDQ         $0x04, DI
+	DECQ         CX
+	JMP          mu8row
+
+mu8done:
+	VZEROUPPER
+	RET
+
+// func addRowsU8F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, n int)
+// Requires: AVX, AVX2, FMA3
+TEXT ·addRowsU8F32(SB), NOSPLIT, $0-56
+	MOVQ dst+0(FP), DI
+	MOVQ d+8(FP), R8
+	MOVQ x+16(FP), SI
+	MOVQ stride+24(FP), R9
+	MOVQ idx+32(FP), BX
+	MOVQ c+40(FP), DX
+	MOVQ n+48(FP), CX
+	MOVQ R8, R14
+	ANDQ $-32, R14
+
+au8block:
+	CMPQ  CX, $0x04
+	JB    au8row
+	TESTQ BX, BX
+	JZ    au8qconsec
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	MOVQ  16(BX), R12
+	IMULQ R9, R12
+	ADDQ  SI, R12
+	MOVQ  24(BX), R13
+	IMULQ R9, R13
+	ADDQ  SI, R13
+	ADDQ  $0x20, BX
+	JMP   au8qready
+
+au8qconsec:
+	MOVQ SI, R10
+	LEAQ (R10)(R9*1), R11
+	LEAQ (R11)(R9*1), R12
+	LEAQ (R12)(R9*1), R13
+	LEAQ (R13)(R9*1), SI
+
+au8qready:
+	VBROADCASTSS (DX), Y12
+	VBROADCASTSS 4(DX), Y13
+	VBROADCASTSS 8(DX), Y14
+	VBROADCASTSS 12(DX), Y15
+	ADDQ         $0x10, DX
+	XORQ         AX, AX
+
+au8b32:
+	CMPQ        AX, R14
+	JAE         au8b8
+	VMOVUPS     (DI)(AX*4), Y0
+	VMOVUPS     32(DI)(AX*4), Y1
+	VMOVUPS     64(DI)(AX*4), Y2
+	VMOVUPS     96(DI)(AX*4), Y3
+	VPMOVZXBD   (R10)(AX*1), Y4
+	VCVTDQ2PS   Y4, Y4
+	VFMADD231PS Y4, Y12, Y0
+	VPMOVZXBD   8(R10)(AX*1), Y5
+	VCVTDQ2PS   Y5, Y5
+	VFMADD231PS Y5, Y12, Y1
+	VPMOVZXBD   16(R10)(AX*1), Y6
+	VCVTDQ2PS   Y6, Y6
+	VFMADD231PS Y6, Y12, Y2
+	VPMOVZXBD   24(R10)(AX*1), Y7
+	VCVTDQ2PS   Y7, Y7
+	VFMADD231PS Y7, Y12, Y3
+	VPMOVZXBD   (R11)(AX*1), Y8
+	VCVTDQ2PS   Y8, Y8
+	VFMADD231PS Y8, Y13, Y0
+	VPMOVZXBD   8(R11)(AX*1), Y9
+	VCVTDQ2PS   Y9, Y9
+	VFMADD231PS Y9, Y13, Y1
+	VPMOVZXBD   16(R11)(AX*1), Y10
+	VCVTDQ2PS   Y10, Y10
+	VFMADD231PS Y10, Y13, Y2
+	VPMOVZXBD   24(R11)(AX*1), Y11
+	VCVTDQ2PS   Y11, Y11
+	VFMADD231PS Y11, Y13, Y3
+	VPMOVZXBD   (R12)(AX*1), Y4
+	VCVTDQ2PS   Y4, Y4
+	VFMADD231PS Y4, Y14, Y0
+	VPMOVZXBD   8(R12)(AX*1), Y5
+	VCVTDQ2PS   Y5, Y5
+	VFMADD231PS Y5, Y14, Y1
+	VPMOVZXBD   16(R12)(AX*1), Y6
+	VCVTDQ2PS   Y6, Y6
+	VFMADD231PS Y6, Y14, Y2
+	VPMOVZXBD   24(R12)(AX*1), Y7
+	VCVTDQ2PS   Y7, Y7
+	VFMADD231PS Y7, Y14, Y3
+	VPMOVZXBD   (R13)(AX*1), Y8
+	VCVTDQ2PS   Y8, Y8
+	VFMADD231PS Y8, Y15, Y0
+	VPMOVZXBD   8(R13)(AX*1), Y9
+	VCVTDQ2PS   Y9, Y9
+	VFMADD231PS Y9, Y15, Y1
+	VPMOVZXBD   16(R13)(AX*1), Y10
+	VCVTDQ2PS   Y10, Y10
+	VFMADD231PS Y10, Y15, Y2
+	VPMOVZXBD   24(R13)(AX*1), Y11
+	VCVTDQ2PS   Y11, Y11
+	VFMADD231PS Y11, Y15, Y3
+	VMOVUPS     Y0, (DI)(AX*4)
+	VMOVUPS     Y1, 32(DI)(AX*4)
+	VMOVUPS     Y2, 64(DI)(AX*4)
+	VMOVUPS     Y3, 96(DI)(AX*4)
+	ADDQ        $0x20, AX
+	JMP         au8b32
+
+au8b8:
+	CMPQ        AX, R8
+	JAE         au8bnext
+	VMOVUPS     (DI)(AX*4), Y0
+	VPMOVZXBD   (R10)(AX*1), Y4
+	VCVTDQ2PS   Y4, Y4
+	VFMADD231PS Y4, Y12, Y0
+	VPMOVZXBD   (R11)(AX*1), Y5
+	VCVTDQ2PS   Y5, Y5
+	VFMADD231PS Y5, Y13, Y0
+	VPMOVZXBD   (R12)(AX*1), Y6
+	VCVTDQ2PS   Y6, Y6
+	VFMADD231PS Y6, Y14, Y0
+	VPMOVZXBD   (R13)(AX*1), Y7
+	VCVTDQ2PS   Y7, Y7
+	VFMADD231PS Y7, Y15, Y0
+	VMOVUPS     Y0, (DI)(AX*4)
+	ADDQ        $0x08, AX
+	JMP         au8b8
+
+au8bnext:
+	SUBQ $0x04, CX
+	JMP  au8block
+
+au8row:
+	TESTQ CX, CX
+	JZ    au8done
+	TESTQ BX, BX
+	JZ    au8consec
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	ADDQ  $0x08, BX
+	JMP   au8ready
+
+au8consec:
+	MOVQ SI, R10
+	ADDQ R9, SI
+
+au8ready:
+	VBROADCASTSS (DX), Y15
+	ADDQ         $0x04, DX
+	XORQ         AX, AX
+
+au8loop32:
+	CMPQ        AX, R14
+	JAE         au8loop8
+	VPMOVZXBD   (R10)(AX*1), Y4
+	VCVTDQ2PS   Y4, Y4
+	VPMOVZXBD   8(R10)(AX*1), Y5
+	VCVTDQ2PS   Y5, Y5
+	VPMOVZXBD   16(R10)(AX*1), Y6
+	VCVTDQ2PS   Y6, Y6
+	VPMOVZXBD   24(R10)(AX*1), Y7
+	VCVTDQ2PS   Y7, Y7
+	VMOVUPS     (DI)(AX*4), Y0
+	VFMADD231PS Y4, Y15, Y0
+	VMOVUPS     Y0, (DI)(AX*4)
+	VMOVUPS     32(DI)(AX*4), Y1
+	VFMADD231PS Y5, Y15, Y1
+	VMOVUPS     Y1, 32(DI)(AX*4)
+	VMOVUPS     64(DI)(AX*4), Y2
+	VFMADD231PS Y6, Y15, Y2
+	VMOVUPS     Y2, 64(DI)(AX*4)
+	VMOVUPS     96(DI)(AX*4), Y3
+	VFMADD231PS Y7, Y15, Y3
+	VMOVUPS     Y3, 96(DI)(AX*4)
+	ADDQ        $0x20, AX
+	JMP         au8loop32
+
+au8loop8:
+	CMPQ        AX, R8
+	JAE         au8next
+	VPMOVZXBD   (R10)(AX*1), Y4
+	VCVTDQ2PS   Y4, Y4
+	VMOVUPS     (DI)(AX*4), Y0
+	VFMADD231PS Y4, Y15, Y0
+	VMOVUPS     Y0, (DI)(AX*4)
+	ADDQ        $0x08, AX
+	JMP         au8loop8
+
+au8next:
+	DECQ CX
+	JMP  au8row
+
+au8done:
+	VZEROUPPER
+	RET
+
+// func marginsF16F32(m unsafe.Pointer, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int)
+// Requires: AVX, F16C, FMA3, MMX+
+TEXT ·marginsF16F32(SB), NOSPLIT, $0-56
+	MOVQ m+0(FP), DI
+	MOVQ n+8(FP), CX
+	MOVQ x+16(FP), SI
+	MOVQ stride+24(FP), R9
+	SHLQ $0x01, R9
+	MOVQ idx+32(FP), BX
+	MOVQ w+40(FP), DX
+	MOVQ d+48(FP), R8
+	MOVQ R8, R11
+	ANDQ $-32, R11
+
+mf16row:
+	TESTQ CX, CX
+	JZ    mf16done
+	TESTQ BX, BX
+	JZ    mf16consec
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	ADDQ  $0x08, BX
+	JMP   mf16ready
+
+mf16consec:
+	MOVQ SI, R10
+	ADDQ R9, SI
+
+mf16ready:
+	CMPQ  CX, $0x03
+	JB    mf16nopf
+	TESTQ BX, BX
+	JZ    mf16pfconsec
+	MOVQ  8(BX), R12
+	IMULQ R9, R12
+	ADDQ  x+16(FP), R12
+	JMP   mf16pf
+
+mf16pfconsec:
+	IMUL3Q $+1, R9, R12
+	ADDQ   SI, R12
+
+mf16pf:
+	LEAQ (R12)(R8*2), R13
+
+mf16pfloop:
+	PREFETCHT0 (R12)
+	ADDQ       $0x40, R12
+	CMPQ       R12, R13
+	JB         mf16pfloop
+
+mf16nopf:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	XORQ   AX, AX
+
+mf16loop32:
+	CMPQ        AX, R11
+	JAE         mf16loop8
+	VCVTPH2PS   (R10)(AX*2), Y4
+	VCVTPH2PS   16(R10)(AX*2), Y5
+	VCVTPH2PS   32(R10)(AX*2), Y6
+	VCVTPH2PS   48(R10)(AX*2), Y7
+	VFMADD231PS (DX)(AX*4), Y4, Y0
+	VFMADD231PS 32(DX)(AX*4), Y5, Y1
+	VFMADD231PS 64(DX)(AX*4), Y6, Y2
+	VFMADD231PS 96(DX)(AX*4), Y7, Y3
+	ADDQ        $0x20, AX
+	JMP         mf16loop32
+
+mf16loop8:
+	CMPQ        AX, R8
+	JAE         mf16reduce
+	VCVTPH2PS   (R10)(AX*2), Y4
+	VFMADD231PS (DX)(AX*4), Y4, Y0
+	ADDQ        $0x08, AX
+	JMP         mf16loop8
+
+mf16reduce:
+	VADDPS       Y1, Y0, Y0
+	VADDPS       Y3, Y2, Y2
+	VADDPS       Y2, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X0
+	VHADDPS      X0, X0, X0
+	VHADDPS      X0, X0, X0
+	VMOVSS       X0, (DI)
+	ADDQ         $0x04, DI
+	DECQ         CX
+	JMP          mf16row
+
+mf16done:
+	VZEROUPPER
+	RET
+
+// func addRowsF16F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, n int)
+// Requires: AVX, F16C, FMA3
+TEXT ·addRowsF16F32(SB), NOSPLIT, $0-56
+	MOVQ dst+0(FP), DI
+	MOVQ d+8(FP), R8
+	MOVQ x+16(FP), SI
+	MOVQ stride+24(FP), R9
+	SHLQ $0x01, R9
+	MOVQ idx+32(FP), BX
+	MOVQ c+40(FP), DX
+	MOVQ n+48(FP), CX
+	MOVQ R8, R14
+	ANDQ $-32, R14
+
+af16block:
+	CMPQ  CX, $0x04
+	JB    af16row
+	TESTQ BX, BX
+	JZ    af16qconsec
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	MOVQ  16(BX), R12
+	IMULQ R9, R12
+	ADDQ  SI, R12
+	MOVQ  24(BX), R13
+	IMULQ R9, R13
+	ADDQ  SI, R13
+	ADDQ  $0x20, BX
+	JMP   af16qready
+
+af16qconsec:
+	MOVQ SI, R10
+	LEAQ (R10)(R9*1), R11
+	LEAQ (R11)(R9*1), R12
+	LEAQ (R12)(R9*1), R13
+	LEAQ (R13)(R9*1), SI
+
+af16qready:
+	VBROADCASTSS (DX), Y12
+	VBROADCASTSS 4(DX), Y13
+	VBROADCASTSS 8(DX), Y14
+	VBROADCASTSS 12(DX), Y15
+	ADDQ         $0x10, DX
+	XORQ         AX, AX
+
+af16b32:
+	CMPQ        AX, R14
+	JAE         af16b8
+	VMOVUPS     (DI)(AX*4), Y0
+	VMOVUPS     32(DI)(AX*4), Y1
+	VMOVUPS     64(DI)(AX*4), Y2
+	VMOVUPS     96(DI)(AX*4), Y3
+	VCVTPH2PS   (R10)(AX*2), Y4
+	VFMADD231PS Y4, Y12, Y0
+	VCVTPH2PS   16(R10)(AX*2), Y5
+	VFMADD231PS Y5, Y12, Y1
+	VCVTPH2PS   32(R10)(AX*2), Y6
+	VFMADD231PS Y6, Y12, Y2
+	VCVTPH2PS   48(R10)(AX*2), Y7
+	VFMADD231PS Y7, Y12, Y3
+	VCVTPH2PS   (R11)(AX*2), Y8
+	VFMADD231PS Y8, Y13, Y0
+	VCVTPH2PS   16(R11)(AX*2), Y9
+	VFMADD231PS Y9, Y13, Y1
+	VCVTPH2PS   32(R11)(AX*2), Y10
+	VFMADD231PS Y10, Y13, Y2
+	VCVTPH2PS   48(R11)(AX*2), Y11
+	VFMADD231PS Y11, Y13, Y3
+	VCVTPH2PS   (R12)(AX*2), Y4
+	VFMADD231PS Y4, Y14, Y0
+	VCVTPH2PS   16(R12)(AX*2), Y5
+	VFMADD231PS Y5, Y14, Y1
+	VCVTPH2PS   32(R12)(AX*2), Y6
+	VFMADD231PS Y6, Y14, Y2
+	VCVTPH2PS   48(R12)(AX*2), Y7
+	VFMADD231PS Y7, Y14, Y3
+	VCVTPH2PS   (R13)(AX*2), Y8
+	VFMADD231PS Y8, Y15, Y0
+	VCVTPH2PS   16(R13)(AX*2), Y9
+	VFMADD231PS Y9, Y15, Y1
+	VCVTPH2PS   32(R13)(AX*2), Y10
+	VFMADD231PS Y10, Y15, Y2
+	VCVTPH2PS   48(R13)(AX*2), Y11
+	VFMADD231PS Y11, Y15, Y3
+	VMOVUPS     Y0, (DI)(AX*4)
+	VMOVUPS     Y1, 32(DI)(AX*4)
+	VMOVUPS     Y2, 64(DI)(AX*4)
+	VMOVUPS     Y3, 96(DI)(AX*4)
+	ADDQ        $0x20, AX
+	JMP         af16b32
+
+af16b8:
+	CMPQ        AX, R8
+	JAE         af16bnext
+	VMOVUPS     (DI)(AX*4), Y0
+	VCVTPH2PS   (R10)(AX*2), Y4
+	VFMADD231PS Y4, Y12, Y0
+	VCVTPH2PS   (R11)(AX*2), Y5
+	VFMADD231PS Y5, Y13, Y0
+	VCVTPH2PS   (R12)(AX*2), Y6
+	VFMADD231PS Y6, Y14, Y0
+	VCVTPH2PS   (R13)(AX*2), Y7
+	VFMADD231PS Y7, Y15, Y0
+	VMOVUPS     Y0, (DI)(AX*4)
+	ADDQ        $0x08, AX
+	JMP         af16b8
+
+af16bnext:
+	SUBQ $0x04, CX
+	JMP  af16block
+
+af16row:
+	TESTQ CX, CX
+	JZ    af16done
+	TESTQ BX, BX
+	JZ    af16consec
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	ADDQ  $0x08, BX
+	JMP   af16ready
+
+af16consec:
+	MOVQ SI, R10
+	ADDQ R9, SI
+
+af16ready:
+	VBROADCASTSS (DX), Y15
+	ADDQ         $0x04, DX
+	XORQ         AX, AX
+
+af16loop32:
+	CMPQ        AX, R14
+	JAE         af16loop8
+	VCVTPH2PS   (R10)(AX*2), Y4
+	VCVTPH2PS   16(R10)(AX*2), Y5
+	VCVTPH2PS   32(R10)(AX*2), Y6
+	VCVTPH2PS   48(R10)(AX*2), Y7
+	VMOVUPS     (DI)(AX*4), Y0
+	VFMADD231PS Y4, Y15, Y0
+	VMOVUPS     Y0, (DI)(AX*4)
+	VMOVUPS     32(DI)(AX*4), Y1
+	VFMADD231PS Y5, Y15, Y1
+	VMOVUPS     Y1, 32(DI)(AX*4)
+	VMOVUPS     64(DI)(AX*4), Y2
+	VFMADD231PS Y6, Y15, Y2
+	VMOVUPS     Y2, 64(DI)(AX*4)
+	VMOVUPS     96(DI)(AX*4), Y3
+	VFMADD231PS Y7, Y15, Y3
+	VMOVUPS     Y3, 96(DI)(AX*4)
+	ADDQ        $0x20, AX
+	JMP         af16loop32
+
+af16loop8:
+	CMPQ        AX, R8
+	JAE         af16next
+	VCVTPH2PS   (R10)(AX*2), Y4
+	VMOVUPS     (DI)(AX*4), Y0
+	VFMADD231PS Y4, Y15, Y0
+	VMOVUPS     Y0, (DI)(AX*4)
+	ADDQ        $0x08, AX
+	JMP         af16loop8
+
+af16next:
+	DECQ CX
+	JMP  af16row
+
+af16done:
 	VZEROUPPER
 	RET

@@ -105,6 +105,12 @@
 // Rows gathered through idx are prefetched: with ahead > 0, row i asks for
 // the offsets of row i+2·ahead and the first 256 bytes of the indices and
 // values of row i+ahead (PRFM never faults; those offsets are not checked).
+// Compact features: cvtU8F32 widens 16 bytes a step with UXTL/UXTL2 (to
+// halfwords, then to words), converts with UCVTF (exact) and multiplies by
+// the scale with FMUL (one rounding, the float32 product fl(scale·u), which
+// the generic reference replays); cvtF16F32 widens IEEE halves with
+// FCVTL/FCVTL2 (exact). Both take n a multiple of 8 (the Go driver converts
+// the last n mod 8) and touch nothing past the n elements.
 
 #include "textflag.h"
 #include "neon_arm64.h"
@@ -4060,5 +4066,88 @@ saF64bad:
 saF64stop:
 	MOVD R13, done+104(FP)
 	MOVB ZR, bad+112(FP)
+	RET
+
+// func prefetchBytes(p unsafe.Pointer, n int)
+TEXT ·prefetchBytes(SB), NOSPLIT, $0-16
+	MOVD p+0(FP), R0
+	MOVD n+8(FP), R1
+	ADD R0, R1, R1
+pfbloop:
+	CMP R1, R0
+	BHS pfbdone
+	PRFM (R0), PLDL1KEEP
+	ADD $64, R0
+	B pfbloop
+pfbdone:
+	RET
+
+// func cvtU8F32(dst, src unsafe.Pointer, n int, scale float32)
+TEXT ·cvtU8F32(SB), NOSPLIT, $0-28
+	MOVD dst+0(FP), R0
+	MOVD src+8(FP), R1
+	MOVD n+16(FP), R2
+	MOVD $scale+24(FP), R3
+	VLD1R (R3), [V28.S4]
+	CMP $16, R2
+	BLT cu8one
+cu8loop:
+	VLD1.P 16(R1), [V0.B16]
+	VUXTL V0.B8, V1.H8
+	VUXTL2 V0.B16, V2.H8
+	VUXTL V1.H4, V4.S4
+	VUXTL2 V1.H8, V5.S4
+	VUXTL V2.H4, V6.S4
+	VUXTL2 V2.H8, V7.S4
+	VUCVTF_S4(4, 4)
+	VUCVTF_S4(5, 5)
+	VUCVTF_S4(6, 6)
+	VUCVTF_S4(7, 7)
+	VFMUL_S4(28, 4, 4)
+	VFMUL_S4(28, 5, 5)
+	VFMUL_S4(28, 6, 6)
+	VFMUL_S4(28, 7, 7)
+	VST1.P [V4.S4, V5.S4, V6.S4, V7.S4], 64(R0)
+	SUB $16, R2
+	CMP $16, R2
+	BGE cu8loop
+cu8one:
+	CBZ R2, cu8done
+	FMOVD (R1), F0
+	VUXTL V0.B8, V1.H8
+	VUXTL V1.H4, V4.S4
+	VUXTL2 V1.H8, V5.S4
+	VUCVTF_S4(4, 4)
+	VUCVTF_S4(5, 5)
+	VFMUL_S4(28, 4, 4)
+	VFMUL_S4(28, 5, 5)
+	VST1 [V4.S4, V5.S4], (R0)
+cu8done:
+	RET
+
+// func cvtF16F32(dst, src unsafe.Pointer, n int)
+TEXT ·cvtF16F32(SB), NOSPLIT, $0-24
+	MOVD dst+0(FP), R0
+	MOVD src+8(FP), R1
+	MOVD n+16(FP), R2
+	CMP $16, R2
+	BLT cf16one
+cf16loop:
+	VLD1.P 32(R1), [V0.H8, V1.H8]
+	VFCVTL_H2S(0, 4)
+	VFCVTL2_H2S(0, 5)
+	VFCVTL_H2S(1, 6)
+	VFCVTL2_H2S(1, 7)
+	VST1.P [V4.S4, V5.S4, V6.S4, V7.S4], 64(R0)
+	SUB $16, R2
+	CMP $16, R2
+	BGE cf16loop
+cf16one:
+	CBZ R2, cf16done
+	VLD1 (R1), [V0.H8]
+	VFCVTL_H2S(0, 4)
+	VFCVTL2_H2S(0, 5)
+	VST1 [V4.S4, V5.S4], (R0)
+cf16done:
 	RET
 

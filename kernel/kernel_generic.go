@@ -36,6 +36,9 @@
 //     cols[p] for indptr[r] ≤ p < indptr[r+1] (int64 offsets, uint32
 //     columns); a column repeated within a row counts once per entry. The
 //     Sparse* kernels are generic Go in every implementation for now.
+//   - A Compact matrix holds dense rows as bytes with a scale (x = scale·u)
+//     or as IEEE halves; the *C kernels (MarginsC, …) read it, converting
+//     as they load.
 //   - Kernels assume valid arguments (lengths and indices in range, labels in
 //     [0, k)); callers in package batch check them once per data set, not per
 //     call. Out-of-range input may panic, never silently corrupt memory.
@@ -183,6 +186,26 @@ type Ops[T Float] struct {
 	// entry p of row r_i, rows in order, then classes, then entries, as
 	// SparseAddRows computes them (k = 1 is SparseAddRows, bit for bit).
 	SparseAddOuterK func(g []T, indptr []int64, cols []uint32, vals []T, idx []int, c []T, k int)
+
+	// MarginsC, AddRowsC, MarginsKC, AddOuterKC and FusedLinearC are
+	// Margins, AddRows, MarginsK, AddOuterK and FusedLinear on the rows of
+	// a compact matrix x (see Compact: uint8 features with a scale, or
+	// IEEE half floats), whose features they convert to T as they load
+	// them; x.Stride is the row stride. Their results are their dense
+	// twins' on the matrix of the converted values, to the rounding of a
+	// reduction's order (and, for bytes, of where the scale is applied:
+	// after the sum, or into the coefficient). In float32 the assembly
+	// implementations read the rows of the linear models (MarginsC,
+	// AddRowsC, FusedLinearC) directly where the architecture has such
+	// kernels (AVX2: bytes, and halves with F16C), and otherwise convert a
+	// block of rows at a time into a float32 buffer on the stack and run the
+	// float32 row kernels on it (softmax's MarginsKC and AddOuterKC
+	// everywhere, NEON for all); float64 runs the generic loops.
+	MarginsC     func(m []T, x *Compact, idx []int, w []T)
+	AddRowsC     func(g []T, x *Compact, idx []int, c []T)
+	MarginsKC    func(m []T, x *Compact, idx []int, w []T, k int)
+	AddOuterKC   func(g []T, x *Compact, idx []int, c []T, k int)
+	FusedLinearC func(g, loss []T, x *Compact, idx []int, y, w []T, p *LinearStep[T]) (sumV, sumC T)
 }
 
 // row returns the index of the i-th gathered row.
@@ -194,7 +217,7 @@ func row(idx []int, i int) int {
 }
 
 func genericOps[T Float]() Ops[T] {
-	return Ops[T]{
+	o := Ops[T]{
 		Dot:         dotGeneric[T],
 		Axpy:        axpyGeneric[T],
 		Lerp:        lerpGeneric[T],
@@ -215,6 +238,8 @@ func genericOps[T Float]() Ops[T] {
 		SparseMarginsK:  sparseMarginsKGeneric[T],
 		SparseAddOuterK: sparseAddOuterKGeneric[T],
 	}
+	compactOps(&o)
+	return o
 }
 
 func dotGeneric[T Float](x, y []T) T {

@@ -54,6 +54,16 @@
 #define VFMAX_S4(m, n, d) NEON3(0x4E20F400, m, n, d)
 #define VFADDP_S4(m, n, d) NEON3(0x6E20D400, m, n, d)
 #define VFMAXP_S4(m, n, d) NEON3(0x6E20F400, m, n, d)
+#define VFMUL_S4(m, n, d) NEON3(0x6E20DC00, m, n, d)
+
+// Compact features: UCVTF converts four unsigned words to singles (exact
+// below 2^24); FCVTL widens the low four halves of Vn to Vd.S4, FCVTL2 the
+// high four.
+//
+//	UCVTF  0 Q 1 01110 0 sz 10000 111011 0 Rn Rd (vector, integer)
+#define VUCVTF_S4(n, d) NEON2(0x6E21D800, n, d)
+#define VFCVTL_H2S(n, d) NEON2(0x0E217800, n, d)
+#define VFCVTL2_H2S(n, d) NEON2(0x4E217800, n, d)
 
 // Conversions between the two: FCVTL widens the low two singles of Vn to
 // Vd.D2, FCVTL2 the high two; FCVTN narrows Vn.D2 into the low half of Vd

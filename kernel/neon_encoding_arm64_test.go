@@ -81,6 +81,10 @@ var neonMacros = []neonMacro{
 	{"VFCVTL2_S2D", 2, simd2(1, 0, 0, 1, 0b10111), text2("VFCVTL2", "S4", "D2")},
 	{"VFCVTN_D2S", 2, simd2(0, 0, 0, 1, 0b10110), text2("VFCVTN", "D2", "S2")},
 	{"VFCVTN2_D2S", 2, simd2(1, 0, 0, 1, 0b10110), text2("VFCVTN2", "D2", "S4")},
+	{"VFMUL_S4", 3, simd3(1, 1, 0, 0, 0b11011), text3("FMUL", "S4")},
+	{"VUCVTF_S4", 2, simd2(1, 1, 0, 0, 0b11101), text2("UCVTF", "S4", "S4")},
+	{"VFCVTL_H2S", 2, simd2(0, 0, 0, 0, 0b10111), text2("VFCVTL", "H4", "S4")},
+	{"VFCVTL2_H2S", 2, simd2(1, 0, 0, 0, 0b10111), text2("VFCVTL2", "H8", "S4")},
 	{"FADDP_D", 2, scalarPair(1, 1, 0b01101), textPair("FADDP", "D2")},
 	{"FADDP_S", 2, scalarPair(1, 0, 0b01101), textPair("FADDP", "S2")},
 	{"FMAXP_D", 2, scalarPair(1, 1, 0b01111), textPair("FMAXP", "D2")},
@@ -111,7 +115,7 @@ func TestNEONMacroEncodings(t *testing.T) {
 	}
 	// Every instruction macro of the header is in the table, and vice versa.
 	defined := map[string]bool{}
-	for _, m := range regexp.MustCompile(`(?m)^#define ((?:V?F)[A-Z0-9_]+)\(`).FindAllStringSubmatch(string(hdr), -1) {
+	for _, m := range regexp.MustCompile(`(?m)^#define ((?:V?F|VU)[A-Z0-9_]+)\(`).FindAllStringSubmatch(string(hdr), -1) {
 		defined[m[1]] = true
 	}
 	for _, m := range neonMacros {
@@ -133,7 +137,7 @@ func TestNEONMacroEncodings(t *testing.T) {
 	for _, m := range neonMacros {
 		tested[m.name] = true
 	}
-	used := regexp.MustCompile(`(?m)^\t((?:V?F)[A-Z0-9_]+)\(`).FindAllStringSubmatch(string(kernels), -1)
+	used := regexp.MustCompile(`(?m)^\t((?:V?F|VU)[A-Z0-9_]+)\(`).FindAllStringSubmatch(string(kernels), -1)
 	if len(used) == 0 {
 		t.Fatal("kernel_arm64.s uses no neon_arm64.h macro: the pattern above is out of date")
 	}

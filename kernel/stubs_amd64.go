@@ -917,3 +917,65 @@ func zMarginsKPFF64(m unsafe.Pointer, k int, n int, x unsafe.Pointer, stride int
 //
 //go:noescape
 func zAddOuterKPFF64(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int)
+
+// prefetchBytes asks for the cache lines of p[0:n] (PREFETCHT0 every 64
+// bytes); it reads nothing and cannot fault.
+//
+//go:noescape
+func prefetchBytes(p unsafe.Pointer, n int)
+
+// cvtU8F32 computes, for n a multiple of 8,
+//
+//	for i := 0; i < n; i++ {
+//		dst[i] = scale * float32(src[i]) // src is []uint8
+//	}
+//
+//go:noescape
+func cvtU8F32(dst unsafe.Pointer, src unsafe.Pointer, n int, scale float32)
+
+// cvtF16F32 computes, for n a multiple of 8,
+//
+//	for i := 0; i < n; i++ {
+//		dst[i] = float32 value of the IEEE half src[i] // src is []uint16
+//	}
+//
+//go:noescape
+func cvtF16F32(dst unsafe.Pointer, src unsafe.Pointer, n int)
+
+// marginsU8F32 computes, for d a multiple of 8, with r_i = idx[i] (x is
+// []uint8, idx []int; nil idx: x advances by stride bytes a row),
+//
+//	for i := 0; i < n; i++ {
+//		var s float32
+//		for l := 0; l < d; l++ {
+//			s += float32(x[r_i*stride+l]) * w[l]
+//		}
+//		m[i] = s
+//	}
+//
+//go:noescape
+func marginsU8F32(m unsafe.Pointer, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int)
+
+// addRowsU8F32 computes, for d a multiple of 8, with r_i as for
+// marginsU8F32,
+//
+//	for i := 0; i < n; i++ {
+//		for l := 0; l < d; l++ {
+//			dst[l] = fma(c[i], float32(x[r_i*stride+l]), dst[l])
+//		}
+//	}
+//
+//go:noescape
+func addRowsU8F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, n int)
+
+// marginsF16F32 is marginsU8F32 on rows of IEEE halves (x is []uint16,
+// stride in elements), each widened exactly to float32.
+//
+//go:noescape
+func marginsF16F32(m unsafe.Pointer, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int)
+
+// addRowsF16F32 is addRowsU8F32 on rows of IEEE halves (x is []uint16,
+// stride in elements), each widened exactly to float32.
+//
+//go:noescape
+func addRowsF16F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, n int)

@@ -191,6 +191,7 @@ type trainingData[T batch.Float] struct {
 	kind             string // model kind, resolved
 	prep             dataset.Preprocessing
 	source           cvar.Provenance
+	storage          string // the features' storage (dataset.BatchAs), resolved
 }
 
 // loadTrainingData reads or generates the data, resolves the model kind,
@@ -301,6 +302,9 @@ func prepare[T batch.Float](f *dataFlags, full *dataset.Dataset[T], src cvar.Pro
 		ts := dataset.FitTargetScaler(td.train)
 		td.prep.TargetMean, td.prep.TargetScale = ts.Mean, ts.Scale
 	}
+	if td.storage, err = resolveStorage[T](f, src.Kind, kind, mode == "unit" || mode == "none", td.train.IsSparse()); err != nil {
+		return nil, err
+	}
 	return td, nil
 }
 
@@ -318,11 +322,11 @@ func (td *trainingData[T]) fitVal() (*batch.Data[T], error) { return td.scaled(t
 func (td *trainingData[T]) scaled(ds *dataset.Dataset[T]) (*batch.Data[T], error) {
 	ts, ok := td.prep.TargetScaler()
 	if !ok {
-		return ds.Batch()
+		return td.batchOf(ds)
 	}
 	c := *ds
 	c.Y = dataset.ScaleTargets(ts, ds.Y)
-	return c.Batch()
+	return td.batchOf(&c)
 }
 
 // targetUnscaler is a regression model whose parameters can be mapped from

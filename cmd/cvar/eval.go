@@ -120,7 +120,7 @@ func evalRun[T batch.Float](e *env, df *dataFlags, m *cvar.ModelFile, cfg evalCo
 	if err != nil {
 		return err
 	}
-	data, err := ds.Batch()
+	data, err := modelBatch(df, m, ds)
 	if err != nil {
 		return err
 	}

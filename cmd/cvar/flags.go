@@ -228,6 +228,8 @@ type dataFlags struct {
 	maxMemory byteSize
 	// sparse is the density below which LIBSVM data is held sparse (0: never).
 	sparse float64
+	// storage is -storage (nil where the command has no such flag).
+	storage *choice
 }
 
 // Which data flags a command takes.
@@ -251,6 +253,10 @@ func addDataFlags(fs *flag.FlagSet, use int) *dataFlags {
 	fs.BoolVar(&f.noHeader, "no-header", false, "the CSV file has no header row")
 	fs.IntVar(&f.limit, "limit", 0, "use only the first `N` samples of each file (0: all)")
 	fs.Float64Var(&f.sparse, "sparse", dataset.DefaultSparseBelow, "LIBSVM files: hold the data sparse (CSR, memory in the non-zeros) when its density is below this `fraction`; -scale zscore then scales without centring, and -stream streams the rows' non-zeros; models trained with centring read dense (0: always dense)")
+	if use != dataForExperiment {
+		f.storage = storageChoice()
+		fs.Var(f.storage, "storage", storageUsage)
+	}
 	if use == dataForTrain {
 		fs.StringVar(&f.test, "test", "", "held-out test `file`, evaluated after training (MNIST directories: the t10k files)")
 	}

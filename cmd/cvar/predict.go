@@ -90,7 +90,7 @@ func predictRun[T batch.Float](e *env, df *dataFlags, m *cvar.ModelFile, out str
 	if err != nil {
 		return err
 	}
-	data, err := ds.Batch()
+	data, err := modelBatch(df, m, ds)
 	if err != nil {
 		return err
 	}

@@ -145,6 +145,9 @@ func (f *trainFlags) options() (cvar.Options, error) {
 	if (method == cvar.Alg1 || method == cvar.Alg2 || method == cvar.Alg4) && f.batch > 1 {
 		return opt, usagef("%v takes one sample per step; -batch %d needs alg3, vanilla or minibatch", method, f.batch)
 	}
+	if f.stream && f.data.storage.value != "auto" && f.data.storage.value != f.precision.value {
+		return opt, usagef("-stream reads one dense row at a time: drop -storage %s", f.data.storage.value)
+	}
 	if f.stream && method != cvar.Alg1 && method != cvar.Alg4 {
 		return opt, usagef("-stream needs an online method: -method alg1 or alg4")
 	}
@@ -228,6 +231,7 @@ type modelInfo struct {
 	K         int      `json:"k"`
 	Hidden    int      `json:"hidden,omitempty"`
 	Precision string   `json:"precision"`
+	Storage   string   `json:"storage,omitempty"` // the features' storage when compact (u8, f16)
 	Classes   []string `json:"classes,omitempty"`
 	Data      string   `json:"data"`
 }
@@ -242,11 +246,11 @@ func trainRun[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 	if err != nil {
 		return err
 	}
-	train, err := td.train.Batch()
+	train, err := td.batchOf(td.train)
 	if err != nil {
 		return err
 	}
-	val, err := td.val.Batch()
+	val, err := td.batchOf(td.val)
 	if err != nil {
 		return err
 	}
@@ -292,7 +296,7 @@ func trainRun[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 	res.Tau *= factor
 	res.Params.Tau0 *= factor
 	rep := &trainReport{
-		Model:  modelInfo{Kind: td.kind, D: td.train.D, K: td.train.K(), Precision: f.precision.value, Classes: td.train.Classes, Data: dataName(td.source)},
+		Model:  modelInfo{Kind: td.kind, D: td.train.D, K: td.train.K(), Precision: f.precision.value, Storage: compactStorage(fit), Classes: td.train.Classes, Data: dataName(td.source)},
 		Method: opt.Method.String(), Alpha: res.Params.Alpha, Tau: jsonfloat.Lossy(res.Tau), Domain: opt.Domain.String(),
 		Params: paramsJSON(res.Params), Metrics: map[string]metrics{}, params: res.Params,
 		alphas: unionAlphas(res.Params.Alpha),
@@ -321,7 +325,7 @@ func trainRun[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 		case "validation":
 			data = val
 		case "test":
-			if data, err = s.ds.Batch(); err != nil {
+			if data, err = td.batchOf(s.ds); err != nil {
 				return err
 			}
 		}
@@ -402,7 +406,11 @@ func (r *trainReport) print(w io.Writer) error {
 	if r.Model.Hidden > 0 {
 		hidden = fmt.Sprintf(", %d hidden units", r.Model.Hidden)
 	}
-	fmt.Fprintf(tw, "model\t%s on %d features%s%s, %s, data %s\n", r.Model.Kind, r.Model.D, classes, hidden, r.Model.Precision, r.Model.Data)
+	prec := r.Model.Precision
+	if r.Model.Storage != "" {
+		prec += " (" + r.Model.Storage + " features)"
+	}
+	fmt.Fprintf(tw, "model\t%s on %d features%s%s, %s, data %s\n", r.Model.Kind, r.Model.D, classes, hidden, prec, r.Model.Data)
 	fmt.Fprintf(tw, "method\t%s, α = %s, K = %s, %d steps of %d samples (n = %d)\n", r.Method, alphaKey(r.Alpha), r.Domain, p.Steps, p.Batch, p.N)
 	line := fmt.Sprintf("η = %s (%s)", fmtNum(p.LR), p.LRFrom)
 	if p.EpsFrom != "" {

@@ -337,6 +337,9 @@ func epochsPrec[T kernel.Float](c *config, rep *Report, logf func(string, ...any
 	}
 	var out []EpochRow
 	for _, model := range c.models {
+		if bench.IsCompact(model) && prec != "f32" {
+			continue // compact features feed float32 models
+		}
 		for _, method := range c.methods {
 			for _, impl := range c.epochImpls {
 				for _, th := range c.threads {

@@ -152,6 +152,7 @@ func main() {
 	sparseKernels(g)
 	sparse512Kernels(g)
 	zmmKernels(g)
+	compactKernels(g)
 
 	f, err := g.Result()
 	if err != nil {

@@ -50,6 +50,7 @@ func main() {
 	a.WriteString(linalgDoc)
 	a.w("")
 	a.WriteString(sparseDoc)
+	a.WriteString(compactDoc)
 	a.w("")
 	a.w("#include \"textflag.h\"")
 	a.w("#include \"neon_arm64.h\"")
@@ -57,6 +58,7 @@ func main() {
 	mathKernels(&a)
 	linalgKernels(&a)
 	sparseKernels(&a)
+	compactKernels(&a)
 	if err := os.WriteFile(*outPath, a.Bytes(), 0o644); err != nil {
 		log.Fatal(err)
 	}

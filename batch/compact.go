@@ -1,0 +1,165 @@
+package batch
+
+import (
+	"fmt"
+	"math"
+
+	"github.com/cvarlearn/cvar/kernel"
+)
+
+// Compact features (issue 11): a Data may hold its dense features as bytes
+// with a scale (NewDataU8: 8-bit images, x = scale·u) or as IEEE half
+// floats (NewDataF16) instead of T values. The kernels convert them as they
+// load them and accumulate in T, so a row costs its compact bytes from
+// memory: a quarter of float32's for bytes, a half for halves. The linear
+// models, softmax and the MLP (its first layer) read compact data.
+//
+// The values the models see are those of kernel.Compact: for T = float32, a
+// byte u is float32(scale)·float32(u) rounded once, which for scale =
+// 1/255 is within an ulp of float32(u/255) (what dataset's IDX reader
+// gives), and a half its exact value. Results equal those of the float32
+// data of these values to the rounding of a reduction's order. Compact
+// storage is meant for float32 models; float64 models read it too (a byte is
+// then scale·u in float64), through the generic loops.
+
+// NewDataU8 wraps n×d bytes u (row-major, not copied) as features
+// x = scale·u, with targets or labels as for NewData. scale must be
+// positive and finite (1/255 for pixel intensities in [0, 1]).
+func NewDataU8[T Float](u []uint8, scale float64, n, d int, y []T, labels []int32, k int) (*Data[T], error) {
+	if err := checkCompactShape(len(u), n, d); err != nil {
+		return nil, err
+	}
+	if !(scale > 0) || math.IsInf(scale, 0) || math.IsInf(float64(T(scale)), 0) || T(scale) == 0 {
+		return nil, fmt.Errorf("batch: u8 feature scale %v; want a positive finite number", scale)
+	}
+	c := kernel.Compact{Format: kernel.U8, U8: u, Stride: d, Scale: scale}
+	return setTargets(&Data[T]{C: c, N: n, D: d, Stride: d}, y, labels, k)
+}
+
+// NewDataF16 wraps n×d IEEE 754 half-precision features h (row-major, not
+// copied; kernel.F32ToF16 makes them), with targets or labels as for
+// NewData. Every half must be finite.
+func NewDataF16[T Float](h []uint16, n, d int, y []T, labels []int32, k int) (*Data[T], error) {
+	if err := checkCompactShape(len(h), n, d); err != nil {
+		return nil, err
+	}
+	for i, v := range h {
+		if v&0x7c00 == 0x7c00 {
+			return nil, fmt.Errorf("batch: row %d, column %d: value %v is not finite", i/d, i%d, kernel.F16ToF32(v))
+		}
+	}
+	c := kernel.Compact{Format: kernel.F16, F16: h, Stride: d}
+	return setTargets(&Data[T]{C: c, N: n, D: d, Stride: d}, y, labels, k)
+}
+
+func checkCompactShape(m, n, d int) error {
+	switch {
+	case n <= 0 || d <= 0:
+		return fmt.Errorf("batch: data has %d rows and %d columns; need at least one of each", n, d)
+	case m%d != 0 || m/d != n:
+		return fmt.Errorf("batch: %d compact values, want n·d = %d·%d", m, n, d)
+	}
+	return nil
+}
+
+// IsCompact reports whether the features are held compact (NewDataU8,
+// NewDataF16): in C, with X nil.
+func (d *Data[T]) IsCompact() bool { return d.C.Format != kernel.Dense }
+
+// Storage names how the features are held: "f32" or "f64" (dense T),
+// "u8", "f16" or "csr".
+func (d *Data[T]) Storage() string {
+	switch {
+	case d.IsSparse():
+		return "csr"
+	case d.IsCompact():
+		return d.C.Format.String()
+	case is32[T]():
+		return "f32"
+	}
+	return "f64"
+}
+
+// FeatureBytes is the size of the stored features: what a pass over the
+// data reads of them.
+func (d *Data[T]) FeatureBytes() int64 {
+	switch {
+	case d.IsSparse():
+		return int64(len(d.Cols))*4 + int64(len(d.Vals))*sizeOf[T]() + int64(len(d.Indptr))*8
+	case d.IsCompact():
+		return int64(d.C.Len()) * int64(d.C.ElemBytes())
+	}
+	return int64(len(d.X)) * sizeOf[T]()
+}
+
+func sizeOf[T Float]() int64 {
+	if is32[T]() {
+		return 4
+	}
+	return 8
+}
+
+func is32[T Float]() bool {
+	var z T
+	_, ok := any(z).(float32)
+	return ok
+}
+
+// RowTo writes sample i's features, in T, into dst (len ≥ D) and returns
+// dst[:D]: the values the kernels see, for dense, compact or sparse data.
+func (d *Data[T]) RowTo(dst []T, i int) []T {
+	dst = dst[:d.D]
+	switch {
+	case d.IsSparse():
+		clear(dst)
+		cols, vals := d.SparseRow(i)
+		for p, c := range cols {
+			dst[c] += vals[p]
+		}
+	case d.IsCompact():
+		r := i * d.C.Stride
+		for l := range dst {
+			dst[l] = kernel.CompactAt[T](&d.C, r+l)
+		}
+	default:
+		copy(dst, d.Row(i))
+	}
+	return dst
+}
+
+// validateCompact is ValidateFeatures for compact data.
+func (d *Data[T]) validateCompact() error {
+	c := &d.C
+	switch {
+	case c.Format != kernel.U8 && c.Format != kernel.F16:
+		return fmt.Errorf("batch: compact data of unknown format %v", c.Format)
+	case d.X != nil:
+		return fmt.Errorf("batch: data holds both dense (X) and compact (%v) features", c.Format)
+	case d.N <= 0 || d.D <= 0 || d.Stride < d.D || c.Stride != d.Stride:
+		return fmt.Errorf("batch: data has %d rows of %d columns with stride %d (compact stride %d); want at least one of each, stride ≥ columns", d.N, d.D, d.Stride, c.Stride)
+	case c.Len() < d.D || (c.Len()-d.D)/d.Stride < d.N-1:
+		return fmt.Errorf("batch: data has %d compact values, too few for %d rows of stride %d", c.Len(), d.N, d.Stride)
+	case c.Format == kernel.U8 && !(c.Scale > 0 && !math.IsInf(c.Scale, 0)):
+		return fmt.Errorf("batch: u8 feature scale %v; want a positive finite number", c.Scale)
+	}
+	return nil
+}
+
+// compactModel is a Model that reads compact features: the linear models,
+// softmax and the MLP (its first layer). The Engine refuses compact data
+// for any other.
+type compactModel interface{ readsCompact() }
+
+func (l *Linear[T]) readsCompact()  {}
+func (s *Softmax[T]) readsCompact() {}
+func (m *MLP[T]) readsCompact()     {}
+
+// checkCompact reports compact data given to a model that cannot read it.
+func checkCompact[T Float](model Model[T], data *Data[T]) error {
+	if data != nil && data.IsCompact() {
+		if _, ok := model.(compactModel); !ok {
+			return fmt.Errorf("batch: the %s model does not run on %v features yet; use float32 storage or a linear or softmax model", model.Name(), data.C.Format)
+		}
+	}
+	return nil
+}

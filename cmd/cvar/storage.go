@@ -1,0 +1,105 @@
+package main
+
+import (
+	"github.com/cvarlearn/cvar"
+	"github.com/cvarlearn/cvar/batch"
+	"github.com/cvarlearn/cvar/dataset"
+)
+
+// -storage: how the features are held in memory for training and
+// evaluation (issue 11): dense in the model's precision, or compact (bytes
+// with the 1/255 scale folded into the kernels, or IEEE halves), converted
+// by the kernels as they load them.
+
+// storageChoice is the -storage flag.
+func storageChoice() *choice { return newChoice("auto", "auto", "f32", "f64", "f16", "u8") }
+
+const storageUsage = "how the features are held in memory: f32 or f64 (the -precision), f16 (IEEE halves, a float32 model's features rounded to half precision), u8 (a byte a feature, 8-bit images: IDX data with -scale unit or none, read at a quarter of f32's bytes), or auto (u8 for IDX data a float32 model reads with -scale unit or none, else the -precision)"
+
+// resolveStorage picks the storage of the features: explicit choices are
+// checked against the data, model, scaling and precision; auto takes u8
+// where it is possible and dense otherwise.
+func resolveStorage[T batch.Float](f *dataFlags, format, kind string, byteScaled, sparse bool) (string, error) {
+	if f.storage == nil {
+		return dataset.StorageDense, nil
+	}
+	prec := "f64"
+	var z T
+	if _, ok := any(z).(float32); ok {
+		prec = "f32"
+	}
+	s := f.storage.value
+	compactModel := kind == batch.KindLogistic || kind == batch.KindSoftmax || kind == batch.KindLinear || kind == batch.KindLAD || kind == batch.KindMLP
+	switch s {
+	case "auto":
+		if prec == "f32" && format == "idx" && byteScaled && !sparse && compactModel {
+			return dataset.StorageU8, nil
+		}
+		return dataset.StorageDense, nil
+	case "f32", "f64":
+		if s != prec {
+			return "", usagef("-storage %s with -precision %s: a %s model reads %s features; use -storage %s (or auto)", s, prec, prec, prec, prec)
+		}
+		return dataset.StorageDense, nil
+	}
+	// f16 or u8.
+	switch {
+	case prec != "f32":
+		return "", usagef("-storage %s is for float32 models: add -precision f32", s)
+	case !compactModel:
+		return "", usagef("-storage %s: the %s model reads only dense features (f32 or f64) so far", s, kind)
+	case sparse:
+		return "", usagef("-storage %s: the data is held sparse (CSR); use -sparse 0 for dense reading", s)
+	case s == dataset.StorageU8 && format != "idx":
+		return "", usagef("-storage u8 holds 8-bit images: IDX data (MNIST's files), not %s; use f16 or f32", formatName(format))
+	case s == dataset.StorageU8 && !byteScaled:
+		return "", usagef("-storage u8 needs the pixel intensities as they are (-scale unit or none); -scale zscore centres and scales each pixel: use f32 or f16")
+	}
+	return s, nil
+}
+
+func formatName(format string) string {
+	switch format {
+	case "":
+		return "the built-in data"
+	case "synthetic":
+		return "the built-in data"
+	case "csv":
+		return "CSV"
+	case "libsvm":
+		return "LIBSVM"
+	}
+	return format
+}
+
+// batchOf is ds in the storage chosen for the run.
+func (td *trainingData[T]) batchOf(ds *dataset.Dataset[T]) (*batch.Data[T], error) {
+	return ds.BatchAs(td.storage)
+}
+
+// compactStorage is data's storage when compact ("u8", "f16"), else "".
+func compactStorage[T batch.Float](data *batch.Data[T]) string {
+	if data.IsCompact() {
+		return data.Storage()
+	}
+	return ""
+}
+
+// modelBatch is ds, read for the model file m (eval, predict), in the
+// storage -storage asks for: auto takes u8 for IDX data of a float32
+// logistic or softmax model whose preprocessing only divides.
+func modelBatch[T batch.Float](f *dataFlags, m *cvar.ModelFile, ds *dataset.Dataset[T]) (*batch.Data[T], error) {
+	format := "synthetic"
+	if f.data != "" {
+		var err error
+		if format, err = formatOf(f.data, f.format.value); err != nil {
+			return nil, err
+		}
+	}
+	byteScaled := len(m.Preprocessing.Mean) == 0 && len(m.Preprocessing.Scale) == 0
+	s, err := resolveStorage[T](f, format, m.Kind, byteScaled, ds.IsSparse())
+	if err != nil {
+		return nil, err
+	}
+	return ds.BatchAs(s)
+}

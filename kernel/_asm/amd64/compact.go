@@ -1,0 +1,451 @@
+package main
+
+import (
+	"github.com/mmcloughlin/avo/operand"
+	. "github.com/mmcloughlin/avo/reg"
+)
+
+// The compact-feature loads (issue 11): rows of uint8 (x = scale·u) or IEEE
+// half-precision features widened to float32. The row kernels of package
+// kernel convert a block of rows into an L1-sized float32 buffer with these
+// and run the float32 row kernels on it, so a row costs its compact bytes
+// from memory.
+
+func init() {
+	sectionDocs = append(sectionDocs, compactDoc)
+	for name, st := range compactStubs {
+		stubDocs[name] = st
+	}
+}
+
+const compactDoc = `// Compact features: cvtU8F32 widens bytes with VPMOVZXBD, converts them
+// with VCVTDQ2PS (exact: every byte is a float32) and multiplies by the
+// scale with VMULPS (one rounding, the float32 product fl(scale·u), which
+// the generic reference replays); cvtF16F32 widens IEEE half floats with
+// VCVTPH2PS (F16C; exact). Both take n a multiple of 8 (the Go driver
+// converts the last n mod 8 elements) and touch nothing past the n elements.
+//
+// marginsU8F32 and addRowsU8F32 read byte rows directly (the row kernels of
+// the linear models on u8 data): VPMOVZXBD and VCVTDQ2PS widen 8 bytes to
+// 8 floats, which meet the float32 weights or coefficients in FMAs;
+// marginsF16F32 and addRowsF16F32 do the same on halves with VCVTPH2PS
+// (F16C). Margins prefetch the row after next (rows come one at a time); a row
+// at a time, 32 columns a step in four accumulators, then 8 (d a multiple
+// of 8: the Go driver takes the last d mod 8 columns and the scale).
+//
+// Requires: AVX2, FMA3 (cvtU8F32, marginsU8F32, addRowsU8F32), and F16C
+// (cvtF16F32, marginsF16F32, addRowsF16F32).
+`
+
+var compactStubs = map[string]stub{
+	"prefetchBytes": {
+		sig: "func(p unsafe.Pointer, n int)",
+		doc: []string{
+			"prefetchBytes asks for the cache lines of p[0:n] (PREFETCHT0 every 64",
+			"bytes); it reads nothing and cannot fault.",
+		},
+	},
+	"marginsU8F32": {
+		sig: "func(m unsafe.Pointer, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d int)",
+		doc: []string{
+			"marginsU8F32 computes, for d a multiple of 8, with r_i = idx[i] (x is",
+			"[]uint8, idx []int; nil idx: x advances by stride bytes a row),",
+			"",
+			"\tfor i := 0; i < n; i++ {",
+			"\t\tvar s float32",
+			"\t\tfor l := 0; l < d; l++ {",
+			"\t\t\ts += float32(x[r_i*stride+l]) * w[l]",
+			"\t\t}",
+			"\t\tm[i] = s",
+			"\t}",
+		},
+	},
+	"marginsF16F32": {
+		sig: "func(m unsafe.Pointer, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d int)",
+		doc: []string{
+			"marginsF16F32 is marginsU8F32 on rows of IEEE halves (x is []uint16,",
+			"stride in elements), each widened exactly to float32.",
+		},
+	},
+	"addRowsF16F32": {
+		sig: "func(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx, c unsafe.Pointer, n int)",
+		doc: []string{
+			"addRowsF16F32 is addRowsU8F32 on rows of IEEE halves (x is []uint16,",
+			"stride in elements), each widened exactly to float32.",
+		},
+	},
+	"addRowsU8F32": {
+		sig: "func(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx, c unsafe.Pointer, n int)",
+		doc: []string{
+			"addRowsU8F32 computes, for d a multiple of 8, with r_i as for",
+			"marginsU8F32,",
+			"",
+			"\tfor i := 0; i < n; i++ {",
+			"\t\tfor l := 0; l < d; l++ {",
+			"\t\t\tdst[l] = fma(c[i], float32(x[r_i*stride+l]), dst[l])",
+			"\t\t}",
+			"\t}",
+		},
+	},
+	"cvtU8F32": {
+		sig: "func(dst, src unsafe.Pointer, n int, scale float32)",
+		doc: []string{
+			"cvtU8F32 computes, for n a multiple of 8,",
+			"",
+			"\tfor i := 0; i < n; i++ {",
+			"\t\tdst[i] = scale * float32(src[i]) // src is []uint8",
+			"\t}",
+		},
+	},
+	"cvtF16F32": {
+		sig: "func(dst, src unsafe.Pointer, n int)",
+		doc: []string{
+			"cvtF16F32 computes, for n a multiple of 8,",
+			"",
+			"\tfor i := 0; i < n; i++ {",
+			"\t\tdst[i] = float32 value of the IEEE half src[i] // src is []uint16",
+			"\t}",
+		},
+	},
+}
+
+func compactKernels(g *gen) {
+	prefetch(g)
+	cvtU8(g)
+	cvtF16(g)
+	for _, f := range []rowFormat{u8Rows, f16Rows} {
+		marginsU8(g, f)
+		addRowsU8(g, f)
+	}
+}
+
+// rowFormat is the storage a row kernel reads: bytes or IEEE halves.
+type rowFormat struct {
+	name  string // "U8" or "F16"
+	label string // label prefix
+	size  uint8  // bytes per element
+}
+
+var (
+	u8Rows  = rowFormat{"U8", "u8", 1}
+	f16Rows = rowFormat{"F16", "f16", 2}
+)
+
+// load8 loads 8 elements at m as 8 float32 into v: VPMOVZXBD and
+// VCVTDQ2PS for bytes, VCVTPH2PS for halves.
+func (f rowFormat) load8(g *gen, m operand.Mem, v VecPhysical) {
+	if f.size == 1 {
+		g.VPMOVZXBD(m, v)
+		g.VCVTDQ2PS(v, v)
+	} else {
+		g.VCVTPH2PS(m, v)
+	}
+}
+
+// u8Row sets R10 to the next row (of bytes or halves): gathered through idx
+// (BX) or consecutive from SI; R9 is the row stride in bytes.
+func u8Row(g *gen, L string) {
+	g.TESTQ(RBX, RBX)
+	g.JZ(operand.LabelRef(L + "consec"))
+	g.MOVQ(mem(RBX, 0), R10)
+	g.IMULQ(R9, R10)
+	g.ADDQ(RSI, R10)
+	g.ADDQ(u8(8), RBX)
+	g.JMP(operand.LabelRef(L + "ready"))
+	g.Label(L + "consec")
+	g.MOVQ(RSI, R10)
+	g.ADDQ(R9, RSI)
+	g.Label(L + "ready")
+}
+
+// pfRows is how many rows ahead marginsU8 prefetches.
+const pfRows = 2
+
+// marginsU8 is the margins of byte rows against float32 weights, a row at a
+// time, 32 columns a step in four accumulators, then 8.
+func marginsU8(g *gen, f rowFormat) {
+	L := "m" + f.label
+	lbl := func(s string) operand.LabelRef { return operand.LabelRef(L + s) }
+	E := f.size
+	g.text("margins" + f.name + "F32")
+	g.MOVQ(g.param("m"), RDI)
+	g.MOVQ(g.param("n"), RCX)
+	g.MOVQ(g.param("x"), RSI)
+	g.MOVQ(g.param("stride"), R9)
+	if E == 2 {
+		g.SHLQ(u8(1), R9)
+	}
+	g.MOVQ(g.param("idx"), RBX)
+	g.MOVQ(g.param("w"), RDX)
+	g.MOVQ(g.param("d"), R8)
+	g.MOVQ(R8, R11)
+	g.ANDQ(i32(-32), R11)
+
+	g.Label(L + "row")
+	g.TESTQ(RCX, RCX)
+	g.JZ(lbl("done"))
+	u8Row(g, L)
+	// Rows gathered from memory come one at a time: prefetch the row
+	// after next, whose address is known, so that several rows' lines are
+	// in flight (a row of bytes is only a few cache lines).
+	g.CMPQ(RCX, u8(pfRows+1))
+	g.JB(lbl("nopf"))
+	g.TESTQ(RBX, RBX)
+	g.JZ(lbl("pfconsec"))
+	g.MOVQ(mem(RBX, 8*(pfRows-1)), R12)
+	g.IMULQ(R9, R12)
+	g.ADDQ(g.param("x"), R12)
+	g.JMP(lbl("pf"))
+	g.Label(L + "pfconsec")
+	g.IMUL3Q(i32(pfRows-1), R9, R12)
+	g.ADDQ(RSI, R12)
+	g.Label(L + "pf")
+	g.LEAQ(memi(R12, 0, R8, E), R13)
+	g.Label(L + "pfloop")
+	g.PREFETCHT0(mem(R12, 0))
+	g.ADDQ(u8(64), R12)
+	g.CMPQ(R12, R13)
+	g.JB(lbl("pfloop"))
+	g.Label(L + "nopf")
+	for i := 0; i < 4; i++ {
+		g.VXORPS(y(i), y(i), y(i))
+	}
+	g.XORQ(RAX, RAX)
+	g.Label(L + "loop32")
+	g.CMPQ(RAX, R11)
+	g.JAE(lbl("loop8"))
+	for j := 0; j < 4; j++ {
+		f.load8(g, memi(R10, 8*j*int(E), RAX, E), y(4+j))
+	}
+	for j := 0; j < 4; j++ {
+		g.VFMADD231PS(memi(RDX, 32*j, RAX, 4), y(4+j), y(j))
+	}
+	g.ADDQ(u8(32), RAX)
+	g.JMP(lbl("loop32"))
+
+	g.Label(L + "loop8")
+	g.CMPQ(RAX, R8)
+	g.JAE(lbl("reduce"))
+	f.load8(g, memi(R10, 0, RAX, E), Y4)
+	g.VFMADD231PS(memi(RDX, 0, RAX, 4), Y4, Y0)
+	g.ADDQ(u8(8), RAX)
+	g.JMP(lbl("loop8"))
+
+	g.Label(L + "reduce")
+	g.VADDPS(Y1, Y0, Y0)
+	g.VADDPS(Y3, Y2, Y2)
+	g.VADDPS(Y2, Y0, Y0)
+	g.VEXTRACTF128(u8(1), Y0, X1)
+	g.VADDPS(X1, X0, X0)
+	g.VHADDPS(X0, X0, X0)
+	g.VHADDPS(X0, X0, X0)
+	g.VMOVSS(X0, mem(RDI, 0))
+	g.ADDQ(u8(4), RDI)
+	g.DECQ(RCX)
+	g.JMP(lbl("row"))
+
+	g.Label(L + "done")
+	g.VZEROUPPER()
+	g.RET()
+}
+
+// addRowsU8 accumulates byte rows times float32 coefficients into g, a row
+// at a time, 32 columns a step, then 8.
+func addRowsU8(g *gen, f rowFormat) {
+	L := "a" + f.label
+	lbl := func(s string) operand.LabelRef { return operand.LabelRef(L + s) }
+	E := f.size
+	g.text("addRows" + f.name + "F32")
+	g.MOVQ(g.param("dst"), RDI)
+	g.MOVQ(g.param("d"), R8)
+	g.MOVQ(g.param("x"), RSI)
+	g.MOVQ(g.param("stride"), R9)
+	if E == 2 {
+		g.SHLQ(u8(1), R9)
+	}
+	g.MOVQ(g.param("idx"), RBX)
+	g.MOVQ(g.param("c"), RDX)
+	g.MOVQ(g.param("n"), RCX)
+	// R14 bounds the 32-column steps (R10–R13 hold the rows of a block).
+	g.MOVQ(R8, R14)
+	g.ANDQ(i32(-32), R14)
+
+	// Blocks of four rows: each column group of g is loaded and stored
+	// once per four rows, which meet it in row order (the FMAs of the
+	// one-row loop, in the same order).
+	g.Label(L + "block")
+	g.CMPQ(RCX, u8(4))
+	g.JB(lbl("row"))
+	rows4(g, L+"q")
+	for r := 0; r < 4; r++ {
+		g.VBROADCASTSS(mem(RDX, 4*r), y(12+r))
+	}
+	g.ADDQ(u8(16), RDX)
+	g.XORQ(RAX, RAX)
+	g.Label(L + "b32")
+	g.CMPQ(RAX, R14)
+	g.JAE(lbl("b8"))
+	for j := 0; j < 4; j++ {
+		g.VMOVUPS(memi(RDI, 32*j, RAX, 4), y(j))
+	}
+	for r, rr := range rowRegs {
+		for j := 0; j < 4; j++ {
+			t := y(4 + (4*r+j)%8)
+			f.load8(g, memi(rr, 8*j*int(E), RAX, E), t)
+			g.VFMADD231PS(t, y(12+r), y(j))
+		}
+	}
+	for j := 0; j < 4; j++ {
+		g.VMOVUPS(y(j), memi(RDI, 32*j, RAX, 4))
+	}
+	g.ADDQ(u8(32), RAX)
+	g.JMP(lbl("b32"))
+	g.Label(L + "b8")
+	g.CMPQ(RAX, R8)
+	g.JAE(lbl("bnext"))
+	g.VMOVUPS(memi(RDI, 0, RAX, 4), Y0)
+	for r, rr := range rowRegs {
+		f.load8(g, memi(rr, 0, RAX, E), y(4+r))
+		g.VFMADD231PS(y(4+r), y(12+r), Y0)
+	}
+	g.VMOVUPS(Y0, memi(RDI, 0, RAX, 4))
+	g.ADDQ(u8(8), RAX)
+	g.JMP(lbl("b8"))
+	g.Label(L + "bnext")
+	g.SUBQ(u8(4), RCX)
+	g.JMP(lbl("block"))
+
+	g.Label(L + "row")
+	g.TESTQ(RCX, RCX)
+	g.JZ(lbl("done"))
+	u8Row(g, L)
+	g.VBROADCASTSS(mem(RDX, 0), Y15)
+	g.ADDQ(u8(4), RDX)
+	g.XORQ(RAX, RAX)
+	g.Label(L + "loop32")
+	g.CMPQ(RAX, R14)
+	g.JAE(lbl("loop8"))
+	for j := 0; j < 4; j++ {
+		f.load8(g, memi(R10, 8*j*int(E), RAX, E), y(4+j))
+	}
+	for j := 0; j < 4; j++ {
+		g.VMOVUPS(memi(RDI, 32*j, RAX, 4), y(j))
+		g.VFMADD231PS(y(4+j), Y15, y(j))
+		g.VMOVUPS(y(j), memi(RDI, 32*j, RAX, 4))
+	}
+	g.ADDQ(u8(32), RAX)
+	g.JMP(lbl("loop32"))
+
+	g.Label(L + "loop8")
+	g.CMPQ(RAX, R8)
+	g.JAE(lbl("next"))
+	f.load8(g, memi(R10, 0, RAX, E), Y4)
+	g.VMOVUPS(memi(RDI, 0, RAX, 4), Y0)
+	g.VFMADD231PS(Y4, Y15, Y0)
+	g.VMOVUPS(Y0, memi(RDI, 0, RAX, 4))
+	g.ADDQ(u8(8), RAX)
+	g.JMP(lbl("loop8"))
+
+	g.Label(L + "next")
+	g.DECQ(RCX)
+	g.JMP(lbl("row"))
+
+	g.Label(L + "done")
+	g.VZEROUPPER()
+	g.RET()
+}
+
+// cvtU8 converts 32 bytes a step, then 8.
+func cvtU8(g *gen) {
+	lbl := func(s string) operand.LabelRef { return operand.LabelRef("cu8" + s) }
+	g.text("cvtU8F32")
+	g.MOVQ(g.param("dst"), RDI)
+	g.MOVQ(g.param("src"), RSI)
+	g.MOVQ(g.param("n"), RCX)
+	g.VBROADCASTSS(g.param("scale"), Y15)
+
+	g.Label("cu8loop4")
+	g.CMPQ(RCX, u8(32))
+	g.JB(lbl("one"))
+	for i := 0; i < 4; i++ {
+		g.VPMOVZXBD(mem(RSI, 8*i), y(i))
+	}
+	for i := 0; i < 4; i++ {
+		g.VCVTDQ2PS(y(i), y(i))
+		g.VMULPS(Y15, y(i), y(i))
+		g.VMOVUPS(y(i), mem(RDI, 32*i))
+	}
+	g.ADDQ(u8(32), RSI)
+	g.ADDQ(u32(128), RDI)
+	g.SUBQ(u8(32), RCX)
+	g.JMP(lbl("loop4"))
+
+	g.Label("cu8one")
+	g.CMPQ(RCX, u8(8))
+	g.JB(lbl("done"))
+	g.VPMOVZXBD(mem(RSI, 0), Y0)
+	g.VCVTDQ2PS(Y0, Y0)
+	g.VMULPS(Y15, Y0, Y0)
+	g.VMOVUPS(Y0, mem(RDI, 0))
+	g.ADDQ(u8(8), RSI)
+	g.ADDQ(u8(32), RDI)
+	g.SUBQ(u8(8), RCX)
+	g.JMP(lbl("one"))
+
+	g.Label("cu8done")
+	g.VZEROUPPER()
+	g.RET()
+}
+
+// cvtF16 converts 32 halves a step, then 8.
+func cvtF16(g *gen) {
+	lbl := func(s string) operand.LabelRef { return operand.LabelRef("cf16" + s) }
+	g.text("cvtF16F32")
+	g.MOVQ(g.param("dst"), RDI)
+	g.MOVQ(g.param("src"), RSI)
+	g.MOVQ(g.param("n"), RCX)
+
+	g.Label("cf16loop4")
+	g.CMPQ(RCX, u8(32))
+	g.JB(lbl("one"))
+	for i := 0; i < 4; i++ {
+		g.VCVTPH2PS(mem(RSI, 16*i), y(i))
+	}
+	for i := 0; i < 4; i++ {
+		g.VMOVUPS(y(i), mem(RDI, 32*i))
+	}
+	g.ADDQ(u8(64), RSI)
+	g.ADDQ(u32(128), RDI)
+	g.SUBQ(u8(32), RCX)
+	g.JMP(lbl("loop4"))
+
+	g.Label("cf16one")
+	g.CMPQ(RCX, u8(8))
+	g.JB(lbl("done"))
+	g.VCVTPH2PS(mem(RSI, 0), Y0)
+	g.VMOVUPS(Y0, mem(RDI, 0))
+	g.ADDQ(u8(16), RSI)
+	g.ADDQ(u8(32), RDI)
+	g.SUBQ(u8(8), RCX)
+	g.JMP(lbl("one"))
+
+	g.Label("cf16done")
+	g.VZEROUPPER()
+	g.RET()
+}
+
+// prefetch issues PREFETCHT0 for every 64 bytes of [p, p+n).
+func prefetch(g *gen) {
+	g.text("prefetchBytes")
+	g.MOVQ(g.param("p"), RSI)
+	g.MOVQ(g.param("n"), RCX)
+	g.ADDQ(RSI, RCX)
+	g.Label("pfbloop")
+	g.CMPQ(RSI, RCX)
+	g.JAE(operand.LabelRef("pfbdone"))
+	g.PREFETCHT0(mem(RSI, 0))
+	g.ADDQ(u8(64), RSI)
+	g.JMP(operand.LabelRef("pfbloop"))
+	g.Label("pfbdone")
+	g.RET()
+}

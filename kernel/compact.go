@@ -1,0 +1,621 @@
+package kernel
+
+import (
+	"fmt"
+	"unsafe"
+)
+
+// Format names how a Compact matrix stores its features.
+type Format uint8
+
+const (
+	// Dense is no compact matrix: the features are T values.
+	Dense Format = iota
+	// U8 holds a byte u per feature and stands for x = Scale·u (8-bit
+	// images with the 1/255 scaling folded into the kernels).
+	U8
+	// F16 holds an IEEE 754 binary16 value per feature (F32ToF16,
+	// F16ToF32).
+	F16
+)
+
+func (f Format) String() string {
+	switch f {
+	case Dense:
+		return "dense"
+	case U8:
+		return "u8"
+	case F16:
+		return "f16"
+	}
+	return fmt.Sprintf("Format(%d)", uint8(f))
+}
+
+// Compact is a row-major matrix of compact features: row r holds its
+// features in U8[r*Stride : r*Stride+d] (Format U8, feature value
+// Scale·u) or in F16[r*Stride : r*Stride+d] (Format F16, the half's
+// value). The Compact kernels (MarginsC, AddRowsC, MarginsKC, AddOuterKC,
+// FusedLinearC) compute what their dense twins compute on the matrix of
+// these values, converting the features as they load them, so that a row
+// costs its compact bytes from memory.
+//
+// The value of a U8 feature in T = float32 is float32(Scale)·float32(u),
+// rounded once; in float64 it is Scale·float64(u). The value of an F16
+// feature is exact in both.
+type Compact struct {
+	Format Format
+	U8     []uint8
+	F16    []uint16
+	Stride int     // elements between rows
+	Scale  float64 // Format U8: the value of a byte is Scale·u
+}
+
+// From returns the matrix of the rows from row lo on (sharing the storage).
+func (x Compact) From(lo int) Compact {
+	switch x.Format {
+	case U8:
+		x.U8 = x.U8[lo*x.Stride:]
+	case F16:
+		x.F16 = x.F16[lo*x.Stride:]
+	}
+	return x
+}
+
+// Len is the number of stored elements.
+func (x *Compact) Len() int {
+	if x.Format == F16 {
+		return len(x.F16)
+	}
+	return len(x.U8)
+}
+
+// ElemBytes is the size of one stored feature: 1 for U8, 2 for F16.
+func (x *Compact) ElemBytes() int {
+	if x.Format == F16 {
+		return 2
+	}
+	return 1
+}
+
+// at returns the address of the element at flat position p, which must be
+// within the storage.
+func (x *Compact) at(p int) unsafe.Pointer {
+	if x.Format == F16 {
+		return unsafe.Pointer(&x.F16[p])
+	}
+	return unsafe.Pointer(&x.U8[p])
+}
+
+// value returns the feature at flat position p in T.
+func value[T Float](x *Compact, p int) T {
+	if x.Format == F16 {
+		return T(F16ToF32(x.F16[p]))
+	}
+	if is32[T]() {
+		return T(float32(x.Scale) * float32(x.U8[p]))
+	}
+	return T(x.Scale * float64(x.U8[p]))
+}
+
+// checkCompactRows is checkRows for a compact matrix; it also panics on an
+// unknown format.
+func checkCompactRows(n int, x *Compact, idx []int, d int) {
+	if x.Format != U8 && x.Format != F16 {
+		panic("kernel: compact matrix of unknown format")
+	}
+	if n == 0 || d == 0 {
+		return
+	}
+	if x.Stride < 0 {
+		panic("kernel: negative row stride")
+	}
+	lo, hi := 0, n-1
+	if idx != nil {
+		idx = idx[:n]
+		lo, hi = idx[0], idx[0]
+		for _, r := range idx {
+			lo, hi = min(lo, r), max(hi, r)
+		}
+	}
+	if lo < 0 {
+		panic("kernel: negative row index")
+	}
+	if hi*x.Stride+d > x.Len() {
+		panic(fmt.Sprintf("kernel: row %d of %d features past the %d compact elements", hi, d, x.Len()))
+	}
+}
+
+// ---- The generic reference ----------------------------------------------------
+
+func compactOps[T Float](o *Ops[T]) {
+	o.MarginsC = marginsCGeneric[T]
+	o.AddRowsC = addRowsCGeneric[T]
+	o.MarginsKC = marginsKCGeneric[T]
+	o.AddOuterKC = addOuterKCGeneric[T]
+	o.FusedLinearC = fusedLinearCGeneric[T]
+}
+
+func dotC[T Float](x *Compact, r int, w []T) T {
+	var s T
+	for l, wl := range w {
+		s += value[T](x, r+l) * wl
+	}
+	return s
+}
+
+func axpyC[T Float](a T, x *Compact, r int, g []T) {
+	for l := range g {
+		g[l] += a * value[T](x, r+l)
+	}
+}
+
+func marginsCGeneric[T Float](m []T, x *Compact, idx []int, w []T) {
+	checkCompactRows(len(m), x, idx, len(w))
+	for i := range m {
+		m[i] = dotC(x, row(idx, i)*x.Stride, w)
+	}
+}
+
+func addRowsCGeneric[T Float](g []T, x *Compact, idx []int, c []T) {
+	checkCompactRows(len(c), x, idx, len(g))
+	for i, ci := range c {
+		axpyC(ci, x, row(idx, i)*x.Stride, g)
+	}
+}
+
+func marginsKCGeneric[T Float](m []T, x *Compact, idx []int, w []T, k int) {
+	if k <= 0 {
+		return
+	}
+	n, d := len(m)/k, len(w)/k
+	checkCompactRows(n, x, idx, d)
+	for i := 0; i < n; i++ {
+		r := row(idx, i) * x.Stride
+		for j := 0; j < k; j++ {
+			m[i*k+j] = dotC(x, r, w[j*d:(j+1)*d])
+		}
+	}
+}
+
+func addOuterKCGeneric[T Float](g []T, x *Compact, idx []int, c []T, k int) {
+	if k <= 0 {
+		return
+	}
+	n, d := len(c)/k, len(g)/k
+	checkCompactRows(n, x, idx, d)
+	for i := 0; i < n; i++ {
+		r := row(idx, i) * x.Stride
+		for j := 0; j < k; j++ {
+			axpyC(c[i*k+j], x, r, g[j*d:(j+1)*d])
+		}
+	}
+}
+
+func fusedLinearCGeneric[T Float](g, loss []T, x *Compact, idx []int, y, w []T, p *LinearStep[T]) (sumV, sumC T) {
+	d := len(w)
+	g = g[:d]
+	checkCompactRows(len(loss), x, idx, d)
+	for i := range loss {
+		r := row(idx, i) * x.Stride
+		m := dotC(x, r, w) + p.Bias
+		l, dl := linearLossOne(p.Loss, float64(m), float64(y[i]))
+		loss[i] = T(l)
+		_, v := plusOne(p.Plus, float64(p.Eps), float64(T(l)*p.InvL-p.Tau))
+		c := p.Scale * T(v) * T(dl)
+		axpyC(c, x, r, g)
+		sumV += T(v)
+		sumC += c
+	}
+	return sumV, sumC
+}
+
+// ---- The driver: float32 kernels over converted blocks -----------------------
+
+// compactBuf is the number of float32 values a block of converted rows
+// holds (32 KiB: an L1 data cache's worth). Rows of at most compactBuf
+// features are converted a block of rows at a time and run through the
+// float32 row kernels; longer rows a column block at a time.
+const compactBuf = 8192
+
+// compactDriverOps sets the Compact kernels of an assembly implementation:
+// the driver's for float32, the generic loops for float64 (compact storage
+// is meant for float32 models; float64 models read it correctly, unhurried).
+func compactDriverOps[T Float](o *Ops[T], lvl isa) {
+	compactOps(o)
+	if !is32[T]() {
+		return
+	}
+	o32 := any(o).(*Ops[float32])
+	o32.MarginsC = func(m []float32, x *Compact, idx []int, w []float32) { marginsCDriver(lvl, m, x, idx, w) }
+	o32.AddRowsC = func(g []float32, x *Compact, idx []int, c []float32) { addRowsCDriver(lvl, g, x, idx, c) }
+	o32.MarginsKC = func(m []float32, x *Compact, idx []int, w []float32, k int) {
+		marginsKCDriver(lvl, m, x, idx, w, k)
+	}
+	o32.AddOuterKC = func(g []float32, x *Compact, idx []int, c []float32, k int) {
+		addOuterKCDriver(lvl, g, x, idx, c, k)
+	}
+	o32.FusedLinearC = func(g, loss []float32, x *Compact, idx []int, y, w []float32, p *LinearStep[float32]) (sumV, sumC float32) {
+		return fusedLinearCDriver(lvl, g, loss, x, idx, y, w, p)
+	}
+}
+
+// convert writes cols features of the gathered rows i0 ≤ i < i0+b, from
+// column l on, into buf (row-major, stride cols). Rows are checked.
+func convert(buf []float32, x *Compact, idx []int, i0, b, l, cols int) {
+	if b == 0 || cols == 0 {
+		return
+	}
+	buf = buf[:b*cols]
+	contiguous := idx == nil && x.Stride == cols
+	es := x.ElemBytes()
+	for i := 0; i < b; i++ {
+		if !contiguous && i+2 < b && cols > 0 {
+			// Gathered rows come one at a time: ask for the row after
+			// next, so that several rows' lines are in flight.
+			p := row(idx, i0+i+2)*x.Stride + l
+			archPrefetch(x.at(p), cols*es)
+		}
+		r := row(idx, i0+i)*x.Stride + l
+		n := cols
+		if contiguous {
+			n = b * cols // the rows follow each other: one call
+		}
+		convertN(unsafe.Pointer(&buf[i*cols]), x, r, n)
+		if contiguous {
+			return
+		}
+	}
+}
+
+// convertN converts the n elements of x from flat position p on to dst.
+func convertN(dst unsafe.Pointer, x *Compact, p, n int) {
+	nw := n &^ 7
+	out := unsafe.Slice((*float32)(dst), n)
+	if x.Format == U8 {
+		src := x.U8[p : p+n]
+		s := float32(x.Scale)
+		if nw > 0 {
+			archCvtU8(dst, unsafe.Pointer(&src[0]), nw, s)
+		}
+		for j := nw; j < n; j++ {
+			out[j] = s * float32(src[j])
+		}
+		return
+	}
+	src := x.F16[p : p+n]
+	if nw > 0 {
+		archCvtF16(dst, unsafe.Pointer(&src[0]), nw)
+	}
+	for j := nw; j < n; j++ {
+		out[j] = F16ToF32(src[j])
+	}
+}
+
+// compactRows is the number of rows of d features a block holds.
+func compactRows(d int) int { return max(1, compactBuf/max(d, 1)) }
+
+func marginsCDriver(lvl isa, m []float32, x *Compact, idx []int, w []float32) {
+	n, d := len(m), len(w)
+	checkCompactRows(n, x, idx, d)
+	if n == 0 {
+		return
+	}
+	if d == 0 {
+		clear(m)
+		return
+	}
+	if archRowKernels(x.Format) {
+		marginsU8Rows(m, x, idx, 0, w)
+		return
+	}
+	var buf [compactBuf]float32
+	if d <= compactBuf {
+		rb := compactRows(d)
+		for i := 0; i < n; i += rb {
+			b := min(rb, n-i)
+			convert(buf[:], x, idx, i, b, 0, d)
+			marginsDriver(lvl, m[i:i+b], buf[:b*d], d, nil, w)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		var s float32
+		for l := 0; l < d; l += compactBuf {
+			c := min(compactBuf, d-l)
+			convert(buf[:], x, idx, i, 1, l, c)
+			s += dotDriver(lvl, buf[:c], w[l:l+c])
+		}
+		m[i] = s
+	}
+}
+
+func addRowsCDriver(lvl isa, g []float32, x *Compact, idx []int, c []float32) {
+	n, d := len(c), len(g)
+	checkCompactRows(n, x, idx, d)
+	if n == 0 || d == 0 {
+		return
+	}
+	if archRowKernels(x.Format) {
+		addRowsU8Rows(g, x, idx, 0, c)
+		return
+	}
+	var buf [compactBuf]float32
+	if d <= compactBuf {
+		rb := compactRows(d)
+		for i := 0; i < n; i += rb {
+			b := min(rb, n-i)
+			convert(buf[:], x, idx, i, b, 0, d)
+			addRowsDriver(lvl, g, buf[:b*d], d, nil, c[i:i+b])
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		for l := 0; l < d; l += compactBuf {
+			cols := min(compactBuf, d-l)
+			convert(buf[:], x, idx, i, 1, l, cols)
+			axpyDriver(lvl, c[i], buf[:cols], g[l:l+cols])
+		}
+	}
+}
+
+func marginsKCDriver(lvl isa, m []float32, x *Compact, idx []int, w []float32, k int) {
+	if k <= 0 {
+		return
+	}
+	n, d := len(m)/k, len(w)/k
+	checkCompactRows(n, x, idx, d)
+	if n == 0 {
+		return
+	}
+	if d == 0 {
+		clear(m[:n*k])
+		return
+	}
+	// The register-blocked kernel takes blocks of rb rows through every
+	// class block; a conversion block of as many rows keeps the weights'
+	// passes as few as on dense rows (16 rows of 784 features: 49 KiB).
+	var buf [2 * compactBuf]float32
+	if d <= compactBuf {
+		rb := compactRows(d)
+		if rk := max(2, archChunkFlops/(archClassBlock(lvl)*d)) &^ 1; archClassKernels && rk*d <= len(buf) {
+			rb = max(rb, rk)
+		}
+		for i := 0; i < n; i += rb {
+			b := min(rb, n-i)
+			convert(buf[:], x, idx, i, b, 0, d)
+			marginsKDriver(lvl, m[i*k:(i+b)*k], buf[:b*d], d, nil, w, k)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		mi := m[i*k : (i+1)*k]
+		clear(mi)
+		for l := 0; l < d; l += compactBuf {
+			cols := min(compactBuf, d-l)
+			convert(buf[:], x, idx, i, 1, l, cols)
+			for j := range mi {
+				mi[j] += dotDriver(lvl, buf[:cols], w[j*d+l:j*d+l+cols])
+			}
+		}
+	}
+}
+
+func addOuterKCDriver(lvl isa, g []float32, x *Compact, idx []int, c []float32, k int) {
+	if k <= 0 {
+		return
+	}
+	n, d := len(c)/k, len(g)/k
+	checkCompactRows(n, x, idx, d)
+	if n == 0 || d == 0 {
+		return
+	}
+	var buf [compactBuf]float32
+	if archClassKernels && k >= 3 {
+		// As addOuterKDriver: blocks of rows, then column strips, then
+		// class blocks, each strip of the block's rows converted once
+		// (64 rows × 128 columns fill the buffer), so that g is read and
+		// written once per 64 rows as on dense rows.
+		strip := archOuterStrip / 4
+		rows := min(archOuterRowsK, compactBuf/strip)
+		nb := classSplit(k, archClassBlock(lvl))
+		for i := 0; i < n; i += rows {
+			b := min(rows, n-i)
+			for l := 0; l < d; l += strip {
+				cols := min(strip, d-l)
+				convert(buf[:], x, idx, i, b, l, cols)
+				j := 0
+				for cb := 0; cb < nb; cb++ {
+					nc := classBlockSize(k, nb, cb)
+					archAddOuterK(lvl, cb == 0, ptr(g[j*d+l:]), d, buf[:b*cols], cols, nil, 0, 0, ptr(c[i*k+j:]), k, b, cols, nc)
+					j += nc
+				}
+			}
+		}
+		return
+	}
+	if d <= compactBuf {
+		rb := compactRows(d)
+		for i := 0; i < n; i += rb {
+			b := min(rb, n-i)
+			convert(buf[:], x, idx, i, b, 0, d)
+			addOuterKDriver(lvl, g[:k*d], buf[:b*d], d, nil, c[i*k:(i+b)*k], k)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		for l := 0; l < d; l += compactBuf {
+			cols := min(compactBuf, d-l)
+			convert(buf[:], x, idx, i, 1, l, cols)
+			for j := 0; j < k; j++ {
+				axpyDriver(lvl, c[i*k+j], buf[:cols], g[j*d+l:j*d+l+cols])
+			}
+		}
+	}
+}
+
+func fusedLinearCDriver(lvl isa, g, loss []float32, x *Compact, idx []int, y, w []float32, p *LinearStep[float32]) (sumV, sumC float32) {
+	n, d := len(loss), len(w)
+	checkCompactRows(n, x, idx, d)
+	if n == 0 {
+		return 0, 0
+	}
+	if archRowKernels(x.Format) {
+		return fusedLinearU8(lvl, g, loss, x, idx, y, w, p)
+	}
+	if d > compactBuf {
+		return fusedLinearCGeneric(g, loss, x, idx, y, w, p)
+	}
+	y = y[:n]
+	var buf [compactBuf]float32
+	rb := compactRows(d)
+	for i := 0; i < n; i += rb {
+		b := min(rb, n-i)
+		convert(buf[:], x, idx, i, b, 0, d)
+		v, c := fusedLinearDriver(lvl, g, loss[i:i+b], buf[:b*d], d, nil, y[i:i+b], w, p)
+		sumV += v
+		sumC += c
+	}
+	return sumV, sumC
+}
+
+// CompactAt returns the value, in T, of the feature at flat position p of
+// x (row r, column l is p = r·x.Stride + l): what the kernels compute with.
+func CompactAt[T Float](x *Compact, p int) T { return value[T](x, p) }
+
+// ---- Compact rows read directly (amd64) -------------------------------------
+
+// rowBase returns the rows from gathered row i0 on as the compact row
+// kernels take them: with idx, the storage itself and &idx[i0]; without,
+// row i0's address.
+func compactRowBase(x *Compact, idx []int, i0 int) (xp, ip unsafe.Pointer) {
+	base := ptr(x.U8)
+	if x.Format == F16 {
+		base = ptr(x.F16)
+	}
+	if idx != nil {
+		return base, unsafe.Pointer(&idx[i0])
+	}
+	return unsafe.Add(base, i0*x.Stride*x.ElemBytes()), nil
+}
+
+// u8CallRows bounds the rows of one compact row kernel call.
+func u8CallRows(d int) int { return max(1, min(archFusedMax, archChunkFlops/max(d, 1))) }
+
+// marginsU8Rows writes to m the margins of the gathered rows i0 ≤ i <
+// i0+len(m) of x (rows checked; a format archRowKernels takes): the kernel
+// over the first d &^ 7 columns, the rest in Go, then the scale of bytes.
+func marginsU8Rows(m []float32, x *Compact, idx []int, i0 int, w []float32) {
+	n, d := len(m), len(w)
+	d8 := d &^ 7
+	step := u8CallRows(d)
+	for i := 0; i < n; i += step {
+		b := min(step, n-i)
+		if d8 > 0 {
+			xp, ip := compactRowBase(x, idx, i0+i)
+			archMarginsC(x.Format, ptr(m[i:]), b, xp, x.Stride, ip, ptr(w), d8)
+		} else {
+			clear(m[i : i+b])
+		}
+	}
+	if d8 < d {
+		for i := range m {
+			r := row(idx, i0+i) * x.Stride
+			t := m[i]
+			for l := d8; l < d; l++ {
+				t += raw(x, r+l) * w[l]
+			}
+			m[i] = t
+		}
+	}
+	if x.Format == U8 {
+		s := float32(x.Scale)
+		for i := range m {
+			m[i] *= s
+		}
+	}
+}
+
+// raw is the feature at flat position p before the scale of bytes: the
+// byte as a float32, or the half's value.
+func raw(x *Compact, p int) float32 {
+	if x.Format == F16 {
+		return F16ToF32(x.F16[p])
+	}
+	return float32(x.U8[p])
+}
+
+// addRowsU8Rows adds Σ_i c[i]·x_{r(i0+i)} to g for the gathered rows of x
+// (rows checked; a format archRowKernels takes); for bytes, x = scale·u, the
+// coefficients times the scale meet the bytes.
+func addRowsU8Rows(g []float32, x *Compact, idx []int, i0 int, c []float32) {
+	d := len(g)
+	d8 := d &^ 7
+	s := float32(1)
+	if x.Format == U8 {
+		s = float32(x.Scale)
+	}
+	step := u8CallRows(d)
+	var cs [archFusedMax]float32
+	for i := 0; i < len(c); i += step {
+		b := min(step, len(c)-i)
+		for j := range b {
+			cs[j] = c[i+j] * s
+		}
+		if d8 > 0 {
+			xp, ip := compactRowBase(x, idx, i0+i)
+			archAddRowsC(x.Format, ptr(g), d8, xp, x.Stride, ip, ptr(cs[:]), b)
+		}
+		if d8 < d {
+			for j := range b {
+				r := row(idx, i0+i+j) * x.Stride
+				for l := d8; l < d; l++ {
+					g[l] += cs[j] * raw(x, r+l)
+				}
+			}
+		}
+	}
+}
+
+// fusedLinearU8 is fusedLinearDriver on the rows of a compact matrix, read
+// by the compact row kernels: a block of rows (in L1 as bytes or halves)
+// gives its margins, losses and weights, then its gradient.
+func fusedLinearU8(lvl isa, g, loss []float32, x *Compact, idx []int, y, w []float32, p *LinearStep[float32]) (sumV, sumC float32) {
+	n, d := len(loss), len(w)
+	g = g[:d]
+	y = y[:n]
+	checkLoss(p.Loss)
+	checkPlus(p.Plus)
+	bs := min(archFusedMax, max(8, (32<<10)/max(1, d*x.ElemBytes())&^3))
+	var mb, db, sb, rb, vb, cb [archFusedMax]float32
+	for i := 0; i < n; i += bs {
+		b := min(bs, n-i)
+		// Ask for the next block's rows while this one computes: gathered
+		// rows are otherwise fetched one or two at a time.
+		for j := i + bs; j < min(i+2*bs, n) && d > 0; j++ {
+			archPrefetch(x.at(row(idx, j)*x.Stride), d*x.ElemBytes())
+		}
+		marginsU8Rows(mb[:b], x, idx, i, w)
+		for j := range b {
+			mb[j] += p.Bias
+		}
+		lossN[float32](lvl, p.Loss, ptr(loss[i:]), ptr(db[:]), ptr(mb[:]), ptr(y[i:]), b)
+		for j := range b {
+			sb[j] = loss[i+j]*p.InvL - p.Tau
+		}
+		if p.Plus == PlusNone {
+			for j := range b {
+				vb[j] = 1
+			}
+		} else {
+			plusN(lvl, p.Plus, p.Eps, ptr(rb[:]), ptr(vb[:]), ptr(sb[:]), b)
+		}
+		for j := range b {
+			c := p.Scale * vb[j] * db[j]
+			cb[j] = c
+			sumV += vb[j]
+			sumC += c
+		}
+		addRowsU8Rows(g, x, idx, i, cb[:b])
+	}
+	return sumV, sumC
+}
