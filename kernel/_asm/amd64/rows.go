@@ -113,7 +113,7 @@ func margins(g *gen, v vec, p prec, pf bool) {
 	g.MOVQ(g.param("idx"), RBX)
 	g.MOVQ(g.param("w"), RDX)
 	g.MOVQ(g.param("d"), R8)
-	v.setMask(g, p, R8)
+	mask := v.setMask(g, p, R8)
 
 	g.Label(L + "block")
 	g.CMPQ(RCX, u8(4))
@@ -152,9 +152,9 @@ func margins(g *gen, v vec, p prec, pf bool) {
 	g.Label(L + "mask4")
 	g.TESTQ(u32(V-1), g.param("d"))
 	g.JZ(lbl("reduce4"))
-	v.maskLoad(g, p, memi(RDX, 0, RAX, E), r(8))
+	v.maskLoad(g, p, mask, memi(RDX, 0, RAX, E), r(8))
 	for i, rr := range rowRegs {
-		v.maskLoad(g, p, memi(rr, 0, RAX, E), r(10))
+		v.maskLoad(g, p, mask, memi(rr, 0, RAX, E), r(10))
 		g.vfmadd231(p, r(10), r(8), r(i+4))
 	}
 
@@ -227,8 +227,8 @@ func margins(g *gen, v vec, p prec, pf bool) {
 	g.Label(L + "mask1")
 	g.TESTQ(u32(V-1), g.param("d"))
 	g.JZ(lbl("reduce1"))
-	v.maskLoad(g, p, memi(RDX, 0, RAX, E), r(8))
-	v.maskLoad(g, p, memi(R10, 0, RAX, E), r(10))
+	v.maskLoad(g, p, mask, memi(RDX, 0, RAX, E), r(8))
+	v.maskLoad(g, p, mask, memi(R10, 0, RAX, E), r(10))
 	g.vfmadd231(p, r(10), r(8), r(4))
 
 	g.Label(L + "reduce1")
@@ -272,7 +272,7 @@ func addRows(g *gen, v vec, p prec, pf bool) {
 	g.MOVQ(g.param("idx"), RBX)
 	g.MOVQ(g.param("c"), RDX)
 	g.MOVQ(g.param("n"), RCX)
-	v.setMask(g, p, R8)
+	mask := v.setMask(g, p, R8)
 
 	g.Label(L + "block")
 	g.CMPQ(RCX, u8(4))
@@ -317,12 +317,12 @@ func addRows(g *gen, v vec, p prec, pf bool) {
 	g.Label(L + "mask4")
 	g.TESTQ(u32(V-1), g.param("d"))
 	g.JZ(lbl("next4"))
-	v.maskLoad(g, p, memi(RDI, 0, RAX, E), r(0))
+	v.maskLoad(g, p, mask, memi(RDI, 0, RAX, E), r(0))
 	for i, rr := range rowRegs {
-		v.maskLoad(g, p, memi(rr, 0, RAX, E), r(8))
+		v.maskLoad(g, p, mask, memi(rr, 0, RAX, E), r(8))
 		g.vfmadd231(p, r(8), r(4+i), r(0))
 	}
-	v.maskStore(g, p, r(0), memi(RDI, 0, RAX, E))
+	v.maskStore(g, p, mask, r(0), memi(RDI, 0, RAX, E))
 
 	g.Label(L + "next4")
 	g.SUBQ(u8(4), RCX)
@@ -361,10 +361,10 @@ func addRows(g *gen, v vec, p prec, pf bool) {
 	g.Label(L + "mask1")
 	g.TESTQ(u32(V-1), g.param("d"))
 	g.JZ(lbl("next1"))
-	v.maskLoad(g, p, memi(RDI, 0, RAX, E), r(0))
-	v.maskLoad(g, p, memi(R10, 0, RAX, E), r(8))
+	v.maskLoad(g, p, mask, memi(RDI, 0, RAX, E), r(0))
+	v.maskLoad(g, p, mask, memi(R10, 0, RAX, E), r(8))
 	g.vfmadd231(p, r(8), r(4), r(0))
-	v.maskStore(g, p, r(0), memi(RDI, 0, RAX, E))
+	v.maskStore(g, p, mask, r(0), memi(RDI, 0, RAX, E))
 
 	g.Label(L + "next1")
 	g.DECQ(RCX)

@@ -42,32 +42,58 @@ func (v vec) zero(g *gen, p prec, r VecPhysical) {
 	}
 }
 
-// setMask prepares the tail mask for the last d mod lanes columns (Y15 or
-// K1) and rounds dreg down to whole two-register chunks.
-func (v vec) setMask(g *gen, p prec, dreg Register) {
+// setMask prepares the mask of the last d mod lanes columns, Y15 or K1,
+// and rounds dreg down to whole two-register chunks; it returns the mask.
+func (v vec) setMask(g *gen, p prec, dreg Register) operand.Op {
 	if v.isZ() {
 		g.zmaskD(p, dreg)
+		return K1
+	}
+	maskSet(g, p, dreg)
+	return Y15
+}
+
+// tailMask prepares the mask of the low DX lanes (0 < DX < lanes): in
+// ymmMask from maskTab (R8, R9 clobbered), or in K1 (R8 clobbered); it
+// returns the mask.
+func (v vec) tailMask(g *gen, p prec, ymmMask VecPhysical) operand.Op {
+	if v.isZ() {
+		g.lowLanesK1(EDX, R8L)
+		return K1
+	}
+	g.LEAQ(p.maskTab, R8)
+	g.MOVQ(u32(p.lanes), R9)
+	g.SUBQ(RDX, R9)
+	g.VMOVDQU(memi(R8, 0, R9, uint8(p.size)), ymmMask)
+	return ymmMask
+}
+
+// maskLoad loads the lanes of mask, zeroing the others.
+func (v vec) maskLoad(g *gen, p prec, mask operand.Op, src operand.Mem, dst VecPhysical) {
+	if v.isZ() {
+		byPrec(p, g.VMOVUPS_Z, g.VMOVUPD_Z)(src, mask, dst)
 	} else {
-		maskSet(g, p, dreg)
+		g.vmaskmov(p, src, mask, dst)
 	}
 }
 
-// maskLoad loads the lanes of the tail mask, zeroing the others.
-func (v vec) maskLoad(g *gen, p prec, src operand.Mem, dst VecPhysical) {
+// maskStore stores the lanes of mask.
+func (v vec) maskStore(g *gen, p prec, mask operand.Op, src VecPhysical, dst operand.Mem) {
 	if v.isZ() {
-		g.zload(p, src, dst)
+		g.vmovu(p, src, mask, dst)
 	} else {
-		g.vmaskmov(p, src, Y15, dst)
+		g.vmaskmov(p, src, mask, dst)
 	}
 }
 
-// maskStore stores the lanes of the tail mask.
-func (v vec) maskStore(g *gen, p prec, src VecPhysical, dst operand.Mem) {
+// unrolledStep is the index step of an unrolled loop: the zmm kernels
+// spell it as a 32-bit immediate (8 registers of float32 exceed an int8),
+// the ymm ones as an 8-bit one.
+func (v vec) unrolledStep(n int) operand.Op {
 	if v.isZ() {
-		g.zstore(p, src, dst)
-	} else {
-		g.vmaskmov(p, src, Y15, dst)
+		return u32(n)
 	}
+	return u8(n)
 }
 
 // fold leaves the sum of the halves of zmm a in ymm t (scratch: ymm

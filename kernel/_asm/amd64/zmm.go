@@ -83,21 +83,11 @@ func (g *gen) zzero(r VecPhysical) { g.VPXORD(r, r, r) }
 
 // zload loads under K1 with zeroing.
 func (g *gen) zload(p prec, src operand.Mem, dst operand.Op) {
-	if p.size == 4 {
-		g.VMOVUPS_Z(src, K1, dst)
-	} else {
-		g.VMOVUPD_Z(src, K1, dst)
-	}
+	byPrec(p, g.VMOVUPS_Z, g.VMOVUPD_Z)(src, K1, dst)
 }
 
 // zstore stores the lanes of K1.
-func (g *gen) zstore(p prec, src operand.Op, dst operand.Mem) {
-	if p.size == 4 {
-		g.VMOVUPS(src, K1, dst)
-	} else {
-		g.VMOVUPD(src, K1, dst)
-	}
-}
+func (g *gen) zstore(p prec, src operand.Op, dst operand.Mem) { g.vmovu(p, src, K1, dst) }
 
 // zfold adds the upper half of zmm a into its lower half, leaving the sum in
 // ymm t (a ymm register numbered below 16 when t is).
@@ -108,11 +98,11 @@ func (g *gen) zfold(p prec, a, t, scratch int) {
 
 func zmmKernels(g *gen) {
 	for _, p := range []prec{f32, f64} {
-		zdot(g, p)
+		dot(g, zmm, p)
 	}
 	for _, p := range []prec{f32, f64} {
-		zaxpyLerp(g, p, false)
-		zaxpyLerp(g, p, true)
+		axpyLerp(g, zmm, p, false)
+		axpyLerp(g, zmm, p, true)
 	}
 	for _, pf := range []bool{false, true} {
 		for _, p := range []prec{f32, f64} {
@@ -128,171 +118,12 @@ func zmmKernels(g *gen) {
 	}
 }
 
-// zdot: eight zmm accumulators over 8 registers of elements, then one
-// register at a time, then a masked tail.
-func zdot(g *gen, p prec) {
-	s := uint8(p.size)
-	V := zlanes(p)
-	g.ztext("dot" + p.name)
-	L := fmt.Sprintf("zdot%d", 8*p.size)
-	lbl := func(x string) operand.LabelRef { return operand.LabelRef(L + x) }
-	g.MOVQ(g.param("x"), RSI)
-	g.MOVQ(g.param("y"), RDI)
-	g.MOVQ(g.param("n"), RCX)
-	for i := 0; i < 8; i++ {
-		g.zzero(z(i))
-	}
-	g.XORQ(RAX, RAX)
-	g.MOVQ(RCX, RDX)
-	g.ANDQ(i32(-8*V), RDX)
-	g.JZ(lbl("one"))
-
-	g.Label(L + "loop8")
-	g.PREFETCHT0(memi(RSI, 1024, RAX, s))
-	g.PREFETCHT0(memi(RDI, 1024, RAX, s))
-	g.PREFETCHT0(memi(RSI, 1024+256, RAX, s))
-	g.PREFETCHT0(memi(RDI, 1024+256, RAX, s))
-	for i := 0; i < 8; i++ {
-		g.vmovu(p, memi(RSI, 64*i, RAX, s), z(8+i))
-	}
-	for i := 0; i < 8; i++ {
-		g.vfmadd231(p, memi(RDI, 64*i, RAX, s), z(8+i), z(i))
-	}
-	g.ADDQ(u32(8*V), RAX)
-	g.CMPQ(RAX, RDX)
-	g.JB(lbl("loop8"))
-
-	g.Label(L + "one")
-	g.MOVQ(RCX, RDX)
-	g.ANDQ(i32(-V), RDX)
-	g.CMPQ(RAX, RDX)
-	g.JAE(lbl("tail"))
-	g.Label(L + "loop1")
-	g.vmovu(p, memi(RSI, 0, RAX, s), Z8)
-	g.vfmadd231(p, memi(RDI, 0, RAX, s), Z8, Z1)
-	g.ADDQ(u8(V), RAX)
-	g.CMPQ(RAX, RDX)
-	g.JB(lbl("loop1"))
-
-	g.Label(L + "tail")
-	g.MOVQ(RCX, RDX)
-	g.SUBQ(RAX, RDX)
-	g.JZ(lbl("reduce"))
-	g.MOVL(operand.U32(0xffffffff), R8L)
-	g.BZHIL(EDX, R8L, R8L)
-	g.KMOVW(R8L, K1)
-	g.zload(p, memi(RSI, 0, RAX, s), Z8)
-	g.zload(p, memi(RDI, 0, RAX, s), Z9)
-	g.vfmadd231(p, Z9, Z8, Z2)
-
-	g.Label(L + "reduce")
-	for i := 0; i < 4; i++ {
-		g.vadd(p, z(4+i), z(i), z(i))
-	}
-	g.vadd(p, Z1, Z0, Z0)
-	g.vadd(p, Z3, Z2, Z2)
-	g.vadd(p, Z2, Z0, Z0)
-	g.zfold(p, 0, 0, 1)
-	g.VEXTRACTF128(u8(1), Y0, X1)
-	g.vadd(p, X1, X0, X0)
-	if p.size == 4 {
-		g.VMOVHLPS(X0, X0, X1)
-		g.VADDPS(X1, X0, X0)
-		g.VMOVSHDUP(X0, X1)
-		g.VADDSS(X1, X0, X0)
-		g.VZEROUPPER()
-		g.MOVSS(X0, g.ret())
-	} else {
-		g.VHADDPD(X0, X0, X0)
-		g.VZEROUPPER()
-		g.MOVSD(X0, g.ret())
-	}
-	g.RET()
-}
-
-// zaxpyLerp: four registers, then one, then a masked tail.
-func zaxpyLerp(g *gen, p prec, lerp bool) {
-	kind, a := "axpy", "a"
-	if lerp {
-		kind, a = "lerp", "t"
-	}
-	g.ztext(kind + p.name)
-	L := fmt.Sprintf("z%sf%d", kind, 8*p.size)
-	lbl := func(x string) operand.LabelRef { return operand.LabelRef(L + x) }
-	s := uint8(p.size)
-	V := zlanes(p)
-	g.vbroadcast(p, g.param(a), Z15)
-	g.MOVQ(g.param("x"), RSI)
-	g.MOVQ(g.param("y"), RDI)
-	g.MOVQ(g.param("n"), RCX)
-	g.XORQ(RAX, RAX)
-	g.MOVQ(RCX, RDX)
-	g.ANDQ(i32(-4*V), RDX)
-	g.JZ(lbl("one"))
-
-	g.Label(L + "loop4")
-	for i := 0; i < 4; i++ {
-		g.VMOVUPS(memi(RDI, 64*i, RAX, s), z(i))
-	}
-	if lerp {
-		for i := 0; i < 4; i++ {
-			g.VMOVUPS(memi(RSI, 64*i, RAX, s), z(4+i))
-		}
-		for i := 0; i < 4; i++ {
-			g.vsub(p, z(i), z(4+i), z(4+i))
-		}
-		for i := 0; i < 4; i++ {
-			g.vfmadd231(p, z(4+i), Z15, z(i))
-		}
-	} else {
-		for i := 0; i < 4; i++ {
-			g.vfmadd231(p, memi(RSI, 64*i, RAX, s), Z15, z(i))
-		}
-	}
-	for i := 0; i < 4; i++ {
-		g.VMOVUPS(z(i), memi(RDI, 64*i, RAX, s))
-	}
-	g.ADDQ(u32(4*V), RAX)
-	g.CMPQ(RAX, RDX)
-	g.JB(lbl("loop4"))
-
-	g.Label(L + "one")
-	g.MOVQ(RCX, RDX)
-	g.ANDQ(i32(-V), RDX)
-	g.CMPQ(RAX, RDX)
-	g.JAE(lbl("tail"))
-	g.Label(L + "loop1")
-	g.VMOVUPS(memi(RDI, 0, RAX, s), Z0)
-	if lerp {
-		g.VMOVUPS(memi(RSI, 0, RAX, s), Z4)
-		g.vsub(p, Z0, Z4, Z4)
-		g.vfmadd231(p, Z4, Z15, Z0)
-	} else {
-		g.vfmadd231(p, memi(RSI, 0, RAX, s), Z15, Z0)
-	}
-	g.VMOVUPS(Z0, memi(RDI, 0, RAX, s))
-	g.ADDQ(u8(V), RAX)
-	g.CMPQ(RAX, RDX)
-	g.JB(lbl("loop1"))
-
-	g.Label(L + "tail")
-	g.MOVQ(RCX, RDX)
-	g.SUBQ(RAX, RDX)
-	g.JZ(lbl("done"))
-	g.MOVL(operand.U32(0xffffffff), R8L)
-	g.BZHIL(EDX, R8L, R8L)
-	g.KMOVW(R8L, K1)
-	g.zload(p, memi(RDI, 0, RAX, s), Z0)
-	g.zload(p, memi(RSI, 0, RAX, s), Z4)
-	if lerp {
-		g.vsub(p, Z0, Z4, Z4)
-	}
-	g.vfmadd231(p, Z4, Z15, Z0)
-	g.zstore(p, Z0, memi(RDI, 0, RAX, s))
-
-	g.Label(L + "done")
-	g.VZEROUPPER()
-	g.RET()
+// lowLanesK1 sets K1 to the low n lanes (n in a 32-bit register); tmp is
+// clobbered.
+func (g *gen) lowLanesK1(n, tmp Register) {
+	g.MOVL(operand.U32(0xffffffff), tmp)
+	g.BZHIL(n, tmp, tmp)
+	g.KMOVW(tmp, K1)
 }
 
 // zmaskD sets K1 to the lanes of the last d mod lanes columns (d in dreg)
@@ -302,9 +133,7 @@ func (g *gen) zmaskD(p prec, dreg Register) {
 	V := zlanes(p)
 	g.MOVQ(dreg, RAX)
 	g.ANDQ(u8(V-1), RAX)
-	g.MOVL(operand.U32(0xffffffff), R10L)
-	g.BZHIL(EAX, R10L, R10L)
-	g.KMOVW(R10L, K1)
+	g.lowLanesK1(EAX, R10L)
 	g.ANDQ(i32(-2*V), dreg)
 }
 
@@ -381,9 +210,7 @@ func zmarginsK(g *gen, p prec, pf bool) {
 	g.ADDQ(R12, R14) // R14 = class 5 of w
 	g.MOVQ(R8, RAX)
 	g.ANDQ(u8(V-1), RAX)
-	g.MOVL(operand.U32(0xffffffff), R10L)
-	g.BZHIL(EAX, R10L, R10L)
-	g.KMOVW(R10L, K1)
+	g.lowLanesK1(EAX, R10L)
 	g.MOVQ(g.param("c"), RAX)
 	for C := zMaxClasses; C > 1; C-- {
 		g.CMPQ(RAX, u8(C))
@@ -578,9 +405,7 @@ func zaddOuterK(g *gen, p prec, pf bool) {
 	g.MOVQ(g.param("cols"), R8)
 	g.MOVQ(R8, RAX)
 	g.ANDQ(u8(V-1), RAX)
-	g.MOVL(operand.U32(0xffffffff), R10L)
-	g.BZHIL(EAX, R10L, R10L)
-	g.KMOVW(R10L, K1)
+	g.lowLanesK1(EAX, R10L)
 	if p.size == 4 {
 		g.SHRQ(u8(5), R8) // whole chunks of 32 columns
 	} else {
@@ -705,9 +530,5 @@ func zaddOuterK(g *gen, p prec, pf bool) {
 // vfmadd231bcst is acc += a · broadcast(m) with the broadcast embedded in
 // the FMA's memory operand.
 func (g *gen) vfmadd231bcst(p prec, m operand.Mem, a, acc operand.Op) {
-	if p.size == 4 {
-		g.VFMADD231PS_BCST(m, a, acc)
-	} else {
-		g.VFMADD231PD_BCST(m, a, acc)
-	}
+	byPrec(p, g.VFMADD231PS_BCST, g.VFMADD231PD_BCST)(m, a, acc)
 }
