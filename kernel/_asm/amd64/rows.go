@@ -163,12 +163,8 @@ func margins(g *gen, v vec, p prec, pf bool) {
 		g.vadd(p, r(i+4), r(i), r(i))
 		v.fold(g, p, i, i, 8)
 	}
+	sum4(g, p, []int{0, 1, 2, 3}, 0, 2, 1, 1)
 	if f32 {
-		g.VHADDPS(Y1, Y0, Y0)
-		g.VHADDPS(Y3, Y2, Y2)
-		g.VHADDPS(Y2, Y0, Y0)
-		g.VEXTRACTF128(u8(1), Y0, X1)
-		g.VADDPS(X1, X0, X0)
 		g.MOVQ(g.param("mstride"), RAX)
 		g.SHLQ(u8(2), RAX)
 		g.VMOVSS(X0, mem(RDI, 0))
@@ -178,11 +174,6 @@ func margins(g *gen, v vec, p prec, pf bool) {
 		}
 		g.ADDQ(RAX, RDI)
 	} else {
-		g.VHADDPD(Y1, Y0, Y0)
-		g.VHADDPD(Y3, Y2, Y2)
-		g.VPERM2F128(u8(0x20), Y2, Y0, Y1)
-		g.VPERM2F128(u8(0x31), Y2, Y0, Y0)
-		g.VADDPD(Y1, Y0, Y0)
 		g.VEXTRACTF128(u8(1), Y0, X1)
 		g.MOVQ(g.param("mstride"), RAX)
 		g.SHLQ(u8(3), RAX)
@@ -234,15 +225,7 @@ func margins(g *gen, v vec, p prec, pf bool) {
 	g.Label(L + "reduce1")
 	g.vadd(p, r(4), r(0), r(0))
 	v.fold(g, p, 0, 0, 1)
-	g.VEXTRACTF128(u8(1), Y0, X1)
-	g.vadd(p, X1, X0, X0)
-	g.vhadd(p, X0, X0, X0)
-	if f32 {
-		g.VHADDPS(X0, X0, X0)
-		g.VMOVSS(X0, mem(RDI, 0))
-	} else {
-		g.VMOVSD(X0, mem(RDI, 0))
-	}
+	sum1Store(g, p, mem(RDI, 0))
 	g.MOVQ(g.param("mstride"), RAX)
 	g.LEAQ(memi(RDI, 0, RAX, E), RDI)
 	g.DECQ(RCX)
@@ -373,6 +356,19 @@ func addRows(g *gen, v vec, p prec, pf bool) {
 	g.Label(L + "done")
 	g.VZEROUPPER()
 	g.RET()
+}
+
+// sum1Store stores the horizontal sum of Y0 to dst; X1 is scratch.
+func sum1Store(g *gen, p prec, dst operand.Mem) {
+	g.VEXTRACTF128(u8(1), Y0, X1)
+	g.vadd(p, X1, X0, X0)
+	g.vhadd(p, X0, X0, X0)
+	if p.size == 4 {
+		g.VHADDPS(X0, X0, X0)
+		g.VMOVSS(X0, dst)
+	} else {
+		g.VMOVSD(X0, dst)
+	}
 }
 
 // lower is "f32" for "F32".

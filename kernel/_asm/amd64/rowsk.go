@@ -39,26 +39,35 @@ func classAddr(base Register, j, off int) operand.Mem {
 	}
 }
 
+// sum4 leaves the horizontal sums of the ymm accumulators a[0..3], in
+// order, in x(t0) (float32) or y(t0) (float64); t0..t2 are scratch (t0 may
+// be a[0], t1 a[2]), float32 extracts the upper half through x(xs).
+func sum4(g *gen, p prec, a []int, t0, t1, t2, xs int) {
+	if p.size == 4 {
+		g.VHADDPS(y(a[1]), y(a[0]), y(t0))
+		g.VHADDPS(y(a[3]), y(a[2]), y(t1))
+		g.VHADDPS(y(t1), y(t0), y(t0))
+		g.VEXTRACTF128(u8(1), y(t0), x(xs))
+		g.VADDPS(x(xs), x(t0), x(t0))
+	} else {
+		g.VHADDPD(y(a[1]), y(a[0]), y(t0))
+		g.VHADDPD(y(a[3]), y(a[2]), y(t1))
+		g.VPERM2F128(u8(0x20), y(t1), y(t0), y(t2))
+		g.VPERM2F128(u8(0x31), y(t1), y(t0), y(t0))
+		g.VADDPD(y(t2), y(t0), y(t0))
+	}
+}
+
 // reduceStore stores the horizontal sums of the accumulators accs (class
 // j = 0..len−1) to dst + j·size; t0..t2 are scratch.
 func reduceStore(g *gen, p prec, accs []int, dst Register, t0, t1, t2 int) {
 	E := p.size
 	j := 0
 	for ; len(accs)-j >= 4; j += 4 {
-		a := accs[j : j+4]
+		sum4(g, p, accs[j:j+4], t0, t1, t2, t1)
 		if p.size == 4 {
-			g.VHADDPS(y(a[1]), y(a[0]), y(t0))
-			g.VHADDPS(y(a[3]), y(a[2]), y(t1))
-			g.VHADDPS(y(t1), y(t0), y(t0))
-			g.VEXTRACTF128(u8(1), y(t0), x(t1))
-			g.VADDPS(x(t1), x(t0), x(t0))
 			g.VMOVUPS(x(t0), mem(dst, j*E))
 		} else {
-			g.VHADDPD(y(a[1]), y(a[0]), y(t0))
-			g.VHADDPD(y(a[3]), y(a[2]), y(t1))
-			g.VPERM2F128(u8(0x20), y(t1), y(t0), y(t2))
-			g.VPERM2F128(u8(0x31), y(t1), y(t0), y(t0))
-			g.VADDPD(y(t2), y(t0), y(t0))
 			g.VMOVUPD(y(t0), mem(dst, j*E))
 		}
 	}
@@ -74,6 +83,79 @@ func reduceStore(g *gen, p prec, accs []int, dst Register, t0, t1, t2 int) {
 			g.VMOVSD(x(t0), mem(dst, j*E))
 		}
 	}
+}
+
+// classSwitch jumps to the body for the class count in AX, labelled
+// prefix+"c<C>"+suffix, C = maxC..1 (one when no other matches).
+func classSwitch(g *gen, maxC int, prefix, suffix string) {
+	for C := maxC; C > 1; C-- {
+		g.CMPQ(RAX, u8(C))
+		g.JEQ(operand.LabelRef(fmt.Sprintf("%sc%d%s", prefix, C, suffix)))
+	}
+	g.JMP(operand.LabelRef(prefix + "c1" + suffix))
+}
+
+// pairRows sets R10, R11 to the next two rows: gathered through idx (BX)
+// or consecutive from SI; R9 is the row stride in bytes.
+func pairRows(g *gen, L string) {
+	g.TESTQ(RBX, RBX)
+	g.JZ(operand.LabelRef(L + "consec2"))
+	g.MOVQ(mem(RBX, 0), R10)
+	g.IMULQ(R9, R10)
+	g.ADDQ(RSI, R10)
+	g.MOVQ(mem(RBX, 8), R11)
+	g.IMULQ(R9, R11)
+	g.ADDQ(RSI, R11)
+	g.ADDQ(u8(16), RBX)
+	g.JMP(operand.LabelRef(L + "ready2"))
+	g.Label(L + "consec2")
+	g.MOVQ(RSI, R10)
+	g.LEAQ(memi(RSI, 0, R9, 1), R11)
+	g.LEAQ(memi(R11, 0, R9, 1), RSI)
+	g.Label(L + "ready2")
+}
+
+// lastRow sets R10 to the last row (BX and SI are left as they are).
+func lastRow(g *gen, L string) {
+	g.TESTQ(RBX, RBX)
+	g.JZ(operand.LabelRef(L + "consec1"))
+	g.MOVQ(mem(RBX, 0), R10)
+	g.IMULQ(R9, R10)
+	g.ADDQ(RSI, R10)
+	g.JMP(operand.LabelRef(L + "ready1"))
+	g.Label(L + "consec1")
+	g.MOVQ(RSI, R10)
+	g.Label(L + "ready1")
+}
+
+// eachRow runs body over the n rows of an addOuterK block with R10 = the
+// row's address (at the current column) and R11 = &c[i*k], in increasing
+// order; AX counts.
+func eachRow(g *gen, L string, body func()) {
+	g.MOVQ(RDX, R11)
+	g.TESTQ(RBX, RBX)
+	g.JZ(operand.LabelRef(L + "consec"))
+	g.XORQ(RAX, RAX)
+	g.Label(L + "gather")
+	g.MOVQ(memi(RBX, 0, RAX, 8), R10)
+	g.IMULQ(R9, R10)
+	g.ADDQ(RSI, R10)
+	body()
+	g.ADDQ(RCX, R11)
+	g.INCQ(RAX)
+	g.CMPQ(RAX, g.param("n"))
+	g.JB(operand.LabelRef(L + "gather"))
+	g.JMP(operand.LabelRef(L + "store"))
+	g.Label(L + "consec")
+	g.MOVQ(g.param("n"), RAX)
+	g.MOVQ(RSI, R10)
+	g.Label(L + "next")
+	body()
+	g.ADDQ(RCX, R11)
+	g.ADDQ(R9, R10)
+	g.DECQ(RAX)
+	g.JNZ(operand.LabelRef(L + "next"))
+	g.Label(L + "store")
 }
 
 // maskAndIters loads the lane mask for the last cols mod lanes columns into
@@ -110,11 +192,7 @@ func marginsK(g *gen, p prec, pf bool) {
 	g.LEAQ(memi(R12, 0, R12, 2), R13)
 	maskAndIters(g, p)
 	g.MOVQ(g.param("c"), RAX)
-	for C := maxClasses; C > 1; C-- {
-		g.CMPQ(RAX, u8(C))
-		g.JEQ(operand.LabelRef(fmt.Sprintf("%sc%dpair", L0, C)))
-	}
-	g.JMP(operand.LabelRef(L0 + "c1pair"))
+	classSwitch(g, maxClasses, L0, "pair")
 
 	for C := maxClasses; C > 0; C-- {
 		L := fmt.Sprintf("%sc%d", L0, C)
@@ -129,21 +207,7 @@ func marginsK(g *gen, p prec, pf bool) {
 		g.Label(L + "pair")
 		g.CMPQ(RCX, u8(2))
 		g.JB(lbl("single"))
-		g.TESTQ(RBX, RBX)
-		g.JZ(lbl("consec2"))
-		g.MOVQ(mem(RBX, 0), R10)
-		g.IMULQ(R9, R10)
-		g.ADDQ(RSI, R10)
-		g.MOVQ(mem(RBX, 8), R11)
-		g.IMULQ(R9, R11)
-		g.ADDQ(RSI, R11)
-		g.ADDQ(u8(16), RBX)
-		g.JMP(lbl("ready2"))
-		g.Label(L + "consec2")
-		g.MOVQ(RSI, R10)
-		g.LEAQ(memi(RSI, 0, R9, 1), R11)
-		g.LEAQ(memi(R11, 0, R9, 1), RSI)
-		g.Label(L + "ready2")
+		pairRows(g, L)
 		for r := 0; r < 2; r++ {
 			for j := 0; j < C; j++ {
 				a := y(acc[r][j])
@@ -210,15 +274,7 @@ func marginsK(g *gen, p prec, pf bool) {
 		g.Label(L + "single")
 		g.TESTQ(RCX, RCX)
 		g.JZ(operand.LabelRef(L0 + "done"))
-		g.TESTQ(RBX, RBX)
-		g.JZ(lbl("consec1"))
-		g.MOVQ(mem(RBX, 0), R10)
-		g.IMULQ(R9, R10)
-		g.ADDQ(RSI, R10)
-		g.JMP(lbl("ready1"))
-		g.Label(L + "consec1")
-		g.MOVQ(RSI, R10)
-		g.Label(L + "ready1")
+		lastRow(g, L)
 		var a1, b1 []int
 		for j := 0; j < C; j++ {
 			a1 = append(a1, j)
@@ -291,40 +347,7 @@ func addOuterK(g *gen, p prec, pf bool) {
 	g.MOVQ(g.param("cols"), R8)
 	maskAndIters(g, p)
 	g.MOVQ(g.param("nc"), RAX)
-	for C := maxClasses; C > 1; C-- {
-		g.CMPQ(RAX, u8(C))
-		g.JEQ(operand.LabelRef(fmt.Sprintf("%sc%d", L0, C)))
-	}
-	g.JMP(operand.LabelRef(L0 + "c1"))
-
-	// rows runs body over the n rows with R10 = row address (at the
-	// current column) and R11 = &c[i*k] of the block, in increasing order.
-	rows := func(L string, body func()) {
-		g.MOVQ(RDX, R11)
-		g.TESTQ(RBX, RBX)
-		g.JZ(operand.LabelRef(L + "consec"))
-		g.XORQ(RAX, RAX)
-		g.Label(L + "gather")
-		g.MOVQ(memi(RBX, 0, RAX, 8), R10)
-		g.IMULQ(R9, R10)
-		g.ADDQ(RSI, R10)
-		body()
-		g.ADDQ(RCX, R11)
-		g.INCQ(RAX)
-		g.CMPQ(RAX, g.param("n"))
-		g.JB(operand.LabelRef(L + "gather"))
-		g.JMP(operand.LabelRef(L + "store"))
-		g.Label(L + "consec")
-		g.MOVQ(g.param("n"), RAX)
-		g.MOVQ(RSI, R10)
-		g.Label(L + "next")
-		body()
-		g.ADDQ(RCX, R11)
-		g.ADDQ(R9, R10)
-		g.DECQ(RAX)
-		g.JNZ(operand.LabelRef(L + "next"))
-		g.Label(L + "store")
-	}
+	classSwitch(g, maxClasses, L0, "")
 
 	for C := maxClasses; C > 0; C-- {
 		L := fmt.Sprintf("%sc%d", L0, C)
@@ -338,7 +361,7 @@ func addOuterK(g *gen, p prec, pf bool) {
 				g.vmovu(p, classAddr(RDI, j, 32*h), y(2*j+h))
 			}
 		}
-		rows(L+"r2", func() {
+		eachRow(g, L+"r2", func() {
 			if pf {
 				g.PREFETCHT0(mem(R10, pfDist))
 			}
@@ -366,7 +389,7 @@ func addOuterK(g *gen, p prec, pf bool) {
 		for j := 0; j < C; j++ {
 			g.vmovu(p, classAddr(RDI, j, 0), y(j))
 		}
-		rows(L+"r1", func() {
+		eachRow(g, L+"r1", func() {
 			g.vmovu(p, mem(R10, 0), Y10)
 			for j := 0; j < C; j++ {
 				g.vbroadcast(p, mem(R11, j*E), Y12)
@@ -385,7 +408,7 @@ func addOuterK(g *gen, p prec, pf bool) {
 		for j := 0; j < C; j++ {
 			g.vmaskmov(p, classAddr(RDI, j, 0), Y15, y(j))
 		}
-		rows(L+"rm", func() {
+		eachRow(g, L+"rm", func() {
 			g.vmaskmov(p, mem(R10, 0), Y15, Y10)
 			for j := 0; j < C; j++ {
 				g.vbroadcast(p, mem(R11, j*E), Y12)

@@ -159,33 +159,16 @@ func zReduceStore(g *gen, p prec, accs []int, dst Register) {
 		for t := 0; t < 4; t++ {
 			g.zfold(p, accs[j+t], t, 4)
 		}
+		sum4(g, p, []int{0, 1, 2, 3}, 0, 2, 1, 1)
 		if p.size == 4 {
-			g.VHADDPS(Y1, Y0, Y0)
-			g.VHADDPS(Y3, Y2, Y2)
-			g.VHADDPS(Y2, Y0, Y0)
-			g.VEXTRACTF128(u8(1), Y0, X1)
-			g.VADDPS(X1, X0, X0)
 			g.VMOVUPS(X0, mem(dst, j*E))
 		} else {
-			g.VHADDPD(Y1, Y0, Y0)
-			g.VHADDPD(Y3, Y2, Y2)
-			g.VPERM2F128(u8(0x20), Y2, Y0, Y1)
-			g.VPERM2F128(u8(0x31), Y2, Y0, Y0)
-			g.VADDPD(Y1, Y0, Y0)
 			g.VMOVUPD(Y0, mem(dst, j*E))
 		}
 	}
 	for ; j < len(accs); j++ {
 		g.zfold(p, accs[j], 0, 4)
-		g.VEXTRACTF128(u8(1), Y0, X1)
-		g.vadd(p, X1, X0, X0)
-		g.vhadd(p, X0, X0, X0)
-		if p.size == 4 {
-			g.VHADDPS(X0, X0, X0)
-			g.VMOVSS(X0, mem(dst, j*E))
-		} else {
-			g.VMOVSD(X0, mem(dst, j*E))
-		}
+		sum1Store(g, p, mem(dst, j*E))
 	}
 }
 
@@ -212,11 +195,7 @@ func zmarginsK(g *gen, p prec, pf bool) {
 	g.ANDQ(u8(V-1), RAX)
 	g.lowLanesK1(EAX, R10L)
 	g.MOVQ(g.param("c"), RAX)
-	for C := zMaxClasses; C > 1; C-- {
-		g.CMPQ(RAX, u8(C))
-		g.JEQ(operand.LabelRef(fmt.Sprintf("%sc%dpair", L0, C)))
-	}
-	g.JMP(operand.LabelRef(L0 + "c1pair"))
+	classSwitch(g, zMaxClasses, L0, "pair")
 
 	ca := func(j, off int) operand.Mem { return zclassAddr(RDX, R14, j, off) }
 	// chunks sets AX to the whole registers of a row (d / lanes).
@@ -241,21 +220,7 @@ func zmarginsK(g *gen, p prec, pf bool) {
 		g.Label(L + "pair")
 		g.CMPQ(RCX, u8(2))
 		g.JB(lbl("single"))
-		g.TESTQ(RBX, RBX)
-		g.JZ(lbl("consec2"))
-		g.MOVQ(mem(RBX, 0), R10)
-		g.IMULQ(R9, R10)
-		g.ADDQ(RSI, R10)
-		g.MOVQ(mem(RBX, 8), R11)
-		g.IMULQ(R9, R11)
-		g.ADDQ(RSI, R11)
-		g.ADDQ(u8(16), RBX)
-		g.JMP(lbl("ready2"))
-		g.Label(L + "consec2")
-		g.MOVQ(RSI, R10)
-		g.LEAQ(memi(RSI, 0, R9, 1), R11)
-		g.LEAQ(memi(R11, 0, R9, 1), RSI)
-		g.Label(L + "ready2")
+		pairRows(g, L)
 		if pf {
 			// R8, R15: the rows of the third pair ahead (this pair's
 			// when there is none), fetched a line per step while this
@@ -337,15 +302,7 @@ func zmarginsK(g *gen, p prec, pf bool) {
 		g.Label(L + "single")
 		g.TESTQ(RCX, RCX)
 		g.JZ(operand.LabelRef(L0 + "done"))
-		g.TESTQ(RBX, RBX)
-		g.JZ(lbl("consec1"))
-		g.MOVQ(mem(RBX, 0), R10)
-		g.IMULQ(R9, R10)
-		g.ADDQ(RSI, R10)
-		g.JMP(lbl("ready1"))
-		g.Label(L + "consec1")
-		g.MOVQ(RSI, R10)
-		g.Label(L + "ready1")
+		lastRow(g, L)
 		for j := 0; j < C; j++ {
 			g.zzero(z(acc[0][j]))
 		}
@@ -412,42 +369,9 @@ func zaddOuterK(g *gen, p prec, pf bool) {
 		g.SHRQ(u8(4), R8) // of 16
 	}
 	g.MOVQ(g.param("nc"), RAX)
-	for C := zMaxClasses; C > 1; C-- {
-		g.CMPQ(RAX, u8(C))
-		g.JEQ(operand.LabelRef(fmt.Sprintf("%sc%d", L0, C)))
-	}
-	g.JMP(operand.LabelRef(L0 + "c1"))
+	classSwitch(g, zMaxClasses, L0, "")
 
 	ca := func(j, off int) operand.Mem { return zclassAddr(RDI, R14, j, off) }
-	// rows runs body over the n rows with R10 = row address (at the
-	// current column) and R11 = &c[i*k] of the block, in increasing order.
-	rows := func(L string, body func()) {
-		g.MOVQ(RDX, R11)
-		g.TESTQ(RBX, RBX)
-		g.JZ(operand.LabelRef(L + "consec"))
-		g.XORQ(RAX, RAX)
-		g.Label(L + "gather")
-		g.MOVQ(memi(RBX, 0, RAX, 8), R10)
-		g.IMULQ(R9, R10)
-		g.ADDQ(RSI, R10)
-		body()
-		g.ADDQ(RCX, R11)
-		g.INCQ(RAX)
-		g.CMPQ(RAX, g.param("n"))
-		g.JB(operand.LabelRef(L + "gather"))
-		g.JMP(operand.LabelRef(L + "store"))
-		g.Label(L + "consec")
-		g.MOVQ(g.param("n"), RAX)
-		g.MOVQ(RSI, R10)
-		g.Label(L + "next")
-		body()
-		g.ADDQ(RCX, R11)
-		g.ADDQ(R9, R10)
-		g.DECQ(RAX)
-		g.JNZ(operand.LabelRef(L + "next"))
-		g.Label(L + "store")
-	}
-
 	for C := zMaxClasses; C > 0; C-- {
 		L := fmt.Sprintf("%sc%d", L0, C)
 		g.Label(L)
@@ -459,7 +383,7 @@ func zaddOuterK(g *gen, p prec, pf bool) {
 				g.vmovu(p, ca(j, 64*h), z(2*j+h))
 			}
 		}
-		rows(L+"r2", func() {
+		eachRow(g, L+"r2", func() {
 			if pf {
 				g.PREFETCHT0(mem(R10, pfDist))
 				g.PREFETCHT0(mem(R10, pfDist+64))
@@ -490,7 +414,7 @@ func zaddOuterK(g *gen, p prec, pf bool) {
 		for j := 0; j < C; j++ {
 			g.vmovu(p, ca(j, 0), z(j))
 		}
-		rows(L+"r1", func() {
+		eachRow(g, L+"r1", func() {
 			g.vmovu(p, mem(R10, 0), Z20)
 			for j := 0; j < C; j++ {
 				g.vfmadd231bcst(p, mem(R11, j*E), Z20, z(j))
@@ -509,7 +433,7 @@ func zaddOuterK(g *gen, p prec, pf bool) {
 		for j := 0; j < C; j++ {
 			g.zload(p, ca(j, 0), z(j))
 		}
-		rows(L+"rm", func() {
+		eachRow(g, L+"rm", func() {
 			g.zload(p, mem(R10, 0), Z20)
 			for j := 0; j < C; j++ {
 				g.vfmadd231bcst(p, mem(R11, j*E), Z20, z(j))
