@@ -17,7 +17,7 @@ func rowKKernels(g *gen) {
 	for _, pf := range []bool{false, true} {
 		for _, p := range []prec{f32, f64} {
 			marginsK(g, p, pf)
-			addOuterK(g, p, pf)
+			addOuterK(g, ymm, p, pf)
 		}
 	}
 }
@@ -328,15 +328,25 @@ func marginsK(g *gen, p prec, pf bool) {
 	g.RET()
 }
 
-func addOuterK(g *gen, p prec, pf bool) {
-	U := 2 * p.lanes
+// addOuterK: for each chunk of two registers of columns, the nc classes'
+// chunks of g in registers 0..2nc−1 over every row of the block, then one
+// register, then a masked one.
+func addOuterK(g *gen, v vec, p prec, pf bool) {
+	V := v.lanes(p)
 	E := p.size
-	name, L0 := rowKernelNames("addOuterK", "ok", p, pf)
-	g.text(name)
+	R := v.bytes
+	r := v.reg
+	maxC := v.maxClasses()
+	name, L0 := rowKernelNames("addOuterK", v.prefix+"ok", p, pf)
+	v.text(g, name)
 	g.MOVQ(g.param("dst"), RDI)
 	g.MOVQ(g.param("d"), R12)
 	g.SHLQ(u8(shift(p)), R12) // class stride of g, bytes
 	g.LEAQ(memi(R12, 0, R12, 2), R13)
+	if maxC > 5 {
+		g.LEAQ(memi(RDI, 0, R12, 4), R14)
+		g.ADDQ(R12, R14) // R14 = class 5 of g
+	}
 	g.MOVQ(g.param("x"), RSI)
 	g.MOVQ(g.param("stride"), R9)
 	g.SHLQ(u8(shift(p)), R9)
@@ -345,78 +355,93 @@ func addOuterK(g *gen, p prec, pf bool) {
 	g.MOVQ(g.param("k"), RCX)
 	g.SHLQ(u8(shift(p)), RCX) // row stride of c, bytes
 	g.MOVQ(g.param("cols"), R8)
-	maskAndIters(g, p)
+	mask := v.maskAndChunks(g, p)
 	g.MOVQ(g.param("nc"), RAX)
-	classSwitch(g, maxClasses, L0, "")
+	classSwitch(g, maxC, L0, "")
 
-	for C := maxClasses; C > 0; C-- {
+	ca := func(j, off int) operand.Mem { return zclassAddr(RDI, R14, j, off) }
+	// advance moves g (both class bases) and x on by n bytes.
+	advance := func(n int) {
+		g.ADDQ(u8(n), RDI)
+		if maxC > 5 {
+			g.ADDQ(u8(n), R14)
+		}
+		g.ADDQ(u8(n), RSI)
+	}
+	// The row's registers follow the 2·maxC of g; ymm broadcasts c into one
+	// register, zmm rotates over four to spare the FMAs a dependency.
+	xr := 2 * maxC
+	bcast := func(j int) VecPhysical { return r(xr + 2) }
+	if v.isZ() {
+		bcast = func(j int) VecPhysical { return r(xr + 2 + j%4) }
+	}
+	for C := maxC; C > 0; C-- {
 		L := fmt.Sprintf("%sc%d", L0, C)
 		g.Label(L)
 		g.TESTQ(R8, R8)
 		g.JZ(operand.LabelRef(L + "half"))
-		// Two-register column chunks: class j's chunk of g in Y(2j), Y(2j+1).
+		// Two-register column chunks: class j's chunk of g in 2j, 2j+1.
 		g.Label(L + "loop")
 		for j := 0; j < C; j++ {
 			for h := 0; h < 2; h++ {
-				g.vmovu(p, classAddr(RDI, j, 32*h), y(2*j+h))
+				g.vmovu(p, ca(j, R*h), r(2*j+h))
 			}
 		}
 		eachRow(g, L+"r2", func() {
 			if pf {
-				g.PREFETCHT0(mem(R10, pfDist))
+				for off := 0; off < 2*R; off += 64 {
+					g.PREFETCHT0(mem(R10, pfDist+off))
+				}
 			}
-			g.vmovu(p, mem(R10, 0), Y10)
-			g.vmovu(p, mem(R10, 32), Y11)
+			g.vmovu(p, mem(R10, 0), r(xr))
+			g.vmovu(p, mem(R10, R), r(xr+1))
 			for j := 0; j < C; j++ {
-				g.vbroadcast(p, mem(R11, j*E), Y12)
-				g.vfmadd231(p, Y10, Y12, y(2*j))
-				g.vfmadd231(p, Y11, Y12, y(2*j+1))
+				b := bcast(j)
+				g.vbroadcast(p, mem(R11, j*E), b)
+				g.vfmadd231(p, r(xr), b, r(2*j))
+				g.vfmadd231(p, r(xr+1), b, r(2*j+1))
 			}
 		})
 		for j := 0; j < C; j++ {
 			for h := 0; h < 2; h++ {
-				g.vmovu(p, y(2*j+h), classAddr(RDI, j, 32*h))
+				g.vmovu(p, r(2*j+h), ca(j, R*h))
 			}
 		}
-		g.ADDQ(u8(64), RDI)
-		g.ADDQ(u8(64), RSI)
+		advance(2 * R)
 		g.DECQ(R8)
 		g.JNZ(operand.LabelRef(L + "loop"))
 		// One register.
 		g.Label(L + "half")
-		g.TESTQ(u32(U/2), g.param("cols"))
+		g.TESTQ(u32(V), g.param("cols"))
 		g.JZ(operand.LabelRef(L + "mask"))
 		for j := 0; j < C; j++ {
-			g.vmovu(p, classAddr(RDI, j, 0), y(j))
+			g.vmovu(p, ca(j, 0), r(j))
 		}
 		eachRow(g, L+"r1", func() {
-			g.vmovu(p, mem(R10, 0), Y10)
+			g.vmovu(p, mem(R10, 0), r(xr))
 			for j := 0; j < C; j++ {
-				g.vbroadcast(p, mem(R11, j*E), Y12)
-				g.vfmadd231(p, Y10, Y12, y(j))
+				v.fmaBroadcast(g, p, mem(R11, j*E), r(xr), r(j), bcast(0))
 			}
 		})
 		for j := 0; j < C; j++ {
-			g.vmovu(p, y(j), classAddr(RDI, j, 0))
+			g.vmovu(p, r(j), ca(j, 0))
 		}
-		g.ADDQ(u8(32), RDI)
-		g.ADDQ(u8(32), RSI)
+		advance(R)
 		// The masked last columns.
 		g.Label(L + "mask")
-		g.TESTQ(u32(U/2-1), g.param("cols"))
+		g.TESTQ(u32(V-1), g.param("cols"))
 		g.JZ(operand.LabelRef(L0 + "done"))
 		for j := 0; j < C; j++ {
-			g.vmaskmov(p, classAddr(RDI, j, 0), Y15, y(j))
+			v.maskLoad(g, p, mask, ca(j, 0), r(j))
 		}
 		eachRow(g, L+"rm", func() {
-			g.vmaskmov(p, mem(R10, 0), Y15, Y10)
+			v.maskLoad(g, p, mask, mem(R10, 0), r(xr))
 			for j := 0; j < C; j++ {
-				g.vbroadcast(p, mem(R11, j*E), Y12)
-				g.vfmadd231(p, Y10, Y12, y(j))
+				v.fmaBroadcast(g, p, mem(R11, j*E), r(xr), r(j), bcast(0))
 			}
 		})
 		for j := 0; j < C; j++ {
-			g.vmaskmov(p, y(j), Y15, classAddr(RDI, j, 0))
+			v.maskStore(g, p, mask, r(j), ca(j, 0))
 		}
 		if C > 1 { // the one-class body ends at done
 			g.JMP(operand.LabelRef(L0 + "done"))

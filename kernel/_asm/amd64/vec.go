@@ -96,6 +96,41 @@ func (v vec) unrolledStep(n int) operand.Op {
 	return u8(n)
 }
 
+// maskAndChunks prepares the mask of the last R8 mod lanes columns (Y15
+// or K1) and sets R8 to the whole two-register chunks of R8; it returns the
+// mask.
+func (v vec) maskAndChunks(g *gen, p prec) operand.Op {
+	if !v.isZ() {
+		maskAndIters(g, p)
+		return Y15
+	}
+	g.MOVQ(R8, RAX)
+	g.ANDQ(u8(v.lanes(p)-1), RAX)
+	g.lowLanesK1(EAX, R10L)
+	g.SHRQ(u8(7-shift(p)), R8) // log2 of 2·64 bytes, in elements
+	return K1
+}
+
+// maxClasses is the largest class block of marginsK / addOuterK: the zmm
+// kernels have 32 registers for twice the classes.
+func (v vec) maxClasses() int {
+	if v.isZ() {
+		return zMaxClasses
+	}
+	return maxClasses
+}
+
+// fmaBroadcast is acc += a · broadcast(m): zmm embeds the broadcast in the
+// FMA, ymm broadcasts into tmp first.
+func (v vec) fmaBroadcast(g *gen, p prec, m operand.Mem, a, acc, tmp VecPhysical) {
+	if v.isZ() {
+		g.vfmadd231bcst(p, m, a, acc)
+		return
+	}
+	g.vbroadcast(p, m, tmp)
+	g.vfmadd231(p, a, tmp, acc)
+}
+
 // fold leaves the sum of the halves of zmm a in ymm t (scratch: ymm
 // scratch); a ymm register needs no fold.
 func (v vec) fold(g *gen, p prec, a, t, scratch int) {

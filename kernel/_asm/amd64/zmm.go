@@ -113,7 +113,7 @@ func zmmKernels(g *gen) {
 	for _, pf := range []bool{false, true} {
 		for _, p := range []prec{f32, f64} {
 			zmarginsK(g, p, pf)
-			zaddOuterK(g, p, pf)
+			addOuterK(g, zmm, p, pf)
 		}
 	}
 }
@@ -329,119 +329,6 @@ func zmarginsK(g *gen, p prec, pf bool) {
 		}
 		g.Label(L + "reduce1")
 		zReduceStore(g, p, acc[0], RDI)
-		if C > 1 { // the one-class body ends at done
-			g.JMP(operand.LabelRef(L0 + "done"))
-		}
-	}
-	g.Label(L0 + "done")
-	g.VZEROUPPER()
-	g.RET()
-}
-
-// zaddOuterK: for each chunk of two registers of columns, the nc ≤ 10
-// classes' chunks of g in Z0..Z19 over every row of the block, then one
-// register, then a masked one.
-func zaddOuterK(g *gen, p prec, pf bool) {
-	V := zlanes(p)
-	E := p.size
-	base, L0 := rowKernelNames("addOuterK", "zok", p, pf)
-	g.ztext(base)
-	g.MOVQ(g.param("dst"), RDI)
-	g.MOVQ(g.param("d"), R12)
-	g.SHLQ(u8(shift(p)), R12) // class stride of g, bytes
-	g.LEAQ(memi(R12, 0, R12, 2), R13)
-	g.LEAQ(memi(RDI, 0, R12, 4), R14)
-	g.ADDQ(R12, R14) // R14 = class 5 of g
-	g.MOVQ(g.param("x"), RSI)
-	g.MOVQ(g.param("stride"), R9)
-	g.SHLQ(u8(shift(p)), R9)
-	g.MOVQ(g.param("idx"), RBX)
-	g.MOVQ(g.param("c"), RDX)
-	g.MOVQ(g.param("k"), RCX)
-	g.SHLQ(u8(shift(p)), RCX) // row stride of c, bytes
-	g.MOVQ(g.param("cols"), R8)
-	g.MOVQ(R8, RAX)
-	g.ANDQ(u8(V-1), RAX)
-	g.lowLanesK1(EAX, R10L)
-	if p.size == 4 {
-		g.SHRQ(u8(5), R8) // whole chunks of 32 columns
-	} else {
-		g.SHRQ(u8(4), R8) // of 16
-	}
-	g.MOVQ(g.param("nc"), RAX)
-	classSwitch(g, zMaxClasses, L0, "")
-
-	ca := func(j, off int) operand.Mem { return zclassAddr(RDI, R14, j, off) }
-	for C := zMaxClasses; C > 0; C-- {
-		L := fmt.Sprintf("%sc%d", L0, C)
-		g.Label(L)
-		g.TESTQ(R8, R8)
-		g.JZ(operand.LabelRef(L + "half"))
-		g.Label(L + "loop")
-		for j := 0; j < C; j++ {
-			for h := 0; h < 2; h++ {
-				g.vmovu(p, ca(j, 64*h), z(2*j+h))
-			}
-		}
-		eachRow(g, L+"r2", func() {
-			if pf {
-				g.PREFETCHT0(mem(R10, pfDist))
-				g.PREFETCHT0(mem(R10, pfDist+64))
-			}
-			g.vmovu(p, mem(R10, 0), Z20)
-			g.vmovu(p, mem(R10, 64), Z21)
-			for j := 0; j < C; j++ {
-				b := z(22 + j%4)
-				g.vbroadcast(p, mem(R11, j*E), b)
-				g.vfmadd231(p, Z20, b, z(2*j))
-				g.vfmadd231(p, Z21, b, z(2*j+1))
-			}
-		})
-		for j := 0; j < C; j++ {
-			for h := 0; h < 2; h++ {
-				g.vmovu(p, z(2*j+h), ca(j, 64*h))
-			}
-		}
-		g.ADDQ(u8(128), RDI)
-		g.ADDQ(u8(128), R14)
-		g.ADDQ(u8(128), RSI)
-		g.DECQ(R8)
-		g.JNZ(operand.LabelRef(L + "loop"))
-		// One register.
-		g.Label(L + "half")
-		g.TESTQ(u32(V), g.param("cols"))
-		g.JZ(operand.LabelRef(L + "mask"))
-		for j := 0; j < C; j++ {
-			g.vmovu(p, ca(j, 0), z(j))
-		}
-		eachRow(g, L+"r1", func() {
-			g.vmovu(p, mem(R10, 0), Z20)
-			for j := 0; j < C; j++ {
-				g.vfmadd231bcst(p, mem(R11, j*E), Z20, z(j))
-			}
-		})
-		for j := 0; j < C; j++ {
-			g.vmovu(p, z(j), ca(j, 0))
-		}
-		g.ADDQ(u8(64), RDI)
-		g.ADDQ(u8(64), R14)
-		g.ADDQ(u8(64), RSI)
-		// The masked last columns.
-		g.Label(L + "mask")
-		g.TESTQ(u32(V-1), g.param("cols"))
-		g.JZ(operand.LabelRef(L0 + "done"))
-		for j := 0; j < C; j++ {
-			g.zload(p, ca(j, 0), z(j))
-		}
-		eachRow(g, L+"rm", func() {
-			g.zload(p, mem(R10, 0), Z20)
-			for j := 0; j < C; j++ {
-				g.vfmadd231bcst(p, mem(R11, j*E), Z20, z(j))
-			}
-		})
-		for j := 0; j < C; j++ {
-			g.zstore(p, z(j), ca(j, 0))
-		}
 		if C > 1 { // the one-class body ends at done
 			g.JMP(operand.LabelRef(L0 + "done"))
 		}
