@@ -228,13 +228,7 @@ func sparseMargins(g *gen, p prec) {
 	g.VPXOR(Y14, Y14, Y14)   // the largest column index seen
 	g.XORQ(RCX, RCX)
 
-	g.Label(L + "row")
-	g.CMPQ(RCX, g.param("n"))
-	g.JAE(lbl("stop"))
-	g.MOVQ(g.param("indptr"), RSI)
-	sparseRow(g, p, L)
-	g.MOVQ(g.param("w"), RDX)
-	g.MOVQ(g.param("k"), RAX)
+	sparseRowStart(g, p, L, "w")
 
 	g.Label(L + "class")
 	g.vxor(p, Y0, Y0, Y0)
@@ -345,13 +339,7 @@ func sparseAddRows(g *gen, p prec) {
 	g.MOVQ(g.param("budget"), R8)
 	g.XORQ(RCX, RCX)
 
-	g.Label(L + "row")
-	g.CMPQ(RCX, g.param("n"))
-	g.JAE(lbl("stop"))
-	g.MOVQ(g.param("indptr"), RSI)
-	sparseRow(g, p, L)
-	g.MOVQ(g.param("dst"), RDX)
-	g.MOVQ(g.param("k"), RAX)
+	sparseRowStart(g, p, L, "dst")
 
 	g.Label(L + "class")
 	if single {
@@ -383,6 +371,19 @@ func sparseAddRows(g *gen, p prec) {
 	g.Label(L + "next")
 	sparseNextClass(g, p, L)
 	sparseAddRowsExits(g, L, false)
+}
+
+// sparseRowStart begins the next row: it stops after n rows, else reads
+// the row (sparseRow) and sets DX to the first class's vector (the argument
+// vecs) and AX to the class count k.
+func sparseRowStart(g *gen, p prec, L, vecs string) {
+	g.Label(L + "row")
+	g.CMPQ(RCX, g.param("n"))
+	g.JAE(operand.LabelRef(L + "stop"))
+	g.MOVQ(g.param("indptr"), RSI)
+	sparseRow(g, p, L)
+	g.MOVQ(g.param(vecs), RDX)
+	g.MOVQ(g.param("k"), RAX)
 }
 
 // sparseStoreMargin stores the sum of the accumulators 0 and 1 of width v

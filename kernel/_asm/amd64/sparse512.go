@@ -86,13 +86,7 @@ func sparseMargins512(g *gen, p prec, tab operand.Mem) {
 	g.VPXORD(Z14, Z14, Z14)  // the largest column index seen
 	g.XORQ(RCX, RCX)
 
-	g.Label(L + "row")
-	g.CMPQ(RCX, g.param("n"))
-	g.JAE(lbl("stop"))
-	g.MOVQ(g.param("indptr"), RSI)
-	sparseRow(g, p, L)
-	g.MOVQ(g.param("w"), RDX)
-	g.MOVQ(g.param("k"), RAX)
+	sparseRowStart(g, p, L, "w")
 
 	g.Label(L + "class")
 	g.VPXORD(Z0, Z0, Z0)
@@ -192,13 +186,7 @@ func sparseAddRows512(g *gen, p prec) {
 	g.KMOVW(EAX, K4) // the lanes of a step
 	g.XORQ(RCX, RCX)
 
-	g.Label(L + "row")
-	g.CMPQ(RCX, g.param("n"))
-	g.JAE(lbl("stop"))
-	g.MOVQ(g.param("indptr"), RSI)
-	sparseRow(g, p, L)
-	g.MOVQ(g.param("dst"), RDX)
-	g.MOVQ(g.param("k"), RAX)
+	sparseRowStart(g, p, L, "dst")
 
 	g.Label(L + "class")
 	g.vbroadcast(p, mem(RDI, 0), Z1) // its low lane is the scalar c too
