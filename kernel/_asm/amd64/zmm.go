@@ -75,9 +75,6 @@ func yy(i int) VecPhysical {
 		Y16, Y17, Y18, Y19, Y20, Y21, Y22, Y23, Y24, Y25, Y26, Y27, Y28, Y29, Y30, Y31}[i]
 }
 
-// zlanes is the number of elements of a zmm register.
-func zlanes(p prec) int { return 64 / p.size }
-
 // zzero clears a zmm register (VPXORD: VXORPS on zmm would need AVX512DQ).
 func (g *gen) zzero(r VecPhysical) { g.VPXORD(r, r, r) }
 
@@ -85,9 +82,6 @@ func (g *gen) zzero(r VecPhysical) { g.VPXORD(r, r, r) }
 func (g *gen) zload(p prec, src operand.Mem, dst operand.Op) {
 	byPrec(p, g.VMOVUPS_Z, g.VMOVUPD_Z)(src, K1, dst)
 }
-
-// zstore stores the lanes of K1.
-func (g *gen) zstore(p prec, src operand.Op, dst operand.Mem) { g.vmovu(p, src, K1, dst) }
 
 // zfold adds the upper half of zmm a into its lower half, leaving the sum in
 // ymm t (a ymm register numbered below 16 when t is).
@@ -130,7 +124,7 @@ func (g *gen) lowLanesK1(n, tmp Register) {
 // and rounds dreg down to whole two-register chunks; AX and R10 are
 // clobbered.
 func (g *gen) zmaskD(p prec, dreg Register) {
-	V := zlanes(p)
+	V := zmm.lanes(p)
 	g.MOVQ(dreg, RAX)
 	g.ANDQ(u8(V-1), RAX)
 	g.lowLanesK1(EAX, R10L)
@@ -175,7 +169,7 @@ func zReduceStore(g *gen, p prec, accs []int, dst Register) {
 // zmarginsK: two rows × c ≤ 10 classes, one zmm accumulator per pair
 // (Z8..Z27), a register of columns at a time, then a masked one.
 func zmarginsK(g *gen, p prec, pf bool) {
-	V := zlanes(p)
+	V := zmm.lanes(p)
 	base, L0 := rowKernelNames("marginsK", "zmk", p, pf)
 	g.ztext(base)
 	g.MOVQ(g.param("m"), RDI)
