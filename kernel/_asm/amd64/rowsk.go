@@ -359,6 +359,7 @@ func addOuterK(g *gen, v vec, p prec, pf bool) {
 	g.MOVQ(g.param("nc"), RAX)
 	classSwitch(g, maxC, L0, "")
 
+	// Classes 5.. come from R14 (zmm only: ymm takes at most 5).
 	ca := func(j, off int) operand.Mem { return zclassAddr(RDI, R14, j, off) }
 	// advance moves g (both class bases) and x on by n bytes.
 	advance := func(n int) {
@@ -368,8 +369,8 @@ func addOuterK(g *gen, v vec, p prec, pf bool) {
 		}
 		g.ADDQ(u8(n), RSI)
 	}
-	// The row's registers follow the 2·maxC of g; ymm broadcasts c into one
-	// register, zmm rotates over four to spare the FMAs a dependency.
+	// The row's registers follow the 2·maxC of g, then the broadcasts of c:
+	// ymm reuses one register (Y15 holds the mask), zmm rotates over four.
 	xr := 2 * maxC
 	bcast := func(j int) VecPhysical { return r(xr + 2) }
 	if v.isZ() {

@@ -6,8 +6,9 @@ import (
 )
 
 // vec is the register width a shared kernel body is emitted for: the
-// AVX2 (ymm) kernels and their AVX-512 (zmm) twins differ only in what it
-// describes, so each kernel shape is written once.
+// AVX2 (ymm) kernels and their AVX-512 (zmm) twins differ mostly in what it
+// describes (width, registers, tail-mask and broadcast idioms, names), so
+// each kernel shape is written once.
 type vec struct {
 	bytes  int                   // bytes per register
 	reg    func(int) VecPhysical // register i of this width
