@@ -50,157 +50,139 @@ func maskTables(g *gen) {
 		g.data("maskTab64", 8, ones, ones, ones, ones, zeros, zeros, zeros, zeros)}
 }
 
-// Instruction forms that differ between the precisions.
+// Instruction forms that differ between the precisions: byPrec picks the
+// float32 (PS/SS) or float64 (PD/SD) form.
 
-func (g *gen) vmovu(p prec, src, dst operand.Op) {
+func byPrec[F any](p prec, f32Form, f64Form F) F {
 	if p.size == 4 {
-		g.VMOVUPS(src, dst)
-	} else {
-		g.VMOVUPD(src, dst)
+		return f32Form
 	}
+	return f64Form
 }
+
+func (g *gen) vmovu(p prec, ops ...operand.Op) { byPrec(p, g.VMOVUPS, g.VMOVUPD)(ops...) }
 
 func (g *gen) vfmadd231(p prec, a, b, acc operand.Op) {
-	if p.size == 4 {
-		g.VFMADD231PS(a, b, acc)
-	} else {
-		g.VFMADD231PD(a, b, acc)
-	}
+	byPrec(p, g.VFMADD231PS, g.VFMADD231PD)(a, b, acc)
 }
 
-func (g *gen) vmaskmov(p prec, a, b, c operand.Op) {
-	if p.size == 4 {
-		g.VMASKMOVPS(a, b, c)
-	} else {
-		g.VMASKMOVPD(a, b, c)
-	}
-}
-
-func (g *gen) vadd(p prec, a, b, c operand.Op) {
-	if p.size == 4 {
-		g.VADDPS(a, b, c)
-	} else {
-		g.VADDPD(a, b, c)
-	}
-}
-
-func (g *gen) vsub(p prec, a, b, c operand.Op) {
-	if p.size == 4 {
-		g.VSUBPS(a, b, c)
-	} else {
-		g.VSUBPD(a, b, c)
-	}
-}
-
-func (g *gen) vxor(p prec, a, b, c operand.Op) {
-	if p.size == 4 {
-		g.VXORPS(a, b, c)
-	} else {
-		g.VXORPD(a, b, c)
-	}
-}
-
-func (g *gen) vhadd(p prec, a, b, c operand.Op) {
-	if p.size == 4 {
-		g.VHADDPS(a, b, c)
-	} else {
-		g.VHADDPD(a, b, c)
-	}
-}
+func (g *gen) vmaskmov(p prec, a, b, c operand.Op) { byPrec(p, g.VMASKMOVPS, g.VMASKMOVPD)(a, b, c) }
+func (g *gen) vadd(p prec, a, b, c operand.Op)     { byPrec(p, g.VADDPS, g.VADDPD)(a, b, c) }
+func (g *gen) vsub(p prec, a, b, c operand.Op)     { byPrec(p, g.VSUBPS, g.VSUBPD)(a, b, c) }
+func (g *gen) vxor(p prec, a, b, c operand.Op)     { byPrec(p, g.VXORPS, g.VXORPD)(a, b, c) }
+func (g *gen) vhadd(p prec, a, b, c operand.Op)    { byPrec(p, g.VHADDPS, g.VHADDPD)(a, b, c) }
 
 func (g *gen) vbroadcast(p prec, src, dst operand.Op) {
-	if p.size == 4 {
-		g.VBROADCASTSS(src, dst)
-	} else {
-		g.VBROADCASTSD(src, dst)
-	}
+	byPrec(p, g.VBROADCASTSS, g.VBROADCASTSD)(src, dst)
 }
 
 func level1(g *gen) {
 	maskTables(g)
 	for _, p := range []prec{f32, f64} {
-		dot(g, p)
+		dot(g, ymm, p)
 	}
 	for _, p := range []prec{f32, f64} {
-		axpyLerp(g, p, false)
-		axpyLerp(g, p, true)
+		axpyLerp(g, ymm, p, false)
+		axpyLerp(g, ymm, p, true)
 	}
 }
 
-// dot: eight accumulators over 64 float32 / 32 float64 elements, then two
-// registers, one register and a masked tail.
-func dot(g *gen, p prec) {
-	n := p.name
+// dot: eight accumulators over eight registers, then (ymm) two registers
+// and one or (zmm) one register at a time, then a masked tail.
+func dot(g *gen, v vec, p prec) {
 	s := uint8(p.size)
-	g.text("dot" + n)
-	L := fmt.Sprintf("dot%d", 8*p.size)
+	V := v.lanes(p)
+	R := v.bytes
+	r := v.reg
+	v.text(g, "dot"+p.name)
+	L := fmt.Sprintf("%sdot%d", v.prefix, 8*p.size)
+	lbl := func(x string) operand.LabelRef { return operand.LabelRef(L + x) }
 	g.MOVQ(g.param("x"), RSI)
 	g.MOVQ(g.param("y"), RDI)
 	g.MOVQ(g.param("n"), RCX)
 	for i := 0; i < 8; i++ {
-		g.vxor(p, y(i), y(i), y(i))
+		v.zero(g, p, r(i))
 	}
 	g.XORQ(RAX, RAX)
 	g.MOVQ(RCX, RDX)
-	g.ANDQ(i32(-8*p.lanes), RDX)
-	g.JZ(operand.LabelRef(L + "one"))
+	g.ANDQ(i32(-8*V), RDX)
+	g.JZ(lbl("one"))
 
-	g.Label(L + "loop4")
-	g.PREFETCHT0(memi(RSI, 1024, RAX, s))
-	g.PREFETCHT0(memi(RDI, 1024, RAX, s))
-	for i := 0; i < 8; i++ {
-		g.vmovu(p, memi(RSI, 32*i, RAX, s), y(8+i))
+	loop8 := "loop4" // the ymm kernel's historical label
+	if v.isZ() {
+		loop8 = "loop8"
+	}
+	g.Label(L + loop8)
+	for off := 0; off < 8*R; off += 256 { // a line per 256 bytes, 1 KiB ahead
+		g.PREFETCHT0(memi(RSI, 1024+off, RAX, s))
+		g.PREFETCHT0(memi(RDI, 1024+off, RAX, s))
 	}
 	for i := 0; i < 8; i++ {
-		g.vfmadd231(p, memi(RDI, 32*i, RAX, s), y(8+i), y(i))
+		g.vmovu(p, memi(RSI, R*i, RAX, s), r(8+i))
 	}
-	g.ADDQ(u8(8*p.lanes), RAX)
+	for i := 0; i < 8; i++ {
+		g.vfmadd231(p, memi(RDI, R*i, RAX, s), r(8+i), r(i))
+	}
+	g.ADDQ(v.unrolledStep(8*V), RAX)
 	g.CMPQ(RAX, RDX)
-	g.JB(operand.LabelRef(L + "loop4"))
+	g.JB(lbl(loop8))
 
 	g.Label(L + "one")
-	g.MOVQ(RCX, RDX)
-	g.ANDQ(i32(-2*p.lanes), RDX)
-	g.CMPQ(RAX, RDX)
-	g.JAE(operand.LabelRef(L + "single"))
+	tailAcc := r(2)
+	if v.isZ() {
+		g.MOVQ(RCX, RDX)
+		g.ANDQ(i32(-V), RDX)
+		g.CMPQ(RAX, RDX)
+		g.JAE(lbl("tail"))
+		g.Label(L + "loop1")
+		g.vmovu(p, memi(RSI, 0, RAX, s), r(8))
+		g.vfmadd231(p, memi(RDI, 0, RAX, s), r(8), r(1))
+		g.ADDQ(u8(V), RAX)
+		g.CMPQ(RAX, RDX)
+		g.JB(lbl("loop1"))
+	} else {
+		g.MOVQ(RCX, RDX)
+		g.ANDQ(i32(-2*V), RDX)
+		g.CMPQ(RAX, RDX)
+		g.JAE(lbl("single"))
 
-	g.Label(L + "loop2")
-	g.vmovu(p, memi(RSI, 0, RAX, s), Y8)
-	g.vmovu(p, memi(RSI, 32, RAX, s), Y9)
-	g.vfmadd231(p, memi(RDI, 0, RAX, s), Y8, Y0)
-	g.vfmadd231(p, memi(RDI, 32, RAX, s), Y9, Y1)
-	g.ADDQ(u8(2*p.lanes), RAX)
-	g.CMPQ(RAX, RDX)
-	g.JB(operand.LabelRef(L + "loop2"))
+		g.Label(L + "loop2")
+		g.vmovu(p, memi(RSI, 0, RAX, s), r(8))
+		g.vmovu(p, memi(RSI, R, RAX, s), r(9))
+		g.vfmadd231(p, memi(RDI, 0, RAX, s), r(8), r(0))
+		g.vfmadd231(p, memi(RDI, R, RAX, s), r(9), r(1))
+		g.ADDQ(u8(2*V), RAX)
+		g.CMPQ(RAX, RDX)
+		g.JB(lbl("loop2"))
 
-	g.Label(L + "single")
-	g.MOVQ(RCX, RDX)
-	g.SUBQ(RAX, RDX)
-	g.CMPQ(RDX, u8(p.lanes))
-	g.JB(operand.LabelRef(L + "tail"))
-	g.vmovu(p, memi(RSI, 0, RAX, s), Y8)
-	g.vfmadd231(p, memi(RDI, 0, RAX, s), Y8, Y2)
-	g.ADDQ(u8(p.lanes), RAX)
+		g.Label(L + "single")
+		g.MOVQ(RCX, RDX)
+		g.SUBQ(RAX, RDX)
+		g.CMPQ(RDX, u8(V))
+		g.JB(lbl("tail"))
+		g.vmovu(p, memi(RSI, 0, RAX, s), r(8))
+		g.vfmadd231(p, memi(RDI, 0, RAX, s), r(8), r(2))
+		g.ADDQ(u8(V), RAX)
+		tailAcc = r(3)
+	}
 
 	g.Label(L + "tail")
 	g.MOVQ(RCX, RDX)
 	g.SUBQ(RAX, RDX)
-	g.JZ(operand.LabelRef(L + "reduce"))
-	g.LEAQ(p.maskTab, R8)
-	g.MOVQ(u32(p.lanes), R9)
-	g.SUBQ(RDX, R9)
-	g.VMOVDQU(memi(R8, 0, R9, s), Y10)
-	g.vmaskmov(p, memi(RSI, 0, RAX, s), Y10, Y8)
-	g.vmaskmov(p, memi(RDI, 0, RAX, s), Y10, Y9)
-	g.vfmadd231(p, Y9, Y8, Y3)
+	g.JZ(lbl("reduce"))
+	mask := v.tailMask(g, p, Y10)
+	v.maskLoad(g, p, mask, memi(RSI, 0, RAX, s), r(8))
+	v.maskLoad(g, p, mask, memi(RDI, 0, RAX, s), r(9))
+	g.vfmadd231(p, r(9), r(8), tailAcc)
 
 	g.Label(L + "reduce")
 	for i := 0; i < 4; i++ {
-		g.vadd(p, y(4+i), y(i), y(i))
+		g.vadd(p, r(4+i), r(i), r(i))
 	}
-	g.vadd(p, Y1, Y0, Y0)
-	g.vadd(p, Y3, Y2, Y2)
-	g.vadd(p, Y2, Y0, Y0)
+	g.vadd(p, r(1), r(0), r(0))
+	g.vadd(p, r(3), r(2), r(2))
+	g.vadd(p, r(2), r(0), r(0))
+	v.fold(g, p, 0, 0, 1)
 	g.VEXTRACTF128(u8(1), Y0, X1)
 	g.vadd(p, X1, X0, X0)
 	if p.size == 4 {
@@ -220,86 +202,86 @@ func dot(g *gen, p prec) {
 
 // axpyLerp: y = fma(a, x, y) (lerp: y = fma(t, x-y, y)) over four
 // registers, then one, then a masked tail.
-func axpyLerp(g *gen, p prec, lerp bool) {
+func axpyLerp(g *gen, v vec, p prec, lerp bool) {
 	kind, a := "axpy", "a"
 	if lerp {
 		kind, a = "lerp", "t"
 	}
-	name := kind + p.name
-	g.text(name)
-	L := fmt.Sprintf("%sf%d", kind, 8*p.size)
+	v.text(g, kind+p.name)
+	L := fmt.Sprintf("%s%sf%d", v.prefix, kind, 8*p.size)
+	lbl := func(x string) operand.LabelRef { return operand.LabelRef(L + x) }
 	s := uint8(p.size)
-	g.vbroadcast(p, g.param(a), Y15)
+	V := v.lanes(p)
+	R := v.bytes
+	r := v.reg
+	g.vbroadcast(p, g.param(a), r(15))
 	g.MOVQ(g.param("x"), RSI)
 	g.MOVQ(g.param("y"), RDI)
 	g.MOVQ(g.param("n"), RCX)
 	g.XORQ(RAX, RAX)
 	g.MOVQ(RCX, RDX)
-	g.ANDQ(i32(-4*p.lanes), RDX)
-	g.JZ(operand.LabelRef(L + "one"))
+	g.ANDQ(i32(-4*V), RDX)
+	g.JZ(lbl("one"))
 
 	// y moves with VMOVUPS in both precisions: a plain move needs no type.
 	g.Label(L + "loop4")
 	for i := 0; i < 4; i++ {
-		g.VMOVUPS(memi(RDI, 32*i, RAX, s), y(i))
+		g.VMOVUPS(memi(RDI, R*i, RAX, s), r(i))
 	}
 	if lerp {
 		for i := 0; i < 4; i++ {
-			g.VMOVUPS(memi(RSI, 32*i, RAX, s), y(4+i))
+			g.VMOVUPS(memi(RSI, R*i, RAX, s), r(4+i))
 		}
 		for i := 0; i < 4; i++ {
-			g.vsub(p, y(i), y(4+i), y(4+i))
+			g.vsub(p, r(i), r(4+i), r(4+i))
 		}
 		for i := 0; i < 4; i++ {
-			g.vfmadd231(p, y(4+i), Y15, y(i))
+			g.vfmadd231(p, r(4+i), r(15), r(i))
 		}
 	} else {
 		for i := 0; i < 4; i++ {
-			g.vfmadd231(p, memi(RSI, 32*i, RAX, s), Y15, y(i))
+			g.vfmadd231(p, memi(RSI, R*i, RAX, s), r(15), r(i))
 		}
 	}
 	for i := 0; i < 4; i++ {
-		g.VMOVUPS(y(i), memi(RDI, 32*i, RAX, s))
+		g.VMOVUPS(r(i), memi(RDI, R*i, RAX, s))
 	}
-	g.ADDQ(u8(4*p.lanes), RAX)
+	g.ADDQ(v.unrolledStep(4*V), RAX)
 	g.CMPQ(RAX, RDX)
-	g.JB(operand.LabelRef(L + "loop4"))
+	g.JB(lbl("loop4"))
 
 	g.Label(L + "one")
 	g.MOVQ(RCX, RDX)
-	g.ANDQ(i32(-p.lanes), RDX)
+	g.ANDQ(i32(-V), RDX)
 	g.CMPQ(RAX, RDX)
-	g.JAE(operand.LabelRef(L + "tail"))
+	g.JAE(lbl("tail"))
 
 	g.Label(L + "loop1")
-	g.VMOVUPS(memi(RDI, 0, RAX, s), Y0)
+	g.VMOVUPS(memi(RDI, 0, RAX, s), r(0))
 	if lerp {
-		g.VMOVUPS(memi(RSI, 0, RAX, s), Y4)
-		g.vsub(p, Y0, Y4, Y4)
-		g.vfmadd231(p, Y4, Y15, Y0)
+		g.VMOVUPS(memi(RSI, 0, RAX, s), r(4))
+		g.vsub(p, r(0), r(4), r(4))
+		g.vfmadd231(p, r(4), r(15), r(0))
 	} else {
-		g.vfmadd231(p, memi(RSI, 0, RAX, s), Y15, Y0)
+		g.vfmadd231(p, memi(RSI, 0, RAX, s), r(15), r(0))
 	}
-	g.VMOVUPS(Y0, memi(RDI, 0, RAX, s))
-	g.ADDQ(u8(p.lanes), RAX)
+	g.VMOVUPS(r(0), memi(RDI, 0, RAX, s))
+	g.ADDQ(u8(V), RAX)
 	g.CMPQ(RAX, RDX)
-	g.JB(operand.LabelRef(L + "loop1"))
+	g.JB(lbl("loop1"))
 
 	g.Label(L + "tail")
 	g.MOVQ(RCX, RDX)
 	g.SUBQ(RAX, RDX)
-	g.JZ(operand.LabelRef(L + "done"))
-	g.LEAQ(p.maskTab, R8)
-	g.MOVQ(u32(p.lanes), R9)
-	g.SUBQ(RDX, R9)
-	g.VMOVDQU(memi(R8, 0, R9, s), Y8)
-	g.vmaskmov(p, memi(RDI, 0, RAX, s), Y8, Y0)
-	g.vmaskmov(p, memi(RSI, 0, RAX, s), Y8, Y4)
+	g.JZ(lbl("done"))
+	mask := v.tailMask(g, p, Y8)
+	v.maskLoad(g, p, mask, memi(RDI, 0, RAX, s), r(0))
+	v.maskLoad(g, p, mask, memi(RSI, 0, RAX, s), r(4))
 	if lerp {
-		g.vsub(p, Y0, Y4, Y4)
+		g.vsub(p, r(0), r(4), r(4))
 	}
-	g.vfmadd231(p, Y4, Y15, Y0)
-	g.vmaskmov(p, Y0, Y8, memi(RDI, 0, RAX, s))
+	g.vfmadd231(p, r(4), r(15), r(0))
+	v.maskStore(g, p, mask, r(0), memi(RDI, 0, RAX, s))
 
 	g.Label(L + "done")
 	g.VZEROUPPER()

@@ -27,8 +27,8 @@ func rowKernelNames(base, short string, p prec, pf bool) (name, labels string) {
 func rowKernels(g *gen) {
 	for _, pf := range []bool{false, true} {
 		for _, p := range []prec{f32, f64} {
-			margins(g, p, pf)
-			addRows(g, p, pf)
+			margins(g, ymm, p, pf)
+			addRows(g, ymm, p, pf)
 		}
 	}
 }
@@ -93,13 +93,18 @@ func rows1(g *gen, L string) {
 	g.Label(L + "ready1")
 }
 
-func margins(g *gen, p prec, pf bool) {
+// margins: four rows × two registers of columns, eight accumulators, then
+// one row at a time; the tail of each row under v's mask.
+func margins(g *gen, v vec, p prec, pf bool) {
 	f32 := p.size == 4
 	E := uint8(p.size)
-	U := 2 * p.lanes
-	name, L := rowKernelNames("margins", "m", p, pf)
+	V := v.lanes(p)
+	U := 2 * V
+	R := v.bytes
+	r := v.reg
+	name, L := rowKernelNames("margins", v.prefix+"m", p, pf)
 	lbl := func(s string) operand.LabelRef { return operand.LabelRef(L + s) }
-	g.text(name)
+	v.text(g, name)
 	g.MOVQ(g.param("m"), RDI)
 	g.MOVQ(g.param("n"), RCX)
 	g.MOVQ(g.param("x"), RSI)
@@ -108,63 +113,58 @@ func margins(g *gen, p prec, pf bool) {
 	g.MOVQ(g.param("idx"), RBX)
 	g.MOVQ(g.param("w"), RDX)
 	g.MOVQ(g.param("d"), R8)
-	maskSet(g, p, R8)
+	mask := v.setMask(g, p, R8)
 
 	g.Label(L + "block")
 	g.CMPQ(RCX, u8(4))
 	g.JB(lbl("single"))
 	rows4(g, L)
 	for i := 0; i < 8; i++ {
-		g.vxor(p, y(i), y(i), y(i))
+		v.zero(g, p, r(i))
 	}
 	g.XORQ(RAX, RAX)
 	g.TESTQ(R8, R8)
 	g.JZ(lbl("tail4"))
 
 	g.Label(L + "loop4")
-	g.vmovu(p, memi(RDX, 0, RAX, E), Y8)
-	g.vmovu(p, memi(RDX, 32, RAX, E), Y9)
+	g.vmovu(p, memi(RDX, 0, RAX, E), r(8))
+	g.vmovu(p, memi(RDX, R, RAX, E), r(9))
 	if pf {
-		for _, r := range rowRegs {
-			g.PREFETCHT0(memi(r, pfDist, RAX, E))
-		}
+		v.prefetchRows(g, E)
 	}
-	for i, r := range rowRegs {
-		g.vfmadd231(p, memi(r, 0, RAX, E), Y8, y(i))
-		g.vfmadd231(p, memi(r, 32, RAX, E), Y9, y(i+4))
+	for i, rr := range rowRegs {
+		g.vfmadd231(p, memi(rr, 0, RAX, E), r(8), r(i))
+		g.vfmadd231(p, memi(rr, R, RAX, E), r(9), r(i+4))
 	}
 	g.ADDQ(u8(U), RAX)
 	g.CMPQ(RAX, R8)
 	g.JB(lbl("loop4"))
 
 	g.Label(L + "tail4")
-	g.TESTQ(u32(U/2), g.param("d"))
+	g.TESTQ(u32(V), g.param("d"))
 	g.JZ(lbl("mask4"))
-	g.vmovu(p, memi(RDX, 0, RAX, E), Y8)
-	for i, r := range rowRegs {
-		g.vfmadd231(p, memi(r, 0, RAX, E), Y8, y(i))
+	g.vmovu(p, memi(RDX, 0, RAX, E), r(8))
+	for i, rr := range rowRegs {
+		g.vfmadd231(p, memi(rr, 0, RAX, E), r(8), r(i))
 	}
-	g.ADDQ(u8(U/2), RAX)
+	g.ADDQ(u8(V), RAX)
 
 	g.Label(L + "mask4")
-	g.TESTQ(u32(U/2-1), g.param("d"))
+	g.TESTQ(u32(V-1), g.param("d"))
 	g.JZ(lbl("reduce4"))
-	g.vmaskmov(p, memi(RDX, 0, RAX, E), Y15, Y8)
-	for i, r := range rowRegs {
-		g.vmaskmov(p, memi(r, 0, RAX, E), Y15, Y10)
-		g.vfmadd231(p, Y10, Y8, y(i+4))
+	v.maskLoad(g, p, mask, memi(RDX, 0, RAX, E), r(8))
+	for i, rr := range rowRegs {
+		v.maskLoad(g, p, mask, memi(rr, 0, RAX, E), r(10))
+		g.vfmadd231(p, r(10), r(8), r(i+4))
 	}
 
 	g.Label(L + "reduce4")
 	for i := 0; i < 4; i++ {
-		g.vadd(p, y(i+4), y(i), y(i))
+		g.vadd(p, r(i+4), r(i), r(i))
+		v.fold(g, p, i, i, 8)
 	}
+	sum4(g, p, []int{0, 1, 2, 3}, 0, 2, 1, 1)
 	if f32 {
-		g.VHADDPS(Y1, Y0, Y0)
-		g.VHADDPS(Y3, Y2, Y2)
-		g.VHADDPS(Y2, Y0, Y0)
-		g.VEXTRACTF128(u8(1), Y0, X1)
-		g.VADDPS(X1, X0, X0)
 		g.MOVQ(g.param("mstride"), RAX)
 		g.SHLQ(u8(2), RAX)
 		g.VMOVSS(X0, mem(RDI, 0))
@@ -174,11 +174,6 @@ func margins(g *gen, p prec, pf bool) {
 		}
 		g.ADDQ(RAX, RDI)
 	} else {
-		g.VHADDPD(Y1, Y0, Y0)
-		g.VHADDPD(Y3, Y2, Y2)
-		g.VPERM2F128(u8(0x20), Y2, Y0, Y1)
-		g.VPERM2F128(u8(0x31), Y2, Y0, Y0)
-		g.VADDPD(Y1, Y0, Y0)
 		g.VEXTRACTF128(u8(1), Y0, X1)
 		g.MOVQ(g.param("mstride"), RAX)
 		g.SHLQ(u8(3), RAX)
@@ -198,46 +193,39 @@ func margins(g *gen, p prec, pf bool) {
 	g.TESTQ(RCX, RCX)
 	g.JZ(lbl("done"))
 	rows1(g, L)
-	g.vxor(p, Y0, Y0, Y0)
-	g.vxor(p, Y4, Y4, Y4)
+	v.zero(g, p, r(0))
+	v.zero(g, p, r(4))
 	g.XORQ(RAX, RAX)
 	g.TESTQ(R8, R8)
 	g.JZ(lbl("tail1"))
 
 	g.Label(L + "loop1")
-	g.vmovu(p, memi(RDX, 0, RAX, E), Y8)
-	g.vmovu(p, memi(RDX, 32, RAX, E), Y9)
-	g.vfmadd231(p, memi(R10, 0, RAX, E), Y8, Y0)
-	g.vfmadd231(p, memi(R10, 32, RAX, E), Y9, Y4)
+	g.vmovu(p, memi(RDX, 0, RAX, E), r(8))
+	g.vmovu(p, memi(RDX, R, RAX, E), r(9))
+	g.vfmadd231(p, memi(R10, 0, RAX, E), r(8), r(0))
+	g.vfmadd231(p, memi(R10, R, RAX, E), r(9), r(4))
 	g.ADDQ(u8(U), RAX)
 	g.CMPQ(RAX, R8)
 	g.JB(lbl("loop1"))
 
 	g.Label(L + "tail1")
-	g.TESTQ(u32(U/2), g.param("d"))
+	g.TESTQ(u32(V), g.param("d"))
 	g.JZ(lbl("mask1"))
-	g.vmovu(p, memi(RDX, 0, RAX, E), Y8)
-	g.vfmadd231(p, memi(R10, 0, RAX, E), Y8, Y0)
-	g.ADDQ(u8(U/2), RAX)
+	g.vmovu(p, memi(RDX, 0, RAX, E), r(8))
+	g.vfmadd231(p, memi(R10, 0, RAX, E), r(8), r(0))
+	g.ADDQ(u8(V), RAX)
 
 	g.Label(L + "mask1")
-	g.TESTQ(u32(U/2-1), g.param("d"))
+	g.TESTQ(u32(V-1), g.param("d"))
 	g.JZ(lbl("reduce1"))
-	g.vmaskmov(p, memi(RDX, 0, RAX, E), Y15, Y8)
-	g.vmaskmov(p, memi(R10, 0, RAX, E), Y15, Y10)
-	g.vfmadd231(p, Y10, Y8, Y4)
+	v.maskLoad(g, p, mask, memi(RDX, 0, RAX, E), r(8))
+	v.maskLoad(g, p, mask, memi(R10, 0, RAX, E), r(10))
+	g.vfmadd231(p, r(10), r(8), r(4))
 
 	g.Label(L + "reduce1")
-	g.vadd(p, Y4, Y0, Y0)
-	g.VEXTRACTF128(u8(1), Y0, X1)
-	g.vadd(p, X1, X0, X0)
-	g.vhadd(p, X0, X0, X0)
-	if f32 {
-		g.VHADDPS(X0, X0, X0)
-		g.VMOVSS(X0, mem(RDI, 0))
-	} else {
-		g.VMOVSD(X0, mem(RDI, 0))
-	}
+	g.vadd(p, r(4), r(0), r(0))
+	v.fold(g, p, 0, 0, 1)
+	sum1Store(g, p, mem(RDI, 0))
 	g.MOVQ(g.param("mstride"), RAX)
 	g.LEAQ(memi(RDI, 0, RAX, E), RDI)
 	g.DECQ(RCX)
@@ -248,12 +236,17 @@ func margins(g *gen, p prec, pf bool) {
 	g.RET()
 }
 
-func addRows(g *gen, p prec, pf bool) {
+// addRows: four rows at a time over two registers of dst, in row order,
+// then one row at a time; the tail of each row under v's mask.
+func addRows(g *gen, v vec, p prec, pf bool) {
 	E := uint8(p.size)
-	U := 2 * p.lanes
-	name, L := rowKernelNames("addRows", "a", p, pf)
+	V := v.lanes(p)
+	U := 2 * V
+	R := v.bytes
+	r := v.reg
+	name, L := rowKernelNames("addRows", v.prefix+"a", p, pf)
 	lbl := func(s string) operand.LabelRef { return operand.LabelRef(L + s) }
-	g.text(name)
+	v.text(g, name)
 	g.MOVQ(g.param("dst"), RDI)
 	g.MOVQ(g.param("d"), R8)
 	g.MOVQ(g.param("x"), RSI)
@@ -262,7 +255,7 @@ func addRows(g *gen, p prec, pf bool) {
 	g.MOVQ(g.param("idx"), RBX)
 	g.MOVQ(g.param("c"), RDX)
 	g.MOVQ(g.param("n"), RCX)
-	maskSet(g, p, R8)
+	mask := v.setMask(g, p, R8)
 
 	g.Label(L + "block")
 	g.CMPQ(RCX, u8(4))
@@ -271,7 +264,7 @@ func addRows(g *gen, p prec, pf bool) {
 	g.MOVQ(g.param("cstride"), RAX)
 	g.SHLQ(u8(shift(p)), RAX)
 	for i := 0; i < 4; i++ {
-		g.vbroadcast(p, mem(RDX, 0), y(4+i))
+		g.vbroadcast(p, mem(RDX, 0), r(4+i))
 		g.ADDQ(RAX, RDX)
 	}
 	g.XORQ(RAX, RAX)
@@ -280,41 +273,39 @@ func addRows(g *gen, p prec, pf bool) {
 
 	g.Label(L + "loop4")
 	if pf {
-		for _, r := range rowRegs {
-			g.PREFETCHT0(memi(r, pfDist, RAX, E))
-		}
+		v.prefetchRows(g, E)
 	}
-	g.vmovu(p, memi(RDI, 0, RAX, E), Y0)
-	g.vmovu(p, memi(RDI, 32, RAX, E), Y1)
-	for i, r := range rowRegs {
-		g.vfmadd231(p, memi(r, 0, RAX, E), y(4+i), Y0)
-		g.vfmadd231(p, memi(r, 32, RAX, E), y(4+i), Y1)
+	g.vmovu(p, memi(RDI, 0, RAX, E), r(0))
+	g.vmovu(p, memi(RDI, R, RAX, E), r(1))
+	for i, rr := range rowRegs {
+		g.vfmadd231(p, memi(rr, 0, RAX, E), r(4+i), r(0))
+		g.vfmadd231(p, memi(rr, R, RAX, E), r(4+i), r(1))
 	}
-	g.vmovu(p, Y0, memi(RDI, 0, RAX, E))
-	g.vmovu(p, Y1, memi(RDI, 32, RAX, E))
+	g.vmovu(p, r(0), memi(RDI, 0, RAX, E))
+	g.vmovu(p, r(1), memi(RDI, R, RAX, E))
 	g.ADDQ(u8(U), RAX)
 	g.CMPQ(RAX, R8)
 	g.JB(lbl("loop4"))
 
 	g.Label(L + "tail4")
-	g.TESTQ(u32(U/2), g.param("d"))
+	g.TESTQ(u32(V), g.param("d"))
 	g.JZ(lbl("mask4"))
-	g.vmovu(p, memi(RDI, 0, RAX, E), Y0)
-	for i, r := range rowRegs {
-		g.vfmadd231(p, memi(r, 0, RAX, E), y(4+i), Y0)
+	g.vmovu(p, memi(RDI, 0, RAX, E), r(0))
+	for i, rr := range rowRegs {
+		g.vfmadd231(p, memi(rr, 0, RAX, E), r(4+i), r(0))
 	}
-	g.vmovu(p, Y0, memi(RDI, 0, RAX, E))
-	g.ADDQ(u8(U/2), RAX)
+	g.vmovu(p, r(0), memi(RDI, 0, RAX, E))
+	g.ADDQ(u8(V), RAX)
 
 	g.Label(L + "mask4")
-	g.TESTQ(u32(U/2-1), g.param("d"))
+	g.TESTQ(u32(V-1), g.param("d"))
 	g.JZ(lbl("next4"))
-	g.vmaskmov(p, memi(RDI, 0, RAX, E), Y15, Y0)
-	for i, r := range rowRegs {
-		g.vmaskmov(p, memi(r, 0, RAX, E), Y15, Y8)
-		g.vfmadd231(p, Y8, y(4+i), Y0)
+	v.maskLoad(g, p, mask, memi(RDI, 0, RAX, E), r(0))
+	for i, rr := range rowRegs {
+		v.maskLoad(g, p, mask, memi(rr, 0, RAX, E), r(8))
+		g.vfmadd231(p, r(8), r(4+i), r(0))
 	}
-	g.vmaskmov(p, Y0, Y15, memi(RDI, 0, RAX, E))
+	v.maskStore(g, p, mask, r(0), memi(RDI, 0, RAX, E))
 
 	g.Label(L + "next4")
 	g.SUBQ(u8(4), RCX)
@@ -324,7 +315,7 @@ func addRows(g *gen, p prec, pf bool) {
 	g.TESTQ(RCX, RCX)
 	g.JZ(lbl("done"))
 	rows1(g, L)
-	g.vbroadcast(p, mem(RDX, 0), Y4)
+	g.vbroadcast(p, mem(RDX, 0), r(4))
 	g.MOVQ(g.param("cstride"), RAX)
 	g.LEAQ(memi(RDX, 0, RAX, E), RDX)
 	g.XORQ(RAX, RAX)
@@ -332,31 +323,31 @@ func addRows(g *gen, p prec, pf bool) {
 	g.JZ(lbl("tail1"))
 
 	g.Label(L + "loop1")
-	g.vmovu(p, memi(RDI, 0, RAX, E), Y0)
-	g.vmovu(p, memi(RDI, 32, RAX, E), Y1)
-	g.vfmadd231(p, memi(R10, 0, RAX, E), Y4, Y0)
-	g.vfmadd231(p, memi(R10, 32, RAX, E), Y4, Y1)
-	g.vmovu(p, Y0, memi(RDI, 0, RAX, E))
-	g.vmovu(p, Y1, memi(RDI, 32, RAX, E))
+	g.vmovu(p, memi(RDI, 0, RAX, E), r(0))
+	g.vmovu(p, memi(RDI, R, RAX, E), r(1))
+	g.vfmadd231(p, memi(R10, 0, RAX, E), r(4), r(0))
+	g.vfmadd231(p, memi(R10, R, RAX, E), r(4), r(1))
+	g.vmovu(p, r(0), memi(RDI, 0, RAX, E))
+	g.vmovu(p, r(1), memi(RDI, R, RAX, E))
 	g.ADDQ(u8(U), RAX)
 	g.CMPQ(RAX, R8)
 	g.JB(lbl("loop1"))
 
 	g.Label(L + "tail1")
-	g.TESTQ(u32(U/2), g.param("d"))
+	g.TESTQ(u32(V), g.param("d"))
 	g.JZ(lbl("mask1"))
-	g.vmovu(p, memi(RDI, 0, RAX, E), Y0)
-	g.vfmadd231(p, memi(R10, 0, RAX, E), Y4, Y0)
-	g.vmovu(p, Y0, memi(RDI, 0, RAX, E))
-	g.ADDQ(u8(U/2), RAX)
+	g.vmovu(p, memi(RDI, 0, RAX, E), r(0))
+	g.vfmadd231(p, memi(R10, 0, RAX, E), r(4), r(0))
+	g.vmovu(p, r(0), memi(RDI, 0, RAX, E))
+	g.ADDQ(u8(V), RAX)
 
 	g.Label(L + "mask1")
-	g.TESTQ(u32(U/2-1), g.param("d"))
+	g.TESTQ(u32(V-1), g.param("d"))
 	g.JZ(lbl("next1"))
-	g.vmaskmov(p, memi(RDI, 0, RAX, E), Y15, Y0)
-	g.vmaskmov(p, memi(R10, 0, RAX, E), Y15, Y8)
-	g.vfmadd231(p, Y8, Y4, Y0)
-	g.vmaskmov(p, Y0, Y15, memi(RDI, 0, RAX, E))
+	v.maskLoad(g, p, mask, memi(RDI, 0, RAX, E), r(0))
+	v.maskLoad(g, p, mask, memi(R10, 0, RAX, E), r(8))
+	g.vfmadd231(p, r(8), r(4), r(0))
+	v.maskStore(g, p, mask, r(0), memi(RDI, 0, RAX, E))
 
 	g.Label(L + "next1")
 	g.DECQ(RCX)
@@ -365,6 +356,19 @@ func addRows(g *gen, p prec, pf bool) {
 	g.Label(L + "done")
 	g.VZEROUPPER()
 	g.RET()
+}
+
+// sum1Store stores the horizontal sum of Y0 to dst; X1 is scratch.
+func sum1Store(g *gen, p prec, dst operand.Mem) {
+	g.VEXTRACTF128(u8(1), Y0, X1)
+	g.vadd(p, X1, X0, X0)
+	g.vhadd(p, X0, X0, X0)
+	if p.size == 4 {
+		g.VHADDPS(X0, X0, X0)
+		g.VMOVSS(X0, dst)
+	} else {
+		g.VMOVSD(X0, dst)
+	}
 }
 
 // lower is "f32" for "F32".

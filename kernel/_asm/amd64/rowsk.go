@@ -17,7 +17,7 @@ func rowKKernels(g *gen) {
 	for _, pf := range []bool{false, true} {
 		for _, p := range []prec{f32, f64} {
 			marginsK(g, p, pf)
-			addOuterK(g, p, pf)
+			addOuterK(g, ymm, p, pf)
 		}
 	}
 }
@@ -39,26 +39,35 @@ func classAddr(base Register, j, off int) operand.Mem {
 	}
 }
 
+// sum4 leaves the horizontal sums of the ymm accumulators a[0..3], in
+// order, in x(t0) (float32) or y(t0) (float64); t0..t2 are scratch (t0 may
+// be a[0], t1 a[2]), float32 extracts the upper half through x(xs).
+func sum4(g *gen, p prec, a []int, t0, t1, t2, xs int) {
+	if p.size == 4 {
+		g.VHADDPS(y(a[1]), y(a[0]), y(t0))
+		g.VHADDPS(y(a[3]), y(a[2]), y(t1))
+		g.VHADDPS(y(t1), y(t0), y(t0))
+		g.VEXTRACTF128(u8(1), y(t0), x(xs))
+		g.VADDPS(x(xs), x(t0), x(t0))
+	} else {
+		g.VHADDPD(y(a[1]), y(a[0]), y(t0))
+		g.VHADDPD(y(a[3]), y(a[2]), y(t1))
+		g.VPERM2F128(u8(0x20), y(t1), y(t0), y(t2))
+		g.VPERM2F128(u8(0x31), y(t1), y(t0), y(t0))
+		g.VADDPD(y(t2), y(t0), y(t0))
+	}
+}
+
 // reduceStore stores the horizontal sums of the accumulators accs (class
 // j = 0..len−1) to dst + j·size; t0..t2 are scratch.
 func reduceStore(g *gen, p prec, accs []int, dst Register, t0, t1, t2 int) {
 	E := p.size
 	j := 0
 	for ; len(accs)-j >= 4; j += 4 {
-		a := accs[j : j+4]
+		sum4(g, p, accs[j:j+4], t0, t1, t2, t1)
 		if p.size == 4 {
-			g.VHADDPS(y(a[1]), y(a[0]), y(t0))
-			g.VHADDPS(y(a[3]), y(a[2]), y(t1))
-			g.VHADDPS(y(t1), y(t0), y(t0))
-			g.VEXTRACTF128(u8(1), y(t0), x(t1))
-			g.VADDPS(x(t1), x(t0), x(t0))
 			g.VMOVUPS(x(t0), mem(dst, j*E))
 		} else {
-			g.VHADDPD(y(a[1]), y(a[0]), y(t0))
-			g.VHADDPD(y(a[3]), y(a[2]), y(t1))
-			g.VPERM2F128(u8(0x20), y(t1), y(t0), y(t2))
-			g.VPERM2F128(u8(0x31), y(t1), y(t0), y(t0))
-			g.VADDPD(y(t2), y(t0), y(t0))
 			g.VMOVUPD(y(t0), mem(dst, j*E))
 		}
 	}
@@ -74,6 +83,79 @@ func reduceStore(g *gen, p prec, accs []int, dst Register, t0, t1, t2 int) {
 			g.VMOVSD(x(t0), mem(dst, j*E))
 		}
 	}
+}
+
+// classSwitch jumps to the body for the class count in AX, labelled
+// prefix+"c<C>"+suffix, C = maxC..1 (one when no other matches).
+func classSwitch(g *gen, maxC int, prefix, suffix string) {
+	for C := maxC; C > 1; C-- {
+		g.CMPQ(RAX, u8(C))
+		g.JEQ(operand.LabelRef(fmt.Sprintf("%sc%d%s", prefix, C, suffix)))
+	}
+	g.JMP(operand.LabelRef(prefix + "c1" + suffix))
+}
+
+// pairRows sets R10, R11 to the next two rows: gathered through idx (BX)
+// or consecutive from SI; R9 is the row stride in bytes.
+func pairRows(g *gen, L string) {
+	g.TESTQ(RBX, RBX)
+	g.JZ(operand.LabelRef(L + "consec2"))
+	g.MOVQ(mem(RBX, 0), R10)
+	g.IMULQ(R9, R10)
+	g.ADDQ(RSI, R10)
+	g.MOVQ(mem(RBX, 8), R11)
+	g.IMULQ(R9, R11)
+	g.ADDQ(RSI, R11)
+	g.ADDQ(u8(16), RBX)
+	g.JMP(operand.LabelRef(L + "ready2"))
+	g.Label(L + "consec2")
+	g.MOVQ(RSI, R10)
+	g.LEAQ(memi(RSI, 0, R9, 1), R11)
+	g.LEAQ(memi(R11, 0, R9, 1), RSI)
+	g.Label(L + "ready2")
+}
+
+// lastRow sets R10 to the last row (BX and SI are left as they are).
+func lastRow(g *gen, L string) {
+	g.TESTQ(RBX, RBX)
+	g.JZ(operand.LabelRef(L + "consec1"))
+	g.MOVQ(mem(RBX, 0), R10)
+	g.IMULQ(R9, R10)
+	g.ADDQ(RSI, R10)
+	g.JMP(operand.LabelRef(L + "ready1"))
+	g.Label(L + "consec1")
+	g.MOVQ(RSI, R10)
+	g.Label(L + "ready1")
+}
+
+// eachRow runs body over the n rows of an addOuterK block with R10 = the
+// row's address (at the current column) and R11 = &c[i*k], in increasing
+// order; AX counts.
+func eachRow(g *gen, L string, body func()) {
+	g.MOVQ(RDX, R11)
+	g.TESTQ(RBX, RBX)
+	g.JZ(operand.LabelRef(L + "consec"))
+	g.XORQ(RAX, RAX)
+	g.Label(L + "gather")
+	g.MOVQ(memi(RBX, 0, RAX, 8), R10)
+	g.IMULQ(R9, R10)
+	g.ADDQ(RSI, R10)
+	body()
+	g.ADDQ(RCX, R11)
+	g.INCQ(RAX)
+	g.CMPQ(RAX, g.param("n"))
+	g.JB(operand.LabelRef(L + "gather"))
+	g.JMP(operand.LabelRef(L + "store"))
+	g.Label(L + "consec")
+	g.MOVQ(g.param("n"), RAX)
+	g.MOVQ(RSI, R10)
+	g.Label(L + "next")
+	body()
+	g.ADDQ(RCX, R11)
+	g.ADDQ(R9, R10)
+	g.DECQ(RAX)
+	g.JNZ(operand.LabelRef(L + "next"))
+	g.Label(L + "store")
 }
 
 // maskAndIters loads the lane mask for the last cols mod lanes columns into
@@ -110,11 +192,7 @@ func marginsK(g *gen, p prec, pf bool) {
 	g.LEAQ(memi(R12, 0, R12, 2), R13)
 	maskAndIters(g, p)
 	g.MOVQ(g.param("c"), RAX)
-	for C := maxClasses; C > 1; C-- {
-		g.CMPQ(RAX, u8(C))
-		g.JEQ(operand.LabelRef(fmt.Sprintf("%sc%dpair", L0, C)))
-	}
-	g.JMP(operand.LabelRef(L0 + "c1pair"))
+	classSwitch(g, maxClasses, L0, "pair")
 
 	for C := maxClasses; C > 0; C-- {
 		L := fmt.Sprintf("%sc%d", L0, C)
@@ -129,21 +207,7 @@ func marginsK(g *gen, p prec, pf bool) {
 		g.Label(L + "pair")
 		g.CMPQ(RCX, u8(2))
 		g.JB(lbl("single"))
-		g.TESTQ(RBX, RBX)
-		g.JZ(lbl("consec2"))
-		g.MOVQ(mem(RBX, 0), R10)
-		g.IMULQ(R9, R10)
-		g.ADDQ(RSI, R10)
-		g.MOVQ(mem(RBX, 8), R11)
-		g.IMULQ(R9, R11)
-		g.ADDQ(RSI, R11)
-		g.ADDQ(u8(16), RBX)
-		g.JMP(lbl("ready2"))
-		g.Label(L + "consec2")
-		g.MOVQ(RSI, R10)
-		g.LEAQ(memi(RSI, 0, R9, 1), R11)
-		g.LEAQ(memi(R11, 0, R9, 1), RSI)
-		g.Label(L + "ready2")
+		pairRows(g, L)
 		for r := 0; r < 2; r++ {
 			for j := 0; j < C; j++ {
 				a := y(acc[r][j])
@@ -210,15 +274,7 @@ func marginsK(g *gen, p prec, pf bool) {
 		g.Label(L + "single")
 		g.TESTQ(RCX, RCX)
 		g.JZ(operand.LabelRef(L0 + "done"))
-		g.TESTQ(RBX, RBX)
-		g.JZ(lbl("consec1"))
-		g.MOVQ(mem(RBX, 0), R10)
-		g.IMULQ(R9, R10)
-		g.ADDQ(RSI, R10)
-		g.JMP(lbl("ready1"))
-		g.Label(L + "consec1")
-		g.MOVQ(RSI, R10)
-		g.Label(L + "ready1")
+		lastRow(g, L)
 		var a1, b1 []int
 		for j := 0; j < C; j++ {
 			a1 = append(a1, j)
@@ -272,15 +328,25 @@ func marginsK(g *gen, p prec, pf bool) {
 	g.RET()
 }
 
-func addOuterK(g *gen, p prec, pf bool) {
-	U := 2 * p.lanes
+// addOuterK: for each chunk of two registers of columns, the nc classes'
+// chunks of g in registers 0..2nc−1 over every row of the block, then one
+// register, then a masked one.
+func addOuterK(g *gen, v vec, p prec, pf bool) {
+	V := v.lanes(p)
 	E := p.size
-	name, L0 := rowKernelNames("addOuterK", "ok", p, pf)
-	g.text(name)
+	R := v.bytes
+	r := v.reg
+	maxC := v.maxClasses()
+	name, L0 := rowKernelNames("addOuterK", v.prefix+"ok", p, pf)
+	v.text(g, name)
 	g.MOVQ(g.param("dst"), RDI)
 	g.MOVQ(g.param("d"), R12)
 	g.SHLQ(u8(shift(p)), R12) // class stride of g, bytes
 	g.LEAQ(memi(R12, 0, R12, 2), R13)
+	if maxC > 5 {
+		g.LEAQ(memi(RDI, 0, R12, 4), R14)
+		g.ADDQ(R12, R14) // R14 = class 5 of g
+	}
 	g.MOVQ(g.param("x"), RSI)
 	g.MOVQ(g.param("stride"), R9)
 	g.SHLQ(u8(shift(p)), R9)
@@ -289,111 +355,94 @@ func addOuterK(g *gen, p prec, pf bool) {
 	g.MOVQ(g.param("k"), RCX)
 	g.SHLQ(u8(shift(p)), RCX) // row stride of c, bytes
 	g.MOVQ(g.param("cols"), R8)
-	maskAndIters(g, p)
+	mask := v.maskAndChunks(g, p)
 	g.MOVQ(g.param("nc"), RAX)
-	for C := maxClasses; C > 1; C-- {
-		g.CMPQ(RAX, u8(C))
-		g.JEQ(operand.LabelRef(fmt.Sprintf("%sc%d", L0, C)))
-	}
-	g.JMP(operand.LabelRef(L0 + "c1"))
+	classSwitch(g, maxC, L0, "")
 
-	// rows runs body over the n rows with R10 = row address (at the
-	// current column) and R11 = &c[i*k] of the block, in increasing order.
-	rows := func(L string, body func()) {
-		g.MOVQ(RDX, R11)
-		g.TESTQ(RBX, RBX)
-		g.JZ(operand.LabelRef(L + "consec"))
-		g.XORQ(RAX, RAX)
-		g.Label(L + "gather")
-		g.MOVQ(memi(RBX, 0, RAX, 8), R10)
-		g.IMULQ(R9, R10)
-		g.ADDQ(RSI, R10)
-		body()
-		g.ADDQ(RCX, R11)
-		g.INCQ(RAX)
-		g.CMPQ(RAX, g.param("n"))
-		g.JB(operand.LabelRef(L + "gather"))
-		g.JMP(operand.LabelRef(L + "store"))
-		g.Label(L + "consec")
-		g.MOVQ(g.param("n"), RAX)
-		g.MOVQ(RSI, R10)
-		g.Label(L + "next")
-		body()
-		g.ADDQ(RCX, R11)
-		g.ADDQ(R9, R10)
-		g.DECQ(RAX)
-		g.JNZ(operand.LabelRef(L + "next"))
-		g.Label(L + "store")
+	// Classes 5.. come from R14 (zmm only: ymm takes at most 5).
+	ca := func(j, off int) operand.Mem { return zclassAddr(RDI, R14, j, off) }
+	// advance moves g (both class bases) and x on by n bytes.
+	advance := func(n int) {
+		g.ADDQ(u8(n), RDI)
+		if maxC > 5 {
+			g.ADDQ(u8(n), R14)
+		}
+		g.ADDQ(u8(n), RSI)
 	}
-
-	for C := maxClasses; C > 0; C-- {
+	// The row's registers follow the 2·maxC of g, then the broadcasts of c:
+	// ymm reuses one register (Y15 holds the mask), zmm rotates over four.
+	xr := 2 * maxC
+	bcast := func(j int) VecPhysical { return r(xr + 2) }
+	if v.isZ() {
+		bcast = func(j int) VecPhysical { return r(xr + 2 + j%4) }
+	}
+	for C := maxC; C > 0; C-- {
 		L := fmt.Sprintf("%sc%d", L0, C)
 		g.Label(L)
 		g.TESTQ(R8, R8)
 		g.JZ(operand.LabelRef(L + "half"))
-		// Two-register column chunks: class j's chunk of g in Y(2j), Y(2j+1).
+		// Two-register column chunks: class j's chunk of g in 2j, 2j+1.
 		g.Label(L + "loop")
 		for j := 0; j < C; j++ {
 			for h := 0; h < 2; h++ {
-				g.vmovu(p, classAddr(RDI, j, 32*h), y(2*j+h))
+				g.vmovu(p, ca(j, R*h), r(2*j+h))
 			}
 		}
-		rows(L+"r2", func() {
+		eachRow(g, L+"r2", func() {
 			if pf {
-				g.PREFETCHT0(mem(R10, pfDist))
+				for off := 0; off < 2*R; off += 64 {
+					g.PREFETCHT0(mem(R10, pfDist+off))
+				}
 			}
-			g.vmovu(p, mem(R10, 0), Y10)
-			g.vmovu(p, mem(R10, 32), Y11)
+			g.vmovu(p, mem(R10, 0), r(xr))
+			g.vmovu(p, mem(R10, R), r(xr+1))
 			for j := 0; j < C; j++ {
-				g.vbroadcast(p, mem(R11, j*E), Y12)
-				g.vfmadd231(p, Y10, Y12, y(2*j))
-				g.vfmadd231(p, Y11, Y12, y(2*j+1))
+				b := bcast(j)
+				g.vbroadcast(p, mem(R11, j*E), b)
+				g.vfmadd231(p, r(xr), b, r(2*j))
+				g.vfmadd231(p, r(xr+1), b, r(2*j+1))
 			}
 		})
 		for j := 0; j < C; j++ {
 			for h := 0; h < 2; h++ {
-				g.vmovu(p, y(2*j+h), classAddr(RDI, j, 32*h))
+				g.vmovu(p, r(2*j+h), ca(j, R*h))
 			}
 		}
-		g.ADDQ(u8(64), RDI)
-		g.ADDQ(u8(64), RSI)
+		advance(2 * R)
 		g.DECQ(R8)
 		g.JNZ(operand.LabelRef(L + "loop"))
 		// One register.
 		g.Label(L + "half")
-		g.TESTQ(u32(U/2), g.param("cols"))
+		g.TESTQ(u32(V), g.param("cols"))
 		g.JZ(operand.LabelRef(L + "mask"))
 		for j := 0; j < C; j++ {
-			g.vmovu(p, classAddr(RDI, j, 0), y(j))
+			g.vmovu(p, ca(j, 0), r(j))
 		}
-		rows(L+"r1", func() {
-			g.vmovu(p, mem(R10, 0), Y10)
+		eachRow(g, L+"r1", func() {
+			g.vmovu(p, mem(R10, 0), r(xr))
 			for j := 0; j < C; j++ {
-				g.vbroadcast(p, mem(R11, j*E), Y12)
-				g.vfmadd231(p, Y10, Y12, y(j))
+				v.fmaBroadcast(g, p, mem(R11, j*E), r(xr), r(j), bcast(0))
 			}
 		})
 		for j := 0; j < C; j++ {
-			g.vmovu(p, y(j), classAddr(RDI, j, 0))
+			g.vmovu(p, r(j), ca(j, 0))
 		}
-		g.ADDQ(u8(32), RDI)
-		g.ADDQ(u8(32), RSI)
+		advance(R)
 		// The masked last columns.
 		g.Label(L + "mask")
-		g.TESTQ(u32(U/2-1), g.param("cols"))
+		g.TESTQ(u32(V-1), g.param("cols"))
 		g.JZ(operand.LabelRef(L0 + "done"))
 		for j := 0; j < C; j++ {
-			g.vmaskmov(p, classAddr(RDI, j, 0), Y15, y(j))
+			v.maskLoad(g, p, mask, ca(j, 0), r(j))
 		}
-		rows(L+"rm", func() {
-			g.vmaskmov(p, mem(R10, 0), Y15, Y10)
+		eachRow(g, L+"rm", func() {
+			v.maskLoad(g, p, mask, mem(R10, 0), r(xr))
 			for j := 0; j < C; j++ {
-				g.vbroadcast(p, mem(R11, j*E), Y12)
-				g.vfmadd231(p, Y10, Y12, y(j))
+				v.fmaBroadcast(g, p, mem(R11, j*E), r(xr), r(j), bcast(0))
 			}
 		})
 		for j := 0; j < C; j++ {
-			g.vmaskmov(p, y(j), Y15, classAddr(RDI, j, 0))
+			v.maskStore(g, p, mask, r(j), ca(j, 0))
 		}
 		if C > 1 { // the one-class body ends at done
 			g.JMP(operand.LabelRef(L0 + "done"))

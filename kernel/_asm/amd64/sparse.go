@@ -228,13 +228,7 @@ func sparseMargins(g *gen, p prec) {
 	g.VPXOR(Y14, Y14, Y14)   // the largest column index seen
 	g.XORQ(RCX, RCX)
 
-	g.Label(L + "row")
-	g.CMPQ(RCX, g.param("n"))
-	g.JAE(lbl("stop"))
-	g.MOVQ(g.param("indptr"), RSI)
-	sparseRow(g, p, L)
-	g.MOVQ(g.param("w"), RDX)
-	g.MOVQ(g.param("k"), RAX)
+	sparseRowStart(g, p, L, "w")
 
 	g.Label(L + "class")
 	g.vxor(p, Y0, Y0, Y0)
@@ -328,41 +322,15 @@ func sparseMargins(g *gen, p prec) {
 	g.vfmadd231(p, Y7, Y6, Y1)
 
 	g.Label(L + "reduce")
-	g.vadd(p, Y1, Y0, Y0)
-	g.VEXTRACTF128(u8(1), Y0, X1)
-	g.vadd(p, X1, X0, X0)
-	g.vhadd(p, X0, X0, X0)
-	if single {
-		g.VHADDPS(X0, X0, X0)
-		g.VMOVSS(X0, mem(RDI, 0))
-	} else {
-		g.VMOVSD(X0, mem(RDI, 0))
-	}
-	g.ADDQ(u8(p.size), RDI)
-	g.MOVQ(g.param("d"), R12)
-	g.LEAQ(memi(RDX, 0, R12, E), RDX)
-	g.DECQ(RAX)
-	g.JNZ(lbl("class"))
-	g.INCQ(RCX)
-	g.JMP(lbl("row"))
+	sparseStoreMargin(g, ymm, p)
+	sparseNextClass(g, p, L)
 
 	g.Label(L + "stop")
-	g.MOVQ(RCX, g.ret())
-	g.VEXTRACTI128(u8(1), Y14, X0)
-	g.VPMAXUD(X0, X14, X14)
-	g.VPSHUFD(u8(0x4e), X14, X0)
-	g.VPMAXUD(X0, X14, X14)
-	g.VPSHUFD(u8(0xb1), X14, X0)
-	g.VPMAXUD(X0, X14, X14)
-	g.VMOVD(X14, EAX)
-	g.MOVL(EAX, addr(g.ReturnIndex(1)))
-	g.VZEROUPPER()
-	g.RET()
+	sparseReturnMaxCol(g, ymm)
 }
 
 func sparseAddRows(g *gen, p prec) {
 	single := p.size == 4
-	E := uint8(p.size)
 	L := "sa" + lower(p.name)
 	lbl := func(s string) operand.LabelRef { return operand.LabelRef(L + s) }
 	g.text("sparseAddRows" + p.name)
@@ -371,13 +339,7 @@ func sparseAddRows(g *gen, p prec) {
 	g.MOVQ(g.param("budget"), R8)
 	g.XORQ(RCX, RCX)
 
-	g.Label(L + "row")
-	g.CMPQ(RCX, g.param("n"))
-	g.JAE(lbl("stop"))
-	g.MOVQ(g.param("indptr"), RSI)
-	sparseRow(g, p, L)
-	g.MOVQ(g.param("dst"), RDX)
-	g.MOVQ(g.param("k"), RAX)
+	sparseRowStart(g, p, L, "dst")
 
 	g.Label(L + "class")
 	if single {
@@ -390,20 +352,7 @@ func sparseAddRows(g *gen, p prec) {
 	g.MOVQ(R13, RSI)
 	g.ANDQ(i32(-4), RSI)
 	g.JZ(lbl("tail"))
-	one := func(h int) {
-		g.MOVL(memi(R10, 4*h, R9, 4), R12L)
-		g.CMPQ(R12, g.param("d"))
-		g.JAE(lbl("bad"))
-		if single {
-			g.VMOVSS(memi(RDX, 0, R12, 4), X2)
-			g.VFMADD231SS(memi(R11, 4*h, R9, 4), X1, X2)
-			g.VMOVSS(X2, memi(RDX, 0, R12, 4))
-		} else {
-			g.VMOVSD(memi(RDX, 0, R12, 8), X2)
-			g.VFMADD231SD(memi(R11, 8*h, R9, 8), X1, X2)
-			g.VMOVSD(X2, memi(RDX, 0, R12, 8))
-		}
-	}
+	one := func(h int) { sparseAddOne(g, p, L, h) }
 	g.Label(L + "loop")
 	for h := 0; h < 4; h++ {
 		one(h)
@@ -420,20 +369,92 @@ func sparseAddRows(g *gen, p prec) {
 	g.JMP(lbl("tail"))
 
 	g.Label(L + "next")
+	sparseNextClass(g, p, L)
+	sparseAddRowsExits(g, L, false)
+}
+
+// sparseRowStart begins the next row: it stops after n rows, else reads
+// the row (sparseRow) and sets DX to the first class's vector (the argument
+// vecs) and AX to the class count k.
+func sparseRowStart(g *gen, p prec, L, vecs string) {
+	g.Label(L + "row")
+	g.CMPQ(RCX, g.param("n"))
+	g.JAE(operand.LabelRef(L + "stop"))
+	g.MOVQ(g.param("indptr"), RSI)
+	sparseRow(g, p, L)
+	g.MOVQ(g.param(vecs), RDX)
+	g.MOVQ(g.param("k"), RAX)
+}
+
+// sparseStoreMargin stores the sum of the accumulators 0 and 1 of width v
+// to the margin at DI and moves DI on.
+func sparseStoreMargin(g *gen, v vec, p prec) {
+	g.vadd(p, v.reg(1), v.reg(0), v.reg(0))
+	v.fold(g, p, 0, 0, 1)
+	sum1Store(g, p, mem(RDI, 0))
+	g.ADDQ(u8(p.size), RDI)
+}
+
+// sparseNextClass moves DX on to the next class's vector (of d elements),
+// looping over the classes, then the rows.
+func sparseNextClass(g *gen, p prec, L string) {
 	g.MOVQ(g.param("d"), R12)
-	g.LEAQ(memi(RDX, 0, R12, E), RDX)
+	g.LEAQ(memi(RDX, 0, R12, uint8(p.size)), RDX)
 	g.DECQ(RAX)
-	g.JNZ(lbl("class"))
+	g.JNZ(operand.LabelRef(L + "class"))
 	g.INCQ(RCX)
-	g.JMP(lbl("row"))
+	g.JMP(operand.LabelRef(L + "row"))
+}
 
-	g.Label(L + "bad")
+// sparseReturnMaxCol returns the rows done (CX) and the largest column
+// index seen, the maximum of the lanes of Y14 (Z14 for zmm).
+func sparseReturnMaxCol(g *gen, v vec) {
 	g.MOVQ(RCX, g.ret())
-	g.MOVB(u8(1), addr(g.ReturnIndex(1)))
+	if v.isZ() {
+		g.VEXTRACTI64X4(u8(1), Z14, Y0)
+		g.VPMAXUD(Y0, Y14, Y14)
+	}
+	g.VEXTRACTI128(u8(1), Y14, X0)
+	g.VPMAXUD(X0, X14, X14)
+	g.VPSHUFD(u8(0x4e), X14, X0)
+	g.VPMAXUD(X0, X14, X14)
+	g.VPSHUFD(u8(0xb1), X14, X0)
+	g.VPMAXUD(X0, X14, X14)
+	g.VMOVD(X14, EAX)
+	g.MOVL(EAX, addr(g.ReturnIndex(1)))
+	g.VZEROUPPER()
 	g.RET()
+}
 
-	g.Label(L + "stop")
-	g.MOVQ(RCX, g.ret())
-	g.MOVB(u8(0), addr(g.ReturnIndex(1)))
-	g.RET()
+// sparseAddOne adds c (X1) times the value of entry R9+h to g at the
+// entry's column, or jumps to bad for a column ≥ d.
+func sparseAddOne(g *gen, p prec, L string, h int) {
+	E := uint8(p.size)
+	g.MOVL(memi(R10, 4*h, R9, 4), R12L)
+	g.CMPQ(R12, g.param("d"))
+	g.JAE(operand.LabelRef(L + "bad"))
+	g.vmovs(p, memi(RDX, 0, R12, E), X2)
+	byPrec(p, g.VFMADD231SS, g.VFMADD231SD)(memi(R11, p.size*h, R9, E), X1, X2)
+	g.vmovs(p, X2, memi(RDX, 0, R12, E))
+}
+
+// vmovs moves one float32 (float64) element.
+func (g *gen) vmovs(p prec, src, dst operand.Op) { byPrec(p, g.VMOVSS, g.VMOVSD)(src, dst) }
+
+// sparseAddRowsExits are the returns of sparseAddRows: the rows done and
+// whether it stopped at a column ≥ d (bad); zmm kernels leave with
+// VZEROUPPER.
+func sparseAddRowsExits(g *gen, L string, vzeroupper bool) {
+	for _, exit := range []struct {
+		label string
+		bad   uint8
+	}{{"bad", 1}, {"stop", 0}} {
+		g.Label(L + exit.label)
+		g.MOVQ(RCX, g.ret())
+		g.MOVB(u8(int(exit.bad)), addr(g.ReturnIndex(1)))
+		if vzeroupper {
+			g.VZEROUPPER()
+		}
+		g.RET()
+	}
 }

@@ -86,13 +86,7 @@ func sparseMargins512(g *gen, p prec, tab operand.Mem) {
 	g.VPXORD(Z14, Z14, Z14)  // the largest column index seen
 	g.XORQ(RCX, RCX)
 
-	g.Label(L + "row")
-	g.CMPQ(RCX, g.param("n"))
-	g.JAE(lbl("stop"))
-	g.MOVQ(g.param("indptr"), RSI)
-	sparseRow(g, p, L)
-	g.MOVQ(g.param("w"), RDX)
-	g.MOVQ(g.param("k"), RAX)
+	sparseRowStart(g, p, L, "w")
 
 	g.Label(L + "class")
 	g.VPXORD(Z0, Z0, Z0)
@@ -170,49 +164,15 @@ func sparseMargins512(g *gen, p prec, tab operand.Mem) {
 	}
 
 	g.Label(L + "reduce")
-	if single {
-		g.VADDPS(Z1, Z0, Z0)
-	} else {
-		g.VADDPD(Z1, Z0, Z0)
-	}
-	g.VEXTRACTF64X4(u8(1), Z0, Y1)
-	g.vadd(p, Y1, Y0, Y0)
-	g.VEXTRACTF128(u8(1), Y0, X1)
-	g.vadd(p, X1, X0, X0)
-	g.vhadd(p, X0, X0, X0)
-	if single {
-		g.VHADDPS(X0, X0, X0)
-		g.VMOVSS(X0, mem(RDI, 0))
-	} else {
-		g.VMOVSD(X0, mem(RDI, 0))
-	}
-	g.ADDQ(u8(p.size), RDI)
-	g.MOVQ(g.param("d"), R12)
-	g.LEAQ(memi(RDX, 0, R12, E), RDX)
-	g.DECQ(RAX)
-	g.JNZ(lbl("class"))
-	g.INCQ(RCX)
-	g.JMP(lbl("row"))
+	sparseStoreMargin(g, zmm, p)
+	sparseNextClass(g, p, L)
 
 	g.Label(L + "stop")
-	g.MOVQ(RCX, g.ret())
-	g.VEXTRACTI64X4(u8(1), Z14, Y0)
-	g.VPMAXUD(Y0, Y14, Y14)
-	g.VEXTRACTI128(u8(1), Y14, X0)
-	g.VPMAXUD(X0, X14, X14)
-	g.VPSHUFD(u8(0x4e), X14, X0)
-	g.VPMAXUD(X0, X14, X14)
-	g.VPSHUFD(u8(0xb1), X14, X0)
-	g.VPMAXUD(X0, X14, X14)
-	g.VMOVD(X14, EAX)
-	g.MOVL(EAX, addr(g.ReturnIndex(1)))
-	g.VZEROUPPER()
-	g.RET()
+	sparseReturnMaxCol(g, zmm)
 }
 
 func sparseAddRows512(g *gen, p prec) {
 	single := p.size == 4
-	E := uint8(p.size)
 	lanes := 2 * p.lanes
 	L := "sy" + lower(p.name)
 	lbl := func(s string) operand.LabelRef { return operand.LabelRef(L + s) }
@@ -226,13 +186,7 @@ func sparseAddRows512(g *gen, p prec) {
 	g.KMOVW(EAX, K4) // the lanes of a step
 	g.XORQ(RCX, RCX)
 
-	g.Label(L + "row")
-	g.CMPQ(RCX, g.param("n"))
-	g.JAE(lbl("stop"))
-	g.MOVQ(g.param("indptr"), RSI)
-	sparseRow(g, p, L)
-	g.MOVQ(g.param("dst"), RDX)
-	g.MOVQ(g.param("k"), RAX)
+	sparseRowStart(g, p, L, "dst")
 
 	g.Label(L + "class")
 	g.vbroadcast(p, mem(RDI, 0), Z1) // its low lane is the scalar c too
@@ -240,18 +194,7 @@ func sparseAddRows512(g *gen, p prec) {
 	g.XORQ(R9, R9)
 
 	one := func() {
-		g.MOVL(memi(R10, 0, R9, 4), R12L)
-		g.CMPQ(R12, g.param("d"))
-		g.JAE(lbl("bad"))
-		if single {
-			g.VMOVSS(memi(RDX, 0, R12, 4), X2)
-			g.VFMADD231SS(memi(R11, 0, R9, 4), X1, X2)
-			g.VMOVSS(X2, memi(RDX, 0, R12, 4))
-		} else {
-			g.VMOVSD(memi(RDX, 0, R12, 8), X2)
-			g.VFMADD231SD(memi(R11, 0, R9, 8), X1, X2)
-			g.VMOVSD(X2, memi(RDX, 0, R12, 8))
-		}
+		sparseAddOne(g, p, L, 0)
 		g.INCQ(R9)
 	}
 
@@ -299,22 +242,6 @@ func sparseAddRows512(g *gen, p prec) {
 	g.JMP(lbl("tail"))
 
 	g.Label(L + "next")
-	g.MOVQ(g.param("d"), R12)
-	g.LEAQ(memi(RDX, 0, R12, E), RDX)
-	g.DECQ(RAX)
-	g.JNZ(lbl("class"))
-	g.INCQ(RCX)
-	g.JMP(lbl("row"))
-
-	g.Label(L + "bad")
-	g.MOVQ(RCX, g.ret())
-	g.MOVB(u8(1), addr(g.ReturnIndex(1)))
-	g.VZEROUPPER()
-	g.RET()
-
-	g.Label(L + "stop")
-	g.MOVQ(RCX, g.ret())
-	g.MOVB(u8(0), addr(g.ReturnIndex(1)))
-	g.VZEROUPPER()
-	g.RET()
+	sparseNextClass(g, p, L)
+	sparseAddRowsExits(g, L, true)
 }

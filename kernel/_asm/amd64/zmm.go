@@ -75,28 +75,12 @@ func yy(i int) VecPhysical {
 		Y16, Y17, Y18, Y19, Y20, Y21, Y22, Y23, Y24, Y25, Y26, Y27, Y28, Y29, Y30, Y31}[i]
 }
 
-// zlanes is the number of elements of a zmm register.
-func zlanes(p prec) int { return 64 / p.size }
-
 // zzero clears a zmm register (VPXORD: VXORPS on zmm would need AVX512DQ).
 func (g *gen) zzero(r VecPhysical) { g.VPXORD(r, r, r) }
 
 // zload loads under K1 with zeroing.
 func (g *gen) zload(p prec, src operand.Mem, dst operand.Op) {
-	if p.size == 4 {
-		g.VMOVUPS_Z(src, K1, dst)
-	} else {
-		g.VMOVUPD_Z(src, K1, dst)
-	}
-}
-
-// zstore stores the lanes of K1.
-func (g *gen) zstore(p prec, src operand.Op, dst operand.Mem) {
-	if p.size == 4 {
-		g.VMOVUPS(src, K1, dst)
-	} else {
-		g.VMOVUPD(src, K1, dst)
-	}
+	byPrec(p, g.VMOVUPS_Z, g.VMOVUPD_Z)(src, K1, dst)
 }
 
 // zfold adds the upper half of zmm a into its lower half, leaving the sum in
@@ -108,486 +92,43 @@ func (g *gen) zfold(p prec, a, t, scratch int) {
 
 func zmmKernels(g *gen) {
 	for _, p := range []prec{f32, f64} {
-		zdot(g, p)
+		dot(g, zmm, p)
 	}
 	for _, p := range []prec{f32, f64} {
-		zaxpyLerp(g, p, false)
-		zaxpyLerp(g, p, true)
+		axpyLerp(g, zmm, p, false)
+		axpyLerp(g, zmm, p, true)
 	}
 	for _, pf := range []bool{false, true} {
 		for _, p := range []prec{f32, f64} {
-			zmargins(g, p, pf)
-			zaddRows(g, p, pf)
+			margins(g, zmm, p, pf)
+			addRows(g, zmm, p, pf)
 		}
 	}
 	for _, pf := range []bool{false, true} {
 		for _, p := range []prec{f32, f64} {
 			zmarginsK(g, p, pf)
-			zaddOuterK(g, p, pf)
+			addOuterK(g, zmm, p, pf)
 		}
 	}
 }
 
-// zdot: eight zmm accumulators over 8 registers of elements, then one
-// register at a time, then a masked tail.
-func zdot(g *gen, p prec) {
-	s := uint8(p.size)
-	V := zlanes(p)
-	g.ztext("dot" + p.name)
-	L := fmt.Sprintf("zdot%d", 8*p.size)
-	lbl := func(x string) operand.LabelRef { return operand.LabelRef(L + x) }
-	g.MOVQ(g.param("x"), RSI)
-	g.MOVQ(g.param("y"), RDI)
-	g.MOVQ(g.param("n"), RCX)
-	for i := 0; i < 8; i++ {
-		g.zzero(z(i))
-	}
-	g.XORQ(RAX, RAX)
-	g.MOVQ(RCX, RDX)
-	g.ANDQ(i32(-8*V), RDX)
-	g.JZ(lbl("one"))
-
-	g.Label(L + "loop8")
-	g.PREFETCHT0(memi(RSI, 1024, RAX, s))
-	g.PREFETCHT0(memi(RDI, 1024, RAX, s))
-	g.PREFETCHT0(memi(RSI, 1024+256, RAX, s))
-	g.PREFETCHT0(memi(RDI, 1024+256, RAX, s))
-	for i := 0; i < 8; i++ {
-		g.vmovu(p, memi(RSI, 64*i, RAX, s), z(8+i))
-	}
-	for i := 0; i < 8; i++ {
-		g.vfmadd231(p, memi(RDI, 64*i, RAX, s), z(8+i), z(i))
-	}
-	g.ADDQ(u32(8*V), RAX)
-	g.CMPQ(RAX, RDX)
-	g.JB(lbl("loop8"))
-
-	g.Label(L + "one")
-	g.MOVQ(RCX, RDX)
-	g.ANDQ(i32(-V), RDX)
-	g.CMPQ(RAX, RDX)
-	g.JAE(lbl("tail"))
-	g.Label(L + "loop1")
-	g.vmovu(p, memi(RSI, 0, RAX, s), Z8)
-	g.vfmadd231(p, memi(RDI, 0, RAX, s), Z8, Z1)
-	g.ADDQ(u8(V), RAX)
-	g.CMPQ(RAX, RDX)
-	g.JB(lbl("loop1"))
-
-	g.Label(L + "tail")
-	g.MOVQ(RCX, RDX)
-	g.SUBQ(RAX, RDX)
-	g.JZ(lbl("reduce"))
-	g.MOVL(operand.U32(0xffffffff), R8L)
-	g.BZHIL(EDX, R8L, R8L)
-	g.KMOVW(R8L, K1)
-	g.zload(p, memi(RSI, 0, RAX, s), Z8)
-	g.zload(p, memi(RDI, 0, RAX, s), Z9)
-	g.vfmadd231(p, Z9, Z8, Z2)
-
-	g.Label(L + "reduce")
-	for i := 0; i < 4; i++ {
-		g.vadd(p, z(4+i), z(i), z(i))
-	}
-	g.vadd(p, Z1, Z0, Z0)
-	g.vadd(p, Z3, Z2, Z2)
-	g.vadd(p, Z2, Z0, Z0)
-	g.zfold(p, 0, 0, 1)
-	g.VEXTRACTF128(u8(1), Y0, X1)
-	g.vadd(p, X1, X0, X0)
-	if p.size == 4 {
-		g.VMOVHLPS(X0, X0, X1)
-		g.VADDPS(X1, X0, X0)
-		g.VMOVSHDUP(X0, X1)
-		g.VADDSS(X1, X0, X0)
-		g.VZEROUPPER()
-		g.MOVSS(X0, g.ret())
-	} else {
-		g.VHADDPD(X0, X0, X0)
-		g.VZEROUPPER()
-		g.MOVSD(X0, g.ret())
-	}
-	g.RET()
-}
-
-// zaxpyLerp: four registers, then one, then a masked tail.
-func zaxpyLerp(g *gen, p prec, lerp bool) {
-	kind, a := "axpy", "a"
-	if lerp {
-		kind, a = "lerp", "t"
-	}
-	g.ztext(kind + p.name)
-	L := fmt.Sprintf("z%sf%d", kind, 8*p.size)
-	lbl := func(x string) operand.LabelRef { return operand.LabelRef(L + x) }
-	s := uint8(p.size)
-	V := zlanes(p)
-	g.vbroadcast(p, g.param(a), Z15)
-	g.MOVQ(g.param("x"), RSI)
-	g.MOVQ(g.param("y"), RDI)
-	g.MOVQ(g.param("n"), RCX)
-	g.XORQ(RAX, RAX)
-	g.MOVQ(RCX, RDX)
-	g.ANDQ(i32(-4*V), RDX)
-	g.JZ(lbl("one"))
-
-	g.Label(L + "loop4")
-	for i := 0; i < 4; i++ {
-		g.VMOVUPS(memi(RDI, 64*i, RAX, s), z(i))
-	}
-	if lerp {
-		for i := 0; i < 4; i++ {
-			g.VMOVUPS(memi(RSI, 64*i, RAX, s), z(4+i))
-		}
-		for i := 0; i < 4; i++ {
-			g.vsub(p, z(i), z(4+i), z(4+i))
-		}
-		for i := 0; i < 4; i++ {
-			g.vfmadd231(p, z(4+i), Z15, z(i))
-		}
-	} else {
-		for i := 0; i < 4; i++ {
-			g.vfmadd231(p, memi(RSI, 64*i, RAX, s), Z15, z(i))
-		}
-	}
-	for i := 0; i < 4; i++ {
-		g.VMOVUPS(z(i), memi(RDI, 64*i, RAX, s))
-	}
-	g.ADDQ(u32(4*V), RAX)
-	g.CMPQ(RAX, RDX)
-	g.JB(lbl("loop4"))
-
-	g.Label(L + "one")
-	g.MOVQ(RCX, RDX)
-	g.ANDQ(i32(-V), RDX)
-	g.CMPQ(RAX, RDX)
-	g.JAE(lbl("tail"))
-	g.Label(L + "loop1")
-	g.VMOVUPS(memi(RDI, 0, RAX, s), Z0)
-	if lerp {
-		g.VMOVUPS(memi(RSI, 0, RAX, s), Z4)
-		g.vsub(p, Z0, Z4, Z4)
-		g.vfmadd231(p, Z4, Z15, Z0)
-	} else {
-		g.vfmadd231(p, memi(RSI, 0, RAX, s), Z15, Z0)
-	}
-	g.VMOVUPS(Z0, memi(RDI, 0, RAX, s))
-	g.ADDQ(u8(V), RAX)
-	g.CMPQ(RAX, RDX)
-	g.JB(lbl("loop1"))
-
-	g.Label(L + "tail")
-	g.MOVQ(RCX, RDX)
-	g.SUBQ(RAX, RDX)
-	g.JZ(lbl("done"))
-	g.MOVL(operand.U32(0xffffffff), R8L)
-	g.BZHIL(EDX, R8L, R8L)
-	g.KMOVW(R8L, K1)
-	g.zload(p, memi(RDI, 0, RAX, s), Z0)
-	g.zload(p, memi(RSI, 0, RAX, s), Z4)
-	if lerp {
-		g.vsub(p, Z0, Z4, Z4)
-	}
-	g.vfmadd231(p, Z4, Z15, Z0)
-	g.zstore(p, Z0, memi(RDI, 0, RAX, s))
-
-	g.Label(L + "done")
-	g.VZEROUPPER()
-	g.RET()
+// lowLanesK1 sets K1 to the low n lanes (n in a 32-bit register); tmp is
+// clobbered.
+func (g *gen) lowLanesK1(n, tmp Register) {
+	g.MOVL(operand.U32(0xffffffff), tmp)
+	g.BZHIL(n, tmp, tmp)
+	g.KMOVW(tmp, K1)
 }
 
 // zmaskD sets K1 to the lanes of the last d mod lanes columns (d in dreg)
 // and rounds dreg down to whole two-register chunks; AX and R10 are
 // clobbered.
 func (g *gen) zmaskD(p prec, dreg Register) {
-	V := zlanes(p)
+	V := zmm.lanes(p)
 	g.MOVQ(dreg, RAX)
 	g.ANDQ(u8(V-1), RAX)
-	g.MOVL(operand.U32(0xffffffff), R10L)
-	g.BZHIL(EAX, R10L, R10L)
-	g.KMOVW(R10L, K1)
+	g.lowLanesK1(EAX, R10L)
 	g.ANDQ(i32(-2*V), dreg)
-}
-
-// zmargins: four rows × two registers of columns, eight accumulators.
-func zmargins(g *gen, p prec, pf bool) {
-	f32 := p.size == 4
-	E := uint8(p.size)
-	V := zlanes(p)
-	U := 2 * V
-	base, L := rowKernelNames("margins", "zm", p, pf)
-	lbl := func(s string) operand.LabelRef { return operand.LabelRef(L + s) }
-	g.ztext(base)
-	g.MOVQ(g.param("m"), RDI)
-	g.MOVQ(g.param("n"), RCX)
-	g.MOVQ(g.param("x"), RSI)
-	g.MOVQ(g.param("stride"), R9)
-	g.SHLQ(u8(shift(p)), R9)
-	g.MOVQ(g.param("idx"), RBX)
-	g.MOVQ(g.param("w"), RDX)
-	g.MOVQ(g.param("d"), R8)
-	g.zmaskD(p, R8)
-
-	g.Label(L + "block")
-	g.CMPQ(RCX, u8(4))
-	g.JB(lbl("single"))
-	rows4(g, L)
-	for i := 0; i < 8; i++ {
-		g.zzero(z(i))
-	}
-	g.XORQ(RAX, RAX)
-	g.TESTQ(R8, R8)
-	g.JZ(lbl("tail4"))
-
-	g.Label(L + "loop4")
-	g.vmovu(p, memi(RDX, 0, RAX, E), Z8)
-	g.vmovu(p, memi(RDX, 64, RAX, E), Z9)
-	if pf {
-		for _, r := range rowRegs {
-			g.PREFETCHT0(memi(r, pfDist, RAX, E))
-			g.PREFETCHT0(memi(r, pfDist+64, RAX, E))
-		}
-	}
-	for i, r := range rowRegs {
-		g.vfmadd231(p, memi(r, 0, RAX, E), Z8, z(i))
-		g.vfmadd231(p, memi(r, 64, RAX, E), Z9, z(i+4))
-	}
-	g.ADDQ(u8(U), RAX)
-	g.CMPQ(RAX, R8)
-	g.JB(lbl("loop4"))
-
-	g.Label(L + "tail4")
-	g.TESTQ(u32(V), g.param("d"))
-	g.JZ(lbl("mask4"))
-	g.vmovu(p, memi(RDX, 0, RAX, E), Z8)
-	for i, r := range rowRegs {
-		g.vfmadd231(p, memi(r, 0, RAX, E), Z8, z(i))
-	}
-	g.ADDQ(u8(V), RAX)
-
-	g.Label(L + "mask4")
-	g.TESTQ(u32(V-1), g.param("d"))
-	g.JZ(lbl("reduce4"))
-	g.zload(p, memi(RDX, 0, RAX, E), Z8)
-	for i, r := range rowRegs {
-		g.zload(p, memi(r, 0, RAX, E), Z10)
-		g.vfmadd231(p, Z10, Z8, z(i+4))
-	}
-
-	g.Label(L + "reduce4")
-	for i := 0; i < 4; i++ {
-		g.vadd(p, z(i+4), z(i), z(i))
-		g.zfold(p, i, i, 8)
-	}
-	if f32 {
-		g.VHADDPS(Y1, Y0, Y0)
-		g.VHADDPS(Y3, Y2, Y2)
-		g.VHADDPS(Y2, Y0, Y0)
-		g.VEXTRACTF128(u8(1), Y0, X1)
-		g.VADDPS(X1, X0, X0)
-		g.MOVQ(g.param("mstride"), RAX)
-		g.SHLQ(u8(2), RAX)
-		g.VMOVSS(X0, mem(RDI, 0))
-		for j := 1; j <= 3; j++ {
-			g.ADDQ(RAX, RDI)
-			g.VEXTRACTPS(u8(j), X0, mem(RDI, 0))
-		}
-		g.ADDQ(RAX, RDI)
-	} else {
-		g.VHADDPD(Y1, Y0, Y0)
-		g.VHADDPD(Y3, Y2, Y2)
-		g.VPERM2F128(u8(0x20), Y2, Y0, Y1)
-		g.VPERM2F128(u8(0x31), Y2, Y0, Y0)
-		g.VADDPD(Y1, Y0, Y0)
-		g.VEXTRACTF128(u8(1), Y0, X1)
-		g.MOVQ(g.param("mstride"), RAX)
-		g.SHLQ(u8(3), RAX)
-		g.VMOVSD(X0, mem(RDI, 0))
-		g.ADDQ(RAX, RDI)
-		g.VMOVHPD(X0, mem(RDI, 0))
-		g.ADDQ(RAX, RDI)
-		g.VMOVSD(X1, mem(RDI, 0))
-		g.ADDQ(RAX, RDI)
-		g.VMOVHPD(X1, mem(RDI, 0))
-		g.ADDQ(RAX, RDI)
-	}
-	g.SUBQ(u8(4), RCX)
-	g.JMP(lbl("block"))
-
-	g.Label(L + "single")
-	g.TESTQ(RCX, RCX)
-	g.JZ(lbl("done"))
-	rows1(g, L)
-	g.zzero(Z0)
-	g.zzero(Z4)
-	g.XORQ(RAX, RAX)
-	g.TESTQ(R8, R8)
-	g.JZ(lbl("tail1"))
-
-	g.Label(L + "loop1")
-	g.vmovu(p, memi(RDX, 0, RAX, E), Z8)
-	g.vmovu(p, memi(RDX, 64, RAX, E), Z9)
-	g.vfmadd231(p, memi(R10, 0, RAX, E), Z8, Z0)
-	g.vfmadd231(p, memi(R10, 64, RAX, E), Z9, Z4)
-	g.ADDQ(u8(U), RAX)
-	g.CMPQ(RAX, R8)
-	g.JB(lbl("loop1"))
-
-	g.Label(L + "tail1")
-	g.TESTQ(u32(V), g.param("d"))
-	g.JZ(lbl("mask1"))
-	g.vmovu(p, memi(RDX, 0, RAX, E), Z8)
-	g.vfmadd231(p, memi(R10, 0, RAX, E), Z8, Z0)
-	g.ADDQ(u8(V), RAX)
-
-	g.Label(L + "mask1")
-	g.TESTQ(u32(V-1), g.param("d"))
-	g.JZ(lbl("reduce1"))
-	g.zload(p, memi(RDX, 0, RAX, E), Z8)
-	g.zload(p, memi(R10, 0, RAX, E), Z10)
-	g.vfmadd231(p, Z10, Z8, Z4)
-
-	g.Label(L + "reduce1")
-	g.vadd(p, Z4, Z0, Z0)
-	g.zfold(p, 0, 0, 1)
-	g.VEXTRACTF128(u8(1), Y0, X1)
-	g.vadd(p, X1, X0, X0)
-	g.vhadd(p, X0, X0, X0)
-	if f32 {
-		g.VHADDPS(X0, X0, X0)
-		g.VMOVSS(X0, mem(RDI, 0))
-	} else {
-		g.VMOVSD(X0, mem(RDI, 0))
-	}
-	g.MOVQ(g.param("mstride"), RAX)
-	g.LEAQ(memi(RDI, 0, RAX, E), RDI)
-	g.DECQ(RCX)
-	g.JMP(lbl("single"))
-
-	g.Label(L + "done")
-	g.VZEROUPPER()
-	g.RET()
-}
-
-// zaddRows: four rows at a time over two registers of g, in row order.
-func zaddRows(g *gen, p prec, pf bool) {
-	E := uint8(p.size)
-	V := zlanes(p)
-	U := 2 * V
-	base, L := rowKernelNames("addRows", "za", p, pf)
-	lbl := func(s string) operand.LabelRef { return operand.LabelRef(L + s) }
-	g.ztext(base)
-	g.MOVQ(g.param("dst"), RDI)
-	g.MOVQ(g.param("d"), R8)
-	g.MOVQ(g.param("x"), RSI)
-	g.MOVQ(g.param("stride"), R9)
-	g.SHLQ(u8(shift(p)), R9)
-	g.MOVQ(g.param("idx"), RBX)
-	g.MOVQ(g.param("c"), RDX)
-	g.MOVQ(g.param("n"), RCX)
-	g.zmaskD(p, R8)
-
-	g.Label(L + "block")
-	g.CMPQ(RCX, u8(4))
-	g.JB(lbl("single"))
-	rows4(g, L)
-	g.MOVQ(g.param("cstride"), RAX)
-	g.SHLQ(u8(shift(p)), RAX)
-	for i := 0; i < 4; i++ {
-		g.vbroadcast(p, mem(RDX, 0), z(4+i))
-		g.ADDQ(RAX, RDX)
-	}
-	g.XORQ(RAX, RAX)
-	g.TESTQ(R8, R8)
-	g.JZ(lbl("tail4"))
-
-	g.Label(L + "loop4")
-	if pf {
-		for _, r := range rowRegs {
-			g.PREFETCHT0(memi(r, pfDist, RAX, E))
-			g.PREFETCHT0(memi(r, pfDist+64, RAX, E))
-		}
-	}
-	g.vmovu(p, memi(RDI, 0, RAX, E), Z0)
-	g.vmovu(p, memi(RDI, 64, RAX, E), Z1)
-	for i, r := range rowRegs {
-		g.vfmadd231(p, memi(r, 0, RAX, E), z(4+i), Z0)
-		g.vfmadd231(p, memi(r, 64, RAX, E), z(4+i), Z1)
-	}
-	g.vmovu(p, Z0, memi(RDI, 0, RAX, E))
-	g.vmovu(p, Z1, memi(RDI, 64, RAX, E))
-	g.ADDQ(u8(U), RAX)
-	g.CMPQ(RAX, R8)
-	g.JB(lbl("loop4"))
-
-	g.Label(L + "tail4")
-	g.TESTQ(u32(V), g.param("d"))
-	g.JZ(lbl("mask4"))
-	g.vmovu(p, memi(RDI, 0, RAX, E), Z0)
-	for i, r := range rowRegs {
-		g.vfmadd231(p, memi(r, 0, RAX, E), z(4+i), Z0)
-	}
-	g.vmovu(p, Z0, memi(RDI, 0, RAX, E))
-	g.ADDQ(u8(V), RAX)
-
-	g.Label(L + "mask4")
-	g.TESTQ(u32(V-1), g.param("d"))
-	g.JZ(lbl("next4"))
-	g.zload(p, memi(RDI, 0, RAX, E), Z0)
-	for i, r := range rowRegs {
-		g.zload(p, memi(r, 0, RAX, E), Z8)
-		g.vfmadd231(p, Z8, z(4+i), Z0)
-	}
-	g.zstore(p, Z0, memi(RDI, 0, RAX, E))
-
-	g.Label(L + "next4")
-	g.SUBQ(u8(4), RCX)
-	g.JMP(lbl("block"))
-
-	g.Label(L + "single")
-	g.TESTQ(RCX, RCX)
-	g.JZ(lbl("done"))
-	rows1(g, L)
-	g.vbroadcast(p, mem(RDX, 0), Z4)
-	g.MOVQ(g.param("cstride"), RAX)
-	g.LEAQ(memi(RDX, 0, RAX, E), RDX)
-	g.XORQ(RAX, RAX)
-	g.TESTQ(R8, R8)
-	g.JZ(lbl("tail1"))
-
-	g.Label(L + "loop1")
-	g.vmovu(p, memi(RDI, 0, RAX, E), Z0)
-	g.vmovu(p, memi(RDI, 64, RAX, E), Z1)
-	g.vfmadd231(p, memi(R10, 0, RAX, E), Z4, Z0)
-	g.vfmadd231(p, memi(R10, 64, RAX, E), Z4, Z1)
-	g.vmovu(p, Z0, memi(RDI, 0, RAX, E))
-	g.vmovu(p, Z1, memi(RDI, 64, RAX, E))
-	g.ADDQ(u8(U), RAX)
-	g.CMPQ(RAX, R8)
-	g.JB(lbl("loop1"))
-
-	g.Label(L + "tail1")
-	g.TESTQ(u32(V), g.param("d"))
-	g.JZ(lbl("mask1"))
-	g.vmovu(p, memi(RDI, 0, RAX, E), Z0)
-	g.vfmadd231(p, memi(R10, 0, RAX, E), Z4, Z0)
-	g.vmovu(p, Z0, memi(RDI, 0, RAX, E))
-	g.ADDQ(u8(V), RAX)
-
-	g.Label(L + "mask1")
-	g.TESTQ(u32(V-1), g.param("d"))
-	g.JZ(lbl("next1"))
-	g.zload(p, memi(RDI, 0, RAX, E), Z0)
-	g.zload(p, memi(R10, 0, RAX, E), Z8)
-	g.vfmadd231(p, Z8, Z4, Z0)
-	g.zstore(p, Z0, memi(RDI, 0, RAX, E))
-
-	g.Label(L + "next1")
-	g.DECQ(RCX)
-	g.JMP(lbl("single"))
-
-	g.Label(L + "done")
-	g.VZEROUPPER()
-	g.RET()
 }
 
 // zMaxClasses is the largest class block of the zmm marginsK / addOuterK.
@@ -612,40 +153,23 @@ func zReduceStore(g *gen, p prec, accs []int, dst Register) {
 		for t := 0; t < 4; t++ {
 			g.zfold(p, accs[j+t], t, 4)
 		}
+		sum4(g, p, []int{0, 1, 2, 3}, 0, 2, 1, 1)
 		if p.size == 4 {
-			g.VHADDPS(Y1, Y0, Y0)
-			g.VHADDPS(Y3, Y2, Y2)
-			g.VHADDPS(Y2, Y0, Y0)
-			g.VEXTRACTF128(u8(1), Y0, X1)
-			g.VADDPS(X1, X0, X0)
 			g.VMOVUPS(X0, mem(dst, j*E))
 		} else {
-			g.VHADDPD(Y1, Y0, Y0)
-			g.VHADDPD(Y3, Y2, Y2)
-			g.VPERM2F128(u8(0x20), Y2, Y0, Y1)
-			g.VPERM2F128(u8(0x31), Y2, Y0, Y0)
-			g.VADDPD(Y1, Y0, Y0)
 			g.VMOVUPD(Y0, mem(dst, j*E))
 		}
 	}
 	for ; j < len(accs); j++ {
 		g.zfold(p, accs[j], 0, 4)
-		g.VEXTRACTF128(u8(1), Y0, X1)
-		g.vadd(p, X1, X0, X0)
-		g.vhadd(p, X0, X0, X0)
-		if p.size == 4 {
-			g.VHADDPS(X0, X0, X0)
-			g.VMOVSS(X0, mem(dst, j*E))
-		} else {
-			g.VMOVSD(X0, mem(dst, j*E))
-		}
+		sum1Store(g, p, mem(dst, j*E))
 	}
 }
 
 // zmarginsK: two rows × c ≤ 10 classes, one zmm accumulator per pair
 // (Z8..Z27), a register of columns at a time, then a masked one.
 func zmarginsK(g *gen, p prec, pf bool) {
-	V := zlanes(p)
+	V := zmm.lanes(p)
 	base, L0 := rowKernelNames("marginsK", "zmk", p, pf)
 	g.ztext(base)
 	g.MOVQ(g.param("m"), RDI)
@@ -663,15 +187,9 @@ func zmarginsK(g *gen, p prec, pf bool) {
 	g.ADDQ(R12, R14) // R14 = class 5 of w
 	g.MOVQ(R8, RAX)
 	g.ANDQ(u8(V-1), RAX)
-	g.MOVL(operand.U32(0xffffffff), R10L)
-	g.BZHIL(EAX, R10L, R10L)
-	g.KMOVW(R10L, K1)
+	g.lowLanesK1(EAX, R10L)
 	g.MOVQ(g.param("c"), RAX)
-	for C := zMaxClasses; C > 1; C-- {
-		g.CMPQ(RAX, u8(C))
-		g.JEQ(operand.LabelRef(fmt.Sprintf("%sc%dpair", L0, C)))
-	}
-	g.JMP(operand.LabelRef(L0 + "c1pair"))
+	classSwitch(g, zMaxClasses, L0, "pair")
 
 	ca := func(j, off int) operand.Mem { return zclassAddr(RDX, R14, j, off) }
 	// chunks sets AX to the whole registers of a row (d / lanes).
@@ -696,21 +214,7 @@ func zmarginsK(g *gen, p prec, pf bool) {
 		g.Label(L + "pair")
 		g.CMPQ(RCX, u8(2))
 		g.JB(lbl("single"))
-		g.TESTQ(RBX, RBX)
-		g.JZ(lbl("consec2"))
-		g.MOVQ(mem(RBX, 0), R10)
-		g.IMULQ(R9, R10)
-		g.ADDQ(RSI, R10)
-		g.MOVQ(mem(RBX, 8), R11)
-		g.IMULQ(R9, R11)
-		g.ADDQ(RSI, R11)
-		g.ADDQ(u8(16), RBX)
-		g.JMP(lbl("ready2"))
-		g.Label(L + "consec2")
-		g.MOVQ(RSI, R10)
-		g.LEAQ(memi(RSI, 0, R9, 1), R11)
-		g.LEAQ(memi(R11, 0, R9, 1), RSI)
-		g.Label(L + "ready2")
+		pairRows(g, L)
 		if pf {
 			// R8, R15: the rows of the third pair ahead (this pair's
 			// when there is none), fetched a line per step while this
@@ -792,15 +296,7 @@ func zmarginsK(g *gen, p prec, pf bool) {
 		g.Label(L + "single")
 		g.TESTQ(RCX, RCX)
 		g.JZ(operand.LabelRef(L0 + "done"))
-		g.TESTQ(RBX, RBX)
-		g.JZ(lbl("consec1"))
-		g.MOVQ(mem(RBX, 0), R10)
-		g.IMULQ(R9, R10)
-		g.ADDQ(RSI, R10)
-		g.JMP(lbl("ready1"))
-		g.Label(L + "consec1")
-		g.MOVQ(RSI, R10)
-		g.Label(L + "ready1")
+		lastRow(g, L)
 		for j := 0; j < C; j++ {
 			g.zzero(z(acc[0][j]))
 		}
@@ -836,160 +332,8 @@ func zmarginsK(g *gen, p prec, pf bool) {
 	g.RET()
 }
 
-// zaddOuterK: for each chunk of two registers of columns, the nc ≤ 10
-// classes' chunks of g in Z0..Z19 over every row of the block, then one
-// register, then a masked one.
-func zaddOuterK(g *gen, p prec, pf bool) {
-	V := zlanes(p)
-	E := p.size
-	base, L0 := rowKernelNames("addOuterK", "zok", p, pf)
-	g.ztext(base)
-	g.MOVQ(g.param("dst"), RDI)
-	g.MOVQ(g.param("d"), R12)
-	g.SHLQ(u8(shift(p)), R12) // class stride of g, bytes
-	g.LEAQ(memi(R12, 0, R12, 2), R13)
-	g.LEAQ(memi(RDI, 0, R12, 4), R14)
-	g.ADDQ(R12, R14) // R14 = class 5 of g
-	g.MOVQ(g.param("x"), RSI)
-	g.MOVQ(g.param("stride"), R9)
-	g.SHLQ(u8(shift(p)), R9)
-	g.MOVQ(g.param("idx"), RBX)
-	g.MOVQ(g.param("c"), RDX)
-	g.MOVQ(g.param("k"), RCX)
-	g.SHLQ(u8(shift(p)), RCX) // row stride of c, bytes
-	g.MOVQ(g.param("cols"), R8)
-	g.MOVQ(R8, RAX)
-	g.ANDQ(u8(V-1), RAX)
-	g.MOVL(operand.U32(0xffffffff), R10L)
-	g.BZHIL(EAX, R10L, R10L)
-	g.KMOVW(R10L, K1)
-	if p.size == 4 {
-		g.SHRQ(u8(5), R8) // whole chunks of 32 columns
-	} else {
-		g.SHRQ(u8(4), R8) // of 16
-	}
-	g.MOVQ(g.param("nc"), RAX)
-	for C := zMaxClasses; C > 1; C-- {
-		g.CMPQ(RAX, u8(C))
-		g.JEQ(operand.LabelRef(fmt.Sprintf("%sc%d", L0, C)))
-	}
-	g.JMP(operand.LabelRef(L0 + "c1"))
-
-	ca := func(j, off int) operand.Mem { return zclassAddr(RDI, R14, j, off) }
-	// rows runs body over the n rows with R10 = row address (at the
-	// current column) and R11 = &c[i*k] of the block, in increasing order.
-	rows := func(L string, body func()) {
-		g.MOVQ(RDX, R11)
-		g.TESTQ(RBX, RBX)
-		g.JZ(operand.LabelRef(L + "consec"))
-		g.XORQ(RAX, RAX)
-		g.Label(L + "gather")
-		g.MOVQ(memi(RBX, 0, RAX, 8), R10)
-		g.IMULQ(R9, R10)
-		g.ADDQ(RSI, R10)
-		body()
-		g.ADDQ(RCX, R11)
-		g.INCQ(RAX)
-		g.CMPQ(RAX, g.param("n"))
-		g.JB(operand.LabelRef(L + "gather"))
-		g.JMP(operand.LabelRef(L + "store"))
-		g.Label(L + "consec")
-		g.MOVQ(g.param("n"), RAX)
-		g.MOVQ(RSI, R10)
-		g.Label(L + "next")
-		body()
-		g.ADDQ(RCX, R11)
-		g.ADDQ(R9, R10)
-		g.DECQ(RAX)
-		g.JNZ(operand.LabelRef(L + "next"))
-		g.Label(L + "store")
-	}
-
-	for C := zMaxClasses; C > 0; C-- {
-		L := fmt.Sprintf("%sc%d", L0, C)
-		g.Label(L)
-		g.TESTQ(R8, R8)
-		g.JZ(operand.LabelRef(L + "half"))
-		g.Label(L + "loop")
-		for j := 0; j < C; j++ {
-			for h := 0; h < 2; h++ {
-				g.vmovu(p, ca(j, 64*h), z(2*j+h))
-			}
-		}
-		rows(L+"r2", func() {
-			if pf {
-				g.PREFETCHT0(mem(R10, pfDist))
-				g.PREFETCHT0(mem(R10, pfDist+64))
-			}
-			g.vmovu(p, mem(R10, 0), Z20)
-			g.vmovu(p, mem(R10, 64), Z21)
-			for j := 0; j < C; j++ {
-				b := z(22 + j%4)
-				g.vbroadcast(p, mem(R11, j*E), b)
-				g.vfmadd231(p, Z20, b, z(2*j))
-				g.vfmadd231(p, Z21, b, z(2*j+1))
-			}
-		})
-		for j := 0; j < C; j++ {
-			for h := 0; h < 2; h++ {
-				g.vmovu(p, z(2*j+h), ca(j, 64*h))
-			}
-		}
-		g.ADDQ(u8(128), RDI)
-		g.ADDQ(u8(128), R14)
-		g.ADDQ(u8(128), RSI)
-		g.DECQ(R8)
-		g.JNZ(operand.LabelRef(L + "loop"))
-		// One register.
-		g.Label(L + "half")
-		g.TESTQ(u32(V), g.param("cols"))
-		g.JZ(operand.LabelRef(L + "mask"))
-		for j := 0; j < C; j++ {
-			g.vmovu(p, ca(j, 0), z(j))
-		}
-		rows(L+"r1", func() {
-			g.vmovu(p, mem(R10, 0), Z20)
-			for j := 0; j < C; j++ {
-				g.vfmadd231bcst(p, mem(R11, j*E), Z20, z(j))
-			}
-		})
-		for j := 0; j < C; j++ {
-			g.vmovu(p, z(j), ca(j, 0))
-		}
-		g.ADDQ(u8(64), RDI)
-		g.ADDQ(u8(64), R14)
-		g.ADDQ(u8(64), RSI)
-		// The masked last columns.
-		g.Label(L + "mask")
-		g.TESTQ(u32(V-1), g.param("cols"))
-		g.JZ(operand.LabelRef(L0 + "done"))
-		for j := 0; j < C; j++ {
-			g.zload(p, ca(j, 0), z(j))
-		}
-		rows(L+"rm", func() {
-			g.zload(p, mem(R10, 0), Z20)
-			for j := 0; j < C; j++ {
-				g.vfmadd231bcst(p, mem(R11, j*E), Z20, z(j))
-			}
-		})
-		for j := 0; j < C; j++ {
-			g.zstore(p, z(j), ca(j, 0))
-		}
-		if C > 1 { // the one-class body ends at done
-			g.JMP(operand.LabelRef(L0 + "done"))
-		}
-	}
-	g.Label(L0 + "done")
-	g.VZEROUPPER()
-	g.RET()
-}
-
 // vfmadd231bcst is acc += a · broadcast(m) with the broadcast embedded in
 // the FMA's memory operand.
 func (g *gen) vfmadd231bcst(p prec, m operand.Mem, a, acc operand.Op) {
-	if p.size == 4 {
-		g.VFMADD231PS_BCST(m, a, acc)
-	} else {
-		g.VFMADD231PD_BCST(m, a, acc)
-	}
+	byPrec(p, g.VFMADD231PS_BCST, g.VFMADD231PD_BCST)(m, a, acc)
 }
