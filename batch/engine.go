@@ -44,7 +44,15 @@ type chunk[T Float] struct {
 	// dirty: g (of a chunk past the first) may hold non-zeros; the
 	// reduction clears each block of it after adding it in.
 	dirty bool
-	sg    []T // sparse gradients: this chunk's scratch, zero outside a call
+	// GradientSparse: the chunk's rows with their columns renumbered
+	// (sparsecols.go), and its gradient over them, k·local.D weights and k
+	// biases.
+	tab   colTable
+	local Data[T]
+	lptr  []int64
+	lcols []uint32
+	lvals []T
+	lg    []T
 	sumV  T
 	step  kernel.LinearStep[T]
 	lo    int // first row of the minibatch (or data) in this chunk
@@ -102,9 +110,11 @@ type Engine[T Float] struct {
 	out    []T
 	nchunk int
 
-	// GradientSparse: the call accumulates into the chunks' sg; stamp marks
-	// the coordinates already touched in call number epoch.
+	// GradientSparse: the chunks accumulate over their own columns (lg);
+	// sk is the model's number of classes (sparseLayout). stamp marks the
+	// coordinates already touched in call number epoch.
 	sparse  bool
+	sk      int
 	stamp   []uint32
 	epoch   uint32
 	touched []int
@@ -302,7 +312,7 @@ func (e *Engine[T]) run(j int) {
 			}
 			coef = c.wk.coef
 		}
-		e.model.Backward(&c.wk, e.theta, data, idx, coef, g)
+		e.backward(c, data, idx, coef, g)
 	case phaseLosses:
 		e.model.Forward(&c.wk, e.theta, e.window(c), nil, c.n)
 		copy(e.out[c.lo:c.lo+c.n], c.wk.Loss[:c.n])
@@ -332,9 +342,8 @@ func (e *Engine[T]) reduce(j int) {
 
 // chunkGrad returns the zeroed gradient buffer chunk j accumulates into.
 func (e *Engine[T]) chunkGrad(j int, c *chunk[T]) []T {
-	if e.sparse { // kept zero between calls: GradientSparse clears what it read
-		c.sg = grow(c.sg, e.model.NumParams())
-		return c.sg
+	if e.sparse { // backward makes the chunk's compact gradient
+		return nil
 	}
 	if j > 0 {
 		c.g = grow(c.g, e.model.NumParams())
@@ -355,9 +364,29 @@ func (e *Engine[T]) stepChunk(j int, c *chunk[T]) {
 	} else {
 		e.model.Forward(&c.wk, e.theta, data, idx, c.n)
 		c.sumV = e.weigh(&c.wk, c.n)
-		e.model.Backward(&c.wk, e.theta, data, idx, c.wk.coef[:c.n], g)
+		e.backward(c, data, idx, c.wk.coef[:c.n], g)
 	}
 	putLosses(e.loss, c)
+}
+
+// sparseBackward is a model with a sparseLayout: its Backward into a
+// gradient of d columns (sparse data of d columns).
+type sparseBackward[T Float] interface {
+	backward(wk *Work[T], data *Data[T], idx []int, coef, g []T, d int)
+}
+
+// backward runs the model's Backward of chunk c into g, or, in
+// GradientSparse, into c.lg over the chunk's own columns.
+func (e *Engine[T]) backward(c *chunk[T], data *Data[T], idx []int, coef, g []T) {
+	if !e.sparse {
+		e.model.Backward(&c.wk, e.theta, data, idx, coef, g)
+		return
+	}
+	local := c.compactRows(data, idx)
+	k := e.sk
+	c.lg = grow(c.lg, k*local.D+k)
+	clear(c.lg)
+	e.model.(sparseBackward[T]).backward(&c.wk, local, nil, coef, c.lg, local.D)
 }
 
 // weigh turns the chunk's losses into coefficients (in wk.coef) and
@@ -692,7 +721,7 @@ func (e *Engine[T]) GradientSparse(g, theta []T, data *Data[T], idx []int, n int
 		}
 		idx = e.seq
 	}
-	e.sparse = true
+	e.sparse, e.sk = true, k
 	losses, sumV, err = e.Gradient(g, theta, data, idx, n, wt)
 	e.sparse = false
 	if err != nil {
@@ -700,35 +729,30 @@ func (e *Engine[T]) GradientSparse(g, theta []T, data *Data[T], idx []int, n int
 	}
 	// Merge the chunks in chunk order, as Gradient's Axpy(1, c.g, g) does:
 	// the first chunk to touch a coordinate sets it (0 + v), the others add.
-	// A column repeated in a chunk adds 0 the second time, as its scratch is
-	// cleared as it is read.
+	// Each chunk's columns come in the order they first appear in its rows,
+	// so touched lists rows in order, columns in row order.
 	e.nextEpoch()
-	add := func(sg []T, i int) {
-		v := sg[i]
-		sg[i] = 0
-		if e.stamp[i] != e.epoch {
-			e.stamp[i] = e.epoch
-			e.touched = append(e.touched, i)
-			g[i] = 0 + v
-		} else {
-			g[i] += v
-		}
-	}
 	for cl := 0; cl < k; cl++ { // the biases, listed last
-		e.stamp[k*d+cl], g[k*d+cl] = e.epoch, 0
+		g[k*d+cl] = 0
 	}
 	for j := 0; j < e.nchunk; j++ {
 		c := e.chunks[j]
-		sg := c.sg
-		rowsOf(idx, c.lo, c.n, func(r int) {
-			for _, col := range data.Cols[data.Indptr[r]:data.Indptr[r+1]] {
-				for cl := 0; cl < k; cl++ {
-					add(sg, cl*d+int(col))
+		m := c.local.D
+		for u, col := range c.tab.cols {
+			for cl := 0; cl < k; cl++ {
+				i := cl*d + int(col)
+				v := c.lg[cl*m+u]
+				if e.stamp[i] != e.epoch {
+					e.stamp[i] = e.epoch
+					e.touched = append(e.touched, i)
+					g[i] = 0 + v
+				} else {
+					g[i] += v
 				}
 			}
-		})
+		}
 		for cl := 0; cl < k; cl++ {
-			add(sg, k*d+cl)
+			g[k*d+cl] += c.lg[k*m+cl]
 		}
 	}
 	for cl := 0; cl < k; cl++ {

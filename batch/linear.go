@@ -128,6 +128,12 @@ func (l *Linear[T]) Forward(wk *Work[T], theta []T, data *Data[T], idx []int, n 
 
 // Backward implements Model: g_w += Σ c_i ℓ'(m_i) x_i, g_b += Σ c_i ℓ'(m_i).
 func (l *Linear[T]) Backward(wk *Work[T], _ []T, data *Data[T], idx []int, coef, g []T) {
+	l.backward(wk, data, idx, coef, g, l.d)
+}
+
+// backward is Backward into a gradient of d weights and the bias (d < l.d:
+// sparse data of d columns, renumbered; see sparsecols.go).
+func (l *Linear[T]) backward(wk *Work[T], data *Data[T], idx []int, coef, g []T, d int) {
 	c := grow(wk.c, len(coef))
 	wk.c = c
 	var sum T
@@ -136,13 +142,13 @@ func (l *Linear[T]) Backward(wk *Work[T], _ []T, data *Data[T], idx []int, coef,
 		sum += c[i]
 	}
 	if data.IsSparse() {
-		l.ops.SparseAddRows(g[:l.d], data.Indptr, data.Cols, data.Vals, idx, c)
+		l.ops.SparseAddRows(g[:d], data.Indptr, data.Cols, data.Vals, idx, c)
 	} else if data.IsCompact() {
-		l.ops.AddRowsC(g[:l.d], &data.C, idx, c)
+		l.ops.AddRowsC(g[:d], &data.C, idx, c)
 	} else {
-		l.ops.AddRows(g[:l.d], data.X, data.Stride, idx, c)
+		l.ops.AddRows(g[:d], data.X, data.Stride, idx, c)
 	}
-	g[l.d] += sum
+	g[d] += sum
 }
 
 // fused runs margins, loss, weight and accumulation in one kernel pass, on

@@ -106,7 +106,13 @@ func (s *Softmax[T]) Forward(wk *Work[T], theta []T, data *Data[T], idx []int, n
 
 // Backward implements Model: G += Σ_i c_i (p_i − e_{y_i}) x_iᵀ, b += Σ_i c_i (p_i − e_{y_i}).
 func (s *Softmax[T]) Backward(wk *Work[T], _ []T, data *Data[T], idx []int, coef, g []T) {
-	kd := s.k * s.d
+	s.backward(wk, data, idx, coef, g, s.d)
+}
+
+// backward is Backward into a gradient of k blocks of d weights and the k
+// biases (d < s.d: sparse data of d columns, renumbered; see sparsecols.go).
+func (s *Softmax[T]) backward(wk *Work[T], data *Data[T], idx []int, coef, g []T, d int) {
+	kd := s.k * d
 	scaleRows(wk.dloss, coef, s.k)
 	if data.IsSparse() {
 		s.ops.SparseAddOuterK(g[:kd], data.Indptr, data.Cols, data.Vals, idx, wk.dloss[:len(coef)*s.k], s.k)
