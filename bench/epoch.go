@@ -284,3 +284,39 @@ func (c Cost) Floor(samples int64, bandwidth, flops float64) time.Duration {
 	sec := math.Max(s*c.Bytes/bandwidth, s*c.Flops/flops)
 	return time.Duration(sec * 1e9)
 }
+
+// EpochRow is one training configuration of an epoch benchmark, as
+// cvarbench reports it (its -json "epochs") and CompareTorch reads it.
+type EpochRow struct {
+	Model   string `json:"model"`
+	Method  string `json:"method"`
+	Prec    string `json:"prec"`
+	Impl    string `json:"impl"`
+	Threads int    `json:"threads"`
+	Data    string `json:"data"`
+	// Timed says how the epoch was timed: "best of N epochs" or "N steps,
+	// scaled to an epoch".
+	Timed         string  `json:"timed"`
+	SecondsEpoch  float64 `json:"seconds_per_epoch"`
+	SamplesPerSec float64 `json:"samples_per_s"`
+	Samples       int64   `json:"samples_per_epoch"`
+	Bytes         float64 `json:"bytes_per_epoch"`
+	Flops         float64 `json:"flops_per_epoch"`
+	FloorSeconds  float64 `json:"floor_seconds"`
+	FloorBound    string  `json:"floor_bound"` // "memory" or "compute"
+	RatioToFloor  float64 `json:"ratio_to_floor"`
+	Speedup       float64 `json:"speedup_vs_generic,omitempty"`
+	// SpeedupThreads is the 1-thread row's time over this one's (same
+	// model, method, precision and kernels), when -threads has 1.
+	SpeedupThreads float64 `json:"speedup_vs_1_thread,omitempty"`
+	// FloorBandwidth and FloorPeak are the limits the floor used: measured
+	// on this many threads (bandwidth_by_threads), or on 1 or all of them.
+	FloorBandwidth float64 `json:"floor_bandwidth_bytes_per_s,omitempty"`
+	FloorPeak      float64 `json:"floor_peak_flops_per_s,omitempty"`
+	// CPUSeconds is the CPU time the process used in the timed epoch, and
+	// CPUShare that over seconds_per_epoch × threads (capped at the CPUs):
+	// well under 1 means the run did not get its cores (a busy machine, or
+	// threads waiting on each other).
+	CPUSeconds float64 `json:"cpu_seconds"`
+	CPUShare   float64 `json:"cpu_share"`
+}

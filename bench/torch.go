@@ -68,29 +68,15 @@ func ParseTorchRows(r io.Reader) ([]TorchRow, error) {
 	return out, nil
 }
 
-// CvarEpoch is what the comparison reads of one epoch row of cvarbench's
-// -json report.
-type CvarEpoch struct {
-	Model        string  `json:"model"`
-	Method       string  `json:"method"`
-	Prec         string  `json:"prec"`
-	Impl         string  `json:"impl"`
-	Threads      int     `json:"threads"`
-	Data         string  `json:"data"`
-	SecondsEpoch float64 `json:"seconds_per_epoch"`
-	CPUSeconds   float64 `json:"cpu_seconds"`
-	CPUShare     float64 `json:"cpu_share"`
-}
-
 // ParseCvarbench reads the epoch rows of one or more concatenated
 // `cvarbench -json` reports.
-func ParseCvarbench(r io.Reader) ([]CvarEpoch, error) {
+func ParseCvarbench(r io.Reader) ([]EpochRow, error) {
 	dec := json.NewDecoder(r)
-	var out []CvarEpoch
+	var out []EpochRow
 	for n := 1; ; n++ {
 		var rep struct {
-			Format string      `json:"format"`
-			Epochs []CvarEpoch `json:"epochs"`
+			Format string     `json:"format"`
+			Epochs []EpochRow `json:"epochs"`
 		}
 		err := dec.Decode(&rep)
 		if errors.Is(err, io.EOF) {
@@ -136,7 +122,7 @@ type TorchComparison struct {
 // runs. cvarCVaR gives cvar's training CVaR by model (missing: NaN). Models
 // with only one side are left out; rows come in the order of Models, then
 // by thread count and variant.
-func CompareTorch(cv []CvarEpoch, tr []TorchRow, cvarCVaR map[string]float64) []TorchComparison {
+func CompareTorch(cv []EpochRow, tr []TorchRow, cvarCVaR map[string]float64) []TorchComparison {
 	type key struct {
 		model, variant string
 		threads        int

@@ -16,15 +16,15 @@ import (
 
 // Report is what cvarbench measures; -json prints it as is.
 type Report struct {
-	Format  string        `json:"format"` // "cvarbench/1"
-	Quick   bool          `json:"quick"`
-	Machine Machine       `json:"machine"`
-	Limits  *bench.Limits `json:"limits,omitempty"`
-	Kernels []KernelRow   `json:"kernels,omitempty"`
-	Epochs  []EpochRow    `json:"epochs,omitempty"`
-	Sparse  []SparseRow   `json:"sparse,omitempty"`
-	Notes   []string      `json:"notes"`
-	Seconds float64       `json:"seconds"` // wall time of the whole run
+	Format  string           `json:"format"` // "cvarbench/1"
+	Quick   bool             `json:"quick"`
+	Machine Machine          `json:"machine"`
+	Limits  *bench.Limits    `json:"limits,omitempty"`
+	Kernels []KernelRow      `json:"kernels,omitempty"`
+	Epochs  []bench.EpochRow `json:"epochs,omitempty"`
+	Sparse  []SparseRow      `json:"sparse,omitempty"`
+	Notes   []string         `json:"notes"`
+	Seconds float64          `json:"seconds"` // wall time of the whole run
 }
 
 // Machine describes the CPU, Go and the kernel path.
@@ -68,41 +68,6 @@ type KernelRow struct {
 	Speedup float64 `json:"speedup_vs_generic"`           // generic's time / this time
 	OfPeak  float64 `json:"fraction_of_peak,omitempty"`   // GFLOP/s over the 1-thread FMA peak
 	OfBW    float64 `json:"fraction_of_stream,omitempty"` // out-of-cache cases: GB/s over the 1-thread stream
-}
-
-// EpochRow is one training configuration.
-type EpochRow struct {
-	Model   string `json:"model"`
-	Method  string `json:"method"`
-	Prec    string `json:"prec"`
-	Impl    string `json:"impl"`
-	Threads int    `json:"threads"`
-	Data    string `json:"data"`
-	// Timed says how the epoch was timed: "best of N epochs" or "N steps,
-	// scaled to an epoch".
-	Timed         string  `json:"timed"`
-	SecondsEpoch  float64 `json:"seconds_per_epoch"`
-	SamplesPerSec float64 `json:"samples_per_s"`
-	Samples       int64   `json:"samples_per_epoch"`
-	Bytes         float64 `json:"bytes_per_epoch"`
-	Flops         float64 `json:"flops_per_epoch"`
-	FloorSeconds  float64 `json:"floor_seconds"`
-	FloorBound    string  `json:"floor_bound"` // "memory" or "compute"
-	RatioToFloor  float64 `json:"ratio_to_floor"`
-	Speedup       float64 `json:"speedup_vs_generic,omitempty"`
-	// SpeedupThreads is the 1-thread row's time over this one's (same
-	// model, method, precision and kernels), when -threads has 1.
-	SpeedupThreads float64 `json:"speedup_vs_1_thread,omitempty"`
-	// FloorBandwidth and FloorPeak are the limits the floor used: measured
-	// on this many threads (bandwidth_by_threads), or on 1 or all of them.
-	FloorBandwidth float64 `json:"floor_bandwidth_bytes_per_s,omitempty"`
-	FloorPeak      float64 `json:"floor_peak_flops_per_s,omitempty"`
-	// CPUSeconds is the CPU time the process used in the timed epoch, and
-	// CPUShare that over seconds_per_epoch × threads (capped at the CPUs):
-	// well under 1 means the run did not get its cores (a busy machine, or
-	// threads waiting on each other).
-	CPUSeconds float64 `json:"cpu_seconds"`
-	CPUShare   float64 `json:"cpu_share"`
 }
 
 func machineReport() Machine {
@@ -282,10 +247,10 @@ func kernelRows(c *config, rep *Report, logf func(string, ...any)) ([]KernelRow,
 	return out, nil
 }
 
-func epochRows(c *config, rep *Report, logf func(string, ...any)) ([]EpochRow, error) {
-	var out []EpochRow
+func epochRows(c *config, rep *Report, logf func(string, ...any)) ([]bench.EpochRow, error) {
+	var out []bench.EpochRow
 	for _, prec := range c.precs {
-		var rows []EpochRow
+		var rows []bench.EpochRow
 		var err error
 		if prec == "f32" {
 			rows, err = epochsPrec[float32](c, rep, logf)
@@ -313,7 +278,7 @@ func epochRows(c *config, rep *Report, logf func(string, ...any)) ([]EpochRow, e
 	return out, nil
 }
 
-func epochsPrec[T kernel.Float](c *config, rep *Report, logf func(string, ...any)) ([]EpochRow, error) {
+func epochsPrec[T kernel.Float](c *config, rep *Report, logf func(string, ...any)) ([]bench.EpochRow, error) {
 	var p *bench.Problem[T]
 	var err error
 	prec := "f64"
@@ -335,7 +300,7 @@ func epochsPrec[T kernel.Float](c *config, rep *Report, logf func(string, ...any
 	if err != nil {
 		return nil, err
 	}
-	var out []EpochRow
+	var out []bench.EpochRow
 	for _, model := range c.models {
 		if bench.IsCompact(model) && prec != "f32" {
 			continue // compact features feed float32 models
@@ -364,7 +329,7 @@ func epochsPrec[T kernel.Float](c *config, rep *Report, logf func(string, ...any
 					sec := t.Wall.Seconds()
 					samples := bench.SamplesPerEpoch(method, p.N)
 					cost := bench.SampleCost(model, p.D, size)
-					r := EpochRow{Model: model, Method: method.String(), Prec: prec, Impl: impl.Name, Threads: th, Data: p.Name,
+					r := bench.EpochRow{Model: model, Method: method.String(), Prec: prec, Impl: impl.Name, Threads: th, Data: p.Name,
 						Timed: timed, SecondsEpoch: sec, SamplesPerSec: float64(samples) / sec, Samples: samples,
 						Bytes: float64(samples) * cost.Bytes, Flops: float64(samples) * cost.Flops,
 						CPUSeconds: t.CPU.Seconds(), CPUShare: t.CPU.Seconds() / (sec * float64(min(th, runtime.NumCPU())))}

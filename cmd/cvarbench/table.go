@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/cvarlearn/cvar/bench"
 )
 
 func yesNo(b bool) string {
@@ -121,7 +123,7 @@ func writeTables(w io.Writer, r *Report) {
 			peak = "peak, " + r.Limits.PeakWidest
 		}
 		fmt.Fprintf(w, "\ntraining epochs on %s (batch 512; floor = max(bytes/bandwidth, flops/%s))\n", r.Epochs[0].Data, peak)
-		rows := append([]EpochRow(nil), r.Epochs...)
+		rows := append([]bench.EpochRow(nil), r.Epochs...)
 		sort.SliceStable(rows, func(i, j int) bool {
 			a, b := rows[i], rows[j]
 			if a.Model != b.Model {
