@@ -586,7 +586,7 @@ func fusedLinearU8(lvl isa, g, loss []float32, x *Compact, idx []int, y, w []flo
 	checkLoss(p.Loss)
 	checkPlus(p.Plus)
 	bs := min(archFusedMax, max(8, (32<<10)/max(1, d*x.ElemBytes())&^3))
-	var mb, db, sb, rb, vb, cb [archFusedMax]float32
+	var fb fusedBlock[float32]
 	for i := 0; i < n; i += bs {
 		b := min(bs, n-i)
 		// Ask for the next block's rows while this one computes: gathered
@@ -594,28 +594,9 @@ func fusedLinearU8(lvl isa, g, loss []float32, x *Compact, idx []int, y, w []flo
 		for j := i + bs; j < min(i+2*bs, n) && d > 0; j++ {
 			archPrefetch(x.at(row(idx, j)*x.Stride), d*x.ElemBytes())
 		}
-		marginsU8Rows(mb[:b], x, idx, i, w)
-		for j := range b {
-			mb[j] += p.Bias
-		}
-		lossN[float32](lvl, p.Loss, ptr(loss[i:]), ptr(db[:]), ptr(mb[:]), ptr(y[i:]), b)
-		for j := range b {
-			sb[j] = loss[i+j]*p.InvL - p.Tau
-		}
-		if p.Plus == PlusNone {
-			for j := range b {
-				vb[j] = 1
-			}
-		} else {
-			plusN(lvl, p.Plus, p.Eps, ptr(rb[:]), ptr(vb[:]), ptr(sb[:]), b)
-		}
-		for j := range b {
-			c := p.Scale * vb[j] * db[j]
-			cb[j] = c
-			sumV += vb[j]
-			sumC += c
-		}
-		addRowsU8Rows(g, x, idx, i, cb[:b])
+		marginsU8Rows(fb.m[:b], x, idx, i, w)
+		sumV, sumC = fb.weigh(lvl, p, loss[i:i+b], y[i:i+b], sumV, sumC)
+		addRowsU8Rows(g, x, idx, i, fb.c[:b])
 	}
 	return sumV, sumC
 }

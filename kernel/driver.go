@@ -525,37 +525,52 @@ func fusedLinearDriver[T Float](lvl isa, g, loss, x []T, stride int, idx []int, 
 	checkPlus(p.Plus)
 	checkRows(n, x, stride, idx, d)
 	bs := archFusedBlock[T](lvl, d)
-	var mb, db, sb, rb, vb, cb [archFusedMax]T
+	var fb fusedBlock[T]
 	for i := 0; i < n; i += bs {
 		b := min(bs, n-i)
 		if d > 0 {
-			archMargins(lvl, ptr(mb[:]), 1, x, stride, idx, i, b, ptr(w), d)
+			archMargins(lvl, ptr(fb.m[:]), 1, x, stride, idx, i, b, ptr(w), d)
 		} else {
-			clear(mb[:b])
+			clear(fb.m[:b])
 		}
-		for j := range b {
-			mb[j] += p.Bias
-		}
-		lossN[T](lvl, p.Loss, ptr(loss[i:]), ptr(db[:]), ptr(mb[:]), ptr(y[i:]), b)
-		for j := range b {
-			sb[j] = loss[i+j]*p.InvL - p.Tau
-		}
-		if p.Plus == PlusNone {
-			for j := range b {
-				vb[j] = 1
-			}
-		} else {
-			plusN(lvl, p.Plus, p.Eps, ptr(rb[:]), ptr(vb[:]), ptr(sb[:]), b)
-		}
-		for j := range b {
-			c := p.Scale * vb[j] * db[j]
-			cb[j] = c
-			sumV += vb[j]
-			sumC += c
-		}
+		sumV, sumC = fb.weigh(lvl, p, loss[i:i+b], y[i:i+b], sumV, sumC)
 		if d > 0 {
-			archAddRows(lvl, ptr(g), d, x, stride, idx, i, b, ptr(cb[:]), 1)
+			archAddRows(lvl, ptr(g), d, x, stride, idx, i, b, ptr(fb.c[:]), 1)
 		}
+	}
+	return sumV, sumC
+}
+
+// fusedBlock holds a FusedLinear block's margins and what the step derives
+// from them, on the caller's stack (at most archFusedMax rows).
+type fusedBlock[T Float] struct {
+	m, dl, s, rho, v, c [archFusedMax]T
+}
+
+// weigh turns the block's margins (m, without the bias) into the losses of
+// its len(loss) rows, written to loss, and their coefficients
+// c_j = Scale·v_j·ℓ'_j, adding Σ v_j and Σ c_j to sumV and sumC in row order.
+func (fb *fusedBlock[T]) weigh(lvl isa, p *LinearStep[T], loss, y []T, sumV, sumC T) (T, T) {
+	b := len(loss)
+	for j := range b {
+		fb.m[j] += p.Bias
+	}
+	lossN[T](lvl, p.Loss, ptr(loss), ptr(fb.dl[:]), ptr(fb.m[:]), ptr(y), b)
+	for j := range b {
+		fb.s[j] = loss[j]*p.InvL - p.Tau
+	}
+	if p.Plus == PlusNone {
+		for j := range b {
+			fb.v[j] = 1
+		}
+	} else {
+		plusN(lvl, p.Plus, p.Eps, ptr(fb.rho[:]), ptr(fb.v[:]), ptr(fb.s[:]), b)
+	}
+	for j := range b {
+		c := p.Scale * fb.v[j] * fb.dl[j]
+		fb.c[j] = c
+		sumV += fb.v[j]
+		sumC += c
 	}
 	return sumV, sumC
 }
