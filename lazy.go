@@ -60,7 +60,8 @@ type lazy struct {
 	// average needs (Q_t − Q_L)/P_L to float64's precision although Q_t is
 	// dominated by the early, larger P_j.
 	q, qe []float64
-	nrm2  float64 // ‖θ‖² (the ball), up to date at every step
+	nrm2  float64            // ‖θ‖² (the ball), up to date at every step
+	owe   func(coords []int) // the run's owe, made once
 }
 
 // lazyMinP bounds P_t from below before a full sync: (Q_t − Q_L)/P_L
@@ -95,7 +96,7 @@ func (r *run[T]) lazyOK() bool {
 // change: with weight decay, a ball, the average to keep or a box that
 // excludes 0. Otherwise (K = R^d or a box containing 0, no decay, the last
 // or a random iterate) an untouched coordinate keeps its value, and the
-// step skips Engine.SparseCoords and the catch-up: it costs the gradient
+// step skips the catch-up (GradientSparse's before): it costs the gradient
 // and the update at the touched coordinates alone.
 func (r *run[T]) needCatchUp() bool {
 	d := r.opt.Domain
@@ -111,6 +112,7 @@ func (r *run[T]) startLazy() {
 	if r.opt.Domain.Kind == DomainBall {
 		z.nrm2 = float64(r.ops.Dot(r.theta, r.theta))
 	}
+	z.owe = r.owe
 	r.lz = z
 }
 
@@ -182,26 +184,33 @@ func (r *run[T]) sync() {
 	}
 }
 
-// lazyStep makes step t = r.t+1 on the rows idx of sparse data in the
-// minibatch's non-zeros, as the package comment above says. coords are the
-// coordinates it touches (Engine.SparseCoords). It returns the minibatch's
-// losses and Σ v_i, or an error.
-func (r *run[T]) lazyStep(data *batch.Data[T], idx []int, n int, coords []int) ([]T, float64, error) {
-	t := r.t + 1
-	if r.needCatchUp() {
-		r.catchUp(coords)
+// owe brings the coordinates coords up to date before step r.t+1 reads
+// them, and adds x_t to the average there (the other coordinates' share is
+// owed): Engine.GradientSparse's before.
+func (r *run[T]) owe(coords []int) {
+	r.catchUp(coords)
+	if r.output != OutputAverage {
+		return
 	}
+	t := r.t + 1
+	m := len(coords)
+	r.gs, r.ts = grow(r.gs, m), grow(r.ts, m)
+	for k, i := range coords {
+		r.gs[k], r.ts[k] = r.theta[i], r.avg[i]
+	}
+	r.ops.Lerp(T(1/float64(t)), r.gs, r.ts)
+	for k, i := range coords {
+		r.avg[i] = r.ts[k]
+	}
+}
+
+// lazyStep makes step t = r.t+1 on the rows idx of sparse data in the
+// minibatch's non-zeros, as the package comment above says. It returns the
+// minibatch's losses and Σ v_i, or an error.
+func (r *run[T]) lazyStep(data *batch.Data[T], idx []int, n int) ([]T, float64, error) {
+	t := r.t + 1
 	switch r.output {
-	case OutputAverage: // x_t at the touched coordinates; the others are owed
-		m := len(coords)
-		r.gs, r.ts = grow(r.gs, m), grow(r.ts, m)
-		for k, i := range coords {
-			r.gs[k], r.ts[k] = r.theta[i], r.avg[i]
-		}
-		r.ops.Lerp(T(1/float64(t)), r.gs, r.ts)
-		for k, i := range coords {
-			r.avg[i] = r.ts[k]
-		}
+	case OutputAverage:
 		r.tauAvg += (r.tau - r.tauAvg) / float64(t)
 	case OutputRandom:
 		if r.rng.IntN(t) == 0 {
@@ -210,13 +219,17 @@ func (r *run[T]) lazyStep(data *batch.Data[T], idx []int, n int, coords []int) (
 			r.keptTau, r.keptStep = r.tau, t
 		}
 	}
-	if r.fromLosses { // Alg1 and Alg4: the first sample sets ε and τ
+	if r.fromLosses { // Alg1 and Alg4: the first sample sets ε and τ (the first step: nothing is owed yet)
 		if err := r.firstLosses(data, idx, n); err != nil {
 			return nil, 0, err
 		}
 	}
 	r.wt.Tau = r.tau
-	losses, sumV, touched, err := r.engine.GradientSparse(r.g, r.theta, data, idx, n, &r.wt)
+	var owe func([]int)
+	if r.needCatchUp() {
+		owe = r.lz.owe
+	}
+	losses, sumV, touched, grad, err := r.engine.GradientSparse(r.theta, data, idx, n, &r.wt, owe)
 	if err != nil {
 		return nil, 0, err
 	}
@@ -231,21 +244,24 @@ func (r *run[T]) lazyStep(data *batch.Data[T], idx []int, n int, coords []int) (
 	// step's Axpy kernels (elementwise: each coordinate gets the same bits).
 	z := r.lz
 	m := len(touched)
-	r.gs, r.ts = grow(r.gs, m), grow(r.ts, m)
-	var before float64
+	r.ts = grow(r.ts, m)
+	gs := grad
 	for k, i := range touched {
-		r.gs[k], r.ts[k] = r.g[i], r.theta[i]
-		before += float64(r.ts[k]) * float64(r.ts[k])
+		r.ts[k] = r.theta[i]
 	}
 	lambda := r.opt.WeightDecay
 	if lambda > 0 {
-		r.ops.Axpy(T(lambda), r.ts, r.gs)
+		r.ops.Axpy(T(lambda), r.ts, gs)
 	}
-	r.ops.Axpy(T(-r.pr.LR), r.gs, r.ts)
+	r.ops.Axpy(T(-r.pr.LR), gs, r.ts)
 	c := 1 - r.pr.LR*lambda
 	f := c
 	switch dom := r.opt.Domain; dom.Kind {
 	case DomainBall:
+		var before float64 // ‖θ‖² over the touched coordinates, before the step
+		for _, i := range touched {
+			before += float64(r.theta[i]) * float64(r.theta[i])
+		}
 		after := float64(r.ops.Dot(r.ts, r.ts))
 		nrm2 := c*c*max(z.nrm2-before, 0) + after
 		if !finite(nrm2) {

@@ -248,31 +248,22 @@ func (r *run[T]) tauStep(t, b int, sumV float64) error {
 // non-zeros (see lazyStep); otherwise it reads and writes every parameter.
 func (r *run[T]) step(data *batch.Data[T], idx []int, n int) error {
 	t := r.t + 1
-	if data.IsSparse() && r.lazyOK() {
-		var coords []int
-		if r.lz == nil || r.needCatchUp() {
-			var err error
-			if coords, err = r.engine.SparseCoords(r.theta, data, idx, n); err != nil {
-				return err
-			}
+	if r.lazyOK() && r.engine.HasSparseGradient(data) {
+		if r.lz == nil {
+			r.startLazy()
 		}
-		if r.lz != nil || coords != nil {
-			if r.lz == nil {
-				r.startLazy()
-			}
-			losses, sumV, err := r.lazyStep(data, idx, n, coords)
-			if err != nil {
-				return err
-			}
-			if err := r.tauStep(t, len(losses), sumV); err != nil {
-				return err
-			}
-			r.t = t
-			if r.lazyDue() {
-				r.sync()
-			}
-			return nil
+		losses, sumV, err := r.lazyStep(data, idx, n)
+		if err != nil {
+			return err
 		}
+		if err := r.tauStep(t, len(losses), sumV); err != nil {
+			return err
+		}
+		r.t = t
+		if r.lazyDue() {
+			r.sync()
+		}
+		return nil
 	}
 	r.sync()
 	switch r.output { // the output is built from the iterates x_1 … x_T

@@ -44,15 +44,6 @@ type chunk[T Float] struct {
 	// dirty: g (of a chunk past the first) may hold non-zeros; the
 	// reduction clears each block of it after adding it in.
 	dirty bool
-	// GradientSparse: the chunk's rows with their columns renumbered
-	// (sparsecols.go), and its gradient over them, k·local.D weights and k
-	// biases.
-	tab   colTable
-	local Data[T]
-	lptr  []int64
-	lcols []uint32
-	lvals []T
-	lg    []T
 	sumV  T
 	step  kernel.LinearStep[T]
 	lo    int // first row of the minibatch (or data) in this chunk
@@ -110,15 +101,12 @@ type Engine[T Float] struct {
 	out    []T
 	nchunk int
 
-	// GradientSparse: the chunks accumulate over their own columns (lg);
-	// sk is the model's number of classes (sparseLayout). stamp marks the
-	// coordinates already touched in call number epoch.
-	sparse  bool
-	sk      int
-	stamp   []uint32
-	epoch   uint32
-	touched []int
-	seq     []int
+	// GradientSparse: the chunks run the model's sparse passes (sparseGradModel)
+	// on the compact minibatch cb, of sd columns.
+	sparse bool
+	sd     int
+	cb     compactBatch[T]
+	seq    []int
 
 	workers *pool // nil until the workers start, and after Close
 	closed  bool
@@ -299,7 +287,7 @@ func (e *Engine[T]) run(j int) {
 		e.stepChunk(j, c)
 	case phaseForward:
 		data, idx := e.chunkRows(c)
-		e.model.Forward(&c.wk, e.theta, data, idx, c.n)
+		e.forward(c, data, idx)
 		putLosses(e.loss, c)
 	case phaseBackward:
 		g := e.chunkGrad(j, c)
@@ -340,13 +328,11 @@ func (e *Engine[T]) reduce(j int) {
 	}
 }
 
-// chunkGrad returns the zeroed gradient buffer chunk j accumulates into.
+// chunkGrad returns the zeroed gradient buffer chunk j accumulates into:
+// chunk 0 writes the call's, the others one of their own, of its length.
 func (e *Engine[T]) chunkGrad(j int, c *chunk[T]) []T {
-	if e.sparse { // backward makes the chunk's compact gradient
-		return nil
-	}
 	if j > 0 {
-		c.g = grow(c.g, e.model.NumParams())
+		c.g = grow(c.g, len(e.chunks[0].g))
 		if c.dirty {
 			clear(c.g)
 		}
@@ -362,31 +348,46 @@ func (e *Engine[T]) stepChunk(j int, c *chunk[T]) {
 		c.step = e.step // a copy per chunk: the model fills in its loss and bias
 		c.sumV = f.fused(&c.wk, e.theta, data, idx, c.n, &c.step, g)
 	} else {
-		e.model.Forward(&c.wk, e.theta, data, idx, c.n)
+		e.forward(c, data, idx)
 		c.sumV = e.weigh(&c.wk, c.n)
 		e.backward(c, data, idx, c.wk.coef[:c.n], g)
 	}
 	putLosses(e.loss, c)
 }
 
-// sparseBackward is a model with a sparseLayout: its Backward into a
-// gradient of d columns (sparse data of d columns).
-type sparseBackward[T Float] interface {
+// sparseGradModel is a model whose parameters are k blocks of d feature
+// weights (class-major) followed by k biases, so that a row of sparse data
+// touches, for each of its columns c, the weights j·d + c (j < k), and the
+// biases: the linear models (k = 1) and softmax. forward and backward are
+// Forward and Backward on sparse data of d columns (the compact minibatch
+// of GradientSparse) with θ and the gradient laid out for d.
+type sparseGradModel[T Float] interface {
+	sparseLayout() (d, k int)
+	forward(wk *Work[T], theta []T, data *Data[T], idx []int, n, d int)
 	backward(wk *Work[T], data *Data[T], idx []int, coef, g []T, d int)
 }
 
-// backward runs the model's Backward of chunk c into g, or, in
-// GradientSparse, into c.lg over the chunk's own columns.
-func (e *Engine[T]) backward(c *chunk[T], data *Data[T], idx []int, coef, g []T) {
-	if !e.sparse {
-		e.model.Backward(&c.wk, e.theta, data, idx, coef, g)
+func (l *Linear[T]) sparseLayout() (d, k int)  { return l.d, 1 }
+func (s *Softmax[T]) sparseLayout() (d, k int) { return s.d, s.k }
+
+// forward runs the model's Forward on chunk c's rows, or, in
+// GradientSparse, its sparse forward over the compact minibatch's columns.
+func (e *Engine[T]) forward(c *chunk[T], data *Data[T], idx []int) {
+	if e.sparse {
+		e.model.(sparseGradModel[T]).forward(&c.wk, e.theta, data, idx, c.n, e.sd)
 		return
 	}
-	local := c.compactRows(data, idx)
-	k := e.sk
-	c.lg = grow(c.lg, k*local.D+k)
-	clear(c.lg)
-	e.model.(sparseBackward[T]).backward(&c.wk, local, nil, coef, c.lg, local.D)
+	e.model.Forward(&c.wk, e.theta, data, idx, c.n)
+}
+
+// backward runs the model's Backward of chunk c into g, or, in
+// GradientSparse, its sparse backward over the compact minibatch's columns.
+func (e *Engine[T]) backward(c *chunk[T], data *Data[T], idx []int, coef, g []T) {
+	if e.sparse {
+		e.model.(sparseGradModel[T]).backward(&c.wk, data, idx, coef, g, e.sd)
+		return
+	}
+	e.model.Backward(&c.wk, e.theta, data, idx, coef, g)
 }
 
 // weigh turns the chunk's losses into coefficients (in wk.coef) and
@@ -448,13 +449,16 @@ func (e *Engine[T]) GradientThen(g, theta []T, data *Data[T], idx []int, n int, 
 	if err := wt.Validate(); err != nil {
 		return nil, 0, err
 	}
+	return e.gradient(g, theta, data, idx, n, wt, then)
+}
+
+// gradient is GradientThen on checked arguments.
+func (e *Engine[T]) gradient(g, theta []T, data *Data[T], idx []int, n int, wt *Weighting, then func(lo, hi int)) (losses []T, sumV float64, err error) {
 	e.theta, e.data, e.idx, e.wt = theta, data, idx, wt
 	e.loss = grow(e.loss, n)
 	nc := e.setChunks(n, e.batchRows(n))
 	e.chunks[0].g = g
-	if !e.sparse {
-		clear(g)
-	}
+	clear(g)
 	if wt.Objective == TopK {
 		e.dispatch(phaseForward, nc)
 		e.coef = grow(e.coef, n)
@@ -469,7 +473,7 @@ func (e *Engine[T]) GradientThen(g, theta []T, data *Data[T], idx []int, n int, 
 	for j := 0; j < nc; j++ {
 		sv += e.chunks[j].sumV
 	}
-	if (nc > 1 || then != nil) && !e.sparse {
+	if nc > 1 || then != nil {
 		e.sum, e.then = g, then
 		e.dispatch(phaseReduce, (len(g)+ReduceBlock-1)/ReduceBlock)
 		e.sum, e.then = nil, nil
@@ -613,152 +617,78 @@ func (e *Engine[T]) setWholeData(n int) int {
 	return e.setChunks(n, max(e.rows, 1024))
 }
 
-// sparseLayout is a model whose parameters are k blocks of d feature
-// weights (class-major) followed by k biases, so that a row of sparse data
-// touches, for each of its columns c, the weights j·d + c (j < k), and the
-// biases: the linear models (k = 1) and softmax.
-type sparseLayout interface{ sparseLayout() (d, k int) }
-
-func (l *Linear[T]) sparseLayout() (d, k int)  { return l.d, 1 }
-func (s *Softmax[T]) sparseLayout() (d, k int) { return s.d, s.k }
-
 // layout returns the model's sparse layout, ok false unless data is sparse
 // and the model has one.
 func (e *Engine[T]) layout(data *Data[T]) (d, k int, ok bool) {
 	if data == nil || !data.IsSparse() {
 		return 0, 0, false
 	}
-	sl, ok := e.model.(sparseLayout)
+	sm, ok := e.model.(sparseGradModel[T])
 	if !ok {
 		return 0, 0, false
 	}
-	d, k = sl.sparseLayout()
+	d, k = sm.sparseLayout()
 	return d, k, true
 }
 
-// nextEpoch starts a new marking of the touched coordinates.
-func (e *Engine[T]) nextEpoch() {
-	e.stamp = grow(e.stamp, e.model.NumParams())
-	e.epoch++
-	if e.epoch == 0 {
-		clear(e.stamp)
-		e.epoch = 1
-	}
-	e.touched = e.touched[:0]
+// HasSparseGradient reports whether GradientSparse applies to data: sparse
+// data and a model whose gradient on a row touches only the weights of its
+// columns and the biases (the linear models and softmax).
+func (e *Engine[T]) HasSparseGradient(data *Data[T]) bool {
+	_, _, ok := e.layout(data)
+	return ok
 }
 
-// rowsOf calls f for each row of the rows idx[lo:lo+n] (nil idx: lo..lo+n−1).
-func rowsOf(idx []int, lo, n int, f func(r int)) {
-	if idx == nil {
-		for r := lo; r < lo+n; r++ {
-			f(r)
-		}
-		return
-	}
-	for _, r := range idx[lo : lo+n] {
-		f(r)
-	}
-}
-
-// SparseCoords returns, for sparse data and a model with a sparse gradient
-// (the linear models and softmax), the parameter indices a gradient at θ on the
-// rows idx (nil: the first n) of data touches: the weights of the columns
-// of those rows and the biases, each once, in the order GradientSparse
-// returns them (rows in order, columns in row order, then the biases). It
-// returns nil for dense data or another model. The slice is valid until the
-// next call of SparseCoords or GradientSparse. Errors as for Gradient, but for the weighting.
-func (e *Engine[T]) SparseCoords(theta []T, data *Data[T], idx []int, n int) ([]int, error) {
+// GradientSparse is Gradient for sparse data at a cost in the non-zeros of
+// the minibatch rather than in the number of parameters, where
+// HasSparseGradient(data). It returns the gradient at the coordinates the
+// minibatch touches alone, grad[i] at θ's coordinate coords[i]: the
+// weights j·d + c of every class j and every column c of the rows (class
+// by class, the columns in order of first appearance: rows in order,
+// entries in order), then the k biases. The gradient is 0 at every other
+// coordinate. The values are those Gradient writes, bit for bit (the
+// chunks are summed in chunk order), whatever the thread count.
+//
+// before, if not nil, is called with coords before θ is read, on the
+// calling goroutine: the place to bring those coordinates of θ up to date
+// (a lazy update). coords and grad are valid until the next call; the
+// caller may change grad. Errors as for Gradient, and for data or a model
+// GradientSparse does not apply to.
+func (e *Engine[T]) GradientSparse(theta []T, data *Data[T], idx []int, n int, wt *Weighting, before func(coords []int)) (losses []T, sumV float64, coords []int, grad []T, err error) {
 	if idx != nil {
 		n = len(idx)
 	}
 	if err := e.check(theta, data, idx, n); err != nil {
-		return nil, err
+		return nil, 0, nil, nil, err
 	}
 	d, k, ok := e.layout(data)
 	if !ok {
-		return nil, nil
-	}
-	e.nextEpoch()
-	mark := func(i int) {
-		if e.stamp[i] != e.epoch {
-			e.stamp[i] = e.epoch
-			e.touched = append(e.touched, i)
+		if !data.IsSparse() {
+			return nil, 0, nil, nil, errors.New("batch: GradientSparse needs sparse data, the data is dense (use Gradient)")
 		}
+		return nil, 0, nil, nil, fmt.Errorf("batch: GradientSparse needs a model with a sparse gradient (linear, softmax), not %s (use Gradient)", e.model.Name())
 	}
-	rowsOf(idx, 0, n, func(r int) {
-		for _, col := range data.Cols[data.Indptr[r]:data.Indptr[r+1]] {
-			for j := 0; j < k; j++ {
-				mark(j*d + int(col))
-			}
-		}
-	})
-	for j := 0; j < k; j++ {
-		mark(k*d + j)
+	if wt == nil {
+		return nil, 0, nil, nil, errors.New("batch: no weighting (nil *Weighting)")
 	}
-	return e.touched, nil
-}
-
-// GradientSparse is Gradient for sparse data at a cost in the non-zeros of
-// the minibatch rather than in the number of parameters. For sparse data
-// and a model with a sparse gradient (the linear models and softmax) it
-// writes the gradient only at the coordinates it returns as touched (those
-// of SparseCoords, in its order) and leaves every other entry of g as it
-// was: the gradient there is 0. The values written are those Gradient
-// writes, bit for bit (the chunks are merged in chunk order), whatever the
-// thread count. For dense data or another model it is Gradient, and touched
-// is nil (every entry of g written). touched is valid until the next call of
-// SparseCoords or GradientSparse. Errors as for Gradient.
-func (e *Engine[T]) GradientSparse(g, theta []T, data *Data[T], idx []int, n int, wt *Weighting) (losses []T, sumV float64, touched []int, err error) {
-	d, k, ok := e.layout(data)
-	if !ok {
-		losses, sumV, err = e.Gradient(g, theta, data, idx, n, wt)
-		return losses, sumV, nil, err
+	if err := wt.Validate(); err != nil {
+		return nil, 0, nil, nil, err
 	}
-	if idx == nil && n > 0 { // the rows 0..n−1, listed (chunks past the first need their offsets)
-		e.seq = grow(e.seq, n)
-		for i := range e.seq {
-			e.seq[i] = i
-		}
-		idx = e.seq
+	b := &e.cb
+	b.build(data, idx, n, d, k)
+	if before != nil {
+		before(b.coords)
 	}
-	e.sparse, e.sk = true, k
-	losses, sumV, err = e.Gradient(g, theta, data, idx, n, wt)
+	b.gatherTheta(theta, k)
+	b.grad = grow(b.grad, len(b.theta))
+	e.sparse, e.sd = true, b.local.D
+	losses, sumV, err = e.gradient(b.grad, b.theta, &b.local, nil, n, wt, nil)
 	e.sparse = false
 	if err != nil {
-		return nil, 0, nil, err
+		return nil, 0, nil, nil, err
 	}
-	// Merge the chunks in chunk order, as Gradient's Axpy(1, c.g, g) does:
-	// the first chunk to touch a coordinate sets it (0 + v), the others add.
-	// Each chunk's columns come in the order they first appear in its rows,
-	// so touched lists rows in order, columns in row order.
-	e.nextEpoch()
-	for cl := 0; cl < k; cl++ { // the biases, listed last
-		g[k*d+cl] = 0
-	}
-	for j := 0; j < e.nchunk; j++ {
-		c := e.chunks[j]
-		m := c.local.D
-		for u, col := range c.tab.cols {
-			for cl := 0; cl < k; cl++ {
-				i := cl*d + int(col)
-				v := c.lg[cl*m+u]
-				if e.stamp[i] != e.epoch {
-					e.stamp[i] = e.epoch
-					e.touched = append(e.touched, i)
-					g[i] = 0 + v
-				} else {
-					g[i] += v
-				}
-			}
-		}
-		for cl := 0; cl < k; cl++ {
-			g[k*d+cl] += c.lg[k*m+cl]
-		}
-	}
-	for cl := 0; cl < k; cl++ {
-		e.touched = append(e.touched, k*d+cl)
-	}
-	return losses, sumV, e.touched, nil
+	m := len(b.tab.cols) // local.D is 1 for a minibatch without non-zeros
+	return losses, sumV, b.coords, b.grad[k*(b.local.D-m):], nil
 }
 
 // LossesOf returns the losses at θ of the rows idx (nil: the first n), the

@@ -86,16 +86,18 @@ func (l *Linear[T]) Check(data *Data[T]) error {
 	return nil
 }
 
-func (l *Linear[T]) margins(wk *Work[T], theta []T, data *Data[T], idx []int, n int) []T {
+// margins returns ⟨w, x_i⟩ + b for θ = (w, b) of d weights (d < l.d:
+// sparse data of d columns, renumbered; see sparsecols.go).
+func (l *Linear[T]) margins(wk *Work[T], theta []T, data *Data[T], idx []int, n, d int) []T {
 	wk.m = grow(wk.m, n)
 	if data.IsSparse() {
-		l.ops.SparseMargins(wk.m, data.Indptr, data.Cols, data.Vals, idx, theta[:l.d])
+		l.ops.SparseMargins(wk.m, data.Indptr, data.Cols, data.Vals, idx, theta[:d])
 	} else if data.IsCompact() {
-		l.ops.MarginsC(wk.m, &data.C, idx, theta[:l.d])
+		l.ops.MarginsC(wk.m, &data.C, idx, theta[:d])
 	} else {
-		l.ops.Margins(wk.m, data.X, data.Stride, idx, theta[:l.d])
+		l.ops.Margins(wk.m, data.X, data.Stride, idx, theta[:d])
 	}
-	b := theta[l.d]
+	b := theta[d]
 	for i := range wk.m {
 		wk.m[i] += b
 	}
@@ -121,7 +123,12 @@ func gatherY[T Float](wk *Work[T], data *Data[T], idx []int, n int) []T {
 
 // Forward implements Model.
 func (l *Linear[T]) Forward(wk *Work[T], theta []T, data *Data[T], idx []int, n int) {
-	m := l.margins(wk, theta, data, idx, n)
+	l.forward(wk, theta, data, idx, n, l.d)
+}
+
+// forward is Forward with θ of d weights and the bias (see margins).
+func (l *Linear[T]) forward(wk *Work[T], theta []T, data *Data[T], idx []int, n, d int) {
+	m := l.margins(wk, theta, data, idx, n, d)
 	wk.Loss, wk.dloss = grow(wk.Loss, n), grow(wk.dloss, n)
 	l.ops.LinearLoss(l.loss, wk.Loss, wk.dloss, m, gatherY(wk, data, idx, n))
 }
@@ -168,7 +175,7 @@ func (l *Linear[T]) fused(wk *Work[T], theta []T, data *Data[T], idx []int, n in
 
 // Scores implements Model: the margins ⟨w, x⟩ + b.
 func (l *Linear[T]) Scores(wk *Work[T], theta []T, data *Data[T], idx []int, n int, out []T) {
-	copy(out[:n], l.margins(wk, theta, data, idx, n))
+	copy(out[:n], l.margins(wk, theta, data, idx, n, l.d))
 }
 
 // Bounds implements Model. With x̃ = (x, 1) for the bias and X = max‖x̃‖:

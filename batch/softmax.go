@@ -80,8 +80,11 @@ func addBias[T Float](z, b []T) {
 	}
 }
 
-func (s *Softmax[T]) logits(wk *Work[T], theta []T, data *Data[T], idx []int, n int) []T {
-	kd := s.k * s.d
+// logits returns the n×k logits for θ of k blocks of d weights and the k
+// biases (d < s.d: sparse data of d columns, renumbered; see
+// sparsecols.go).
+func (s *Softmax[T]) logits(wk *Work[T], theta []T, data *Data[T], idx []int, n, d int) []T {
+	kd := s.k * d
 	wk.dloss = grow(wk.dloss, n*s.k)
 	if data.IsSparse() {
 		s.ops.SparseMarginsK(wk.dloss, data.Indptr, data.Cols, data.Vals, idx, theta[:kd], s.k)
@@ -99,7 +102,13 @@ func (s *Softmax[T]) readsSparse() {}
 
 // Forward implements Model.
 func (s *Softmax[T]) Forward(wk *Work[T], theta []T, data *Data[T], idx []int, n int) {
-	z := s.logits(wk, theta, data, idx, n)
+	s.forward(wk, theta, data, idx, n, s.d)
+}
+
+// forward is Forward with θ of k blocks of d weights and the k biases (see
+// logits).
+func (s *Softmax[T]) forward(wk *Work[T], theta []T, data *Data[T], idx []int, n, d int) {
+	z := s.logits(wk, theta, data, idx, n, d)
 	wk.Loss = grow(wk.Loss, n)
 	s.ops.SoftmaxCE(wk.Loss, z, gatherLabels(wk, data, idx, n), s.k)
 }
@@ -146,7 +155,7 @@ func sumRows[T Float](dst, z []T) {
 
 // Scores implements Model: the logits.
 func (s *Softmax[T]) Scores(wk *Work[T], theta []T, data *Data[T], idx []int, n int, out []T) {
-	copy(out[:n*s.k], s.logits(wk, theta, data, idx, n))
+	copy(out[:n*s.k], s.logits(wk, theta, data, idx, n, s.d))
 }
 
 // Bounds implements Model. With X = max‖(x, 1)‖: the gradient in z of the

@@ -57,7 +57,7 @@ func BenchmarkSparseGradient(b *testing.B) {
 				if mode == "dense" {
 					_, _, err = e.Gradient(g, theta, data, idx, 0, wt)
 				} else {
-					_, _, _, err = e.GradientSparse(g, theta, data, idx, 0, wt)
+					_, _, _, _, err = e.GradientSparse(theta, data, idx, 0, wt, nil)
 				}
 				if err != nil {
 					b.Fatal(err)

@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -101,7 +102,6 @@ func TestGradientSparse(t *testing.T) {
 					if threads > 1 {
 						e.threads = threads // past GOMAXPROCS, to run the workers
 					}
-					g := make([]float64, p)
 					// Chunks of 16 rows differ from the reference's 64 in
 					// the order of the sums; compare to a Gradient of the
 					// same engine for bits, and to the reference to 1e-12.
@@ -109,38 +109,39 @@ func TestGradientSparse(t *testing.T) {
 					if _, _, err := e.Gradient(same, theta, data, listed, 170, &wt); err != nil {
 						t.Fatal(err)
 					}
+					wantCoords := sparseCoords(data, listed[:min(170, len(listed))], d, m.model.NumOutputs())
 					for rep := 0; rep < 2; rep++ { // the scratch is clean again after a call
-						for i := range g {
-							g[i] = math.NaN()
-						}
-						coords, err := e.SparseCoords(theta, data, rows, 170)
+						var seen []int
+						before := func(c []int) { seen = slices.Clone(c) }
+						losses, sv, coords, grad, err := e.GradientSparse(theta, data, rows, 170, &wt, before)
 						if err != nil {
 							t.Fatal(err)
 						}
-						coords = slices.Clone(coords)
-						losses, sv, touched, err := e.GradientSparse(g, theta, data, rows, 170, &wt)
-						if err != nil {
-							t.Fatal(err)
-						}
-						if !slices.Equal(coords, touched) {
-							t.Fatalf("%s: SparseCoords %v, touched %v", m.model.Name(), coords, touched)
+						if !slices.Equal(coords, wantCoords) || !slices.Equal(seen, coords) || len(grad) != len(coords) {
+							t.Fatalf("%s: coords %v (before saw %v), %d gradient entries; want %v", m.model.Name(), coords, seen, len(grad), wantCoords)
 						}
 						if !slices.Equal(losses, wl) || math.Abs(sv-wsv) > 1e-12*(1+math.Abs(wsv)) {
 							t.Fatalf("%s %v: losses %d %d or Σv %v %v differ", m.model.Name(), wt.Objective, len(losses), len(wl), sv, wsv)
 						}
-						in := make([]bool, p)
-						for _, i := range touched {
-							in[i] = true
-							if g[i] != same[i] && !(g[i] == 0 && same[i] == 0) {
+						g := make([]float64, p)
+						for i := range g {
+							g[i] = math.NaN()
+						}
+						for u, i := range coords {
+							g[i] = grad[u]
+						}
+						for i := range g {
+							if math.IsNaN(g[i]) { // untouched: Gradient's 0
+								if same[i] != 0 {
+									t.Fatalf("%s %v: untouched g[%d], Gradient %v", m.model.Name(), wt.Objective, i, same[i])
+								}
+								continue
+							}
+							if math.Float64bits(g[i]) != math.Float64bits(same[i]) {
 								t.Fatalf("%s %v %d threads: g[%d] = %v, Gradient %v", m.model.Name(), wt.Objective, threads, i, g[i], same[i])
 							}
 							if math.Abs(g[i]-want[i]) > 1e-12*(1+math.Abs(want[i])) {
 								t.Fatalf("%s %v: g[%d] = %v, 64-row chunks %v", m.model.Name(), wt.Objective, i, g[i], want[i])
-							}
-						}
-						for i := range g {
-							if !in[i] && (!math.IsNaN(g[i]) || same[i] != 0) {
-								t.Fatalf("%s %v: untouched g[%d] = %v, Gradient %v", m.model.Name(), wt.Objective, i, g[i], same[i])
 							}
 						}
 					}
@@ -151,25 +152,54 @@ func TestGradientSparse(t *testing.T) {
 	}
 }
 
-// TestGradientSparseDense checks that GradientSparse is Gradient on dense
-// data: every entry written, touched nil.
-func TestGradientSparseDense(t *testing.T) {
+// TestGradientSparseRefuses checks that GradientSparse refuses dense data
+// and a model without a sparse gradient, and that HasSparseGradient says so.
+func TestGradientSparseRefuses(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 3))
-	_, de := twins(t, rng, 100, 10, true)
-	model := must(NewLogistic[float64](10))
-	e := must(NewEngine(model, 1))
-	defer e.Close()
-	theta := make([]float64, 11)
-	g, want := make([]float64, 11), make([]float64, 11)
+	sp, de := twins(t, rng, 100, 10, true)
 	wt := &Weighting{Objective: Mean}
-	if _, _, err := e.Gradient(want, theta, de, nil, 100, wt); err != nil {
-		t.Fatal(err)
+	lin := must(NewEngine(Model[float64](must(NewLogistic[float64](10))), 1))
+	defer lin.Close()
+	theta := make([]float64, 11)
+	if lin.HasSparseGradient(de) || !lin.HasSparseGradient(sp) {
+		t.Fatal("HasSparseGradient: want false on dense data, true on sparse")
 	}
-	_, _, touched, err := e.GradientSparse(g, theta, de, nil, 100, wt)
-	if err != nil || touched != nil || !slices.Equal(g, want) {
-		t.Fatalf("dense GradientSparse: err %v, touched %v, g %v, want %v", err, touched, g, want)
+	if _, _, _, _, err := lin.GradientSparse(theta, de, nil, 100, wt, nil); err == nil || !strings.Contains(err.Error(), "dense") {
+		t.Fatalf("dense data: err %v", err)
 	}
-	if c, err := e.SparseCoords(theta, de, nil, 100); c != nil || err != nil {
-		t.Fatal("SparseCoords on dense data")
+	mlp := must(NewMLP[float64](10, 3, 2))
+	em := must(NewEngine(Model[float64](mlp), 1))
+	defer em.Close()
+	if em.HasSparseGradient(sp) {
+		t.Fatal("HasSparseGradient for the MLP")
 	}
+	if _, _, _, _, err := em.GradientSparse(make([]float64, mlp.NumParams()), sp, nil, 100, wt, nil); err == nil || !strings.Contains(err.Error(), "mlp") {
+		t.Fatalf("mlp: err %v", err)
+	}
+}
+
+// sparseCoords lists the coordinates GradientSparse documents for the rows
+// of data: for each class, the columns in order of first appearance, then
+// the biases.
+func sparseCoords(data *Data[float64], rows []int, d, k int) []int {
+	var cols []int
+	seen := map[uint32]bool{}
+	for _, r := range rows {
+		for _, c := range data.Cols[data.Indptr[r]:data.Indptr[r+1]] {
+			if !seen[c] {
+				seen[c] = true
+				cols = append(cols, int(c))
+			}
+		}
+	}
+	var out []int
+	for j := range k {
+		for _, c := range cols {
+			out = append(out, j*d+c)
+		}
+	}
+	for j := range k {
+		out = append(out, k*d+j)
+	}
+	return out
 }

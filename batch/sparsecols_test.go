@@ -6,16 +6,18 @@ import (
 	"testing"
 )
 
-// TestColTable checks the numbering of columns by first appearance, and a
-// reset.
+// TestColTable checks the numbering of columns by first appearance, a
+// reset, and growth past the size reset was given (hint).
 func TestColTable(t *testing.T) {
 	var tab colTable
-	for _, n := range []int{0, 5, 300} {
-		tab.reset(n)
+	for _, c := range []struct{ n, hint, distinct int }{{0, 0, 40}, {5, 5, 40}, {300, 300, 40}, {3000, 0, 2000}, {3000, 7, 1 << 20}} {
+		n := c.n
+		tab.reset(c.hint)
 		rng := rand.New(rand.NewPCG(uint64(n), 1))
 		var want []uint32
 		for range n {
-			c := uint32(rng.IntN(40)) << 20 // collide in the low bits
+			c := uint32(rng.IntN(c.distinct)) << 12 // collide in the low bits
+			tab.reserve(1)
 			u := tab.index(c)
 			p := slices.Index(want, c)
 			if p < 0 {
@@ -25,6 +27,9 @@ func TestColTable(t *testing.T) {
 			if int(u) != p {
 				t.Fatalf("n %d: column %d numbered %d, want %d", n, c, u, p)
 			}
+		}
+		if 2*len(tab.cols) > len(tab.slots) {
+			t.Fatalf("n %d: %d columns in %d slots: more than half full", n, len(tab.cols), len(tab.slots))
 		}
 		if !slices.Equal(tab.cols, want) {
 			t.Fatalf("n %d: columns %v, want %v", n, tab.cols, want)
@@ -71,16 +76,55 @@ func TestGradientSparseEmptyChunk(t *testing.T) {
 		if _, _, err := e.Gradient(want, theta, data, nil, n, wt); err != nil {
 			t.Fatal(err)
 		}
-		g := make([]float32, len(theta))
-		_, _, touched, err := e.GradientSparse(g, theta, data, nil, n, wt)
+		_, _, coords, grad, err := e.GradientSparse(theta, data, nil, n, wt, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
-		for _, i := range touched {
-			if g[i] != want[i] {
-				t.Fatalf("%d threads: g[%d] = %v, Gradient %v", threads, i, g[i], want[i])
+		if len(coords) == 0 || len(grad) != len(coords) {
+			t.Fatalf("%d threads: %d coordinates, %d gradient entries", threads, len(coords), len(grad))
+		}
+		for u, i := range coords {
+			if grad[u] != want[i] {
+				t.Fatalf("%d threads: g[%d] = %v, Gradient %v", threads, i, grad[u], want[i])
 			}
 		}
 		e.Close()
+	}
+}
+
+// TestGradientSparseNoNonZeros runs GradientSparse on a minibatch of rows
+// without non-zeros: only the biases are touched, with Gradient's values.
+func TestGradientSparseNoNonZeros(t *testing.T) {
+	const n, d, k = 40, 30, 3
+	indptr := make([]int64, n+1)
+	labels := make([]int32, n)
+	for i := range labels {
+		labels[i] = int32(i % k)
+	}
+	data, err := NewSparseData(indptr, nil, []float64{}, n, d, nil, labels, k)
+	if err != nil {
+		t.Fatal(err)
+	}
+	model := must(NewSoftmax[float64](d, k))
+	theta := make([]float64, model.NumParams())
+	theta[k*d], theta[k*d+1] = 0.5, -0.25
+	e := must(NewEngine(Model[float64](model), 1))
+	defer e.Close()
+	wt := &Weighting{Objective: Mean}
+	want := make([]float64, len(theta))
+	if _, _, err := e.Gradient(want, theta, data, nil, n, wt); err != nil {
+		t.Fatal(err)
+	}
+	_, _, coords, grad, err := e.GradientSparse(theta, data, nil, n, wt, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Equal(coords, []int{k * d, k*d + 1, k*d + 2}) || len(grad) != k {
+		t.Fatalf("coords %v, grad %v: want the %d biases", coords, grad, k)
+	}
+	for u, i := range coords {
+		if grad[u] != want[i] || want[i] == 0 {
+			t.Fatalf("bias %d: %v, Gradient %v", u, grad[u], want[i])
+		}
 	}
 }
