@@ -687,7 +687,7 @@ func (e *Engine[T]) GradientSparse(theta []T, data *Data[T], idx []int, n int, w
 	if err != nil {
 		return nil, 0, nil, nil, err
 	}
-	m := len(b.tab.cols) // local.D is 1 for a minibatch without non-zeros
+	m := len(b.list) // local.D is 1 for a minibatch without non-zeros
 	return losses, sumV, b.coords, b.grad[k*(b.local.D-m):], nil
 }
 

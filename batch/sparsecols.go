@@ -15,97 +15,51 @@ import (
 // the dense reduction: the same kernels on the same entries in the same
 // order as on the d columns, so every sum has the bits it has in Gradient,
 // in memory of the minibatch's non-zeros (the L1 or L2 cache) rather than
-// of d.
-
-// colSlot is an entry of a column table: column col at local index idx−1
-// (idx 0: the slot is empty).
-type colSlot struct {
-	col uint32
-	idx int32
-}
-
-// colTable maps the columns of a minibatch to their local indices, in the
-// order they were first added: an open-addressing table with linear
-// probing, kept at most half full, and as small as that allows (its slots
-// are read at random: the smaller, the more of it stays in L1 and L2).
-type colTable struct {
-	slots []colSlot
-	shift uint
-	cols  []uint32 // the distinct columns, in the order they were added
-}
-
-// reset empties the table, sized for n distinct columns (more grow it).
-func (t *colTable) reset(n int) {
-	size, bits := 16, uint(4)
-	for size < 2*n {
-		size, bits = size*2, bits+1
-	}
-	if len(t.slots) != size {
-		t.slots = make([]colSlot, size)
-	} else {
-		clear(t.slots)
-	}
-	t.shift = 32 - bits
-	t.cols = t.cols[:0]
-}
-
-// index returns col's local index, adding it (as the next index) if it is
-// new. The table must have room (reserve).
-func (t *colTable) index(col uint32) int32 {
-	mask := uint32(len(t.slots) - 1)
-	h := (col * 0x9E3779B1) >> t.shift
-	for {
-		s := &t.slots[h]
-		if s.idx == 0 {
-			t.cols = append(t.cols, col)
-			s.col, s.idx = col, int32(len(t.cols))
-			return s.idx - 1
-		}
-		if s.col == col {
-			return s.idx - 1
-		}
-		h = (h + 1) & mask
-	}
-}
-
-// reserve makes room for n more columns, the table staying at most half
-// full.
-func (t *colTable) reserve(n int) {
-	for 2*(len(t.cols)+n) > len(t.slots) {
-		t.grow()
-	}
-}
-
-// grow doubles the table, keeping every column's index.
-func (t *colTable) grow() {
-	cols := t.cols
-	size := 2 * len(t.slots)
-	t.slots = make([]colSlot, size)
-	t.shift--
-	mask := uint32(size - 1)
-	for i, col := range cols {
-		h := (col * 0x9E3779B1) >> t.shift
-		for t.slots[h].idx != 0 {
-			h = (h + 1) & mask
-		}
-		t.slots[h] = colSlot{col: col, idx: int32(i + 1)}
-	}
-}
+// of d. The numbering reads and writes one d-long array (4 bytes a
+// column) at the minibatch's columns.
 
 // compactBatch is a minibatch of sparse data over its own columns.
 type compactBatch[T Float] struct {
-	tab      colTable
-	local    Data[T] // the rows, in the call's order, over columns 0 … m−1
-	ptr      []int64
-	cols     []uint32
-	vals     []T
-	y        []T
-	labels   []int32
-	coords   []int // θ's index of each entry of theta and grad
-	theta    []T   // θ at coords
-	grad     []T   // the gradient at coords
-	touched  uint32
-	distinct int // the table's size for the next call
+	local  Data[T] // the rows, in the call's order, over columns 0 … m−1
+	ptr    []int64
+	cols   []uint32 // local columns of the entries
+	vals   []T
+	y      []T
+	labels []int32
+	raw    []uint32 // the entries' columns in the data
+	first  []int32  // first[p]: the local index of the column entry p was the first of
+	pos    []int32  // pos[c]: the first entry of column c (d long; stale elsewhere)
+	list   []uint32 // the distinct columns in order of first appearance
+	coords []int    // θ's index of each entry of theta and grad
+	theta  []T      // θ at coords
+	grad   []T      // the gradient at coords
+	sink   uint32   // the sum of touchRowsOf's loads, kept so they are not dropped
+}
+
+// number numbers the columns raw of the minibatch's entries 0 … m−1 in
+// order of first appearance, into b.cols and b.list, without a branch on
+// whether a column is new: a backward pass leaves in pos[c] the first
+// entry of column c; the forward pass then counts an entry as new where it
+// is that first entry.
+func (b *compactBatch[T]) number(d int) {
+	b.pos = grow(b.pos, d)
+	pos, raw := b.pos, b.raw
+	for p := len(raw) - 1; p >= 0; p-- {
+		pos[raw[p]] = int32(p)
+	}
+	b.list = grow(b.list, len(raw))
+	first, cols, list := b.first[:len(raw)], b.cols[:len(raw)], b.list
+	m := int32(0)
+	for p, c := range raw {
+		f := pos[c]
+		first[p] = m
+		list[m] = c
+		if f == int32(p) {
+			m++
+		}
+		cols[p] = uint32(first[f])
+	}
+	b.list = list[:m]
 }
 
 // touchRows is the block of rows build touches ahead of its work.
@@ -152,8 +106,8 @@ func (b *compactBatch[T]) build(data *Data[T], idx []int, n, d, k int) {
 		r := row(i)
 		nnz += int(data.Indptr[r+1] - data.Indptr[r])
 	}
-	b.tab.reset(min(nnz, b.distinct)) // the last minibatch's distinct columns: a guess that grows
 	b.ptr, b.cols, b.vals = grow(b.ptr, n+1), grow(b.cols, nnz), grow(b.vals, nnz)
+	b.raw, b.first = grow(b.raw, nnz), grow(b.first, nnz)
 	b.ptr[0] = 0
 	p := 0
 	touch := touchRowsOf(data, idx, 0, min(n, touchRows))
@@ -164,16 +118,13 @@ func (b *compactBatch[T]) build(data *Data[T], idx []int, n, d, k int) {
 		r := row(i)
 		lo, hi := data.Indptr[r], data.Indptr[r+1]
 		copy(b.vals[p:], data.Vals[lo:hi])
-		b.tab.reserve(int(hi - lo))
-		for _, col := range data.Cols[lo:hi] {
-			b.cols[p] = uint32(b.tab.index(col))
-			p++
-		}
+		copy(b.raw[p:], data.Cols[lo:hi])
+		p += int(hi - lo)
 		b.ptr[i+1] = int64(p)
 	}
-	b.touched = touch
-	m := len(b.tab.cols)
-	b.distinct = m + m/8
+	b.number(d)
+	b.sink = touch
+	m := len(b.list)
 	b.local = Data[T]{N: n, D: max(m, 1), Indptr: b.ptr, Cols: b.cols, Vals: b.vals, K: data.K}
 	if data.Y != nil {
 		b.local.Y = gather(&b.y, data.Y, idx, n)
@@ -184,7 +135,7 @@ func (b *compactBatch[T]) build(data *Data[T], idx []int, n, d, k int) {
 	b.coords = grow(b.coords, k*m+k)
 	for j := range k {
 		out := b.coords[j*m : (j+1)*m]
-		for u, col := range b.tab.cols {
+		for u, col := range b.list {
 			out[u] = j*d + int(col)
 		}
 		b.coords[k*m+j] = k*d + j
@@ -195,7 +146,7 @@ func (b *compactBatch[T]) build(data *Data[T], idx []int, n, d, k int) {
 // over m = local.D columns (an empty minibatch keeps one column, of
 // weight 0).
 func (b *compactBatch[T]) gatherTheta(theta []T, k int) {
-	m := len(b.tab.cols)
+	m := len(b.list)
 	b.theta = grow(b.theta, k*b.local.D+k)
 	clear(b.theta)
 	for j := range k {

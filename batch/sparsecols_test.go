@@ -6,37 +6,6 @@ import (
 	"testing"
 )
 
-// TestColTable checks the numbering of columns by first appearance, a
-// reset, and growth past the size reset was given (hint).
-func TestColTable(t *testing.T) {
-	var tab colTable
-	for _, c := range []struct{ n, hint, distinct int }{{0, 0, 40}, {5, 5, 40}, {300, 300, 40}, {3000, 0, 2000}, {3000, 7, 1 << 20}} {
-		n := c.n
-		tab.reset(c.hint)
-		rng := rand.New(rand.NewPCG(uint64(n), 1))
-		var want []uint32
-		for range n {
-			c := uint32(rng.IntN(c.distinct)) << 12 // collide in the low bits
-			tab.reserve(1)
-			u := tab.index(c)
-			p := slices.Index(want, c)
-			if p < 0 {
-				p = len(want)
-				want = append(want, c)
-			}
-			if int(u) != p {
-				t.Fatalf("n %d: column %d numbered %d, want %d", n, c, u, p)
-			}
-		}
-		if 2*len(tab.cols) > len(tab.slots) {
-			t.Fatalf("n %d: %d columns in %d slots: more than half full", n, len(tab.cols), len(tab.slots))
-		}
-		if !slices.Equal(tab.cols, want) {
-			t.Fatalf("n %d: columns %v, want %v", n, tab.cols, want)
-		}
-	}
-}
-
 // TestGradientSparseEmptyChunk runs GradientSparse in float32 for softmax
 // (3 classes) on rows of which a whole chunk has no non-zeros: the bits of
 // Gradient on 1 and 2 threads.
