@@ -230,11 +230,12 @@
 // vector accumulators: |got − exact| ≤ (n+1)·u·Σ|x_i·y_i|.
 
 // AVX-512 elementwise kernels (zExp*, zLog1p*, zLogistic*, zSquared*,
-// zAbsolute*, zPlus*): the kernels of the elementwise section above, emitted
-// from the same bodies on 512-bit zmm registers (sixteen float32 or eight
-// float64 lanes), with the same Go signatures and accuracy contracts (the
-// same operations lane for lane: squared, absolute, none, hinge and
-// quadratic stay bit-identical to the generic reference).
+// zAbsolute*, zPlus*, zSoftmax*): the kernels of the elementwise section
+// above, emitted from the same bodies on 512-bit zmm registers (sixteen
+// float32 or eight float64 lanes), with the same Go signatures and accuracy
+// contracts (the same operations lane for lane: squared, absolute, none,
+// hinge and quadratic stay bit-identical to the generic reference;
+// SoftmaxCE's sums add eight lanes, then four).
 //
 // Requires: AVX512F, AVX512VL (masked 256-bit loads and stores of the
 // widened float32 kernels), BMI2, AVX2, FMA3.
@@ -249,6 +250,14 @@
 // loop by the load ports). Tails: one step under the opmask K1 (the low
 // n mod 16 (8) lanes), zeroing masked loads and masked stores, as for the
 // products.
+//
+// zSoftmax: rows eight float64 lanes at a time, the last k mod 8 under K1.
+// A masked store does not forward to a later load of the same bytes, so the
+// exp pass keeps each row's tail e in a 64-byte stack slot (one per row of a
+// block of four) instead of storing it to z, the scale pass reads it from
+// there and is the only masked store, and a block's rows are scaled last to
+// first, so that no row is loaded after a masked store that spans it. The
+// log1p of the sums and the scalar steps are the 256-bit code's.
 
 #include "textflag.h"
 
@@ -38615,5 +38624,1005 @@ zplusQuadF64tail:
 	VMOVUPD   Z2, K1, (R10)(AX*8)
 
 zplusQuadF64done:
+	VZEROUPPER
+	RET
+
+// func zSoftmaxF32(loss unsafe.Pointer, z unsafe.Pointer, label unsafe.Pointer, n int, k int)
+// Requires: AVX, AVX2, AVX512F, AVX512VL, BMI2, CMOV, FMA3
+TEXT ·zSoftmaxF32(SB), NOSPLIT, $320-40
+	MOVQ         loss+0(FP), DI
+	MOVQ         z+8(FP), SI
+	MOVQ         label+16(FP), BX
+	MOVQ         n+24(FP), CX
+	MOVQ         k+32(FP), DX
+	MOVQ         DX, R13
+	SHLQ         $0x02, R13
+	MOVQ         DX, R8
+	ANDQ         $-8, R8
+	MOVQ         DX, R10
+	SUBQ         R8, R10
+	MOVL         $0xffffffff, R11
+	BZHIL        R10, R11, R11
+	KMOVW        R11, K1
+	VMOVUPS      zexpLo<>+0(SB), Z31
+	VMOVUPS      zshifter<>+0(SB), Z30
+	VMOVUPS      zlog2e<>+0(SB), Z29
+	VMOVUPS      zln2hi<>+0(SB), Z28
+	VMOVUPS      zln2lo<>+0(SB), Z27
+	VMOVUPS      ze11<>+0(SB), Z26
+	VMOVUPS      ze10<>+0(SB), Z25
+	VMOVUPS      ze9<>+0(SB), Z24
+	VMOVUPS      ze8<>+0(SB), Z23
+	VMOVUPS      ze7<>+0(SB), Z22
+	VMOVUPS      ze6<>+0(SB), Z21
+	VMOVUPS      ze5<>+0(SB), Z20
+	VMOVUPS      ze4<>+0(SB), Z19
+	VMOVUPS      ze3<>+0(SB), Z18
+	VMOVUPS      ze2<>+0(SB), Z17
+	VMOVUPS      zone<>+0(SB), Z16
+	VMOVUPS      zexpKBias<>+0(SB), Z9
+	VMOVUPS      zqone<>+0(SB), Z8
+	VBROADCASTSD negInf<>+0(SB), Z14
+
+zsmF32block:
+	CMPQ CX, $0x04
+	JB   zsmF32row
+	XORQ R11, R11
+	MOVQ SI, R12
+	LEAQ 64(SP), R10
+
+zsmF32blkrow:
+	MOVLQSX (BX)(R11*4), R9
+	VMOVAPD Z14, Z0
+	XORQ    AX, AX
+	TESTQ   R8, R8
+	JZ      zsmF32maxtailb
+
+zsmF32maxloopb:
+	VCVTPS2PD (R12)(AX*4), Z1
+	VMAXPD    Z1, Z0, Z0
+	ADDQ      $0x08, AX
+	CMPQ      AX, R8
+	JB        zsmF32maxloopb
+
+zsmF32maxtailb:
+	CMPQ      AX, DX
+	JAE       zsmF32maxreduceb
+	VMOVUPS.Z (R12)(AX*4), K1, Y1
+	VCVTPS2PD Y1, Z1
+	VBLENDMPD Z1, Z14, K1, Z1
+	VMAXPD    Z1, Z0, Z0
+
+zsmF32maxreduceb:
+	VEXTRACTF64X4 $0x01, Z0, Y1
+	VMAXPD        Y1, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VMAXPD        X1, X0, X0
+	VPERMILPD     $0x01, X0, X1
+	VMAXPD        X1, X0, X0
+	VBROADCASTSD  X0, Z13
+	VMOVSS        (R12)(R9*4), X12
+	VCVTSS2SD     X12, X12, X12
+	VSUBSD        X13, X12, X12
+	VPXORD        Z11, Z11, Z11
+	XORQ          AX, AX
+	TESTQ         R8, R8
+	JZ            zsmF32exptailb
+
+zsmF32exploopb:
+	VCVTPS2PD    (R12)(AX*4), Z0
+	VSUBPD       Z13, Z0, Z0
+	VMOVUPD      Z31, Z2
+	VMAXPD       Z0, Z2, Z0
+	VMOVUPD      Z30, Z2
+	VFMADD231PD  Z29, Z0, Z2
+	VSUBPD       Z30, Z2, Z3
+	VMOVAPD      Z0, Z1
+	VFNMADD231PD Z28, Z3, Z1
+	VFNMADD231PD Z27, Z3, Z1
+	VMOVUPD      Z26, Z4
+	VFMADD213PD  Z25, Z1, Z4
+	VFMADD213PD  Z24, Z1, Z4
+	VFMADD213PD  Z23, Z1, Z4
+	VFMADD213PD  Z22, Z1, Z4
+	VFMADD213PD  Z21, Z1, Z4
+	VFMADD213PD  Z20, Z1, Z4
+	VFMADD213PD  Z19, Z1, Z4
+	VFMADD213PD  Z18, Z1, Z4
+	VFMADD213PD  Z17, Z1, Z4
+	VMULPD       Z1, Z1, Z3
+	VFMADD213PD  Z1, Z3, Z4
+	VADDPD       Z16, Z4, Z4
+	VPSUBQ       Z9, Z2, Z2
+	VPSRLQ       $0x01, Z2, Z3
+	VPSUBQ       Z3, Z2, Z2
+	VPSUBQ       Z8, Z2, Z2
+	VPSUBQ       Z8, Z3, Z3
+	VPSLLQ       $0x34, Z2, Z2
+	VPSLLQ       $0x34, Z3, Z3
+	VMULPD       Z3, Z4, Z4
+	VMULPD       Z2, Z4, Z1
+	VADDPD       Z1, Z11, Z11
+	VCVTPD2PS    Z1, Y1
+	VMOVUPS      Y1, (R12)(AX*4)
+	ADDQ         $0x08, AX
+	CMPQ         AX, R8
+	JB           zsmF32exploopb
+
+zsmF32exptailb:
+	CMPQ         AX, DX
+	JAE          zsmF32sumreduceb
+	VMOVUPS.Z    (R12)(AX*4), K1, Y0
+	VCVTPS2PD    Y0, Z0
+	VSUBPD       Z13, Z0, Z0
+	VMOVUPD      Z31, Z2
+	VMAXPD       Z0, Z2, Z0
+	VMOVUPD      Z30, Z2
+	VFMADD231PD  Z29, Z0, Z2
+	VSUBPD       Z30, Z2, Z3
+	VMOVAPD      Z0, Z1
+	VFNMADD231PD Z28, Z3, Z1
+	VFNMADD231PD Z27, Z3, Z1
+	VMOVUPD      Z26, Z4
+	VFMADD213PD  Z25, Z1, Z4
+	VFMADD213PD  Z24, Z1, Z4
+	VFMADD213PD  Z23, Z1, Z4
+	VFMADD213PD  Z22, Z1, Z4
+	VFMADD213PD  Z21, Z1, Z4
+	VFMADD213PD  Z20, Z1, Z4
+	VFMADD213PD  Z19, Z1, Z4
+	VFMADD213PD  Z18, Z1, Z4
+	VFMADD213PD  Z17, Z1, Z4
+	VMULPD       Z1, Z1, Z3
+	VFMADD213PD  Z1, Z3, Z4
+	VADDPD       Z16, Z4, Z4
+	VPSUBQ       Z9, Z2, Z2
+	VPSRLQ       $0x01, Z2, Z3
+	VPSUBQ       Z3, Z2, Z2
+	VPSUBQ       Z8, Z2, Z2
+	VPSUBQ       Z8, Z3, Z3
+	VPSLLQ       $0x34, Z2, Z2
+	VPSLLQ       $0x34, Z3, Z3
+	VMULPD       Z3, Z4, Z4
+	VMULPD       Z2, Z4, Z1
+	VMOVUPD.Z    Z1, K1, Z1
+	VADDPD       Z1, Z11, Z11
+	VCVTPD2PS    Z1, Y1
+	VMOVUPS      Y1, (R10)
+
+zsmF32sumreduceb:
+	VEXTRACTF64X4 $0x01, Z11, Y1
+	VADDPD        Y1, Y11, Y11
+	VEXTRACTF128  $0x01, Y11, X1
+	VADDPD        X1, X11, X11
+	VHADDPD       X11, X11, X11
+	ADDQ          $0x40, R10
+	VMOVSD        X11, (SP)(R11*8)
+	VMOVSD        X12, 32(SP)(R11*8)
+	ADDQ          R13, R12
+	INCQ          R11
+	CMPQ          R11, $0x04
+	JB            zsmF32blkrow
+	VMOVUPD       (SP), Y0
+	VSUBPD        one<>+0(SB), Y0, Y0
+	VCMPPD        $0x1e, log1pBig<>+0(SB), Y0, Y5
+	VMULPD        log1pScale<>+0(SB), Y0, Y2
+	VBLENDVPD     Y5, Y2, Y0, Y5
+	VADDPD        one<>+0(SB), Y5, Y2
+	VPADDQ        logOff<>+0(SB), Y2, Y2
+	VPSRLQ        $0x34, Y2, Y2
+	VMOVDQU       q2046<>+0(SB), Y3
+	VPSUBQ        Y2, Y3, Y3
+	VPSLLQ        $0x34, Y3, Y3
+	VSUBPD        one<>+0(SB), Y3, Y4
+	VFMADD231PD   Y5, Y3, Y4
+	VPOR          magic<>+0(SB), Y2, Y2
+	VSUBPD        magicBias<>+0(SB), Y2, Y2
+	VCMPPD        $0x1e, log1pBig<>+0(SB), Y0, Y5
+	VANDPD        hundred<>+0(SB), Y5, Y5
+	VADDPD        Y5, Y2, Y2
+	VADDPD        two<>+0(SB), Y4, Y3
+	VDIVPD        Y3, Y4, Y3
+	VMULPD        Y3, Y3, Y5
+	VMOVUPD       lg7<>+0(SB), Y1
+	VFMADD213PD   lg6<>+0(SB), Y5, Y1
+	VFMADD213PD   lg5<>+0(SB), Y5, Y1
+	VFMADD213PD   lg4<>+0(SB), Y5, Y1
+	VFMADD213PD   lg3<>+0(SB), Y5, Y1
+	VFMADD213PD   lg2<>+0(SB), Y5, Y1
+	VFMADD213PD   lg1<>+0(SB), Y5, Y1
+	VMULPD        Y5, Y1, Y1
+	VMULPD        Y4, Y4, Y5
+	VMULPD        half<>+0(SB), Y5, Y5
+	VADDPD        Y5, Y1, Y1
+	VMULPD        Y3, Y1, Y1
+	VFMADD231PD   ln2lo<>+0(SB), Y2, Y1
+	VSUBPD        Y1, Y5, Y1
+	VSUBPD        Y4, Y1, Y1
+	VFMSUB231PD   ln2hi<>+0(SB), Y2, Y1
+	VCMPPD        $0x03, Y0, Y0, Y2
+	VCMPPD        $0x00, posInf<>+0(SB), Y0, Y3
+	VORPD         Y3, Y2, Y2
+	VXORPD        Y3, Y3, Y3
+	VCMPPD        $0x00, Y3, Y0, Y3
+	VORPD         Y3, Y2, Y2
+	VBLENDVPD     Y2, Y0, Y1, Y1
+	VMOVUPD       negOne<>+0(SB), Y4
+	VCMPPD        $0x00, Y4, Y0, Y2
+	VBLENDVPD     Y2, negInf<>+0(SB), Y1, Y1
+	VCMPPD        $0x01, Y4, Y0, Y2
+	VBLENDVPD     Y2, nan<>+0(SB), Y1, Y1
+	VSUBPD        32(SP), Y1, Y1
+	VCVTPD2PSY    Y1, X1
+	VMOVUPS       X1, (DI)
+	VMOVUPD       one<>+0(SB), Y2
+	VDIVPD        (SP), Y2, Y2
+	VMOVUPD       Y2, (SP)
+	MOVQ          $0x00000003, R11
+	LEAQ          (R13)(R13*2), R12
+	ADDQ          SI, R12
+	LEAQ          256(SP), R10
+
+zsmF32blkscale:
+	MOVLQSX      (BX)(R11*4), R9
+	VBROADCASTSD (SP)(R11*8), Z2
+	LEAQ         (R12)(R9*4), AX
+	MOVQ         R9, R14
+	SUBQ         R8, R14
+	LEAQ         (R10)(R14*4), R14
+	CMPQ         R9, R8
+	CMOVQCC      R14, AX
+	VMOVSS       (AX), X3
+	VCVTSS2SD    X3, X3, X3
+	XORQ         AX, AX
+	TESTQ        R8, R8
+	JZ           zsmF32scaletailb
+
+zsmF32scaleloopb:
+	VCVTPS2PD (R12)(AX*4), Z0
+	VMULPD    Z2, Z0, Z0
+	VCVTPD2PS Z0, Y0
+	VMOVUPS   Y0, (R12)(AX*4)
+	ADDQ      $0x08, AX
+	CMPQ      AX, R8
+	JB        zsmF32scaleloopb
+
+zsmF32scaletailb:
+	CMPQ      AX, DX
+	JAE       zsmF32fixb
+	VCVTPS2PD (R10), Z0
+	VMULPD    Z2, Z0, Z0
+	VCVTPD2PS Z0, Y0
+	VMOVUPS   Y0, K1, (R12)(AX*4)
+
+zsmF32fixb:
+	VMULSD    X2, X3, X3
+	VSUBSD    one<>+0(SB), X3, X3
+	VCVTSD2SS X3, X3, X3
+	VMOVSS    X3, (R12)(R9*4)
+	SUBQ      $0x40, R10
+	SUBQ      R13, R12
+	DECQ      R11
+	JNS       zsmF32blkscale
+	LEAQ      (SI)(R13*4), SI
+	ADDQ      $0x10, DI
+	ADDQ      $0x10, BX
+	SUBQ      $0x04, CX
+	JMP       zsmF32block
+
+zsmF32row:
+	TESTQ   CX, CX
+	JZ      zsmF32done
+	MOVLQSX (BX), R9
+	LEAQ    64(SP), R10
+	VMOVAPD Z14, Z0
+	XORQ    AX, AX
+	TESTQ   R8, R8
+	JZ      zsmF32maxtailr
+
+zsmF32maxloopr:
+	VCVTPS2PD (SI)(AX*4), Z1
+	VMAXPD    Z1, Z0, Z0
+	ADDQ      $0x08, AX
+	CMPQ      AX, R8
+	JB        zsmF32maxloopr
+
+zsmF32maxtailr:
+	CMPQ      AX, DX
+	JAE       zsmF32maxreducer
+	VMOVUPS.Z (SI)(AX*4), K1, Y1
+	VCVTPS2PD Y1, Z1
+	VBLENDMPD Z1, Z14, K1, Z1
+	VMAXPD    Z1, Z0, Z0
+
+zsmF32maxreducer:
+	VEXTRACTF64X4 $0x01, Z0, Y1
+	VMAXPD        Y1, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VMAXPD        X1, X0, X0
+	VPERMILPD     $0x01, X0, X1
+	VMAXPD        X1, X0, X0
+	VBROADCASTSD  X0, Z13
+	VMOVSS        (SI)(R9*4), X12
+	VCVTSS2SD     X12, X12, X12
+	VSUBSD        X13, X12, X12
+	VPXORD        Z11, Z11, Z11
+	XORQ          AX, AX
+	TESTQ         R8, R8
+	JZ            zsmF32exptailr
+
+zsmF32exploopr:
+	VCVTPS2PD    (SI)(AX*4), Z0
+	VSUBPD       Z13, Z0, Z0
+	VMOVUPD      Z31, Z2
+	VMAXPD       Z0, Z2, Z0
+	VMOVUPD      Z30, Z2
+	VFMADD231PD  Z29, Z0, Z2
+	VSUBPD       Z30, Z2, Z3
+	VMOVAPD      Z0, Z1
+	VFNMADD231PD Z28, Z3, Z1
+	VFNMADD231PD Z27, Z3, Z1
+	VMOVUPD      Z26, Z4
+	VFMADD213PD  Z25, Z1, Z4
+	VFMADD213PD  Z24, Z1, Z4
+	VFMADD213PD  Z23, Z1, Z4
+	VFMADD213PD  Z22, Z1, Z4
+	VFMADD213PD  Z21, Z1, Z4
+	VFMADD213PD  Z20, Z1, Z4
+	VFMADD213PD  Z19, Z1, Z4
+	VFMADD213PD  Z18, Z1, Z4
+	VFMADD213PD  Z17, Z1, Z4
+	VMULPD       Z1, Z1, Z3
+	VFMADD213PD  Z1, Z3, Z4
+	VADDPD       Z16, Z4, Z4
+	VPSUBQ       Z9, Z2, Z2
+	VPSRLQ       $0x01, Z2, Z3
+	VPSUBQ       Z3, Z2, Z2
+	VPSUBQ       Z8, Z2, Z2
+	VPSUBQ       Z8, Z3, Z3
+	VPSLLQ       $0x34, Z2, Z2
+	VPSLLQ       $0x34, Z3, Z3
+	VMULPD       Z3, Z4, Z4
+	VMULPD       Z2, Z4, Z1
+	VADDPD       Z1, Z11, Z11
+	VCVTPD2PS    Z1, Y1
+	VMOVUPS      Y1, (SI)(AX*4)
+	ADDQ         $0x08, AX
+	CMPQ         AX, R8
+	JB           zsmF32exploopr
+
+zsmF32exptailr:
+	CMPQ         AX, DX
+	JAE          zsmF32sumreducer
+	VMOVUPS.Z    (SI)(AX*4), K1, Y0
+	VCVTPS2PD    Y0, Z0
+	VSUBPD       Z13, Z0, Z0
+	VMOVUPD      Z31, Z2
+	VMAXPD       Z0, Z2, Z0
+	VMOVUPD      Z30, Z2
+	VFMADD231PD  Z29, Z0, Z2
+	VSUBPD       Z30, Z2, Z3
+	VMOVAPD      Z0, Z1
+	VFNMADD231PD Z28, Z3, Z1
+	VFNMADD231PD Z27, Z3, Z1
+	VMOVUPD      Z26, Z4
+	VFMADD213PD  Z25, Z1, Z4
+	VFMADD213PD  Z24, Z1, Z4
+	VFMADD213PD  Z23, Z1, Z4
+	VFMADD213PD  Z22, Z1, Z4
+	VFMADD213PD  Z21, Z1, Z4
+	VFMADD213PD  Z20, Z1, Z4
+	VFMADD213PD  Z19, Z1, Z4
+	VFMADD213PD  Z18, Z1, Z4
+	VFMADD213PD  Z17, Z1, Z4
+	VMULPD       Z1, Z1, Z3
+	VFMADD213PD  Z1, Z3, Z4
+	VADDPD       Z16, Z4, Z4
+	VPSUBQ       Z9, Z2, Z2
+	VPSRLQ       $0x01, Z2, Z3
+	VPSUBQ       Z3, Z2, Z2
+	VPSUBQ       Z8, Z2, Z2
+	VPSUBQ       Z8, Z3, Z3
+	VPSLLQ       $0x34, Z2, Z2
+	VPSLLQ       $0x34, Z3, Z3
+	VMULPD       Z3, Z4, Z4
+	VMULPD       Z2, Z4, Z1
+	VMOVUPD.Z    Z1, K1, Z1
+	VADDPD       Z1, Z11, Z11
+	VCVTPD2PS    Z1, Y1
+	VMOVUPS      Y1, (R10)
+
+zsmF32sumreducer:
+	VEXTRACTF64X4 $0x01, Z11, Y1
+	VADDPD        Y1, Y11, Y11
+	VEXTRACTF128  $0x01, Y11, X1
+	VADDPD        X1, X11, X11
+	VHADDPD       X11, X11, X11
+	VBROADCASTSD  X11, Y0
+	VSUBPD        one<>+0(SB), Y0, Y0
+	VCMPPD        $0x1e, log1pBig<>+0(SB), Y0, Y5
+	VMULPD        log1pScale<>+0(SB), Y0, Y2
+	VBLENDVPD     Y5, Y2, Y0, Y5
+	VADDPD        one<>+0(SB), Y5, Y2
+	VPADDQ        logOff<>+0(SB), Y2, Y2
+	VPSRLQ        $0x34, Y2, Y2
+	VMOVDQU       q2046<>+0(SB), Y3
+	VPSUBQ        Y2, Y3, Y3
+	VPSLLQ        $0x34, Y3, Y3
+	VSUBPD        one<>+0(SB), Y3, Y4
+	VFMADD231PD   Y5, Y3, Y4
+	VPOR          magic<>+0(SB), Y2, Y2
+	VSUBPD        magicBias<>+0(SB), Y2, Y2
+	VCMPPD        $0x1e, log1pBig<>+0(SB), Y0, Y5
+	VANDPD        hundred<>+0(SB), Y5, Y5
+	VADDPD        Y5, Y2, Y2
+	VADDPD        two<>+0(SB), Y4, Y3
+	VDIVPD        Y3, Y4, Y3
+	VMULPD        Y3, Y3, Y5
+	VMOVUPD       lg7<>+0(SB), Y1
+	VFMADD213PD   lg6<>+0(SB), Y5, Y1
+	VFMADD213PD   lg5<>+0(SB), Y5, Y1
+	VFMADD213PD   lg4<>+0(SB), Y5, Y1
+	VFMADD213PD   lg3<>+0(SB), Y5, Y1
+	VFMADD213PD   lg2<>+0(SB), Y5, Y1
+	VFMADD213PD   lg1<>+0(SB), Y5, Y1
+	VMULPD        Y5, Y1, Y1
+	VMULPD        Y4, Y4, Y5
+	VMULPD        half<>+0(SB), Y5, Y5
+	VADDPD        Y5, Y1, Y1
+	VMULPD        Y3, Y1, Y1
+	VFMADD231PD   ln2lo<>+0(SB), Y2, Y1
+	VSUBPD        Y1, Y5, Y1
+	VSUBPD        Y4, Y1, Y1
+	VFMSUB231PD   ln2hi<>+0(SB), Y2, Y1
+	VCMPPD        $0x03, Y0, Y0, Y2
+	VCMPPD        $0x00, posInf<>+0(SB), Y0, Y3
+	VORPD         Y3, Y2, Y2
+	VXORPD        Y3, Y3, Y3
+	VCMPPD        $0x00, Y3, Y0, Y3
+	VORPD         Y3, Y2, Y2
+	VBLENDVPD     Y2, Y0, Y1, Y1
+	VMOVUPD       negOne<>+0(SB), Y4
+	VCMPPD        $0x00, Y4, Y0, Y2
+	VBLENDVPD     Y2, negInf<>+0(SB), Y1, Y1
+	VCMPPD        $0x01, Y4, Y0, Y2
+	VBLENDVPD     Y2, nan<>+0(SB), Y1, Y1
+	VSUBSD        X12, X1, X1
+	VCVTSD2SS     X1, X1, X1
+	VMOVSS        X1, (DI)
+	VMOVSD        one<>+0(SB), X2
+	VDIVSD        X11, X2, X2
+	VBROADCASTSD  X2, Z2
+	LEAQ          (SI)(R9*4), AX
+	MOVQ          R9, R14
+	SUBQ          R8, R14
+	LEAQ          (R10)(R14*4), R14
+	CMPQ          R9, R8
+	CMOVQCC       R14, AX
+	VMOVSS        (AX), X3
+	VCVTSS2SD     X3, X3, X3
+	XORQ          AX, AX
+	TESTQ         R8, R8
+	JZ            zsmF32scaletailr
+
+zsmF32scaleloopr:
+	VCVTPS2PD (SI)(AX*4), Z0
+	VMULPD    Z2, Z0, Z0
+	VCVTPD2PS Z0, Y0
+	VMOVUPS   Y0, (SI)(AX*4)
+	ADDQ      $0x08, AX
+	CMPQ      AX, R8
+	JB        zsmF32scaleloopr
+
+zsmF32scaletailr:
+	CMPQ      AX, DX
+	JAE       zsmF32fixr
+	VCVTPS2PD (R10), Z0
+	VMULPD    Z2, Z0, Z0
+	VCVTPD2PS Z0, Y0
+	VMOVUPS   Y0, K1, (SI)(AX*4)
+
+zsmF32fixr:
+	VMULSD    X2, X3, X3
+	VSUBSD    one<>+0(SB), X3, X3
+	VCVTSD2SS X3, X3, X3
+	VMOVSS    X3, (SI)(R9*4)
+	ADDQ      $0x04, DI
+	ADDQ      $0x04, BX
+	ADDQ      R13, SI
+	DECQ      CX
+	JMP       zsmF32row
+
+zsmF32done:
+	VZEROUPPER
+	RET
+
+// func zSoftmaxF64(loss unsafe.Pointer, z unsafe.Pointer, label unsafe.Pointer, n int, k int)
+// Requires: AVX, AVX2, AVX512F, BMI2, CMOV, FMA3
+TEXT ·zSoftmaxF64(SB), NOSPLIT, $320-40
+	MOVQ         loss+0(FP), DI
+	MOVQ         z+8(FP), SI
+	MOVQ         label+16(FP), BX
+	MOVQ         n+24(FP), CX
+	MOVQ         k+32(FP), DX
+	MOVQ         DX, R13
+	SHLQ         $0x03, R13
+	MOVQ         DX, R8
+	ANDQ         $-8, R8
+	MOVQ         DX, R10
+	SUBQ         R8, R10
+	MOVL         $0xffffffff, R11
+	BZHIL        R10, R11, R11
+	KMOVW        R11, K1
+	VMOVUPS      zexpLo<>+0(SB), Z31
+	VMOVUPS      zshifter<>+0(SB), Z30
+	VMOVUPS      zlog2e<>+0(SB), Z29
+	VMOVUPS      zln2hi<>+0(SB), Z28
+	VMOVUPS      zln2lo<>+0(SB), Z27
+	VMOVUPS      ze11<>+0(SB), Z26
+	VMOVUPS      ze10<>+0(SB), Z25
+	VMOVUPS      ze9<>+0(SB), Z24
+	VMOVUPS      ze8<>+0(SB), Z23
+	VMOVUPS      ze7<>+0(SB), Z22
+	VMOVUPS      ze6<>+0(SB), Z21
+	VMOVUPS      ze5<>+0(SB), Z20
+	VMOVUPS      ze4<>+0(SB), Z19
+	VMOVUPS      ze3<>+0(SB), Z18
+	VMOVUPS      ze2<>+0(SB), Z17
+	VMOVUPS      zone<>+0(SB), Z16
+	VMOVUPS      zexpKBias<>+0(SB), Z9
+	VMOVUPS      zqone<>+0(SB), Z8
+	VBROADCASTSD negInf<>+0(SB), Z14
+
+zsmF64block:
+	CMPQ CX, $0x04
+	JB   zsmF64row
+	XORQ R11, R11
+	MOVQ SI, R12
+	LEAQ 64(SP), R10
+
+zsmF64blkrow:
+	MOVLQSX (BX)(R11*4), R9
+	VMOVAPD Z14, Z0
+	XORQ    AX, AX
+	TESTQ   R8, R8
+	JZ      zsmF64maxtailb
+
+zsmF64maxloopb:
+	VMOVUPD (R12)(AX*8), Z1
+	VMAXPD  Z1, Z0, Z0
+	ADDQ    $0x08, AX
+	CMPQ    AX, R8
+	JB      zsmF64maxloopb
+
+zsmF64maxtailb:
+	CMPQ      AX, DX
+	JAE       zsmF64maxreduceb
+	VMOVUPD.Z (R12)(AX*8), K1, Z1
+	VBLENDMPD Z1, Z14, K1, Z1
+	VMAXPD    Z1, Z0, Z0
+
+zsmF64maxreduceb:
+	VEXTRACTF64X4 $0x01, Z0, Y1
+	VMAXPD        Y1, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VMAXPD        X1, X0, X0
+	VPERMILPD     $0x01, X0, X1
+	VMAXPD        X1, X0, X0
+	VBROADCASTSD  X0, Z13
+	VMOVSD        (R12)(R9*8), X12
+	VSUBSD        X13, X12, X12
+	VPXORD        Z11, Z11, Z11
+	XORQ          AX, AX
+	TESTQ         R8, R8
+	JZ            zsmF64exptailb
+
+zsmF64exploopb:
+	VMOVUPD      (R12)(AX*8), Z0
+	VSUBPD       Z13, Z0, Z0
+	VMOVUPD      Z31, Z2
+	VMAXPD       Z0, Z2, Z0
+	VMOVUPD      Z30, Z2
+	VFMADD231PD  Z29, Z0, Z2
+	VSUBPD       Z30, Z2, Z3
+	VMOVAPD      Z0, Z1
+	VFNMADD231PD Z28, Z3, Z1
+	VFNMADD231PD Z27, Z3, Z1
+	VMOVUPD      Z26, Z4
+	VFMADD213PD  Z25, Z1, Z4
+	VFMADD213PD  Z24, Z1, Z4
+	VFMADD213PD  Z23, Z1, Z4
+	VFMADD213PD  Z22, Z1, Z4
+	VFMADD213PD  Z21, Z1, Z4
+	VFMADD213PD  Z20, Z1, Z4
+	VFMADD213PD  Z19, Z1, Z4
+	VFMADD213PD  Z18, Z1, Z4
+	VFMADD213PD  Z17, Z1, Z4
+	VMULPD       Z1, Z1, Z3
+	VFMADD213PD  Z1, Z3, Z4
+	VADDPD       Z16, Z4, Z4
+	VPSUBQ       Z9, Z2, Z2
+	VPSRLQ       $0x01, Z2, Z3
+	VPSUBQ       Z3, Z2, Z2
+	VPSUBQ       Z8, Z2, Z2
+	VPSUBQ       Z8, Z3, Z3
+	VPSLLQ       $0x34, Z2, Z2
+	VPSLLQ       $0x34, Z3, Z3
+	VMULPD       Z3, Z4, Z4
+	VMULPD       Z2, Z4, Z1
+	VADDPD       Z1, Z11, Z11
+	VMOVUPD      Z1, (R12)(AX*8)
+	ADDQ         $0x08, AX
+	CMPQ         AX, R8
+	JB           zsmF64exploopb
+
+zsmF64exptailb:
+	CMPQ         AX, DX
+	JAE          zsmF64sumreduceb
+	VMOVUPD.Z    (R12)(AX*8), K1, Z0
+	VSUBPD       Z13, Z0, Z0
+	VMOVUPD      Z31, Z2
+	VMAXPD       Z0, Z2, Z0
+	VMOVUPD      Z30, Z2
+	VFMADD231PD  Z29, Z0, Z2
+	VSUBPD       Z30, Z2, Z3
+	VMOVAPD      Z0, Z1
+	VFNMADD231PD Z28, Z3, Z1
+	VFNMADD231PD Z27, Z3, Z1
+	VMOVUPD      Z26, Z4
+	VFMADD213PD  Z25, Z1, Z4
+	VFMADD213PD  Z24, Z1, Z4
+	VFMADD213PD  Z23, Z1, Z4
+	VFMADD213PD  Z22, Z1, Z4
+	VFMADD213PD  Z21, Z1, Z4
+	VFMADD213PD  Z20, Z1, Z4
+	VFMADD213PD  Z19, Z1, Z4
+	VFMADD213PD  Z18, Z1, Z4
+	VFMADD213PD  Z17, Z1, Z4
+	VMULPD       Z1, Z1, Z3
+	VFMADD213PD  Z1, Z3, Z4
+	VADDPD       Z16, Z4, Z4
+	VPSUBQ       Z9, Z2, Z2
+	VPSRLQ       $0x01, Z2, Z3
+	VPSUBQ       Z3, Z2, Z2
+	VPSUBQ       Z8, Z2, Z2
+	VPSUBQ       Z8, Z3, Z3
+	VPSLLQ       $0x34, Z2, Z2
+	VPSLLQ       $0x34, Z3, Z3
+	VMULPD       Z3, Z4, Z4
+	VMULPD       Z2, Z4, Z1
+	VMOVUPD.Z    Z1, K1, Z1
+	VADDPD       Z1, Z11, Z11
+	VMOVUPD      Z1, (R10)
+
+zsmF64sumreduceb:
+	VEXTRACTF64X4 $0x01, Z11, Y1
+	VADDPD        Y1, Y11, Y11
+	VEXTRACTF128  $0x01, Y11, X1
+	VADDPD        X1, X11, X11
+	VHADDPD       X11, X11, X11
+	ADDQ          $0x40, R10
+	VMOVSD        X11, (SP)(R11*8)
+	VMOVSD        X12, 32(SP)(R11*8)
+	ADDQ          R13, R12
+	INCQ          R11
+	CMPQ          R11, $0x04
+	JB            zsmF64blkrow
+	VMOVUPD       (SP), Y0
+	VSUBPD        one<>+0(SB), Y0, Y0
+	VCMPPD        $0x1e, log1pBig<>+0(SB), Y0, Y5
+	VMULPD        log1pScale<>+0(SB), Y0, Y2
+	VBLENDVPD     Y5, Y2, Y0, Y5
+	VADDPD        one<>+0(SB), Y5, Y2
+	VPADDQ        logOff<>+0(SB), Y2, Y2
+	VPSRLQ        $0x34, Y2, Y2
+	VMOVDQU       q2046<>+0(SB), Y3
+	VPSUBQ        Y2, Y3, Y3
+	VPSLLQ        $0x34, Y3, Y3
+	VSUBPD        one<>+0(SB), Y3, Y4
+	VFMADD231PD   Y5, Y3, Y4
+	VPOR          magic<>+0(SB), Y2, Y2
+	VSUBPD        magicBias<>+0(SB), Y2, Y2
+	VCMPPD        $0x1e, log1pBig<>+0(SB), Y0, Y5
+	VANDPD        hundred<>+0(SB), Y5, Y5
+	VADDPD        Y5, Y2, Y2
+	VADDPD        two<>+0(SB), Y4, Y3
+	VDIVPD        Y3, Y4, Y3
+	VMULPD        Y3, Y3, Y5
+	VMOVUPD       lg7<>+0(SB), Y1
+	VFMADD213PD   lg6<>+0(SB), Y5, Y1
+	VFMADD213PD   lg5<>+0(SB), Y5, Y1
+	VFMADD213PD   lg4<>+0(SB), Y5, Y1
+	VFMADD213PD   lg3<>+0(SB), Y5, Y1
+	VFMADD213PD   lg2<>+0(SB), Y5, Y1
+	VFMADD213PD   lg1<>+0(SB), Y5, Y1
+	VMULPD        Y5, Y1, Y1
+	VMULPD        Y4, Y4, Y5
+	VMULPD        half<>+0(SB), Y5, Y5
+	VADDPD        Y5, Y1, Y1
+	VMULPD        Y3, Y1, Y1
+	VFMADD231PD   ln2lo<>+0(SB), Y2, Y1
+	VSUBPD        Y1, Y5, Y1
+	VSUBPD        Y4, Y1, Y1
+	VFMSUB231PD   ln2hi<>+0(SB), Y2, Y1
+	VCMPPD        $0x03, Y0, Y0, Y2
+	VCMPPD        $0x00, posInf<>+0(SB), Y0, Y3
+	VORPD         Y3, Y2, Y2
+	VXORPD        Y3, Y3, Y3
+	VCMPPD        $0x00, Y3, Y0, Y3
+	VORPD         Y3, Y2, Y2
+	VBLENDVPD     Y2, Y0, Y1, Y1
+	VMOVUPD       negOne<>+0(SB), Y4
+	VCMPPD        $0x00, Y4, Y0, Y2
+	VBLENDVPD     Y2, negInf<>+0(SB), Y1, Y1
+	VCMPPD        $0x01, Y4, Y0, Y2
+	VBLENDVPD     Y2, nan<>+0(SB), Y1, Y1
+	VSUBPD        32(SP), Y1, Y1
+	VMOVUPD       Y1, (DI)
+	VMOVUPD       one<>+0(SB), Y2
+	VDIVPD        (SP), Y2, Y2
+	VMOVUPD       Y2, (SP)
+	MOVQ          $0x00000003, R11
+	LEAQ          (R13)(R13*2), R12
+	ADDQ          SI, R12
+	LEAQ          256(SP), R10
+
+zsmF64blkscale:
+	MOVLQSX      (BX)(R11*4), R9
+	VBROADCASTSD (SP)(R11*8), Z2
+	LEAQ         (R12)(R9*8), AX
+	MOVQ         R9, R14
+	SUBQ         R8, R14
+	LEAQ         (R10)(R14*8), R14
+	CMPQ         R9, R8
+	CMOVQCC      R14, AX
+	VMOVSD       (AX), X3
+	XORQ         AX, AX
+	TESTQ        R8, R8
+	JZ           zsmF64scaletailb
+
+zsmF64scaleloopb:
+	VMOVUPD (R12)(AX*8), Z0
+	VMULPD  Z2, Z0, Z0
+	VMOVUPD Z0, (R12)(AX*8)
+	ADDQ    $0x08, AX
+	CMPQ    AX, R8
+	JB      zsmF64scaleloopb
+
+zsmF64scaletailb:
+	CMPQ    AX, DX
+	JAE     zsmF64fixb
+	VMOVUPD (R10), Z0
+	VMULPD  Z2, Z0, Z0
+	VMOVUPD Z0, K1, (R12)(AX*8)
+
+zsmF64fixb:
+	VMULSD X2, X3, X3
+	VSUBSD one<>+0(SB), X3, X3
+	VMOVSD X3, (R12)(R9*8)
+	SUBQ   $0x40, R10
+	SUBQ   R13, R12
+	DECQ   R11
+	JNS    zsmF64blkscale
+	LEAQ   (SI)(R13*4), SI
+	ADDQ   $0x20, DI
+	ADDQ   $0x10, BX
+	SUBQ   $0x04, CX
+	JMP    zsmF64block
+
+zsmF64row:
+	TESTQ   CX, CX
+	JZ      zsmF64done
+	MOVLQSX (BX), R9
+	LEAQ    64(SP), R10
+	VMOVAPD Z14, Z0
+	XORQ    AX, AX
+	TESTQ   R8, R8
+	JZ      zsmF64maxtailr
+
+zsmF64maxloopr:
+	VMOVUPD (SI)(AX*8), Z1
+	VMAXPD  Z1, Z0, Z0
+	ADDQ    $0x08, AX
+	CMPQ    AX, R8
+	JB      zsmF64maxloopr
+
+zsmF64maxtailr:
+	CMPQ      AX, DX
+	JAE       zsmF64maxreducer
+	VMOVUPD.Z (SI)(AX*8), K1, Z1
+	VBLENDMPD Z1, Z14, K1, Z1
+	VMAXPD    Z1, Z0, Z0
+
+zsmF64maxreducer:
+	VEXTRACTF64X4 $0x01, Z0, Y1
+	VMAXPD        Y1, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VMAXPD        X1, X0, X0
+	VPERMILPD     $0x01, X0, X1
+	VMAXPD        X1, X0, X0
+	VBROADCASTSD  X0, Z13
+	VMOVSD        (SI)(R9*8), X12
+	VSUBSD        X13, X12, X12
+	VPXORD        Z11, Z11, Z11
+	XORQ          AX, AX
+	TESTQ         R8, R8
+	JZ            zsmF64exptailr
+
+zsmF64exploopr:
+	VMOVUPD      (SI)(AX*8), Z0
+	VSUBPD       Z13, Z0, Z0
+	VMOVUPD      Z31, Z2
+	VMAXPD       Z0, Z2, Z0
+	VMOVUPD      Z30, Z2
+	VFMADD231PD  Z29, Z0, Z2
+	VSUBPD       Z30, Z2, Z3
+	VMOVAPD      Z0, Z1
+	VFNMADD231PD Z28, Z3, Z1
+	VFNMADD231PD Z27, Z3, Z1
+	VMOVUPD      Z26, Z4
+	VFMADD213PD  Z25, Z1, Z4
+	VFMADD213PD  Z24, Z1, Z4
+	VFMADD213PD  Z23, Z1, Z4
+	VFMADD213PD  Z22, Z1, Z4
+	VFMADD213PD  Z21, Z1, Z4
+	VFMADD213PD  Z20, Z1, Z4
+	VFMADD213PD  Z19, Z1, Z4
+	VFMADD213PD  Z18, Z1, Z4
+	VFMADD213PD  Z17, Z1, Z4
+	VMULPD       Z1, Z1, Z3
+	VFMADD213PD  Z1, Z3, Z4
+	VADDPD       Z16, Z4, Z4
+	VPSUBQ       Z9, Z2, Z2
+	VPSRLQ       $0x01, Z2, Z3
+	VPSUBQ       Z3, Z2, Z2
+	VPSUBQ       Z8, Z2, Z2
+	VPSUBQ       Z8, Z3, Z3
+	VPSLLQ       $0x34, Z2, Z2
+	VPSLLQ       $0x34, Z3, Z3
+	VMULPD       Z3, Z4, Z4
+	VMULPD       Z2, Z4, Z1
+	VADDPD       Z1, Z11, Z11
+	VMOVUPD      Z1, (SI)(AX*8)
+	ADDQ         $0x08, AX
+	CMPQ         AX, R8
+	JB           zsmF64exploopr
+
+zsmF64exptailr:
+	CMPQ         AX, DX
+	JAE          zsmF64sumreducer
+	VMOVUPD.Z    (SI)(AX*8), K1, Z0
+	VSUBPD       Z13, Z0, Z0
+	VMOVUPD      Z31, Z2
+	VMAXPD       Z0, Z2, Z0
+	VMOVUPD      Z30, Z2
+	VFMADD231PD  Z29, Z0, Z2
+	VSUBPD       Z30, Z2, Z3
+	VMOVAPD      Z0, Z1
+	VFNMADD231PD Z28, Z3, Z1
+	VFNMADD231PD Z27, Z3, Z1
+	VMOVUPD      Z26, Z4
+	VFMADD213PD  Z25, Z1, Z4
+	VFMADD213PD  Z24, Z1, Z4
+	VFMADD213PD  Z23, Z1, Z4
+	VFMADD213PD  Z22, Z1, Z4
+	VFMADD213PD  Z21, Z1, Z4
+	VFMADD213PD  Z20, Z1, Z4
+	VFMADD213PD  Z19, Z1, Z4
+	VFMADD213PD  Z18, Z1, Z4
+	VFMADD213PD  Z17, Z1, Z4
+	VMULPD       Z1, Z1, Z3
+	VFMADD213PD  Z1, Z3, Z4
+	VADDPD       Z16, Z4, Z4
+	VPSUBQ       Z9, Z2, Z2
+	VPSRLQ       $0x01, Z2, Z3
+	VPSUBQ       Z3, Z2, Z2
+	VPSUBQ       Z8, Z2, Z2
+	VPSUBQ       Z8, Z3, Z3
+	VPSLLQ       $0x34, Z2, Z2
+	VPSLLQ       $0x34, Z3, Z3
+	VMULPD       Z3, Z4, Z4
+	VMULPD       Z2, Z4, Z1
+	VMOVUPD.Z    Z1, K1, Z1
+	VADDPD       Z1, Z11, Z11
+	VMOVUPD      Z1, (R10)
+
+zsmF64sumreducer:
+	VEXTRACTF64X4 $0x01, Z11, Y1
+	VADDPD        Y1, Y11, Y11
+	VEXTRACTF128  $0x01, Y11, X1
+	VADDPD        X1, X11, X11
+	VHADDPD       X11, X11, X11
+	VBROADCASTSD  X11, Y0
+	VSUBPD        one<>+0(SB), Y0, Y0
+	VCMPPD        $0x1e, log1pBig<>+0(SB), Y0, Y5
+	VMULPD        log1pScale<>+0(SB), Y0, Y2
+	VBLENDVPD     Y5, Y2, Y0, Y5
+	VADDPD        one<>+0(SB), Y5, Y2
+	VPADDQ        logOff<>+0(SB), Y2, Y2
+	VPSRLQ        $0x34, Y2, Y2
+	VMOVDQU       q2046<>+0(SB), Y3
+	VPSUBQ        Y2, Y3, Y3
+	VPSLLQ        $0x34, Y3, Y3
+	VSUBPD        one<>+0(SB), Y3, Y4
+	VFMADD231PD   Y5, Y3, Y4
+	VPOR          magic<>+0(SB), Y2, Y2
+	VSUBPD        magicBias<>+0(SB), Y2, Y2
+	VCMPPD        $0x1e, log1pBig<>+0(SB), Y0, Y5
+	VANDPD        hundred<>+0(SB), Y5, Y5
+	VADDPD        Y5, Y2, Y2
+	VADDPD        two<>+0(SB), Y4, Y3
+	VDIVPD        Y3, Y4, Y3
+	VMULPD        Y3, Y3, Y5
+	VMOVUPD       lg7<>+0(SB), Y1
+	VFMADD213PD   lg6<>+0(SB), Y5, Y1
+	VFMADD213PD   lg5<>+0(SB), Y5, Y1
+	VFMADD213PD   lg4<>+0(SB), Y5, Y1
+	VFMADD213PD   lg3<>+0(SB), Y5, Y1
+	VFMADD213PD   lg2<>+0(SB), Y5, Y1
+	VFMADD213PD   lg1<>+0(SB), Y5, Y1
+	VMULPD        Y5, Y1, Y1
+	VMULPD        Y4, Y4, Y5
+	VMULPD        half<>+0(SB), Y5, Y5
+	VADDPD        Y5, Y1, Y1
+	VMULPD        Y3, Y1, Y1
+	VFMADD231PD   ln2lo<>+0(SB), Y2, Y1
+	VSUBPD        Y1, Y5, Y1
+	VSUBPD        Y4, Y1, Y1
+	VFMSUB231PD   ln2hi<>+0(SB), Y2, Y1
+	VCMPPD        $0x03, Y0, Y0, Y2
+	VCMPPD        $0x00, posInf<>+0(SB), Y0, Y3
+	VORPD         Y3, Y2, Y2
+	VXORPD        Y3, Y3, Y3
+	VCMPPD        $0x00, Y3, Y0, Y3
+	VORPD         Y3, Y2, Y2
+	VBLENDVPD     Y2, Y0, Y1, Y1
+	VMOVUPD       negOne<>+0(SB), Y4
+	VCMPPD        $0x00, Y4, Y0, Y2
+	VBLENDVPD     Y2, negInf<>+0(SB), Y1, Y1
+	VCMPPD        $0x01, Y4, Y0, Y2
+	VBLENDVPD     Y2, nan<>+0(SB), Y1, Y1
+	VSUBSD        X12, X1, X1
+	VMOVSD        X1, (DI)
+	VMOVSD        one<>+0(SB), X2
+	VDIVSD        X11, X2, X2
+	VBROADCASTSD  X2, Z2
+	LEAQ          (SI)(R9*8), AX
+	MOVQ          R9, R14
+	SUBQ          R8, R14
+	LEAQ          (R10)(R14*8), R14
+	CMPQ          R9, R8
+	CMOVQCC       R14, AX
+	VMOVSD        (AX), X3
+	XORQ          AX, AX
+	TESTQ         R8, R8
+	JZ            zsmF64scaletailr
+
+zsmF64scaleloopr:
+	VMOVUPD (SI)(AX*8), Z0
+	VMULPD  Z2, Z0, Z0
+	VMOVUPD Z0, (SI)(AX*8)
+	ADDQ    $0x08, AX
+	CMPQ    AX, R8
+	JB      zsmF64scaleloopr
+
+zsmF64scaletailr:
+	CMPQ    AX, DX
+	JAE     zsmF64fixr
+	VMOVUPD (R10), Z0
+	VMULPD  Z2, Z0, Z0
+	VMOVUPD Z0, K1, (SI)(AX*8)
+
+zsmF64fixr:
+	VMULSD X2, X3, X3
+	VSUBSD one<>+0(SB), X3, X3
+	VMOVSD X3, (SI)(R9*8)
+	ADDQ   $0x08, DI
+	ADDQ   $0x04, BX
+	ADDQ   R13, SI
+	DECQ   CX
+	JMP    zsmF64row
+
+zsmF64done:
 	VZEROUPPER
 	RET

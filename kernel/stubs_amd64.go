@@ -1146,3 +1146,62 @@ func zPlusF32(kind int, eps float64, rho unsafe.Pointer, drho unsafe.Pointer, s 
 //
 //go:noescape
 func zPlusF64(kind int, eps float64, rho unsafe.Pointer, drho unsafe.Pointer, s unsafe.Pointer, n int)
+
+// zSoftmaxF32 computes, in float64 with exp and log as expPD and log1pPD
+// (the sums in vector order),
+//
+//	for i := 0; i < n; i++ {
+//		zi, y := z[i*k:(i+1)*k], label[i]
+//		mx := math.Inf(-1)
+//		for _, v := range zi {
+//			mx = math.Max(mx, float64(v))
+//		}
+//		zy := float64(zi[y]) - mx
+//		var sum float64
+//		for j, v := range zi {
+//			e := math.Exp(float64(v) - mx)
+//			zi[j] = float32(e)
+//			sum += e
+//		}
+//		loss[i] = float32(math.Log(sum) - zy)
+//		inv := 1 / sum
+//		py := float64(zi[y]) * inv
+//		for j := range zi {
+//			zi[j] = float32(float64(zi[j]) * inv)
+//		}
+//		zi[y] = float32(py - 1)
+//	}
+//
+// It is the AVX-512 (zmm) twin of softmaxF32.
+//
+//go:noescape
+func zSoftmaxF32(loss unsafe.Pointer, z unsafe.Pointer, label unsafe.Pointer, n int, k int)
+
+// zSoftmaxF64 computes, with exp and log as expPD and log1pPD (the sums in
+// vector order),
+//
+//	for i := 0; i < n; i++ {
+//		zi, y := z[i*k:(i+1)*k], label[i]
+//		mx := math.Inf(-1)
+//		for _, v := range zi {
+//			mx = math.Max(mx, v)
+//		}
+//		zy := zi[y] - mx
+//		var sum float64
+//		for j, v := range zi {
+//			zi[j] = math.Exp(v - mx)
+//			sum += zi[j]
+//		}
+//		loss[i] = math.Log(sum) - zy
+//		inv := 1 / sum
+//		py := zi[y] * inv
+//		for j := range zi {
+//			zi[j] *= inv
+//		}
+//		zi[y] = py - 1
+//	}
+//
+// It is the AVX-512 (zmm) twin of softmaxF64.
+//
+//go:noescape
+func zSoftmaxF64(loss unsafe.Pointer, z unsafe.Pointer, label unsafe.Pointer, n int, k int)

@@ -13,17 +13,19 @@ func mathKernels(g *gen) {
 	unary(g, ymm)
 	losses(g, ymm)
 	plus(g, ymm)
-	softmax(g, f32)
-	softmax(g, f64)
+	softmax(g, ymm, f32)
+	softmax(g, ymm, f64)
 }
 
-// zmathKernels writes the zmm twins of Exp, Log1p, the linear losses and
-// Plus.
+// zmathKernels writes the zmm twins of Exp, Log1p, the linear losses, Plus
+// and SoftmaxCE.
 func zmathKernels(g *gen) {
 	zmathConstants(g)
 	unary(g, zmm)
 	losses(g, zmm)
 	plus(g, zmm)
+	softmax(g, zmm, f32)
+	softmax(g, zmm, f64)
 }
 
 func unary(g *gen, v vec) {

@@ -14,11 +14,12 @@ import (
 )
 
 const zmathDoc = `// AVX-512 elementwise kernels (zExp*, zLog1p*, zLogistic*, zSquared*,
-// zAbsolute*, zPlus*): the kernels of the elementwise section above, emitted
-// from the same bodies on 512-bit zmm registers (sixteen float32 or eight
-// float64 lanes), with the same Go signatures and accuracy contracts (the
-// same operations lane for lane: squared, absolute, none, hinge and
-// quadratic stay bit-identical to the generic reference).
+// zAbsolute*, zPlus*, zSoftmax*): the kernels of the elementwise section
+// above, emitted from the same bodies on 512-bit zmm registers (sixteen
+// float32 or eight float64 lanes), with the same Go signatures and accuracy
+// contracts (the same operations lane for lane: squared, absolute, none,
+// hinge and quadratic stay bit-identical to the generic reference;
+// SoftmaxCE's sums add eight lanes, then four).
 //
 // Requires: AVX512F, AVX512VL (masked 256-bit loads and stores of the
 // widened float32 kernels), BMI2, AVX2, FMA3.
@@ -33,6 +34,14 @@ const zmathDoc = `// AVX-512 elementwise kernels (zExp*, zLog1p*, zLogistic*, zS
 // loop by the load ports). Tails: one step under the opmask K1 (the low
 // n mod 16 (8) lanes), zeroing masked loads and masked stores, as for the
 // products.
+//
+// zSoftmax: rows eight float64 lanes at a time, the last k mod 8 under K1.
+// A masked store does not forward to a later load of the same bytes, so the
+// exp pass keeps each row's tail e in a 64-byte stack slot (one per row of a
+// block of four) instead of storing it to z, the scale pass reads it from
+// there and is the only masked store, and a block's rows are scaled last to
+// first, so that no row is loaded after a masked store that spans it. The
+// log1p of the sums and the scalar steps are the 256-bit code's.
 `
 
 // kz holds the address of each constant's 64-byte (zmm) copy by name.
