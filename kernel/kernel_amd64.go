@@ -336,8 +336,8 @@ func archPlus[T Float](lvl isa, kind PlusKind, eps T, rho, drho, s unsafe.Pointe
 // archSoftmax takes the zmm kernel at isaWide except for k = 4 and 12, where
 // the 256-bit kernel's rows are whole registers while the zmm kernel's end
 // in a masked four-lane tail: measured on Zen 5 (n·k = 5120), zmm was
-// 1.3–1.5× slower at k = 4 and up to 1.3× at k = 12, on par at k = 20, and
-// faster at every other k tried (2…10, 16, 28…100; 1.6× at k = 10).
+// 1.3–1.6× slower at k = 4 and up to 1.3× at k = 12, on par at k = 20, and
+// faster at every other k tried (2, 3, 5…10, 16, 28…1000; 1.6× at k = 10).
 func archSoftmax[T Float](lvl isa, loss, z, label unsafe.Pointer, n, k int) {
 	if lvl == isaWide && (k == 4 || k == 12) {
 		lvl = isaBase
