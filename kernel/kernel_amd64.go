@@ -13,7 +13,8 @@ import (
 
 // archImpls lists the amd64 assembly implementations this CPU supports, best
 // for this CPU first (see archDefault): "avx512" (AVX-512 F and VL with BMI2,
-// 512-bit zmm kernels for the products, the 256-bit ones elsewhere) and
+// 512-bit zmm kernels for the products and the elementwise math, the
+// 256-bit ones elsewhere) and
 // "avx2" (AVX2+FMA3). x/sys/cpu honours GODEBUG=cpu.avx512f=off (and
 // cpu.avx512vl=off, cpu.bmi2=off), which drops "avx512", and
 // GODEBUG=cpu.avx2=off or cpu.fma=off, which force the generic path.
@@ -204,8 +205,9 @@ func rowBase[T Float](x []T, stride int, idx []int, i int) (unsafe.Pointer, unsa
 
 // ---- Level 1 and elementwise ----------------------------------------------------
 
-// The level-1 kernels have a zmm twin (the z* stubs); the elementwise math
-// kernels are the 256-bit ones at both levels.
+// The level-1 kernels and the elementwise math kernels (Exp, Log1p, the
+// linear losses, Plus) have a zmm twin (the z* stubs), taken at isaWide:
+// each was measured at least as fast as its 256-bit form on Zen 5 (README).
 
 func archDotF32(x, y unsafe.Pointer, n int) float32     { return dotF32(x, y, n) }
 func archDotF64(x, y unsafe.Pointer, n int) float64     { return dotF64(x, y, n) }
@@ -252,40 +254,65 @@ func archLerp[T Float](lvl isa, t T, x, y unsafe.Pointer, n int) {
 }
 
 func archExp[T Float](lvl isa, dst, x unsafe.Pointer, n int) {
-	if is32[T]() {
+	switch {
+	case is32[T]() && lvl == isaWide:
+		zExpF32(dst, x, n)
+	case is32[T]():
 		expF32(dst, x, n)
-	} else {
+	case lvl == isaWide:
+		zExpF64(dst, x, n)
+	default:
 		expF64(dst, x, n)
 	}
 }
 
 func archLog1p[T Float](lvl isa, dst, x unsafe.Pointer, n int) {
-	if is32[T]() {
+	switch {
+	case is32[T]() && lvl == isaWide:
+		zLog1pF32(dst, x, n)
+	case is32[T]():
 		log1pF32(dst, x, n)
-	} else {
+	case lvl == isaWide:
+		zLog1pF64(dst, x, n)
+	default:
 		log1pF64(dst, x, n)
 	}
 }
 
 func archLoss[T Float](lvl isa, kind LossKind, loss, dloss, m, y unsafe.Pointer, n int) {
-	f32 := is32[T]()
+	f32, wide := is32[T](), lvl == isaWide
 	switch kind {
 	case Logistic:
-		if f32 {
+		switch {
+		case f32 && wide:
+			zLogisticF32(loss, dloss, m, y, n)
+		case f32:
 			logisticF32(loss, dloss, m, y, n)
-		} else {
+		case wide:
+			zLogisticF64(loss, dloss, m, y, n)
+		default:
 			logisticF64(loss, dloss, m, y, n)
 		}
 	case Squared:
-		if f32 {
+		switch {
+		case f32 && wide:
+			zSquaredF32(loss, dloss, m, y, n)
+		case f32:
 			squaredF32(loss, dloss, m, y, n)
-		} else {
+		case wide:
+			zSquaredF64(loss, dloss, m, y, n)
+		default:
 			squaredF64(loss, dloss, m, y, n)
 		}
 	case Absolute:
-		if f32 {
+		switch {
+		case f32 && wide:
+			zAbsoluteF32(loss, dloss, m, y, n)
+		case f32:
 			absoluteF32(loss, dloss, m, y, n)
-		} else {
+		case wide:
+			zAbsoluteF64(loss, dloss, m, y, n)
+		default:
 			absoluteF64(loss, dloss, m, y, n)
 		}
 	default:
@@ -294,17 +321,35 @@ func archLoss[T Float](lvl isa, kind LossKind, loss, dloss, m, y unsafe.Pointer,
 }
 
 func archPlus[T Float](lvl isa, kind PlusKind, eps T, rho, drho, s unsafe.Pointer, n int) {
-	if is32[T]() {
+	switch {
+	case is32[T]() && lvl == isaWide:
+		zPlusF32(int(kind), float64(eps), rho, drho, s, n)
+	case is32[T]():
 		plusF32(int(kind), float64(eps), rho, drho, s, n)
-	} else {
+	case lvl == isaWide:
+		zPlusF64(int(kind), float64(eps), rho, drho, s, n)
+	default:
 		plusF64(int(kind), float64(eps), rho, drho, s, n)
 	}
 }
 
+// archSoftmax takes the zmm kernel at isaWide except for k = 4 and 12, where
+// the 256-bit kernel's rows are whole registers while the zmm kernel's end
+// in a masked four-lane tail: measured on Zen 5 (n·k = 5120), zmm was
+// 1.3–1.6× slower at k = 4 and up to 1.3× at k = 12, on par at k = 20, and
+// faster at every other k tried (2, 3, 5…10, 16, 28…1000; 1.6× at k = 10).
 func archSoftmax[T Float](lvl isa, loss, z, label unsafe.Pointer, n, k int) {
-	if is32[T]() {
+	if lvl == isaWide && (k == 4 || k == 12) {
+		lvl = isaBase
+	}
+	switch {
+	case is32[T]() && lvl == isaWide:
+		zSoftmaxF32(loss, z, label, n, k)
+	case is32[T]():
 		softmaxF32(loss, z, label, n, k)
-	} else {
+	case lvl == isaWide:
+		zSoftmaxF64(loss, z, label, n, k)
+	default:
 		softmaxF64(loss, z, label, n, k)
 	}
 }

@@ -229,6 +229,36 @@
 // bit-exact to the fused sequential loops; Dot, Margins and MarginsK sum in
 // vector accumulators: |got − exact| ≤ (n+1)·u·Σ|x_i·y_i|.
 
+// AVX-512 elementwise kernels (zExp*, zLog1p*, zLogistic*, zSquared*,
+// zAbsolute*, zPlus*, zSoftmax*): the kernels of the elementwise section
+// above, emitted from the same bodies on 512-bit zmm registers (sixteen
+// float32 or eight float64 lanes), with the same Go signatures and accuracy
+// contracts (the same operations lane for lane: squared, absolute, none,
+// hinge and quadratic stay bit-identical to the generic reference;
+// SoftmaxCE's sums add eight lanes, then four).
+//
+// Requires: AVX512F, AVX512VL (masked 256-bit loads and stores of the
+// widened float32 kernels), BMI2, AVX2, FMA3.
+//
+// Differences from the 256-bit forms: lane masks are opmask registers
+// (VCMPPD/PS into K2, K3; VBLENDMPD/PS; KORW; KORTESTW for the rare float32
+// slow path) where the 256-bit code uses all-ones lanes and VBLENDVPD/PS;
+// bitwise operations are VPANDQ/D, VPORQ/D, VPXORQ/D; and each loop loads
+// the constants its body uses into the zmm registers the body leaves free
+// (up to Z31 downwards, in order of first use) before it starts, so that the
+// loop reads only its data (a 512-bit load per constant use would bound the
+// loop by the load ports). Tails: one step under the opmask K1 (the low
+// n mod 16 (8) lanes), zeroing masked loads and masked stores, as for the
+// products.
+//
+// zSoftmax: rows eight float64 lanes at a time, the last k mod 8 under K1.
+// A masked store does not forward to a later load of the same bytes, so the
+// exp pass keeps each row's tail e in a 64-byte stack slot (one per row of a
+// block of four) instead of storing it to z, the scale pass reads it from
+// there and is the only masked store, and a block's rows are scaled last to
+// first, so that no row is loaded after a masked store that spans it. The
+// log1p of the sums and the scalar steps are the 256-bit code's.
+
 #include "textflag.h"
 
 DATA maskTab32<>+0(SB)/4, $0xffffffff
@@ -35339,5 +35369,4260 @@ af16next:
 	JMP  af16row
 
 af16done:
+	VZEROUPPER
+	RET
+
+DATA zone<>+0(SB)/8, $0x3ff0000000000000
+DATA zone<>+8(SB)/8, $0x3ff0000000000000
+DATA zone<>+16(SB)/8, $0x3ff0000000000000
+DATA zone<>+24(SB)/8, $0x3ff0000000000000
+DATA zone<>+32(SB)/8, $0x3ff0000000000000
+DATA zone<>+40(SB)/8, $0x3ff0000000000000
+DATA zone<>+48(SB)/8, $0x3ff0000000000000
+DATA zone<>+56(SB)/8, $0x3ff0000000000000
+GLOBL zone<>(SB), RODATA|NOPTR, $64
+
+DATA ztwo<>+0(SB)/8, $0x4000000000000000
+DATA ztwo<>+8(SB)/8, $0x4000000000000000
+DATA ztwo<>+16(SB)/8, $0x4000000000000000
+DATA ztwo<>+24(SB)/8, $0x4000000000000000
+DATA ztwo<>+32(SB)/8, $0x4000000000000000
+DATA ztwo<>+40(SB)/8, $0x4000000000000000
+DATA ztwo<>+48(SB)/8, $0x4000000000000000
+DATA ztwo<>+56(SB)/8, $0x4000000000000000
+GLOBL ztwo<>(SB), RODATA|NOPTR, $64
+
+DATA zhalf<>+0(SB)/8, $0x3fe0000000000000
+DATA zhalf<>+8(SB)/8, $0x3fe0000000000000
+DATA zhalf<>+16(SB)/8, $0x3fe0000000000000
+DATA zhalf<>+24(SB)/8, $0x3fe0000000000000
+DATA zhalf<>+32(SB)/8, $0x3fe0000000000000
+DATA zhalf<>+40(SB)/8, $0x3fe0000000000000
+DATA zhalf<>+48(SB)/8, $0x3fe0000000000000
+DATA zhalf<>+56(SB)/8, $0x3fe0000000000000
+GLOBL zhalf<>(SB), RODATA|NOPTR, $64
+
+DATA znegOne<>+0(SB)/8, $0xbff0000000000000
+DATA znegOne<>+8(SB)/8, $0xbff0000000000000
+DATA znegOne<>+16(SB)/8, $0xbff0000000000000
+DATA znegOne<>+24(SB)/8, $0xbff0000000000000
+DATA znegOne<>+32(SB)/8, $0xbff0000000000000
+DATA znegOne<>+40(SB)/8, $0xbff0000000000000
+DATA znegOne<>+48(SB)/8, $0xbff0000000000000
+DATA znegOne<>+56(SB)/8, $0xbff0000000000000
+GLOBL znegOne<>(SB), RODATA|NOPTR, $64
+
+DATA zposInf<>+0(SB)/8, $0x7ff0000000000000
+DATA zposInf<>+8(SB)/8, $0x7ff0000000000000
+DATA zposInf<>+16(SB)/8, $0x7ff0000000000000
+DATA zposInf<>+24(SB)/8, $0x7ff0000000000000
+DATA zposInf<>+32(SB)/8, $0x7ff0000000000000
+DATA zposInf<>+40(SB)/8, $0x7ff0000000000000
+DATA zposInf<>+48(SB)/8, $0x7ff0000000000000
+DATA zposInf<>+56(SB)/8, $0x7ff0000000000000
+GLOBL zposInf<>(SB), RODATA|NOPTR, $64
+
+DATA znegInf<>+0(SB)/8, $0xfff0000000000000
+DATA znegInf<>+8(SB)/8, $0xfff0000000000000
+DATA znegInf<>+16(SB)/8, $0xfff0000000000000
+DATA znegInf<>+24(SB)/8, $0xfff0000000000000
+DATA znegInf<>+32(SB)/8, $0xfff0000000000000
+DATA znegInf<>+40(SB)/8, $0xfff0000000000000
+DATA znegInf<>+48(SB)/8, $0xfff0000000000000
+DATA znegInf<>+56(SB)/8, $0xfff0000000000000
+GLOBL znegInf<>(SB), RODATA|NOPTR, $64
+
+DATA znan<>+0(SB)/8, $0x7ff8000000000000
+DATA znan<>+8(SB)/8, $0x7ff8000000000000
+DATA znan<>+16(SB)/8, $0x7ff8000000000000
+DATA znan<>+24(SB)/8, $0x7ff8000000000000
+DATA znan<>+32(SB)/8, $0x7ff8000000000000
+DATA znan<>+40(SB)/8, $0x7ff8000000000000
+DATA znan<>+48(SB)/8, $0x7ff8000000000000
+DATA znan<>+56(SB)/8, $0x7ff8000000000000
+GLOBL znan<>(SB), RODATA|NOPTR, $64
+
+DATA zabsMask<>+0(SB)/8, $0x7fffffffffffffff
+DATA zabsMask<>+8(SB)/8, $0x7fffffffffffffff
+DATA zabsMask<>+16(SB)/8, $0x7fffffffffffffff
+DATA zabsMask<>+24(SB)/8, $0x7fffffffffffffff
+DATA zabsMask<>+32(SB)/8, $0x7fffffffffffffff
+DATA zabsMask<>+40(SB)/8, $0x7fffffffffffffff
+DATA zabsMask<>+48(SB)/8, $0x7fffffffffffffff
+DATA zabsMask<>+56(SB)/8, $0x7fffffffffffffff
+GLOBL zabsMask<>(SB), RODATA|NOPTR, $64
+
+DATA zsignMask<>+0(SB)/8, $0x8000000000000000
+DATA zsignMask<>+8(SB)/8, $0x8000000000000000
+DATA zsignMask<>+16(SB)/8, $0x8000000000000000
+DATA zsignMask<>+24(SB)/8, $0x8000000000000000
+DATA zsignMask<>+32(SB)/8, $0x8000000000000000
+DATA zsignMask<>+40(SB)/8, $0x8000000000000000
+DATA zsignMask<>+48(SB)/8, $0x8000000000000000
+DATA zsignMask<>+56(SB)/8, $0x8000000000000000
+GLOBL zsignMask<>(SB), RODATA|NOPTR, $64
+
+DATA zexpHi<>+0(SB)/8, $0x4086300000000000
+DATA zexpHi<>+8(SB)/8, $0x4086300000000000
+DATA zexpHi<>+16(SB)/8, $0x4086300000000000
+DATA zexpHi<>+24(SB)/8, $0x4086300000000000
+DATA zexpHi<>+32(SB)/8, $0x4086300000000000
+DATA zexpHi<>+40(SB)/8, $0x4086300000000000
+DATA zexpHi<>+48(SB)/8, $0x4086300000000000
+DATA zexpHi<>+56(SB)/8, $0x4086300000000000
+GLOBL zexpHi<>(SB), RODATA|NOPTR, $64
+
+DATA zexpLo<>+0(SB)/8, $0xc087500000000000
+DATA zexpLo<>+8(SB)/8, $0xc087500000000000
+DATA zexpLo<>+16(SB)/8, $0xc087500000000000
+DATA zexpLo<>+24(SB)/8, $0xc087500000000000
+DATA zexpLo<>+32(SB)/8, $0xc087500000000000
+DATA zexpLo<>+40(SB)/8, $0xc087500000000000
+DATA zexpLo<>+48(SB)/8, $0xc087500000000000
+DATA zexpLo<>+56(SB)/8, $0xc087500000000000
+GLOBL zexpLo<>(SB), RODATA|NOPTR, $64
+
+DATA zlog2e<>+0(SB)/8, $0x3ff71547652b82fe
+DATA zlog2e<>+8(SB)/8, $0x3ff71547652b82fe
+DATA zlog2e<>+16(SB)/8, $0x3ff71547652b82fe
+DATA zlog2e<>+24(SB)/8, $0x3ff71547652b82fe
+DATA zlog2e<>+32(SB)/8, $0x3ff71547652b82fe
+DATA zlog2e<>+40(SB)/8, $0x3ff71547652b82fe
+DATA zlog2e<>+48(SB)/8, $0x3ff71547652b82fe
+DATA zlog2e<>+56(SB)/8, $0x3ff71547652b82fe
+GLOBL zlog2e<>(SB), RODATA|NOPTR, $64
+
+DATA zshifter<>+0(SB)/8, $0x4338000000000000
+DATA zshifter<>+8(SB)/8, $0x4338000000000000
+DATA zshifter<>+16(SB)/8, $0x4338000000000000
+DATA zshifter<>+24(SB)/8, $0x4338000000000000
+DATA zshifter<>+32(SB)/8, $0x4338000000000000
+DATA zshifter<>+40(SB)/8, $0x4338000000000000
+DATA zshifter<>+48(SB)/8, $0x4338000000000000
+DATA zshifter<>+56(SB)/8, $0x4338000000000000
+GLOBL zshifter<>(SB), RODATA|NOPTR, $64
+
+DATA zln2hi<>+0(SB)/8, $0x3fe62e42fee00000
+DATA zln2hi<>+8(SB)/8, $0x3fe62e42fee00000
+DATA zln2hi<>+16(SB)/8, $0x3fe62e42fee00000
+DATA zln2hi<>+24(SB)/8, $0x3fe62e42fee00000
+DATA zln2hi<>+32(SB)/8, $0x3fe62e42fee00000
+DATA zln2hi<>+40(SB)/8, $0x3fe62e42fee00000
+DATA zln2hi<>+48(SB)/8, $0x3fe62e42fee00000
+DATA zln2hi<>+56(SB)/8, $0x3fe62e42fee00000
+GLOBL zln2hi<>(SB), RODATA|NOPTR, $64
+
+DATA zln2lo<>+0(SB)/8, $0x3dea39ef35793c76
+DATA zln2lo<>+8(SB)/8, $0x3dea39ef35793c76
+DATA zln2lo<>+16(SB)/8, $0x3dea39ef35793c76
+DATA zln2lo<>+24(SB)/8, $0x3dea39ef35793c76
+DATA zln2lo<>+32(SB)/8, $0x3dea39ef35793c76
+DATA zln2lo<>+40(SB)/8, $0x3dea39ef35793c76
+DATA zln2lo<>+48(SB)/8, $0x3dea39ef35793c76
+DATA zln2lo<>+56(SB)/8, $0x3dea39ef35793c76
+GLOBL zln2lo<>(SB), RODATA|NOPTR, $64
+
+DATA ze11<>+0(SB)/8, $0x3e5af389f20208c6
+DATA ze11<>+8(SB)/8, $0x3e5af389f20208c6
+DATA ze11<>+16(SB)/8, $0x3e5af389f20208c6
+DATA ze11<>+24(SB)/8, $0x3e5af389f20208c6
+DATA ze11<>+32(SB)/8, $0x3e5af389f20208c6
+DATA ze11<>+40(SB)/8, $0x3e5af389f20208c6
+DATA ze11<>+48(SB)/8, $0x3e5af389f20208c6
+DATA ze11<>+56(SB)/8, $0x3e5af389f20208c6
+GLOBL ze11<>(SB), RODATA|NOPTR, $64
+
+DATA ze10<>+0(SB)/8, $0x3e928917ccaf39d3
+DATA ze10<>+8(SB)/8, $0x3e928917ccaf39d3
+DATA ze10<>+16(SB)/8, $0x3e928917ccaf39d3
+DATA ze10<>+24(SB)/8, $0x3e928917ccaf39d3
+DATA ze10<>+32(SB)/8, $0x3e928917ccaf39d3
+DATA ze10<>+40(SB)/8, $0x3e928917ccaf39d3
+DATA ze10<>+48(SB)/8, $0x3e928917ccaf39d3
+DATA ze10<>+56(SB)/8, $0x3e928917ccaf39d3
+GLOBL ze10<>(SB), RODATA|NOPTR, $64
+
+DATA ze9<>+0(SB)/8, $0x3ec71de0db2d4e97
+DATA ze9<>+8(SB)/8, $0x3ec71de0db2d4e97
+DATA ze9<>+16(SB)/8, $0x3ec71de0db2d4e97
+DATA ze9<>+24(SB)/8, $0x3ec71de0db2d4e97
+DATA ze9<>+32(SB)/8, $0x3ec71de0db2d4e97
+DATA ze9<>+40(SB)/8, $0x3ec71de0db2d4e97
+DATA ze9<>+48(SB)/8, $0x3ec71de0db2d4e97
+DATA ze9<>+56(SB)/8, $0x3ec71de0db2d4e97
+GLOBL ze9<>(SB), RODATA|NOPTR, $64
+
+DATA ze8<>+0(SB)/8, $0x3efa019b91463588
+DATA ze8<>+8(SB)/8, $0x3efa019b91463588
+DATA ze8<>+16(SB)/8, $0x3efa019b91463588
+DATA ze8<>+24(SB)/8, $0x3efa019b91463588
+DATA ze8<>+32(SB)/8, $0x3efa019b91463588
+DATA ze8<>+40(SB)/8, $0x3efa019b91463588
+DATA ze8<>+48(SB)/8, $0x3efa019b91463588
+DATA ze8<>+56(SB)/8, $0x3efa019b91463588
+GLOBL ze8<>(SB), RODATA|NOPTR, $64
+
+DATA ze7<>+0(SB)/8, $0x3f2a01a01a7c2f89
+DATA ze7<>+8(SB)/8, $0x3f2a01a01a7c2f89
+DATA ze7<>+16(SB)/8, $0x3f2a01a01a7c2f89
+DATA ze7<>+24(SB)/8, $0x3f2a01a01a7c2f89
+DATA ze7<>+32(SB)/8, $0x3f2a01a01a7c2f89
+DATA ze7<>+40(SB)/8, $0x3f2a01a01a7c2f89
+DATA ze7<>+48(SB)/8, $0x3f2a01a01a7c2f89
+DATA ze7<>+56(SB)/8, $0x3f2a01a01a7c2f89
+GLOBL ze7<>(SB), RODATA|NOPTR, $64
+
+DATA ze6<>+0(SB)/8, $0x3f56c16c17889fd3
+DATA ze6<>+8(SB)/8, $0x3f56c16c17889fd3
+DATA ze6<>+16(SB)/8, $0x3f56c16c17889fd3
+DATA ze6<>+24(SB)/8, $0x3f56c16c17889fd3
+DATA ze6<>+32(SB)/8, $0x3f56c16c17889fd3
+DATA ze6<>+40(SB)/8, $0x3f56c16c17889fd3
+DATA ze6<>+48(SB)/8, $0x3f56c16c17889fd3
+DATA ze6<>+56(SB)/8, $0x3f56c16c17889fd3
+GLOBL ze6<>(SB), RODATA|NOPTR, $64
+
+DATA ze5<>+0(SB)/8, $0x3f811111111109b5
+DATA ze5<>+8(SB)/8, $0x3f811111111109b5
+DATA ze5<>+16(SB)/8, $0x3f811111111109b5
+DATA ze5<>+24(SB)/8, $0x3f811111111109b5
+DATA ze5<>+32(SB)/8, $0x3f811111111109b5
+DATA ze5<>+40(SB)/8, $0x3f811111111109b5
+DATA ze5<>+48(SB)/8, $0x3f811111111109b5
+DATA ze5<>+56(SB)/8, $0x3f811111111109b5
+GLOBL ze5<>(SB), RODATA|NOPTR, $64
+
+DATA ze4<>+0(SB)/8, $0x3fa5555555553d68
+DATA ze4<>+8(SB)/8, $0x3fa5555555553d68
+DATA ze4<>+16(SB)/8, $0x3fa5555555553d68
+DATA ze4<>+24(SB)/8, $0x3fa5555555553d68
+DATA ze4<>+32(SB)/8, $0x3fa5555555553d68
+DATA ze4<>+40(SB)/8, $0x3fa5555555553d68
+DATA ze4<>+48(SB)/8, $0x3fa5555555553d68
+DATA ze4<>+56(SB)/8, $0x3fa5555555553d68
+GLOBL ze4<>(SB), RODATA|NOPTR, $64
+
+DATA ze3<>+0(SB)/8, $0x3fc5555555555556
+DATA ze3<>+8(SB)/8, $0x3fc5555555555556
+DATA ze3<>+16(SB)/8, $0x3fc5555555555556
+DATA ze3<>+24(SB)/8, $0x3fc5555555555556
+DATA ze3<>+32(SB)/8, $0x3fc5555555555556
+DATA ze3<>+40(SB)/8, $0x3fc5555555555556
+DATA ze3<>+48(SB)/8, $0x3fc5555555555556
+DATA ze3<>+56(SB)/8, $0x3fc5555555555556
+GLOBL ze3<>(SB), RODATA|NOPTR, $64
+
+DATA ze2<>+0(SB)/8, $0x3fe0000000000001
+DATA ze2<>+8(SB)/8, $0x3fe0000000000001
+DATA ze2<>+16(SB)/8, $0x3fe0000000000001
+DATA ze2<>+24(SB)/8, $0x3fe0000000000001
+DATA ze2<>+32(SB)/8, $0x3fe0000000000001
+DATA ze2<>+40(SB)/8, $0x3fe0000000000001
+DATA ze2<>+48(SB)/8, $0x3fe0000000000001
+DATA ze2<>+56(SB)/8, $0x3fe0000000000001
+GLOBL ze2<>(SB), RODATA|NOPTR, $64
+
+DATA zexpKBias<>+0(SB)/8, $0x4337fffffffff800
+DATA zexpKBias<>+8(SB)/8, $0x4337fffffffff800
+DATA zexpKBias<>+16(SB)/8, $0x4337fffffffff800
+DATA zexpKBias<>+24(SB)/8, $0x4337fffffffff800
+DATA zexpKBias<>+32(SB)/8, $0x4337fffffffff800
+DATA zexpKBias<>+40(SB)/8, $0x4337fffffffff800
+DATA zexpKBias<>+48(SB)/8, $0x4337fffffffff800
+DATA zexpKBias<>+56(SB)/8, $0x4337fffffffff800
+GLOBL zexpKBias<>(SB), RODATA|NOPTR, $64
+
+DATA zqone<>+0(SB)/8, $0x0000000000000001
+DATA zqone<>+8(SB)/8, $0x0000000000000001
+DATA zqone<>+16(SB)/8, $0x0000000000000001
+DATA zqone<>+24(SB)/8, $0x0000000000000001
+DATA zqone<>+32(SB)/8, $0x0000000000000001
+DATA zqone<>+40(SB)/8, $0x0000000000000001
+DATA zqone<>+48(SB)/8, $0x0000000000000001
+DATA zqone<>+56(SB)/8, $0x0000000000000001
+GLOBL zqone<>(SB), RODATA|NOPTR, $64
+
+DATA zlogOff<>+0(SB)/8, $0x00095f619980c433
+DATA zlogOff<>+8(SB)/8, $0x00095f619980c433
+DATA zlogOff<>+16(SB)/8, $0x00095f619980c433
+DATA zlogOff<>+24(SB)/8, $0x00095f619980c433
+DATA zlogOff<>+32(SB)/8, $0x00095f619980c433
+DATA zlogOff<>+40(SB)/8, $0x00095f619980c433
+DATA zlogOff<>+48(SB)/8, $0x00095f619980c433
+DATA zlogOff<>+56(SB)/8, $0x00095f619980c433
+GLOBL zlogOff<>(SB), RODATA|NOPTR, $64
+
+DATA zq2046<>+0(SB)/8, $0x00000000000007fe
+DATA zq2046<>+8(SB)/8, $0x00000000000007fe
+DATA zq2046<>+16(SB)/8, $0x00000000000007fe
+DATA zq2046<>+24(SB)/8, $0x00000000000007fe
+DATA zq2046<>+32(SB)/8, $0x00000000000007fe
+DATA zq2046<>+40(SB)/8, $0x00000000000007fe
+DATA zq2046<>+48(SB)/8, $0x00000000000007fe
+DATA zq2046<>+56(SB)/8, $0x00000000000007fe
+GLOBL zq2046<>(SB), RODATA|NOPTR, $64
+
+DATA zmagic<>+0(SB)/8, $0x4330000000000000
+DATA zmagic<>+8(SB)/8, $0x4330000000000000
+DATA zmagic<>+16(SB)/8, $0x4330000000000000
+DATA zmagic<>+24(SB)/8, $0x4330000000000000
+DATA zmagic<>+32(SB)/8, $0x4330000000000000
+DATA zmagic<>+40(SB)/8, $0x4330000000000000
+DATA zmagic<>+48(SB)/8, $0x4330000000000000
+DATA zmagic<>+56(SB)/8, $0x4330000000000000
+GLOBL zmagic<>(SB), RODATA|NOPTR, $64
+
+DATA zmagicBias<>+0(SB)/8, $0x43300000000003ff
+DATA zmagicBias<>+8(SB)/8, $0x43300000000003ff
+DATA zmagicBias<>+16(SB)/8, $0x43300000000003ff
+DATA zmagicBias<>+24(SB)/8, $0x43300000000003ff
+DATA zmagicBias<>+32(SB)/8, $0x43300000000003ff
+DATA zmagicBias<>+40(SB)/8, $0x43300000000003ff
+DATA zmagicBias<>+48(SB)/8, $0x43300000000003ff
+DATA zmagicBias<>+56(SB)/8, $0x43300000000003ff
+GLOBL zmagicBias<>(SB), RODATA|NOPTR, $64
+
+DATA zlg1<>+0(SB)/8, $0x3fe5555555555593
+DATA zlg1<>+8(SB)/8, $0x3fe5555555555593
+DATA zlg1<>+16(SB)/8, $0x3fe5555555555593
+DATA zlg1<>+24(SB)/8, $0x3fe5555555555593
+DATA zlg1<>+32(SB)/8, $0x3fe5555555555593
+DATA zlg1<>+40(SB)/8, $0x3fe5555555555593
+DATA zlg1<>+48(SB)/8, $0x3fe5555555555593
+DATA zlg1<>+56(SB)/8, $0x3fe5555555555593
+GLOBL zlg1<>(SB), RODATA|NOPTR, $64
+
+DATA zlg2<>+0(SB)/8, $0x3fd999999997fa04
+DATA zlg2<>+8(SB)/8, $0x3fd999999997fa04
+DATA zlg2<>+16(SB)/8, $0x3fd999999997fa04
+DATA zlg2<>+24(SB)/8, $0x3fd999999997fa04
+DATA zlg2<>+32(SB)/8, $0x3fd999999997fa04
+DATA zlg2<>+40(SB)/8, $0x3fd999999997fa04
+DATA zlg2<>+48(SB)/8, $0x3fd999999997fa04
+DATA zlg2<>+56(SB)/8, $0x3fd999999997fa04
+GLOBL zlg2<>(SB), RODATA|NOPTR, $64
+
+DATA zlg3<>+0(SB)/8, $0x3fd2492494229359
+DATA zlg3<>+8(SB)/8, $0x3fd2492494229359
+DATA zlg3<>+16(SB)/8, $0x3fd2492494229359
+DATA zlg3<>+24(SB)/8, $0x3fd2492494229359
+DATA zlg3<>+32(SB)/8, $0x3fd2492494229359
+DATA zlg3<>+40(SB)/8, $0x3fd2492494229359
+DATA zlg3<>+48(SB)/8, $0x3fd2492494229359
+DATA zlg3<>+56(SB)/8, $0x3fd2492494229359
+GLOBL zlg3<>(SB), RODATA|NOPTR, $64
+
+DATA zlg4<>+0(SB)/8, $0x3fcc71c51d8e78af
+DATA zlg4<>+8(SB)/8, $0x3fcc71c51d8e78af
+DATA zlg4<>+16(SB)/8, $0x3fcc71c51d8e78af
+DATA zlg4<>+24(SB)/8, $0x3fcc71c51d8e78af
+DATA zlg4<>+32(SB)/8, $0x3fcc71c51d8e78af
+DATA zlg4<>+40(SB)/8, $0x3fcc71c51d8e78af
+DATA zlg4<>+48(SB)/8, $0x3fcc71c51d8e78af
+DATA zlg4<>+56(SB)/8, $0x3fcc71c51d8e78af
+GLOBL zlg4<>(SB), RODATA|NOPTR, $64
+
+DATA zlg5<>+0(SB)/8, $0x3fc7466496cb03de
+DATA zlg5<>+8(SB)/8, $0x3fc7466496cb03de
+DATA zlg5<>+16(SB)/8, $0x3fc7466496cb03de
+DATA zlg5<>+24(SB)/8, $0x3fc7466496cb03de
+DATA zlg5<>+32(SB)/8, $0x3fc7466496cb03de
+DATA zlg5<>+40(SB)/8, $0x3fc7466496cb03de
+DATA zlg5<>+48(SB)/8, $0x3fc7466496cb03de
+DATA zlg5<>+56(SB)/8, $0x3fc7466496cb03de
+GLOBL zlg5<>(SB), RODATA|NOPTR, $64
+
+DATA zlg6<>+0(SB)/8, $0x3fc39a09d078c69f
+DATA zlg6<>+8(SB)/8, $0x3fc39a09d078c69f
+DATA zlg6<>+16(SB)/8, $0x3fc39a09d078c69f
+DATA zlg6<>+24(SB)/8, $0x3fc39a09d078c69f
+DATA zlg6<>+32(SB)/8, $0x3fc39a09d078c69f
+DATA zlg6<>+40(SB)/8, $0x3fc39a09d078c69f
+DATA zlg6<>+48(SB)/8, $0x3fc39a09d078c69f
+DATA zlg6<>+56(SB)/8, $0x3fc39a09d078c69f
+GLOBL zlg6<>(SB), RODATA|NOPTR, $64
+
+DATA zlg7<>+0(SB)/8, $0x3fc2f112df3e5244
+DATA zlg7<>+8(SB)/8, $0x3fc2f112df3e5244
+DATA zlg7<>+16(SB)/8, $0x3fc2f112df3e5244
+DATA zlg7<>+24(SB)/8, $0x3fc2f112df3e5244
+DATA zlg7<>+32(SB)/8, $0x3fc2f112df3e5244
+DATA zlg7<>+40(SB)/8, $0x3fc2f112df3e5244
+DATA zlg7<>+48(SB)/8, $0x3fc2f112df3e5244
+DATA zlg7<>+56(SB)/8, $0x3fc2f112df3e5244
+GLOBL zlg7<>(SB), RODATA|NOPTR, $64
+
+DATA zsqrt2<>+0(SB)/8, $0x3ff6a09e667f3bcd
+DATA zsqrt2<>+8(SB)/8, $0x3ff6a09e667f3bcd
+DATA zsqrt2<>+16(SB)/8, $0x3ff6a09e667f3bcd
+DATA zsqrt2<>+24(SB)/8, $0x3ff6a09e667f3bcd
+DATA zsqrt2<>+32(SB)/8, $0x3ff6a09e667f3bcd
+DATA zsqrt2<>+40(SB)/8, $0x3ff6a09e667f3bcd
+DATA zsqrt2<>+48(SB)/8, $0x3ff6a09e667f3bcd
+DATA zsqrt2<>+56(SB)/8, $0x3ff6a09e667f3bcd
+GLOBL zsqrt2<>(SB), RODATA|NOPTR, $64
+
+DATA zlog1pBig<>+0(SB)/8, $0x7e70000000000000
+DATA zlog1pBig<>+8(SB)/8, $0x7e70000000000000
+DATA zlog1pBig<>+16(SB)/8, $0x7e70000000000000
+DATA zlog1pBig<>+24(SB)/8, $0x7e70000000000000
+DATA zlog1pBig<>+32(SB)/8, $0x7e70000000000000
+DATA zlog1pBig<>+40(SB)/8, $0x7e70000000000000
+DATA zlog1pBig<>+48(SB)/8, $0x7e70000000000000
+DATA zlog1pBig<>+56(SB)/8, $0x7e70000000000000
+GLOBL zlog1pBig<>(SB), RODATA|NOPTR, $64
+
+DATA zlog1pScale<>+0(SB)/8, $0x39b0000000000000
+DATA zlog1pScale<>+8(SB)/8, $0x39b0000000000000
+DATA zlog1pScale<>+16(SB)/8, $0x39b0000000000000
+DATA zlog1pScale<>+24(SB)/8, $0x39b0000000000000
+DATA zlog1pScale<>+32(SB)/8, $0x39b0000000000000
+DATA zlog1pScale<>+40(SB)/8, $0x39b0000000000000
+DATA zlog1pScale<>+48(SB)/8, $0x39b0000000000000
+DATA zlog1pScale<>+56(SB)/8, $0x39b0000000000000
+GLOBL zlog1pScale<>(SB), RODATA|NOPTR, $64
+
+DATA zhundred<>+0(SB)/8, $0x4059000000000000
+DATA zhundred<>+8(SB)/8, $0x4059000000000000
+DATA zhundred<>+16(SB)/8, $0x4059000000000000
+DATA zhundred<>+24(SB)/8, $0x4059000000000000
+DATA zhundred<>+32(SB)/8, $0x4059000000000000
+DATA zhundred<>+40(SB)/8, $0x4059000000000000
+DATA zhundred<>+48(SB)/8, $0x4059000000000000
+DATA zhundred<>+56(SB)/8, $0x4059000000000000
+GLOBL zhundred<>(SB), RODATA|NOPTR, $64
+
+DATA zsone<>+0(SB)/4, $0x3f800000
+DATA zsone<>+4(SB)/4, $0x3f800000
+DATA zsone<>+8(SB)/4, $0x3f800000
+DATA zsone<>+12(SB)/4, $0x3f800000
+DATA zsone<>+16(SB)/4, $0x3f800000
+DATA zsone<>+20(SB)/4, $0x3f800000
+DATA zsone<>+24(SB)/4, $0x3f800000
+DATA zsone<>+28(SB)/4, $0x3f800000
+DATA zsone<>+32(SB)/4, $0x3f800000
+DATA zsone<>+36(SB)/4, $0x3f800000
+DATA zsone<>+40(SB)/4, $0x3f800000
+DATA zsone<>+44(SB)/4, $0x3f800000
+DATA zsone<>+48(SB)/4, $0x3f800000
+DATA zsone<>+52(SB)/4, $0x3f800000
+DATA zsone<>+56(SB)/4, $0x3f800000
+DATA zsone<>+60(SB)/4, $0x3f800000
+GLOBL zsone<>(SB), RODATA|NOPTR, $64
+
+DATA zstwo<>+0(SB)/4, $0x40000000
+DATA zstwo<>+4(SB)/4, $0x40000000
+DATA zstwo<>+8(SB)/4, $0x40000000
+DATA zstwo<>+12(SB)/4, $0x40000000
+DATA zstwo<>+16(SB)/4, $0x40000000
+DATA zstwo<>+20(SB)/4, $0x40000000
+DATA zstwo<>+24(SB)/4, $0x40000000
+DATA zstwo<>+28(SB)/4, $0x40000000
+DATA zstwo<>+32(SB)/4, $0x40000000
+DATA zstwo<>+36(SB)/4, $0x40000000
+DATA zstwo<>+40(SB)/4, $0x40000000
+DATA zstwo<>+44(SB)/4, $0x40000000
+DATA zstwo<>+48(SB)/4, $0x40000000
+DATA zstwo<>+52(SB)/4, $0x40000000
+DATA zstwo<>+56(SB)/4, $0x40000000
+DATA zstwo<>+60(SB)/4, $0x40000000
+GLOBL zstwo<>(SB), RODATA|NOPTR, $64
+
+DATA zshalf<>+0(SB)/4, $0x3f000000
+DATA zshalf<>+4(SB)/4, $0x3f000000
+DATA zshalf<>+8(SB)/4, $0x3f000000
+DATA zshalf<>+12(SB)/4, $0x3f000000
+DATA zshalf<>+16(SB)/4, $0x3f000000
+DATA zshalf<>+20(SB)/4, $0x3f000000
+DATA zshalf<>+24(SB)/4, $0x3f000000
+DATA zshalf<>+28(SB)/4, $0x3f000000
+DATA zshalf<>+32(SB)/4, $0x3f000000
+DATA zshalf<>+36(SB)/4, $0x3f000000
+DATA zshalf<>+40(SB)/4, $0x3f000000
+DATA zshalf<>+44(SB)/4, $0x3f000000
+DATA zshalf<>+48(SB)/4, $0x3f000000
+DATA zshalf<>+52(SB)/4, $0x3f000000
+DATA zshalf<>+56(SB)/4, $0x3f000000
+DATA zshalf<>+60(SB)/4, $0x3f000000
+GLOBL zshalf<>(SB), RODATA|NOPTR, $64
+
+DATA zsnegOne<>+0(SB)/4, $0xbf800000
+DATA zsnegOne<>+4(SB)/4, $0xbf800000
+DATA zsnegOne<>+8(SB)/4, $0xbf800000
+DATA zsnegOne<>+12(SB)/4, $0xbf800000
+DATA zsnegOne<>+16(SB)/4, $0xbf800000
+DATA zsnegOne<>+20(SB)/4, $0xbf800000
+DATA zsnegOne<>+24(SB)/4, $0xbf800000
+DATA zsnegOne<>+28(SB)/4, $0xbf800000
+DATA zsnegOne<>+32(SB)/4, $0xbf800000
+DATA zsnegOne<>+36(SB)/4, $0xbf800000
+DATA zsnegOne<>+40(SB)/4, $0xbf800000
+DATA zsnegOne<>+44(SB)/4, $0xbf800000
+DATA zsnegOne<>+48(SB)/4, $0xbf800000
+DATA zsnegOne<>+52(SB)/4, $0xbf800000
+DATA zsnegOne<>+56(SB)/4, $0xbf800000
+DATA zsnegOne<>+60(SB)/4, $0xbf800000
+GLOBL zsnegOne<>(SB), RODATA|NOPTR, $64
+
+DATA zsposInf<>+0(SB)/4, $0x7f800000
+DATA zsposInf<>+4(SB)/4, $0x7f800000
+DATA zsposInf<>+8(SB)/4, $0x7f800000
+DATA zsposInf<>+12(SB)/4, $0x7f800000
+DATA zsposInf<>+16(SB)/4, $0x7f800000
+DATA zsposInf<>+20(SB)/4, $0x7f800000
+DATA zsposInf<>+24(SB)/4, $0x7f800000
+DATA zsposInf<>+28(SB)/4, $0x7f800000
+DATA zsposInf<>+32(SB)/4, $0x7f800000
+DATA zsposInf<>+36(SB)/4, $0x7f800000
+DATA zsposInf<>+40(SB)/4, $0x7f800000
+DATA zsposInf<>+44(SB)/4, $0x7f800000
+DATA zsposInf<>+48(SB)/4, $0x7f800000
+DATA zsposInf<>+52(SB)/4, $0x7f800000
+DATA zsposInf<>+56(SB)/4, $0x7f800000
+DATA zsposInf<>+60(SB)/4, $0x7f800000
+GLOBL zsposInf<>(SB), RODATA|NOPTR, $64
+
+DATA zsnegInf<>+0(SB)/4, $0xff800000
+DATA zsnegInf<>+4(SB)/4, $0xff800000
+DATA zsnegInf<>+8(SB)/4, $0xff800000
+DATA zsnegInf<>+12(SB)/4, $0xff800000
+DATA zsnegInf<>+16(SB)/4, $0xff800000
+DATA zsnegInf<>+20(SB)/4, $0xff800000
+DATA zsnegInf<>+24(SB)/4, $0xff800000
+DATA zsnegInf<>+28(SB)/4, $0xff800000
+DATA zsnegInf<>+32(SB)/4, $0xff800000
+DATA zsnegInf<>+36(SB)/4, $0xff800000
+DATA zsnegInf<>+40(SB)/4, $0xff800000
+DATA zsnegInf<>+44(SB)/4, $0xff800000
+DATA zsnegInf<>+48(SB)/4, $0xff800000
+DATA zsnegInf<>+52(SB)/4, $0xff800000
+DATA zsnegInf<>+56(SB)/4, $0xff800000
+DATA zsnegInf<>+60(SB)/4, $0xff800000
+GLOBL zsnegInf<>(SB), RODATA|NOPTR, $64
+
+DATA zsnan<>+0(SB)/4, $0x7fc00000
+DATA zsnan<>+4(SB)/4, $0x7fc00000
+DATA zsnan<>+8(SB)/4, $0x7fc00000
+DATA zsnan<>+12(SB)/4, $0x7fc00000
+DATA zsnan<>+16(SB)/4, $0x7fc00000
+DATA zsnan<>+20(SB)/4, $0x7fc00000
+DATA zsnan<>+24(SB)/4, $0x7fc00000
+DATA zsnan<>+28(SB)/4, $0x7fc00000
+DATA zsnan<>+32(SB)/4, $0x7fc00000
+DATA zsnan<>+36(SB)/4, $0x7fc00000
+DATA zsnan<>+40(SB)/4, $0x7fc00000
+DATA zsnan<>+44(SB)/4, $0x7fc00000
+DATA zsnan<>+48(SB)/4, $0x7fc00000
+DATA zsnan<>+52(SB)/4, $0x7fc00000
+DATA zsnan<>+56(SB)/4, $0x7fc00000
+DATA zsnan<>+60(SB)/4, $0x7fc00000
+GLOBL zsnan<>(SB), RODATA|NOPTR, $64
+
+DATA zsabsMask<>+0(SB)/4, $0x7fffffff
+DATA zsabsMask<>+4(SB)/4, $0x7fffffff
+DATA zsabsMask<>+8(SB)/4, $0x7fffffff
+DATA zsabsMask<>+12(SB)/4, $0x7fffffff
+DATA zsabsMask<>+16(SB)/4, $0x7fffffff
+DATA zsabsMask<>+20(SB)/4, $0x7fffffff
+DATA zsabsMask<>+24(SB)/4, $0x7fffffff
+DATA zsabsMask<>+28(SB)/4, $0x7fffffff
+DATA zsabsMask<>+32(SB)/4, $0x7fffffff
+DATA zsabsMask<>+36(SB)/4, $0x7fffffff
+DATA zsabsMask<>+40(SB)/4, $0x7fffffff
+DATA zsabsMask<>+44(SB)/4, $0x7fffffff
+DATA zsabsMask<>+48(SB)/4, $0x7fffffff
+DATA zsabsMask<>+52(SB)/4, $0x7fffffff
+DATA zsabsMask<>+56(SB)/4, $0x7fffffff
+DATA zsabsMask<>+60(SB)/4, $0x7fffffff
+GLOBL zsabsMask<>(SB), RODATA|NOPTR, $64
+
+DATA zssignMask<>+0(SB)/4, $0x80000000
+DATA zssignMask<>+4(SB)/4, $0x80000000
+DATA zssignMask<>+8(SB)/4, $0x80000000
+DATA zssignMask<>+12(SB)/4, $0x80000000
+DATA zssignMask<>+16(SB)/4, $0x80000000
+DATA zssignMask<>+20(SB)/4, $0x80000000
+DATA zssignMask<>+24(SB)/4, $0x80000000
+DATA zssignMask<>+28(SB)/4, $0x80000000
+DATA zssignMask<>+32(SB)/4, $0x80000000
+DATA zssignMask<>+36(SB)/4, $0x80000000
+DATA zssignMask<>+40(SB)/4, $0x80000000
+DATA zssignMask<>+44(SB)/4, $0x80000000
+DATA zssignMask<>+48(SB)/4, $0x80000000
+DATA zssignMask<>+52(SB)/4, $0x80000000
+DATA zssignMask<>+56(SB)/4, $0x80000000
+DATA zssignMask<>+60(SB)/4, $0x80000000
+GLOBL zssignMask<>(SB), RODATA|NOPTR, $64
+
+DATA zsexpHi<>+0(SB)/4, $0x42b20000
+DATA zsexpHi<>+4(SB)/4, $0x42b20000
+DATA zsexpHi<>+8(SB)/4, $0x42b20000
+DATA zsexpHi<>+12(SB)/4, $0x42b20000
+DATA zsexpHi<>+16(SB)/4, $0x42b20000
+DATA zsexpHi<>+20(SB)/4, $0x42b20000
+DATA zsexpHi<>+24(SB)/4, $0x42b20000
+DATA zsexpHi<>+28(SB)/4, $0x42b20000
+DATA zsexpHi<>+32(SB)/4, $0x42b20000
+DATA zsexpHi<>+36(SB)/4, $0x42b20000
+DATA zsexpHi<>+40(SB)/4, $0x42b20000
+DATA zsexpHi<>+44(SB)/4, $0x42b20000
+DATA zsexpHi<>+48(SB)/4, $0x42b20000
+DATA zsexpHi<>+52(SB)/4, $0x42b20000
+DATA zsexpHi<>+56(SB)/4, $0x42b20000
+DATA zsexpHi<>+60(SB)/4, $0x42b20000
+GLOBL zsexpHi<>(SB), RODATA|NOPTR, $64
+
+DATA zsexpLo<>+0(SB)/4, $0xc2d00000
+DATA zsexpLo<>+4(SB)/4, $0xc2d00000
+DATA zsexpLo<>+8(SB)/4, $0xc2d00000
+DATA zsexpLo<>+12(SB)/4, $0xc2d00000
+DATA zsexpLo<>+16(SB)/4, $0xc2d00000
+DATA zsexpLo<>+20(SB)/4, $0xc2d00000
+DATA zsexpLo<>+24(SB)/4, $0xc2d00000
+DATA zsexpLo<>+28(SB)/4, $0xc2d00000
+DATA zsexpLo<>+32(SB)/4, $0xc2d00000
+DATA zsexpLo<>+36(SB)/4, $0xc2d00000
+DATA zsexpLo<>+40(SB)/4, $0xc2d00000
+DATA zsexpLo<>+44(SB)/4, $0xc2d00000
+DATA zsexpLo<>+48(SB)/4, $0xc2d00000
+DATA zsexpLo<>+52(SB)/4, $0xc2d00000
+DATA zsexpLo<>+56(SB)/4, $0xc2d00000
+DATA zsexpLo<>+60(SB)/4, $0xc2d00000
+GLOBL zsexpLo<>(SB), RODATA|NOPTR, $64
+
+DATA zslog2e<>+0(SB)/4, $0x3fb8aa3b
+DATA zslog2e<>+4(SB)/4, $0x3fb8aa3b
+DATA zslog2e<>+8(SB)/4, $0x3fb8aa3b
+DATA zslog2e<>+12(SB)/4, $0x3fb8aa3b
+DATA zslog2e<>+16(SB)/4, $0x3fb8aa3b
+DATA zslog2e<>+20(SB)/4, $0x3fb8aa3b
+DATA zslog2e<>+24(SB)/4, $0x3fb8aa3b
+DATA zslog2e<>+28(SB)/4, $0x3fb8aa3b
+DATA zslog2e<>+32(SB)/4, $0x3fb8aa3b
+DATA zslog2e<>+36(SB)/4, $0x3fb8aa3b
+DATA zslog2e<>+40(SB)/4, $0x3fb8aa3b
+DATA zslog2e<>+44(SB)/4, $0x3fb8aa3b
+DATA zslog2e<>+48(SB)/4, $0x3fb8aa3b
+DATA zslog2e<>+52(SB)/4, $0x3fb8aa3b
+DATA zslog2e<>+56(SB)/4, $0x3fb8aa3b
+DATA zslog2e<>+60(SB)/4, $0x3fb8aa3b
+GLOBL zslog2e<>(SB), RODATA|NOPTR, $64
+
+DATA zsshifter<>+0(SB)/4, $0x4b400000
+DATA zsshifter<>+4(SB)/4, $0x4b400000
+DATA zsshifter<>+8(SB)/4, $0x4b400000
+DATA zsshifter<>+12(SB)/4, $0x4b400000
+DATA zsshifter<>+16(SB)/4, $0x4b400000
+DATA zsshifter<>+20(SB)/4, $0x4b400000
+DATA zsshifter<>+24(SB)/4, $0x4b400000
+DATA zsshifter<>+28(SB)/4, $0x4b400000
+DATA zsshifter<>+32(SB)/4, $0x4b400000
+DATA zsshifter<>+36(SB)/4, $0x4b400000
+DATA zsshifter<>+40(SB)/4, $0x4b400000
+DATA zsshifter<>+44(SB)/4, $0x4b400000
+DATA zsshifter<>+48(SB)/4, $0x4b400000
+DATA zsshifter<>+52(SB)/4, $0x4b400000
+DATA zsshifter<>+56(SB)/4, $0x4b400000
+DATA zsshifter<>+60(SB)/4, $0x4b400000
+GLOBL zsshifter<>(SB), RODATA|NOPTR, $64
+
+DATA zsln2hi<>+0(SB)/4, $0x3f317200
+DATA zsln2hi<>+4(SB)/4, $0x3f317200
+DATA zsln2hi<>+8(SB)/4, $0x3f317200
+DATA zsln2hi<>+12(SB)/4, $0x3f317200
+DATA zsln2hi<>+16(SB)/4, $0x3f317200
+DATA zsln2hi<>+20(SB)/4, $0x3f317200
+DATA zsln2hi<>+24(SB)/4, $0x3f317200
+DATA zsln2hi<>+28(SB)/4, $0x3f317200
+DATA zsln2hi<>+32(SB)/4, $0x3f317200
+DATA zsln2hi<>+36(SB)/4, $0x3f317200
+DATA zsln2hi<>+40(SB)/4, $0x3f317200
+DATA zsln2hi<>+44(SB)/4, $0x3f317200
+DATA zsln2hi<>+48(SB)/4, $0x3f317200
+DATA zsln2hi<>+52(SB)/4, $0x3f317200
+DATA zsln2hi<>+56(SB)/4, $0x3f317200
+DATA zsln2hi<>+60(SB)/4, $0x3f317200
+GLOBL zsln2hi<>(SB), RODATA|NOPTR, $64
+
+DATA zsln2lo<>+0(SB)/4, $0x35bfbe8e
+DATA zsln2lo<>+4(SB)/4, $0x35bfbe8e
+DATA zsln2lo<>+8(SB)/4, $0x35bfbe8e
+DATA zsln2lo<>+12(SB)/4, $0x35bfbe8e
+DATA zsln2lo<>+16(SB)/4, $0x35bfbe8e
+DATA zsln2lo<>+20(SB)/4, $0x35bfbe8e
+DATA zsln2lo<>+24(SB)/4, $0x35bfbe8e
+DATA zsln2lo<>+28(SB)/4, $0x35bfbe8e
+DATA zsln2lo<>+32(SB)/4, $0x35bfbe8e
+DATA zsln2lo<>+36(SB)/4, $0x35bfbe8e
+DATA zsln2lo<>+40(SB)/4, $0x35bfbe8e
+DATA zsln2lo<>+44(SB)/4, $0x35bfbe8e
+DATA zsln2lo<>+48(SB)/4, $0x35bfbe8e
+DATA zsln2lo<>+52(SB)/4, $0x35bfbe8e
+DATA zsln2lo<>+56(SB)/4, $0x35bfbe8e
+DATA zsln2lo<>+60(SB)/4, $0x35bfbe8e
+GLOBL zsln2lo<>(SB), RODATA|NOPTR, $64
+
+DATA zsp3<>+0(SB)/4, $0x3e2aaaab
+DATA zsp3<>+4(SB)/4, $0x3e2aaaab
+DATA zsp3<>+8(SB)/4, $0x3e2aaaab
+DATA zsp3<>+12(SB)/4, $0x3e2aaaab
+DATA zsp3<>+16(SB)/4, $0x3e2aaaab
+DATA zsp3<>+20(SB)/4, $0x3e2aaaab
+DATA zsp3<>+24(SB)/4, $0x3e2aaaab
+DATA zsp3<>+28(SB)/4, $0x3e2aaaab
+DATA zsp3<>+32(SB)/4, $0x3e2aaaab
+DATA zsp3<>+36(SB)/4, $0x3e2aaaab
+DATA zsp3<>+40(SB)/4, $0x3e2aaaab
+DATA zsp3<>+44(SB)/4, $0x3e2aaaab
+DATA zsp3<>+48(SB)/4, $0x3e2aaaab
+DATA zsp3<>+52(SB)/4, $0x3e2aaaab
+DATA zsp3<>+56(SB)/4, $0x3e2aaaab
+DATA zsp3<>+60(SB)/4, $0x3e2aaaab
+GLOBL zsp3<>(SB), RODATA|NOPTR, $64
+
+DATA zsp4<>+0(SB)/4, $0x3d2aaaab
+DATA zsp4<>+4(SB)/4, $0x3d2aaaab
+DATA zsp4<>+8(SB)/4, $0x3d2aaaab
+DATA zsp4<>+12(SB)/4, $0x3d2aaaab
+DATA zsp4<>+16(SB)/4, $0x3d2aaaab
+DATA zsp4<>+20(SB)/4, $0x3d2aaaab
+DATA zsp4<>+24(SB)/4, $0x3d2aaaab
+DATA zsp4<>+28(SB)/4, $0x3d2aaaab
+DATA zsp4<>+32(SB)/4, $0x3d2aaaab
+DATA zsp4<>+36(SB)/4, $0x3d2aaaab
+DATA zsp4<>+40(SB)/4, $0x3d2aaaab
+DATA zsp4<>+44(SB)/4, $0x3d2aaaab
+DATA zsp4<>+48(SB)/4, $0x3d2aaaab
+DATA zsp4<>+52(SB)/4, $0x3d2aaaab
+DATA zsp4<>+56(SB)/4, $0x3d2aaaab
+DATA zsp4<>+60(SB)/4, $0x3d2aaaab
+GLOBL zsp4<>(SB), RODATA|NOPTR, $64
+
+DATA zsp5<>+0(SB)/4, $0x3c088889
+DATA zsp5<>+4(SB)/4, $0x3c088889
+DATA zsp5<>+8(SB)/4, $0x3c088889
+DATA zsp5<>+12(SB)/4, $0x3c088889
+DATA zsp5<>+16(SB)/4, $0x3c088889
+DATA zsp5<>+20(SB)/4, $0x3c088889
+DATA zsp5<>+24(SB)/4, $0x3c088889
+DATA zsp5<>+28(SB)/4, $0x3c088889
+DATA zsp5<>+32(SB)/4, $0x3c088889
+DATA zsp5<>+36(SB)/4, $0x3c088889
+DATA zsp5<>+40(SB)/4, $0x3c088889
+DATA zsp5<>+44(SB)/4, $0x3c088889
+DATA zsp5<>+48(SB)/4, $0x3c088889
+DATA zsp5<>+52(SB)/4, $0x3c088889
+DATA zsp5<>+56(SB)/4, $0x3c088889
+DATA zsp5<>+60(SB)/4, $0x3c088889
+GLOBL zsp5<>(SB), RODATA|NOPTR, $64
+
+DATA zsp6<>+0(SB)/4, $0x3ab60b61
+DATA zsp6<>+4(SB)/4, $0x3ab60b61
+DATA zsp6<>+8(SB)/4, $0x3ab60b61
+DATA zsp6<>+12(SB)/4, $0x3ab60b61
+DATA zsp6<>+16(SB)/4, $0x3ab60b61
+DATA zsp6<>+20(SB)/4, $0x3ab60b61
+DATA zsp6<>+24(SB)/4, $0x3ab60b61
+DATA zsp6<>+28(SB)/4, $0x3ab60b61
+DATA zsp6<>+32(SB)/4, $0x3ab60b61
+DATA zsp6<>+36(SB)/4, $0x3ab60b61
+DATA zsp6<>+40(SB)/4, $0x3ab60b61
+DATA zsp6<>+44(SB)/4, $0x3ab60b61
+DATA zsp6<>+48(SB)/4, $0x3ab60b61
+DATA zsp6<>+52(SB)/4, $0x3ab60b61
+DATA zsp6<>+56(SB)/4, $0x3ab60b61
+DATA zsp6<>+60(SB)/4, $0x3ab60b61
+GLOBL zsp6<>(SB), RODATA|NOPTR, $64
+
+DATA zsp7<>+0(SB)/4, $0x39500d01
+DATA zsp7<>+4(SB)/4, $0x39500d01
+DATA zsp7<>+8(SB)/4, $0x39500d01
+DATA zsp7<>+12(SB)/4, $0x39500d01
+DATA zsp7<>+16(SB)/4, $0x39500d01
+DATA zsp7<>+20(SB)/4, $0x39500d01
+DATA zsp7<>+24(SB)/4, $0x39500d01
+DATA zsp7<>+28(SB)/4, $0x39500d01
+DATA zsp7<>+32(SB)/4, $0x39500d01
+DATA zsp7<>+36(SB)/4, $0x39500d01
+DATA zsp7<>+40(SB)/4, $0x39500d01
+DATA zsp7<>+44(SB)/4, $0x39500d01
+DATA zsp7<>+48(SB)/4, $0x39500d01
+DATA zsp7<>+52(SB)/4, $0x39500d01
+DATA zsp7<>+56(SB)/4, $0x39500d01
+DATA zsp7<>+60(SB)/4, $0x39500d01
+GLOBL zsp7<>(SB), RODATA|NOPTR, $64
+
+DATA zsexpKBias<>+0(SB)/4, $0x4b3fff00
+DATA zsexpKBias<>+4(SB)/4, $0x4b3fff00
+DATA zsexpKBias<>+8(SB)/4, $0x4b3fff00
+DATA zsexpKBias<>+12(SB)/4, $0x4b3fff00
+DATA zsexpKBias<>+16(SB)/4, $0x4b3fff00
+DATA zsexpKBias<>+20(SB)/4, $0x4b3fff00
+DATA zsexpKBias<>+24(SB)/4, $0x4b3fff00
+DATA zsexpKBias<>+28(SB)/4, $0x4b3fff00
+DATA zsexpKBias<>+32(SB)/4, $0x4b3fff00
+DATA zsexpKBias<>+36(SB)/4, $0x4b3fff00
+DATA zsexpKBias<>+40(SB)/4, $0x4b3fff00
+DATA zsexpKBias<>+44(SB)/4, $0x4b3fff00
+DATA zsexpKBias<>+48(SB)/4, $0x4b3fff00
+DATA zsexpKBias<>+52(SB)/4, $0x4b3fff00
+DATA zsexpKBias<>+56(SB)/4, $0x4b3fff00
+DATA zsexpKBias<>+60(SB)/4, $0x4b3fff00
+GLOBL zsexpKBias<>(SB), RODATA|NOPTR, $64
+
+DATA zsqone<>+0(SB)/4, $0x00000001
+DATA zsqone<>+4(SB)/4, $0x00000001
+DATA zsqone<>+8(SB)/4, $0x00000001
+DATA zsqone<>+12(SB)/4, $0x00000001
+DATA zsqone<>+16(SB)/4, $0x00000001
+DATA zsqone<>+20(SB)/4, $0x00000001
+DATA zsqone<>+24(SB)/4, $0x00000001
+DATA zsqone<>+28(SB)/4, $0x00000001
+DATA zsqone<>+32(SB)/4, $0x00000001
+DATA zsqone<>+36(SB)/4, $0x00000001
+DATA zsqone<>+40(SB)/4, $0x00000001
+DATA zsqone<>+44(SB)/4, $0x00000001
+DATA zsqone<>+48(SB)/4, $0x00000001
+DATA zsqone<>+52(SB)/4, $0x00000001
+DATA zsqone<>+56(SB)/4, $0x00000001
+DATA zsqone<>+60(SB)/4, $0x00000001
+GLOBL zsqone<>(SB), RODATA|NOPTR, $64
+
+DATA zslogOff<>+0(SB)/4, $0x004afb0d
+DATA zslogOff<>+4(SB)/4, $0x004afb0d
+DATA zslogOff<>+8(SB)/4, $0x004afb0d
+DATA zslogOff<>+12(SB)/4, $0x004afb0d
+DATA zslogOff<>+16(SB)/4, $0x004afb0d
+DATA zslogOff<>+20(SB)/4, $0x004afb0d
+DATA zslogOff<>+24(SB)/4, $0x004afb0d
+DATA zslogOff<>+28(SB)/4, $0x004afb0d
+DATA zslogOff<>+32(SB)/4, $0x004afb0d
+DATA zslogOff<>+36(SB)/4, $0x004afb0d
+DATA zslogOff<>+40(SB)/4, $0x004afb0d
+DATA zslogOff<>+44(SB)/4, $0x004afb0d
+DATA zslogOff<>+48(SB)/4, $0x004afb0d
+DATA zslogOff<>+52(SB)/4, $0x004afb0d
+DATA zslogOff<>+56(SB)/4, $0x004afb0d
+DATA zslogOff<>+60(SB)/4, $0x004afb0d
+GLOBL zslogOff<>(SB), RODATA|NOPTR, $64
+
+DATA zsq254<>+0(SB)/4, $0x000000fe
+DATA zsq254<>+4(SB)/4, $0x000000fe
+DATA zsq254<>+8(SB)/4, $0x000000fe
+DATA zsq254<>+12(SB)/4, $0x000000fe
+DATA zsq254<>+16(SB)/4, $0x000000fe
+DATA zsq254<>+20(SB)/4, $0x000000fe
+DATA zsq254<>+24(SB)/4, $0x000000fe
+DATA zsq254<>+28(SB)/4, $0x000000fe
+DATA zsq254<>+32(SB)/4, $0x000000fe
+DATA zsq254<>+36(SB)/4, $0x000000fe
+DATA zsq254<>+40(SB)/4, $0x000000fe
+DATA zsq254<>+44(SB)/4, $0x000000fe
+DATA zsq254<>+48(SB)/4, $0x000000fe
+DATA zsq254<>+52(SB)/4, $0x000000fe
+DATA zsq254<>+56(SB)/4, $0x000000fe
+DATA zsq254<>+60(SB)/4, $0x000000fe
+GLOBL zsq254<>(SB), RODATA|NOPTR, $64
+
+DATA zsmagic<>+0(SB)/4, $0x4b000000
+DATA zsmagic<>+4(SB)/4, $0x4b000000
+DATA zsmagic<>+8(SB)/4, $0x4b000000
+DATA zsmagic<>+12(SB)/4, $0x4b000000
+DATA zsmagic<>+16(SB)/4, $0x4b000000
+DATA zsmagic<>+20(SB)/4, $0x4b000000
+DATA zsmagic<>+24(SB)/4, $0x4b000000
+DATA zsmagic<>+28(SB)/4, $0x4b000000
+DATA zsmagic<>+32(SB)/4, $0x4b000000
+DATA zsmagic<>+36(SB)/4, $0x4b000000
+DATA zsmagic<>+40(SB)/4, $0x4b000000
+DATA zsmagic<>+44(SB)/4, $0x4b000000
+DATA zsmagic<>+48(SB)/4, $0x4b000000
+DATA zsmagic<>+52(SB)/4, $0x4b000000
+DATA zsmagic<>+56(SB)/4, $0x4b000000
+DATA zsmagic<>+60(SB)/4, $0x4b000000
+GLOBL zsmagic<>(SB), RODATA|NOPTR, $64
+
+DATA zsmagicBias<>+0(SB)/4, $0x4b00007f
+DATA zsmagicBias<>+4(SB)/4, $0x4b00007f
+DATA zsmagicBias<>+8(SB)/4, $0x4b00007f
+DATA zsmagicBias<>+12(SB)/4, $0x4b00007f
+DATA zsmagicBias<>+16(SB)/4, $0x4b00007f
+DATA zsmagicBias<>+20(SB)/4, $0x4b00007f
+DATA zsmagicBias<>+24(SB)/4, $0x4b00007f
+DATA zsmagicBias<>+28(SB)/4, $0x4b00007f
+DATA zsmagicBias<>+32(SB)/4, $0x4b00007f
+DATA zsmagicBias<>+36(SB)/4, $0x4b00007f
+DATA zsmagicBias<>+40(SB)/4, $0x4b00007f
+DATA zsmagicBias<>+44(SB)/4, $0x4b00007f
+DATA zsmagicBias<>+48(SB)/4, $0x4b00007f
+DATA zsmagicBias<>+52(SB)/4, $0x4b00007f
+DATA zsmagicBias<>+56(SB)/4, $0x4b00007f
+DATA zsmagicBias<>+60(SB)/4, $0x4b00007f
+GLOBL zsmagicBias<>(SB), RODATA|NOPTR, $64
+
+DATA zslg1<>+0(SB)/4, $0x3f2aaaaa
+DATA zslg1<>+4(SB)/4, $0x3f2aaaaa
+DATA zslg1<>+8(SB)/4, $0x3f2aaaaa
+DATA zslg1<>+12(SB)/4, $0x3f2aaaaa
+DATA zslg1<>+16(SB)/4, $0x3f2aaaaa
+DATA zslg1<>+20(SB)/4, $0x3f2aaaaa
+DATA zslg1<>+24(SB)/4, $0x3f2aaaaa
+DATA zslg1<>+28(SB)/4, $0x3f2aaaaa
+DATA zslg1<>+32(SB)/4, $0x3f2aaaaa
+DATA zslg1<>+36(SB)/4, $0x3f2aaaaa
+DATA zslg1<>+40(SB)/4, $0x3f2aaaaa
+DATA zslg1<>+44(SB)/4, $0x3f2aaaaa
+DATA zslg1<>+48(SB)/4, $0x3f2aaaaa
+DATA zslg1<>+52(SB)/4, $0x3f2aaaaa
+DATA zslg1<>+56(SB)/4, $0x3f2aaaaa
+DATA zslg1<>+60(SB)/4, $0x3f2aaaaa
+GLOBL zslg1<>(SB), RODATA|NOPTR, $64
+
+DATA zslg2<>+0(SB)/4, $0x3eccce13
+DATA zslg2<>+4(SB)/4, $0x3eccce13
+DATA zslg2<>+8(SB)/4, $0x3eccce13
+DATA zslg2<>+12(SB)/4, $0x3eccce13
+DATA zslg2<>+16(SB)/4, $0x3eccce13
+DATA zslg2<>+20(SB)/4, $0x3eccce13
+DATA zslg2<>+24(SB)/4, $0x3eccce13
+DATA zslg2<>+28(SB)/4, $0x3eccce13
+DATA zslg2<>+32(SB)/4, $0x3eccce13
+DATA zslg2<>+36(SB)/4, $0x3eccce13
+DATA zslg2<>+40(SB)/4, $0x3eccce13
+DATA zslg2<>+44(SB)/4, $0x3eccce13
+DATA zslg2<>+48(SB)/4, $0x3eccce13
+DATA zslg2<>+52(SB)/4, $0x3eccce13
+DATA zslg2<>+56(SB)/4, $0x3eccce13
+DATA zslg2<>+60(SB)/4, $0x3eccce13
+GLOBL zslg2<>(SB), RODATA|NOPTR, $64
+
+DATA zslg3<>+0(SB)/4, $0x3e91e9ee
+DATA zslg3<>+4(SB)/4, $0x3e91e9ee
+DATA zslg3<>+8(SB)/4, $0x3e91e9ee
+DATA zslg3<>+12(SB)/4, $0x3e91e9ee
+DATA zslg3<>+16(SB)/4, $0x3e91e9ee
+DATA zslg3<>+20(SB)/4, $0x3e91e9ee
+DATA zslg3<>+24(SB)/4, $0x3e91e9ee
+DATA zslg3<>+28(SB)/4, $0x3e91e9ee
+DATA zslg3<>+32(SB)/4, $0x3e91e9ee
+DATA zslg3<>+36(SB)/4, $0x3e91e9ee
+DATA zslg3<>+40(SB)/4, $0x3e91e9ee
+DATA zslg3<>+44(SB)/4, $0x3e91e9ee
+DATA zslg3<>+48(SB)/4, $0x3e91e9ee
+DATA zslg3<>+52(SB)/4, $0x3e91e9ee
+DATA zslg3<>+56(SB)/4, $0x3e91e9ee
+DATA zslg3<>+60(SB)/4, $0x3e91e9ee
+GLOBL zslg3<>(SB), RODATA|NOPTR, $64
+
+DATA zslg4<>+0(SB)/4, $0x3e789e26
+DATA zslg4<>+4(SB)/4, $0x3e789e26
+DATA zslg4<>+8(SB)/4, $0x3e789e26
+DATA zslg4<>+12(SB)/4, $0x3e789e26
+DATA zslg4<>+16(SB)/4, $0x3e789e26
+DATA zslg4<>+20(SB)/4, $0x3e789e26
+DATA zslg4<>+24(SB)/4, $0x3e789e26
+DATA zslg4<>+28(SB)/4, $0x3e789e26
+DATA zslg4<>+32(SB)/4, $0x3e789e26
+DATA zslg4<>+36(SB)/4, $0x3e789e26
+DATA zslg4<>+40(SB)/4, $0x3e789e26
+DATA zslg4<>+44(SB)/4, $0x3e789e26
+DATA zslg4<>+48(SB)/4, $0x3e789e26
+DATA zslg4<>+52(SB)/4, $0x3e789e26
+DATA zslg4<>+56(SB)/4, $0x3e789e26
+DATA zslg4<>+60(SB)/4, $0x3e789e26
+GLOBL zslg4<>(SB), RODATA|NOPTR, $64
+
+DATA zstinyArg<>+0(SB)/4, $0xc2ae0000
+DATA zstinyArg<>+4(SB)/4, $0xc2ae0000
+DATA zstinyArg<>+8(SB)/4, $0xc2ae0000
+DATA zstinyArg<>+12(SB)/4, $0xc2ae0000
+DATA zstinyArg<>+16(SB)/4, $0xc2ae0000
+DATA zstinyArg<>+20(SB)/4, $0xc2ae0000
+DATA zstinyArg<>+24(SB)/4, $0xc2ae0000
+DATA zstinyArg<>+28(SB)/4, $0xc2ae0000
+DATA zstinyArg<>+32(SB)/4, $0xc2ae0000
+DATA zstinyArg<>+36(SB)/4, $0xc2ae0000
+DATA zstinyArg<>+40(SB)/4, $0xc2ae0000
+DATA zstinyArg<>+44(SB)/4, $0xc2ae0000
+DATA zstinyArg<>+48(SB)/4, $0xc2ae0000
+DATA zstinyArg<>+52(SB)/4, $0xc2ae0000
+DATA zstinyArg<>+56(SB)/4, $0xc2ae0000
+DATA zstinyArg<>+60(SB)/4, $0xc2ae0000
+GLOBL zstinyArg<>(SB), RODATA|NOPTR, $64
+
+DATA zslog1pBig<>+0(SB)/4, $0x71800000
+DATA zslog1pBig<>+4(SB)/4, $0x71800000
+DATA zslog1pBig<>+8(SB)/4, $0x71800000
+DATA zslog1pBig<>+12(SB)/4, $0x71800000
+DATA zslog1pBig<>+16(SB)/4, $0x71800000
+DATA zslog1pBig<>+20(SB)/4, $0x71800000
+DATA zslog1pBig<>+24(SB)/4, $0x71800000
+DATA zslog1pBig<>+28(SB)/4, $0x71800000
+DATA zslog1pBig<>+32(SB)/4, $0x71800000
+DATA zslog1pBig<>+36(SB)/4, $0x71800000
+DATA zslog1pBig<>+40(SB)/4, $0x71800000
+DATA zslog1pBig<>+44(SB)/4, $0x71800000
+DATA zslog1pBig<>+48(SB)/4, $0x71800000
+DATA zslog1pBig<>+52(SB)/4, $0x71800000
+DATA zslog1pBig<>+56(SB)/4, $0x71800000
+DATA zslog1pBig<>+60(SB)/4, $0x71800000
+GLOBL zslog1pBig<>(SB), RODATA|NOPTR, $64
+
+DATA zslog1pScale<>+0(SB)/4, $0x1f800000
+DATA zslog1pScale<>+4(SB)/4, $0x1f800000
+DATA zslog1pScale<>+8(SB)/4, $0x1f800000
+DATA zslog1pScale<>+12(SB)/4, $0x1f800000
+DATA zslog1pScale<>+16(SB)/4, $0x1f800000
+DATA zslog1pScale<>+20(SB)/4, $0x1f800000
+DATA zslog1pScale<>+24(SB)/4, $0x1f800000
+DATA zslog1pScale<>+28(SB)/4, $0x1f800000
+DATA zslog1pScale<>+32(SB)/4, $0x1f800000
+DATA zslog1pScale<>+36(SB)/4, $0x1f800000
+DATA zslog1pScale<>+40(SB)/4, $0x1f800000
+DATA zslog1pScale<>+44(SB)/4, $0x1f800000
+DATA zslog1pScale<>+48(SB)/4, $0x1f800000
+DATA zslog1pScale<>+52(SB)/4, $0x1f800000
+DATA zslog1pScale<>+56(SB)/4, $0x1f800000
+DATA zslog1pScale<>+60(SB)/4, $0x1f800000
+GLOBL zslog1pScale<>(SB), RODATA|NOPTR, $64
+
+DATA zssixtyfour<>+0(SB)/4, $0x42800000
+DATA zssixtyfour<>+4(SB)/4, $0x42800000
+DATA zssixtyfour<>+8(SB)/4, $0x42800000
+DATA zssixtyfour<>+12(SB)/4, $0x42800000
+DATA zssixtyfour<>+16(SB)/4, $0x42800000
+DATA zssixtyfour<>+20(SB)/4, $0x42800000
+DATA zssixtyfour<>+24(SB)/4, $0x42800000
+DATA zssixtyfour<>+28(SB)/4, $0x42800000
+DATA zssixtyfour<>+32(SB)/4, $0x42800000
+DATA zssixtyfour<>+36(SB)/4, $0x42800000
+DATA zssixtyfour<>+40(SB)/4, $0x42800000
+DATA zssixtyfour<>+44(SB)/4, $0x42800000
+DATA zssixtyfour<>+48(SB)/4, $0x42800000
+DATA zssixtyfour<>+52(SB)/4, $0x42800000
+DATA zssixtyfour<>+56(SB)/4, $0x42800000
+DATA zssixtyfour<>+60(SB)/4, $0x42800000
+GLOBL zssixtyfour<>(SB), RODATA|NOPTR, $64
+
+// func zExpF32(dst unsafe.Pointer, x unsafe.Pointer, n int)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·zExpF32(SB), NOSPLIT, $0-24
+	MOVQ    dst+0(FP), DI
+	MOVQ    x+8(FP), SI
+	MOVQ    n+16(FP), CX
+	VMOVUPS zsexpHi<>+0(SB), Z31
+	VMOVUPS zsexpLo<>+0(SB), Z30
+	VMOVUPS zsshifter<>+0(SB), Z29
+	VMOVUPS zslog2e<>+0(SB), Z28
+	VMOVUPS zsln2hi<>+0(SB), Z27
+	VMOVUPS zsln2lo<>+0(SB), Z26
+	VMOVUPS zsp7<>+0(SB), Z25
+	VMOVUPS zsp6<>+0(SB), Z24
+	VMOVUPS zsp5<>+0(SB), Z23
+	VMOVUPS zsp4<>+0(SB), Z22
+	VMOVUPS zsp3<>+0(SB), Z21
+	VMOVUPS zshalf<>+0(SB), Z20
+	VMOVUPS zsone<>+0(SB), Z19
+	VMOVUPS zsexpKBias<>+0(SB), Z18
+	VMOVUPS zsqone<>+0(SB), Z17
+	XORQ    AX, AX
+	MOVQ    CX, R9
+	ANDQ    $-16, R9
+	JZ      zexpF32tail
+
+zexpF32loop:
+	VMOVUPS      (SI)(AX*4), Z0
+	VMOVUPS      Z31, Z2
+	VMINPS       Z0, Z2, Z0
+	VMOVUPS      Z30, Z2
+	VMAXPS       Z0, Z2, Z0
+	VMOVUPS      Z29, Z2
+	VFMADD231PS  Z28, Z0, Z2
+	VSUBPS       Z29, Z2, Z3
+	VMOVAPS      Z0, Z1
+	VFNMADD231PS Z27, Z3, Z1
+	VFNMADD231PS Z26, Z3, Z1
+	VMOVUPS      Z25, Z4
+	VFMADD213PS  Z24, Z1, Z4
+	VFMADD213PS  Z23, Z1, Z4
+	VFMADD213PS  Z22, Z1, Z4
+	VFMADD213PS  Z21, Z1, Z4
+	VFMADD213PS  Z20, Z1, Z4
+	VMULPS       Z1, Z1, Z3
+	VFMADD213PS  Z1, Z3, Z4
+	VADDPS       Z19, Z4, Z4
+	VPSUBD       Z18, Z2, Z2
+	VPSRLD       $0x01, Z2, Z3
+	VPSUBD       Z3, Z2, Z2
+	VPSUBD       Z17, Z2, Z2
+	VPSUBD       Z17, Z3, Z3
+	VPSLLD       $0x17, Z2, Z2
+	VPSLLD       $0x17, Z3, Z3
+	VMULPS       Z3, Z4, Z4
+	VMULPS       Z2, Z4, Z1
+	VMOVUPS      Z1, (DI)(AX*4)
+	ADDQ         $0x10, AX
+	CMPQ         AX, R9
+	JB           zexpF32loop
+
+zexpF32tail:
+	MOVQ         CX, R9
+	SUBQ         AX, R9
+	JZ           zexpF32done
+	MOVL         $0xffffffff, R8
+	BZHIL        R9, R8, R8
+	KMOVW        R8, K1
+	VMOVUPS.Z    (SI)(AX*4), K1, Z0
+	VMOVUPS      Z31, Z2
+	VMINPS       Z0, Z2, Z0
+	VMOVUPS      Z30, Z2
+	VMAXPS       Z0, Z2, Z0
+	VMOVUPS      Z29, Z2
+	VFMADD231PS  Z28, Z0, Z2
+	VSUBPS       Z29, Z2, Z3
+	VMOVAPS      Z0, Z1
+	VFNMADD231PS Z27, Z3, Z1
+	VFNMADD231PS Z26, Z3, Z1
+	VMOVUPS      Z25, Z4
+	VFMADD213PS  Z24, Z1, Z4
+	VFMADD213PS  Z23, Z1, Z4
+	VFMADD213PS  Z22, Z1, Z4
+	VFMADD213PS  Z21, Z1, Z4
+	VFMADD213PS  Z20, Z1, Z4
+	VMULPS       Z1, Z1, Z3
+	VFMADD213PS  Z1, Z3, Z4
+	VADDPS       Z19, Z4, Z4
+	VPSUBD       Z18, Z2, Z2
+	VPSRLD       $0x01, Z2, Z3
+	VPSUBD       Z3, Z2, Z2
+	VPSUBD       Z17, Z2, Z2
+	VPSUBD       Z17, Z3, Z3
+	VPSLLD       $0x17, Z2, Z2
+	VPSLLD       $0x17, Z3, Z3
+	VMULPS       Z3, Z4, Z4
+	VMULPS       Z2, Z4, Z1
+	VMOVUPS      Z1, K1, (DI)(AX*4)
+
+zexpF32done:
+	VZEROUPPER
+	RET
+
+// func zExpF64(dst unsafe.Pointer, x unsafe.Pointer, n int)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·zExpF64(SB), NOSPLIT, $0-24
+	MOVQ    dst+0(FP), DI
+	MOVQ    x+8(FP), SI
+	MOVQ    n+16(FP), CX
+	VMOVUPS zexpHi<>+0(SB), Z31
+	VMOVUPS zexpLo<>+0(SB), Z30
+	VMOVUPS zshifter<>+0(SB), Z29
+	VMOVUPS zlog2e<>+0(SB), Z28
+	VMOVUPS zln2hi<>+0(SB), Z27
+	VMOVUPS zln2lo<>+0(SB), Z26
+	VMOVUPS ze11<>+0(SB), Z25
+	VMOVUPS ze10<>+0(SB), Z24
+	VMOVUPS ze9<>+0(SB), Z23
+	VMOVUPS ze8<>+0(SB), Z22
+	VMOVUPS ze7<>+0(SB), Z21
+	VMOVUPS ze6<>+0(SB), Z20
+	VMOVUPS ze5<>+0(SB), Z19
+	VMOVUPS ze4<>+0(SB), Z18
+	VMOVUPS ze3<>+0(SB), Z17
+	VMOVUPS ze2<>+0(SB), Z16
+	VMOVUPS zone<>+0(SB), Z15
+	VMOVUPS zexpKBias<>+0(SB), Z14
+	VMOVUPS zqone<>+0(SB), Z13
+	XORQ    AX, AX
+	MOVQ    CX, R9
+	ANDQ    $-8, R9
+	JZ      zexpF64tail
+
+zexpF64loop:
+	VMOVUPD      (SI)(AX*8), Z0
+	VMOVUPD      Z31, Z2
+	VMINPD       Z0, Z2, Z0
+	VMOVUPD      Z30, Z2
+	VMAXPD       Z0, Z2, Z0
+	VMOVUPD      Z29, Z2
+	VFMADD231PD  Z28, Z0, Z2
+	VSUBPD       Z29, Z2, Z3
+	VMOVAPD      Z0, Z1
+	VFNMADD231PD Z27, Z3, Z1
+	VFNMADD231PD Z26, Z3, Z1
+	VMOVUPD      Z25, Z4
+	VFMADD213PD  Z24, Z1, Z4
+	VFMADD213PD  Z23, Z1, Z4
+	VFMADD213PD  Z22, Z1, Z4
+	VFMADD213PD  Z21, Z1, Z4
+	VFMADD213PD  Z20, Z1, Z4
+	VFMADD213PD  Z19, Z1, Z4
+	VFMADD213PD  Z18, Z1, Z4
+	VFMADD213PD  Z17, Z1, Z4
+	VFMADD213PD  Z16, Z1, Z4
+	VMULPD       Z1, Z1, Z3
+	VFMADD213PD  Z1, Z3, Z4
+	VADDPD       Z15, Z4, Z4
+	VPSUBQ       Z14, Z2, Z2
+	VPSRLQ       $0x01, Z2, Z3
+	VPSUBQ       Z3, Z2, Z2
+	VPSUBQ       Z13, Z2, Z2
+	VPSUBQ       Z13, Z3, Z3
+	VPSLLQ       $0x34, Z2, Z2
+	VPSLLQ       $0x34, Z3, Z3
+	VMULPD       Z3, Z4, Z4
+	VMULPD       Z2, Z4, Z1
+	VMOVUPD      Z1, (DI)(AX*8)
+	ADDQ         $0x08, AX
+	CMPQ         AX, R9
+	JB           zexpF64loop
+
+zexpF64tail:
+	MOVQ         CX, R9
+	SUBQ         AX, R9
+	JZ           zexpF64done
+	MOVL         $0xffffffff, R8
+	BZHIL        R9, R8, R8
+	KMOVW        R8, K1
+	VMOVUPD.Z    (SI)(AX*8), K1, Z0
+	VMOVUPD      Z31, Z2
+	VMINPD       Z0, Z2, Z0
+	VMOVUPD      Z30, Z2
+	VMAXPD       Z0, Z2, Z0
+	VMOVUPD      Z29, Z2
+	VFMADD231PD  Z28, Z0, Z2
+	VSUBPD       Z29, Z2, Z3
+	VMOVAPD      Z0, Z1
+	VFNMADD231PD Z27, Z3, Z1
+	VFNMADD231PD Z26, Z3, Z1
+	VMOVUPD      Z25, Z4
+	VFMADD213PD  Z24, Z1, Z4
+	VFMADD213PD  Z23, Z1, Z4
+	VFMADD213PD  Z22, Z1, Z4
+	VFMADD213PD  Z21, Z1, Z4
+	VFMADD213PD  Z20, Z1, Z4
+	VFMADD213PD  Z19, Z1, Z4
+	VFMADD213PD  Z18, Z1, Z4
+	VFMADD213PD  Z17, Z1, Z4
+	VFMADD213PD  Z16, Z1, Z4
+	VMULPD       Z1, Z1, Z3
+	VFMADD213PD  Z1, Z3, Z4
+	VADDPD       Z15, Z4, Z4
+	VPSUBQ       Z14, Z2, Z2
+	VPSRLQ       $0x01, Z2, Z3
+	VPSUBQ       Z3, Z2, Z2
+	VPSUBQ       Z13, Z2, Z2
+	VPSUBQ       Z13, Z3, Z3
+	VPSLLQ       $0x34, Z2, Z2
+	VPSLLQ       $0x34, Z3, Z3
+	VMULPD       Z3, Z4, Z4
+	VMULPD       Z2, Z4, Z1
+	VMOVUPD      Z1, K1, (DI)(AX*8)
+
+zexpF64done:
+	VZEROUPPER
+	RET
+
+// func zLog1pF32(dst unsafe.Pointer, x unsafe.Pointer, n int)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·zLog1pF32(SB), NOSPLIT, $0-24
+	MOVQ    dst+0(FP), DI
+	MOVQ    x+8(FP), SI
+	MOVQ    n+16(FP), CX
+	VMOVUPS zslog1pBig<>+0(SB), Z31
+	VMOVUPS zslog1pScale<>+0(SB), Z30
+	VMOVUPS zsone<>+0(SB), Z29
+	VMOVUPS zslogOff<>+0(SB), Z28
+	VMOVUPS zsq254<>+0(SB), Z27
+	VMOVUPS zsmagic<>+0(SB), Z26
+	VMOVUPS zsmagicBias<>+0(SB), Z25
+	VMOVUPS zssixtyfour<>+0(SB), Z24
+	VMOVUPS zstwo<>+0(SB), Z23
+	VMOVUPS zslg4<>+0(SB), Z22
+	VMOVUPS zslg3<>+0(SB), Z21
+	VMOVUPS zslg2<>+0(SB), Z20
+	VMOVUPS zslg1<>+0(SB), Z19
+	VMOVUPS zshalf<>+0(SB), Z18
+	VMOVUPS zsln2lo<>+0(SB), Z17
+	VMOVUPS zsln2hi<>+0(SB), Z16
+	VMOVUPS zsposInf<>+0(SB), Z15
+	VMOVUPS zsnegOne<>+0(SB), Z14
+	VMOVUPS zsnegInf<>+0(SB), Z13
+	VMOVUPS zsnan<>+0(SB), Z12
+	XORQ    AX, AX
+	MOVQ    CX, R9
+	ANDQ    $-16, R9
+	JZ      zlog1pF32tail
+
+zlog1pF32loop:
+	VMOVUPS     (SI)(AX*4), Z0
+	VCMPPS      $0x1e, Z31, Z0, K2
+	VMULPS      Z30, Z0, Z2
+	VBLENDMPS   Z2, Z0, K2, Z5
+	VADDPS      Z29, Z5, Z2
+	VPADDD      Z28, Z2, Z2
+	VPSRLD      $0x17, Z2, Z2
+	VMOVDQU64   Z27, Z3
+	VPSUBD      Z2, Z3, Z3
+	VPSLLD      $0x17, Z3, Z3
+	VSUBPS      Z29, Z3, Z4
+	VFMADD231PS Z5, Z3, Z4
+	VPORD       Z26, Z2, Z2
+	VSUBPS      Z25, Z2, Z2
+	VCMPPS      $0x1e, Z31, Z0, K2
+	VMOVUPS.Z   Z24, K2, Z5
+	VADDPS      Z5, Z2, Z2
+	VADDPS      Z23, Z4, Z3
+	VDIVPS      Z3, Z4, Z3
+	VMULPS      Z3, Z3, Z5
+	VMOVUPS     Z22, Z1
+	VFMADD213PS Z21, Z5, Z1
+	VFMADD213PS Z20, Z5, Z1
+	VFMADD213PS Z19, Z5, Z1
+	VMULPS      Z5, Z1, Z1
+	VMULPS      Z4, Z4, Z5
+	VMULPS      Z18, Z5, Z5
+	VADDPS      Z5, Z1, Z1
+	VMULPS      Z3, Z1, Z1
+	VFMADD231PS Z17, Z2, Z1
+	VSUBPS      Z1, Z5, Z1
+	VSUBPS      Z4, Z1, Z1
+	VFMSUB231PS Z16, Z2, Z1
+	VCMPPS      $0x03, Z0, Z0, K2
+	VCMPPS      $0x00, Z15, Z0, K3
+	KORW        K3, K2, K2
+	VPXORD      Z3, Z3, Z3
+	VCMPPS      $0x00, Z3, Z0, K3
+	KORW        K3, K2, K2
+	VBLENDMPS   Z0, Z1, K2, Z1
+	VMOVUPS     Z14, Z4
+	VCMPPS      $0x00, Z4, Z0, K2
+	VBLENDMPS   Z13, Z1, K2, Z1
+	VCMPPS      $0x01, Z4, Z0, K2
+	VBLENDMPS   Z12, Z1, K2, Z1
+	VMOVUPS     Z1, (DI)(AX*4)
+	ADDQ        $0x10, AX
+	CMPQ        AX, R9
+	JB          zlog1pF32loop
+
+zlog1pF32tail:
+	MOVQ        CX, R9
+	SUBQ        AX, R9
+	JZ          zlog1pF32done
+	MOVL        $0xffffffff, R8
+	BZHIL       R9, R8, R8
+	KMOVW       R8, K1
+	VMOVUPS.Z   (SI)(AX*4), K1, Z0
+	VCMPPS      $0x1e, Z31, Z0, K2
+	VMULPS      Z30, Z0, Z2
+	VBLENDMPS   Z2, Z0, K2, Z5
+	VADDPS      Z29, Z5, Z2
+	VPADDD      Z28, Z2, Z2
+	VPSRLD      $0x17, Z2, Z2
+	VMOVDQU64   Z27, Z3
+	VPSUBD      Z2, Z3, Z3
+	VPSLLD      $0x17, Z3, Z3
+	VSUBPS      Z29, Z3, Z4
+	VFMADD231PS Z5, Z3, Z4
+	VPORD       Z26, Z2, Z2
+	VSUBPS      Z25, Z2, Z2
+	VCMPPS      $0x1e, Z31, Z0, K2
+	VMOVUPS.Z   Z24, K2, Z5
+	VADDPS      Z5, Z2, Z2
+	VADDPS      Z23, Z4, Z3
+	VDIVPS      Z3, Z4, Z3
+	VMULPS      Z3, Z3, Z5
+	VMOVUPS     Z22, Z1
+	VFMADD213PS Z21, Z5, Z1
+	VFMADD213PS Z20, Z5, Z1
+	VFMADD213PS Z19, Z5, Z1
+	VMULPS      Z5, Z1, Z1
+	VMULPS      Z4, Z4, Z5
+	VMULPS      Z18, Z5, Z5
+	VADDPS      Z5, Z1, Z1
+	VMULPS      Z3, Z1, Z1
+	VFMADD231PS Z17, Z2, Z1
+	VSUBPS      Z1, Z5, Z1
+	VSUBPS      Z4, Z1, Z1
+	VFMSUB231PS Z16, Z2, Z1
+	VCMPPS      $0x03, Z0, Z0, K2
+	VCMPPS      $0x00, Z15, Z0, K3
+	KORW        K3, K2, K2
+	VPXORD      Z3, Z3, Z3
+	VCMPPS      $0x00, Z3, Z0, K3
+	KORW        K3, K2, K2
+	VBLENDMPS   Z0, Z1, K2, Z1
+	VMOVUPS     Z14, Z4
+	VCMPPS      $0x00, Z4, Z0, K2
+	VBLENDMPS   Z13, Z1, K2, Z1
+	VCMPPS      $0x01, Z4, Z0, K2
+	VBLENDMPS   Z12, Z1, K2, Z1
+	VMOVUPS     Z1, K1, (DI)(AX*4)
+
+zlog1pF32done:
+	VZEROUPPER
+	RET
+
+// func zLog1pF64(dst unsafe.Pointer, x unsafe.Pointer, n int)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·zLog1pF64(SB), NOSPLIT, $0-24
+	MOVQ    dst+0(FP), DI
+	MOVQ    x+8(FP), SI
+	MOVQ    n+16(FP), CX
+	VMOVUPS zlog1pBig<>+0(SB), Z31
+	VMOVUPS zlog1pScale<>+0(SB), Z30
+	VMOVUPS zone<>+0(SB), Z29
+	VMOVUPS zlogOff<>+0(SB), Z28
+	VMOVUPS zq2046<>+0(SB), Z27
+	VMOVUPS zmagic<>+0(SB), Z26
+	VMOVUPS zmagicBias<>+0(SB), Z25
+	VMOVUPS zhundred<>+0(SB), Z24
+	VMOVUPS ztwo<>+0(SB), Z23
+	VMOVUPS zlg7<>+0(SB), Z22
+	VMOVUPS zlg6<>+0(SB), Z21
+	VMOVUPS zlg5<>+0(SB), Z20
+	VMOVUPS zlg4<>+0(SB), Z19
+	VMOVUPS zlg3<>+0(SB), Z18
+	VMOVUPS zlg2<>+0(SB), Z17
+	VMOVUPS zlg1<>+0(SB), Z16
+	VMOVUPS zhalf<>+0(SB), Z15
+	VMOVUPS zln2lo<>+0(SB), Z14
+	VMOVUPS zln2hi<>+0(SB), Z13
+	VMOVUPS zposInf<>+0(SB), Z12
+	VMOVUPS znegOne<>+0(SB), Z11
+	VMOVUPS znegInf<>+0(SB), Z10
+	VMOVUPS znan<>+0(SB), Z9
+	XORQ    AX, AX
+	MOVQ    CX, R9
+	ANDQ    $-8, R9
+	JZ      zlog1pF64tail
+
+zlog1pF64loop:
+	VMOVUPD     (SI)(AX*8), Z0
+	VCMPPD      $0x1e, Z31, Z0, K2
+	VMULPD      Z30, Z0, Z2
+	VBLENDMPD   Z2, Z0, K2, Z5
+	VADDPD      Z29, Z5, Z2
+	VPADDQ      Z28, Z2, Z2
+	VPSRLQ      $0x34, Z2, Z2
+	VMOVDQU64   Z27, Z3
+	VPSUBQ      Z2, Z3, Z3
+	VPSLLQ      $0x34, Z3, Z3
+	VSUBPD      Z29, Z3, Z4
+	VFMADD231PD Z5, Z3, Z4
+	VPORQ       Z26, Z2, Z2
+	VSUBPD      Z25, Z2, Z2
+	VCMPPD      $0x1e, Z31, Z0, K2
+	VMOVUPD.Z   Z24, K2, Z5
+	VADDPD      Z5, Z2, Z2
+	VADDPD      Z23, Z4, Z3
+	VDIVPD      Z3, Z4, Z3
+	VMULPD      Z3, Z3, Z5
+	VMOVUPD     Z22, Z1
+	VFMADD213PD Z21, Z5, Z1
+	VFMADD213PD Z20, Z5, Z1
+	VFMADD213PD Z19, Z5, Z1
+	VFMADD213PD Z18, Z5, Z1
+	VFMADD213PD Z17, Z5, Z1
+	VFMADD213PD Z16, Z5, Z1
+	VMULPD      Z5, Z1, Z1
+	VMULPD      Z4, Z4, Z5
+	VMULPD      Z15, Z5, Z5
+	VADDPD      Z5, Z1, Z1
+	VMULPD      Z3, Z1, Z1
+	VFMADD231PD Z14, Z2, Z1
+	VSUBPD      Z1, Z5, Z1
+	VSUBPD      Z4, Z1, Z1
+	VFMSUB231PD Z13, Z2, Z1
+	VCMPPD      $0x03, Z0, Z0, K2
+	VCMPPD      $0x00, Z12, Z0, K3
+	KORW        K3, K2, K2
+	VPXORD      Z3, Z3, Z3
+	VCMPPD      $0x00, Z3, Z0, K3
+	KORW        K3, K2, K2
+	VBLENDMPD   Z0, Z1, K2, Z1
+	VMOVUPD     Z11, Z4
+	VCMPPD      $0x00, Z4, Z0, K2
+	VBLENDMPD   Z10, Z1, K2, Z1
+	VCMPPD      $0x01, Z4, Z0, K2
+	VBLENDMPD   Z9, Z1, K2, Z1
+	VMOVUPD     Z1, (DI)(AX*8)
+	ADDQ        $0x08, AX
+	CMPQ        AX, R9
+	JB          zlog1pF64loop
+
+zlog1pF64tail:
+	MOVQ        CX, R9
+	SUBQ        AX, R9
+	JZ          zlog1pF64done
+	MOVL        $0xffffffff, R8
+	BZHIL       R9, R8, R8
+	KMOVW       R8, K1
+	VMOVUPD.Z   (SI)(AX*8), K1, Z0
+	VCMPPD      $0x1e, Z31, Z0, K2
+	VMULPD      Z30, Z0, Z2
+	VBLENDMPD   Z2, Z0, K2, Z5
+	VADDPD      Z29, Z5, Z2
+	VPADDQ      Z28, Z2, Z2
+	VPSRLQ      $0x34, Z2, Z2
+	VMOVDQU64   Z27, Z3
+	VPSUBQ      Z2, Z3, Z3
+	VPSLLQ      $0x34, Z3, Z3
+	VSUBPD      Z29, Z3, Z4
+	VFMADD231PD Z5, Z3, Z4
+	VPORQ       Z26, Z2, Z2
+	VSUBPD      Z25, Z2, Z2
+	VCMPPD      $0x1e, Z31, Z0, K2
+	VMOVUPD.Z   Z24, K2, Z5
+	VADDPD      Z5, Z2, Z2
+	VADDPD      Z23, Z4, Z3
+	VDIVPD      Z3, Z4, Z3
+	VMULPD      Z3, Z3, Z5
+	VMOVUPD     Z22, Z1
+	VFMADD213PD Z21, Z5, Z1
+	VFMADD213PD Z20, Z5, Z1
+	VFMADD213PD Z19, Z5, Z1
+	VFMADD213PD Z18, Z5, Z1
+	VFMADD213PD Z17, Z5, Z1
+	VFMADD213PD Z16, Z5, Z1
+	VMULPD      Z5, Z1, Z1
+	VMULPD      Z4, Z4, Z5
+	VMULPD      Z15, Z5, Z5
+	VADDPD      Z5, Z1, Z1
+	VMULPD      Z3, Z1, Z1
+	VFMADD231PD Z14, Z2, Z1
+	VSUBPD      Z1, Z5, Z1
+	VSUBPD      Z4, Z1, Z1
+	VFMSUB231PD Z13, Z2, Z1
+	VCMPPD      $0x03, Z0, Z0, K2
+	VCMPPD      $0x00, Z12, Z0, K3
+	KORW        K3, K2, K2
+	VPXORD      Z3, Z3, Z3
+	VCMPPD      $0x00, Z3, Z0, K3
+	KORW        K3, K2, K2
+	VBLENDMPD   Z0, Z1, K2, Z1
+	VMOVUPD     Z11, Z4
+	VCMPPD      $0x00, Z4, Z0, K2
+	VBLENDMPD   Z10, Z1, K2, Z1
+	VCMPPD      $0x01, Z4, Z0, K2
+	VBLENDMPD   Z9, Z1, K2, Z1
+	VMOVUPD     Z1, K1, (DI)(AX*8)
+
+zlog1pF64done:
+	VZEROUPPER
+	RET
+
+// func zLogisticF32(loss unsafe.Pointer, dloss unsafe.Pointer, m unsafe.Pointer, y unsafe.Pointer, n int)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·zLogisticF32(SB), NOSPLIT, $0-40
+	MOVQ    loss+0(FP), DI
+	MOVQ    dloss+8(FP), R10
+	MOVQ    m+16(FP), SI
+	MOVQ    y+24(FP), DX
+	MOVQ    n+32(FP), CX
+	VMOVUPS zsabsMask<>+0(SB), Z31
+	VMOVUPS zssignMask<>+0(SB), Z30
+	VMOVUPS zsexpHi<>+0(SB), Z29
+	VMOVUPS zsexpLo<>+0(SB), Z28
+	VMOVUPS zsshifter<>+0(SB), Z27
+	VMOVUPS zslog2e<>+0(SB), Z26
+	VMOVUPS zsln2hi<>+0(SB), Z25
+	VMOVUPS zsln2lo<>+0(SB), Z24
+	VMOVUPS zsp7<>+0(SB), Z23
+	VMOVUPS zsp6<>+0(SB), Z22
+	VMOVUPS zsp5<>+0(SB), Z21
+	VMOVUPS zsp4<>+0(SB), Z20
+	VMOVUPS zsp3<>+0(SB), Z19
+	VMOVUPS zshalf<>+0(SB), Z18
+	VMOVUPS zsone<>+0(SB), Z17
+	VMOVUPS zsexpKBias<>+0(SB), Z16
+	VMOVUPS zsqone<>+0(SB), Z15
+	VMOVUPS zstinyArg<>+0(SB), Z12
+	XORQ    AX, AX
+	MOVQ    CX, R9
+	ANDQ    $-16, R9
+	JZ      zlogisticF32tail
+
+zlogisticF32loop:
+	VMOVUPS       (SI)(AX*4), Z0
+	VMOVUPS       (DX)(AX*4), Z1
+	VMULPS        Z0, Z1, Z2
+	VPANDD        Z31, Z2, Z3
+	VPXORD        Z30, Z3, Z3
+	VMOVUPS       Z29, Z5
+	VMINPS        Z3, Z5, Z3
+	VMOVUPS       Z28, Z5
+	VMAXPS        Z3, Z5, Z3
+	VMOVUPS       Z27, Z5
+	VFMADD231PS   Z26, Z3, Z5
+	VSUBPS        Z27, Z5, Z6
+	VMOVAPS       Z3, Z4
+	VFNMADD231PS  Z25, Z6, Z4
+	VFNMADD231PS  Z24, Z6, Z4
+	VMOVUPS       Z23, Z7
+	VFMADD213PS   Z22, Z4, Z7
+	VFMADD213PS   Z21, Z4, Z7
+	VFMADD213PS   Z20, Z4, Z7
+	VFMADD213PS   Z19, Z4, Z7
+	VFMADD213PS   Z18, Z4, Z7
+	VMULPS        Z4, Z4, Z6
+	VFMADD213PS   Z4, Z6, Z7
+	VADDPS        Z17, Z7, Z7
+	VPSUBD        Z16, Z5, Z5
+	VPSRLD        $0x01, Z5, Z6
+	VPSUBD        Z6, Z5, Z5
+	VPSUBD        Z15, Z5, Z5
+	VPSUBD        Z15, Z6, Z6
+	VPSLLD        $0x17, Z5, Z5
+	VPSLLD        $0x17, Z6, Z6
+	VMULPS        Z6, Z7, Z7
+	VMULPS        Z5, Z7, Z4
+	VCMPPS        $0x01, Z12, Z3, K3
+	VADDPS        Z17, Z4, Z6
+	VPADDD        zslogOff<>+0(SB), Z6, Z6
+	VPSRLD        $0x17, Z6, Z6
+	VMOVDQU64     zsq254<>+0(SB), Z7
+	VPSUBD        Z6, Z7, Z7
+	VPSLLD        $0x17, Z7, Z7
+	VSUBPS        Z17, Z7, Z8
+	VFMADD231PS   Z4, Z7, Z8
+	VPORD         zsmagic<>+0(SB), Z6, Z6
+	VSUBPS        zsmagicBias<>+0(SB), Z6, Z6
+	VADDPS        zstwo<>+0(SB), Z8, Z7
+	VDIVPS        Z7, Z8, Z7
+	VMULPS        Z7, Z7, Z9
+	VMOVUPS       zslg4<>+0(SB), Z5
+	VFMADD213PS   zslg3<>+0(SB), Z9, Z5
+	VFMADD213PS   zslg2<>+0(SB), Z9, Z5
+	VFMADD213PS   zslg1<>+0(SB), Z9, Z5
+	VMULPS        Z9, Z5, Z5
+	VMULPS        Z8, Z8, Z9
+	VMULPS        Z18, Z9, Z9
+	VADDPS        Z9, Z5, Z5
+	VMULPS        Z7, Z5, Z5
+	VFMADD231PS   Z24, Z6, Z5
+	VSUBPS        Z5, Z9, Z5
+	VSUBPS        Z8, Z5, Z5
+	VFMSUB231PS   Z25, Z6, Z5
+	VPXORD        Z30, Z2, Z6
+	VPXORD        Z7, Z7, Z7
+	VMAXPS        Z7, Z6, Z6
+	VADDPS        Z5, Z6, Z6
+	VADDPS        Z17, Z4, Z8
+	VCMPPS        $0x0d, Z7, Z2, K2
+	VMOVUPS       Z17, Z10
+	VBLENDMPS     Z4, Z10, K2, Z10
+	VDIVPS        Z8, Z10, Z10
+	VPXORD        Z30, Z1, Z11
+	VMULPS        Z10, Z11, Z11
+	KORTESTW      K3, K3
+	JZ            zlogisticF32skipl
+	VCVTPS2PD     Y0, Z2
+	VCVTPS2PD     Y1, Z3
+	VMULPD        Z2, Z3, Z2
+	VPORQ         zsignMask<>+0(SB), Z2, Z4
+	VMOVUPD       zexpLo<>+0(SB), Z7
+	VMAXPD        Z4, Z7, Z4
+	VMOVUPD       zshifter<>+0(SB), Z7
+	VFMADD231PD   zlog2e<>+0(SB), Z4, Z7
+	VSUBPD        zshifter<>+0(SB), Z7, Z8
+	VMOVAPD       Z4, Z5
+	VFNMADD231PD  zln2hi<>+0(SB), Z8, Z5
+	VFNMADD231PD  zln2lo<>+0(SB), Z8, Z5
+	VMOVUPD       ze11<>+0(SB), Z9
+	VFMADD213PD   ze10<>+0(SB), Z5, Z9
+	VFMADD213PD   ze9<>+0(SB), Z5, Z9
+	VFMADD213PD   ze8<>+0(SB), Z5, Z9
+	VFMADD213PD   ze7<>+0(SB), Z5, Z9
+	VFMADD213PD   ze6<>+0(SB), Z5, Z9
+	VFMADD213PD   ze5<>+0(SB), Z5, Z9
+	VFMADD213PD   ze4<>+0(SB), Z5, Z9
+	VFMADD213PD   ze3<>+0(SB), Z5, Z9
+	VFMADD213PD   ze2<>+0(SB), Z5, Z9
+	VMULPD        Z5, Z5, Z8
+	VFMADD213PD   Z5, Z8, Z9
+	VADDPD        zone<>+0(SB), Z9, Z9
+	VPSUBQ        zexpKBias<>+0(SB), Z7, Z7
+	VPSRLQ        $0x01, Z7, Z8
+	VPSUBQ        Z8, Z7, Z7
+	VPSUBQ        zqone<>+0(SB), Z7, Z7
+	VPSUBQ        zqone<>+0(SB), Z8, Z8
+	VPSLLQ        $0x34, Z7, Z7
+	VPSLLQ        $0x34, Z8, Z8
+	VMULPD        Z8, Z9, Z9
+	VMULPD        Z7, Z9, Z5
+	VPXORQ        zsignMask<>+0(SB), Z2, Z7
+	VPXORD        Z8, Z8, Z8
+	VMAXPD        Z8, Z7, Z7
+	VADDPD        Z5, Z7, Z7
+	VCMPPD        $0x11, Z8, Z2, K2
+	VBLENDMPD     zone<>+0(SB), Z5, K2, Z10
+	VADDPD        zone<>+0(SB), Z5, Z4
+	VDIVPD        Z4, Z10, Z10
+	VPXORQ        zsignMask<>+0(SB), Z3, Z3
+	VMULPD        Z10, Z3, Z3
+	VCVTPD2PS     Z7, Y13
+	VCVTPD2PS     Z3, Y14
+	VEXTRACTF64X4 $0x01, Z0, Y2
+	VCVTPS2PD     Y2, Z2
+	VEXTRACTF64X4 $0x01, Z1, Y3
+	VCVTPS2PD     Y3, Z3
+	VMULPD        Z2, Z3, Z2
+	VPORQ         zsignMask<>+0(SB), Z2, Z4
+	VMOVUPD       zexpLo<>+0(SB), Z7
+	VMAXPD        Z4, Z7, Z4
+	VMOVUPD       zshifter<>+0(SB), Z7
+	VFMADD231PD   zlog2e<>+0(SB), Z4, Z7
+	VSUBPD        zshifter<>+0(SB), Z7, Z8
+	VMOVAPD       Z4, Z5
+	VFNMADD231PD  zln2hi<>+0(SB), Z8, Z5
+	VFNMADD231PD  zln2lo<>+0(SB), Z8, Z5
+	VMOVUPD       ze11<>+0(SB), Z9
+	VFMADD213PD   ze10<>+0(SB), Z5, Z9
+	VFMADD213PD   ze9<>+0(SB), Z5, Z9
+	VFMADD213PD   ze8<>+0(SB), Z5, Z9
+	VFMADD213PD   ze7<>+0(SB), Z5, Z9
+	VFMADD213PD   ze6<>+0(SB), Z5, Z9
+	VFMADD213PD   ze5<>+0(SB), Z5, Z9
+	VFMADD213PD   ze4<>+0(SB), Z5, Z9
+	VFMADD213PD   ze3<>+0(SB), Z5, Z9
+	VFMADD213PD   ze2<>+0(SB), Z5, Z9
+	VMULPD        Z5, Z5, Z8
+	VFMADD213PD   Z5, Z8, Z9
+	VADDPD        zone<>+0(SB), Z9, Z9
+	VPSUBQ        zexpKBias<>+0(SB), Z7, Z7
+	VPSRLQ        $0x01, Z7, Z8
+	VPSUBQ        Z8, Z7, Z7
+	VPSUBQ        zqone<>+0(SB), Z7, Z7
+	VPSUBQ        zqone<>+0(SB), Z8, Z8
+	VPSLLQ        $0x34, Z7, Z7
+	VPSLLQ        $0x34, Z8, Z8
+	VMULPD        Z8, Z9, Z9
+	VMULPD        Z7, Z9, Z5
+	VPXORQ        zsignMask<>+0(SB), Z2, Z7
+	VPXORD        Z8, Z8, Z8
+	VMAXPD        Z8, Z7, Z7
+	VADDPD        Z5, Z7, Z7
+	VCMPPD        $0x11, Z8, Z2, K2
+	VBLENDMPD     zone<>+0(SB), Z5, K2, Z10
+	VADDPD        zone<>+0(SB), Z5, Z4
+	VDIVPD        Z4, Z10, Z10
+	VPXORQ        zsignMask<>+0(SB), Z3, Z3
+	VMULPD        Z10, Z3, Z3
+	VCVTPD2PS     Z7, Y7
+	VINSERTF64X4  $0x01, Y7, Z13, Z13
+	VCVTPD2PS     Z3, Y3
+	VINSERTF64X4  $0x01, Y3, Z14, Z14
+	VBLENDMPS     Z13, Z6, K3, Z6
+	VBLENDMPS     Z14, Z11, K3, Z11
+
+zlogisticF32skipl:
+	VMOVUPS Z6, (DI)(AX*4)
+	VMOVUPS Z11, (R10)(AX*4)
+	ADDQ    $0x10, AX
+	CMPQ    AX, R9
+	JB      zlogisticF32loop
+
+zlogisticF32tail:
+	MOVQ          CX, R9
+	SUBQ          AX, R9
+	JZ            zlogisticF32done
+	MOVL          $0xffffffff, R8
+	BZHIL         R9, R8, R8
+	KMOVW         R8, K1
+	VMOVUPS.Z     (SI)(AX*4), K1, Z0
+	VMOVUPS.Z     (DX)(AX*4), K1, Z1
+	VMULPS        Z0, Z1, Z2
+	VPANDD        Z31, Z2, Z3
+	VPXORD        Z30, Z3, Z3
+	VMOVUPS       Z29, Z5
+	VMINPS        Z3, Z5, Z3
+	VMOVUPS       Z28, Z5
+	VMAXPS        Z3, Z5, Z3
+	VMOVUPS       Z27, Z5
+	VFMADD231PS   Z26, Z3, Z5
+	VSUBPS        Z27, Z5, Z6
+	VMOVAPS       Z3, Z4
+	VFNMADD231PS  Z25, Z6, Z4
+	VFNMADD231PS  Z24, Z6, Z4
+	VMOVUPS       Z23, Z7
+	VFMADD213PS   Z22, Z4, Z7
+	VFMADD213PS   Z21, Z4, Z7
+	VFMADD213PS   Z20, Z4, Z7
+	VFMADD213PS   Z19, Z4, Z7
+	VFMADD213PS   Z18, Z4, Z7
+	VMULPS        Z4, Z4, Z6
+	VFMADD213PS   Z4, Z6, Z7
+	VADDPS        Z17, Z7, Z7
+	VPSUBD        Z16, Z5, Z5
+	VPSRLD        $0x01, Z5, Z6
+	VPSUBD        Z6, Z5, Z5
+	VPSUBD        Z15, Z5, Z5
+	VPSUBD        Z15, Z6, Z6
+	VPSLLD        $0x17, Z5, Z5
+	VPSLLD        $0x17, Z6, Z6
+	VMULPS        Z6, Z7, Z7
+	VMULPS        Z5, Z7, Z4
+	VCMPPS        $0x01, Z12, Z3, K3
+	VADDPS        Z17, Z4, Z6
+	VPADDD        zslogOff<>+0(SB), Z6, Z6
+	VPSRLD        $0x17, Z6, Z6
+	VMOVDQU64     zsq254<>+0(SB), Z7
+	VPSUBD        Z6, Z7, Z7
+	VPSLLD        $0x17, Z7, Z7
+	VSUBPS        Z17, Z7, Z8
+	VFMADD231PS   Z4, Z7, Z8
+	VPORD         zsmagic<>+0(SB), Z6, Z6
+	VSUBPS        zsmagicBias<>+0(SB), Z6, Z6
+	VADDPS        zstwo<>+0(SB), Z8, Z7
+	VDIVPS        Z7, Z8, Z7
+	VMULPS        Z7, Z7, Z9
+	VMOVUPS       zslg4<>+0(SB), Z5
+	VFMADD213PS   zslg3<>+0(SB), Z9, Z5
+	VFMADD213PS   zslg2<>+0(SB), Z9, Z5
+	VFMADD213PS   zslg1<>+0(SB), Z9, Z5
+	VMULPS        Z9, Z5, Z5
+	VMULPS        Z8, Z8, Z9
+	VMULPS        Z18, Z9, Z9
+	VADDPS        Z9, Z5, Z5
+	VMULPS        Z7, Z5, Z5
+	VFMADD231PS   Z24, Z6, Z5
+	VSUBPS        Z5, Z9, Z5
+	VSUBPS        Z8, Z5, Z5
+	VFMSUB231PS   Z25, Z6, Z5
+	VPXORD        Z30, Z2, Z6
+	VPXORD        Z7, Z7, Z7
+	VMAXPS        Z7, Z6, Z6
+	VADDPS        Z5, Z6, Z6
+	VADDPS        Z17, Z4, Z8
+	VCMPPS        $0x0d, Z7, Z2, K2
+	VMOVUPS       Z17, Z10
+	VBLENDMPS     Z4, Z10, K2, Z10
+	VDIVPS        Z8, Z10, Z10
+	VPXORD        Z30, Z1, Z11
+	VMULPS        Z10, Z11, Z11
+	KORTESTW      K3, K3
+	JZ            zlogisticF32skipt
+	VCVTPS2PD     Y0, Z2
+	VCVTPS2PD     Y1, Z3
+	VMULPD        Z2, Z3, Z2
+	VPORQ         zsignMask<>+0(SB), Z2, Z4
+	VMOVUPD       zexpLo<>+0(SB), Z7
+	VMAXPD        Z4, Z7, Z4
+	VMOVUPD       zshifter<>+0(SB), Z7
+	VFMADD231PD   zlog2e<>+0(SB), Z4, Z7
+	VSUBPD        zshifter<>+0(SB), Z7, Z8
+	VMOVAPD       Z4, Z5
+	VFNMADD231PD  zln2hi<>+0(SB), Z8, Z5
+	VFNMADD231PD  zln2lo<>+0(SB), Z8, Z5
+	VMOVUPD       ze11<>+0(SB), Z9
+	VFMADD213PD   ze10<>+0(SB), Z5, Z9
+	VFMADD213PD   ze9<>+0(SB), Z5, Z9
+	VFMADD213PD   ze8<>+0(SB), Z5, Z9
+	VFMADD213PD   ze7<>+0(SB), Z5, Z9
+	VFMADD213PD   ze6<>+0(SB), Z5, Z9
+	VFMADD213PD   ze5<>+0(SB), Z5, Z9
+	VFMADD213PD   ze4<>+0(SB), Z5, Z9
+	VFMADD213PD   ze3<>+0(SB), Z5, Z9
+	VFMADD213PD   ze2<>+0(SB), Z5, Z9
+	VMULPD        Z5, Z5, Z8
+	VFMADD213PD   Z5, Z8, Z9
+	VADDPD        zone<>+0(SB), Z9, Z9
+	VPSUBQ        zexpKBias<>+0(SB), Z7, Z7
+	VPSRLQ        $0x01, Z7, Z8
+	VPSUBQ        Z8, Z7, Z7
+	VPSUBQ        zqone<>+0(SB), Z7, Z7
+	VPSUBQ        zqone<>+0(SB), Z8, Z8
+	VPSLLQ        $0x34, Z7, Z7
+	VPSLLQ        $0x34, Z8, Z8
+	VMULPD        Z8, Z9, Z9
+	VMULPD        Z7, Z9, Z5
+	VPXORQ        zsignMask<>+0(SB), Z2, Z7
+	VPXORD        Z8, Z8, Z8
+	VMAXPD        Z8, Z7, Z7
+	VADDPD        Z5, Z7, Z7
+	VCMPPD        $0x11, Z8, Z2, K2
+	VBLENDMPD     zone<>+0(SB), Z5, K2, Z10
+	VADDPD        zone<>+0(SB), Z5, Z4
+	VDIVPD        Z4, Z10, Z10
+	VPXORQ        zsignMask<>+0(SB), Z3, Z3
+	VMULPD        Z10, Z3, Z3
+	VCVTPD2PS     Z7, Y13
+	VCVTPD2PS     Z3, Y14
+	VEXTRACTF64X4 $0x01, Z0, Y2
+	VCVTPS2PD     Y2, Z2
+	VEXTRACTF64X4 $0x01, Z1, Y3
+	VCVTPS2PD     Y3, Z3
+	VMULPD        Z2, Z3, Z2
+	VPORQ         zsignMask<>+0(SB), Z2, Z4
+	VMOVUPD       zexpLo<>+0(SB), Z7
+	VMAXPD        Z4, Z7, Z4
+	VMOVUPD       zshifter<>+0(SB), Z7
+	VFMADD231PD   zlog2e<>+0(SB), Z4, Z7
+	VSUBPD        zshifter<>+0(SB), Z7, Z8
+	VMOVAPD       Z4, Z5
+	VFNMADD231PD  zln2hi<>+0(SB), Z8, Z5
+	VFNMADD231PD  zln2lo<>+0(SB), Z8, Z5
+	VMOVUPD       ze11<>+0(SB), Z9
+	VFMADD213PD   ze10<>+0(SB), Z5, Z9
+	VFMADD213PD   ze9<>+0(SB), Z5, Z9
+	VFMADD213PD   ze8<>+0(SB), Z5, Z9
+	VFMADD213PD   ze7<>+0(SB), Z5, Z9
+	VFMADD213PD   ze6<>+0(SB), Z5, Z9
+	VFMADD213PD   ze5<>+0(SB), Z5, Z9
+	VFMADD213PD   ze4<>+0(SB), Z5, Z9
+	VFMADD213PD   ze3<>+0(SB), Z5, Z9
+	VFMADD213PD   ze2<>+0(SB), Z5, Z9
+	VMULPD        Z5, Z5, Z8
+	VFMADD213PD   Z5, Z8, Z9
+	VADDPD        zone<>+0(SB), Z9, Z9
+	VPSUBQ        zexpKBias<>+0(SB), Z7, Z7
+	VPSRLQ        $0x01, Z7, Z8
+	VPSUBQ        Z8, Z7, Z7
+	VPSUBQ        zqone<>+0(SB), Z7, Z7
+	VPSUBQ        zqone<>+0(SB), Z8, Z8
+	VPSLLQ        $0x34, Z7, Z7
+	VPSLLQ        $0x34, Z8, Z8
+	VMULPD        Z8, Z9, Z9
+	VMULPD        Z7, Z9, Z5
+	VPXORQ        zsignMask<>+0(SB), Z2, Z7
+	VPXORD        Z8, Z8, Z8
+	VMAXPD        Z8, Z7, Z7
+	VADDPD        Z5, Z7, Z7
+	VCMPPD        $0x11, Z8, Z2, K2
+	VBLENDMPD     zone<>+0(SB), Z5, K2, Z10
+	VADDPD        zone<>+0(SB), Z5, Z4
+	VDIVPD        Z4, Z10, Z10
+	VPXORQ        zsignMask<>+0(SB), Z3, Z3
+	VMULPD        Z10, Z3, Z3
+	VCVTPD2PS     Z7, Y7
+	VINSERTF64X4  $0x01, Y7, Z13, Z13
+	VCVTPD2PS     Z3, Y3
+	VINSERTF64X4  $0x01, Y3, Z14, Z14
+	VBLENDMPS     Z13, Z6, K3, Z6
+	VBLENDMPS     Z14, Z11, K3, Z11
+
+zlogisticF32skipt:
+	VMOVUPS Z6, K1, (DI)(AX*4)
+	VMOVUPS Z11, K1, (R10)(AX*4)
+
+zlogisticF32done:
+	VZEROUPPER
+	RET
+
+// func zLogisticF64(loss unsafe.Pointer, dloss unsafe.Pointer, m unsafe.Pointer, y unsafe.Pointer, n int)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·zLogisticF64(SB), NOSPLIT, $0-40
+	MOVQ    loss+0(FP), DI
+	MOVQ    dloss+8(FP), R10
+	MOVQ    m+16(FP), SI
+	MOVQ    y+24(FP), DX
+	MOVQ    n+32(FP), CX
+	VMOVUPS zsignMask<>+0(SB), Z31
+	VMOVUPS zexpLo<>+0(SB), Z30
+	VMOVUPS zshifter<>+0(SB), Z29
+	VMOVUPS zlog2e<>+0(SB), Z28
+	VMOVUPS zln2hi<>+0(SB), Z27
+	VMOVUPS zln2lo<>+0(SB), Z26
+	VMOVUPS ze11<>+0(SB), Z25
+	VMOVUPS ze10<>+0(SB), Z24
+	VMOVUPS ze9<>+0(SB), Z23
+	VMOVUPS ze8<>+0(SB), Z22
+	VMOVUPS ze7<>+0(SB), Z21
+	VMOVUPS ze6<>+0(SB), Z20
+	VMOVUPS ze5<>+0(SB), Z19
+	VMOVUPS ze4<>+0(SB), Z18
+	VMOVUPS ze3<>+0(SB), Z17
+	VMOVUPS ze2<>+0(SB), Z16
+	VMOVUPS zone<>+0(SB), Z15
+	VMOVUPS zexpKBias<>+0(SB), Z14
+	VMOVUPS zqone<>+0(SB), Z13
+	VMOVUPS zsqrt2<>+0(SB), Z12
+	XORQ    AX, AX
+	MOVQ    CX, R9
+	ANDQ    $-8, R9
+	JZ      zlogisticF64tail
+
+zlogisticF64loop:
+	VMOVUPD      (SI)(AX*8), Z0
+	VMOVUPD      (DX)(AX*8), Z1
+	VMULPD       Z0, Z1, Z2
+	VPORQ        Z31, Z2, Z3
+	VMOVUPD      Z30, Z5
+	VMAXPD       Z3, Z5, Z3
+	VMOVUPD      Z29, Z5
+	VFMADD231PD  Z28, Z3, Z5
+	VSUBPD       Z29, Z5, Z6
+	VMOVAPD      Z3, Z4
+	VFNMADD231PD Z27, Z6, Z4
+	VFNMADD231PD Z26, Z6, Z4
+	VMOVUPD      Z25, Z7
+	VFMADD213PD  Z24, Z4, Z7
+	VFMADD213PD  Z23, Z4, Z7
+	VFMADD213PD  Z22, Z4, Z7
+	VFMADD213PD  Z21, Z4, Z7
+	VFMADD213PD  Z20, Z4, Z7
+	VFMADD213PD  Z19, Z4, Z7
+	VFMADD213PD  Z18, Z4, Z7
+	VFMADD213PD  Z17, Z4, Z7
+	VFMADD213PD  Z16, Z4, Z7
+	VMULPD       Z4, Z4, Z6
+	VFMADD213PD  Z4, Z6, Z7
+	VADDPD       Z15, Z7, Z7
+	VPSUBQ       Z14, Z5, Z5
+	VPSRLQ       $0x01, Z5, Z6
+	VPSUBQ       Z6, Z5, Z5
+	VPSUBQ       Z13, Z5, Z5
+	VPSUBQ       Z13, Z6, Z6
+	VPSLLQ       $0x34, Z5, Z5
+	VPSLLQ       $0x34, Z6, Z6
+	VMULPD       Z6, Z7, Z7
+	VMULPD       Z5, Z7, Z4
+	VADDPD       Z15, Z4, Z8
+	VCMPPD       $0x0d, Z12, Z8, K2
+	VMOVUPD      Z15, Z7
+	VBLENDMPD    zhalf<>+0(SB), Z7, K2, Z7
+	VMOVUPD.Z    Z15, K2, Z6
+	VSUBPD       Z15, Z7, Z9
+	VFMADD231PD  Z4, Z7, Z9
+	VADDPD       ztwo<>+0(SB), Z9, Z7
+	VDIVPD       Z7, Z9, Z7
+	VMULPD       Z7, Z7, Z10
+	VMOVUPD      zlg7<>+0(SB), Z5
+	VFMADD213PD  zlg6<>+0(SB), Z10, Z5
+	VFMADD213PD  zlg5<>+0(SB), Z10, Z5
+	VFMADD213PD  zlg4<>+0(SB), Z10, Z5
+	VFMADD213PD  zlg3<>+0(SB), Z10, Z5
+	VFMADD213PD  zlg2<>+0(SB), Z10, Z5
+	VFMADD213PD  zlg1<>+0(SB), Z10, Z5
+	VMULPD       Z10, Z5, Z5
+	VMULPD       Z9, Z9, Z10
+	VMULPD       zhalf<>+0(SB), Z10, Z10
+	VADDPD       Z10, Z5, Z5
+	VMULPD       Z7, Z5, Z5
+	VFMADD231PD  Z26, Z6, Z5
+	VSUBPD       Z5, Z10, Z5
+	VSUBPD       Z9, Z5, Z5
+	VFMSUB231PD  Z27, Z6, Z5
+	VPXORQ       Z31, Z2, Z6
+	VPXORD       Z7, Z7, Z7
+	VMAXPD       Z7, Z6, Z6
+	VADDPD       Z5, Z6, Z6
+	VCMPPD       $0x11, Z7, Z2, K2
+	VBLENDMPD    Z15, Z4, K2, Z10
+	VDIVPD       Z8, Z10, Z10
+	VPXORQ       Z31, Z1, Z11
+	VMULPD       Z10, Z11, Z11
+	VMOVUPD      Z6, (DI)(AX*8)
+	VMOVUPD      Z11, (R10)(AX*8)
+	ADDQ         $0x08, AX
+	CMPQ         AX, R9
+	JB           zlogisticF64loop
+
+zlogisticF64tail:
+	MOVQ         CX, R9
+	SUBQ         AX, R9
+	JZ           zlogisticF64done
+	MOVL         $0xffffffff, R8
+	BZHIL        R9, R8, R8
+	KMOVW        R8, K1
+	VMOVUPD.Z    (SI)(AX*8), K1, Z0
+	VMOVUPD.Z    (DX)(AX*8), K1, Z1
+	VMULPD       Z0, Z1, Z2
+	VPORQ        Z31, Z2, Z3
+	VMOVUPD      Z30, Z5
+	VMAXPD       Z3, Z5, Z3
+	VMOVUPD      Z29, Z5
+	VFMADD231PD  Z28, Z3, Z5
+	VSUBPD       Z29, Z5, Z6
+	VMOVAPD      Z3, Z4
+	VFNMADD231PD Z27, Z6, Z4
+	VFNMADD231PD Z26, Z6, Z4
+	VMOVUPD      Z25, Z7
+	VFMADD213PD  Z24, Z4, Z7
+	VFMADD213PD  Z23, Z4, Z7
+	VFMADD213PD  Z22, Z4, Z7
+	VFMADD213PD  Z21, Z4, Z7
+	VFMADD213PD  Z20, Z4, Z7
+	VFMADD213PD  Z19, Z4, Z7
+	VFMADD213PD  Z18, Z4, Z7
+	VFMADD213PD  Z17, Z4, Z7
+	VFMADD213PD  Z16, Z4, Z7
+	VMULPD       Z4, Z4, Z6
+	VFMADD213PD  Z4, Z6, Z7
+	VADDPD       Z15, Z7, Z7
+	VPSUBQ       Z14, Z5, Z5
+	VPSRLQ       $0x01, Z5, Z6
+	VPSUBQ       Z6, Z5, Z5
+	VPSUBQ       Z13, Z5, Z5
+	VPSUBQ       Z13, Z6, Z6
+	VPSLLQ       $0x34, Z5, Z5
+	VPSLLQ       $0x34, Z6, Z6
+	VMULPD       Z6, Z7, Z7
+	VMULPD       Z5, Z7, Z4
+	VADDPD       Z15, Z4, Z8
+	VCMPPD       $0x0d, Z12, Z8, K2
+	VMOVUPD      Z15, Z7
+	VBLENDMPD    zhalf<>+0(SB), Z7, K2, Z7
+	VMOVUPD.Z    Z15, K2, Z6
+	VSUBPD       Z15, Z7, Z9
+	VFMADD231PD  Z4, Z7, Z9
+	VADDPD       ztwo<>+0(SB), Z9, Z7
+	VDIVPD       Z7, Z9, Z7
+	VMULPD       Z7, Z7, Z10
+	VMOVUPD      zlg7<>+0(SB), Z5
+	VFMADD213PD  zlg6<>+0(SB), Z10, Z5
+	VFMADD213PD  zlg5<>+0(SB), Z10, Z5
+	VFMADD213PD  zlg4<>+0(SB), Z10, Z5
+	VFMADD213PD  zlg3<>+0(SB), Z10, Z5
+	VFMADD213PD  zlg2<>+0(SB), Z10, Z5
+	VFMADD213PD  zlg1<>+0(SB), Z10, Z5
+	VMULPD       Z10, Z5, Z5
+	VMULPD       Z9, Z9, Z10
+	VMULPD       zhalf<>+0(SB), Z10, Z10
+	VADDPD       Z10, Z5, Z5
+	VMULPD       Z7, Z5, Z5
+	VFMADD231PD  Z26, Z6, Z5
+	VSUBPD       Z5, Z10, Z5
+	VSUBPD       Z9, Z5, Z5
+	VFMSUB231PD  Z27, Z6, Z5
+	VPXORQ       Z31, Z2, Z6
+	VPXORD       Z7, Z7, Z7
+	VMAXPD       Z7, Z6, Z6
+	VADDPD       Z5, Z6, Z6
+	VCMPPD       $0x11, Z7, Z2, K2
+	VBLENDMPD    Z15, Z4, K2, Z10
+	VDIVPD       Z8, Z10, Z10
+	VPXORQ       Z31, Z1, Z11
+	VMULPD       Z10, Z11, Z11
+	VMOVUPD      Z6, K1, (DI)(AX*8)
+	VMOVUPD      Z11, K1, (R10)(AX*8)
+
+zlogisticF64done:
+	VZEROUPPER
+	RET
+
+// func zSquaredF32(loss unsafe.Pointer, dloss unsafe.Pointer, m unsafe.Pointer, y unsafe.Pointer, n int)
+// Requires: AVX, AVX512F, AVX512VL, BMI2
+TEXT ·zSquaredF32(SB), NOSPLIT, $0-40
+	MOVQ    loss+0(FP), DI
+	MOVQ    dloss+8(FP), R10
+	MOVQ    m+16(FP), SI
+	MOVQ    y+24(FP), DX
+	MOVQ    n+32(FP), CX
+	VMOVUPS zhalf<>+0(SB), Z31
+	XORQ    AX, AX
+	MOVQ    CX, R9
+	ANDQ    $-8, R9
+	JZ      zsquaredF32tail
+
+zsquaredF32loop:
+	VCVTPS2PD (SI)(AX*4), Z0
+	VCVTPS2PD (DX)(AX*4), Z1
+	VSUBPD    Z1, Z0, Z2
+	VMULPD    Z31, Z2, Z3
+	VMULPD    Z2, Z3, Z3
+	VCVTPD2PS Z3, Y3
+	VMOVUPS   Y3, (DI)(AX*4)
+	VCVTPD2PS Z2, Y2
+	VMOVUPS   Y2, (R10)(AX*4)
+	ADDQ      $0x08, AX
+	CMPQ      AX, R9
+	JB        zsquaredF32loop
+
+zsquaredF32tail:
+	MOVQ      CX, R9
+	SUBQ      AX, R9
+	JZ        zsquaredF32done
+	MOVL      $0xffffffff, R8
+	BZHIL     R9, R8, R8
+	KMOVW     R8, K1
+	VMOVUPS.Z (SI)(AX*4), K1, Y0
+	VCVTPS2PD Y0, Z0
+	VMOVUPS.Z (DX)(AX*4), K1, Y1
+	VCVTPS2PD Y1, Z1
+	VSUBPD    Z1, Z0, Z2
+	VMULPD    Z31, Z2, Z3
+	VMULPD    Z2, Z3, Z3
+	VCVTPD2PS Z3, Y3
+	VMOVUPS   Y3, K1, (DI)(AX*4)
+	VCVTPD2PS Z2, Y2
+	VMOVUPS   Y2, K1, (R10)(AX*4)
+
+zsquaredF32done:
+	VZEROUPPER
+	RET
+
+// func zSquaredF64(loss unsafe.Pointer, dloss unsafe.Pointer, m unsafe.Pointer, y unsafe.Pointer, n int)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·zSquaredF64(SB), NOSPLIT, $0-40
+	MOVQ    loss+0(FP), DI
+	MOVQ    dloss+8(FP), R10
+	MOVQ    m+16(FP), SI
+	MOVQ    y+24(FP), DX
+	MOVQ    n+32(FP), CX
+	VMOVUPS zhalf<>+0(SB), Z31
+	XORQ    AX, AX
+	MOVQ    CX, R9
+	ANDQ    $-8, R9
+	JZ      zsquaredF64tail
+
+zsquaredF64loop:
+	VMOVUPD (SI)(AX*8), Z0
+	VMOVUPD (DX)(AX*8), Z1
+	VSUBPD  Z1, Z0, Z2
+	VMULPD  Z31, Z2, Z3
+	VMULPD  Z2, Z3, Z3
+	VMOVUPD Z3, (DI)(AX*8)
+	VMOVUPD Z2, (R10)(AX*8)
+	ADDQ    $0x08, AX
+	CMPQ    AX, R9
+	JB      zsquaredF64loop
+
+zsquaredF64tail:
+	MOVQ      CX, R9
+	SUBQ      AX, R9
+	JZ        zsquaredF64done
+	MOVL      $0xffffffff, R8
+	BZHIL     R9, R8, R8
+	KMOVW     R8, K1
+	VMOVUPD.Z (SI)(AX*8), K1, Z0
+	VMOVUPD.Z (DX)(AX*8), K1, Z1
+	VSUBPD    Z1, Z0, Z2
+	VMULPD    Z31, Z2, Z3
+	VMULPD    Z2, Z3, Z3
+	VMOVUPD   Z3, K1, (DI)(AX*8)
+	VMOVUPD   Z2, K1, (R10)(AX*8)
+
+zsquaredF64done:
+	VZEROUPPER
+	RET
+
+// func zAbsoluteF32(loss unsafe.Pointer, dloss unsafe.Pointer, m unsafe.Pointer, y unsafe.Pointer, n int)
+// Requires: AVX, AVX512F, AVX512VL, BMI2
+TEXT ·zAbsoluteF32(SB), NOSPLIT, $0-40
+	MOVQ    loss+0(FP), DI
+	MOVQ    dloss+8(FP), R10
+	MOVQ    m+16(FP), SI
+	MOVQ    y+24(FP), DX
+	MOVQ    n+32(FP), CX
+	VMOVUPS zabsMask<>+0(SB), Z31
+	VMOVUPS zone<>+0(SB), Z30
+	VMOVUPS znegOne<>+0(SB), Z29
+	XORQ    AX, AX
+	MOVQ    CX, R9
+	ANDQ    $-8, R9
+	JZ      zabsoluteF32tail
+
+zabsoluteF32loop:
+	VCVTPS2PD (SI)(AX*4), Z0
+	VCVTPS2PD (DX)(AX*4), Z1
+	VSUBPD    Z1, Z0, Z2
+	VPANDQ    Z31, Z2, Z3
+	VPXORD    Z7, Z7, Z7
+	VCMPPD    $0x1e, Z7, Z2, K2
+	VCMPPD    $0x11, Z7, Z2, K3
+	VMOVUPD.Z Z30, K2, Z4
+	VMOVUPD.Z Z29, K3, Z5
+	VPORQ     Z5, Z4, Z2
+	VCVTPD2PS Z3, Y3
+	VMOVUPS   Y3, (DI)(AX*4)
+	VCVTPD2PS Z2, Y2
+	VMOVUPS   Y2, (R10)(AX*4)
+	ADDQ      $0x08, AX
+	CMPQ      AX, R9
+	JB        zabsoluteF32loop
+
+zabsoluteF32tail:
+	MOVQ      CX, R9
+	SUBQ      AX, R9
+	JZ        zabsoluteF32done
+	MOVL      $0xffffffff, R8
+	BZHIL     R9, R8, R8
+	KMOVW     R8, K1
+	VMOVUPS.Z (SI)(AX*4), K1, Y0
+	VCVTPS2PD Y0, Z0
+	VMOVUPS.Z (DX)(AX*4), K1, Y1
+	VCVTPS2PD Y1, Z1
+	VSUBPD    Z1, Z0, Z2
+	VPANDQ    Z31, Z2, Z3
+	VPXORD    Z7, Z7, Z7
+	VCMPPD    $0x1e, Z7, Z2, K2
+	VCMPPD    $0x11, Z7, Z2, K3
+	VMOVUPD.Z Z30, K2, Z4
+	VMOVUPD.Z Z29, K3, Z5
+	VPORQ     Z5, Z4, Z2
+	VCVTPD2PS Z3, Y3
+	VMOVUPS   Y3, K1, (DI)(AX*4)
+	VCVTPD2PS Z2, Y2
+	VMOVUPS   Y2, K1, (R10)(AX*4)
+
+zabsoluteF32done:
+	VZEROUPPER
+	RET
+
+// func zAbsoluteF64(loss unsafe.Pointer, dloss unsafe.Pointer, m unsafe.Pointer, y unsafe.Pointer, n int)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·zAbsoluteF64(SB), NOSPLIT, $0-40
+	MOVQ    loss+0(FP), DI
+	MOVQ    dloss+8(FP), R10
+	MOVQ    m+16(FP), SI
+	MOVQ    y+24(FP), DX
+	MOVQ    n+32(FP), CX
+	VMOVUPS zabsMask<>+0(SB), Z31
+	VMOVUPS zone<>+0(SB), Z30
+	VMOVUPS znegOne<>+0(SB), Z29
+	XORQ    AX, AX
+	MOVQ    CX, R9
+	ANDQ    $-8, R9
+	JZ      zabsoluteF64tail
+
+zabsoluteF64loop:
+	VMOVUPD   (SI)(AX*8), Z0
+	VMOVUPD   (DX)(AX*8), Z1
+	VSUBPD    Z1, Z0, Z2
+	VPANDQ    Z31, Z2, Z3
+	VPXORD    Z7, Z7, Z7
+	VCMPPD    $0x1e, Z7, Z2, K2
+	VCMPPD    $0x11, Z7, Z2, K3
+	VMOVUPD.Z Z30, K2, Z4
+	VMOVUPD.Z Z29, K3, Z5
+	VPORQ     Z5, Z4, Z2
+	VMOVUPD   Z3, (DI)(AX*8)
+	VMOVUPD   Z2, (R10)(AX*8)
+	ADDQ      $0x08, AX
+	CMPQ      AX, R9
+	JB        zabsoluteF64loop
+
+zabsoluteF64tail:
+	MOVQ      CX, R9
+	SUBQ      AX, R9
+	JZ        zabsoluteF64done
+	MOVL      $0xffffffff, R8
+	BZHIL     R9, R8, R8
+	KMOVW     R8, K1
+	VMOVUPD.Z (SI)(AX*8), K1, Z0
+	VMOVUPD.Z (DX)(AX*8), K1, Z1
+	VSUBPD    Z1, Z0, Z2
+	VPANDQ    Z31, Z2, Z3
+	VPXORD    Z7, Z7, Z7
+	VCMPPD    $0x1e, Z7, Z2, K2
+	VCMPPD    $0x11, Z7, Z2, K3
+	VMOVUPD.Z Z30, K2, Z4
+	VMOVUPD.Z Z29, K3, Z5
+	VPORQ     Z5, Z4, Z2
+	VMOVUPD   Z3, K1, (DI)(AX*8)
+	VMOVUPD   Z2, K1, (R10)(AX*8)
+
+zabsoluteF64done:
+	VZEROUPPER
+	RET
+
+// func zPlusF32(kind int, eps float64, rho unsafe.Pointer, drho unsafe.Pointer, s unsafe.Pointer, n int)
+// Requires: AVX, AVX512F, AVX512VL, BMI2, SSE2
+TEXT ·zPlusF32(SB), NOSPLIT, $0-48
+	MOVQ kind+0(FP), BX
+	CMPQ BX, $0x01
+	JB   zplusNoneF32
+	JE   zplusHingeF32
+	CMPQ BX, $0x02
+	JE   zplusSoftplusF32
+	JMP  zplusQuadF32
+
+zplusNoneF32:
+	MOVQ         rho+16(FP), DI
+	MOVQ         drho+24(FP), R10
+	MOVQ         s+32(FP), SI
+	MOVQ         n+40(FP), CX
+	VBROADCASTSD eps+8(FP), Z14
+	VADDPD       Z14, Z14, Z12
+	VADDPD       Z12, Z12, Z11
+	VMULPD       zhalf<>+0(SB), Z14, Z13
+	VMULPD       zhalf<>+0(SB), Z13, Z13
+	VPXORQ       zsignMask<>+0(SB), Z14, Z10
+	VMOVUPS      zhalf<>+0(SB), Z31
+	VMOVUPS      zsignMask<>+0(SB), Z30
+	VMOVUPS      zone<>+0(SB), Z29
+	XORQ         AX, AX
+	MOVQ         CX, R9
+	ANDQ         $-8, R9
+	JZ           zplusNoneF32tail
+
+zplusNoneF32loop:
+	VCVTPS2PD (SI)(AX*4), Z0
+	VMOVUPD   Z29, Z1
+	VCVTPD2PS Z0, Y0
+	VMOVUPS   Y0, (DI)(AX*4)
+	VCVTPD2PS Z1, Y1
+	VMOVUPS   Y1, (R10)(AX*4)
+	ADDQ      $0x08, AX
+	CMPQ      AX, R9
+	JB        zplusNoneF32loop
+
+zplusNoneF32tail:
+	MOVQ      CX, R9
+	SUBQ      AX, R9
+	JZ        zplusNoneF32done
+	MOVL      $0xffffffff, R8
+	BZHIL     R9, R8, R8
+	KMOVW     R8, K1
+	VMOVUPS.Z (SI)(AX*4), K1, Y0
+	VCVTPS2PD Y0, Z0
+	VMOVUPD   Z29, Z1
+	VCVTPD2PS Z0, Y0
+	VMOVUPS   Y0, K1, (DI)(AX*4)
+	VCVTPD2PS Z1, Y1
+	VMOVUPS   Y1, K1, (R10)(AX*4)
+
+zplusNoneF32done:
+	VZEROUPPER
+	RET
+
+zplusHingeF32:
+	MOVQ         rho+16(FP), DI
+	MOVQ         drho+24(FP), R10
+	MOVQ         s+32(FP), SI
+	MOVQ         n+40(FP), CX
+	VBROADCASTSD eps+8(FP), Z14
+	VADDPD       Z14, Z14, Z12
+	VADDPD       Z12, Z12, Z11
+	VMULPD       zhalf<>+0(SB), Z14, Z13
+	VMULPD       zhalf<>+0(SB), Z13, Z13
+	VPXORQ       zsignMask<>+0(SB), Z14, Z10
+	VMOVUPS      zhalf<>+0(SB), Z31
+	VMOVUPS      zsignMask<>+0(SB), Z30
+	VMOVUPS      zone<>+0(SB), Z29
+	XORQ         AX, AX
+	MOVQ         CX, R9
+	ANDQ         $-8, R9
+	JZ           zplusHingeF32tail
+
+zplusHingeF32loop:
+	VCVTPS2PD (SI)(AX*4), Z0
+	VPXORD    Z3, Z3, Z3
+	VCMPPD    $0x1e, Z3, Z0, K2
+	VMOVUPD.Z Z0, K2, Z0
+	VMOVUPD.Z Z29, K2, Z1
+	VCVTPD2PS Z0, Y0
+	VMOVUPS   Y0, (DI)(AX*4)
+	VCVTPD2PS Z1, Y1
+	VMOVUPS   Y1, (R10)(AX*4)
+	ADDQ      $0x08, AX
+	CMPQ      AX, R9
+	JB        zplusHingeF32loop
+
+zplusHingeF32tail:
+	MOVQ      CX, R9
+	SUBQ      AX, R9
+	JZ        zplusHingeF32done
+	MOVL      $0xffffffff, R8
+	BZHIL     R9, R8, R8
+	KMOVW     R8, K1
+	VMOVUPS.Z (SI)(AX*4), K1, Y0
+	VCVTPS2PD Y0, Z0
+	VPXORD    Z3, Z3, Z3
+	VCMPPD    $0x1e, Z3, Z0, K2
+	VMOVUPD.Z Z0, K2, Z0
+	VMOVUPD.Z Z29, K2, Z1
+	VCVTPD2PS Z0, Y0
+	VMOVUPS   Y0, K1, (DI)(AX*4)
+	VCVTPD2PS Z1, Y1
+	VMOVUPS   Y1, K1, (R10)(AX*4)
+
+zplusHingeF32done:
+	VZEROUPPER
+	RET
+
+zplusSoftplusF32:
+	MOVQ         rho+16(FP), DI
+	MOVQ         drho+24(FP), R10
+	MOVQ         s+32(FP), SI
+	MOVQ         n+40(FP), CX
+	MOVSD        eps+8(FP), X14
+	VCVTSD2SS    X14, X14, X14
+	VBROADCASTSS X14, Z14
+	VBROADCASTSD eps+8(FP), Z13
+	VMOVUPS      zsabsMask<>+0(SB), Z31
+	VMOVUPS      zssignMask<>+0(SB), Z30
+	VMOVUPS      zsexpHi<>+0(SB), Z29
+	VMOVUPS      zsexpLo<>+0(SB), Z28
+	VMOVUPS      zsshifter<>+0(SB), Z27
+	VMOVUPS      zslog2e<>+0(SB), Z26
+	VMOVUPS      zsln2hi<>+0(SB), Z25
+	VMOVUPS      zsln2lo<>+0(SB), Z24
+	VMOVUPS      zsp7<>+0(SB), Z23
+	VMOVUPS      zsp6<>+0(SB), Z22
+	VMOVUPS      zsp5<>+0(SB), Z21
+	VMOVUPS      zsp4<>+0(SB), Z20
+	VMOVUPS      zsp3<>+0(SB), Z19
+	VMOVUPS      zshalf<>+0(SB), Z18
+	VMOVUPS      zsone<>+0(SB), Z17
+	VMOVUPS      zsexpKBias<>+0(SB), Z16
+	VMOVUPS      zsqone<>+0(SB), Z15
+	VMOVUPS      zstinyArg<>+0(SB), Z11
+	XORQ         AX, AX
+	MOVQ         CX, R9
+	ANDQ         $-16, R9
+	JZ           zplusSoftplusF32tail
+
+zplusSoftplusF32loop:
+	VMOVUPS       (SI)(AX*4), Z0
+	VDIVPS        Z14, Z0, Z1
+	VPANDD        Z31, Z1, Z2
+	VPXORD        Z30, Z2, Z2
+	VMOVUPS       Z29, Z4
+	VMINPS        Z2, Z4, Z2
+	VMOVUPS       Z28, Z4
+	VMAXPS        Z2, Z4, Z2
+	VMOVUPS       Z27, Z4
+	VFMADD231PS   Z26, Z2, Z4
+	VSUBPS        Z27, Z4, Z5
+	VMOVAPS       Z2, Z3
+	VFNMADD231PS  Z25, Z5, Z3
+	VFNMADD231PS  Z24, Z5, Z3
+	VMOVUPS       Z23, Z6
+	VFMADD213PS   Z22, Z3, Z6
+	VFMADD213PS   Z21, Z3, Z6
+	VFMADD213PS   Z20, Z3, Z6
+	VFMADD213PS   Z19, Z3, Z6
+	VFMADD213PS   Z18, Z3, Z6
+	VMULPS        Z3, Z3, Z5
+	VFMADD213PS   Z3, Z5, Z6
+	VADDPS        Z17, Z6, Z6
+	VPSUBD        Z16, Z4, Z4
+	VPSRLD        $0x01, Z4, Z5
+	VPSUBD        Z5, Z4, Z4
+	VPSUBD        Z15, Z4, Z4
+	VPSUBD        Z15, Z5, Z5
+	VPSLLD        $0x17, Z4, Z4
+	VPSLLD        $0x17, Z5, Z5
+	VMULPS        Z5, Z6, Z6
+	VMULPS        Z4, Z6, Z3
+	VCMPPS        $0x01, Z11, Z2, K3
+	VADDPS        Z17, Z3, Z5
+	VPADDD        zslogOff<>+0(SB), Z5, Z5
+	VPSRLD        $0x17, Z5, Z5
+	VMOVDQU64     zsq254<>+0(SB), Z6
+	VPSUBD        Z5, Z6, Z6
+	VPSLLD        $0x17, Z6, Z6
+	VSUBPS        Z17, Z6, Z7
+	VFMADD231PS   Z3, Z6, Z7
+	VPORD         zsmagic<>+0(SB), Z5, Z5
+	VSUBPS        zsmagicBias<>+0(SB), Z5, Z5
+	VADDPS        zstwo<>+0(SB), Z7, Z6
+	VDIVPS        Z6, Z7, Z6
+	VMULPS        Z6, Z6, Z8
+	VMOVUPS       zslg4<>+0(SB), Z4
+	VFMADD213PS   zslg3<>+0(SB), Z8, Z4
+	VFMADD213PS   zslg2<>+0(SB), Z8, Z4
+	VFMADD213PS   zslg1<>+0(SB), Z8, Z4
+	VMULPS        Z8, Z4, Z4
+	VMULPS        Z7, Z7, Z8
+	VMULPS        Z18, Z8, Z8
+	VADDPS        Z8, Z4, Z4
+	VMULPS        Z6, Z4, Z4
+	VFMADD231PS   Z24, Z5, Z4
+	VSUBPS        Z4, Z8, Z4
+	VSUBPS        Z7, Z4, Z4
+	VFMSUB231PS   Z25, Z5, Z4
+	VPXORD        Z9, Z9, Z9
+	VMAXPS        Z9, Z0, Z5
+	VFMADD231PS   Z4, Z14, Z5
+	VADDPS        Z17, Z3, Z6
+	VCMPPS        $0x0d, Z9, Z1, K2
+	VMOVUPS       Z17, Z8
+	VBLENDMPS     Z8, Z3, K2, Z8
+	VDIVPS        Z6, Z8, Z8
+	KORTESTW      K3, K3
+	JZ            zplusSoftplusF32skipl
+	VCVTPS2PD     Y0, Z1
+	VDIVPD        Z13, Z1, Z2
+	VPANDQ        zabsMask<>+0(SB), Z2, Z2
+	VPXORQ        zsignMask<>+0(SB), Z2, Z2
+	VMOVUPD       zexpHi<>+0(SB), Z4
+	VMINPD        Z2, Z4, Z2
+	VMOVUPD       zexpLo<>+0(SB), Z4
+	VMAXPD        Z2, Z4, Z2
+	VMOVUPD       zshifter<>+0(SB), Z4
+	VFMADD231PD   zlog2e<>+0(SB), Z2, Z4
+	VSUBPD        zshifter<>+0(SB), Z4, Z6
+	VMOVAPD       Z2, Z3
+	VFNMADD231PD  zln2hi<>+0(SB), Z6, Z3
+	VFNMADD231PD  zln2lo<>+0(SB), Z6, Z3
+	VMOVUPD       ze11<>+0(SB), Z7
+	VFMADD213PD   ze10<>+0(SB), Z3, Z7
+	VFMADD213PD   ze9<>+0(SB), Z3, Z7
+	VFMADD213PD   ze8<>+0(SB), Z3, Z7
+	VFMADD213PD   ze7<>+0(SB), Z3, Z7
+	VFMADD213PD   ze6<>+0(SB), Z3, Z7
+	VFMADD213PD   ze5<>+0(SB), Z3, Z7
+	VFMADD213PD   ze4<>+0(SB), Z3, Z7
+	VFMADD213PD   ze3<>+0(SB), Z3, Z7
+	VFMADD213PD   ze2<>+0(SB), Z3, Z7
+	VMULPD        Z3, Z3, Z6
+	VFMADD213PD   Z3, Z6, Z7
+	VADDPD        zone<>+0(SB), Z7, Z7
+	VPSUBQ        zexpKBias<>+0(SB), Z4, Z4
+	VPSRLQ        $0x01, Z4, Z6
+	VPSUBQ        Z6, Z4, Z4
+	VPSUBQ        zqone<>+0(SB), Z4, Z4
+	VPSUBQ        zqone<>+0(SB), Z6, Z6
+	VPSLLQ        $0x34, Z4, Z4
+	VPSLLQ        $0x34, Z6, Z6
+	VMULPD        Z6, Z7, Z7
+	VMULPD        Z4, Z7, Z3
+	VPXORD        Z9, Z9, Z9
+	VMAXPD        Z9, Z1, Z1
+	VFMADD231PD   Z3, Z13, Z1
+	VCVTPD2PS     Z1, Y10
+	VEXTRACTF64X4 $0x01, Z0, Y1
+	VCVTPS2PD     Y1, Z1
+	VDIVPD        Z13, Z1, Z2
+	VPANDQ        zabsMask<>+0(SB), Z2, Z2
+	VPXORQ        zsignMask<>+0(SB), Z2, Z2
+	VMOVUPD       zexpHi<>+0(SB), Z4
+	VMINPD        Z2, Z4, Z2
+	VMOVUPD       zexpLo<>+0(SB), Z4
+	VMAXPD        Z2, Z4, Z2
+	VMOVUPD       zshifter<>+0(SB), Z4
+	VFMADD231PD   zlog2e<>+0(SB), Z2, Z4
+	VSUBPD        zshifter<>+0(SB), Z4, Z6
+	VMOVAPD       Z2, Z3
+	VFNMADD231PD  zln2hi<>+0(SB), Z6, Z3
+	VFNMADD231PD  zln2lo<>+0(SB), Z6, Z3
+	VMOVUPD       ze11<>+0(SB), Z7
+	VFMADD213PD   ze10<>+0(SB), Z3, Z7
+	VFMADD213PD   ze9<>+0(SB), Z3, Z7
+	VFMADD213PD   ze8<>+0(SB), Z3, Z7
+	VFMADD213PD   ze7<>+0(SB), Z3, Z7
+	VFMADD213PD   ze6<>+0(SB), Z3, Z7
+	VFMADD213PD   ze5<>+0(SB), Z3, Z7
+	VFMADD213PD   ze4<>+0(SB), Z3, Z7
+	VFMADD213PD   ze3<>+0(SB), Z3, Z7
+	VFMADD213PD   ze2<>+0(SB), Z3, Z7
+	VMULPD        Z3, Z3, Z6
+	VFMADD213PD   Z3, Z6, Z7
+	VADDPD        zone<>+0(SB), Z7, Z7
+	VPSUBQ        zexpKBias<>+0(SB), Z4, Z4
+	VPSRLQ        $0x01, Z4, Z6
+	VPSUBQ        Z6, Z4, Z4
+	VPSUBQ        zqone<>+0(SB), Z4, Z4
+	VPSUBQ        zqone<>+0(SB), Z6, Z6
+	VPSLLQ        $0x34, Z4, Z4
+	VPSLLQ        $0x34, Z6, Z6
+	VMULPD        Z6, Z7, Z7
+	VMULPD        Z4, Z7, Z3
+	VPXORD        Z9, Z9, Z9
+	VMAXPD        Z9, Z1, Z1
+	VFMADD231PD   Z3, Z13, Z1
+	VCVTPD2PS     Z1, Y12
+	VINSERTF64X4  $0x01, Y12, Z10, Z10
+	VBLENDMPS     Z10, Z5, K3, Z5
+
+zplusSoftplusF32skipl:
+	VMOVUPS Z5, (DI)(AX*4)
+	VMOVUPS Z8, (R10)(AX*4)
+	ADDQ    $0x10, AX
+	CMPQ    AX, R9
+	JB      zplusSoftplusF32loop
+
+zplusSoftplusF32tail:
+	MOVQ          CX, R9
+	SUBQ          AX, R9
+	JZ            zplusSoftplusF32done
+	MOVL          $0xffffffff, R8
+	BZHIL         R9, R8, R8
+	KMOVW         R8, K1
+	VMOVUPS.Z     (SI)(AX*4), K1, Z0
+	VDIVPS        Z14, Z0, Z1
+	VPANDD        Z31, Z1, Z2
+	VPXORD        Z30, Z2, Z2
+	VMOVUPS       Z29, Z4
+	VMINPS        Z2, Z4, Z2
+	VMOVUPS       Z28, Z4
+	VMAXPS        Z2, Z4, Z2
+	VMOVUPS       Z27, Z4
+	VFMADD231PS   Z26, Z2, Z4
+	VSUBPS        Z27, Z4, Z5
+	VMOVAPS       Z2, Z3
+	VFNMADD231PS  Z25, Z5, Z3
+	VFNMADD231PS  Z24, Z5, Z3
+	VMOVUPS       Z23, Z6
+	VFMADD213PS   Z22, Z3, Z6
+	VFMADD213PS   Z21, Z3, Z6
+	VFMADD213PS   Z20, Z3, Z6
+	VFMADD213PS   Z19, Z3, Z6
+	VFMADD213PS   Z18, Z3, Z6
+	VMULPS        Z3, Z3, Z5
+	VFMADD213PS   Z3, Z5, Z6
+	VADDPS        Z17, Z6, Z6
+	VPSUBD        Z16, Z4, Z4
+	VPSRLD        $0x01, Z4, Z5
+	VPSUBD        Z5, Z4, Z4
+	VPSUBD        Z15, Z4, Z4
+	VPSUBD        Z15, Z5, Z5
+	VPSLLD        $0x17, Z4, Z4
+	VPSLLD        $0x17, Z5, Z5
+	VMULPS        Z5, Z6, Z6
+	VMULPS        Z4, Z6, Z3
+	VCMPPS        $0x01, Z11, Z2, K3
+	VADDPS        Z17, Z3, Z5
+	VPADDD        zslogOff<>+0(SB), Z5, Z5
+	VPSRLD        $0x17, Z5, Z5
+	VMOVDQU64     zsq254<>+0(SB), Z6
+	VPSUBD        Z5, Z6, Z6
+	VPSLLD        $0x17, Z6, Z6
+	VSUBPS        Z17, Z6, Z7
+	VFMADD231PS   Z3, Z6, Z7
+	VPORD         zsmagic<>+0(SB), Z5, Z5
+	VSUBPS        zsmagicBias<>+0(SB), Z5, Z5
+	VADDPS        zstwo<>+0(SB), Z7, Z6
+	VDIVPS        Z6, Z7, Z6
+	VMULPS        Z6, Z6, Z8
+	VMOVUPS       zslg4<>+0(SB), Z4
+	VFMADD213PS   zslg3<>+0(SB), Z8, Z4
+	VFMADD213PS   zslg2<>+0(SB), Z8, Z4
+	VFMADD213PS   zslg1<>+0(SB), Z8, Z4
+	VMULPS        Z8, Z4, Z4
+	VMULPS        Z7, Z7, Z8
+	VMULPS        Z18, Z8, Z8
+	VADDPS        Z8, Z4, Z4
+	VMULPS        Z6, Z4, Z4
+	VFMADD231PS   Z24, Z5, Z4
+	VSUBPS        Z4, Z8, Z4
+	VSUBPS        Z7, Z4, Z4
+	VFMSUB231PS   Z25, Z5, Z4
+	VPXORD        Z9, Z9, Z9
+	VMAXPS        Z9, Z0, Z5
+	VFMADD231PS   Z4, Z14, Z5
+	VADDPS        Z17, Z3, Z6
+	VCMPPS        $0x0d, Z9, Z1, K2
+	VMOVUPS       Z17, Z8
+	VBLENDMPS     Z8, Z3, K2, Z8
+	VDIVPS        Z6, Z8, Z8
+	KORTESTW      K3, K3
+	JZ            zplusSoftplusF32skipt
+	VCVTPS2PD     Y0, Z1
+	VDIVPD        Z13, Z1, Z2
+	VPANDQ        zabsMask<>+0(SB), Z2, Z2
+	VPXORQ        zsignMask<>+0(SB), Z2, Z2
+	VMOVUPD       zexpHi<>+0(SB), Z4
+	VMINPD        Z2, Z4, Z2
+	VMOVUPD       zexpLo<>+0(SB), Z4
+	VMAXPD        Z2, Z4, Z2
+	VMOVUPD       zshifter<>+0(SB), Z4
+	VFMADD231PD   zlog2e<>+0(SB), Z2, Z4
+	VSUBPD        zshifter<>+0(SB), Z4, Z6
+	VMOVAPD       Z2, Z3
+	VFNMADD231PD  zln2hi<>+0(SB), Z6, Z3
+	VFNMADD231PD  zln2lo<>+0(SB), Z6, Z3
+	VMOVUPD       ze11<>+0(SB), Z7
+	VFMADD213PD   ze10<>+0(SB), Z3, Z7
+	VFMADD213PD   ze9<>+0(SB), Z3, Z7
+	VFMADD213PD   ze8<>+0(SB), Z3, Z7
+	VFMADD213PD   ze7<>+0(SB), Z3, Z7
+	VFMADD213PD   ze6<>+0(SB), Z3, Z7
+	VFMADD213PD   ze5<>+0(SB), Z3, Z7
+	VFMADD213PD   ze4<>+0(SB), Z3, Z7
+	VFMADD213PD   ze3<>+0(SB), Z3, Z7
+	VFMADD213PD   ze2<>+0(SB), Z3, Z7
+	VMULPD        Z3, Z3, Z6
+	VFMADD213PD   Z3, Z6, Z7
+	VADDPD        zone<>+0(SB), Z7, Z7
+	VPSUBQ        zexpKBias<>+0(SB), Z4, Z4
+	VPSRLQ        $0x01, Z4, Z6
+	VPSUBQ        Z6, Z4, Z4
+	VPSUBQ        zqone<>+0(SB), Z4, Z4
+	VPSUBQ        zqone<>+0(SB), Z6, Z6
+	VPSLLQ        $0x34, Z4, Z4
+	VPSLLQ        $0x34, Z6, Z6
+	VMULPD        Z6, Z7, Z7
+	VMULPD        Z4, Z7, Z3
+	VPXORD        Z9, Z9, Z9
+	VMAXPD        Z9, Z1, Z1
+	VFMADD231PD   Z3, Z13, Z1
+	VCVTPD2PS     Z1, Y10
+	VEXTRACTF64X4 $0x01, Z0, Y1
+	VCVTPS2PD     Y1, Z1
+	VDIVPD        Z13, Z1, Z2
+	VPANDQ        zabsMask<>+0(SB), Z2, Z2
+	VPXORQ        zsignMask<>+0(SB), Z2, Z2
+	VMOVUPD       zexpHi<>+0(SB), Z4
+	VMINPD        Z2, Z4, Z2
+	VMOVUPD       zexpLo<>+0(SB), Z4
+	VMAXPD        Z2, Z4, Z2
+	VMOVUPD       zshifter<>+0(SB), Z4
+	VFMADD231PD   zlog2e<>+0(SB), Z2, Z4
+	VSUBPD        zshifter<>+0(SB), Z4, Z6
+	VMOVAPD       Z2, Z3
+	VFNMADD231PD  zln2hi<>+0(SB), Z6, Z3
+	VFNMADD231PD  zln2lo<>+0(SB), Z6, Z3
+	VMOVUPD       ze11<>+0(SB), Z7
+	VFMADD213PD   ze10<>+0(SB), Z3, Z7
+	VFMADD213PD   ze9<>+0(SB), Z3, Z7
+	VFMADD213PD   ze8<>+0(SB), Z3, Z7
+	VFMADD213PD   ze7<>+0(SB), Z3, Z7
+	VFMADD213PD   ze6<>+0(SB), Z3, Z7
+	VFMADD213PD   ze5<>+0(SB), Z3, Z7
+	VFMADD213PD   ze4<>+0(SB), Z3, Z7
+	VFMADD213PD   ze3<>+0(SB), Z3, Z7
+	VFMADD213PD   ze2<>+0(SB), Z3, Z7
+	VMULPD        Z3, Z3, Z6
+	VFMADD213PD   Z3, Z6, Z7
+	VADDPD        zone<>+0(SB), Z7, Z7
+	VPSUBQ        zexpKBias<>+0(SB), Z4, Z4
+	VPSRLQ        $0x01, Z4, Z6
+	VPSUBQ        Z6, Z4, Z4
+	VPSUBQ        zqone<>+0(SB), Z4, Z4
+	VPSUBQ        zqone<>+0(SB), Z6, Z6
+	VPSLLQ        $0x34, Z4, Z4
+	VPSLLQ        $0x34, Z6, Z6
+	VMULPD        Z6, Z7, Z7
+	VMULPD        Z4, Z7, Z3
+	VPXORD        Z9, Z9, Z9
+	VMAXPD        Z9, Z1, Z1
+	VFMADD231PD   Z3, Z13, Z1
+	VCVTPD2PS     Z1, Y12
+	VINSERTF64X4  $0x01, Y12, Z10, Z10
+	VBLENDMPS     Z10, Z5, K3, Z5
+
+zplusSoftplusF32skipt:
+	VMOVUPS Z5, K1, (DI)(AX*4)
+	VMOVUPS Z8, K1, (R10)(AX*4)
+
+zplusSoftplusF32done:
+	VZEROUPPER
+	RET
+
+zplusQuadF32:
+	MOVQ         rho+16(FP), DI
+	MOVQ         drho+24(FP), R10
+	MOVQ         s+32(FP), SI
+	MOVQ         n+40(FP), CX
+	VBROADCASTSD eps+8(FP), Z14
+	VADDPD       Z14, Z14, Z12
+	VADDPD       Z12, Z12, Z11
+	VMULPD       zhalf<>+0(SB), Z14, Z13
+	VMULPD       zhalf<>+0(SB), Z13, Z13
+	VPXORQ       zsignMask<>+0(SB), Z14, Z10
+	VMOVUPS      zhalf<>+0(SB), Z31
+	VMOVUPS      zsignMask<>+0(SB), Z30
+	VMOVUPS      zone<>+0(SB), Z29
+	XORQ         AX, AX
+	MOVQ         CX, R9
+	ANDQ         $-8, R9
+	JZ           zplusQuadF32tail
+
+zplusQuadF32loop:
+	VCVTPS2PD (SI)(AX*4), Z0
+	VMULPD    Z0, Z0, Z1
+	VDIVPD    Z11, Z1, Z1
+	VMULPD    Z31, Z0, Z2
+	VADDPD    Z2, Z1, Z1
+	VADDPD    Z13, Z1, Z1
+	VDIVPD    Z12, Z0, Z2
+	VADDPD    Z31, Z2, Z2
+	VCMPPD    $0x02, Z10, Z0, K2
+	VPXORD    Z4, Z4, Z4
+	VBLENDMPD Z4, Z1, K2, Z1
+	VBLENDMPD Z4, Z2, K2, Z2
+	VCMPPD    $0x0d, Z14, Z0, K2
+	VBLENDMPD Z0, Z1, K2, Z1
+	VBLENDMPD Z29, Z2, K2, Z2
+	VCVTPD2PS Z1, Y1
+	VMOVUPS   Y1, (DI)(AX*4)
+	VCVTPD2PS Z2, Y2
+	VMOVUPS   Y2, (R10)(AX*4)
+	ADDQ      $0x08, AX
+	CMPQ      AX, R9
+	JB        zplusQuadF32loop
+
+zplusQuadF32tail:
+	MOVQ      CX, R9
+	SUBQ      AX, R9
+	JZ        zplusQuadF32done
+	MOVL      $0xffffffff, R8
+	BZHIL     R9, R8, R8
+	KMOVW     R8, K1
+	VMOVUPS.Z (SI)(AX*4), K1, Y0
+	VCVTPS2PD Y0, Z0
+	VMULPD    Z0, Z0, Z1
+	VDIVPD    Z11, Z1, Z1
+	VMULPD    Z31, Z0, Z2
+	VADDPD    Z2, Z1, Z1
+	VADDPD    Z13, Z1, Z1
+	VDIVPD    Z12, Z0, Z2
+	VADDPD    Z31, Z2, Z2
+	VCMPPD    $0x02, Z10, Z0, K2
+	VPXORD    Z4, Z4, Z4
+	VBLENDMPD Z4, Z1, K2, Z1
+	VBLENDMPD Z4, Z2, K2, Z2
+	VCMPPD    $0x0d, Z14, Z0, K2
+	VBLENDMPD Z0, Z1, K2, Z1
+	VBLENDMPD Z29, Z2, K2, Z2
+	VCVTPD2PS Z1, Y1
+	VMOVUPS   Y1, K1, (DI)(AX*4)
+	VCVTPD2PS Z2, Y2
+	VMOVUPS   Y2, K1, (R10)(AX*4)
+
+zplusQuadF32done:
+	VZEROUPPER
+	RET
+
+// func zPlusF64(kind int, eps float64, rho unsafe.Pointer, drho unsafe.Pointer, s unsafe.Pointer, n int)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·zPlusF64(SB), NOSPLIT, $0-48
+	MOVQ kind+0(FP), BX
+	CMPQ BX, $0x01
+	JB   zplusNoneF64
+	JE   zplusHingeF64
+	CMPQ BX, $0x02
+	JE   zplusSoftplusF64
+	JMP  zplusQuadF64
+
+zplusNoneF64:
+	MOVQ         rho+16(FP), DI
+	MOVQ         drho+24(FP), R10
+	MOVQ         s+32(FP), SI
+	MOVQ         n+40(FP), CX
+	VBROADCASTSD eps+8(FP), Z14
+	VADDPD       Z14, Z14, Z12
+	VADDPD       Z12, Z12, Z11
+	VMULPD       zhalf<>+0(SB), Z14, Z13
+	VMULPD       zhalf<>+0(SB), Z13, Z13
+	VPXORQ       zsignMask<>+0(SB), Z14, Z10
+	VMOVUPS      zhalf<>+0(SB), Z31
+	VMOVUPS      zsignMask<>+0(SB), Z30
+	VMOVUPS      zone<>+0(SB), Z29
+	XORQ         AX, AX
+	MOVQ         CX, R9
+	ANDQ         $-8, R9
+	JZ           zplusNoneF64tail
+
+zplusNoneF64loop:
+	VMOVUPD (SI)(AX*8), Z0
+	VMOVUPD Z29, Z1
+	VMOVUPD Z0, (DI)(AX*8)
+	VMOVUPD Z1, (R10)(AX*8)
+	ADDQ    $0x08, AX
+	CMPQ    AX, R9
+	JB      zplusNoneF64loop
+
+zplusNoneF64tail:
+	MOVQ      CX, R9
+	SUBQ      AX, R9
+	JZ        zplusNoneF64done
+	MOVL      $0xffffffff, R8
+	BZHIL     R9, R8, R8
+	KMOVW     R8, K1
+	VMOVUPD.Z (SI)(AX*8), K1, Z0
+	VMOVUPD   Z29, Z1
+	VMOVUPD   Z0, K1, (DI)(AX*8)
+	VMOVUPD   Z1, K1, (R10)(AX*8)
+
+zplusNoneF64done:
+	VZEROUPPER
+	RET
+
+zplusHingeF64:
+	MOVQ         rho+16(FP), DI
+	MOVQ         drho+24(FP), R10
+	MOVQ         s+32(FP), SI
+	MOVQ         n+40(FP), CX
+	VBROADCASTSD eps+8(FP), Z14
+	VADDPD       Z14, Z14, Z12
+	VADDPD       Z12, Z12, Z11
+	VMULPD       zhalf<>+0(SB), Z14, Z13
+	VMULPD       zhalf<>+0(SB), Z13, Z13
+	VPXORQ       zsignMask<>+0(SB), Z14, Z10
+	VMOVUPS      zhalf<>+0(SB), Z31
+	VMOVUPS      zsignMask<>+0(SB), Z30
+	VMOVUPS      zone<>+0(SB), Z29
+	XORQ         AX, AX
+	MOVQ         CX, R9
+	ANDQ         $-8, R9
+	JZ           zplusHingeF64tail
+
+zplusHingeF64loop:
+	VMOVUPD   (SI)(AX*8), Z0
+	VPXORD    Z3, Z3, Z3
+	VCMPPD    $0x1e, Z3, Z0, K2
+	VMOVUPD.Z Z0, K2, Z0
+	VMOVUPD.Z Z29, K2, Z1
+	VMOVUPD   Z0, (DI)(AX*8)
+	VMOVUPD   Z1, (R10)(AX*8)
+	ADDQ      $0x08, AX
+	CMPQ      AX, R9
+	JB        zplusHingeF64loop
+
+zplusHingeF64tail:
+	MOVQ      CX, R9
+	SUBQ      AX, R9
+	JZ        zplusHingeF64done
+	MOVL      $0xffffffff, R8
+	BZHIL     R9, R8, R8
+	KMOVW     R8, K1
+	VMOVUPD.Z (SI)(AX*8), K1, Z0
+	VPXORD    Z3, Z3, Z3
+	VCMPPD    $0x1e, Z3, Z0, K2
+	VMOVUPD.Z Z0, K2, Z0
+	VMOVUPD.Z Z29, K2, Z1
+	VMOVUPD   Z0, K1, (DI)(AX*8)
+	VMOVUPD   Z1, K1, (R10)(AX*8)
+
+zplusHingeF64done:
+	VZEROUPPER
+	RET
+
+zplusSoftplusF64:
+	MOVQ         rho+16(FP), DI
+	MOVQ         drho+24(FP), R10
+	MOVQ         s+32(FP), SI
+	MOVQ         n+40(FP), CX
+	VBROADCASTSD eps+8(FP), Z14
+	VADDPD       Z14, Z14, Z12
+	VADDPD       Z12, Z12, Z11
+	VMULPD       zhalf<>+0(SB), Z14, Z13
+	VMULPD       zhalf<>+0(SB), Z13, Z13
+	VPXORQ       zsignMask<>+0(SB), Z14, Z10
+	VMOVUPS      zhalf<>+0(SB), Z31
+	VMOVUPS      zsignMask<>+0(SB), Z30
+	VMOVUPS      zexpLo<>+0(SB), Z29
+	VMOVUPS      zshifter<>+0(SB), Z28
+	VMOVUPS      zlog2e<>+0(SB), Z27
+	VMOVUPS      zln2hi<>+0(SB), Z26
+	VMOVUPS      zln2lo<>+0(SB), Z25
+	VMOVUPS      ze11<>+0(SB), Z24
+	VMOVUPS      ze10<>+0(SB), Z23
+	VMOVUPS      ze9<>+0(SB), Z22
+	VMOVUPS      ze8<>+0(SB), Z21
+	VMOVUPS      ze7<>+0(SB), Z20
+	VMOVUPS      ze6<>+0(SB), Z19
+	VMOVUPS      ze5<>+0(SB), Z18
+	VMOVUPS      ze4<>+0(SB), Z17
+	VMOVUPS      ze3<>+0(SB), Z16
+	VMOVUPS      ze2<>+0(SB), Z15
+	XORQ         AX, AX
+	MOVQ         CX, R9
+	ANDQ         $-8, R9
+	JZ           zplusSoftplusF64tail
+
+zplusSoftplusF64loop:
+	VMOVUPD      (SI)(AX*8), Z0
+	VDIVPD       Z14, Z0, Z1
+	VPORQ        Z30, Z1, Z2
+	VMOVUPD      Z29, Z4
+	VMAXPD       Z2, Z4, Z2
+	VMOVUPD      Z28, Z4
+	VFMADD231PD  Z27, Z2, Z4
+	VSUBPD       Z28, Z4, Z5
+	VMOVAPD      Z2, Z3
+	VFNMADD231PD Z26, Z5, Z3
+	VFNMADD231PD Z25, Z5, Z3
+	VMOVUPD      Z24, Z6
+	VFMADD213PD  Z23, Z3, Z6
+	VFMADD213PD  Z22, Z3, Z6
+	VFMADD213PD  Z21, Z3, Z6
+	VFMADD213PD  Z20, Z3, Z6
+	VFMADD213PD  Z19, Z3, Z6
+	VFMADD213PD  Z18, Z3, Z6
+	VFMADD213PD  Z17, Z3, Z6
+	VFMADD213PD  Z16, Z3, Z6
+	VFMADD213PD  Z15, Z3, Z6
+	VMULPD       Z3, Z3, Z5
+	VFMADD213PD  Z3, Z5, Z6
+	VADDPD       zone<>+0(SB), Z6, Z6
+	VPSUBQ       zexpKBias<>+0(SB), Z4, Z4
+	VPSRLQ       $0x01, Z4, Z5
+	VPSUBQ       Z5, Z4, Z4
+	VPSUBQ       zqone<>+0(SB), Z4, Z4
+	VPSUBQ       zqone<>+0(SB), Z5, Z5
+	VPSLLQ       $0x34, Z4, Z4
+	VPSLLQ       $0x34, Z5, Z5
+	VMULPD       Z5, Z6, Z6
+	VMULPD       Z4, Z6, Z3
+	VADDPD       zone<>+0(SB), Z3, Z10
+	VCMPPD       $0x0d, zsqrt2<>+0(SB), Z10, K2
+	VMOVUPD      zone<>+0(SB), Z6
+	VBLENDMPD    Z31, Z6, K2, Z6
+	VMOVUPD.Z    zone<>+0(SB), K2, Z5
+	VSUBPD       zone<>+0(SB), Z6, Z7
+	VFMADD231PD  Z3, Z6, Z7
+	VADDPD       ztwo<>+0(SB), Z7, Z6
+	VDIVPD       Z6, Z7, Z6
+	VMULPD       Z6, Z6, Z8
+	VMOVUPD      zlg7<>+0(SB), Z4
+	VFMADD213PD  zlg6<>+0(SB), Z8, Z4
+	VFMADD213PD  zlg5<>+0(SB), Z8, Z4
+	VFMADD213PD  zlg4<>+0(SB), Z8, Z4
+	VFMADD213PD  zlg3<>+0(SB), Z8, Z4
+	VFMADD213PD  zlg2<>+0(SB), Z8, Z4
+	VFMADD213PD  zlg1<>+0(SB), Z8, Z4
+	VMULPD       Z8, Z4, Z4
+	VMULPD       Z7, Z7, Z8
+	VMULPD       Z31, Z8, Z8
+	VADDPD       Z8, Z4, Z4
+	VMULPD       Z6, Z4, Z4
+	VFMADD231PD  Z25, Z5, Z4
+	VSUBPD       Z4, Z8, Z4
+	VSUBPD       Z7, Z4, Z4
+	VFMSUB231PD  Z26, Z5, Z4
+	VPXORD       Z9, Z9, Z9
+	VMAXPD       Z9, Z0, Z5
+	VFMADD231PD  Z4, Z14, Z5
+	VCMPPD       $0x0d, Z9, Z1, K2
+	VBLENDMPD    zone<>+0(SB), Z3, K2, Z8
+	VDIVPD       Z10, Z8, Z8
+	VMOVUPD      Z5, (DI)(AX*8)
+	VMOVUPD      Z8, (R10)(AX*8)
+	ADDQ         $0x08, AX
+	CMPQ         AX, R9
+	JB           zplusSoftplusF64loop
+
+zplusSoftplusF64tail:
+	MOVQ         CX, R9
+	SUBQ         AX, R9
+	JZ           zplusSoftplusF64done
+	MOVL         $0xffffffff, R8
+	BZHIL        R9, R8, R8
+	KMOVW        R8, K1
+	VMOVUPD.Z    (SI)(AX*8), K1, Z0
+	VDIVPD       Z14, Z0, Z1
+	VPORQ        Z30, Z1, Z2
+	VMOVUPD      Z29, Z4
+	VMAXPD       Z2, Z4, Z2
+	VMOVUPD      Z28, Z4
+	VFMADD231PD  Z27, Z2, Z4
+	VSUBPD       Z28, Z4, Z5
+	VMOVAPD      Z2, Z3
+	VFNMADD231PD Z26, Z5, Z3
+	VFNMADD231PD Z25, Z5, Z3
+	VMOVUPD      Z24, Z6
+	VFMADD213PD  Z23, Z3, Z6
+	VFMADD213PD  Z22, Z3, Z6
+	VFMADD213PD  Z21, Z3, Z6
+	VFMADD213PD  Z20, Z3, Z6
+	VFMADD213PD  Z19, Z3, Z6
+	VFMADD213PD  Z18, Z3, Z6
+	VFMADD213PD  Z17, Z3, Z6
+	VFMADD213PD  Z16, Z3, Z6
+	VFMADD213PD  Z15, Z3, Z6
+	VMULPD       Z3, Z3, Z5
+	VFMADD213PD  Z3, Z5, Z6
+	VADDPD       zone<>+0(SB), Z6, Z6
+	VPSUBQ       zexpKBias<>+0(SB), Z4, Z4
+	VPSRLQ       $0x01, Z4, Z5
+	VPSUBQ       Z5, Z4, Z4
+	VPSUBQ       zqone<>+0(SB), Z4, Z4
+	VPSUBQ       zqone<>+0(SB), Z5, Z5
+	VPSLLQ       $0x34, Z4, Z4
+	VPSLLQ       $0x34, Z5, Z5
+	VMULPD       Z5, Z6, Z6
+	VMULPD       Z4, Z6, Z3
+	VADDPD       zone<>+0(SB), Z3, Z10
+	VCMPPD       $0x0d, zsqrt2<>+0(SB), Z10, K2
+	VMOVUPD      zone<>+0(SB), Z6
+	VBLENDMPD    Z31, Z6, K2, Z6
+	VMOVUPD.Z    zone<>+0(SB), K2, Z5
+	VSUBPD       zone<>+0(SB), Z6, Z7
+	VFMADD231PD  Z3, Z6, Z7
+	VADDPD       ztwo<>+0(SB), Z7, Z6
+	VDIVPD       Z6, Z7, Z6
+	VMULPD       Z6, Z6, Z8
+	VMOVUPD      zlg7<>+0(SB), Z4
+	VFMADD213PD  zlg6<>+0(SB), Z8, Z4
+	VFMADD213PD  zlg5<>+0(SB), Z8, Z4
+	VFMADD213PD  zlg4<>+0(SB), Z8, Z4
+	VFMADD213PD  zlg3<>+0(SB), Z8, Z4
+	VFMADD213PD  zlg2<>+0(SB), Z8, Z4
+	VFMADD213PD  zlg1<>+0(SB), Z8, Z4
+	VMULPD       Z8, Z4, Z4
+	VMULPD       Z7, Z7, Z8
+	VMULPD       Z31, Z8, Z8
+	VADDPD       Z8, Z4, Z4
+	VMULPD       Z6, Z4, Z4
+	VFMADD231PD  Z25, Z5, Z4
+	VSUBPD       Z4, Z8, Z4
+	VSUBPD       Z7, Z4, Z4
+	VFMSUB231PD  Z26, Z5, Z4
+	VPXORD       Z9, Z9, Z9
+	VMAXPD       Z9, Z0, Z5
+	VFMADD231PD  Z4, Z14, Z5
+	VCMPPD       $0x0d, Z9, Z1, K2
+	VBLENDMPD    zone<>+0(SB), Z3, K2, Z8
+	VDIVPD       Z10, Z8, Z8
+	VMOVUPD      Z5, K1, (DI)(AX*8)
+	VMOVUPD      Z8, K1, (R10)(AX*8)
+
+zplusSoftplusF64done:
+	VZEROUPPER
+	RET
+
+zplusQuadF64:
+	MOVQ         rho+16(FP), DI
+	MOVQ         drho+24(FP), R10
+	MOVQ         s+32(FP), SI
+	MOVQ         n+40(FP), CX
+	VBROADCASTSD eps+8(FP), Z14
+	VADDPD       Z14, Z14, Z12
+	VADDPD       Z12, Z12, Z11
+	VMULPD       zhalf<>+0(SB), Z14, Z13
+	VMULPD       zhalf<>+0(SB), Z13, Z13
+	VPXORQ       zsignMask<>+0(SB), Z14, Z10
+	VMOVUPS      zhalf<>+0(SB), Z31
+	VMOVUPS      zsignMask<>+0(SB), Z30
+	VMOVUPS      zone<>+0(SB), Z29
+	XORQ         AX, AX
+	MOVQ         CX, R9
+	ANDQ         $-8, R9
+	JZ           zplusQuadF64tail
+
+zplusQuadF64loop:
+	VMOVUPD   (SI)(AX*8), Z0
+	VMULPD    Z0, Z0, Z1
+	VDIVPD    Z11, Z1, Z1
+	VMULPD    Z31, Z0, Z2
+	VADDPD    Z2, Z1, Z1
+	VADDPD    Z13, Z1, Z1
+	VDIVPD    Z12, Z0, Z2
+	VADDPD    Z31, Z2, Z2
+	VCMPPD    $0x02, Z10, Z0, K2
+	VPXORD    Z4, Z4, Z4
+	VBLENDMPD Z4, Z1, K2, Z1
+	VBLENDMPD Z4, Z2, K2, Z2
+	VCMPPD    $0x0d, Z14, Z0, K2
+	VBLENDMPD Z0, Z1, K2, Z1
+	VBLENDMPD Z29, Z2, K2, Z2
+	VMOVUPD   Z1, (DI)(AX*8)
+	VMOVUPD   Z2, (R10)(AX*8)
+	ADDQ      $0x08, AX
+	CMPQ      AX, R9
+	JB        zplusQuadF64loop
+
+zplusQuadF64tail:
+	MOVQ      CX, R9
+	SUBQ      AX, R9
+	JZ        zplusQuadF64done
+	MOVL      $0xffffffff, R8
+	BZHIL     R9, R8, R8
+	KMOVW     R8, K1
+	VMOVUPD.Z (SI)(AX*8), K1, Z0
+	VMULPD    Z0, Z0, Z1
+	VDIVPD    Z11, Z1, Z1
+	VMULPD    Z31, Z0, Z2
+	VADDPD    Z2, Z1, Z1
+	VADDPD    Z13, Z1, Z1
+	VDIVPD    Z12, Z0, Z2
+	VADDPD    Z31, Z2, Z2
+	VCMPPD    $0x02, Z10, Z0, K2
+	VPXORD    Z4, Z4, Z4
+	VBLENDMPD Z4, Z1, K2, Z1
+	VBLENDMPD Z4, Z2, K2, Z2
+	VCMPPD    $0x0d, Z14, Z0, K2
+	VBLENDMPD Z0, Z1, K2, Z1
+	VBLENDMPD Z29, Z2, K2, Z2
+	VMOVUPD   Z1, K1, (DI)(AX*8)
+	VMOVUPD   Z2, K1, (R10)(AX*8)
+
+zplusQuadF64done:
+	VZEROUPPER
+	RET
+
+// func zSoftmaxF32(loss unsafe.Pointer, z unsafe.Pointer, label unsafe.Pointer, n int, k int)
+// Requires: AVX, AVX2, AVX512F, AVX512VL, BMI2, CMOV, FMA3
+TEXT ·zSoftmaxF32(SB), NOSPLIT, $320-40
+	MOVQ         loss+0(FP), DI
+	MOVQ         z+8(FP), SI
+	MOVQ         label+16(FP), BX
+	MOVQ         n+24(FP), CX
+	MOVQ         k+32(FP), DX
+	MOVQ         DX, R13
+	SHLQ         $0x02, R13
+	MOVQ         DX, R8
+	ANDQ         $-8, R8
+	MOVQ         DX, R10
+	SUBQ         R8, R10
+	MOVL         $0xffffffff, R11
+	BZHIL        R10, R11, R11
+	KMOVW        R11, K1
+	VMOVUPS      zexpLo<>+0(SB), Z31
+	VMOVUPS      zshifter<>+0(SB), Z30
+	VMOVUPS      zlog2e<>+0(SB), Z29
+	VMOVUPS      zln2hi<>+0(SB), Z28
+	VMOVUPS      zln2lo<>+0(SB), Z27
+	VMOVUPS      ze11<>+0(SB), Z26
+	VMOVUPS      ze10<>+0(SB), Z25
+	VMOVUPS      ze9<>+0(SB), Z24
+	VMOVUPS      ze8<>+0(SB), Z23
+	VMOVUPS      ze7<>+0(SB), Z22
+	VMOVUPS      ze6<>+0(SB), Z21
+	VMOVUPS      ze5<>+0(SB), Z20
+	VMOVUPS      ze4<>+0(SB), Z19
+	VMOVUPS      ze3<>+0(SB), Z18
+	VMOVUPS      ze2<>+0(SB), Z17
+	VMOVUPS      zone<>+0(SB), Z16
+	VMOVUPS      zexpKBias<>+0(SB), Z9
+	VMOVUPS      zqone<>+0(SB), Z8
+	VBROADCASTSD negInf<>+0(SB), Z14
+
+zsmF32block:
+	CMPQ CX, $0x04
+	JB   zsmF32row
+	XORQ R11, R11
+	MOVQ SI, R12
+	LEAQ 64(SP), R10
+
+zsmF32blkrow:
+	MOVLQSX (BX)(R11*4), R9
+	VMOVAPD Z14, Z0
+	XORQ    AX, AX
+	TESTQ   R8, R8
+	JZ      zsmF32maxtailb
+
+zsmF32maxloopb:
+	VCVTPS2PD (R12)(AX*4), Z1
+	VMAXPD    Z1, Z0, Z0
+	ADDQ      $0x08, AX
+	CMPQ      AX, R8
+	JB        zsmF32maxloopb
+
+zsmF32maxtailb:
+	CMPQ      AX, DX
+	JAE       zsmF32maxreduceb
+	VMOVUPS.Z (R12)(AX*4), K1, Y1
+	VCVTPS2PD Y1, Z1
+	VBLENDMPD Z1, Z14, K1, Z1
+	VMAXPD    Z1, Z0, Z0
+
+zsmF32maxreduceb:
+	VEXTRACTF64X4 $0x01, Z0, Y1
+	VMAXPD        Y1, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VMAXPD        X1, X0, X0
+	VPERMILPD     $0x01, X0, X1
+	VMAXPD        X1, X0, X0
+	VBROADCASTSD  X0, Z13
+	VMOVSS        (R12)(R9*4), X12
+	VCVTSS2SD     X12, X12, X12
+	VSUBSD        X13, X12, X12
+	VPXORD        Z11, Z11, Z11
+	XORQ          AX, AX
+	TESTQ         R8, R8
+	JZ            zsmF32exptailb
+
+zsmF32exploopb:
+	VCVTPS2PD    (R12)(AX*4), Z0
+	VSUBPD       Z13, Z0, Z0
+	VMOVUPD      Z31, Z2
+	VMAXPD       Z0, Z2, Z0
+	VMOVUPD      Z30, Z2
+	VFMADD231PD  Z29, Z0, Z2
+	VSUBPD       Z30, Z2, Z3
+	VMOVAPD      Z0, Z1
+	VFNMADD231PD Z28, Z3, Z1
+	VFNMADD231PD Z27, Z3, Z1
+	VMOVUPD      Z26, Z4
+	VFMADD213PD  Z25, Z1, Z4
+	VFMADD213PD  Z24, Z1, Z4
+	VFMADD213PD  Z23, Z1, Z4
+	VFMADD213PD  Z22, Z1, Z4
+	VFMADD213PD  Z21, Z1, Z4
+	VFMADD213PD  Z20, Z1, Z4
+	VFMADD213PD  Z19, Z1, Z4
+	VFMADD213PD  Z18, Z1, Z4
+	VFMADD213PD  Z17, Z1, Z4
+	VMULPD       Z1, Z1, Z3
+	VFMADD213PD  Z1, Z3, Z4
+	VADDPD       Z16, Z4, Z4
+	VPSUBQ       Z9, Z2, Z2
+	VPSRLQ       $0x01, Z2, Z3
+	VPSUBQ       Z3, Z2, Z2
+	VPSUBQ       Z8, Z2, Z2
+	VPSUBQ       Z8, Z3, Z3
+	VPSLLQ       $0x34, Z2, Z2
+	VPSLLQ       $0x34, Z3, Z3
+	VMULPD       Z3, Z4, Z4
+	VMULPD       Z2, Z4, Z1
+	VADDPD       Z1, Z11, Z11
+	VCVTPD2PS    Z1, Y1
+	VMOVUPS      Y1, (R12)(AX*4)
+	ADDQ         $0x08, AX
+	CMPQ         AX, R8
+	JB           zsmF32exploopb
+
+zsmF32exptailb:
+	CMPQ         AX, DX
+	JAE          zsmF32sumreduceb
+	VMOVUPS.Z    (R12)(AX*4), K1, Y0
+	VCVTPS2PD    Y0, Z0
+	VSUBPD       Z13, Z0, Z0
+	VMOVUPD      Z31, Z2
+	VMAXPD       Z0, Z2, Z0
+	VMOVUPD      Z30, Z2
+	VFMADD231PD  Z29, Z0, Z2
+	VSUBPD       Z30, Z2, Z3
+	VMOVAPD      Z0, Z1
+	VFNMADD231PD Z28, Z3, Z1
+	VFNMADD231PD Z27, Z3, Z1
+	VMOVUPD      Z26, Z4
+	VFMADD213PD  Z25, Z1, Z4
+	VFMADD213PD  Z24, Z1, Z4
+	VFMADD213PD  Z23, Z1, Z4
+	VFMADD213PD  Z22, Z1, Z4
+	VFMADD213PD  Z21, Z1, Z4
+	VFMADD213PD  Z20, Z1, Z4
+	VFMADD213PD  Z19, Z1, Z4
+	VFMADD213PD  Z18, Z1, Z4
+	VFMADD213PD  Z17, Z1, Z4
+	VMULPD       Z1, Z1, Z3
+	VFMADD213PD  Z1, Z3, Z4
+	VADDPD       Z16, Z4, Z4
+	VPSUBQ       Z9, Z2, Z2
+	VPSRLQ       $0x01, Z2, Z3
+	VPSUBQ       Z3, Z2, Z2
+	VPSUBQ       Z8, Z2, Z2
+	VPSUBQ       Z8, Z3, Z3
+	VPSLLQ       $0x34, Z2, Z2
+	VPSLLQ       $0x34, Z3, Z3
+	VMULPD       Z3, Z4, Z4
+	VMULPD       Z2, Z4, Z1
+	VMOVUPD.Z    Z1, K1, Z1
+	VADDPD       Z1, Z11, Z11
+	VCVTPD2PS    Z1, Y1
+	VMOVUPS      Y1, (R10)
+
+zsmF32sumreduceb:
+	VEXTRACTF64X4 $0x01, Z11, Y1
+	VADDPD        Y1, Y11, Y11
+	VEXTRACTF128  $0x01, Y11, X1
+	VADDPD        X1, X11, X11
+	VHADDPD       X11, X11, X11
+	ADDQ          $0x40, R10
+	VMOVSD        X11, (SP)(R11*8)
+	VMOVSD        X12, 32(SP)(R11*8)
+	ADDQ          R13, R12
+	INCQ          R11
+	CMPQ          R11, $0x04
+	JB            zsmF32blkrow
+	VMOVUPD       (SP), Y0
+	VSUBPD        one<>+0(SB), Y0, Y0
+	VCMPPD        $0x1e, log1pBig<>+0(SB), Y0, Y5
+	VMULPD        log1pScale<>+0(SB), Y0, Y2
+	VBLENDVPD     Y5, Y2, Y0, Y5
+	VADDPD        one<>+0(SB), Y5, Y2
+	VPADDQ        logOff<>+0(SB), Y2, Y2
+	VPSRLQ        $0x34, Y2, Y2
+	VMOVDQU       q2046<>+0(SB), Y3
+	VPSUBQ        Y2, Y3, Y3
+	VPSLLQ        $0x34, Y3, Y3
+	VSUBPD        one<>+0(SB), Y3, Y4
+	VFMADD231PD   Y5, Y3, Y4
+	VPOR          magic<>+0(SB), Y2, Y2
+	VSUBPD        magicBias<>+0(SB), Y2, Y2
+	VCMPPD        $0x1e, log1pBig<>+0(SB), Y0, Y5
+	VANDPD        hundred<>+0(SB), Y5, Y5
+	VADDPD        Y5, Y2, Y2
+	VADDPD        two<>+0(SB), Y4, Y3
+	VDIVPD        Y3, Y4, Y3
+	VMULPD        Y3, Y3, Y5
+	VMOVUPD       lg7<>+0(SB), Y1
+	VFMADD213PD   lg6<>+0(SB), Y5, Y1
+	VFMADD213PD   lg5<>+0(SB), Y5, Y1
+	VFMADD213PD   lg4<>+0(SB), Y5, Y1
+	VFMADD213PD   lg3<>+0(SB), Y5, Y1
+	VFMADD213PD   lg2<>+0(SB), Y5, Y1
+	VFMADD213PD   lg1<>+0(SB), Y5, Y1
+	VMULPD        Y5, Y1, Y1
+	VMULPD        Y4, Y4, Y5
+	VMULPD        half<>+0(SB), Y5, Y5
+	VADDPD        Y5, Y1, Y1
+	VMULPD        Y3, Y1, Y1
+	VFMADD231PD   ln2lo<>+0(SB), Y2, Y1
+	VSUBPD        Y1, Y5, Y1
+	VSUBPD        Y4, Y1, Y1
+	VFMSUB231PD   ln2hi<>+0(SB), Y2, Y1
+	VCMPPD        $0x03, Y0, Y0, Y2
+	VCMPPD        $0x00, posInf<>+0(SB), Y0, Y3
+	VORPD         Y3, Y2, Y2
+	VXORPD        Y3, Y3, Y3
+	VCMPPD        $0x00, Y3, Y0, Y3
+	VORPD         Y3, Y2, Y2
+	VBLENDVPD     Y2, Y0, Y1, Y1
+	VMOVUPD       negOne<>+0(SB), Y4
+	VCMPPD        $0x00, Y4, Y0, Y2
+	VBLENDVPD     Y2, negInf<>+0(SB), Y1, Y1
+	VCMPPD        $0x01, Y4, Y0, Y2
+	VBLENDVPD     Y2, nan<>+0(SB), Y1, Y1
+	VSUBPD        32(SP), Y1, Y1
+	VCVTPD2PSY    Y1, X1
+	VMOVUPS       X1, (DI)
+	VMOVUPD       one<>+0(SB), Y2
+	VDIVPD        (SP), Y2, Y2
+	VMOVUPD       Y2, (SP)
+	MOVQ          $0x00000003, R11
+	LEAQ          (R13)(R13*2), R12
+	ADDQ          SI, R12
+	LEAQ          256(SP), R10
+
+zsmF32blkscale:
+	MOVLQSX      (BX)(R11*4), R9
+	VBROADCASTSD (SP)(R11*8), Z2
+	LEAQ         (R12)(R9*4), AX
+	MOVQ         R9, R14
+	SUBQ         R8, R14
+	LEAQ         (R10)(R14*4), R14
+	CMPQ         R9, R8
+	CMOVQCC      R14, AX
+	VMOVSS       (AX), X3
+	VCVTSS2SD    X3, X3, X3
+	XORQ         AX, AX
+	TESTQ        R8, R8
+	JZ           zsmF32scaletailb
+
+zsmF32scaleloopb:
+	VCVTPS2PD (R12)(AX*4), Z0
+	VMULPD    Z2, Z0, Z0
+	VCVTPD2PS Z0, Y0
+	VMOVUPS   Y0, (R12)(AX*4)
+	ADDQ      $0x08, AX
+	CMPQ      AX, R8
+	JB        zsmF32scaleloopb
+
+zsmF32scaletailb:
+	CMPQ      AX, DX
+	JAE       zsmF32fixb
+	VCVTPS2PD (R10), Z0
+	VMULPD    Z2, Z0, Z0
+	VCVTPD2PS Z0, Y0
+	VMOVUPS   Y0, K1, (R12)(AX*4)
+
+zsmF32fixb:
+	VMULSD    X2, X3, X3
+	VSUBSD    one<>+0(SB), X3, X3
+	VCVTSD2SS X3, X3, X3
+	VMOVSS    X3, (R12)(R9*4)
+	SUBQ      $0x40, R10
+	SUBQ      R13, R12
+	DECQ      R11
+	JNS       zsmF32blkscale
+	LEAQ      (SI)(R13*4), SI
+	ADDQ      $0x10, DI
+	ADDQ      $0x10, BX
+	SUBQ      $0x04, CX
+	JMP       zsmF32block
+
+zsmF32row:
+	TESTQ   CX, CX
+	JZ      zsmF32done
+	MOVLQSX (BX), R9
+	LEAQ    64(SP), R10
+	VMOVAPD Z14, Z0
+	XORQ    AX, AX
+	TESTQ   R8, R8
+	JZ      zsmF32maxtailr
+
+zsmF32maxloopr:
+	VCVTPS2PD (SI)(AX*4), Z1
+	VMAXPD    Z1, Z0, Z0
+	ADDQ      $0x08, AX
+	CMPQ      AX, R8
+	JB        zsmF32maxloopr
+
+zsmF32maxtailr:
+	CMPQ      AX, DX
+	JAE       zsmF32maxreducer
+	VMOVUPS.Z (SI)(AX*4), K1, Y1
+	VCVTPS2PD Y1, Z1
+	VBLENDMPD Z1, Z14, K1, Z1
+	VMAXPD    Z1, Z0, Z0
+
+zsmF32maxreducer:
+	VEXTRACTF64X4 $0x01, Z0, Y1
+	VMAXPD        Y1, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VMAXPD        X1, X0, X0
+	VPERMILPD     $0x01, X0, X1
+	VMAXPD        X1, X0, X0
+	VBROADCASTSD  X0, Z13
+	VMOVSS        (SI)(R9*4), X12
+	VCVTSS2SD     X12, X12, X12
+	VSUBSD        X13, X12, X12
+	VPXORD        Z11, Z11, Z11
+	XORQ          AX, AX
+	TESTQ         R8, R8
+	JZ            zsmF32exptailr
+
+zsmF32exploopr:
+	VCVTPS2PD    (SI)(AX*4), Z0
+	VSUBPD       Z13, Z0, Z0
+	VMOVUPD      Z31, Z2
+	VMAXPD       Z0, Z2, Z0
+	VMOVUPD      Z30, Z2
+	VFMADD231PD  Z29, Z0, Z2
+	VSUBPD       Z30, Z2, Z3
+	VMOVAPD      Z0, Z1
+	VFNMADD231PD Z28, Z3, Z1
+	VFNMADD231PD Z27, Z3, Z1
+	VMOVUPD      Z26, Z4
+	VFMADD213PD  Z25, Z1, Z4
+	VFMADD213PD  Z24, Z1, Z4
+	VFMADD213PD  Z23, Z1, Z4
+	VFMADD213PD  Z22, Z1, Z4
+	VFMADD213PD  Z21, Z1, Z4
+	VFMADD213PD  Z20, Z1, Z4
+	VFMADD213PD  Z19, Z1, Z4
+	VFMADD213PD  Z18, Z1, Z4
+	VFMADD213PD  Z17, Z1, Z4
+	VMULPD       Z1, Z1, Z3
+	VFMADD213PD  Z1, Z3, Z4
+	VADDPD       Z16, Z4, Z4
+	VPSUBQ       Z9, Z2, Z2
+	VPSRLQ       $0x01, Z2, Z3
+	VPSUBQ       Z3, Z2, Z2
+	VPSUBQ       Z8, Z2, Z2
+	VPSUBQ       Z8, Z3, Z3
+	VPSLLQ       $0x34, Z2, Z2
+	VPSLLQ       $0x34, Z3, Z3
+	VMULPD       Z3, Z4, Z4
+	VMULPD       Z2, Z4, Z1
+	VADDPD       Z1, Z11, Z11
+	VCVTPD2PS    Z1, Y1
+	VMOVUPS      Y1, (SI)(AX*4)
+	ADDQ         $0x08, AX
+	CMPQ         AX, R8
+	JB           zsmF32exploopr
+
+zsmF32exptailr:
+	CMPQ         AX, DX
+	JAE          zsmF32sumreducer
+	VMOVUPS.Z    (SI)(AX*4), K1, Y0
+	VCVTPS2PD    Y0, Z0
+	VSUBPD       Z13, Z0, Z0
+	VMOVUPD      Z31, Z2
+	VMAXPD       Z0, Z2, Z0
+	VMOVUPD      Z30, Z2
+	VFMADD231PD  Z29, Z0, Z2
+	VSUBPD       Z30, Z2, Z3
+	VMOVAPD      Z0, Z1
+	VFNMADD231PD Z28, Z3, Z1
+	VFNMADD231PD Z27, Z3, Z1
+	VMOVUPD      Z26, Z4
+	VFMADD213PD  Z25, Z1, Z4
+	VFMADD213PD  Z24, Z1, Z4
+	VFMADD213PD  Z23, Z1, Z4
+	VFMADD213PD  Z22, Z1, Z4
+	VFMADD213PD  Z21, Z1, Z4
+	VFMADD213PD  Z20, Z1, Z4
+	VFMADD213PD  Z19, Z1, Z4
+	VFMADD213PD  Z18, Z1, Z4
+	VFMADD213PD  Z17, Z1, Z4
+	VMULPD       Z1, Z1, Z3
+	VFMADD213PD  Z1, Z3, Z4
+	VADDPD       Z16, Z4, Z4
+	VPSUBQ       Z9, Z2, Z2
+	VPSRLQ       $0x01, Z2, Z3
+	VPSUBQ       Z3, Z2, Z2
+	VPSUBQ       Z8, Z2, Z2
+	VPSUBQ       Z8, Z3, Z3
+	VPSLLQ       $0x34, Z2, Z2
+	VPSLLQ       $0x34, Z3, Z3
+	VMULPD       Z3, Z4, Z4
+	VMULPD       Z2, Z4, Z1
+	VMOVUPD.Z    Z1, K1, Z1
+	VADDPD       Z1, Z11, Z11
+	VCVTPD2PS    Z1, Y1
+	VMOVUPS      Y1, (R10)
+
+zsmF32sumreducer:
+	VEXTRACTF64X4 $0x01, Z11, Y1
+	VADDPD        Y1, Y11, Y11
+	VEXTRACTF128  $0x01, Y11, X1
+	VADDPD        X1, X11, X11
+	VHADDPD       X11, X11, X11
+	VBROADCASTSD  X11, Y0
+	VSUBPD        one<>+0(SB), Y0, Y0
+	VCMPPD        $0x1e, log1pBig<>+0(SB), Y0, Y5
+	VMULPD        log1pScale<>+0(SB), Y0, Y2
+	VBLENDVPD     Y5, Y2, Y0, Y5
+	VADDPD        one<>+0(SB), Y5, Y2
+	VPADDQ        logOff<>+0(SB), Y2, Y2
+	VPSRLQ        $0x34, Y2, Y2
+	VMOVDQU       q2046<>+0(SB), Y3
+	VPSUBQ        Y2, Y3, Y3
+	VPSLLQ        $0x34, Y3, Y3
+	VSUBPD        one<>+0(SB), Y3, Y4
+	VFMADD231PD   Y5, Y3, Y4
+	VPOR          magic<>+0(SB), Y2, Y2
+	VSUBPD        magicBias<>+0(SB), Y2, Y2
+	VCMPPD        $0x1e, log1pBig<>+0(SB), Y0, Y5
+	VANDPD        hundred<>+0(SB), Y5, Y5
+	VADDPD        Y5, Y2, Y2
+	VADDPD        two<>+0(SB), Y4, Y3
+	VDIVPD        Y3, Y4, Y3
+	VMULPD        Y3, Y3, Y5
+	VMOVUPD       lg7<>+0(SB), Y1
+	VFMADD213PD   lg6<>+0(SB), Y5, Y1
+	VFMADD213PD   lg5<>+0(SB), Y5, Y1
+	VFMADD213PD   lg4<>+0(SB), Y5, Y1
+	VFMADD213PD   lg3<>+0(SB), Y5, Y1
+	VFMADD213PD   lg2<>+0(SB), Y5, Y1
+	VFMADD213PD   lg1<>+0(SB), Y5, Y1
+	VMULPD        Y5, Y1, Y1
+	VMULPD        Y4, Y4, Y5
+	VMULPD        half<>+0(SB), Y5, Y5
+	VADDPD        Y5, Y1, Y1
+	VMULPD        Y3, Y1, Y1
+	VFMADD231PD   ln2lo<>+0(SB), Y2, Y1
+	VSUBPD        Y1, Y5, Y1
+	VSUBPD        Y4, Y1, Y1
+	VFMSUB231PD   ln2hi<>+0(SB), Y2, Y1
+	VCMPPD        $0x03, Y0, Y0, Y2
+	VCMPPD        $0x00, posInf<>+0(SB), Y0, Y3
+	VORPD         Y3, Y2, Y2
+	VXORPD        Y3, Y3, Y3
+	VCMPPD        $0x00, Y3, Y0, Y3
+	VORPD         Y3, Y2, Y2
+	VBLENDVPD     Y2, Y0, Y1, Y1
+	VMOVUPD       negOne<>+0(SB), Y4
+	VCMPPD        $0x00, Y4, Y0, Y2
+	VBLENDVPD     Y2, negInf<>+0(SB), Y1, Y1
+	VCMPPD        $0x01, Y4, Y0, Y2
+	VBLENDVPD     Y2, nan<>+0(SB), Y1, Y1
+	VSUBSD        X12, X1, X1
+	VCVTSD2SS     X1, X1, X1
+	VMOVSS        X1, (DI)
+	VMOVSD        one<>+0(SB), X2
+	VDIVSD        X11, X2, X2
+	VBROADCASTSD  X2, Z2
+	LEAQ          (SI)(R9*4), AX
+	MOVQ          R9, R14
+	SUBQ          R8, R14
+	LEAQ          (R10)(R14*4), R14
+	CMPQ          R9, R8
+	CMOVQCC       R14, AX
+	VMOVSS        (AX), X3
+	VCVTSS2SD     X3, X3, X3
+	XORQ          AX, AX
+	TESTQ         R8, R8
+	JZ            zsmF32scaletailr
+
+zsmF32scaleloopr:
+	VCVTPS2PD (SI)(AX*4), Z0
+	VMULPD    Z2, Z0, Z0
+	VCVTPD2PS Z0, Y0
+	VMOVUPS   Y0, (SI)(AX*4)
+	ADDQ      $0x08, AX
+	CMPQ      AX, R8
+	JB        zsmF32scaleloopr
+
+zsmF32scaletailr:
+	CMPQ      AX, DX
+	JAE       zsmF32fixr
+	VCVTPS2PD (R10), Z0
+	VMULPD    Z2, Z0, Z0
+	VCVTPD2PS Z0, Y0
+	VMOVUPS   Y0, K1, (SI)(AX*4)
+
+zsmF32fixr:
+	VMULSD    X2, X3, X3
+	VSUBSD    one<>+0(SB), X3, X3
+	VCVTSD2SS X3, X3, X3
+	VMOVSS    X3, (SI)(R9*4)
+	ADDQ      $0x04, DI
+	ADDQ      $0x04, BX
+	ADDQ      R13, SI
+	DECQ      CX
+	JMP       zsmF32row
+
+zsmF32done:
+	VZEROUPPER
+	RET
+
+// func zSoftmaxF64(loss unsafe.Pointer, z unsafe.Pointer, label unsafe.Pointer, n int, k int)
+// Requires: AVX, AVX2, AVX512F, BMI2, CMOV, FMA3
+TEXT ·zSoftmaxF64(SB), NOSPLIT, $320-40
+	MOVQ         loss+0(FP), DI
+	MOVQ         z+8(FP), SI
+	MOVQ         label+16(FP), BX
+	MOVQ         n+24(FP), CX
+	MOVQ         k+32(FP), DX
+	MOVQ         DX, R13
+	SHLQ         $0x03, R13
+	MOVQ         DX, R8
+	ANDQ         $-8, R8
+	MOVQ         DX, R10
+	SUBQ         R8, R10
+	MOVL         $0xffffffff, R11
+	BZHIL        R10, R11, R11
+	KMOVW        R11, K1
+	VMOVUPS      zexpLo<>+0(SB), Z31
+	VMOVUPS      zshifter<>+0(SB), Z30
+	VMOVUPS      zlog2e<>+0(SB), Z29
+	VMOVUPS      zln2hi<>+0(SB), Z28
+	VMOVUPS      zln2lo<>+0(SB), Z27
+	VMOVUPS      ze11<>+0(SB), Z26
+	VMOVUPS      ze10<>+0(SB), Z25
+	VMOVUPS      ze9<>+0(SB), Z24
+	VMOVUPS      ze8<>+0(SB), Z23
+	VMOVUPS      ze7<>+0(SB), Z22
+	VMOVUPS      ze6<>+0(SB), Z21
+	VMOVUPS      ze5<>+0(SB), Z20
+	VMOVUPS      ze4<>+0(SB), Z19
+	VMOVUPS      ze3<>+0(SB), Z18
+	VMOVUPS      ze2<>+0(SB), Z17
+	VMOVUPS      zone<>+0(SB), Z16
+	VMOVUPS      zexpKBias<>+0(SB), Z9
+	VMOVUPS      zqone<>+0(SB), Z8
+	VBROADCASTSD negInf<>+0(SB), Z14
+
+zsmF64block:
+	CMPQ CX, $0x04
+	JB   zsmF64row
+	XORQ R11, R11
+	MOVQ SI, R12
+	LEAQ 64(SP), R10
+
+zsmF64blkrow:
+	MOVLQSX (BX)(R11*4), R9
+	VMOVAPD Z14, Z0
+	XORQ    AX, AX
+	TESTQ   R8, R8
+	JZ      zsmF64maxtailb
+
+zsmF64maxloopb:
+	VMOVUPD (R12)(AX*8), Z1
+	VMAXPD  Z1, Z0, Z0
+	ADDQ    $0x08, AX
+	CMPQ    AX, R8
+	JB      zsmF64maxloopb
+
+zsmF64maxtailb:
+	CMPQ      AX, DX
+	JAE       zsmF64maxreduceb
+	VMOVUPD.Z (R12)(AX*8), K1, Z1
+	VBLENDMPD Z1, Z14, K1, Z1
+	VMAXPD    Z1, Z0, Z0
+
+zsmF64maxreduceb:
+	VEXTRACTF64X4 $0x01, Z0, Y1
+	VMAXPD        Y1, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VMAXPD        X1, X0, X0
+	VPERMILPD     $0x01, X0, X1
+	VMAXPD        X1, X0, X0
+	VBROADCASTSD  X0, Z13
+	VMOVSD        (R12)(R9*8), X12
+	VSUBSD        X13, X12, X12
+	VPXORD        Z11, Z11, Z11
+	XORQ          AX, AX
+	TESTQ         R8, R8
+	JZ            zsmF64exptailb
+
+zsmF64exploopb:
+	VMOVUPD      (R12)(AX*8), Z0
+	VSUBPD       Z13, Z0, Z0
+	VMOVUPD      Z31, Z2
+	VMAXPD       Z0, Z2, Z0
+	VMOVUPD      Z30, Z2
+	VFMADD231PD  Z29, Z0, Z2
+	VSUBPD       Z30, Z2, Z3
+	VMOVAPD      Z0, Z1
+	VFNMADD231PD Z28, Z3, Z1
+	VFNMADD231PD Z27, Z3, Z1
+	VMOVUPD      Z26, Z4
+	VFMADD213PD  Z25, Z1, Z4
+	VFMADD213PD  Z24, Z1, Z4
+	VFMADD213PD  Z23, Z1, Z4
+	VFMADD213PD  Z22, Z1, Z4
+	VFMADD213PD  Z21, Z1, Z4
+	VFMADD213PD  Z20, Z1, Z4
+	VFMADD213PD  Z19, Z1, Z4
+	VFMADD213PD  Z18, Z1, Z4
+	VFMADD213PD  Z17, Z1, Z4
+	VMULPD       Z1, Z1, Z3
+	VFMADD213PD  Z1, Z3, Z4
+	VADDPD       Z16, Z4, Z4
+	VPSUBQ       Z9, Z2, Z2
+	VPSRLQ       $0x01, Z2, Z3
+	VPSUBQ       Z3, Z2, Z2
+	VPSUBQ       Z8, Z2, Z2
+	VPSUBQ       Z8, Z3, Z3
+	VPSLLQ       $0x34, Z2, Z2
+	VPSLLQ       $0x34, Z3, Z3
+	VMULPD       Z3, Z4, Z4
+	VMULPD       Z2, Z4, Z1
+	VADDPD       Z1, Z11, Z11
+	VMOVUPD      Z1, (R12)(AX*8)
+	ADDQ         $0x08, AX
+	CMPQ         AX, R8
+	JB           zsmF64exploopb
+
+zsmF64exptailb:
+	CMPQ         AX, DX
+	JAE          zsmF64sumreduceb
+	VMOVUPD.Z    (R12)(AX*8), K1, Z0
+	VSUBPD       Z13, Z0, Z0
+	VMOVUPD      Z31, Z2
+	VMAXPD       Z0, Z2, Z0
+	VMOVUPD      Z30, Z2
+	VFMADD231PD  Z29, Z0, Z2
+	VSUBPD       Z30, Z2, Z3
+	VMOVAPD      Z0, Z1
+	VFNMADD231PD Z28, Z3, Z1
+	VFNMADD231PD Z27, Z3, Z1
+	VMOVUPD      Z26, Z4
+	VFMADD213PD  Z25, Z1, Z4
+	VFMADD213PD  Z24, Z1, Z4
+	VFMADD213PD  Z23, Z1, Z4
+	VFMADD213PD  Z22, Z1, Z4
+	VFMADD213PD  Z21, Z1, Z4
+	VFMADD213PD  Z20, Z1, Z4
+	VFMADD213PD  Z19, Z1, Z4
+	VFMADD213PD  Z18, Z1, Z4
+	VFMADD213PD  Z17, Z1, Z4
+	VMULPD       Z1, Z1, Z3
+	VFMADD213PD  Z1, Z3, Z4
+	VADDPD       Z16, Z4, Z4
+	VPSUBQ       Z9, Z2, Z2
+	VPSRLQ       $0x01, Z2, Z3
+	VPSUBQ       Z3, Z2, Z2
+	VPSUBQ       Z8, Z2, Z2
+	VPSUBQ       Z8, Z3, Z3
+	VPSLLQ       $0x34, Z2, Z2
+	VPSLLQ       $0x34, Z3, Z3
+	VMULPD       Z3, Z4, Z4
+	VMULPD       Z2, Z4, Z1
+	VMOVUPD.Z    Z1, K1, Z1
+	VADDPD       Z1, Z11, Z11
+	VMOVUPD      Z1, (R10)
+
+zsmF64sumreduceb:
+	VEXTRACTF64X4 $0x01, Z11, Y1
+	VADDPD        Y1, Y11, Y11
+	VEXTRACTF128  $0x01, Y11, X1
+	VADDPD        X1, X11, X11
+	VHADDPD       X11, X11, X11
+	ADDQ          $0x40, R10
+	VMOVSD        X11, (SP)(R11*8)
+	VMOVSD        X12, 32(SP)(R11*8)
+	ADDQ          R13, R12
+	INCQ          R11
+	CMPQ          R11, $0x04
+	JB            zsmF64blkrow
+	VMOVUPD       (SP), Y0
+	VSUBPD        one<>+0(SB), Y0, Y0
+	VCMPPD        $0x1e, log1pBig<>+0(SB), Y0, Y5
+	VMULPD        log1pScale<>+0(SB), Y0, Y2
+	VBLENDVPD     Y5, Y2, Y0, Y5
+	VADDPD        one<>+0(SB), Y5, Y2
+	VPADDQ        logOff<>+0(SB), Y2, Y2
+	VPSRLQ        $0x34, Y2, Y2
+	VMOVDQU       q2046<>+0(SB), Y3
+	VPSUBQ        Y2, Y3, Y3
+	VPSLLQ        $0x34, Y3, Y3
+	VSUBPD        one<>+0(SB), Y3, Y4
+	VFMADD231PD   Y5, Y3, Y4
+	VPOR          magic<>+0(SB), Y2, Y2
+	VSUBPD        magicBias<>+0(SB), Y2, Y2
+	VCMPPD        $0x1e, log1pBig<>+0(SB), Y0, Y5
+	VANDPD        hundred<>+0(SB), Y5, Y5
+	VADDPD        Y5, Y2, Y2
+	VADDPD        two<>+0(SB), Y4, Y3
+	VDIVPD        Y3, Y4, Y3
+	VMULPD        Y3, Y3, Y5
+	VMOVUPD       lg7<>+0(SB), Y1
+	VFMADD213PD   lg6<>+0(SB), Y5, Y1
+	VFMADD213PD   lg5<>+0(SB), Y5, Y1
+	VFMADD213PD   lg4<>+0(SB), Y5, Y1
+	VFMADD213PD   lg3<>+0(SB), Y5, Y1
+	VFMADD213PD   lg2<>+0(SB), Y5, Y1
+	VFMADD213PD   lg1<>+0(SB), Y5, Y1
+	VMULPD        Y5, Y1, Y1
+	VMULPD        Y4, Y4, Y5
+	VMULPD        half<>+0(SB), Y5, Y5
+	VADDPD        Y5, Y1, Y1
+	VMULPD        Y3, Y1, Y1
+	VFMADD231PD   ln2lo<>+0(SB), Y2, Y1
+	VSUBPD        Y1, Y5, Y1
+	VSUBPD        Y4, Y1, Y1
+	VFMSUB231PD   ln2hi<>+0(SB), Y2, Y1
+	VCMPPD        $0x03, Y0, Y0, Y2
+	VCMPPD        $0x00, posInf<>+0(SB), Y0, Y3
+	VORPD         Y3, Y2, Y2
+	VXORPD        Y3, Y3, Y3
+	VCMPPD        $0x00, Y3, Y0, Y3
+	VORPD         Y3, Y2, Y2
+	VBLENDVPD     Y2, Y0, Y1, Y1
+	VMOVUPD       negOne<>+0(SB), Y4
+	VCMPPD        $0x00, Y4, Y0, Y2
+	VBLENDVPD     Y2, negInf<>+0(SB), Y1, Y1
+	VCMPPD        $0x01, Y4, Y0, Y2
+	VBLENDVPD     Y2, nan<>+0(SB), Y1, Y1
+	VSUBPD        32(SP), Y1, Y1
+	VMOVUPD       Y1, (DI)
+	VMOVUPD       one<>+0(SB), Y2
+	VDIVPD        (SP), Y2, Y2
+	VMOVUPD       Y2, (SP)
+	MOVQ          $0x00000003, R11
+	LEAQ          (R13)(R13*2), R12
+	ADDQ          SI, R12
+	LEAQ          256(SP), R10
+
+zsmF64blkscale:
+	MOVLQSX      (BX)(R11*4), R9
+	VBROADCASTSD (SP)(R11*8), Z2
+	LEAQ         (R12)(R9*8), AX
+	MOVQ         R9, R14
+	SUBQ         R8, R14
+	LEAQ         (R10)(R14*8), R14
+	CMPQ         R9, R8
+	CMOVQCC      R14, AX
+	VMOVSD       (AX), X3
+	XORQ         AX, AX
+	TESTQ        R8, R8
+	JZ           zsmF64scaletailb
+
+zsmF64scaleloopb:
+	VMOVUPD (R12)(AX*8), Z0
+	VMULPD  Z2, Z0, Z0
+	VMOVUPD Z0, (R12)(AX*8)
+	ADDQ    $0x08, AX
+	CMPQ    AX, R8
+	JB      zsmF64scaleloopb
+
+zsmF64scaletailb:
+	CMPQ    AX, DX
+	JAE     zsmF64fixb
+	VMOVUPD (R10), Z0
+	VMULPD  Z2, Z0, Z0
+	VMOVUPD Z0, K1, (R12)(AX*8)
+
+zsmF64fixb:
+	VMULSD X2, X3, X3
+	VSUBSD one<>+0(SB), X3, X3
+	VMOVSD X3, (R12)(R9*8)
+	SUBQ   $0x40, R10
+	SUBQ   R13, R12
+	DECQ   R11
+	JNS    zsmF64blkscale
+	LEAQ   (SI)(R13*4), SI
+	ADDQ   $0x20, DI
+	ADDQ   $0x10, BX
+	SUBQ   $0x04, CX
+	JMP    zsmF64block
+
+zsmF64row:
+	TESTQ   CX, CX
+	JZ      zsmF64done
+	MOVLQSX (BX), R9
+	LEAQ    64(SP), R10
+	VMOVAPD Z14, Z0
+	XORQ    AX, AX
+	TESTQ   R8, R8
+	JZ      zsmF64maxtailr
+
+zsmF64maxloopr:
+	VMOVUPD (SI)(AX*8), Z1
+	VMAXPD  Z1, Z0, Z0
+	ADDQ    $0x08, AX
+	CMPQ    AX, R8
+	JB      zsmF64maxloopr
+
+zsmF64maxtailr:
+	CMPQ      AX, DX
+	JAE       zsmF64maxreducer
+	VMOVUPD.Z (SI)(AX*8), K1, Z1
+	VBLENDMPD Z1, Z14, K1, Z1
+	VMAXPD    Z1, Z0, Z0
+
+zsmF64maxreducer:
+	VEXTRACTF64X4 $0x01, Z0, Y1
+	VMAXPD        Y1, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VMAXPD        X1, X0, X0
+	VPERMILPD     $0x01, X0, X1
+	VMAXPD        X1, X0, X0
+	VBROADCASTSD  X0, Z13
+	VMOVSD        (SI)(R9*8), X12
+	VSUBSD        X13, X12, X12
+	VPXORD        Z11, Z11, Z11
+	XORQ          AX, AX
+	TESTQ         R8, R8
+	JZ            zsmF64exptailr
+
+zsmF64exploopr:
+	VMOVUPD      (SI)(AX*8), Z0
+	VSUBPD       Z13, Z0, Z0
+	VMOVUPD      Z31, Z2
+	VMAXPD       Z0, Z2, Z0
+	VMOVUPD      Z30, Z2
+	VFMADD231PD  Z29, Z0, Z2
+	VSUBPD       Z30, Z2, Z3
+	VMOVAPD      Z0, Z1
+	VFNMADD231PD Z28, Z3, Z1
+	VFNMADD231PD Z27, Z3, Z1
+	VMOVUPD      Z26, Z4
+	VFMADD213PD  Z25, Z1, Z4
+	VFMADD213PD  Z24, Z1, Z4
+	VFMADD213PD  Z23, Z1, Z4
+	VFMADD213PD  Z22, Z1, Z4
+	VFMADD213PD  Z21, Z1, Z4
+	VFMADD213PD  Z20, Z1, Z4
+	VFMADD213PD  Z19, Z1, Z4
+	VFMADD213PD  Z18, Z1, Z4
+	VFMADD213PD  Z17, Z1, Z4
+	VMULPD       Z1, Z1, Z3
+	VFMADD213PD  Z1, Z3, Z4
+	VADDPD       Z16, Z4, Z4
+	VPSUBQ       Z9, Z2, Z2
+	VPSRLQ       $0x01, Z2, Z3
+	VPSUBQ       Z3, Z2, Z2
+	VPSUBQ       Z8, Z2, Z2
+	VPSUBQ       Z8, Z3, Z3
+	VPSLLQ       $0x34, Z2, Z2
+	VPSLLQ       $0x34, Z3, Z3
+	VMULPD       Z3, Z4, Z4
+	VMULPD       Z2, Z4, Z1
+	VADDPD       Z1, Z11, Z11
+	VMOVUPD      Z1, (SI)(AX*8)
+	ADDQ         $0x08, AX
+	CMPQ         AX, R8
+	JB           zsmF64exploopr
+
+zsmF64exptailr:
+	CMPQ         AX, DX
+	JAE          zsmF64sumreducer
+	VMOVUPD.Z    (SI)(AX*8), K1, Z0
+	VSUBPD       Z13, Z0, Z0
+	VMOVUPD      Z31, Z2
+	VMAXPD       Z0, Z2, Z0
+	VMOVUPD      Z30, Z2
+	VFMADD231PD  Z29, Z0, Z2
+	VSUBPD       Z30, Z2, Z3
+	VMOVAPD      Z0, Z1
+	VFNMADD231PD Z28, Z3, Z1
+	VFNMADD231PD Z27, Z3, Z1
+	VMOVUPD      Z26, Z4
+	VFMADD213PD  Z25, Z1, Z4
+	VFMADD213PD  Z24, Z1, Z4
+	VFMADD213PD  Z23, Z1, Z4
+	VFMADD213PD  Z22, Z1, Z4
+	VFMADD213PD  Z21, Z1, Z4
+	VFMADD213PD  Z20, Z1, Z4
+	VFMADD213PD  Z19, Z1, Z4
+	VFMADD213PD  Z18, Z1, Z4
+	VFMADD213PD  Z17, Z1, Z4
+	VMULPD       Z1, Z1, Z3
+	VFMADD213PD  Z1, Z3, Z4
+	VADDPD       Z16, Z4, Z4
+	VPSUBQ       Z9, Z2, Z2
+	VPSRLQ       $0x01, Z2, Z3
+	VPSUBQ       Z3, Z2, Z2
+	VPSUBQ       Z8, Z2, Z2
+	VPSUBQ       Z8, Z3, Z3
+	VPSLLQ       $0x34, Z2, Z2
+	VPSLLQ       $0x34, Z3, Z3
+	VMULPD       Z3, Z4, Z4
+	VMULPD       Z2, Z4, Z1
+	VMOVUPD.Z    Z1, K1, Z1
+	VADDPD       Z1, Z11, Z11
+	VMOVUPD      Z1, (R10)
+
+zsmF64sumreducer:
+	VEXTRACTF64X4 $0x01, Z11, Y1
+	VADDPD        Y1, Y11, Y11
+	VEXTRACTF128  $0x01, Y11, X1
+	VADDPD        X1, X11, X11
+	VHADDPD       X11, X11, X11
+	VBROADCASTSD  X11, Y0
+	VSUBPD        one<>+0(SB), Y0, Y0
+	VCMPPD        $0x1e, log1pBig<>+0(SB), Y0, Y5
+	VMULPD        log1pScale<>+0(SB), Y0, Y2
+	VBLENDVPD     Y5, Y2, Y0, Y5
+	VADDPD        one<>+0(SB), Y5, Y2
+	VPADDQ        logOff<>+0(SB), Y2, Y2
+	VPSRLQ        $0x34, Y2, Y2
+	VMOVDQU       q2046<>+0(SB), Y3
+	VPSUBQ        Y2, Y3, Y3
+	VPSLLQ        $0x34, Y3, Y3
+	VSUBPD        one<>+0(SB), Y3, Y4
+	VFMADD231PD   Y5, Y3, Y4
+	VPOR          magic<>+0(SB), Y2, Y2
+	VSUBPD        magicBias<>+0(SB), Y2, Y2
+	VCMPPD        $0x1e, log1pBig<>+0(SB), Y0, Y5
+	VANDPD        hundred<>+0(SB), Y5, Y5
+	VADDPD        Y5, Y2, Y2
+	VADDPD        two<>+0(SB), Y4, Y3
+	VDIVPD        Y3, Y4, Y3
+	VMULPD        Y3, Y3, Y5
+	VMOVUPD       lg7<>+0(SB), Y1
+	VFMADD213PD   lg6<>+0(SB), Y5, Y1
+	VFMADD213PD   lg5<>+0(SB), Y5, Y1
+	VFMADD213PD   lg4<>+0(SB), Y5, Y1
+	VFMADD213PD   lg3<>+0(SB), Y5, Y1
+	VFMADD213PD   lg2<>+0(SB), Y5, Y1
+	VFMADD213PD   lg1<>+0(SB), Y5, Y1
+	VMULPD        Y5, Y1, Y1
+	VMULPD        Y4, Y4, Y5
+	VMULPD        half<>+0(SB), Y5, Y5
+	VADDPD        Y5, Y1, Y1
+	VMULPD        Y3, Y1, Y1
+	VFMADD231PD   ln2lo<>+0(SB), Y2, Y1
+	VSUBPD        Y1, Y5, Y1
+	VSUBPD        Y4, Y1, Y1
+	VFMSUB231PD   ln2hi<>+0(SB), Y2, Y1
+	VCMPPD        $0x03, Y0, Y0, Y2
+	VCMPPD        $0x00, posInf<>+0(SB), Y0, Y3
+	VORPD         Y3, Y2, Y2
+	VXORPD        Y3, Y3, Y3
+	VCMPPD        $0x00, Y3, Y0, Y3
+	VORPD         Y3, Y2, Y2
+	VBLENDVPD     Y2, Y0, Y1, Y1
+	VMOVUPD       negOne<>+0(SB), Y4
+	VCMPPD        $0x00, Y4, Y0, Y2
+	VBLENDVPD     Y2, negInf<>+0(SB), Y1, Y1
+	VCMPPD        $0x01, Y4, Y0, Y2
+	VBLENDVPD     Y2, nan<>+0(SB), Y1, Y1
+	VSUBSD        X12, X1, X1
+	VMOVSD        X1, (DI)
+	VMOVSD        one<>+0(SB), X2
+	VDIVSD        X11, X2, X2
+	VBROADCASTSD  X2, Z2
+	LEAQ          (SI)(R9*8), AX
+	MOVQ          R9, R14
+	SUBQ          R8, R14
+	LEAQ          (R10)(R14*8), R14
+	CMPQ          R9, R8
+	CMOVQCC       R14, AX
+	VMOVSD        (AX), X3
+	XORQ          AX, AX
+	TESTQ         R8, R8
+	JZ            zsmF64scaletailr
+
+zsmF64scaleloopr:
+	VMOVUPD (SI)(AX*8), Z0
+	VMULPD  Z2, Z0, Z0
+	VMOVUPD Z0, (SI)(AX*8)
+	ADDQ    $0x08, AX
+	CMPQ    AX, R8
+	JB      zsmF64scaleloopr
+
+zsmF64scaletailr:
+	CMPQ    AX, DX
+	JAE     zsmF64fixr
+	VMOVUPD (R10), Z0
+	VMULPD  Z2, Z0, Z0
+	VMOVUPD Z0, K1, (SI)(AX*8)
+
+zsmF64fixr:
+	VMULSD X2, X3, X3
+	VSUBSD one<>+0(SB), X3, X3
+	VMOVSD X3, (SI)(R9*8)
+	ADDQ   $0x08, DI
+	ADDQ   $0x04, BX
+	ADDQ   R13, SI
+	DECQ   CX
+	JMP    zsmF64row
+
+zsmF64done:
 	VZEROUPPER
 	RET

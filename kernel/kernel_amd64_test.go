@@ -3,7 +3,10 @@
 package kernel
 
 import (
+	"fmt"
+	"math/rand/v2"
 	"testing"
+	"unsafe"
 
 	"github.com/klauspost/cpuid/v2"
 	"golang.org/x/sys/cpu"
@@ -80,5 +83,43 @@ func TestFullWidthTable(t *testing.T) {
 	}
 	if im, why := archDefault(impls); why == "" || im == nil {
 		t.Errorf("archDefault: %v, %q", im, why)
+	}
+}
+
+// TestSoftmaxZmmUndispatched runs the zmm SoftmaxCE kernels at the class
+// counts where archSoftmax takes the 256-bit ones instead (k = 4, 12), so
+// that they stay correct should the measurements change.
+func TestSoftmaxZmmUndispatched(t *testing.T) {
+	if !hasAVX512() {
+		t.Skip("no AVX-512")
+	}
+	t.Run("float32", func(t *testing.T) { testSoftmaxZmm[float32](t, zSoftmaxF32) })
+	t.Run("float64", func(t *testing.T) { testSoftmaxZmm[float64](t, zSoftmaxF64) })
+}
+
+func testSoftmaxZmm[T Float](t *testing.T, kern func(loss, z, label unsafe.Pointer, n, k int)) {
+	gen := OpsOf[T](Generic())
+	r := rand.New(rand.NewPCG(21, 22))
+	for _, k := range []int{4, 12} {
+		for n := 1; n <= 9; n++ {
+			z, gz := newGuarded[T](n*k, n%4)
+			for i := range z {
+				z[i] = T((2*r.Float64() - 1) * 20)
+			}
+			label := make([]int32, n)
+			for i := range label {
+				label[i] = int32(r.IntN(k))
+			}
+			label[n-1] = int32(k - 1)
+			z0 := append([]T(nil), z...)
+			wz := append([]T(nil), z...)
+			loss, gl := newGuarded[T](n, (n+1)%4)
+			wl := make([]T, n)
+			kern(ptr(loss), ptr(z), unsafe.Pointer(&label[0]), n, k)
+			gen.SoftmaxCE(wl, wz, label, k)
+			checkSoftmax(t, fmt.Sprintf("zSoftmax k=%d n=%d", k, n), z0, z, wz, loss, wl, label, k)
+			gz.check(t, "z")
+			gl.check(t, "loss")
+		}
 	}
 }

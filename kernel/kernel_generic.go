@@ -11,7 +11,7 @@
 // and [Lookup] finds one by name.
 //
 // The implementations: "avx512" (amd64 with AVX-512 F and VL, and BMI2: the
-// products in 512-bit zmm registers), "avx2" (amd64 with AVX2 and FMA3),
+// products and the elementwise math in 512-bit zmm registers), "avx2" (amd64 with AVX2 and FMA3),
 // "neon" (arm64) and "generic". "avx512" is the default only on cores whose
 // 512-bit FMA runs at full width (AMD Zen 5, Intel Skylake-SP Gold 6xxx and
 // Platinum, Ice Lake-SP, Sapphire, Emerald and Granite Rapids), from a table

@@ -678,6 +678,51 @@ func TestPlus(t *testing.T) {
 	forImpls(t, func(t *testing.T, im *Impl) { testPlus(t, &im.F32) }, func(t *testing.T, im *Impl) { testPlus(t, &im.F64) })
 }
 
+// testSlowLanes puts one input whose e = exp(−|t|) is below float32's
+// normal range (the float32 kernels' slow path, taken per register) at every
+// position of a 40-element slice (two 16-lane registers and a tail), the
+// other lanes moderate and every lane different, and checks the logistic
+// loss and softplus against the generic reference: a result taken from the
+// wrong lane or half of a register would be orders of magnitude off.
+func testSlowLanes[T Float](t *testing.T, ops *Ops[T]) {
+	gen := OpsOf[T](Generic())
+	const n = 40
+	const eps = 0.5
+	for p := 0; p < n; p++ {
+		m, y, s := make([]T, n), make([]T, n), make([]T, n)
+		for i := range m {
+			m[i] = T(0.1 * float64(i+1) * float64(1-2*(i%2)))
+			y[i] = T(1 + 0.25*float64(i%3))
+			s[i] = T(eps * 0.05 * float64(i-n/2))
+		}
+		big := 88 + 0.5*float64(p)
+		m[p] = T(big / float64(y[p]))
+		s[p] = T(-big * eps)
+		loss, dl, wl, wd := make([]T, n), make([]T, n), make([]T, n), make([]T, n)
+		ops.LinearLoss(Logistic, loss, dl, m, y)
+		gen.LinearLoss(Logistic, wl, wd, m, y)
+		for i := range m {
+			tol := expUlp[T]() * (1 + math.Abs(float64(y[i]*m[i])))
+			if a, b := ulpDiff(loss[i], wl[i]), ulpDiff(dl[i], wd[i]); a > tol || b > tol {
+				t.Fatalf("slow lane %d: Logistic(m=%v, y=%v) at %d = %v, %v; generic %v, %v", p, m[i], y[i], i, loss[i], dl[i], wl[i], wd[i])
+			}
+		}
+		rho, dr, wr, wdr := make([]T, n), make([]T, n), make([]T, n), make([]T, n)
+		ops.Plus(PlusSoftplus, eps, rho, dr, s)
+		gen.Plus(PlusSoftplus, eps, wr, wdr, s)
+		for i := range s {
+			tol := expUlp[T]() * (1 + math.Abs(float64(s[i]/eps)))
+			if a, b := ulpDiff(rho[i], wr[i]), ulpDiff(dr[i], wdr[i]); a > tol || b > tol {
+				t.Fatalf("slow lane %d: Softplus(%v) at %d = %v, %v; generic %v, %v", p, s[i], i, rho[i], dr[i], wr[i], wdr[i])
+			}
+		}
+	}
+}
+
+func TestSlowLanes(t *testing.T) {
+	forImpls(t, func(t *testing.T, im *Impl) { testSlowLanes(t, &im.F32) }, func(t *testing.T, im *Impl) { testSlowLanes(t, &im.F64) })
+}
+
 // checkSoftmax compares one implementation's SoftmaxCE result with the
 // generic's: losses within 8(k+4)·u·(|loss| + |z_y − max| + 1), gradient
 // entries within 8(k+4)·u absolutely (they lie in [−1, 1]).
@@ -722,6 +767,12 @@ func testSoftmaxCE[T Float](t *testing.T, ops *Ops[T]) {
 			label := make([]int32, n)
 			for i := range label {
 				label[i] = int32(r.IntN(k))
+			}
+			if n > 0 {
+				label[n-1] = int32(k - 1) // in the last register's lanes (a tail for most k)
+			}
+			if n > 4 {
+				label[3] = int32(k - 1) // the same in a block of four rows
 			}
 			z0 := append([]T(nil), z...)
 			wz := append([]T(nil), z...)

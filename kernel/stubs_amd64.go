@@ -979,3 +979,229 @@ func marginsF16F32(m unsafe.Pointer, n int, x unsafe.Pointer, stride int, idx un
 //
 //go:noescape
 func addRowsF16F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, n int)
+
+// zExpF32 computes, eight float32 lanes at a time (expPS in kernel_amd64.s,
+// within 2 ulp of e^x),
+//
+//	for i := 0; i < n; i++ {
+//		dst[i] = float32(math.Exp(float64(x[i])))
+//	}
+//
+// It is the AVX-512 (zmm) twin of expF32.
+//
+//go:noescape
+func zExpF32(dst unsafe.Pointer, x unsafe.Pointer, n int)
+
+// zExpF64 computes, four lanes at a time (expPD, within 2 ulp),
+//
+//	for i := 0; i < n; i++ {
+//		dst[i] = math.Exp(x[i])
+//	}
+//
+// It is the AVX-512 (zmm) twin of expF64.
+//
+//go:noescape
+func zExpF64(dst unsafe.Pointer, x unsafe.Pointer, n int)
+
+// zLog1pF32 computes, eight float32 lanes at a time (log1pPS, within 2 ulp),
+//
+//	for i := 0; i < n; i++ {
+//		dst[i] = float32(math.Log1p(float64(x[i])))
+//	}
+//
+// It is the AVX-512 (zmm) twin of log1pF32.
+//
+//go:noescape
+func zLog1pF32(dst unsafe.Pointer, x unsafe.Pointer, n int)
+
+// zLog1pF64 computes, four lanes at a time (log1pPD, within 2 ulp),
+//
+//	for i := 0; i < n; i++ {
+//		dst[i] = math.Log1p(x[i])
+//	}
+//
+// It is the AVX-512 (zmm) twin of log1pF64.
+//
+//go:noescape
+func zLog1pF64(dst unsafe.Pointer, x unsafe.Pointer, n int)
+
+// zLogisticF32 computes, in float32 lanes with exp and log1p as expPS and
+// log1pPS,
+//
+//	for i := 0; i < n; i++ {
+//		z := y[i] * m[i]
+//		e := exp(-abs(z))
+//		loss[i] = max(-z, 0) + log1p(e)
+//		num := e
+//		if !(z >= 0) {
+//			num = 1
+//		}
+//		dloss[i] = -y[i] * (num / (1 + e))
+//	}
+//
+// It is the AVX-512 (zmm) twin of logisticF32.
+//
+//go:noescape
+func zLogisticF32(loss unsafe.Pointer, dloss unsafe.Pointer, m unsafe.Pointer, y unsafe.Pointer, n int)
+
+// zLogisticF64 computes, in float64 lanes with exp and log1p as expPD and
+// log1pPD,
+//
+//	for i := 0; i < n; i++ {
+//		z := y[i] * m[i]
+//		e := math.Exp(-math.Abs(z))
+//		loss[i] = math.Max(-z, 0) + math.Log1p(e)
+//		num := e
+//		if !(z >= 0) {
+//			num = 1
+//		}
+//		dloss[i] = -y[i] * (num / (1 + e))
+//	}
+//
+// It is the AVX-512 (zmm) twin of logisticF64.
+//
+//go:noescape
+func zLogisticF64(loss unsafe.Pointer, dloss unsafe.Pointer, m unsafe.Pointer, y unsafe.Pointer, n int)
+
+// zSquaredF32 computes, in float64 (bit-identical to linearLossOne),
+//
+//	for i := 0; i < n; i++ {
+//		r := float64(m[i]) - float64(y[i])
+//		loss[i], dloss[i] = float32(0.5*r*r), float32(r)
+//	}
+//
+// It is the AVX-512 (zmm) twin of squaredF32.
+//
+//go:noescape
+func zSquaredF32(loss unsafe.Pointer, dloss unsafe.Pointer, m unsafe.Pointer, y unsafe.Pointer, n int)
+
+// zSquaredF64 computes
+//
+//	for i := 0; i < n; i++ {
+//		r := m[i] - y[i]
+//		loss[i], dloss[i] = 0.5*r*r, r
+//	}
+//
+// It is the AVX-512 (zmm) twin of squaredF64.
+//
+//go:noescape
+func zSquaredF64(loss unsafe.Pointer, dloss unsafe.Pointer, m unsafe.Pointer, y unsafe.Pointer, n int)
+
+// zAbsoluteF32 computes, in float64 (bit-identical to linearLossOne),
+//
+//	for i := 0; i < n; i++ {
+//		r := float64(m[i]) - float64(y[i])
+//		loss[i], dloss[i] = float32(math.Abs(r)), 0
+//		if r > 0 {
+//			dloss[i] = 1
+//		} else if r < 0 {
+//			dloss[i] = -1
+//		}
+//	}
+//
+// It is the AVX-512 (zmm) twin of absoluteF32.
+//
+//go:noescape
+func zAbsoluteF32(loss unsafe.Pointer, dloss unsafe.Pointer, m unsafe.Pointer, y unsafe.Pointer, n int)
+
+// zAbsoluteF64 computes
+//
+//	for i := 0; i < n; i++ {
+//		r := m[i] - y[i]
+//		loss[i], dloss[i] = math.Abs(r), 0
+//		if r > 0 {
+//			dloss[i] = 1
+//		} else if r < 0 {
+//			dloss[i] = -1
+//		}
+//	}
+//
+// It is the AVX-512 (zmm) twin of absoluteF64.
+//
+//go:noescape
+func zAbsoluteF64(loss unsafe.Pointer, dloss unsafe.Pointer, m unsafe.Pointer, y unsafe.Pointer, n int)
+
+// zPlusF32 computes, for kind = PlusNone, PlusHinge, PlusSoftplus or
+// PlusQuadratic (none, hinge and quadratic in float64, bit-identical to
+// plusOne; softplus in float32 lanes with expPS and log1pPS),
+//
+//	for i := 0; i < n; i++ {
+//		r, d := plusOne(PlusKind(kind), eps, float64(s[i]))
+//		rho[i], drho[i] = float32(r), float32(d)
+//	}
+//
+// It is the AVX-512 (zmm) twin of plusF32.
+//
+//go:noescape
+func zPlusF32(kind int, eps float64, rho unsafe.Pointer, drho unsafe.Pointer, s unsafe.Pointer, n int)
+
+// zPlusF64 computes (softplus with expPD and log1pPD, the others
+// bit-identical to plusOne)
+//
+//	for i := 0; i < n; i++ {
+//		rho[i], drho[i] = plusOne(PlusKind(kind), eps, s[i])
+//	}
+//
+// It is the AVX-512 (zmm) twin of plusF64.
+//
+//go:noescape
+func zPlusF64(kind int, eps float64, rho unsafe.Pointer, drho unsafe.Pointer, s unsafe.Pointer, n int)
+
+// zSoftmaxF32 computes, in float64 with exp and log as expPD and log1pPD
+// (the sums in vector order),
+//
+//	for i := 0; i < n; i++ {
+//		zi, y := z[i*k:(i+1)*k], label[i]
+//		mx := math.Inf(-1)
+//		for _, v := range zi {
+//			mx = math.Max(mx, float64(v))
+//		}
+//		zy := float64(zi[y]) - mx
+//		var sum float64
+//		for j, v := range zi {
+//			e := math.Exp(float64(v) - mx)
+//			zi[j] = float32(e)
+//			sum += e
+//		}
+//		loss[i] = float32(math.Log(sum) - zy)
+//		inv := 1 / sum
+//		py := float64(zi[y]) * inv
+//		for j := range zi {
+//			zi[j] = float32(float64(zi[j]) * inv)
+//		}
+//		zi[y] = float32(py - 1)
+//	}
+//
+// It is the AVX-512 (zmm) twin of softmaxF32.
+//
+//go:noescape
+func zSoftmaxF32(loss unsafe.Pointer, z unsafe.Pointer, label unsafe.Pointer, n int, k int)
+
+// zSoftmaxF64 computes, with exp and log as expPD and log1pPD (the sums in
+// vector order),
+//
+//	for i := 0; i < n; i++ {
+//		zi, y := z[i*k:(i+1)*k], label[i]
+//		mx := math.Inf(-1)
+//		for _, v := range zi {
+//			mx = math.Max(mx, v)
+//		}
+//		zy := zi[y] - mx
+//		var sum float64
+//		for j, v := range zi {
+//			zi[j] = math.Exp(v - mx)
+//			sum += zi[j]
+//		}
+//		loss[i] = math.Log(sum) - zy
+//		inv := 1 / sum
+//		py := zi[y] * inv
+//		for j := range zi {
+//			zi[j] *= inv
+//		}
+//		zi[y] = py - 1
+//	}
+//
+// It is the AVX-512 (zmm) twin of softmaxF64.
+//
+//go:noescape
+func zSoftmaxF64(loss unsafe.Pointer, z unsafe.Pointer, label unsafe.Pointer, n int, k int)

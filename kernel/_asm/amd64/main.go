@@ -153,6 +153,7 @@ func main() {
 	sparse512Kernels(g)
 	zmmKernels(g)
 	compactKernels(g)
+	zmathKernels(g)
 
 	f, err := g.Result()
 	if err != nil {

@@ -15,7 +15,7 @@ import (
 	. "github.com/mmcloughlin/avo/reg"
 )
 
-func init() { sectionDocs = append(sectionDocs, zmmDoc) }
+func init() { sectionDocs = append(sectionDocs, zmmDoc, zmathDoc) }
 
 const zmmDoc = `// AVX-512 kernels (the z* functions): Dot, Axpy, Lerp, Margins, AddRows,
 // MarginsK and AddOuterK for float32 and float64 in 512-bit zmm registers,
