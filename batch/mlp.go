@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"unsafe"
 
 	"github.com/cvarlearn/cvar/kernel"
 )
@@ -218,11 +219,7 @@ func (m *MLP[T]) Backward(wk *Work[T], theta []T, data *Data[T], idx []int, coef
 		}
 	}
 	sumRows(gb2, dz)
-	for i, v := range a {
-		if v <= 0 {
-			wk.dh[i] = 0
-		}
-	}
+	reluMask(wk.dh[:len(a)], a)
 	switch {
 	case data.IsSparse():
 		m.ops.SparseAddOuterK(gw1, data.Indptr, data.Cols, data.Vals, idx, wk.dh, m.h)
@@ -235,6 +232,33 @@ func (m *MLP[T]) Backward(wk *Work[T], theta []T, data *Data[T], idx []int, coef
 		m.ops.AddOuterK(gw1, data.X, data.Stride, idx, wk.dh, m.h)
 	}
 	sumRows(gb1, wk.dh)
+}
+
+// reluMask zeroes dh where the activation a is not positive (ReLU's
+// derivative; NaN, of either sign, counts as positive, as in a ≤ 0),
+// without a branch: the signs are close to random, a branch on them
+// mispredicts about half the time, and Go selects floats with one. A float
+// is positive exactly when its bits, as a signed integer s, are: then −s
+// and ^s both have the sign bit set (−0's bits, the least integer, have
+// −s = s and ^s ≥ 0); it is a NaN when its magnitude's bits exceed
+// infinity's.
+func reluMask[T Float](dh, a []T) {
+	dh = dh[:len(a)]
+	if unsafe.Sizeof(T(0)) == 4 {
+		a32 := unsafe.Slice((*int32)(unsafe.Pointer(unsafe.SliceData(a))), len(a))
+		d32 := unsafe.Slice((*int32)(unsafe.Pointer(unsafe.SliceData(dh))), len(dh))
+		for i, s := range a32 {
+			nan := (0x7f800000 - s&0x7fffffff) >> 31
+			d32[i] &= (-s&^s)>>31 | nan
+		}
+		return
+	}
+	a64 := unsafe.Slice((*int64)(unsafe.Pointer(unsafe.SliceData(a))), len(a))
+	d64 := unsafe.Slice((*int64)(unsafe.Pointer(unsafe.SliceData(dh))), len(dh))
+	for i, s := range a64 {
+		nan := (0x7ff0000000000000 - s&0x7fffffffffffffff) >> 63
+		d64[i] &= (-s&^s)>>63 | nan
+	}
 }
 
 // Scores implements Model: the logits.
