@@ -100,6 +100,7 @@ type Engine[T Float] struct {
 	perm   []int
 	out    []T
 	nchunk int
+	split  int // tasks of the current dispatch before its reduction blocks
 
 	// GradientSparse: the chunks run the model's sparse passes (sparseGradModel)
 	// on the compact minibatch cb, of sd columns.
@@ -167,10 +168,16 @@ func (e *Engine[T]) Close() {
 // dispatch runs e.run(j) for every task j < n, on the calling goroutine
 // and threads−1 workers when there are several tasks and several threads,
 // and waits for all of them.
-func (e *Engine[T]) dispatch(ph phase, n int) {
-	e.phase = ph
-	if e.threads == 1 || n == 1 {
-		for j := 0; j < n; j++ {
+func (e *Engine[T]) dispatch(ph phase, n int) { e.dispatchThenReduce(ph, n, 0) }
+
+// dispatchThenReduce is dispatch of n tasks of phase ph followed by nr
+// blocks of the reduction (phaseReduce), in one dispatch of the workers:
+// the blocks start when the n tasks are done, on whichever goroutines
+// finish them, with no second wake-up.
+func (e *Engine[T]) dispatchThenReduce(ph phase, n, nr int) {
+	e.phase, e.split = ph, n
+	if e.threads == 1 || n+nr == 1 {
+		for j := 0; j < n+nr; j++ {
 			e.task(j)
 		}
 		return
@@ -178,20 +185,24 @@ func (e *Engine[T]) dispatch(ph phase, n int) {
 	if e.workers == nil {
 		e.workers = newPool(e.threads, e.task)
 	}
-	e.workers.dispatch(n)
+	e.workers.dispatch2(n, nr)
 }
 
-// task runs task j of the current phase, timing it when asked.
+// task runs task j of the current dispatch, timing it when asked.
 func (e *Engine[T]) task(j int) {
+	ph := e.phase
+	if j >= e.split {
+		ph, j = phaseReduce, j-e.split
+	}
 	if !e.timing {
-		e.run(j)
+		e.run(ph, j)
 		return
 	}
 	t0 := time.Now()
-	e.run(j)
+	e.run(ph, j)
 	d := int64(time.Since(t0))
 	e.busyMu.Lock()
-	e.busy[e.phase] += d
+	e.busy[ph] += d
 	e.busyMu.Unlock()
 }
 
@@ -276,13 +287,13 @@ func (e *Engine[T]) window(c *chunk[T]) *Data[T] {
 	return v
 }
 
-func (e *Engine[T]) run(j int) {
-	if e.phase == phaseReduce { // j is a block of coordinates
+func (e *Engine[T]) run(ph phase, j int) {
+	if ph == phaseReduce { // j is a block of coordinates
 		e.reduce(j)
 		return
 	}
 	c := e.chunks[j]
-	switch e.phase {
+	switch ph {
 	case phaseStep:
 		e.stepChunk(j, c)
 	case phaseForward:
@@ -459,23 +470,27 @@ func (e *Engine[T]) gradient(g, theta []T, data *Data[T], idx []int, n int, wt *
 	nc := e.setChunks(n, e.batchRows(n))
 	e.chunks[0].g = g
 	clear(g)
+	// The chunks' gradients are summed, and then run, in the same dispatch.
+	nr := 0
+	if nc > 1 || then != nil {
+		e.sum, e.then = g, then
+		nr = (len(g) + ReduceBlock - 1) / ReduceBlock
+	}
 	if wt.Objective == TopK {
 		e.dispatch(phaseForward, nc)
 		e.coef = grow(e.coef, n)
 		e.perm = grow(e.perm, n)
 		tail.Weights(e.coef, e.loss, wt.Alpha, e.perm)
-		e.dispatch(phaseBackward, nc)
+		e.dispatchThenReduce(phaseBackward, nc, nr)
 	} else {
 		e.step = e.linearStep(wt, n)
-		e.dispatch(phaseStep, nc)
+		e.dispatchThenReduce(phaseStep, nc, nr)
 	}
 	var sv T
 	for j := 0; j < nc; j++ {
 		sv += e.chunks[j].sumV
 	}
-	if nc > 1 || then != nil {
-		e.sum, e.then = g, then
-		e.dispatch(phaseReduce, (len(g)+ReduceBlock-1)/ReduceBlock)
+	if nr > 0 {
 		e.sum, e.then = nil, nil
 		for _, c := range e.chunks[1:nc] {
 			c.dirty = false

@@ -1,6 +1,7 @@
 package batch
 
 import (
+	"runtime"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -25,8 +26,13 @@ type pool struct {
 	// generation g−1 that reads it before the ticket of g is out sees its
 	// own generation's count, never the next one's.
 	n    [2]atomic.Int64
-	left atomic.Int64 // tasks of the current dispatch not yet finished
-	quit atomic.Bool
+	// first[g&1] is the number of tasks of generation g's first phase:
+	// a task past them starts only when firstLeft, the first phase's tasks
+	// not yet finished, is 0 (dispatch2).
+	first     [2]atomic.Int64
+	firstLeft atomic.Int64
+	left      atomic.Int64 // tasks of the current dispatch not yet finished
+	quit      atomic.Bool
 
 	mu       sync.Mutex
 	wake     sync.Cond    // parked helpers wait here for a new generation
@@ -119,7 +125,14 @@ func (p *pool) work(g uint64) {
 		if !p.ticket.CompareAndSwap(t, t+1) {
 			continue
 		}
+		first := j < p.first[g&1].Load()
+		if !first {
+			p.awaitFirst()
+		}
 		p.run(int(j))
+		if first {
+			p.firstLeft.Add(-1)
+		}
 		if p.left.Add(-1) == 0 && p.waiting.Load() {
 			p.mu.Lock()
 			p.done.Broadcast()
@@ -128,11 +141,31 @@ func (p *pool) work(g uint64) {
 	}
 }
 
+// awaitFirst waits until the first phase's tasks are done. They were all
+// taken before any later task (the ticket only grows) and are running on
+// goroutines that are not waiting, so the wait ends; past spinWait it
+// yields the processor, in case one of them is waiting for it.
+func (p *pool) awaitFirst() {
+	done := func() bool { return p.firstLeft.Load() == 0 }
+	for !spin(done) {
+		runtime.Gosched()
+	}
+}
+
 // dispatch runs the tasks 0 … n−1 and returns when they are done. n must be
 // below 2³².
-func (p *pool) dispatch(n int) {
+func (p *pool) dispatch(n int) { p.dispatch2(n, 0) }
+
+// dispatch2 runs the tasks 0 … n1+n2−1 and returns when they are done,
+// starting none of the last n2 before the first n1 are done: two phases
+// with one wake-up of the helpers, and the second phase's tasks taken by
+// whichever goroutines finish the first. n1+n2 must be below 2³².
+func (p *pool) dispatch2(n1, n2 int) {
+	n := n1 + n2
 	g := p.ticket.Load()>>32 + 1
 	p.n[g&1].Store(int64(n))
+	p.first[g&1].Store(int64(n1))
+	p.firstLeft.Store(int64(n1))
 	p.left.Store(int64(n))
 	p.ticket.Store(g << 32) // publishes the call's state to the helpers
 	if p.sleepers.Load() > 0 {

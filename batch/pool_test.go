@@ -32,6 +32,54 @@ func TestPoolRunsEveryTaskOnce(t *testing.T) {
 	p.close()
 }
 
+// TestPoolTwoPhases checks dispatch2: every task runs once, and no task of
+// the second phase starts before every task of the first has finished
+// (the first phase's tasks take turns being slow, so a helper that runs
+// ahead would be caught), over many dispatches of changing sizes, and with
+// more helpers than processors.
+func TestPoolTwoPhases(t *testing.T) {
+	const most = 24
+	var count [2 * most]atomic.Int32
+	var firstDone atomic.Int32
+	var n1 atomic.Int32
+	var early atomic.Int32
+	var round int
+	p := newPool(runtime.GOMAXPROCS(0)+2, func(j int) {
+		if j < int(n1.Load()) {
+			if j == round%int(n1.Load()) {
+				time.Sleep(20 * time.Microsecond)
+			}
+			count[j].Add(1)
+			firstDone.Add(1)
+			return
+		}
+		if firstDone.Load() != n1.Load() {
+			early.Add(1)
+		}
+		count[j].Add(1)
+	})
+	defer p.close()
+	for i := range 500 {
+		round = i
+		a, b := 1+i%most, i%7
+		n1.Store(int32(a))
+		firstDone.Store(0)
+		p.dispatch2(a, b)
+		if e := early.Swap(0); e != 0 {
+			t.Fatalf("dispatch %d (%d + %d tasks): %d second-phase tasks started before the first phase ended", i, a, b, e)
+		}
+		for j := range 2 * most {
+			want := int32(0)
+			if j < a+b {
+				want = 1
+			}
+			if got := count[j].Swap(0); got != want {
+				t.Fatalf("dispatch %d (%d + %d tasks): task %d ran %d times", i, a, b, j, got)
+			}
+		}
+	}
+}
+
 // chanPool is the engine's former dispatch, a channel of task numbers and a
 // WaitGroup, kept as the baseline of BenchmarkDispatch.
 type chanPool struct {
