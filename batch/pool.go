@@ -25,7 +25,7 @@ type pool struct {
 	// n[g&1] is the number of tasks of generation g: a helper late from
 	// generation g−1 that reads it before the ticket of g is out sees its
 	// own generation's count, never the next one's.
-	n    [2]atomic.Int64
+	n [2]atomic.Int64
 	// first[g&1] is the number of tasks of generation g's first phase:
 	// a task past them starts only when firstLeft, the first phase's tasks
 	// not yet finished, is 0 (dispatch2).
