@@ -100,7 +100,7 @@ func TestGradientSparse(t *testing.T) {
 						t.Fatal(err)
 					}
 					if threads > 1 {
-						e.threads = threads // past GOMAXPROCS, to run the workers
+						e.threads, e.sparseWork = threads, 0 // past GOMAXPROCS, and on small data, to run the workers
 					}
 					// Chunks of 16 rows differ from the reference's 64 in
 					// the order of the sums; compare to a Gradient of the
