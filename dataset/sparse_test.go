@@ -148,6 +148,21 @@ func TestFitScalerSparseLikeDense(t *testing.T) {
 	if math.Abs(sd.Scale[2]-0.4) > 1e-15 {
 		t.Errorf("scale of feature 2: %v, want 0.4", sd.Scale[2])
 	}
+	// Max-abs scaling: the same of both, the largest |x| of each feature.
+	ms, md := FitMaxAbs(sp), FitMaxAbs(de)
+	if want := []float64{2, 3, 1, 7, 3, 1}; !slices.Equal(ms.Scale, want) || !slices.Equal(md.Scale, want) {
+		t.Errorf("max-abs scales: sparse %v, dense %v, want %v", ms.Scale, md.Scale, want)
+	}
+	if slices.ContainsFunc(ms.Mean, func(m float64) bool { return m != 0 }) {
+		t.Errorf("max-abs means %v, want 0", ms.Mean)
+	}
+	zero, err := ReadLIBSVM[float64](strings.NewReader("1 1:-4 3:0\n-1 1:2\n"), "z.svm", LIBSVMOptions{Dim: 3, SparseBelow: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := FitMaxAbs(zero).Scale; !slices.Equal(got, []float64{4, 1, 1}) {
+		t.Errorf("max-abs of a negative feature, an absent one and a stored zero: %v, want [4 1 1]", got)
+	}
 	p := &Preprocessing{Divide: 2, Mean: sd.Mean, Scale: sd.Scale}
 	if err := PreprocessDataset(p, sp); err != nil {
 		t.Fatal(err)
@@ -214,6 +229,27 @@ func TestStreamSparse(t *testing.T) {
 		if got.Mean[j] != 0 || math.Abs(got.Scale[j]-want.Scale[j]) > 1e-14*want.Scale[j] {
 			t.Fatalf("feature %d: running scale %v, FitScaler %v", j, got.Scale[j], want.Scale[j])
 		}
+	}
+	if ma, want := rs.MaxAbs(), FitMaxAbs(de); !slices.Equal(ma.Scale, want.Scale) || !slices.Equal(ma.Mean, want.Mean) {
+		t.Fatalf("running max-abs %v/%v, FitMaxAbs %v/%v", ma.Mean, ma.Scale, want.Mean, want.Scale)
+	}
+	// The dense rows give the same scalings.
+	rd := NewRunningScaler[float64](6)
+	for i := range de.N {
+		if err := rd.Add(de.Row(i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if ma, want := rd.MaxAbs(), FitMaxAbs(de); !slices.Equal(ma.Scale, want.Scale) {
+		t.Fatalf("running max-abs of dense rows %v, FitMaxAbs %v", ma.Scale, want.Scale)
+	}
+	for j, v := range rd.Scaler().Scale {
+		if w := FitScaler(de).Scale[j]; math.Abs(v-w) > 1e-14*w {
+			t.Fatalf("feature %d: running scale of dense rows %v, FitScaler %v", j, v, w)
+		}
+	}
+	if err := rd.Add(make([]float64, 5)); err == nil {
+		t.Error("a row of 5 features accepted of 6")
 	}
 	if err := rs.AddSparse([]uint32{6}, []float64{1}); err == nil {
 		t.Error("column 6 of 6 features accepted")

@@ -252,6 +252,23 @@ func loadTest[T batch.Float](f *dataFlags, full *dataset.Dataset[T], src cvar.Pr
 	return test, nil
 }
 
+// scaleMode resolves -scale auto: unit for IDX images, maxabs for data held
+// sparse (zscore's division by the deviation blows up the features seen in
+// few rows, and with them the held-out tail: see dataset.FitMaxAbs), zscore
+// otherwise.
+func scaleMode(mode, kind string, sparse bool) string {
+	if mode != "auto" {
+		return mode
+	}
+	switch {
+	case kind == "idx":
+		return "unit"
+	case sparse:
+		return "maxabs"
+	}
+	return "zscore"
+}
+
 // prepare splits full 2/3–1/3 with the seed and fits the preprocessing on
 // the training split, applying it to all parts. full is not modified; test
 // (which may be nil) is preprocessed in place.
@@ -262,20 +279,20 @@ func prepare[T batch.Float](f *dataFlags, full *dataset.Dataset[T], src cvar.Pro
 		return nil, err
 	}
 	td.source.N = td.train.N
-	mode := f.scale.value
-	if mode == "auto" {
-		mode = "zscore"
-		if src.Kind == "idx" {
-			mode = "unit"
-		}
-	}
+	mode := scaleMode(f.scale.value, src.Kind, td.train.IsSparse())
 	if mode == "unit" {
 		td.prep.Divide = 255
 		if err := dataset.PreprocessDataset(&td.prep, td.train); err != nil {
 			return nil, err
 		}
 	}
-	if mode == "zscore" && td.train.IsSparse() {
+	if mode == "maxabs" {
+		st := dataset.FitMaxAbs(td.train)
+		td.prep.Mean, td.prep.Scale = st.Mean, st.Scale
+		if err := dataset.PreprocessDataset(&dataset.Preprocessing{Mean: st.Mean, Scale: st.Scale}, td.train); err != nil {
+			return nil, err
+		}
+	} else if mode == "zscore" && td.train.IsSparse() {
 		// Sparse data is scaled without centring, which keeps its zeros:
 		// the preprocessing records means of 0.
 		st := dataset.FitScaler(td.train)

@@ -242,7 +242,7 @@ const (
 // addDataFlags registers the data flags of a command.
 func addDataFlags(fs *flag.FlagSet, use int) *dataFlags {
 	f := &dataFlags{
-		format: newChoice("", "csv", "libsvm", "idx"), scale: newChoice("auto", "auto", "zscore", "unit", "none"),
+		format: newChoice("", "csv", "libsvm", "idx"), scale: newChoice("auto", "auto", "zscore", "maxabs", "unit", "none"),
 		scaleY: newChoice("zscore", "zscore", "none"),
 		n:      6000, d: 20, classes: 2, maxMemory: byteSize(defaultMaxMemory),
 	}
@@ -252,7 +252,7 @@ func addDataFlags(fs *flag.FlagSet, use int) *dataFlags {
 	fs.StringVar(&f.target, "target", "", "CSV target `column`: a header name or 0-based index (default: the last column)")
 	fs.BoolVar(&f.noHeader, "no-header", false, "the CSV file has no header row")
 	fs.IntVar(&f.limit, "limit", 0, "use only the first `N` samples of each file (0: all)")
-	fs.Float64Var(&f.sparse, "sparse", dataset.DefaultSparseBelow, "LIBSVM files: hold the data sparse (CSR, memory in the non-zeros) when its density is below this `fraction`; -scale zscore then scales without centring, and -stream streams the rows' non-zeros; models trained with centring read dense (0: always dense)")
+	fs.Float64Var(&f.sparse, "sparse", dataset.DefaultSparseBelow, "LIBSVM files: hold the data sparse (CSR, memory in the non-zeros) when its density is below this `fraction`; -scale zscore then scales without centring (auto: maxabs), and -stream streams the rows' non-zeros; models trained with centring read dense (0: always dense)")
 	if use != dataForExperiment {
 		f.storage = storageChoice()
 		fs.Var(f.storage, "storage", storageUsage)
@@ -261,7 +261,7 @@ func addDataFlags(fs *flag.FlagSet, use int) *dataFlags {
 		fs.StringVar(&f.test, "test", "", "held-out test `file`, evaluated after training (MNIST directories: the t10k files)")
 	}
 	if use != dataForModel {
-		fs.Var(f.scale, "scale", "feature preprocessing `mode`: zscore (fitted on the training split), unit (÷255, images), none, or auto (unit for IDX, else zscore)")
+		fs.Var(f.scale, "scale", "feature preprocessing `mode`, fitted on the training split: zscore (standardise; without centring on sparse data), maxabs (divide each feature by its largest |x|, keeping zeros), unit (÷255, images), none, or auto (unit for IDX, maxabs for data held sparse, else zscore)")
 		fs.Var(f.scaleY, "scale-target", "regression target `mode`: zscore (train on targets standardised with the training split's mean and deviation; the model and every reported loss stay in the target's units) or none (train on the raw target)")
 		fs.IntVar(&f.n, "n", 6000, "built-in data: number of samples")
 		fs.IntVar(&f.d, "d", 20, "built-in data: number of features")

@@ -36,9 +36,9 @@ import (
 //  3. -epochs passes train Alg1 or Alg4 with cvar.Online, one row at a time;
 //
 // A LIBSVM file whose density (counted on pass 0) is below -sparse streams
-// its rows' non-zeros (dataset.Stream.NextSparse) instead: pass 1 fits the
-// scaling without centring (dataset.RunningScaler, as -scale zscore does for
-// sparse data in memory), pass 3 trains with Online.ObserveSparse and pass 4
+// its rows' non-zeros (dataset.Stream.NextSparse) instead: pass 1 fits a
+// scaling without centring (dataset.RunningScaler: max-abs by default, the
+// deviation with -scale zscore, as in memory), pass 3 trains with Online.ObserveSparse and pass 4
 // holds its chunks of rows in CSR, so memory is O(D) for the model and the
 // scaling plus the non-zeros of a chunk, never a D-long row per sample.
 //
@@ -226,9 +226,12 @@ func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 		yMoments.Add(yv) // for the target's standardisation
 		return true
 	}
-	var scaler *dataset.RunningScaler[T] // sparse: scaling without centring
-	if sparse {
+	mode := scaleMode(df.scale.value, format, sparse)
+	var scaler *dataset.RunningScaler[T] // sparse, or maxabs: scaling without centring
+	if sparse || mode == "maxabs" {
 		scaler = dataset.NewRunningScaler[T](src.dim)
+	}
+	if sparse {
 		err = src.eachSparse(dataset.Regression, nil, func(i int, cols []uint32, vals []T, y T, _ int32) error {
 			if !target(i, y) {
 				return nil
@@ -239,6 +242,11 @@ func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 		err = src.each(dataset.Regression, nil, func(i int, x []T, y T, _ int32) error {
 			if !target(i, y) {
 				return nil
+			}
+			if scaler != nil {
+				if err := scaler.Add(x); err != nil {
+					return err
+				}
 			}
 			return moments.Add(x)
 		})
@@ -261,15 +269,18 @@ func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 	d := st.D()
 	closeFn()
 	var z *dataset.Standardizer
-	if sparse {
+	switch {
+	case mode == "maxabs":
+		z = scaler.MaxAbs()
+	case sparse:
 		z = scaler.Scaler()
-	} else {
+	default:
 		z = moments.Standardizer()
 	}
 	prep := dataset.Preprocessing{Mean: z.Mean, Scale: z.Scale}
-	if df.scale.value == "none" {
+	if mode == "none" {
 		prep = dataset.Preprocessing{}
-	} else if df.scale.value == "unit" {
+	} else if mode == "unit" {
 		prep = dataset.Preprocessing{Divide: 255}
 	}
 
