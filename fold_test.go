@@ -29,8 +29,15 @@ func testFoldedUpdate[T batch.Float](t *testing.T) {
 		labels[i] = int32(r.IntN(k))
 	}
 	data := must(batch.NewData(x, n, d, nil, labels, k))
-	model := must(batch.NewSoftmax[T](d, k))
 	defer func() { foldUpdate = true }()
+	// Softmax's blocks are of batch.ReduceBlock; the MLP's first layer is
+	// updated by a unit's weights over blocks of columns (the last short).
+	for _, model := range []batch.Model[T]{must(batch.NewSoftmax[T](d, k)), must(batch.NewMLP[T](d, 5, k))} {
+		testFoldedModel(t, model, data)
+	}
+}
+
+func testFoldedModel[T batch.Float](t *testing.T, model batch.Model[T], data *batch.Data[T]) {
 	for _, out := range []Output{OutputAverage, OutputLast} {
 		for _, threads := range []int{1, 2} {
 			opt := Options{Method: Alg3, Output: out, Steps: 40, Batch: 128, LR: 0.05, Eps: 0.1, WeightDecay: 0.01, Seed: 3, Threads: threads}
@@ -41,11 +48,11 @@ func testFoldedUpdate[T batch.Float](t *testing.T) {
 			}
 			for i := range res[0].Theta {
 				if res[0].Theta[i] != res[1].Theta[i] {
-					t.Fatalf("%T output %v, %d threads: θ[%d] = %v folded, %v serial", T(0), out, threads, i, res[1].Theta[i], res[0].Theta[i])
+					t.Fatalf("%s %T output %v, %d threads: θ[%d] = %v folded, %v serial", model.Name(), T(0), out, threads, i, res[1].Theta[i], res[0].Theta[i])
 				}
 			}
 			if res[0].Tau != res[1].Tau {
-				t.Fatalf("%T output %v, %d threads: τ %v folded, %v serial", T(0), out, threads, res[1].Tau, res[0].Tau)
+				t.Fatalf("%s %T output %v, %d threads: τ %v folded, %v serial", model.Name(), T(0), out, threads, res[1].Tau, res[0].Tau)
 			}
 		}
 	}

@@ -50,6 +50,10 @@ type chunk[T Float] struct {
 	n     int
 	rows  []int   // the chunk's rows in increasing order (chunkRows)
 	pos   []int32 // rows[i] is the chunk's row pos[i]; empty: in order
+	// The data and rows of the chunk's last backward pass, which the first
+	// layer's column blocks read again (firstLayerModel).
+	bdata *Data[T]
+	bidx  []int
 }
 
 type phase int
@@ -63,6 +67,29 @@ const (
 	phaseReduce                // sum the chunks' gradients over a block of coordinates
 	numPhases
 )
+
+// FirstLayerCols is the number of columns of one task of a first layer's
+// gradient (firstLayerModel): a multiple of the widest vector's lanes, and
+// few enough that the MLP on MNIST (784 features) makes 13 tasks.
+const FirstLayerCols = 64
+
+// firstLayerModel is a model whose gradient begins with an h×d block, the
+// first layer's weights, that the Engine computes after the chunks' passes
+// by blocks of columns over the whole minibatch, the chunks in order: no
+// chunk writes that block, so none is summed (the reduction covers the
+// rest), and its tasks are as many as the blocks of columns, not the
+// chunks. The MLP on dense float data, through the kernels.
+type firstLayerModel[T Float] interface {
+	// firstLayer returns h and d, and whether data is split so.
+	firstLayer(data *Data[T]) (h, d int, ok bool)
+	// backwardRest is Backward but for the first layer's weights, leaving
+	// what firstLayerCols reads in wk.
+	backwardRest(wk *Work[T], theta []T, data *Data[T], idx []int, coef, g []T)
+	// firstLayerCols adds to dst, h rows of the columns [lo, lo+len(dst)/h),
+	// that block of the first layer's gradient over the n rows idx of data
+	// (those of a backwardRest on wk).
+	firstLayerCols(dst []T, wk *Work[T], data *Data[T], idx []int, n, lo int)
+}
 
 // ReduceBlock is the number of coordinates one task of the reduction sums
 // over the chunks (a multiple of every vector width, so that the blocks
@@ -100,8 +127,13 @@ type Engine[T Float] struct {
 	perm   []int
 	out    []T
 	nchunk int
-	split  int  // tasks of the current dispatch before its reduction blocks
-	inline bool // run the current call's tasks on the calling goroutine
+	split  int // tasks of the current dispatch before its reduction blocks
+	// A firstLayerModel's gradient call: flH×flD first-layer weights,
+	// computed by flTasks tasks of FirstLayerCols columns (each into its
+	// own flBuf) before the reduction's blocks, which start at flH·flD.
+	flH, flD, flTasks int
+	flBuf             [][]T
+	inline            bool // run the current call's tasks on the calling goroutine
 	// sparseWork is sparseParallelWork (tests lower it to run the workers
 	// on small data).
 	sparseWork int64
@@ -197,6 +229,14 @@ func (e *Engine[T]) task(j int) {
 	ph := e.phase
 	if j >= e.split {
 		ph, j = phaseReduce, j-e.split
+	}
+	if ph == phaseReduce && j < e.flTasks && e.timing { // model work, timed as backward
+		t0 := time.Now()
+		e.run(ph, j)
+		e.busyMu.Lock()
+		e.busy[phaseBackward] += int64(time.Since(t0))
+		e.busyMu.Unlock()
+		return
 	}
 	if !e.timing {
 		e.run(ph, j)
@@ -330,7 +370,11 @@ func (e *Engine[T]) run(ph phase, j int) {
 // coordinate the sum (((g₀ + g₁) + g₂) + …) whichever worker runs the
 // block, and the chunks' buffers zero again for the next call.
 func (e *Engine[T]) reduce(j int) {
-	lo := j * ReduceBlock
+	if j < e.flTasks {
+		e.firstLayerBlock(j)
+		return
+	}
+	lo := e.flH*e.flD + (j-e.flTasks)*ReduceBlock
 	hi := min(lo+ReduceBlock, len(e.sum))
 	g := e.sum[lo:hi]
 	for _, c := range e.chunks[1:e.nchunk] {
@@ -340,6 +384,28 @@ func (e *Engine[T]) reduce(j int) {
 	}
 	if e.then != nil {
 		e.then(lo, hi)
+	}
+}
+
+// firstLayerBlock computes block j of FirstLayerCols columns of the first
+// layer's gradient: the chunks' rows in chunk order into a scratch of h
+// rows, then copied into the gradient, each unit's row run through then.
+func (e *Engine[T]) firstLayerBlock(j int) {
+	fl := e.model.(firstLayerModel[T])
+	h, d := e.flH, e.flD
+	lo := j * FirstLayerCols
+	w := min(FirstLayerCols, d-lo)
+	buf := grow(e.flBuf[j], h*w)
+	e.flBuf[j] = buf
+	clear(buf)
+	for _, c := range e.chunks[:e.nchunk] {
+		fl.firstLayerCols(buf, &c.wk, c.bdata, c.bidx, c.n, lo)
+	}
+	for u := range h {
+		copy(e.sum[u*d+lo:u*d+lo+w], buf[u*w:(u+1)*w])
+		if e.then != nil {
+			e.then(u*d+lo, u*d+lo+w)
+		}
 	}
 }
 
@@ -398,11 +464,15 @@ func (e *Engine[T]) forward(c *chunk[T], data *Data[T], idx []int) {
 // backward runs the model's Backward of chunk c into g, or, in
 // GradientSparse, its sparse backward over the compact minibatch's columns.
 func (e *Engine[T]) backward(c *chunk[T], data *Data[T], idx []int, coef, g []T) {
-	if e.sparse {
+	switch {
+	case e.sparse:
 		e.model.(sparseGradModel[T]).backward(&c.wk, data, idx, coef, g, e.sd)
-		return
+	case e.flTasks > 0: // the first layer's weights come after, by columns
+		c.bdata, c.bidx = data, idx
+		e.model.(firstLayerModel[T]).backwardRest(&c.wk, e.theta, data, idx, coef, g)
+	default:
+		e.model.Backward(&c.wk, e.theta, data, idx, coef, g)
 	}
-	e.model.Backward(&c.wk, e.theta, data, idx, coef, g)
 }
 
 // weigh turns the chunk's losses into coefficients (in wk.coef) and
@@ -443,11 +513,13 @@ func (e *Engine[T]) Gradient(g, theta []T, data *Data[T], idx []int, n int, wt *
 // [lo, hi) of the coordinates of g, spread over the workers like the sum
 // of the chunks' gradients, each block right after its sum is complete
 // (while it is in cache): a step's update of θ from g, folded into the
-// parallel pass. The blocks are of ReduceBlock coordinates (the last may
-// be shorter), so an elementwise kernel on a block computes what it
-// computes on the whole vector. then runs on several goroutines at once,
-// on disjoint blocks; it must not call the Engine. After an error then is
-// not run.
+// parallel pass. The blocks are disjoint and cover g once: ReduceBlock
+// coordinates (the last may be shorter) or, for the MLP's first layer, a
+// hidden unit's weights over FirstLayerCols columns; then must be
+// elementwise (the blocks are not aligned to anything else: the kernels
+// give an element the same bits wherever a call starts). then runs on
+// several goroutines at once, on disjoint blocks; it must not call the
+// Engine. After an error then is not run.
 func (e *Engine[T]) GradientThen(g, theta []T, data *Data[T], idx []int, n int, wt *Weighting, then func(lo, hi int)) (losses []T, sumV float64, err error) {
 	if idx != nil {
 		n = len(idx)
@@ -474,11 +546,21 @@ func (e *Engine[T]) gradient(g, theta []T, data *Data[T], idx []int, n int, wt *
 	nc := e.setChunks(n, e.batchRows(n))
 	e.chunks[0].g = g
 	clear(g)
-	// The chunks' gradients are summed, and then run, in the same dispatch.
+	// The chunks' gradients are summed, and then run, in the same dispatch,
+	// after a firstLayerModel's first layer by blocks of columns.
+	e.flH, e.flD, e.flTasks = 0, 0, 0
+	if fl, ok := e.model.(firstLayerModel[T]); ok && !e.sparse {
+		if h, d, ok := fl.firstLayer(data); ok {
+			e.flH, e.flD, e.flTasks = h, d, (d+FirstLayerCols-1)/FirstLayerCols
+			for len(e.flBuf) < e.flTasks {
+				e.flBuf = append(e.flBuf, nil)
+			}
+		}
+	}
 	nr := 0
-	if nc > 1 || then != nil {
+	if nc > 1 || then != nil || e.flTasks > 0 {
 		e.sum, e.then = g, then
-		nr = (len(g) + ReduceBlock - 1) / ReduceBlock
+		nr = e.flTasks + (len(g)-e.flH*e.flD+ReduceBlock-1)/ReduceBlock
 	}
 	if wt.Objective == TopK {
 		e.dispatch(phaseForward, nc)
@@ -494,6 +576,7 @@ func (e *Engine[T]) gradient(g, theta []T, data *Data[T], idx []int, n int, wt *
 	for j := 0; j < nc; j++ {
 		sv += e.chunks[j].sumV
 	}
+	e.flTasks = 0
 	if nr > 0 {
 		e.sum, e.then = nil, nil
 		for _, c := range e.chunks[1:nc] {

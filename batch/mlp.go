@@ -201,9 +201,40 @@ func (m *MLP[T]) Forward(wk *Work[T], theta []T, data *Data[T], idx []int, n int
 // they are never copied; on CSR rows SparseAddOuterK, h times the rows'
 // non-zeros), dH = dZ·W2 is AddRows of W2's k rows per sample.
 func (m *MLP[T]) Backward(wk *Work[T], theta []T, data *Data[T], idx []int, coef, g []T) {
+	m.backwardRest(wk, theta, data, idx, coef, g)
+	gw1, _, _, _ := m.split(g)
+	switch {
+	case data.IsSparse():
+		m.ops.SparseAddOuterK(gw1, data.Indptr, data.Cols, data.Vals, idx, wk.dh, m.h)
+	case m.blas:
+		// The rows were gathered into wk.xb by the Forward on wk.
+		gemm(true, false, m.h, m.d, len(coef), 1, wk.dh, m.h, m.gathered(wk, data, idx, len(coef)), m.d, 1, gw1, m.d)
+	case data.IsCompact():
+		m.ops.AddOuterKC(gw1, &data.C, idx, wk.dh, m.h)
+	default:
+		m.ops.AddOuterK(gw1, data.X, data.Stride, idx, wk.dh, m.h)
+	}
+}
+
+// firstLayer implements firstLayerModel: the kernel network's first layer
+// on dense float rows.
+func (m *MLP[T]) firstLayer(data *Data[T]) (h, d int, ok bool) {
+	return m.h, m.d, !m.blas && !data.IsSparse() && !data.IsCompact()
+}
+
+// firstLayerCols implements firstLayerModel: dst (h rows of the columns
+// [lo, hi)) += the hidden gradients wk.dh of the rows idx (nil: the first
+// n) times those columns of the rows, as Backward adds them to ∂W1 there.
+func (m *MLP[T]) firstLayerCols(dst []T, wk *Work[T], data *Data[T], idx []int, n, lo int) {
+	m.ops.AddOuterK(dst, data.X[lo:], data.Stride, idx, wk.dh[:n*m.h], m.h)
+}
+
+// backwardRest is Backward but for ∂W1, which it leaves to the caller with
+// the hidden gradients, coefficients applied and ReLU's mask, in wk.dh.
+func (m *MLP[T]) backwardRest(wk *Work[T], theta []T, data *Data[T], idx []int, coef, g []T) {
 	n := len(coef)
 	_, _, w2, _ := m.split(theta)
-	gw1, gb1, gw2, gb2 := m.split(g)
+	_, gb1, gw2, gb2 := m.split(g)
 	dz := wk.dloss[:n*m.k]
 	scaleRows(dz, coef, m.k)
 	a := wk.h[:n*m.h]
@@ -220,17 +251,6 @@ func (m *MLP[T]) Backward(wk *Work[T], theta []T, data *Data[T], idx []int, coef
 	}
 	sumRows(gb2, dz)
 	reluMask(wk.dh[:len(a)], a)
-	switch {
-	case data.IsSparse():
-		m.ops.SparseAddOuterK(gw1, data.Indptr, data.Cols, data.Vals, idx, wk.dh, m.h)
-	case m.blas:
-		// The rows were gathered into wk.xb by the Forward on wk.
-		gemm(true, false, m.h, m.d, n, 1, wk.dh, m.h, m.gathered(wk, data, idx, n), m.d, 1, gw1, m.d)
-	case data.IsCompact():
-		m.ops.AddOuterKC(gw1, &data.C, idx, wk.dh, m.h)
-	default:
-		m.ops.AddOuterK(gw1, data.X, data.Stride, idx, wk.dh, m.h)
-	}
 	sumRows(gb1, wk.dh)
 }
 
