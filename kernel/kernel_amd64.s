@@ -24,6 +24,15 @@
 //
 // Requires: AVX2, FMA3 (cvtU8F32, marginsU8F32, addRowsU8F32), and F16C
 // (cvtF16F32, marginsF16F32, addRowsF16F32).
+//
+// zMarginsU8F32, zAddRowsU8F32, zMarginsF16F32 and zAddRowsF16F32 are their
+// AVX-512 twins, emitted from the same bodies on zmm registers (AVX512F):
+// VPMOVZXBD zmm widens 16 bytes, VCVTPH2PS zmm 16 halves; 64 columns a
+// step, then 16, then the last 8 (d is a multiple of 8) in ymm with the
+// 256-bit loads, so that no load reaches past d and no opmask is needed.
+// AddRows makes the same FMAs in the same order as the 256-bit kernels (bit
+// for bit alike); margins sum in other lanes (within the same bound).
+// kernel_amd64.go takes them only for the "avx512" implementation.
 
 // Level-1 kernels: Dot, Axpy, Lerp for float32 and float64.
 //
