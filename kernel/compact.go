@@ -305,7 +305,7 @@ func marginsCDriver(lvl isa, m []float32, x *Compact, idx []int, w []float32) {
 		return
 	}
 	if archRowKernels(x.Format) {
-		marginsU8Rows(m, x, idx, 0, w)
+		marginsU8Rows(lvl, m, x, idx, 0, w)
 		return
 	}
 	var buf [compactBuf]float32
@@ -336,7 +336,7 @@ func addRowsCDriver(lvl isa, g []float32, x *Compact, idx []int, c []float32) {
 		return
 	}
 	if archRowKernels(x.Format) {
-		addRowsU8Rows(g, x, idx, 0, c)
+		addRowsU8Rows(lvl, g, x, idx, 0, c)
 		return
 	}
 	var buf [compactBuf]float32
@@ -504,7 +504,7 @@ func u8CallRows(d int) int { return max(1, min(archFusedMax, archChunkFlops/max(
 // marginsU8Rows writes to m the margins of the gathered rows i0 ≤ i <
 // i0+len(m) of x (rows checked; a format archRowKernels takes): the kernel
 // over the first d &^ 7 columns, the rest in Go, then the scale of bytes.
-func marginsU8Rows(m []float32, x *Compact, idx []int, i0 int, w []float32) {
+func marginsU8Rows(lvl isa, m []float32, x *Compact, idx []int, i0 int, w []float32) {
 	n, d := len(m), len(w)
 	d8 := d &^ 7
 	step := u8CallRows(d)
@@ -512,7 +512,7 @@ func marginsU8Rows(m []float32, x *Compact, idx []int, i0 int, w []float32) {
 		b := min(step, n-i)
 		if d8 > 0 {
 			xp, ip := compactRowBase(x, idx, i0+i)
-			archMarginsC(x.Format, ptr(m[i:]), b, xp, x.Stride, ip, ptr(w), d8)
+			archMarginsC(lvl, x.Format, ptr(m[i:]), b, xp, x.Stride, ip, ptr(w), d8)
 		} else {
 			clear(m[i : i+b])
 		}
@@ -547,7 +547,7 @@ func raw(x *Compact, p int) float32 {
 // addRowsU8Rows adds Σ_i c[i]·x_{r(i0+i)} to g for the gathered rows of x
 // (rows checked; a format archRowKernels takes); for bytes, x = scale·u, the
 // coefficients times the scale meet the bytes.
-func addRowsU8Rows(g []float32, x *Compact, idx []int, i0 int, c []float32) {
+func addRowsU8Rows(lvl isa, g []float32, x *Compact, idx []int, i0 int, c []float32) {
 	d := len(g)
 	d8 := d &^ 7
 	s := float32(1)
@@ -563,7 +563,7 @@ func addRowsU8Rows(g []float32, x *Compact, idx []int, i0 int, c []float32) {
 		}
 		if d8 > 0 {
 			xp, ip := compactRowBase(x, idx, i0+i)
-			archAddRowsC(x.Format, ptr(g), d8, xp, x.Stride, ip, ptr(cs[:]), b)
+			archAddRowsC(lvl, x.Format, ptr(g), d8, xp, x.Stride, ip, ptr(cs[:]), b)
 		}
 		if d8 < d {
 			for j := range b {
@@ -594,9 +594,9 @@ func fusedLinearU8(lvl isa, g, loss []float32, x *Compact, idx []int, y, w []flo
 		for j := i + bs; j < min(i+2*bs, n) && d > 0; j++ {
 			archPrefetch(x.at(row(idx, j)*x.Stride), d*x.ElemBytes())
 		}
-		marginsU8Rows(fb.m[:b], x, idx, i, w)
+		marginsU8Rows(lvl, fb.m[:b], x, idx, i, w)
 		sumV, sumC = fb.weigh(lvl, p, loss[i:i+b], y[i:i+b], sumV, sumC)
-		addRowsU8Rows(g, x, idx, i, fb.c[:b])
+		addRowsU8Rows(lvl, g, x, idx, i, fb.c[:b])
 	}
 	return sumV, sumC
 }

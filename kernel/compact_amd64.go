@@ -32,18 +32,31 @@ func archCvtF16(dst, src unsafe.Pointer, n int) {
 // without them the driver converts blocks of rows.
 func archRowKernels(f Format) bool { return f == U8 || f == F16 && hasF16C }
 
-func archMarginsC(f Format, m unsafe.Pointer, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d int) {
-	if f == U8 {
+// archMarginsC and archAddRowsC run the compact row kernels (d a multiple
+// of 8; a format archRowKernels takes): at isaWide their zmm twins
+// (zMarginsU8F32, …), which read 16 features a register.
+func archMarginsC(lvl isa, f Format, m unsafe.Pointer, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d int) {
+	switch {
+	case lvl == isaWide && f == U8:
+		zMarginsU8F32(m, n, x, stride, idx, w, d)
+	case lvl == isaWide:
+		zMarginsF16F32(m, n, x, stride, idx, w, d)
+	case f == U8:
 		marginsU8F32(m, n, x, stride, idx, w, d)
-	} else {
+	default:
 		marginsF16F32(m, n, x, stride, idx, w, d)
 	}
 }
 
-func archAddRowsC(f Format, g unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx, c unsafe.Pointer, n int) {
-	if f == U8 {
+func archAddRowsC(lvl isa, f Format, g unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx, c unsafe.Pointer, n int) {
+	switch {
+	case lvl == isaWide && f == U8:
+		zAddRowsU8F32(g, d, x, stride, idx, c, n)
+	case lvl == isaWide:
+		zAddRowsF16F32(g, d, x, stride, idx, c, n)
+	case f == U8:
 		addRowsU8F32(g, d, x, stride, idx, c, n)
-	} else {
+	default:
 		addRowsF16F32(g, d, x, stride, idx, c, n)
 	}
 }

@@ -27,11 +27,11 @@ func archCvtF16(dst, src unsafe.Pointer, n int)               { cvtF16F32(dst, s
 
 func archRowKernels(f Format) bool { return false }
 
-func archMarginsC(f Format, m unsafe.Pointer, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d int) {
+func archMarginsC(lvl isa, f Format, m unsafe.Pointer, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d int) {
 	panic("kernel: no compact row kernels in this build")
 }
 
-func archAddRowsC(f Format, g unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx, c unsafe.Pointer, n int) {
+func archAddRowsC(lvl isa, f Format, g unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx, c unsafe.Pointer, n int) {
 	panic("kernel: no compact row kernels in this build")
 }
 

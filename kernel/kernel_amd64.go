@@ -13,8 +13,8 @@ import (
 
 // archImpls lists the amd64 assembly implementations this CPU supports, best
 // for this CPU first (see archDefault): "avx512" (AVX-512 F and VL with BMI2,
-// 512-bit zmm kernels for the products and the elementwise math, the
-// 256-bit ones elsewhere) and
+// 512-bit zmm kernels for the products, the elementwise math and the
+// compact row kernels, the 256-bit ones elsewhere) and
 // "avx2" (AVX2+FMA3). x/sys/cpu honours GODEBUG=cpu.avx512f=off (and
 // cpu.avx512vl=off, cpu.bmi2=off), which drops "avx512", and
 // GODEBUG=cpu.avx2=off or cpu.fma=off, which force the generic path.

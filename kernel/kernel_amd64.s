@@ -24,6 +24,15 @@
 //
 // Requires: AVX2, FMA3 (cvtU8F32, marginsU8F32, addRowsU8F32), and F16C
 // (cvtF16F32, marginsF16F32, addRowsF16F32).
+//
+// zMarginsU8F32, zAddRowsU8F32, zMarginsF16F32 and zAddRowsF16F32 are their
+// AVX-512 twins, emitted from the same bodies on zmm registers (AVX512F):
+// VPMOVZXBD zmm widens 16 bytes, VCVTPH2PS zmm 16 halves; 64 columns a
+// step, then 16, then the last 8 (d is a multiple of 8) in ymm with the
+// 256-bit loads, so that no load reaches past d and no opmask is needed.
+// AddRows makes the same FMAs in the same order as the 256-bit kernels (bit
+// for bit alike); margins sum in other lanes (within the same bound).
+// kernel_amd64.go takes them only for the "avx512" implementation.
 
 // Level-1 kernels: Dot, Axpy, Lerp for float32 and float64.
 //
@@ -35369,6 +35378,654 @@ af16next:
 	JMP  af16row
 
 af16done:
+	VZEROUPPER
+	RET
+
+// func zMarginsU8F32(m unsafe.Pointer, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int)
+// Requires: AVX, AVX2, AVX512F, FMA3, MMX+
+TEXT ·zMarginsU8F32(SB), NOSPLIT, $0-56
+	MOVQ m+0(FP), DI
+	MOVQ n+8(FP), CX
+	MOVQ x+16(FP), SI
+	MOVQ stride+24(FP), R9
+	MOVQ idx+32(FP), BX
+	MOVQ w+40(FP), DX
+	MOVQ d+48(FP), R8
+	MOVQ R8, R11
+	ANDQ $-64, R11
+	MOVQ R8, R14
+	ANDQ $-16, R14
+
+zmu8row:
+	TESTQ CX, CX
+	JZ    zmu8done
+	TESTQ BX, BX
+	JZ    zmu8consec
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	ADDQ  $0x08, BX
+	JMP   zmu8ready
+
+zmu8consec:
+	MOVQ SI, R10
+	ADDQ R9, SI
+
+zmu8ready:
+	CMPQ  CX, $0x03
+	JB    zmu8nopf
+	TESTQ BX, BX
+	JZ    zmu8pfconsec
+	MOVQ  8(BX), R12
+	IMULQ R9, R12
+	ADDQ  x+16(FP), R12
+	JMP   zmu8pf
+
+zmu8pfconsec:
+	IMUL3Q $+1, R9, R12
+	ADDQ   SI, R12
+
+zmu8pf:
+	LEAQ (R12)(R8*1), R13
+
+zmu8pfloop:
+	PREFETCHT0 (R12)
+	ADDQ       $0x40, R12
+	CMPQ       R12, R13
+	JB         zmu8pfloop
+
+zmu8nopf:
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	XORQ   AX, AX
+
+zmu8loop64:
+	CMPQ        AX, R11
+	JAE         zmu8loop16
+	VPMOVZXBD   (R10)(AX*1), Z4
+	VCVTDQ2PS   Z4, Z4
+	VPMOVZXBD   16(R10)(AX*1), Z5
+	VCVTDQ2PS   Z5, Z5
+	VPMOVZXBD   32(R10)(AX*1), Z6
+	VCVTDQ2PS   Z6, Z6
+	VPMOVZXBD   48(R10)(AX*1), Z7
+	VCVTDQ2PS   Z7, Z7
+	VFMADD231PS (DX)(AX*4), Z4, Z0
+	VFMADD231PS 64(DX)(AX*4), Z5, Z1
+	VFMADD231PS 128(DX)(AX*4), Z6, Z2
+	VFMADD231PS 192(DX)(AX*4), Z7, Z3
+	ADDQ        $0x40, AX
+	JMP         zmu8loop64
+
+zmu8loop16:
+	CMPQ        AX, R14
+	JAE         zmu8fold
+	VPMOVZXBD   (R10)(AX*1), Z4
+	VCVTDQ2PS   Z4, Z4
+	VFMADD231PS (DX)(AX*4), Z4, Z0
+	ADDQ        $0x10, AX
+	JMP         zmu8loop16
+
+zmu8fold:
+	VADDPS        Z1, Z0, Z0
+	VADDPS        Z3, Z2, Z2
+	VADDPS        Z2, Z0, Z0
+	VEXTRACTF64X4 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y0
+	CMPQ          AX, R8
+	JAE           zmu8reduce
+	VPMOVZXBD     (R10)(AX*1), Y4
+	VCVTDQ2PS     Y4, Y4
+	VFMADD231PS   (DX)(AX*4), Y4, Y0
+
+zmu8reduce:
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X0
+	VHADDPS      X0, X0, X0
+	VHADDPS      X0, X0, X0
+	VMOVSS       X0, (DI)
+	ADDQ         $0x04, DI
+	DECQ         CX
+	JMP          zmu8row
+
+zmu8done:
+	VZEROUPPER
+	RET
+
+// func zAddRowsU8F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, n int)
+// Requires: AVX, AVX2, AVX512F, FMA3
+TEXT ·zAddRowsU8F32(SB), NOSPLIT, $0-56
+	MOVQ dst+0(FP), DI
+	MOVQ d+8(FP), R8
+	MOVQ x+16(FP), SI
+	MOVQ stride+24(FP), R9
+	MOVQ idx+32(FP), BX
+	MOVQ c+40(FP), DX
+	MOVQ n+48(FP), CX
+	MOVQ R8, R14
+	ANDQ $-64, R14
+	MOVQ R8, R15
+	ANDQ $-16, R15
+
+zau8block:
+	CMPQ  CX, $0x04
+	JB    zau8row
+	TESTQ BX, BX
+	JZ    zau8qconsec
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	MOVQ  16(BX), R12
+	IMULQ R9, R12
+	ADDQ  SI, R12
+	MOVQ  24(BX), R13
+	IMULQ R9, R13
+	ADDQ  SI, R13
+	ADDQ  $0x20, BX
+	JMP   zau8qready
+
+zau8qconsec:
+	MOVQ SI, R10
+	LEAQ (R10)(R9*1), R11
+	LEAQ (R11)(R9*1), R12
+	LEAQ (R12)(R9*1), R13
+	LEAQ (R13)(R9*1), SI
+
+zau8qready:
+	VBROADCASTSS (DX), Z12
+	VBROADCASTSS 4(DX), Z13
+	VBROADCASTSS 8(DX), Z14
+	VBROADCASTSS 12(DX), Z15
+	ADDQ         $0x10, DX
+	XORQ         AX, AX
+
+zau8b64:
+	CMPQ        AX, R14
+	JAE         zau8b16
+	VMOVUPS     (DI)(AX*4), Z0
+	VMOVUPS     64(DI)(AX*4), Z1
+	VMOVUPS     128(DI)(AX*4), Z2
+	VMOVUPS     192(DI)(AX*4), Z3
+	VPMOVZXBD   (R10)(AX*1), Z4
+	VCVTDQ2PS   Z4, Z4
+	VFMADD231PS Z4, Z12, Z0
+	VPMOVZXBD   16(R10)(AX*1), Z5
+	VCVTDQ2PS   Z5, Z5
+	VFMADD231PS Z5, Z12, Z1
+	VPMOVZXBD   32(R10)(AX*1), Z6
+	VCVTDQ2PS   Z6, Z6
+	VFMADD231PS Z6, Z12, Z2
+	VPMOVZXBD   48(R10)(AX*1), Z7
+	VCVTDQ2PS   Z7, Z7
+	VFMADD231PS Z7, Z12, Z3
+	VPMOVZXBD   (R11)(AX*1), Z8
+	VCVTDQ2PS   Z8, Z8
+	VFMADD231PS Z8, Z13, Z0
+	VPMOVZXBD   16(R11)(AX*1), Z9
+	VCVTDQ2PS   Z9, Z9
+	VFMADD231PS Z9, Z13, Z1
+	VPMOVZXBD   32(R11)(AX*1), Z10
+	VCVTDQ2PS   Z10, Z10
+	VFMADD231PS Z10, Z13, Z2
+	VPMOVZXBD   48(R11)(AX*1), Z11
+	VCVTDQ2PS   Z11, Z11
+	VFMADD231PS Z11, Z13, Z3
+	VPMOVZXBD   (R12)(AX*1), Z4
+	VCVTDQ2PS   Z4, Z4
+	VFMADD231PS Z4, Z14, Z0
+	VPMOVZXBD   16(R12)(AX*1), Z5
+	VCVTDQ2PS   Z5, Z5
+	VFMADD231PS Z5, Z14, Z1
+	VPMOVZXBD   32(R12)(AX*1), Z6
+	VCVTDQ2PS   Z6, Z6
+	VFMADD231PS Z6, Z14, Z2
+	VPMOVZXBD   48(R12)(AX*1), Z7
+	VCVTDQ2PS   Z7, Z7
+	VFMADD231PS Z7, Z14, Z3
+	VPMOVZXBD   (R13)(AX*1), Z8
+	VCVTDQ2PS   Z8, Z8
+	VFMADD231PS Z8, Z15, Z0
+	VPMOVZXBD   16(R13)(AX*1), Z9
+	VCVTDQ2PS   Z9, Z9
+	VFMADD231PS Z9, Z15, Z1
+	VPMOVZXBD   32(R13)(AX*1), Z10
+	VCVTDQ2PS   Z10, Z10
+	VFMADD231PS Z10, Z15, Z2
+	VPMOVZXBD   48(R13)(AX*1), Z11
+	VCVTDQ2PS   Z11, Z11
+	VFMADD231PS Z11, Z15, Z3
+	VMOVUPS     Z0, (DI)(AX*4)
+	VMOVUPS     Z1, 64(DI)(AX*4)
+	VMOVUPS     Z2, 128(DI)(AX*4)
+	VMOVUPS     Z3, 192(DI)(AX*4)
+	ADDQ        $0x40, AX
+	JMP         zau8b64
+
+zau8b16:
+	CMPQ        AX, R15
+	JAE         zau8b8
+	VMOVUPS     (DI)(AX*4), Z0
+	VPMOVZXBD   (R10)(AX*1), Z4
+	VCVTDQ2PS   Z4, Z4
+	VFMADD231PS Z4, Z12, Z0
+	VPMOVZXBD   (R11)(AX*1), Z5
+	VCVTDQ2PS   Z5, Z5
+	VFMADD231PS Z5, Z13, Z0
+	VPMOVZXBD   (R12)(AX*1), Z6
+	VCVTDQ2PS   Z6, Z6
+	VFMADD231PS Z6, Z14, Z0
+	VPMOVZXBD   (R13)(AX*1), Z7
+	VCVTDQ2PS   Z7, Z7
+	VFMADD231PS Z7, Z15, Z0
+	VMOVUPS     Z0, (DI)(AX*4)
+	ADDQ        $0x10, AX
+	JMP         zau8b16
+
+zau8b8:
+	CMPQ        AX, R8
+	JAE         zau8bnext
+	VMOVUPS     (DI)(AX*4), Y0
+	VPMOVZXBD   (R10)(AX*1), Y4
+	VCVTDQ2PS   Y4, Y4
+	VFMADD231PS Y4, Y12, Y0
+	VPMOVZXBD   (R11)(AX*1), Y5
+	VCVTDQ2PS   Y5, Y5
+	VFMADD231PS Y5, Y13, Y0
+	VPMOVZXBD   (R12)(AX*1), Y6
+	VCVTDQ2PS   Y6, Y6
+	VFMADD231PS Y6, Y14, Y0
+	VPMOVZXBD   (R13)(AX*1), Y7
+	VCVTDQ2PS   Y7, Y7
+	VFMADD231PS Y7, Y15, Y0
+	VMOVUPS     Y0, (DI)(AX*4)
+
+zau8bnext:
+	SUBQ $0x04, CX
+	JMP  zau8block
+
+zau8row:
+	TESTQ CX, CX
+	JZ    zau8done
+	TESTQ BX, BX
+	JZ    zau8consec
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	ADDQ  $0x08, BX
+	JMP   zau8ready
+
+zau8consec:
+	MOVQ SI, R10
+	ADDQ R9, SI
+
+zau8ready:
+	VBROADCASTSS (DX), Z15
+	ADDQ         $0x04, DX
+	XORQ         AX, AX
+
+zau8loop64:
+	CMPQ        AX, R14
+	JAE         zau8loop16
+	VPMOVZXBD   (R10)(AX*1), Z4
+	VCVTDQ2PS   Z4, Z4
+	VPMOVZXBD   16(R10)(AX*1), Z5
+	VCVTDQ2PS   Z5, Z5
+	VPMOVZXBD   32(R10)(AX*1), Z6
+	VCVTDQ2PS   Z6, Z6
+	VPMOVZXBD   48(R10)(AX*1), Z7
+	VCVTDQ2PS   Z7, Z7
+	VMOVUPS     (DI)(AX*4), Z0
+	VFMADD231PS Z4, Z15, Z0
+	VMOVUPS     Z0, (DI)(AX*4)
+	VMOVUPS     64(DI)(AX*4), Z1
+	VFMADD231PS Z5, Z15, Z1
+	VMOVUPS     Z1, 64(DI)(AX*4)
+	VMOVUPS     128(DI)(AX*4), Z2
+	VFMADD231PS Z6, Z15, Z2
+	VMOVUPS     Z2, 128(DI)(AX*4)
+	VMOVUPS     192(DI)(AX*4), Z3
+	VFMADD231PS Z7, Z15, Z3
+	VMOVUPS     Z3, 192(DI)(AX*4)
+	ADDQ        $0x40, AX
+	JMP         zau8loop64
+
+zau8loop16:
+	CMPQ        AX, R15
+	JAE         zau8tail8
+	VPMOVZXBD   (R10)(AX*1), Z4
+	VCVTDQ2PS   Z4, Z4
+	VMOVUPS     (DI)(AX*4), Z0
+	VFMADD231PS Z4, Z15, Z0
+	VMOVUPS     Z0, (DI)(AX*4)
+	ADDQ        $0x10, AX
+	JMP         zau8loop16
+
+zau8tail8:
+	CMPQ        AX, R8
+	JAE         zau8next
+	VPMOVZXBD   (R10)(AX*1), Y4
+	VCVTDQ2PS   Y4, Y4
+	VMOVUPS     (DI)(AX*4), Y0
+	VFMADD231PS Y4, Y15, Y0
+	VMOVUPS     Y0, (DI)(AX*4)
+
+zau8next:
+	DECQ CX
+	JMP  zau8row
+
+zau8done:
+	VZEROUPPER
+	RET
+
+// func zMarginsF16F32(m unsafe.Pointer, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int)
+// Requires: AVX, AVX512F, F16C, FMA3, MMX+
+TEXT ·zMarginsF16F32(SB), NOSPLIT, $0-56
+	MOVQ m+0(FP), DI
+	MOVQ n+8(FP), CX
+	MOVQ x+16(FP), SI
+	MOVQ stride+24(FP), R9
+	SHLQ $0x01, R9
+	MOVQ idx+32(FP), BX
+	MOVQ w+40(FP), DX
+	MOVQ d+48(FP), R8
+	MOVQ R8, R11
+	ANDQ $-64, R11
+	MOVQ R8, R14
+	ANDQ $-16, R14
+
+zmf16row:
+	TESTQ CX, CX
+	JZ    zmf16done
+	TESTQ BX, BX
+	JZ    zmf16consec
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	ADDQ  $0x08, BX
+	JMP   zmf16ready
+
+zmf16consec:
+	MOVQ SI, R10
+	ADDQ R9, SI
+
+zmf16ready:
+	CMPQ  CX, $0x03
+	JB    zmf16nopf
+	TESTQ BX, BX
+	JZ    zmf16pfconsec
+	MOVQ  8(BX), R12
+	IMULQ R9, R12
+	ADDQ  x+16(FP), R12
+	JMP   zmf16pf
+
+zmf16pfconsec:
+	IMUL3Q $+1, R9, R12
+	ADDQ   SI, R12
+
+zmf16pf:
+	LEAQ (R12)(R8*2), R13
+
+zmf16pfloop:
+	PREFETCHT0 (R12)
+	ADDQ       $0x40, R12
+	CMPQ       R12, R13
+	JB         zmf16pfloop
+
+zmf16nopf:
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	XORQ   AX, AX
+
+zmf16loop64:
+	CMPQ        AX, R11
+	JAE         zmf16loop16
+	VCVTPH2PS   (R10)(AX*2), Z4
+	VCVTPH2PS   32(R10)(AX*2), Z5
+	VCVTPH2PS   64(R10)(AX*2), Z6
+	VCVTPH2PS   96(R10)(AX*2), Z7
+	VFMADD231PS (DX)(AX*4), Z4, Z0
+	VFMADD231PS 64(DX)(AX*4), Z5, Z1
+	VFMADD231PS 128(DX)(AX*4), Z6, Z2
+	VFMADD231PS 192(DX)(AX*4), Z7, Z3
+	ADDQ        $0x40, AX
+	JMP         zmf16loop64
+
+zmf16loop16:
+	CMPQ        AX, R14
+	JAE         zmf16fold
+	VCVTPH2PS   (R10)(AX*2), Z4
+	VFMADD231PS (DX)(AX*4), Z4, Z0
+	ADDQ        $0x10, AX
+	JMP         zmf16loop16
+
+zmf16fold:
+	VADDPS        Z1, Z0, Z0
+	VADDPS        Z3, Z2, Z2
+	VADDPS        Z2, Z0, Z0
+	VEXTRACTF64X4 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y0
+	CMPQ          AX, R8
+	JAE           zmf16reduce
+	VCVTPH2PS     (R10)(AX*2), Y4
+	VFMADD231PS   (DX)(AX*4), Y4, Y0
+
+zmf16reduce:
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X0
+	VHADDPS      X0, X0, X0
+	VHADDPS      X0, X0, X0
+	VMOVSS       X0, (DI)
+	ADDQ         $0x04, DI
+	DECQ         CX
+	JMP          zmf16row
+
+zmf16done:
+	VZEROUPPER
+	RET
+
+// func zAddRowsF16F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, n int)
+// Requires: AVX, AVX512F, F16C, FMA3
+TEXT ·zAddRowsF16F32(SB), NOSPLIT, $0-56
+	MOVQ dst+0(FP), DI
+	MOVQ d+8(FP), R8
+	MOVQ x+16(FP), SI
+	MOVQ stride+24(FP), R9
+	SHLQ $0x01, R9
+	MOVQ idx+32(FP), BX
+	MOVQ c+40(FP), DX
+	MOVQ n+48(FP), CX
+	MOVQ R8, R14
+	ANDQ $-64, R14
+	MOVQ R8, R15
+	ANDQ $-16, R15
+
+zaf16block:
+	CMPQ  CX, $0x04
+	JB    zaf16row
+	TESTQ BX, BX
+	JZ    zaf16qconsec
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	MOVQ  16(BX), R12
+	IMULQ R9, R12
+	ADDQ  SI, R12
+	MOVQ  24(BX), R13
+	IMULQ R9, R13
+	ADDQ  SI, R13
+	ADDQ  $0x20, BX
+	JMP   zaf16qready
+
+zaf16qconsec:
+	MOVQ SI, R10
+	LEAQ (R10)(R9*1), R11
+	LEAQ (R11)(R9*1), R12
+	LEAQ (R12)(R9*1), R13
+	LEAQ (R13)(R9*1), SI
+
+zaf16qready:
+	VBROADCASTSS (DX), Z12
+	VBROADCASTSS 4(DX), Z13
+	VBROADCASTSS 8(DX), Z14
+	VBROADCASTSS 12(DX), Z15
+	ADDQ         $0x10, DX
+	XORQ         AX, AX
+
+zaf16b64:
+	CMPQ        AX, R14
+	JAE         zaf16b16
+	VMOVUPS     (DI)(AX*4), Z0
+	VMOVUPS     64(DI)(AX*4), Z1
+	VMOVUPS     128(DI)(AX*4), Z2
+	VMOVUPS     192(DI)(AX*4), Z3
+	VCVTPH2PS   (R10)(AX*2), Z4
+	VFMADD231PS Z4, Z12, Z0
+	VCVTPH2PS   32(R10)(AX*2), Z5
+	VFMADD231PS Z5, Z12, Z1
+	VCVTPH2PS   64(R10)(AX*2), Z6
+	VFMADD231PS Z6, Z12, Z2
+	VCVTPH2PS   96(R10)(AX*2), Z7
+	VFMADD231PS Z7, Z12, Z3
+	VCVTPH2PS   (R11)(AX*2), Z8
+	VFMADD231PS Z8, Z13, Z0
+	VCVTPH2PS   32(R11)(AX*2), Z9
+	VFMADD231PS Z9, Z13, Z1
+	VCVTPH2PS   64(R11)(AX*2), Z10
+	VFMADD231PS Z10, Z13, Z2
+	VCVTPH2PS   96(R11)(AX*2), Z11
+	VFMADD231PS Z11, Z13, Z3
+	VCVTPH2PS   (R12)(AX*2), Z4
+	VFMADD231PS Z4, Z14, Z0
+	VCVTPH2PS   32(R12)(AX*2), Z5
+	VFMADD231PS Z5, Z14, Z1
+	VCVTPH2PS   64(R12)(AX*2), Z6
+	VFMADD231PS Z6, Z14, Z2
+	VCVTPH2PS   96(R12)(AX*2), Z7
+	VFMADD231PS Z7, Z14, Z3
+	VCVTPH2PS   (R13)(AX*2), Z8
+	VFMADD231PS Z8, Z15, Z0
+	VCVTPH2PS   32(R13)(AX*2), Z9
+	VFMADD231PS Z9, Z15, Z1
+	VCVTPH2PS   64(R13)(AX*2), Z10
+	VFMADD231PS Z10, Z15, Z2
+	VCVTPH2PS   96(R13)(AX*2), Z11
+	VFMADD231PS Z11, Z15, Z3
+	VMOVUPS     Z0, (DI)(AX*4)
+	VMOVUPS     Z1, 64(DI)(AX*4)
+	VMOVUPS     Z2, 128(DI)(AX*4)
+	VMOVUPS     Z3, 192(DI)(AX*4)
+	ADDQ        $0x40, AX
+	JMP         zaf16b64
+
+zaf16b16:
+	CMPQ        AX, R15
+	JAE         zaf16b8
+	VMOVUPS     (DI)(AX*4), Z0
+	VCVTPH2PS   (R10)(AX*2), Z4
+	VFMADD231PS Z4, Z12, Z0
+	VCVTPH2PS   (R11)(AX*2), Z5
+	VFMADD231PS Z5, Z13, Z0
+	VCVTPH2PS   (R12)(AX*2), Z6
+	VFMADD231PS Z6, Z14, Z0
+	VCVTPH2PS   (R13)(AX*2), Z7
+	VFMADD231PS Z7, Z15, Z0
+	VMOVUPS     Z0, (DI)(AX*4)
+	ADDQ        $0x10, AX
+	JMP         zaf16b16
+
+zaf16b8:
+	CMPQ        AX, R8
+	JAE         zaf16bnext
+	VMOVUPS     (DI)(AX*4), Y0
+	VCVTPH2PS   (R10)(AX*2), Y4
+	VFMADD231PS Y4, Y12, Y0
+	VCVTPH2PS   (R11)(AX*2), Y5
+	VFMADD231PS Y5, Y13, Y0
+	VCVTPH2PS   (R12)(AX*2), Y6
+	VFMADD231PS Y6, Y14, Y0
+	VCVTPH2PS   (R13)(AX*2), Y7
+	VFMADD231PS Y7, Y15, Y0
+	VMOVUPS     Y0, (DI)(AX*4)
+
+zaf16bnext:
+	SUBQ $0x04, CX
+	JMP  zaf16block
+
+zaf16row:
+	TESTQ CX, CX
+	JZ    zaf16done
+	TESTQ BX, BX
+	JZ    zaf16consec
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	ADDQ  $0x08, BX
+	JMP   zaf16ready
+
+zaf16consec:
+	MOVQ SI, R10
+	ADDQ R9, SI
+
+zaf16ready:
+	VBROADCASTSS (DX), Z15
+	ADDQ         $0x04, DX
+	XORQ         AX, AX
+
+zaf16loop64:
+	CMPQ        AX, R14
+	JAE         zaf16loop16
+	VCVTPH2PS   (R10)(AX*2), Z4
+	VCVTPH2PS   32(R10)(AX*2), Z5
+	VCVTPH2PS   64(R10)(AX*2), Z6
+	VCVTPH2PS   96(R10)(AX*2), Z7
+	VMOVUPS     (DI)(AX*4), Z0
+	VFMADD231PS Z4, Z15, Z0
+	VMOVUPS     Z0, (DI)(AX*4)
+	VMOVUPS     64(DI)(AX*4), Z1
+	VFMADD231PS Z5, Z15, Z1
+	VMOVUPS     Z1, 64(DI)(AX*4)
+	VMOVUPS     128(DI)(AX*4), Z2
+	VFMADD231PS Z6, Z15, Z2
+	VMOVUPS     Z2, 128(DI)(AX*4)
+	VMOVUPS     192(DI)(AX*4), Z3
+	VFMADD231PS Z7, Z15, Z3
+	VMOVUPS     Z3, 192(DI)(AX*4)
+	ADDQ        $0x40, AX
+	JMP         zaf16loop64
+
+zaf16loop16:
+	CMPQ        AX, R15
+	JAE         zaf16tail8
+	VCVTPH2PS   (R10)(AX*2), Z4
+	VMOVUPS     (DI)(AX*4), Z0
+	VFMADD231PS Z4, Z15, Z0
+	VMOVUPS     Z0, (DI)(AX*4)
+	ADDQ        $0x10, AX
+	JMP         zaf16loop16
+
+zaf16tail8:
+	CMPQ        AX, R8
+	JAE         zaf16next
+	VCVTPH2PS   (R10)(AX*2), Y4
+	VMOVUPS     (DI)(AX*4), Y0
+	VFMADD231PS Y4, Y15, Y0
+	VMOVUPS     Y0, (DI)(AX*4)
+
+zaf16next:
+	DECQ CX
+	JMP  zaf16row
+
+zaf16done:
 	VZEROUPPER
 	RET
 

@@ -980,6 +980,52 @@ func marginsF16F32(m unsafe.Pointer, n int, x unsafe.Pointer, stride int, idx un
 //go:noescape
 func addRowsF16F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, n int)
 
+// zMarginsU8F32 computes, for d a multiple of 8, with r_i = idx[i] (x is
+// []uint8, idx []int; nil idx: x advances by stride bytes a row),
+//
+//	for i := 0; i < n; i++ {
+//		var s float32
+//		for l := 0; l < d; l++ {
+//			s += float32(x[r_i*stride+l]) * w[l]
+//		}
+//		m[i] = s
+//	}
+//
+// It is the AVX-512 (zmm) twin of marginsU8F32.
+//
+//go:noescape
+func zMarginsU8F32(m unsafe.Pointer, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int)
+
+// zAddRowsU8F32 computes, for d a multiple of 8, with r_i as for
+// marginsU8F32,
+//
+//	for i := 0; i < n; i++ {
+//		for l := 0; l < d; l++ {
+//			dst[l] = fma(c[i], float32(x[r_i*stride+l]), dst[l])
+//		}
+//	}
+//
+// It is the AVX-512 (zmm) twin of addRowsU8F32.
+//
+//go:noescape
+func zAddRowsU8F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, n int)
+
+// zMarginsF16F32 is marginsU8F32 on rows of IEEE halves (x is []uint16,
+// stride in elements), each widened exactly to float32.
+//
+// It is the AVX-512 (zmm) twin of marginsF16F32.
+//
+//go:noescape
+func zMarginsF16F32(m unsafe.Pointer, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int)
+
+// zAddRowsF16F32 is addRowsU8F32 on rows of IEEE halves (x is []uint16,
+// stride in elements), each widened exactly to float32.
+//
+// It is the AVX-512 (zmm) twin of addRowsF16F32.
+//
+//go:noescape
+func zAddRowsF16F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, n int)
+
 // zExpF32 computes, eight float32 lanes at a time (expPS in kernel_amd64.s,
 // within 2 ulp of e^x),
 //

@@ -1,6 +1,8 @@
 package main
 
 import (
+	"fmt"
+
 	"github.com/mmcloughlin/avo/operand"
 	. "github.com/mmcloughlin/avo/reg"
 )
@@ -35,6 +37,15 @@ const compactDoc = `// Compact features: cvtU8F32 widens bytes with VPMOVZXBD, c
 //
 // Requires: AVX2, FMA3 (cvtU8F32, marginsU8F32, addRowsU8F32), and F16C
 // (cvtF16F32, marginsF16F32, addRowsF16F32).
+//
+// zMarginsU8F32, zAddRowsU8F32, zMarginsF16F32 and zAddRowsF16F32 are their
+// AVX-512 twins, emitted from the same bodies on zmm registers (AVX512F):
+// VPMOVZXBD zmm widens 16 bytes, VCVTPH2PS zmm 16 halves; 64 columns a
+// step, then 16, then the last 8 (d is a multiple of 8) in ymm with the
+// 256-bit loads, so that no load reaches past d and no opmask is needed.
+// AddRows makes the same FMAs in the same order as the 256-bit kernels (bit
+// for bit alike); margins sum in other lanes (within the same bound).
+// kernel_amd64.go takes them only for the "avx512" implementation.
 `
 
 var compactStubs = map[string]stub{
@@ -113,9 +124,11 @@ func compactKernels(g *gen) {
 	prefetch(g)
 	cvtU8(g)
 	cvtF16(g)
-	for _, f := range []rowFormat{u8Rows, f16Rows} {
-		marginsU8(g, f)
-		addRowsU8(g, f)
+	for _, v := range []vec{ymm, zmm} {
+		for _, f := range []rowFormat{u8Rows, f16Rows} {
+			marginsU8(g, v, f)
+			addRowsU8(g, v, f)
+		}
 	}
 }
 
@@ -131,16 +144,21 @@ var (
 	f16Rows = rowFormat{"F16", "f16", 2}
 )
 
-// load8 loads 8 elements at m as 8 float32 into v: VPMOVZXBD and
-// VCVTDQ2PS for bytes, VCVTPH2PS for halves.
-func (f rowFormat) load8(g *gen, m operand.Mem, v VecPhysical) {
+// load loads a register of v's width of elements at m (8 for ymm, 16 for
+// zmm) as float32 into r: VPMOVZXBD and VCVTDQ2PS for bytes, VCVTPH2PS for
+// halves.
+func (f rowFormat) load(g *gen, v vec, m operand.Mem, r VecPhysical) {
 	if f.size == 1 {
-		g.VPMOVZXBD(m, v)
-		g.VCVTDQ2PS(v, v)
+		g.VPMOVZXBD(m, r)
+		g.VCVTDQ2PS(r, r)
 	} else {
-		g.VCVTPH2PS(m, v)
+		g.VCVTPH2PS(m, r)
 	}
 }
+
+// load8 loads 8 elements at m as 8 float32 into the ymm register r (a VEX
+// form: the upper half of the zmm register is cleared).
+func (f rowFormat) load8(g *gen, m operand.Mem, r VecPhysical) { f.load(g, ymm, m, r) }
 
 // u8Row sets R10 to the next row (of bytes or halves): gathered through idx
 // (BX) or consecutive from SI; R9 is the row stride in bytes.
@@ -161,13 +179,18 @@ func u8Row(g *gen, L string) {
 // pfRows is how many rows ahead marginsU8 prefetches.
 const pfRows = 2
 
-// marginsU8 is the margins of byte rows against float32 weights, a row at a
-// time, 32 columns a step in four accumulators, then 8.
-func marginsU8(g *gen, f rowFormat) {
-	L := "m" + f.label
+// marginsU8 is the margins of byte (or half) rows against float32 weights,
+// a row at a time, four registers of columns a step in four accumulators
+// (32 columns in ymm, 64 in zmm), then one register (zmm: then the last 8
+// columns, d being a multiple of 8, in ymm after the accumulators are folded
+// to one ymm register).
+func marginsU8(g *gen, v vec, f rowFormat) {
+	L := v.prefix + "m" + f.label
 	lbl := func(s string) operand.LabelRef { return operand.LabelRef(L + s) }
 	E := f.size
-	g.text("margins" + f.name + "F32")
+	W := v.lanes(f32) // columns a register
+	r := v.reg
+	v.text(g, "margins"+f.name+"F32")
 	g.MOVQ(g.param("m"), RDI)
 	g.MOVQ(g.param("n"), RCX)
 	g.MOVQ(g.param("x"), RSI)
@@ -179,7 +202,12 @@ func marginsU8(g *gen, f rowFormat) {
 	g.MOVQ(g.param("w"), RDX)
 	g.MOVQ(g.param("d"), R8)
 	g.MOVQ(R8, R11)
-	g.ANDQ(i32(-32), R11)
+	g.ANDQ(i32(-4*W), R11)
+	if v.isZ() {
+		// R14 bounds the one-register steps.
+		g.MOVQ(R8, R14)
+		g.ANDQ(i32(-W), R14)
+	}
 
 	g.Label(L + "row")
 	g.TESTQ(RCX, RCX)
@@ -208,33 +236,54 @@ func marginsU8(g *gen, f rowFormat) {
 	g.JB(lbl("pfloop"))
 	g.Label(L + "nopf")
 	for i := 0; i < 4; i++ {
-		g.VXORPS(y(i), y(i), y(i))
+		v.zero(g, f32, r(i))
 	}
 	g.XORQ(RAX, RAX)
-	g.Label(L + "loop32")
+	step, one := fmt.Sprintf("loop%d", 4*W), fmt.Sprintf("loop%d", W)
+	g.Label(L + step)
 	g.CMPQ(RAX, R11)
-	g.JAE(lbl("loop8"))
+	g.JAE(lbl(one))
 	for j := 0; j < 4; j++ {
-		f.load8(g, memi(R10, 8*j*int(E), RAX, E), y(4+j))
+		f.load(g, v, memi(R10, W*j*int(E), RAX, E), r(4+j))
 	}
 	for j := 0; j < 4; j++ {
-		g.VFMADD231PS(memi(RDX, 32*j, RAX, 4), y(4+j), y(j))
+		g.VFMADD231PS(memi(RDX, v.bytes*j, RAX, 4), r(4+j), r(j))
 	}
-	g.ADDQ(u8(32), RAX)
-	g.JMP(lbl("loop32"))
+	g.ADDQ(u8(4*W), RAX)
+	g.JMP(lbl(step))
 
-	g.Label(L + "loop8")
-	g.CMPQ(RAX, R8)
-	g.JAE(lbl("reduce"))
-	f.load8(g, memi(R10, 0, RAX, E), Y4)
-	g.VFMADD231PS(memi(RDX, 0, RAX, 4), Y4, Y0)
-	g.ADDQ(u8(8), RAX)
-	g.JMP(lbl("loop8"))
+	g.Label(L + one)
+	if v.isZ() {
+		g.CMPQ(RAX, R14)
+		g.JAE(lbl("fold"))
+	} else {
+		g.CMPQ(RAX, R8)
+		g.JAE(lbl("reduce"))
+	}
+	f.load(g, v, memi(R10, 0, RAX, E), r(4))
+	g.VFMADD231PS(memi(RDX, 0, RAX, 4), r(4), r(0))
+	g.ADDQ(u8(W), RAX)
+	g.JMP(lbl(one))
 
-	g.Label(L + "reduce")
-	g.VADDPS(Y1, Y0, Y0)
-	g.VADDPS(Y3, Y2, Y2)
-	g.VADDPS(Y2, Y0, Y0)
+	if v.isZ() {
+		// Fold the four accumulators into Y0, then the last 8 columns.
+		g.Label(L + "fold")
+		g.VADDPS(Z1, Z0, Z0)
+		g.VADDPS(Z3, Z2, Z2)
+		g.VADDPS(Z2, Z0, Z0)
+		g.VEXTRACTF64X4(u8(1), Z0, Y1)
+		g.VADDPS(Y1, Y0, Y0)
+		g.CMPQ(RAX, R8)
+		g.JAE(lbl("reduce"))
+		f.load8(g, memi(R10, 0, RAX, E), Y4)
+		g.VFMADD231PS(memi(RDX, 0, RAX, 4), Y4, Y0)
+		g.Label(L + "reduce")
+	} else {
+		g.Label(L + "reduce")
+		g.VADDPS(Y1, Y0, Y0)
+		g.VADDPS(Y3, Y2, Y2)
+		g.VADDPS(Y2, Y0, Y0)
+	}
 	g.VEXTRACTF128(u8(1), Y0, X1)
 	g.VADDPS(X1, X0, X0)
 	g.VHADDPS(X0, X0, X0)
@@ -249,13 +298,18 @@ func marginsU8(g *gen, f rowFormat) {
 	g.RET()
 }
 
-// addRowsU8 accumulates byte rows times float32 coefficients into g, a row
-// at a time, 32 columns a step, then 8.
-func addRowsU8(g *gen, f rowFormat) {
-	L := "a" + f.label
+// addRowsU8 accumulates byte (or half) rows times float32 coefficients into
+// g, four rows, then one row, at a time: four registers of columns a step
+// (32 columns in ymm, 64 in zmm), then one register, then (zmm) the last 8
+// columns in ymm, d being a multiple of 8.
+func addRowsU8(g *gen, v vec, f rowFormat) {
+	L := v.prefix + "a" + f.label
 	lbl := func(s string) operand.LabelRef { return operand.LabelRef(L + s) }
 	E := f.size
-	g.text("addRows" + f.name + "F32")
+	W := v.lanes(f32) // columns a register
+	R := v.bytes
+	r := v.reg
+	v.text(g, "addRows"+f.name+"F32")
 	g.MOVQ(g.param("dst"), RDI)
 	g.MOVQ(g.param("d"), R8)
 	g.MOVQ(g.param("x"), RSI)
@@ -266,9 +320,20 @@ func addRowsU8(g *gen, f rowFormat) {
 	g.MOVQ(g.param("idx"), RBX)
 	g.MOVQ(g.param("c"), RDX)
 	g.MOVQ(g.param("n"), RCX)
-	// R14 bounds the 32-column steps (R10–R13 hold the rows of a block).
+	// R14 bounds the four-register steps (R10–R13 hold the rows of a
+	// block); zmm: R15 the one-register steps.
 	g.MOVQ(R8, R14)
-	g.ANDQ(i32(-32), R14)
+	g.ANDQ(i32(-4*W), R14)
+	if v.isZ() {
+		g.MOVQ(R8, R15)
+		g.ANDQ(i32(-W), R15)
+	}
+	// oneBound is the bound of the one-register steps.
+	oneBound := R8
+	if v.isZ() {
+		oneBound = R15
+	}
+	step, one := fmt.Sprintf("%d", 4*W), fmt.Sprintf("%d", W)
 
 	// Blocks of four rows: each column group of g is loaded and stored
 	// once per four rows, which meet it in row order (the FMAs of the
@@ -277,40 +342,56 @@ func addRowsU8(g *gen, f rowFormat) {
 	g.CMPQ(RCX, u8(4))
 	g.JB(lbl("row"))
 	rows4(g, L+"q")
-	for r := 0; r < 4; r++ {
-		g.VBROADCASTSS(mem(RDX, 4*r), y(12+r))
+	for i := 0; i < 4; i++ {
+		g.VBROADCASTSS(mem(RDX, 4*i), r(12+i))
 	}
 	g.ADDQ(u8(16), RDX)
 	g.XORQ(RAX, RAX)
-	g.Label(L + "b32")
+	g.Label(L + "b" + step)
 	g.CMPQ(RAX, R14)
-	g.JAE(lbl("b8"))
+	g.JAE(lbl("b" + one))
 	for j := 0; j < 4; j++ {
-		g.VMOVUPS(memi(RDI, 32*j, RAX, 4), y(j))
+		g.VMOVUPS(memi(RDI, R*j, RAX, 4), r(j))
 	}
-	for r, rr := range rowRegs {
+	for i, rr := range rowRegs {
 		for j := 0; j < 4; j++ {
-			t := y(4 + (4*r+j)%8)
-			f.load8(g, memi(rr, 8*j*int(E), RAX, E), t)
-			g.VFMADD231PS(t, y(12+r), y(j))
+			t := r(4 + (4*i+j)%8)
+			f.load(g, v, memi(rr, W*j*int(E), RAX, E), t)
+			g.VFMADD231PS(t, r(12+i), r(j))
 		}
 	}
 	for j := 0; j < 4; j++ {
-		g.VMOVUPS(y(j), memi(RDI, 32*j, RAX, 4))
+		g.VMOVUPS(r(j), memi(RDI, R*j, RAX, 4))
 	}
-	g.ADDQ(u8(32), RAX)
-	g.JMP(lbl("b32"))
-	g.Label(L + "b8")
-	g.CMPQ(RAX, R8)
-	g.JAE(lbl("bnext"))
-	g.VMOVUPS(memi(RDI, 0, RAX, 4), Y0)
-	for r, rr := range rowRegs {
-		f.load8(g, memi(rr, 0, RAX, E), y(4+r))
-		g.VFMADD231PS(y(4+r), y(12+r), Y0)
+	g.ADDQ(u8(4*W), RAX)
+	g.JMP(lbl("b" + step))
+	g.Label(L + "b" + one)
+	g.CMPQ(RAX, oneBound)
+	if v.isZ() {
+		g.JAE(lbl("b8"))
+	} else {
+		g.JAE(lbl("bnext"))
 	}
-	g.VMOVUPS(Y0, memi(RDI, 0, RAX, 4))
-	g.ADDQ(u8(8), RAX)
-	g.JMP(lbl("b8"))
+	g.VMOVUPS(memi(RDI, 0, RAX, 4), r(0))
+	for i, rr := range rowRegs {
+		f.load(g, v, memi(rr, 0, RAX, E), r(4+i))
+		g.VFMADD231PS(r(4+i), r(12+i), r(0))
+	}
+	g.VMOVUPS(r(0), memi(RDI, 0, RAX, 4))
+	g.ADDQ(u8(W), RAX)
+	g.JMP(lbl("b" + one))
+	if v.isZ() {
+		// The last 8 columns in ymm (Y12..Y15 hold the broadcasts too).
+		g.Label(L + "b8")
+		g.CMPQ(RAX, R8)
+		g.JAE(lbl("bnext"))
+		g.VMOVUPS(memi(RDI, 0, RAX, 4), Y0)
+		for i, rr := range rowRegs {
+			f.load8(g, memi(rr, 0, RAX, E), y(4+i))
+			g.VFMADD231PS(y(4+i), y(12+i), Y0)
+		}
+		g.VMOVUPS(Y0, memi(RDI, 0, RAX, 4))
+	}
 	g.Label(L + "bnext")
 	g.SUBQ(u8(4), RCX)
 	g.JMP(lbl("block"))
@@ -319,32 +400,45 @@ func addRowsU8(g *gen, f rowFormat) {
 	g.TESTQ(RCX, RCX)
 	g.JZ(lbl("done"))
 	u8Row(g, L)
-	g.VBROADCASTSS(mem(RDX, 0), Y15)
+	g.VBROADCASTSS(mem(RDX, 0), r(15))
 	g.ADDQ(u8(4), RDX)
 	g.XORQ(RAX, RAX)
-	g.Label(L + "loop32")
+	g.Label(L + "loop" + step)
 	g.CMPQ(RAX, R14)
-	g.JAE(lbl("loop8"))
+	g.JAE(lbl("loop" + one))
 	for j := 0; j < 4; j++ {
-		f.load8(g, memi(R10, 8*j*int(E), RAX, E), y(4+j))
+		f.load(g, v, memi(R10, W*j*int(E), RAX, E), r(4+j))
 	}
 	for j := 0; j < 4; j++ {
-		g.VMOVUPS(memi(RDI, 32*j, RAX, 4), y(j))
-		g.VFMADD231PS(y(4+j), Y15, y(j))
-		g.VMOVUPS(y(j), memi(RDI, 32*j, RAX, 4))
+		g.VMOVUPS(memi(RDI, R*j, RAX, 4), r(j))
+		g.VFMADD231PS(r(4+j), r(15), r(j))
+		g.VMOVUPS(r(j), memi(RDI, R*j, RAX, 4))
 	}
-	g.ADDQ(u8(32), RAX)
-	g.JMP(lbl("loop32"))
+	g.ADDQ(u8(4*W), RAX)
+	g.JMP(lbl("loop" + step))
 
-	g.Label(L + "loop8")
-	g.CMPQ(RAX, R8)
-	g.JAE(lbl("next"))
-	f.load8(g, memi(R10, 0, RAX, E), Y4)
-	g.VMOVUPS(memi(RDI, 0, RAX, 4), Y0)
-	g.VFMADD231PS(Y4, Y15, Y0)
-	g.VMOVUPS(Y0, memi(RDI, 0, RAX, 4))
-	g.ADDQ(u8(8), RAX)
-	g.JMP(lbl("loop8"))
+	g.Label(L + "loop" + one)
+	g.CMPQ(RAX, oneBound)
+	if v.isZ() {
+		g.JAE(lbl("tail8"))
+	} else {
+		g.JAE(lbl("next"))
+	}
+	f.load(g, v, memi(R10, 0, RAX, E), r(4))
+	g.VMOVUPS(memi(RDI, 0, RAX, 4), r(0))
+	g.VFMADD231PS(r(4), r(15), r(0))
+	g.VMOVUPS(r(0), memi(RDI, 0, RAX, 4))
+	g.ADDQ(u8(W), RAX)
+	g.JMP(lbl("loop" + one))
+	if v.isZ() {
+		g.Label(L + "tail8")
+		g.CMPQ(RAX, R8)
+		g.JAE(lbl("next"))
+		f.load8(g, memi(R10, 0, RAX, E), Y4)
+		g.VMOVUPS(memi(RDI, 0, RAX, 4), Y0)
+		g.VFMADD231PS(Y4, Y15, Y0)
+		g.VMOVUPS(Y0, memi(RDI, 0, RAX, 4))
+	}
 
 	g.Label(L + "next")
 	g.DECQ(RCX)
