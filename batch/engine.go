@@ -224,19 +224,12 @@ func (e *Engine[T]) dispatchThenReduce(ph phase, n, nr int) {
 	e.workers.dispatch2(n, nr)
 }
 
-// task runs task j of the current dispatch, timing it when asked.
+// task runs task j of the current dispatch, timing it when asked (a first
+// layer's block as backward work: it is the model's, not the reduction's).
 func (e *Engine[T]) task(j int) {
 	ph := e.phase
 	if j >= e.split {
 		ph, j = phaseReduce, j-e.split
-	}
-	if ph == phaseReduce && j < e.flTasks && e.timing { // model work, timed as backward
-		t0 := time.Now()
-		e.run(ph, j)
-		e.busyMu.Lock()
-		e.busy[phaseBackward] += int64(time.Since(t0))
-		e.busyMu.Unlock()
-		return
 	}
 	if !e.timing {
 		e.run(ph, j)
@@ -245,8 +238,12 @@ func (e *Engine[T]) task(j int) {
 	t0 := time.Now()
 	e.run(ph, j)
 	d := int64(time.Since(t0))
+	timed := ph
+	if ph == phaseReduce && j < e.flTasks {
+		timed = phaseBackward
+	}
 	e.busyMu.Lock()
-	e.busy[ph] += d
+	e.busy[timed] += d
 	e.busyMu.Unlock()
 }
 
