@@ -245,15 +245,14 @@ func (r *run[T]) lazyStep(data *batch.Data[T], idx []int, n int) ([]T, float64, 
 	z := r.lz
 	m := len(touched)
 	r.ts = grow(r.ts, m)
-	gs := grad
 	for k, i := range touched {
 		r.ts[k] = r.theta[i]
 	}
 	lambda := r.opt.WeightDecay
 	if lambda > 0 {
-		r.ops.Axpy(T(lambda), r.ts, gs)
+		r.ops.Axpy(T(lambda), r.ts, grad) // the engine's buffer, ours until its next call
 	}
-	r.ops.Axpy(T(-r.pr.LR), gs, r.ts)
+	r.ops.Axpy(T(-r.pr.LR), grad, r.ts)
 	c := 1 - r.pr.LR*lambda
 	f := c
 	switch dom := r.opt.Domain; dom.Kind {
