@@ -93,6 +93,15 @@ func (r *run[T]) updateBlock(lo, hi int) {
 	r.ops.Axpy(T(-r.pr.LR), g, theta)
 }
 
+// gradient returns the d-long gradient buffer of the dense step, made on
+// first use: a run of lazy sparse steps never needs one.
+func (r *run[T]) gradient() []T {
+	if r.g == nil {
+		r.g = make([]T, len(r.theta))
+	}
+	return r.g
+}
+
 // grow returns buf with length n, reallocated if its capacity is short.
 func grow[T any](buf []T, n int) []T {
 	if cap(buf) < n {
@@ -103,7 +112,6 @@ func grow[T any](buf []T, n int) []T {
 
 func newRun[T batch.Float](model batch.Model[T], engine *batch.Engine[T], opt Options, pr Params, theta []T) (*run[T], error) {
 	r := &run[T]{model: model, engine: engine, ops: batch.KernelsOf(model), pr: pr, opt: opt, theta: theta}
-	r.g = make([]T, len(theta))
 	r.output = opt.Output
 	if r.output == OutputDefault {
 		r.output = OutputLast
@@ -223,7 +231,7 @@ func (r *run[T]) firstLosses(data *batch.Data[T], idx []int, n int) error {
 	if data.IsSparse() {
 		losses, err = r.engine.LossesOf(r.theta, data, idx, n)
 	} else {
-		losses, _, err = r.engine.Gradient(r.g, r.theta, data, idx, n, &batch.Weighting{Objective: batch.Mean})
+		losses, _, err = r.engine.Gradient(r.gradient(), r.theta, data, idx, n, &batch.Weighting{Objective: batch.Mean})
 	}
 	if err != nil {
 		return err
@@ -294,10 +302,10 @@ func (r *run[T]) step(data *batch.Data[T], idx []int, n int) error {
 		folded bool // θ updated by GradientThen
 	)
 	if r.fold {
-		losses, sumV, err = r.engine.GradientThen(r.g, r.theta, data, idx, n, &r.wt, r.update)
+		losses, sumV, err = r.engine.GradientThen(r.gradient(), r.theta, data, idx, n, &r.wt, r.update)
 		folded = err == nil
 	} else {
-		losses, sumV, err = r.engine.Gradient(r.g, r.theta, data, idx, n, &r.wt)
+		losses, sumV, err = r.engine.Gradient(r.gradient(), r.theta, data, idx, n, &r.wt)
 	}
 	if err != nil {
 		return err
@@ -424,7 +432,7 @@ func TrainContext[T batch.Float](ctx context.Context, model batch.Model[T], data
 	if data.IsSparse() { // the losses alone: no d-long gradient a chunk
 		initial, err = engine.LossesOf(theta, data, initRows(data.N), 0)
 	} else {
-		initial, _, err = engine.Gradient(r.g, theta, data, initRows(data.N), 0, &batch.Weighting{Objective: batch.Mean})
+		initial, _, err = engine.Gradient(r.gradient(), theta, data, initRows(data.N), 0, &batch.Weighting{Objective: batch.Mean})
 	}
 	if err != nil {
 		return nil, err
