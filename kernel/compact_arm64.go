@@ -25,14 +25,64 @@ func cvtF16F32(dst, src unsafe.Pointer, n int)
 func archCvtU8(dst, src unsafe.Pointer, n int, scale float32) { cvtU8F32(dst, src, n, scale) }
 func archCvtF16(dst, src unsafe.Pointer, n int)               { cvtF16F32(dst, src, n) }
 
-func archRowKernels(f Format) bool { return false }
+// marginsU8F32 computes, for d a multiple of 8, with r_i = idx[i] (x is
+// []uint8, idx []int; nil idx: x advances by stride bytes a row),
+//
+//	for i := 0; i < n; i++ {
+//		var s float32
+//		for l := 0; l < d; l++ {
+//			s += float32(x[r_i*stride+l]) * w[l]
+//		}
+//		m[i] = s
+//	}
+//
+//go:noescape
+func marginsU8F32(m unsafe.Pointer, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d int)
 
+// addRowsU8F32 computes, for d a multiple of 8, with r_i as for
+// marginsU8F32,
+//
+//	for i := 0; i < n; i++ {
+//		for l := 0; l < d; l++ {
+//			dst[l] = fma(c[i], float32(x[r_i*stride+l]), dst[l])
+//		}
+//	}
+//
+//go:noescape
+func addRowsU8F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx, c unsafe.Pointer, n int)
+
+// marginsF16F32 is marginsU8F32 on rows of IEEE halves (x is []uint16,
+// stride in elements), each widened exactly to float32.
+//
+//go:noescape
+func marginsF16F32(m unsafe.Pointer, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d int)
+
+// addRowsF16F32 is addRowsU8F32 on rows of IEEE halves (x is []uint16,
+// stride in elements), each widened exactly to float32.
+//
+//go:noescape
+func addRowsF16F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx, c unsafe.Pointer, n int)
+
+// archRowKernels reports the NEON row kernels that read bytes and halves
+// directly (UXTL/UCVTF and FCVTL as they load): both formats.
+func archRowKernels(f Format) bool { return f == U8 || f == F16 }
+
+// archMarginsC and archAddRowsC run the compact row kernels (d a multiple
+// of 8); arm64 has one level, and lvl is ignored.
 func archMarginsC(lvl isa, f Format, m unsafe.Pointer, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d int) {
-	panic("kernel: no compact row kernels in this build")
+	if f == U8 {
+		marginsU8F32(m, n, x, stride, idx, w, d)
+		return
+	}
+	marginsF16F32(m, n, x, stride, idx, w, d)
 }
 
 func archAddRowsC(lvl isa, f Format, g unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx, c unsafe.Pointer, n int) {
-	panic("kernel: no compact row kernels in this build")
+	if f == U8 {
+		addRowsU8F32(g, d, x, stride, idx, c, n)
+		return
+	}
+	addRowsF16F32(g, d, x, stride, idx, c, n)
 }
 
 // prefetchBytes asks for the cache lines of p[0:n] (PRFM PLDL1KEEP every 64

@@ -361,12 +361,15 @@ func TestF16(t *testing.T) {
 	}
 }
 
-// TestCompactRowKernelsSelected fails when the AVX2 implementation runs
-// without the byte-row kernels it is meant to have, so that a silent
+// TestCompactRowKernelsSelected fails when the AVX2 or NEON implementation
+// runs without the row kernels it is meant to have, so that a silent
 // fallback to the conversion buffer does not pass as the fast path.
 func TestCompactRowKernelsSelected(t *testing.T) {
 	if runtime.GOARCH == "amd64" && Default().Name == "avx2" && !archRowKernels(U8) {
 		t.Fatal("avx2 is the default but the byte-row kernels are off")
+	}
+	if runtime.GOARCH == "arm64" && Default().Name == "neon" && !(archRowKernels(U8) && archRowKernels(F16)) {
+		t.Fatal("neon is the default but the compact row kernels are off")
 	}
 }
 

@@ -111,6 +111,18 @@
 // the generic reference replays); cvtF16F32 widens IEEE halves with
 // FCVTL/FCVTL2 (exact). Both take n a multiple of 8 (the Go driver converts
 // the last n mod 8) and touch nothing past the n elements.
+//
+// marginsU8F32, addRowsU8F32, marginsF16F32 and addRowsF16F32 read compact
+// rows directly (the row kernels of the linear models on u8 and f16 data):
+// bytes are widened as they load with UXTL/UXTL2 and converted with UCVTF
+// (exact), halves with FCVTL/FCVTL2 (exact), and meet the float32 weights or
+// coefficients in FMLAs. Rows come through idx or follow each other by
+// stride elements. Margins take a row at a time, 16 columns a step in four
+// accumulators, then 8 (d is a multiple of 8: the Go driver takes the last
+// d mod 8 columns and the scale of bytes). AddRows take four rows, then one,
+// at a time: 16 columns of g loaded and stored once per four rows, which
+// meet them in row order (one FMLA per row and lane: bit for bit the Go loop
+// of fused multiply-adds).
 
 #include "textflag.h"
 #include "neon_arm64.h"
@@ -4149,5 +4161,553 @@ cf16one:
 	VFCVTL2_H2S(0, 5)
 	VST1 [V4.S4, V5.S4], (R0)
 cf16done:
+	RET
+
+// func marginsU8F32(m unsafe.Pointer, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d int)
+TEXT ·marginsU8F32(SB), NOSPLIT, $0-56
+	MOVD m+0(FP), R0
+	MOVD n+8(FP), R1
+	MOVD x+16(FP), R2
+	MOVD stride+24(FP), R3
+	MOVD idx+32(FP), R4
+	MOVD w+40(FP), R5
+	MOVD d+48(FP), R6
+mu8row:
+	CBZ R1, mu8done
+	CBZ R4, mu8consec
+	MOVD.P 8(R4), R7
+	MUL R3, R7, R7
+	ADD R2, R7, R7
+	B mu8ready
+mu8consec:
+	MOVD R2, R7
+	ADD R3, R2, R2
+mu8ready:
+	CMP $2, R1
+	BLT mu8nopf
+	CBZ R4, mu8pfconsec
+	MOVD (R4), R10
+	MUL R3, R10, R10
+	ADD R2, R10, R10
+	B mu8pf
+mu8pfconsec:
+	MOVD R2, R10
+mu8pf:
+	PRFM (R10), PLDL1KEEP
+	PRFM 64(R10), PLDL1KEEP
+mu8nopf:
+	MOVD R5, R8
+	MOVD R6, R9
+	VEOR V16.B16, V16.B16, V16.B16
+	VEOR V17.B16, V17.B16, V17.B16
+	VEOR V18.B16, V18.B16, V18.B16
+	VEOR V19.B16, V19.B16, V19.B16
+	CMP $16, R9
+	BLT mu8one
+mu8loop:
+	VLD1.P 16(R7), [V0.B16]
+	VUXTL V0.B8, V1.H8
+	VUXTL2 V0.B16, V2.H8
+	VUXTL V1.H4, V4.S4
+	VUXTL2 V1.H8, V5.S4
+	VUXTL V2.H4, V6.S4
+	VUXTL2 V2.H8, V7.S4
+	VUCVTF_S4(4, 4)
+	VUCVTF_S4(5, 5)
+	VUCVTF_S4(6, 6)
+	VUCVTF_S4(7, 7)
+	VLD1.P 64(R8), [V8.S4, V9.S4, V10.S4, V11.S4]
+	VFMLA V4.S4, V8.S4, V16.S4
+	VFMLA V5.S4, V9.S4, V17.S4
+	VFMLA V6.S4, V10.S4, V18.S4
+	VFMLA V7.S4, V11.S4, V19.S4
+	SUB $16, R9
+	CMP $16, R9
+	BGE mu8loop
+mu8one:
+	CBZ R9, mu8red
+	FMOVD (R7), F0
+	VUXTL V0.B8, V1.H8
+	VUXTL V1.H4, V4.S4
+	VUXTL2 V1.H8, V5.S4
+	VUCVTF_S4(4, 4)
+	VUCVTF_S4(5, 5)
+	VLD1 (R8), [V8.S4, V9.S4]
+	VFMLA V4.S4, V8.S4, V16.S4
+	VFMLA V5.S4, V9.S4, V17.S4
+mu8red:
+	VFADD_S4(17, 16, 16)
+	VFADD_S4(19, 18, 18)
+	VFADD_S4(18, 16, 16)
+	VFADDP_S4(16, 16, 16)
+	FADDP_S(16, 16)
+	FMOVS.P F16, 4(R0)
+	SUB $1, R1
+	B mu8row
+mu8done:
+	RET
+
+// func addRowsU8F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx, c unsafe.Pointer, n int)
+TEXT ·addRowsU8F32(SB), NOSPLIT, $0-56
+	MOVD dst+0(FP), R0
+	MOVD d+8(FP), R1
+	MOVD x+16(FP), R2
+	MOVD stride+24(FP), R3
+	MOVD idx+32(FP), R4
+	MOVD c+40(FP), R5
+	MOVD n+48(FP), R6
+au8block:
+	CMP $4, R6
+	BLT au8row
+	CBZ R4, au8q0consec
+	MOVD.P 8(R4), R10
+	MUL R3, R10, R10
+	ADD R2, R10, R10
+	B au8q0ready
+au8q0consec:
+	MOVD R2, R10
+	ADD R3, R2, R2
+au8q0ready:
+	VLD1R.P 4(R5), [V28.S4]
+	CBZ R4, au8q1consec
+	MOVD.P 8(R4), R11
+	MUL R3, R11, R11
+	ADD R2, R11, R11
+	B au8q1ready
+au8q1consec:
+	MOVD R2, R11
+	ADD R3, R2, R2
+au8q1ready:
+	VLD1R.P 4(R5), [V29.S4]
+	CBZ R4, au8q2consec
+	MOVD.P 8(R4), R12
+	MUL R3, R12, R12
+	ADD R2, R12, R12
+	B au8q2ready
+au8q2consec:
+	MOVD R2, R12
+	ADD R3, R2, R2
+au8q2ready:
+	VLD1R.P 4(R5), [V30.S4]
+	CBZ R4, au8q3consec
+	MOVD.P 8(R4), R13
+	MUL R3, R13, R13
+	ADD R2, R13, R13
+	B au8q3ready
+au8q3consec:
+	MOVD R2, R13
+	ADD R3, R2, R2
+au8q3ready:
+	VLD1R.P 4(R5), [V31.S4]
+	MOVD R0, R8
+	MOVD R1, R9
+	CMP $16, R9
+	BLT au8b8
+au8b16:
+	VLD1 (R8), [V16.S4, V17.S4, V18.S4, V19.S4]
+	VLD1.P 16(R10), [V0.B16]
+	VUXTL V0.B8, V1.H8
+	VUXTL2 V0.B16, V2.H8
+	VUXTL V1.H4, V4.S4
+	VUXTL2 V1.H8, V5.S4
+	VUXTL V2.H4, V6.S4
+	VUXTL2 V2.H8, V7.S4
+	VUCVTF_S4(4, 4)
+	VUCVTF_S4(5, 5)
+	VUCVTF_S4(6, 6)
+	VUCVTF_S4(7, 7)
+	VFMLA V4.S4, V28.S4, V16.S4
+	VFMLA V5.S4, V28.S4, V17.S4
+	VFMLA V6.S4, V28.S4, V18.S4
+	VFMLA V7.S4, V28.S4, V19.S4
+	VLD1.P 16(R11), [V8.B16]
+	VUXTL V8.B8, V9.H8
+	VUXTL2 V8.B16, V10.H8
+	VUXTL V9.H4, V12.S4
+	VUXTL2 V9.H8, V13.S4
+	VUXTL V10.H4, V14.S4
+	VUXTL2 V10.H8, V15.S4
+	VUCVTF_S4(12, 12)
+	VUCVTF_S4(13, 13)
+	VUCVTF_S4(14, 14)
+	VUCVTF_S4(15, 15)
+	VFMLA V12.S4, V29.S4, V16.S4
+	VFMLA V13.S4, V29.S4, V17.S4
+	VFMLA V14.S4, V29.S4, V18.S4
+	VFMLA V15.S4, V29.S4, V19.S4
+	VLD1.P 16(R12), [V0.B16]
+	VUXTL V0.B8, V1.H8
+	VUXTL2 V0.B16, V2.H8
+	VUXTL V1.H4, V4.S4
+	VUXTL2 V1.H8, V5.S4
+	VUXTL V2.H4, V6.S4
+	VUXTL2 V2.H8, V7.S4
+	VUCVTF_S4(4, 4)
+	VUCVTF_S4(5, 5)
+	VUCVTF_S4(6, 6)
+	VUCVTF_S4(7, 7)
+	VFMLA V4.S4, V30.S4, V16.S4
+	VFMLA V5.S4, V30.S4, V17.S4
+	VFMLA V6.S4, V30.S4, V18.S4
+	VFMLA V7.S4, V30.S4, V19.S4
+	VLD1.P 16(R13), [V8.B16]
+	VUXTL V8.B8, V9.H8
+	VUXTL2 V8.B16, V10.H8
+	VUXTL V9.H4, V12.S4
+	VUXTL2 V9.H8, V13.S4
+	VUXTL V10.H4, V14.S4
+	VUXTL2 V10.H8, V15.S4
+	VUCVTF_S4(12, 12)
+	VUCVTF_S4(13, 13)
+	VUCVTF_S4(14, 14)
+	VUCVTF_S4(15, 15)
+	VFMLA V12.S4, V31.S4, V16.S4
+	VFMLA V13.S4, V31.S4, V17.S4
+	VFMLA V14.S4, V31.S4, V18.S4
+	VFMLA V15.S4, V31.S4, V19.S4
+	VST1.P [V16.S4, V17.S4, V18.S4, V19.S4], 64(R8)
+	SUB $16, R9
+	CMP $16, R9
+	BGE au8b16
+au8b8:
+	CBZ R9, au8bnext
+	VLD1 (R8), [V16.S4, V17.S4]
+	FMOVD (R10), F0
+	VUXTL V0.B8, V1.H8
+	VUXTL V1.H4, V4.S4
+	VUXTL2 V1.H8, V5.S4
+	VUCVTF_S4(4, 4)
+	VUCVTF_S4(5, 5)
+	VFMLA V4.S4, V28.S4, V16.S4
+	VFMLA V5.S4, V28.S4, V17.S4
+	FMOVD (R11), F8
+	VUXTL V8.B8, V9.H8
+	VUXTL V9.H4, V12.S4
+	VUXTL2 V9.H8, V13.S4
+	VUCVTF_S4(12, 12)
+	VUCVTF_S4(13, 13)
+	VFMLA V12.S4, V29.S4, V16.S4
+	VFMLA V13.S4, V29.S4, V17.S4
+	FMOVD (R12), F0
+	VUXTL V0.B8, V1.H8
+	VUXTL V1.H4, V4.S4
+	VUXTL2 V1.H8, V5.S4
+	VUCVTF_S4(4, 4)
+	VUCVTF_S4(5, 5)
+	VFMLA V4.S4, V30.S4, V16.S4
+	VFMLA V5.S4, V30.S4, V17.S4
+	FMOVD (R13), F8
+	VUXTL V8.B8, V9.H8
+	VUXTL V9.H4, V12.S4
+	VUXTL2 V9.H8, V13.S4
+	VUCVTF_S4(12, 12)
+	VUCVTF_S4(13, 13)
+	VFMLA V12.S4, V31.S4, V16.S4
+	VFMLA V13.S4, V31.S4, V17.S4
+	VST1 [V16.S4, V17.S4], (R8)
+au8bnext:
+	SUB $4, R6
+	B au8block
+au8row:
+	CBZ R6, au8done
+	CBZ R4, au8rconsec
+	MOVD.P 8(R4), R10
+	MUL R3, R10, R10
+	ADD R2, R10, R10
+	B au8rready
+au8rconsec:
+	MOVD R2, R10
+	ADD R3, R2, R2
+au8rready:
+	VLD1R.P 4(R5), [V28.S4]
+	MOVD R0, R8
+	MOVD R1, R9
+	CMP $16, R9
+	BLT au8r8
+au8r16:
+	VLD1 (R8), [V16.S4, V17.S4, V18.S4, V19.S4]
+	VLD1.P 16(R10), [V0.B16]
+	VUXTL V0.B8, V1.H8
+	VUXTL2 V0.B16, V2.H8
+	VUXTL V1.H4, V4.S4
+	VUXTL2 V1.H8, V5.S4
+	VUXTL V2.H4, V6.S4
+	VUXTL2 V2.H8, V7.S4
+	VUCVTF_S4(4, 4)
+	VUCVTF_S4(5, 5)
+	VUCVTF_S4(6, 6)
+	VUCVTF_S4(7, 7)
+	VFMLA V4.S4, V28.S4, V16.S4
+	VFMLA V5.S4, V28.S4, V17.S4
+	VFMLA V6.S4, V28.S4, V18.S4
+	VFMLA V7.S4, V28.S4, V19.S4
+	VST1.P [V16.S4, V17.S4, V18.S4, V19.S4], 64(R8)
+	SUB $16, R9
+	CMP $16, R9
+	BGE au8r16
+au8r8:
+	CBZ R9, au8rnext
+	VLD1 (R8), [V16.S4, V17.S4]
+	FMOVD (R10), F0
+	VUXTL V0.B8, V1.H8
+	VUXTL V1.H4, V4.S4
+	VUXTL2 V1.H8, V5.S4
+	VUCVTF_S4(4, 4)
+	VUCVTF_S4(5, 5)
+	VFMLA V4.S4, V28.S4, V16.S4
+	VFMLA V5.S4, V28.S4, V17.S4
+	VST1 [V16.S4, V17.S4], (R8)
+au8rnext:
+	SUB $1, R6
+	B au8row
+au8done:
+	RET
+
+// func marginsF16F32(m unsafe.Pointer, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d int)
+TEXT ·marginsF16F32(SB), NOSPLIT, $0-56
+	MOVD m+0(FP), R0
+	MOVD n+8(FP), R1
+	MOVD x+16(FP), R2
+	MOVD stride+24(FP), R3
+	MOVD idx+32(FP), R4
+	LSL $1, R3, R3
+	MOVD w+40(FP), R5
+	MOVD d+48(FP), R6
+mf16row:
+	CBZ R1, mf16done
+	CBZ R4, mf16consec
+	MOVD.P 8(R4), R7
+	MUL R3, R7, R7
+	ADD R2, R7, R7
+	B mf16ready
+mf16consec:
+	MOVD R2, R7
+	ADD R3, R2, R2
+mf16ready:
+	CMP $2, R1
+	BLT mf16nopf
+	CBZ R4, mf16pfconsec
+	MOVD (R4), R10
+	MUL R3, R10, R10
+	ADD R2, R10, R10
+	B mf16pf
+mf16pfconsec:
+	MOVD R2, R10
+mf16pf:
+	PRFM (R10), PLDL1KEEP
+	PRFM 64(R10), PLDL1KEEP
+mf16nopf:
+	MOVD R5, R8
+	MOVD R6, R9
+	VEOR V16.B16, V16.B16, V16.B16
+	VEOR V17.B16, V17.B16, V17.B16
+	VEOR V18.B16, V18.B16, V18.B16
+	VEOR V19.B16, V19.B16, V19.B16
+	CMP $16, R9
+	BLT mf16one
+mf16loop:
+	VLD1.P 32(R7), [V0.H8, V1.H8]
+	VFCVTL_H2S(0, 4)
+	VFCVTL2_H2S(0, 5)
+	VFCVTL_H2S(1, 6)
+	VFCVTL2_H2S(1, 7)
+	VLD1.P 64(R8), [V8.S4, V9.S4, V10.S4, V11.S4]
+	VFMLA V4.S4, V8.S4, V16.S4
+	VFMLA V5.S4, V9.S4, V17.S4
+	VFMLA V6.S4, V10.S4, V18.S4
+	VFMLA V7.S4, V11.S4, V19.S4
+	SUB $16, R9
+	CMP $16, R9
+	BGE mf16loop
+mf16one:
+	CBZ R9, mf16red
+	VLD1 (R7), [V0.H8]
+	VFCVTL_H2S(0, 4)
+	VFCVTL2_H2S(0, 5)
+	VLD1 (R8), [V8.S4, V9.S4]
+	VFMLA V4.S4, V8.S4, V16.S4
+	VFMLA V5.S4, V9.S4, V17.S4
+mf16red:
+	VFADD_S4(17, 16, 16)
+	VFADD_S4(19, 18, 18)
+	VFADD_S4(18, 16, 16)
+	VFADDP_S4(16, 16, 16)
+	FADDP_S(16, 16)
+	FMOVS.P F16, 4(R0)
+	SUB $1, R1
+	B mf16row
+mf16done:
+	RET
+
+// func addRowsF16F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx, c unsafe.Pointer, n int)
+TEXT ·addRowsF16F32(SB), NOSPLIT, $0-56
+	MOVD dst+0(FP), R0
+	MOVD d+8(FP), R1
+	MOVD x+16(FP), R2
+	MOVD stride+24(FP), R3
+	MOVD idx+32(FP), R4
+	LSL $1, R3, R3
+	MOVD c+40(FP), R5
+	MOVD n+48(FP), R6
+af16block:
+	CMP $4, R6
+	BLT af16row
+	CBZ R4, af16q0consec
+	MOVD.P 8(R4), R10
+	MUL R3, R10, R10
+	ADD R2, R10, R10
+	B af16q0ready
+af16q0consec:
+	MOVD R2, R10
+	ADD R3, R2, R2
+af16q0ready:
+	VLD1R.P 4(R5), [V28.S4]
+	CBZ R4, af16q1consec
+	MOVD.P 8(R4), R11
+	MUL R3, R11, R11
+	ADD R2, R11, R11
+	B af16q1ready
+af16q1consec:
+	MOVD R2, R11
+	ADD R3, R2, R2
+af16q1ready:
+	VLD1R.P 4(R5), [V29.S4]
+	CBZ R4, af16q2consec
+	MOVD.P 8(R4), R12
+	MUL R3, R12, R12
+	ADD R2, R12, R12
+	B af16q2ready
+af16q2consec:
+	MOVD R2, R12
+	ADD R3, R2, R2
+af16q2ready:
+	VLD1R.P 4(R5), [V30.S4]
+	CBZ R4, af16q3consec
+	MOVD.P 8(R4), R13
+	MUL R3, R13, R13
+	ADD R2, R13, R13
+	B af16q3ready
+af16q3consec:
+	MOVD R2, R13
+	ADD R3, R2, R2
+af16q3ready:
+	VLD1R.P 4(R5), [V31.S4]
+	MOVD R0, R8
+	MOVD R1, R9
+	CMP $16, R9
+	BLT af16b8
+af16b16:
+	VLD1 (R8), [V16.S4, V17.S4, V18.S4, V19.S4]
+	VLD1.P 32(R10), [V0.H8, V1.H8]
+	VFCVTL_H2S(0, 4)
+	VFCVTL2_H2S(0, 5)
+	VFCVTL_H2S(1, 6)
+	VFCVTL2_H2S(1, 7)
+	VFMLA V4.S4, V28.S4, V16.S4
+	VFMLA V5.S4, V28.S4, V17.S4
+	VFMLA V6.S4, V28.S4, V18.S4
+	VFMLA V7.S4, V28.S4, V19.S4
+	VLD1.P 32(R11), [V8.H8, V9.H8]
+	VFCVTL_H2S(8, 12)
+	VFCVTL2_H2S(8, 13)
+	VFCVTL_H2S(9, 14)
+	VFCVTL2_H2S(9, 15)
+	VFMLA V12.S4, V29.S4, V16.S4
+	VFMLA V13.S4, V29.S4, V17.S4
+	VFMLA V14.S4, V29.S4, V18.S4
+	VFMLA V15.S4, V29.S4, V19.S4
+	VLD1.P 32(R12), [V0.H8, V1.H8]
+	VFCVTL_H2S(0, 4)
+	VFCVTL2_H2S(0, 5)
+	VFCVTL_H2S(1, 6)
+	VFCVTL2_H2S(1, 7)
+	VFMLA V4.S4, V30.S4, V16.S4
+	VFMLA V5.S4, V30.S4, V17.S4
+	VFMLA V6.S4, V30.S4, V18.S4
+	VFMLA V7.S4, V30.S4, V19.S4
+	VLD1.P 32(R13), [V8.H8, V9.H8]
+	VFCVTL_H2S(8, 12)
+	VFCVTL2_H2S(8, 13)
+	VFCVTL_H2S(9, 14)
+	VFCVTL2_H2S(9, 15)
+	VFMLA V12.S4, V31.S4, V16.S4
+	VFMLA V13.S4, V31.S4, V17.S4
+	VFMLA V14.S4, V31.S4, V18.S4
+	VFMLA V15.S4, V31.S4, V19.S4
+	VST1.P [V16.S4, V17.S4, V18.S4, V19.S4], 64(R8)
+	SUB $16, R9
+	CMP $16, R9
+	BGE af16b16
+af16b8:
+	CBZ R9, af16bnext
+	VLD1 (R8), [V16.S4, V17.S4]
+	VLD1 (R10), [V0.H8]
+	VFCVTL_H2S(0, 4)
+	VFCVTL2_H2S(0, 5)
+	VFMLA V4.S4, V28.S4, V16.S4
+	VFMLA V5.S4, V28.S4, V17.S4
+	VLD1 (R11), [V8.H8]
+	VFCVTL_H2S(8, 12)
+	VFCVTL2_H2S(8, 13)
+	VFMLA V12.S4, V29.S4, V16.S4
+	VFMLA V13.S4, V29.S4, V17.S4
+	VLD1 (R12), [V0.H8]
+	VFCVTL_H2S(0, 4)
+	VFCVTL2_H2S(0, 5)
+	VFMLA V4.S4, V30.S4, V16.S4
+	VFMLA V5.S4, V30.S4, V17.S4
+	VLD1 (R13), [V8.H8]
+	VFCVTL_H2S(8, 12)
+	VFCVTL2_H2S(8, 13)
+	VFMLA V12.S4, V31.S4, V16.S4
+	VFMLA V13.S4, V31.S4, V17.S4
+	VST1 [V16.S4, V17.S4], (R8)
+af16bnext:
+	SUB $4, R6
+	B af16block
+af16row:
+	CBZ R6, af16done
+	CBZ R4, af16rconsec
+	MOVD.P 8(R4), R10
+	MUL R3, R10, R10
+	ADD R2, R10, R10
+	B af16rready
+af16rconsec:
+	MOVD R2, R10
+	ADD R3, R2, R2
+af16rready:
+	VLD1R.P 4(R5), [V28.S4]
+	MOVD R0, R8
+	MOVD R1, R9
+	CMP $16, R9
+	BLT af16r8
+af16r16:
+	VLD1 (R8), [V16.S4, V17.S4, V18.S4, V19.S4]
+	VLD1.P 32(R10), [V0.H8, V1.H8]
+	VFCVTL_H2S(0, 4)
+	VFCVTL2_H2S(0, 5)
+	VFCVTL_H2S(1, 6)
+	VFCVTL2_H2S(1, 7)
+	VFMLA V4.S4, V28.S4, V16.S4
+	VFMLA V5.S4, V28.S4, V17.S4
+	VFMLA V6.S4, V28.S4, V18.S4
+	VFMLA V7.S4, V28.S4, V19.S4
+	VST1.P [V16.S4, V17.S4, V18.S4, V19.S4], 64(R8)
+	SUB $16, R9
+	CMP $16, R9
+	BGE af16r16
+af16r8:
+	CBZ R9, af16rnext
+	VLD1 (R8), [V16.S4, V17.S4]
+	VLD1 (R10), [V0.H8]
+	VFCVTL_H2S(0, 4)
+	VFCVTL2_H2S(0, 5)
+	VFMLA V4.S4, V28.S4, V16.S4
+	VFMLA V5.S4, V28.S4, V17.S4
+	VST1 [V16.S4, V17.S4], (R8)
+af16rnext:
+	SUB $1, R6
+	B af16row
+af16done:
 	RET
 

@@ -1,4 +1,4 @@
-//go:build !purego
+//go:build !purego && (amd64 || arm64)
 
 package kernel
 
@@ -31,8 +31,8 @@ func pageEnd(t *testing.T, n int) []byte {
 }
 
 // TestCompactRowKernelsDirect runs the compact row kernels of every level
-// this CPU has (marginsU8F32 … at isaBase, their zmm twins at isaWide)
-// directly, for d every multiple of 8 up to 208 and long rows, 0 to 9 rows,
+// this CPU has (compactRowLevels: on amd64 marginsU8F32 … at isaBase, their
+// zmm twins at isaWide; on arm64 the NEON kernels) directly, for d every multiple of 8 up to 208 and long rows, 0 to 9 rows,
 // consecutive and gathered (reversed, random with repeats), with the last
 // row ending where an unreadable page starts (a read past it faults), NaN
 // halves in the stride gaps of half rows, NaN after w and guard cells around
@@ -44,12 +44,7 @@ func TestCompactRowKernelsDirect(t *testing.T) {
 	if !archRowKernels(U8) {
 		t.Skip("no compact row kernels")
 	}
-	lvls := []isa{isaBase}
-	if hasAVX512() {
-		lvls = append(lvls, isaWide)
-	} else {
-		t.Log("no AVX-512: the zmm kernels are not run")
-	}
+	lvls := compactRowLevels(t)
 	r := rand.New(rand.NewPCG(11, 4))
 	var dims []int
 	for d := 8; d <= 208; d += 8 {
@@ -141,7 +136,8 @@ func TestCompactRowKernelsDirect(t *testing.T) {
 			}
 		}
 	}
-	// The drivers, tails in Go included: both levels alike, bit for bit.
+	// The drivers, tails in Go included: both levels alike, bit for bit
+	// (amd64 with AVX-512; arm64 has one level).
 	if len(lvls) < 2 {
 		return
 	}

@@ -1,0 +1,9 @@
+//go:build !purego
+
+package kernel
+
+import "testing"
+
+// compactRowLevels lists the levels whose compact row kernels this CPU runs:
+// NEON's one (archMarginsC and archAddRowsC ignore the level).
+func compactRowLevels(t *testing.T) []isa { return []isa{isaBase} }
