@@ -50,6 +50,7 @@ type chunk[T Float] struct {
 	n     int
 	rows  []int   // the chunk's rows in increasing order (chunkRows)
 	pos   []int32 // rows[i] is the chunk's row pos[i]; empty: in order
+	count []int32 // sortRows' buckets
 	// The data and rows of the chunk's last backward pass, which the first
 	// layer's column blocks read again (firstLayerModel).
 	bdata *Data[T]
@@ -286,13 +287,8 @@ func (e *Engine[T]) chunkRows(c *chunk[T]) (*Data[T], []int) {
 		return e.data, idx
 	}
 	c.rows, c.pos = grow(c.rows, c.n), grow(c.pos, c.n)
-	for i, r := range idx { // insertion sort of (row, place): a chunk is short
-		k := i
-		for ; k > 0 && c.rows[k-1] > r; k-- {
-			c.rows[k], c.pos[k] = c.rows[k-1], c.pos[k-1]
-		}
-		c.rows[k], c.pos[k] = r, int32(i)
-	}
+	c.count = grow(c.count, c.n+1)
+	sortRows(c.rows, c.pos, idx, e.data.N, c.count)
 	return e.data, c.rows
 }
 

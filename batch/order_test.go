@@ -1,0 +1,48 @@
+package batch
+
+import (
+	"math/rand/v2"
+	"slices"
+	"testing"
+)
+
+// TestSortRows holds sortRows to a stable sort of (row, place) pairs: rows
+// spread evenly or bunched, with repeats, fewer rows than buckets, one row.
+func TestSortRows(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{1, 2, 3, 7, 60000, 1 << 31} {
+		for _, m := range []int{0, 1, 2, 5, 32, 64, 100, 513} {
+			for trial := range 4 {
+				idx := make([]int, m)
+				for i := range idx {
+					switch trial {
+					case 0:
+						idx[i] = rng.IntN(n)
+					case 1: // bunched in one bucket
+						idx[i] = n - 1 - rng.IntN(min(n, 3))
+					case 2: // descending
+						idx[i] = (n - 1) * (m - i) / max(m, 1)
+					default: // repeats of a few rows
+						idx[i] = rng.IntN(min(n, 4)) * (n / min(n, 4))
+					}
+				}
+				type pair struct {
+					row int
+					pos int32
+				}
+				want := make([]pair, m)
+				for i, r := range idx {
+					want[i] = pair{r, int32(i)}
+				}
+				slices.SortStableFunc(want, func(a, b pair) int { return a.row - b.row })
+				rows, pos := make([]int, m), make([]int32, m)
+				sortRows(rows, pos, idx, n, make([]int32, m+1))
+				for i := range want {
+					if rows[i] != want[i].row || pos[i] != want[i].pos {
+						t.Fatalf("n=%d m=%d trial %d: place %d holds (%d, %d), want (%d, %d)", n, m, trial, i, rows[i], pos[i], want[i].row, want[i].pos)
+					}
+				}
+			}
+		}
+	}
+}
