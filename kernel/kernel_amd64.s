@@ -18,7 +18,7 @@
 // the linear models on u8 data): VPMOVZXBD and VCVTDQ2PS widen 8 bytes to
 // 8 floats, which meet the float32 weights or coefficients in FMAs;
 // marginsF16F32 and addRowsF16F32 do the same on halves with VCVTPH2PS
-// (F16C). Margins prefetch the row after next (rows come one at a time); a row
+// (F16C). Margins prefetch pfRows rows ahead (rows come one at a time); a row
 // at a time, 32 columns a step in four accumulators, then 8 (d a multiple
 // of 8: the Go driver takes the last d mod 8 columns and the scale).
 //
@@ -34819,6 +34819,35 @@ TEXT ·marginsU8F32(SB), NOSPLIT, $0-56
 	MOVQ d+48(FP), R8
 	MOVQ R8, R11
 	ANDQ $-32, R11
+	MOVQ $+1, R15
+
+mu8pfhead:
+	CMPQ  R15, CX
+	JAE   mu8row
+	CMPQ  R15, $0x08
+	JAE   mu8row
+	TESTQ BX, BX
+	JZ    mu8pfhconsec
+	MOVQ  (BX)(R15*8), R12
+	IMULQ R9, R12
+	ADDQ  SI, R12
+	JMP   mu8pfh
+
+mu8pfhconsec:
+	MOVQ  R15, R12
+	IMULQ R9, R12
+	ADDQ  SI, R12
+
+mu8pfh:
+	LEAQ (R12)(R8*1), R13
+
+mu8pfhloop:
+	PREFETCHT0 (R12)
+	ADDQ       $0x40, R12
+	CMPQ       R12, R13
+	JB         mu8pfhloop
+	INCQ       R15
+	JMP        mu8pfhead
 
 mu8row:
 	TESTQ CX, CX
@@ -34836,17 +34865,17 @@ mu8consec:
 	ADDQ R9, SI
 
 mu8ready:
-	CMPQ  CX, $0x03
+	CMPQ  CX, $0x09
 	JB    mu8nopf
 	TESTQ BX, BX
 	JZ    mu8pfconsec
-	MOVQ  8(BX), R12
+	MOVQ  56(BX), R12
 	IMULQ R9, R12
 	ADDQ  x+16(FP), R12
 	JMP   mu8pf
 
 mu8pfconsec:
-	IMUL3Q $+1, R9, R12
+	IMUL3Q $+7, R9, R12
 	ADDQ   SI, R12
 
 mu8pf:
@@ -35121,6 +35150,35 @@ TEXT ·marginsF16F32(SB), NOSPLIT, $0-56
 	MOVQ d+48(FP), R8
 	MOVQ R8, R11
 	ANDQ $-32, R11
+	MOVQ $+1, R15
+
+mf16pfhead:
+	CMPQ  R15, CX
+	JAE   mf16row
+	CMPQ  R15, $0x08
+	JAE   mf16row
+	TESTQ BX, BX
+	JZ    mf16pfhconsec
+	MOVQ  (BX)(R15*8), R12
+	IMULQ R9, R12
+	ADDQ  SI, R12
+	JMP   mf16pfh
+
+mf16pfhconsec:
+	MOVQ  R15, R12
+	IMULQ R9, R12
+	ADDQ  SI, R12
+
+mf16pfh:
+	LEAQ (R12)(R8*2), R13
+
+mf16pfhloop:
+	PREFETCHT0 (R12)
+	ADDQ       $0x40, R12
+	CMPQ       R12, R13
+	JB         mf16pfhloop
+	INCQ       R15
+	JMP        mf16pfhead
 
 mf16row:
 	TESTQ CX, CX
@@ -35138,17 +35196,17 @@ mf16consec:
 	ADDQ R9, SI
 
 mf16ready:
-	CMPQ  CX, $0x03
+	CMPQ  CX, $0x09
 	JB    mf16nopf
 	TESTQ BX, BX
 	JZ    mf16pfconsec
-	MOVQ  8(BX), R12
+	MOVQ  56(BX), R12
 	IMULQ R9, R12
 	ADDQ  x+16(FP), R12
 	JMP   mf16pf
 
 mf16pfconsec:
-	IMUL3Q $+1, R9, R12
+	IMUL3Q $+7, R9, R12
 	ADDQ   SI, R12
 
 mf16pf:
@@ -35395,6 +35453,35 @@ TEXT ·zMarginsU8F32(SB), NOSPLIT, $0-56
 	ANDQ $-64, R11
 	MOVQ R8, R14
 	ANDQ $-16, R14
+	MOVQ $+1, R15
+
+zmu8pfhead:
+	CMPQ  R15, CX
+	JAE   zmu8row
+	CMPQ  R15, $0x08
+	JAE   zmu8row
+	TESTQ BX, BX
+	JZ    zmu8pfhconsec
+	MOVQ  (BX)(R15*8), R12
+	IMULQ R9, R12
+	ADDQ  SI, R12
+	JMP   zmu8pfh
+
+zmu8pfhconsec:
+	MOVQ  R15, R12
+	IMULQ R9, R12
+	ADDQ  SI, R12
+
+zmu8pfh:
+	LEAQ (R12)(R8*1), R13
+
+zmu8pfhloop:
+	PREFETCHT0 (R12)
+	ADDQ       $0x40, R12
+	CMPQ       R12, R13
+	JB         zmu8pfhloop
+	INCQ       R15
+	JMP        zmu8pfhead
 
 zmu8row:
 	TESTQ CX, CX
@@ -35412,17 +35499,17 @@ zmu8consec:
 	ADDQ R9, SI
 
 zmu8ready:
-	CMPQ  CX, $0x03
+	CMPQ  CX, $0x09
 	JB    zmu8nopf
 	TESTQ BX, BX
 	JZ    zmu8pfconsec
-	MOVQ  8(BX), R12
+	MOVQ  56(BX), R12
 	IMULQ R9, R12
 	ADDQ  x+16(FP), R12
 	JMP   zmu8pf
 
 zmu8pfconsec:
-	IMUL3Q $+1, R9, R12
+	IMUL3Q $+7, R9, R12
 	ADDQ   SI, R12
 
 zmu8pf:
@@ -35737,6 +35824,35 @@ TEXT ·zMarginsF16F32(SB), NOSPLIT, $0-56
 	ANDQ $-64, R11
 	MOVQ R8, R14
 	ANDQ $-16, R14
+	MOVQ $+1, R15
+
+zmf16pfhead:
+	CMPQ  R15, CX
+	JAE   zmf16row
+	CMPQ  R15, $0x08
+	JAE   zmf16row
+	TESTQ BX, BX
+	JZ    zmf16pfhconsec
+	MOVQ  (BX)(R15*8), R12
+	IMULQ R9, R12
+	ADDQ  SI, R12
+	JMP   zmf16pfh
+
+zmf16pfhconsec:
+	MOVQ  R15, R12
+	IMULQ R9, R12
+	ADDQ  SI, R12
+
+zmf16pfh:
+	LEAQ (R12)(R8*2), R13
+
+zmf16pfhloop:
+	PREFETCHT0 (R12)
+	ADDQ       $0x40, R12
+	CMPQ       R12, R13
+	JB         zmf16pfhloop
+	INCQ       R15
+	JMP        zmf16pfhead
 
 zmf16row:
 	TESTQ CX, CX
@@ -35754,17 +35870,17 @@ zmf16consec:
 	ADDQ R9, SI
 
 zmf16ready:
-	CMPQ  CX, $0x03
+	CMPQ  CX, $0x09
 	JB    zmf16nopf
 	TESTQ BX, BX
 	JZ    zmf16pfconsec
-	MOVQ  8(BX), R12
+	MOVQ  56(BX), R12
 	IMULQ R9, R12
 	ADDQ  x+16(FP), R12
 	JMP   zmf16pf
 
 zmf16pfconsec:
-	IMUL3Q $+1, R9, R12
+	IMUL3Q $+7, R9, R12
 	ADDQ   SI, R12
 
 zmf16pf:
