@@ -210,6 +210,10 @@ func fusedLinearCGeneric[T Float](g, loss []T, x *Compact, idx []int, y, w []T, 
 }
 
 // ---- The driver: float32 kernels over converted blocks -----------------------
+//
+// Where the architecture has compact kernels they read the rows themselves:
+// the row kernels of the linear models (archRowKernels) and, at isaWide on
+// amd64, the class kernels of MarginsKC and AddOuterKC (archClassKernelsC).
 
 // compactBuf is the number of float32 values a block of converted rows
 // holds (32 KiB: an L1 data cache's worth). Rows of at most compactBuf
