@@ -210,6 +210,10 @@ func fusedLinearCGeneric[T Float](g, loss []T, x *Compact, idx []int, y, w []T, 
 }
 
 // ---- The driver: float32 kernels over converted blocks -----------------------
+//
+// Where the architecture has compact kernels they read the rows themselves:
+// the row kernels of the linear models (archRowKernels) and, at isaWide on
+// amd64, the class kernels of MarginsKC and AddOuterKC (archClassKernelsC).
 
 // compactBuf is the number of float32 values a block of converted rows
 // holds (32 KiB: an L1 data cache's worth). Rows of at most compactBuf
@@ -371,6 +375,23 @@ func marginsKCDriver(lvl isa, m []float32, x *Compact, idx []int, w []float32, k
 		clear(m[:n*k])
 		return
 	}
+	if archClassKernelsC(lvl, x.Format) && d <= archColBlock {
+		// The zmm class kernel reads the rows' bytes or halves itself, with
+		// the blocking of marginsKDriver on float32 rows.
+		cbMax := archMarginsKBlock[float32](lvl, d)
+		nb := classSplit(k, cbMax)
+		rb := max(2, archRowBlockFlops(lvl)/(cbMax*d)) &^ 1
+		for i := 0; i < n; i += rb {
+			b := min(rb, n-i)
+			j := 0
+			for cb := 0; cb < nb; cb++ {
+				c := classBlockSize(k, nb, cb)
+				archMarginsKC(lvl, cb == 0, ptr(m[i*k+j:]), k, b, x, idx, i, ptr(w[j*d:]), d, c)
+				j += c
+			}
+		}
+		return
+	}
 	// The register-blocked kernel takes blocks of rb rows through every
 	// class block; a conversion block of as many rows keeps the weights'
 	// passes as few as on dense rows (16 rows of 784 features: 49 KiB).
@@ -407,6 +428,29 @@ func addOuterKCDriver(lvl isa, g []float32, x *Compact, idx []int, c []float32, 
 	n, d := len(c)/k, len(g)/k
 	checkCompactRows(n, x, idx, d)
 	if n == 0 || d == 0 {
+		return
+	}
+	if archClassKernelsC(lvl, x.Format) {
+		// The zmm class kernel reads the rows' bytes or halves itself, with
+		// the blocking of addOuterKDriver on float32 rows; with one or two
+		// classes too, where it beat converting blocks for addRows (a
+		// throwaway benchmark, 512 rows gathered from 60000 × 784 bytes,
+		// MarginsKC + AddOuterKC: 65–76 against 84–95 µs for k = 1, 61–75
+		// against 92–105 µs for k = 2).
+		strip := archOuterStrip / 4
+		nb := classSplit(k, archClassBlock(lvl))
+		for i := 0; i < n; i += archOuterRowsK {
+			b := min(archOuterRowsK, n-i)
+			for l := 0; l < d; l += strip {
+				cols := min(strip, d-l)
+				j := 0
+				for cb := 0; cb < nb; cb++ {
+					nc := classBlockSize(k, nb, cb)
+					archAddOuterKC(lvl, cb == 0, ptr(g[j*d+l:]), d, x, idx, i, l, ptr(c[i*k+j:]), k, b, cols, nc)
+					j += nc
+				}
+			}
+		}
 		return
 	}
 	var buf [compactBuf]float32

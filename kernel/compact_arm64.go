@@ -92,3 +92,15 @@ func archAddRowsC(lvl isa, f Format, g unsafe.Pointer, d int, x unsafe.Pointer, 
 func prefetchBytes(p unsafe.Pointer, n int)
 
 func archPrefetch(p unsafe.Pointer, n int) { prefetchBytes(p, n) }
+
+// archClassKernelsC reports no class kernels that read compact rows
+// directly: the class products convert blocks of rows.
+func archClassKernelsC(lvl isa, f Format) bool { return false }
+
+func archMarginsKC(lvl isa, first bool, m unsafe.Pointer, k, n int, x *Compact, idx []int, i0 int, w unsafe.Pointer, d, c int) {
+	panic("kernel: no compact class kernels in this build")
+}
+
+func archAddOuterKC(lvl isa, first bool, g unsafe.Pointer, d int, x *Compact, idx []int, i0, l int, c unsafe.Pointer, k, n, cols, nc int) {
+	panic("kernel: no compact class kernels in this build")
+}

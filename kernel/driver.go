@@ -41,6 +41,8 @@ import "unsafe"
 //	                                         kernels, when archClassKernels, over
 //	                                         blocks of at most archClassBlock(lvl)
 //	                                         classes (MarginsK: archMarginsKBlock)
+//	archMarginsKC, archAddOuterKC            the same on compact rows (float32),
+//	                                         when archClassKernelsC(lvl, format)
 
 // isa selects one of an architecture's instruction-set levels within the
 // shared driver: every primitive takes it and switches on it, one predictable

@@ -1026,6 +1026,80 @@ func zMarginsF16F32(m unsafe.Pointer, n int, x unsafe.Pointer, stride int, idx u
 //go:noescape
 func zAddRowsF16F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, n int)
 
+// zMarginsKU8F32 is zMarginsKF32 on rows of U8 features (x is []uint8,
+// stride in elements, d any): each feature is loaded as the
+// float32 scale·float32(u) (VPMOVZXBD, VCVTDQ2PS, VMULPS),
+// the value the float32 kernel would read from the converted matrix,
+// so the results are that kernel's, bit for bit.
+//
+//go:noescape
+func zMarginsKU8F32(m unsafe.Pointer, k int, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int, c int, scale float32)
+
+// zAddOuterKU8F32 is zAddOuterKF32 on rows of U8 features (x is
+// []uint8, stride in elements), each feature loaded as the float32 scale·float32(u) (VPMOVZXBD, VCVTDQ2PS, VMULPS):
+// the same fused multiply-adds in the same order, bit for bit.
+//
+//go:noescape
+func zAddOuterKU8F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int, scale float32)
+
+// zMarginsKF16F32 is zMarginsKF32 on rows of F16 features (x is []uint16,
+// stride in elements, d any): each feature is loaded as the
+// float32 value of the half (VCVTPH2PS),
+// the value the float32 kernel would read from the converted matrix,
+// so the results are that kernel's, bit for bit.
+//
+//go:noescape
+func zMarginsKF16F32(m unsafe.Pointer, k int, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int, c int)
+
+// zAddOuterKF16F32 is zAddOuterKF32 on rows of F16 features (x is
+// []uint16, stride in elements), each feature loaded as the float32 value of the half (VCVTPH2PS):
+// the same fused multiply-adds in the same order, bit for bit.
+//
+//go:noescape
+func zAddOuterKF16F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int)
+
+// zMarginsKPFU8F32 is zMarginsKPFF32 on rows of U8 features (x is []uint8,
+// stride in elements, d any): each feature is loaded as the
+// float32 scale·float32(u) (VPMOVZXBD, VCVTDQ2PS, VMULPS),
+// the value the float32 kernel would read from the converted matrix,
+// so the results are that kernel's, bit for bit.
+//
+// It prefetches as zMarginsKPFF32 (the rows three pairs ahead), for rows
+// that are not in cache.
+//
+//go:noescape
+func zMarginsKPFU8F32(m unsafe.Pointer, k int, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int, c int, scale float32)
+
+// zAddOuterKPFU8F32 is zAddOuterKPFF32 on rows of U8 features (x is
+// []uint8, stride in elements), each feature loaded as the float32 scale·float32(u) (VPMOVZXBD, VCVTDQ2PS, VMULPS):
+// the same fused multiply-adds in the same order, bit for bit.
+//
+// It prefetches as zAddOuterKPFF32, for rows that are not in cache.
+//
+//go:noescape
+func zAddOuterKPFU8F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int, scale float32)
+
+// zMarginsKPFF16F32 is zMarginsKPFF32 on rows of F16 features (x is []uint16,
+// stride in elements, d any): each feature is loaded as the
+// float32 value of the half (VCVTPH2PS),
+// the value the float32 kernel would read from the converted matrix,
+// so the results are that kernel's, bit for bit.
+//
+// It prefetches as zMarginsKPFF32 (the rows three pairs ahead), for rows
+// that are not in cache.
+//
+//go:noescape
+func zMarginsKPFF16F32(m unsafe.Pointer, k int, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int, c int)
+
+// zAddOuterKPFF16F32 is zAddOuterKPFF32 on rows of F16 features (x is
+// []uint16, stride in elements), each feature loaded as the float32 value of the half (VCVTPH2PS):
+// the same fused multiply-adds in the same order, bit for bit.
+//
+// It prefetches as zAddOuterKPFF32, for rows that are not in cache.
+//
+//go:noescape
+func zAddOuterKPFF16F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int)
+
 // zExpF32 computes, eight float32 lanes at a time (expPS in kernel_amd64.s,
 // within 2 ulp of e^x),
 //

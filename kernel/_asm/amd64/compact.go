@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/mmcloughlin/avo/operand"
 	. "github.com/mmcloughlin/avo/reg"
@@ -18,6 +19,7 @@ func init() {
 	for name, st := range compactStubs {
 		stubDocs[name] = st
 	}
+	compactKStubs()
 }
 
 const compactDoc = `// Compact features: cvtU8F32 widens bytes with VPMOVZXBD, converts them
@@ -46,6 +48,20 @@ const compactDoc = `// Compact features: cvtU8F32 widens bytes with VPMOVZXBD, c
 // AddRows makes the same FMAs in the same order as the 256-bit kernels (bit
 // for bit alike); margins sum in other lanes (within the same bound).
 // kernel_amd64.go takes them only for the "avx512" implementation.
+//
+// zMarginsKU8F32, zAddOuterKU8F32, zMarginsKF16F32, zAddOuterKF16F32 (and
+// their PF variants) are the zmm class kernels zMarginsKF32 and
+// zAddOuterKF32 emitted on compact rows, so that the multi-class products
+// (softmax, the MLP's first layer) read bytes or halves without a float32
+// conversion buffer: each register of a row is widened as it loads (16
+// bytes, VPMOVZXBD, VCVTDQ2PS, then VMULPS by the scale; 16 halves,
+// VCVTPH2PS) to exactly the float32 value of the converted matrix, then
+// meets the same FMAs in the same order as in the float32 kernel, bit for
+// bit. Tails: the last d mod 16 columns load under K1 with zeroing masking
+// (VPMOVZXBD and VCVTPH2PS with an opmask read nothing of masked-off
+// lanes), so rows may end at an unreadable page and d is any. Prefetching
+// as the float32 kernels, at the same distance in columns. Requires:
+// AVX512F, BMI2, F16C (halves).
 `
 
 var compactStubs = map[string]stub{
@@ -128,6 +144,62 @@ func compactKernels(g *gen) {
 		for _, f := range []rowFormat{u8Rows, f16Rows} {
 			marginsU8(g, v, f)
 			addRowsU8(g, v, f)
+		}
+	}
+	for _, pf := range []bool{false, true} {
+		for _, f := range []rowFormat{u8Rows, f16Rows} {
+			zmarginsK(g, f32, f, pf)
+			addOuterK(g, zmm, f32, f, pf)
+		}
+	}
+}
+
+// compactKName is the zmm class kernel on rows of format f named after the
+// float32 kernel base ("marginsKF32", "addOuterKPFF32"):
+// "zMarginsKU8F32", "zAddOuterKPFF16F32".
+func compactKName(base string, f rowFormat) string {
+	b := strings.TrimSuffix(base, "F32")
+	return "z" + strings.ToUpper(b[:1]) + b[1:] + f.name + "F32"
+}
+
+// compactKStubs declares the zmm class kernels on compact rows: the float32
+// kernels' signatures, plus the scale of bytes.
+func compactKStubs() {
+	for _, pf := range []string{"", "PF"} {
+		for _, f := range []rowFormat{u8Rows, f16Rows} {
+			scale, value := "", "float32 value of the half (VCVTPH2PS)"
+			if f.size == 1 {
+				scale, value = ", scale float32", "float32 scale·float32(u) (VPMOVZXBD, VCVTDQ2PS, VMULPS)"
+			}
+			elem := map[uint8]string{1: "[]uint8", 2: "[]uint16"}[f.size]
+			pfDoc := []string{}
+			if pf != "" {
+				pfDoc = []string{"", "It prefetches as zMarginsKPFF32 (the rows three pairs ahead), for rows", "that are not in cache."}
+			}
+			m := compactKName("marginsK"+pf+"F32", f)
+			stubDocs[m] = stub{
+				sig: "func(m unsafe.Pointer, k, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d, c int" + scale + ")",
+				doc: append([]string{
+					m + " is zMarginsK" + pf + "F32 on rows of " + f.name + " features (x is " + elem + ",",
+					"stride in elements, d any): each feature is loaded as the",
+					value + ",",
+					"the value the float32 kernel would read from the converted matrix,",
+					"so the results are that kernel's, bit for bit.",
+				}, pfDoc...),
+			}
+			a := compactKName("addOuterK"+pf+"F32", f)
+			pfDoc = nil
+			if pf != "" {
+				pfDoc = []string{"", "It prefetches as zAddOuterKPFF32, for rows that are not in cache."}
+			}
+			stubDocs[a] = stub{
+				sig: "func(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx, c unsafe.Pointer, k, n, cols, nc int" + scale + ")",
+				doc: append([]string{
+					a + " is zAddOuterK" + pf + "F32 on rows of " + f.name + " features (x is",
+					elem + ", stride in elements), each feature loaded as the " + value + ":",
+					"the same fused multiply-adds in the same order, bit for bit.",
+				}, pfDoc...),
+			}
 		}
 	}
 }
@@ -573,4 +645,71 @@ func prefetch(g *gen) {
 	g.JMP(operand.LabelRef("pfbloop"))
 	g.Label("pfbdone")
 	g.RET()
+}
+
+// denseRows marks the class kernels' rows as values of the kernel's own
+// precision (the float32 and float64 marginsK / addOuterK).
+var denseRows = rowFormat{}
+
+// dense reports rows of the kernel's precision rather than a compact format.
+func (f rowFormat) dense() bool { return f.size == 0 }
+
+// shift is log2 of a row element's size in bytes.
+func (f rowFormat) shift(p prec) int {
+	if f.dense() {
+		return shift(p)
+	}
+	return int(f.size) / 2
+}
+
+// rowBytes is the size in the rows of n bytes of float32 (or p) columns:
+// the bytes of a row that a register of columns, or a distance, covers.
+func (f rowFormat) rowBytes(n int) int {
+	if f.dense() {
+		return n
+	}
+	return n / 4 * int(f.size)
+}
+
+// compactScale is the register that holds the scale of byte rows in the
+// zmm class kernels (set from the scale argument by loadScale).
+const compactScale = 28
+
+// loadScale broadcasts the scale argument of a byte-row kernel.
+func (f rowFormat) loadScale(g *gen) {
+	if f.size == 1 {
+		g.VBROADCASTSS(g.param("scale"), z(compactScale))
+	}
+}
+
+// loadRow loads a zmm register of a row's columns as the kernel's values:
+// dense rows as they are; bytes widened, converted and multiplied by the
+// scale (one rounding, fl(scale·u): the float32 value the dense path sees);
+// halves widened exactly.
+func (f rowFormat) loadRow(g *gen, p prec, m operand.Mem, r VecPhysical) {
+	switch f.size {
+	case 0:
+		g.vmovu(p, m, r)
+	case 1:
+		f.load(g, zmm, m, r)
+		g.VMULPS(z(compactScale), r, r)
+	default:
+		f.load(g, zmm, m, r)
+	}
+}
+
+// maskLoadRow is loadRow of the lanes in K1, zeroing the others; the
+// masked-off elements are not read (EVEX masking suppresses their faults),
+// so a row may end at an unreadable page.
+func (f rowFormat) maskLoadRow(g *gen, p prec, m operand.Mem, r VecPhysical) {
+	switch f.size {
+	case 0:
+		g.zload(p, m, r)
+	case 1:
+		g.VPMOVZXBD_Z(m, K1, r)
+		g.VCVTDQ2PS(r, r)
+		g.VMULPS(z(compactScale), r, r)
+	default:
+		g.VCVTPH2PS_Z(m, K1, r)
+	}
 }

@@ -17,7 +17,7 @@ func rowKKernels(g *gen) {
 	for _, pf := range []bool{false, true} {
 		for _, p := range []prec{f32, f64} {
 			marginsK(g, p, pf)
-			addOuterK(g, ymm, p, pf)
+			addOuterK(g, ymm, p, denseRows, pf)
 		}
 	}
 }
@@ -330,15 +330,26 @@ func marginsK(g *gen, p prec, pf bool) {
 
 // addOuterK: for each chunk of two registers of columns, the nc classes'
 // chunks of g in registers 0..2nc−1 over every row of the block, then one
-// register, then a masked one.
-func addOuterK(g *gen, v vec, p prec, pf bool) {
+// register, then a masked one. Rows of a compact format f (zmm only, p is
+// then f32) are read as they load (loadRow).
+func addOuterK(g *gen, v vec, p prec, f rowFormat, pf bool) {
 	V := v.lanes(p)
 	E := p.size
 	R := v.bytes
 	r := v.reg
 	maxC := v.maxClasses()
 	name, L0 := rowKernelNames("addOuterK", v.prefix+"ok", p, pf)
-	v.text(g, name)
+	switch {
+	case f.dense():
+		v.text(g, name)
+	case v.isZ():
+		L0 += f.label
+		g.text(compactKName(name, f))
+	default:
+		panic("addOuterK: compact rows need zmm")
+	}
+	// RB is a register of columns in the rows, in bytes.
+	RB := f.rowBytes(R)
 	g.MOVQ(g.param("dst"), RDI)
 	g.MOVQ(g.param("d"), R12)
 	g.SHLQ(u8(shift(p)), R12) // class stride of g, bytes
@@ -349,7 +360,10 @@ func addOuterK(g *gen, v vec, p prec, pf bool) {
 	}
 	g.MOVQ(g.param("x"), RSI)
 	g.MOVQ(g.param("stride"), R9)
-	g.SHLQ(u8(shift(p)), R9)
+	if sh := f.shift(p); sh > 0 {
+		g.SHLQ(u8(sh), R9)
+	}
+	f.loadScale(g)
 	g.MOVQ(g.param("idx"), RBX)
 	g.MOVQ(g.param("c"), RDX)
 	g.MOVQ(g.param("k"), RCX)
@@ -367,7 +381,7 @@ func addOuterK(g *gen, v vec, p prec, pf bool) {
 		if maxC > 5 {
 			g.ADDQ(u8(n), R14)
 		}
-		g.ADDQ(u8(n), RSI)
+		g.ADDQ(u8(f.rowBytes(n)), RSI)
 	}
 	// The row's registers follow the 2·maxC of g, then the broadcasts of c:
 	// ymm reuses one register (Y15 holds the mask), zmm rotates over four.
@@ -390,12 +404,12 @@ func addOuterK(g *gen, v vec, p prec, pf bool) {
 		}
 		eachRow(g, L+"r2", func() {
 			if pf {
-				for off := 0; off < 2*R; off += 64 {
-					g.PREFETCHT0(mem(R10, pfDist+off))
+				for off := 0; off < 2*RB; off += 64 {
+					g.PREFETCHT0(mem(R10, f.rowBytes(pfDist)+off))
 				}
 			}
-			g.vmovu(p, mem(R10, 0), r(xr))
-			g.vmovu(p, mem(R10, R), r(xr+1))
+			f.loadRow(g, p, mem(R10, 0), r(xr))
+			f.loadRow(g, p, mem(R10, RB), r(xr+1))
 			for j := 0; j < C; j++ {
 				b := bcast(j)
 				g.vbroadcast(p, mem(R11, j*E), b)
@@ -419,7 +433,7 @@ func addOuterK(g *gen, v vec, p prec, pf bool) {
 			g.vmovu(p, ca(j, 0), r(j))
 		}
 		eachRow(g, L+"r1", func() {
-			g.vmovu(p, mem(R10, 0), r(xr))
+			f.loadRow(g, p, mem(R10, 0), r(xr))
 			for j := 0; j < C; j++ {
 				v.fmaBroadcast(g, p, mem(R11, j*E), r(xr), r(j), bcast(0))
 			}
@@ -436,7 +450,11 @@ func addOuterK(g *gen, v vec, p prec, pf bool) {
 			v.maskLoad(g, p, mask, ca(j, 0), r(j))
 		}
 		eachRow(g, L+"rm", func() {
-			v.maskLoad(g, p, mask, mem(R10, 0), r(xr))
+			if f.dense() {
+				v.maskLoad(g, p, mask, mem(R10, 0), r(xr))
+			} else {
+				f.maskLoadRow(g, p, mem(R10, 0), r(xr))
+			}
 			for j := 0; j < C; j++ {
 				v.fmaBroadcast(g, p, mem(R11, j*E), r(xr), r(j), bcast(0))
 			}

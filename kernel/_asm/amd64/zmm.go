@@ -106,8 +106,8 @@ func zmmKernels(g *gen) {
 	}
 	for _, pf := range []bool{false, true} {
 		for _, p := range []prec{f32, f64} {
-			zmarginsK(g, p, pf)
-			addOuterK(g, zmm, p, pf)
+			zmarginsK(g, p, denseRows, pf)
+			addOuterK(g, zmm, p, denseRows, pf)
 		}
 	}
 }
@@ -172,16 +172,28 @@ func zReduceStore(g *gen, p prec, accs []int, dst Register) {
 const zPairsAhead = 3
 
 // zmarginsK: two rows × c ≤ 10 classes, one zmm accumulator per pair
-// (Z8..Z27), a register of columns at a time, then a masked one.
-func zmarginsK(g *gen, p prec, pf bool) {
+// (Z8..Z27), a register of columns at a time, then a masked one. Rows of a
+// compact format f (p is then f32) are read as they load (loadRow), a
+// register of 16 elements at a time.
+func zmarginsK(g *gen, p prec, f rowFormat, pf bool) {
 	V := zmm.lanes(p)
 	base, L0 := rowKernelNames("marginsK", "zmk", p, pf)
-	g.ztext(base)
+	if f.dense() {
+		g.ztext(base)
+	} else {
+		L0 += f.label
+		g.text(compactKName(base, f))
+	}
+	// RB is a register of columns in the rows, in bytes.
+	RB := f.rowBytes(64)
 	g.MOVQ(g.param("m"), RDI)
 	g.MOVQ(g.param("n"), RCX)
 	g.MOVQ(g.param("x"), RSI)
 	g.MOVQ(g.param("stride"), R9)
-	g.SHLQ(u8(shift(p)), R9)
+	if sh := f.shift(p); sh > 0 {
+		g.SHLQ(u8(sh), R9)
+	}
+	f.loadScale(g)
 	g.MOVQ(g.param("idx"), RBX)
 	g.MOVQ(g.param("w"), RDX)
 	g.MOVQ(g.param("d"), R8)
@@ -259,23 +271,26 @@ func zmarginsK(g *gen, p prec, pf bool) {
 		g.JZ(lbl("mask2"))
 		g.Label(L + "loop2")
 		if pf {
-			g.PREFETCHT0(mem(R10, pfDist))
-			g.PREFETCHT0(mem(R11, pfDist))
+			// The same distance in columns on compact rows; the rows
+			// ahead are walked a register of columns a step (a line
+			// asked for more than once on bytes and halves).
+			g.PREFETCHT0(mem(R10, f.rowBytes(pfDist)))
+			g.PREFETCHT0(mem(R11, f.rowBytes(pfDist)))
 			g.PREFETCHT1(mem(R8, 0))
 			g.PREFETCHT1(mem(R15, 0))
-			g.ADDQ(u8(64), R8)
-			g.ADDQ(u8(64), R15)
+			g.ADDQ(u8(RB), R8)
+			g.ADDQ(u8(RB), R15)
 		}
-		g.vmovu(p, mem(R10, 0), Z0)
-		g.vmovu(p, mem(R11, 0), Z1)
+		f.loadRow(g, p, mem(R10, 0), Z0)
+		f.loadRow(g, p, mem(R11, 0), Z1)
 		for j := 0; j < C; j++ {
 			wr := z(2 + j%6)
 			g.vmovu(p, ca(j, 0), wr)
 			g.vfmadd231(p, Z0, wr, z(acc[0][j]))
 			g.vfmadd231(p, Z1, wr, z(acc[1][j]))
 		}
-		g.ADDQ(u8(64), R10)
-		g.ADDQ(u8(64), R11)
+		g.ADDQ(u8(RB), R10)
+		g.ADDQ(u8(RB), R11)
 		g.ADDQ(u8(64), RDX)
 		g.ADDQ(u8(64), R14)
 		g.DECQ(RAX)
@@ -283,8 +298,8 @@ func zmarginsK(g *gen, p prec, pf bool) {
 		g.Label(L + "mask2")
 		g.TESTQ(u32(V-1), g.param("d"))
 		g.JZ(lbl("reduce2"))
-		g.zload(p, mem(R10, 0), Z0)
-		g.zload(p, mem(R11, 0), Z1)
+		f.maskLoadRow(g, p, mem(R10, 0), Z0)
+		f.maskLoadRow(g, p, mem(R11, 0), Z1)
 		for j := 0; j < C; j++ {
 			wr := z(2 + j%6)
 			g.zload(p, ca(j, 0), wr)
@@ -314,11 +329,11 @@ func zmarginsK(g *gen, p prec, pf bool) {
 		g.TESTQ(RAX, RAX)
 		g.JZ(lbl("mask1"))
 		g.Label(L + "loop1")
-		g.vmovu(p, mem(R10, 0), Z0)
+		f.loadRow(g, p, mem(R10, 0), Z0)
 		for j := 0; j < C; j++ {
 			g.vfmadd231(p, ca(j, 0), Z0, z(acc[0][j]))
 		}
-		g.ADDQ(u8(64), R10)
+		g.ADDQ(u8(RB), R10)
 		g.ADDQ(u8(64), RDX)
 		g.ADDQ(u8(64), R14)
 		g.DECQ(RAX)
@@ -326,7 +341,7 @@ func zmarginsK(g *gen, p prec, pf bool) {
 		g.Label(L + "mask1")
 		g.TESTQ(u32(V-1), g.param("d"))
 		g.JZ(lbl("reduce1"))
-		g.zload(p, mem(R10, 0), Z0)
+		f.maskLoadRow(g, p, mem(R10, 0), Z0)
 		for j := 0; j < C; j++ {
 			g.zload(p, ca(j, 0), Z2)
 			g.vfmadd231(p, Z0, Z2, z(acc[0][j]))
