@@ -81,7 +81,7 @@ var foldUpdate = true
 // updateBlock is the dense step's update of θ on the coordinates [lo, hi):
 // the running average (where the output is the average), the weight decay,
 // then θ −= η·g, through the kernels the whole-vector update uses, which
-// compute the same bits on a block of ReduceBlock.
+// compute the same bits on a block of the engine's reduction.
 func (r *run[T]) updateBlock(lo, hi int) {
 	g, theta := r.g[lo:hi], r.theta[lo:hi]
 	if r.avgT > 0 { // the running average of the iterates, x_t before its step

@@ -6,6 +6,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/cvarlearn/cvar/internal/tail"
@@ -14,8 +15,8 @@ import (
 
 // DefaultChunkRows is the most rows one task of an Engine handles. The
 // minibatch is cut into chunks whatever the thread count, and their
-// gradients are summed in chunk order, so results do not depend on how many
-// threads ran them.
+// gradients are summed along a tree fixed by the number of chunks
+// (combine.go), so results do not depend on how many threads ran them.
 //
 // An engine of NewEngine sizes its chunks from the minibatch alone: chunks
 // of DefaultChunkRows rows for a model of more than SmallGradient
@@ -41,16 +42,17 @@ type chunk[T Float] struct {
 	wk   Work[T]
 	view Data[T] // a window of the data, for whole-data passes
 	g    []T     // gradient of this chunk (chunk 0 writes the caller's g)
-	// dirty: g (of a chunk past the first) may hold non-zeros; the
-	// reduction clears each block of it after adding it in.
-	dirty bool
-	sumV  T
-	step  kernel.LinearStep[T]
-	lo    int // first row of the minibatch (or data) in this chunk
-	n     int
-	rows  []int   // the chunk's rows in increasing order (chunkRows)
-	pos   []int32 // rows[i] is the chunk's row pos[i]; empty: in order
-	count []int32 // sortRows' buckets
+	// dirty: g (of a chunk past the first) may hold non-zeros; the sum
+	// over the chunks (combine.go) clears it after adding it in.
+	dirty  bool
+	joined atomic.Int32 // the complete sums of the tree node this chunk's sum joins (combine)
+	sumV   T
+	step   kernel.LinearStep[T]
+	lo     int // first row of the minibatch (or data) in this chunk
+	n      int
+	rows   []int   // the chunk's rows in increasing order (chunkRows)
+	pos    []int32 // rows[i] is the chunk's row pos[i]; empty: in order
+	count  []int32 // sortRows' buckets
 	// The data and rows of the chunk's last backward pass, which the first
 	// layer's column blocks read again (firstLayerModel).
 	bdata *Data[T]
@@ -92,10 +94,16 @@ type firstLayerModel[T Float] interface {
 	firstLayerCols(dst []T, wk *Work[T], data *Data[T], idx []int, n, lo int)
 }
 
-// ReduceBlock is the number of coordinates one task of the reduction sums
-// over the chunks (a multiple of every vector width, so that the blocks
-// split the vector where the kernels' main loops would).
-const ReduceBlock = 2048
+// ReduceBlock is the most coordinates one task of the reduction sums over
+// the chunks. A gradient of fewer than threads·ReduceBlock coordinates is
+// cut into about one block a thread, in multiples of MinReduceBlock, so
+// that a small model's reduction is not left to one goroutine. Both are
+// multiples of every vector width times the kernels' unrolling, so that
+// the blocks split the vector where the kernels' main loops would.
+const (
+	ReduceBlock    = 2048
+	MinReduceBlock = 256
+)
 
 // Engine computes minibatch gradients and whole-data losses of one model,
 // spread over the calling goroutine and threads−1 worker goroutines. The
@@ -106,8 +114,9 @@ const ReduceBlock = 2048
 // calls the workers spin for up to 50 µs (the serial part of a training
 // step, so that the next call finds them awake) and then park: an idle
 // Engine costs no CPU. A gradient runs in two phases, the chunks' forward
-// and backward passes, then the sum of their gradients, spread over blocks
-// of coordinates. It is not safe for concurrent use; one Engine serves one
+// and backward passes, each followed by as much of the sum of the chunks'
+// gradients as the chunks done so far allow, then the sum's last level,
+// spread over blocks of coordinates. It is not safe for concurrent use; one Engine serves one
 // training run.
 type Engine[T Float] struct {
 	model   Model[T]
@@ -133,6 +142,7 @@ type Engine[T Float] struct {
 	// computed by flTasks tasks of FirstLayerCols columns (each into its
 	// own flBuf) before the reduction's blocks, which start at flH·flD.
 	flH, flD, flTasks int
+	rblock            int // coordinates a reduction block (reduceBlock)
 	flBuf             [][]T
 	inline            bool // run the current call's tasks on the calling goroutine
 	// sparseWork is sparseParallelWork (tests lower it to run the workers
@@ -267,6 +277,7 @@ func (e *Engine[T]) setChunks(n, rows int) int {
 		c := e.chunks[j]
 		c.lo = j * rows
 		c.n = min(rows, n-c.lo)
+		c.joined.Store(0)
 	}
 	e.nchunk = nc
 	return nc
@@ -349,6 +360,7 @@ func (e *Engine[T]) run(ph phase, j int) {
 			coef = c.wk.coef
 		}
 		e.backward(c, data, idx, coef, g)
+		e.combine(j, e.flH*e.flD)
 	case phaseLosses:
 		e.model.Forward(&c.wk, e.theta, e.window(c), nil, c.n)
 		copy(e.out[c.lo:c.lo+c.n], c.wk.Loss[:c.n])
@@ -358,22 +370,20 @@ func (e *Engine[T]) run(ph phase, j int) {
 	}
 }
 
-// reduce adds the gradients of chunks 1 … nchunk−1, in chunk order, to
-// block j of e.sum (chunk 0's gradient), and clears them there: for each
-// coordinate the sum (((g₀ + g₁) + g₂) + …) whichever worker runs the
-// block, and the chunks' buffers zero again for the next call.
+// reduce is block j of the top level of the chunks' sum (combine.go):
+// the partial sum of the chunks from treeTop on added into chunk 0's (the
+// caller's g) and cleared there, whichever worker runs the block.
 func (e *Engine[T]) reduce(j int) {
 	if j < e.flTasks {
 		e.firstLayerBlock(j)
 		return
 	}
-	lo := e.flH*e.flD + (j-e.flTasks)*ReduceBlock
-	hi := min(lo+ReduceBlock, len(e.sum))
-	g := e.sum[lo:hi]
-	for _, c := range e.chunks[1:e.nchunk] {
-		cg := c.g[lo:hi]
-		e.ops.Axpy(1, cg, g)
-		clear(cg)
+	lo := e.flH*e.flD + (j-e.flTasks)*e.rblock
+	hi := min(lo+e.rblock, len(e.sum))
+	if top := treeTop(e.nchunk); top > 0 {
+		src := e.chunks[top].g[lo:hi]
+		e.ops.Axpy(1, src, e.sum[lo:hi])
+		clear(src)
 	}
 	if e.then != nil {
 		e.then(lo, hi)
@@ -427,6 +437,7 @@ func (e *Engine[T]) stepChunk(j int, c *chunk[T]) {
 		e.backward(c, data, idx, c.wk.coef[:c.n], g)
 	}
 	putLosses(e.loss, c)
+	e.combine(j, e.flH*e.flD)
 }
 
 // sparseGradModel is a model whose parameters are k blocks of d feature
@@ -506,8 +517,9 @@ func (e *Engine[T]) Gradient(g, theta []T, data *Data[T], idx []int, n int, wt *
 // [lo, hi) of the coordinates of g, spread over the workers like the sum
 // of the chunks' gradients, each block right after its sum is complete
 // (while it is in cache): a step's update of θ from g, folded into the
-// parallel pass. The blocks are disjoint and cover g once: ReduceBlock
-// coordinates (the last may be shorter) or, for the MLP's first layer, a
+// parallel pass. The blocks are disjoint and cover g once: at most
+// ReduceBlock coordinates, a multiple of MinReduceBlock but for the last
+// (see ReduceBlock) or, for the MLP's first layer, a
 // hidden unit's weights over FirstLayerCols columns; then must be
 // elementwise (the blocks are not aligned to anything else: the kernels
 // give an element the same bits wherever a call starts). then runs on
@@ -532,6 +544,14 @@ func (e *Engine[T]) GradientThen(g, theta []T, data *Data[T], idx []int, n int, 
 	return e.gradient(g, theta, data, idx, n, wt, then)
 }
 
+// reduceBlock returns the block of the reduction of n coordinates on
+// threads goroutines: ReduceBlock, or for a smaller gradient about n/threads
+// rounded up to a multiple of MinReduceBlock.
+func reduceBlock(n, threads int) int {
+	b := (n + threads - 1) / max(threads, 1)
+	return min(ReduceBlock, max(MinReduceBlock, (b+MinReduceBlock-1)/MinReduceBlock*MinReduceBlock))
+}
+
 // gradient is GradientThen on checked arguments.
 func (e *Engine[T]) gradient(g, theta []T, data *Data[T], idx []int, n int, wt *Weighting, then func(lo, hi int)) (losses []T, sumV float64, err error) {
 	e.theta, e.data, e.idx, e.wt = theta, data, idx, wt
@@ -553,7 +573,9 @@ func (e *Engine[T]) gradient(g, theta []T, data *Data[T], idx []int, n int, wt *
 	nr := 0
 	if nc > 1 || then != nil || e.flTasks > 0 {
 		e.sum, e.then = g, then
-		nr = e.flTasks + (len(g)-e.flH*e.flD+ReduceBlock-1)/ReduceBlock
+		rest := len(g) - e.flH*e.flD
+		e.rblock = reduceBlock(rest, e.threads)
+		nr = e.flTasks + (rest+e.rblock-1)/e.rblock
 	}
 	if wt.Objective == TopK {
 		e.dispatch(phaseForward, nc)
@@ -752,7 +774,7 @@ func (e *Engine[T]) HasSparseGradient(data *Data[T]) bool {
 // by class, the columns in order of first appearance: rows in order,
 // entries in order), then the k biases. The gradient is 0 at every other
 // coordinate. The values are those Gradient writes, bit for bit (the
-// chunks are summed in chunk order), whatever the thread count.
+// chunks are summed along the same tree), whatever the thread count.
 //
 // before, if not nil, is called with coords before θ is read, on the
 // calling goroutine: the place to bring those coordinates of θ up to date

@@ -38,58 +38,72 @@ func TestEngineCloseStopsWorkers(t *testing.T) {
 
 func runtimeProcs() int { return runtime.GOMAXPROCS(0) }
 
-// TestReductionMatchesChunkOrder checks the parallel reduction against the
-// sum it replaces: each chunk's gradient computed alone, added to the first
-// in chunk order, bit for bit, on a model with many blocks of coordinates
-// (the rows of a chunk in increasing order).
-func TestReductionMatchesChunkOrder(t *testing.T) {
-	const n, d, k, rows = 300, 1500, 10, 64
+// TestReductionMatchesChunkTree checks the parallel reduction against the
+// sum it stands for: each chunk's gradient computed alone, then summed
+// along the tree of combine.go (written here as a recursion: the sum of
+// chunks [lo, hi) is that of [lo, mid) plus that of [mid, hi), mid the
+// largest power of two past lo below hi), bit for bit, for chunk counts
+// of every tree shape, on a model with many blocks of coordinates (the rows
+// of a chunk in increasing order), on 1–3 threads.
+func TestReductionMatchesChunkTree(t *testing.T) {
+	const n, d, k, rows = 300, 1500, 10, 16
 	data := testData[float64](t, n, d, k, 5)
 	model := must(NewSoftmax[float64](d, k))
 	theta := make([]float64, model.NumParams())
 	for i := range theta {
 		theta[i] = 0.001 * float64(i%17-8)
 	}
-	idx := make([]int, 250)
-	for i := range idx {
-		idx[i] = (i * 37) % n
-	}
-	want := make([]float64, len(theta))
-	part := make([]float64, len(theta))
-	var wk Work[float64]
-	for lo := 0; lo < len(idx); lo += rows {
-		hi := min(lo+rows, len(idx))
-		coef := make([]float64, hi-lo)
-		for i := range coef {
-			coef[i] = 1 / float64(len(idx))
+	for _, batch := range []int{16, 32, 48, 80, 112, 250} { // 1, 2, 3, 5, 7, 16 chunks
+		idx := make([]int, batch)
+		for i := range idx {
+			idx[i] = (i * 37) % n
 		}
-		rows := slices.Clone(idx[lo:hi]) // a chunk's rows are visited in order
-		slices.Sort(rows)
-		model.Forward(&wk, theta, data, rows, hi-lo)
-		if lo == 0 {
-			model.Backward(&wk, theta, data, rows, coef, want)
-			continue
-		}
-		clear(part)
-		model.Backward(&wk, theta, data, rows, coef, part)
-		for i, v := range part {
-			want[i] += v
-		}
-	}
-	for _, threads := range []int{1, 2, 3} {
-		e := must(NewEngineChunks(model, threads, rows))
-		g := make([]float64, len(theta))
-		for range 2 { // the second call reuses the chunks' buffers
-			if _, _, err := e.Gradient(g, theta, data, idx, 0, &Weighting{Objective: Mean}); err != nil {
-				t.Fatal(err)
+		var parts [][]float64
+		var wk Work[float64]
+		for lo := 0; lo < len(idx); lo += rows {
+			hi := min(lo+rows, len(idx))
+			coef := make([]float64, hi-lo)
+			for i := range coef {
+				coef[i] = 1 / float64(len(idx))
 			}
-			for i := range g {
-				if math.Float64bits(g[i]) != math.Float64bits(want[i]) {
-					t.Fatalf("threads=%d: g[%d] = %v, want %v", threads, i, g[i], want[i])
+			rows := slices.Clone(idx[lo:hi]) // a chunk's rows are visited in order
+			slices.Sort(rows)
+			model.Forward(&wk, theta, data, rows, hi-lo)
+			part := make([]float64, len(theta))
+			model.Backward(&wk, theta, data, rows, coef, part)
+			parts = append(parts, part)
+		}
+		var sum func(lo, hi int) []float64
+		sum = func(lo, hi int) []float64 {
+			if hi-lo == 1 {
+				return slices.Clone(parts[lo])
+			}
+			size := 1
+			for size*2 < hi-lo {
+				size *= 2
+			}
+			a, b := sum(lo, lo+size), sum(lo+size, hi)
+			for i := range a {
+				a[i] += b[i]
+			}
+			return a
+		}
+		want := sum(0, len(parts))
+		for _, threads := range []int{1, 2, 3} {
+			e := must(NewEngineChunks(model, threads, rows))
+			g := make([]float64, len(theta))
+			for range 2 { // the second call reuses the chunks' buffers
+				if _, _, err := e.Gradient(g, theta, data, idx, 0, &Weighting{Objective: Mean}); err != nil {
+					t.Fatal(err)
+				}
+				for i := range g {
+					if math.Float64bits(g[i]) != math.Float64bits(want[i]) {
+						t.Fatalf("%d chunks, threads=%d: g[%d] = %v, want %v", len(parts), threads, i, g[i], want[i])
+					}
 				}
 			}
+			e.Close()
 		}
-		e.Close()
 	}
 }
 

@@ -46,3 +46,21 @@ func TestSortRows(t *testing.T) {
 		}
 	}
 }
+
+// TestReduceBlock checks the reduction's blocks: multiples of
+// MinReduceBlock, at most ReduceBlock, and about one a thread for a small
+// gradient.
+func TestReduceBlock(t *testing.T) {
+	for _, n := range []int{1, 255, 256, 785, 2048, 7850, 79510} {
+		for _, threads := range []int{1, 2, 3, 8, 16} {
+			b := reduceBlock(n, threads)
+			if b%MinReduceBlock != 0 || b > ReduceBlock || b < MinReduceBlock {
+				t.Fatalf("n=%d threads=%d: block %d", n, threads, b)
+			}
+			blocks := (n + b - 1) / b
+			if want := min(threads, n/(2*MinReduceBlock)); blocks < want {
+				t.Errorf("n=%d threads=%d: %d blocks of %d, want at least %d", n, threads, blocks, b, want)
+			}
+		}
+	}
+}

@@ -11,8 +11,8 @@ import (
 // (with their targets or labels), and θ gathered at the coordinates those
 // columns touch: k blocks of m weights (class-major) and the k biases. The
 // chunks then run the model's sparse forward and backward passes on that
-// matrix, each into a gradient of k·m + k entries, summed in chunk order by
-// the dense reduction: the same kernels on the same entries in the same
+// matrix, each into a gradient of k·m + k entries, summed along the chunk
+// tree of the dense reduction (combine.go): the same kernels on the same entries in the same
 // order as on the d columns, so every sum has the bits it has in Gradient,
 // in memory of the minibatch's non-zeros (the L1 or L2 cache) rather than
 // of d. The numbering reads and writes one d-long array (4 bytes a
