@@ -298,7 +298,9 @@ func (e *Engine[T]) chunkRows(c *chunk[T]) (*Data[T], []int) {
 		return e.data, idx
 	}
 	c.rows, c.pos = grow(c.rows, c.n), grow(c.pos, c.n)
-	c.count = grow(c.count, c.n+1)
+	// Whole cache lines (a size class the allocator aligns to them), so
+	// that two chunks' buckets, written by two cores, never share a line.
+	c.count = grow(c.count, (sortBuckets(c.n)+1+15)&^15)
 	sortRows(c.rows, c.pos, idx, e.data.N, c.count)
 	return e.data, c.rows
 }

@@ -36,7 +36,7 @@ func TestSortRows(t *testing.T) {
 				}
 				slices.SortStableFunc(want, func(a, b pair) int { return a.row - b.row })
 				rows, pos := make([]int, m), make([]int32, m)
-				sortRows(rows, pos, idx, n, make([]int32, m+1))
+				sortRows(rows, pos, idx, n, make([]int32, sortBuckets(m)+1))
 				for i := range want {
 					if rows[i] != want[i].row || pos[i] != want[i].pos {
 						t.Fatalf("n=%d m=%d trial %d: place %d holds (%d, %d), want (%d, %d)", n, m, trial, i, rows[i], pos[i], want[i].row, want[i].pos)

@@ -15,7 +15,8 @@ import (
 // goroutine runs which task is left to chance; callers make results
 // independent of it (each task writes its own state).
 type pool struct {
-	run func(j int) // the task body, set once
+	run     func(j int) // the task body, set once
+	threads int
 
 	// ticket is the generation of the current dispatch (high 32 bits) and
 	// the next task to take (low 32 bits); a helper takes task j of
@@ -54,7 +55,7 @@ type pool struct {
 const spinWait = 50 * time.Microsecond
 
 func newPool(threads int, run func(j int)) *pool {
-	p := &pool{run: run}
+	p := &pool{run: run, threads: threads}
 	p.wake.L, p.done.L = &p.mu, &p.mu
 	p.helpers.Add(threads - 1)
 	for range threads - 1 {
@@ -114,26 +115,38 @@ func (p *pool) await(seen uint64) uint64 {
 	return gen()
 }
 
-// work takes and runs tasks of generation g until none are left.
+// work takes and runs tasks of generation g until none are left. It takes
+// a run of tasks at a time, a share of those left of its phase that
+// shrinks to one as they run out (half of them a thread), so that a
+// dispatch of many short tasks on few threads costs few round trips of the
+// shared counters between the cores, and the last tasks still spread.
 func (p *pool) work(g uint64) {
 	for {
 		t := p.ticket.Load()
 		j := int64(t & 0xffffffff)
-		if t>>32 != g || j >= p.n[g&1].Load() {
+		n, nf := p.n[g&1].Load(), p.first[g&1].Load()
+		if t>>32 != g || j >= n {
 			return
 		}
-		if !p.ticket.CompareAndSwap(t, t+1) {
+		end := n // the phase's end: a run does not cross into the next
+		if j < nf {
+			end = nf
+		}
+		k := max(1, (end-j)/int64(2*p.threads))
+		if !p.ticket.CompareAndSwap(t, t+uint64(k)) {
 			continue
 		}
-		first := j < p.first[g&1].Load()
+		first := j < nf
 		if !first {
 			p.awaitFirst()
 		}
-		p.run(int(j))
-		if first {
-			p.firstLeft.Add(-1)
+		for i := j; i < j+k; i++ {
+			p.run(int(i))
 		}
-		if p.left.Add(-1) == 0 && p.waiting.Load() {
+		if first {
+			p.firstLeft.Add(-k)
+		}
+		if p.left.Add(-k) == 0 && p.waiting.Load() {
 			p.mu.Lock()
 			p.done.Broadcast()
 			p.mu.Unlock()
