@@ -64,3 +64,31 @@ func TestReduceBlock(t *testing.T) {
 		}
 	}
 }
+
+// TestSamplerDrawsAsIntN holds the sampler's draws with replacement to
+// math/rand/v2's IntN on the same source, value for value: row counts that
+// are powers of two or next to them, and (through intN alone) counts near
+// 2⁶³ that make the multiply-and-reject loop run often.
+func TestSamplerDrawsAsIntN(t *testing.T) {
+	for _, n := range []int{1, 2, 3, 7, 8, 9, 1000, 60000, 1 << 20, 1<<40 - 1, 1 << 40} {
+		s := must(NewSampler(n, 97, WithReplacement, 11))
+		ref := rand.New(rand.NewPCG(11, 0x9e3779b97f4a7c15))
+		for call := range 5 {
+			for i, r := range s.Next() {
+				if want := ref.IntN(n); r != want {
+					t.Fatalf("n=%d: call %d draw %d: %d, IntN gives %d", n, call, i, r, want)
+				}
+			}
+		}
+	}
+	for _, n := range []int{3 << 61, 1<<62 + 1, 5 << 60} {
+		src := rand.NewPCG(5, 6)
+		s := &Sampler{n: n, src: src}
+		ref := rand.New(rand.NewPCG(5, 6))
+		for i := range 1000 {
+			if r, want := s.intN(), ref.IntN(n); r != want {
+				t.Fatalf("n=%d: draw %d: %d, IntN gives %d", n, i, r, want)
+			}
+		}
+	}
+}
