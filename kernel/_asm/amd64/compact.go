@@ -248,6 +248,18 @@ func u8Row(g *gen, L string) {
 	g.Label(L + "ready")
 }
 
+// prefetchRowLines asks for the lines of the row at R12, of R8 elements of
+// E bytes (PREFETCHT0 every 64 bytes; R12 and R13 are clobbered), in a loop
+// labelled L.
+func prefetchRowLines(g *gen, L string, E uint8) {
+	g.LEAQ(memi(R12, 0, R8, E), R13)
+	g.Label(L)
+	g.PREFETCHT0(mem(R12, 0))
+	g.ADDQ(u8(64), R12)
+	g.CMPQ(R12, R13)
+	g.JB(operand.LabelRef(L))
+}
+
 // pfRows is how many rows ahead marginsU8 prefetches. Byte rows gathered
 // at random arrive at latency, a row's dozen lines at a time: on the Zen 5
 // VM, 784-byte MNIST rows in chunks of 32 took 69 ns a row with 2 rows
@@ -303,12 +315,7 @@ func marginsU8(g *gen, v vec, f rowFormat) {
 	g.IMULQ(R9, R12)
 	g.ADDQ(RSI, R12)
 	g.Label(L + "pfh")
-	g.LEAQ(memi(R12, 0, R8, E), R13)
-	g.Label(L + "pfhloop")
-	g.PREFETCHT0(mem(R12, 0))
-	g.ADDQ(u8(64), R12)
-	g.CMPQ(R12, R13)
-	g.JB(lbl("pfhloop"))
+	prefetchRowLines(g, L+"pfhloop", E)
 	g.INCQ(R15)
 	g.JMP(lbl("pfhead"))
 
@@ -331,12 +338,7 @@ func marginsU8(g *gen, v vec, f rowFormat) {
 	g.IMUL3Q(i32(pfRows-1), R9, R12)
 	g.ADDQ(RSI, R12)
 	g.Label(L + "pf")
-	g.LEAQ(memi(R12, 0, R8, E), R13)
-	g.Label(L + "pfloop")
-	g.PREFETCHT0(mem(R12, 0))
-	g.ADDQ(u8(64), R12)
-	g.CMPQ(R12, R13)
-	g.JB(lbl("pfloop"))
+	prefetchRowLines(g, L+"pfloop", E)
 	g.Label(L + "nopf")
 	for i := 0; i < 4; i++ {
 		v.zero(g, f32, r(i))
