@@ -378,18 +378,9 @@ func marginsKCDriver(lvl isa, m []float32, x *Compact, idx []int, w []float32, k
 	if archClassKernelsC(lvl, x.Format) && d <= archColBlock {
 		// The zmm class kernel reads the rows' bytes or halves itself, with
 		// the blocking of marginsKDriver on float32 rows.
-		cbMax := archMarginsKBlock[float32](lvl, d)
-		nb := classSplit(k, cbMax)
-		rb := max(2, archRowBlockFlops(lvl)/(cbMax*d)) &^ 1
-		for i := 0; i < n; i += rb {
-			b := min(rb, n-i)
-			j := 0
-			for cb := 0; cb < nb; cb++ {
-				c := classBlockSize(k, nb, cb)
-				archMarginsKC(lvl, cb == 0, ptr(m[i*k+j:]), k, b, x, idx, i, ptr(w[j*d:]), d, c)
-				j += c
-			}
-		}
+		eachClassBlock[float32](lvl, n, d, k, func(first bool, i, b, j, c int) {
+			archMarginsKC(lvl, first, ptr(m[i*k+j:]), k, b, x, idx, i, ptr(w[j*d:]), d, c)
+		})
 		return
 	}
 	// The register-blocked kernel takes blocks of rb rows through every

@@ -455,10 +455,18 @@ func marginsKDriver[T Float](lvl isa, m, x []T, stride int, idx []int, w []T, k 
 		}
 		return
 	}
-	// Blocks of rows (that stay in cache while each class block takes its
-	// turn) times blocks of up to archMarginsKBlock classes. Only the first
-	// class block of a block of rows may prefetch: the others find the rows
-	// in cache.
+	eachClassBlock[T](lvl, n, d, k, func(first bool, i, b, j, c int) {
+		archMarginsK(lvl, first, ptr(m[i*k+j:]), k, b, x, stride, idx, i, ptr(w[j*d:]), d, c)
+	})
+}
+
+// eachClassBlock runs call over the class kernels' schedule for n rows of d
+// elements of T and k classes: blocks of rows [i, i+b) (that stay in cache
+// while each class block takes its turn) times blocks of classes [j, j+c),
+// at most archMarginsKBlock of them; first marks a row block's first class
+// block, the only one that may prefetch (the others find the rows in
+// cache).
+func eachClassBlock[T Float](lvl isa, n, d, k int, call func(first bool, i, b, j, c int)) {
 	cbMax := archMarginsKBlock[T](lvl, d)
 	nb := classSplit(k, cbMax)
 	rb := max(2, archRowBlockFlops(lvl)/(cbMax*d)) &^ 1
@@ -467,7 +475,7 @@ func marginsKDriver[T Float](lvl isa, m, x []T, stride int, idx []int, w []T, k 
 		j := 0
 		for cb := 0; cb < nb; cb++ {
 			c := classBlockSize(k, nb, cb)
-			archMarginsK(lvl, cb == 0, ptr(m[i*k+j:]), k, b, x, stride, idx, i, ptr(w[j*d:]), d, c)
+			call(cb == 0, i, b, j, c)
 			j += c
 		}
 	}
