@@ -428,20 +428,9 @@ func addOuterKCDriver(lvl isa, g []float32, x *Compact, idx []int, c []float32, 
 		// throwaway benchmark, 512 rows gathered from 60000 × 784 bytes,
 		// MarginsKC + AddOuterKC: 65–76 against 84–95 µs for k = 1, 61–75
 		// against 92–105 µs for k = 2).
-		strip := archOuterStrip / 4
-		nb := classSplit(k, archClassBlock(lvl))
-		for i := 0; i < n; i += archOuterRowsK {
-			b := min(archOuterRowsK, n-i)
-			for l := 0; l < d; l += strip {
-				cols := min(strip, d-l)
-				j := 0
-				for cb := 0; cb < nb; cb++ {
-					nc := classBlockSize(k, nb, cb)
-					archAddOuterKC(lvl, cb == 0, ptr(g[j*d+l:]), d, x, idx, i, l, ptr(c[i*k+j:]), k, b, cols, nc)
-					j += nc
-				}
-			}
-		}
+		eachOuterBlock(lvl, n, d, k, archOuterRowsK, archOuterStrip/4, nil, func(first bool, i, b, l, cols, j, nc int) {
+			archAddOuterKC(lvl, first, ptr(g[j*d+l:]), d, x, idx, i, l, ptr(c[i*k+j:]), k, b, cols, nc)
+		})
 		return
 	}
 	var buf [compactBuf]float32
@@ -452,20 +441,10 @@ func addOuterKCDriver(lvl isa, g []float32, x *Compact, idx []int, c []float32, 
 		// written once per 64 rows as on dense rows.
 		strip := archOuterStrip / 4
 		rows := min(archOuterRowsK, compactBuf/strip)
-		nb := classSplit(k, archClassBlock(lvl))
-		for i := 0; i < n; i += rows {
-			b := min(rows, n-i)
-			for l := 0; l < d; l += strip {
-				cols := min(strip, d-l)
-				convert(buf[:], x, idx, i, b, l, cols)
-				j := 0
-				for cb := 0; cb < nb; cb++ {
-					nc := classBlockSize(k, nb, cb)
-					archAddOuterK(lvl, cb == 0, ptr(g[j*d+l:]), d, buf[:b*cols], cols, nil, 0, 0, ptr(c[i*k+j:]), k, b, cols, nc)
-					j += nc
-				}
-			}
-		}
+		convertStrip := func(i, b, l, cols int) { convert(buf[:], x, idx, i, b, l, cols) }
+		eachOuterBlock(lvl, n, d, k, rows, strip, convertStrip, func(first bool, i, b, l, cols, j, nc int) {
+			archAddOuterK(lvl, first, ptr(g[j*d+l:]), d, buf[:b*cols], cols, nil, 0, 0, ptr(c[i*k+j:]), k, b, cols, nc)
+		})
 		return
 	}
 	if d <= compactBuf {

@@ -503,19 +503,32 @@ func addOuterKDriver[T Float](lvl isa, g, x []T, stride int, idx []int, c []T, k
 		}
 		return
 	}
-	// Row blocks in order (so each g element still sees the rows in
-	// increasing order), then column strips, then class blocks; within a
-	// call each g chunk stays in registers over the block's rows.
 	strip := archOuterStrip / int(unsafe.Sizeof(T(0)))
+	eachOuterBlock(lvl, n, d, k, archOuterRowsK, strip, nil, func(first bool, i, b, l, cols, j, nc int) {
+		archAddOuterK(lvl, first, ptr(g[j*d+l:]), d, x, stride, idx, i, l, ptr(c[i*k+j:]), k, b, cols, nc)
+	})
+}
+
+// eachOuterBlock runs the class kernels' accumulation schedule for n rows
+// of d columns and k classes: blocks of rows rows [i, i+b) in order (so
+// each element of g still sees the rows in increasing order), then column
+// strips [l, l+cols) of strip columns, then (after atStrip, if not nil)
+// blocks of classes [j, j+nc), at most archClassBlock of them; first marks
+// a strip's first class block. Within a call each chunk of g stays in
+// registers over the block's rows.
+func eachOuterBlock(lvl isa, n, d, k, rows, strip int, atStrip func(i, b, l, cols int), call func(first bool, i, b, l, cols, j, nc int)) {
 	nb := classSplit(k, archClassBlock(lvl))
-	for i := 0; i < n; i += archOuterRowsK {
-		b := min(archOuterRowsK, n-i)
+	for i := 0; i < n; i += rows {
+		b := min(rows, n-i)
 		for l := 0; l < d; l += strip {
 			cols := min(strip, d-l)
+			if atStrip != nil {
+				atStrip(i, b, l, cols)
+			}
 			j := 0
 			for cb := 0; cb < nb; cb++ {
 				nc := classBlockSize(k, nb, cb)
-				archAddOuterK(lvl, cb == 0, ptr(g[j*d+l:]), d, x, stride, idx, i, l, ptr(c[i*k+j:]), k, b, cols, nc)
+				call(cb == 0, i, b, l, cols, j, nc)
 				j += nc
 			}
 		}
