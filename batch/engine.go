@@ -46,6 +46,7 @@ type chunk[T Float] struct {
 	// over the chunks (combine.go) clears it after adding it in.
 	dirty  bool
 	joined atomic.Int32 // the complete sums of the tree node this chunk's sum joins (combine)
+	err    error        // a bad label among the chunk's rows (checkChunkLabels)
 	sumV   T
 	step   kernel.LinearStep[T]
 	lo     int // first row of the minibatch (or data) in this chunk
@@ -142,7 +143,8 @@ type Engine[T Float] struct {
 	// computed by flTasks tasks of FirstLayerCols columns (each into its
 	// own flBuf) before the reduction's blocks, which start at flH·flD.
 	flH, flD, flTasks int
-	rblock            int // coordinates a reduction block (reduceBlock)
+	rblock            int         // coordinates a reduction block (reduceBlock)
+	failed            atomic.Bool // a chunk of the current gradient found a bad label
 	flBuf             [][]T
 	inline            bool // run the current call's tasks on the calling goroutine
 	// sparseWork is sparseParallelWork (tests lower it to run the workers
@@ -278,6 +280,7 @@ func (e *Engine[T]) setChunks(n, rows int) int {
 		c.lo = j * rows
 		c.n = min(rows, n-c.lo)
 		c.joined.Store(0)
+		c.err = nil
 	}
 	e.nchunk = nc
 	return nc
@@ -347,6 +350,9 @@ func (e *Engine[T]) run(ph phase, j int) {
 	case phaseStep:
 		e.stepChunk(j, c)
 	case phaseForward:
+		if !e.checkChunkLabels(c) {
+			return
+		}
 		data, idx := e.chunkRows(c)
 		e.forward(c, data, idx)
 		putLosses(e.loss, c)
@@ -376,6 +382,9 @@ func (e *Engine[T]) run(ph phase, j int) {
 // the partial sum of the chunks from treeTop on added into chunk 0's (the
 // caller's g) and cleared there, whichever worker runs the block.
 func (e *Engine[T]) reduce(j int) {
+	if e.failed.Load() { // the call returns an error: no sums, no then
+		return
+	}
 	if j < e.flTasks {
 		e.firstLayerBlock(j)
 		return
@@ -428,6 +437,9 @@ func (e *Engine[T]) chunkGrad(j int, c *chunk[T]) []T {
 }
 
 func (e *Engine[T]) stepChunk(j int, c *chunk[T]) {
+	if !e.checkChunkLabels(c) {
+		return
+	}
 	g := e.chunkGrad(j, c)
 	data, idx := e.chunkRows(c)
 	if f, ok := e.model.(fusedModel[T]); ok && !e.data.IsSparse() {
@@ -510,7 +522,9 @@ func (e *Engine[T]) weigh(wk *Work[T], n int) T {
 // (0 for Mean and TopK), from which ∂τ = 1 − Σv_i/(α·b). It returns an
 // error, and computes nothing, for a closed engine, invalid data (see
 // Data.Validate), data the model does not fit, θ or g not of NumParams
-// entries, no rows or a row outside the data, or an invalid weighting.
+// entries, no rows or a row outside the data, or an invalid weighting; and
+// an error, with g zero, for a row whose label is outside the classes
+// (the chunks check their rows' labels as they start).
 func (e *Engine[T]) Gradient(g, theta []T, data *Data[T], idx []int, n int, wt *Weighting) (losses []T, sumV float64, err error) {
 	return e.GradientThen(g, theta, data, idx, n, wt, nil)
 }
@@ -531,7 +545,7 @@ func (e *Engine[T]) GradientThen(g, theta []T, data *Data[T], idx []int, n int, 
 	if idx != nil {
 		n = len(idx)
 	}
-	if err := e.check(theta, data, idx, n); err != nil {
+	if err := e.check(theta, data, idx, n, false); err != nil {
 		return nil, 0, err
 	}
 	if len(g) != len(theta) {
@@ -579,8 +593,12 @@ func (e *Engine[T]) gradient(g, theta []T, data *Data[T], idx []int, n int, wt *
 		e.rblock = reduceBlock(rest, e.threads)
 		nr = e.flTasks + (rest+e.rblock-1)/e.rblock
 	}
+	e.failed.Store(false)
 	if wt.Objective == TopK {
 		e.dispatch(phaseForward, nc)
+		if e.failed.Load() {
+			return e.fail(g)
+		}
 		e.coef = grow(e.coef, n)
 		e.perm = grow(e.perm, n)
 		tail.Weights(e.coef, e.loss, wt.Alpha, e.perm)
@@ -588,6 +606,9 @@ func (e *Engine[T]) gradient(g, theta []T, data *Data[T], idx []int, n int, wt *
 	} else {
 		e.step = e.linearStep(wt, n)
 		e.dispatchThenReduce(phaseStep, nc, nr)
+	}
+	if e.failed.Load() {
+		return e.fail(g)
 	}
 	var sv T
 	for j := 0; j < nc; j++ {
@@ -606,9 +627,19 @@ func (e *Engine[T]) gradient(g, theta []T, data *Data[T], idx []int, n int, wt *
 	return e.loss, float64(sv), nil
 }
 
+// fail ends a gradient call whose chunks found a bad label: g zero, and the
+// chunks' buffers, which may hold partial sums, left dirty (each is cleared
+// before its next use).
+func (e *Engine[T]) fail(g []T) ([]T, float64, error) {
+	e.sum, e.then, e.flTasks = nil, nil, 0
+	clear(g)
+	return nil, 0, e.chunkError()
+}
+
 // check validates the arguments of a call on the rows idx (nil: the first
-// n) of data at θ.
-func (e *Engine[T]) check(theta []T, data *Data[T], idx []int, n int) error {
+// n) of data at θ, and with labels the rows' labels (a gradient leaves them
+// to its chunks: checkChunkLabels).
+func (e *Engine[T]) check(theta []T, data *Data[T], idx []int, n int, labels bool) error {
 	if e.closed {
 		return errors.New("batch: the engine is closed")
 	}
@@ -627,17 +658,55 @@ func (e *Engine[T]) check(theta []T, data *Data[T], idx []int, n int) error {
 	if n <= 0 || (idx == nil && n > data.N) {
 		return fmt.Errorf("batch: %d rows asked of %d", n, data.N)
 	}
-	if idx == nil {
-		return checkLabels(data, data.Labels[:min(n, len(data.Labels))])
-	}
 	for _, r := range idx {
 		if r < 0 || r >= data.N {
 			return fmt.Errorf("batch: row %d outside the %d rows of the data", r, data.N)
 		}
-		if data.Labels != nil {
-			if c := data.Labels[r]; c < 0 || int(c) >= data.K {
-				return fmt.Errorf("batch: row %d: label %d outside the classes 0..%d", r, c, data.K-1)
-			}
+	}
+	if !labels {
+		return nil
+	}
+	return checkRowLabels(data, idx, 0, n)
+}
+
+// checkRowLabels reports the first label outside [0, data.K) of the rows
+// lo ≤ i < hi of the call (idx[i], or row i when idx is nil), whose rows are
+// in range.
+func checkRowLabels[T Float](data *Data[T], idx []int, lo, hi int) error {
+	if data.Labels == nil {
+		return nil
+	}
+	for i := lo; i < hi; i++ {
+		r := i
+		if idx != nil {
+			r = idx[i]
+		}
+		if c := data.Labels[r]; c < 0 || int(c) >= data.K {
+			return fmt.Errorf("batch: row %d: label %d outside the classes 0..%d", r, c, data.K-1)
+		}
+	}
+	return nil
+}
+
+// checkChunkLabels checks the labels of chunk c's rows, as the chunk starts:
+// on its own goroutine, beside its own reads of those rows, rather than in a
+// serial pass of scattered reads before the dispatch. A chunk with a bad
+// label computes nothing and marks the call failed; the reduction then
+// skips its sums and then, and the call returns the error of the first
+// such chunk.
+func (e *Engine[T]) checkChunkLabels(c *chunk[T]) bool {
+	c.err = checkRowLabels(e.data, e.idx, c.lo, c.lo+c.n)
+	if c.err != nil {
+		e.failed.Store(true)
+	}
+	return c.err == nil
+}
+
+// chunkError returns the error of the first failed chunk of the call.
+func (e *Engine[T]) chunkError() error {
+	for _, c := range e.chunks[:e.nchunk] {
+		if c.err != nil {
+			return c.err
 		}
 	}
 	return nil
@@ -701,7 +770,7 @@ func (e *Engine[T]) linearStep(wt *Weighting, n int) kernel.LinearStep[T] {
 // Losses writes every row's loss at θ into dst (len data.N). Errors as for
 // Gradient, and for a dst too short.
 func (e *Engine[T]) Losses(dst, theta []T, data *Data[T]) error {
-	if err := e.check(theta, data, nil, max(data.rows(), 1)); err != nil {
+	if err := e.check(theta, data, nil, max(data.rows(), 1), true); err != nil {
 		return err
 	}
 	if len(dst) < data.N {
@@ -787,7 +856,7 @@ func (e *Engine[T]) GradientSparse(theta []T, data *Data[T], idx []int, n int, w
 	if idx != nil {
 		n = len(idx)
 	}
-	if err := e.check(theta, data, idx, n); err != nil {
+	if err := e.check(theta, data, idx, n, true); err != nil {
 		return nil, 0, nil, nil, err
 	}
 	d, k, ok := e.layout(data)
@@ -829,7 +898,7 @@ func (e *Engine[T]) LossesOf(theta []T, data *Data[T], idx []int, n int) ([]T, e
 	if idx != nil {
 		n = len(idx)
 	}
-	if err := e.check(theta, data, idx, n); err != nil {
+	if err := e.check(theta, data, idx, n, true); err != nil {
 		return nil, err
 	}
 	if idx == nil { // the rows 0..n−1, listed (chunks past the first need their offsets)

@@ -1,8 +1,10 @@
 package batch
 
 import (
+	"math"
 	"math/rand/v2"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -89,6 +91,70 @@ func TestSamplerDrawsAsIntN(t *testing.T) {
 			if r, want := s.intN(), ref.IntN(n); r != want {
 				t.Fatalf("n=%d: draw %d: %d, IntN gives %d", n, i, r, want)
 			}
+		}
+	}
+}
+
+// TestChunkLabelErrors checks the labels checked by the chunks: a bad label
+// in any chunk of a call, on 1–3 threads, for every objective, is an error
+// naming the first bad row of the call, with g zero and then not run; and
+// the next call with good rows gives the bits of a fresh engine's.
+func TestChunkLabelErrors(t *testing.T) {
+	const n, d, k = 400, 7, 3
+	data := testData[float64](t, n, d, k, 9)
+	bad := *data
+	bad.Labels = append([]int32(nil), data.Labels...)
+	bad.Labels[123], bad.Labels[321] = 5, -1
+	model := must(NewSoftmax[float64](d, k))
+	theta := make([]float64, model.NumParams())
+	for i := range theta {
+		theta[i] = 0.01 * float64(i%9-4)
+	}
+	idx := make([]int, 200)
+	for i := range idx {
+		idx[i] = (i*7 + 3) % n
+	}
+	idx[150], idx[40] = 321, 123 // the first bad row of the call is 123, in an earlier chunk than 321
+	good := make([]int, 200)
+	for i := range good {
+		good[i] = (i * 11) % 120
+	}
+	for _, obj := range []Objective{Mean, Softplus, TopK} {
+		wt := &Weighting{Objective: obj, Alpha: 0.2, Eps: 0.1, Tau: 0.5, InvL: 1}
+		want := make([]float64, len(theta))
+		ref := must(NewEngineChunks(model, 1, 16))
+		if _, _, err := ref.Gradient(want, theta, data, good, 0, wt); err != nil {
+			t.Fatal(err)
+		}
+		ref.Close()
+		for _, threads := range []int{1, 2, 3} {
+			e := must(NewEngineChunks(model, threads, 16))
+			g := make([]float64, len(theta))
+			for i := range g {
+				g[i] = 1
+			}
+			ran := false
+			_, _, err := e.GradientThen(g, theta, &bad, idx, 0, wt, func(lo, hi int) { ran = true })
+			if err == nil || !strings.Contains(err.Error(), "row 123: label 5") {
+				t.Fatalf("%v, threads=%d: error %v, want row 123's label", obj, threads, err)
+			}
+			if ran {
+				t.Fatalf("%v, threads=%d: then ran after an error", obj, threads)
+			}
+			for i, v := range g {
+				if v != 0 {
+					t.Fatalf("%v, threads=%d: g[%d] = %v after an error, want 0", obj, threads, i, v)
+				}
+			}
+			if _, _, err := e.Gradient(g, theta, data, good, 0, wt); err != nil {
+				t.Fatal(err)
+			}
+			for i := range g {
+				if math.Float64bits(g[i]) != math.Float64bits(want[i]) {
+					t.Fatalf("%v, threads=%d: after the error g[%d] = %v, want %v", obj, threads, i, g[i], want[i])
+				}
+			}
+			e.Close()
 		}
 	}
 }
