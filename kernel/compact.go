@@ -212,8 +212,8 @@ func fusedLinearCGeneric[T Float](g, loss []T, x *Compact, idx []int, y, w []T, 
 // ---- The driver: float32 kernels over converted blocks -----------------------
 //
 // Where the architecture has compact kernels they read the rows themselves:
-// the row kernels of the linear models (archRowKernels) and, at isaWide on
-// amd64, the class kernels of MarginsKC and AddOuterKC (archClassKernelsC).
+// the row kernels of the linear models (archRowKernels) and, on amd64, the
+// class kernels of MarginsKC and AddOuterKC (classKernelsC).
 
 // compactBuf is the number of float32 values a block of converted rows
 // holds (32 KiB: an L1 data cache's worth). Rows of at most compactBuf
@@ -293,6 +293,19 @@ func convertN(dst unsafe.Pointer, x *Compact, p, n int) {
 	for j := nw; j < n; j++ {
 		out[j] = F16ToF32(src[j])
 	}
+}
+
+// classKernelsC reports whether MarginsKC and AddOuterKC of k classes run
+// the class kernels that read the rows directly (archClassKernelsC): for
+// rows of at least 8 features, since the ymm ones read the register of 8
+// that ends a row to take its last d mod 8 (shorter rows are converted);
+// and in ymm for at most two class blocks, since each block widens the rows
+// again: on the Zen 5 VM at avx2 the softmax u8 epoch (k = 10) went from
+// 38.7–39.1 to 36.3–37.4 ms (best of alternated runs), but the MLP's first
+// layer (k = 100, 20 blocks) from 244–250 to 273–275 ms read directly
+// (259–262 with only MarginsKC direct).
+func classKernelsC(lvl isa, f Format, d, k int) bool {
+	return archClassKernelsC(lvl, f) && d >= 8 && (lvl == isaWide || k <= 2*archClassBlock(lvl))
 }
 
 // compactRows is the number of rows of d features a block holds.
@@ -375,8 +388,8 @@ func marginsKCDriver(lvl isa, m []float32, x *Compact, idx []int, w []float32, k
 		clear(m[:n*k])
 		return
 	}
-	if archClassKernelsC(lvl, x.Format) && d <= archColBlock {
-		// The zmm class kernel reads the rows' bytes or halves itself, with
+	if classKernelsC(lvl, x.Format, d, k) && d <= archColBlock {
+		// The class kernel reads the rows' bytes or halves itself, with
 		// the blocking of marginsKDriver on float32 rows.
 		eachClassBlock[float32](lvl, n, d, k, func(first bool, i, b, j, c int) {
 			archMarginsKC(lvl, first, ptr(m[i*k+j:]), k, b, x, idx, i, ptr(w[j*d:]), d, c)
@@ -421,8 +434,8 @@ func addOuterKCDriver(lvl isa, g []float32, x *Compact, idx []int, c []float32, 
 	if n == 0 || d == 0 {
 		return
 	}
-	if archClassKernelsC(lvl, x.Format) {
-		// The zmm class kernel reads the rows' bytes or halves itself, with
+	if classKernelsC(lvl, x.Format, d, k) {
+		// The class kernel reads the rows' bytes or halves itself, with
 		// the blocking of addOuterKDriver on float32 rows; with one or two
 		// classes too, where it beat converting blocks for addRows (a
 		// throwaway benchmark, 512 rows gathered from 60000 × 784 bytes,

@@ -63,26 +63,37 @@ func archAddRowsC(lvl isa, f Format, g unsafe.Pointer, d int, x unsafe.Pointer, 
 
 func archPrefetch(p unsafe.Pointer, n int) { prefetchBytes(p, n) }
 
-// archClassKernelsC reports the zmm class kernels that read the format
-// directly (zMarginsKU8F32, zAddOuterKU8F32; the F16 ones with F16C): at
-// isaWide only, where they replace the conversion buffer; the ymm class
-// kernels still run on converted blocks.
-func archClassKernelsC(lvl isa, f Format) bool {
-	return lvl == isaWide && (f == U8 || f == F16 && hasF16C)
-}
+// archClassKernelsC reports the class kernels that read the format directly
+// (zMarginsKU8F32, zAddOuterKU8F32 at isaWide, marginsKU8F32,
+// addOuterKU8F32 in ymm; the F16 ones with F16C), which replace the
+// conversion buffer for rows of at least 8 features (classKernelsC).
+func archClassKernelsC(lvl isa, f Format) bool { return f == U8 || f == F16 && hasF16C }
 
 // compactStreams reports whether x is big enough to prefetch from (as
 // streams for a float32 matrix).
 func compactStreams(x *Compact) bool { return x.Len()*x.ElemBytes() > streamBytes }
 
-// archMarginsKC runs the zmm class margins kernel on compact rows (a format
-// archClassKernelsC takes) over gathered rows i0 ≤ i < i0+n and c classes;
-// the first class block of a block of rows prefetches them when the matrix
-// is out of cache.
+// archMarginsKC runs the class margins kernel of lvl on compact rows (a
+// format archClassKernelsC takes; in ymm d ≥ 8) over gathered rows i0 ≤ i <
+// i0+n and c classes; the first class block of a block of rows prefetches
+// them when the matrix is out of cache.
 func archMarginsKC(lvl isa, first bool, m unsafe.Pointer, k, n int, x *Compact, idx []int, i0 int, w unsafe.Pointer, d, c int) {
 	xp, ip := compactRowBase(x, idx, i0)
 	pf := first && compactStreams(x)
 	s := float32(x.Scale)
+	if lvl != isaWide {
+		switch {
+		case x.Format == U8 && pf:
+			marginsKPFU8F32(m, k, n, xp, x.Stride, ip, w, d, c, s)
+		case x.Format == U8:
+			marginsKU8F32(m, k, n, xp, x.Stride, ip, w, d, c, s)
+		case pf:
+			marginsKPFF16F32(m, k, n, xp, x.Stride, ip, w, d, c)
+		default:
+			marginsKF16F32(m, k, n, xp, x.Stride, ip, w, d, c)
+		}
+		return
+	}
 	switch {
 	case x.Format == U8 && pf:
 		zMarginsKPFU8F32(m, k, n, xp, x.Stride, ip, w, d, c, s)
@@ -95,13 +106,27 @@ func archMarginsKC(lvl isa, first bool, m unsafe.Pointer, k, n int, x *Compact, 
 	}
 }
 
-// archAddOuterKC runs the zmm class accumulation kernel on compact rows
-// over gathered rows i0 ≤ i < i0+n, columns l ≤ col < l+cols and nc classes.
+// archAddOuterKC runs the class accumulation kernel of lvl on compact rows
+// over gathered rows i0 ≤ i < i0+n, columns l ≤ col < l+cols and nc classes
+// (in ymm l+cols ≥ 8).
 func archAddOuterKC(lvl isa, first bool, g unsafe.Pointer, d int, x *Compact, idx []int, i0, l int, c unsafe.Pointer, k, n, cols, nc int) {
 	xp, ip := compactRowBase(x, idx, i0)
 	xl := unsafe.Add(xp, l*x.ElemBytes())
 	pf := first && compactStreams(x)
 	s := float32(x.Scale)
+	if lvl != isaWide {
+		switch {
+		case x.Format == U8 && pf:
+			addOuterKPFU8F32(g, d, xl, x.Stride, ip, c, k, n, cols, nc, s)
+		case x.Format == U8:
+			addOuterKU8F32(g, d, xl, x.Stride, ip, c, k, n, cols, nc, s)
+		case pf:
+			addOuterKPFF16F32(g, d, xl, x.Stride, ip, c, k, n, cols, nc)
+		default:
+			addOuterKF16F32(g, d, xl, x.Stride, ip, c, k, n, cols, nc)
+		}
+		return
+	}
 	switch {
 	case x.Format == U8 && pf:
 		zAddOuterKPFU8F32(g, d, xl, x.Stride, ip, c, k, n, cols, nc, s)

@@ -11,9 +11,9 @@ import (
 )
 
 // classKDims are the row lengths the compact class-kernel tests take: every
-// tail of a 16-lane register, whole registers and two-register chunks, and
-// MNIST-sized rows.
-var classKDims = []int{1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 32, 33, 47, 48, 63, 64, 65, 127, 128, 129, 784, 800}
+// tail of a 16-lane and of an 8-lane register, whole registers and
+// two-register chunks, and MNIST-sized rows.
+var classKDims = []int{1, 2, 3, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 21, 26, 29, 31, 32, 33, 47, 48, 63, 64, 65, 127, 128, 129, 784, 800}
 
 // TestCompactClassKernelsDirect runs the zmm class kernels on compact rows
 // (zMarginsKU8F32, zAddOuterKU8F32 and the F16 ones, plain and prefetching,
@@ -26,15 +26,28 @@ var classKDims = []int{1, 2, 3, 7, 8, 9, 15, 16, 17, 31, 32, 33, 47, 48, 63, 64,
 // zmm kernel on the converted matrix bit for bit (the kernels' contract);
 // AddOuterK must be bit for bit the fused loop of the stub in row order, on
 // a column strip from l on as the driver calls it.
+//
+// The ymm kernels (marginsKU8F32, …, at isaBase) are tested the same way on
+// rows of at least 8 features (what classKernelsC gives them), for class
+// counts 1..5.
 func TestCompactClassKernelsDirect(t *testing.T) {
-	if !hasAVX512() {
-		t.Skip("no AVX-512: the zmm class kernels are not run")
+	lvls := []isa{isaBase}
+	if hasAVX512() {
+		lvls = append(lvls, isaWide)
+	} else {
+		t.Log("no AVX-512: the zmm class kernels are not run")
 	}
+	for _, lvl := range lvls {
+		testClassKernelsDirect(t, lvl)
+	}
+}
+
+func testClassKernelsDirect(t *testing.T, lvl isa) {
 	saved := streamBytes
 	defer func() { streamBytes = saved }()
 	r := rand.New(rand.NewPCG(12, 5))
 	for _, f := range []Format{U8, F16} {
-		if !archClassKernelsC(isaWide, f) {
+		if !archClassKernelsC(lvl, f) {
 			t.Logf("%v: no direct class kernels", f)
 			continue
 		}
@@ -43,6 +56,9 @@ func TestCompactClassKernelsDirect(t *testing.T) {
 			E = 2
 		}
 		for _, d := range classKDims {
+			if !classKernelsC(lvl, f, d, archClassBlock(lvl)) {
+				continue
+			}
 			for _, n := range []int{0, 1, 2, 3, 4, 5, 8} {
 				rows := n + 2
 				stride := d + (d+n)%5
@@ -72,7 +88,7 @@ func TestCompactClassKernelsDirect(t *testing.T) {
 				lists := gatherLists(r, n, rows)
 				starts := make([]int, len(lists))
 				lists, starts = append(lists, nil), append(starts, 2)
-				for c := 1; c <= archClassBlock(isaWide); c++ {
+				for c := 1; c <= archClassBlock(lvl); c++ {
 					k := c + 1
 					w, gw := newGuarded[float32](c*d, c%3)
 					fillRand(r, w)
@@ -83,10 +99,10 @@ func TestCompactClassKernelsDirect(t *testing.T) {
 							if pf {
 								streamBytes = 0
 							}
-							what := fmt.Sprintf("%v d=%d n=%d c=%d list=%d pf=%v", f, d, n, c, li, pf)
-							testClassKMargins(t, what, &x, xd, idx, i0, n, w, d, c, k)
+							what := fmt.Sprintf("lvl=%d %v d=%d n=%d c=%d list=%d pf=%v", lvl, f, d, n, c, li, pf)
+							testClassKMargins(t, lvl, what, &x, xd, idx, i0, n, w, d, c, k)
 							gw.check(t, what+" w")
-							testClassKOuter(t, r, what, &x, xd, idx, i0, n, d, c, k)
+							testClassKOuter(t, lvl, r, what, &x, xd, idx, i0, n, d, c, k)
 						}
 					}
 				}
@@ -97,11 +113,11 @@ func TestCompactClassKernelsDirect(t *testing.T) {
 
 // testClassKMargins checks archMarginsKC on rows i0.. of x (gathered by idx)
 // against the generic reference and the float32 kernel on xd.
-func testClassKMargins(t *testing.T, what string, x *Compact, xd []float32, idx []int, i0, n int, w []float32, d, c, k int) {
+func testClassKMargins(t *testing.T, lvl isa, what string, x *Compact, xd []float32, idx []int, i0, n int, w []float32, d, c, k int) {
 	t.Helper()
 	m, gm := newGuarded[float32](n*k, c%4)
 	if n > 0 {
-		archMarginsKC(isaWide, true, ptr(m), k, n, x, idx, i0, ptr(w), d, c)
+		archMarginsKC(lvl, true, ptr(m), k, n, x, idx, i0, ptr(w), d, c)
 	}
 	gm.check(t, what+" margins m")
 	rows := make([]int, n)
@@ -112,7 +128,7 @@ func testClassKMargins(t *testing.T, what string, x *Compact, xd []float32, idx 
 	marginsKCGeneric(want, x, rows, w, c)
 	m2 := make([]float32, n*k)
 	if n > 0 {
-		archMarginsK(isaWide, false, ptr(m2), k, n, xd, x.Stride, idx, i0, ptr(w), d, c)
+		archMarginsK(lvl, false, ptr(m2), k, n, xd, x.Stride, idx, i0, ptr(w), d, c)
 	}
 	for i, rr := range rows {
 		if b := math.Float32bits(m[i*k+c]); b != math.Float32bits(guardValue[float32]()) {
@@ -140,7 +156,7 @@ func testClassKMargins(t *testing.T, what string, x *Compact, xd []float32, idx 
 // testClassKOuter checks archAddOuterKC on the columns l.. of rows i0.. of x
 // (l = 0, then a strip further on) against the fused loop on xd and the
 // generic reference.
-func testClassKOuter(t *testing.T, r *rand.Rand, what string, x *Compact, xd []float32, idx []int, i0, n, d, c, k int) {
+func testClassKOuter(t *testing.T, lvl isa, r *rand.Rand, what string, x *Compact, xd []float32, idx []int, i0, n, d, c, k int) {
 	t.Helper()
 	cs := make([]float32, n*k)
 	fillRand(r, cs)
@@ -150,7 +166,7 @@ func testClassKOuter(t *testing.T, r *rand.Rand, what string, x *Compact, xd []f
 		fillRand(r, g)
 		g0 := append([]float32(nil), g...)
 		if n > 0 && cols > 0 {
-			archAddOuterKC(isaWide, true, ptr(g[l:]), d, x, idx, i0, l, ptr(cs), k, n, cols, c)
+			archAddOuterKC(lvl, true, ptr(g[l:]), d, x, idx, i0, l, ptr(cs), k, n, cols, c)
 		}
 		gg.check(t, what+" addOuterK g")
 		// The generic reference on the whole rows, for the bound.
@@ -252,17 +268,20 @@ func TestCompactClassDrivers(t *testing.T) {
 	}
 }
 
-// TestCompactClassKernelsSelected fails when the avx512 implementation runs
-// MarginsKC and AddOuterKC without the direct class kernels, so that a
-// silent fallback to the conversion buffer does not pass as the fast path.
+// TestCompactClassKernelsSelected fails when avx512 or avx2 runs MarginsKC
+// and AddOuterKC of MNIST's rows and ten classes without the direct class
+// kernels, so that a silent fallback to the conversion buffer does not pass
+// as the fast path.
 func TestCompactClassKernelsSelected(t *testing.T) {
-	if !hasAVX512() {
-		t.Skip("no AVX-512")
+	for _, lvl := range []isa{isaBase, isaWide} {
+		if !classKernelsC(lvl, U8, 784, 10) || hasF16C && !classKernelsC(lvl, F16, 784, 10) {
+			t.Fatalf("lvl %d runs the compact class products without the direct kernels", lvl)
+		}
+		if classKernelsC(lvl, U8, 7, 10) {
+			t.Fatalf("lvl %d: rows of 7 features taken by the direct kernels, which need 8", lvl)
+		}
 	}
-	if !archClassKernelsC(isaWide, U8) || hasF16C && !archClassKernelsC(isaWide, F16) {
-		t.Fatal("avx512 runs the compact class products without the direct zmm kernels")
-	}
-	if archClassKernelsC(isaBase, U8) {
-		t.Fatal("the direct class kernels are zmm only, yet taken at isaBase")
+	if !classKernelsC(isaWide, U8, 784, 100) || classKernelsC(isaBase, U8, 784, 100) {
+		t.Fatal("100 classes: direct in zmm, converted in ymm expected")
 	}
 }

@@ -1100,6 +1100,106 @@ func zMarginsKPFF16F32(m unsafe.Pointer, k int, n int, x unsafe.Pointer, stride 
 //go:noescape
 func zAddOuterKPFF16F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int)
 
+// marginsKU8F32 is marginsKF32 on rows of U8 features (x is []uint8,
+// stride in elements, d ≥ 8): each feature is loaded as the
+// float32 scale·float32(u) (VPMOVZXBD, VCVTDQ2PS, VMULPS),
+// the value the float32 kernel would read from the converted matrix,
+// so the results are that kernel's, bit for bit.
+//
+// The last d mod 8 columns are read as the 8 elements that end the row
+// (VPERMPS moves them to their lanes), so a row must have 8.
+//
+//go:noescape
+func marginsKU8F32(m unsafe.Pointer, k int, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int, c int, scale float32)
+
+// addOuterKU8F32 is addOuterKF32 on rows of U8 features (x is
+// []uint8, stride in elements), each feature loaded as the float32 scale·float32(u) (VPMOVZXBD, VCVTDQ2PS, VMULPS):
+// the same fused multiply-adds in the same order, bit for bit.
+//
+// The last cols mod 8 columns are read as the 8 elements that end at
+// column cols (VPERMPS moves them to their lanes), which must be in the
+// row: cols ≥ 8, or x at a column ≥ 8 − cols.
+//
+//go:noescape
+func addOuterKU8F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int, scale float32)
+
+// marginsKF16F32 is marginsKF32 on rows of F16 features (x is []uint16,
+// stride in elements, d ≥ 8): each feature is loaded as the
+// float32 value of the half (VCVTPH2PS),
+// the value the float32 kernel would read from the converted matrix,
+// so the results are that kernel's, bit for bit.
+//
+// The last d mod 8 columns are read as the 8 elements that end the row
+// (VPERMPS moves them to their lanes), so a row must have 8.
+//
+//go:noescape
+func marginsKF16F32(m unsafe.Pointer, k int, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int, c int)
+
+// addOuterKF16F32 is addOuterKF32 on rows of F16 features (x is
+// []uint16, stride in elements), each feature loaded as the float32 value of the half (VCVTPH2PS):
+// the same fused multiply-adds in the same order, bit for bit.
+//
+// The last cols mod 8 columns are read as the 8 elements that end at
+// column cols (VPERMPS moves them to their lanes), which must be in the
+// row: cols ≥ 8, or x at a column ≥ 8 − cols.
+//
+//go:noescape
+func addOuterKF16F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int)
+
+// marginsKPFU8F32 is marginsKPFF32 on rows of U8 features (x is []uint8,
+// stride in elements, d ≥ 8): each feature is loaded as the
+// float32 scale·float32(u) (VPMOVZXBD, VCVTDQ2PS, VMULPS),
+// the value the float32 kernel would read from the converted matrix,
+// so the results are that kernel's, bit for bit.
+//
+// The last d mod 8 columns are read as the 8 elements that end the row
+// (VPERMPS moves them to their lanes), so a row must have 8.
+//
+// It prefetches as marginsKPFF32, for rows that are not in cache.
+//
+//go:noescape
+func marginsKPFU8F32(m unsafe.Pointer, k int, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int, c int, scale float32)
+
+// addOuterKPFU8F32 is addOuterKPFF32 on rows of U8 features (x is
+// []uint8, stride in elements), each feature loaded as the float32 scale·float32(u) (VPMOVZXBD, VCVTDQ2PS, VMULPS):
+// the same fused multiply-adds in the same order, bit for bit.
+//
+// The last cols mod 8 columns are read as the 8 elements that end at
+// column cols (VPERMPS moves them to their lanes), which must be in the
+// row: cols ≥ 8, or x at a column ≥ 8 − cols.
+//
+// It prefetches as addOuterKPFF32, for rows that are not in cache.
+//
+//go:noescape
+func addOuterKPFU8F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int, scale float32)
+
+// marginsKPFF16F32 is marginsKPFF32 on rows of F16 features (x is []uint16,
+// stride in elements, d ≥ 8): each feature is loaded as the
+// float32 value of the half (VCVTPH2PS),
+// the value the float32 kernel would read from the converted matrix,
+// so the results are that kernel's, bit for bit.
+//
+// The last d mod 8 columns are read as the 8 elements that end the row
+// (VPERMPS moves them to their lanes), so a row must have 8.
+//
+// It prefetches as marginsKPFF32, for rows that are not in cache.
+//
+//go:noescape
+func marginsKPFF16F32(m unsafe.Pointer, k int, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int, c int)
+
+// addOuterKPFF16F32 is addOuterKPFF32 on rows of F16 features (x is
+// []uint16, stride in elements), each feature loaded as the float32 value of the half (VCVTPH2PS):
+// the same fused multiply-adds in the same order, bit for bit.
+//
+// The last cols mod 8 columns are read as the 8 elements that end at
+// column cols (VPERMPS moves them to their lanes), which must be in the
+// row: cols ≥ 8, or x at a column ≥ 8 − cols.
+//
+// It prefetches as addOuterKPFF32, for rows that are not in cache.
+//
+//go:noescape
+func addOuterKPFF16F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int)
+
 // zExpF32 computes, eight float32 lanes at a time (expPS in kernel_amd64.s,
 // within 2 ulp of e^x),
 //

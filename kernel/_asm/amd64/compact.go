@@ -62,6 +62,16 @@ const compactDoc = `// Compact features: cvtU8F32 widens bytes with VPMOVZXBD, c
 // lanes), so rows may end at an unreadable page and d is any. Prefetching
 // as the float32 kernels, at the same distance in columns. Requires:
 // AVX512F, BMI2, F16C (halves).
+//
+// marginsKU8F32, addOuterKU8F32, marginsKF16F32, addOuterKF16F32 (and PF)
+// are the ymm class kernels marginsKF32 and addOuterKF32 emitted on compact
+// rows the same way (8 bytes or halves a register, the scale in Y14), bit
+// for bit those kernels. AVX2 has no byte- or half-masked load: the last
+// t = d (cols) mod 8 columns are read as the 8 elements that end with them,
+// moved down to lanes 0..t−1 by VPERMPS (indices 8−t+i from laneIdx) and
+// cleared past t by VANDPS with the lane mask, the values VMASKMOVPS gives
+// on the converted row, so nothing past a row is read and a row (the strip
+// up to its end) must have 8 elements. Requires: AVX2, FMA3, F16C (halves).
 `
 
 var compactStubs = map[string]stub{
@@ -152,53 +162,79 @@ func compactKernels(g *gen) {
 			addOuterK(g, zmm, f32, f, pf)
 		}
 	}
-}
-
-// compactKName is the zmm class kernel on rows of format f named after the
-// float32 kernel base ("marginsKF32", "addOuterKPFF32"):
-// "zMarginsKU8F32", "zAddOuterKPFF16F32".
-func compactKName(base string, f rowFormat) string {
-	b := strings.TrimSuffix(base, "F32")
-	return "z" + strings.ToUpper(b[:1]) + b[1:] + f.name + "F32"
-}
-
-// compactKStubs declares the zmm class kernels on compact rows: the float32
-// kernels' signatures, plus the scale of bytes.
-func compactKStubs() {
-	for _, pf := range []string{"", "PF"} {
+	laneIdx = g.data("laneIdx", 4, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
+	for _, pf := range []bool{false, true} {
 		for _, f := range []rowFormat{u8Rows, f16Rows} {
-			scale, value := "", "float32 value of the half (VCVTPH2PS)"
-			if f.size == 1 {
-				scale, value = ", scale float32", "float32 scale·float32(u) (VPMOVZXBD, VCVTDQ2PS, VMULPS)"
+			marginsK(g, f32, f, pf)
+			addOuterK(g, ymm, f32, f, pf)
+		}
+	}
+}
+
+// compactKName is the class kernel of v on rows of format f named after the
+// float32 kernel base ("marginsKF32", "addOuterKPFF32"): "zMarginsKU8F32",
+// "zAddOuterKPFF16F32" (zmm), "marginsKU8F32" (ymm).
+func compactKName(v vec, base string, f rowFormat) string {
+	b := strings.TrimSuffix(base, "F32") + f.name + "F32"
+	if v.isZ() {
+		return "z" + strings.ToUpper(b[:1]) + b[1:]
+	}
+	return b
+}
+
+// compactKStubs declares the class kernels on compact rows (zmm and ymm):
+// the float32 kernels' signatures, plus the scale of bytes.
+func compactKStubs() {
+	for _, v := range []vec{zmm, ymm} {
+		// zn is the name of v's float32 kernel base.
+		zn := func(base string) string {
+			if v.isZ() {
+				return "z" + strings.ToUpper(base[:1]) + base[1:]
 			}
-			elem := map[uint8]string{1: "[]uint8", 2: "[]uint16"}[f.size]
-			pfDoc := []string{}
-			if pf != "" {
-				pfDoc = []string{"", "It prefetches as zMarginsKPFF32 (the rows three pairs ahead), for rows", "that are not in cache."}
-			}
-			m := compactKName("marginsK"+pf+"F32", f)
-			stubDocs[m] = stub{
-				sig: "func(m unsafe.Pointer, k, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d, c int" + scale + ")",
-				doc: append([]string{
-					m + " is zMarginsK" + pf + "F32 on rows of " + f.name + " features (x is " + elem + ",",
-					"stride in elements, d any): each feature is loaded as the",
-					value + ",",
-					"the value the float32 kernel would read from the converted matrix,",
-					"so the results are that kernel's, bit for bit.",
-				}, pfDoc...),
-			}
-			a := compactKName("addOuterK"+pf+"F32", f)
-			pfDoc = nil
-			if pf != "" {
-				pfDoc = []string{"", "It prefetches as zAddOuterKPFF32, for rows that are not in cache."}
-			}
-			stubDocs[a] = stub{
-				sig: "func(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx, c unsafe.Pointer, k, n, cols, nc int" + scale + ")",
-				doc: append([]string{
-					a + " is zAddOuterK" + pf + "F32 on rows of " + f.name + " features (x is",
-					elem + ", stride in elements), each feature loaded as the " + value + ":",
-					"the same fused multiply-adds in the same order, bit for bit.",
-				}, pfDoc...),
+			return base
+		}
+		for _, pf := range []string{"", "PF"} {
+			for _, f := range []rowFormat{u8Rows, f16Rows} {
+				scale, value := "", "float32 value of the half (VCVTPH2PS)"
+				if f.size == 1 {
+					scale, value = ", scale float32", "float32 scale·float32(u) (VPMOVZXBD, VCVTDQ2PS, VMULPS)"
+				}
+				elem := map[uint8]string{1: "[]uint8", 2: "[]uint16"}[f.size]
+				dAny, mDoc, aDoc := "d any", []string{}, []string{}
+				if !v.isZ() {
+					dAny = "d ≥ 8"
+					mDoc = []string{"", "The last d mod 8 columns are read as the 8 elements that end the row", "(VPERMPS moves them to their lanes), so a row must have 8."}
+					aDoc = []string{"", "The last cols mod 8 columns are read as the 8 elements that end at", "column cols (VPERMPS moves them to their lanes), which must be in the", "row: cols ≥ 8, or x at a column ≥ 8 − cols."}
+				}
+				switch {
+				case pf != "" && v.isZ():
+					mDoc = []string{"", "It prefetches as zMarginsKPFF32 (the rows three pairs ahead), for rows", "that are not in cache."}
+				case pf != "":
+					mDoc = append(mDoc, "", "It prefetches as marginsKPFF32, for rows that are not in cache.")
+				}
+				if pf != "" {
+					aDoc = append(aDoc, "", "It prefetches as "+zn("addOuterKPFF32")+", for rows that are not in cache.")
+				}
+				m := compactKName(v, "marginsK"+pf+"F32", f)
+				stubDocs[m] = stub{
+					sig: "func(m unsafe.Pointer, k, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d, c int" + scale + ")",
+					doc: append([]string{
+						m + " is " + zn("marginsK"+pf+"F32") + " on rows of " + f.name + " features (x is " + elem + ",",
+						"stride in elements, " + dAny + "): each feature is loaded as the",
+						value + ",",
+						"the value the float32 kernel would read from the converted matrix,",
+						"so the results are that kernel's, bit for bit.",
+					}, mDoc...),
+				}
+				a := compactKName(v, "addOuterK"+pf+"F32", f)
+				stubDocs[a] = stub{
+					sig: "func(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx, c unsafe.Pointer, k, n, cols, nc int" + scale + ")",
+					doc: append([]string{
+						a + " is " + zn("addOuterK"+pf+"F32") + " on rows of " + f.name + " features (x is",
+						elem + ", stride in elements), each feature loaded as the " + value + ":",
+						"the same fused multiply-adds in the same order, bit for bit.",
+					}, aDoc...),
+				}
 			}
 		}
 	}
@@ -674,30 +710,71 @@ func (f rowFormat) rowBytes(n int) int {
 }
 
 // compactScale is the register that holds the scale of byte rows in the
-// zmm class kernels (set from the scale argument by loadScale).
-const compactScale = 28
+// class kernels (set from the scale argument by loadScale): one the zmm
+// bodies leave free, and in ymm one of the two that neither body uses.
+func compactScale(v vec) VecPhysical {
+	if v.isZ() {
+		return z(28)
+	}
+	return Y14
+}
 
 // loadScale broadcasts the scale argument of a byte-row kernel.
-func (f rowFormat) loadScale(g *gen) {
+func (f rowFormat) loadScale(g *gen, v vec) {
 	if f.size == 1 {
-		g.VBROADCASTSS(g.param("scale"), z(compactScale))
+		g.VBROADCASTSS(g.param("scale"), compactScale(v))
 	}
 }
 
-// loadRow loads a zmm register of a row's columns as the kernel's values:
+// loadRow loads a register of v of a row's columns as the kernel's values:
 // dense rows as they are; bytes widened, converted and multiplied by the
 // scale (one rounding, fl(scale·u): the float32 value the dense path sees);
 // halves widened exactly.
-func (f rowFormat) loadRow(g *gen, p prec, m operand.Mem, r VecPhysical) {
+func (f rowFormat) loadRow(g *gen, v vec, p prec, m operand.Mem, r VecPhysical) {
 	switch f.size {
 	case 0:
 		g.vmovu(p, m, r)
 	case 1:
-		f.load(g, zmm, m, r)
-		g.VMULPS(z(compactScale), r, r)
+		f.load(g, v, m, r)
+		g.VMULPS(compactScale(v), r, r)
 	default:
-		f.load(g, zmm, m, r)
+		f.load(g, v, m, r)
 	}
+}
+
+// laneIdx is the table 0, 1, …, 15 of int32 from which endTail loads its
+// VPERMPS indices (set by compactKernels).
+var laneIdx operand.Mem
+
+// endTail prepares the ymm compact class kernels' last cnt mod 8 columns
+// (cnt: the d or cols argument), which have no byte- or half-masked load:
+// R14 = (cnt mod 8 − 8)·size, the offset from the tail's first column to
+// the register of 8 elements that ends with the row's (or strip's) last
+// column, and Y13 = the VPERMPS indices that move those t = cnt mod 8
+// elements down to lanes 0..t−1 (8−t+i: lanes past t wrap, masked off).
+func (f rowFormat) endTail(g *gen, cnt operand.Mem) {
+	g.MOVQ(cnt, R14)
+	g.ANDQ(u8(7), R14)
+	g.NEGQ(R14)
+	g.LEAQ(laneIdx, R15)
+	g.VMOVDQU(memi(R15, 32, R14, 4), Y13)
+	g.ADDQ(u8(8), R14)
+	g.NEGQ(R14)
+	if f.size == 2 {
+		g.SHLQ(u8(1), R14)
+	}
+}
+
+// loadRowEnd loads the tail columns at m (set up by endTail) as loadRow on
+// the lanes of the mask in Y15, zeroing the others: it reads the 8 elements
+// that end with the tail, within the row, moves the tail's down to their
+// lanes and clears the rest, the values a masked load of the converted row
+// gives (the caller makes sure the row has 8 elements up to the tail's end).
+func (f rowFormat) loadRowEnd(g *gen, p prec, m operand.Mem, r VecPhysical) {
+	m.Index, m.Scale = R14, 1
+	f.loadRow(g, ymm, p, m, r)
+	g.VPERMPS(r, Y13, r)
+	g.VANDPS(Y15, r, r)
 }
 
 // maskLoadRow is loadRow of the lanes in K1, zeroing the others; the
@@ -710,7 +787,7 @@ func (f rowFormat) maskLoadRow(g *gen, p prec, m operand.Mem, r VecPhysical) {
 	case 1:
 		g.VPMOVZXBD_Z(m, K1, r)
 		g.VCVTDQ2PS(r, r)
-		g.VMULPS(z(compactScale), r, r)
+		g.VMULPS(compactScale(zmm), r, r)
 	default:
 		g.VCVTPH2PS_Z(m, K1, r)
 	}

@@ -16,7 +16,7 @@ const maxClasses = 5
 func rowKKernels(g *gen) {
 	for _, pf := range []bool{false, true} {
 		for _, p := range []prec{f32, f64} {
-			marginsK(g, p, pf)
+			marginsK(g, p, denseRows, pf)
 			addOuterK(g, ymm, p, denseRows, pf)
 		}
 	}
@@ -175,15 +175,28 @@ func maskAndIters(g *gen, p prec) {
 	}
 }
 
-func marginsK(g *gen, p prec, pf bool) {
+// marginsK: two rows × c ≤ 5 classes, two registers of columns a step,
+// then one, then a masked one. Rows of a compact format f (p is then f32)
+// are read as they load (loadRow), the masked columns as the register that
+// ends with them (loadRowEnd).
+func marginsK(g *gen, p prec, f rowFormat, pf bool) {
 	U := 2 * p.lanes
 	name, L0 := rowKernelNames("marginsK", "mk", p, pf)
+	if !f.dense() {
+		L0 += f.label
+		name = compactKName(ymm, name, f)
+	}
 	g.text(name)
+	// rb is the bytes of the rows that n bytes of columns cover.
+	rb := f.rowBytes
 	g.MOVQ(g.param("m"), RDI)
 	g.MOVQ(g.param("n"), RCX)
 	g.MOVQ(g.param("x"), RSI)
 	g.MOVQ(g.param("stride"), R9)
-	g.SHLQ(u8(shift(p)), R9)
+	if sh := f.shift(p); sh > 0 {
+		g.SHLQ(u8(sh), R9)
+	}
+	f.loadScale(g, ymm)
 	g.MOVQ(g.param("idx"), RBX)
 	g.MOVQ(g.param("w"), RDX)
 	g.MOVQ(g.param("d"), R8)
@@ -191,6 +204,9 @@ func marginsK(g *gen, p prec, pf bool) {
 	g.SHLQ(u8(shift(p)), R12) // R12 = d bytes: class stride of w
 	g.LEAQ(memi(R12, 0, R12, 2), R13)
 	maskAndIters(g, p)
+	if !f.dense() {
+		f.endTail(g, g.param("d"))
+	}
 	g.MOVQ(g.param("c"), RAX)
 	classSwitch(g, maxClasses, L0, "pair")
 
@@ -219,41 +235,46 @@ func marginsK(g *gen, p prec, pf bool) {
 		g.JZ(lbl("tail2"))
 		g.Label(L + "loop2")
 		if pf {
-			g.PREFETCHT0(mem(R10, pfDist))
-			g.PREFETCHT0(mem(R11, pfDist))
+			g.PREFETCHT0(mem(R10, rb(pfDist)))
+			g.PREFETCHT0(mem(R11, rb(pfDist)))
 		}
 		for h := 0; h < 2; h++ {
-			g.vmovu(p, mem(R10, 32*h), Y10)
-			g.vmovu(p, mem(R11, 32*h), Y11)
+			f.loadRow(g, ymm, p, mem(R10, rb(32*h)), Y10)
+			f.loadRow(g, ymm, p, mem(R11, rb(32*h)), Y11)
 			for j := 0; j < C; j++ {
 				g.vmovu(p, classAddr(RDX, j, 32*h), Y12)
 				g.vfmadd231(p, Y10, Y12, y(acc[0][j]))
 				g.vfmadd231(p, Y11, Y12, y(acc[1][j]))
 			}
 		}
-		g.ADDQ(u8(64), R10)
-		g.ADDQ(u8(64), R11)
+		g.ADDQ(u8(rb(64)), R10)
+		g.ADDQ(u8(rb(64)), R11)
 		g.ADDQ(u8(64), RDX)
 		g.DECQ(RAX)
 		g.JNZ(lbl("loop2"))
 		g.Label(L + "tail2")
 		g.TESTQ(u32(U/2), g.param("d"))
 		g.JZ(lbl("mask2"))
-		g.vmovu(p, mem(R10, 0), Y10)
-		g.vmovu(p, mem(R11, 0), Y11)
+		f.loadRow(g, ymm, p, mem(R10, 0), Y10)
+		f.loadRow(g, ymm, p, mem(R11, 0), Y11)
 		for j := 0; j < C; j++ {
 			g.vmovu(p, classAddr(RDX, j, 0), Y12)
 			g.vfmadd231(p, Y10, Y12, y(acc[0][j]))
 			g.vfmadd231(p, Y11, Y12, y(acc[1][j]))
 		}
-		g.ADDQ(u8(32), R10)
-		g.ADDQ(u8(32), R11)
+		g.ADDQ(u8(rb(32)), R10)
+		g.ADDQ(u8(rb(32)), R11)
 		g.ADDQ(u8(32), RDX)
 		g.Label(L + "mask2")
 		g.TESTQ(u32(U/2-1), g.param("d"))
 		g.JZ(lbl("reduce2"))
-		g.vmaskmov(p, mem(R10, 0), Y15, Y10)
-		g.vmaskmov(p, mem(R11, 0), Y15, Y11)
+		if f.dense() {
+			g.vmaskmov(p, mem(R10, 0), Y15, Y10)
+			g.vmaskmov(p, mem(R11, 0), Y15, Y11)
+		} else {
+			f.loadRowEnd(g, p, mem(R10, 0), Y10)
+			f.loadRowEnd(g, p, mem(R11, 0), Y11)
+		}
 		for j := 0; j < C; j++ {
 			g.vmaskmov(p, classAddr(RDX, j, 0), Y15, Y12)
 			g.vfmadd231(p, Y10, Y12, y(acc[0][j]))
@@ -287,29 +308,33 @@ func marginsK(g *gen, p prec, pf bool) {
 		g.TESTQ(RAX, RAX)
 		g.JZ(lbl("tail1"))
 		g.Label(L + "loop1")
-		g.vmovu(p, mem(R10, 0), Y10)
-		g.vmovu(p, mem(R10, 32), Y11)
+		f.loadRow(g, ymm, p, mem(R10, 0), Y10)
+		f.loadRow(g, ymm, p, mem(R10, rb(32)), Y11)
 		for j := 0; j < C; j++ {
 			g.vfmadd231(p, classAddr(RDX, j, 0), Y10, y(a1[j]))
 			g.vfmadd231(p, classAddr(RDX, j, 32), Y11, y(b1[j]))
 		}
-		g.ADDQ(u8(64), R10)
+		g.ADDQ(u8(rb(64)), R10)
 		g.ADDQ(u8(64), RDX)
 		g.DECQ(RAX)
 		g.JNZ(lbl("loop1"))
 		g.Label(L + "tail1")
 		g.TESTQ(u32(U/2), g.param("d"))
 		g.JZ(lbl("mask1"))
-		g.vmovu(p, mem(R10, 0), Y10)
+		f.loadRow(g, ymm, p, mem(R10, 0), Y10)
 		for j := 0; j < C; j++ {
 			g.vfmadd231(p, classAddr(RDX, j, 0), Y10, y(a1[j]))
 		}
-		g.ADDQ(u8(32), R10)
+		g.ADDQ(u8(rb(32)), R10)
 		g.ADDQ(u8(32), RDX)
 		g.Label(L + "mask1")
 		g.TESTQ(u32(U/2-1), g.param("d"))
 		g.JZ(lbl("reduce1"))
-		g.vmaskmov(p, mem(R10, 0), Y15, Y10)
+		if f.dense() {
+			g.vmaskmov(p, mem(R10, 0), Y15, Y10)
+		} else {
+			f.loadRowEnd(g, p, mem(R10, 0), Y10)
+		}
 		for j := 0; j < C; j++ {
 			g.vmaskmov(p, classAddr(RDX, j, 0), Y15, Y12)
 			g.vfmadd231(p, Y10, Y12, y(b1[j]))
@@ -330,8 +355,9 @@ func marginsK(g *gen, p prec, pf bool) {
 
 // addOuterK: for each chunk of two registers of columns, the nc classes'
 // chunks of g in registers 0..2nc−1 over every row of the block, then one
-// register, then a masked one. Rows of a compact format f (zmm only, p is
-// then f32) are read as they load (loadRow).
+// register, then a masked one. Rows of a compact format f (p is then f32)
+// are read as they load (loadRow); ymm has no byte- or half-masked load and
+// reads the last columns as the register that ends with them (loadRowEnd).
 func addOuterK(g *gen, v vec, p prec, f rowFormat, pf bool) {
 	V := v.lanes(p)
 	E := p.size
@@ -339,14 +365,11 @@ func addOuterK(g *gen, v vec, p prec, f rowFormat, pf bool) {
 	r := v.reg
 	maxC := v.maxClasses()
 	name, L0 := rowKernelNames("addOuterK", v.prefix+"ok", p, pf)
-	switch {
-	case f.dense():
+	if f.dense() {
 		v.text(g, name)
-	case v.isZ():
+	} else {
 		L0 += f.label
-		g.text(compactKName(name, f))
-	default:
-		panic("addOuterK: compact rows need zmm")
+		g.text(compactKName(v, name, f))
 	}
 	// RB is a register of columns in the rows, in bytes.
 	RB := f.rowBytes(R)
@@ -363,13 +386,16 @@ func addOuterK(g *gen, v vec, p prec, f rowFormat, pf bool) {
 	if sh := f.shift(p); sh > 0 {
 		g.SHLQ(u8(sh), R9)
 	}
-	f.loadScale(g)
+	f.loadScale(g, v)
 	g.MOVQ(g.param("idx"), RBX)
 	g.MOVQ(g.param("c"), RDX)
 	g.MOVQ(g.param("k"), RCX)
 	g.SHLQ(u8(shift(p)), RCX) // row stride of c, bytes
 	g.MOVQ(g.param("cols"), R8)
 	mask := v.maskAndChunks(g, p)
+	if !f.dense() && !v.isZ() {
+		f.endTail(g, g.param("cols"))
+	}
 	g.MOVQ(g.param("nc"), RAX)
 	classSwitch(g, maxC, L0, "")
 
@@ -408,8 +434,8 @@ func addOuterK(g *gen, v vec, p prec, f rowFormat, pf bool) {
 					g.PREFETCHT0(mem(R10, f.rowBytes(pfDist)+off))
 				}
 			}
-			f.loadRow(g, p, mem(R10, 0), r(xr))
-			f.loadRow(g, p, mem(R10, RB), r(xr+1))
+			f.loadRow(g, v, p, mem(R10, 0), r(xr))
+			f.loadRow(g, v, p, mem(R10, RB), r(xr+1))
 			for j := 0; j < C; j++ {
 				b := bcast(j)
 				g.vbroadcast(p, mem(R11, j*E), b)
@@ -433,7 +459,7 @@ func addOuterK(g *gen, v vec, p prec, f rowFormat, pf bool) {
 			g.vmovu(p, ca(j, 0), r(j))
 		}
 		eachRow(g, L+"r1", func() {
-			f.loadRow(g, p, mem(R10, 0), r(xr))
+			f.loadRow(g, v, p, mem(R10, 0), r(xr))
 			for j := 0; j < C; j++ {
 				v.fmaBroadcast(g, p, mem(R11, j*E), r(xr), r(j), bcast(0))
 			}
@@ -450,10 +476,13 @@ func addOuterK(g *gen, v vec, p prec, f rowFormat, pf bool) {
 			v.maskLoad(g, p, mask, ca(j, 0), r(j))
 		}
 		eachRow(g, L+"rm", func() {
-			if f.dense() {
+			switch {
+			case f.dense():
 				v.maskLoad(g, p, mask, mem(R10, 0), r(xr))
-			} else {
+			case v.isZ():
 				f.maskLoadRow(g, p, mem(R10, 0), r(xr))
+			default:
+				f.loadRowEnd(g, p, mem(R10, 0), r(xr))
 			}
 			for j := 0; j < C; j++ {
 				v.fmaBroadcast(g, p, mem(R11, j*E), r(xr), r(j), bcast(0))

@@ -182,7 +182,7 @@ func zmarginsK(g *gen, p prec, f rowFormat, pf bool) {
 		g.ztext(base)
 	} else {
 		L0 += f.label
-		g.text(compactKName(base, f))
+		g.text(compactKName(zmm, base, f))
 	}
 	// RB is a register of columns in the rows, in bytes.
 	RB := f.rowBytes(64)
@@ -193,7 +193,7 @@ func zmarginsK(g *gen, p prec, f rowFormat, pf bool) {
 	if sh := f.shift(p); sh > 0 {
 		g.SHLQ(u8(sh), R9)
 	}
-	f.loadScale(g)
+	f.loadScale(g, zmm)
 	g.MOVQ(g.param("idx"), RBX)
 	g.MOVQ(g.param("w"), RDX)
 	g.MOVQ(g.param("d"), R8)
@@ -281,8 +281,8 @@ func zmarginsK(g *gen, p prec, f rowFormat, pf bool) {
 			g.ADDQ(u8(RB), R8)
 			g.ADDQ(u8(RB), R15)
 		}
-		f.loadRow(g, p, mem(R10, 0), Z0)
-		f.loadRow(g, p, mem(R11, 0), Z1)
+		f.loadRow(g, zmm, p, mem(R10, 0), Z0)
+		f.loadRow(g, zmm, p, mem(R11, 0), Z1)
 		for j := 0; j < C; j++ {
 			wr := z(2 + j%6)
 			g.vmovu(p, ca(j, 0), wr)
@@ -329,7 +329,7 @@ func zmarginsK(g *gen, p prec, f rowFormat, pf bool) {
 		g.TESTQ(RAX, RAX)
 		g.JZ(lbl("mask1"))
 		g.Label(L + "loop1")
-		f.loadRow(g, p, mem(R10, 0), Z0)
+		f.loadRow(g, zmm, p, mem(R10, 0), Z0)
 		for j := 0; j < C; j++ {
 			g.vfmadd231(p, ca(j, 0), Z0, z(acc[0][j]))
 		}
