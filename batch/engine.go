@@ -117,8 +117,8 @@ const (
 // Engine costs no CPU. A gradient runs in two phases, the chunks' forward
 // and backward passes, each followed by as much of the sum of the chunks'
 // gradients as the chunks done so far allow, then the sum's last level,
-// spread over blocks of coordinates. It is not safe for concurrent use; one Engine serves one
-// training run.
+// spread over blocks of coordinates. It is not safe for concurrent use;
+// one Engine serves one training run.
 type Engine[T Float] struct {
 	model   Model[T]
 	ops     *kernel.Ops[T]
