@@ -7,7 +7,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
-	"unsafe"
 )
 
 // classKDims are the row lengths the compact class-kernel tests take: every
@@ -51,10 +50,6 @@ func testClassKernelsDirect(t *testing.T, lvl isa) {
 			t.Logf("%v: no direct class kernels", f)
 			continue
 		}
-		E := 1
-		if f == F16 {
-			E = 2
-		}
 		for _, d := range classKDims {
 			if !classKernelsC(lvl, f, d, archClassBlock(lvl)) {
 				continue
@@ -63,24 +58,9 @@ func testClassKernelsDirect(t *testing.T, lvl isa) {
 				rows := n + 2
 				stride := d + (d+n)%5
 				cnt := (rows-1)*stride + d
-				mem := pageEnd(t, cnt*E)
-				x := Compact{Format: f, Stride: stride, Scale: 1.0 / 255}
-				if f == U8 {
-					x.U8 = mem
-				} else {
-					x.F16 = unsafe.Slice((*uint16)(unsafe.Pointer(&mem[0])), cnt)
-				}
+				x := pageEndCompact(t, r, f, rows, d, stride, 1.0/255)
 				xd := make([]float32, cnt) // the converted matrix
-				for p := 0; p < cnt; p++ {
-					inRow := p%stride < d
-					switch {
-					case f == U8:
-						x.U8[p] = uint8(r.IntN(256))
-					case inRow:
-						x.F16[p] = F32ToF16(float32((2*r.Float64() - 1) * math.Ldexp(1, r.IntN(9)-4)))
-					default:
-						x.F16[p] = 0x7e00 // NaN: a read of the gap shows
-					}
+				for p := range xd {
 					xd[p] = value[float32](&x, p)
 				}
 				// Gathered lists, and the consecutive rows 2..n+1, whose

@@ -12,6 +12,33 @@ import (
 	"unsafe"
 )
 
+// pageEndCompact returns rows random rows of d features, stride apart, in
+// format f and ending where a PROT_NONE page starts (pageEnd): bytes, or
+// halves of magnitudes 2⁻⁴…2⁴ with NaNs in the gaps between rows, so that
+// a kernel that reads past a row or into a gap shows it.
+func pageEndCompact(t *testing.T, r *rand.Rand, f Format, rows, d, stride int, scale float64) Compact {
+	t.Helper()
+	cnt := (rows-1)*stride + d
+	x := Compact{Format: f, Stride: stride, Scale: scale}
+	if f == U8 {
+		x.U8 = pageEnd(t, cnt)
+		for p := range x.U8 {
+			x.U8[p] = uint8(r.IntN(256))
+		}
+		return x
+	}
+	mem := pageEnd(t, 2*cnt)
+	x.F16 = unsafe.Slice((*uint16)(unsafe.Pointer(&mem[0])), cnt)
+	for p := range x.F16 {
+		if p%stride < d {
+			x.F16[p] = F32ToF16(float32((2*r.Float64() - 1) * math.Ldexp(1, r.IntN(9)-4)))
+		} else {
+			x.F16[p] = 0x7e00 // NaN: a read of the gap shows
+		}
+	}
+	return x
+}
+
 // pageEnd returns n bytes that end where a PROT_NONE page starts, so that an
 // assembly read past them faults; the mapping is released at the end of the
 // test.
@@ -52,10 +79,6 @@ func TestCompactRowKernelsDirect(t *testing.T) {
 	}
 	dims = append(dims, 784, 1000, 8200)
 	for _, f := range []Format{U8, F16} {
-		E := 1
-		if f == F16 {
-			E = 2
-		}
 		for _, d := range dims {
 			for _, n := range []int{0, 1, 2, 3, 4, 5, 7, 8, 9} {
 				if d > 1000 && n > 5 {
@@ -63,25 +86,7 @@ func TestCompactRowKernelsDirect(t *testing.T) {
 				}
 				rows := n + 2
 				stride := d + (d/8+n)%5
-				cnt := (rows-1)*stride + d
-				mem := pageEnd(t, cnt*E)
-				x := Compact{Format: f, Stride: stride, Scale: 1}
-				if f == U8 {
-					x.U8 = mem
-				} else {
-					x.F16 = unsafe.Slice((*uint16)(unsafe.Pointer(&mem[0])), cnt)
-				}
-				for p := 0; p < cnt; p++ {
-					inRow := p%stride < d
-					switch {
-					case f == U8:
-						x.U8[p] = uint8(r.IntN(256))
-					case inRow:
-						x.F16[p] = F32ToF16(float32((2*r.Float64() - 1) * math.Ldexp(1, r.IntN(9)-4)))
-					default:
-						x.F16[p] = 0x7e00 // NaN: a read of the gap shows
-					}
-				}
+				x := pageEndCompact(t, r, f, rows, d, stride, 1)
 				w, _ := newGuarded[float32](d, n%3)
 				fillRand(r, w)
 				for li, idx := range gatherLists(r, n, rows) {
