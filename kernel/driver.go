@@ -33,6 +33,9 @@ import "unsafe"
 //	archPlus(lvl, kind, eps, rho, drho, s, n) kind ≠ PlusNone, rho and drho both
 //	                                         written, n a multiple of archGroup
 //	archSoftmax(lvl, loss, z, label, n, k)   n rows of k ≥ 1 logits, labels in range
+//	archBiasReLU(lvl, z, b, n, h, stride), archReLUBackward(lvl, gb, dh, a, n, h, stride)
+//	                                         as Ops.BiasReLU, Ops.ReLUBackward on n ≥ 1
+//	                                         rows of h ≥ 1 columns, stride elements apart
 //	archMargins(lvl, m, mstride, x, stride, idx, i0, n, w, d)
 //	    m[i*mstride] = x_{r(i0+i)}·w for i < n; rows checked, n ≤ archRowsPerCall(lvl, d)
 //	archAddRows(lvl, g, d, x, stride, idx, i0, n, c, cstride)
@@ -104,8 +107,10 @@ func driverOps[T Float](lvl isa) Ops[T] {
 		Plus: func(kind PlusKind, eps T, rho, drho, s []T) {
 			plusDriver(lvl, kind, eps, rho, drho, s)
 		},
-		Exp:   func(dst, x []T) { expDriver(lvl, dst, x) },
-		Log1p: func(dst, x []T) { log1pDriver(lvl, dst, x) },
+		BiasReLU:     func(z, b []T) { biasReLUDriver(lvl, z, b) },
+		ReLUBackward: func(gb, dh, a []T) { reluBackwardDriver(lvl, gb, dh, a) },
+		Exp:          func(dst, x []T) { expDriver(lvl, dst, x) },
+		Log1p:        func(dst, x []T) { log1pDriver(lvl, dst, x) },
 		FusedLinear: func(g, loss, x []T, stride int, idx []int, y, w []T, p *LinearStep[T]) (sumV, sumC T) {
 			return fusedLinearDriver(lvl, g, loss, x, stride, idx, y, w, p)
 		},
@@ -230,6 +235,36 @@ func lerpDriver[T Float](lvl isa, t T, x, y []T) {
 		n := min(len(x), archChunk)
 		archLerp(lvl, t, ptr(x), ptr(y), n)
 		x, y = x[n:], y[n:]
+	}
+}
+
+// ---- ReLU ------------------------------------------------------------------
+
+func biasReLUDriver[T Float](lvl isa, z, b []T) {
+	h := len(b)
+	reluBlocks(reluRows(len(z), h), h, func(i, j, rows, cols int) {
+		archBiasReLU[T](lvl, ptr(z[i*h+j:]), ptr(b[j:]), rows, cols, h)
+	})
+}
+
+func reluBackwardDriver[T Float](lvl isa, gb, dh, a []T) {
+	h := len(gb)
+	dh = dh[:len(a)]
+	reluBlocks(reluRows(len(a), h), h, func(i, j, rows, cols int) {
+		archReLUBackward[T](lvl, ptr(gb[j:]), ptr(dh[i*h+j:]), ptr(a[i*h+j:]), rows, cols, h)
+	})
+}
+
+// reluBlocks cuts n rows of h columns into calls of about archChunk
+// elements at most: blocks of at most archChunk columns, each in runs of
+// whole rows taken in order (so each column's sum sees the rows in order).
+func reluBlocks(n, h int, call func(i, j, rows, cols int)) {
+	for j := 0; j < h; j += archChunk {
+		cols := min(archChunk, h-j)
+		step := max(1, archChunk/cols)
+		for i := 0; i < n; i += step {
+			call(i, j, min(step, n-i), cols)
+		}
 	}
 }
 

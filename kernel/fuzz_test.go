@@ -455,3 +455,66 @@ func FuzzFusedLinear(f *testing.F) {
 		fuzzFused[float64](t, data, dd, nn, lk, pk, tau, eps)
 	})
 }
+
+// fuzzReLU runs BiasReLU and ReLUBackward on n rows of h columns whose
+// values cycle through the fuzz data, every implementation against the
+// generic reference: bit-exact, except that any NaN matches any NaN (fuzzed
+// NaNs of different payloads meet in one FADD, and which one propagates
+// depends on operand order).
+func fuzzReLU[T Float](t *testing.T, data []byte, n, h, off int) {
+	v := decode[T](data, 4096, 0)
+	if len(v) == 0 {
+		v = []T{0}
+	}
+	cyc := func(m, shift int) []T {
+		s := make([]T, m)
+		for i := range s {
+			s[i] = v[(i*5+shift)%len(v)]
+		}
+		return s
+	}
+	z0, b0 := cyc(n*h, 0), cyc(h, 3)
+	a0, dh0, gb0 := cyc(n*h, 1), cyc(n*h, 2), cyc(h, 4)
+	gen := OpsOf[T](Generic())
+	wantZ := append([]T(nil), z0...)
+	gen.BiasReLU(wantZ, b0)
+	wantDh, wantGb := append([]T(nil), dh0...), append([]T(nil), gb0...)
+	gen.ReLUBackward(wantGb, wantDh, a0)
+	same := func(what string, got, want []T) {
+		t.Helper()
+		for i := range want {
+			if !sameFloat(got[i], want[i]) {
+				t.Fatalf("%s[%d] = %v, generic %v (n=%d h=%d)", what, i, got[i], want[i], n, h)
+			}
+		}
+	}
+	for _, im := range Impls() {
+		ops := OpsOf[T](im)
+		z, gz := inGuard(z0, off)
+		b, gb := inGuard(b0, (off+1)%4)
+		ops.BiasReLU(z, b)
+		same(im.Name+" BiasReLU z", z, wantZ)
+		gz.check(t, "z")
+		gb.check(t, "b")
+		a, ga := inGuard(a0, off)
+		dh, gd := inGuard(dh0, (off+2)%4)
+		g, gg := inGuard(gb0, (off+3)%4)
+		ops.ReLUBackward(g, dh, a)
+		same(im.Name+" ReLUBackward dh", dh, wantDh)
+		same(im.Name+" ReLUBackward gb", g, wantGb)
+		ga.check(t, "a")
+		gd.check(t, "dh")
+		gg.check(t, "gb")
+	}
+}
+
+func FuzzReLU(f *testing.F) {
+	f.Add(floatsBytes(seedFloats...), uint8(5), uint8(9), uint8(1))
+	f.Add(floatsBytes(0, math.Copysign(0, -1), -5e-324, -1e-40, 1, -1, math.Inf(1), math.Inf(-1), math.NaN()), uint8(3), uint8(18), uint8(2))
+	f.Add(floatsBytes(2, -2, 0.5), uint8(40), uint8(39), uint8(0))
+	f.Fuzz(func(t *testing.T, data []byte, n, h, off uint8) {
+		nn, hh, oo := 1+int(n)%12, 1+int(h)%40, int(off)%4
+		fuzzReLU[float32](t, data, nn, hh, oo)
+		fuzzReLU[float64](t, data, nn, hh, oo)
+	})
+}

@@ -240,6 +240,32 @@ func archAxpy[T Float](lvl isa, a T, x, y unsafe.Pointer, n int) {
 	}
 }
 
+func archBiasReLU[T Float](lvl isa, z, b unsafe.Pointer, n, h, stride int) {
+	switch {
+	case is32[T]() && lvl == isaWide:
+		zBiasReLUF32(z, b, n, h, stride)
+	case is32[T]():
+		biasReLUF32(z, b, n, h, stride)
+	case lvl == isaWide:
+		zBiasReLUF64(z, b, n, h, stride)
+	default:
+		biasReLUF64(z, b, n, h, stride)
+	}
+}
+
+func archReLUBackward[T Float](lvl isa, gb, dh, a unsafe.Pointer, n, h, stride int) {
+	switch {
+	case is32[T]() && lvl == isaWide:
+		zReluBackwardF32(gb, dh, a, n, h, stride)
+	case is32[T]():
+		reluBackwardF32(gb, dh, a, n, h, stride)
+	case lvl == isaWide:
+		zReluBackwardF64(gb, dh, a, n, h, stride)
+	default:
+		reluBackwardF64(gb, dh, a, n, h, stride)
+	}
+}
+
 func archLerp[T Float](lvl isa, t T, x, y unsafe.Pointer, n int) {
 	switch {
 	case is32[T]() && lvl == isaWide:

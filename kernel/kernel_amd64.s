@@ -140,6 +140,18 @@
 // their inputs are exact (ε = 1, y = ±1); otherwise the rounding of t = s/ε
 // or z = y·m adds its condition number |t| (|z|) in ulps.
 
+// ReLU kernels: BiasReLU (z = max(z + b, 0) over rows) and ReLUBackward
+// (dh zeroed where the activation is ≤ 0, its rows summed into gb), for
+// float32 and float64, ymm and zmm.
+//
+// Four registers of columns at a time down all the rows (b, or gb's four
+// sums, stay in registers), then one, then the last h mod lanes columns under the
+// tail mask (VMASKMOVPS/PD, or K1), so nothing outside the columns is read
+// or written. The mask of kept lanes is v NLE 0 (VCMPPS predicate 6,
+// true for NaN), ANDed in (ymm) or applied by a zeroing move (zmm): a
+// value ≤ 0, −0 included, becomes +0 and a NaN passes. Each gb[j] adds the
+// rows in order: both kernels are bit for bit their Go loops.
+
 // Row kernels: Margins (m_i = x_{r_i}·w) and AddRows (g += Σ c_i x_{r_i}) for
 // float32 and float64, over gathered rows (idx) or consecutive rows (idx nil).
 // MarginsK, AddOuterK and FusedLinear are built on them in kernel_amd64.go.
@@ -34726,6 +34738,874 @@ zokpf64c1rmstore:
 	VMOVUPD Z0, K1, (DI)
 
 zokpf64done:
+	VZEROUPPER
+	RET
+
+// func biasReLUF32(z unsafe.Pointer, b unsafe.Pointer, n int, h int, stride int)
+// Requires: AVX
+TEXT ·biasReLUF32(SB), NOSPLIT, $0-40
+	MOVQ   z+0(FP), DI
+	MOVQ   b+8(FP), SI
+	MOVQ   n+16(FP), CX
+	MOVQ   h+24(FP), R10
+	MOVQ   stride+32(FP), R11
+	SHLQ   $0x02, R11
+	VXORPS Y15, Y15, Y15
+	XORQ   AX, AX
+	MOVQ   R10, R12
+	ANDQ   $-8, R12
+	MOVQ   R10, R9
+	ANDQ   $-32, R9
+
+brelu32col4:
+	CMPQ    AX, R9
+	JAE     brelu32col
+	VMOVUPS (SI)(AX*4), Y8
+	VMOVUPS 32(SI)(AX*4), Y9
+	VMOVUPS 64(SI)(AX*4), Y10
+	VMOVUPS 96(SI)(AX*4), Y11
+	LEAQ    (DI)(AX*4), R13
+	MOVQ    CX, R14
+
+brelu32rows4:
+	VMOVUPS (R13), Y0
+	VADDPS  Y8, Y0, Y0
+	VMOVUPS Y0, Y4
+	VCMPPS  $0x06, Y15, Y4, Y4
+	VANDPS  Y4, Y0, Y0
+	VMOVUPS Y0, (R13)
+	VMOVUPS 32(R13), Y1
+	VADDPS  Y9, Y1, Y1
+	VMOVUPS Y1, Y5
+	VCMPPS  $0x06, Y15, Y5, Y5
+	VANDPS  Y5, Y1, Y1
+	VMOVUPS Y1, 32(R13)
+	VMOVUPS 64(R13), Y2
+	VADDPS  Y10, Y2, Y2
+	VMOVUPS Y2, Y6
+	VCMPPS  $0x06, Y15, Y6, Y6
+	VANDPS  Y6, Y2, Y2
+	VMOVUPS Y2, 64(R13)
+	VMOVUPS 96(R13), Y3
+	VADDPS  Y11, Y3, Y3
+	VMOVUPS Y3, Y7
+	VCMPPS  $0x06, Y15, Y7, Y7
+	VANDPS  Y7, Y3, Y3
+	VMOVUPS Y3, 96(R13)
+	ADDQ    R11, R13
+	DECQ    R14
+	JNZ     brelu32rows4
+	ADDQ    $0x20, AX
+	JMP     brelu32col4
+
+brelu32col:
+	CMPQ    AX, R12
+	JAE     brelu32tail
+	VMOVUPS (SI)(AX*4), Y8
+	LEAQ    (DI)(AX*4), R13
+	MOVQ    CX, R14
+
+brelu32rows:
+	VMOVUPS (R13), Y0
+	VADDPS  Y8, Y0, Y0
+	VMOVUPS Y0, Y4
+	VCMPPS  $0x06, Y15, Y4, Y4
+	VANDPS  Y4, Y0, Y0
+	VMOVUPS Y0, (R13)
+	ADDQ    R11, R13
+	DECQ    R14
+	JNZ     brelu32rows
+	ADDQ    $0x08, AX
+	JMP     brelu32col
+
+brelu32tail:
+	MOVQ       R10, DX
+	SUBQ       AX, DX
+	JZ         brelu32done
+	LEAQ       maskTab32<>+0(SB), R8
+	MOVQ       $0x00000008, R9
+	SUBQ       DX, R9
+	VMOVDQU    (R8)(R9*4), Y13
+	VMASKMOVPS (SI)(AX*4), Y13, Y8
+	LEAQ       (DI)(AX*4), R13
+	MOVQ       CX, R14
+
+brelu32tailrows:
+	VMASKMOVPS (R13), Y13, Y0
+	VADDPS     Y8, Y0, Y0
+	VMOVUPS    Y0, Y4
+	VCMPPS     $0x06, Y15, Y4, Y4
+	VANDPS     Y4, Y0, Y0
+	VMASKMOVPS Y0, Y13, (R13)
+	ADDQ       R11, R13
+	DECQ       R14
+	JNZ        brelu32tailrows
+
+brelu32done:
+	VZEROUPPER
+	RET
+
+// func reluBackwardF32(gb unsafe.Pointer, dh unsafe.Pointer, a unsafe.Pointer, n int, h int, stride int)
+// Requires: AVX
+TEXT ·reluBackwardF32(SB), NOSPLIT, $0-48
+	MOVQ   gb+0(FP), BX
+	MOVQ   dh+8(FP), DI
+	MOVQ   a+16(FP), SI
+	MOVQ   n+24(FP), CX
+	MOVQ   h+32(FP), R10
+	MOVQ   stride+40(FP), R11
+	SHLQ   $0x02, R11
+	VXORPS Y15, Y15, Y15
+	XORQ   AX, AX
+	MOVQ   R10, R12
+	ANDQ   $-8, R12
+	MOVQ   R10, R9
+	ANDQ   $-32, R9
+
+rrelu32col4:
+	CMPQ    AX, R9
+	JAE     rrelu32col
+	VMOVUPS (BX)(AX*4), Y8
+	VMOVUPS 32(BX)(AX*4), Y9
+	VMOVUPS 64(BX)(AX*4), Y10
+	VMOVUPS 96(BX)(AX*4), Y11
+	LEAQ    (SI)(AX*4), R15
+	LEAQ    (DI)(AX*4), R13
+	MOVQ    CX, R14
+
+rrelu32rows4:
+	VMOVUPS (R13), Y0
+	VMOVUPS (R15), Y4
+	VCMPPS  $0x06, Y15, Y4, Y4
+	VANDPS  Y4, Y0, Y0
+	VMOVUPS Y0, (R13)
+	VADDPS  Y0, Y8, Y8
+	VMOVUPS 32(R13), Y1
+	VMOVUPS 32(R15), Y5
+	VCMPPS  $0x06, Y15, Y5, Y5
+	VANDPS  Y5, Y1, Y1
+	VMOVUPS Y1, 32(R13)
+	VADDPS  Y1, Y9, Y9
+	VMOVUPS 64(R13), Y2
+	VMOVUPS 64(R15), Y6
+	VCMPPS  $0x06, Y15, Y6, Y6
+	VANDPS  Y6, Y2, Y2
+	VMOVUPS Y2, 64(R13)
+	VADDPS  Y2, Y10, Y10
+	VMOVUPS 96(R13), Y3
+	VMOVUPS 96(R15), Y7
+	VCMPPS  $0x06, Y15, Y7, Y7
+	VANDPS  Y7, Y3, Y3
+	VMOVUPS Y3, 96(R13)
+	VADDPS  Y3, Y11, Y11
+	ADDQ    R11, R15
+	ADDQ    R11, R13
+	DECQ    R14
+	JNZ     rrelu32rows4
+	VMOVUPS Y8, (BX)(AX*4)
+	VMOVUPS Y9, 32(BX)(AX*4)
+	VMOVUPS Y10, 64(BX)(AX*4)
+	VMOVUPS Y11, 96(BX)(AX*4)
+	ADDQ    $0x20, AX
+	JMP     rrelu32col4
+
+rrelu32col:
+	CMPQ    AX, R12
+	JAE     rrelu32tail
+	VMOVUPS (BX)(AX*4), Y8
+	LEAQ    (SI)(AX*4), R15
+	LEAQ    (DI)(AX*4), R13
+	MOVQ    CX, R14
+
+rrelu32rows:
+	VMOVUPS (R13), Y0
+	VMOVUPS (R15), Y4
+	VCMPPS  $0x06, Y15, Y4, Y4
+	VANDPS  Y4, Y0, Y0
+	VMOVUPS Y0, (R13)
+	VADDPS  Y0, Y8, Y8
+	ADDQ    R11, R15
+	ADDQ    R11, R13
+	DECQ    R14
+	JNZ     rrelu32rows
+	VMOVUPS Y8, (BX)(AX*4)
+	ADDQ    $0x08, AX
+	JMP     rrelu32col
+
+rrelu32tail:
+	MOVQ       R10, DX
+	SUBQ       AX, DX
+	JZ         rrelu32done
+	LEAQ       maskTab32<>+0(SB), R8
+	MOVQ       $0x00000008, R9
+	SUBQ       DX, R9
+	VMOVDQU    (R8)(R9*4), Y13
+	VMASKMOVPS (BX)(AX*4), Y13, Y8
+	LEAQ       (SI)(AX*4), R15
+	LEAQ       (DI)(AX*4), R13
+	MOVQ       CX, R14
+
+rrelu32tailrows:
+	VMASKMOVPS (R13), Y13, Y0
+	VMASKMOVPS (R15), Y13, Y4
+	VCMPPS     $0x06, Y15, Y4, Y4
+	VANDPS     Y4, Y0, Y0
+	VMASKMOVPS Y0, Y13, (R13)
+	VADDPS     Y0, Y8, Y8
+	ADDQ       R11, R15
+	ADDQ       R11, R13
+	DECQ       R14
+	JNZ        rrelu32tailrows
+	VMASKMOVPS Y8, Y13, (BX)(AX*4)
+
+rrelu32done:
+	VZEROUPPER
+	RET
+
+// func biasReLUF64(z unsafe.Pointer, b unsafe.Pointer, n int, h int, stride int)
+// Requires: AVX
+TEXT ·biasReLUF64(SB), NOSPLIT, $0-40
+	MOVQ   z+0(FP), DI
+	MOVQ   b+8(FP), SI
+	MOVQ   n+16(FP), CX
+	MOVQ   h+24(FP), R10
+	MOVQ   stride+32(FP), R11
+	SHLQ   $0x03, R11
+	VXORPD Y15, Y15, Y15
+	XORQ   AX, AX
+	MOVQ   R10, R12
+	ANDQ   $-4, R12
+	MOVQ   R10, R9
+	ANDQ   $-16, R9
+
+brelu64col4:
+	CMPQ    AX, R9
+	JAE     brelu64col
+	VMOVUPD (SI)(AX*8), Y8
+	VMOVUPD 32(SI)(AX*8), Y9
+	VMOVUPD 64(SI)(AX*8), Y10
+	VMOVUPD 96(SI)(AX*8), Y11
+	LEAQ    (DI)(AX*8), R13
+	MOVQ    CX, R14
+
+brelu64rows4:
+	VMOVUPD (R13), Y0
+	VADDPD  Y8, Y0, Y0
+	VMOVUPD Y0, Y4
+	VCMPPD  $0x06, Y15, Y4, Y4
+	VANDPD  Y4, Y0, Y0
+	VMOVUPD Y0, (R13)
+	VMOVUPD 32(R13), Y1
+	VADDPD  Y9, Y1, Y1
+	VMOVUPD Y1, Y5
+	VCMPPD  $0x06, Y15, Y5, Y5
+	VANDPD  Y5, Y1, Y1
+	VMOVUPD Y1, 32(R13)
+	VMOVUPD 64(R13), Y2
+	VADDPD  Y10, Y2, Y2
+	VMOVUPD Y2, Y6
+	VCMPPD  $0x06, Y15, Y6, Y6
+	VANDPD  Y6, Y2, Y2
+	VMOVUPD Y2, 64(R13)
+	VMOVUPD 96(R13), Y3
+	VADDPD  Y11, Y3, Y3
+	VMOVUPD Y3, Y7
+	VCMPPD  $0x06, Y15, Y7, Y7
+	VANDPD  Y7, Y3, Y3
+	VMOVUPD Y3, 96(R13)
+	ADDQ    R11, R13
+	DECQ    R14
+	JNZ     brelu64rows4
+	ADDQ    $0x10, AX
+	JMP     brelu64col4
+
+brelu64col:
+	CMPQ    AX, R12
+	JAE     brelu64tail
+	VMOVUPD (SI)(AX*8), Y8
+	LEAQ    (DI)(AX*8), R13
+	MOVQ    CX, R14
+
+brelu64rows:
+	VMOVUPD (R13), Y0
+	VADDPD  Y8, Y0, Y0
+	VMOVUPD Y0, Y4
+	VCMPPD  $0x06, Y15, Y4, Y4
+	VANDPD  Y4, Y0, Y0
+	VMOVUPD Y0, (R13)
+	ADDQ    R11, R13
+	DECQ    R14
+	JNZ     brelu64rows
+	ADDQ    $0x04, AX
+	JMP     brelu64col
+
+brelu64tail:
+	MOVQ       R10, DX
+	SUBQ       AX, DX
+	JZ         brelu64done
+	LEAQ       maskTab64<>+0(SB), R8
+	MOVQ       $0x00000004, R9
+	SUBQ       DX, R9
+	VMOVDQU    (R8)(R9*8), Y13
+	VMASKMOVPD (SI)(AX*8), Y13, Y8
+	LEAQ       (DI)(AX*8), R13
+	MOVQ       CX, R14
+
+brelu64tailrows:
+	VMASKMOVPD (R13), Y13, Y0
+	VADDPD     Y8, Y0, Y0
+	VMOVUPD    Y0, Y4
+	VCMPPD     $0x06, Y15, Y4, Y4
+	VANDPD     Y4, Y0, Y0
+	VMASKMOVPD Y0, Y13, (R13)
+	ADDQ       R11, R13
+	DECQ       R14
+	JNZ        brelu64tailrows
+
+brelu64done:
+	VZEROUPPER
+	RET
+
+// func reluBackwardF64(gb unsafe.Pointer, dh unsafe.Pointer, a unsafe.Pointer, n int, h int, stride int)
+// Requires: AVX
+TEXT ·reluBackwardF64(SB), NOSPLIT, $0-48
+	MOVQ   gb+0(FP), BX
+	MOVQ   dh+8(FP), DI
+	MOVQ   a+16(FP), SI
+	MOVQ   n+24(FP), CX
+	MOVQ   h+32(FP), R10
+	MOVQ   stride+40(FP), R11
+	SHLQ   $0x03, R11
+	VXORPD Y15, Y15, Y15
+	XORQ   AX, AX
+	MOVQ   R10, R12
+	ANDQ   $-4, R12
+	MOVQ   R10, R9
+	ANDQ   $-16, R9
+
+rrelu64col4:
+	CMPQ    AX, R9
+	JAE     rrelu64col
+	VMOVUPD (BX)(AX*8), Y8
+	VMOVUPD 32(BX)(AX*8), Y9
+	VMOVUPD 64(BX)(AX*8), Y10
+	VMOVUPD 96(BX)(AX*8), Y11
+	LEAQ    (SI)(AX*8), R15
+	LEAQ    (DI)(AX*8), R13
+	MOVQ    CX, R14
+
+rrelu64rows4:
+	VMOVUPD (R13), Y0
+	VMOVUPD (R15), Y4
+	VCMPPD  $0x06, Y15, Y4, Y4
+	VANDPD  Y4, Y0, Y0
+	VMOVUPD Y0, (R13)
+	VADDPD  Y0, Y8, Y8
+	VMOVUPD 32(R13), Y1
+	VMOVUPD 32(R15), Y5
+	VCMPPD  $0x06, Y15, Y5, Y5
+	VANDPD  Y5, Y1, Y1
+	VMOVUPD Y1, 32(R13)
+	VADDPD  Y1, Y9, Y9
+	VMOVUPD 64(R13), Y2
+	VMOVUPD 64(R15), Y6
+	VCMPPD  $0x06, Y15, Y6, Y6
+	VANDPD  Y6, Y2, Y2
+	VMOVUPD Y2, 64(R13)
+	VADDPD  Y2, Y10, Y10
+	VMOVUPD 96(R13), Y3
+	VMOVUPD 96(R15), Y7
+	VCMPPD  $0x06, Y15, Y7, Y7
+	VANDPD  Y7, Y3, Y3
+	VMOVUPD Y3, 96(R13)
+	VADDPD  Y3, Y11, Y11
+	ADDQ    R11, R15
+	ADDQ    R11, R13
+	DECQ    R14
+	JNZ     rrelu64rows4
+	VMOVUPD Y8, (BX)(AX*8)
+	VMOVUPD Y9, 32(BX)(AX*8)
+	VMOVUPD Y10, 64(BX)(AX*8)
+	VMOVUPD Y11, 96(BX)(AX*8)
+	ADDQ    $0x10, AX
+	JMP     rrelu64col4
+
+rrelu64col:
+	CMPQ    AX, R12
+	JAE     rrelu64tail
+	VMOVUPD (BX)(AX*8), Y8
+	LEAQ    (SI)(AX*8), R15
+	LEAQ    (DI)(AX*8), R13
+	MOVQ    CX, R14
+
+rrelu64rows:
+	VMOVUPD (R13), Y0
+	VMOVUPD (R15), Y4
+	VCMPPD  $0x06, Y15, Y4, Y4
+	VANDPD  Y4, Y0, Y0
+	VMOVUPD Y0, (R13)
+	VADDPD  Y0, Y8, Y8
+	ADDQ    R11, R15
+	ADDQ    R11, R13
+	DECQ    R14
+	JNZ     rrelu64rows
+	VMOVUPD Y8, (BX)(AX*8)
+	ADDQ    $0x04, AX
+	JMP     rrelu64col
+
+rrelu64tail:
+	MOVQ       R10, DX
+	SUBQ       AX, DX
+	JZ         rrelu64done
+	LEAQ       maskTab64<>+0(SB), R8
+	MOVQ       $0x00000004, R9
+	SUBQ       DX, R9
+	VMOVDQU    (R8)(R9*8), Y13
+	VMASKMOVPD (BX)(AX*8), Y13, Y8
+	LEAQ       (SI)(AX*8), R15
+	LEAQ       (DI)(AX*8), R13
+	MOVQ       CX, R14
+
+rrelu64tailrows:
+	VMASKMOVPD (R13), Y13, Y0
+	VMASKMOVPD (R15), Y13, Y4
+	VCMPPD     $0x06, Y15, Y4, Y4
+	VANDPD     Y4, Y0, Y0
+	VMASKMOVPD Y0, Y13, (R13)
+	VADDPD     Y0, Y8, Y8
+	ADDQ       R11, R15
+	ADDQ       R11, R13
+	DECQ       R14
+	JNZ        rrelu64tailrows
+	VMASKMOVPD Y8, Y13, (BX)(AX*8)
+
+rrelu64done:
+	VZEROUPPER
+	RET
+
+// func zBiasReLUF32(z unsafe.Pointer, b unsafe.Pointer, n int, h int, stride int)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·zBiasReLUF32(SB), NOSPLIT, $0-40
+	MOVQ   z+0(FP), DI
+	MOVQ   b+8(FP), SI
+	MOVQ   n+16(FP), CX
+	MOVQ   h+24(FP), R10
+	MOVQ   stride+32(FP), R11
+	SHLQ   $0x02, R11
+	VPXORD Z15, Z15, Z15
+	XORQ   AX, AX
+	MOVQ   R10, R12
+	ANDQ   $-16, R12
+	MOVQ   R10, R9
+	ANDQ   $-64, R9
+
+zbrelu32col4:
+	CMPQ    AX, R9
+	JAE     zbrelu32col
+	VMOVUPS (SI)(AX*4), Z8
+	VMOVUPS 64(SI)(AX*4), Z9
+	VMOVUPS 128(SI)(AX*4), Z10
+	VMOVUPS 192(SI)(AX*4), Z11
+	LEAQ    (DI)(AX*4), R13
+	MOVQ    CX, R14
+
+zbrelu32rows4:
+	VMOVUPS   (R13), Z0
+	VADDPS    Z8, Z0, Z0
+	VCMPPS    $0x06, Z15, Z0, K2
+	VMOVUPS.Z Z0, K2, Z0
+	VMOVUPS   Z0, (R13)
+	VMOVUPS   64(R13), Z1
+	VADDPS    Z9, Z1, Z1
+	VCMPPS    $0x06, Z15, Z1, K2
+	VMOVUPS.Z Z1, K2, Z1
+	VMOVUPS   Z1, 64(R13)
+	VMOVUPS   128(R13), Z2
+	VADDPS    Z10, Z2, Z2
+	VCMPPS    $0x06, Z15, Z2, K2
+	VMOVUPS.Z Z2, K2, Z2
+	VMOVUPS   Z2, 128(R13)
+	VMOVUPS   192(R13), Z3
+	VADDPS    Z11, Z3, Z3
+	VCMPPS    $0x06, Z15, Z3, K2
+	VMOVUPS.Z Z3, K2, Z3
+	VMOVUPS   Z3, 192(R13)
+	ADDQ      R11, R13
+	DECQ      R14
+	JNZ       zbrelu32rows4
+	ADDQ      $0x00000040, AX
+	JMP       zbrelu32col4
+
+zbrelu32col:
+	CMPQ    AX, R12
+	JAE     zbrelu32tail
+	VMOVUPS (SI)(AX*4), Z8
+	LEAQ    (DI)(AX*4), R13
+	MOVQ    CX, R14
+
+zbrelu32rows:
+	VMOVUPS   (R13), Z0
+	VADDPS    Z8, Z0, Z0
+	VCMPPS    $0x06, Z15, Z0, K2
+	VMOVUPS.Z Z0, K2, Z0
+	VMOVUPS   Z0, (R13)
+	ADDQ      R11, R13
+	DECQ      R14
+	JNZ       zbrelu32rows
+	ADDQ      $0x10, AX
+	JMP       zbrelu32col
+
+zbrelu32tail:
+	MOVQ      R10, DX
+	SUBQ      AX, DX
+	JZ        zbrelu32done
+	MOVL      $0xffffffff, R8
+	BZHIL     DX, R8, R8
+	KMOVW     R8, K1
+	VMOVUPS.Z (SI)(AX*4), K1, Z8
+	LEAQ      (DI)(AX*4), R13
+	MOVQ      CX, R14
+
+zbrelu32tailrows:
+	VMOVUPS.Z (R13), K1, Z0
+	VADDPS    Z8, Z0, Z0
+	VCMPPS    $0x06, Z15, Z0, K2
+	VMOVUPS.Z Z0, K2, Z0
+	VMOVUPS   Z0, K1, (R13)
+	ADDQ      R11, R13
+	DECQ      R14
+	JNZ       zbrelu32tailrows
+
+zbrelu32done:
+	VZEROUPPER
+	RET
+
+// func zReluBackwardF32(gb unsafe.Pointer, dh unsafe.Pointer, a unsafe.Pointer, n int, h int, stride int)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·zReluBackwardF32(SB), NOSPLIT, $0-48
+	MOVQ   gb+0(FP), BX
+	MOVQ   dh+8(FP), DI
+	MOVQ   a+16(FP), SI
+	MOVQ   n+24(FP), CX
+	MOVQ   h+32(FP), R10
+	MOVQ   stride+40(FP), R11
+	SHLQ   $0x02, R11
+	VPXORD Z15, Z15, Z15
+	XORQ   AX, AX
+	MOVQ   R10, R12
+	ANDQ   $-16, R12
+	MOVQ   R10, R9
+	ANDQ   $-64, R9
+
+zrrelu32col4:
+	CMPQ    AX, R9
+	JAE     zrrelu32col
+	VMOVUPS (BX)(AX*4), Z8
+	VMOVUPS 64(BX)(AX*4), Z9
+	VMOVUPS 128(BX)(AX*4), Z10
+	VMOVUPS 192(BX)(AX*4), Z11
+	LEAQ    (SI)(AX*4), R15
+	LEAQ    (DI)(AX*4), R13
+	MOVQ    CX, R14
+
+zrrelu32rows4:
+	VMOVUPS   (R13), Z0
+	VMOVUPS   (R15), Z4
+	VCMPPS    $0x06, Z15, Z4, K2
+	VMOVUPS.Z Z0, K2, Z0
+	VMOVUPS   Z0, (R13)
+	VADDPS    Z0, Z8, Z8
+	VMOVUPS   64(R13), Z1
+	VMOVUPS   64(R15), Z5
+	VCMPPS    $0x06, Z15, Z5, K2
+	VMOVUPS.Z Z1, K2, Z1
+	VMOVUPS   Z1, 64(R13)
+	VADDPS    Z1, Z9, Z9
+	VMOVUPS   128(R13), Z2
+	VMOVUPS   128(R15), Z6
+	VCMPPS    $0x06, Z15, Z6, K2
+	VMOVUPS.Z Z2, K2, Z2
+	VMOVUPS   Z2, 128(R13)
+	VADDPS    Z2, Z10, Z10
+	VMOVUPS   192(R13), Z3
+	VMOVUPS   192(R15), Z7
+	VCMPPS    $0x06, Z15, Z7, K2
+	VMOVUPS.Z Z3, K2, Z3
+	VMOVUPS   Z3, 192(R13)
+	VADDPS    Z3, Z11, Z11
+	ADDQ      R11, R15
+	ADDQ      R11, R13
+	DECQ      R14
+	JNZ       zrrelu32rows4
+	VMOVUPS   Z8, (BX)(AX*4)
+	VMOVUPS   Z9, 64(BX)(AX*4)
+	VMOVUPS   Z10, 128(BX)(AX*4)
+	VMOVUPS   Z11, 192(BX)(AX*4)
+	ADDQ      $0x00000040, AX
+	JMP       zrrelu32col4
+
+zrrelu32col:
+	CMPQ    AX, R12
+	JAE     zrrelu32tail
+	VMOVUPS (BX)(AX*4), Z8
+	LEAQ    (SI)(AX*4), R15
+	LEAQ    (DI)(AX*4), R13
+	MOVQ    CX, R14
+
+zrrelu32rows:
+	VMOVUPS   (R13), Z0
+	VMOVUPS   (R15), Z4
+	VCMPPS    $0x06, Z15, Z4, K2
+	VMOVUPS.Z Z0, K2, Z0
+	VMOVUPS   Z0, (R13)
+	VADDPS    Z0, Z8, Z8
+	ADDQ      R11, R15
+	ADDQ      R11, R13
+	DECQ      R14
+	JNZ       zrrelu32rows
+	VMOVUPS   Z8, (BX)(AX*4)
+	ADDQ      $0x10, AX
+	JMP       zrrelu32col
+
+zrrelu32tail:
+	MOVQ      R10, DX
+	SUBQ      AX, DX
+	JZ        zrrelu32done
+	MOVL      $0xffffffff, R8
+	BZHIL     DX, R8, R8
+	KMOVW     R8, K1
+	VMOVUPS.Z (BX)(AX*4), K1, Z8
+	LEAQ      (SI)(AX*4), R15
+	LEAQ      (DI)(AX*4), R13
+	MOVQ      CX, R14
+
+zrrelu32tailrows:
+	VMOVUPS.Z (R13), K1, Z0
+	VMOVUPS.Z (R15), K1, Z4
+	VCMPPS    $0x06, Z15, Z4, K2
+	VMOVUPS.Z Z0, K2, Z0
+	VMOVUPS   Z0, K1, (R13)
+	VADDPS    Z0, Z8, Z8
+	ADDQ      R11, R15
+	ADDQ      R11, R13
+	DECQ      R14
+	JNZ       zrrelu32tailrows
+	VMOVUPS   Z8, K1, (BX)(AX*4)
+
+zrrelu32done:
+	VZEROUPPER
+	RET
+
+// func zBiasReLUF64(z unsafe.Pointer, b unsafe.Pointer, n int, h int, stride int)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·zBiasReLUF64(SB), NOSPLIT, $0-40
+	MOVQ   z+0(FP), DI
+	MOVQ   b+8(FP), SI
+	MOVQ   n+16(FP), CX
+	MOVQ   h+24(FP), R10
+	MOVQ   stride+32(FP), R11
+	SHLQ   $0x03, R11
+	VPXORD Z15, Z15, Z15
+	XORQ   AX, AX
+	MOVQ   R10, R12
+	ANDQ   $-8, R12
+	MOVQ   R10, R9
+	ANDQ   $-32, R9
+
+zbrelu64col4:
+	CMPQ    AX, R9
+	JAE     zbrelu64col
+	VMOVUPD (SI)(AX*8), Z8
+	VMOVUPD 64(SI)(AX*8), Z9
+	VMOVUPD 128(SI)(AX*8), Z10
+	VMOVUPD 192(SI)(AX*8), Z11
+	LEAQ    (DI)(AX*8), R13
+	MOVQ    CX, R14
+
+zbrelu64rows4:
+	VMOVUPD   (R13), Z0
+	VADDPD    Z8, Z0, Z0
+	VCMPPD    $0x06, Z15, Z0, K2
+	VMOVUPD.Z Z0, K2, Z0
+	VMOVUPD   Z0, (R13)
+	VMOVUPD   64(R13), Z1
+	VADDPD    Z9, Z1, Z1
+	VCMPPD    $0x06, Z15, Z1, K2
+	VMOVUPD.Z Z1, K2, Z1
+	VMOVUPD   Z1, 64(R13)
+	VMOVUPD   128(R13), Z2
+	VADDPD    Z10, Z2, Z2
+	VCMPPD    $0x06, Z15, Z2, K2
+	VMOVUPD.Z Z2, K2, Z2
+	VMOVUPD   Z2, 128(R13)
+	VMOVUPD   192(R13), Z3
+	VADDPD    Z11, Z3, Z3
+	VCMPPD    $0x06, Z15, Z3, K2
+	VMOVUPD.Z Z3, K2, Z3
+	VMOVUPD   Z3, 192(R13)
+	ADDQ      R11, R13
+	DECQ      R14
+	JNZ       zbrelu64rows4
+	ADDQ      $0x00000020, AX
+	JMP       zbrelu64col4
+
+zbrelu64col:
+	CMPQ    AX, R12
+	JAE     zbrelu64tail
+	VMOVUPD (SI)(AX*8), Z8
+	LEAQ    (DI)(AX*8), R13
+	MOVQ    CX, R14
+
+zbrelu64rows:
+	VMOVUPD   (R13), Z0
+	VADDPD    Z8, Z0, Z0
+	VCMPPD    $0x06, Z15, Z0, K2
+	VMOVUPD.Z Z0, K2, Z0
+	VMOVUPD   Z0, (R13)
+	ADDQ      R11, R13
+	DECQ      R14
+	JNZ       zbrelu64rows
+	ADDQ      $0x08, AX
+	JMP       zbrelu64col
+
+zbrelu64tail:
+	MOVQ      R10, DX
+	SUBQ      AX, DX
+	JZ        zbrelu64done
+	MOVL      $0xffffffff, R8
+	BZHIL     DX, R8, R8
+	KMOVW     R8, K1
+	VMOVUPD.Z (SI)(AX*8), K1, Z8
+	LEAQ      (DI)(AX*8), R13
+	MOVQ      CX, R14
+
+zbrelu64tailrows:
+	VMOVUPD.Z (R13), K1, Z0
+	VADDPD    Z8, Z0, Z0
+	VCMPPD    $0x06, Z15, Z0, K2
+	VMOVUPD.Z Z0, K2, Z0
+	VMOVUPD   Z0, K1, (R13)
+	ADDQ      R11, R13
+	DECQ      R14
+	JNZ       zbrelu64tailrows
+
+zbrelu64done:
+	VZEROUPPER
+	RET
+
+// func zReluBackwardF64(gb unsafe.Pointer, dh unsafe.Pointer, a unsafe.Pointer, n int, h int, stride int)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·zReluBackwardF64(SB), NOSPLIT, $0-48
+	MOVQ   gb+0(FP), BX
+	MOVQ   dh+8(FP), DI
+	MOVQ   a+16(FP), SI
+	MOVQ   n+24(FP), CX
+	MOVQ   h+32(FP), R10
+	MOVQ   stride+40(FP), R11
+	SHLQ   $0x03, R11
+	VPXORD Z15, Z15, Z15
+	XORQ   AX, AX
+	MOVQ   R10, R12
+	ANDQ   $-8, R12
+	MOVQ   R10, R9
+	ANDQ   $-32, R9
+
+zrrelu64col4:
+	CMPQ    AX, R9
+	JAE     zrrelu64col
+	VMOVUPD (BX)(AX*8), Z8
+	VMOVUPD 64(BX)(AX*8), Z9
+	VMOVUPD 128(BX)(AX*8), Z10
+	VMOVUPD 192(BX)(AX*8), Z11
+	LEAQ    (SI)(AX*8), R15
+	LEAQ    (DI)(AX*8), R13
+	MOVQ    CX, R14
+
+zrrelu64rows4:
+	VMOVUPD   (R13), Z0
+	VMOVUPD   (R15), Z4
+	VCMPPD    $0x06, Z15, Z4, K2
+	VMOVUPD.Z Z0, K2, Z0
+	VMOVUPD   Z0, (R13)
+	VADDPD    Z0, Z8, Z8
+	VMOVUPD   64(R13), Z1
+	VMOVUPD   64(R15), Z5
+	VCMPPD    $0x06, Z15, Z5, K2
+	VMOVUPD.Z Z1, K2, Z1
+	VMOVUPD   Z1, 64(R13)
+	VADDPD    Z1, Z9, Z9
+	VMOVUPD   128(R13), Z2
+	VMOVUPD   128(R15), Z6
+	VCMPPD    $0x06, Z15, Z6, K2
+	VMOVUPD.Z Z2, K2, Z2
+	VMOVUPD   Z2, 128(R13)
+	VADDPD    Z2, Z10, Z10
+	VMOVUPD   192(R13), Z3
+	VMOVUPD   192(R15), Z7
+	VCMPPD    $0x06, Z15, Z7, K2
+	VMOVUPD.Z Z3, K2, Z3
+	VMOVUPD   Z3, 192(R13)
+	VADDPD    Z3, Z11, Z11
+	ADDQ      R11, R15
+	ADDQ      R11, R13
+	DECQ      R14
+	JNZ       zrrelu64rows4
+	VMOVUPD   Z8, (BX)(AX*8)
+	VMOVUPD   Z9, 64(BX)(AX*8)
+	VMOVUPD   Z10, 128(BX)(AX*8)
+	VMOVUPD   Z11, 192(BX)(AX*8)
+	ADDQ      $0x00000020, AX
+	JMP       zrrelu64col4
+
+zrrelu64col:
+	CMPQ    AX, R12
+	JAE     zrrelu64tail
+	VMOVUPD (BX)(AX*8), Z8
+	LEAQ    (SI)(AX*8), R15
+	LEAQ    (DI)(AX*8), R13
+	MOVQ    CX, R14
+
+zrrelu64rows:
+	VMOVUPD   (R13), Z0
+	VMOVUPD   (R15), Z4
+	VCMPPD    $0x06, Z15, Z4, K2
+	VMOVUPD.Z Z0, K2, Z0
+	VMOVUPD   Z0, (R13)
+	VADDPD    Z0, Z8, Z8
+	ADDQ      R11, R15
+	ADDQ      R11, R13
+	DECQ      R14
+	JNZ       zrrelu64rows
+	VMOVUPD   Z8, (BX)(AX*8)
+	ADDQ      $0x08, AX
+	JMP       zrrelu64col
+
+zrrelu64tail:
+	MOVQ      R10, DX
+	SUBQ      AX, DX
+	JZ        zrrelu64done
+	MOVL      $0xffffffff, R8
+	BZHIL     DX, R8, R8
+	KMOVW     R8, K1
+	VMOVUPD.Z (BX)(AX*8), K1, Z8
+	LEAQ      (SI)(AX*8), R15
+	LEAQ      (DI)(AX*8), R13
+	MOVQ      CX, R14
+
+zrrelu64tailrows:
+	VMOVUPD.Z (R13), K1, Z0
+	VMOVUPD.Z (R15), K1, Z4
+	VCMPPD    $0x06, Z15, Z4, K2
+	VMOVUPD.Z Z0, K2, Z0
+	VMOVUPD   Z0, K1, (R13)
+	VADDPD    Z0, Z8, Z8
+	ADDQ      R11, R15
+	ADDQ      R11, R13
+	DECQ      R14
+	JNZ       zrrelu64tailrows
+	VMOVUPD   Z8, K1, (BX)(AX*8)
+
+zrrelu64done:
 	VZEROUPPER
 	RET
 

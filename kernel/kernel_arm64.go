@@ -317,6 +317,43 @@ func plusF64(kind int, c *[16]float64, rho, drho, s unsafe.Pointer, n int)
 //go:noescape
 func plusF32(kind int, c *[16]float64, rho, drho, s unsafe.Pointer, n int)
 
+// biasReLUF64 computes, for n rows of h columns stride elements apart
+// (n, h ≥ 1),
+//
+//	for i := 0; i < n; i++ {
+//		for j := 0; j < h; j++ {
+//			v := z[i*stride+j] + b[j]
+//			if v <= 0 { v = 0 }
+//			z[i*stride+j] = v
+//		}
+//	}
+//
+//go:noescape
+func biasReLUF64(z, b unsafe.Pointer, n, h, stride int)
+
+// biasReLUF32 is biasReLUF64 for float32.
+//
+//go:noescape
+func biasReLUF32(z, b unsafe.Pointer, n, h, stride int)
+
+// reluBackwardF64 computes, for n rows of h columns stride elements apart
+// (n, h ≥ 1),
+//
+//	for i := 0; i < n; i++ {
+//		for j := 0; j < h; j++ {
+//			if a[i*stride+j] <= 0 { dh[i*stride+j] = 0 }
+//			gb[j] += dh[i*stride+j]
+//		}
+//	}
+//
+//go:noescape
+func reluBackwardF64(gb, dh, a unsafe.Pointer, n, h, stride int)
+
+// reluBackwardF32 is reluBackwardF64 for float32.
+//
+//go:noescape
+func reluBackwardF32(gb, dh, a unsafe.Pointer, n, h, stride int)
+
 // ---- Primitives. unsafe.Sizeof is a constant per instantiation, so each
 // of these compiles to a direct call of one stub. ----
 
@@ -447,6 +484,22 @@ func archPlus[T Float](lvl isa, kind PlusKind, eps T, rho, drho, s unsafe.Pointe
 // archSoftmax runs each row through max, exp-and-sum and a scale in
 // assembly; the two logarithms per row are scalar. Rows of fewer than four
 // logits gain nothing from vectors and use the generic row code.
+func archBiasReLU[T Float](lvl isa, z, b unsafe.Pointer, n, h, stride int) {
+	if is32[T]() {
+		biasReLUF32(z, b, n, h, stride)
+		return
+	}
+	biasReLUF64(z, b, n, h, stride)
+}
+
+func archReLUBackward[T Float](lvl isa, gb, dh, a unsafe.Pointer, n, h, stride int) {
+	if is32[T]() {
+		reluBackwardF32(gb, dh, a, n, h, stride)
+		return
+	}
+	reluBackwardF64(gb, dh, a, n, h, stride)
+}
+
 func archSoftmax[T Float](lvl isa, lossp, zp, labelp unsafe.Pointer, n, k int) {
 	loss := unsafe.Slice((*T)(lossp), n)
 	z := unsafe.Slice((*T)(zp), n*k)

@@ -124,6 +124,26 @@
 // meet them in row order (one FMLA per row and lane: bit for bit the Go loop
 // of fused multiply-adds).
 
+// ReLU kernels, for n rows of h columns stride elements apart: biasReLU sets
+// z = z + b, or +0 where that sum is <= 0; reluBackward clears dh where
+// a <= 0 and sums dh over the rows into gb. Column registers outside, rows
+// inside: a block of 4 registers of columns (16 float32 / 8 float64), then
+// single registers, loads b (or gb, the accumulator) once, walks down the n
+// rows with the stride, and (backward) stores gb once at the end of the block,
+// so each gb[j] is the sum over rows in row order, bit-exact with the Go loop.
+// The mask is FCMGE(0 >= v), i.e. v <= 0 (false for NaN), and BIC clears
+// those lanes: a sum <= 0, -0 included, becomes +0 and NaN is kept as FADD
+// produced it. FADD takes its operands in the Go loop's order (z + b,
+// gb + dh).
+//
+// Requires: ASIMD. FADD and FCMGE on vectors and BIC (vector, register) come
+// from neon_arm64.h as WORD encodings.
+//
+// Tails: the last h mod 4 (float32) or h mod 2 (float64) columns are taken one
+// at a time with scalar FMOVS/FMOVD loads (which zero the other lanes), the
+// same vector operations, and a scalar store; nothing outside the h columns
+// of each row (and of b, gb) is read or written.
+
 #include "textflag.h"
 #include "neon_arm64.h"
 
@@ -4709,5 +4729,341 @@ af16rnext:
 	SUB $1, R6
 	B af16row
 af16done:
+	RET
+
+// func biasReLUF64(z, b unsafe.Pointer, n, h, stride int)
+TEXT ·biasReLUF64(SB), NOSPLIT, $0-40
+	MOVD z+0(FP), R0
+	MOVD b+8(FP), R1
+	MOVD n+16(FP), R2
+	MOVD h+24(FP), R3
+	MOVD stride+32(FP), R4
+	LSL $3, R4, R4
+	VEOR V31.B16, V31.B16, V31.B16
+brF644:
+	CMP $8, R3
+	BLT brF644next
+	VLD1.P 64(R1), [V16.D2, V17.D2, V18.D2, V19.D2]
+	MOVD R0, R5
+	MOVD R2, R6
+brF644row:
+	VLD1 (R5), [V0.D2, V1.D2, V2.D2, V3.D2]
+	VFADD_D2(16, 0, 0)
+	VFADD_D2(17, 1, 1)
+	VFADD_D2(18, 2, 2)
+	VFADD_D2(19, 3, 3)
+	VFCMGE_D2(0, 31, 4)
+	VFCMGE_D2(1, 31, 5)
+	VFCMGE_D2(2, 31, 6)
+	VFCMGE_D2(3, 31, 7)
+	VBIC_B16(4, 0, 0)
+	VBIC_B16(5, 1, 1)
+	VBIC_B16(6, 2, 2)
+	VBIC_B16(7, 3, 3)
+	VST1 [V0.D2, V1.D2, V2.D2, V3.D2], (R5)
+	ADD R4, R5, R5
+	SUB $1, R6
+	CBNZ R6, brF644row
+	ADD $64, R0, R0
+	SUB $8, R3, R3
+	B brF644
+brF644next:
+brF641:
+	CMP $2, R3
+	BLT brF641next
+	VLD1.P 16(R1), [V16.D2]
+	MOVD R0, R5
+	MOVD R2, R6
+brF641row:
+	VLD1 (R5), [V0.D2]
+	VFADD_D2(16, 0, 0)
+	VFCMGE_D2(0, 31, 4)
+	VBIC_B16(4, 0, 0)
+	VST1 [V0.D2], (R5)
+	ADD R4, R5, R5
+	SUB $1, R6
+	CBNZ R6, brF641row
+	ADD $16, R0, R0
+	SUB $2, R3, R3
+	B brF641
+brF641next:
+	CBZ R3, brF64done
+brF64col:
+	FMOVD.P 8(R1), F16
+	MOVD R0, R5
+	MOVD R2, R6
+brF64colrow:
+	FMOVD (R5), F0
+	VFADD_D2(16, 0, 0)
+	VFCMGE_D2(0, 31, 4)
+	VBIC_B16(4, 0, 0)
+	FMOVD F0, (R5)
+	ADD R4, R5, R5
+	SUB $1, R6
+	CBNZ R6, brF64colrow
+	ADD $8, R0, R0
+	SUB $1, R3
+	CBNZ R3, brF64col
+brF64done:
+	RET
+
+// func reluBackwardF64(gb, dh, a unsafe.Pointer, n, h, stride int)
+TEXT ·reluBackwardF64(SB), NOSPLIT, $0-48
+	MOVD gb+0(FP), R0
+	MOVD dh+8(FP), R1
+	MOVD a+16(FP), R2
+	MOVD n+24(FP), R3
+	MOVD h+32(FP), R4
+	MOVD stride+40(FP), R5
+	LSL $3, R5, R5
+	VEOR V31.B16, V31.B16, V31.B16
+rbF644:
+	CMP $8, R4
+	BLT rbF644next
+	VLD1 (R0), [V16.D2, V17.D2, V18.D2, V19.D2]
+	MOVD R1, R6
+	MOVD R2, R7
+	MOVD R3, R8
+rbF644row:
+	VLD1 (R7), [V4.D2, V5.D2, V6.D2, V7.D2]
+	VLD1 (R6), [V0.D2, V1.D2, V2.D2, V3.D2]
+	VFCMGE_D2(4, 31, 8)
+	VFCMGE_D2(5, 31, 9)
+	VFCMGE_D2(6, 31, 10)
+	VFCMGE_D2(7, 31, 11)
+	VBIC_B16(8, 0, 0)
+	VBIC_B16(9, 1, 1)
+	VBIC_B16(10, 2, 2)
+	VBIC_B16(11, 3, 3)
+	VST1 [V0.D2, V1.D2, V2.D2, V3.D2], (R6)
+	VFADD_D2(0, 16, 16)
+	VFADD_D2(1, 17, 17)
+	VFADD_D2(2, 18, 18)
+	VFADD_D2(3, 19, 19)
+	ADD R5, R6, R6
+	ADD R5, R7, R7
+	SUB $1, R8
+	CBNZ R8, rbF644row
+	VST1.P [V16.D2, V17.D2, V18.D2, V19.D2], 64(R0)
+	ADD $64, R1, R1
+	ADD $64, R2, R2
+	SUB $8, R4, R4
+	B rbF644
+rbF644next:
+rbF641:
+	CMP $2, R4
+	BLT rbF641next
+	VLD1 (R0), [V16.D2]
+	MOVD R1, R6
+	MOVD R2, R7
+	MOVD R3, R8
+rbF641row:
+	VLD1 (R7), [V4.D2]
+	VLD1 (R6), [V0.D2]
+	VFCMGE_D2(4, 31, 8)
+	VBIC_B16(8, 0, 0)
+	VST1 [V0.D2], (R6)
+	VFADD_D2(0, 16, 16)
+	ADD R5, R6, R6
+	ADD R5, R7, R7
+	SUB $1, R8
+	CBNZ R8, rbF641row
+	VST1.P [V16.D2], 16(R0)
+	ADD $16, R1, R1
+	ADD $16, R2, R2
+	SUB $2, R4, R4
+	B rbF641
+rbF641next:
+	CBZ R4, rbF64done
+rbF64col:
+	FMOVD (R0), F16
+	MOVD R1, R6
+	MOVD R2, R7
+	MOVD R3, R8
+rbF64colrow:
+	FMOVD (R7), F4
+	FMOVD (R6), F0
+	VFCMGE_D2(4, 31, 8)
+	VBIC_B16(8, 0, 0)
+	FMOVD F0, (R6)
+	VFADD_D2(0, 16, 16)
+	ADD R5, R6, R6
+	ADD R5, R7, R7
+	SUB $1, R8
+	CBNZ R8, rbF64colrow
+	FMOVD.P F16, 8(R0)
+	ADD $8, R1, R1
+	ADD $8, R2, R2
+	SUB $1, R4
+	CBNZ R4, rbF64col
+rbF64done:
+	RET
+
+// func biasReLUF32(z, b unsafe.Pointer, n, h, stride int)
+TEXT ·biasReLUF32(SB), NOSPLIT, $0-40
+	MOVD z+0(FP), R0
+	MOVD b+8(FP), R1
+	MOVD n+16(FP), R2
+	MOVD h+24(FP), R3
+	MOVD stride+32(FP), R4
+	LSL $2, R4, R4
+	VEOR V31.B16, V31.B16, V31.B16
+brF324:
+	CMP $16, R3
+	BLT brF324next
+	VLD1.P 64(R1), [V16.S4, V17.S4, V18.S4, V19.S4]
+	MOVD R0, R5
+	MOVD R2, R6
+brF324row:
+	VLD1 (R5), [V0.S4, V1.S4, V2.S4, V3.S4]
+	VFADD_S4(16, 0, 0)
+	VFADD_S4(17, 1, 1)
+	VFADD_S4(18, 2, 2)
+	VFADD_S4(19, 3, 3)
+	VFCMGE_S4(0, 31, 4)
+	VFCMGE_S4(1, 31, 5)
+	VFCMGE_S4(2, 31, 6)
+	VFCMGE_S4(3, 31, 7)
+	VBIC_B16(4, 0, 0)
+	VBIC_B16(5, 1, 1)
+	VBIC_B16(6, 2, 2)
+	VBIC_B16(7, 3, 3)
+	VST1 [V0.S4, V1.S4, V2.S4, V3.S4], (R5)
+	ADD R4, R5, R5
+	SUB $1, R6
+	CBNZ R6, brF324row
+	ADD $64, R0, R0
+	SUB $16, R3, R3
+	B brF324
+brF324next:
+brF321:
+	CMP $4, R3
+	BLT brF321next
+	VLD1.P 16(R1), [V16.S4]
+	MOVD R0, R5
+	MOVD R2, R6
+brF321row:
+	VLD1 (R5), [V0.S4]
+	VFADD_S4(16, 0, 0)
+	VFCMGE_S4(0, 31, 4)
+	VBIC_B16(4, 0, 0)
+	VST1 [V0.S4], (R5)
+	ADD R4, R5, R5
+	SUB $1, R6
+	CBNZ R6, brF321row
+	ADD $16, R0, R0
+	SUB $4, R3, R3
+	B brF321
+brF321next:
+	CBZ R3, brF32done
+brF32col:
+	FMOVS.P 4(R1), F16
+	MOVD R0, R5
+	MOVD R2, R6
+brF32colrow:
+	FMOVS (R5), F0
+	VFADD_S4(16, 0, 0)
+	VFCMGE_S4(0, 31, 4)
+	VBIC_B16(4, 0, 0)
+	FMOVS F0, (R5)
+	ADD R4, R5, R5
+	SUB $1, R6
+	CBNZ R6, brF32colrow
+	ADD $4, R0, R0
+	SUB $1, R3
+	CBNZ R3, brF32col
+brF32done:
+	RET
+
+// func reluBackwardF32(gb, dh, a unsafe.Pointer, n, h, stride int)
+TEXT ·reluBackwardF32(SB), NOSPLIT, $0-48
+	MOVD gb+0(FP), R0
+	MOVD dh+8(FP), R1
+	MOVD a+16(FP), R2
+	MOVD n+24(FP), R3
+	MOVD h+32(FP), R4
+	MOVD stride+40(FP), R5
+	LSL $2, R5, R5
+	VEOR V31.B16, V31.B16, V31.B16
+rbF324:
+	CMP $16, R4
+	BLT rbF324next
+	VLD1 (R0), [V16.S4, V17.S4, V18.S4, V19.S4]
+	MOVD R1, R6
+	MOVD R2, R7
+	MOVD R3, R8
+rbF324row:
+	VLD1 (R7), [V4.S4, V5.S4, V6.S4, V7.S4]
+	VLD1 (R6), [V0.S4, V1.S4, V2.S4, V3.S4]
+	VFCMGE_S4(4, 31, 8)
+	VFCMGE_S4(5, 31, 9)
+	VFCMGE_S4(6, 31, 10)
+	VFCMGE_S4(7, 31, 11)
+	VBIC_B16(8, 0, 0)
+	VBIC_B16(9, 1, 1)
+	VBIC_B16(10, 2, 2)
+	VBIC_B16(11, 3, 3)
+	VST1 [V0.S4, V1.S4, V2.S4, V3.S4], (R6)
+	VFADD_S4(0, 16, 16)
+	VFADD_S4(1, 17, 17)
+	VFADD_S4(2, 18, 18)
+	VFADD_S4(3, 19, 19)
+	ADD R5, R6, R6
+	ADD R5, R7, R7
+	SUB $1, R8
+	CBNZ R8, rbF324row
+	VST1.P [V16.S4, V17.S4, V18.S4, V19.S4], 64(R0)
+	ADD $64, R1, R1
+	ADD $64, R2, R2
+	SUB $16, R4, R4
+	B rbF324
+rbF324next:
+rbF321:
+	CMP $4, R4
+	BLT rbF321next
+	VLD1 (R0), [V16.S4]
+	MOVD R1, R6
+	MOVD R2, R7
+	MOVD R3, R8
+rbF321row:
+	VLD1 (R7), [V4.S4]
+	VLD1 (R6), [V0.S4]
+	VFCMGE_S4(4, 31, 8)
+	VBIC_B16(8, 0, 0)
+	VST1 [V0.S4], (R6)
+	VFADD_S4(0, 16, 16)
+	ADD R5, R6, R6
+	ADD R5, R7, R7
+	SUB $1, R8
+	CBNZ R8, rbF321row
+	VST1.P [V16.S4], 16(R0)
+	ADD $16, R1, R1
+	ADD $16, R2, R2
+	SUB $4, R4, R4
+	B rbF321
+rbF321next:
+	CBZ R4, rbF32done
+rbF32col:
+	FMOVS (R0), F16
+	MOVD R1, R6
+	MOVD R2, R7
+	MOVD R3, R8
+rbF32colrow:
+	FMOVS (R7), F4
+	FMOVS (R6), F0
+	VFCMGE_S4(4, 31, 8)
+	VBIC_B16(8, 0, 0)
+	FMOVS F0, (R6)
+	VFADD_S4(0, 16, 16)
+	ADD R5, R6, R6
+	ADD R5, R7, R7
+	SUB $1, R8
+	CBNZ R8, rbF32colrow
+	FMOVS.P F16, 4(R0)
+	ADD $4, R1, R1
+	ADD $4, R2, R2
+	SUB $1, R4
+	CBNZ R4, rbF32col
+rbF32done:
 	RET
 

@@ -117,6 +117,20 @@ type Ops[T Float] struct {
 	// g[j*d+l] += Σ_{i<n} c[i*k+j]·x[r_i*stride+l].
 	AddOuterK func(g, x []T, stride int, idx []int, c []T, k int)
 
+	// BiasReLU treats z as n = len(z)/len(b) rows of h = len(b) and sets
+	// each row z_i to max(z_i + b, 0), elementwise: a sum ≤ 0 (−0
+	// included) becomes +0 and a NaN stays NaN. It is a dense layer's bias
+	// and ReLU; len(z) must be a multiple of len(b).
+	BiasReLU func(z, b []T)
+
+	// ReLUBackward treats a and dh as n = len(a)/len(gb) rows of
+	// h = len(gb): it sets dh[l] = 0 wherever a[l] ≤ 0 (ReLU's derivative
+	// at the activations a; a NaN activation keeps its gradient), then adds
+	// the rows of dh to gb in row order, gb[j] += dh[i*h+j] for
+	// i = 0, 1, …, n−1. len(a) must be a multiple of len(gb), and
+	// len(dh) ≥ len(a).
+	ReLUBackward func(gb, dh, a []T)
+
 	// LinearLoss computes, for i < len(m), the loss and its derivative in m:
 	// loss[i] = ℓ(m[i], y[i]), dloss[i] = ∂ℓ/∂m (m[i], y[i]).
 	LinearLoss func(kind LossKind, loss, dloss, m, y []T)
@@ -232,6 +246,9 @@ func genericOps[T Float]() Ops[T] {
 		Log1p:       log1pGeneric[T],
 		FusedLinear: fusedLinearGeneric[T],
 
+		BiasReLU:     biasReLUGeneric[T],
+		ReLUBackward: reluBackwardGeneric[T],
+
 		SparseMargins: sparseMarginsGeneric[T],
 		SparseAddRows: sparseAddRowsGeneric[T],
 
@@ -305,6 +322,51 @@ func addOuterKGeneric[T Float](g, x []T, stride int, idx []int, c []T, k int) {
 		xi := x[r : r+d]
 		for j := 0; j < k; j++ {
 			axpyGeneric(c[i*k+j], xi, g[j*d:(j+1)*d])
+		}
+	}
+}
+
+// reluRows returns the rows of h elements that n elements make, and panics
+// unless n is a whole number of them.
+func reluRows(n, h int) int {
+	if h == 0 {
+		if n != 0 {
+			panic("kernel: ReLU rows of no columns")
+		}
+		return 0
+	}
+	if n%h != 0 {
+		panic("kernel: ReLU matrix not a whole number of rows")
+	}
+	return n / h
+}
+
+func biasReLUGeneric[T Float](z, b []T) {
+	h := len(b)
+	n := reluRows(len(z), h)
+	for i := range n {
+		row := z[i*h : (i+1)*h]
+		for j, bj := range b {
+			v := row[j] + bj
+			if v <= 0 {
+				v = 0
+			}
+			row[j] = v
+		}
+	}
+}
+
+func reluBackwardGeneric[T Float](gb, dh, a []T) {
+	h := len(gb)
+	n := reluRows(len(a), h)
+	dh = dh[:len(a)]
+	for i := range n {
+		row, act := dh[i*h:(i+1)*h], a[i*h:(i+1)*h]
+		for j, aj := range act {
+			if aj <= 0 {
+				row[j] = 0
+			}
+			gb[j] += row[j]
 		}
 	}
 }

@@ -44,7 +44,9 @@ func archLoss[T Float](lvl isa, kind LossKind, loss, dloss, m, y unsafe.Pointer,
 func archPlus[T Float](lvl isa, kind PlusKind, eps T, rho, drho, s unsafe.Pointer, n int) {
 	panic(noAsm)
 }
-func archSoftmax[T Float](lvl isa, loss, z, label unsafe.Pointer, n, k int) { panic(noAsm) }
+func archBiasReLU[T Float](lvl isa, z, b unsafe.Pointer, n, h, stride int)          { panic(noAsm) }
+func archReLUBackward[T Float](lvl isa, gb, dh, a unsafe.Pointer, n, h, stride int) { panic(noAsm) }
+func archSoftmax[T Float](lvl isa, loss, z, label unsafe.Pointer, n, k int)         { panic(noAsm) }
 func archMargins[T Float](lvl isa, m unsafe.Pointer, mstride int, x []T, stride int, idx []int, i0, n int, w unsafe.Pointer, d int) {
 	panic(noAsm)
 }

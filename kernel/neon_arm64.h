@@ -25,6 +25,8 @@
 //	FADDP  0 Q 1 01110 0 sz 1 Rm 110101 Rn Rd   (vector, pairwise)
 //	FCMGT  0 Q 1 01110 1 sz 1 Rm 111001 Rn Rd   (register)
 //	FCMGE  0 Q 1 01110 0 sz 1 Rm 111001 Rn Rd   (register)
+//	BIC    0 Q 0 01110 01 1 Rm 000111 Rn Rd     (vector, register; integer
+//	                                             "three same", size = 01)
 //	FABS   0 Q 0 01110 1 sz 10000 011111 0 Rn Rd
 //	FNEG   0 Q 1 01110 1 sz 10000 011111 0 Rn Rd
 //	FCVTL  0 Q 0 01110 0 sz 10000 101111 0 Rn Rd (Q=0: FCVTL, Q=1: FCVTL2)
@@ -55,6 +57,12 @@
 #define VFADDP_S4(m, n, d) NEON3(0x6E20D400, m, n, d)
 #define VFMAXP_S4(m, n, d) NEON3(0x6E20F400, m, n, d)
 #define VFMUL_S4(m, n, d) NEON3(0x6E20DC00, m, n, d)
+#define VFCMGE_S4(m, n, d) NEON3(0x6E20E400, m, n, d)
+
+// Bitwise clear, all 128 bits: Vd = Vn AND NOT Vm (Go's assembler has VAND,
+// VORR, VEOR but no VBIC). VFCMGE_*(v, zero, mask) then VBIC_B16(mask, v, v)
+// sets the lanes with v <= 0 (not NaN) to +0.
+#define VBIC_B16(m, n, d) NEON3(0x4E601C00, m, n, d)
 
 // Compact features: UCVTF converts four unsigned words to singles (exact
 // below 2^24); FCVTL widens the low four halves of Vn to Vd.S4, FCVTL2 the

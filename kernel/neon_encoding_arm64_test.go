@@ -82,6 +82,10 @@ var neonMacros = []neonMacro{
 	{"VFCVTN_D2S", 2, simd2(0, 0, 0, 1, 0b10110), text2("VFCVTN", "D2", "S2")},
 	{"VFCVTN2_D2S", 2, simd2(1, 0, 0, 1, 0b10110), text2("VFCVTN2", "D2", "S4")},
 	{"VFMUL_S4", 3, simd3(1, 1, 0, 0, 0b11011), text3("FMUL", "S4")},
+	{"VFCMGE_S4", 3, simd3(1, 1, 0, 0, 0b11100), text3("VFCMGE", "S4")},
+	// BIC (vector, register) is integer "three same" 0 Q 0 01110 size 1 Rm
+	// 00011 1 Rn Rd with size = 01: simd3's a = 0, sz = 1 spell that size.
+	{"VBIC_B16", 3, simd3(1, 0, 0, 1, 0b00011), text3("VBIC", "B16")},
 	{"VUCVTF_S4", 2, simd2(1, 1, 0, 0, 0b11101), text2("UCVTF", "S4", "S4")},
 	{"VFCVTL_H2S", 2, simd2(0, 0, 0, 0, 0b10111), text2("VFCVTL", "H4", "S4")},
 	{"VFCVTL2_H2S", 2, simd2(1, 0, 0, 0, 0b10111), text2("VFCVTL2", "H8", "S4")},
@@ -115,7 +119,7 @@ func TestNEONMacroEncodings(t *testing.T) {
 	}
 	// Every instruction macro of the header is in the table, and vice versa.
 	defined := map[string]bool{}
-	for _, m := range regexp.MustCompile(`(?m)^#define ((?:V?F|VU)[A-Z0-9_]+)\(`).FindAllStringSubmatch(string(hdr), -1) {
+	for _, m := range regexp.MustCompile(`(?m)^#define ((?:V?F|VU|VBIC)[A-Z0-9_]+)\(`).FindAllStringSubmatch(string(hdr), -1) {
 		defined[m[1]] = true
 	}
 	for _, m := range neonMacros {
@@ -137,7 +141,7 @@ func TestNEONMacroEncodings(t *testing.T) {
 	for _, m := range neonMacros {
 		tested[m.name] = true
 	}
-	used := regexp.MustCompile(`(?m)^\t((?:V?F|VU)[A-Z0-9_]+)\(`).FindAllStringSubmatch(string(kernels), -1)
+	used := regexp.MustCompile(`(?m)^\t((?:V?F|VU|VBIC)[A-Z0-9_]+)\(`).FindAllStringSubmatch(string(kernels), -1)
 	if len(used) == 0 {
 		t.Fatal("kernel_arm64.s uses no neon_arm64.h macro: the pattern above is out of date")
 	}

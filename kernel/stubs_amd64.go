@@ -918,6 +918,122 @@ func zMarginsKPFF64(m unsafe.Pointer, k int, n int, x unsafe.Pointer, stride int
 //go:noescape
 func zAddOuterKPFF64(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int)
 
+// biasReLUF32 computes, for n rows of h columns stride elements apart
+// (n, h ≥ 1; float32),
+//
+//	for i := 0; i < n; i++ {
+//		for j := 0; j < h; j++ {
+//			v := z[i*stride+j] + b[j]
+//			if v <= 0 { v = 0 }
+//			z[i*stride+j] = v
+//		}
+//	}
+//
+//go:noescape
+func biasReLUF32(z unsafe.Pointer, b unsafe.Pointer, n int, h int, stride int)
+
+// reluBackwardF32 computes, for n rows of h columns stride elements apart
+// (n, h ≥ 1; float32),
+//
+//	for i := 0; i < n; i++ {
+//		for j := 0; j < h; j++ {
+//			if a[i*stride+j] <= 0 { dh[i*stride+j] = 0 }
+//			gb[j] += dh[i*stride+j]
+//		}
+//	}
+//
+//go:noescape
+func reluBackwardF32(gb unsafe.Pointer, dh unsafe.Pointer, a unsafe.Pointer, n int, h int, stride int)
+
+// biasReLUF64 computes, for n rows of h columns stride elements apart
+// (n, h ≥ 1; float64),
+//
+//	for i := 0; i < n; i++ {
+//		for j := 0; j < h; j++ {
+//			v := z[i*stride+j] + b[j]
+//			if v <= 0 { v = 0 }
+//			z[i*stride+j] = v
+//		}
+//	}
+//
+//go:noescape
+func biasReLUF64(z unsafe.Pointer, b unsafe.Pointer, n int, h int, stride int)
+
+// reluBackwardF64 computes, for n rows of h columns stride elements apart
+// (n, h ≥ 1; float64),
+//
+//	for i := 0; i < n; i++ {
+//		for j := 0; j < h; j++ {
+//			if a[i*stride+j] <= 0 { dh[i*stride+j] = 0 }
+//			gb[j] += dh[i*stride+j]
+//		}
+//	}
+//
+//go:noescape
+func reluBackwardF64(gb unsafe.Pointer, dh unsafe.Pointer, a unsafe.Pointer, n int, h int, stride int)
+
+// zBiasReLUF32 computes, for n rows of h columns stride elements apart
+// (n, h ≥ 1; float32),
+//
+//	for i := 0; i < n; i++ {
+//		for j := 0; j < h; j++ {
+//			v := z[i*stride+j] + b[j]
+//			if v <= 0 { v = 0 }
+//			z[i*stride+j] = v
+//		}
+//	}
+//
+// It is the AVX-512 (zmm) twin of biasReLUF32.
+//
+//go:noescape
+func zBiasReLUF32(z unsafe.Pointer, b unsafe.Pointer, n int, h int, stride int)
+
+// zReluBackwardF32 computes, for n rows of h columns stride elements apart
+// (n, h ≥ 1; float32),
+//
+//	for i := 0; i < n; i++ {
+//		for j := 0; j < h; j++ {
+//			if a[i*stride+j] <= 0 { dh[i*stride+j] = 0 }
+//			gb[j] += dh[i*stride+j]
+//		}
+//	}
+//
+// It is the AVX-512 (zmm) twin of reluBackwardF32.
+//
+//go:noescape
+func zReluBackwardF32(gb unsafe.Pointer, dh unsafe.Pointer, a unsafe.Pointer, n int, h int, stride int)
+
+// zBiasReLUF64 computes, for n rows of h columns stride elements apart
+// (n, h ≥ 1; float64),
+//
+//	for i := 0; i < n; i++ {
+//		for j := 0; j < h; j++ {
+//			v := z[i*stride+j] + b[j]
+//			if v <= 0 { v = 0 }
+//			z[i*stride+j] = v
+//		}
+//	}
+//
+// It is the AVX-512 (zmm) twin of biasReLUF64.
+//
+//go:noescape
+func zBiasReLUF64(z unsafe.Pointer, b unsafe.Pointer, n int, h int, stride int)
+
+// zReluBackwardF64 computes, for n rows of h columns stride elements apart
+// (n, h ≥ 1; float64),
+//
+//	for i := 0; i < n; i++ {
+//		for j := 0; j < h; j++ {
+//			if a[i*stride+j] <= 0 { dh[i*stride+j] = 0 }
+//			gb[j] += dh[i*stride+j]
+//		}
+//	}
+//
+// It is the AVX-512 (zmm) twin of reluBackwardF64.
+//
+//go:noescape
+func zReluBackwardF64(gb unsafe.Pointer, dh unsafe.Pointer, a unsafe.Pointer, n int, h int, stride int)
+
 // prefetchBytes asks for the cache lines of p[0:n] (PREFETCHT0 every 64
 // bytes); it reads nothing and cannot fault.
 //

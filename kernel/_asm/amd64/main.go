@@ -152,6 +152,8 @@ func main() {
 	sparseKernels(g)
 	sparse512Kernels(g)
 	zmmKernels(g)
+	reluKernels(g, ymm)
+	reluKernels(g, zmm)
 	compactKernels(g)
 	zmathKernels(g)
 

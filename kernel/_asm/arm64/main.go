@@ -52,6 +52,8 @@ func main() {
 	a.WriteString(sparseDoc)
 	a.WriteString(compactDoc)
 	a.w("")
+	a.WriteString(reluDoc)
+	a.w("")
 	a.w("#include \"textflag.h\"")
 	a.w("#include \"neon_arm64.h\"")
 	a.w("")
@@ -59,6 +61,7 @@ func main() {
 	linalgKernels(&a)
 	sparseKernels(&a)
 	compactKernels(&a)
+	reluKernels(&a)
 	if err := os.WriteFile(*outPath, a.Bytes(), 0o644); err != nil {
 		log.Fatal(err)
 	}
