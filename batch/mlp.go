@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
-	"unsafe"
 
 	"github.com/cvarlearn/cvar/kernel"
 )
@@ -176,10 +175,7 @@ func (m *MLP[T]) logits(wk *Work[T], theta []T, data *Data[T], idx []int, n int)
 	default:
 		m.ops.MarginsK(wk.h, data.X, data.Stride, idx, w1, m.h)
 	}
-	addBias(wk.h, b1)
-	for i, v := range wk.h {
-		wk.h[i] = max(v, 0)
-	}
+	m.ops.BiasReLU(wk.h, b1)
 	if m.blas {
 		gemm(false, true, n, m.k, m.h, 1, wk.h, m.h, w2, m.h, 0, wk.dloss, m.k)
 	} else {
@@ -250,35 +246,7 @@ func (m *MLP[T]) backwardRest(wk *Work[T], theta []T, data *Data[T], idx []int, 
 		}
 	}
 	sumRows(gb2, dz)
-	reluMask(wk.dh[:len(a)], a)
-	sumRows(gb1, wk.dh)
-}
-
-// reluMask zeroes dh where the activation a is not positive (ReLU's
-// derivative; NaN, of either sign, counts as positive, as in a ≤ 0),
-// without a branch: the signs are close to random, a branch on them
-// mispredicts about half the time, and Go selects floats with one. A float
-// is positive exactly when its bits, as a signed integer s, are: then −s
-// and ^s both have the sign bit set (−0's bits, the least integer, have
-// −s = s and ^s ≥ 0); it is a NaN when its magnitude's bits exceed
-// infinity's.
-func reluMask[T Float](dh, a []T) {
-	dh = dh[:len(a)]
-	if unsafe.Sizeof(T(0)) == 4 {
-		a32 := unsafe.Slice((*int32)(unsafe.Pointer(unsafe.SliceData(a))), len(a))
-		d32 := unsafe.Slice((*int32)(unsafe.Pointer(unsafe.SliceData(dh))), len(dh))
-		for i, s := range a32 {
-			nan := (0x7f800000 - s&0x7fffffff) >> 31
-			d32[i] &= (-s&^s)>>31 | nan
-		}
-		return
-	}
-	a64 := unsafe.Slice((*int64)(unsafe.Pointer(unsafe.SliceData(a))), len(a))
-	d64 := unsafe.Slice((*int64)(unsafe.Pointer(unsafe.SliceData(dh))), len(dh))
-	for i, s := range a64 {
-		nan := (0x7ff0000000000000 - s&0x7fffffffffffffff) >> 63
-		d64[i] &= (-s&^s)>>63 | nan
-	}
+	m.ops.ReLUBackward(gb1, wk.dh, a)
 }
 
 // Scores implements Model: the logits.
