@@ -98,6 +98,7 @@ var KernelNames = []string{
 	"dot", "axpy", "margins", "addrows", "fused", "margins-gather", "addrows-gather", "fused-gather",
 	"marginsk", "addouterk",
 	"mlp-hidden", "mlp-logits", "mlp-gradw2", "mlp-backh", "mlp-gradw1",
+	"mlp-relu", "mlp-relugrad",
 	"logistic", "softplus", "exp", "log1p", "softmaxce",
 	"margins-ooc", "margins-ooc-gather", "marginsk-ooc-gather",
 }
@@ -133,7 +134,7 @@ func caseSizes(k string, dims []int) []caseSize {
 		return []caseSize{{fmt.Sprintf("n=%d", Elems), Elems}}
 	case "softmaxce":
 		return []caseSize{{fmt.Sprintf("n=%d,k=%d", Batch, Classes), 0}}
-	case "mlp-hidden", "mlp-logits", "mlp-gradw2", "mlp-backh", "mlp-gradw1":
+	case "mlp-hidden", "mlp-logits", "mlp-gradw2", "mlp-backh", "mlp-gradw1", "mlp-relu", "mlp-relugrad":
 		return []caseSize{{fmt.Sprintf("n=%d,d=%d,h=%d", ChunkRows, OOCDim, Hidden), OOCDim}}
 	case "margins-ooc", "margins-ooc-gather", "marginsk-ooc-gather":
 		return []caseSize{{fmt.Sprintf("rows=%d,d=%d", OOCRows, OOCDim), OOCDim}}
@@ -339,6 +340,18 @@ func build[T kernel.Float](k string, d int, impls []*kernel.Impl) *KernelCase {
 		c.Bytes, c.Flops = int64(n*d+h*d)*s, 2*int64(n*d*h)
 		each(func(ops *kernel.Ops[T]) func() { return func() { ops.AddOuterK(g, x, d, nil, dh, h) } })
 		add(Gonum, true, func() { gonumGemm(true, false, h, d, n, 1, dh, h, x, d, 1, g, d) })
+
+	case "mlp-relu": // H = max(H + b1, 0): n×h
+		n, h := ChunkRows, Hidden
+		hh, b1 := randSlice[T](n*h, 1, -1, 1), randSlice[T](h, 2, -0.1, 0.1)
+		c.Bytes, c.Elems = int64(2*n*h)*s, int64(n*h)
+		each(func(ops *kernel.Ops[T]) func() { return func() { ops.BiasReLU(hh, b1) } })
+
+	case "mlp-relugrad": // dH masked where H ≤ 0, gb1 += its rows: n×h
+		n, h := ChunkRows, Hidden
+		a, dh, gb := randSlice[T](n*h, 1, -1, 1), randSlice[T](n*h, 2, -1e-4, 1e-4), make([]T, h)
+		c.Bytes, c.Elems = int64(3*n*h)*s, int64(n*h)
+		each(func(ops *kernel.Ops[T]) func() { return func() { ops.ReLUBackward(gb, dh, a) } })
 
 	case "logistic":
 		n := d

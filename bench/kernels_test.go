@@ -67,6 +67,11 @@ func BenchmarkMLPBackHF64(b *testing.B)  { benchKernel(b, "mlp-backh", "f64") }
 func BenchmarkMLPGradW1F32(b *testing.B) { benchKernel(b, "mlp-gradw1", "f32") }
 func BenchmarkMLPGradW1F64(b *testing.B) { benchKernel(b, "mlp-gradw1", "f64") }
 
+func BenchmarkMLPReLUF32(b *testing.B)     { benchKernel(b, "mlp-relu", "f32") }
+func BenchmarkMLPReLUF64(b *testing.B)     { benchKernel(b, "mlp-relu", "f64") }
+func BenchmarkMLPReLUGradF32(b *testing.B) { benchKernel(b, "mlp-relugrad", "f32") }
+func BenchmarkMLPReLUGradF64(b *testing.B) { benchKernel(b, "mlp-relugrad", "f64") }
+
 func BenchmarkLogisticF32(b *testing.B)  { benchKernel(b, "logistic", "f32") }
 func BenchmarkLogisticF64(b *testing.B)  { benchKernel(b, "logistic", "f64") }
 func BenchmarkSoftplusF32(b *testing.B)  { benchKernel(b, "softplus", "f32") }
