@@ -194,3 +194,66 @@ func testReLUShapes[T Float](t *testing.T, ops *Ops[T]) {
 func TestReLUShapes(t *testing.T) {
 	forImpls(t, func(t *testing.T, im *Impl) { testReLUShapes(t, &im.F32) }, func(t *testing.T, im *Impl) { testReLUShapes(t, &im.F64) })
 }
+
+// testReLUDefinition checks both kernels against ReLU's definition, not
+// against the generic code, on the values where a mask goes wrong: NaN of
+// either sign counts as positive (BiasReLU keeps a NaN, ReLUBackward keeps
+// the gradient), ±0 and the subnormals of either sign decide by sign, and a
+// zeroed result is +0. Seventeen columns reach the vector bodies and the
+// masked tail alike.
+func testReLUDefinition[T Float](t *testing.T, ops *Ops[T]) {
+	negNaN := T(math.Copysign(math.NaN(), -1))
+	tiny := T(math.SmallestNonzeroFloat32)
+	if !isF32[T]() {
+		tiny = T(math.SmallestNonzeroFloat64)
+	}
+	vals := []T{negNaN, T(math.NaN()), 0, T(math.Copysign(0, -1)), tiny, -tiny,
+		T(math.Inf(1)), T(math.Inf(-1)), 1, -1, 0.5, -3.25, T(math.MaxFloat32), -T(math.MaxFloat32), 2, -2, negNaN}
+	h := len(vals)
+	kept := func(v T) bool { return v != v || v > 0 }
+
+	z := append([]T(nil), vals...)
+	ops.BiasReLU(z, make([]T, h))
+	for j, v := range vals {
+		switch {
+		case v != v:
+			if z[j] == z[j] {
+				t.Fatalf("BiasReLU(%v) = %v, want NaN", v, z[j])
+			}
+		case kept(v):
+			if bitsOf(z[j]) != bitsOf(v) {
+				t.Fatalf("BiasReLU(%v) = %v", v, z[j])
+			}
+		default:
+			if bitsOf(z[j]) != 0 {
+				t.Fatalf("BiasReLU(%v) = %v (%#x), want +0", v, z[j], bitsOf(z[j]))
+			}
+		}
+	}
+
+	dh := make([]T, 2*h)
+	for i := range dh {
+		dh[i] = T(i + 1)
+	}
+	a := append(append([]T(nil), vals...), vals...)
+	gb := make([]T, h)
+	ops.ReLUBackward(gb, dh, a)
+	for i, v := range a {
+		want := T(i + 1)
+		if !kept(v) {
+			want = 0
+		}
+		if bitsOf(dh[i]) != bitsOf(want) {
+			t.Fatalf("ReLUBackward: a = %v: dh %v (%#x), want %v", v, dh[i], bitsOf(dh[i]), want)
+		}
+	}
+	for j := range gb {
+		if want := dh[j] + dh[h+j]; gb[j] != want {
+			t.Fatalf("ReLUBackward: gb[%d] = %v, want %v", j, gb[j], want)
+		}
+	}
+}
+
+func TestReLUDefinition(t *testing.T) {
+	forImpls(t, func(t *testing.T, im *Impl) { testReLUDefinition(t, &im.F32) }, func(t *testing.T, im *Impl) { testReLUDefinition(t, &im.F64) })
+}
