@@ -465,7 +465,7 @@ func addOuterKCDriver(lvl isa, g []float32, x *Compact, idx []int, c []float32, 
 		for i := 0; i < n; i += rb {
 			b := min(rb, n-i)
 			convert(buf[:], x, idx, i, b, 0, d)
-			addOuterKDriver(lvl, g[:k*d], buf[:b*d], d, nil, c[i*k:(i+b)*k], k)
+			addOuterKDriver(lvl, g[:k*d], buf[:b*d], d, nil, c[i*k:(i+b)*k], k, nil)
 		}
 		return
 	}

@@ -96,7 +96,10 @@ func driverOps[T Float](lvl isa) Ops[T] {
 			marginsKDriver(lvl, m, x, stride, idx, w, k)
 		},
 		AddOuterK: func(g, x []T, stride int, idx []int, c []T, k int) {
-			addOuterKDriver(lvl, g, x, stride, idx, c, k)
+			addOuterKDriver(lvl, g, x, stride, idx, c, k, nil)
+		},
+		AddOuterKNext: func(g, x []T, stride int, idx []int, c []T, k int, next []int) {
+			addOuterKDriver(lvl, g, x, stride, idx, c, k, next)
 		},
 		LinearLoss: func(kind LossKind, loss, dloss, m, y []T) {
 			linearLossDriver(lvl, kind, loss, dloss, m, y)
@@ -516,7 +519,11 @@ func eachClassBlock[T Float](lvl isa, n, d, k int, call func(first bool, i, b, j
 	}
 }
 
-func addOuterKDriver[T Float](lvl isa, g, x []T, stride int, idx []int, c []T, k int) {
+// addOuterKDriver is AddOuterK, and with next AddOuterKNext: the first class
+// block of each block of gathered rows prefetches the same columns of the
+// rows next lists at the same places (archAddOuterKNext; results are the
+// same bits either way).
+func addOuterKDriver[T Float](lvl isa, g, x []T, stride int, idx []int, c []T, k int, next []int) {
 	if k <= 0 {
 		return
 	}
@@ -539,7 +546,13 @@ func addOuterKDriver[T Float](lvl isa, g, x []T, stride int, idx []int, c []T, k
 		return
 	}
 	strip := archOuterStrip / int(unsafe.Sizeof(T(0)))
+	nx := next != nil && idx != nil
 	eachOuterBlock(lvl, n, d, k, archOuterRowsK, strip, nil, func(first bool, i, b, l, cols, j, nc int) {
+		if first && nx && i < len(next) {
+			nb := next[i:min(i+b, len(next))]
+			archAddOuterKNext(lvl, ptr(g[j*d+l:]), d, x, stride, idx, i, l, ptr(c[i*k+j:]), k, b, cols, nc, ptr(nb), len(nb))
+			return
+		}
 		archAddOuterK(lvl, first, ptr(g[j*d+l:]), d, x, stride, idx, i, l, ptr(c[i*k+j:]), k, b, cols, nc)
 	})
 }

@@ -504,6 +504,28 @@ func archMarginsK[T Float](lvl isa, first bool, m unsafe.Pointer, k, n int, x []
 
 // archAddOuterK runs the register-blocked accumulation kernel over gathered
 // rows i0 ≤ i < i0+n, columns l ≤ col < l+cols and nc classes.
+// archAddOuterKNext is archAddOuterK's first class block that, on rows out
+// of cache, prefetches instead of its own rows' next columns the same
+// columns of the nnext rows at next (row i of each walk asks for next[i]).
+func archAddOuterKNext[T Float](lvl isa, g unsafe.Pointer, d int, x []T, stride int, idx []int, i0, l int, c unsafe.Pointer, k, n, cols, nc int, next unsafe.Pointer, nnext int) {
+	if !streams(x) {
+		archAddOuterK(lvl, true, g, d, x, stride, idx, i0, l, c, k, n, cols, nc)
+		return
+	}
+	xp, ip := rowBase(x, stride, idx, i0)
+	xl := at[T](xp, l)
+	switch {
+	case is32[T]() && lvl == isaWide:
+		zAddOuterKNXF32(g, d, xl, stride, ip, c, k, n, cols, nc, next, nnext)
+	case is32[T]():
+		addOuterKNXF32(g, d, xl, stride, ip, c, k, n, cols, nc, next, nnext)
+	case lvl == isaWide:
+		zAddOuterKNXF64(g, d, xl, stride, ip, c, k, n, cols, nc, next, nnext)
+	default:
+		addOuterKNXF64(g, d, xl, stride, ip, c, k, n, cols, nc, next, nnext)
+	}
+}
+
 func archAddOuterK[T Float](lvl isa, first bool, g unsafe.Pointer, d int, x []T, stride int, idx []int, i0, l int, c unsafe.Pointer, k, n, cols, nc int) {
 	xp, ip := rowBase(x, stride, idx, i0)
 	xl := at[T](xp, l)

@@ -35609,6 +35609,6892 @@ zrrelu64done:
 	VZEROUPPER
 	RET
 
+// func addOuterKNXF32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int, next unsafe.Pointer, nnext int)
+// Requires: AVX, FMA3, MMX+
+TEXT ·addOuterKNXF32(SB), NOSPLIT, $0-96
+	MOVQ    dst+0(FP), DI
+	MOVQ    d+8(FP), R12
+	SHLQ    $0x02, R12
+	LEAQ    (R12)(R12*2), R13
+	MOVQ    x+16(FP), SI
+	MOVQ    stride+24(FP), R9
+	SHLQ    $0x02, R9
+	MOVQ    idx+32(FP), BX
+	MOVQ    c+40(FP), DX
+	MOVQ    k+48(FP), CX
+	SHLQ    $0x02, CX
+	MOVQ    cols+64(FP), R8
+	MOVQ    R8, AX
+	ANDQ    $0x07, AX
+	NEGQ    AX
+	ADDQ    $0x08, AX
+	LEAQ    maskTab32<>+0(SB), R10
+	VMOVDQU (R10)(AX*4), Y15
+	SHRQ    $0x04, R8
+	MOVQ    nc+72(FP), AX
+	CMPQ    AX, $0x05
+	JEQ     okxf32c5
+	CMPQ    AX, $0x04
+	JEQ     okxf32c4
+	CMPQ    AX, $0x03
+	JEQ     okxf32c3
+	CMPQ    AX, $0x02
+	JEQ     okxf32c2
+	JMP     okxf32c1
+
+okxf32c5:
+	TESTQ R8, R8
+	JZ    okxf32c5half
+
+okxf32c5loop:
+	VMOVUPS (DI), Y0
+	VMOVUPS 32(DI), Y1
+	VMOVUPS (DI)(R12*1), Y2
+	VMOVUPS 32(DI)(R12*1), Y3
+	VMOVUPS (DI)(R12*2), Y4
+	VMOVUPS 32(DI)(R12*2), Y5
+	VMOVUPS (DI)(R13*1), Y6
+	VMOVUPS 32(DI)(R13*1), Y7
+	VMOVUPS (DI)(R12*4), Y8
+	VMOVUPS 32(DI)(R12*4), Y9
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      okxf32c5r2consec
+	XORQ    AX, AX
+
+okxf32c5r2gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        okxf32c5r2nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+okxf32c5r2nonext:
+	VMOVUPS      (R10), Y10
+	VMOVUPS      32(R10), Y11
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VFMADD231PS  Y11, Y12, Y1
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y4
+	VFMADD231PS  Y11, Y12, Y5
+	VBROADCASTSS 12(R11), Y12
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+	VBROADCASTSS 16(R11), Y12
+	VFMADD231PS  Y10, Y12, Y8
+	VFMADD231PS  Y11, Y12, Y9
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okxf32c5r2gather
+	JMP          okxf32c5r2store
+
+okxf32c5r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okxf32c5r2next:
+	VMOVUPS      (R10), Y10
+	VMOVUPS      32(R10), Y11
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VFMADD231PS  Y11, Y12, Y1
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y4
+	VFMADD231PS  Y11, Y12, Y5
+	VBROADCASTSS 12(R11), Y12
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+	VBROADCASTSS 16(R11), Y12
+	VFMADD231PS  Y10, Y12, Y8
+	VFMADD231PS  Y11, Y12, Y9
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okxf32c5r2next
+
+okxf32c5r2store:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, (DI)(R12*1)
+	VMOVUPS Y3, 32(DI)(R12*1)
+	VMOVUPS Y4, (DI)(R12*2)
+	VMOVUPS Y5, 32(DI)(R12*2)
+	VMOVUPS Y6, (DI)(R13*1)
+	VMOVUPS Y7, 32(DI)(R13*1)
+	VMOVUPS Y8, (DI)(R12*4)
+	VMOVUPS Y9, 32(DI)(R12*4)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, SI
+	DECQ    R8
+	JNZ     okxf32c5loop
+
+okxf32c5half:
+	TESTQ   $0x00000008, cols+64(FP)
+	JZ      okxf32c5mask
+	VMOVUPS (DI), Y0
+	VMOVUPS (DI)(R12*1), Y1
+	VMOVUPS (DI)(R12*2), Y2
+	VMOVUPS (DI)(R13*1), Y3
+	VMOVUPS (DI)(R12*4), Y4
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      okxf32c5r1consec
+	XORQ    AX, AX
+
+okxf32c5r1gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        okxf32c5r1nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+okxf32c5r1nonext:
+	VMOVUPS      (R10), Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y1
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	VBROADCASTSS 12(R11), Y12
+	VFMADD231PS  Y10, Y12, Y3
+	VBROADCASTSS 16(R11), Y12
+	VFMADD231PS  Y10, Y12, Y4
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okxf32c5r1gather
+	JMP          okxf32c5r1store
+
+okxf32c5r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okxf32c5r1next:
+	VMOVUPS      (R10), Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y1
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	VBROADCASTSS 12(R11), Y12
+	VFMADD231PS  Y10, Y12, Y3
+	VBROADCASTSS 16(R11), Y12
+	VFMADD231PS  Y10, Y12, Y4
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okxf32c5r1next
+
+okxf32c5r1store:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, (DI)(R12*1)
+	VMOVUPS Y2, (DI)(R12*2)
+	VMOVUPS Y3, (DI)(R13*1)
+	VMOVUPS Y4, (DI)(R12*4)
+	ADDQ    $0x20, DI
+	ADDQ    $0x20, SI
+
+okxf32c5mask:
+	TESTQ      $0x00000007, cols+64(FP)
+	JZ         okxf32done
+	VMASKMOVPS (DI), Y15, Y0
+	VMASKMOVPS (DI)(R12*1), Y15, Y1
+	VMASKMOVPS (DI)(R12*2), Y15, Y2
+	VMASKMOVPS (DI)(R13*1), Y15, Y3
+	VMASKMOVPS (DI)(R12*4), Y15, Y4
+	MOVQ       DX, R11
+	TESTQ      BX, BX
+	JZ         okxf32c5rmconsec
+	XORQ       AX, AX
+
+okxf32c5rmgather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        okxf32c5rmnonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+okxf32c5rmnonext:
+	VMASKMOVPS   (R10), Y15, Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y1
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	VBROADCASTSS 12(R11), Y12
+	VFMADD231PS  Y10, Y12, Y3
+	VBROADCASTSS 16(R11), Y12
+	VFMADD231PS  Y10, Y12, Y4
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okxf32c5rmgather
+	JMP          okxf32c5rmstore
+
+okxf32c5rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okxf32c5rmnext:
+	VMASKMOVPS   (R10), Y15, Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y1
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	VBROADCASTSS 12(R11), Y12
+	VFMADD231PS  Y10, Y12, Y3
+	VBROADCASTSS 16(R11), Y12
+	VFMADD231PS  Y10, Y12, Y4
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okxf32c5rmnext
+
+okxf32c5rmstore:
+	VMASKMOVPS Y0, Y15, (DI)
+	VMASKMOVPS Y1, Y15, (DI)(R12*1)
+	VMASKMOVPS Y2, Y15, (DI)(R12*2)
+	VMASKMOVPS Y3, Y15, (DI)(R13*1)
+	VMASKMOVPS Y4, Y15, (DI)(R12*4)
+	JMP        okxf32done
+
+okxf32c4:
+	TESTQ R8, R8
+	JZ    okxf32c4half
+
+okxf32c4loop:
+	VMOVUPS (DI), Y0
+	VMOVUPS 32(DI), Y1
+	VMOVUPS (DI)(R12*1), Y2
+	VMOVUPS 32(DI)(R12*1), Y3
+	VMOVUPS (DI)(R12*2), Y4
+	VMOVUPS 32(DI)(R12*2), Y5
+	VMOVUPS (DI)(R13*1), Y6
+	VMOVUPS 32(DI)(R13*1), Y7
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      okxf32c4r2consec
+	XORQ    AX, AX
+
+okxf32c4r2gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        okxf32c4r2nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+okxf32c4r2nonext:
+	VMOVUPS      (R10), Y10
+	VMOVUPS      32(R10), Y11
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VFMADD231PS  Y11, Y12, Y1
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y4
+	VFMADD231PS  Y11, Y12, Y5
+	VBROADCASTSS 12(R11), Y12
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okxf32c4r2gather
+	JMP          okxf32c4r2store
+
+okxf32c4r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okxf32c4r2next:
+	VMOVUPS      (R10), Y10
+	VMOVUPS      32(R10), Y11
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VFMADD231PS  Y11, Y12, Y1
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y4
+	VFMADD231PS  Y11, Y12, Y5
+	VBROADCASTSS 12(R11), Y12
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okxf32c4r2next
+
+okxf32c4r2store:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, (DI)(R12*1)
+	VMOVUPS Y3, 32(DI)(R12*1)
+	VMOVUPS Y4, (DI)(R12*2)
+	VMOVUPS Y5, 32(DI)(R12*2)
+	VMOVUPS Y6, (DI)(R13*1)
+	VMOVUPS Y7, 32(DI)(R13*1)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, SI
+	DECQ    R8
+	JNZ     okxf32c4loop
+
+okxf32c4half:
+	TESTQ   $0x00000008, cols+64(FP)
+	JZ      okxf32c4mask
+	VMOVUPS (DI), Y0
+	VMOVUPS (DI)(R12*1), Y1
+	VMOVUPS (DI)(R12*2), Y2
+	VMOVUPS (DI)(R13*1), Y3
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      okxf32c4r1consec
+	XORQ    AX, AX
+
+okxf32c4r1gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        okxf32c4r1nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+okxf32c4r1nonext:
+	VMOVUPS      (R10), Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y1
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	VBROADCASTSS 12(R11), Y12
+	VFMADD231PS  Y10, Y12, Y3
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okxf32c4r1gather
+	JMP          okxf32c4r1store
+
+okxf32c4r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okxf32c4r1next:
+	VMOVUPS      (R10), Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y1
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	VBROADCASTSS 12(R11), Y12
+	VFMADD231PS  Y10, Y12, Y3
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okxf32c4r1next
+
+okxf32c4r1store:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, (DI)(R12*1)
+	VMOVUPS Y2, (DI)(R12*2)
+	VMOVUPS Y3, (DI)(R13*1)
+	ADDQ    $0x20, DI
+	ADDQ    $0x20, SI
+
+okxf32c4mask:
+	TESTQ      $0x00000007, cols+64(FP)
+	JZ         okxf32done
+	VMASKMOVPS (DI), Y15, Y0
+	VMASKMOVPS (DI)(R12*1), Y15, Y1
+	VMASKMOVPS (DI)(R12*2), Y15, Y2
+	VMASKMOVPS (DI)(R13*1), Y15, Y3
+	MOVQ       DX, R11
+	TESTQ      BX, BX
+	JZ         okxf32c4rmconsec
+	XORQ       AX, AX
+
+okxf32c4rmgather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        okxf32c4rmnonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+okxf32c4rmnonext:
+	VMASKMOVPS   (R10), Y15, Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y1
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	VBROADCASTSS 12(R11), Y12
+	VFMADD231PS  Y10, Y12, Y3
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okxf32c4rmgather
+	JMP          okxf32c4rmstore
+
+okxf32c4rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okxf32c4rmnext:
+	VMASKMOVPS   (R10), Y15, Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y1
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	VBROADCASTSS 12(R11), Y12
+	VFMADD231PS  Y10, Y12, Y3
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okxf32c4rmnext
+
+okxf32c4rmstore:
+	VMASKMOVPS Y0, Y15, (DI)
+	VMASKMOVPS Y1, Y15, (DI)(R12*1)
+	VMASKMOVPS Y2, Y15, (DI)(R12*2)
+	VMASKMOVPS Y3, Y15, (DI)(R13*1)
+	JMP        okxf32done
+
+okxf32c3:
+	TESTQ R8, R8
+	JZ    okxf32c3half
+
+okxf32c3loop:
+	VMOVUPS (DI), Y0
+	VMOVUPS 32(DI), Y1
+	VMOVUPS (DI)(R12*1), Y2
+	VMOVUPS 32(DI)(R12*1), Y3
+	VMOVUPS (DI)(R12*2), Y4
+	VMOVUPS 32(DI)(R12*2), Y5
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      okxf32c3r2consec
+	XORQ    AX, AX
+
+okxf32c3r2gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        okxf32c3r2nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+okxf32c3r2nonext:
+	VMOVUPS      (R10), Y10
+	VMOVUPS      32(R10), Y11
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VFMADD231PS  Y11, Y12, Y1
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y4
+	VFMADD231PS  Y11, Y12, Y5
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okxf32c3r2gather
+	JMP          okxf32c3r2store
+
+okxf32c3r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okxf32c3r2next:
+	VMOVUPS      (R10), Y10
+	VMOVUPS      32(R10), Y11
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VFMADD231PS  Y11, Y12, Y1
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y4
+	VFMADD231PS  Y11, Y12, Y5
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okxf32c3r2next
+
+okxf32c3r2store:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, (DI)(R12*1)
+	VMOVUPS Y3, 32(DI)(R12*1)
+	VMOVUPS Y4, (DI)(R12*2)
+	VMOVUPS Y5, 32(DI)(R12*2)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, SI
+	DECQ    R8
+	JNZ     okxf32c3loop
+
+okxf32c3half:
+	TESTQ   $0x00000008, cols+64(FP)
+	JZ      okxf32c3mask
+	VMOVUPS (DI), Y0
+	VMOVUPS (DI)(R12*1), Y1
+	VMOVUPS (DI)(R12*2), Y2
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      okxf32c3r1consec
+	XORQ    AX, AX
+
+okxf32c3r1gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        okxf32c3r1nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+okxf32c3r1nonext:
+	VMOVUPS      (R10), Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y1
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okxf32c3r1gather
+	JMP          okxf32c3r1store
+
+okxf32c3r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okxf32c3r1next:
+	VMOVUPS      (R10), Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y1
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okxf32c3r1next
+
+okxf32c3r1store:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, (DI)(R12*1)
+	VMOVUPS Y2, (DI)(R12*2)
+	ADDQ    $0x20, DI
+	ADDQ    $0x20, SI
+
+okxf32c3mask:
+	TESTQ      $0x00000007, cols+64(FP)
+	JZ         okxf32done
+	VMASKMOVPS (DI), Y15, Y0
+	VMASKMOVPS (DI)(R12*1), Y15, Y1
+	VMASKMOVPS (DI)(R12*2), Y15, Y2
+	MOVQ       DX, R11
+	TESTQ      BX, BX
+	JZ         okxf32c3rmconsec
+	XORQ       AX, AX
+
+okxf32c3rmgather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        okxf32c3rmnonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+okxf32c3rmnonext:
+	VMASKMOVPS   (R10), Y15, Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y1
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okxf32c3rmgather
+	JMP          okxf32c3rmstore
+
+okxf32c3rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okxf32c3rmnext:
+	VMASKMOVPS   (R10), Y15, Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y1
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okxf32c3rmnext
+
+okxf32c3rmstore:
+	VMASKMOVPS Y0, Y15, (DI)
+	VMASKMOVPS Y1, Y15, (DI)(R12*1)
+	VMASKMOVPS Y2, Y15, (DI)(R12*2)
+	JMP        okxf32done
+
+okxf32c2:
+	TESTQ R8, R8
+	JZ    okxf32c2half
+
+okxf32c2loop:
+	VMOVUPS (DI), Y0
+	VMOVUPS 32(DI), Y1
+	VMOVUPS (DI)(R12*1), Y2
+	VMOVUPS 32(DI)(R12*1), Y3
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      okxf32c2r2consec
+	XORQ    AX, AX
+
+okxf32c2r2gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        okxf32c2r2nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+okxf32c2r2nonext:
+	VMOVUPS      (R10), Y10
+	VMOVUPS      32(R10), Y11
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VFMADD231PS  Y11, Y12, Y1
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okxf32c2r2gather
+	JMP          okxf32c2r2store
+
+okxf32c2r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okxf32c2r2next:
+	VMOVUPS      (R10), Y10
+	VMOVUPS      32(R10), Y11
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VFMADD231PS  Y11, Y12, Y1
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okxf32c2r2next
+
+okxf32c2r2store:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, (DI)(R12*1)
+	VMOVUPS Y3, 32(DI)(R12*1)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, SI
+	DECQ    R8
+	JNZ     okxf32c2loop
+
+okxf32c2half:
+	TESTQ   $0x00000008, cols+64(FP)
+	JZ      okxf32c2mask
+	VMOVUPS (DI), Y0
+	VMOVUPS (DI)(R12*1), Y1
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      okxf32c2r1consec
+	XORQ    AX, AX
+
+okxf32c2r1gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        okxf32c2r1nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+okxf32c2r1nonext:
+	VMOVUPS      (R10), Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y1
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okxf32c2r1gather
+	JMP          okxf32c2r1store
+
+okxf32c2r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okxf32c2r1next:
+	VMOVUPS      (R10), Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y1
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okxf32c2r1next
+
+okxf32c2r1store:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, (DI)(R12*1)
+	ADDQ    $0x20, DI
+	ADDQ    $0x20, SI
+
+okxf32c2mask:
+	TESTQ      $0x00000007, cols+64(FP)
+	JZ         okxf32done
+	VMASKMOVPS (DI), Y15, Y0
+	VMASKMOVPS (DI)(R12*1), Y15, Y1
+	MOVQ       DX, R11
+	TESTQ      BX, BX
+	JZ         okxf32c2rmconsec
+	XORQ       AX, AX
+
+okxf32c2rmgather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        okxf32c2rmnonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+okxf32c2rmnonext:
+	VMASKMOVPS   (R10), Y15, Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y1
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okxf32c2rmgather
+	JMP          okxf32c2rmstore
+
+okxf32c2rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okxf32c2rmnext:
+	VMASKMOVPS   (R10), Y15, Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y1
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okxf32c2rmnext
+
+okxf32c2rmstore:
+	VMASKMOVPS Y0, Y15, (DI)
+	VMASKMOVPS Y1, Y15, (DI)(R12*1)
+	JMP        okxf32done
+
+okxf32c1:
+	TESTQ R8, R8
+	JZ    okxf32c1half
+
+okxf32c1loop:
+	VMOVUPS (DI), Y0
+	VMOVUPS 32(DI), Y1
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      okxf32c1r2consec
+	XORQ    AX, AX
+
+okxf32c1r2gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        okxf32c1r2nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+okxf32c1r2nonext:
+	VMOVUPS      (R10), Y10
+	VMOVUPS      32(R10), Y11
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VFMADD231PS  Y11, Y12, Y1
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okxf32c1r2gather
+	JMP          okxf32c1r2store
+
+okxf32c1r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okxf32c1r2next:
+	VMOVUPS      (R10), Y10
+	VMOVUPS      32(R10), Y11
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VFMADD231PS  Y11, Y12, Y1
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okxf32c1r2next
+
+okxf32c1r2store:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, SI
+	DECQ    R8
+	JNZ     okxf32c1loop
+
+okxf32c1half:
+	TESTQ   $0x00000008, cols+64(FP)
+	JZ      okxf32c1mask
+	VMOVUPS (DI), Y0
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      okxf32c1r1consec
+	XORQ    AX, AX
+
+okxf32c1r1gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        okxf32c1r1nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+okxf32c1r1nonext:
+	VMOVUPS      (R10), Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okxf32c1r1gather
+	JMP          okxf32c1r1store
+
+okxf32c1r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okxf32c1r1next:
+	VMOVUPS      (R10), Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okxf32c1r1next
+
+okxf32c1r1store:
+	VMOVUPS Y0, (DI)
+	ADDQ    $0x20, DI
+	ADDQ    $0x20, SI
+
+okxf32c1mask:
+	TESTQ      $0x00000007, cols+64(FP)
+	JZ         okxf32done
+	VMASKMOVPS (DI), Y15, Y0
+	MOVQ       DX, R11
+	TESTQ      BX, BX
+	JZ         okxf32c1rmconsec
+	XORQ       AX, AX
+
+okxf32c1rmgather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        okxf32c1rmnonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+okxf32c1rmnonext:
+	VMASKMOVPS   (R10), Y15, Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okxf32c1rmgather
+	JMP          okxf32c1rmstore
+
+okxf32c1rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okxf32c1rmnext:
+	VMASKMOVPS   (R10), Y15, Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okxf32c1rmnext
+
+okxf32c1rmstore:
+	VMASKMOVPS Y0, Y15, (DI)
+
+okxf32done:
+	VZEROUPPER
+	RET
+
+// func addOuterKNXF64(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int, next unsafe.Pointer, nnext int)
+// Requires: AVX, FMA3, MMX+
+TEXT ·addOuterKNXF64(SB), NOSPLIT, $0-96
+	MOVQ    dst+0(FP), DI
+	MOVQ    d+8(FP), R12
+	SHLQ    $0x03, R12
+	LEAQ    (R12)(R12*2), R13
+	MOVQ    x+16(FP), SI
+	MOVQ    stride+24(FP), R9
+	SHLQ    $0x03, R9
+	MOVQ    idx+32(FP), BX
+	MOVQ    c+40(FP), DX
+	MOVQ    k+48(FP), CX
+	SHLQ    $0x03, CX
+	MOVQ    cols+64(FP), R8
+	MOVQ    R8, AX
+	ANDQ    $0x03, AX
+	NEGQ    AX
+	ADDQ    $0x04, AX
+	LEAQ    maskTab64<>+0(SB), R10
+	VMOVDQU (R10)(AX*8), Y15
+	SHRQ    $0x03, R8
+	MOVQ    nc+72(FP), AX
+	CMPQ    AX, $0x05
+	JEQ     okxf64c5
+	CMPQ    AX, $0x04
+	JEQ     okxf64c4
+	CMPQ    AX, $0x03
+	JEQ     okxf64c3
+	CMPQ    AX, $0x02
+	JEQ     okxf64c2
+	JMP     okxf64c1
+
+okxf64c5:
+	TESTQ R8, R8
+	JZ    okxf64c5half
+
+okxf64c5loop:
+	VMOVUPD (DI), Y0
+	VMOVUPD 32(DI), Y1
+	VMOVUPD (DI)(R12*1), Y2
+	VMOVUPD 32(DI)(R12*1), Y3
+	VMOVUPD (DI)(R12*2), Y4
+	VMOVUPD 32(DI)(R12*2), Y5
+	VMOVUPD (DI)(R13*1), Y6
+	VMOVUPD 32(DI)(R13*1), Y7
+	VMOVUPD (DI)(R12*4), Y8
+	VMOVUPD 32(DI)(R12*4), Y9
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      okxf64c5r2consec
+	XORQ    AX, AX
+
+okxf64c5r2gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        okxf64c5r2nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+okxf64c5r2nonext:
+	VMOVUPD      (R10), Y10
+	VMOVUPD      32(R10), Y11
+	VBROADCASTSD (R11), Y12
+	VFMADD231PD  Y10, Y12, Y0
+	VFMADD231PD  Y11, Y12, Y1
+	VBROADCASTSD 8(R11), Y12
+	VFMADD231PD  Y10, Y12, Y2
+	VFMADD231PD  Y11, Y12, Y3
+	VBROADCASTSD 16(R11), Y12
+	VFMADD231PD  Y10, Y12, Y4
+	VFMADD231PD  Y11, Y12, Y5
+	VBROADCASTSD 24(R11), Y12
+	VFMADD231PD  Y10, Y12, Y6
+	VFMADD231PD  Y11, Y12, Y7
+	VBROADCASTSD 32(R11), Y12
+	VFMADD231PD  Y10, Y12, Y8
+	VFMADD231PD  Y11, Y12, Y9
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okxf64c5r2gather
+	JMP          okxf64c5r2store
+
+okxf64c5r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okxf64c5r2next:
+	VMOVUPD      (R10), Y10
+	VMOVUPD      32(R10), Y11
+	VBROADCASTSD (R11), Y12
+	VFMADD231PD  Y10, Y12, Y0
+	VFMADD231PD  Y11, Y12, Y1
+	VBROADCASTSD 8(R11), Y12
+	VFMADD231PD  Y10, Y12, Y2
+	VFMADD231PD  Y11, Y12, Y3
+	VBROADCASTSD 16(R11), Y12
+	VFMADD231PD  Y10, Y12, Y4
+	VFMADD231PD  Y11, Y12, Y5
+	VBROADCASTSD 24(R11), Y12
+	VFMADD231PD  Y10, Y12, Y6
+	VFMADD231PD  Y11, Y12, Y7
+	VBROADCASTSD 32(R11), Y12
+	VFMADD231PD  Y10, Y12, Y8
+	VFMADD231PD  Y11, Y12, Y9
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okxf64c5r2next
+
+okxf64c5r2store:
+	VMOVUPD Y0, (DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y2, (DI)(R12*1)
+	VMOVUPD Y3, 32(DI)(R12*1)
+	VMOVUPD Y4, (DI)(R12*2)
+	VMOVUPD Y5, 32(DI)(R12*2)
+	VMOVUPD Y6, (DI)(R13*1)
+	VMOVUPD Y7, 32(DI)(R13*1)
+	VMOVUPD Y8, (DI)(R12*4)
+	VMOVUPD Y9, 32(DI)(R12*4)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, SI
+	DECQ    R8
+	JNZ     okxf64c5loop
+
+okxf64c5half:
+	TESTQ   $0x00000004, cols+64(FP)
+	JZ      okxf64c5mask
+	VMOVUPD (DI), Y0
+	VMOVUPD (DI)(R12*1), Y1
+	VMOVUPD (DI)(R12*2), Y2
+	VMOVUPD (DI)(R13*1), Y3
+	VMOVUPD (DI)(R12*4), Y4
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      okxf64c5r1consec
+	XORQ    AX, AX
+
+okxf64c5r1gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        okxf64c5r1nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+okxf64c5r1nonext:
+	VMOVUPD      (R10), Y10
+	VBROADCASTSD (R11), Y12
+	VFMADD231PD  Y10, Y12, Y0
+	VBROADCASTSD 8(R11), Y12
+	VFMADD231PD  Y10, Y12, Y1
+	VBROADCASTSD 16(R11), Y12
+	VFMADD231PD  Y10, Y12, Y2
+	VBROADCASTSD 24(R11), Y12
+	VFMADD231PD  Y10, Y12, Y3
+	VBROADCASTSD 32(R11), Y12
+	VFMADD231PD  Y10, Y12, Y4
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okxf64c5r1gather
+	JMP          okxf64c5r1store
+
+okxf64c5r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okxf64c5r1next:
+	VMOVUPD      (R10), Y10
+	VBROADCASTSD (R11), Y12
+	VFMADD231PD  Y10, Y12, Y0
+	VBROADCASTSD 8(R11), Y12
+	VFMADD231PD  Y10, Y12, Y1
+	VBROADCASTSD 16(R11), Y12
+	VFMADD231PD  Y10, Y12, Y2
+	VBROADCASTSD 24(R11), Y12
+	VFMADD231PD  Y10, Y12, Y3
+	VBROADCASTSD 32(R11), Y12
+	VFMADD231PD  Y10, Y12, Y4
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okxf64c5r1next
+
+okxf64c5r1store:
+	VMOVUPD Y0, (DI)
+	VMOVUPD Y1, (DI)(R12*1)
+	VMOVUPD Y2, (DI)(R12*2)
+	VMOVUPD Y3, (DI)(R13*1)
+	VMOVUPD Y4, (DI)(R12*4)
+	ADDQ    $0x20, DI
+	ADDQ    $0x20, SI
+
+okxf64c5mask:
+	TESTQ      $0x00000003, cols+64(FP)
+	JZ         okxf64done
+	VMASKMOVPD (DI), Y15, Y0
+	VMASKMOVPD (DI)(R12*1), Y15, Y1
+	VMASKMOVPD (DI)(R12*2), Y15, Y2
+	VMASKMOVPD (DI)(R13*1), Y15, Y3
+	VMASKMOVPD (DI)(R12*4), Y15, Y4
+	MOVQ       DX, R11
+	TESTQ      BX, BX
+	JZ         okxf64c5rmconsec
+	XORQ       AX, AX
+
+okxf64c5rmgather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        okxf64c5rmnonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+okxf64c5rmnonext:
+	VMASKMOVPD   (R10), Y15, Y10
+	VBROADCASTSD (R11), Y12
+	VFMADD231PD  Y10, Y12, Y0
+	VBROADCASTSD 8(R11), Y12
+	VFMADD231PD  Y10, Y12, Y1
+	VBROADCASTSD 16(R11), Y12
+	VFMADD231PD  Y10, Y12, Y2
+	VBROADCASTSD 24(R11), Y12
+	VFMADD231PD  Y10, Y12, Y3
+	VBROADCASTSD 32(R11), Y12
+	VFMADD231PD  Y10, Y12, Y4
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okxf64c5rmgather
+	JMP          okxf64c5rmstore
+
+okxf64c5rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okxf64c5rmnext:
+	VMASKMOVPD   (R10), Y15, Y10
+	VBROADCASTSD (R11), Y12
+	VFMADD231PD  Y10, Y12, Y0
+	VBROADCASTSD 8(R11), Y12
+	VFMADD231PD  Y10, Y12, Y1
+	VBROADCASTSD 16(R11), Y12
+	VFMADD231PD  Y10, Y12, Y2
+	VBROADCASTSD 24(R11), Y12
+	VFMADD231PD  Y10, Y12, Y3
+	VBROADCASTSD 32(R11), Y12
+	VFMADD231PD  Y10, Y12, Y4
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okxf64c5rmnext
+
+okxf64c5rmstore:
+	VMASKMOVPD Y0, Y15, (DI)
+	VMASKMOVPD Y1, Y15, (DI)(R12*1)
+	VMASKMOVPD Y2, Y15, (DI)(R12*2)
+	VMASKMOVPD Y3, Y15, (DI)(R13*1)
+	VMASKMOVPD Y4, Y15, (DI)(R12*4)
+	JMP        okxf64done
+
+okxf64c4:
+	TESTQ R8, R8
+	JZ    okxf64c4half
+
+okxf64c4loop:
+	VMOVUPD (DI), Y0
+	VMOVUPD 32(DI), Y1
+	VMOVUPD (DI)(R12*1), Y2
+	VMOVUPD 32(DI)(R12*1), Y3
+	VMOVUPD (DI)(R12*2), Y4
+	VMOVUPD 32(DI)(R12*2), Y5
+	VMOVUPD (DI)(R13*1), Y6
+	VMOVUPD 32(DI)(R13*1), Y7
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      okxf64c4r2consec
+	XORQ    AX, AX
+
+okxf64c4r2gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        okxf64c4r2nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+okxf64c4r2nonext:
+	VMOVUPD      (R10), Y10
+	VMOVUPD      32(R10), Y11
+	VBROADCASTSD (R11), Y12
+	VFMADD231PD  Y10, Y12, Y0
+	VFMADD231PD  Y11, Y12, Y1
+	VBROADCASTSD 8(R11), Y12
+	VFMADD231PD  Y10, Y12, Y2
+	VFMADD231PD  Y11, Y12, Y3
+	VBROADCASTSD 16(R11), Y12
+	VFMADD231PD  Y10, Y12, Y4
+	VFMADD231PD  Y11, Y12, Y5
+	VBROADCASTSD 24(R11), Y12
+	VFMADD231PD  Y10, Y12, Y6
+	VFMADD231PD  Y11, Y12, Y7
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okxf64c4r2gather
+	JMP          okxf64c4r2store
+
+okxf64c4r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okxf64c4r2next:
+	VMOVUPD      (R10), Y10
+	VMOVUPD      32(R10), Y11
+	VBROADCASTSD (R11), Y12
+	VFMADD231PD  Y10, Y12, Y0
+	VFMADD231PD  Y11, Y12, Y1
+	VBROADCASTSD 8(R11), Y12
+	VFMADD231PD  Y10, Y12, Y2
+	VFMADD231PD  Y11, Y12, Y3
+	VBROADCASTSD 16(R11), Y12
+	VFMADD231PD  Y10, Y12, Y4
+	VFMADD231PD  Y11, Y12, Y5
+	VBROADCASTSD 24(R11), Y12
+	VFMADD231PD  Y10, Y12, Y6
+	VFMADD231PD  Y11, Y12, Y7
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okxf64c4r2next
+
+okxf64c4r2store:
+	VMOVUPD Y0, (DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y2, (DI)(R12*1)
+	VMOVUPD Y3, 32(DI)(R12*1)
+	VMOVUPD Y4, (DI)(R12*2)
+	VMOVUPD Y5, 32(DI)(R12*2)
+	VMOVUPD Y6, (DI)(R13*1)
+	VMOVUPD Y7, 32(DI)(R13*1)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, SI
+	DECQ    R8
+	JNZ     okxf64c4loop
+
+okxf64c4half:
+	TESTQ   $0x00000004, cols+64(FP)
+	JZ      okxf64c4mask
+	VMOVUPD (DI), Y0
+	VMOVUPD (DI)(R12*1), Y1
+	VMOVUPD (DI)(R12*2), Y2
+	VMOVUPD (DI)(R13*1), Y3
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      okxf64c4r1consec
+	XORQ    AX, AX
+
+okxf64c4r1gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        okxf64c4r1nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+okxf64c4r1nonext:
+	VMOVUPD      (R10), Y10
+	VBROADCASTSD (R11), Y12
+	VFMADD231PD  Y10, Y12, Y0
+	VBROADCASTSD 8(R11), Y12
+	VFMADD231PD  Y10, Y12, Y1
+	VBROADCASTSD 16(R11), Y12
+	VFMADD231PD  Y10, Y12, Y2
+	VBROADCASTSD 24(R11), Y12
+	VFMADD231PD  Y10, Y12, Y3
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okxf64c4r1gather
+	JMP          okxf64c4r1store
+
+okxf64c4r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okxf64c4r1next:
+	VMOVUPD      (R10), Y10
+	VBROADCASTSD (R11), Y12
+	VFMADD231PD  Y10, Y12, Y0
+	VBROADCASTSD 8(R11), Y12
+	VFMADD231PD  Y10, Y12, Y1
+	VBROADCASTSD 16(R11), Y12
+	VFMADD231PD  Y10, Y12, Y2
+	VBROADCASTSD 24(R11), Y12
+	VFMADD231PD  Y10, Y12, Y3
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okxf64c4r1next
+
+okxf64c4r1store:
+	VMOVUPD Y0, (DI)
+	VMOVUPD Y1, (DI)(R12*1)
+	VMOVUPD Y2, (DI)(R12*2)
+	VMOVUPD Y3, (DI)(R13*1)
+	ADDQ    $0x20, DI
+	ADDQ    $0x20, SI
+
+okxf64c4mask:
+	TESTQ      $0x00000003, cols+64(FP)
+	JZ         okxf64done
+	VMASKMOVPD (DI), Y15, Y0
+	VMASKMOVPD (DI)(R12*1), Y15, Y1
+	VMASKMOVPD (DI)(R12*2), Y15, Y2
+	VMASKMOVPD (DI)(R13*1), Y15, Y3
+	MOVQ       DX, R11
+	TESTQ      BX, BX
+	JZ         okxf64c4rmconsec
+	XORQ       AX, AX
+
+okxf64c4rmgather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        okxf64c4rmnonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+okxf64c4rmnonext:
+	VMASKMOVPD   (R10), Y15, Y10
+	VBROADCASTSD (R11), Y12
+	VFMADD231PD  Y10, Y12, Y0
+	VBROADCASTSD 8(R11), Y12
+	VFMADD231PD  Y10, Y12, Y1
+	VBROADCASTSD 16(R11), Y12
+	VFMADD231PD  Y10, Y12, Y2
+	VBROADCASTSD 24(R11), Y12
+	VFMADD231PD  Y10, Y12, Y3
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okxf64c4rmgather
+	JMP          okxf64c4rmstore
+
+okxf64c4rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okxf64c4rmnext:
+	VMASKMOVPD   (R10), Y15, Y10
+	VBROADCASTSD (R11), Y12
+	VFMADD231PD  Y10, Y12, Y0
+	VBROADCASTSD 8(R11), Y12
+	VFMADD231PD  Y10, Y12, Y1
+	VBROADCASTSD 16(R11), Y12
+	VFMADD231PD  Y10, Y12, Y2
+	VBROADCASTSD 24(R11), Y12
+	VFMADD231PD  Y10, Y12, Y3
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okxf64c4rmnext
+
+okxf64c4rmstore:
+	VMASKMOVPD Y0, Y15, (DI)
+	VMASKMOVPD Y1, Y15, (DI)(R12*1)
+	VMASKMOVPD Y2, Y15, (DI)(R12*2)
+	VMASKMOVPD Y3, Y15, (DI)(R13*1)
+	JMP        okxf64done
+
+okxf64c3:
+	TESTQ R8, R8
+	JZ    okxf64c3half
+
+okxf64c3loop:
+	VMOVUPD (DI), Y0
+	VMOVUPD 32(DI), Y1
+	VMOVUPD (DI)(R12*1), Y2
+	VMOVUPD 32(DI)(R12*1), Y3
+	VMOVUPD (DI)(R12*2), Y4
+	VMOVUPD 32(DI)(R12*2), Y5
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      okxf64c3r2consec
+	XORQ    AX, AX
+
+okxf64c3r2gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        okxf64c3r2nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+okxf64c3r2nonext:
+	VMOVUPD      (R10), Y10
+	VMOVUPD      32(R10), Y11
+	VBROADCASTSD (R11), Y12
+	VFMADD231PD  Y10, Y12, Y0
+	VFMADD231PD  Y11, Y12, Y1
+	VBROADCASTSD 8(R11), Y12
+	VFMADD231PD  Y10, Y12, Y2
+	VFMADD231PD  Y11, Y12, Y3
+	VBROADCASTSD 16(R11), Y12
+	VFMADD231PD  Y10, Y12, Y4
+	VFMADD231PD  Y11, Y12, Y5
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okxf64c3r2gather
+	JMP          okxf64c3r2store
+
+okxf64c3r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okxf64c3r2next:
+	VMOVUPD      (R10), Y10
+	VMOVUPD      32(R10), Y11
+	VBROADCASTSD (R11), Y12
+	VFMADD231PD  Y10, Y12, Y0
+	VFMADD231PD  Y11, Y12, Y1
+	VBROADCASTSD 8(R11), Y12
+	VFMADD231PD  Y10, Y12, Y2
+	VFMADD231PD  Y11, Y12, Y3
+	VBROADCASTSD 16(R11), Y12
+	VFMADD231PD  Y10, Y12, Y4
+	VFMADD231PD  Y11, Y12, Y5
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okxf64c3r2next
+
+okxf64c3r2store:
+	VMOVUPD Y0, (DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y2, (DI)(R12*1)
+	VMOVUPD Y3, 32(DI)(R12*1)
+	VMOVUPD Y4, (DI)(R12*2)
+	VMOVUPD Y5, 32(DI)(R12*2)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, SI
+	DECQ    R8
+	JNZ     okxf64c3loop
+
+okxf64c3half:
+	TESTQ   $0x00000004, cols+64(FP)
+	JZ      okxf64c3mask
+	VMOVUPD (DI), Y0
+	VMOVUPD (DI)(R12*1), Y1
+	VMOVUPD (DI)(R12*2), Y2
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      okxf64c3r1consec
+	XORQ    AX, AX
+
+okxf64c3r1gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        okxf64c3r1nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+okxf64c3r1nonext:
+	VMOVUPD      (R10), Y10
+	VBROADCASTSD (R11), Y12
+	VFMADD231PD  Y10, Y12, Y0
+	VBROADCASTSD 8(R11), Y12
+	VFMADD231PD  Y10, Y12, Y1
+	VBROADCASTSD 16(R11), Y12
+	VFMADD231PD  Y10, Y12, Y2
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okxf64c3r1gather
+	JMP          okxf64c3r1store
+
+okxf64c3r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okxf64c3r1next:
+	VMOVUPD      (R10), Y10
+	VBROADCASTSD (R11), Y12
+	VFMADD231PD  Y10, Y12, Y0
+	VBROADCASTSD 8(R11), Y12
+	VFMADD231PD  Y10, Y12, Y1
+	VBROADCASTSD 16(R11), Y12
+	VFMADD231PD  Y10, Y12, Y2
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okxf64c3r1next
+
+okxf64c3r1store:
+	VMOVUPD Y0, (DI)
+	VMOVUPD Y1, (DI)(R12*1)
+	VMOVUPD Y2, (DI)(R12*2)
+	ADDQ    $0x20, DI
+	ADDQ    $0x20, SI
+
+okxf64c3mask:
+	TESTQ      $0x00000003, cols+64(FP)
+	JZ         okxf64done
+	VMASKMOVPD (DI), Y15, Y0
+	VMASKMOVPD (DI)(R12*1), Y15, Y1
+	VMASKMOVPD (DI)(R12*2), Y15, Y2
+	MOVQ       DX, R11
+	TESTQ      BX, BX
+	JZ         okxf64c3rmconsec
+	XORQ       AX, AX
+
+okxf64c3rmgather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        okxf64c3rmnonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+okxf64c3rmnonext:
+	VMASKMOVPD   (R10), Y15, Y10
+	VBROADCASTSD (R11), Y12
+	VFMADD231PD  Y10, Y12, Y0
+	VBROADCASTSD 8(R11), Y12
+	VFMADD231PD  Y10, Y12, Y1
+	VBROADCASTSD 16(R11), Y12
+	VFMADD231PD  Y10, Y12, Y2
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okxf64c3rmgather
+	JMP          okxf64c3rmstore
+
+okxf64c3rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okxf64c3rmnext:
+	VMASKMOVPD   (R10), Y15, Y10
+	VBROADCASTSD (R11), Y12
+	VFMADD231PD  Y10, Y12, Y0
+	VBROADCASTSD 8(R11), Y12
+	VFMADD231PD  Y10, Y12, Y1
+	VBROADCASTSD 16(R11), Y12
+	VFMADD231PD  Y10, Y12, Y2
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okxf64c3rmnext
+
+okxf64c3rmstore:
+	VMASKMOVPD Y0, Y15, (DI)
+	VMASKMOVPD Y1, Y15, (DI)(R12*1)
+	VMASKMOVPD Y2, Y15, (DI)(R12*2)
+	JMP        okxf64done
+
+okxf64c2:
+	TESTQ R8, R8
+	JZ    okxf64c2half
+
+okxf64c2loop:
+	VMOVUPD (DI), Y0
+	VMOVUPD 32(DI), Y1
+	VMOVUPD (DI)(R12*1), Y2
+	VMOVUPD 32(DI)(R12*1), Y3
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      okxf64c2r2consec
+	XORQ    AX, AX
+
+okxf64c2r2gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        okxf64c2r2nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+okxf64c2r2nonext:
+	VMOVUPD      (R10), Y10
+	VMOVUPD      32(R10), Y11
+	VBROADCASTSD (R11), Y12
+	VFMADD231PD  Y10, Y12, Y0
+	VFMADD231PD  Y11, Y12, Y1
+	VBROADCASTSD 8(R11), Y12
+	VFMADD231PD  Y10, Y12, Y2
+	VFMADD231PD  Y11, Y12, Y3
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okxf64c2r2gather
+	JMP          okxf64c2r2store
+
+okxf64c2r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okxf64c2r2next:
+	VMOVUPD      (R10), Y10
+	VMOVUPD      32(R10), Y11
+	VBROADCASTSD (R11), Y12
+	VFMADD231PD  Y10, Y12, Y0
+	VFMADD231PD  Y11, Y12, Y1
+	VBROADCASTSD 8(R11), Y12
+	VFMADD231PD  Y10, Y12, Y2
+	VFMADD231PD  Y11, Y12, Y3
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okxf64c2r2next
+
+okxf64c2r2store:
+	VMOVUPD Y0, (DI)
+	VMOVUPD Y1, 32(DI)
+	VMOVUPD Y2, (DI)(R12*1)
+	VMOVUPD Y3, 32(DI)(R12*1)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, SI
+	DECQ    R8
+	JNZ     okxf64c2loop
+
+okxf64c2half:
+	TESTQ   $0x00000004, cols+64(FP)
+	JZ      okxf64c2mask
+	VMOVUPD (DI), Y0
+	VMOVUPD (DI)(R12*1), Y1
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      okxf64c2r1consec
+	XORQ    AX, AX
+
+okxf64c2r1gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        okxf64c2r1nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+okxf64c2r1nonext:
+	VMOVUPD      (R10), Y10
+	VBROADCASTSD (R11), Y12
+	VFMADD231PD  Y10, Y12, Y0
+	VBROADCASTSD 8(R11), Y12
+	VFMADD231PD  Y10, Y12, Y1
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okxf64c2r1gather
+	JMP          okxf64c2r1store
+
+okxf64c2r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okxf64c2r1next:
+	VMOVUPD      (R10), Y10
+	VBROADCASTSD (R11), Y12
+	VFMADD231PD  Y10, Y12, Y0
+	VBROADCASTSD 8(R11), Y12
+	VFMADD231PD  Y10, Y12, Y1
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okxf64c2r1next
+
+okxf64c2r1store:
+	VMOVUPD Y0, (DI)
+	VMOVUPD Y1, (DI)(R12*1)
+	ADDQ    $0x20, DI
+	ADDQ    $0x20, SI
+
+okxf64c2mask:
+	TESTQ      $0x00000003, cols+64(FP)
+	JZ         okxf64done
+	VMASKMOVPD (DI), Y15, Y0
+	VMASKMOVPD (DI)(R12*1), Y15, Y1
+	MOVQ       DX, R11
+	TESTQ      BX, BX
+	JZ         okxf64c2rmconsec
+	XORQ       AX, AX
+
+okxf64c2rmgather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        okxf64c2rmnonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+okxf64c2rmnonext:
+	VMASKMOVPD   (R10), Y15, Y10
+	VBROADCASTSD (R11), Y12
+	VFMADD231PD  Y10, Y12, Y0
+	VBROADCASTSD 8(R11), Y12
+	VFMADD231PD  Y10, Y12, Y1
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okxf64c2rmgather
+	JMP          okxf64c2rmstore
+
+okxf64c2rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okxf64c2rmnext:
+	VMASKMOVPD   (R10), Y15, Y10
+	VBROADCASTSD (R11), Y12
+	VFMADD231PD  Y10, Y12, Y0
+	VBROADCASTSD 8(R11), Y12
+	VFMADD231PD  Y10, Y12, Y1
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okxf64c2rmnext
+
+okxf64c2rmstore:
+	VMASKMOVPD Y0, Y15, (DI)
+	VMASKMOVPD Y1, Y15, (DI)(R12*1)
+	JMP        okxf64done
+
+okxf64c1:
+	TESTQ R8, R8
+	JZ    okxf64c1half
+
+okxf64c1loop:
+	VMOVUPD (DI), Y0
+	VMOVUPD 32(DI), Y1
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      okxf64c1r2consec
+	XORQ    AX, AX
+
+okxf64c1r2gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        okxf64c1r2nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+okxf64c1r2nonext:
+	VMOVUPD      (R10), Y10
+	VMOVUPD      32(R10), Y11
+	VBROADCASTSD (R11), Y12
+	VFMADD231PD  Y10, Y12, Y0
+	VFMADD231PD  Y11, Y12, Y1
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okxf64c1r2gather
+	JMP          okxf64c1r2store
+
+okxf64c1r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okxf64c1r2next:
+	VMOVUPD      (R10), Y10
+	VMOVUPD      32(R10), Y11
+	VBROADCASTSD (R11), Y12
+	VFMADD231PD  Y10, Y12, Y0
+	VFMADD231PD  Y11, Y12, Y1
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okxf64c1r2next
+
+okxf64c1r2store:
+	VMOVUPD Y0, (DI)
+	VMOVUPD Y1, 32(DI)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, SI
+	DECQ    R8
+	JNZ     okxf64c1loop
+
+okxf64c1half:
+	TESTQ   $0x00000004, cols+64(FP)
+	JZ      okxf64c1mask
+	VMOVUPD (DI), Y0
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      okxf64c1r1consec
+	XORQ    AX, AX
+
+okxf64c1r1gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        okxf64c1r1nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+okxf64c1r1nonext:
+	VMOVUPD      (R10), Y10
+	VBROADCASTSD (R11), Y12
+	VFMADD231PD  Y10, Y12, Y0
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okxf64c1r1gather
+	JMP          okxf64c1r1store
+
+okxf64c1r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okxf64c1r1next:
+	VMOVUPD      (R10), Y10
+	VBROADCASTSD (R11), Y12
+	VFMADD231PD  Y10, Y12, Y0
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okxf64c1r1next
+
+okxf64c1r1store:
+	VMOVUPD Y0, (DI)
+	ADDQ    $0x20, DI
+	ADDQ    $0x20, SI
+
+okxf64c1mask:
+	TESTQ      $0x00000003, cols+64(FP)
+	JZ         okxf64done
+	VMASKMOVPD (DI), Y15, Y0
+	MOVQ       DX, R11
+	TESTQ      BX, BX
+	JZ         okxf64c1rmconsec
+	XORQ       AX, AX
+
+okxf64c1rmgather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        okxf64c1rmnonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+okxf64c1rmnonext:
+	VMASKMOVPD   (R10), Y15, Y10
+	VBROADCASTSD (R11), Y12
+	VFMADD231PD  Y10, Y12, Y0
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okxf64c1rmgather
+	JMP          okxf64c1rmstore
+
+okxf64c1rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okxf64c1rmnext:
+	VMASKMOVPD   (R10), Y15, Y10
+	VBROADCASTSD (R11), Y12
+	VFMADD231PD  Y10, Y12, Y0
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okxf64c1rmnext
+
+okxf64c1rmstore:
+	VMASKMOVPD Y0, Y15, (DI)
+
+okxf64done:
+	VZEROUPPER
+	RET
+
+// func zAddOuterKNXF32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int, next unsafe.Pointer, nnext int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·zAddOuterKNXF32(SB), NOSPLIT, $0-96
+	MOVQ  dst+0(FP), DI
+	MOVQ  d+8(FP), R12
+	SHLQ  $0x02, R12
+	LEAQ  (R12)(R12*2), R13
+	LEAQ  (DI)(R12*4), R14
+	ADDQ  R12, R14
+	MOVQ  x+16(FP), SI
+	MOVQ  stride+24(FP), R9
+	SHLQ  $0x02, R9
+	MOVQ  idx+32(FP), BX
+	MOVQ  c+40(FP), DX
+	MOVQ  k+48(FP), CX
+	SHLQ  $0x02, CX
+	MOVQ  cols+64(FP), R8
+	MOVQ  R8, AX
+	ANDQ  $0x0f, AX
+	MOVL  $0xffffffff, R10
+	BZHIL AX, R10, R10
+	KMOVW R10, K1
+	SHRQ  $0x05, R8
+	MOVQ  nc+72(FP), AX
+	CMPQ  AX, $0x0a
+	JEQ   zokxf32c10
+	CMPQ  AX, $0x09
+	JEQ   zokxf32c9
+	CMPQ  AX, $0x08
+	JEQ   zokxf32c8
+	CMPQ  AX, $0x07
+	JEQ   zokxf32c7
+	CMPQ  AX, $0x06
+	JEQ   zokxf32c6
+	CMPQ  AX, $0x05
+	JEQ   zokxf32c5
+	CMPQ  AX, $0x04
+	JEQ   zokxf32c4
+	CMPQ  AX, $0x03
+	JEQ   zokxf32c3
+	CMPQ  AX, $0x02
+	JEQ   zokxf32c2
+	JMP   zokxf32c1
+
+zokxf32c10:
+	TESTQ R8, R8
+	JZ    zokxf32c10half
+
+zokxf32c10loop:
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS (DI)(R12*1), Z2
+	VMOVUPS 64(DI)(R12*1), Z3
+	VMOVUPS (DI)(R12*2), Z4
+	VMOVUPS 64(DI)(R12*2), Z5
+	VMOVUPS (DI)(R13*1), Z6
+	VMOVUPS 64(DI)(R13*1), Z7
+	VMOVUPS (DI)(R12*4), Z8
+	VMOVUPS 64(DI)(R12*4), Z9
+	VMOVUPS (R14), Z10
+	VMOVUPS 64(R14), Z11
+	VMOVUPS (R14)(R12*1), Z12
+	VMOVUPS 64(R14)(R12*1), Z13
+	VMOVUPS (R14)(R12*2), Z14
+	VMOVUPS 64(R14)(R12*2), Z15
+	VMOVUPS (R14)(R13*1), Z16
+	VMOVUPS 64(R14)(R13*1), Z17
+	VMOVUPS (R14)(R12*4), Z18
+	VMOVUPS 64(R14)(R12*4), Z19
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokxf32c10r2consec
+	XORQ    AX, AX
+
+zokxf32c10r2gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf32c10r2nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+	PREFETCHT0 64(R15)
+
+zokxf32c10r2nonext:
+	VMOVUPS      (R10), Z20
+	VMOVUPS      64(R10), Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	VBROADCASTSS 20(R11), Z23
+	VFMADD231PS  Z20, Z23, Z10
+	VFMADD231PS  Z21, Z23, Z11
+	VBROADCASTSS 24(R11), Z24
+	VFMADD231PS  Z20, Z24, Z12
+	VFMADD231PS  Z21, Z24, Z13
+	VBROADCASTSS 28(R11), Z25
+	VFMADD231PS  Z20, Z25, Z14
+	VFMADD231PS  Z21, Z25, Z15
+	VBROADCASTSS 32(R11), Z22
+	VFMADD231PS  Z20, Z22, Z16
+	VFMADD231PS  Z21, Z22, Z17
+	VBROADCASTSS 36(R11), Z23
+	VFMADD231PS  Z20, Z23, Z18
+	VFMADD231PS  Z21, Z23, Z19
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokxf32c10r2gather
+	JMP          zokxf32c10r2store
+
+zokxf32c10r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf32c10r2next:
+	VMOVUPS      (R10), Z20
+	VMOVUPS      64(R10), Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	VBROADCASTSS 20(R11), Z23
+	VFMADD231PS  Z20, Z23, Z10
+	VFMADD231PS  Z21, Z23, Z11
+	VBROADCASTSS 24(R11), Z24
+	VFMADD231PS  Z20, Z24, Z12
+	VFMADD231PS  Z21, Z24, Z13
+	VBROADCASTSS 28(R11), Z25
+	VFMADD231PS  Z20, Z25, Z14
+	VFMADD231PS  Z21, Z25, Z15
+	VBROADCASTSS 32(R11), Z22
+	VFMADD231PS  Z20, Z22, Z16
+	VFMADD231PS  Z21, Z22, Z17
+	VBROADCASTSS 36(R11), Z23
+	VFMADD231PS  Z20, Z23, Z18
+	VFMADD231PS  Z21, Z23, Z19
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokxf32c10r2next
+
+zokxf32c10r2store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, (DI)(R12*1)
+	VMOVUPS Z3, 64(DI)(R12*1)
+	VMOVUPS Z4, (DI)(R12*2)
+	VMOVUPS Z5, 64(DI)(R12*2)
+	VMOVUPS Z6, (DI)(R13*1)
+	VMOVUPS Z7, 64(DI)(R13*1)
+	VMOVUPS Z8, (DI)(R12*4)
+	VMOVUPS Z9, 64(DI)(R12*4)
+	VMOVUPS Z10, (R14)
+	VMOVUPS Z11, 64(R14)
+	VMOVUPS Z12, (R14)(R12*1)
+	VMOVUPS Z13, 64(R14)(R12*1)
+	VMOVUPS Z14, (R14)(R12*2)
+	VMOVUPS Z15, 64(R14)(R12*2)
+	VMOVUPS Z16, (R14)(R13*1)
+	VMOVUPS Z17, 64(R14)(R13*1)
+	VMOVUPS Z18, (R14)(R12*4)
+	VMOVUPS Z19, 64(R14)(R12*4)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x80, SI
+	DECQ    R8
+	JNZ     zokxf32c10loop
+
+zokxf32c10half:
+	TESTQ   $0x00000010, cols+64(FP)
+	JZ      zokxf32c10mask
+	VMOVUPS (DI), Z0
+	VMOVUPS (DI)(R12*1), Z1
+	VMOVUPS (DI)(R12*2), Z2
+	VMOVUPS (DI)(R13*1), Z3
+	VMOVUPS (DI)(R12*4), Z4
+	VMOVUPS (R14), Z5
+	VMOVUPS (R14)(R12*1), Z6
+	VMOVUPS (R14)(R12*2), Z7
+	VMOVUPS (R14)(R13*1), Z8
+	VMOVUPS (R14)(R12*4), Z9
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokxf32c10r1consec
+	XORQ    AX, AX
+
+zokxf32c10r1gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf32c10r1nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+zokxf32c10r1nonext:
+	VMOVUPS          (R10), Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	VFMADD231PS.BCST 32(R11), Z20, Z8
+	VFMADD231PS.BCST 36(R11), Z20, Z9
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokxf32c10r1gather
+	JMP              zokxf32c10r1store
+
+zokxf32c10r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf32c10r1next:
+	VMOVUPS          (R10), Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	VFMADD231PS.BCST 32(R11), Z20, Z8
+	VFMADD231PS.BCST 36(R11), Z20, Z9
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokxf32c10r1next
+
+zokxf32c10r1store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, (DI)(R12*1)
+	VMOVUPS Z2, (DI)(R12*2)
+	VMOVUPS Z3, (DI)(R13*1)
+	VMOVUPS Z4, (DI)(R12*4)
+	VMOVUPS Z5, (R14)
+	VMOVUPS Z6, (R14)(R12*1)
+	VMOVUPS Z7, (R14)(R12*2)
+	VMOVUPS Z8, (R14)(R13*1)
+	VMOVUPS Z9, (R14)(R12*4)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x40, SI
+
+zokxf32c10mask:
+	TESTQ     $0x0000000f, cols+64(FP)
+	JZ        zokxf32done
+	VMOVUPS.Z (DI), K1, Z0
+	VMOVUPS.Z (DI)(R12*1), K1, Z1
+	VMOVUPS.Z (DI)(R12*2), K1, Z2
+	VMOVUPS.Z (DI)(R13*1), K1, Z3
+	VMOVUPS.Z (DI)(R12*4), K1, Z4
+	VMOVUPS.Z (R14), K1, Z5
+	VMOVUPS.Z (R14)(R12*1), K1, Z6
+	VMOVUPS.Z (R14)(R12*2), K1, Z7
+	VMOVUPS.Z (R14)(R13*1), K1, Z8
+	VMOVUPS.Z (R14)(R12*4), K1, Z9
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokxf32c10rmconsec
+	XORQ      AX, AX
+
+zokxf32c10rmgather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf32c10rmnonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+zokxf32c10rmnonext:
+	VMOVUPS.Z        (R10), K1, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	VFMADD231PS.BCST 32(R11), Z20, Z8
+	VFMADD231PS.BCST 36(R11), Z20, Z9
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokxf32c10rmgather
+	JMP              zokxf32c10rmstore
+
+zokxf32c10rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf32c10rmnext:
+	VMOVUPS.Z        (R10), K1, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	VFMADD231PS.BCST 32(R11), Z20, Z8
+	VFMADD231PS.BCST 36(R11), Z20, Z9
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokxf32c10rmnext
+
+zokxf32c10rmstore:
+	VMOVUPS Z0, K1, (DI)
+	VMOVUPS Z1, K1, (DI)(R12*1)
+	VMOVUPS Z2, K1, (DI)(R12*2)
+	VMOVUPS Z3, K1, (DI)(R13*1)
+	VMOVUPS Z4, K1, (DI)(R12*4)
+	VMOVUPS Z5, K1, (R14)
+	VMOVUPS Z6, K1, (R14)(R12*1)
+	VMOVUPS Z7, K1, (R14)(R12*2)
+	VMOVUPS Z8, K1, (R14)(R13*1)
+	VMOVUPS Z9, K1, (R14)(R12*4)
+	JMP     zokxf32done
+
+zokxf32c9:
+	TESTQ R8, R8
+	JZ    zokxf32c9half
+
+zokxf32c9loop:
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS (DI)(R12*1), Z2
+	VMOVUPS 64(DI)(R12*1), Z3
+	VMOVUPS (DI)(R12*2), Z4
+	VMOVUPS 64(DI)(R12*2), Z5
+	VMOVUPS (DI)(R13*1), Z6
+	VMOVUPS 64(DI)(R13*1), Z7
+	VMOVUPS (DI)(R12*4), Z8
+	VMOVUPS 64(DI)(R12*4), Z9
+	VMOVUPS (R14), Z10
+	VMOVUPS 64(R14), Z11
+	VMOVUPS (R14)(R12*1), Z12
+	VMOVUPS 64(R14)(R12*1), Z13
+	VMOVUPS (R14)(R12*2), Z14
+	VMOVUPS 64(R14)(R12*2), Z15
+	VMOVUPS (R14)(R13*1), Z16
+	VMOVUPS 64(R14)(R13*1), Z17
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokxf32c9r2consec
+	XORQ    AX, AX
+
+zokxf32c9r2gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf32c9r2nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+	PREFETCHT0 64(R15)
+
+zokxf32c9r2nonext:
+	VMOVUPS      (R10), Z20
+	VMOVUPS      64(R10), Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	VBROADCASTSS 20(R11), Z23
+	VFMADD231PS  Z20, Z23, Z10
+	VFMADD231PS  Z21, Z23, Z11
+	VBROADCASTSS 24(R11), Z24
+	VFMADD231PS  Z20, Z24, Z12
+	VFMADD231PS  Z21, Z24, Z13
+	VBROADCASTSS 28(R11), Z25
+	VFMADD231PS  Z20, Z25, Z14
+	VFMADD231PS  Z21, Z25, Z15
+	VBROADCASTSS 32(R11), Z22
+	VFMADD231PS  Z20, Z22, Z16
+	VFMADD231PS  Z21, Z22, Z17
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokxf32c9r2gather
+	JMP          zokxf32c9r2store
+
+zokxf32c9r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf32c9r2next:
+	VMOVUPS      (R10), Z20
+	VMOVUPS      64(R10), Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	VBROADCASTSS 20(R11), Z23
+	VFMADD231PS  Z20, Z23, Z10
+	VFMADD231PS  Z21, Z23, Z11
+	VBROADCASTSS 24(R11), Z24
+	VFMADD231PS  Z20, Z24, Z12
+	VFMADD231PS  Z21, Z24, Z13
+	VBROADCASTSS 28(R11), Z25
+	VFMADD231PS  Z20, Z25, Z14
+	VFMADD231PS  Z21, Z25, Z15
+	VBROADCASTSS 32(R11), Z22
+	VFMADD231PS  Z20, Z22, Z16
+	VFMADD231PS  Z21, Z22, Z17
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokxf32c9r2next
+
+zokxf32c9r2store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, (DI)(R12*1)
+	VMOVUPS Z3, 64(DI)(R12*1)
+	VMOVUPS Z4, (DI)(R12*2)
+	VMOVUPS Z5, 64(DI)(R12*2)
+	VMOVUPS Z6, (DI)(R13*1)
+	VMOVUPS Z7, 64(DI)(R13*1)
+	VMOVUPS Z8, (DI)(R12*4)
+	VMOVUPS Z9, 64(DI)(R12*4)
+	VMOVUPS Z10, (R14)
+	VMOVUPS Z11, 64(R14)
+	VMOVUPS Z12, (R14)(R12*1)
+	VMOVUPS Z13, 64(R14)(R12*1)
+	VMOVUPS Z14, (R14)(R12*2)
+	VMOVUPS Z15, 64(R14)(R12*2)
+	VMOVUPS Z16, (R14)(R13*1)
+	VMOVUPS Z17, 64(R14)(R13*1)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x80, SI
+	DECQ    R8
+	JNZ     zokxf32c9loop
+
+zokxf32c9half:
+	TESTQ   $0x00000010, cols+64(FP)
+	JZ      zokxf32c9mask
+	VMOVUPS (DI), Z0
+	VMOVUPS (DI)(R12*1), Z1
+	VMOVUPS (DI)(R12*2), Z2
+	VMOVUPS (DI)(R13*1), Z3
+	VMOVUPS (DI)(R12*4), Z4
+	VMOVUPS (R14), Z5
+	VMOVUPS (R14)(R12*1), Z6
+	VMOVUPS (R14)(R12*2), Z7
+	VMOVUPS (R14)(R13*1), Z8
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokxf32c9r1consec
+	XORQ    AX, AX
+
+zokxf32c9r1gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf32c9r1nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+zokxf32c9r1nonext:
+	VMOVUPS          (R10), Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	VFMADD231PS.BCST 32(R11), Z20, Z8
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokxf32c9r1gather
+	JMP              zokxf32c9r1store
+
+zokxf32c9r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf32c9r1next:
+	VMOVUPS          (R10), Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	VFMADD231PS.BCST 32(R11), Z20, Z8
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokxf32c9r1next
+
+zokxf32c9r1store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, (DI)(R12*1)
+	VMOVUPS Z2, (DI)(R12*2)
+	VMOVUPS Z3, (DI)(R13*1)
+	VMOVUPS Z4, (DI)(R12*4)
+	VMOVUPS Z5, (R14)
+	VMOVUPS Z6, (R14)(R12*1)
+	VMOVUPS Z7, (R14)(R12*2)
+	VMOVUPS Z8, (R14)(R13*1)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x40, SI
+
+zokxf32c9mask:
+	TESTQ     $0x0000000f, cols+64(FP)
+	JZ        zokxf32done
+	VMOVUPS.Z (DI), K1, Z0
+	VMOVUPS.Z (DI)(R12*1), K1, Z1
+	VMOVUPS.Z (DI)(R12*2), K1, Z2
+	VMOVUPS.Z (DI)(R13*1), K1, Z3
+	VMOVUPS.Z (DI)(R12*4), K1, Z4
+	VMOVUPS.Z (R14), K1, Z5
+	VMOVUPS.Z (R14)(R12*1), K1, Z6
+	VMOVUPS.Z (R14)(R12*2), K1, Z7
+	VMOVUPS.Z (R14)(R13*1), K1, Z8
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokxf32c9rmconsec
+	XORQ      AX, AX
+
+zokxf32c9rmgather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf32c9rmnonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+zokxf32c9rmnonext:
+	VMOVUPS.Z        (R10), K1, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	VFMADD231PS.BCST 32(R11), Z20, Z8
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokxf32c9rmgather
+	JMP              zokxf32c9rmstore
+
+zokxf32c9rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf32c9rmnext:
+	VMOVUPS.Z        (R10), K1, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	VFMADD231PS.BCST 32(R11), Z20, Z8
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokxf32c9rmnext
+
+zokxf32c9rmstore:
+	VMOVUPS Z0, K1, (DI)
+	VMOVUPS Z1, K1, (DI)(R12*1)
+	VMOVUPS Z2, K1, (DI)(R12*2)
+	VMOVUPS Z3, K1, (DI)(R13*1)
+	VMOVUPS Z4, K1, (DI)(R12*4)
+	VMOVUPS Z5, K1, (R14)
+	VMOVUPS Z6, K1, (R14)(R12*1)
+	VMOVUPS Z7, K1, (R14)(R12*2)
+	VMOVUPS Z8, K1, (R14)(R13*1)
+	JMP     zokxf32done
+
+zokxf32c8:
+	TESTQ R8, R8
+	JZ    zokxf32c8half
+
+zokxf32c8loop:
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS (DI)(R12*1), Z2
+	VMOVUPS 64(DI)(R12*1), Z3
+	VMOVUPS (DI)(R12*2), Z4
+	VMOVUPS 64(DI)(R12*2), Z5
+	VMOVUPS (DI)(R13*1), Z6
+	VMOVUPS 64(DI)(R13*1), Z7
+	VMOVUPS (DI)(R12*4), Z8
+	VMOVUPS 64(DI)(R12*4), Z9
+	VMOVUPS (R14), Z10
+	VMOVUPS 64(R14), Z11
+	VMOVUPS (R14)(R12*1), Z12
+	VMOVUPS 64(R14)(R12*1), Z13
+	VMOVUPS (R14)(R12*2), Z14
+	VMOVUPS 64(R14)(R12*2), Z15
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokxf32c8r2consec
+	XORQ    AX, AX
+
+zokxf32c8r2gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf32c8r2nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+	PREFETCHT0 64(R15)
+
+zokxf32c8r2nonext:
+	VMOVUPS      (R10), Z20
+	VMOVUPS      64(R10), Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	VBROADCASTSS 20(R11), Z23
+	VFMADD231PS  Z20, Z23, Z10
+	VFMADD231PS  Z21, Z23, Z11
+	VBROADCASTSS 24(R11), Z24
+	VFMADD231PS  Z20, Z24, Z12
+	VFMADD231PS  Z21, Z24, Z13
+	VBROADCASTSS 28(R11), Z25
+	VFMADD231PS  Z20, Z25, Z14
+	VFMADD231PS  Z21, Z25, Z15
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokxf32c8r2gather
+	JMP          zokxf32c8r2store
+
+zokxf32c8r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf32c8r2next:
+	VMOVUPS      (R10), Z20
+	VMOVUPS      64(R10), Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	VBROADCASTSS 20(R11), Z23
+	VFMADD231PS  Z20, Z23, Z10
+	VFMADD231PS  Z21, Z23, Z11
+	VBROADCASTSS 24(R11), Z24
+	VFMADD231PS  Z20, Z24, Z12
+	VFMADD231PS  Z21, Z24, Z13
+	VBROADCASTSS 28(R11), Z25
+	VFMADD231PS  Z20, Z25, Z14
+	VFMADD231PS  Z21, Z25, Z15
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokxf32c8r2next
+
+zokxf32c8r2store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, (DI)(R12*1)
+	VMOVUPS Z3, 64(DI)(R12*1)
+	VMOVUPS Z4, (DI)(R12*2)
+	VMOVUPS Z5, 64(DI)(R12*2)
+	VMOVUPS Z6, (DI)(R13*1)
+	VMOVUPS Z7, 64(DI)(R13*1)
+	VMOVUPS Z8, (DI)(R12*4)
+	VMOVUPS Z9, 64(DI)(R12*4)
+	VMOVUPS Z10, (R14)
+	VMOVUPS Z11, 64(R14)
+	VMOVUPS Z12, (R14)(R12*1)
+	VMOVUPS Z13, 64(R14)(R12*1)
+	VMOVUPS Z14, (R14)(R12*2)
+	VMOVUPS Z15, 64(R14)(R12*2)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x80, SI
+	DECQ    R8
+	JNZ     zokxf32c8loop
+
+zokxf32c8half:
+	TESTQ   $0x00000010, cols+64(FP)
+	JZ      zokxf32c8mask
+	VMOVUPS (DI), Z0
+	VMOVUPS (DI)(R12*1), Z1
+	VMOVUPS (DI)(R12*2), Z2
+	VMOVUPS (DI)(R13*1), Z3
+	VMOVUPS (DI)(R12*4), Z4
+	VMOVUPS (R14), Z5
+	VMOVUPS (R14)(R12*1), Z6
+	VMOVUPS (R14)(R12*2), Z7
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokxf32c8r1consec
+	XORQ    AX, AX
+
+zokxf32c8r1gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf32c8r1nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+zokxf32c8r1nonext:
+	VMOVUPS          (R10), Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokxf32c8r1gather
+	JMP              zokxf32c8r1store
+
+zokxf32c8r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf32c8r1next:
+	VMOVUPS          (R10), Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokxf32c8r1next
+
+zokxf32c8r1store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, (DI)(R12*1)
+	VMOVUPS Z2, (DI)(R12*2)
+	VMOVUPS Z3, (DI)(R13*1)
+	VMOVUPS Z4, (DI)(R12*4)
+	VMOVUPS Z5, (R14)
+	VMOVUPS Z6, (R14)(R12*1)
+	VMOVUPS Z7, (R14)(R12*2)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x40, SI
+
+zokxf32c8mask:
+	TESTQ     $0x0000000f, cols+64(FP)
+	JZ        zokxf32done
+	VMOVUPS.Z (DI), K1, Z0
+	VMOVUPS.Z (DI)(R12*1), K1, Z1
+	VMOVUPS.Z (DI)(R12*2), K1, Z2
+	VMOVUPS.Z (DI)(R13*1), K1, Z3
+	VMOVUPS.Z (DI)(R12*4), K1, Z4
+	VMOVUPS.Z (R14), K1, Z5
+	VMOVUPS.Z (R14)(R12*1), K1, Z6
+	VMOVUPS.Z (R14)(R12*2), K1, Z7
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokxf32c8rmconsec
+	XORQ      AX, AX
+
+zokxf32c8rmgather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf32c8rmnonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+zokxf32c8rmnonext:
+	VMOVUPS.Z        (R10), K1, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokxf32c8rmgather
+	JMP              zokxf32c8rmstore
+
+zokxf32c8rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf32c8rmnext:
+	VMOVUPS.Z        (R10), K1, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokxf32c8rmnext
+
+zokxf32c8rmstore:
+	VMOVUPS Z0, K1, (DI)
+	VMOVUPS Z1, K1, (DI)(R12*1)
+	VMOVUPS Z2, K1, (DI)(R12*2)
+	VMOVUPS Z3, K1, (DI)(R13*1)
+	VMOVUPS Z4, K1, (DI)(R12*4)
+	VMOVUPS Z5, K1, (R14)
+	VMOVUPS Z6, K1, (R14)(R12*1)
+	VMOVUPS Z7, K1, (R14)(R12*2)
+	JMP     zokxf32done
+
+zokxf32c7:
+	TESTQ R8, R8
+	JZ    zokxf32c7half
+
+zokxf32c7loop:
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS (DI)(R12*1), Z2
+	VMOVUPS 64(DI)(R12*1), Z3
+	VMOVUPS (DI)(R12*2), Z4
+	VMOVUPS 64(DI)(R12*2), Z5
+	VMOVUPS (DI)(R13*1), Z6
+	VMOVUPS 64(DI)(R13*1), Z7
+	VMOVUPS (DI)(R12*4), Z8
+	VMOVUPS 64(DI)(R12*4), Z9
+	VMOVUPS (R14), Z10
+	VMOVUPS 64(R14), Z11
+	VMOVUPS (R14)(R12*1), Z12
+	VMOVUPS 64(R14)(R12*1), Z13
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokxf32c7r2consec
+	XORQ    AX, AX
+
+zokxf32c7r2gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf32c7r2nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+	PREFETCHT0 64(R15)
+
+zokxf32c7r2nonext:
+	VMOVUPS      (R10), Z20
+	VMOVUPS      64(R10), Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	VBROADCASTSS 20(R11), Z23
+	VFMADD231PS  Z20, Z23, Z10
+	VFMADD231PS  Z21, Z23, Z11
+	VBROADCASTSS 24(R11), Z24
+	VFMADD231PS  Z20, Z24, Z12
+	VFMADD231PS  Z21, Z24, Z13
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokxf32c7r2gather
+	JMP          zokxf32c7r2store
+
+zokxf32c7r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf32c7r2next:
+	VMOVUPS      (R10), Z20
+	VMOVUPS      64(R10), Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	VBROADCASTSS 20(R11), Z23
+	VFMADD231PS  Z20, Z23, Z10
+	VFMADD231PS  Z21, Z23, Z11
+	VBROADCASTSS 24(R11), Z24
+	VFMADD231PS  Z20, Z24, Z12
+	VFMADD231PS  Z21, Z24, Z13
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokxf32c7r2next
+
+zokxf32c7r2store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, (DI)(R12*1)
+	VMOVUPS Z3, 64(DI)(R12*1)
+	VMOVUPS Z4, (DI)(R12*2)
+	VMOVUPS Z5, 64(DI)(R12*2)
+	VMOVUPS Z6, (DI)(R13*1)
+	VMOVUPS Z7, 64(DI)(R13*1)
+	VMOVUPS Z8, (DI)(R12*4)
+	VMOVUPS Z9, 64(DI)(R12*4)
+	VMOVUPS Z10, (R14)
+	VMOVUPS Z11, 64(R14)
+	VMOVUPS Z12, (R14)(R12*1)
+	VMOVUPS Z13, 64(R14)(R12*1)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x80, SI
+	DECQ    R8
+	JNZ     zokxf32c7loop
+
+zokxf32c7half:
+	TESTQ   $0x00000010, cols+64(FP)
+	JZ      zokxf32c7mask
+	VMOVUPS (DI), Z0
+	VMOVUPS (DI)(R12*1), Z1
+	VMOVUPS (DI)(R12*2), Z2
+	VMOVUPS (DI)(R13*1), Z3
+	VMOVUPS (DI)(R12*4), Z4
+	VMOVUPS (R14), Z5
+	VMOVUPS (R14)(R12*1), Z6
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokxf32c7r1consec
+	XORQ    AX, AX
+
+zokxf32c7r1gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf32c7r1nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+zokxf32c7r1nonext:
+	VMOVUPS          (R10), Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokxf32c7r1gather
+	JMP              zokxf32c7r1store
+
+zokxf32c7r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf32c7r1next:
+	VMOVUPS          (R10), Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokxf32c7r1next
+
+zokxf32c7r1store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, (DI)(R12*1)
+	VMOVUPS Z2, (DI)(R12*2)
+	VMOVUPS Z3, (DI)(R13*1)
+	VMOVUPS Z4, (DI)(R12*4)
+	VMOVUPS Z5, (R14)
+	VMOVUPS Z6, (R14)(R12*1)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x40, SI
+
+zokxf32c7mask:
+	TESTQ     $0x0000000f, cols+64(FP)
+	JZ        zokxf32done
+	VMOVUPS.Z (DI), K1, Z0
+	VMOVUPS.Z (DI)(R12*1), K1, Z1
+	VMOVUPS.Z (DI)(R12*2), K1, Z2
+	VMOVUPS.Z (DI)(R13*1), K1, Z3
+	VMOVUPS.Z (DI)(R12*4), K1, Z4
+	VMOVUPS.Z (R14), K1, Z5
+	VMOVUPS.Z (R14)(R12*1), K1, Z6
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokxf32c7rmconsec
+	XORQ      AX, AX
+
+zokxf32c7rmgather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf32c7rmnonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+zokxf32c7rmnonext:
+	VMOVUPS.Z        (R10), K1, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokxf32c7rmgather
+	JMP              zokxf32c7rmstore
+
+zokxf32c7rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf32c7rmnext:
+	VMOVUPS.Z        (R10), K1, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokxf32c7rmnext
+
+zokxf32c7rmstore:
+	VMOVUPS Z0, K1, (DI)
+	VMOVUPS Z1, K1, (DI)(R12*1)
+	VMOVUPS Z2, K1, (DI)(R12*2)
+	VMOVUPS Z3, K1, (DI)(R13*1)
+	VMOVUPS Z4, K1, (DI)(R12*4)
+	VMOVUPS Z5, K1, (R14)
+	VMOVUPS Z6, K1, (R14)(R12*1)
+	JMP     zokxf32done
+
+zokxf32c6:
+	TESTQ R8, R8
+	JZ    zokxf32c6half
+
+zokxf32c6loop:
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS (DI)(R12*1), Z2
+	VMOVUPS 64(DI)(R12*1), Z3
+	VMOVUPS (DI)(R12*2), Z4
+	VMOVUPS 64(DI)(R12*2), Z5
+	VMOVUPS (DI)(R13*1), Z6
+	VMOVUPS 64(DI)(R13*1), Z7
+	VMOVUPS (DI)(R12*4), Z8
+	VMOVUPS 64(DI)(R12*4), Z9
+	VMOVUPS (R14), Z10
+	VMOVUPS 64(R14), Z11
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokxf32c6r2consec
+	XORQ    AX, AX
+
+zokxf32c6r2gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf32c6r2nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+	PREFETCHT0 64(R15)
+
+zokxf32c6r2nonext:
+	VMOVUPS      (R10), Z20
+	VMOVUPS      64(R10), Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	VBROADCASTSS 20(R11), Z23
+	VFMADD231PS  Z20, Z23, Z10
+	VFMADD231PS  Z21, Z23, Z11
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokxf32c6r2gather
+	JMP          zokxf32c6r2store
+
+zokxf32c6r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf32c6r2next:
+	VMOVUPS      (R10), Z20
+	VMOVUPS      64(R10), Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	VBROADCASTSS 20(R11), Z23
+	VFMADD231PS  Z20, Z23, Z10
+	VFMADD231PS  Z21, Z23, Z11
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokxf32c6r2next
+
+zokxf32c6r2store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, (DI)(R12*1)
+	VMOVUPS Z3, 64(DI)(R12*1)
+	VMOVUPS Z4, (DI)(R12*2)
+	VMOVUPS Z5, 64(DI)(R12*2)
+	VMOVUPS Z6, (DI)(R13*1)
+	VMOVUPS Z7, 64(DI)(R13*1)
+	VMOVUPS Z8, (DI)(R12*4)
+	VMOVUPS Z9, 64(DI)(R12*4)
+	VMOVUPS Z10, (R14)
+	VMOVUPS Z11, 64(R14)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x80, SI
+	DECQ    R8
+	JNZ     zokxf32c6loop
+
+zokxf32c6half:
+	TESTQ   $0x00000010, cols+64(FP)
+	JZ      zokxf32c6mask
+	VMOVUPS (DI), Z0
+	VMOVUPS (DI)(R12*1), Z1
+	VMOVUPS (DI)(R12*2), Z2
+	VMOVUPS (DI)(R13*1), Z3
+	VMOVUPS (DI)(R12*4), Z4
+	VMOVUPS (R14), Z5
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokxf32c6r1consec
+	XORQ    AX, AX
+
+zokxf32c6r1gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf32c6r1nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+zokxf32c6r1nonext:
+	VMOVUPS          (R10), Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokxf32c6r1gather
+	JMP              zokxf32c6r1store
+
+zokxf32c6r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf32c6r1next:
+	VMOVUPS          (R10), Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokxf32c6r1next
+
+zokxf32c6r1store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, (DI)(R12*1)
+	VMOVUPS Z2, (DI)(R12*2)
+	VMOVUPS Z3, (DI)(R13*1)
+	VMOVUPS Z4, (DI)(R12*4)
+	VMOVUPS Z5, (R14)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x40, SI
+
+zokxf32c6mask:
+	TESTQ     $0x0000000f, cols+64(FP)
+	JZ        zokxf32done
+	VMOVUPS.Z (DI), K1, Z0
+	VMOVUPS.Z (DI)(R12*1), K1, Z1
+	VMOVUPS.Z (DI)(R12*2), K1, Z2
+	VMOVUPS.Z (DI)(R13*1), K1, Z3
+	VMOVUPS.Z (DI)(R12*4), K1, Z4
+	VMOVUPS.Z (R14), K1, Z5
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokxf32c6rmconsec
+	XORQ      AX, AX
+
+zokxf32c6rmgather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf32c6rmnonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+zokxf32c6rmnonext:
+	VMOVUPS.Z        (R10), K1, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokxf32c6rmgather
+	JMP              zokxf32c6rmstore
+
+zokxf32c6rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf32c6rmnext:
+	VMOVUPS.Z        (R10), K1, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokxf32c6rmnext
+
+zokxf32c6rmstore:
+	VMOVUPS Z0, K1, (DI)
+	VMOVUPS Z1, K1, (DI)(R12*1)
+	VMOVUPS Z2, K1, (DI)(R12*2)
+	VMOVUPS Z3, K1, (DI)(R13*1)
+	VMOVUPS Z4, K1, (DI)(R12*4)
+	VMOVUPS Z5, K1, (R14)
+	JMP     zokxf32done
+
+zokxf32c5:
+	TESTQ R8, R8
+	JZ    zokxf32c5half
+
+zokxf32c5loop:
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS (DI)(R12*1), Z2
+	VMOVUPS 64(DI)(R12*1), Z3
+	VMOVUPS (DI)(R12*2), Z4
+	VMOVUPS 64(DI)(R12*2), Z5
+	VMOVUPS (DI)(R13*1), Z6
+	VMOVUPS 64(DI)(R13*1), Z7
+	VMOVUPS (DI)(R12*4), Z8
+	VMOVUPS 64(DI)(R12*4), Z9
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokxf32c5r2consec
+	XORQ    AX, AX
+
+zokxf32c5r2gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf32c5r2nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+	PREFETCHT0 64(R15)
+
+zokxf32c5r2nonext:
+	VMOVUPS      (R10), Z20
+	VMOVUPS      64(R10), Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokxf32c5r2gather
+	JMP          zokxf32c5r2store
+
+zokxf32c5r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf32c5r2next:
+	VMOVUPS      (R10), Z20
+	VMOVUPS      64(R10), Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokxf32c5r2next
+
+zokxf32c5r2store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, (DI)(R12*1)
+	VMOVUPS Z3, 64(DI)(R12*1)
+	VMOVUPS Z4, (DI)(R12*2)
+	VMOVUPS Z5, 64(DI)(R12*2)
+	VMOVUPS Z6, (DI)(R13*1)
+	VMOVUPS Z7, 64(DI)(R13*1)
+	VMOVUPS Z8, (DI)(R12*4)
+	VMOVUPS Z9, 64(DI)(R12*4)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x80, SI
+	DECQ    R8
+	JNZ     zokxf32c5loop
+
+zokxf32c5half:
+	TESTQ   $0x00000010, cols+64(FP)
+	JZ      zokxf32c5mask
+	VMOVUPS (DI), Z0
+	VMOVUPS (DI)(R12*1), Z1
+	VMOVUPS (DI)(R12*2), Z2
+	VMOVUPS (DI)(R13*1), Z3
+	VMOVUPS (DI)(R12*4), Z4
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokxf32c5r1consec
+	XORQ    AX, AX
+
+zokxf32c5r1gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf32c5r1nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+zokxf32c5r1nonext:
+	VMOVUPS          (R10), Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokxf32c5r1gather
+	JMP              zokxf32c5r1store
+
+zokxf32c5r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf32c5r1next:
+	VMOVUPS          (R10), Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokxf32c5r1next
+
+zokxf32c5r1store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, (DI)(R12*1)
+	VMOVUPS Z2, (DI)(R12*2)
+	VMOVUPS Z3, (DI)(R13*1)
+	VMOVUPS Z4, (DI)(R12*4)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x40, SI
+
+zokxf32c5mask:
+	TESTQ     $0x0000000f, cols+64(FP)
+	JZ        zokxf32done
+	VMOVUPS.Z (DI), K1, Z0
+	VMOVUPS.Z (DI)(R12*1), K1, Z1
+	VMOVUPS.Z (DI)(R12*2), K1, Z2
+	VMOVUPS.Z (DI)(R13*1), K1, Z3
+	VMOVUPS.Z (DI)(R12*4), K1, Z4
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokxf32c5rmconsec
+	XORQ      AX, AX
+
+zokxf32c5rmgather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf32c5rmnonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+zokxf32c5rmnonext:
+	VMOVUPS.Z        (R10), K1, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokxf32c5rmgather
+	JMP              zokxf32c5rmstore
+
+zokxf32c5rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf32c5rmnext:
+	VMOVUPS.Z        (R10), K1, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokxf32c5rmnext
+
+zokxf32c5rmstore:
+	VMOVUPS Z0, K1, (DI)
+	VMOVUPS Z1, K1, (DI)(R12*1)
+	VMOVUPS Z2, K1, (DI)(R12*2)
+	VMOVUPS Z3, K1, (DI)(R13*1)
+	VMOVUPS Z4, K1, (DI)(R12*4)
+	JMP     zokxf32done
+
+zokxf32c4:
+	TESTQ R8, R8
+	JZ    zokxf32c4half
+
+zokxf32c4loop:
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS (DI)(R12*1), Z2
+	VMOVUPS 64(DI)(R12*1), Z3
+	VMOVUPS (DI)(R12*2), Z4
+	VMOVUPS 64(DI)(R12*2), Z5
+	VMOVUPS (DI)(R13*1), Z6
+	VMOVUPS 64(DI)(R13*1), Z7
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokxf32c4r2consec
+	XORQ    AX, AX
+
+zokxf32c4r2gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf32c4r2nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+	PREFETCHT0 64(R15)
+
+zokxf32c4r2nonext:
+	VMOVUPS      (R10), Z20
+	VMOVUPS      64(R10), Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokxf32c4r2gather
+	JMP          zokxf32c4r2store
+
+zokxf32c4r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf32c4r2next:
+	VMOVUPS      (R10), Z20
+	VMOVUPS      64(R10), Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokxf32c4r2next
+
+zokxf32c4r2store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, (DI)(R12*1)
+	VMOVUPS Z3, 64(DI)(R12*1)
+	VMOVUPS Z4, (DI)(R12*2)
+	VMOVUPS Z5, 64(DI)(R12*2)
+	VMOVUPS Z6, (DI)(R13*1)
+	VMOVUPS Z7, 64(DI)(R13*1)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x80, SI
+	DECQ    R8
+	JNZ     zokxf32c4loop
+
+zokxf32c4half:
+	TESTQ   $0x00000010, cols+64(FP)
+	JZ      zokxf32c4mask
+	VMOVUPS (DI), Z0
+	VMOVUPS (DI)(R12*1), Z1
+	VMOVUPS (DI)(R12*2), Z2
+	VMOVUPS (DI)(R13*1), Z3
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokxf32c4r1consec
+	XORQ    AX, AX
+
+zokxf32c4r1gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf32c4r1nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+zokxf32c4r1nonext:
+	VMOVUPS          (R10), Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokxf32c4r1gather
+	JMP              zokxf32c4r1store
+
+zokxf32c4r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf32c4r1next:
+	VMOVUPS          (R10), Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokxf32c4r1next
+
+zokxf32c4r1store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, (DI)(R12*1)
+	VMOVUPS Z2, (DI)(R12*2)
+	VMOVUPS Z3, (DI)(R13*1)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x40, SI
+
+zokxf32c4mask:
+	TESTQ     $0x0000000f, cols+64(FP)
+	JZ        zokxf32done
+	VMOVUPS.Z (DI), K1, Z0
+	VMOVUPS.Z (DI)(R12*1), K1, Z1
+	VMOVUPS.Z (DI)(R12*2), K1, Z2
+	VMOVUPS.Z (DI)(R13*1), K1, Z3
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokxf32c4rmconsec
+	XORQ      AX, AX
+
+zokxf32c4rmgather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf32c4rmnonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+zokxf32c4rmnonext:
+	VMOVUPS.Z        (R10), K1, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokxf32c4rmgather
+	JMP              zokxf32c4rmstore
+
+zokxf32c4rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf32c4rmnext:
+	VMOVUPS.Z        (R10), K1, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokxf32c4rmnext
+
+zokxf32c4rmstore:
+	VMOVUPS Z0, K1, (DI)
+	VMOVUPS Z1, K1, (DI)(R12*1)
+	VMOVUPS Z2, K1, (DI)(R12*2)
+	VMOVUPS Z3, K1, (DI)(R13*1)
+	JMP     zokxf32done
+
+zokxf32c3:
+	TESTQ R8, R8
+	JZ    zokxf32c3half
+
+zokxf32c3loop:
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS (DI)(R12*1), Z2
+	VMOVUPS 64(DI)(R12*1), Z3
+	VMOVUPS (DI)(R12*2), Z4
+	VMOVUPS 64(DI)(R12*2), Z5
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokxf32c3r2consec
+	XORQ    AX, AX
+
+zokxf32c3r2gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf32c3r2nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+	PREFETCHT0 64(R15)
+
+zokxf32c3r2nonext:
+	VMOVUPS      (R10), Z20
+	VMOVUPS      64(R10), Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokxf32c3r2gather
+	JMP          zokxf32c3r2store
+
+zokxf32c3r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf32c3r2next:
+	VMOVUPS      (R10), Z20
+	VMOVUPS      64(R10), Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokxf32c3r2next
+
+zokxf32c3r2store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, (DI)(R12*1)
+	VMOVUPS Z3, 64(DI)(R12*1)
+	VMOVUPS Z4, (DI)(R12*2)
+	VMOVUPS Z5, 64(DI)(R12*2)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x80, SI
+	DECQ    R8
+	JNZ     zokxf32c3loop
+
+zokxf32c3half:
+	TESTQ   $0x00000010, cols+64(FP)
+	JZ      zokxf32c3mask
+	VMOVUPS (DI), Z0
+	VMOVUPS (DI)(R12*1), Z1
+	VMOVUPS (DI)(R12*2), Z2
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokxf32c3r1consec
+	XORQ    AX, AX
+
+zokxf32c3r1gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf32c3r1nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+zokxf32c3r1nonext:
+	VMOVUPS          (R10), Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokxf32c3r1gather
+	JMP              zokxf32c3r1store
+
+zokxf32c3r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf32c3r1next:
+	VMOVUPS          (R10), Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokxf32c3r1next
+
+zokxf32c3r1store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, (DI)(R12*1)
+	VMOVUPS Z2, (DI)(R12*2)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x40, SI
+
+zokxf32c3mask:
+	TESTQ     $0x0000000f, cols+64(FP)
+	JZ        zokxf32done
+	VMOVUPS.Z (DI), K1, Z0
+	VMOVUPS.Z (DI)(R12*1), K1, Z1
+	VMOVUPS.Z (DI)(R12*2), K1, Z2
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokxf32c3rmconsec
+	XORQ      AX, AX
+
+zokxf32c3rmgather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf32c3rmnonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+zokxf32c3rmnonext:
+	VMOVUPS.Z        (R10), K1, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokxf32c3rmgather
+	JMP              zokxf32c3rmstore
+
+zokxf32c3rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf32c3rmnext:
+	VMOVUPS.Z        (R10), K1, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokxf32c3rmnext
+
+zokxf32c3rmstore:
+	VMOVUPS Z0, K1, (DI)
+	VMOVUPS Z1, K1, (DI)(R12*1)
+	VMOVUPS Z2, K1, (DI)(R12*2)
+	JMP     zokxf32done
+
+zokxf32c2:
+	TESTQ R8, R8
+	JZ    zokxf32c2half
+
+zokxf32c2loop:
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS (DI)(R12*1), Z2
+	VMOVUPS 64(DI)(R12*1), Z3
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokxf32c2r2consec
+	XORQ    AX, AX
+
+zokxf32c2r2gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf32c2r2nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+	PREFETCHT0 64(R15)
+
+zokxf32c2r2nonext:
+	VMOVUPS      (R10), Z20
+	VMOVUPS      64(R10), Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokxf32c2r2gather
+	JMP          zokxf32c2r2store
+
+zokxf32c2r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf32c2r2next:
+	VMOVUPS      (R10), Z20
+	VMOVUPS      64(R10), Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokxf32c2r2next
+
+zokxf32c2r2store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, (DI)(R12*1)
+	VMOVUPS Z3, 64(DI)(R12*1)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x80, SI
+	DECQ    R8
+	JNZ     zokxf32c2loop
+
+zokxf32c2half:
+	TESTQ   $0x00000010, cols+64(FP)
+	JZ      zokxf32c2mask
+	VMOVUPS (DI), Z0
+	VMOVUPS (DI)(R12*1), Z1
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokxf32c2r1consec
+	XORQ    AX, AX
+
+zokxf32c2r1gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf32c2r1nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+zokxf32c2r1nonext:
+	VMOVUPS          (R10), Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokxf32c2r1gather
+	JMP              zokxf32c2r1store
+
+zokxf32c2r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf32c2r1next:
+	VMOVUPS          (R10), Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokxf32c2r1next
+
+zokxf32c2r1store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, (DI)(R12*1)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x40, SI
+
+zokxf32c2mask:
+	TESTQ     $0x0000000f, cols+64(FP)
+	JZ        zokxf32done
+	VMOVUPS.Z (DI), K1, Z0
+	VMOVUPS.Z (DI)(R12*1), K1, Z1
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokxf32c2rmconsec
+	XORQ      AX, AX
+
+zokxf32c2rmgather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf32c2rmnonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+zokxf32c2rmnonext:
+	VMOVUPS.Z        (R10), K1, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokxf32c2rmgather
+	JMP              zokxf32c2rmstore
+
+zokxf32c2rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf32c2rmnext:
+	VMOVUPS.Z        (R10), K1, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokxf32c2rmnext
+
+zokxf32c2rmstore:
+	VMOVUPS Z0, K1, (DI)
+	VMOVUPS Z1, K1, (DI)(R12*1)
+	JMP     zokxf32done
+
+zokxf32c1:
+	TESTQ R8, R8
+	JZ    zokxf32c1half
+
+zokxf32c1loop:
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokxf32c1r2consec
+	XORQ    AX, AX
+
+zokxf32c1r2gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf32c1r2nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+	PREFETCHT0 64(R15)
+
+zokxf32c1r2nonext:
+	VMOVUPS      (R10), Z20
+	VMOVUPS      64(R10), Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokxf32c1r2gather
+	JMP          zokxf32c1r2store
+
+zokxf32c1r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf32c1r2next:
+	VMOVUPS      (R10), Z20
+	VMOVUPS      64(R10), Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokxf32c1r2next
+
+zokxf32c1r2store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x80, SI
+	DECQ    R8
+	JNZ     zokxf32c1loop
+
+zokxf32c1half:
+	TESTQ   $0x00000010, cols+64(FP)
+	JZ      zokxf32c1mask
+	VMOVUPS (DI), Z0
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokxf32c1r1consec
+	XORQ    AX, AX
+
+zokxf32c1r1gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf32c1r1nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+zokxf32c1r1nonext:
+	VMOVUPS          (R10), Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokxf32c1r1gather
+	JMP              zokxf32c1r1store
+
+zokxf32c1r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf32c1r1next:
+	VMOVUPS          (R10), Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokxf32c1r1next
+
+zokxf32c1r1store:
+	VMOVUPS Z0, (DI)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x40, SI
+
+zokxf32c1mask:
+	TESTQ     $0x0000000f, cols+64(FP)
+	JZ        zokxf32done
+	VMOVUPS.Z (DI), K1, Z0
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokxf32c1rmconsec
+	XORQ      AX, AX
+
+zokxf32c1rmgather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf32c1rmnonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+zokxf32c1rmnonext:
+	VMOVUPS.Z        (R10), K1, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokxf32c1rmgather
+	JMP              zokxf32c1rmstore
+
+zokxf32c1rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf32c1rmnext:
+	VMOVUPS.Z        (R10), K1, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokxf32c1rmnext
+
+zokxf32c1rmstore:
+	VMOVUPS Z0, K1, (DI)
+
+zokxf32done:
+	VZEROUPPER
+	RET
+
+// func zAddOuterKNXF64(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int, next unsafe.Pointer, nnext int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·zAddOuterKNXF64(SB), NOSPLIT, $0-96
+	MOVQ  dst+0(FP), DI
+	MOVQ  d+8(FP), R12
+	SHLQ  $0x03, R12
+	LEAQ  (R12)(R12*2), R13
+	LEAQ  (DI)(R12*4), R14
+	ADDQ  R12, R14
+	MOVQ  x+16(FP), SI
+	MOVQ  stride+24(FP), R9
+	SHLQ  $0x03, R9
+	MOVQ  idx+32(FP), BX
+	MOVQ  c+40(FP), DX
+	MOVQ  k+48(FP), CX
+	SHLQ  $0x03, CX
+	MOVQ  cols+64(FP), R8
+	MOVQ  R8, AX
+	ANDQ  $0x07, AX
+	MOVL  $0xffffffff, R10
+	BZHIL AX, R10, R10
+	KMOVW R10, K1
+	SHRQ  $0x04, R8
+	MOVQ  nc+72(FP), AX
+	CMPQ  AX, $0x0a
+	JEQ   zokxf64c10
+	CMPQ  AX, $0x09
+	JEQ   zokxf64c9
+	CMPQ  AX, $0x08
+	JEQ   zokxf64c8
+	CMPQ  AX, $0x07
+	JEQ   zokxf64c7
+	CMPQ  AX, $0x06
+	JEQ   zokxf64c6
+	CMPQ  AX, $0x05
+	JEQ   zokxf64c5
+	CMPQ  AX, $0x04
+	JEQ   zokxf64c4
+	CMPQ  AX, $0x03
+	JEQ   zokxf64c3
+	CMPQ  AX, $0x02
+	JEQ   zokxf64c2
+	JMP   zokxf64c1
+
+zokxf64c10:
+	TESTQ R8, R8
+	JZ    zokxf64c10half
+
+zokxf64c10loop:
+	VMOVUPD (DI), Z0
+	VMOVUPD 64(DI), Z1
+	VMOVUPD (DI)(R12*1), Z2
+	VMOVUPD 64(DI)(R12*1), Z3
+	VMOVUPD (DI)(R12*2), Z4
+	VMOVUPD 64(DI)(R12*2), Z5
+	VMOVUPD (DI)(R13*1), Z6
+	VMOVUPD 64(DI)(R13*1), Z7
+	VMOVUPD (DI)(R12*4), Z8
+	VMOVUPD 64(DI)(R12*4), Z9
+	VMOVUPD (R14), Z10
+	VMOVUPD 64(R14), Z11
+	VMOVUPD (R14)(R12*1), Z12
+	VMOVUPD 64(R14)(R12*1), Z13
+	VMOVUPD (R14)(R12*2), Z14
+	VMOVUPD 64(R14)(R12*2), Z15
+	VMOVUPD (R14)(R13*1), Z16
+	VMOVUPD 64(R14)(R13*1), Z17
+	VMOVUPD (R14)(R12*4), Z18
+	VMOVUPD 64(R14)(R12*4), Z19
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokxf64c10r2consec
+	XORQ    AX, AX
+
+zokxf64c10r2gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf64c10r2nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+	PREFETCHT0 64(R15)
+
+zokxf64c10r2nonext:
+	VMOVUPD      (R10), Z20
+	VMOVUPD      64(R10), Z21
+	VBROADCASTSD (R11), Z22
+	VFMADD231PD  Z20, Z22, Z0
+	VFMADD231PD  Z21, Z22, Z1
+	VBROADCASTSD 8(R11), Z23
+	VFMADD231PD  Z20, Z23, Z2
+	VFMADD231PD  Z21, Z23, Z3
+	VBROADCASTSD 16(R11), Z24
+	VFMADD231PD  Z20, Z24, Z4
+	VFMADD231PD  Z21, Z24, Z5
+	VBROADCASTSD 24(R11), Z25
+	VFMADD231PD  Z20, Z25, Z6
+	VFMADD231PD  Z21, Z25, Z7
+	VBROADCASTSD 32(R11), Z22
+	VFMADD231PD  Z20, Z22, Z8
+	VFMADD231PD  Z21, Z22, Z9
+	VBROADCASTSD 40(R11), Z23
+	VFMADD231PD  Z20, Z23, Z10
+	VFMADD231PD  Z21, Z23, Z11
+	VBROADCASTSD 48(R11), Z24
+	VFMADD231PD  Z20, Z24, Z12
+	VFMADD231PD  Z21, Z24, Z13
+	VBROADCASTSD 56(R11), Z25
+	VFMADD231PD  Z20, Z25, Z14
+	VFMADD231PD  Z21, Z25, Z15
+	VBROADCASTSD 64(R11), Z22
+	VFMADD231PD  Z20, Z22, Z16
+	VFMADD231PD  Z21, Z22, Z17
+	VBROADCASTSD 72(R11), Z23
+	VFMADD231PD  Z20, Z23, Z18
+	VFMADD231PD  Z21, Z23, Z19
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokxf64c10r2gather
+	JMP          zokxf64c10r2store
+
+zokxf64c10r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf64c10r2next:
+	VMOVUPD      (R10), Z20
+	VMOVUPD      64(R10), Z21
+	VBROADCASTSD (R11), Z22
+	VFMADD231PD  Z20, Z22, Z0
+	VFMADD231PD  Z21, Z22, Z1
+	VBROADCASTSD 8(R11), Z23
+	VFMADD231PD  Z20, Z23, Z2
+	VFMADD231PD  Z21, Z23, Z3
+	VBROADCASTSD 16(R11), Z24
+	VFMADD231PD  Z20, Z24, Z4
+	VFMADD231PD  Z21, Z24, Z5
+	VBROADCASTSD 24(R11), Z25
+	VFMADD231PD  Z20, Z25, Z6
+	VFMADD231PD  Z21, Z25, Z7
+	VBROADCASTSD 32(R11), Z22
+	VFMADD231PD  Z20, Z22, Z8
+	VFMADD231PD  Z21, Z22, Z9
+	VBROADCASTSD 40(R11), Z23
+	VFMADD231PD  Z20, Z23, Z10
+	VFMADD231PD  Z21, Z23, Z11
+	VBROADCASTSD 48(R11), Z24
+	VFMADD231PD  Z20, Z24, Z12
+	VFMADD231PD  Z21, Z24, Z13
+	VBROADCASTSD 56(R11), Z25
+	VFMADD231PD  Z20, Z25, Z14
+	VFMADD231PD  Z21, Z25, Z15
+	VBROADCASTSD 64(R11), Z22
+	VFMADD231PD  Z20, Z22, Z16
+	VFMADD231PD  Z21, Z22, Z17
+	VBROADCASTSD 72(R11), Z23
+	VFMADD231PD  Z20, Z23, Z18
+	VFMADD231PD  Z21, Z23, Z19
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokxf64c10r2next
+
+zokxf64c10r2store:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD Z2, (DI)(R12*1)
+	VMOVUPD Z3, 64(DI)(R12*1)
+	VMOVUPD Z4, (DI)(R12*2)
+	VMOVUPD Z5, 64(DI)(R12*2)
+	VMOVUPD Z6, (DI)(R13*1)
+	VMOVUPD Z7, 64(DI)(R13*1)
+	VMOVUPD Z8, (DI)(R12*4)
+	VMOVUPD Z9, 64(DI)(R12*4)
+	VMOVUPD Z10, (R14)
+	VMOVUPD Z11, 64(R14)
+	VMOVUPD Z12, (R14)(R12*1)
+	VMOVUPD Z13, 64(R14)(R12*1)
+	VMOVUPD Z14, (R14)(R12*2)
+	VMOVUPD Z15, 64(R14)(R12*2)
+	VMOVUPD Z16, (R14)(R13*1)
+	VMOVUPD Z17, 64(R14)(R13*1)
+	VMOVUPD Z18, (R14)(R12*4)
+	VMOVUPD Z19, 64(R14)(R12*4)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x80, SI
+	DECQ    R8
+	JNZ     zokxf64c10loop
+
+zokxf64c10half:
+	TESTQ   $0x00000008, cols+64(FP)
+	JZ      zokxf64c10mask
+	VMOVUPD (DI), Z0
+	VMOVUPD (DI)(R12*1), Z1
+	VMOVUPD (DI)(R12*2), Z2
+	VMOVUPD (DI)(R13*1), Z3
+	VMOVUPD (DI)(R12*4), Z4
+	VMOVUPD (R14), Z5
+	VMOVUPD (R14)(R12*1), Z6
+	VMOVUPD (R14)(R12*2), Z7
+	VMOVUPD (R14)(R13*1), Z8
+	VMOVUPD (R14)(R12*4), Z9
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokxf64c10r1consec
+	XORQ    AX, AX
+
+zokxf64c10r1gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf64c10r1nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+zokxf64c10r1nonext:
+	VMOVUPD          (R10), Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	VFMADD231PD.BCST 40(R11), Z20, Z5
+	VFMADD231PD.BCST 48(R11), Z20, Z6
+	VFMADD231PD.BCST 56(R11), Z20, Z7
+	VFMADD231PD.BCST 64(R11), Z20, Z8
+	VFMADD231PD.BCST 72(R11), Z20, Z9
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokxf64c10r1gather
+	JMP              zokxf64c10r1store
+
+zokxf64c10r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf64c10r1next:
+	VMOVUPD          (R10), Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	VFMADD231PD.BCST 40(R11), Z20, Z5
+	VFMADD231PD.BCST 48(R11), Z20, Z6
+	VFMADD231PD.BCST 56(R11), Z20, Z7
+	VFMADD231PD.BCST 64(R11), Z20, Z8
+	VFMADD231PD.BCST 72(R11), Z20, Z9
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokxf64c10r1next
+
+zokxf64c10r1store:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, (DI)(R12*1)
+	VMOVUPD Z2, (DI)(R12*2)
+	VMOVUPD Z3, (DI)(R13*1)
+	VMOVUPD Z4, (DI)(R12*4)
+	VMOVUPD Z5, (R14)
+	VMOVUPD Z6, (R14)(R12*1)
+	VMOVUPD Z7, (R14)(R12*2)
+	VMOVUPD Z8, (R14)(R13*1)
+	VMOVUPD Z9, (R14)(R12*4)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x40, SI
+
+zokxf64c10mask:
+	TESTQ     $0x00000007, cols+64(FP)
+	JZ        zokxf64done
+	VMOVUPD.Z (DI), K1, Z0
+	VMOVUPD.Z (DI)(R12*1), K1, Z1
+	VMOVUPD.Z (DI)(R12*2), K1, Z2
+	VMOVUPD.Z (DI)(R13*1), K1, Z3
+	VMOVUPD.Z (DI)(R12*4), K1, Z4
+	VMOVUPD.Z (R14), K1, Z5
+	VMOVUPD.Z (R14)(R12*1), K1, Z6
+	VMOVUPD.Z (R14)(R12*2), K1, Z7
+	VMOVUPD.Z (R14)(R13*1), K1, Z8
+	VMOVUPD.Z (R14)(R12*4), K1, Z9
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokxf64c10rmconsec
+	XORQ      AX, AX
+
+zokxf64c10rmgather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf64c10rmnonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+zokxf64c10rmnonext:
+	VMOVUPD.Z        (R10), K1, Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	VFMADD231PD.BCST 40(R11), Z20, Z5
+	VFMADD231PD.BCST 48(R11), Z20, Z6
+	VFMADD231PD.BCST 56(R11), Z20, Z7
+	VFMADD231PD.BCST 64(R11), Z20, Z8
+	VFMADD231PD.BCST 72(R11), Z20, Z9
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokxf64c10rmgather
+	JMP              zokxf64c10rmstore
+
+zokxf64c10rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf64c10rmnext:
+	VMOVUPD.Z        (R10), K1, Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	VFMADD231PD.BCST 40(R11), Z20, Z5
+	VFMADD231PD.BCST 48(R11), Z20, Z6
+	VFMADD231PD.BCST 56(R11), Z20, Z7
+	VFMADD231PD.BCST 64(R11), Z20, Z8
+	VFMADD231PD.BCST 72(R11), Z20, Z9
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokxf64c10rmnext
+
+zokxf64c10rmstore:
+	VMOVUPD Z0, K1, (DI)
+	VMOVUPD Z1, K1, (DI)(R12*1)
+	VMOVUPD Z2, K1, (DI)(R12*2)
+	VMOVUPD Z3, K1, (DI)(R13*1)
+	VMOVUPD Z4, K1, (DI)(R12*4)
+	VMOVUPD Z5, K1, (R14)
+	VMOVUPD Z6, K1, (R14)(R12*1)
+	VMOVUPD Z7, K1, (R14)(R12*2)
+	VMOVUPD Z8, K1, (R14)(R13*1)
+	VMOVUPD Z9, K1, (R14)(R12*4)
+	JMP     zokxf64done
+
+zokxf64c9:
+	TESTQ R8, R8
+	JZ    zokxf64c9half
+
+zokxf64c9loop:
+	VMOVUPD (DI), Z0
+	VMOVUPD 64(DI), Z1
+	VMOVUPD (DI)(R12*1), Z2
+	VMOVUPD 64(DI)(R12*1), Z3
+	VMOVUPD (DI)(R12*2), Z4
+	VMOVUPD 64(DI)(R12*2), Z5
+	VMOVUPD (DI)(R13*1), Z6
+	VMOVUPD 64(DI)(R13*1), Z7
+	VMOVUPD (DI)(R12*4), Z8
+	VMOVUPD 64(DI)(R12*4), Z9
+	VMOVUPD (R14), Z10
+	VMOVUPD 64(R14), Z11
+	VMOVUPD (R14)(R12*1), Z12
+	VMOVUPD 64(R14)(R12*1), Z13
+	VMOVUPD (R14)(R12*2), Z14
+	VMOVUPD 64(R14)(R12*2), Z15
+	VMOVUPD (R14)(R13*1), Z16
+	VMOVUPD 64(R14)(R13*1), Z17
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokxf64c9r2consec
+	XORQ    AX, AX
+
+zokxf64c9r2gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf64c9r2nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+	PREFETCHT0 64(R15)
+
+zokxf64c9r2nonext:
+	VMOVUPD      (R10), Z20
+	VMOVUPD      64(R10), Z21
+	VBROADCASTSD (R11), Z22
+	VFMADD231PD  Z20, Z22, Z0
+	VFMADD231PD  Z21, Z22, Z1
+	VBROADCASTSD 8(R11), Z23
+	VFMADD231PD  Z20, Z23, Z2
+	VFMADD231PD  Z21, Z23, Z3
+	VBROADCASTSD 16(R11), Z24
+	VFMADD231PD  Z20, Z24, Z4
+	VFMADD231PD  Z21, Z24, Z5
+	VBROADCASTSD 24(R11), Z25
+	VFMADD231PD  Z20, Z25, Z6
+	VFMADD231PD  Z21, Z25, Z7
+	VBROADCASTSD 32(R11), Z22
+	VFMADD231PD  Z20, Z22, Z8
+	VFMADD231PD  Z21, Z22, Z9
+	VBROADCASTSD 40(R11), Z23
+	VFMADD231PD  Z20, Z23, Z10
+	VFMADD231PD  Z21, Z23, Z11
+	VBROADCASTSD 48(R11), Z24
+	VFMADD231PD  Z20, Z24, Z12
+	VFMADD231PD  Z21, Z24, Z13
+	VBROADCASTSD 56(R11), Z25
+	VFMADD231PD  Z20, Z25, Z14
+	VFMADD231PD  Z21, Z25, Z15
+	VBROADCASTSD 64(R11), Z22
+	VFMADD231PD  Z20, Z22, Z16
+	VFMADD231PD  Z21, Z22, Z17
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokxf64c9r2gather
+	JMP          zokxf64c9r2store
+
+zokxf64c9r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf64c9r2next:
+	VMOVUPD      (R10), Z20
+	VMOVUPD      64(R10), Z21
+	VBROADCASTSD (R11), Z22
+	VFMADD231PD  Z20, Z22, Z0
+	VFMADD231PD  Z21, Z22, Z1
+	VBROADCASTSD 8(R11), Z23
+	VFMADD231PD  Z20, Z23, Z2
+	VFMADD231PD  Z21, Z23, Z3
+	VBROADCASTSD 16(R11), Z24
+	VFMADD231PD  Z20, Z24, Z4
+	VFMADD231PD  Z21, Z24, Z5
+	VBROADCASTSD 24(R11), Z25
+	VFMADD231PD  Z20, Z25, Z6
+	VFMADD231PD  Z21, Z25, Z7
+	VBROADCASTSD 32(R11), Z22
+	VFMADD231PD  Z20, Z22, Z8
+	VFMADD231PD  Z21, Z22, Z9
+	VBROADCASTSD 40(R11), Z23
+	VFMADD231PD  Z20, Z23, Z10
+	VFMADD231PD  Z21, Z23, Z11
+	VBROADCASTSD 48(R11), Z24
+	VFMADD231PD  Z20, Z24, Z12
+	VFMADD231PD  Z21, Z24, Z13
+	VBROADCASTSD 56(R11), Z25
+	VFMADD231PD  Z20, Z25, Z14
+	VFMADD231PD  Z21, Z25, Z15
+	VBROADCASTSD 64(R11), Z22
+	VFMADD231PD  Z20, Z22, Z16
+	VFMADD231PD  Z21, Z22, Z17
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokxf64c9r2next
+
+zokxf64c9r2store:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD Z2, (DI)(R12*1)
+	VMOVUPD Z3, 64(DI)(R12*1)
+	VMOVUPD Z4, (DI)(R12*2)
+	VMOVUPD Z5, 64(DI)(R12*2)
+	VMOVUPD Z6, (DI)(R13*1)
+	VMOVUPD Z7, 64(DI)(R13*1)
+	VMOVUPD Z8, (DI)(R12*4)
+	VMOVUPD Z9, 64(DI)(R12*4)
+	VMOVUPD Z10, (R14)
+	VMOVUPD Z11, 64(R14)
+	VMOVUPD Z12, (R14)(R12*1)
+	VMOVUPD Z13, 64(R14)(R12*1)
+	VMOVUPD Z14, (R14)(R12*2)
+	VMOVUPD Z15, 64(R14)(R12*2)
+	VMOVUPD Z16, (R14)(R13*1)
+	VMOVUPD Z17, 64(R14)(R13*1)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x80, SI
+	DECQ    R8
+	JNZ     zokxf64c9loop
+
+zokxf64c9half:
+	TESTQ   $0x00000008, cols+64(FP)
+	JZ      zokxf64c9mask
+	VMOVUPD (DI), Z0
+	VMOVUPD (DI)(R12*1), Z1
+	VMOVUPD (DI)(R12*2), Z2
+	VMOVUPD (DI)(R13*1), Z3
+	VMOVUPD (DI)(R12*4), Z4
+	VMOVUPD (R14), Z5
+	VMOVUPD (R14)(R12*1), Z6
+	VMOVUPD (R14)(R12*2), Z7
+	VMOVUPD (R14)(R13*1), Z8
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokxf64c9r1consec
+	XORQ    AX, AX
+
+zokxf64c9r1gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf64c9r1nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+zokxf64c9r1nonext:
+	VMOVUPD          (R10), Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	VFMADD231PD.BCST 40(R11), Z20, Z5
+	VFMADD231PD.BCST 48(R11), Z20, Z6
+	VFMADD231PD.BCST 56(R11), Z20, Z7
+	VFMADD231PD.BCST 64(R11), Z20, Z8
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokxf64c9r1gather
+	JMP              zokxf64c9r1store
+
+zokxf64c9r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf64c9r1next:
+	VMOVUPD          (R10), Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	VFMADD231PD.BCST 40(R11), Z20, Z5
+	VFMADD231PD.BCST 48(R11), Z20, Z6
+	VFMADD231PD.BCST 56(R11), Z20, Z7
+	VFMADD231PD.BCST 64(R11), Z20, Z8
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokxf64c9r1next
+
+zokxf64c9r1store:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, (DI)(R12*1)
+	VMOVUPD Z2, (DI)(R12*2)
+	VMOVUPD Z3, (DI)(R13*1)
+	VMOVUPD Z4, (DI)(R12*4)
+	VMOVUPD Z5, (R14)
+	VMOVUPD Z6, (R14)(R12*1)
+	VMOVUPD Z7, (R14)(R12*2)
+	VMOVUPD Z8, (R14)(R13*1)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x40, SI
+
+zokxf64c9mask:
+	TESTQ     $0x00000007, cols+64(FP)
+	JZ        zokxf64done
+	VMOVUPD.Z (DI), K1, Z0
+	VMOVUPD.Z (DI)(R12*1), K1, Z1
+	VMOVUPD.Z (DI)(R12*2), K1, Z2
+	VMOVUPD.Z (DI)(R13*1), K1, Z3
+	VMOVUPD.Z (DI)(R12*4), K1, Z4
+	VMOVUPD.Z (R14), K1, Z5
+	VMOVUPD.Z (R14)(R12*1), K1, Z6
+	VMOVUPD.Z (R14)(R12*2), K1, Z7
+	VMOVUPD.Z (R14)(R13*1), K1, Z8
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokxf64c9rmconsec
+	XORQ      AX, AX
+
+zokxf64c9rmgather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf64c9rmnonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+zokxf64c9rmnonext:
+	VMOVUPD.Z        (R10), K1, Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	VFMADD231PD.BCST 40(R11), Z20, Z5
+	VFMADD231PD.BCST 48(R11), Z20, Z6
+	VFMADD231PD.BCST 56(R11), Z20, Z7
+	VFMADD231PD.BCST 64(R11), Z20, Z8
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokxf64c9rmgather
+	JMP              zokxf64c9rmstore
+
+zokxf64c9rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf64c9rmnext:
+	VMOVUPD.Z        (R10), K1, Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	VFMADD231PD.BCST 40(R11), Z20, Z5
+	VFMADD231PD.BCST 48(R11), Z20, Z6
+	VFMADD231PD.BCST 56(R11), Z20, Z7
+	VFMADD231PD.BCST 64(R11), Z20, Z8
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokxf64c9rmnext
+
+zokxf64c9rmstore:
+	VMOVUPD Z0, K1, (DI)
+	VMOVUPD Z1, K1, (DI)(R12*1)
+	VMOVUPD Z2, K1, (DI)(R12*2)
+	VMOVUPD Z3, K1, (DI)(R13*1)
+	VMOVUPD Z4, K1, (DI)(R12*4)
+	VMOVUPD Z5, K1, (R14)
+	VMOVUPD Z6, K1, (R14)(R12*1)
+	VMOVUPD Z7, K1, (R14)(R12*2)
+	VMOVUPD Z8, K1, (R14)(R13*1)
+	JMP     zokxf64done
+
+zokxf64c8:
+	TESTQ R8, R8
+	JZ    zokxf64c8half
+
+zokxf64c8loop:
+	VMOVUPD (DI), Z0
+	VMOVUPD 64(DI), Z1
+	VMOVUPD (DI)(R12*1), Z2
+	VMOVUPD 64(DI)(R12*1), Z3
+	VMOVUPD (DI)(R12*2), Z4
+	VMOVUPD 64(DI)(R12*2), Z5
+	VMOVUPD (DI)(R13*1), Z6
+	VMOVUPD 64(DI)(R13*1), Z7
+	VMOVUPD (DI)(R12*4), Z8
+	VMOVUPD 64(DI)(R12*4), Z9
+	VMOVUPD (R14), Z10
+	VMOVUPD 64(R14), Z11
+	VMOVUPD (R14)(R12*1), Z12
+	VMOVUPD 64(R14)(R12*1), Z13
+	VMOVUPD (R14)(R12*2), Z14
+	VMOVUPD 64(R14)(R12*2), Z15
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokxf64c8r2consec
+	XORQ    AX, AX
+
+zokxf64c8r2gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf64c8r2nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+	PREFETCHT0 64(R15)
+
+zokxf64c8r2nonext:
+	VMOVUPD      (R10), Z20
+	VMOVUPD      64(R10), Z21
+	VBROADCASTSD (R11), Z22
+	VFMADD231PD  Z20, Z22, Z0
+	VFMADD231PD  Z21, Z22, Z1
+	VBROADCASTSD 8(R11), Z23
+	VFMADD231PD  Z20, Z23, Z2
+	VFMADD231PD  Z21, Z23, Z3
+	VBROADCASTSD 16(R11), Z24
+	VFMADD231PD  Z20, Z24, Z4
+	VFMADD231PD  Z21, Z24, Z5
+	VBROADCASTSD 24(R11), Z25
+	VFMADD231PD  Z20, Z25, Z6
+	VFMADD231PD  Z21, Z25, Z7
+	VBROADCASTSD 32(R11), Z22
+	VFMADD231PD  Z20, Z22, Z8
+	VFMADD231PD  Z21, Z22, Z9
+	VBROADCASTSD 40(R11), Z23
+	VFMADD231PD  Z20, Z23, Z10
+	VFMADD231PD  Z21, Z23, Z11
+	VBROADCASTSD 48(R11), Z24
+	VFMADD231PD  Z20, Z24, Z12
+	VFMADD231PD  Z21, Z24, Z13
+	VBROADCASTSD 56(R11), Z25
+	VFMADD231PD  Z20, Z25, Z14
+	VFMADD231PD  Z21, Z25, Z15
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokxf64c8r2gather
+	JMP          zokxf64c8r2store
+
+zokxf64c8r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf64c8r2next:
+	VMOVUPD      (R10), Z20
+	VMOVUPD      64(R10), Z21
+	VBROADCASTSD (R11), Z22
+	VFMADD231PD  Z20, Z22, Z0
+	VFMADD231PD  Z21, Z22, Z1
+	VBROADCASTSD 8(R11), Z23
+	VFMADD231PD  Z20, Z23, Z2
+	VFMADD231PD  Z21, Z23, Z3
+	VBROADCASTSD 16(R11), Z24
+	VFMADD231PD  Z20, Z24, Z4
+	VFMADD231PD  Z21, Z24, Z5
+	VBROADCASTSD 24(R11), Z25
+	VFMADD231PD  Z20, Z25, Z6
+	VFMADD231PD  Z21, Z25, Z7
+	VBROADCASTSD 32(R11), Z22
+	VFMADD231PD  Z20, Z22, Z8
+	VFMADD231PD  Z21, Z22, Z9
+	VBROADCASTSD 40(R11), Z23
+	VFMADD231PD  Z20, Z23, Z10
+	VFMADD231PD  Z21, Z23, Z11
+	VBROADCASTSD 48(R11), Z24
+	VFMADD231PD  Z20, Z24, Z12
+	VFMADD231PD  Z21, Z24, Z13
+	VBROADCASTSD 56(R11), Z25
+	VFMADD231PD  Z20, Z25, Z14
+	VFMADD231PD  Z21, Z25, Z15
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokxf64c8r2next
+
+zokxf64c8r2store:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD Z2, (DI)(R12*1)
+	VMOVUPD Z3, 64(DI)(R12*1)
+	VMOVUPD Z4, (DI)(R12*2)
+	VMOVUPD Z5, 64(DI)(R12*2)
+	VMOVUPD Z6, (DI)(R13*1)
+	VMOVUPD Z7, 64(DI)(R13*1)
+	VMOVUPD Z8, (DI)(R12*4)
+	VMOVUPD Z9, 64(DI)(R12*4)
+	VMOVUPD Z10, (R14)
+	VMOVUPD Z11, 64(R14)
+	VMOVUPD Z12, (R14)(R12*1)
+	VMOVUPD Z13, 64(R14)(R12*1)
+	VMOVUPD Z14, (R14)(R12*2)
+	VMOVUPD Z15, 64(R14)(R12*2)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x80, SI
+	DECQ    R8
+	JNZ     zokxf64c8loop
+
+zokxf64c8half:
+	TESTQ   $0x00000008, cols+64(FP)
+	JZ      zokxf64c8mask
+	VMOVUPD (DI), Z0
+	VMOVUPD (DI)(R12*1), Z1
+	VMOVUPD (DI)(R12*2), Z2
+	VMOVUPD (DI)(R13*1), Z3
+	VMOVUPD (DI)(R12*4), Z4
+	VMOVUPD (R14), Z5
+	VMOVUPD (R14)(R12*1), Z6
+	VMOVUPD (R14)(R12*2), Z7
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokxf64c8r1consec
+	XORQ    AX, AX
+
+zokxf64c8r1gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf64c8r1nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+zokxf64c8r1nonext:
+	VMOVUPD          (R10), Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	VFMADD231PD.BCST 40(R11), Z20, Z5
+	VFMADD231PD.BCST 48(R11), Z20, Z6
+	VFMADD231PD.BCST 56(R11), Z20, Z7
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokxf64c8r1gather
+	JMP              zokxf64c8r1store
+
+zokxf64c8r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf64c8r1next:
+	VMOVUPD          (R10), Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	VFMADD231PD.BCST 40(R11), Z20, Z5
+	VFMADD231PD.BCST 48(R11), Z20, Z6
+	VFMADD231PD.BCST 56(R11), Z20, Z7
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokxf64c8r1next
+
+zokxf64c8r1store:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, (DI)(R12*1)
+	VMOVUPD Z2, (DI)(R12*2)
+	VMOVUPD Z3, (DI)(R13*1)
+	VMOVUPD Z4, (DI)(R12*4)
+	VMOVUPD Z5, (R14)
+	VMOVUPD Z6, (R14)(R12*1)
+	VMOVUPD Z7, (R14)(R12*2)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x40, SI
+
+zokxf64c8mask:
+	TESTQ     $0x00000007, cols+64(FP)
+	JZ        zokxf64done
+	VMOVUPD.Z (DI), K1, Z0
+	VMOVUPD.Z (DI)(R12*1), K1, Z1
+	VMOVUPD.Z (DI)(R12*2), K1, Z2
+	VMOVUPD.Z (DI)(R13*1), K1, Z3
+	VMOVUPD.Z (DI)(R12*4), K1, Z4
+	VMOVUPD.Z (R14), K1, Z5
+	VMOVUPD.Z (R14)(R12*1), K1, Z6
+	VMOVUPD.Z (R14)(R12*2), K1, Z7
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokxf64c8rmconsec
+	XORQ      AX, AX
+
+zokxf64c8rmgather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf64c8rmnonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+zokxf64c8rmnonext:
+	VMOVUPD.Z        (R10), K1, Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	VFMADD231PD.BCST 40(R11), Z20, Z5
+	VFMADD231PD.BCST 48(R11), Z20, Z6
+	VFMADD231PD.BCST 56(R11), Z20, Z7
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokxf64c8rmgather
+	JMP              zokxf64c8rmstore
+
+zokxf64c8rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf64c8rmnext:
+	VMOVUPD.Z        (R10), K1, Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	VFMADD231PD.BCST 40(R11), Z20, Z5
+	VFMADD231PD.BCST 48(R11), Z20, Z6
+	VFMADD231PD.BCST 56(R11), Z20, Z7
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokxf64c8rmnext
+
+zokxf64c8rmstore:
+	VMOVUPD Z0, K1, (DI)
+	VMOVUPD Z1, K1, (DI)(R12*1)
+	VMOVUPD Z2, K1, (DI)(R12*2)
+	VMOVUPD Z3, K1, (DI)(R13*1)
+	VMOVUPD Z4, K1, (DI)(R12*4)
+	VMOVUPD Z5, K1, (R14)
+	VMOVUPD Z6, K1, (R14)(R12*1)
+	VMOVUPD Z7, K1, (R14)(R12*2)
+	JMP     zokxf64done
+
+zokxf64c7:
+	TESTQ R8, R8
+	JZ    zokxf64c7half
+
+zokxf64c7loop:
+	VMOVUPD (DI), Z0
+	VMOVUPD 64(DI), Z1
+	VMOVUPD (DI)(R12*1), Z2
+	VMOVUPD 64(DI)(R12*1), Z3
+	VMOVUPD (DI)(R12*2), Z4
+	VMOVUPD 64(DI)(R12*2), Z5
+	VMOVUPD (DI)(R13*1), Z6
+	VMOVUPD 64(DI)(R13*1), Z7
+	VMOVUPD (DI)(R12*4), Z8
+	VMOVUPD 64(DI)(R12*4), Z9
+	VMOVUPD (R14), Z10
+	VMOVUPD 64(R14), Z11
+	VMOVUPD (R14)(R12*1), Z12
+	VMOVUPD 64(R14)(R12*1), Z13
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokxf64c7r2consec
+	XORQ    AX, AX
+
+zokxf64c7r2gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf64c7r2nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+	PREFETCHT0 64(R15)
+
+zokxf64c7r2nonext:
+	VMOVUPD      (R10), Z20
+	VMOVUPD      64(R10), Z21
+	VBROADCASTSD (R11), Z22
+	VFMADD231PD  Z20, Z22, Z0
+	VFMADD231PD  Z21, Z22, Z1
+	VBROADCASTSD 8(R11), Z23
+	VFMADD231PD  Z20, Z23, Z2
+	VFMADD231PD  Z21, Z23, Z3
+	VBROADCASTSD 16(R11), Z24
+	VFMADD231PD  Z20, Z24, Z4
+	VFMADD231PD  Z21, Z24, Z5
+	VBROADCASTSD 24(R11), Z25
+	VFMADD231PD  Z20, Z25, Z6
+	VFMADD231PD  Z21, Z25, Z7
+	VBROADCASTSD 32(R11), Z22
+	VFMADD231PD  Z20, Z22, Z8
+	VFMADD231PD  Z21, Z22, Z9
+	VBROADCASTSD 40(R11), Z23
+	VFMADD231PD  Z20, Z23, Z10
+	VFMADD231PD  Z21, Z23, Z11
+	VBROADCASTSD 48(R11), Z24
+	VFMADD231PD  Z20, Z24, Z12
+	VFMADD231PD  Z21, Z24, Z13
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokxf64c7r2gather
+	JMP          zokxf64c7r2store
+
+zokxf64c7r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf64c7r2next:
+	VMOVUPD      (R10), Z20
+	VMOVUPD      64(R10), Z21
+	VBROADCASTSD (R11), Z22
+	VFMADD231PD  Z20, Z22, Z0
+	VFMADD231PD  Z21, Z22, Z1
+	VBROADCASTSD 8(R11), Z23
+	VFMADD231PD  Z20, Z23, Z2
+	VFMADD231PD  Z21, Z23, Z3
+	VBROADCASTSD 16(R11), Z24
+	VFMADD231PD  Z20, Z24, Z4
+	VFMADD231PD  Z21, Z24, Z5
+	VBROADCASTSD 24(R11), Z25
+	VFMADD231PD  Z20, Z25, Z6
+	VFMADD231PD  Z21, Z25, Z7
+	VBROADCASTSD 32(R11), Z22
+	VFMADD231PD  Z20, Z22, Z8
+	VFMADD231PD  Z21, Z22, Z9
+	VBROADCASTSD 40(R11), Z23
+	VFMADD231PD  Z20, Z23, Z10
+	VFMADD231PD  Z21, Z23, Z11
+	VBROADCASTSD 48(R11), Z24
+	VFMADD231PD  Z20, Z24, Z12
+	VFMADD231PD  Z21, Z24, Z13
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokxf64c7r2next
+
+zokxf64c7r2store:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD Z2, (DI)(R12*1)
+	VMOVUPD Z3, 64(DI)(R12*1)
+	VMOVUPD Z4, (DI)(R12*2)
+	VMOVUPD Z5, 64(DI)(R12*2)
+	VMOVUPD Z6, (DI)(R13*1)
+	VMOVUPD Z7, 64(DI)(R13*1)
+	VMOVUPD Z8, (DI)(R12*4)
+	VMOVUPD Z9, 64(DI)(R12*4)
+	VMOVUPD Z10, (R14)
+	VMOVUPD Z11, 64(R14)
+	VMOVUPD Z12, (R14)(R12*1)
+	VMOVUPD Z13, 64(R14)(R12*1)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x80, SI
+	DECQ    R8
+	JNZ     zokxf64c7loop
+
+zokxf64c7half:
+	TESTQ   $0x00000008, cols+64(FP)
+	JZ      zokxf64c7mask
+	VMOVUPD (DI), Z0
+	VMOVUPD (DI)(R12*1), Z1
+	VMOVUPD (DI)(R12*2), Z2
+	VMOVUPD (DI)(R13*1), Z3
+	VMOVUPD (DI)(R12*4), Z4
+	VMOVUPD (R14), Z5
+	VMOVUPD (R14)(R12*1), Z6
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokxf64c7r1consec
+	XORQ    AX, AX
+
+zokxf64c7r1gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf64c7r1nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+zokxf64c7r1nonext:
+	VMOVUPD          (R10), Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	VFMADD231PD.BCST 40(R11), Z20, Z5
+	VFMADD231PD.BCST 48(R11), Z20, Z6
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokxf64c7r1gather
+	JMP              zokxf64c7r1store
+
+zokxf64c7r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf64c7r1next:
+	VMOVUPD          (R10), Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	VFMADD231PD.BCST 40(R11), Z20, Z5
+	VFMADD231PD.BCST 48(R11), Z20, Z6
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokxf64c7r1next
+
+zokxf64c7r1store:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, (DI)(R12*1)
+	VMOVUPD Z2, (DI)(R12*2)
+	VMOVUPD Z3, (DI)(R13*1)
+	VMOVUPD Z4, (DI)(R12*4)
+	VMOVUPD Z5, (R14)
+	VMOVUPD Z6, (R14)(R12*1)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x40, SI
+
+zokxf64c7mask:
+	TESTQ     $0x00000007, cols+64(FP)
+	JZ        zokxf64done
+	VMOVUPD.Z (DI), K1, Z0
+	VMOVUPD.Z (DI)(R12*1), K1, Z1
+	VMOVUPD.Z (DI)(R12*2), K1, Z2
+	VMOVUPD.Z (DI)(R13*1), K1, Z3
+	VMOVUPD.Z (DI)(R12*4), K1, Z4
+	VMOVUPD.Z (R14), K1, Z5
+	VMOVUPD.Z (R14)(R12*1), K1, Z6
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokxf64c7rmconsec
+	XORQ      AX, AX
+
+zokxf64c7rmgather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf64c7rmnonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+zokxf64c7rmnonext:
+	VMOVUPD.Z        (R10), K1, Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	VFMADD231PD.BCST 40(R11), Z20, Z5
+	VFMADD231PD.BCST 48(R11), Z20, Z6
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokxf64c7rmgather
+	JMP              zokxf64c7rmstore
+
+zokxf64c7rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf64c7rmnext:
+	VMOVUPD.Z        (R10), K1, Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	VFMADD231PD.BCST 40(R11), Z20, Z5
+	VFMADD231PD.BCST 48(R11), Z20, Z6
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokxf64c7rmnext
+
+zokxf64c7rmstore:
+	VMOVUPD Z0, K1, (DI)
+	VMOVUPD Z1, K1, (DI)(R12*1)
+	VMOVUPD Z2, K1, (DI)(R12*2)
+	VMOVUPD Z3, K1, (DI)(R13*1)
+	VMOVUPD Z4, K1, (DI)(R12*4)
+	VMOVUPD Z5, K1, (R14)
+	VMOVUPD Z6, K1, (R14)(R12*1)
+	JMP     zokxf64done
+
+zokxf64c6:
+	TESTQ R8, R8
+	JZ    zokxf64c6half
+
+zokxf64c6loop:
+	VMOVUPD (DI), Z0
+	VMOVUPD 64(DI), Z1
+	VMOVUPD (DI)(R12*1), Z2
+	VMOVUPD 64(DI)(R12*1), Z3
+	VMOVUPD (DI)(R12*2), Z4
+	VMOVUPD 64(DI)(R12*2), Z5
+	VMOVUPD (DI)(R13*1), Z6
+	VMOVUPD 64(DI)(R13*1), Z7
+	VMOVUPD (DI)(R12*4), Z8
+	VMOVUPD 64(DI)(R12*4), Z9
+	VMOVUPD (R14), Z10
+	VMOVUPD 64(R14), Z11
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokxf64c6r2consec
+	XORQ    AX, AX
+
+zokxf64c6r2gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf64c6r2nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+	PREFETCHT0 64(R15)
+
+zokxf64c6r2nonext:
+	VMOVUPD      (R10), Z20
+	VMOVUPD      64(R10), Z21
+	VBROADCASTSD (R11), Z22
+	VFMADD231PD  Z20, Z22, Z0
+	VFMADD231PD  Z21, Z22, Z1
+	VBROADCASTSD 8(R11), Z23
+	VFMADD231PD  Z20, Z23, Z2
+	VFMADD231PD  Z21, Z23, Z3
+	VBROADCASTSD 16(R11), Z24
+	VFMADD231PD  Z20, Z24, Z4
+	VFMADD231PD  Z21, Z24, Z5
+	VBROADCASTSD 24(R11), Z25
+	VFMADD231PD  Z20, Z25, Z6
+	VFMADD231PD  Z21, Z25, Z7
+	VBROADCASTSD 32(R11), Z22
+	VFMADD231PD  Z20, Z22, Z8
+	VFMADD231PD  Z21, Z22, Z9
+	VBROADCASTSD 40(R11), Z23
+	VFMADD231PD  Z20, Z23, Z10
+	VFMADD231PD  Z21, Z23, Z11
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokxf64c6r2gather
+	JMP          zokxf64c6r2store
+
+zokxf64c6r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf64c6r2next:
+	VMOVUPD      (R10), Z20
+	VMOVUPD      64(R10), Z21
+	VBROADCASTSD (R11), Z22
+	VFMADD231PD  Z20, Z22, Z0
+	VFMADD231PD  Z21, Z22, Z1
+	VBROADCASTSD 8(R11), Z23
+	VFMADD231PD  Z20, Z23, Z2
+	VFMADD231PD  Z21, Z23, Z3
+	VBROADCASTSD 16(R11), Z24
+	VFMADD231PD  Z20, Z24, Z4
+	VFMADD231PD  Z21, Z24, Z5
+	VBROADCASTSD 24(R11), Z25
+	VFMADD231PD  Z20, Z25, Z6
+	VFMADD231PD  Z21, Z25, Z7
+	VBROADCASTSD 32(R11), Z22
+	VFMADD231PD  Z20, Z22, Z8
+	VFMADD231PD  Z21, Z22, Z9
+	VBROADCASTSD 40(R11), Z23
+	VFMADD231PD  Z20, Z23, Z10
+	VFMADD231PD  Z21, Z23, Z11
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokxf64c6r2next
+
+zokxf64c6r2store:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD Z2, (DI)(R12*1)
+	VMOVUPD Z3, 64(DI)(R12*1)
+	VMOVUPD Z4, (DI)(R12*2)
+	VMOVUPD Z5, 64(DI)(R12*2)
+	VMOVUPD Z6, (DI)(R13*1)
+	VMOVUPD Z7, 64(DI)(R13*1)
+	VMOVUPD Z8, (DI)(R12*4)
+	VMOVUPD Z9, 64(DI)(R12*4)
+	VMOVUPD Z10, (R14)
+	VMOVUPD Z11, 64(R14)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x80, SI
+	DECQ    R8
+	JNZ     zokxf64c6loop
+
+zokxf64c6half:
+	TESTQ   $0x00000008, cols+64(FP)
+	JZ      zokxf64c6mask
+	VMOVUPD (DI), Z0
+	VMOVUPD (DI)(R12*1), Z1
+	VMOVUPD (DI)(R12*2), Z2
+	VMOVUPD (DI)(R13*1), Z3
+	VMOVUPD (DI)(R12*4), Z4
+	VMOVUPD (R14), Z5
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokxf64c6r1consec
+	XORQ    AX, AX
+
+zokxf64c6r1gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf64c6r1nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+zokxf64c6r1nonext:
+	VMOVUPD          (R10), Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	VFMADD231PD.BCST 40(R11), Z20, Z5
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokxf64c6r1gather
+	JMP              zokxf64c6r1store
+
+zokxf64c6r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf64c6r1next:
+	VMOVUPD          (R10), Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	VFMADD231PD.BCST 40(R11), Z20, Z5
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokxf64c6r1next
+
+zokxf64c6r1store:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, (DI)(R12*1)
+	VMOVUPD Z2, (DI)(R12*2)
+	VMOVUPD Z3, (DI)(R13*1)
+	VMOVUPD Z4, (DI)(R12*4)
+	VMOVUPD Z5, (R14)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x40, SI
+
+zokxf64c6mask:
+	TESTQ     $0x00000007, cols+64(FP)
+	JZ        zokxf64done
+	VMOVUPD.Z (DI), K1, Z0
+	VMOVUPD.Z (DI)(R12*1), K1, Z1
+	VMOVUPD.Z (DI)(R12*2), K1, Z2
+	VMOVUPD.Z (DI)(R13*1), K1, Z3
+	VMOVUPD.Z (DI)(R12*4), K1, Z4
+	VMOVUPD.Z (R14), K1, Z5
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokxf64c6rmconsec
+	XORQ      AX, AX
+
+zokxf64c6rmgather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf64c6rmnonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+zokxf64c6rmnonext:
+	VMOVUPD.Z        (R10), K1, Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	VFMADD231PD.BCST 40(R11), Z20, Z5
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokxf64c6rmgather
+	JMP              zokxf64c6rmstore
+
+zokxf64c6rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf64c6rmnext:
+	VMOVUPD.Z        (R10), K1, Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	VFMADD231PD.BCST 40(R11), Z20, Z5
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokxf64c6rmnext
+
+zokxf64c6rmstore:
+	VMOVUPD Z0, K1, (DI)
+	VMOVUPD Z1, K1, (DI)(R12*1)
+	VMOVUPD Z2, K1, (DI)(R12*2)
+	VMOVUPD Z3, K1, (DI)(R13*1)
+	VMOVUPD Z4, K1, (DI)(R12*4)
+	VMOVUPD Z5, K1, (R14)
+	JMP     zokxf64done
+
+zokxf64c5:
+	TESTQ R8, R8
+	JZ    zokxf64c5half
+
+zokxf64c5loop:
+	VMOVUPD (DI), Z0
+	VMOVUPD 64(DI), Z1
+	VMOVUPD (DI)(R12*1), Z2
+	VMOVUPD 64(DI)(R12*1), Z3
+	VMOVUPD (DI)(R12*2), Z4
+	VMOVUPD 64(DI)(R12*2), Z5
+	VMOVUPD (DI)(R13*1), Z6
+	VMOVUPD 64(DI)(R13*1), Z7
+	VMOVUPD (DI)(R12*4), Z8
+	VMOVUPD 64(DI)(R12*4), Z9
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokxf64c5r2consec
+	XORQ    AX, AX
+
+zokxf64c5r2gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf64c5r2nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+	PREFETCHT0 64(R15)
+
+zokxf64c5r2nonext:
+	VMOVUPD      (R10), Z20
+	VMOVUPD      64(R10), Z21
+	VBROADCASTSD (R11), Z22
+	VFMADD231PD  Z20, Z22, Z0
+	VFMADD231PD  Z21, Z22, Z1
+	VBROADCASTSD 8(R11), Z23
+	VFMADD231PD  Z20, Z23, Z2
+	VFMADD231PD  Z21, Z23, Z3
+	VBROADCASTSD 16(R11), Z24
+	VFMADD231PD  Z20, Z24, Z4
+	VFMADD231PD  Z21, Z24, Z5
+	VBROADCASTSD 24(R11), Z25
+	VFMADD231PD  Z20, Z25, Z6
+	VFMADD231PD  Z21, Z25, Z7
+	VBROADCASTSD 32(R11), Z22
+	VFMADD231PD  Z20, Z22, Z8
+	VFMADD231PD  Z21, Z22, Z9
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokxf64c5r2gather
+	JMP          zokxf64c5r2store
+
+zokxf64c5r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf64c5r2next:
+	VMOVUPD      (R10), Z20
+	VMOVUPD      64(R10), Z21
+	VBROADCASTSD (R11), Z22
+	VFMADD231PD  Z20, Z22, Z0
+	VFMADD231PD  Z21, Z22, Z1
+	VBROADCASTSD 8(R11), Z23
+	VFMADD231PD  Z20, Z23, Z2
+	VFMADD231PD  Z21, Z23, Z3
+	VBROADCASTSD 16(R11), Z24
+	VFMADD231PD  Z20, Z24, Z4
+	VFMADD231PD  Z21, Z24, Z5
+	VBROADCASTSD 24(R11), Z25
+	VFMADD231PD  Z20, Z25, Z6
+	VFMADD231PD  Z21, Z25, Z7
+	VBROADCASTSD 32(R11), Z22
+	VFMADD231PD  Z20, Z22, Z8
+	VFMADD231PD  Z21, Z22, Z9
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokxf64c5r2next
+
+zokxf64c5r2store:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD Z2, (DI)(R12*1)
+	VMOVUPD Z3, 64(DI)(R12*1)
+	VMOVUPD Z4, (DI)(R12*2)
+	VMOVUPD Z5, 64(DI)(R12*2)
+	VMOVUPD Z6, (DI)(R13*1)
+	VMOVUPD Z7, 64(DI)(R13*1)
+	VMOVUPD Z8, (DI)(R12*4)
+	VMOVUPD Z9, 64(DI)(R12*4)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x80, SI
+	DECQ    R8
+	JNZ     zokxf64c5loop
+
+zokxf64c5half:
+	TESTQ   $0x00000008, cols+64(FP)
+	JZ      zokxf64c5mask
+	VMOVUPD (DI), Z0
+	VMOVUPD (DI)(R12*1), Z1
+	VMOVUPD (DI)(R12*2), Z2
+	VMOVUPD (DI)(R13*1), Z3
+	VMOVUPD (DI)(R12*4), Z4
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokxf64c5r1consec
+	XORQ    AX, AX
+
+zokxf64c5r1gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf64c5r1nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+zokxf64c5r1nonext:
+	VMOVUPD          (R10), Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokxf64c5r1gather
+	JMP              zokxf64c5r1store
+
+zokxf64c5r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf64c5r1next:
+	VMOVUPD          (R10), Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokxf64c5r1next
+
+zokxf64c5r1store:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, (DI)(R12*1)
+	VMOVUPD Z2, (DI)(R12*2)
+	VMOVUPD Z3, (DI)(R13*1)
+	VMOVUPD Z4, (DI)(R12*4)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x40, SI
+
+zokxf64c5mask:
+	TESTQ     $0x00000007, cols+64(FP)
+	JZ        zokxf64done
+	VMOVUPD.Z (DI), K1, Z0
+	VMOVUPD.Z (DI)(R12*1), K1, Z1
+	VMOVUPD.Z (DI)(R12*2), K1, Z2
+	VMOVUPD.Z (DI)(R13*1), K1, Z3
+	VMOVUPD.Z (DI)(R12*4), K1, Z4
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokxf64c5rmconsec
+	XORQ      AX, AX
+
+zokxf64c5rmgather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf64c5rmnonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+zokxf64c5rmnonext:
+	VMOVUPD.Z        (R10), K1, Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokxf64c5rmgather
+	JMP              zokxf64c5rmstore
+
+zokxf64c5rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf64c5rmnext:
+	VMOVUPD.Z        (R10), K1, Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	VFMADD231PD.BCST 32(R11), Z20, Z4
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokxf64c5rmnext
+
+zokxf64c5rmstore:
+	VMOVUPD Z0, K1, (DI)
+	VMOVUPD Z1, K1, (DI)(R12*1)
+	VMOVUPD Z2, K1, (DI)(R12*2)
+	VMOVUPD Z3, K1, (DI)(R13*1)
+	VMOVUPD Z4, K1, (DI)(R12*4)
+	JMP     zokxf64done
+
+zokxf64c4:
+	TESTQ R8, R8
+	JZ    zokxf64c4half
+
+zokxf64c4loop:
+	VMOVUPD (DI), Z0
+	VMOVUPD 64(DI), Z1
+	VMOVUPD (DI)(R12*1), Z2
+	VMOVUPD 64(DI)(R12*1), Z3
+	VMOVUPD (DI)(R12*2), Z4
+	VMOVUPD 64(DI)(R12*2), Z5
+	VMOVUPD (DI)(R13*1), Z6
+	VMOVUPD 64(DI)(R13*1), Z7
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokxf64c4r2consec
+	XORQ    AX, AX
+
+zokxf64c4r2gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf64c4r2nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+	PREFETCHT0 64(R15)
+
+zokxf64c4r2nonext:
+	VMOVUPD      (R10), Z20
+	VMOVUPD      64(R10), Z21
+	VBROADCASTSD (R11), Z22
+	VFMADD231PD  Z20, Z22, Z0
+	VFMADD231PD  Z21, Z22, Z1
+	VBROADCASTSD 8(R11), Z23
+	VFMADD231PD  Z20, Z23, Z2
+	VFMADD231PD  Z21, Z23, Z3
+	VBROADCASTSD 16(R11), Z24
+	VFMADD231PD  Z20, Z24, Z4
+	VFMADD231PD  Z21, Z24, Z5
+	VBROADCASTSD 24(R11), Z25
+	VFMADD231PD  Z20, Z25, Z6
+	VFMADD231PD  Z21, Z25, Z7
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokxf64c4r2gather
+	JMP          zokxf64c4r2store
+
+zokxf64c4r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf64c4r2next:
+	VMOVUPD      (R10), Z20
+	VMOVUPD      64(R10), Z21
+	VBROADCASTSD (R11), Z22
+	VFMADD231PD  Z20, Z22, Z0
+	VFMADD231PD  Z21, Z22, Z1
+	VBROADCASTSD 8(R11), Z23
+	VFMADD231PD  Z20, Z23, Z2
+	VFMADD231PD  Z21, Z23, Z3
+	VBROADCASTSD 16(R11), Z24
+	VFMADD231PD  Z20, Z24, Z4
+	VFMADD231PD  Z21, Z24, Z5
+	VBROADCASTSD 24(R11), Z25
+	VFMADD231PD  Z20, Z25, Z6
+	VFMADD231PD  Z21, Z25, Z7
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokxf64c4r2next
+
+zokxf64c4r2store:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD Z2, (DI)(R12*1)
+	VMOVUPD Z3, 64(DI)(R12*1)
+	VMOVUPD Z4, (DI)(R12*2)
+	VMOVUPD Z5, 64(DI)(R12*2)
+	VMOVUPD Z6, (DI)(R13*1)
+	VMOVUPD Z7, 64(DI)(R13*1)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x80, SI
+	DECQ    R8
+	JNZ     zokxf64c4loop
+
+zokxf64c4half:
+	TESTQ   $0x00000008, cols+64(FP)
+	JZ      zokxf64c4mask
+	VMOVUPD (DI), Z0
+	VMOVUPD (DI)(R12*1), Z1
+	VMOVUPD (DI)(R12*2), Z2
+	VMOVUPD (DI)(R13*1), Z3
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokxf64c4r1consec
+	XORQ    AX, AX
+
+zokxf64c4r1gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf64c4r1nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+zokxf64c4r1nonext:
+	VMOVUPD          (R10), Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokxf64c4r1gather
+	JMP              zokxf64c4r1store
+
+zokxf64c4r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf64c4r1next:
+	VMOVUPD          (R10), Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokxf64c4r1next
+
+zokxf64c4r1store:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, (DI)(R12*1)
+	VMOVUPD Z2, (DI)(R12*2)
+	VMOVUPD Z3, (DI)(R13*1)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x40, SI
+
+zokxf64c4mask:
+	TESTQ     $0x00000007, cols+64(FP)
+	JZ        zokxf64done
+	VMOVUPD.Z (DI), K1, Z0
+	VMOVUPD.Z (DI)(R12*1), K1, Z1
+	VMOVUPD.Z (DI)(R12*2), K1, Z2
+	VMOVUPD.Z (DI)(R13*1), K1, Z3
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokxf64c4rmconsec
+	XORQ      AX, AX
+
+zokxf64c4rmgather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf64c4rmnonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+zokxf64c4rmnonext:
+	VMOVUPD.Z        (R10), K1, Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokxf64c4rmgather
+	JMP              zokxf64c4rmstore
+
+zokxf64c4rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf64c4rmnext:
+	VMOVUPD.Z        (R10), K1, Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	VFMADD231PD.BCST 24(R11), Z20, Z3
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokxf64c4rmnext
+
+zokxf64c4rmstore:
+	VMOVUPD Z0, K1, (DI)
+	VMOVUPD Z1, K1, (DI)(R12*1)
+	VMOVUPD Z2, K1, (DI)(R12*2)
+	VMOVUPD Z3, K1, (DI)(R13*1)
+	JMP     zokxf64done
+
+zokxf64c3:
+	TESTQ R8, R8
+	JZ    zokxf64c3half
+
+zokxf64c3loop:
+	VMOVUPD (DI), Z0
+	VMOVUPD 64(DI), Z1
+	VMOVUPD (DI)(R12*1), Z2
+	VMOVUPD 64(DI)(R12*1), Z3
+	VMOVUPD (DI)(R12*2), Z4
+	VMOVUPD 64(DI)(R12*2), Z5
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokxf64c3r2consec
+	XORQ    AX, AX
+
+zokxf64c3r2gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf64c3r2nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+	PREFETCHT0 64(R15)
+
+zokxf64c3r2nonext:
+	VMOVUPD      (R10), Z20
+	VMOVUPD      64(R10), Z21
+	VBROADCASTSD (R11), Z22
+	VFMADD231PD  Z20, Z22, Z0
+	VFMADD231PD  Z21, Z22, Z1
+	VBROADCASTSD 8(R11), Z23
+	VFMADD231PD  Z20, Z23, Z2
+	VFMADD231PD  Z21, Z23, Z3
+	VBROADCASTSD 16(R11), Z24
+	VFMADD231PD  Z20, Z24, Z4
+	VFMADD231PD  Z21, Z24, Z5
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokxf64c3r2gather
+	JMP          zokxf64c3r2store
+
+zokxf64c3r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf64c3r2next:
+	VMOVUPD      (R10), Z20
+	VMOVUPD      64(R10), Z21
+	VBROADCASTSD (R11), Z22
+	VFMADD231PD  Z20, Z22, Z0
+	VFMADD231PD  Z21, Z22, Z1
+	VBROADCASTSD 8(R11), Z23
+	VFMADD231PD  Z20, Z23, Z2
+	VFMADD231PD  Z21, Z23, Z3
+	VBROADCASTSD 16(R11), Z24
+	VFMADD231PD  Z20, Z24, Z4
+	VFMADD231PD  Z21, Z24, Z5
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokxf64c3r2next
+
+zokxf64c3r2store:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD Z2, (DI)(R12*1)
+	VMOVUPD Z3, 64(DI)(R12*1)
+	VMOVUPD Z4, (DI)(R12*2)
+	VMOVUPD Z5, 64(DI)(R12*2)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x80, SI
+	DECQ    R8
+	JNZ     zokxf64c3loop
+
+zokxf64c3half:
+	TESTQ   $0x00000008, cols+64(FP)
+	JZ      zokxf64c3mask
+	VMOVUPD (DI), Z0
+	VMOVUPD (DI)(R12*1), Z1
+	VMOVUPD (DI)(R12*2), Z2
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokxf64c3r1consec
+	XORQ    AX, AX
+
+zokxf64c3r1gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf64c3r1nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+zokxf64c3r1nonext:
+	VMOVUPD          (R10), Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokxf64c3r1gather
+	JMP              zokxf64c3r1store
+
+zokxf64c3r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf64c3r1next:
+	VMOVUPD          (R10), Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokxf64c3r1next
+
+zokxf64c3r1store:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, (DI)(R12*1)
+	VMOVUPD Z2, (DI)(R12*2)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x40, SI
+
+zokxf64c3mask:
+	TESTQ     $0x00000007, cols+64(FP)
+	JZ        zokxf64done
+	VMOVUPD.Z (DI), K1, Z0
+	VMOVUPD.Z (DI)(R12*1), K1, Z1
+	VMOVUPD.Z (DI)(R12*2), K1, Z2
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokxf64c3rmconsec
+	XORQ      AX, AX
+
+zokxf64c3rmgather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf64c3rmnonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+zokxf64c3rmnonext:
+	VMOVUPD.Z        (R10), K1, Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokxf64c3rmgather
+	JMP              zokxf64c3rmstore
+
+zokxf64c3rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf64c3rmnext:
+	VMOVUPD.Z        (R10), K1, Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	VFMADD231PD.BCST 16(R11), Z20, Z2
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokxf64c3rmnext
+
+zokxf64c3rmstore:
+	VMOVUPD Z0, K1, (DI)
+	VMOVUPD Z1, K1, (DI)(R12*1)
+	VMOVUPD Z2, K1, (DI)(R12*2)
+	JMP     zokxf64done
+
+zokxf64c2:
+	TESTQ R8, R8
+	JZ    zokxf64c2half
+
+zokxf64c2loop:
+	VMOVUPD (DI), Z0
+	VMOVUPD 64(DI), Z1
+	VMOVUPD (DI)(R12*1), Z2
+	VMOVUPD 64(DI)(R12*1), Z3
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokxf64c2r2consec
+	XORQ    AX, AX
+
+zokxf64c2r2gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf64c2r2nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+	PREFETCHT0 64(R15)
+
+zokxf64c2r2nonext:
+	VMOVUPD      (R10), Z20
+	VMOVUPD      64(R10), Z21
+	VBROADCASTSD (R11), Z22
+	VFMADD231PD  Z20, Z22, Z0
+	VFMADD231PD  Z21, Z22, Z1
+	VBROADCASTSD 8(R11), Z23
+	VFMADD231PD  Z20, Z23, Z2
+	VFMADD231PD  Z21, Z23, Z3
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokxf64c2r2gather
+	JMP          zokxf64c2r2store
+
+zokxf64c2r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf64c2r2next:
+	VMOVUPD      (R10), Z20
+	VMOVUPD      64(R10), Z21
+	VBROADCASTSD (R11), Z22
+	VFMADD231PD  Z20, Z22, Z0
+	VFMADD231PD  Z21, Z22, Z1
+	VBROADCASTSD 8(R11), Z23
+	VFMADD231PD  Z20, Z23, Z2
+	VFMADD231PD  Z21, Z23, Z3
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokxf64c2r2next
+
+zokxf64c2r2store:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, 64(DI)
+	VMOVUPD Z2, (DI)(R12*1)
+	VMOVUPD Z3, 64(DI)(R12*1)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x80, SI
+	DECQ    R8
+	JNZ     zokxf64c2loop
+
+zokxf64c2half:
+	TESTQ   $0x00000008, cols+64(FP)
+	JZ      zokxf64c2mask
+	VMOVUPD (DI), Z0
+	VMOVUPD (DI)(R12*1), Z1
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokxf64c2r1consec
+	XORQ    AX, AX
+
+zokxf64c2r1gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf64c2r1nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+zokxf64c2r1nonext:
+	VMOVUPD          (R10), Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokxf64c2r1gather
+	JMP              zokxf64c2r1store
+
+zokxf64c2r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf64c2r1next:
+	VMOVUPD          (R10), Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokxf64c2r1next
+
+zokxf64c2r1store:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, (DI)(R12*1)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x40, SI
+
+zokxf64c2mask:
+	TESTQ     $0x00000007, cols+64(FP)
+	JZ        zokxf64done
+	VMOVUPD.Z (DI), K1, Z0
+	VMOVUPD.Z (DI)(R12*1), K1, Z1
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokxf64c2rmconsec
+	XORQ      AX, AX
+
+zokxf64c2rmgather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf64c2rmnonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+zokxf64c2rmnonext:
+	VMOVUPD.Z        (R10), K1, Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokxf64c2rmgather
+	JMP              zokxf64c2rmstore
+
+zokxf64c2rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf64c2rmnext:
+	VMOVUPD.Z        (R10), K1, Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	VFMADD231PD.BCST 8(R11), Z20, Z1
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokxf64c2rmnext
+
+zokxf64c2rmstore:
+	VMOVUPD Z0, K1, (DI)
+	VMOVUPD Z1, K1, (DI)(R12*1)
+	JMP     zokxf64done
+
+zokxf64c1:
+	TESTQ R8, R8
+	JZ    zokxf64c1half
+
+zokxf64c1loop:
+	VMOVUPD (DI), Z0
+	VMOVUPD 64(DI), Z1
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokxf64c1r2consec
+	XORQ    AX, AX
+
+zokxf64c1r2gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf64c1r2nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+	PREFETCHT0 64(R15)
+
+zokxf64c1r2nonext:
+	VMOVUPD      (R10), Z20
+	VMOVUPD      64(R10), Z21
+	VBROADCASTSD (R11), Z22
+	VFMADD231PD  Z20, Z22, Z0
+	VFMADD231PD  Z21, Z22, Z1
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokxf64c1r2gather
+	JMP          zokxf64c1r2store
+
+zokxf64c1r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf64c1r2next:
+	VMOVUPD      (R10), Z20
+	VMOVUPD      64(R10), Z21
+	VBROADCASTSD (R11), Z22
+	VFMADD231PD  Z20, Z22, Z0
+	VFMADD231PD  Z21, Z22, Z1
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokxf64c1r2next
+
+zokxf64c1r2store:
+	VMOVUPD Z0, (DI)
+	VMOVUPD Z1, 64(DI)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x80, SI
+	DECQ    R8
+	JNZ     zokxf64c1loop
+
+zokxf64c1half:
+	TESTQ   $0x00000008, cols+64(FP)
+	JZ      zokxf64c1mask
+	VMOVUPD (DI), Z0
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokxf64c1r1consec
+	XORQ    AX, AX
+
+zokxf64c1r1gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf64c1r1nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+zokxf64c1r1nonext:
+	VMOVUPD          (R10), Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokxf64c1r1gather
+	JMP              zokxf64c1r1store
+
+zokxf64c1r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf64c1r1next:
+	VMOVUPD          (R10), Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokxf64c1r1next
+
+zokxf64c1r1store:
+	VMOVUPD Z0, (DI)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x40, SI
+
+zokxf64c1mask:
+	TESTQ     $0x00000007, cols+64(FP)
+	JZ        zokxf64done
+	VMOVUPD.Z (DI), K1, Z0
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokxf64c1rmconsec
+	XORQ      AX, AX
+
+zokxf64c1rmgather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf64c1rmnonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+zokxf64c1rmnonext:
+	VMOVUPD.Z        (R10), K1, Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokxf64c1rmgather
+	JMP              zokxf64c1rmstore
+
+zokxf64c1rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf64c1rmnext:
+	VMOVUPD.Z        (R10), K1, Z20
+	VFMADD231PD.BCST (R11), Z20, Z0
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokxf64c1rmnext
+
+zokxf64c1rmstore:
+	VMOVUPD Z0, K1, (DI)
+
+zokxf64done:
+	VZEROUPPER
+	RET
+
 // func prefetchBytes(p unsafe.Pointer, n int)
 // Requires: MMX+
 TEXT ·prefetchBytes(SB), NOSPLIT, $0-16

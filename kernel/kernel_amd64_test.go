@@ -13,7 +13,7 @@ import (
 )
 
 // TestPrefetchingRowKernels runs the row-kernel tests again with the
-// threshold of the prefetching variants (marginsPF, addRowsPF) lowered to
+// threshold of the prefetching variants (marginsPF, addRowsPF, addOuterKNX) lowered to
 // zero, so they see every length, offset, gather list and block boundary too.
 func TestPrefetchingRowKernels(t *testing.T) {
 	saved := streamBytes
@@ -27,6 +27,7 @@ func TestPrefetchingRowKernels(t *testing.T) {
 			testMargins(t, &im.F32)
 			testAddRows(t, &im.F32)
 			testAddOuterK(t, &im.F32)
+			testAddOuterKNext(t, &im.F32)
 			testMarginsK(t, &im.F32)
 			testMarginsKBlocks(t, &im.F32)
 			testFusedLinear(t, &im.F32)
@@ -36,6 +37,7 @@ func TestPrefetchingRowKernels(t *testing.T) {
 			testMargins(t, &im.F64)
 			testAddRows(t, &im.F64)
 			testAddOuterK(t, &im.F64)
+			testAddOuterKNext(t, &im.F64)
 			testMarginsK(t, &im.F64)
 			testMarginsKBlocks(t, &im.F64)
 			testFusedLinear(t, &im.F64)

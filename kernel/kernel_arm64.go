@@ -59,6 +59,10 @@ func archAddOuterK[T Float](lvl isa, first bool, g unsafe.Pointer, d int, x []T,
 	panic("kernel: no multi-class accumulation kernel on arm64")
 }
 
+func archAddOuterKNext[T Float](lvl isa, g unsafe.Pointer, d int, x []T, stride int, idx []int, i0, l int, c unsafe.Pointer, k, n, cols, nc int, next unsafe.Pointer, nnext int) {
+	panic("kernel: no multi-class accumulation kernel on arm64")
+}
+
 // neonMaxRows is the most rows one call of dotRows or axpyRows takes.
 const neonMaxRows = 64
 

@@ -131,6 +131,16 @@ type Ops[T Float] struct {
 	// len(dh) ≥ len(a).
 	ReLUBackward func(gb, dh, a []T)
 
+	// AddOuterKNext is AddOuterK that, as it reads its rows, also fetches
+	// into cache the rows next of x (indices into x like idx's): the rows a
+	// following call will read, so that they arrive while this one
+	// computes. The result is AddOuterK's, bit for bit, whatever next
+	// holds: a row index out of range only makes a prefetch of an address
+	// outside x, which never faults. The assembly prefetches row next[i]'s
+	// columns as it reads row idx[i]'s, on gathered rows (idx not nil) of a
+	// matrix out of cache; elsewhere next is ignored.
+	AddOuterKNext func(g, x []T, stride int, idx []int, c []T, k int, next []int)
+
 	// LinearLoss computes, for i < len(m), the loss and its derivative in m:
 	// loss[i] = ℓ(m[i], y[i]), dloss[i] = ∂ℓ/∂m (m[i], y[i]).
 	LinearLoss func(kind LossKind, loss, dloss, m, y []T)
@@ -232,13 +242,16 @@ func row(idx []int, i int) int {
 
 func genericOps[T Float]() Ops[T] {
 	o := Ops[T]{
-		Dot:         dotGeneric[T],
-		Axpy:        axpyGeneric[T],
-		Lerp:        lerpGeneric[T],
-		Margins:     marginsGeneric[T],
-		AddRows:     addRowsGeneric[T],
-		MarginsK:    marginsKGeneric[T],
-		AddOuterK:   addOuterKGeneric[T],
+		Dot:       dotGeneric[T],
+		Axpy:      axpyGeneric[T],
+		Lerp:      lerpGeneric[T],
+		Margins:   marginsGeneric[T],
+		AddRows:   addRowsGeneric[T],
+		MarginsK:  marginsKGeneric[T],
+		AddOuterK: addOuterKGeneric[T],
+		AddOuterKNext: func(g, x []T, stride int, idx []int, c []T, k int, _ []int) {
+			addOuterKGeneric(g, x, stride, idx, c, k)
+		},
 		LinearLoss:  linearLossGeneric[T],
 		SoftmaxCE:   softmaxCEGeneric[T],
 		Plus:        plusGeneric[T],

@@ -59,3 +59,6 @@ func archMarginsK[T Float](lvl isa, first bool, m unsafe.Pointer, k, n int, x []
 func archAddOuterK[T Float](lvl isa, first bool, g unsafe.Pointer, d int, x []T, stride int, idx []int, i0, l int, c unsafe.Pointer, k, n, cols, nc int) {
 	panic(noAsm)
 }
+func archAddOuterKNext[T Float](lvl isa, g unsafe.Pointer, d int, x []T, stride int, idx []int, i0, l int, c unsafe.Pointer, k, n, cols, nc int, next unsafe.Pointer, nnext int) {
+	panic(noAsm)
+}

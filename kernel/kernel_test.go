@@ -512,6 +512,56 @@ func TestAddOuterK(t *testing.T) {
 	forImpls(t, func(t *testing.T, im *Impl) { testAddOuterK(t, &im.F32) }, func(t *testing.T, im *Impl) { testAddOuterK(t, &im.F64) })
 }
 
+// testAddOuterKNext holds AddOuterKNext to AddOuterK's bits, for every
+// class count, width and row count of testAddOuterK, rows listed or not,
+// and prefetch lists (next) nil, empty, shorter than, as long as and longer
+// than the call's rows, with rows anywhere in x and out of its range.
+func testAddOuterKNext[T Float](t *testing.T, ops *Ops[T]) {
+	r := rand.New(rand.NewPCG(13, 14))
+	for _, k := range classCounts {
+		for _, d := range kDims {
+			for _, n := range []int{0, 1, 3, 5, 8, 13, 70} {
+				rows := n + 1
+				stride := d + (k+1)%3
+				x, gx := matrix[T](r, rows, stride, d, 1)
+				c := make([]T, n*k)
+				fillRand(r, c)
+				for li, idx := range gatherLists(r, n, rows) {
+					for _, nn := range []int{-1, 0, n / 2, n, n + 3} {
+						var next []int
+						if nn >= 0 {
+							next = make([]int, nn)
+							for i := range next {
+								next[i] = r.IntN(rows)
+							}
+							if nn > 0 {
+								next[0] = 1 << 40 // far outside x: a prefetch, never a read
+							}
+						}
+						want := make([]T, k*d)
+						fillRand(r, want)
+						g, gg := newGuarded[T](k*d, 2)
+						copy(g, want)
+						ops.AddOuterK(want, x, stride, idx, c, k)
+						ops.AddOuterKNext(g, x, stride, idx, c, k, next)
+						for i := range want {
+							if !sameFloat(g[i], want[i]) {
+								t.Fatalf("AddOuterKNext k=%d d=%d n=%d list=%d next=%d: g[%d] = %v, AddOuterK gives %v", k, d, n, li, nn, i, g[i], want[i])
+							}
+						}
+						gg.check(t, "AddOuterKNext g")
+					}
+				}
+				gx.check(t, "AddOuterKNext x")
+			}
+		}
+	}
+}
+
+func TestAddOuterKNext(t *testing.T) {
+	forImpls(t, func(t *testing.T, im *Impl) { testAddOuterKNext(t, &im.F32) }, func(t *testing.T, im *Impl) { testAddOuterKNext(t, &im.F64) })
+}
+
 // ---- Elementwise -------------------------------------------------------------
 
 // edgeValues are inputs every elementwise kernel sees.

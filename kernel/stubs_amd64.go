@@ -1034,6 +1034,42 @@ func zBiasReLUF64(z unsafe.Pointer, b unsafe.Pointer, n int, h int, stride int)
 //go:noescape
 func zReluBackwardF64(gb unsafe.Pointer, dh unsafe.Pointer, a unsafe.Pointer, n int, h int, stride int)
 
+// addOuterKNXF32 is addOuterKF32 that also prefetches, as it reads row i
+// of a walk over the gathered rows (idx not nil) and i < nnext, the same
+// columns of row next[i] of x: rows a following call will read. Its
+// result is addOuterKF32's.
+//
+//go:noescape
+func addOuterKNXF32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int, next unsafe.Pointer, nnext int)
+
+// addOuterKNXF64 is addOuterKF64 that also prefetches, as it reads row i
+// of a walk over the gathered rows (idx not nil) and i < nnext, the same
+// columns of row next[i] of x: rows a following call will read. Its
+// result is addOuterKF64's.
+//
+//go:noescape
+func addOuterKNXF64(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int, next unsafe.Pointer, nnext int)
+
+// zAddOuterKNXF32 is addOuterKF32 that also prefetches, as it reads row i
+// of a walk over the gathered rows (idx not nil) and i < nnext, the same
+// columns of row next[i] of x: rows a following call will read. Its
+// result is addOuterKF32's.
+//
+// It is the AVX-512 (zmm) twin of addOuterKNXF32.
+//
+//go:noescape
+func zAddOuterKNXF32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int, next unsafe.Pointer, nnext int)
+
+// zAddOuterKNXF64 is addOuterKF64 that also prefetches, as it reads row i
+// of a walk over the gathered rows (idx not nil) and i < nnext, the same
+// columns of row next[i] of x: rows a following call will read. Its
+// result is addOuterKF64's.
+//
+// It is the AVX-512 (zmm) twin of addOuterKNXF64.
+//
+//go:noescape
+func zAddOuterKNXF64(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int, next unsafe.Pointer, nnext int)
+
 // prefetchBytes asks for the cache lines of p[0:n] (PREFETCHT0 every 64
 // bytes); it reads nothing and cannot fault.
 //

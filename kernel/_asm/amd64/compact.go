@@ -159,14 +159,14 @@ func compactKernels(g *gen) {
 	for _, pf := range []bool{false, true} {
 		for _, f := range []rowFormat{u8Rows, f16Rows} {
 			zmarginsK(g, f32, f, pf)
-			addOuterK(g, zmm, f32, f, pf)
+			addOuterK(g, zmm, f32, f, prefetchOf(pf))
 		}
 	}
 	laneIdx = g.data("laneIdx", 4, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
 	for _, pf := range []bool{false, true} {
 		for _, f := range []rowFormat{u8Rows, f16Rows} {
 			marginsK(g, f32, f, pf)
-			addOuterK(g, ymm, f32, f, pf)
+			addOuterK(g, ymm, f32, f, prefetchOf(pf))
 		}
 	}
 }

@@ -276,6 +276,24 @@ var stubDocs = map[string]stub{
 			"next column strip) ahead in each row, for rows that are not in cache.",
 		},
 	},
+	"addOuterKNXF32": {
+		sig: "func(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx, c unsafe.Pointer, k, n, cols, nc int, next unsafe.Pointer, nnext int)",
+		doc: []string{
+			"addOuterKNXF32 is addOuterKF32 that also prefetches, as it reads row i",
+			"of a walk over the gathered rows (idx not nil) and i < nnext, the same",
+			"columns of row next[i] of x: rows a following call will read. Its",
+			"result is addOuterKF32's.",
+		},
+	},
+	"addOuterKNXF64": {
+		sig: "func(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx, c unsafe.Pointer, k, n, cols, nc int, next unsafe.Pointer, nnext int)",
+		doc: []string{
+			"addOuterKNXF64 is addOuterKF64 that also prefetches, as it reads row i",
+			"of a walk over the gathered rows (idx not nil) and i < nnext, the same",
+			"columns of row next[i] of x: rows a following call will read. Its",
+			"result is addOuterKF64's.",
+		},
+	},
 	"expF32": {
 		sig: "func(dst, x unsafe.Pointer, n int)",
 		doc: []string{

@@ -154,6 +154,7 @@ func main() {
 	zmmKernels(g)
 	reluKernels(g, ymm)
 	reluKernels(g, zmm)
+	nextKernels(g)
 	compactKernels(g)
 	zmathKernels(g)
 

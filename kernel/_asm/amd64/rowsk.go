@@ -17,9 +17,55 @@ func rowKKernels(g *gen) {
 	for _, pf := range []bool{false, true} {
 		for _, p := range []prec{f32, f64} {
 			marginsK(g, p, denseRows, pf)
-			addOuterK(g, ymm, p, denseRows, pf)
+			addOuterK(g, ymm, p, denseRows, prefetchOf(pf))
 		}
 	}
+}
+
+// rowPrefetch is what a variant of a row kernel prefetches.
+type rowPrefetch int
+
+const (
+	prefetchNone rowPrefetch = iota
+	// prefetchOwn: each row's own columns pfDist ahead (the PF variants),
+	// for rows out of cache.
+	prefetchOwn
+	// prefetchNext: the same columns of the rows of another list, row i
+	// of the list while row i of the call is read (the NX variants), for
+	// the rows a following call will read.
+	prefetchNext
+)
+
+func prefetchOf(pf bool) rowPrefetch {
+	if pf {
+		return prefetchOwn
+	}
+	return prefetchNone
+}
+
+// nextKernels are the NX variants of addOuterK (dense rows).
+func nextKernels(g *gen) {
+	for _, v := range []vec{ymm, zmm} {
+		for _, p := range []prec{f32, f64} {
+			addOuterK(g, v, p, denseRows, prefetchNext)
+		}
+	}
+}
+
+// prefetchNextRow asks, while row RAX of a gathered walk is read, for the
+// span bytes at the walk's columns (SI) of row next[RAX] of x, when
+// RAX < nnext (R15 is clobbered).
+func prefetchNextRow(g *gen, L string, span int) {
+	g.CMPQ(RAX, g.param("nnext"))
+	g.JAE(operand.LabelRef(L + "nonext"))
+	g.MOVQ(g.param("next"), R15)
+	g.MOVQ(memi(R15, 0, RAX, 8), R15)
+	g.IMULQ(R9, R15)
+	g.ADDQ(RSI, R15)
+	for off := 0; off < span; off += 64 {
+		g.PREFETCHT0(mem(R15, off))
+	}
+	g.Label(L + "nonext")
 }
 
 // classAddr is the address of class j's row (of w or g) at byte offset off
@@ -131,7 +177,7 @@ func lastRow(g *gen, L string) {
 // eachRow runs body over the n rows of an addOuterK block with R10 = the
 // row's address (at the current column) and R11 = &c[i*k], in increasing
 // order; AX counts.
-func eachRow(g *gen, L string, body func()) {
+func eachRow(g *gen, L string, body func(gathered bool)) {
 	g.MOVQ(RDX, R11)
 	g.TESTQ(RBX, RBX)
 	g.JZ(operand.LabelRef(L + "consec"))
@@ -140,7 +186,7 @@ func eachRow(g *gen, L string, body func()) {
 	g.MOVQ(memi(RBX, 0, RAX, 8), R10)
 	g.IMULQ(R9, R10)
 	g.ADDQ(RSI, R10)
-	body()
+	body(true)
 	g.ADDQ(RCX, R11)
 	g.INCQ(RAX)
 	g.CMPQ(RAX, g.param("n"))
@@ -150,7 +196,7 @@ func eachRow(g *gen, L string, body func()) {
 	g.MOVQ(g.param("n"), RAX)
 	g.MOVQ(RSI, R10)
 	g.Label(L + "next")
-	body()
+	body(false)
 	g.ADDQ(RCX, R11)
 	g.ADDQ(R9, R10)
 	g.DECQ(RAX)
@@ -358,13 +404,17 @@ func marginsK(g *gen, p prec, f rowFormat, pf bool) {
 // register, then a masked one. Rows of a compact format f (p is then f32)
 // are read as they load (loadRow); ymm has no byte- or half-masked load and
 // reads the last columns as the register that ends with them (loadRowEnd).
-func addOuterK(g *gen, v vec, p prec, f rowFormat, pf bool) {
+func addOuterK(g *gen, v vec, p prec, f rowFormat, mode rowPrefetch) {
+	pf := mode == prefetchOwn
 	V := v.lanes(p)
 	E := p.size
 	R := v.bytes
 	r := v.reg
 	maxC := v.maxClasses()
 	name, L0 := rowKernelNames("addOuterK", v.prefix+"ok", p, pf)
+	if mode == prefetchNext {
+		name, L0 = "addOuterKNX"+p.name, v.prefix+"okx"+lower(p.name)
+	}
 	if f.dense() {
 		v.text(g, name)
 	} else {
@@ -428,7 +478,10 @@ func addOuterK(g *gen, v vec, p prec, f rowFormat, pf bool) {
 				g.vmovu(p, ca(j, R*h), r(2*j+h))
 			}
 		}
-		eachRow(g, L+"r2", func() {
+		eachRow(g, L+"r2", func(gathered bool) {
+			if mode == prefetchNext && gathered {
+				prefetchNextRow(g, L+"r2", 2*RB)
+			}
 			if pf {
 				for off := 0; off < 2*RB; off += 64 {
 					g.PREFETCHT0(mem(R10, f.rowBytes(pfDist)+off))
@@ -458,7 +511,10 @@ func addOuterK(g *gen, v vec, p prec, f rowFormat, pf bool) {
 		for j := 0; j < C; j++ {
 			g.vmovu(p, ca(j, 0), r(j))
 		}
-		eachRow(g, L+"r1", func() {
+		eachRow(g, L+"r1", func(gathered bool) {
+			if mode == prefetchNext && gathered {
+				prefetchNextRow(g, L+"r1", RB)
+			}
 			f.loadRow(g, v, p, mem(R10, 0), r(xr))
 			for j := 0; j < C; j++ {
 				v.fmaBroadcast(g, p, mem(R11, j*E), r(xr), r(j), bcast(0))
@@ -475,7 +531,10 @@ func addOuterK(g *gen, v vec, p prec, f rowFormat, pf bool) {
 		for j := 0; j < C; j++ {
 			v.maskLoad(g, p, mask, ca(j, 0), r(j))
 		}
-		eachRow(g, L+"rm", func() {
+		eachRow(g, L+"rm", func(gathered bool) {
+			if mode == prefetchNext && gathered {
+				prefetchNextRow(g, L+"rm", RB)
+			}
 			switch {
 			case f.dense():
 				v.maskLoad(g, p, mask, mem(R10, 0), r(xr))

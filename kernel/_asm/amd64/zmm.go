@@ -107,7 +107,7 @@ func zmmKernels(g *gen) {
 	for _, pf := range []bool{false, true} {
 		for _, p := range []prec{f32, f64} {
 			zmarginsK(g, p, denseRows, pf)
-			addOuterK(g, zmm, p, denseRows, pf)
+			addOuterK(g, zmm, p, denseRows, prefetchOf(pf))
 		}
 	}
 }
