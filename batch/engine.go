@@ -227,7 +227,7 @@ func (e *Engine[T]) dispatchThenReduce(ph phase, n, nr int) {
 	e.phase, e.split = ph, n
 	if e.threads == 1 || n+nr == 1 || e.inline {
 		for j := 0; j < n+nr; j++ {
-			e.task(j)
+			e.task(j, true)
 		}
 		return
 	}
@@ -239,17 +239,18 @@ func (e *Engine[T]) dispatchThenReduce(ph phase, n, nr int) {
 
 // task runs task j of the current dispatch, timing it when asked (a first
 // layer's block as backward work: it is the model's, not the reduction's).
-func (e *Engine[T]) task(j int) {
+func (e *Engine[T]) task(j int, more bool) {
 	ph := e.phase
 	if j >= e.split {
 		ph, j = phaseReduce, j-e.split
 	}
+	more = more && j+1 < e.split
 	if !e.timing {
-		e.run(ph, j)
+		e.run(ph, j, more)
 		return
 	}
 	t0 := time.Now()
-	e.run(ph, j)
+	e.run(ph, j, more)
 	d := int64(time.Since(t0))
 	timed := ph
 	if ph == phaseReduce && j < e.flTasks {
@@ -340,7 +341,7 @@ func (e *Engine[T]) window(c *chunk[T]) *Data[T] {
 	return v
 }
 
-func (e *Engine[T]) run(ph phase, j int) {
+func (e *Engine[T]) run(ph phase, j int, more bool) {
 	if ph == phaseReduce { // j is a block of coordinates
 		e.reduce(j)
 		return
@@ -348,7 +349,7 @@ func (e *Engine[T]) run(ph phase, j int) {
 	c := e.chunks[j]
 	switch ph {
 	case phaseStep:
-		e.stepChunk(j, c)
+		e.stepChunk(j, c, more)
 	case phaseForward:
 		if !e.checkChunkLabels(c) {
 			return
@@ -436,9 +437,16 @@ func (e *Engine[T]) chunkGrad(j int, c *chunk[T]) []T {
 	return c.g
 }
 
-func (e *Engine[T]) stepChunk(j int, c *chunk[T]) {
+func (e *Engine[T]) stepChunk(j int, c *chunk[T], more bool) {
 	if !e.checkChunkLabels(c) {
 		return
+	}
+	c.wk.next = nil
+	if more && e.idx != nil && !e.data.IsSparse() {
+		// This goroutine runs chunk j+1 next: its rows, in the sample's
+		// order, are the model's prefetch hint.
+		nx := e.chunks[j+1]
+		c.wk.next = e.idx[nx.lo : nx.lo+nx.n]
 	}
 	g := e.chunkGrad(j, c)
 	data, idx := e.chunkRows(c)

@@ -74,6 +74,11 @@ type Work[T Float] struct {
 	s     []T // plus-function arguments
 	coef  []T // per-sample coefficients of the engine
 	c     []T // per-sample coefficients times the loss derivative
+	// next lists the rows the goroutine running this Work reads next, of
+	// the same data, set by the Engine; nil when it does not know. A model
+	// may prefetch them during its own pass (a hint: results never depend
+	// on it).
+	next []int
 }
 
 // MaxDim bounds every size of a model: features, classes and hidden units

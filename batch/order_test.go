@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
 )
 
@@ -155,6 +156,81 @@ func TestChunkLabelErrors(t *testing.T) {
 				}
 			}
 			e.Close()
+		}
+	}
+}
+
+// nextRecorder is a softmax that records, for each Backward, the goroutine
+// it ran on, its rows and the prefetch hint the Engine gave its Work.
+type nextRecorder struct {
+	*Softmax[float64]
+	mu   sync.Mutex
+	seen []nextSeen
+}
+
+type nextSeen struct {
+	gid        int
+	rows, next []int
+}
+
+func (m *nextRecorder) Backward(wk *Work[float64], theta []float64, data *Data[float64], idx []int, coef, g []float64) {
+	m.mu.Lock()
+	m.seen = append(m.seen, nextSeen{goid(), slices.Clone(idx), slices.Clone(wk.next)})
+	m.mu.Unlock()
+	m.Softmax.Backward(wk, theta, data, idx, coef, g)
+}
+
+// TestChunkNextHint checks the Engine's prefetch hint (Work.next): a
+// chunk's hint, where it has one, is the rows of the chunk that the same
+// goroutine runs next (in any order), every chunk but the last has one on
+// one thread, and the gradient is the same bits with hints as without.
+func TestChunkNextHint(t *testing.T) {
+	const n, d, k = 400, 7, 3
+	data := testData[float64](t, n, d, k, 9)
+	model := must(NewSoftmax[float64](d, k))
+	theta := make([]float64, model.NumParams())
+	for i := range theta {
+		theta[i] = 0.01 * float64(i%9-4)
+	}
+	idx := make([]int, 300)
+	for i := range idx {
+		idx[i] = (i*37 + 11) % n
+	}
+	wt := &Weighting{Objective: Softplus, Alpha: 0.2, Eps: 0.1, Tau: 0.5, InvL: 1}
+	var want []float64
+	for _, threads := range []int{1, 2, 3} {
+		rec := &nextRecorder{Softmax: model}
+		e := must(NewEngineChunks[float64](rec, threads, 16))
+		g := make([]float64, len(theta))
+		if _, _, err := e.Gradient(g, theta, data, idx, 0, wt); err != nil {
+			t.Fatal(err)
+		}
+		e.Close()
+		if want == nil {
+			want = g
+		} else if !slices.Equal(g, want) {
+			t.Fatalf("threads=%d: gradient differs from one thread's", threads)
+		}
+		hints := 0
+		for i, s := range rec.seen {
+			if s.next == nil {
+				continue
+			}
+			hints++
+			j := i + 1
+			for j < len(rec.seen) && rec.seen[j].gid != s.gid {
+				j++
+			}
+			if j == len(rec.seen) {
+				t.Fatalf("threads=%d: chunk %d has a hint and no later chunk on its goroutine", threads, i)
+			}
+			got, next := slices.Sorted(slices.Values(rec.seen[j].rows)), slices.Sorted(slices.Values(s.next))
+			if !slices.Equal(got, next) {
+				t.Fatalf("threads=%d: hint %v, the goroutine's next chunk read %v", threads, next, got)
+			}
+		}
+		if chunks := (len(idx) + 15) / 16; threads == 1 && hints != chunks-1 {
+			t.Fatalf("one thread: %d of %d chunks had a hint, want all but the last", hints, chunks)
 		}
 	}
 }

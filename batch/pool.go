@@ -15,7 +15,7 @@ import (
 // goroutine runs which task is left to chance; callers make results
 // independent of it (each task writes its own state).
 type pool struct {
-	run     func(j int) // the task body, set once
+	run     func(j int, more bool) // the task body, set once; more: task j+1 follows on the same goroutine
 	threads int
 
 	// ticket is the generation of the current dispatch (high 32 bits) and
@@ -54,7 +54,7 @@ type pool struct {
 // parking at once).
 const spinWait = 50 * time.Microsecond
 
-func newPool(threads int, run func(j int)) *pool {
+func newPool(threads int, run func(j int, more bool)) *pool {
 	p := &pool{run: run, threads: threads}
 	p.wake.L, p.done.L = &p.mu, &p.mu
 	p.helpers.Add(threads - 1)
@@ -141,7 +141,7 @@ func (p *pool) work(g uint64) {
 			p.awaitFirst()
 		}
 		for i := j; i < j+k; i++ {
-			p.run(int(i))
+			p.run(int(i), i+1 < j+k)
 		}
 		if first {
 			p.firstLeft.Add(-k)

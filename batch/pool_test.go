@@ -15,7 +15,7 @@ import (
 func TestPoolRunsEveryTaskOnce(t *testing.T) {
 	const most = 40
 	var count [most]atomic.Int32
-	p := newPool(4, func(j int) { count[j].Add(1) })
+	p := newPool(4, func(j int, _ bool) { count[j].Add(1) })
 	for i := range 2000 {
 		n := 1 + i%most
 		p.dispatch(n)
@@ -32,6 +32,52 @@ func TestPoolRunsEveryTaskOnce(t *testing.T) {
 	p.close()
 }
 
+// goid returns the calling goroutine's id, from its stack header.
+func goid() int {
+	var buf [32]byte
+	n := runtime.Stack(buf[:], false)
+	var id int
+	fmt.Sscanf(string(buf[:n]), "goroutine %d ", &id)
+	return id
+}
+
+// TestPoolMore checks the run's promise to its tasks: a task told more
+// is followed, on the same goroutine and after it has returned, by the
+// next task; and some tasks are told so (runs of more than one task).
+func TestPoolMore(t *testing.T) {
+	const most = 64
+	var gid, start, end [most]atomic.Int64
+	var more [most]atomic.Bool
+	var seq atomic.Int64
+	p := newPool(3, func(j int, m bool) {
+		start[j].Store(seq.Add(1))
+		gid[j].Store(int64(goid()))
+		more[j].Store(m)
+		end[j].Store(seq.Add(1))
+	})
+	defer p.close()
+	told := 0
+	for i := range 500 {
+		n := 1 + i%most
+		p.dispatch(n)
+		for j := range n {
+			if !more[j].Load() {
+				continue
+			}
+			told++
+			if j+1 >= n {
+				t.Fatalf("dispatch of %d: the last task told more", n)
+			}
+			if gid[j+1].Load() != gid[j].Load() || start[j+1].Load() < end[j].Load() {
+				t.Fatalf("dispatch of %d: task %d told more, task %d ran on goroutine %d (not %d) or before it ended", n, j, j+1, gid[j+1].Load(), gid[j].Load())
+			}
+		}
+	}
+	if told == 0 {
+		t.Fatal("no task was told more")
+	}
+}
+
 // TestPoolTwoPhases checks dispatch2: every task runs once, and no task of
 // the second phase starts before every task of the first has finished
 // (the first phase's tasks take turns being slow, so a helper that runs
@@ -44,7 +90,7 @@ func TestPoolTwoPhases(t *testing.T) {
 	var n1 atomic.Int32
 	var early atomic.Int32
 	var round int
-	p := newPool(runtime.GOMAXPROCS(0)+2, func(j int) {
+	p := newPool(runtime.GOMAXPROCS(0)+2, func(j int, _ bool) {
 		if j < int(n1.Load()) {
 			if j == round%int(n1.Load()) {
 				time.Sleep(20 * time.Microsecond)
@@ -137,7 +183,7 @@ func BenchmarkDispatch(b *testing.B) {
 			b.ReportMetric(float64(in.Nanoseconds())/float64(b.N), "ns/dispatch")
 		}
 		b.Run(fmt.Sprintf("spin/gap=%v/threads=%d", gap, threads), func(b *testing.B) {
-			p := newPool(threads, task)
+			p := newPool(threads, func(j int, _ bool) { task(j) })
 			defer p.close()
 			bench(b, p.dispatch)
 		})

@@ -128,7 +128,7 @@ func (s *Softmax[T]) backward(wk *Work[T], data *Data[T], idx []int, coef, g []T
 	} else if data.IsCompact() {
 		s.ops.AddOuterKC(g[:kd], &data.C, idx, wk.dloss[:len(coef)*s.k], s.k)
 	} else {
-		s.ops.AddOuterK(g[:kd], data.X, data.Stride, idx, wk.dloss[:len(coef)*s.k], s.k)
+		s.ops.AddOuterKNext(g[:kd], data.X, data.Stride, idx, wk.dloss[:len(coef)*s.k], s.k, wk.next)
 	}
 	sumRows(g[kd:kd+s.k], wk.dloss[:len(coef)*s.k])
 }
