@@ -132,6 +132,7 @@ func compactOps[T Float](o *Ops[T]) {
 	o.AddRowsC = addRowsCGeneric[T]
 	o.MarginsKC = marginsKCGeneric[T]
 	o.AddOuterKC = addOuterKCGeneric[T]
+	o.AddOuterKCNext = func(g []T, x *Compact, idx []int, c []T, k int, _ []int) { addOuterKCGeneric(g, x, idx, c, k) }
 	o.FusedLinearC = fusedLinearCGeneric[T]
 }
 
@@ -236,7 +237,10 @@ func compactDriverOps[T Float](o *Ops[T], lvl isa) {
 		marginsKCDriver(lvl, m, x, idx, w, k)
 	}
 	o32.AddOuterKC = func(g []float32, x *Compact, idx []int, c []float32, k int) {
-		addOuterKCDriver(lvl, g, x, idx, c, k)
+		addOuterKCDriver(lvl, g, x, idx, c, k, nil)
+	}
+	o32.AddOuterKCNext = func(g []float32, x *Compact, idx []int, c []float32, k int, next []int) {
+		addOuterKCDriver(lvl, g, x, idx, c, k, next)
 	}
 	o32.FusedLinearC = func(g, loss []float32, x *Compact, idx []int, y, w []float32, p *LinearStep[float32]) (sumV, sumC float32) {
 		return fusedLinearCDriver(lvl, g, loss, x, idx, y, w, p)
@@ -425,7 +429,9 @@ func marginsKCDriver(lvl isa, m []float32, x *Compact, idx []int, w []float32, k
 	}
 }
 
-func addOuterKCDriver(lvl isa, g []float32, x *Compact, idx []int, c []float32, k int) {
+// addOuterKCDriver is AddOuterKC, and with next AddOuterKCNext (the next
+// rows prefetched by the class kernels of compact rows, as addOuterKDriver).
+func addOuterKCDriver(lvl isa, g []float32, x *Compact, idx []int, c []float32, k int, next []int) {
 	if k <= 0 {
 		return
 	}
@@ -441,7 +447,13 @@ func addOuterKCDriver(lvl isa, g []float32, x *Compact, idx []int, c []float32, 
 		// throwaway benchmark, 512 rows gathered from 60000 × 784 bytes,
 		// MarginsKC + AddOuterKC: 65–76 against 84–95 µs for k = 1, 61–75
 		// against 92–105 µs for k = 2).
+		nx := next != nil && idx != nil
 		eachOuterBlock(lvl, n, d, k, archOuterRowsK, archOuterStrip/4, nil, func(first bool, i, b, l, cols, j, nc int) {
+			if first && nx && i < len(next) {
+				nb := next[i:min(i+b, len(next))]
+				archAddOuterKCNext(lvl, ptr(g[j*d+l:]), d, x, idx, i, l, ptr(c[i*k+j:]), k, b, cols, nc, ptr(nb), len(nb))
+				return
+			}
 			archAddOuterKC(lvl, first, ptr(g[j*d+l:]), d, x, idx, i, l, ptr(c[i*k+j:]), k, b, cols, nc)
 		})
 		return

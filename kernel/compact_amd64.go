@@ -109,6 +109,29 @@ func archMarginsKC(lvl isa, first bool, m unsafe.Pointer, k, n int, x *Compact, 
 // archAddOuterKC runs the class accumulation kernel of lvl on compact rows
 // over gathered rows i0 ≤ i < i0+n, columns l ≤ col < l+cols and nc classes
 // (in ymm l+cols ≥ 8).
+// archAddOuterKCNext is archAddOuterKC's first class block that, on rows
+// out of cache, prefetches instead of its own rows' next columns the same
+// columns of the nnext rows at next (as archAddOuterKNext).
+func archAddOuterKCNext(lvl isa, g unsafe.Pointer, d int, x *Compact, idx []int, i0, l int, c unsafe.Pointer, k, n, cols, nc int, next unsafe.Pointer, nnext int) {
+	if !compactStreams(x) {
+		archAddOuterKC(lvl, true, g, d, x, idx, i0, l, c, k, n, cols, nc)
+		return
+	}
+	xp, ip := compactRowBase(x, idx, i0)
+	xl := unsafe.Add(xp, l*x.ElemBytes())
+	s := float32(x.Scale)
+	switch {
+	case lvl != isaWide && x.Format == U8:
+		addOuterKNXU8F32(g, d, xl, x.Stride, ip, c, k, n, cols, nc, s, next, nnext)
+	case lvl != isaWide:
+		addOuterKNXF16F32(g, d, xl, x.Stride, ip, c, k, n, cols, nc, next, nnext)
+	case x.Format == U8:
+		zAddOuterKNXU8F32(g, d, xl, x.Stride, ip, c, k, n, cols, nc, s, next, nnext)
+	default:
+		zAddOuterKNXF16F32(g, d, xl, x.Stride, ip, c, k, n, cols, nc, next, nnext)
+	}
+}
+
 func archAddOuterKC(lvl isa, first bool, g unsafe.Pointer, d int, x *Compact, idx []int, i0, l int, c unsafe.Pointer, k, n, cols, nc int) {
 	xp, ip := compactRowBase(x, idx, i0)
 	xl := unsafe.Add(xp, l*x.ElemBytes())

@@ -104,3 +104,7 @@ func archMarginsKC(lvl isa, first bool, m unsafe.Pointer, k, n int, x *Compact, 
 func archAddOuterKC(lvl isa, first bool, g unsafe.Pointer, d int, x *Compact, idx []int, i0, l int, c unsafe.Pointer, k, n, cols, nc int) {
 	panic("kernel: no compact class kernels in this build")
 }
+
+func archAddOuterKCNext(lvl isa, g unsafe.Pointer, d int, x *Compact, idx []int, i0, l int, c unsafe.Pointer, k, n, cols, nc int, next unsafe.Pointer, nnext int) {
+	panic("kernel: no compact class kernels in this build")
+}

@@ -7,6 +7,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+	"unsafe"
 )
 
 // classKDims are the row lengths the compact class-kernel tests take: every
@@ -263,5 +264,57 @@ func TestCompactClassKernelsSelected(t *testing.T) {
 	}
 	if !classKernelsC(isaWide, U8, 784, 100) || classKernelsC(isaBase, U8, 784, 100) {
 		t.Fatal("100 classes: direct in zmm, converted in ymm expected")
+	}
+}
+
+// TestCompactAddOuterKCNext holds AddOuterKCNext to AddOuterKC's bits on
+// every implementation, bytes and halves, with the threshold of the
+// prefetching variants lowered to zero (so the NX class kernels run), for
+// widths across the column strips and tails, row counts across blocks,
+// class counts across class blocks, and prefetch lists short, as long as
+// the rows and longer, holding a row far outside x, each ending where an
+// unreadable page starts (a read past the list faults).
+func TestCompactAddOuterKCNext(t *testing.T) {
+	saved := streamBytes
+	streamBytes = 0
+	defer func() { streamBytes = saved }()
+	r := rand.New(rand.NewPCG(17, 18))
+	for _, im := range Impls() {
+		ops := &im.F32
+		for _, f := range []Format{U8, F16} {
+			for _, d := range []int{8, 17, 64, 129, 784} {
+				for _, n := range []int{1, 5, 70} {
+					x, _ := compactMatrix[float32](r, f, n+3, d+d%3, d, d%4)
+					idx := gatherLists(r, n, n+3)[2]
+					for _, k := range []int{3, 10, 12} {
+						c := make([]float32, n*k)
+						fillRand(r, c)
+						for _, nn := range []int{1, n / 2, n, n + 2} {
+							if nn == 0 {
+								continue
+							}
+							mem := pageEnd(t, nn*int(unsafe.Sizeof(int(0))))
+							next := unsafe.Slice((*int)(unsafe.Pointer(&mem[0])), nn)
+							for i := range next {
+								next[i] = r.IntN(n + 3)
+							}
+							next[0] = 1 << 40
+							want := make([]float32, k*d)
+							fillRand(r, want)
+							g, gg := newGuarded[float32](k*d, k%4)
+							copy(g, want)
+							ops.AddOuterKC(want, &x, idx, c, k)
+							ops.AddOuterKCNext(g, &x, idx, c, k, next)
+							gg.check(t, "AddOuterKCNext g")
+							for i := range g {
+								if math.Float32bits(g[i]) != math.Float32bits(want[i]) {
+									t.Fatalf("%s %v d=%d n=%d k=%d next=%d: AddOuterKCNext[%d] = %v, AddOuterKC %v", im.Name, f, d, n, k, nn, i, g[i], want[i])
+								}
+							}
+						}
+					}
+				}
+			}
+		}
 	}
 }

@@ -225,11 +225,15 @@ type Ops[T Float] struct {
 	// block of rows at a time into a float32 buffer on the stack and run the
 	// float32 row kernels on it (softmax's MarginsKC and AddOuterKC
 	// everywhere, NEON for all); float64 runs the generic loops.
-	MarginsC     func(m []T, x *Compact, idx []int, w []T)
-	AddRowsC     func(g []T, x *Compact, idx []int, c []T)
-	MarginsKC    func(m []T, x *Compact, idx []int, w []T, k int)
-	AddOuterKC   func(g []T, x *Compact, idx []int, c []T, k int)
-	FusedLinearC func(g, loss []T, x *Compact, idx []int, y, w []T, p *LinearStep[T]) (sumV, sumC T)
+	MarginsC   func(m []T, x *Compact, idx []int, w []T)
+	AddRowsC   func(g []T, x *Compact, idx []int, c []T)
+	MarginsKC  func(m []T, x *Compact, idx []int, w []T, k int)
+	AddOuterKC func(g []T, x *Compact, idx []int, c []T, k int)
+	// AddOuterKCNext is AddOuterKC that also fetches the rows next of x
+	// into cache, as AddOuterKNext does (float32, where the class kernels
+	// read compact rows directly); its result is AddOuterKC's, bit for bit.
+	AddOuterKCNext func(g []T, x *Compact, idx []int, c []T, k int, next []int)
+	FusedLinearC   func(g, loss []T, x *Compact, idx []int, y, w []T, p *LinearStep[T]) (sumV, sumC T)
 }
 
 // row returns the index of the i-th gathered row.

@@ -1352,6 +1352,34 @@ func marginsKPFF16F32(m unsafe.Pointer, k int, n int, x unsafe.Pointer, stride i
 //go:noescape
 func addOuterKPFF16F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int)
 
+// zAddOuterKNXU8F32 is zAddOuterKU8F32 that also prefetches, as zAddOuterKNXF32
+// does, the same columns of the rows at next (nnext of them): rows a
+// following call will read. Its result is zAddOuterKU8F32's.
+//
+//go:noescape
+func zAddOuterKNXU8F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int, scale float32, next unsafe.Pointer, nnext int)
+
+// zAddOuterKNXF16F32 is zAddOuterKF16F32 that also prefetches, as zAddOuterKNXF32
+// does, the same columns of the rows at next (nnext of them): rows a
+// following call will read. Its result is zAddOuterKF16F32's.
+//
+//go:noescape
+func zAddOuterKNXF16F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int, next unsafe.Pointer, nnext int)
+
+// addOuterKNXU8F32 is addOuterKU8F32 that also prefetches, as addOuterKNXF32
+// does, the same columns of the rows at next (nnext of them): rows a
+// following call will read. Its result is addOuterKU8F32's.
+//
+//go:noescape
+func addOuterKNXU8F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int, scale float32, next unsafe.Pointer, nnext int)
+
+// addOuterKNXF16F32 is addOuterKF16F32 that also prefetches, as addOuterKNXF32
+// does, the same columns of the rows at next (nnext of them): rows a
+// following call will read. Its result is addOuterKF16F32's.
+//
+//go:noescape
+func addOuterKNXF16F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int, next unsafe.Pointer, nnext int)
+
 // zExpF32 computes, eight float32 lanes at a time (expPS in kernel_amd64.s,
 // within 2 ulp of e^x),
 //

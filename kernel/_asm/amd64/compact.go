@@ -169,6 +169,11 @@ func compactKernels(g *gen) {
 			addOuterK(g, ymm, f32, f, prefetchOf(pf))
 		}
 	}
+	for _, v := range []vec{zmm, ymm} {
+		for _, f := range []rowFormat{u8Rows, f16Rows} {
+			addOuterK(g, v, f32, f, prefetchNext)
+		}
+	}
 }
 
 // compactKName is the class kernel of v on rows of format f named after the
@@ -234,6 +239,17 @@ func compactKStubs() {
 						elem + ", stride in elements), each feature loaded as the " + value + ":",
 						"the same fused multiply-adds in the same order, bit for bit.",
 					}, aDoc...),
+				}
+				if pf == "" {
+					nx := compactKName(v, "addOuterKNXF32", f)
+					stubDocs[nx] = stub{
+						sig: "func(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx, c unsafe.Pointer, k, n, cols, nc int" + scale + ", next unsafe.Pointer, nnext int)",
+						doc: []string{
+							nx + " is " + a + " that also prefetches, as " + zn("addOuterKNXF32"),
+							"does, the same columns of the rows at next (nnext of them): rows a",
+							"following call will read. Its result is " + a + "'s.",
+						},
+					}
 				}
 			}
 		}
