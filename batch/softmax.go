@@ -126,7 +126,7 @@ func (s *Softmax[T]) backward(wk *Work[T], data *Data[T], idx []int, coef, g []T
 	if data.IsSparse() {
 		s.ops.SparseAddOuterK(g[:kd], data.Indptr, data.Cols, data.Vals, idx, wk.dloss[:len(coef)*s.k], s.k)
 	} else if data.IsCompact() {
-		s.ops.AddOuterKC(g[:kd], &data.C, idx, wk.dloss[:len(coef)*s.k], s.k)
+		s.ops.AddOuterKCNext(g[:kd], &data.C, idx, wk.dloss[:len(coef)*s.k], s.k, wk.next)
 	} else {
 		s.ops.AddOuterKNext(g[:kd], data.X, data.Stride, idx, wk.dloss[:len(coef)*s.k], s.k, wk.next)
 	}
