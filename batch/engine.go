@@ -441,7 +441,6 @@ func (e *Engine[T]) stepChunk(j int, c *chunk[T], more bool) {
 	if !e.checkChunkLabels(c) {
 		return
 	}
-	c.wk.next = nil
 	if more && e.idx != nil && !e.data.IsSparse() {
 		// This goroutine runs chunk j+1 next: its rows, in the sample's
 		// order, are the model's prefetch hint.
@@ -458,6 +457,7 @@ func (e *Engine[T]) stepChunk(j int, c *chunk[T], more bool) {
 		c.sumV = e.weigh(&c.wk, c.n)
 		e.backward(c, data, idx, c.wk.coef[:c.n], g)
 	}
+	c.wk.next = nil // the hint is this step's: no later pass reads it, nor keeps the caller's rows
 	putLosses(e.loss, c)
 	e.combine(j, e.flH*e.flD)
 }
