@@ -447,10 +447,8 @@ func addOuterKCDriver(lvl isa, g []float32, x *Compact, idx []int, c []float32, 
 		// throwaway benchmark, 512 rows gathered from 60000 × 784 bytes,
 		// MarginsKC + AddOuterKC: 65–76 against 84–95 µs for k = 1, 61–75
 		// against 92–105 µs for k = 2).
-		nx := next != nil && idx != nil
 		eachOuterBlock(lvl, n, d, k, archOuterRowsK, archOuterStrip/4, nil, func(first bool, i, b, l, cols, j, nc int) {
-			if first && nx && i < len(next) {
-				nb := next[i:min(i+b, len(next))]
+			if nb := blockNext(next, idx, i, b); first && len(nb) > 0 {
 				archAddOuterKCNext(lvl, ptr(g[j*d+l:]), d, x, idx, i, l, ptr(c[i*k+j:]), k, b, cols, nc, ptr(nb), len(nb))
 				return
 			}

@@ -546,15 +546,23 @@ func addOuterKDriver[T Float](lvl isa, g, x []T, stride int, idx []int, c []T, k
 		return
 	}
 	strip := archOuterStrip / int(unsafe.Sizeof(T(0)))
-	nx := next != nil && idx != nil
 	eachOuterBlock(lvl, n, d, k, archOuterRowsK, strip, nil, func(first bool, i, b, l, cols, j, nc int) {
-		if first && nx && i < len(next) {
-			nb := next[i:min(i+b, len(next))]
+		if nb := blockNext(next, idx, i, b); first && len(nb) > 0 {
 			archAddOuterKNext(lvl, ptr(g[j*d+l:]), d, x, stride, idx, i, l, ptr(c[i*k+j:]), k, b, cols, nc, ptr(nb), len(nb))
 			return
 		}
 		archAddOuterK(lvl, first, ptr(g[j*d+l:]), d, x, stride, idx, i, l, ptr(c[i*k+j:]), k, b, cols, nc)
 	})
+}
+
+// blockNext is the part of a prefetch list next for the gathered rows
+// [i, i+b) of a call (row i+r asks for next[i+r]): empty for consecutive
+// rows (idx nil), which the hardware fetches ahead by itself.
+func blockNext(next, idx []int, i, b int) []int {
+	if idx == nil || i >= len(next) {
+		return nil
+	}
+	return next[i:min(i+b, len(next))]
 }
 
 // eachOuterBlock runs the class kernels' accumulation schedule for n rows
