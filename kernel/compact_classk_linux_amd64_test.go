@@ -7,7 +7,6 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
-	"unsafe"
 )
 
 // classKDims are the row lengths the compact class-kernel tests take: every
@@ -293,11 +292,7 @@ func TestCompactAddOuterKCNext(t *testing.T) {
 							if nn == 0 {
 								continue
 							}
-							mem := pageEnd(t, nn*int(unsafe.Sizeof(int(0))))
-							next := unsafe.Slice((*int)(unsafe.Pointer(&mem[0])), nn)
-							for i := range next {
-								next[i] = r.IntN(n + 3)
-							}
+							next := pageEndRows(t, r, nn, n+3)
 							next[0] = 1 << 40
 							want := make([]float32, k*d)
 							fillRand(r, want)

@@ -38,11 +38,7 @@ func TestAddOuterKNextListEnd(t *testing.T) {
 				if nn == 0 {
 					continue
 				}
-				mem := pageEnd(t, nn*int(unsafe.Sizeof(int(0))))
-				next := unsafe.Slice((*int)(unsafe.Pointer(&mem[0])), nn)
-				for i := range next {
-					next[i] = r.IntN(rows)
-				}
+				next := pageEndRows(t, r, nn, rows)
 				want := make([]float32, k*d)
 				got := make([]float32, k*d)
 				ops.AddOuterK(want, x, d, idx, c, k)
@@ -55,4 +51,17 @@ func TestAddOuterKNextListEnd(t *testing.T) {
 			}
 		}
 	}
+}
+
+// pageEndRows returns a prefetch list of nn random rows below rows that
+// ends where an unreadable page starts (pageEnd), so that a kernel reading
+// past it faults.
+func pageEndRows(t *testing.T, r *rand.Rand, nn, rows int) []int {
+	t.Helper()
+	mem := pageEnd(t, nn*int(unsafe.Sizeof(int(0))))
+	next := unsafe.Slice((*int)(unsafe.Pointer(&mem[0])), nn)
+	for i := range next {
+		next[i] = r.IntN(rows)
+	}
+	return next
 }
