@@ -54,6 +54,18 @@ func reluKernels(a *asm) {
 // reluZero is the register that holds +0 in every lane.
 const reluZero = 31
 
+// zeroWhereNotPositive clears, for i < k, the lanes of V(val+i) where
+// V(test+i) ≤ 0 (a NaN lane compares false and is kept), through the masks
+// V(mask+i): ReLU's forward and backward steps.
+func zeroWhereNotPositive(a *asm, p reluPrec, k, test, mask, val int) {
+	for i := 0; i < k; i++ {
+		a.w("\t%s(%d, %d, %d)", p.cmpge, test+i, reluZero, mask+i) // mask = 0 >= test
+	}
+	for i := 0; i < k; i++ {
+		a.w("\tVBIC_B16(%d, %d, %d)", mask+i, val+i, val+i) // val = val AND NOT mask
+	}
+}
+
 // biasReLU: R0 = z (current column block), R1 = b, R2 = n, R3 = columns
 // left, R4 = stride in bytes; R5 walks down the rows, R6 counts them.
 // Registers: V0.. values, V4.. masks, V16.. bias.
@@ -69,12 +81,7 @@ func biasReLU(a *asm, p reluPrec) {
 		for i := 0; i < k; i++ {
 			a.w("\t%s(%d, %d, %d)", p.add, 16+i, i, i) // Vi = Vi + V(16+i): z + b
 		}
-		for i := 0; i < k; i++ {
-			a.w("\t%s(%d, %d, %d)", p.cmpge, i, reluZero, 4+i) // V(4+i) = 0 >= Vi
-		}
-		for i := 0; i < k; i++ {
-			a.w("\tVBIC_B16(%d, %d, %d)", 4+i, i, i) // Vi = Vi AND NOT V(4+i)
-		}
+		zeroWhereNotPositive(a, p, k, 0, 4, 0)
 	}
 	for _, k := range []int{4, 1} {
 		cols := k * p.lanes
@@ -120,12 +127,7 @@ func reluBackward(a *asm, p reluPrec) {
 	a.w("\tLSL $%d, R5, R5", p.shift)
 	a.w("\tVEOR V%d.B16, V%d.B16, V%d.B16", reluZero, reluZero, reluZero)
 	body := func(k int) {
-		for i := 0; i < k; i++ {
-			a.w("\t%s(%d, %d, %d)", p.cmpge, 4+i, reluZero, 8+i) // V(8+i) = 0 >= a
-		}
-		for i := 0; i < k; i++ {
-			a.w("\tVBIC_B16(%d, %d, %d)", 8+i, i, i) // dh = dh AND NOT mask
-		}
+		zeroWhereNotPositive(a, p, k, 4, 8, 0)
 	}
 	sum := func(k int) {
 		for i := 0; i < k; i++ {
