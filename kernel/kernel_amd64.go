@@ -363,14 +363,24 @@ func archPlus[T Float](lvl isa, kind PlusKind, eps T, rho, drho, s unsafe.Pointe
 	}
 }
 
-// archSoftmax takes the zmm kernel at isaWide except for k = 4 and 12, where
-// the 256-bit kernel's rows are whole registers while the zmm kernel's end
-// in a masked four-lane tail: measured on Zen 5 (n·k = 5120), zmm was
-// 1.3–1.6× slower at k = 4 and up to 1.3× at k = 12, on par at k = 20, and
-// faster at every other k tried (2, 3, 5…10, 16, 28…1000; 1.6× at k = 10).
+// maxLaneClasses is the most classes zSoftmaxLanes takes (its class
+// vectors stay in registers; the generator's constant of the same name).
+const maxLaneClasses = 12
+
+// archSoftmax takes, at isaWide, the rows-as-lanes kernel for k ≤
+// maxLaneClasses and the zmm row kernel above; at isaBase the 256-bit row
+// kernel. (The zmm row kernel had been 1.3–1.6× slower than the 256-bit
+// one at k = 4 and up to 1.3× at k = 12, measured on Zen 5 with n·k =
+// 5120; on par at k = 20 and faster at every larger k tried.)
 func archSoftmax[T Float](lvl isa, loss, z, label unsafe.Pointer, n, k int) {
-	if lvl == isaWide && (k == 4 || k == 12) {
-		lvl = isaBase
+	if lvl == isaWide && k <= maxLaneClasses {
+		// Few classes: the rows as the lanes, no reduction across them.
+		if is32[T]() {
+			zSoftmaxLanesF32(loss, z, label, n, k)
+		} else {
+			zSoftmaxLanesF64(loss, z, label, n, k)
+		}
+		return
 	}
 	switch {
 	case is32[T]() && lvl == isaWide:

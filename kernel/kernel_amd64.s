@@ -275,7 +275,7 @@
 // vector accumulators: |got − exact| ≤ (n+1)·u·Σ|x_i·y_i|.
 
 // AVX-512 elementwise kernels (zExp*, zLog1p*, zLogistic*, zSquared*,
-// zAbsolute*, zPlus*, zSoftmax*): the kernels of the elementwise section
+// zAbsolute*, zPlus*, zSoftmax*, zSoftmaxLanes*): the kernels of the elementwise section
 // above, emitted from the same bodies on 512-bit zmm registers (sixteen
 // float32 or eight float64 lanes), with the same Go signatures and accuracy
 // contracts (the same operations lane for lane: squared, absolute, none,
@@ -303,6 +303,15 @@
 // there and is the only masked store, and a block's rows are scaled last to
 // first, so that no row is loaded after a masked store that spans it. The
 // log1p of the sums and the scalar steps are the 256-bit code's.
+//
+// zSoftmaxLanes (k ≤ 12): the rows as the lanes, eight rows a step. Class j
+// of the eight rows is gathered (VGATHERDPS/PD, the rows' offsets lane·k
+// in Y16) into Z(j); the max, exp, sum (classes in order, as the generic
+// adds them), log1p, division and scaling are lane for lane, so no sum or
+// max is reduced across lanes; the results are scattered back
+// (VSCATTERDPS/PD). Two classes at a time go through exp, their steps
+// interleaved (expPDs). The last n mod 8 rows run under K1; every gather
+// and scatter takes a copy of it in K2.
 
 #include "textflag.h"
 
@@ -83014,5 +83023,2069 @@ zsmF64fixr:
 	JMP    zsmF64row
 
 zsmF64done:
+	VZEROUPPER
+	RET
+
+// func zSoftmaxLanesF32(loss unsafe.Pointer, z unsafe.Pointer, label unsafe.Pointer, n int, k int)
+// Requires: AVX, AVX2, AVX512F, AVX512VL, BMI2
+TEXT ·zSoftmaxLanesF32(SB), NOSPLIT, $0-40
+	MOVQ         loss+0(FP), DI
+	MOVQ         z+8(FP), SI
+	MOVQ         label+16(FP), BX
+	MOVQ         n+24(FP), CX
+	MOVQ         k+32(FP), DX
+	MOVQ         DX, R13
+	SHLQ         $0x05, R13
+	VPBROADCASTD DX, Y16
+	VPMULLD      laneIota<>+0(SB), Y16, Y16
+	VMOVUPS      zexpLo<>+0(SB), Z31
+	VMOVUPS      zshifter<>+0(SB), Z30
+	VMOVUPS      zlog2e<>+0(SB), Z29
+	VMOVUPS      zln2hi<>+0(SB), Z28
+	VMOVUPS      zln2lo<>+0(SB), Z27
+	VMOVUPS      ze11<>+0(SB), Z26
+	VMOVUPS      ze10<>+0(SB), Z25
+	VMOVUPS      ze9<>+0(SB), Z24
+	VMOVUPS      ze8<>+0(SB), Z23
+	MOVL         $0x000000ff, AX
+	KMOVW        AX, K1
+	TESTQ        CX, CX
+	JLE          zsmlF32done
+
+zsmlF32block:
+	CMPQ  CX, $0x08
+	JAE   zsmlF32full
+	MOVL  $0xffffffff, AX
+	BZHIL CX, AX, AX
+	KMOVW AX, K1
+
+zsmlF32full:
+	VMOVDQU32.Z (BX), K1, Y15
+	KMOVW       K1, K2
+	VGATHERDPS  (SI)(Y16*4), K2, Y0
+	VCVTPS2PD   Y0, Z0
+	CMPQ        DX, $0x01
+	JE          zsmlF32max1
+	KMOVW       K1, K2
+	VGATHERDPS  4(SI)(Y16*4), K2, Y1
+	VCVTPS2PD   Y1, Z1
+	CMPQ        DX, $0x02
+	JE          zsmlF32max2
+	KMOVW       K1, K2
+	VGATHERDPS  8(SI)(Y16*4), K2, Y2
+	VCVTPS2PD   Y2, Z2
+	CMPQ        DX, $0x03
+	JE          zsmlF32max3
+	KMOVW       K1, K2
+	VGATHERDPS  12(SI)(Y16*4), K2, Y3
+	VCVTPS2PD   Y3, Z3
+	CMPQ        DX, $0x04
+	JE          zsmlF32max4
+	KMOVW       K1, K2
+	VGATHERDPS  16(SI)(Y16*4), K2, Y4
+	VCVTPS2PD   Y4, Z4
+	CMPQ        DX, $0x05
+	JE          zsmlF32max5
+	KMOVW       K1, K2
+	VGATHERDPS  20(SI)(Y16*4), K2, Y5
+	VCVTPS2PD   Y5, Z5
+	CMPQ        DX, $0x06
+	JE          zsmlF32max6
+	KMOVW       K1, K2
+	VGATHERDPS  24(SI)(Y16*4), K2, Y6
+	VCVTPS2PD   Y6, Z6
+	CMPQ        DX, $0x07
+	JE          zsmlF32max7
+	KMOVW       K1, K2
+	VGATHERDPS  28(SI)(Y16*4), K2, Y7
+	VCVTPS2PD   Y7, Z7
+	CMPQ        DX, $0x08
+	JE          zsmlF32max8
+	KMOVW       K1, K2
+	VGATHERDPS  32(SI)(Y16*4), K2, Y8
+	VCVTPS2PD   Y8, Z8
+	CMPQ        DX, $0x09
+	JE          zsmlF32max9
+	KMOVW       K1, K2
+	VGATHERDPS  36(SI)(Y16*4), K2, Y9
+	VCVTPS2PD   Y9, Z9
+	CMPQ        DX, $0x0a
+	JE          zsmlF32max10
+	KMOVW       K1, K2
+	VGATHERDPS  40(SI)(Y16*4), K2, Y10
+	VCVTPS2PD   Y10, Z10
+	CMPQ        DX, $0x0b
+	JE          zsmlF32max11
+	KMOVW       K1, K2
+	VGATHERDPS  44(SI)(Y16*4), K2, Y11
+	VCVTPS2PD   Y11, Z11
+	VMAXPD      Z1, Z0, Z12
+	VMAXPD      Z2, Z12, Z12
+	VMAXPD      Z3, Z12, Z12
+	VMAXPD      Z4, Z12, Z12
+	VMAXPD      Z5, Z12, Z12
+	VMAXPD      Z6, Z12, Z12
+	VMAXPD      Z7, Z12, Z12
+	VMAXPD      Z8, Z12, Z12
+	VMAXPD      Z9, Z12, Z12
+	VMAXPD      Z10, Z12, Z12
+	VMAXPD      Z11, Z12, Z12
+	JMP         zsmlF32maxed
+
+zsmlF32max11:
+	VMAXPD Z1, Z0, Z12
+	VMAXPD Z2, Z12, Z12
+	VMAXPD Z3, Z12, Z12
+	VMAXPD Z4, Z12, Z12
+	VMAXPD Z5, Z12, Z12
+	VMAXPD Z6, Z12, Z12
+	VMAXPD Z7, Z12, Z12
+	VMAXPD Z8, Z12, Z12
+	VMAXPD Z9, Z12, Z12
+	VMAXPD Z10, Z12, Z12
+	JMP    zsmlF32maxed
+
+zsmlF32max10:
+	VMAXPD Z1, Z0, Z12
+	VMAXPD Z2, Z12, Z12
+	VMAXPD Z3, Z12, Z12
+	VMAXPD Z4, Z12, Z12
+	VMAXPD Z5, Z12, Z12
+	VMAXPD Z6, Z12, Z12
+	VMAXPD Z7, Z12, Z12
+	VMAXPD Z8, Z12, Z12
+	VMAXPD Z9, Z12, Z12
+	JMP    zsmlF32maxed
+
+zsmlF32max9:
+	VMAXPD Z1, Z0, Z12
+	VMAXPD Z2, Z12, Z12
+	VMAXPD Z3, Z12, Z12
+	VMAXPD Z4, Z12, Z12
+	VMAXPD Z5, Z12, Z12
+	VMAXPD Z6, Z12, Z12
+	VMAXPD Z7, Z12, Z12
+	VMAXPD Z8, Z12, Z12
+	JMP    zsmlF32maxed
+
+zsmlF32max8:
+	VMAXPD Z1, Z0, Z12
+	VMAXPD Z2, Z12, Z12
+	VMAXPD Z3, Z12, Z12
+	VMAXPD Z4, Z12, Z12
+	VMAXPD Z5, Z12, Z12
+	VMAXPD Z6, Z12, Z12
+	VMAXPD Z7, Z12, Z12
+	JMP    zsmlF32maxed
+
+zsmlF32max7:
+	VMAXPD Z1, Z0, Z12
+	VMAXPD Z2, Z12, Z12
+	VMAXPD Z3, Z12, Z12
+	VMAXPD Z4, Z12, Z12
+	VMAXPD Z5, Z12, Z12
+	VMAXPD Z6, Z12, Z12
+	JMP    zsmlF32maxed
+
+zsmlF32max6:
+	VMAXPD Z1, Z0, Z12
+	VMAXPD Z2, Z12, Z12
+	VMAXPD Z3, Z12, Z12
+	VMAXPD Z4, Z12, Z12
+	VMAXPD Z5, Z12, Z12
+	JMP    zsmlF32maxed
+
+zsmlF32max5:
+	VMAXPD Z1, Z0, Z12
+	VMAXPD Z2, Z12, Z12
+	VMAXPD Z3, Z12, Z12
+	VMAXPD Z4, Z12, Z12
+	JMP    zsmlF32maxed
+
+zsmlF32max4:
+	VMAXPD Z1, Z0, Z12
+	VMAXPD Z2, Z12, Z12
+	VMAXPD Z3, Z12, Z12
+	JMP    zsmlF32maxed
+
+zsmlF32max3:
+	VMAXPD Z1, Z0, Z12
+	VMAXPD Z2, Z12, Z12
+	JMP    zsmlF32maxed
+
+zsmlF32max2:
+	VMAXPD Z1, Z0, Z12
+	JMP    zsmlF32maxed
+
+zsmlF32max1:
+	VMOVAPD Z0, Z12
+
+zsmlF32maxed:
+	VPADDD       Y15, Y16, Y17
+	KMOVW        K1, K2
+	VGATHERDPS   (SI)(Y17*4), K2, Y14
+	VCVTPS2PD    Y14, Z14
+	VSUBPD       Z12, Z14, Z14
+	VPXORD       Z13, Z13, Z13
+	CMPQ         DX, $0x02
+	JAE          zsmlF32exp0
+	CMPQ         DX, $0x01
+	JNE          zsmlF32exp0_1
+	VSUBPD       Z12, Z0, Z0
+	VMOVUPD      Z31, Z17
+	VMAXPD       Z0, Z17, Z0
+	VMOVUPD      Z30, Z17
+	VFMADD231PD  Z29, Z0, Z17
+	VSUBPD       Z30, Z17, Z18
+	VMOVAPD      Z0, Z0
+	VFNMADD231PD Z28, Z18, Z0
+	VFNMADD231PD Z27, Z18, Z0
+	VMOVUPD      Z26, Z19
+	VFMADD213PD  Z25, Z0, Z19
+	VFMADD213PD  Z24, Z0, Z19
+	VFMADD213PD  Z23, Z0, Z19
+	VFMADD213PD  ze7<>+0(SB), Z0, Z19
+	VFMADD213PD  ze6<>+0(SB), Z0, Z19
+	VFMADD213PD  ze5<>+0(SB), Z0, Z19
+	VFMADD213PD  ze4<>+0(SB), Z0, Z19
+	VFMADD213PD  ze3<>+0(SB), Z0, Z19
+	VFMADD213PD  ze2<>+0(SB), Z0, Z19
+	VMULPD       Z0, Z0, Z18
+	VFMADD213PD  Z0, Z18, Z19
+	VADDPD       zone<>+0(SB), Z19, Z19
+	VPSUBQ       zexpKBias<>+0(SB), Z17, Z17
+	VPSRLQ       $0x01, Z17, Z18
+	VPSUBQ       Z18, Z17, Z17
+	VPSUBQ       zqone<>+0(SB), Z17, Z17
+	VPSUBQ       zqone<>+0(SB), Z18, Z18
+	VPSLLQ       $0x34, Z17, Z17
+	VPSLLQ       $0x34, Z18, Z18
+	VMULPD       Z18, Z19, Z19
+	VMULPD       Z17, Z19, Z0
+	VADDPD       Z0, Z13, Z13
+	VCVTPD2PS    Z0, Y0
+	VCVTPS2PD    Y0, Z0
+	JMP          zsmlF32summed
+
+zsmlF32exp0_1:
+	JMP zsmlF32summed
+
+zsmlF32exp0:
+	VSUBPD       Z12, Z0, Z0
+	VSUBPD       Z12, Z1, Z1
+	VMOVUPD      Z31, Z17
+	VMAXPD       Z0, Z17, Z0
+	VMOVUPD      Z30, Z17
+	VFMADD231PD  Z29, Z0, Z17
+	VSUBPD       Z30, Z17, Z18
+	VMOVAPD      Z0, Z0
+	VFNMADD231PD Z28, Z18, Z0
+	VFNMADD231PD Z27, Z18, Z0
+	VMOVUPD      Z26, Z19
+	VMOVUPD      Z31, Z20
+	VMAXPD       Z1, Z20, Z1
+	VMOVUPD      Z30, Z20
+	VFMADD231PD  Z29, Z1, Z20
+	VSUBPD       Z30, Z20, Z21
+	VMOVAPD      Z1, Z1
+	VFNMADD231PD Z28, Z21, Z1
+	VFNMADD231PD Z27, Z21, Z1
+	VMOVUPD      Z26, Z22
+	VFMADD213PD  Z25, Z0, Z19
+	VFMADD213PD  Z25, Z1, Z22
+	VFMADD213PD  Z24, Z0, Z19
+	VFMADD213PD  Z24, Z1, Z22
+	VFMADD213PD  Z23, Z0, Z19
+	VFMADD213PD  Z23, Z1, Z22
+	VFMADD213PD  ze7<>+0(SB), Z0, Z19
+	VFMADD213PD  ze7<>+0(SB), Z1, Z22
+	VFMADD213PD  ze6<>+0(SB), Z0, Z19
+	VFMADD213PD  ze6<>+0(SB), Z1, Z22
+	VFMADD213PD  ze5<>+0(SB), Z0, Z19
+	VFMADD213PD  ze5<>+0(SB), Z1, Z22
+	VFMADD213PD  ze4<>+0(SB), Z0, Z19
+	VFMADD213PD  ze4<>+0(SB), Z1, Z22
+	VFMADD213PD  ze3<>+0(SB), Z0, Z19
+	VFMADD213PD  ze3<>+0(SB), Z1, Z22
+	VFMADD213PD  ze2<>+0(SB), Z0, Z19
+	VFMADD213PD  ze2<>+0(SB), Z1, Z22
+	VMULPD       Z0, Z0, Z18
+	VFMADD213PD  Z0, Z18, Z19
+	VADDPD       zone<>+0(SB), Z19, Z19
+	VPSUBQ       zexpKBias<>+0(SB), Z17, Z17
+	VPSRLQ       $0x01, Z17, Z18
+	VPSUBQ       Z18, Z17, Z17
+	VPSUBQ       zqone<>+0(SB), Z17, Z17
+	VPSUBQ       zqone<>+0(SB), Z18, Z18
+	VPSLLQ       $0x34, Z17, Z17
+	VPSLLQ       $0x34, Z18, Z18
+	VMULPD       Z18, Z19, Z19
+	VMULPD       Z17, Z19, Z0
+	VMULPD       Z1, Z1, Z21
+	VFMADD213PD  Z1, Z21, Z22
+	VADDPD       zone<>+0(SB), Z22, Z22
+	VPSUBQ       zexpKBias<>+0(SB), Z20, Z20
+	VPSRLQ       $0x01, Z20, Z21
+	VPSUBQ       Z21, Z20, Z20
+	VPSUBQ       zqone<>+0(SB), Z20, Z20
+	VPSUBQ       zqone<>+0(SB), Z21, Z21
+	VPSLLQ       $0x34, Z20, Z20
+	VPSLLQ       $0x34, Z21, Z21
+	VMULPD       Z21, Z22, Z22
+	VMULPD       Z20, Z22, Z1
+	VADDPD       Z0, Z13, Z13
+	VCVTPD2PS    Z0, Y0
+	VCVTPS2PD    Y0, Z0
+	VADDPD       Z1, Z13, Z13
+	VCVTPD2PS    Z1, Y1
+	VCVTPS2PD    Y1, Z1
+	CMPQ         DX, $0x04
+	JAE          zsmlF32exp2
+	CMPQ         DX, $0x03
+	JNE          zsmlF32exp2_1
+	VSUBPD       Z12, Z2, Z2
+	VMOVUPD      Z31, Z17
+	VMAXPD       Z2, Z17, Z2
+	VMOVUPD      Z30, Z17
+	VFMADD231PD  Z29, Z2, Z17
+	VSUBPD       Z30, Z17, Z18
+	VMOVAPD      Z2, Z2
+	VFNMADD231PD Z28, Z18, Z2
+	VFNMADD231PD Z27, Z18, Z2
+	VMOVUPD      Z26, Z19
+	VFMADD213PD  Z25, Z2, Z19
+	VFMADD213PD  Z24, Z2, Z19
+	VFMADD213PD  Z23, Z2, Z19
+	VFMADD213PD  ze7<>+0(SB), Z2, Z19
+	VFMADD213PD  ze6<>+0(SB), Z2, Z19
+	VFMADD213PD  ze5<>+0(SB), Z2, Z19
+	VFMADD213PD  ze4<>+0(SB), Z2, Z19
+	VFMADD213PD  ze3<>+0(SB), Z2, Z19
+	VFMADD213PD  ze2<>+0(SB), Z2, Z19
+	VMULPD       Z2, Z2, Z18
+	VFMADD213PD  Z2, Z18, Z19
+	VADDPD       zone<>+0(SB), Z19, Z19
+	VPSUBQ       zexpKBias<>+0(SB), Z17, Z17
+	VPSRLQ       $0x01, Z17, Z18
+	VPSUBQ       Z18, Z17, Z17
+	VPSUBQ       zqone<>+0(SB), Z17, Z17
+	VPSUBQ       zqone<>+0(SB), Z18, Z18
+	VPSLLQ       $0x34, Z17, Z17
+	VPSLLQ       $0x34, Z18, Z18
+	VMULPD       Z18, Z19, Z19
+	VMULPD       Z17, Z19, Z2
+	VADDPD       Z2, Z13, Z13
+	VCVTPD2PS    Z2, Y2
+	VCVTPS2PD    Y2, Z2
+	JMP          zsmlF32summed
+
+zsmlF32exp2_1:
+	JMP zsmlF32summed
+
+zsmlF32exp2:
+	VSUBPD       Z12, Z2, Z2
+	VSUBPD       Z12, Z3, Z3
+	VMOVUPD      Z31, Z17
+	VMAXPD       Z2, Z17, Z2
+	VMOVUPD      Z30, Z17
+	VFMADD231PD  Z29, Z2, Z17
+	VSUBPD       Z30, Z17, Z18
+	VMOVAPD      Z2, Z2
+	VFNMADD231PD Z28, Z18, Z2
+	VFNMADD231PD Z27, Z18, Z2
+	VMOVUPD      Z26, Z19
+	VMOVUPD      Z31, Z20
+	VMAXPD       Z3, Z20, Z3
+	VMOVUPD      Z30, Z20
+	VFMADD231PD  Z29, Z3, Z20
+	VSUBPD       Z30, Z20, Z21
+	VMOVAPD      Z3, Z3
+	VFNMADD231PD Z28, Z21, Z3
+	VFNMADD231PD Z27, Z21, Z3
+	VMOVUPD      Z26, Z22
+	VFMADD213PD  Z25, Z2, Z19
+	VFMADD213PD  Z25, Z3, Z22
+	VFMADD213PD  Z24, Z2, Z19
+	VFMADD213PD  Z24, Z3, Z22
+	VFMADD213PD  Z23, Z2, Z19
+	VFMADD213PD  Z23, Z3, Z22
+	VFMADD213PD  ze7<>+0(SB), Z2, Z19
+	VFMADD213PD  ze7<>+0(SB), Z3, Z22
+	VFMADD213PD  ze6<>+0(SB), Z2, Z19
+	VFMADD213PD  ze6<>+0(SB), Z3, Z22
+	VFMADD213PD  ze5<>+0(SB), Z2, Z19
+	VFMADD213PD  ze5<>+0(SB), Z3, Z22
+	VFMADD213PD  ze4<>+0(SB), Z2, Z19
+	VFMADD213PD  ze4<>+0(SB), Z3, Z22
+	VFMADD213PD  ze3<>+0(SB), Z2, Z19
+	VFMADD213PD  ze3<>+0(SB), Z3, Z22
+	VFMADD213PD  ze2<>+0(SB), Z2, Z19
+	VFMADD213PD  ze2<>+0(SB), Z3, Z22
+	VMULPD       Z2, Z2, Z18
+	VFMADD213PD  Z2, Z18, Z19
+	VADDPD       zone<>+0(SB), Z19, Z19
+	VPSUBQ       zexpKBias<>+0(SB), Z17, Z17
+	VPSRLQ       $0x01, Z17, Z18
+	VPSUBQ       Z18, Z17, Z17
+	VPSUBQ       zqone<>+0(SB), Z17, Z17
+	VPSUBQ       zqone<>+0(SB), Z18, Z18
+	VPSLLQ       $0x34, Z17, Z17
+	VPSLLQ       $0x34, Z18, Z18
+	VMULPD       Z18, Z19, Z19
+	VMULPD       Z17, Z19, Z2
+	VMULPD       Z3, Z3, Z21
+	VFMADD213PD  Z3, Z21, Z22
+	VADDPD       zone<>+0(SB), Z22, Z22
+	VPSUBQ       zexpKBias<>+0(SB), Z20, Z20
+	VPSRLQ       $0x01, Z20, Z21
+	VPSUBQ       Z21, Z20, Z20
+	VPSUBQ       zqone<>+0(SB), Z20, Z20
+	VPSUBQ       zqone<>+0(SB), Z21, Z21
+	VPSLLQ       $0x34, Z20, Z20
+	VPSLLQ       $0x34, Z21, Z21
+	VMULPD       Z21, Z22, Z22
+	VMULPD       Z20, Z22, Z3
+	VADDPD       Z2, Z13, Z13
+	VCVTPD2PS    Z2, Y2
+	VCVTPS2PD    Y2, Z2
+	VADDPD       Z3, Z13, Z13
+	VCVTPD2PS    Z3, Y3
+	VCVTPS2PD    Y3, Z3
+	CMPQ         DX, $0x06
+	JAE          zsmlF32exp4
+	CMPQ         DX, $0x05
+	JNE          zsmlF32exp4_1
+	VSUBPD       Z12, Z4, Z4
+	VMOVUPD      Z31, Z17
+	VMAXPD       Z4, Z17, Z4
+	VMOVUPD      Z30, Z17
+	VFMADD231PD  Z29, Z4, Z17
+	VSUBPD       Z30, Z17, Z18
+	VMOVAPD      Z4, Z4
+	VFNMADD231PD Z28, Z18, Z4
+	VFNMADD231PD Z27, Z18, Z4
+	VMOVUPD      Z26, Z19
+	VFMADD213PD  Z25, Z4, Z19
+	VFMADD213PD  Z24, Z4, Z19
+	VFMADD213PD  Z23, Z4, Z19
+	VFMADD213PD  ze7<>+0(SB), Z4, Z19
+	VFMADD213PD  ze6<>+0(SB), Z4, Z19
+	VFMADD213PD  ze5<>+0(SB), Z4, Z19
+	VFMADD213PD  ze4<>+0(SB), Z4, Z19
+	VFMADD213PD  ze3<>+0(SB), Z4, Z19
+	VFMADD213PD  ze2<>+0(SB), Z4, Z19
+	VMULPD       Z4, Z4, Z18
+	VFMADD213PD  Z4, Z18, Z19
+	VADDPD       zone<>+0(SB), Z19, Z19
+	VPSUBQ       zexpKBias<>+0(SB), Z17, Z17
+	VPSRLQ       $0x01, Z17, Z18
+	VPSUBQ       Z18, Z17, Z17
+	VPSUBQ       zqone<>+0(SB), Z17, Z17
+	VPSUBQ       zqone<>+0(SB), Z18, Z18
+	VPSLLQ       $0x34, Z17, Z17
+	VPSLLQ       $0x34, Z18, Z18
+	VMULPD       Z18, Z19, Z19
+	VMULPD       Z17, Z19, Z4
+	VADDPD       Z4, Z13, Z13
+	VCVTPD2PS    Z4, Y4
+	VCVTPS2PD    Y4, Z4
+	JMP          zsmlF32summed
+
+zsmlF32exp4_1:
+	JMP zsmlF32summed
+
+zsmlF32exp4:
+	VSUBPD       Z12, Z4, Z4
+	VSUBPD       Z12, Z5, Z5
+	VMOVUPD      Z31, Z17
+	VMAXPD       Z4, Z17, Z4
+	VMOVUPD      Z30, Z17
+	VFMADD231PD  Z29, Z4, Z17
+	VSUBPD       Z30, Z17, Z18
+	VMOVAPD      Z4, Z4
+	VFNMADD231PD Z28, Z18, Z4
+	VFNMADD231PD Z27, Z18, Z4
+	VMOVUPD      Z26, Z19
+	VMOVUPD      Z31, Z20
+	VMAXPD       Z5, Z20, Z5
+	VMOVUPD      Z30, Z20
+	VFMADD231PD  Z29, Z5, Z20
+	VSUBPD       Z30, Z20, Z21
+	VMOVAPD      Z5, Z5
+	VFNMADD231PD Z28, Z21, Z5
+	VFNMADD231PD Z27, Z21, Z5
+	VMOVUPD      Z26, Z22
+	VFMADD213PD  Z25, Z4, Z19
+	VFMADD213PD  Z25, Z5, Z22
+	VFMADD213PD  Z24, Z4, Z19
+	VFMADD213PD  Z24, Z5, Z22
+	VFMADD213PD  Z23, Z4, Z19
+	VFMADD213PD  Z23, Z5, Z22
+	VFMADD213PD  ze7<>+0(SB), Z4, Z19
+	VFMADD213PD  ze7<>+0(SB), Z5, Z22
+	VFMADD213PD  ze6<>+0(SB), Z4, Z19
+	VFMADD213PD  ze6<>+0(SB), Z5, Z22
+	VFMADD213PD  ze5<>+0(SB), Z4, Z19
+	VFMADD213PD  ze5<>+0(SB), Z5, Z22
+	VFMADD213PD  ze4<>+0(SB), Z4, Z19
+	VFMADD213PD  ze4<>+0(SB), Z5, Z22
+	VFMADD213PD  ze3<>+0(SB), Z4, Z19
+	VFMADD213PD  ze3<>+0(SB), Z5, Z22
+	VFMADD213PD  ze2<>+0(SB), Z4, Z19
+	VFMADD213PD  ze2<>+0(SB), Z5, Z22
+	VMULPD       Z4, Z4, Z18
+	VFMADD213PD  Z4, Z18, Z19
+	VADDPD       zone<>+0(SB), Z19, Z19
+	VPSUBQ       zexpKBias<>+0(SB), Z17, Z17
+	VPSRLQ       $0x01, Z17, Z18
+	VPSUBQ       Z18, Z17, Z17
+	VPSUBQ       zqone<>+0(SB), Z17, Z17
+	VPSUBQ       zqone<>+0(SB), Z18, Z18
+	VPSLLQ       $0x34, Z17, Z17
+	VPSLLQ       $0x34, Z18, Z18
+	VMULPD       Z18, Z19, Z19
+	VMULPD       Z17, Z19, Z4
+	VMULPD       Z5, Z5, Z21
+	VFMADD213PD  Z5, Z21, Z22
+	VADDPD       zone<>+0(SB), Z22, Z22
+	VPSUBQ       zexpKBias<>+0(SB), Z20, Z20
+	VPSRLQ       $0x01, Z20, Z21
+	VPSUBQ       Z21, Z20, Z20
+	VPSUBQ       zqone<>+0(SB), Z20, Z20
+	VPSUBQ       zqone<>+0(SB), Z21, Z21
+	VPSLLQ       $0x34, Z20, Z20
+	VPSLLQ       $0x34, Z21, Z21
+	VMULPD       Z21, Z22, Z22
+	VMULPD       Z20, Z22, Z5
+	VADDPD       Z4, Z13, Z13
+	VCVTPD2PS    Z4, Y4
+	VCVTPS2PD    Y4, Z4
+	VADDPD       Z5, Z13, Z13
+	VCVTPD2PS    Z5, Y5
+	VCVTPS2PD    Y5, Z5
+	CMPQ         DX, $0x08
+	JAE          zsmlF32exp6
+	CMPQ         DX, $0x07
+	JNE          zsmlF32exp6_1
+	VSUBPD       Z12, Z6, Z6
+	VMOVUPD      Z31, Z17
+	VMAXPD       Z6, Z17, Z6
+	VMOVUPD      Z30, Z17
+	VFMADD231PD  Z29, Z6, Z17
+	VSUBPD       Z30, Z17, Z18
+	VMOVAPD      Z6, Z6
+	VFNMADD231PD Z28, Z18, Z6
+	VFNMADD231PD Z27, Z18, Z6
+	VMOVUPD      Z26, Z19
+	VFMADD213PD  Z25, Z6, Z19
+	VFMADD213PD  Z24, Z6, Z19
+	VFMADD213PD  Z23, Z6, Z19
+	VFMADD213PD  ze7<>+0(SB), Z6, Z19
+	VFMADD213PD  ze6<>+0(SB), Z6, Z19
+	VFMADD213PD  ze5<>+0(SB), Z6, Z19
+	VFMADD213PD  ze4<>+0(SB), Z6, Z19
+	VFMADD213PD  ze3<>+0(SB), Z6, Z19
+	VFMADD213PD  ze2<>+0(SB), Z6, Z19
+	VMULPD       Z6, Z6, Z18
+	VFMADD213PD  Z6, Z18, Z19
+	VADDPD       zone<>+0(SB), Z19, Z19
+	VPSUBQ       zexpKBias<>+0(SB), Z17, Z17
+	VPSRLQ       $0x01, Z17, Z18
+	VPSUBQ       Z18, Z17, Z17
+	VPSUBQ       zqone<>+0(SB), Z17, Z17
+	VPSUBQ       zqone<>+0(SB), Z18, Z18
+	VPSLLQ       $0x34, Z17, Z17
+	VPSLLQ       $0x34, Z18, Z18
+	VMULPD       Z18, Z19, Z19
+	VMULPD       Z17, Z19, Z6
+	VADDPD       Z6, Z13, Z13
+	VCVTPD2PS    Z6, Y6
+	VCVTPS2PD    Y6, Z6
+	JMP          zsmlF32summed
+
+zsmlF32exp6_1:
+	JMP zsmlF32summed
+
+zsmlF32exp6:
+	VSUBPD       Z12, Z6, Z6
+	VSUBPD       Z12, Z7, Z7
+	VMOVUPD      Z31, Z17
+	VMAXPD       Z6, Z17, Z6
+	VMOVUPD      Z30, Z17
+	VFMADD231PD  Z29, Z6, Z17
+	VSUBPD       Z30, Z17, Z18
+	VMOVAPD      Z6, Z6
+	VFNMADD231PD Z28, Z18, Z6
+	VFNMADD231PD Z27, Z18, Z6
+	VMOVUPD      Z26, Z19
+	VMOVUPD      Z31, Z20
+	VMAXPD       Z7, Z20, Z7
+	VMOVUPD      Z30, Z20
+	VFMADD231PD  Z29, Z7, Z20
+	VSUBPD       Z30, Z20, Z21
+	VMOVAPD      Z7, Z7
+	VFNMADD231PD Z28, Z21, Z7
+	VFNMADD231PD Z27, Z21, Z7
+	VMOVUPD      Z26, Z22
+	VFMADD213PD  Z25, Z6, Z19
+	VFMADD213PD  Z25, Z7, Z22
+	VFMADD213PD  Z24, Z6, Z19
+	VFMADD213PD  Z24, Z7, Z22
+	VFMADD213PD  Z23, Z6, Z19
+	VFMADD213PD  Z23, Z7, Z22
+	VFMADD213PD  ze7<>+0(SB), Z6, Z19
+	VFMADD213PD  ze7<>+0(SB), Z7, Z22
+	VFMADD213PD  ze6<>+0(SB), Z6, Z19
+	VFMADD213PD  ze6<>+0(SB), Z7, Z22
+	VFMADD213PD  ze5<>+0(SB), Z6, Z19
+	VFMADD213PD  ze5<>+0(SB), Z7, Z22
+	VFMADD213PD  ze4<>+0(SB), Z6, Z19
+	VFMADD213PD  ze4<>+0(SB), Z7, Z22
+	VFMADD213PD  ze3<>+0(SB), Z6, Z19
+	VFMADD213PD  ze3<>+0(SB), Z7, Z22
+	VFMADD213PD  ze2<>+0(SB), Z6, Z19
+	VFMADD213PD  ze2<>+0(SB), Z7, Z22
+	VMULPD       Z6, Z6, Z18
+	VFMADD213PD  Z6, Z18, Z19
+	VADDPD       zone<>+0(SB), Z19, Z19
+	VPSUBQ       zexpKBias<>+0(SB), Z17, Z17
+	VPSRLQ       $0x01, Z17, Z18
+	VPSUBQ       Z18, Z17, Z17
+	VPSUBQ       zqone<>+0(SB), Z17, Z17
+	VPSUBQ       zqone<>+0(SB), Z18, Z18
+	VPSLLQ       $0x34, Z17, Z17
+	VPSLLQ       $0x34, Z18, Z18
+	VMULPD       Z18, Z19, Z19
+	VMULPD       Z17, Z19, Z6
+	VMULPD       Z7, Z7, Z21
+	VFMADD213PD  Z7, Z21, Z22
+	VADDPD       zone<>+0(SB), Z22, Z22
+	VPSUBQ       zexpKBias<>+0(SB), Z20, Z20
+	VPSRLQ       $0x01, Z20, Z21
+	VPSUBQ       Z21, Z20, Z20
+	VPSUBQ       zqone<>+0(SB), Z20, Z20
+	VPSUBQ       zqone<>+0(SB), Z21, Z21
+	VPSLLQ       $0x34, Z20, Z20
+	VPSLLQ       $0x34, Z21, Z21
+	VMULPD       Z21, Z22, Z22
+	VMULPD       Z20, Z22, Z7
+	VADDPD       Z6, Z13, Z13
+	VCVTPD2PS    Z6, Y6
+	VCVTPS2PD    Y6, Z6
+	VADDPD       Z7, Z13, Z13
+	VCVTPD2PS    Z7, Y7
+	VCVTPS2PD    Y7, Z7
+	CMPQ         DX, $0x0a
+	JAE          zsmlF32exp8
+	CMPQ         DX, $0x09
+	JNE          zsmlF32exp8_1
+	VSUBPD       Z12, Z8, Z8
+	VMOVUPD      Z31, Z17
+	VMAXPD       Z8, Z17, Z8
+	VMOVUPD      Z30, Z17
+	VFMADD231PD  Z29, Z8, Z17
+	VSUBPD       Z30, Z17, Z18
+	VMOVAPD      Z8, Z8
+	VFNMADD231PD Z28, Z18, Z8
+	VFNMADD231PD Z27, Z18, Z8
+	VMOVUPD      Z26, Z19
+	VFMADD213PD  Z25, Z8, Z19
+	VFMADD213PD  Z24, Z8, Z19
+	VFMADD213PD  Z23, Z8, Z19
+	VFMADD213PD  ze7<>+0(SB), Z8, Z19
+	VFMADD213PD  ze6<>+0(SB), Z8, Z19
+	VFMADD213PD  ze5<>+0(SB), Z8, Z19
+	VFMADD213PD  ze4<>+0(SB), Z8, Z19
+	VFMADD213PD  ze3<>+0(SB), Z8, Z19
+	VFMADD213PD  ze2<>+0(SB), Z8, Z19
+	VMULPD       Z8, Z8, Z18
+	VFMADD213PD  Z8, Z18, Z19
+	VADDPD       zone<>+0(SB), Z19, Z19
+	VPSUBQ       zexpKBias<>+0(SB), Z17, Z17
+	VPSRLQ       $0x01, Z17, Z18
+	VPSUBQ       Z18, Z17, Z17
+	VPSUBQ       zqone<>+0(SB), Z17, Z17
+	VPSUBQ       zqone<>+0(SB), Z18, Z18
+	VPSLLQ       $0x34, Z17, Z17
+	VPSLLQ       $0x34, Z18, Z18
+	VMULPD       Z18, Z19, Z19
+	VMULPD       Z17, Z19, Z8
+	VADDPD       Z8, Z13, Z13
+	VCVTPD2PS    Z8, Y8
+	VCVTPS2PD    Y8, Z8
+	JMP          zsmlF32summed
+
+zsmlF32exp8_1:
+	JMP zsmlF32summed
+
+zsmlF32exp8:
+	VSUBPD       Z12, Z8, Z8
+	VSUBPD       Z12, Z9, Z9
+	VMOVUPD      Z31, Z17
+	VMAXPD       Z8, Z17, Z8
+	VMOVUPD      Z30, Z17
+	VFMADD231PD  Z29, Z8, Z17
+	VSUBPD       Z30, Z17, Z18
+	VMOVAPD      Z8, Z8
+	VFNMADD231PD Z28, Z18, Z8
+	VFNMADD231PD Z27, Z18, Z8
+	VMOVUPD      Z26, Z19
+	VMOVUPD      Z31, Z20
+	VMAXPD       Z9, Z20, Z9
+	VMOVUPD      Z30, Z20
+	VFMADD231PD  Z29, Z9, Z20
+	VSUBPD       Z30, Z20, Z21
+	VMOVAPD      Z9, Z9
+	VFNMADD231PD Z28, Z21, Z9
+	VFNMADD231PD Z27, Z21, Z9
+	VMOVUPD      Z26, Z22
+	VFMADD213PD  Z25, Z8, Z19
+	VFMADD213PD  Z25, Z9, Z22
+	VFMADD213PD  Z24, Z8, Z19
+	VFMADD213PD  Z24, Z9, Z22
+	VFMADD213PD  Z23, Z8, Z19
+	VFMADD213PD  Z23, Z9, Z22
+	VFMADD213PD  ze7<>+0(SB), Z8, Z19
+	VFMADD213PD  ze7<>+0(SB), Z9, Z22
+	VFMADD213PD  ze6<>+0(SB), Z8, Z19
+	VFMADD213PD  ze6<>+0(SB), Z9, Z22
+	VFMADD213PD  ze5<>+0(SB), Z8, Z19
+	VFMADD213PD  ze5<>+0(SB), Z9, Z22
+	VFMADD213PD  ze4<>+0(SB), Z8, Z19
+	VFMADD213PD  ze4<>+0(SB), Z9, Z22
+	VFMADD213PD  ze3<>+0(SB), Z8, Z19
+	VFMADD213PD  ze3<>+0(SB), Z9, Z22
+	VFMADD213PD  ze2<>+0(SB), Z8, Z19
+	VFMADD213PD  ze2<>+0(SB), Z9, Z22
+	VMULPD       Z8, Z8, Z18
+	VFMADD213PD  Z8, Z18, Z19
+	VADDPD       zone<>+0(SB), Z19, Z19
+	VPSUBQ       zexpKBias<>+0(SB), Z17, Z17
+	VPSRLQ       $0x01, Z17, Z18
+	VPSUBQ       Z18, Z17, Z17
+	VPSUBQ       zqone<>+0(SB), Z17, Z17
+	VPSUBQ       zqone<>+0(SB), Z18, Z18
+	VPSLLQ       $0x34, Z17, Z17
+	VPSLLQ       $0x34, Z18, Z18
+	VMULPD       Z18, Z19, Z19
+	VMULPD       Z17, Z19, Z8
+	VMULPD       Z9, Z9, Z21
+	VFMADD213PD  Z9, Z21, Z22
+	VADDPD       zone<>+0(SB), Z22, Z22
+	VPSUBQ       zexpKBias<>+0(SB), Z20, Z20
+	VPSRLQ       $0x01, Z20, Z21
+	VPSUBQ       Z21, Z20, Z20
+	VPSUBQ       zqone<>+0(SB), Z20, Z20
+	VPSUBQ       zqone<>+0(SB), Z21, Z21
+	VPSLLQ       $0x34, Z20, Z20
+	VPSLLQ       $0x34, Z21, Z21
+	VMULPD       Z21, Z22, Z22
+	VMULPD       Z20, Z22, Z9
+	VADDPD       Z8, Z13, Z13
+	VCVTPD2PS    Z8, Y8
+	VCVTPS2PD    Y8, Z8
+	VADDPD       Z9, Z13, Z13
+	VCVTPD2PS    Z9, Y9
+	VCVTPS2PD    Y9, Z9
+	CMPQ         DX, $0x0c
+	JAE          zsmlF32exp10
+	CMPQ         DX, $0x0b
+	JNE          zsmlF32exp10_1
+	VSUBPD       Z12, Z10, Z10
+	VMOVUPD      Z31, Z17
+	VMAXPD       Z10, Z17, Z10
+	VMOVUPD      Z30, Z17
+	VFMADD231PD  Z29, Z10, Z17
+	VSUBPD       Z30, Z17, Z18
+	VMOVAPD      Z10, Z10
+	VFNMADD231PD Z28, Z18, Z10
+	VFNMADD231PD Z27, Z18, Z10
+	VMOVUPD      Z26, Z19
+	VFMADD213PD  Z25, Z10, Z19
+	VFMADD213PD  Z24, Z10, Z19
+	VFMADD213PD  Z23, Z10, Z19
+	VFMADD213PD  ze7<>+0(SB), Z10, Z19
+	VFMADD213PD  ze6<>+0(SB), Z10, Z19
+	VFMADD213PD  ze5<>+0(SB), Z10, Z19
+	VFMADD213PD  ze4<>+0(SB), Z10, Z19
+	VFMADD213PD  ze3<>+0(SB), Z10, Z19
+	VFMADD213PD  ze2<>+0(SB), Z10, Z19
+	VMULPD       Z10, Z10, Z18
+	VFMADD213PD  Z10, Z18, Z19
+	VADDPD       zone<>+0(SB), Z19, Z19
+	VPSUBQ       zexpKBias<>+0(SB), Z17, Z17
+	VPSRLQ       $0x01, Z17, Z18
+	VPSUBQ       Z18, Z17, Z17
+	VPSUBQ       zqone<>+0(SB), Z17, Z17
+	VPSUBQ       zqone<>+0(SB), Z18, Z18
+	VPSLLQ       $0x34, Z17, Z17
+	VPSLLQ       $0x34, Z18, Z18
+	VMULPD       Z18, Z19, Z19
+	VMULPD       Z17, Z19, Z10
+	VADDPD       Z10, Z13, Z13
+	VCVTPD2PS    Z10, Y10
+	VCVTPS2PD    Y10, Z10
+	JMP          zsmlF32summed
+
+zsmlF32exp10_1:
+	JMP zsmlF32summed
+
+zsmlF32exp10:
+	VSUBPD       Z12, Z10, Z10
+	VSUBPD       Z12, Z11, Z11
+	VMOVUPD      Z31, Z17
+	VMAXPD       Z10, Z17, Z10
+	VMOVUPD      Z30, Z17
+	VFMADD231PD  Z29, Z10, Z17
+	VSUBPD       Z30, Z17, Z18
+	VMOVAPD      Z10, Z10
+	VFNMADD231PD Z28, Z18, Z10
+	VFNMADD231PD Z27, Z18, Z10
+	VMOVUPD      Z26, Z19
+	VMOVUPD      Z31, Z20
+	VMAXPD       Z11, Z20, Z11
+	VMOVUPD      Z30, Z20
+	VFMADD231PD  Z29, Z11, Z20
+	VSUBPD       Z30, Z20, Z21
+	VMOVAPD      Z11, Z11
+	VFNMADD231PD Z28, Z21, Z11
+	VFNMADD231PD Z27, Z21, Z11
+	VMOVUPD      Z26, Z22
+	VFMADD213PD  Z25, Z10, Z19
+	VFMADD213PD  Z25, Z11, Z22
+	VFMADD213PD  Z24, Z10, Z19
+	VFMADD213PD  Z24, Z11, Z22
+	VFMADD213PD  Z23, Z10, Z19
+	VFMADD213PD  Z23, Z11, Z22
+	VFMADD213PD  ze7<>+0(SB), Z10, Z19
+	VFMADD213PD  ze7<>+0(SB), Z11, Z22
+	VFMADD213PD  ze6<>+0(SB), Z10, Z19
+	VFMADD213PD  ze6<>+0(SB), Z11, Z22
+	VFMADD213PD  ze5<>+0(SB), Z10, Z19
+	VFMADD213PD  ze5<>+0(SB), Z11, Z22
+	VFMADD213PD  ze4<>+0(SB), Z10, Z19
+	VFMADD213PD  ze4<>+0(SB), Z11, Z22
+	VFMADD213PD  ze3<>+0(SB), Z10, Z19
+	VFMADD213PD  ze3<>+0(SB), Z11, Z22
+	VFMADD213PD  ze2<>+0(SB), Z10, Z19
+	VFMADD213PD  ze2<>+0(SB), Z11, Z22
+	VMULPD       Z10, Z10, Z18
+	VFMADD213PD  Z10, Z18, Z19
+	VADDPD       zone<>+0(SB), Z19, Z19
+	VPSUBQ       zexpKBias<>+0(SB), Z17, Z17
+	VPSRLQ       $0x01, Z17, Z18
+	VPSUBQ       Z18, Z17, Z17
+	VPSUBQ       zqone<>+0(SB), Z17, Z17
+	VPSUBQ       zqone<>+0(SB), Z18, Z18
+	VPSLLQ       $0x34, Z17, Z17
+	VPSLLQ       $0x34, Z18, Z18
+	VMULPD       Z18, Z19, Z19
+	VMULPD       Z17, Z19, Z10
+	VMULPD       Z11, Z11, Z21
+	VFMADD213PD  Z11, Z21, Z22
+	VADDPD       zone<>+0(SB), Z22, Z22
+	VPSUBQ       zexpKBias<>+0(SB), Z20, Z20
+	VPSRLQ       $0x01, Z20, Z21
+	VPSUBQ       Z21, Z20, Z20
+	VPSUBQ       zqone<>+0(SB), Z20, Z20
+	VPSUBQ       zqone<>+0(SB), Z21, Z21
+	VPSLLQ       $0x34, Z20, Z20
+	VPSLLQ       $0x34, Z21, Z21
+	VMULPD       Z21, Z22, Z22
+	VMULPD       Z20, Z22, Z11
+	VADDPD       Z10, Z13, Z13
+	VCVTPD2PS    Z10, Y10
+	VCVTPS2PD    Y10, Z10
+	VADDPD       Z11, Z13, Z13
+	VCVTPD2PS    Z11, Y11
+	VCVTPS2PD    Y11, Z11
+
+zsmlF32summed:
+	VSUBPD       zone<>+0(SB), Z13, Z12
+	VCMPPD       $0x1e, zlog1pBig<>+0(SB), Z12, K2
+	VMULPD       zlog1pScale<>+0(SB), Z12, Z18
+	VBLENDMPD    Z18, Z12, K2, Z21
+	VADDPD       zone<>+0(SB), Z21, Z18
+	VPADDQ       zlogOff<>+0(SB), Z18, Z18
+	VPSRLQ       $0x34, Z18, Z18
+	VMOVDQU64    zq2046<>+0(SB), Z19
+	VPSUBQ       Z18, Z19, Z19
+	VPSLLQ       $0x34, Z19, Z19
+	VSUBPD       zone<>+0(SB), Z19, Z20
+	VFMADD231PD  Z21, Z19, Z20
+	VPORQ        zmagic<>+0(SB), Z18, Z18
+	VSUBPD       zmagicBias<>+0(SB), Z18, Z18
+	VCMPPD       $0x1e, zlog1pBig<>+0(SB), Z12, K2
+	VMOVUPD.Z    zhundred<>+0(SB), K2, Z21
+	VADDPD       Z21, Z18, Z18
+	VADDPD       ztwo<>+0(SB), Z20, Z19
+	VDIVPD       Z19, Z20, Z19
+	VMULPD       Z19, Z19, Z21
+	VMOVUPD      zlg7<>+0(SB), Z17
+	VFMADD213PD  zlg6<>+0(SB), Z21, Z17
+	VFMADD213PD  zlg5<>+0(SB), Z21, Z17
+	VFMADD213PD  zlg4<>+0(SB), Z21, Z17
+	VFMADD213PD  zlg3<>+0(SB), Z21, Z17
+	VFMADD213PD  zlg2<>+0(SB), Z21, Z17
+	VFMADD213PD  zlg1<>+0(SB), Z21, Z17
+	VMULPD       Z21, Z17, Z17
+	VMULPD       Z20, Z20, Z21
+	VMULPD       zhalf<>+0(SB), Z21, Z21
+	VADDPD       Z21, Z17, Z17
+	VMULPD       Z19, Z17, Z17
+	VFMADD231PD  Z27, Z18, Z17
+	VSUBPD       Z17, Z21, Z17
+	VSUBPD       Z20, Z17, Z17
+	VFMSUB231PD  Z28, Z18, Z17
+	VCMPPD       $0x03, Z12, Z12, K2
+	VCMPPD       $0x00, zposInf<>+0(SB), Z12, K3
+	KORW         K3, K2, K2
+	VPXORD       Z19, Z19, Z19
+	VCMPPD       $0x00, Z19, Z12, K3
+	KORW         K3, K2, K2
+	VBLENDMPD    Z12, Z17, K2, Z17
+	VMOVUPD      znegOne<>+0(SB), Z20
+	VCMPPD       $0x00, Z20, Z12, K2
+	VBLENDMPD    znegInf<>+0(SB), Z17, K2, Z17
+	VCMPPD       $0x01, Z20, Z12, K2
+	VBLENDMPD    znan<>+0(SB), Z17, K2, Z17
+	VSUBPD       Z14, Z17, Z17
+	VCVTPD2PS    Z17, Y17
+	VMOVUPS      Y17, K1, (DI)
+	VMOVUPD      zone<>+0(SB), Z12
+	VDIVPD       Z13, Z12, Z13
+	MOVL         $0x00000000, AX
+	VPBROADCASTD AX, Y18
+	VPCMPEQD     Y18, Y15, K3
+	VMULPD       Z13, Z0, Z0
+	VSUBPD       zone<>+0(SB), Z0, K3, Z0
+	KMOVW        K1, K2
+	VCVTPD2PS    Z0, Y0
+	VSCATTERDPS  Y0, K2, (SI)(Y16*4)
+	CMPQ         DX, $0x01
+	JE           zsmlF32stored
+	MOVL         $0x00000001, AX
+	VPBROADCASTD AX, Y18
+	VPCMPEQD     Y18, Y15, K3
+	VMULPD       Z13, Z1, Z1
+	VSUBPD       zone<>+0(SB), Z1, K3, Z1
+	KMOVW        K1, K2
+	VCVTPD2PS    Z1, Y1
+	VSCATTERDPS  Y1, K2, 4(SI)(Y16*4)
+	CMPQ         DX, $0x02
+	JE           zsmlF32stored
+	MOVL         $0x00000002, AX
+	VPBROADCASTD AX, Y18
+	VPCMPEQD     Y18, Y15, K3
+	VMULPD       Z13, Z2, Z2
+	VSUBPD       zone<>+0(SB), Z2, K3, Z2
+	KMOVW        K1, K2
+	VCVTPD2PS    Z2, Y2
+	VSCATTERDPS  Y2, K2, 8(SI)(Y16*4)
+	CMPQ         DX, $0x03
+	JE           zsmlF32stored
+	MOVL         $0x00000003, AX
+	VPBROADCASTD AX, Y18
+	VPCMPEQD     Y18, Y15, K3
+	VMULPD       Z13, Z3, Z3
+	VSUBPD       zone<>+0(SB), Z3, K3, Z3
+	KMOVW        K1, K2
+	VCVTPD2PS    Z3, Y3
+	VSCATTERDPS  Y3, K2, 12(SI)(Y16*4)
+	CMPQ         DX, $0x04
+	JE           zsmlF32stored
+	MOVL         $0x00000004, AX
+	VPBROADCASTD AX, Y18
+	VPCMPEQD     Y18, Y15, K3
+	VMULPD       Z13, Z4, Z4
+	VSUBPD       zone<>+0(SB), Z4, K3, Z4
+	KMOVW        K1, K2
+	VCVTPD2PS    Z4, Y4
+	VSCATTERDPS  Y4, K2, 16(SI)(Y16*4)
+	CMPQ         DX, $0x05
+	JE           zsmlF32stored
+	MOVL         $0x00000005, AX
+	VPBROADCASTD AX, Y18
+	VPCMPEQD     Y18, Y15, K3
+	VMULPD       Z13, Z5, Z5
+	VSUBPD       zone<>+0(SB), Z5, K3, Z5
+	KMOVW        K1, K2
+	VCVTPD2PS    Z5, Y5
+	VSCATTERDPS  Y5, K2, 20(SI)(Y16*4)
+	CMPQ         DX, $0x06
+	JE           zsmlF32stored
+	MOVL         $0x00000006, AX
+	VPBROADCASTD AX, Y18
+	VPCMPEQD     Y18, Y15, K3
+	VMULPD       Z13, Z6, Z6
+	VSUBPD       zone<>+0(SB), Z6, K3, Z6
+	KMOVW        K1, K2
+	VCVTPD2PS    Z6, Y6
+	VSCATTERDPS  Y6, K2, 24(SI)(Y16*4)
+	CMPQ         DX, $0x07
+	JE           zsmlF32stored
+	MOVL         $0x00000007, AX
+	VPBROADCASTD AX, Y18
+	VPCMPEQD     Y18, Y15, K3
+	VMULPD       Z13, Z7, Z7
+	VSUBPD       zone<>+0(SB), Z7, K3, Z7
+	KMOVW        K1, K2
+	VCVTPD2PS    Z7, Y7
+	VSCATTERDPS  Y7, K2, 28(SI)(Y16*4)
+	CMPQ         DX, $0x08
+	JE           zsmlF32stored
+	MOVL         $0x00000008, AX
+	VPBROADCASTD AX, Y18
+	VPCMPEQD     Y18, Y15, K3
+	VMULPD       Z13, Z8, Z8
+	VSUBPD       zone<>+0(SB), Z8, K3, Z8
+	KMOVW        K1, K2
+	VCVTPD2PS    Z8, Y8
+	VSCATTERDPS  Y8, K2, 32(SI)(Y16*4)
+	CMPQ         DX, $0x09
+	JE           zsmlF32stored
+	MOVL         $0x00000009, AX
+	VPBROADCASTD AX, Y18
+	VPCMPEQD     Y18, Y15, K3
+	VMULPD       Z13, Z9, Z9
+	VSUBPD       zone<>+0(SB), Z9, K3, Z9
+	KMOVW        K1, K2
+	VCVTPD2PS    Z9, Y9
+	VSCATTERDPS  Y9, K2, 36(SI)(Y16*4)
+	CMPQ         DX, $0x0a
+	JE           zsmlF32stored
+	MOVL         $0x0000000a, AX
+	VPBROADCASTD AX, Y18
+	VPCMPEQD     Y18, Y15, K3
+	VMULPD       Z13, Z10, Z10
+	VSUBPD       zone<>+0(SB), Z10, K3, Z10
+	KMOVW        K1, K2
+	VCVTPD2PS    Z10, Y10
+	VSCATTERDPS  Y10, K2, 40(SI)(Y16*4)
+	CMPQ         DX, $0x0b
+	JE           zsmlF32stored
+	MOVL         $0x0000000b, AX
+	VPBROADCASTD AX, Y18
+	VPCMPEQD     Y18, Y15, K3
+	VMULPD       Z13, Z11, Z11
+	VSUBPD       zone<>+0(SB), Z11, K3, Z11
+	KMOVW        K1, K2
+	VCVTPD2PS    Z11, Y11
+	VSCATTERDPS  Y11, K2, 44(SI)(Y16*4)
+
+zsmlF32stored:
+	ADDQ R13, SI
+	ADDQ $0x20, DI
+	ADDQ $0x20, BX
+	SUBQ $0x08, CX
+	JG   zsmlF32block
+
+zsmlF32done:
+	VZEROUPPER
+	RET
+
+DATA laneIota<>+0(SB)/4, $0x00000000
+DATA laneIota<>+4(SB)/4, $0x00000001
+DATA laneIota<>+8(SB)/4, $0x00000002
+DATA laneIota<>+12(SB)/4, $0x00000003
+DATA laneIota<>+16(SB)/4, $0x00000004
+DATA laneIota<>+20(SB)/4, $0x00000005
+DATA laneIota<>+24(SB)/4, $0x00000006
+DATA laneIota<>+28(SB)/4, $0x00000007
+GLOBL laneIota<>(SB), RODATA|NOPTR, $32
+
+// func zSoftmaxLanesF64(loss unsafe.Pointer, z unsafe.Pointer, label unsafe.Pointer, n int, k int)
+// Requires: AVX, AVX2, AVX512F, AVX512VL, BMI2
+TEXT ·zSoftmaxLanesF64(SB), NOSPLIT, $0-40
+	MOVQ         loss+0(FP), DI
+	MOVQ         z+8(FP), SI
+	MOVQ         label+16(FP), BX
+	MOVQ         n+24(FP), CX
+	MOVQ         k+32(FP), DX
+	MOVQ         DX, R13
+	SHLQ         $0x06, R13
+	VPBROADCASTD DX, Y16
+	VPMULLD      laneIota<>+0(SB), Y16, Y16
+	VMOVUPS      zexpLo<>+0(SB), Z31
+	VMOVUPS      zshifter<>+0(SB), Z30
+	VMOVUPS      zlog2e<>+0(SB), Z29
+	VMOVUPS      zln2hi<>+0(SB), Z28
+	VMOVUPS      zln2lo<>+0(SB), Z27
+	VMOVUPS      ze11<>+0(SB), Z26
+	VMOVUPS      ze10<>+0(SB), Z25
+	VMOVUPS      ze9<>+0(SB), Z24
+	VMOVUPS      ze8<>+0(SB), Z23
+	MOVL         $0x000000ff, AX
+	KMOVW        AX, K1
+	TESTQ        CX, CX
+	JLE          zsmlF64done
+
+zsmlF64block:
+	CMPQ  CX, $0x08
+	JAE   zsmlF64full
+	MOVL  $0xffffffff, AX
+	BZHIL CX, AX, AX
+	KMOVW AX, K1
+
+zsmlF64full:
+	VMOVDQU32.Z (BX), K1, Y15
+	KMOVW       K1, K2
+	VGATHERDPD  (SI)(Y16*8), K2, Z0
+	CMPQ        DX, $0x01
+	JE          zsmlF64max1
+	KMOVW       K1, K2
+	VGATHERDPD  8(SI)(Y16*8), K2, Z1
+	CMPQ        DX, $0x02
+	JE          zsmlF64max2
+	KMOVW       K1, K2
+	VGATHERDPD  16(SI)(Y16*8), K2, Z2
+	CMPQ        DX, $0x03
+	JE          zsmlF64max3
+	KMOVW       K1, K2
+	VGATHERDPD  24(SI)(Y16*8), K2, Z3
+	CMPQ        DX, $0x04
+	JE          zsmlF64max4
+	KMOVW       K1, K2
+	VGATHERDPD  32(SI)(Y16*8), K2, Z4
+	CMPQ        DX, $0x05
+	JE          zsmlF64max5
+	KMOVW       K1, K2
+	VGATHERDPD  40(SI)(Y16*8), K2, Z5
+	CMPQ        DX, $0x06
+	JE          zsmlF64max6
+	KMOVW       K1, K2
+	VGATHERDPD  48(SI)(Y16*8), K2, Z6
+	CMPQ        DX, $0x07
+	JE          zsmlF64max7
+	KMOVW       K1, K2
+	VGATHERDPD  56(SI)(Y16*8), K2, Z7
+	CMPQ        DX, $0x08
+	JE          zsmlF64max8
+	KMOVW       K1, K2
+	VGATHERDPD  64(SI)(Y16*8), K2, Z8
+	CMPQ        DX, $0x09
+	JE          zsmlF64max9
+	KMOVW       K1, K2
+	VGATHERDPD  72(SI)(Y16*8), K2, Z9
+	CMPQ        DX, $0x0a
+	JE          zsmlF64max10
+	KMOVW       K1, K2
+	VGATHERDPD  80(SI)(Y16*8), K2, Z10
+	CMPQ        DX, $0x0b
+	JE          zsmlF64max11
+	KMOVW       K1, K2
+	VGATHERDPD  88(SI)(Y16*8), K2, Z11
+	VMAXPD      Z1, Z0, Z12
+	VMAXPD      Z2, Z12, Z12
+	VMAXPD      Z3, Z12, Z12
+	VMAXPD      Z4, Z12, Z12
+	VMAXPD      Z5, Z12, Z12
+	VMAXPD      Z6, Z12, Z12
+	VMAXPD      Z7, Z12, Z12
+	VMAXPD      Z8, Z12, Z12
+	VMAXPD      Z9, Z12, Z12
+	VMAXPD      Z10, Z12, Z12
+	VMAXPD      Z11, Z12, Z12
+	JMP         zsmlF64maxed
+
+zsmlF64max11:
+	VMAXPD Z1, Z0, Z12
+	VMAXPD Z2, Z12, Z12
+	VMAXPD Z3, Z12, Z12
+	VMAXPD Z4, Z12, Z12
+	VMAXPD Z5, Z12, Z12
+	VMAXPD Z6, Z12, Z12
+	VMAXPD Z7, Z12, Z12
+	VMAXPD Z8, Z12, Z12
+	VMAXPD Z9, Z12, Z12
+	VMAXPD Z10, Z12, Z12
+	JMP    zsmlF64maxed
+
+zsmlF64max10:
+	VMAXPD Z1, Z0, Z12
+	VMAXPD Z2, Z12, Z12
+	VMAXPD Z3, Z12, Z12
+	VMAXPD Z4, Z12, Z12
+	VMAXPD Z5, Z12, Z12
+	VMAXPD Z6, Z12, Z12
+	VMAXPD Z7, Z12, Z12
+	VMAXPD Z8, Z12, Z12
+	VMAXPD Z9, Z12, Z12
+	JMP    zsmlF64maxed
+
+zsmlF64max9:
+	VMAXPD Z1, Z0, Z12
+	VMAXPD Z2, Z12, Z12
+	VMAXPD Z3, Z12, Z12
+	VMAXPD Z4, Z12, Z12
+	VMAXPD Z5, Z12, Z12
+	VMAXPD Z6, Z12, Z12
+	VMAXPD Z7, Z12, Z12
+	VMAXPD Z8, Z12, Z12
+	JMP    zsmlF64maxed
+
+zsmlF64max8:
+	VMAXPD Z1, Z0, Z12
+	VMAXPD Z2, Z12, Z12
+	VMAXPD Z3, Z12, Z12
+	VMAXPD Z4, Z12, Z12
+	VMAXPD Z5, Z12, Z12
+	VMAXPD Z6, Z12, Z12
+	VMAXPD Z7, Z12, Z12
+	JMP    zsmlF64maxed
+
+zsmlF64max7:
+	VMAXPD Z1, Z0, Z12
+	VMAXPD Z2, Z12, Z12
+	VMAXPD Z3, Z12, Z12
+	VMAXPD Z4, Z12, Z12
+	VMAXPD Z5, Z12, Z12
+	VMAXPD Z6, Z12, Z12
+	JMP    zsmlF64maxed
+
+zsmlF64max6:
+	VMAXPD Z1, Z0, Z12
+	VMAXPD Z2, Z12, Z12
+	VMAXPD Z3, Z12, Z12
+	VMAXPD Z4, Z12, Z12
+	VMAXPD Z5, Z12, Z12
+	JMP    zsmlF64maxed
+
+zsmlF64max5:
+	VMAXPD Z1, Z0, Z12
+	VMAXPD Z2, Z12, Z12
+	VMAXPD Z3, Z12, Z12
+	VMAXPD Z4, Z12, Z12
+	JMP    zsmlF64maxed
+
+zsmlF64max4:
+	VMAXPD Z1, Z0, Z12
+	VMAXPD Z2, Z12, Z12
+	VMAXPD Z3, Z12, Z12
+	JMP    zsmlF64maxed
+
+zsmlF64max3:
+	VMAXPD Z1, Z0, Z12
+	VMAXPD Z2, Z12, Z12
+	JMP    zsmlF64maxed
+
+zsmlF64max2:
+	VMAXPD Z1, Z0, Z12
+	JMP    zsmlF64maxed
+
+zsmlF64max1:
+	VMOVAPD Z0, Z12
+
+zsmlF64maxed:
+	VPADDD       Y15, Y16, Y17
+	KMOVW        K1, K2
+	VGATHERDPD   (SI)(Y17*8), K2, Z14
+	VSUBPD       Z12, Z14, Z14
+	VPXORD       Z13, Z13, Z13
+	CMPQ         DX, $0x02
+	JAE          zsmlF64exp0
+	CMPQ         DX, $0x01
+	JNE          zsmlF64exp0_1
+	VSUBPD       Z12, Z0, Z0
+	VMOVUPD      Z31, Z17
+	VMAXPD       Z0, Z17, Z0
+	VMOVUPD      Z30, Z17
+	VFMADD231PD  Z29, Z0, Z17
+	VSUBPD       Z30, Z17, Z18
+	VMOVAPD      Z0, Z0
+	VFNMADD231PD Z28, Z18, Z0
+	VFNMADD231PD Z27, Z18, Z0
+	VMOVUPD      Z26, Z19
+	VFMADD213PD  Z25, Z0, Z19
+	VFMADD213PD  Z24, Z0, Z19
+	VFMADD213PD  Z23, Z0, Z19
+	VFMADD213PD  ze7<>+0(SB), Z0, Z19
+	VFMADD213PD  ze6<>+0(SB), Z0, Z19
+	VFMADD213PD  ze5<>+0(SB), Z0, Z19
+	VFMADD213PD  ze4<>+0(SB), Z0, Z19
+	VFMADD213PD  ze3<>+0(SB), Z0, Z19
+	VFMADD213PD  ze2<>+0(SB), Z0, Z19
+	VMULPD       Z0, Z0, Z18
+	VFMADD213PD  Z0, Z18, Z19
+	VADDPD       zone<>+0(SB), Z19, Z19
+	VPSUBQ       zexpKBias<>+0(SB), Z17, Z17
+	VPSRLQ       $0x01, Z17, Z18
+	VPSUBQ       Z18, Z17, Z17
+	VPSUBQ       zqone<>+0(SB), Z17, Z17
+	VPSUBQ       zqone<>+0(SB), Z18, Z18
+	VPSLLQ       $0x34, Z17, Z17
+	VPSLLQ       $0x34, Z18, Z18
+	VMULPD       Z18, Z19, Z19
+	VMULPD       Z17, Z19, Z0
+	VADDPD       Z0, Z13, Z13
+	JMP          zsmlF64summed
+
+zsmlF64exp0_1:
+	JMP zsmlF64summed
+
+zsmlF64exp0:
+	VSUBPD       Z12, Z0, Z0
+	VSUBPD       Z12, Z1, Z1
+	VMOVUPD      Z31, Z17
+	VMAXPD       Z0, Z17, Z0
+	VMOVUPD      Z30, Z17
+	VFMADD231PD  Z29, Z0, Z17
+	VSUBPD       Z30, Z17, Z18
+	VMOVAPD      Z0, Z0
+	VFNMADD231PD Z28, Z18, Z0
+	VFNMADD231PD Z27, Z18, Z0
+	VMOVUPD      Z26, Z19
+	VMOVUPD      Z31, Z20
+	VMAXPD       Z1, Z20, Z1
+	VMOVUPD      Z30, Z20
+	VFMADD231PD  Z29, Z1, Z20
+	VSUBPD       Z30, Z20, Z21
+	VMOVAPD      Z1, Z1
+	VFNMADD231PD Z28, Z21, Z1
+	VFNMADD231PD Z27, Z21, Z1
+	VMOVUPD      Z26, Z22
+	VFMADD213PD  Z25, Z0, Z19
+	VFMADD213PD  Z25, Z1, Z22
+	VFMADD213PD  Z24, Z0, Z19
+	VFMADD213PD  Z24, Z1, Z22
+	VFMADD213PD  Z23, Z0, Z19
+	VFMADD213PD  Z23, Z1, Z22
+	VFMADD213PD  ze7<>+0(SB), Z0, Z19
+	VFMADD213PD  ze7<>+0(SB), Z1, Z22
+	VFMADD213PD  ze6<>+0(SB), Z0, Z19
+	VFMADD213PD  ze6<>+0(SB), Z1, Z22
+	VFMADD213PD  ze5<>+0(SB), Z0, Z19
+	VFMADD213PD  ze5<>+0(SB), Z1, Z22
+	VFMADD213PD  ze4<>+0(SB), Z0, Z19
+	VFMADD213PD  ze4<>+0(SB), Z1, Z22
+	VFMADD213PD  ze3<>+0(SB), Z0, Z19
+	VFMADD213PD  ze3<>+0(SB), Z1, Z22
+	VFMADD213PD  ze2<>+0(SB), Z0, Z19
+	VFMADD213PD  ze2<>+0(SB), Z1, Z22
+	VMULPD       Z0, Z0, Z18
+	VFMADD213PD  Z0, Z18, Z19
+	VADDPD       zone<>+0(SB), Z19, Z19
+	VPSUBQ       zexpKBias<>+0(SB), Z17, Z17
+	VPSRLQ       $0x01, Z17, Z18
+	VPSUBQ       Z18, Z17, Z17
+	VPSUBQ       zqone<>+0(SB), Z17, Z17
+	VPSUBQ       zqone<>+0(SB), Z18, Z18
+	VPSLLQ       $0x34, Z17, Z17
+	VPSLLQ       $0x34, Z18, Z18
+	VMULPD       Z18, Z19, Z19
+	VMULPD       Z17, Z19, Z0
+	VMULPD       Z1, Z1, Z21
+	VFMADD213PD  Z1, Z21, Z22
+	VADDPD       zone<>+0(SB), Z22, Z22
+	VPSUBQ       zexpKBias<>+0(SB), Z20, Z20
+	VPSRLQ       $0x01, Z20, Z21
+	VPSUBQ       Z21, Z20, Z20
+	VPSUBQ       zqone<>+0(SB), Z20, Z20
+	VPSUBQ       zqone<>+0(SB), Z21, Z21
+	VPSLLQ       $0x34, Z20, Z20
+	VPSLLQ       $0x34, Z21, Z21
+	VMULPD       Z21, Z22, Z22
+	VMULPD       Z20, Z22, Z1
+	VADDPD       Z0, Z13, Z13
+	VADDPD       Z1, Z13, Z13
+	CMPQ         DX, $0x04
+	JAE          zsmlF64exp2
+	CMPQ         DX, $0x03
+	JNE          zsmlF64exp2_1
+	VSUBPD       Z12, Z2, Z2
+	VMOVUPD      Z31, Z17
+	VMAXPD       Z2, Z17, Z2
+	VMOVUPD      Z30, Z17
+	VFMADD231PD  Z29, Z2, Z17
+	VSUBPD       Z30, Z17, Z18
+	VMOVAPD      Z2, Z2
+	VFNMADD231PD Z28, Z18, Z2
+	VFNMADD231PD Z27, Z18, Z2
+	VMOVUPD      Z26, Z19
+	VFMADD213PD  Z25, Z2, Z19
+	VFMADD213PD  Z24, Z2, Z19
+	VFMADD213PD  Z23, Z2, Z19
+	VFMADD213PD  ze7<>+0(SB), Z2, Z19
+	VFMADD213PD  ze6<>+0(SB), Z2, Z19
+	VFMADD213PD  ze5<>+0(SB), Z2, Z19
+	VFMADD213PD  ze4<>+0(SB), Z2, Z19
+	VFMADD213PD  ze3<>+0(SB), Z2, Z19
+	VFMADD213PD  ze2<>+0(SB), Z2, Z19
+	VMULPD       Z2, Z2, Z18
+	VFMADD213PD  Z2, Z18, Z19
+	VADDPD       zone<>+0(SB), Z19, Z19
+	VPSUBQ       zexpKBias<>+0(SB), Z17, Z17
+	VPSRLQ       $0x01, Z17, Z18
+	VPSUBQ       Z18, Z17, Z17
+	VPSUBQ       zqone<>+0(SB), Z17, Z17
+	VPSUBQ       zqone<>+0(SB), Z18, Z18
+	VPSLLQ       $0x34, Z17, Z17
+	VPSLLQ       $0x34, Z18, Z18
+	VMULPD       Z18, Z19, Z19
+	VMULPD       Z17, Z19, Z2
+	VADDPD       Z2, Z13, Z13
+	JMP          zsmlF64summed
+
+zsmlF64exp2_1:
+	JMP zsmlF64summed
+
+zsmlF64exp2:
+	VSUBPD       Z12, Z2, Z2
+	VSUBPD       Z12, Z3, Z3
+	VMOVUPD      Z31, Z17
+	VMAXPD       Z2, Z17, Z2
+	VMOVUPD      Z30, Z17
+	VFMADD231PD  Z29, Z2, Z17
+	VSUBPD       Z30, Z17, Z18
+	VMOVAPD      Z2, Z2
+	VFNMADD231PD Z28, Z18, Z2
+	VFNMADD231PD Z27, Z18, Z2
+	VMOVUPD      Z26, Z19
+	VMOVUPD      Z31, Z20
+	VMAXPD       Z3, Z20, Z3
+	VMOVUPD      Z30, Z20
+	VFMADD231PD  Z29, Z3, Z20
+	VSUBPD       Z30, Z20, Z21
+	VMOVAPD      Z3, Z3
+	VFNMADD231PD Z28, Z21, Z3
+	VFNMADD231PD Z27, Z21, Z3
+	VMOVUPD      Z26, Z22
+	VFMADD213PD  Z25, Z2, Z19
+	VFMADD213PD  Z25, Z3, Z22
+	VFMADD213PD  Z24, Z2, Z19
+	VFMADD213PD  Z24, Z3, Z22
+	VFMADD213PD  Z23, Z2, Z19
+	VFMADD213PD  Z23, Z3, Z22
+	VFMADD213PD  ze7<>+0(SB), Z2, Z19
+	VFMADD213PD  ze7<>+0(SB), Z3, Z22
+	VFMADD213PD  ze6<>+0(SB), Z2, Z19
+	VFMADD213PD  ze6<>+0(SB), Z3, Z22
+	VFMADD213PD  ze5<>+0(SB), Z2, Z19
+	VFMADD213PD  ze5<>+0(SB), Z3, Z22
+	VFMADD213PD  ze4<>+0(SB), Z2, Z19
+	VFMADD213PD  ze4<>+0(SB), Z3, Z22
+	VFMADD213PD  ze3<>+0(SB), Z2, Z19
+	VFMADD213PD  ze3<>+0(SB), Z3, Z22
+	VFMADD213PD  ze2<>+0(SB), Z2, Z19
+	VFMADD213PD  ze2<>+0(SB), Z3, Z22
+	VMULPD       Z2, Z2, Z18
+	VFMADD213PD  Z2, Z18, Z19
+	VADDPD       zone<>+0(SB), Z19, Z19
+	VPSUBQ       zexpKBias<>+0(SB), Z17, Z17
+	VPSRLQ       $0x01, Z17, Z18
+	VPSUBQ       Z18, Z17, Z17
+	VPSUBQ       zqone<>+0(SB), Z17, Z17
+	VPSUBQ       zqone<>+0(SB), Z18, Z18
+	VPSLLQ       $0x34, Z17, Z17
+	VPSLLQ       $0x34, Z18, Z18
+	VMULPD       Z18, Z19, Z19
+	VMULPD       Z17, Z19, Z2
+	VMULPD       Z3, Z3, Z21
+	VFMADD213PD  Z3, Z21, Z22
+	VADDPD       zone<>+0(SB), Z22, Z22
+	VPSUBQ       zexpKBias<>+0(SB), Z20, Z20
+	VPSRLQ       $0x01, Z20, Z21
+	VPSUBQ       Z21, Z20, Z20
+	VPSUBQ       zqone<>+0(SB), Z20, Z20
+	VPSUBQ       zqone<>+0(SB), Z21, Z21
+	VPSLLQ       $0x34, Z20, Z20
+	VPSLLQ       $0x34, Z21, Z21
+	VMULPD       Z21, Z22, Z22
+	VMULPD       Z20, Z22, Z3
+	VADDPD       Z2, Z13, Z13
+	VADDPD       Z3, Z13, Z13
+	CMPQ         DX, $0x06
+	JAE          zsmlF64exp4
+	CMPQ         DX, $0x05
+	JNE          zsmlF64exp4_1
+	VSUBPD       Z12, Z4, Z4
+	VMOVUPD      Z31, Z17
+	VMAXPD       Z4, Z17, Z4
+	VMOVUPD      Z30, Z17
+	VFMADD231PD  Z29, Z4, Z17
+	VSUBPD       Z30, Z17, Z18
+	VMOVAPD      Z4, Z4
+	VFNMADD231PD Z28, Z18, Z4
+	VFNMADD231PD Z27, Z18, Z4
+	VMOVUPD      Z26, Z19
+	VFMADD213PD  Z25, Z4, Z19
+	VFMADD213PD  Z24, Z4, Z19
+	VFMADD213PD  Z23, Z4, Z19
+	VFMADD213PD  ze7<>+0(SB), Z4, Z19
+	VFMADD213PD  ze6<>+0(SB), Z4, Z19
+	VFMADD213PD  ze5<>+0(SB), Z4, Z19
+	VFMADD213PD  ze4<>+0(SB), Z4, Z19
+	VFMADD213PD  ze3<>+0(SB), Z4, Z19
+	VFMADD213PD  ze2<>+0(SB), Z4, Z19
+	VMULPD       Z4, Z4, Z18
+	VFMADD213PD  Z4, Z18, Z19
+	VADDPD       zone<>+0(SB), Z19, Z19
+	VPSUBQ       zexpKBias<>+0(SB), Z17, Z17
+	VPSRLQ       $0x01, Z17, Z18
+	VPSUBQ       Z18, Z17, Z17
+	VPSUBQ       zqone<>+0(SB), Z17, Z17
+	VPSUBQ       zqone<>+0(SB), Z18, Z18
+	VPSLLQ       $0x34, Z17, Z17
+	VPSLLQ       $0x34, Z18, Z18
+	VMULPD       Z18, Z19, Z19
+	VMULPD       Z17, Z19, Z4
+	VADDPD       Z4, Z13, Z13
+	JMP          zsmlF64summed
+
+zsmlF64exp4_1:
+	JMP zsmlF64summed
+
+zsmlF64exp4:
+	VSUBPD       Z12, Z4, Z4
+	VSUBPD       Z12, Z5, Z5
+	VMOVUPD      Z31, Z17
+	VMAXPD       Z4, Z17, Z4
+	VMOVUPD      Z30, Z17
+	VFMADD231PD  Z29, Z4, Z17
+	VSUBPD       Z30, Z17, Z18
+	VMOVAPD      Z4, Z4
+	VFNMADD231PD Z28, Z18, Z4
+	VFNMADD231PD Z27, Z18, Z4
+	VMOVUPD      Z26, Z19
+	VMOVUPD      Z31, Z20
+	VMAXPD       Z5, Z20, Z5
+	VMOVUPD      Z30, Z20
+	VFMADD231PD  Z29, Z5, Z20
+	VSUBPD       Z30, Z20, Z21
+	VMOVAPD      Z5, Z5
+	VFNMADD231PD Z28, Z21, Z5
+	VFNMADD231PD Z27, Z21, Z5
+	VMOVUPD      Z26, Z22
+	VFMADD213PD  Z25, Z4, Z19
+	VFMADD213PD  Z25, Z5, Z22
+	VFMADD213PD  Z24, Z4, Z19
+	VFMADD213PD  Z24, Z5, Z22
+	VFMADD213PD  Z23, Z4, Z19
+	VFMADD213PD  Z23, Z5, Z22
+	VFMADD213PD  ze7<>+0(SB), Z4, Z19
+	VFMADD213PD  ze7<>+0(SB), Z5, Z22
+	VFMADD213PD  ze6<>+0(SB), Z4, Z19
+	VFMADD213PD  ze6<>+0(SB), Z5, Z22
+	VFMADD213PD  ze5<>+0(SB), Z4, Z19
+	VFMADD213PD  ze5<>+0(SB), Z5, Z22
+	VFMADD213PD  ze4<>+0(SB), Z4, Z19
+	VFMADD213PD  ze4<>+0(SB), Z5, Z22
+	VFMADD213PD  ze3<>+0(SB), Z4, Z19
+	VFMADD213PD  ze3<>+0(SB), Z5, Z22
+	VFMADD213PD  ze2<>+0(SB), Z4, Z19
+	VFMADD213PD  ze2<>+0(SB), Z5, Z22
+	VMULPD       Z4, Z4, Z18
+	VFMADD213PD  Z4, Z18, Z19
+	VADDPD       zone<>+0(SB), Z19, Z19
+	VPSUBQ       zexpKBias<>+0(SB), Z17, Z17
+	VPSRLQ       $0x01, Z17, Z18
+	VPSUBQ       Z18, Z17, Z17
+	VPSUBQ       zqone<>+0(SB), Z17, Z17
+	VPSUBQ       zqone<>+0(SB), Z18, Z18
+	VPSLLQ       $0x34, Z17, Z17
+	VPSLLQ       $0x34, Z18, Z18
+	VMULPD       Z18, Z19, Z19
+	VMULPD       Z17, Z19, Z4
+	VMULPD       Z5, Z5, Z21
+	VFMADD213PD  Z5, Z21, Z22
+	VADDPD       zone<>+0(SB), Z22, Z22
+	VPSUBQ       zexpKBias<>+0(SB), Z20, Z20
+	VPSRLQ       $0x01, Z20, Z21
+	VPSUBQ       Z21, Z20, Z20
+	VPSUBQ       zqone<>+0(SB), Z20, Z20
+	VPSUBQ       zqone<>+0(SB), Z21, Z21
+	VPSLLQ       $0x34, Z20, Z20
+	VPSLLQ       $0x34, Z21, Z21
+	VMULPD       Z21, Z22, Z22
+	VMULPD       Z20, Z22, Z5
+	VADDPD       Z4, Z13, Z13
+	VADDPD       Z5, Z13, Z13
+	CMPQ         DX, $0x08
+	JAE          zsmlF64exp6
+	CMPQ         DX, $0x07
+	JNE          zsmlF64exp6_1
+	VSUBPD       Z12, Z6, Z6
+	VMOVUPD      Z31, Z17
+	VMAXPD       Z6, Z17, Z6
+	VMOVUPD      Z30, Z17
+	VFMADD231PD  Z29, Z6, Z17
+	VSUBPD       Z30, Z17, Z18
+	VMOVAPD      Z6, Z6
+	VFNMADD231PD Z28, Z18, Z6
+	VFNMADD231PD Z27, Z18, Z6
+	VMOVUPD      Z26, Z19
+	VFMADD213PD  Z25, Z6, Z19
+	VFMADD213PD  Z24, Z6, Z19
+	VFMADD213PD  Z23, Z6, Z19
+	VFMADD213PD  ze7<>+0(SB), Z6, Z19
+	VFMADD213PD  ze6<>+0(SB), Z6, Z19
+	VFMADD213PD  ze5<>+0(SB), Z6, Z19
+	VFMADD213PD  ze4<>+0(SB), Z6, Z19
+	VFMADD213PD  ze3<>+0(SB), Z6, Z19
+	VFMADD213PD  ze2<>+0(SB), Z6, Z19
+	VMULPD       Z6, Z6, Z18
+	VFMADD213PD  Z6, Z18, Z19
+	VADDPD       zone<>+0(SB), Z19, Z19
+	VPSUBQ       zexpKBias<>+0(SB), Z17, Z17
+	VPSRLQ       $0x01, Z17, Z18
+	VPSUBQ       Z18, Z17, Z17
+	VPSUBQ       zqone<>+0(SB), Z17, Z17
+	VPSUBQ       zqone<>+0(SB), Z18, Z18
+	VPSLLQ       $0x34, Z17, Z17
+	VPSLLQ       $0x34, Z18, Z18
+	VMULPD       Z18, Z19, Z19
+	VMULPD       Z17, Z19, Z6
+	VADDPD       Z6, Z13, Z13
+	JMP          zsmlF64summed
+
+zsmlF64exp6_1:
+	JMP zsmlF64summed
+
+zsmlF64exp6:
+	VSUBPD       Z12, Z6, Z6
+	VSUBPD       Z12, Z7, Z7
+	VMOVUPD      Z31, Z17
+	VMAXPD       Z6, Z17, Z6
+	VMOVUPD      Z30, Z17
+	VFMADD231PD  Z29, Z6, Z17
+	VSUBPD       Z30, Z17, Z18
+	VMOVAPD      Z6, Z6
+	VFNMADD231PD Z28, Z18, Z6
+	VFNMADD231PD Z27, Z18, Z6
+	VMOVUPD      Z26, Z19
+	VMOVUPD      Z31, Z20
+	VMAXPD       Z7, Z20, Z7
+	VMOVUPD      Z30, Z20
+	VFMADD231PD  Z29, Z7, Z20
+	VSUBPD       Z30, Z20, Z21
+	VMOVAPD      Z7, Z7
+	VFNMADD231PD Z28, Z21, Z7
+	VFNMADD231PD Z27, Z21, Z7
+	VMOVUPD      Z26, Z22
+	VFMADD213PD  Z25, Z6, Z19
+	VFMADD213PD  Z25, Z7, Z22
+	VFMADD213PD  Z24, Z6, Z19
+	VFMADD213PD  Z24, Z7, Z22
+	VFMADD213PD  Z23, Z6, Z19
+	VFMADD213PD  Z23, Z7, Z22
+	VFMADD213PD  ze7<>+0(SB), Z6, Z19
+	VFMADD213PD  ze7<>+0(SB), Z7, Z22
+	VFMADD213PD  ze6<>+0(SB), Z6, Z19
+	VFMADD213PD  ze6<>+0(SB), Z7, Z22
+	VFMADD213PD  ze5<>+0(SB), Z6, Z19
+	VFMADD213PD  ze5<>+0(SB), Z7, Z22
+	VFMADD213PD  ze4<>+0(SB), Z6, Z19
+	VFMADD213PD  ze4<>+0(SB), Z7, Z22
+	VFMADD213PD  ze3<>+0(SB), Z6, Z19
+	VFMADD213PD  ze3<>+0(SB), Z7, Z22
+	VFMADD213PD  ze2<>+0(SB), Z6, Z19
+	VFMADD213PD  ze2<>+0(SB), Z7, Z22
+	VMULPD       Z6, Z6, Z18
+	VFMADD213PD  Z6, Z18, Z19
+	VADDPD       zone<>+0(SB), Z19, Z19
+	VPSUBQ       zexpKBias<>+0(SB), Z17, Z17
+	VPSRLQ       $0x01, Z17, Z18
+	VPSUBQ       Z18, Z17, Z17
+	VPSUBQ       zqone<>+0(SB), Z17, Z17
+	VPSUBQ       zqone<>+0(SB), Z18, Z18
+	VPSLLQ       $0x34, Z17, Z17
+	VPSLLQ       $0x34, Z18, Z18
+	VMULPD       Z18, Z19, Z19
+	VMULPD       Z17, Z19, Z6
+	VMULPD       Z7, Z7, Z21
+	VFMADD213PD  Z7, Z21, Z22
+	VADDPD       zone<>+0(SB), Z22, Z22
+	VPSUBQ       zexpKBias<>+0(SB), Z20, Z20
+	VPSRLQ       $0x01, Z20, Z21
+	VPSUBQ       Z21, Z20, Z20
+	VPSUBQ       zqone<>+0(SB), Z20, Z20
+	VPSUBQ       zqone<>+0(SB), Z21, Z21
+	VPSLLQ       $0x34, Z20, Z20
+	VPSLLQ       $0x34, Z21, Z21
+	VMULPD       Z21, Z22, Z22
+	VMULPD       Z20, Z22, Z7
+	VADDPD       Z6, Z13, Z13
+	VADDPD       Z7, Z13, Z13
+	CMPQ         DX, $0x0a
+	JAE          zsmlF64exp8
+	CMPQ         DX, $0x09
+	JNE          zsmlF64exp8_1
+	VSUBPD       Z12, Z8, Z8
+	VMOVUPD      Z31, Z17
+	VMAXPD       Z8, Z17, Z8
+	VMOVUPD      Z30, Z17
+	VFMADD231PD  Z29, Z8, Z17
+	VSUBPD       Z30, Z17, Z18
+	VMOVAPD      Z8, Z8
+	VFNMADD231PD Z28, Z18, Z8
+	VFNMADD231PD Z27, Z18, Z8
+	VMOVUPD      Z26, Z19
+	VFMADD213PD  Z25, Z8, Z19
+	VFMADD213PD  Z24, Z8, Z19
+	VFMADD213PD  Z23, Z8, Z19
+	VFMADD213PD  ze7<>+0(SB), Z8, Z19
+	VFMADD213PD  ze6<>+0(SB), Z8, Z19
+	VFMADD213PD  ze5<>+0(SB), Z8, Z19
+	VFMADD213PD  ze4<>+0(SB), Z8, Z19
+	VFMADD213PD  ze3<>+0(SB), Z8, Z19
+	VFMADD213PD  ze2<>+0(SB), Z8, Z19
+	VMULPD       Z8, Z8, Z18
+	VFMADD213PD  Z8, Z18, Z19
+	VADDPD       zone<>+0(SB), Z19, Z19
+	VPSUBQ       zexpKBias<>+0(SB), Z17, Z17
+	VPSRLQ       $0x01, Z17, Z18
+	VPSUBQ       Z18, Z17, Z17
+	VPSUBQ       zqone<>+0(SB), Z17, Z17
+	VPSUBQ       zqone<>+0(SB), Z18, Z18
+	VPSLLQ       $0x34, Z17, Z17
+	VPSLLQ       $0x34, Z18, Z18
+	VMULPD       Z18, Z19, Z19
+	VMULPD       Z17, Z19, Z8
+	VADDPD       Z8, Z13, Z13
+	JMP          zsmlF64summed
+
+zsmlF64exp8_1:
+	JMP zsmlF64summed
+
+zsmlF64exp8:
+	VSUBPD       Z12, Z8, Z8
+	VSUBPD       Z12, Z9, Z9
+	VMOVUPD      Z31, Z17
+	VMAXPD       Z8, Z17, Z8
+	VMOVUPD      Z30, Z17
+	VFMADD231PD  Z29, Z8, Z17
+	VSUBPD       Z30, Z17, Z18
+	VMOVAPD      Z8, Z8
+	VFNMADD231PD Z28, Z18, Z8
+	VFNMADD231PD Z27, Z18, Z8
+	VMOVUPD      Z26, Z19
+	VMOVUPD      Z31, Z20
+	VMAXPD       Z9, Z20, Z9
+	VMOVUPD      Z30, Z20
+	VFMADD231PD  Z29, Z9, Z20
+	VSUBPD       Z30, Z20, Z21
+	VMOVAPD      Z9, Z9
+	VFNMADD231PD Z28, Z21, Z9
+	VFNMADD231PD Z27, Z21, Z9
+	VMOVUPD      Z26, Z22
+	VFMADD213PD  Z25, Z8, Z19
+	VFMADD213PD  Z25, Z9, Z22
+	VFMADD213PD  Z24, Z8, Z19
+	VFMADD213PD  Z24, Z9, Z22
+	VFMADD213PD  Z23, Z8, Z19
+	VFMADD213PD  Z23, Z9, Z22
+	VFMADD213PD  ze7<>+0(SB), Z8, Z19
+	VFMADD213PD  ze7<>+0(SB), Z9, Z22
+	VFMADD213PD  ze6<>+0(SB), Z8, Z19
+	VFMADD213PD  ze6<>+0(SB), Z9, Z22
+	VFMADD213PD  ze5<>+0(SB), Z8, Z19
+	VFMADD213PD  ze5<>+0(SB), Z9, Z22
+	VFMADD213PD  ze4<>+0(SB), Z8, Z19
+	VFMADD213PD  ze4<>+0(SB), Z9, Z22
+	VFMADD213PD  ze3<>+0(SB), Z8, Z19
+	VFMADD213PD  ze3<>+0(SB), Z9, Z22
+	VFMADD213PD  ze2<>+0(SB), Z8, Z19
+	VFMADD213PD  ze2<>+0(SB), Z9, Z22
+	VMULPD       Z8, Z8, Z18
+	VFMADD213PD  Z8, Z18, Z19
+	VADDPD       zone<>+0(SB), Z19, Z19
+	VPSUBQ       zexpKBias<>+0(SB), Z17, Z17
+	VPSRLQ       $0x01, Z17, Z18
+	VPSUBQ       Z18, Z17, Z17
+	VPSUBQ       zqone<>+0(SB), Z17, Z17
+	VPSUBQ       zqone<>+0(SB), Z18, Z18
+	VPSLLQ       $0x34, Z17, Z17
+	VPSLLQ       $0x34, Z18, Z18
+	VMULPD       Z18, Z19, Z19
+	VMULPD       Z17, Z19, Z8
+	VMULPD       Z9, Z9, Z21
+	VFMADD213PD  Z9, Z21, Z22
+	VADDPD       zone<>+0(SB), Z22, Z22
+	VPSUBQ       zexpKBias<>+0(SB), Z20, Z20
+	VPSRLQ       $0x01, Z20, Z21
+	VPSUBQ       Z21, Z20, Z20
+	VPSUBQ       zqone<>+0(SB), Z20, Z20
+	VPSUBQ       zqone<>+0(SB), Z21, Z21
+	VPSLLQ       $0x34, Z20, Z20
+	VPSLLQ       $0x34, Z21, Z21
+	VMULPD       Z21, Z22, Z22
+	VMULPD       Z20, Z22, Z9
+	VADDPD       Z8, Z13, Z13
+	VADDPD       Z9, Z13, Z13
+	CMPQ         DX, $0x0c
+	JAE          zsmlF64exp10
+	CMPQ         DX, $0x0b
+	JNE          zsmlF64exp10_1
+	VSUBPD       Z12, Z10, Z10
+	VMOVUPD      Z31, Z17
+	VMAXPD       Z10, Z17, Z10
+	VMOVUPD      Z30, Z17
+	VFMADD231PD  Z29, Z10, Z17
+	VSUBPD       Z30, Z17, Z18
+	VMOVAPD      Z10, Z10
+	VFNMADD231PD Z28, Z18, Z10
+	VFNMADD231PD Z27, Z18, Z10
+	VMOVUPD      Z26, Z19
+	VFMADD213PD  Z25, Z10, Z19
+	VFMADD213PD  Z24, Z10, Z19
+	VFMADD213PD  Z23, Z10, Z19
+	VFMADD213PD  ze7<>+0(SB), Z10, Z19
+	VFMADD213PD  ze6<>+0(SB), Z10, Z19
+	VFMADD213PD  ze5<>+0(SB), Z10, Z19
+	VFMADD213PD  ze4<>+0(SB), Z10, Z19
+	VFMADD213PD  ze3<>+0(SB), Z10, Z19
+	VFMADD213PD  ze2<>+0(SB), Z10, Z19
+	VMULPD       Z10, Z10, Z18
+	VFMADD213PD  Z10, Z18, Z19
+	VADDPD       zone<>+0(SB), Z19, Z19
+	VPSUBQ       zexpKBias<>+0(SB), Z17, Z17
+	VPSRLQ       $0x01, Z17, Z18
+	VPSUBQ       Z18, Z17, Z17
+	VPSUBQ       zqone<>+0(SB), Z17, Z17
+	VPSUBQ       zqone<>+0(SB), Z18, Z18
+	VPSLLQ       $0x34, Z17, Z17
+	VPSLLQ       $0x34, Z18, Z18
+	VMULPD       Z18, Z19, Z19
+	VMULPD       Z17, Z19, Z10
+	VADDPD       Z10, Z13, Z13
+	JMP          zsmlF64summed
+
+zsmlF64exp10_1:
+	JMP zsmlF64summed
+
+zsmlF64exp10:
+	VSUBPD       Z12, Z10, Z10
+	VSUBPD       Z12, Z11, Z11
+	VMOVUPD      Z31, Z17
+	VMAXPD       Z10, Z17, Z10
+	VMOVUPD      Z30, Z17
+	VFMADD231PD  Z29, Z10, Z17
+	VSUBPD       Z30, Z17, Z18
+	VMOVAPD      Z10, Z10
+	VFNMADD231PD Z28, Z18, Z10
+	VFNMADD231PD Z27, Z18, Z10
+	VMOVUPD      Z26, Z19
+	VMOVUPD      Z31, Z20
+	VMAXPD       Z11, Z20, Z11
+	VMOVUPD      Z30, Z20
+	VFMADD231PD  Z29, Z11, Z20
+	VSUBPD       Z30, Z20, Z21
+	VMOVAPD      Z11, Z11
+	VFNMADD231PD Z28, Z21, Z11
+	VFNMADD231PD Z27, Z21, Z11
+	VMOVUPD      Z26, Z22
+	VFMADD213PD  Z25, Z10, Z19
+	VFMADD213PD  Z25, Z11, Z22
+	VFMADD213PD  Z24, Z10, Z19
+	VFMADD213PD  Z24, Z11, Z22
+	VFMADD213PD  Z23, Z10, Z19
+	VFMADD213PD  Z23, Z11, Z22
+	VFMADD213PD  ze7<>+0(SB), Z10, Z19
+	VFMADD213PD  ze7<>+0(SB), Z11, Z22
+	VFMADD213PD  ze6<>+0(SB), Z10, Z19
+	VFMADD213PD  ze6<>+0(SB), Z11, Z22
+	VFMADD213PD  ze5<>+0(SB), Z10, Z19
+	VFMADD213PD  ze5<>+0(SB), Z11, Z22
+	VFMADD213PD  ze4<>+0(SB), Z10, Z19
+	VFMADD213PD  ze4<>+0(SB), Z11, Z22
+	VFMADD213PD  ze3<>+0(SB), Z10, Z19
+	VFMADD213PD  ze3<>+0(SB), Z11, Z22
+	VFMADD213PD  ze2<>+0(SB), Z10, Z19
+	VFMADD213PD  ze2<>+0(SB), Z11, Z22
+	VMULPD       Z10, Z10, Z18
+	VFMADD213PD  Z10, Z18, Z19
+	VADDPD       zone<>+0(SB), Z19, Z19
+	VPSUBQ       zexpKBias<>+0(SB), Z17, Z17
+	VPSRLQ       $0x01, Z17, Z18
+	VPSUBQ       Z18, Z17, Z17
+	VPSUBQ       zqone<>+0(SB), Z17, Z17
+	VPSUBQ       zqone<>+0(SB), Z18, Z18
+	VPSLLQ       $0x34, Z17, Z17
+	VPSLLQ       $0x34, Z18, Z18
+	VMULPD       Z18, Z19, Z19
+	VMULPD       Z17, Z19, Z10
+	VMULPD       Z11, Z11, Z21
+	VFMADD213PD  Z11, Z21, Z22
+	VADDPD       zone<>+0(SB), Z22, Z22
+	VPSUBQ       zexpKBias<>+0(SB), Z20, Z20
+	VPSRLQ       $0x01, Z20, Z21
+	VPSUBQ       Z21, Z20, Z20
+	VPSUBQ       zqone<>+0(SB), Z20, Z20
+	VPSUBQ       zqone<>+0(SB), Z21, Z21
+	VPSLLQ       $0x34, Z20, Z20
+	VPSLLQ       $0x34, Z21, Z21
+	VMULPD       Z21, Z22, Z22
+	VMULPD       Z20, Z22, Z11
+	VADDPD       Z10, Z13, Z13
+	VADDPD       Z11, Z13, Z13
+
+zsmlF64summed:
+	VSUBPD       zone<>+0(SB), Z13, Z12
+	VCMPPD       $0x1e, zlog1pBig<>+0(SB), Z12, K2
+	VMULPD       zlog1pScale<>+0(SB), Z12, Z18
+	VBLENDMPD    Z18, Z12, K2, Z21
+	VADDPD       zone<>+0(SB), Z21, Z18
+	VPADDQ       zlogOff<>+0(SB), Z18, Z18
+	VPSRLQ       $0x34, Z18, Z18
+	VMOVDQU64    zq2046<>+0(SB), Z19
+	VPSUBQ       Z18, Z19, Z19
+	VPSLLQ       $0x34, Z19, Z19
+	VSUBPD       zone<>+0(SB), Z19, Z20
+	VFMADD231PD  Z21, Z19, Z20
+	VPORQ        zmagic<>+0(SB), Z18, Z18
+	VSUBPD       zmagicBias<>+0(SB), Z18, Z18
+	VCMPPD       $0x1e, zlog1pBig<>+0(SB), Z12, K2
+	VMOVUPD.Z    zhundred<>+0(SB), K2, Z21
+	VADDPD       Z21, Z18, Z18
+	VADDPD       ztwo<>+0(SB), Z20, Z19
+	VDIVPD       Z19, Z20, Z19
+	VMULPD       Z19, Z19, Z21
+	VMOVUPD      zlg7<>+0(SB), Z17
+	VFMADD213PD  zlg6<>+0(SB), Z21, Z17
+	VFMADD213PD  zlg5<>+0(SB), Z21, Z17
+	VFMADD213PD  zlg4<>+0(SB), Z21, Z17
+	VFMADD213PD  zlg3<>+0(SB), Z21, Z17
+	VFMADD213PD  zlg2<>+0(SB), Z21, Z17
+	VFMADD213PD  zlg1<>+0(SB), Z21, Z17
+	VMULPD       Z21, Z17, Z17
+	VMULPD       Z20, Z20, Z21
+	VMULPD       zhalf<>+0(SB), Z21, Z21
+	VADDPD       Z21, Z17, Z17
+	VMULPD       Z19, Z17, Z17
+	VFMADD231PD  Z27, Z18, Z17
+	VSUBPD       Z17, Z21, Z17
+	VSUBPD       Z20, Z17, Z17
+	VFMSUB231PD  Z28, Z18, Z17
+	VCMPPD       $0x03, Z12, Z12, K2
+	VCMPPD       $0x00, zposInf<>+0(SB), Z12, K3
+	KORW         K3, K2, K2
+	VPXORD       Z19, Z19, Z19
+	VCMPPD       $0x00, Z19, Z12, K3
+	KORW         K3, K2, K2
+	VBLENDMPD    Z12, Z17, K2, Z17
+	VMOVUPD      znegOne<>+0(SB), Z20
+	VCMPPD       $0x00, Z20, Z12, K2
+	VBLENDMPD    znegInf<>+0(SB), Z17, K2, Z17
+	VCMPPD       $0x01, Z20, Z12, K2
+	VBLENDMPD    znan<>+0(SB), Z17, K2, Z17
+	VSUBPD       Z14, Z17, Z17
+	VMOVUPD      Z17, K1, (DI)
+	VMOVUPD      zone<>+0(SB), Z12
+	VDIVPD       Z13, Z12, Z13
+	MOVL         $0x00000000, AX
+	VPBROADCASTD AX, Y18
+	VPCMPEQD     Y18, Y15, K3
+	VMULPD       Z13, Z0, Z0
+	VSUBPD       zone<>+0(SB), Z0, K3, Z0
+	KMOVW        K1, K2
+	VSCATTERDPD  Z0, K2, (SI)(Y16*8)
+	CMPQ         DX, $0x01
+	JE           zsmlF64stored
+	MOVL         $0x00000001, AX
+	VPBROADCASTD AX, Y18
+	VPCMPEQD     Y18, Y15, K3
+	VMULPD       Z13, Z1, Z1
+	VSUBPD       zone<>+0(SB), Z1, K3, Z1
+	KMOVW        K1, K2
+	VSCATTERDPD  Z1, K2, 8(SI)(Y16*8)
+	CMPQ         DX, $0x02
+	JE           zsmlF64stored
+	MOVL         $0x00000002, AX
+	VPBROADCASTD AX, Y18
+	VPCMPEQD     Y18, Y15, K3
+	VMULPD       Z13, Z2, Z2
+	VSUBPD       zone<>+0(SB), Z2, K3, Z2
+	KMOVW        K1, K2
+	VSCATTERDPD  Z2, K2, 16(SI)(Y16*8)
+	CMPQ         DX, $0x03
+	JE           zsmlF64stored
+	MOVL         $0x00000003, AX
+	VPBROADCASTD AX, Y18
+	VPCMPEQD     Y18, Y15, K3
+	VMULPD       Z13, Z3, Z3
+	VSUBPD       zone<>+0(SB), Z3, K3, Z3
+	KMOVW        K1, K2
+	VSCATTERDPD  Z3, K2, 24(SI)(Y16*8)
+	CMPQ         DX, $0x04
+	JE           zsmlF64stored
+	MOVL         $0x00000004, AX
+	VPBROADCASTD AX, Y18
+	VPCMPEQD     Y18, Y15, K3
+	VMULPD       Z13, Z4, Z4
+	VSUBPD       zone<>+0(SB), Z4, K3, Z4
+	KMOVW        K1, K2
+	VSCATTERDPD  Z4, K2, 32(SI)(Y16*8)
+	CMPQ         DX, $0x05
+	JE           zsmlF64stored
+	MOVL         $0x00000005, AX
+	VPBROADCASTD AX, Y18
+	VPCMPEQD     Y18, Y15, K3
+	VMULPD       Z13, Z5, Z5
+	VSUBPD       zone<>+0(SB), Z5, K3, Z5
+	KMOVW        K1, K2
+	VSCATTERDPD  Z5, K2, 40(SI)(Y16*8)
+	CMPQ         DX, $0x06
+	JE           zsmlF64stored
+	MOVL         $0x00000006, AX
+	VPBROADCASTD AX, Y18
+	VPCMPEQD     Y18, Y15, K3
+	VMULPD       Z13, Z6, Z6
+	VSUBPD       zone<>+0(SB), Z6, K3, Z6
+	KMOVW        K1, K2
+	VSCATTERDPD  Z6, K2, 48(SI)(Y16*8)
+	CMPQ         DX, $0x07
+	JE           zsmlF64stored
+	MOVL         $0x00000007, AX
+	VPBROADCASTD AX, Y18
+	VPCMPEQD     Y18, Y15, K3
+	VMULPD       Z13, Z7, Z7
+	VSUBPD       zone<>+0(SB), Z7, K3, Z7
+	KMOVW        K1, K2
+	VSCATTERDPD  Z7, K2, 56(SI)(Y16*8)
+	CMPQ         DX, $0x08
+	JE           zsmlF64stored
+	MOVL         $0x00000008, AX
+	VPBROADCASTD AX, Y18
+	VPCMPEQD     Y18, Y15, K3
+	VMULPD       Z13, Z8, Z8
+	VSUBPD       zone<>+0(SB), Z8, K3, Z8
+	KMOVW        K1, K2
+	VSCATTERDPD  Z8, K2, 64(SI)(Y16*8)
+	CMPQ         DX, $0x09
+	JE           zsmlF64stored
+	MOVL         $0x00000009, AX
+	VPBROADCASTD AX, Y18
+	VPCMPEQD     Y18, Y15, K3
+	VMULPD       Z13, Z9, Z9
+	VSUBPD       zone<>+0(SB), Z9, K3, Z9
+	KMOVW        K1, K2
+	VSCATTERDPD  Z9, K2, 72(SI)(Y16*8)
+	CMPQ         DX, $0x0a
+	JE           zsmlF64stored
+	MOVL         $0x0000000a, AX
+	VPBROADCASTD AX, Y18
+	VPCMPEQD     Y18, Y15, K3
+	VMULPD       Z13, Z10, Z10
+	VSUBPD       zone<>+0(SB), Z10, K3, Z10
+	KMOVW        K1, K2
+	VSCATTERDPD  Z10, K2, 80(SI)(Y16*8)
+	CMPQ         DX, $0x0b
+	JE           zsmlF64stored
+	MOVL         $0x0000000b, AX
+	VPBROADCASTD AX, Y18
+	VPCMPEQD     Y18, Y15, K3
+	VMULPD       Z13, Z11, Z11
+	VSUBPD       zone<>+0(SB), Z11, K3, Z11
+	KMOVW        K1, K2
+	VSCATTERDPD  Z11, K2, 88(SI)(Y16*8)
+
+zsmlF64stored:
+	ADDQ R13, SI
+	ADDQ $0x40, DI
+	ADDQ $0x20, BX
+	SUBQ $0x08, CX
+	JG   zsmlF64block
+
+zsmlF64done:
 	VZEROUPPER
 	RET

@@ -88,22 +88,39 @@ func TestFullWidthTable(t *testing.T) {
 	}
 }
 
-// TestSoftmaxZmmUndispatched runs the zmm SoftmaxCE kernels at the class
-// counts where archSoftmax takes the 256-bit ones instead (k = 4, 12), so
-// that they stay correct should the measurements change.
+// TestSoftmaxZmmUndispatched runs the zmm row kernels of SoftmaxCE at class
+// counts where archSoftmax takes the rows-as-lanes ones instead (k ≤
+// maxLaneClasses), so that they stay correct should the dispatch change.
 func TestSoftmaxZmmUndispatched(t *testing.T) {
 	if !hasAVX512() {
 		t.Skip("no AVX-512")
 	}
-	t.Run("float32", func(t *testing.T) { testSoftmaxZmm[float32](t, zSoftmaxF32) })
-	t.Run("float64", func(t *testing.T) { testSoftmaxZmm[float64](t, zSoftmaxF64) })
+	ks := []int{2, 4, 10, maxLaneClasses}
+	t.Run("float32", func(t *testing.T) { testSoftmaxKernel[float32](t, zSoftmaxF32, ks, 9) })
+	t.Run("float64", func(t *testing.T) { testSoftmaxKernel[float64](t, zSoftmaxF64, ks, 9) })
 }
 
-func testSoftmaxZmm[T Float](t *testing.T, kern func(loss, z, label unsafe.Pointer, n, k int)) {
+// TestSoftmaxLanes runs the rows-as-lanes kernels at every class count they
+// take, on whole blocks of eight rows and every tail.
+func TestSoftmaxLanes(t *testing.T) {
+	if !hasAVX512() {
+		t.Skip("no AVX-512")
+	}
+	var ks []int
+	for k := 1; k <= maxLaneClasses; k++ {
+		ks = append(ks, k)
+	}
+	t.Run("float32", func(t *testing.T) { testSoftmaxKernel[float32](t, zSoftmaxLanesF32, ks, 25) })
+	t.Run("float64", func(t *testing.T) { testSoftmaxKernel[float64](t, zSoftmaxLanesF64, ks, 25) })
+}
+
+// testSoftmaxKernel checks kern against the generic SoftmaxCE for each k in
+// ks and 1 ≤ n ≤ maxN rows, in guarded buffers.
+func testSoftmaxKernel[T Float](t *testing.T, kern func(loss, z, label unsafe.Pointer, n, k int), ks []int, maxN int) {
 	gen := OpsOf[T](Generic())
 	r := rand.New(rand.NewPCG(21, 22))
-	for _, k := range []int{4, 12} {
-		for n := 1; n <= 9; n++ {
+	for _, k := range ks {
+		for n := 1; n <= maxN; n++ {
 			z, gz := newGuarded[T](n*k, n%4)
 			for i := range z {
 				z[i] = T((2*r.Float64() - 1) * 20)

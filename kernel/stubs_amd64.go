@@ -1605,3 +1605,24 @@ func zSoftmaxF32(loss unsafe.Pointer, z unsafe.Pointer, label unsafe.Pointer, n 
 //
 //go:noescape
 func zSoftmaxF64(loss unsafe.Pointer, z unsafe.Pointer, label unsafe.Pointer, n int, k int)
+
+// zSoftmaxLanesF32 is zSoftmaxF32 for 1 ≤ k ≤ 12 with the rows as the lanes:
+// eight rows at a time, class j of the eight gathered into one float64
+// register (VGATHERDP*) and scattered back (VSCATTERDP*), the last
+// n mod 8 rows under K1. Each row's max, exp and sum are those of
+// softmaxCEGeneric in its order (the sum adds classes 0, 1, …, k−1),
+// with exp and log as expPD and log1pPD, in float64; e and the results
+// are rounded to float32 where the generic rounds them.
+//
+//go:noescape
+func zSoftmaxLanesF32(loss unsafe.Pointer, z unsafe.Pointer, label unsafe.Pointer, n int, k int)
+
+// zSoftmaxLanesF64 is zSoftmaxF64 for 1 ≤ k ≤ 12 with the rows as the lanes:
+// eight rows at a time, class j of the eight gathered into one float64
+// register (VGATHERDP*) and scattered back (VSCATTERDP*), the last
+// n mod 8 rows under K1. Each row's max, exp and sum are those of
+// softmaxCEGeneric in its order (the sum adds classes 0, 1, …, k−1),
+// with exp and log as expPD and log1pPD.
+//
+//go:noescape
+func zSoftmaxLanesF64(loss unsafe.Pointer, z unsafe.Pointer, label unsafe.Pointer, n int, k int)

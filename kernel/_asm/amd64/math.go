@@ -71,34 +71,56 @@ func mathConstants(g *gen) {
 // scratch. neg: x ≤ 0 or NaN is known, so the upper clamp is left out
 // (EXPNEG).
 func (g *gen) expPD(v vec, x, r, t1, t2, t3 VecPhysical, neg bool) {
+	g.expPDs(v, neg, expRegs{x, r, t1, t2, t3})
+}
+
+// expRegs are the registers of one expPD: x is clobbered (it may be r),
+// t1..t3 are scratch.
+type expRegs struct{ x, r, t1, t2, t3 VecPhysical }
+
+// expPDs is expPD on several registers at once, each step emitted for all
+// of them before the next, so that their independent chains (the
+// polynomial is ten dependent FMAs) sit side by side in the scheduler.
+func (g *gen) expPDs(v vec, neg bool, regs ...expRegs) {
+	each := func(step func(e expRegs)) {
+		for _, e := range regs {
+			step(e)
+		}
+	}
 	if !neg {
-		g.VMOVUPD(v.k("expHi"), t1)
-		g.VMINPD(x, t1, x)
+		each(func(e expRegs) {
+			g.VMOVUPD(v.k("expHi"), e.t1)
+			g.VMINPD(e.x, e.t1, e.x)
+		})
 	}
-	g.VMOVUPD(v.k("expLo"), t1)
-	g.VMAXPD(x, t1, x)
-	g.VMOVUPD(v.k("shifter"), t1)
-	g.VFMADD231PD(v.k("log2e"), x, t1)
-	g.VSUBPD(v.k("shifter"), t1, t2)
-	g.VMOVAPD(x, r)
-	g.VFNMADD231PD(v.k("ln2hi"), t2, r)
-	g.VFNMADD231PD(v.k("ln2lo"), t2, r)
-	g.VMOVUPD(v.k("e11"), t3)
-	for _, e := range []string{"e10", "e9", "e8", "e7", "e6", "e5", "e4", "e3", "e2"} {
-		g.VFMADD213PD(v.k(e), r, t3)
+	each(func(e expRegs) {
+		g.VMOVUPD(v.k("expLo"), e.t1)
+		g.VMAXPD(e.x, e.t1, e.x)
+		g.VMOVUPD(v.k("shifter"), e.t1)
+		g.VFMADD231PD(v.k("log2e"), e.x, e.t1)
+		g.VSUBPD(v.k("shifter"), e.t1, e.t2)
+		g.VMOVAPD(e.x, e.r)
+		g.VFNMADD231PD(v.k("ln2hi"), e.t2, e.r)
+		g.VFNMADD231PD(v.k("ln2lo"), e.t2, e.r)
+		g.VMOVUPD(v.k("e11"), e.t3)
+	})
+	for _, c := range []string{"e10", "e9", "e8", "e7", "e6", "e5", "e4", "e3", "e2"} {
+		each(func(e expRegs) { g.VFMADD213PD(v.k(c), e.r, e.t3) })
 	}
-	g.VMULPD(r, r, t2)
-	g.VFMADD213PD(r, t2, t3)
-	g.VADDPD(v.k("one"), t3, t3)
-	g.VPSUBQ(v.k("expKBias"), t1, t1)
-	g.VPSRLQ(u8(1), t1, t2)
-	g.VPSUBQ(t2, t1, t1)
-	g.VPSUBQ(v.k("qone"), t1, t1)
-	g.VPSUBQ(v.k("qone"), t2, t2)
-	g.VPSLLQ(u8(52), t1, t1)
-	g.VPSLLQ(u8(52), t2, t2)
-	g.VMULPD(t2, t3, t3)
-	g.VMULPD(t1, t3, r)
+	each(func(e expRegs) {
+		g.VMULPD(e.r, e.r, e.t2)
+		g.VFMADD213PD(e.r, e.t2, e.t3)
+		g.VADDPD(v.k("one"), e.t3, e.t3)
+		g.VPSUBQ(v.k("expKBias"), e.t1, e.t1)
+		g.VPSRLQ(u8(1), e.t1, e.t2)
+		g.VPSUBQ(e.t2, e.t1, e.t1)
+		g.VPSUBQ(v.k("qone"), e.t1, e.t1)
+		g.VPSUBQ(v.k("qone"), e.t2, e.t2)
+		g.VPSLLQ(u8(52), e.t1, e.t1)
+		g.VPSLLQ(u8(52), e.t2, e.t2)
+		g.VMULPD(e.t2, e.t3, e.t3)
+		g.VMULPD(e.t1, e.t3, e.r)
+	})
 }
 
 // log1pPD sets r = log(1+x) for four float64 lanes; x is kept, t1..t4 are

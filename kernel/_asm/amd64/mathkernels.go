@@ -26,6 +26,8 @@ func zmathKernels(g *gen) {
 	plus(g, zmm)
 	softmax(g, zmm, f32)
 	softmax(g, zmm, f64)
+	softmaxLanes(g, f32)
+	softmaxLanes(g, f64)
 }
 
 func unary(g *gen, v vec) {

@@ -14,7 +14,7 @@ import (
 )
 
 const zmathDoc = `// AVX-512 elementwise kernels (zExp*, zLog1p*, zLogistic*, zSquared*,
-// zAbsolute*, zPlus*, zSoftmax*): the kernels of the elementwise section
+// zAbsolute*, zPlus*, zSoftmax*, zSoftmaxLanes*): the kernels of the elementwise section
 // above, emitted from the same bodies on 512-bit zmm registers (sixteen
 // float32 or eight float64 lanes), with the same Go signatures and accuracy
 // contracts (the same operations lane for lane: squared, absolute, none,
@@ -42,6 +42,15 @@ const zmathDoc = `// AVX-512 elementwise kernels (zExp*, zLog1p*, zLogistic*, zS
 // there and is the only masked store, and a block's rows are scaled last to
 // first, so that no row is loaded after a masked store that spans it. The
 // log1p of the sums and the scalar steps are the 256-bit code's.
+//
+// zSoftmaxLanes (k ≤ 12): the rows as the lanes, eight rows a step. Class j
+// of the eight rows is gathered (VGATHERDPS/PD, the rows' offsets lane·k
+// in Y16) into Z(j); the max, exp, sum (classes in order, as the generic
+// adds them), log1p, division and scaling are lane for lane, so no sum or
+// max is reduced across lanes; the results are scattered back
+// (VSCATTERDPS/PD). Two classes at a time go through exp, their steps
+// interleaved (expPDs). The last n mod 8 rows run under K1; every gather
+// and scatter takes a copy of it in K2.
 `
 
 // kz holds the address of each constant's 64-byte (zmm) copy by name.
