@@ -181,7 +181,7 @@ func (m *MLP[T]) logits(wk *Work[T], theta []T, data *Data[T], idx []int, n int)
 	} else {
 		m.ops.MarginsK(wk.dloss, wk.h, m.h, nil, w2, m.k)
 	}
-	addBias(wk.dloss, b2)
+	addBias(m.ops, &wk.tile, wk.dloss, b2)
 	return wk.dloss
 }
 

@@ -74,6 +74,7 @@ type Work[T Float] struct {
 	s     []T // plus-function arguments
 	coef  []T // per-sample coefficients of the engine
 	c     []T // per-sample coefficients times the loss derivative
+	tile  []T // softmax/MLP: the output biases repeated n times (addBias)
 	// next lists the rows the goroutine running this Work reads next, of
 	// the same data, set by the Engine; nil when it does not know. A model
 	// may prefetch them during its own pass (a hint: results never depend
