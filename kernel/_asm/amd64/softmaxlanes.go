@@ -39,8 +39,9 @@ func init() {
 // Registers: Z0..Z(k−1) the classes of eight rows (float64), Z12 max then
 // scratch, Z13 the sums then their inverses, Z14 z_y − max, Y15 the labels,
 // Y16 the rows' offsets (lane·k, in elements), Y17 offsets of the labels'
-// classes, Y18 the class j being fixed, Z19..Z21 exp's scratch; exp's
-// constants in what is left of Z22..Z31. K1: the block's rows.
+// classes, Y18 the class j being fixed; Z17..Z22 the scratch of two exps
+// (expScratch) and of log1p; exp's constants in Z23..Z31 (the rest from
+// memory). K1: the block's rows; K2 a copy for each gather and scatter.
 func softmaxLanes(g *gen, p prec) {
 	f32 := p.size == 4
 	E := p.size
