@@ -364,8 +364,12 @@ func archPlus[T Float](lvl isa, kind PlusKind, eps T, rho, drho, s unsafe.Pointe
 }
 
 // maxLaneClasses is the most classes zSoftmaxLanes takes (its class
-// vectors stay in registers; the generator's constant of the same name).
-const maxLaneClasses = 12
+// vectors stay in registers), maxLaneClassesYmm softmaxLanes (its stack
+// frame's slots): the generator's constants of the same names.
+const (
+	maxLaneClasses    = 12
+	maxLaneClassesYmm = 16
+)
 
 // archSoftmax takes, at isaWide, the rows-as-lanes kernel for k ≤
 // maxLaneClasses and the zmm row kernel above; at isaBase the 256-bit row
@@ -381,6 +385,21 @@ func archSoftmax[T Float](lvl isa, loss, z, label unsafe.Pointer, n, k int) {
 			zSoftmaxLanesF64(loss, z, label, n, k)
 		}
 		return
+	}
+	if n4 := n &^ 3; lvl == isaBase && k <= maxLaneClassesYmm && n4 > 0 {
+		// The same with four rows as the lanes of ymm registers; the
+		// last n mod 4 rows take the row kernel below.
+		if is32[T]() {
+			softmaxLanesF32(loss, z, label, n4, k)
+		} else {
+			softmaxLanesF64(loss, z, label, n4, k)
+		}
+		if n4 == n {
+			return
+		}
+		loss, z = at[T](loss, n4), at[T](z, n4*k)
+		label = unsafe.Add(label, 4*n4)
+		n -= n4
 	}
 	switch {
 	case is32[T]() && lvl == isaWide:

@@ -95,7 +95,13 @@
 // so nothing past the slices is touched. SoftmaxCE walks each row the same
 // way, with masked-off lanes forced to −Inf for the max and to 0 for the sum;
 // it takes rows in blocks of four, whose four sums share one log1p and one
-// division, and the last n mod 4 rows one at a time.
+// division, and the last n mod 4 rows one at a time. softmaxLanes (k ≤ 16)
+// takes four rows a step as the lanes instead: class j of the four rows
+// loaded element by element (VMOVSS/VINSERTPS, VMOVSD/VMOVHPD) into one
+// float64 register, kept in a stack frame slot a class, and stored back by
+// VMOVSS/VEXTRACTPS (VMOVSD/VMOVHPD); the max, exp, sum (in class order),
+// log1p and division are lane for lane. Its caller passes it whole blocks of
+// four rows and the rest to softmax.
 //
 // exp (expPD): table-free. The input is clamped to [−746, 710] (NaN passes
 // through the min/max unchanged); k = round(x/ln2) by adding the shifter
@@ -4373,6 +4379,507 @@ smF64fixr:
 	JMP    smF64row
 
 smF64done:
+	VZEROUPPER
+	RET
+
+// func softmaxLanesF32(loss unsafe.Pointer, z unsafe.Pointer, label unsafe.Pointer, n int, k int)
+// Requires: AVX, AVX2, FMA3
+TEXT ·softmaxLanesF32(SB), NOSPLIT, $512-40
+	MOVQ  loss+0(FP), DI
+	MOVQ  z+8(FP), SI
+	MOVQ  label+16(FP), BX
+	MOVQ  n+24(FP), CX
+	MOVQ  k+32(FP), DX
+	MOVQ  DX, R13
+	SHLQ  $0x02, R13
+	TESTQ CX, CX
+	JZ    smlF32done
+
+smlF32block:
+	MOVQ    SI, R8
+	LEAQ    (R8)(R13*1), R9
+	LEAQ    (R9)(R13*1), R10
+	LEAQ    (R10)(R13*1), R11
+	VMOVDQU (BX), X14
+	VMOVUPD negInf<>+0(SB), Y13
+	XORQ    AX, AX
+	XORQ    R14, R14
+
+smlF32max:
+	VMOVSS    (R8)(AX*4), X0
+	VINSERTPS $0x10, (R9)(AX*4), X0, X0
+	VINSERTPS $0x20, (R10)(AX*4), X0, X0
+	VINSERTPS $0x30, (R11)(AX*4), X0, X0
+	VCVTPS2PD X0, Y0
+	VMAXPD    Y0, Y13, Y13
+	VMOVUPD   Y0, (SP)(R14*1)
+	INCQ      AX
+	ADDQ      $0x20, R14
+	CMPQ      AX, DX
+	JB        smlF32max
+	MOVLQSX   (BX), R12
+	VMOVSS    (R8)(R12*4), X11
+	MOVLQSX   4(BX), R12
+	VINSERTPS $0x10, (R9)(R12*4), X11, X11
+	MOVLQSX   8(BX), R12
+	VINSERTPS $0x20, (R10)(R12*4), X11, X11
+	MOVLQSX   12(BX), R12
+	VINSERTPS $0x30, (R11)(R12*4), X11, X11
+	VCVTPS2PD X11, Y11
+	VSUBPD    Y13, Y11, Y11
+	VXORPD    Y12, Y12, Y12
+	XORQ      AX, AX
+	XORQ      R14, R14
+
+smlF32exp2:
+	LEAQ         2(AX), R12
+	CMPQ         R12, DX
+	JA           smlF32exp1
+	VMOVUPD      (SP)(R14*1), Y0
+	VSUBPD       Y13, Y0, Y0
+	VMOVUPD      32(SP)(R14*1), Y4
+	VSUBPD       Y13, Y4, Y4
+	VMOVUPD      expLo<>+0(SB), Y1
+	VMAXPD       Y0, Y1, Y0
+	VMOVUPD      shifter<>+0(SB), Y1
+	VFMADD231PD  log2e<>+0(SB), Y0, Y1
+	VSUBPD       shifter<>+0(SB), Y1, Y2
+	VMOVAPD      Y0, Y0
+	VFNMADD231PD ln2hi<>+0(SB), Y2, Y0
+	VFNMADD231PD ln2lo<>+0(SB), Y2, Y0
+	VMOVUPD      e11<>+0(SB), Y3
+	VMOVUPD      expLo<>+0(SB), Y5
+	VMAXPD       Y4, Y5, Y4
+	VMOVUPD      shifter<>+0(SB), Y5
+	VFMADD231PD  log2e<>+0(SB), Y4, Y5
+	VSUBPD       shifter<>+0(SB), Y5, Y6
+	VMOVAPD      Y4, Y4
+	VFNMADD231PD ln2hi<>+0(SB), Y6, Y4
+	VFNMADD231PD ln2lo<>+0(SB), Y6, Y4
+	VMOVUPD      e11<>+0(SB), Y7
+	VFMADD213PD  e10<>+0(SB), Y0, Y3
+	VFMADD213PD  e10<>+0(SB), Y4, Y7
+	VFMADD213PD  e9<>+0(SB), Y0, Y3
+	VFMADD213PD  e9<>+0(SB), Y4, Y7
+	VFMADD213PD  e8<>+0(SB), Y0, Y3
+	VFMADD213PD  e8<>+0(SB), Y4, Y7
+	VFMADD213PD  e7<>+0(SB), Y0, Y3
+	VFMADD213PD  e7<>+0(SB), Y4, Y7
+	VFMADD213PD  e6<>+0(SB), Y0, Y3
+	VFMADD213PD  e6<>+0(SB), Y4, Y7
+	VFMADD213PD  e5<>+0(SB), Y0, Y3
+	VFMADD213PD  e5<>+0(SB), Y4, Y7
+	VFMADD213PD  e4<>+0(SB), Y0, Y3
+	VFMADD213PD  e4<>+0(SB), Y4, Y7
+	VFMADD213PD  e3<>+0(SB), Y0, Y3
+	VFMADD213PD  e3<>+0(SB), Y4, Y7
+	VFMADD213PD  e2<>+0(SB), Y0, Y3
+	VFMADD213PD  e2<>+0(SB), Y4, Y7
+	VMULPD       Y0, Y0, Y2
+	VFMADD213PD  Y0, Y2, Y3
+	VADDPD       one<>+0(SB), Y3, Y3
+	VPSUBQ       expKBias<>+0(SB), Y1, Y1
+	VPSRLQ       $0x01, Y1, Y2
+	VPSUBQ       Y2, Y1, Y1
+	VPSUBQ       qone<>+0(SB), Y1, Y1
+	VPSUBQ       qone<>+0(SB), Y2, Y2
+	VPSLLQ       $0x34, Y1, Y1
+	VPSLLQ       $0x34, Y2, Y2
+	VMULPD       Y2, Y3, Y3
+	VMULPD       Y1, Y3, Y0
+	VMULPD       Y4, Y4, Y6
+	VFMADD213PD  Y4, Y6, Y7
+	VADDPD       one<>+0(SB), Y7, Y7
+	VPSUBQ       expKBias<>+0(SB), Y5, Y5
+	VPSRLQ       $0x01, Y5, Y6
+	VPSUBQ       Y6, Y5, Y5
+	VPSUBQ       qone<>+0(SB), Y5, Y5
+	VPSUBQ       qone<>+0(SB), Y6, Y6
+	VPSLLQ       $0x34, Y5, Y5
+	VPSLLQ       $0x34, Y6, Y6
+	VMULPD       Y6, Y7, Y7
+	VMULPD       Y5, Y7, Y4
+	VADDPD       Y0, Y12, Y12
+	VCVTPD2PSY   Y0, X0
+	VCVTPS2PD    X0, Y0
+	VMOVUPD      Y0, (SP)(R14*1)
+	VADDPD       Y4, Y12, Y12
+	VCVTPD2PSY   Y4, X4
+	VCVTPS2PD    X4, Y4
+	VMOVUPD      Y4, 32(SP)(R14*1)
+	MOVQ         R12, AX
+	ADDQ         $0x40, R14
+	JMP          smlF32exp2
+
+smlF32exp1:
+	CMPQ         AX, DX
+	JAE          smlF32summed
+	VMOVUPD      (SP)(R14*1), Y0
+	VSUBPD       Y13, Y0, Y0
+	VMOVUPD      expLo<>+0(SB), Y1
+	VMAXPD       Y0, Y1, Y0
+	VMOVUPD      shifter<>+0(SB), Y1
+	VFMADD231PD  log2e<>+0(SB), Y0, Y1
+	VSUBPD       shifter<>+0(SB), Y1, Y2
+	VMOVAPD      Y0, Y0
+	VFNMADD231PD ln2hi<>+0(SB), Y2, Y0
+	VFNMADD231PD ln2lo<>+0(SB), Y2, Y0
+	VMOVUPD      e11<>+0(SB), Y3
+	VFMADD213PD  e10<>+0(SB), Y0, Y3
+	VFMADD213PD  e9<>+0(SB), Y0, Y3
+	VFMADD213PD  e8<>+0(SB), Y0, Y3
+	VFMADD213PD  e7<>+0(SB), Y0, Y3
+	VFMADD213PD  e6<>+0(SB), Y0, Y3
+	VFMADD213PD  e5<>+0(SB), Y0, Y3
+	VFMADD213PD  e4<>+0(SB), Y0, Y3
+	VFMADD213PD  e3<>+0(SB), Y0, Y3
+	VFMADD213PD  e2<>+0(SB), Y0, Y3
+	VMULPD       Y0, Y0, Y2
+	VFMADD213PD  Y0, Y2, Y3
+	VADDPD       one<>+0(SB), Y3, Y3
+	VPSUBQ       expKBias<>+0(SB), Y1, Y1
+	VPSRLQ       $0x01, Y1, Y2
+	VPSUBQ       Y2, Y1, Y1
+	VPSUBQ       qone<>+0(SB), Y1, Y1
+	VPSUBQ       qone<>+0(SB), Y2, Y2
+	VPSLLQ       $0x34, Y1, Y1
+	VPSLLQ       $0x34, Y2, Y2
+	VMULPD       Y2, Y3, Y3
+	VMULPD       Y1, Y3, Y0
+	VADDPD       Y0, Y12, Y12
+	VCVTPD2PSY   Y0, X0
+	VCVTPS2PD    X0, Y0
+	VMOVUPD      Y0, (SP)(R14*1)
+
+smlF32summed:
+	VSUBPD      one<>+0(SB), Y12, Y0
+	VCMPPD      $0x1e, log1pBig<>+0(SB), Y0, Y5
+	VMULPD      log1pScale<>+0(SB), Y0, Y2
+	VBLENDVPD   Y5, Y2, Y0, Y5
+	VADDPD      one<>+0(SB), Y5, Y2
+	VPADDQ      logOff<>+0(SB), Y2, Y2
+	VPSRLQ      $0x34, Y2, Y2
+	VMOVDQU     q2046<>+0(SB), Y3
+	VPSUBQ      Y2, Y3, Y3
+	VPSLLQ      $0x34, Y3, Y3
+	VSUBPD      one<>+0(SB), Y3, Y4
+	VFMADD231PD Y5, Y3, Y4
+	VPOR        magic<>+0(SB), Y2, Y2
+	VSUBPD      magicBias<>+0(SB), Y2, Y2
+	VCMPPD      $0x1e, log1pBig<>+0(SB), Y0, Y5
+	VANDPD      hundred<>+0(SB), Y5, Y5
+	VADDPD      Y5, Y2, Y2
+	VADDPD      two<>+0(SB), Y4, Y3
+	VDIVPD      Y3, Y4, Y3
+	VMULPD      Y3, Y3, Y5
+	VMOVUPD     lg7<>+0(SB), Y1
+	VFMADD213PD lg6<>+0(SB), Y5, Y1
+	VFMADD213PD lg5<>+0(SB), Y5, Y1
+	VFMADD213PD lg4<>+0(SB), Y5, Y1
+	VFMADD213PD lg3<>+0(SB), Y5, Y1
+	VFMADD213PD lg2<>+0(SB), Y5, Y1
+	VFMADD213PD lg1<>+0(SB), Y5, Y1
+	VMULPD      Y5, Y1, Y1
+	VMULPD      Y4, Y4, Y5
+	VMULPD      half<>+0(SB), Y5, Y5
+	VADDPD      Y5, Y1, Y1
+	VMULPD      Y3, Y1, Y1
+	VFMADD231PD ln2lo<>+0(SB), Y2, Y1
+	VSUBPD      Y1, Y5, Y1
+	VSUBPD      Y4, Y1, Y1
+	VFMSUB231PD ln2hi<>+0(SB), Y2, Y1
+	VCMPPD      $0x03, Y0, Y0, Y2
+	VCMPPD      $0x00, posInf<>+0(SB), Y0, Y3
+	VORPD       Y3, Y2, Y2
+	VXORPD      Y3, Y3, Y3
+	VCMPPD      $0x00, Y3, Y0, Y3
+	VORPD       Y3, Y2, Y2
+	VBLENDVPD   Y2, Y0, Y1, Y1
+	VMOVUPD     negOne<>+0(SB), Y4
+	VCMPPD      $0x00, Y4, Y0, Y2
+	VBLENDVPD   Y2, negInf<>+0(SB), Y1, Y1
+	VCMPPD      $0x01, Y4, Y0, Y2
+	VBLENDVPD   Y2, nan<>+0(SB), Y1, Y1
+	VSUBPD      Y11, Y1, Y1
+	VCVTPD2PSY  Y1, X1
+	VMOVUPS     X1, (DI)
+	VMOVUPD     one<>+0(SB), Y13
+	VDIVPD      Y12, Y13, Y13
+	VPXOR       X7, X7, X7
+	VPCMPEQD    X8, X8, X8
+	XORQ        AX, AX
+	XORQ        R14, R14
+
+smlF32scale:
+	VMULPD     (SP)(R14*1), Y13, Y0
+	VPCMPEQD   X7, X14, X1
+	VPMOVSXDQ  X1, Y1
+	VANDPD     one<>+0(SB), Y1, Y1
+	VSUBPD     Y1, Y0, Y0
+	VCVTPD2PSY Y0, X0
+	VMOVSS     X0, (R8)(AX*4)
+	VEXTRACTPS $0x01, X0, (R9)(AX*4)
+	VEXTRACTPS $0x02, X0, (R10)(AX*4)
+	VEXTRACTPS $0x03, X0, (R11)(AX*4)
+	VPSUBD     X8, X7, X7
+	INCQ       AX
+	ADDQ       $0x20, R14
+	CMPQ       AX, DX
+	JB         smlF32scale
+	LEAQ       (SI)(R13*4), SI
+	ADDQ       $0x10, DI
+	ADDQ       $0x10, BX
+	SUBQ       $0x04, CX
+	JNZ        smlF32block
+
+smlF32done:
+	VZEROUPPER
+	RET
+
+// func softmaxLanesF64(loss unsafe.Pointer, z unsafe.Pointer, label unsafe.Pointer, n int, k int)
+// Requires: AVX, AVX2, FMA3
+TEXT ·softmaxLanesF64(SB), NOSPLIT, $512-40
+	MOVQ  loss+0(FP), DI
+	MOVQ  z+8(FP), SI
+	MOVQ  label+16(FP), BX
+	MOVQ  n+24(FP), CX
+	MOVQ  k+32(FP), DX
+	MOVQ  DX, R13
+	SHLQ  $0x03, R13
+	TESTQ CX, CX
+	JZ    smlF64done
+
+smlF64block:
+	MOVQ    SI, R8
+	LEAQ    (R8)(R13*1), R9
+	LEAQ    (R9)(R13*1), R10
+	LEAQ    (R10)(R13*1), R11
+	VMOVDQU (BX), X14
+	VMOVUPD negInf<>+0(SB), Y13
+	XORQ    AX, AX
+	XORQ    R14, R14
+
+smlF64max:
+	VMOVSD      (R8)(AX*8), X0
+	VMOVHPD     (R9)(AX*8), X0, X0
+	VMOVSD      (R10)(AX*8), X1
+	VMOVHPD     (R11)(AX*8), X1, X1
+	VINSERTF128 $0x01, X1, Y0, Y0
+	VMAXPD      Y0, Y13, Y13
+	VMOVUPD     Y0, (SP)(R14*1)
+	INCQ        AX
+	ADDQ        $0x20, R14
+	CMPQ        AX, DX
+	JB          smlF64max
+	MOVLQSX     (BX), R12
+	VMOVSD      (R8)(R12*8), X11
+	MOVLQSX     4(BX), R12
+	VMOVHPD     (R9)(R12*8), X11, X11
+	MOVLQSX     8(BX), R12
+	VMOVSD      (R10)(R12*8), X1
+	MOVLQSX     12(BX), R12
+	VMOVHPD     (R11)(R12*8), X1, X1
+	VINSERTF128 $0x01, X1, Y11, Y11
+	VSUBPD      Y13, Y11, Y11
+	VXORPD      Y12, Y12, Y12
+	XORQ        AX, AX
+	XORQ        R14, R14
+
+smlF64exp2:
+	LEAQ         2(AX), R12
+	CMPQ         R12, DX
+	JA           smlF64exp1
+	VMOVUPD      (SP)(R14*1), Y0
+	VSUBPD       Y13, Y0, Y0
+	VMOVUPD      32(SP)(R14*1), Y4
+	VSUBPD       Y13, Y4, Y4
+	VMOVUPD      expLo<>+0(SB), Y1
+	VMAXPD       Y0, Y1, Y0
+	VMOVUPD      shifter<>+0(SB), Y1
+	VFMADD231PD  log2e<>+0(SB), Y0, Y1
+	VSUBPD       shifter<>+0(SB), Y1, Y2
+	VMOVAPD      Y0, Y0
+	VFNMADD231PD ln2hi<>+0(SB), Y2, Y0
+	VFNMADD231PD ln2lo<>+0(SB), Y2, Y0
+	VMOVUPD      e11<>+0(SB), Y3
+	VMOVUPD      expLo<>+0(SB), Y5
+	VMAXPD       Y4, Y5, Y4
+	VMOVUPD      shifter<>+0(SB), Y5
+	VFMADD231PD  log2e<>+0(SB), Y4, Y5
+	VSUBPD       shifter<>+0(SB), Y5, Y6
+	VMOVAPD      Y4, Y4
+	VFNMADD231PD ln2hi<>+0(SB), Y6, Y4
+	VFNMADD231PD ln2lo<>+0(SB), Y6, Y4
+	VMOVUPD      e11<>+0(SB), Y7
+	VFMADD213PD  e10<>+0(SB), Y0, Y3
+	VFMADD213PD  e10<>+0(SB), Y4, Y7
+	VFMADD213PD  e9<>+0(SB), Y0, Y3
+	VFMADD213PD  e9<>+0(SB), Y4, Y7
+	VFMADD213PD  e8<>+0(SB), Y0, Y3
+	VFMADD213PD  e8<>+0(SB), Y4, Y7
+	VFMADD213PD  e7<>+0(SB), Y0, Y3
+	VFMADD213PD  e7<>+0(SB), Y4, Y7
+	VFMADD213PD  e6<>+0(SB), Y0, Y3
+	VFMADD213PD  e6<>+0(SB), Y4, Y7
+	VFMADD213PD  e5<>+0(SB), Y0, Y3
+	VFMADD213PD  e5<>+0(SB), Y4, Y7
+	VFMADD213PD  e4<>+0(SB), Y0, Y3
+	VFMADD213PD  e4<>+0(SB), Y4, Y7
+	VFMADD213PD  e3<>+0(SB), Y0, Y3
+	VFMADD213PD  e3<>+0(SB), Y4, Y7
+	VFMADD213PD  e2<>+0(SB), Y0, Y3
+	VFMADD213PD  e2<>+0(SB), Y4, Y7
+	VMULPD       Y0, Y0, Y2
+	VFMADD213PD  Y0, Y2, Y3
+	VADDPD       one<>+0(SB), Y3, Y3
+	VPSUBQ       expKBias<>+0(SB), Y1, Y1
+	VPSRLQ       $0x01, Y1, Y2
+	VPSUBQ       Y2, Y1, Y1
+	VPSUBQ       qone<>+0(SB), Y1, Y1
+	VPSUBQ       qone<>+0(SB), Y2, Y2
+	VPSLLQ       $0x34, Y1, Y1
+	VPSLLQ       $0x34, Y2, Y2
+	VMULPD       Y2, Y3, Y3
+	VMULPD       Y1, Y3, Y0
+	VMULPD       Y4, Y4, Y6
+	VFMADD213PD  Y4, Y6, Y7
+	VADDPD       one<>+0(SB), Y7, Y7
+	VPSUBQ       expKBias<>+0(SB), Y5, Y5
+	VPSRLQ       $0x01, Y5, Y6
+	VPSUBQ       Y6, Y5, Y5
+	VPSUBQ       qone<>+0(SB), Y5, Y5
+	VPSUBQ       qone<>+0(SB), Y6, Y6
+	VPSLLQ       $0x34, Y5, Y5
+	VPSLLQ       $0x34, Y6, Y6
+	VMULPD       Y6, Y7, Y7
+	VMULPD       Y5, Y7, Y4
+	VADDPD       Y0, Y12, Y12
+	VMOVUPD      Y0, (SP)(R14*1)
+	VADDPD       Y4, Y12, Y12
+	VMOVUPD      Y4, 32(SP)(R14*1)
+	MOVQ         R12, AX
+	ADDQ         $0x40, R14
+	JMP          smlF64exp2
+
+smlF64exp1:
+	CMPQ         AX, DX
+	JAE          smlF64summed
+	VMOVUPD      (SP)(R14*1), Y0
+	VSUBPD       Y13, Y0, Y0
+	VMOVUPD      expLo<>+0(SB), Y1
+	VMAXPD       Y0, Y1, Y0
+	VMOVUPD      shifter<>+0(SB), Y1
+	VFMADD231PD  log2e<>+0(SB), Y0, Y1
+	VSUBPD       shifter<>+0(SB), Y1, Y2
+	VMOVAPD      Y0, Y0
+	VFNMADD231PD ln2hi<>+0(SB), Y2, Y0
+	VFNMADD231PD ln2lo<>+0(SB), Y2, Y0
+	VMOVUPD      e11<>+0(SB), Y3
+	VFMADD213PD  e10<>+0(SB), Y0, Y3
+	VFMADD213PD  e9<>+0(SB), Y0, Y3
+	VFMADD213PD  e8<>+0(SB), Y0, Y3
+	VFMADD213PD  e7<>+0(SB), Y0, Y3
+	VFMADD213PD  e6<>+0(SB), Y0, Y3
+	VFMADD213PD  e5<>+0(SB), Y0, Y3
+	VFMADD213PD  e4<>+0(SB), Y0, Y3
+	VFMADD213PD  e3<>+0(SB), Y0, Y3
+	VFMADD213PD  e2<>+0(SB), Y0, Y3
+	VMULPD       Y0, Y0, Y2
+	VFMADD213PD  Y0, Y2, Y3
+	VADDPD       one<>+0(SB), Y3, Y3
+	VPSUBQ       expKBias<>+0(SB), Y1, Y1
+	VPSRLQ       $0x01, Y1, Y2
+	VPSUBQ       Y2, Y1, Y1
+	VPSUBQ       qone<>+0(SB), Y1, Y1
+	VPSUBQ       qone<>+0(SB), Y2, Y2
+	VPSLLQ       $0x34, Y1, Y1
+	VPSLLQ       $0x34, Y2, Y2
+	VMULPD       Y2, Y3, Y3
+	VMULPD       Y1, Y3, Y0
+	VADDPD       Y0, Y12, Y12
+	VMOVUPD      Y0, (SP)(R14*1)
+
+smlF64summed:
+	VSUBPD      one<>+0(SB), Y12, Y0
+	VCMPPD      $0x1e, log1pBig<>+0(SB), Y0, Y5
+	VMULPD      log1pScale<>+0(SB), Y0, Y2
+	VBLENDVPD   Y5, Y2, Y0, Y5
+	VADDPD      one<>+0(SB), Y5, Y2
+	VPADDQ      logOff<>+0(SB), Y2, Y2
+	VPSRLQ      $0x34, Y2, Y2
+	VMOVDQU     q2046<>+0(SB), Y3
+	VPSUBQ      Y2, Y3, Y3
+	VPSLLQ      $0x34, Y3, Y3
+	VSUBPD      one<>+0(SB), Y3, Y4
+	VFMADD231PD Y5, Y3, Y4
+	VPOR        magic<>+0(SB), Y2, Y2
+	VSUBPD      magicBias<>+0(SB), Y2, Y2
+	VCMPPD      $0x1e, log1pBig<>+0(SB), Y0, Y5
+	VANDPD      hundred<>+0(SB), Y5, Y5
+	VADDPD      Y5, Y2, Y2
+	VADDPD      two<>+0(SB), Y4, Y3
+	VDIVPD      Y3, Y4, Y3
+	VMULPD      Y3, Y3, Y5
+	VMOVUPD     lg7<>+0(SB), Y1
+	VFMADD213PD lg6<>+0(SB), Y5, Y1
+	VFMADD213PD lg5<>+0(SB), Y5, Y1
+	VFMADD213PD lg4<>+0(SB), Y5, Y1
+	VFMADD213PD lg3<>+0(SB), Y5, Y1
+	VFMADD213PD lg2<>+0(SB), Y5, Y1
+	VFMADD213PD lg1<>+0(SB), Y5, Y1
+	VMULPD      Y5, Y1, Y1
+	VMULPD      Y4, Y4, Y5
+	VMULPD      half<>+0(SB), Y5, Y5
+	VADDPD      Y5, Y1, Y1
+	VMULPD      Y3, Y1, Y1
+	VFMADD231PD ln2lo<>+0(SB), Y2, Y1
+	VSUBPD      Y1, Y5, Y1
+	VSUBPD      Y4, Y1, Y1
+	VFMSUB231PD ln2hi<>+0(SB), Y2, Y1
+	VCMPPD      $0x03, Y0, Y0, Y2
+	VCMPPD      $0x00, posInf<>+0(SB), Y0, Y3
+	VORPD       Y3, Y2, Y2
+	VXORPD      Y3, Y3, Y3
+	VCMPPD      $0x00, Y3, Y0, Y3
+	VORPD       Y3, Y2, Y2
+	VBLENDVPD   Y2, Y0, Y1, Y1
+	VMOVUPD     negOne<>+0(SB), Y4
+	VCMPPD      $0x00, Y4, Y0, Y2
+	VBLENDVPD   Y2, negInf<>+0(SB), Y1, Y1
+	VCMPPD      $0x01, Y4, Y0, Y2
+	VBLENDVPD   Y2, nan<>+0(SB), Y1, Y1
+	VSUBPD      Y11, Y1, Y1
+	VMOVUPD     Y1, (DI)
+	VMOVUPD     one<>+0(SB), Y13
+	VDIVPD      Y12, Y13, Y13
+	VPXOR       X7, X7, X7
+	VPCMPEQD    X8, X8, X8
+	XORQ        AX, AX
+	XORQ        R14, R14
+
+smlF64scale:
+	VMULPD       (SP)(R14*1), Y13, Y0
+	VPCMPEQD     X7, X14, X1
+	VPMOVSXDQ    X1, Y1
+	VANDPD       one<>+0(SB), Y1, Y1
+	VSUBPD       Y1, Y0, Y0
+	VMOVSD       X0, (R8)(AX*8)
+	VMOVHPD      X0, (R9)(AX*8)
+	VEXTRACTF128 $0x01, Y0, X1
+	VMOVSD       X1, (R10)(AX*8)
+	VMOVHPD      X1, (R11)(AX*8)
+	VPSUBD       X8, X7, X7
+	INCQ         AX
+	ADDQ         $0x20, R14
+	CMPQ         AX, DX
+	JB           smlF64scale
+	LEAQ         (SI)(R13*4), SI
+	ADDQ         $0x20, DI
+	ADDQ         $0x10, BX
+	SUBQ         $0x04, CX
+	JNZ          smlF64block
+
+smlF64done:
 	VZEROUPPER
 	RET
 

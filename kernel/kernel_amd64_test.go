@@ -95,32 +95,47 @@ func TestSoftmaxZmmUndispatched(t *testing.T) {
 	if !hasAVX512() {
 		t.Skip("no AVX-512")
 	}
-	ks := []int{2, 4, 10, maxLaneClasses}
-	t.Run("float32", func(t *testing.T) { testSoftmaxKernel[float32](t, zSoftmaxF32, ks, 9) })
-	t.Run("float64", func(t *testing.T) { testSoftmaxKernel[float64](t, zSoftmaxF64, ks, 9) })
+	ks, ns := []int{2, 4, 10, maxLaneClasses}, steps(9, 1)
+	t.Run("float32", func(t *testing.T) { testSoftmaxKernel[float32](t, zSoftmaxF32, ks, ns) })
+	t.Run("float64", func(t *testing.T) { testSoftmaxKernel[float64](t, zSoftmaxF64, ks, ns) })
 }
 
-// TestSoftmaxLanes runs the rows-as-lanes kernels at every class count they
-// take, on whole blocks of eight rows and every tail.
-func TestSoftmaxLanes(t *testing.T) {
+// steps is step, 2·step, …, up to max.
+func steps(max, step int) []int {
+	var ns []int
+	for n := step; n <= max; n += step {
+		ns = append(ns, n)
+	}
+	return ns
+}
+
+// TestSoftmaxLanesYmm runs softmaxLanes, four rows a step as the lanes of
+// ymm registers, at every class count it takes on multiples of four rows.
+func TestSoftmaxLanesYmm(t *testing.T) {
+	ks, ns := steps(maxLaneClassesYmm, 1), steps(24, 4)
+	t.Run("float32", func(t *testing.T) { testSoftmaxKernel[float32](t, softmaxLanesF32, ks, ns) })
+	t.Run("float64", func(t *testing.T) { testSoftmaxKernel[float64](t, softmaxLanesF64, ks, ns) })
+}
+
+// TestSoftmaxLanesZmm runs zSoftmaxLanes, eight rows a step as the lanes
+// of zmm registers, at every class count it takes, on whole blocks of rows
+// and every tail.
+func TestSoftmaxLanesZmm(t *testing.T) {
 	if !hasAVX512() {
 		t.Skip("no AVX-512")
 	}
-	var ks []int
-	for k := 1; k <= maxLaneClasses; k++ {
-		ks = append(ks, k)
-	}
-	t.Run("float32", func(t *testing.T) { testSoftmaxKernel[float32](t, zSoftmaxLanesF32, ks, 25) })
-	t.Run("float64", func(t *testing.T) { testSoftmaxKernel[float64](t, zSoftmaxLanesF64, ks, 25) })
+	ks, ns := steps(maxLaneClasses, 1), steps(25, 1)
+	t.Run("float32", func(t *testing.T) { testSoftmaxKernel[float32](t, zSoftmaxLanesF32, ks, ns) })
+	t.Run("float64", func(t *testing.T) { testSoftmaxKernel[float64](t, zSoftmaxLanesF64, ks, ns) })
 }
 
 // testSoftmaxKernel checks kern against the generic SoftmaxCE for each k in
-// ks and 1 ≤ n ≤ maxN rows, in guarded buffers.
-func testSoftmaxKernel[T Float](t *testing.T, kern func(loss, z, label unsafe.Pointer, n, k int), ks []int, maxN int) {
+// ks and n in ns rows, in guarded buffers.
+func testSoftmaxKernel[T Float](t *testing.T, kern func(loss, z, label unsafe.Pointer, n, k int), ks, ns []int) {
 	gen := OpsOf[T](Generic())
 	r := rand.New(rand.NewPCG(21, 22))
 	for _, k := range ks {
-		for n := 1; n <= maxN; n++ {
+		for _, n := range ns {
 			z, gz := newGuarded[T](n*k, n%4)
 			for i := range z {
 				z[i] = T((2*r.Float64() - 1) * 20)

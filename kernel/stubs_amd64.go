@@ -262,6 +262,29 @@ func softmaxF32(loss unsafe.Pointer, z unsafe.Pointer, label unsafe.Pointer, n i
 //go:noescape
 func softmaxF64(loss unsafe.Pointer, z unsafe.Pointer, label unsafe.Pointer, n int, k int)
 
+// softmaxLanesF32 is softmaxF32 for 1 ≤ k ≤ 16 and n a multiple of 4 with the
+// rows as the lanes: four rows at a time, class j of the four loaded
+// element by element into one float64 register and stored back the
+// same way (no gathers: they are slow on many AVX2 cores). Each row's
+// max, exp and sum are those of softmaxCEGeneric in its order (the sum
+// adds classes 0, 1, …, k−1),
+// with exp and log as expPD and log1pPD, in float64; e and the results
+// are rounded to float32 where the generic rounds them.
+//
+//go:noescape
+func softmaxLanesF32(loss unsafe.Pointer, z unsafe.Pointer, label unsafe.Pointer, n int, k int)
+
+// softmaxLanesF64 is softmaxF64 for 1 ≤ k ≤ 16 and n a multiple of 4 with the
+// rows as the lanes: four rows at a time, class j of the four loaded
+// element by element into one float64 register and stored back the
+// same way (no gathers: they are slow on many AVX2 cores). Each row's
+// max, exp and sum are those of softmaxCEGeneric in its order (the sum
+// adds classes 0, 1, …, k−1),
+// with exp and log as expPD and log1pPD.
+//
+//go:noescape
+func softmaxLanesF64(loss unsafe.Pointer, z unsafe.Pointer, label unsafe.Pointer, n int, k int)
+
 // marginsF32 computes, four rows at a time so that each load of w serves
 // four rows (each row summed in two vector accumulators),
 //

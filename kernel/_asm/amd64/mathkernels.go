@@ -15,6 +15,8 @@ func mathKernels(g *gen) {
 	plus(g, ymm)
 	softmax(g, ymm, f32)
 	softmax(g, ymm, f64)
+	softmaxLanesYmm(g, f32)
+	softmaxLanesYmm(g, f64)
 }
 
 // zmathKernels writes the zmm twins of Exp, Log1p, the linear losses, Plus

@@ -23,7 +23,13 @@ const mathDoc = `// Elementwise kernels: Exp, Log1p, LinearLoss (logistic, squar
 // so nothing past the slices is touched. SoftmaxCE walks each row the same
 // way, with masked-off lanes forced to −Inf for the max and to 0 for the sum;
 // it takes rows in blocks of four, whose four sums share one log1p and one
-// division, and the last n mod 4 rows one at a time.
+// division, and the last n mod 4 rows one at a time. softmaxLanes (k ≤ 16)
+// takes four rows a step as the lanes instead: class j of the four rows
+// loaded element by element (VMOVSS/VINSERTPS, VMOVSD/VMOVHPD) into one
+// float64 register, kept in a stack frame slot a class, and stored back by
+// VMOVSS/VEXTRACTPS (VMOVSD/VMOVHPD); the max, exp, sum (in class order),
+// log1p and division are lane for lane. Its caller passes it whole blocks of
+// four rows and the rest to softmax.
 //
 // exp (expPD): table-free. The input is clamped to [−746, 710] (NaN passes
 // through the min/max unchanged); k = round(x/ln2) by adding the shifter

@@ -215,3 +215,213 @@ func laneIota(g *gen) operand.Mem {
 }
 
 var laneIotaMem *operand.Mem
+
+// maxLaneClassesYmm is the most classes softmaxLanesYmm takes: a block's
+// class vectors wait in a stack frame of this many 32-byte slots.
+const maxLaneClassesYmm = 16
+
+func init() {
+	rounded := map[string][]string{
+		"F32": {"with exp and log as expPD and log1pPD, in float64; e and the results", "are rounded to float32 where the generic rounds them."},
+		"F64": {"with exp and log as expPD and log1pPD."},
+	}
+	for P := range rounded {
+		stubDocs["softmaxLanes"+P] = stub{
+			sig: "func(loss, z, label unsafe.Pointer, n, k int)",
+			doc: append([]string{
+				fmt.Sprintf("softmaxLanes%s is softmax%s for 1 ≤ k ≤ %d and n a multiple of 4 with the", P, P, maxLaneClassesYmm),
+				"rows as the lanes: four rows at a time, class j of the four loaded",
+				"element by element into one float64 register and stored back the",
+				"same way (no gathers: they are slow on many AVX2 cores). Each row's",
+				"max, exp and sum are those of softmaxCEGeneric in its order (the sum",
+				"adds classes 0, 1, …, k−1),",
+			}, rounded[P]...),
+		}
+	}
+}
+
+// softmaxLanesYmm writes softmaxLanesF32 / F64, the 256-bit twin of
+// softmaxLanes: four rows a step, their class vectors in a stack frame
+// (sixteen ymm registers cannot hold them), built from scalar loads and
+// stored by scalar stores and extracts, so that it runs on any AVX2 core.
+//
+// Registers: R8..R11 the block's four rows, AX the class, R14 its frame
+// slot; Y13 the max, then the sums' inverses; Y12 the sums; Y11
+// z_y − max; X14 the labels; X7 the class as int32 lanes and X8 all ones
+// (the fix-up pass); Y0..Y6 scratch.
+func softmaxLanesYmm(g *gen, p prec) {
+	f32 := p.size == 4
+	E := p.size
+	L := "sml" + p.name
+	lbl := func(s string) operand.LabelRef { return operand.LabelRef(L + s) }
+	g.text("softmaxLanes" + p.name)
+	frame := g.AllocLocal(32 * maxLaneClassesYmm)
+	slot := operand.Mem{Base: frame.Base, Disp: frame.Disp, Index: R14, Scale: 1}
+	rows := []Register{R8, R9, R10, R11}
+
+	g.MOVQ(g.param("loss"), RDI)
+	g.MOVQ(g.param("z"), RSI)
+	g.MOVQ(g.param("label"), RBX)
+	g.MOVQ(g.param("n"), RCX)
+	g.MOVQ(g.param("k"), RDX)
+	g.MOVQ(RDX, R13)
+	g.SHLQ(u8(shift(p)), R13) // R13: bytes of a row
+	g.TESTQ(RCX, RCX)
+	g.JZ(lbl("done"))
+
+	// load4 sets y(dst) to the elements at (rows[r])(index[r]·E) of the
+	// four rows, as float64; x(tmp) is scratch.
+	load4 := func(dst, tmp int, index func(r int) Register) {
+		at := func(r int) operand.Mem { return memi(rows[r], 0, index(r), uint8(E)) }
+		if f32 {
+			g.VMOVSS(at(0), x(dst))
+			for r := 1; r < 4; r++ {
+				g.VINSERTPS(u8(r<<4), at(r), x(dst), x(dst))
+			}
+			g.VCVTPS2PD(x(dst), y(dst))
+			return
+		}
+		g.VMOVSD(at(0), x(dst))
+		g.VMOVHPD(at(1), x(dst), x(dst))
+		g.VMOVSD(at(2), x(tmp))
+		g.VMOVHPD(at(3), x(tmp), x(tmp))
+		g.VINSERTF128(u8(1), x(tmp), y(dst), y(dst))
+	}
+	class := func(int) Register { return RAX }
+	// classLoop runs body for each class, AX = j and R14 = 32·j.
+	classLoop := func(tag string, body func()) {
+		g.XORQ(RAX, RAX)
+		g.XORQ(R14, R14)
+		g.Label(L + tag)
+		body()
+		g.INCQ(RAX)
+		g.ADDQ(u8(32), R14)
+		g.CMPQ(RAX, RDX)
+		g.JB(lbl(tag))
+	}
+
+	g.Label(L + "block")
+	g.MOVQ(RSI, R8)
+	g.LEAQ(memi(R8, 0, R13, 1), R9)
+	g.LEAQ(memi(R9, 0, R13, 1), R10)
+	g.LEAQ(memi(R10, 0, R13, 1), R11)
+	g.VMOVDQU(mem(RBX, 0), X14)
+
+	// The max over the classes, in order; the classes to the frame.
+	g.VMOVUPD(k["negInf"], Y13)
+	classLoop("max", func() {
+		load4(0, 1, class)
+		g.VMAXPD(Y0, Y13, Y13)
+		g.VMOVUPD(Y0, slot)
+	})
+	// z_y − max: each row's label in R12 in turn.
+	if f32 {
+		for r := 0; r < 4; r++ {
+			g.MOVLQSX(mem(RBX, 4*r), R12)
+			if r == 0 {
+				g.VMOVSS(memi(rows[r], 0, R12, 4), X11)
+			} else {
+				g.VINSERTPS(u8(r<<4), memi(rows[r], 0, R12, 4), X11, X11)
+			}
+		}
+		g.VCVTPS2PD(X11, Y11)
+	} else {
+		for r := 0; r < 4; r++ {
+			g.MOVLQSX(mem(RBX, 4*r), R12)
+			d := []VecPhysical{X11, X11, X1, X1}[r]
+			if r%2 == 0 {
+				g.VMOVSD(memi(rows[r], 0, R12, 8), d)
+			} else {
+				g.VMOVHPD(memi(rows[r], 0, R12, 8), d, d)
+			}
+		}
+		g.VINSERTF128(u8(1), X1, Y11, Y11)
+	}
+	g.VSUBPD(Y13, Y11, Y11)
+
+	// e_j = exp(z_j − max) to the frame, two classes at a time (their
+	// steps interleaved), summed in class order; float32 e is rounded as
+	// the generic stores it.
+	g.VXORPD(Y12, Y12, Y12)
+	next := operand.Mem{Base: frame.Base, Disp: frame.Disp + 32, Index: R14, Scale: 1}
+	exps := func(slots []operand.Mem) {
+		regs := []expRegs{{Y0, Y0, Y1, Y2, Y3}, {Y4, Y4, Y5, Y6, Y7}}[:len(slots)]
+		for i, s := range slots {
+			g.VMOVUPD(s, regs[i].x)
+			g.VSUBPD(Y13, regs[i].x, regs[i].x)
+		}
+		g.expPDs(ymm, true, regs...)
+		for i, s := range slots {
+			r := regs[i].r
+			g.VADDPD(r, Y12, Y12)
+			if f32 {
+				g.VCVTPD2PSY(r, x(int(r.PhysicalIndex())))
+				g.VCVTPS2PD(x(int(r.PhysicalIndex())), r)
+			}
+			g.VMOVUPD(r, s)
+		}
+	}
+	g.XORQ(RAX, RAX)
+	g.XORQ(R14, R14)
+	g.Label(L + "exp2")
+	g.LEAQ(mem(RAX, 2), R12)
+	g.CMPQ(R12, RDX)
+	g.JA(lbl("exp1"))
+	exps([]operand.Mem{slot, next})
+	g.MOVQ(R12, RAX)
+	g.ADDQ(u8(64), R14)
+	g.JMP(lbl("exp2"))
+	g.Label(L + "exp1")
+	g.CMPQ(RAX, RDX)
+	g.JAE(lbl("summed"))
+	exps([]operand.Mem{slot})
+	g.Label(L + "summed")
+
+	// loss = log1p(sum − 1) − (z_y − max).
+	g.VSUBPD(k["one"], Y12, Y0)
+	g.log1pPD(ymm, Y0, Y1, Y2, Y3, Y4, Y5)
+	g.VSUBPD(Y11, Y1, Y1)
+	if f32 {
+		g.VCVTPD2PSY(Y1, X1)
+		g.VMOVUPS(X1, mem(RDI, 0))
+	} else {
+		g.VMOVUPD(Y1, mem(RDI, 0))
+	}
+	g.VMOVUPD(k["one"], Y13)
+	g.VDIVPD(Y12, Y13, Y13)
+
+	// z_j = e_j / sum, less one in the rows labelled j (X7 = j).
+	g.VPXOR(X7, X7, X7)
+	g.VPCMPEQD(X8, X8, X8)
+	classLoop("scale", func() {
+		g.VMULPD(slot, Y13, Y0)
+		g.VPCMPEQD(X7, X14, X1)
+		g.VPMOVSXDQ(X1, Y1)
+		g.VANDPD(k["one"], Y1, Y1)
+		g.VSUBPD(Y1, Y0, Y0)
+		at := func(r int) operand.Mem { return memi(rows[r], 0, RAX, uint8(E)) }
+		if f32 {
+			g.VCVTPD2PSY(Y0, X0)
+			g.VMOVSS(X0, at(0))
+			for r := 1; r < 4; r++ {
+				g.VEXTRACTPS(u8(r), X0, at(r))
+			}
+		} else {
+			g.VMOVSD(X0, at(0))
+			g.VMOVHPD(X0, at(1))
+			g.VEXTRACTF128(u8(1), Y0, X1)
+			g.VMOVSD(X1, at(2))
+			g.VMOVHPD(X1, at(3))
+		}
+		g.VPSUBD(X8, X7, X7)
+	})
+
+	g.LEAQ(memi(RSI, 0, R13, 4), RSI)
+	g.ADDQ(u8(4*E), RDI)
+	g.ADDQ(u8(16), RBX)
+	g.SUBQ(u8(4), RCX)
+	g.JNZ(lbl("block"))
+	g.Label(L + "done")
+	g.VZEROUPPER()
+	g.RET()
+}
