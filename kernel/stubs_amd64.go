@@ -265,9 +265,9 @@ func softmaxF64(loss unsafe.Pointer, z unsafe.Pointer, label unsafe.Pointer, n i
 // softmaxLanesF32 is softmaxF32 for 1 ≤ k ≤ 16 and n a multiple of 4 with the
 // rows as the lanes: four rows at a time, class j of the four loaded
 // element by element into one float64 register and stored back the
-// same way (no gathers: they are slow on many AVX2 cores). Each row's
-// max, exp and sum are those of softmaxCEGeneric in its order (the sum
-// adds classes 0, 1, …, k−1),
+// same way (no gathers: they are slow on many AVX2 cores).
+// Each row's max, exp and sum are those of softmaxCEGeneric in its order
+// (the sum adds classes 0, 1, …, k−1),
 // with exp and log as expPD and log1pPD, in float64; e and the results
 // are rounded to float32 where the generic rounds them.
 //
@@ -277,9 +277,9 @@ func softmaxLanesF32(loss unsafe.Pointer, z unsafe.Pointer, label unsafe.Pointer
 // softmaxLanesF64 is softmaxF64 for 1 ≤ k ≤ 16 and n a multiple of 4 with the
 // rows as the lanes: four rows at a time, class j of the four loaded
 // element by element into one float64 register and stored back the
-// same way (no gathers: they are slow on many AVX2 cores). Each row's
-// max, exp and sum are those of softmaxCEGeneric in its order (the sum
-// adds classes 0, 1, …, k−1),
+// same way (no gathers: they are slow on many AVX2 cores).
+// Each row's max, exp and sum are those of softmaxCEGeneric in its order
+// (the sum adds classes 0, 1, …, k−1),
 // with exp and log as expPD and log1pPD.
 //
 //go:noescape
@@ -1632,8 +1632,9 @@ func zSoftmaxF64(loss unsafe.Pointer, z unsafe.Pointer, label unsafe.Pointer, n 
 // zSoftmaxLanesF32 is zSoftmaxF32 for 1 ≤ k ≤ 12 with the rows as the lanes:
 // eight rows at a time, class j of the eight gathered into one float64
 // register (VGATHERDP*) and scattered back (VSCATTERDP*), the last
-// n mod 8 rows under K1. Each row's max, exp and sum are those of
-// softmaxCEGeneric in its order (the sum adds classes 0, 1, …, k−1),
+// n mod 8 rows under K1.
+// Each row's max, exp and sum are those of softmaxCEGeneric in its order
+// (the sum adds classes 0, 1, …, k−1),
 // with exp and log as expPD and log1pPD, in float64; e and the results
 // are rounded to float32 where the generic rounds them.
 //
@@ -1643,8 +1644,9 @@ func zSoftmaxLanesF32(loss unsafe.Pointer, z unsafe.Pointer, label unsafe.Pointe
 // zSoftmaxLanesF64 is zSoftmaxF64 for 1 ≤ k ≤ 12 with the rows as the lanes:
 // eight rows at a time, class j of the eight gathered into one float64
 // register (VGATHERDP*) and scattered back (VSCATTERDP*), the last
-// n mod 8 rows under K1. Each row's max, exp and sum are those of
-// softmaxCEGeneric in its order (the sum adds classes 0, 1, …, k−1),
+// n mod 8 rows under K1.
+// Each row's max, exp and sum are those of softmaxCEGeneric in its order
+// (the sum adds classes 0, 1, …, k−1),
 // with exp and log as expPD and log1pPD.
 //
 //go:noescape

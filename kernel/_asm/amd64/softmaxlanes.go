@@ -16,17 +16,22 @@ func init() {
 		"F32": {"with exp and log as expPD and log1pPD, in float64; e and the results", "are rounded to float32 where the generic rounds them."},
 		"F64": {"with exp and log as expPD and log1pPD."},
 	}
-	for P := range rounded {
-		stubDocs["zSoftmaxLanes"+P] = stub{
-			sig: "func(loss, z, label unsafe.Pointer, n, k int)",
-			doc: append([]string{
-				fmt.Sprintf("zSoftmaxLanes%s is zSoftmax%s for 1 ≤ k ≤ %d with the rows as the lanes:", P, P, maxLaneClasses),
-				"eight rows at a time, class j of the eight gathered into one float64",
-				"register (VGATHERDP*) and scattered back (VSCATTERDP*), the last",
-				"n mod 8 rows under K1. Each row's max, exp and sum are those of",
-				"softmaxCEGeneric in its order (the sum adds classes 0, 1, …, k−1),",
-			}, rounded[P]...),
+	for P, end := range rounded {
+		lanes := func(name, intro string, how ...string) {
+			doc := append([]string{fmt.Sprintf(intro, name+P)}, how...)
+			doc = append(doc,
+				"Each row's max, exp and sum are those of softmaxCEGeneric in its order",
+				"(the sum adds classes 0, 1, …, k−1),")
+			stubDocs[name+P] = stub{sig: "func(loss, z, label unsafe.Pointer, n, k int)", doc: append(doc, end...)}
 		}
+		lanes("zSoftmaxLanes", fmt.Sprintf("%%s is zSoftmax%s for 1 ≤ k ≤ %d with the rows as the lanes:", P, maxLaneClasses),
+			"eight rows at a time, class j of the eight gathered into one float64",
+			"register (VGATHERDP*) and scattered back (VSCATTERDP*), the last",
+			"n mod 8 rows under K1.")
+		lanes("softmaxLanes", fmt.Sprintf("%%s is softmax%s for 1 ≤ k ≤ %d and n a multiple of 4 with the", P, maxLaneClassesYmm),
+			"rows as the lanes: four rows at a time, class j of the four loaded",
+			"element by element into one float64 register and stored back the",
+			"same way (no gathers: they are slow on many AVX2 cores).")
 	}
 }
 
@@ -219,26 +224,6 @@ var laneIotaMem *operand.Mem
 // maxLaneClassesYmm is the most classes softmaxLanesYmm takes: a block's
 // class vectors wait in a stack frame of this many 32-byte slots.
 const maxLaneClassesYmm = 16
-
-func init() {
-	rounded := map[string][]string{
-		"F32": {"with exp and log as expPD and log1pPD, in float64; e and the results", "are rounded to float32 where the generic rounds them."},
-		"F64": {"with exp and log as expPD and log1pPD."},
-	}
-	for P := range rounded {
-		stubDocs["softmaxLanes"+P] = stub{
-			sig: "func(loss, z, label unsafe.Pointer, n, k int)",
-			doc: append([]string{
-				fmt.Sprintf("softmaxLanes%s is softmax%s for 1 ≤ k ≤ %d and n a multiple of 4 with the", P, P, maxLaneClassesYmm),
-				"rows as the lanes: four rows at a time, class j of the four loaded",
-				"element by element into one float64 register and stored back the",
-				"same way (no gathers: they are slow on many AVX2 cores). Each row's",
-				"max, exp and sum are those of softmaxCEGeneric in its order (the sum",
-				"adds classes 0, 1, …, k−1),",
-			}, rounded[P]...),
-		}
-	}
-}
 
 // softmaxLanesYmm writes softmaxLanesF32 / F64, the 256-bit twin of
 // softmaxLanes: four rows a step, their class vectors in a stack frame
