@@ -242,11 +242,7 @@ func softmax(g *gen, v vec, p prec) {
 	sp := func(disp int, index Register) operand.Mem {
 		return operand.Mem{Base: frame.Base, Disp: disp, Index: index, Scale: 8}
 	}
-	g.MOVQ(g.param("loss"), RDI)
-	g.MOVQ(g.param("z"), RSI)
-	g.MOVQ(g.param("label"), RBX)
-	g.MOVQ(g.param("n"), RCX)
-	g.MOVQ(g.param("k"), RDX)
+	softmaxArgs(g)
 	g.MOVQ(RDX, R13)
 	if f32 {
 		g.SHLQ(u8(2), R13)
@@ -376,6 +372,16 @@ func softmax(g *gen, v vec, p prec) {
 	g.Label(L + "done")
 	g.VZEROUPPER()
 	g.RET()
+}
+
+// softmaxArgs loads the arguments of the SoftmaxCE kernels: loss into DI,
+// z into SI, label into BX, n into CX and k into DX.
+func softmaxArgs(g *gen) {
+	g.MOVQ(g.param("loss"), RDI)
+	g.MOVQ(g.param("z"), RSI)
+	g.MOVQ(g.param("label"), RBX)
+	g.MOVQ(g.param("n"), RCX)
+	g.MOVQ(g.param("k"), RDX)
 }
 
 // f32mask16 is maskTab32+16: indexed by 4−r in units of 4 bytes, it starts

@@ -54,11 +54,7 @@ func softmaxLanes(g *gen, p prec) {
 	lbl := func(s string) operand.LabelRef { return operand.LabelRef(L + s) }
 	g.text("zSoftmaxLanes" + p.name)
 
-	g.MOVQ(g.param("loss"), RDI)
-	g.MOVQ(g.param("z"), RSI)
-	g.MOVQ(g.param("label"), RBX)
-	g.MOVQ(g.param("n"), RCX)
-	g.MOVQ(g.param("k"), RDX)
+	softmaxArgs(g)
 	// R13: bytes of eight rows.
 	g.MOVQ(RDX, R13)
 	g.SHLQ(u8(shift(p)+3), R13)
@@ -244,11 +240,7 @@ func softmaxLanesYmm(g *gen, p prec) {
 	slot := operand.Mem{Base: frame.Base, Disp: frame.Disp, Index: R14, Scale: 1}
 	rows := []Register{R8, R9, R10, R11}
 
-	g.MOVQ(g.param("loss"), RDI)
-	g.MOVQ(g.param("z"), RSI)
-	g.MOVQ(g.param("label"), RBX)
-	g.MOVQ(g.param("n"), RCX)
-	g.MOVQ(g.param("k"), RDX)
+	softmaxArgs(g)
 	g.MOVQ(RDX, R13)
 	g.SHLQ(u8(shift(p)), R13) // R13: bytes of a row
 	g.TESTQ(RCX, RCX)
