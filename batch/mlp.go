@@ -195,7 +195,7 @@ func (m *MLP[T]) Forward(wk *Work[T], theta []T, data *Data[T], idx []int, n int
 // Backward implements Model by backpropagation through both layers:
 // ∂W2 += dZᵀ·H and ∂W1 += dHᵀ·X are AddOuterK (X's rows gathered by idx, so
 // they are never copied; on CSR rows SparseAddOuterK, h times the rows'
-// non-zeros), dH = dZ·W2 is AddRows of W2's k rows per sample.
+// non-zeros), dH = dZ·W2 is AddRowsK (W2's k rows weighted by each sample's dZ).
 func (m *MLP[T]) Backward(wk *Work[T], theta []T, data *Data[T], idx []int, coef, g []T) {
 	m.backwardRest(wk, theta, data, idx, coef, g)
 	gw1, _, _, _ := m.split(g)
@@ -241,9 +241,7 @@ func (m *MLP[T]) backwardRest(wk *Work[T], theta []T, data *Data[T], idx []int, 
 	} else {
 		m.ops.AddOuterK(gw2, a, m.h, nil, dz, m.k)
 		clear(wk.dh)
-		for i := 0; i < n; i++ {
-			m.ops.AddRows(wk.dh[i*m.h:(i+1)*m.h], w2, m.h, nil, dz[i*m.k:(i+1)*m.k])
-		}
+		m.ops.AddRowsK(wk.dh, w2, m.h, dz, m.k)
 	}
 	sumRows(gb2, dz)
 	m.ops.ReLUBackward(gb1, wk.dh, a)

@@ -92,6 +92,9 @@ func driverOps[T Float](lvl isa) Ops[T] {
 		AddRows: func(g, x []T, stride int, idx []int, c []T) {
 			addRowsDriver(lvl, g, x, stride, idx, c)
 		},
+		AddRowsK: func(g, x []T, stride int, c []T, k int) {
+			addRowsKDriver(lvl, g, x, stride, c, k)
+		},
 		MarginsK: func(m, x []T, stride int, idx []int, w []T, k int) {
 			marginsKDriver(lvl, m, x, stride, idx, w, k)
 		},
@@ -440,6 +443,25 @@ func addRowsDriver[T Float](lvl isa, g, x []T, stride int, idx []int, c []T) {
 	step := archRowsPerCall(lvl, d)
 	for i := 0; i < n; i += step {
 		archAddRows(lvl, ptr(g), d, x, stride, idx, i, min(step, n-i), ptr(c[i:]), 1)
+	}
+}
+
+// addRowsKDriver is AddRowsK: blocks of rows of g of about archChunkFlops
+// multiply-adds each (a bounded assembly call) through archAddRowsK.
+func addRowsKDriver[T Float](lvl isa, g, x []T, stride int, c []T, k int) {
+	if k <= 0 || len(c) < k {
+		return
+	}
+	n := len(c) / k
+	d := len(g) / n
+	if d == 0 {
+		return
+	}
+	checkRows(k, x, stride, nil, d)
+	step := max(1, archChunkFlops/(k*d))
+	for i := 0; i < n; i += step {
+		b := min(step, n-i)
+		archAddRowsK(lvl, ptr(g[i*d:]), d, x, stride, ptr(c[i*k:]), k, b)
 	}
 }
 

@@ -504,6 +504,22 @@ func archAddRows[T Float](lvl isa, g unsafe.Pointer, d int, x []T, stride int, i
 	}
 }
 
+// archAddRowsK adds to n rows of d elements at g the k rows of x weighted
+// by each row's k coefficients at c (AddRowsK's kernel).
+func archAddRowsK[T Float](lvl isa, g unsafe.Pointer, d int, x []T, stride int, c unsafe.Pointer, k, n int) {
+	xp := ptr(x)
+	switch {
+	case is32[T]() && lvl == isaWide:
+		zAddRowsKF32(g, d, xp, stride, c, k, n)
+	case is32[T]():
+		addRowsKF32(g, d, xp, stride, c, k, n)
+	case lvl == isaWide:
+		zAddRowsKF64(g, d, xp, stride, c, k, n)
+	default:
+		addRowsKF64(g, d, xp, stride, c, k, n)
+	}
+}
+
 // archMarginsK runs the register-blocked margins kernel over gathered rows
 // i0 ≤ i < i0+n and c classes; the first class block of a block of rows
 // prefetches them when the matrix is out of cache.

@@ -6519,6 +6519,468 @@ apf64done:
 	VZEROUPPER
 	RET
 
+// func addRowsKF32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, c unsafe.Pointer, k int, n int)
+// Requires: AVX, FMA3
+TEXT ·addRowsKF32(SB), NOSPLIT, $0-56
+	MOVQ dst+0(FP), DI
+	MOVQ x+16(FP), SI
+	MOVQ stride+24(FP), R9
+	SHLQ $0x02, R9
+	MOVQ c+32(FP), DX
+	MOVQ n+48(FP), CX
+	MOVQ d+8(FP), R13
+	MOVQ R13, R14
+	SHRQ $0x05, R14
+	MOVQ R13, R15
+	SHRQ $0x03, R15
+	ANDQ $0x03, R15
+	SHLQ $0x01, R15
+	MOVQ R13, AX
+	ANDQ $0x07, AX
+	JZ   arkf32whole
+	INCQ R15
+
+arkf32whole:
+	LEAQ    maskTab32<>+0(SB), R8
+	NEGQ    AX
+	ADDQ    $0x00000008, AX
+	VMOVDQU (R8)(AX*4), Y15
+	TESTQ   CX, CX
+	JZ      arkf32done
+
+arkf32row:
+	XORQ  AX, AX
+	MOVQ  R14, BX
+	TESTQ BX, BX
+	JZ    arkf32rest
+
+arkf32g4:
+	VMOVUPS (DI)(AX*1), Y0
+	VMOVUPS 32(DI)(AX*1), Y1
+	VMOVUPS 64(DI)(AX*1), Y2
+	VMOVUPS 96(DI)(AX*1), Y3
+	LEAQ    (SI)(AX*1), R10
+	MOVQ    DX, R11
+	MOVQ    k+40(FP), R12
+
+arkf32j4:
+	VBROADCASTSS (R11), Y4
+	VFMADD231PS  (R10), Y4, Y0
+	VFMADD231PS  32(R10), Y4, Y1
+	VFMADD231PS  64(R10), Y4, Y2
+	VFMADD231PS  96(R10), Y4, Y3
+	ADDQ         R9, R10
+	ADDQ         $0x04, R11
+	DECQ         R12
+	JNZ          arkf32j4
+	VMOVUPS      Y0, (DI)(AX*1)
+	VMOVUPS      Y1, 32(DI)(AX*1)
+	VMOVUPS      Y2, 64(DI)(AX*1)
+	VMOVUPS      Y3, 96(DI)(AX*1)
+	ADDQ         $0x00000080, AX
+	DECQ         BX
+	JNZ          arkf32g4
+
+arkf32rest:
+	CMPQ       R15, $0x01
+	JNE        arkf32not1
+	VMASKMOVPS (DI)(AX*1), Y15, Y0
+	LEAQ       (SI)(AX*1), R10
+	MOVQ       DX, R11
+	MOVQ       k+40(FP), R12
+
+arkf32j1r:
+	VBROADCASTSS (R11), Y4
+	VMASKMOVPS   (R10), Y15, Y5
+	VFMADD231PS  Y5, Y4, Y0
+	ADDQ         R9, R10
+	ADDQ         $0x04, R11
+	DECQ         R12
+	JNZ          arkf32j1r
+	VMASKMOVPS   Y0, Y15, (DI)(AX*1)
+	JMP          arkf32next
+
+arkf32not1:
+	CMPQ    R15, $0x02
+	JNE     arkf32not2
+	VMOVUPS (DI)(AX*1), Y0
+	LEAQ    (SI)(AX*1), R10
+	MOVQ    DX, R11
+	MOVQ    k+40(FP), R12
+
+arkf32j2r:
+	VBROADCASTSS (R11), Y4
+	VFMADD231PS  (R10), Y4, Y0
+	ADDQ         R9, R10
+	ADDQ         $0x04, R11
+	DECQ         R12
+	JNZ          arkf32j2r
+	VMOVUPS      Y0, (DI)(AX*1)
+	JMP          arkf32next
+
+arkf32not2:
+	CMPQ       R15, $0x03
+	JNE        arkf32not3
+	VMOVUPS    (DI)(AX*1), Y0
+	VMASKMOVPS 32(DI)(AX*1), Y15, Y1
+	LEAQ       (SI)(AX*1), R10
+	MOVQ       DX, R11
+	MOVQ       k+40(FP), R12
+
+arkf32j3r:
+	VBROADCASTSS (R11), Y4
+	VFMADD231PS  (R10), Y4, Y0
+	VMASKMOVPS   32(R10), Y15, Y5
+	VFMADD231PS  Y5, Y4, Y1
+	ADDQ         R9, R10
+	ADDQ         $0x04, R11
+	DECQ         R12
+	JNZ          arkf32j3r
+	VMOVUPS      Y0, (DI)(AX*1)
+	VMASKMOVPS   Y1, Y15, 32(DI)(AX*1)
+	JMP          arkf32next
+
+arkf32not3:
+	CMPQ    R15, $0x04
+	JNE     arkf32not4
+	VMOVUPS (DI)(AX*1), Y0
+	VMOVUPS 32(DI)(AX*1), Y1
+	LEAQ    (SI)(AX*1), R10
+	MOVQ    DX, R11
+	MOVQ    k+40(FP), R12
+
+arkf32j4r:
+	VBROADCASTSS (R11), Y4
+	VFMADD231PS  (R10), Y4, Y0
+	VFMADD231PS  32(R10), Y4, Y1
+	ADDQ         R9, R10
+	ADDQ         $0x04, R11
+	DECQ         R12
+	JNZ          arkf32j4r
+	VMOVUPS      Y0, (DI)(AX*1)
+	VMOVUPS      Y1, 32(DI)(AX*1)
+	JMP          arkf32next
+
+arkf32not4:
+	CMPQ       R15, $0x05
+	JNE        arkf32not5
+	VMOVUPS    (DI)(AX*1), Y0
+	VMOVUPS    32(DI)(AX*1), Y1
+	VMASKMOVPS 64(DI)(AX*1), Y15, Y2
+	LEAQ       (SI)(AX*1), R10
+	MOVQ       DX, R11
+	MOVQ       k+40(FP), R12
+
+arkf32j5r:
+	VBROADCASTSS (R11), Y4
+	VFMADD231PS  (R10), Y4, Y0
+	VFMADD231PS  32(R10), Y4, Y1
+	VMASKMOVPS   64(R10), Y15, Y5
+	VFMADD231PS  Y5, Y4, Y2
+	ADDQ         R9, R10
+	ADDQ         $0x04, R11
+	DECQ         R12
+	JNZ          arkf32j5r
+	VMOVUPS      Y0, (DI)(AX*1)
+	VMOVUPS      Y1, 32(DI)(AX*1)
+	VMASKMOVPS   Y2, Y15, 64(DI)(AX*1)
+	JMP          arkf32next
+
+arkf32not5:
+	CMPQ    R15, $0x06
+	JNE     arkf32not6
+	VMOVUPS (DI)(AX*1), Y0
+	VMOVUPS 32(DI)(AX*1), Y1
+	VMOVUPS 64(DI)(AX*1), Y2
+	LEAQ    (SI)(AX*1), R10
+	MOVQ    DX, R11
+	MOVQ    k+40(FP), R12
+
+arkf32j6r:
+	VBROADCASTSS (R11), Y4
+	VFMADD231PS  (R10), Y4, Y0
+	VFMADD231PS  32(R10), Y4, Y1
+	VFMADD231PS  64(R10), Y4, Y2
+	ADDQ         R9, R10
+	ADDQ         $0x04, R11
+	DECQ         R12
+	JNZ          arkf32j6r
+	VMOVUPS      Y0, (DI)(AX*1)
+	VMOVUPS      Y1, 32(DI)(AX*1)
+	VMOVUPS      Y2, 64(DI)(AX*1)
+	JMP          arkf32next
+
+arkf32not6:
+	CMPQ       R15, $0x07
+	JNE        arkf32not7
+	VMOVUPS    (DI)(AX*1), Y0
+	VMOVUPS    32(DI)(AX*1), Y1
+	VMOVUPS    64(DI)(AX*1), Y2
+	VMASKMOVPS 96(DI)(AX*1), Y15, Y3
+	LEAQ       (SI)(AX*1), R10
+	MOVQ       DX, R11
+	MOVQ       k+40(FP), R12
+
+arkf32j7r:
+	VBROADCASTSS (R11), Y4
+	VFMADD231PS  (R10), Y4, Y0
+	VFMADD231PS  32(R10), Y4, Y1
+	VFMADD231PS  64(R10), Y4, Y2
+	VMASKMOVPS   96(R10), Y15, Y5
+	VFMADD231PS  Y5, Y4, Y3
+	ADDQ         R9, R10
+	ADDQ         $0x04, R11
+	DECQ         R12
+	JNZ          arkf32j7r
+	VMOVUPS      Y0, (DI)(AX*1)
+	VMOVUPS      Y1, 32(DI)(AX*1)
+	VMOVUPS      Y2, 64(DI)(AX*1)
+	VMASKMOVPS   Y3, Y15, 96(DI)(AX*1)
+	JMP          arkf32next
+
+arkf32not7:
+arkf32next:
+	LEAQ (DI)(R13*4), DI
+	MOVQ k+40(FP), AX
+	LEAQ (DX)(AX*4), DX
+	DECQ CX
+	JNZ  arkf32row
+
+arkf32done:
+	VZEROUPPER
+	RET
+
+// func addRowsKF64(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, c unsafe.Pointer, k int, n int)
+// Requires: AVX, FMA3
+TEXT ·addRowsKF64(SB), NOSPLIT, $0-56
+	MOVQ dst+0(FP), DI
+	MOVQ x+16(FP), SI
+	MOVQ stride+24(FP), R9
+	SHLQ $0x03, R9
+	MOVQ c+32(FP), DX
+	MOVQ n+48(FP), CX
+	MOVQ d+8(FP), R13
+	MOVQ R13, R14
+	SHRQ $0x04, R14
+	MOVQ R13, R15
+	SHRQ $0x02, R15
+	ANDQ $0x03, R15
+	SHLQ $0x01, R15
+	MOVQ R13, AX
+	ANDQ $0x03, AX
+	JZ   arkf64whole
+	INCQ R15
+
+arkf64whole:
+	LEAQ    maskTab64<>+0(SB), R8
+	NEGQ    AX
+	ADDQ    $0x00000004, AX
+	VMOVDQU (R8)(AX*8), Y15
+	TESTQ   CX, CX
+	JZ      arkf64done
+
+arkf64row:
+	XORQ  AX, AX
+	MOVQ  R14, BX
+	TESTQ BX, BX
+	JZ    arkf64rest
+
+arkf64g4:
+	VMOVUPD (DI)(AX*1), Y0
+	VMOVUPD 32(DI)(AX*1), Y1
+	VMOVUPD 64(DI)(AX*1), Y2
+	VMOVUPD 96(DI)(AX*1), Y3
+	LEAQ    (SI)(AX*1), R10
+	MOVQ    DX, R11
+	MOVQ    k+40(FP), R12
+
+arkf64j4:
+	VBROADCASTSD (R11), Y4
+	VFMADD231PD  (R10), Y4, Y0
+	VFMADD231PD  32(R10), Y4, Y1
+	VFMADD231PD  64(R10), Y4, Y2
+	VFMADD231PD  96(R10), Y4, Y3
+	ADDQ         R9, R10
+	ADDQ         $0x08, R11
+	DECQ         R12
+	JNZ          arkf64j4
+	VMOVUPD      Y0, (DI)(AX*1)
+	VMOVUPD      Y1, 32(DI)(AX*1)
+	VMOVUPD      Y2, 64(DI)(AX*1)
+	VMOVUPD      Y3, 96(DI)(AX*1)
+	ADDQ         $0x00000080, AX
+	DECQ         BX
+	JNZ          arkf64g4
+
+arkf64rest:
+	CMPQ       R15, $0x01
+	JNE        arkf64not1
+	VMASKMOVPD (DI)(AX*1), Y15, Y0
+	LEAQ       (SI)(AX*1), R10
+	MOVQ       DX, R11
+	MOVQ       k+40(FP), R12
+
+arkf64j1r:
+	VBROADCASTSD (R11), Y4
+	VMASKMOVPD   (R10), Y15, Y5
+	VFMADD231PD  Y5, Y4, Y0
+	ADDQ         R9, R10
+	ADDQ         $0x08, R11
+	DECQ         R12
+	JNZ          arkf64j1r
+	VMASKMOVPD   Y0, Y15, (DI)(AX*1)
+	JMP          arkf64next
+
+arkf64not1:
+	CMPQ    R15, $0x02
+	JNE     arkf64not2
+	VMOVUPD (DI)(AX*1), Y0
+	LEAQ    (SI)(AX*1), R10
+	MOVQ    DX, R11
+	MOVQ    k+40(FP), R12
+
+arkf64j2r:
+	VBROADCASTSD (R11), Y4
+	VFMADD231PD  (R10), Y4, Y0
+	ADDQ         R9, R10
+	ADDQ         $0x08, R11
+	DECQ         R12
+	JNZ          arkf64j2r
+	VMOVUPD      Y0, (DI)(AX*1)
+	JMP          arkf64next
+
+arkf64not2:
+	CMPQ       R15, $0x03
+	JNE        arkf64not3
+	VMOVUPD    (DI)(AX*1), Y0
+	VMASKMOVPD 32(DI)(AX*1), Y15, Y1
+	LEAQ       (SI)(AX*1), R10
+	MOVQ       DX, R11
+	MOVQ       k+40(FP), R12
+
+arkf64j3r:
+	VBROADCASTSD (R11), Y4
+	VFMADD231PD  (R10), Y4, Y0
+	VMASKMOVPD   32(R10), Y15, Y5
+	VFMADD231PD  Y5, Y4, Y1
+	ADDQ         R9, R10
+	ADDQ         $0x08, R11
+	DECQ         R12
+	JNZ          arkf64j3r
+	VMOVUPD      Y0, (DI)(AX*1)
+	VMASKMOVPD   Y1, Y15, 32(DI)(AX*1)
+	JMP          arkf64next
+
+arkf64not3:
+	CMPQ    R15, $0x04
+	JNE     arkf64not4
+	VMOVUPD (DI)(AX*1), Y0
+	VMOVUPD 32(DI)(AX*1), Y1
+	LEAQ    (SI)(AX*1), R10
+	MOVQ    DX, R11
+	MOVQ    k+40(FP), R12
+
+arkf64j4r:
+	VBROADCASTSD (R11), Y4
+	VFMADD231PD  (R10), Y4, Y0
+	VFMADD231PD  32(R10), Y4, Y1
+	ADDQ         R9, R10
+	ADDQ         $0x08, R11
+	DECQ         R12
+	JNZ          arkf64j4r
+	VMOVUPD      Y0, (DI)(AX*1)
+	VMOVUPD      Y1, 32(DI)(AX*1)
+	JMP          arkf64next
+
+arkf64not4:
+	CMPQ       R15, $0x05
+	JNE        arkf64not5
+	VMOVUPD    (DI)(AX*1), Y0
+	VMOVUPD    32(DI)(AX*1), Y1
+	VMASKMOVPD 64(DI)(AX*1), Y15, Y2
+	LEAQ       (SI)(AX*1), R10
+	MOVQ       DX, R11
+	MOVQ       k+40(FP), R12
+
+arkf64j5r:
+	VBROADCASTSD (R11), Y4
+	VFMADD231PD  (R10), Y4, Y0
+	VFMADD231PD  32(R10), Y4, Y1
+	VMASKMOVPD   64(R10), Y15, Y5
+	VFMADD231PD  Y5, Y4, Y2
+	ADDQ         R9, R10
+	ADDQ         $0x08, R11
+	DECQ         R12
+	JNZ          arkf64j5r
+	VMOVUPD      Y0, (DI)(AX*1)
+	VMOVUPD      Y1, 32(DI)(AX*1)
+	VMASKMOVPD   Y2, Y15, 64(DI)(AX*1)
+	JMP          arkf64next
+
+arkf64not5:
+	CMPQ    R15, $0x06
+	JNE     arkf64not6
+	VMOVUPD (DI)(AX*1), Y0
+	VMOVUPD 32(DI)(AX*1), Y1
+	VMOVUPD 64(DI)(AX*1), Y2
+	LEAQ    (SI)(AX*1), R10
+	MOVQ    DX, R11
+	MOVQ    k+40(FP), R12
+
+arkf64j6r:
+	VBROADCASTSD (R11), Y4
+	VFMADD231PD  (R10), Y4, Y0
+	VFMADD231PD  32(R10), Y4, Y1
+	VFMADD231PD  64(R10), Y4, Y2
+	ADDQ         R9, R10
+	ADDQ         $0x08, R11
+	DECQ         R12
+	JNZ          arkf64j6r
+	VMOVUPD      Y0, (DI)(AX*1)
+	VMOVUPD      Y1, 32(DI)(AX*1)
+	VMOVUPD      Y2, 64(DI)(AX*1)
+	JMP          arkf64next
+
+arkf64not6:
+	CMPQ       R15, $0x07
+	JNE        arkf64not7
+	VMOVUPD    (DI)(AX*1), Y0
+	VMOVUPD    32(DI)(AX*1), Y1
+	VMOVUPD    64(DI)(AX*1), Y2
+	VMASKMOVPD 96(DI)(AX*1), Y15, Y3
+	LEAQ       (SI)(AX*1), R10
+	MOVQ       DX, R11
+	MOVQ       k+40(FP), R12
+
+arkf64j7r:
+	VBROADCASTSD (R11), Y4
+	VFMADD231PD  (R10), Y4, Y0
+	VFMADD231PD  32(R10), Y4, Y1
+	VFMADD231PD  64(R10), Y4, Y2
+	VMASKMOVPD   96(R10), Y15, Y5
+	VFMADD231PD  Y5, Y4, Y3
+	ADDQ         R9, R10
+	ADDQ         $0x08, R11
+	DECQ         R12
+	JNZ          arkf64j7r
+	VMOVUPD      Y0, (DI)(AX*1)
+	VMOVUPD      Y1, 32(DI)(AX*1)
+	VMOVUPD      Y2, 64(DI)(AX*1)
+	VMASKMOVPD   Y3, Y15, 96(DI)(AX*1)
+	JMP          arkf64next
+
+arkf64not7:
+arkf64next:
+	LEAQ (DI)(R13*8), DI
+	MOVQ k+40(FP), AX
+	LEAQ (DX)(AX*8), DX
+	DECQ CX
+	JNZ  arkf64row
+
+arkf64done:
+	VZEROUPPER
+	RET
+
 // func marginsKF32(m unsafe.Pointer, k int, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int, c int)
 // Requires: AVX, FMA3
 TEXT ·marginsKF32(SB), NOSPLIT, $0-72
@@ -17488,6 +17950,466 @@ zapf64next1:
 	JMP  zapf64single
 
 zapf64done:
+	VZEROUPPER
+	RET
+
+// func zAddRowsKF32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, c unsafe.Pointer, k int, n int)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·zAddRowsKF32(SB), NOSPLIT, $0-56
+	MOVQ dst+0(FP), DI
+	MOVQ x+16(FP), SI
+	MOVQ stride+24(FP), R9
+	SHLQ $0x02, R9
+	MOVQ c+32(FP), DX
+	MOVQ n+48(FP), CX
+	MOVQ d+8(FP), R13
+	MOVQ R13, R14
+	SHRQ $0x06, R14
+	MOVQ R13, R15
+	SHRQ $0x04, R15
+	ANDQ $0x03, R15
+	SHLQ $0x01, R15
+	MOVQ R13, AX
+	ANDQ $0x0f, AX
+	JZ   zarkf32whole
+	INCQ R15
+
+zarkf32whole:
+	MOVL  $0xffffffff, R8
+	BZHIL AX, R8, R8
+	KMOVW R8, K1
+	TESTQ CX, CX
+	JZ    zarkf32done
+
+zarkf32row:
+	XORQ  AX, AX
+	MOVQ  R14, BX
+	TESTQ BX, BX
+	JZ    zarkf32rest
+
+zarkf32g4:
+	VMOVUPS (DI)(AX*1), Z0
+	VMOVUPS 64(DI)(AX*1), Z1
+	VMOVUPS 128(DI)(AX*1), Z2
+	VMOVUPS 192(DI)(AX*1), Z3
+	LEAQ    (SI)(AX*1), R10
+	MOVQ    DX, R11
+	MOVQ    k+40(FP), R12
+
+zarkf32j4:
+	VBROADCASTSS (R11), Z4
+	VFMADD231PS  (R10), Z4, Z0
+	VFMADD231PS  64(R10), Z4, Z1
+	VFMADD231PS  128(R10), Z4, Z2
+	VFMADD231PS  192(R10), Z4, Z3
+	ADDQ         R9, R10
+	ADDQ         $0x04, R11
+	DECQ         R12
+	JNZ          zarkf32j4
+	VMOVUPS      Z0, (DI)(AX*1)
+	VMOVUPS      Z1, 64(DI)(AX*1)
+	VMOVUPS      Z2, 128(DI)(AX*1)
+	VMOVUPS      Z3, 192(DI)(AX*1)
+	ADDQ         $0x00000100, AX
+	DECQ         BX
+	JNZ          zarkf32g4
+
+zarkf32rest:
+	CMPQ      R15, $0x01
+	JNE       zarkf32not1
+	VMOVUPS.Z (DI)(AX*1), K1, Z0
+	LEAQ      (SI)(AX*1), R10
+	MOVQ      DX, R11
+	MOVQ      k+40(FP), R12
+
+zarkf32j1r:
+	VBROADCASTSS (R11), Z4
+	VMOVUPS.Z    (R10), K1, Z5
+	VFMADD231PS  Z5, Z4, Z0
+	ADDQ         R9, R10
+	ADDQ         $0x04, R11
+	DECQ         R12
+	JNZ          zarkf32j1r
+	VMOVUPS      Z0, K1, (DI)(AX*1)
+	JMP          zarkf32next
+
+zarkf32not1:
+	CMPQ    R15, $0x02
+	JNE     zarkf32not2
+	VMOVUPS (DI)(AX*1), Z0
+	LEAQ    (SI)(AX*1), R10
+	MOVQ    DX, R11
+	MOVQ    k+40(FP), R12
+
+zarkf32j2r:
+	VBROADCASTSS (R11), Z4
+	VFMADD231PS  (R10), Z4, Z0
+	ADDQ         R9, R10
+	ADDQ         $0x04, R11
+	DECQ         R12
+	JNZ          zarkf32j2r
+	VMOVUPS      Z0, (DI)(AX*1)
+	JMP          zarkf32next
+
+zarkf32not2:
+	CMPQ      R15, $0x03
+	JNE       zarkf32not3
+	VMOVUPS   (DI)(AX*1), Z0
+	VMOVUPS.Z 64(DI)(AX*1), K1, Z1
+	LEAQ      (SI)(AX*1), R10
+	MOVQ      DX, R11
+	MOVQ      k+40(FP), R12
+
+zarkf32j3r:
+	VBROADCASTSS (R11), Z4
+	VFMADD231PS  (R10), Z4, Z0
+	VMOVUPS.Z    64(R10), K1, Z5
+	VFMADD231PS  Z5, Z4, Z1
+	ADDQ         R9, R10
+	ADDQ         $0x04, R11
+	DECQ         R12
+	JNZ          zarkf32j3r
+	VMOVUPS      Z0, (DI)(AX*1)
+	VMOVUPS      Z1, K1, 64(DI)(AX*1)
+	JMP          zarkf32next
+
+zarkf32not3:
+	CMPQ    R15, $0x04
+	JNE     zarkf32not4
+	VMOVUPS (DI)(AX*1), Z0
+	VMOVUPS 64(DI)(AX*1), Z1
+	LEAQ    (SI)(AX*1), R10
+	MOVQ    DX, R11
+	MOVQ    k+40(FP), R12
+
+zarkf32j4r:
+	VBROADCASTSS (R11), Z4
+	VFMADD231PS  (R10), Z4, Z0
+	VFMADD231PS  64(R10), Z4, Z1
+	ADDQ         R9, R10
+	ADDQ         $0x04, R11
+	DECQ         R12
+	JNZ          zarkf32j4r
+	VMOVUPS      Z0, (DI)(AX*1)
+	VMOVUPS      Z1, 64(DI)(AX*1)
+	JMP          zarkf32next
+
+zarkf32not4:
+	CMPQ      R15, $0x05
+	JNE       zarkf32not5
+	VMOVUPS   (DI)(AX*1), Z0
+	VMOVUPS   64(DI)(AX*1), Z1
+	VMOVUPS.Z 128(DI)(AX*1), K1, Z2
+	LEAQ      (SI)(AX*1), R10
+	MOVQ      DX, R11
+	MOVQ      k+40(FP), R12
+
+zarkf32j5r:
+	VBROADCASTSS (R11), Z4
+	VFMADD231PS  (R10), Z4, Z0
+	VFMADD231PS  64(R10), Z4, Z1
+	VMOVUPS.Z    128(R10), K1, Z5
+	VFMADD231PS  Z5, Z4, Z2
+	ADDQ         R9, R10
+	ADDQ         $0x04, R11
+	DECQ         R12
+	JNZ          zarkf32j5r
+	VMOVUPS      Z0, (DI)(AX*1)
+	VMOVUPS      Z1, 64(DI)(AX*1)
+	VMOVUPS      Z2, K1, 128(DI)(AX*1)
+	JMP          zarkf32next
+
+zarkf32not5:
+	CMPQ    R15, $0x06
+	JNE     zarkf32not6
+	VMOVUPS (DI)(AX*1), Z0
+	VMOVUPS 64(DI)(AX*1), Z1
+	VMOVUPS 128(DI)(AX*1), Z2
+	LEAQ    (SI)(AX*1), R10
+	MOVQ    DX, R11
+	MOVQ    k+40(FP), R12
+
+zarkf32j6r:
+	VBROADCASTSS (R11), Z4
+	VFMADD231PS  (R10), Z4, Z0
+	VFMADD231PS  64(R10), Z4, Z1
+	VFMADD231PS  128(R10), Z4, Z2
+	ADDQ         R9, R10
+	ADDQ         $0x04, R11
+	DECQ         R12
+	JNZ          zarkf32j6r
+	VMOVUPS      Z0, (DI)(AX*1)
+	VMOVUPS      Z1, 64(DI)(AX*1)
+	VMOVUPS      Z2, 128(DI)(AX*1)
+	JMP          zarkf32next
+
+zarkf32not6:
+	CMPQ      R15, $0x07
+	JNE       zarkf32not7
+	VMOVUPS   (DI)(AX*1), Z0
+	VMOVUPS   64(DI)(AX*1), Z1
+	VMOVUPS   128(DI)(AX*1), Z2
+	VMOVUPS.Z 192(DI)(AX*1), K1, Z3
+	LEAQ      (SI)(AX*1), R10
+	MOVQ      DX, R11
+	MOVQ      k+40(FP), R12
+
+zarkf32j7r:
+	VBROADCASTSS (R11), Z4
+	VFMADD231PS  (R10), Z4, Z0
+	VFMADD231PS  64(R10), Z4, Z1
+	VFMADD231PS  128(R10), Z4, Z2
+	VMOVUPS.Z    192(R10), K1, Z5
+	VFMADD231PS  Z5, Z4, Z3
+	ADDQ         R9, R10
+	ADDQ         $0x04, R11
+	DECQ         R12
+	JNZ          zarkf32j7r
+	VMOVUPS      Z0, (DI)(AX*1)
+	VMOVUPS      Z1, 64(DI)(AX*1)
+	VMOVUPS      Z2, 128(DI)(AX*1)
+	VMOVUPS      Z3, K1, 192(DI)(AX*1)
+	JMP          zarkf32next
+
+zarkf32not7:
+zarkf32next:
+	LEAQ (DI)(R13*4), DI
+	MOVQ k+40(FP), AX
+	LEAQ (DX)(AX*4), DX
+	DECQ CX
+	JNZ  zarkf32row
+
+zarkf32done:
+	VZEROUPPER
+	RET
+
+// func zAddRowsKF64(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, c unsafe.Pointer, k int, n int)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·zAddRowsKF64(SB), NOSPLIT, $0-56
+	MOVQ dst+0(FP), DI
+	MOVQ x+16(FP), SI
+	MOVQ stride+24(FP), R9
+	SHLQ $0x03, R9
+	MOVQ c+32(FP), DX
+	MOVQ n+48(FP), CX
+	MOVQ d+8(FP), R13
+	MOVQ R13, R14
+	SHRQ $0x05, R14
+	MOVQ R13, R15
+	SHRQ $0x03, R15
+	ANDQ $0x03, R15
+	SHLQ $0x01, R15
+	MOVQ R13, AX
+	ANDQ $0x07, AX
+	JZ   zarkf64whole
+	INCQ R15
+
+zarkf64whole:
+	MOVL  $0xffffffff, R8
+	BZHIL AX, R8, R8
+	KMOVW R8, K1
+	TESTQ CX, CX
+	JZ    zarkf64done
+
+zarkf64row:
+	XORQ  AX, AX
+	MOVQ  R14, BX
+	TESTQ BX, BX
+	JZ    zarkf64rest
+
+zarkf64g4:
+	VMOVUPD (DI)(AX*1), Z0
+	VMOVUPD 64(DI)(AX*1), Z1
+	VMOVUPD 128(DI)(AX*1), Z2
+	VMOVUPD 192(DI)(AX*1), Z3
+	LEAQ    (SI)(AX*1), R10
+	MOVQ    DX, R11
+	MOVQ    k+40(FP), R12
+
+zarkf64j4:
+	VBROADCASTSD (R11), Z4
+	VFMADD231PD  (R10), Z4, Z0
+	VFMADD231PD  64(R10), Z4, Z1
+	VFMADD231PD  128(R10), Z4, Z2
+	VFMADD231PD  192(R10), Z4, Z3
+	ADDQ         R9, R10
+	ADDQ         $0x08, R11
+	DECQ         R12
+	JNZ          zarkf64j4
+	VMOVUPD      Z0, (DI)(AX*1)
+	VMOVUPD      Z1, 64(DI)(AX*1)
+	VMOVUPD      Z2, 128(DI)(AX*1)
+	VMOVUPD      Z3, 192(DI)(AX*1)
+	ADDQ         $0x00000100, AX
+	DECQ         BX
+	JNZ          zarkf64g4
+
+zarkf64rest:
+	CMPQ      R15, $0x01
+	JNE       zarkf64not1
+	VMOVUPD.Z (DI)(AX*1), K1, Z0
+	LEAQ      (SI)(AX*1), R10
+	MOVQ      DX, R11
+	MOVQ      k+40(FP), R12
+
+zarkf64j1r:
+	VBROADCASTSD (R11), Z4
+	VMOVUPD.Z    (R10), K1, Z5
+	VFMADD231PD  Z5, Z4, Z0
+	ADDQ         R9, R10
+	ADDQ         $0x08, R11
+	DECQ         R12
+	JNZ          zarkf64j1r
+	VMOVUPD      Z0, K1, (DI)(AX*1)
+	JMP          zarkf64next
+
+zarkf64not1:
+	CMPQ    R15, $0x02
+	JNE     zarkf64not2
+	VMOVUPD (DI)(AX*1), Z0
+	LEAQ    (SI)(AX*1), R10
+	MOVQ    DX, R11
+	MOVQ    k+40(FP), R12
+
+zarkf64j2r:
+	VBROADCASTSD (R11), Z4
+	VFMADD231PD  (R10), Z4, Z0
+	ADDQ         R9, R10
+	ADDQ         $0x08, R11
+	DECQ         R12
+	JNZ          zarkf64j2r
+	VMOVUPD      Z0, (DI)(AX*1)
+	JMP          zarkf64next
+
+zarkf64not2:
+	CMPQ      R15, $0x03
+	JNE       zarkf64not3
+	VMOVUPD   (DI)(AX*1), Z0
+	VMOVUPD.Z 64(DI)(AX*1), K1, Z1
+	LEAQ      (SI)(AX*1), R10
+	MOVQ      DX, R11
+	MOVQ      k+40(FP), R12
+
+zarkf64j3r:
+	VBROADCASTSD (R11), Z4
+	VFMADD231PD  (R10), Z4, Z0
+	VMOVUPD.Z    64(R10), K1, Z5
+	VFMADD231PD  Z5, Z4, Z1
+	ADDQ         R9, R10
+	ADDQ         $0x08, R11
+	DECQ         R12
+	JNZ          zarkf64j3r
+	VMOVUPD      Z0, (DI)(AX*1)
+	VMOVUPD      Z1, K1, 64(DI)(AX*1)
+	JMP          zarkf64next
+
+zarkf64not3:
+	CMPQ    R15, $0x04
+	JNE     zarkf64not4
+	VMOVUPD (DI)(AX*1), Z0
+	VMOVUPD 64(DI)(AX*1), Z1
+	LEAQ    (SI)(AX*1), R10
+	MOVQ    DX, R11
+	MOVQ    k+40(FP), R12
+
+zarkf64j4r:
+	VBROADCASTSD (R11), Z4
+	VFMADD231PD  (R10), Z4, Z0
+	VFMADD231PD  64(R10), Z4, Z1
+	ADDQ         R9, R10
+	ADDQ         $0x08, R11
+	DECQ         R12
+	JNZ          zarkf64j4r
+	VMOVUPD      Z0, (DI)(AX*1)
+	VMOVUPD      Z1, 64(DI)(AX*1)
+	JMP          zarkf64next
+
+zarkf64not4:
+	CMPQ      R15, $0x05
+	JNE       zarkf64not5
+	VMOVUPD   (DI)(AX*1), Z0
+	VMOVUPD   64(DI)(AX*1), Z1
+	VMOVUPD.Z 128(DI)(AX*1), K1, Z2
+	LEAQ      (SI)(AX*1), R10
+	MOVQ      DX, R11
+	MOVQ      k+40(FP), R12
+
+zarkf64j5r:
+	VBROADCASTSD (R11), Z4
+	VFMADD231PD  (R10), Z4, Z0
+	VFMADD231PD  64(R10), Z4, Z1
+	VMOVUPD.Z    128(R10), K1, Z5
+	VFMADD231PD  Z5, Z4, Z2
+	ADDQ         R9, R10
+	ADDQ         $0x08, R11
+	DECQ         R12
+	JNZ          zarkf64j5r
+	VMOVUPD      Z0, (DI)(AX*1)
+	VMOVUPD      Z1, 64(DI)(AX*1)
+	VMOVUPD      Z2, K1, 128(DI)(AX*1)
+	JMP          zarkf64next
+
+zarkf64not5:
+	CMPQ    R15, $0x06
+	JNE     zarkf64not6
+	VMOVUPD (DI)(AX*1), Z0
+	VMOVUPD 64(DI)(AX*1), Z1
+	VMOVUPD 128(DI)(AX*1), Z2
+	LEAQ    (SI)(AX*1), R10
+	MOVQ    DX, R11
+	MOVQ    k+40(FP), R12
+
+zarkf64j6r:
+	VBROADCASTSD (R11), Z4
+	VFMADD231PD  (R10), Z4, Z0
+	VFMADD231PD  64(R10), Z4, Z1
+	VFMADD231PD  128(R10), Z4, Z2
+	ADDQ         R9, R10
+	ADDQ         $0x08, R11
+	DECQ         R12
+	JNZ          zarkf64j6r
+	VMOVUPD      Z0, (DI)(AX*1)
+	VMOVUPD      Z1, 64(DI)(AX*1)
+	VMOVUPD      Z2, 128(DI)(AX*1)
+	JMP          zarkf64next
+
+zarkf64not6:
+	CMPQ      R15, $0x07
+	JNE       zarkf64not7
+	VMOVUPD   (DI)(AX*1), Z0
+	VMOVUPD   64(DI)(AX*1), Z1
+	VMOVUPD   128(DI)(AX*1), Z2
+	VMOVUPD.Z 192(DI)(AX*1), K1, Z3
+	LEAQ      (SI)(AX*1), R10
+	MOVQ      DX, R11
+	MOVQ      k+40(FP), R12
+
+zarkf64j7r:
+	VBROADCASTSD (R11), Z4
+	VFMADD231PD  (R10), Z4, Z0
+	VFMADD231PD  64(R10), Z4, Z1
+	VFMADD231PD  128(R10), Z4, Z2
+	VMOVUPD.Z    192(R10), K1, Z5
+	VFMADD231PD  Z5, Z4, Z3
+	ADDQ         R9, R10
+	ADDQ         $0x08, R11
+	DECQ         R12
+	JNZ          zarkf64j7r
+	VMOVUPD      Z0, (DI)(AX*1)
+	VMOVUPD      Z1, 64(DI)(AX*1)
+	VMOVUPD      Z2, 128(DI)(AX*1)
+	VMOVUPD      Z3, K1, 192(DI)(AX*1)
+	JMP          zarkf64next
+
+zarkf64not7:
+zarkf64next:
+	LEAQ (DI)(R13*8), DI
+	MOVQ k+40(FP), AX
+	LEAQ (DX)(AX*8), DX
+	DECQ CX
+	JNZ  zarkf64row
+
+zarkf64done:
 	VZEROUPPER
 	RET
 

@@ -597,3 +597,10 @@ func archAddRows[T Float](lvl isa, g unsafe.Pointer, d int, x []T, stride int, i
 		archAxpy(lvl, *(*T)(at[T](c, i*cstride)), rowAt(x, stride, idx, i0+i), g, d)
 	}
 }
+
+// archAddRowsK runs the NEON row kernel once for each of the n rows of g.
+func archAddRowsK[T Float](lvl isa, g unsafe.Pointer, d int, x []T, stride int, c unsafe.Pointer, k, n int) {
+	for i := 0; i < n; i++ {
+		archAddRows(lvl, at[T](g, i*d), d, x, stride, nil, 0, k, at[T](c, i*k), 1)
+	}
+}

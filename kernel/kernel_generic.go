@@ -109,6 +109,13 @@ type Ops[T Float] struct {
 	// AddRows computes g[l] += Σ_{i<len(c)} c[i]·x[r_i*stride+l] for l < len(g).
 	AddRows func(g, x []T, stride int, idx []int, c []T)
 
+	// AddRowsK computes, for n = len(c)/k rows of g of d = len(g)/n
+	// elements, g[i*d+l] += Σ_{j<k} c[i*k+j]·x[j*stride+l]: g plus the
+	// product of the n×k matrix c and the k rows of x (the MLP's hidden
+	// gradients dZ·W₂). Each element's multiply-adds run in the order of j,
+	// as AddRows's do.
+	AddRowsK func(g, x []T, stride int, c []T, k int)
+
 	// MarginsK computes, for n = len(m)/k rows and d = len(w)/k features,
 	// m[i*k+j] = Σ_{l<d} x[r_i*stride+l]·w[j*d+l].
 	MarginsK func(m, x []T, stride int, idx []int, w []T, k int)
@@ -251,6 +258,7 @@ func genericOps[T Float]() Ops[T] {
 		Lerp:      lerpGeneric[T],
 		Margins:   marginsGeneric[T],
 		AddRows:   addRowsGeneric[T],
+		AddRowsK:  addRowsKGeneric[T],
 		MarginsK:  marginsKGeneric[T],
 		AddOuterK: addOuterKGeneric[T],
 		AddOuterKNext: func(g, x []T, stride int, idx []int, c []T, k int, _ []int) {
@@ -312,6 +320,17 @@ func addRowsGeneric[T Float](g, x []T, stride int, idx []int, c []T) {
 	for i, ci := range c {
 		r := row(idx, i) * stride
 		axpyGeneric(ci, x[r:r+d], g)
+	}
+}
+
+func addRowsKGeneric[T Float](g, x []T, stride int, c []T, k int) {
+	if k <= 0 || len(c) < k {
+		return
+	}
+	n := len(c) / k
+	d := len(g) / n
+	for i := 0; i < n; i++ {
+		addRowsGeneric(g[i*d:(i+1)*d], x, stride, nil, c[i*k:(i+1)*k])
 	}
 }
 

@@ -62,3 +62,6 @@ func archAddOuterK[T Float](lvl isa, first bool, g unsafe.Pointer, d int, x []T,
 func archAddOuterKNext[T Float](lvl isa, g unsafe.Pointer, d int, x []T, stride int, idx []int, i0, l int, c unsafe.Pointer, k, n, cols, nc int, next unsafe.Pointer, nnext int) {
 	panic(noAsm)
 }
+func archAddRowsK[T Float](lvl isa, g unsafe.Pointer, d int, x []T, stride int, c unsafe.Pointer, k, n int) {
+	panic(noAsm)
+}

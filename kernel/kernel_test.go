@@ -389,6 +389,48 @@ func testAddRows[T Float](t *testing.T, ops *Ops[T]) {
 	}
 }
 
+// testAddRowsK checks AddRowsK element by element against the multiply-adds
+// over j in order, fused or not, for every width up to maxLen (whole
+// groups of four registers, the rest, the masked tail), several class and
+// row counts, with guard cells around g, x and c.
+func testAddRowsK[T Float](t *testing.T, ops *Ops[T]) {
+	r := rand.New(rand.NewPCG(17, 18))
+	for d := 0; d <= maxLen; d++ {
+		for _, k := range []int{1, 2, 3, 10} {
+			for _, n := range []int{1, 2, 5} {
+				off := offsets[(d+k+n)%len(offsets)]
+				stride := d + (d+k)%3
+				x, gx := matrix[T](r, k, stride, d, off)
+				c, gc := newGuarded[T](n*k, (off+1)%4)
+				fillRand(r, c)
+				g, gg := newGuarded[T](n*d, (off+2)%4)
+				fillRand(r, g)
+				g0 := append([]T(nil), g...)
+				ops.AddRowsK(g, x, stride, c, k)
+				for i := 0; i < n; i++ {
+					for l := 0; l < d; l++ {
+						f, u := g0[i*d+l], g0[i*d+l]
+						for j := 0; j < k; j++ {
+							cv, xv := c[i*k+j], x[j*stride+l]
+							f, u = fmaT(cv, xv, f), mulAdd(cv, xv, u)
+						}
+						if got := g[i*d+l]; !sameFloat(got, f) && !sameFloat(got, u) {
+							t.Fatalf("AddRowsK d=%d k=%d n=%d: g[%d][%d] = %v, want %v (fused) or %v", d, k, n, i, l, got, f, u)
+						}
+					}
+				}
+				gg.check(t, "AddRowsK g")
+				gx.check(t, "AddRowsK x")
+				gc.check(t, "AddRowsK c")
+			}
+		}
+	}
+}
+
+func TestAddRowsK(t *testing.T) {
+	forImpls(t, func(t *testing.T, im *Impl) { testAddRowsK(t, &im.F32) }, func(t *testing.T, im *Impl) { testAddRowsK(t, &im.F64) })
+}
+
 var classCounts = []int{1, 2, 3, 4, 5, 7, 9, 10, 11, 16, 20, 21}
 
 var kDims = []int{0, 1, 2, 3, 5, 7, 8, 9, 15, 16, 17, 31, 33, 64, 100, 130}

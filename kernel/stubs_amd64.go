@@ -375,6 +375,46 @@ func marginsPFF64(m unsafe.Pointer, mstride int, n int, x unsafe.Pointer, stride
 //go:noescape
 func addRowsPFF64(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, cstride int, n int)
 
+// addRowsKF32 adds to each of the n rows of d float32s at dst the k rows
+// of x weighted by that row's k coefficients in c (the product of the
+// n×k matrix c and the k×d matrix x), the multiply-adds on each dst
+// element in the order of j:
+//
+//	for i := 0; i < n; i++ {
+//		for l := 0; l < d; l++ {
+//			for j := 0; j < k; j++ {
+//				dst[i*d+l] = fma(c[i*k+j], x[j*stride+l], dst[i*d+l])
+//			}
+//		}
+//	}
+//
+// Four registers of a row's columns are summed at a time (four
+// independent chains of multiply-adds), then the rest of the row
+// (whole registers and the masked last one) as one group. k ≥ 1.
+//
+//go:noescape
+func addRowsKF32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, c unsafe.Pointer, k int, n int)
+
+// addRowsKF64 adds to each of the n rows of d float64s at dst the k rows
+// of x weighted by that row's k coefficients in c (the product of the
+// n×k matrix c and the k×d matrix x), the multiply-adds on each dst
+// element in the order of j:
+//
+//	for i := 0; i < n; i++ {
+//		for l := 0; l < d; l++ {
+//			for j := 0; j < k; j++ {
+//				dst[i*d+l] = fma(c[i*k+j], x[j*stride+l], dst[i*d+l])
+//			}
+//		}
+//	}
+//
+// Four registers of a row's columns are summed at a time (four
+// independent chains of multiply-adds), then the rest of the row
+// (whole registers and the masked last one) as one group. k ≥ 1.
+//
+//go:noescape
+func addRowsKF64(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, c unsafe.Pointer, k int, n int)
+
 // marginsKF32 computes, for a block of c ≤ 5 classes, two rows × c classes
 // at a time (one vector accumulator per pair),
 //
@@ -826,6 +866,50 @@ func zMarginsPFF64(m unsafe.Pointer, mstride int, n int, x unsafe.Pointer, strid
 //
 //go:noescape
 func zAddRowsPFF64(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, cstride int, n int)
+
+// zAddRowsKF32 adds to each of the n rows of d float32s at dst the k rows
+// of x weighted by that row's k coefficients in c (the product of the
+// n×k matrix c and the k×d matrix x), the multiply-adds on each dst
+// element in the order of j:
+//
+//	for i := 0; i < n; i++ {
+//		for l := 0; l < d; l++ {
+//			for j := 0; j < k; j++ {
+//				dst[i*d+l] = fma(c[i*k+j], x[j*stride+l], dst[i*d+l])
+//			}
+//		}
+//	}
+//
+// Four registers of a row's columns are summed at a time (four
+// independent chains of multiply-adds), then the rest of the row
+// (whole registers and the masked last one) as one group. k ≥ 1.
+//
+// It is the AVX-512 (zmm) twin of addRowsKF32.
+//
+//go:noescape
+func zAddRowsKF32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, c unsafe.Pointer, k int, n int)
+
+// zAddRowsKF64 adds to each of the n rows of d float64s at dst the k rows
+// of x weighted by that row's k coefficients in c (the product of the
+// n×k matrix c and the k×d matrix x), the multiply-adds on each dst
+// element in the order of j:
+//
+//	for i := 0; i < n; i++ {
+//		for l := 0; l < d; l++ {
+//			for j := 0; j < k; j++ {
+//				dst[i*d+l] = fma(c[i*k+j], x[j*stride+l], dst[i*d+l])
+//			}
+//		}
+//	}
+//
+// Four registers of a row's columns are summed at a time (four
+// independent chains of multiply-adds), then the rest of the row
+// (whole registers and the masked last one) as one group. k ≥ 1.
+//
+// It is the AVX-512 (zmm) twin of addRowsKF64.
+//
+//go:noescape
+func zAddRowsKF64(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, c unsafe.Pointer, k int, n int)
 
 // zMarginsKF32 computes, for a block of c ≤ 10 classes, two rows × c classes
 // at a time (one vector accumulator per pair),

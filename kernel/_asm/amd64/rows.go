@@ -41,6 +41,9 @@ func rowKernels(g *gen) {
 			addRows(g, ymm, p, pf)
 		}
 	}
+	for _, p := range []prec{f32, f64} {
+		addRowsK(g, ymm, p)
+	}
 }
 
 // rowRegs are the four row pointers of a block.

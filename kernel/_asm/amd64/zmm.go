@@ -104,6 +104,9 @@ func zmmKernels(g *gen) {
 			addRows(g, zmm, p, pf)
 		}
 	}
+	for _, p := range []prec{f32, f64} {
+		addRowsK(g, zmm, p)
+	}
 	for _, pf := range []bool{false, true} {
 		for _, p := range []prec{f32, f64} {
 			zmarginsK(g, p, denseRows, pf)
