@@ -327,9 +327,7 @@ func build[T kernel.Float](k string, d int, impls []*kernel.Impl) *KernelCase {
 		each(func(ops *kernel.Ops[T]) func() {
 			return func() {
 				clear(dh)
-				for i := 0; i < n; i++ {
-					ops.AddRows(dh[i*h:(i+1)*h], w2, h, nil, dz[i*kk:(i+1)*kk])
-				}
+				ops.AddRowsK(dh, w2, h, dz, kk)
 			}
 		})
 		add(Gonum, true, func() { gonumGemm(false, false, n, h, kk, 1, dz, kk, w2, h, 0, dh, h) })
