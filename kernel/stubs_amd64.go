@@ -388,7 +388,7 @@ func addRowsPFF64(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx u
 //		}
 //	}
 //
-// Four registers of a row's columns are summed at a time (four
+// Eight registers of a row's columns are summed at a time (eight
 // independent chains of multiply-adds), then the rest of the row
 // (whole registers and the masked last one) as one group. k ≥ 1.
 //
@@ -408,7 +408,7 @@ func addRowsKF32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, c unsa
 //		}
 //	}
 //
-// Four registers of a row's columns are summed at a time (four
+// Eight registers of a row's columns are summed at a time (eight
 // independent chains of multiply-adds), then the rest of the row
 // (whole registers and the masked last one) as one group. k ≥ 1.
 //
@@ -880,7 +880,7 @@ func zAddRowsPFF64(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx 
 //		}
 //	}
 //
-// Four registers of a row's columns are summed at a time (four
+// Eight registers of a row's columns are summed at a time (eight
 // independent chains of multiply-adds), then the rest of the row
 // (whole registers and the masked last one) as one group. k ≥ 1.
 //
@@ -902,7 +902,7 @@ func zAddRowsKF32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, c uns
 //		}
 //	}
 //
-// Four registers of a row's columns are summed at a time (four
+// Eight registers of a row's columns are summed at a time (eight
 // independent chains of multiply-adds), then the rest of the row
 // (whole registers and the masked last one) as one group. k ≥ 1.
 //
