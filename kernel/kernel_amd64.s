@@ -4552,7 +4552,8 @@ smlF32exp1:
 	VMOVUPD      Y0, (SP)(R14*1)
 
 smlF32summed:
-	VSUBPD      one<>+0(SB), Y12, Y0
+	VMOVAPD     Y12, Y0
+	VSUBPD      one<>+0(SB), Y0, Y0
 	VCMPPD      $0x1e, log1pBig<>+0(SB), Y0, Y5
 	VMULPD      log1pScale<>+0(SB), Y0, Y2
 	VBLENDVPD   Y5, Y2, Y0, Y5
@@ -4800,7 +4801,8 @@ smlF64exp1:
 	VMOVUPD      Y0, (SP)(R14*1)
 
 smlF64summed:
-	VSUBPD      one<>+0(SB), Y12, Y0
+	VMOVAPD     Y12, Y0
+	VSUBPD      one<>+0(SB), Y0, Y0
 	VCMPPD      $0x1e, log1pBig<>+0(SB), Y0, Y5
 	VMULPD      log1pScale<>+0(SB), Y0, Y2
 	VBLENDVPD   Y5, Y2, Y0, Y5

@@ -297,17 +297,7 @@ func softmax(g *gen, v vec, p prec) {
 	g.CMPQ(R11, u8(4))
 	g.JB(lbl("blkrow"))
 	g.VMOVUPD(mem(frame.Base, 0), Y0)
-	g.VSUBPD(k["one"], Y0, Y0)
-	g.log1pPD(ymm, Y0, Y1, Y2, Y3, Y4, Y5)
-	g.VSUBPD(mem(frame.Base, 32), Y1, Y1)
-	if f32 {
-		g.VCVTPD2PSY(Y1, X1)
-		g.VMOVUPS(X1, mem(RDI, 0))
-	} else {
-		g.VMOVUPD(Y1, mem(RDI, 0))
-	}
-	g.VMOVUPD(k["one"], Y2)
-	g.VDIVPD(mem(frame.Base, 0), Y2, Y2)
+	softmaxLoss4(g, f32, mem(frame.Base, 0), mem(frame.Base, 32), Y2)
 	g.VMOVUPD(Y2, mem(frame.Base, 0))
 	if v.isZ() {
 		// The rows are scaled last to first: a row's masked tail store
@@ -372,6 +362,23 @@ func softmax(g *gen, v vec, p prec) {
 	g.Label(L + "done")
 	g.VZEROUPPER()
 	g.RET()
+}
+
+// softmaxLoss4 stores the losses log(s) − zy of four rows, s their sums
+// (in Y0, clobbered, and at sum) and zy their z_y − max, to (DI), as
+// log1p(s − 1), and leaves 1/s in inv; Y1..Y5 are scratch.
+func softmaxLoss4(g *gen, f32 bool, sum, zy operand.Op, inv VecPhysical) {
+	g.VSUBPD(k["one"], Y0, Y0)
+	g.log1pPD(ymm, Y0, Y1, Y2, Y3, Y4, Y5)
+	g.VSUBPD(zy, Y1, Y1)
+	if f32 {
+		g.VCVTPD2PSY(Y1, X1)
+		g.VMOVUPS(X1, mem(RDI, 0))
+	} else {
+		g.VMOVUPD(Y1, mem(RDI, 0))
+	}
+	g.VMOVUPD(k["one"], inv)
+	g.VDIVPD(sum, inv, inv)
 }
 
 // softmaxArgs loads the arguments of the SoftmaxCE kernels: loss into DI,

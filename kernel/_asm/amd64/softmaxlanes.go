@@ -355,17 +355,8 @@ func softmaxLanesYmm(g *gen, p prec) {
 	g.Label(L + "summed")
 
 	// loss = log1p(sum − 1) − (z_y − max).
-	g.VSUBPD(k["one"], Y12, Y0)
-	g.log1pPD(ymm, Y0, Y1, Y2, Y3, Y4, Y5)
-	g.VSUBPD(Y11, Y1, Y1)
-	if f32 {
-		g.VCVTPD2PSY(Y1, X1)
-		g.VMOVUPS(X1, mem(RDI, 0))
-	} else {
-		g.VMOVUPD(Y1, mem(RDI, 0))
-	}
-	g.VMOVUPD(k["one"], Y13)
-	g.VDIVPD(Y12, Y13, Y13)
+	g.VMOVAPD(Y12, Y0)
+	softmaxLoss4(g, f32, Y12, Y11, Y13)
 
 	// z_j = e_j / sum, less one in the rows labelled j (X7 = j).
 	g.VPXOR(X7, X7, X7)
