@@ -27,10 +27,14 @@ func archCvtF16(dst, src unsafe.Pointer, n int) {
 	}
 }
 
+// archCvtBF16 converts n bfloat16s (a multiple of 8) to float32.
+func archCvtBF16(dst, src unsafe.Pointer, n int) { cvtBF16F32(dst, src, n) }
+
 // archRowKernels reports row kernels that read the format directly
-// (marginsU8F32, addRowsU8F32; marginsF16F32, addRowsF16F32 with F16C);
-// without them the driver converts blocks of rows.
-func archRowKernels(f Format) bool { return f == U8 || f == F16 && hasF16C }
+// (marginsU8F32, addRowsU8F32; marginsBF16F32, addRowsBF16F32;
+// marginsF16F32, addRowsF16F32 with F16C); without them the driver
+// converts blocks of rows.
+func archRowKernels(f Format) bool { return f == U8 || f == BF16 || f == F16 && hasF16C }
 
 // archMarginsC and archAddRowsC run the compact row kernels (d a multiple
 // of 8; a format archRowKernels takes): at isaWide their zmm twins
@@ -39,10 +43,14 @@ func archMarginsC(lvl isa, f Format, m unsafe.Pointer, n int, x unsafe.Pointer, 
 	switch {
 	case lvl == isaWide && f == U8:
 		zMarginsU8F32(m, n, x, stride, idx, w, d)
+	case lvl == isaWide && f == BF16:
+		zMarginsBF16F32(m, n, x, stride, idx, w, d)
 	case lvl == isaWide:
 		zMarginsF16F32(m, n, x, stride, idx, w, d)
 	case f == U8:
 		marginsU8F32(m, n, x, stride, idx, w, d)
+	case f == BF16:
+		marginsBF16F32(m, n, x, stride, idx, w, d)
 	default:
 		marginsF16F32(m, n, x, stride, idx, w, d)
 	}
@@ -52,10 +60,14 @@ func archAddRowsC(lvl isa, f Format, g unsafe.Pointer, d int, x unsafe.Pointer, 
 	switch {
 	case lvl == isaWide && f == U8:
 		zAddRowsU8F32(g, d, x, stride, idx, c, n)
+	case lvl == isaWide && f == BF16:
+		zAddRowsBF16F32(g, d, x, stride, idx, c, n)
 	case lvl == isaWide:
 		zAddRowsF16F32(g, d, x, stride, idx, c, n)
 	case f == U8:
 		addRowsU8F32(g, d, x, stride, idx, c, n)
+	case f == BF16:
+		addRowsBF16F32(g, d, x, stride, idx, c, n)
 	default:
 		addRowsF16F32(g, d, x, stride, idx, c, n)
 	}
@@ -65,9 +77,12 @@ func archPrefetch(p unsafe.Pointer, n int) { prefetchBytes(p, n) }
 
 // archClassKernelsC reports the class kernels that read the format directly
 // (zMarginsKU8F32, zAddOuterKU8F32 at isaWide, marginsKU8F32,
-// addOuterKU8F32 in ymm; the F16 ones with F16C), which replace the
-// conversion buffer for rows of at least 8 features (classKernelsC).
-func archClassKernelsC(lvl isa, f Format) bool { return f == U8 || f == F16 && hasF16C }
+// addOuterKU8F32 in ymm; the BF16 ones; the F16 ones with F16C), which
+// replace the conversion buffer for rows of at least 8 features
+// (classKernelsC).
+func archClassKernelsC(lvl isa, f Format) bool {
+	return f == U8 || f == BF16 || f == F16 && hasF16C
+}
 
 // compactStreams reports whether x is big enough to prefetch from (as
 // streams for a float32 matrix).
@@ -87,6 +102,10 @@ func archMarginsKC(lvl isa, first bool, m unsafe.Pointer, k, n int, x *Compact, 
 			marginsKPFU8F32(m, k, n, xp, x.Stride, ip, w, d, c, s)
 		case x.Format == U8:
 			marginsKU8F32(m, k, n, xp, x.Stride, ip, w, d, c, s)
+		case x.Format == BF16 && pf:
+			marginsKPFBF16F32(m, k, n, xp, x.Stride, ip, w, d, c)
+		case x.Format == BF16:
+			marginsKBF16F32(m, k, n, xp, x.Stride, ip, w, d, c)
 		case pf:
 			marginsKPFF16F32(m, k, n, xp, x.Stride, ip, w, d, c)
 		default:
@@ -99,6 +118,10 @@ func archMarginsKC(lvl isa, first bool, m unsafe.Pointer, k, n int, x *Compact, 
 		zMarginsKPFU8F32(m, k, n, xp, x.Stride, ip, w, d, c, s)
 	case x.Format == U8:
 		zMarginsKU8F32(m, k, n, xp, x.Stride, ip, w, d, c, s)
+	case x.Format == BF16 && pf:
+		zMarginsKPFBF16F32(m, k, n, xp, x.Stride, ip, w, d, c)
+	case x.Format == BF16:
+		zMarginsKBF16F32(m, k, n, xp, x.Stride, ip, w, d, c)
 	case pf:
 		zMarginsKPFF16F32(m, k, n, xp, x.Stride, ip, w, d, c)
 	default:
@@ -123,10 +146,14 @@ func archAddOuterKCNext(lvl isa, g unsafe.Pointer, d int, x *Compact, idx []int,
 	switch {
 	case lvl != isaWide && x.Format == U8:
 		addOuterKNXU8F32(g, d, xl, x.Stride, ip, c, k, n, cols, nc, s, next, nnext)
+	case lvl != isaWide && x.Format == BF16:
+		addOuterKNXBF16F32(g, d, xl, x.Stride, ip, c, k, n, cols, nc, next, nnext)
 	case lvl != isaWide:
 		addOuterKNXF16F32(g, d, xl, x.Stride, ip, c, k, n, cols, nc, next, nnext)
 	case x.Format == U8:
 		zAddOuterKNXU8F32(g, d, xl, x.Stride, ip, c, k, n, cols, nc, s, next, nnext)
+	case x.Format == BF16:
+		zAddOuterKNXBF16F32(g, d, xl, x.Stride, ip, c, k, n, cols, nc, next, nnext)
 	default:
 		zAddOuterKNXF16F32(g, d, xl, x.Stride, ip, c, k, n, cols, nc, next, nnext)
 	}
@@ -143,6 +170,10 @@ func archAddOuterKC(lvl isa, first bool, g unsafe.Pointer, d int, x *Compact, id
 			addOuterKPFU8F32(g, d, xl, x.Stride, ip, c, k, n, cols, nc, s)
 		case x.Format == U8:
 			addOuterKU8F32(g, d, xl, x.Stride, ip, c, k, n, cols, nc, s)
+		case x.Format == BF16 && pf:
+			addOuterKPFBF16F32(g, d, xl, x.Stride, ip, c, k, n, cols, nc)
+		case x.Format == BF16:
+			addOuterKBF16F32(g, d, xl, x.Stride, ip, c, k, n, cols, nc)
 		case pf:
 			addOuterKPFF16F32(g, d, xl, x.Stride, ip, c, k, n, cols, nc)
 		default:
@@ -155,6 +186,10 @@ func archAddOuterKC(lvl isa, first bool, g unsafe.Pointer, d int, x *Compact, id
 		zAddOuterKPFU8F32(g, d, xl, x.Stride, ip, c, k, n, cols, nc, s)
 	case x.Format == U8:
 		zAddOuterKU8F32(g, d, xl, x.Stride, ip, c, k, n, cols, nc, s)
+	case x.Format == BF16 && pf:
+		zAddOuterKPFBF16F32(g, d, xl, x.Stride, ip, c, k, n, cols, nc)
+	case x.Format == BF16:
+		zAddOuterKBF16F32(g, d, xl, x.Stride, ip, c, k, n, cols, nc)
 	case pf:
 		zAddOuterKPFF16F32(g, d, xl, x.Stride, ip, c, k, n, cols, nc)
 	default:

@@ -22,8 +22,18 @@ func cvtU8F32(dst, src unsafe.Pointer, n int, scale float32)
 //go:noescape
 func cvtF16F32(dst, src unsafe.Pointer, n int)
 
+// cvtBF16F32 computes, for n a multiple of 8,
+//
+//	for i := 0; i < n; i++ {
+//		dst[i] = math.Float32frombits(uint32(src[i]) << 16) // src is []uint16
+//	}
+//
+//go:noescape
+func cvtBF16F32(dst, src unsafe.Pointer, n int)
+
 func archCvtU8(dst, src unsafe.Pointer, n int, scale float32) { cvtU8F32(dst, src, n, scale) }
 func archCvtF16(dst, src unsafe.Pointer, n int)               { cvtF16F32(dst, src, n) }
+func archCvtBF16(dst, src unsafe.Pointer, n int)              { cvtBF16F32(dst, src, n) }
 
 // marginsU8F32 computes, for d a multiple of 8, with r_i = idx[i] (x is
 // []uint8, idx []int; nil idx: x advances by stride bytes a row),
@@ -63,26 +73,45 @@ func marginsF16F32(m unsafe.Pointer, n int, x unsafe.Pointer, stride int, idx, w
 //go:noescape
 func addRowsF16F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx, c unsafe.Pointer, n int)
 
-// archRowKernels reports the NEON row kernels that read bytes and halves
-// directly (UXTL/UCVTF and FCVTL as they load): both formats.
-func archRowKernels(f Format) bool { return f == U8 || f == F16 }
+// marginsBF16F32 is marginsU8F32 on rows of bfloat16s (x is []uint16,
+// stride in elements), each widened exactly to float32.
+//
+//go:noescape
+func marginsBF16F32(m unsafe.Pointer, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d int)
+
+// addRowsBF16F32 is addRowsU8F32 on rows of bfloat16s (x is []uint16,
+// stride in elements), each widened exactly to float32.
+//
+//go:noescape
+func addRowsBF16F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx, c unsafe.Pointer, n int)
+
+// archRowKernels reports the NEON row kernels that read bytes, halves and
+// bfloat16s directly (UXTL/UCVTF, FCVTL and ZIP1/ZIP2 as they load): all
+// three formats.
+func archRowKernels(f Format) bool { return f == U8 || f == F16 || f == BF16 }
 
 // archMarginsC and archAddRowsC run the compact row kernels (d a multiple
 // of 8); arm64 has one level, and lvl is ignored.
 func archMarginsC(lvl isa, f Format, m unsafe.Pointer, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d int) {
-	if f == U8 {
+	switch f {
+	case U8:
 		marginsU8F32(m, n, x, stride, idx, w, d)
-		return
+	case BF16:
+		marginsBF16F32(m, n, x, stride, idx, w, d)
+	default:
+		marginsF16F32(m, n, x, stride, idx, w, d)
 	}
-	marginsF16F32(m, n, x, stride, idx, w, d)
 }
 
 func archAddRowsC(lvl isa, f Format, g unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx, c unsafe.Pointer, n int) {
-	if f == U8 {
+	switch f {
+	case U8:
 		addRowsU8F32(g, d, x, stride, idx, c, n)
-		return
+	case BF16:
+		addRowsBF16F32(g, d, x, stride, idx, c, n)
+	default:
+		addRowsF16F32(g, d, x, stride, idx, c, n)
 	}
-	addRowsF16F32(g, d, x, stride, idx, c, n)
 }
 
 // prefetchBytes asks for the cache lines of p[0:n] (PRFM PLDL1KEEP every 64

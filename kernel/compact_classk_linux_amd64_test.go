@@ -15,7 +15,7 @@ import (
 var classKDims = []int{1, 2, 3, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 21, 26, 29, 31, 32, 33, 47, 48, 63, 64, 65, 127, 128, 129, 784, 800}
 
 // TestCompactClassKernelsDirect runs the zmm class kernels on compact rows
-// (zMarginsKU8F32, zAddOuterKU8F32 and the F16 ones, plain and prefetching,
+// (zMarginsKU8F32, zAddOuterKU8F32 and the F16 and BF16 ones, plain and prefetching,
 // through archMarginsKC and archAddOuterKC) for every class count 1..10,
 // d of every tail, 0 to 8 rows, consecutive and gathered, with the last row
 // ending where an unreadable page starts (a read past a row faults), NaN
@@ -45,7 +45,7 @@ func testClassKernelsDirect(t *testing.T, lvl isa) {
 	saved := streamBytes
 	defer func() { streamBytes = saved }()
 	r := rand.New(rand.NewPCG(12, 5))
-	for _, f := range []Format{U8, F16} {
+	for _, f := range []Format{U8, F16, BF16} {
 		if !archClassKernelsC(lvl, f) {
 			t.Logf("%v: no direct class kernels", f)
 			continue
@@ -177,7 +177,9 @@ func testClassKOuter(t *testing.T, lvl isa, r *rand.Rand, what string, x *Compac
 				for i, rr := range rows {
 					abs += math.Abs(float64(cs[i*k+j]) * float64(xd[rr*x.Stride+col]))
 				}
-				if bound := float64(n+2) * 0x1p-24 * abs; !(math.Abs(float64(g[p])-float64(gen[p])) <= bound) {
+				// Each of the two sums rounds n times (and the generic its
+				// products too), each error within 2⁻²⁴ of its magnitude.
+				if bound := float64(2*n+2) * 0x1p-24 * abs; !(math.Abs(float64(g[p])-float64(gen[p])) <= bound) {
 					t.Fatalf("%s addOuterK l=%d: g[%d][%d] = %v, generic %v (bound %g)", what, l, j, col, g[p], gen[p], bound)
 				}
 			}
@@ -196,7 +198,7 @@ func TestCompactClassDrivers(t *testing.T) {
 	dims := []int{1, 7, 8, 15, 16, 17, 63, 64, 65, 129, 784, 800}
 	for _, im := range Impls() {
 		ops := &im.F32
-		for _, f := range []Format{U8, F16} {
+		for _, f := range []Format{U8, F16, BF16} {
 			for _, d := range dims {
 				for _, n := range []int{1, 5, 70, 131} {
 					if d > 200 && n > 70 {
@@ -254,7 +256,7 @@ func TestCompactClassDrivers(t *testing.T) {
 // as the fast path.
 func TestCompactClassKernelsSelected(t *testing.T) {
 	for _, lvl := range []isa{isaBase, isaWide} {
-		if !classKernelsC(lvl, U8, 784, 10) || hasF16C && !classKernelsC(lvl, F16, 784, 10) {
+		if !classKernelsC(lvl, U8, 784, 10) || !classKernelsC(lvl, BF16, 784, 10) || hasF16C && !classKernelsC(lvl, F16, 784, 10) {
 			t.Fatalf("lvl %d runs the compact class products without the direct kernels", lvl)
 		}
 		if classKernelsC(lvl, U8, 7, 10) {
@@ -280,7 +282,7 @@ func TestCompactAddOuterKCNext(t *testing.T) {
 	r := rand.New(rand.NewPCG(17, 18))
 	for _, im := range Impls() {
 		ops := &im.F32
-		for _, f := range []Format{U8, F16} {
+		for _, f := range []Format{U8, F16, BF16} {
 			for _, d := range []int{8, 17, 64, 129, 784} {
 				for _, n := range []int{1, 5, 70} {
 					x, _ := compactMatrix[float32](r, f, n+3, d+d%3, d, d%4)

@@ -6,6 +6,7 @@ import "unsafe"
 
 func archCvtU8(dst, src unsafe.Pointer, n int, scale float32) { panic(noAsm) }
 func archCvtF16(dst, src unsafe.Pointer, n int)               { panic(noAsm) }
+func archCvtBF16(dst, src unsafe.Pointer, n int)              { panic(noAsm) }
 
 func archRowKernels(f Format) bool { return false }
 

@@ -14,7 +14,7 @@ import (
 
 // pageEndCompact returns rows random rows of d features, stride apart, in
 // format f and ending where a PROT_NONE page starts (pageEnd): bytes, or
-// halves of magnitudes 2⁻⁴…2⁴ with NaNs in the gaps between rows, so that
+// halves or bfloat16s of magnitudes 2⁻⁴…2⁴ with NaNs in the gaps between rows, so that
 // a kernel that reads past a row or into a gap shows it.
 func pageEndCompact(t *testing.T, r *rand.Rand, f Format, rows, d, stride int, scale float64) Compact {
 	t.Helper()
@@ -28,13 +28,22 @@ func pageEndCompact(t *testing.T, r *rand.Rand, f Format, rows, d, stride int, s
 		return x
 	}
 	mem := pageEnd(t, 2*cnt)
-	x.F16 = unsafe.Slice((*uint16)(unsafe.Pointer(&mem[0])), cnt)
-	for p := range x.F16 {
+	h := unsafe.Slice((*uint16)(unsafe.Pointer(&mem[0])), cnt)
+	round, nan := F32ToF16, uint16(0x7e00)
+	if f == BF16 {
+		round, nan = F32ToBF16, 0x7fc0
+	}
+	for p := range h {
 		if p%stride < d {
-			x.F16[p] = F32ToF16(float32((2*r.Float64() - 1) * math.Ldexp(1, r.IntN(9)-4)))
+			h[p] = round(float32((2*r.Float64() - 1) * math.Ldexp(1, r.IntN(9)-4)))
 		} else {
-			x.F16[p] = 0x7e00 // NaN: a read of the gap shows
+			h[p] = nan // NaN: a read of the gap shows
 		}
+	}
+	if f == BF16 {
+		x.BF16 = h
+	} else {
+		x.F16 = h
 	}
 	return x
 }
@@ -78,7 +87,7 @@ func TestCompactRowKernelsDirect(t *testing.T) {
 		dims = append(dims, d)
 	}
 	dims = append(dims, 784, 1000, 8200)
-	for _, f := range []Format{U8, F16} {
+	for _, f := range []Format{U8, F16, BF16} {
 		for _, d := range dims {
 			for _, n := range []int{0, 1, 2, 3, 4, 5, 7, 8, 9} {
 				if d > 1000 && n > 5 {
@@ -146,7 +155,7 @@ func TestCompactRowKernelsDirect(t *testing.T) {
 	if len(lvls) < 2 {
 		return
 	}
-	for _, f := range []Format{U8, F16} {
+	for _, f := range []Format{U8, F16, BF16} {
 		for d := 1; d <= 140; d++ {
 			for _, n := range []int{1, 3, 4, 6, 70} {
 				off := offsets[(d+n)%len(offsets)]

@@ -32,6 +32,12 @@ func compactMatrix[T Float](r *rand.Rand, f Format, rows, stride, d, off int) (C
 			buf[i] = F32ToF16(float32((2*r.Float64() - 1) * math.Ldexp(1, r.IntN(7)-3)))
 		}
 		x.F16 = buf[off : off+n : off+n]
+	case BF16:
+		buf := make([]uint16, off+n+7)
+		for i := range buf {
+			buf[i] = F32ToBF16(float32((2*r.Float64() - 1) * math.Ldexp(1, r.IntN(7)-3)))
+		}
+		x.BF16 = buf[off : off+n : off+n]
 	}
 	dense := make([]T, n)
 	for p := range dense {
@@ -189,7 +195,7 @@ func testCompact[T Float](t *testing.T, ops *Ops[T], f Format) {
 }
 
 func TestCompactKernels(t *testing.T) {
-	for _, f := range []Format{U8, F16} {
+	for _, f := range []Format{U8, F16, BF16} {
 		forImpls(t,
 			func(t *testing.T, im *Impl) { testCompact(t, &im.F32, f) },
 			func(t *testing.T, im *Impl) { testCompact(t, &im.F64, f) })
@@ -291,6 +297,16 @@ func TestCompactConvert(t *testing.T) {
 				t.Fatalf("cvtF16 n=%d: [%d] (%#04x) = %v, want %v", n, i, h[i], dst[i], want)
 			}
 		}
+		dst, g = newGuarded[float32](n, 3)
+		if n > 0 {
+			archCvtBF16(unsafe.Pointer(&dst[0]), unsafe.Pointer(&h[0]), n)
+		}
+		g.check(t, "cvtBF16")
+		for i := range dst {
+			if want := BF16ToF32(h[i]); math.Float32bits(dst[i]) != math.Float32bits(want) {
+				t.Fatalf("cvtBF16 n=%d: [%d] (%#04x) = %v, want %v", n, i, h[i], dst[i], want)
+			}
+		}
 	}
 }
 
@@ -365,10 +381,10 @@ func TestF16(t *testing.T) {
 // runs without the row kernels it is meant to have, so that a silent
 // fallback to the conversion buffer does not pass as the fast path.
 func TestCompactRowKernelsSelected(t *testing.T) {
-	if runtime.GOARCH == "amd64" && Default().Name == "avx2" && !archRowKernels(U8) {
-		t.Fatal("avx2 is the default but the byte-row kernels are off")
+	if runtime.GOARCH == "amd64" && Default().Name == "avx2" && !(archRowKernels(U8) && archRowKernels(BF16)) {
+		t.Fatal("avx2 is the default but the byte- or bfloat16-row kernels are off")
 	}
-	if runtime.GOARCH == "arm64" && Default().Name == "neon" && !(archRowKernels(U8) && archRowKernels(F16)) {
+	if runtime.GOARCH == "arm64" && Default().Name == "neon" && !(archRowKernels(U8) && archRowKernels(F16) && archRowKernels(BF16)) {
 		t.Fatal("neon is the default but the compact row kernels are off")
 	}
 }
@@ -411,6 +427,99 @@ func FuzzF32ToF16(f *testing.F) {
 	})
 }
 
+// TestBF16 checks the bfloat16 conversions: every bfloat16 round-trips,
+// and F32ToBF16 rounds to nearest, ties to even, with overflow to ±Inf and
+// NaNs kept NaNs.
+func TestBF16(t *testing.T) {
+	for h := 0; h < 1<<16; h++ {
+		f := BF16ToF32(uint16(h))
+		if math.Float32bits(f) != uint32(h)<<16 {
+			t.Fatalf("BF16ToF32(%#04x) = %#08x, want the top half", h, math.Float32bits(f))
+		}
+		back := F32ToBF16(f)
+		if isNaN32(f) {
+			if !isNaN32(BF16ToF32(back)) || back&0x8000 != uint16(h)&0x8000 {
+				t.Fatalf("NaN %#04x → %#04x, not a NaN of the same sign", h, back)
+			}
+			continue
+		}
+		if back != uint16(h) {
+			t.Fatalf("%#04x → %v → %#04x", h, f, back)
+		}
+	}
+	cases := []struct {
+		f    float32
+		want uint16
+	}{
+		{0, 0}, {float32(math.Copysign(0, -1)), 0x8000},
+		{1, 0x3f80}, {-2, 0xc000},
+		{1 + 0x1p-8, 0x3f80},      // a tie between 1 and 1+2⁻⁷: even, 1
+		{1 + 0x3p-8, 0x3f82},      // a tie between 1+2⁻⁷ and 1+2⁻⁶: even, up
+		{1 + 0x1.02p-8, 0x3f81},   // just above the tie
+		{math.MaxFloat32, 0x7f80}, // past the largest bfloat16 (0x7f7f) by more than half an ulp
+		{0x1.fep127, 0x7f7f},      // the largest bfloat16
+		{0x1.fefffep127, 0x7f7f},  // below the tie with Inf
+		{0x1.ffp127, 0x7f80},      // the tie with Inf: even, Inf
+		{float32(math.Inf(-1)), 0xff80},
+		{0x1p-149, 0x0000}, // the smallest float32 subnormal rounds to 0
+		{0x1p-133, 0x0001}, // the smallest bfloat16 subnormal
+	}
+	for _, c := range cases {
+		if got := F32ToBF16(c.f); got != c.want {
+			t.Errorf("F32ToBF16(%v) = %#04x, want %#04x", c.f, got, c.want)
+		}
+	}
+	for _, b := range []uint32{0x7f800001, 0xff800001, 0x7fc00000, 0x7fffffff} {
+		if h := F32ToBF16(math.Float32frombits(b)); !isNaN32(BF16ToF32(h)) || uint32(h>>15) != b>>31 {
+			t.Errorf("F32ToBF16(NaN %#08x) = %#04x, not a NaN of its sign", b, h)
+		}
+	}
+}
+
+// FuzzF32ToBF16 checks, for any float32, that the bfloat16 is the nearest
+// one (ties to even; ±Inf past the largest by half an ulp) and that NaN
+// stays NaN.
+func FuzzF32ToBF16(f *testing.F) {
+	for _, b := range []uint32{0, 0x80000000, 0x3f808000, 0x3f818000, 0x7f7f8000, 0x7f7fffff, 0x00008000, 0x7f800000, 0x7fc00000, 0xff800001} {
+		f.Add(b)
+	}
+	f.Fuzz(func(t *testing.T, b uint32) {
+		v := math.Float32frombits(b)
+		h := F32ToBF16(v)
+		back := BF16ToF32(h)
+		if isNaN32(v) {
+			if !isNaN32(back) {
+				t.Fatalf("NaN %#08x → %#04x, not a NaN", b, h)
+			}
+			return
+		}
+		// The two bfloat16s around v: its bits cut, and the next one up in
+		// magnitude (Inf past the largest).
+		lo := uint16(b >> 16)
+		hi := lo + 1
+		dlo := math.Abs(float64(v) - float64(BF16ToF32(lo)))
+		var want uint16
+		if lo&0x7fff == 0x7f80 { // v is ±Inf
+			want = lo
+		} else {
+			dhi := math.Abs(float64(v) - float64(BF16ToF32(hi)))
+			if hi&0x7fff == 0x7f80 {
+				// Inf counts as the value 2^128 for the rounding.
+				dhi = math.Abs(math.Abs(float64(v)) - 0x1p128)
+			}
+			switch {
+			case dlo < dhi, dlo == dhi && lo&1 == 0:
+				want = lo
+			default:
+				want = hi
+			}
+		}
+		if h != want {
+			t.Fatalf("F32ToBF16(%v) = %#04x, want %#04x", v, h, want)
+		}
+	})
+}
+
 // FuzzCompactMargins checks every implementation's byte and half margins
 // and accumulation against the generic ones on fuzzed bytes.
 func FuzzCompactMargins(f *testing.F) {
@@ -423,12 +532,20 @@ func FuzzCompactMargins(f *testing.F) {
 			return
 		}
 		x := Compact{Format: U8, U8: data[: n*d : n*d], Stride: d, Scale: 1.0 / 255}
-		if fmtSel%2 == 1 {
+		switch fmtSel % 3 {
+		case 1:
 			h := make([]uint16, n*d)
 			for i := range h {
 				h[i] = uint16(data[i])<<6 | uint16(data[(i+1)%len(data)]) // finite halves below 2^15
 			}
 			x = Compact{Format: F16, F16: h, Stride: d}
+		case 2:
+			h := make([]uint16, n*d)
+			for i := range h {
+				// Finite bfloat16s of magnitudes 2⁻³²…2³¹: exponents 95…158.
+				h[i] = uint16(data[i]&0x80)<<8 | uint16(95+data[i]&0x3f)<<7 | uint16(data[(i+1)%len(data)]&0x7f)
+			}
+			x = Compact{Format: BF16, BF16: h, Stride: d}
 		}
 		r := rand.New(rand.NewPCG(uint64(len(data)), uint64(d)))
 		w := make([]float32, d)

@@ -11,45 +11,49 @@
 // with VCVTDQ2PS (exact: every byte is a float32) and multiplies by the
 // scale with VMULPS (one rounding, the float32 product fl(scale·u), which
 // the generic reference replays); cvtF16F32 widens IEEE half floats with
-// VCVTPH2PS (F16C; exact). Both take n a multiple of 8 (the Go driver
-// converts the last n mod 8 elements) and touch nothing past the n elements.
+// VCVTPH2PS (F16C; exact); cvtBF16F32 widens bfloat16s with VPMOVZXWD and
+// shifts them into a float32's top half with VPSLLD (exact). All take n a
+// multiple of 8 (the Go driver converts the last n mod 8 elements) and
+// touch nothing past the n elements.
 //
 // marginsU8F32 and addRowsU8F32 read byte rows directly (the row kernels of
 // the linear models on u8 data): VPMOVZXBD and VCVTDQ2PS widen 8 bytes to
 // 8 floats, which meet the float32 weights or coefficients in FMAs;
 // marginsF16F32 and addRowsF16F32 do the same on halves with VCVTPH2PS
-// (F16C). Margins prefetch pfRows rows ahead (rows come one at a time); a row
+// (F16C), marginsBF16F32 and addRowsBF16F32 on bfloat16s with VPMOVZXWD and
+// VPSLLD. Margins prefetch pfRows rows ahead (rows come one at a time); a row
 // at a time, 32 columns a step in four accumulators, then 8 (d a multiple
 // of 8: the Go driver takes the last d mod 8 columns and the scale).
 //
 // Requires: AVX2, FMA3 (cvtU8F32, marginsU8F32, addRowsU8F32), and F16C
 // (cvtF16F32, marginsF16F32, addRowsF16F32).
 //
-// zMarginsU8F32, zAddRowsU8F32, zMarginsF16F32 and zAddRowsF16F32 are their
-// AVX-512 twins, emitted from the same bodies on zmm registers (AVX512F):
-// VPMOVZXBD zmm widens 16 bytes, VCVTPH2PS zmm 16 halves; 64 columns a
+// zMarginsU8F32, zAddRowsU8F32, zMarginsF16F32, zAddRowsF16F32 and the
+// BF16 pair are their AVX-512 twins, emitted from the same bodies on zmm registers (AVX512F):
+// VPMOVZXBD zmm widens 16 bytes, VCVTPH2PS zmm 16 halves, VPMOVZXWD zmm
+// 16 bfloat16s; 64 columns a
 // step, then 16, then the last 8 (d is a multiple of 8) in ymm with the
 // 256-bit loads, so that no load reaches past d and no opmask is needed.
 // AddRows makes the same FMAs in the same order as the 256-bit kernels (bit
 // for bit alike); margins sum in other lanes (within the same bound).
 // kernel_amd64.go takes them only for the "avx512" implementation.
 //
-// zMarginsKU8F32, zAddOuterKU8F32, zMarginsKF16F32, zAddOuterKF16F32 (and
-// their PF variants) are the zmm class kernels zMarginsKF32 and
+// zMarginsKU8F32, zAddOuterKU8F32, zMarginsKF16F32, zAddOuterKF16F32, the
+// BF16 ones (and their PF variants) are the zmm class kernels zMarginsKF32 and
 // zAddOuterKF32 emitted on compact rows, so that the multi-class products
 // (softmax, the MLP's first layer) read bytes or halves without a float32
 // conversion buffer: each register of a row is widened as it loads (16
 // bytes, VPMOVZXBD, VCVTDQ2PS, then VMULPS by the scale; 16 halves,
-// VCVTPH2PS) to exactly the float32 value of the converted matrix, then
+// VCVTPH2PS; 16 bfloat16s, VPMOVZXWD and VPSLLD) to exactly the float32 value of the converted matrix, then
 // meets the same FMAs in the same order as in the float32 kernel, bit for
 // bit. Tails: the last d mod 16 columns load under K1 with zeroing masking
-// (VPMOVZXBD and VCVTPH2PS with an opmask read nothing of masked-off
-// lanes), so rows may end at an unreadable page and d is any. Prefetching
+// (VPMOVZXBD, VCVTPH2PS and VPMOVZXWD with an opmask read nothing of
+// masked-off lanes), so rows may end at an unreadable page and d is any. Prefetching
 // as the float32 kernels, at the same distance in columns. Requires:
 // AVX512F, BMI2, F16C (halves).
 //
-// marginsKU8F32, addOuterKU8F32, marginsKF16F32, addOuterKF16F32 (and PF)
-// are the ymm class kernels marginsKF32 and addOuterKF32 emitted on compact
+// marginsKU8F32, addOuterKU8F32, marginsKF16F32, addOuterKF16F32, the
+// BF16 ones (and PF) are the ymm class kernels marginsKF32 and addOuterKF32 emitted on compact
 // rows the same way (8 bytes or halves a register, the scale in Y14), bit
 // for bit those kernels. AVX2 has no byte- or half-masked load: the last
 // t = d (cols) mod 8 columns are read as the 8 elements that end with them,
@@ -45629,6 +45633,48 @@ cf16done:
 	VZEROUPPER
 	RET
 
+// func cvtBF16F32(dst unsafe.Pointer, src unsafe.Pointer, n int)
+// Requires: AVX, AVX2
+TEXT ·cvtBF16F32(SB), NOSPLIT, $0-24
+	MOVQ dst+0(FP), DI
+	MOVQ src+8(FP), SI
+	MOVQ n+16(FP), CX
+
+cbf16loop4:
+	CMPQ      CX, $0x20
+	JB        cbf16one
+	VPMOVZXWD (SI), Y0
+	VPSLLD    $0x10, Y0, Y0
+	VPMOVZXWD 16(SI), Y1
+	VPSLLD    $0x10, Y1, Y1
+	VPMOVZXWD 32(SI), Y2
+	VPSLLD    $0x10, Y2, Y2
+	VPMOVZXWD 48(SI), Y3
+	VPSLLD    $0x10, Y3, Y3
+	VMOVUPS   Y0, (DI)
+	VMOVUPS   Y1, 32(DI)
+	VMOVUPS   Y2, 64(DI)
+	VMOVUPS   Y3, 96(DI)
+	ADDQ      $0x40, SI
+	ADDQ      $0x00000080, DI
+	SUBQ      $0x20, CX
+	JMP       cbf16loop4
+
+cbf16one:
+	CMPQ      CX, $0x08
+	JB        cbf16done
+	VPMOVZXWD (SI), Y0
+	VPSLLD    $0x10, Y0, Y0
+	VMOVUPS   Y0, (DI)
+	ADDQ      $0x10, SI
+	ADDQ      $0x20, DI
+	SUBQ      $0x08, CX
+	JMP       cbf16one
+
+cbf16done:
+	VZEROUPPER
+	RET
+
 // func marginsU8F32(m unsafe.Pointer, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int)
 // Requires: AVX, AVX2, FMA3, MMX+
 TEXT ·marginsU8F32(SB), NOSPLIT, $0-56
@@ -46258,6 +46304,338 @@ af16next:
 	JMP  af16row
 
 af16done:
+	VZEROUPPER
+	RET
+
+// func marginsBF16F32(m unsafe.Pointer, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int)
+// Requires: AVX, AVX2, FMA3, MMX+
+TEXT ·marginsBF16F32(SB), NOSPLIT, $0-56
+	MOVQ m+0(FP), DI
+	MOVQ n+8(FP), CX
+	MOVQ x+16(FP), SI
+	MOVQ stride+24(FP), R9
+	SHLQ $0x01, R9
+	MOVQ idx+32(FP), BX
+	MOVQ w+40(FP), DX
+	MOVQ d+48(FP), R8
+	MOVQ R8, R11
+	ANDQ $-32, R11
+	MOVQ $+1, R15
+
+mbf16pfhead:
+	CMPQ  R15, CX
+	JAE   mbf16row
+	CMPQ  R15, $0x08
+	JAE   mbf16row
+	TESTQ BX, BX
+	JZ    mbf16pfhconsec
+	MOVQ  (BX)(R15*8), R12
+	IMULQ R9, R12
+	ADDQ  SI, R12
+	JMP   mbf16pfh
+
+mbf16pfhconsec:
+	MOVQ  R15, R12
+	IMULQ R9, R12
+	ADDQ  SI, R12
+
+mbf16pfh:
+	LEAQ (R12)(R8*2), R13
+
+mbf16pfhloop:
+	PREFETCHT0 (R12)
+	ADDQ       $0x40, R12
+	CMPQ       R12, R13
+	JB         mbf16pfhloop
+	INCQ       R15
+	JMP        mbf16pfhead
+
+mbf16row:
+	TESTQ CX, CX
+	JZ    mbf16done
+	TESTQ BX, BX
+	JZ    mbf16consec
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	ADDQ  $0x08, BX
+	JMP   mbf16ready
+
+mbf16consec:
+	MOVQ SI, R10
+	ADDQ R9, SI
+
+mbf16ready:
+	CMPQ  CX, $0x09
+	JB    mbf16nopf
+	TESTQ BX, BX
+	JZ    mbf16pfconsec
+	MOVQ  56(BX), R12
+	IMULQ R9, R12
+	ADDQ  x+16(FP), R12
+	JMP   mbf16pf
+
+mbf16pfconsec:
+	IMUL3Q $+7, R9, R12
+	ADDQ   SI, R12
+
+mbf16pf:
+	LEAQ (R12)(R8*2), R13
+
+mbf16pfloop:
+	PREFETCHT0 (R12)
+	ADDQ       $0x40, R12
+	CMPQ       R12, R13
+	JB         mbf16pfloop
+
+mbf16nopf:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	XORQ   AX, AX
+
+mbf16loop32:
+	CMPQ        AX, R11
+	JAE         mbf16loop8
+	VPMOVZXWD   (R10)(AX*2), Y4
+	VPSLLD      $0x10, Y4, Y4
+	VPMOVZXWD   16(R10)(AX*2), Y5
+	VPSLLD      $0x10, Y5, Y5
+	VPMOVZXWD   32(R10)(AX*2), Y6
+	VPSLLD      $0x10, Y6, Y6
+	VPMOVZXWD   48(R10)(AX*2), Y7
+	VPSLLD      $0x10, Y7, Y7
+	VFMADD231PS (DX)(AX*4), Y4, Y0
+	VFMADD231PS 32(DX)(AX*4), Y5, Y1
+	VFMADD231PS 64(DX)(AX*4), Y6, Y2
+	VFMADD231PS 96(DX)(AX*4), Y7, Y3
+	ADDQ        $0x20, AX
+	JMP         mbf16loop32
+
+mbf16loop8:
+	CMPQ        AX, R8
+	JAE         mbf16reduce
+	VPMOVZXWD   (R10)(AX*2), Y4
+	VPSLLD      $0x10, Y4, Y4
+	VFMADD231PS (DX)(AX*4), Y4, Y0
+	ADDQ        $0x08, AX
+	JMP         mbf16loop8
+
+mbf16reduce:
+	VADDPS       Y1, Y0, Y0
+	VADDPS       Y3, Y2, Y2
+	VADDPS       Y2, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X0
+	VHADDPS      X0, X0, X0
+	VHADDPS      X0, X0, X0
+	VMOVSS       X0, (DI)
+	ADDQ         $0x04, DI
+	DECQ         CX
+	JMP          mbf16row
+
+mbf16done:
+	VZEROUPPER
+	RET
+
+// func addRowsBF16F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, n int)
+// Requires: AVX, AVX2, FMA3
+TEXT ·addRowsBF16F32(SB), NOSPLIT, $0-56
+	MOVQ dst+0(FP), DI
+	MOVQ d+8(FP), R8
+	MOVQ x+16(FP), SI
+	MOVQ stride+24(FP), R9
+	SHLQ $0x01, R9
+	MOVQ idx+32(FP), BX
+	MOVQ c+40(FP), DX
+	MOVQ n+48(FP), CX
+	MOVQ R8, R14
+	ANDQ $-32, R14
+
+abf16block:
+	CMPQ  CX, $0x04
+	JB    abf16row
+	TESTQ BX, BX
+	JZ    abf16qconsec
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	MOVQ  16(BX), R12
+	IMULQ R9, R12
+	ADDQ  SI, R12
+	MOVQ  24(BX), R13
+	IMULQ R9, R13
+	ADDQ  SI, R13
+	ADDQ  $0x20, BX
+	JMP   abf16qready
+
+abf16qconsec:
+	MOVQ SI, R10
+	LEAQ (R10)(R9*1), R11
+	LEAQ (R11)(R9*1), R12
+	LEAQ (R12)(R9*1), R13
+	LEAQ (R13)(R9*1), SI
+
+abf16qready:
+	VBROADCASTSS (DX), Y12
+	VBROADCASTSS 4(DX), Y13
+	VBROADCASTSS 8(DX), Y14
+	VBROADCASTSS 12(DX), Y15
+	ADDQ         $0x10, DX
+	XORQ         AX, AX
+
+abf16b32:
+	CMPQ        AX, R14
+	JAE         abf16b8
+	VMOVUPS     (DI)(AX*4), Y0
+	VMOVUPS     32(DI)(AX*4), Y1
+	VMOVUPS     64(DI)(AX*4), Y2
+	VMOVUPS     96(DI)(AX*4), Y3
+	VPMOVZXWD   (R10)(AX*2), Y4
+	VPSLLD      $0x10, Y4, Y4
+	VFMADD231PS Y4, Y12, Y0
+	VPMOVZXWD   16(R10)(AX*2), Y5
+	VPSLLD      $0x10, Y5, Y5
+	VFMADD231PS Y5, Y12, Y1
+	VPMOVZXWD   32(R10)(AX*2), Y6
+	VPSLLD      $0x10, Y6, Y6
+	VFMADD231PS Y6, Y12, Y2
+	VPMOVZXWD   48(R10)(AX*2), Y7
+	VPSLLD      $0x10, Y7, Y7
+	VFMADD231PS Y7, Y12, Y3
+	VPMOVZXWD   (R11)(AX*2), Y8
+	VPSLLD      $0x10, Y8, Y8
+	VFMADD231PS Y8, Y13, Y0
+	VPMOVZXWD   16(R11)(AX*2), Y9
+	VPSLLD      $0x10, Y9, Y9
+	VFMADD231PS Y9, Y13, Y1
+	VPMOVZXWD   32(R11)(AX*2), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VFMADD231PS Y10, Y13, Y2
+	VPMOVZXWD   48(R11)(AX*2), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VFMADD231PS Y11, Y13, Y3
+	VPMOVZXWD   (R12)(AX*2), Y4
+	VPSLLD      $0x10, Y4, Y4
+	VFMADD231PS Y4, Y14, Y0
+	VPMOVZXWD   16(R12)(AX*2), Y5
+	VPSLLD      $0x10, Y5, Y5
+	VFMADD231PS Y5, Y14, Y1
+	VPMOVZXWD   32(R12)(AX*2), Y6
+	VPSLLD      $0x10, Y6, Y6
+	VFMADD231PS Y6, Y14, Y2
+	VPMOVZXWD   48(R12)(AX*2), Y7
+	VPSLLD      $0x10, Y7, Y7
+	VFMADD231PS Y7, Y14, Y3
+	VPMOVZXWD   (R13)(AX*2), Y8
+	VPSLLD      $0x10, Y8, Y8
+	VFMADD231PS Y8, Y15, Y0
+	VPMOVZXWD   16(R13)(AX*2), Y9
+	VPSLLD      $0x10, Y9, Y9
+	VFMADD231PS Y9, Y15, Y1
+	VPMOVZXWD   32(R13)(AX*2), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VFMADD231PS Y10, Y15, Y2
+	VPMOVZXWD   48(R13)(AX*2), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VFMADD231PS Y11, Y15, Y3
+	VMOVUPS     Y0, (DI)(AX*4)
+	VMOVUPS     Y1, 32(DI)(AX*4)
+	VMOVUPS     Y2, 64(DI)(AX*4)
+	VMOVUPS     Y3, 96(DI)(AX*4)
+	ADDQ        $0x20, AX
+	JMP         abf16b32
+
+abf16b8:
+	CMPQ        AX, R8
+	JAE         abf16bnext
+	VMOVUPS     (DI)(AX*4), Y0
+	VPMOVZXWD   (R10)(AX*2), Y4
+	VPSLLD      $0x10, Y4, Y4
+	VFMADD231PS Y4, Y12, Y0
+	VPMOVZXWD   (R11)(AX*2), Y5
+	VPSLLD      $0x10, Y5, Y5
+	VFMADD231PS Y5, Y13, Y0
+	VPMOVZXWD   (R12)(AX*2), Y6
+	VPSLLD      $0x10, Y6, Y6
+	VFMADD231PS Y6, Y14, Y0
+	VPMOVZXWD   (R13)(AX*2), Y7
+	VPSLLD      $0x10, Y7, Y7
+	VFMADD231PS Y7, Y15, Y0
+	VMOVUPS     Y0, (DI)(AX*4)
+	ADDQ        $0x08, AX
+	JMP         abf16b8
+
+abf16bnext:
+	SUBQ $0x04, CX
+	JMP  abf16block
+
+abf16row:
+	TESTQ CX, CX
+	JZ    abf16done
+	TESTQ BX, BX
+	JZ    abf16consec
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	ADDQ  $0x08, BX
+	JMP   abf16ready
+
+abf16consec:
+	MOVQ SI, R10
+	ADDQ R9, SI
+
+abf16ready:
+	VBROADCASTSS (DX), Y15
+	ADDQ         $0x04, DX
+	XORQ         AX, AX
+
+abf16loop32:
+	CMPQ        AX, R14
+	JAE         abf16loop8
+	VPMOVZXWD   (R10)(AX*2), Y4
+	VPSLLD      $0x10, Y4, Y4
+	VPMOVZXWD   16(R10)(AX*2), Y5
+	VPSLLD      $0x10, Y5, Y5
+	VPMOVZXWD   32(R10)(AX*2), Y6
+	VPSLLD      $0x10, Y6, Y6
+	VPMOVZXWD   48(R10)(AX*2), Y7
+	VPSLLD      $0x10, Y7, Y7
+	VMOVUPS     (DI)(AX*4), Y0
+	VFMADD231PS Y4, Y15, Y0
+	VMOVUPS     Y0, (DI)(AX*4)
+	VMOVUPS     32(DI)(AX*4), Y1
+	VFMADD231PS Y5, Y15, Y1
+	VMOVUPS     Y1, 32(DI)(AX*4)
+	VMOVUPS     64(DI)(AX*4), Y2
+	VFMADD231PS Y6, Y15, Y2
+	VMOVUPS     Y2, 64(DI)(AX*4)
+	VMOVUPS     96(DI)(AX*4), Y3
+	VFMADD231PS Y7, Y15, Y3
+	VMOVUPS     Y3, 96(DI)(AX*4)
+	ADDQ        $0x20, AX
+	JMP         abf16loop32
+
+abf16loop8:
+	CMPQ        AX, R8
+	JAE         abf16next
+	VPMOVZXWD   (R10)(AX*2), Y4
+	VPSLLD      $0x10, Y4, Y4
+	VMOVUPS     (DI)(AX*4), Y0
+	VFMADD231PS Y4, Y15, Y0
+	VMOVUPS     Y0, (DI)(AX*4)
+	ADDQ        $0x08, AX
+	JMP         abf16loop8
+
+abf16next:
+	DECQ CX
+	JMP  abf16row
+
+abf16done:
 	VZEROUPPER
 	RET
 
@@ -46964,6 +47342,378 @@ zaf16next:
 	JMP  zaf16row
 
 zaf16done:
+	VZEROUPPER
+	RET
+
+// func zMarginsBF16F32(m unsafe.Pointer, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int)
+// Requires: AVX, AVX2, AVX512F, FMA3, MMX+
+TEXT ·zMarginsBF16F32(SB), NOSPLIT, $0-56
+	MOVQ m+0(FP), DI
+	MOVQ n+8(FP), CX
+	MOVQ x+16(FP), SI
+	MOVQ stride+24(FP), R9
+	SHLQ $0x01, R9
+	MOVQ idx+32(FP), BX
+	MOVQ w+40(FP), DX
+	MOVQ d+48(FP), R8
+	MOVQ R8, R11
+	ANDQ $-64, R11
+	MOVQ R8, R14
+	ANDQ $-16, R14
+	MOVQ $+1, R15
+
+zmbf16pfhead:
+	CMPQ  R15, CX
+	JAE   zmbf16row
+	CMPQ  R15, $0x08
+	JAE   zmbf16row
+	TESTQ BX, BX
+	JZ    zmbf16pfhconsec
+	MOVQ  (BX)(R15*8), R12
+	IMULQ R9, R12
+	ADDQ  SI, R12
+	JMP   zmbf16pfh
+
+zmbf16pfhconsec:
+	MOVQ  R15, R12
+	IMULQ R9, R12
+	ADDQ  SI, R12
+
+zmbf16pfh:
+	LEAQ (R12)(R8*2), R13
+
+zmbf16pfhloop:
+	PREFETCHT0 (R12)
+	ADDQ       $0x40, R12
+	CMPQ       R12, R13
+	JB         zmbf16pfhloop
+	INCQ       R15
+	JMP        zmbf16pfhead
+
+zmbf16row:
+	TESTQ CX, CX
+	JZ    zmbf16done
+	TESTQ BX, BX
+	JZ    zmbf16consec
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	ADDQ  $0x08, BX
+	JMP   zmbf16ready
+
+zmbf16consec:
+	MOVQ SI, R10
+	ADDQ R9, SI
+
+zmbf16ready:
+	CMPQ  CX, $0x09
+	JB    zmbf16nopf
+	TESTQ BX, BX
+	JZ    zmbf16pfconsec
+	MOVQ  56(BX), R12
+	IMULQ R9, R12
+	ADDQ  x+16(FP), R12
+	JMP   zmbf16pf
+
+zmbf16pfconsec:
+	IMUL3Q $+7, R9, R12
+	ADDQ   SI, R12
+
+zmbf16pf:
+	LEAQ (R12)(R8*2), R13
+
+zmbf16pfloop:
+	PREFETCHT0 (R12)
+	ADDQ       $0x40, R12
+	CMPQ       R12, R13
+	JB         zmbf16pfloop
+
+zmbf16nopf:
+	VPXORD Z0, Z0, Z0
+	VPXORD Z1, Z1, Z1
+	VPXORD Z2, Z2, Z2
+	VPXORD Z3, Z3, Z3
+	XORQ   AX, AX
+
+zmbf16loop64:
+	CMPQ        AX, R11
+	JAE         zmbf16loop16
+	VPMOVZXWD   (R10)(AX*2), Z4
+	VPSLLD      $0x10, Z4, Z4
+	VPMOVZXWD   32(R10)(AX*2), Z5
+	VPSLLD      $0x10, Z5, Z5
+	VPMOVZXWD   64(R10)(AX*2), Z6
+	VPSLLD      $0x10, Z6, Z6
+	VPMOVZXWD   96(R10)(AX*2), Z7
+	VPSLLD      $0x10, Z7, Z7
+	VFMADD231PS (DX)(AX*4), Z4, Z0
+	VFMADD231PS 64(DX)(AX*4), Z5, Z1
+	VFMADD231PS 128(DX)(AX*4), Z6, Z2
+	VFMADD231PS 192(DX)(AX*4), Z7, Z3
+	ADDQ        $0x40, AX
+	JMP         zmbf16loop64
+
+zmbf16loop16:
+	CMPQ        AX, R14
+	JAE         zmbf16fold
+	VPMOVZXWD   (R10)(AX*2), Z4
+	VPSLLD      $0x10, Z4, Z4
+	VFMADD231PS (DX)(AX*4), Z4, Z0
+	ADDQ        $0x10, AX
+	JMP         zmbf16loop16
+
+zmbf16fold:
+	VADDPS        Z1, Z0, Z0
+	VADDPS        Z3, Z2, Z2
+	VADDPS        Z2, Z0, Z0
+	VEXTRACTF64X4 $0x01, Z0, Y1
+	VADDPS        Y1, Y0, Y0
+	CMPQ          AX, R8
+	JAE           zmbf16reduce
+	VPMOVZXWD     (R10)(AX*2), Y4
+	VPSLLD        $0x10, Y4, Y4
+	VFMADD231PS   (DX)(AX*4), Y4, Y0
+
+zmbf16reduce:
+	VEXTRACTF128 $0x01, Y0, X1
+	VADDPS       X1, X0, X0
+	VHADDPS      X0, X0, X0
+	VHADDPS      X0, X0, X0
+	VMOVSS       X0, (DI)
+	ADDQ         $0x04, DI
+	DECQ         CX
+	JMP          zmbf16row
+
+zmbf16done:
+	VZEROUPPER
+	RET
+
+// func zAddRowsBF16F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, n int)
+// Requires: AVX, AVX2, AVX512F, FMA3
+TEXT ·zAddRowsBF16F32(SB), NOSPLIT, $0-56
+	MOVQ dst+0(FP), DI
+	MOVQ d+8(FP), R8
+	MOVQ x+16(FP), SI
+	MOVQ stride+24(FP), R9
+	SHLQ $0x01, R9
+	MOVQ idx+32(FP), BX
+	MOVQ c+40(FP), DX
+	MOVQ n+48(FP), CX
+	MOVQ R8, R14
+	ANDQ $-64, R14
+	MOVQ R8, R15
+	ANDQ $-16, R15
+
+zabf16block:
+	CMPQ  CX, $0x04
+	JB    zabf16row
+	TESTQ BX, BX
+	JZ    zabf16qconsec
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	MOVQ  16(BX), R12
+	IMULQ R9, R12
+	ADDQ  SI, R12
+	MOVQ  24(BX), R13
+	IMULQ R9, R13
+	ADDQ  SI, R13
+	ADDQ  $0x20, BX
+	JMP   zabf16qready
+
+zabf16qconsec:
+	MOVQ SI, R10
+	LEAQ (R10)(R9*1), R11
+	LEAQ (R11)(R9*1), R12
+	LEAQ (R12)(R9*1), R13
+	LEAQ (R13)(R9*1), SI
+
+zabf16qready:
+	VBROADCASTSS (DX), Z12
+	VBROADCASTSS 4(DX), Z13
+	VBROADCASTSS 8(DX), Z14
+	VBROADCASTSS 12(DX), Z15
+	ADDQ         $0x10, DX
+	XORQ         AX, AX
+
+zabf16b64:
+	CMPQ        AX, R14
+	JAE         zabf16b16
+	VMOVUPS     (DI)(AX*4), Z0
+	VMOVUPS     64(DI)(AX*4), Z1
+	VMOVUPS     128(DI)(AX*4), Z2
+	VMOVUPS     192(DI)(AX*4), Z3
+	VPMOVZXWD   (R10)(AX*2), Z4
+	VPSLLD      $0x10, Z4, Z4
+	VFMADD231PS Z4, Z12, Z0
+	VPMOVZXWD   32(R10)(AX*2), Z5
+	VPSLLD      $0x10, Z5, Z5
+	VFMADD231PS Z5, Z12, Z1
+	VPMOVZXWD   64(R10)(AX*2), Z6
+	VPSLLD      $0x10, Z6, Z6
+	VFMADD231PS Z6, Z12, Z2
+	VPMOVZXWD   96(R10)(AX*2), Z7
+	VPSLLD      $0x10, Z7, Z7
+	VFMADD231PS Z7, Z12, Z3
+	VPMOVZXWD   (R11)(AX*2), Z8
+	VPSLLD      $0x10, Z8, Z8
+	VFMADD231PS Z8, Z13, Z0
+	VPMOVZXWD   32(R11)(AX*2), Z9
+	VPSLLD      $0x10, Z9, Z9
+	VFMADD231PS Z9, Z13, Z1
+	VPMOVZXWD   64(R11)(AX*2), Z10
+	VPSLLD      $0x10, Z10, Z10
+	VFMADD231PS Z10, Z13, Z2
+	VPMOVZXWD   96(R11)(AX*2), Z11
+	VPSLLD      $0x10, Z11, Z11
+	VFMADD231PS Z11, Z13, Z3
+	VPMOVZXWD   (R12)(AX*2), Z4
+	VPSLLD      $0x10, Z4, Z4
+	VFMADD231PS Z4, Z14, Z0
+	VPMOVZXWD   32(R12)(AX*2), Z5
+	VPSLLD      $0x10, Z5, Z5
+	VFMADD231PS Z5, Z14, Z1
+	VPMOVZXWD   64(R12)(AX*2), Z6
+	VPSLLD      $0x10, Z6, Z6
+	VFMADD231PS Z6, Z14, Z2
+	VPMOVZXWD   96(R12)(AX*2), Z7
+	VPSLLD      $0x10, Z7, Z7
+	VFMADD231PS Z7, Z14, Z3
+	VPMOVZXWD   (R13)(AX*2), Z8
+	VPSLLD      $0x10, Z8, Z8
+	VFMADD231PS Z8, Z15, Z0
+	VPMOVZXWD   32(R13)(AX*2), Z9
+	VPSLLD      $0x10, Z9, Z9
+	VFMADD231PS Z9, Z15, Z1
+	VPMOVZXWD   64(R13)(AX*2), Z10
+	VPSLLD      $0x10, Z10, Z10
+	VFMADD231PS Z10, Z15, Z2
+	VPMOVZXWD   96(R13)(AX*2), Z11
+	VPSLLD      $0x10, Z11, Z11
+	VFMADD231PS Z11, Z15, Z3
+	VMOVUPS     Z0, (DI)(AX*4)
+	VMOVUPS     Z1, 64(DI)(AX*4)
+	VMOVUPS     Z2, 128(DI)(AX*4)
+	VMOVUPS     Z3, 192(DI)(AX*4)
+	ADDQ        $0x40, AX
+	JMP         zabf16b64
+
+zabf16b16:
+	CMPQ        AX, R15
+	JAE         zabf16b8
+	VMOVUPS     (DI)(AX*4), Z0
+	VPMOVZXWD   (R10)(AX*2), Z4
+	VPSLLD      $0x10, Z4, Z4
+	VFMADD231PS Z4, Z12, Z0
+	VPMOVZXWD   (R11)(AX*2), Z5
+	VPSLLD      $0x10, Z5, Z5
+	VFMADD231PS Z5, Z13, Z0
+	VPMOVZXWD   (R12)(AX*2), Z6
+	VPSLLD      $0x10, Z6, Z6
+	VFMADD231PS Z6, Z14, Z0
+	VPMOVZXWD   (R13)(AX*2), Z7
+	VPSLLD      $0x10, Z7, Z7
+	VFMADD231PS Z7, Z15, Z0
+	VMOVUPS     Z0, (DI)(AX*4)
+	ADDQ        $0x10, AX
+	JMP         zabf16b16
+
+zabf16b8:
+	CMPQ        AX, R8
+	JAE         zabf16bnext
+	VMOVUPS     (DI)(AX*4), Y0
+	VPMOVZXWD   (R10)(AX*2), Y4
+	VPSLLD      $0x10, Y4, Y4
+	VFMADD231PS Y4, Y12, Y0
+	VPMOVZXWD   (R11)(AX*2), Y5
+	VPSLLD      $0x10, Y5, Y5
+	VFMADD231PS Y5, Y13, Y0
+	VPMOVZXWD   (R12)(AX*2), Y6
+	VPSLLD      $0x10, Y6, Y6
+	VFMADD231PS Y6, Y14, Y0
+	VPMOVZXWD   (R13)(AX*2), Y7
+	VPSLLD      $0x10, Y7, Y7
+	VFMADD231PS Y7, Y15, Y0
+	VMOVUPS     Y0, (DI)(AX*4)
+
+zabf16bnext:
+	SUBQ $0x04, CX
+	JMP  zabf16block
+
+zabf16row:
+	TESTQ CX, CX
+	JZ    zabf16done
+	TESTQ BX, BX
+	JZ    zabf16consec
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	ADDQ  $0x08, BX
+	JMP   zabf16ready
+
+zabf16consec:
+	MOVQ SI, R10
+	ADDQ R9, SI
+
+zabf16ready:
+	VBROADCASTSS (DX), Z15
+	ADDQ         $0x04, DX
+	XORQ         AX, AX
+
+zabf16loop64:
+	CMPQ        AX, R14
+	JAE         zabf16loop16
+	VPMOVZXWD   (R10)(AX*2), Z4
+	VPSLLD      $0x10, Z4, Z4
+	VPMOVZXWD   32(R10)(AX*2), Z5
+	VPSLLD      $0x10, Z5, Z5
+	VPMOVZXWD   64(R10)(AX*2), Z6
+	VPSLLD      $0x10, Z6, Z6
+	VPMOVZXWD   96(R10)(AX*2), Z7
+	VPSLLD      $0x10, Z7, Z7
+	VMOVUPS     (DI)(AX*4), Z0
+	VFMADD231PS Z4, Z15, Z0
+	VMOVUPS     Z0, (DI)(AX*4)
+	VMOVUPS     64(DI)(AX*4), Z1
+	VFMADD231PS Z5, Z15, Z1
+	VMOVUPS     Z1, 64(DI)(AX*4)
+	VMOVUPS     128(DI)(AX*4), Z2
+	VFMADD231PS Z6, Z15, Z2
+	VMOVUPS     Z2, 128(DI)(AX*4)
+	VMOVUPS     192(DI)(AX*4), Z3
+	VFMADD231PS Z7, Z15, Z3
+	VMOVUPS     Z3, 192(DI)(AX*4)
+	ADDQ        $0x40, AX
+	JMP         zabf16loop64
+
+zabf16loop16:
+	CMPQ        AX, R15
+	JAE         zabf16tail8
+	VPMOVZXWD   (R10)(AX*2), Z4
+	VPSLLD      $0x10, Z4, Z4
+	VMOVUPS     (DI)(AX*4), Z0
+	VFMADD231PS Z4, Z15, Z0
+	VMOVUPS     Z0, (DI)(AX*4)
+	ADDQ        $0x10, AX
+	JMP         zabf16loop16
+
+zabf16tail8:
+	CMPQ        AX, R8
+	JAE         zabf16next
+	VPMOVZXWD   (R10)(AX*2), Y4
+	VPSLLD      $0x10, Y4, Y4
+	VMOVUPS     (DI)(AX*4), Y0
+	VFMADD231PS Y4, Y15, Y0
+	VMOVUPS     Y0, (DI)(AX*4)
+
+zabf16next:
+	DECQ CX
+	JMP  zabf16row
+
+zabf16done:
 	VZEROUPPER
 	RET
 
@@ -56118,6 +56868,4583 @@ zokf32f16c1rmstore:
 	VMOVUPS Z0, K1, (DI)
 
 zokf32f16done:
+	VZEROUPPER
+	RET
+
+// func zMarginsKBF16F32(m unsafe.Pointer, k int, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int, c int)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·zMarginsKBF16F32(SB), NOSPLIT, $0-72
+	MOVQ  m+0(FP), DI
+	MOVQ  n+16(FP), CX
+	MOVQ  x+24(FP), SI
+	MOVQ  stride+32(FP), R9
+	SHLQ  $0x01, R9
+	MOVQ  idx+40(FP), BX
+	MOVQ  w+48(FP), DX
+	MOVQ  d+56(FP), R8
+	MOVQ  R8, R12
+	SHLQ  $0x02, R12
+	LEAQ  (R12)(R12*2), R13
+	LEAQ  (DX)(R12*4), R14
+	ADDQ  R12, R14
+	MOVQ  R8, AX
+	ANDQ  $0x0f, AX
+	MOVL  $0xffffffff, R10
+	BZHIL AX, R10, R10
+	KMOVW R10, K1
+	MOVQ  c+64(FP), AX
+	CMPQ  AX, $0x0a
+	JEQ   zmkf32bf16c10pair
+	CMPQ  AX, $0x09
+	JEQ   zmkf32bf16c9pair
+	CMPQ  AX, $0x08
+	JEQ   zmkf32bf16c8pair
+	CMPQ  AX, $0x07
+	JEQ   zmkf32bf16c7pair
+	CMPQ  AX, $0x06
+	JEQ   zmkf32bf16c6pair
+	CMPQ  AX, $0x05
+	JEQ   zmkf32bf16c5pair
+	CMPQ  AX, $0x04
+	JEQ   zmkf32bf16c4pair
+	CMPQ  AX, $0x03
+	JEQ   zmkf32bf16c3pair
+	CMPQ  AX, $0x02
+	JEQ   zmkf32bf16c2pair
+	JMP   zmkf32bf16c1pair
+
+zmkf32bf16c10pair:
+	CMPQ  CX, $0x02
+	JB    zmkf32bf16c10single
+	TESTQ BX, BX
+	JZ    zmkf32bf16c10consec2
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	ADDQ  $0x10, BX
+	JMP   zmkf32bf16c10ready2
+
+zmkf32bf16c10consec2:
+	MOVQ SI, R10
+	LEAQ (SI)(R9*1), R11
+	LEAQ (R11)(R9*1), SI
+
+zmkf32bf16c10ready2:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	VPXORD Z20, Z20, Z20
+	VPXORD Z21, Z21, Z21
+	VPXORD Z22, Z22, Z22
+	VPXORD Z23, Z23, Z23
+	VPXORD Z24, Z24, Z24
+	VPXORD Z25, Z25, Z25
+	VPXORD Z26, Z26, Z26
+	VPXORD Z27, Z27, Z27
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkf32bf16c10mask2
+
+zmkf32bf16c10loop2:
+	VPMOVZXWD   (R10), Z0
+	VPSLLD      $0x10, Z0, Z0
+	VPMOVZXWD   (R11), Z1
+	VPSLLD      $0x10, Z1, Z1
+	VMOVUPS     (DX), Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z18
+	VMOVUPS     (DX)(R12*1), Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z19
+	VMOVUPS     (DX)(R12*2), Z4
+	VFMADD231PS Z0, Z4, Z10
+	VFMADD231PS Z1, Z4, Z20
+	VMOVUPS     (DX)(R13*1), Z5
+	VFMADD231PS Z0, Z5, Z11
+	VFMADD231PS Z1, Z5, Z21
+	VMOVUPS     (DX)(R12*4), Z6
+	VFMADD231PS Z0, Z6, Z12
+	VFMADD231PS Z1, Z6, Z22
+	VMOVUPS     (R14), Z7
+	VFMADD231PS Z0, Z7, Z13
+	VFMADD231PS Z1, Z7, Z23
+	VMOVUPS     (R14)(R12*1), Z2
+	VFMADD231PS Z0, Z2, Z14
+	VFMADD231PS Z1, Z2, Z24
+	VMOVUPS     (R14)(R12*2), Z3
+	VFMADD231PS Z0, Z3, Z15
+	VFMADD231PS Z1, Z3, Z25
+	VMOVUPS     (R14)(R13*1), Z4
+	VFMADD231PS Z0, Z4, Z16
+	VFMADD231PS Z1, Z4, Z26
+	VMOVUPS     (R14)(R12*4), Z5
+	VFMADD231PS Z0, Z5, Z17
+	VFMADD231PS Z1, Z5, Z27
+	ADDQ        $0x20, R10
+	ADDQ        $0x20, R11
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkf32bf16c10loop2
+
+zmkf32bf16c10mask2:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkf32bf16c10reduce2
+	VPMOVZXWD.Z (R10), K1, Z0
+	VPSLLD      $0x10, Z0, Z0
+	VPMOVZXWD.Z (R11), K1, Z1
+	VPSLLD      $0x10, Z1, Z1
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z18
+	VMOVUPS.Z   (DX)(R12*1), K1, Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z19
+	VMOVUPS.Z   (DX)(R12*2), K1, Z4
+	VFMADD231PS Z0, Z4, Z10
+	VFMADD231PS Z1, Z4, Z20
+	VMOVUPS.Z   (DX)(R13*1), K1, Z5
+	VFMADD231PS Z0, Z5, Z11
+	VFMADD231PS Z1, Z5, Z21
+	VMOVUPS.Z   (DX)(R12*4), K1, Z6
+	VFMADD231PS Z0, Z6, Z12
+	VFMADD231PS Z1, Z6, Z22
+	VMOVUPS.Z   (R14), K1, Z7
+	VFMADD231PS Z0, Z7, Z13
+	VFMADD231PS Z1, Z7, Z23
+	VMOVUPS.Z   (R14)(R12*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z14
+	VFMADD231PS Z1, Z2, Z24
+	VMOVUPS.Z   (R14)(R12*2), K1, Z3
+	VFMADD231PS Z0, Z3, Z15
+	VFMADD231PS Z1, Z3, Z25
+	VMOVUPS.Z   (R14)(R13*1), K1, Z4
+	VFMADD231PS Z0, Z4, Z16
+	VFMADD231PS Z1, Z4, Z26
+	VMOVUPS.Z   (R14)(R12*4), K1, Z5
+	VFMADD231PS Z0, Z5, Z17
+	VFMADD231PS Z1, Z5, Z27
+
+zmkf32bf16c10reduce2:
+	MOVQ          w+48(FP), DX
+	LEAQ          (DX)(R12*4), R14
+	ADDQ          R12, R14
+	MOVQ          k+8(FP), AX
+	SHLQ          $0x02, AX
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPS        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPS        Y4, Y11, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPS        Y4, Y12, Y0
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPS        Y4, Y13, Y1
+	VEXTRACTF64X4 $0x01, Z14, Y4
+	VADDPS        Y4, Y14, Y2
+	VEXTRACTF64X4 $0x01, Z15, Y4
+	VADDPS        Y4, Y15, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, 16(DI)
+	VEXTRACTF64X4 $0x01, Z16, Y4
+	VADDPS        Y4, Y16, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 32(DI)
+	VEXTRACTF64X4 $0x01, Z17, Y4
+	VADDPS        Y4, Y17, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 36(DI)
+	ADDQ          AX, DI
+	VEXTRACTF64X4 $0x01, Z18, Y4
+	VADDPS        Y4, Y18, Y0
+	VEXTRACTF64X4 $0x01, Z19, Y4
+	VADDPS        Y4, Y19, Y1
+	VEXTRACTF64X4 $0x01, Z20, Y4
+	VADDPS        Y4, Y20, Y2
+	VEXTRACTF64X4 $0x01, Z21, Y4
+	VADDPS        Y4, Y21, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z22, Y4
+	VADDPS        Y4, Y22, Y0
+	VEXTRACTF64X4 $0x01, Z23, Y4
+	VADDPS        Y4, Y23, Y1
+	VEXTRACTF64X4 $0x01, Z24, Y4
+	VADDPS        Y4, Y24, Y2
+	VEXTRACTF64X4 $0x01, Z25, Y4
+	VADDPS        Y4, Y25, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, 16(DI)
+	VEXTRACTF64X4 $0x01, Z26, Y4
+	VADDPS        Y4, Y26, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 32(DI)
+	VEXTRACTF64X4 $0x01, Z27, Y4
+	VADDPS        Y4, Y27, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 36(DI)
+	ADDQ          AX, DI
+	SUBQ          $0x02, CX
+	JMP           zmkf32bf16c10pair
+
+zmkf32bf16c10single:
+	TESTQ CX, CX
+	JZ    zmkf32bf16done
+	TESTQ BX, BX
+	JZ    zmkf32bf16c10consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	JMP   zmkf32bf16c10ready1
+
+zmkf32bf16c10consec1:
+	MOVQ SI, R10
+
+zmkf32bf16c10ready1:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkf32bf16c10mask1
+
+zmkf32bf16c10loop1:
+	VPMOVZXWD   (R10), Z0
+	VPSLLD      $0x10, Z0, Z0
+	VFMADD231PS (DX), Z0, Z8
+	VFMADD231PS (DX)(R12*1), Z0, Z9
+	VFMADD231PS (DX)(R12*2), Z0, Z10
+	VFMADD231PS (DX)(R13*1), Z0, Z11
+	VFMADD231PS (DX)(R12*4), Z0, Z12
+	VFMADD231PS (R14), Z0, Z13
+	VFMADD231PS (R14)(R12*1), Z0, Z14
+	VFMADD231PS (R14)(R12*2), Z0, Z15
+	VFMADD231PS (R14)(R13*1), Z0, Z16
+	VFMADD231PS (R14)(R12*4), Z0, Z17
+	ADDQ        $0x20, R10
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkf32bf16c10loop1
+
+zmkf32bf16c10mask1:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkf32bf16c10reduce1
+	VPMOVZXWD.Z (R10), K1, Z0
+	VPSLLD      $0x10, Z0, Z0
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VMOVUPS.Z   (DX)(R12*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z9
+	VMOVUPS.Z   (DX)(R12*2), K1, Z2
+	VFMADD231PS Z0, Z2, Z10
+	VMOVUPS.Z   (DX)(R13*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z11
+	VMOVUPS.Z   (DX)(R12*4), K1, Z2
+	VFMADD231PS Z0, Z2, Z12
+	VMOVUPS.Z   (R14), K1, Z2
+	VFMADD231PS Z0, Z2, Z13
+	VMOVUPS.Z   (R14)(R12*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z14
+	VMOVUPS.Z   (R14)(R12*2), K1, Z2
+	VFMADD231PS Z0, Z2, Z15
+	VMOVUPS.Z   (R14)(R13*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z16
+	VMOVUPS.Z   (R14)(R12*4), K1, Z2
+	VFMADD231PS Z0, Z2, Z17
+
+zmkf32bf16c10reduce1:
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPS        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPS        Y4, Y11, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPS        Y4, Y12, Y0
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPS        Y4, Y13, Y1
+	VEXTRACTF64X4 $0x01, Z14, Y4
+	VADDPS        Y4, Y14, Y2
+	VEXTRACTF64X4 $0x01, Z15, Y4
+	VADDPS        Y4, Y15, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, 16(DI)
+	VEXTRACTF64X4 $0x01, Z16, Y4
+	VADDPS        Y4, Y16, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 32(DI)
+	VEXTRACTF64X4 $0x01, Z17, Y4
+	VADDPS        Y4, Y17, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 36(DI)
+	JMP           zmkf32bf16done
+
+zmkf32bf16c9pair:
+	CMPQ  CX, $0x02
+	JB    zmkf32bf16c9single
+	TESTQ BX, BX
+	JZ    zmkf32bf16c9consec2
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	ADDQ  $0x10, BX
+	JMP   zmkf32bf16c9ready2
+
+zmkf32bf16c9consec2:
+	MOVQ SI, R10
+	LEAQ (SI)(R9*1), R11
+	LEAQ (R11)(R9*1), SI
+
+zmkf32bf16c9ready2:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	VPXORD Z20, Z20, Z20
+	VPXORD Z21, Z21, Z21
+	VPXORD Z22, Z22, Z22
+	VPXORD Z23, Z23, Z23
+	VPXORD Z24, Z24, Z24
+	VPXORD Z25, Z25, Z25
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkf32bf16c9mask2
+
+zmkf32bf16c9loop2:
+	VPMOVZXWD   (R10), Z0
+	VPSLLD      $0x10, Z0, Z0
+	VPMOVZXWD   (R11), Z1
+	VPSLLD      $0x10, Z1, Z1
+	VMOVUPS     (DX), Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z17
+	VMOVUPS     (DX)(R12*1), Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z18
+	VMOVUPS     (DX)(R12*2), Z4
+	VFMADD231PS Z0, Z4, Z10
+	VFMADD231PS Z1, Z4, Z19
+	VMOVUPS     (DX)(R13*1), Z5
+	VFMADD231PS Z0, Z5, Z11
+	VFMADD231PS Z1, Z5, Z20
+	VMOVUPS     (DX)(R12*4), Z6
+	VFMADD231PS Z0, Z6, Z12
+	VFMADD231PS Z1, Z6, Z21
+	VMOVUPS     (R14), Z7
+	VFMADD231PS Z0, Z7, Z13
+	VFMADD231PS Z1, Z7, Z22
+	VMOVUPS     (R14)(R12*1), Z2
+	VFMADD231PS Z0, Z2, Z14
+	VFMADD231PS Z1, Z2, Z23
+	VMOVUPS     (R14)(R12*2), Z3
+	VFMADD231PS Z0, Z3, Z15
+	VFMADD231PS Z1, Z3, Z24
+	VMOVUPS     (R14)(R13*1), Z4
+	VFMADD231PS Z0, Z4, Z16
+	VFMADD231PS Z1, Z4, Z25
+	ADDQ        $0x20, R10
+	ADDQ        $0x20, R11
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkf32bf16c9loop2
+
+zmkf32bf16c9mask2:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkf32bf16c9reduce2
+	VPMOVZXWD.Z (R10), K1, Z0
+	VPSLLD      $0x10, Z0, Z0
+	VPMOVZXWD.Z (R11), K1, Z1
+	VPSLLD      $0x10, Z1, Z1
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z17
+	VMOVUPS.Z   (DX)(R12*1), K1, Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z18
+	VMOVUPS.Z   (DX)(R12*2), K1, Z4
+	VFMADD231PS Z0, Z4, Z10
+	VFMADD231PS Z1, Z4, Z19
+	VMOVUPS.Z   (DX)(R13*1), K1, Z5
+	VFMADD231PS Z0, Z5, Z11
+	VFMADD231PS Z1, Z5, Z20
+	VMOVUPS.Z   (DX)(R12*4), K1, Z6
+	VFMADD231PS Z0, Z6, Z12
+	VFMADD231PS Z1, Z6, Z21
+	VMOVUPS.Z   (R14), K1, Z7
+	VFMADD231PS Z0, Z7, Z13
+	VFMADD231PS Z1, Z7, Z22
+	VMOVUPS.Z   (R14)(R12*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z14
+	VFMADD231PS Z1, Z2, Z23
+	VMOVUPS.Z   (R14)(R12*2), K1, Z3
+	VFMADD231PS Z0, Z3, Z15
+	VFMADD231PS Z1, Z3, Z24
+	VMOVUPS.Z   (R14)(R13*1), K1, Z4
+	VFMADD231PS Z0, Z4, Z16
+	VFMADD231PS Z1, Z4, Z25
+
+zmkf32bf16c9reduce2:
+	MOVQ          w+48(FP), DX
+	LEAQ          (DX)(R12*4), R14
+	ADDQ          R12, R14
+	MOVQ          k+8(FP), AX
+	SHLQ          $0x02, AX
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPS        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPS        Y4, Y11, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPS        Y4, Y12, Y0
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPS        Y4, Y13, Y1
+	VEXTRACTF64X4 $0x01, Z14, Y4
+	VADDPS        Y4, Y14, Y2
+	VEXTRACTF64X4 $0x01, Z15, Y4
+	VADDPS        Y4, Y15, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, 16(DI)
+	VEXTRACTF64X4 $0x01, Z16, Y4
+	VADDPS        Y4, Y16, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 32(DI)
+	ADDQ          AX, DI
+	VEXTRACTF64X4 $0x01, Z17, Y4
+	VADDPS        Y4, Y17, Y0
+	VEXTRACTF64X4 $0x01, Z18, Y4
+	VADDPS        Y4, Y18, Y1
+	VEXTRACTF64X4 $0x01, Z19, Y4
+	VADDPS        Y4, Y19, Y2
+	VEXTRACTF64X4 $0x01, Z20, Y4
+	VADDPS        Y4, Y20, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z21, Y4
+	VADDPS        Y4, Y21, Y0
+	VEXTRACTF64X4 $0x01, Z22, Y4
+	VADDPS        Y4, Y22, Y1
+	VEXTRACTF64X4 $0x01, Z23, Y4
+	VADDPS        Y4, Y23, Y2
+	VEXTRACTF64X4 $0x01, Z24, Y4
+	VADDPS        Y4, Y24, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, 16(DI)
+	VEXTRACTF64X4 $0x01, Z25, Y4
+	VADDPS        Y4, Y25, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 32(DI)
+	ADDQ          AX, DI
+	SUBQ          $0x02, CX
+	JMP           zmkf32bf16c9pair
+
+zmkf32bf16c9single:
+	TESTQ CX, CX
+	JZ    zmkf32bf16done
+	TESTQ BX, BX
+	JZ    zmkf32bf16c9consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	JMP   zmkf32bf16c9ready1
+
+zmkf32bf16c9consec1:
+	MOVQ SI, R10
+
+zmkf32bf16c9ready1:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkf32bf16c9mask1
+
+zmkf32bf16c9loop1:
+	VPMOVZXWD   (R10), Z0
+	VPSLLD      $0x10, Z0, Z0
+	VFMADD231PS (DX), Z0, Z8
+	VFMADD231PS (DX)(R12*1), Z0, Z9
+	VFMADD231PS (DX)(R12*2), Z0, Z10
+	VFMADD231PS (DX)(R13*1), Z0, Z11
+	VFMADD231PS (DX)(R12*4), Z0, Z12
+	VFMADD231PS (R14), Z0, Z13
+	VFMADD231PS (R14)(R12*1), Z0, Z14
+	VFMADD231PS (R14)(R12*2), Z0, Z15
+	VFMADD231PS (R14)(R13*1), Z0, Z16
+	ADDQ        $0x20, R10
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkf32bf16c9loop1
+
+zmkf32bf16c9mask1:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkf32bf16c9reduce1
+	VPMOVZXWD.Z (R10), K1, Z0
+	VPSLLD      $0x10, Z0, Z0
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VMOVUPS.Z   (DX)(R12*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z9
+	VMOVUPS.Z   (DX)(R12*2), K1, Z2
+	VFMADD231PS Z0, Z2, Z10
+	VMOVUPS.Z   (DX)(R13*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z11
+	VMOVUPS.Z   (DX)(R12*4), K1, Z2
+	VFMADD231PS Z0, Z2, Z12
+	VMOVUPS.Z   (R14), K1, Z2
+	VFMADD231PS Z0, Z2, Z13
+	VMOVUPS.Z   (R14)(R12*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z14
+	VMOVUPS.Z   (R14)(R12*2), K1, Z2
+	VFMADD231PS Z0, Z2, Z15
+	VMOVUPS.Z   (R14)(R13*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z16
+
+zmkf32bf16c9reduce1:
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPS        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPS        Y4, Y11, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPS        Y4, Y12, Y0
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPS        Y4, Y13, Y1
+	VEXTRACTF64X4 $0x01, Z14, Y4
+	VADDPS        Y4, Y14, Y2
+	VEXTRACTF64X4 $0x01, Z15, Y4
+	VADDPS        Y4, Y15, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, 16(DI)
+	VEXTRACTF64X4 $0x01, Z16, Y4
+	VADDPS        Y4, Y16, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 32(DI)
+	JMP           zmkf32bf16done
+
+zmkf32bf16c8pair:
+	CMPQ  CX, $0x02
+	JB    zmkf32bf16c8single
+	TESTQ BX, BX
+	JZ    zmkf32bf16c8consec2
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	ADDQ  $0x10, BX
+	JMP   zmkf32bf16c8ready2
+
+zmkf32bf16c8consec2:
+	MOVQ SI, R10
+	LEAQ (SI)(R9*1), R11
+	LEAQ (R11)(R9*1), SI
+
+zmkf32bf16c8ready2:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	VPXORD Z20, Z20, Z20
+	VPXORD Z21, Z21, Z21
+	VPXORD Z22, Z22, Z22
+	VPXORD Z23, Z23, Z23
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkf32bf16c8mask2
+
+zmkf32bf16c8loop2:
+	VPMOVZXWD   (R10), Z0
+	VPSLLD      $0x10, Z0, Z0
+	VPMOVZXWD   (R11), Z1
+	VPSLLD      $0x10, Z1, Z1
+	VMOVUPS     (DX), Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z16
+	VMOVUPS     (DX)(R12*1), Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z17
+	VMOVUPS     (DX)(R12*2), Z4
+	VFMADD231PS Z0, Z4, Z10
+	VFMADD231PS Z1, Z4, Z18
+	VMOVUPS     (DX)(R13*1), Z5
+	VFMADD231PS Z0, Z5, Z11
+	VFMADD231PS Z1, Z5, Z19
+	VMOVUPS     (DX)(R12*4), Z6
+	VFMADD231PS Z0, Z6, Z12
+	VFMADD231PS Z1, Z6, Z20
+	VMOVUPS     (R14), Z7
+	VFMADD231PS Z0, Z7, Z13
+	VFMADD231PS Z1, Z7, Z21
+	VMOVUPS     (R14)(R12*1), Z2
+	VFMADD231PS Z0, Z2, Z14
+	VFMADD231PS Z1, Z2, Z22
+	VMOVUPS     (R14)(R12*2), Z3
+	VFMADD231PS Z0, Z3, Z15
+	VFMADD231PS Z1, Z3, Z23
+	ADDQ        $0x20, R10
+	ADDQ        $0x20, R11
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkf32bf16c8loop2
+
+zmkf32bf16c8mask2:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkf32bf16c8reduce2
+	VPMOVZXWD.Z (R10), K1, Z0
+	VPSLLD      $0x10, Z0, Z0
+	VPMOVZXWD.Z (R11), K1, Z1
+	VPSLLD      $0x10, Z1, Z1
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z16
+	VMOVUPS.Z   (DX)(R12*1), K1, Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z17
+	VMOVUPS.Z   (DX)(R12*2), K1, Z4
+	VFMADD231PS Z0, Z4, Z10
+	VFMADD231PS Z1, Z4, Z18
+	VMOVUPS.Z   (DX)(R13*1), K1, Z5
+	VFMADD231PS Z0, Z5, Z11
+	VFMADD231PS Z1, Z5, Z19
+	VMOVUPS.Z   (DX)(R12*4), K1, Z6
+	VFMADD231PS Z0, Z6, Z12
+	VFMADD231PS Z1, Z6, Z20
+	VMOVUPS.Z   (R14), K1, Z7
+	VFMADD231PS Z0, Z7, Z13
+	VFMADD231PS Z1, Z7, Z21
+	VMOVUPS.Z   (R14)(R12*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z14
+	VFMADD231PS Z1, Z2, Z22
+	VMOVUPS.Z   (R14)(R12*2), K1, Z3
+	VFMADD231PS Z0, Z3, Z15
+	VFMADD231PS Z1, Z3, Z23
+
+zmkf32bf16c8reduce2:
+	MOVQ          w+48(FP), DX
+	LEAQ          (DX)(R12*4), R14
+	ADDQ          R12, R14
+	MOVQ          k+8(FP), AX
+	SHLQ          $0x02, AX
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPS        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPS        Y4, Y11, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPS        Y4, Y12, Y0
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPS        Y4, Y13, Y1
+	VEXTRACTF64X4 $0x01, Z14, Y4
+	VADDPS        Y4, Y14, Y2
+	VEXTRACTF64X4 $0x01, Z15, Y4
+	VADDPS        Y4, Y15, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, 16(DI)
+	ADDQ          AX, DI
+	VEXTRACTF64X4 $0x01, Z16, Y4
+	VADDPS        Y4, Y16, Y0
+	VEXTRACTF64X4 $0x01, Z17, Y4
+	VADDPS        Y4, Y17, Y1
+	VEXTRACTF64X4 $0x01, Z18, Y4
+	VADDPS        Y4, Y18, Y2
+	VEXTRACTF64X4 $0x01, Z19, Y4
+	VADDPS        Y4, Y19, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z20, Y4
+	VADDPS        Y4, Y20, Y0
+	VEXTRACTF64X4 $0x01, Z21, Y4
+	VADDPS        Y4, Y21, Y1
+	VEXTRACTF64X4 $0x01, Z22, Y4
+	VADDPS        Y4, Y22, Y2
+	VEXTRACTF64X4 $0x01, Z23, Y4
+	VADDPS        Y4, Y23, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, 16(DI)
+	ADDQ          AX, DI
+	SUBQ          $0x02, CX
+	JMP           zmkf32bf16c8pair
+
+zmkf32bf16c8single:
+	TESTQ CX, CX
+	JZ    zmkf32bf16done
+	TESTQ BX, BX
+	JZ    zmkf32bf16c8consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	JMP   zmkf32bf16c8ready1
+
+zmkf32bf16c8consec1:
+	MOVQ SI, R10
+
+zmkf32bf16c8ready1:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkf32bf16c8mask1
+
+zmkf32bf16c8loop1:
+	VPMOVZXWD   (R10), Z0
+	VPSLLD      $0x10, Z0, Z0
+	VFMADD231PS (DX), Z0, Z8
+	VFMADD231PS (DX)(R12*1), Z0, Z9
+	VFMADD231PS (DX)(R12*2), Z0, Z10
+	VFMADD231PS (DX)(R13*1), Z0, Z11
+	VFMADD231PS (DX)(R12*4), Z0, Z12
+	VFMADD231PS (R14), Z0, Z13
+	VFMADD231PS (R14)(R12*1), Z0, Z14
+	VFMADD231PS (R14)(R12*2), Z0, Z15
+	ADDQ        $0x20, R10
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkf32bf16c8loop1
+
+zmkf32bf16c8mask1:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkf32bf16c8reduce1
+	VPMOVZXWD.Z (R10), K1, Z0
+	VPSLLD      $0x10, Z0, Z0
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VMOVUPS.Z   (DX)(R12*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z9
+	VMOVUPS.Z   (DX)(R12*2), K1, Z2
+	VFMADD231PS Z0, Z2, Z10
+	VMOVUPS.Z   (DX)(R13*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z11
+	VMOVUPS.Z   (DX)(R12*4), K1, Z2
+	VFMADD231PS Z0, Z2, Z12
+	VMOVUPS.Z   (R14), K1, Z2
+	VFMADD231PS Z0, Z2, Z13
+	VMOVUPS.Z   (R14)(R12*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z14
+	VMOVUPS.Z   (R14)(R12*2), K1, Z2
+	VFMADD231PS Z0, Z2, Z15
+
+zmkf32bf16c8reduce1:
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPS        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPS        Y4, Y11, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPS        Y4, Y12, Y0
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPS        Y4, Y13, Y1
+	VEXTRACTF64X4 $0x01, Z14, Y4
+	VADDPS        Y4, Y14, Y2
+	VEXTRACTF64X4 $0x01, Z15, Y4
+	VADDPS        Y4, Y15, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, 16(DI)
+	JMP           zmkf32bf16done
+
+zmkf32bf16c7pair:
+	CMPQ  CX, $0x02
+	JB    zmkf32bf16c7single
+	TESTQ BX, BX
+	JZ    zmkf32bf16c7consec2
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	ADDQ  $0x10, BX
+	JMP   zmkf32bf16c7ready2
+
+zmkf32bf16c7consec2:
+	MOVQ SI, R10
+	LEAQ (SI)(R9*1), R11
+	LEAQ (R11)(R9*1), SI
+
+zmkf32bf16c7ready2:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	VPXORD Z20, Z20, Z20
+	VPXORD Z21, Z21, Z21
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkf32bf16c7mask2
+
+zmkf32bf16c7loop2:
+	VPMOVZXWD   (R10), Z0
+	VPSLLD      $0x10, Z0, Z0
+	VPMOVZXWD   (R11), Z1
+	VPSLLD      $0x10, Z1, Z1
+	VMOVUPS     (DX), Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z15
+	VMOVUPS     (DX)(R12*1), Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z16
+	VMOVUPS     (DX)(R12*2), Z4
+	VFMADD231PS Z0, Z4, Z10
+	VFMADD231PS Z1, Z4, Z17
+	VMOVUPS     (DX)(R13*1), Z5
+	VFMADD231PS Z0, Z5, Z11
+	VFMADD231PS Z1, Z5, Z18
+	VMOVUPS     (DX)(R12*4), Z6
+	VFMADD231PS Z0, Z6, Z12
+	VFMADD231PS Z1, Z6, Z19
+	VMOVUPS     (R14), Z7
+	VFMADD231PS Z0, Z7, Z13
+	VFMADD231PS Z1, Z7, Z20
+	VMOVUPS     (R14)(R12*1), Z2
+	VFMADD231PS Z0, Z2, Z14
+	VFMADD231PS Z1, Z2, Z21
+	ADDQ        $0x20, R10
+	ADDQ        $0x20, R11
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkf32bf16c7loop2
+
+zmkf32bf16c7mask2:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkf32bf16c7reduce2
+	VPMOVZXWD.Z (R10), K1, Z0
+	VPSLLD      $0x10, Z0, Z0
+	VPMOVZXWD.Z (R11), K1, Z1
+	VPSLLD      $0x10, Z1, Z1
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z15
+	VMOVUPS.Z   (DX)(R12*1), K1, Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z16
+	VMOVUPS.Z   (DX)(R12*2), K1, Z4
+	VFMADD231PS Z0, Z4, Z10
+	VFMADD231PS Z1, Z4, Z17
+	VMOVUPS.Z   (DX)(R13*1), K1, Z5
+	VFMADD231PS Z0, Z5, Z11
+	VFMADD231PS Z1, Z5, Z18
+	VMOVUPS.Z   (DX)(R12*4), K1, Z6
+	VFMADD231PS Z0, Z6, Z12
+	VFMADD231PS Z1, Z6, Z19
+	VMOVUPS.Z   (R14), K1, Z7
+	VFMADD231PS Z0, Z7, Z13
+	VFMADD231PS Z1, Z7, Z20
+	VMOVUPS.Z   (R14)(R12*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z14
+	VFMADD231PS Z1, Z2, Z21
+
+zmkf32bf16c7reduce2:
+	MOVQ          w+48(FP), DX
+	LEAQ          (DX)(R12*4), R14
+	ADDQ          R12, R14
+	MOVQ          k+8(FP), AX
+	SHLQ          $0x02, AX
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPS        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPS        Y4, Y11, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPS        Y4, Y12, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 16(DI)
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPS        Y4, Y13, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 20(DI)
+	VEXTRACTF64X4 $0x01, Z14, Y4
+	VADDPS        Y4, Y14, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 24(DI)
+	ADDQ          AX, DI
+	VEXTRACTF64X4 $0x01, Z15, Y4
+	VADDPS        Y4, Y15, Y0
+	VEXTRACTF64X4 $0x01, Z16, Y4
+	VADDPS        Y4, Y16, Y1
+	VEXTRACTF64X4 $0x01, Z17, Y4
+	VADDPS        Y4, Y17, Y2
+	VEXTRACTF64X4 $0x01, Z18, Y4
+	VADDPS        Y4, Y18, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z19, Y4
+	VADDPS        Y4, Y19, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 16(DI)
+	VEXTRACTF64X4 $0x01, Z20, Y4
+	VADDPS        Y4, Y20, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 20(DI)
+	VEXTRACTF64X4 $0x01, Z21, Y4
+	VADDPS        Y4, Y21, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 24(DI)
+	ADDQ          AX, DI
+	SUBQ          $0x02, CX
+	JMP           zmkf32bf16c7pair
+
+zmkf32bf16c7single:
+	TESTQ CX, CX
+	JZ    zmkf32bf16done
+	TESTQ BX, BX
+	JZ    zmkf32bf16c7consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	JMP   zmkf32bf16c7ready1
+
+zmkf32bf16c7consec1:
+	MOVQ SI, R10
+
+zmkf32bf16c7ready1:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkf32bf16c7mask1
+
+zmkf32bf16c7loop1:
+	VPMOVZXWD   (R10), Z0
+	VPSLLD      $0x10, Z0, Z0
+	VFMADD231PS (DX), Z0, Z8
+	VFMADD231PS (DX)(R12*1), Z0, Z9
+	VFMADD231PS (DX)(R12*2), Z0, Z10
+	VFMADD231PS (DX)(R13*1), Z0, Z11
+	VFMADD231PS (DX)(R12*4), Z0, Z12
+	VFMADD231PS (R14), Z0, Z13
+	VFMADD231PS (R14)(R12*1), Z0, Z14
+	ADDQ        $0x20, R10
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkf32bf16c7loop1
+
+zmkf32bf16c7mask1:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkf32bf16c7reduce1
+	VPMOVZXWD.Z (R10), K1, Z0
+	VPSLLD      $0x10, Z0, Z0
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VMOVUPS.Z   (DX)(R12*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z9
+	VMOVUPS.Z   (DX)(R12*2), K1, Z2
+	VFMADD231PS Z0, Z2, Z10
+	VMOVUPS.Z   (DX)(R13*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z11
+	VMOVUPS.Z   (DX)(R12*4), K1, Z2
+	VFMADD231PS Z0, Z2, Z12
+	VMOVUPS.Z   (R14), K1, Z2
+	VFMADD231PS Z0, Z2, Z13
+	VMOVUPS.Z   (R14)(R12*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z14
+
+zmkf32bf16c7reduce1:
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPS        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPS        Y4, Y11, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPS        Y4, Y12, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 16(DI)
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPS        Y4, Y13, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 20(DI)
+	VEXTRACTF64X4 $0x01, Z14, Y4
+	VADDPS        Y4, Y14, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 24(DI)
+	JMP           zmkf32bf16done
+
+zmkf32bf16c6pair:
+	CMPQ  CX, $0x02
+	JB    zmkf32bf16c6single
+	TESTQ BX, BX
+	JZ    zmkf32bf16c6consec2
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	ADDQ  $0x10, BX
+	JMP   zmkf32bf16c6ready2
+
+zmkf32bf16c6consec2:
+	MOVQ SI, R10
+	LEAQ (SI)(R9*1), R11
+	LEAQ (R11)(R9*1), SI
+
+zmkf32bf16c6ready2:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkf32bf16c6mask2
+
+zmkf32bf16c6loop2:
+	VPMOVZXWD   (R10), Z0
+	VPSLLD      $0x10, Z0, Z0
+	VPMOVZXWD   (R11), Z1
+	VPSLLD      $0x10, Z1, Z1
+	VMOVUPS     (DX), Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z14
+	VMOVUPS     (DX)(R12*1), Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z15
+	VMOVUPS     (DX)(R12*2), Z4
+	VFMADD231PS Z0, Z4, Z10
+	VFMADD231PS Z1, Z4, Z16
+	VMOVUPS     (DX)(R13*1), Z5
+	VFMADD231PS Z0, Z5, Z11
+	VFMADD231PS Z1, Z5, Z17
+	VMOVUPS     (DX)(R12*4), Z6
+	VFMADD231PS Z0, Z6, Z12
+	VFMADD231PS Z1, Z6, Z18
+	VMOVUPS     (R14), Z7
+	VFMADD231PS Z0, Z7, Z13
+	VFMADD231PS Z1, Z7, Z19
+	ADDQ        $0x20, R10
+	ADDQ        $0x20, R11
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkf32bf16c6loop2
+
+zmkf32bf16c6mask2:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkf32bf16c6reduce2
+	VPMOVZXWD.Z (R10), K1, Z0
+	VPSLLD      $0x10, Z0, Z0
+	VPMOVZXWD.Z (R11), K1, Z1
+	VPSLLD      $0x10, Z1, Z1
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z14
+	VMOVUPS.Z   (DX)(R12*1), K1, Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z15
+	VMOVUPS.Z   (DX)(R12*2), K1, Z4
+	VFMADD231PS Z0, Z4, Z10
+	VFMADD231PS Z1, Z4, Z16
+	VMOVUPS.Z   (DX)(R13*1), K1, Z5
+	VFMADD231PS Z0, Z5, Z11
+	VFMADD231PS Z1, Z5, Z17
+	VMOVUPS.Z   (DX)(R12*4), K1, Z6
+	VFMADD231PS Z0, Z6, Z12
+	VFMADD231PS Z1, Z6, Z18
+	VMOVUPS.Z   (R14), K1, Z7
+	VFMADD231PS Z0, Z7, Z13
+	VFMADD231PS Z1, Z7, Z19
+
+zmkf32bf16c6reduce2:
+	MOVQ          w+48(FP), DX
+	LEAQ          (DX)(R12*4), R14
+	ADDQ          R12, R14
+	MOVQ          k+8(FP), AX
+	SHLQ          $0x02, AX
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPS        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPS        Y4, Y11, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPS        Y4, Y12, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 16(DI)
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPS        Y4, Y13, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 20(DI)
+	ADDQ          AX, DI
+	VEXTRACTF64X4 $0x01, Z14, Y4
+	VADDPS        Y4, Y14, Y0
+	VEXTRACTF64X4 $0x01, Z15, Y4
+	VADDPS        Y4, Y15, Y1
+	VEXTRACTF64X4 $0x01, Z16, Y4
+	VADDPS        Y4, Y16, Y2
+	VEXTRACTF64X4 $0x01, Z17, Y4
+	VADDPS        Y4, Y17, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z18, Y4
+	VADDPS        Y4, Y18, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 16(DI)
+	VEXTRACTF64X4 $0x01, Z19, Y4
+	VADDPS        Y4, Y19, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 20(DI)
+	ADDQ          AX, DI
+	SUBQ          $0x02, CX
+	JMP           zmkf32bf16c6pair
+
+zmkf32bf16c6single:
+	TESTQ CX, CX
+	JZ    zmkf32bf16done
+	TESTQ BX, BX
+	JZ    zmkf32bf16c6consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	JMP   zmkf32bf16c6ready1
+
+zmkf32bf16c6consec1:
+	MOVQ SI, R10
+
+zmkf32bf16c6ready1:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkf32bf16c6mask1
+
+zmkf32bf16c6loop1:
+	VPMOVZXWD   (R10), Z0
+	VPSLLD      $0x10, Z0, Z0
+	VFMADD231PS (DX), Z0, Z8
+	VFMADD231PS (DX)(R12*1), Z0, Z9
+	VFMADD231PS (DX)(R12*2), Z0, Z10
+	VFMADD231PS (DX)(R13*1), Z0, Z11
+	VFMADD231PS (DX)(R12*4), Z0, Z12
+	VFMADD231PS (R14), Z0, Z13
+	ADDQ        $0x20, R10
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkf32bf16c6loop1
+
+zmkf32bf16c6mask1:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkf32bf16c6reduce1
+	VPMOVZXWD.Z (R10), K1, Z0
+	VPSLLD      $0x10, Z0, Z0
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VMOVUPS.Z   (DX)(R12*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z9
+	VMOVUPS.Z   (DX)(R12*2), K1, Z2
+	VFMADD231PS Z0, Z2, Z10
+	VMOVUPS.Z   (DX)(R13*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z11
+	VMOVUPS.Z   (DX)(R12*4), K1, Z2
+	VFMADD231PS Z0, Z2, Z12
+	VMOVUPS.Z   (R14), K1, Z2
+	VFMADD231PS Z0, Z2, Z13
+
+zmkf32bf16c6reduce1:
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPS        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPS        Y4, Y11, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPS        Y4, Y12, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 16(DI)
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPS        Y4, Y13, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 20(DI)
+	JMP           zmkf32bf16done
+
+zmkf32bf16c5pair:
+	CMPQ  CX, $0x02
+	JB    zmkf32bf16c5single
+	TESTQ BX, BX
+	JZ    zmkf32bf16c5consec2
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	ADDQ  $0x10, BX
+	JMP   zmkf32bf16c5ready2
+
+zmkf32bf16c5consec2:
+	MOVQ SI, R10
+	LEAQ (SI)(R9*1), R11
+	LEAQ (R11)(R9*1), SI
+
+zmkf32bf16c5ready2:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkf32bf16c5mask2
+
+zmkf32bf16c5loop2:
+	VPMOVZXWD   (R10), Z0
+	VPSLLD      $0x10, Z0, Z0
+	VPMOVZXWD   (R11), Z1
+	VPSLLD      $0x10, Z1, Z1
+	VMOVUPS     (DX), Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z13
+	VMOVUPS     (DX)(R12*1), Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z14
+	VMOVUPS     (DX)(R12*2), Z4
+	VFMADD231PS Z0, Z4, Z10
+	VFMADD231PS Z1, Z4, Z15
+	VMOVUPS     (DX)(R13*1), Z5
+	VFMADD231PS Z0, Z5, Z11
+	VFMADD231PS Z1, Z5, Z16
+	VMOVUPS     (DX)(R12*4), Z6
+	VFMADD231PS Z0, Z6, Z12
+	VFMADD231PS Z1, Z6, Z17
+	ADDQ        $0x20, R10
+	ADDQ        $0x20, R11
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkf32bf16c5loop2
+
+zmkf32bf16c5mask2:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkf32bf16c5reduce2
+	VPMOVZXWD.Z (R10), K1, Z0
+	VPSLLD      $0x10, Z0, Z0
+	VPMOVZXWD.Z (R11), K1, Z1
+	VPSLLD      $0x10, Z1, Z1
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z13
+	VMOVUPS.Z   (DX)(R12*1), K1, Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z14
+	VMOVUPS.Z   (DX)(R12*2), K1, Z4
+	VFMADD231PS Z0, Z4, Z10
+	VFMADD231PS Z1, Z4, Z15
+	VMOVUPS.Z   (DX)(R13*1), K1, Z5
+	VFMADD231PS Z0, Z5, Z11
+	VFMADD231PS Z1, Z5, Z16
+	VMOVUPS.Z   (DX)(R12*4), K1, Z6
+	VFMADD231PS Z0, Z6, Z12
+	VFMADD231PS Z1, Z6, Z17
+
+zmkf32bf16c5reduce2:
+	MOVQ          w+48(FP), DX
+	LEAQ          (DX)(R12*4), R14
+	ADDQ          R12, R14
+	MOVQ          k+8(FP), AX
+	SHLQ          $0x02, AX
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPS        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPS        Y4, Y11, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPS        Y4, Y12, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 16(DI)
+	ADDQ          AX, DI
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPS        Y4, Y13, Y0
+	VEXTRACTF64X4 $0x01, Z14, Y4
+	VADDPS        Y4, Y14, Y1
+	VEXTRACTF64X4 $0x01, Z15, Y4
+	VADDPS        Y4, Y15, Y2
+	VEXTRACTF64X4 $0x01, Z16, Y4
+	VADDPS        Y4, Y16, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z17, Y4
+	VADDPS        Y4, Y17, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 16(DI)
+	ADDQ          AX, DI
+	SUBQ          $0x02, CX
+	JMP           zmkf32bf16c5pair
+
+zmkf32bf16c5single:
+	TESTQ CX, CX
+	JZ    zmkf32bf16done
+	TESTQ BX, BX
+	JZ    zmkf32bf16c5consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	JMP   zmkf32bf16c5ready1
+
+zmkf32bf16c5consec1:
+	MOVQ SI, R10
+
+zmkf32bf16c5ready1:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkf32bf16c5mask1
+
+zmkf32bf16c5loop1:
+	VPMOVZXWD   (R10), Z0
+	VPSLLD      $0x10, Z0, Z0
+	VFMADD231PS (DX), Z0, Z8
+	VFMADD231PS (DX)(R12*1), Z0, Z9
+	VFMADD231PS (DX)(R12*2), Z0, Z10
+	VFMADD231PS (DX)(R13*1), Z0, Z11
+	VFMADD231PS (DX)(R12*4), Z0, Z12
+	ADDQ        $0x20, R10
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkf32bf16c5loop1
+
+zmkf32bf16c5mask1:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkf32bf16c5reduce1
+	VPMOVZXWD.Z (R10), K1, Z0
+	VPSLLD      $0x10, Z0, Z0
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VMOVUPS.Z   (DX)(R12*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z9
+	VMOVUPS.Z   (DX)(R12*2), K1, Z2
+	VFMADD231PS Z0, Z2, Z10
+	VMOVUPS.Z   (DX)(R13*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z11
+	VMOVUPS.Z   (DX)(R12*4), K1, Z2
+	VFMADD231PS Z0, Z2, Z12
+
+zmkf32bf16c5reduce1:
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPS        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPS        Y4, Y11, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPS        Y4, Y12, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 16(DI)
+	JMP           zmkf32bf16done
+
+zmkf32bf16c4pair:
+	CMPQ  CX, $0x02
+	JB    zmkf32bf16c4single
+	TESTQ BX, BX
+	JZ    zmkf32bf16c4consec2
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	ADDQ  $0x10, BX
+	JMP   zmkf32bf16c4ready2
+
+zmkf32bf16c4consec2:
+	MOVQ SI, R10
+	LEAQ (SI)(R9*1), R11
+	LEAQ (R11)(R9*1), SI
+
+zmkf32bf16c4ready2:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkf32bf16c4mask2
+
+zmkf32bf16c4loop2:
+	VPMOVZXWD   (R10), Z0
+	VPSLLD      $0x10, Z0, Z0
+	VPMOVZXWD   (R11), Z1
+	VPSLLD      $0x10, Z1, Z1
+	VMOVUPS     (DX), Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z12
+	VMOVUPS     (DX)(R12*1), Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z13
+	VMOVUPS     (DX)(R12*2), Z4
+	VFMADD231PS Z0, Z4, Z10
+	VFMADD231PS Z1, Z4, Z14
+	VMOVUPS     (DX)(R13*1), Z5
+	VFMADD231PS Z0, Z5, Z11
+	VFMADD231PS Z1, Z5, Z15
+	ADDQ        $0x20, R10
+	ADDQ        $0x20, R11
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkf32bf16c4loop2
+
+zmkf32bf16c4mask2:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkf32bf16c4reduce2
+	VPMOVZXWD.Z (R10), K1, Z0
+	VPSLLD      $0x10, Z0, Z0
+	VPMOVZXWD.Z (R11), K1, Z1
+	VPSLLD      $0x10, Z1, Z1
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z12
+	VMOVUPS.Z   (DX)(R12*1), K1, Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z13
+	VMOVUPS.Z   (DX)(R12*2), K1, Z4
+	VFMADD231PS Z0, Z4, Z10
+	VFMADD231PS Z1, Z4, Z14
+	VMOVUPS.Z   (DX)(R13*1), K1, Z5
+	VFMADD231PS Z0, Z5, Z11
+	VFMADD231PS Z1, Z5, Z15
+
+zmkf32bf16c4reduce2:
+	MOVQ          w+48(FP), DX
+	LEAQ          (DX)(R12*4), R14
+	ADDQ          R12, R14
+	MOVQ          k+8(FP), AX
+	SHLQ          $0x02, AX
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPS        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPS        Y4, Y11, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	ADDQ          AX, DI
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPS        Y4, Y12, Y0
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPS        Y4, Y13, Y1
+	VEXTRACTF64X4 $0x01, Z14, Y4
+	VADDPS        Y4, Y14, Y2
+	VEXTRACTF64X4 $0x01, Z15, Y4
+	VADDPS        Y4, Y15, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	ADDQ          AX, DI
+	SUBQ          $0x02, CX
+	JMP           zmkf32bf16c4pair
+
+zmkf32bf16c4single:
+	TESTQ CX, CX
+	JZ    zmkf32bf16done
+	TESTQ BX, BX
+	JZ    zmkf32bf16c4consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	JMP   zmkf32bf16c4ready1
+
+zmkf32bf16c4consec1:
+	MOVQ SI, R10
+
+zmkf32bf16c4ready1:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkf32bf16c4mask1
+
+zmkf32bf16c4loop1:
+	VPMOVZXWD   (R10), Z0
+	VPSLLD      $0x10, Z0, Z0
+	VFMADD231PS (DX), Z0, Z8
+	VFMADD231PS (DX)(R12*1), Z0, Z9
+	VFMADD231PS (DX)(R12*2), Z0, Z10
+	VFMADD231PS (DX)(R13*1), Z0, Z11
+	ADDQ        $0x20, R10
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkf32bf16c4loop1
+
+zmkf32bf16c4mask1:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkf32bf16c4reduce1
+	VPMOVZXWD.Z (R10), K1, Z0
+	VPSLLD      $0x10, Z0, Z0
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VMOVUPS.Z   (DX)(R12*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z9
+	VMOVUPS.Z   (DX)(R12*2), K1, Z2
+	VFMADD231PS Z0, Z2, Z10
+	VMOVUPS.Z   (DX)(R13*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z11
+
+zmkf32bf16c4reduce1:
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPS        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPS        Y4, Y11, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	JMP           zmkf32bf16done
+
+zmkf32bf16c3pair:
+	CMPQ  CX, $0x02
+	JB    zmkf32bf16c3single
+	TESTQ BX, BX
+	JZ    zmkf32bf16c3consec2
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	ADDQ  $0x10, BX
+	JMP   zmkf32bf16c3ready2
+
+zmkf32bf16c3consec2:
+	MOVQ SI, R10
+	LEAQ (SI)(R9*1), R11
+	LEAQ (R11)(R9*1), SI
+
+zmkf32bf16c3ready2:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkf32bf16c3mask2
+
+zmkf32bf16c3loop2:
+	VPMOVZXWD   (R10), Z0
+	VPSLLD      $0x10, Z0, Z0
+	VPMOVZXWD   (R11), Z1
+	VPSLLD      $0x10, Z1, Z1
+	VMOVUPS     (DX), Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z11
+	VMOVUPS     (DX)(R12*1), Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z12
+	VMOVUPS     (DX)(R12*2), Z4
+	VFMADD231PS Z0, Z4, Z10
+	VFMADD231PS Z1, Z4, Z13
+	ADDQ        $0x20, R10
+	ADDQ        $0x20, R11
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkf32bf16c3loop2
+
+zmkf32bf16c3mask2:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkf32bf16c3reduce2
+	VPMOVZXWD.Z (R10), K1, Z0
+	VPSLLD      $0x10, Z0, Z0
+	VPMOVZXWD.Z (R11), K1, Z1
+	VPSLLD      $0x10, Z1, Z1
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z11
+	VMOVUPS.Z   (DX)(R12*1), K1, Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z12
+	VMOVUPS.Z   (DX)(R12*2), K1, Z4
+	VFMADD231PS Z0, Z4, Z10
+	VFMADD231PS Z1, Z4, Z13
+
+zmkf32bf16c3reduce2:
+	MOVQ          w+48(FP), DX
+	LEAQ          (DX)(R12*4), R14
+	ADDQ          R12, R14
+	MOVQ          k+8(FP), AX
+	SHLQ          $0x02, AX
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, (DI)
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 4(DI)
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPS        Y4, Y10, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 8(DI)
+	ADDQ          AX, DI
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPS        Y4, Y11, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPS        Y4, Y12, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 4(DI)
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPS        Y4, Y13, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 8(DI)
+	ADDQ          AX, DI
+	SUBQ          $0x02, CX
+	JMP           zmkf32bf16c3pair
+
+zmkf32bf16c3single:
+	TESTQ CX, CX
+	JZ    zmkf32bf16done
+	TESTQ BX, BX
+	JZ    zmkf32bf16c3consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	JMP   zmkf32bf16c3ready1
+
+zmkf32bf16c3consec1:
+	MOVQ SI, R10
+
+zmkf32bf16c3ready1:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkf32bf16c3mask1
+
+zmkf32bf16c3loop1:
+	VPMOVZXWD   (R10), Z0
+	VPSLLD      $0x10, Z0, Z0
+	VFMADD231PS (DX), Z0, Z8
+	VFMADD231PS (DX)(R12*1), Z0, Z9
+	VFMADD231PS (DX)(R12*2), Z0, Z10
+	ADDQ        $0x20, R10
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkf32bf16c3loop1
+
+zmkf32bf16c3mask1:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkf32bf16c3reduce1
+	VPMOVZXWD.Z (R10), K1, Z0
+	VPSLLD      $0x10, Z0, Z0
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VMOVUPS.Z   (DX)(R12*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z9
+	VMOVUPS.Z   (DX)(R12*2), K1, Z2
+	VFMADD231PS Z0, Z2, Z10
+
+zmkf32bf16c3reduce1:
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, (DI)
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 4(DI)
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPS        Y4, Y10, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 8(DI)
+	JMP           zmkf32bf16done
+
+zmkf32bf16c2pair:
+	CMPQ  CX, $0x02
+	JB    zmkf32bf16c2single
+	TESTQ BX, BX
+	JZ    zmkf32bf16c2consec2
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	ADDQ  $0x10, BX
+	JMP   zmkf32bf16c2ready2
+
+zmkf32bf16c2consec2:
+	MOVQ SI, R10
+	LEAQ (SI)(R9*1), R11
+	LEAQ (R11)(R9*1), SI
+
+zmkf32bf16c2ready2:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkf32bf16c2mask2
+
+zmkf32bf16c2loop2:
+	VPMOVZXWD   (R10), Z0
+	VPSLLD      $0x10, Z0, Z0
+	VPMOVZXWD   (R11), Z1
+	VPSLLD      $0x10, Z1, Z1
+	VMOVUPS     (DX), Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z10
+	VMOVUPS     (DX)(R12*1), Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z11
+	ADDQ        $0x20, R10
+	ADDQ        $0x20, R11
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkf32bf16c2loop2
+
+zmkf32bf16c2mask2:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkf32bf16c2reduce2
+	VPMOVZXWD.Z (R10), K1, Z0
+	VPSLLD      $0x10, Z0, Z0
+	VPMOVZXWD.Z (R11), K1, Z1
+	VPSLLD      $0x10, Z1, Z1
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z10
+	VMOVUPS.Z   (DX)(R12*1), K1, Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z11
+
+zmkf32bf16c2reduce2:
+	MOVQ          w+48(FP), DX
+	LEAQ          (DX)(R12*4), R14
+	ADDQ          R12, R14
+	MOVQ          k+8(FP), AX
+	SHLQ          $0x02, AX
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, (DI)
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 4(DI)
+	ADDQ          AX, DI
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPS        Y4, Y10, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, (DI)
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPS        Y4, Y11, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 4(DI)
+	ADDQ          AX, DI
+	SUBQ          $0x02, CX
+	JMP           zmkf32bf16c2pair
+
+zmkf32bf16c2single:
+	TESTQ CX, CX
+	JZ    zmkf32bf16done
+	TESTQ BX, BX
+	JZ    zmkf32bf16c2consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	JMP   zmkf32bf16c2ready1
+
+zmkf32bf16c2consec1:
+	MOVQ SI, R10
+
+zmkf32bf16c2ready1:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkf32bf16c2mask1
+
+zmkf32bf16c2loop1:
+	VPMOVZXWD   (R10), Z0
+	VPSLLD      $0x10, Z0, Z0
+	VFMADD231PS (DX), Z0, Z8
+	VFMADD231PS (DX)(R12*1), Z0, Z9
+	ADDQ        $0x20, R10
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkf32bf16c2loop1
+
+zmkf32bf16c2mask1:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkf32bf16c2reduce1
+	VPMOVZXWD.Z (R10), K1, Z0
+	VPSLLD      $0x10, Z0, Z0
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VMOVUPS.Z   (DX)(R12*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z9
+
+zmkf32bf16c2reduce1:
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, (DI)
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 4(DI)
+	JMP           zmkf32bf16done
+
+zmkf32bf16c1pair:
+	CMPQ  CX, $0x02
+	JB    zmkf32bf16c1single
+	TESTQ BX, BX
+	JZ    zmkf32bf16c1consec2
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	ADDQ  $0x10, BX
+	JMP   zmkf32bf16c1ready2
+
+zmkf32bf16c1consec2:
+	MOVQ SI, R10
+	LEAQ (SI)(R9*1), R11
+	LEAQ (R11)(R9*1), SI
+
+zmkf32bf16c1ready2:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkf32bf16c1mask2
+
+zmkf32bf16c1loop2:
+	VPMOVZXWD   (R10), Z0
+	VPSLLD      $0x10, Z0, Z0
+	VPMOVZXWD   (R11), Z1
+	VPSLLD      $0x10, Z1, Z1
+	VMOVUPS     (DX), Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z9
+	ADDQ        $0x20, R10
+	ADDQ        $0x20, R11
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkf32bf16c1loop2
+
+zmkf32bf16c1mask2:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkf32bf16c1reduce2
+	VPMOVZXWD.Z (R10), K1, Z0
+	VPSLLD      $0x10, Z0, Z0
+	VPMOVZXWD.Z (R11), K1, Z1
+	VPSLLD      $0x10, Z1, Z1
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z9
+
+zmkf32bf16c1reduce2:
+	MOVQ          w+48(FP), DX
+	LEAQ          (DX)(R12*4), R14
+	ADDQ          R12, R14
+	MOVQ          k+8(FP), AX
+	SHLQ          $0x02, AX
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, (DI)
+	ADDQ          AX, DI
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, (DI)
+	ADDQ          AX, DI
+	SUBQ          $0x02, CX
+	JMP           zmkf32bf16c1pair
+
+zmkf32bf16c1single:
+	TESTQ CX, CX
+	JZ    zmkf32bf16done
+	TESTQ BX, BX
+	JZ    zmkf32bf16c1consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	JMP   zmkf32bf16c1ready1
+
+zmkf32bf16c1consec1:
+	MOVQ SI, R10
+
+zmkf32bf16c1ready1:
+	VPXORD Z8, Z8, Z8
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkf32bf16c1mask1
+
+zmkf32bf16c1loop1:
+	VPMOVZXWD   (R10), Z0
+	VPSLLD      $0x10, Z0, Z0
+	VFMADD231PS (DX), Z0, Z8
+	ADDQ        $0x20, R10
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkf32bf16c1loop1
+
+zmkf32bf16c1mask1:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkf32bf16c1reduce1
+	VPMOVZXWD.Z (R10), K1, Z0
+	VPSLLD      $0x10, Z0, Z0
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+
+zmkf32bf16c1reduce1:
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, (DI)
+
+zmkf32bf16done:
+	VZEROUPPER
+	RET
+
+// func zAddOuterKBF16F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int)
+// Requires: AVX, AVX512F, BMI2
+TEXT ·zAddOuterKBF16F32(SB), NOSPLIT, $0-80
+	MOVQ  dst+0(FP), DI
+	MOVQ  d+8(FP), R12
+	SHLQ  $0x02, R12
+	LEAQ  (R12)(R12*2), R13
+	LEAQ  (DI)(R12*4), R14
+	ADDQ  R12, R14
+	MOVQ  x+16(FP), SI
+	MOVQ  stride+24(FP), R9
+	SHLQ  $0x01, R9
+	MOVQ  idx+32(FP), BX
+	MOVQ  c+40(FP), DX
+	MOVQ  k+48(FP), CX
+	SHLQ  $0x02, CX
+	MOVQ  cols+64(FP), R8
+	MOVQ  R8, AX
+	ANDQ  $0x0f, AX
+	MOVL  $0xffffffff, R10
+	BZHIL AX, R10, R10
+	KMOVW R10, K1
+	SHRQ  $0x05, R8
+	MOVQ  nc+72(FP), AX
+	CMPQ  AX, $0x0a
+	JEQ   zokf32bf16c10
+	CMPQ  AX, $0x09
+	JEQ   zokf32bf16c9
+	CMPQ  AX, $0x08
+	JEQ   zokf32bf16c8
+	CMPQ  AX, $0x07
+	JEQ   zokf32bf16c7
+	CMPQ  AX, $0x06
+	JEQ   zokf32bf16c6
+	CMPQ  AX, $0x05
+	JEQ   zokf32bf16c5
+	CMPQ  AX, $0x04
+	JEQ   zokf32bf16c4
+	CMPQ  AX, $0x03
+	JEQ   zokf32bf16c3
+	CMPQ  AX, $0x02
+	JEQ   zokf32bf16c2
+	JMP   zokf32bf16c1
+
+zokf32bf16c10:
+	TESTQ R8, R8
+	JZ    zokf32bf16c10half
+
+zokf32bf16c10loop:
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS (DI)(R12*1), Z2
+	VMOVUPS 64(DI)(R12*1), Z3
+	VMOVUPS (DI)(R12*2), Z4
+	VMOVUPS 64(DI)(R12*2), Z5
+	VMOVUPS (DI)(R13*1), Z6
+	VMOVUPS 64(DI)(R13*1), Z7
+	VMOVUPS (DI)(R12*4), Z8
+	VMOVUPS 64(DI)(R12*4), Z9
+	VMOVUPS (R14), Z10
+	VMOVUPS 64(R14), Z11
+	VMOVUPS (R14)(R12*1), Z12
+	VMOVUPS 64(R14)(R12*1), Z13
+	VMOVUPS (R14)(R12*2), Z14
+	VMOVUPS 64(R14)(R12*2), Z15
+	VMOVUPS (R14)(R13*1), Z16
+	VMOVUPS 64(R14)(R13*1), Z17
+	VMOVUPS (R14)(R12*4), Z18
+	VMOVUPS 64(R14)(R12*4), Z19
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokf32bf16c10r2consec
+	XORQ    AX, AX
+
+zokf32bf16c10r2gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	VPMOVZXWD    (R10), Z20
+	VPSLLD       $0x10, Z20, Z20
+	VPMOVZXWD    32(R10), Z21
+	VPSLLD       $0x10, Z21, Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	VBROADCASTSS 20(R11), Z23
+	VFMADD231PS  Z20, Z23, Z10
+	VFMADD231PS  Z21, Z23, Z11
+	VBROADCASTSS 24(R11), Z24
+	VFMADD231PS  Z20, Z24, Z12
+	VFMADD231PS  Z21, Z24, Z13
+	VBROADCASTSS 28(R11), Z25
+	VFMADD231PS  Z20, Z25, Z14
+	VFMADD231PS  Z21, Z25, Z15
+	VBROADCASTSS 32(R11), Z22
+	VFMADD231PS  Z20, Z22, Z16
+	VFMADD231PS  Z21, Z22, Z17
+	VBROADCASTSS 36(R11), Z23
+	VFMADD231PS  Z20, Z23, Z18
+	VFMADD231PS  Z21, Z23, Z19
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokf32bf16c10r2gather
+	JMP          zokf32bf16c10r2store
+
+zokf32bf16c10r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf32bf16c10r2next:
+	VPMOVZXWD    (R10), Z20
+	VPSLLD       $0x10, Z20, Z20
+	VPMOVZXWD    32(R10), Z21
+	VPSLLD       $0x10, Z21, Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	VBROADCASTSS 20(R11), Z23
+	VFMADD231PS  Z20, Z23, Z10
+	VFMADD231PS  Z21, Z23, Z11
+	VBROADCASTSS 24(R11), Z24
+	VFMADD231PS  Z20, Z24, Z12
+	VFMADD231PS  Z21, Z24, Z13
+	VBROADCASTSS 28(R11), Z25
+	VFMADD231PS  Z20, Z25, Z14
+	VFMADD231PS  Z21, Z25, Z15
+	VBROADCASTSS 32(R11), Z22
+	VFMADD231PS  Z20, Z22, Z16
+	VFMADD231PS  Z21, Z22, Z17
+	VBROADCASTSS 36(R11), Z23
+	VFMADD231PS  Z20, Z23, Z18
+	VFMADD231PS  Z21, Z23, Z19
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokf32bf16c10r2next
+
+zokf32bf16c10r2store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, (DI)(R12*1)
+	VMOVUPS Z3, 64(DI)(R12*1)
+	VMOVUPS Z4, (DI)(R12*2)
+	VMOVUPS Z5, 64(DI)(R12*2)
+	VMOVUPS Z6, (DI)(R13*1)
+	VMOVUPS Z7, 64(DI)(R13*1)
+	VMOVUPS Z8, (DI)(R12*4)
+	VMOVUPS Z9, 64(DI)(R12*4)
+	VMOVUPS Z10, (R14)
+	VMOVUPS Z11, 64(R14)
+	VMOVUPS Z12, (R14)(R12*1)
+	VMOVUPS Z13, 64(R14)(R12*1)
+	VMOVUPS Z14, (R14)(R12*2)
+	VMOVUPS Z15, 64(R14)(R12*2)
+	VMOVUPS Z16, (R14)(R13*1)
+	VMOVUPS Z17, 64(R14)(R13*1)
+	VMOVUPS Z18, (R14)(R12*4)
+	VMOVUPS Z19, 64(R14)(R12*4)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x40, SI
+	DECQ    R8
+	JNZ     zokf32bf16c10loop
+
+zokf32bf16c10half:
+	TESTQ   $0x00000010, cols+64(FP)
+	JZ      zokf32bf16c10mask
+	VMOVUPS (DI), Z0
+	VMOVUPS (DI)(R12*1), Z1
+	VMOVUPS (DI)(R12*2), Z2
+	VMOVUPS (DI)(R13*1), Z3
+	VMOVUPS (DI)(R12*4), Z4
+	VMOVUPS (R14), Z5
+	VMOVUPS (R14)(R12*1), Z6
+	VMOVUPS (R14)(R12*2), Z7
+	VMOVUPS (R14)(R13*1), Z8
+	VMOVUPS (R14)(R12*4), Z9
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokf32bf16c10r1consec
+	XORQ    AX, AX
+
+zokf32bf16c10r1gather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VPMOVZXWD        (R10), Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	VFMADD231PS.BCST 32(R11), Z20, Z8
+	VFMADD231PS.BCST 36(R11), Z20, Z9
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokf32bf16c10r1gather
+	JMP              zokf32bf16c10r1store
+
+zokf32bf16c10r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf32bf16c10r1next:
+	VPMOVZXWD        (R10), Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	VFMADD231PS.BCST 32(R11), Z20, Z8
+	VFMADD231PS.BCST 36(R11), Z20, Z9
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokf32bf16c10r1next
+
+zokf32bf16c10r1store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, (DI)(R12*1)
+	VMOVUPS Z2, (DI)(R12*2)
+	VMOVUPS Z3, (DI)(R13*1)
+	VMOVUPS Z4, (DI)(R12*4)
+	VMOVUPS Z5, (R14)
+	VMOVUPS Z6, (R14)(R12*1)
+	VMOVUPS Z7, (R14)(R12*2)
+	VMOVUPS Z8, (R14)(R13*1)
+	VMOVUPS Z9, (R14)(R12*4)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x20, SI
+
+zokf32bf16c10mask:
+	TESTQ     $0x0000000f, cols+64(FP)
+	JZ        zokf32bf16done
+	VMOVUPS.Z (DI), K1, Z0
+	VMOVUPS.Z (DI)(R12*1), K1, Z1
+	VMOVUPS.Z (DI)(R12*2), K1, Z2
+	VMOVUPS.Z (DI)(R13*1), K1, Z3
+	VMOVUPS.Z (DI)(R12*4), K1, Z4
+	VMOVUPS.Z (R14), K1, Z5
+	VMOVUPS.Z (R14)(R12*1), K1, Z6
+	VMOVUPS.Z (R14)(R12*2), K1, Z7
+	VMOVUPS.Z (R14)(R13*1), K1, Z8
+	VMOVUPS.Z (R14)(R12*4), K1, Z9
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokf32bf16c10rmconsec
+	XORQ      AX, AX
+
+zokf32bf16c10rmgather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VPMOVZXWD.Z      (R10), K1, Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	VFMADD231PS.BCST 32(R11), Z20, Z8
+	VFMADD231PS.BCST 36(R11), Z20, Z9
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokf32bf16c10rmgather
+	JMP              zokf32bf16c10rmstore
+
+zokf32bf16c10rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf32bf16c10rmnext:
+	VPMOVZXWD.Z      (R10), K1, Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	VFMADD231PS.BCST 32(R11), Z20, Z8
+	VFMADD231PS.BCST 36(R11), Z20, Z9
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokf32bf16c10rmnext
+
+zokf32bf16c10rmstore:
+	VMOVUPS Z0, K1, (DI)
+	VMOVUPS Z1, K1, (DI)(R12*1)
+	VMOVUPS Z2, K1, (DI)(R12*2)
+	VMOVUPS Z3, K1, (DI)(R13*1)
+	VMOVUPS Z4, K1, (DI)(R12*4)
+	VMOVUPS Z5, K1, (R14)
+	VMOVUPS Z6, K1, (R14)(R12*1)
+	VMOVUPS Z7, K1, (R14)(R12*2)
+	VMOVUPS Z8, K1, (R14)(R13*1)
+	VMOVUPS Z9, K1, (R14)(R12*4)
+	JMP     zokf32bf16done
+
+zokf32bf16c9:
+	TESTQ R8, R8
+	JZ    zokf32bf16c9half
+
+zokf32bf16c9loop:
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS (DI)(R12*1), Z2
+	VMOVUPS 64(DI)(R12*1), Z3
+	VMOVUPS (DI)(R12*2), Z4
+	VMOVUPS 64(DI)(R12*2), Z5
+	VMOVUPS (DI)(R13*1), Z6
+	VMOVUPS 64(DI)(R13*1), Z7
+	VMOVUPS (DI)(R12*4), Z8
+	VMOVUPS 64(DI)(R12*4), Z9
+	VMOVUPS (R14), Z10
+	VMOVUPS 64(R14), Z11
+	VMOVUPS (R14)(R12*1), Z12
+	VMOVUPS 64(R14)(R12*1), Z13
+	VMOVUPS (R14)(R12*2), Z14
+	VMOVUPS 64(R14)(R12*2), Z15
+	VMOVUPS (R14)(R13*1), Z16
+	VMOVUPS 64(R14)(R13*1), Z17
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokf32bf16c9r2consec
+	XORQ    AX, AX
+
+zokf32bf16c9r2gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	VPMOVZXWD    (R10), Z20
+	VPSLLD       $0x10, Z20, Z20
+	VPMOVZXWD    32(R10), Z21
+	VPSLLD       $0x10, Z21, Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	VBROADCASTSS 20(R11), Z23
+	VFMADD231PS  Z20, Z23, Z10
+	VFMADD231PS  Z21, Z23, Z11
+	VBROADCASTSS 24(R11), Z24
+	VFMADD231PS  Z20, Z24, Z12
+	VFMADD231PS  Z21, Z24, Z13
+	VBROADCASTSS 28(R11), Z25
+	VFMADD231PS  Z20, Z25, Z14
+	VFMADD231PS  Z21, Z25, Z15
+	VBROADCASTSS 32(R11), Z22
+	VFMADD231PS  Z20, Z22, Z16
+	VFMADD231PS  Z21, Z22, Z17
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokf32bf16c9r2gather
+	JMP          zokf32bf16c9r2store
+
+zokf32bf16c9r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf32bf16c9r2next:
+	VPMOVZXWD    (R10), Z20
+	VPSLLD       $0x10, Z20, Z20
+	VPMOVZXWD    32(R10), Z21
+	VPSLLD       $0x10, Z21, Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	VBROADCASTSS 20(R11), Z23
+	VFMADD231PS  Z20, Z23, Z10
+	VFMADD231PS  Z21, Z23, Z11
+	VBROADCASTSS 24(R11), Z24
+	VFMADD231PS  Z20, Z24, Z12
+	VFMADD231PS  Z21, Z24, Z13
+	VBROADCASTSS 28(R11), Z25
+	VFMADD231PS  Z20, Z25, Z14
+	VFMADD231PS  Z21, Z25, Z15
+	VBROADCASTSS 32(R11), Z22
+	VFMADD231PS  Z20, Z22, Z16
+	VFMADD231PS  Z21, Z22, Z17
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokf32bf16c9r2next
+
+zokf32bf16c9r2store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, (DI)(R12*1)
+	VMOVUPS Z3, 64(DI)(R12*1)
+	VMOVUPS Z4, (DI)(R12*2)
+	VMOVUPS Z5, 64(DI)(R12*2)
+	VMOVUPS Z6, (DI)(R13*1)
+	VMOVUPS Z7, 64(DI)(R13*1)
+	VMOVUPS Z8, (DI)(R12*4)
+	VMOVUPS Z9, 64(DI)(R12*4)
+	VMOVUPS Z10, (R14)
+	VMOVUPS Z11, 64(R14)
+	VMOVUPS Z12, (R14)(R12*1)
+	VMOVUPS Z13, 64(R14)(R12*1)
+	VMOVUPS Z14, (R14)(R12*2)
+	VMOVUPS Z15, 64(R14)(R12*2)
+	VMOVUPS Z16, (R14)(R13*1)
+	VMOVUPS Z17, 64(R14)(R13*1)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x40, SI
+	DECQ    R8
+	JNZ     zokf32bf16c9loop
+
+zokf32bf16c9half:
+	TESTQ   $0x00000010, cols+64(FP)
+	JZ      zokf32bf16c9mask
+	VMOVUPS (DI), Z0
+	VMOVUPS (DI)(R12*1), Z1
+	VMOVUPS (DI)(R12*2), Z2
+	VMOVUPS (DI)(R13*1), Z3
+	VMOVUPS (DI)(R12*4), Z4
+	VMOVUPS (R14), Z5
+	VMOVUPS (R14)(R12*1), Z6
+	VMOVUPS (R14)(R12*2), Z7
+	VMOVUPS (R14)(R13*1), Z8
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokf32bf16c9r1consec
+	XORQ    AX, AX
+
+zokf32bf16c9r1gather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VPMOVZXWD        (R10), Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	VFMADD231PS.BCST 32(R11), Z20, Z8
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokf32bf16c9r1gather
+	JMP              zokf32bf16c9r1store
+
+zokf32bf16c9r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf32bf16c9r1next:
+	VPMOVZXWD        (R10), Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	VFMADD231PS.BCST 32(R11), Z20, Z8
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokf32bf16c9r1next
+
+zokf32bf16c9r1store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, (DI)(R12*1)
+	VMOVUPS Z2, (DI)(R12*2)
+	VMOVUPS Z3, (DI)(R13*1)
+	VMOVUPS Z4, (DI)(R12*4)
+	VMOVUPS Z5, (R14)
+	VMOVUPS Z6, (R14)(R12*1)
+	VMOVUPS Z7, (R14)(R12*2)
+	VMOVUPS Z8, (R14)(R13*1)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x20, SI
+
+zokf32bf16c9mask:
+	TESTQ     $0x0000000f, cols+64(FP)
+	JZ        zokf32bf16done
+	VMOVUPS.Z (DI), K1, Z0
+	VMOVUPS.Z (DI)(R12*1), K1, Z1
+	VMOVUPS.Z (DI)(R12*2), K1, Z2
+	VMOVUPS.Z (DI)(R13*1), K1, Z3
+	VMOVUPS.Z (DI)(R12*4), K1, Z4
+	VMOVUPS.Z (R14), K1, Z5
+	VMOVUPS.Z (R14)(R12*1), K1, Z6
+	VMOVUPS.Z (R14)(R12*2), K1, Z7
+	VMOVUPS.Z (R14)(R13*1), K1, Z8
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokf32bf16c9rmconsec
+	XORQ      AX, AX
+
+zokf32bf16c9rmgather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VPMOVZXWD.Z      (R10), K1, Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	VFMADD231PS.BCST 32(R11), Z20, Z8
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokf32bf16c9rmgather
+	JMP              zokf32bf16c9rmstore
+
+zokf32bf16c9rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf32bf16c9rmnext:
+	VPMOVZXWD.Z      (R10), K1, Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	VFMADD231PS.BCST 32(R11), Z20, Z8
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokf32bf16c9rmnext
+
+zokf32bf16c9rmstore:
+	VMOVUPS Z0, K1, (DI)
+	VMOVUPS Z1, K1, (DI)(R12*1)
+	VMOVUPS Z2, K1, (DI)(R12*2)
+	VMOVUPS Z3, K1, (DI)(R13*1)
+	VMOVUPS Z4, K1, (DI)(R12*4)
+	VMOVUPS Z5, K1, (R14)
+	VMOVUPS Z6, K1, (R14)(R12*1)
+	VMOVUPS Z7, K1, (R14)(R12*2)
+	VMOVUPS Z8, K1, (R14)(R13*1)
+	JMP     zokf32bf16done
+
+zokf32bf16c8:
+	TESTQ R8, R8
+	JZ    zokf32bf16c8half
+
+zokf32bf16c8loop:
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS (DI)(R12*1), Z2
+	VMOVUPS 64(DI)(R12*1), Z3
+	VMOVUPS (DI)(R12*2), Z4
+	VMOVUPS 64(DI)(R12*2), Z5
+	VMOVUPS (DI)(R13*1), Z6
+	VMOVUPS 64(DI)(R13*1), Z7
+	VMOVUPS (DI)(R12*4), Z8
+	VMOVUPS 64(DI)(R12*4), Z9
+	VMOVUPS (R14), Z10
+	VMOVUPS 64(R14), Z11
+	VMOVUPS (R14)(R12*1), Z12
+	VMOVUPS 64(R14)(R12*1), Z13
+	VMOVUPS (R14)(R12*2), Z14
+	VMOVUPS 64(R14)(R12*2), Z15
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokf32bf16c8r2consec
+	XORQ    AX, AX
+
+zokf32bf16c8r2gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	VPMOVZXWD    (R10), Z20
+	VPSLLD       $0x10, Z20, Z20
+	VPMOVZXWD    32(R10), Z21
+	VPSLLD       $0x10, Z21, Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	VBROADCASTSS 20(R11), Z23
+	VFMADD231PS  Z20, Z23, Z10
+	VFMADD231PS  Z21, Z23, Z11
+	VBROADCASTSS 24(R11), Z24
+	VFMADD231PS  Z20, Z24, Z12
+	VFMADD231PS  Z21, Z24, Z13
+	VBROADCASTSS 28(R11), Z25
+	VFMADD231PS  Z20, Z25, Z14
+	VFMADD231PS  Z21, Z25, Z15
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokf32bf16c8r2gather
+	JMP          zokf32bf16c8r2store
+
+zokf32bf16c8r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf32bf16c8r2next:
+	VPMOVZXWD    (R10), Z20
+	VPSLLD       $0x10, Z20, Z20
+	VPMOVZXWD    32(R10), Z21
+	VPSLLD       $0x10, Z21, Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	VBROADCASTSS 20(R11), Z23
+	VFMADD231PS  Z20, Z23, Z10
+	VFMADD231PS  Z21, Z23, Z11
+	VBROADCASTSS 24(R11), Z24
+	VFMADD231PS  Z20, Z24, Z12
+	VFMADD231PS  Z21, Z24, Z13
+	VBROADCASTSS 28(R11), Z25
+	VFMADD231PS  Z20, Z25, Z14
+	VFMADD231PS  Z21, Z25, Z15
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokf32bf16c8r2next
+
+zokf32bf16c8r2store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, (DI)(R12*1)
+	VMOVUPS Z3, 64(DI)(R12*1)
+	VMOVUPS Z4, (DI)(R12*2)
+	VMOVUPS Z5, 64(DI)(R12*2)
+	VMOVUPS Z6, (DI)(R13*1)
+	VMOVUPS Z7, 64(DI)(R13*1)
+	VMOVUPS Z8, (DI)(R12*4)
+	VMOVUPS Z9, 64(DI)(R12*4)
+	VMOVUPS Z10, (R14)
+	VMOVUPS Z11, 64(R14)
+	VMOVUPS Z12, (R14)(R12*1)
+	VMOVUPS Z13, 64(R14)(R12*1)
+	VMOVUPS Z14, (R14)(R12*2)
+	VMOVUPS Z15, 64(R14)(R12*2)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x40, SI
+	DECQ    R8
+	JNZ     zokf32bf16c8loop
+
+zokf32bf16c8half:
+	TESTQ   $0x00000010, cols+64(FP)
+	JZ      zokf32bf16c8mask
+	VMOVUPS (DI), Z0
+	VMOVUPS (DI)(R12*1), Z1
+	VMOVUPS (DI)(R12*2), Z2
+	VMOVUPS (DI)(R13*1), Z3
+	VMOVUPS (DI)(R12*4), Z4
+	VMOVUPS (R14), Z5
+	VMOVUPS (R14)(R12*1), Z6
+	VMOVUPS (R14)(R12*2), Z7
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokf32bf16c8r1consec
+	XORQ    AX, AX
+
+zokf32bf16c8r1gather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VPMOVZXWD        (R10), Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokf32bf16c8r1gather
+	JMP              zokf32bf16c8r1store
+
+zokf32bf16c8r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf32bf16c8r1next:
+	VPMOVZXWD        (R10), Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokf32bf16c8r1next
+
+zokf32bf16c8r1store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, (DI)(R12*1)
+	VMOVUPS Z2, (DI)(R12*2)
+	VMOVUPS Z3, (DI)(R13*1)
+	VMOVUPS Z4, (DI)(R12*4)
+	VMOVUPS Z5, (R14)
+	VMOVUPS Z6, (R14)(R12*1)
+	VMOVUPS Z7, (R14)(R12*2)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x20, SI
+
+zokf32bf16c8mask:
+	TESTQ     $0x0000000f, cols+64(FP)
+	JZ        zokf32bf16done
+	VMOVUPS.Z (DI), K1, Z0
+	VMOVUPS.Z (DI)(R12*1), K1, Z1
+	VMOVUPS.Z (DI)(R12*2), K1, Z2
+	VMOVUPS.Z (DI)(R13*1), K1, Z3
+	VMOVUPS.Z (DI)(R12*4), K1, Z4
+	VMOVUPS.Z (R14), K1, Z5
+	VMOVUPS.Z (R14)(R12*1), K1, Z6
+	VMOVUPS.Z (R14)(R12*2), K1, Z7
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokf32bf16c8rmconsec
+	XORQ      AX, AX
+
+zokf32bf16c8rmgather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VPMOVZXWD.Z      (R10), K1, Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokf32bf16c8rmgather
+	JMP              zokf32bf16c8rmstore
+
+zokf32bf16c8rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf32bf16c8rmnext:
+	VPMOVZXWD.Z      (R10), K1, Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokf32bf16c8rmnext
+
+zokf32bf16c8rmstore:
+	VMOVUPS Z0, K1, (DI)
+	VMOVUPS Z1, K1, (DI)(R12*1)
+	VMOVUPS Z2, K1, (DI)(R12*2)
+	VMOVUPS Z3, K1, (DI)(R13*1)
+	VMOVUPS Z4, K1, (DI)(R12*4)
+	VMOVUPS Z5, K1, (R14)
+	VMOVUPS Z6, K1, (R14)(R12*1)
+	VMOVUPS Z7, K1, (R14)(R12*2)
+	JMP     zokf32bf16done
+
+zokf32bf16c7:
+	TESTQ R8, R8
+	JZ    zokf32bf16c7half
+
+zokf32bf16c7loop:
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS (DI)(R12*1), Z2
+	VMOVUPS 64(DI)(R12*1), Z3
+	VMOVUPS (DI)(R12*2), Z4
+	VMOVUPS 64(DI)(R12*2), Z5
+	VMOVUPS (DI)(R13*1), Z6
+	VMOVUPS 64(DI)(R13*1), Z7
+	VMOVUPS (DI)(R12*4), Z8
+	VMOVUPS 64(DI)(R12*4), Z9
+	VMOVUPS (R14), Z10
+	VMOVUPS 64(R14), Z11
+	VMOVUPS (R14)(R12*1), Z12
+	VMOVUPS 64(R14)(R12*1), Z13
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokf32bf16c7r2consec
+	XORQ    AX, AX
+
+zokf32bf16c7r2gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	VPMOVZXWD    (R10), Z20
+	VPSLLD       $0x10, Z20, Z20
+	VPMOVZXWD    32(R10), Z21
+	VPSLLD       $0x10, Z21, Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	VBROADCASTSS 20(R11), Z23
+	VFMADD231PS  Z20, Z23, Z10
+	VFMADD231PS  Z21, Z23, Z11
+	VBROADCASTSS 24(R11), Z24
+	VFMADD231PS  Z20, Z24, Z12
+	VFMADD231PS  Z21, Z24, Z13
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokf32bf16c7r2gather
+	JMP          zokf32bf16c7r2store
+
+zokf32bf16c7r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf32bf16c7r2next:
+	VPMOVZXWD    (R10), Z20
+	VPSLLD       $0x10, Z20, Z20
+	VPMOVZXWD    32(R10), Z21
+	VPSLLD       $0x10, Z21, Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	VBROADCASTSS 20(R11), Z23
+	VFMADD231PS  Z20, Z23, Z10
+	VFMADD231PS  Z21, Z23, Z11
+	VBROADCASTSS 24(R11), Z24
+	VFMADD231PS  Z20, Z24, Z12
+	VFMADD231PS  Z21, Z24, Z13
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokf32bf16c7r2next
+
+zokf32bf16c7r2store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, (DI)(R12*1)
+	VMOVUPS Z3, 64(DI)(R12*1)
+	VMOVUPS Z4, (DI)(R12*2)
+	VMOVUPS Z5, 64(DI)(R12*2)
+	VMOVUPS Z6, (DI)(R13*1)
+	VMOVUPS Z7, 64(DI)(R13*1)
+	VMOVUPS Z8, (DI)(R12*4)
+	VMOVUPS Z9, 64(DI)(R12*4)
+	VMOVUPS Z10, (R14)
+	VMOVUPS Z11, 64(R14)
+	VMOVUPS Z12, (R14)(R12*1)
+	VMOVUPS Z13, 64(R14)(R12*1)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x40, SI
+	DECQ    R8
+	JNZ     zokf32bf16c7loop
+
+zokf32bf16c7half:
+	TESTQ   $0x00000010, cols+64(FP)
+	JZ      zokf32bf16c7mask
+	VMOVUPS (DI), Z0
+	VMOVUPS (DI)(R12*1), Z1
+	VMOVUPS (DI)(R12*2), Z2
+	VMOVUPS (DI)(R13*1), Z3
+	VMOVUPS (DI)(R12*4), Z4
+	VMOVUPS (R14), Z5
+	VMOVUPS (R14)(R12*1), Z6
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokf32bf16c7r1consec
+	XORQ    AX, AX
+
+zokf32bf16c7r1gather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VPMOVZXWD        (R10), Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokf32bf16c7r1gather
+	JMP              zokf32bf16c7r1store
+
+zokf32bf16c7r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf32bf16c7r1next:
+	VPMOVZXWD        (R10), Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokf32bf16c7r1next
+
+zokf32bf16c7r1store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, (DI)(R12*1)
+	VMOVUPS Z2, (DI)(R12*2)
+	VMOVUPS Z3, (DI)(R13*1)
+	VMOVUPS Z4, (DI)(R12*4)
+	VMOVUPS Z5, (R14)
+	VMOVUPS Z6, (R14)(R12*1)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x20, SI
+
+zokf32bf16c7mask:
+	TESTQ     $0x0000000f, cols+64(FP)
+	JZ        zokf32bf16done
+	VMOVUPS.Z (DI), K1, Z0
+	VMOVUPS.Z (DI)(R12*1), K1, Z1
+	VMOVUPS.Z (DI)(R12*2), K1, Z2
+	VMOVUPS.Z (DI)(R13*1), K1, Z3
+	VMOVUPS.Z (DI)(R12*4), K1, Z4
+	VMOVUPS.Z (R14), K1, Z5
+	VMOVUPS.Z (R14)(R12*1), K1, Z6
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokf32bf16c7rmconsec
+	XORQ      AX, AX
+
+zokf32bf16c7rmgather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VPMOVZXWD.Z      (R10), K1, Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokf32bf16c7rmgather
+	JMP              zokf32bf16c7rmstore
+
+zokf32bf16c7rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf32bf16c7rmnext:
+	VPMOVZXWD.Z      (R10), K1, Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokf32bf16c7rmnext
+
+zokf32bf16c7rmstore:
+	VMOVUPS Z0, K1, (DI)
+	VMOVUPS Z1, K1, (DI)(R12*1)
+	VMOVUPS Z2, K1, (DI)(R12*2)
+	VMOVUPS Z3, K1, (DI)(R13*1)
+	VMOVUPS Z4, K1, (DI)(R12*4)
+	VMOVUPS Z5, K1, (R14)
+	VMOVUPS Z6, K1, (R14)(R12*1)
+	JMP     zokf32bf16done
+
+zokf32bf16c6:
+	TESTQ R8, R8
+	JZ    zokf32bf16c6half
+
+zokf32bf16c6loop:
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS (DI)(R12*1), Z2
+	VMOVUPS 64(DI)(R12*1), Z3
+	VMOVUPS (DI)(R12*2), Z4
+	VMOVUPS 64(DI)(R12*2), Z5
+	VMOVUPS (DI)(R13*1), Z6
+	VMOVUPS 64(DI)(R13*1), Z7
+	VMOVUPS (DI)(R12*4), Z8
+	VMOVUPS 64(DI)(R12*4), Z9
+	VMOVUPS (R14), Z10
+	VMOVUPS 64(R14), Z11
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokf32bf16c6r2consec
+	XORQ    AX, AX
+
+zokf32bf16c6r2gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	VPMOVZXWD    (R10), Z20
+	VPSLLD       $0x10, Z20, Z20
+	VPMOVZXWD    32(R10), Z21
+	VPSLLD       $0x10, Z21, Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	VBROADCASTSS 20(R11), Z23
+	VFMADD231PS  Z20, Z23, Z10
+	VFMADD231PS  Z21, Z23, Z11
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokf32bf16c6r2gather
+	JMP          zokf32bf16c6r2store
+
+zokf32bf16c6r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf32bf16c6r2next:
+	VPMOVZXWD    (R10), Z20
+	VPSLLD       $0x10, Z20, Z20
+	VPMOVZXWD    32(R10), Z21
+	VPSLLD       $0x10, Z21, Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	VBROADCASTSS 20(R11), Z23
+	VFMADD231PS  Z20, Z23, Z10
+	VFMADD231PS  Z21, Z23, Z11
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokf32bf16c6r2next
+
+zokf32bf16c6r2store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, (DI)(R12*1)
+	VMOVUPS Z3, 64(DI)(R12*1)
+	VMOVUPS Z4, (DI)(R12*2)
+	VMOVUPS Z5, 64(DI)(R12*2)
+	VMOVUPS Z6, (DI)(R13*1)
+	VMOVUPS Z7, 64(DI)(R13*1)
+	VMOVUPS Z8, (DI)(R12*4)
+	VMOVUPS Z9, 64(DI)(R12*4)
+	VMOVUPS Z10, (R14)
+	VMOVUPS Z11, 64(R14)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x40, SI
+	DECQ    R8
+	JNZ     zokf32bf16c6loop
+
+zokf32bf16c6half:
+	TESTQ   $0x00000010, cols+64(FP)
+	JZ      zokf32bf16c6mask
+	VMOVUPS (DI), Z0
+	VMOVUPS (DI)(R12*1), Z1
+	VMOVUPS (DI)(R12*2), Z2
+	VMOVUPS (DI)(R13*1), Z3
+	VMOVUPS (DI)(R12*4), Z4
+	VMOVUPS (R14), Z5
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokf32bf16c6r1consec
+	XORQ    AX, AX
+
+zokf32bf16c6r1gather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VPMOVZXWD        (R10), Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokf32bf16c6r1gather
+	JMP              zokf32bf16c6r1store
+
+zokf32bf16c6r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf32bf16c6r1next:
+	VPMOVZXWD        (R10), Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokf32bf16c6r1next
+
+zokf32bf16c6r1store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, (DI)(R12*1)
+	VMOVUPS Z2, (DI)(R12*2)
+	VMOVUPS Z3, (DI)(R13*1)
+	VMOVUPS Z4, (DI)(R12*4)
+	VMOVUPS Z5, (R14)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x20, SI
+
+zokf32bf16c6mask:
+	TESTQ     $0x0000000f, cols+64(FP)
+	JZ        zokf32bf16done
+	VMOVUPS.Z (DI), K1, Z0
+	VMOVUPS.Z (DI)(R12*1), K1, Z1
+	VMOVUPS.Z (DI)(R12*2), K1, Z2
+	VMOVUPS.Z (DI)(R13*1), K1, Z3
+	VMOVUPS.Z (DI)(R12*4), K1, Z4
+	VMOVUPS.Z (R14), K1, Z5
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokf32bf16c6rmconsec
+	XORQ      AX, AX
+
+zokf32bf16c6rmgather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VPMOVZXWD.Z      (R10), K1, Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokf32bf16c6rmgather
+	JMP              zokf32bf16c6rmstore
+
+zokf32bf16c6rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf32bf16c6rmnext:
+	VPMOVZXWD.Z      (R10), K1, Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokf32bf16c6rmnext
+
+zokf32bf16c6rmstore:
+	VMOVUPS Z0, K1, (DI)
+	VMOVUPS Z1, K1, (DI)(R12*1)
+	VMOVUPS Z2, K1, (DI)(R12*2)
+	VMOVUPS Z3, K1, (DI)(R13*1)
+	VMOVUPS Z4, K1, (DI)(R12*4)
+	VMOVUPS Z5, K1, (R14)
+	JMP     zokf32bf16done
+
+zokf32bf16c5:
+	TESTQ R8, R8
+	JZ    zokf32bf16c5half
+
+zokf32bf16c5loop:
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS (DI)(R12*1), Z2
+	VMOVUPS 64(DI)(R12*1), Z3
+	VMOVUPS (DI)(R12*2), Z4
+	VMOVUPS 64(DI)(R12*2), Z5
+	VMOVUPS (DI)(R13*1), Z6
+	VMOVUPS 64(DI)(R13*1), Z7
+	VMOVUPS (DI)(R12*4), Z8
+	VMOVUPS 64(DI)(R12*4), Z9
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokf32bf16c5r2consec
+	XORQ    AX, AX
+
+zokf32bf16c5r2gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	VPMOVZXWD    (R10), Z20
+	VPSLLD       $0x10, Z20, Z20
+	VPMOVZXWD    32(R10), Z21
+	VPSLLD       $0x10, Z21, Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokf32bf16c5r2gather
+	JMP          zokf32bf16c5r2store
+
+zokf32bf16c5r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf32bf16c5r2next:
+	VPMOVZXWD    (R10), Z20
+	VPSLLD       $0x10, Z20, Z20
+	VPMOVZXWD    32(R10), Z21
+	VPSLLD       $0x10, Z21, Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokf32bf16c5r2next
+
+zokf32bf16c5r2store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, (DI)(R12*1)
+	VMOVUPS Z3, 64(DI)(R12*1)
+	VMOVUPS Z4, (DI)(R12*2)
+	VMOVUPS Z5, 64(DI)(R12*2)
+	VMOVUPS Z6, (DI)(R13*1)
+	VMOVUPS Z7, 64(DI)(R13*1)
+	VMOVUPS Z8, (DI)(R12*4)
+	VMOVUPS Z9, 64(DI)(R12*4)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x40, SI
+	DECQ    R8
+	JNZ     zokf32bf16c5loop
+
+zokf32bf16c5half:
+	TESTQ   $0x00000010, cols+64(FP)
+	JZ      zokf32bf16c5mask
+	VMOVUPS (DI), Z0
+	VMOVUPS (DI)(R12*1), Z1
+	VMOVUPS (DI)(R12*2), Z2
+	VMOVUPS (DI)(R13*1), Z3
+	VMOVUPS (DI)(R12*4), Z4
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokf32bf16c5r1consec
+	XORQ    AX, AX
+
+zokf32bf16c5r1gather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VPMOVZXWD        (R10), Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokf32bf16c5r1gather
+	JMP              zokf32bf16c5r1store
+
+zokf32bf16c5r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf32bf16c5r1next:
+	VPMOVZXWD        (R10), Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokf32bf16c5r1next
+
+zokf32bf16c5r1store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, (DI)(R12*1)
+	VMOVUPS Z2, (DI)(R12*2)
+	VMOVUPS Z3, (DI)(R13*1)
+	VMOVUPS Z4, (DI)(R12*4)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x20, SI
+
+zokf32bf16c5mask:
+	TESTQ     $0x0000000f, cols+64(FP)
+	JZ        zokf32bf16done
+	VMOVUPS.Z (DI), K1, Z0
+	VMOVUPS.Z (DI)(R12*1), K1, Z1
+	VMOVUPS.Z (DI)(R12*2), K1, Z2
+	VMOVUPS.Z (DI)(R13*1), K1, Z3
+	VMOVUPS.Z (DI)(R12*4), K1, Z4
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokf32bf16c5rmconsec
+	XORQ      AX, AX
+
+zokf32bf16c5rmgather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VPMOVZXWD.Z      (R10), K1, Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokf32bf16c5rmgather
+	JMP              zokf32bf16c5rmstore
+
+zokf32bf16c5rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf32bf16c5rmnext:
+	VPMOVZXWD.Z      (R10), K1, Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokf32bf16c5rmnext
+
+zokf32bf16c5rmstore:
+	VMOVUPS Z0, K1, (DI)
+	VMOVUPS Z1, K1, (DI)(R12*1)
+	VMOVUPS Z2, K1, (DI)(R12*2)
+	VMOVUPS Z3, K1, (DI)(R13*1)
+	VMOVUPS Z4, K1, (DI)(R12*4)
+	JMP     zokf32bf16done
+
+zokf32bf16c4:
+	TESTQ R8, R8
+	JZ    zokf32bf16c4half
+
+zokf32bf16c4loop:
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS (DI)(R12*1), Z2
+	VMOVUPS 64(DI)(R12*1), Z3
+	VMOVUPS (DI)(R12*2), Z4
+	VMOVUPS 64(DI)(R12*2), Z5
+	VMOVUPS (DI)(R13*1), Z6
+	VMOVUPS 64(DI)(R13*1), Z7
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokf32bf16c4r2consec
+	XORQ    AX, AX
+
+zokf32bf16c4r2gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	VPMOVZXWD    (R10), Z20
+	VPSLLD       $0x10, Z20, Z20
+	VPMOVZXWD    32(R10), Z21
+	VPSLLD       $0x10, Z21, Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokf32bf16c4r2gather
+	JMP          zokf32bf16c4r2store
+
+zokf32bf16c4r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf32bf16c4r2next:
+	VPMOVZXWD    (R10), Z20
+	VPSLLD       $0x10, Z20, Z20
+	VPMOVZXWD    32(R10), Z21
+	VPSLLD       $0x10, Z21, Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokf32bf16c4r2next
+
+zokf32bf16c4r2store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, (DI)(R12*1)
+	VMOVUPS Z3, 64(DI)(R12*1)
+	VMOVUPS Z4, (DI)(R12*2)
+	VMOVUPS Z5, 64(DI)(R12*2)
+	VMOVUPS Z6, (DI)(R13*1)
+	VMOVUPS Z7, 64(DI)(R13*1)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x40, SI
+	DECQ    R8
+	JNZ     zokf32bf16c4loop
+
+zokf32bf16c4half:
+	TESTQ   $0x00000010, cols+64(FP)
+	JZ      zokf32bf16c4mask
+	VMOVUPS (DI), Z0
+	VMOVUPS (DI)(R12*1), Z1
+	VMOVUPS (DI)(R12*2), Z2
+	VMOVUPS (DI)(R13*1), Z3
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokf32bf16c4r1consec
+	XORQ    AX, AX
+
+zokf32bf16c4r1gather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VPMOVZXWD        (R10), Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokf32bf16c4r1gather
+	JMP              zokf32bf16c4r1store
+
+zokf32bf16c4r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf32bf16c4r1next:
+	VPMOVZXWD        (R10), Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokf32bf16c4r1next
+
+zokf32bf16c4r1store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, (DI)(R12*1)
+	VMOVUPS Z2, (DI)(R12*2)
+	VMOVUPS Z3, (DI)(R13*1)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x20, SI
+
+zokf32bf16c4mask:
+	TESTQ     $0x0000000f, cols+64(FP)
+	JZ        zokf32bf16done
+	VMOVUPS.Z (DI), K1, Z0
+	VMOVUPS.Z (DI)(R12*1), K1, Z1
+	VMOVUPS.Z (DI)(R12*2), K1, Z2
+	VMOVUPS.Z (DI)(R13*1), K1, Z3
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokf32bf16c4rmconsec
+	XORQ      AX, AX
+
+zokf32bf16c4rmgather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VPMOVZXWD.Z      (R10), K1, Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokf32bf16c4rmgather
+	JMP              zokf32bf16c4rmstore
+
+zokf32bf16c4rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf32bf16c4rmnext:
+	VPMOVZXWD.Z      (R10), K1, Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokf32bf16c4rmnext
+
+zokf32bf16c4rmstore:
+	VMOVUPS Z0, K1, (DI)
+	VMOVUPS Z1, K1, (DI)(R12*1)
+	VMOVUPS Z2, K1, (DI)(R12*2)
+	VMOVUPS Z3, K1, (DI)(R13*1)
+	JMP     zokf32bf16done
+
+zokf32bf16c3:
+	TESTQ R8, R8
+	JZ    zokf32bf16c3half
+
+zokf32bf16c3loop:
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS (DI)(R12*1), Z2
+	VMOVUPS 64(DI)(R12*1), Z3
+	VMOVUPS (DI)(R12*2), Z4
+	VMOVUPS 64(DI)(R12*2), Z5
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokf32bf16c3r2consec
+	XORQ    AX, AX
+
+zokf32bf16c3r2gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	VPMOVZXWD    (R10), Z20
+	VPSLLD       $0x10, Z20, Z20
+	VPMOVZXWD    32(R10), Z21
+	VPSLLD       $0x10, Z21, Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokf32bf16c3r2gather
+	JMP          zokf32bf16c3r2store
+
+zokf32bf16c3r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf32bf16c3r2next:
+	VPMOVZXWD    (R10), Z20
+	VPSLLD       $0x10, Z20, Z20
+	VPMOVZXWD    32(R10), Z21
+	VPSLLD       $0x10, Z21, Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokf32bf16c3r2next
+
+zokf32bf16c3r2store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, (DI)(R12*1)
+	VMOVUPS Z3, 64(DI)(R12*1)
+	VMOVUPS Z4, (DI)(R12*2)
+	VMOVUPS Z5, 64(DI)(R12*2)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x40, SI
+	DECQ    R8
+	JNZ     zokf32bf16c3loop
+
+zokf32bf16c3half:
+	TESTQ   $0x00000010, cols+64(FP)
+	JZ      zokf32bf16c3mask
+	VMOVUPS (DI), Z0
+	VMOVUPS (DI)(R12*1), Z1
+	VMOVUPS (DI)(R12*2), Z2
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokf32bf16c3r1consec
+	XORQ    AX, AX
+
+zokf32bf16c3r1gather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VPMOVZXWD        (R10), Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokf32bf16c3r1gather
+	JMP              zokf32bf16c3r1store
+
+zokf32bf16c3r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf32bf16c3r1next:
+	VPMOVZXWD        (R10), Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokf32bf16c3r1next
+
+zokf32bf16c3r1store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, (DI)(R12*1)
+	VMOVUPS Z2, (DI)(R12*2)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x20, SI
+
+zokf32bf16c3mask:
+	TESTQ     $0x0000000f, cols+64(FP)
+	JZ        zokf32bf16done
+	VMOVUPS.Z (DI), K1, Z0
+	VMOVUPS.Z (DI)(R12*1), K1, Z1
+	VMOVUPS.Z (DI)(R12*2), K1, Z2
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokf32bf16c3rmconsec
+	XORQ      AX, AX
+
+zokf32bf16c3rmgather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VPMOVZXWD.Z      (R10), K1, Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokf32bf16c3rmgather
+	JMP              zokf32bf16c3rmstore
+
+zokf32bf16c3rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf32bf16c3rmnext:
+	VPMOVZXWD.Z      (R10), K1, Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokf32bf16c3rmnext
+
+zokf32bf16c3rmstore:
+	VMOVUPS Z0, K1, (DI)
+	VMOVUPS Z1, K1, (DI)(R12*1)
+	VMOVUPS Z2, K1, (DI)(R12*2)
+	JMP     zokf32bf16done
+
+zokf32bf16c2:
+	TESTQ R8, R8
+	JZ    zokf32bf16c2half
+
+zokf32bf16c2loop:
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS (DI)(R12*1), Z2
+	VMOVUPS 64(DI)(R12*1), Z3
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokf32bf16c2r2consec
+	XORQ    AX, AX
+
+zokf32bf16c2r2gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	VPMOVZXWD    (R10), Z20
+	VPSLLD       $0x10, Z20, Z20
+	VPMOVZXWD    32(R10), Z21
+	VPSLLD       $0x10, Z21, Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokf32bf16c2r2gather
+	JMP          zokf32bf16c2r2store
+
+zokf32bf16c2r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf32bf16c2r2next:
+	VPMOVZXWD    (R10), Z20
+	VPSLLD       $0x10, Z20, Z20
+	VPMOVZXWD    32(R10), Z21
+	VPSLLD       $0x10, Z21, Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokf32bf16c2r2next
+
+zokf32bf16c2r2store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, (DI)(R12*1)
+	VMOVUPS Z3, 64(DI)(R12*1)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x40, SI
+	DECQ    R8
+	JNZ     zokf32bf16c2loop
+
+zokf32bf16c2half:
+	TESTQ   $0x00000010, cols+64(FP)
+	JZ      zokf32bf16c2mask
+	VMOVUPS (DI), Z0
+	VMOVUPS (DI)(R12*1), Z1
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokf32bf16c2r1consec
+	XORQ    AX, AX
+
+zokf32bf16c2r1gather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VPMOVZXWD        (R10), Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokf32bf16c2r1gather
+	JMP              zokf32bf16c2r1store
+
+zokf32bf16c2r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf32bf16c2r1next:
+	VPMOVZXWD        (R10), Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokf32bf16c2r1next
+
+zokf32bf16c2r1store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, (DI)(R12*1)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x20, SI
+
+zokf32bf16c2mask:
+	TESTQ     $0x0000000f, cols+64(FP)
+	JZ        zokf32bf16done
+	VMOVUPS.Z (DI), K1, Z0
+	VMOVUPS.Z (DI)(R12*1), K1, Z1
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokf32bf16c2rmconsec
+	XORQ      AX, AX
+
+zokf32bf16c2rmgather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VPMOVZXWD.Z      (R10), K1, Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokf32bf16c2rmgather
+	JMP              zokf32bf16c2rmstore
+
+zokf32bf16c2rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf32bf16c2rmnext:
+	VPMOVZXWD.Z      (R10), K1, Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokf32bf16c2rmnext
+
+zokf32bf16c2rmstore:
+	VMOVUPS Z0, K1, (DI)
+	VMOVUPS Z1, K1, (DI)(R12*1)
+	JMP     zokf32bf16done
+
+zokf32bf16c1:
+	TESTQ R8, R8
+	JZ    zokf32bf16c1half
+
+zokf32bf16c1loop:
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokf32bf16c1r2consec
+	XORQ    AX, AX
+
+zokf32bf16c1r2gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	VPMOVZXWD    (R10), Z20
+	VPSLLD       $0x10, Z20, Z20
+	VPMOVZXWD    32(R10), Z21
+	VPSLLD       $0x10, Z21, Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokf32bf16c1r2gather
+	JMP          zokf32bf16c1r2store
+
+zokf32bf16c1r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf32bf16c1r2next:
+	VPMOVZXWD    (R10), Z20
+	VPSLLD       $0x10, Z20, Z20
+	VPMOVZXWD    32(R10), Z21
+	VPSLLD       $0x10, Z21, Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokf32bf16c1r2next
+
+zokf32bf16c1r2store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x40, SI
+	DECQ    R8
+	JNZ     zokf32bf16c1loop
+
+zokf32bf16c1half:
+	TESTQ   $0x00000010, cols+64(FP)
+	JZ      zokf32bf16c1mask
+	VMOVUPS (DI), Z0
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokf32bf16c1r1consec
+	XORQ    AX, AX
+
+zokf32bf16c1r1gather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VPMOVZXWD        (R10), Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokf32bf16c1r1gather
+	JMP              zokf32bf16c1r1store
+
+zokf32bf16c1r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf32bf16c1r1next:
+	VPMOVZXWD        (R10), Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokf32bf16c1r1next
+
+zokf32bf16c1r1store:
+	VMOVUPS Z0, (DI)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x20, SI
+
+zokf32bf16c1mask:
+	TESTQ     $0x0000000f, cols+64(FP)
+	JZ        zokf32bf16done
+	VMOVUPS.Z (DI), K1, Z0
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokf32bf16c1rmconsec
+	XORQ      AX, AX
+
+zokf32bf16c1rmgather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VPMOVZXWD.Z      (R10), K1, Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokf32bf16c1rmgather
+	JMP              zokf32bf16c1rmstore
+
+zokf32bf16c1rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokf32bf16c1rmnext:
+	VPMOVZXWD.Z      (R10), K1, Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokf32bf16c1rmnext
+
+zokf32bf16c1rmstore:
+	VMOVUPS Z0, K1, (DI)
+
+zokf32bf16done:
 	VZEROUPPER
 	RET
 
@@ -65815,6 +71142,4853 @@ zokpf32f16done:
 	VZEROUPPER
 	RET
 
+// func zMarginsKPFBF16F32(m unsafe.Pointer, k int, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int, c int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·zMarginsKPFBF16F32(SB), NOSPLIT, $0-72
+	MOVQ  m+0(FP), DI
+	MOVQ  n+16(FP), CX
+	MOVQ  x+24(FP), SI
+	MOVQ  stride+32(FP), R9
+	SHLQ  $0x01, R9
+	MOVQ  idx+40(FP), BX
+	MOVQ  w+48(FP), DX
+	MOVQ  d+56(FP), R8
+	MOVQ  R8, R12
+	SHLQ  $0x02, R12
+	LEAQ  (R12)(R12*2), R13
+	LEAQ  (DX)(R12*4), R14
+	ADDQ  R12, R14
+	MOVQ  R8, AX
+	ANDQ  $0x0f, AX
+	MOVL  $0xffffffff, R10
+	BZHIL AX, R10, R10
+	KMOVW R10, K1
+	MOVQ  c+64(FP), AX
+	CMPQ  AX, $0x0a
+	JEQ   zmkpf32bf16c10pair
+	CMPQ  AX, $0x09
+	JEQ   zmkpf32bf16c9pair
+	CMPQ  AX, $0x08
+	JEQ   zmkpf32bf16c8pair
+	CMPQ  AX, $0x07
+	JEQ   zmkpf32bf16c7pair
+	CMPQ  AX, $0x06
+	JEQ   zmkpf32bf16c6pair
+	CMPQ  AX, $0x05
+	JEQ   zmkpf32bf16c5pair
+	CMPQ  AX, $0x04
+	JEQ   zmkpf32bf16c4pair
+	CMPQ  AX, $0x03
+	JEQ   zmkpf32bf16c3pair
+	CMPQ  AX, $0x02
+	JEQ   zmkpf32bf16c2pair
+	JMP   zmkpf32bf16c1pair
+
+zmkpf32bf16c10pair:
+	CMPQ  CX, $0x02
+	JB    zmkpf32bf16c10single
+	TESTQ BX, BX
+	JZ    zmkpf32bf16c10consec2
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	ADDQ  $0x10, BX
+	JMP   zmkpf32bf16c10ready2
+
+zmkpf32bf16c10consec2:
+	MOVQ SI, R10
+	LEAQ (SI)(R9*1), R11
+	LEAQ (R11)(R9*1), SI
+
+zmkpf32bf16c10ready2:
+	MOVQ  R10, R8
+	MOVQ  R11, R15
+	CMPQ  CX, $0x08
+	JB    zmkpf32bf16c10nextok
+	TESTQ BX, BX
+	JZ    zmkpf32bf16c10nextconsec
+	MOVQ  32(BX), R8
+	IMULQ R9, R8
+	ADDQ  SI, R8
+	MOVQ  40(BX), R15
+	IMULQ R9, R15
+	ADDQ  SI, R15
+	JMP   zmkpf32bf16c10nextok
+
+zmkpf32bf16c10nextconsec:
+	LEAQ (SI)(R9*4), R8
+	LEAQ (R8)(R9*1), R15
+
+zmkpf32bf16c10nextok:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	VPXORD Z20, Z20, Z20
+	VPXORD Z21, Z21, Z21
+	VPXORD Z22, Z22, Z22
+	VPXORD Z23, Z23, Z23
+	VPXORD Z24, Z24, Z24
+	VPXORD Z25, Z25, Z25
+	VPXORD Z26, Z26, Z26
+	VPXORD Z27, Z27, Z27
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkpf32bf16c10mask2
+
+zmkpf32bf16c10loop2:
+	PREFETCHT0  256(R10)
+	PREFETCHT0  256(R11)
+	PREFETCHT1  (R8)
+	PREFETCHT1  (R15)
+	ADDQ        $0x20, R8
+	ADDQ        $0x20, R15
+	VPMOVZXWD   (R10), Z0
+	VPSLLD      $0x10, Z0, Z0
+	VPMOVZXWD   (R11), Z1
+	VPSLLD      $0x10, Z1, Z1
+	VMOVUPS     (DX), Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z18
+	VMOVUPS     (DX)(R12*1), Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z19
+	VMOVUPS     (DX)(R12*2), Z4
+	VFMADD231PS Z0, Z4, Z10
+	VFMADD231PS Z1, Z4, Z20
+	VMOVUPS     (DX)(R13*1), Z5
+	VFMADD231PS Z0, Z5, Z11
+	VFMADD231PS Z1, Z5, Z21
+	VMOVUPS     (DX)(R12*4), Z6
+	VFMADD231PS Z0, Z6, Z12
+	VFMADD231PS Z1, Z6, Z22
+	VMOVUPS     (R14), Z7
+	VFMADD231PS Z0, Z7, Z13
+	VFMADD231PS Z1, Z7, Z23
+	VMOVUPS     (R14)(R12*1), Z2
+	VFMADD231PS Z0, Z2, Z14
+	VFMADD231PS Z1, Z2, Z24
+	VMOVUPS     (R14)(R12*2), Z3
+	VFMADD231PS Z0, Z3, Z15
+	VFMADD231PS Z1, Z3, Z25
+	VMOVUPS     (R14)(R13*1), Z4
+	VFMADD231PS Z0, Z4, Z16
+	VFMADD231PS Z1, Z4, Z26
+	VMOVUPS     (R14)(R12*4), Z5
+	VFMADD231PS Z0, Z5, Z17
+	VFMADD231PS Z1, Z5, Z27
+	ADDQ        $0x20, R10
+	ADDQ        $0x20, R11
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkpf32bf16c10loop2
+
+zmkpf32bf16c10mask2:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkpf32bf16c10reduce2
+	VPMOVZXWD.Z (R10), K1, Z0
+	VPSLLD      $0x10, Z0, Z0
+	VPMOVZXWD.Z (R11), K1, Z1
+	VPSLLD      $0x10, Z1, Z1
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z18
+	VMOVUPS.Z   (DX)(R12*1), K1, Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z19
+	VMOVUPS.Z   (DX)(R12*2), K1, Z4
+	VFMADD231PS Z0, Z4, Z10
+	VFMADD231PS Z1, Z4, Z20
+	VMOVUPS.Z   (DX)(R13*1), K1, Z5
+	VFMADD231PS Z0, Z5, Z11
+	VFMADD231PS Z1, Z5, Z21
+	VMOVUPS.Z   (DX)(R12*4), K1, Z6
+	VFMADD231PS Z0, Z6, Z12
+	VFMADD231PS Z1, Z6, Z22
+	VMOVUPS.Z   (R14), K1, Z7
+	VFMADD231PS Z0, Z7, Z13
+	VFMADD231PS Z1, Z7, Z23
+	VMOVUPS.Z   (R14)(R12*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z14
+	VFMADD231PS Z1, Z2, Z24
+	VMOVUPS.Z   (R14)(R12*2), K1, Z3
+	VFMADD231PS Z0, Z3, Z15
+	VFMADD231PS Z1, Z3, Z25
+	VMOVUPS.Z   (R14)(R13*1), K1, Z4
+	VFMADD231PS Z0, Z4, Z16
+	VFMADD231PS Z1, Z4, Z26
+	VMOVUPS.Z   (R14)(R12*4), K1, Z5
+	VFMADD231PS Z0, Z5, Z17
+	VFMADD231PS Z1, Z5, Z27
+
+zmkpf32bf16c10reduce2:
+	MOVQ          w+48(FP), DX
+	LEAQ          (DX)(R12*4), R14
+	ADDQ          R12, R14
+	MOVQ          k+8(FP), AX
+	SHLQ          $0x02, AX
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPS        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPS        Y4, Y11, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPS        Y4, Y12, Y0
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPS        Y4, Y13, Y1
+	VEXTRACTF64X4 $0x01, Z14, Y4
+	VADDPS        Y4, Y14, Y2
+	VEXTRACTF64X4 $0x01, Z15, Y4
+	VADDPS        Y4, Y15, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, 16(DI)
+	VEXTRACTF64X4 $0x01, Z16, Y4
+	VADDPS        Y4, Y16, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 32(DI)
+	VEXTRACTF64X4 $0x01, Z17, Y4
+	VADDPS        Y4, Y17, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 36(DI)
+	ADDQ          AX, DI
+	VEXTRACTF64X4 $0x01, Z18, Y4
+	VADDPS        Y4, Y18, Y0
+	VEXTRACTF64X4 $0x01, Z19, Y4
+	VADDPS        Y4, Y19, Y1
+	VEXTRACTF64X4 $0x01, Z20, Y4
+	VADDPS        Y4, Y20, Y2
+	VEXTRACTF64X4 $0x01, Z21, Y4
+	VADDPS        Y4, Y21, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z22, Y4
+	VADDPS        Y4, Y22, Y0
+	VEXTRACTF64X4 $0x01, Z23, Y4
+	VADDPS        Y4, Y23, Y1
+	VEXTRACTF64X4 $0x01, Z24, Y4
+	VADDPS        Y4, Y24, Y2
+	VEXTRACTF64X4 $0x01, Z25, Y4
+	VADDPS        Y4, Y25, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, 16(DI)
+	VEXTRACTF64X4 $0x01, Z26, Y4
+	VADDPS        Y4, Y26, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 32(DI)
+	VEXTRACTF64X4 $0x01, Z27, Y4
+	VADDPS        Y4, Y27, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 36(DI)
+	ADDQ          AX, DI
+	SUBQ          $0x02, CX
+	JMP           zmkpf32bf16c10pair
+
+zmkpf32bf16c10single:
+	TESTQ CX, CX
+	JZ    zmkpf32bf16done
+	TESTQ BX, BX
+	JZ    zmkpf32bf16c10consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	JMP   zmkpf32bf16c10ready1
+
+zmkpf32bf16c10consec1:
+	MOVQ SI, R10
+
+zmkpf32bf16c10ready1:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkpf32bf16c10mask1
+
+zmkpf32bf16c10loop1:
+	VPMOVZXWD   (R10), Z0
+	VPSLLD      $0x10, Z0, Z0
+	VFMADD231PS (DX), Z0, Z8
+	VFMADD231PS (DX)(R12*1), Z0, Z9
+	VFMADD231PS (DX)(R12*2), Z0, Z10
+	VFMADD231PS (DX)(R13*1), Z0, Z11
+	VFMADD231PS (DX)(R12*4), Z0, Z12
+	VFMADD231PS (R14), Z0, Z13
+	VFMADD231PS (R14)(R12*1), Z0, Z14
+	VFMADD231PS (R14)(R12*2), Z0, Z15
+	VFMADD231PS (R14)(R13*1), Z0, Z16
+	VFMADD231PS (R14)(R12*4), Z0, Z17
+	ADDQ        $0x20, R10
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkpf32bf16c10loop1
+
+zmkpf32bf16c10mask1:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkpf32bf16c10reduce1
+	VPMOVZXWD.Z (R10), K1, Z0
+	VPSLLD      $0x10, Z0, Z0
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VMOVUPS.Z   (DX)(R12*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z9
+	VMOVUPS.Z   (DX)(R12*2), K1, Z2
+	VFMADD231PS Z0, Z2, Z10
+	VMOVUPS.Z   (DX)(R13*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z11
+	VMOVUPS.Z   (DX)(R12*4), K1, Z2
+	VFMADD231PS Z0, Z2, Z12
+	VMOVUPS.Z   (R14), K1, Z2
+	VFMADD231PS Z0, Z2, Z13
+	VMOVUPS.Z   (R14)(R12*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z14
+	VMOVUPS.Z   (R14)(R12*2), K1, Z2
+	VFMADD231PS Z0, Z2, Z15
+	VMOVUPS.Z   (R14)(R13*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z16
+	VMOVUPS.Z   (R14)(R12*4), K1, Z2
+	VFMADD231PS Z0, Z2, Z17
+
+zmkpf32bf16c10reduce1:
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPS        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPS        Y4, Y11, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPS        Y4, Y12, Y0
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPS        Y4, Y13, Y1
+	VEXTRACTF64X4 $0x01, Z14, Y4
+	VADDPS        Y4, Y14, Y2
+	VEXTRACTF64X4 $0x01, Z15, Y4
+	VADDPS        Y4, Y15, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, 16(DI)
+	VEXTRACTF64X4 $0x01, Z16, Y4
+	VADDPS        Y4, Y16, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 32(DI)
+	VEXTRACTF64X4 $0x01, Z17, Y4
+	VADDPS        Y4, Y17, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 36(DI)
+	JMP           zmkpf32bf16done
+
+zmkpf32bf16c9pair:
+	CMPQ  CX, $0x02
+	JB    zmkpf32bf16c9single
+	TESTQ BX, BX
+	JZ    zmkpf32bf16c9consec2
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	ADDQ  $0x10, BX
+	JMP   zmkpf32bf16c9ready2
+
+zmkpf32bf16c9consec2:
+	MOVQ SI, R10
+	LEAQ (SI)(R9*1), R11
+	LEAQ (R11)(R9*1), SI
+
+zmkpf32bf16c9ready2:
+	MOVQ  R10, R8
+	MOVQ  R11, R15
+	CMPQ  CX, $0x08
+	JB    zmkpf32bf16c9nextok
+	TESTQ BX, BX
+	JZ    zmkpf32bf16c9nextconsec
+	MOVQ  32(BX), R8
+	IMULQ R9, R8
+	ADDQ  SI, R8
+	MOVQ  40(BX), R15
+	IMULQ R9, R15
+	ADDQ  SI, R15
+	JMP   zmkpf32bf16c9nextok
+
+zmkpf32bf16c9nextconsec:
+	LEAQ (SI)(R9*4), R8
+	LEAQ (R8)(R9*1), R15
+
+zmkpf32bf16c9nextok:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	VPXORD Z20, Z20, Z20
+	VPXORD Z21, Z21, Z21
+	VPXORD Z22, Z22, Z22
+	VPXORD Z23, Z23, Z23
+	VPXORD Z24, Z24, Z24
+	VPXORD Z25, Z25, Z25
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkpf32bf16c9mask2
+
+zmkpf32bf16c9loop2:
+	PREFETCHT0  256(R10)
+	PREFETCHT0  256(R11)
+	PREFETCHT1  (R8)
+	PREFETCHT1  (R15)
+	ADDQ        $0x20, R8
+	ADDQ        $0x20, R15
+	VPMOVZXWD   (R10), Z0
+	VPSLLD      $0x10, Z0, Z0
+	VPMOVZXWD   (R11), Z1
+	VPSLLD      $0x10, Z1, Z1
+	VMOVUPS     (DX), Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z17
+	VMOVUPS     (DX)(R12*1), Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z18
+	VMOVUPS     (DX)(R12*2), Z4
+	VFMADD231PS Z0, Z4, Z10
+	VFMADD231PS Z1, Z4, Z19
+	VMOVUPS     (DX)(R13*1), Z5
+	VFMADD231PS Z0, Z5, Z11
+	VFMADD231PS Z1, Z5, Z20
+	VMOVUPS     (DX)(R12*4), Z6
+	VFMADD231PS Z0, Z6, Z12
+	VFMADD231PS Z1, Z6, Z21
+	VMOVUPS     (R14), Z7
+	VFMADD231PS Z0, Z7, Z13
+	VFMADD231PS Z1, Z7, Z22
+	VMOVUPS     (R14)(R12*1), Z2
+	VFMADD231PS Z0, Z2, Z14
+	VFMADD231PS Z1, Z2, Z23
+	VMOVUPS     (R14)(R12*2), Z3
+	VFMADD231PS Z0, Z3, Z15
+	VFMADD231PS Z1, Z3, Z24
+	VMOVUPS     (R14)(R13*1), Z4
+	VFMADD231PS Z0, Z4, Z16
+	VFMADD231PS Z1, Z4, Z25
+	ADDQ        $0x20, R10
+	ADDQ        $0x20, R11
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkpf32bf16c9loop2
+
+zmkpf32bf16c9mask2:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkpf32bf16c9reduce2
+	VPMOVZXWD.Z (R10), K1, Z0
+	VPSLLD      $0x10, Z0, Z0
+	VPMOVZXWD.Z (R11), K1, Z1
+	VPSLLD      $0x10, Z1, Z1
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z17
+	VMOVUPS.Z   (DX)(R12*1), K1, Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z18
+	VMOVUPS.Z   (DX)(R12*2), K1, Z4
+	VFMADD231PS Z0, Z4, Z10
+	VFMADD231PS Z1, Z4, Z19
+	VMOVUPS.Z   (DX)(R13*1), K1, Z5
+	VFMADD231PS Z0, Z5, Z11
+	VFMADD231PS Z1, Z5, Z20
+	VMOVUPS.Z   (DX)(R12*4), K1, Z6
+	VFMADD231PS Z0, Z6, Z12
+	VFMADD231PS Z1, Z6, Z21
+	VMOVUPS.Z   (R14), K1, Z7
+	VFMADD231PS Z0, Z7, Z13
+	VFMADD231PS Z1, Z7, Z22
+	VMOVUPS.Z   (R14)(R12*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z14
+	VFMADD231PS Z1, Z2, Z23
+	VMOVUPS.Z   (R14)(R12*2), K1, Z3
+	VFMADD231PS Z0, Z3, Z15
+	VFMADD231PS Z1, Z3, Z24
+	VMOVUPS.Z   (R14)(R13*1), K1, Z4
+	VFMADD231PS Z0, Z4, Z16
+	VFMADD231PS Z1, Z4, Z25
+
+zmkpf32bf16c9reduce2:
+	MOVQ          w+48(FP), DX
+	LEAQ          (DX)(R12*4), R14
+	ADDQ          R12, R14
+	MOVQ          k+8(FP), AX
+	SHLQ          $0x02, AX
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPS        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPS        Y4, Y11, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPS        Y4, Y12, Y0
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPS        Y4, Y13, Y1
+	VEXTRACTF64X4 $0x01, Z14, Y4
+	VADDPS        Y4, Y14, Y2
+	VEXTRACTF64X4 $0x01, Z15, Y4
+	VADDPS        Y4, Y15, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, 16(DI)
+	VEXTRACTF64X4 $0x01, Z16, Y4
+	VADDPS        Y4, Y16, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 32(DI)
+	ADDQ          AX, DI
+	VEXTRACTF64X4 $0x01, Z17, Y4
+	VADDPS        Y4, Y17, Y0
+	VEXTRACTF64X4 $0x01, Z18, Y4
+	VADDPS        Y4, Y18, Y1
+	VEXTRACTF64X4 $0x01, Z19, Y4
+	VADDPS        Y4, Y19, Y2
+	VEXTRACTF64X4 $0x01, Z20, Y4
+	VADDPS        Y4, Y20, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z21, Y4
+	VADDPS        Y4, Y21, Y0
+	VEXTRACTF64X4 $0x01, Z22, Y4
+	VADDPS        Y4, Y22, Y1
+	VEXTRACTF64X4 $0x01, Z23, Y4
+	VADDPS        Y4, Y23, Y2
+	VEXTRACTF64X4 $0x01, Z24, Y4
+	VADDPS        Y4, Y24, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, 16(DI)
+	VEXTRACTF64X4 $0x01, Z25, Y4
+	VADDPS        Y4, Y25, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 32(DI)
+	ADDQ          AX, DI
+	SUBQ          $0x02, CX
+	JMP           zmkpf32bf16c9pair
+
+zmkpf32bf16c9single:
+	TESTQ CX, CX
+	JZ    zmkpf32bf16done
+	TESTQ BX, BX
+	JZ    zmkpf32bf16c9consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	JMP   zmkpf32bf16c9ready1
+
+zmkpf32bf16c9consec1:
+	MOVQ SI, R10
+
+zmkpf32bf16c9ready1:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkpf32bf16c9mask1
+
+zmkpf32bf16c9loop1:
+	VPMOVZXWD   (R10), Z0
+	VPSLLD      $0x10, Z0, Z0
+	VFMADD231PS (DX), Z0, Z8
+	VFMADD231PS (DX)(R12*1), Z0, Z9
+	VFMADD231PS (DX)(R12*2), Z0, Z10
+	VFMADD231PS (DX)(R13*1), Z0, Z11
+	VFMADD231PS (DX)(R12*4), Z0, Z12
+	VFMADD231PS (R14), Z0, Z13
+	VFMADD231PS (R14)(R12*1), Z0, Z14
+	VFMADD231PS (R14)(R12*2), Z0, Z15
+	VFMADD231PS (R14)(R13*1), Z0, Z16
+	ADDQ        $0x20, R10
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkpf32bf16c9loop1
+
+zmkpf32bf16c9mask1:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkpf32bf16c9reduce1
+	VPMOVZXWD.Z (R10), K1, Z0
+	VPSLLD      $0x10, Z0, Z0
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VMOVUPS.Z   (DX)(R12*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z9
+	VMOVUPS.Z   (DX)(R12*2), K1, Z2
+	VFMADD231PS Z0, Z2, Z10
+	VMOVUPS.Z   (DX)(R13*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z11
+	VMOVUPS.Z   (DX)(R12*4), K1, Z2
+	VFMADD231PS Z0, Z2, Z12
+	VMOVUPS.Z   (R14), K1, Z2
+	VFMADD231PS Z0, Z2, Z13
+	VMOVUPS.Z   (R14)(R12*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z14
+	VMOVUPS.Z   (R14)(R12*2), K1, Z2
+	VFMADD231PS Z0, Z2, Z15
+	VMOVUPS.Z   (R14)(R13*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z16
+
+zmkpf32bf16c9reduce1:
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPS        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPS        Y4, Y11, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPS        Y4, Y12, Y0
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPS        Y4, Y13, Y1
+	VEXTRACTF64X4 $0x01, Z14, Y4
+	VADDPS        Y4, Y14, Y2
+	VEXTRACTF64X4 $0x01, Z15, Y4
+	VADDPS        Y4, Y15, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, 16(DI)
+	VEXTRACTF64X4 $0x01, Z16, Y4
+	VADDPS        Y4, Y16, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 32(DI)
+	JMP           zmkpf32bf16done
+
+zmkpf32bf16c8pair:
+	CMPQ  CX, $0x02
+	JB    zmkpf32bf16c8single
+	TESTQ BX, BX
+	JZ    zmkpf32bf16c8consec2
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	ADDQ  $0x10, BX
+	JMP   zmkpf32bf16c8ready2
+
+zmkpf32bf16c8consec2:
+	MOVQ SI, R10
+	LEAQ (SI)(R9*1), R11
+	LEAQ (R11)(R9*1), SI
+
+zmkpf32bf16c8ready2:
+	MOVQ  R10, R8
+	MOVQ  R11, R15
+	CMPQ  CX, $0x08
+	JB    zmkpf32bf16c8nextok
+	TESTQ BX, BX
+	JZ    zmkpf32bf16c8nextconsec
+	MOVQ  32(BX), R8
+	IMULQ R9, R8
+	ADDQ  SI, R8
+	MOVQ  40(BX), R15
+	IMULQ R9, R15
+	ADDQ  SI, R15
+	JMP   zmkpf32bf16c8nextok
+
+zmkpf32bf16c8nextconsec:
+	LEAQ (SI)(R9*4), R8
+	LEAQ (R8)(R9*1), R15
+
+zmkpf32bf16c8nextok:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	VPXORD Z20, Z20, Z20
+	VPXORD Z21, Z21, Z21
+	VPXORD Z22, Z22, Z22
+	VPXORD Z23, Z23, Z23
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkpf32bf16c8mask2
+
+zmkpf32bf16c8loop2:
+	PREFETCHT0  256(R10)
+	PREFETCHT0  256(R11)
+	PREFETCHT1  (R8)
+	PREFETCHT1  (R15)
+	ADDQ        $0x20, R8
+	ADDQ        $0x20, R15
+	VPMOVZXWD   (R10), Z0
+	VPSLLD      $0x10, Z0, Z0
+	VPMOVZXWD   (R11), Z1
+	VPSLLD      $0x10, Z1, Z1
+	VMOVUPS     (DX), Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z16
+	VMOVUPS     (DX)(R12*1), Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z17
+	VMOVUPS     (DX)(R12*2), Z4
+	VFMADD231PS Z0, Z4, Z10
+	VFMADD231PS Z1, Z4, Z18
+	VMOVUPS     (DX)(R13*1), Z5
+	VFMADD231PS Z0, Z5, Z11
+	VFMADD231PS Z1, Z5, Z19
+	VMOVUPS     (DX)(R12*4), Z6
+	VFMADD231PS Z0, Z6, Z12
+	VFMADD231PS Z1, Z6, Z20
+	VMOVUPS     (R14), Z7
+	VFMADD231PS Z0, Z7, Z13
+	VFMADD231PS Z1, Z7, Z21
+	VMOVUPS     (R14)(R12*1), Z2
+	VFMADD231PS Z0, Z2, Z14
+	VFMADD231PS Z1, Z2, Z22
+	VMOVUPS     (R14)(R12*2), Z3
+	VFMADD231PS Z0, Z3, Z15
+	VFMADD231PS Z1, Z3, Z23
+	ADDQ        $0x20, R10
+	ADDQ        $0x20, R11
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkpf32bf16c8loop2
+
+zmkpf32bf16c8mask2:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkpf32bf16c8reduce2
+	VPMOVZXWD.Z (R10), K1, Z0
+	VPSLLD      $0x10, Z0, Z0
+	VPMOVZXWD.Z (R11), K1, Z1
+	VPSLLD      $0x10, Z1, Z1
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z16
+	VMOVUPS.Z   (DX)(R12*1), K1, Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z17
+	VMOVUPS.Z   (DX)(R12*2), K1, Z4
+	VFMADD231PS Z0, Z4, Z10
+	VFMADD231PS Z1, Z4, Z18
+	VMOVUPS.Z   (DX)(R13*1), K1, Z5
+	VFMADD231PS Z0, Z5, Z11
+	VFMADD231PS Z1, Z5, Z19
+	VMOVUPS.Z   (DX)(R12*4), K1, Z6
+	VFMADD231PS Z0, Z6, Z12
+	VFMADD231PS Z1, Z6, Z20
+	VMOVUPS.Z   (R14), K1, Z7
+	VFMADD231PS Z0, Z7, Z13
+	VFMADD231PS Z1, Z7, Z21
+	VMOVUPS.Z   (R14)(R12*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z14
+	VFMADD231PS Z1, Z2, Z22
+	VMOVUPS.Z   (R14)(R12*2), K1, Z3
+	VFMADD231PS Z0, Z3, Z15
+	VFMADD231PS Z1, Z3, Z23
+
+zmkpf32bf16c8reduce2:
+	MOVQ          w+48(FP), DX
+	LEAQ          (DX)(R12*4), R14
+	ADDQ          R12, R14
+	MOVQ          k+8(FP), AX
+	SHLQ          $0x02, AX
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPS        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPS        Y4, Y11, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPS        Y4, Y12, Y0
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPS        Y4, Y13, Y1
+	VEXTRACTF64X4 $0x01, Z14, Y4
+	VADDPS        Y4, Y14, Y2
+	VEXTRACTF64X4 $0x01, Z15, Y4
+	VADDPS        Y4, Y15, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, 16(DI)
+	ADDQ          AX, DI
+	VEXTRACTF64X4 $0x01, Z16, Y4
+	VADDPS        Y4, Y16, Y0
+	VEXTRACTF64X4 $0x01, Z17, Y4
+	VADDPS        Y4, Y17, Y1
+	VEXTRACTF64X4 $0x01, Z18, Y4
+	VADDPS        Y4, Y18, Y2
+	VEXTRACTF64X4 $0x01, Z19, Y4
+	VADDPS        Y4, Y19, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z20, Y4
+	VADDPS        Y4, Y20, Y0
+	VEXTRACTF64X4 $0x01, Z21, Y4
+	VADDPS        Y4, Y21, Y1
+	VEXTRACTF64X4 $0x01, Z22, Y4
+	VADDPS        Y4, Y22, Y2
+	VEXTRACTF64X4 $0x01, Z23, Y4
+	VADDPS        Y4, Y23, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, 16(DI)
+	ADDQ          AX, DI
+	SUBQ          $0x02, CX
+	JMP           zmkpf32bf16c8pair
+
+zmkpf32bf16c8single:
+	TESTQ CX, CX
+	JZ    zmkpf32bf16done
+	TESTQ BX, BX
+	JZ    zmkpf32bf16c8consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	JMP   zmkpf32bf16c8ready1
+
+zmkpf32bf16c8consec1:
+	MOVQ SI, R10
+
+zmkpf32bf16c8ready1:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkpf32bf16c8mask1
+
+zmkpf32bf16c8loop1:
+	VPMOVZXWD   (R10), Z0
+	VPSLLD      $0x10, Z0, Z0
+	VFMADD231PS (DX), Z0, Z8
+	VFMADD231PS (DX)(R12*1), Z0, Z9
+	VFMADD231PS (DX)(R12*2), Z0, Z10
+	VFMADD231PS (DX)(R13*1), Z0, Z11
+	VFMADD231PS (DX)(R12*4), Z0, Z12
+	VFMADD231PS (R14), Z0, Z13
+	VFMADD231PS (R14)(R12*1), Z0, Z14
+	VFMADD231PS (R14)(R12*2), Z0, Z15
+	ADDQ        $0x20, R10
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkpf32bf16c8loop1
+
+zmkpf32bf16c8mask1:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkpf32bf16c8reduce1
+	VPMOVZXWD.Z (R10), K1, Z0
+	VPSLLD      $0x10, Z0, Z0
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VMOVUPS.Z   (DX)(R12*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z9
+	VMOVUPS.Z   (DX)(R12*2), K1, Z2
+	VFMADD231PS Z0, Z2, Z10
+	VMOVUPS.Z   (DX)(R13*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z11
+	VMOVUPS.Z   (DX)(R12*4), K1, Z2
+	VFMADD231PS Z0, Z2, Z12
+	VMOVUPS.Z   (R14), K1, Z2
+	VFMADD231PS Z0, Z2, Z13
+	VMOVUPS.Z   (R14)(R12*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z14
+	VMOVUPS.Z   (R14)(R12*2), K1, Z2
+	VFMADD231PS Z0, Z2, Z15
+
+zmkpf32bf16c8reduce1:
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPS        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPS        Y4, Y11, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPS        Y4, Y12, Y0
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPS        Y4, Y13, Y1
+	VEXTRACTF64X4 $0x01, Z14, Y4
+	VADDPS        Y4, Y14, Y2
+	VEXTRACTF64X4 $0x01, Z15, Y4
+	VADDPS        Y4, Y15, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, 16(DI)
+	JMP           zmkpf32bf16done
+
+zmkpf32bf16c7pair:
+	CMPQ  CX, $0x02
+	JB    zmkpf32bf16c7single
+	TESTQ BX, BX
+	JZ    zmkpf32bf16c7consec2
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	ADDQ  $0x10, BX
+	JMP   zmkpf32bf16c7ready2
+
+zmkpf32bf16c7consec2:
+	MOVQ SI, R10
+	LEAQ (SI)(R9*1), R11
+	LEAQ (R11)(R9*1), SI
+
+zmkpf32bf16c7ready2:
+	MOVQ  R10, R8
+	MOVQ  R11, R15
+	CMPQ  CX, $0x08
+	JB    zmkpf32bf16c7nextok
+	TESTQ BX, BX
+	JZ    zmkpf32bf16c7nextconsec
+	MOVQ  32(BX), R8
+	IMULQ R9, R8
+	ADDQ  SI, R8
+	MOVQ  40(BX), R15
+	IMULQ R9, R15
+	ADDQ  SI, R15
+	JMP   zmkpf32bf16c7nextok
+
+zmkpf32bf16c7nextconsec:
+	LEAQ (SI)(R9*4), R8
+	LEAQ (R8)(R9*1), R15
+
+zmkpf32bf16c7nextok:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	VPXORD Z20, Z20, Z20
+	VPXORD Z21, Z21, Z21
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkpf32bf16c7mask2
+
+zmkpf32bf16c7loop2:
+	PREFETCHT0  256(R10)
+	PREFETCHT0  256(R11)
+	PREFETCHT1  (R8)
+	PREFETCHT1  (R15)
+	ADDQ        $0x20, R8
+	ADDQ        $0x20, R15
+	VPMOVZXWD   (R10), Z0
+	VPSLLD      $0x10, Z0, Z0
+	VPMOVZXWD   (R11), Z1
+	VPSLLD      $0x10, Z1, Z1
+	VMOVUPS     (DX), Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z15
+	VMOVUPS     (DX)(R12*1), Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z16
+	VMOVUPS     (DX)(R12*2), Z4
+	VFMADD231PS Z0, Z4, Z10
+	VFMADD231PS Z1, Z4, Z17
+	VMOVUPS     (DX)(R13*1), Z5
+	VFMADD231PS Z0, Z5, Z11
+	VFMADD231PS Z1, Z5, Z18
+	VMOVUPS     (DX)(R12*4), Z6
+	VFMADD231PS Z0, Z6, Z12
+	VFMADD231PS Z1, Z6, Z19
+	VMOVUPS     (R14), Z7
+	VFMADD231PS Z0, Z7, Z13
+	VFMADD231PS Z1, Z7, Z20
+	VMOVUPS     (R14)(R12*1), Z2
+	VFMADD231PS Z0, Z2, Z14
+	VFMADD231PS Z1, Z2, Z21
+	ADDQ        $0x20, R10
+	ADDQ        $0x20, R11
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkpf32bf16c7loop2
+
+zmkpf32bf16c7mask2:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkpf32bf16c7reduce2
+	VPMOVZXWD.Z (R10), K1, Z0
+	VPSLLD      $0x10, Z0, Z0
+	VPMOVZXWD.Z (R11), K1, Z1
+	VPSLLD      $0x10, Z1, Z1
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z15
+	VMOVUPS.Z   (DX)(R12*1), K1, Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z16
+	VMOVUPS.Z   (DX)(R12*2), K1, Z4
+	VFMADD231PS Z0, Z4, Z10
+	VFMADD231PS Z1, Z4, Z17
+	VMOVUPS.Z   (DX)(R13*1), K1, Z5
+	VFMADD231PS Z0, Z5, Z11
+	VFMADD231PS Z1, Z5, Z18
+	VMOVUPS.Z   (DX)(R12*4), K1, Z6
+	VFMADD231PS Z0, Z6, Z12
+	VFMADD231PS Z1, Z6, Z19
+	VMOVUPS.Z   (R14), K1, Z7
+	VFMADD231PS Z0, Z7, Z13
+	VFMADD231PS Z1, Z7, Z20
+	VMOVUPS.Z   (R14)(R12*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z14
+	VFMADD231PS Z1, Z2, Z21
+
+zmkpf32bf16c7reduce2:
+	MOVQ          w+48(FP), DX
+	LEAQ          (DX)(R12*4), R14
+	ADDQ          R12, R14
+	MOVQ          k+8(FP), AX
+	SHLQ          $0x02, AX
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPS        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPS        Y4, Y11, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPS        Y4, Y12, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 16(DI)
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPS        Y4, Y13, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 20(DI)
+	VEXTRACTF64X4 $0x01, Z14, Y4
+	VADDPS        Y4, Y14, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 24(DI)
+	ADDQ          AX, DI
+	VEXTRACTF64X4 $0x01, Z15, Y4
+	VADDPS        Y4, Y15, Y0
+	VEXTRACTF64X4 $0x01, Z16, Y4
+	VADDPS        Y4, Y16, Y1
+	VEXTRACTF64X4 $0x01, Z17, Y4
+	VADDPS        Y4, Y17, Y2
+	VEXTRACTF64X4 $0x01, Z18, Y4
+	VADDPS        Y4, Y18, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z19, Y4
+	VADDPS        Y4, Y19, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 16(DI)
+	VEXTRACTF64X4 $0x01, Z20, Y4
+	VADDPS        Y4, Y20, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 20(DI)
+	VEXTRACTF64X4 $0x01, Z21, Y4
+	VADDPS        Y4, Y21, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 24(DI)
+	ADDQ          AX, DI
+	SUBQ          $0x02, CX
+	JMP           zmkpf32bf16c7pair
+
+zmkpf32bf16c7single:
+	TESTQ CX, CX
+	JZ    zmkpf32bf16done
+	TESTQ BX, BX
+	JZ    zmkpf32bf16c7consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	JMP   zmkpf32bf16c7ready1
+
+zmkpf32bf16c7consec1:
+	MOVQ SI, R10
+
+zmkpf32bf16c7ready1:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkpf32bf16c7mask1
+
+zmkpf32bf16c7loop1:
+	VPMOVZXWD   (R10), Z0
+	VPSLLD      $0x10, Z0, Z0
+	VFMADD231PS (DX), Z0, Z8
+	VFMADD231PS (DX)(R12*1), Z0, Z9
+	VFMADD231PS (DX)(R12*2), Z0, Z10
+	VFMADD231PS (DX)(R13*1), Z0, Z11
+	VFMADD231PS (DX)(R12*4), Z0, Z12
+	VFMADD231PS (R14), Z0, Z13
+	VFMADD231PS (R14)(R12*1), Z0, Z14
+	ADDQ        $0x20, R10
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkpf32bf16c7loop1
+
+zmkpf32bf16c7mask1:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkpf32bf16c7reduce1
+	VPMOVZXWD.Z (R10), K1, Z0
+	VPSLLD      $0x10, Z0, Z0
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VMOVUPS.Z   (DX)(R12*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z9
+	VMOVUPS.Z   (DX)(R12*2), K1, Z2
+	VFMADD231PS Z0, Z2, Z10
+	VMOVUPS.Z   (DX)(R13*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z11
+	VMOVUPS.Z   (DX)(R12*4), K1, Z2
+	VFMADD231PS Z0, Z2, Z12
+	VMOVUPS.Z   (R14), K1, Z2
+	VFMADD231PS Z0, Z2, Z13
+	VMOVUPS.Z   (R14)(R12*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z14
+
+zmkpf32bf16c7reduce1:
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPS        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPS        Y4, Y11, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPS        Y4, Y12, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 16(DI)
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPS        Y4, Y13, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 20(DI)
+	VEXTRACTF64X4 $0x01, Z14, Y4
+	VADDPS        Y4, Y14, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 24(DI)
+	JMP           zmkpf32bf16done
+
+zmkpf32bf16c6pair:
+	CMPQ  CX, $0x02
+	JB    zmkpf32bf16c6single
+	TESTQ BX, BX
+	JZ    zmkpf32bf16c6consec2
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	ADDQ  $0x10, BX
+	JMP   zmkpf32bf16c6ready2
+
+zmkpf32bf16c6consec2:
+	MOVQ SI, R10
+	LEAQ (SI)(R9*1), R11
+	LEAQ (R11)(R9*1), SI
+
+zmkpf32bf16c6ready2:
+	MOVQ  R10, R8
+	MOVQ  R11, R15
+	CMPQ  CX, $0x08
+	JB    zmkpf32bf16c6nextok
+	TESTQ BX, BX
+	JZ    zmkpf32bf16c6nextconsec
+	MOVQ  32(BX), R8
+	IMULQ R9, R8
+	ADDQ  SI, R8
+	MOVQ  40(BX), R15
+	IMULQ R9, R15
+	ADDQ  SI, R15
+	JMP   zmkpf32bf16c6nextok
+
+zmkpf32bf16c6nextconsec:
+	LEAQ (SI)(R9*4), R8
+	LEAQ (R8)(R9*1), R15
+
+zmkpf32bf16c6nextok:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	VPXORD Z18, Z18, Z18
+	VPXORD Z19, Z19, Z19
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkpf32bf16c6mask2
+
+zmkpf32bf16c6loop2:
+	PREFETCHT0  256(R10)
+	PREFETCHT0  256(R11)
+	PREFETCHT1  (R8)
+	PREFETCHT1  (R15)
+	ADDQ        $0x20, R8
+	ADDQ        $0x20, R15
+	VPMOVZXWD   (R10), Z0
+	VPSLLD      $0x10, Z0, Z0
+	VPMOVZXWD   (R11), Z1
+	VPSLLD      $0x10, Z1, Z1
+	VMOVUPS     (DX), Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z14
+	VMOVUPS     (DX)(R12*1), Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z15
+	VMOVUPS     (DX)(R12*2), Z4
+	VFMADD231PS Z0, Z4, Z10
+	VFMADD231PS Z1, Z4, Z16
+	VMOVUPS     (DX)(R13*1), Z5
+	VFMADD231PS Z0, Z5, Z11
+	VFMADD231PS Z1, Z5, Z17
+	VMOVUPS     (DX)(R12*4), Z6
+	VFMADD231PS Z0, Z6, Z12
+	VFMADD231PS Z1, Z6, Z18
+	VMOVUPS     (R14), Z7
+	VFMADD231PS Z0, Z7, Z13
+	VFMADD231PS Z1, Z7, Z19
+	ADDQ        $0x20, R10
+	ADDQ        $0x20, R11
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkpf32bf16c6loop2
+
+zmkpf32bf16c6mask2:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkpf32bf16c6reduce2
+	VPMOVZXWD.Z (R10), K1, Z0
+	VPSLLD      $0x10, Z0, Z0
+	VPMOVZXWD.Z (R11), K1, Z1
+	VPSLLD      $0x10, Z1, Z1
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z14
+	VMOVUPS.Z   (DX)(R12*1), K1, Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z15
+	VMOVUPS.Z   (DX)(R12*2), K1, Z4
+	VFMADD231PS Z0, Z4, Z10
+	VFMADD231PS Z1, Z4, Z16
+	VMOVUPS.Z   (DX)(R13*1), K1, Z5
+	VFMADD231PS Z0, Z5, Z11
+	VFMADD231PS Z1, Z5, Z17
+	VMOVUPS.Z   (DX)(R12*4), K1, Z6
+	VFMADD231PS Z0, Z6, Z12
+	VFMADD231PS Z1, Z6, Z18
+	VMOVUPS.Z   (R14), K1, Z7
+	VFMADD231PS Z0, Z7, Z13
+	VFMADD231PS Z1, Z7, Z19
+
+zmkpf32bf16c6reduce2:
+	MOVQ          w+48(FP), DX
+	LEAQ          (DX)(R12*4), R14
+	ADDQ          R12, R14
+	MOVQ          k+8(FP), AX
+	SHLQ          $0x02, AX
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPS        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPS        Y4, Y11, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPS        Y4, Y12, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 16(DI)
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPS        Y4, Y13, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 20(DI)
+	ADDQ          AX, DI
+	VEXTRACTF64X4 $0x01, Z14, Y4
+	VADDPS        Y4, Y14, Y0
+	VEXTRACTF64X4 $0x01, Z15, Y4
+	VADDPS        Y4, Y15, Y1
+	VEXTRACTF64X4 $0x01, Z16, Y4
+	VADDPS        Y4, Y16, Y2
+	VEXTRACTF64X4 $0x01, Z17, Y4
+	VADDPS        Y4, Y17, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z18, Y4
+	VADDPS        Y4, Y18, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 16(DI)
+	VEXTRACTF64X4 $0x01, Z19, Y4
+	VADDPS        Y4, Y19, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 20(DI)
+	ADDQ          AX, DI
+	SUBQ          $0x02, CX
+	JMP           zmkpf32bf16c6pair
+
+zmkpf32bf16c6single:
+	TESTQ CX, CX
+	JZ    zmkpf32bf16done
+	TESTQ BX, BX
+	JZ    zmkpf32bf16c6consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	JMP   zmkpf32bf16c6ready1
+
+zmkpf32bf16c6consec1:
+	MOVQ SI, R10
+
+zmkpf32bf16c6ready1:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkpf32bf16c6mask1
+
+zmkpf32bf16c6loop1:
+	VPMOVZXWD   (R10), Z0
+	VPSLLD      $0x10, Z0, Z0
+	VFMADD231PS (DX), Z0, Z8
+	VFMADD231PS (DX)(R12*1), Z0, Z9
+	VFMADD231PS (DX)(R12*2), Z0, Z10
+	VFMADD231PS (DX)(R13*1), Z0, Z11
+	VFMADD231PS (DX)(R12*4), Z0, Z12
+	VFMADD231PS (R14), Z0, Z13
+	ADDQ        $0x20, R10
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkpf32bf16c6loop1
+
+zmkpf32bf16c6mask1:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkpf32bf16c6reduce1
+	VPMOVZXWD.Z (R10), K1, Z0
+	VPSLLD      $0x10, Z0, Z0
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VMOVUPS.Z   (DX)(R12*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z9
+	VMOVUPS.Z   (DX)(R12*2), K1, Z2
+	VFMADD231PS Z0, Z2, Z10
+	VMOVUPS.Z   (DX)(R13*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z11
+	VMOVUPS.Z   (DX)(R12*4), K1, Z2
+	VFMADD231PS Z0, Z2, Z12
+	VMOVUPS.Z   (R14), K1, Z2
+	VFMADD231PS Z0, Z2, Z13
+
+zmkpf32bf16c6reduce1:
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPS        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPS        Y4, Y11, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPS        Y4, Y12, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 16(DI)
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPS        Y4, Y13, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 20(DI)
+	JMP           zmkpf32bf16done
+
+zmkpf32bf16c5pair:
+	CMPQ  CX, $0x02
+	JB    zmkpf32bf16c5single
+	TESTQ BX, BX
+	JZ    zmkpf32bf16c5consec2
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	ADDQ  $0x10, BX
+	JMP   zmkpf32bf16c5ready2
+
+zmkpf32bf16c5consec2:
+	MOVQ SI, R10
+	LEAQ (SI)(R9*1), R11
+	LEAQ (R11)(R9*1), SI
+
+zmkpf32bf16c5ready2:
+	MOVQ  R10, R8
+	MOVQ  R11, R15
+	CMPQ  CX, $0x08
+	JB    zmkpf32bf16c5nextok
+	TESTQ BX, BX
+	JZ    zmkpf32bf16c5nextconsec
+	MOVQ  32(BX), R8
+	IMULQ R9, R8
+	ADDQ  SI, R8
+	MOVQ  40(BX), R15
+	IMULQ R9, R15
+	ADDQ  SI, R15
+	JMP   zmkpf32bf16c5nextok
+
+zmkpf32bf16c5nextconsec:
+	LEAQ (SI)(R9*4), R8
+	LEAQ (R8)(R9*1), R15
+
+zmkpf32bf16c5nextok:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	VPXORD Z16, Z16, Z16
+	VPXORD Z17, Z17, Z17
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkpf32bf16c5mask2
+
+zmkpf32bf16c5loop2:
+	PREFETCHT0  256(R10)
+	PREFETCHT0  256(R11)
+	PREFETCHT1  (R8)
+	PREFETCHT1  (R15)
+	ADDQ        $0x20, R8
+	ADDQ        $0x20, R15
+	VPMOVZXWD   (R10), Z0
+	VPSLLD      $0x10, Z0, Z0
+	VPMOVZXWD   (R11), Z1
+	VPSLLD      $0x10, Z1, Z1
+	VMOVUPS     (DX), Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z13
+	VMOVUPS     (DX)(R12*1), Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z14
+	VMOVUPS     (DX)(R12*2), Z4
+	VFMADD231PS Z0, Z4, Z10
+	VFMADD231PS Z1, Z4, Z15
+	VMOVUPS     (DX)(R13*1), Z5
+	VFMADD231PS Z0, Z5, Z11
+	VFMADD231PS Z1, Z5, Z16
+	VMOVUPS     (DX)(R12*4), Z6
+	VFMADD231PS Z0, Z6, Z12
+	VFMADD231PS Z1, Z6, Z17
+	ADDQ        $0x20, R10
+	ADDQ        $0x20, R11
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkpf32bf16c5loop2
+
+zmkpf32bf16c5mask2:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkpf32bf16c5reduce2
+	VPMOVZXWD.Z (R10), K1, Z0
+	VPSLLD      $0x10, Z0, Z0
+	VPMOVZXWD.Z (R11), K1, Z1
+	VPSLLD      $0x10, Z1, Z1
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z13
+	VMOVUPS.Z   (DX)(R12*1), K1, Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z14
+	VMOVUPS.Z   (DX)(R12*2), K1, Z4
+	VFMADD231PS Z0, Z4, Z10
+	VFMADD231PS Z1, Z4, Z15
+	VMOVUPS.Z   (DX)(R13*1), K1, Z5
+	VFMADD231PS Z0, Z5, Z11
+	VFMADD231PS Z1, Z5, Z16
+	VMOVUPS.Z   (DX)(R12*4), K1, Z6
+	VFMADD231PS Z0, Z6, Z12
+	VFMADD231PS Z1, Z6, Z17
+
+zmkpf32bf16c5reduce2:
+	MOVQ          w+48(FP), DX
+	LEAQ          (DX)(R12*4), R14
+	ADDQ          R12, R14
+	MOVQ          k+8(FP), AX
+	SHLQ          $0x02, AX
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPS        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPS        Y4, Y11, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPS        Y4, Y12, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 16(DI)
+	ADDQ          AX, DI
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPS        Y4, Y13, Y0
+	VEXTRACTF64X4 $0x01, Z14, Y4
+	VADDPS        Y4, Y14, Y1
+	VEXTRACTF64X4 $0x01, Z15, Y4
+	VADDPS        Y4, Y15, Y2
+	VEXTRACTF64X4 $0x01, Z16, Y4
+	VADDPS        Y4, Y16, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z17, Y4
+	VADDPS        Y4, Y17, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 16(DI)
+	ADDQ          AX, DI
+	SUBQ          $0x02, CX
+	JMP           zmkpf32bf16c5pair
+
+zmkpf32bf16c5single:
+	TESTQ CX, CX
+	JZ    zmkpf32bf16done
+	TESTQ BX, BX
+	JZ    zmkpf32bf16c5consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	JMP   zmkpf32bf16c5ready1
+
+zmkpf32bf16c5consec1:
+	MOVQ SI, R10
+
+zmkpf32bf16c5ready1:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkpf32bf16c5mask1
+
+zmkpf32bf16c5loop1:
+	VPMOVZXWD   (R10), Z0
+	VPSLLD      $0x10, Z0, Z0
+	VFMADD231PS (DX), Z0, Z8
+	VFMADD231PS (DX)(R12*1), Z0, Z9
+	VFMADD231PS (DX)(R12*2), Z0, Z10
+	VFMADD231PS (DX)(R13*1), Z0, Z11
+	VFMADD231PS (DX)(R12*4), Z0, Z12
+	ADDQ        $0x20, R10
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkpf32bf16c5loop1
+
+zmkpf32bf16c5mask1:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkpf32bf16c5reduce1
+	VPMOVZXWD.Z (R10), K1, Z0
+	VPSLLD      $0x10, Z0, Z0
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VMOVUPS.Z   (DX)(R12*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z9
+	VMOVUPS.Z   (DX)(R12*2), K1, Z2
+	VFMADD231PS Z0, Z2, Z10
+	VMOVUPS.Z   (DX)(R13*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z11
+	VMOVUPS.Z   (DX)(R12*4), K1, Z2
+	VFMADD231PS Z0, Z2, Z12
+
+zmkpf32bf16c5reduce1:
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPS        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPS        Y4, Y11, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPS        Y4, Y12, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 16(DI)
+	JMP           zmkpf32bf16done
+
+zmkpf32bf16c4pair:
+	CMPQ  CX, $0x02
+	JB    zmkpf32bf16c4single
+	TESTQ BX, BX
+	JZ    zmkpf32bf16c4consec2
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	ADDQ  $0x10, BX
+	JMP   zmkpf32bf16c4ready2
+
+zmkpf32bf16c4consec2:
+	MOVQ SI, R10
+	LEAQ (SI)(R9*1), R11
+	LEAQ (R11)(R9*1), SI
+
+zmkpf32bf16c4ready2:
+	MOVQ  R10, R8
+	MOVQ  R11, R15
+	CMPQ  CX, $0x08
+	JB    zmkpf32bf16c4nextok
+	TESTQ BX, BX
+	JZ    zmkpf32bf16c4nextconsec
+	MOVQ  32(BX), R8
+	IMULQ R9, R8
+	ADDQ  SI, R8
+	MOVQ  40(BX), R15
+	IMULQ R9, R15
+	ADDQ  SI, R15
+	JMP   zmkpf32bf16c4nextok
+
+zmkpf32bf16c4nextconsec:
+	LEAQ (SI)(R9*4), R8
+	LEAQ (R8)(R9*1), R15
+
+zmkpf32bf16c4nextok:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	VPXORD Z14, Z14, Z14
+	VPXORD Z15, Z15, Z15
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkpf32bf16c4mask2
+
+zmkpf32bf16c4loop2:
+	PREFETCHT0  256(R10)
+	PREFETCHT0  256(R11)
+	PREFETCHT1  (R8)
+	PREFETCHT1  (R15)
+	ADDQ        $0x20, R8
+	ADDQ        $0x20, R15
+	VPMOVZXWD   (R10), Z0
+	VPSLLD      $0x10, Z0, Z0
+	VPMOVZXWD   (R11), Z1
+	VPSLLD      $0x10, Z1, Z1
+	VMOVUPS     (DX), Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z12
+	VMOVUPS     (DX)(R12*1), Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z13
+	VMOVUPS     (DX)(R12*2), Z4
+	VFMADD231PS Z0, Z4, Z10
+	VFMADD231PS Z1, Z4, Z14
+	VMOVUPS     (DX)(R13*1), Z5
+	VFMADD231PS Z0, Z5, Z11
+	VFMADD231PS Z1, Z5, Z15
+	ADDQ        $0x20, R10
+	ADDQ        $0x20, R11
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkpf32bf16c4loop2
+
+zmkpf32bf16c4mask2:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkpf32bf16c4reduce2
+	VPMOVZXWD.Z (R10), K1, Z0
+	VPSLLD      $0x10, Z0, Z0
+	VPMOVZXWD.Z (R11), K1, Z1
+	VPSLLD      $0x10, Z1, Z1
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z12
+	VMOVUPS.Z   (DX)(R12*1), K1, Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z13
+	VMOVUPS.Z   (DX)(R12*2), K1, Z4
+	VFMADD231PS Z0, Z4, Z10
+	VFMADD231PS Z1, Z4, Z14
+	VMOVUPS.Z   (DX)(R13*1), K1, Z5
+	VFMADD231PS Z0, Z5, Z11
+	VFMADD231PS Z1, Z5, Z15
+
+zmkpf32bf16c4reduce2:
+	MOVQ          w+48(FP), DX
+	LEAQ          (DX)(R12*4), R14
+	ADDQ          R12, R14
+	MOVQ          k+8(FP), AX
+	SHLQ          $0x02, AX
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPS        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPS        Y4, Y11, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	ADDQ          AX, DI
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPS        Y4, Y12, Y0
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPS        Y4, Y13, Y1
+	VEXTRACTF64X4 $0x01, Z14, Y4
+	VADDPS        Y4, Y14, Y2
+	VEXTRACTF64X4 $0x01, Z15, Y4
+	VADDPS        Y4, Y15, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	ADDQ          AX, DI
+	SUBQ          $0x02, CX
+	JMP           zmkpf32bf16c4pair
+
+zmkpf32bf16c4single:
+	TESTQ CX, CX
+	JZ    zmkpf32bf16done
+	TESTQ BX, BX
+	JZ    zmkpf32bf16c4consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	JMP   zmkpf32bf16c4ready1
+
+zmkpf32bf16c4consec1:
+	MOVQ SI, R10
+
+zmkpf32bf16c4ready1:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkpf32bf16c4mask1
+
+zmkpf32bf16c4loop1:
+	VPMOVZXWD   (R10), Z0
+	VPSLLD      $0x10, Z0, Z0
+	VFMADD231PS (DX), Z0, Z8
+	VFMADD231PS (DX)(R12*1), Z0, Z9
+	VFMADD231PS (DX)(R12*2), Z0, Z10
+	VFMADD231PS (DX)(R13*1), Z0, Z11
+	ADDQ        $0x20, R10
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkpf32bf16c4loop1
+
+zmkpf32bf16c4mask1:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkpf32bf16c4reduce1
+	VPMOVZXWD.Z (R10), K1, Z0
+	VPSLLD      $0x10, Z0, Z0
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VMOVUPS.Z   (DX)(R12*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z9
+	VMOVUPS.Z   (DX)(R12*2), K1, Z2
+	VFMADD231PS Z0, Z2, Z10
+	VMOVUPS.Z   (DX)(R13*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z11
+
+zmkpf32bf16c4reduce1:
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y1
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPS        Y4, Y10, Y2
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPS        Y4, Y11, Y3
+	VHADDPS       Y1, Y0, Y0
+	VHADDPS       Y3, Y2, Y2
+	VHADDPS       Y2, Y0, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VMOVUPS       X0, (DI)
+	JMP           zmkpf32bf16done
+
+zmkpf32bf16c3pair:
+	CMPQ  CX, $0x02
+	JB    zmkpf32bf16c3single
+	TESTQ BX, BX
+	JZ    zmkpf32bf16c3consec2
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	ADDQ  $0x10, BX
+	JMP   zmkpf32bf16c3ready2
+
+zmkpf32bf16c3consec2:
+	MOVQ SI, R10
+	LEAQ (SI)(R9*1), R11
+	LEAQ (R11)(R9*1), SI
+
+zmkpf32bf16c3ready2:
+	MOVQ  R10, R8
+	MOVQ  R11, R15
+	CMPQ  CX, $0x08
+	JB    zmkpf32bf16c3nextok
+	TESTQ BX, BX
+	JZ    zmkpf32bf16c3nextconsec
+	MOVQ  32(BX), R8
+	IMULQ R9, R8
+	ADDQ  SI, R8
+	MOVQ  40(BX), R15
+	IMULQ R9, R15
+	ADDQ  SI, R15
+	JMP   zmkpf32bf16c3nextok
+
+zmkpf32bf16c3nextconsec:
+	LEAQ (SI)(R9*4), R8
+	LEAQ (R8)(R9*1), R15
+
+zmkpf32bf16c3nextok:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	VPXORD Z12, Z12, Z12
+	VPXORD Z13, Z13, Z13
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkpf32bf16c3mask2
+
+zmkpf32bf16c3loop2:
+	PREFETCHT0  256(R10)
+	PREFETCHT0  256(R11)
+	PREFETCHT1  (R8)
+	PREFETCHT1  (R15)
+	ADDQ        $0x20, R8
+	ADDQ        $0x20, R15
+	VPMOVZXWD   (R10), Z0
+	VPSLLD      $0x10, Z0, Z0
+	VPMOVZXWD   (R11), Z1
+	VPSLLD      $0x10, Z1, Z1
+	VMOVUPS     (DX), Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z11
+	VMOVUPS     (DX)(R12*1), Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z12
+	VMOVUPS     (DX)(R12*2), Z4
+	VFMADD231PS Z0, Z4, Z10
+	VFMADD231PS Z1, Z4, Z13
+	ADDQ        $0x20, R10
+	ADDQ        $0x20, R11
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkpf32bf16c3loop2
+
+zmkpf32bf16c3mask2:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkpf32bf16c3reduce2
+	VPMOVZXWD.Z (R10), K1, Z0
+	VPSLLD      $0x10, Z0, Z0
+	VPMOVZXWD.Z (R11), K1, Z1
+	VPSLLD      $0x10, Z1, Z1
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z11
+	VMOVUPS.Z   (DX)(R12*1), K1, Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z12
+	VMOVUPS.Z   (DX)(R12*2), K1, Z4
+	VFMADD231PS Z0, Z4, Z10
+	VFMADD231PS Z1, Z4, Z13
+
+zmkpf32bf16c3reduce2:
+	MOVQ          w+48(FP), DX
+	LEAQ          (DX)(R12*4), R14
+	ADDQ          R12, R14
+	MOVQ          k+8(FP), AX
+	SHLQ          $0x02, AX
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, (DI)
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 4(DI)
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPS        Y4, Y10, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 8(DI)
+	ADDQ          AX, DI
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPS        Y4, Y11, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, (DI)
+	VEXTRACTF64X4 $0x01, Z12, Y4
+	VADDPS        Y4, Y12, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 4(DI)
+	VEXTRACTF64X4 $0x01, Z13, Y4
+	VADDPS        Y4, Y13, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 8(DI)
+	ADDQ          AX, DI
+	SUBQ          $0x02, CX
+	JMP           zmkpf32bf16c3pair
+
+zmkpf32bf16c3single:
+	TESTQ CX, CX
+	JZ    zmkpf32bf16done
+	TESTQ BX, BX
+	JZ    zmkpf32bf16c3consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	JMP   zmkpf32bf16c3ready1
+
+zmkpf32bf16c3consec1:
+	MOVQ SI, R10
+
+zmkpf32bf16c3ready1:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkpf32bf16c3mask1
+
+zmkpf32bf16c3loop1:
+	VPMOVZXWD   (R10), Z0
+	VPSLLD      $0x10, Z0, Z0
+	VFMADD231PS (DX), Z0, Z8
+	VFMADD231PS (DX)(R12*1), Z0, Z9
+	VFMADD231PS (DX)(R12*2), Z0, Z10
+	ADDQ        $0x20, R10
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkpf32bf16c3loop1
+
+zmkpf32bf16c3mask1:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkpf32bf16c3reduce1
+	VPMOVZXWD.Z (R10), K1, Z0
+	VPSLLD      $0x10, Z0, Z0
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VMOVUPS.Z   (DX)(R12*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z9
+	VMOVUPS.Z   (DX)(R12*2), K1, Z2
+	VFMADD231PS Z0, Z2, Z10
+
+zmkpf32bf16c3reduce1:
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, (DI)
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 4(DI)
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPS        Y4, Y10, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 8(DI)
+	JMP           zmkpf32bf16done
+
+zmkpf32bf16c2pair:
+	CMPQ  CX, $0x02
+	JB    zmkpf32bf16c2single
+	TESTQ BX, BX
+	JZ    zmkpf32bf16c2consec2
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	ADDQ  $0x10, BX
+	JMP   zmkpf32bf16c2ready2
+
+zmkpf32bf16c2consec2:
+	MOVQ SI, R10
+	LEAQ (SI)(R9*1), R11
+	LEAQ (R11)(R9*1), SI
+
+zmkpf32bf16c2ready2:
+	MOVQ  R10, R8
+	MOVQ  R11, R15
+	CMPQ  CX, $0x08
+	JB    zmkpf32bf16c2nextok
+	TESTQ BX, BX
+	JZ    zmkpf32bf16c2nextconsec
+	MOVQ  32(BX), R8
+	IMULQ R9, R8
+	ADDQ  SI, R8
+	MOVQ  40(BX), R15
+	IMULQ R9, R15
+	ADDQ  SI, R15
+	JMP   zmkpf32bf16c2nextok
+
+zmkpf32bf16c2nextconsec:
+	LEAQ (SI)(R9*4), R8
+	LEAQ (R8)(R9*1), R15
+
+zmkpf32bf16c2nextok:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	VPXORD Z10, Z10, Z10
+	VPXORD Z11, Z11, Z11
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkpf32bf16c2mask2
+
+zmkpf32bf16c2loop2:
+	PREFETCHT0  256(R10)
+	PREFETCHT0  256(R11)
+	PREFETCHT1  (R8)
+	PREFETCHT1  (R15)
+	ADDQ        $0x20, R8
+	ADDQ        $0x20, R15
+	VPMOVZXWD   (R10), Z0
+	VPSLLD      $0x10, Z0, Z0
+	VPMOVZXWD   (R11), Z1
+	VPSLLD      $0x10, Z1, Z1
+	VMOVUPS     (DX), Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z10
+	VMOVUPS     (DX)(R12*1), Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z11
+	ADDQ        $0x20, R10
+	ADDQ        $0x20, R11
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkpf32bf16c2loop2
+
+zmkpf32bf16c2mask2:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkpf32bf16c2reduce2
+	VPMOVZXWD.Z (R10), K1, Z0
+	VPSLLD      $0x10, Z0, Z0
+	VPMOVZXWD.Z (R11), K1, Z1
+	VPSLLD      $0x10, Z1, Z1
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z10
+	VMOVUPS.Z   (DX)(R12*1), K1, Z3
+	VFMADD231PS Z0, Z3, Z9
+	VFMADD231PS Z1, Z3, Z11
+
+zmkpf32bf16c2reduce2:
+	MOVQ          w+48(FP), DX
+	LEAQ          (DX)(R12*4), R14
+	ADDQ          R12, R14
+	MOVQ          k+8(FP), AX
+	SHLQ          $0x02, AX
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, (DI)
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 4(DI)
+	ADDQ          AX, DI
+	VEXTRACTF64X4 $0x01, Z10, Y4
+	VADDPS        Y4, Y10, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, (DI)
+	VEXTRACTF64X4 $0x01, Z11, Y4
+	VADDPS        Y4, Y11, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 4(DI)
+	ADDQ          AX, DI
+	SUBQ          $0x02, CX
+	JMP           zmkpf32bf16c2pair
+
+zmkpf32bf16c2single:
+	TESTQ CX, CX
+	JZ    zmkpf32bf16done
+	TESTQ BX, BX
+	JZ    zmkpf32bf16c2consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	JMP   zmkpf32bf16c2ready1
+
+zmkpf32bf16c2consec1:
+	MOVQ SI, R10
+
+zmkpf32bf16c2ready1:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkpf32bf16c2mask1
+
+zmkpf32bf16c2loop1:
+	VPMOVZXWD   (R10), Z0
+	VPSLLD      $0x10, Z0, Z0
+	VFMADD231PS (DX), Z0, Z8
+	VFMADD231PS (DX)(R12*1), Z0, Z9
+	ADDQ        $0x20, R10
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkpf32bf16c2loop1
+
+zmkpf32bf16c2mask1:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkpf32bf16c2reduce1
+	VPMOVZXWD.Z (R10), K1, Z0
+	VPSLLD      $0x10, Z0, Z0
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VMOVUPS.Z   (DX)(R12*1), K1, Z2
+	VFMADD231PS Z0, Z2, Z9
+
+zmkpf32bf16c2reduce1:
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, (DI)
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, 4(DI)
+	JMP           zmkpf32bf16done
+
+zmkpf32bf16c1pair:
+	CMPQ  CX, $0x02
+	JB    zmkpf32bf16c1single
+	TESTQ BX, BX
+	JZ    zmkpf32bf16c1consec2
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	ADDQ  $0x10, BX
+	JMP   zmkpf32bf16c1ready2
+
+zmkpf32bf16c1consec2:
+	MOVQ SI, R10
+	LEAQ (SI)(R9*1), R11
+	LEAQ (R11)(R9*1), SI
+
+zmkpf32bf16c1ready2:
+	MOVQ  R10, R8
+	MOVQ  R11, R15
+	CMPQ  CX, $0x08
+	JB    zmkpf32bf16c1nextok
+	TESTQ BX, BX
+	JZ    zmkpf32bf16c1nextconsec
+	MOVQ  32(BX), R8
+	IMULQ R9, R8
+	ADDQ  SI, R8
+	MOVQ  40(BX), R15
+	IMULQ R9, R15
+	ADDQ  SI, R15
+	JMP   zmkpf32bf16c1nextok
+
+zmkpf32bf16c1nextconsec:
+	LEAQ (SI)(R9*4), R8
+	LEAQ (R8)(R9*1), R15
+
+zmkpf32bf16c1nextok:
+	VPXORD Z8, Z8, Z8
+	VPXORD Z9, Z9, Z9
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkpf32bf16c1mask2
+
+zmkpf32bf16c1loop2:
+	PREFETCHT0  256(R10)
+	PREFETCHT0  256(R11)
+	PREFETCHT1  (R8)
+	PREFETCHT1  (R15)
+	ADDQ        $0x20, R8
+	ADDQ        $0x20, R15
+	VPMOVZXWD   (R10), Z0
+	VPSLLD      $0x10, Z0, Z0
+	VPMOVZXWD   (R11), Z1
+	VPSLLD      $0x10, Z1, Z1
+	VMOVUPS     (DX), Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z9
+	ADDQ        $0x20, R10
+	ADDQ        $0x20, R11
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkpf32bf16c1loop2
+
+zmkpf32bf16c1mask2:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkpf32bf16c1reduce2
+	VPMOVZXWD.Z (R10), K1, Z0
+	VPSLLD      $0x10, Z0, Z0
+	VPMOVZXWD.Z (R11), K1, Z1
+	VPSLLD      $0x10, Z1, Z1
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+	VFMADD231PS Z1, Z2, Z9
+
+zmkpf32bf16c1reduce2:
+	MOVQ          w+48(FP), DX
+	LEAQ          (DX)(R12*4), R14
+	ADDQ          R12, R14
+	MOVQ          k+8(FP), AX
+	SHLQ          $0x02, AX
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, (DI)
+	ADDQ          AX, DI
+	VEXTRACTF64X4 $0x01, Z9, Y4
+	VADDPS        Y4, Y9, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, (DI)
+	ADDQ          AX, DI
+	SUBQ          $0x02, CX
+	JMP           zmkpf32bf16c1pair
+
+zmkpf32bf16c1single:
+	TESTQ CX, CX
+	JZ    zmkpf32bf16done
+	TESTQ BX, BX
+	JZ    zmkpf32bf16c1consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	JMP   zmkpf32bf16c1ready1
+
+zmkpf32bf16c1consec1:
+	MOVQ SI, R10
+
+zmkpf32bf16c1ready1:
+	VPXORD Z8, Z8, Z8
+	MOVQ   d+56(FP), AX
+	SHRQ   $0x04, AX
+	TESTQ  AX, AX
+	JZ     zmkpf32bf16c1mask1
+
+zmkpf32bf16c1loop1:
+	VPMOVZXWD   (R10), Z0
+	VPSLLD      $0x10, Z0, Z0
+	VFMADD231PS (DX), Z0, Z8
+	ADDQ        $0x20, R10
+	ADDQ        $0x40, DX
+	ADDQ        $0x40, R14
+	DECQ        AX
+	JNZ         zmkpf32bf16c1loop1
+
+zmkpf32bf16c1mask1:
+	TESTQ       $0x0000000f, d+56(FP)
+	JZ          zmkpf32bf16c1reduce1
+	VPMOVZXWD.Z (R10), K1, Z0
+	VPSLLD      $0x10, Z0, Z0
+	VMOVUPS.Z   (DX), K1, Z2
+	VFMADD231PS Z0, Z2, Z8
+
+zmkpf32bf16c1reduce1:
+	VEXTRACTF64X4 $0x01, Z8, Y4
+	VADDPS        Y4, Y8, Y0
+	VEXTRACTF128  $0x01, Y0, X1
+	VADDPS        X1, X0, X0
+	VHADDPS       X0, X0, X0
+	VHADDPS       X0, X0, X0
+	VMOVSS        X0, (DI)
+
+zmkpf32bf16done:
+	VZEROUPPER
+	RET
+
+// func zAddOuterKPFBF16F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·zAddOuterKPFBF16F32(SB), NOSPLIT, $0-80
+	MOVQ  dst+0(FP), DI
+	MOVQ  d+8(FP), R12
+	SHLQ  $0x02, R12
+	LEAQ  (R12)(R12*2), R13
+	LEAQ  (DI)(R12*4), R14
+	ADDQ  R12, R14
+	MOVQ  x+16(FP), SI
+	MOVQ  stride+24(FP), R9
+	SHLQ  $0x01, R9
+	MOVQ  idx+32(FP), BX
+	MOVQ  c+40(FP), DX
+	MOVQ  k+48(FP), CX
+	SHLQ  $0x02, CX
+	MOVQ  cols+64(FP), R8
+	MOVQ  R8, AX
+	ANDQ  $0x0f, AX
+	MOVL  $0xffffffff, R10
+	BZHIL AX, R10, R10
+	KMOVW R10, K1
+	SHRQ  $0x05, R8
+	MOVQ  nc+72(FP), AX
+	CMPQ  AX, $0x0a
+	JEQ   zokpf32bf16c10
+	CMPQ  AX, $0x09
+	JEQ   zokpf32bf16c9
+	CMPQ  AX, $0x08
+	JEQ   zokpf32bf16c8
+	CMPQ  AX, $0x07
+	JEQ   zokpf32bf16c7
+	CMPQ  AX, $0x06
+	JEQ   zokpf32bf16c6
+	CMPQ  AX, $0x05
+	JEQ   zokpf32bf16c5
+	CMPQ  AX, $0x04
+	JEQ   zokpf32bf16c4
+	CMPQ  AX, $0x03
+	JEQ   zokpf32bf16c3
+	CMPQ  AX, $0x02
+	JEQ   zokpf32bf16c2
+	JMP   zokpf32bf16c1
+
+zokpf32bf16c10:
+	TESTQ R8, R8
+	JZ    zokpf32bf16c10half
+
+zokpf32bf16c10loop:
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS (DI)(R12*1), Z2
+	VMOVUPS 64(DI)(R12*1), Z3
+	VMOVUPS (DI)(R12*2), Z4
+	VMOVUPS 64(DI)(R12*2), Z5
+	VMOVUPS (DI)(R13*1), Z6
+	VMOVUPS 64(DI)(R13*1), Z7
+	VMOVUPS (DI)(R12*4), Z8
+	VMOVUPS 64(DI)(R12*4), Z9
+	VMOVUPS (R14), Z10
+	VMOVUPS 64(R14), Z11
+	VMOVUPS (R14)(R12*1), Z12
+	VMOVUPS 64(R14)(R12*1), Z13
+	VMOVUPS (R14)(R12*2), Z14
+	VMOVUPS 64(R14)(R12*2), Z15
+	VMOVUPS (R14)(R13*1), Z16
+	VMOVUPS 64(R14)(R13*1), Z17
+	VMOVUPS (R14)(R12*4), Z18
+	VMOVUPS 64(R14)(R12*4), Z19
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokpf32bf16c10r2consec
+	XORQ    AX, AX
+
+zokpf32bf16c10r2gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	PREFETCHT0   256(R10)
+	VPMOVZXWD    (R10), Z20
+	VPSLLD       $0x10, Z20, Z20
+	VPMOVZXWD    32(R10), Z21
+	VPSLLD       $0x10, Z21, Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	VBROADCASTSS 20(R11), Z23
+	VFMADD231PS  Z20, Z23, Z10
+	VFMADD231PS  Z21, Z23, Z11
+	VBROADCASTSS 24(R11), Z24
+	VFMADD231PS  Z20, Z24, Z12
+	VFMADD231PS  Z21, Z24, Z13
+	VBROADCASTSS 28(R11), Z25
+	VFMADD231PS  Z20, Z25, Z14
+	VFMADD231PS  Z21, Z25, Z15
+	VBROADCASTSS 32(R11), Z22
+	VFMADD231PS  Z20, Z22, Z16
+	VFMADD231PS  Z21, Z22, Z17
+	VBROADCASTSS 36(R11), Z23
+	VFMADD231PS  Z20, Z23, Z18
+	VFMADD231PS  Z21, Z23, Z19
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokpf32bf16c10r2gather
+	JMP          zokpf32bf16c10r2store
+
+zokpf32bf16c10r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf32bf16c10r2next:
+	PREFETCHT0   256(R10)
+	VPMOVZXWD    (R10), Z20
+	VPSLLD       $0x10, Z20, Z20
+	VPMOVZXWD    32(R10), Z21
+	VPSLLD       $0x10, Z21, Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	VBROADCASTSS 20(R11), Z23
+	VFMADD231PS  Z20, Z23, Z10
+	VFMADD231PS  Z21, Z23, Z11
+	VBROADCASTSS 24(R11), Z24
+	VFMADD231PS  Z20, Z24, Z12
+	VFMADD231PS  Z21, Z24, Z13
+	VBROADCASTSS 28(R11), Z25
+	VFMADD231PS  Z20, Z25, Z14
+	VFMADD231PS  Z21, Z25, Z15
+	VBROADCASTSS 32(R11), Z22
+	VFMADD231PS  Z20, Z22, Z16
+	VFMADD231PS  Z21, Z22, Z17
+	VBROADCASTSS 36(R11), Z23
+	VFMADD231PS  Z20, Z23, Z18
+	VFMADD231PS  Z21, Z23, Z19
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokpf32bf16c10r2next
+
+zokpf32bf16c10r2store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, (DI)(R12*1)
+	VMOVUPS Z3, 64(DI)(R12*1)
+	VMOVUPS Z4, (DI)(R12*2)
+	VMOVUPS Z5, 64(DI)(R12*2)
+	VMOVUPS Z6, (DI)(R13*1)
+	VMOVUPS Z7, 64(DI)(R13*1)
+	VMOVUPS Z8, (DI)(R12*4)
+	VMOVUPS Z9, 64(DI)(R12*4)
+	VMOVUPS Z10, (R14)
+	VMOVUPS Z11, 64(R14)
+	VMOVUPS Z12, (R14)(R12*1)
+	VMOVUPS Z13, 64(R14)(R12*1)
+	VMOVUPS Z14, (R14)(R12*2)
+	VMOVUPS Z15, 64(R14)(R12*2)
+	VMOVUPS Z16, (R14)(R13*1)
+	VMOVUPS Z17, 64(R14)(R13*1)
+	VMOVUPS Z18, (R14)(R12*4)
+	VMOVUPS Z19, 64(R14)(R12*4)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x40, SI
+	DECQ    R8
+	JNZ     zokpf32bf16c10loop
+
+zokpf32bf16c10half:
+	TESTQ   $0x00000010, cols+64(FP)
+	JZ      zokpf32bf16c10mask
+	VMOVUPS (DI), Z0
+	VMOVUPS (DI)(R12*1), Z1
+	VMOVUPS (DI)(R12*2), Z2
+	VMOVUPS (DI)(R13*1), Z3
+	VMOVUPS (DI)(R12*4), Z4
+	VMOVUPS (R14), Z5
+	VMOVUPS (R14)(R12*1), Z6
+	VMOVUPS (R14)(R12*2), Z7
+	VMOVUPS (R14)(R13*1), Z8
+	VMOVUPS (R14)(R12*4), Z9
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokpf32bf16c10r1consec
+	XORQ    AX, AX
+
+zokpf32bf16c10r1gather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VPMOVZXWD        (R10), Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	VFMADD231PS.BCST 32(R11), Z20, Z8
+	VFMADD231PS.BCST 36(R11), Z20, Z9
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokpf32bf16c10r1gather
+	JMP              zokpf32bf16c10r1store
+
+zokpf32bf16c10r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf32bf16c10r1next:
+	VPMOVZXWD        (R10), Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	VFMADD231PS.BCST 32(R11), Z20, Z8
+	VFMADD231PS.BCST 36(R11), Z20, Z9
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokpf32bf16c10r1next
+
+zokpf32bf16c10r1store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, (DI)(R12*1)
+	VMOVUPS Z2, (DI)(R12*2)
+	VMOVUPS Z3, (DI)(R13*1)
+	VMOVUPS Z4, (DI)(R12*4)
+	VMOVUPS Z5, (R14)
+	VMOVUPS Z6, (R14)(R12*1)
+	VMOVUPS Z7, (R14)(R12*2)
+	VMOVUPS Z8, (R14)(R13*1)
+	VMOVUPS Z9, (R14)(R12*4)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x20, SI
+
+zokpf32bf16c10mask:
+	TESTQ     $0x0000000f, cols+64(FP)
+	JZ        zokpf32bf16done
+	VMOVUPS.Z (DI), K1, Z0
+	VMOVUPS.Z (DI)(R12*1), K1, Z1
+	VMOVUPS.Z (DI)(R12*2), K1, Z2
+	VMOVUPS.Z (DI)(R13*1), K1, Z3
+	VMOVUPS.Z (DI)(R12*4), K1, Z4
+	VMOVUPS.Z (R14), K1, Z5
+	VMOVUPS.Z (R14)(R12*1), K1, Z6
+	VMOVUPS.Z (R14)(R12*2), K1, Z7
+	VMOVUPS.Z (R14)(R13*1), K1, Z8
+	VMOVUPS.Z (R14)(R12*4), K1, Z9
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokpf32bf16c10rmconsec
+	XORQ      AX, AX
+
+zokpf32bf16c10rmgather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VPMOVZXWD.Z      (R10), K1, Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	VFMADD231PS.BCST 32(R11), Z20, Z8
+	VFMADD231PS.BCST 36(R11), Z20, Z9
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokpf32bf16c10rmgather
+	JMP              zokpf32bf16c10rmstore
+
+zokpf32bf16c10rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf32bf16c10rmnext:
+	VPMOVZXWD.Z      (R10), K1, Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	VFMADD231PS.BCST 32(R11), Z20, Z8
+	VFMADD231PS.BCST 36(R11), Z20, Z9
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokpf32bf16c10rmnext
+
+zokpf32bf16c10rmstore:
+	VMOVUPS Z0, K1, (DI)
+	VMOVUPS Z1, K1, (DI)(R12*1)
+	VMOVUPS Z2, K1, (DI)(R12*2)
+	VMOVUPS Z3, K1, (DI)(R13*1)
+	VMOVUPS Z4, K1, (DI)(R12*4)
+	VMOVUPS Z5, K1, (R14)
+	VMOVUPS Z6, K1, (R14)(R12*1)
+	VMOVUPS Z7, K1, (R14)(R12*2)
+	VMOVUPS Z8, K1, (R14)(R13*1)
+	VMOVUPS Z9, K1, (R14)(R12*4)
+	JMP     zokpf32bf16done
+
+zokpf32bf16c9:
+	TESTQ R8, R8
+	JZ    zokpf32bf16c9half
+
+zokpf32bf16c9loop:
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS (DI)(R12*1), Z2
+	VMOVUPS 64(DI)(R12*1), Z3
+	VMOVUPS (DI)(R12*2), Z4
+	VMOVUPS 64(DI)(R12*2), Z5
+	VMOVUPS (DI)(R13*1), Z6
+	VMOVUPS 64(DI)(R13*1), Z7
+	VMOVUPS (DI)(R12*4), Z8
+	VMOVUPS 64(DI)(R12*4), Z9
+	VMOVUPS (R14), Z10
+	VMOVUPS 64(R14), Z11
+	VMOVUPS (R14)(R12*1), Z12
+	VMOVUPS 64(R14)(R12*1), Z13
+	VMOVUPS (R14)(R12*2), Z14
+	VMOVUPS 64(R14)(R12*2), Z15
+	VMOVUPS (R14)(R13*1), Z16
+	VMOVUPS 64(R14)(R13*1), Z17
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokpf32bf16c9r2consec
+	XORQ    AX, AX
+
+zokpf32bf16c9r2gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	PREFETCHT0   256(R10)
+	VPMOVZXWD    (R10), Z20
+	VPSLLD       $0x10, Z20, Z20
+	VPMOVZXWD    32(R10), Z21
+	VPSLLD       $0x10, Z21, Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	VBROADCASTSS 20(R11), Z23
+	VFMADD231PS  Z20, Z23, Z10
+	VFMADD231PS  Z21, Z23, Z11
+	VBROADCASTSS 24(R11), Z24
+	VFMADD231PS  Z20, Z24, Z12
+	VFMADD231PS  Z21, Z24, Z13
+	VBROADCASTSS 28(R11), Z25
+	VFMADD231PS  Z20, Z25, Z14
+	VFMADD231PS  Z21, Z25, Z15
+	VBROADCASTSS 32(R11), Z22
+	VFMADD231PS  Z20, Z22, Z16
+	VFMADD231PS  Z21, Z22, Z17
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokpf32bf16c9r2gather
+	JMP          zokpf32bf16c9r2store
+
+zokpf32bf16c9r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf32bf16c9r2next:
+	PREFETCHT0   256(R10)
+	VPMOVZXWD    (R10), Z20
+	VPSLLD       $0x10, Z20, Z20
+	VPMOVZXWD    32(R10), Z21
+	VPSLLD       $0x10, Z21, Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	VBROADCASTSS 20(R11), Z23
+	VFMADD231PS  Z20, Z23, Z10
+	VFMADD231PS  Z21, Z23, Z11
+	VBROADCASTSS 24(R11), Z24
+	VFMADD231PS  Z20, Z24, Z12
+	VFMADD231PS  Z21, Z24, Z13
+	VBROADCASTSS 28(R11), Z25
+	VFMADD231PS  Z20, Z25, Z14
+	VFMADD231PS  Z21, Z25, Z15
+	VBROADCASTSS 32(R11), Z22
+	VFMADD231PS  Z20, Z22, Z16
+	VFMADD231PS  Z21, Z22, Z17
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokpf32bf16c9r2next
+
+zokpf32bf16c9r2store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, (DI)(R12*1)
+	VMOVUPS Z3, 64(DI)(R12*1)
+	VMOVUPS Z4, (DI)(R12*2)
+	VMOVUPS Z5, 64(DI)(R12*2)
+	VMOVUPS Z6, (DI)(R13*1)
+	VMOVUPS Z7, 64(DI)(R13*1)
+	VMOVUPS Z8, (DI)(R12*4)
+	VMOVUPS Z9, 64(DI)(R12*4)
+	VMOVUPS Z10, (R14)
+	VMOVUPS Z11, 64(R14)
+	VMOVUPS Z12, (R14)(R12*1)
+	VMOVUPS Z13, 64(R14)(R12*1)
+	VMOVUPS Z14, (R14)(R12*2)
+	VMOVUPS Z15, 64(R14)(R12*2)
+	VMOVUPS Z16, (R14)(R13*1)
+	VMOVUPS Z17, 64(R14)(R13*1)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x40, SI
+	DECQ    R8
+	JNZ     zokpf32bf16c9loop
+
+zokpf32bf16c9half:
+	TESTQ   $0x00000010, cols+64(FP)
+	JZ      zokpf32bf16c9mask
+	VMOVUPS (DI), Z0
+	VMOVUPS (DI)(R12*1), Z1
+	VMOVUPS (DI)(R12*2), Z2
+	VMOVUPS (DI)(R13*1), Z3
+	VMOVUPS (DI)(R12*4), Z4
+	VMOVUPS (R14), Z5
+	VMOVUPS (R14)(R12*1), Z6
+	VMOVUPS (R14)(R12*2), Z7
+	VMOVUPS (R14)(R13*1), Z8
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokpf32bf16c9r1consec
+	XORQ    AX, AX
+
+zokpf32bf16c9r1gather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VPMOVZXWD        (R10), Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	VFMADD231PS.BCST 32(R11), Z20, Z8
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokpf32bf16c9r1gather
+	JMP              zokpf32bf16c9r1store
+
+zokpf32bf16c9r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf32bf16c9r1next:
+	VPMOVZXWD        (R10), Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	VFMADD231PS.BCST 32(R11), Z20, Z8
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokpf32bf16c9r1next
+
+zokpf32bf16c9r1store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, (DI)(R12*1)
+	VMOVUPS Z2, (DI)(R12*2)
+	VMOVUPS Z3, (DI)(R13*1)
+	VMOVUPS Z4, (DI)(R12*4)
+	VMOVUPS Z5, (R14)
+	VMOVUPS Z6, (R14)(R12*1)
+	VMOVUPS Z7, (R14)(R12*2)
+	VMOVUPS Z8, (R14)(R13*1)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x20, SI
+
+zokpf32bf16c9mask:
+	TESTQ     $0x0000000f, cols+64(FP)
+	JZ        zokpf32bf16done
+	VMOVUPS.Z (DI), K1, Z0
+	VMOVUPS.Z (DI)(R12*1), K1, Z1
+	VMOVUPS.Z (DI)(R12*2), K1, Z2
+	VMOVUPS.Z (DI)(R13*1), K1, Z3
+	VMOVUPS.Z (DI)(R12*4), K1, Z4
+	VMOVUPS.Z (R14), K1, Z5
+	VMOVUPS.Z (R14)(R12*1), K1, Z6
+	VMOVUPS.Z (R14)(R12*2), K1, Z7
+	VMOVUPS.Z (R14)(R13*1), K1, Z8
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokpf32bf16c9rmconsec
+	XORQ      AX, AX
+
+zokpf32bf16c9rmgather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VPMOVZXWD.Z      (R10), K1, Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	VFMADD231PS.BCST 32(R11), Z20, Z8
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokpf32bf16c9rmgather
+	JMP              zokpf32bf16c9rmstore
+
+zokpf32bf16c9rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf32bf16c9rmnext:
+	VPMOVZXWD.Z      (R10), K1, Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	VFMADD231PS.BCST 32(R11), Z20, Z8
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokpf32bf16c9rmnext
+
+zokpf32bf16c9rmstore:
+	VMOVUPS Z0, K1, (DI)
+	VMOVUPS Z1, K1, (DI)(R12*1)
+	VMOVUPS Z2, K1, (DI)(R12*2)
+	VMOVUPS Z3, K1, (DI)(R13*1)
+	VMOVUPS Z4, K1, (DI)(R12*4)
+	VMOVUPS Z5, K1, (R14)
+	VMOVUPS Z6, K1, (R14)(R12*1)
+	VMOVUPS Z7, K1, (R14)(R12*2)
+	VMOVUPS Z8, K1, (R14)(R13*1)
+	JMP     zokpf32bf16done
+
+zokpf32bf16c8:
+	TESTQ R8, R8
+	JZ    zokpf32bf16c8half
+
+zokpf32bf16c8loop:
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS (DI)(R12*1), Z2
+	VMOVUPS 64(DI)(R12*1), Z3
+	VMOVUPS (DI)(R12*2), Z4
+	VMOVUPS 64(DI)(R12*2), Z5
+	VMOVUPS (DI)(R13*1), Z6
+	VMOVUPS 64(DI)(R13*1), Z7
+	VMOVUPS (DI)(R12*4), Z8
+	VMOVUPS 64(DI)(R12*4), Z9
+	VMOVUPS (R14), Z10
+	VMOVUPS 64(R14), Z11
+	VMOVUPS (R14)(R12*1), Z12
+	VMOVUPS 64(R14)(R12*1), Z13
+	VMOVUPS (R14)(R12*2), Z14
+	VMOVUPS 64(R14)(R12*2), Z15
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokpf32bf16c8r2consec
+	XORQ    AX, AX
+
+zokpf32bf16c8r2gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	PREFETCHT0   256(R10)
+	VPMOVZXWD    (R10), Z20
+	VPSLLD       $0x10, Z20, Z20
+	VPMOVZXWD    32(R10), Z21
+	VPSLLD       $0x10, Z21, Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	VBROADCASTSS 20(R11), Z23
+	VFMADD231PS  Z20, Z23, Z10
+	VFMADD231PS  Z21, Z23, Z11
+	VBROADCASTSS 24(R11), Z24
+	VFMADD231PS  Z20, Z24, Z12
+	VFMADD231PS  Z21, Z24, Z13
+	VBROADCASTSS 28(R11), Z25
+	VFMADD231PS  Z20, Z25, Z14
+	VFMADD231PS  Z21, Z25, Z15
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokpf32bf16c8r2gather
+	JMP          zokpf32bf16c8r2store
+
+zokpf32bf16c8r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf32bf16c8r2next:
+	PREFETCHT0   256(R10)
+	VPMOVZXWD    (R10), Z20
+	VPSLLD       $0x10, Z20, Z20
+	VPMOVZXWD    32(R10), Z21
+	VPSLLD       $0x10, Z21, Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	VBROADCASTSS 20(R11), Z23
+	VFMADD231PS  Z20, Z23, Z10
+	VFMADD231PS  Z21, Z23, Z11
+	VBROADCASTSS 24(R11), Z24
+	VFMADD231PS  Z20, Z24, Z12
+	VFMADD231PS  Z21, Z24, Z13
+	VBROADCASTSS 28(R11), Z25
+	VFMADD231PS  Z20, Z25, Z14
+	VFMADD231PS  Z21, Z25, Z15
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokpf32bf16c8r2next
+
+zokpf32bf16c8r2store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, (DI)(R12*1)
+	VMOVUPS Z3, 64(DI)(R12*1)
+	VMOVUPS Z4, (DI)(R12*2)
+	VMOVUPS Z5, 64(DI)(R12*2)
+	VMOVUPS Z6, (DI)(R13*1)
+	VMOVUPS Z7, 64(DI)(R13*1)
+	VMOVUPS Z8, (DI)(R12*4)
+	VMOVUPS Z9, 64(DI)(R12*4)
+	VMOVUPS Z10, (R14)
+	VMOVUPS Z11, 64(R14)
+	VMOVUPS Z12, (R14)(R12*1)
+	VMOVUPS Z13, 64(R14)(R12*1)
+	VMOVUPS Z14, (R14)(R12*2)
+	VMOVUPS Z15, 64(R14)(R12*2)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x40, SI
+	DECQ    R8
+	JNZ     zokpf32bf16c8loop
+
+zokpf32bf16c8half:
+	TESTQ   $0x00000010, cols+64(FP)
+	JZ      zokpf32bf16c8mask
+	VMOVUPS (DI), Z0
+	VMOVUPS (DI)(R12*1), Z1
+	VMOVUPS (DI)(R12*2), Z2
+	VMOVUPS (DI)(R13*1), Z3
+	VMOVUPS (DI)(R12*4), Z4
+	VMOVUPS (R14), Z5
+	VMOVUPS (R14)(R12*1), Z6
+	VMOVUPS (R14)(R12*2), Z7
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokpf32bf16c8r1consec
+	XORQ    AX, AX
+
+zokpf32bf16c8r1gather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VPMOVZXWD        (R10), Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokpf32bf16c8r1gather
+	JMP              zokpf32bf16c8r1store
+
+zokpf32bf16c8r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf32bf16c8r1next:
+	VPMOVZXWD        (R10), Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokpf32bf16c8r1next
+
+zokpf32bf16c8r1store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, (DI)(R12*1)
+	VMOVUPS Z2, (DI)(R12*2)
+	VMOVUPS Z3, (DI)(R13*1)
+	VMOVUPS Z4, (DI)(R12*4)
+	VMOVUPS Z5, (R14)
+	VMOVUPS Z6, (R14)(R12*1)
+	VMOVUPS Z7, (R14)(R12*2)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x20, SI
+
+zokpf32bf16c8mask:
+	TESTQ     $0x0000000f, cols+64(FP)
+	JZ        zokpf32bf16done
+	VMOVUPS.Z (DI), K1, Z0
+	VMOVUPS.Z (DI)(R12*1), K1, Z1
+	VMOVUPS.Z (DI)(R12*2), K1, Z2
+	VMOVUPS.Z (DI)(R13*1), K1, Z3
+	VMOVUPS.Z (DI)(R12*4), K1, Z4
+	VMOVUPS.Z (R14), K1, Z5
+	VMOVUPS.Z (R14)(R12*1), K1, Z6
+	VMOVUPS.Z (R14)(R12*2), K1, Z7
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokpf32bf16c8rmconsec
+	XORQ      AX, AX
+
+zokpf32bf16c8rmgather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VPMOVZXWD.Z      (R10), K1, Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokpf32bf16c8rmgather
+	JMP              zokpf32bf16c8rmstore
+
+zokpf32bf16c8rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf32bf16c8rmnext:
+	VPMOVZXWD.Z      (R10), K1, Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokpf32bf16c8rmnext
+
+zokpf32bf16c8rmstore:
+	VMOVUPS Z0, K1, (DI)
+	VMOVUPS Z1, K1, (DI)(R12*1)
+	VMOVUPS Z2, K1, (DI)(R12*2)
+	VMOVUPS Z3, K1, (DI)(R13*1)
+	VMOVUPS Z4, K1, (DI)(R12*4)
+	VMOVUPS Z5, K1, (R14)
+	VMOVUPS Z6, K1, (R14)(R12*1)
+	VMOVUPS Z7, K1, (R14)(R12*2)
+	JMP     zokpf32bf16done
+
+zokpf32bf16c7:
+	TESTQ R8, R8
+	JZ    zokpf32bf16c7half
+
+zokpf32bf16c7loop:
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS (DI)(R12*1), Z2
+	VMOVUPS 64(DI)(R12*1), Z3
+	VMOVUPS (DI)(R12*2), Z4
+	VMOVUPS 64(DI)(R12*2), Z5
+	VMOVUPS (DI)(R13*1), Z6
+	VMOVUPS 64(DI)(R13*1), Z7
+	VMOVUPS (DI)(R12*4), Z8
+	VMOVUPS 64(DI)(R12*4), Z9
+	VMOVUPS (R14), Z10
+	VMOVUPS 64(R14), Z11
+	VMOVUPS (R14)(R12*1), Z12
+	VMOVUPS 64(R14)(R12*1), Z13
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokpf32bf16c7r2consec
+	XORQ    AX, AX
+
+zokpf32bf16c7r2gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	PREFETCHT0   256(R10)
+	VPMOVZXWD    (R10), Z20
+	VPSLLD       $0x10, Z20, Z20
+	VPMOVZXWD    32(R10), Z21
+	VPSLLD       $0x10, Z21, Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	VBROADCASTSS 20(R11), Z23
+	VFMADD231PS  Z20, Z23, Z10
+	VFMADD231PS  Z21, Z23, Z11
+	VBROADCASTSS 24(R11), Z24
+	VFMADD231PS  Z20, Z24, Z12
+	VFMADD231PS  Z21, Z24, Z13
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokpf32bf16c7r2gather
+	JMP          zokpf32bf16c7r2store
+
+zokpf32bf16c7r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf32bf16c7r2next:
+	PREFETCHT0   256(R10)
+	VPMOVZXWD    (R10), Z20
+	VPSLLD       $0x10, Z20, Z20
+	VPMOVZXWD    32(R10), Z21
+	VPSLLD       $0x10, Z21, Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	VBROADCASTSS 20(R11), Z23
+	VFMADD231PS  Z20, Z23, Z10
+	VFMADD231PS  Z21, Z23, Z11
+	VBROADCASTSS 24(R11), Z24
+	VFMADD231PS  Z20, Z24, Z12
+	VFMADD231PS  Z21, Z24, Z13
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokpf32bf16c7r2next
+
+zokpf32bf16c7r2store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, (DI)(R12*1)
+	VMOVUPS Z3, 64(DI)(R12*1)
+	VMOVUPS Z4, (DI)(R12*2)
+	VMOVUPS Z5, 64(DI)(R12*2)
+	VMOVUPS Z6, (DI)(R13*1)
+	VMOVUPS Z7, 64(DI)(R13*1)
+	VMOVUPS Z8, (DI)(R12*4)
+	VMOVUPS Z9, 64(DI)(R12*4)
+	VMOVUPS Z10, (R14)
+	VMOVUPS Z11, 64(R14)
+	VMOVUPS Z12, (R14)(R12*1)
+	VMOVUPS Z13, 64(R14)(R12*1)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x40, SI
+	DECQ    R8
+	JNZ     zokpf32bf16c7loop
+
+zokpf32bf16c7half:
+	TESTQ   $0x00000010, cols+64(FP)
+	JZ      zokpf32bf16c7mask
+	VMOVUPS (DI), Z0
+	VMOVUPS (DI)(R12*1), Z1
+	VMOVUPS (DI)(R12*2), Z2
+	VMOVUPS (DI)(R13*1), Z3
+	VMOVUPS (DI)(R12*4), Z4
+	VMOVUPS (R14), Z5
+	VMOVUPS (R14)(R12*1), Z6
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokpf32bf16c7r1consec
+	XORQ    AX, AX
+
+zokpf32bf16c7r1gather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VPMOVZXWD        (R10), Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokpf32bf16c7r1gather
+	JMP              zokpf32bf16c7r1store
+
+zokpf32bf16c7r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf32bf16c7r1next:
+	VPMOVZXWD        (R10), Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokpf32bf16c7r1next
+
+zokpf32bf16c7r1store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, (DI)(R12*1)
+	VMOVUPS Z2, (DI)(R12*2)
+	VMOVUPS Z3, (DI)(R13*1)
+	VMOVUPS Z4, (DI)(R12*4)
+	VMOVUPS Z5, (R14)
+	VMOVUPS Z6, (R14)(R12*1)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x20, SI
+
+zokpf32bf16c7mask:
+	TESTQ     $0x0000000f, cols+64(FP)
+	JZ        zokpf32bf16done
+	VMOVUPS.Z (DI), K1, Z0
+	VMOVUPS.Z (DI)(R12*1), K1, Z1
+	VMOVUPS.Z (DI)(R12*2), K1, Z2
+	VMOVUPS.Z (DI)(R13*1), K1, Z3
+	VMOVUPS.Z (DI)(R12*4), K1, Z4
+	VMOVUPS.Z (R14), K1, Z5
+	VMOVUPS.Z (R14)(R12*1), K1, Z6
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokpf32bf16c7rmconsec
+	XORQ      AX, AX
+
+zokpf32bf16c7rmgather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VPMOVZXWD.Z      (R10), K1, Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokpf32bf16c7rmgather
+	JMP              zokpf32bf16c7rmstore
+
+zokpf32bf16c7rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf32bf16c7rmnext:
+	VPMOVZXWD.Z      (R10), K1, Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokpf32bf16c7rmnext
+
+zokpf32bf16c7rmstore:
+	VMOVUPS Z0, K1, (DI)
+	VMOVUPS Z1, K1, (DI)(R12*1)
+	VMOVUPS Z2, K1, (DI)(R12*2)
+	VMOVUPS Z3, K1, (DI)(R13*1)
+	VMOVUPS Z4, K1, (DI)(R12*4)
+	VMOVUPS Z5, K1, (R14)
+	VMOVUPS Z6, K1, (R14)(R12*1)
+	JMP     zokpf32bf16done
+
+zokpf32bf16c6:
+	TESTQ R8, R8
+	JZ    zokpf32bf16c6half
+
+zokpf32bf16c6loop:
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS (DI)(R12*1), Z2
+	VMOVUPS 64(DI)(R12*1), Z3
+	VMOVUPS (DI)(R12*2), Z4
+	VMOVUPS 64(DI)(R12*2), Z5
+	VMOVUPS (DI)(R13*1), Z6
+	VMOVUPS 64(DI)(R13*1), Z7
+	VMOVUPS (DI)(R12*4), Z8
+	VMOVUPS 64(DI)(R12*4), Z9
+	VMOVUPS (R14), Z10
+	VMOVUPS 64(R14), Z11
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokpf32bf16c6r2consec
+	XORQ    AX, AX
+
+zokpf32bf16c6r2gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	PREFETCHT0   256(R10)
+	VPMOVZXWD    (R10), Z20
+	VPSLLD       $0x10, Z20, Z20
+	VPMOVZXWD    32(R10), Z21
+	VPSLLD       $0x10, Z21, Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	VBROADCASTSS 20(R11), Z23
+	VFMADD231PS  Z20, Z23, Z10
+	VFMADD231PS  Z21, Z23, Z11
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokpf32bf16c6r2gather
+	JMP          zokpf32bf16c6r2store
+
+zokpf32bf16c6r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf32bf16c6r2next:
+	PREFETCHT0   256(R10)
+	VPMOVZXWD    (R10), Z20
+	VPSLLD       $0x10, Z20, Z20
+	VPMOVZXWD    32(R10), Z21
+	VPSLLD       $0x10, Z21, Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	VBROADCASTSS 20(R11), Z23
+	VFMADD231PS  Z20, Z23, Z10
+	VFMADD231PS  Z21, Z23, Z11
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokpf32bf16c6r2next
+
+zokpf32bf16c6r2store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, (DI)(R12*1)
+	VMOVUPS Z3, 64(DI)(R12*1)
+	VMOVUPS Z4, (DI)(R12*2)
+	VMOVUPS Z5, 64(DI)(R12*2)
+	VMOVUPS Z6, (DI)(R13*1)
+	VMOVUPS Z7, 64(DI)(R13*1)
+	VMOVUPS Z8, (DI)(R12*4)
+	VMOVUPS Z9, 64(DI)(R12*4)
+	VMOVUPS Z10, (R14)
+	VMOVUPS Z11, 64(R14)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x40, SI
+	DECQ    R8
+	JNZ     zokpf32bf16c6loop
+
+zokpf32bf16c6half:
+	TESTQ   $0x00000010, cols+64(FP)
+	JZ      zokpf32bf16c6mask
+	VMOVUPS (DI), Z0
+	VMOVUPS (DI)(R12*1), Z1
+	VMOVUPS (DI)(R12*2), Z2
+	VMOVUPS (DI)(R13*1), Z3
+	VMOVUPS (DI)(R12*4), Z4
+	VMOVUPS (R14), Z5
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokpf32bf16c6r1consec
+	XORQ    AX, AX
+
+zokpf32bf16c6r1gather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VPMOVZXWD        (R10), Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokpf32bf16c6r1gather
+	JMP              zokpf32bf16c6r1store
+
+zokpf32bf16c6r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf32bf16c6r1next:
+	VPMOVZXWD        (R10), Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokpf32bf16c6r1next
+
+zokpf32bf16c6r1store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, (DI)(R12*1)
+	VMOVUPS Z2, (DI)(R12*2)
+	VMOVUPS Z3, (DI)(R13*1)
+	VMOVUPS Z4, (DI)(R12*4)
+	VMOVUPS Z5, (R14)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x20, SI
+
+zokpf32bf16c6mask:
+	TESTQ     $0x0000000f, cols+64(FP)
+	JZ        zokpf32bf16done
+	VMOVUPS.Z (DI), K1, Z0
+	VMOVUPS.Z (DI)(R12*1), K1, Z1
+	VMOVUPS.Z (DI)(R12*2), K1, Z2
+	VMOVUPS.Z (DI)(R13*1), K1, Z3
+	VMOVUPS.Z (DI)(R12*4), K1, Z4
+	VMOVUPS.Z (R14), K1, Z5
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokpf32bf16c6rmconsec
+	XORQ      AX, AX
+
+zokpf32bf16c6rmgather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VPMOVZXWD.Z      (R10), K1, Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokpf32bf16c6rmgather
+	JMP              zokpf32bf16c6rmstore
+
+zokpf32bf16c6rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf32bf16c6rmnext:
+	VPMOVZXWD.Z      (R10), K1, Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokpf32bf16c6rmnext
+
+zokpf32bf16c6rmstore:
+	VMOVUPS Z0, K1, (DI)
+	VMOVUPS Z1, K1, (DI)(R12*1)
+	VMOVUPS Z2, K1, (DI)(R12*2)
+	VMOVUPS Z3, K1, (DI)(R13*1)
+	VMOVUPS Z4, K1, (DI)(R12*4)
+	VMOVUPS Z5, K1, (R14)
+	JMP     zokpf32bf16done
+
+zokpf32bf16c5:
+	TESTQ R8, R8
+	JZ    zokpf32bf16c5half
+
+zokpf32bf16c5loop:
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS (DI)(R12*1), Z2
+	VMOVUPS 64(DI)(R12*1), Z3
+	VMOVUPS (DI)(R12*2), Z4
+	VMOVUPS 64(DI)(R12*2), Z5
+	VMOVUPS (DI)(R13*1), Z6
+	VMOVUPS 64(DI)(R13*1), Z7
+	VMOVUPS (DI)(R12*4), Z8
+	VMOVUPS 64(DI)(R12*4), Z9
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokpf32bf16c5r2consec
+	XORQ    AX, AX
+
+zokpf32bf16c5r2gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	PREFETCHT0   256(R10)
+	VPMOVZXWD    (R10), Z20
+	VPSLLD       $0x10, Z20, Z20
+	VPMOVZXWD    32(R10), Z21
+	VPSLLD       $0x10, Z21, Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokpf32bf16c5r2gather
+	JMP          zokpf32bf16c5r2store
+
+zokpf32bf16c5r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf32bf16c5r2next:
+	PREFETCHT0   256(R10)
+	VPMOVZXWD    (R10), Z20
+	VPSLLD       $0x10, Z20, Z20
+	VPMOVZXWD    32(R10), Z21
+	VPSLLD       $0x10, Z21, Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokpf32bf16c5r2next
+
+zokpf32bf16c5r2store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, (DI)(R12*1)
+	VMOVUPS Z3, 64(DI)(R12*1)
+	VMOVUPS Z4, (DI)(R12*2)
+	VMOVUPS Z5, 64(DI)(R12*2)
+	VMOVUPS Z6, (DI)(R13*1)
+	VMOVUPS Z7, 64(DI)(R13*1)
+	VMOVUPS Z8, (DI)(R12*4)
+	VMOVUPS Z9, 64(DI)(R12*4)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x40, SI
+	DECQ    R8
+	JNZ     zokpf32bf16c5loop
+
+zokpf32bf16c5half:
+	TESTQ   $0x00000010, cols+64(FP)
+	JZ      zokpf32bf16c5mask
+	VMOVUPS (DI), Z0
+	VMOVUPS (DI)(R12*1), Z1
+	VMOVUPS (DI)(R12*2), Z2
+	VMOVUPS (DI)(R13*1), Z3
+	VMOVUPS (DI)(R12*4), Z4
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokpf32bf16c5r1consec
+	XORQ    AX, AX
+
+zokpf32bf16c5r1gather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VPMOVZXWD        (R10), Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokpf32bf16c5r1gather
+	JMP              zokpf32bf16c5r1store
+
+zokpf32bf16c5r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf32bf16c5r1next:
+	VPMOVZXWD        (R10), Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokpf32bf16c5r1next
+
+zokpf32bf16c5r1store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, (DI)(R12*1)
+	VMOVUPS Z2, (DI)(R12*2)
+	VMOVUPS Z3, (DI)(R13*1)
+	VMOVUPS Z4, (DI)(R12*4)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x20, SI
+
+zokpf32bf16c5mask:
+	TESTQ     $0x0000000f, cols+64(FP)
+	JZ        zokpf32bf16done
+	VMOVUPS.Z (DI), K1, Z0
+	VMOVUPS.Z (DI)(R12*1), K1, Z1
+	VMOVUPS.Z (DI)(R12*2), K1, Z2
+	VMOVUPS.Z (DI)(R13*1), K1, Z3
+	VMOVUPS.Z (DI)(R12*4), K1, Z4
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokpf32bf16c5rmconsec
+	XORQ      AX, AX
+
+zokpf32bf16c5rmgather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VPMOVZXWD.Z      (R10), K1, Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokpf32bf16c5rmgather
+	JMP              zokpf32bf16c5rmstore
+
+zokpf32bf16c5rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf32bf16c5rmnext:
+	VPMOVZXWD.Z      (R10), K1, Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokpf32bf16c5rmnext
+
+zokpf32bf16c5rmstore:
+	VMOVUPS Z0, K1, (DI)
+	VMOVUPS Z1, K1, (DI)(R12*1)
+	VMOVUPS Z2, K1, (DI)(R12*2)
+	VMOVUPS Z3, K1, (DI)(R13*1)
+	VMOVUPS Z4, K1, (DI)(R12*4)
+	JMP     zokpf32bf16done
+
+zokpf32bf16c4:
+	TESTQ R8, R8
+	JZ    zokpf32bf16c4half
+
+zokpf32bf16c4loop:
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS (DI)(R12*1), Z2
+	VMOVUPS 64(DI)(R12*1), Z3
+	VMOVUPS (DI)(R12*2), Z4
+	VMOVUPS 64(DI)(R12*2), Z5
+	VMOVUPS (DI)(R13*1), Z6
+	VMOVUPS 64(DI)(R13*1), Z7
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokpf32bf16c4r2consec
+	XORQ    AX, AX
+
+zokpf32bf16c4r2gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	PREFETCHT0   256(R10)
+	VPMOVZXWD    (R10), Z20
+	VPSLLD       $0x10, Z20, Z20
+	VPMOVZXWD    32(R10), Z21
+	VPSLLD       $0x10, Z21, Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokpf32bf16c4r2gather
+	JMP          zokpf32bf16c4r2store
+
+zokpf32bf16c4r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf32bf16c4r2next:
+	PREFETCHT0   256(R10)
+	VPMOVZXWD    (R10), Z20
+	VPSLLD       $0x10, Z20, Z20
+	VPMOVZXWD    32(R10), Z21
+	VPSLLD       $0x10, Z21, Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokpf32bf16c4r2next
+
+zokpf32bf16c4r2store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, (DI)(R12*1)
+	VMOVUPS Z3, 64(DI)(R12*1)
+	VMOVUPS Z4, (DI)(R12*2)
+	VMOVUPS Z5, 64(DI)(R12*2)
+	VMOVUPS Z6, (DI)(R13*1)
+	VMOVUPS Z7, 64(DI)(R13*1)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x40, SI
+	DECQ    R8
+	JNZ     zokpf32bf16c4loop
+
+zokpf32bf16c4half:
+	TESTQ   $0x00000010, cols+64(FP)
+	JZ      zokpf32bf16c4mask
+	VMOVUPS (DI), Z0
+	VMOVUPS (DI)(R12*1), Z1
+	VMOVUPS (DI)(R12*2), Z2
+	VMOVUPS (DI)(R13*1), Z3
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokpf32bf16c4r1consec
+	XORQ    AX, AX
+
+zokpf32bf16c4r1gather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VPMOVZXWD        (R10), Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokpf32bf16c4r1gather
+	JMP              zokpf32bf16c4r1store
+
+zokpf32bf16c4r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf32bf16c4r1next:
+	VPMOVZXWD        (R10), Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokpf32bf16c4r1next
+
+zokpf32bf16c4r1store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, (DI)(R12*1)
+	VMOVUPS Z2, (DI)(R12*2)
+	VMOVUPS Z3, (DI)(R13*1)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x20, SI
+
+zokpf32bf16c4mask:
+	TESTQ     $0x0000000f, cols+64(FP)
+	JZ        zokpf32bf16done
+	VMOVUPS.Z (DI), K1, Z0
+	VMOVUPS.Z (DI)(R12*1), K1, Z1
+	VMOVUPS.Z (DI)(R12*2), K1, Z2
+	VMOVUPS.Z (DI)(R13*1), K1, Z3
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokpf32bf16c4rmconsec
+	XORQ      AX, AX
+
+zokpf32bf16c4rmgather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VPMOVZXWD.Z      (R10), K1, Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokpf32bf16c4rmgather
+	JMP              zokpf32bf16c4rmstore
+
+zokpf32bf16c4rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf32bf16c4rmnext:
+	VPMOVZXWD.Z      (R10), K1, Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokpf32bf16c4rmnext
+
+zokpf32bf16c4rmstore:
+	VMOVUPS Z0, K1, (DI)
+	VMOVUPS Z1, K1, (DI)(R12*1)
+	VMOVUPS Z2, K1, (DI)(R12*2)
+	VMOVUPS Z3, K1, (DI)(R13*1)
+	JMP     zokpf32bf16done
+
+zokpf32bf16c3:
+	TESTQ R8, R8
+	JZ    zokpf32bf16c3half
+
+zokpf32bf16c3loop:
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS (DI)(R12*1), Z2
+	VMOVUPS 64(DI)(R12*1), Z3
+	VMOVUPS (DI)(R12*2), Z4
+	VMOVUPS 64(DI)(R12*2), Z5
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokpf32bf16c3r2consec
+	XORQ    AX, AX
+
+zokpf32bf16c3r2gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	PREFETCHT0   256(R10)
+	VPMOVZXWD    (R10), Z20
+	VPSLLD       $0x10, Z20, Z20
+	VPMOVZXWD    32(R10), Z21
+	VPSLLD       $0x10, Z21, Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokpf32bf16c3r2gather
+	JMP          zokpf32bf16c3r2store
+
+zokpf32bf16c3r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf32bf16c3r2next:
+	PREFETCHT0   256(R10)
+	VPMOVZXWD    (R10), Z20
+	VPSLLD       $0x10, Z20, Z20
+	VPMOVZXWD    32(R10), Z21
+	VPSLLD       $0x10, Z21, Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokpf32bf16c3r2next
+
+zokpf32bf16c3r2store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, (DI)(R12*1)
+	VMOVUPS Z3, 64(DI)(R12*1)
+	VMOVUPS Z4, (DI)(R12*2)
+	VMOVUPS Z5, 64(DI)(R12*2)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x40, SI
+	DECQ    R8
+	JNZ     zokpf32bf16c3loop
+
+zokpf32bf16c3half:
+	TESTQ   $0x00000010, cols+64(FP)
+	JZ      zokpf32bf16c3mask
+	VMOVUPS (DI), Z0
+	VMOVUPS (DI)(R12*1), Z1
+	VMOVUPS (DI)(R12*2), Z2
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokpf32bf16c3r1consec
+	XORQ    AX, AX
+
+zokpf32bf16c3r1gather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VPMOVZXWD        (R10), Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokpf32bf16c3r1gather
+	JMP              zokpf32bf16c3r1store
+
+zokpf32bf16c3r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf32bf16c3r1next:
+	VPMOVZXWD        (R10), Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokpf32bf16c3r1next
+
+zokpf32bf16c3r1store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, (DI)(R12*1)
+	VMOVUPS Z2, (DI)(R12*2)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x20, SI
+
+zokpf32bf16c3mask:
+	TESTQ     $0x0000000f, cols+64(FP)
+	JZ        zokpf32bf16done
+	VMOVUPS.Z (DI), K1, Z0
+	VMOVUPS.Z (DI)(R12*1), K1, Z1
+	VMOVUPS.Z (DI)(R12*2), K1, Z2
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokpf32bf16c3rmconsec
+	XORQ      AX, AX
+
+zokpf32bf16c3rmgather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VPMOVZXWD.Z      (R10), K1, Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokpf32bf16c3rmgather
+	JMP              zokpf32bf16c3rmstore
+
+zokpf32bf16c3rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf32bf16c3rmnext:
+	VPMOVZXWD.Z      (R10), K1, Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokpf32bf16c3rmnext
+
+zokpf32bf16c3rmstore:
+	VMOVUPS Z0, K1, (DI)
+	VMOVUPS Z1, K1, (DI)(R12*1)
+	VMOVUPS Z2, K1, (DI)(R12*2)
+	JMP     zokpf32bf16done
+
+zokpf32bf16c2:
+	TESTQ R8, R8
+	JZ    zokpf32bf16c2half
+
+zokpf32bf16c2loop:
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS (DI)(R12*1), Z2
+	VMOVUPS 64(DI)(R12*1), Z3
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokpf32bf16c2r2consec
+	XORQ    AX, AX
+
+zokpf32bf16c2r2gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	PREFETCHT0   256(R10)
+	VPMOVZXWD    (R10), Z20
+	VPSLLD       $0x10, Z20, Z20
+	VPMOVZXWD    32(R10), Z21
+	VPSLLD       $0x10, Z21, Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokpf32bf16c2r2gather
+	JMP          zokpf32bf16c2r2store
+
+zokpf32bf16c2r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf32bf16c2r2next:
+	PREFETCHT0   256(R10)
+	VPMOVZXWD    (R10), Z20
+	VPSLLD       $0x10, Z20, Z20
+	VPMOVZXWD    32(R10), Z21
+	VPSLLD       $0x10, Z21, Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokpf32bf16c2r2next
+
+zokpf32bf16c2r2store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, (DI)(R12*1)
+	VMOVUPS Z3, 64(DI)(R12*1)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x40, SI
+	DECQ    R8
+	JNZ     zokpf32bf16c2loop
+
+zokpf32bf16c2half:
+	TESTQ   $0x00000010, cols+64(FP)
+	JZ      zokpf32bf16c2mask
+	VMOVUPS (DI), Z0
+	VMOVUPS (DI)(R12*1), Z1
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokpf32bf16c2r1consec
+	XORQ    AX, AX
+
+zokpf32bf16c2r1gather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VPMOVZXWD        (R10), Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokpf32bf16c2r1gather
+	JMP              zokpf32bf16c2r1store
+
+zokpf32bf16c2r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf32bf16c2r1next:
+	VPMOVZXWD        (R10), Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokpf32bf16c2r1next
+
+zokpf32bf16c2r1store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, (DI)(R12*1)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x20, SI
+
+zokpf32bf16c2mask:
+	TESTQ     $0x0000000f, cols+64(FP)
+	JZ        zokpf32bf16done
+	VMOVUPS.Z (DI), K1, Z0
+	VMOVUPS.Z (DI)(R12*1), K1, Z1
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokpf32bf16c2rmconsec
+	XORQ      AX, AX
+
+zokpf32bf16c2rmgather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VPMOVZXWD.Z      (R10), K1, Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokpf32bf16c2rmgather
+	JMP              zokpf32bf16c2rmstore
+
+zokpf32bf16c2rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf32bf16c2rmnext:
+	VPMOVZXWD.Z      (R10), K1, Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokpf32bf16c2rmnext
+
+zokpf32bf16c2rmstore:
+	VMOVUPS Z0, K1, (DI)
+	VMOVUPS Z1, K1, (DI)(R12*1)
+	JMP     zokpf32bf16done
+
+zokpf32bf16c1:
+	TESTQ R8, R8
+	JZ    zokpf32bf16c1half
+
+zokpf32bf16c1loop:
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokpf32bf16c1r2consec
+	XORQ    AX, AX
+
+zokpf32bf16c1r2gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	PREFETCHT0   256(R10)
+	VPMOVZXWD    (R10), Z20
+	VPSLLD       $0x10, Z20, Z20
+	VPMOVZXWD    32(R10), Z21
+	VPSLLD       $0x10, Z21, Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokpf32bf16c1r2gather
+	JMP          zokpf32bf16c1r2store
+
+zokpf32bf16c1r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf32bf16c1r2next:
+	PREFETCHT0   256(R10)
+	VPMOVZXWD    (R10), Z20
+	VPSLLD       $0x10, Z20, Z20
+	VPMOVZXWD    32(R10), Z21
+	VPSLLD       $0x10, Z21, Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokpf32bf16c1r2next
+
+zokpf32bf16c1r2store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x40, SI
+	DECQ    R8
+	JNZ     zokpf32bf16c1loop
+
+zokpf32bf16c1half:
+	TESTQ   $0x00000010, cols+64(FP)
+	JZ      zokpf32bf16c1mask
+	VMOVUPS (DI), Z0
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokpf32bf16c1r1consec
+	XORQ    AX, AX
+
+zokpf32bf16c1r1gather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VPMOVZXWD        (R10), Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokpf32bf16c1r1gather
+	JMP              zokpf32bf16c1r1store
+
+zokpf32bf16c1r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf32bf16c1r1next:
+	VPMOVZXWD        (R10), Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokpf32bf16c1r1next
+
+zokpf32bf16c1r1store:
+	VMOVUPS Z0, (DI)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x20, SI
+
+zokpf32bf16c1mask:
+	TESTQ     $0x0000000f, cols+64(FP)
+	JZ        zokpf32bf16done
+	VMOVUPS.Z (DI), K1, Z0
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokpf32bf16c1rmconsec
+	XORQ      AX, AX
+
+zokpf32bf16c1rmgather:
+	MOVQ             (BX)(AX*8), R10
+	IMULQ            R9, R10
+	ADDQ             SI, R10
+	VPMOVZXWD.Z      (R10), K1, Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokpf32bf16c1rmgather
+	JMP              zokpf32bf16c1rmstore
+
+zokpf32bf16c1rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokpf32bf16c1rmnext:
+	VPMOVZXWD.Z      (R10), K1, Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokpf32bf16c1rmnext
+
+zokpf32bf16c1rmstore:
+	VMOVUPS Z0, K1, (DI)
+
+zokpf32bf16done:
+	VZEROUPPER
+	RET
+
 DATA laneIdx<>+0(SB)/4, $0x00000000
 DATA laneIdx<>+4(SB)/4, $0x00000001
 DATA laneIdx<>+8(SB)/4, $0x00000002
@@ -69974,6 +80148,2079 @@ okf32f16c1rmstore:
 	VMASKMOVPS Y0, Y15, (DI)
 
 okf32f16done:
+	VZEROUPPER
+	RET
+
+// func marginsKBF16F32(m unsafe.Pointer, k int, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int, c int)
+// Requires: AVX, AVX2, FMA3
+TEXT ·marginsKBF16F32(SB), NOSPLIT, $0-72
+	MOVQ    m+0(FP), DI
+	MOVQ    n+16(FP), CX
+	MOVQ    x+24(FP), SI
+	MOVQ    stride+32(FP), R9
+	SHLQ    $0x01, R9
+	MOVQ    idx+40(FP), BX
+	MOVQ    w+48(FP), DX
+	MOVQ    d+56(FP), R8
+	MOVQ    R8, R12
+	SHLQ    $0x02, R12
+	LEAQ    (R12)(R12*2), R13
+	MOVQ    R8, AX
+	ANDQ    $0x07, AX
+	NEGQ    AX
+	ADDQ    $0x08, AX
+	LEAQ    maskTab32<>+0(SB), R10
+	VMOVDQU (R10)(AX*4), Y15
+	SHRQ    $0x04, R8
+	MOVQ    d+56(FP), R14
+	ANDQ    $0x07, R14
+	NEGQ    R14
+	LEAQ    laneIdx<>+0(SB), R15
+	VMOVDQU 32(R15)(R14*4), Y13
+	ADDQ    $0x08, R14
+	NEGQ    R14
+	SHLQ    $0x01, R14
+	MOVQ    c+64(FP), AX
+	CMPQ    AX, $0x05
+	JEQ     mkf32bf16c5pair
+	CMPQ    AX, $0x04
+	JEQ     mkf32bf16c4pair
+	CMPQ    AX, $0x03
+	JEQ     mkf32bf16c3pair
+	CMPQ    AX, $0x02
+	JEQ     mkf32bf16c2pair
+	JMP     mkf32bf16c1pair
+
+mkf32bf16c5pair:
+	CMPQ  CX, $0x02
+	JB    mkf32bf16c5single
+	TESTQ BX, BX
+	JZ    mkf32bf16c5consec2
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	ADDQ  $0x10, BX
+	JMP   mkf32bf16c5ready2
+
+mkf32bf16c5consec2:
+	MOVQ SI, R10
+	LEAQ (SI)(R9*1), R11
+	LEAQ (R11)(R9*1), SI
+
+mkf32bf16c5ready2:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	VXORPS Y8, Y8, Y8
+	VXORPS Y9, Y9, Y9
+	MOVQ   R8, AX
+	TESTQ  AX, AX
+	JZ     mkf32bf16c5tail2
+
+mkf32bf16c5loop2:
+	VPMOVZXWD   (R10), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VPMOVZXWD   (R11), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VMOVUPS     (DX), Y12
+	VFMADD231PS Y10, Y12, Y0
+	VFMADD231PS Y11, Y12, Y5
+	VMOVUPS     (DX)(R12*1), Y12
+	VFMADD231PS Y10, Y12, Y1
+	VFMADD231PS Y11, Y12, Y6
+	VMOVUPS     (DX)(R12*2), Y12
+	VFMADD231PS Y10, Y12, Y2
+	VFMADD231PS Y11, Y12, Y7
+	VMOVUPS     (DX)(R13*1), Y12
+	VFMADD231PS Y10, Y12, Y3
+	VFMADD231PS Y11, Y12, Y8
+	VMOVUPS     (DX)(R12*4), Y12
+	VFMADD231PS Y10, Y12, Y4
+	VFMADD231PS Y11, Y12, Y9
+	VPMOVZXWD   16(R10), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VPMOVZXWD   16(R11), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VMOVUPS     32(DX), Y12
+	VFMADD231PS Y10, Y12, Y0
+	VFMADD231PS Y11, Y12, Y5
+	VMOVUPS     32(DX)(R12*1), Y12
+	VFMADD231PS Y10, Y12, Y1
+	VFMADD231PS Y11, Y12, Y6
+	VMOVUPS     32(DX)(R12*2), Y12
+	VFMADD231PS Y10, Y12, Y2
+	VFMADD231PS Y11, Y12, Y7
+	VMOVUPS     32(DX)(R13*1), Y12
+	VFMADD231PS Y10, Y12, Y3
+	VFMADD231PS Y11, Y12, Y8
+	VMOVUPS     32(DX)(R12*4), Y12
+	VFMADD231PS Y10, Y12, Y4
+	VFMADD231PS Y11, Y12, Y9
+	ADDQ        $0x20, R10
+	ADDQ        $0x20, R11
+	ADDQ        $0x40, DX
+	DECQ        AX
+	JNZ         mkf32bf16c5loop2
+
+mkf32bf16c5tail2:
+	TESTQ       $0x00000008, d+56(FP)
+	JZ          mkf32bf16c5mask2
+	VPMOVZXWD   (R10), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VPMOVZXWD   (R11), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VMOVUPS     (DX), Y12
+	VFMADD231PS Y10, Y12, Y0
+	VFMADD231PS Y11, Y12, Y5
+	VMOVUPS     (DX)(R12*1), Y12
+	VFMADD231PS Y10, Y12, Y1
+	VFMADD231PS Y11, Y12, Y6
+	VMOVUPS     (DX)(R12*2), Y12
+	VFMADD231PS Y10, Y12, Y2
+	VFMADD231PS Y11, Y12, Y7
+	VMOVUPS     (DX)(R13*1), Y12
+	VFMADD231PS Y10, Y12, Y3
+	VFMADD231PS Y11, Y12, Y8
+	VMOVUPS     (DX)(R12*4), Y12
+	VFMADD231PS Y10, Y12, Y4
+	VFMADD231PS Y11, Y12, Y9
+	ADDQ        $0x10, R10
+	ADDQ        $0x10, R11
+	ADDQ        $0x20, DX
+
+mkf32bf16c5mask2:
+	TESTQ       $0x00000007, d+56(FP)
+	JZ          mkf32bf16c5reduce2
+	VPMOVZXWD   (R10)(R14*1), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VPERMPS     Y10, Y13, Y10
+	VANDPS      Y15, Y10, Y10
+	VPMOVZXWD   (R11)(R14*1), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VPERMPS     Y11, Y13, Y11
+	VANDPS      Y15, Y11, Y11
+	VMASKMOVPS  (DX), Y15, Y12
+	VFMADD231PS Y10, Y12, Y0
+	VFMADD231PS Y11, Y12, Y5
+	VMASKMOVPS  (DX)(R12*1), Y15, Y12
+	VFMADD231PS Y10, Y12, Y1
+	VFMADD231PS Y11, Y12, Y6
+	VMASKMOVPS  (DX)(R12*2), Y15, Y12
+	VFMADD231PS Y10, Y12, Y2
+	VFMADD231PS Y11, Y12, Y7
+	VMASKMOVPS  (DX)(R13*1), Y15, Y12
+	VFMADD231PS Y10, Y12, Y3
+	VFMADD231PS Y11, Y12, Y8
+	VMASKMOVPS  (DX)(R12*4), Y15, Y12
+	VFMADD231PS Y10, Y12, Y4
+	VFMADD231PS Y11, Y12, Y9
+
+mkf32bf16c5reduce2:
+	MOVQ         w+48(FP), DX
+	MOVQ         k+8(FP), AX
+	SHLQ         $0x02, AX
+	VHADDPS      Y1, Y0, Y10
+	VHADDPS      Y3, Y2, Y11
+	VHADDPS      Y11, Y10, Y10
+	VEXTRACTF128 $0x01, Y10, X11
+	VADDPS       X11, X10, X10
+	VMOVUPS      X10, (DI)
+	VEXTRACTF128 $0x01, Y4, X10
+	VADDPS       X10, X4, X10
+	VHADDPS      X10, X10, X10
+	VHADDPS      X10, X10, X10
+	VMOVSS       X10, 16(DI)
+	ADDQ         AX, DI
+	VHADDPS      Y6, Y5, Y10
+	VHADDPS      Y8, Y7, Y11
+	VHADDPS      Y11, Y10, Y10
+	VEXTRACTF128 $0x01, Y10, X11
+	VADDPS       X11, X10, X10
+	VMOVUPS      X10, (DI)
+	VEXTRACTF128 $0x01, Y9, X10
+	VADDPS       X10, X9, X10
+	VHADDPS      X10, X10, X10
+	VHADDPS      X10, X10, X10
+	VMOVSS       X10, 16(DI)
+	ADDQ         AX, DI
+	SUBQ         $0x02, CX
+	JMP          mkf32bf16c5pair
+
+mkf32bf16c5single:
+	TESTQ CX, CX
+	JZ    mkf32bf16done
+	TESTQ BX, BX
+	JZ    mkf32bf16c5consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	JMP   mkf32bf16c5ready1
+
+mkf32bf16c5consec1:
+	MOVQ SI, R10
+
+mkf32bf16c5ready1:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	VXORPS Y8, Y8, Y8
+	VXORPS Y9, Y9, Y9
+	MOVQ   R8, AX
+	TESTQ  AX, AX
+	JZ     mkf32bf16c5tail1
+
+mkf32bf16c5loop1:
+	VPMOVZXWD   (R10), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VPMOVZXWD   16(R10), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VFMADD231PS (DX), Y10, Y0
+	VFMADD231PS 32(DX), Y11, Y5
+	VFMADD231PS (DX)(R12*1), Y10, Y1
+	VFMADD231PS 32(DX)(R12*1), Y11, Y6
+	VFMADD231PS (DX)(R12*2), Y10, Y2
+	VFMADD231PS 32(DX)(R12*2), Y11, Y7
+	VFMADD231PS (DX)(R13*1), Y10, Y3
+	VFMADD231PS 32(DX)(R13*1), Y11, Y8
+	VFMADD231PS (DX)(R12*4), Y10, Y4
+	VFMADD231PS 32(DX)(R12*4), Y11, Y9
+	ADDQ        $0x20, R10
+	ADDQ        $0x40, DX
+	DECQ        AX
+	JNZ         mkf32bf16c5loop1
+
+mkf32bf16c5tail1:
+	TESTQ       $0x00000008, d+56(FP)
+	JZ          mkf32bf16c5mask1
+	VPMOVZXWD   (R10), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VFMADD231PS (DX), Y10, Y0
+	VFMADD231PS (DX)(R12*1), Y10, Y1
+	VFMADD231PS (DX)(R12*2), Y10, Y2
+	VFMADD231PS (DX)(R13*1), Y10, Y3
+	VFMADD231PS (DX)(R12*4), Y10, Y4
+	ADDQ        $0x10, R10
+	ADDQ        $0x20, DX
+
+mkf32bf16c5mask1:
+	TESTQ       $0x00000007, d+56(FP)
+	JZ          mkf32bf16c5reduce1
+	VPMOVZXWD   (R10)(R14*1), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VPERMPS     Y10, Y13, Y10
+	VANDPS      Y15, Y10, Y10
+	VMASKMOVPS  (DX), Y15, Y12
+	VFMADD231PS Y10, Y12, Y5
+	VMASKMOVPS  (DX)(R12*1), Y15, Y12
+	VFMADD231PS Y10, Y12, Y6
+	VMASKMOVPS  (DX)(R12*2), Y15, Y12
+	VFMADD231PS Y10, Y12, Y7
+	VMASKMOVPS  (DX)(R13*1), Y15, Y12
+	VFMADD231PS Y10, Y12, Y8
+	VMASKMOVPS  (DX)(R12*4), Y15, Y12
+	VFMADD231PS Y10, Y12, Y9
+
+mkf32bf16c5reduce1:
+	VADDPS       Y5, Y0, Y0
+	VADDPS       Y6, Y1, Y1
+	VADDPS       Y7, Y2, Y2
+	VADDPS       Y8, Y3, Y3
+	VADDPS       Y9, Y4, Y4
+	VHADDPS      Y1, Y0, Y10
+	VHADDPS      Y3, Y2, Y11
+	VHADDPS      Y11, Y10, Y10
+	VEXTRACTF128 $0x01, Y10, X11
+	VADDPS       X11, X10, X10
+	VMOVUPS      X10, (DI)
+	VEXTRACTF128 $0x01, Y4, X10
+	VADDPS       X10, X4, X10
+	VHADDPS      X10, X10, X10
+	VHADDPS      X10, X10, X10
+	VMOVSS       X10, 16(DI)
+	JMP          mkf32bf16done
+
+mkf32bf16c4pair:
+	CMPQ  CX, $0x02
+	JB    mkf32bf16c4single
+	TESTQ BX, BX
+	JZ    mkf32bf16c4consec2
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	ADDQ  $0x10, BX
+	JMP   mkf32bf16c4ready2
+
+mkf32bf16c4consec2:
+	MOVQ SI, R10
+	LEAQ (SI)(R9*1), R11
+	LEAQ (R11)(R9*1), SI
+
+mkf32bf16c4ready2:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	MOVQ   R8, AX
+	TESTQ  AX, AX
+	JZ     mkf32bf16c4tail2
+
+mkf32bf16c4loop2:
+	VPMOVZXWD   (R10), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VPMOVZXWD   (R11), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VMOVUPS     (DX), Y12
+	VFMADD231PS Y10, Y12, Y0
+	VFMADD231PS Y11, Y12, Y4
+	VMOVUPS     (DX)(R12*1), Y12
+	VFMADD231PS Y10, Y12, Y1
+	VFMADD231PS Y11, Y12, Y5
+	VMOVUPS     (DX)(R12*2), Y12
+	VFMADD231PS Y10, Y12, Y2
+	VFMADD231PS Y11, Y12, Y6
+	VMOVUPS     (DX)(R13*1), Y12
+	VFMADD231PS Y10, Y12, Y3
+	VFMADD231PS Y11, Y12, Y7
+	VPMOVZXWD   16(R10), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VPMOVZXWD   16(R11), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VMOVUPS     32(DX), Y12
+	VFMADD231PS Y10, Y12, Y0
+	VFMADD231PS Y11, Y12, Y4
+	VMOVUPS     32(DX)(R12*1), Y12
+	VFMADD231PS Y10, Y12, Y1
+	VFMADD231PS Y11, Y12, Y5
+	VMOVUPS     32(DX)(R12*2), Y12
+	VFMADD231PS Y10, Y12, Y2
+	VFMADD231PS Y11, Y12, Y6
+	VMOVUPS     32(DX)(R13*1), Y12
+	VFMADD231PS Y10, Y12, Y3
+	VFMADD231PS Y11, Y12, Y7
+	ADDQ        $0x20, R10
+	ADDQ        $0x20, R11
+	ADDQ        $0x40, DX
+	DECQ        AX
+	JNZ         mkf32bf16c4loop2
+
+mkf32bf16c4tail2:
+	TESTQ       $0x00000008, d+56(FP)
+	JZ          mkf32bf16c4mask2
+	VPMOVZXWD   (R10), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VPMOVZXWD   (R11), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VMOVUPS     (DX), Y12
+	VFMADD231PS Y10, Y12, Y0
+	VFMADD231PS Y11, Y12, Y4
+	VMOVUPS     (DX)(R12*1), Y12
+	VFMADD231PS Y10, Y12, Y1
+	VFMADD231PS Y11, Y12, Y5
+	VMOVUPS     (DX)(R12*2), Y12
+	VFMADD231PS Y10, Y12, Y2
+	VFMADD231PS Y11, Y12, Y6
+	VMOVUPS     (DX)(R13*1), Y12
+	VFMADD231PS Y10, Y12, Y3
+	VFMADD231PS Y11, Y12, Y7
+	ADDQ        $0x10, R10
+	ADDQ        $0x10, R11
+	ADDQ        $0x20, DX
+
+mkf32bf16c4mask2:
+	TESTQ       $0x00000007, d+56(FP)
+	JZ          mkf32bf16c4reduce2
+	VPMOVZXWD   (R10)(R14*1), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VPERMPS     Y10, Y13, Y10
+	VANDPS      Y15, Y10, Y10
+	VPMOVZXWD   (R11)(R14*1), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VPERMPS     Y11, Y13, Y11
+	VANDPS      Y15, Y11, Y11
+	VMASKMOVPS  (DX), Y15, Y12
+	VFMADD231PS Y10, Y12, Y0
+	VFMADD231PS Y11, Y12, Y4
+	VMASKMOVPS  (DX)(R12*1), Y15, Y12
+	VFMADD231PS Y10, Y12, Y1
+	VFMADD231PS Y11, Y12, Y5
+	VMASKMOVPS  (DX)(R12*2), Y15, Y12
+	VFMADD231PS Y10, Y12, Y2
+	VFMADD231PS Y11, Y12, Y6
+	VMASKMOVPS  (DX)(R13*1), Y15, Y12
+	VFMADD231PS Y10, Y12, Y3
+	VFMADD231PS Y11, Y12, Y7
+
+mkf32bf16c4reduce2:
+	MOVQ         w+48(FP), DX
+	MOVQ         k+8(FP), AX
+	SHLQ         $0x02, AX
+	VHADDPS      Y1, Y0, Y10
+	VHADDPS      Y3, Y2, Y11
+	VHADDPS      Y11, Y10, Y10
+	VEXTRACTF128 $0x01, Y10, X11
+	VADDPS       X11, X10, X10
+	VMOVUPS      X10, (DI)
+	ADDQ         AX, DI
+	VHADDPS      Y5, Y4, Y10
+	VHADDPS      Y7, Y6, Y11
+	VHADDPS      Y11, Y10, Y10
+	VEXTRACTF128 $0x01, Y10, X11
+	VADDPS       X11, X10, X10
+	VMOVUPS      X10, (DI)
+	ADDQ         AX, DI
+	SUBQ         $0x02, CX
+	JMP          mkf32bf16c4pair
+
+mkf32bf16c4single:
+	TESTQ CX, CX
+	JZ    mkf32bf16done
+	TESTQ BX, BX
+	JZ    mkf32bf16c4consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	JMP   mkf32bf16c4ready1
+
+mkf32bf16c4consec1:
+	MOVQ SI, R10
+
+mkf32bf16c4ready1:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	VXORPS Y8, Y8, Y8
+	MOVQ   R8, AX
+	TESTQ  AX, AX
+	JZ     mkf32bf16c4tail1
+
+mkf32bf16c4loop1:
+	VPMOVZXWD   (R10), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VPMOVZXWD   16(R10), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VFMADD231PS (DX), Y10, Y0
+	VFMADD231PS 32(DX), Y11, Y5
+	VFMADD231PS (DX)(R12*1), Y10, Y1
+	VFMADD231PS 32(DX)(R12*1), Y11, Y6
+	VFMADD231PS (DX)(R12*2), Y10, Y2
+	VFMADD231PS 32(DX)(R12*2), Y11, Y7
+	VFMADD231PS (DX)(R13*1), Y10, Y3
+	VFMADD231PS 32(DX)(R13*1), Y11, Y8
+	ADDQ        $0x20, R10
+	ADDQ        $0x40, DX
+	DECQ        AX
+	JNZ         mkf32bf16c4loop1
+
+mkf32bf16c4tail1:
+	TESTQ       $0x00000008, d+56(FP)
+	JZ          mkf32bf16c4mask1
+	VPMOVZXWD   (R10), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VFMADD231PS (DX), Y10, Y0
+	VFMADD231PS (DX)(R12*1), Y10, Y1
+	VFMADD231PS (DX)(R12*2), Y10, Y2
+	VFMADD231PS (DX)(R13*1), Y10, Y3
+	ADDQ        $0x10, R10
+	ADDQ        $0x20, DX
+
+mkf32bf16c4mask1:
+	TESTQ       $0x00000007, d+56(FP)
+	JZ          mkf32bf16c4reduce1
+	VPMOVZXWD   (R10)(R14*1), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VPERMPS     Y10, Y13, Y10
+	VANDPS      Y15, Y10, Y10
+	VMASKMOVPS  (DX), Y15, Y12
+	VFMADD231PS Y10, Y12, Y5
+	VMASKMOVPS  (DX)(R12*1), Y15, Y12
+	VFMADD231PS Y10, Y12, Y6
+	VMASKMOVPS  (DX)(R12*2), Y15, Y12
+	VFMADD231PS Y10, Y12, Y7
+	VMASKMOVPS  (DX)(R13*1), Y15, Y12
+	VFMADD231PS Y10, Y12, Y8
+
+mkf32bf16c4reduce1:
+	VADDPS       Y5, Y0, Y0
+	VADDPS       Y6, Y1, Y1
+	VADDPS       Y7, Y2, Y2
+	VADDPS       Y8, Y3, Y3
+	VHADDPS      Y1, Y0, Y10
+	VHADDPS      Y3, Y2, Y11
+	VHADDPS      Y11, Y10, Y10
+	VEXTRACTF128 $0x01, Y10, X11
+	VADDPS       X11, X10, X10
+	VMOVUPS      X10, (DI)
+	JMP          mkf32bf16done
+
+mkf32bf16c3pair:
+	CMPQ  CX, $0x02
+	JB    mkf32bf16c3single
+	TESTQ BX, BX
+	JZ    mkf32bf16c3consec2
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	ADDQ  $0x10, BX
+	JMP   mkf32bf16c3ready2
+
+mkf32bf16c3consec2:
+	MOVQ SI, R10
+	LEAQ (SI)(R9*1), R11
+	LEAQ (R11)(R9*1), SI
+
+mkf32bf16c3ready2:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	MOVQ   R8, AX
+	TESTQ  AX, AX
+	JZ     mkf32bf16c3tail2
+
+mkf32bf16c3loop2:
+	VPMOVZXWD   (R10), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VPMOVZXWD   (R11), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VMOVUPS     (DX), Y12
+	VFMADD231PS Y10, Y12, Y0
+	VFMADD231PS Y11, Y12, Y3
+	VMOVUPS     (DX)(R12*1), Y12
+	VFMADD231PS Y10, Y12, Y1
+	VFMADD231PS Y11, Y12, Y4
+	VMOVUPS     (DX)(R12*2), Y12
+	VFMADD231PS Y10, Y12, Y2
+	VFMADD231PS Y11, Y12, Y5
+	VPMOVZXWD   16(R10), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VPMOVZXWD   16(R11), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VMOVUPS     32(DX), Y12
+	VFMADD231PS Y10, Y12, Y0
+	VFMADD231PS Y11, Y12, Y3
+	VMOVUPS     32(DX)(R12*1), Y12
+	VFMADD231PS Y10, Y12, Y1
+	VFMADD231PS Y11, Y12, Y4
+	VMOVUPS     32(DX)(R12*2), Y12
+	VFMADD231PS Y10, Y12, Y2
+	VFMADD231PS Y11, Y12, Y5
+	ADDQ        $0x20, R10
+	ADDQ        $0x20, R11
+	ADDQ        $0x40, DX
+	DECQ        AX
+	JNZ         mkf32bf16c3loop2
+
+mkf32bf16c3tail2:
+	TESTQ       $0x00000008, d+56(FP)
+	JZ          mkf32bf16c3mask2
+	VPMOVZXWD   (R10), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VPMOVZXWD   (R11), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VMOVUPS     (DX), Y12
+	VFMADD231PS Y10, Y12, Y0
+	VFMADD231PS Y11, Y12, Y3
+	VMOVUPS     (DX)(R12*1), Y12
+	VFMADD231PS Y10, Y12, Y1
+	VFMADD231PS Y11, Y12, Y4
+	VMOVUPS     (DX)(R12*2), Y12
+	VFMADD231PS Y10, Y12, Y2
+	VFMADD231PS Y11, Y12, Y5
+	ADDQ        $0x10, R10
+	ADDQ        $0x10, R11
+	ADDQ        $0x20, DX
+
+mkf32bf16c3mask2:
+	TESTQ       $0x00000007, d+56(FP)
+	JZ          mkf32bf16c3reduce2
+	VPMOVZXWD   (R10)(R14*1), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VPERMPS     Y10, Y13, Y10
+	VANDPS      Y15, Y10, Y10
+	VPMOVZXWD   (R11)(R14*1), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VPERMPS     Y11, Y13, Y11
+	VANDPS      Y15, Y11, Y11
+	VMASKMOVPS  (DX), Y15, Y12
+	VFMADD231PS Y10, Y12, Y0
+	VFMADD231PS Y11, Y12, Y3
+	VMASKMOVPS  (DX)(R12*1), Y15, Y12
+	VFMADD231PS Y10, Y12, Y1
+	VFMADD231PS Y11, Y12, Y4
+	VMASKMOVPS  (DX)(R12*2), Y15, Y12
+	VFMADD231PS Y10, Y12, Y2
+	VFMADD231PS Y11, Y12, Y5
+
+mkf32bf16c3reduce2:
+	MOVQ         w+48(FP), DX
+	MOVQ         k+8(FP), AX
+	SHLQ         $0x02, AX
+	VEXTRACTF128 $0x01, Y0, X10
+	VADDPS       X10, X0, X10
+	VHADDPS      X10, X10, X10
+	VHADDPS      X10, X10, X10
+	VMOVSS       X10, (DI)
+	VEXTRACTF128 $0x01, Y1, X10
+	VADDPS       X10, X1, X10
+	VHADDPS      X10, X10, X10
+	VHADDPS      X10, X10, X10
+	VMOVSS       X10, 4(DI)
+	VEXTRACTF128 $0x01, Y2, X10
+	VADDPS       X10, X2, X10
+	VHADDPS      X10, X10, X10
+	VHADDPS      X10, X10, X10
+	VMOVSS       X10, 8(DI)
+	ADDQ         AX, DI
+	VEXTRACTF128 $0x01, Y3, X10
+	VADDPS       X10, X3, X10
+	VHADDPS      X10, X10, X10
+	VHADDPS      X10, X10, X10
+	VMOVSS       X10, (DI)
+	VEXTRACTF128 $0x01, Y4, X10
+	VADDPS       X10, X4, X10
+	VHADDPS      X10, X10, X10
+	VHADDPS      X10, X10, X10
+	VMOVSS       X10, 4(DI)
+	VEXTRACTF128 $0x01, Y5, X10
+	VADDPS       X10, X5, X10
+	VHADDPS      X10, X10, X10
+	VHADDPS      X10, X10, X10
+	VMOVSS       X10, 8(DI)
+	ADDQ         AX, DI
+	SUBQ         $0x02, CX
+	JMP          mkf32bf16c3pair
+
+mkf32bf16c3single:
+	TESTQ CX, CX
+	JZ    mkf32bf16done
+	TESTQ BX, BX
+	JZ    mkf32bf16c3consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	JMP   mkf32bf16c3ready1
+
+mkf32bf16c3consec1:
+	MOVQ SI, R10
+
+mkf32bf16c3ready1:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	MOVQ   R8, AX
+	TESTQ  AX, AX
+	JZ     mkf32bf16c3tail1
+
+mkf32bf16c3loop1:
+	VPMOVZXWD   (R10), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VPMOVZXWD   16(R10), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VFMADD231PS (DX), Y10, Y0
+	VFMADD231PS 32(DX), Y11, Y5
+	VFMADD231PS (DX)(R12*1), Y10, Y1
+	VFMADD231PS 32(DX)(R12*1), Y11, Y6
+	VFMADD231PS (DX)(R12*2), Y10, Y2
+	VFMADD231PS 32(DX)(R12*2), Y11, Y7
+	ADDQ        $0x20, R10
+	ADDQ        $0x40, DX
+	DECQ        AX
+	JNZ         mkf32bf16c3loop1
+
+mkf32bf16c3tail1:
+	TESTQ       $0x00000008, d+56(FP)
+	JZ          mkf32bf16c3mask1
+	VPMOVZXWD   (R10), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VFMADD231PS (DX), Y10, Y0
+	VFMADD231PS (DX)(R12*1), Y10, Y1
+	VFMADD231PS (DX)(R12*2), Y10, Y2
+	ADDQ        $0x10, R10
+	ADDQ        $0x20, DX
+
+mkf32bf16c3mask1:
+	TESTQ       $0x00000007, d+56(FP)
+	JZ          mkf32bf16c3reduce1
+	VPMOVZXWD   (R10)(R14*1), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VPERMPS     Y10, Y13, Y10
+	VANDPS      Y15, Y10, Y10
+	VMASKMOVPS  (DX), Y15, Y12
+	VFMADD231PS Y10, Y12, Y5
+	VMASKMOVPS  (DX)(R12*1), Y15, Y12
+	VFMADD231PS Y10, Y12, Y6
+	VMASKMOVPS  (DX)(R12*2), Y15, Y12
+	VFMADD231PS Y10, Y12, Y7
+
+mkf32bf16c3reduce1:
+	VADDPS       Y5, Y0, Y0
+	VADDPS       Y6, Y1, Y1
+	VADDPS       Y7, Y2, Y2
+	VEXTRACTF128 $0x01, Y0, X10
+	VADDPS       X10, X0, X10
+	VHADDPS      X10, X10, X10
+	VHADDPS      X10, X10, X10
+	VMOVSS       X10, (DI)
+	VEXTRACTF128 $0x01, Y1, X10
+	VADDPS       X10, X1, X10
+	VHADDPS      X10, X10, X10
+	VHADDPS      X10, X10, X10
+	VMOVSS       X10, 4(DI)
+	VEXTRACTF128 $0x01, Y2, X10
+	VADDPS       X10, X2, X10
+	VHADDPS      X10, X10, X10
+	VHADDPS      X10, X10, X10
+	VMOVSS       X10, 8(DI)
+	JMP          mkf32bf16done
+
+mkf32bf16c2pair:
+	CMPQ  CX, $0x02
+	JB    mkf32bf16c2single
+	TESTQ BX, BX
+	JZ    mkf32bf16c2consec2
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	ADDQ  $0x10, BX
+	JMP   mkf32bf16c2ready2
+
+mkf32bf16c2consec2:
+	MOVQ SI, R10
+	LEAQ (SI)(R9*1), R11
+	LEAQ (R11)(R9*1), SI
+
+mkf32bf16c2ready2:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	MOVQ   R8, AX
+	TESTQ  AX, AX
+	JZ     mkf32bf16c2tail2
+
+mkf32bf16c2loop2:
+	VPMOVZXWD   (R10), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VPMOVZXWD   (R11), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VMOVUPS     (DX), Y12
+	VFMADD231PS Y10, Y12, Y0
+	VFMADD231PS Y11, Y12, Y2
+	VMOVUPS     (DX)(R12*1), Y12
+	VFMADD231PS Y10, Y12, Y1
+	VFMADD231PS Y11, Y12, Y3
+	VPMOVZXWD   16(R10), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VPMOVZXWD   16(R11), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VMOVUPS     32(DX), Y12
+	VFMADD231PS Y10, Y12, Y0
+	VFMADD231PS Y11, Y12, Y2
+	VMOVUPS     32(DX)(R12*1), Y12
+	VFMADD231PS Y10, Y12, Y1
+	VFMADD231PS Y11, Y12, Y3
+	ADDQ        $0x20, R10
+	ADDQ        $0x20, R11
+	ADDQ        $0x40, DX
+	DECQ        AX
+	JNZ         mkf32bf16c2loop2
+
+mkf32bf16c2tail2:
+	TESTQ       $0x00000008, d+56(FP)
+	JZ          mkf32bf16c2mask2
+	VPMOVZXWD   (R10), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VPMOVZXWD   (R11), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VMOVUPS     (DX), Y12
+	VFMADD231PS Y10, Y12, Y0
+	VFMADD231PS Y11, Y12, Y2
+	VMOVUPS     (DX)(R12*1), Y12
+	VFMADD231PS Y10, Y12, Y1
+	VFMADD231PS Y11, Y12, Y3
+	ADDQ        $0x10, R10
+	ADDQ        $0x10, R11
+	ADDQ        $0x20, DX
+
+mkf32bf16c2mask2:
+	TESTQ       $0x00000007, d+56(FP)
+	JZ          mkf32bf16c2reduce2
+	VPMOVZXWD   (R10)(R14*1), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VPERMPS     Y10, Y13, Y10
+	VANDPS      Y15, Y10, Y10
+	VPMOVZXWD   (R11)(R14*1), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VPERMPS     Y11, Y13, Y11
+	VANDPS      Y15, Y11, Y11
+	VMASKMOVPS  (DX), Y15, Y12
+	VFMADD231PS Y10, Y12, Y0
+	VFMADD231PS Y11, Y12, Y2
+	VMASKMOVPS  (DX)(R12*1), Y15, Y12
+	VFMADD231PS Y10, Y12, Y1
+	VFMADD231PS Y11, Y12, Y3
+
+mkf32bf16c2reduce2:
+	MOVQ         w+48(FP), DX
+	MOVQ         k+8(FP), AX
+	SHLQ         $0x02, AX
+	VEXTRACTF128 $0x01, Y0, X10
+	VADDPS       X10, X0, X10
+	VHADDPS      X10, X10, X10
+	VHADDPS      X10, X10, X10
+	VMOVSS       X10, (DI)
+	VEXTRACTF128 $0x01, Y1, X10
+	VADDPS       X10, X1, X10
+	VHADDPS      X10, X10, X10
+	VHADDPS      X10, X10, X10
+	VMOVSS       X10, 4(DI)
+	ADDQ         AX, DI
+	VEXTRACTF128 $0x01, Y2, X10
+	VADDPS       X10, X2, X10
+	VHADDPS      X10, X10, X10
+	VHADDPS      X10, X10, X10
+	VMOVSS       X10, (DI)
+	VEXTRACTF128 $0x01, Y3, X10
+	VADDPS       X10, X3, X10
+	VHADDPS      X10, X10, X10
+	VHADDPS      X10, X10, X10
+	VMOVSS       X10, 4(DI)
+	ADDQ         AX, DI
+	SUBQ         $0x02, CX
+	JMP          mkf32bf16c2pair
+
+mkf32bf16c2single:
+	TESTQ CX, CX
+	JZ    mkf32bf16done
+	TESTQ BX, BX
+	JZ    mkf32bf16c2consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	JMP   mkf32bf16c2ready1
+
+mkf32bf16c2consec1:
+	MOVQ SI, R10
+
+mkf32bf16c2ready1:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	MOVQ   R8, AX
+	TESTQ  AX, AX
+	JZ     mkf32bf16c2tail1
+
+mkf32bf16c2loop1:
+	VPMOVZXWD   (R10), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VPMOVZXWD   16(R10), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VFMADD231PS (DX), Y10, Y0
+	VFMADD231PS 32(DX), Y11, Y5
+	VFMADD231PS (DX)(R12*1), Y10, Y1
+	VFMADD231PS 32(DX)(R12*1), Y11, Y6
+	ADDQ        $0x20, R10
+	ADDQ        $0x40, DX
+	DECQ        AX
+	JNZ         mkf32bf16c2loop1
+
+mkf32bf16c2tail1:
+	TESTQ       $0x00000008, d+56(FP)
+	JZ          mkf32bf16c2mask1
+	VPMOVZXWD   (R10), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VFMADD231PS (DX), Y10, Y0
+	VFMADD231PS (DX)(R12*1), Y10, Y1
+	ADDQ        $0x10, R10
+	ADDQ        $0x20, DX
+
+mkf32bf16c2mask1:
+	TESTQ       $0x00000007, d+56(FP)
+	JZ          mkf32bf16c2reduce1
+	VPMOVZXWD   (R10)(R14*1), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VPERMPS     Y10, Y13, Y10
+	VANDPS      Y15, Y10, Y10
+	VMASKMOVPS  (DX), Y15, Y12
+	VFMADD231PS Y10, Y12, Y5
+	VMASKMOVPS  (DX)(R12*1), Y15, Y12
+	VFMADD231PS Y10, Y12, Y6
+
+mkf32bf16c2reduce1:
+	VADDPS       Y5, Y0, Y0
+	VADDPS       Y6, Y1, Y1
+	VEXTRACTF128 $0x01, Y0, X10
+	VADDPS       X10, X0, X10
+	VHADDPS      X10, X10, X10
+	VHADDPS      X10, X10, X10
+	VMOVSS       X10, (DI)
+	VEXTRACTF128 $0x01, Y1, X10
+	VADDPS       X10, X1, X10
+	VHADDPS      X10, X10, X10
+	VHADDPS      X10, X10, X10
+	VMOVSS       X10, 4(DI)
+	JMP          mkf32bf16done
+
+mkf32bf16c1pair:
+	CMPQ  CX, $0x02
+	JB    mkf32bf16c1single
+	TESTQ BX, BX
+	JZ    mkf32bf16c1consec2
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	ADDQ  $0x10, BX
+	JMP   mkf32bf16c1ready2
+
+mkf32bf16c1consec2:
+	MOVQ SI, R10
+	LEAQ (SI)(R9*1), R11
+	LEAQ (R11)(R9*1), SI
+
+mkf32bf16c1ready2:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	MOVQ   R8, AX
+	TESTQ  AX, AX
+	JZ     mkf32bf16c1tail2
+
+mkf32bf16c1loop2:
+	VPMOVZXWD   (R10), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VPMOVZXWD   (R11), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VMOVUPS     (DX), Y12
+	VFMADD231PS Y10, Y12, Y0
+	VFMADD231PS Y11, Y12, Y1
+	VPMOVZXWD   16(R10), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VPMOVZXWD   16(R11), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VMOVUPS     32(DX), Y12
+	VFMADD231PS Y10, Y12, Y0
+	VFMADD231PS Y11, Y12, Y1
+	ADDQ        $0x20, R10
+	ADDQ        $0x20, R11
+	ADDQ        $0x40, DX
+	DECQ        AX
+	JNZ         mkf32bf16c1loop2
+
+mkf32bf16c1tail2:
+	TESTQ       $0x00000008, d+56(FP)
+	JZ          mkf32bf16c1mask2
+	VPMOVZXWD   (R10), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VPMOVZXWD   (R11), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VMOVUPS     (DX), Y12
+	VFMADD231PS Y10, Y12, Y0
+	VFMADD231PS Y11, Y12, Y1
+	ADDQ        $0x10, R10
+	ADDQ        $0x10, R11
+	ADDQ        $0x20, DX
+
+mkf32bf16c1mask2:
+	TESTQ       $0x00000007, d+56(FP)
+	JZ          mkf32bf16c1reduce2
+	VPMOVZXWD   (R10)(R14*1), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VPERMPS     Y10, Y13, Y10
+	VANDPS      Y15, Y10, Y10
+	VPMOVZXWD   (R11)(R14*1), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VPERMPS     Y11, Y13, Y11
+	VANDPS      Y15, Y11, Y11
+	VMASKMOVPS  (DX), Y15, Y12
+	VFMADD231PS Y10, Y12, Y0
+	VFMADD231PS Y11, Y12, Y1
+
+mkf32bf16c1reduce2:
+	MOVQ         w+48(FP), DX
+	MOVQ         k+8(FP), AX
+	SHLQ         $0x02, AX
+	VEXTRACTF128 $0x01, Y0, X10
+	VADDPS       X10, X0, X10
+	VHADDPS      X10, X10, X10
+	VHADDPS      X10, X10, X10
+	VMOVSS       X10, (DI)
+	ADDQ         AX, DI
+	VEXTRACTF128 $0x01, Y1, X10
+	VADDPS       X10, X1, X10
+	VHADDPS      X10, X10, X10
+	VHADDPS      X10, X10, X10
+	VMOVSS       X10, (DI)
+	ADDQ         AX, DI
+	SUBQ         $0x02, CX
+	JMP          mkf32bf16c1pair
+
+mkf32bf16c1single:
+	TESTQ CX, CX
+	JZ    mkf32bf16done
+	TESTQ BX, BX
+	JZ    mkf32bf16c1consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	JMP   mkf32bf16c1ready1
+
+mkf32bf16c1consec1:
+	MOVQ SI, R10
+
+mkf32bf16c1ready1:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y5, Y5, Y5
+	MOVQ   R8, AX
+	TESTQ  AX, AX
+	JZ     mkf32bf16c1tail1
+
+mkf32bf16c1loop1:
+	VPMOVZXWD   (R10), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VPMOVZXWD   16(R10), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VFMADD231PS (DX), Y10, Y0
+	VFMADD231PS 32(DX), Y11, Y5
+	ADDQ        $0x20, R10
+	ADDQ        $0x40, DX
+	DECQ        AX
+	JNZ         mkf32bf16c1loop1
+
+mkf32bf16c1tail1:
+	TESTQ       $0x00000008, d+56(FP)
+	JZ          mkf32bf16c1mask1
+	VPMOVZXWD   (R10), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VFMADD231PS (DX), Y10, Y0
+	ADDQ        $0x10, R10
+	ADDQ        $0x20, DX
+
+mkf32bf16c1mask1:
+	TESTQ       $0x00000007, d+56(FP)
+	JZ          mkf32bf16c1reduce1
+	VPMOVZXWD   (R10)(R14*1), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VPERMPS     Y10, Y13, Y10
+	VANDPS      Y15, Y10, Y10
+	VMASKMOVPS  (DX), Y15, Y12
+	VFMADD231PS Y10, Y12, Y5
+
+mkf32bf16c1reduce1:
+	VADDPS       Y5, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X10
+	VADDPS       X10, X0, X10
+	VHADDPS      X10, X10, X10
+	VHADDPS      X10, X10, X10
+	VMOVSS       X10, (DI)
+
+mkf32bf16done:
+	VZEROUPPER
+	RET
+
+// func addOuterKBF16F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int)
+// Requires: AVX, AVX2, FMA3
+TEXT ·addOuterKBF16F32(SB), NOSPLIT, $0-80
+	MOVQ    dst+0(FP), DI
+	MOVQ    d+8(FP), R12
+	SHLQ    $0x02, R12
+	LEAQ    (R12)(R12*2), R13
+	MOVQ    x+16(FP), SI
+	MOVQ    stride+24(FP), R9
+	SHLQ    $0x01, R9
+	MOVQ    idx+32(FP), BX
+	MOVQ    c+40(FP), DX
+	MOVQ    k+48(FP), CX
+	SHLQ    $0x02, CX
+	MOVQ    cols+64(FP), R8
+	MOVQ    R8, AX
+	ANDQ    $0x07, AX
+	NEGQ    AX
+	ADDQ    $0x08, AX
+	LEAQ    maskTab32<>+0(SB), R10
+	VMOVDQU (R10)(AX*4), Y15
+	SHRQ    $0x04, R8
+	MOVQ    cols+64(FP), R14
+	ANDQ    $0x07, R14
+	NEGQ    R14
+	LEAQ    laneIdx<>+0(SB), R15
+	VMOVDQU 32(R15)(R14*4), Y13
+	ADDQ    $0x08, R14
+	NEGQ    R14
+	SHLQ    $0x01, R14
+	MOVQ    nc+72(FP), AX
+	CMPQ    AX, $0x05
+	JEQ     okf32bf16c5
+	CMPQ    AX, $0x04
+	JEQ     okf32bf16c4
+	CMPQ    AX, $0x03
+	JEQ     okf32bf16c3
+	CMPQ    AX, $0x02
+	JEQ     okf32bf16c2
+	JMP     okf32bf16c1
+
+okf32bf16c5:
+	TESTQ R8, R8
+	JZ    okf32bf16c5half
+
+okf32bf16c5loop:
+	VMOVUPS (DI), Y0
+	VMOVUPS 32(DI), Y1
+	VMOVUPS (DI)(R12*1), Y2
+	VMOVUPS 32(DI)(R12*1), Y3
+	VMOVUPS (DI)(R12*2), Y4
+	VMOVUPS 32(DI)(R12*2), Y5
+	VMOVUPS (DI)(R13*1), Y6
+	VMOVUPS 32(DI)(R13*1), Y7
+	VMOVUPS (DI)(R12*4), Y8
+	VMOVUPS 32(DI)(R12*4), Y9
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      okf32bf16c5r2consec
+	XORQ    AX, AX
+
+okf32bf16c5r2gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	VPMOVZXWD    (R10), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPMOVZXWD    16(R10), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VFMADD231PS  Y11, Y12, Y1
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y4
+	VFMADD231PS  Y11, Y12, Y5
+	VBROADCASTSS 12(R11), Y12
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+	VBROADCASTSS 16(R11), Y12
+	VFMADD231PS  Y10, Y12, Y8
+	VFMADD231PS  Y11, Y12, Y9
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okf32bf16c5r2gather
+	JMP          okf32bf16c5r2store
+
+okf32bf16c5r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okf32bf16c5r2next:
+	VPMOVZXWD    (R10), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPMOVZXWD    16(R10), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VFMADD231PS  Y11, Y12, Y1
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y4
+	VFMADD231PS  Y11, Y12, Y5
+	VBROADCASTSS 12(R11), Y12
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+	VBROADCASTSS 16(R11), Y12
+	VFMADD231PS  Y10, Y12, Y8
+	VFMADD231PS  Y11, Y12, Y9
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okf32bf16c5r2next
+
+okf32bf16c5r2store:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, (DI)(R12*1)
+	VMOVUPS Y3, 32(DI)(R12*1)
+	VMOVUPS Y4, (DI)(R12*2)
+	VMOVUPS Y5, 32(DI)(R12*2)
+	VMOVUPS Y6, (DI)(R13*1)
+	VMOVUPS Y7, 32(DI)(R13*1)
+	VMOVUPS Y8, (DI)(R12*4)
+	VMOVUPS Y9, 32(DI)(R12*4)
+	ADDQ    $0x40, DI
+	ADDQ    $0x20, SI
+	DECQ    R8
+	JNZ     okf32bf16c5loop
+
+okf32bf16c5half:
+	TESTQ   $0x00000008, cols+64(FP)
+	JZ      okf32bf16c5mask
+	VMOVUPS (DI), Y0
+	VMOVUPS (DI)(R12*1), Y1
+	VMOVUPS (DI)(R12*2), Y2
+	VMOVUPS (DI)(R13*1), Y3
+	VMOVUPS (DI)(R12*4), Y4
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      okf32bf16c5r1consec
+	XORQ    AX, AX
+
+okf32bf16c5r1gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	VPMOVZXWD    (R10), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y1
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	VBROADCASTSS 12(R11), Y12
+	VFMADD231PS  Y10, Y12, Y3
+	VBROADCASTSS 16(R11), Y12
+	VFMADD231PS  Y10, Y12, Y4
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okf32bf16c5r1gather
+	JMP          okf32bf16c5r1store
+
+okf32bf16c5r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okf32bf16c5r1next:
+	VPMOVZXWD    (R10), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y1
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	VBROADCASTSS 12(R11), Y12
+	VFMADD231PS  Y10, Y12, Y3
+	VBROADCASTSS 16(R11), Y12
+	VFMADD231PS  Y10, Y12, Y4
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okf32bf16c5r1next
+
+okf32bf16c5r1store:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, (DI)(R12*1)
+	VMOVUPS Y2, (DI)(R12*2)
+	VMOVUPS Y3, (DI)(R13*1)
+	VMOVUPS Y4, (DI)(R12*4)
+	ADDQ    $0x20, DI
+	ADDQ    $0x10, SI
+
+okf32bf16c5mask:
+	TESTQ      $0x00000007, cols+64(FP)
+	JZ         okf32bf16done
+	VMASKMOVPS (DI), Y15, Y0
+	VMASKMOVPS (DI)(R12*1), Y15, Y1
+	VMASKMOVPS (DI)(R12*2), Y15, Y2
+	VMASKMOVPS (DI)(R13*1), Y15, Y3
+	VMASKMOVPS (DI)(R12*4), Y15, Y4
+	MOVQ       DX, R11
+	TESTQ      BX, BX
+	JZ         okf32bf16c5rmconsec
+	XORQ       AX, AX
+
+okf32bf16c5rmgather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	VPMOVZXWD    (R10)(R14*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPERMPS      Y10, Y13, Y10
+	VANDPS       Y15, Y10, Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y1
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	VBROADCASTSS 12(R11), Y12
+	VFMADD231PS  Y10, Y12, Y3
+	VBROADCASTSS 16(R11), Y12
+	VFMADD231PS  Y10, Y12, Y4
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okf32bf16c5rmgather
+	JMP          okf32bf16c5rmstore
+
+okf32bf16c5rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okf32bf16c5rmnext:
+	VPMOVZXWD    (R10)(R14*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPERMPS      Y10, Y13, Y10
+	VANDPS       Y15, Y10, Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y1
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	VBROADCASTSS 12(R11), Y12
+	VFMADD231PS  Y10, Y12, Y3
+	VBROADCASTSS 16(R11), Y12
+	VFMADD231PS  Y10, Y12, Y4
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okf32bf16c5rmnext
+
+okf32bf16c5rmstore:
+	VMASKMOVPS Y0, Y15, (DI)
+	VMASKMOVPS Y1, Y15, (DI)(R12*1)
+	VMASKMOVPS Y2, Y15, (DI)(R12*2)
+	VMASKMOVPS Y3, Y15, (DI)(R13*1)
+	VMASKMOVPS Y4, Y15, (DI)(R12*4)
+	JMP        okf32bf16done
+
+okf32bf16c4:
+	TESTQ R8, R8
+	JZ    okf32bf16c4half
+
+okf32bf16c4loop:
+	VMOVUPS (DI), Y0
+	VMOVUPS 32(DI), Y1
+	VMOVUPS (DI)(R12*1), Y2
+	VMOVUPS 32(DI)(R12*1), Y3
+	VMOVUPS (DI)(R12*2), Y4
+	VMOVUPS 32(DI)(R12*2), Y5
+	VMOVUPS (DI)(R13*1), Y6
+	VMOVUPS 32(DI)(R13*1), Y7
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      okf32bf16c4r2consec
+	XORQ    AX, AX
+
+okf32bf16c4r2gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	VPMOVZXWD    (R10), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPMOVZXWD    16(R10), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VFMADD231PS  Y11, Y12, Y1
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y4
+	VFMADD231PS  Y11, Y12, Y5
+	VBROADCASTSS 12(R11), Y12
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okf32bf16c4r2gather
+	JMP          okf32bf16c4r2store
+
+okf32bf16c4r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okf32bf16c4r2next:
+	VPMOVZXWD    (R10), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPMOVZXWD    16(R10), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VFMADD231PS  Y11, Y12, Y1
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y4
+	VFMADD231PS  Y11, Y12, Y5
+	VBROADCASTSS 12(R11), Y12
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okf32bf16c4r2next
+
+okf32bf16c4r2store:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, (DI)(R12*1)
+	VMOVUPS Y3, 32(DI)(R12*1)
+	VMOVUPS Y4, (DI)(R12*2)
+	VMOVUPS Y5, 32(DI)(R12*2)
+	VMOVUPS Y6, (DI)(R13*1)
+	VMOVUPS Y7, 32(DI)(R13*1)
+	ADDQ    $0x40, DI
+	ADDQ    $0x20, SI
+	DECQ    R8
+	JNZ     okf32bf16c4loop
+
+okf32bf16c4half:
+	TESTQ   $0x00000008, cols+64(FP)
+	JZ      okf32bf16c4mask
+	VMOVUPS (DI), Y0
+	VMOVUPS (DI)(R12*1), Y1
+	VMOVUPS (DI)(R12*2), Y2
+	VMOVUPS (DI)(R13*1), Y3
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      okf32bf16c4r1consec
+	XORQ    AX, AX
+
+okf32bf16c4r1gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	VPMOVZXWD    (R10), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y1
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	VBROADCASTSS 12(R11), Y12
+	VFMADD231PS  Y10, Y12, Y3
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okf32bf16c4r1gather
+	JMP          okf32bf16c4r1store
+
+okf32bf16c4r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okf32bf16c4r1next:
+	VPMOVZXWD    (R10), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y1
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	VBROADCASTSS 12(R11), Y12
+	VFMADD231PS  Y10, Y12, Y3
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okf32bf16c4r1next
+
+okf32bf16c4r1store:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, (DI)(R12*1)
+	VMOVUPS Y2, (DI)(R12*2)
+	VMOVUPS Y3, (DI)(R13*1)
+	ADDQ    $0x20, DI
+	ADDQ    $0x10, SI
+
+okf32bf16c4mask:
+	TESTQ      $0x00000007, cols+64(FP)
+	JZ         okf32bf16done
+	VMASKMOVPS (DI), Y15, Y0
+	VMASKMOVPS (DI)(R12*1), Y15, Y1
+	VMASKMOVPS (DI)(R12*2), Y15, Y2
+	VMASKMOVPS (DI)(R13*1), Y15, Y3
+	MOVQ       DX, R11
+	TESTQ      BX, BX
+	JZ         okf32bf16c4rmconsec
+	XORQ       AX, AX
+
+okf32bf16c4rmgather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	VPMOVZXWD    (R10)(R14*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPERMPS      Y10, Y13, Y10
+	VANDPS       Y15, Y10, Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y1
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	VBROADCASTSS 12(R11), Y12
+	VFMADD231PS  Y10, Y12, Y3
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okf32bf16c4rmgather
+	JMP          okf32bf16c4rmstore
+
+okf32bf16c4rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okf32bf16c4rmnext:
+	VPMOVZXWD    (R10)(R14*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPERMPS      Y10, Y13, Y10
+	VANDPS       Y15, Y10, Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y1
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	VBROADCASTSS 12(R11), Y12
+	VFMADD231PS  Y10, Y12, Y3
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okf32bf16c4rmnext
+
+okf32bf16c4rmstore:
+	VMASKMOVPS Y0, Y15, (DI)
+	VMASKMOVPS Y1, Y15, (DI)(R12*1)
+	VMASKMOVPS Y2, Y15, (DI)(R12*2)
+	VMASKMOVPS Y3, Y15, (DI)(R13*1)
+	JMP        okf32bf16done
+
+okf32bf16c3:
+	TESTQ R8, R8
+	JZ    okf32bf16c3half
+
+okf32bf16c3loop:
+	VMOVUPS (DI), Y0
+	VMOVUPS 32(DI), Y1
+	VMOVUPS (DI)(R12*1), Y2
+	VMOVUPS 32(DI)(R12*1), Y3
+	VMOVUPS (DI)(R12*2), Y4
+	VMOVUPS 32(DI)(R12*2), Y5
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      okf32bf16c3r2consec
+	XORQ    AX, AX
+
+okf32bf16c3r2gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	VPMOVZXWD    (R10), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPMOVZXWD    16(R10), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VFMADD231PS  Y11, Y12, Y1
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y4
+	VFMADD231PS  Y11, Y12, Y5
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okf32bf16c3r2gather
+	JMP          okf32bf16c3r2store
+
+okf32bf16c3r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okf32bf16c3r2next:
+	VPMOVZXWD    (R10), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPMOVZXWD    16(R10), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VFMADD231PS  Y11, Y12, Y1
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y4
+	VFMADD231PS  Y11, Y12, Y5
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okf32bf16c3r2next
+
+okf32bf16c3r2store:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, (DI)(R12*1)
+	VMOVUPS Y3, 32(DI)(R12*1)
+	VMOVUPS Y4, (DI)(R12*2)
+	VMOVUPS Y5, 32(DI)(R12*2)
+	ADDQ    $0x40, DI
+	ADDQ    $0x20, SI
+	DECQ    R8
+	JNZ     okf32bf16c3loop
+
+okf32bf16c3half:
+	TESTQ   $0x00000008, cols+64(FP)
+	JZ      okf32bf16c3mask
+	VMOVUPS (DI), Y0
+	VMOVUPS (DI)(R12*1), Y1
+	VMOVUPS (DI)(R12*2), Y2
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      okf32bf16c3r1consec
+	XORQ    AX, AX
+
+okf32bf16c3r1gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	VPMOVZXWD    (R10), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y1
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okf32bf16c3r1gather
+	JMP          okf32bf16c3r1store
+
+okf32bf16c3r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okf32bf16c3r1next:
+	VPMOVZXWD    (R10), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y1
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okf32bf16c3r1next
+
+okf32bf16c3r1store:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, (DI)(R12*1)
+	VMOVUPS Y2, (DI)(R12*2)
+	ADDQ    $0x20, DI
+	ADDQ    $0x10, SI
+
+okf32bf16c3mask:
+	TESTQ      $0x00000007, cols+64(FP)
+	JZ         okf32bf16done
+	VMASKMOVPS (DI), Y15, Y0
+	VMASKMOVPS (DI)(R12*1), Y15, Y1
+	VMASKMOVPS (DI)(R12*2), Y15, Y2
+	MOVQ       DX, R11
+	TESTQ      BX, BX
+	JZ         okf32bf16c3rmconsec
+	XORQ       AX, AX
+
+okf32bf16c3rmgather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	VPMOVZXWD    (R10)(R14*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPERMPS      Y10, Y13, Y10
+	VANDPS       Y15, Y10, Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y1
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okf32bf16c3rmgather
+	JMP          okf32bf16c3rmstore
+
+okf32bf16c3rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okf32bf16c3rmnext:
+	VPMOVZXWD    (R10)(R14*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPERMPS      Y10, Y13, Y10
+	VANDPS       Y15, Y10, Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y1
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okf32bf16c3rmnext
+
+okf32bf16c3rmstore:
+	VMASKMOVPS Y0, Y15, (DI)
+	VMASKMOVPS Y1, Y15, (DI)(R12*1)
+	VMASKMOVPS Y2, Y15, (DI)(R12*2)
+	JMP        okf32bf16done
+
+okf32bf16c2:
+	TESTQ R8, R8
+	JZ    okf32bf16c2half
+
+okf32bf16c2loop:
+	VMOVUPS (DI), Y0
+	VMOVUPS 32(DI), Y1
+	VMOVUPS (DI)(R12*1), Y2
+	VMOVUPS 32(DI)(R12*1), Y3
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      okf32bf16c2r2consec
+	XORQ    AX, AX
+
+okf32bf16c2r2gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	VPMOVZXWD    (R10), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPMOVZXWD    16(R10), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VFMADD231PS  Y11, Y12, Y1
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okf32bf16c2r2gather
+	JMP          okf32bf16c2r2store
+
+okf32bf16c2r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okf32bf16c2r2next:
+	VPMOVZXWD    (R10), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPMOVZXWD    16(R10), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VFMADD231PS  Y11, Y12, Y1
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okf32bf16c2r2next
+
+okf32bf16c2r2store:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, (DI)(R12*1)
+	VMOVUPS Y3, 32(DI)(R12*1)
+	ADDQ    $0x40, DI
+	ADDQ    $0x20, SI
+	DECQ    R8
+	JNZ     okf32bf16c2loop
+
+okf32bf16c2half:
+	TESTQ   $0x00000008, cols+64(FP)
+	JZ      okf32bf16c2mask
+	VMOVUPS (DI), Y0
+	VMOVUPS (DI)(R12*1), Y1
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      okf32bf16c2r1consec
+	XORQ    AX, AX
+
+okf32bf16c2r1gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	VPMOVZXWD    (R10), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y1
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okf32bf16c2r1gather
+	JMP          okf32bf16c2r1store
+
+okf32bf16c2r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okf32bf16c2r1next:
+	VPMOVZXWD    (R10), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y1
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okf32bf16c2r1next
+
+okf32bf16c2r1store:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, (DI)(R12*1)
+	ADDQ    $0x20, DI
+	ADDQ    $0x10, SI
+
+okf32bf16c2mask:
+	TESTQ      $0x00000007, cols+64(FP)
+	JZ         okf32bf16done
+	VMASKMOVPS (DI), Y15, Y0
+	VMASKMOVPS (DI)(R12*1), Y15, Y1
+	MOVQ       DX, R11
+	TESTQ      BX, BX
+	JZ         okf32bf16c2rmconsec
+	XORQ       AX, AX
+
+okf32bf16c2rmgather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	VPMOVZXWD    (R10)(R14*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPERMPS      Y10, Y13, Y10
+	VANDPS       Y15, Y10, Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y1
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okf32bf16c2rmgather
+	JMP          okf32bf16c2rmstore
+
+okf32bf16c2rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okf32bf16c2rmnext:
+	VPMOVZXWD    (R10)(R14*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPERMPS      Y10, Y13, Y10
+	VANDPS       Y15, Y10, Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y1
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okf32bf16c2rmnext
+
+okf32bf16c2rmstore:
+	VMASKMOVPS Y0, Y15, (DI)
+	VMASKMOVPS Y1, Y15, (DI)(R12*1)
+	JMP        okf32bf16done
+
+okf32bf16c1:
+	TESTQ R8, R8
+	JZ    okf32bf16c1half
+
+okf32bf16c1loop:
+	VMOVUPS (DI), Y0
+	VMOVUPS 32(DI), Y1
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      okf32bf16c1r2consec
+	XORQ    AX, AX
+
+okf32bf16c1r2gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	VPMOVZXWD    (R10), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPMOVZXWD    16(R10), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VFMADD231PS  Y11, Y12, Y1
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okf32bf16c1r2gather
+	JMP          okf32bf16c1r2store
+
+okf32bf16c1r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okf32bf16c1r2next:
+	VPMOVZXWD    (R10), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPMOVZXWD    16(R10), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VFMADD231PS  Y11, Y12, Y1
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okf32bf16c1r2next
+
+okf32bf16c1r2store:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	ADDQ    $0x40, DI
+	ADDQ    $0x20, SI
+	DECQ    R8
+	JNZ     okf32bf16c1loop
+
+okf32bf16c1half:
+	TESTQ   $0x00000008, cols+64(FP)
+	JZ      okf32bf16c1mask
+	VMOVUPS (DI), Y0
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      okf32bf16c1r1consec
+	XORQ    AX, AX
+
+okf32bf16c1r1gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	VPMOVZXWD    (R10), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okf32bf16c1r1gather
+	JMP          okf32bf16c1r1store
+
+okf32bf16c1r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okf32bf16c1r1next:
+	VPMOVZXWD    (R10), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okf32bf16c1r1next
+
+okf32bf16c1r1store:
+	VMOVUPS Y0, (DI)
+	ADDQ    $0x20, DI
+	ADDQ    $0x10, SI
+
+okf32bf16c1mask:
+	TESTQ      $0x00000007, cols+64(FP)
+	JZ         okf32bf16done
+	VMASKMOVPS (DI), Y15, Y0
+	MOVQ       DX, R11
+	TESTQ      BX, BX
+	JZ         okf32bf16c1rmconsec
+	XORQ       AX, AX
+
+okf32bf16c1rmgather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	VPMOVZXWD    (R10)(R14*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPERMPS      Y10, Y13, Y10
+	VANDPS       Y15, Y10, Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okf32bf16c1rmgather
+	JMP          okf32bf16c1rmstore
+
+okf32bf16c1rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okf32bf16c1rmnext:
+	VPMOVZXWD    (R10)(R14*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPERMPS      Y10, Y13, Y10
+	VANDPS       Y15, Y10, Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okf32bf16c1rmnext
+
+okf32bf16c1rmstore:
+	VMASKMOVPS Y0, Y15, (DI)
+
+okf32bf16done:
 	VZEROUPPER
 	RET
 
@@ -74158,6 +86405,2099 @@ okpf32f16c1rmstore:
 	VMASKMOVPS Y0, Y15, (DI)
 
 okpf32f16done:
+	VZEROUPPER
+	RET
+
+// func marginsKPFBF16F32(m unsafe.Pointer, k int, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int, c int)
+// Requires: AVX, AVX2, FMA3, MMX+
+TEXT ·marginsKPFBF16F32(SB), NOSPLIT, $0-72
+	MOVQ    m+0(FP), DI
+	MOVQ    n+16(FP), CX
+	MOVQ    x+24(FP), SI
+	MOVQ    stride+32(FP), R9
+	SHLQ    $0x01, R9
+	MOVQ    idx+40(FP), BX
+	MOVQ    w+48(FP), DX
+	MOVQ    d+56(FP), R8
+	MOVQ    R8, R12
+	SHLQ    $0x02, R12
+	LEAQ    (R12)(R12*2), R13
+	MOVQ    R8, AX
+	ANDQ    $0x07, AX
+	NEGQ    AX
+	ADDQ    $0x08, AX
+	LEAQ    maskTab32<>+0(SB), R10
+	VMOVDQU (R10)(AX*4), Y15
+	SHRQ    $0x04, R8
+	MOVQ    d+56(FP), R14
+	ANDQ    $0x07, R14
+	NEGQ    R14
+	LEAQ    laneIdx<>+0(SB), R15
+	VMOVDQU 32(R15)(R14*4), Y13
+	ADDQ    $0x08, R14
+	NEGQ    R14
+	SHLQ    $0x01, R14
+	MOVQ    c+64(FP), AX
+	CMPQ    AX, $0x05
+	JEQ     mkpf32bf16c5pair
+	CMPQ    AX, $0x04
+	JEQ     mkpf32bf16c4pair
+	CMPQ    AX, $0x03
+	JEQ     mkpf32bf16c3pair
+	CMPQ    AX, $0x02
+	JEQ     mkpf32bf16c2pair
+	JMP     mkpf32bf16c1pair
+
+mkpf32bf16c5pair:
+	CMPQ  CX, $0x02
+	JB    mkpf32bf16c5single
+	TESTQ BX, BX
+	JZ    mkpf32bf16c5consec2
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	ADDQ  $0x10, BX
+	JMP   mkpf32bf16c5ready2
+
+mkpf32bf16c5consec2:
+	MOVQ SI, R10
+	LEAQ (SI)(R9*1), R11
+	LEAQ (R11)(R9*1), SI
+
+mkpf32bf16c5ready2:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	VXORPS Y8, Y8, Y8
+	VXORPS Y9, Y9, Y9
+	MOVQ   R8, AX
+	TESTQ  AX, AX
+	JZ     mkpf32bf16c5tail2
+
+mkpf32bf16c5loop2:
+	PREFETCHT0  256(R10)
+	PREFETCHT0  256(R11)
+	VPMOVZXWD   (R10), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VPMOVZXWD   (R11), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VMOVUPS     (DX), Y12
+	VFMADD231PS Y10, Y12, Y0
+	VFMADD231PS Y11, Y12, Y5
+	VMOVUPS     (DX)(R12*1), Y12
+	VFMADD231PS Y10, Y12, Y1
+	VFMADD231PS Y11, Y12, Y6
+	VMOVUPS     (DX)(R12*2), Y12
+	VFMADD231PS Y10, Y12, Y2
+	VFMADD231PS Y11, Y12, Y7
+	VMOVUPS     (DX)(R13*1), Y12
+	VFMADD231PS Y10, Y12, Y3
+	VFMADD231PS Y11, Y12, Y8
+	VMOVUPS     (DX)(R12*4), Y12
+	VFMADD231PS Y10, Y12, Y4
+	VFMADD231PS Y11, Y12, Y9
+	VPMOVZXWD   16(R10), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VPMOVZXWD   16(R11), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VMOVUPS     32(DX), Y12
+	VFMADD231PS Y10, Y12, Y0
+	VFMADD231PS Y11, Y12, Y5
+	VMOVUPS     32(DX)(R12*1), Y12
+	VFMADD231PS Y10, Y12, Y1
+	VFMADD231PS Y11, Y12, Y6
+	VMOVUPS     32(DX)(R12*2), Y12
+	VFMADD231PS Y10, Y12, Y2
+	VFMADD231PS Y11, Y12, Y7
+	VMOVUPS     32(DX)(R13*1), Y12
+	VFMADD231PS Y10, Y12, Y3
+	VFMADD231PS Y11, Y12, Y8
+	VMOVUPS     32(DX)(R12*4), Y12
+	VFMADD231PS Y10, Y12, Y4
+	VFMADD231PS Y11, Y12, Y9
+	ADDQ        $0x20, R10
+	ADDQ        $0x20, R11
+	ADDQ        $0x40, DX
+	DECQ        AX
+	JNZ         mkpf32bf16c5loop2
+
+mkpf32bf16c5tail2:
+	TESTQ       $0x00000008, d+56(FP)
+	JZ          mkpf32bf16c5mask2
+	VPMOVZXWD   (R10), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VPMOVZXWD   (R11), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VMOVUPS     (DX), Y12
+	VFMADD231PS Y10, Y12, Y0
+	VFMADD231PS Y11, Y12, Y5
+	VMOVUPS     (DX)(R12*1), Y12
+	VFMADD231PS Y10, Y12, Y1
+	VFMADD231PS Y11, Y12, Y6
+	VMOVUPS     (DX)(R12*2), Y12
+	VFMADD231PS Y10, Y12, Y2
+	VFMADD231PS Y11, Y12, Y7
+	VMOVUPS     (DX)(R13*1), Y12
+	VFMADD231PS Y10, Y12, Y3
+	VFMADD231PS Y11, Y12, Y8
+	VMOVUPS     (DX)(R12*4), Y12
+	VFMADD231PS Y10, Y12, Y4
+	VFMADD231PS Y11, Y12, Y9
+	ADDQ        $0x10, R10
+	ADDQ        $0x10, R11
+	ADDQ        $0x20, DX
+
+mkpf32bf16c5mask2:
+	TESTQ       $0x00000007, d+56(FP)
+	JZ          mkpf32bf16c5reduce2
+	VPMOVZXWD   (R10)(R14*1), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VPERMPS     Y10, Y13, Y10
+	VANDPS      Y15, Y10, Y10
+	VPMOVZXWD   (R11)(R14*1), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VPERMPS     Y11, Y13, Y11
+	VANDPS      Y15, Y11, Y11
+	VMASKMOVPS  (DX), Y15, Y12
+	VFMADD231PS Y10, Y12, Y0
+	VFMADD231PS Y11, Y12, Y5
+	VMASKMOVPS  (DX)(R12*1), Y15, Y12
+	VFMADD231PS Y10, Y12, Y1
+	VFMADD231PS Y11, Y12, Y6
+	VMASKMOVPS  (DX)(R12*2), Y15, Y12
+	VFMADD231PS Y10, Y12, Y2
+	VFMADD231PS Y11, Y12, Y7
+	VMASKMOVPS  (DX)(R13*1), Y15, Y12
+	VFMADD231PS Y10, Y12, Y3
+	VFMADD231PS Y11, Y12, Y8
+	VMASKMOVPS  (DX)(R12*4), Y15, Y12
+	VFMADD231PS Y10, Y12, Y4
+	VFMADD231PS Y11, Y12, Y9
+
+mkpf32bf16c5reduce2:
+	MOVQ         w+48(FP), DX
+	MOVQ         k+8(FP), AX
+	SHLQ         $0x02, AX
+	VHADDPS      Y1, Y0, Y10
+	VHADDPS      Y3, Y2, Y11
+	VHADDPS      Y11, Y10, Y10
+	VEXTRACTF128 $0x01, Y10, X11
+	VADDPS       X11, X10, X10
+	VMOVUPS      X10, (DI)
+	VEXTRACTF128 $0x01, Y4, X10
+	VADDPS       X10, X4, X10
+	VHADDPS      X10, X10, X10
+	VHADDPS      X10, X10, X10
+	VMOVSS       X10, 16(DI)
+	ADDQ         AX, DI
+	VHADDPS      Y6, Y5, Y10
+	VHADDPS      Y8, Y7, Y11
+	VHADDPS      Y11, Y10, Y10
+	VEXTRACTF128 $0x01, Y10, X11
+	VADDPS       X11, X10, X10
+	VMOVUPS      X10, (DI)
+	VEXTRACTF128 $0x01, Y9, X10
+	VADDPS       X10, X9, X10
+	VHADDPS      X10, X10, X10
+	VHADDPS      X10, X10, X10
+	VMOVSS       X10, 16(DI)
+	ADDQ         AX, DI
+	SUBQ         $0x02, CX
+	JMP          mkpf32bf16c5pair
+
+mkpf32bf16c5single:
+	TESTQ CX, CX
+	JZ    mkpf32bf16done
+	TESTQ BX, BX
+	JZ    mkpf32bf16c5consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	JMP   mkpf32bf16c5ready1
+
+mkpf32bf16c5consec1:
+	MOVQ SI, R10
+
+mkpf32bf16c5ready1:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	VXORPS Y8, Y8, Y8
+	VXORPS Y9, Y9, Y9
+	MOVQ   R8, AX
+	TESTQ  AX, AX
+	JZ     mkpf32bf16c5tail1
+
+mkpf32bf16c5loop1:
+	VPMOVZXWD   (R10), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VPMOVZXWD   16(R10), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VFMADD231PS (DX), Y10, Y0
+	VFMADD231PS 32(DX), Y11, Y5
+	VFMADD231PS (DX)(R12*1), Y10, Y1
+	VFMADD231PS 32(DX)(R12*1), Y11, Y6
+	VFMADD231PS (DX)(R12*2), Y10, Y2
+	VFMADD231PS 32(DX)(R12*2), Y11, Y7
+	VFMADD231PS (DX)(R13*1), Y10, Y3
+	VFMADD231PS 32(DX)(R13*1), Y11, Y8
+	VFMADD231PS (DX)(R12*4), Y10, Y4
+	VFMADD231PS 32(DX)(R12*4), Y11, Y9
+	ADDQ        $0x20, R10
+	ADDQ        $0x40, DX
+	DECQ        AX
+	JNZ         mkpf32bf16c5loop1
+
+mkpf32bf16c5tail1:
+	TESTQ       $0x00000008, d+56(FP)
+	JZ          mkpf32bf16c5mask1
+	VPMOVZXWD   (R10), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VFMADD231PS (DX), Y10, Y0
+	VFMADD231PS (DX)(R12*1), Y10, Y1
+	VFMADD231PS (DX)(R12*2), Y10, Y2
+	VFMADD231PS (DX)(R13*1), Y10, Y3
+	VFMADD231PS (DX)(R12*4), Y10, Y4
+	ADDQ        $0x10, R10
+	ADDQ        $0x20, DX
+
+mkpf32bf16c5mask1:
+	TESTQ       $0x00000007, d+56(FP)
+	JZ          mkpf32bf16c5reduce1
+	VPMOVZXWD   (R10)(R14*1), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VPERMPS     Y10, Y13, Y10
+	VANDPS      Y15, Y10, Y10
+	VMASKMOVPS  (DX), Y15, Y12
+	VFMADD231PS Y10, Y12, Y5
+	VMASKMOVPS  (DX)(R12*1), Y15, Y12
+	VFMADD231PS Y10, Y12, Y6
+	VMASKMOVPS  (DX)(R12*2), Y15, Y12
+	VFMADD231PS Y10, Y12, Y7
+	VMASKMOVPS  (DX)(R13*1), Y15, Y12
+	VFMADD231PS Y10, Y12, Y8
+	VMASKMOVPS  (DX)(R12*4), Y15, Y12
+	VFMADD231PS Y10, Y12, Y9
+
+mkpf32bf16c5reduce1:
+	VADDPS       Y5, Y0, Y0
+	VADDPS       Y6, Y1, Y1
+	VADDPS       Y7, Y2, Y2
+	VADDPS       Y8, Y3, Y3
+	VADDPS       Y9, Y4, Y4
+	VHADDPS      Y1, Y0, Y10
+	VHADDPS      Y3, Y2, Y11
+	VHADDPS      Y11, Y10, Y10
+	VEXTRACTF128 $0x01, Y10, X11
+	VADDPS       X11, X10, X10
+	VMOVUPS      X10, (DI)
+	VEXTRACTF128 $0x01, Y4, X10
+	VADDPS       X10, X4, X10
+	VHADDPS      X10, X10, X10
+	VHADDPS      X10, X10, X10
+	VMOVSS       X10, 16(DI)
+	JMP          mkpf32bf16done
+
+mkpf32bf16c4pair:
+	CMPQ  CX, $0x02
+	JB    mkpf32bf16c4single
+	TESTQ BX, BX
+	JZ    mkpf32bf16c4consec2
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	ADDQ  $0x10, BX
+	JMP   mkpf32bf16c4ready2
+
+mkpf32bf16c4consec2:
+	MOVQ SI, R10
+	LEAQ (SI)(R9*1), R11
+	LEAQ (R11)(R9*1), SI
+
+mkpf32bf16c4ready2:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	MOVQ   R8, AX
+	TESTQ  AX, AX
+	JZ     mkpf32bf16c4tail2
+
+mkpf32bf16c4loop2:
+	PREFETCHT0  256(R10)
+	PREFETCHT0  256(R11)
+	VPMOVZXWD   (R10), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VPMOVZXWD   (R11), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VMOVUPS     (DX), Y12
+	VFMADD231PS Y10, Y12, Y0
+	VFMADD231PS Y11, Y12, Y4
+	VMOVUPS     (DX)(R12*1), Y12
+	VFMADD231PS Y10, Y12, Y1
+	VFMADD231PS Y11, Y12, Y5
+	VMOVUPS     (DX)(R12*2), Y12
+	VFMADD231PS Y10, Y12, Y2
+	VFMADD231PS Y11, Y12, Y6
+	VMOVUPS     (DX)(R13*1), Y12
+	VFMADD231PS Y10, Y12, Y3
+	VFMADD231PS Y11, Y12, Y7
+	VPMOVZXWD   16(R10), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VPMOVZXWD   16(R11), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VMOVUPS     32(DX), Y12
+	VFMADD231PS Y10, Y12, Y0
+	VFMADD231PS Y11, Y12, Y4
+	VMOVUPS     32(DX)(R12*1), Y12
+	VFMADD231PS Y10, Y12, Y1
+	VFMADD231PS Y11, Y12, Y5
+	VMOVUPS     32(DX)(R12*2), Y12
+	VFMADD231PS Y10, Y12, Y2
+	VFMADD231PS Y11, Y12, Y6
+	VMOVUPS     32(DX)(R13*1), Y12
+	VFMADD231PS Y10, Y12, Y3
+	VFMADD231PS Y11, Y12, Y7
+	ADDQ        $0x20, R10
+	ADDQ        $0x20, R11
+	ADDQ        $0x40, DX
+	DECQ        AX
+	JNZ         mkpf32bf16c4loop2
+
+mkpf32bf16c4tail2:
+	TESTQ       $0x00000008, d+56(FP)
+	JZ          mkpf32bf16c4mask2
+	VPMOVZXWD   (R10), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VPMOVZXWD   (R11), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VMOVUPS     (DX), Y12
+	VFMADD231PS Y10, Y12, Y0
+	VFMADD231PS Y11, Y12, Y4
+	VMOVUPS     (DX)(R12*1), Y12
+	VFMADD231PS Y10, Y12, Y1
+	VFMADD231PS Y11, Y12, Y5
+	VMOVUPS     (DX)(R12*2), Y12
+	VFMADD231PS Y10, Y12, Y2
+	VFMADD231PS Y11, Y12, Y6
+	VMOVUPS     (DX)(R13*1), Y12
+	VFMADD231PS Y10, Y12, Y3
+	VFMADD231PS Y11, Y12, Y7
+	ADDQ        $0x10, R10
+	ADDQ        $0x10, R11
+	ADDQ        $0x20, DX
+
+mkpf32bf16c4mask2:
+	TESTQ       $0x00000007, d+56(FP)
+	JZ          mkpf32bf16c4reduce2
+	VPMOVZXWD   (R10)(R14*1), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VPERMPS     Y10, Y13, Y10
+	VANDPS      Y15, Y10, Y10
+	VPMOVZXWD   (R11)(R14*1), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VPERMPS     Y11, Y13, Y11
+	VANDPS      Y15, Y11, Y11
+	VMASKMOVPS  (DX), Y15, Y12
+	VFMADD231PS Y10, Y12, Y0
+	VFMADD231PS Y11, Y12, Y4
+	VMASKMOVPS  (DX)(R12*1), Y15, Y12
+	VFMADD231PS Y10, Y12, Y1
+	VFMADD231PS Y11, Y12, Y5
+	VMASKMOVPS  (DX)(R12*2), Y15, Y12
+	VFMADD231PS Y10, Y12, Y2
+	VFMADD231PS Y11, Y12, Y6
+	VMASKMOVPS  (DX)(R13*1), Y15, Y12
+	VFMADD231PS Y10, Y12, Y3
+	VFMADD231PS Y11, Y12, Y7
+
+mkpf32bf16c4reduce2:
+	MOVQ         w+48(FP), DX
+	MOVQ         k+8(FP), AX
+	SHLQ         $0x02, AX
+	VHADDPS      Y1, Y0, Y10
+	VHADDPS      Y3, Y2, Y11
+	VHADDPS      Y11, Y10, Y10
+	VEXTRACTF128 $0x01, Y10, X11
+	VADDPS       X11, X10, X10
+	VMOVUPS      X10, (DI)
+	ADDQ         AX, DI
+	VHADDPS      Y5, Y4, Y10
+	VHADDPS      Y7, Y6, Y11
+	VHADDPS      Y11, Y10, Y10
+	VEXTRACTF128 $0x01, Y10, X11
+	VADDPS       X11, X10, X10
+	VMOVUPS      X10, (DI)
+	ADDQ         AX, DI
+	SUBQ         $0x02, CX
+	JMP          mkpf32bf16c4pair
+
+mkpf32bf16c4single:
+	TESTQ CX, CX
+	JZ    mkpf32bf16done
+	TESTQ BX, BX
+	JZ    mkpf32bf16c4consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	JMP   mkpf32bf16c4ready1
+
+mkpf32bf16c4consec1:
+	MOVQ SI, R10
+
+mkpf32bf16c4ready1:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	VXORPS Y8, Y8, Y8
+	MOVQ   R8, AX
+	TESTQ  AX, AX
+	JZ     mkpf32bf16c4tail1
+
+mkpf32bf16c4loop1:
+	VPMOVZXWD   (R10), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VPMOVZXWD   16(R10), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VFMADD231PS (DX), Y10, Y0
+	VFMADD231PS 32(DX), Y11, Y5
+	VFMADD231PS (DX)(R12*1), Y10, Y1
+	VFMADD231PS 32(DX)(R12*1), Y11, Y6
+	VFMADD231PS (DX)(R12*2), Y10, Y2
+	VFMADD231PS 32(DX)(R12*2), Y11, Y7
+	VFMADD231PS (DX)(R13*1), Y10, Y3
+	VFMADD231PS 32(DX)(R13*1), Y11, Y8
+	ADDQ        $0x20, R10
+	ADDQ        $0x40, DX
+	DECQ        AX
+	JNZ         mkpf32bf16c4loop1
+
+mkpf32bf16c4tail1:
+	TESTQ       $0x00000008, d+56(FP)
+	JZ          mkpf32bf16c4mask1
+	VPMOVZXWD   (R10), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VFMADD231PS (DX), Y10, Y0
+	VFMADD231PS (DX)(R12*1), Y10, Y1
+	VFMADD231PS (DX)(R12*2), Y10, Y2
+	VFMADD231PS (DX)(R13*1), Y10, Y3
+	ADDQ        $0x10, R10
+	ADDQ        $0x20, DX
+
+mkpf32bf16c4mask1:
+	TESTQ       $0x00000007, d+56(FP)
+	JZ          mkpf32bf16c4reduce1
+	VPMOVZXWD   (R10)(R14*1), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VPERMPS     Y10, Y13, Y10
+	VANDPS      Y15, Y10, Y10
+	VMASKMOVPS  (DX), Y15, Y12
+	VFMADD231PS Y10, Y12, Y5
+	VMASKMOVPS  (DX)(R12*1), Y15, Y12
+	VFMADD231PS Y10, Y12, Y6
+	VMASKMOVPS  (DX)(R12*2), Y15, Y12
+	VFMADD231PS Y10, Y12, Y7
+	VMASKMOVPS  (DX)(R13*1), Y15, Y12
+	VFMADD231PS Y10, Y12, Y8
+
+mkpf32bf16c4reduce1:
+	VADDPS       Y5, Y0, Y0
+	VADDPS       Y6, Y1, Y1
+	VADDPS       Y7, Y2, Y2
+	VADDPS       Y8, Y3, Y3
+	VHADDPS      Y1, Y0, Y10
+	VHADDPS      Y3, Y2, Y11
+	VHADDPS      Y11, Y10, Y10
+	VEXTRACTF128 $0x01, Y10, X11
+	VADDPS       X11, X10, X10
+	VMOVUPS      X10, (DI)
+	JMP          mkpf32bf16done
+
+mkpf32bf16c3pair:
+	CMPQ  CX, $0x02
+	JB    mkpf32bf16c3single
+	TESTQ BX, BX
+	JZ    mkpf32bf16c3consec2
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	ADDQ  $0x10, BX
+	JMP   mkpf32bf16c3ready2
+
+mkpf32bf16c3consec2:
+	MOVQ SI, R10
+	LEAQ (SI)(R9*1), R11
+	LEAQ (R11)(R9*1), SI
+
+mkpf32bf16c3ready2:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	VXORPS Y4, Y4, Y4
+	VXORPS Y5, Y5, Y5
+	MOVQ   R8, AX
+	TESTQ  AX, AX
+	JZ     mkpf32bf16c3tail2
+
+mkpf32bf16c3loop2:
+	PREFETCHT0  256(R10)
+	PREFETCHT0  256(R11)
+	VPMOVZXWD   (R10), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VPMOVZXWD   (R11), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VMOVUPS     (DX), Y12
+	VFMADD231PS Y10, Y12, Y0
+	VFMADD231PS Y11, Y12, Y3
+	VMOVUPS     (DX)(R12*1), Y12
+	VFMADD231PS Y10, Y12, Y1
+	VFMADD231PS Y11, Y12, Y4
+	VMOVUPS     (DX)(R12*2), Y12
+	VFMADD231PS Y10, Y12, Y2
+	VFMADD231PS Y11, Y12, Y5
+	VPMOVZXWD   16(R10), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VPMOVZXWD   16(R11), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VMOVUPS     32(DX), Y12
+	VFMADD231PS Y10, Y12, Y0
+	VFMADD231PS Y11, Y12, Y3
+	VMOVUPS     32(DX)(R12*1), Y12
+	VFMADD231PS Y10, Y12, Y1
+	VFMADD231PS Y11, Y12, Y4
+	VMOVUPS     32(DX)(R12*2), Y12
+	VFMADD231PS Y10, Y12, Y2
+	VFMADD231PS Y11, Y12, Y5
+	ADDQ        $0x20, R10
+	ADDQ        $0x20, R11
+	ADDQ        $0x40, DX
+	DECQ        AX
+	JNZ         mkpf32bf16c3loop2
+
+mkpf32bf16c3tail2:
+	TESTQ       $0x00000008, d+56(FP)
+	JZ          mkpf32bf16c3mask2
+	VPMOVZXWD   (R10), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VPMOVZXWD   (R11), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VMOVUPS     (DX), Y12
+	VFMADD231PS Y10, Y12, Y0
+	VFMADD231PS Y11, Y12, Y3
+	VMOVUPS     (DX)(R12*1), Y12
+	VFMADD231PS Y10, Y12, Y1
+	VFMADD231PS Y11, Y12, Y4
+	VMOVUPS     (DX)(R12*2), Y12
+	VFMADD231PS Y10, Y12, Y2
+	VFMADD231PS Y11, Y12, Y5
+	ADDQ        $0x10, R10
+	ADDQ        $0x10, R11
+	ADDQ        $0x20, DX
+
+mkpf32bf16c3mask2:
+	TESTQ       $0x00000007, d+56(FP)
+	JZ          mkpf32bf16c3reduce2
+	VPMOVZXWD   (R10)(R14*1), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VPERMPS     Y10, Y13, Y10
+	VANDPS      Y15, Y10, Y10
+	VPMOVZXWD   (R11)(R14*1), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VPERMPS     Y11, Y13, Y11
+	VANDPS      Y15, Y11, Y11
+	VMASKMOVPS  (DX), Y15, Y12
+	VFMADD231PS Y10, Y12, Y0
+	VFMADD231PS Y11, Y12, Y3
+	VMASKMOVPS  (DX)(R12*1), Y15, Y12
+	VFMADD231PS Y10, Y12, Y1
+	VFMADD231PS Y11, Y12, Y4
+	VMASKMOVPS  (DX)(R12*2), Y15, Y12
+	VFMADD231PS Y10, Y12, Y2
+	VFMADD231PS Y11, Y12, Y5
+
+mkpf32bf16c3reduce2:
+	MOVQ         w+48(FP), DX
+	MOVQ         k+8(FP), AX
+	SHLQ         $0x02, AX
+	VEXTRACTF128 $0x01, Y0, X10
+	VADDPS       X10, X0, X10
+	VHADDPS      X10, X10, X10
+	VHADDPS      X10, X10, X10
+	VMOVSS       X10, (DI)
+	VEXTRACTF128 $0x01, Y1, X10
+	VADDPS       X10, X1, X10
+	VHADDPS      X10, X10, X10
+	VHADDPS      X10, X10, X10
+	VMOVSS       X10, 4(DI)
+	VEXTRACTF128 $0x01, Y2, X10
+	VADDPS       X10, X2, X10
+	VHADDPS      X10, X10, X10
+	VHADDPS      X10, X10, X10
+	VMOVSS       X10, 8(DI)
+	ADDQ         AX, DI
+	VEXTRACTF128 $0x01, Y3, X10
+	VADDPS       X10, X3, X10
+	VHADDPS      X10, X10, X10
+	VHADDPS      X10, X10, X10
+	VMOVSS       X10, (DI)
+	VEXTRACTF128 $0x01, Y4, X10
+	VADDPS       X10, X4, X10
+	VHADDPS      X10, X10, X10
+	VHADDPS      X10, X10, X10
+	VMOVSS       X10, 4(DI)
+	VEXTRACTF128 $0x01, Y5, X10
+	VADDPS       X10, X5, X10
+	VHADDPS      X10, X10, X10
+	VHADDPS      X10, X10, X10
+	VMOVSS       X10, 8(DI)
+	ADDQ         AX, DI
+	SUBQ         $0x02, CX
+	JMP          mkpf32bf16c3pair
+
+mkpf32bf16c3single:
+	TESTQ CX, CX
+	JZ    mkpf32bf16done
+	TESTQ BX, BX
+	JZ    mkpf32bf16c3consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	JMP   mkpf32bf16c3ready1
+
+mkpf32bf16c3consec1:
+	MOVQ SI, R10
+
+mkpf32bf16c3ready1:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	VXORPS Y7, Y7, Y7
+	MOVQ   R8, AX
+	TESTQ  AX, AX
+	JZ     mkpf32bf16c3tail1
+
+mkpf32bf16c3loop1:
+	VPMOVZXWD   (R10), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VPMOVZXWD   16(R10), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VFMADD231PS (DX), Y10, Y0
+	VFMADD231PS 32(DX), Y11, Y5
+	VFMADD231PS (DX)(R12*1), Y10, Y1
+	VFMADD231PS 32(DX)(R12*1), Y11, Y6
+	VFMADD231PS (DX)(R12*2), Y10, Y2
+	VFMADD231PS 32(DX)(R12*2), Y11, Y7
+	ADDQ        $0x20, R10
+	ADDQ        $0x40, DX
+	DECQ        AX
+	JNZ         mkpf32bf16c3loop1
+
+mkpf32bf16c3tail1:
+	TESTQ       $0x00000008, d+56(FP)
+	JZ          mkpf32bf16c3mask1
+	VPMOVZXWD   (R10), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VFMADD231PS (DX), Y10, Y0
+	VFMADD231PS (DX)(R12*1), Y10, Y1
+	VFMADD231PS (DX)(R12*2), Y10, Y2
+	ADDQ        $0x10, R10
+	ADDQ        $0x20, DX
+
+mkpf32bf16c3mask1:
+	TESTQ       $0x00000007, d+56(FP)
+	JZ          mkpf32bf16c3reduce1
+	VPMOVZXWD   (R10)(R14*1), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VPERMPS     Y10, Y13, Y10
+	VANDPS      Y15, Y10, Y10
+	VMASKMOVPS  (DX), Y15, Y12
+	VFMADD231PS Y10, Y12, Y5
+	VMASKMOVPS  (DX)(R12*1), Y15, Y12
+	VFMADD231PS Y10, Y12, Y6
+	VMASKMOVPS  (DX)(R12*2), Y15, Y12
+	VFMADD231PS Y10, Y12, Y7
+
+mkpf32bf16c3reduce1:
+	VADDPS       Y5, Y0, Y0
+	VADDPS       Y6, Y1, Y1
+	VADDPS       Y7, Y2, Y2
+	VEXTRACTF128 $0x01, Y0, X10
+	VADDPS       X10, X0, X10
+	VHADDPS      X10, X10, X10
+	VHADDPS      X10, X10, X10
+	VMOVSS       X10, (DI)
+	VEXTRACTF128 $0x01, Y1, X10
+	VADDPS       X10, X1, X10
+	VHADDPS      X10, X10, X10
+	VHADDPS      X10, X10, X10
+	VMOVSS       X10, 4(DI)
+	VEXTRACTF128 $0x01, Y2, X10
+	VADDPS       X10, X2, X10
+	VHADDPS      X10, X10, X10
+	VHADDPS      X10, X10, X10
+	VMOVSS       X10, 8(DI)
+	JMP          mkpf32bf16done
+
+mkpf32bf16c2pair:
+	CMPQ  CX, $0x02
+	JB    mkpf32bf16c2single
+	TESTQ BX, BX
+	JZ    mkpf32bf16c2consec2
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	ADDQ  $0x10, BX
+	JMP   mkpf32bf16c2ready2
+
+mkpf32bf16c2consec2:
+	MOVQ SI, R10
+	LEAQ (SI)(R9*1), R11
+	LEAQ (R11)(R9*1), SI
+
+mkpf32bf16c2ready2:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y2, Y2, Y2
+	VXORPS Y3, Y3, Y3
+	MOVQ   R8, AX
+	TESTQ  AX, AX
+	JZ     mkpf32bf16c2tail2
+
+mkpf32bf16c2loop2:
+	PREFETCHT0  256(R10)
+	PREFETCHT0  256(R11)
+	VPMOVZXWD   (R10), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VPMOVZXWD   (R11), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VMOVUPS     (DX), Y12
+	VFMADD231PS Y10, Y12, Y0
+	VFMADD231PS Y11, Y12, Y2
+	VMOVUPS     (DX)(R12*1), Y12
+	VFMADD231PS Y10, Y12, Y1
+	VFMADD231PS Y11, Y12, Y3
+	VPMOVZXWD   16(R10), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VPMOVZXWD   16(R11), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VMOVUPS     32(DX), Y12
+	VFMADD231PS Y10, Y12, Y0
+	VFMADD231PS Y11, Y12, Y2
+	VMOVUPS     32(DX)(R12*1), Y12
+	VFMADD231PS Y10, Y12, Y1
+	VFMADD231PS Y11, Y12, Y3
+	ADDQ        $0x20, R10
+	ADDQ        $0x20, R11
+	ADDQ        $0x40, DX
+	DECQ        AX
+	JNZ         mkpf32bf16c2loop2
+
+mkpf32bf16c2tail2:
+	TESTQ       $0x00000008, d+56(FP)
+	JZ          mkpf32bf16c2mask2
+	VPMOVZXWD   (R10), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VPMOVZXWD   (R11), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VMOVUPS     (DX), Y12
+	VFMADD231PS Y10, Y12, Y0
+	VFMADD231PS Y11, Y12, Y2
+	VMOVUPS     (DX)(R12*1), Y12
+	VFMADD231PS Y10, Y12, Y1
+	VFMADD231PS Y11, Y12, Y3
+	ADDQ        $0x10, R10
+	ADDQ        $0x10, R11
+	ADDQ        $0x20, DX
+
+mkpf32bf16c2mask2:
+	TESTQ       $0x00000007, d+56(FP)
+	JZ          mkpf32bf16c2reduce2
+	VPMOVZXWD   (R10)(R14*1), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VPERMPS     Y10, Y13, Y10
+	VANDPS      Y15, Y10, Y10
+	VPMOVZXWD   (R11)(R14*1), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VPERMPS     Y11, Y13, Y11
+	VANDPS      Y15, Y11, Y11
+	VMASKMOVPS  (DX), Y15, Y12
+	VFMADD231PS Y10, Y12, Y0
+	VFMADD231PS Y11, Y12, Y2
+	VMASKMOVPS  (DX)(R12*1), Y15, Y12
+	VFMADD231PS Y10, Y12, Y1
+	VFMADD231PS Y11, Y12, Y3
+
+mkpf32bf16c2reduce2:
+	MOVQ         w+48(FP), DX
+	MOVQ         k+8(FP), AX
+	SHLQ         $0x02, AX
+	VEXTRACTF128 $0x01, Y0, X10
+	VADDPS       X10, X0, X10
+	VHADDPS      X10, X10, X10
+	VHADDPS      X10, X10, X10
+	VMOVSS       X10, (DI)
+	VEXTRACTF128 $0x01, Y1, X10
+	VADDPS       X10, X1, X10
+	VHADDPS      X10, X10, X10
+	VHADDPS      X10, X10, X10
+	VMOVSS       X10, 4(DI)
+	ADDQ         AX, DI
+	VEXTRACTF128 $0x01, Y2, X10
+	VADDPS       X10, X2, X10
+	VHADDPS      X10, X10, X10
+	VHADDPS      X10, X10, X10
+	VMOVSS       X10, (DI)
+	VEXTRACTF128 $0x01, Y3, X10
+	VADDPS       X10, X3, X10
+	VHADDPS      X10, X10, X10
+	VHADDPS      X10, X10, X10
+	VMOVSS       X10, 4(DI)
+	ADDQ         AX, DI
+	SUBQ         $0x02, CX
+	JMP          mkpf32bf16c2pair
+
+mkpf32bf16c2single:
+	TESTQ CX, CX
+	JZ    mkpf32bf16done
+	TESTQ BX, BX
+	JZ    mkpf32bf16c2consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	JMP   mkpf32bf16c2ready1
+
+mkpf32bf16c2consec1:
+	MOVQ SI, R10
+
+mkpf32bf16c2ready1:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	VXORPS Y5, Y5, Y5
+	VXORPS Y6, Y6, Y6
+	MOVQ   R8, AX
+	TESTQ  AX, AX
+	JZ     mkpf32bf16c2tail1
+
+mkpf32bf16c2loop1:
+	VPMOVZXWD   (R10), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VPMOVZXWD   16(R10), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VFMADD231PS (DX), Y10, Y0
+	VFMADD231PS 32(DX), Y11, Y5
+	VFMADD231PS (DX)(R12*1), Y10, Y1
+	VFMADD231PS 32(DX)(R12*1), Y11, Y6
+	ADDQ        $0x20, R10
+	ADDQ        $0x40, DX
+	DECQ        AX
+	JNZ         mkpf32bf16c2loop1
+
+mkpf32bf16c2tail1:
+	TESTQ       $0x00000008, d+56(FP)
+	JZ          mkpf32bf16c2mask1
+	VPMOVZXWD   (R10), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VFMADD231PS (DX), Y10, Y0
+	VFMADD231PS (DX)(R12*1), Y10, Y1
+	ADDQ        $0x10, R10
+	ADDQ        $0x20, DX
+
+mkpf32bf16c2mask1:
+	TESTQ       $0x00000007, d+56(FP)
+	JZ          mkpf32bf16c2reduce1
+	VPMOVZXWD   (R10)(R14*1), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VPERMPS     Y10, Y13, Y10
+	VANDPS      Y15, Y10, Y10
+	VMASKMOVPS  (DX), Y15, Y12
+	VFMADD231PS Y10, Y12, Y5
+	VMASKMOVPS  (DX)(R12*1), Y15, Y12
+	VFMADD231PS Y10, Y12, Y6
+
+mkpf32bf16c2reduce1:
+	VADDPS       Y5, Y0, Y0
+	VADDPS       Y6, Y1, Y1
+	VEXTRACTF128 $0x01, Y0, X10
+	VADDPS       X10, X0, X10
+	VHADDPS      X10, X10, X10
+	VHADDPS      X10, X10, X10
+	VMOVSS       X10, (DI)
+	VEXTRACTF128 $0x01, Y1, X10
+	VADDPS       X10, X1, X10
+	VHADDPS      X10, X10, X10
+	VHADDPS      X10, X10, X10
+	VMOVSS       X10, 4(DI)
+	JMP          mkpf32bf16done
+
+mkpf32bf16c1pair:
+	CMPQ  CX, $0x02
+	JB    mkpf32bf16c1single
+	TESTQ BX, BX
+	JZ    mkpf32bf16c1consec2
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	MOVQ  8(BX), R11
+	IMULQ R9, R11
+	ADDQ  SI, R11
+	ADDQ  $0x10, BX
+	JMP   mkpf32bf16c1ready2
+
+mkpf32bf16c1consec2:
+	MOVQ SI, R10
+	LEAQ (SI)(R9*1), R11
+	LEAQ (R11)(R9*1), SI
+
+mkpf32bf16c1ready2:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y1, Y1, Y1
+	MOVQ   R8, AX
+	TESTQ  AX, AX
+	JZ     mkpf32bf16c1tail2
+
+mkpf32bf16c1loop2:
+	PREFETCHT0  256(R10)
+	PREFETCHT0  256(R11)
+	VPMOVZXWD   (R10), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VPMOVZXWD   (R11), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VMOVUPS     (DX), Y12
+	VFMADD231PS Y10, Y12, Y0
+	VFMADD231PS Y11, Y12, Y1
+	VPMOVZXWD   16(R10), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VPMOVZXWD   16(R11), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VMOVUPS     32(DX), Y12
+	VFMADD231PS Y10, Y12, Y0
+	VFMADD231PS Y11, Y12, Y1
+	ADDQ        $0x20, R10
+	ADDQ        $0x20, R11
+	ADDQ        $0x40, DX
+	DECQ        AX
+	JNZ         mkpf32bf16c1loop2
+
+mkpf32bf16c1tail2:
+	TESTQ       $0x00000008, d+56(FP)
+	JZ          mkpf32bf16c1mask2
+	VPMOVZXWD   (R10), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VPMOVZXWD   (R11), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VMOVUPS     (DX), Y12
+	VFMADD231PS Y10, Y12, Y0
+	VFMADD231PS Y11, Y12, Y1
+	ADDQ        $0x10, R10
+	ADDQ        $0x10, R11
+	ADDQ        $0x20, DX
+
+mkpf32bf16c1mask2:
+	TESTQ       $0x00000007, d+56(FP)
+	JZ          mkpf32bf16c1reduce2
+	VPMOVZXWD   (R10)(R14*1), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VPERMPS     Y10, Y13, Y10
+	VANDPS      Y15, Y10, Y10
+	VPMOVZXWD   (R11)(R14*1), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VPERMPS     Y11, Y13, Y11
+	VANDPS      Y15, Y11, Y11
+	VMASKMOVPS  (DX), Y15, Y12
+	VFMADD231PS Y10, Y12, Y0
+	VFMADD231PS Y11, Y12, Y1
+
+mkpf32bf16c1reduce2:
+	MOVQ         w+48(FP), DX
+	MOVQ         k+8(FP), AX
+	SHLQ         $0x02, AX
+	VEXTRACTF128 $0x01, Y0, X10
+	VADDPS       X10, X0, X10
+	VHADDPS      X10, X10, X10
+	VHADDPS      X10, X10, X10
+	VMOVSS       X10, (DI)
+	ADDQ         AX, DI
+	VEXTRACTF128 $0x01, Y1, X10
+	VADDPS       X10, X1, X10
+	VHADDPS      X10, X10, X10
+	VHADDPS      X10, X10, X10
+	VMOVSS       X10, (DI)
+	ADDQ         AX, DI
+	SUBQ         $0x02, CX
+	JMP          mkpf32bf16c1pair
+
+mkpf32bf16c1single:
+	TESTQ CX, CX
+	JZ    mkpf32bf16done
+	TESTQ BX, BX
+	JZ    mkpf32bf16c1consec1
+	MOVQ  (BX), R10
+	IMULQ R9, R10
+	ADDQ  SI, R10
+	JMP   mkpf32bf16c1ready1
+
+mkpf32bf16c1consec1:
+	MOVQ SI, R10
+
+mkpf32bf16c1ready1:
+	VXORPS Y0, Y0, Y0
+	VXORPS Y5, Y5, Y5
+	MOVQ   R8, AX
+	TESTQ  AX, AX
+	JZ     mkpf32bf16c1tail1
+
+mkpf32bf16c1loop1:
+	VPMOVZXWD   (R10), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VPMOVZXWD   16(R10), Y11
+	VPSLLD      $0x10, Y11, Y11
+	VFMADD231PS (DX), Y10, Y0
+	VFMADD231PS 32(DX), Y11, Y5
+	ADDQ        $0x20, R10
+	ADDQ        $0x40, DX
+	DECQ        AX
+	JNZ         mkpf32bf16c1loop1
+
+mkpf32bf16c1tail1:
+	TESTQ       $0x00000008, d+56(FP)
+	JZ          mkpf32bf16c1mask1
+	VPMOVZXWD   (R10), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VFMADD231PS (DX), Y10, Y0
+	ADDQ        $0x10, R10
+	ADDQ        $0x20, DX
+
+mkpf32bf16c1mask1:
+	TESTQ       $0x00000007, d+56(FP)
+	JZ          mkpf32bf16c1reduce1
+	VPMOVZXWD   (R10)(R14*1), Y10
+	VPSLLD      $0x10, Y10, Y10
+	VPERMPS     Y10, Y13, Y10
+	VANDPS      Y15, Y10, Y10
+	VMASKMOVPS  (DX), Y15, Y12
+	VFMADD231PS Y10, Y12, Y5
+
+mkpf32bf16c1reduce1:
+	VADDPS       Y5, Y0, Y0
+	VEXTRACTF128 $0x01, Y0, X10
+	VADDPS       X10, X0, X10
+	VHADDPS      X10, X10, X10
+	VHADDPS      X10, X10, X10
+	VMOVSS       X10, (DI)
+
+mkpf32bf16done:
+	VZEROUPPER
+	RET
+
+// func addOuterKPFBF16F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int)
+// Requires: AVX, AVX2, FMA3, MMX+
+TEXT ·addOuterKPFBF16F32(SB), NOSPLIT, $0-80
+	MOVQ    dst+0(FP), DI
+	MOVQ    d+8(FP), R12
+	SHLQ    $0x02, R12
+	LEAQ    (R12)(R12*2), R13
+	MOVQ    x+16(FP), SI
+	MOVQ    stride+24(FP), R9
+	SHLQ    $0x01, R9
+	MOVQ    idx+32(FP), BX
+	MOVQ    c+40(FP), DX
+	MOVQ    k+48(FP), CX
+	SHLQ    $0x02, CX
+	MOVQ    cols+64(FP), R8
+	MOVQ    R8, AX
+	ANDQ    $0x07, AX
+	NEGQ    AX
+	ADDQ    $0x08, AX
+	LEAQ    maskTab32<>+0(SB), R10
+	VMOVDQU (R10)(AX*4), Y15
+	SHRQ    $0x04, R8
+	MOVQ    cols+64(FP), R14
+	ANDQ    $0x07, R14
+	NEGQ    R14
+	LEAQ    laneIdx<>+0(SB), R15
+	VMOVDQU 32(R15)(R14*4), Y13
+	ADDQ    $0x08, R14
+	NEGQ    R14
+	SHLQ    $0x01, R14
+	MOVQ    nc+72(FP), AX
+	CMPQ    AX, $0x05
+	JEQ     okpf32bf16c5
+	CMPQ    AX, $0x04
+	JEQ     okpf32bf16c4
+	CMPQ    AX, $0x03
+	JEQ     okpf32bf16c3
+	CMPQ    AX, $0x02
+	JEQ     okpf32bf16c2
+	JMP     okpf32bf16c1
+
+okpf32bf16c5:
+	TESTQ R8, R8
+	JZ    okpf32bf16c5half
+
+okpf32bf16c5loop:
+	VMOVUPS (DI), Y0
+	VMOVUPS 32(DI), Y1
+	VMOVUPS (DI)(R12*1), Y2
+	VMOVUPS 32(DI)(R12*1), Y3
+	VMOVUPS (DI)(R12*2), Y4
+	VMOVUPS 32(DI)(R12*2), Y5
+	VMOVUPS (DI)(R13*1), Y6
+	VMOVUPS 32(DI)(R13*1), Y7
+	VMOVUPS (DI)(R12*4), Y8
+	VMOVUPS 32(DI)(R12*4), Y9
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      okpf32bf16c5r2consec
+	XORQ    AX, AX
+
+okpf32bf16c5r2gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	PREFETCHT0   256(R10)
+	VPMOVZXWD    (R10), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPMOVZXWD    16(R10), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VFMADD231PS  Y11, Y12, Y1
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y4
+	VFMADD231PS  Y11, Y12, Y5
+	VBROADCASTSS 12(R11), Y12
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+	VBROADCASTSS 16(R11), Y12
+	VFMADD231PS  Y10, Y12, Y8
+	VFMADD231PS  Y11, Y12, Y9
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okpf32bf16c5r2gather
+	JMP          okpf32bf16c5r2store
+
+okpf32bf16c5r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okpf32bf16c5r2next:
+	PREFETCHT0   256(R10)
+	VPMOVZXWD    (R10), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPMOVZXWD    16(R10), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VFMADD231PS  Y11, Y12, Y1
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y4
+	VFMADD231PS  Y11, Y12, Y5
+	VBROADCASTSS 12(R11), Y12
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+	VBROADCASTSS 16(R11), Y12
+	VFMADD231PS  Y10, Y12, Y8
+	VFMADD231PS  Y11, Y12, Y9
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okpf32bf16c5r2next
+
+okpf32bf16c5r2store:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, (DI)(R12*1)
+	VMOVUPS Y3, 32(DI)(R12*1)
+	VMOVUPS Y4, (DI)(R12*2)
+	VMOVUPS Y5, 32(DI)(R12*2)
+	VMOVUPS Y6, (DI)(R13*1)
+	VMOVUPS Y7, 32(DI)(R13*1)
+	VMOVUPS Y8, (DI)(R12*4)
+	VMOVUPS Y9, 32(DI)(R12*4)
+	ADDQ    $0x40, DI
+	ADDQ    $0x20, SI
+	DECQ    R8
+	JNZ     okpf32bf16c5loop
+
+okpf32bf16c5half:
+	TESTQ   $0x00000008, cols+64(FP)
+	JZ      okpf32bf16c5mask
+	VMOVUPS (DI), Y0
+	VMOVUPS (DI)(R12*1), Y1
+	VMOVUPS (DI)(R12*2), Y2
+	VMOVUPS (DI)(R13*1), Y3
+	VMOVUPS (DI)(R12*4), Y4
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      okpf32bf16c5r1consec
+	XORQ    AX, AX
+
+okpf32bf16c5r1gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	VPMOVZXWD    (R10), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y1
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	VBROADCASTSS 12(R11), Y12
+	VFMADD231PS  Y10, Y12, Y3
+	VBROADCASTSS 16(R11), Y12
+	VFMADD231PS  Y10, Y12, Y4
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okpf32bf16c5r1gather
+	JMP          okpf32bf16c5r1store
+
+okpf32bf16c5r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okpf32bf16c5r1next:
+	VPMOVZXWD    (R10), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y1
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	VBROADCASTSS 12(R11), Y12
+	VFMADD231PS  Y10, Y12, Y3
+	VBROADCASTSS 16(R11), Y12
+	VFMADD231PS  Y10, Y12, Y4
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okpf32bf16c5r1next
+
+okpf32bf16c5r1store:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, (DI)(R12*1)
+	VMOVUPS Y2, (DI)(R12*2)
+	VMOVUPS Y3, (DI)(R13*1)
+	VMOVUPS Y4, (DI)(R12*4)
+	ADDQ    $0x20, DI
+	ADDQ    $0x10, SI
+
+okpf32bf16c5mask:
+	TESTQ      $0x00000007, cols+64(FP)
+	JZ         okpf32bf16done
+	VMASKMOVPS (DI), Y15, Y0
+	VMASKMOVPS (DI)(R12*1), Y15, Y1
+	VMASKMOVPS (DI)(R12*2), Y15, Y2
+	VMASKMOVPS (DI)(R13*1), Y15, Y3
+	VMASKMOVPS (DI)(R12*4), Y15, Y4
+	MOVQ       DX, R11
+	TESTQ      BX, BX
+	JZ         okpf32bf16c5rmconsec
+	XORQ       AX, AX
+
+okpf32bf16c5rmgather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	VPMOVZXWD    (R10)(R14*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPERMPS      Y10, Y13, Y10
+	VANDPS       Y15, Y10, Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y1
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	VBROADCASTSS 12(R11), Y12
+	VFMADD231PS  Y10, Y12, Y3
+	VBROADCASTSS 16(R11), Y12
+	VFMADD231PS  Y10, Y12, Y4
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okpf32bf16c5rmgather
+	JMP          okpf32bf16c5rmstore
+
+okpf32bf16c5rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okpf32bf16c5rmnext:
+	VPMOVZXWD    (R10)(R14*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPERMPS      Y10, Y13, Y10
+	VANDPS       Y15, Y10, Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y1
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	VBROADCASTSS 12(R11), Y12
+	VFMADD231PS  Y10, Y12, Y3
+	VBROADCASTSS 16(R11), Y12
+	VFMADD231PS  Y10, Y12, Y4
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okpf32bf16c5rmnext
+
+okpf32bf16c5rmstore:
+	VMASKMOVPS Y0, Y15, (DI)
+	VMASKMOVPS Y1, Y15, (DI)(R12*1)
+	VMASKMOVPS Y2, Y15, (DI)(R12*2)
+	VMASKMOVPS Y3, Y15, (DI)(R13*1)
+	VMASKMOVPS Y4, Y15, (DI)(R12*4)
+	JMP        okpf32bf16done
+
+okpf32bf16c4:
+	TESTQ R8, R8
+	JZ    okpf32bf16c4half
+
+okpf32bf16c4loop:
+	VMOVUPS (DI), Y0
+	VMOVUPS 32(DI), Y1
+	VMOVUPS (DI)(R12*1), Y2
+	VMOVUPS 32(DI)(R12*1), Y3
+	VMOVUPS (DI)(R12*2), Y4
+	VMOVUPS 32(DI)(R12*2), Y5
+	VMOVUPS (DI)(R13*1), Y6
+	VMOVUPS 32(DI)(R13*1), Y7
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      okpf32bf16c4r2consec
+	XORQ    AX, AX
+
+okpf32bf16c4r2gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	PREFETCHT0   256(R10)
+	VPMOVZXWD    (R10), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPMOVZXWD    16(R10), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VFMADD231PS  Y11, Y12, Y1
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y4
+	VFMADD231PS  Y11, Y12, Y5
+	VBROADCASTSS 12(R11), Y12
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okpf32bf16c4r2gather
+	JMP          okpf32bf16c4r2store
+
+okpf32bf16c4r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okpf32bf16c4r2next:
+	PREFETCHT0   256(R10)
+	VPMOVZXWD    (R10), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPMOVZXWD    16(R10), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VFMADD231PS  Y11, Y12, Y1
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y4
+	VFMADD231PS  Y11, Y12, Y5
+	VBROADCASTSS 12(R11), Y12
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okpf32bf16c4r2next
+
+okpf32bf16c4r2store:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, (DI)(R12*1)
+	VMOVUPS Y3, 32(DI)(R12*1)
+	VMOVUPS Y4, (DI)(R12*2)
+	VMOVUPS Y5, 32(DI)(R12*2)
+	VMOVUPS Y6, (DI)(R13*1)
+	VMOVUPS Y7, 32(DI)(R13*1)
+	ADDQ    $0x40, DI
+	ADDQ    $0x20, SI
+	DECQ    R8
+	JNZ     okpf32bf16c4loop
+
+okpf32bf16c4half:
+	TESTQ   $0x00000008, cols+64(FP)
+	JZ      okpf32bf16c4mask
+	VMOVUPS (DI), Y0
+	VMOVUPS (DI)(R12*1), Y1
+	VMOVUPS (DI)(R12*2), Y2
+	VMOVUPS (DI)(R13*1), Y3
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      okpf32bf16c4r1consec
+	XORQ    AX, AX
+
+okpf32bf16c4r1gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	VPMOVZXWD    (R10), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y1
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	VBROADCASTSS 12(R11), Y12
+	VFMADD231PS  Y10, Y12, Y3
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okpf32bf16c4r1gather
+	JMP          okpf32bf16c4r1store
+
+okpf32bf16c4r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okpf32bf16c4r1next:
+	VPMOVZXWD    (R10), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y1
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	VBROADCASTSS 12(R11), Y12
+	VFMADD231PS  Y10, Y12, Y3
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okpf32bf16c4r1next
+
+okpf32bf16c4r1store:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, (DI)(R12*1)
+	VMOVUPS Y2, (DI)(R12*2)
+	VMOVUPS Y3, (DI)(R13*1)
+	ADDQ    $0x20, DI
+	ADDQ    $0x10, SI
+
+okpf32bf16c4mask:
+	TESTQ      $0x00000007, cols+64(FP)
+	JZ         okpf32bf16done
+	VMASKMOVPS (DI), Y15, Y0
+	VMASKMOVPS (DI)(R12*1), Y15, Y1
+	VMASKMOVPS (DI)(R12*2), Y15, Y2
+	VMASKMOVPS (DI)(R13*1), Y15, Y3
+	MOVQ       DX, R11
+	TESTQ      BX, BX
+	JZ         okpf32bf16c4rmconsec
+	XORQ       AX, AX
+
+okpf32bf16c4rmgather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	VPMOVZXWD    (R10)(R14*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPERMPS      Y10, Y13, Y10
+	VANDPS       Y15, Y10, Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y1
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	VBROADCASTSS 12(R11), Y12
+	VFMADD231PS  Y10, Y12, Y3
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okpf32bf16c4rmgather
+	JMP          okpf32bf16c4rmstore
+
+okpf32bf16c4rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okpf32bf16c4rmnext:
+	VPMOVZXWD    (R10)(R14*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPERMPS      Y10, Y13, Y10
+	VANDPS       Y15, Y10, Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y1
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	VBROADCASTSS 12(R11), Y12
+	VFMADD231PS  Y10, Y12, Y3
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okpf32bf16c4rmnext
+
+okpf32bf16c4rmstore:
+	VMASKMOVPS Y0, Y15, (DI)
+	VMASKMOVPS Y1, Y15, (DI)(R12*1)
+	VMASKMOVPS Y2, Y15, (DI)(R12*2)
+	VMASKMOVPS Y3, Y15, (DI)(R13*1)
+	JMP        okpf32bf16done
+
+okpf32bf16c3:
+	TESTQ R8, R8
+	JZ    okpf32bf16c3half
+
+okpf32bf16c3loop:
+	VMOVUPS (DI), Y0
+	VMOVUPS 32(DI), Y1
+	VMOVUPS (DI)(R12*1), Y2
+	VMOVUPS 32(DI)(R12*1), Y3
+	VMOVUPS (DI)(R12*2), Y4
+	VMOVUPS 32(DI)(R12*2), Y5
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      okpf32bf16c3r2consec
+	XORQ    AX, AX
+
+okpf32bf16c3r2gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	PREFETCHT0   256(R10)
+	VPMOVZXWD    (R10), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPMOVZXWD    16(R10), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VFMADD231PS  Y11, Y12, Y1
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y4
+	VFMADD231PS  Y11, Y12, Y5
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okpf32bf16c3r2gather
+	JMP          okpf32bf16c3r2store
+
+okpf32bf16c3r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okpf32bf16c3r2next:
+	PREFETCHT0   256(R10)
+	VPMOVZXWD    (R10), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPMOVZXWD    16(R10), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VFMADD231PS  Y11, Y12, Y1
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y4
+	VFMADD231PS  Y11, Y12, Y5
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okpf32bf16c3r2next
+
+okpf32bf16c3r2store:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, (DI)(R12*1)
+	VMOVUPS Y3, 32(DI)(R12*1)
+	VMOVUPS Y4, (DI)(R12*2)
+	VMOVUPS Y5, 32(DI)(R12*2)
+	ADDQ    $0x40, DI
+	ADDQ    $0x20, SI
+	DECQ    R8
+	JNZ     okpf32bf16c3loop
+
+okpf32bf16c3half:
+	TESTQ   $0x00000008, cols+64(FP)
+	JZ      okpf32bf16c3mask
+	VMOVUPS (DI), Y0
+	VMOVUPS (DI)(R12*1), Y1
+	VMOVUPS (DI)(R12*2), Y2
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      okpf32bf16c3r1consec
+	XORQ    AX, AX
+
+okpf32bf16c3r1gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	VPMOVZXWD    (R10), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y1
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okpf32bf16c3r1gather
+	JMP          okpf32bf16c3r1store
+
+okpf32bf16c3r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okpf32bf16c3r1next:
+	VPMOVZXWD    (R10), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y1
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okpf32bf16c3r1next
+
+okpf32bf16c3r1store:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, (DI)(R12*1)
+	VMOVUPS Y2, (DI)(R12*2)
+	ADDQ    $0x20, DI
+	ADDQ    $0x10, SI
+
+okpf32bf16c3mask:
+	TESTQ      $0x00000007, cols+64(FP)
+	JZ         okpf32bf16done
+	VMASKMOVPS (DI), Y15, Y0
+	VMASKMOVPS (DI)(R12*1), Y15, Y1
+	VMASKMOVPS (DI)(R12*2), Y15, Y2
+	MOVQ       DX, R11
+	TESTQ      BX, BX
+	JZ         okpf32bf16c3rmconsec
+	XORQ       AX, AX
+
+okpf32bf16c3rmgather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	VPMOVZXWD    (R10)(R14*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPERMPS      Y10, Y13, Y10
+	VANDPS       Y15, Y10, Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y1
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okpf32bf16c3rmgather
+	JMP          okpf32bf16c3rmstore
+
+okpf32bf16c3rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okpf32bf16c3rmnext:
+	VPMOVZXWD    (R10)(R14*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPERMPS      Y10, Y13, Y10
+	VANDPS       Y15, Y10, Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y1
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okpf32bf16c3rmnext
+
+okpf32bf16c3rmstore:
+	VMASKMOVPS Y0, Y15, (DI)
+	VMASKMOVPS Y1, Y15, (DI)(R12*1)
+	VMASKMOVPS Y2, Y15, (DI)(R12*2)
+	JMP        okpf32bf16done
+
+okpf32bf16c2:
+	TESTQ R8, R8
+	JZ    okpf32bf16c2half
+
+okpf32bf16c2loop:
+	VMOVUPS (DI), Y0
+	VMOVUPS 32(DI), Y1
+	VMOVUPS (DI)(R12*1), Y2
+	VMOVUPS 32(DI)(R12*1), Y3
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      okpf32bf16c2r2consec
+	XORQ    AX, AX
+
+okpf32bf16c2r2gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	PREFETCHT0   256(R10)
+	VPMOVZXWD    (R10), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPMOVZXWD    16(R10), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VFMADD231PS  Y11, Y12, Y1
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okpf32bf16c2r2gather
+	JMP          okpf32bf16c2r2store
+
+okpf32bf16c2r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okpf32bf16c2r2next:
+	PREFETCHT0   256(R10)
+	VPMOVZXWD    (R10), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPMOVZXWD    16(R10), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VFMADD231PS  Y11, Y12, Y1
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okpf32bf16c2r2next
+
+okpf32bf16c2r2store:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, (DI)(R12*1)
+	VMOVUPS Y3, 32(DI)(R12*1)
+	ADDQ    $0x40, DI
+	ADDQ    $0x20, SI
+	DECQ    R8
+	JNZ     okpf32bf16c2loop
+
+okpf32bf16c2half:
+	TESTQ   $0x00000008, cols+64(FP)
+	JZ      okpf32bf16c2mask
+	VMOVUPS (DI), Y0
+	VMOVUPS (DI)(R12*1), Y1
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      okpf32bf16c2r1consec
+	XORQ    AX, AX
+
+okpf32bf16c2r1gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	VPMOVZXWD    (R10), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y1
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okpf32bf16c2r1gather
+	JMP          okpf32bf16c2r1store
+
+okpf32bf16c2r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okpf32bf16c2r1next:
+	VPMOVZXWD    (R10), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y1
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okpf32bf16c2r1next
+
+okpf32bf16c2r1store:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, (DI)(R12*1)
+	ADDQ    $0x20, DI
+	ADDQ    $0x10, SI
+
+okpf32bf16c2mask:
+	TESTQ      $0x00000007, cols+64(FP)
+	JZ         okpf32bf16done
+	VMASKMOVPS (DI), Y15, Y0
+	VMASKMOVPS (DI)(R12*1), Y15, Y1
+	MOVQ       DX, R11
+	TESTQ      BX, BX
+	JZ         okpf32bf16c2rmconsec
+	XORQ       AX, AX
+
+okpf32bf16c2rmgather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	VPMOVZXWD    (R10)(R14*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPERMPS      Y10, Y13, Y10
+	VANDPS       Y15, Y10, Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y1
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okpf32bf16c2rmgather
+	JMP          okpf32bf16c2rmstore
+
+okpf32bf16c2rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okpf32bf16c2rmnext:
+	VPMOVZXWD    (R10)(R14*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPERMPS      Y10, Y13, Y10
+	VANDPS       Y15, Y10, Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y1
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okpf32bf16c2rmnext
+
+okpf32bf16c2rmstore:
+	VMASKMOVPS Y0, Y15, (DI)
+	VMASKMOVPS Y1, Y15, (DI)(R12*1)
+	JMP        okpf32bf16done
+
+okpf32bf16c1:
+	TESTQ R8, R8
+	JZ    okpf32bf16c1half
+
+okpf32bf16c1loop:
+	VMOVUPS (DI), Y0
+	VMOVUPS 32(DI), Y1
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      okpf32bf16c1r2consec
+	XORQ    AX, AX
+
+okpf32bf16c1r2gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	PREFETCHT0   256(R10)
+	VPMOVZXWD    (R10), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPMOVZXWD    16(R10), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VFMADD231PS  Y11, Y12, Y1
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okpf32bf16c1r2gather
+	JMP          okpf32bf16c1r2store
+
+okpf32bf16c1r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okpf32bf16c1r2next:
+	PREFETCHT0   256(R10)
+	VPMOVZXWD    (R10), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPMOVZXWD    16(R10), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VFMADD231PS  Y11, Y12, Y1
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okpf32bf16c1r2next
+
+okpf32bf16c1r2store:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	ADDQ    $0x40, DI
+	ADDQ    $0x20, SI
+	DECQ    R8
+	JNZ     okpf32bf16c1loop
+
+okpf32bf16c1half:
+	TESTQ   $0x00000008, cols+64(FP)
+	JZ      okpf32bf16c1mask
+	VMOVUPS (DI), Y0
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      okpf32bf16c1r1consec
+	XORQ    AX, AX
+
+okpf32bf16c1r1gather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	VPMOVZXWD    (R10), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okpf32bf16c1r1gather
+	JMP          okpf32bf16c1r1store
+
+okpf32bf16c1r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okpf32bf16c1r1next:
+	VPMOVZXWD    (R10), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okpf32bf16c1r1next
+
+okpf32bf16c1r1store:
+	VMOVUPS Y0, (DI)
+	ADDQ    $0x20, DI
+	ADDQ    $0x10, SI
+
+okpf32bf16c1mask:
+	TESTQ      $0x00000007, cols+64(FP)
+	JZ         okpf32bf16done
+	VMASKMOVPS (DI), Y15, Y0
+	MOVQ       DX, R11
+	TESTQ      BX, BX
+	JZ         okpf32bf16c1rmconsec
+	XORQ       AX, AX
+
+okpf32bf16c1rmgather:
+	MOVQ         (BX)(AX*8), R10
+	IMULQ        R9, R10
+	ADDQ         SI, R10
+	VPMOVZXWD    (R10)(R14*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPERMPS      Y10, Y13, Y10
+	VANDPS       Y15, Y10, Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okpf32bf16c1rmgather
+	JMP          okpf32bf16c1rmstore
+
+okpf32bf16c1rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okpf32bf16c1rmnext:
+	VPMOVZXWD    (R10)(R14*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPERMPS      Y10, Y13, Y10
+	VANDPS       Y15, Y10, Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okpf32bf16c1rmnext
+
+okpf32bf16c1rmstore:
+	VMASKMOVPS Y0, Y15, (DI)
+
+okpf32bf16done:
 	VZEROUPPER
 	RET
 
@@ -79115,6 +93455,2483 @@ zokxf32f16done:
 	VZEROUPPER
 	RET
 
+// func zAddOuterKNXBF16F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int, next unsafe.Pointer, nnext int)
+// Requires: AVX, AVX512F, BMI2, MMX+
+TEXT ·zAddOuterKNXBF16F32(SB), NOSPLIT, $0-96
+	MOVQ  dst+0(FP), DI
+	MOVQ  d+8(FP), R12
+	SHLQ  $0x02, R12
+	LEAQ  (R12)(R12*2), R13
+	LEAQ  (DI)(R12*4), R14
+	ADDQ  R12, R14
+	MOVQ  x+16(FP), SI
+	MOVQ  stride+24(FP), R9
+	SHLQ  $0x01, R9
+	MOVQ  idx+32(FP), BX
+	MOVQ  c+40(FP), DX
+	MOVQ  k+48(FP), CX
+	SHLQ  $0x02, CX
+	MOVQ  cols+64(FP), R8
+	MOVQ  R8, AX
+	ANDQ  $0x0f, AX
+	MOVL  $0xffffffff, R10
+	BZHIL AX, R10, R10
+	KMOVW R10, K1
+	SHRQ  $0x05, R8
+	MOVQ  nc+72(FP), AX
+	CMPQ  AX, $0x0a
+	JEQ   zokxf32bf16c10
+	CMPQ  AX, $0x09
+	JEQ   zokxf32bf16c9
+	CMPQ  AX, $0x08
+	JEQ   zokxf32bf16c8
+	CMPQ  AX, $0x07
+	JEQ   zokxf32bf16c7
+	CMPQ  AX, $0x06
+	JEQ   zokxf32bf16c6
+	CMPQ  AX, $0x05
+	JEQ   zokxf32bf16c5
+	CMPQ  AX, $0x04
+	JEQ   zokxf32bf16c4
+	CMPQ  AX, $0x03
+	JEQ   zokxf32bf16c3
+	CMPQ  AX, $0x02
+	JEQ   zokxf32bf16c2
+	JMP   zokxf32bf16c1
+
+zokxf32bf16c10:
+	TESTQ R8, R8
+	JZ    zokxf32bf16c10half
+
+zokxf32bf16c10loop:
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS (DI)(R12*1), Z2
+	VMOVUPS 64(DI)(R12*1), Z3
+	VMOVUPS (DI)(R12*2), Z4
+	VMOVUPS 64(DI)(R12*2), Z5
+	VMOVUPS (DI)(R13*1), Z6
+	VMOVUPS 64(DI)(R13*1), Z7
+	VMOVUPS (DI)(R12*4), Z8
+	VMOVUPS 64(DI)(R12*4), Z9
+	VMOVUPS (R14), Z10
+	VMOVUPS 64(R14), Z11
+	VMOVUPS (R14)(R12*1), Z12
+	VMOVUPS 64(R14)(R12*1), Z13
+	VMOVUPS (R14)(R12*2), Z14
+	VMOVUPS 64(R14)(R12*2), Z15
+	VMOVUPS (R14)(R13*1), Z16
+	VMOVUPS 64(R14)(R13*1), Z17
+	VMOVUPS (R14)(R12*4), Z18
+	VMOVUPS 64(R14)(R12*4), Z19
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokxf32bf16c10r2consec
+	XORQ    AX, AX
+
+zokxf32bf16c10r2gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf32bf16c10r2nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+zokxf32bf16c10r2nonext:
+	VPMOVZXWD    (R10), Z20
+	VPSLLD       $0x10, Z20, Z20
+	VPMOVZXWD    32(R10), Z21
+	VPSLLD       $0x10, Z21, Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	VBROADCASTSS 20(R11), Z23
+	VFMADD231PS  Z20, Z23, Z10
+	VFMADD231PS  Z21, Z23, Z11
+	VBROADCASTSS 24(R11), Z24
+	VFMADD231PS  Z20, Z24, Z12
+	VFMADD231PS  Z21, Z24, Z13
+	VBROADCASTSS 28(R11), Z25
+	VFMADD231PS  Z20, Z25, Z14
+	VFMADD231PS  Z21, Z25, Z15
+	VBROADCASTSS 32(R11), Z22
+	VFMADD231PS  Z20, Z22, Z16
+	VFMADD231PS  Z21, Z22, Z17
+	VBROADCASTSS 36(R11), Z23
+	VFMADD231PS  Z20, Z23, Z18
+	VFMADD231PS  Z21, Z23, Z19
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokxf32bf16c10r2gather
+	JMP          zokxf32bf16c10r2store
+
+zokxf32bf16c10r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf32bf16c10r2next:
+	VPMOVZXWD    (R10), Z20
+	VPSLLD       $0x10, Z20, Z20
+	VPMOVZXWD    32(R10), Z21
+	VPSLLD       $0x10, Z21, Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	VBROADCASTSS 20(R11), Z23
+	VFMADD231PS  Z20, Z23, Z10
+	VFMADD231PS  Z21, Z23, Z11
+	VBROADCASTSS 24(R11), Z24
+	VFMADD231PS  Z20, Z24, Z12
+	VFMADD231PS  Z21, Z24, Z13
+	VBROADCASTSS 28(R11), Z25
+	VFMADD231PS  Z20, Z25, Z14
+	VFMADD231PS  Z21, Z25, Z15
+	VBROADCASTSS 32(R11), Z22
+	VFMADD231PS  Z20, Z22, Z16
+	VFMADD231PS  Z21, Z22, Z17
+	VBROADCASTSS 36(R11), Z23
+	VFMADD231PS  Z20, Z23, Z18
+	VFMADD231PS  Z21, Z23, Z19
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokxf32bf16c10r2next
+
+zokxf32bf16c10r2store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, (DI)(R12*1)
+	VMOVUPS Z3, 64(DI)(R12*1)
+	VMOVUPS Z4, (DI)(R12*2)
+	VMOVUPS Z5, 64(DI)(R12*2)
+	VMOVUPS Z6, (DI)(R13*1)
+	VMOVUPS Z7, 64(DI)(R13*1)
+	VMOVUPS Z8, (DI)(R12*4)
+	VMOVUPS Z9, 64(DI)(R12*4)
+	VMOVUPS Z10, (R14)
+	VMOVUPS Z11, 64(R14)
+	VMOVUPS Z12, (R14)(R12*1)
+	VMOVUPS Z13, 64(R14)(R12*1)
+	VMOVUPS Z14, (R14)(R12*2)
+	VMOVUPS Z15, 64(R14)(R12*2)
+	VMOVUPS Z16, (R14)(R13*1)
+	VMOVUPS Z17, 64(R14)(R13*1)
+	VMOVUPS Z18, (R14)(R12*4)
+	VMOVUPS Z19, 64(R14)(R12*4)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x40, SI
+	DECQ    R8
+	JNZ     zokxf32bf16c10loop
+
+zokxf32bf16c10half:
+	TESTQ   $0x00000010, cols+64(FP)
+	JZ      zokxf32bf16c10mask
+	VMOVUPS (DI), Z0
+	VMOVUPS (DI)(R12*1), Z1
+	VMOVUPS (DI)(R12*2), Z2
+	VMOVUPS (DI)(R13*1), Z3
+	VMOVUPS (DI)(R12*4), Z4
+	VMOVUPS (R14), Z5
+	VMOVUPS (R14)(R12*1), Z6
+	VMOVUPS (R14)(R12*2), Z7
+	VMOVUPS (R14)(R13*1), Z8
+	VMOVUPS (R14)(R12*4), Z9
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokxf32bf16c10r1consec
+	XORQ    AX, AX
+
+zokxf32bf16c10r1gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf32bf16c10r1nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+zokxf32bf16c10r1nonext:
+	VPMOVZXWD        (R10), Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	VFMADD231PS.BCST 32(R11), Z20, Z8
+	VFMADD231PS.BCST 36(R11), Z20, Z9
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokxf32bf16c10r1gather
+	JMP              zokxf32bf16c10r1store
+
+zokxf32bf16c10r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf32bf16c10r1next:
+	VPMOVZXWD        (R10), Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	VFMADD231PS.BCST 32(R11), Z20, Z8
+	VFMADD231PS.BCST 36(R11), Z20, Z9
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokxf32bf16c10r1next
+
+zokxf32bf16c10r1store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, (DI)(R12*1)
+	VMOVUPS Z2, (DI)(R12*2)
+	VMOVUPS Z3, (DI)(R13*1)
+	VMOVUPS Z4, (DI)(R12*4)
+	VMOVUPS Z5, (R14)
+	VMOVUPS Z6, (R14)(R12*1)
+	VMOVUPS Z7, (R14)(R12*2)
+	VMOVUPS Z8, (R14)(R13*1)
+	VMOVUPS Z9, (R14)(R12*4)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x20, SI
+
+zokxf32bf16c10mask:
+	TESTQ     $0x0000000f, cols+64(FP)
+	JZ        zokxf32bf16done
+	VMOVUPS.Z (DI), K1, Z0
+	VMOVUPS.Z (DI)(R12*1), K1, Z1
+	VMOVUPS.Z (DI)(R12*2), K1, Z2
+	VMOVUPS.Z (DI)(R13*1), K1, Z3
+	VMOVUPS.Z (DI)(R12*4), K1, Z4
+	VMOVUPS.Z (R14), K1, Z5
+	VMOVUPS.Z (R14)(R12*1), K1, Z6
+	VMOVUPS.Z (R14)(R12*2), K1, Z7
+	VMOVUPS.Z (R14)(R13*1), K1, Z8
+	VMOVUPS.Z (R14)(R12*4), K1, Z9
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokxf32bf16c10rmconsec
+	XORQ      AX, AX
+
+zokxf32bf16c10rmgather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf32bf16c10rmnonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+zokxf32bf16c10rmnonext:
+	VPMOVZXWD.Z      (R10), K1, Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	VFMADD231PS.BCST 32(R11), Z20, Z8
+	VFMADD231PS.BCST 36(R11), Z20, Z9
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokxf32bf16c10rmgather
+	JMP              zokxf32bf16c10rmstore
+
+zokxf32bf16c10rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf32bf16c10rmnext:
+	VPMOVZXWD.Z      (R10), K1, Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	VFMADD231PS.BCST 32(R11), Z20, Z8
+	VFMADD231PS.BCST 36(R11), Z20, Z9
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokxf32bf16c10rmnext
+
+zokxf32bf16c10rmstore:
+	VMOVUPS Z0, K1, (DI)
+	VMOVUPS Z1, K1, (DI)(R12*1)
+	VMOVUPS Z2, K1, (DI)(R12*2)
+	VMOVUPS Z3, K1, (DI)(R13*1)
+	VMOVUPS Z4, K1, (DI)(R12*4)
+	VMOVUPS Z5, K1, (R14)
+	VMOVUPS Z6, K1, (R14)(R12*1)
+	VMOVUPS Z7, K1, (R14)(R12*2)
+	VMOVUPS Z8, K1, (R14)(R13*1)
+	VMOVUPS Z9, K1, (R14)(R12*4)
+	JMP     zokxf32bf16done
+
+zokxf32bf16c9:
+	TESTQ R8, R8
+	JZ    zokxf32bf16c9half
+
+zokxf32bf16c9loop:
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS (DI)(R12*1), Z2
+	VMOVUPS 64(DI)(R12*1), Z3
+	VMOVUPS (DI)(R12*2), Z4
+	VMOVUPS 64(DI)(R12*2), Z5
+	VMOVUPS (DI)(R13*1), Z6
+	VMOVUPS 64(DI)(R13*1), Z7
+	VMOVUPS (DI)(R12*4), Z8
+	VMOVUPS 64(DI)(R12*4), Z9
+	VMOVUPS (R14), Z10
+	VMOVUPS 64(R14), Z11
+	VMOVUPS (R14)(R12*1), Z12
+	VMOVUPS 64(R14)(R12*1), Z13
+	VMOVUPS (R14)(R12*2), Z14
+	VMOVUPS 64(R14)(R12*2), Z15
+	VMOVUPS (R14)(R13*1), Z16
+	VMOVUPS 64(R14)(R13*1), Z17
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokxf32bf16c9r2consec
+	XORQ    AX, AX
+
+zokxf32bf16c9r2gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf32bf16c9r2nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+zokxf32bf16c9r2nonext:
+	VPMOVZXWD    (R10), Z20
+	VPSLLD       $0x10, Z20, Z20
+	VPMOVZXWD    32(R10), Z21
+	VPSLLD       $0x10, Z21, Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	VBROADCASTSS 20(R11), Z23
+	VFMADD231PS  Z20, Z23, Z10
+	VFMADD231PS  Z21, Z23, Z11
+	VBROADCASTSS 24(R11), Z24
+	VFMADD231PS  Z20, Z24, Z12
+	VFMADD231PS  Z21, Z24, Z13
+	VBROADCASTSS 28(R11), Z25
+	VFMADD231PS  Z20, Z25, Z14
+	VFMADD231PS  Z21, Z25, Z15
+	VBROADCASTSS 32(R11), Z22
+	VFMADD231PS  Z20, Z22, Z16
+	VFMADD231PS  Z21, Z22, Z17
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokxf32bf16c9r2gather
+	JMP          zokxf32bf16c9r2store
+
+zokxf32bf16c9r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf32bf16c9r2next:
+	VPMOVZXWD    (R10), Z20
+	VPSLLD       $0x10, Z20, Z20
+	VPMOVZXWD    32(R10), Z21
+	VPSLLD       $0x10, Z21, Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	VBROADCASTSS 20(R11), Z23
+	VFMADD231PS  Z20, Z23, Z10
+	VFMADD231PS  Z21, Z23, Z11
+	VBROADCASTSS 24(R11), Z24
+	VFMADD231PS  Z20, Z24, Z12
+	VFMADD231PS  Z21, Z24, Z13
+	VBROADCASTSS 28(R11), Z25
+	VFMADD231PS  Z20, Z25, Z14
+	VFMADD231PS  Z21, Z25, Z15
+	VBROADCASTSS 32(R11), Z22
+	VFMADD231PS  Z20, Z22, Z16
+	VFMADD231PS  Z21, Z22, Z17
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokxf32bf16c9r2next
+
+zokxf32bf16c9r2store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, (DI)(R12*1)
+	VMOVUPS Z3, 64(DI)(R12*1)
+	VMOVUPS Z4, (DI)(R12*2)
+	VMOVUPS Z5, 64(DI)(R12*2)
+	VMOVUPS Z6, (DI)(R13*1)
+	VMOVUPS Z7, 64(DI)(R13*1)
+	VMOVUPS Z8, (DI)(R12*4)
+	VMOVUPS Z9, 64(DI)(R12*4)
+	VMOVUPS Z10, (R14)
+	VMOVUPS Z11, 64(R14)
+	VMOVUPS Z12, (R14)(R12*1)
+	VMOVUPS Z13, 64(R14)(R12*1)
+	VMOVUPS Z14, (R14)(R12*2)
+	VMOVUPS Z15, 64(R14)(R12*2)
+	VMOVUPS Z16, (R14)(R13*1)
+	VMOVUPS Z17, 64(R14)(R13*1)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x40, SI
+	DECQ    R8
+	JNZ     zokxf32bf16c9loop
+
+zokxf32bf16c9half:
+	TESTQ   $0x00000010, cols+64(FP)
+	JZ      zokxf32bf16c9mask
+	VMOVUPS (DI), Z0
+	VMOVUPS (DI)(R12*1), Z1
+	VMOVUPS (DI)(R12*2), Z2
+	VMOVUPS (DI)(R13*1), Z3
+	VMOVUPS (DI)(R12*4), Z4
+	VMOVUPS (R14), Z5
+	VMOVUPS (R14)(R12*1), Z6
+	VMOVUPS (R14)(R12*2), Z7
+	VMOVUPS (R14)(R13*1), Z8
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokxf32bf16c9r1consec
+	XORQ    AX, AX
+
+zokxf32bf16c9r1gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf32bf16c9r1nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+zokxf32bf16c9r1nonext:
+	VPMOVZXWD        (R10), Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	VFMADD231PS.BCST 32(R11), Z20, Z8
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokxf32bf16c9r1gather
+	JMP              zokxf32bf16c9r1store
+
+zokxf32bf16c9r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf32bf16c9r1next:
+	VPMOVZXWD        (R10), Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	VFMADD231PS.BCST 32(R11), Z20, Z8
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokxf32bf16c9r1next
+
+zokxf32bf16c9r1store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, (DI)(R12*1)
+	VMOVUPS Z2, (DI)(R12*2)
+	VMOVUPS Z3, (DI)(R13*1)
+	VMOVUPS Z4, (DI)(R12*4)
+	VMOVUPS Z5, (R14)
+	VMOVUPS Z6, (R14)(R12*1)
+	VMOVUPS Z7, (R14)(R12*2)
+	VMOVUPS Z8, (R14)(R13*1)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x20, SI
+
+zokxf32bf16c9mask:
+	TESTQ     $0x0000000f, cols+64(FP)
+	JZ        zokxf32bf16done
+	VMOVUPS.Z (DI), K1, Z0
+	VMOVUPS.Z (DI)(R12*1), K1, Z1
+	VMOVUPS.Z (DI)(R12*2), K1, Z2
+	VMOVUPS.Z (DI)(R13*1), K1, Z3
+	VMOVUPS.Z (DI)(R12*4), K1, Z4
+	VMOVUPS.Z (R14), K1, Z5
+	VMOVUPS.Z (R14)(R12*1), K1, Z6
+	VMOVUPS.Z (R14)(R12*2), K1, Z7
+	VMOVUPS.Z (R14)(R13*1), K1, Z8
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokxf32bf16c9rmconsec
+	XORQ      AX, AX
+
+zokxf32bf16c9rmgather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf32bf16c9rmnonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+zokxf32bf16c9rmnonext:
+	VPMOVZXWD.Z      (R10), K1, Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	VFMADD231PS.BCST 32(R11), Z20, Z8
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokxf32bf16c9rmgather
+	JMP              zokxf32bf16c9rmstore
+
+zokxf32bf16c9rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf32bf16c9rmnext:
+	VPMOVZXWD.Z      (R10), K1, Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	VFMADD231PS.BCST 32(R11), Z20, Z8
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokxf32bf16c9rmnext
+
+zokxf32bf16c9rmstore:
+	VMOVUPS Z0, K1, (DI)
+	VMOVUPS Z1, K1, (DI)(R12*1)
+	VMOVUPS Z2, K1, (DI)(R12*2)
+	VMOVUPS Z3, K1, (DI)(R13*1)
+	VMOVUPS Z4, K1, (DI)(R12*4)
+	VMOVUPS Z5, K1, (R14)
+	VMOVUPS Z6, K1, (R14)(R12*1)
+	VMOVUPS Z7, K1, (R14)(R12*2)
+	VMOVUPS Z8, K1, (R14)(R13*1)
+	JMP     zokxf32bf16done
+
+zokxf32bf16c8:
+	TESTQ R8, R8
+	JZ    zokxf32bf16c8half
+
+zokxf32bf16c8loop:
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS (DI)(R12*1), Z2
+	VMOVUPS 64(DI)(R12*1), Z3
+	VMOVUPS (DI)(R12*2), Z4
+	VMOVUPS 64(DI)(R12*2), Z5
+	VMOVUPS (DI)(R13*1), Z6
+	VMOVUPS 64(DI)(R13*1), Z7
+	VMOVUPS (DI)(R12*4), Z8
+	VMOVUPS 64(DI)(R12*4), Z9
+	VMOVUPS (R14), Z10
+	VMOVUPS 64(R14), Z11
+	VMOVUPS (R14)(R12*1), Z12
+	VMOVUPS 64(R14)(R12*1), Z13
+	VMOVUPS (R14)(R12*2), Z14
+	VMOVUPS 64(R14)(R12*2), Z15
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokxf32bf16c8r2consec
+	XORQ    AX, AX
+
+zokxf32bf16c8r2gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf32bf16c8r2nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+zokxf32bf16c8r2nonext:
+	VPMOVZXWD    (R10), Z20
+	VPSLLD       $0x10, Z20, Z20
+	VPMOVZXWD    32(R10), Z21
+	VPSLLD       $0x10, Z21, Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	VBROADCASTSS 20(R11), Z23
+	VFMADD231PS  Z20, Z23, Z10
+	VFMADD231PS  Z21, Z23, Z11
+	VBROADCASTSS 24(R11), Z24
+	VFMADD231PS  Z20, Z24, Z12
+	VFMADD231PS  Z21, Z24, Z13
+	VBROADCASTSS 28(R11), Z25
+	VFMADD231PS  Z20, Z25, Z14
+	VFMADD231PS  Z21, Z25, Z15
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokxf32bf16c8r2gather
+	JMP          zokxf32bf16c8r2store
+
+zokxf32bf16c8r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf32bf16c8r2next:
+	VPMOVZXWD    (R10), Z20
+	VPSLLD       $0x10, Z20, Z20
+	VPMOVZXWD    32(R10), Z21
+	VPSLLD       $0x10, Z21, Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	VBROADCASTSS 20(R11), Z23
+	VFMADD231PS  Z20, Z23, Z10
+	VFMADD231PS  Z21, Z23, Z11
+	VBROADCASTSS 24(R11), Z24
+	VFMADD231PS  Z20, Z24, Z12
+	VFMADD231PS  Z21, Z24, Z13
+	VBROADCASTSS 28(R11), Z25
+	VFMADD231PS  Z20, Z25, Z14
+	VFMADD231PS  Z21, Z25, Z15
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokxf32bf16c8r2next
+
+zokxf32bf16c8r2store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, (DI)(R12*1)
+	VMOVUPS Z3, 64(DI)(R12*1)
+	VMOVUPS Z4, (DI)(R12*2)
+	VMOVUPS Z5, 64(DI)(R12*2)
+	VMOVUPS Z6, (DI)(R13*1)
+	VMOVUPS Z7, 64(DI)(R13*1)
+	VMOVUPS Z8, (DI)(R12*4)
+	VMOVUPS Z9, 64(DI)(R12*4)
+	VMOVUPS Z10, (R14)
+	VMOVUPS Z11, 64(R14)
+	VMOVUPS Z12, (R14)(R12*1)
+	VMOVUPS Z13, 64(R14)(R12*1)
+	VMOVUPS Z14, (R14)(R12*2)
+	VMOVUPS Z15, 64(R14)(R12*2)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x40, SI
+	DECQ    R8
+	JNZ     zokxf32bf16c8loop
+
+zokxf32bf16c8half:
+	TESTQ   $0x00000010, cols+64(FP)
+	JZ      zokxf32bf16c8mask
+	VMOVUPS (DI), Z0
+	VMOVUPS (DI)(R12*1), Z1
+	VMOVUPS (DI)(R12*2), Z2
+	VMOVUPS (DI)(R13*1), Z3
+	VMOVUPS (DI)(R12*4), Z4
+	VMOVUPS (R14), Z5
+	VMOVUPS (R14)(R12*1), Z6
+	VMOVUPS (R14)(R12*2), Z7
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokxf32bf16c8r1consec
+	XORQ    AX, AX
+
+zokxf32bf16c8r1gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf32bf16c8r1nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+zokxf32bf16c8r1nonext:
+	VPMOVZXWD        (R10), Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokxf32bf16c8r1gather
+	JMP              zokxf32bf16c8r1store
+
+zokxf32bf16c8r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf32bf16c8r1next:
+	VPMOVZXWD        (R10), Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokxf32bf16c8r1next
+
+zokxf32bf16c8r1store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, (DI)(R12*1)
+	VMOVUPS Z2, (DI)(R12*2)
+	VMOVUPS Z3, (DI)(R13*1)
+	VMOVUPS Z4, (DI)(R12*4)
+	VMOVUPS Z5, (R14)
+	VMOVUPS Z6, (R14)(R12*1)
+	VMOVUPS Z7, (R14)(R12*2)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x20, SI
+
+zokxf32bf16c8mask:
+	TESTQ     $0x0000000f, cols+64(FP)
+	JZ        zokxf32bf16done
+	VMOVUPS.Z (DI), K1, Z0
+	VMOVUPS.Z (DI)(R12*1), K1, Z1
+	VMOVUPS.Z (DI)(R12*2), K1, Z2
+	VMOVUPS.Z (DI)(R13*1), K1, Z3
+	VMOVUPS.Z (DI)(R12*4), K1, Z4
+	VMOVUPS.Z (R14), K1, Z5
+	VMOVUPS.Z (R14)(R12*1), K1, Z6
+	VMOVUPS.Z (R14)(R12*2), K1, Z7
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokxf32bf16c8rmconsec
+	XORQ      AX, AX
+
+zokxf32bf16c8rmgather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf32bf16c8rmnonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+zokxf32bf16c8rmnonext:
+	VPMOVZXWD.Z      (R10), K1, Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokxf32bf16c8rmgather
+	JMP              zokxf32bf16c8rmstore
+
+zokxf32bf16c8rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf32bf16c8rmnext:
+	VPMOVZXWD.Z      (R10), K1, Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	VFMADD231PS.BCST 28(R11), Z20, Z7
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokxf32bf16c8rmnext
+
+zokxf32bf16c8rmstore:
+	VMOVUPS Z0, K1, (DI)
+	VMOVUPS Z1, K1, (DI)(R12*1)
+	VMOVUPS Z2, K1, (DI)(R12*2)
+	VMOVUPS Z3, K1, (DI)(R13*1)
+	VMOVUPS Z4, K1, (DI)(R12*4)
+	VMOVUPS Z5, K1, (R14)
+	VMOVUPS Z6, K1, (R14)(R12*1)
+	VMOVUPS Z7, K1, (R14)(R12*2)
+	JMP     zokxf32bf16done
+
+zokxf32bf16c7:
+	TESTQ R8, R8
+	JZ    zokxf32bf16c7half
+
+zokxf32bf16c7loop:
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS (DI)(R12*1), Z2
+	VMOVUPS 64(DI)(R12*1), Z3
+	VMOVUPS (DI)(R12*2), Z4
+	VMOVUPS 64(DI)(R12*2), Z5
+	VMOVUPS (DI)(R13*1), Z6
+	VMOVUPS 64(DI)(R13*1), Z7
+	VMOVUPS (DI)(R12*4), Z8
+	VMOVUPS 64(DI)(R12*4), Z9
+	VMOVUPS (R14), Z10
+	VMOVUPS 64(R14), Z11
+	VMOVUPS (R14)(R12*1), Z12
+	VMOVUPS 64(R14)(R12*1), Z13
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokxf32bf16c7r2consec
+	XORQ    AX, AX
+
+zokxf32bf16c7r2gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf32bf16c7r2nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+zokxf32bf16c7r2nonext:
+	VPMOVZXWD    (R10), Z20
+	VPSLLD       $0x10, Z20, Z20
+	VPMOVZXWD    32(R10), Z21
+	VPSLLD       $0x10, Z21, Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	VBROADCASTSS 20(R11), Z23
+	VFMADD231PS  Z20, Z23, Z10
+	VFMADD231PS  Z21, Z23, Z11
+	VBROADCASTSS 24(R11), Z24
+	VFMADD231PS  Z20, Z24, Z12
+	VFMADD231PS  Z21, Z24, Z13
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokxf32bf16c7r2gather
+	JMP          zokxf32bf16c7r2store
+
+zokxf32bf16c7r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf32bf16c7r2next:
+	VPMOVZXWD    (R10), Z20
+	VPSLLD       $0x10, Z20, Z20
+	VPMOVZXWD    32(R10), Z21
+	VPSLLD       $0x10, Z21, Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	VBROADCASTSS 20(R11), Z23
+	VFMADD231PS  Z20, Z23, Z10
+	VFMADD231PS  Z21, Z23, Z11
+	VBROADCASTSS 24(R11), Z24
+	VFMADD231PS  Z20, Z24, Z12
+	VFMADD231PS  Z21, Z24, Z13
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokxf32bf16c7r2next
+
+zokxf32bf16c7r2store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, (DI)(R12*1)
+	VMOVUPS Z3, 64(DI)(R12*1)
+	VMOVUPS Z4, (DI)(R12*2)
+	VMOVUPS Z5, 64(DI)(R12*2)
+	VMOVUPS Z6, (DI)(R13*1)
+	VMOVUPS Z7, 64(DI)(R13*1)
+	VMOVUPS Z8, (DI)(R12*4)
+	VMOVUPS Z9, 64(DI)(R12*4)
+	VMOVUPS Z10, (R14)
+	VMOVUPS Z11, 64(R14)
+	VMOVUPS Z12, (R14)(R12*1)
+	VMOVUPS Z13, 64(R14)(R12*1)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x40, SI
+	DECQ    R8
+	JNZ     zokxf32bf16c7loop
+
+zokxf32bf16c7half:
+	TESTQ   $0x00000010, cols+64(FP)
+	JZ      zokxf32bf16c7mask
+	VMOVUPS (DI), Z0
+	VMOVUPS (DI)(R12*1), Z1
+	VMOVUPS (DI)(R12*2), Z2
+	VMOVUPS (DI)(R13*1), Z3
+	VMOVUPS (DI)(R12*4), Z4
+	VMOVUPS (R14), Z5
+	VMOVUPS (R14)(R12*1), Z6
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokxf32bf16c7r1consec
+	XORQ    AX, AX
+
+zokxf32bf16c7r1gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf32bf16c7r1nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+zokxf32bf16c7r1nonext:
+	VPMOVZXWD        (R10), Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokxf32bf16c7r1gather
+	JMP              zokxf32bf16c7r1store
+
+zokxf32bf16c7r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf32bf16c7r1next:
+	VPMOVZXWD        (R10), Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokxf32bf16c7r1next
+
+zokxf32bf16c7r1store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, (DI)(R12*1)
+	VMOVUPS Z2, (DI)(R12*2)
+	VMOVUPS Z3, (DI)(R13*1)
+	VMOVUPS Z4, (DI)(R12*4)
+	VMOVUPS Z5, (R14)
+	VMOVUPS Z6, (R14)(R12*1)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x20, SI
+
+zokxf32bf16c7mask:
+	TESTQ     $0x0000000f, cols+64(FP)
+	JZ        zokxf32bf16done
+	VMOVUPS.Z (DI), K1, Z0
+	VMOVUPS.Z (DI)(R12*1), K1, Z1
+	VMOVUPS.Z (DI)(R12*2), K1, Z2
+	VMOVUPS.Z (DI)(R13*1), K1, Z3
+	VMOVUPS.Z (DI)(R12*4), K1, Z4
+	VMOVUPS.Z (R14), K1, Z5
+	VMOVUPS.Z (R14)(R12*1), K1, Z6
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokxf32bf16c7rmconsec
+	XORQ      AX, AX
+
+zokxf32bf16c7rmgather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf32bf16c7rmnonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+zokxf32bf16c7rmnonext:
+	VPMOVZXWD.Z      (R10), K1, Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokxf32bf16c7rmgather
+	JMP              zokxf32bf16c7rmstore
+
+zokxf32bf16c7rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf32bf16c7rmnext:
+	VPMOVZXWD.Z      (R10), K1, Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	VFMADD231PS.BCST 24(R11), Z20, Z6
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokxf32bf16c7rmnext
+
+zokxf32bf16c7rmstore:
+	VMOVUPS Z0, K1, (DI)
+	VMOVUPS Z1, K1, (DI)(R12*1)
+	VMOVUPS Z2, K1, (DI)(R12*2)
+	VMOVUPS Z3, K1, (DI)(R13*1)
+	VMOVUPS Z4, K1, (DI)(R12*4)
+	VMOVUPS Z5, K1, (R14)
+	VMOVUPS Z6, K1, (R14)(R12*1)
+	JMP     zokxf32bf16done
+
+zokxf32bf16c6:
+	TESTQ R8, R8
+	JZ    zokxf32bf16c6half
+
+zokxf32bf16c6loop:
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS (DI)(R12*1), Z2
+	VMOVUPS 64(DI)(R12*1), Z3
+	VMOVUPS (DI)(R12*2), Z4
+	VMOVUPS 64(DI)(R12*2), Z5
+	VMOVUPS (DI)(R13*1), Z6
+	VMOVUPS 64(DI)(R13*1), Z7
+	VMOVUPS (DI)(R12*4), Z8
+	VMOVUPS 64(DI)(R12*4), Z9
+	VMOVUPS (R14), Z10
+	VMOVUPS 64(R14), Z11
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokxf32bf16c6r2consec
+	XORQ    AX, AX
+
+zokxf32bf16c6r2gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf32bf16c6r2nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+zokxf32bf16c6r2nonext:
+	VPMOVZXWD    (R10), Z20
+	VPSLLD       $0x10, Z20, Z20
+	VPMOVZXWD    32(R10), Z21
+	VPSLLD       $0x10, Z21, Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	VBROADCASTSS 20(R11), Z23
+	VFMADD231PS  Z20, Z23, Z10
+	VFMADD231PS  Z21, Z23, Z11
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokxf32bf16c6r2gather
+	JMP          zokxf32bf16c6r2store
+
+zokxf32bf16c6r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf32bf16c6r2next:
+	VPMOVZXWD    (R10), Z20
+	VPSLLD       $0x10, Z20, Z20
+	VPMOVZXWD    32(R10), Z21
+	VPSLLD       $0x10, Z21, Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	VBROADCASTSS 20(R11), Z23
+	VFMADD231PS  Z20, Z23, Z10
+	VFMADD231PS  Z21, Z23, Z11
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokxf32bf16c6r2next
+
+zokxf32bf16c6r2store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, (DI)(R12*1)
+	VMOVUPS Z3, 64(DI)(R12*1)
+	VMOVUPS Z4, (DI)(R12*2)
+	VMOVUPS Z5, 64(DI)(R12*2)
+	VMOVUPS Z6, (DI)(R13*1)
+	VMOVUPS Z7, 64(DI)(R13*1)
+	VMOVUPS Z8, (DI)(R12*4)
+	VMOVUPS Z9, 64(DI)(R12*4)
+	VMOVUPS Z10, (R14)
+	VMOVUPS Z11, 64(R14)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x40, SI
+	DECQ    R8
+	JNZ     zokxf32bf16c6loop
+
+zokxf32bf16c6half:
+	TESTQ   $0x00000010, cols+64(FP)
+	JZ      zokxf32bf16c6mask
+	VMOVUPS (DI), Z0
+	VMOVUPS (DI)(R12*1), Z1
+	VMOVUPS (DI)(R12*2), Z2
+	VMOVUPS (DI)(R13*1), Z3
+	VMOVUPS (DI)(R12*4), Z4
+	VMOVUPS (R14), Z5
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokxf32bf16c6r1consec
+	XORQ    AX, AX
+
+zokxf32bf16c6r1gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf32bf16c6r1nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+zokxf32bf16c6r1nonext:
+	VPMOVZXWD        (R10), Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokxf32bf16c6r1gather
+	JMP              zokxf32bf16c6r1store
+
+zokxf32bf16c6r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf32bf16c6r1next:
+	VPMOVZXWD        (R10), Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokxf32bf16c6r1next
+
+zokxf32bf16c6r1store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, (DI)(R12*1)
+	VMOVUPS Z2, (DI)(R12*2)
+	VMOVUPS Z3, (DI)(R13*1)
+	VMOVUPS Z4, (DI)(R12*4)
+	VMOVUPS Z5, (R14)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x20, SI
+
+zokxf32bf16c6mask:
+	TESTQ     $0x0000000f, cols+64(FP)
+	JZ        zokxf32bf16done
+	VMOVUPS.Z (DI), K1, Z0
+	VMOVUPS.Z (DI)(R12*1), K1, Z1
+	VMOVUPS.Z (DI)(R12*2), K1, Z2
+	VMOVUPS.Z (DI)(R13*1), K1, Z3
+	VMOVUPS.Z (DI)(R12*4), K1, Z4
+	VMOVUPS.Z (R14), K1, Z5
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokxf32bf16c6rmconsec
+	XORQ      AX, AX
+
+zokxf32bf16c6rmgather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf32bf16c6rmnonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+zokxf32bf16c6rmnonext:
+	VPMOVZXWD.Z      (R10), K1, Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokxf32bf16c6rmgather
+	JMP              zokxf32bf16c6rmstore
+
+zokxf32bf16c6rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf32bf16c6rmnext:
+	VPMOVZXWD.Z      (R10), K1, Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	VFMADD231PS.BCST 20(R11), Z20, Z5
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokxf32bf16c6rmnext
+
+zokxf32bf16c6rmstore:
+	VMOVUPS Z0, K1, (DI)
+	VMOVUPS Z1, K1, (DI)(R12*1)
+	VMOVUPS Z2, K1, (DI)(R12*2)
+	VMOVUPS Z3, K1, (DI)(R13*1)
+	VMOVUPS Z4, K1, (DI)(R12*4)
+	VMOVUPS Z5, K1, (R14)
+	JMP     zokxf32bf16done
+
+zokxf32bf16c5:
+	TESTQ R8, R8
+	JZ    zokxf32bf16c5half
+
+zokxf32bf16c5loop:
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS (DI)(R12*1), Z2
+	VMOVUPS 64(DI)(R12*1), Z3
+	VMOVUPS (DI)(R12*2), Z4
+	VMOVUPS 64(DI)(R12*2), Z5
+	VMOVUPS (DI)(R13*1), Z6
+	VMOVUPS 64(DI)(R13*1), Z7
+	VMOVUPS (DI)(R12*4), Z8
+	VMOVUPS 64(DI)(R12*4), Z9
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokxf32bf16c5r2consec
+	XORQ    AX, AX
+
+zokxf32bf16c5r2gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf32bf16c5r2nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+zokxf32bf16c5r2nonext:
+	VPMOVZXWD    (R10), Z20
+	VPSLLD       $0x10, Z20, Z20
+	VPMOVZXWD    32(R10), Z21
+	VPSLLD       $0x10, Z21, Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokxf32bf16c5r2gather
+	JMP          zokxf32bf16c5r2store
+
+zokxf32bf16c5r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf32bf16c5r2next:
+	VPMOVZXWD    (R10), Z20
+	VPSLLD       $0x10, Z20, Z20
+	VPMOVZXWD    32(R10), Z21
+	VPSLLD       $0x10, Z21, Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	VBROADCASTSS 16(R11), Z22
+	VFMADD231PS  Z20, Z22, Z8
+	VFMADD231PS  Z21, Z22, Z9
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokxf32bf16c5r2next
+
+zokxf32bf16c5r2store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, (DI)(R12*1)
+	VMOVUPS Z3, 64(DI)(R12*1)
+	VMOVUPS Z4, (DI)(R12*2)
+	VMOVUPS Z5, 64(DI)(R12*2)
+	VMOVUPS Z6, (DI)(R13*1)
+	VMOVUPS Z7, 64(DI)(R13*1)
+	VMOVUPS Z8, (DI)(R12*4)
+	VMOVUPS Z9, 64(DI)(R12*4)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x40, SI
+	DECQ    R8
+	JNZ     zokxf32bf16c5loop
+
+zokxf32bf16c5half:
+	TESTQ   $0x00000010, cols+64(FP)
+	JZ      zokxf32bf16c5mask
+	VMOVUPS (DI), Z0
+	VMOVUPS (DI)(R12*1), Z1
+	VMOVUPS (DI)(R12*2), Z2
+	VMOVUPS (DI)(R13*1), Z3
+	VMOVUPS (DI)(R12*4), Z4
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokxf32bf16c5r1consec
+	XORQ    AX, AX
+
+zokxf32bf16c5r1gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf32bf16c5r1nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+zokxf32bf16c5r1nonext:
+	VPMOVZXWD        (R10), Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokxf32bf16c5r1gather
+	JMP              zokxf32bf16c5r1store
+
+zokxf32bf16c5r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf32bf16c5r1next:
+	VPMOVZXWD        (R10), Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokxf32bf16c5r1next
+
+zokxf32bf16c5r1store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, (DI)(R12*1)
+	VMOVUPS Z2, (DI)(R12*2)
+	VMOVUPS Z3, (DI)(R13*1)
+	VMOVUPS Z4, (DI)(R12*4)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x20, SI
+
+zokxf32bf16c5mask:
+	TESTQ     $0x0000000f, cols+64(FP)
+	JZ        zokxf32bf16done
+	VMOVUPS.Z (DI), K1, Z0
+	VMOVUPS.Z (DI)(R12*1), K1, Z1
+	VMOVUPS.Z (DI)(R12*2), K1, Z2
+	VMOVUPS.Z (DI)(R13*1), K1, Z3
+	VMOVUPS.Z (DI)(R12*4), K1, Z4
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokxf32bf16c5rmconsec
+	XORQ      AX, AX
+
+zokxf32bf16c5rmgather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf32bf16c5rmnonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+zokxf32bf16c5rmnonext:
+	VPMOVZXWD.Z      (R10), K1, Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokxf32bf16c5rmgather
+	JMP              zokxf32bf16c5rmstore
+
+zokxf32bf16c5rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf32bf16c5rmnext:
+	VPMOVZXWD.Z      (R10), K1, Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	VFMADD231PS.BCST 16(R11), Z20, Z4
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokxf32bf16c5rmnext
+
+zokxf32bf16c5rmstore:
+	VMOVUPS Z0, K1, (DI)
+	VMOVUPS Z1, K1, (DI)(R12*1)
+	VMOVUPS Z2, K1, (DI)(R12*2)
+	VMOVUPS Z3, K1, (DI)(R13*1)
+	VMOVUPS Z4, K1, (DI)(R12*4)
+	JMP     zokxf32bf16done
+
+zokxf32bf16c4:
+	TESTQ R8, R8
+	JZ    zokxf32bf16c4half
+
+zokxf32bf16c4loop:
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS (DI)(R12*1), Z2
+	VMOVUPS 64(DI)(R12*1), Z3
+	VMOVUPS (DI)(R12*2), Z4
+	VMOVUPS 64(DI)(R12*2), Z5
+	VMOVUPS (DI)(R13*1), Z6
+	VMOVUPS 64(DI)(R13*1), Z7
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokxf32bf16c4r2consec
+	XORQ    AX, AX
+
+zokxf32bf16c4r2gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf32bf16c4r2nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+zokxf32bf16c4r2nonext:
+	VPMOVZXWD    (R10), Z20
+	VPSLLD       $0x10, Z20, Z20
+	VPMOVZXWD    32(R10), Z21
+	VPSLLD       $0x10, Z21, Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokxf32bf16c4r2gather
+	JMP          zokxf32bf16c4r2store
+
+zokxf32bf16c4r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf32bf16c4r2next:
+	VPMOVZXWD    (R10), Z20
+	VPSLLD       $0x10, Z20, Z20
+	VPMOVZXWD    32(R10), Z21
+	VPSLLD       $0x10, Z21, Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	VBROADCASTSS 12(R11), Z25
+	VFMADD231PS  Z20, Z25, Z6
+	VFMADD231PS  Z21, Z25, Z7
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokxf32bf16c4r2next
+
+zokxf32bf16c4r2store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, (DI)(R12*1)
+	VMOVUPS Z3, 64(DI)(R12*1)
+	VMOVUPS Z4, (DI)(R12*2)
+	VMOVUPS Z5, 64(DI)(R12*2)
+	VMOVUPS Z6, (DI)(R13*1)
+	VMOVUPS Z7, 64(DI)(R13*1)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x40, SI
+	DECQ    R8
+	JNZ     zokxf32bf16c4loop
+
+zokxf32bf16c4half:
+	TESTQ   $0x00000010, cols+64(FP)
+	JZ      zokxf32bf16c4mask
+	VMOVUPS (DI), Z0
+	VMOVUPS (DI)(R12*1), Z1
+	VMOVUPS (DI)(R12*2), Z2
+	VMOVUPS (DI)(R13*1), Z3
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokxf32bf16c4r1consec
+	XORQ    AX, AX
+
+zokxf32bf16c4r1gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf32bf16c4r1nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+zokxf32bf16c4r1nonext:
+	VPMOVZXWD        (R10), Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokxf32bf16c4r1gather
+	JMP              zokxf32bf16c4r1store
+
+zokxf32bf16c4r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf32bf16c4r1next:
+	VPMOVZXWD        (R10), Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokxf32bf16c4r1next
+
+zokxf32bf16c4r1store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, (DI)(R12*1)
+	VMOVUPS Z2, (DI)(R12*2)
+	VMOVUPS Z3, (DI)(R13*1)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x20, SI
+
+zokxf32bf16c4mask:
+	TESTQ     $0x0000000f, cols+64(FP)
+	JZ        zokxf32bf16done
+	VMOVUPS.Z (DI), K1, Z0
+	VMOVUPS.Z (DI)(R12*1), K1, Z1
+	VMOVUPS.Z (DI)(R12*2), K1, Z2
+	VMOVUPS.Z (DI)(R13*1), K1, Z3
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokxf32bf16c4rmconsec
+	XORQ      AX, AX
+
+zokxf32bf16c4rmgather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf32bf16c4rmnonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+zokxf32bf16c4rmnonext:
+	VPMOVZXWD.Z      (R10), K1, Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokxf32bf16c4rmgather
+	JMP              zokxf32bf16c4rmstore
+
+zokxf32bf16c4rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf32bf16c4rmnext:
+	VPMOVZXWD.Z      (R10), K1, Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	VFMADD231PS.BCST 12(R11), Z20, Z3
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokxf32bf16c4rmnext
+
+zokxf32bf16c4rmstore:
+	VMOVUPS Z0, K1, (DI)
+	VMOVUPS Z1, K1, (DI)(R12*1)
+	VMOVUPS Z2, K1, (DI)(R12*2)
+	VMOVUPS Z3, K1, (DI)(R13*1)
+	JMP     zokxf32bf16done
+
+zokxf32bf16c3:
+	TESTQ R8, R8
+	JZ    zokxf32bf16c3half
+
+zokxf32bf16c3loop:
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS (DI)(R12*1), Z2
+	VMOVUPS 64(DI)(R12*1), Z3
+	VMOVUPS (DI)(R12*2), Z4
+	VMOVUPS 64(DI)(R12*2), Z5
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokxf32bf16c3r2consec
+	XORQ    AX, AX
+
+zokxf32bf16c3r2gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf32bf16c3r2nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+zokxf32bf16c3r2nonext:
+	VPMOVZXWD    (R10), Z20
+	VPSLLD       $0x10, Z20, Z20
+	VPMOVZXWD    32(R10), Z21
+	VPSLLD       $0x10, Z21, Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokxf32bf16c3r2gather
+	JMP          zokxf32bf16c3r2store
+
+zokxf32bf16c3r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf32bf16c3r2next:
+	VPMOVZXWD    (R10), Z20
+	VPSLLD       $0x10, Z20, Z20
+	VPMOVZXWD    32(R10), Z21
+	VPSLLD       $0x10, Z21, Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	VBROADCASTSS 8(R11), Z24
+	VFMADD231PS  Z20, Z24, Z4
+	VFMADD231PS  Z21, Z24, Z5
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokxf32bf16c3r2next
+
+zokxf32bf16c3r2store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, (DI)(R12*1)
+	VMOVUPS Z3, 64(DI)(R12*1)
+	VMOVUPS Z4, (DI)(R12*2)
+	VMOVUPS Z5, 64(DI)(R12*2)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x40, SI
+	DECQ    R8
+	JNZ     zokxf32bf16c3loop
+
+zokxf32bf16c3half:
+	TESTQ   $0x00000010, cols+64(FP)
+	JZ      zokxf32bf16c3mask
+	VMOVUPS (DI), Z0
+	VMOVUPS (DI)(R12*1), Z1
+	VMOVUPS (DI)(R12*2), Z2
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokxf32bf16c3r1consec
+	XORQ    AX, AX
+
+zokxf32bf16c3r1gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf32bf16c3r1nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+zokxf32bf16c3r1nonext:
+	VPMOVZXWD        (R10), Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokxf32bf16c3r1gather
+	JMP              zokxf32bf16c3r1store
+
+zokxf32bf16c3r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf32bf16c3r1next:
+	VPMOVZXWD        (R10), Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokxf32bf16c3r1next
+
+zokxf32bf16c3r1store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, (DI)(R12*1)
+	VMOVUPS Z2, (DI)(R12*2)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x20, SI
+
+zokxf32bf16c3mask:
+	TESTQ     $0x0000000f, cols+64(FP)
+	JZ        zokxf32bf16done
+	VMOVUPS.Z (DI), K1, Z0
+	VMOVUPS.Z (DI)(R12*1), K1, Z1
+	VMOVUPS.Z (DI)(R12*2), K1, Z2
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokxf32bf16c3rmconsec
+	XORQ      AX, AX
+
+zokxf32bf16c3rmgather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf32bf16c3rmnonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+zokxf32bf16c3rmnonext:
+	VPMOVZXWD.Z      (R10), K1, Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokxf32bf16c3rmgather
+	JMP              zokxf32bf16c3rmstore
+
+zokxf32bf16c3rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf32bf16c3rmnext:
+	VPMOVZXWD.Z      (R10), K1, Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	VFMADD231PS.BCST 8(R11), Z20, Z2
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokxf32bf16c3rmnext
+
+zokxf32bf16c3rmstore:
+	VMOVUPS Z0, K1, (DI)
+	VMOVUPS Z1, K1, (DI)(R12*1)
+	VMOVUPS Z2, K1, (DI)(R12*2)
+	JMP     zokxf32bf16done
+
+zokxf32bf16c2:
+	TESTQ R8, R8
+	JZ    zokxf32bf16c2half
+
+zokxf32bf16c2loop:
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	VMOVUPS (DI)(R12*1), Z2
+	VMOVUPS 64(DI)(R12*1), Z3
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokxf32bf16c2r2consec
+	XORQ    AX, AX
+
+zokxf32bf16c2r2gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf32bf16c2r2nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+zokxf32bf16c2r2nonext:
+	VPMOVZXWD    (R10), Z20
+	VPSLLD       $0x10, Z20, Z20
+	VPMOVZXWD    32(R10), Z21
+	VPSLLD       $0x10, Z21, Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokxf32bf16c2r2gather
+	JMP          zokxf32bf16c2r2store
+
+zokxf32bf16c2r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf32bf16c2r2next:
+	VPMOVZXWD    (R10), Z20
+	VPSLLD       $0x10, Z20, Z20
+	VPMOVZXWD    32(R10), Z21
+	VPSLLD       $0x10, Z21, Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	VBROADCASTSS 4(R11), Z23
+	VFMADD231PS  Z20, Z23, Z2
+	VFMADD231PS  Z21, Z23, Z3
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokxf32bf16c2r2next
+
+zokxf32bf16c2r2store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	VMOVUPS Z2, (DI)(R12*1)
+	VMOVUPS Z3, 64(DI)(R12*1)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x40, SI
+	DECQ    R8
+	JNZ     zokxf32bf16c2loop
+
+zokxf32bf16c2half:
+	TESTQ   $0x00000010, cols+64(FP)
+	JZ      zokxf32bf16c2mask
+	VMOVUPS (DI), Z0
+	VMOVUPS (DI)(R12*1), Z1
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokxf32bf16c2r1consec
+	XORQ    AX, AX
+
+zokxf32bf16c2r1gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf32bf16c2r1nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+zokxf32bf16c2r1nonext:
+	VPMOVZXWD        (R10), Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokxf32bf16c2r1gather
+	JMP              zokxf32bf16c2r1store
+
+zokxf32bf16c2r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf32bf16c2r1next:
+	VPMOVZXWD        (R10), Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokxf32bf16c2r1next
+
+zokxf32bf16c2r1store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, (DI)(R12*1)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x20, SI
+
+zokxf32bf16c2mask:
+	TESTQ     $0x0000000f, cols+64(FP)
+	JZ        zokxf32bf16done
+	VMOVUPS.Z (DI), K1, Z0
+	VMOVUPS.Z (DI)(R12*1), K1, Z1
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokxf32bf16c2rmconsec
+	XORQ      AX, AX
+
+zokxf32bf16c2rmgather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf32bf16c2rmnonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+zokxf32bf16c2rmnonext:
+	VPMOVZXWD.Z      (R10), K1, Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokxf32bf16c2rmgather
+	JMP              zokxf32bf16c2rmstore
+
+zokxf32bf16c2rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf32bf16c2rmnext:
+	VPMOVZXWD.Z      (R10), K1, Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	VFMADD231PS.BCST 4(R11), Z20, Z1
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokxf32bf16c2rmnext
+
+zokxf32bf16c2rmstore:
+	VMOVUPS Z0, K1, (DI)
+	VMOVUPS Z1, K1, (DI)(R12*1)
+	JMP     zokxf32bf16done
+
+zokxf32bf16c1:
+	TESTQ R8, R8
+	JZ    zokxf32bf16c1half
+
+zokxf32bf16c1loop:
+	VMOVUPS (DI), Z0
+	VMOVUPS 64(DI), Z1
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokxf32bf16c1r2consec
+	XORQ    AX, AX
+
+zokxf32bf16c1r2gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf32bf16c1r2nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+zokxf32bf16c1r2nonext:
+	VPMOVZXWD    (R10), Z20
+	VPSLLD       $0x10, Z20, Z20
+	VPMOVZXWD    32(R10), Z21
+	VPSLLD       $0x10, Z21, Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           zokxf32bf16c1r2gather
+	JMP          zokxf32bf16c1r2store
+
+zokxf32bf16c1r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf32bf16c1r2next:
+	VPMOVZXWD    (R10), Z20
+	VPSLLD       $0x10, Z20, Z20
+	VPMOVZXWD    32(R10), Z21
+	VPSLLD       $0x10, Z21, Z21
+	VBROADCASTSS (R11), Z22
+	VFMADD231PS  Z20, Z22, Z0
+	VFMADD231PS  Z21, Z22, Z1
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          zokxf32bf16c1r2next
+
+zokxf32bf16c1r2store:
+	VMOVUPS Z0, (DI)
+	VMOVUPS Z1, 64(DI)
+	ADDQ    $0x80, DI
+	ADDQ    $0x80, R14
+	ADDQ    $0x40, SI
+	DECQ    R8
+	JNZ     zokxf32bf16c1loop
+
+zokxf32bf16c1half:
+	TESTQ   $0x00000010, cols+64(FP)
+	JZ      zokxf32bf16c1mask
+	VMOVUPS (DI), Z0
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      zokxf32bf16c1r1consec
+	XORQ    AX, AX
+
+zokxf32bf16c1r1gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf32bf16c1r1nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+zokxf32bf16c1r1nonext:
+	VPMOVZXWD        (R10), Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokxf32bf16c1r1gather
+	JMP              zokxf32bf16c1r1store
+
+zokxf32bf16c1r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf32bf16c1r1next:
+	VPMOVZXWD        (R10), Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokxf32bf16c1r1next
+
+zokxf32bf16c1r1store:
+	VMOVUPS Z0, (DI)
+	ADDQ    $0x40, DI
+	ADDQ    $0x40, R14
+	ADDQ    $0x20, SI
+
+zokxf32bf16c1mask:
+	TESTQ     $0x0000000f, cols+64(FP)
+	JZ        zokxf32bf16done
+	VMOVUPS.Z (DI), K1, Z0
+	MOVQ      DX, R11
+	TESTQ     BX, BX
+	JZ        zokxf32bf16c1rmconsec
+	XORQ      AX, AX
+
+zokxf32bf16c1rmgather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        zokxf32bf16c1rmnonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+zokxf32bf16c1rmnonext:
+	VPMOVZXWD.Z      (R10), K1, Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	ADDQ             CX, R11
+	INCQ             AX
+	CMPQ             AX, n+56(FP)
+	JB               zokxf32bf16c1rmgather
+	JMP              zokxf32bf16c1rmstore
+
+zokxf32bf16c1rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+zokxf32bf16c1rmnext:
+	VPMOVZXWD.Z      (R10), K1, Z20
+	VPSLLD           $0x10, Z20, Z20
+	VFMADD231PS.BCST (R11), Z20, Z0
+	ADDQ             CX, R11
+	ADDQ             R9, R10
+	DECQ             AX
+	JNZ              zokxf32bf16c1rmnext
+
+zokxf32bf16c1rmstore:
+	VMOVUPS Z0, K1, (DI)
+
+zokxf32bf16done:
+	VZEROUPPER
+	RET
+
 // func addOuterKNXU8F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int, scale float32, next unsafe.Pointer, nnext int)
 // Requires: AVX, AVX2, FMA3, MMX+
 TEXT ·addOuterKNXU8F32(SB), NOSPLIT, $0-104
@@ -81319,6 +98136,1110 @@ okxf32f16c1rmstore:
 	VMASKMOVPS Y0, Y15, (DI)
 
 okxf32f16done:
+	VZEROUPPER
+	RET
+
+// func addOuterKNXBF16F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int, next unsafe.Pointer, nnext int)
+// Requires: AVX, AVX2, FMA3, MMX+
+TEXT ·addOuterKNXBF16F32(SB), NOSPLIT, $0-96
+	MOVQ    dst+0(FP), DI
+	MOVQ    d+8(FP), R12
+	SHLQ    $0x02, R12
+	LEAQ    (R12)(R12*2), R13
+	MOVQ    x+16(FP), SI
+	MOVQ    stride+24(FP), R9
+	SHLQ    $0x01, R9
+	MOVQ    idx+32(FP), BX
+	MOVQ    c+40(FP), DX
+	MOVQ    k+48(FP), CX
+	SHLQ    $0x02, CX
+	MOVQ    cols+64(FP), R8
+	MOVQ    R8, AX
+	ANDQ    $0x07, AX
+	NEGQ    AX
+	ADDQ    $0x08, AX
+	LEAQ    maskTab32<>+0(SB), R10
+	VMOVDQU (R10)(AX*4), Y15
+	SHRQ    $0x04, R8
+	MOVQ    cols+64(FP), R14
+	ANDQ    $0x07, R14
+	NEGQ    R14
+	LEAQ    laneIdx<>+0(SB), R15
+	VMOVDQU 32(R15)(R14*4), Y13
+	ADDQ    $0x08, R14
+	NEGQ    R14
+	SHLQ    $0x01, R14
+	MOVQ    nc+72(FP), AX
+	CMPQ    AX, $0x05
+	JEQ     okxf32bf16c5
+	CMPQ    AX, $0x04
+	JEQ     okxf32bf16c4
+	CMPQ    AX, $0x03
+	JEQ     okxf32bf16c3
+	CMPQ    AX, $0x02
+	JEQ     okxf32bf16c2
+	JMP     okxf32bf16c1
+
+okxf32bf16c5:
+	TESTQ R8, R8
+	JZ    okxf32bf16c5half
+
+okxf32bf16c5loop:
+	VMOVUPS (DI), Y0
+	VMOVUPS 32(DI), Y1
+	VMOVUPS (DI)(R12*1), Y2
+	VMOVUPS 32(DI)(R12*1), Y3
+	VMOVUPS (DI)(R12*2), Y4
+	VMOVUPS 32(DI)(R12*2), Y5
+	VMOVUPS (DI)(R13*1), Y6
+	VMOVUPS 32(DI)(R13*1), Y7
+	VMOVUPS (DI)(R12*4), Y8
+	VMOVUPS 32(DI)(R12*4), Y9
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      okxf32bf16c5r2consec
+	XORQ    AX, AX
+
+okxf32bf16c5r2gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        okxf32bf16c5r2nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+okxf32bf16c5r2nonext:
+	VPMOVZXWD    (R10), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPMOVZXWD    16(R10), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VFMADD231PS  Y11, Y12, Y1
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y4
+	VFMADD231PS  Y11, Y12, Y5
+	VBROADCASTSS 12(R11), Y12
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+	VBROADCASTSS 16(R11), Y12
+	VFMADD231PS  Y10, Y12, Y8
+	VFMADD231PS  Y11, Y12, Y9
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okxf32bf16c5r2gather
+	JMP          okxf32bf16c5r2store
+
+okxf32bf16c5r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okxf32bf16c5r2next:
+	VPMOVZXWD    (R10), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPMOVZXWD    16(R10), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VFMADD231PS  Y11, Y12, Y1
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y4
+	VFMADD231PS  Y11, Y12, Y5
+	VBROADCASTSS 12(R11), Y12
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+	VBROADCASTSS 16(R11), Y12
+	VFMADD231PS  Y10, Y12, Y8
+	VFMADD231PS  Y11, Y12, Y9
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okxf32bf16c5r2next
+
+okxf32bf16c5r2store:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, (DI)(R12*1)
+	VMOVUPS Y3, 32(DI)(R12*1)
+	VMOVUPS Y4, (DI)(R12*2)
+	VMOVUPS Y5, 32(DI)(R12*2)
+	VMOVUPS Y6, (DI)(R13*1)
+	VMOVUPS Y7, 32(DI)(R13*1)
+	VMOVUPS Y8, (DI)(R12*4)
+	VMOVUPS Y9, 32(DI)(R12*4)
+	ADDQ    $0x40, DI
+	ADDQ    $0x20, SI
+	DECQ    R8
+	JNZ     okxf32bf16c5loop
+
+okxf32bf16c5half:
+	TESTQ   $0x00000008, cols+64(FP)
+	JZ      okxf32bf16c5mask
+	VMOVUPS (DI), Y0
+	VMOVUPS (DI)(R12*1), Y1
+	VMOVUPS (DI)(R12*2), Y2
+	VMOVUPS (DI)(R13*1), Y3
+	VMOVUPS (DI)(R12*4), Y4
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      okxf32bf16c5r1consec
+	XORQ    AX, AX
+
+okxf32bf16c5r1gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        okxf32bf16c5r1nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+okxf32bf16c5r1nonext:
+	VPMOVZXWD    (R10), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y1
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	VBROADCASTSS 12(R11), Y12
+	VFMADD231PS  Y10, Y12, Y3
+	VBROADCASTSS 16(R11), Y12
+	VFMADD231PS  Y10, Y12, Y4
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okxf32bf16c5r1gather
+	JMP          okxf32bf16c5r1store
+
+okxf32bf16c5r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okxf32bf16c5r1next:
+	VPMOVZXWD    (R10), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y1
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	VBROADCASTSS 12(R11), Y12
+	VFMADD231PS  Y10, Y12, Y3
+	VBROADCASTSS 16(R11), Y12
+	VFMADD231PS  Y10, Y12, Y4
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okxf32bf16c5r1next
+
+okxf32bf16c5r1store:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, (DI)(R12*1)
+	VMOVUPS Y2, (DI)(R12*2)
+	VMOVUPS Y3, (DI)(R13*1)
+	VMOVUPS Y4, (DI)(R12*4)
+	ADDQ    $0x20, DI
+	ADDQ    $0x10, SI
+
+okxf32bf16c5mask:
+	TESTQ      $0x00000007, cols+64(FP)
+	JZ         okxf32bf16done
+	VMASKMOVPS (DI), Y15, Y0
+	VMASKMOVPS (DI)(R12*1), Y15, Y1
+	VMASKMOVPS (DI)(R12*2), Y15, Y2
+	VMASKMOVPS (DI)(R13*1), Y15, Y3
+	VMASKMOVPS (DI)(R12*4), Y15, Y4
+	MOVQ       DX, R11
+	TESTQ      BX, BX
+	JZ         okxf32bf16c5rmconsec
+	XORQ       AX, AX
+
+okxf32bf16c5rmgather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        okxf32bf16c5rmnonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+okxf32bf16c5rmnonext:
+	VPMOVZXWD    (R10)(R14*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPERMPS      Y10, Y13, Y10
+	VANDPS       Y15, Y10, Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y1
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	VBROADCASTSS 12(R11), Y12
+	VFMADD231PS  Y10, Y12, Y3
+	VBROADCASTSS 16(R11), Y12
+	VFMADD231PS  Y10, Y12, Y4
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okxf32bf16c5rmgather
+	JMP          okxf32bf16c5rmstore
+
+okxf32bf16c5rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okxf32bf16c5rmnext:
+	VPMOVZXWD    (R10)(R14*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPERMPS      Y10, Y13, Y10
+	VANDPS       Y15, Y10, Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y1
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	VBROADCASTSS 12(R11), Y12
+	VFMADD231PS  Y10, Y12, Y3
+	VBROADCASTSS 16(R11), Y12
+	VFMADD231PS  Y10, Y12, Y4
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okxf32bf16c5rmnext
+
+okxf32bf16c5rmstore:
+	VMASKMOVPS Y0, Y15, (DI)
+	VMASKMOVPS Y1, Y15, (DI)(R12*1)
+	VMASKMOVPS Y2, Y15, (DI)(R12*2)
+	VMASKMOVPS Y3, Y15, (DI)(R13*1)
+	VMASKMOVPS Y4, Y15, (DI)(R12*4)
+	JMP        okxf32bf16done
+
+okxf32bf16c4:
+	TESTQ R8, R8
+	JZ    okxf32bf16c4half
+
+okxf32bf16c4loop:
+	VMOVUPS (DI), Y0
+	VMOVUPS 32(DI), Y1
+	VMOVUPS (DI)(R12*1), Y2
+	VMOVUPS 32(DI)(R12*1), Y3
+	VMOVUPS (DI)(R12*2), Y4
+	VMOVUPS 32(DI)(R12*2), Y5
+	VMOVUPS (DI)(R13*1), Y6
+	VMOVUPS 32(DI)(R13*1), Y7
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      okxf32bf16c4r2consec
+	XORQ    AX, AX
+
+okxf32bf16c4r2gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        okxf32bf16c4r2nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+okxf32bf16c4r2nonext:
+	VPMOVZXWD    (R10), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPMOVZXWD    16(R10), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VFMADD231PS  Y11, Y12, Y1
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y4
+	VFMADD231PS  Y11, Y12, Y5
+	VBROADCASTSS 12(R11), Y12
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okxf32bf16c4r2gather
+	JMP          okxf32bf16c4r2store
+
+okxf32bf16c4r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okxf32bf16c4r2next:
+	VPMOVZXWD    (R10), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPMOVZXWD    16(R10), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VFMADD231PS  Y11, Y12, Y1
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y4
+	VFMADD231PS  Y11, Y12, Y5
+	VBROADCASTSS 12(R11), Y12
+	VFMADD231PS  Y10, Y12, Y6
+	VFMADD231PS  Y11, Y12, Y7
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okxf32bf16c4r2next
+
+okxf32bf16c4r2store:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, (DI)(R12*1)
+	VMOVUPS Y3, 32(DI)(R12*1)
+	VMOVUPS Y4, (DI)(R12*2)
+	VMOVUPS Y5, 32(DI)(R12*2)
+	VMOVUPS Y6, (DI)(R13*1)
+	VMOVUPS Y7, 32(DI)(R13*1)
+	ADDQ    $0x40, DI
+	ADDQ    $0x20, SI
+	DECQ    R8
+	JNZ     okxf32bf16c4loop
+
+okxf32bf16c4half:
+	TESTQ   $0x00000008, cols+64(FP)
+	JZ      okxf32bf16c4mask
+	VMOVUPS (DI), Y0
+	VMOVUPS (DI)(R12*1), Y1
+	VMOVUPS (DI)(R12*2), Y2
+	VMOVUPS (DI)(R13*1), Y3
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      okxf32bf16c4r1consec
+	XORQ    AX, AX
+
+okxf32bf16c4r1gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        okxf32bf16c4r1nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+okxf32bf16c4r1nonext:
+	VPMOVZXWD    (R10), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y1
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	VBROADCASTSS 12(R11), Y12
+	VFMADD231PS  Y10, Y12, Y3
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okxf32bf16c4r1gather
+	JMP          okxf32bf16c4r1store
+
+okxf32bf16c4r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okxf32bf16c4r1next:
+	VPMOVZXWD    (R10), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y1
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	VBROADCASTSS 12(R11), Y12
+	VFMADD231PS  Y10, Y12, Y3
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okxf32bf16c4r1next
+
+okxf32bf16c4r1store:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, (DI)(R12*1)
+	VMOVUPS Y2, (DI)(R12*2)
+	VMOVUPS Y3, (DI)(R13*1)
+	ADDQ    $0x20, DI
+	ADDQ    $0x10, SI
+
+okxf32bf16c4mask:
+	TESTQ      $0x00000007, cols+64(FP)
+	JZ         okxf32bf16done
+	VMASKMOVPS (DI), Y15, Y0
+	VMASKMOVPS (DI)(R12*1), Y15, Y1
+	VMASKMOVPS (DI)(R12*2), Y15, Y2
+	VMASKMOVPS (DI)(R13*1), Y15, Y3
+	MOVQ       DX, R11
+	TESTQ      BX, BX
+	JZ         okxf32bf16c4rmconsec
+	XORQ       AX, AX
+
+okxf32bf16c4rmgather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        okxf32bf16c4rmnonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+okxf32bf16c4rmnonext:
+	VPMOVZXWD    (R10)(R14*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPERMPS      Y10, Y13, Y10
+	VANDPS       Y15, Y10, Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y1
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	VBROADCASTSS 12(R11), Y12
+	VFMADD231PS  Y10, Y12, Y3
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okxf32bf16c4rmgather
+	JMP          okxf32bf16c4rmstore
+
+okxf32bf16c4rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okxf32bf16c4rmnext:
+	VPMOVZXWD    (R10)(R14*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPERMPS      Y10, Y13, Y10
+	VANDPS       Y15, Y10, Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y1
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	VBROADCASTSS 12(R11), Y12
+	VFMADD231PS  Y10, Y12, Y3
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okxf32bf16c4rmnext
+
+okxf32bf16c4rmstore:
+	VMASKMOVPS Y0, Y15, (DI)
+	VMASKMOVPS Y1, Y15, (DI)(R12*1)
+	VMASKMOVPS Y2, Y15, (DI)(R12*2)
+	VMASKMOVPS Y3, Y15, (DI)(R13*1)
+	JMP        okxf32bf16done
+
+okxf32bf16c3:
+	TESTQ R8, R8
+	JZ    okxf32bf16c3half
+
+okxf32bf16c3loop:
+	VMOVUPS (DI), Y0
+	VMOVUPS 32(DI), Y1
+	VMOVUPS (DI)(R12*1), Y2
+	VMOVUPS 32(DI)(R12*1), Y3
+	VMOVUPS (DI)(R12*2), Y4
+	VMOVUPS 32(DI)(R12*2), Y5
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      okxf32bf16c3r2consec
+	XORQ    AX, AX
+
+okxf32bf16c3r2gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        okxf32bf16c3r2nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+okxf32bf16c3r2nonext:
+	VPMOVZXWD    (R10), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPMOVZXWD    16(R10), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VFMADD231PS  Y11, Y12, Y1
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y4
+	VFMADD231PS  Y11, Y12, Y5
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okxf32bf16c3r2gather
+	JMP          okxf32bf16c3r2store
+
+okxf32bf16c3r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okxf32bf16c3r2next:
+	VPMOVZXWD    (R10), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPMOVZXWD    16(R10), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VFMADD231PS  Y11, Y12, Y1
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y4
+	VFMADD231PS  Y11, Y12, Y5
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okxf32bf16c3r2next
+
+okxf32bf16c3r2store:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, (DI)(R12*1)
+	VMOVUPS Y3, 32(DI)(R12*1)
+	VMOVUPS Y4, (DI)(R12*2)
+	VMOVUPS Y5, 32(DI)(R12*2)
+	ADDQ    $0x40, DI
+	ADDQ    $0x20, SI
+	DECQ    R8
+	JNZ     okxf32bf16c3loop
+
+okxf32bf16c3half:
+	TESTQ   $0x00000008, cols+64(FP)
+	JZ      okxf32bf16c3mask
+	VMOVUPS (DI), Y0
+	VMOVUPS (DI)(R12*1), Y1
+	VMOVUPS (DI)(R12*2), Y2
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      okxf32bf16c3r1consec
+	XORQ    AX, AX
+
+okxf32bf16c3r1gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        okxf32bf16c3r1nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+okxf32bf16c3r1nonext:
+	VPMOVZXWD    (R10), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y1
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okxf32bf16c3r1gather
+	JMP          okxf32bf16c3r1store
+
+okxf32bf16c3r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okxf32bf16c3r1next:
+	VPMOVZXWD    (R10), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y1
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okxf32bf16c3r1next
+
+okxf32bf16c3r1store:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, (DI)(R12*1)
+	VMOVUPS Y2, (DI)(R12*2)
+	ADDQ    $0x20, DI
+	ADDQ    $0x10, SI
+
+okxf32bf16c3mask:
+	TESTQ      $0x00000007, cols+64(FP)
+	JZ         okxf32bf16done
+	VMASKMOVPS (DI), Y15, Y0
+	VMASKMOVPS (DI)(R12*1), Y15, Y1
+	VMASKMOVPS (DI)(R12*2), Y15, Y2
+	MOVQ       DX, R11
+	TESTQ      BX, BX
+	JZ         okxf32bf16c3rmconsec
+	XORQ       AX, AX
+
+okxf32bf16c3rmgather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        okxf32bf16c3rmnonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+okxf32bf16c3rmnonext:
+	VPMOVZXWD    (R10)(R14*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPERMPS      Y10, Y13, Y10
+	VANDPS       Y15, Y10, Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y1
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okxf32bf16c3rmgather
+	JMP          okxf32bf16c3rmstore
+
+okxf32bf16c3rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okxf32bf16c3rmnext:
+	VPMOVZXWD    (R10)(R14*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPERMPS      Y10, Y13, Y10
+	VANDPS       Y15, Y10, Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y1
+	VBROADCASTSS 8(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okxf32bf16c3rmnext
+
+okxf32bf16c3rmstore:
+	VMASKMOVPS Y0, Y15, (DI)
+	VMASKMOVPS Y1, Y15, (DI)(R12*1)
+	VMASKMOVPS Y2, Y15, (DI)(R12*2)
+	JMP        okxf32bf16done
+
+okxf32bf16c2:
+	TESTQ R8, R8
+	JZ    okxf32bf16c2half
+
+okxf32bf16c2loop:
+	VMOVUPS (DI), Y0
+	VMOVUPS 32(DI), Y1
+	VMOVUPS (DI)(R12*1), Y2
+	VMOVUPS 32(DI)(R12*1), Y3
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      okxf32bf16c2r2consec
+	XORQ    AX, AX
+
+okxf32bf16c2r2gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        okxf32bf16c2r2nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+okxf32bf16c2r2nonext:
+	VPMOVZXWD    (R10), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPMOVZXWD    16(R10), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VFMADD231PS  Y11, Y12, Y1
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okxf32bf16c2r2gather
+	JMP          okxf32bf16c2r2store
+
+okxf32bf16c2r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okxf32bf16c2r2next:
+	VPMOVZXWD    (R10), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPMOVZXWD    16(R10), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VFMADD231PS  Y11, Y12, Y1
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y2
+	VFMADD231PS  Y11, Y12, Y3
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okxf32bf16c2r2next
+
+okxf32bf16c2r2store:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	VMOVUPS Y2, (DI)(R12*1)
+	VMOVUPS Y3, 32(DI)(R12*1)
+	ADDQ    $0x40, DI
+	ADDQ    $0x20, SI
+	DECQ    R8
+	JNZ     okxf32bf16c2loop
+
+okxf32bf16c2half:
+	TESTQ   $0x00000008, cols+64(FP)
+	JZ      okxf32bf16c2mask
+	VMOVUPS (DI), Y0
+	VMOVUPS (DI)(R12*1), Y1
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      okxf32bf16c2r1consec
+	XORQ    AX, AX
+
+okxf32bf16c2r1gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        okxf32bf16c2r1nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+okxf32bf16c2r1nonext:
+	VPMOVZXWD    (R10), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y1
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okxf32bf16c2r1gather
+	JMP          okxf32bf16c2r1store
+
+okxf32bf16c2r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okxf32bf16c2r1next:
+	VPMOVZXWD    (R10), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y1
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okxf32bf16c2r1next
+
+okxf32bf16c2r1store:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, (DI)(R12*1)
+	ADDQ    $0x20, DI
+	ADDQ    $0x10, SI
+
+okxf32bf16c2mask:
+	TESTQ      $0x00000007, cols+64(FP)
+	JZ         okxf32bf16done
+	VMASKMOVPS (DI), Y15, Y0
+	VMASKMOVPS (DI)(R12*1), Y15, Y1
+	MOVQ       DX, R11
+	TESTQ      BX, BX
+	JZ         okxf32bf16c2rmconsec
+	XORQ       AX, AX
+
+okxf32bf16c2rmgather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        okxf32bf16c2rmnonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+okxf32bf16c2rmnonext:
+	VPMOVZXWD    (R10)(R14*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPERMPS      Y10, Y13, Y10
+	VANDPS       Y15, Y10, Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y1
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okxf32bf16c2rmgather
+	JMP          okxf32bf16c2rmstore
+
+okxf32bf16c2rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okxf32bf16c2rmnext:
+	VPMOVZXWD    (R10)(R14*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPERMPS      Y10, Y13, Y10
+	VANDPS       Y15, Y10, Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VBROADCASTSS 4(R11), Y12
+	VFMADD231PS  Y10, Y12, Y1
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okxf32bf16c2rmnext
+
+okxf32bf16c2rmstore:
+	VMASKMOVPS Y0, Y15, (DI)
+	VMASKMOVPS Y1, Y15, (DI)(R12*1)
+	JMP        okxf32bf16done
+
+okxf32bf16c1:
+	TESTQ R8, R8
+	JZ    okxf32bf16c1half
+
+okxf32bf16c1loop:
+	VMOVUPS (DI), Y0
+	VMOVUPS 32(DI), Y1
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      okxf32bf16c1r2consec
+	XORQ    AX, AX
+
+okxf32bf16c1r2gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        okxf32bf16c1r2nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+okxf32bf16c1r2nonext:
+	VPMOVZXWD    (R10), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPMOVZXWD    16(R10), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VFMADD231PS  Y11, Y12, Y1
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okxf32bf16c1r2gather
+	JMP          okxf32bf16c1r2store
+
+okxf32bf16c1r2consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okxf32bf16c1r2next:
+	VPMOVZXWD    (R10), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPMOVZXWD    16(R10), Y11
+	VPSLLD       $0x10, Y11, Y11
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	VFMADD231PS  Y11, Y12, Y1
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okxf32bf16c1r2next
+
+okxf32bf16c1r2store:
+	VMOVUPS Y0, (DI)
+	VMOVUPS Y1, 32(DI)
+	ADDQ    $0x40, DI
+	ADDQ    $0x20, SI
+	DECQ    R8
+	JNZ     okxf32bf16c1loop
+
+okxf32bf16c1half:
+	TESTQ   $0x00000008, cols+64(FP)
+	JZ      okxf32bf16c1mask
+	VMOVUPS (DI), Y0
+	MOVQ    DX, R11
+	TESTQ   BX, BX
+	JZ      okxf32bf16c1r1consec
+	XORQ    AX, AX
+
+okxf32bf16c1r1gather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        okxf32bf16c1r1nonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+okxf32bf16c1r1nonext:
+	VPMOVZXWD    (R10), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okxf32bf16c1r1gather
+	JMP          okxf32bf16c1r1store
+
+okxf32bf16c1r1consec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okxf32bf16c1r1next:
+	VPMOVZXWD    (R10), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okxf32bf16c1r1next
+
+okxf32bf16c1r1store:
+	VMOVUPS Y0, (DI)
+	ADDQ    $0x20, DI
+	ADDQ    $0x10, SI
+
+okxf32bf16c1mask:
+	TESTQ      $0x00000007, cols+64(FP)
+	JZ         okxf32bf16done
+	VMASKMOVPS (DI), Y15, Y0
+	MOVQ       DX, R11
+	TESTQ      BX, BX
+	JZ         okxf32bf16c1rmconsec
+	XORQ       AX, AX
+
+okxf32bf16c1rmgather:
+	MOVQ       (BX)(AX*8), R10
+	IMULQ      R9, R10
+	ADDQ       SI, R10
+	CMPQ       AX, nnext+88(FP)
+	JAE        okxf32bf16c1rmnonext
+	MOVQ       next+80(FP), R15
+	MOVQ       (R15)(AX*8), R15
+	IMULQ      R9, R15
+	ADDQ       SI, R15
+	PREFETCHT0 (R15)
+
+okxf32bf16c1rmnonext:
+	VPMOVZXWD    (R10)(R14*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPERMPS      Y10, Y13, Y10
+	VANDPS       Y15, Y10, Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	ADDQ         CX, R11
+	INCQ         AX
+	CMPQ         AX, n+56(FP)
+	JB           okxf32bf16c1rmgather
+	JMP          okxf32bf16c1rmstore
+
+okxf32bf16c1rmconsec:
+	MOVQ n+56(FP), AX
+	MOVQ SI, R10
+
+okxf32bf16c1rmnext:
+	VPMOVZXWD    (R10)(R14*1), Y10
+	VPSLLD       $0x10, Y10, Y10
+	VPERMPS      Y10, Y13, Y10
+	VANDPS       Y15, Y10, Y10
+	VBROADCASTSS (R11), Y12
+	VFMADD231PS  Y10, Y12, Y0
+	ADDQ         CX, R11
+	ADDQ         R9, R10
+	DECQ         AX
+	JNZ          okxf32bf16c1rmnext
+
+okxf32bf16c1rmstore:
+	VMASKMOVPS Y0, Y15, (DI)
+
+okxf32bf16done:
 	VZEROUPPER
 	RET
 

@@ -109,13 +109,16 @@
 // halfwords, then to words), converts with UCVTF (exact) and multiplies by
 // the scale with FMUL (one rounding, the float32 product fl(scale·u), which
 // the generic reference replays); cvtF16F32 widens IEEE halves with
-// FCVTL/FCVTL2 (exact). Both take n a multiple of 8 (the Go driver converts
-// the last n mod 8) and touch nothing past the n elements.
+// FCVTL/FCVTL2 (exact); cvtBF16F32 puts bfloat16s in the top halves of
+// words with ZIP1/ZIP2 against a zero register (exact). All take n a
+// multiple of 8 (the Go driver converts the last n mod 8) and touch nothing
+// past the n elements.
 //
-// marginsU8F32, addRowsU8F32, marginsF16F32 and addRowsF16F32 read compact
-// rows directly (the row kernels of the linear models on u8 and f16 data):
-// bytes are widened as they load with UXTL/UXTL2 and converted with UCVTF
-// (exact), halves with FCVTL/FCVTL2 (exact), and meet the float32 weights or
+// marginsU8F32, addRowsU8F32, marginsF16F32, addRowsF16F32 and the BF16
+// pair read compact rows directly (the row kernels of the linear models on
+// u8, f16 and bf16 data): bytes are widened as they load with UXTL/UXTL2 and
+// converted with UCVTF (exact), halves with FCVTL/FCVTL2 (exact), bfloat16s
+// with ZIP1/ZIP2 against zero (exact), and meet the float32 weights or
 // coefficients in FMLAs. Rows come through idx or follow each other by
 // stride elements. Margins take a row at a time, 16 columns a step in four
 // accumulators, then 8 (d is a multiple of 8: the Go driver takes the last
@@ -4183,6 +4186,34 @@ cf16one:
 cf16done:
 	RET
 
+// func cvtBF16F32(dst, src unsafe.Pointer, n int)
+TEXT ·cvtBF16F32(SB), NOSPLIT, $0-24
+	MOVD dst+0(FP), R0
+	MOVD src+8(FP), R1
+	MOVD n+16(FP), R2
+	CMP $16, R2
+	BLT cbf16one
+cbf16loop:
+	VLD1.P 32(R1), [V0.H8, V1.H8]
+	VEOR V3.B16, V3.B16, V3.B16
+	VZIP1 V0.H8, V3.H8, V4.H8
+	VZIP2 V0.H8, V3.H8, V5.H8
+	VZIP1 V1.H8, V3.H8, V6.H8
+	VZIP2 V1.H8, V3.H8, V7.H8
+	VST1.P [V4.S4, V5.S4, V6.S4, V7.S4], 64(R0)
+	SUB $16, R2
+	CMP $16, R2
+	BGE cbf16loop
+cbf16one:
+	CBZ R2, cbf16done
+	VLD1 (R1), [V0.H8]
+	VEOR V3.B16, V3.B16, V3.B16
+	VZIP1 V0.H8, V3.H8, V4.H8
+	VZIP2 V0.H8, V3.H8, V5.H8
+	VST1 [V4.S4, V5.S4], (R0)
+cbf16done:
+	RET
+
 // func marginsU8F32(m unsafe.Pointer, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d int)
 TEXT ·marginsU8F32(SB), NOSPLIT, $0-56
 	MOVD m+0(FP), R0
@@ -4729,6 +4760,266 @@ af16rnext:
 	SUB $1, R6
 	B af16row
 af16done:
+	RET
+
+// func marginsBF16F32(m unsafe.Pointer, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d int)
+TEXT ·marginsBF16F32(SB), NOSPLIT, $0-56
+	MOVD m+0(FP), R0
+	MOVD n+8(FP), R1
+	MOVD x+16(FP), R2
+	MOVD stride+24(FP), R3
+	MOVD idx+32(FP), R4
+	LSL $1, R3, R3
+	MOVD w+40(FP), R5
+	MOVD d+48(FP), R6
+mbf16row:
+	CBZ R1, mbf16done
+	CBZ R4, mbf16consec
+	MOVD.P 8(R4), R7
+	MUL R3, R7, R7
+	ADD R2, R7, R7
+	B mbf16ready
+mbf16consec:
+	MOVD R2, R7
+	ADD R3, R2, R2
+mbf16ready:
+	CMP $2, R1
+	BLT mbf16nopf
+	CBZ R4, mbf16pfconsec
+	MOVD (R4), R10
+	MUL R3, R10, R10
+	ADD R2, R10, R10
+	B mbf16pf
+mbf16pfconsec:
+	MOVD R2, R10
+mbf16pf:
+	PRFM (R10), PLDL1KEEP
+	PRFM 64(R10), PLDL1KEEP
+mbf16nopf:
+	MOVD R5, R8
+	MOVD R6, R9
+	VEOR V16.B16, V16.B16, V16.B16
+	VEOR V17.B16, V17.B16, V17.B16
+	VEOR V18.B16, V18.B16, V18.B16
+	VEOR V19.B16, V19.B16, V19.B16
+	CMP $16, R9
+	BLT mbf16one
+mbf16loop:
+	VLD1.P 32(R7), [V0.H8, V1.H8]
+	VEOR V3.B16, V3.B16, V3.B16
+	VZIP1 V0.H8, V3.H8, V4.H8
+	VZIP2 V0.H8, V3.H8, V5.H8
+	VZIP1 V1.H8, V3.H8, V6.H8
+	VZIP2 V1.H8, V3.H8, V7.H8
+	VLD1.P 64(R8), [V8.S4, V9.S4, V10.S4, V11.S4]
+	VFMLA V4.S4, V8.S4, V16.S4
+	VFMLA V5.S4, V9.S4, V17.S4
+	VFMLA V6.S4, V10.S4, V18.S4
+	VFMLA V7.S4, V11.S4, V19.S4
+	SUB $16, R9
+	CMP $16, R9
+	BGE mbf16loop
+mbf16one:
+	CBZ R9, mbf16red
+	VLD1 (R7), [V0.H8]
+	VEOR V3.B16, V3.B16, V3.B16
+	VZIP1 V0.H8, V3.H8, V4.H8
+	VZIP2 V0.H8, V3.H8, V5.H8
+	VLD1 (R8), [V8.S4, V9.S4]
+	VFMLA V4.S4, V8.S4, V16.S4
+	VFMLA V5.S4, V9.S4, V17.S4
+mbf16red:
+	VFADD_S4(17, 16, 16)
+	VFADD_S4(19, 18, 18)
+	VFADD_S4(18, 16, 16)
+	VFADDP_S4(16, 16, 16)
+	FADDP_S(16, 16)
+	FMOVS.P F16, 4(R0)
+	SUB $1, R1
+	B mbf16row
+mbf16done:
+	RET
+
+// func addRowsBF16F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx, c unsafe.Pointer, n int)
+TEXT ·addRowsBF16F32(SB), NOSPLIT, $0-56
+	MOVD dst+0(FP), R0
+	MOVD d+8(FP), R1
+	MOVD x+16(FP), R2
+	MOVD stride+24(FP), R3
+	MOVD idx+32(FP), R4
+	LSL $1, R3, R3
+	MOVD c+40(FP), R5
+	MOVD n+48(FP), R6
+abf16block:
+	CMP $4, R6
+	BLT abf16row
+	CBZ R4, abf16q0consec
+	MOVD.P 8(R4), R10
+	MUL R3, R10, R10
+	ADD R2, R10, R10
+	B abf16q0ready
+abf16q0consec:
+	MOVD R2, R10
+	ADD R3, R2, R2
+abf16q0ready:
+	VLD1R.P 4(R5), [V28.S4]
+	CBZ R4, abf16q1consec
+	MOVD.P 8(R4), R11
+	MUL R3, R11, R11
+	ADD R2, R11, R11
+	B abf16q1ready
+abf16q1consec:
+	MOVD R2, R11
+	ADD R3, R2, R2
+abf16q1ready:
+	VLD1R.P 4(R5), [V29.S4]
+	CBZ R4, abf16q2consec
+	MOVD.P 8(R4), R12
+	MUL R3, R12, R12
+	ADD R2, R12, R12
+	B abf16q2ready
+abf16q2consec:
+	MOVD R2, R12
+	ADD R3, R2, R2
+abf16q2ready:
+	VLD1R.P 4(R5), [V30.S4]
+	CBZ R4, abf16q3consec
+	MOVD.P 8(R4), R13
+	MUL R3, R13, R13
+	ADD R2, R13, R13
+	B abf16q3ready
+abf16q3consec:
+	MOVD R2, R13
+	ADD R3, R2, R2
+abf16q3ready:
+	VLD1R.P 4(R5), [V31.S4]
+	MOVD R0, R8
+	MOVD R1, R9
+	CMP $16, R9
+	BLT abf16b8
+abf16b16:
+	VLD1 (R8), [V16.S4, V17.S4, V18.S4, V19.S4]
+	VLD1.P 32(R10), [V0.H8, V1.H8]
+	VEOR V3.B16, V3.B16, V3.B16
+	VZIP1 V0.H8, V3.H8, V4.H8
+	VZIP2 V0.H8, V3.H8, V5.H8
+	VZIP1 V1.H8, V3.H8, V6.H8
+	VZIP2 V1.H8, V3.H8, V7.H8
+	VFMLA V4.S4, V28.S4, V16.S4
+	VFMLA V5.S4, V28.S4, V17.S4
+	VFMLA V6.S4, V28.S4, V18.S4
+	VFMLA V7.S4, V28.S4, V19.S4
+	VLD1.P 32(R11), [V8.H8, V9.H8]
+	VEOR V11.B16, V11.B16, V11.B16
+	VZIP1 V8.H8, V11.H8, V12.H8
+	VZIP2 V8.H8, V11.H8, V13.H8
+	VZIP1 V9.H8, V11.H8, V14.H8
+	VZIP2 V9.H8, V11.H8, V15.H8
+	VFMLA V12.S4, V29.S4, V16.S4
+	VFMLA V13.S4, V29.S4, V17.S4
+	VFMLA V14.S4, V29.S4, V18.S4
+	VFMLA V15.S4, V29.S4, V19.S4
+	VLD1.P 32(R12), [V0.H8, V1.H8]
+	VEOR V3.B16, V3.B16, V3.B16
+	VZIP1 V0.H8, V3.H8, V4.H8
+	VZIP2 V0.H8, V3.H8, V5.H8
+	VZIP1 V1.H8, V3.H8, V6.H8
+	VZIP2 V1.H8, V3.H8, V7.H8
+	VFMLA V4.S4, V30.S4, V16.S4
+	VFMLA V5.S4, V30.S4, V17.S4
+	VFMLA V6.S4, V30.S4, V18.S4
+	VFMLA V7.S4, V30.S4, V19.S4
+	VLD1.P 32(R13), [V8.H8, V9.H8]
+	VEOR V11.B16, V11.B16, V11.B16
+	VZIP1 V8.H8, V11.H8, V12.H8
+	VZIP2 V8.H8, V11.H8, V13.H8
+	VZIP1 V9.H8, V11.H8, V14.H8
+	VZIP2 V9.H8, V11.H8, V15.H8
+	VFMLA V12.S4, V31.S4, V16.S4
+	VFMLA V13.S4, V31.S4, V17.S4
+	VFMLA V14.S4, V31.S4, V18.S4
+	VFMLA V15.S4, V31.S4, V19.S4
+	VST1.P [V16.S4, V17.S4, V18.S4, V19.S4], 64(R8)
+	SUB $16, R9
+	CMP $16, R9
+	BGE abf16b16
+abf16b8:
+	CBZ R9, abf16bnext
+	VLD1 (R8), [V16.S4, V17.S4]
+	VLD1 (R10), [V0.H8]
+	VEOR V3.B16, V3.B16, V3.B16
+	VZIP1 V0.H8, V3.H8, V4.H8
+	VZIP2 V0.H8, V3.H8, V5.H8
+	VFMLA V4.S4, V28.S4, V16.S4
+	VFMLA V5.S4, V28.S4, V17.S4
+	VLD1 (R11), [V8.H8]
+	VEOR V11.B16, V11.B16, V11.B16
+	VZIP1 V8.H8, V11.H8, V12.H8
+	VZIP2 V8.H8, V11.H8, V13.H8
+	VFMLA V12.S4, V29.S4, V16.S4
+	VFMLA V13.S4, V29.S4, V17.S4
+	VLD1 (R12), [V0.H8]
+	VEOR V3.B16, V3.B16, V3.B16
+	VZIP1 V0.H8, V3.H8, V4.H8
+	VZIP2 V0.H8, V3.H8, V5.H8
+	VFMLA V4.S4, V30.S4, V16.S4
+	VFMLA V5.S4, V30.S4, V17.S4
+	VLD1 (R13), [V8.H8]
+	VEOR V11.B16, V11.B16, V11.B16
+	VZIP1 V8.H8, V11.H8, V12.H8
+	VZIP2 V8.H8, V11.H8, V13.H8
+	VFMLA V12.S4, V31.S4, V16.S4
+	VFMLA V13.S4, V31.S4, V17.S4
+	VST1 [V16.S4, V17.S4], (R8)
+abf16bnext:
+	SUB $4, R6
+	B abf16block
+abf16row:
+	CBZ R6, abf16done
+	CBZ R4, abf16rconsec
+	MOVD.P 8(R4), R10
+	MUL R3, R10, R10
+	ADD R2, R10, R10
+	B abf16rready
+abf16rconsec:
+	MOVD R2, R10
+	ADD R3, R2, R2
+abf16rready:
+	VLD1R.P 4(R5), [V28.S4]
+	MOVD R0, R8
+	MOVD R1, R9
+	CMP $16, R9
+	BLT abf16r8
+abf16r16:
+	VLD1 (R8), [V16.S4, V17.S4, V18.S4, V19.S4]
+	VLD1.P 32(R10), [V0.H8, V1.H8]
+	VEOR V3.B16, V3.B16, V3.B16
+	VZIP1 V0.H8, V3.H8, V4.H8
+	VZIP2 V0.H8, V3.H8, V5.H8
+	VZIP1 V1.H8, V3.H8, V6.H8
+	VZIP2 V1.H8, V3.H8, V7.H8
+	VFMLA V4.S4, V28.S4, V16.S4
+	VFMLA V5.S4, V28.S4, V17.S4
+	VFMLA V6.S4, V28.S4, V18.S4
+	VFMLA V7.S4, V28.S4, V19.S4
+	VST1.P [V16.S4, V17.S4, V18.S4, V19.S4], 64(R8)
+	SUB $16, R9
+	CMP $16, R9
+	BGE abf16r16
+abf16r8:
+	CBZ R9, abf16rnext
+	VLD1 (R8), [V16.S4, V17.S4]
+	VLD1 (R10), [V0.H8]
+	VEOR V3.B16, V3.B16, V3.B16
+	VZIP1 V0.H8, V3.H8, V4.H8
+	VZIP2 V0.H8, V3.H8, V5.H8
+	VFMLA V4.S4, V28.S4, V16.S4
+	VFMLA V5.S4, V28.S4, V17.S4
+	VST1 [V16.S4, V17.S4], (R8)
+abf16rnext:
+	SUB $1, R6
+	B abf16row
+abf16done:
 	RET
 
 // func biasReLUF64(z, b unsafe.Pointer, n, h, stride int)

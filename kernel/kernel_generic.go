@@ -220,18 +220,19 @@ type Ops[T Float] struct {
 
 	// MarginsC, AddRowsC, MarginsKC, AddOuterKC and FusedLinearC are
 	// Margins, AddRows, MarginsK, AddOuterK and FusedLinear on the rows of
-	// a compact matrix x (see Compact: uint8 features with a scale, or
-	// IEEE half floats), whose features they convert to T as they load
-	// them; x.Stride is the row stride. Their results are their dense
+	// a compact matrix x (see Compact: uint8 features with a scale, IEEE
+	// half floats or bfloat16s), whose features they convert to T as they
+	// load them; x.Stride is the row stride. Their results are their dense
 	// twins' on the matrix of the converted values, to the rounding of a
 	// reduction's order (and, for bytes, of where the scale is applied:
 	// after the sum, or into the coefficient). In float32 the assembly
-	// implementations read the rows of the linear models (MarginsC,
-	// AddRowsC, FusedLinearC) directly where the architecture has such
-	// kernels (AVX2: bytes, and halves with F16C), and otherwise convert a
-	// block of rows at a time into a float32 buffer on the stack and run the
-	// float32 row kernels on it (softmax's MarginsKC and AddOuterKC
-	// everywhere, NEON for all); float64 runs the generic loops.
+	// implementations read the rows directly where the architecture has
+	// such kernels (amd64: the row and class kernels on bytes and
+	// bfloat16s, and on halves with F16C; NEON: the row kernels of the
+	// linear models, MarginsC, AddRowsC and FusedLinearC, on all three),
+	// and otherwise convert a block of rows at a time into a float32
+	// buffer on the stack and run the float32 kernels on it; float64 runs
+	// the generic loops.
 	MarginsC   func(m []T, x *Compact, idx []int, w []T)
 	AddRowsC   func(g []T, x *Compact, idx []int, c []T)
 	MarginsKC  func(m []T, x *Compact, idx []int, w []T, k int)

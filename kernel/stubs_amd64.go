@@ -1201,6 +1201,15 @@ func cvtU8F32(dst unsafe.Pointer, src unsafe.Pointer, n int, scale float32)
 //go:noescape
 func cvtF16F32(dst unsafe.Pointer, src unsafe.Pointer, n int)
 
+// cvtBF16F32 computes, for n a multiple of 8,
+//
+//	for i := 0; i < n; i++ {
+//		dst[i] = math.Float32frombits(uint32(src[i]) << 16) // src is []uint16
+//	}
+//
+//go:noescape
+func cvtBF16F32(dst unsafe.Pointer, src unsafe.Pointer, n int)
+
 // marginsU8F32 computes, for d a multiple of 8, with r_i = idx[i] (x is
 // []uint8, idx []int; nil idx: x advances by stride bytes a row),
 //
@@ -1238,6 +1247,18 @@ func marginsF16F32(m unsafe.Pointer, n int, x unsafe.Pointer, stride int, idx un
 //
 //go:noescape
 func addRowsF16F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, n int)
+
+// marginsBF16F32 is marginsU8F32 on rows of bfloat16s (x is []uint16,
+// stride in elements), each widened exactly to float32.
+//
+//go:noescape
+func marginsBF16F32(m unsafe.Pointer, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int)
+
+// addRowsBF16F32 is addRowsU8F32 on rows of bfloat16s (x is []uint16,
+// stride in elements), each widened exactly to float32.
+//
+//go:noescape
+func addRowsBF16F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, n int)
 
 // zMarginsU8F32 computes, for d a multiple of 8, with r_i = idx[i] (x is
 // []uint8, idx []int; nil idx: x advances by stride bytes a row),
@@ -1285,6 +1306,22 @@ func zMarginsF16F32(m unsafe.Pointer, n int, x unsafe.Pointer, stride int, idx u
 //go:noescape
 func zAddRowsF16F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, n int)
 
+// zMarginsBF16F32 is marginsU8F32 on rows of bfloat16s (x is []uint16,
+// stride in elements), each widened exactly to float32.
+//
+// It is the AVX-512 (zmm) twin of marginsBF16F32.
+//
+//go:noescape
+func zMarginsBF16F32(m unsafe.Pointer, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int)
+
+// zAddRowsBF16F32 is addRowsU8F32 on rows of bfloat16s (x is []uint16,
+// stride in elements), each widened exactly to float32.
+//
+// It is the AVX-512 (zmm) twin of addRowsBF16F32.
+//
+//go:noescape
+func zAddRowsBF16F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, n int)
+
 // zMarginsKU8F32 is zMarginsKF32 on rows of U8 features (x is []uint8,
 // stride in elements, d any): each feature is loaded as the
 // float32 scale·float32(u) (VPMOVZXBD, VCVTDQ2PS, VMULPS),
@@ -1316,6 +1353,22 @@ func zMarginsKF16F32(m unsafe.Pointer, k int, n int, x unsafe.Pointer, stride in
 //
 //go:noescape
 func zAddOuterKF16F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int)
+
+// zMarginsKBF16F32 is zMarginsKF32 on rows of BF16 features (x is []uint16,
+// stride in elements, d any): each feature is loaded as the
+// float32 value of the bfloat16 (VPMOVZXWD, VPSLLD),
+// the value the float32 kernel would read from the converted matrix,
+// so the results are that kernel's, bit for bit.
+//
+//go:noescape
+func zMarginsKBF16F32(m unsafe.Pointer, k int, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int, c int)
+
+// zAddOuterKBF16F32 is zAddOuterKF32 on rows of BF16 features (x is
+// []uint16, stride in elements), each feature loaded as the float32 value of the bfloat16 (VPMOVZXWD, VPSLLD):
+// the same fused multiply-adds in the same order, bit for bit.
+//
+//go:noescape
+func zAddOuterKBF16F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int)
 
 // zMarginsKPFU8F32 is zMarginsKPFF32 on rows of U8 features (x is []uint8,
 // stride in elements, d any): each feature is loaded as the
@@ -1358,6 +1411,27 @@ func zMarginsKPFF16F32(m unsafe.Pointer, k int, n int, x unsafe.Pointer, stride 
 //
 //go:noescape
 func zAddOuterKPFF16F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int)
+
+// zMarginsKPFBF16F32 is zMarginsKPFF32 on rows of BF16 features (x is []uint16,
+// stride in elements, d any): each feature is loaded as the
+// float32 value of the bfloat16 (VPMOVZXWD, VPSLLD),
+// the value the float32 kernel would read from the converted matrix,
+// so the results are that kernel's, bit for bit.
+//
+// It prefetches as zMarginsKPFF32 (the rows three pairs ahead), for rows
+// that are not in cache.
+//
+//go:noescape
+func zMarginsKPFBF16F32(m unsafe.Pointer, k int, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int, c int)
+
+// zAddOuterKPFBF16F32 is zAddOuterKPFF32 on rows of BF16 features (x is
+// []uint16, stride in elements), each feature loaded as the float32 value of the bfloat16 (VPMOVZXWD, VPSLLD):
+// the same fused multiply-adds in the same order, bit for bit.
+//
+// It prefetches as zAddOuterKPFF32, for rows that are not in cache.
+//
+//go:noescape
+func zAddOuterKPFBF16F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int)
 
 // marginsKU8F32 is marginsKF32 on rows of U8 features (x is []uint8,
 // stride in elements, d ≥ 8): each feature is loaded as the
@@ -1404,6 +1478,29 @@ func marginsKF16F32(m unsafe.Pointer, k int, n int, x unsafe.Pointer, stride int
 //
 //go:noescape
 func addOuterKF16F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int)
+
+// marginsKBF16F32 is marginsKF32 on rows of BF16 features (x is []uint16,
+// stride in elements, d ≥ 8): each feature is loaded as the
+// float32 value of the bfloat16 (VPMOVZXWD, VPSLLD),
+// the value the float32 kernel would read from the converted matrix,
+// so the results are that kernel's, bit for bit.
+//
+// The last d mod 8 columns are read as the 8 elements that end the row
+// (VPERMPS moves them to their lanes), so a row must have 8.
+//
+//go:noescape
+func marginsKBF16F32(m unsafe.Pointer, k int, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int, c int)
+
+// addOuterKBF16F32 is addOuterKF32 on rows of BF16 features (x is
+// []uint16, stride in elements), each feature loaded as the float32 value of the bfloat16 (VPMOVZXWD, VPSLLD):
+// the same fused multiply-adds in the same order, bit for bit.
+//
+// The last cols mod 8 columns are read as the 8 elements that end at
+// column cols (VPERMPS moves them to their lanes), which must be in the
+// row: cols ≥ 8, or x at a column ≥ 8 − cols.
+//
+//go:noescape
+func addOuterKBF16F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int)
 
 // marginsKPFU8F32 is marginsKPFF32 on rows of U8 features (x is []uint8,
 // stride in elements, d ≥ 8): each feature is loaded as the
@@ -1459,6 +1556,33 @@ func marginsKPFF16F32(m unsafe.Pointer, k int, n int, x unsafe.Pointer, stride i
 //go:noescape
 func addOuterKPFF16F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int)
 
+// marginsKPFBF16F32 is marginsKPFF32 on rows of BF16 features (x is []uint16,
+// stride in elements, d ≥ 8): each feature is loaded as the
+// float32 value of the bfloat16 (VPMOVZXWD, VPSLLD),
+// the value the float32 kernel would read from the converted matrix,
+// so the results are that kernel's, bit for bit.
+//
+// The last d mod 8 columns are read as the 8 elements that end the row
+// (VPERMPS moves them to their lanes), so a row must have 8.
+//
+// It prefetches as marginsKPFF32, for rows that are not in cache.
+//
+//go:noescape
+func marginsKPFBF16F32(m unsafe.Pointer, k int, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int, c int)
+
+// addOuterKPFBF16F32 is addOuterKPFF32 on rows of BF16 features (x is
+// []uint16, stride in elements), each feature loaded as the float32 value of the bfloat16 (VPMOVZXWD, VPSLLD):
+// the same fused multiply-adds in the same order, bit for bit.
+//
+// The last cols mod 8 columns are read as the 8 elements that end at
+// column cols (VPERMPS moves them to their lanes), which must be in the
+// row: cols ≥ 8, or x at a column ≥ 8 − cols.
+//
+// It prefetches as addOuterKPFF32, for rows that are not in cache.
+//
+//go:noescape
+func addOuterKPFBF16F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int)
+
 // zAddOuterKNXU8F32 is zAddOuterKU8F32 that also prefetches, as zAddOuterKNXF32
 // does, the same columns of the rows at next (nnext of them): rows a
 // following call will read. Its result is zAddOuterKU8F32's.
@@ -1473,6 +1597,13 @@ func zAddOuterKNXU8F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, 
 //go:noescape
 func zAddOuterKNXF16F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int, next unsafe.Pointer, nnext int)
 
+// zAddOuterKNXBF16F32 is zAddOuterKBF16F32 that also prefetches, as zAddOuterKNXF32
+// does, the same columns of the rows at next (nnext of them): rows a
+// following call will read. Its result is zAddOuterKBF16F32's.
+//
+//go:noescape
+func zAddOuterKNXBF16F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int, next unsafe.Pointer, nnext int)
+
 // addOuterKNXU8F32 is addOuterKU8F32 that also prefetches, as addOuterKNXF32
 // does, the same columns of the rows at next (nnext of them): rows a
 // following call will read. Its result is addOuterKU8F32's.
@@ -1486,6 +1617,13 @@ func addOuterKNXU8F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, i
 //
 //go:noescape
 func addOuterKNXF16F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int, next unsafe.Pointer, nnext int)
+
+// addOuterKNXBF16F32 is addOuterKBF16F32 that also prefetches, as addOuterKNXF32
+// does, the same columns of the rows at next (nnext of them): rows a
+// following call will read. Its result is addOuterKBF16F32's.
+//
+//go:noescape
+func addOuterKNXBF16F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int, next unsafe.Pointer, nnext int)
 
 // zExpF32 computes, eight float32 lanes at a time (expPS in kernel_amd64.s,
 // within 2 ulp of e^x),

@@ -26,45 +26,49 @@ const compactDoc = `// Compact features: cvtU8F32 widens bytes with VPMOVZXBD, c
 // with VCVTDQ2PS (exact: every byte is a float32) and multiplies by the
 // scale with VMULPS (one rounding, the float32 product fl(scale·u), which
 // the generic reference replays); cvtF16F32 widens IEEE half floats with
-// VCVTPH2PS (F16C; exact). Both take n a multiple of 8 (the Go driver
-// converts the last n mod 8 elements) and touch nothing past the n elements.
+// VCVTPH2PS (F16C; exact); cvtBF16F32 widens bfloat16s with VPMOVZXWD and
+// shifts them into a float32's top half with VPSLLD (exact). All take n a
+// multiple of 8 (the Go driver converts the last n mod 8 elements) and
+// touch nothing past the n elements.
 //
 // marginsU8F32 and addRowsU8F32 read byte rows directly (the row kernels of
 // the linear models on u8 data): VPMOVZXBD and VCVTDQ2PS widen 8 bytes to
 // 8 floats, which meet the float32 weights or coefficients in FMAs;
 // marginsF16F32 and addRowsF16F32 do the same on halves with VCVTPH2PS
-// (F16C). Margins prefetch pfRows rows ahead (rows come one at a time); a row
+// (F16C), marginsBF16F32 and addRowsBF16F32 on bfloat16s with VPMOVZXWD and
+// VPSLLD. Margins prefetch pfRows rows ahead (rows come one at a time); a row
 // at a time, 32 columns a step in four accumulators, then 8 (d a multiple
 // of 8: the Go driver takes the last d mod 8 columns and the scale).
 //
 // Requires: AVX2, FMA3 (cvtU8F32, marginsU8F32, addRowsU8F32), and F16C
 // (cvtF16F32, marginsF16F32, addRowsF16F32).
 //
-// zMarginsU8F32, zAddRowsU8F32, zMarginsF16F32 and zAddRowsF16F32 are their
-// AVX-512 twins, emitted from the same bodies on zmm registers (AVX512F):
-// VPMOVZXBD zmm widens 16 bytes, VCVTPH2PS zmm 16 halves; 64 columns a
+// zMarginsU8F32, zAddRowsU8F32, zMarginsF16F32, zAddRowsF16F32 and the
+// BF16 pair are their AVX-512 twins, emitted from the same bodies on zmm registers (AVX512F):
+// VPMOVZXBD zmm widens 16 bytes, VCVTPH2PS zmm 16 halves, VPMOVZXWD zmm
+// 16 bfloat16s; 64 columns a
 // step, then 16, then the last 8 (d is a multiple of 8) in ymm with the
 // 256-bit loads, so that no load reaches past d and no opmask is needed.
 // AddRows makes the same FMAs in the same order as the 256-bit kernels (bit
 // for bit alike); margins sum in other lanes (within the same bound).
 // kernel_amd64.go takes them only for the "avx512" implementation.
 //
-// zMarginsKU8F32, zAddOuterKU8F32, zMarginsKF16F32, zAddOuterKF16F32 (and
-// their PF variants) are the zmm class kernels zMarginsKF32 and
+// zMarginsKU8F32, zAddOuterKU8F32, zMarginsKF16F32, zAddOuterKF16F32, the
+// BF16 ones (and their PF variants) are the zmm class kernels zMarginsKF32 and
 // zAddOuterKF32 emitted on compact rows, so that the multi-class products
 // (softmax, the MLP's first layer) read bytes or halves without a float32
 // conversion buffer: each register of a row is widened as it loads (16
 // bytes, VPMOVZXBD, VCVTDQ2PS, then VMULPS by the scale; 16 halves,
-// VCVTPH2PS) to exactly the float32 value of the converted matrix, then
+// VCVTPH2PS; 16 bfloat16s, VPMOVZXWD and VPSLLD) to exactly the float32 value of the converted matrix, then
 // meets the same FMAs in the same order as in the float32 kernel, bit for
 // bit. Tails: the last d mod 16 columns load under K1 with zeroing masking
-// (VPMOVZXBD and VCVTPH2PS with an opmask read nothing of masked-off
-// lanes), so rows may end at an unreadable page and d is any. Prefetching
+// (VPMOVZXBD, VCVTPH2PS and VPMOVZXWD with an opmask read nothing of
+// masked-off lanes), so rows may end at an unreadable page and d is any. Prefetching
 // as the float32 kernels, at the same distance in columns. Requires:
 // AVX512F, BMI2, F16C (halves).
 //
-// marginsKU8F32, addOuterKU8F32, marginsKF16F32, addOuterKF16F32 (and PF)
-// are the ymm class kernels marginsKF32 and addOuterKF32 emitted on compact
+// marginsKU8F32, addOuterKU8F32, marginsKF16F32, addOuterKF16F32, the
+// BF16 ones (and PF) are the ymm class kernels marginsKF32 and addOuterKF32 emitted on compact
 // rows the same way (8 bytes or halves a register, the scale in Y14), bit
 // for bit those kernels. AVX2 has no byte- or half-masked load: the last
 // t = d (cols) mod 8 columns are read as the 8 elements that end with them,
@@ -101,6 +105,20 @@ var compactStubs = map[string]stub{
 		sig: "func(m unsafe.Pointer, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d int)",
 		doc: []string{
 			"marginsF16F32 is marginsU8F32 on rows of IEEE halves (x is []uint16,",
+			"stride in elements), each widened exactly to float32.",
+		},
+	},
+	"marginsBF16F32": {
+		sig: "func(m unsafe.Pointer, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d int)",
+		doc: []string{
+			"marginsBF16F32 is marginsU8F32 on rows of bfloat16s (x is []uint16,",
+			"stride in elements), each widened exactly to float32.",
+		},
+	},
+	"addRowsBF16F32": {
+		sig: "func(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx, c unsafe.Pointer, n int)",
+		doc: []string{
+			"addRowsBF16F32 is addRowsU8F32 on rows of bfloat16s (x is []uint16,",
 			"stride in elements), each widened exactly to float32.",
 		},
 	},
@@ -144,33 +162,44 @@ var compactStubs = map[string]stub{
 			"\t}",
 		},
 	},
+	"cvtBF16F32": {
+		sig: "func(dst, src unsafe.Pointer, n int)",
+		doc: []string{
+			"cvtBF16F32 computes, for n a multiple of 8,",
+			"",
+			"\tfor i := 0; i < n; i++ {",
+			"\t\tdst[i] = math.Float32frombits(uint32(src[i]) << 16) // src is []uint16",
+			"\t}",
+		},
+	},
 }
 
 func compactKernels(g *gen) {
 	prefetch(g)
 	cvtU8(g)
 	cvtF16(g)
+	cvtBF16(g)
 	for _, v := range []vec{ymm, zmm} {
-		for _, f := range []rowFormat{u8Rows, f16Rows} {
+		for _, f := range []rowFormat{u8Rows, f16Rows, bf16Rows} {
 			marginsU8(g, v, f)
 			addRowsU8(g, v, f)
 		}
 	}
 	for _, pf := range []bool{false, true} {
-		for _, f := range []rowFormat{u8Rows, f16Rows} {
+		for _, f := range []rowFormat{u8Rows, f16Rows, bf16Rows} {
 			zmarginsK(g, f32, f, pf)
 			addOuterK(g, zmm, f32, f, prefetchOf(pf))
 		}
 	}
 	laneIdx = g.data("laneIdx", 4, 0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)
 	for _, pf := range []bool{false, true} {
-		for _, f := range []rowFormat{u8Rows, f16Rows} {
+		for _, f := range []rowFormat{u8Rows, f16Rows, bf16Rows} {
 			marginsK(g, f32, f, pf)
 			addOuterK(g, ymm, f32, f, prefetchOf(pf))
 		}
 	}
 	for _, v := range []vec{zmm, ymm} {
-		for _, f := range []rowFormat{u8Rows, f16Rows} {
+		for _, f := range []rowFormat{u8Rows, f16Rows, bf16Rows} {
 			addOuterK(g, v, f32, f, prefetchNext)
 		}
 	}
@@ -199,8 +228,11 @@ func compactKStubs() {
 			return base
 		}
 		for _, pf := range []string{"", "PF"} {
-			for _, f := range []rowFormat{u8Rows, f16Rows} {
+			for _, f := range []rowFormat{u8Rows, f16Rows, bf16Rows} {
 				scale, value := "", "float32 value of the half (VCVTPH2PS)"
+				if f.bf16 {
+					value = "float32 value of the bfloat16 (VPMOVZXWD, VPSLLD)"
+				}
 				if f.size == 1 {
 					scale, value = ", scale float32", "float32 scale·float32(u) (VPMOVZXBD, VCVTDQ2PS, VMULPS)"
 				}
@@ -256,26 +288,33 @@ func compactKStubs() {
 	}
 }
 
-// rowFormat is the storage a row kernel reads: bytes or IEEE halves.
+// rowFormat is the storage a row kernel reads: bytes, IEEE halves or
+// bfloat16s.
 type rowFormat struct {
-	name  string // "U8" or "F16"
+	name  string // "U8", "F16" or "BF16"
 	label string // label prefix
 	size  uint8  // bytes per element
+	bf16  bool   // 16-bit elements are bfloat16s, not IEEE halves
 }
 
 var (
-	u8Rows  = rowFormat{"U8", "u8", 1}
-	f16Rows = rowFormat{"F16", "f16", 2}
+	u8Rows   = rowFormat{name: "U8", label: "u8", size: 1}
+	f16Rows  = rowFormat{name: "F16", label: "f16", size: 2}
+	bf16Rows = rowFormat{name: "BF16", label: "bf16", size: 2, bf16: true}
 )
 
 // load loads a register of v's width of elements at m (8 for ymm, 16 for
 // zmm) as float32 into r: VPMOVZXBD and VCVTDQ2PS for bytes, VCVTPH2PS for
-// halves.
+// halves, VPMOVZXWD and VPSLLD by 16 for bfloat16s (a float32's top half).
 func (f rowFormat) load(g *gen, v vec, m operand.Mem, r VecPhysical) {
-	if f.size == 1 {
+	switch {
+	case f.size == 1:
 		g.VPMOVZXBD(m, r)
 		g.VCVTDQ2PS(r, r)
-	} else {
+	case f.bf16:
+		g.VPMOVZXWD(m, r)
+		g.VPSLLD(u8(16), r, r)
+	default:
 		g.VCVTPH2PS(m, r)
 	}
 }
@@ -685,6 +724,44 @@ func cvtF16(g *gen) {
 	g.RET()
 }
 
+// cvtBF16 converts 32 bfloat16s a step, then 8: each widened to 32 bits
+// and shifted into a float32's top half.
+func cvtBF16(g *gen) {
+	lbl := func(s string) operand.LabelRef { return operand.LabelRef("cbf16" + s) }
+	g.text("cvtBF16F32")
+	g.MOVQ(g.param("dst"), RDI)
+	g.MOVQ(g.param("src"), RSI)
+	g.MOVQ(g.param("n"), RCX)
+
+	g.Label("cbf16loop4")
+	g.CMPQ(RCX, u8(32))
+	g.JB(lbl("one"))
+	for i := 0; i < 4; i++ {
+		bf16Rows.load(g, ymm, mem(RSI, 16*i), y(i))
+	}
+	for i := 0; i < 4; i++ {
+		g.VMOVUPS(y(i), mem(RDI, 32*i))
+	}
+	g.ADDQ(u8(64), RSI)
+	g.ADDQ(u32(128), RDI)
+	g.SUBQ(u8(32), RCX)
+	g.JMP(lbl("loop4"))
+
+	g.Label("cbf16one")
+	g.CMPQ(RCX, u8(8))
+	g.JB(lbl("done"))
+	bf16Rows.load(g, ymm, mem(RSI, 0), Y0)
+	g.VMOVUPS(Y0, mem(RDI, 0))
+	g.ADDQ(u8(16), RSI)
+	g.ADDQ(u8(32), RDI)
+	g.SUBQ(u8(8), RCX)
+	g.JMP(lbl("one"))
+
+	g.Label("cbf16done")
+	g.VZEROUPPER()
+	g.RET()
+}
+
 // prefetch issues PREFETCHT0 for every 64 bytes of [p, p+n).
 func prefetch(g *gen) {
 	g.text("prefetchBytes")
@@ -805,6 +882,11 @@ func (f rowFormat) maskLoadRow(g *gen, p prec, m operand.Mem, r VecPhysical) {
 		g.VCVTDQ2PS(r, r)
 		g.VMULPS(compactScale(zmm), r, r)
 	default:
-		g.VCVTPH2PS_Z(m, K1, r)
+		if f.bf16 {
+			g.VPMOVZXWD_Z(m, K1, r)
+			g.VPSLLD(u8(16), r, r)
+		} else {
+			g.VCVTPH2PS_Z(m, K1, r)
+		}
 	}
 }

@@ -10,8 +10,10 @@ const compactDoc = `// Compact features: cvtU8F32 widens 16 bytes a step with UX
 // halfwords, then to words), converts with UCVTF (exact) and multiplies by
 // the scale with FMUL (one rounding, the float32 product fl(scale·u), which
 // the generic reference replays); cvtF16F32 widens IEEE halves with
-// FCVTL/FCVTL2 (exact). Both take n a multiple of 8 (the Go driver converts
-// the last n mod 8) and touch nothing past the n elements.
+// FCVTL/FCVTL2 (exact); cvtBF16F32 puts bfloat16s in the top halves of
+// words with ZIP1/ZIP2 against a zero register (exact). All take n a
+// multiple of 8 (the Go driver converts the last n mod 8) and touch nothing
+// past the n elements.
 ` + rowKernelsDoc
 
 func compactKernels(a *asm) {
@@ -67,14 +69,29 @@ func compactKernels(a *asm) {
 	a.w("\tVST1 %s, (R0)", vregs(4, 5, "S4"))
 	a.w("cf16done:\n\tRET\n")
 
+	a.w("// func cvtBF16F32(dst, src unsafe.Pointer, n int)")
+	a.w("TEXT ·cvtBF16F32(SB), NOSPLIT, $0-24")
+	a.w("\tMOVD dst+0(FP), R0\n\tMOVD src+8(FP), R1\n\tMOVD n+16(FP), R2")
+	a.w("\tCMP $16, R2\n\tBLT cbf16one")
+	a.w("cbf16loop:")
+	bf16Fmt.load16(a, "R1", 0)
+	a.w("\tVST1.P %s, 64(R0)", vregs(4, 7, "S4"))
+	a.w("\tSUB $16, R2\n\tCMP $16, R2\n\tBGE cbf16loop")
+	a.w("cbf16one:")
+	a.w("\tCBZ R2, cbf16done")
+	bf16Fmt.load8(a, "R1", 0)
+	a.w("\tVST1 %s, (R0)", vregs(4, 5, "S4"))
+	a.w("cbf16done:\n\tRET\n")
+
 	rowKernels(a)
 }
 
 const rowKernelsDoc = `//
-// marginsU8F32, addRowsU8F32, marginsF16F32 and addRowsF16F32 read compact
-// rows directly (the row kernels of the linear models on u8 and f16 data):
-// bytes are widened as they load with UXTL/UXTL2 and converted with UCVTF
-// (exact), halves with FCVTL/FCVTL2 (exact), and meet the float32 weights or
+// marginsU8F32, addRowsU8F32, marginsF16F32, addRowsF16F32 and the BF16
+// pair read compact rows directly (the row kernels of the linear models on
+// u8, f16 and bf16 data): bytes are widened as they load with UXTL/UXTL2 and
+// converted with UCVTF (exact), halves with FCVTL/FCVTL2 (exact), bfloat16s
+// with ZIP1/ZIP2 against zero (exact), and meet the float32 weights or
 // coefficients in FMLAs. Rows come through idx or follow each other by
 // stride elements. Margins take a row at a time, 16 columns a step in four
 // accumulators, then 8 (d is a multiple of 8: the Go driver takes the last
@@ -87,13 +104,24 @@ const rowKernelsDoc = `//
 // rowFmt is the element type of compact rows.
 type rowFmt struct {
 	name, label string
-	size        int // bytes per element
+	size        int  // bytes per element
+	bf16        bool // 16-bit elements are bfloat16s, not IEEE halves
 }
 
-var rowFmts = []rowFmt{{"U8", "u8", 1}, {"F16", "f16", 2}}
+var (
+	bf16Fmt = rowFmt{name: "BF16", label: "bf16", size: 2, bf16: true}
+	rowFmts = []rowFmt{{name: "U8", label: "u8", size: 1}, {name: "F16", label: "f16", size: 2}, bf16Fmt}
+)
+
+// zipBF16 widens the 8 bfloat16s in V<h> to the float32s in V<d> and
+// V<d+1>: ZIP1/ZIP2 with the zero in V<z> put each in the top half of a
+// word.
+func zipBF16(a *asm, h, z, d int) {
+	a.w("\tVZIP1 V%d.H8, V%d.H8, V%d.H8\n\tVZIP2 V%d.H8, V%d.H8, V%d.H8", h, z, d, h, z, d+1)
+}
 
 // load16 loads 16 elements from (Rp), advancing Rp, as float32 into
-// V<b+4>..V<b+7>, with V<b>..V<b+2> as scratch.
+// V<b+4>..V<b+7>, with V<b>..V<b+3> as scratch.
 func (f rowFmt) load16(a *asm, rp string, b int) {
 	if f.size == 1 {
 		a.w("\tVLD1.P 16(%s), [V%d.B16]", rp, b)
@@ -106,13 +134,19 @@ func (f rowFmt) load16(a *asm, rp string, b int) {
 		return
 	}
 	a.w("\tVLD1.P 32(%s), [V%d.H8, V%d.H8]", rp, b, b+1)
+	if f.bf16 {
+		a.w("\tVEOR V%d.B16, V%d.B16, V%d.B16", b+3, b+3, b+3)
+		zipBF16(a, b, b+3, b+4)
+		zipBF16(a, b+1, b+3, b+6)
+		return
+	}
 	a.w("\tVFCVTL_H2S(%d, %d)\n\tVFCVTL2_H2S(%d, %d)", b, b+4, b, b+5)
 	a.w("\tVFCVTL_H2S(%d, %d)\n\tVFCVTL2_H2S(%d, %d)", b+1, b+6, b+1, b+7)
 }
 
 // load8 loads 8 elements from (Rp), not advancing it, as float32 into
-// V<b+4> and V<b+5>, with V<b> and V<b+1> as scratch; it reads only the 8
-// elements.
+// V<b+4> and V<b+5>, with V<b>, V<b+1> and V<b+3> as scratch; it reads
+// only the 8 elements.
 func (f rowFmt) load8(a *asm, rp string, b int) {
 	if f.size == 1 {
 		a.w("\tFMOVD (%s), F%d", rp, b)
@@ -122,6 +156,11 @@ func (f rowFmt) load8(a *asm, rp string, b int) {
 		return
 	}
 	a.w("\tVLD1 (%s), [V%d.H8]", rp, b)
+	if f.bf16 {
+		a.w("\tVEOR V%d.B16, V%d.B16, V%d.B16", b+3, b+3, b+3)
+		zipBF16(a, b, b+3, b+4)
+		return
+	}
 	a.w("\tVFCVTL_H2S(%d, %d)\n\tVFCVTL2_H2S(%d, %d)", b, b+4, b, b+5)
 }
 
