@@ -8,16 +8,17 @@ import (
 )
 
 // Compact features (issue 11): a Data may hold its dense features as bytes
-// with a scale (NewDataU8: 8-bit images, x = scale·u) or as IEEE half
-// floats (NewDataF16) instead of T values. The kernels convert them as they
-// load them and accumulate in T, so a row costs its compact bytes from
-// memory: a quarter of float32's for bytes, a half for halves. The linear
+// with a scale (NewDataU8: 8-bit images, x = scale·u), as IEEE half floats
+// (NewDataF16) or as bfloat16s (NewDataBF16) instead of T values. The
+// kernels convert them as they load them and accumulate in T, so a row
+// costs its compact bytes from memory: a quarter of float32's for bytes, a
+// half for halves and bfloat16s. The linear
 // models, softmax and the MLP (its first layer) read compact data.
 //
 // The values the models see are those of kernel.Compact: for T = float32, a
 // byte u is float32(scale)·float32(u) rounded once, which for scale =
 // 1/255 is within an ulp of float32(u/255) (what dataset's IDX reader
-// gives), and a half its exact value. Results equal those of the float32
+// gives), and a half or bfloat16 its exact value. Results equal those of the float32
 // data of these values to the rounding of a reduction's order. Compact
 // storage is meant for float32 models; float64 models read it too (a byte is
 // then scale·u in float64), through the generic loops.
@@ -52,6 +53,23 @@ func NewDataF16[T Float](h []uint16, n, d int, y []T, labels []int32, k int) (*D
 	return setTargets(&Data[T]{C: c, N: n, D: d, Stride: d}, y, labels, k)
 }
 
+// NewDataBF16 wraps n×d bfloat16 features h (row-major, not copied;
+// kernel.F32ToBF16 makes them: float32's range with 8 bits of
+// significand), with targets or labels as for NewData. Every value must be
+// finite.
+func NewDataBF16[T Float](h []uint16, n, d int, y []T, labels []int32, k int) (*Data[T], error) {
+	if err := checkCompactShape(len(h), n, d); err != nil {
+		return nil, err
+	}
+	for i, v := range h {
+		if v&0x7f80 == 0x7f80 {
+			return nil, fmt.Errorf("batch: row %d, column %d: value %v is not finite", i/d, i%d, kernel.BF16ToF32(v))
+		}
+	}
+	c := kernel.Compact{Format: kernel.BF16, BF16: h, Stride: d}
+	return setTargets(&Data[T]{C: c, N: n, D: d, Stride: d}, y, labels, k)
+}
+
 func checkCompactShape(m, n, d int) error {
 	switch {
 	case n <= 0 || d <= 0:
@@ -63,11 +81,11 @@ func checkCompactShape(m, n, d int) error {
 }
 
 // IsCompact reports whether the features are held compact (NewDataU8,
-// NewDataF16): in C, with X nil.
+// NewDataF16, NewDataBF16): in C, with X nil.
 func (d *Data[T]) IsCompact() bool { return d.C.Format != kernel.Dense }
 
 // Storage names how the features are held: "f32" or "f64" (dense T),
-// "u8", "f16" or "csr".
+// "u8", "f16", "bf16" or "csr".
 func (d *Data[T]) Storage() string {
 	switch {
 	case d.IsSparse():
@@ -131,7 +149,7 @@ func (d *Data[T]) RowTo(dst []T, i int) []T {
 func (d *Data[T]) validateCompact() error {
 	c := &d.C
 	switch {
-	case c.Format != kernel.U8 && c.Format != kernel.F16:
+	case c.Format != kernel.U8 && c.Format != kernel.F16 && c.Format != kernel.BF16:
 		return fmt.Errorf("batch: compact data of unknown format %v", c.Format)
 	case d.X != nil:
 		return fmt.Errorf("batch: data holds both dense (X) and compact (%v) features", c.Format)

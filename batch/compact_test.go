@@ -9,41 +9,47 @@ import (
 	"github.com/cvarlearn/cvar/kernel"
 )
 
-// compactTwins returns u8 and f16 data of n×d features and k classes, and
-// for each the dense float32 data of the same values.
-func compactTwins(t *testing.T, n, d, k int) (u8, u8d, f16, f16d *Data[float32]) {
+// compactTwins returns u8, f16 and bf16 data of n×d features and k
+// classes, each paired with the dense float32 data of the same values.
+func compactTwins(t *testing.T, n, d, k int) [][2]*Data[float32] {
 	t.Helper()
 	r := rand.New(rand.NewPCG(uint64(n), uint64(k)))
 	u := make([]uint8, n*d)
 	h := make([]uint16, n*d)
+	b := make([]uint16, n*d)
 	for i := range u {
 		u[i] = uint8(r.IntN(256))
 		h[i] = kernel.F32ToF16(float32(r.NormFloat64()))
+		b[i] = kernel.F32ToBF16(float32(r.NormFloat64()))
 	}
 	labels := make([]int32, n)
 	for i := range labels {
 		labels[i] = int32(r.IntN(k))
 	}
-	var err error
-	if u8, err = NewDataU8[float32](u, 1.0/255, n, d, nil, labels, k); err != nil {
-		t.Fatal(err)
+	var pairs [][2]*Data[float32]
+	for _, newData := range []func() (*Data[float32], error){
+		func() (*Data[float32], error) { return NewDataU8[float32](u, 1.0/255, n, d, nil, labels, k) },
+		func() (*Data[float32], error) { return NewDataF16[float32](h, n, d, nil, labels, k) },
+		func() (*Data[float32], error) { return NewDataBF16[float32](b, n, d, nil, labels, k) },
+	} {
+		c, err := newData()
+		if err != nil {
+			t.Fatal(err)
+		}
+		x := []float32{}
+		for i := 0; i < n; i++ {
+			x = append(x, c.RowTo(make32(d), i)...)
+		}
+		dense, err := NewData(x, n, d, nil, labels, k)
+		if err != nil {
+			t.Fatal(err)
+		}
+		pairs = append(pairs, [2]*Data[float32]{c, dense})
 	}
-	if f16, err = NewDataF16[float32](h, n, d, nil, labels, k); err != nil {
-		t.Fatal(err)
-	}
-	xu, xh := make([]float32, n*d), make([]float32, n*d)
-	for i := 0; i < n; i++ {
-		u8.RowTo(xu[i*d:], i)
-		f16.RowTo(xh[i*d:], i)
-	}
-	if u8d, err = NewData(xu, n, d, nil, labels, k); err != nil {
-		t.Fatal(err)
-	}
-	if f16d, err = NewData(xh, n, d, nil, labels, k); err != nil {
-		t.Fatal(err)
-	}
-	return
+	return pairs
 }
+
+func make32(n int) []float32 { return make([]float32, n) }
 
 // TestCompactData trains a few steps of logistic regression and softmax on
 // u8 and f16 data and on their dense float32 twins: the gradients, losses
@@ -52,7 +58,7 @@ func compactTwins(t *testing.T, n, d, k int) (u8, u8d, f16, f16d *Data[float32])
 func TestCompactData(t *testing.T) {
 	const n, d = 700, 37
 	for _, k := range []int{2, 10} {
-		u8, u8d, f16, f16d := compactTwins(t, n, d, k)
+		pairs := compactTwins(t, n, d, k)
 		var model Model[float32]
 		if k == 2 {
 			model, _ = NewLogistic[float32](d)
@@ -68,7 +74,7 @@ func TestCompactData(t *testing.T) {
 		for i := range idx {
 			idx[i] = r.IntN(n)
 		}
-		for _, pair := range [][2]*Data[float32]{{u8, u8d}, {f16, f16d}} {
+		for _, pair := range pairs {
 			cd, dd := pair[0], pair[1]
 			for _, wt := range []Weighting{{Objective: Softplus, Alpha: 0.1, Eps: 0.05, Tau: 0.5}, {Objective: TopK, Alpha: 0.1}} {
 				var ref []float32
@@ -141,6 +147,19 @@ func TestCompactDataErrors(t *testing.T) {
 	if _, err := NewDataF16[float32]([]uint16{0x7c00, 0}, 1, 2, nil, []int32{0}, 2); err == nil || !strings.Contains(err.Error(), "not finite") {
 		t.Errorf("NewDataF16 took +Inf: %v", err)
 	}
+	if _, err := NewDataBF16[float32]([]uint16{0x3f80, 0xff81}, 1, 2, nil, []int32{0}, 2); err == nil || !strings.Contains(err.Error(), "row 0, column 1") {
+		t.Errorf("NewDataBF16 took a NaN: %v", err)
+	}
+	if _, err := NewDataBF16[float32](make([]uint16, 5), 2, 3, nil, []int32{0, 1}, 2); err == nil {
+		t.Error("NewDataBF16 took 5 values for 2×3")
+	}
+	bf, err := NewDataBF16[float32]([]uint16{0x3f80, 0xc000}, 1, 2, nil, []int32{0}, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if bf.Storage() != "bf16" || bf.FeatureBytes() != 4 || bf.RowTo(make32(2), 0)[1] != -2 {
+		t.Errorf("NewDataBF16: storage %q, %d bytes, row %v", bf.Storage(), bf.FeatureBytes(), bf.RowTo(make32(2), 0))
+	}
 	data, err := NewDataU8[float32](u, 1.0/255, 3, 4, nil, []int32{0, 1, 0}, 2)
 	if err != nil {
 		t.Fatal(err)
@@ -154,7 +173,7 @@ func TestCompactDataErrors(t *testing.T) {
 // on their dense twins, through the kernels and through gonum's BLAS.
 func TestCompactMLP(t *testing.T) {
 	const n, d, k = 200, 19, 3
-	u8, u8d, f16, f16d := compactTwins(t, n, d, k)
+	pairs := compactTwins(t, n, d, k)
 	for _, blas := range []bool{false, true} {
 		var model Model[float32]
 		if blas {
@@ -165,7 +184,7 @@ func TestCompactMLP(t *testing.T) {
 		theta := make([]float32, model.NumParams())
 		model.InitParams(theta, rand.New(rand.NewPCG(1, 1)))
 		idx := []int{3, 150, 7, 7, 199, 0, 42, 88, 120, 5}
-		for _, pair := range [][2]*Data[float32]{{u8, u8d}, {f16, f16d}} {
+		for _, pair := range pairs {
 			e, _ := NewEngine(model, 1)
 			g, gd := make([]float32, len(theta)), make([]float32, len(theta))
 			wt := Weighting{Objective: Softplus, Alpha: 0.2, Eps: 0.05, Tau: 0.5}

@@ -34,7 +34,7 @@ type Data[T Float] struct {
 	Cols   []uint32
 	Vals   []T
 
-	// Compact dense features (NewDataU8, NewDataF16; see IsCompact): row
+	// Compact dense features (NewDataU8, NewDataF16, NewDataBF16; see IsCompact): row
 	// i in C's storage from i*Stride on, X nil. C.Format is kernel.Dense
 	// otherwise.
 	C kernel.Compact
