@@ -11,9 +11,10 @@ import (
 
 // CompactModels are the epoch suite's models on compact features (issue
 // 11): the model's name, a colon and the storage, "u8" (a byte a pixel,
-// the 1/255 scale folded into the kernels) or "f16" (IEEE halves). The
-// floor counts the compact bytes. Only float32 problems run them.
-var CompactModels = []string{"logistic:u8", "softmax:u8", "mlp:u8", "logistic:f16", "softmax:f16", "mlp:f16"}
+// the 1/255 scale folded into the kernels), "f16" (IEEE halves) or "bf16"
+// (bfloat16s). The floor counts the compact bytes. Only float32 problems
+// run them.
+var CompactModels = []string{"logistic:u8", "softmax:u8", "mlp:u8", "logistic:f16", "softmax:f16", "mlp:f16", "logistic:bf16", "softmax:bf16", "mlp:bf16"}
 
 // splitStorage splits "softmax:u8" into the model and the storage ("" for
 // dense T features).
@@ -28,7 +29,7 @@ func storageBytes(storage string, elemSize int) int {
 	switch storage {
 	case "u8":
 		return 1
-	case "f16":
+	case "f16", "bf16":
 		return 2
 	}
 	return elemSize
@@ -39,7 +40,8 @@ type compactPair[T kernel.Float] struct{ ten, two *batch.Data[T] }
 
 // compactData returns p's ten-class or binary data in the storage, made on
 // first use: MNIST's pixels are bytes already (u/255); other features are
-// rounded to the nearest u/255 in [0, 1] (u8) or to the nearest half (f16).
+// rounded to the nearest u/255 in [0, 1] (u8), to the nearest half (f16) or
+// to the nearest bfloat16 (bf16).
 func (p *Problem[T]) compactData(storage string, binary bool) (*batch.Data[T], error) {
 	if _, ok := any(T(0)).(float32); !ok {
 		return nil, fmt.Errorf("bench: %s storage is for float32 problems", storage)
@@ -68,8 +70,16 @@ func (p *Problem[T]) compactData(storage string, binary bool) (*batch.Data[T], e
 			if c.ten, err = batch.NewDataF16[T](h, p.N, p.D, nil, p.Ten.Labels, MNISTClasses); err == nil {
 				c.two, err = batch.NewDataF16[T](h, p.N, p.D, nil, p.Two.Labels, 2)
 			}
+		case "bf16":
+			h := make([]uint16, len(x))
+			for i, v := range x {
+				h[i] = kernel.F32ToBF16(float32(v))
+			}
+			if c.ten, err = batch.NewDataBF16[T](h, p.N, p.D, nil, p.Ten.Labels, MNISTClasses); err == nil {
+				c.two, err = batch.NewDataBF16[T](h, p.N, p.D, nil, p.Two.Labels, 2)
+			}
 		default:
-			return nil, fmt.Errorf("bench: unknown storage %q (want u8 or f16)", storage)
+			return nil, fmt.Errorf("bench: unknown storage %q (want u8, f16 or bf16)", storage)
 		}
 		if err != nil {
 			return nil, err

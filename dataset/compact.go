@@ -10,15 +10,16 @@ import (
 
 // Storage names how BatchAs holds the features of a data set.
 const (
-	StorageDense = ""    // T values: what Batch gives
-	StorageU8    = "u8"  // a byte a feature, x = scale·u (batch.NewDataU8)
-	StorageF16   = "f16" // an IEEE half a feature (batch.NewDataF16)
+	StorageDense = ""     // T values: what Batch gives
+	StorageU8    = "u8"   // a byte a feature, x = scale·u (batch.NewDataU8)
+	StorageF16   = "f16"  // an IEEE half a feature (batch.NewDataF16)
+	StorageBF16  = "bf16" // a bfloat16 a feature (batch.NewDataBF16)
 )
 
 // BatchAs is Batch with the features held in the given storage: dense T
-// (StorageDense, or "f32"/"f64" naming T), bytes (StorageU8) or IEEE
-// halves (StorageF16), in memory of their own (ds is not referenced for
-// them).
+// (StorageDense, or "f32"/"f64" naming T), bytes (StorageU8), IEEE halves
+// (StorageF16) or bfloat16s (StorageBF16), in memory of their own (ds is
+// not referenced for them).
 //
 // StorageU8 needs every feature to be a byte in disguise: u/255 (the IDX
 // reader's and -scale unit's pixel intensities, found again exactly) or an
@@ -26,14 +27,17 @@ const (
 // is not. The kernels then see float32(1/255)·u rounded once in float32,
 // within an ulp of u/255 (see batch.NewDataU8). StorageF16 rounds every
 // feature to the nearest half, ties to even, and fails on a feature beyond
-// the halves' range (±65504). Sparse data has no compact storage.
+// the halves' range (±65504). StorageBF16 rounds every feature's float32
+// value to the nearest bfloat16, ties to even (8 bits of significand,
+// float32's range), and fails on one that rounds to ±Inf. Sparse data has
+// no compact storage.
 func (ds *Dataset[T]) BatchAs(storage string) (*batch.Data[T], error) {
 	switch storage {
 	case StorageDense, "f32", "f64":
 		return ds.Batch()
-	case StorageU8, StorageF16:
+	case StorageU8, StorageF16, StorageBF16:
 	default:
-		return nil, fmt.Errorf("%s: unknown storage %q (want f32, f64, f16 or u8)", ds.Name, storage)
+		return nil, fmt.Errorf("%s: unknown storage %q (want f32, f64, f16, bf16 or u8)", ds.Name, storage)
 	}
 	if ds.IsSparse() {
 		return nil, fmt.Errorf("%s: sparse data has no %s storage; read it dense", ds.Name, storage)
@@ -50,18 +54,25 @@ func (ds *Dataset[T]) BatchAs(storage string) (*batch.Data[T], error) {
 	} else {
 		y = ds.Y
 	}
-	if storage == StorageU8 {
+	switch storage {
+	case StorageU8:
 		u, scale, err2 := bytesOf(ds)
 		if err2 != nil {
 			return nil, err2
 		}
 		d, err = batch.NewDataU8(u, scale, ds.N, ds.D, y, labels, k)
-	} else {
+	case StorageF16:
 		h, err2 := halvesOf(ds)
 		if err2 != nil {
 			return nil, err2
 		}
 		d, err = batch.NewDataF16(h, ds.N, ds.D, y, labels, k)
+	default:
+		h, err2 := bfloat16sOf(ds)
+		if err2 != nil {
+			return nil, err2
+		}
+		d, err = batch.NewDataBF16(h, ds.N, ds.D, y, labels, k)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", ds.Name, err)
@@ -110,6 +121,19 @@ func halvesOf[T Float](ds *Dataset[T]) ([]uint16, error) {
 			return nil, fmt.Errorf("%s: row %d, column %d: %v is beyond the range of f16 storage (±65504); use f32", ds.Name, i/ds.D, i%ds.D, v)
 		}
 		h[i] = kernel.F32ToF16(float32(v))
+	}
+	return h, nil
+}
+
+// bfloat16sOf returns the features' float32 values rounded to bfloat16s.
+func bfloat16sOf[T Float](ds *Dataset[T]) ([]uint16, error) {
+	x := ds.X[:ds.N*ds.D]
+	h := make([]uint16, len(x))
+	for i, v := range x {
+		h[i] = kernel.F32ToBF16(float32(v))
+		if h[i]&0x7f80 == 0x7f80 {
+			return nil, fmt.Errorf("%s: row %d, column %d: %v is beyond the range of bf16 storage (±3.39e38); use f64", ds.Name, i/ds.D, i%ds.D, v)
+		}
 	}
 	return h, nil
 }

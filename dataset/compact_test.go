@@ -21,7 +21,8 @@ func pixelSet[T Float](div float64) *Dataset[T] {
 
 // TestBatchAs checks that u8 storage finds the bytes again, from u/255 and
 // from raw intensities, that its values are within an ulp of the float32
-// ones, and that f16 storage rounds to the nearest half.
+// ones, and that f16 and bf16 storage round to the nearest half and
+// bfloat16.
 func TestBatchAs(t *testing.T) {
 	for _, div := range []float64{255, 1} {
 		ds := pixelSet[float32](div)
@@ -52,6 +53,20 @@ func TestBatchAs(t *testing.T) {
 				}
 			}
 		}
+		b, err := ds.BatchAs(StorageBF16)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if b.Storage() != "bf16" {
+			t.Fatalf("bf16 storage %q", b.Storage())
+		}
+		for i := 0; i < ds.N; i++ {
+			for j, v := range b.RowTo(row, i) {
+				if want := kernel.BF16ToF32(kernel.F32ToBF16(ds.X[2*i+j])); v != want || math.Abs(float64(v-ds.X[2*i+j])) > math.Abs(float64(ds.X[2*i+j]))/256 {
+					t.Fatalf("bf16 row %d col %d: %v, want %v", i, j, v, want)
+				}
+			}
+		}
 	}
 	ds := pixelSet[float32](255)
 	ds.X[7] = 0.5
@@ -61,6 +76,17 @@ func TestBatchAs(t *testing.T) {
 	ds.X[7] = 7e4
 	if _, err := ds.BatchAs(StorageF16); err == nil || !strings.Contains(err.Error(), "f16") {
 		t.Errorf("f16 of 7e4: %v", err)
+	}
+	if _, err := ds.BatchAs(StorageBF16); err != nil {
+		t.Errorf("bf16 of 7e4: %v", err)
+	}
+	if d, err := pixelSet[float64](1).BatchAs(StorageBF16); err != nil || d.Storage() != "bf16" {
+		t.Errorf("float64 bf16: %v", err)
+	}
+	big := pixelSet[float64](1)
+	big.X[9] = 3.4e38
+	if _, err := big.BatchAs(StorageBF16); err == nil || !strings.Contains(err.Error(), "row 4, column 1") || !strings.Contains(err.Error(), "bf16") {
+		t.Errorf("bf16 of 3.4e38: %v", err)
 	}
 	if _, err := ds.BatchAs("u4"); err == nil {
 		t.Error("storage u4 taken")

@@ -8,13 +8,13 @@ import (
 
 // -storage: how the features are held in memory for training and
 // evaluation (issue 11): dense in the model's precision, or compact (bytes
-// with the 1/255 scale folded into the kernels, or IEEE halves), converted
-// by the kernels as they load them.
+// with the 1/255 scale folded into the kernels, IEEE halves or bfloat16s),
+// converted by the kernels as they load them.
 
 // storageChoice is the -storage flag.
-func storageChoice() *choice { return newChoice("auto", "auto", "f32", "f64", "f16", "u8") }
+func storageChoice() *choice { return newChoice("auto", "auto", "f32", "f64", "f16", "bf16", "u8") }
 
-const storageUsage = "how the features are held in memory: f32 or f64 (the -precision), f16 (IEEE halves, a float32 model's features rounded to half precision), u8 (a byte a feature, 8-bit images: IDX data with -scale unit or none, read at a quarter of f32's bytes), or auto (u8 for IDX data a float32 model reads with -scale unit or none, else the -precision)"
+const storageUsage = "how the features are held in memory: f32 or f64 (the -precision), f16 (IEEE halves, a float32 model's features rounded to half precision: 11 bits of significand, ±65504), bf16 (bfloat16s: 8 bits of significand, float32's range), u8 (a byte a feature, 8-bit images: IDX data with -scale unit or none, read at a quarter of f32's bytes), or auto (u8 for IDX data a float32 model reads with -scale unit or none, else the -precision)"
 
 // resolveStorage picks the storage of the features: explicit choices are
 // checked against the data, model, scaling and precision; auto takes u8
@@ -42,7 +42,7 @@ func resolveStorage[T batch.Float](f *dataFlags, format, kind string, byteScaled
 		}
 		return dataset.StorageDense, nil
 	}
-	// f16 or u8.
+	// f16, bf16 or u8.
 	switch {
 	case prec != "f32":
 		return "", usagef("-storage %s is for float32 models: add -precision f32", s)
@@ -77,7 +77,8 @@ func (td *trainingData[T]) batchOf(ds *dataset.Dataset[T]) (*batch.Data[T], erro
 	return ds.BatchAs(td.storage)
 }
 
-// compactStorage is data's storage when compact ("u8", "f16"), else "".
+// compactStorage is data's storage when compact ("u8", "f16", "bf16"), else
+// "".
 func compactStorage[T batch.Float](data *batch.Data[T]) string {
 	if data.IsCompact() {
 		return data.Storage()

@@ -18,22 +18,22 @@ func metricLines(out string) []string {
 	return ls
 }
 
-// TestStorage trains on IDX data held as bytes, halves and float32: auto
-// picks bytes for a float32 softmax, the three report the same metrics, and
-// eval reads bytes too.
+// TestStorage trains on IDX data held as bytes, halves, bfloat16s and
+// float32: auto picks bytes for a float32 softmax, bytes and float32 report
+// the same metrics, and eval reads bytes too.
 func TestStorage(t *testing.T) {
 	dir := t.TempDir()
 	idxPair(t, dir, 90, false)
 	model := filepath.Join(dir, "m.cvar")
 	common := []string{"train", "-data", dir, "-precision", "f32", "-model", "softmax", "-method", "vanilla", "-epochs", "3", "-seed", "3"}
 	var ref []string
-	for _, s := range []string{"f32", "u8", "f16", "auto"} {
+	for _, s := range []string{"f32", "u8", "f16", "bf16", "auto"} {
 		args := append(append([]string(nil), common...), "-storage", s)
 		if s == "u8" {
 			args = append(args, "-o", model)
 		}
 		out := ok(t, args...)
-		want := map[string]string{"f32": "f32, data", "u8": "f32 (u8 features)", "f16": "f32 (f16 features)", "auto": "f32 (u8 features)"}[s]
+		want := map[string]string{"f32": "f32, data", "u8": "f32 (u8 features)", "f16": "f32 (f16 features)", "bf16": "f32 (bf16 features)", "auto": "f32 (u8 features)"}[s]
 		if !strings.Contains(out, want) {
 			t.Errorf("-storage %s: the report lacks %q:\n%s", s, want, out)
 		}
@@ -43,7 +43,7 @@ func TestStorage(t *testing.T) {
 		}
 		if ref == nil {
 			ref = m
-		} else if s != "f16" && strings.Join(m, "\n") != strings.Join(ref, "\n") {
+		} else if s != "f16" && s != "bf16" && strings.Join(m, "\n") != strings.Join(ref, "\n") {
 			t.Errorf("-storage %s: metrics\n%s\nwant (f32)\n%s", s, strings.Join(m, "\n"), strings.Join(ref, "\n"))
 		}
 	}
@@ -72,6 +72,7 @@ func TestStorageErrors(t *testing.T) {
 		{[]string{"train", "-data", dir, "-precision", "f32", "-storage", "u8", "-scale", "zscore"}, []string{"-storage u8", "-scale"}},
 		{[]string{"train", "-data", dir, "-storage", "f32"}, []string{"-storage f32", "-precision f64"}},
 		{[]string{"train", "-storage", "f8"}, []string{"-storage", `"f8"`}},
+		{[]string{"train", "-data", csv, "-storage", "bf16"}, []string{"-storage bf16", "-precision f32"}},
 		{[]string{"train", "-data", csv, "-stream", "-method", "alg1", "-storage", "u8"}, []string{"-stream", "-storage u8"}},
 	} {
 		fails(t, 2, c.want, c.args...)

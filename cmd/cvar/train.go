@@ -231,7 +231,7 @@ type modelInfo struct {
 	K         int      `json:"k"`
 	Hidden    int      `json:"hidden,omitempty"`
 	Precision string   `json:"precision"`
-	Storage   string   `json:"storage,omitempty"` // the features' storage when compact (u8, f16)
+	Storage   string   `json:"storage,omitempty"` // the features' storage when compact (u8, f16, bf16)
 	Classes   []string `json:"classes,omitempty"`
 	Data      string   `json:"data"`
 }

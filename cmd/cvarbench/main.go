@@ -77,7 +77,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	sizes := fs.String("sizes", "", "feature counts d of the level-1 and row kernels (default 64,784,4096; -quick: 784)")
 	precs := fs.String("prec", "f32,f64", "precisions: f32, f64")
 	threads := fs.String("threads", "1,all", "engine thread counts for epochs (all = GOMAXPROCS)")
-	models := fs.String("models", "logistic,softmax,mlp", "models for epochs: logistic, softmax, mlp, mlp-blas (the MLP's products through gonum's BLAS), and on compact features (f32 only) logistic:u8, softmax:u8, mlp:u8, logistic:f16, softmax:f16, mlp:f16")
+	models := fs.String("models", "logistic,softmax,mlp", "models for epochs: logistic, softmax, mlp, mlp-blas (the MLP's products through gonum's BLAS), and on compact features (f32 only) logistic:u8, softmax:u8, mlp:u8, logistic:f16, softmax:f16, mlp:f16, logistic:bf16, softmax:bf16, mlp:bf16")
 	methods := fs.String("methods", "alg3,vanilla,minibatch", "training methods for epochs: alg3, vanilla, minibatch")
 	epochImpls := fs.String("epoch-kernels", "", "kernel implementations for epochs, e.g. avx2,generic or all (default: the default one, the best this CPU supports)")
 	mnist := fs.String("mnist", "", "directory of MNIST's IDX files (train-images-idx3-ubyte[.gz], …); default: synthetic MNIST-shaped data")
