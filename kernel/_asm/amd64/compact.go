@@ -177,8 +177,8 @@ var compactStubs = map[string]stub{
 func compactKernels(g *gen) {
 	prefetch(g)
 	cvtU8(g)
-	cvtF16(g)
-	cvtBF16(g)
+	cvt16(g, f16Rows)
+	cvt16(g, bf16Rows)
 	for _, v := range []vec{ymm, zmm} {
 		for _, f := range []rowFormat{u8Rows, f16Rows, bf16Rows} {
 			marginsU8(g, v, f)
@@ -687,19 +687,21 @@ func cvtU8(g *gen) {
 	g.RET()
 }
 
-// cvtF16 converts 32 halves a step, then 8.
-func cvtF16(g *gen) {
-	lbl := func(s string) operand.LabelRef { return operand.LabelRef("cf16" + s) }
-	g.text("cvtF16F32")
+// cvt16 converts 32 elements of the 16-bit format f (halves or bfloat16s)
+// a step, then 8, as f's register loads widen them.
+func cvt16(g *gen, f rowFormat) {
+	L := "c" + f.label
+	lbl := func(s string) operand.LabelRef { return operand.LabelRef(L + s) }
+	g.text("cvt" + f.name + "F32")
 	g.MOVQ(g.param("dst"), RDI)
 	g.MOVQ(g.param("src"), RSI)
 	g.MOVQ(g.param("n"), RCX)
 
-	g.Label("cf16loop4")
+	g.Label(L + "loop4")
 	g.CMPQ(RCX, u8(32))
 	g.JB(lbl("one"))
 	for i := 0; i < 4; i++ {
-		g.VCVTPH2PS(mem(RSI, 16*i), y(i))
+		f.load(g, ymm, mem(RSI, 16*i), y(i))
 	}
 	for i := 0; i < 4; i++ {
 		g.VMOVUPS(y(i), mem(RDI, 32*i))
@@ -709,55 +711,17 @@ func cvtF16(g *gen) {
 	g.SUBQ(u8(32), RCX)
 	g.JMP(lbl("loop4"))
 
-	g.Label("cf16one")
+	g.Label(L + "one")
 	g.CMPQ(RCX, u8(8))
 	g.JB(lbl("done"))
-	g.VCVTPH2PS(mem(RSI, 0), Y0)
+	f.load(g, ymm, mem(RSI, 0), Y0)
 	g.VMOVUPS(Y0, mem(RDI, 0))
 	g.ADDQ(u8(16), RSI)
 	g.ADDQ(u8(32), RDI)
 	g.SUBQ(u8(8), RCX)
 	g.JMP(lbl("one"))
 
-	g.Label("cf16done")
-	g.VZEROUPPER()
-	g.RET()
-}
-
-// cvtBF16 converts 32 bfloat16s a step, then 8: each widened to 32 bits
-// and shifted into a float32's top half.
-func cvtBF16(g *gen) {
-	lbl := func(s string) operand.LabelRef { return operand.LabelRef("cbf16" + s) }
-	g.text("cvtBF16F32")
-	g.MOVQ(g.param("dst"), RDI)
-	g.MOVQ(g.param("src"), RSI)
-	g.MOVQ(g.param("n"), RCX)
-
-	g.Label("cbf16loop4")
-	g.CMPQ(RCX, u8(32))
-	g.JB(lbl("one"))
-	for i := 0; i < 4; i++ {
-		bf16Rows.load(g, ymm, mem(RSI, 16*i), y(i))
-	}
-	for i := 0; i < 4; i++ {
-		g.VMOVUPS(y(i), mem(RDI, 32*i))
-	}
-	g.ADDQ(u8(64), RSI)
-	g.ADDQ(u32(128), RDI)
-	g.SUBQ(u8(32), RCX)
-	g.JMP(lbl("loop4"))
-
-	g.Label("cbf16one")
-	g.CMPQ(RCX, u8(8))
-	g.JB(lbl("done"))
-	bf16Rows.load(g, ymm, mem(RSI, 0), Y0)
-	g.VMOVUPS(Y0, mem(RDI, 0))
-	g.ADDQ(u8(16), RSI)
-	g.ADDQ(u8(32), RDI)
-	g.SUBQ(u8(8), RCX)
-	g.JMP(lbl("one"))
-
-	g.Label("cbf16done")
+	g.Label(L + "done")
 	g.VZEROUPPER()
 	g.RET()
 }
