@@ -53,37 +53,29 @@ func compactKernels(a *asm) {
 	a.w("\tVST1 %s, (R0)", vregs(4, 5, "S4"))
 	a.w("cu8done:\n\tRET\n")
 
-	a.w("// func cvtF16F32(dst, src unsafe.Pointer, n int)")
-	a.w("TEXT ·cvtF16F32(SB), NOSPLIT, $0-24")
-	a.w("\tMOVD dst+0(FP), R0\n\tMOVD src+8(FP), R1\n\tMOVD n+16(FP), R2")
-	a.w("\tCMP $16, R2\n\tBLT cf16one")
-	a.w("cf16loop:")
-	a.w("\tVLD1.P 32(R1), %s", vregs(0, 1, "H8"))
-	a.w("\tVFCVTL_H2S(0, 4)\n\tVFCVTL2_H2S(0, 5)\n\tVFCVTL_H2S(1, 6)\n\tVFCVTL2_H2S(1, 7)")
-	a.w("\tVST1.P %s, 64(R0)", vregs(4, 7, "S4"))
-	a.w("\tSUB $16, R2\n\tCMP $16, R2\n\tBGE cf16loop")
-	a.w("cf16one:")
-	a.w("\tCBZ R2, cf16done")
-	a.w("\tVLD1 (R1), [V0.H8]")
-	a.w("\tVFCVTL_H2S(0, 4)\n\tVFCVTL2_H2S(0, 5)")
-	a.w("\tVST1 %s, (R0)", vregs(4, 5, "S4"))
-	a.w("cf16done:\n\tRET\n")
-
-	a.w("// func cvtBF16F32(dst, src unsafe.Pointer, n int)")
-	a.w("TEXT ·cvtBF16F32(SB), NOSPLIT, $0-24")
-	a.w("\tMOVD dst+0(FP), R0\n\tMOVD src+8(FP), R1\n\tMOVD n+16(FP), R2")
-	a.w("\tCMP $16, R2\n\tBLT cbf16one")
-	a.w("cbf16loop:")
-	bf16Fmt.load16(a, "R1", 0)
-	a.w("\tVST1.P %s, 64(R0)", vregs(4, 7, "S4"))
-	a.w("\tSUB $16, R2\n\tCMP $16, R2\n\tBGE cbf16loop")
-	a.w("cbf16one:")
-	a.w("\tCBZ R2, cbf16done")
-	bf16Fmt.load8(a, "R1", 0)
-	a.w("\tVST1 %s, (R0)", vregs(4, 5, "S4"))
-	a.w("cbf16done:\n\tRET\n")
+	cvt16(a, f16Fmt)
+	cvt16(a, bf16Fmt)
 
 	rowKernels(a)
+}
+
+// cvt16 converts 16 elements of the 16-bit format f (halves or bfloat16s)
+// a step, then 8, as f's loads widen them.
+func cvt16(a *asm, f rowFmt) {
+	L := "c" + f.label
+	a.w("// func cvt%sF32(dst, src unsafe.Pointer, n int)", f.name)
+	a.w("TEXT ·cvt%sF32(SB), NOSPLIT, $0-24", f.name)
+	a.w("\tMOVD dst+0(FP), R0\n\tMOVD src+8(FP), R1\n\tMOVD n+16(FP), R2")
+	a.w("\tCMP $16, R2\n\tBLT %sone", L)
+	a.w("%sloop:", L)
+	f.load16(a, "R1", 0)
+	a.w("\tVST1.P %s, 64(R0)", vregs(4, 7, "S4"))
+	a.w("\tSUB $16, R2\n\tCMP $16, R2\n\tBGE %sloop", L)
+	a.w("%sone:", L)
+	a.w("\tCBZ R2, %sdone", L)
+	f.load8(a, "R1", 0)
+	a.w("\tVST1 %s, (R0)", vregs(4, 5, "S4"))
+	a.w("%sdone:\n\tRET\n", L)
 }
 
 const rowKernelsDoc = `//
@@ -109,8 +101,9 @@ type rowFmt struct {
 }
 
 var (
+	f16Fmt  = rowFmt{name: "F16", label: "f16", size: 2}
 	bf16Fmt = rowFmt{name: "BF16", label: "bf16", size: 2, bf16: true}
-	rowFmts = []rowFmt{{name: "U8", label: "u8", size: 1}, {name: "F16", label: "f16", size: 2}, bf16Fmt}
+	rowFmts = []rowFmt{{name: "U8", label: "u8", size: 1}, f16Fmt, bf16Fmt}
 )
 
 // zipBF16 widens the 8 bfloat16s in V<h> to the float32s in V<d> and
