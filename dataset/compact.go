@@ -132,7 +132,7 @@ func bfloat16sOf[T Float](ds *Dataset[T]) ([]uint16, error) {
 	for i, v := range x {
 		h[i] = kernel.F32ToBF16(float32(v))
 		if h[i]&0x7f80 == 0x7f80 {
-			return nil, fmt.Errorf("%s: row %d, column %d: %v is beyond the range of bf16 storage (±3.39e38); use f64", ds.Name, i/ds.D, i%ds.D, v)
+			return nil, fmt.Errorf("%s: row %d, column %d: %v is beyond the range of bf16 storage (±3.39e38); use f32 or f64", ds.Name, i/ds.D, i%ds.D, v)
 		}
 	}
 	return h, nil

@@ -423,8 +423,8 @@ func marginsKCDriver(lvl isa, m []float32, x *Compact, idx []int, w []float32, k
 		return
 	}
 	if classKernelsC(lvl, x.Format, d, k) && d <= archColBlock {
-		// The class kernel reads the rows' bytes or halves itself, with
-		// the blocking of marginsKDriver on float32 rows.
+		// The class kernel reads the rows' bytes, halves or bfloat16s
+		// itself, with the blocking of marginsKDriver on float32 rows.
 		eachClassBlock[float32](lvl, n, d, k, func(first bool, i, b, j, c int) {
 			archMarginsKC(lvl, first, ptr(m[i*k+j:]), k, b, x, idx, i, ptr(w[j*d:]), d, c)
 		})
@@ -471,8 +471,8 @@ func addOuterKCDriver(lvl isa, g []float32, x *Compact, idx []int, c []float32, 
 		return
 	}
 	if classKernelsC(lvl, x.Format, d, k) {
-		// The class kernel reads the rows' bytes or halves itself, with
-		// the blocking of addOuterKDriver on float32 rows; with one or two
+		// The class kernel reads the rows' bytes, halves or bfloat16s
+		// itself, with the blocking of addOuterKDriver on float32 rows; with one or two
 		// classes too, where it beat converting blocks for addRows (a
 		// throwaway benchmark, 512 rows gathered from 60000 × 784 bytes,
 		// MarginsKC + AddOuterKC: 65–76 against 84–95 µs for k = 1, 61–75
@@ -647,8 +647,8 @@ func addRowsU8Rows(lvl isa, g []float32, x *Compact, idx []int, i0 int, c []floa
 }
 
 // fusedLinearU8 is fusedLinearDriver on the rows of a compact matrix, read
-// by the compact row kernels: a block of rows (in L1 as bytes or halves)
-// gives its margins, losses and weights, then its gradient.
+// by the compact row kernels: a block of rows (in L1 as bytes, halves or
+// bfloat16s) gives its margins, losses and weights, then its gradient.
 func fusedLinearU8(lvl isa, g, loss []float32, x *Compact, idx []int, y, w []float32, p *LinearStep[float32]) (sumV, sumC float32) {
 	n, d := len(loss), len(w)
 	g = g[:d]

@@ -73,11 +73,11 @@ func F32ToF16(f float32) uint16 {
 // bits (exact; NaNs keep their sign and payload).
 func BF16ToF32(h uint16) float32 { return math.Float32frombits(uint32(h) << 16) }
 
-// F32ToBF16 rounds f to the nearest bfloat16, ties to even (as VCVTNEPS2BF16
-// and BFCVT do): values beyond the largest bfloat16 by half an ulp or more
-// become ±Inf, and NaNs stay NaNs (quiet, with the top bits of the
-// payload). Subnormals round like the rest: bfloat16 has float32's
-// exponent range.
+// F32ToBF16 rounds f to the nearest bfloat16, ties to even: values beyond
+// the largest bfloat16 by half an ulp or more become ±Inf, and NaNs stay
+// NaNs (quiet, with the top bits of the payload). Subnormals round like the
+// rest, bfloat16 having float32's exponent range (VCVTNEPS2BF16 would flush
+// them to zero).
 func F32ToBF16(f float32) uint16 {
 	b := math.Float32bits(f)
 	if b&0x7fffffff > 0x7f800000 { // NaN: keep it one after the cut

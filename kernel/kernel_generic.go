@@ -36,9 +36,9 @@
 //     cols[p] for indptr[r] ≤ p < indptr[r+1] (int64 offsets, uint32
 //     columns); a column repeated within a row counts once per entry. The
 //     Sparse* kernels are generic Go in every implementation for now.
-//   - A Compact matrix holds dense rows as bytes with a scale (x = scale·u)
-//     or as IEEE halves; the *C kernels (MarginsC, …) read it, converting
-//     as they load.
+//   - A Compact matrix holds dense rows as bytes with a scale (x = scale·u),
+//     as IEEE halves or as bfloat16s; the *C kernels (MarginsC, …) read it,
+//     converting as they load.
 //   - Kernels assume valid arguments (lengths and indices in range, labels in
 //     [0, k)); callers in package batch check them once per data set, not per
 //     call. Out-of-range input may panic, never silently corrupt memory.

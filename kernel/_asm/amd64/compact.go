@@ -56,8 +56,8 @@ const compactDoc = `// Compact features: cvtU8F32 widens bytes with VPMOVZXBD, c
 // zMarginsKU8F32, zAddOuterKU8F32, zMarginsKF16F32, zAddOuterKF16F32, the
 // BF16 ones (and their PF variants) are the zmm class kernels zMarginsKF32 and
 // zAddOuterKF32 emitted on compact rows, so that the multi-class products
-// (softmax, the MLP's first layer) read bytes or halves without a float32
-// conversion buffer: each register of a row is widened as it loads (16
+// (softmax, the MLP's first layer) read bytes, halves or bfloat16s without
+// a float32 conversion buffer: each register of a row is widened as it loads (16
 // bytes, VPMOVZXBD, VCVTDQ2PS, then VMULPS by the scale; 16 halves,
 // VCVTPH2PS; 16 bfloat16s, VPMOVZXWD and VPSLLD) to exactly the float32 value of the converted matrix, then
 // meets the same FMAs in the same order as in the float32 kernel, bit for
@@ -68,9 +68,9 @@ const compactDoc = `// Compact features: cvtU8F32 widens bytes with VPMOVZXBD, c
 // AVX512F, BMI2, F16C (halves).
 //
 // marginsKU8F32, addOuterKU8F32, marginsKF16F32, addOuterKF16F32, the
-// BF16 ones (and PF) are the ymm class kernels marginsKF32 and addOuterKF32 emitted on compact
-// rows the same way (8 bytes or halves a register, the scale in Y14), bit
-// for bit those kernels. AVX2 has no byte- or half-masked load: the last
+// BF16 ones (and PF) are the ymm class kernels marginsKF32 and
+// addOuterKF32 emitted on compact rows the same way (8 elements a register,
+// the scale of bytes in Y14), bit for bit those kernels. AVX2 has no byte- or half-masked load: the last
 // t = d (cols) mod 8 columns are read as the 8 elements that end with them,
 // moved down to lanes 0..t−1 by VPERMPS (indices 8−t+i from laneIdx) and
 // cleared past t by VANDPS with the lane mask, the values VMASKMOVPS gives
@@ -323,7 +323,7 @@ func (f rowFormat) load(g *gen, v vec, m operand.Mem, r VecPhysical) {
 // form: the upper half of the zmm register is cleared).
 func (f rowFormat) load8(g *gen, m operand.Mem, r VecPhysical) { f.load(g, ymm, m, r) }
 
-// u8Row sets R10 to the next row (of bytes or halves): gathered through idx
+// u8Row sets R10 to the next row (of bytes, halves or bfloat16s): gathered through idx
 // (BX) or consecutive from SI; R9 is the row stride in bytes.
 func u8Row(g *gen, L string) {
 	g.TESTQ(RBX, RBX)
