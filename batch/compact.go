@@ -41,16 +41,7 @@ func NewDataU8[T Float](u []uint8, scale float64, n, d int, y []T, labels []int3
 // copied; kernel.F32ToF16 makes them), with targets or labels as for
 // NewData. Every half must be finite.
 func NewDataF16[T Float](h []uint16, n, d int, y []T, labels []int32, k int) (*Data[T], error) {
-	if err := checkCompactShape(len(h), n, d); err != nil {
-		return nil, err
-	}
-	for i, v := range h {
-		if v&0x7c00 == 0x7c00 {
-			return nil, fmt.Errorf("batch: row %d, column %d: value %v is not finite", i/d, i%d, kernel.F16ToF32(v))
-		}
-	}
-	c := kernel.Compact{Format: kernel.F16, F16: h, Stride: d}
-	return setTargets(&Data[T]{C: c, N: n, D: d, Stride: d}, y, labels, k)
+	return newData16(kernel.Compact{Format: kernel.F16, F16: h, Stride: d}, h, n, d, y, labels, k)
 }
 
 // NewDataBF16 wraps n×d bfloat16 features h (row-major, not copied;
@@ -58,15 +49,20 @@ func NewDataF16[T Float](h []uint16, n, d int, y []T, labels []int32, k int) (*D
 // significand), with targets or labels as for NewData. Every value must be
 // finite.
 func NewDataBF16[T Float](h []uint16, n, d int, y []T, labels []int32, k int) (*Data[T], error) {
+	return newData16(kernel.Compact{Format: kernel.BF16, BF16: h, Stride: d}, h, n, d, y, labels, k)
+}
+
+// newData16 wraps the 16-bit features h held by c (F16 or BF16), every one
+// of which must be finite.
+func newData16[T Float](c kernel.Compact, h []uint16, n, d int, y []T, labels []int32, k int) (*Data[T], error) {
 	if err := checkCompactShape(len(h), n, d); err != nil {
 		return nil, err
 	}
-	for i, v := range h {
-		if v&0x7f80 == 0x7f80 {
-			return nil, fmt.Errorf("batch: row %d, column %d: value %v is not finite", i/d, i%d, kernel.BF16ToF32(v))
+	for i := range h {
+		if v := kernel.CompactAt[float32](&c, i); math.IsInf(float64(v), 0) || v != v {
+			return nil, fmt.Errorf("batch: row %d, column %d: value %v is not finite", i/d, i%d, v)
 		}
 	}
-	c := kernel.Compact{Format: kernel.BF16, BF16: h, Stride: d}
 	return setTargets(&Data[T]{C: c, N: n, D: d, Stride: d}, y, labels, k)
 }
 

@@ -62,21 +62,17 @@ func (p *Problem[T]) compactData(storage string, binary bool) (*batch.Data[T], e
 			if c.ten, err = batch.NewDataU8[T](u, 1.0/255, p.N, p.D, nil, p.Ten.Labels, MNISTClasses); err == nil {
 				c.two, err = batch.NewDataU8[T](u, 1.0/255, p.N, p.D, nil, p.Two.Labels, 2)
 			}
-		case "f16":
+		case "f16", "bf16":
+			round, newData := kernel.F32ToF16, batch.NewDataF16[T]
+			if storage == "bf16" {
+				round, newData = kernel.F32ToBF16, batch.NewDataBF16[T]
+			}
 			h := make([]uint16, len(x))
 			for i, v := range x {
-				h[i] = kernel.F32ToF16(float32(v))
+				h[i] = round(float32(v))
 			}
-			if c.ten, err = batch.NewDataF16[T](h, p.N, p.D, nil, p.Ten.Labels, MNISTClasses); err == nil {
-				c.two, err = batch.NewDataF16[T](h, p.N, p.D, nil, p.Two.Labels, 2)
-			}
-		case "bf16":
-			h := make([]uint16, len(x))
-			for i, v := range x {
-				h[i] = kernel.F32ToBF16(float32(v))
-			}
-			if c.ten, err = batch.NewDataBF16[T](h, p.N, p.D, nil, p.Ten.Labels, MNISTClasses); err == nil {
-				c.two, err = batch.NewDataBF16[T](h, p.N, p.D, nil, p.Two.Labels, 2)
+			if c.ten, err = newData(h, p.N, p.D, nil, p.Ten.Labels, MNISTClasses); err == nil {
+				c.two, err = newData(h, p.N, p.D, nil, p.Two.Labels, 2)
 			}
 		default:
 			return nil, fmt.Errorf("bench: unknown storage %q (want u8, f16 or bf16)", storage)
