@@ -139,6 +139,11 @@ type Limits struct {
 	StreamBytes  int     `json:"stream_bytes"`
 	Bandwidth1   float64 `json:"bandwidth_1thread_bytes_per_s"`
 	BandwidthAll float64 `json:"bandwidth_all_bytes_per_s"`
+	// The latency of a load from a random 4 KiB page of the same buffer
+	// (PageLatency), nanoseconds: what a gathered row's first line waits
+	// for when no prefetch asked for it in time. Reported beside the
+	// stream, never in a floor.
+	PageLatencyNs float64 `json:"page_latency_ns"`
 	PeakF32_1    float64 `json:"peak_f32_1thread_flops_per_s"`
 	PeakF32All   float64 `json:"peak_f32_all_flops_per_s"`
 	PeakF64_1    float64 `json:"peak_f64_1thread_flops_per_s"`
@@ -160,7 +165,8 @@ type Limits struct {
 }
 
 // MeasureLimits measures bandwidth (on a buffer of streamBytes) and the FMA
-// peaks on one thread and on all of GOMAXPROCS, each for about minTime.
+// peaks on one thread and on all of GOMAXPROCS, and the latency of a load
+// from a random page of the buffer, each for about minTime.
 func MeasureLimits(streamBytes int, minTime time.Duration) Limits {
 	t0 := time.Now()
 	all := runtime.GOMAXPROCS(0)
@@ -168,6 +174,7 @@ func MeasureLimits(streamBytes int, minTime time.Duration) Limits {
 	l := Limits{Threads: all, StreamBytes: streamBytes, PeakAsm: peak.Asm(), PeakKind: peak.Kind(), PeakWidest: WidestFMA()}
 	l.Bandwidth1 = Bandwidth(x, 1, minTime)
 	l.BandwidthAll = Bandwidth(x, all, minTime)
+	l.PageLatencyNs = PageLatency(x, minTime)
 	l.PeakF32_1 = PeakFlops(true, 1, minTime)
 	l.PeakF32All = PeakFlops(true, all, minTime)
 	l.PeakF64_1 = PeakFlops(false, 1, minTime)

@@ -37,7 +37,7 @@ func TestQuickJSON(t *testing.T) {
 		t.Fatal("no limits")
 	}
 	for name, v := range map[string]float64{"bandwidth 1": l.Bandwidth1, "bandwidth all": l.BandwidthAll,
-		"peak f32 1": l.PeakF32_1, "peak f32 all": l.PeakF32All, "peak f64 1": l.PeakF64_1, "peak f64 all": l.PeakF64All} {
+		"peak f32 1": l.PeakF32_1, "peak f32 all": l.PeakF32All, "peak f64 1": l.PeakF64_1, "peak f64 all": l.PeakF64All, "page latency": l.PageLatencyNs} {
 		if !(v > 0) || v > 1e15 {
 			t.Errorf("limit %s = %v", name, v)
 		}

@@ -147,7 +147,7 @@ func measure(c *config, progress io.Writer) (*Report, error) {
 	start := time.Now()
 	rep := &Report{Format: "cvarbench/1", Quick: c.quick, Machine: machineReport()}
 	rep.Notes = append(rep.Notes,
-		"bandwidth: best read-only pass (VADDPS/FMLA sum) over the stream buffer; peak: 12 independent 256-bit (amd64) or 128-bit (arm64) FMA chains, and on amd64 with AVX-512 the same on 512-bit zmm; multiply-add = 2 flops",
+		"bandwidth: best read-only pass (VADDPS/FMLA sum) over the stream buffer; latency: a chase of dependent loads over its 4 KiB pages in random order; peak: 12 independent 256-bit (amd64) or 128-bit (arm64) FMA chains, and on amd64 with AVX-512 the same on 512-bit zmm; multiply-add = 2 flops",
 		"the floors and the kernels' fraction of peak use the widest FMA measured: "+bench.WidestFMA(),
 		"epoch floor = max(bytes/bandwidth, flops/peak) with the limits measured for the run's thread count; bytes = rows read (samples·d·size), flops: logistic 4d, softmax 4dk, mlp 4dh+6hk per sample",
 		"gonum's gemm (marginsk, addouterk, mlp-*) starts goroutines on GOMAXPROCS for large products; run with GOMAXPROCS=1 to compare one core with one core")

@@ -75,6 +75,9 @@ func writeTables(w io.Writer, r *Report) {
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintf(tw, "\t1 thread\t%d threads\t\n", l.Threads)
 		fmt.Fprintf(tw, "read-only bandwidth, %s (GB/s)\t%s\t%s\t\n", bytesText(l.StreamBytes), num(l.Bandwidth1/1e9), num(l.BandwidthAll/1e9))
+		if l.PageLatencyNs > 0 {
+			fmt.Fprintf(tw, "load latency, a random 4 KiB page (ns)\t%s\t-\t\n", num(l.PageLatencyNs))
+		}
 		fmt.Fprintf(tw, "FMA peak f32 (GFLOP/s)\t%s\t%s\t\n", num(l.PeakF32_1/1e9), num(l.PeakF32All/1e9))
 		fmt.Fprintf(tw, "FMA peak f64 (GFLOP/s)\t%s\t%s\t\n", num(l.PeakF64_1/1e9), num(l.PeakF64All/1e9))
 		if l.PeakWideF32_1 > 0 {
