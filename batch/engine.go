@@ -227,7 +227,7 @@ func (e *Engine[T]) dispatchThenReduce(ph phase, n, nr int) {
 	e.phase, e.split = ph, n
 	if e.threads == 1 || n+nr == 1 || e.inline {
 		for j := 0; j < n+nr; j++ {
-			e.task(j, true)
+			e.task(j, j+1)
 		}
 		return
 	}
@@ -239,18 +239,23 @@ func (e *Engine[T]) dispatchThenReduce(ph phase, n, nr int) {
 
 // task runs task j of the current dispatch, timing it when asked (a first
 // layer's block as backward work: it is the model's, not the reduction's).
-func (e *Engine[T]) task(j int, more bool) {
+// next is the task the same goroutine runs after it, if any (≥ the
+// dispatch's tasks or negative: none); only a chunk followed by a chunk
+// hears of it.
+func (e *Engine[T]) task(j, next int) {
 	ph := e.phase
 	if j >= e.split {
 		ph, j = phaseReduce, j-e.split
 	}
-	more = more && j+1 < e.split
+	if ph == phaseReduce || next < 0 || next >= e.split {
+		next = -1
+	}
 	if !e.timing {
-		e.run(ph, j, more)
+		e.run(ph, j, next)
 		return
 	}
 	t0 := time.Now()
-	e.run(ph, j, more)
+	e.run(ph, j, next)
 	d := int64(time.Since(t0))
 	timed := ph
 	if ph == phaseReduce && j < e.flTasks {
@@ -341,7 +346,9 @@ func (e *Engine[T]) window(c *chunk[T]) *Data[T] {
 	return v
 }
 
-func (e *Engine[T]) run(ph phase, j int, more bool) {
+// run runs task j of phase ph; next is the chunk the same goroutine runs
+// after it, or −1.
+func (e *Engine[T]) run(ph phase, j, next int) {
 	if ph == phaseReduce { // j is a block of coordinates
 		e.reduce(j)
 		return
@@ -349,7 +356,7 @@ func (e *Engine[T]) run(ph phase, j int, more bool) {
 	c := e.chunks[j]
 	switch ph {
 	case phaseStep:
-		e.stepChunk(j, c, more)
+		e.stepChunk(j, c, next)
 	case phaseForward:
 		if !e.checkChunkLabels(c) {
 			return
@@ -437,14 +444,14 @@ func (e *Engine[T]) chunkGrad(j int, c *chunk[T]) []T {
 	return c.g
 }
 
-func (e *Engine[T]) stepChunk(j int, c *chunk[T], more bool) {
+func (e *Engine[T]) stepChunk(j int, c *chunk[T], next int) {
 	if !e.checkChunkLabels(c) {
 		return
 	}
-	if more && e.idx != nil && !e.data.IsSparse() {
-		// This goroutine runs chunk j+1 next: its rows, in the sample's
-		// order, are the model's prefetch hint.
-		nx := e.chunks[j+1]
+	if next >= 0 && e.idx != nil && !e.data.IsSparse() {
+		// This goroutine runs chunk next after this one: its rows, in
+		// the sample's order, are the model's prefetch hint.
+		nx := e.chunks[next]
 		c.wk.next = e.idx[nx.lo : nx.lo+nx.n]
 	}
 	g := e.chunkGrad(j, c)

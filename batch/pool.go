@@ -15,7 +15,7 @@ import (
 // goroutine runs which task is left to chance; callers make results
 // independent of it (each task writes its own state).
 type pool struct {
-	run     func(j int, more bool) // the task body, set once; more: task j+1 follows on the same goroutine
+	run     func(j, next int) // the task body, set once; next: the task this goroutine runs after j (−1: none yet)
 	threads int
 
 	// ticket is the generation of the current dispatch (high 32 bits) and
@@ -54,7 +54,7 @@ type pool struct {
 // parking at once).
 const spinWait = 50 * time.Microsecond
 
-func newPool(threads int, run func(j int, more bool)) *pool {
+func newPool(threads int, run func(j, next int)) *pool {
 	p := &pool{run: run, threads: threads}
 	p.wake.L, p.done.L = &p.mu, &p.mu
 	p.helpers.Add(threads - 1)
@@ -119,29 +119,30 @@ func (p *pool) await(seen uint64) uint64 {
 // a run of tasks at a time, a share of those left of its phase that
 // shrinks to one as they run out (half of them a thread), so that a
 // dispatch of many short tasks on few threads costs few round trips of the
-// shared counters between the cores, and the last tasks still spread.
+// shared counters between the cores, and the last tasks still spread. It
+// takes its next run before the last task of the current one, so that
+// every task but a goroutine's last is told the task that follows it (a
+// task may ready that one's data while it runs: the engine's prefetch of
+// the next chunk's rows); a goroutine holds at most one run it has not
+// started.
 func (p *pool) work(g uint64) {
-	for {
-		t := p.ticket.Load()
-		j := int64(t & 0xffffffff)
-		n, nf := p.n[g&1].Load(), p.first[g&1].Load()
-		if t>>32 != g || j >= n {
-			return
-		}
-		end := n // the phase's end: a run does not cross into the next
-		if j < nf {
-			end = nf
-		}
-		k := max(1, (end-j)/int64(2*p.threads))
-		if !p.ticket.CompareAndSwap(t, t+uint64(k)) {
-			continue
-		}
-		first := j < nf
+	j, k, ok := p.take(g)
+	for ok {
+		first := j < p.first[g&1].Load()
 		if !first {
 			p.awaitFirst()
 		}
+		nj, nk, nok := int64(0), int64(0), false
 		for i := j; i < j+k; i++ {
-			p.run(int(i), i+1 < j+k)
+			next := i + 1
+			if next == j+k {
+				if nj, nk, nok = p.take(g); !nok {
+					next = -1
+				} else {
+					next = nj
+				}
+			}
+			p.run(int(i), int(next))
 		}
 		if first {
 			p.firstLeft.Add(-k)
@@ -150,6 +151,29 @@ func (p *pool) work(g uint64) {
 			p.mu.Lock()
 			p.done.Broadcast()
 			p.mu.Unlock()
+		}
+		j, k, ok = nj, nk, nok
+	}
+}
+
+// take claims the next run of tasks of generation g, [j, j+k), reporting
+// false when none is left. A run does not cross from the first phase into
+// the second.
+func (p *pool) take(g uint64) (j, k int64, ok bool) {
+	for {
+		t := p.ticket.Load()
+		j = int64(t & 0xffffffff)
+		n, nf := p.n[g&1].Load(), p.first[g&1].Load()
+		if t>>32 != g || j >= n {
+			return 0, 0, false
+		}
+		end := n // the phase's end: a run does not cross into the next
+		if j < nf {
+			end = nf
+		}
+		k = max(1, (end-j)/int64(2*p.threads))
+		if p.ticket.CompareAndSwap(t, t+uint64(k)) {
+			return j, k, true
 		}
 	}
 }

@@ -15,7 +15,7 @@ import (
 func TestPoolRunsEveryTaskOnce(t *testing.T) {
 	const most = 40
 	var count [most]atomic.Int32
-	p := newPool(4, func(j int, _ bool) { count[j].Add(1) })
+	p := newPool(4, func(j, _ int) { count[j].Add(1) })
 	for i := range 2000 {
 		n := 1 + i%most
 		p.dispatch(n)
@@ -41,40 +41,42 @@ func goid() int {
 	return id
 }
 
-// TestPoolMore checks the run's promise to its tasks: a task told more
-// is followed, on the same goroutine and after it has returned, by the
-// next task; and some tasks are told so (runs of more than one task).
-func TestPoolMore(t *testing.T) {
-	const most = 64
-	var gid, start, end [most]atomic.Int64
-	var more [most]atomic.Bool
+// TestPoolNext checks the run's promise to its tasks: a task told next
+// is followed, on the same goroutine and after it has returned, by task
+// next; and every task but each goroutine's last of a dispatch is told its
+// next (the pool takes its next run before the last task of a run).
+func TestPoolNext(t *testing.T) {
+	const most, threads = 64, 3
+	var gid, start, end, next [most]atomic.Int64
 	var seq atomic.Int64
-	p := newPool(3, func(j int, m bool) {
+	p := newPool(threads, func(j, nx int) {
 		start[j].Store(seq.Add(1))
 		gid[j].Store(int64(goid()))
-		more[j].Store(m)
+		next[j].Store(int64(nx))
 		end[j].Store(seq.Add(1))
 	})
 	defer p.close()
-	told := 0
 	for i := range 500 {
 		n := 1 + i%most
 		p.dispatch(n)
+		told := 0
 		for j := range n {
-			if !more[j].Load() {
+			nx := next[j].Load()
+			if nx < 0 {
 				continue
 			}
 			told++
-			if j+1 >= n {
-				t.Fatalf("dispatch of %d: the last task told more", n)
+			if nx >= int64(n) || nx == int64(j) {
+				t.Fatalf("dispatch of %d: task %d told next %d", n, j, nx)
 			}
-			if gid[j+1].Load() != gid[j].Load() || start[j+1].Load() < end[j].Load() {
-				t.Fatalf("dispatch of %d: task %d told more, task %d ran on goroutine %d (not %d) or before it ended", n, j, j+1, gid[j+1].Load(), gid[j].Load())
+			if gid[nx].Load() != gid[j].Load() || start[nx].Load() < end[j].Load() {
+				t.Fatalf("dispatch of %d: task %d told next %d, which ran on goroutine %d (not %d) or before it ended", n, j, nx, gid[nx].Load(), gid[j].Load())
 			}
 		}
-	}
-	if told == 0 {
-		t.Fatal("no task was told more")
+		// Untold: at most one task a goroutine, its last.
+		if told < n-threads {
+			t.Fatalf("dispatch of %d: %d tasks told their next, want ≥ %d", n, told, n-threads)
+		}
 	}
 }
 
@@ -90,7 +92,7 @@ func TestPoolTwoPhases(t *testing.T) {
 	var n1 atomic.Int32
 	var early atomic.Int32
 	var round int
-	p := newPool(runtime.GOMAXPROCS(0)+2, func(j int, _ bool) {
+	p := newPool(runtime.GOMAXPROCS(0)+2, func(j, _ int) {
 		if j < int(n1.Load()) {
 			if j == round%int(n1.Load()) {
 				time.Sleep(20 * time.Microsecond)
@@ -183,7 +185,7 @@ func BenchmarkDispatch(b *testing.B) {
 			b.ReportMetric(float64(in.Nanoseconds())/float64(b.N), "ns/dispatch")
 		}
 		b.Run(fmt.Sprintf("spin/gap=%v/threads=%d", gap, threads), func(b *testing.B) {
-			p := newPool(threads, func(j int, _ bool) { task(j) })
+			p := newPool(threads, func(j, _ int) { task(j) })
 			defer p.close()
 			bench(b, p.dispatch)
 		})
