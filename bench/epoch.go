@@ -220,28 +220,49 @@ func TimeEpochs[T kernel.Float](p *Problem[T], cfg EpochConfig, warm, epochs int
 }
 
 // TimeSteps estimates the timing of one epoch from a short run: it times
-// Train over 1 step and over 1+steps steps and scales the difference (which
-// leaves out the setting up of the run) to StepsPerEpoch steps. It returns
-// the best (least wall time) of reps pairs.
+// Train over 1 step and over 1+steps steps, reps times each, and scales the
+// difference of their least wall times (which leaves out the setting up of
+// the run) to StepsPerEpoch steps, with the CPU time of those same runs.
+// An untimed Train of 1 step comes first: it builds what the configuration
+// keeps between runs (compact features) and faults in the data's pages,
+// which would otherwise land in the first timed run alone and could make
+// the difference negative. When the difference is still not positive (the
+// steps drowned in the set-up's noise) it tries again with twice the steps,
+// twice, and then returns an error.
 func TimeSteps[T kernel.Float](p *Problem[T], cfg EpochConfig, steps, reps int) (Timing, error) {
-	best := Timing{Wall: math.MaxInt64}
-	for range max(reps, 1) {
-		t0 := now()
-		if err := Train(p, cfg, 1, nil); err != nil {
-			return Timing{}, err
-		}
-		t1 := now()
-		if err := Train(p, cfg, 1+steps, nil); err != nil {
-			return Timing{}, err
-		}
-		t2 := now()
-		d := Timing{Wall: t2.Wall - t1.Wall - (t1.Wall - t0.Wall), CPU: t2.CPU - t1.CPU - (t1.CPU - t0.CPU)}
-		if d.Wall < best.Wall {
-			best = d
-		}
+	if steps < 1 {
+		return Timing{}, fmt.Errorf("bench: %d steps to time; want at least 1", steps)
 	}
-	f := float64(StepsPerEpoch(p.N)) / float64(steps)
-	return Timing{Wall: time.Duration(float64(max(best.Wall, 1)) * f), CPU: time.Duration(float64(max(best.CPU, 0)) * f)}, nil
+	if err := Train(p, cfg, 1, nil); err != nil {
+		return Timing{}, err
+	}
+	var one, many Timing
+	for range 3 {
+		one, many = Timing{Wall: math.MaxInt64}, Timing{Wall: math.MaxInt64}
+		for range max(reps, 1) {
+			t0 := now()
+			if err := Train(p, cfg, 1, nil); err != nil {
+				return Timing{}, err
+			}
+			t1 := now()
+			if err := Train(p, cfg, 1+steps, nil); err != nil {
+				return Timing{}, err
+			}
+			t2 := now()
+			if d := t1.sub(t0); d.Wall < one.Wall {
+				one = d
+			}
+			if d := t2.sub(t1); d.Wall < many.Wall {
+				many = d
+			}
+		}
+		if d := many.sub(one); d.Wall > 0 {
+			f := float64(StepsPerEpoch(p.N)) / float64(steps)
+			return Timing{Wall: time.Duration(float64(d.Wall) * f), CPU: time.Duration(float64(max(d.CPU, 0)) * f)}, nil
+		}
+		steps *= 2
+	}
+	return Timing{}, fmt.Errorf("bench: %d steps of %s took no measurable time beyond the run's set-up (%v for 1 step, %v for %d): time more steps", steps/2, cfg.Model, one.Wall, many.Wall, 1+steps/2)
 }
 
 // Cost is the work of one sample in one training step, as the floor counts

@@ -122,3 +122,27 @@ func TestLimitsForMeasured(t *testing.T) {
 		t.Errorf("1 thread: %v, %v", bw, pk)
 	}
 }
+
+// TestTimeSteps checks the quick estimate of an epoch on compact features,
+// whose first run builds and caches the byte features: that run is not
+// timed, so the estimate is the steps' time, not minus the set-up's (it
+// once came out as 1 ns); and no steps is an error.
+func TestTimeSteps(t *testing.T) {
+	p, err := SyntheticMNIST[float32](20000, 784, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := EpochConfig{Model: "logistic:u8", Method: cvar.Alg3, Threads: 1}
+	tm, err := TimeSteps(p, cfg, 4, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A step reads Batch rows of 784 bytes: no machine does that in
+	// under 100 ns.
+	if least := time.Duration(StepsPerEpoch(p.N)) * 100 * time.Nanosecond; tm.Wall < least {
+		t.Errorf("epoch estimated at %v, under %v", tm.Wall, least)
+	}
+	if _, err := TimeSteps(p, cfg, 0, 1); err == nil {
+		t.Error("0 steps timed without an error")
+	}
+}
