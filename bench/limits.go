@@ -144,10 +144,10 @@ type Limits struct {
 	// for when no prefetch asked for it in time. Reported beside the
 	// stream, never in a floor.
 	PageLatencyNs float64 `json:"page_latency_ns"`
-	PeakF32_1    float64 `json:"peak_f32_1thread_flops_per_s"`
-	PeakF32All   float64 `json:"peak_f32_all_flops_per_s"`
-	PeakF64_1    float64 `json:"peak_f64_1thread_flops_per_s"`
-	PeakF64All   float64 `json:"peak_f64_all_flops_per_s"`
+	PeakF32_1     float64 `json:"peak_f32_1thread_flops_per_s"`
+	PeakF32All    float64 `json:"peak_f32_all_flops_per_s"`
+	PeakF64_1     float64 `json:"peak_f64_1thread_flops_per_s"`
+	PeakF64All    float64 `json:"peak_f64_all_flops_per_s"`
 	// BandwidthAt holds the read-only bandwidth measured on other thread
 	// counts (MeasureBandwidthAt), for the floor of a run on that many.
 	BandwidthAt map[int]float64 `json:"bandwidth_by_threads_bytes_per_s,omitempty"`

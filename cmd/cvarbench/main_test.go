@@ -65,6 +65,27 @@ func TestQuickJSON(t *testing.T) {
 			!(e.Bytes > 0) || !(e.Flops > 0) || e.FloorBound == "" || e.Timed == "" {
 			t.Errorf("epoch row %+v", e)
 		}
+		// No machine trains a sample in under a nanosecond: a quick
+		// epoch's scaled difference of two runs must not come out as
+		// noise (it once read 9e-9 s for a whole epoch).
+		if e.SecondsEpoch < float64(e.Samples)*1e-9 {
+			t.Errorf("epoch row %s %s %s threads=%d: %v s for %d samples", e.Model, e.Method, e.Prec, e.Threads, e.SecondsEpoch, e.Samples)
+		}
+	}
+	// The speed targets: the one-thread floors and f64 over f32, and on
+	// 2, 8 or 16 threads (the quick run's "all") the speed-ups there
+	// (three models on 2; softmax, the MLP and logistic's floor on 8, 16).
+	wantTargets := 6
+	if p := m.GOMAXPROCS; p == 2 || p == 8 || p == 16 {
+		wantTargets += 3
+	}
+	if len(rep.Targets) != wantTargets {
+		t.Errorf("%d targets judged, want %d: %+v", len(rep.Targets), wantTargets, rep.Targets)
+	}
+	for _, tr := range rep.Targets {
+		if tr.Name == "" || tr.Want == "" || tr.Basis == "" || !(tr.Got > 0) {
+			t.Errorf("target row %+v", tr)
+		}
 	}
 	if want := 2 * len(uniq([]int{1, m.GOMAXPROCS})); len(rep.Sparse) != want {
 		t.Errorf("%d sparse rows, want %d (2 precisions × thread counts)", len(rep.Sparse), want)

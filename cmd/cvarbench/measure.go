@@ -23,8 +23,11 @@ type Report struct {
 	Kernels []KernelRow      `json:"kernels,omitempty"`
 	Epochs  []bench.EpochRow `json:"epochs,omitempty"`
 	Sparse  []SparseRow      `json:"sparse,omitempty"`
-	Notes   []string         `json:"notes"`
-	Seconds float64          `json:"seconds"` // wall time of the whole run
+	// Targets are the project's speed targets judged on Epochs
+	// (bench.Targets), those whose rows the run has.
+	Targets []bench.TargetRow `json:"targets,omitempty"`
+	Notes   []string          `json:"notes"`
+	Seconds float64           `json:"seconds"` // wall time of the whole run
 }
 
 // Machine describes the CPU, Go and the kernel path.
@@ -181,6 +184,7 @@ func measure(c *config, progress io.Writer) (*Report, error) {
 			return nil, err
 		}
 		rep.Epochs = rows
+		rep.Targets = bench.Targets(rows, rep.Machine.KernelActive, rep.Machine.GOMAXPROCS)
 	}
 	if c.has("sparse") {
 		rows, err := sparseRows(c, rep, logf)
@@ -313,7 +317,7 @@ func epochsPrec[T kernel.Float](c *config, rep *Report, logf func(string, ...any
 					var t bench.Timing
 					var timed string
 					if c.quick {
-						d, err := bench.TimeSteps(p, cfg, c.steps, 1)
+						d, err := bench.TimeSteps(p, cfg, c.steps, 3)
 						if err != nil {
 							return nil, err
 						}

@@ -143,6 +143,19 @@ func writeTables(w io.Writer, r *Report) {
 		tw.Flush()
 		fmt.Fprintf(w, "timed: %s; cpu share: process CPU time over wall time × threads (well under 100%%: the run did not get its cores)\n", r.Epochs[0].Timed)
 	}
+	if len(r.Targets) > 0 {
+		how := "judged on this run's epochs"
+		if r.Quick {
+			how = "judged on this quick run's few steps: a rough guide"
+		}
+		fmt.Fprintf(w, "\nspeed targets (Alg 3 on the default kernels, %s; %s)\n", r.Machine.KernelActive, how)
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintf(tw, "target\twant\tgot\tmet\tfrom\n")
+		for _, t := range r.Targets {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", t.Name, t.Want, num(t.Got), yesNo(t.Met), t.Basis)
+		}
+		tw.Flush()
+	}
 	if len(r.Sparse) > 0 {
 		sp := r.Sparse[0]
 		fmt.Fprintf(w, "\nsparse: logistic alg3, one epoch (batch 512) on %s; floor = the epoch's non-zeros × (value + uint32 column) / bandwidth\n", sp.Data)
