@@ -337,7 +337,8 @@ type EpochRow struct {
 	// CPUSeconds is the CPU time the process used in the timed epoch, and
 	// CPUShare that over seconds_per_epoch × threads (capped at the CPUs):
 	// well under 1 means the run did not get its cores (a busy machine, or
-	// threads waiting on each other).
+	// threads waiting on each other). 0: unknown (the OS gave no CPU time,
+	// or a quick run's difference of two runs' CPU times was not positive).
 	CPUSeconds float64 `json:"cpu_seconds"`
 	CPUShare   float64 `json:"cpu_share"`
 }

@@ -137,8 +137,12 @@ func writeTables(w io.Writer, r *Report) {
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintf(tw, "model\tmethod\tprec\timpl\tthreads\ts/epoch\tsamples/s\t×1 thread\tfloor s\tbound\t×floor\t×generic\tcpu share\t\n")
 		for _, e := range rows {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.0f%%\t\n", e.Model, e.Method, e.Prec, e.Impl, e.Threads,
-				num(e.SecondsEpoch), num(e.SamplesPerSec), num(e.SpeedupThreads), num(e.FloorSeconds), e.FloorBound, num(e.RatioToFloor), num(e.Speedup), 100*e.CPUShare)
+			share := "-" // unknown: no CPU time from the OS, or a quick run's difference that came out negative
+			if e.CPUShare > 0 {
+				share = fmt.Sprintf("%.0f%%", 100*e.CPUShare)
+			}
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", e.Model, e.Method, e.Prec, e.Impl, e.Threads,
+				num(e.SecondsEpoch), num(e.SamplesPerSec), num(e.SpeedupThreads), num(e.FloorSeconds), e.FloorBound, num(e.RatioToFloor), num(e.Speedup), share)
 		}
 		tw.Flush()
 		fmt.Fprintf(w, "timed: %s; cpu share: process CPU time over wall time × threads (well under 100%%: the run did not get its cores)\n", r.Epochs[0].Timed)
