@@ -48,7 +48,7 @@ func PageLatency(x []float32, minTime time.Duration) float64 {
 	}
 	defer func() {
 		for p := range n {
-			x[p*PageFloats] = float32((p*PageFloats)&1023) * (1.0 / 1024)
+			x[p*PageFloats] = streamValue(p * PageFloats)
 		}
 	}()
 	const round = 1 << 16

@@ -23,10 +23,14 @@ func StreamBytes(l3 int) int {
 func NewStreamBuffer(bytes int) []float32 {
 	x := make([]float32, bytes/4)
 	for i := range x {
-		x[i] = float32(i&1023) * (1.0 / 1024)
+		x[i] = streamValue(i)
 	}
 	return x
 }
+
+// streamValue is element i of a stream buffer: small normal floats, so that
+// the sums add no subnormals.
+func streamValue(i int) float32 { return float32(i&1023) * (1.0 / 1024) }
 
 // SumParallel sums x once on threads goroutines, each reading a contiguous
 // part of it: one read-only pass over the buffer.
