@@ -126,17 +126,17 @@ func (p *pool) await(seen uint64) uint64 {
 // the next chunk's rows); a goroutine holds at most one run it has not
 // started.
 func (p *pool) work(g uint64) {
-	j, k, ok := p.take(g)
+	j, k, first, ok := p.take(g)
 	for ok {
-		first := j < p.first[g&1].Load()
 		if !first {
 			p.awaitFirst()
 		}
-		nj, nk, nok := int64(0), int64(0), false
+		var nj, nk int64
+		var nfirst, nok bool
 		for i := j; i < j+k; i++ {
 			next := i + 1
 			if next == j+k {
-				if nj, nk, nok = p.take(g); !nok {
+				if nj, nk, nfirst, nok = p.take(g); !nok {
 					next = -1
 				} else {
 					next = nj
@@ -152,20 +152,20 @@ func (p *pool) work(g uint64) {
 			p.done.Broadcast()
 			p.mu.Unlock()
 		}
-		j, k, ok = nj, nk, nok
+		j, k, first, ok = nj, nk, nfirst, nok
 	}
 }
 
-// take claims the next run of tasks of generation g, [j, j+k), reporting
-// false when none is left. A run does not cross from the first phase into
-// the second.
-func (p *pool) take(g uint64) (j, k int64, ok bool) {
+// take claims the next run of tasks of generation g, [j, j+k), and says
+// whether it is of the first phase; ok is false when none is left. A run
+// does not cross from the first phase into the second.
+func (p *pool) take(g uint64) (j, k int64, first, ok bool) {
 	for {
 		t := p.ticket.Load()
 		j = int64(t & 0xffffffff)
 		n, nf := p.n[g&1].Load(), p.first[g&1].Load()
 		if t>>32 != g || j >= n {
-			return 0, 0, false
+			return 0, 0, false, false
 		}
 		end := n // the phase's end: a run does not cross into the next
 		if j < nf {
@@ -173,7 +173,7 @@ func (p *pool) take(g uint64) (j, k int64, ok bool) {
 		}
 		k = max(1, (end-j)/int64(2*p.threads))
 		if p.ticket.CompareAndSwap(t, t+uint64(k)) {
-			return j, k, true
+			return j, k, j < nf, true
 		}
 	}
 }
