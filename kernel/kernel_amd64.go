@@ -211,7 +211,7 @@ func rowBase[T Float](x []T, stride int, idx []int, i int) (unsafe.Pointer, unsa
 
 // The level-1 kernels and the elementwise math kernels (Exp, Log1p, the
 // linear losses, Plus) have a zmm twin (the z* stubs), taken at isaWide:
-// each was measured at least as fast as its 256-bit form on Zen 5 (README).
+// each was measured at least as fast as its 256-bit form on Zen 5 (PERFORMANCE.md).
 
 func archDotF32(x, y unsafe.Pointer, n int) float32     { return dotF32(x, y, n) }
 func archDotF64(x, y unsafe.Pointer, n int) float64     { return dotF64(x, y, n) }
