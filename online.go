@@ -113,7 +113,7 @@ func (o *Online[T]) Observe(x []T, y float64, label int) error {
 // values, as in batch.NewSparseData) have the values vals[i], every other
 // feature is 0. For the linear models and softmax the update then costs the
 // sample's non-zeros, not the number of parameters (see Options.WeightDecay
-// and the README's sparse section); the MLP reads the sample sparse in its
+// and docs/guide.md on sparse data); the MLP reads the sample sparse in its
 // first layer. cols and vals are not kept. The result is that of Observe on
 // the dense row, to rounding.
 func (o *Online[T]) ObserveSparse(cols []uint32, vals []T, y float64, label int) error {

@@ -10,7 +10,7 @@ import (
 // BenchmarkSparseTrain times 1000 steps of logistic Alg3 (batch 128, one
 // thread, f32) on a synthetic text-like CSR set of 20 000 rows × 2²⁰
 // features, 40 non-zeros a row: "dense-step" runs the step that touches all
-// d weights (the step of before the sparse step), "sparse-step" the lazy
+// d weights (the step dense data takes), "sparse-step" the lazy
 // step on the touched coordinates only (lazy.go); for the last iterate and
 // the average, with and without weight decay, and a ball that binds.
 func BenchmarkSparseTrain(b *testing.B) {

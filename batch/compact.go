@@ -7,7 +7,7 @@ import (
 	"github.com/cvarlearn/cvar/kernel"
 )
 
-// Compact features (issue 11): a Data may hold its dense features as bytes
+// Compact features: a Data may hold its dense features as bytes
 // with a scale (NewDataU8: 8-bit images, x = scale·u), as IEEE half floats
 // (NewDataF16) or as bfloat16s (NewDataBF16) instead of T values. The
 // kernels convert them as they load them and accumulate in T, so a row

@@ -837,11 +837,11 @@ func (e *Engine[T]) layout(data *Data[T]) (d, k int, ok bool) {
 // sparseParallelWork is the least number of multiply-adds a pass
 // (non-zeros × classes) of a compact minibatch must have for GradientSparse
 // to share its chunks out to the workers: below it they run on the calling
-// goroutine, which built the minibatch and has it in its caches. On the
-// 2-vCPU Zen 5 VM a text-like minibatch of 20 480 non-zeros (k = 1) took
-// 36 ms an epoch on one thread and 45 ms on two: the chunks' work, a few
-// tens of µs a step, did not pay for moving the minibatch to another core.
-// The result does not depend on it (the chunks are the same).
+// goroutine, which built the minibatch and has it in its caches. Below it
+// the chunks' work is too small to pay for moving the minibatch to another
+// core: a text-like minibatch of about 20 000 non-zeros (k = 1) trains
+// slower on two threads than on one. The result does not depend on it (the
+// chunks are the same).
 const sparseParallelWork = 1 << 20
 
 // HasSparseGradient reports whether GradientSparse applies to data: sparse

@@ -16,7 +16,7 @@ const DefaultHidden = 100
 // of package kernel (MarginsK, AddOuterK, AddRows), or through gonum's BLAS
 // (Sgemm/Dgemm) for a network made by NewMLPBLAS. The two give the same
 // gradients to rounding; the kernels are faster on minibatch chunks (gonum's
-// gemm starts goroutines of its own and allocates; PERFORMANCE.md has the measurement).
+// gemm starts goroutines of its own and allocates).
 // θ = (W1, b1, W2, b2): W1 is h×d (unit j's input weights at θ[j*d:(j+1)*d]),
 // b1 has h entries, W2 is k×h, b2 has k.
 type MLP[T Float] struct {

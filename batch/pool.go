@@ -46,12 +46,11 @@ type pool struct {
 
 // spinWait is how long a helper, or the dispatcher, spins on an atomic
 // before it parks: long enough to span the serial part of a training step
-// between two gradients (a few µs for the linear models and softmax, with
-// the update and the average folded into the gradient; ‖θ‖² of the MLP's
-// parameters, about 10 µs), short enough that an idle engine does not
-// burn a core, nor a machine shared with other work lose much to helpers
-// spinning in vain (on a 2-vCPU VM under load, 100 µs did no better than
-// parking at once).
+// between two gradients (short for the linear models and softmax, whose
+// update and average are folded into the gradient; ‖θ‖² of the MLP's
+// parameters), short enough that an idle engine does not burn a core, nor
+// a machine shared with other work lose much to helpers spinning in vain
+// (on a loaded machine a longer spin does no better than parking at once).
 const spinWait = 50 * time.Microsecond
 
 func newPool(threads int, run func(j, next int)) *pool {
@@ -86,7 +85,7 @@ func spin(ready func() bool) bool {
 			return true
 		}
 		// No runtime.Gosched here: with many helpers spinning it takes
-		// the scheduler's lock, and on 16 cores that lock was a quarter of
+		// the scheduler's lock, which on many cores costs a large share of
 		// a softmax step's CPU time. The engine has no more threads than
 		// GOMAXPROCS and the spin is bounded by spinWait.
 		if i&63 == 63 {

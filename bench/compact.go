@@ -9,8 +9,8 @@ import (
 	"github.com/cvarlearn/cvar/kernel"
 )
 
-// CompactModels are the epoch suite's models on compact features (issue
-// 11): the model's name, a colon and the storage, "u8" (a byte a pixel,
+// CompactModels are the epoch suite's models on compact features: the
+// model's name, a colon and the storage, "u8" (a byte a pixel,
 // the 1/255 scale folded into the kernels), "f16" (IEEE halves) or "bf16"
 // (bfloat16s). The floor counts the compact bytes. Only float32 problems
 // run them.

@@ -125,8 +125,8 @@ func TestLimitsForMeasured(t *testing.T) {
 
 // TestTimeSteps checks the quick estimate of an epoch on compact features,
 // whose first run builds and caches the byte features: that run is not
-// timed, so the estimate is the steps' time, not minus the set-up's (it
-// once came out as 1 ns); and no steps is an error.
+// timed, so the estimate is the steps' time, not that minus the set-up's
+// (which can come out near zero); and no steps is an error.
 func TestTimeSteps(t *testing.T) {
 	p, err := SyntheticMNIST[float32](20000, 784, 1)
 	if err != nil {

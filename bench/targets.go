@@ -16,8 +16,8 @@ type TargetRow struct {
 	Basis string  `json:"basis"` // the rows' times the figure comes from
 }
 
-// The targets of the epochs (the issue that set them: "Epochs at the
-// machine's true limits"), for Alg 3 epochs on the default kernels.
+// The speed targets of the epochs, for Alg 3 epochs on the default
+// kernels: how close an epoch must come to the machine's limits.
 const (
 	TargetFloorLogistic = 1.3 // logistic f32, one thread: epoch ≤ this × its floor
 	TargetFloorSoftmax  = 1.5

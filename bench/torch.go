@@ -1,6 +1,6 @@
 package bench
 
-// The comparison with PyTorch (issue 11): bench/torch_epoch.py trains in
+// The comparison with PyTorch: bench/torch_epoch.py trains in
 // PyTorch the epoch that cvarbench times for Alg 3, bench/torch_compare.sh
 // runs both, and bench/internal/torchcmp puts their figures side by side
 // with the functions here.
@@ -93,7 +93,7 @@ func ParseCvarbench(r io.Reader) ([]EpochRow, error) {
 	return out, nil
 }
 
-// TorchTargets are issue 11's targets for cvar against PyTorch on one
+// TorchTargets are the speed targets for cvar against PyTorch on one
 // thread: torch's seconds per epoch over cvar's.
 var TorchTargets = map[string]float64{"softmax": 5, "mlp": 2}
 

@@ -42,7 +42,7 @@ type LIBSVMOptions struct {
 	// SparseBelow, if positive, is the density (non-zeros / (N·D)) below
 	// which the result is held sparse, in CSR form (Dataset.IsSparse), in
 	// memory proportional to the non-zeros; at or above it the rows are
-	// dense. 0 keeps every result dense, as before sparse data existed;
+	// dense. 0 (the zero value) keeps every result dense;
 	// DefaultSparseBelow is the threshold to give; a value above 1 makes
 	// every result sparse. Streams ignore it (Stream.NextSparse reads any
 	// stream's non-zeros).

@@ -334,10 +334,9 @@ func convertN(dst unsafe.Pointer, x *Compact, p, n int) {
 // rows of at least 8 features, since the ymm ones read the register of 8
 // that ends a row to take its last d mod 8 (shorter rows are converted);
 // and in ymm for at most two class blocks, since each block widens the rows
-// again: on the Zen 5 VM at avx2 the softmax u8 epoch (k = 10) went from
-// 38.7–39.1 to 36.3–37.4 ms (best of alternated runs), but the MLP's first
-// layer (k = 100, 20 blocks) from 244–250 to 273–275 ms read directly
-// (259–262 with only MarginsKC direct).
+// again: at avx2 reading directly makes the softmax u8 epoch (k = 10, two
+// blocks) faster, but the MLP's first layer (k = 100, 20 blocks) slower
+// than converting the rows once (measured on Zen 5).
 func classKernelsC(lvl isa, f Format, d, k int) bool {
 	return archClassKernelsC(lvl, f) && d >= 8 && (lvl == isaWide || k <= 2*archClassBlock(lvl))
 }
@@ -473,10 +472,9 @@ func addOuterKCDriver(lvl isa, g []float32, x *Compact, idx []int, c []float32, 
 	if classKernelsC(lvl, x.Format, d, k) {
 		// The class kernel reads the rows' bytes, halves or bfloat16s
 		// itself, with the blocking of addOuterKDriver on float32 rows; with one or two
-		// classes too, where it beat converting blocks for addRows (a
-		// throwaway benchmark, 512 rows gathered from 60000 × 784 bytes,
-		// MarginsKC + AddOuterKC: 65–76 against 84–95 µs for k = 1, 61–75
-		// against 92–105 µs for k = 2).
+		// classes too, where it is faster than converting blocks for
+		// addRows (MarginsKC + AddOuterKC on 512 rows gathered from
+		// 60000 × 784 bytes, measured on Zen 5).
 		eachOuterBlock(lvl, n, d, k, archOuterRowsK, archOuterStrip/4, nil, func(first bool, i, b, l, cols, j, nc int) {
 			if nb := blockNext(next, idx, i, b); first && len(nb) > 0 {
 				archAddOuterKCNext(lvl, ptr(g[j*d+l:]), d, x, idx, i, l, ptr(c[i*k+j:]), k, b, cols, nc, ptr(nb), len(nb))

@@ -121,8 +121,8 @@ func driverOps[T Float](lvl isa) Ops[T] {
 			return fusedLinearDriver(lvl, g, loss, x, stride, idx, y, w, p)
 		},
 	}
-	// CSR rows: the AVX2 or NEON kernels at every level (the zmm ones were
-	// no faster on the Zen 5 measured; sparse_amd64.go).
+	// CSR rows: the AVX2 or NEON kernels at every level (the zmm ones are
+	// no faster on Zen 5; sparse_amd64.go).
 	ops.SparseMargins, ops.SparseAddRows = sparseMarginsGeneric[T], sparseAddRowsGeneric[T]
 	ops.SparseMarginsK, ops.SparseAddOuterK = sparseMarginsKGeneric[T], sparseAddOuterKGeneric[T]
 	if archSparse {

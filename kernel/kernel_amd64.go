@@ -167,10 +167,9 @@ func archMarginsKBlock[T Float](lvl isa, d int) int {
 // archFusedMax is the most rows FusedLinear handles per block; the block
 // shrinks (to 8 rows at least) so that its rows, 128 KiB of them, stay in
 // L2 until they are read the second time, for the accumulation into g.
-// Blocks that fit L1 (32 KiB: 8 MNIST rows) left the memory idle while
-// each block's weights and accumulation ran: on the Zen 5 VM the logistic
-// Alg 3 epoch (out/prof2, best of 60, four rounds alternated) took
-// 10.7–11.3 ms with blocks of 8 rows, 10.2–10.6 with 32.
+// Blocks that fit L1 (32 KiB: 8 MNIST rows) leave the memory idle while
+// each block's weights and accumulation run: the logistic Alg 3 epoch is
+// slower with blocks of 8 rows than with 32 (measured on Zen 5).
 const archFusedMax = 64
 
 func archFusedBlock[T Float](lvl isa, d int) int {
@@ -211,7 +210,7 @@ func rowBase[T Float](x []T, stride int, idx []int, i int) (unsafe.Pointer, unsa
 
 // The level-1 kernels and the elementwise math kernels (Exp, Log1p, the
 // linear losses, Plus) have a zmm twin (the z* stubs), taken at isaWide:
-// each was measured at least as fast as its 256-bit form on Zen 5 (PERFORMANCE.md).
+// each is at least as fast as its 256-bit form (measured on Zen 5).
 
 func archDotF32(x, y unsafe.Pointer, n int) float32     { return dotF32(x, y, n) }
 func archDotF64(x, y unsafe.Pointer, n int) float64     { return dotF64(x, y, n) }
@@ -373,9 +372,8 @@ const (
 
 // archSoftmax takes, at isaWide, the rows-as-lanes kernel for k ≤
 // maxLaneClasses and the zmm row kernel above; at isaBase the 256-bit row
-// kernel. (The zmm row kernel had been 1.3–1.6× slower than the 256-bit
-// one at k = 4 and up to 1.3× at k = 12, measured on Zen 5 with n·k =
-// 5120; on par at k = 20 and faster at every larger k tried.)
+// kernel. (The zmm row kernel is slower than the 256-bit one from k = 4
+// to k = 12, on par at k = 20 and faster for larger k, measured on Zen 5.)
 func archSoftmax[T Float](lvl isa, loss, z, label unsafe.Pointer, n, k int) {
 	if lvl == isaWide && k <= maxLaneClasses {
 		// Few classes: the rows as the lanes, no reduction across them.

@@ -35,7 +35,7 @@ func archDefault(impls []*Impl) (*Impl, string) {
 var neon = newImpl("neon", "ASIMD", isaBase)
 
 // archChunk bounds the elements one streaming assembly call handles, so a
-// goroutine is never stuck in assembly for long (about 10–50 µs).
+// goroutine is never stuck in assembly for long (tens of microseconds).
 const (
 	archChunk = 1 << 14
 	archGroup = 4 // the math kernels take multiples of four elements

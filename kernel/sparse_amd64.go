@@ -5,9 +5,10 @@ package kernel
 import "unsafe"
 
 // archSparse: the AVX2 implementation has the CSR kernels (sparse_driver.go);
-// their AVX-512 twins (kern sparseAVX512) are tested on their own and not yet
-// part of an implementation: an AVX-512 implementation that also checks
-// cpu.X86.HasAVX512CD takes them with sparseOps(&ops, sparseAVX512).
+// their AVX-512 twins (kern sparseAVX512) are tested on their own and are
+// part of no implementation, being no faster on Zen 5: an AVX-512
+// implementation that also checks cpu.X86.HasAVX512CD would take them with
+// sparseOps(&ops, sparseAVX512).
 const archSparse = true
 
 func archSparseMargins[T Float](kern sparseKern, m unsafe.Pointer, k, n int, indptr, idx unsafe.Pointer, nrows int, cols, vals unsafe.Pointer, nnz int, w unsafe.Pointer, d, budget, ahead int) (int, uint32) {

@@ -1008,9 +1008,10 @@ func TestMemoryPolicy(t *testing.T) {
 	}
 }
 
-// TestUnclearMessages: inputs that used to give messages without a file,
-// or about a consequence instead of the cause.
-func TestUnclearMessages(t *testing.T) {
+// TestMessagesNameCause: a LIBSVM file that looks like CSV, label-only
+// LIBSVM lines and a corrupt gzip file give messages that name the file
+// and the cause, not a consequence of it.
+func TestMessagesNameCause(t *testing.T) {
 	dir := t.TempDir()
 	csvFile := write(t, dir, "d.csv", classCSV(50, 1, true))
 	fails(t, 1, []string{"d.csv:1: ", "looks like CSV", "label index:value"}, "train", "-data", csvFile, "-format", "libsvm")

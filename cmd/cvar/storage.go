@@ -7,7 +7,7 @@ import (
 )
 
 // -storage: how the features are held in memory for training and
-// evaluation (issue 11): dense in the model's precision, or compact (bytes
+// evaluation: dense in the model's precision, or compact (bytes
 // with the 1/255 scale folded into the kernels, IEEE halves or bfloat16s),
 // converted by the kernels as they load them.
 

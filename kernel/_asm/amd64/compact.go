@@ -8,7 +8,7 @@ import (
 	. "github.com/mmcloughlin/avo/reg"
 )
 
-// The compact-feature loads (issue 11): rows of uint8 (x = scale·u) or IEEE
+// The compact-feature loads: rows of uint8 (x = scale·u) or IEEE
 // half-precision features widened to float32. The row kernels of package
 // kernel convert a block of rows into an L1-sized float32 buffer with these
 // and run the float32 row kernels on it, so a row costs its compact bytes
@@ -352,9 +352,9 @@ func prefetchRowLines(g *gen, L string, E uint8) {
 }
 
 // pfRows is how many rows ahead marginsU8 prefetches. Byte rows gathered
-// at random arrive at latency, a row's dozen lines at a time: on the Zen 5
-// VM, 784-byte MNIST rows in chunks of 32 took 69 ns a row with 2 rows
-// ahead, 46–49 with 8, and no less with 12 or 16 (out/gather, alternated).
+// at random arrive at latency, a row's dozen lines at a time: 8 rows ahead
+// keep enough lines in flight to hide it on MNIST-sized rows, where 2 are
+// markedly slower and 12 or 16 gain nothing (measured on Zen 5).
 const pfRows = 8
 
 // marginsU8 is the margins of byte (or half) rows against float32 weights,

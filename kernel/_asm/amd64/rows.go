@@ -17,11 +17,9 @@ const pfDist = 512
 
 // pfHeadBytes is how much of the next block's four rows the prefetching
 // margins kernels ask for as each block starts: the lines pfDist ahead
-// within a row never reach a row's first ones. On the Zen 5 VM the
-// logistic Alg 3 epoch (out/prof2, best of 40, 14 rounds alternated) was
-// faster in 11 rounds with 1 KiB, median 11.2 against 11.5 ms; the next
-// rows asked for whole were slower (gathered margins 29.5–29.7 → 26.4–26.7
-// GB/s).
+// within a row never reach a row's first ones. 1 KiB of each makes the
+// logistic Alg 3 epoch faster on Zen 5; asking for the next rows whole
+// lowers the gathered margins' bandwidth instead.
 const pfHeadBytes = 2 * pfDist
 
 // rowKernelNames returns a row kernel's TEXT name (base, then "PF" for the

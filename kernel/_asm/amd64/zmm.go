@@ -240,11 +240,10 @@ func zmarginsK(g *gen, p prec, f rowFormat, pf bool) {
 			// when there is none), fetched a line per step while this
 			// pair is computed, so that gathered rows arrive before they
 			// are needed (a pair in cache takes about a memory latency /
-			// 3; one pair ahead proved too close; five, no better).
+			// 3; one pair ahead is too close; five are no better).
 			// PREFETCHT1: into L2, whose miss buffers outnumber L1's, so
-			// more lines are in flight (on the Zen 5 VM gathered
-			// MarginsK went from 14–15.5 to 16.7–17.9 GB/s, the softmax
-			// epoch from 26–28 to 24–25 ms); the row's own line 512
+			// more lines are in flight (gathered MarginsK and the softmax
+			// epoch are faster for it on Zen 5); the row's own line 512
 			// bytes ahead still goes to L1.
 			g.MOVQ(R10, R8)
 			g.MOVQ(R11, R15)

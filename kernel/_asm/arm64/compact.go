@@ -2,7 +2,7 @@ package main
 
 import "fmt"
 
-// The compact-feature loads (issue 11): bytes (x = scale·u) or IEEE halves
+// The compact-feature loads: bytes (x = scale·u) or IEEE halves
 // widened to float32, a block of rows at a time, for the row kernels of
 // package kernel to run their float32 kernels on.
 
