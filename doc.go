@@ -22,6 +22,29 @@
 // [Evaluate] (or an [Evaluator], reused) measure the tail of the losses
 // exactly.
 //
+// # Usage
+//
+// A run goes from data to a model file in five steps:
+//
+//  1. Read the data with package dataset (dataset.LoadCSV,
+//     dataset.LoadLIBSVM, dataset.LoadMNIST, …) and hand it over with its
+//     Batch method, or wrap slices already in memory with batch.NewData
+//     (dense rows) or batch.NewSparseData (CSR).
+//  2. Make a model of package batch: batch.NewLogistic, batch.NewSoftmax,
+//     batch.NewLeastSquares, batch.NewLeastAbsolute or batch.NewMLP.
+//  3. Call [Train] with [Options]: only the [Method] is required, and every
+//     field left zero takes its documented default (α = 0.1 for the tail
+//     fraction). The [Result] holds the parameters θ, the threshold τ and the
+//     [Params] the run used. The same seed gives the same bits whatever the
+//     number of threads, on one kernel implementation.
+//  4. Measure θ with [Evaluate] on held-out data: the mean loss, the
+//     accuracy, and CVaR and VaR at any α. [Tune] does steps 3 and 4 over a
+//     grid of step sizes, weight decays and smoothings and keeps the setting
+//     with the smallest validation CVaR.
+//  5. Save the model, θ and the data's preprocessing as a [ModelFile] with
+//     [SaveModel]; [LoadModel] reads it back, and [BuildModel] rebuilds the
+//     model and θ, for [Predictions] and [Losses] on new data.
+//
 // By default ([PracticalStep]) the step size, the smoothing ε and the
 // starting τ are set to lower the tail on real data: η from the paper's
 // experimental grid, ε and τ from the VaR_α of the losses at the starting

@@ -1,8 +1,3 @@
-// Package batch holds training data in memory, draws minibatches from it, and
-// computes per-model losses and CVaR-weighted minibatch gradients (binary and
-// multinomial logistic regression, linear regression with squared or absolute
-// loss, and a one-hidden-layer ReLU network) through package kernel, spread
-// over a fixed set of worker goroutines.
 package batch
 
 import (

@@ -1,33 +1,3 @@
-// Package dataset turns user data (CSV, LIBSVM, MNIST IDX files, gonum
-// matrices or built-in synthetic generators) into validated in-memory float
-// matrices, and provides the preprocessing that training needs.
-//
-// # Errors
-//
-// Readers never print, exit or panic on bad input. Every problem is reported
-// as one *Error naming the input, the position (line and column for text
-// files, byte offset or record for binary ones), what was wrong and what was
-// expected, for example
-//
-//	data.csv:17: column 3 ("age"): "abc" is not a number
-//
-// Line and column numbers in messages are 1-based, as in editors; row and
-// feature indices of in-memory data (Validate, FromMat) are 0-based, as in Go.
-//
-// # Class labels
-//
-// Classification targets are mapped to classes 0..K-1 deterministically: if
-// every label parses as a number, classes are ordered numerically ("-1", "1"
-// become 0, 1) and their text is the shortest decimal form of the number (so
-// "+1" and "1.0" are both class "1"); otherwise the label texts are ordered
-// lexicographically (byte-wise). To evaluate data with the mapping of an
-// earlier training set, pass that set's Classes in the read options.
-//
-// # Task inference
-//
-// With TaskAuto, a target is a classification label if any value is not a
-// number, or if every value is an integer and there are at most
-// MaxAutoClasses distinct values; otherwise it is a regression target.
 package dataset
 
 import (

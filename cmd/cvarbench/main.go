@@ -1,22 +1,3 @@
-// Command cvarbench measures how fast cvar runs on this machine.
-//
-// It reports the machine (CPU, the features that matter, caches, Go, the
-// kernel path selected and why), measures its limits in-process (read-only
-// memory bandwidth out of cache on one and on all threads, peak FMA rate in
-// float32 and float64, on ymm and, with AVX-512, on zmm), times every kernel on every available implementation beside
-// gonum's BLAS and plain math loops, and times whole training epochs of
-// binary logistic regression, softmax (k = 10) and the MLP (h = 100) on
-// MNIST-shaped data with Alg 3 and the two baselines, comparing each epoch
-// with the floor max(bytes read / bandwidth, FLOPs / peak), the peak of the
-// widest FMA the CPU has (the report says which).
-//
-//	cvarbench              # everything, a few minutes
-//	cvarbench -quick       # the same, smaller, in under 30 seconds
-//	cvarbench -json        # for machines
-//	cvarbench -mnist DIR   # epochs on MNIST's IDX files instead of synthetic data
-//
-// Run cvarbench -h for the flags that pick kernels, sizes, precisions,
-// thread counts, models and methods.
 package main
 
 import (

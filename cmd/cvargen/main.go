@@ -1,13 +1,3 @@
-// Command cvargen writes synthetic data sets for benchmarks, as files the
-// cvar command and other tools read. It knows one kind for now: text-like
-// sparse binary classification (dataset.SyntheticText) in LIBSVM format.
-//
-//	cvargen -o text.svm                   # 100 000 rows × 2²⁰ features, 40 non-zeros a row
-//	cvargen -n 5000 -d 20000 -o small.svm
-//
-// Values are written as float32 (the shortest text that reads back to the
-// same float32), so that cvar's float32 training and a float64 reader of
-// the file see the same numbers.
 package main
 
 import (

@@ -1,15 +1,3 @@
-// Package jsonfloat holds the JSON forms of float64 values that may be NaN
-// or infinite, which encoding/json refuses. There are two, because the
-// program writes two kinds of JSON:
-//
-//   - Lossy, for reports read by people and scripts (the command's -json
-//     output): a non-finite value is null, "no number".
-//   - Exact, for files read back by this program (model file headers):
-//     NaN, +Inf and −Inf are the strings "NaN", "+Inf" and "-Inf", so that
-//     a value round-trips.
-//
-// Finite values are written the same way by both: the shortest decimal that
-// reads back to the same float64 (strconv 'g', −1).
 package jsonfloat
 
 import (

@@ -1,6 +1,8 @@
 // Package plots draws the figures of the cvar experiment with gonum/plot:
 // training curves per epoch (the paper's Figure 2) and the sorted top-α
-// losses (Figure 3), as PNG or SVG.
+// losses (Figure 3), as PNG or SVG. [Curves] writes the one, from a [Panel]
+// per metric holding a [Curve] per method, and [Tails] the other, from each
+// method's [Tail].
 package plots
 
 import (

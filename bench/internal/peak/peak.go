@@ -1,14 +1,3 @@
-// Package peak measures two limits of the machine that cvar's kernels are
-// compared against: the read-only memory bandwidth (a sum over a big slice)
-// and the peak rate of fused multiply-adds.
-//
-// On amd64 with AVX2+FMA and on arm64 both loops are assembly: Sum32 reads
-// 256-bit (amd64) or 128-bit (arm64) vectors into eight independent
-// accumulators, and FMA32/FMA64 run twelve independent chains of
-// VFMADD231PS/PD on ymm registers (amd64) or FMLA on 128-bit vectors (arm64),
-// enough to hide the FMA latency on two or more FMA pipes. Elsewhere, and with
-// -tags purego, they are plain Go loops and Asm is false: their figures are
-// then what Go code reaches, not the machine's limit.
 package peak
 
 import "unsafe"

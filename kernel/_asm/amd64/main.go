@@ -1,13 +1,3 @@
-// Command amd64 writes the AVX2+FMA kernels of package kernel,
-// kernel_amd64.s, and their Go declarations, stubs_amd64.go, with avo.
-//
-// It is run by go generate in the kernel directory (see gen.go there):
-//
-//	go -C _asm run ./amd64 -out ../kernel_amd64.s -stubs ../stubs_amd64.go
-//
-// Every kernel uses physical registers only, named as in the comments of the
-// Go declarations: avo checks each instruction form, writes the declarations
-// with their //go:noescape pragmas, and lists the ISA each function requires.
 package main
 
 import (

@@ -1,0 +1,27 @@
+// Command cvar trains models that minimise the conditional value at risk
+// (CVaR) of their losses, evaluates and applies them, and reproduces the
+// experiments of Soma & Yoshida, "Statistical Learning with Conditional
+// Value at Risk".
+//
+// Usage:
+//
+//	cvar train      [flags]   train a model, print its metrics, write a model file (-o)
+//	cvar eval       -in FILE  CVaR, VaR, accuracy and mean loss with bootstrap intervals
+//	cvar predict    -in FILE  scores, classes or values for each row, as CSV
+//	cvar experiment [flags]   the paper's comparison: Vanilla-SGD, CVaR-on-Minibatch, CVaR-SGD
+//
+// Every command runs without a data file, on built-in synthetic data; -data
+// takes a CSV or LIBSVM file or a directory holding MNIST's IDX files. Run
+// "cvar COMMAND -h" for a command's flags. Results go to stdout (-json for
+// machines); a progress bar goes to stderr when it is a terminal. Exit status
+// is 0 on success, 2 for a usage error and 1 for any other failure, which is
+// reported as one line on stderr.
+//
+// Data are held in memory, densely (N×D values, or a byte or a half a value
+// with -storage) or, for a LIBSVM file sparser than -sparse, as its
+// non-zeros, and must fit in -max-memory (default 4 GiB) with the model;
+// "cvar train -stream" with alg1 or alg4 reads a CSV or LIBSVM file one row
+// at a time instead. -threads is clamped to the cores. Outputs are written
+// through a temporary file and replace only regular files, and only with
+// -force.
+package main
