@@ -16,7 +16,7 @@ type progress struct {
 	on          bool
 	label       string
 	done, total int
-	start, last time.Time
+	start, drawn time.Time // drawn: when the bar was last drawn
 }
 
 func newProgress(e *env, label string, total int) *progress {
@@ -42,10 +42,10 @@ func (p *progress) draw(force bool) {
 		return
 	}
 	now := time.Now()
-	if !force && now.Sub(p.last) < 100*time.Millisecond {
+	if !force && now.Sub(p.drawn) < 100*time.Millisecond {
 		return
 	}
-	p.last = now
+	p.drawn = now
 	const width = 30
 	frac := float64(p.done) / float64(p.total)
 	fill := int(frac * width)
