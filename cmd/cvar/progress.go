@@ -11,11 +11,11 @@ import (
 // progress draws a one-line progress bar on stderr when it is a terminal;
 // otherwise it does nothing. It is safe for concurrent use.
 type progress struct {
-	mu          sync.Mutex
-	w           io.Writer
-	on          bool
-	label       string
-	done, total int
+	mu           sync.Mutex
+	w            io.Writer
+	on           bool
+	label        string
+	done, total  int
 	start, drawn time.Time // drawn: when the bar was last drawn
 }
 
