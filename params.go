@@ -10,7 +10,8 @@ import (
 
 // Params are the constants and step sizes a run used, as resolved from the
 // options, the model, the data and K. Normalised quantities are in units of
-// ℓ/L; the bound is in the losses' own units.
+// ℓ/L; the bound is in the losses' own units. In JSON (MarshalJSON) NaN and
+// ±Inf are the strings "NaN", "+Inf" and "-Inf"; Rule is not written.
 type Params struct {
 	Method     Method   `json:"method"`
 	Alpha      float64  `json:"alpha"`
