@@ -74,7 +74,7 @@ func NewOnline[T batch.Float](model batch.Model[T], d, k int, opt Options) (*Onl
 	if err != nil {
 		return nil, err
 	}
-	pr, err := resolve(&opt, p, opt.Steps, bounds, nil)
+	pr, err := resolve(&opt, p, opt.Steps, bounds, model.Convex(), nil)
 	if err != nil {
 		engine.Close()
 		return nil, err

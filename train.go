@@ -408,7 +408,7 @@ func TrainContext[T batch.Float](ctx context.Context, model batch.Model[T], data
 	p := model.NumParams()
 	bounds := model.Bounds(scale, opt.Domain.radius(p))
 	est := func() (float64, float64) { return estimateConstants(model, theta, data, opt.Seed) }
-	pr, err := resolve(&opt, p, data.N, bounds, est)
+	pr, err := resolve(&opt, p, data.N, bounds, model.Convex(), est)
 	if err != nil {
 		return nil, err
 	}

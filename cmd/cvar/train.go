@@ -426,9 +426,9 @@ func (r *trainReport) print(w io.Writer) error {
 	}
 	fmt.Fprintf(tw, "constants\tG = %s, β = %s, D = %s, L = %s, G_α = %s%s\n", fmtNum(p.G), fmtNum(p.Beta), fmtNum(p.D), fmtNum(p.L), fmtNum(p.GAlpha), est)
 	if !math.IsNaN(p.Bound) {
-		fmt.Fprintf(tw, "bound\texpected excess CVaR ≤ %s (%s)\n", fmtNum(p.Bound), p.Method.Theorem())
+		fmt.Fprintf(tw, "bound\texpected excess CVaR ≤ %s (%s)\n", fmtNum(p.Bound), p.BoundFrom)
 	} else {
-		fmt.Fprintf(tw, "bound\tnone (the theorems' bound needs their step size and smoothing)\n")
+		fmt.Fprintf(tw, "bound\tnone (%s)\n", p.BoundFrom)
 	}
 	if p.TauFrom != "" {
 		fmt.Fprintf(tw, "τ\t%s, from %s (%s)\n", fmtNum(float64(r.Tau)), fmtNum(p.Tau0), p.TauFrom)
