@@ -209,6 +209,11 @@ func (r *run[T]) owe(coords []int) {
 // minibatch's losses and Σ v_i, or an error.
 func (r *run[T]) lazyStep(data *batch.Data[T], idx []int, n int) ([]T, float64, error) {
 	t := r.t + 1
+	if r.fromLosses { // Alg1 and Alg4: the first sample sets ε and τ, before τ_1 enters the output (the first step: nothing is owed yet)
+		if err := r.firstLosses(data, idx, n); err != nil {
+			return nil, 0, err
+		}
+	}
 	switch r.output {
 	case OutputAverage:
 		r.tauAvg += (r.tau - r.tauAvg) / float64(t)
@@ -217,11 +222,6 @@ func (r *run[T]) lazyStep(data *batch.Data[T], idx []int, n int) ([]T, float64, 
 			r.sync()
 			copy(r.kept, r.theta)
 			r.keptTau, r.keptStep = r.tau, t
-		}
-	}
-	if r.fromLosses { // Alg1 and Alg4: the first sample sets ε and τ (the first step: nothing is owed yet)
-		if err := r.firstLosses(data, idx, n); err != nil {
-			return nil, 0, err
 		}
 	}
 	r.wt.Tau = r.tau

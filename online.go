@@ -9,10 +9,11 @@ import (
 
 // Online trains with Alg1 or Alg4 on a stream, one sample at a time, in
 // O(number of parameters) memory: it never holds more than the current
-// sample. By default (PracticalStep) η is DefaultLR and the first sample's
-// loss sets the starting τ and, for Alg4, ε. Under TheoremStep the step
-// sizes need the stream's length n in advance (Options.Steps) and bounds on
-// the data (Options.Scale), unless LR (and for Alg4 Eps) are given.
+// sample. It needs the stream's length n in advance, in Options.Steps,
+// whatever the rule. By default (PracticalStep) η is DefaultLROneSample and
+// the first sample's loss sets the starting τ and, for Alg4, ε. Under
+// TheoremStep the step sizes are functions of n and need bounds on the data
+// (Options.Scale, or Options.G), unless LR (and for Alg4 Eps) are given.
 // Samples come as dense rows (Observe) or as their non-zeros
 // (ObserveSparse), which for the linear models and softmax makes a step
 // cost the sample's non-zeros.
@@ -73,7 +74,7 @@ func NewOnline[T batch.Float](model batch.Model[T], d, k int, opt Options) (*Onl
 	if err != nil {
 		return nil, err
 	}
-	pr, err := resolve(&opt, p, opt.Steps, bounds, nil)
+	pr, err := resolve(&opt, p, opt.Steps, bounds, model.Convex(), nil)
 	if err != nil {
 		engine.Close()
 		return nil, err
@@ -161,8 +162,9 @@ func (o *Online[T]) target(y float64, label int) error {
 // Seen returns the number of samples observed.
 func (o *Online[T]) Seen() int { return o.n }
 
-// Result returns the run's output so far: for Alg1 the average of the
-// iterates, for Alg4 a uniformly random one of them.
+// Result returns the run's output so far, by Options.Output; by default for
+// Alg1 the average of the iterates, for Alg4 the last iterate under
+// PracticalStep and a uniformly random one of them under TheoremStep.
 func (o *Online[T]) Result() *Result[T] { return o.r.result() }
 
 // Close releases the run's workers.

@@ -226,8 +226,10 @@ type Options struct {
 	// EpsFraction is the practical ε as a fraction of the initial VaR_α,
 	// used when Eps is 0 under PracticalStep; 0 means DefaultEpsFraction.
 	EpsFraction float64
-	// LR is the step size η; 0 means the Rule's value (DefaultLR, or the
-	// theorem's for Alg1–4 under TheoremStep).
+	// LR is the step size η; 0 means the Rule's value: under PracticalStep
+	// DefaultLROneSample for the methods with τ that take one sample a step
+	// (Alg1, Alg2, Alg4, and Alg3 with Batch 1) and DefaultLR for the
+	// others; under TheoremStep the theorem's for Alg1–4.
 	LR float64
 	// TauLR is τ's step size; 0 means LR/α under PracticalStep and LR (the
 	// joint step of the theorems) under TheoremStep.

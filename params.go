@@ -10,7 +10,8 @@ import (
 
 // Params are the constants and step sizes a run used, as resolved from the
 // options, the model, the data and K. Normalised quantities are in units of
-// ℓ/L; the bound is in the losses' own units.
+// ℓ/L; the bound is in the losses' own units. In JSON (MarshalJSON) NaN and
+// ±Inf are the strings "NaN", "+Inf" and "-Inf"; Rule is not written.
 type Params struct {
 	Method     Method   `json:"method"`
 	Alpha      float64  `json:"alpha"`
@@ -27,8 +28,9 @@ type Params struct {
 	Eps        float64  `json:"eps"`    // in units of ℓ/L
 	TauMin     float64  `json:"tau_min"`
 	TauMax     float64  `json:"tau_max"`
-	Bound      float64  `json:"bound"`     // the theorem's excess-CVaR bound, losses' units; NaN if none
-	Estimated  bool     `json:"estimated"` // G and β were estimated at the initial point
+	Bound      float64  `json:"bound"`      // the theorem's excess-CVaR bound, losses' units; NaN if none
+	BoundFrom  string   `json:"bound_from"` // the theorem Bound comes from, or why there is none
+	Estimated  bool     `json:"estimated"`  // G and β were estimated at the initial point
 	TheoremLR  bool     `json:"theorem_lr"`
 	TheoremEps bool     `json:"theorem_eps"`
 	Rule       StepRule `json:"-"`
@@ -76,10 +78,11 @@ func GAlphaOf(g, alpha float64) float64 {
 	return math.Max(math.Sqrt(g*g+(1-alpha)*(1-alpha))/alpha, 1)
 }
 
-// resolve fills in every default of opt for a run over n samples and
+// resolve fills in every default of opt for a run over n samples of a model
+// with p parameters, the constants bounds and a loss convex in θ or not, and
 // returns the run's parameters. est estimates G and β when the model has no
 // closed form (the MLP); it is only called if needed.
-func resolve(opt *Options, p int, n int, bounds batch.Bounds, est func() (g, beta float64)) (Params, error) {
+func resolve(opt *Options, p int, n int, bounds batch.Bounds, convex bool, est func() (g, beta float64)) (Params, error) {
 	o := opt
 	if o.Method < Alg1 || o.Method > MinibatchCVaR {
 		return Params{}, fmt.Errorf("cvar: unknown method %d", int(o.Method))
@@ -247,21 +250,56 @@ func resolve(opt *Options, p int, n int, bounds batch.Bounds, est func() (g, bet
 		return Params{}, fmt.Errorf("cvar: %v: smoothing eps is %v: give Eps", o.Method, pr.Eps)
 	}
 
-	// The theorem's bound on the expected excess CVaR, in the losses' units.
-	c := tf / nf
-	pr.Bound = math.NaN()
-	if pr.TheoremLR && pr.TheoremEps || o.Method == Alg1 && pr.TheoremLR {
-		base := pr.GAlpha * math.Sqrt(d2) / math.Sqrt(nf) * pr.L
-		switch o.Method {
-		case Alg1:
-			pr.Bound = base
-		case Alg2:
-			pr.Bound = base * (math.Sqrt((1+2*c)/c) + 2/math.Sqrt(c*(1+2*c)))
-		case Alg3:
-			pr.Bound = base / math.Sqrt(bf) * (math.Sqrt((1+2*c)/c) + 2/math.Sqrt(1+2*c))
-		}
-	}
+	pr.Bound, pr.BoundFrom = theoremBound(&pr, convex, normalise)
 	return pr, nil
+}
+
+// theoremBound returns the bound of pr.Method's theorem on the expected
+// excess CVaR, in the losses' units, and the theorem's name; or NaN and why
+// there is none: the theorem gives no number (Alg4), the step size or
+// smoothing is not the theorem's, or an assumption of the theorem fails
+// that the run can see — a convex loss with values in [0, 1] after the
+// division by L (Alg1–3), and for Alg2 and Alg3 a smooth loss and the
+// condition on c = T/n.
+func theoremBound(pr *Params, convex, normalised bool) (float64, string) {
+	thm := pr.Method.Theorem()
+	nan := math.NaN()
+	switch {
+	case thm == "":
+		return nan, fmt.Sprintf("%v has no theorem", pr.Method)
+	case pr.Method == Alg4:
+		return nan, thm + " gives only an O(·) bound"
+	case pr.Method == Alg1 && !pr.TheoremLR:
+		return nan, thm + "'s bound needs its step size"
+	case pr.Method != Alg1 && !(pr.TheoremLR && pr.TheoremEps):
+		return nan, thm + "'s bound needs its step size and smoothing"
+	case !convex:
+		return nan, thm + " assumes a convex loss; this one is not"
+	case !normalised:
+		return nan, thm + " assumes losses in [0, 1]; these have no finite bound L to divide them by"
+	}
+	d2, nf, bf := pr.D*pr.D+1, float64(pr.N), float64(pr.Batch)
+	base := pr.GAlpha * math.Sqrt(d2) / math.Sqrt(nf) * pr.L
+	if pr.Method == Alg1 {
+		return base, thm
+	}
+	betan := pr.Beta / pr.L
+	if !(betan < math.Inf(1)) {
+		return nan, fmt.Sprintf("%s assumes a smooth loss; this one has β = %v", thm, pr.Beta)
+	}
+	// The condition on c: b√(D²+1)/(G_α √(c(1+2c)n)) ≤ α/β, b = 1 for Alg2.
+	c, b := float64(pr.Steps)/nf, 1.0
+	if pr.Method == Alg3 {
+		b = bf
+	}
+	lhs := b * math.Sqrt(d2) / (pr.GAlpha * math.Sqrt(c*(1+2*c)*nf))
+	if !(lhs <= pr.Alpha/betan) {
+		return nan, fmt.Sprintf("%s's condition on c = T/n fails: c = %.4g gives %.4g > α/β = %.4g", thm, c, lhs, pr.Alpha/betan)
+	}
+	if pr.Method == Alg2 {
+		return base * (math.Sqrt((1+2*c)/c) + 2/math.Sqrt(c*(1+2*c))), thm
+	}
+	return base / math.Sqrt(bf) * (math.Sqrt((1+2*c)/c) + 2/math.Sqrt(1+2*c)), thm
 }
 
 // DefaultEpochs is the number of passes a method makes over n samples in

@@ -274,6 +274,11 @@ func (r *run[T]) step(data *batch.Data[T], idx []int, n int) error {
 		return nil
 	}
 	r.sync()
+	if r.fromLosses { // Alg1 and Alg4: the first sample sets ε and τ, before τ_1 enters the output
+		if err := r.firstLosses(data, idx, n); err != nil {
+			return err
+		}
+	}
 	switch r.output { // the output is built from the iterates x_1 … x_T
 	case OutputAverage:
 		r.avgT = 0
@@ -287,11 +292,6 @@ func (r *run[T]) step(data *batch.Data[T], idx []int, n int) error {
 		if r.rng.IntN(t) == 0 {
 			copy(r.kept, r.theta)
 			r.keptTau, r.keptStep = r.tau, t
-		}
-	}
-	if r.fromLosses { // Alg1 and Alg4: the first sample sets ε and τ
-		if err := r.firstLosses(data, idx, n); err != nil {
-			return err
 		}
 	}
 	r.wt.Tau = r.tau
@@ -408,7 +408,7 @@ func TrainContext[T batch.Float](ctx context.Context, model batch.Model[T], data
 	p := model.NumParams()
 	bounds := model.Bounds(scale, opt.Domain.radius(p))
 	est := func() (float64, float64) { return estimateConstants(model, theta, data, opt.Seed) }
-	pr, err := resolve(&opt, p, data.N, bounds, est)
+	pr, err := resolve(&opt, p, data.N, bounds, model.Convex(), est)
 	if err != nil {
 		return nil, err
 	}

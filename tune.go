@@ -83,7 +83,9 @@ type Tuned[T batch.Float] struct {
 // trained on train alone, so that its validation metrics stay an honest
 // estimate. Settings that diverge are reported in their Trial and left out
 // of the choice; Tune fails only when every setting diverged or on an
-// error that no setting can avoid (bad options, bad data).
+// error that no setting can avoid (bad options, bad data). opt.OnEpoch must
+// be nil: the settings train at once, and a callback could not tell them
+// apart.
 func Tune[T batch.Float](model batch.Model[T], train, val *batch.Data[T], opt Options, to TuneOptions) (*Tuned[T], error) {
 	return TuneContext(context.Background(), model, train, val, opt, to)
 }
@@ -91,10 +93,17 @@ func Tune[T batch.Float](model batch.Model[T], train, val *batch.Data[T], opt Op
 // TuneContext is Tune under ctx: once ctx is done, the settings still
 // training stop before their next step and Tune returns ctx's error.
 func TuneContext[T batch.Float](ctx context.Context, model batch.Model[T], train, val *batch.Data[T], opt Options, to TuneOptions) (*Tuned[T], error) {
-	if train == nil || val == nil {
-		return nil, errors.New("cvar: Tune needs training and validation data")
+	switch {
+	case model == nil:
+		return nil, errNoModel
+	case train == nil:
+		return nil, errors.New("cvar: Tune: no training data (nil train)")
+	case val == nil:
+		return nil, errors.New("cvar: Tune: no validation data (nil val)")
+	case opt.OnEpoch != nil:
+		return nil, errors.New("cvar: Tune does not support Options.OnEpoch (its settings train at once); leave it nil")
 	}
-	if err := model.Check(val); err != nil {
+	if err := checkModelData(model, val); err != nil {
 		return nil, fmt.Errorf("cvar: validation data: %w", err)
 	}
 	if to.Select != SelectCVaR && to.Select != SelectLoss {
@@ -182,7 +191,6 @@ func TuneContext[T batch.Float](ctx context.Context, model batch.Model[T], train
 // tryOne trains one setting on one thread and evaluates it on val.
 func tryOne[T batch.Float](ctx context.Context, model batch.Model[T], train, val *batch.Data[T], opt Options, tr *Trial, alpha float64) (*Result[T], Metrics, error) {
 	opt.LR, opt.WeightDecay, opt.EpsFraction, opt.Threads = tr.LR, tr.WeightDecay, tr.EpsFraction, 1
-	opt.OnEpoch = nil
 	res, err := TrainContext(ctx, model, train, opt)
 	if err != nil {
 		return nil, Metrics{}, err

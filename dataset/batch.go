@@ -10,7 +10,7 @@ import (
 // cvar.Evaluate and the batch engine): its features and, for
 // classification, its labels over K() classes, or, for regression, its
 // targets. Sparse data gives sparse batch data (batch.NewSparseData), which
-// only the linear models read so far. The values are shared, not copied, so ds must not change while
+// every model trains on and is evaluated on, the MLP included. The values are shared, not copied, so ds must not change while
 // the result is in use. Errors name the data set: those of batch.NewData
 // and batch.NewSparseData (no rows, shapes that do not match, labels out of range).
 func (ds *Dataset[T]) Batch() (*batch.Data[T], error) {

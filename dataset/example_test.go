@@ -30,7 +30,11 @@ func Example() {
 		fmt.Println(err)
 		return
 	}
-	s := dataset.FitStandardizer(train)
+	s, err := dataset.FitStandardizer(train)
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
 	if err := dataset.StandardizeInPlace(s, train); err != nil {
 		fmt.Println(err)
 		return

@@ -13,8 +13,10 @@ import (
 )
 
 // DefaultMaxDim is the largest feature index LIBSVM readers accept when the
-// dimension is inferred, unless LIBSVMOptions.MaxDim says otherwise. Rows are
-// densified, so a stray huge index would otherwise demand N×index floats.
+// dimension is inferred, unless LIBSVMOptions.MaxDim says otherwise: a
+// stray huge index would otherwise demand N×index floats of dense rows, or,
+// held sparse (LIBSVMOptions.SparseBelow), a model of at least index
+// parameters.
 const DefaultMaxDim = 1 << 20
 
 // LIBSVMOptions configures ReadLIBSVM, LoadLIBSVM and NewLIBSVMStream.

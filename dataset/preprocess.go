@@ -19,14 +19,20 @@ type Standardizer struct {
 // float64 whatever T is. A constant column (all values equal, including a
 // dataset with a single row) gets Scale 1 rather than 0, so that it maps to
 // 0 instead of NaN, on the training data and on new data alike. An empty
-// dataset gives Mean 0 and Scale 1. Like Row, it panics if X holds fewer
-// than N×D values (Validate reports that), and on sparse data (see Dense;
-// centring would fill every zero in).
+// dataset gives Mean 0 and Scale 1. Sparse data is an error (see Dense,
+// or FitScaler to scale without centring: centring would fill every zero
+// in), as is an X of fewer than N×D values.
 //
 // Each column is computed with the corrected two-pass algorithm (mean, then
 // the mean's rounding error and the sum of squared deviations), which is
 // accurate even when the mean is large compared with the spread.
-func FitStandardizer[T Float](ds *Dataset[T]) *Standardizer {
+func FitStandardizer[T Float](ds *Dataset[T]) (*Standardizer, error) {
+	if ds.IsSparse() {
+		return nil, ds.errorf("standardizing sparse data is not supported (centring would fill in every zero); see Dense, or FitScaler")
+	}
+	if ds.N < 0 || ds.D < 0 || len(ds.X) < ds.N*ds.D {
+		return nil, ds.errorf("%d values for %d rows of %d features", len(ds.X), ds.N, ds.D)
+	}
 	d := ds.D
 	s := &Standardizer{Mean: make([]float64, d), Scale: make([]float64, d)}
 	n := float64(ds.N)
@@ -75,7 +81,7 @@ func FitStandardizer[T Float](ds *Dataset[T]) *Standardizer {
 			s.Scale[j] = sd
 		}
 	}
-	return s
+	return s, nil
 }
 
 // check verifies that s is usable on d features.

@@ -38,7 +38,10 @@ func TestStandardizer(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	s := FitStandardizer(train)
+	s, err := FitStandardizer(train)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := StandardizeInPlace(s, train); err != nil {
 		t.Fatal(err)
 	}
@@ -94,18 +97,25 @@ func TestStandardizeRow(t *testing.T) {
 
 func TestFitStandardizerEdgeCases(t *testing.T) {
 	empty := &Dataset[float32]{D: 2, X: nil}
-	s := FitStandardizer(empty)
+	s, err := FitStandardizer(empty)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if !slices.Equal(s.Mean, []float64{0, 0}) || !slices.Equal(s.Scale, []float64{1, 1}) {
 		t.Errorf("empty: %+v", s)
 	}
 	one := &Dataset[float32]{N: 1, D: 2, X: []float32{3, -4}}
-	s = FitStandardizer(one)
+	if s, err = FitStandardizer(one); err != nil {
+		t.Fatal(err)
+	}
 	if !slices.Equal(s.Mean, []float64{3, -4}) || !slices.Equal(s.Scale, []float64{1, 1}) {
 		t.Errorf("one row: %+v", s)
 	}
 	// 0.1 is inexact in binary: the column must still be seen as constant.
 	tenth := &Dataset[float64]{N: 3, D: 1, X: []float64{0.1, 0.1, 0.1}}
-	s = FitStandardizer(tenth)
+	if s, err = FitStandardizer(tenth); err != nil {
+		t.Fatal(err)
+	}
 	StandardizeInPlace(s, tenth)
 	if s.Scale[0] != 1 || !slices.Equal(tenth.X, []float64{0, 0, 0}) {
 		t.Errorf("constant 0.1: %+v → %v", s, tenth.X)
@@ -280,4 +290,18 @@ func TestPreprocess(t *testing.T) {
 	if _, ok := (&Preprocessing{}).TargetScaler(); ok {
 		t.Error("TargetScaler reported for none")
 	}
+}
+
+// TestFitStandardizerBadData: sparse data and an X shorter than N×D are
+// errors naming the data set, not panics.
+func TestFitStandardizerBadData(t *testing.T) {
+	sp := &Dataset[float64]{Name: "s.libsvm", N: 2, D: 3, Indptr: []int64{0, 1, 2}, Cols: []uint32{0, 2}, Vals: []float64{1, 2}}
+	s, err := FitStandardizer(sp)
+	wantErr(t, err, "s.libsvm", "sparse")
+	if s != nil {
+		t.Errorf("sparse: Standardizer %+v with the error", s)
+	}
+	short := &Dataset[float32]{Name: "short.csv", N: 2, D: 3, X: make([]float32, 5)}
+	_, err = FitStandardizer(short)
+	wantErr(t, err, "short.csv", "5 values for 2 rows of 3 features")
 }

@@ -31,7 +31,11 @@ func TestRunningStandardizer(t *testing.T) {
 	if run.N() != n {
 		t.Fatalf("N = %d, want %d", run.N(), n)
 	}
-	got, want := run.Standardizer(), FitStandardizer(ds)
+	got := run.Standardizer()
+	want, err := FitStandardizer(ds)
+	if err != nil {
+		t.Fatal(err)
+	}
 	for j := range d {
 		if math.Abs(got.Mean[j]-want.Mean[j]) > 1e-9*math.Max(1, math.Abs(want.Mean[j])) || math.Abs(got.Scale[j]-want.Scale[j]) > 1e-9*want.Scale[j] {
 			t.Errorf("feature %d: running mean %v scale %v; two-pass %v, %v", j, got.Mean[j], got.Scale[j], want.Mean[j], want.Scale[j])

@@ -11,8 +11,8 @@ import (
 
 // Impl is one implementation of every kernel, in both precisions.
 type Impl struct {
-	// Name is short and stable ("avx2", "neon", "generic"); benchmarks and
-	// the -kernel flags of the programs use it.
+	// Name is short and stable ("avx512", "avx2", "neon", "generic");
+	// benchmarks and the -kernel flags of the programs use it.
 	Name string
 	// Requires lists the CPU features the implementation needs.
 	Requires string
@@ -74,8 +74,8 @@ func Generic() *Impl { return generic }
 // once, at initialisation; Info says which and why.
 func Default() *Impl { return def }
 
-// Lookup returns the implementation named name ("avx2", "neon", "generic"),
-// or an error listing those available on this CPU.
+// Lookup returns the implementation named name ("avx512", "avx2", "neon",
+// "generic"), or an error listing those available on this CPU.
 func Lookup(name string) (*Impl, error) {
 	for _, im := range impls {
 		if im.Name == name {
@@ -120,8 +120,7 @@ type CPUInfo struct {
 
 // KernelInfo reports the kernel paths and the CPU.
 type KernelInfo struct {
-	// Active is the default implementation's name (the JSON name predates
-	// Default).
+	// Active is the default implementation's name, Default().Name.
 	Active    string   `json:"active"`
 	Available []string `json:"available"`
 	// Reason says why Active was chosen (the CPU model's 512-bit FMA

@@ -301,7 +301,10 @@ func prepare[T batch.Float](f *dataFlags, full *dataset.Dataset[T], src cvar.Pro
 			return nil, err
 		}
 	} else if mode == "zscore" {
-		st := dataset.FitStandardizer(td.train)
+		st, err := dataset.FitStandardizer(td.train)
+		if err != nil {
+			return nil, err
+		}
 		td.prep.Mean, td.prep.Scale = st.Mean, st.Scale
 		// The training split holds the divided values already.
 		if err := dataset.StandardizeInPlace(st, td.train); err != nil {

@@ -232,10 +232,22 @@ func TestTrainBuiltIn(t *testing.T) {
 		}
 	}
 	// The theorems' step size and smoothing are one flag away.
-	out = ok(t, "train", "-n", "900", "-lr", "theorem")
-	for _, want := range []string{"ball(R=10)", "(Theorem 3.9), ε = ", "expected excess CVaR ≤"} {
-		if !strings.Contains(out, want) {
-			t.Errorf("train -lr theorem output lacks %q:\n%s", want, out)
+	// The bound is printed where the theorem's assumptions hold, and
+	// otherwise the reason there is none.
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{nil, []string{"ball(R=10)", "(Theorem 3.9), ε = ", "bound      none (Theorem 3.9's condition on c = T/n fails"}},
+		{[]string{"-method", "alg1"}, []string{"(Theorem 3.2)", "bound      expected excess CVaR ≤ ", "(Theorem 3.2)\n"}},
+		{[]string{"-method", "alg1", "-model", "mlp"}, []string{"bound      none (Theorem 3.2 assumes a convex loss; this one is not)"}},
+		{[]string{"-method", "alg4"}, []string{"bound      none (Theorem 4.1 gives only an O(·) bound)"}},
+	} {
+		out = ok(t, append([]string{"train", "-n", "900", "-lr", "theorem"}, c.args...)...)
+		for _, want := range c.want {
+			if !strings.Contains(out, want) {
+				t.Errorf("train -lr theorem %v output lacks %q:\n%s", c.args, want, out)
+			}
 		}
 	}
 	fails(t, 2, []string{"-lr", "want a positive step size or theorem"}, "train", "-lr", "fast")

@@ -81,7 +81,7 @@ func addTrainFlags(fs *flag.FlagSet) *trainFlags {
 	fs.Var(&f.alpha, "alpha", "tail fraction `α` ∈ (0, 1] whose CVaR is minimised")
 	fs.Var(f.smooth, "smooth", "`smoothing` of the plus function (alg2–4): softplus or quadratic")
 	fs.Float64Var(&f.eps, "eps", 0, "smoothing ε of alg2–4 (0: 0.05 × the initial VaR_α, or the theorem's value with -lr theorem)")
-	fs.Var(&f.lr, "lr", "step size `η`, or theorem for the step size and smoothing of the method's theorem (default 0.01)")
+	fs.Var(&f.lr, "lr", "step size `η`, or theorem for the step size and smoothing of the method's theorem (default 0.001 for alg1, alg2 and alg4, which take one sample a step, and for alg3 with -batch 1; 0.01 for the others)")
 	fs.Float64Var(&f.wd, "wd", 0, "weight decay λ")
 	fs.IntVar(&f.epochs, "epochs", 0, "passes over the training data (0: 1 for alg1, alg2, alg4; for the others 10, or enough for 1000 steps on small data)")
 	fs.IntVar(&f.steps, "steps", 0, "number of updates T (0: from -epochs)")
@@ -426,9 +426,9 @@ func (r *trainReport) print(w io.Writer) error {
 	}
 	fmt.Fprintf(tw, "constants\tG = %s, β = %s, D = %s, L = %s, G_α = %s%s\n", fmtNum(p.G), fmtNum(p.Beta), fmtNum(p.D), fmtNum(p.L), fmtNum(p.GAlpha), est)
 	if !math.IsNaN(p.Bound) {
-		fmt.Fprintf(tw, "bound\texpected excess CVaR ≤ %s (%s)\n", fmtNum(p.Bound), p.Method.Theorem())
+		fmt.Fprintf(tw, "bound\texpected excess CVaR ≤ %s (%s)\n", fmtNum(p.Bound), p.BoundFrom)
 	} else {
-		fmt.Fprintf(tw, "bound\tnone (the theorems' bound needs their step size and smoothing)\n")
+		fmt.Fprintf(tw, "bound\tnone (%s)\n", p.BoundFrom)
 	}
 	if p.TauFrom != "" {
 		fmt.Fprintf(tw, "τ\t%s, from %s (%s)\n", fmtNum(float64(r.Tau)), fmtNum(p.Tau0), p.TauFrom)
