@@ -117,8 +117,18 @@ const (
 // Engine costs no CPU. A gradient runs in two phases, the chunks' forward
 // and backward passes, each followed by as much of the sum of the chunks'
 // gradients as the chunks done so far allow, then the sum's last level,
-// spread over blocks of coordinates. It is not safe for concurrent use;
-// one Engine serves one training run.
+// spread over blocks of coordinates.
+//
+// An Engine serves one goroutine at a time: a call made while another call
+// on the same Engine is running, from another goroutine or from the
+// running call's own callbacks, returns ErrConcurrentUse and computes
+// nothing. It refuses rather than waits because its results live in its
+// own buffers (the losses, and GradientSparse's coordinates and gradient,
+// are valid until the next call): a second goroutine's call, queued, would
+// overwrite them under the first one's reader. Goroutines that share an
+// Engine must hold a lock of their own over each call and the use of its
+// results; cvar.Evaluator does so. Threads and HasSparseGradient read
+// nothing that a call changes and may be called at any time.
 type Engine[T Float] struct {
 	model   Model[T]
 	ops     *kernel.Ops[T]
@@ -159,7 +169,12 @@ type Engine[T Float] struct {
 	seq    []int
 
 	workers *pool // nil until the workers start, and after Close
-	closed  bool
+
+	// inUse is held by the running call (acquire); closing is set by
+	// Close, which stops the workers itself or leaves them to the running
+	// call's release.
+	inUse   sync.Mutex
+	closing atomic.Bool
 
 	autoRows bool             // rows a chunk follow the batch (NewEngine)
 	busy     [numPhases]int64 // with timing: nanoseconds of task work, summed by phase
@@ -204,13 +219,56 @@ func NewEngineChunks[T Float](model Model[T], threads, chunkRows int) (*Engine[T
 // Threads returns the number of workers.
 func (e *Engine[T]) Threads() int { return e.threads }
 
+// ErrConcurrentUse is the error of an Engine call made while another call
+// on the same Engine is running (see Engine).
+var ErrConcurrentUse = errors.New("batch: Engine called while another call on it is running (an Engine serves one goroutine at a time)")
+
+var errClosed = errors.New("batch: the engine is closed")
+
 // Close stops the workers and waits until they have exited. It may be
-// called more than once; the Engine must not be used after.
+// called more than once, and from any goroutine; calls after it return an
+// error. Called while a call is running (from another goroutine, or from
+// that call's callbacks) it does not wait: the running call stops the
+// workers as it returns.
 func (e *Engine[T]) Close() {
-	e.closed = true
+	e.closing.Store(true)
+	if e.inUse.TryLock() {
+		e.stopWorkers()
+		e.inUse.Unlock()
+	}
+}
+
+func (e *Engine[T]) stopWorkers() {
 	if e.workers != nil {
 		e.workers.close()
 		e.workers = nil
+	}
+}
+
+// acquire claims the Engine for one call, which ends with release:
+// ErrConcurrentUse while another call holds it, and an error once it is
+// closed.
+func (e *Engine[T]) acquire() error {
+	if !e.inUse.TryLock() {
+		return ErrConcurrentUse
+	}
+	if e.closing.Load() {
+		e.release()
+		return errClosed
+	}
+	return nil
+}
+
+// release ends a call: it stops the workers of a Close that came during
+// the call, or as the call let go (Close's own TryLock then failed).
+func (e *Engine[T]) release() {
+	if e.closing.Load() {
+		e.stopWorkers()
+	}
+	e.inUse.Unlock()
+	if e.closing.Load() && e.inUse.TryLock() {
+		e.stopWorkers()
+		e.inUse.Unlock()
 	}
 }
 
@@ -535,7 +593,8 @@ func (e *Engine[T]) weigh(wk *Work[T], n int) T {
 //
 // It returns the minibatch's losses (valid until the next call) and Σ v_i
 // (0 for Mean and TopK), from which ∂τ = 1 − Σv_i/(α·b). It returns an
-// error, and computes nothing, for a closed engine, invalid data (see
+// error, and computes nothing, for a closed engine, ErrConcurrentUse
+// while another call on the engine runs (see Engine), invalid data (see
 // Data.Validate), data the model does not fit, θ or g not of NumParams
 // entries, no rows or a row outside the data, or an invalid weighting; and
 // an error, with g zero, for a row whose label is outside the classes
@@ -554,9 +613,13 @@ func (e *Engine[T]) Gradient(g, theta []T, data *Data[T], idx []int, n int, wt *
 // hidden unit's weights over FirstLayerCols columns; then must be
 // elementwise (the blocks are not aligned to anything else: the kernels
 // give an element the same bits wherever a call starts). then runs on
-// several goroutines at once, on disjoint blocks; it must not call the
-// Engine. After an error then is not run.
+// several goroutines at once, on disjoint blocks; a call of the Engine
+// from then returns ErrConcurrentUse. After an error then is not run.
 func (e *Engine[T]) GradientThen(g, theta []T, data *Data[T], idx []int, n int, wt *Weighting, then func(lo, hi int)) (losses []T, sumV float64, err error) {
+	if err := e.acquire(); err != nil {
+		return nil, 0, err
+	}
+	defer e.release()
 	if idx != nil {
 		n = len(idx)
 	}
@@ -655,9 +718,6 @@ func (e *Engine[T]) fail(g []T) ([]T, float64, error) {
 // n) of data at θ, and with labels the rows' labels (a gradient leaves them
 // to its chunks: checkChunkLabels).
 func (e *Engine[T]) check(theta []T, data *Data[T], idx []int, n int, labels bool) error {
-	if e.closed {
-		return errors.New("batch: the engine is closed")
-	}
 	if err := data.checkShape(); err != nil {
 		return err
 	}
@@ -729,9 +789,6 @@ func (e *Engine[T]) chunkError() error {
 
 // checkFeatures validates the arguments of Scores.
 func (e *Engine[T]) checkFeatures(theta []T, data *Data[T]) error {
-	if e.closed {
-		return errors.New("batch: the engine is closed")
-	}
 	if err := data.ValidateFeatures(); err != nil {
 		return err
 	}
@@ -785,6 +842,10 @@ func (e *Engine[T]) linearStep(wt *Weighting, n int) kernel.LinearStep[T] {
 // Losses writes every row's loss at θ into dst (len data.N). Errors as for
 // Gradient, and for a dst too short.
 func (e *Engine[T]) Losses(dst, theta []T, data *Data[T]) error {
+	if err := e.acquire(); err != nil {
+		return err
+	}
+	defer e.release()
 	if err := e.check(theta, data, nil, max(data.rows(), 1), true); err != nil {
 		return err
 	}
@@ -802,6 +863,10 @@ func (e *Engine[T]) Losses(dst, theta []T, data *Data[T]) error {
 // number against the model's (NumInputs, for the models of this package;
 // Model.Check for others). Errors otherwise as for Losses.
 func (e *Engine[T]) Scores(dst, theta []T, data *Data[T]) error {
+	if err := e.acquire(); err != nil {
+		return err
+	}
+	defer e.release()
 	if err := e.checkFeatures(theta, data); err != nil {
 		return err
 	}
@@ -868,6 +933,10 @@ func (e *Engine[T]) HasSparseGradient(data *Data[T]) bool {
 // caller may change grad. Errors as for Gradient, and for data or a model
 // GradientSparse does not apply to.
 func (e *Engine[T]) GradientSparse(theta []T, data *Data[T], idx []int, n int, wt *Weighting, before func(coords []int)) (losses []T, sumV float64, coords []int, grad []T, err error) {
+	if err := e.acquire(); err != nil {
+		return nil, 0, nil, nil, err
+	}
+	defer e.release()
 	if idx != nil {
 		n = len(idx)
 	}
@@ -910,6 +979,10 @@ func (e *Engine[T]) GradientSparse(theta []T, data *Data[T], idx []int, n int, w
 // or allocated. The slice is valid until the next call. Errors as for
 // Gradient, but for g and the weighting.
 func (e *Engine[T]) LossesOf(theta []T, data *Data[T], idx []int, n int) ([]T, error) {
+	if err := e.acquire(); err != nil {
+		return nil, err
+	}
+	defer e.release()
 	if idx != nil {
 		n = len(idx)
 	}
