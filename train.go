@@ -330,6 +330,9 @@ func (r *run[T]) step(data *batch.Data[T], idx []int, n int) error {
 		return &DivergenceError{Step: t, What: fmt.Sprintf("the parameters are not finite (‖θ‖² = %v)", nrm2)}
 	}
 	r.t = t
+	if r.lz != nil { // θ is up to date: the lazy state starts again here
+		r.restartLazy()
+	}
 	return nil
 }
 
