@@ -137,3 +137,38 @@ func TestEngineCallbackCalls(t *testing.T) {
 		t.Errorf("%d goroutines after Close from then, %d before the engine", n, base)
 	}
 }
+
+// TestSamplerConcurrentUse draws from one Sampler on 8 goroutines at once:
+// each Next is one whole draw of the sampler's sequence, so afterwards the
+// sampler is where a lone goroutine's would be after as many draws.
+func TestSamplerConcurrentUse(t *testing.T) {
+	const goroutines, each = 8, 300
+	for _, mode := range []Sampling{WithReplacement, Shuffled, InOrder} {
+		shared := must(NewSampler(1000, 48, mode, 3))
+		lone := must(NewSampler(1000, 48, mode, 3))
+		var rows atomic.Int64
+		finishes(t, time.Minute, "8 goroutines sharing a Sampler", func() {
+			var wg sync.WaitGroup
+			for range goroutines {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					for range each {
+						rows.Add(int64(len(shared.Next())))
+					}
+				}()
+			}
+			wg.Wait()
+		})
+		var want int64
+		for range goroutines * each {
+			want += int64(len(lone.Next()))
+		}
+		if rows.Load() != want {
+			t.Errorf("%v: the shared draws held %d rows, a lone goroutine's %d", mode, rows.Load(), want)
+		}
+		if got, next := shared.Next(), lone.Next(); !slices.Equal(got, next) {
+			t.Errorf("%v: after the shared draws Next gives %v, a lone sampler %v", mode, got[:4], next[:4])
+		}
+	}
+}
