@@ -76,13 +76,14 @@ func (ev *Evaluator[T]) Losses(theta []T, data *batch.Data[T]) ([]T, error) {
 
 // lossesInto is Losses writing into buf when it is large enough.
 func (ev *Evaluator[T]) lossesInto(buf, theta []T, data *batch.Data[T]) ([]T, error) {
-	if err := checkApply(ev.model, theta, data, 0); err != nil {
+	n, err := resultRows(data)
+	if err != nil {
 		return nil, err
 	}
-	if cap(buf) < data.N {
-		buf = make([]T, data.N)
+	if cap(buf) < n {
+		buf = make([]T, n)
 	}
-	buf = buf[:data.N]
+	buf = buf[:n]
 	if err := ev.engine.Losses(buf, theta, data); err != nil {
 		return nil, err
 	}
@@ -100,10 +101,11 @@ func (ev *Evaluator[T]) Scores(theta []T, data *batch.Data[T]) ([]T, error) {
 
 // scoresInto is Scores writing into buf when it is large enough.
 func (ev *Evaluator[T]) scoresInto(buf, theta []T, data *batch.Data[T]) ([]T, error) {
-	if err := data.ValidateFeatures(); err != nil { // scores need no targets or labels
+	rows, err := resultRows(data) // scores need no targets or labels
+	if err != nil {
 		return nil, err
 	}
-	n := data.N * ev.model.NumOutputs()
+	n := rows * ev.model.NumOutputs()
 	if cap(buf) < n {
 		buf = make([]T, n)
 	}
@@ -228,13 +230,10 @@ func meanOf[T float32 | float64](losses []T) float64 {
 
 // Losses returns every row's loss under θ, computed on threads workers
 // (0: GOMAXPROCS; more are clamped to it). It returns an error for a nil
-// model or data, data the model does not fit, a θ that is not the model's
-// NumParams long, or negative threads. It is Evaluator.Losses of a
-// one-call Evaluator.
+// model, nil or invalid data (batch.Data.Validate), data the model does
+// not fit, a θ that is not the model's NumParams long, or negative
+// threads. It is Evaluator.Losses of a one-call Evaluator.
 func Losses[T batch.Float](model batch.Model[T], theta []T, data *batch.Data[T], threads int) ([]T, error) {
-	if err := checkApply(model, theta, data, threads); err != nil {
-		return nil, err
-	}
 	ev, err := NewEvaluator(model, threads)
 	if err != nil {
 		return nil, err
@@ -249,12 +248,6 @@ func Losses[T batch.Float](model batch.Model[T], theta []T, data *batch.Data[T],
 // absent. Errors as for Losses. It is Evaluator.Predictions of a one-call
 // Evaluator.
 func Predictions[T batch.Float](model batch.Model[T], theta []T, data *batch.Data[T], threads int) ([]int, error) {
-	if model == nil {
-		return nil, errNoModel
-	}
-	if err := data.ValidateFeatures(); err != nil {
-		return nil, err
-	}
 	ev, err := NewEvaluator(model, threads)
 	if err != nil {
 		return nil, err
@@ -274,9 +267,6 @@ func Evaluate[T batch.Float](model batch.Model[T], theta []T, data *batch.Data[T
 
 // evaluateOn is Evaluate on threads workers (0: GOMAXPROCS).
 func evaluateOn[T batch.Float](model batch.Model[T], theta []T, data *batch.Data[T], threads int, alphas ...float64) (Metrics, error) {
-	if err := checkApply(model, theta, data, threads); err != nil {
-		return Metrics{}, err
-	}
 	ev, err := NewEvaluator(model, threads)
 	if err != nil {
 		return Metrics{}, err
