@@ -884,9 +884,11 @@ func (e *Engine[T]) linearStep(wt *Weighting, n int) kernel.LinearStep[T] {
 }
 
 // Losses writes every row's loss at θ into dst (len data.N). It returns
-// an error, and computes nothing, for data that Data.Validate refuses (the
-// whole-data pass's chunks check their rows as they start, in parallel),
-// a dst too short, and as Gradient does for the rest.
+// an error for data that Data.Validate refuses: the whole-data pass's
+// chunks check their rows piece by piece, in parallel, before computing
+// them, so dst may then hold some rows' losses. It returns an error, and
+// computes nothing, for a dst too short, and as Gradient does for the
+// rest.
 func (e *Engine[T]) Losses(dst, theta []T, data *Data[T]) error {
 	if err := e.acquire(); err != nil {
 		return err
