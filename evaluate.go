@@ -3,6 +3,7 @@ package cvar
 import (
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/cvarlearn/cvar/batch"
 )
@@ -23,9 +24,14 @@ type Metrics struct {
 // model, reusing its engine's workers and its buffers from call to call: make
 // one with NewEvaluator when a model is evaluated more than once (every
 // epoch, on several data sets, chunk after chunk of a stream), and Close it
-// when done. Evaluate, Losses and Predictions are one-call shorthands. An
-// Evaluator is not safe for concurrent use.
+// when done. Evaluate, Losses and Predictions are one-call shorthands.
+//
+// An Evaluator is safe for concurrent use; its calls are serialised, one
+// at a time on its workers. Every result is a new slice or value, so a
+// call that waits for another cannot disturb that one's results.
+// Goroutines that want to evaluate in parallel make an Evaluator each.
 type Evaluator[T batch.Float] struct {
+	mu      sync.Mutex // held by the running call
 	model   batch.Model[T]
 	engine  *batch.Engine[T]
 	scratch TailScratch[T]
@@ -50,26 +56,34 @@ func NewEvaluator[T batch.Float](model batch.Model[T], threads int) (*Evaluator[
 	return &Evaluator[T]{model: model, engine: e}, nil
 }
 
-// Close stops the Evaluator's workers and waits until they have exited. It
-// may be called more than once; the Evaluator must not be used after.
-func (ev *Evaluator[T]) Close() { ev.engine.Close() }
+// Close stops the Evaluator's workers and waits until they have exited,
+// after a running call has returned. It may be called more than once;
+// calls after it return an error.
+func (ev *Evaluator[T]) Close() {
+	ev.mu.Lock()
+	defer ev.mu.Unlock()
+	ev.engine.Close()
+}
 
 // Losses returns every row's loss under θ in a new slice. It returns an
 // error for nil or invalid data (batch.Data.Validate), data the model does
 // not fit, or a θ that is not the model's NumParams long.
 func (ev *Evaluator[T]) Losses(theta []T, data *batch.Data[T]) ([]T, error) {
+	ev.mu.Lock()
+	defer ev.mu.Unlock()
 	return ev.lossesInto(nil, theta, data)
 }
 
 // lossesInto is Losses writing into buf when it is large enough.
 func (ev *Evaluator[T]) lossesInto(buf, theta []T, data *batch.Data[T]) ([]T, error) {
-	if err := checkApply(ev.model, theta, data, 0); err != nil {
+	n, err := resultRows(data)
+	if err != nil {
 		return nil, err
 	}
-	if cap(buf) < data.N {
-		buf = make([]T, data.N)
+	if cap(buf) < n {
+		buf = make([]T, n)
 	}
-	buf = buf[:data.N]
+	buf = buf[:n]
 	if err := ev.engine.Losses(buf, theta, data); err != nil {
 		return nil, err
 	}
@@ -80,15 +94,18 @@ func (ev *Evaluator[T]) lossesInto(buf, theta []T, data *batch.Data[T]) ([]T, er
 // row-major. The data's targets or labels are not used and may be absent.
 // Errors as for Losses.
 func (ev *Evaluator[T]) Scores(theta []T, data *batch.Data[T]) ([]T, error) {
+	ev.mu.Lock()
+	defer ev.mu.Unlock()
 	return ev.scoresInto(nil, theta, data)
 }
 
 // scoresInto is Scores writing into buf when it is large enough.
 func (ev *Evaluator[T]) scoresInto(buf, theta []T, data *batch.Data[T]) ([]T, error) {
-	if err := data.ValidateFeatures(); err != nil { // scores need no targets or labels
+	rows, err := resultRows(data) // scores need no targets or labels
+	if err != nil {
 		return nil, err
 	}
-	n := data.N * ev.model.NumOutputs()
+	n := rows * ev.model.NumOutputs()
 	if cap(buf) < n {
 		buf = make([]T, n)
 	}
@@ -103,6 +120,8 @@ func (ev *Evaluator[T]) scoresInto(buf, theta []T, data *batch.Data[T]) ([]T, er
 // PredictedClass) in a new slice. The data's targets or labels are not used
 // and may be absent. Errors as for Losses.
 func (ev *Evaluator[T]) Predictions(theta []T, data *batch.Data[T]) ([]int, error) {
+	ev.mu.Lock()
+	defer ev.mu.Unlock()
 	scores, err := ev.scoresInto(ev.scores, theta, data)
 	if err != nil {
 		return nil, err
@@ -140,6 +159,8 @@ func PredictedClass[T batch.Float](scores []T) int {
 // α (exact, by selection). Errors as for Losses, and those of Tails for the
 // alphas.
 func (ev *Evaluator[T]) Metrics(theta []T, data *batch.Data[T], alphas ...float64) (Metrics, error) {
+	ev.mu.Lock()
+	defer ev.mu.Unlock()
 	losses, err := ev.lossesInto(ev.losses, theta, data)
 	if err != nil {
 		return Metrics{}, err
@@ -209,13 +230,10 @@ func meanOf[T float32 | float64](losses []T) float64 {
 
 // Losses returns every row's loss under θ, computed on threads workers
 // (0: GOMAXPROCS; more are clamped to it). It returns an error for a nil
-// model or data, data the model does not fit, a θ that is not the model's
-// NumParams long, or negative threads. It is Evaluator.Losses of a
-// one-call Evaluator.
+// model, nil or invalid data (batch.Data.Validate), data the model does
+// not fit, a θ that is not the model's NumParams long, or negative
+// threads. It is Evaluator.Losses of a one-call Evaluator.
 func Losses[T batch.Float](model batch.Model[T], theta []T, data *batch.Data[T], threads int) ([]T, error) {
-	if err := checkApply(model, theta, data, threads); err != nil {
-		return nil, err
-	}
 	ev, err := NewEvaluator(model, threads)
 	if err != nil {
 		return nil, err
@@ -230,12 +248,6 @@ func Losses[T batch.Float](model batch.Model[T], theta []T, data *batch.Data[T],
 // absent. Errors as for Losses. It is Evaluator.Predictions of a one-call
 // Evaluator.
 func Predictions[T batch.Float](model batch.Model[T], theta []T, data *batch.Data[T], threads int) ([]int, error) {
-	if model == nil {
-		return nil, errNoModel
-	}
-	if err := data.ValidateFeatures(); err != nil {
-		return nil, err
-	}
 	ev, err := NewEvaluator(model, threads)
 	if err != nil {
 		return nil, err
@@ -255,9 +267,6 @@ func Evaluate[T batch.Float](model batch.Model[T], theta []T, data *batch.Data[T
 
 // evaluateOn is Evaluate on threads workers (0: GOMAXPROCS).
 func evaluateOn[T batch.Float](model batch.Model[T], theta []T, data *batch.Data[T], threads int, alphas ...float64) (Metrics, error) {
-	if err := checkApply(model, theta, data, threads); err != nil {
-		return Metrics{}, err
-	}
 	ev, err := NewEvaluator(model, threads)
 	if err != nil {
 		return Metrics{}, err

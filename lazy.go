@@ -176,6 +176,14 @@ func (r *run[T]) sync() {
 			r.catchUp(all)
 		}
 	}
+	r.restartLazy()
+}
+
+// restartLazy restarts P and Q at step r.t, every coordinate of θ up to
+// date: after sync, and after a dense step, which updates them all (a run
+// fed both dense and sparse samples, as Online may be).
+func (r *run[T]) restartLazy() {
+	z := r.lz
 	z.base = r.t
 	clear(z.last) // every coordinate up to date as of the new base
 	z.p, z.q, z.qe = append(z.p[:0], 1), append(z.q[:0], 0), append(z.qe[:0], 0)

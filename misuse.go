@@ -11,12 +11,14 @@ import (
 // arguments returns an error, never panics.
 
 var (
-	errNoModel = errors.New("cvar: no model (nil batch.Model)")
-	errNoData  = errors.New("cvar: no data (nil *batch.Data)")
+	errNoModel   = errors.New("cvar: no model (nil batch.Model)")
+	errNoData    = errors.New("cvar: no data (nil *batch.Data)")
+	errNoContext = errors.New("cvar: nil context (use context.Background())")
 )
 
-// checkModelData reports a nil model or data, invalid data (shapes or
-// labels; see batch.Data.Validate) and data the model does not fit.
+// checkModelData reports a nil model or data, invalid data (see
+// batch.Data.Validate, a pass over the data) and data the model does not
+// fit.
 func checkModelData[T batch.Float](model batch.Model[T], data *batch.Data[T]) error {
 	if model == nil {
 		return errNoModel
@@ -30,15 +32,23 @@ func checkModelData[T batch.Float](model batch.Model[T], data *batch.Data[T]) er
 	return model.Check(data)
 }
 
-// checkApply is checkModelData for applying θ on threads workers.
-func checkApply[T batch.Float](model batch.Model[T], theta []T, data *batch.Data[T], threads int) error {
-	if err := checkModelData(model, data); err != nil {
-		return err
+// resultRows returns data.N, the rows of a result that an evaluation
+// allocates before the Engine's whole-data pass checks the data in full
+// (batch.Engine.Losses and Scores: each value is checked once, in
+// parallel, as it is read). It is safe to allocate when it is at most
+// the number of values the data holds, as it is for every valid Data;
+// otherwise the data is invalid and resultRows returns why.
+func resultRows[T batch.Float](data *batch.Data[T]) (int, error) {
+	if data == nil {
+		return 0, errNoData
 	}
-	if p := model.NumParams(); len(theta) != p {
-		return fmt.Errorf("cvar: θ has %d parameters, the %s model has %d", len(theta), model.Name(), p)
+	if n := data.N; n > 0 && n <= max(len(data.X), len(data.Indptr)-1, data.C.Len()) {
+		return n, nil
 	}
-	return checkThreads(threads)
+	if err := data.ValidateFeatures(); err != nil {
+		return 0, err
+	}
+	return 0, fmt.Errorf("cvar: data of %d rows holds fewer values", data.N)
 }
 
 func checkThreads(threads int) error {

@@ -2,6 +2,7 @@ package cvar
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"math"
 	"testing"
@@ -47,6 +48,16 @@ func TestMisuseReturnsErrors(t *testing.T) {
 		return o.Observe(x, 0, label)
 	}
 	var ts TailScratch[float64]
+	var noCtx context.Context
+	closedEvaluator := func() error {
+		ev, err := NewEvaluator(model, 2)
+		if err != nil {
+			return fmt.Errorf("setup: %w (not the error under test)", err)
+		}
+		ev.Close()
+		_, err = ev.Losses(theta, data)
+		return err
+	}
 	x := []float64{1, 2, 3}
 	cases := []struct {
 		name string
@@ -62,6 +73,10 @@ func TestMisuseReturnsErrors(t *testing.T) {
 		{"Train step rule 7", func() error { _, err := Train(model, data, Options{Method: Alg3, Rule: StepRule(7)}); return err }},
 		{"Train wrong model", func() error { _, err := Train(must(batch.NewSoftmax[float64](3, 4)), data, vanilla); return err }},
 		{"Train short Init", func() error { _, err := Train(model, data, Options{Method: Vanilla, Init: []float64{1}}); return err }},
+		{"TrainContext nil context", func() error { _, err := TrainContext(noCtx, model, data, vanilla); return err }},
+		{"TuneContext nil context", func() error { _, err := TuneContext(noCtx, model, data, data, vanilla, TuneOptions{}); return err }},
+		{"Tune nil model", func() error { _, err := Tune[float64](nil, data, data, vanilla, TuneOptions{}); return err }},
+		{"Evaluator.Losses after Close", closedEvaluator},
 		{"Losses short θ", func() error { _, err := Losses(model, theta[:2], data, 8); return err }},
 		{"Losses nil model", func() error { _, err := Losses[float64](nil, theta, data, 1); return err }},
 		{"Losses nil data", func() error { _, err := Losses(model, theta, nil, 1); return err }},
@@ -134,6 +149,84 @@ func TestMisuseReturnsErrors(t *testing.T) {
 			t.Errorf("%s: no error", c.name)
 		} else {
 			t.Logf("%s: %v", c.name, err)
+		}
+	}
+}
+
+// badData returns data sets with one thing wrong each, of the kind a
+// Data built by hand gets wrong, for a logistic model of 3 features.
+func badData(t *testing.T) map[string]*batch.Data[float64] {
+	sp, _ := sparseTwins(t, 40, 3, true, 9)
+	dense := subgroupData(t, 2500, 3, 4) // several chunks of a whole-data pass
+	with := func(f func(d *batch.Data[float64])) *batch.Data[float64] {
+		d := *sp
+		d.Indptr = append([]int64(nil), sp.Indptr...)
+		d.Cols = append([]uint32(nil), sp.Cols...)
+		d.Vals = append([]float64(nil), sp.Vals...)
+		f(&d)
+		return &d
+	}
+	withX := func(f func(x []float64)) *batch.Data[float64] {
+		d := *dense
+		d.X = append([]float64(nil), dense.X...)
+		f(d.X)
+		return &d
+	}
+	mid := sp.N / 2
+	return map[string]*batch.Data[float64]{
+		"offsets falling":           with(func(d *batch.Data[float64]) { d.Indptr[mid] = d.Indptr[mid+1] + 1 }),
+		"offset past the non-zeros": with(func(d *batch.Data[float64]) { d.Indptr[mid] = int64(len(d.Cols)) + 5 }),
+		"offsets not from 0":        with(func(d *batch.Data[float64]) { d.Indptr[0] = 1 }),
+		"too few offsets":           with(func(d *batch.Data[float64]) { d.Indptr = d.Indptr[:d.N] }),
+		"column outside":            with(func(d *batch.Data[float64]) { d.Cols[len(d.Cols)-1] = 3 }),
+		"values short":              with(func(d *batch.Data[float64]) { d.Vals = d.Vals[:len(d.Vals)-1] }),
+		"sparse NaN":                with(func(d *batch.Data[float64]) { d.Vals[0] = math.NaN() }),
+		"dense NaN":                 withX(func(x []float64) { x[len(x)-1] = math.NaN() }),
+		"dense infinity":            withX(func(x []float64) { x[1200*3] = math.Inf(-1) }),
+	}
+}
+
+// TestBadDataReturnsErrors gives every entry point that takes data a Data
+// with one thing wrong and wants an error, never a panic (which on an
+// engine's worker would end the test program) or a silent result.
+func TestBadDataReturnsErrors(t *testing.T) {
+	model := must(batch.NewLogistic[float64](3))
+	theta := []float64{0.1, -0.2, 0.3, 0}
+	good := subgroupData(t, 300, 3, 2)
+	opt := Options{Method: Alg3, Steps: 20, Threads: 2}
+	tuneOpt := Options{Method: Vanilla, Steps: 5}
+	for name, data := range badData(t) {
+		calls := []struct {
+			name string
+			f    func() error
+		}{
+			{"Train", func() error { _, err := Train(model, data, opt); return err }},
+			{"Losses", func() error { _, err := Losses(model, theta, data, 2); return err }},
+			{"Predictions", func() error { _, err := Predictions(model, theta, data, 2); return err }},
+			{"Evaluate", func() error { _, err := Evaluate(model, theta, data, 0.1); return err }},
+			{"Evaluator.Metrics", func() error {
+				ev := must(NewEvaluator(model, 2))
+				defer ev.Close()
+				_, err := ev.Metrics(theta, data, 0.1)
+				return err
+			}},
+			{"Tune training data", func() error { _, err := Tune(model, data, good, tuneOpt, TuneOptions{Threads: 1}); return err }},
+			{"Tune validation data", func() error { _, err := Tune(model, good, data, tuneOpt, TuneOptions{Threads: 1}); return err }},
+		}
+		for _, c := range calls {
+			var err error
+			func() {
+				defer func() {
+					if r := recover(); r != nil {
+						t.Errorf("%s, %s: panic: %v", name, c.name, r)
+						err = fmt.Errorf("panicked")
+					}
+				}()
+				err = c.f()
+			}()
+			if err == nil {
+				t.Errorf("%s, %s: no error", name, c.name)
+			}
 		}
 	}
 }

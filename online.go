@@ -3,6 +3,7 @@ package cvar
 import (
 	"errors"
 	"fmt"
+	"sync"
 
 	"github.com/cvarlearn/cvar/batch"
 )
@@ -17,7 +18,13 @@ import (
 // Samples come as dense rows (Observe) or as their non-zeros
 // (ObserveSparse), which for the linear models and softmax makes a step
 // cost the sample's non-zeros.
+//
+// An Online is safe for concurrent use; its calls are serialised, each
+// sample one whole step. Samples that several goroutines observe at once
+// are taken in the order their calls get in, so only a stream observed
+// from one goroutine gives a reproducible run.
 type Online[T batch.Float] struct {
+	mu    sync.Mutex // held by the running call
 	r     *run[T]
 	model batch.Model[T]
 	one   batch.Data[T] // the current sample as a one-row data set
@@ -92,6 +99,8 @@ func NewOnline[T batch.Float](model batch.Model[T], d, k int, opt Options) (*Onl
 // DivergenceError if they stopped being finite, or an error for a bad
 // sample (which is not used).
 func (o *Online[T]) Observe(x []T, y float64, label int) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
 	d := &o.one
 	if len(x) != d.D {
 		return fmt.Errorf("cvar: sample %d has %d features, want %d", o.n+1, len(x), d.D)
@@ -118,6 +127,8 @@ func (o *Online[T]) Observe(x []T, y float64, label int) error {
 // first layer. cols and vals are not kept. The result is that of Observe on
 // the dense row, to rounding.
 func (o *Online[T]) ObserveSparse(cols []uint32, vals []T, y float64, label int) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
 	d := &o.sp
 	if len(cols) != len(vals) {
 		return fmt.Errorf("cvar: sample %d has %d columns and %d values", o.n+1, len(cols), len(vals))
@@ -160,12 +171,26 @@ func (o *Online[T]) target(y float64, label int) error {
 }
 
 // Seen returns the number of samples observed.
-func (o *Online[T]) Seen() int { return o.n }
+func (o *Online[T]) Seen() int {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.n
+}
 
 // Result returns the run's output so far, by Options.Output; by default for
 // Alg1 the average of the iterates, for Alg4 the last iterate under
 // PracticalStep and a uniformly random one of them under TheoremStep.
-func (o *Online[T]) Result() *Result[T] { return o.r.result() }
+func (o *Online[T]) Result() *Result[T] {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.r.result()
+}
 
-// Close releases the run's workers.
-func (o *Online[T]) Close() { o.r.engine.Close() }
+// Close releases the run's workers, after a running call has returned.
+// Observe and ObserveSparse return an error after it; Result still gives
+// the run's output.
+func (o *Online[T]) Close() {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	o.r.engine.Close()
+}

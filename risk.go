@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"sync"
 
 	"github.com/cvarlearn/cvar/internal/tail"
 )
@@ -178,10 +179,13 @@ func Tails[T float32 | float64](losses []T, alphas ...float64) ([]Tail, error) {
 
 // TailScratch holds the index scratch of the risk metrics so that repeated
 // calls allocate nothing once it has grown to the largest n (AppendTails
-// also needs room in dst). The zero value is ready to use. It is not safe for
-// concurrent use. Its methods behave exactly as the functions of the same
-// name.
+// also needs room in dst). The zero value is ready to use; it must not be
+// copied after first use. Its methods behave exactly as the functions of
+// the same name. A TailScratch is safe for concurrent use; its calls are
+// serialised (their results are values, and AppendTails appends to the
+// caller's dst). Goroutines that want to compute in parallel use one each.
 type TailScratch[T float32 | float64] struct {
+	mu     sync.Mutex // held by the running call
 	perm   []int
 	cv, va []float64
 }
@@ -195,6 +199,8 @@ func (s *TailScratch[T]) grow(n int) []int {
 
 // CVaR is CVaR using s's scratch.
 func (s *TailScratch[T]) CVaR(losses []T, alpha float64) (float64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if err := checkAlpha(alpha); err != nil {
 		return math.NaN(), err
 	}
@@ -207,6 +213,8 @@ func (s *TailScratch[T]) CVaR(losses []T, alpha float64) (float64, error) {
 
 // VaR is VaR using s's scratch.
 func (s *TailScratch[T]) VaR(losses []T, alpha float64) (float64, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if err := checkAlpha(alpha); err != nil {
 		return math.NaN(), err
 	}
@@ -232,6 +240,8 @@ func (s *TailScratch[T]) VaR(losses []T, alpha float64) (float64, error) {
 
 // CVaRVaR returns both CVaR_α and VaR_α from one selection.
 func (s *TailScratch[T]) CVaRVaR(losses []T, alpha float64) (cvar, valueAtRisk float64, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if err := checkAlpha(alpha); err != nil {
 		return math.NaN(), math.NaN(), err
 	}
@@ -245,6 +255,8 @@ func (s *TailScratch[T]) CVaRVaR(losses []T, alpha float64) (cvar, valueAtRisk f
 // WeightedCVaR is the package's WeightedCVaR for losses of type T, using s's
 // scratch.
 func (s *TailScratch[T]) WeightedCVaR(losses []T, weights []float64, alpha float64) (cvar, valueAtRisk float64, err error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if err := checkAlpha(alpha); err != nil {
 		return math.NaN(), math.NaN(), err
 	}
@@ -261,6 +273,8 @@ func (s *TailScratch[T]) WeightedCVaR(losses []T, weights []float64, alpha float
 // AppendTails appends to dst the Tail at each α (as Tails) and returns the
 // extended slice; on error it returns dst unchanged.
 func (s *TailScratch[T]) AppendTails(dst []Tail, losses []T, alphas ...float64) ([]Tail, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	for _, a := range alphas {
 		if err := checkAlpha(a); err != nil {
 			return dst, err

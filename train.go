@@ -330,6 +330,9 @@ func (r *run[T]) step(data *batch.Data[T], idx []int, n int) error {
 		return &DivergenceError{Step: t, What: fmt.Sprintf("the parameters are not finite (‖θ‖² = %v)", nrm2)}
 	}
 	r.t = t
+	if r.lz != nil { // θ is up to date: the lazy state starts again here
+		r.restartLazy()
+	}
 	return nil
 }
 
@@ -387,8 +390,11 @@ func Train[T batch.Float](model batch.Model[T], data *batch.Data[T], opt Options
 
 // TrainContext is Train under ctx: when ctx is cancelled or its deadline
 // passes, training stops before its next step and returns an error that
-// wraps ctx.Err() and names the step.
+// wraps ctx.Err() and names the step. A nil ctx is an error.
 func TrainContext[T batch.Float](ctx context.Context, model batch.Model[T], data *batch.Data[T], opt Options) (*Result[T], error) {
+	if ctx == nil {
+		return nil, errNoContext
+	}
 	if err := checkModelData(model, data); err != nil {
 		return nil, err
 	}

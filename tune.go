@@ -91,9 +91,12 @@ func Tune[T batch.Float](model batch.Model[T], train, val *batch.Data[T], opt Op
 }
 
 // TuneContext is Tune under ctx: once ctx is done, the settings still
-// training stop before their next step and Tune returns ctx's error.
+// training stop before their next step and Tune returns ctx's error. A nil
+// ctx is an error.
 func TuneContext[T batch.Float](ctx context.Context, model batch.Model[T], train, val *batch.Data[T], opt Options, to TuneOptions) (*Tuned[T], error) {
 	switch {
+	case ctx == nil:
+		return nil, errNoContext
 	case model == nil:
 		return nil, errNoModel
 	case train == nil:

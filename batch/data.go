@@ -22,9 +22,10 @@ type Data[T Float] struct {
 	Stride int // 0 for sparse data
 
 	// Sparse data (CSR): row i holds Vals[p] in column Cols[p] for
-	// Indptr[i] ≤ p < Indptr[i+1]. The offsets are absolute (a window of
-	// rows shares Cols and Vals); a column repeated within a row means the
-	// sum of its values. All three are nil for dense data.
+	// Indptr[i] ≤ p < Indptr[i+1], the N+1 offsets rising from 0 to
+	// len(Cols). A row's columns need not be sorted; a column repeated
+	// within a row means the sum of its values. All three are nil for
+	// dense data.
 	Indptr []int64
 	Cols   []uint32
 	Vals   []T
@@ -134,30 +135,27 @@ func setTargets[T Float](data *Data[T], y []T, labels []int32, k int) (*Data[T],
 	return data, nil
 }
 
-// Validate reports a Data that the models and the Engine cannot use: its
-// shapes (N, D, Stride and the lengths of X, Y and Labels, which must hold
-// N rows) and its labels (each in [0, K)); of sparse data also that the
-// row offsets rise and every column is below D. NewData's and
-// NewSparseData's results are valid; a Data built by hand should be
-// validated. It does not check that values are finite (the constructors do).
+// Validate reports a Data that the models and the Engine cannot use, in
+// an error that names the row and the column or entry at fault:
+//
+//   - its features, as ValidateFeatures;
+//   - its targets: for regression (Labels nil) K = 0 and a finite target
+//     Y a row; for classification K ≥ 2, a label a row in [0, K), and for
+//     K = 2 the ±1 targets of binary logistic regression, Y[i] =
+//     2·Labels[i] − 1 (NewData fills them in).
+//
+// NewData's, NewSparseData's and the compact constructors' results are
+// valid; a Data built by hand should be validated. It reads the whole data
+// once.
 func (d *Data[T]) Validate() error {
 	if err := d.checkShape(); err != nil {
 		return err
 	}
-	if d.IsSparse() {
-		for i := 0; i < d.N; i++ {
-			lo, hi := d.Indptr[i], d.Indptr[i+1]
-			if hi < lo {
-				return fmt.Errorf("batch: row %d: offsets %d, %d decrease", i, lo, hi)
-			}
-			for _, c := range d.Cols[lo:hi] {
-				if uint64(c) >= uint64(d.D) {
-					return fmt.Errorf("batch: row %d: column %d outside the %d columns", i, c, d.D)
-				}
-			}
-		}
+	var scratch []T
+	if err := d.checkFeatureRows(0, d.N, &scratch); err != nil {
+		return err
 	}
-	return checkLabels(d, d.Labels[:min(len(d.Labels), d.N)])
+	return d.checkTargetRows(0, d.N)
 }
 
 // IsSparse reports whether the features are held in CSR form.
@@ -171,30 +169,37 @@ func (d *Data[T]) rows() int {
 	return d.N
 }
 
-// ValidateFeatures reports a Data whose features the models cannot read:
-// N, D, Stride and the length of X. It is what Engine.Scores needs, which
-// uses no targets or labels. O(1): of sparse data it checks the number of
-// offsets and that the last does not run past Cols and Vals, not that they
-// rise (Validate does; the kernels panic on falling offsets or a column
-// beyond D, they never read or write out of bounds).
+// ValidateFeatures reports a Data whose features the models cannot read,
+// in an error that names the row and the column or entry at fault. It is
+// what Engine.Scores needs, which uses no targets or labels. The data has
+// N ≥ 1 rows of D ≥ 1 columns, and
+//
+//   - dense: X holds N rows of Stride ≥ D values, every one finite;
+//   - sparse (CSR): Indptr holds N+1 offsets rising from 0 to len(Cols),
+//     and len(Vals) = len(Cols); every column index is below D (the
+//     indices of a row need not be sorted, and may repeat: see Data) and
+//     every value finite; X is nil and the data not compact;
+//   - compact: its storage holds N rows of Stride ≥ D values, every one
+//     finite, a u8 scale positive and finite.
+//
+// It reads every feature once.
 func (d *Data[T]) ValidateFeatures() error {
-	if d != nil && d.IsSparse() {
-		switch {
-		case d.N <= 0 || d.D <= 0:
-			return fmt.Errorf("batch: data has %d rows of %d columns; want at least one of each", d.N, d.D)
-		case len(d.Indptr)-1 < d.N:
-			return fmt.Errorf("batch: sparse data has %d row offsets for %d rows; want n+1", len(d.Indptr), d.N)
-		case d.Indptr[0] < 0 || d.Indptr[d.N] > int64(min(len(d.Cols), len(d.Vals))):
-			return fmt.Errorf("batch: sparse data's offsets run from %d to %d, past its %d columns and %d values", d.Indptr[0], d.Indptr[d.N], len(d.Cols), len(d.Vals))
-		}
-		return nil
+	if err := d.featureShape(); err != nil {
+		return err
 	}
-	if d != nil && d.IsCompact() {
-		return d.validateCompact()
-	}
+	var scratch []T
+	return d.checkFeatureRows(0, d.N, &scratch)
+}
+
+// featureShape is ValidateFeatures without the values: O(1).
+func (d *Data[T]) featureShape() error {
 	switch {
 	case d == nil:
 		return errNoData
+	case d.IsSparse():
+		return d.sparseShape()
+	case d.IsCompact():
+		return d.validateCompact()
 	case d.N <= 0 || d.D <= 0 || d.Stride < d.D:
 		return fmt.Errorf("batch: data has %d rows of %d columns with stride %d; want at least one of each, stride ≥ columns", d.N, d.D, d.Stride)
 	case len(d.X) < d.D || (len(d.X)-d.D)/d.Stride < d.N-1: // len(X) ≥ (N−1)·Stride + D
@@ -203,9 +208,148 @@ func (d *Data[T]) ValidateFeatures() error {
 	return nil
 }
 
-// checkShape is Validate without the labels: O(1).
+// sparseShape is featureShape for sparse data.
+func (d *Data[T]) sparseShape() error {
+	switch {
+	case d.N <= 0 || d.D <= 0:
+		return fmt.Errorf("batch: data has %d rows of %d columns; want at least one of each", d.N, d.D)
+	case len(d.Indptr)-1 != d.N:
+		return fmt.Errorf("batch: sparse data has %d row offsets for %d rows; want n+1", len(d.Indptr), d.N)
+	case len(d.Cols) != len(d.Vals):
+		return fmt.Errorf("batch: sparse data has %d column indices and %d values; want one of each per non-zero", len(d.Cols), len(d.Vals))
+	case d.Indptr[0] != 0 || d.Indptr[d.N] != int64(len(d.Cols)):
+		return fmt.Errorf("batch: sparse data's row offsets run from %d to %d; want 0 to the %d non-zeros", d.Indptr[0], d.Indptr[d.N], len(d.Cols))
+	case d.X != nil || d.IsCompact():
+		return errors.New("batch: sparse data also holds dense or compact features; want only Indptr, Cols and Vals")
+	}
+	return nil
+}
+
+// checkFeatureRows reports the first bad feature of the rows [lo, hi) of
+// data whose shape is valid (featureShape): a value that is not finite, and
+// of sparse data also offsets that fall or leave [0, len(Cols)] and a
+// column index outside the columns. It reads nothing outside those rows,
+// so that each of the Engine's chunks checks its own; scratch is a buffer
+// it may grow.
+func (d *Data[T]) checkFeatureRows(lo, hi int, scratch *[]T) error {
+	switch {
+	case d.IsSparse():
+		return d.checkSparseRows(lo, hi)
+	case d.IsCompact():
+		return d.checkCompactRows(lo, hi)
+	}
+	return d.checkDenseRows(lo, hi, scratch)
+}
+
+// checkSparseRows is checkFeatureRows for sparse data: first the offsets,
+// so that the rows' entries are read only within Cols and Vals.
+func (d *Data[T]) checkSparseRows(lo, hi int) error {
+	nnz := int64(len(d.Cols))
+	if a := d.Indptr[lo]; a < 0 || a > nnz {
+		return fmt.Errorf("batch: row %d: offset %d outside the %d non-zeros", lo, a, nnz)
+	}
+	for i := lo; i < hi; i++ {
+		a, b := d.Indptr[i], d.Indptr[i+1]
+		switch {
+		case b < a:
+			return fmt.Errorf("batch: row %d: offsets %d, %d decrease", i, a, b)
+		case b > nnz:
+			return fmt.Errorf("batch: row %d: offset %d outside the %d non-zeros", i, b, nnz)
+		}
+	}
+	for i := lo; i < hi; i++ {
+		a, b := d.Indptr[i], d.Indptr[i+1]
+		for p, c := range d.Cols[a:b] {
+			if uint64(c) >= uint64(d.D) {
+				return fmt.Errorf("batch: row %d, entry %d: column %d outside the %d columns", i, p, c, d.D)
+			}
+			if v := d.Vals[a+int64(p)]; !finite(float64(v)) {
+				return fmt.Errorf("batch: row %d, column %d: value %v is not finite", i, c, v)
+			}
+		}
+	}
+	return nil
+}
+
+// checkDenseRows is checkFeatureRows for dense data; scratch is grown to
+// hold a margin a row. A row's margin against zero weights is 0 unless the
+// row holds a NaN or an infinity (0·±Inf is NaN), so the kernels' Margins
+// screens the rows at the speed of the models' own passes, and only a row
+// that fails is searched value by value.
+func (d *Data[T]) checkDenseRows(lo, hi int, scratch *[]T) error {
+	margins := kernel.For[T]().Margins
+	zeros := zerosOf[T]()
+	const rows = 256 // margins a screen
+	m := grow(*scratch, min(rows, hi-lo))
+	*scratch = m
+	for i := lo; i < hi; i += rows {
+		n := min(rows, hi-i)
+		for l := 0; l < d.D; l += len(zeros) { // columns l … l+w−1 of the rows
+			w := min(len(zeros), d.D-l)
+			margins(m[:n], d.X[i*d.Stride+l:], d.Stride, nil, zeros[:w])
+			for r, v := range m[:n] {
+				if v != 0 {
+					return d.nonFinite(i + r)
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// zeros32 and zeros64 are the weights checkDenseRows screens rows
+// against: read, never written.
+var (
+	zeros32 [4096]float32
+	zeros64 [4096]float64
+)
+
+func zerosOf[T Float]() []T {
+	if is32[T]() {
+		return any(zeros32[:]).([]T)
+	}
+	return any(zeros64[:]).([]T)
+}
+
+// nonFinite reports the first value of dense row i that is not finite,
+// which the caller's screen found.
+func (d *Data[T]) nonFinite(i int) error {
+	for j, v := range d.Row(i) {
+		if !finite(float64(v)) {
+			return fmt.Errorf("batch: row %d, column %d: value %v is not finite", i, j, v)
+		}
+	}
+	return fmt.Errorf("batch: row %d: the features' product with zeros is not 0", i)
+}
+
+// checkCompactRows is checkFeatureRows for compact data: a byte is always
+// finite (its scale is checked with the shape); a half or a bfloat16 is
+// not when its exponent bits are all ones.
+func (d *Data[T]) checkCompactRows(lo, hi int) error {
+	c := &d.C
+	var h []uint16
+	var exp uint16
+	switch c.Format {
+	case kernel.F16:
+		h, exp = c.F16, 0x7c00
+	case kernel.BF16:
+		h, exp = c.BF16, 0x7f80
+	default:
+		return nil
+	}
+	for i := lo; i < hi; i++ {
+		for j, v := range h[i*c.Stride : i*c.Stride+d.D] {
+			if v&exp == exp {
+				return fmt.Errorf("batch: row %d, column %d: value %v is not finite", i, j, kernel.CompactAt[float32](c, i*c.Stride+j))
+			}
+		}
+	}
+	return nil
+}
+
+// checkShape is Validate without the values: O(1).
 func (d *Data[T]) checkShape() error {
-	if err := d.ValidateFeatures(); err != nil {
+	if err := d.featureShape(); err != nil {
 		return err
 	}
 	switch {
@@ -215,6 +359,32 @@ func (d *Data[T]) checkShape() error {
 		return fmt.Errorf("batch: classification data has %d labels for %d rows and %d classes; want a label a row and at least 2 classes", len(d.Labels), d.N, d.K)
 	case d.K == 2 && len(d.Y) < d.N:
 		return fmt.Errorf("batch: binary data has %d ±1 targets for %d rows (NewData fills them in)", len(d.Y), d.N)
+	}
+	return nil
+}
+
+// checkTargetRows reports the first bad target of the rows [lo, hi) of
+// data whose shape is valid (checkShape): a label outside the classes, a
+// binary ±1 target that is not its label's, or a regression target that
+// is not finite.
+func (d *Data[T]) checkTargetRows(lo, hi int) error {
+	if d.Labels == nil {
+		for i, v := range d.Y[lo:hi] {
+			if !finite(float64(v)) {
+				return fmt.Errorf("batch: row %d: target %v is not finite", lo+i, v)
+			}
+		}
+		return nil
+	}
+	if err := checkLabels(d, d.Labels[lo:hi], lo); err != nil {
+		return err
+	}
+	if d.K == 2 {
+		for i, c := range d.Labels[lo:hi] {
+			if y := d.Y[lo+i]; y != T(2*c-1) {
+				return fmt.Errorf("batch: row %d: binary target %v for label %d; want %d (2·label − 1, which NewData fills in)", lo+i, y, c, 2*c-1)
+			}
+		}
 	}
 	return nil
 }

@@ -54,6 +54,7 @@ type chunk[T Float] struct {
 	rows   []int   // the chunk's rows in increasing order (chunkRows)
 	pos    []int32 // rows[i] is the chunk's row pos[i]; empty: in order
 	count  []int32 // sortRows' buckets
+	screen []T     // the margins of the rows a whole-data pass checks (checkDenseRows)
 	// The data and rows of the chunk's last backward pass, which the first
 	// layer's column blocks read again (firstLayerModel).
 	bdata *Data[T]
@@ -117,8 +118,18 @@ const (
 // Engine costs no CPU. A gradient runs in two phases, the chunks' forward
 // and backward passes, each followed by as much of the sum of the chunks'
 // gradients as the chunks done so far allow, then the sum's last level,
-// spread over blocks of coordinates. It is not safe for concurrent use;
-// one Engine serves one training run.
+// spread over blocks of coordinates.
+//
+// An Engine serves one goroutine at a time: a call made while another call
+// on the same Engine is running, from another goroutine or from the
+// running call's own callbacks, returns ErrConcurrentUse and computes
+// nothing. It refuses rather than waits because its results live in its
+// own buffers (the losses, and GradientSparse's coordinates and gradient,
+// are valid until the next call): a second goroutine's call, queued, would
+// overwrite them under the first one's reader. Goroutines that share an
+// Engine must hold a lock of their own over each call and the use of its
+// results; cvar.Evaluator does so. Threads and HasSparseGradient read
+// nothing that a call changes and may be called at any time.
 type Engine[T Float] struct {
 	model   Model[T]
 	ops     *kernel.Ops[T]
@@ -159,7 +170,12 @@ type Engine[T Float] struct {
 	seq    []int
 
 	workers *pool // nil until the workers start, and after Close
-	closed  bool
+
+	// inUse is held by the running call (acquire); closing is set by
+	// Close, which stops the workers itself or leaves them to the running
+	// call's release.
+	inUse   sync.Mutex
+	closing atomic.Bool
 
 	autoRows bool             // rows a chunk follow the batch (NewEngine)
 	busy     [numPhases]int64 // with timing: nanoseconds of task work, summed by phase
@@ -204,13 +220,56 @@ func NewEngineChunks[T Float](model Model[T], threads, chunkRows int) (*Engine[T
 // Threads returns the number of workers.
 func (e *Engine[T]) Threads() int { return e.threads }
 
+// ErrConcurrentUse is the error of an Engine call made while another call
+// on the same Engine is running (see Engine).
+var ErrConcurrentUse = errors.New("batch: Engine called while another call on it is running (an Engine serves one goroutine at a time)")
+
+var errClosed = errors.New("batch: the engine is closed")
+
 // Close stops the workers and waits until they have exited. It may be
-// called more than once; the Engine must not be used after.
+// called more than once, and from any goroutine; calls after it return an
+// error. Called while a call is running (from another goroutine, or from
+// that call's callbacks) it does not wait: the running call stops the
+// workers as it returns.
 func (e *Engine[T]) Close() {
-	e.closed = true
+	e.closing.Store(true)
+	if e.inUse.TryLock() {
+		e.stopWorkers()
+		e.inUse.Unlock()
+	}
+}
+
+func (e *Engine[T]) stopWorkers() {
 	if e.workers != nil {
 		e.workers.close()
 		e.workers = nil
+	}
+}
+
+// acquire claims the Engine for one call, which ends with release:
+// ErrConcurrentUse while another call holds it, and an error once it is
+// closed.
+func (e *Engine[T]) acquire() error {
+	if !e.inUse.TryLock() {
+		return ErrConcurrentUse
+	}
+	if e.closing.Load() {
+		e.release()
+		return errClosed
+	}
+	return nil
+}
+
+// release ends a call: it stops the workers of a Close that came during
+// the call, or as the call let go (Close's own TryLock then failed).
+func (e *Engine[T]) release() {
+	if e.closing.Load() {
+		e.stopWorkers()
+	}
+	e.inUse.Unlock()
+	if e.closing.Load() && e.inUse.TryLock() {
+		e.stopWorkers()
+		e.inUse.Unlock()
 	}
 }
 
@@ -327,23 +386,63 @@ func putLosses[T Float](dst []T, c *chunk[T]) {
 }
 
 // window makes c.view the rows [c.lo, c.lo+c.n) of e.data.
-func (e *Engine[T]) window(c *chunk[T]) *Data[T] {
+func (e *Engine[T]) window(c *chunk[T]) *Data[T] { return e.windowAt(c, c.lo, c.n) }
+
+// windowAt makes c.view the n rows of e.data from lo on.
+func (e *Engine[T]) windowAt(c *chunk[T], lo, n int) *Data[T] {
 	d := e.data
 	v := &c.view
 	if d.IsSparse() {
-		*v = Data[T]{N: c.n, D: d.D, Indptr: d.Indptr[c.lo : c.lo+c.n+1], Cols: d.Cols, Vals: d.Vals, K: d.K}
+		*v = Data[T]{N: n, D: d.D, Indptr: d.Indptr[lo : lo+n+1], Cols: d.Cols, Vals: d.Vals, K: d.K}
 	} else if d.IsCompact() {
-		*v = Data[T]{C: d.C.From(c.lo), N: c.n, D: d.D, Stride: d.Stride, K: d.K}
+		*v = Data[T]{C: d.C.From(lo), N: n, D: d.D, Stride: d.Stride, K: d.K}
 	} else {
-		*v = Data[T]{X: d.X[c.lo*d.Stride:], N: c.n, D: d.D, Stride: d.Stride, K: d.K}
+		*v = Data[T]{X: d.X[lo*d.Stride:], N: n, D: d.D, Stride: d.Stride, K: d.K}
 	}
 	if d.Y != nil {
-		v.Y = d.Y[c.lo:]
+		v.Y = d.Y[lo:]
 	}
 	if d.Labels != nil {
-		v.Labels = d.Labels[c.lo:]
+		v.Labels = d.Labels[lo:]
 	}
 	return v
+}
+
+// wholeDataPiece is the most feature values of one piece of a whole-data
+// chunk of dense or compact data: a piece's rows are checked and then
+// computed while they are in the core's cache, so that the check costs
+// few reads of memory.
+const wholeDataPiece = 1 << 15
+
+// wholeDataChunk runs chunk c of the whole-data pass ph (phaseLosses or
+// phaseScores) piece by piece, each piece's rows checked (Data.Validate's
+// checks, of the features alone for scores) before they are computed. A
+// piece with bad rows ends the chunk and marks the call failed.
+func (e *Engine[T]) wholeDataChunk(c *chunk[T], ph phase) {
+	d := e.data
+	rows := c.n
+	if !d.IsSparse() {
+		rows = max(16, wholeDataPiece/d.D)
+	}
+	k := e.model.NumOutputs()
+	for lo := c.lo; lo < c.lo+c.n; lo += rows {
+		n := min(rows, c.lo+c.n-lo)
+		c.err = d.checkFeatureRows(lo, lo+n, &c.screen)
+		if c.err == nil && ph == phaseLosses {
+			c.err = d.checkTargetRows(lo, lo+n)
+		}
+		if c.err != nil {
+			e.failed.Store(true)
+			return
+		}
+		v := e.windowAt(c, lo, n)
+		if ph == phaseLosses {
+			e.model.Forward(&c.wk, e.theta, v, nil, n)
+			copy(e.out[lo:lo+n], c.wk.Loss[:n])
+		} else {
+			e.model.Scores(&c.wk, e.theta, v, nil, n, e.out[lo*k:(lo+n)*k])
+		}
+	}
 }
 
 // run runs task j of phase ph; next is the chunk the same goroutine runs
@@ -377,12 +476,8 @@ func (e *Engine[T]) run(ph phase, j, next int) {
 		}
 		e.backward(c, data, idx, coef, g)
 		e.combine(j, e.flH*e.flD)
-	case phaseLosses:
-		e.model.Forward(&c.wk, e.theta, e.window(c), nil, c.n)
-		copy(e.out[c.lo:c.lo+c.n], c.wk.Loss[:c.n])
-	case phaseScores:
-		k := e.model.NumOutputs()
-		e.model.Scores(&c.wk, e.theta, e.window(c), nil, c.n, e.out[c.lo*k:(c.lo+c.n)*k])
+	case phaseLosses, phaseScores:
+		e.wholeDataChunk(c, ph)
 	}
 }
 
@@ -535,11 +630,17 @@ func (e *Engine[T]) weigh(wk *Work[T], n int) T {
 //
 // It returns the minibatch's losses (valid until the next call) and Σ v_i
 // (0 for Mean and TopK), from which ∂τ = 1 − Σv_i/(α·b). It returns an
-// error, and computes nothing, for a closed engine, invalid data (see
-// Data.Validate), data the model does not fit, θ or g not of NumParams
-// entries, no rows or a row outside the data, or an invalid weighting; and
-// an error, with g zero, for a row whose label is outside the classes
-// (the chunks check their rows' labels as they start).
+// error, and computes nothing, for a closed engine, ErrConcurrentUse
+// while another call on the engine runs (see Engine), data of a bad shape
+// (see Data.Validate), data the model does not fit, θ or g not of
+// NumParams entries, no rows or a row outside the data, or an invalid
+// weighting; and an error, with g zero, for a row whose label is outside
+// the classes (the chunks check their rows' labels as they start). It
+// does not check the values of the features, nor the offsets and columns
+// of sparse rows, which would cost a pass over the data every step: data
+// not made by this package's constructors passes Validate first (as
+// cvar.Train has it do), or a bad offset or column makes the kernels
+// panic and a non-finite value gives non-finite losses.
 func (e *Engine[T]) Gradient(g, theta []T, data *Data[T], idx []int, n int, wt *Weighting) (losses []T, sumV float64, err error) {
 	return e.GradientThen(g, theta, data, idx, n, wt, nil)
 }
@@ -554,9 +655,13 @@ func (e *Engine[T]) Gradient(g, theta []T, data *Data[T], idx []int, n int, wt *
 // hidden unit's weights over FirstLayerCols columns; then must be
 // elementwise (the blocks are not aligned to anything else: the kernels
 // give an element the same bits wherever a call starts). then runs on
-// several goroutines at once, on disjoint blocks; it must not call the
-// Engine. After an error then is not run.
+// several goroutines at once, on disjoint blocks; a call of the Engine
+// from then returns ErrConcurrentUse. After an error then is not run.
 func (e *Engine[T]) GradientThen(g, theta []T, data *Data[T], idx []int, n int, wt *Weighting, then func(lo, hi int)) (losses []T, sumV float64, err error) {
+	if err := e.acquire(); err != nil {
+		return nil, 0, err
+	}
+	defer e.release()
 	if idx != nil {
 		n = len(idx)
 	}
@@ -655,9 +760,6 @@ func (e *Engine[T]) fail(g []T) ([]T, float64, error) {
 // n) of data at θ, and with labels the rows' labels (a gradient leaves them
 // to its chunks: checkChunkLabels).
 func (e *Engine[T]) check(theta []T, data *Data[T], idx []int, n int, labels bool) error {
-	if e.closed {
-		return errors.New("batch: the engine is closed")
-	}
 	if err := data.checkShape(); err != nil {
 		return err
 	}
@@ -727,12 +829,10 @@ func (e *Engine[T]) chunkError() error {
 	return nil
 }
 
-// checkFeatures validates the arguments of Scores.
+// checkFeatures validates the arguments of Scores but the features'
+// values, which its chunks check (wholeDataChunk).
 func (e *Engine[T]) checkFeatures(theta []T, data *Data[T]) error {
-	if e.closed {
-		return errors.New("batch: the engine is closed")
-	}
-	if err := data.ValidateFeatures(); err != nil {
+	if err := data.featureShape(); err != nil {
 		return err
 	}
 	if err := checkSparse(e.model, data); err != nil {
@@ -751,11 +851,12 @@ func (e *Engine[T]) checkFeatures(theta []T, data *Data[T]) error {
 	return nil
 }
 
-// checkLabels reports a label outside [0, data.K).
-func checkLabels[T Float](data *Data[T], labels []int32) error {
+// checkLabels reports a label outside [0, data.K) among labels, the rows
+// from lo on.
+func checkLabels[T Float](data *Data[T], labels []int32, lo int) error {
 	for i, c := range labels {
 		if c < 0 || int(c) >= data.K {
-			return fmt.Errorf("batch: row %d: label %d outside the classes 0..%d", i, c, data.K-1)
+			return fmt.Errorf("batch: row %d: label %d outside the classes 0..%d", lo+i, c, data.K-1)
 		}
 	}
 	return nil
@@ -782,26 +883,38 @@ func (e *Engine[T]) linearStep(wt *Weighting, n int) kernel.LinearStep[T] {
 	return p
 }
 
-// Losses writes every row's loss at θ into dst (len data.N). Errors as for
-// Gradient, and for a dst too short.
+// Losses writes every row's loss at θ into dst (len data.N). It returns
+// an error for data that Data.Validate refuses: the whole-data pass's
+// chunks check their rows piece by piece, in parallel, before computing
+// them, so dst may then hold some rows' losses. It returns an error, and
+// computes nothing, for a dst too short, and as Gradient does for the
+// rest.
 func (e *Engine[T]) Losses(dst, theta []T, data *Data[T]) error {
-	if err := e.check(theta, data, nil, max(data.rows(), 1), true); err != nil {
+	if err := e.acquire(); err != nil {
+		return err
+	}
+	defer e.release()
+	if err := e.check(theta, data, nil, max(data.rows(), 1), false); err != nil {
 		return err
 	}
 	if len(dst) < data.N {
 		return fmt.Errorf("batch: room for %d losses, the data has %d rows", len(dst), data.N)
 	}
 	e.theta, e.data, e.idx, e.out = theta, data, nil, dst[:data.N]
-	e.dispatch(phaseLosses, e.setWholeData(data.N))
-	return nil
+	return e.wholeData(phaseLosses)
 }
 
 // Scores writes every row's NumOutputs scores at θ into dst
 // (len data.N·NumOutputs, row-major). Scores need no targets or labels: of
-// data only the features are checked (Data.ValidateFeatures), and their
-// number against the model's (NumInputs, for the models of this package;
-// Model.Check for others). Errors otherwise as for Losses.
+// data only the features are checked (Data.ValidateFeatures, by the chunks
+// as for Losses), and their number against the model's (NumInputs, for
+// the models of this package; Model.Check for others). Errors otherwise as
+// for Losses.
 func (e *Engine[T]) Scores(dst, theta []T, data *Data[T]) error {
+	if err := e.acquire(); err != nil {
+		return err
+	}
+	defer e.release()
 	if err := e.checkFeatures(theta, data); err != nil {
 		return err
 	}
@@ -810,7 +923,17 @@ func (e *Engine[T]) Scores(dst, theta []T, data *Data[T]) error {
 		return fmt.Errorf("batch: room for %d scores, the data has %d rows of %d", len(dst), data.N, k)
 	}
 	e.theta, e.data, e.idx, e.out = theta, data, nil, dst[:data.N*k]
-	e.dispatch(phaseScores, e.setWholeData(data.N))
+	return e.wholeData(phaseScores)
+}
+
+// wholeData runs the whole-data pass ph over e.data and returns the error
+// of its first chunk whose rows are invalid, if any.
+func (e *Engine[T]) wholeData(ph phase) error {
+	e.failed.Store(false)
+	e.dispatch(ph, e.setWholeData(e.data.N))
+	if e.failed.Load() {
+		return e.chunkError()
+	}
 	return nil
 }
 
@@ -868,6 +991,10 @@ func (e *Engine[T]) HasSparseGradient(data *Data[T]) bool {
 // caller may change grad. Errors as for Gradient, and for data or a model
 // GradientSparse does not apply to.
 func (e *Engine[T]) GradientSparse(theta []T, data *Data[T], idx []int, n int, wt *Weighting, before func(coords []int)) (losses []T, sumV float64, coords []int, grad []T, err error) {
+	if err := e.acquire(); err != nil {
+		return nil, 0, nil, nil, err
+	}
+	defer e.release()
 	if idx != nil {
 		n = len(idx)
 	}
@@ -910,6 +1037,10 @@ func (e *Engine[T]) GradientSparse(theta []T, data *Data[T], idx []int, n int, w
 // or allocated. The slice is valid until the next call. Errors as for
 // Gradient, but for g and the weighting.
 func (e *Engine[T]) LossesOf(theta []T, data *Data[T], idx []int, n int) ([]T, error) {
+	if err := e.acquire(); err != nil {
+		return nil, err
+	}
+	defer e.release()
 	if idx != nil {
 		n = len(idx)
 	}

@@ -14,8 +14,10 @@ import (
 // InitParams, Forward, Backward and Scores are the hot path: they do not
 // check their arguments, and slices of the wrong length or rows outside the
 // data make them panic like a bad slice index. Call them through an Engine,
-// whose methods check everything and return errors, or after Check and
-// Data.Validate with θ of NumParams entries.
+// whose methods check their arguments and return errors (a gradient step
+// leaves the data's values and sparse rows to Data.Validate: see
+// Engine.Gradient), or after Check and Data.Validate with θ of NumParams
+// entries.
 type Model[T Float] interface {
 	// Name is the model's short name ("logistic", "softmax", "linear",
 	// "lad", "mlp").

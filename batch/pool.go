@@ -13,8 +13,13 @@ import (
 // from a shared ticket, and between dispatches they spin for spinWait before
 // they park on a condition variable (so an idle pool costs no CPU). Which
 // goroutine runs which task is left to chance; callers make results
-// independent of it (each task writes its own state).
+// independent of it (each task writes its own state). Dispatches from
+// several goroutines at once are serialised: the ticket, the counts and
+// the wait for the last task serve one dispatch at a time, and two
+// dispatchers sharing them would each wait for tasks the other took.
 type pool struct {
+	busy sync.Mutex // held by the running dispatch, and by close
+
 	run     func(j, next int) // the task body, set once; next: the task this goroutine runs after j (−1: none yet)
 	threads int
 
@@ -197,6 +202,8 @@ func (p *pool) dispatch(n int) { p.dispatch2(n, 0) }
 // with one wake-up of the helpers, and the second phase's tasks taken by
 // whichever goroutines finish the first. n1+n2 must be below 2³².
 func (p *pool) dispatch2(n1, n2 int) {
+	p.busy.Lock()
+	defer p.busy.Unlock()
 	n := n1 + n2
 	g := p.ticket.Load()>>32 + 1
 	p.n[g&1].Store(int64(n))
@@ -222,8 +229,11 @@ func (p *pool) dispatch2(n1, n2 int) {
 	p.mu.Unlock()
 }
 
-// close stops the helpers and waits until they have exited.
+// close stops the helpers and waits until they have exited, after a
+// running dispatch has returned.
 func (p *pool) close() {
+	p.busy.Lock()
+	defer p.busy.Unlock()
 	p.quit.Store(true)
 	p.mu.Lock()
 	p.ticket.Add(1 << 32) // a new generation, so that spinning helpers look

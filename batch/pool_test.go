@@ -128,6 +128,39 @@ func TestPoolTwoPhases(t *testing.T) {
 	}
 }
 
+// TestPoolConcurrentDispatch dispatches on one pool from 6 goroutines at
+// once and wants every dispatch to run each of its tasks once and return:
+// the pool serialises them. A deadlock fails the test at its deadline.
+func TestPoolConcurrentDispatch(t *testing.T) {
+	const goroutines, rounds = 6, 1000
+	var ran atomic.Int64
+	p := newPool(3, func(j, _ int) { ran.Add(1) })
+	defer p.close()
+	var wg sync.WaitGroup
+	var want atomic.Int64
+	for g := range goroutines {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range rounds {
+				n1, n2 := 1+(g+i)%9, i%4
+				want.Add(int64(n1 + n2))
+				p.dispatch2(n1, n2)
+			}
+		}()
+	}
+	finished := make(chan struct{})
+	go func() { wg.Wait(); close(finished) }()
+	select {
+	case <-finished:
+	case <-time.After(30 * time.Second):
+		t.Fatal("concurrent dispatches did not all return within 30 s: deadlock")
+	}
+	if ran.Load() != want.Load() {
+		t.Errorf("%d tasks ran, the dispatches had %d", ran.Load(), want.Load())
+	}
+}
+
 // chanPool is the engine's former dispatch, a channel of task numbers and a
 // WaitGroup, kept as the baseline of BenchmarkDispatch.
 type chanPool struct {

@@ -5,6 +5,7 @@ import (
 	"math"
 	"math/bits"
 	"math/rand/v2"
+	"sync"
 )
 
 // Sampling says how a Sampler draws minibatches.
@@ -37,8 +38,14 @@ func (s Sampling) String() string {
 }
 
 // Sampler yields the row indices of successive minibatches. It allocates only
-// when it is made.
+// when it is made. A Sampler is safe for concurrent use: Next calls are
+// serialised, each drawing one whole batch of the sampler's sequence. The
+// slice Next returns is the sampler's own and the next call overwrites
+// it, from whichever goroutine, so goroutines that share a Sampler copy
+// each batch (or hold a lock of their own over its use) before another
+// can call Next.
 type Sampler struct {
+	mu   sync.Mutex // held by the running Next
 	n, b int
 	mode Sampling
 	rng  *rand.Rand
@@ -85,6 +92,8 @@ func (s *Sampler) startEpoch() {
 // call. With Shuffled and InOrder the last batch of an epoch holds the rows
 // that remain, so an epoch visits every row once.
 func (s *Sampler) Next() []int {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	if s.mode == WithReplacement {
 		for i := range s.out {
 			s.out[i] = s.intN()

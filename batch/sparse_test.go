@@ -229,10 +229,11 @@ func TestNewSparseDataErrors(t *testing.T) {
 		t.Error("label out of range: no error")
 	}
 	// Validate catches what a hand-built Data gets wrong.
-	bad := &Data[float64]{N: 2, D: 3, Indptr: []int64{0, 2, 1}, Cols: []uint32{0, 1}, Vals: []float64{1, 2}, Y: y}
+	bad := &Data[float64]{N: 3, D: 3, Indptr: []int64{0, 2, 1, 2}, Cols: []uint32{0, 1}, Vals: []float64{1, 2}, Y: []float64{1, 2, 3}}
 	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "decrease") {
 		t.Errorf("Validate of falling offsets: %v", err)
 	}
+	bad.N, bad.Y = 2, y
 	bad.Indptr = []int64{0, 1, 2}
 	bad.Cols = []uint32{0, 7}
 	if err := bad.Validate(); err == nil || !strings.Contains(err.Error(), "outside") {

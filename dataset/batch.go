@@ -12,8 +12,12 @@ import (
 // targets. Sparse data gives sparse batch data (batch.NewSparseData), which
 // every model trains on and is evaluated on, the MLP included. The values are shared, not copied, so ds must not change while
 // the result is in use. Errors name the data set: those of batch.NewData
-// and batch.NewSparseData (no rows, shapes that do not match, labels out of range).
+// and batch.NewSparseData (no rows, shapes that do not match, labels out of range),
+// and a nil ds.
 func (ds *Dataset[T]) Batch() (*batch.Data[T], error) {
+	if ds == nil {
+		return nil, errNoDataset
+	}
 	var (
 		d   *batch.Data[T]
 		err error

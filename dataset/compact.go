@@ -30,8 +30,11 @@ const (
 // the halves' range (±65504). StorageBF16 rounds every feature's float32
 // value to the nearest bfloat16, ties to even (8 bits of significand,
 // float32's range), and fails on one that rounds to ±Inf. Sparse data has
-// no compact storage.
+// no compact storage. A nil ds is an error.
 func (ds *Dataset[T]) BatchAs(storage string) (*batch.Data[T], error) {
+	if ds == nil {
+		return nil, errNoDataset
+	}
 	switch storage {
 	case StorageDense, "f32", "f64":
 		return ds.Batch()
@@ -41,6 +44,9 @@ func (ds *Dataset[T]) BatchAs(storage string) (*batch.Data[T], error) {
 	}
 	if ds.IsSparse() {
 		return nil, fmt.Errorf("%s: sparse data has no %s storage; read it dense", ds.Name, storage)
+	}
+	if err := ds.validateShape(); err != nil { // the conversions read every row
+		return nil, err
 	}
 	var (
 		labels []int32

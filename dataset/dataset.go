@@ -1,6 +1,7 @@
 package dataset
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -87,12 +88,15 @@ func (ds *Dataset[T]) IsSparse() bool { return ds.Indptr != nil }
 // copy whose X holds the rows (sharing the targets, labels and names). The
 // dense matrix is bounded by maxBytes as LIBSVMOptions.MaxBytes is (0:
 // DefaultMaxBytes, negative: no bound); a larger one is an error wrapping
-// ErrTooLarge.
+// ErrTooLarge. Sparse data that Validate refuses, and a nil ds, are errors.
 func (ds *Dataset[T]) Dense(maxBytesBound int64) (*Dataset[T], error) {
+	if ds == nil {
+		return nil, errNoDataset
+	}
 	if !ds.IsSparse() {
 		return ds, nil
 	}
-	if err := ds.validateShape(); err != nil {
+	if err := ds.Validate(); err != nil { // the copy reads every row's entries
 		return nil, err
 	}
 	if err := checkDense[T](ds.Name, ds.N, ds.D, maxBytes(maxBytesBound), false); err != nil {
@@ -170,10 +174,18 @@ func (ds *Dataset[T]) Subset(rows []int) *Dataset[T] {
 	return sub
 }
 
-// Validate checks that ds is consistent and finite: shapes agree, every value
-// of X and Y is finite, the labels lie in 0..K-1 and the task's target is
-// present. Rows and features in its messages are 0-based.
+// errNoDataset is the error of a function given a nil *Dataset.
+var errNoDataset = errors.New("dataset: no data set (nil *Dataset)")
+
+// Validate checks that ds is consistent and finite: shapes agree, sparse
+// rows' offsets rise and their columns lie below D, every value of X (or
+// Vals) and Y is finite, the labels lie in 0..K-1 and the task's target is
+// present. Rows and features in its messages are 0-based. A nil ds is an
+// error.
 func (ds *Dataset[T]) Validate() error {
+	if ds == nil {
+		return errNoDataset
+	}
 	if err := ds.validateShape(); err != nil {
 		return err
 	}
@@ -185,11 +197,13 @@ func (ds *Dataset[T]) Validate() error {
 			}
 		}
 	}
-	for i := 0; i < ds.N && ds.IsSparse(); i++ {
-		lo, hi := ds.Indptr[i], ds.Indptr[i+1]
-		if hi < lo {
+	for i := 0; i < ds.N && ds.IsSparse(); i++ { // the offsets first: then the rows lie within Cols
+		if lo, hi := ds.Indptr[i], ds.Indptr[i+1]; hi < lo {
 			return ds.errorf("row %d: offsets %d, %d decrease", i, lo, hi)
 		}
+	}
+	for i := 0; i < ds.N && ds.IsSparse(); i++ {
+		lo, hi := ds.Indptr[i], ds.Indptr[i+1]
 		for p := lo; p < hi; p++ {
 			j := int(ds.Cols[p])
 			if j >= ds.D {

@@ -106,13 +106,19 @@ func (s *Standardizer) check(d int) error {
 
 // StandardizeInPlace replaces every row x of ds by (x - s.Mean) / s.Scale.
 // It fails, changing nothing, if s was fitted on a different number of
-// features or holds invalid values.
+// features or holds invalid values, or ds is nil or of a bad shape.
 func StandardizeInPlace[T Float](s *Standardizer, ds *Dataset[T]) error {
+	if ds == nil {
+		return errNoDataset
+	}
 	if ds.IsSparse() {
 		return ds.errorf("standardizing sparse data is not supported yet (it would fill in every zero); see Dense")
 	}
 	if err := s.check(ds.D); err != nil {
 		return err
+	}
+	if ds.N < 0 || ds.D > 0 && ds.N > len(ds.X)/ds.D {
+		return ds.errorf("X has %d values; expected N×D = %d×%d", len(ds.X), ds.N, ds.D)
 	}
 	for i := range ds.N {
 		standardize(s, ds.Row(i))
@@ -141,8 +147,11 @@ func standardize[T Float](s *Standardizer, x []T) {
 // lies in [0,1] it does nothing (so it is safe to call on MNIST loaded with
 // the default options); if every value lies in [0,255] it divides by 255;
 // otherwise the data are not pixel intensities and it fails, changing
-// nothing. It reports whether it scaled.
+// nothing. It reports whether it scaled. A nil ds is an error.
 func ScaleUnit[T Float](ds *Dataset[T]) (scaled bool, err error) {
+	if ds == nil {
+		return false, errNoDataset
+	}
 	if ds.IsSparse() {
 		return false, ds.errorf("ScaleUnit of sparse data is not supported; see Dense")
 	}

@@ -109,8 +109,11 @@ func unitForZero(scale []float64) {
 // scales the non-zeros (with the same arithmetic, so a sparse data set and
 // its dense twin come out alike); it fails, changing nothing, when p
 // centres (a non-zero Mean), which would fill in every zero: sparse data is
-// scaled without centring (FitScaler).
+// scaled without centring (FitScaler). A nil ds is an error.
 func PreprocessDataset[T Float](p *Preprocessing, ds *Dataset[T]) error {
+	if ds == nil {
+		return errNoDataset
+	}
 	if !ds.IsSparse() {
 		return Preprocess(p, ds.X, ds.D)
 	}

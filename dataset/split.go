@@ -16,10 +16,14 @@ const DefaultTrainFrac = 2.0 / 3
 // the same rows can make the same split. trainFrac 0 means
 // DefaultTrainFrac. The split depends only on N, trainFrac and seed, on
 // every platform and Go version. Both parts are non-empty, so N must be at
-// least 2; the split is not stratified.
+// least 2; the split is not stratified. A nil ds, or one that Validate
+// refuses, is an error.
 func Split[T Float](ds *Dataset[T], trainFrac float64, seed uint64) (train, val *Dataset[T], err error) {
 	if !(trainFrac == 0 || trainFrac > 0 && trainFrac < 1) {
 		return nil, nil, fmt.Errorf("dataset: training fraction %v; expected a number in (0,1)", trainFrac)
+	}
+	if err := ds.Validate(); err != nil { // the parts copy every row
+		return nil, nil, err
 	}
 	if ds.N < 2 {
 		return nil, nil, fileError(ds.Name, "%d samples cannot be split into non-empty training and validation sets", ds.N)

@@ -2,6 +2,7 @@ package dataset
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -153,8 +154,15 @@ func gcd(a, b uint64) uint64 {
 // indices 1-based and increasing (a sparse row's entries in column order,
 // a repeated column summed). Values are written in the shortest form that
 // reads back to the same T. ReadLIBSVM reads the file back (with Dim for
-// trailing all-zero features).
+// trailing all-zero features). A nil w, and a nil ds or one that Validate
+// refuses, are errors.
 func WriteLIBSVM[T Float](w io.Writer, ds *Dataset[T]) error {
+	if w == nil {
+		return errors.New("dataset: no writer (nil io.Writer)")
+	}
+	if err := ds.Validate(); err != nil {
+		return err
+	}
 	bw := bufio.NewWriterSize(w, 1<<16)
 	bitSize := 64
 	if sizeOf[T]() == 4 {
