@@ -255,7 +255,8 @@ type Options struct {
 	Sampling Sampling
 	Output   Output
 	// Seed fixes every random choice: same seed, same data, same kernel
-	// implementation ⇒ bit-identical result, whatever Threads is.
+	// implementation ⇒ bit-identical result, whatever Threads is. The
+	// draws themselves are the same on every Go version and platform.
 	Seed uint64
 	// LossBound (L), G and Beta override the constants the step sizes use,
 	// in the losses' units. 0 means derived from the model, the data and K

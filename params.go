@@ -3,9 +3,9 @@ package cvar
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 
 	"github.com/cvarlearn/cvar/batch"
+	"github.com/cvarlearn/cvar/internal/rng"
 )
 
 // Params are the constants and step sizes a run used, as resolved from the
@@ -344,7 +344,7 @@ func estimateConstants[T batch.Float](model batch.Model[T], theta []T, data *bat
 		return math.NaN(), math.NaN() // resolve reports the step size it cannot set
 	}
 	defer e.Close()
-	rng := rand.New(rand.NewPCG(seed, 0xe57))
+	r := rng.New(seed, 0xe57)
 	p := len(theta)
 	g0, g1 := make([]T, p), make([]T, p)
 	moved := make([]T, p)
@@ -356,7 +356,7 @@ func estimateConstants[T batch.Float](model batch.Model[T], theta []T, data *bat
 	}
 	delta := 1e-3 * math.Max(1, math.Sqrt(nrm))
 	for s := 0; s < min(256, data.N); s++ {
-		idx := []int{rng.IntN(data.N)}
+		idx := []int{r.IntN(data.N)}
 		if _, _, err := e.Gradient(g0, theta, data, idx, 0, mean); err != nil {
 			return math.NaN(), math.NaN() // resolve reports the step size it cannot set
 		}
@@ -366,7 +366,7 @@ func estimateConstants[T batch.Float](model batch.Model[T], theta []T, data *bat
 		}
 		var un float64
 		for i := range u {
-			u[i] = rng.NormFloat64()
+			u[i] = r.NormFloat64()
 			un += u[i] * u[i]
 		}
 		un = math.Sqrt(un)

@@ -4,10 +4,10 @@ import (
 	"context"
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"slices"
 
 	"github.com/cvarlearn/cvar/batch"
+	"github.com/cvarlearn/cvar/internal/rng"
 	"github.com/cvarlearn/cvar/kernel"
 )
 
@@ -55,7 +55,7 @@ type run[T batch.Float] struct {
 	keptStep            int
 	tauLo, tauHi        float64
 	t                   int
-	rng                 *rand.Rand // Alg4's random iterate
+	rng                 *rng.Rand // Alg4's random iterate
 	// fromLosses: ε and τ are still to be set from the losses at the
 	// starting point (PracticalStep), by start.
 	fromLosses bool
@@ -129,7 +129,7 @@ func newRun[T batch.Float](model batch.Model[T], engine *batch.Engine[T], opt Op
 		r.avg = make([]T, len(theta))
 	case OutputRandom:
 		r.kept = make([]T, len(theta))
-		r.rng = rand.New(rand.NewPCG(opt.Seed, 0xa194))
+		r.rng = rng.New(opt.Seed, 0xa194)
 	case OutputLast:
 	default:
 		return nil, fmt.Errorf("cvar: unknown output %d", int(r.output))
@@ -512,6 +512,6 @@ func initialTheta[T batch.Float](model batch.Model[T], opt Options) ([]T, error)
 		}
 		return theta, nil
 	}
-	model.InitParams(theta, rand.New(rand.NewPCG(opt.Seed, 0x1a17)))
+	model.InitParams(theta, opt.Seed)
 	return theta, nil
 }

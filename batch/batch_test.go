@@ -261,7 +261,7 @@ func TestThreadsBitIdentical(t *testing.T) {
 			data := testData[float64](t, n, d, mc.k, 21)
 			model := mc.make(d, mc.k)
 			theta := make([]float64, model.NumParams())
-			model.InitParams(theta, rand.New(rand.NewPCG(1, 2)))
+			model.InitParams(theta, 1)
 			for i := range theta {
 				theta[i] += 0.01 * float64(i%7)
 			}
@@ -305,7 +305,7 @@ func TestGradientDoesNotAllocate(t *testing.T) {
 			data := testData[float64](t, 600, 16, mc.k, 2)
 			model := mc.make(16, mc.k)
 			theta := make([]float64, model.NumParams())
-			model.InitParams(theta, rand.New(rand.NewPCG(1, 1)))
+			model.InitParams(theta, 1)
 			g := make([]float64, len(theta))
 			e := must(NewEngine(model, 2))
 			defer e.Close()
@@ -326,7 +326,7 @@ func TestWholeDataPasses(t *testing.T) {
 		data := testData[float64](t, 2500, 6, mc.k, 4)
 		model := mc.make(6, mc.k)
 		theta := make([]float64, model.NumParams())
-		model.InitParams(theta, rand.New(rand.NewPCG(1, 1)))
+		model.InitParams(theta, 1)
 		for i := range theta {
 			theta[i] += 0.05
 		}
@@ -436,7 +436,7 @@ func TestMLPProductsAgree(t *testing.T) {
 	data := testData[float64](t, 300, 20, 5, 8)
 	kern, blas := must(NewMLP[float64](20, 16, 5)), must(NewMLPBLAS[float64](20, 16, 5))
 	theta := make([]float64, kern.NumParams())
-	kern.InitParams(theta, rand.New(rand.NewPCG(2, 2)))
+	kern.InitParams(theta, 2)
 	idx := []int{5, 3, 299, 3, 0, 17, 120, 121, 64, 65, 66}
 	wt := Weighting{Objective: Softplus, Alpha: 0.2, Eps: 0.1, Tau: 1}
 	gk, gb := make([]float64, len(theta)), make([]float64, len(theta))
@@ -463,7 +463,7 @@ func TestGradientFirstRows(t *testing.T) {
 	data := testData[float64](t, n, d, k, 11)
 	model := must(NewSoftmax[float64](d, k))
 	theta := make([]float64, model.NumParams())
-	model.InitParams(theta, rand.New(rand.NewPCG(2, 3)))
+	model.InitParams(theta, 2)
 	all := make([]int, n)
 	for i := range all {
 		all[i] = i

@@ -182,7 +182,7 @@ func TestCompactMLP(t *testing.T) {
 			model, _ = NewMLP[float32](d, 7, k)
 		}
 		theta := make([]float32, model.NumParams())
-		model.InitParams(theta, rand.New(rand.NewPCG(1, 1)))
+		model.InitParams(theta, 1)
 		idx := []int{3, 150, 7, 7, 199, 0, 42, 88, 120, 5}
 		for _, pair := range pairs {
 			e, _ := NewEngine(model, 1)

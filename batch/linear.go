@@ -3,7 +3,6 @@ package batch
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 
 	"github.com/cvarlearn/cvar/kernel"
 )
@@ -64,7 +63,7 @@ func (l *Linear[T]) NumInputs() int { return l.d }
 func (l *Linear[T]) Convex() bool { return true }
 
 // InitParams implements Model: zeros, the usual start of a convex problem.
-func (l *Linear[T]) InitParams(theta []T, _ *rand.Rand) { clear(theta[:l.d+1]) }
+func (l *Linear[T]) InitParams(theta []T, _ uint64) { clear(theta[:l.d+1]) }
 
 // readsSparse marks Linear as a model of sparse (CSR) data.
 func (l *Linear[T]) readsSparse() {}

@@ -3,8 +3,8 @@ package batch
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 
+	"github.com/cvarlearn/cvar/internal/rng"
 	"github.com/cvarlearn/cvar/kernel"
 )
 
@@ -87,13 +87,15 @@ func (m *MLP[T]) split(theta []T) (w1, b1, w2, b2 []T) {
 }
 
 // InitParams implements Model with PyTorch's default for linear layers:
-// every weight and bias uniform in ±1/√fan_in.
-func (m *MLP[T]) InitParams(theta []T, rng *rand.Rand) {
+// every weight and bias uniform in ±1/√fan_in, drawn from stream 0x1a17 of
+// seed in internal/rng (W₁, b₁, W₂, b₂ in their layout's order).
+func (m *MLP[T]) InitParams(theta []T, seed uint64) {
+	r := rng.New(seed, 0x1a17)
 	w1, b1, w2, b2 := m.split(theta)
 	uniform := func(x []T, fanIn int) {
 		s := 1 / math.Sqrt(float64(fanIn))
 		for i := range x {
-			x[i] = T((2*rng.Float64() - 1) * s)
+			x[i] = T((2*r.Float64() - 1) * s)
 		}
 	}
 	uniform(w1, m.d)

@@ -35,7 +35,7 @@ func TestMLPFirstLayerByColumns(t *testing.T) {
 		t.Fatal("the MLP on dense data is not split")
 	}
 	theta := make([]float64, model.NumParams())
-	model.InitParams(theta, rng)
+	model.InitParams(theta, 5)
 	idx := make([]int, 100)
 	for i := range idx {
 		idx[i] = rng.IntN(n)

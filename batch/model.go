@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"math/rand/v2"
 )
 
 // Model is a parametric model with a per-sample loss. Parameters live in one
@@ -28,8 +27,10 @@ type Model[T Float] interface {
 	NumOutputs() int
 	// Convex reports whether the loss is convex in θ.
 	Convex() bool
-	// InitParams writes the starting parameters into theta.
-	InitParams(theta []T, rng *rand.Rand)
+	// InitParams writes the starting parameters into theta. A model with
+	// a random start (the MLP) draws it from seed, the same on every
+	// platform and Go version; the others ignore seed.
+	InitParams(theta []T, seed uint64)
 	// Check reports whether data suits the model (dimension, task, classes).
 	Check(data *Data[T]) error
 	// Forward computes the losses of rows idx (nil: rows 0..n−1, with n =

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/cvarlearn/cvar/internal/rng"
 )
 
 // TestSortRows holds sortRows to a stable sort of (row, place) pairs: rows
@@ -69,13 +71,12 @@ func TestReduceBlock(t *testing.T) {
 }
 
 // TestSamplerDrawsAsIntN holds the sampler's draws with replacement to
-// math/rand/v2's IntN on the same source, value for value: row counts that
-// are powers of two or next to them, and (through intN alone) counts near
-// 2⁶³ that make the multiply-and-reject loop run often.
+// IntN of stream 0 of the seed in internal/rng, value for value: row counts
+// that are powers of two or next to them, up to the largest allowed.
 func TestSamplerDrawsAsIntN(t *testing.T) {
 	for _, n := range []int{1, 2, 3, 7, 8, 9, 1000, 60000, 1 << 20, 1<<40 - 1, 1 << 40} {
 		s := must(NewSampler(n, 97, WithReplacement, 11))
-		ref := rand.New(rand.NewPCG(11, 0x9e3779b97f4a7c15))
+		ref := rng.New(11, 0)
 		for call := range 5 {
 			for i, r := range s.Next() {
 				if want := ref.IntN(n); r != want {
@@ -84,14 +85,26 @@ func TestSamplerDrawsAsIntN(t *testing.T) {
 			}
 		}
 	}
-	for _, n := range []int{3 << 61, 1<<62 + 1, 5 << 60} {
-		src := rand.NewPCG(5, 6)
-		s := &Sampler{n: n, src: src}
-		ref := rand.New(rand.NewPCG(5, 6))
-		for i := range 1000 {
-			if r, want := s.intN(), ref.IntN(n); r != want {
-				t.Fatalf("n=%d: draw %d: %d, IntN gives %d", n, i, r, want)
-			}
+}
+
+// TestSamplerShufflesAsPerm holds each epoch of Shuffled to the next
+// Fisher–Yates pass over the previous order with the same stream.
+func TestSamplerShufflesAsPerm(t *testing.T) {
+	const n, b = 23, 5
+	s := must(NewSampler(n, b, Shuffled, 4))
+	ref := rng.New(4, 0)
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
+	}
+	for epoch := range 3 {
+		ref.Shuffle(n, func(i, j int) { order[i], order[j] = order[j], order[i] })
+		var got []int
+		for range s.BatchesPerEpoch() {
+			got = append(got, s.Next()...)
+		}
+		if !slices.Equal(got, order) {
+			t.Fatalf("epoch %d: %v, want %v", epoch, got, order)
 		}
 	}
 }

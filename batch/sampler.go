@@ -3,9 +3,9 @@ package batch
 import (
 	"fmt"
 	"math"
-	"math/bits"
-	"math/rand/v2"
 	"sync"
+
+	"github.com/cvarlearn/cvar/internal/rng"
 )
 
 // Sampling says how a Sampler draws minibatches.
@@ -48,8 +48,7 @@ type Sampler struct {
 	mu   sync.Mutex // held by the running Next
 	n, b int
 	mode Sampling
-	rng  *rand.Rand
-	src  *rand.PCG // rng's source, drawn from directly by WithReplacement
+	src  rng.Rand
 	perm []int
 	pos  int
 	out  []int
@@ -58,9 +57,12 @@ type Sampler struct {
 // maxSamplerRows bounds n: a sampler holds O(n) indices.
 const maxSamplerRows = 1 << 40
 
-// NewSampler draws batches of b of the n rows, seeded by seed. A b above n
-// is taken as n. It returns an error for n or b below 1, n above 2⁴⁰ (or
-// above what an []int can hold on 32-bit platforms) or an unknown mode.
+// NewSampler draws batches of b of the n rows, seeded by seed (stream 0 of
+// internal/rng, whose draws are the same on every Go version and platform):
+// WithReplacement takes each row by IntN(n), Shuffled reorders each epoch by
+// Fisher–Yates. A b above n is taken as n. It returns an error for n or b
+// below 1, n above 2⁴⁰ (or above what an []int can hold on 32-bit
+// platforms) or an unknown mode.
 func NewSampler(n, b int, mode Sampling, seed uint64) (*Sampler, error) {
 	if n <= 0 || b <= 0 || int64(n) > min(maxSamplerRows, math.MaxInt/8) {
 		return nil, fmt.Errorf("batch: sampler needs 0 < n ≤ 2^40 and b > 0, got n = %d, b = %d", n, b)
@@ -69,8 +71,7 @@ func NewSampler(n, b int, mode Sampling, seed uint64) (*Sampler, error) {
 		return nil, fmt.Errorf("batch: unknown sampling %v (want WithReplacement, Shuffled or InOrder)", mode)
 	}
 	b = min(b, n)
-	src := rand.NewPCG(seed, 0x9e3779b97f4a7c15)
-	s := &Sampler{n: n, b: b, mode: mode, rng: rand.New(src), src: src, out: make([]int, b)}
+	s := &Sampler{n: n, b: b, mode: mode, src: *rng.New(seed, 0), out: make([]int, b)}
 	if mode != WithReplacement {
 		s.perm = make([]int, n)
 		for i := range s.perm {
@@ -83,7 +84,7 @@ func NewSampler(n, b int, mode Sampling, seed uint64) (*Sampler, error) {
 
 func (s *Sampler) startEpoch() {
 	if s.mode == Shuffled {
-		s.rng.Shuffle(s.n, func(i, j int) { s.perm[i], s.perm[j] = s.perm[j], s.perm[i] })
+		s.src.Shuffle(s.n, func(i, j int) { s.perm[i], s.perm[j] = s.perm[j], s.perm[i] })
 	}
 	s.pos = 0
 }
@@ -96,7 +97,7 @@ func (s *Sampler) Next() []int {
 	defer s.mu.Unlock()
 	if s.mode == WithReplacement {
 		for i := range s.out {
-			s.out[i] = s.intN()
+			s.out[i] = s.src.IntN(s.n)
 		}
 		return s.out
 	}
@@ -112,22 +113,3 @@ func (s *Sampler) Next() []int {
 
 // BatchesPerEpoch is the number of Next calls that make one pass over n rows.
 func (s *Sampler) BatchesPerEpoch() int { return (s.n + s.b - 1) / s.b }
-
-// intN returns a row uniform in [0, n): rand.Rand.IntN(n)'s value and draws
-// (Lemire's multiply-and-reject, as math/rand/v2 computes it on every
-// platform), from the PCG called directly, which is faster than through
-// rand.Rand (the draws are serial in every step).
-func (s *Sampler) intN() int {
-	n := uint64(s.n)
-	if n&(n-1) == 0 {
-		return int(s.src.Uint64() & (n - 1))
-	}
-	hi, lo := bits.Mul64(s.src.Uint64(), n)
-	if lo < n {
-		thresh := -n % n
-		for lo < thresh {
-			hi, lo = bits.Mul64(s.src.Uint64(), n)
-		}
-	}
-	return int(hi)
-}

@@ -76,7 +76,7 @@ func BenchmarkStepSerial(b *testing.B) {
 			b.Run(fmt.Sprintf("%s/threads=%d", mc.name, th), func(b *testing.B) {
 				model := mc.model
 				theta := make([]float32, model.NumParams())
-				model.InitParams(theta, rand.New(rand.NewPCG(1, 1)))
+				model.InitParams(theta, 1)
 				avg := append([]float32(nil), theta...)
 				g := make([]float32, len(theta))
 				ops := KernelsOf(model)

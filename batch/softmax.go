@@ -3,7 +3,6 @@ package batch
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 
 	"github.com/cvarlearn/cvar/kernel"
 )
@@ -49,7 +48,7 @@ func (s *Softmax[T]) NumInputs() int { return s.d }
 func (s *Softmax[T]) Convex() bool { return true }
 
 // InitParams implements Model: zeros.
-func (s *Softmax[T]) InitParams(theta []T, _ *rand.Rand) { clear(theta[:s.NumParams()]) }
+func (s *Softmax[T]) InitParams(theta []T, _ uint64) { clear(theta[:s.NumParams()]) }
 
 // Check implements Model.
 func (s *Softmax[T]) Check(data *Data[T]) error {

@@ -3,12 +3,12 @@ package bench
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"time"
 
 	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/batch"
 	"github.com/cvarlearn/cvar/dataset"
+	"github.com/cvarlearn/cvar/internal/rng"
 	"github.com/cvarlearn/cvar/kernel"
 )
 
@@ -63,7 +63,7 @@ func newProblem[T kernel.Float](name string, x []T, labels []int32, n, d int) (*
 // row is its class's prototype plus uniform noise on the lit pixels, clamped
 // to [0, 1]. Labels cycle through the classes in random order.
 func SyntheticMNIST[T kernel.Float](n, d int, seed uint64) (*Problem[T], error) {
-	r := rand.New(rand.NewPCG(seed, 0x3d15))
+	r := rng.New(seed, 0x3d15)
 	proto := make([]float64, MNISTClasses*d)
 	for i := range proto {
 		if r.Float64() < 0.2 {

@@ -3,11 +3,11 @@ package bench
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 	"slices"
 	"strings"
 
 	"github.com/cvarlearn/cvar/bench/internal/peak"
+	"github.com/cvarlearn/cvar/internal/rng"
 	"github.com/cvarlearn/cvar/kernel"
 )
 
@@ -164,7 +164,7 @@ var sink float64
 
 // randSlice returns n values uniform in [lo, hi), from a fixed seed.
 func randSlice[T kernel.Float](n int, seed uint64, lo, hi float64) []T {
-	r := rand.New(rand.NewPCG(seed, 0xbe7c))
+	r := rng.New(seed, 0xbe7c)
 	x := make([]T, n)
 	for i := range x {
 		x[i] = T(lo + (hi-lo)*r.Float64())
@@ -451,7 +451,7 @@ func build[T kernel.Float](k string, d int, impls []*kernel.Impl) *KernelCase {
 		// (as training does); "gather" visits n rows drawn with replacement,
 		// like Alg 3's sampling.
 		idx := make([]int, n)
-		r := rand.New(rand.NewPCG(3, 4))
+		r := rng.New(3, 4)
 		for i := range idx {
 			if k == "margins-ooc-gather" {
 				idx[i] = r.IntN(n)
@@ -492,7 +492,7 @@ func build[T kernel.Float](k string, d int, impls []*kernel.Impl) *KernelCase {
 		x, w, m := randSlice[T](n*d, 1, 0, 1), randSlice[T](kk*d, 2, -1, 1), make([]T, Batch*kk)
 		c.Bytes, c.Flops = int64(n*d)*s, 2*int64(n*d*kk)
 		idx := make([]int, n)
-		r := rand.New(rand.NewPCG(3, 4))
+		r := rng.New(3, 4)
 		for i := range idx {
 			idx[i] = r.IntN(n)
 		}

@@ -2,8 +2,9 @@ package bench
 
 import (
 	"math"
-	"math/rand/v2"
 	"time"
+
+	"github.com/cvarlearn/cvar/internal/rng"
 )
 
 // PageFloats is the float32s of a 4 KiB page.
@@ -13,7 +14,7 @@ const PageFloats = 4096 / 4
 // page p the chase goes to next[p], and n steps from any page visit every
 // page once.
 func pageCycle(n int, seed uint64) []int32 {
-	perm := rand.New(rand.NewPCG(seed, 1)).Perm(n)
+	perm := rng.New(seed, 1).Perm(n)
 	next := make([]int32, n)
 	for i, p := range perm {
 		next[p] = int32(perm[(i+1)%n])

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+
+	"github.com/cvarlearn/cvar/internal/rng"
 )
 
 // DefaultTrainFrac is the training fraction Split uses when given 0: the
@@ -70,9 +72,9 @@ func NewSplitter(n int, trainFrac float64, seed uint64) (*Splitter, error) {
 	nTrain := int(math.Round(trainFrac * float64(n)))
 	s := &Splitter{n: n, nTrain: min(max(nTrain, 1), n-1)}
 	s.half = uint(bits.Len64(uint64(n-1))+1) / 2
-	r := newRNG(seed, 1)
+	r := rng.New(seed, 1)
 	for k := range s.keys {
-		s.keys[k] = r.src.Uint64()
+		s.keys[k] = r.Uint64()
 	}
 	return s, nil
 }

@@ -3,6 +3,8 @@ package dataset
 import (
 	"fmt"
 	"math"
+
+	"github.com/cvarlearn/cvar/internal/rng"
 )
 
 // SynthClassConfig configures SyntheticClassification. Zero fields take the
@@ -90,13 +92,13 @@ func SyntheticClassificationGroups[T Float](cfg SynthClassConfig) (*Dataset[T], 
 	}
 	minority := make([]bool, n)
 	noise := max(cfg.Noise, 0)
-	r := newRNG(cfg.Seed, 2)
+	r := rng.New(cfg.Seed, 2)
 	x := make([]float64, d)
 	for i := range n {
-		minority[i] = r.uniform() < cfg.Minority
-		y := r.intN(k)
+		minority[i] = r.Float64() < cfg.Minority
+		y := r.IntN(k)
 		for j := range x {
-			x[j] = r.normal()
+			x[j] = r.NormFloat64()
 		}
 		x[y] += coreMargin
 		spur := y
@@ -105,8 +107,8 @@ func SyntheticClassificationGroups[T Float](cfg SynthClassConfig) (*Dataset[T], 
 			x[d-1] += cfg.Shift
 		}
 		x[k+spur] += spuriousMargin
-		if r.uniform() < noise {
-			y = (y + 1 + r.intN(k-1)) % k
+		if r.Float64() < noise {
+			y = (y + 1 + r.IntN(k-1)) % k
 		}
 		ds.Labels[i] = int32(y)
 		for j, v := range x {
@@ -186,25 +188,27 @@ func SyntheticRegressionGroups[T Float](cfg SynthRegConfig) (*Dataset[T], []bool
 		Features: numberedNames("f", 1, d),
 	}
 	group := make([]bool, n)
-	r := newRNG(cfg.Seed, 3)
+	r := rng.New(cfg.Seed, 3)
 	beta := make([]float64, d)
 	for j := range beta {
-		beta[j] = r.normal() / math.Sqrt(float64(d))
+		beta[j] = r.NormFloat64() / math.Sqrt(float64(d))
 	}
 	x := make([]float64, d)
 	for i := range n {
-		group[i] = cfg.Minority > 0 && r.uniform() < cfg.Minority
+		group[i] = cfg.Minority > 0 && r.Float64() < cfg.Minority
 		for j := range x {
-			x[j] = r.normal()
+			x[j] = r.NormFloat64()
 		}
 		scale := cfg.Noise
 		if group[i] {
 			x[d-1] += cfg.Shift
 			scale *= cfg.Hetero
 		}
-		y := scale * r.studentT(cfg.Dof)
+		// Each product is rounded before it is added (float64), so that no
+		// platform fuses them and the targets are the same everywhere.
+		y := float64(scale * r.StudentT(cfg.Dof))
 		for j, v := range x {
-			y += beta[j] * v
+			y += float64(beta[j] * v)
 			ds.X[i*d+j] = T(v)
 		}
 		ds.Y[i] = T(y)

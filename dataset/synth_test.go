@@ -4,6 +4,8 @@ import (
 	"math"
 	"slices"
 	"testing"
+
+	"github.com/cvarlearn/cvar/internal/rng"
 )
 
 func TestSyntheticClassification(t *testing.T) {
@@ -258,10 +260,10 @@ func trainLogistic(ds *Dataset[float64], alpha float64, seed uint64) []float64 {
 	grad := make([]float64, d+1)
 	margin := make([]float64, batch)
 	order := make([]int, batch)
-	r := newRNG(seed, 99)
+	r := rng.New(seed, 99)
 	top := int(math.Ceil(alpha * batch))
 	for range epochs {
-		perm := r.perm(ds.N)
+		perm := r.Perm(ds.N)
 		for s := 0; s+batch <= ds.N; s += batch {
 			rows := perm[s : s+batch]
 			for k, i := range rows {

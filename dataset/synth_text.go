@@ -9,6 +9,8 @@ import (
 	"slices"
 	"sort"
 	"strconv"
+
+	"github.com/cvarlearn/cvar/internal/rng"
 )
 
 // SynthTextConfig configures SyntheticText. Zero fields take the defaults
@@ -79,14 +81,14 @@ func SyntheticText[T Float](cfg SynthTextConfig) (*Dataset[T], error) {
 		m++
 	}
 	col := func(r int) uint32 { return uint32(uint64(r) * m % uint64(d)) }
-	rule := newRNG(cfg.Seed, 0x7e57)
+	rule := rng.New(cfg.Seed, 0x7e57)
 	w := make([]float32, d) // by rank
 	for r := range w {
-		if rule.intN(10) == 0 {
-			w[r] = float32(rule.normal())
+		if rule.IntN(10) == 0 {
+			w[r] = float32(rule.NormFloat64())
 		}
 	}
-	g := newRNG(cfg.Seed, 0x7e58)
+	g := rng.New(cfg.Seed, 0x7e58)
 	ds := &Dataset[T]{
 		Name: fmt.Sprintf("synthetic-text (N %d, D %d, %d non-zeros a row)", n, d, k),
 		N:    n, D: d, Task: Classification,
@@ -105,7 +107,7 @@ func SyntheticText[T Float](cfg SynthTextConfig) (*Dataset[T], error) {
 	for i := range n {
 		ranks = ranks[:0]
 		for len(ranks) < k {
-			r := sort.SearchFloat64s(cdf, g.uniform()*s)
+			r := sort.SearchFloat64s(cdf, g.Float64()*s)
 			r = min(r, d-1)
 			if !slices.Contains(ranks, r) {
 				ranks = append(ranks, r)
@@ -115,7 +117,7 @@ func SyntheticText[T Float](cfg SynthTextConfig) (*Dataset[T], error) {
 		var norm2, margin float64
 		touched := false
 		for _, r := range ranks {
-			v := (1 + g.uniform()/2) * math.Log1p(float64(r+1)/4)
+			v := (1 + g.Float64()/2) * math.Log1p(float64(r+1)/4)
 			row = append(row, entry{col(r), v})
 			norm2 += v * v
 			margin += v * float64(w[r])
@@ -129,9 +131,9 @@ func SyntheticText[T Float](cfg SynthTextConfig) (*Dataset[T], error) {
 		ds.Indptr = append(ds.Indptr, int64(len(ds.Cols)))
 		label := margin > 0
 		if !touched {
-			label = g.intN(2) == 1
+			label = g.IntN(2) == 1
 		}
-		if g.uniform() < cfg.Noise {
+		if g.Float64() < cfg.Noise {
 			label = !label
 		}
 		if label {

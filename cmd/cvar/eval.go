@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"math/rand/v2"
 	"os"
 	"runtime"
 	"slices"
@@ -15,6 +14,7 @@ import (
 	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/batch"
 	"github.com/cvarlearn/cvar/internal/jsonfloat"
+	"github.com/cvarlearn/cvar/internal/rng"
 )
 
 const evalSynopsis = `cvar eval -in MODEL [flags]
@@ -172,11 +172,15 @@ func evalRun[T batch.Float](e *env, df *dataFlags, m *cvar.ModelFile, cfg evalCo
 	return rep.print(e.stdout)
 }
 
+// bootStream is the first internal/rng stream of the bootstrap's resamples,
+// far from the streams that training draws from.
+const bootStream = 0xb007 << 32
+
 // bootstrap returns, for CVaR and VaR at each α, then the mean loss and
 // (when correct is not nil) the accuracy, the estimate on all rows and the
 // percentile 95 % interval over b resamples of the rows with replacement.
-// Resample r draws from its own generator seeded by (seed, r), so the result
-// does not depend on the number of threads.
+// Resample r draws from its own generator, stream bootStream+r of seed, so
+// the result does not depend on the number of threads.
 func bootstrap[T batch.Float](losses []T, correct []bool, alphas []float64, b int, seed uint64, threads int, bar *progress) ([]estimate, error) {
 	nstat := 2*len(alphas) + 1
 	if correct != nil {
@@ -243,9 +247,9 @@ func bootstrap[T batch.Float](losses []T, correct []bool, alphas []float64, b in
 			var sc cvar.TailScratch[T]
 			dst := make([]float64, nstat)
 			for r := range next {
-				rng := rand.New(rand.NewPCG(seed, uint64(r)))
+				rnd := rng.New(seed, bootStream+uint64(r))
 				for i := range ls {
-					k := rng.IntN(n)
+					k := rnd.IntN(n)
 					ls[i] = losses[k]
 					if ok != nil {
 						ok[i] = correct[k]
