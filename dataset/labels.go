@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 )
@@ -172,93 +171,14 @@ func (ts *targetSpec) check(text string) (string, string) {
 	return t, ""
 }
 
-// resolve turns checked target texts into the dataset's task and targets.
-func resolve[T Float](ts *targetSpec, texts []string) (Task, []T, []int32, []string) {
-	task := ts.task
-	if task == TaskAuto {
-		task = inferTask(texts)
-	}
-	switch {
-	case task == Regression:
-		y := make([]T, len(texts))
-		for i, t := range texts {
-			y[i], _ = parseValue[T](t) // checked when read
-		}
-		return task, y, nil, nil
-	case ts.index != nil:
-		labels := make([]int32, len(texts))
-		for i, t := range texts {
-			labels[i], _ = ts.index.lookup(t) // checked when read
-		}
-		return task, nil, labels, slices.Clone(ts.index.classes)
-	}
-	labels, classes := buildClasses(texts)
-	return task, nil, labels, classes
-}
-
-// inferTask implements TaskAuto (see the package documentation).
-func inferTask(texts []string) Task {
-	distinct := make(map[float64]struct{})
-	integers := true
-	for _, t := range texts {
-		v, ok := labelNumber(t)
-		if !ok {
-			return Classification
-		}
-		if v != math.Trunc(v) {
-			integers = false
-		} else if len(distinct) <= MaxAutoClasses {
-			distinct[v] = struct{}{}
-		}
-	}
-	if integers && len(distinct) <= MaxAutoClasses {
-		return Classification
-	}
-	return Regression
-}
-
-// inferTaskValues is inferTask for numeric targets.
+// inferTaskValues implements TaskAuto (see the package documentation) for
+// numeric targets.
 func inferTaskValues(y []float64) Task {
 	var ti TaskInference
 	for _, v := range y {
 		ti.Add(v)
 	}
 	return ti.Task()
-}
-
-// buildClasses maps label texts to 0..K-1: numerically when every label is
-// a number, lexicographically otherwise.
-func buildClasses(texts []string) ([]int32, []string) {
-	values := make([]float64, len(texts))
-	numeric := true
-	for i, t := range texts {
-		v, ok := labelNumber(t)
-		if !ok {
-			numeric = false
-			break
-		}
-		values[i] = v
-	}
-	if numeric {
-		return numericClasses(values)
-	}
-	seen := make(map[string]int32)
-	for _, t := range texts {
-		seen[t] = 0
-	}
-	classes := make([]string, 0, len(seen))
-	for t := range seen {
-		classes = append(classes, t)
-	}
-	slices.Sort(classes)
-	for k, t := range classes {
-		seen[t] = int32(k)
-	}
-	labels := make([]int32, len(texts))
-	for i, t := range texts {
-		labels[i] = seen[t]
-	}
-	return labels, classes
 }
 
 // numericClasses maps finite numeric labels to 0..K-1 in increasing order.
