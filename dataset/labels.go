@@ -16,6 +16,9 @@ func parseValue[T Float](s string) (T, string) {
 	if t == "" {
 		return 0, "missing value (empty); expected a number"
 	}
+	if !decimal(t) {
+		return 0, fmt.Sprintf("%q is not a number; expected a decimal one, without underscores or hexadecimal", clip(t))
+	}
 	v, err := strconv.ParseFloat(t, 64)
 	if err != nil {
 		// ParseFloat reports ErrRange for overflow (±Inf) and for underflow
@@ -37,8 +40,24 @@ func parseValue[T Float](s string) (T, string) {
 	return x, ""
 }
 
-// labelNumber reports whether a label text is a finite number, and its value.
+// decimal reports whether s, a number for strconv.ParseFloat, is also one
+// for a data file: ParseFloat also accepts Go's underscores between digits
+// (1_000) and hexadecimal (0x1p3), which no data format means.
+func decimal(s string) bool {
+	for i := range len(s) {
+		if c := s[i]; c == '_' || c|0x20 == 'x' {
+			return false
+		}
+	}
+	return true
+}
+
+// labelNumber reports whether a label text is a finite decimal number, and
+// its value.
 func labelNumber(s string) (float64, bool) {
+	if !decimal(s) {
+		return 0, false
+	}
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil && !(errors.Is(err, strconv.ErrRange) && !math.IsInf(v, 0)) {
 		return 0, false

@@ -381,6 +381,11 @@ func parseIndex(b []byte) (int, bool) {
 // fastValue parses a feature value on the common path, without building
 // an error message; on failure parseValue explains the problem.
 func fastValue[T Float](b []byte) (T, bool) {
+	for _, c := range b {
+		if c == '_' || c|0x20 == 'x' {
+			return 0, false // not decimal: see decimal
+		}
+	}
 	v, err := strconv.ParseFloat(string(b), 64)
 	if err != nil || !finite(v) {
 		return 0, false
