@@ -15,9 +15,9 @@
 // "cvar COMMAND -h" for a command's flags. Results go to stdout (-json for
 // machines); a progress bar goes to stderr when it is a terminal. Exit status
 // is 0 on success, 2 for a usage error and 1 for any other failure, which is
-// reported as one line on stderr. Data are held densely, N×D values, and
-// must fit in -max-memory (default 4 GiB) with the model; -threads is
-// clamped to the cores; outputs are written through a temporary file and
+// reported as one line on stderr. Reading data holds at most -max-memory
+// (default 4 GiB) plus 6 MiB, lines of at most -max-line (64 MiB), and the
+// model must fit in -max-memory too; -threads is clamped to the cores; outputs are written through a temporary file and
 // replace only regular files, and only with -force.
 package main
 
