@@ -310,3 +310,36 @@ func TestDecimalLabels(t *testing.T) {
 		t.Errorf("numeric classes %v, %v", ds, err)
 	}
 }
+
+// TestReadCSVTargetOptional: the first record says whether the target
+// column is there: by the target's name in the header, or by the width.
+func TestReadCSVTargetOptional(t *testing.T) {
+	cases := []struct {
+		in   string
+		opt  CSVOptions
+		has  bool
+		x, y []float64
+	}{
+		{"a,b\n1,2\n3,4\n", CSVOptions{}, false, []float64{1, 2, 3, 4}, []float64{0, 0}},
+		{"a,b,y\n1,2,5\n3,4,6\n", CSVOptions{Task: Regression}, true, []float64{1, 2, 3, 4}, []float64{5, 6}},
+		{"y,a\n5,1\n6,3\n", CSVOptions{Task: Regression, Target: "y"}, true, []float64{1, 3}, []float64{5, 6}},
+		{"1,2\n3,4\n", CSVOptions{NoHeader: true, Task: Classification}, false, []float64{1, 2, 3, 4}, []float64{0, 0}},
+	}
+	for i, c := range cases {
+		width := 2
+		if c.opt.Target != "" {
+			width = 1
+		}
+		ds, has, err := ReadCSVTargetOptional[float64](strings.NewReader(c.in), "o.csv", width, c.opt)
+		if err != nil || has != c.has || !slices.Equal(ds.X, c.x) || !slices.Equal(ds.Y, c.y) || ds.Task != Regression {
+			t.Errorf("case %d: %v, target %v, %v", i, ds, has, err)
+		}
+	}
+	_, _, err := ReadCSVTargetOptional[float64](strings.NewReader("a,b,c,d\n1,2,3,4\n"), "w.csv", 2, CSVOptions{})
+	wantErr(t, err, "w.csv:1:", "4 columns; expected 2 features, and optionally the target")
+	_, _, err = ReadCSVTargetOptional[float64](strings.NewReader("a,b\n1,2\n3\n"), "r.csv", 2, CSVOptions{})
+	wantErr(t, err, "r.csv:3:", "1 fields; expected 2")
+	if _, _, err := ReadCSVTargetOptional[float64](strings.NewReader("a\n1\n"), "z.csv", 0, CSVOptions{}); err == nil {
+		t.Error("0 features accepted")
+	}
+}

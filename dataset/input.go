@@ -33,7 +33,9 @@ func decompress(r io.Reader, name string) (*decompressed, error) {
 // the compressed stream turns out to be corrupt: a decompressor hands out
 // garbage before it detects the damage (gzip checks its CRC only at the
 // end), and that garbage would otherwise be reported as a bad row or
-// header. It then reads the rest of the input, on this error path only.
+// header. It then reads on, on this error path only, up to verifyReach
+// bytes of content, since input that never ends (a pipe) has no end to
+// reach.
 //
 // The errors of the memory bound and the line limit are returned as they
 // are: they stop reading input that may never end.
@@ -45,11 +47,15 @@ func verifyStream(br *bufio.Reader, kind, name string, err error) error {
 	if errors.As(err, &de) {
 		return err
 	}
-	if _, derr := io.Copy(io.Discard, br); errors.As(derr, &de) {
+	if _, derr := io.CopyN(io.Discard, br, verifyReach); errors.As(derr, &de) {
 		return de.fileError(name)
 	}
 	return err
 }
+
+// verifyReach is how far verifyStream reads past an error: 64 MiB, a
+// fraction of a second of gzip, some seconds of bzip2.
+const verifyReach = 64 << 20
 
 func (d *decompressed) verify(err error) error { return verifyStream(d.br, d.kind, d.name, err) }
 

@@ -16,7 +16,10 @@ const DefaultMaxBytes int64 = 4 << 30
 // 1 MiB of small buffers counted against the bound's margin rather than the
 // bound (so that a small bound still applies to the data matrix exactly),
 // the fixed buffers of buffered reading (128 KiB a file) and of
-// decompression (bzip2's block, 3.6 MB, is the largest).
+// decompression (bzip2's block, 3.6 MB, is the largest). The heap of the
+// process also holds the garbage the collector has yet to reclaim, such as
+// the arrays a buffer outgrew: up to GOGC per cent of what is live (100 by
+// default; GOMEMLIMIT bounds the whole).
 const ReadOverhead int64 = 6 << 20
 
 // countedMargin is the part of ReadOverhead that the readers count: their
