@@ -94,8 +94,11 @@ func (s *csvScanner) appendLong(chunk []byte) error {
 		return s.tooLong(s.numLine+1, "line")
 	}
 	var err error
-	s.long, err = appendTo(s.b, s.long, s.numLine+1, chunk...)
-	return err
+	if s.long, err = growMax(s.b, s.long, len(chunk), s.maxLine, s.numLine+1); err != nil {
+		return err
+	}
+	s.long = append(s.long, chunk...)
+	return nil
 }
 
 func (s *csvScanner) tooLong(line int, what string) error {
@@ -115,8 +118,11 @@ func (s *csvScanner) appendText(text ...byte) error {
 		return s.tooLong(s.numLine, "record with its quoted fields' lines")
 	}
 	var err error
-	s.buf, err = appendTo(s.b, s.buf, s.numLine, text...)
-	return err
+	if s.buf, err = growMax(s.b, s.buf, len(text), s.maxLine, s.numLine); err != nil {
+		return err
+	}
+	s.buf = append(s.buf, text...)
+	return nil
 }
 
 // endField ends the current field.

@@ -470,8 +470,11 @@ func (lr *lineReader) keep(chunk []byte) error {
 		return lr.tooLong()
 	}
 	var err error
-	lr.long, err = appendTo(lr.b, lr.long, lr.line+1, chunk...)
-	return err
+	if lr.long, err = growMax(lr.b, lr.long, len(chunk), lr.maxLine, lr.line+1); err != nil {
+		return err
+	}
+	lr.long = append(lr.long, chunk...)
+	return nil
 }
 
 func (lr *lineReader) tooLong() error {

@@ -197,13 +197,19 @@ func (b *budget) free(n int64) { b.held -= n }
 // array: twice the capacity, or less where the bound does not leave room
 // for that while the old array is still held. line is as for take.
 func grow[E any](b *budget, s []E, n int, line int) ([]E, error) {
+	return growMax(b, s, n, math.MaxInt64, line)
+}
+
+// growMax is grow for a slice that never needs more than most elements
+// (a line buffer and its limit): it grows to at most that.
+func growMax[E any](b *budget, s []E, n int, most int64, line int) ([]E, error) {
 	need := int64(len(s)) + int64(n)
 	if need <= int64(cap(s)) {
 		return s, nil
 	}
 	var z E
 	size := max(int64(unsafe.Sizeof(z)), 1)
-	newCap := max(need, 2*int64(cap(s)), 16)
+	newCap := max(min(max(2*int64(cap(s)), 16), most), need)
 	if room := (b.limit - b.held) / size; newCap > room {
 		newCap = max(room, need)
 	}
