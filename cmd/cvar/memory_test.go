@@ -193,3 +193,22 @@ func TestBuiltInDataWithinMaxMemory(t *testing.T) {
 	}
 	ok(t, "eval", "-in", model, "-max-memory", "1MiB", "-bootstrap", "10")
 }
+
+// TestMaxLineFlag: every command that reads data takes -max-line, says in
+// its help what -max-memory and -max-line bound, and refuses a value that
+// is not a size.
+func TestMaxLineFlag(t *testing.T) {
+	for _, cmd := range []string{"train", "eval", "predict", "experiment"} {
+		help := ok(t, cmd, "-h")
+		for _, want := range []string{"-max-line", "-max-memory", "plus 6 MiB", "(default 64MiB)"} {
+			if !strings.Contains(help, want) {
+				t.Errorf("cvar %s -h lacks %q", cmd, want)
+			}
+		}
+	}
+	fails(t, 2, []string{"-max-line", `"lots"`}, "train", "-max-line", "lots")
+	dir := t.TempDir()
+	data := write(t, dir, "d.csv", classCSV(300, 1, true))
+	fails(t, 1, []string{"d.csv:2:", "line longer than the limit of 16 bytes", "-max-line"}, "train", "-data", data, "-max-line", "16")
+	ok(t, "train", "-data", data, "-max-line", "0", "-epochs", "1")
+}
