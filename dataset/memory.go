@@ -194,22 +194,33 @@ func (b *budget) take(n int64, line int) error {
 func (b *budget) free(n int64) { b.held -= n }
 
 // grow returns s with room for n more elements, charging b for a larger
-// array: twice the capacity, or less where the bound does not leave room
-// for that while the old array is still held. line is as for take.
+// array: twice the capacity up to 4 MiB, a quarter more beyond (as append
+// grows, so that a result keeps little spare capacity), or less where the
+// bound does not leave room for that while the old array is still held.
+// line is as for take.
 func grow[E any](b *budget, s []E, n int, line int) ([]E, error) {
-	return growMax(b, s, n, math.MaxInt64, line)
+	return growBy(b, s, n, math.MaxInt64, false, line)
 }
 
-// growMax is grow for a slice that never needs more than most elements
-// (a line buffer and its limit): it grows to at most that.
+// growMax is grow for a buffer that is reused, such as a line's, and never
+// needs more than most elements (its limit): it doubles, which leaves less
+// garbage, up to most.
 func growMax[E any](b *budget, s []E, n int, most int64, line int) ([]E, error) {
+	return growBy(b, s, n, most, true, line)
+}
+
+func growBy[E any](b *budget, s []E, n int, most int64, double bool, line int) ([]E, error) {
 	need := int64(len(s)) + int64(n)
 	if need <= int64(cap(s)) {
 		return s, nil
 	}
 	var z E
 	size := max(int64(unsafe.Sizeof(z)), 1)
-	newCap := max(min(max(2*int64(cap(s)), 16), most), need)
+	grown := 2 * int64(cap(s))
+	if !double && int64(cap(s))*size > 4<<20 {
+		grown = int64(cap(s)) + int64(cap(s))/4
+	}
+	newCap := max(min(max(grown, 16), most), need)
 	if room := (b.limit - b.held) / size; newCap > room {
 		newCap = max(room, need)
 	}
