@@ -6,8 +6,8 @@ import (
 )
 
 // TestHugeFeatureValues: features near float64's limit (±1.79e308) are
-// standardised and trained on, in memory and streamed, instead of failing
-// on a mean that overflowed.
+// standardised and trained on, in memory and streamed: their means and
+// deviations do not overflow.
 func TestHugeFeatureValues(t *testing.T) {
 	dir := t.TempDir()
 	var b strings.Builder
