@@ -1,11 +1,13 @@
 package dataset
 
 import (
+	"bytes"
 	"encoding/csv"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -34,10 +36,21 @@ type CSVOptions struct {
 	// Limit, if positive, reads only the first Limit samples; the rest of
 	// the input is neither read nor checked. Streams ignore it.
 	Limit int
-	// MaxBytes bounds the dense feature matrix, N×D values of T: a larger
-	// input is an error wrapping ErrTooLarge. 0 means DefaultMaxBytes; a
-	// negative value, no bound. Streams ignore it.
+	// MaxBytes bounds the memory the reader holds: the samples read so far
+	// (their features, N×D values of T, and their targets), the record
+	// being read and the header, counted by the capacity of the buffers,
+	// with both arrays while one grows (so a matrix read from input of
+	// unknown length can take about half of it). The reader stops with an
+	// error wrapping ErrTooLarge, naming the line reached, as soon as the
+	// bound would be passed, and holds at most MaxBytes + ReadOverhead.
+	// 0 means DefaultMaxBytes; a negative value, no bound. A stream applies
+	// it to its record and row.
 	MaxBytes int64
+	// MaxLine bounds a line, and a record with the lines of its quoted
+	// fields, in bytes: a longer one is an error wrapping ErrLineTooLong
+	// that names its line. 0 means DefaultMaxLine; a negative value, no
+	// limit (MaxBytes still applies).
+	MaxLine int64
 }
 
 // LoadCSV reads a CSV file; see ReadCSV. The file may be gzip- or
@@ -54,110 +67,142 @@ func LoadCSV[T Float](path string, opt CSVOptions) (*Dataset[T], error) {
 
 // ReadCSV reads a dataset from comma-separated values: one header row of
 // column names (unless opt.NoHeader), then one row per sample with the same
-// number of fields. Every feature cell must be a finite number; surrounding
-// spaces are ignored. The name is used for Dataset.Name and in error
-// messages, which give the 1-based line and column of the first bad cell:
+// number of fields. Every feature cell must be a finite decimal number;
+// surrounding spaces are ignored. The name is used for Dataset.Name and in
+// error messages, which give the 1-based line and column of the first bad
+// cell:
 //
 //	data.csv:17: column 3 ("age"): "abc" is not a number
 //
-// Gzip- and bzip2-compressed input is decompressed transparently.
+// Gzip- and bzip2-compressed input is decompressed transparently. The
+// reader holds at most opt.MaxBytes + ReadOverhead bytes; see
+// CSVOptions.MaxBytes and CSVOptions.MaxLine.
 func ReadCSV[T Float](r io.Reader, name string, opt CSVOptions) (*Dataset[T], error) {
+	ds, _, err := readCSV[T](r, name, opt, 0)
+	return ds, err
+}
+
+// ReadCSVTargetOptional is ReadCSV for data that may lack the target
+// column, such as the rows a model is to be applied to; features (≥ 1) is
+// the number of feature columns. The first record decides: the target
+// column is present when the header names opt.Target, or when the record
+// has features+1 columns, and absent when it has features columns; any
+// other width is an error. Without the target column every column is a
+// feature, and the dataset is a regression set whose targets are all 0;
+// hasTarget says which.
+func ReadCSVTargetOptional[T Float](r io.Reader, name string, features int, opt CSVOptions) (ds *Dataset[T], hasTarget bool, err error) {
+	if features < 1 {
+		return nil, false, fmt.Errorf("dataset: %d features; expected at least 1", features)
+	}
+	return readCSV[T](r, name, opt, features)
+}
+
+// readCSV is ReadCSV; with features > 0, ReadCSVTargetOptional.
+func readCSV[T Float](r io.Reader, name string, opt CSVOptions, features int) (*Dataset[T], bool, error) {
 	if opt.Limit < 0 {
-		return nil, fmt.Errorf("dataset: negative option Limit %d", opt.Limit)
+		return nil, false, fmt.Errorf("dataset: negative option Limit %d", opt.Limit)
 	}
 	ts, err := newTargetSpec(opt.Task, opt.Classes)
 	if err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	src, err := newCSVSource[T](r, name, opt)
+	b := newBudget(name, opt.MaxBytes)
+	src, err := newCSVSource[T](r, name, opt, b, features)
 	if err != nil {
-		return nil, err
+		return nil, false, err
+	}
+	if src.target < 0 {
+		ts = &targetSpec{task: Regression} // every target "", read as 0
 	}
 	d := len(src.features)
-	bound := maxBytes(opt.MaxBytes)
-	var (
-		x     []T
-		texts []string
-		row   = make([]T, d)
-	)
-	for opt.Limit == 0 || len(texts) < opt.Limit {
-		target, _, err := src.next(row, ts)
+	row, err := makeCounted[T](b, d, src.line)
+	if err != nil {
+		return nil, false, err
+	}
+	var x []T
+	targets := &targetList[T]{ts: ts, b: b}
+	for opt.Limit == 0 || targets.n < opt.Limit {
+		target, line, err := src.next(row, ts)
 		if err == io.EOF {
 			break
 		}
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
-		if err := checkDense[T](name, len(texts)+1, d, bound, true); err != nil {
-			return nil, err
+		if err := checkDense[T](name, targets.n+1, d, b.bound, true); err != nil {
+			return nil, false, err
 		}
-		x = append(x, row...)
-		texts = append(texts, target)
+		if x, err = appendTo(b, x, line, row...); err != nil {
+			return nil, false, err
+		}
+		if err := targets.add(target, line); err != nil {
+			return nil, false, err
+		}
 	}
-	if len(texts) == 0 {
+	if targets.n == 0 {
 		if opt.NoHeader {
-			return nil, fileError(name, "no data rows")
+			return nil, false, fileError(name, "no data rows")
 		}
-		return nil, fileError(name, "no data rows after the header; expected at least one sample")
+		return nil, false, fileError(name, "no data rows after the header; expected at least one sample")
 	}
-	task, y, labels, classes := resolve[T](ts, texts)
+	task, y, labels, classes, err := targets.resolve(src.line)
+	if err != nil {
+		return nil, false, err
+	}
 	return &Dataset[T]{
 		Name:     name,
 		X:        x,
-		N:        len(texts),
+		N:        targets.n,
 		D:        d,
 		Task:     task,
 		Y:        y,
 		Labels:   labels,
 		Classes:  classes,
 		Features: src.features,
-	}, nil
+	}, src.target >= 0, nil
 }
 
 // csvSource reads CSV rows one at a time; it serves both ReadCSV and the
 // CSV stream, so that both report the same errors.
 type csvSource[T Float] struct {
 	name     string
-	r        *csv.Reader
+	sc       *csvScanner
 	columns  []string // names of all columns, for messages
-	target   int      // index of the target column
+	target   int      // index of the target column; -1 when there is none
 	features []string // names of the feature columns
-	first    []string // with NoHeader, the first record, already read
+	first    bool     // with NoHeader, the first record is read but not returned
 	line     int      // line of the last record read
 	noHeader bool
 	in       *decompressed
 }
 
-// newCSVSource reads the header (or the first record) and locates the target.
-func newCSVSource[T Float](r io.Reader, name string, opt CSVOptions) (*csvSource[T], error) {
+// newCSVSource reads the header (or the first record) and locates the
+// target; with optional > 0 the target column may be absent (see
+// ReadCSVTargetOptional).
+func newCSVSource[T Float](r io.Reader, name string, opt CSVOptions, b *budget, optional int) (*csvSource[T], error) {
 	in, err := decompress(r, name)
 	if err != nil {
 		return nil, err
 	}
-	s, err := newCSVSourceOf[T](in, name, opt)
+	s, err := newCSVSourceOf[T](in, name, opt, b, optional)
 	if err != nil {
 		return nil, in.verify(err)
 	}
 	return s, nil
 }
 
-func newCSVSourceOf[T Float](in *decompressed, name string, opt CSVOptions) (*csvSource[T], error) {
+func newCSVSourceOf[T Float](in *decompressed, name string, opt CSVOptions, b *budget, optional int) (*csvSource[T], error) {
 	br := in.br
 	skipBOM(br)
-	cr := csv.NewReader(br)
-	if opt.Comma != 0 {
-		cr.Comma = opt.Comma
+	sc := &csvScanner{br: br, name: name, comma: opt.Comma, comment: opt.Comment, b: b, maxLine: maxLine(opt.MaxLine)}
+	if sc.comma == 0 {
+		sc.comma = ','
 	}
-	cr.Comment = opt.Comment
-	cr.ReuseRecord = true
-	// FieldsPerRecord 0 makes the first record (the header) fix the count,
-	// so csv itself reports ragged rows, with their line.
-	cr.FieldsPerRecord = 0
-	if cr.Comma == opt.Comment || !validDelim(cr.Comma) || opt.Comment != 0 && !validDelim(opt.Comment) {
-		return nil, fmt.Errorf("dataset: invalid CSV delimiter %q or comment character %q", cr.Comma, opt.Comment)
+	if sc.comma == opt.Comment || !validDelim(sc.comma) || opt.Comment != 0 && !validDelim(opt.Comment) {
+		return nil, fmt.Errorf("dataset: invalid CSV delimiter %q or comment character %q", sc.comma, opt.Comment)
 	}
-	s := &csvSource[T]{name: name, r: cr, noHeader: opt.NoHeader, in: in}
-	rec, err := cr.Read()
+	s := &csvSource[T]{name: name, sc: sc, noHeader: opt.NoHeader, in: in}
+	err := sc.read()
 	if err == io.EOF {
 		if opt.NoHeader {
 			return nil, fileError(name, "empty file; expected at least one data row")
@@ -165,35 +210,93 @@ func newCSVSourceOf[T Float](in *decompressed, name string, opt CSVOptions) (*cs
 		return nil, fileError(name, "empty file; expected a header row")
 	}
 	if err != nil {
-		return nil, s.readError(err, rec)
+		return nil, s.readError(err)
 	}
-	if len(rec) < 2 {
-		line, _ := cr.FieldPos(0)
-		return nil, lineError(name, line, "only %d column; expected at least one feature and the target", len(rec))
+	ncol := sc.fields
+	s.line = sc.start
+	onlyOne := func() error {
+		return lineError(name, s.line, "only %d column; expected at least one feature and the target", ncol)
 	}
-	ncol := len(rec)
-	s.line, _ = cr.FieldPos(0)
-	if opt.NoHeader {
-		s.first = cloneRecord(rec)
-		s.columns = make([]string, ncol) // unnamed
-	} else {
-		s.columns = cloneRecord(rec)
+	if optional == 0 && ncol < 2 {
+		return nil, onlyOne()
 	}
-	if s.target, err = findTarget(opt.Target, s.columns, opt.NoHeader); err != nil {
-		line, _ := cr.FieldPos(0)
-		return nil, &Error{File: name, Line: line, Msg: err.Error()}
+	if err := s.nameColumns(opt.NoHeader); err != nil {
+		return nil, err
 	}
-	if opt.NoHeader {
-		s.features = numberedNames("f", 1, ncol-1)
-	} else {
-		s.features = make([]string, 0, ncol-1)
-		for j, c := range s.columns {
-			if j != s.target {
-				s.features = append(s.features, c)
-			}
+	if s.target, err = locateTarget(opt, s.columns, optional); err != nil {
+		return nil, &Error{File: name, Line: s.line, Msg: err.Error()}
+	}
+	if s.target >= 0 && ncol < 2 {
+		return nil, onlyOne()
+	}
+	s.first = opt.NoHeader
+	sc.keep = ncol
+	return s, s.nameFeatures(opt.NoHeader)
+}
+
+// nameColumns keeps the header's names, charged to the budget; without a
+// header the columns are unnamed.
+func (s *csvSource[T]) nameColumns(noHeader bool) error {
+	ncol := s.sc.fields
+	size := 16 * int64(ncol)
+	if !noHeader {
+		size += int64(len(s.sc.buf))
+	}
+	if err := s.sc.b.take(size, s.line); err != nil {
+		return err
+	}
+	s.columns = make([]string, ncol)
+	if !noHeader {
+		text := string(s.sc.buf) // one allocation for every name
+		lo := 0
+		for j, end := range s.sc.ends {
+			s.columns[j] = text[lo:end]
+			lo = end
 		}
 	}
-	return s, nil
+	return nil
+}
+
+// nameFeatures names the feature columns, charged to the budget.
+func (s *csvSource[T]) nameFeatures(noHeader bool) error {
+	d := len(s.columns)
+	if s.target >= 0 {
+		d--
+	}
+	size := 16 * int64(d)
+	if noHeader {
+		size += 8 * int64(d) // "f1".."fD"
+	}
+	if err := s.sc.b.take(size, s.line); err != nil {
+		return err
+	}
+	if noHeader {
+		s.features = numberedNames("f", 1, d)
+		return nil
+	}
+	s.features = make([]string, 0, d)
+	for j, c := range s.columns {
+		if j != s.target {
+			s.features = append(s.features, c)
+		}
+	}
+	return nil
+}
+
+// locateTarget returns the index of the target column, or -1 when optional
+// features are given and the columns hold only them.
+func locateTarget(opt CSVOptions, columns []string, optional int) (int, error) {
+	if optional > 0 {
+		named := !opt.NoHeader && opt.Target != "" && slices.Contains(columns, opt.Target)
+		switch ncol := len(columns); {
+		case named || ncol == optional+1:
+		case ncol == optional:
+			return -1, nil
+		default:
+			return 0, fmt.Errorf("%d columns; expected %d features, and optionally the target", ncol, optional)
+		}
+	}
+	return findTarget(opt.Target, columns, opt.NoHeader)
 }
 
 // findTarget returns the index of the target column (see CSVOptions.Target).
@@ -240,35 +343,32 @@ func (s *csvSource[T]) next(row []T, ts *targetSpec) (string, int, error) {
 }
 
 func (s *csvSource[T]) parse(row []T, ts *targetSpec) (string, int, error) {
-	rec := s.first
-	s.first = nil
-	if rec == nil {
-		var err error
-		rec, err = s.r.Read()
-		if err == io.EOF {
-			return "", 0, io.EOF
-		}
-		if err != nil {
-			return "", 0, s.readError(err, rec)
-		}
+	if s.first {
+		s.first = false
+	} else if err := s.sc.read(); err == io.EOF {
+		return "", 0, io.EOF
+	} else if err != nil {
+		return "", 0, s.readError(err)
 	}
-	s.line, _ = s.r.FieldPos(0)
+	s.line = s.sc.start
 	k := 0
 	var target string
-	for j, cell := range rec {
+	for j := range s.sc.fields {
+		cell := s.sc.field(j)
 		if j == s.target {
-			t, msg := ts.check(cell)
+			t, msg := ts.check(string(cell))
 			if msg != "" {
 				return "", 0, s.cellError(j, msg)
 			}
-			// The cell shares memory with the whole record's text;
-			// cloning keeps the batch reader from retaining every line.
-			target = strings.Clone(t)
+			target = t
 			continue
 		}
-		v, msg := parseValue[T](cell)
-		if msg != "" {
-			return "", 0, s.cellError(j, msg)
+		v, ok := fastValue[T](bytes.TrimSpace(cell))
+		if !ok {
+			var msg string
+			if v, msg = parseValue[T](string(cell)); msg != "" {
+				return "", 0, s.cellError(j, msg)
+			}
 		}
 		row[k] = v
 		k++
@@ -278,12 +378,15 @@ func (s *csvSource[T]) parse(row []T, ts *targetSpec) (string, int, error) {
 
 // cellError locates a problem with field j of the current record.
 func (s *csvSource[T]) cellError(j int, msg string) error {
-	line, _ := s.r.FieldPos(j)
-	return &Error{File: s.name, Line: line, Column: j + 1, Field: s.columns[j], Msg: msg}
+	p := s.sc.pos[j]
+	return &Error{File: s.name, Line: p.line, Column: j + 1, Field: s.columns[j], Msg: msg}
 }
 
-// readError turns an error of csv.Reader.Read into an *Error.
-func (s *csvSource[T]) readError(err error, rec []string) error {
+// readError turns an error of csvScanner.read into an *Error.
+func (s *csvSource[T]) readError(err error) error {
+	if isLimit(err) {
+		return err
+	}
 	var pe *csv.ParseError
 	if !errors.As(err, &pe) {
 		return ioError(s.name, s.line, err)
@@ -293,21 +396,13 @@ func (s *csvSource[T]) readError(err error, rec []string) error {
 		if s.noHeader {
 			first = "the first row"
 		}
-		return lineError(s.name, pe.StartLine, "%d fields; expected %d like %s", len(rec), len(s.columns), first)
+		return lineError(s.name, pe.StartLine, "%d fields; expected %d like %s", s.sc.fields, len(s.columns), first)
 	}
 	msg := fmt.Sprintf("malformed CSV near byte %d of the line", pe.Column)
 	if pe.StartLine != pe.Line {
 		msg = fmt.Sprintf("malformed CSV in the record starting on line %d", pe.StartLine)
 	}
 	return &Error{File: s.name, Line: pe.Line, Msg: msg, Err: pe.Err}
-}
-
-func cloneRecord(rec []string) []string {
-	out := make([]string, len(rec))
-	for i, c := range rec {
-		out[i] = strings.Clone(c)
-	}
-	return out
 }
 
 // validDelim mirrors encoding/csv's rules, so that a bad option is reported

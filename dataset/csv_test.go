@@ -184,6 +184,9 @@ func TestReadCSVErrors(t *testing.T) {
 		{"no header empty", "", CSVOptions{NoHeader: true}, []string{"d.csv: empty file"}},
 		{"no header name", "1,2,0\n", CSVOptions{NoHeader: true, Target: "y"}, []string{"d.csv:1:", "not a column index"}},
 		{"multi-line quoted", "a,b,y\n1,\"2\n3\",0\n", CSVOptions{}, []string{"d.csv:2:", `column 2 ("b")`, "not a number"}},
+		{"underscores", "a,b,y\n1,1_000,0\n", CSVOptions{}, []string{"d.csv:2:", `column 2 ("b")`, `"1_000" is not a number`, "decimal"}},
+		{"hexadecimal", "a,b,y\n1,2,0\n 0x1p3 ,2,0\n", CSVOptions{}, []string{"d.csv:3:", `column 1 ("a")`, `"0x1p3" is not a number`}},
+		{"hexadecimal target", "a,b,y\n1,2,0X10\n", CSVOptions{Task: Regression}, []string{"d.csv:2:", `column 3 ("y")`, `"0X10" is not a number`}},
 		{"float32 overflow", "a,b,y\n1,1e39,0\n", CSVOptions{}, []string{}}, // fine in float64, checked below
 	}
 	for _, c := range cases {
@@ -288,5 +291,55 @@ func TestLimitStopsReading(t *testing.T) {
 	}
 	if _, err := ReadCSV[float64](strings.NewReader("a,y\n1,0\n"), "x.csv", CSVOptions{Limit: -1}); err == nil {
 		t.Error("negative Limit accepted")
+	}
+}
+
+// TestDecimalLabels: a class label that strconv.ParseFloat would read as
+// hexadecimal or with underscores is a text, not a number, so "0x10" is its
+// own class beside "16", and numeric labels keep their numeric order.
+func TestDecimalLabels(t *testing.T) {
+	ds, err := ReadCSV[float64](strings.NewReader("a,y\n1,16\n2,0x10\n3,1_0\n4,16\n"), "l.csv", CSVOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"0x10", "16", "1_0"}; !slices.Equal(ds.Classes, want) || !slices.Equal(ds.Labels, []int32{1, 0, 2, 1}) {
+		t.Errorf("classes %q labels %v; want %q, [1 0 2 1]", ds.Classes, ds.Labels, want)
+	}
+	ds, err = ReadCSV[float64](strings.NewReader("a,y\n1,10\n2,9\n3,10\n"), "n.csv", CSVOptions{})
+	if err != nil || !slices.Equal(ds.Classes, []string{"9", "10"}) {
+		t.Errorf("numeric classes %v, %v", ds, err)
+	}
+}
+
+// TestReadCSVTargetOptional: the first record says whether the target
+// column is there: by the target's name in the header, or by the width.
+func TestReadCSVTargetOptional(t *testing.T) {
+	cases := []struct {
+		in   string
+		opt  CSVOptions
+		has  bool
+		x, y []float64
+	}{
+		{"a,b\n1,2\n3,4\n", CSVOptions{}, false, []float64{1, 2, 3, 4}, []float64{0, 0}},
+		{"a,b,y\n1,2,5\n3,4,6\n", CSVOptions{Task: Regression}, true, []float64{1, 2, 3, 4}, []float64{5, 6}},
+		{"y,a\n5,1\n6,3\n", CSVOptions{Task: Regression, Target: "y"}, true, []float64{1, 3}, []float64{5, 6}},
+		{"1,2\n3,4\n", CSVOptions{NoHeader: true, Task: Classification}, false, []float64{1, 2, 3, 4}, []float64{0, 0}},
+	}
+	for i, c := range cases {
+		width := 2
+		if c.opt.Target != "" {
+			width = 1
+		}
+		ds, has, err := ReadCSVTargetOptional[float64](strings.NewReader(c.in), "o.csv", width, c.opt)
+		if err != nil || has != c.has || !slices.Equal(ds.X, c.x) || !slices.Equal(ds.Y, c.y) || ds.Task != Regression {
+			t.Errorf("case %d: %v, target %v, %v", i, ds, has, err)
+		}
+	}
+	_, _, err := ReadCSVTargetOptional[float64](strings.NewReader("a,b,c,d\n1,2,3,4\n"), "w.csv", 2, CSVOptions{})
+	wantErr(t, err, "w.csv:1:", "4 columns; expected 2 features, and optionally the target")
+	_, _, err = ReadCSVTargetOptional[float64](strings.NewReader("a,b\n1,2\n3\n"), "r.csv", 2, CSVOptions{})
+	wantErr(t, err, "r.csv:3:", "1 fields; expected 2")
+	if _, _, err := ReadCSVTargetOptional[float64](strings.NewReader("a\n1\n"), "z.csv", 0, CSVOptions{}); err == nil {
+		t.Error("0 features accepted")
 	}
 }

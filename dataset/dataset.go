@@ -86,7 +86,7 @@ func (ds *Dataset[T]) IsSparse() bool { return ds.Indptr != nil }
 
 // Dense returns ds with dense features: ds itself if it is dense, else a
 // copy whose X holds the rows (sharing the targets, labels and names). The
-// dense matrix is bounded by maxBytes as LIBSVMOptions.MaxBytes is (0:
+// dense matrix, N×D values of T, must not take more than maxBytes (0:
 // DefaultMaxBytes, negative: no bound); a larger one is an error wrapping
 // ErrTooLarge. Sparse data that Validate refuses, and a nil ds, are errors.
 func (ds *Dataset[T]) Dense(maxBytesBound int64) (*Dataset[T], error) {

@@ -49,10 +49,12 @@
 // # Class labels
 //
 // Classification targets are mapped to classes 0..K-1 deterministically: if
-// every label parses as a number, classes are ordered numerically ("-1", "1"
+// every label is a decimal number, classes are ordered numerically ("-1", "1"
 // become 0, 1) and their text is the shortest decimal form of the number (so
 // "+1" and "1.0" are both class "1"); otherwise the label texts are ordered
-// lexicographically (byte-wise). To evaluate data with the mapping of an
+// lexicographically (byte-wise). Numbers in data files, features and targets
+// alike, are decimal: Go's underscores (1_000) and hexadecimal (0x1p3) are
+// not numbers there. To evaluate data with the mapping of an
 // earlier training set, pass that set's Classes in the read options.
 //
 // # Task inference

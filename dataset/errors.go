@@ -71,6 +71,20 @@ func ioError(file string, line int, err error) *Error {
 	return &Error{File: file, Line: line, Msg: "read failed", Err: err}
 }
 
+// nilReader reports a nil io.Reader handed to a reader.
+func nilReader(file string) *Error {
+	return &Error{File: file, Msg: "nil io.Reader; expected the data to read"}
+}
+
+// readFailed is ioError, except for the errors of the memory bound and the
+// line limit, which are returned as they are.
+func readFailed(file string, line int, err error) error {
+	if isLimit(err) {
+		return err
+	}
+	return ioError(file, line, err)
+}
+
 // quoteList formats names as ["a" "b" "c"], eliding the middle of long lists
 // so that messages stay readable.
 func quoteList(names []string) string {

@@ -1,11 +1,14 @@
 package dataset
 
 import (
+	"bufio"
 	"bytes"
 	"compress/gzip"
 	"encoding/binary"
+	"encoding/csv"
 	"errors"
 	"io"
+	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -165,6 +168,53 @@ func FuzzReadIDX(f *testing.F) {
 		checkRead(t, ds, err)
 		if err == nil && (ds.D < 1 || len(ds.Labels) != ds.N || opt.Limit > 0 && ds.N > opt.Limit) {
 			t.Fatalf("%d images of %d pixels, %d labels, limit %d", ds.N, ds.D, len(ds.Labels), opt.Limit)
+		}
+	})
+}
+
+// FuzzCSVScanner: csvScanner splits records as encoding/csv does, with the
+// same fields, positions and errors.
+func FuzzCSVScanner(f *testing.F) {
+	for _, s := range []string{
+		"a,b,y\n1,2,3\n4,5,6\n",
+		"a,b\n1,\"2\"\n",
+		"a,b,y\n1,\"2\n3\",0\n",
+		"a,\"b\"\"c\",d\r\n\n# x\n1,2,3",
+		"a,b\n1,2\"\n",
+		"a,b\n\"1\"x,2\n",
+		"a,b\n\"1,2\n",
+		"a;b\n1;2\r",
+		"a,b\n1,2,3\n",
+	} {
+		f.Add(s, byte(','), byte('#'))
+		f.Add(s, byte(';'), byte(0))
+	}
+	f.Fuzz(func(t *testing.T, in string, comma, comment byte) {
+		c, k := rune(comma), rune(comment)
+		if c == k || !validDelim(c) || k != 0 && !validDelim(k) || c >= 0x80 || k >= 0x80 {
+			return
+		}
+		cr := csv.NewReader(strings.NewReader(in))
+		cr.Comma, cr.Comment = c, k
+		sc := &csvScanner{br: bufio.NewReader(strings.NewReader(in)), comma: c, comment: k, b: newBudget("f", -1), maxLine: math.MaxInt64}
+		for {
+			rec, werr := cr.Read()
+			gerr := sc.read()
+			if (werr == nil) != (gerr == nil) || werr != nil && werr.Error() != gerr.Error() {
+				t.Fatalf("encoding/csv: %v; csvScanner: %v", werr, gerr)
+			}
+			if werr != nil {
+				return
+			}
+			if len(rec) != sc.fields {
+				t.Fatalf("%d fields, csvScanner %d", len(rec), sc.fields)
+			}
+			for j, want := range rec {
+				line, col := cr.FieldPos(j)
+				if got := string(sc.field(j)); got != want || sc.pos[j] != (fieldPos{line, col}) {
+					t.Fatalf("field %d: %q at %d:%d, csvScanner %q at %v", j, want, line, col, got, sc.pos[j])
+				}
+			}
 		}
 	})
 }

@@ -31,9 +31,13 @@ type IDXOptions struct {
 	// "0".."9" (MNIST digits), extended to the largest label if it is
 	// above 9. A label whose decimal text is not listed is an error.
 	Classes []string
-	// MaxBytes bounds the feature matrix, N×D values of T (8 times the
-	// image file's size for float64): a larger input is an error wrapping
-	// ErrTooLarge. 0 means DefaultMaxBytes; a negative value, no bound.
+	// MaxBytes bounds the memory the reader holds, as CSVOptions.MaxBytes
+	// does: the pixels as read (a byte each), the feature matrix (N×D
+	// values of T: 8 times the image file's size for float64), and the
+	// labels. The counts the headers announce are checked against it
+	// before anything is read, so that a corrupt header asking for more is
+	// an error naming the file. 0 means DefaultMaxBytes; a negative value,
+	// no bound.
 	MaxBytes int64
 }
 
@@ -113,8 +117,15 @@ func LoadIDX[T Float](imagesPath, labelsPath string, opt IDXOptions) (*Dataset[T
 // per pixel) and a label file (magic 0x00000801, the count, one byte per
 // label). The counts must agree and the files must hold exactly the bytes
 // their headers announce; errors give the byte offset or record at fault.
-// Each image becomes one row of rows×columns features.
+// Each image becomes one row of rows×columns features. The reader holds at
+// most opt.MaxBytes + ReadOverhead bytes; see IDXOptions.MaxBytes.
 func ReadIDX[T Float](images, labels io.Reader, imagesName, labelsName string, opt IDXOptions) (*Dataset[T], error) {
+	if images == nil {
+		return nil, nilReader(imagesName)
+	}
+	if labels == nil {
+		return nil, nilReader(labelsName)
+	}
 	if opt.Limit < 0 {
 		return nil, fmt.Errorf("dataset: negative option Limit %d", opt.Limit)
 	}
@@ -125,14 +136,17 @@ func ReadIDX[T Float](images, labels io.Reader, imagesName, labelsName string, o
 			return nil, err
 		}
 	}
-	imgDims, pixels, err := readIDXFile(images, imagesName, idxImagesMagic, "image", opt.Limit)
+	b := newBudget(imagesName, opt.MaxBytes)
+	imgDims, pixels, err := readIDXFile(images, imagesName, idxImagesMagic, "image", opt.Limit, b, sizeOf[T](), "their "+typeName[T]()+" matrix")
 	if err != nil {
 		return nil, err
 	}
-	lblDims, lbl, err := readIDXFile(labels, labelsName, idxLabelsMagic, "label", opt.Limit)
+	b.name = labelsName
+	lblDims, lbl, err := readIDXFile(labels, labelsName, idxLabelsMagic, "label", opt.Limit, b, 4, "their classes")
 	if err != nil {
 		return nil, err
 	}
+	b.name = imagesName
 	if imgDims[0] != lblDims[0] {
 		return nil, fileError(labelsName, "%d labels, but %s has %d images; expected one label per image",
 			lblDims[0], imagesName, imgDims[0])
@@ -142,18 +156,20 @@ func ReadIDX[T Float](images, labels io.Reader, imagesName, labelsName string, o
 		return nil, fileError(imagesName, "no images; expected at least one")
 	}
 	d := imgDims[1] * imgDims[2]
-	if err := checkDense[T](imagesName, n, d, maxBytes(opt.MaxBytes), false); err != nil {
+	if err := checkDense[T](imagesName, n, d, b.bound, false); err != nil {
 		return nil, err
 	}
-	ds := &Dataset[T]{
-		Name:     imagesName,
-		X:        make([]T, n*d),
-		N:        n,
-		D:        d,
-		Task:     Classification,
-		Labels:   make([]int32, n),
-		Features: numberedNames("pixel", 0, d),
+	ds := &Dataset[T]{Name: imagesName, N: n, D: d, Task: Classification}
+	if ds.X, err = makeCounted[T](b, n*d, 0); err != nil {
+		return nil, err
 	}
+	if ds.Labels, err = makeCounted[int32](b, n, 0); err != nil {
+		return nil, err
+	}
+	if err := b.take(32*int64(d), 0); err != nil { // the names
+		return nil, err
+	}
+	ds.Features = numberedNames("pixel", 0, d)
 	// A table gives the correctly rounded p/255 in T at the cost of a load.
 	var table [256]T
 	for p := range table {
@@ -199,20 +215,48 @@ func idxHeaderLen(ndims int) int { return 4 + 4*ndims }
 
 // readIDXFile reads one IDX file of unsigned bytes: it checks the magic
 // number and returns the dimensions (count first; images always get three)
-// and the data of the first limit records (all if limit is 0).
-func readIDXFile(r io.Reader, name string, magic uint32, what string, limit int) ([3]int, []byte, error) {
+// and the data of the first limit records (all if limit is 0), within the
+// budget, which must also leave room for perByte bytes a byte of data: what
+// the caller makes of them, conv in messages.
+func readIDXFile(r io.Reader, name string, magic uint32, what string, limit int, b *budget, perByte int64, conv string) ([3]int, []byte, error) {
 	br, kind, err := decompressKind(r, name)
 	if err != nil {
 		return [3]int{}, nil, err
 	}
-	dims, data, err := readIDXContent(br, kind, name, magic, what, limit)
+	h := idxRead{name: name, kind: kind, magic: magic, what: what, limit: limit, b: b, perByte: perByte, conv: conv}
+	dims, data, err := h.content(br)
 	if err != nil {
 		return dims, nil, verifyStream(br, kind, name, err)
 	}
 	return dims, data, nil
 }
 
-func readIDXContent(br *bufio.Reader, kind, name string, magic uint32, what string, limit int) ([3]int, []byte, error) {
+// idxRead is what readIDXFile reads, and how.
+type idxRead struct {
+	name, kind, what, conv string
+	magic                  uint32
+	limit                  int
+	b                      *budget
+	perByte                int64
+}
+
+// tooLarge reports a header whose records would take more than the budget
+// leaves.
+func (h *idxRead) tooLarge(announced, count, recLen, need int64) error {
+	them := "them"
+	if count < announced {
+		them = fmt.Sprintf("the first %d", count)
+	}
+	return &Error{
+		File: h.name,
+		Msg: fmt.Sprintf("byte 4: header announces %d %ss of %d bytes; holding %s and %s needs %s, more than the bound of %s",
+			announced, h.what, recLen, them, h.conv, FormatBytes(need), FormatBytes(h.b.bound)),
+		Err: ErrTooLarge,
+	}
+}
+
+func (h *idxRead) content(br *bufio.Reader) ([3]int, []byte, error) {
+	name, kind, magic, what, limit := h.name, h.kind, h.magic, h.what, h.limit
 	var dims [3]int
 	after := ""
 	if kind != "" {
@@ -253,10 +297,15 @@ func readIDXContent(br *bufio.Reader, kind, name string, magic uint32, what stri
 			size[0], what, size[1], size[2])
 	}
 	want := count * recLen
+	if need := satMul(want, 1+h.perByte); need > h.b.limit-h.b.held {
+		return dims, nil, h.tooLarge(size[0], count, recLen, need)
+	}
 	layout := fmt.Sprintf("the %d-byte header and %d %ss of %d bytes", len(hdr), count, what, recLen)
-	data, more, err := readBounded(br, want)
+	data, more, err := readBounded(br, want, h.b)
 	got := int64(len(data))
 	switch {
+	case isLimit(err):
+		return dims, nil, err
 	case err != nil && !errors.Is(err, io.ErrUnexpectedEOF):
 		return dims, nil, &Error{File: name, Msg: fmt.Sprintf("byte %d%s: read failed", int64(len(hdr))+got, after), Err: err}
 	case err != nil || got < want:
@@ -273,12 +322,17 @@ func readIDXContent(br *bufio.Reader, kind, name string, magic uint32, what stri
 // reports whether more follow. It allocates what the header claims only up
 // to 1 MiB and doubles from there as data actually arrives, so that a
 // corrupt header cannot make it allocate more than twice the data the input
-// holds (MNIST's 47 MB take six doublings).
-func readBounded(r io.Reader, want int64) (data []byte, more bool, err error) {
-	data = make([]byte, 0, min(want, 1<<20))
+// holds (MNIST's 47 MB take six doublings); the budget is charged for each
+// array.
+func readBounded(r io.Reader, want int64, b *budget) (data []byte, more bool, err error) {
+	if data, err = realloc(b, data, min(want, 1<<20), 0); err != nil {
+		return nil, false, err
+	}
 	for int64(len(data)) < want {
 		if len(data) == cap(data) {
-			data = slices.Grow(data, int(min(want-int64(len(data)), int64(cap(data)))))
+			if data, err = realloc(b, data, min(want, 2*int64(cap(data))), 0); err != nil {
+				return nil, false, err
+			}
 		}
 		end := int(min(int64(cap(data)), want))
 		n, err := r.Read(data[len(data):end])
@@ -296,6 +350,14 @@ func readBounded(r io.Reader, want int64) (data []byte, more bool, err error) {
 		return data, false, err
 	}
 	return data, n > 0, nil
+}
+
+// satMul is a×b for a, b ≥ 0, or math.MaxInt64 when that overflows.
+func satMul(a, b int64) int64 {
+	if a != 0 && b > math.MaxInt64/a {
+		return math.MaxInt64
+	}
+	return a * b
 }
 
 // truncated reports a file that ended early, with the sizes involved.

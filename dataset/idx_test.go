@@ -155,6 +155,12 @@ func TestReadIDXErrors(t *testing.T) {
 	binary.BigEndian.PutUint32(huge[8:], 1000)
 	binary.BigEndian.PutUint32(huge[12:], 1000)
 	_, err = readIDXBytes(huge, labels, IDXOptions{})
+	if !errors.Is(err, ErrTooLarge) {
+		t.Errorf("4294967295 images of 10⁶ bytes under the default bound: %v; want ErrTooLarge", err)
+	}
+	wantErr(t, err, "img.idx: byte 4", "4294967295 images of 1000000 bytes", "float64 matrix", "bound of 4 GiB")
+	// Without a bound the header is believed only as far as data arrives.
+	_, err = readIDXBytes(huge, labels, IDXOptions{MaxBytes: -1})
 	if strconv.IntSize == 64 {
 		wantErr(t, err, "img.idx: truncated", "found 16")
 	} else {

@@ -20,6 +20,7 @@ type decompressed struct {
 // decompress returns a buffered reader of r's content, transparently
 // decompressing gzip and bzip2 input. The format is recognised by its magic
 // bytes, not a file name, since readers are often handed plain io.Readers.
+// It is the one place where every reader's input is sniffed.
 func decompress(r io.Reader, name string) (*decompressed, error) {
 	br, kind, err := decompressKind(r, name)
 	if err != nil {
@@ -32,20 +33,29 @@ func decompress(r io.Reader, name string) (*decompressed, error) {
 // the compressed stream turns out to be corrupt: a decompressor hands out
 // garbage before it detects the damage (gzip checks its CRC only at the
 // end), and that garbage would otherwise be reported as a bad row or
-// header. It then reads the rest of the input, on this error path only.
+// header. It then reads on, on this error path only, up to verifyReach
+// bytes of content, since input that never ends (a pipe) has no end to
+// reach.
+//
+// The errors of the memory bound and the line limit are returned as they
+// are: they stop reading input that may never end.
 func verifyStream(br *bufio.Reader, kind, name string, err error) error {
-	if kind == "" || err == nil || err == io.EOF {
+	if kind == "" || err == nil || err == io.EOF || isLimit(err) {
 		return err
 	}
 	var de *decodeError
 	if errors.As(err, &de) {
 		return err
 	}
-	if _, derr := io.Copy(io.Discard, br); errors.As(derr, &de) {
+	if _, derr := io.CopyN(io.Discard, br, verifyReach); errors.As(derr, &de) {
 		return de.fileError(name)
 	}
 	return err
 }
+
+// verifyReach is how far verifyStream reads past an error: 64 MiB, a
+// fraction of a second of gzip, some seconds of bzip2.
+const verifyReach = 64 << 20
 
 func (d *decompressed) verify(err error) error { return verifyStream(d.br, d.kind, d.name, err) }
 
@@ -90,6 +100,9 @@ func (d *decodeReader) Read(p []byte) (int, error) {
 // decompressKind is decompress that also says which compression it found:
 // "gzip", "bzip2" or "" for none.
 func decompressKind(r io.Reader, name string) (*bufio.Reader, string, error) {
+	if r == nil {
+		return nil, "", nilReader(name)
+	}
 	br := bufio.NewReaderSize(r, 1<<16)
 	magic, _ := br.Peek(10) // short input simply matches nothing
 	switch {

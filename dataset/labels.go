@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
 	"strings"
 )
@@ -16,6 +15,9 @@ func parseValue[T Float](s string) (T, string) {
 	t := strings.TrimSpace(s)
 	if t == "" {
 		return 0, "missing value (empty); expected a number"
+	}
+	if !decimal(t) {
+		return 0, fmt.Sprintf("%q is not a number; expected a decimal one, without underscores or hexadecimal", clip(t))
 	}
 	v, err := strconv.ParseFloat(t, 64)
 	if err != nil {
@@ -38,8 +40,24 @@ func parseValue[T Float](s string) (T, string) {
 	return x, ""
 }
 
-// labelNumber reports whether a label text is a finite number, and its value.
+// decimal reports whether s, a number for strconv.ParseFloat, is also one
+// for a data file: ParseFloat also accepts Go's underscores between digits
+// (1_000) and hexadecimal (0x1p3), which no data format means.
+func decimal(s string) bool {
+	for i := range len(s) {
+		if c := s[i]; c == '_' || c|0x20 == 'x' {
+			return false
+		}
+	}
+	return true
+}
+
+// labelNumber reports whether a label text is a finite decimal number, and
+// its value.
 func labelNumber(s string) (float64, bool) {
+	if !decimal(s) {
+		return 0, false
+	}
 	v, err := strconv.ParseFloat(s, 64)
 	if err != nil && !(errors.Is(err, strconv.ErrRange) && !math.IsInf(v, 0)) {
 		return 0, false
@@ -172,93 +190,14 @@ func (ts *targetSpec) check(text string) (string, string) {
 	return t, ""
 }
 
-// resolve turns checked target texts into the dataset's task and targets.
-func resolve[T Float](ts *targetSpec, texts []string) (Task, []T, []int32, []string) {
-	task := ts.task
-	if task == TaskAuto {
-		task = inferTask(texts)
-	}
-	switch {
-	case task == Regression:
-		y := make([]T, len(texts))
-		for i, t := range texts {
-			y[i], _ = parseValue[T](t) // checked when read
-		}
-		return task, y, nil, nil
-	case ts.index != nil:
-		labels := make([]int32, len(texts))
-		for i, t := range texts {
-			labels[i], _ = ts.index.lookup(t) // checked when read
-		}
-		return task, nil, labels, slices.Clone(ts.index.classes)
-	}
-	labels, classes := buildClasses(texts)
-	return task, nil, labels, classes
-}
-
-// inferTask implements TaskAuto (see the package documentation).
-func inferTask(texts []string) Task {
-	distinct := make(map[float64]struct{})
-	integers := true
-	for _, t := range texts {
-		v, ok := labelNumber(t)
-		if !ok {
-			return Classification
-		}
-		if v != math.Trunc(v) {
-			integers = false
-		} else if len(distinct) <= MaxAutoClasses {
-			distinct[v] = struct{}{}
-		}
-	}
-	if integers && len(distinct) <= MaxAutoClasses {
-		return Classification
-	}
-	return Regression
-}
-
-// inferTaskValues is inferTask for numeric targets.
+// inferTaskValues implements TaskAuto (see the package documentation) for
+// numeric targets.
 func inferTaskValues(y []float64) Task {
 	var ti TaskInference
 	for _, v := range y {
 		ti.Add(v)
 	}
 	return ti.Task()
-}
-
-// buildClasses maps label texts to 0..K-1: numerically when every label is
-// a number, lexicographically otherwise.
-func buildClasses(texts []string) ([]int32, []string) {
-	values := make([]float64, len(texts))
-	numeric := true
-	for i, t := range texts {
-		v, ok := labelNumber(t)
-		if !ok {
-			numeric = false
-			break
-		}
-		values[i] = v
-	}
-	if numeric {
-		return numericClasses(values)
-	}
-	seen := make(map[string]int32)
-	for _, t := range texts {
-		seen[t] = 0
-	}
-	classes := make([]string, 0, len(seen))
-	for t := range seen {
-		classes = append(classes, t)
-	}
-	slices.Sort(classes)
-	for k, t := range classes {
-		seen[t] = int32(k)
-	}
-	labels := make([]int32, len(texts))
-	for i, t := range texts {
-		labels[i] = seen[t]
-	}
-	return labels, classes
 }
 
 // numericClasses maps finite numeric labels to 0..K-1 in increasing order.

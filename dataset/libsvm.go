@@ -36,11 +36,16 @@ type LIBSVMOptions struct {
 	// Limit, if positive, reads only the first Limit samples; the rest of
 	// the input is neither read nor checked. Streams ignore it.
 	Limit int
-	// MaxBytes bounds the dense feature matrix, N×D values of T: a larger
-	// input is an error wrapping ErrTooLarge. 0 means DefaultMaxBytes; a
-	// negative value, no bound. Streams ignore it. Of a sparse result
-	// (see SparseBelow) it bounds the CSR arrays instead.
+	// MaxBytes bounds the memory the reader holds, as CSVOptions.MaxBytes
+	// does: the samples read so far (held in CSR form until the dimension
+	// is known: an offset, and a column and a value a non-zero) and their
+	// targets, the line being read, and at the end the result, a dense
+	// N×D matrix of T while the CSR arrays are still held or, if sparse
+	// (see SparseBelow), those arrays. 0 means DefaultMaxBytes; a negative
+	// value, no bound. A stream applies it to its line and row.
 	MaxBytes int64
+	// MaxLine bounds a line in bytes, as CSVOptions.MaxLine does.
+	MaxLine int64
 	// SparseBelow, if positive, is the density (non-zeros / (N·D)) below
 	// which the result is held sparse, in CSR form (Dataset.IsSparse), in
 	// memory proportional to the non-zeros; at or above it the rows are
@@ -79,7 +84,8 @@ func LoadLIBSVM[T Float](path string, opt LIBSVMOptions) (*Dataset[T], error) {
 // sparse data and the density is below it, when they are held in CSR form
 // (Dataset.IsSparse) and without feature names (Features nil, memory in
 // the non-zeros only). The dimension inferred from the largest index
-// must not exceed opt.MaxDim. Lines may be arbitrarily long.
+// must not exceed opt.MaxDim. The reader holds at most opt.MaxBytes +
+// ReadOverhead bytes; see LIBSVMOptions.MaxBytes and MaxLine.
 func ReadLIBSVM[T Float](r io.Reader, name string, opt LIBSVMOptions) (*Dataset[T], error) {
 	if opt.Limit < 0 {
 		return nil, fmt.Errorf("dataset: negative option Limit %d", opt.Limit)
@@ -88,20 +94,17 @@ func ReadLIBSVM[T Float](r io.Reader, name string, opt LIBSVMOptions) (*Dataset[
 	if err != nil {
 		return nil, err
 	}
-	p, err := newLIBSVMParser[T](r, name, opt)
+	b := newBudget(name, opt.MaxBytes)
+	p, err := newLIBSVMParser[T](r, name, opt, b)
 	if err != nil {
 		return nil, err
 	}
 	// Rows are held sparsely (CSR) until the dimension is known.
-	var (
-		start  = []int{0}
-		idx    []int32
-		val    []T
-		texts  []string
-		maxIdx int
-	)
-	firstLine := 0
-	for opt.Limit == 0 || len(texts) < opt.Limit {
+	rows := &csrRows[T]{b: b, targets: &targetList[T]{ts: ts, b: b}}
+	if rows.indptr, err = makeCounted[int64](b, 1, 0); err != nil {
+		return nil, err
+	}
+	for opt.Limit == 0 || rows.targets.n < opt.Limit {
 		label, line, err := p.next(ts)
 		if err == io.EOF {
 			break
@@ -109,85 +112,104 @@ func ReadLIBSVM[T Float](r io.Reader, name string, opt LIBSVMOptions) (*Dataset[
 		if err != nil {
 			return nil, err
 		}
-		idx = append(idx, p.idx...)
-		val = append(val, p.val...)
-		start = append(start, len(idx))
-		texts = append(texts, label)
-		if firstLine == 0 {
-			firstLine = line
-		}
-		if n := len(p.idx); n > 0 {
-			maxIdx = max(maxIdx, int(p.idx[n-1]))
+		if err := rows.add(p, label, line); err != nil {
+			return nil, err
 		}
 	}
-	n := len(texts)
+	return rows.dataset(name, opt)
+}
+
+// csrRows collects LIBSVM samples in CSR form within a budget.
+type csrRows[T Float] struct {
+	b                   *budget
+	indptr              []int64
+	cols                []uint32
+	vals                []T
+	targets             *targetList[T]
+	maxIdx              int
+	firstLine, lastLine int
+	firstLabel          string
+}
+
+// add appends the sample p parsed last.
+func (c *csrRows[T]) add(p *libsvmParser[T], label string, line int) error {
+	var err error
+	if c.cols, err = grow(c.b, c.cols, len(p.idx), line); err != nil {
+		return err
+	}
+	for _, j := range p.idx {
+		c.cols = append(c.cols, uint32(j-1))
+	}
+	if c.vals, err = appendTo(c.b, c.vals, line, p.val...); err != nil {
+		return err
+	}
+	if c.indptr, err = appendTo(c.b, c.indptr, line, int64(len(c.cols))); err != nil {
+		return err
+	}
+	if err := c.targets.add(label, line); err != nil {
+		return err
+	}
+	if c.firstLine == 0 {
+		c.firstLine, c.firstLabel = line, label
+	}
+	c.lastLine = line
+	if n := len(p.idx); n > 0 {
+		c.maxIdx = max(c.maxIdx, int(p.idx[n-1]))
+	}
+	return nil
+}
+
+// dataset returns the samples collected, sparse or dense as opt says.
+func (c *csrRows[T]) dataset(name string, opt LIBSVMOptions) (*Dataset[T], error) {
+	n := c.targets.n
 	if n == 0 {
 		return nil, fileError(name, "no samples; expected lines of the form \"label index:value ...\"")
 	}
 	d := opt.Dim
 	if d == 0 {
-		d = maxIdx
+		d = c.maxIdx
 	}
 	if d == 0 {
 		msg := "a label and no index:value pairs, and no other line has any either"
-		if strings.ContainsAny(texts[0], ",;\t") {
-			msg = fmt.Sprintf("%q has no index:value pairs; the file looks like CSV, not LIBSVM", clip(texts[0]))
+		if strings.ContainsAny(c.firstLabel, ",;\t") {
+			msg = fmt.Sprintf("%q has no index:value pairs; the file looks like CSV, not LIBSVM", clip(c.firstLabel))
 		}
-		return nil, lineError(name, firstLine, "%s; expected lines of the form \"label index:value ...\"", msg)
+		return nil, lineError(name, c.firstLine, "%s; expected lines of the form \"label index:value ...\"", msg)
 	}
-	task, y, labels, classes := resolve[T](ts, texts)
-	if isSparse(opt.SparseBelow, len(idx), n, d) {
-		if err := checkSparse[T](name, n, len(idx), maxBytes(opt.MaxBytes)); err != nil {
+	task, y, labels, classes, err := c.targets.resolve(c.lastLine)
+	if err != nil {
+		return nil, err
+	}
+	ds := &Dataset[T]{Name: name, N: n, D: d, Task: task, Y: y, Labels: labels, Classes: classes}
+	if isSparse(opt.SparseBelow, len(c.cols), n, d) {
+		if err := checkSparse[T](name, n, len(c.cols), c.b.bound); err != nil {
 			return nil, err
 		}
-		indptr := make([]int64, n+1)
-		for i, p := range start {
-			indptr[i] = int64(p)
-		}
-		start = nil
-		cols := make([]uint32, len(idx))
-		for p, j := range idx {
-			cols[p] = uint32(j - 1)
-		}
-		return &Dataset[T]{
-			Name:    name,
-			N:       n,
-			D:       d,
-			Indptr:  indptr,
-			Cols:    cols,
-			Vals:    val,
-			Task:    task,
-			Y:       y,
-			Labels:  labels,
-			Classes: classes,
-			// No feature names: d of them would cost memory in d, not in
-			// the non-zeros. Feature j is "f<j+1>" as in a dense result.
-		}, nil
+		// No feature names: d of them would cost memory in d, not in the
+		// non-zeros. Feature j is "f<j+1>" as in a dense result.
+		ds.Indptr, ds.Cols, ds.Vals = c.indptr, c.cols, c.vals
+		return ds, nil
 	}
-	if err := checkDense[T](name, n, d, maxBytes(opt.MaxBytes), false); err != nil {
+	if err := checkDense[T](name, n, d, c.b.bound, false); err != nil {
 		return nil, err
 	}
 	if d > 0 && n > math.MaxInt/d {
 		return nil, fileError(name, "%d samples × %d features do not fit in memory as a dense matrix", n, d)
 	}
-	x := make([]T, n*d)
+	if ds.X, err = makeCounted[T](c.b, n*d, c.lastLine); err != nil {
+		return nil, err
+	}
+	if err := c.b.take(24*int64(d), c.lastLine); err != nil { // the names
+		return nil, err
+	}
 	for i := range n {
-		row := x[i*d : (i+1)*d]
-		for k := start[i]; k < start[i+1]; k++ {
-			row[idx[k]-1] = val[k]
+		row := ds.X[i*d : (i+1)*d]
+		for k := c.indptr[i]; k < c.indptr[i+1]; k++ {
+			row[c.cols[k]] = c.vals[k]
 		}
 	}
-	return &Dataset[T]{
-		Name:     name,
-		X:        x,
-		N:        n,
-		D:        d,
-		Task:     task,
-		Y:        y,
-		Labels:   labels,
-		Classes:  classes,
-		Features: numberedNames("f", 1, d),
-	}, nil
+	ds.Features = numberedNames("f", 1, d)
+	return ds, nil
 }
 
 // libsvmParser parses LIBSVM lines one at a time into idx/val, which are
@@ -200,9 +222,10 @@ type libsvmParser[T Float] struct {
 	idx    []int32
 	val    []T
 	in     *decompressed
+	b      *budget
 }
 
-func newLIBSVMParser[T Float](r io.Reader, name string, opt LIBSVMOptions) (*libsvmParser[T], error) {
+func newLIBSVMParser[T Float](r io.Reader, name string, opt LIBSVMOptions, b *budget) (*libsvmParser[T], error) {
 	if opt.Dim < 0 || opt.MaxDim < 0 {
 		return nil, fmt.Errorf("dataset: negative option Dim (%d) or MaxDim (%d)", opt.Dim, opt.MaxDim)
 	}
@@ -217,7 +240,8 @@ func newLIBSVMParser[T Float](r io.Reader, name string, opt LIBSVMOptions) (*lib
 	if maxDim == 0 {
 		maxDim = DefaultMaxDim
 	}
-	return &libsvmParser[T]{name: name, lines: lineReader{br: in.br}, in: in, dim: opt.Dim, maxDim: min(maxDim, math.MaxInt32)}, nil
+	lines := lineReader{br: in.br, name: name, b: b, maxLine: maxLine(opt.MaxLine)}
+	return &libsvmParser[T]{name: name, lines: lines, in: in, b: b, dim: opt.Dim, maxDim: min(maxDim, math.MaxInt32)}, nil
 }
 
 // next parses the next sample into p.idx and p.val and returns its checked,
@@ -235,6 +259,9 @@ func (p *libsvmParser[T]) parse(ts *targetSpec) (string, int, error) {
 		line, err := p.lines.next()
 		if err == io.EOF {
 			return "", 0, io.EOF
+		}
+		if isLimit(err) {
+			return "", 0, err
 		}
 		if err != nil {
 			return "", 0, ioError(p.name, p.lines.line, err)
@@ -307,9 +334,24 @@ func (p *libsvmParser[T]) parseFeatures(rest []byte, lineNo int) error {
 			}
 		}
 		prev = j
+		if len(p.idx) == cap(p.idx) {
+			if err := p.grow(lineNo); err != nil {
+				return err
+			}
+		}
 		p.idx = append(p.idx, int32(j))
 		p.val = append(p.val, v)
 	}
+}
+
+// grow makes room for more pairs on a line, within the budget.
+func (p *libsvmParser[T]) grow(line int) error {
+	var err error
+	if p.idx, err = grow(p.b, p.idx, 1, line); err != nil {
+		return err
+	}
+	p.val, err = grow(p.b, p.val, cap(p.idx)-len(p.val), line)
+	return err
 }
 
 // parseIndex parses a decimal integer, with an optional sign, without
@@ -341,6 +383,11 @@ func parseIndex(b []byte) (int, bool) {
 // fastValue parses a feature value on the common path, without building
 // an error message; on failure parseValue explains the problem.
 func fastValue[T Float](b []byte) (T, bool) {
+	for _, c := range b {
+		if c == '_' || c|0x20 == 'x' {
+			return 0, false // not decimal: see decimal
+		}
+	}
 	v, err := strconv.ParseFloat(string(b), 64)
 	if err != nil || !finite(v) {
 		return 0, false
@@ -377,12 +424,16 @@ func isSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
 }
 
-// lineReader returns lines of any length without allocating per line; the
+// lineReader returns lines without allocating per line, up to maxLine
+// bytes, holding a line longer than br's buffer within the budget; the
 // returned slice is valid until the next call.
 type lineReader struct {
-	br   *bufio.Reader
-	line int // number of the line last returned
-	long []byte
+	br      *bufio.Reader
+	line    int // number of the line last returned
+	long    []byte
+	name    string
+	b       *budget
+	maxLine int64
 }
 
 func (lr *lineReader) next() ([]byte, error) {
@@ -391,12 +442,19 @@ func (lr *lineReader) next() ([]byte, error) {
 		chunk, err := lr.br.ReadSlice('\n')
 		if err == bufio.ErrBufferFull {
 			// A line longer than the buffer: accumulate it.
-			lr.long = append(lr.long, chunk...)
+			if err := lr.keep(chunk); err != nil {
+				return nil, err
+			}
 			continue
 		}
 		if len(lr.long) > 0 {
-			chunk = append(lr.long, chunk...)
-			lr.long = chunk
+			if err := lr.keep(chunk); err != nil {
+				return nil, err
+			}
+			chunk = lr.long
+		}
+		if int64(len(chunk)) > lr.maxLine {
+			return nil, lr.tooLong()
 		}
 		if err != nil && err != io.EOF {
 			return nil, err
@@ -407,4 +465,87 @@ func (lr *lineReader) next() ([]byte, error) {
 		lr.line++
 		return chunk, nil
 	}
+}
+
+func (lr *lineReader) keep(chunk []byte) error {
+	if int64(len(lr.long))+int64(len(chunk)) > lr.maxLine {
+		return lr.tooLong()
+	}
+	var err error
+	if lr.long, err = growMax(lr.b, lr.long, len(chunk), lr.maxLine, lr.line+1); err != nil {
+		return err
+	}
+	lr.long = append(lr.long, chunk...)
+	return nil
+}
+
+func (lr *lineReader) tooLong() error {
+	return &Error{File: lr.name, Line: lr.line + 1, Msg: fmt.Sprintf("line longer than the limit of %s", FormatBytes(lr.maxLine)), Err: ErrLineTooLong}
+}
+
+// LIBSVMDim returns the number of features of LIBSVM data, its largest
+// index, which NewLIBSVMStream needs as option Dim. It reads only the last
+// index:value token of each line, passing over indices above opt.MaxDim
+// (DefaultMaxDim if 0) and malformed lines, which a stream of the data then
+// reports. Lines are bounded by opt.MaxLine and the memory held by
+// opt.MaxBytes, as in ReadLIBSVM; compressed input is read as there.
+func LIBSVMDim(r io.Reader, name string, opt LIBSVMOptions) (int, error) {
+	if r == nil {
+		return 0, nilReader(name)
+	}
+	in, err := decompress(r, name)
+	if err != nil {
+		return 0, err
+	}
+	maxDim := opt.MaxDim
+	if maxDim <= 0 {
+		maxDim = DefaultMaxDim
+	}
+	lines := lineReader{br: in.br, name: name, b: newBudget(name, opt.MaxBytes), maxLine: maxLine(opt.MaxLine)}
+	width := 0
+	for {
+		line, err := lines.next()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return 0, in.verify(readFailed(name, lines.line, err))
+		}
+		if j := lastIndex(line); j > width && j <= maxDim {
+			width = j
+		}
+	}
+	if width == 0 {
+		return 0, fileError(name, "no line has index:value pairs; expected lines of the form \"label index:value ...\"")
+	}
+	return width, nil
+}
+
+// lastIndex returns the index of a line's last index:value token, or 0
+// when the line has no such token after its label.
+func lastIndex(line []byte) int {
+	if i := bytes.IndexByte(line, '#'); i >= 0 {
+		line = line[:i]
+	}
+	end := len(line)
+	for end > 0 && isSpace(line[end-1]) {
+		end--
+	}
+	start := end
+	for start > 0 && !isSpace(line[start-1]) {
+		start--
+	}
+	if start == 0 || len(bytes.TrimLeft(line[:start], " \t\n\r\v\f")) == 0 {
+		return 0 // a label alone, or nothing
+	}
+	last := line[start:end]
+	c := bytes.IndexByte(last, ':')
+	if c <= 0 {
+		return 0
+	}
+	j, ok := parseIndex(last[:c])
+	if !ok {
+		return 0
+	}
+	return j
 }

@@ -7,25 +7,52 @@ import (
 	"unsafe"
 )
 
-// DefaultMaxBytes bounds the dense feature matrix (N × D values of the
-// element type) that a reader allocates, unless its options say otherwise:
-// 4 GiB. Readers hold the input in memory proportional to its size until
-// they know N and D (LIBSVM rows are kept sparse until then), and check the
-// bound before they allocate the matrix, so that a small file cannot ask
-// for an unbounded amount of memory: 1500 LIBSVM lines of one feature with
-// index 1048576 would take 12 GB as a float64 matrix.
+// DefaultMaxBytes bounds the memory a reader holds, unless its options say
+// otherwise: 4 GiB. See MaxBytes of CSVOptions, LIBSVMOptions and
+// IDXOptions for what it counts.
 const DefaultMaxBytes int64 = 4 << 30
 
-// ErrTooLarge is wrapped by the *Error of a reader whose dense feature
-// matrix would exceed its MaxBytes option; test with errors.Is.
+// ReadOverhead is the memory a reader may hold beyond its MaxBytes bound:
+// 1 MiB of small buffers counted against the bound's margin rather than the
+// bound (so that a small bound still applies to the data matrix exactly),
+// the fixed buffers of buffered reading (128 KiB a file) and of
+// decompression (bzip2's block, 3.6 MB, is the largest). The heap of the
+// process also holds the garbage the collector has yet to reclaim, such as
+// the arrays a buffer outgrew: up to GOGC per cent of what is live (100 by
+// default; GOMEMLIMIT bounds the whole).
+const ReadOverhead int64 = 6 << 20
+
+// countedMargin is the part of ReadOverhead that the readers count: their
+// budgets stop at MaxBytes + countedMargin.
+const countedMargin = 1 << 20
+
+// DefaultMaxLine bounds a line of text input (a CSV record, with the lines
+// of its quoted fields; a LIBSVM sample), unless the options say otherwise:
+// 64 MiB, eight million numbers of eight characters, some ten times the
+// longest rows of public CSV and LIBSVM data sets; a longer line is corrupt
+// or not line-oriented text (a file of zeros, a binary file).
+const DefaultMaxLine int64 = 64 << 20
+
+// ErrTooLarge is wrapped by the *Error of a reader that would hold more
+// memory than its MaxBytes option allows; test with errors.Is.
 var ErrTooLarge = errors.New("over the memory bound; raise the option MaxBytes to allow it")
+
+// ErrLineTooLong is wrapped by the *Error of a reader that meets a line
+// longer than its MaxLine option allows; test with errors.Is.
+var ErrLineTooLong = errors.New("over the line limit; raise the option MaxLine to allow it")
 
 // maxBytes resolves a MaxBytes option: 0 means DefaultMaxBytes, a negative
 // value no bound.
-func maxBytes(opt int64) int64 {
+func maxBytes(opt int64) int64 { return resolveLimit(opt, DefaultMaxBytes) }
+
+// maxLine resolves a MaxLine option: 0 means DefaultMaxLine, a negative
+// value no limit.
+func maxLine(opt int64) int64 { return resolveLimit(opt, DefaultMaxLine) }
+
+func resolveLimit(opt, def int64) int64 {
 	switch {
 	case opt == 0:
-		return DefaultMaxBytes
+		return def
 	case opt < 0:
 		return math.MaxInt64
 	}
@@ -127,4 +154,114 @@ func isSparse(below float64, nnz, n, d int) bool {
 		return false
 	}
 	return float64(nnz) < below*float64(n)*float64(d)
+}
+
+// budget counts the bytes a reader holds, by the capacity of its buffers,
+// and fails as soon as they would pass the bound plus countedMargin. A
+// buffer that grows is charged for its new array while the old one is
+// still held, as both are during the copy.
+type budget struct {
+	name  string
+	bound int64 // as given, for messages
+	limit int64 // bound + countedMargin, saturating
+	held  int64
+}
+
+func newBudget(name string, maxBytesOpt int64) *budget {
+	bound := maxBytes(maxBytesOpt)
+	return &budget{name: name, bound: bound, limit: bound + min(countedMargin, math.MaxInt64-bound)}
+}
+
+// take charges n bytes; line is the line reached, for the message (0: none).
+func (b *budget) take(n int64, line int) error {
+	if n <= b.limit-b.held {
+		b.held += n
+		return nil
+	}
+	need := "more than 8 EiB"
+	if n <= math.MaxInt64-b.held {
+		need = FormatBytes(b.held + n)
+	}
+	return &Error{
+		File: b.name,
+		Line: line,
+		Msg:  fmt.Sprintf("reading stopped: the data held with this line would need %s, more than the bound of %s", need, FormatBytes(b.bound)),
+		Err:  ErrTooLarge,
+	}
+}
+
+// free returns n bytes charged before.
+func (b *budget) free(n int64) { b.held -= n }
+
+// grow returns s with room for n more elements, charging b for a larger
+// array: twice the capacity up to 4 MiB, a quarter more beyond (as append
+// grows, so that a result keeps little spare capacity), or less where the
+// bound does not leave room for that while the old array is still held.
+// line is as for take.
+func grow[E any](b *budget, s []E, n int, line int) ([]E, error) {
+	return growBy(b, s, n, math.MaxInt64, false, line)
+}
+
+// growMax is grow for a buffer that is reused, such as a line's, and never
+// needs more than most elements (its limit): it doubles, which leaves less
+// garbage, up to most.
+func growMax[E any](b *budget, s []E, n int, most int64, line int) ([]E, error) {
+	return growBy(b, s, n, most, true, line)
+}
+
+func growBy[E any](b *budget, s []E, n int, most int64, double bool, line int) ([]E, error) {
+	need := int64(len(s)) + int64(n)
+	if need <= int64(cap(s)) {
+		return s, nil
+	}
+	var z E
+	size := max(int64(unsafe.Sizeof(z)), 1)
+	grown := 2 * int64(cap(s))
+	if !double && int64(cap(s))*size > 4<<20 {
+		grown = int64(cap(s)) + int64(cap(s))/4
+	}
+	newCap := max(min(max(grown, 16), most), need)
+	if room := (b.limit - b.held) / size; newCap > room {
+		newCap = max(room, need)
+	}
+	return realloc(b, s, newCap, line)
+}
+
+// realloc returns a copy of s with capacity newCap (≥ len(s)), charging b
+// for it and freeing s's array.
+func realloc[E any](b *budget, s []E, newCap int64, line int) ([]E, error) {
+	var z E
+	size := max(int64(unsafe.Sizeof(z)), 1)
+	if newCap > math.MaxInt64/size || newCap > math.MaxInt {
+		return nil, b.take(math.MaxInt64, line)
+	}
+	if err := b.take(newCap*size, line); err != nil {
+		return nil, err
+	}
+	t := make([]E, len(s), newCap)
+	copy(t, s)
+	b.free(int64(cap(s)) * size)
+	return t, nil
+}
+
+// appendTo appends v to s within b.
+func appendTo[E any](b *budget, s []E, line int, v ...E) ([]E, error) {
+	s, err := grow(b, s, len(v), line)
+	if err != nil {
+		return nil, err
+	}
+	return append(s, v...), nil
+}
+
+// makeCounted returns a slice of n zero elements charged to b.
+func makeCounted[E any](b *budget, n int, line int) ([]E, error) {
+	var z E
+	size := max(int64(unsafe.Sizeof(z)), 1)
+	if int64(n) > math.MaxInt64/size {
+		return nil, b.take(math.MaxInt64, line)
+	}
+	if err := b.take(int64(n)*size, line); err != nil {
+		return nil, err
+	}
+	return make([]E, n), nil
 }

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"strings"
 )
 
 // Standardizer maps each feature to a z-score, (x - Mean[j]) / Scale[j].
@@ -25,7 +26,8 @@ type Standardizer struct {
 //
 // Each column is computed with the corrected two-pass algorithm (mean, then
 // the mean's rounding error and the sum of squared deviations), which is
-// accurate even when the mean is large compared with the spread.
+// accurate even when the mean is large compared with the spread, and
+// without overflow for values up to float64's limit (see hugeValue).
 func FitStandardizer[T Float](ds *Dataset[T]) (*Standardizer, error) {
 	if ds.IsSparse() {
 		return nil, ds.errorf("standardizing sparse data is not supported (centring would fill in every zero); see Dense, or FitScaler")
@@ -52,16 +54,21 @@ func FitStandardizer[T Float](ds *Dataset[T]) (*Standardizer, error) {
 			hi[j] = max(hi[j], x)
 		}
 	}
+	inv, huge := units(lo, hi)
+	if huge {
+		sumInUnits(ds, sum, inv)
+	}
+	mean := make([]float64, d) // in units of 1/inv
 	for j := range d {
 		if ds.N > 0 {
-			s.Mean[j] = sum[j] / n
+			mean[j] = sum[j] / n
 		}
 	}
 	dev := make([]float64, d) // Σ (x - mean)
 	sq := make([]float64, d)  // Σ (x - mean)²
 	for i := range ds.N {
 		for j, v := range ds.Row(i) {
-			e := float64(v) - s.Mean[j]
+			e := float64(v)*inv[j] - mean[j]
 			dev[j] += e
 			sq[j] += e * e
 		}
@@ -76,12 +83,29 @@ func FitStandardizer[T Float](ds *Dataset[T]) (*Standardizer, error) {
 		}
 		// Corrected two-pass: dev[j]/n is the rounding error of the mean.
 		variance := (sq[j] - dev[j]*dev[j]/n) / n
-		s.Mean[j] += dev[j] / n
-		if sd := math.Sqrt(variance); sd > 0 && finite(sd) {
+		s.Mean[j] = (mean[j] + dev[j]/n) / inv[j]
+		if sd := math.Sqrt(variance) / inv[j]; sd > 0 && finite(sd) {
 			s.Scale[j] = sd
 		}
 	}
 	return s, nil
+}
+
+// sumInUnits sums again, in units of 1/inv[j], the columns whose inv is
+// not 1.
+func sumInUnits[T Float](ds *Dataset[T], sum, inv []float64) {
+	for j := range sum {
+		if inv[j] != 1 {
+			sum[j] = 0
+		}
+	}
+	for i := range ds.N {
+		for j, v := range ds.Row(i) {
+			if inv[j] != 1 {
+				sum[j] += float64(v) * inv[j]
+			}
+		}
+	}
 }
 
 // check verifies that s is usable on d features.
@@ -115,7 +139,7 @@ func StandardizeInPlace[T Float](s *Standardizer, ds *Dataset[T]) error {
 		return ds.errorf("standardizing sparse data is not supported yet (it would fill in every zero); see Dense")
 	}
 	if err := s.check(ds.D); err != nil {
-		return err
+		return ds.prepError(s.Mean, s.Scale, err)
 	}
 	if ds.N < 0 || ds.D > 0 && ds.N > len(ds.X)/ds.D {
 		return ds.errorf("X has %d values; expected N×D = %d×%d", len(ds.X), ds.N, ds.D)
@@ -124,6 +148,17 @@ func StandardizeInPlace[T Float](s *Standardizer, ds *Dataset[T]) error {
 		standardize(s, ds.Row(i))
 	}
 	return nil
+}
+
+// prepError restates err, a problem of the preprocessing (mean, scale) of
+// ds, as an *Error naming ds and the feature at fault, if one is.
+func (ds *Dataset[T]) prepError(mean, scale []float64, err error) error {
+	for j := range mean {
+		if len(mean) == ds.D && len(scale) == ds.D && (!finite(mean[j]) || !finite(scale[j]) || scale[j] <= 0) {
+			return ds.errorf("feature %d%s: mean %v and scale %v; expected finite values and a positive scale", j, ds.featureSuffix(j), mean[j], scale[j])
+		}
+	}
+	return ds.errorf("%s", strings.TrimPrefix(err.Error(), "dataset: "))
 }
 
 // StandardizeRow standardizes one sample in place, e.g. a row from a
@@ -139,7 +174,7 @@ func StandardizeRow[T Float](s *Standardizer, x []T) error {
 
 func standardize[T Float](s *Standardizer, x []T) {
 	for j, v := range x {
-		x[j] = T((float64(v) - s.Mean[j]) / s.Scale[j])
+		x[j] = T(zscore(float64(v), s.Mean[j], s.Scale[j]))
 	}
 }
 
@@ -181,25 +216,31 @@ type TargetScaler struct {
 
 // FitTargetScaler computes the mean and the population standard deviation
 // of ds's regression targets, in float64, with the corrected two-pass
-// algorithm. Constant (or absent) targets get Scale 1.
+// algorithm, without overflow (see FitStandardizer). Constant (or absent)
+// targets get Scale 1.
 func FitTargetScaler[T Float](ds *Dataset[T]) TargetScaler {
 	s := TargetScaler{Scale: 1}
 	if len(ds.Y) == 0 {
 		return s
 	}
 	n := float64(len(ds.Y))
+	var most float64
 	for _, y := range ds.Y {
-		s.Mean += float64(y)
+		most = max(most, math.Abs(float64(y)))
+	}
+	inv := unitOf(most)
+	for _, y := range ds.Y {
+		s.Mean += float64(y) * inv
 	}
 	s.Mean /= n
 	var dev, sq float64
 	for _, y := range ds.Y {
-		e := float64(y) - s.Mean
+		e := float64(y)*inv - s.Mean
 		dev += e
 		sq += e * e
 	}
-	s.Mean += dev / n
-	if sd := math.Sqrt((sq - dev*dev/n) / n); sd > 0 && finite(sd) {
+	s.Mean = (s.Mean + dev/n) / inv
+	if sd := math.Sqrt((sq-dev*dev/n)/n) / inv; sd > 0 && finite(sd) {
 		s.Scale = sd
 	}
 	return s
@@ -210,7 +251,7 @@ func FitTargetScaler[T Float](ds *Dataset[T]) TargetScaler {
 func ScaleTargets[T Float](s TargetScaler, y []T) []T {
 	out := make([]T, len(y))
 	for i, v := range y {
-		out[i] = T((float64(v) - s.Mean) / s.Scale)
+		out[i] = T(zscore(float64(v), s.Mean, s.Scale))
 	}
 	return out
 }

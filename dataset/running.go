@@ -11,7 +11,8 @@ import (
 // FitStandardizer, FitTargetScaler and TaskAuto for data that is.
 
 // RunningStandardizer fits a Standardizer one row at a time with Welford's
-// algorithm, for rows that are not kept (a Stream's). The zero value is
+// algorithm, for rows that are not kept (a Stream's), without overflow for
+// values up to float64's limit (see FitStandardizer). The zero value is
 // ready to use.
 //
 // Its results differ from FitStandardizer's on the same rows in the last
@@ -20,7 +21,8 @@ import (
 // a column gets Scale 1.
 type RunningStandardizer[T Float] struct {
 	n        int
-	mean, m2 []float64
+	mean, m2 []float64 // in units of 1/inv (see hugeValue)
+	inv      []float64 // nil until a value passes hugeValue
 }
 
 // Add accumulates one row. Every row must have the width of the first.
@@ -34,9 +36,16 @@ func (s *RunningStandardizer[T]) Add(x []T) error {
 	s.n++
 	n := float64(s.n)
 	for j, v := range x {
-		d := float64(v) - s.mean[j]
+		y := float64(v)
+		if math.Abs(y) > hugeValue {
+			s.inv = rescale(s.inv, len(x), j, y, s.mean, s.m2)
+		}
+		if s.inv != nil {
+			y *= s.inv[j]
+		}
+		d := y - s.mean[j]
 		s.mean[j] += d / n
-		s.m2[j] += d * (float64(v) - s.mean[j])
+		s.m2[j] += d * (y - s.mean[j])
 	}
 	return nil
 }
@@ -49,8 +58,10 @@ func (s *RunningStandardizer[T]) N() int { return s.n }
 func (s *RunningStandardizer[T]) Standardizer() *Standardizer {
 	st := &Standardizer{Mean: slices.Clone(s.mean), Scale: make([]float64, len(s.mean))}
 	for j := range st.Scale {
+		u := unit(s.inv, j)
+		st.Mean[j] /= u
 		st.Scale[j] = 1
-		if sd := math.Sqrt(s.m2[j] / float64(s.n)); sd > 1e-12*math.Max(1, math.Abs(s.mean[j])) {
+		if sd := math.Sqrt(s.m2[j]/float64(s.n)) / u; sd > 1e-12*math.Max(1, math.Abs(st.Mean[j])) && finite(sd) {
 			st.Scale[j] = sd
 		}
 	}
@@ -61,12 +72,21 @@ func (s *RunningStandardizer[T]) Standardizer() *Standardizer {
 // Welford's algorithm. The zero value is ready to use.
 type RunningTargetScaler struct {
 	n        int
-	mean, m2 float64
+	mean, m2 float64   // in units of 1/inv[0] (see hugeValue)
+	inv      []float64 // nil until a target passes hugeValue
 }
 
 // Add accumulates one target.
 func (s *RunningTargetScaler) Add(y float64) {
 	s.n++
+	if math.Abs(y) > hugeValue {
+		mean, m2 := []float64{s.mean}, []float64{s.m2}
+		s.inv = rescale(s.inv, 1, 0, y, mean, m2)
+		s.mean, s.m2 = mean[0], m2[0]
+	}
+	if s.inv != nil {
+		y *= s.inv[0]
+	}
 	d := y - s.mean
 	s.mean += d / float64(s.n)
 	s.m2 += d * (y - s.mean)
@@ -75,8 +95,9 @@ func (s *RunningTargetScaler) Add(y float64) {
 // TargetScaler returns the mean and the population standard deviation of
 // the targets added so far; constant targets (or none) get Scale 1.
 func (s *RunningTargetScaler) TargetScaler() TargetScaler {
-	ts := TargetScaler{Mean: s.mean, Scale: 1}
-	if sd := math.Sqrt(s.m2 / float64(s.n)); sd > 0 && finite(sd) {
+	u := unit(s.inv, 0)
+	ts := TargetScaler{Mean: s.mean / u, Scale: 1}
+	if sd := math.Sqrt(s.m2/float64(s.n)) / u; sd > 0 && finite(sd) {
 		ts.Scale = sd
 	}
 	return ts

@@ -42,6 +42,20 @@ func FitScaler[T Float](ds *Dataset[T]) *Standardizer {
 		cnt[j]++
 		lo[j], hi[j] = min(lo[j], x), max(hi[j], x)
 	})
+	// Moments in units of 1/inv[j], without overflow (see hugeValue).
+	inv, huge := units(lo, hi)
+	if huge {
+		for j := range d {
+			if inv[j] != 1 {
+				sum[j] = 0
+			}
+		}
+		each(func(j int, x float64) {
+			if inv[j] != 1 {
+				sum[j] += x * inv[j]
+			}
+		})
+	}
 	mean := make([]float64, d)
 	for j := range d {
 		if ds.N > 0 {
@@ -49,7 +63,7 @@ func FitScaler[T Float](ds *Dataset[T]) *Standardizer {
 		}
 	}
 	sq := make([]float64, d) // Σ (x − mean)² over the entries read
-	each(func(j int, x float64) { e := x - mean[j]; sq[j] += e * e })
+	each(func(j int, x float64) { e := x*inv[j] - mean[j]; sq[j] += e * e })
 	for j := range d {
 		s.Scale[j] = 1
 		if cnt[j] < ds.N { // a zero not read
@@ -60,7 +74,7 @@ func FitScaler[T Float](ds *Dataset[T]) *Standardizer {
 		}
 		// The rows not read hold zeros, each (0 − mean)² from the mean.
 		variance := (sq[j] + float64(ds.N-cnt[j])*mean[j]*mean[j]) / n
-		if sd := math.Sqrt(variance); sd > 0 && finite(sd) {
+		if sd := math.Sqrt(variance) / inv[j]; sd > 0 && finite(sd) {
 			s.Scale[j] = sd
 		}
 	}
@@ -114,11 +128,11 @@ func PreprocessDataset[T Float](p *Preprocessing, ds *Dataset[T]) error {
 	if ds == nil {
 		return errNoDataset
 	}
+	if err := p.Validate(ds.D); err != nil {
+		return ds.prepError(p.Mean, p.Scale, err)
+	}
 	if !ds.IsSparse() {
 		return Preprocess(p, ds.X, ds.D)
-	}
-	if err := p.Validate(ds.D); err != nil {
-		return fmt.Errorf("dataset: %w", err)
 	}
 	if err := ds.validateShape(); err != nil {
 		return err
@@ -158,7 +172,8 @@ func PreprocessDataset[T Float](p *Preprocessing, ds *Dataset[T]) error {
 type RunningScaler[T Float] struct {
 	n        int
 	cnt      []int
-	mean, m2 []float64
+	mean, m2 []float64 // in units of 1/inv (see hugeValue)
+	inv      []float64 // nil until a value passes hugeValue
 	lo, hi   []float64
 	d        int
 }
@@ -193,10 +208,43 @@ func (s *RunningScaler[T]) AddSparse(cols []uint32, vals []T) error {
 // add accumulates the entry x of column c.
 func (s *RunningScaler[T]) add(c int, x float64) {
 	s.cnt[c]++
+	s.lo[c], s.hi[c] = min(s.lo[c], x), max(s.hi[c], x)
+	if math.Abs(x) > hugeValue {
+		s.inv = rescale(s.inv, s.d, c, x, s.mean, s.m2)
+	}
+	if s.inv != nil {
+		x *= s.inv[c]
+	}
 	d := x - s.mean[c]
 	s.mean[c] += d / float64(s.cnt[c])
 	s.m2[c] += d * (x - s.mean[c])
-	s.lo[c], s.hi[c] = min(s.lo[c], x), max(s.hi[c], x)
+}
+
+// rescale makes the units of column c (inv[c], all 1 when inv is nil, of
+// d columns) fit x, converting its running mean and sum of squares, and
+// returns inv.
+func rescale(inv []float64, d, c int, x float64, mean, m2 []float64) []float64 {
+	if inv == nil {
+		inv = make([]float64, d)
+		for j := range inv {
+			inv[j] = 1
+		}
+	}
+	if u := unitOf(math.Abs(x)); u < inv[c] {
+		r := u / inv[c]
+		mean[c] *= r
+		m2[c] *= r * r
+		inv[c] = u
+	}
+	return inv
+}
+
+// unit returns column j's units factor.
+func unit(inv []float64, j int) float64 {
+	if inv == nil {
+		return 1
+	}
+	return inv[j]
 }
 
 // Add accumulates one dense row of d features.
@@ -250,7 +298,7 @@ func (s *RunningScaler[T]) Scaler() *Standardizer {
 		mean := c * m / n
 		z := n - c
 		m2 := s.m2[j] + c*(m-mean)*(m-mean) + z*mean*mean
-		if sd := math.Sqrt(m2 / n); sd > 0 && finite(sd) {
+		if sd := math.Sqrt(m2/n) / unit(s.inv, j); sd > 0 && finite(sd) {
 			st.Scale[j] = sd
 		}
 	}

@@ -8,7 +8,10 @@ import (
 )
 
 // Stream reads samples one at a time, for online training on data larger
-// than memory. It holds O(D) memory and never reads ahead more than a buffer.
+// than memory. It holds O(D) memory and one line, and never reads ahead more
+// than a buffer; the options' MaxBytes bounds what it holds (a row, the
+// line or record being read) as for the batch readers, and MaxLine the
+// length of a line.
 // Next returns a sample's dense row; NextSparse its non-zeros (CSR-style),
 // which for LIBSVM costs the line's non-zeros, not D.
 //
@@ -42,17 +45,23 @@ type Stream[T Float] struct {
 // NewCSVStream returns a stream over CSV data; see ReadCSV for the format
 // and Stream for the task and label rules. The header is read at once.
 func NewCSVStream[T Float](r io.Reader, name string, opt CSVOptions) (*Stream[T], error) {
+	if r == nil {
+		return nil, nilReader(name)
+	}
 	s, err := newStream[T](name, opt.Task, opt.Classes)
 	if err != nil {
 		return nil, err
 	}
-	src, err := newCSVSource[T](r, name, opt)
+	b := newBudget(name, opt.MaxBytes)
+	src, err := newCSVSource[T](r, name, opt, b, 0)
 	if err != nil {
 		return nil, err
 	}
 	s.d = len(src.features)
 	s.features = src.features
-	s.x = make([]T, s.d)
+	if err := s.makeBuffers(b, src.line, true); err != nil {
+		return nil, err
+	}
 	s.next = func(x []T) (string, int, error) { return src.next(x, s.ts) }
 	return s, nil
 }
@@ -61,6 +70,9 @@ func NewCSVStream[T Float](r io.Reader, name string, opt CSVOptions) (*Stream[T]
 // format and Stream for the task and label rules. opt.Dim must be given,
 // since the width cannot be inferred without reading everything.
 func NewLIBSVMStream[T Float](r io.Reader, name string, opt LIBSVMOptions) (*Stream[T], error) {
+	if r == nil {
+		return nil, nilReader(name)
+	}
 	if opt.Dim <= 0 {
 		return nil, errors.New("dataset: a LIBSVM stream needs option Dim, the number of features")
 	}
@@ -68,19 +80,31 @@ func NewLIBSVMStream[T Float](r io.Reader, name string, opt LIBSVMOptions) (*Str
 	if err != nil {
 		return nil, err
 	}
-	p, err := newLIBSVMParser[T](r, name, opt)
+	b := newBudget(name, opt.MaxBytes)
+	if err := b.take(24*int64(opt.Dim), 0); err != nil { // the names
+		return nil, err
+	}
+	p, err := newLIBSVMParser[T](r, name, opt, b)
 	if err != nil {
 		return nil, err
 	}
 	s.d = opt.Dim
 	s.features = numberedNames("f", 1, opt.Dim)
-	s.x = make([]T, s.d)
+	if err := s.makeBuffers(b, 0, false); err != nil {
+		return nil, err
+	}
 	s.nextSparse = func() (string, int, error) {
 		label, line, err := p.next(s.ts)
 		if err != nil {
 			return "", 0, err
 		}
-		s.cols, s.vals = s.cols[:0], append(s.vals[:0], p.val...)
+		s.cols, s.vals = s.cols[:0], s.vals[:0]
+		if s.cols, err = grow(b, s.cols, len(p.idx), line); err != nil {
+			return "", 0, err
+		}
+		if s.vals, err = appendTo(b, s.vals, line, p.val...); err != nil {
+			return "", 0, err
+		}
 		for _, j := range p.idx {
 			s.cols = append(s.cols, uint32(j-1))
 		}
@@ -98,6 +122,22 @@ func NewLIBSVMStream[T Float](r io.Reader, name string, opt LIBSVMOptions) (*Str
 		return label, line, nil
 	}
 	return s, nil
+}
+
+// makeBuffers allocates the row and, for a CSV stream (csv), the non-zeros
+// of a row, within the budget.
+func (s *Stream[T]) makeBuffers(b *budget, line int, csv bool) error {
+	var err error
+	if s.x, err = makeCounted[T](b, s.d, line); err != nil {
+		return err
+	}
+	if csv {
+		if s.cols, err = grow(b, s.cols, s.d, line); err != nil {
+			return err
+		}
+		s.vals, err = grow(b, s.vals, s.d, line)
+	}
+	return err
 }
 
 func newStream[T Float](name string, task Task, classes []string) (*Stream[T], error) {

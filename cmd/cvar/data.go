@@ -63,6 +63,7 @@ type readSpec struct {
 	limit    int
 	split    string  // MNIST directory: "train" or "test"
 	maxBytes int64   // the readers' MaxBytes option
+	maxLine  int64   // the readers' MaxLine option
 	sparse   float64 // LIBSVM: the SparseBelow option
 }
 
@@ -83,7 +84,7 @@ func loadFile[T batch.Float](path string, rs readSpec) (*dataset.Dataset[T], err
 		defer f.Close()
 		return readCSVFile[T](f, path, rs)
 	case "libsvm":
-		ds, err = dataset.LoadLIBSVM[T](path, dataset.LIBSVMOptions{Dim: rs.dim, Task: rs.task, Classes: rs.classes, Limit: rs.limit, MaxBytes: rs.maxBytes, SparseBelow: rs.sparse})
+		ds, err = dataset.LoadLIBSVM[T](path, dataset.LIBSVMOptions{Dim: rs.dim, Task: rs.task, Classes: rs.classes, Limit: rs.limit, MaxBytes: rs.maxBytes, MaxLine: rs.maxLine, SparseBelow: rs.sparse})
 	case "idx":
 		if rs.task == dataset.Regression {
 			return nil, fmt.Errorf("%s: IDX files hold class labels; a regression model cannot use them", path)
@@ -134,12 +135,17 @@ func checkRead[T batch.Float](path string, ds *dataset.Dataset[T], rs readSpec, 
 
 // readCSVFile reads the CSV file at path from r as rs says.
 func readCSVFile[T batch.Float](r io.Reader, path string, rs readSpec) (*dataset.Dataset[T], error) {
-	opt := dataset.CSVOptions{Target: rs.target, NoHeader: rs.noHeader, Task: rs.task, Classes: rs.classes, Limit: rs.limit, MaxBytes: rs.maxBytes}
+	ds, err := dataset.ReadCSV[T](r, path, csvOptions(path, rs))
+	return checkRead(path, ds, rs, err)
+}
+
+// csvOptions are the options of reading the CSV file at path as rs says.
+func csvOptions(path string, rs readSpec) dataset.CSVOptions {
+	opt := dataset.CSVOptions{Target: rs.target, NoHeader: rs.noHeader, Task: rs.task, Classes: rs.classes, Limit: rs.limit, MaxBytes: rs.maxBytes, MaxLine: rs.maxLine}
 	if strings.HasSuffix(strings.ToLower(strings.TrimSuffix(path, ".gz")), ".tsv") {
 		opt.Comma = '\t'
 	}
-	ds, err := dataset.ReadCSV[T](r, path, opt)
-	return checkRead(path, ds, rs, err)
+	return opt
 }
 
 // singleClass reports whether every sample of ds has the same class, and
@@ -217,7 +223,7 @@ func loadTrainingData[T batch.Float](f *dataFlags, kind string, seed uint64) (*t
 // loadTest reads the -test file, or the t10k files of an MNIST directory;
 // nil when there is none.
 func loadTest[T batch.Float](f *dataFlags, full *dataset.Dataset[T], src cvar.Provenance) (*dataset.Dataset[T], error) {
-	testPath, rs := f.test, readSpec{format: src.Kind, task: full.Task, target: f.target, noHeader: f.noHeader, limit: f.limit, maxBytes: f.maxMemory.option()}
+	testPath, rs := f.test, readSpec{format: src.Kind, task: full.Task, target: f.target, noHeader: f.noHeader, limit: f.limit, maxBytes: f.maxMemory.option(), maxLine: f.maxLine.option()}
 	if full.IsSparse() {
 		rs.sparse = f.sparse // the test set in the training set's storage, which the preprocessing suits
 	}
@@ -404,7 +410,7 @@ func loadFull[T batch.Float](f *dataFlags, kind string) (*dataset.Dataset[T], cv
 	if format == "csv" {
 		src.Target, src.NoHeader = f.target, f.noHeader
 	}
-	rs := readSpec{format: format, task: task, target: f.target, noHeader: f.noHeader, limit: f.limit, maxBytes: f.maxMemory.option(), sparse: f.sparse}
+	rs := readSpec{format: format, task: task, target: f.target, noHeader: f.noHeader, limit: f.limit, maxBytes: f.maxMemory.option(), maxLine: f.maxLine.option(), sparse: f.sparse}
 	ds, err := loadFile[T](f.data, rs)
 	return ds, src, err
 }
@@ -429,6 +435,10 @@ func loadForModel[T batch.Float](f *dataFlags, m *cvar.ModelFile) (*dataset.Data
 		s := m.Source
 		if s.Kind != "synthetic" {
 			return nil, usagef("-data is required: the model was trained on %s, not on the built-in data", s.Name)
+		}
+		what := fmt.Sprintf("the model file's built-in data of %d samples × %d features", s.SynthN, s.SynthD)
+		if err := checkMemory(what, dataset.DenseBytes[T](s.SynthN, s.SynthD), f.maxMemory); err != nil {
+			return nil, err
 		}
 		var err error
 		if ds, err = synthetic[T](m.K == 0, s.SynthN, s.SynthD, max(s.SynthClasses, 2), s.SynthSeed+1); err != nil {
@@ -455,7 +465,7 @@ func loadForModel[T batch.Float](f *dataFlags, m *cvar.ModelFile) (*dataset.Data
 
 // specForModel reads data the way m's training data was read.
 func specForModel(f *dataFlags, m *cvar.ModelFile, format string) readSpec {
-	rs := readSpec{format: format, task: dataset.Regression, target: f.target, noHeader: f.noHeader, limit: f.limit, split: "test", maxBytes: f.maxMemory.option(), sparse: f.sparse}
+	rs := readSpec{format: format, task: dataset.Regression, target: f.target, noHeader: f.noHeader, limit: f.limit, split: "test", maxBytes: f.maxMemory.option(), maxLine: f.maxLine.option(), sparse: f.sparse}
 	if m.K > 0 {
 		rs.task, rs.classes = dataset.Classification, m.Classes
 	}

@@ -224,8 +224,10 @@ type dataFlags struct {
 	classes  int
 	scale    *choice
 	scaleY   *choice
-	// maxMemory bounds the dense data matrix and the model.
+	// maxMemory bounds what reading the data holds, and the model.
 	maxMemory byteSize
+	// maxLine bounds a line of a CSV or LIBSVM file.
+	maxLine byteSize
 	// sparse is the density below which LIBSVM data is held sparse (0: never).
 	sparse float64
 	// storage is -storage (nil where the command has no such flag).
@@ -244,9 +246,10 @@ func addDataFlags(fs *flag.FlagSet, use int) *dataFlags {
 	f := &dataFlags{
 		format: newChoice("", "csv", "libsvm", "idx"), scale: newChoice("auto", "auto", "zscore", "maxabs", "unit", "none"),
 		scaleY: newChoice("zscore", "zscore", "none"),
-		n:      6000, d: 20, classes: 2, maxMemory: byteSize(defaultMaxMemory),
+		n:      6000, d: 20, classes: 2, maxMemory: byteSize(defaultMaxMemory), maxLine: byteSize(dataset.DefaultMaxLine),
 	}
-	fs.Var(&f.maxMemory, "max-memory", "bound on the memory the data (N×D values, stored densely) and the model may take: a `size` such as 8GiB or 500MB; 0: no bound")
+	fs.Var(&f.maxMemory, "max-memory", maxMemoryUsage)
+	fs.Var(&f.maxLine, "max-line", maxLineUsage)
 	fs.StringVar(&f.data, "data", "", "data `file` (CSV, LIBSVM) or directory of MNIST IDX files; empty: built-in synthetic data")
 	fs.Var(f.format, "format", "`format` of the data files: csv, libsvm or idx (default: guessed from the name)")
 	fs.StringVar(&f.target, "target", "", "CSV target `column`: a header name or 0-based index (default: the last column)")

@@ -28,6 +28,8 @@ func FuzzTrainFlags(f *testing.F) {
 		"-stream\x00-method\x00alg3",
 		"-max-memory\x001.5GiB",
 		"-max-memory\x00-1",
+		"-max-line\x001MiB",
+		"-max-line\x00lots",
 		"-limit\x00-3",
 		"-n\x001",
 		"-seed\x0018446744073709551615",

@@ -30,9 +30,15 @@ func threadsFlag(n int) (int, error) {
 	return min(n, runtime.GOMAXPROCS(0)), nil
 }
 
-// defaultMaxMemory is the default -max-memory: the bound on the dense data
-// matrix and on the model that a command may allocate.
+// defaultMaxMemory is the default -max-memory: the bound on what reading
+// the data holds and on the model that a command may allocate.
 const defaultMaxMemory = dataset.DefaultMaxBytes
+
+// maxMemoryUsage and maxLineUsage are the help of -max-memory and -max-line.
+var (
+	maxMemoryUsage = fmt.Sprintf("bound on the memory the data and the model may take: reading holds the samples read (N×D values, stored densely, or the non-zeros of sparse data), their targets and the line being read, at most this plus %d MiB of fixed buffers, and stops at the line that would pass it; the model is bounded on its own; a `size` such as 8GiB or 500MB; 0: no bound", dataset.ReadOverhead>>20)
+	maxLineUsage   = "longest line (a CSV record, a LIBSVM sample) a data file may hold, a `size`; a longer one stops reading at its line (0: no limit but -max-memory)"
+)
 
 // byteSize is a -max-memory value: a number of bytes with an optional unit,
 // B, KB, MB, GB, TB (powers of 1000) or K, M, G, T, KiB, MiB, GiB, TiB
@@ -93,14 +99,24 @@ func (b byteSize) option() int64 {
 	return int64(b)
 }
 
-// tooLarge restates a reader's ErrTooLarge with the flag that raises the
-// bound; other errors pass through.
+// tooLarge restates a reader's ErrTooLarge or ErrLineTooLong with the flag
+// that raises the bound; other errors pass through.
 func tooLarge(err error) error {
 	var de *dataset.Error
-	if err == nil || !errors.Is(err, dataset.ErrTooLarge) || !errors.As(err, &de) {
+	if err == nil || !errors.As(err, &de) {
 		return err
 	}
-	return fmt.Errorf("%s: %s (-max-memory); give a larger -max-memory to allow it, or -limit to read fewer samples", de.File, de.Msg)
+	at := de.File
+	if de.Line > 0 {
+		at += ":" + strconv.Itoa(de.Line)
+	}
+	switch {
+	case errors.Is(err, dataset.ErrTooLarge):
+		return fmt.Errorf("%s: %s (-max-memory); give a larger -max-memory to allow it, or -limit to read fewer samples", at, de.Msg)
+	case errors.Is(err, dataset.ErrLineTooLong):
+		return fmt.Errorf("%s: %s (-max-line); give a larger -max-line to allow it", at, de.Msg)
+	}
+	return err
 }
 
 // checkMemory fails when what needs more than the -max-memory bound.

@@ -2,16 +2,10 @@ package main
 
 import (
 	"bufio"
-	"bytes"
-	"compress/bzip2"
-	"compress/gzip"
 	"encoding/csv"
-	"errors"
-	"fmt"
 	"io"
 	"os"
 	"strconv"
-	"strings"
 
 	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/batch"
@@ -227,26 +221,14 @@ func loadForPredict[T batch.Float](df *dataFlags, m *cvar.ModelFile) (*dataset.D
 		return nil, false, err
 	}
 	defer f.Close()
-	// Look at the first record through a copy of the bytes it takes; the
-	// readers below then get those bytes again, followed by the rest.
-	var seen bytes.Buffer
-	peek, err := decompressText(io.TeeReader(f, &seen), df.data)
+	ds, has, err := dataset.ReadCSVTargetOptional[T](f, df.data, m.D, csvOptions(df.data, rs))
 	if err != nil {
-		return nil, false, err
+		return nil, false, tooLarge(err)
 	}
-	has, err := csvHasTarget(peek, df.data, rs, m.D)
-	if err != nil {
-		return nil, false, err
-	}
-	whole := io.MultiReader(bytes.NewReader(seen.Bytes()), f)
-	var ds *dataset.Dataset[T]
 	if has {
-		ds, err = readCSVFile[T](whole, df.data, rs)
-	} else {
-		ds, err = readCSVWithoutTarget[T](whole, df.data, rs)
-	}
-	if err != nil {
-		return nil, false, err
+		if ds, err = checkRead(df.data, ds, rs, nil); err != nil {
+			return nil, false, err
+		}
 	}
 	if err := checkWidth(ds, m); err != nil {
 		return nil, false, err
@@ -255,123 +237,4 @@ func loadForPredict[T batch.Float](df *dataFlags, m *cvar.ModelFile) (*dataset.D
 		return nil, false, err
 	}
 	return ds, has, nil
-}
-
-// openText opens a possibly gzip- or bzip2-compressed text file.
-func openText(path string) (io.Reader, func() error, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, nil, err
-	}
-	r, err := decompressText(f, path)
-	if err != nil {
-		f.Close()
-		return nil, nil, err
-	}
-	return r, f.Close, nil
-}
-
-// decompressText returns the content of r, decompressed if it is gzip or
-// bzip2.
-func decompressText(r io.Reader, path string) (io.Reader, error) {
-	br := bufio.NewReader(r)
-	magic, _ := br.Peek(3)
-	switch {
-	case len(magic) == 3 && magic[0] == 0x1f && magic[1] == 0x8b && magic[2] == 8:
-		zr, err := gzip.NewReader(br)
-		if err != nil {
-			return nil, fmt.Errorf("%s: corrupt gzip header: %w", path, err)
-		}
-		return zr, nil
-	case string(magic) == "BZh":
-		return bzip2.NewReader(br), nil
-	}
-	return br, nil
-}
-
-func csvReaderFor(path string, r io.Reader) *csv.Reader {
-	cr := csv.NewReader(r)
-	if strings.HasSuffix(strings.ToLower(strings.TrimSuffix(path, ".gz")), ".tsv") {
-		cr.Comma = '\t'
-	}
-	return cr
-}
-
-// csvHasTarget decides from the first row whether a CSV file holds the
-// target column: by its name when the model's target was named, else by the
-// number of columns (d features, or d and the target).
-func csvHasTarget(r io.Reader, path string, rs readSpec, d int) (bool, error) {
-	cr := csvReaderFor(path, r)
-	rec, err := cr.Read()
-	if err == io.EOF {
-		return false, fmt.Errorf("%s: empty file; expected a header row", path)
-	}
-	if err != nil {
-		return false, csvError(path, err)
-	}
-	if !rs.noHeader && rs.target != "" {
-		for _, c := range rec {
-			if strings.TrimPrefix(c, "\ufeff") == rs.target {
-				return true, nil
-			}
-		}
-	}
-	switch len(rec) {
-	case d + 1:
-		return true, nil
-	case d:
-		return false, nil
-	}
-	return false, fmt.Errorf("%s:1: %d columns; the model expects %d features, and optionally the target", path, len(rec), d)
-}
-
-// readCSVWithoutTarget reads a CSV file of features only, by appending a
-// placeholder target column and reading the result with the dataset reader,
-// so that errors carry the file's own lines and columns.
-func readCSVWithoutTarget[T batch.Float](raw io.Reader, path string, rs readSpec) (*dataset.Dataset[T], error) {
-	r, err := decompressText(raw, path)
-	if err != nil {
-		return nil, err
-	}
-	cr := csvReaderFor(path, r)
-	var buf bytes.Buffer
-	cw := csv.NewWriter(&buf)
-	cw.Comma = cr.Comma
-	first := true
-	for rows := 0; rs.limit == 0 || rows < rs.limit; rows++ {
-		rec, err := cr.Read()
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return nil, csvError(path, err)
-		}
-		extra := "0"
-		if first && !rs.noHeader {
-			extra = "\x00no target"
-			rows-- // the header is not a sample
-		}
-		first = false
-		cw.Write(append(rec, extra))
-	}
-	cw.Flush()
-	opt := dataset.CSVOptions{Comma: cr.Comma, NoHeader: rs.noHeader, Task: dataset.Regression, MaxBytes: rs.maxBytes}
-	ds, err := dataset.ReadCSV[T](&buf, path, opt)
-	if err != nil {
-		return nil, tooLarge(err)
-	}
-	ds = firstRows(ds, rs.limit)
-	return ds, nil
-}
-
-// csvError formats an encoding/csv error as file:line: problem.
-func csvError(path string, err error) error {
-	var pe *csv.ParseError
-	if errors.As(err, &pe) {
-		if errors.Is(pe.Err, csv.ErrFieldCount) {
-			return fmt.Errorf("%s:%d: wrong number of fields; expected as many as the first row", path, pe.StartLine)
-		}
-		return fmt.Errorf("%s:%d: malformed CSV: %v", path, pe.Line, pe.Err)
-	}
-	return fmt.Errorf("%s: %w", path, err)
 }

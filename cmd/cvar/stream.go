@@ -1,13 +1,10 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"fmt"
 	"io"
 	"math"
 	"os"
-	"strconv"
 	"time"
 	"unsafe"
 
@@ -56,6 +53,8 @@ type streamSource[T batch.Float] struct {
 	noHeader     bool
 	dim          int
 	limit        int
+	maxBytes     int64 // the readers' MaxBytes and MaxLine options
+	maxLine      int64
 }
 
 func (s *streamSource[T]) open(task dataset.Task, classes []string) (*dataset.Stream[T], func() error, error) {
@@ -65,13 +64,13 @@ func (s *streamSource[T]) open(task dataset.Task, classes []string) (*dataset.St
 	}
 	var st *dataset.Stream[T]
 	if s.format == "csv" {
-		st, err = dataset.NewCSVStream[T](f, s.path, dataset.CSVOptions{Target: s.target, NoHeader: s.noHeader, Task: task, Classes: classes})
+		st, err = dataset.NewCSVStream[T](f, s.path, dataset.CSVOptions{Target: s.target, NoHeader: s.noHeader, Task: task, Classes: classes, MaxBytes: s.maxBytes, MaxLine: s.maxLine})
 	} else {
-		st, err = dataset.NewLIBSVMStream[T](f, s.path, dataset.LIBSVMOptions{Dim: s.dim, Task: task, Classes: classes})
+		st, err = dataset.NewLIBSVMStream[T](f, s.path, dataset.LIBSVMOptions{Dim: s.dim, Task: task, Classes: classes, MaxBytes: s.maxBytes, MaxLine: s.maxLine})
 	}
 	if err != nil {
 		f.Close()
-		return nil, nil, err
+		return nil, nil, tooLarge(err)
 	}
 	return st, f.Close, nil
 }
@@ -89,7 +88,7 @@ func (s *streamSource[T]) each(task dataset.Task, classes []string, fn func(i in
 			return nil
 		}
 		if err != nil {
-			return err
+			return tooLarge(err)
 		}
 		if err := fn(i, x, y, label); err != nil {
 			return fmt.Errorf("%s:%d: %w", s.path, st.Line(), err)
@@ -111,7 +110,7 @@ func (s *streamSource[T]) eachSparse(task dataset.Task, classes []string, fn fun
 			return nil
 		}
 		if err != nil {
-			return err
+			return tooLarge(err)
 		}
 		if err := fn(i, cols, vals, y, label); err != nil {
 			return fmt.Errorf("%s:%d: %w", s.path, st.Line(), err)
@@ -120,42 +119,16 @@ func (s *streamSource[T]) eachSparse(task dataset.Task, classes []string, fn fun
 	return nil
 }
 
-// libsvmWidth returns the largest feature index of a LIBSVM file, reading
-// only the last index:value token of each line; malformed lines are left
-// for the stream to report.
-func libsvmWidth(path string) (int, error) {
-	r, closeFn, err := openText(path)
+// libsvmWidth returns the largest feature index of a LIBSVM file (see
+// dataset.LIBSVMDim).
+func libsvmWidth(path string, maxBytes, maxLine int64) (int, error) {
+	f, err := os.Open(path)
 	if err != nil {
 		return 0, err
 	}
-	defer closeFn()
-	br := bufio.NewReaderSize(r, 1<<16)
-	width := 0
-	for {
-		line, err := br.ReadBytes('\n')
-		if i := bytes.IndexByte(line, '#'); i >= 0 {
-			line = line[:i]
-		}
-		fields := bytes.Fields(line)
-		if len(fields) > 1 {
-			last := fields[len(fields)-1]
-			if c := bytes.IndexByte(last, ':'); c > 0 {
-				if j, perr := strconv.Atoi(string(last[:c])); perr == nil && j > width && j <= dataset.DefaultMaxDim {
-					width = j
-				}
-			}
-		}
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return 0, fmt.Errorf("%s: %w", path, err)
-		}
-	}
-	if width == 0 {
-		return 0, fmt.Errorf("%s: no line has index:value pairs; expected lines of the form \"label index:value ...\"", path)
-	}
-	return width, nil
+	defer f.Close()
+	d, err := dataset.LIBSVMDim(f, path, dataset.LIBSVMOptions{MaxBytes: maxBytes, MaxLine: maxLine})
+	return d, tooLarge(err)
 }
 
 func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
@@ -174,9 +147,9 @@ func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 	if st, err := os.Stat(df.data); err == nil && !st.Mode().IsRegular() {
 		return fmt.Errorf("%s is not a regular file; -stream reads its data several times", df.data)
 	}
-	src := &streamSource[T]{path: df.data, format: format, target: df.target, noHeader: df.noHeader, limit: df.limit}
+	src := &streamSource[T]{path: df.data, format: format, target: df.target, noHeader: df.noHeader, limit: df.limit, maxBytes: df.maxMemory.option(), maxLine: df.maxLine.option()}
 	if format == "libsvm" {
-		if src.dim, err = libsvmWidth(df.data); err != nil {
+		if src.dim, err = libsvmWidth(df.data, src.maxBytes, src.maxLine); err != nil {
 			return err
 		}
 	}
