@@ -139,7 +139,7 @@ func cmdExperiment(e *env, args []string) error {
 	plotDir := fs.String("plot", "", "write the figures into this `directory` (created if needed)")
 	plotFormat := newChoice("png", "png", "svg")
 	fs.Var(plotFormat, "plot-format", "figure `format`: png or svg")
-	force := fs.Bool("force", false, "replace existing figure files")
+	force := fs.Bool("force", false, "replace existing figure files (never a -data file)")
 	if err := parseFlags(e, fs, experimentSynopsis, args); err != nil {
 		return err
 	}
@@ -197,6 +197,17 @@ func cmdExperiment(e *env, args []string) error {
 	return experimentRun[float64](e, cfg)
 }
 
+// inputs are the -data files, which no figure may replace.
+func (cfg *expConfig) inputs() []input {
+	var in []input
+	for _, f := range cfg.files {
+		if f != builtinClass && f != builtinReg {
+			in = append(in, input{"-data", f})
+		}
+	}
+	return in
+}
+
 // runResult is one training run of the grid.
 type runResult struct {
 	seed, arm  int // indexes
@@ -244,7 +255,7 @@ func experimentRun[T batch.Float](e *env, cfg *expConfig) error {
 		if cfg.plotDir != "" {
 			// Fail before the work, not after it.
 			for _, name := range plotNames(cfg, datasetLabel(&df, kind)) {
-				if err := checkNew(name, cfg.force); err != nil {
+				if err := checkNew(name, cfg.force, cfg.inputs()); err != nil {
 					bar.finish()
 					return err
 				}

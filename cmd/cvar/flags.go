@@ -270,6 +270,11 @@ func addDataFlags(fs *flag.FlagSet, use int) *dataFlags {
 	return f
 }
 
+// inputs are the files the flags name, which no output may replace.
+func (f *dataFlags) inputs() []input {
+	return []input{{"-data", f.data}, {"-test", f.test}}
+}
+
 func (f *dataFlags) check() error {
 	switch {
 	case f.limit < 0:

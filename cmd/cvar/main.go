@@ -18,7 +18,8 @@
 // reported as one line on stderr. Data are held densely, N×D values, and
 // must fit in -max-memory (default 4 GiB) with the model; -threads is
 // clamped to the cores; outputs are written through a temporary file and
-// replace only regular files, and only with -force.
+// replace only regular files, only with -force, and never a file the
+// command reads.
 package main
 
 import (

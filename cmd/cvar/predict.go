@@ -56,17 +56,27 @@ func cmdPredict(e *env, args []string) error {
 	if *threads, err = threadsFlag(*threads); err != nil {
 		return err
 	}
-	if err := checkNew(*out, *force); err != nil {
+	cfg := predictConfig{in: *in, out: *out, force: *force, json: *jsonOut, threads: *threads, inputs: append(df.inputs(), input{"-in", *in})}
+	if err := checkNew(cfg.out, cfg.force, cfg.inputs); err != nil {
 		return err
 	}
-	m, err := readModel(*in)
+	m, err := readModel(cfg.in)
 	if err != nil {
 		return err
 	}
 	if m.Precision == cvar.F32 {
-		return predictRun[float32](e, df, m, *out, *force, *jsonOut, *threads)
+		return predictRun[float32](e, df, m, cfg)
 	}
-	return predictRun[float64](e, df, m, *out, *force, *jsonOut, *threads)
+	return predictRun[float64](e, df, m, cfg)
+}
+
+// predictConfig is what predict was asked for besides the data: the model
+// file, the output and the files it must not replace.
+type predictConfig struct {
+	in, out     string
+	force, json bool
+	threads     int
+	inputs      []input
 }
 
 // prediction is one row of predict's output.
@@ -81,7 +91,7 @@ type prediction struct {
 	scores []float64         // for CSV
 }
 
-func predictRun[T batch.Float](e *env, df *dataFlags, m *cvar.ModelFile, out string, force, jsonOut bool, threads int) error {
+func predictRun[T batch.Float](e *env, df *dataFlags, m *cvar.ModelFile, cfg predictConfig) error {
 	ds, labelled, err := loadForPredict[T](df, m)
 	if err != nil {
 		return err
@@ -94,7 +104,7 @@ func predictRun[T batch.Float](e *env, df *dataFlags, m *cvar.ModelFile, out str
 	if err != nil {
 		return err
 	}
-	ev, err := cvar.NewEvaluator(model, threads)
+	ev, err := cvar.NewEvaluator(model, cfg.threads)
 	if err != nil {
 		return err
 	}
@@ -139,19 +149,19 @@ func predictRun[T batch.Float](e *env, df *dataFlags, m *cvar.ModelFile, out str
 		rows[i] = p
 	}
 	write := func(w io.Writer) error {
-		if jsonOut {
+		if cfg.json {
 			return writeJSON(w, rows)
 		}
 		return writePredictionsCSV(w, m, rows, labelled)
 	}
-	if out == "" {
+	if cfg.out == "" {
 		bw := bufio.NewWriter(e.stdout)
 		if err := write(bw); err != nil {
 			return err
 		}
 		return bw.Flush()
 	}
-	return writeNew(out, force, write)
+	return writeNew(cfg.out, cfg.force, cfg.inputs, write)
 }
 
 func writePredictionsCSV(w io.Writer, m *cvar.ModelFile, rows []prediction, labelled bool) error {

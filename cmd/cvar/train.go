@@ -93,7 +93,7 @@ func addTrainFlags(fs *flag.FlagSet) *trainFlags {
 	fs.Var(&f.box, "box", "K is the box [lo, hi]^p, given as `lo,hi`")
 	fs.IntVar(&f.hidden, "hidden", batch.DefaultHidden, "hidden units of the mlp")
 	fs.StringVar(&f.out, "o", "", "write the model to this `file` (default: no file)")
-	fs.BoolVar(&f.force, "force", false, "replace the -o file if it exists")
+	fs.BoolVar(&f.force, "force", false, "replace the -o file if it exists (never -data or -test)")
 	fs.BoolVar(&f.json, "json", false, "print the results as JSON")
 	fs.BoolVar(&f.stream, "stream", false, "alg1 or alg4 only: read the CSV or LIBSVM -data file as a stream, one row at a time")
 	fs.BoolVar(&f.tune, "tune", false, "train on the training split over the grid -tune-lrs × -tune-wds (× -tune-eps for alg2–4), all runs spread over the cores, and keep the setting -select picks on the validation split")
@@ -189,7 +189,7 @@ func cmdTrain(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := checkNew(f.out, f.force); err != nil {
+	if err := checkNew(f.out, f.force, f.data.inputs()); err != nil {
 		return err
 	}
 	if f.stream {
@@ -365,7 +365,7 @@ func dataName(s cvar.Provenance) string {
 func finishTraining[T batch.Float](e *env, f *trainFlags, td *trainingData[T], model batch.Model[T], res *cvar.Result[T], rep *trainReport, start time.Time) error {
 	if f.out != "" {
 		mf := modelFileOf(td, f, model, res)
-		if err := writeNew(f.out, f.force, func(w io.Writer) error { return cvar.SaveModel(w, mf) }); err != nil {
+		if err := writeNew(f.out, f.force, f.data.inputs(), func(w io.Writer) error { return cvar.SaveModel(w, mf) }); err != nil {
 			return err
 		}
 		rep.ModelFile = f.out
