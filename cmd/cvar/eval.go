@@ -11,6 +11,7 @@ import (
 	"strings"
 	"sync"
 	"text/tabwriter"
+	"unsafe"
 
 	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/batch"
@@ -124,6 +125,9 @@ func evalRun[T batch.Float](e *env, df *dataFlags, m *cvar.ModelFile, cfg evalCo
 	if err != nil {
 		return err
 	}
+	if err := checkBootstrap[T](cfg, ds.N, df.maxMemory); err != nil {
+		return err
+	}
 	model, theta, err := cvar.BuildModel[T](m)
 	if err != nil {
 		return err
@@ -170,6 +174,28 @@ func evalRun[T batch.Float](e *env, df *dataFlags, m *cvar.ModelFile, cfg evalCo
 		return writeJSON(e.stdout, rep)
 	}
 	return rep.print(e.stdout)
+}
+
+// checkBootstrap fails when the bootstrap's resamples would need more than
+// -max-memory: a number per statistic (CVaR and VaR at each -alphas, the
+// mean loss, the accuracy) per resample, and each worker's copy of the n
+// losses and outcomes.
+func checkBootstrap[T batch.Float](cfg evalConfig, n int, limit byteSize) error {
+	if cfg.boot == 0 {
+		return nil
+	}
+	threads := cfg.threads
+	if threads <= 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	samples, _ := product(math.MaxInt64, 2*len(cfg.alphas)+2, cfg.boot, 8)
+	copies, _ := product(math.MaxInt64, threads, n, int(unsafe.Sizeof(T(0)))+1)
+	need := int64(math.MaxInt64)
+	if samples <= math.MaxInt64/2 && copies <= math.MaxInt64/2 {
+		need = int64(samples + copies)
+	}
+	what := fmt.Sprintf("-bootstrap %d resamples of %d statistics (-alphas) and %d rows", cfg.boot, 2*len(cfg.alphas)+2, n)
+	return checkMemory(what, need, limit)
 }
 
 // bootstrap returns, for CVaR and VaR at each α, then the mean loss and

@@ -287,6 +287,8 @@ func (f *dataFlags) check() error {
 		return usagef("-d %d: the built-in data needs at least 1 feature", f.d)
 	case f.classes < 2:
 		return usagef("-classes %d: classification needs at least 2 classes", f.classes)
+	case f.classes > batch.MaxDim:
+		return usagef("-classes %d exceeds %d, the most classes a model may have", f.classes, batch.MaxDim)
 	case f.test != "" && f.data == "":
 		return usagef("-test needs -data: the built-in data has its own validation split")
 	}

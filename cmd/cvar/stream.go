@@ -379,6 +379,9 @@ func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 
 	// Pass 3: training.
 	passes := max(f.epochs, 1)
+	if err := checkEpochs(passes, nTrain); err != nil {
+		return err
+	}
 	opt.Steps, opt.Epochs, opt.Batch = nTrain*passes, 0, 0
 	k := len(classes)
 	online, err := cvar.NewOnline(model, d, k, opt)
