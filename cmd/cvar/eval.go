@@ -24,7 +24,9 @@ Evaluates a model file on -data (default: a fresh sample of the built-in data
 the model was trained on), preprocessed as the model file says: CVaR and VaR
 at each of -alphas, accuracy for classifiers and the mean loss, each with a
 percentile bootstrap 95 % confidence interval from -bootstrap resamples of the
-rows (seeded). Labels must be among the model's classes.`
+rows (seeded). Labels must be among the model's classes. A score or loss
+that is not finite (features far larger than the model was trained on) stops
+eval with an error naming the row.`
 
 func cmdEval(e *env, args []string) error {
 	fs := newFlagSet("cvar eval")
@@ -141,15 +143,19 @@ func evalRun[T batch.Float](e *env, df *dataFlags, m *cvar.ModelFile, cfg evalCo
 	if err != nil {
 		return err
 	}
+	scores, err := ev.Scores(theta, data)
+	if err != nil {
+		return err
+	}
+	k := model.NumOutputs()
+	if err := checkFinite(cfg.in, ds.Name, scores, k, losses); err != nil {
+		return err
+	}
 	var correct []bool
 	if data.IsClassification() {
-		pred, err := ev.Predictions(theta, data)
-		if err != nil {
-			return err
-		}
 		correct = make([]bool, data.N)
-		for i, p := range pred {
-			correct[i] = p == int(data.Labels[i])
+		for i := range correct {
+			correct[i] = cvar.PredictedClass(scores[i*k:(i+1)*k]) == int(data.Labels[i])
 		}
 	}
 	rep := &evalReport{

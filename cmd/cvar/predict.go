@@ -33,14 +33,16 @@ one CSV row per sample to stdout or -o:
 
 A CSV file may leave out the target column (as many columns as the model has
 features); labels that are present must be among the model's classes. -json
-writes a JSON array instead.`
+writes a JSON array instead. A score or loss that is not finite (features
+far larger than the model was trained on) stops predict with an error naming
+the row.`
 
 func cmdPredict(e *env, args []string) error {
 	fs := newFlagSet("cvar predict")
 	in := fs.String("in", "", "model `file` written by cvar train -o")
 	df := addDataFlags(fs, dataForModel)
 	out := fs.String("o", "", "write the predictions to this `file` (default: stdout)")
-	force := fs.Bool("force", false, "replace the -o file if it exists")
+	force := fs.Bool("force", false, "replace the -o file if it exists (never -in or -data)")
 	jsonOut := fs.Bool("json", false, "write a JSON array instead of CSV")
 	threads := fs.Int("threads", 0, "worker threads (0: all cores; more than the cores are clamped to them)")
 	if err := parseFlags(e, fs, predictSynopsis, args); err != nil {
@@ -118,6 +120,9 @@ func predictRun[T batch.Float](e *env, df *dataFlags, m *cvar.ModelFile, cfg pre
 	k := model.NumOutputs()
 	scores, err := ev.Scores(theta, data)
 	if err != nil {
+		return err
+	}
+	if err := checkFinite(cfg.in, ds.Name, scores, k, losses); err != nil {
 		return err
 	}
 	rows := make([]prediction, ds.N)
