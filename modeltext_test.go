@@ -31,7 +31,7 @@ func headerOf(b []byte) []byte {
 // TestModelTextsAnyBytes: class texts, feature names and the source's name
 // and target that are not valid UTF-8 (Latin-1 labels) come back byte for
 // byte, distinct classes stay distinct, and texts that are valid UTF-8 are
-// written as plain JSON strings, as before.
+// written as plain JSON strings.
 func TestModelTextsAnyBytes(t *testing.T) {
 	for _, prec := range []string{F32, F64} {
 		m := testModelFile(t, batch.KindSoftmax, prec)

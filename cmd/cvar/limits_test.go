@@ -8,7 +8,7 @@ import (
 
 // TestCountFlagsRefused: count flags whose arithmetic would wrap or pass
 // the library's limits are refused with one line naming the flag, before
-// any work (a wrapped count ran a negative number of steps, or asked for
+// any work (a wrapped count would run a negative number of steps, or ask for
 // gigabytes).
 func TestCountFlagsRefused(t *testing.T) {
 	dir := t.TempDir()
