@@ -78,7 +78,8 @@
 //	                s = 4 bytes each for precision "f32", 8 for "f64"
 //	16+h+p·s  4     CRC-32C (Castagnoli) of every byte before it, uint32 LE
 //
-// and nothing after the checksum. The header's fields are "format"
+// and nothing after the checksum. The header is one JSON object, with
+// nothing but JSON whitespace after it. Its fields are "format"
 // ("cvar-model"), "model" (the kind), "d", "k", "hidden" (the mlp's, else
 // absent), "precision", "num_params", "tau", "alpha", "method", "classes",
 // "features", "preprocessing" ("divide", "mean", "scale", "target_mean",
@@ -86,15 +87,22 @@
 // Provenance); no others are accepted. It is readable with any JSON tool
 // (it starts at byte 16); floating-point values that JSON cannot hold (NaN,
 // ±Inf, as in τ of a baseline or an unbounded τ interval) are written as the
-// strings "NaN", "+Inf" and "-Inf". The parameters follow the layout of the
-// batch model of that kind (batch.NewLogistic and so on document it).
+// strings "NaN", "+Inf" and "-Inf". A text (a class, a feature name, the
+// source's "kind", "name" and "target") that is valid UTF-8 is a JSON
+// string; any other bytes, such as a Latin-1 label, are written as the
+// object {"base64": "…"} holding them in standard base64 (and only such
+// bytes: base64 of valid UTF-8 is refused), so that every text comes back
+// byte for byte. The parameters follow the layout of the batch model of
+// that kind (batch.NewLogistic and so on document it).
 //
 // LoadModel rejects a file that is not a model file (wrong magic), a file of
 // another version, a truncated file, a file whose checksum does not match
 // its content and a header that is inconsistent (unknown model, shapes that
-// do not match the number of parameters, non-finite parameters, class texts
-// that do not match k); each with an error matching one of [ErrModelFormat],
-// [ErrModelVersion], [ErrModelTrunc], [ErrModelChecksum] and
-// [ErrModelInvalid] under errors.Is. It reads and allocates no more than
+// do not match the number of parameters, non-finite parameters or
+// parameters whose Euclidean norm exceeds [MaxParamNorm] of the precision,
+// class texts that are empty, repeated or do not match k); each with an
+// error matching one of [ErrModelFormat], [ErrModelVersion],
+// [ErrModelTrunc], [ErrModelChecksum] and [ErrModelInvalid] under
+// errors.Is. It reads and allocates no more than
 // the bytes actually there, whatever a header claims: see LoadModel.
 package cvar

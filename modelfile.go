@@ -90,7 +90,8 @@ func BuildModel[T batch.Float](m *ModelFile) (batch.Model[T], []T, error) {
 }
 
 // Validate reports an inconsistent ModelFile: unknown kind or precision,
-// shapes that do not match the parameters, a non-finite parameter, class
+// shapes that do not match the parameters, a non-finite parameter or
+// parameters whose norm exceeds MaxParamNorm, class
 // texts that do not match K, bad preprocessing, α outside (0, 1].
 func (m *ModelFile) Validate() error {
 	bad := func(format string, args ...any) error {
@@ -113,10 +114,15 @@ func (m *ModelFile) Validate() error {
 	if len(m.Theta) != p {
 		return bad("%d parameters; a %s model with d = %d, k = %d, hidden = %d has %d", len(m.Theta), m.Kind, m.D, m.K, hidden, p)
 	}
+	var norm2 float64
 	for i, v := range m.Theta {
 		if !finite(v) || m.Precision == F32 && math.Abs(v) > math.MaxFloat32 {
 			return bad("parameter %d is %v, not a finite %s number", i, v, m.Precision)
 		}
+		norm2 += v * v
+	}
+	if limit := MaxParamNorm(m.Precision); !(norm2 <= limit*limit) {
+		return bad("the parameters' norm %.3g exceeds %g (MaxParamNorm): scores could overflow %s", math.Sqrt(norm2), limit, m.Precision)
 	}
 	if m.K > 0 {
 		if len(m.Classes) != m.K {
@@ -148,6 +154,21 @@ func (m *ModelFile) Validate() error {
 		return bad("%v", err)
 	}
 	return nil
+}
+
+// MaxParamNorm is the largest Euclidean norm ‖θ‖ of a model file's
+// parameters in the given precision: 1e150 for F64, 1e18 for F32. With
+// ‖θ‖ ≤ B, Cauchy–Schwarz bounds every score on an input of norm ≤ 1 by √2·B
+// for the linear models and softmax and by √2·B² + B for the mlp (whose
+// hidden activations are at most their inputs), and a squared error by
+// about 2B²: all far below the precision's largest number (1.8e308, 3.4e38),
+// so that only inputs of enormous norm can make a score overflow. No
+// training run comes near the bound.
+func MaxParamNorm(precision string) float64 {
+	if precision == F32 {
+		return 1e18
+	}
+	return 1e150
 }
 
 // MaxSynthValues bounds the built-in data a model file's Provenance may

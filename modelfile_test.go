@@ -11,6 +11,7 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"runtime"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -324,7 +325,8 @@ func sentinel(err error) error {
 }
 
 // FuzzReadModel feeds LoadModel arbitrary bytes, seeded with valid files of
-// every kind and precision (with fixCRC the last 4 bytes are replaced by the
+// every kind and precision, one with texts that are not UTF-8, one near the
+// parameters' norm bound and one with bytes after its header (with fixCRC the last 4 bytes are replaced by the
 // checksum of the others, so that mutations reach the header and parameter
 // checks behind it): it must return a model or an error matching
 // one of the ErrModel… values (or none, for a reader error), never panic;
@@ -337,6 +339,14 @@ func FuzzReadModel(f *testing.F) {
 			f.Add(saved(f, testModelFile(f, kind, prec)), true)
 		}
 	}
+	latin := testModelFile(f, batch.KindSoftmax, F64)
+	latin.Classes, latin.Source.Target = []string{"\xff", "\xfe", "caf\xe9"}, "\xe9tiquette"
+	f.Add(saved(f, latin), true)
+	near := testModelFile(f, batch.KindLogistic, F32)
+	near.Theta[0] = float64(float32(MaxParamNorm(F32) / 2))
+	f.Add(saved(f, near), true)
+	good := saved(f, testModelFile(f, batch.KindLinear, F64))
+	f.Add(withRawHeader(good, append(append([]byte(nil), headerOf(good)...), " {}"...)), true)
 	f.Add([]byte(modelMagic), false)
 	f.Add([]byte{}, false)
 	f.Fuzz(func(t *testing.T, b []byte, fixCRC bool) {
@@ -369,6 +379,9 @@ func FuzzReadModel(f *testing.F) {
 			if math.Float64bits(m.Theta[i]) != math.Float64bits(back.Theta[i]) {
 				t.Fatalf("θ[%d] %v, after a round trip %v", i, m.Theta[i], back.Theta[i])
 			}
+		}
+		if !slices.Equal(m.Classes, back.Classes) || !slices.Equal(m.Features, back.Features) || m.Source != back.Source {
+			t.Fatalf("texts %q %q %+v, after a round trip %q %q %+v", m.Classes, m.Features, m.Source, back.Classes, back.Features, back.Source)
 		}
 	})
 }

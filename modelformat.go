@@ -73,11 +73,11 @@ type header struct {
 	Tau           jsonfloat.Exact       `json:"tau"`
 	Alpha         jsonfloat.Exact       `json:"alpha"`
 	Method        string                `json:"method"`
-	Classes       []string              `json:"classes,omitempty"`
-	Features      []string              `json:"features,omitempty"`
+	Classes       []headerText          `json:"classes,omitempty"`
+	Features      []headerText          `json:"features,omitempty"`
 	Preprocessing dataset.Preprocessing `json:"preprocessing"`
 	Params        paramsJSON            `json:"params"`
-	Source        Provenance            `json:"source"`
+	Source        provenanceJSON        `json:"source"`
 }
 
 const headerFormat = "cvar-model"
@@ -104,14 +104,14 @@ func SaveModel(w io.Writer, m *ModelFile) error {
 		Format: headerFormat, Model: m.Kind, D: m.D, K: m.K, Hidden: m.Hidden,
 		Precision: m.Precision, NumParams: len(m.Theta),
 		Tau: jsonfloat.Exact(m.Tau), Alpha: jsonfloat.Exact(m.Alpha), Method: methodName(m.Method),
-		Classes: m.Classes, Features: m.Features, Preprocessing: m.Preprocessing,
+		Classes: toHeaderTexts(m.Classes), Features: toHeaderTexts(m.Features), Preprocessing: m.Preprocessing,
 		Params: paramsJSON{
 			Method: methodName(pr.Method), Alpha: jsonfloat.Exact(pr.Alpha), N: pr.N, Steps: pr.Steps, Batch: pr.Batch,
 			G: jsonfloat.Exact(pr.G), Beta: jsonfloat.Exact(pr.Beta), L: jsonfloat.Exact(pr.L), D: jsonfloat.Exact(pr.D), GAlpha: jsonfloat.Exact(pr.GAlpha),
 			LR: jsonfloat.Exact(pr.LR), Eps: jsonfloat.Exact(pr.Eps), TauMin: jsonfloat.Exact(pr.TauMin), TauMax: jsonfloat.Exact(pr.TauMax),
 			Bound: jsonfloat.Exact(pr.Bound), Estimated: pr.Estimated, TheoremLR: pr.TheoremLR, TheoremEps: pr.TheoremEps,
 		},
-		Source: m.Source,
+		Source: toProvenanceJSON(m.Source),
 	}
 	js, err := json.Marshal(&h)
 	if err != nil {
@@ -210,7 +210,11 @@ func LoadModel(r io.Reader) (*ModelFile, error) {
 	var h header
 	dec := json.NewDecoder(bytes.NewReader(js))
 	dec.DisallowUnknownFields()
-	if err := dec.Decode(&h); err != nil {
+	err = dec.Decode(&h)
+	if rest := bytes.TrimLeft(js[dec.InputOffset():], " \t\r\n"); err == nil && len(rest) > 0 {
+		err = fmt.Errorf("%d bytes after its JSON object", len(rest))
+	}
+	if err != nil {
 		// A corrupted file is more likely than a bad writer: say so when
 		// the checksum at the end of the file (read up to 64 MiB on)
 		// disagrees.
@@ -241,7 +245,8 @@ func LoadModel(r io.Reader) (*ModelFile, error) {
 	if h.NumParams != p {
 		return nil, fmt.Errorf("%w: num_params %d; a %s model with d = %d, k = %d, hidden = %d has %d", ErrModelInvalid, h.NumParams, h.Model, h.D, h.K, h.Hidden, p)
 	}
-	if err := h.Source.validate(); err != nil {
+	source := h.Source.provenance()
+	if err := source.validate(); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrModelInvalid, err)
 	}
 	end := 16 + hlen + int64(p)*width
@@ -281,7 +286,7 @@ func LoadModel(r io.Reader) (*ModelFile, error) {
 	m := &ModelFile{
 		Kind: h.Model, D: h.D, K: h.K, Hidden: h.Hidden, Precision: h.Precision,
 		Theta: make([]float64, p), Tau: float64(h.Tau), Alpha: float64(h.Alpha),
-		Classes: h.Classes, Features: h.Features, Preprocessing: h.Preprocessing, Source: h.Source,
+		Classes: fromHeaderTexts(h.Classes), Features: fromHeaderTexts(h.Features), Preprocessing: h.Preprocessing, Source: source,
 	}
 	for i := range m.Theta {
 		if width == 4 {

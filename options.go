@@ -247,7 +247,8 @@ type Options struct {
 	Steps int
 	// Epochs is the number of passes over the data when Steps is 0;
 	// default 1 for Alg1, Alg2 and Alg4; for Alg3 and the baselines 10, or
-	// as many as make DefaultMinSteps steps when that is more.
+	// as many as make DefaultMinSteps steps when that is more. Steps, or
+	// Epochs times the steps of a pass, must be at most MaxSteps.
 	Epochs int
 	// Batch is the minibatch size of Alg3 and the baselines; default 512
 	// (at most the number of samples). Alg1, Alg2 and Alg4 use 1.
@@ -262,13 +263,16 @@ type Options struct {
 	// in the losses' units. 0 means derived from the model, the data and K
 	// (or estimated at the initial point for the MLP).
 	LossBound, G, Beta float64
-	// Scale overrides the data's measured ‖x‖ and |y| bounds (for streams).
+	// Scale overrides the data's measured ‖x‖ and |y| bounds (for streams);
+	// its fields must be finite and ≥ 0.
 	Scale batch.Scale
 	// Threads is the number of workers; 0 means GOMAXPROCS, more than
 	// GOMAXPROCS are clamped to it (results do not depend on it), and a
 	// negative count is an error.
 	Threads int
-	// Init, when not nil, is the starting θ (it must lie in K).
+	// Init, when not nil, is the starting θ: finite in the run's precision
+	// and in K (to a relative 1e-6, for rounding); anything else is an
+	// error, not projected.
 	Init []float64
 	// OnEpoch, when not nil, is called after each pass over the data with
 	// the parameters the run would return if it stopped there. Returning an

@@ -3,6 +3,7 @@ package cvar
 import (
 	"fmt"
 	"math"
+	"math/bits"
 
 	"github.com/cvarlearn/cvar/batch"
 	"github.com/cvarlearn/cvar/internal/rng"
@@ -72,6 +73,13 @@ const DefaultMinSteps = 1000
 // set the practical ε and τ and the divergence bound.
 const DefaultInitSample = 4096
 
+// MaxSteps is the largest number of steps a run may take (Options.Steps,
+// or Options.Epochs times the steps of an epoch): 2⁵³, the largest count
+// that float64 holds exactly, in which the theorems' step sizes and the
+// averaging weights 1/t are computed. A count beyond it is refused, never
+// wrapped.
+const MaxSteps = 1 << 53
+
 // GAlphaOf returns G_α = max{√(G² + (1−α)²)/α, 1}, the Lipschitz constant of
 // the auxiliary objective f(w, τ) (Lemma 2.2), for a loss with range [0, 1].
 func GAlphaOf(g, alpha float64) float64 {
@@ -99,13 +107,22 @@ func resolve(opt *Options, p int, n int, bounds batch.Bounds, convex bool, est f
 	if o.Method == Alg4 && o.Domain.Kind != DomainR {
 		return Params{}, fmt.Errorf("cvar: alg4 is unconstrained (K = R^d); got domain %v", o.Domain)
 	}
-	for name, v := range map[string]float64{"lr": o.LR, "tau lr": o.TauLR, "eps fraction": o.EpsFraction, "eps": o.Eps, "weight decay": o.WeightDecay, "loss bound": o.LossBound, "G": o.G, "beta": o.Beta} {
+	for name, v := range map[string]float64{
+		"LR": o.LR, "TauLR": o.TauLR, "EpsFraction": o.EpsFraction, "Eps": o.Eps, "WeightDecay": o.WeightDecay,
+		"LossBound": o.LossBound, "G": o.G, "Beta": o.Beta, "Scale.MaxNorm": o.Scale.MaxNorm, "Scale.MaxAbsY": o.Scale.MaxAbsY,
+	} {
 		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
 			return Params{}, fmt.Errorf("cvar: %s %v must be finite and ≥ 0", name, v)
 		}
 	}
 	if o.Steps < 0 || o.Epochs < 0 || o.Batch < 0 {
-		return Params{}, fmt.Errorf("cvar: steps %d, epochs %d and batch %d must be ≥ 0", o.Steps, o.Epochs, o.Batch)
+		return Params{}, fmt.Errorf("cvar: Steps %d, Epochs %d and Batch %d must be ≥ 0", o.Steps, o.Epochs, o.Batch)
+	}
+	switch {
+	case uint64(o.Steps) > MaxSteps:
+		return Params{}, fmt.Errorf("cvar: Steps %d exceeds MaxSteps (%d)", o.Steps, uint64(MaxSteps))
+	case uint64(o.Epochs) > MaxSteps:
+		return Params{}, fmt.Errorf("cvar: Epochs %d exceeds MaxSteps (%d)", o.Epochs, uint64(MaxSteps))
 	}
 	pr := Params{Method: o.Method, Alpha: o.Alpha, N: n, D: o.Domain.Diameter(p), Rule: o.Rule}
 
@@ -129,7 +146,12 @@ func resolve(opt *Options, p int, n int, bounds batch.Bounds, convex bool, est f
 	}
 	pr.Steps = o.Steps
 	if pr.Steps == 0 {
-		pr.Steps = epochs * ((n + pr.Batch - 1) / pr.Batch)
+		perEpoch := (n + pr.Batch - 1) / pr.Batch
+		hi, steps := bits.Mul64(uint64(epochs), uint64(perEpoch))
+		if hi != 0 || steps > MaxSteps {
+			return Params{}, fmt.Errorf("cvar: Epochs %d of %d steps each exceed MaxSteps (%d) steps", epochs, perEpoch, uint64(MaxSteps))
+		}
+		pr.Steps = int(steps)
 	}
 	if o.Method.online() {
 		pr.N = pr.Steps // the theorems' n is the number of samples consumed

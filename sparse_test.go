@@ -362,9 +362,17 @@ func TestLazyStepLikeDense(t *testing.T) {
 						// bound) softmax's classes tie, and which of the tied
 						// losses CVaR-on-Minibatch's top-k keeps then turns on
 						// the last bit of two kernels' sums.
+						// Init must lie in K: into a ball it is scaled.
 						init := make([]float64, mc.model.NumParams())
+						var norm2 float64
 						for j := range init {
 							init[j] = 0.01 + 0.02*float64((j*7919)%101)/101
+							norm2 += init[j] * init[j]
+						}
+						if dom.Kind == DomainBall && norm2 > dom.Radius*dom.Radius {
+							for j := range init {
+								init[j] *= dom.Radius / math.Sqrt(norm2)
+							}
 						}
 						opt := Options{Method: method, Alpha: 0.2, Epochs: 1, Batch: 8, LR: 0.1, Seed: 5,
 							WeightDecay: decay, Output: out, Domain: dom, Init: init}

@@ -509,9 +509,44 @@ func initialTheta[T batch.Float](model batch.Model[T], opt Options) ([]T, error)
 		}
 		for i, v := range opt.Init {
 			theta[i] = T(v)
+			if !finite(float64(theta[i])) {
+				return nil, fmt.Errorf("cvar: Init[%d] is %v, not a finite %T", i, v, theta[i])
+			}
+		}
+		if err := inDomain(opt.Init, opt.Domain); err != nil {
+			return nil, err
 		}
 		return theta, nil
 	}
 	model.InitParams(theta, opt.Seed)
 	return theta, nil
+}
+
+// domainSlack is the relative rounding inDomain forgives: a point projected
+// onto K in float32 may land a few ulps outside it.
+const domainSlack = 1e-6
+
+// inDomain reports a starting point outside K (to rounding).
+func inDomain(x []float64, d Domain) error {
+	if d.validate() != nil {
+		return nil // resolve reports the domain
+	}
+	switch d.Kind {
+	case DomainBall:
+		var s float64
+		for _, v := range x {
+			s += v * v
+		}
+		if nrm := math.Sqrt(s); !(nrm <= d.Radius*(1+domainSlack)) {
+			return fmt.Errorf("cvar: Init has norm %g, outside K = %v", nrm, d)
+		}
+	case DomainBox:
+		slack := domainSlack * math.Max(math.Abs(d.Lo), math.Abs(d.Hi))
+		for i, v := range x {
+			if !(v >= d.Lo-slack && v <= d.Hi+slack) {
+				return fmt.Errorf("cvar: Init[%d] is %v, outside K = %v", i, v, d)
+			}
+		}
+	}
+	return nil
 }

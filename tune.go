@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"runtime"
 	"sync"
 
@@ -12,7 +13,9 @@ import (
 )
 
 // Grid is the set of settings Tune tries: every combination of its lists.
-// An empty list means its default.
+// An empty list means its default. Every value must be finite, the step
+// sizes and ε fractions positive and the weight decays ≥ 0, and the lists
+// may make at most MaxGridSettings settings.
 type Grid struct {
 	// LR are the step sizes; default DefaultGridLR.
 	LR []float64
@@ -56,7 +59,8 @@ type TuneOptions struct {
 	Grid   Grid
 	Select Selection
 	// Threads is the number of settings trained at once, each on one
-	// thread; 0 means GOMAXPROCS. Results do not depend on it.
+	// thread; 0 means GOMAXPROCS, and a negative count is an error.
+	// Results do not depend on it.
 	Threads int
 }
 
@@ -112,6 +116,12 @@ func TuneContext[T batch.Float](ctx context.Context, model batch.Model[T], train
 	if to.Select != SelectCVaR && to.Select != SelectLoss {
 		return nil, fmt.Errorf("cvar: unknown selection %d", int(to.Select))
 	}
+	if to.Threads < 0 {
+		return nil, fmt.Errorf("cvar: TuneOptions.Threads %d; want ≥ 0 (0: GOMAXPROCS)", to.Threads)
+	}
+	if err := checkThreads(opt.Threads); err != nil {
+		return nil, err
+	}
 	alpha := opt.Alpha
 	if alpha == 0 {
 		alpha = 0.1
@@ -130,12 +140,8 @@ func TuneContext[T batch.Float](ctx context.Context, model batch.Model[T], train
 	case len(eps) == 0:
 		eps = DefaultGridEpsFraction
 	}
-	for _, list := range [][]float64{grid.LR, grid.WeightDecay, eps} {
-		for _, v := range list {
-			if !(v >= 0) || math.IsInf(v, 0) {
-				return nil, fmt.Errorf("cvar: grid value %v must be finite and ≥ 0", v)
-			}
-		}
+	if err := checkGrid(grid, len(eps)); err != nil {
+		return nil, err
 	}
 	var trials []Trial
 	for _, lr := range grid.LR {
@@ -189,6 +195,38 @@ func TuneContext[T batch.Float](ctx context.Context, model batch.Model[T], train
 		res.Params.EpsFrom = "tuned: " + res.Params.EpsFrom
 	}
 	return &Tuned[T]{Trials: trials, Best: best, Result: res}, nil
+}
+
+// MaxGridSettings is the largest number of settings Tune tries: every
+// setting is a whole training run, and Tune holds the parameters of each
+// until it has picked one.
+const MaxGridSettings = 1 << 16
+
+// checkGrid reports a grid value that is not finite, a step size or ε
+// fraction of 0 (Options would read it as its default, so the setting
+// would not be the one reported) and a grid of more than MaxGridSettings
+// settings, with nEps the number of ε the method tries.
+func checkGrid(g Grid, nEps int) error {
+	for _, l := range []struct {
+		name     string
+		values   []float64
+		positive bool
+	}{{"Grid.LR", g.LR, true}, {"Grid.WeightDecay", g.WeightDecay, false}, {"Grid.EpsFraction", g.EpsFraction, true}} {
+		for _, v := range l.values {
+			if !(v >= 0) || math.IsInf(v, 0) {
+				return fmt.Errorf("cvar: %s value %v must be finite and ≥ 0", l.name, v)
+			}
+			if v == 0 && l.positive {
+				return fmt.Errorf("cvar: %s value 0 must be positive (0 in Options means the default)", l.name)
+			}
+		}
+	}
+	hi, n := bits.Mul64(uint64(len(g.LR)), uint64(len(g.WeightDecay)))
+	hi2, n := bits.Mul64(n, uint64(nEps))
+	if hi != 0 || hi2 != 0 || n > MaxGridSettings {
+		return fmt.Errorf("cvar: a grid of %d × %d × %d settings exceeds MaxGridSettings (%d)", len(g.LR), len(g.WeightDecay), nEps, MaxGridSettings)
+	}
+	return nil
 }
 
 // tryOne trains one setting on one thread and evaluates it on val.

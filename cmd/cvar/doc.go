@@ -19,9 +19,10 @@
 //
 // Data are held in memory, densely (N×D values, or a byte or a half a value
 // with -storage) or, for a LIBSVM file sparser than -sparse, as its
-// non-zeros, and must fit in -max-memory (default 4 GiB) with the model;
-// "cvar train -stream" with alg1 or alg4 reads a CSV or LIBSVM file one row
+// non-zeros. Reading holds at most -max-memory (default 4 GiB) plus 6 MiB,
+// counted as the data are read, in lines of at most -max-line (64 MiB), and
+// the model must fit in -max-memory too; "cvar train -stream" with alg1 or alg4 reads a CSV or LIBSVM file one row
 // at a time instead. -threads is clamped to the cores. Outputs are written
-// through a temporary file and replace only regular files, and only with
-// -force.
+// through a temporary file and replace only regular files, only with
+// -force, and never a file the command reads.
 package main

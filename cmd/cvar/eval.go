@@ -10,6 +10,7 @@ import (
 	"strings"
 	"sync"
 	"text/tabwriter"
+	"unsafe"
 
 	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/batch"
@@ -23,7 +24,9 @@ Evaluates a model file on -data (default: a fresh sample of the built-in data
 the model was trained on), preprocessed as the model file says: CVaR and VaR
 at each of -alphas, accuracy for classifiers and the mean loss, each with a
 percentile bootstrap 95 % confidence interval from -bootstrap resamples of the
-rows (seeded). Labels must be among the model's classes.`
+rows (seeded). Labels must be among the model's classes. A score or loss
+that is not finite (features far larger than the model was trained on) stops
+eval with an error naming the row.`
 
 func cmdEval(e *env, args []string) error {
 	fs := newFlagSet("cvar eval")
@@ -124,6 +127,9 @@ func evalRun[T batch.Float](e *env, df *dataFlags, m *cvar.ModelFile, cfg evalCo
 	if err != nil {
 		return err
 	}
+	if err := checkBootstrap[T](cfg, ds.N, df.maxMemory); err != nil {
+		return err
+	}
 	model, theta, err := cvar.BuildModel[T](m)
 	if err != nil {
 		return err
@@ -137,15 +143,19 @@ func evalRun[T batch.Float](e *env, df *dataFlags, m *cvar.ModelFile, cfg evalCo
 	if err != nil {
 		return err
 	}
+	scores, err := ev.Scores(theta, data)
+	if err != nil {
+		return err
+	}
+	k := model.NumOutputs()
+	if err := checkFinite(cfg.in, ds.Name, scores, k, losses); err != nil {
+		return err
+	}
 	var correct []bool
 	if data.IsClassification() {
-		pred, err := ev.Predictions(theta, data)
-		if err != nil {
-			return err
-		}
 		correct = make([]bool, data.N)
-		for i, p := range pred {
-			correct[i] = p == int(data.Labels[i])
+		for i := range correct {
+			correct[i] = cvar.PredictedClass(scores[i*k:(i+1)*k]) == int(data.Labels[i])
 		}
 	}
 	rep := &evalReport{
@@ -175,6 +185,28 @@ func evalRun[T batch.Float](e *env, df *dataFlags, m *cvar.ModelFile, cfg evalCo
 // bootStream is the first internal/rng stream of the bootstrap's resamples,
 // far from the streams that training draws from.
 const bootStream = 0xb007 << 32
+
+// checkBootstrap fails when the bootstrap's resamples would need more than
+// -max-memory: a number per statistic (CVaR and VaR at each -alphas, the
+// mean loss, the accuracy) per resample, and each worker's copy of the n
+// losses and outcomes.
+func checkBootstrap[T batch.Float](cfg evalConfig, n int, limit byteSize) error {
+	if cfg.boot == 0 {
+		return nil
+	}
+	threads := cfg.threads
+	if threads <= 0 {
+		threads = runtime.GOMAXPROCS(0)
+	}
+	samples, _ := product(math.MaxInt64, 2*len(cfg.alphas)+2, cfg.boot, 8)
+	copies, _ := product(math.MaxInt64, threads, n, int(unsafe.Sizeof(T(0)))+1)
+	need := int64(math.MaxInt64)
+	if samples <= math.MaxInt64/2 && copies <= math.MaxInt64/2 {
+		need = int64(samples + copies)
+	}
+	what := fmt.Sprintf("-bootstrap %d resamples of %d statistics (-alphas) and %d rows", cfg.boot, 2*len(cfg.alphas)+2, n)
+	return checkMemory(what, need, limit)
+}
 
 // bootstrap returns, for CVaR and VaR at each α, then the mean loss and
 // (when correct is not nil) the accuracy, the estimate on all rows and the

@@ -125,7 +125,7 @@ func cmdExperiment(e *env, args []string) error {
 	fs.Var(lrs, "lrs", "comma-separated `list` of step sizes")
 	wds := nonNegList("weight decay", 0, 1e-4, 1e-3)
 	fs.Var(wds, "wds", "comma-separated `list` of weight decays")
-	seeds := fs.Int("seeds", 3, "number of seeds (splits and training runs): 1..N")
+	seeds := fs.Int("seeds", 3, "number of seeds (splits and training runs), at least 1; with the data sets, methods and grid at most 100000 training runs in all")
 	epochs := fs.Int("epochs", defaultExperimentEpochs, "passes over the training data (the paper: 100)")
 	batchSize := fs.Int("batch", 512, "minibatch size")
 	eps := fs.Float64("eps", 0, "smoothing ε of CVaR-SGD (0: 0.05 × the VaR_α of the initial losses)")
@@ -139,7 +139,7 @@ func cmdExperiment(e *env, args []string) error {
 	plotDir := fs.String("plot", "", "write the figures into this `directory` (created if needed)")
 	plotFormat := newChoice("png", "png", "svg")
 	fs.Var(plotFormat, "plot-format", "figure `format`: png or svg")
-	force := fs.Bool("force", false, "replace existing figure files")
+	force := fs.Bool("force", false, "replace existing figure files (never a -data file)")
 	if err := parseFlags(e, fs, experimentSynopsis, args); err != nil {
 		return err
 	}
@@ -151,6 +151,8 @@ func cmdExperiment(e *env, args []string) error {
 		return usagef("-seeds %d must be at least 1", *seeds)
 	case *epochs < 1:
 		return usagef("-epochs %d must be at least 1", *epochs)
+	case uint64(*epochs) > cvar.MaxSteps:
+		return usagef("-epochs %d exceeds %d, the most steps a run may take", *epochs, uint64(cvar.MaxSteps))
 	case *batchSize < 1:
 		return usagef("-batch %d must be at least 1", *batchSize)
 	case *eps < 0 || math.IsNaN(*eps) || math.IsInf(*eps, 0):
@@ -189,12 +191,46 @@ func cmdExperiment(e *env, args []string) error {
 		cfg.threads = runtime.GOMAXPROCS(0)
 	}
 	cfg.arms = armsOf(cfg.alphas)
+	if err := cfg.checkRuns(); err != nil {
+		return err
+	}
 	cfg.evalAlphas = unionAlphas(cfg.alphas...)
 	cfg.names, cfg.titles = metricNamesOf(cfg.evalAlphas)
 	if cfg.precision == cvar.F32 {
 		return experimentRun[float32](e, cfg)
 	}
 	return experimentRun[float64](e, cfg)
+}
+
+// inputs are the -data files, which no figure may replace.
+func (cfg *expConfig) inputs() []input {
+	var in []input
+	for _, f := range cfg.files {
+		if f != builtinClass && f != builtinReg {
+			in = append(in, input{"-data", f})
+		}
+	}
+	return in
+}
+
+// checkRuns refuses an experiment of more than maxExperimentRuns training
+// runs, or of more epochs in all than cvar.MaxSteps, and -plot curves
+// (six numbers an epoch of every run) beyond -max-memory.
+func (cfg *expConfig) checkRuns() error {
+	runs, ok := product(maxExperimentRuns, len(cfg.files), cfg.seeds, len(cfg.arms), len(cfg.lrs), len(cfg.wds))
+	if !ok {
+		return usagef("-data × -seeds × methods (by -alpha) × -lrs × -wds make %d × %d × %d × %d × %d training runs, more than %d",
+			len(cfg.files), cfg.seeds, len(cfg.arms), len(cfg.lrs), len(cfg.wds), maxExperimentRuns)
+	}
+	total, ok := product(cvar.MaxSteps, int(runs), cfg.epochs)
+	if !ok {
+		return usagef("-epochs %d × %d training runs exceed %d epochs in all", cfg.epochs, runs, uint64(cvar.MaxSteps))
+	}
+	if cfg.plotDir != "" {
+		need, _ := product(math.MaxInt64, int(total), 6, 8)
+		return checkMemory(fmt.Sprintf("keeping the -plot curves of %d runs of -epochs %d", runs, cfg.epochs), int64(min(need, math.MaxInt64)), cfg.data.maxMemory)
+	}
+	return nil
 }
 
 // runResult is one training run of the grid.
@@ -244,7 +280,7 @@ func experimentRun[T batch.Float](e *env, cfg *expConfig) error {
 		if cfg.plotDir != "" {
 			// Fail before the work, not after it.
 			for _, name := range plotNames(cfg, datasetLabel(&df, kind)) {
-				if err := checkNew(name, cfg.force); err != nil {
+				if err := checkNew(name, cfg.force, cfg.inputs()); err != nil {
 					bar.finish()
 					return err
 				}
@@ -333,6 +369,9 @@ func experimentOn[T batch.Float](cfg *expConfig, df *dataFlags, kind string, bar
 		}
 		fit, err := td.fitData()
 		if err != nil {
+			return nil, err
+		}
+		if err := checkEpochs(cfg.epochs, stepsPerEpoch(cvar.Vanilla, cfg.batch, fit.N)); err != nil {
 			return nil, err
 		}
 		train, err := td.train.Batch()

@@ -53,7 +53,7 @@ func writePlots(cfg *expConfig, r *dsResult) error {
 		over = fmt.Sprintf("mean over %d seeds", cfg.seeds)
 	}
 	title := fmt.Sprintf("%s: the selected runs per epoch (%s)", r.name, over)
-	if err := writeNew(names[0], cfg.force, func(w io.Writer) error {
+	if err := writeNew(names[0], cfg.force, cfg.inputs(), func(w io.Writer) error {
 		return plots.Curves(w, cfg.plotFormat, title, panels)
 	}); err != nil {
 		return err
@@ -64,7 +64,7 @@ func writePlots(cfg *expConfig, r *dsResult) error {
 			tails = append(tails, plots.Tail{Method: a.title(len(cfg.alphas) > 1), Losses: run.losses})
 		}
 	}
-	return writeNew(names[1], cfg.force, func(w io.Writer) error {
+	return writeNew(names[1], cfg.force, cfg.inputs(), func(w io.Writer) error {
 		return plots.Tails(w, cfg.plotFormat, r.name+": sorted top-α validation losses (seed 1)", []float64{0.05, 0.1}, tails)
 	})
 }

@@ -273,6 +273,11 @@ func addDataFlags(fs *flag.FlagSet, use int) *dataFlags {
 	return f
 }
 
+// inputs are the files the flags name, which no output may replace.
+func (f *dataFlags) inputs() []input {
+	return []input{{"-data", f.data}, {"-test", f.test}}
+}
+
 func (f *dataFlags) check() error {
 	switch {
 	case f.limit < 0:
@@ -285,6 +290,8 @@ func (f *dataFlags) check() error {
 		return usagef("-d %d: the built-in data needs at least 1 feature", f.d)
 	case f.classes < 2:
 		return usagef("-classes %d: classification needs at least 2 classes", f.classes)
+	case f.classes > batch.MaxDim:
+		return usagef("-classes %d exceeds %d, the most classes a model may have", f.classes, batch.MaxDim)
 	case f.test != "" && f.data == "":
 		return usagef("-test needs -data: the built-in data has its own validation split")
 	}

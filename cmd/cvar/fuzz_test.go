@@ -5,14 +5,18 @@ import (
 	"errors"
 	"math"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
+
+	"github.com/cvarlearn/cvar"
+	"github.com/cvarlearn/cvar/batch"
 )
 
 // FuzzTrainFlags feeds arbitrary command lines (arguments separated by
 // NUL) to train's flag parsing, without training: it must not panic, and
 // either fail with a usage error (exit status 2) or return options that
-// are valid.
+// are valid, with counts within the library's limits.
 func FuzzTrainFlags(f *testing.F) {
 	for _, s := range []string{
 		"",
@@ -35,6 +39,11 @@ func FuzzTrainFlags(f *testing.F) {
 		"-seed\x0018446744073709551615",
 		"stray",
 		"-data\x00x.csv\x00-test\x00y.csv",
+		"-epochs\x001844674407370955162\x00-batch\x0010",
+		"-steps\x009007199254740993",
+		"-classes\x009223372036854775807",
+		"-tune\x00-tune-eps\x000",
+		"-tune\x00-tune-lrs\x000.1,0.2,0.3\x00-tune-wds\x000,0,0,0",
 	} {
 		f.Add(s)
 	}
@@ -68,8 +77,12 @@ func FuzzTrainFlags(f *testing.F) {
 			bad("alpha", opt.Alpha)
 		case !finiteNonNeg(opt.LR) || !finiteNonNeg(opt.Eps) || !finiteNonNeg(opt.WeightDecay):
 			bad("lr, eps, wd", []float64{opt.LR, opt.Eps, opt.WeightDecay})
-		case opt.Epochs < 0 || opt.Steps < 0 || opt.Batch < 0:
+		case opt.Epochs < 0 || opt.Steps < 0 || opt.Batch < 0 || uint64(opt.Epochs) > cvar.MaxSteps || uint64(opt.Steps) > cvar.MaxSteps:
 			bad("epochs, steps, batch", []int{opt.Epochs, opt.Steps, opt.Batch})
+		case fl.data.classes > batch.MaxDim:
+			bad("classes", fl.data.classes)
+		case slices.Contains(fl.tuneLRs.values, 0) || slices.Contains(fl.tuneEps.values, 0):
+			bad("a zero in the -tune grid", [][]float64{fl.tuneLRs.values, fl.tuneEps.values})
 		case opt.Threads < 0 || opt.Threads > runtime.GOMAXPROCS(0):
 			bad("threads", opt.Threads)
 		case fl.hidden < 1:

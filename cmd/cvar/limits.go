@@ -4,11 +4,13 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"math/bits"
 	"runtime"
 	"strconv"
 	"strings"
 	"unsafe"
 
+	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/batch"
 	"github.com/cvarlearn/cvar/dataset"
 )
@@ -17,6 +19,48 @@ import (
 // percentiles to well within the intervals' own sampling error; more only
 // costs time.
 const maxBootstrap = 100_000
+
+// maxExperimentRuns is the largest number of training runs of experiment
+// (data sets × seeds × methods × step sizes × weight decays): it keeps a
+// record of every run, and the paper's grid on one data set makes 135.
+const maxExperimentRuns = 100_000
+
+// product returns the product of counts ≥ 0 and whether it is at most
+// limit, computed without wrapping.
+func product(limit uint64, counts ...int) (uint64, bool) {
+	p := uint64(1)
+	for _, c := range counts {
+		hi, lo := bits.Mul64(p, uint64(c))
+		if hi != 0 {
+			return math.MaxUint64, false
+		}
+		p = lo
+	}
+	return p, p <= limit
+}
+
+// stepsPerEpoch is the number of steps of a pass over n training rows, as
+// the library counts them: one row a step for Alg1, Alg2 and Alg4, else
+// minibatches of batch rows (0: 512, the library's default), at most n.
+func stepsPerEpoch(m cvar.Method, batchSize, n int) int {
+	if m == cvar.Alg1 || m == cvar.Alg2 || m == cvar.Alg4 {
+		return n
+	}
+	if batchSize == 0 {
+		batchSize = 512
+	}
+	b := min(batchSize, n)
+	return (n + b - 1) / b
+}
+
+// checkEpochs fails when epochs passes of perEpoch steps exceed
+// cvar.MaxSteps, the most steps a run may take.
+func checkEpochs(epochs, perEpoch int) error {
+	if _, ok := product(cvar.MaxSteps, epochs, perEpoch); !ok {
+		return usagef("-epochs %d of %d steps each exceed %d steps, the most a run may take", epochs, perEpoch, uint64(cvar.MaxSteps))
+	}
+	return nil
+}
 
 // threadsFlag checks a -threads value: negative is a usage error, and more
 // threads than the cores the program may use (GOMAXPROCS) are clamped to

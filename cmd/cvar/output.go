@@ -19,21 +19,22 @@ import (
 // checkNew fails when path cannot be written at the end of a run (see
 // checkTarget), so that a long run does not end by refusing to write its
 // result.
-func checkNew(path string, force bool) error {
+func checkNew(path string, force bool, inputs []input) error {
 	if path == "" {
 		return nil
 	}
-	return checkTarget(path, force)
+	return checkTarget(path, force, inputs)
 }
 
 // writeNew writes a file through write: into a temporary file in the same
 // directory, which then takes the final name. Without force the final name
 // is taken with a hard link, which fails if a file of that name appeared in
 // the meantime; with force a rename replaces the file, which must be a
-// regular file (see checkTarget). A failed write leaves neither a partial
-// file nor a temporary one, and errors name path, never the temporary file.
-func writeNew(path string, force bool, write func(w io.Writer) error) (err error) {
-	if err := checkTarget(path, force); err != nil {
+// regular file that is none of the inputs (see checkTarget). A failed
+// write leaves neither a partial file nor a temporary one, and errors name
+// path, never the temporary file.
+func writeNew(path string, force bool, inputs []input, write func(w io.Writer) error) (err error) {
+	if err := checkTarget(path, force, inputs); err != nil {
 		return err
 	}
 	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"bytes"
 	"fmt"
 	"io"
 	"os"
@@ -68,7 +69,7 @@ func TestFailedRenameNamesPath(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "pred.csv")
 	os.WriteFile(out, []byte("old"), 0o644)
-	err := writeNew(out, true, func(w io.Writer) error {
+	err := writeNew(out, true, nil, func(w io.Writer) error {
 		// Replace the regular file with a directory after the check:
 		// the rename then fails.
 		os.Remove(out)
@@ -141,4 +142,74 @@ func TestStreamRefusesPipe(t *testing.T) {
 		t.Skip("mkfifo:", err)
 	}
 	fails(t, 1, []string{fifo, "not a regular file", "-stream"}, "train", "-stream", "-method", "alg1", "-data", fifo)
+}
+
+// TestOutputNeverReplacesInput: an output path that names an input — the
+// same name, a symbolic link to it, a hard link to it, a file of an input
+// directory — is refused even with -force, by every command and output
+// flag, and the input is left as it was.
+func TestOutputNeverReplacesInput(t *testing.T) {
+	dir := t.TempDir()
+	data := write(t, dir, "d.csv", classCSV(120, 1, true))
+	test := write(t, dir, "t.csv", classCSV(40, 2, true))
+	model := filepath.Join(dir, "m.cvar")
+	ok(t, "train", "-data", data, "-o", model, "-epochs", "1")
+	sym := filepath.Join(dir, "sym.csv")
+	hard := filepath.Join(dir, "hard.csv")
+	hardModel := filepath.Join(dir, "hard.cvar")
+	for _, err := range []error{os.Symlink(data, sym), os.Link(data, hard), os.Link(model, hardModel)} {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	idxDir := filepath.Join(dir, "idx")
+	os.Mkdir(idxDir, 0o755)
+	images := idxPair(t, idxDir, 30, false)
+	plots := filepath.Join(dir, "plots")
+	os.Mkdir(plots, 0o755)
+	tails := filepath.Join(plots, "d.csv-tails.png")
+	if err := os.Link(data, tails); err != nil {
+		t.Fatal(err)
+	}
+	before := map[string][]byte{}
+	for _, p := range []string{data, test, model, images} {
+		b, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		before[p] = b
+	}
+	quick := []string{"-epochs", "1", "-force"}
+	for _, c := range []struct {
+		args []string
+		want []string
+	}{
+		{[]string{"train", "-data", data, "-o", data}, []string{data + " is the -data file " + data, "even with -force"}},
+		{[]string{"train", "-data", sym, "-o", data}, []string{"-data file " + sym}},
+		{[]string{"train", "-data", data, "-o", hard}, []string{hard + " is the -data file " + data}},
+		{[]string{"train", "-data", data, "-test", test, "-o", test}, []string{"-test file " + test}},
+		{[]string{"train", "-data", data, "-stream", "-method", "alg1", "-o", data}, []string{"-data file"}},
+		{[]string{"train", "-data", idxDir, "-o", images}, []string{images + " is " + images + " of the -data directory"}},
+		{[]string{"predict", "-in", model, "-data", data, "-o", model}, []string{model + " is the -in file " + model}},
+		{[]string{"predict", "-in", model, "-data", data, "-o", hardModel}, []string{"-in file " + model}},
+		{[]string{"predict", "-in", model, "-data", data, "-o", hard, "-json"}, []string{"-data file " + data}},
+		{[]string{"experiment", "-data", data, "-plot", plots, "-seeds", "1", "-lrs", "0.01", "-wds", "0"}, []string{tails + " is the -data file " + data}},
+	} {
+		args := c.args
+		if args[0] != "predict" {
+			args = append(args, quick...)
+		} else {
+			args = append(args, "-force")
+		}
+		fails(t, 1, c.want, args...)
+	}
+	for p, b := range before {
+		if now, err := os.ReadFile(p); err != nil || !bytes.Equal(now, b) {
+			t.Errorf("%s was changed: %v", p, err)
+		}
+	}
+	// Another name is written, with -force over an existing file.
+	other := write(t, dir, "other.cvar", "old")
+	ok(t, "train", "-data", data, "-o", other, "-epochs", "1", "-force")
+	ok(t, "predict", "-in", other, "-data", data, "-o", filepath.Join(idxDir, "pred.csv"))
 }

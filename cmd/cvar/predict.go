@@ -27,14 +27,16 @@ one CSV row per sample to stdout or -o:
 
 A CSV file may leave out the target column (as many columns as the model has
 features); labels that are present must be among the model's classes. -json
-writes a JSON array instead.`
+writes a JSON array instead. A score or loss that is not finite (features
+far larger than the model was trained on) stops predict with an error naming
+the row.`
 
 func cmdPredict(e *env, args []string) error {
 	fs := newFlagSet("cvar predict")
 	in := fs.String("in", "", "model `file` written by cvar train -o")
 	df := addDataFlags(fs, dataForModel)
 	out := fs.String("o", "", "write the predictions to this `file` (default: stdout)")
-	force := fs.Bool("force", false, "replace the -o file if it exists")
+	force := fs.Bool("force", false, "replace the -o file if it exists (never -in or -data)")
 	jsonOut := fs.Bool("json", false, "write a JSON array instead of CSV")
 	threads := fs.Int("threads", 0, "worker threads (0: all cores; more than the cores are clamped to them)")
 	if err := parseFlags(e, fs, predictSynopsis, args); err != nil {
@@ -50,17 +52,27 @@ func cmdPredict(e *env, args []string) error {
 	if *threads, err = threadsFlag(*threads); err != nil {
 		return err
 	}
-	if err := checkNew(*out, *force); err != nil {
+	cfg := predictConfig{in: *in, out: *out, force: *force, json: *jsonOut, threads: *threads, inputs: append(df.inputs(), input{"-in", *in})}
+	if err := checkNew(cfg.out, cfg.force, cfg.inputs); err != nil {
 		return err
 	}
-	m, err := readModel(*in)
+	m, err := readModel(cfg.in)
 	if err != nil {
 		return err
 	}
 	if m.Precision == cvar.F32 {
-		return predictRun[float32](e, df, m, *out, *force, *jsonOut, *threads)
+		return predictRun[float32](e, df, m, cfg)
 	}
-	return predictRun[float64](e, df, m, *out, *force, *jsonOut, *threads)
+	return predictRun[float64](e, df, m, cfg)
+}
+
+// predictConfig is what predict was asked for besides the data: the model
+// file, the output and the files it must not replace.
+type predictConfig struct {
+	in, out     string
+	force, json bool
+	threads     int
+	inputs      []input
 }
 
 // prediction is one row of predict's output.
@@ -75,7 +87,7 @@ type prediction struct {
 	scores []float64         // for CSV
 }
 
-func predictRun[T batch.Float](e *env, df *dataFlags, m *cvar.ModelFile, out string, force, jsonOut bool, threads int) error {
+func predictRun[T batch.Float](e *env, df *dataFlags, m *cvar.ModelFile, cfg predictConfig) error {
 	ds, labelled, err := loadForPredict[T](df, m)
 	if err != nil {
 		return err
@@ -88,7 +100,7 @@ func predictRun[T batch.Float](e *env, df *dataFlags, m *cvar.ModelFile, out str
 	if err != nil {
 		return err
 	}
-	ev, err := cvar.NewEvaluator(model, threads)
+	ev, err := cvar.NewEvaluator(model, cfg.threads)
 	if err != nil {
 		return err
 	}
@@ -102,6 +114,9 @@ func predictRun[T batch.Float](e *env, df *dataFlags, m *cvar.ModelFile, out str
 	k := model.NumOutputs()
 	scores, err := ev.Scores(theta, data)
 	if err != nil {
+		return err
+	}
+	if err := checkFinite(cfg.in, ds.Name, scores, k, losses); err != nil {
 		return err
 	}
 	rows := make([]prediction, ds.N)
@@ -133,19 +148,19 @@ func predictRun[T batch.Float](e *env, df *dataFlags, m *cvar.ModelFile, out str
 		rows[i] = p
 	}
 	write := func(w io.Writer) error {
-		if jsonOut {
+		if cfg.json {
 			return writeJSON(w, rows)
 		}
 		return writePredictionsCSV(w, m, rows, labelled)
 	}
-	if out == "" {
+	if cfg.out == "" {
 		bw := bufio.NewWriter(e.stdout)
 		if err := write(bw); err != nil {
 			return err
 		}
 		return bw.Flush()
 	}
-	return writeNew(out, force, write)
+	return writeNew(cfg.out, cfg.force, cfg.inputs, write)
 }
 
 func writePredictionsCSV(w io.Writer, m *cvar.ModelFile, rows []prediction, labelled bool) error {

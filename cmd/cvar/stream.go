@@ -1,10 +1,12 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
+	"strings"
 	"time"
 	"unsafe"
 
@@ -119,6 +121,20 @@ func (s *streamSource[T]) eachSparse(task dataset.Task, classes []string, fn fun
 	return nil
 }
 
+// streamLabelError restates a target that is not a number, where the model
+// may classify, as the label it is: the stream reads class labels as
+// numbers, which text labels are not.
+func streamLabelError(err error, kind string) error {
+	var de *dataset.Error
+	if taskOf(kind) == dataset.Regression || !errors.As(err, &de) || !strings.HasPrefix(de.Msg, "target ") || !strings.HasSuffix(de.Msg, " is not a number") {
+		return err
+	}
+	e := *de
+	e.Msg = fmt.Sprintf("label%s; -stream needs numeric class labels (integers, at most %d distinct values): train without -stream for text labels",
+		strings.TrimPrefix(de.Msg, "target"), dataset.MaxAutoClasses)
+	return &e
+}
+
 // libsvmWidth returns the largest feature index of a LIBSVM file (see
 // dataset.LIBSVMDim).
 func libsvmWidth(path string, maxBytes, maxLine int64) (int, error) {
@@ -165,7 +181,7 @@ func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 		err = src.each(dataset.Regression, nil, func(int, []T, T, int32) error { nRows++; return nil })
 	}
 	if err != nil {
-		return err
+		return streamLabelError(err, f.model.value)
 	}
 	// A LIBSVM file below the -sparse density streams its rows' non-zeros:
 	// every pass, the training step (Online.ObserveSparse) and the chunks of
@@ -352,6 +368,9 @@ func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 
 	// Pass 3: training.
 	passes := max(f.epochs, 1)
+	if err := checkEpochs(passes, nTrain); err != nil {
+		return err
+	}
 	opt.Steps, opt.Epochs, opt.Batch = nTrain*passes, 0, 0
 	k := len(classes)
 	online, err := cvar.NewOnline(model, d, k, opt)

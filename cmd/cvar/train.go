@@ -9,6 +9,7 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unsafe"
 
 	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/batch"
@@ -93,7 +94,7 @@ func addTrainFlags(fs *flag.FlagSet) *trainFlags {
 	fs.Var(&f.box, "box", "K is the box [lo, hi]^p, given as `lo,hi`")
 	fs.IntVar(&f.hidden, "hidden", batch.DefaultHidden, "hidden units of the mlp")
 	fs.StringVar(&f.out, "o", "", "write the model to this `file` (default: no file)")
-	fs.BoolVar(&f.force, "force", false, "replace the -o file if it exists")
+	fs.BoolVar(&f.force, "force", false, "replace the -o file if it exists (never -data or -test)")
 	fs.BoolVar(&f.json, "json", false, "print the results as JSON")
 	fs.BoolVar(&f.stream, "stream", false, "alg1 or alg4 only: read the CSV or LIBSVM -data file as a stream, one row at a time")
 	fs.BoolVar(&f.tune, "tune", false, "train on the training split over the grid -tune-lrs × -tune-wds (× -tune-eps for alg2–4), all runs spread over the cores, and keep the setting -select picks on the validation split")
@@ -104,7 +105,7 @@ func addTrainFlags(fs *flag.FlagSet) *trainFlags {
 	f.tuneWDs = nonNegList("weight decay", cvar.DefaultGridWeightDecay...)
 	fs.Var(f.tuneWDs, "tune-wds", "-tune's weight decays, a comma-separated `list`")
 	f.tuneEps = nonNegList("eps fraction", cvar.DefaultGridEpsFraction...)
-	fs.Var(f.tuneEps, "tune-eps", "-tune's ε as fractions of the initial VaR_α (alg2–4), a comma-separated `list`")
+	fs.Var(f.tuneEps, "tune-eps", "-tune's ε as fractions of the initial VaR_α (alg2–4), each positive, a comma-separated `list`")
 	return f
 }
 
@@ -124,6 +125,14 @@ func (f *trainFlags) options() (cvar.Options, error) {
 	for name, v := range map[string]int{"-epochs": f.epochs, "-steps": f.steps, "-batch": f.batch, "-threads": f.threads} {
 		if v < 0 {
 			return opt, usagef("%s %d must be ≥ 0", name, v)
+		}
+	}
+	for _, c := range []struct {
+		name string
+		v    int
+	}{{"-epochs", f.epochs}, {"-steps", f.steps}} {
+		if uint64(c.v) > cvar.MaxSteps {
+			return opt, usagef("%s %d exceeds %d, the most steps a run may take", c.name, c.v, uint64(cvar.MaxSteps))
 		}
 	}
 	if f.hidden < 1 {
@@ -154,12 +163,38 @@ func (f *trainFlags) options() (cvar.Options, error) {
 	if f.tune && (f.stream || f.lr.theorem || f.lr.value > 0 || f.wd > 0) {
 		return opt, usagef("-tune picks the step size and weight decay itself: drop -stream, -lr and -wd")
 	}
+	return opt, f.checkTuneGrid(method)
+}
+
+// checkTuneGrid refuses a -tune grid with a zero step size or ε fraction
+// (the library would read 0 as its default) or of more settings than the
+// library tries.
+func (f *trainFlags) checkTuneGrid(method cvar.Method) error {
 	for _, lr := range f.tuneLRs.values {
 		if lr == 0 {
-			return opt, usagef("-tune-lrs: a step size must be positive")
+			return usagef("-tune-lrs: a step size must be positive")
 		}
 	}
-	return opt, nil
+	for _, e := range f.tuneEps.values {
+		if e == 0 {
+			return usagef("-tune-eps: an ε fraction must be positive")
+		}
+	}
+	if n, ok := f.tuneSettings(method); f.tune && !ok {
+		return usagef("-tune-lrs × -tune-wds × -tune-eps make %d settings, more than %d", n, cvar.MaxGridSettings)
+	}
+	return nil
+}
+
+// tuneSettings is the number of settings -tune tries, and whether it is at
+// most cvar.MaxGridSettings: ε fractions count for the smoothed methods
+// when -eps is not given.
+func (f *trainFlags) tuneSettings(method cvar.Method) (uint64, bool) {
+	nEps := 1
+	if (method == cvar.Alg2 || method == cvar.Alg3 || method == cvar.Alg4) && f.eps == 0 {
+		nEps = len(f.tuneEps.values)
+	}
+	return product(cvar.MaxGridSettings, len(f.tuneLRs.values), len(f.tuneWDs.values), nEps)
 }
 
 // parseTrain turns train's command line into its flags and the library
@@ -189,7 +224,7 @@ func cmdTrain(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	if err := checkNew(f.out, f.force); err != nil {
+	if err := checkNew(f.out, f.force, f.data.inputs()); err != nil {
 		return err
 	}
 	if f.stream {
@@ -270,6 +305,16 @@ func trainRun[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 	}
 	if opt.Steps > 0 {
 		epochs = 0 // no bar: the number of passes is not known here
+	} else if err := checkEpochs(epochs, stepsPerEpoch(opt.Method, opt.Batch, fit.N)); err != nil {
+		return err
+	}
+	if f.tune { // Tune keeps the parameters of every setting
+		settings, _ := f.tuneSettings(opt.Method)
+		need, _ := product(math.MaxInt64, int(settings), model.NumParams(), int(unsafe.Sizeof(T(0))))
+		what := fmt.Sprintf("the parameters of -tune's %d settings", settings)
+		if err := checkMemory(what, int64(min(need, math.MaxInt64)), f.data.maxMemory); err != nil {
+			return err
+		}
 	}
 	var (
 		res   *cvar.Result[T]
@@ -365,7 +410,7 @@ func dataName(s cvar.Provenance) string {
 func finishTraining[T batch.Float](e *env, f *trainFlags, td *trainingData[T], model batch.Model[T], res *cvar.Result[T], rep *trainReport, start time.Time) error {
 	if f.out != "" {
 		mf := modelFileOf(td, f, model, res)
-		if err := writeNew(f.out, f.force, func(w io.Writer) error { return cvar.SaveModel(w, mf) }); err != nil {
+		if err := writeNew(f.out, f.force, f.data.inputs(), func(w io.Writer) error { return cvar.SaveModel(w, mf) }); err != nil {
 			return err
 		}
 		rep.ModelFile = f.out
