@@ -121,7 +121,7 @@ const (
 // one Engine serves one training run.
 type Engine[T Float] struct {
 	model   Model[T]
-	ops     *kernel.Ops[T]
+	ops     kernel.Ops[T]
 	threads int
 	rows    int
 	chunks  []*chunk[T]

@@ -12,16 +12,16 @@ import (
 // avx512SparseImpl is the AVX2 implementation with its CSR entries pointed at
 // the AVX-512 kernels: they are not part of an implementation yet, so they
 // are tested here, directly, with the tests of every implementation.
-func avx512SparseImpl(t *testing.T) *Impl {
+func avx512SparseImpl(t *testing.T) Impl {
 	// The kernels' scalar parts are VEX-encoded AVX and FMA3: the AVX2
 	// implementation's features (off under GODEBUG=cpu.avx2=off too).
 	if !cpu.X86.HasAVX512F || !cpu.X86.HasAVX512CD || !cpu.X86.HasAVX2 || !cpu.X86.HasFMA {
 		t.Skip("the AVX-512 CSR kernels need AVX-512F, AVX-512CD, AVX2 and FMA3, which this CPU lacks (or GODEBUG turned off)")
 	}
-	im := newImpl("avx512-sparse", "AVX-512F, AVX-512CD", isaBase)
-	sparseOps(&im.F32, sparseAVX512)
-	sparseOps(&im.F64, sparseAVX512)
-	return im
+	p := newImpl("avx512-sparse", isaBase)
+	sparseOps(&p.f32, sparseAVX512)
+	sparseOps(&p.f64, sparseAVX512)
+	return Impl{p}
 }
 
 func TestSparseAVX512(t *testing.T) {
@@ -32,14 +32,14 @@ func TestSparseAVX512(t *testing.T) {
 		sparseBudget, sparseAhead = budget, []int{8, 1}[bi]
 		for _, k := range []int{1, 2, 5} {
 			t.Run("float32", func(t *testing.T) {
-				testSparseMarginsK(t, &im.F32, k)
-				testSparseAddOuterK(t, &im.F32, k)
-				testSparseSplit(t, &im.F32)
+				testSparseMarginsK(t, im.F32(), k)
+				testSparseAddOuterK(t, im.F32(), k)
+				testSparseSplit(t, im.F32())
 			})
 			t.Run("float64", func(t *testing.T) {
-				testSparseMarginsK(t, &im.F64, k)
-				testSparseAddOuterK(t, &im.F64, k)
-				testSparseSplit(t, &im.F64)
+				testSparseMarginsK(t, im.F64(), k)
+				testSparseAddOuterK(t, im.F64(), k)
+				testSparseSplit(t, im.F64())
 			})
 		}
 	}
@@ -54,12 +54,12 @@ func TestSparseAVX512Bits(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	testSparseSameAdd(t, &base.F32, &im.F32)
-	testSparseSameAdd(t, &base.F64, &im.F64)
+	testSparseSameAdd(t, base.F32(), im.F32())
+	testSparseSameAdd(t, base.F64(), im.F64())
 	testSparseBad(t, im)
 }
 
-func testSparseSameAdd[T Float](t *testing.T, a, b *Ops[T]) {
+func testSparseSameAdd[T Float](t *testing.T, a, b Ops[T]) {
 	r := rand.New(rand.NewPCG(9, 9))
 	for _, d := range []int{3, 40, 5000, -5000} { // d = 3: a repeat in every step
 		var s sparseCase[T]

@@ -28,8 +28,9 @@ func BenchmarkSparseAVX512(b *testing.B) {
 	if !cpu.X86.HasAVX512F || !cpu.X86.HasAVX512CD || !cpu.X86.HasAVX2 || !cpu.X86.HasFMA {
 		b.Skip("no AVX-512F, AVX-512CD, AVX2 and FMA3")
 	}
-	wide := newImpl("avx512-sparse", "", isaBase)
-	sparseOps(&wide.F32, sparseAVX512)
+	p := newImpl("avx512-sparse", isaBase)
+	sparseOps(&p.f32, sparseAVX512)
+	wide := Impl{p}
 	base, _ := Lookup("avx2")
 	for _, sz := range []struct {
 		name    string
@@ -60,18 +61,18 @@ func BenchmarkSparseAVX512(b *testing.B) {
 		for i := range c {
 			c[i] = 1e-3 * r.Float32()
 		}
-		for _, im := range []*Impl{base, wide} {
+		for _, im := range []Impl{base, wide} {
 			for _, op := range []string{"margins", "addrows"} {
-				b.Run(im.Name+"/"+op+"/"+sz.name, func(b *testing.B) {
+				b.Run(im.Name()+"/"+op+"/"+sz.name, func(b *testing.B) {
 					t := 0
 					cpu0 := processCPU()
 					for b.Loop() {
 						idx := batches[t%len(batches)]
 						t++
 						if op == "margins" {
-							im.F32.SparseMargins(m, indptr, cols, vals, idx, w)
+							im.F32().SparseMargins(m, indptr, cols, vals, idx, w)
 						} else {
-							im.F32.SparseAddRows(w, indptr, cols, vals, idx, c)
+							im.F32().SparseAddRows(w, indptr, cols, vals, idx, c)
 						}
 					}
 					per := float64(b.N * 128 * 40)

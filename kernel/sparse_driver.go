@@ -45,17 +45,17 @@ const (
 
 // sparseOps points the CSR entries of ops at the driver over the kernels
 // kern.
-func sparseOps[T Float](ops *Ops[T], kern sparseKern) {
-	ops.SparseMargins = func(m []T, indptr []int64, cols []uint32, vals []T, idx []int, w []T) {
+func sparseOps[T Float](ops *table[T], kern sparseKern) {
+	ops.sparseMargins = func(m []T, indptr []int64, cols []uint32, vals []T, idx []int, w []T) {
 		sparseMarginsKDriver(kern, m, indptr, cols, vals, idx, w, 1)
 	}
-	ops.SparseAddRows = func(g []T, indptr []int64, cols []uint32, vals []T, idx []int, c []T) {
+	ops.sparseAddRows = func(g []T, indptr []int64, cols []uint32, vals []T, idx []int, c []T) {
 		sparseAddOuterKDriver(kern, g, indptr, cols, vals, idx, c, 1)
 	}
-	ops.SparseMarginsK = func(m []T, indptr []int64, cols []uint32, vals []T, idx []int, w []T, k int) {
+	ops.sparseMarginsK = func(m []T, indptr []int64, cols []uint32, vals []T, idx []int, w []T, k int) {
 		sparseMarginsKDriver(kern, m, indptr, cols, vals, idx, w, k)
 	}
-	ops.SparseAddOuterK = func(g []T, indptr []int64, cols []uint32, vals []T, idx []int, c []T, k int) {
+	ops.sparseAddOuterK = func(g []T, indptr []int64, cols []uint32, vals []T, idx []int, c []T, k int) {
 		sparseAddOuterKDriver(kern, g, indptr, cols, vals, idx, c, k)
 	}
 }
