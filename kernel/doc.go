@@ -21,7 +21,8 @@
 // The implementations: "avx512" (amd64 with AVX-512 F and VL, and BMI2: the
 // products and the elementwise math in 512-bit zmm registers), "avx2" (amd64
 // with AVX2 and FMA3), "neon" (arm64) and "generic" (Go, on every
-// architecture and with -tags purego). "avx512" is the default only on cores
+// architecture; alone with -tags purego or a compiler other than gc, which
+// builds no assembly). "avx512" is the default only on cores
 // whose 512-bit FMA runs at full width (AMD Zen 5, Intel Skylake-SP Gold 6xxx
 // and Platinum, Ice Lake-SP, Sapphire, Emerald and Granite Rapids), from a
 // table of processor models; on double-pumped cores (AMD Zen 4) and unknown
