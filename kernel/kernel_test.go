@@ -577,7 +577,7 @@ func testAddOuterKNext[T Float](t *testing.T, ops Ops[T]) {
 								next[i] = r.IntN(rows)
 							}
 							if nn > 0 {
-								next[0] = 1 << 40 // far outside x: a prefetch, never a read
+								next[0] = int(min(uint64(1)<<40, math.MaxInt)) // far outside x: a prefetch, never a read
 							}
 						}
 						want := make([]T, k*d)
