@@ -121,12 +121,11 @@ func driverOps[T Float](lvl isa) table[T] {
 			return fusedLinearDriver(lvl, g, loss, x, stride, idx, y, w, p)
 		},
 	}
-	// CSR rows: the AVX2 or NEON kernels at every level (the zmm ones are
-	// no faster on Zen 5; sparse_amd64.go).
+	// CSR rows: the AVX2 or NEON kernels at every level (sparse_amd64.go).
 	ops.sparseMargins, ops.sparseAddRows = sparseMarginsGeneric[T], sparseAddRowsGeneric[T]
 	ops.sparseMarginsK, ops.sparseAddOuterK = sparseMarginsKGeneric[T], sparseAddOuterKGeneric[T]
 	if archSparse {
-		sparseOps(&ops, sparseBase)
+		sparseOps(&ops)
 	}
 	compactDriverOps(&ops, lvl)
 	return ops

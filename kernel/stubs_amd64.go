@@ -659,38 +659,6 @@ func sparseMarginsF64(m unsafe.Pointer, k int, n int, indptr unsafe.Pointer, idx
 //go:noescape
 func sparseAddRowsF64(dst unsafe.Pointer, k int, n int, indptr unsafe.Pointer, idx unsafe.Pointer, nrows int, cols unsafe.Pointer, vals unsafe.Pointer, nnz int, c unsafe.Pointer, d int, budget int, ahead int) (done int, bad bool)
 
-// sparseMarginsAVX512F32 is sparseMarginsF32 with AVX-512F gathers of 16 float32
-// (8 float64) entries, the tail under a k-mask, and its own order of
-// summation (two 512-bit accumulators, then a horizontal sum).
-//
-//go:noescape
-func sparseMarginsAVX512F32(m unsafe.Pointer, k int, n int, indptr unsafe.Pointer, idx unsafe.Pointer, nrows int, cols unsafe.Pointer, vals unsafe.Pointer, nnz int, w unsafe.Pointer, d int, budget int, ahead int) (done int, maxcol uint32)
-
-// sparseAddRowsAVX512F32 is sparseAddRowsF32, bit for bit: a step of 16 float32
-// (8 float64) entries whose column indices VPCONFLICTD finds distinct
-// and all below d is a gather of g, one FMA and a scatter; any other
-// step runs one entry at a time (repeated columns, and the stop at a
-// column ≥ d).
-//
-//go:noescape
-func sparseAddRowsAVX512F32(dst unsafe.Pointer, k int, n int, indptr unsafe.Pointer, idx unsafe.Pointer, nrows int, cols unsafe.Pointer, vals unsafe.Pointer, nnz int, c unsafe.Pointer, d int, budget int, ahead int) (done int, bad bool)
-
-// sparseMarginsAVX512F64 is sparseMarginsF64 with AVX-512F gathers of 16 float32
-// (8 float64) entries, the tail under a k-mask, and its own order of
-// summation (two 512-bit accumulators, then a horizontal sum).
-//
-//go:noescape
-func sparseMarginsAVX512F64(m unsafe.Pointer, k int, n int, indptr unsafe.Pointer, idx unsafe.Pointer, nrows int, cols unsafe.Pointer, vals unsafe.Pointer, nnz int, w unsafe.Pointer, d int, budget int, ahead int) (done int, maxcol uint32)
-
-// sparseAddRowsAVX512F64 is sparseAddRowsF64, bit for bit: a step of 16 float32
-// (8 float64) entries whose column indices VPCONFLICTD finds distinct
-// and all below d is a gather of g, one FMA and a scatter; any other
-// step runs one entry at a time (repeated columns, and the stop at a
-// column ≥ d).
-//
-//go:noescape
-func sparseAddRowsAVX512F64(dst unsafe.Pointer, k int, n int, indptr unsafe.Pointer, idx unsafe.Pointer, nrows int, cols unsafe.Pointer, vals unsafe.Pointer, nnz int, c unsafe.Pointer, d int, budget int, ahead int) (done int, bad bool)
-
 // zDotF32 computes, in eight vector accumulators added at the end,
 //
 //	var s float32

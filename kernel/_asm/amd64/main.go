@@ -140,7 +140,6 @@ func main() {
 	rowKernels(g)
 	rowKKernels(g)
 	sparseKernels(g)
-	sparse512Kernels(g)
 	zmmKernels(g)
 	reluKernels(g, ymm)
 	reluKernels(g, zmm)
