@@ -43,7 +43,7 @@ func (e *DivergenceError) Error() string {
 type run[T batch.Float] struct {
 	model  batch.Model[T]
 	engine *batch.Engine[T]
-	ops    *kernel.Ops[T]
+	ops    kernel.Ops[T]
 	pr     Params
 	opt    Options
 	output Output

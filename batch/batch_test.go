@@ -82,7 +82,7 @@ func objective(e *Engine[float64], theta []float64, data *Data[float64], idx []i
 		for _, l := range loss {
 			rho := []float64{0}
 			s := []float64{l*invL - wt.Tau}
-			kernel.Generic().F64.Plus(kind, wt.Eps, rho, nil, s)
+			kernel.Generic().F64().Plus(kind, wt.Eps, rho, nil, s)
 			f += rho[0] / (wt.Alpha * b)
 		}
 	}

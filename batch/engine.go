@@ -132,7 +132,7 @@ const (
 // nothing that a call changes and may be called at any time.
 type Engine[T Float] struct {
 	model   Model[T]
-	ops     *kernel.Ops[T]
+	ops     kernel.Ops[T]
 	threads int
 	rows    int
 	chunks  []*chunk[T]

@@ -20,11 +20,11 @@ func TestWithKernel(t *testing.T) {
 			must(NewMLP[float32](5, 4, 3)).WithKernel(im),
 		}
 		for _, m := range models {
-			if got := KernelsOf(m); got != &im.F32 {
+			if got := KernelsOf(m); got != im.F32() {
 				t.Errorf("%s.WithKernel(%s): KernelsOf gives another table", m.Name(), im)
 			}
 			e := must(NewEngine(m, 1))
-			if e.ops != &im.F32 {
+			if e.ops != im.F32() {
 				t.Errorf("%s.WithKernel(%s): the engine runs other kernels", m.Name(), im)
 			}
 			e.Close()
@@ -50,7 +50,7 @@ func TestTwoKernelsInOneProcess(t *testing.T) {
 		idx[i] = (i * 7) % n
 	}
 	wt := Weighting{Objective: Softplus, Alpha: 0.1, Eps: 0.1, Tau: 0.3}
-	grad := func(im *kernel.Impl) []float64 {
+	grad := func(im kernel.Impl) []float64 {
 		e := must(NewEngine[float64](base.WithKernel(im), 2))
 		defer e.Close()
 		g := make([]float64, len(theta))
@@ -60,7 +60,7 @@ func TestTwoKernelsInOneProcess(t *testing.T) {
 		}
 		return g
 	}
-	impls := []*kernel.Impl{kernel.Default(), kernel.Generic()}
+	impls := []kernel.Impl{kernel.Default(), kernel.Generic()}
 	alone := [][]float64{grad(impls[0]), grad(impls[1])}
 	together := make([][]float64, 2)
 	var wg sync.WaitGroup
@@ -97,13 +97,13 @@ func TestModelWithKernel(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", kind, err)
 		}
-		if KernelsOf(g) != &kernel.Generic().F64 || g.Name() != m.Name() {
+		if KernelsOf(g) != kernel.Generic().F64() || g.Name() != m.Name() {
 			t.Errorf("%s: the copy computes with other kernels", kind)
 		}
 	}
 	m := must(NewLogistic[float64](5))
-	if _, err := ModelWithKernel[float64](m, nil); err == nil {
-		t.Error("nil implementation accepted")
+	if _, err := ModelWithKernel[float64](m, kernel.Impl{}); err == nil {
+		t.Error("the zero implementation accepted")
 	}
 	if _, err := ModelWithKernel[float64](struct{ Model[float64] }{m}, kernel.Generic()); err == nil {
 		t.Error("a foreign Model accepted")
@@ -131,7 +131,7 @@ func TestAddBias(t *testing.T) {
 				for i := range want {
 					want[i] += b[i%k]
 				}
-				addBias(&im.F32, &tile, z, b)
+				addBias(im.F32(), &tile, z, b)
 				for i := range z {
 					if math.Float32bits(z[i]) != math.Float32bits(want[i]) {
 						t.Fatalf("%s k=%d n=%d: z[%d] = %v, want %v", im, k, n, i, z[i], want[i])

@@ -13,7 +13,7 @@ import (
 type Linear[T Float] struct {
 	d    int
 	loss kernel.LossKind
-	ops  *kernel.Ops[T]
+	ops  kernel.Ops[T]
 }
 
 // NewLogistic returns binary logistic regression on d features:

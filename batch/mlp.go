@@ -21,7 +21,7 @@ const DefaultHidden = 100
 // b1 has h entries, W2 is k×h, b2 has k.
 type MLP[T Float] struct {
 	d, h, k int
-	ops     *kernel.Ops[T]
+	ops     kernel.Ops[T]
 	blas    bool // matrix products through gonum's BLAS
 }
 

@@ -97,7 +97,7 @@ func TestMLPFirstLayerByColumns(t *testing.T) {
 // refCoefficients returns the coefficients of Gradient's doc for the losses
 // of a minibatch, computed apart from the chunks (as Engine.weigh does for
 // the smoothed weightings).
-func refCoefficients(e *Engine[float64], ops *kernel.Ops[float64], losses []float64, wt *Weighting) []float64 {
+func refCoefficients(e *Engine[float64], ops kernel.Ops[float64], losses []float64, wt *Weighting) []float64 {
 	b := len(losses)
 	coef := make([]float64, b)
 	switch wt.Objective {

@@ -13,7 +13,7 @@ import (
 // then the k biases.
 type Softmax[T Float] struct {
 	d, k int
-	ops  *kernel.Ops[T]
+	ops  kernel.Ops[T]
 }
 
 // NewSoftmax returns multinomial logistic regression on d features, k
@@ -72,7 +72,7 @@ func gatherLabels[T Float](wk *Work[T], data *Data[T], idx []int, n int) []int32
 // tiled to z's length in tile (bit for bit z + b: the kernel's product by 1
 // is exact). A Go loop over k = 10 columns cost about as much as the
 // softmax itself.
-func addBias[T Float](ops *kernel.Ops[T], tile *[]T, z, b []T) {
+func addBias[T Float](ops kernel.Ops[T], tile *[]T, z, b []T) {
 	k := len(b)
 	if k == 0 {
 		return

@@ -101,10 +101,10 @@ func LoadMNIST[T kernel.Float](dir string) (*Problem[T], error) {
 }
 
 // NewModel returns the named model on d features, computing with impl's
-// kernels (nil: kernel.Default()).
-func NewModel[T kernel.Float](name string, d int, impl *kernel.Impl) (batch.Model[T], error) {
+// kernels (the zero Impl: kernel.Default()).
+func NewModel[T kernel.Float](name string, d int, impl kernel.Impl) (batch.Model[T], error) {
 	name, _ = splitStorage(name) // "softmax:u8": the model of softmax
-	if impl == nil {
+	if impl == (kernel.Impl{}) {
 		impl = kernel.Default()
 	}
 	switch name {
@@ -130,10 +130,10 @@ func NewModel[T kernel.Float](name string, d int, impl *kernel.Impl) (batch.Mode
 
 // EpochConfig is one training configuration of the epoch suite.
 type EpochConfig struct {
-	Model   string       // "logistic", "softmax" or "mlp"
-	Method  cvar.Method  // cvar.Alg3, cvar.Vanilla or cvar.MinibatchCVaR
-	Impl    *kernel.Impl // kernels the model computes with; nil: kernel.Default()
-	Threads int          // engine workers; 0 is GOMAXPROCS
+	Model   string      // "logistic", "softmax" or "mlp"
+	Method  cvar.Method // cvar.Alg3, cvar.Vanilla or cvar.MinibatchCVaR
+	Impl    kernel.Impl // kernels the model computes with; zero: kernel.Default()
+	Threads int         // engine workers; 0 is GOMAXPROCS
 }
 
 // Batch is the minibatch of the epoch suite (cvar's default); the step size,

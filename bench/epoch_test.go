@@ -48,7 +48,7 @@ func threadCounts() []int {
 func benchEpoch[T kernel.Float](b *testing.B, model string, method cvar.Method) {
 	for _, im := range kernel.Impls() {
 		for _, th := range threadCounts() {
-			b.Run(fmt.Sprintf("%s/threads=%d", im.Name, th), func(b *testing.B) {
+			b.Run(fmt.Sprintf("%s/threads=%d", im.Name(), th), func(b *testing.B) {
 				p := problem[T](b)
 				cfg := EpochConfig{Model: model, Method: method, Impl: im, Threads: th}
 				samples := SamplesPerEpoch(method, p.N)

@@ -15,7 +15,7 @@ func ExampleKernelSpecs() {
 	for _, sp := range specs {
 		fmt.Println(sp.Kernel, sp.Prec, sp.Size)
 	}
-	c := specs[0].Build([]*kernel.Impl{kernel.Generic()})
+	c := specs[0].Build([]kernel.Impl{kernel.Generic()})
 	for _, v := range c.Variants {
 		v.Run()
 		fmt.Println(v.Impl, v.Baseline)
@@ -30,7 +30,7 @@ func ExampleKernelSpecs() {
 }
 
 // Train runs a configuration of the epoch suite; EpochConfig.Impl chooses
-// the kernels the model computes with (nil: kernel.Default()).
+// the kernels the model computes with (the zero Impl: kernel.Default()).
 func ExampleTrain() {
 	p, err := bench.SyntheticMNIST[float32](2*bench.Batch, 20, 1)
 	if err != nil {

@@ -78,12 +78,12 @@ type KernelCase struct {
 // KernelSpec names a case without allocating it; Build makes its data.
 type KernelSpec struct {
 	Kernel, Prec, Size string
-	build              func(impls []*kernel.Impl) *KernelCase
+	build              func(impls []kernel.Impl) *KernelCase
 }
 
 // Build allocates the case's data and returns it with a variant for each of
 // impls followed by the baselines.
-func (s KernelSpec) Build(impls []*kernel.Impl) *KernelCase { return s.build(impls) }
+func (s KernelSpec) Build(impls []kernel.Impl) *KernelCase { return s.build(impls) }
 
 // SpecConfig selects kernel cases.
 type SpecConfig struct {
@@ -146,8 +146,8 @@ func caseSizes(k string, dims []int) []caseSize {
 	return out
 }
 
-func builder(k, prec string, size caseSize) func([]*kernel.Impl) *KernelCase {
-	return func(impls []*kernel.Impl) *KernelCase {
+func builder(k, prec string, size caseSize) func([]kernel.Impl) *KernelCase {
+	return func(impls []kernel.Impl) *KernelCase {
 		var c *KernelCase
 		if prec == "f32" {
 			c = build[float32](k, size.d, impls)
@@ -203,31 +203,31 @@ func rowOrder(k string, n int) []int {
 
 // fastest returns the first (best) implementation, for the non-BLAS parts
 // of a gonum baseline.
-func fastest[T kernel.Float]() *kernel.Ops[T] { return kernel.OpsOf[T](kernel.Impls()[0]) }
+func fastest[T kernel.Float]() kernel.Ops[T] { return kernel.OpsOf[T](kernel.Impls()[0]) }
 
-func build[T kernel.Float](k string, d int, impls []*kernel.Impl) *KernelCase {
+func build[T kernel.Float](k string, d int, impls []kernel.Impl) *KernelCase {
 	s := elemSize[T]()
 	c := &KernelCase{}
 	add := func(name string, base bool, run func()) {
 		c.Variants = append(c.Variants, Variant{Impl: name, Baseline: base, Run: run})
 	}
-	each := func(f func(ops *kernel.Ops[T]) func()) {
+	each := func(f func(ops kernel.Ops[T]) func()) {
 		for _, im := range impls {
-			add(im.Name, false, f(kernel.OpsOf[T](im)))
+			add(im.Name(), false, f(kernel.OpsOf[T](im)))
 		}
 	}
 	switch k {
 	case "dot":
 		x, y := randSlice[T](d, 1, -1, 1), randSlice[T](d, 2, -1, 1)
 		c.Bytes, c.Flops = 2*int64(d)*s, 2*int64(d)
-		each(func(ops *kernel.Ops[T]) func() { return func() { sink += float64(ops.Dot(x, y)) } })
+		each(func(ops kernel.Ops[T]) func() { return func() { sink += float64(ops.Dot(x, y)) } })
 		add(Gonum, true, func() { sink += float64(gonumDot(x, y)) })
 
 	case "axpy":
 		x, y := randSlice[T](d, 1, -1, 1), randSlice[T](d, 2, -1, 1)
 		c.Bytes, c.Flops = 3*int64(d)*s, 2*int64(d)
 		a := T(1e-4)
-		each(func(ops *kernel.Ops[T]) func() { return func() { ops.Axpy(a, x, y) } })
+		each(func(ops kernel.Ops[T]) func() { return func() { ops.Axpy(a, x, y) } })
 		add(Gonum, true, func() { gonumAxpy(a, x, y) })
 
 	case "margins", "margins-gather":
@@ -235,7 +235,7 @@ func build[T kernel.Float](k string, d int, impls []*kernel.Impl) *KernelCase {
 		x, w, m := randSlice[T](n*d, 1, -1, 1), randSlice[T](d, 2, -1, 1), make([]T, n)
 		idx := rowOrder(k, n)
 		c.Bytes, c.Flops = int64(n*d)*s, 2*int64(n*d)
-		each(func(ops *kernel.Ops[T]) func() { return func() { ops.Margins(m, x, d, idx, w) } })
+		each(func(ops kernel.Ops[T]) func() { return func() { ops.Margins(m, x, d, idx, w) } })
 		if idx == nil {
 			add(Gonum, true, func() { gonumGemv(false, n, d, 1, x, d, w, 0, m) })
 		}
@@ -245,7 +245,7 @@ func build[T kernel.Float](k string, d int, impls []*kernel.Impl) *KernelCase {
 		x, cf, g := randSlice[T](n*d, 1, -1, 1), randSlice[T](n, 2, -1e-4, 1e-4), make([]T, d)
 		idx := rowOrder(k, n)
 		c.Bytes, c.Flops = int64(n*d)*s, 2*int64(n*d)
-		each(func(ops *kernel.Ops[T]) func() { return func() { ops.AddRows(g, x, d, idx, cf) } })
+		each(func(ops kernel.Ops[T]) func() { return func() { ops.AddRows(g, x, d, idx, cf) } })
 		if idx == nil {
 			add(Gonum, true, func() { gonumGemv(true, n, d, 1, x, d, cf, 1, g) })
 		}
@@ -257,7 +257,7 @@ func build[T kernel.Float](k string, d int, impls []*kernel.Impl) *KernelCase {
 		idx := rowOrder(k, n)
 		p := kernel.LinearStep[T]{Loss: kernel.Logistic, Plus: kernel.PlusSoftplus, Tau: 0.5, InvL: 1, Eps: 0.1, Scale: T(1.0 / (0.1 * float64(n)))}
 		c.Bytes, c.Flops = int64(n*d)*s, 4*int64(n*d)
-		each(func(ops *kernel.Ops[T]) func() {
+		each(func(ops kernel.Ops[T]) func() {
 			return func() {
 				clear(g)
 				sv, sc := ops.FusedLinear(g, loss, x, d, idx, y, w, &p)
@@ -289,42 +289,42 @@ func build[T kernel.Float](k string, d int, impls []*kernel.Impl) *KernelCase {
 		n, kk := Batch, Classes
 		x, w, m := randSlice[T](n*d, 1, -1, 1), randSlice[T](kk*d, 2, -1, 1), make([]T, n*kk)
 		c.Bytes, c.Flops = int64(n*d)*s, 2*int64(n*d*kk)
-		each(func(ops *kernel.Ops[T]) func() { return func() { ops.MarginsK(m, x, d, nil, w, kk) } })
+		each(func(ops kernel.Ops[T]) func() { return func() { ops.MarginsK(m, x, d, nil, w, kk) } })
 		add(Gonum, true, func() { gonumGemm(false, true, n, kk, d, 1, x, d, w, d, 0, m, kk) })
 
 	case "addouterk":
 		n, kk := Batch, Classes
 		x, cf, g := randSlice[T](n*d, 1, -1, 1), randSlice[T](n*kk, 2, -1e-4, 1e-4), make([]T, kk*d)
 		c.Bytes, c.Flops = int64(n*d)*s, 2*int64(n*d*kk)
-		each(func(ops *kernel.Ops[T]) func() { return func() { ops.AddOuterK(g, x, d, nil, cf, kk) } })
+		each(func(ops kernel.Ops[T]) func() { return func() { ops.AddOuterK(g, x, d, nil, cf, kk) } })
 		add(Gonum, true, func() { gonumGemm(true, false, kk, d, n, 1, cf, kk, x, d, 1, g, d) })
 
 	case "mlp-hidden": // H = X·W1ᵀ: n×d times d×h
 		n, h := ChunkRows, Hidden
 		x, w1, hh := randSlice[T](n*d, 1, 0, 1), randSlice[T](h*d, 2, -0.03, 0.03), make([]T, n*h)
 		c.Bytes, c.Flops = int64(n*d+h*d)*s, 2*int64(n*d*h)
-		each(func(ops *kernel.Ops[T]) func() { return func() { ops.MarginsK(hh, x, d, nil, w1, h) } })
+		each(func(ops kernel.Ops[T]) func() { return func() { ops.MarginsK(hh, x, d, nil, w1, h) } })
 		add(Gonum, true, func() { gonumGemm(false, true, n, h, d, 1, x, d, w1, d, 0, hh, h) })
 
 	case "mlp-logits": // Z = H·W2ᵀ: n×h times h×k
 		n, h, kk := ChunkRows, Hidden, Classes
 		hh, w2, z := randSlice[T](n*h, 1, 0, 1), randSlice[T](kk*h, 2, -0.1, 0.1), make([]T, n*kk)
 		c.Bytes, c.Flops = int64(n*h+kk*h)*s, 2*int64(n*h*kk)
-		each(func(ops *kernel.Ops[T]) func() { return func() { ops.MarginsK(z, hh, h, nil, w2, kk) } })
+		each(func(ops kernel.Ops[T]) func() { return func() { ops.MarginsK(z, hh, h, nil, w2, kk) } })
 		add(Gonum, true, func() { gonumGemm(false, true, n, kk, h, 1, hh, h, w2, h, 0, z, kk) })
 
 	case "mlp-gradw2": // gW2 += dZᵀ·H: k×n times n×h
 		n, h, kk := ChunkRows, Hidden, Classes
 		hh, dz, g := randSlice[T](n*h, 1, 0, 1), randSlice[T](n*kk, 2, -1e-4, 1e-4), make([]T, kk*h)
 		c.Bytes, c.Flops = int64(n*h+n*kk)*s, 2*int64(n*h*kk)
-		each(func(ops *kernel.Ops[T]) func() { return func() { ops.AddOuterK(g, hh, h, nil, dz, kk) } })
+		each(func(ops kernel.Ops[T]) func() { return func() { ops.AddOuterK(g, hh, h, nil, dz, kk) } })
 		add(Gonum, true, func() { gonumGemm(true, false, kk, h, n, 1, dz, kk, hh, h, 1, g, h) })
 
 	case "mlp-backh": // dH = dZ·W2: n×k times k×h
 		n, h, kk := ChunkRows, Hidden, Classes
 		dz, w2, dh := randSlice[T](n*kk, 1, -1, 1), randSlice[T](kk*h, 2, -0.1, 0.1), make([]T, n*h)
 		c.Bytes, c.Flops = int64(n*h+n*kk)*s, 2*int64(n*h*kk)
-		each(func(ops *kernel.Ops[T]) func() {
+		each(func(ops kernel.Ops[T]) func() {
 			return func() {
 				clear(dh)
 				ops.AddRowsK(dh, w2, h, dz, kk)
@@ -336,27 +336,27 @@ func build[T kernel.Float](k string, d int, impls []*kernel.Impl) *KernelCase {
 		n, h := ChunkRows, Hidden
 		x, dh, g := randSlice[T](n*d, 1, 0, 1), randSlice[T](n*h, 2, -1e-4, 1e-4), make([]T, h*d)
 		c.Bytes, c.Flops = int64(n*d+h*d)*s, 2*int64(n*d*h)
-		each(func(ops *kernel.Ops[T]) func() { return func() { ops.AddOuterK(g, x, d, nil, dh, h) } })
+		each(func(ops kernel.Ops[T]) func() { return func() { ops.AddOuterK(g, x, d, nil, dh, h) } })
 		add(Gonum, true, func() { gonumGemm(true, false, h, d, n, 1, dh, h, x, d, 1, g, d) })
 
 	case "mlp-relu": // H = max(H + b1, 0): n×h
 		n, h := ChunkRows, Hidden
 		hh, b1 := randSlice[T](n*h, 1, -1, 1), randSlice[T](h, 2, -0.1, 0.1)
 		c.Bytes, c.Elems = int64(2*n*h)*s, int64(n*h)
-		each(func(ops *kernel.Ops[T]) func() { return func() { ops.BiasReLU(hh, b1) } })
+		each(func(ops kernel.Ops[T]) func() { return func() { ops.BiasReLU(hh, b1) } })
 
 	case "mlp-relugrad": // dH masked where H ≤ 0, gb1 += its rows: n×h
 		n, h := ChunkRows, Hidden
 		a, dh, gb := randSlice[T](n*h, 1, -1, 1), randSlice[T](n*h, 2, -1e-4, 1e-4), make([]T, h)
 		c.Bytes, c.Elems = int64(3*n*h)*s, int64(n*h)
-		each(func(ops *kernel.Ops[T]) func() { return func() { ops.ReLUBackward(gb, dh, a) } })
+		each(func(ops kernel.Ops[T]) func() { return func() { ops.ReLUBackward(gb, dh, a) } })
 
 	case "logistic":
 		n := d
 		m, y := randSlice[T](n, 1, -8, 8), signs[T](n)
 		loss, dl := make([]T, n), make([]T, n)
 		c.Bytes, c.Elems = 4*int64(n)*s, int64(n)
-		each(func(ops *kernel.Ops[T]) func() {
+		each(func(ops kernel.Ops[T]) func() {
 			return func() { ops.LinearLoss(kernel.Logistic, loss, dl, m, y) }
 		})
 		add(MathLoop, true, func() {
@@ -374,7 +374,7 @@ func build[T kernel.Float](k string, d int, impls []*kernel.Impl) *KernelCase {
 		rho, dr := make([]T, n), make([]T, n)
 		const eps = 0.5
 		c.Bytes, c.Elems = 3*int64(n)*s, int64(n)
-		each(func(ops *kernel.Ops[T]) func() {
+		each(func(ops kernel.Ops[T]) func() {
 			return func() { ops.Plus(kernel.PlusSoftplus, eps, rho, dr, sArg) }
 		})
 		add(MathLoop, true, func() {
@@ -389,7 +389,7 @@ func build[T kernel.Float](k string, d int, impls []*kernel.Impl) *KernelCase {
 		n := d
 		x, dst := randSlice[T](n, 1, -20, 20), make([]T, n)
 		c.Bytes, c.Elems = 2*int64(n)*s, int64(n)
-		each(func(ops *kernel.Ops[T]) func() { return func() { ops.Exp(dst, x) } })
+		each(func(ops kernel.Ops[T]) func() { return func() { ops.Exp(dst, x) } })
 		add(MathLoop, true, func() {
 			for i, v := range x {
 				dst[i] = T(math.Exp(float64(v)))
@@ -400,7 +400,7 @@ func build[T kernel.Float](k string, d int, impls []*kernel.Impl) *KernelCase {
 		n := d
 		x, dst := randSlice[T](n, 1, -0.5, 20), make([]T, n)
 		c.Bytes, c.Elems = 2*int64(n)*s, int64(n)
-		each(func(ops *kernel.Ops[T]) func() { return func() { ops.Log1p(dst, x) } })
+		each(func(ops kernel.Ops[T]) func() { return func() { ops.Log1p(dst, x) } })
 		add(MathLoop, true, func() {
 			for i, v := range x {
 				dst[i] = T(math.Log1p(float64(v)))
@@ -417,7 +417,7 @@ func build[T kernel.Float](k string, d int, impls []*kernel.Impl) *KernelCase {
 			lab[i] = int32(i * 7 % kk)
 		}
 		c.Bytes, c.Elems = int64(2*n*kk+n)*s, int64(n*kk)
-		each(func(ops *kernel.Ops[T]) func() {
+		each(func(ops kernel.Ops[T]) func() {
 			return func() { copy(z, z0); ops.SoftmaxCE(loss, z, lab, kk) }
 		})
 		add(MathLoop, true, func() {
@@ -460,7 +460,7 @@ func build[T kernel.Float](k string, d int, impls []*kernel.Impl) *KernelCase {
 			}
 		}
 		gather := k == "margins-ooc-gather"
-		each(func(ops *kernel.Ops[T]) func() {
+		each(func(ops kernel.Ops[T]) func() {
 			return func() {
 				for i := 0; i < n; i += Batch {
 					b := min(Batch, n-i)
@@ -496,7 +496,7 @@ func build[T kernel.Float](k string, d int, impls []*kernel.Impl) *KernelCase {
 		for i := range idx {
 			idx[i] = r.IntN(n)
 		}
-		each(func(ops *kernel.Ops[T]) func() {
+		each(func(ops kernel.Ops[T]) func() {
 			return func() {
 				for i := 0; i < n; i += Batch {
 					b := min(Batch, n-i)

@@ -59,7 +59,7 @@ func benchSparse[T kernel.Float](b *testing.B, op string, k int) {
 		m := make([]T, k*sparseBatch)
 		for _, im := range kernel.Impls() {
 			ops := kernel.OpsOf[T](im)
-			b.Run(im.Name+"/"+sz.name, func(b *testing.B) {
+			b.Run(im.Name()+"/"+sz.name, func(b *testing.B) {
 				b.ReportAllocs()
 				b.SetBytes(int64(sparseBatch*sparseNNZ) * (4 + elemSize[T]()))
 				t := 0

@@ -147,13 +147,13 @@ func checkCompactRows(n int, x *Compact, idx []int, d int) {
 
 // ---- The generic reference ----------------------------------------------------
 
-func compactOps[T Float](o *Ops[T]) {
-	o.MarginsC = marginsCGeneric[T]
-	o.AddRowsC = addRowsCGeneric[T]
-	o.MarginsKC = marginsKCGeneric[T]
-	o.AddOuterKC = addOuterKCGeneric[T]
-	o.AddOuterKCNext = func(g []T, x *Compact, idx []int, c []T, k int, _ []int) { addOuterKCGeneric(g, x, idx, c, k) }
-	o.FusedLinearC = fusedLinearCGeneric[T]
+func compactOps[T Float](o *table[T]) {
+	o.marginsC = marginsCGeneric[T]
+	o.addRowsC = addRowsCGeneric[T]
+	o.marginsKC = marginsKCGeneric[T]
+	o.addOuterKC = addOuterKCGeneric[T]
+	o.addOuterKCNext = func(g []T, x *Compact, idx []int, c []T, k int, _ []int) { addOuterKCGeneric(g, x, idx, c, k) }
+	o.fusedLinearC = fusedLinearCGeneric[T]
 }
 
 func dotC[T Float](x *Compact, r int, w []T) T {
@@ -245,24 +245,24 @@ const compactBuf = 8192
 // compactDriverOps sets the Compact kernels of an assembly implementation:
 // the driver's for float32, the generic loops for float64 (compact storage
 // is meant for float32 models; float64 models read it correctly, unhurried).
-func compactDriverOps[T Float](o *Ops[T], lvl isa) {
+func compactDriverOps[T Float](o *table[T], lvl isa) {
 	compactOps(o)
 	if !is32[T]() {
 		return
 	}
-	o32 := any(o).(*Ops[float32])
-	o32.MarginsC = func(m []float32, x *Compact, idx []int, w []float32) { marginsCDriver(lvl, m, x, idx, w) }
-	o32.AddRowsC = func(g []float32, x *Compact, idx []int, c []float32) { addRowsCDriver(lvl, g, x, idx, c) }
-	o32.MarginsKC = func(m []float32, x *Compact, idx []int, w []float32, k int) {
+	o32 := any(o).(*table[float32])
+	o32.marginsC = func(m []float32, x *Compact, idx []int, w []float32) { marginsCDriver(lvl, m, x, idx, w) }
+	o32.addRowsC = func(g []float32, x *Compact, idx []int, c []float32) { addRowsCDriver(lvl, g, x, idx, c) }
+	o32.marginsKC = func(m []float32, x *Compact, idx []int, w []float32, k int) {
 		marginsKCDriver(lvl, m, x, idx, w, k)
 	}
-	o32.AddOuterKC = func(g []float32, x *Compact, idx []int, c []float32, k int) {
+	o32.addOuterKC = func(g []float32, x *Compact, idx []int, c []float32, k int) {
 		addOuterKCDriver(lvl, g, x, idx, c, k, nil)
 	}
-	o32.AddOuterKCNext = func(g []float32, x *Compact, idx []int, c []float32, k int, next []int) {
+	o32.addOuterKCNext = func(g []float32, x *Compact, idx []int, c []float32, k int, next []int) {
 		addOuterKCDriver(lvl, g, x, idx, c, k, next)
 	}
-	o32.FusedLinearC = func(g, loss []float32, x *Compact, idx []int, y, w []float32, p *LinearStep[float32]) (sumV, sumC float32) {
+	o32.fusedLinearC = func(g, loss []float32, x *Compact, idx []int, y, w []float32, p *LinearStep[float32]) (sumV, sumC float32) {
 		return fusedLinearCDriver(lvl, g, loss, x, idx, y, w, p)
 	}
 }

@@ -33,14 +33,14 @@ func BenchmarkCompact(b *testing.B) {
 	fillRand(r, c)
 	p := LinearStep[float32]{Loss: Logistic, Plus: PlusSoftplus, InvL: 1, Eps: 0.1, Tau: 0.5, Scale: 1.0 / batch}
 	for _, im := range Impls() {
-		ops := &im.F32
+		ops := im.F32()
 		for _, st := range []struct {
 			name string
 			size int
 			x    *Compact
 		}{{"f32", 4, nil}, {"u8", 1, &u8x}, {"f16", 2, &f16x}} {
 			run := func(name string, f func()) {
-				b.Run(im.Name+"/"+st.name+"/"+name, func(b *testing.B) {
+				b.Run(im.Name()+"/"+st.name+"/"+name, func(b *testing.B) {
 					b.SetBytes(int64(batch * d * st.size))
 					for range b.N {
 						for i := range idx {

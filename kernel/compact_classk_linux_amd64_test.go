@@ -1,4 +1,4 @@
-//go:build !purego
+//go:build gc && !purego
 
 package kernel
 
@@ -197,7 +197,7 @@ func TestCompactClassDrivers(t *testing.T) {
 	r := rand.New(rand.NewPCG(13, 6))
 	dims := []int{1, 7, 8, 15, 16, 17, 63, 64, 65, 129, 784, 800}
 	for _, im := range Impls() {
-		ops := &im.F32
+		ops := im.F32()
 		for _, f := range []Format{U8, F16, BF16} {
 			for _, d := range dims {
 				for _, n := range []int{1, 5, 70, 131} {
@@ -207,7 +207,7 @@ func TestCompactClassDrivers(t *testing.T) {
 					x, xd := compactMatrix[float32](r, f, n+3, d+d%3, d, d%4)
 					idx := gatherLists(r, n, n+3)[2]
 					for k := 1; k <= 12; k++ {
-						what := fmt.Sprintf("%s %v d=%d n=%d k=%d", im.Name, f, d, n, k)
+						what := fmt.Sprintf("%s %v d=%d n=%d k=%d", im.Name(), f, d, n, k)
 						w := make([]float32, k*d)
 						fillRand(r, w)
 						m, gm := newGuarded[float32](n*k, k%3)
@@ -281,7 +281,7 @@ func TestCompactAddOuterKCNext(t *testing.T) {
 	defer func() { streamBytes = saved }()
 	r := rand.New(rand.NewPCG(17, 18))
 	for _, im := range Impls() {
-		ops := &im.F32
+		ops := im.F32()
 		for _, f := range []Format{U8, F16, BF16} {
 			for _, d := range []int{8, 17, 64, 129, 784} {
 				for _, n := range []int{1, 5, 70} {
@@ -305,7 +305,7 @@ func TestCompactAddOuterKCNext(t *testing.T) {
 							gg.check(t, "AddOuterKCNext g")
 							for i := range g {
 								if math.Float32bits(g[i]) != math.Float32bits(want[i]) {
-									t.Fatalf("%s %v d=%d n=%d k=%d next=%d: AddOuterKCNext[%d] = %v, AddOuterKC %v", im.Name, f, d, n, k, nn, i, g[i], want[i])
+									t.Fatalf("%s %v d=%d n=%d k=%d next=%d: AddOuterKCNext[%d] = %v, AddOuterKC %v", im.Name(), f, d, n, k, nn, i, g[i], want[i])
 								}
 							}
 						}

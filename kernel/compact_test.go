@@ -65,7 +65,7 @@ func near(got, want, bound float64) bool {
 
 var compactDims = []int{0, 1, 2, 3, 7, 8, 9, 15, 16, 17, 23, 24, 31, 32, 33, 40, 63, 64, 65, 100, 127, 130, 784}
 
-func testCompact[T Float](t *testing.T, ops *Ops[T], f Format) {
+func testCompact[T Float](t *testing.T, ops Ops[T], f Format) {
 	r := rand.New(rand.NewPCG(uint64(f), 77))
 	u := unitRoundoff[T]()
 	dims := compactDims
@@ -170,7 +170,7 @@ func testCompact[T Float](t *testing.T, ops *Ops[T], f Format) {
 				gl.check(t, what+" FusedLinearC loss")
 				ggf.check(t, what+" FusedLinearC g")
 				wantL, wantG := make([]T, n), make([]T, d)
-				wv, wc := genericOps[T]().FusedLinear(wantG, wantL, xd, stride, idx, y, wf, &p)
+				wv, wc := OpsOf[T](Generic()).FusedLinear(wantG, wantL, xd, stride, idx, y, wf, &p)
 				tol := 1e-4
 				if !isF32[T]() {
 					tol = 1e-12
@@ -197,8 +197,8 @@ func testCompact[T Float](t *testing.T, ops *Ops[T], f Format) {
 func TestCompactKernels(t *testing.T) {
 	for _, f := range []Format{U8, F16, BF16} {
 		forImpls(t,
-			func(t *testing.T, im *Impl) { testCompact(t, &im.F32, f) },
-			func(t *testing.T, im *Impl) { testCompact(t, &im.F64, f) })
+			func(t *testing.T, im Impl) { testCompact(t, im.F32(), f) },
+			func(t *testing.T, im Impl) { testCompact(t, im.F64(), f) })
 	}
 }
 
@@ -219,13 +219,13 @@ func TestCompactMatchesF32(t *testing.T) {
 	c := make([]float32, len(idx)*k)
 	fillRand(r, c)
 	for _, im := range Impls() {
-		ops := &im.F32
+		ops := im.F32()
 		m1, m2 := make([]float32, len(idx)*k), make([]float32, len(idx)*k)
 		ops.MarginsKC(m1, &x, idx, w, k)
 		ops.MarginsK(m2, xd, d, idx, w, k)
 		for i := range m1 {
 			if !near(float64(m1[i]), float64(m2[i]), 1e-5*math.Max(1, math.Abs(float64(m2[i])))) {
-				t.Fatalf("%s MarginsKC[%d] = %v, float32 path %v", im.Name, i, m1[i], m2[i])
+				t.Fatalf("%s MarginsKC[%d] = %v, float32 path %v", im.Name(), i, m1[i], m2[i])
 			}
 		}
 		g1, g2 := make([]float32, k*d), make([]float32, k*d)
@@ -233,7 +233,7 @@ func TestCompactMatchesF32(t *testing.T) {
 		ops.AddOuterK(g2, xd, d, idx, c, k)
 		for i := range g1 {
 			if g1[i] != g2[i] { // the same FMAs in the same order
-				t.Fatalf("%s AddOuterKC[%d] = %v, float32 path %v", im.Name, i, g1[i], g2[i])
+				t.Fatalf("%s AddOuterKC[%d] = %v, float32 path %v", im.Name(), i, g1[i], g2[i])
 			}
 		}
 		// The linear models' byte rows meet c·scale rather than c meeting
@@ -247,15 +247,15 @@ func TestCompactMatchesF32(t *testing.T) {
 				abs += math.Abs(float64(c[j]) * float64(xd[r*d+i]))
 			}
 			if !near(float64(a1[i]), float64(a2[i]), float64(len(idx)+3)*0x1p-24*abs) {
-				t.Fatalf("%s AddRowsC[%d] = %v, float32 path %v", im.Name, i, a1[i], a2[i])
+				t.Fatalf("%s AddRowsC[%d] = %v, float32 path %v", im.Name(), i, a1[i], a2[i])
 			}
 		}
 		m3, m4 := make([]float32, len(idx)), make([]float32, len(idx))
 		ops.MarginsC(m3, &x, idx, w[:d])
 		ops.Margins(m4, xd, d, idx, w[:d])
 		for i := range m3 {
-			checkDotC(t, im.Name+" MarginsC vs float32", m3[i], xd[idx[i]*d:(idx[i]+1)*d], w[:d])
-			checkDotC(t, im.Name+" Margins vs exact", m4[i], xd[idx[i]*d:(idx[i]+1)*d], w[:d])
+			checkDotC(t, im.Name()+" MarginsC vs float32", m3[i], xd[idx[i]*d:(idx[i]+1)*d], w[:d])
+			checkDotC(t, im.Name()+" Margins vs exact", m4[i], xd[idx[i]*d:(idx[i]+1)*d], w[:d])
 		}
 	}
 }
@@ -381,10 +381,10 @@ func TestF16(t *testing.T) {
 // runs without the row kernels it is meant to have, so that a silent
 // fallback to the conversion buffer does not pass as the fast path.
 func TestCompactRowKernelsSelected(t *testing.T) {
-	if runtime.GOARCH == "amd64" && Default().Name == "avx2" && !(archRowKernels(U8) && archRowKernels(BF16)) {
+	if runtime.GOARCH == "amd64" && Default().Name() == "avx2" && !(archRowKernels(U8) && archRowKernels(BF16)) {
 		t.Fatal("avx2 is the default but the byte- or bfloat16-row kernels are off")
 	}
-	if runtime.GOARCH == "arm64" && Default().Name == "neon" && !(archRowKernels(U8) && archRowKernels(F16) && archRowKernels(BF16)) {
+	if runtime.GOARCH == "arm64" && Default().Name() == "neon" && !(archRowKernels(U8) && archRowKernels(F16) && archRowKernels(BF16)) {
 		t.Fatal("neon is the default but the compact row kernels are off")
 	}
 }
@@ -553,21 +553,21 @@ func FuzzCompactMargins(f *testing.F) {
 		c := make([]float32, n)
 		fillRand(r, c)
 		want := make([]float32, n)
-		generic.F32.MarginsC(want, &x, nil, w)
+		Generic().F32().MarginsC(want, &x, nil, w)
 		gw := make([]float32, d)
-		generic.F32.AddRowsC(gw, &x, nil, c)
+		Generic().F32().AddRowsC(gw, &x, nil, c)
 		for _, im := range Impls() {
 			m := make([]float32, n)
-			im.F32.MarginsC(m, &x, nil, w)
+			im.F32().MarginsC(m, &x, nil, w)
 			g := make([]float32, d)
-			im.F32.AddRowsC(g, &x, nil, c)
+			im.F32().AddRowsC(g, &x, nil, c)
 			for i := range m {
 				var abs float64
 				for l := 0; l < d; l++ {
 					abs += math.Abs(float64(CompactAt[float32](&x, i*d+l)) * float64(w[l]))
 				}
 				if !near(float64(m[i]), float64(want[i]), float64(d+3)*0x1p-24*abs*2) {
-					t.Fatalf("%s MarginsC[%d] = %v, generic %v", im.Name, i, m[i], want[i])
+					t.Fatalf("%s MarginsC[%d] = %v, generic %v", im.Name(), i, m[i], want[i])
 				}
 			}
 			for l := range g {
@@ -576,7 +576,7 @@ func FuzzCompactMargins(f *testing.F) {
 					abs += math.Abs(float64(CompactAt[float32](&x, i*d+l)) * float64(c[i]))
 				}
 				if !near(float64(g[l]), float64(gw[l]), float64(n+3)*0x1p-24*abs*2) {
-					t.Fatalf("%s AddRowsC[%d] = %v, generic %v", im.Name, l, g[l], gw[l])
+					t.Fatalf("%s AddRowsC[%d] = %v, generic %v", im.Name(), l, g[l], gw[l])
 				}
 			}
 		}

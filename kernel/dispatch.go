@@ -5,106 +5,150 @@ import (
 	"os"
 	"runtime"
 	"strings"
+	"sync"
 
 	"github.com/klauspost/cpuid/v2"
 )
 
-// Impl is one implementation of every kernel, in both precisions.
-type Impl struct {
-	// Name is short and stable ("avx512", "avx2", "neon", "generic");
-	// benchmarks and the -kernel flags of the programs use it.
-	Name string
-	// Requires lists the CPU features the implementation needs.
-	Requires string
-	F32      Ops[float32]
-	F64      Ops[float64]
+// Impl is one implementation of every kernel, in both precisions: a handle,
+// compared with ==, that Default, Generic, Impls and Lookup return. The
+// implementation behind it is built once and never changes, and an Impl
+// holds nothing a caller can change: whatever is done to one Impl value
+// leaves every other, and the default, computing what they did. The zero
+// Impl is no implementation: its name is "" and its Ops have no kernels.
+type Impl struct{ p *impl }
+
+// impl is an implementation's name and its tables of both precisions.
+type impl struct {
+	name string
+	f32  table[float32]
+	f64  table[float64]
 }
+
+// Name is short and stable ("avx512", "avx2", "neon", "generic"); benchmarks
+// and the -kernel flags of the programs use it.
+func (im Impl) Name() string {
+	if im.p == nil {
+		return ""
+	}
+	return im.p.name
+}
+
+// String returns the implementation's name.
+func (im Impl) String() string { return im.Name() }
+
+// F32 returns the implementation's float32 kernels.
+func (im Impl) F32() Ops[float32] { return OpsOf[float32](im) }
+
+// F64 returns the implementation's float64 kernels.
+func (im Impl) F64() Ops[float64] { return OpsOf[float64](im) }
+
+// OpsOf returns im's kernels of element type T.
+func OpsOf[T Float](im Impl) Ops[T] {
+	if im.p == nil {
+		return Ops[T]{}
+	}
+	var t any
+	if is32[T]() {
+		t = &im.p.f32
+	} else {
+		t = &im.p.f64
+	}
+	return Ops[T]{t.(*table[T])}
+}
+
+// For returns the default kernels of element type T: OpsOf[T](Default()).
+func For[T Float]() Ops[T] { return OpsOf[T](Default()) }
 
 // generic is the pure-Go reference. It is always compiled, on every
 // architecture and with -tags purego, and is the last entry of the table.
-var generic = &Impl{
-	Name:     "generic",
-	Requires: "none",
-	F32:      genericOps[float32](),
-	F64:      genericOps[float64](),
-}
+var generic = &impl{name: "generic", f32: genericOps[float32](), f64: genericOps[float64]()}
 
 // impls is the dispatch table: the implementations this CPU supports, best
 // first, generic last. archImpls comes from the architecture's file and holds
 // only what the CPU was found to support at initialisation.
-var impls = append(append([]*Impl(nil), archImpls()...), generic)
+var impls = append(append([]*impl(nil), archImpls()...), generic)
 
-// def is the default implementation, chosen once at initialisation (see
-// chooseDefault); defWhy says why, and defNote reports a CVAR_KERNEL value
-// that could not be honoured. Nothing changes def afterwards: a caller that
-// wants another implementation passes it explicitly (batch's models take
-// one, see batch.Linear.WithKernel).
-var def, defWhy, defNote = chooseDefault(os.Getenv("CVAR_KERNEL"))
+// choice is the default implementation, why it was chosen, and a note on a
+// CVAR_KERNEL value that could not be honoured.
+type choice struct {
+	im        *impl
+	why, note string
+}
+
+// theDefault makes the choice once, when the default is first asked for (by
+// Default, For or Info), so that CVAR_KERNEL set by the program before then
+// counts. Nothing changes it afterwards: a caller that wants another
+// implementation passes it explicitly (batch's models take one, see
+// batch.Linear.WithKernel).
+var theDefault = newDefault(os.Getenv)
+
+// newDefault returns a function that makes the choice of the default on its
+// first call, reading CVAR_KERNEL through getenv then, and returns that
+// choice on every call.
+func newDefault(getenv func(string) string) func() choice {
+	return sync.OnceValue(func() choice { return chooseDefault(getenv("CVAR_KERNEL")) })
+}
 
 // chooseDefault returns the default implementation: the one named by the
 // override env (the CVAR_KERNEL environment variable) when it names one this
 // CPU supports, otherwise the architecture's choice (archDefault: on amd64
 // "avx512" only where 512-bit FMA runs at full width, else "avx2"). A bad
 // override never panics: the architecture's choice stands and note says why.
-func chooseDefault(env string) (im *Impl, why, note string) {
-	im, why = archDefault(impls)
+func chooseDefault(env string) choice {
+	im, why := archDefault(impls)
 	if env == "" {
-		return im, why, ""
+		return choice{im, why, ""}
 	}
 	o, err := Lookup(strings.TrimSpace(env))
 	if err != nil {
-		return im, why, fmt.Sprintf("CVAR_KERNEL=%q ignored: %v", env, err)
+		return choice{im, why, fmt.Sprintf("CVAR_KERNEL=%q ignored: %v", env, err)}
 	}
-	return o, "CVAR_KERNEL=" + o.Name, ""
+	return choice{o.p, "CVAR_KERNEL=" + o.p.name, ""}
 }
 
 // Impls returns the implementations this CPU supports, best for this CPU
 // first; the last is always "generic". On amd64 with AVX-512 both "avx512"
 // and "avx2" are listed, "avx512" first only where it is the faster (full
 // width 512-bit FMA). Tests run every entry; benchmarks name them.
-func Impls() []*Impl { return append([]*Impl(nil), impls...) }
+func Impls() []Impl {
+	s := make([]Impl, len(impls))
+	for i, p := range impls {
+		s[i] = Impl{p}
+	}
+	return s
+}
 
 // Generic returns the pure-Go reference implementation.
-func Generic() *Impl { return generic }
+func Generic() Impl { return Impl{generic} }
 
 // Default returns the default implementation: the first of Impls, the best
 // this CPU supports (the generic one with -tags purego, or when GODEBUG turns
 // the CPU features off), unless the environment variable CVAR_KERNEL names
 // another available one ("avx512", "avx2", "neon", "generic"). It is chosen
-// once, at initialisation; Info says which and why.
-func Default() *Impl { return def }
+// once, on the first call of Default, For or Info (CVAR_KERNEL is read then);
+// Info says which and why.
+func Default() Impl { return Impl{theDefault().im} }
 
 // Lookup returns the implementation named name ("avx512", "avx2", "neon",
 // "generic"), or an error listing those available on this CPU.
-func Lookup(name string) (*Impl, error) {
-	for _, im := range impls {
-		if im.Name == name {
-			return im, nil
+func Lookup(name string) (Impl, error) {
+	for _, p := range impls {
+		if p.name == name {
+			return Impl{p}, nil
 		}
 	}
+	return Impl{}, fmt.Errorf("kernel: implementation %q is not available on this CPU (available: %s)", name, strings.Join(implNames(), ", "))
+}
+
+// implNames returns the names of impls, in order.
+func implNames() []string {
 	names := make([]string, len(impls))
-	for i, im := range impls {
-		names[i] = im.Name
+	for i, p := range impls {
+		names[i] = p.name
 	}
-	return nil, fmt.Errorf("kernel: implementation %q is not available on this CPU (available: %s)", name, strings.Join(names, ", "))
+	return names
 }
-
-// For returns the default kernels of element type T.
-func For[T Float]() *Ops[T] { return OpsOf[T](def) }
-
-// OpsOf returns impl's kernels of element type T.
-func OpsOf[T Float](impl *Impl) *Ops[T] {
-	var zero T
-	switch any(zero).(type) {
-	case float32:
-		return any(&impl.F32).(*Ops[T])
-	default:
-		return any(&impl.F64).(*Ops[T])
-	}
-}
-
-// String returns the implementation's name.
-func (im *Impl) String() string { return im.Name }
 
 // CPUInfo describes the processor, for reports. It comes from
 // github.com/klauspost/cpuid/v2 and plays no part in dispatch.
@@ -133,15 +177,12 @@ type KernelInfo struct {
 
 // Info reports the default implementation, every available one, and the CPU.
 func Info() KernelInfo {
-	names := make([]string, len(impls))
-	for i, im := range impls {
-		names[i] = im.Name
-	}
+	c := theDefault()
 	return KernelInfo{
-		Active:    def.Name,
-		Available: names,
-		Reason:    defWhy,
-		Override:  defNote,
+		Active:    c.im.name,
+		Available: implNames(),
+		Reason:    c.why,
+		Override:  c.note,
 		CPU: CPUInfo{
 			Brand:        cpuid.CPU.BrandName,
 			Arch:         runtime.GOARCH,

@@ -63,11 +63,11 @@ const (
 
 // newImpl builds an assembly implementation: the driver's kernels over the
 // architecture's primitives at level lvl, in both precisions.
-func newImpl(name, requires string, lvl isa) *Impl {
-	return &Impl{Name: name, Requires: requires, F32: driverOps[float32](lvl), F64: driverOps[float64](lvl)}
+func newImpl(name string, lvl isa) *impl {
+	return &impl{name: name, f32: driverOps[float32](lvl), f64: driverOps[float64](lvl)}
 }
 
-func driverOps[T Float](lvl isa) Ops[T] {
+func driverOps[T Float](lvl isa) table[T] {
 	// Dot is called per row by some callers: the float32 and float64 entries
 	// are plain functions, one per level, without the generic dictionary
 	// (each calls its stub directly).
@@ -82,51 +82,50 @@ func driverOps[T Float](lvl isa) Ops[T] {
 	default:
 		dot = any(dotF64Base).(func(x, y []T) T)
 	}
-	ops := Ops[T]{
-		Dot:  dot,
-		Axpy: func(a T, x, y []T) { axpyDriver(lvl, a, x, y) },
-		Lerp: func(t T, x, y []T) { lerpDriver(lvl, t, x, y) },
-		Margins: func(m, x []T, stride int, idx []int, w []T) {
+	ops := table[T]{
+		dot:  dot,
+		axpy: func(a T, x, y []T) { axpyDriver(lvl, a, x, y) },
+		lerp: func(t T, x, y []T) { lerpDriver(lvl, t, x, y) },
+		margins: func(m, x []T, stride int, idx []int, w []T) {
 			marginsDriver(lvl, m, x, stride, idx, w)
 		},
-		AddRows: func(g, x []T, stride int, idx []int, c []T) {
+		addRows: func(g, x []T, stride int, idx []int, c []T) {
 			addRowsDriver(lvl, g, x, stride, idx, c)
 		},
-		AddRowsK: func(g, x []T, stride int, c []T, k int) {
+		addRowsK: func(g, x []T, stride int, c []T, k int) {
 			addRowsKDriver(lvl, g, x, stride, c, k)
 		},
-		MarginsK: func(m, x []T, stride int, idx []int, w []T, k int) {
+		marginsK: func(m, x []T, stride int, idx []int, w []T, k int) {
 			marginsKDriver(lvl, m, x, stride, idx, w, k)
 		},
-		AddOuterK: func(g, x []T, stride int, idx []int, c []T, k int) {
+		addOuterK: func(g, x []T, stride int, idx []int, c []T, k int) {
 			addOuterKDriver(lvl, g, x, stride, idx, c, k, nil)
 		},
-		AddOuterKNext: func(g, x []T, stride int, idx []int, c []T, k int, next []int) {
+		addOuterKNext: func(g, x []T, stride int, idx []int, c []T, k int, next []int) {
 			addOuterKDriver(lvl, g, x, stride, idx, c, k, next)
 		},
-		LinearLoss: func(kind LossKind, loss, dloss, m, y []T) {
+		linearLoss: func(kind LossKind, loss, dloss, m, y []T) {
 			linearLossDriver(lvl, kind, loss, dloss, m, y)
 		},
-		SoftmaxCE: func(loss, z []T, label []int32, k int) {
+		softmaxCE: func(loss, z []T, label []int32, k int) {
 			softmaxCEDriver(lvl, loss, z, label, k)
 		},
-		Plus: func(kind PlusKind, eps T, rho, drho, s []T) {
+		plus: func(kind PlusKind, eps T, rho, drho, s []T) {
 			plusDriver(lvl, kind, eps, rho, drho, s)
 		},
-		BiasReLU:     func(z, b []T) { biasReLUDriver(lvl, z, b) },
-		ReLUBackward: func(gb, dh, a []T) { reluBackwardDriver(lvl, gb, dh, a) },
-		Exp:          func(dst, x []T) { expDriver(lvl, dst, x) },
-		Log1p:        func(dst, x []T) { log1pDriver(lvl, dst, x) },
-		FusedLinear: func(g, loss, x []T, stride int, idx []int, y, w []T, p *LinearStep[T]) (sumV, sumC T) {
+		biasReLU:     func(z, b []T) { biasReLUDriver(lvl, z, b) },
+		reluBackward: func(gb, dh, a []T) { reluBackwardDriver(lvl, gb, dh, a) },
+		exp:          func(dst, x []T) { expDriver(lvl, dst, x) },
+		log1p:        func(dst, x []T) { log1pDriver(lvl, dst, x) },
+		fusedLinear: func(g, loss, x []T, stride int, idx []int, y, w []T, p *LinearStep[T]) (sumV, sumC T) {
 			return fusedLinearDriver(lvl, g, loss, x, stride, idx, y, w, p)
 		},
 	}
-	// CSR rows: the AVX2 or NEON kernels at every level (the zmm ones are
-	// no faster on Zen 5; sparse_amd64.go).
-	ops.SparseMargins, ops.SparseAddRows = sparseMarginsGeneric[T], sparseAddRowsGeneric[T]
-	ops.SparseMarginsK, ops.SparseAddOuterK = sparseMarginsKGeneric[T], sparseAddOuterKGeneric[T]
+	// CSR rows: the AVX2 or NEON kernels at every level (sparse_amd64.go).
+	ops.sparseMargins, ops.sparseAddRows = sparseMarginsGeneric[T], sparseAddRowsGeneric[T]
+	ops.sparseMarginsK, ops.sparseAddOuterK = sparseMarginsKGeneric[T], sparseAddOuterKGeneric[T]
 	if archSparse {
-		sparseOps(&ops, sparseBase)
+		sparseOps(&ops)
 	}
 	compactDriverOps(&ops, lvl)
 	return ops

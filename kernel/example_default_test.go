@@ -13,7 +13,7 @@ import (
 // functions and agree to rounding.
 func ExampleDefault() {
 	im := kernel.Default()
-	fmt.Println(kernel.Info().Active == im.Name) // e.g. "avx2", "neon" or "generic"
+	fmt.Println(kernel.Info().Active == im.Name()) // e.g. "avx2", "neon" or "generic"
 
 	rng := rand.New(rand.NewPCG(1, 2))
 	x := make([]float64, 1000)

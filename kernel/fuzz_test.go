@@ -60,7 +60,7 @@ func fuzzDot[T Float](t *testing.T, data []byte, off int) {
 		x, gx := inGuard(v[:n], off%4)
 		y, gy := inGuard(v[n:2*n], (off/4)%4)
 		got := OpsOf[T](im).Dot(x, y)
-		checkDot(t, im.Name+" Dot", got, x, y)
+		checkDot(t, im.Name()+" Dot", got, x, y)
 		gx.check(t, "x")
 		gy.check(t, "y")
 	}
@@ -112,7 +112,7 @@ func fuzzRows[T Float](t *testing.T, data []byte, d, n, extra, k int, seed uint6
 			ops.Margins(m, x, stride, ix, w[:d])
 			for i := range m {
 				r := row(ix, i)
-				checkDot(t, im.Name+" Margins", m[i], x[r*stride:r*stride+d], w[:d])
+				checkDot(t, im.Name()+" Margins", m[i], x[r*stride:r*stride+d], w[:d])
 			}
 			gm.check(t, "m")
 			mk, gk := newGuarded[T](n*k, 2)
@@ -120,7 +120,7 @@ func fuzzRows[T Float](t *testing.T, data []byte, d, n, extra, k int, seed uint6
 			for i := 0; i < n; i++ {
 				r := row(ix, i)
 				for j := 0; j < k; j++ {
-					checkDot(t, im.Name+" MarginsK", mk[i*k+j], x[r*stride:r*stride+d], w[j*d:(j+1)*d])
+					checkDot(t, im.Name()+" MarginsK", mk[i*k+j], x[r*stride:r*stride+d], w[j*d:(j+1)*d])
 				}
 			}
 			gk.check(t, "mk")
@@ -138,7 +138,7 @@ func fuzzRows[T Float](t *testing.T, data []byte, d, n, extra, k int, seed uint6
 						fu, un = fmaT(c[i*k+j], xv, fu), mulAdd(c[i*k+j], xv, un)
 					}
 					if got := g[j*d+l]; !sameFloat(got, fu) && !sameFloat(got, un) {
-						t.Fatalf("%s AddOuterK k=%d d=%d n=%d: g[%d] = %v, want %v or %v", im.Name, k, d, n, j*d+l, got, fu, un)
+						t.Fatalf("%s AddOuterK k=%d d=%d n=%d: g[%d] = %v, want %v or %v", im.Name(), k, d, n, j*d+l, got, fu, un)
 					}
 				}
 			}
@@ -155,7 +155,7 @@ func fuzzRows[T Float](t *testing.T, data []byte, d, n, extra, k int, seed uint6
 							fu, un = fmaT(c[i], xv, fu), mulAdd(c[i], xv, un)
 						}
 						if !sameFloat(g1[l], fu) && !sameFloat(g1[l], un) {
-							t.Fatalf("%s AddRows d=%d n=%d: g[%d] = %v, want %v or %v", im.Name, d, n, l, g1[l], fu, un)
+							t.Fatalf("%s AddRows d=%d n=%d: g[%d] = %v, want %v or %v", im.Name(), d, n, l, g1[l], fu, un)
 						}
 					}
 				}
@@ -218,10 +218,10 @@ func fuzzLinearLoss[T Float](t *testing.T, m, y float64, kind LossKind, n int) {
 			if kind == Logistic {
 				tol := expUlp[T]() * (1 + math.Abs(float64(ys[i]*ms[i])))
 				if a, b := ulpDiff(loss[i], wl[i]), ulpDiff(dl[i], wd[i]); a > tol || b > tol {
-					t.Fatalf("%s Logistic(m=%v, y=%v) = %v, %v; generic %v, %v", im.Name, ms[i], ys[i], loss[i], dl[i], wl[i], wd[i])
+					t.Fatalf("%s Logistic(m=%v, y=%v) = %v, %v; generic %v, %v", im.Name(), ms[i], ys[i], loss[i], dl[i], wl[i], wd[i])
 				}
 			} else if !sameFloat(loss[i], wl[i]) || !sameFloat(dl[i], wd[i]) {
-				t.Fatalf("%s kind %d (m=%v, y=%v) = %v, %v; generic %v, %v", im.Name, kind, ms[i], ys[i], loss[i], dl[i], wl[i], wd[i])
+				t.Fatalf("%s kind %d (m=%v, y=%v) = %v, %v; generic %v, %v", im.Name(), kind, ms[i], ys[i], loss[i], dl[i], wl[i], wd[i])
 			}
 		}
 		gm.check(t, "m")
@@ -265,10 +265,10 @@ func fuzzPlus[T Float](t *testing.T, s, eps float64, kind PlusKind, n int) {
 			if kind == PlusSoftplus {
 				tol := expUlp[T]() * (1 + math.Abs(float64(ss[i])/float64(e)))
 				if a, b := ulpDiff(rho[i], wr[i]), ulpDiff(drho[i], wd[i]); (a > tol || b > tol) && !math.IsInf(tol, 0) && tol == tol {
-					t.Fatalf("%s Softplus(%v, eps=%v) = %v, %v; generic %v, %v", im.Name, ss[i], e, rho[i], drho[i], wr[i], wd[i])
+					t.Fatalf("%s Softplus(%v, eps=%v) = %v, %v; generic %v, %v", im.Name(), ss[i], e, rho[i], drho[i], wr[i], wd[i])
 				}
 			} else if !sameFloat(rho[i], wr[i]) || !sameFloat(drho[i], wd[i]) {
-				t.Fatalf("%s Plus kind %d (%v, eps=%v) = %v, %v; generic %v, %v", im.Name, kind, ss[i], e, rho[i], drho[i], wr[i], wd[i])
+				t.Fatalf("%s Plus kind %d (%v, eps=%v) = %v, %v; generic %v, %v", im.Name(), kind, ss[i], e, rho[i], drho[i], wr[i], wd[i])
 			}
 		}
 		gs.check(t, "s")
@@ -333,10 +333,10 @@ func fuzzExpLog1p[T Float](t *testing.T, x float64) {
 			for i, v := range dst {
 				if c.want.exact == nil {
 					if !sameFloat(v, T(c.want.want)) {
-						t.Fatalf("%s %s(%v)[%d] = %v, want %v", im.Name, c.name, xv, i, v, T(c.want.want))
+						t.Fatalf("%s %s(%v)[%d] = %v, want %v", im.Name(), c.name, xv, i, v, T(c.want.want))
 					}
 				} else if e := ulpErr(v, c.want.exact); e > 2 {
-					t.Fatalf("%s %s(%v)[%d] = %v: %.3g ulp", im.Name, c.name, xv, i, v, e)
+					t.Fatalf("%s %s(%v)[%d] = %v: %.3g ulp", im.Name(), c.name, xv, i, v, e)
 				}
 			}
 			gs.check(t, "x")
@@ -374,7 +374,7 @@ func fuzzSoftmax[T Float](t *testing.T, data []byte, k int, labelSeed uint32) {
 		zz, gz := inGuard(z, 1)
 		loss, gl := newGuarded[T](n, 2)
 		OpsOf[T](im).SoftmaxCE(loss, zz, label, k)
-		checkSoftmax(t, im.Name+" SoftmaxCE", z, zz, wz, loss, wl, label, k)
+		checkSoftmax(t, im.Name()+" SoftmaxCE", z, zz, wz, loss, wl, label, k)
 		gz.check(t, "z")
 		gl.check(t, "loss")
 	}
@@ -426,15 +426,15 @@ func fuzzFused[T Float](t *testing.T, data []byte, d, n int, loss LossKind, plus
 		}
 		for i := range l {
 			if !near(l[i], l2[i], l2[i]) {
-				t.Fatalf("%s FusedLinear loss[%d] %v, composed %v", im.Name, i, l[i], l2[i])
+				t.Fatalf("%s FusedLinear loss[%d] %v, composed %v", im.Name(), i, l[i], l2[i])
 			}
 		}
 		if !near(sv, sv2, T(n)) || !near(sc, sc2, T(n)) {
-			t.Fatalf("%s FusedLinear sums %v %v, composed %v %v", im.Name, sv, sc, sv2, sc2)
+			t.Fatalf("%s FusedLinear sums %v %v, composed %v %v", im.Name(), sv, sc, sv2, sc2)
 		}
 		for i := range g {
 			if !near(g[i], g2[i], 1) {
-				t.Fatalf("%s FusedLinear g[%d] %v, composed %v", im.Name, i, g[i], g2[i])
+				t.Fatalf("%s FusedLinear g[%d] %v, composed %v", im.Name(), i, g[i], g2[i])
 			}
 		}
 		gg.check(t, "g")
@@ -493,15 +493,15 @@ func fuzzReLU[T Float](t *testing.T, data []byte, n, h, off int) {
 		z, gz := inGuard(z0, off)
 		b, gb := inGuard(b0, (off+1)%4)
 		ops.BiasReLU(z, b)
-		same(im.Name+" BiasReLU z", z, wantZ)
+		same(im.Name()+" BiasReLU z", z, wantZ)
 		gz.check(t, "z")
 		gb.check(t, "b")
 		a, ga := inGuard(a0, off)
 		dh, gd := inGuard(dh0, (off+2)%4)
 		g, gg := inGuard(gb0, (off+3)%4)
 		ops.ReLUBackward(g, dh, a)
-		same(im.Name+" ReLUBackward dh", dh, wantDh)
-		same(im.Name+" ReLUBackward gb", g, wantGb)
+		same(im.Name()+" ReLUBackward dh", dh, wantDh)
+		same(im.Name()+" ReLUBackward gb", g, wantGb)
 		ga.check(t, "a")
 		gd.check(t, "dh")
 		gg.check(t, "gb")

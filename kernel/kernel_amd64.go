@@ -1,4 +1,4 @@
-//go:build !purego
+//go:build gc && !purego
 
 package kernel
 
@@ -18,19 +18,19 @@ import (
 // "avx2" (AVX2+FMA3). x/sys/cpu honours GODEBUG=cpu.avx512f=off (and
 // cpu.avx512vl=off, cpu.bmi2=off), which drops "avx512", and
 // GODEBUG=cpu.avx2=off or cpu.fma=off, which force the generic path.
-func archImpls() []*Impl {
+func archImpls() []*impl {
 	if !(cpu.X86.HasAVX2 && cpu.X86.HasFMA) {
 		return nil
 	}
-	avx2 := newImpl("avx2", "AVX2, FMA3", isaBase)
+	avx2 := newImpl("avx2", isaBase)
 	if !hasAVX512() {
-		return []*Impl{avx2}
+		return []*impl{avx2}
 	}
-	avx512 := newImpl("avx512", "AVX-512 F, VL; BMI2; AVX2, FMA3", isaWide)
+	avx512 := newImpl("avx512", isaWide)
 	if full, _ := fullWidthFMA512(); full {
-		return []*Impl{avx512, avx2}
+		return []*impl{avx512, avx2}
 	}
-	return []*Impl{avx2, avx512}
+	return []*impl{avx2, avx512}
 }
 
 // hasAVX512 reports whether the CPU (and GODEBUG) allow the zmm kernels.
@@ -43,7 +43,7 @@ func hasAVX512() bool {
 // the core executes 512-bit FMAs at full width, two per cycle, so that zmm
 // doubles ymm's peak; on double-pumped cores (AMD Zen 4, Intel client and
 // single-FMA-unit parts) zmm brings no more FMAs per cycle, and AVX2 stays.
-func archDefault(impls []*Impl) (*Impl, string) {
+func archDefault(impls []*impl) (*impl, string) {
 	if len(impls) < 2 {
 		return impls[0], "no SIMD kernels for this CPU (or GODEBUG turned AVX2/FMA off)"
 	}
@@ -52,7 +52,7 @@ func archDefault(impls []*Impl) (*Impl, string) {
 	}
 	full, why := fullWidthFMA512()
 	for _, im := range impls {
-		if full && im.Name == "avx512" || !full && im.Name == "avx2" {
+		if full && im.name == "avx512" || !full && im.name == "avx2" {
 			return im, why
 		}
 	}

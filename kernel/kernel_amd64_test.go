@@ -1,4 +1,4 @@
-//go:build !purego
+//go:build gc && !purego
 
 package kernel
 
@@ -20,28 +20,28 @@ func TestPrefetchingRowKernels(t *testing.T) {
 	streamBytes = 0
 	defer func() { streamBytes = saved }()
 	for _, im := range Impls() {
-		if im.Name != "avx2" && im.Name != "avx512" {
+		if im.Name() != "avx2" && im.Name() != "avx512" {
 			continue
 		}
 		t.Run("float32", func(t *testing.T) {
-			testMargins(t, &im.F32)
-			testAddRows(t, &im.F32)
-			testAddOuterK(t, &im.F32)
-			testAddOuterKNext(t, &im.F32)
-			testMarginsK(t, &im.F32)
-			testMarginsKBlocks(t, &im.F32)
-			testFusedLinear(t, &im.F32)
-			testLongRows(t, &im.F32)
+			testMargins(t, im.F32())
+			testAddRows(t, im.F32())
+			testAddOuterK(t, im.F32())
+			testAddOuterKNext(t, im.F32())
+			testMarginsK(t, im.F32())
+			testMarginsKBlocks(t, im.F32())
+			testFusedLinear(t, im.F32())
+			testLongRows(t, im.F32())
 		})
 		t.Run("float64", func(t *testing.T) {
-			testMargins(t, &im.F64)
-			testAddRows(t, &im.F64)
-			testAddOuterK(t, &im.F64)
-			testAddOuterKNext(t, &im.F64)
-			testMarginsK(t, &im.F64)
-			testMarginsKBlocks(t, &im.F64)
-			testFusedLinear(t, &im.F64)
-			testLongRows(t, &im.F64)
+			testMargins(t, im.F64())
+			testAddRows(t, im.F64())
+			testAddOuterK(t, im.F64())
+			testAddOuterKNext(t, im.F64())
+			testMarginsK(t, im.F64())
+			testMarginsKBlocks(t, im.F64())
+			testFusedLinear(t, im.F64())
+			testLongRows(t, im.F64())
 		})
 	}
 }

@@ -1,4 +1,4 @@
-//go:build !purego
+//go:build gc && !purego
 
 package kernel
 
@@ -11,15 +11,15 @@ import (
 
 // archImpls lists the arm64 assembly implementations this CPU supports, best
 // first: the NEON (ASIMD) kernels of kernel_arm64.s.
-func archImpls() []*Impl {
+func archImpls() []*impl {
 	if !cpu.ARM64.HasASIMD {
 		return nil
 	}
-	return []*Impl{neon}
+	return []*impl{neon}
 }
 
 // archDefault chooses the first of impls: NEON where the CPU has ASIMD.
-func archDefault(impls []*Impl) (*Impl, string) {
+func archDefault(impls []*impl) (*impl, string) {
 	if len(impls) > 1 {
 		return impls[0], "ASIMD"
 	}
@@ -32,7 +32,7 @@ func archDefault(impls []*Impl) (*Impl, string) {
 // last 1..3), the row kernels take lists of row pointers, four rows at a
 // time, which the primitives below gather, and there are no register-blocked
 // multi-class kernels (MarginsK lets the classes play the rows instead).
-var neon = newImpl("neon", "ASIMD", isaBase)
+var neon = newImpl("neon", isaBase)
 
 // archChunk bounds the elements one streaming assembly call handles, so a
 // goroutine is never stuck in assembly for long (tens of microseconds).

@@ -44,162 +44,6 @@ type LinearStep[T Float] struct {
 	Scale T // c_i = Scale · v_i · ℓ'(m_i); e.g. InvL/(α·b)
 }
 
-// Ops is the table of kernels for one element type T. Each field's comment is
-// the Go loop it computes; implementations must agree with the generic one to
-// the bound stated in the tests (bit-exact for elementwise arithmetic that the
-// generic code replays, a rounding bound for reductions and for exp/log1p).
-type Ops[T Float] struct {
-	// Dot returns Σ_i x[i]·y[i] over len(x) elements; len(y) ≥ len(x).
-	Dot func(x, y []T) T
-
-	// Axpy computes y[i] += a·x[i] for i < len(x).
-	Axpy func(a T, x, y []T)
-
-	// Lerp computes y[i] += t·(x[i] − y[i]) for i < len(x): a running mean.
-	Lerp func(t T, x, y []T)
-
-	// Margins computes m[i] = Σ_{l<len(w)} x[r_i*stride+l]·w[l] for i < len(m),
-	// with r_i = idx[i] (or i when idx is nil).
-	Margins func(m, x []T, stride int, idx []int, w []T)
-
-	// AddRows computes g[l] += Σ_{i<len(c)} c[i]·x[r_i*stride+l] for l < len(g).
-	AddRows func(g, x []T, stride int, idx []int, c []T)
-
-	// AddRowsK computes, for n = len(c)/k rows of g of d = len(g)/n
-	// elements, g[i*d+l] += Σ_{j<k} c[i*k+j]·x[j*stride+l]: g plus the
-	// product of the n×k matrix c and the k rows of x (the MLP's hidden
-	// gradients dZ·W₂). Each element's multiply-adds run in the order of j,
-	// as AddRows's do.
-	AddRowsK func(g, x []T, stride int, c []T, k int)
-
-	// MarginsK computes, for n = len(m)/k rows and d = len(w)/k features,
-	// m[i*k+j] = Σ_{l<d} x[r_i*stride+l]·w[j*d+l].
-	MarginsK func(m, x []T, stride int, idx []int, w []T, k int)
-
-	// AddOuterK computes, for n = len(c)/k rows and d = len(g)/k features,
-	// g[j*d+l] += Σ_{i<n} c[i*k+j]·x[r_i*stride+l].
-	AddOuterK func(g, x []T, stride int, idx []int, c []T, k int)
-
-	// BiasReLU treats z as n = len(z)/len(b) rows of h = len(b) and sets
-	// each row z_i to max(z_i + b, 0), elementwise: a sum ≤ 0 (−0
-	// included) becomes +0 and a NaN stays NaN. It is a dense layer's bias
-	// and ReLU; len(z) must be a multiple of len(b).
-	BiasReLU func(z, b []T)
-
-	// ReLUBackward treats a and dh as n = len(a)/len(gb) rows of
-	// h = len(gb): it sets dh[l] = 0 wherever a[l] ≤ 0 (ReLU's derivative
-	// at the activations a; a NaN activation keeps its gradient), then adds
-	// the rows of dh to gb in row order, gb[j] += dh[i*h+j] for
-	// i = 0, 1, …, n−1. len(a) must be a multiple of len(gb), and
-	// len(dh) ≥ len(a).
-	ReLUBackward func(gb, dh, a []T)
-
-	// AddOuterKNext is AddOuterK that, as it reads its rows, also fetches
-	// into cache the rows next of x (indices into x like idx's): the rows a
-	// following call will read, so that they arrive while this one
-	// computes. The result is AddOuterK's, bit for bit, whatever next
-	// holds: a row index out of range only makes a prefetch of an address
-	// outside x, which never faults. The assembly prefetches row next[i]'s
-	// columns as it reads row idx[i]'s, on gathered rows (idx not nil) of a
-	// matrix out of cache; elsewhere next is ignored.
-	AddOuterKNext func(g, x []T, stride int, idx []int, c []T, k int, next []int)
-
-	// LinearLoss computes, for i < len(m), the loss and its derivative in m:
-	// loss[i] = ℓ(m[i], y[i]), dloss[i] = ∂ℓ/∂m (m[i], y[i]).
-	LinearLoss func(kind LossKind, loss, dloss, m, y []T)
-
-	// SoftmaxCE treats z as n = len(loss) rows of k logits. For each row it
-	// writes loss[i] = logsumexp(z_i) − z_i[label[i]] and replaces z_i by
-	// softmax(z_i) − onehot(label[i]), the gradient of the loss in z_i.
-	SoftmaxCE func(loss, z []T, label []int32, k int)
-
-	// Plus computes, for i < len(s), the smoothed plus ρ(s[i]) into rho and its
-	// derivative ρ'(s[i]) into drho (either may be nil to skip it).
-	Plus func(kind PlusKind, eps T, rho, drho, s []T)
-
-	// Exp computes dst[i] = e^{x[i]}.
-	Exp func(dst, x []T)
-
-	// Log1p computes dst[i] = log(1 + x[i]).
-	Log1p func(dst, x []T)
-
-	// FusedLinear runs one minibatch step of a linear model in a single pass
-	// over the rows, for n = len(loss):
-	//
-	//	m_i = x_{r_i}·w + p.Bias
-	//	loss[i], d_i = ℓ(m_i, y[i]), ∂ℓ/∂m          (y is gathered: y[i] is row r_i's)
-	//	v_i = ρ'(loss[i]·p.InvL − p.Tau)               (p.Plus)
-	//	c_i = p.Scale · v_i · d_i
-	//	g[l] += c_i · x_{r_i}[l]  for l < len(w)
-	//
-	// and returns Σ v_i and Σ c_i (the latter is the bias gradient).
-	FusedLinear func(g, loss, x []T, stride int, idx []int, y, w []T, p *LinearStep[T]) (sumV, sumC T)
-
-	// SparseMargins is Margins on CSR rows: row r holds the entries
-	// vals[p] in the columns cols[p] for indptr[r] ≤ p < indptr[r+1], and
-	//
-	//	m[i] = Σ_{indptr[r_i] ≤ p < indptr[r_i+1]} vals[p]·w[cols[p]]
-	//
-	// for i < len(m), with r_i = idx[i] (or i when idx is nil). A column
-	// repeated within a row counts once per entry (its values add up); an
-	// empty row gives 0. The generic code sums in the order of the entries;
-	// the assembly (AVX2 gathers, NEON scalar-index loads; see
-	// sparse_driver.go) in vector or four scalar accumulators, within the
-	// bound of any dot product, |m_i − exact| ≤ (nnz_i+1)·u·Σ_p |vals[p]·w[cols[p]]|,
-	// in an order fixed by the row alone: the same row gives the same bits
-	// in any minibatch, on any thread. A column ≥ len(w), a row index or
-	// row offsets out of range panic.
-	SparseMargins func(m []T, indptr []int64, cols []uint32, vals []T, idx []int, w []T)
-
-	// SparseAddRows is AddRows on CSR rows (see SparseMargins): for each
-	// i < len(c) and each entry p of row r_i, g[cols[p]] += c[i]·vals[p],
-	// rows in order, entries in order. A repeated column gets each of its
-	// entries added. The assembly takes the entries one at a time, each a
-	// fused multiply-add g[col] = fma(c_i, vals[p], g[col]) (AVX2 has no
-	// scatter, and a gather-add-scatter would lose the updates of a column
-	// repeated within a vector); the generic code may round the product
-	// first.
-	SparseAddRows func(g []T, indptr []int64, cols []uint32, vals []T, idx []int, c []T)
-
-	// SparseMarginsK is MarginsK on CSR rows (see SparseMargins): for
-	// n = len(m)/k rows and d = len(w)/k features,
-	// m[i*k+j] = Σ_p vals[p]·w[j*d+cols[p]] over the entries p of row r_i,
-	// each as SparseMargins computes it (k = 1 is SparseMargins, bit for
-	// bit).
-	SparseMarginsK func(m []T, indptr []int64, cols []uint32, vals []T, idx []int, w []T, k int)
-
-	// SparseAddOuterK is AddOuterK on CSR rows: for n = len(c)/k rows and
-	// d = len(g)/k features, g[j*d+cols[p]] += c[i*k+j]·vals[p] for every
-	// entry p of row r_i, rows in order, then classes, then entries, as
-	// SparseAddRows computes them (k = 1 is SparseAddRows, bit for bit).
-	SparseAddOuterK func(g []T, indptr []int64, cols []uint32, vals []T, idx []int, c []T, k int)
-
-	// MarginsC, AddRowsC, MarginsKC, AddOuterKC and FusedLinearC are
-	// Margins, AddRows, MarginsK, AddOuterK and FusedLinear on the rows of
-	// a compact matrix x (see Compact: uint8 features with a scale, IEEE
-	// half floats or bfloat16s), whose features they convert to T as they
-	// load them; x.Stride is the row stride. Their results are their dense
-	// twins' on the matrix of the converted values, to the rounding of a
-	// reduction's order (and, for bytes, of where the scale is applied:
-	// after the sum, or into the coefficient). In float32 the assembly
-	// implementations read the rows directly where the architecture has
-	// such kernels (amd64: the row and class kernels on bytes and
-	// bfloat16s, and on halves with F16C; NEON: the row kernels of the
-	// linear models, MarginsC, AddRowsC and FusedLinearC, on all three),
-	// and otherwise convert a block of rows at a time into a float32
-	// buffer on the stack and run the float32 kernels on it; float64 runs
-	// the generic loops.
-	MarginsC   func(m []T, x *Compact, idx []int, w []T)
-	AddRowsC   func(g []T, x *Compact, idx []int, c []T)
-	MarginsKC  func(m []T, x *Compact, idx []int, w []T, k int)
-	AddOuterKC func(g []T, x *Compact, idx []int, c []T, k int)
-	// AddOuterKCNext is AddOuterKC that also fetches the rows next of x
-	// into cache, as AddOuterKNext does (float32, where the class kernels
-	// read compact rows directly); its result is AddOuterKC's, bit for bit.
-	AddOuterKCNext func(g []T, x *Compact, idx []int, c []T, k int, next []int)
-	FusedLinearC   func(g, loss []T, x *Compact, idx []int, y, w []T, p *LinearStep[T]) (sumV, sumC T)
-}
-
 // row returns the index of the i-th gathered row.
 func row(idx []int, i int) int {
 	if idx == nil {
@@ -208,34 +52,34 @@ func row(idx []int, i int) int {
 	return idx[i]
 }
 
-func genericOps[T Float]() Ops[T] {
-	o := Ops[T]{
-		Dot:       dotGeneric[T],
-		Axpy:      axpyGeneric[T],
-		Lerp:      lerpGeneric[T],
-		Margins:   marginsGeneric[T],
-		AddRows:   addRowsGeneric[T],
-		AddRowsK:  addRowsKGeneric[T],
-		MarginsK:  marginsKGeneric[T],
-		AddOuterK: addOuterKGeneric[T],
-		AddOuterKNext: func(g, x []T, stride int, idx []int, c []T, k int, _ []int) {
+func genericOps[T Float]() table[T] {
+	o := table[T]{
+		dot:       dotGeneric[T],
+		axpy:      axpyGeneric[T],
+		lerp:      lerpGeneric[T],
+		margins:   marginsGeneric[T],
+		addRows:   addRowsGeneric[T],
+		addRowsK:  addRowsKGeneric[T],
+		marginsK:  marginsKGeneric[T],
+		addOuterK: addOuterKGeneric[T],
+		addOuterKNext: func(g, x []T, stride int, idx []int, c []T, k int, _ []int) {
 			addOuterKGeneric(g, x, stride, idx, c, k)
 		},
-		LinearLoss:  linearLossGeneric[T],
-		SoftmaxCE:   softmaxCEGeneric[T],
-		Plus:        plusGeneric[T],
-		Exp:         expGeneric[T],
-		Log1p:       log1pGeneric[T],
-		FusedLinear: fusedLinearGeneric[T],
+		linearLoss:  linearLossGeneric[T],
+		softmaxCE:   softmaxCEGeneric[T],
+		plus:        plusGeneric[T],
+		exp:         expGeneric[T],
+		log1p:       log1pGeneric[T],
+		fusedLinear: fusedLinearGeneric[T],
 
-		BiasReLU:     biasReLUGeneric[T],
-		ReLUBackward: reluBackwardGeneric[T],
+		biasReLU:     biasReLUGeneric[T],
+		reluBackward: reluBackwardGeneric[T],
 
-		SparseMargins: sparseMarginsGeneric[T],
-		SparseAddRows: sparseAddRowsGeneric[T],
+		sparseMargins: sparseMarginsGeneric[T],
+		sparseAddRows: sparseAddRowsGeneric[T],
 
-		SparseMarginsK:  sparseMarginsKGeneric[T],
-		SparseAddOuterK: sparseAddOuterKGeneric[T],
+		sparseMarginsK:  sparseMarginsKGeneric[T],
+		sparseAddOuterK: sparseAddOuterKGeneric[T],
 	}
 	compactOps(&o)
 	return o

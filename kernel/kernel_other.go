@@ -1,11 +1,11 @@
-//go:build purego || !(amd64 || arm64)
+//go:build !gc || purego || !(amd64 || arm64)
 
 package kernel
 
 import "unsafe"
 
 // archImpls has no assembly to offer: the generic reference runs alone.
-func archImpls() []*Impl { return nil }
+func archImpls() []*impl { return nil }
 
 // The driver (driver.go) is compiled everywhere; without assembly it never
 // runs, and these declarations only let it compile.
@@ -21,7 +21,7 @@ const (
 )
 
 // archDefault: without assembly the generic reference is the only choice.
-func archDefault(impls []*Impl) (*Impl, string) { return impls[0], "no assembly in this build" }
+func archDefault(impls []*impl) (*impl, string) { return impls[0], "no assembly in this build" }
 
 const noAsm = "kernel: no assembly in this build"
 

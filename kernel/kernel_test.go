@@ -222,10 +222,10 @@ func checkDot[T Float](t testing.TB, what string, got T, x, y []T) {
 }
 
 // forImpls runs f for every implementation and both precisions.
-func forImpls(t *testing.T, f32 func(t *testing.T, im *Impl), f64 func(t *testing.T, im *Impl)) {
+func forImpls(t *testing.T, f32 func(t *testing.T, im Impl), f64 func(t *testing.T, im Impl)) {
 	for _, im := range Impls() {
-		t.Run(im.Name+"/float32", func(t *testing.T) { f32(t, im) })
-		t.Run(im.Name+"/float64", func(t *testing.T) { f64(t, im) })
+		t.Run(im.Name()+"/float32", func(t *testing.T) { f32(t, im) })
+		t.Run(im.Name()+"/float64", func(t *testing.T) { f64(t, im) })
 	}
 }
 
@@ -268,7 +268,7 @@ func matrix[T Float](r *rand.Rand, rows, stride, d, off int) ([]T, guarded[T]) {
 
 // ---- Level 1 ---------------------------------------------------------------
 
-func testDot[T Float](t *testing.T, ops *Ops[T]) {
+func testDot[T Float](t *testing.T, ops Ops[T]) {
 	r := rand.New(rand.NewPCG(1, 2))
 	for n := 0; n <= maxLen; n++ {
 		for _, off := range offsets {
@@ -284,7 +284,7 @@ func testDot[T Float](t *testing.T, ops *Ops[T]) {
 	}
 }
 
-func testAxpyLerp[T Float](t *testing.T, ops *Ops[T]) {
+func testAxpyLerp[T Float](t *testing.T, ops Ops[T]) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for n := 0; n <= maxLen; n++ {
 		for _, off := range offsets {
@@ -320,18 +320,18 @@ func testAxpyLerp[T Float](t *testing.T, ops *Ops[T]) {
 }
 
 func TestDot(t *testing.T) {
-	forImpls(t, func(t *testing.T, im *Impl) { testDot(t, &im.F32) }, func(t *testing.T, im *Impl) { testDot(t, &im.F64) })
+	forImpls(t, func(t *testing.T, im Impl) { testDot(t, im.F32()) }, func(t *testing.T, im Impl) { testDot(t, im.F64()) })
 }
 
 func TestAxpyLerp(t *testing.T) {
-	forImpls(t, func(t *testing.T, im *Impl) { testAxpyLerp(t, &im.F32) }, func(t *testing.T, im *Impl) { testAxpyLerp(t, &im.F64) })
+	forImpls(t, func(t *testing.T, im Impl) { testAxpyLerp(t, im.F32()) }, func(t *testing.T, im Impl) { testAxpyLerp(t, im.F64()) })
 }
 
 // ---- Rows ------------------------------------------------------------------
 
 var rowCounts = []int{0, 1, 3, 4, 5, 8, 9, 17}
 
-func testMargins[T Float](t *testing.T, ops *Ops[T]) {
+func testMargins[T Float](t *testing.T, ops Ops[T]) {
 	r := rand.New(rand.NewPCG(5, 6))
 	for d := 0; d <= maxLen; d++ {
 		for _, n := range rowCounts {
@@ -356,7 +356,7 @@ func testMargins[T Float](t *testing.T, ops *Ops[T]) {
 	}
 }
 
-func testAddRows[T Float](t *testing.T, ops *Ops[T]) {
+func testAddRows[T Float](t *testing.T, ops Ops[T]) {
 	r := rand.New(rand.NewPCG(7, 8))
 	for d := 0; d <= maxLen; d++ {
 		for _, n := range rowCounts {
@@ -393,7 +393,7 @@ func testAddRows[T Float](t *testing.T, ops *Ops[T]) {
 // over j in order, fused or not, for every width up to maxLen (whole
 // groups of four registers, the rest, the masked tail), several class and
 // row counts, with guard cells around g, x and c.
-func testAddRowsK[T Float](t *testing.T, ops *Ops[T]) {
+func testAddRowsK[T Float](t *testing.T, ops Ops[T]) {
 	r := rand.New(rand.NewPCG(17, 18))
 	for d := 0; d <= maxLen; d++ {
 		for _, k := range []int{1, 2, 3, 10} {
@@ -428,14 +428,14 @@ func testAddRowsK[T Float](t *testing.T, ops *Ops[T]) {
 }
 
 func TestAddRowsK(t *testing.T) {
-	forImpls(t, func(t *testing.T, im *Impl) { testAddRowsK(t, &im.F32) }, func(t *testing.T, im *Impl) { testAddRowsK(t, &im.F64) })
+	forImpls(t, func(t *testing.T, im Impl) { testAddRowsK(t, im.F32()) }, func(t *testing.T, im Impl) { testAddRowsK(t, im.F64()) })
 }
 
 var classCounts = []int{1, 2, 3, 4, 5, 7, 9, 10, 11, 16, 20, 21}
 
 var kDims = []int{0, 1, 2, 3, 5, 7, 8, 9, 15, 16, 17, 31, 33, 64, 100, 130}
 
-func testMarginsK[T Float](t *testing.T, ops *Ops[T]) {
+func testMarginsK[T Float](t *testing.T, ops Ops[T]) {
 	r := rand.New(rand.NewPCG(9, 10))
 	for _, k := range classCounts {
 		for _, d := range kDims {
@@ -468,7 +468,7 @@ func testMarginsK[T Float](t *testing.T, ops *Ops[T]) {
 // testMarginsKBlocks runs MarginsK on rows long enough that an
 // implementation may shrink its class blocks (the zmm kernel keeps a block's
 // weights within 32 KiB) and over more rows than one call takes.
-func testMarginsKBlocks[T Float](t *testing.T, ops *Ops[T]) {
+func testMarginsKBlocks[T Float](t *testing.T, ops Ops[T]) {
 	r := rand.New(rand.NewPCG(13, 14))
 	for _, d := range []int{1000, 1531} {
 		for _, k := range []int{4, 10, 13} {
@@ -497,7 +497,7 @@ func testMarginsKBlocks[T Float](t *testing.T, ops *Ops[T]) {
 	}
 }
 
-func testAddOuterK[T Float](t *testing.T, ops *Ops[T]) {
+func testAddOuterK[T Float](t *testing.T, ops Ops[T]) {
 	r := rand.New(rand.NewPCG(11, 12))
 	for _, k := range classCounts {
 		for _, d := range kDims {
@@ -535,30 +535,30 @@ func testAddOuterK[T Float](t *testing.T, ops *Ops[T]) {
 }
 
 func TestMargins(t *testing.T) {
-	forImpls(t, func(t *testing.T, im *Impl) { testMargins(t, &im.F32) }, func(t *testing.T, im *Impl) { testMargins(t, &im.F64) })
+	forImpls(t, func(t *testing.T, im Impl) { testMargins(t, im.F32()) }, func(t *testing.T, im Impl) { testMargins(t, im.F64()) })
 }
 
 func TestAddRows(t *testing.T) {
-	forImpls(t, func(t *testing.T, im *Impl) { testAddRows(t, &im.F32) }, func(t *testing.T, im *Impl) { testAddRows(t, &im.F64) })
+	forImpls(t, func(t *testing.T, im Impl) { testAddRows(t, im.F32()) }, func(t *testing.T, im Impl) { testAddRows(t, im.F64()) })
 }
 
 func TestMarginsK(t *testing.T) {
-	forImpls(t, func(t *testing.T, im *Impl) { testMarginsK(t, &im.F32) }, func(t *testing.T, im *Impl) { testMarginsK(t, &im.F64) })
+	forImpls(t, func(t *testing.T, im Impl) { testMarginsK(t, im.F32()) }, func(t *testing.T, im Impl) { testMarginsK(t, im.F64()) })
 }
 
 func TestMarginsKBlocks(t *testing.T) {
-	forImpls(t, func(t *testing.T, im *Impl) { testMarginsKBlocks(t, &im.F32) }, func(t *testing.T, im *Impl) { testMarginsKBlocks(t, &im.F64) })
+	forImpls(t, func(t *testing.T, im Impl) { testMarginsKBlocks(t, im.F32()) }, func(t *testing.T, im Impl) { testMarginsKBlocks(t, im.F64()) })
 }
 
 func TestAddOuterK(t *testing.T) {
-	forImpls(t, func(t *testing.T, im *Impl) { testAddOuterK(t, &im.F32) }, func(t *testing.T, im *Impl) { testAddOuterK(t, &im.F64) })
+	forImpls(t, func(t *testing.T, im Impl) { testAddOuterK(t, im.F32()) }, func(t *testing.T, im Impl) { testAddOuterK(t, im.F64()) })
 }
 
 // testAddOuterKNext holds AddOuterKNext to AddOuterK's bits, for every
 // class count, width and row count of testAddOuterK, rows listed or not,
 // and prefetch lists (next) nil, empty, shorter than, as long as and longer
 // than the call's rows, with rows anywhere in x and out of its range.
-func testAddOuterKNext[T Float](t *testing.T, ops *Ops[T]) {
+func testAddOuterKNext[T Float](t *testing.T, ops Ops[T]) {
 	r := rand.New(rand.NewPCG(13, 14))
 	for _, k := range classCounts {
 		for _, d := range kDims {
@@ -577,7 +577,7 @@ func testAddOuterKNext[T Float](t *testing.T, ops *Ops[T]) {
 								next[i] = r.IntN(rows)
 							}
 							if nn > 0 {
-								next[0] = 1 << 40 // far outside x: a prefetch, never a read
+								next[0] = int(min(uint64(1)<<40, math.MaxInt)) // far outside x: a prefetch, never a read
 							}
 						}
 						want := make([]T, k*d)
@@ -601,7 +601,7 @@ func testAddOuterKNext[T Float](t *testing.T, ops *Ops[T]) {
 }
 
 func TestAddOuterKNext(t *testing.T) {
-	forImpls(t, func(t *testing.T, im *Impl) { testAddOuterKNext(t, &im.F32) }, func(t *testing.T, im *Impl) { testAddOuterKNext(t, &im.F64) })
+	forImpls(t, func(t *testing.T, im Impl) { testAddOuterKNext(t, im.F32()) }, func(t *testing.T, im Impl) { testAddOuterKNext(t, im.F64()) })
 }
 
 // ---- Elementwise -------------------------------------------------------------
@@ -635,7 +635,7 @@ func expUlp[T Float]() float64 {
 	return 5
 }
 
-func testExpLog1p[T Float](t *testing.T, ops *Ops[T]) {
+func testExpLog1p[T Float](t *testing.T, ops Ops[T]) {
 	gen := OpsOf[T](Generic())
 	r := rand.New(rand.NewPCG(13, 14))
 	for n := 0; n <= maxLen; n++ {
@@ -663,10 +663,10 @@ func testExpLog1p[T Float](t *testing.T, ops *Ops[T]) {
 }
 
 func TestExpLog1p(t *testing.T) {
-	forImpls(t, func(t *testing.T, im *Impl) { testExpLog1p(t, &im.F32) }, func(t *testing.T, im *Impl) { testExpLog1p(t, &im.F64) })
+	forImpls(t, func(t *testing.T, im Impl) { testExpLog1p(t, im.F32()) }, func(t *testing.T, im Impl) { testExpLog1p(t, im.F64()) })
 }
 
-func testLinearLoss[T Float](t *testing.T, ops *Ops[T]) {
+func testLinearLoss[T Float](t *testing.T, ops Ops[T]) {
 	gen := OpsOf[T](Generic())
 	r := rand.New(rand.NewPCG(15, 16))
 	for _, kind := range []LossKind{Logistic, Squared, Absolute} {
@@ -708,10 +708,10 @@ func testLinearLoss[T Float](t *testing.T, ops *Ops[T]) {
 }
 
 func TestLinearLoss(t *testing.T) {
-	forImpls(t, func(t *testing.T, im *Impl) { testLinearLoss(t, &im.F32) }, func(t *testing.T, im *Impl) { testLinearLoss(t, &im.F64) })
+	forImpls(t, func(t *testing.T, im Impl) { testLinearLoss(t, im.F32()) }, func(t *testing.T, im Impl) { testLinearLoss(t, im.F64()) })
 }
 
-func testPlus[T Float](t *testing.T, ops *Ops[T]) {
+func testPlus[T Float](t *testing.T, ops Ops[T]) {
 	gen := OpsOf[T](Generic())
 	r := rand.New(rand.NewPCG(17, 18))
 	for _, kind := range []PlusKind{PlusNone, PlusHinge, PlusSoftplus, PlusQuadratic} {
@@ -767,7 +767,7 @@ func testPlus[T Float](t *testing.T, ops *Ops[T]) {
 }
 
 func TestPlus(t *testing.T) {
-	forImpls(t, func(t *testing.T, im *Impl) { testPlus(t, &im.F32) }, func(t *testing.T, im *Impl) { testPlus(t, &im.F64) })
+	forImpls(t, func(t *testing.T, im Impl) { testPlus(t, im.F32()) }, func(t *testing.T, im Impl) { testPlus(t, im.F64()) })
 }
 
 // testSlowLanes puts one input whose e = exp(−|t|) is below float32's
@@ -776,7 +776,7 @@ func TestPlus(t *testing.T) {
 // other lanes moderate and every lane different, and checks the logistic
 // loss and softplus against the generic reference: a result taken from the
 // wrong lane or half of a register would be orders of magnitude off.
-func testSlowLanes[T Float](t *testing.T, ops *Ops[T]) {
+func testSlowLanes[T Float](t *testing.T, ops Ops[T]) {
 	gen := OpsOf[T](Generic())
 	const n = 40
 	const eps = 0.5
@@ -812,7 +812,7 @@ func testSlowLanes[T Float](t *testing.T, ops *Ops[T]) {
 }
 
 func TestSlowLanes(t *testing.T) {
-	forImpls(t, func(t *testing.T, im *Impl) { testSlowLanes(t, &im.F32) }, func(t *testing.T, im *Impl) { testSlowLanes(t, &im.F64) })
+	forImpls(t, func(t *testing.T, im Impl) { testSlowLanes(t, im.F32()) }, func(t *testing.T, im Impl) { testSlowLanes(t, im.F64()) })
 }
 
 // checkSoftmax compares one implementation's SoftmaxCE result with the
@@ -840,7 +840,7 @@ func checkSoftmax[T Float](t testing.TB, what string, z0, gotZ, wantZ, gotL, wan
 	}
 }
 
-func testSoftmaxCE[T Float](t *testing.T, ops *Ops[T]) {
+func testSoftmaxCE[T Float](t *testing.T, ops Ops[T]) {
 	gen := OpsOf[T](Generic())
 	r := rand.New(rand.NewPCG(19, 20))
 	for _, k := range []int{1, 2, 3, 4, 5, 7, 8, 10, 16, 33} {
@@ -880,7 +880,7 @@ func testSoftmaxCE[T Float](t *testing.T, ops *Ops[T]) {
 }
 
 func TestSoftmaxCE(t *testing.T) {
-	forImpls(t, func(t *testing.T, im *Impl) { testSoftmaxCE(t, &im.F32) }, func(t *testing.T, im *Impl) { testSoftmaxCE(t, &im.F64) })
+	forImpls(t, func(t *testing.T, im Impl) { testSoftmaxCE(t, im.F32()) }, func(t *testing.T, im Impl) { testSoftmaxCE(t, im.F64()) })
 }
 
 // ---- Fused step --------------------------------------------------------------
@@ -899,7 +899,7 @@ func fusedCases[T Float]() []LinearStep[T] {
 // composeLinear is FusedLinear spelled out with the implementation's own
 // kernels: it must give what FusedLinear gives, up to the rounding of the
 // scalar glue.
-func composeLinear[T Float](ops *Ops[T], g, loss, x []T, stride int, idx []int, y, w []T, p *LinearStep[T]) (sumV, sumC T) {
+func composeLinear[T Float](ops Ops[T], g, loss, x []T, stride int, idx []int, y, w []T, p *LinearStep[T]) (sumV, sumC T) {
 	n := len(loss)
 	m, dl, s, v, c := make([]T, n), make([]T, n), make([]T, n), make([]T, n), make([]T, n)
 	ops.Margins(m, x, stride, idx, w)
@@ -920,7 +920,7 @@ func composeLinear[T Float](ops *Ops[T], g, loss, x []T, stride int, idx []int, 
 	return sumV, sumC
 }
 
-func testFusedLinear[T Float](t *testing.T, ops *Ops[T]) {
+func testFusedLinear[T Float](t *testing.T, ops Ops[T]) {
 	gen := OpsOf[T](Generic())
 	r := rand.New(rand.NewPCG(21, 22))
 	u := unitRoundoff[T]()
@@ -1001,7 +1001,7 @@ func testFusedLinear[T Float](t *testing.T, ops *Ops[T]) {
 }
 
 func TestFusedLinear(t *testing.T) {
-	forImpls(t, func(t *testing.T, im *Impl) { testFusedLinear(t, &im.F32) }, func(t *testing.T, im *Impl) { testFusedLinear(t, &im.F64) })
+	forImpls(t, func(t *testing.T, im Impl) { testFusedLinear(t, im.F32()) }, func(t *testing.T, im Impl) { testFusedLinear(t, im.F64()) })
 }
 
 // ---- The reference itself -------------------------------------------------------
@@ -1010,8 +1010,8 @@ func TestFusedLinear(t *testing.T) {
 // generic one first of all) against their definitions.
 func TestGenericReference(t *testing.T) {
 	for _, im := range Impls() {
-		ops := &im.F64
-		t.Run(im.Name, func(t *testing.T) {
+		ops := im.F64()
+		t.Run(im.Name(), func(t *testing.T) {
 			// Logistic loss against log(1+e^{−z}) in 200-bit arithmetic.
 			ms := []float64{-800, -40, -3, -1, -1e-9, 0, 1e-9, 0.5, 1, 3, 40, 700}
 			for _, y := range []float64{1, -1} {
@@ -1143,25 +1143,25 @@ func TestFastPathSelected(t *testing.T) {
 	}
 	names := []string{}
 	for _, im := range Impls() {
-		names = append(names, im.Name)
+		names = append(names, im.Name())
 	}
 	if last := Impls()[len(Impls())-1]; last != Generic() {
-		t.Fatalf("last implementation is %q, want generic", last.Name)
+		t.Fatalf("last implementation is %q, want generic", last.Name())
 	}
 	if want == "" {
 		t.Logf("no fast path expected here (GOARCH %s, purego %v); implementations %v", runtime.GOARCH, puregoBuild, names)
 		if puregoBuild && Default() != Generic() {
-			t.Fatalf("purego build uses %q", Default().Name)
+			t.Fatalf("purego build uses %q", Default().Name())
 		}
 		return
 	}
-	if Default().Name != want {
-		t.Fatalf("CPU supports %q but the default implementation is %q (available: %v; %s)", want, Default().Name, names, Info().Reason)
+	if Default().Name() != want {
+		t.Fatalf("CPU supports %q but the default implementation is %q (available: %v; %s)", want, Default().Name(), names, Info().Reason)
 	}
 	if im, err := Lookup(want); err != nil || im != Default() {
 		t.Fatalf("Lookup(%q) = %v, %v; want the default", want, im, err)
 	}
-	if For[float32]() != &Default().F32 || For[float64]() != &Default().F64 {
+	if For[float32]() != Default().F32() || For[float64]() != Default().F64() {
 		t.Fatal("For does not return the default tables")
 	}
 }
@@ -1172,7 +1172,7 @@ var expectWide func() bool
 
 // ---- Allocations ---------------------------------------------------------------
 
-func allocsFor[T Float](t *testing.T, name string, ops *Ops[T]) {
+func allocsFor[T Float](t *testing.T, name string, ops Ops[T]) {
 	d, n, k := 100, 37, 5
 	x := make([]T, n*d)
 	w := make([]T, k*d)
@@ -1217,18 +1217,18 @@ func allocsFor[T Float](t *testing.T, name string, ops *Ops[T]) {
 
 func TestNoAllocs(t *testing.T) {
 	for _, im := range Impls() {
-		allocsFor(t, im.Name, &im.F32)
-		allocsFor(t, im.Name, &im.F64)
+		allocsFor(t, im.Name(), im.F32())
+		allocsFor(t, im.Name(), im.F64())
 	}
 }
 
 // TestLongRows uses rows longer than any column block an implementation may
 // split them into, in both precisions.
 func TestLongRows(t *testing.T) {
-	forImpls(t, func(t *testing.T, im *Impl) { testLongRows(t, &im.F32) }, func(t *testing.T, im *Impl) { testLongRows(t, &im.F64) })
+	forImpls(t, func(t *testing.T, im Impl) { testLongRows(t, im.F32()) }, func(t *testing.T, im Impl) { testLongRows(t, im.F64()) })
 }
 
-func testLongRows[T Float](t *testing.T, ops *Ops[T]) {
+func testLongRows[T Float](t *testing.T, ops Ops[T]) {
 	r := rand.New(rand.NewPCG(41, 42))
 	const d, n, rows = 33031, 6, 7
 	stride := d + 3
@@ -1287,12 +1287,12 @@ func testLongRows[T Float](t *testing.T, ops *Ops[T]) {
 
 func TestLookup(t *testing.T) {
 	for _, im := range Impls() {
-		got, err := Lookup(im.Name)
+		got, err := Lookup(im.Name())
 		if err != nil || got != im {
-			t.Errorf("Lookup(%q) = %v, %v; want %v", im.Name, got, err, im)
+			t.Errorf("Lookup(%q) = %v, %v; want %v", im.Name(), got, err, im)
 		}
 	}
-	if im, err := Lookup("no-such-kernel"); err == nil || im != nil {
+	if im, err := Lookup("no-such-kernel"); err == nil || im != (Impl{}) {
 		t.Errorf("Lookup of an unknown name = %v, %v; want an error", im, err)
 	} else if !strings.Contains(err.Error(), "generic") {
 		t.Errorf("Lookup's error %q does not list the available implementations", err)
@@ -1304,18 +1304,42 @@ func TestLookup(t *testing.T) {
 func TestOverride(t *testing.T) {
 	arch, _ := archDefault(impls)
 	for _, im := range Impls() {
-		got, why, note := chooseDefault(im.Name)
-		if got != im || note != "" || !strings.Contains(why, im.Name) {
-			t.Errorf("CVAR_KERNEL=%s: got %v (%q, %q)", im.Name, got, why, note)
+		c := chooseDefault(im.Name())
+		if got := (Impl{c.im}); got != im || c.note != "" || !strings.Contains(c.why, im.Name()) {
+			t.Errorf("CVAR_KERNEL=%s: got %v (%q, %q)", im.Name(), got, c.why, c.note)
 		}
 	}
 	for _, bad := range []string{"no-such", "AVX2 ", "\x00"} {
-		got, _, note := chooseDefault(bad)
-		if got != arch || !strings.Contains(note, "ignored") {
-			t.Errorf("CVAR_KERNEL=%q: got %v, note %q; want %v and a note", bad, got, note, arch)
+		c := chooseDefault(bad)
+		if c.im != arch || !strings.Contains(c.note, "ignored") {
+			t.Errorf("CVAR_KERNEL=%q: got %v, note %q; want %v and a note", bad, Impl{c.im}, c.note, Impl{arch})
 		}
 	}
-	if got, _, note := chooseDefault(""); got != arch || note != "" {
-		t.Errorf("no CVAR_KERNEL: got %v, %q; want %v", got, note, arch)
+	if c := chooseDefault(""); c.im != arch || c.note != "" {
+		t.Errorf("no CVAR_KERNEL: got %v, %q; want %v", Impl{c.im}, c.note, Impl{arch})
+	}
+}
+
+// TestDefaultReadsEnvOnFirstUse checks that the default is chosen when it is
+// first asked for, from CVAR_KERNEL as it is then, and never again.
+func TestDefaultReadsEnvOnFirstUse(t *testing.T) {
+	env, reads := "", 0
+	def := newDefault(func(key string) string {
+		if key != "CVAR_KERNEL" {
+			t.Errorf("read %q, want CVAR_KERNEL", key)
+		}
+		reads++
+		return env
+	})
+	if reads != 0 {
+		t.Fatal("CVAR_KERNEL read before the default was asked for")
+	}
+	env = "generic"
+	if c := def(); c.im != generic || c.why != "CVAR_KERNEL=generic" {
+		t.Errorf("CVAR_KERNEL=generic set before the first call: got %v (%q)", Impl{c.im}, c.why)
+	}
+	env = "no-such"
+	if c := def(); c.im != generic || c.note != "" || reads != 1 {
+		t.Errorf("the choice changed after the first call: %v, note %q, %d reads", Impl{c.im}, c.note, reads)
 	}
 }

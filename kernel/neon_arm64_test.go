@@ -1,4 +1,4 @@
-//go:build !purego
+//go:build gc && !purego
 
 package kernel
 
@@ -24,8 +24,8 @@ func TestNEONSelected(t *testing.T) {
 	if !cpu.ARM64.HasASIMD {
 		t.Skip("no ASIMD")
 	}
-	if Impls()[0].Name != "neon" || Default().Name != "neon" {
-		t.Fatalf("ASIMD present but the default implementation is %q", Default().Name)
+	if Impls()[0].Name() != "neon" || Default().Name() != "neon" {
+		t.Fatalf("ASIMD present but the default implementation is %q", Default().Name())
 	}
 }
 
@@ -105,23 +105,23 @@ func neonEachLen(t *testing.T, f func(t *testing.T, n, off int)) {
 	}
 }
 
-func neonImpl(t *testing.T) *Impl {
+func neonImpl(t *testing.T) Impl {
 	for _, im := range Impls() {
-		if im.Name == "neon" {
+		if im.Name() == "neon" {
 			return im
 		}
 	}
 	t.Skip("neon not available")
-	return nil
+	return Impl{}
 }
 
 func TestNEONLinalg(t *testing.T) {
 	im := neonImpl(t)
-	t.Run("f32", func(t *testing.T) { neonTestLinalg(t, &im.F32, &generic.F32) })
-	t.Run("f64", func(t *testing.T) { neonTestLinalg(t, &im.F64, &generic.F64) })
+	t.Run("f32", func(t *testing.T) { neonTestLinalg(t, im.F32(), Generic().F32()) })
+	t.Run("f64", func(t *testing.T) { neonTestLinalg(t, im.F64(), Generic().F64()) })
 }
 
-func neonTestLinalg[T Float](t *testing.T, ops, ref *Ops[T]) {
+func neonTestLinalg[T Float](t *testing.T, ops, ref Ops[T]) {
 	r := rand.New(rand.NewPCG(1, 2))
 	u := 0x1p-53
 	if is32[T]() {
@@ -274,11 +274,11 @@ func neonCheckULP[T Float](t *testing.T, what string, in, got, want []T, maxULP 
 
 func TestNEONMath(t *testing.T) {
 	im := neonImpl(t)
-	t.Run("f32", func(t *testing.T) { neonTestMath(t, &im.F32, &generic.F32) })
-	t.Run("f64", func(t *testing.T) { neonTestMath(t, &im.F64, &generic.F64) })
+	t.Run("f32", func(t *testing.T) { neonTestMath(t, im.F32(), Generic().F32()) })
+	t.Run("f64", func(t *testing.T) { neonTestMath(t, im.F64(), Generic().F64()) })
 }
 
-func neonTestMath[T Float](t *testing.T, ops, ref *Ops[T]) {
+func neonTestMath[T Float](t *testing.T, ops, ref Ops[T]) {
 	r := rand.New(rand.NewPCG(3, 4))
 	// Against generic, which is itself within 1 ulp of the truth: 2 ulp.
 	const tol = 2
@@ -366,11 +366,11 @@ func neonTestMath[T Float](t *testing.T, ops, ref *Ops[T]) {
 
 func TestNEONSoftmaxCE(t *testing.T) {
 	im := neonImpl(t)
-	t.Run("f32", func(t *testing.T) { neonTestSoftmax(t, &im.F32, &generic.F32) })
-	t.Run("f64", func(t *testing.T) { neonTestSoftmax(t, &im.F64, &generic.F64) })
+	t.Run("f32", func(t *testing.T) { neonTestSoftmax(t, im.F32(), Generic().F32()) })
+	t.Run("f64", func(t *testing.T) { neonTestSoftmax(t, im.F64(), Generic().F64()) })
 }
 
-func neonTestSoftmax[T Float](t *testing.T, ops, ref *Ops[T]) {
+func neonTestSoftmax[T Float](t *testing.T, ops, ref Ops[T]) {
 	r := rand.New(rand.NewPCG(5, 6))
 	for k := 1; k <= 40; k++ {
 		for _, n := range []int{0, 1, 5} {
@@ -414,11 +414,11 @@ func neonULPScale[T Float](v T) T {
 
 func TestNEONFusedLinear(t *testing.T) {
 	im := neonImpl(t)
-	t.Run("f32", func(t *testing.T) { neonTestFused(t, &im.F32, &generic.F32) })
-	t.Run("f64", func(t *testing.T) { neonTestFused(t, &im.F64, &generic.F64) })
+	t.Run("f32", func(t *testing.T) { neonTestFused(t, im.F32(), Generic().F32()) })
+	t.Run("f64", func(t *testing.T) { neonTestFused(t, im.F64(), Generic().F64()) })
 }
 
-func neonTestFused[T Float](t *testing.T, ops, ref *Ops[T]) {
+func neonTestFused[T Float](t *testing.T, ops, ref Ops[T]) {
 	r := rand.New(rand.NewPCG(7, 8))
 	tol := 1e-12
 	if is32[T]() {
@@ -470,7 +470,7 @@ func neonTestFused[T Float](t *testing.T, ops, ref *Ops[T]) {
 
 func TestNEONNoAllocs(t *testing.T) {
 	im := neonImpl(t)
-	o := &im.F32
+	o := im.F32()
 	x, y := make([]float32, 67), make([]float32, 67)
 	s, d := make([]float32, 67), make([]float32, 67)
 	w := make([]float32, 10)
@@ -504,11 +504,11 @@ func TestNEONNoAllocs(t *testing.T) {
 // edge values (±0, ±1, ±Inf, NaN, huge, tiny) in every lane position.
 func TestNEONSpecialValues(t *testing.T) {
 	im := neonImpl(t)
-	t.Run("f32", func(t *testing.T) { neonTestSpecials(t, &im.F32, &generic.F32) })
-	t.Run("f64", func(t *testing.T) { neonTestSpecials(t, &im.F64, &generic.F64) })
+	t.Run("f32", func(t *testing.T) { neonTestSpecials(t, im.F32(), Generic().F32()) })
+	t.Run("f64", func(t *testing.T) { neonTestSpecials(t, im.F64(), Generic().F64()) })
 }
 
-func neonTestSpecials[T Float](t *testing.T, ops, ref *Ops[T]) {
+func neonTestSpecials[T Float](t *testing.T, ops, ref Ops[T]) {
 	var m, y []T
 	ys := []float64{1, -1, 0.5, 0, math.Inf(1), math.Inf(-1), math.NaN(), 1e300, -3}
 	for _, a := range neonSpecials {
@@ -555,11 +555,11 @@ func neonTestSpecials[T Float](t *testing.T, ops, ref *Ops[T]) {
 // there are), for gathered and consecutive rows.
 func TestNEONManyRows(t *testing.T) {
 	im := neonImpl(t)
-	t.Run("f32", func(t *testing.T) { neonTestManyRows(t, &im.F32, &generic.F32) })
-	t.Run("f64", func(t *testing.T) { neonTestManyRows(t, &im.F64, &generic.F64) })
+	t.Run("f32", func(t *testing.T) { neonTestManyRows(t, im.F32(), Generic().F32()) })
+	t.Run("f64", func(t *testing.T) { neonTestManyRows(t, im.F64(), Generic().F64()) })
 }
 
-func neonTestManyRows[T Float](t *testing.T, ops, ref *Ops[T]) {
+func neonTestManyRows[T Float](t *testing.T, ops, ref Ops[T]) {
 	r := rand.New(rand.NewPCG(9, 10))
 	u := 0x1p-53
 	if is32[T]() {

@@ -1,4 +1,4 @@
-//go:build !purego
+//go:build gc && !purego
 
 package kernel
 
@@ -21,10 +21,10 @@ func TestAddOuterKNextListEnd(t *testing.T) {
 	r := rand.New(rand.NewPCG(15, 16))
 	const k, d, rows = 10, 100, 200
 	for _, im := range Impls() {
-		if im.Name != "avx2" && im.Name != "avx512" {
+		if im.Name() != "avx2" && im.Name() != "avx512" {
 			continue
 		}
-		ops := &im.F32
+		ops := im.F32()
 		x := make([]float32, rows*d)
 		fillRand(r, x)
 		for _, n := range []int{1, 7, 64, 65, 130} {
@@ -45,7 +45,7 @@ func TestAddOuterKNextListEnd(t *testing.T) {
 				ops.AddOuterKNext(got, x, d, idx, c, k, next)
 				for i := range want {
 					if !sameFloat(got[i], want[i]) {
-						t.Fatalf("%s n=%d next=%d: g[%d] = %v, want %v", im.Name, n, nn, i, got[i], want[i])
+						t.Fatalf("%s n=%d next=%d: g[%d] = %v, want %v", im.Name(), n, nn, i, got[i], want[i])
 					}
 				}
 			}

@@ -77,7 +77,7 @@ func reluShapes() []reluShape {
 	return s
 }
 
-func testBiasReLU[T Float](t *testing.T, ops *Ops[T]) {
+func testBiasReLU[T Float](t *testing.T, ops Ops[T]) {
 	gen := OpsOf[T](Generic())
 	r := rand.New(rand.NewPCG(41, 42))
 	for _, sh := range reluShapes() {
@@ -119,7 +119,7 @@ func testBiasReLU[T Float](t *testing.T, ops *Ops[T]) {
 	}
 }
 
-func testReLUBackward[T Float](t *testing.T, ops *Ops[T]) {
+func testReLUBackward[T Float](t *testing.T, ops Ops[T]) {
 	gen := OpsOf[T](Generic())
 	r := rand.New(rand.NewPCG(43, 44))
 	for _, sh := range reluShapes() {
@@ -153,11 +153,11 @@ func testReLUBackward[T Float](t *testing.T, ops *Ops[T]) {
 }
 
 func TestBiasReLU(t *testing.T) {
-	forImpls(t, func(t *testing.T, im *Impl) { testBiasReLU(t, &im.F32) }, func(t *testing.T, im *Impl) { testBiasReLU(t, &im.F64) })
+	forImpls(t, func(t *testing.T, im Impl) { testBiasReLU(t, im.F32()) }, func(t *testing.T, im Impl) { testBiasReLU(t, im.F64()) })
 }
 
 func TestReLUBackward(t *testing.T) {
-	forImpls(t, func(t *testing.T, im *Impl) { testReLUBackward(t, &im.F32) }, func(t *testing.T, im *Impl) { testReLUBackward(t, &im.F64) })
+	forImpls(t, func(t *testing.T, im Impl) { testReLUBackward(t, im.F32()) }, func(t *testing.T, im Impl) { testReLUBackward(t, im.F64()) })
 }
 
 // mustPanic fails unless f panics.
@@ -171,7 +171,7 @@ func mustPanic(t *testing.T, what string, f func()) {
 	f()
 }
 
-func testReLUShapes[T Float](t *testing.T, ops *Ops[T]) {
+func testReLUShapes[T Float](t *testing.T, ops Ops[T]) {
 	// Not a whole number of rows, or rows of no columns.
 	mustPanic(t, "BiasReLU len(z)=5 h=2", func() { ops.BiasReLU(make([]T, 5), make([]T, 2)) })
 	mustPanic(t, "BiasReLU len(z)=3 h=0", func() { ops.BiasReLU(make([]T, 3), nil) })
@@ -192,7 +192,7 @@ func testReLUShapes[T Float](t *testing.T, ops *Ops[T]) {
 }
 
 func TestReLUShapes(t *testing.T) {
-	forImpls(t, func(t *testing.T, im *Impl) { testReLUShapes(t, &im.F32) }, func(t *testing.T, im *Impl) { testReLUShapes(t, &im.F64) })
+	forImpls(t, func(t *testing.T, im Impl) { testReLUShapes(t, im.F32()) }, func(t *testing.T, im Impl) { testReLUShapes(t, im.F64()) })
 }
 
 // testReLUDefinition checks both kernels against ReLU's definition, not
@@ -201,7 +201,7 @@ func TestReLUShapes(t *testing.T) {
 // the gradient), ±0 and the subnormals of either sign decide by sign, and a
 // zeroed result is +0. Seventeen columns reach the vector bodies and the
 // masked tail alike.
-func testReLUDefinition[T Float](t *testing.T, ops *Ops[T]) {
+func testReLUDefinition[T Float](t *testing.T, ops Ops[T]) {
 	negNaN := T(math.Copysign(math.NaN(), -1))
 	tiny := T(math.SmallestNonzeroFloat32)
 	if !isF32[T]() {
@@ -255,5 +255,5 @@ func testReLUDefinition[T Float](t *testing.T, ops *Ops[T]) {
 }
 
 func TestReLUDefinition(t *testing.T) {
-	forImpls(t, func(t *testing.T, im *Impl) { testReLUDefinition(t, &im.F32) }, func(t *testing.T, im *Impl) { testReLUDefinition(t, &im.F64) })
+	forImpls(t, func(t *testing.T, im Impl) { testReLUDefinition(t, im.F32()) }, func(t *testing.T, im Impl) { testReLUDefinition(t, im.F64()) })
 }

@@ -6,8 +6,8 @@ import "unsafe"
 // SparseMarginsK, SparseAddOuterK), shared by the architectures whose
 // assembly has them (archSparse). The primitives, for T float32 or float64:
 //
-//	archSparseMargins(kern, m, k, n, indptr, idx, nrows, cols, vals, nnz, w, d, budget, ahead) (done, maxcol)
-//	archSparseAddRows(kern, g, k, n, indptr, idx, nrows, cols, vals, nnz, c, d, budget, ahead) (done, bad)
+//	archSparseMargins(m, k, n, indptr, idx, nrows, cols, vals, nnz, w, d, budget, ahead) (done, maxcol)
+//	archSparseAddRows(g, k, n, indptr, idx, nrows, cols, vals, nnz, c, d, budget, ahead) (done, bad)
 //
 // take rows 0 ≤ i < n (row idx[i], or i when idx is nil) while each is valid
 // (r < nrows, indptr[r] ≤ indptr[r+1] ≤ nnz) and its k·(non-zeros) fit in
@@ -34,29 +34,20 @@ var sparseAhead = 8
 // use signed 32-bit indices. Wider weight vectors run the generic loops.
 const sparseMaxCols = 1<<31 - 1
 
-// sparseKern selects the kernels of an architecture: sparseBase (AVX2 on
-// amd64, NEON on arm64) or, on amd64, sparseAVX512 (AVX-512F and CD).
-type sparseKern uint8
-
-const (
-	sparseBase sparseKern = iota
-	sparseAVX512
-)
-
-// sparseOps points the CSR entries of ops at the driver over the kernels
-// kern.
-func sparseOps[T Float](ops *Ops[T], kern sparseKern) {
-	ops.SparseMargins = func(m []T, indptr []int64, cols []uint32, vals []T, idx []int, w []T) {
-		sparseMarginsKDriver(kern, m, indptr, cols, vals, idx, w, 1)
+// sparseOps points the CSR entries of ops at the driver over the
+// architecture's kernels.
+func sparseOps[T Float](ops *table[T]) {
+	ops.sparseMargins = func(m []T, indptr []int64, cols []uint32, vals []T, idx []int, w []T) {
+		sparseMarginsKDriver(m, indptr, cols, vals, idx, w, 1)
 	}
-	ops.SparseAddRows = func(g []T, indptr []int64, cols []uint32, vals []T, idx []int, c []T) {
-		sparseAddOuterKDriver(kern, g, indptr, cols, vals, idx, c, 1)
+	ops.sparseAddRows = func(g []T, indptr []int64, cols []uint32, vals []T, idx []int, c []T) {
+		sparseAddOuterKDriver(g, indptr, cols, vals, idx, c, 1)
 	}
-	ops.SparseMarginsK = func(m []T, indptr []int64, cols []uint32, vals []T, idx []int, w []T, k int) {
-		sparseMarginsKDriver(kern, m, indptr, cols, vals, idx, w, k)
+	ops.sparseMarginsK = func(m []T, indptr []int64, cols []uint32, vals []T, idx []int, w []T, k int) {
+		sparseMarginsKDriver(m, indptr, cols, vals, idx, w, k)
 	}
-	ops.SparseAddOuterK = func(g []T, indptr []int64, cols []uint32, vals []T, idx []int, c []T, k int) {
-		sparseAddOuterKDriver(kern, g, indptr, cols, vals, idx, c, k)
+	ops.sparseAddOuterK = func(g []T, indptr []int64, cols []uint32, vals []T, idx []int, c []T, k int) {
+		sparseAddOuterKDriver(g, indptr, cols, vals, idx, c, k)
 	}
 }
 
@@ -98,7 +89,7 @@ func sparseStopped(indptr []int64, cols []uint32, nvals int, idx []int, i int) (
 // sparseLong reports whether entries lo..hi of k vectors exceed one budget.
 func sparseLong(lo, hi int64, k int) bool { return (hi-lo)*int64(k) > int64(sparseBudget) }
 
-func sparseMarginsKDriver[T Float](kern sparseKern, m []T, indptr []int64, cols []uint32, vals []T, idx []int, w []T, k int) {
+func sparseMarginsKDriver[T Float](m []T, indptr []int64, cols []uint32, vals []T, idx []int, w []T, k int) {
 	if k <= 0 {
 		return
 	}
@@ -117,7 +108,7 @@ func sparseMarginsKDriver[T Float](kern sparseKern, m []T, indptr []int64, cols 
 	nnz := min(len(cols), len(vals))
 	for i := 0; i < n; {
 		ip, xp, nrows := sparseRowArgs(indptr, idx, i)
-		done, maxcol := archSparseMargins[T](kern, ptr(m[i*k:]), k, n-i, ip, xp, nrows, ptr(cols), ptr(vals), nnz, ptr(w), d, sparseBudget, sparseAhead)
+		done, maxcol := archSparseMargins[T](ptr(m[i*k:]), k, n-i, ip, xp, nrows, ptr(cols), ptr(vals), nnz, ptr(w), d, sparseBudget, sparseAhead)
 		if int(maxcol) >= d {
 			sparseBadColumn(m[i*k:(i+done)*k], indptr, cols, vals, sparseSub(idx, i, done), w, k)
 		}
@@ -140,7 +131,7 @@ func sparseMarginsKDriver[T Float](kern sparseKern, m []T, indptr []int64, cols 
 				for a := lo; a < hi; a += int64(sparseBudget) {
 					piece := [2]int64{a, min(hi, a+int64(sparseBudget))}
 					var part T
-					_, maxcol := archSparseMargins[T](kern, unsafe.Pointer(&part), 1, 1, unsafe.Pointer(&piece[0]), nil, 1, ptr(cols), ptr(vals), nnz, ptr(w[j*d:]), d, sparseBudget, 0)
+					_, maxcol := archSparseMargins[T](unsafe.Pointer(&part), 1, 1, unsafe.Pointer(&piece[0]), nil, 1, ptr(cols), ptr(vals), nnz, ptr(w[j*d:]), d, sparseBudget, 0)
 					if int(maxcol) >= d {
 						one := [1]int{row(idx, i)}
 						sparseBadColumn(m[i*k:(i+1)*k], indptr, cols, vals, one[:], w, k)
@@ -161,7 +152,7 @@ func sparseBadColumn[T Float](m []T, indptr []int64, cols []uint32, vals []T, id
 	panic("kernel: SparseMargins: column index out of range")
 }
 
-func sparseAddOuterKDriver[T Float](kern sparseKern, g []T, indptr []int64, cols []uint32, vals []T, idx []int, c []T, k int) {
+func sparseAddOuterKDriver[T Float](g []T, indptr []int64, cols []uint32, vals []T, idx []int, c []T, k int) {
 	if k <= 0 {
 		return
 	}
@@ -181,7 +172,7 @@ func sparseAddOuterKDriver[T Float](kern sparseKern, g []T, indptr []int64, cols
 	nnz := min(len(cols), len(vals))
 	for i := 0; i < n; {
 		ip, xp, nrows := sparseRowArgs(indptr, idx, i)
-		done, bad := archSparseAddRows[T](kern, ptr(g), k, n-i, ip, xp, nrows, ptr(cols), ptr(vals), nnz, ptr(c[i*k:]), d, sparseBudget, sparseAhead)
+		done, bad := archSparseAddRows[T](ptr(g), k, n-i, ip, xp, nrows, ptr(cols), ptr(vals), nnz, ptr(c[i*k:]), d, sparseBudget, sparseAhead)
 		i += done
 		if i == n {
 			break
@@ -199,7 +190,7 @@ func sparseAddOuterKDriver[T Float](kern sparseKern, g []T, indptr []int64, cols
 			for j := 0; j < k; j++ {
 				for a := lo; a < hi; a += int64(sparseBudget) {
 					piece := [2]int64{a, min(hi, a+int64(sparseBudget))}
-					_, bad := archSparseAddRows[T](kern, ptr(g[j*d:]), 1, 1, unsafe.Pointer(&piece[0]), nil, 1, ptr(cols), ptr(vals), nnz, ptr(c[i*k+j:]), d, sparseBudget, 0)
+					_, bad := archSparseAddRows[T](ptr(g[j*d:]), 1, 1, unsafe.Pointer(&piece[0]), nil, 1, ptr(cols), ptr(vals), nnz, ptr(c[i*k+j:]), d, sparseBudget, 0)
 					if bad {
 						one := [1]int{row(idx, i)}
 						sparseAddOuterKGeneric(g, indptr, cols, vals, one[:], c[i*k:(i+1)*k], k)

@@ -102,7 +102,7 @@ func sparseIdxLists(r *rand.Rand, n int) [][]int {
 	return [][]int{nil, rev, rnd}
 }
 
-func testSparseMarginsK[T Float](t *testing.T, ops *Ops[T], k int) {
+func testSparseMarginsK[T Float](t *testing.T, ops Ops[T], k int) {
 	r := rand.New(rand.NewPCG(uint64(k), 12))
 	for _, d := range []int{1, 2, 7, 33, 1000} {
 		for oi, off := range []int{0, 1, 3} {
@@ -140,7 +140,7 @@ func testSparseMarginsK[T Float](t *testing.T, ops *Ops[T], k int) {
 	}
 }
 
-func testSparseAddOuterK[T Float](t *testing.T, ops *Ops[T], k int) {
+func testSparseAddOuterK[T Float](t *testing.T, ops Ops[T], k int) {
 	r := rand.New(rand.NewPCG(uint64(k), 13))
 	for _, d := range []int{1, 2, 7, 33, 1000} {
 		for oi, off := range []int{0, 1, 3} {
@@ -188,12 +188,12 @@ func testSparseAddOuterK[T Float](t *testing.T, ops *Ops[T], k int) {
 
 func TestSparseAgainstReference(t *testing.T) {
 	for _, k := range []int{1, 2, 3, 5} {
-		forImpls(t, func(t *testing.T, im *Impl) {
-			testSparseMarginsK(t, &im.F32, k)
-			testSparseAddOuterK(t, &im.F32, k)
-		}, func(t *testing.T, im *Impl) {
-			testSparseMarginsK(t, &im.F64, k)
-			testSparseAddOuterK(t, &im.F64, k)
+		forImpls(t, func(t *testing.T, im Impl) {
+			testSparseMarginsK(t, im.F32(), k)
+			testSparseAddOuterK(t, im.F32(), k)
+		}, func(t *testing.T, im Impl) {
+			testSparseMarginsK(t, im.F64(), k)
+			testSparseAddOuterK(t, im.F64(), k)
 		})
 	}
 }
@@ -208,19 +208,19 @@ func TestSparseSplit(t *testing.T) {
 	defer func() { sparseBudget, sparseAhead = saved, savedAhead }()
 	for bi, budget := range []int{saved, 100, 33} {
 		sparseBudget, sparseAhead = budget, []int{0, 1, 3}[bi]
-		forImpls(t, func(t *testing.T, im *Impl) {
-			testSparseSplit(t, &im.F32)
-			testSparseMarginsK(t, &im.F32, 2)
-			testSparseAddOuterK(t, &im.F32, 3)
-		}, func(t *testing.T, im *Impl) {
-			testSparseSplit(t, &im.F64)
-			testSparseMarginsK(t, &im.F64, 1)
-			testSparseAddOuterK(t, &im.F64, 1)
+		forImpls(t, func(t *testing.T, im Impl) {
+			testSparseSplit(t, im.F32())
+			testSparseMarginsK(t, im.F32(), 2)
+			testSparseAddOuterK(t, im.F32(), 3)
+		}, func(t *testing.T, im Impl) {
+			testSparseSplit(t, im.F64())
+			testSparseMarginsK(t, im.F64(), 1)
+			testSparseAddOuterK(t, im.F64(), 1)
 		})
 	}
 }
 
-func testSparseSplit[T Float](t *testing.T, ops *Ops[T]) {
+func testSparseSplit[T Float](t *testing.T, ops Ops[T]) {
 	r := rand.New(rand.NewPCG(5, 6))
 	for _, k := range []int{1, 3} {
 		lens := sparseLens()
@@ -251,7 +251,7 @@ func TestSparseBadInput(t *testing.T) {
 	}
 }
 
-func testSparseBad(t *testing.T, im *Impl) {
+func testSparseBad(t *testing.T, im Impl) {
 	mustPanic := func(t *testing.T, what string, f func()) {
 		t.Helper()
 		defer func() {
@@ -262,7 +262,7 @@ func testSparseBad(t *testing.T, im *Impl) {
 		f()
 	}
 	{
-		ops := &im.F32
+		ops := im.F32()
 		w := make([]float32, 8)
 		m := make([]float32, 2)
 		c := []float32{1, 1}
@@ -284,11 +284,11 @@ func testSparseBad(t *testing.T, im *Impl) {
 			"too few rows":   {[]int64{0, 20}, cols, nil},
 			"negative start": {[]int64{-1, 20, 40}, cols, nil},
 		} {
-			mustPanic(t, im.Name+" SparseMargins "+name, func() { ops.SparseMargins(m, in.indptr, in.cols, vals, in.idx, w) })
-			mustPanic(t, im.Name+" SparseAddRows "+name, func() { ops.SparseAddRows(w, in.indptr, in.cols, vals, in.idx, c) })
+			mustPanic(t, im.Name()+" SparseMargins "+name, func() { ops.SparseMargins(m, in.indptr, in.cols, vals, in.idx, w) })
+			mustPanic(t, im.Name()+" SparseAddRows "+name, func() { ops.SparseAddRows(w, in.indptr, in.cols, vals, in.idx, c) })
 			mm := make([]float32, 4)
-			mustPanic(t, im.Name+" SparseMarginsK "+name, func() { ops.SparseMarginsK(mm, in.indptr, in.cols, vals, in.idx, w, 2) })
-			mustPanic(t, im.Name+" SparseAddOuterK "+name, func() { ops.SparseAddOuterK(w, in.indptr, in.cols, vals, in.idx, mm, 2) })
+			mustPanic(t, im.Name()+" SparseMarginsK "+name, func() { ops.SparseMarginsK(mm, in.indptr, in.cols, vals, in.idx, w, 2) })
+			mustPanic(t, im.Name()+" SparseAddOuterK "+name, func() { ops.SparseAddOuterK(w, in.indptr, in.cols, vals, in.idx, mm, 2) })
 		}
 	}
 }
@@ -354,7 +354,7 @@ func fuzzSparse[T Float](t *testing.T, d, k int, shape, vb []byte) {
 				}
 				// Overflowing products make the bound meaningless.
 				if _, abs := exactDot(vs, wv); abs < 1e30 {
-					checkDot(t, im.Name+" SparseMarginsK", m[i*k+j], vs, wv)
+					checkDot(t, im.Name()+" SparseMarginsK", m[i*k+j], vs, wv)
 				}
 			}
 		}
@@ -371,7 +371,7 @@ func fuzzSparse[T Float](t *testing.T, d, k int, shape, vb []byte) {
 		}
 		for l := range g {
 			if !sameFloat(g[l], fu[l]) && !sameFloat(g[l], un[l]) {
-				t.Fatalf("%s SparseAddOuterK: g[%d] = %v, want %v (fused) or %v", im.Name, l, g[l], fu[l], un[l])
+				t.Fatalf("%s SparseAddOuterK: g[%d] = %v, want %v (fused) or %v", im.Name(), l, g[l], fu[l], un[l])
 			}
 		}
 	}

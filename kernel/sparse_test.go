@@ -66,7 +66,7 @@ func checkGuards[T Float](t *testing.T, what string, buf []T, n int) {
 	}
 }
 
-func testSparse[T Float](t *testing.T, ops *Ops[T], tol float64) {
+func testSparse[T Float](t *testing.T, ops Ops[T], tol float64) {
 	rng := rand.New(rand.NewPCG(7, uint64(tol*1e20)))
 	for _, n := range []int{1, 2, 5, 17, 64} {
 		for _, d := range []int{1, 3, 8, 33} {
@@ -150,9 +150,9 @@ func T2[T Float](v T) float64 { return float64(v) }
 
 func TestSparseKernels(t *testing.T) {
 	for _, im := range Impls() {
-		t.Run(im.Name, func(t *testing.T) {
-			t.Run("f32", func(t *testing.T) { testSparse(t, &im.F32, 6e-8) })
-			t.Run("f64", func(t *testing.T) { testSparse(t, &im.F64, 1.2e-16) })
+		t.Run(im.Name(), func(t *testing.T) {
+			t.Run("f32", func(t *testing.T) { testSparse(t, im.F32(), 6e-8) })
+			t.Run("f64", func(t *testing.T) { testSparse(t, im.F64(), 1.2e-16) })
 		})
 	}
 }
@@ -165,19 +165,19 @@ func TestSparseDuplicates(t *testing.T) {
 	w := []float64{10, 100}
 	for _, im := range Impls() {
 		m := make([]float64, 3)
-		im.F64.SparseMargins(m, indptr, cols, vals, nil, w)
+		im.F64().SparseMargins(m, indptr, cols, vals, nil, w)
 		if m[0] != 540 || m[1] != 0 || m[2] != 500 {
-			t.Errorf("%s: margins %v, want [540 0 500]", im.Name, m)
+			t.Errorf("%s: margins %v, want [540 0 500]", im.Name(), m)
 		}
 		g := make([]float64, 2)
-		im.F64.SparseAddRows(g, indptr, cols, vals, []int{0, 2}, []float64{1, 2})
+		im.F64().SparseAddRows(g, indptr, cols, vals, []int{0, 2}, []float64{1, 2})
 		if g[0] != 4 || g[1] != 15 {
-			t.Errorf("%s: gradient %v, want [4 15]", im.Name, g)
+			t.Errorf("%s: gradient %v, want [4 15]", im.Name(), g)
 		}
 	}
 }
 
-func testSparseK[T Float](t *testing.T, ops *Ops[T], tol float64) {
+func testSparseK[T Float](t *testing.T, ops Ops[T], tol float64) {
 	rng := rand.New(rand.NewPCG(8, uint64(tol*1e20)))
 	for _, k := range []int{1, 2, 5} {
 		for _, n := range []int{1, 6, 33} {
@@ -261,9 +261,9 @@ func testSparseK[T Float](t *testing.T, ops *Ops[T], tol float64) {
 
 func TestSparseKernelsK(t *testing.T) {
 	for _, im := range Impls() {
-		t.Run(im.Name, func(t *testing.T) {
-			t.Run("f32", func(t *testing.T) { testSparseK(t, &im.F32, 6e-8) })
-			t.Run("f64", func(t *testing.T) { testSparseK(t, &im.F64, 1.2e-16) })
+		t.Run(im.Name(), func(t *testing.T) {
+			t.Run("f32", func(t *testing.T) { testSparseK(t, im.F32(), 6e-8) })
+			t.Run("f64", func(t *testing.T) { testSparseK(t, im.F64(), 1.2e-16) })
 		})
 	}
 }

@@ -31,7 +31,7 @@ type config struct {
 	threads      []int
 	models       []string
 	methods      []cvar.Method
-	epochImpls   []*kernel.Impl
+	epochImpls   []kernel.Impl
 	mnist        string
 	epochs       int
 	steps        int
@@ -100,7 +100,7 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	}
 	implNames := []string{bench.Gonum, bench.MathLoop, bench.Stream}
 	for _, im := range kernel.Impls() {
-		implNames = append(implNames, im.Name)
+		implNames = append(implNames, im.Name())
 	}
 	if c.kernels, err = list(*kernels, implNames); err != nil {
 		return nil, fmt.Errorf("-kernels: %w", err)
@@ -124,11 +124,11 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	}
 	switch *epochImpls {
 	case "":
-		c.epochImpls = []*kernel.Impl{kernel.Default()}
+		c.epochImpls = []kernel.Impl{kernel.Default()}
 	default:
 		var names []string
 		for _, im := range kernel.Impls() {
-			names = append(names, im.Name)
+			names = append(names, im.Name())
 		}
 		if names, err = list(*epochImpls, names); err != nil {
 			return nil, fmt.Errorf("-epoch-kernels: %w", err)

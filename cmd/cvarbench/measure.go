@@ -201,9 +201,9 @@ func measure(c *config, progress io.Writer) (*Report, error) {
 }
 
 func kernelRows(c *config, rep *Report, logf func(string, ...any)) ([]KernelRow, error) {
-	var impls []*kernel.Impl
+	var impls []kernel.Impl
 	for _, im := range kernel.Impls() {
-		if slices.Contains(c.kernels, im.Name) || im.Name == "generic" {
+		if slices.Contains(c.kernels, im.Name()) || im.Name() == "generic" {
 			impls = append(impls, im) // generic always runs: it is the reference of the speed-ups
 		}
 	}
@@ -333,7 +333,7 @@ func epochsPrec[T kernel.Float](c *config, rep *Report, logf func(string, ...any
 					sec := t.Wall.Seconds()
 					samples := bench.SamplesPerEpoch(method, p.N)
 					cost := bench.SampleCost(model, p.D, size)
-					r := bench.EpochRow{Model: model, Method: method.String(), Prec: prec, Impl: impl.Name, Threads: th, Data: p.Name,
+					r := bench.EpochRow{Model: model, Method: method.String(), Prec: prec, Impl: impl.Name(), Threads: th, Data: p.Name,
 						Timed: timed, SecondsEpoch: sec, SamplesPerSec: float64(samples) / sec, Samples: samples,
 						Bytes: float64(samples) * cost.Bytes, Flops: float64(samples) * cost.Flops,
 						CPUSeconds: t.CPU.Seconds(), CPUShare: t.CPU.Seconds() / (sec * float64(min(th, runtime.NumCPU())))}

@@ -1,4 +1,4 @@
-//go:build !purego
+//go:build gc && !purego
 
 // FMA peak and read-only stream loops for arm64.
 //

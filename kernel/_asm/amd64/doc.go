@@ -11,7 +11,7 @@
 // AddRows and their k-class forms), mathkernels.go the elementwise math
 // (Exp, Log1p, the linear losses, Plus, SoftmaxCE), softmax.go and
 // softmaxlanes.go the softmax cross-entropy, relu.go the hidden layer's
-// ReLU, sparse.go and sparse512.go the CSR kernels, and compact.go the loads
+// ReLU, sparse.go the CSR kernels (AVX2 only), and compact.go the loads
 // of compact features. vec.go describes a register width, so that one body
 // is written for ymm and for zmm, and zmm.go writes the zmm twins of the
 // products. docs.go holds the Go declarations with their doc comments, and

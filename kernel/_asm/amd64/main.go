@@ -41,7 +41,7 @@ func newGen() *gen {
 	pkg := types.NewPackage("github.com/cvarlearn/cvar/kernel", "kernel")
 	pkg.Scope().Insert(types.NewPkgName(token.NoPos, pkg, "unsafe", types.Unsafe))
 	g := &gen{Context: build.NewContext(), pkg: pkg}
-	g.ConstraintExpr("!purego")
+	g.ConstraintExpr("gc,!purego")
 	return g
 }
 
@@ -140,7 +140,6 @@ func main() {
 	rowKernels(g)
 	rowKKernels(g)
 	sparseKernels(g)
-	sparse512Kernels(g)
 	zmmKernels(g)
 	reluKernels(g, ymm)
 	reluKernels(g, zmm)
