@@ -30,8 +30,9 @@ func testFoldedUpdate[T batch.Float](t *testing.T) {
 	}
 	data := must(batch.NewData(x, n, d, nil, labels, k))
 	defer func() { foldUpdate = true }()
-	// Softmax's blocks are of batch.ReduceBlock; the MLP's first layer is
-	// updated by a unit's weights over blocks of columns (the last short).
+	// Softmax's blocks are the reduction's, of 2048 coordinates; the MLP's
+	// first layer is updated by a unit's weights over blocks of columns
+	// (the last short).
 	for _, model := range []batch.Model[T]{must(batch.NewSoftmax[T](d, k)), must(batch.NewMLP[T](d, 5, k))} {
 		testFoldedModel(t, model, data)
 	}

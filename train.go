@@ -8,6 +8,7 @@ import (
 	"slices"
 
 	"github.com/cvarlearn/cvar/batch"
+	"github.com/cvarlearn/cvar/internal/engine"
 	"github.com/cvarlearn/cvar/kernel"
 )
 
@@ -43,6 +44,7 @@ func (e *DivergenceError) Error() string {
 type run[T batch.Float] struct {
 	model  batch.Model[T]
 	engine *batch.Engine[T]
+	hooks  *engine.Hooks // the engine's, set around the calls that run them
 	ops    *kernel.Ops[T]
 	pr     Params
 	opt    Options
@@ -67,8 +69,8 @@ type run[T batch.Float] struct {
 	// sparse step.
 	gs, ts []T
 	// fold: the dense step's update of θ runs in the engine's parallel
-	// pass over the gradient (GradientThen with update, updateBlock); Train
-	// sets it, Online (one sample a step) does not.
+	// pass over the gradient (the hook Then set to update, updateBlock);
+	// Train sets it, Online (one sample a step) does not.
 	fold   bool
 	update func(lo, hi int)
 	avgT   T // > 0: updateBlock first takes θ into the average with this weight
@@ -110,8 +112,27 @@ func grow[T any](buf []T, n int) []T {
 	return buf[:n]
 }
 
-func newRun[T batch.Float](model batch.Model[T], engine *batch.Engine[T], opt Options, pr Params, theta []T) (*run[T], error) {
-	r := &run[T]{model: model, engine: engine, ops: batch.KernelsOf(model), pr: pr, opt: opt, theta: theta}
+// hookedModel brings a run's hooks to its Engine (internal/engine): the
+// update folded into the engine's pass over the gradient, and the lazy
+// step's catch-up of the coordinates a minibatch touches.
+type hookedModel[T batch.Float] struct {
+	batch.Model[T]
+	hooks *engine.Hooks
+}
+
+func (m hookedModel[T]) Unhooked() batch.Model[T]   { return m.Model }
+func (m hookedModel[T]) EngineHooks() *engine.Hooks { return m.hooks }
+
+// newEngine returns an Engine for model on threads workers, and the hooks
+// its calls run, none until the run sets one.
+func newEngine[T batch.Float](model batch.Model[T], threads int) (*batch.Engine[T], *engine.Hooks, error) {
+	hooks := &engine.Hooks{}
+	e, err := batch.NewEngine[T](hookedModel[T]{model, hooks}, threads)
+	return e, hooks, err
+}
+
+func newRun[T batch.Float](model batch.Model[T], e *batch.Engine[T], hooks *engine.Hooks, opt Options, pr Params, theta []T) (*run[T], error) {
+	r := &run[T]{model: model, engine: e, hooks: hooks, ops: batch.KernelsOf(model), pr: pr, opt: opt, theta: theta}
 	r.output = opt.Output
 	if r.output == OutputDefault {
 		r.output = OutputLast
@@ -299,10 +320,12 @@ func (r *run[T]) step(data *batch.Data[T], idx []int, n int) error {
 		losses []T
 		sumV   float64
 		err    error
-		folded bool // θ updated by GradientThen
+		folded bool // θ updated by the hook Then
 	)
 	if r.fold {
-		losses, sumV, err = r.engine.GradientThen(r.gradient(), r.theta, data, idx, n, &r.wt, r.update)
+		r.hooks.Then = r.update
+		losses, sumV, err = r.engine.Gradient(r.gradient(), r.theta, data, idx, n, &r.wt)
+		r.hooks.Then = nil
 		folded = err == nil
 	} else {
 		losses, sumV, err = r.engine.Gradient(r.gradient(), r.theta, data, idx, n, &r.wt)
@@ -418,12 +441,12 @@ func TrainContext[T batch.Float](ctx context.Context, model batch.Model[T], data
 	if err != nil {
 		return nil, err
 	}
-	engine, err := batch.NewEngine(model, opt.Threads)
+	engine, hooks, err := newEngine(model, opt.Threads)
 	if err != nil {
 		return nil, err
 	}
 	defer engine.Close()
-	r, err := newRun(model, engine, opt, pr, theta)
+	r, err := newRun(model, engine, hooks, opt, pr, theta)
 	if err != nil {
 		return nil, err
 	}
