@@ -124,21 +124,45 @@ const (
 // An Engine serves one goroutine at a time: a call made while another call
 // on the same Engine is running, from another goroutine or from within the
 // running call (a Model's method that it runs), returns ErrConcurrentUse
-// and computes nothing. It refuses rather than waits because its results live in its
-// own buffers (the losses, and GradientSparse's coordinates and gradient,
-// are valid until the next call): a second goroutine's call, queued, would
-// overwrite them under the first one's reader. Goroutines that share an
-// Engine must hold a lock of their own over each call and the use of its
-// results; cvar.Evaluator does so. Threads and HasSparseGradient read
-// nothing that a call changes and may be called at any time.
+// and computes nothing. It refuses rather than waits because its results
+// live in its own buffers (the losses, and GradientSparse's coordinates and
+// gradient, are valid until the next call): a second goroutine's call,
+// queued, would overwrite them under the first one's reader. Goroutines
+// that share an Engine must hold a lock of their own over each call and
+// the use of its results; cvar.Evaluator does so. Threads and
+// HasSparseGradient read nothing that a call changes and may be called at
+// any time.
 type Engine[T Float] struct {
-	model   Model[T]
-	ops     *kernel.Ops[T]
-	threads int
-	rows    int
-	chunks  []*chunk[T]
+	// The parts are embedded by value: the workers read their fields at
+	// the same offsets as fields of Engine's own, with no indirection.
+	engineConfig[T]
+	callState[T]
+	sparseState[T]
+	seams
 
-	// The current call's arguments, read by the workers.
+	workers *pool // nil until the workers start, and after Close
+
+	// inUse is held by the running call (acquire); closing is set by
+	// Close, which stops the workers itself or leaves them to the running
+	// call's release.
+	inUse   sync.Mutex
+	closing atomic.Bool
+}
+
+// engineConfig is an Engine's configuration, set by NewEngine.
+type engineConfig[T Float] struct {
+	model    Model[T]
+	ops      *kernel.Ops[T]
+	threads  int
+	rows     int           // rows a chunk (at most, with autoRows)
+	autoRows bool          // rows a chunk follow the batch (NewEngine)
+	hooks    *engine.Hooks // package cvar's callbacks, nil for any other model (NewEngine)
+}
+
+// callState is the current call's arguments and state, which the workers
+// read, and the buffers calls reuse.
+type callState[T Float] struct {
+	chunks []*chunk[T]
 	phase  phase
 	theta  []T
 	data   *Data[T]
@@ -149,6 +173,7 @@ type Engine[T Float] struct {
 	coef   []T
 	perm   []int
 	out    []T
+	seq    []int // LossesOf's rows 0..n−1
 	nchunk int
 	split  int // tasks of the current dispatch before its reduction blocks
 	// A firstLayerModel's gradient call: flH×flD first-layer weights,
@@ -158,33 +183,28 @@ type Engine[T Float] struct {
 	rblock            int         // coordinates a reduction block (reduceBlock)
 	failed            atomic.Bool // a chunk of the current gradient found a bad label
 	flBuf             [][]T
-	inline            bool // run the current call's tasks on the calling goroutine
-	// sparseWork is sparseParallelWork (tests lower it to run the workers
-	// on small data).
-	sparseWork int64
+	inline            bool             // run the current call's tasks on the calling goroutine
+	sum               []T              // the gradient the reduction writes
+	then              func(lo, hi int) // run on each block of sum once it is complete
+}
 
-	// GradientSparse: the chunks run the model's sparse passes (sparseGradModel)
-	// on the compact minibatch cb, of sd columns.
+// sparseState is GradientSparse's: the chunks run the model's sparse
+// passes (sparseGradModel) on the compact minibatch cb, of sd columns.
+type sparseState[T Float] struct {
 	sparse bool
 	sd     int
 	cb     compactBatch[T]
-	seq    []int
+}
 
-	workers *pool // nil until the workers start, and after Close
-
-	// inUse is held by the running call (acquire); closing is set by
-	// Close, which stops the workers itself or leaves them to the running
-	// call's release.
-	inUse   sync.Mutex
-	closing atomic.Bool
-
-	autoRows bool             // rows a chunk follow the batch (NewEngine)
-	hooks    *engine.Hooks    // package cvar's callbacks, nil for any other model (NewEngine)
-	busy     [numPhases]int64 // with timing: nanoseconds of task work, summed by phase
-	timing   bool             // measure busy (tests and benchmarks)
-	busyMu   sync.Mutex
-	sum      []T // the gradient the reduction writes
-	then     func(lo, hi int)
+// seams are what the package's tests and benchmarks change in an Engine
+// they made.
+type seams struct {
+	// sparseWork is sparseParallelWork (tests lower it to run the workers
+	// on small data).
+	sparseWork int64
+	timing     bool             // measure busy
+	busy       [numPhases]int64 // with timing: nanoseconds of task work, summed by phase
+	busyMu     sync.Mutex
 }
 
 // NewEngine returns an engine for model on threads workers: 0 means
@@ -217,7 +237,10 @@ func newEngineChunks[T Float](model Model[T], threads, chunkRows int) (*Engine[T
 	if threads == 0 || threads > procs {
 		threads = procs
 	}
-	e := &Engine[T]{model: model, ops: KernelsOf(model), threads: threads, rows: chunkRows, hooks: hooks, sparseWork: sparseParallelWork}
+	e := &Engine[T]{
+		engineConfig: engineConfig[T]{model: model, ops: KernelsOf(model), threads: threads, rows: chunkRows, hooks: hooks},
+		seams:        seams{sparseWork: sparseParallelWork},
+	}
 	if chunkRows == 0 {
 		e.rows, e.autoRows = defaultChunkRows, true
 	}
