@@ -135,6 +135,18 @@ func TestPracticalBeatsTheorem(t *testing.T) {
 	}
 }
 
+// TestDefaultGridFresh: every DefaultGrid call returns new slices, so a
+// caller that changes one leaves the default as documented.
+func TestDefaultGridFresh(t *testing.T) {
+	t.Parallel()
+	g := DefaultGrid()
+	g.LR[0], g.WeightDecay[0], g.EpsFraction[0] = 7, 7, 7
+	h := DefaultGrid()
+	if h.LR[0] != 0.001 || h.WeightDecay[0] != 0 || h.EpsFraction[0] != 0.01 {
+		t.Errorf("DefaultGrid after a caller changed its result: %+v", h)
+	}
+}
+
 // TestTune checks that Tune tries every setting, picks the best by its rule,
 // gives the same answer whatever its thread count, and beats the default
 // setting, which is in its grid.
@@ -146,7 +158,8 @@ func TestTune(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(DefaultGridLR) * len(DefaultGridWeightDecay) * len(DefaultGridEpsFraction); len(tuned.Trials) != n {
+	def := DefaultGrid()
+	if n := len(def.LR) * len(def.WeightDecay) * len(def.EpsFraction); len(tuned.Trials) != n {
 		t.Fatalf("%d trials, want %d", len(tuned.Trials), n)
 	}
 	best, _ := tuned.Trials[tuned.Best].Val.TailAt(0.1)
@@ -179,7 +192,7 @@ func TestTune(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(byLoss.Trials) != 2*len(DefaultGridWeightDecay) {
+	if len(byLoss.Trials) != 2*len(def.WeightDecay) {
 		t.Errorf("vanilla: %d trials", len(byLoss.Trials))
 	}
 	for _, tr := range byLoss.Trials {
