@@ -160,10 +160,7 @@ func newRun[T batch.Float](model batch.Model[T], e *batch.Engine[T], hooks *engi
 	case Alg1:
 		r.wt.Objective = batch.Hinge
 	case Alg2, Alg3, Alg4:
-		r.wt.Objective = batch.Softplus
-		if opt.Smoothing == Quadratic {
-			r.wt.Objective = batch.Quadratic
-		}
+		r.wt.Objective = opt.Smoothing.objective()
 	case Vanilla:
 		r.wt.Objective = batch.Mean
 	case MinibatchCVaR:
