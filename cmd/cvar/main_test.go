@@ -1054,7 +1054,12 @@ func TestEvalErrorsNameItsFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m.Source.SynthD, m.Source.SynthClasses = 3, 2 // too few features for 2 classes
+	syn, err := synthOf(m.Source)
+	if err != nil {
+		t.Fatal(err)
+	}
+	syn.D, syn.Classes = 3, 2 // too few features for 2 classes
+	syn.put(&m.Source)
 	f, _ := os.Create(filepath.Join(dir, "odd.cvar"))
 	if err := cvar.SaveModel(f, m); err != nil {
 		t.Fatal(err)
