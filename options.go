@@ -295,6 +295,10 @@ type Options struct {
 	// denseStep makes the run take the dense step on sparse data too: the
 	// reference of the tests and benchmarks of the sparse step.
 	denseStep bool
+	// serialUpdate makes Train update θ after the engine's pass over the
+	// gradient rather than in it: the reference of the folded update's
+	// tests.
+	serialUpdate bool
 }
 
 // EpochInfo is what OnEpoch sees. Theta is only valid during the call.

@@ -76,10 +76,6 @@ type run[T batch.Float] struct {
 	avgT   T // > 0: updateBlock first takes θ into the average with this weight
 }
 
-// foldUpdate makes Train fold its dense update into the engine's pass over
-// the gradient; tests turn it off to compare with the serial update.
-var foldUpdate = true
-
 // updateBlock is the dense step's update of θ on the coordinates [lo, hi):
 // the running average (where the output is the average), the weight decay,
 // then θ −= η·g, through the kernels the whole-vector update uses, which
@@ -450,7 +446,7 @@ func TrainContext[T batch.Float](ctx context.Context, model batch.Model[T], data
 	// The update of θ runs in the engine's pass over the gradient, spread
 	// over its workers (a DivergenceError then finds θ already stepped, but
 	// Train returns no parameters with it).
-	r.fold, r.update = foldUpdate, r.updateBlock
+	r.fold, r.update = !opt.serialUpdate, r.updateBlock
 	// The initial losses set the divergence bound and, for the practical
 	// rule, ε and τ (online methods start from their first sample instead,
 	// as Online does).
