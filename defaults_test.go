@@ -5,6 +5,7 @@ import (
 	"errors"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -135,6 +136,57 @@ func TestPracticalBeatsTheorem(t *testing.T) {
 	}
 }
 
+// TestSmoothingDefault: the zero Smoothing is Softplus, by name and in the
+// weighting a smoothed method's run trains with, and training with it gives
+// the bits of Softplus given, and not those of Quadratic.
+func TestSmoothingDefault(t *testing.T) {
+	t.Parallel()
+	var zero Options
+	if zero.Smoothing != Softplus || zero.Smoothing.String() != "softplus" {
+		t.Fatalf("the zero Smoothing is %v", zero.Smoothing)
+	}
+	data := classData(t, 400, 4, 2, 3)
+	model := must(batch.NewLogistic[float64](4))
+	for _, c := range []struct {
+		opt  Options
+		want batch.Objective
+	}{{Options{Method: Alg3}, batch.Softplus}, {Options{Method: Alg3, Smoothing: Quadratic}, batch.Quadratic}} {
+		e, hooks, err := newEngine[float64](model, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		r, err := newRun(model, e, hooks, c.opt, Params{Alpha: 0.1, L: 1, TauMax: math.Inf(1)}, make([]float64, model.NumParams()))
+		e.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.wt.Objective != c.want {
+			t.Errorf("smoothing %v trains with %v, want %v", c.opt.Smoothing, r.wt.Objective, c.want)
+		}
+	}
+	opt := Options{Method: Alg3, Steps: 30, Batch: 64, Eps: 0.5, Seed: 1, Threads: 1}
+	var res [3]*Result[float64]
+	for i, s := range []Smoothing{0, Softplus, Quadratic} {
+		opt.Smoothing = s
+		res[i] = must(Train(model, data, opt))
+	}
+	if !slices.Equal(res[0].Theta, res[1].Theta) || slices.Equal(res[0].Theta, res[2].Theta) {
+		t.Errorf("θ of the zero Smoothing %v, of Softplus %v, of Quadratic %v", res[0].Theta, res[1].Theta, res[2].Theta)
+	}
+}
+
+// TestDefaultGridFresh: every DefaultGrid call returns new slices, so a
+// caller that changes one leaves the default as documented.
+func TestDefaultGridFresh(t *testing.T) {
+	t.Parallel()
+	g := DefaultGrid()
+	g.LR[0], g.WeightDecay[0], g.EpsFraction[0] = 7, 7, 7
+	h := DefaultGrid()
+	if h.LR[0] != 0.001 || h.WeightDecay[0] != 0 || h.EpsFraction[0] != 0.01 {
+		t.Errorf("DefaultGrid after a caller changed its result: %+v", h)
+	}
+}
+
 // TestTune checks that Tune tries every setting, picks the best by its rule,
 // gives the same answer whatever its thread count, and beats the default
 // setting, which is in its grid.
@@ -146,7 +198,8 @@ func TestTune(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if n := len(DefaultGridLR) * len(DefaultGridWeightDecay) * len(DefaultGridEpsFraction); len(tuned.Trials) != n {
+	def := DefaultGrid()
+	if n := len(def.LR) * len(def.WeightDecay) * len(def.EpsFraction); len(tuned.Trials) != n {
 		t.Fatalf("%d trials, want %d", len(tuned.Trials), n)
 	}
 	best, _ := tuned.Trials[tuned.Best].Val.TailAt(0.1)
@@ -179,7 +232,7 @@ func TestTune(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(byLoss.Trials) != 2*len(DefaultGridWeightDecay) {
+	if len(byLoss.Trials) != 2*len(def.WeightDecay) {
 		t.Errorf("vanilla: %d trials", len(byLoss.Trials))
 	}
 	for _, tr := range byLoss.Trials {

@@ -84,7 +84,8 @@
 // absent), "precision", "num_params", "tau", "alpha", "method", "classes",
 // "features", "preprocessing" ("divide", "mean", "scale", "target_mean",
 // "target_scale"), "params" (the resolved Params) and "source" (the
-// Provenance); no others are accepted. It is readable with any JSON tool
+// Provenance: its fields and the writing program's own keys, Extra); no
+// others are accepted. It is readable with any JSON tool
 // (it starts at byte 16); floating-point values that JSON cannot hold (NaN,
 // ±Inf, as in τ of a baseline or an unbounded τ interval) are written as the
 // strings "NaN", "+Inf" and "-Inf". A text (a class, a feature name, the

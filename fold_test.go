@@ -13,6 +13,7 @@ import (
 // update, with the average and the last iterate as output, on 1 and 2
 // threads, in float32 and float64, for a model of several blocks.
 func TestFoldedUpdate(t *testing.T) {
+	t.Parallel()
 	testFoldedUpdate[float32](t)
 	testFoldedUpdate[float64](t)
 }
@@ -29,9 +30,9 @@ func testFoldedUpdate[T batch.Float](t *testing.T) {
 		labels[i] = int32(r.IntN(k))
 	}
 	data := must(batch.NewData(x, n, d, nil, labels, k))
-	defer func() { foldUpdate = true }()
-	// Softmax's blocks are of batch.ReduceBlock; the MLP's first layer is
-	// updated by a unit's weights over blocks of columns (the last short).
+	// Softmax's blocks are the reduction's, of 2048 coordinates; the MLP's
+	// first layer is updated by a unit's weights over blocks of columns
+	// (the last short).
 	for _, model := range []batch.Model[T]{must(batch.NewSoftmax[T](d, k)), must(batch.NewMLP[T](d, 5, k))} {
 		testFoldedModel(t, model, data)
 	}
@@ -42,8 +43,8 @@ func testFoldedModel[T batch.Float](t *testing.T, model batch.Model[T], data *ba
 		for _, threads := range []int{1, 2} {
 			opt := Options{Method: Alg3, Output: out, Steps: 40, Batch: 128, LR: 0.05, Eps: 0.1, WeightDecay: 0.01, Seed: 3, Threads: threads}
 			var res [2]*Result[T]
-			for i, fold := range []bool{false, true} {
-				foldUpdate = fold
+			for i, serial := range []bool{true, false} {
+				opt.serialUpdate = serial
 				res[i] = must(Train(model, data, opt))
 			}
 			for i := range res[0].Theta {

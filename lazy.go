@@ -96,7 +96,7 @@ func (r *run[T]) lazyOK() bool {
 // change: with weight decay, a ball, the average to keep or a box that
 // excludes 0. Otherwise (K = R^d or a box containing 0, no decay, the last
 // or a random iterate) an untouched coordinate keeps its value, and the
-// step skips the catch-up (GradientSparse's before): it costs the gradient
+// step skips the catch-up (the engine's hook Before): it costs the gradient
 // and the update at the touched coordinates alone.
 func (r *run[T]) needCatchUp() bool {
 	d := r.opt.Domain
@@ -194,7 +194,7 @@ func (r *run[T]) restartLazy() {
 
 // owe brings the coordinates coords up to date before step r.t+1 reads
 // them, and adds x_t to the average there (the other coordinates' share is
-// owed): Engine.GradientSparse's before.
+// owed): the engine's hook Before in GradientSparse.
 func (r *run[T]) owe(coords []int) {
 	r.catchUp(coords)
 	if r.output != OutputAverage {
@@ -237,7 +237,9 @@ func (r *run[T]) lazyStep(data *batch.Data[T], idx []int, n int) ([]T, float64, 
 	if r.needCatchUp() {
 		owe = r.lz.owe
 	}
-	losses, sumV, touched, grad, err := r.engine.GradientSparse(r.theta, data, idx, n, &r.wt, owe)
+	r.hooks.Before = owe
+	losses, sumV, touched, grad, err := r.engine.GradientSparse(r.theta, data, idx, n, &r.wt)
+	r.hooks.Before = nil
 	if err != nil {
 		return nil, 0, err
 	}

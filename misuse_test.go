@@ -69,7 +69,7 @@ func TestMisuseReturnsErrors(t *testing.T) {
 		{"Train label out of range", func() error { _, err := Train(model, &badLabel, vanilla); return err }},
 		{"Train Threads -1", func() error { _, err := Train(model, data, Options{Method: Vanilla, Threads: -1}); return err }},
 		{"Train no method", func() error { _, err := Train(model, data, Options{}); return err }},
-		{"Train smoothing TopK", func() error { _, err := Train(model, data, Options{Method: Alg3, Smoothing: batch.TopK}); return err }},
+		{"Train smoothing 7", func() error { _, err := Train(model, data, Options{Method: Alg3, Smoothing: Smoothing(7)}); return err }},
 		{"Train step rule 7", func() error { _, err := Train(model, data, Options{Method: Alg3, Rule: StepRule(7)}); return err }},
 		{"Train wrong model", func() error { _, err := Train(must(batch.NewSoftmax[float64](3, 4)), data, vanilla); return err }},
 		{"Train short Init", func() error { _, err := Train(model, data, Options{Method: Vanilla, Init: []float64{1}}); return err }},

@@ -1,6 +1,7 @@
 package cvar
 
 import (
+	"encoding/json"
 	"fmt"
 	"math"
 	"strings"
@@ -21,12 +22,11 @@ const (
 // Provenance is what the program that wrote a model file recorded about the
 // model's training data: for the cvar command, where it read it, so that its
 // eval and predict read new data the same way (the CSV target column, a file
-// without a header row) or draw the built-in data again. It is metadata, the
-// header's "source" object: the library stores it as given and checks only
-// that its counts are not negative and that the built-in data it describes
-// is at most MaxSynthValues values, so that a program that draws that data
-// again is not made to allocate without limit; it gives the fields no other
-// meaning. Other programs may leave it zero or fill in what applies.
+// without a header row) or draw its built-in data again. It is metadata, the
+// header's "source" object: the library stores it as given, checks only that
+// N is not negative and that Extra holds JSON values under keys of its own,
+// and gives the fields no other meaning. Other programs may leave it zero or
+// fill in what applies.
 type Provenance struct {
 	// Kind is "csv", "libsvm", "idx" or "synthetic".
 	Kind string `json:"kind"`
@@ -38,11 +38,30 @@ type Provenance struct {
 	NoHeader bool   `json:"no_header,omitempty"`
 	// N is the number of training samples.
 	N int `json:"n"`
-	// SynthN, SynthD, SynthClasses and SynthSeed describe built-in data.
-	SynthN       int    `json:"synth_n,omitempty"`
-	SynthD       int    `json:"synth_d,omitempty"`
-	SynthClasses int    `json:"synth_classes,omitempty"`
-	SynthSeed    uint64 `json:"synth_seed,omitempty"`
+	// Extra holds the writing program's other keys of the "source" object,
+	// each with its JSON value as written (the cvar command records its
+	// built-in data there). A key may not be one of the names above.
+	Extra map[string]json.RawMessage `json:"-"`
+}
+
+// MarshalJSON writes the "source" object as a model file's header holds it
+// (see provenanceJSON).
+func (s Provenance) MarshalJSON() ([]byte, error) {
+	if err := s.validate(); err != nil {
+		return nil, err
+	}
+	return json.Marshal(toProvenanceJSON(s))
+}
+
+// UnmarshalJSON reads the "source" object: the fields by their exact
+// names, every other key into Extra.
+func (s *Provenance) UnmarshalJSON(b []byte) error {
+	var p provenanceJSON
+	if err := json.Unmarshal(b, &p); err != nil {
+		return err
+	}
+	*s = p.provenance()
+	return nil
 }
 
 // ModelFile is a trained model with what is needed to use it: the content
@@ -171,19 +190,20 @@ func MaxParamNorm(precision string) float64 {
 	return 1e150
 }
 
-// MaxSynthValues bounds the built-in data a model file's Provenance may
-// describe, SynthN·SynthD values (2³⁰, 4 GiB of float32), so that a program
-// that draws that data again is not made to allocate without limit.
-const MaxSynthValues = 1 << 30
-
-// validate reports a provenance with negative counts or built-in data of
-// more than MaxSynthValues values.
+// validate reports a provenance with a negative count, or an Extra key
+// that is one of the fields' names or holds no JSON value.
 func (s *Provenance) validate() error {
-	if s.N < 0 || s.SynthN < 0 || s.SynthD < 0 || s.SynthClasses < 0 {
-		return fmt.Errorf("source: negative count (n %d, synth_n %d, synth_d %d, synth_classes %d)", s.N, s.SynthN, s.SynthD, s.SynthClasses)
+	if s.N < 0 {
+		return fmt.Errorf("source: negative count n %d", s.N)
 	}
-	if s.SynthClasses > batch.MaxDim || s.SynthD > 0 && s.SynthN > MaxSynthValues/s.SynthD || s.SynthN > MaxSynthValues || s.SynthD > MaxSynthValues {
-		return fmt.Errorf("source: built-in data of %d rows of %d features and %d classes exceeds %d values", s.SynthN, s.SynthD, s.SynthClasses, MaxSynthValues)
+	for k, v := range s.Extra {
+		switch k {
+		case "kind", "name", "target", "no_header", "n":
+			return fmt.Errorf("source: extra key %q is a field of Provenance", k)
+		}
+		if !json.Valid(v) {
+			return fmt.Errorf("source: extra key %q: %q is not a JSON value", k, v)
+		}
 	}
 	return nil
 }

@@ -158,12 +158,11 @@ func SaveModel(w io.Writer, m *ModelFile) error {
 // checks each part before reading the next: the 8-byte magic first (so a
 // stream that is not a model file costs 8 bytes), then the version and the
 // header length (at most 64 MiB), then the header, whose shapes must give at
-// most batch.MaxParams parameters (see batch.NumParams) and whose
-// Provenance must describe at most MaxSynthValues values. When r reports its remaining size
-// (an *os.File on a regular file, a *bytes.Reader, a *strings.Reader) the
-// header and the parameters must also fit in it; otherwise they are read
-// incrementally, so memory grows with the bytes actually there, never with
-// what a header claims.
+// most batch.MaxParams parameters (see batch.NumParams). When r reports its
+// remaining size (an *os.File on a regular file, a *bytes.Reader, a
+// *strings.Reader) the header and the parameters must also fit in it;
+// otherwise they are read incrementally, so memory grows with the bytes
+// actually there, never with what a header claims.
 func LoadModel(r io.Reader) (*ModelFile, error) {
 	if r == nil {
 		return nil, errors.New("cvar: no reader for the model (nil io.Reader)")

@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
+	"slices"
 	"unicode/utf8"
 )
 
@@ -83,29 +85,80 @@ func fromHeaderTexts(s []headerText) []string {
 }
 
 // provenanceJSON is Provenance as the header stores it: its texts as
-// headerText.
+// headerText, then the Extra keys in sorted order.
 type provenanceJSON struct {
-	Kind         headerText `json:"kind"`
-	Name         headerText `json:"name,omitempty"`
-	Target       headerText `json:"target,omitempty"`
-	NoHeader     bool       `json:"no_header,omitempty"`
-	N            int        `json:"n"`
-	SynthN       int        `json:"synth_n,omitempty"`
-	SynthD       int        `json:"synth_d,omitempty"`
-	SynthClasses int        `json:"synth_classes,omitempty"`
-	SynthSeed    uint64     `json:"synth_seed,omitempty"`
+	provenanceFields
+	Extra map[string]json.RawMessage
+}
+
+// provenanceFields are the named keys of the "source" object.
+type provenanceFields struct {
+	Kind     headerText `json:"kind"`
+	Name     headerText `json:"name,omitempty"`
+	Target   headerText `json:"target,omitempty"`
+	NoHeader bool       `json:"no_header,omitempty"`
+	N        int        `json:"n"`
 }
 
 func toProvenanceJSON(s Provenance) provenanceJSON {
-	return provenanceJSON{
-		Kind: headerText(s.Kind), Name: headerText(s.Name), Target: headerText(s.Target), NoHeader: s.NoHeader,
-		N: s.N, SynthN: s.SynthN, SynthD: s.SynthD, SynthClasses: s.SynthClasses, SynthSeed: s.SynthSeed,
-	}
+	return provenanceJSON{provenanceFields{
+		Kind: headerText(s.Kind), Name: headerText(s.Name), Target: headerText(s.Target), NoHeader: s.NoHeader, N: s.N,
+	}, s.Extra}
 }
 
 func (s provenanceJSON) provenance() Provenance {
 	return Provenance{
-		Kind: string(s.Kind), Name: string(s.Name), Target: string(s.Target), NoHeader: s.NoHeader,
-		N: s.N, SynthN: s.SynthN, SynthD: s.SynthD, SynthClasses: s.SynthClasses, SynthSeed: s.SynthSeed,
+		Kind: string(s.Kind), Name: string(s.Name), Target: string(s.Target), NoHeader: s.NoHeader, N: s.N, Extra: s.Extra,
 	}
+}
+
+// MarshalJSON writes the named keys, then the Extra keys in sorted order.
+func (s provenanceJSON) MarshalJSON() ([]byte, error) {
+	b, err := json.Marshal(s.provenanceFields)
+	if err != nil || len(s.Extra) == 0 {
+		return b, err
+	}
+	b = b[:len(b)-1] // the closing brace
+	for _, k := range slices.Sorted(maps.Keys(s.Extra)) {
+		key, err := json.Marshal(k)
+		if err != nil {
+			return nil, err
+		}
+		b = append(append(append(append(b, ','), key...), ':'), s.Extra[k]...)
+	}
+	return append(b, '}'), nil
+}
+
+// UnmarshalJSON reads the named keys by their exact names, every other key
+// into Extra.
+func (s *provenanceJSON) UnmarshalJSON(b []byte) error {
+	var all map[string]json.RawMessage
+	if err := json.Unmarshal(b, &all); err != nil {
+		return err
+	}
+	*s = provenanceJSON{}
+	for k, v := range all {
+		var err error
+		switch k {
+		case "kind":
+			err = json.Unmarshal(v, &s.Kind)
+		case "name":
+			err = json.Unmarshal(v, &s.Name)
+		case "target":
+			err = json.Unmarshal(v, &s.Target)
+		case "no_header":
+			err = json.Unmarshal(v, &s.NoHeader)
+		case "n":
+			err = json.Unmarshal(v, &s.N)
+		default:
+			if s.Extra == nil {
+				s.Extra = make(map[string]json.RawMessage)
+			}
+			s.Extra[k] = v
+		}
+		if err != nil {
+			return fmt.Errorf("source: %q: %v", k, err)
+		}
+	}
+	return nil
 }

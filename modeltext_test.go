@@ -6,6 +6,7 @@ import (
 	"errors"
 	"hash/crc32"
 	"math"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -53,7 +54,7 @@ func TestModelTextsAnyBytes(t *testing.T) {
 				t.Errorf("%s: feature %d is %q, saved %q", prec, i, back.Features[i], f)
 			}
 		}
-		if back.Source != m.Source {
+		if !reflect.DeepEqual(back.Source, m.Source) {
 			t.Errorf("%s: source %+v, saved %+v", prec, back.Source, m.Source)
 		}
 		h := string(headerOf(b))

@@ -77,7 +77,7 @@ func NewOnline[T batch.Float](model batch.Model[T], d, k int, opt Options) (*Onl
 	if opt.Rule == TheoremStep && opt.LR == 0 && opt.G == 0 && opt.Scale == (batch.Scale{}) {
 		return nil, errors.New("cvar: an online run with the theorem's step size needs Options.Scale (bounds on ‖x‖ and |y|) or Options.G")
 	}
-	engine, err := batch.NewEngine(model, 1)
+	engine, hooks, err := newEngine(model, 1)
 	if err != nil {
 		return nil, err
 	}
@@ -86,7 +86,7 @@ func NewOnline[T batch.Float](model batch.Model[T], d, k int, opt Options) (*Onl
 		engine.Close()
 		return nil, err
 	}
-	o.r, err = newRun(model, engine, opt, pr, theta)
+	o.r, err = newRun(model, engine, hooks, opt, pr, theta)
 	if err != nil {
 		engine.Close()
 		return nil, err

@@ -48,14 +48,32 @@ func (m Method) online() bool { return m == Alg1 || m == Alg4 }
 // usesTau reports whether the method trains the threshold τ.
 func (m Method) usesTau() bool { return m >= Alg1 && m <= Alg4 }
 
-// Smoothing is the smoothed plus function of Alg2–4: one of batch's
-// objectives, Softplus or Quadratic; the zero value means Softplus.
-type Smoothing = batch.Objective
+// Smoothing is the smoothed plus function of Alg2–4. The zero value is
+// Softplus.
+type Smoothing int
 
 const (
-	Softplus  = batch.Softplus  // ε·log(1 + e^{s/ε})
-	Quadratic = batch.Quadratic // the piecewise quadratic of Alexander et al.
+	Softplus  Smoothing = iota // ε·log(1 + e^{s/ε})
+	Quadratic                  // the piecewise quadratic of Alexander et al.
 )
+
+func (s Smoothing) String() string {
+	switch s {
+	case Softplus:
+		return "softplus"
+	case Quadratic:
+		return "quadratic"
+	}
+	return fmt.Sprintf("Smoothing(%d)", int(s))
+}
+
+// objective is the batch weighting that smooths with s.
+func (s Smoothing) objective() batch.Objective {
+	if s == Quadratic {
+		return batch.Quadratic
+	}
+	return batch.Softplus
+}
 
 // ParseSmoothing reads "softplus" or "quadratic".
 func ParseSmoothing(s string) (Smoothing, error) {
@@ -282,6 +300,10 @@ type Options struct {
 	// denseStep makes the run take the dense step on sparse data too: the
 	// reference of the tests and benchmarks of the sparse step.
 	denseStep bool
+	// serialUpdate makes Train update θ after the engine's pass over the
+	// gradient rather than in it: the reference of the folded update's
+	// tests.
+	serialUpdate bool
 }
 
 // EpochInfo is what OnEpoch sees. Theta is only valid during the call.

@@ -168,7 +168,7 @@ func resolve(opt *Options, p int, n int, bounds batch.Bounds, convex bool, est f
 	if o.LossBound > 0 {
 		pr.L = o.LossBound
 	}
-	if o.Smoothing != 0 && o.Smoothing != Softplus && o.Smoothing != Quadratic {
+	if o.Smoothing != Softplus && o.Smoothing != Quadratic {
 		return Params{}, fmt.Errorf("cvar: smoothing %v is not a smoothed plus function (want Softplus or Quadratic)", o.Smoothing)
 	}
 	if o.Rule != PracticalStep && o.Rule != TheoremStep {

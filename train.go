@@ -7,6 +7,7 @@ import (
 	"slices"
 
 	"github.com/cvarlearn/cvar/batch"
+	"github.com/cvarlearn/cvar/internal/engine"
 	"github.com/cvarlearn/cvar/internal/rng"
 	"github.com/cvarlearn/cvar/kernel"
 )
@@ -43,6 +44,7 @@ func (e *DivergenceError) Error() string {
 type run[T batch.Float] struct {
 	model  batch.Model[T]
 	engine *batch.Engine[T]
+	hooks  *engine.Hooks // the engine's, set around the calls that run them
 	ops    kernel.Ops[T]
 	pr     Params
 	opt    Options
@@ -67,16 +69,12 @@ type run[T batch.Float] struct {
 	// sparse step.
 	gs, ts []T
 	// fold: the dense step's update of θ runs in the engine's parallel
-	// pass over the gradient (GradientThen with update, updateBlock); Train
-	// sets it, Online (one sample a step) does not.
+	// pass over the gradient (the hook Then set to update, updateBlock);
+	// Train sets it, Online (one sample a step) does not.
 	fold   bool
 	update func(lo, hi int)
 	avgT   T // > 0: updateBlock first takes θ into the average with this weight
 }
-
-// foldUpdate makes Train fold its dense update into the engine's pass over
-// the gradient; tests turn it off to compare with the serial update.
-var foldUpdate = true
 
 // updateBlock is the dense step's update of θ on the coordinates [lo, hi):
 // the running average (where the output is the average), the weight decay,
@@ -110,8 +108,27 @@ func grow[T any](buf []T, n int) []T {
 	return buf[:n]
 }
 
-func newRun[T batch.Float](model batch.Model[T], engine *batch.Engine[T], opt Options, pr Params, theta []T) (*run[T], error) {
-	r := &run[T]{model: model, engine: engine, ops: batch.KernelsOf(model), pr: pr, opt: opt, theta: theta}
+// hookedModel brings a run's hooks to its Engine (internal/engine): the
+// update folded into the engine's pass over the gradient, and the lazy
+// step's catch-up of the coordinates a minibatch touches.
+type hookedModel[T batch.Float] struct {
+	batch.Model[T]
+	hooks *engine.Hooks
+}
+
+func (m hookedModel[T]) Unhooked() batch.Model[T]   { return m.Model }
+func (m hookedModel[T]) EngineHooks() *engine.Hooks { return m.hooks }
+
+// newEngine returns an Engine for model on threads workers, and the hooks
+// its calls run, none until the run sets one.
+func newEngine[T batch.Float](model batch.Model[T], threads int) (*batch.Engine[T], *engine.Hooks, error) {
+	hooks := &engine.Hooks{}
+	e, err := batch.NewEngine[T](hookedModel[T]{model, hooks}, threads)
+	return e, hooks, err
+}
+
+func newRun[T batch.Float](model batch.Model[T], e *batch.Engine[T], hooks *engine.Hooks, opt Options, pr Params, theta []T) (*run[T], error) {
+	r := &run[T]{model: model, engine: e, hooks: hooks, ops: batch.KernelsOf(model), pr: pr, opt: opt, theta: theta}
 	r.output = opt.Output
 	if r.output == OutputDefault {
 		r.output = OutputLast
@@ -139,10 +156,7 @@ func newRun[T batch.Float](model batch.Model[T], engine *batch.Engine[T], opt Op
 	case Alg1:
 		r.wt.Objective = batch.Hinge
 	case Alg2, Alg3, Alg4:
-		r.wt.Objective = batch.Softplus
-		if opt.Smoothing == Quadratic {
-			r.wt.Objective = batch.Quadratic
-		}
+		r.wt.Objective = opt.Smoothing.objective()
 	case Vanilla:
 		r.wt.Objective = batch.Mean
 	case MinibatchCVaR:
@@ -299,10 +313,12 @@ func (r *run[T]) step(data *batch.Data[T], idx []int, n int) error {
 		losses []T
 		sumV   float64
 		err    error
-		folded bool // θ updated by GradientThen
+		folded bool // θ updated by the hook Then
 	)
 	if r.fold {
-		losses, sumV, err = r.engine.GradientThen(r.gradient(), r.theta, data, idx, n, &r.wt, r.update)
+		r.hooks.Then = r.update
+		losses, sumV, err = r.engine.Gradient(r.gradient(), r.theta, data, idx, n, &r.wt)
+		r.hooks.Then = nil
 		folded = err == nil
 	} else {
 		losses, sumV, err = r.engine.Gradient(r.gradient(), r.theta, data, idx, n, &r.wt)
@@ -418,19 +434,19 @@ func TrainContext[T batch.Float](ctx context.Context, model batch.Model[T], data
 	if err != nil {
 		return nil, err
 	}
-	engine, err := batch.NewEngine(model, opt.Threads)
+	engine, hooks, err := newEngine(model, opt.Threads)
 	if err != nil {
 		return nil, err
 	}
 	defer engine.Close()
-	r, err := newRun(model, engine, opt, pr, theta)
+	r, err := newRun(model, engine, hooks, opt, pr, theta)
 	if err != nil {
 		return nil, err
 	}
 	// The update of θ runs in the engine's pass over the gradient, spread
 	// over its workers (a DivergenceError then finds θ already stepped, but
 	// Train returns no parameters with it).
-	r.fold, r.update = foldUpdate, r.updateBlock
+	r.fold, r.update = !opt.serialUpdate, r.updateBlock
 	// The initial losses set the divergence bound and, for the practical
 	// rule, ε and τ (online methods start from their first sample instead,
 	// as Online does).

@@ -13,28 +13,30 @@ import (
 )
 
 // Grid is the set of settings Tune tries: every combination of its lists.
-// An empty list means its default. Every value must be finite, the step
-// sizes and ε fractions positive and the weight decays ≥ 0, and the lists
-// may make at most MaxGridSettings settings.
+// An empty list means its default, the list of DefaultGrid. Every value
+// must be finite, the step sizes and ε fractions positive and the weight
+// decays ≥ 0, and the lists may make at most MaxGridSettings settings.
 type Grid struct {
-	// LR are the step sizes; default DefaultGridLR.
+	// LR are the step sizes.
 	LR []float64
-	// WeightDecay are the weight decays; default DefaultGridWeightDecay.
+	// WeightDecay are the weight decays.
 	WeightDecay []float64
 	// EpsFraction are the practical ε as fractions of the initial VaR_α
-	// (Options.EpsFraction), tried for the smoothed methods Alg2–4 only;
-	// default DefaultGridEpsFraction.
+	// (Options.EpsFraction), tried for the smoothed methods Alg2–4 only.
 	EpsFraction []float64
 }
 
-// The default grid: the paper's step sizes {0.001, 0.005, 0.01} widened by
-// a factor of 10 upwards, its weight decays, and ε from a sharp to a soft
-// plus function.
-var (
-	DefaultGridLR          = []float64{0.001, 0.003, 0.01, 0.03, 0.1}
-	DefaultGridWeightDecay = []float64{0, 1e-4, 1e-3}
-	DefaultGridEpsFraction = []float64{0.01, 0.05, 0.25}
-)
+// DefaultGrid returns the default grid, in new slices: the paper's step
+// sizes {0.001, 0.005, 0.01} widened by a factor of 10 upwards,
+// {0.001, 0.003, 0.01, 0.03, 0.1}; its weight decays {0, 1e-4, 1e-3}; and
+// ε from a sharp to a soft plus function, {0.01, 0.05, 0.25}.
+func DefaultGrid() Grid {
+	return Grid{
+		LR:          []float64{0.001, 0.003, 0.01, 0.03, 0.1},
+		WeightDecay: []float64{0, 1e-4, 1e-3},
+		EpsFraction: []float64{0.01, 0.05, 0.25},
+	}
+}
 
 // Selection is the rule Tune picks a setting by.
 type Selection int
@@ -126,19 +128,19 @@ func TuneContext[T batch.Float](ctx context.Context, model batch.Model[T], train
 	if alpha == 0 {
 		alpha = 0.1
 	}
-	grid := to.Grid
+	grid, def := to.Grid, DefaultGrid()
 	if len(grid.LR) == 0 {
-		grid.LR = DefaultGridLR
+		grid.LR = def.LR
 	}
 	if len(grid.WeightDecay) == 0 {
-		grid.WeightDecay = DefaultGridWeightDecay
+		grid.WeightDecay = def.WeightDecay
 	}
 	eps := grid.EpsFraction
 	switch {
 	case opt.Method != Alg2 && opt.Method != Alg3 && opt.Method != Alg4 || opt.Eps > 0:
 		eps = []float64{0} // no smoothing, or ε given
 	case len(eps) == 0:
-		eps = DefaultGridEpsFraction
+		eps = def.EpsFraction
 	}
 	if err := checkGrid(grid, len(eps)); err != nil {
 		return nil, err

@@ -100,7 +100,7 @@ func TestEngineConcurrentUse(t *testing.T) {
 	t.Logf("%d calls succeeded, %d refused", ok.Load(), refused.Load())
 }
 
-// TestEngineCallbackCalls calls the Engine and Close from GradientThen's
+// TestEngineCallbackCalls calls the Engine and Close from gradientThen's
 // then: the inner call returns ErrConcurrentUse, Close returns at once,
 // the running call completes, and its workers have exited after it.
 func TestEngineCallbackCalls(t *testing.T) {
@@ -113,7 +113,7 @@ func TestEngineCallbackCalls(t *testing.T) {
 	e := must(NewEngine[float64](model, 3))
 	var inner atomic.Value
 	finishes(t, time.Minute, "calls of the Engine from then", func() {
-		_, _, err := e.GradientThen(g, theta, data, nil, 2000, wt, func(lo, hi int) {
+		_, _, err := e.gradientThen(g, theta, data, nil, 2000, wt, func(lo, hi int) {
 			_, err := e.LossesOf(theta, data, nil, 10)
 			inner.Store(err)
 			e.Close()

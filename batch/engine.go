@@ -9,26 +9,27 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/cvarlearn/cvar/internal/engine"
 	"github.com/cvarlearn/cvar/internal/tail"
 	"github.com/cvarlearn/cvar/kernel"
 )
 
-// DefaultChunkRows is the most rows one task of an Engine handles. The
+// defaultChunkRows is the most rows one task of an Engine handles. The
 // minibatch is cut into chunks whatever the thread count, and their
 // gradients are summed along a tree fixed by the number of chunks
 // (combine.go), so results do not depend on how many threads ran them.
 //
 // An engine of NewEngine sizes its chunks from the minibatch alone: chunks
-// of DefaultChunkRows rows for a model of more than SmallGradient
+// of defaultChunkRows rows for a model of more than smallGradient
 // parameters (each chunk writes a gradient of its own, which the reduction
-// reads), and for the others ⌈b/MinChunks⌉ rows, between MinChunkRows and
-// DefaultChunkRows, so that a minibatch of 512 is 16 tasks, enough for 16
+// reads), and for the others ⌈b/minChunks⌉ rows, between minChunkRows and
+// defaultChunkRows, so that a minibatch of 512 is 16 tasks, enough for 16
 // threads.
 const (
-	DefaultChunkRows = 64
-	MinChunkRows     = 16
-	MinChunks        = 16
-	SmallGradient    = 1 << 14
+	defaultChunkRows = 64
+	minChunkRows     = 16
+	minChunks        = 16
+	smallGradient    = 1 << 14
 )
 
 // fusedModel is a Model with a one-pass minibatch step (linear models, on
@@ -73,10 +74,10 @@ const (
 	numPhases
 )
 
-// FirstLayerCols is the number of columns of one task of a first layer's
+// firstLayerTaskCols is the number of columns of one task of a first layer's
 // gradient (firstLayerModel): a multiple of the widest vector's lanes, and
 // few enough that the MLP on MNIST (784 features) makes 13 tasks.
-const FirstLayerCols = 64
+const firstLayerTaskCols = 64
 
 // firstLayerModel is a model whose gradient begins with an h×d block, the
 // first layer's weights, that the Engine computes after the chunks' passes
@@ -96,15 +97,15 @@ type firstLayerModel[T Float] interface {
 	firstLayerCols(dst []T, wk *Work[T], data *Data[T], idx []int, n, lo int)
 }
 
-// ReduceBlock is the most coordinates one task of the reduction sums over
-// the chunks. A gradient of fewer than threads·ReduceBlock coordinates is
-// cut into about one block a thread, in multiples of MinReduceBlock, so
+// maxReduceBlock is the most coordinates one task of the reduction sums over
+// the chunks. A gradient of fewer than threads·maxReduceBlock coordinates is
+// cut into about one block a thread, in multiples of minReduceBlock, so
 // that a small model's reduction is not left to one goroutine. Both are
 // multiples of every vector width times the kernels' unrolling, so that
 // the blocks split the vector where the kernels' main loops would.
 const (
-	ReduceBlock    = 2048
-	MinReduceBlock = 256
+	maxReduceBlock = 2048
+	minReduceBlock = 256
 )
 
 // Engine computes minibatch gradients and whole-data losses of one model,
@@ -121,23 +122,47 @@ const (
 // spread over blocks of coordinates.
 //
 // An Engine serves one goroutine at a time: a call made while another call
-// on the same Engine is running, from another goroutine or from the
-// running call's own callbacks, returns ErrConcurrentUse and computes
-// nothing. It refuses rather than waits because its results live in its
-// own buffers (the losses, and GradientSparse's coordinates and gradient,
-// are valid until the next call): a second goroutine's call, queued, would
-// overwrite them under the first one's reader. Goroutines that share an
-// Engine must hold a lock of their own over each call and the use of its
-// results; cvar.Evaluator does so. Threads and HasSparseGradient read
-// nothing that a call changes and may be called at any time.
+// on the same Engine is running, from another goroutine or from within the
+// running call (a Model's method that it runs), returns ErrConcurrentUse
+// and computes nothing. It refuses rather than waits because its results
+// live in its own buffers (the losses, and GradientSparse's coordinates and
+// gradient, are valid until the next call): a second goroutine's call,
+// queued, would overwrite them under the first one's reader. Goroutines
+// that share an Engine must hold a lock of their own over each call and
+// the use of its results; cvar.Evaluator does so. Threads and
+// HasSparseGradient read nothing that a call changes and may be called at
+// any time.
 type Engine[T Float] struct {
-	model   Model[T]
-	ops     kernel.Ops[T]
-	threads int
-	rows    int
-	chunks  []*chunk[T]
+	// The parts are embedded by value: the workers read their fields at
+	// the same offsets as fields of Engine's own, with no indirection.
+	engineConfig[T]
+	callState[T]
+	sparseState[T]
+	seams
 
-	// The current call's arguments, read by the workers.
+	workers *pool // nil until the workers start, and after Close
+
+	// inUse is held by the running call (acquire); closing is set by
+	// Close, which stops the workers itself or leaves them to the running
+	// call's release.
+	inUse   sync.Mutex
+	closing atomic.Bool
+}
+
+// engineConfig is an Engine's configuration, set by NewEngine.
+type engineConfig[T Float] struct {
+	model    Model[T]
+	ops      kernel.Ops[T]
+	threads  int
+	rows     int           // rows a chunk (at most, with autoRows)
+	autoRows bool          // rows a chunk follow the batch (NewEngine)
+	hooks    *engine.Hooks // package cvar's callbacks, nil for any other model (NewEngine)
+}
+
+// callState is the current call's arguments and state, which the workers
+// read, and the buffers calls reuse.
+type callState[T Float] struct {
+	chunks []*chunk[T]
 	phase  phase
 	theta  []T
 	data   *Data[T]
@@ -148,58 +173,60 @@ type Engine[T Float] struct {
 	coef   []T
 	perm   []int
 	out    []T
+	seq    []int // LossesOf's rows 0..n−1
 	nchunk int
 	split  int // tasks of the current dispatch before its reduction blocks
 	// A firstLayerModel's gradient call: flH×flD first-layer weights,
-	// computed by flTasks tasks of FirstLayerCols columns (each into its
+	// computed by flTasks tasks of firstLayerTaskCols columns (each into its
 	// own flBuf) before the reduction's blocks, which start at flH·flD.
 	flH, flD, flTasks int
 	rblock            int         // coordinates a reduction block (reduceBlock)
 	failed            atomic.Bool // a chunk of the current gradient found a bad label
 	flBuf             [][]T
-	inline            bool // run the current call's tasks on the calling goroutine
-	// sparseWork is sparseParallelWork (tests lower it to run the workers
-	// on small data).
-	sparseWork int64
+	inline            bool             // run the current call's tasks on the calling goroutine
+	sum               []T              // the gradient the reduction writes
+	then              func(lo, hi int) // run on each block of sum once it is complete
+}
 
-	// GradientSparse: the chunks run the model's sparse passes (sparseGradModel)
-	// on the compact minibatch cb, of sd columns.
+// sparseState is GradientSparse's: the chunks run the model's sparse
+// passes (sparseGradModel) on the compact minibatch cb, of sd columns.
+type sparseState[T Float] struct {
 	sparse bool
 	sd     int
 	cb     compactBatch[T]
-	seq    []int
+}
 
-	workers *pool // nil until the workers start, and after Close
-
-	// inUse is held by the running call (acquire); closing is set by
-	// Close, which stops the workers itself or leaves them to the running
-	// call's release.
-	inUse   sync.Mutex
-	closing atomic.Bool
-
-	autoRows bool             // rows a chunk follow the batch (NewEngine)
-	busy     [numPhases]int64 // with timing: nanoseconds of task work, summed by phase
-	timing   bool             // measure busy (tests and benchmarks)
-	busyMu   sync.Mutex
-	sum      []T // the gradient the reduction writes
-	then     func(lo, hi int)
+// seams are what the package's tests and benchmarks change in an Engine
+// they made.
+type seams struct {
+	// sparseWork is sparseParallelWork (tests lower it to run the workers
+	// on small data).
+	sparseWork int64
+	timing     bool             // measure busy
+	busy       [numPhases]int64 // with timing: nanoseconds of task work, summed by phase
+	busyMu     sync.Mutex
 }
 
 // NewEngine returns an engine for model on threads workers: 0 means
 // runtime.GOMAXPROCS(0), and more than GOMAXPROCS are clamped to it (results
 // do not depend on the thread count, and more workers than processors only
-// cost memory). It cuts batches into chunks of at most DefaultChunkRows
-// rows, a size that depends on the batch and the model, never on the
-// threads (see DefaultChunkRows). It returns an error for a nil model or a
-// negative thread count.
+// cost memory). It cuts batches into chunks of at most 64 rows, a size
+// that depends on the batch and the model, never on the threads. It
+// returns an error for a nil model or a negative thread count.
 func NewEngine[T Float](model Model[T], threads int) (*Engine[T], error) {
-	return NewEngineChunks(model, threads, 0)
+	return newEngineChunks(model, threads, 0)
 }
 
-// NewEngineChunks is NewEngine with a chosen chunk size (0: NewEngine's,
+// newEngineChunks is NewEngine with a chosen chunk size (0: NewEngine's,
 // which follows the batch). Results depend on the chunk size (it fixes the
-// order of the sums), never on the threads.
-func NewEngineChunks[T Float](model Model[T], threads, chunkRows int) (*Engine[T], error) {
+// order of the sums), never on the threads. A model that brings hooks
+// (engine.Hooked: package cvar's, which no other package can make) is
+// unwrapped, and its hooks kept for the calls to run.
+func newEngineChunks[T Float](model Model[T], threads, chunkRows int) (*Engine[T], error) {
+	var hooks *engine.Hooks
+	if h, ok := model.(engine.Hooked[Model[T]]); ok {
+		model, hooks = h.Unhooked(), h.EngineHooks()
+	}
 	if model == nil {
 		return nil, errors.New("batch: no model (nil Model)")
 	}
@@ -210,9 +237,12 @@ func NewEngineChunks[T Float](model Model[T], threads, chunkRows int) (*Engine[T
 	if threads == 0 || threads > procs {
 		threads = procs
 	}
-	e := &Engine[T]{model: model, ops: KernelsOf(model), threads: threads, rows: chunkRows, sparseWork: sparseParallelWork}
+	e := &Engine[T]{
+		engineConfig: engineConfig[T]{model: model, ops: KernelsOf(model), threads: threads, rows: chunkRows, hooks: hooks},
+		seams:        seams{sparseWork: sparseParallelWork},
+	}
 	if chunkRows == 0 {
-		e.rows, e.autoRows = DefaultChunkRows, true
+		e.rows, e.autoRows = defaultChunkRows, true
 	}
 	return e, nil
 }
@@ -229,8 +259,8 @@ var errClosed = errors.New("batch: the engine is closed")
 // Close stops the workers and waits until they have exited. It may be
 // called more than once, and from any goroutine; calls after it return an
 // error. Called while a call is running (from another goroutine, or from
-// that call's callbacks) it does not wait: the running call stops the
-// workers as it returns.
+// within that call) it does not wait: the running call stops the workers
+// as it returns.
 func (e *Engine[T]) Close() {
 	e.closing.Store(true)
 	if e.inUse.TryLock() {
@@ -327,10 +357,10 @@ func (e *Engine[T]) task(j, next int) {
 
 // batchRows returns the rows a chunk of a minibatch of n rows.
 func (e *Engine[T]) batchRows(n int) int {
-	if !e.autoRows || e.model.NumParams() > SmallGradient {
+	if !e.autoRows || e.model.NumParams() > smallGradient {
 		return e.rows
 	}
-	return min(DefaultChunkRows, max(MinChunkRows, (n+MinChunks-1)/MinChunks))
+	return min(defaultChunkRows, max(minChunkRows, (n+minChunks-1)/minChunks))
 }
 
 // setChunks cuts n rows into chunks of rows rows, making chunk state on
@@ -504,14 +534,14 @@ func (e *Engine[T]) reduce(j int) {
 	}
 }
 
-// firstLayerBlock computes block j of FirstLayerCols columns of the first
+// firstLayerBlock computes block j of firstLayerTaskCols columns of the first
 // layer's gradient: the chunks' rows in chunk order into a scratch of h
 // rows, then copied into the gradient, each unit's row run through then.
 func (e *Engine[T]) firstLayerBlock(j int) {
 	fl := e.model.(firstLayerModel[T])
 	h, d := e.flH, e.flD
-	lo := j * FirstLayerCols
-	w := min(FirstLayerCols, d-lo)
+	lo := j * firstLayerTaskCols
+	w := min(firstLayerTaskCols, d-lo)
 	buf := grow(e.flBuf[j], h*w)
 	e.flBuf[j] = buf
 	clear(buf)
@@ -642,22 +672,26 @@ func (e *Engine[T]) weigh(wk *Work[T], n int) T {
 // cvar.Train has it do), or a bad offset or column makes the kernels
 // panic and a non-finite value gives non-finite losses.
 func (e *Engine[T]) Gradient(g, theta []T, data *Data[T], idx []int, n int, wt *Weighting) (losses []T, sumV float64, err error) {
-	return e.GradientThen(g, theta, data, idx, n, wt, nil)
+	var then func(lo, hi int)
+	if e.hooks != nil {
+		then = e.hooks.Then
+	}
+	return e.gradientThen(g, theta, data, idx, n, wt, then)
 }
 
-// GradientThen is Gradient followed by then(lo, hi) on every block
+// gradientThen is Gradient followed by then(lo, hi) on every block
 // [lo, hi) of the coordinates of g, spread over the workers like the sum
 // of the chunks' gradients, each block right after its sum is complete
 // (while it is in cache): a step's update of θ from g, folded into the
-// parallel pass. The blocks are disjoint and cover g once: at most
-// ReduceBlock coordinates, a multiple of MinReduceBlock but for the last
-// (see ReduceBlock) or, for the MLP's first layer, a
-// hidden unit's weights over FirstLayerCols columns; then must be
+// parallel pass (engine.Hooks.Then). The blocks are disjoint and cover g
+// once: at most maxReduceBlock coordinates, a multiple of minReduceBlock
+// but for the last (see maxReduceBlock) or, for the MLP's first layer, a
+// hidden unit's weights over firstLayerTaskCols columns; then must be
 // elementwise (the blocks are not aligned to anything else: the kernels
 // give an element the same bits wherever a call starts). then runs on
 // several goroutines at once, on disjoint blocks; a call of the Engine
 // from then returns ErrConcurrentUse. After an error then is not run.
-func (e *Engine[T]) GradientThen(g, theta []T, data *Data[T], idx []int, n int, wt *Weighting, then func(lo, hi int)) (losses []T, sumV float64, err error) {
+func (e *Engine[T]) gradientThen(g, theta []T, data *Data[T], idx []int, n int, wt *Weighting, then func(lo, hi int)) (losses []T, sumV float64, err error) {
 	if err := e.acquire(); err != nil {
 		return nil, 0, err
 	}
@@ -681,14 +715,14 @@ func (e *Engine[T]) GradientThen(g, theta []T, data *Data[T], idx []int, n int, 
 }
 
 // reduceBlock returns the block of the reduction of n coordinates on
-// threads goroutines: ReduceBlock, or for a smaller gradient about n/threads
-// rounded up to a multiple of MinReduceBlock.
+// threads goroutines: maxReduceBlock, or for a smaller gradient about n/threads
+// rounded up to a multiple of minReduceBlock.
 func reduceBlock(n, threads int) int {
 	b := (n + threads - 1) / max(threads, 1)
-	return min(ReduceBlock, max(MinReduceBlock, (b+MinReduceBlock-1)/MinReduceBlock*MinReduceBlock))
+	return min(maxReduceBlock, max(minReduceBlock, (b+minReduceBlock-1)/minReduceBlock*minReduceBlock))
 }
 
-// gradient is GradientThen on checked arguments.
+// gradient is gradientThen on checked arguments.
 func (e *Engine[T]) gradient(g, theta []T, data *Data[T], idx []int, n int, wt *Weighting, then func(lo, hi int)) (losses []T, sumV float64, err error) {
 	e.theta, e.data, e.idx, e.wt = theta, data, idx, wt
 	e.loss = grow(e.loss, n)
@@ -700,7 +734,7 @@ func (e *Engine[T]) gradient(g, theta []T, data *Data[T], idx []int, n int, wt *
 	e.flH, e.flD, e.flTasks = 0, 0, 0
 	if fl, ok := e.model.(firstLayerModel[T]); ok && !e.sparse {
 		if h, d, ok := fl.firstLayer(data); ok {
-			e.flH, e.flD, e.flTasks = h, d, (d+FirstLayerCols-1)/FirstLayerCols
+			e.flH, e.flD, e.flTasks = h, d, (d+firstLayerTaskCols-1)/firstLayerTaskCols
 			for len(e.flBuf) < e.flTasks {
 				e.flBuf = append(e.flBuf, nil)
 			}
@@ -985,12 +1019,21 @@ func (e *Engine[T]) HasSparseGradient(data *Data[T]) bool {
 // coordinate. The values are those Gradient writes, bit for bit (the
 // chunks are summed along the same tree), whatever the thread count.
 //
-// before, if not nil, is called with coords before θ is read, on the
-// calling goroutine: the place to bring those coordinates of θ up to date
-// (a lazy update). coords and grad are valid until the next call; the
-// caller may change grad. Errors as for Gradient, and for data or a model
-// GradientSparse does not apply to.
-func (e *Engine[T]) GradientSparse(theta []T, data *Data[T], idx []int, n int, wt *Weighting, before func(coords []int)) (losses []T, sumV float64, coords []int, grad []T, err error) {
+// coords and grad are valid until the next call; the caller may change
+// grad. Errors as for Gradient, and for data or a model GradientSparse does
+// not apply to.
+func (e *Engine[T]) GradientSparse(theta []T, data *Data[T], idx []int, n int, wt *Weighting) (losses []T, sumV float64, coords []int, grad []T, err error) {
+	var before func(coords []int)
+	if e.hooks != nil {
+		before = e.hooks.Before
+	}
+	return e.gradientSparse(theta, data, idx, n, wt, before)
+}
+
+// gradientSparse is GradientSparse calling before, if not nil, with coords
+// before θ is read, on the calling goroutine: the place to bring those
+// coordinates of θ up to date (a lazy update; engine.Hooks.Before).
+func (e *Engine[T]) gradientSparse(theta []T, data *Data[T], idx []int, n int, wt *Weighting, before func(coords []int)) (losses []T, sumV float64, coords []int, grad []T, err error) {
 	if err := e.acquire(); err != nil {
 		return nil, 0, nil, nil, err
 	}

@@ -6,6 +6,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/cvarlearn/cvar/internal/engine"
 )
 
 // TestEngineCloseStopsWorkers checks the engine's lifecycle: Close right
@@ -90,7 +92,7 @@ func TestReductionMatchesChunkTree(t *testing.T) {
 		}
 		want := sum(0, len(parts))
 		for _, threads := range []int{1, 2, 3} {
-			e := must(NewEngineChunks(model, threads, rows))
+			e := must(newEngineChunks(model, threads, rows))
 			g := make([]float64, len(theta))
 			for range 2 { // the second call reuses the chunks' buffers
 				if _, _, err := e.Gradient(g, theta, data, idx, 0, &Weighting{Objective: Mean}); err != nil {
@@ -119,7 +121,7 @@ func TestChunkRowOrder(t *testing.T) {
 	for i := range theta {
 		theta[i] = 0.05 * float64(i%11-5)
 	}
-	e := must(NewEngineChunks(model, 2, 32))
+	e := must(newEngineChunks(model, 2, 32))
 	defer e.Close()
 	idx := make([]int, 200)
 	for i := range idx {
@@ -163,10 +165,21 @@ func TestChunkRowOrder(t *testing.T) {
 	}
 }
 
-// TestGradientThen checks the update folded into the reduction: θ −= η·g
-// on each block gives θ bit for bit as the same kernels on the whole
-// vector after Gradient, in float32 and float64, with one chunk and with
-// several, on 1 to 3 threads.
+// hooked is a model that brings engine hooks, as package cvar's run does.
+type hooked[T Float] struct {
+	Model[T]
+	h *engine.Hooks
+}
+
+func (m hooked[T]) Unhooked() Model[T]         { return m.Model }
+func (m hooked[T]) EngineHooks() *engine.Hooks { return m.h }
+
+// TestGradientThen checks the update folded into the reduction through the
+// hooks of a hooked model (engine.Hooks.Then): θ −= η·g on each block gives
+// θ bit for bit as the same kernels on the whole vector after a Gradient
+// of the same engine with no hook set, in float32 and float64, with one
+// chunk and with several, on 1 to 3 threads. The engine computes with the
+// model inside, and an engine of a plain model has no hooks.
 func TestGradientThen(t *testing.T) {
 	testGradientThen[float32](t)
 	testGradientThen[float64](t)
@@ -182,6 +195,9 @@ func testGradientThen[T Float](t *testing.T) {
 	data := must(NewData(x, n, d, nil, data64.Labels, k))
 	model := must(NewSoftmax[T](d, k))
 	ops := KernelsOf[T](model)
+	if plain := must(NewEngine[T](model, 1)); plain.hooks != nil {
+		t.Fatal("an engine of a plain model has hooks")
+	}
 	for _, rows := range []int{40, 300} {
 		idx := make([]int, rows)
 		for i := range idx {
@@ -194,17 +210,22 @@ func testGradientThen[T Float](t *testing.T) {
 			}
 			want, got := slices.Clone(theta0), slices.Clone(theta0)
 			g1, g2 := make([]T, len(theta0)), make([]T, len(theta0))
-			e := must(NewEngine(model, threads))
+			h := &engine.Hooks{}
+			e := must(NewEngine[T](hooked[T]{model, h}, threads))
+			if e.model != Model[T](model) || e.hooks != h {
+				t.Fatalf("the engine computes with %T and hooks %p; want the model inside and %p", e.model, e.hooks, h)
+			}
 			wt := Weighting{Objective: Softplus, Alpha: 0.1, Eps: 0.1, Tau: 0.3}
 			if _, _, err := e.Gradient(g1, want, data, idx, 0, &wt); err != nil {
 				t.Fatal(err)
 			}
 			ops.Axpy(0.01, want, g1)
 			ops.Axpy(-0.1, g1, want)
-			_, _, err := e.GradientThen(g2, got, data, idx, 0, &wt, func(lo, hi int) {
+			h.Then = func(lo, hi int) {
 				ops.Axpy(0.01, got[lo:hi], g2[lo:hi])
 				ops.Axpy(-0.1, g2[lo:hi], got[lo:hi])
-			})
+			}
+			_, _, err := e.Gradient(g2, got, data, idx, 0, &wt)
 			if err != nil {
 				t.Fatal(err)
 			}

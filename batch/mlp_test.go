@@ -12,14 +12,14 @@ import (
 
 // TestMLPFirstLayerByColumns checks the Engine's split of the MLP's
 // gradient (firstLayerModel): the first layer's weights by blocks of
-// FirstLayerCols columns over the chunks in order, the rest per chunk and
+// firstLayerTaskCols columns over the chunks in order, the rest per chunk and
 // summed. Against Forward and Backward of the whole minibatch in one call
 // (no split, no chunks) it agrees to 1e-12 for every weighting, with rows
 // listed or not and d not a multiple of the block (three blocks, the last
 // short); it is bit-identical on 1, 2 and 3 threads; and the folded update
-// (GradientThen) sees every coordinate once.
+// (gradientThen) sees every coordinate once.
 func TestMLPFirstLayerByColumns(t *testing.T) {
-	const n, d, h, k = 150, 2*FirstLayerCols + 9, 7, 3
+	const n, d, h, k = 150, 2*firstLayerTaskCols + 9, 7, 3
 	rng := rand.New(rand.NewPCG(5, 6))
 	x := make([]float64, n*d)
 	for i := range x {
@@ -48,11 +48,11 @@ func TestMLPFirstLayerByColumns(t *testing.T) {
 		for _, wt := range []Weighting{{Objective: Mean}, {Objective: Softplus, Alpha: 0.2, Eps: 0.1, InvL: 1, Tau: 0.8}, {Objective: TopK, Alpha: 0.2}} {
 			var first []float64
 			for _, threads := range []int{1, 2, 3} {
-				e := must(NewEngineChunks(Model[float64](model), threads, 16))
+				e := must(newEngineChunks(Model[float64](model), threads, 16))
 				e.threads = threads
 				g := make([]float64, len(theta))
 				seen := make([]int, len(theta))
-				losses, _, err := e.GradientThen(g, theta, data, rows, m, &wt, func(lo, hi int) {
+				losses, _, err := e.gradientThen(g, theta, data, rows, m, &wt, func(lo, hi int) {
 					for i := lo; i < hi; i++ {
 						seen[i]++
 					}

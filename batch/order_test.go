@@ -53,17 +53,17 @@ func TestSortRows(t *testing.T) {
 }
 
 // TestReduceBlock checks the reduction's blocks: multiples of
-// MinReduceBlock, at most ReduceBlock, and about one a thread for a small
+// minReduceBlock, at most maxReduceBlock, and about one a thread for a small
 // gradient.
 func TestReduceBlock(t *testing.T) {
 	for _, n := range []int{1, 255, 256, 785, 2048, 7850, 79510} {
 		for _, threads := range []int{1, 2, 3, 8, 16} {
 			b := reduceBlock(n, threads)
-			if b%MinReduceBlock != 0 || b > ReduceBlock || b < MinReduceBlock {
+			if b%minReduceBlock != 0 || b > maxReduceBlock || b < minReduceBlock {
 				t.Fatalf("n=%d threads=%d: block %d", n, threads, b)
 			}
 			blocks := (n + b - 1) / b
-			if want := min(threads, n/(2*MinReduceBlock)); blocks < want {
+			if want := min(threads, n/(2*minReduceBlock)); blocks < want {
 				t.Errorf("n=%d threads=%d: %d blocks of %d, want at least %d", n, threads, blocks, b, want)
 			}
 		}
@@ -136,19 +136,19 @@ func TestChunkLabelErrors(t *testing.T) {
 	for _, obj := range []Objective{Mean, Softplus, TopK} {
 		wt := &Weighting{Objective: obj, Alpha: 0.2, Eps: 0.1, Tau: 0.5, InvL: 1}
 		want := make([]float64, len(theta))
-		ref := must(NewEngineChunks(model, 1, 16))
+		ref := must(newEngineChunks(model, 1, 16))
 		if _, _, err := ref.Gradient(want, theta, data, good, 0, wt); err != nil {
 			t.Fatal(err)
 		}
 		ref.Close()
 		for _, threads := range []int{1, 2, 3} {
-			e := must(NewEngineChunks(model, threads, 16))
+			e := must(newEngineChunks(model, threads, 16))
 			g := make([]float64, len(theta))
 			for i := range g {
 				g[i] = 1
 			}
 			ran := false
-			_, _, err := e.GradientThen(g, theta, &bad, idx, 0, wt, func(lo, hi int) { ran = true })
+			_, _, err := e.gradientThen(g, theta, &bad, idx, 0, wt, func(lo, hi int) { ran = true })
 			if err == nil || !strings.Contains(err.Error(), "row 123: label 5") {
 				t.Fatalf("%v, threads=%d: error %v, want row 123's label", obj, threads, err)
 			}
@@ -213,7 +213,7 @@ func TestChunkNextHint(t *testing.T) {
 	var want []float64
 	for _, threads := range []int{1, 2, 3} {
 		rec := &nextRecorder{Softmax: model}
-		e := must(NewEngineChunks[float64](rec, threads, 16))
+		e := must(newEngineChunks[float64](rec, threads, 16))
 		g := make([]float64, len(theta))
 		if _, _, err := e.Gradient(g, theta, data, idx, 0, wt); err != nil {
 			t.Fatal(err)

@@ -43,7 +43,7 @@ func benchChunkRows() int {
 // (forward, weights and backward of the chunks, summed over the threads)
 // and the serial rest: wall − chunk work / threads, which holds the
 // dispatch, the reduction of the chunks' gradients and the update
-// θ −= η·g folded into it (GradientThen, as cvar.Train does), the running
+// θ −= η·g folded into it (gradientThen, as cvar.Train does), the running
 // average of θ, ‖θ‖², and any imbalance between the threads.
 //
 //	go test ./batch -run - -bench StepSerial -benchtime 200x
@@ -80,14 +80,14 @@ func BenchmarkStepSerial(b *testing.B) {
 				avg := append([]float32(nil), theta...)
 				g := make([]float32, len(theta))
 				ops := KernelsOf(model)
-				e := must(NewEngineChunks(model, th, benchChunkRows()))
+				e := must(newEngineChunks(model, th, benchChunkRows()))
 				defer e.Close()
 				sampler := must(NewSampler(n, batch, WithReplacement, 3))
 				wt := Weighting{Objective: Softplus, Alpha: 0.1, Eps: 0.1, Tau: 0.5, InvL: 1}
 				update := func(lo, hi int) { ops.Axpy(-0.01, g[lo:hi], theta[lo:hi]) }
 				step := func(t int) { // as cvar.Train's: the update folded into the gradient's last pass
 					ops.Lerp(1/float32(t), theta, avg)
-					if _, _, err := e.GradientThen(g, theta, mc.data, sampler.Next(), 0, &wt, update); err != nil {
+					if _, _, err := e.gradientThen(g, theta, mc.data, sampler.Next(), 0, &wt, update); err != nil {
 						b.Fatal(err)
 					}
 					_ = ops.Dot(theta, theta)

@@ -57,7 +57,7 @@ func BenchmarkSparseGradient(b *testing.B) {
 				if mode == "dense" {
 					_, _, err = e.Gradient(g, theta, data, idx, 0, wt)
 				} else {
-					_, _, _, _, err = e.GradientSparse(theta, data, idx, 0, wt, nil)
+					_, _, _, _, err = e.GradientSparse(theta, data, idx, 0, wt)
 				}
 				if err != nil {
 					b.Fatal(err)

@@ -6,12 +6,15 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/cvarlearn/cvar/internal/engine"
 )
 
 // TestGradientSparse checks GradientSparse against Gradient on sparse data:
 // the same bits at the touched coordinates, a zero gradient elsewhere (and
-// g left as it was there), the touched set that of SparseCoords, on 1, 2
-// and 3 threads, for the linear models and softmax, every objective.
+// g left as it was there), the touched set that of SparseCoords and the
+// one a hooked model's Before hook sees, on 1, 2 and 3 threads, for the
+// linear models and softmax, every objective.
 func TestGradientSparse(t *testing.T) {
 	const n, d = 300, 200
 	rng := rand.New(rand.NewPCG(7, 7))
@@ -95,7 +98,8 @@ func TestGradientSparse(t *testing.T) {
 				wl = slices.Clone(wl)
 				ref.Close()
 				for _, threads := range []int{1, 2, 3} {
-					e, err := NewEngineChunks(m.model, threads, 16)
+					h := &engine.Hooks{}
+					e, err := newEngineChunks[float64](hooked[float64]{m.model, h}, threads, 16)
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -112,8 +116,8 @@ func TestGradientSparse(t *testing.T) {
 					wantCoords := sparseCoords(data, listed[:min(170, len(listed))], d, m.model.NumOutputs())
 					for rep := 0; rep < 2; rep++ { // the scratch is clean again after a call
 						var seen []int
-						before := func(c []int) { seen = slices.Clone(c) }
-						losses, sv, coords, grad, err := e.GradientSparse(theta, data, rows, 170, &wt, before)
+						h.Before = func(c []int) { seen = slices.Clone(c) }
+						losses, sv, coords, grad, err := e.GradientSparse(theta, data, rows, 170, &wt)
 						if err != nil {
 							t.Fatal(err)
 						}
@@ -164,7 +168,7 @@ func TestGradientSparseRefuses(t *testing.T) {
 	if lin.HasSparseGradient(de) || !lin.HasSparseGradient(sp) {
 		t.Fatal("HasSparseGradient: want false on dense data, true on sparse")
 	}
-	if _, _, _, _, err := lin.GradientSparse(theta, de, nil, 100, wt, nil); err == nil || !strings.Contains(err.Error(), "dense") {
+	if _, _, _, _, err := lin.GradientSparse(theta, de, nil, 100, wt); err == nil || !strings.Contains(err.Error(), "dense") {
 		t.Fatalf("dense data: err %v", err)
 	}
 	mlp := must(NewMLP[float64](10, 3, 2))
@@ -173,7 +177,7 @@ func TestGradientSparseRefuses(t *testing.T) {
 	if em.HasSparseGradient(sp) {
 		t.Fatal("HasSparseGradient for the MLP")
 	}
-	if _, _, _, _, err := em.GradientSparse(make([]float64, mlp.NumParams()), sp, nil, 100, wt, nil); err == nil || !strings.Contains(err.Error(), "mlp") {
+	if _, _, _, _, err := em.GradientSparse(make([]float64, mlp.NumParams()), sp, nil, 100, wt); err == nil || !strings.Contains(err.Error(), "mlp") {
 		t.Fatalf("mlp: err %v", err)
 	}
 }

@@ -36,7 +36,7 @@ func TestGradientSparseEmptyChunk(t *testing.T) {
 	}
 	wt := &Weighting{Objective: Softplus, Alpha: 0.3, Tau: 0.5, Eps: 0.1}
 	for _, threads := range []int{1, 2} {
-		e, err := NewEngineChunks(model, threads, 16)
+		e, err := newEngineChunks(model, threads, 16)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -45,7 +45,7 @@ func TestGradientSparseEmptyChunk(t *testing.T) {
 		if _, _, err := e.Gradient(want, theta, data, nil, n, wt); err != nil {
 			t.Fatal(err)
 		}
-		_, _, coords, grad, err := e.GradientSparse(theta, data, nil, n, wt, nil)
+		_, _, coords, grad, err := e.GradientSparse(theta, data, nil, n, wt)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -84,7 +84,7 @@ func TestGradientSparseNoNonZeros(t *testing.T) {
 	if _, _, err := e.Gradient(want, theta, data, nil, n, wt); err != nil {
 		t.Fatal(err)
 	}
-	_, _, coords, grad, err := e.GradientSparse(theta, data, nil, n, wt, nil)
+	_, _, coords, grad, err := e.GradientSparse(theta, data, nil, n, wt)
 	if err != nil {
 		t.Fatal(err)
 	}

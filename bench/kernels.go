@@ -41,7 +41,7 @@ const (
 	Classes = 10
 	// Hidden is h of the MLP's products.
 	Hidden = 100
-	// ChunkRows is the engine's chunk (batch.DefaultChunkRows), the rows
+	// ChunkRows is the engine's chunk (64 rows: batch.NewEngine), the rows
 	// the MLP's matrix products see at a time.
 	ChunkRows = 64
 	// OOCRows and OOCDim shape the out-of-cache matrix (MNIST's training set).

@@ -391,15 +391,17 @@ func loadFull[T batch.Float](f *dataFlags, kind string) (*dataset.Dataset[T], cv
 		if task != dataset.Regression && f.d < 2*f.classes+1 {
 			return nil, cvar.Provenance{}, usagef("-d %d: the built-in classification data with %d classes needs at least %d features", f.d, f.classes, 2*f.classes+1)
 		}
-		src := cvar.Provenance{Kind: "synthetic", SynthN: f.n, SynthD: f.d, SynthSeed: synthSeed}
+		syn := synthSource{N: f.n, D: f.d, Seed: synthSeed}
+		if task != dataset.Regression {
+			syn.Classes = f.classes
+		}
+		src := cvar.Provenance{Kind: "synthetic"}
+		syn.put(&src)
 		ds, err := synthetic[T](task == dataset.Regression, f.n, f.d, f.classes, synthSeed)
 		if err != nil {
 			return nil, src, err
 		}
 		src.Name = ds.Name
-		if task != dataset.Regression {
-			src.SynthClasses = f.classes
-		}
 		return ds, src, nil
 	}
 	format, err := formatOf(f.data, f.format.value)
@@ -436,12 +438,15 @@ func loadForModel[T batch.Float](f *dataFlags, m *cvar.ModelFile) (*dataset.Data
 		if s.Kind != "synthetic" {
 			return nil, usagef("-data is required: the model was trained on %s, not on the built-in data", s.Name)
 		}
-		what := fmt.Sprintf("the model file's built-in data of %d samples × %d features", s.SynthN, s.SynthD)
-		if err := checkMemory(what, dataset.DenseBytes[T](s.SynthN, s.SynthD), f.maxMemory); err != nil {
-			return nil, err
+		syn, err := synthOf(s)
+		if err == nil {
+			what := fmt.Sprintf("the model file's built-in data of %d samples × %d features", syn.N, syn.D)
+			if err := checkMemory(what, dataset.DenseBytes[T](syn.N, syn.D), f.maxMemory); err != nil {
+				return nil, err
+			}
+			ds, err = synthetic[T](m.K == 0, syn.N, syn.D, max(syn.Classes, 2), syn.Seed+1)
 		}
-		var err error
-		if ds, err = synthetic[T](m.K == 0, s.SynthN, s.SynthD, max(s.SynthClasses, 2), s.SynthSeed+1); err != nil {
+		if err != nil {
 			return nil, fmt.Errorf("the model file's built-in data cannot be drawn again: %w; give -data", err)
 		}
 		ds.Name += " (fresh sample)"

@@ -677,7 +677,7 @@ func TestTrainTune(t *testing.T) {
 		} `json:"tune"`
 	}
 	decodeJSON(t, ok(t, "train", "-n", "1500", "-tune", "-tune-lrs", "0.003,0.03", "-tune-wds", "0,0.001", "-json"), &r)
-	if len(r.Tune.Trials) != 2*2*len(cvar.DefaultGridEpsFraction) || r.Tune.Select != "cvar" {
+	if len(r.Tune.Trials) != 2*2*len(cvar.DefaultGrid().EpsFraction) || r.Tune.Select != "cvar" {
 		t.Fatalf("tune: %+v", r.Tune)
 	}
 	best := r.Tune.Trials[r.Tune.Best]
@@ -1054,7 +1054,12 @@ func TestEvalErrorsNameItsFlags(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m.Source.SynthD, m.Source.SynthClasses = 3, 2 // too few features for 2 classes
+	syn, err := synthOf(m.Source)
+	if err != nil {
+		t.Fatal(err)
+	}
+	syn.D, syn.Classes = 3, 2 // too few features for 2 classes
+	syn.put(&m.Source)
 	f, _ := os.Create(filepath.Join(dir, "odd.cvar"))
 	if err := cvar.SaveModel(f, m); err != nil {
 		t.Fatal(err)

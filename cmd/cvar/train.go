@@ -100,11 +100,12 @@ func addTrainFlags(fs *flag.FlagSet) *trainFlags {
 	fs.BoolVar(&f.tune, "tune", false, "train on the training split over the grid -tune-lrs × -tune-wds (× -tune-eps for alg2–4), all runs spread over the cores, and keep the setting -select picks on the validation split")
 	f.selectBy = newChoice("cvar", "cvar", "loss")
 	fs.Var(f.selectBy, "select", "-tune's `rule`: cvar (smallest validation CVaR_α) or loss (smallest validation mean loss, the paper's)")
-	f.tuneLRs = nonNegList("step size", cvar.DefaultGridLR...)
+	grid := cvar.DefaultGrid()
+	f.tuneLRs = nonNegList("step size", grid.LR...)
 	fs.Var(f.tuneLRs, "tune-lrs", "-tune's step sizes, a comma-separated `list`")
-	f.tuneWDs = nonNegList("weight decay", cvar.DefaultGridWeightDecay...)
+	f.tuneWDs = nonNegList("weight decay", grid.WeightDecay...)
 	fs.Var(f.tuneWDs, "tune-wds", "-tune's weight decays, a comma-separated `list`")
-	f.tuneEps = nonNegList("eps fraction", cvar.DefaultGridEpsFraction...)
+	f.tuneEps = nonNegList("eps fraction", grid.EpsFraction...)
 	fs.Var(f.tuneEps, "tune-eps", "-tune's ε as fractions of the initial VaR_α (alg2–4), each positive, a comma-separated `list`")
 	return f
 }

@@ -25,9 +25,16 @@ const (
 	budgetFactor = 6   // partition work allowed (× n) before median-of-medians
 )
 
-// forceMoM makes every selection use median-of-medians pivots from the
-// start. Only tests set it, to exercise the fallback on every input.
-var forceMoM = false
+// pivots chooses a selection's pivots: sampled, with the median-of-medians
+// fallback once the work passes its budget (what the exported functions
+// use), or median of medians from the start (what tests pass, to exercise
+// the fallback on every input).
+type pivots bool
+
+const (
+	sampled         pivots = false
+	medianOfMedians pivots = true
+)
 
 // selector ranks the indices p of v under the total order above.
 type selector[T Float] struct {
@@ -37,17 +44,18 @@ type selector[T Float] struct {
 	// comparisons that tests use to check linear behaviour.
 	work   int
 	budget int
-	mom    bool // median-of-medians pivots from now on
+	mom    bool   // median-of-medians pivots from now on
+	piv    pivots // the pivots a selection starts with
 }
 
-func newSelector[T Float](v []T, p []int) selector[T] {
-	return selector[T]{v: v, p: p}
+func newSelector[T Float](v []T, p []int, piv pivots) selector[T] {
+	return selector[T]{v: v, p: p, piv: piv}
 }
 
 // run is the entry point of one selection: selectAt with a fresh work budget
 // of budgetFactor times the range (plus a constant), sampled pivots first.
 func (s *selector[T]) run(lo, hi, k int) {
-	s.mom = forceMoM
+	s.mom = s.piv == medianOfMedians
 	s.budget = s.work + budgetFactor*(hi-lo) + 64
 	s.selectAt(lo, hi, k)
 }

@@ -63,6 +63,11 @@ func iota(p []int) {
 // It allocates nothing. It panics unless 0 ≤ k ≤ n and len(perm) = n.
 // No loss may be NaN.
 func Select[T Float](losses []T, k int, perm []int) {
+	selectK(sampled, losses, k, perm)
+}
+
+// selectK is Select with the pivots piv.
+func selectK[T Float](piv pivots, losses []T, k int, perm []int) {
 	n := len(losses)
 	if len(perm) != n {
 		panic("tail.Select: len(perm) != len(losses)")
@@ -73,7 +78,7 @@ func Select[T Float](losses []T, k int, perm []int) {
 	if k == n {
 		return
 	}
-	s := newSelector(losses, perm)
+	s := newSelector(losses, perm, piv)
 	s.run(0, n, k)
 }
 
@@ -103,6 +108,11 @@ func scratch(perm []int, n int, who string) []int {
 // O(n), no allocation. The caller guarantees len(losses) ≥ 1, α ∈ (0, 1] and
 // no NaN loss.
 func Weights[T Float](w, losses []T, alpha float64, perm []int) (varAlpha T) {
+	return weights(sampled, w, losses, alpha, perm)
+}
+
+// weights is Weights with the pivots piv.
+func weights[T Float](piv pivots, w, losses []T, alpha float64, perm []int) (varAlpha T) {
 	n := len(losses)
 	if len(w) != n {
 		panic("tail.Weights: len(w) != len(losses)")
@@ -120,7 +130,7 @@ func Weights[T Float](w, losses []T, alpha float64, perm []int) (varAlpha T) {
 		}
 		return mn
 	}
-	s := newSelector(losses, p)
+	s := newSelector(losses, p, piv)
 	s.run(0, n, k)
 	clear(w)
 	full := T(1 / m)
@@ -189,6 +199,11 @@ func finish(sum, mx float64, k int, m, v, s float64) float64 {
 // k = ⌊αn⌋ (Count). The caller guarantees len(losses) ≥ 1, α ∈ (0, 1] and no
 // NaN loss.
 func CVaRVaR[T Float](losses []T, alpha float64, perm []int) (cvar, vr float64) {
+	return cvarVaR(sampled, losses, alpha, perm)
+}
+
+// cvarVaR is CVaRVaR with the pivots piv.
+func cvarVaR[T Float](piv pivots, losses []T, alpha float64, perm []int) (cvar, vr float64) {
 	n := len(losses)
 	p := scratch(perm, n, "CVaRVaR")
 	m, k := Count(n, alpha)
@@ -206,7 +221,7 @@ func CVaRVaR[T Float](losses []T, alpha float64, perm []int) (cvar, vr float64) 
 		}
 		return min(max(a.sum()/float64(n)/sc, vr), float64(mx)), vr
 	}
-	s := newSelector(losses, p)
+	s := newSelector(losses, p, piv)
 	s.run(0, n, k)
 	vr = float64(losses[p[k]])
 	mx, amax := math.Inf(-1), math.Abs(vr)
@@ -238,6 +253,11 @@ func CVaRVaR[T Float](losses []T, alpha float64, perm []int) (cvar, vr float64) 
 // exactly). perm is scratch as for CVaRVaR; the caller guarantees
 // len(losses) ≥ 1, every α ∈ (0, 1] and no NaN loss.
 func Multi[T Float](losses []T, alphas []float64, perm []int, cvar, vr []float64) {
+	multi(sampled, losses, alphas, perm, cvar, vr)
+}
+
+// multi is Multi with the pivots piv.
+func multi[T Float](piv pivots, losses []T, alphas []float64, perm []int, cvar, vr []float64) {
 	n := len(losses)
 	na := len(alphas)
 	if len(cvar) != na || len(vr) != na {
@@ -250,7 +270,7 @@ func Multi[T Float](losses []T, alphas []float64, perm []int, cvar, vr []float64
 	kOf := func(j int) int { _, k := Count(n, alphas[j]); return k }
 
 	// Nested selections, by decreasing (k, j).
-	s := newSelector(losses, p)
+	s := newSelector(losses, p, piv)
 	hi := n
 	pk, pj := n+1, na // previous (k, j); start above every pair
 	for range na {

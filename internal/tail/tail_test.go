@@ -174,14 +174,10 @@ func alphasFor(n int, r *rand.Rand) []float64 {
 func rng(seed uint64) *rand.Rand { return rand.New(rand.NewPCG(seed, 0x9e3779b97f4a7c15)) }
 
 // withMoM runs f twice: with the sampled pivots, and with median-of-medians
-// pivots forced from the start.
-func withMoM(t *testing.T, f func(t *testing.T)) {
-	t.Run("sampled", f)
-	t.Run("mom", func(t *testing.T) {
-		forceMoM = true
-		defer func() { forceMoM = false }()
-		f(t)
-	})
+// pivots from the start.
+func withMoM(t *testing.T, f func(t *testing.T, piv pivots)) {
+	t.Run("sampled", func(t *testing.T) { f(t, sampled) })
+	t.Run("mom", func(t *testing.T) { f(t, medianOfMedians) })
 }
 
 // ---- Count ---------------------------------------------------------------
@@ -268,7 +264,8 @@ func checkSelected[T Float](t *testing.T, what string, v []T, k int, perm []int)
 }
 
 func TestSelect(t *testing.T) {
-	withMoM(t, func(t *testing.T) {
+	t.Parallel()
+	withMoM(t, func(t *testing.T, piv pivots) {
 		r := rng(1)
 		for _, pat := range patterns {
 			for _, n := range slices.Concat(testSizes(), bigSizes()) {
@@ -287,7 +284,7 @@ func TestSelect(t *testing.T) {
 						case "reversed":
 							slices.Reverse(perm)
 						}
-						Select(v, k, perm)
+						selectK(piv, v, k, perm)
 						checkSelected(t, fmt.Sprintf("%s n=%d k=%d %s", pat.name, n, k, start), v, k, perm)
 					}
 				}
@@ -333,11 +330,12 @@ func TestSelectPanics(t *testing.T) {
 	}
 }
 
-// selectWork runs one selection and returns the work counter.
-func selectWork(v []float64, k int) int {
+// selectWork runs one selection with the pivots piv and returns the work
+// counter.
+func selectWork(v []float64, k int, piv pivots) int {
 	p := make([]int, len(v))
 	iota(p)
-	s := newSelector(v, p)
+	s := newSelector(v, p, piv)
 	s.run(0, len(v), k)
 	return s.work
 }
@@ -347,6 +345,7 @@ func selectWork(v []float64, k int) int {
 // equal values and on the inputs that defeat naive pivots. A quadratic
 // selection would do ~n²/4 = 2.5·10¹¹ units on these sizes.
 func TestSelectLinear(t *testing.T) {
+	t.Parallel()
 	n := 1_000_000
 	if testing.Short() {
 		n = 100_000
@@ -357,18 +356,16 @@ func TestSelectLinear(t *testing.T) {
 		for _, k := range []int{0, n / 20, n / 2, n - 1} {
 			// Measured: 1.0–3.0 n on these inputs (2.0 n or less on equal,
 			// sorted and reverse-sorted ones).
-			if w := selectWork(v, k); w > 4*n {
+			if w := selectWork(v, k, sampled); w > 4*n {
 				t.Errorf("%s k=%d: work %.2f n, want ≤ 4 n", pat.name, k, float64(w)/float64(n))
 			}
 		}
 	}
 	// Median-of-medians alone is linear too (measured 5.7–7.2 n).
-	forceMoM = true
-	defer func() { forceMoM = false }()
 	for _, pat := range patterns {
 		v := pat.gen(n/4, r)
 		for _, k := range []int{0, n / 8, n/4 - 1} {
-			if w := selectWork(v, k); w > 10*(n/4) {
+			if w := selectWork(v, k, medianOfMedians); w > 10*(n/4) {
 				t.Errorf("mom %s k=%d: work %.2f n, want ≤ 10 n", pat.name, k, float64(w)/float64(n/4))
 			}
 		}
@@ -383,7 +380,7 @@ func TestSelectBudget(t *testing.T) {
 		v := pat.gen(5000, r)
 		p := make([]int, len(v))
 		iota(p)
-		s := newSelector(v, p)
+		s := newSelector(v, p, sampled)
 		s.budget = 3 * len(v) / 2 // runs out after the first partition or two
 		s.selectAt(0, len(v), 1234)
 		if !s.mom {
@@ -396,7 +393,8 @@ func TestSelectBudget(t *testing.T) {
 // ---- CVaRVaR, Weights, Multi -------------------------------------------
 
 func TestCVaRVaR(t *testing.T) {
-	withMoM(t, func(t *testing.T) {
+	t.Parallel()
+	withMoM(t, func(t *testing.T, piv pivots) {
 		r := rng(5)
 		for _, pat := range patterns {
 			for _, n := range testSizes() {
@@ -408,7 +406,7 @@ func TestCVaRVaR(t *testing.T) {
 				perm := make([]int, n)
 				for _, alpha := range alphasFor(n, r) {
 					what := fmt.Sprintf("%s n=%d α=%v", pat.name, n, alpha)
-					c, vr := CVaRVaR(v, alpha, perm)
+					c, vr := cvarVaR(piv, v, alpha, perm)
 					bc, bv := bruteSort(v, alpha)
 					if vr != bv || !near(c, bc, 0) {
 						t.Fatalf("%s: CVaRVaR = %.17g, %g; sort gives %.17g, %g", what, c, vr, bc, bv)
@@ -417,7 +415,7 @@ func TestCVaRVaR(t *testing.T) {
 					if c < vr {
 						t.Fatalf("%s: CVaR %g < VaR %g", what, c, vr)
 					}
-					c32, vr32 := CVaRVaR(v32, alpha, perm)
+					c32, vr32 := cvarVaR(piv, v32, alpha, perm)
 					bc32, bv32 := bruteSort(v32, alpha)
 					if vr32 != bv32 || !near(c32, bc32, 0) {
 						t.Fatalf("%s float32: CVaRVaR = %.17g, %g; sort gives %.17g, %g", what, c32, vr32, bc32, bv32)
@@ -464,7 +462,8 @@ func TestCVaRVaRSpecial(t *testing.T) {
 }
 
 func TestWeights(t *testing.T) {
-	withMoM(t, func(t *testing.T) {
+	t.Parallel()
+	withMoM(t, func(t *testing.T, piv pivots) {
 		r := rng(6)
 		for _, pat := range patterns {
 			for _, n := range testSizes() {
@@ -473,7 +472,7 @@ func TestWeights(t *testing.T) {
 				w := make([]float64, n)
 				for _, alpha := range alphasFor(n, r) {
 					what := fmt.Sprintf("%s n=%d α=%v", pat.name, n, alpha)
-					vr := Weights(w, v, alpha, perm)
+					vr := weights(piv, w, v, alpha, perm)
 					bc, bv := bruteSort(v, alpha)
 					if vr != bv {
 						t.Fatalf("%s: VaR %g, want %g", what, vr, bv)
@@ -537,7 +536,8 @@ func TestWeightsFloat32(t *testing.T) {
 }
 
 func TestMulti(t *testing.T) {
-	withMoM(t, func(t *testing.T) {
+	t.Parallel()
+	withMoM(t, func(t *testing.T, piv pivots) {
 		r := rng(8)
 		for _, pat := range patterns {
 			for _, n := range testSizes() {
@@ -548,10 +548,10 @@ func TestMulti(t *testing.T) {
 				perm := make([]int, n)
 				cv := make([]float64, len(alphas))
 				vv := make([]float64, len(alphas))
-				Multi(v, alphas, perm, cv, vv)
+				multi(piv, v, alphas, perm, cv, vv)
 				checkPerm(t, perm)
 				for j, a := range alphas {
-					c, vr := CVaRVaR(v, a, perm)
+					c, vr := cvarVaR(piv, v, a, perm)
 					if vv[j] != vr || !near(cv[j], c, 0) {
 						t.Fatalf("%s n=%d α=%v: Multi %.17g, %g; CVaRVaR %.17g, %g", pat.name, n, a, cv[j], vv[j], c, vr)
 					}
@@ -561,9 +561,9 @@ func TestMulti(t *testing.T) {
 				for i, x := range v {
 					v32[i] = float32(x)
 				}
-				Multi(v32, alphas, perm, cv, vv)
+				multi(piv, v32, alphas, perm, cv, vv)
 				for j, a := range alphas {
-					c, vr := CVaRVaR(v32, a, perm)
+					c, vr := cvarVaR(piv, v32, a, perm)
 					if vv[j] != vr || !near(cv[j], c, 0) {
 						t.Fatalf("float32 %s n=%d α=%v: Multi %.17g, %g; CVaRVaR %.17g, %g", pat.name, n, a, cv[j], vv[j], c, vr)
 					}
@@ -621,7 +621,8 @@ func bruteWeighted(v, w []float64, alpha float64) (cvar, vr float64) {
 }
 
 func TestWeightedEqualWeights(t *testing.T) {
-	withMoM(t, func(t *testing.T) {
+	t.Parallel()
+	withMoM(t, func(t *testing.T, piv pivots) {
 		r := rng(9)
 		for _, pat := range patterns {
 			for _, n := range testSizes() {
@@ -630,8 +631,8 @@ func TestWeightedEqualWeights(t *testing.T) {
 				for _, c := range []float64{1, 0.1, 3.7, 1.0 / 3} {
 					w := slices.Repeat([]float64{c}, n)
 					for _, alpha := range alphasFor(n, r) {
-						wc, wv := WeightedCVaRVaR(v, w, alpha, perm)
-						uc, uv := CVaRVaR(v, alpha, perm)
+						wc, wv := weightedCVaRVaR(piv, v, w, alpha, perm)
+						uc, uv := cvarVaR(piv, v, alpha, perm)
 						if wv != uv || !near(wc, uc, 0) {
 							t.Fatalf("%s n=%d c=%v α=%v: weighted %.17g, %g; unweighted %.17g, %g", pat.name, n, c, alpha, wc, wv, uc, uv)
 						}
@@ -643,7 +644,8 @@ func TestWeightedEqualWeights(t *testing.T) {
 }
 
 func TestWeightedIntegerWeights(t *testing.T) {
-	withMoM(t, func(t *testing.T) {
+	t.Parallel()
+	withMoM(t, func(t *testing.T, piv pivots) {
 		r := rng(10)
 		for _, pat := range patterns {
 			for _, n := range testSizes() {
@@ -665,8 +667,8 @@ func TestWeightedIntegerWeights(t *testing.T) {
 				perm := make([]int, n)
 				dperm := make([]int, len(dup))
 				for _, alpha := range append(alphasFor(n, r), alphasFor(len(dup), r)...) {
-					wc, wv := WeightedCVaRVaR(v, w, alpha, perm)
-					dc, dv := CVaRVaR(dup, alpha, dperm)
+					wc, wv := weightedCVaRVaR(piv, v, w, alpha, perm)
+					dc, dv := cvarVaR(piv, dup, alpha, dperm)
 					if wv != dv || !near(wc, dc, 0) {
 						t.Fatalf("%s n=%d α=%v: weighted %.17g, %g; duplicated %.17g, %g (w=%v)", pat.name, n, alpha, wc, wv, dc, dv, w)
 					}
@@ -677,7 +679,8 @@ func TestWeightedIntegerWeights(t *testing.T) {
 }
 
 func TestWeightedRandom(t *testing.T) {
-	withMoM(t, func(t *testing.T) {
+	t.Parallel()
+	withMoM(t, func(t *testing.T, piv pivots) {
 		r := rng(11)
 		for _, pat := range patterns {
 			for _, n := range testSizes() {
@@ -703,7 +706,7 @@ func TestWeightedRandom(t *testing.T) {
 				perm := make([]int, n)
 				for _, alpha := range alphasFor(n, r) {
 					what := fmt.Sprintf("%s n=%d α=%v", pat.name, n, alpha)
-					wc, wv := WeightedCVaRVaR(v, w, alpha, perm)
+					wc, wv := weightedCVaRVaR(piv, v, w, alpha, perm)
 					bc, bv := bruteWeighted(v, w, alpha)
 					if wv != bv || !near(wc, bc, 0) {
 						t.Fatalf("%s: weighted %.17g, %g; brute %.17g, %g", what, wc, wv, bc, bv)

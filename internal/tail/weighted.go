@@ -53,6 +53,11 @@ func (ws wts) at(i int) float64 {
 // The caller guarantees: α ∈ (0, 1], weights finite and ≥ 0 with a positive
 // finite sum, and no NaN loss. With no positive weight it returns NaN, NaN.
 func WeightedCVaRVaR[T Float](losses []T, weights []float64, alpha float64, perm []int) (cvar, vr float64) {
+	return weightedCVaRVaR(sampled, losses, weights, alpha, perm)
+}
+
+// weightedCVaRVaR is WeightedCVaRVaR with the pivots piv.
+func weightedCVaRVaR[T Float](piv pivots, losses []T, weights []float64, alpha float64, perm []int) (cvar, vr float64) {
 	n := len(losses)
 	if len(weights) != n {
 		panic("tail.WeightedCVaRVaR: len(weights) != len(losses)")
@@ -109,9 +114,9 @@ func WeightedCVaRVaR[T Float](losses []T, weights []float64, alpha float64, perm
 
 	// Weighted quickselect for the boundary position j: the first position
 	// (in rank order) whose cumulative weight, itself included, exceeds A.
-	s := newSelector(losses, p)
+	s := newSelector(losses, p, piv)
 	s.budget = budgetFactor*np + 64
-	s.mom = forceMoM
+	s.mom = piv == medianOfMedians
 	lo, hi := 0, np
 	var acc ksum // weight of p[:lo], all ranked before the boundary
 	j := -1
