@@ -13,7 +13,8 @@ import (
 // Params are the constants, step sizes and rules a run used, as resolved
 // from the options, the model, the data and K. Normalised quantities are in
 // units of ℓ/L; the bound is in the losses' own units. In JSON
-// (MarshalJSON) NaN and ±Inf are the strings "NaN", "+Inf" and "-Inf".
+// (MarshalJSON) NaN and ±Inf are the strings "NaN", "+Inf" and "-Inf", and
+// Method, Rule, Objective, Sampling and Output are their names.
 type Params struct {
 	Method     Method   `json:"method"`
 	Alpha      float64  `json:"alpha"`
