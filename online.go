@@ -51,7 +51,7 @@ func NewOnline[T batch.Float](model batch.Model[T], d, k int, opt Options) (*Onl
 	if d <= 0 || d > batch.MaxDim || k < 0 || k == 1 || k > batch.MaxDim {
 		return nil, fmt.Errorf("cvar: a stream of %d features and %d classes; want d ≥ 1 and k = 0 (regression) or k ≥ 2", d, k)
 	}
-	if err := checkThreads(opt.Threads); err != nil {
+	if err := validate(&opt); err != nil {
 		return nil, err
 	}
 	o := &Online[T]{model: model}
@@ -77,13 +77,13 @@ func NewOnline[T batch.Float](model batch.Model[T], d, k int, opt Options) (*Onl
 	if opt.Rule == TheoremStep && opt.LR == 0 && opt.G == 0 && opt.Scale == (batch.Scale{}) {
 		return nil, errors.New("cvar: an online run with the theorem's step size needs Options.Scale (bounds on ‖x‖ and |y|) or Options.G")
 	}
-	engine, hooks, err := newEngine(model, 1)
+	opt.Sampling = InOrder // a stream is taken in the order it comes
+	pr, err := resolve(&opt, p, opt.Steps, bounds, model.Convex(), nil)
 	if err != nil {
 		return nil, err
 	}
-	pr, err := resolve(&opt, p, opt.Steps, bounds, model.Convex(), nil)
+	engine, hooks, err := newEngine(model, 1)
 	if err != nil {
-		engine.Close()
 		return nil, err
 	}
 	o.r, err = newRun(model, engine, hooks, opt, pr, theta)

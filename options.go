@@ -48,6 +48,12 @@ func (m Method) online() bool { return m == Alg1 || m == Alg4 }
 // usesTau reports whether the method trains the threshold τ.
 func (m Method) usesTau() bool { return m >= Alg1 && m <= Alg4 }
 
+// oneSample reports whether the method takes one sample per step.
+func (m Method) oneSample() bool { return m == Alg1 || m == Alg2 || m == Alg4 }
+
+// smoothed reports whether the method smooths the plus function with ε.
+func (m Method) smoothed() bool { return m == Alg2 || m == Alg3 || m == Alg4 }
+
 // Smoothing is the smoothed plus function of Alg2–4. The zero value is
 // Softplus.
 type Smoothing int
@@ -150,6 +156,15 @@ const (
 	OutputRandom
 )
 
+var outputNames = [...]string{"default", "average", "last", "random"}
+
+func (o Output) String() string {
+	if o >= 0 && int(o) < len(outputNames) {
+		return outputNames[o]
+	}
+	return fmt.Sprintf("Output(%d)", int(o))
+}
+
 // DomainKind names the shape of the feasible set K of the parameters.
 type DomainKind int
 
@@ -228,7 +243,7 @@ func (d Domain) String() string {
 // documented default; only Method is required.
 type Options struct {
 	Method Method
-	// Alpha is the tail fraction α ∈ (0, 1]; default 0.1.
+	// Alpha is the tail fraction α ∈ (0, 1]; default DefaultAlpha (0.1).
 	Alpha float64
 	// Domain is K; default R^d. The theorems' step sizes need a bounded K
 	// for Alg1–3 (D < ∞).
@@ -268,11 +283,16 @@ type Options struct {
 	// as many as make DefaultMinSteps steps when that is more. Steps, or
 	// Epochs times the steps of a pass, must be at most MaxSteps.
 	Epochs int
-	// Batch is the minibatch size of Alg3 and the baselines; default 512
-	// (at most the number of samples). Alg1, Alg2 and Alg4 use 1.
-	Batch    int
+	// Batch is the minibatch size of Alg3 and the baselines; default
+	// DefaultBatch (512), at most the number of samples. Alg1, Alg2 and
+	// Alg4 use 1.
+	Batch int
+	// Sampling says how minibatches are drawn; default the method's (see
+	// SamplingDefault). Online takes its samples in the order they come.
 	Sampling Sampling
-	Output   Output
+	// Output picks the iterate the run returns; default the method's (see
+	// OutputDefault).
+	Output Output
 	// Seed fixes every random choice: same seed, same data, same kernel
 	// implementation ⇒ bit-identical result, whatever Threads is. The
 	// draws themselves are the same on every Go version and platform.

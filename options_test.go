@@ -2,6 +2,8 @@ package cvar
 
 import (
 	"math"
+	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -111,5 +113,127 @@ func TestInitOnTheBoundary(t *testing.T) {
 	}
 	if _, err := resolve(&Options{Method: Alg2, Epochs: MaxSteps/8 + 1}, 4, 8, batch.Bounds{}, true, nil); err == nil || !strings.Contains(err.Error(), "MaxSteps") {
 		t.Fatalf("Epochs MaxSteps/8 + 1 on 8 samples: %v; want an error naming MaxSteps", err)
+	}
+}
+
+// TestValidateNamesFirstBadField: with every field from one on bad, the
+// error names that field, the first bad one in the order Options declares
+// them, on every run; the list follows Options' declaration.
+func TestValidateNamesFirstBadField(t *testing.T) {
+	data := subgroupData(t, 50, 3, 1)
+	model := must(batch.NewLogistic[float64](3))
+	nan, inf := math.NaN(), math.Inf(1)
+	bad := []struct {
+		field string
+		set   func(*Options)
+		want  string
+	}{
+		{"Method", func(o *Options) { o.Method = 99 }, "unknown method 99"},
+		{"Alpha", func(o *Options) { o.Alpha = 2 }, "alpha 2 outside"},
+		{"Domain", func(o *Options) { o.Domain = Ball(-1) }, "ball radius -1"},
+		{"TauMin", func(o *Options) { o.TauMin = nan }, "tau interval [NaN"},
+		{"TauMax", func(o *Options) { o.TauMax = -5 }, "tau interval [0, -5]"},
+		{"Smoothing", func(o *Options) { o.Smoothing = Smoothing(4) }, "smoothing Smoothing(4)"},
+		{"Eps", func(o *Options) { o.Eps = -1 }, "Eps -1"},
+		{"EpsFraction", func(o *Options) { o.EpsFraction = nan }, "EpsFraction NaN"},
+		{"LR", func(o *Options) { o.LR = -1 }, "LR -1"},
+		{"TauLR", func(o *Options) { o.TauLR = inf }, "TauLR +Inf"},
+		{"Rule", func(o *Options) { o.Rule = 7 }, "step rule 7"},
+		{"WeightDecay", func(o *Options) { o.WeightDecay = -1 }, "WeightDecay -1"},
+		{"Steps", func(o *Options) { o.Steps = -1 }, "Steps -1"},
+		{"Epochs", func(o *Options) { o.Epochs = -2 }, "Epochs -2"},
+		{"Batch", func(o *Options) { o.Batch = -3 }, "Batch -3"},
+		{"Sampling", func(o *Options) { o.Sampling = 9 }, "sampling 9"},
+		{"Output", func(o *Options) { o.Output = 9 }, "output 9"},
+		{"LossBound", func(o *Options) { o.LossBound = -1 }, "LossBound -1"},
+		{"G", func(o *Options) { o.G = nan }, "G NaN"},
+		{"Beta", func(o *Options) { o.Beta = -1 }, "Beta -1"},
+		{"Scale.MaxNorm", func(o *Options) { o.Scale.MaxNorm = -1 }, "Scale.MaxNorm -1"},
+		{"Scale.MaxAbsY", func(o *Options) { o.Scale.MaxAbsY = inf }, "Scale.MaxAbsY +Inf"},
+		{"Threads", func(o *Options) { o.Threads = -1 }, "-1 threads"},
+		{"Init", func(o *Options) { o.Init = []float64{nan, 0, 0, 0} }, "Init[0] is NaN"},
+	}
+	// Every exported field that can be bad is in the list, in order.
+	var fields, listed []string
+	for f := range reflect.TypeFor[Options]().Fields() {
+		if f.IsExported() && f.Name != "Seed" && f.Name != "OnEpoch" {
+			fields = append(fields, f.Name)
+		}
+	}
+	for _, b := range bad {
+		name, _, _ := strings.Cut(b.field, ".")
+		if len(listed) == 0 || listed[len(listed)-1] != name {
+			listed = append(listed, name)
+		}
+	}
+	if !slices.Equal(fields, listed) {
+		t.Fatalf("the bad fields %v are not Options' fields %v in order", listed, fields)
+	}
+	for first := range bad {
+		opt := Options{Method: Alg3}
+		for _, b := range bad[first:] {
+			b.set(&opt)
+		}
+		for run := range 20 {
+			_, err := Train(model, data, opt)
+			if err == nil || !strings.Contains(err.Error(), bad[first].want) {
+				t.Fatalf("bad from %s on, run %d: %v; want an error with %q", bad[first].field, run, err, bad[first].want)
+			}
+		}
+	}
+}
+
+// TestParamsReportPlan: Params reports the output, the sampling, the
+// objective and the ε fraction each method resolves to, by default and
+// when the options give them, and resolve leaves the options as given.
+func TestParamsReportPlan(t *testing.T) {
+	data := subgroupData(t, 100, 3, 1)
+	model := must(batch.NewLogistic[float64](3))
+	cases := []struct {
+		opt  Options
+		out  Output
+		samp Sampling
+		obj  batch.Objective
+		frac float64
+	}{
+		{Options{Method: Alg1}, OutputAverage, InOrder, batch.Hinge, 0},
+		{Options{Method: Alg2}, OutputAverage, WithReplacement, batch.Softplus, DefaultEpsFraction},
+		{Options{Method: Alg3}, OutputLast, WithReplacement, batch.Softplus, DefaultEpsFraction},
+		{Options{Method: Alg4}, OutputLast, InOrder, batch.Softplus, DefaultEpsFraction},
+		{Options{Method: Vanilla}, OutputLast, ShuffledEpochs, batch.Mean, 0},
+		{Options{Method: MinibatchCVaR}, OutputLast, ShuffledEpochs, batch.TopK, 0},
+		{Options{Method: Alg3, Rule: TheoremStep, Domain: Ball(1)}, OutputAverage, WithReplacement, batch.Softplus, 0},
+		{Options{Method: Alg4, Rule: TheoremStep}, OutputRandom, InOrder, batch.Softplus, 0},
+		{Options{Method: Alg3, Eps: 0.1}, OutputLast, WithReplacement, batch.Softplus, 0},
+		{Options{Method: Alg2, Smoothing: Quadratic, EpsFraction: 0.2, Output: OutputLast, Sampling: ShuffledEpochs}, OutputLast, ShuffledEpochs, batch.Quadratic, 0.2},
+		{Options{Method: Vanilla, Output: OutputRandom, Sampling: InOrder}, OutputRandom, InOrder, batch.Mean, 0},
+	}
+	for _, c := range cases {
+		c.opt.Steps, c.opt.Seed = 5, 1
+		given := c.opt
+		res, err := Train(model, data, c.opt)
+		if err != nil {
+			t.Fatalf("%+v: %v", c.opt, err)
+		}
+		p := res.Params
+		if p.Output != c.out || p.Sampling != c.samp || p.Objective != c.obj || p.EpsFraction != c.frac {
+			t.Errorf("%v %v: output %v, sampling %v, objective %v, ε fraction %v; want %v, %v, %v, %v",
+				c.opt.Method, c.opt.Rule, p.Output, p.Sampling, p.Objective, p.EpsFraction, c.out, c.samp, c.obj, c.frac)
+		}
+		if (res.Iterate > 0) != (p.Output == OutputRandom) {
+			t.Errorf("%v %v: iterate %d with output %v", c.opt.Method, c.opt.Rule, res.Iterate, p.Output)
+		}
+		pr, err := resolve(&c.opt, model.NumParams(), data.N, batch.Bounds{G: 1, Beta: 1, L: 1}, true, nil)
+		if err != nil || pr.Output != c.out || !reflect.DeepEqual(c.opt, given) {
+			t.Errorf("%v %v: resolve gives output %v (%v) and leaves the options %+v; want %v and %+v", c.opt.Method, c.opt.Rule, pr.Output, err, c.opt, c.out, given)
+		}
+	}
+	o, err := NewOnline(model, 3, 2, Options{Method: Alg1, Steps: 10, Sampling: ShuffledEpochs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer o.Close()
+	if p := o.Result().Params; p.Sampling != InOrder || p.Output != OutputAverage {
+		t.Errorf("Online: sampling %v, output %v; want in-order, average", p.Sampling, p.Output)
 	}
 }

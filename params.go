@@ -1,6 +1,7 @@
 package cvar
 
 import (
+	"cmp"
 	"fmt"
 	"math"
 	"math/bits"
@@ -9,10 +10,11 @@ import (
 	"github.com/cvarlearn/cvar/internal/rng"
 )
 
-// Params are the constants and step sizes a run used, as resolved from the
-// options, the model, the data and K. Normalised quantities are in units of
-// ℓ/L; the bound is in the losses' own units. In JSON (MarshalJSON) NaN and
-// ±Inf are the strings "NaN", "+Inf" and "-Inf"; Rule is not written.
+// Params are the constants, step sizes and rules a run used, as resolved
+// from the options, the model, the data and K. Normalised quantities are in
+// units of ℓ/L; the bound is in the losses' own units. In JSON
+// (MarshalJSON) NaN and ±Inf are the strings "NaN", "+Inf" and "-Inf", and
+// Method, Rule, Objective, Sampling and Output are their names.
 type Params struct {
 	Method     Method   `json:"method"`
 	Alpha      float64  `json:"alpha"`
@@ -34,14 +36,36 @@ type Params struct {
 	Estimated  bool     `json:"estimated"`  // G and β were estimated at the initial point
 	TheoremLR  bool     `json:"theorem_lr"`
 	TheoremEps bool     `json:"theorem_eps"`
-	Rule       StepRule `json:"-"`
+	Rule       StepRule `json:"rule"`
 	// LRFrom, EpsFrom and TauFrom say in words where η, ε and the starting
 	// τ came from: "given", "default", a theorem, or the initial losses.
 	LRFrom  string  `json:"lr_from"`
 	EpsFrom string  `json:"eps_from"`
 	Tau0    float64 `json:"tau0"` // the starting τ, losses' units; NaN without τ
 	TauFrom string  `json:"tau_from"`
+	// EpsFraction is the fraction of the initial VaR_α that sets ε when the
+	// run sets it from its initial losses; 0 otherwise.
+	EpsFraction float64 `json:"eps_fraction"`
+	// Objective is the weighting of the losses that the steps take the
+	// gradient of: Hinge (Alg1), Softplus or Quadratic (Alg2–4), Mean
+	// (Vanilla), TopK (MinibatchCVaR).
+	Objective batch.Objective `json:"objective"`
+	// Sampling is how the minibatches are drawn; InOrder for Online, which
+	// takes its samples in the order they come.
+	Sampling Sampling `json:"sampling"`
+	// Output is the iterate the run returns: OutputAverage, OutputLast or
+	// OutputRandom.
+	Output Output `json:"output"`
 }
+
+// DefaultAlpha is the tail fraction α when Options.Alpha is 0: one of the
+// two α the paper reports (0.05, 0.1).
+const DefaultAlpha = 0.1
+
+// DefaultBatch is the minibatch size of Alg3 and the baselines when
+// Options.Batch is 0 (at most the number of samples): the paper's
+// experiments.
+const DefaultBatch = 512
 
 // DefaultLR is the step size of the minibatch methods (Alg3 and the
 // baselines) when none is given and the rule is PracticalStep: the largest
@@ -68,6 +92,11 @@ const fromInitialLosses = "initial losses"
 // minibatches each leave a model far from trained.
 const DefaultMinSteps = 1000
 
+// defaultMinEpochs is the number of passes Alg3 and the baselines make when
+// neither Steps nor Epochs is given and DefaultMinSteps asks for fewer: the
+// paper's experiments.
+const defaultMinEpochs = 10
+
 // DefaultInitSample is the largest number of training rows, spread evenly
 // over the data, whose losses at the starting point — the initial losses —
 // set the practical ε and τ and the divergence bound.
@@ -86,194 +115,396 @@ func GAlphaOf(g, alpha float64) float64 {
 	return math.Max(math.Sqrt(g*g+(1-alpha)*(1-alpha))/alpha, 1)
 }
 
-// resolve fills in every default of opt for a run over n samples of a model
-// with p parameters, the constants bounds and a loss convex in θ or not, and
-// returns the run's parameters. est estimates G and β when the model has no
-// closed form (the MLP); it is only called if needed.
-func resolve(opt *Options, p int, n int, bounds batch.Bounds, convex bool, est func() (g, beta float64)) (Params, error) {
-	o := opt
-	if o.Method < Alg1 || o.Method > MinibatchCVaR {
-		return Params{}, fmt.Errorf("cvar: unknown method %d", int(o.Method))
+// validate reports the first field of opt, in the order Options declares
+// them, that no run can take; Init, which needs the model, is checked by
+// initialTheta. It is the first step of a run's resolution: resolve takes
+// options that validate has passed.
+func validate(opt *Options) error {
+	for _, err := range []error{
+		checkMethod(opt.Method),
+		checkOptionAlpha(opt.Alpha),
+		opt.Domain.validate(),
+		checkDomainOf(opt.Method, opt.Domain),
+		checkTauRange(opt.TauMin, opt.TauMax),
+		checkSmoothing(opt.Smoothing),
+		nonNegative("Eps", opt.Eps),
+		nonNegative("EpsFraction", opt.EpsFraction),
+		nonNegative("LR", opt.LR),
+		nonNegative("TauLR", opt.TauLR),
+		checkRule(opt.Rule),
+		nonNegative("WeightDecay", opt.WeightDecay),
+		checkCount("Steps", opt.Steps),
+		checkCount("Epochs", opt.Epochs),
+		checkBatch(opt.Method, opt.Batch),
+		checkSampling(opt.Sampling),
+		checkOutput(opt.Output),
+		nonNegative("LossBound", opt.LossBound),
+		nonNegative("G", opt.G),
+		nonNegative("Beta", opt.Beta),
+		nonNegative("Scale.MaxNorm", opt.Scale.MaxNorm),
+		nonNegative("Scale.MaxAbsY", opt.Scale.MaxAbsY),
+		checkThreads(opt.Threads),
+	} {
+		if err != nil {
+			return err
+		}
 	}
-	if o.Alpha == 0 {
-		o.Alpha = 0.1
+	return nil
+}
+
+func checkMethod(m Method) error {
+	if m < Alg1 || m > MinibatchCVaR {
+		return fmt.Errorf("cvar: unknown method %d", int(m))
 	}
-	if !(o.Alpha > 0 && o.Alpha <= 1) {
-		return Params{}, fmt.Errorf("cvar: alpha %v outside (0, 1]", o.Alpha)
+	return nil
+}
+
+// checkOptionAlpha refuses an α outside (0, 1]; 0 means DefaultAlpha.
+func checkOptionAlpha(a float64) error {
+	if a == 0 {
+		return nil
 	}
-	if err := o.Domain.validate(); err != nil {
+	return checkAlpha(a)
+}
+
+func checkDomainOf(m Method, d Domain) error {
+	if m == Alg4 && d.Kind != DomainR {
+		return fmt.Errorf("cvar: alg4 is unconstrained (K = R^d); got domain %v", d)
+	}
+	return nil
+}
+
+// checkTauRange refuses a TauMin that is not finite and a given TauMax
+// below it (or NaN); tauRange checks TauMin against the default TauMax.
+func checkTauRange(lo, hi float64) error {
+	if !finite(lo) || (hi != 0 && !(lo <= hi)) {
+		return fmt.Errorf("cvar: tau interval [%v, %v] is empty or not finite below", lo, hi)
+	}
+	return nil
+}
+
+func checkSmoothing(s Smoothing) error {
+	if s != Softplus && s != Quadratic {
+		return fmt.Errorf("cvar: smoothing %v is not a smoothed plus function (want Softplus or Quadratic)", s)
+	}
+	return nil
+}
+
+func nonNegative(name string, v float64) error {
+	if v < 0 || !finite(v) {
+		return fmt.Errorf("cvar: %s %v must be finite and ≥ 0", name, v)
+	}
+	return nil
+}
+
+func checkRule(r StepRule) error {
+	if r != PracticalStep && r != TheoremStep {
+		return fmt.Errorf("cvar: unknown step rule %d", int(r))
+	}
+	return nil
+}
+
+// checkCount refuses a count of steps or epochs below 0 or above MaxSteps.
+func checkCount(name string, v int) error {
+	switch {
+	case v < 0:
+		return fmt.Errorf("cvar: %s %d must be ≥ 0", name, v)
+	case uint64(v) > MaxSteps:
+		return fmt.Errorf("cvar: %s %d exceeds MaxSteps (%d)", name, v, uint64(MaxSteps))
+	}
+	return nil
+}
+
+func checkBatch(m Method, b int) error {
+	switch {
+	case b < 0:
+		return fmt.Errorf("cvar: Batch %d must be ≥ 0", b)
+	case b > 1 && m.oneSample():
+		return fmt.Errorf("cvar: %v takes one sample per step; batch %d given (use alg3)", m, b)
+	}
+	return nil
+}
+
+func checkSampling(s Sampling) error {
+	if s < SamplingDefault || s > InOrder {
+		return fmt.Errorf("cvar: unknown sampling %d (want SamplingDefault, WithReplacement, ShuffledEpochs or InOrder)", int(s))
+	}
+	return nil
+}
+
+func checkOutput(o Output) error {
+	if o < OutputDefault || o > OutputRandom {
+		return fmt.Errorf("cvar: unknown output %d (want OutputDefault, OutputAverage, OutputLast or OutputRandom)", int(o))
+	}
+	return nil
+}
+
+// resolve returns the parameters of a run of opt, which validate has
+// passed, over n samples of a model with p parameters, the constants
+// bounds and a loss convex in θ or not. est estimates G and β when the
+// model has no closed form (the MLP); it is only called if needed. The
+// steps run in order, each from the options and the steps before it: the
+// schedule, the constants, τ's interval, the step sizes, the smoothing,
+// the starting τ, the theorem's bound, then the output and the sampling.
+// opt is not changed.
+func resolve(opt *Options, p, n int, bounds batch.Bounds, convex bool, est func() (g, beta float64)) (Params, error) {
+	pr := Params{Method: opt.Method, Alpha: cmp.Or(opt.Alpha, DefaultAlpha), D: opt.Domain.Diameter(p), Rule: opt.Rule}
+	var err error
+	if pr.Batch, pr.Steps, pr.N, err = schedule(opt, n); err != nil {
 		return Params{}, err
 	}
-	if o.Method == Alg4 && o.Domain.Kind != DomainR {
-		return Params{}, fmt.Errorf("cvar: alg4 is unconstrained (K = R^d); got domain %v", o.Domain)
-	}
-	for name, v := range map[string]float64{
-		"LR": o.LR, "TauLR": o.TauLR, "EpsFraction": o.EpsFraction, "Eps": o.Eps, "WeightDecay": o.WeightDecay,
-		"LossBound": o.LossBound, "G": o.G, "Beta": o.Beta, "Scale.MaxNorm": o.Scale.MaxNorm, "Scale.MaxAbsY": o.Scale.MaxAbsY,
-	} {
-		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
-			return Params{}, fmt.Errorf("cvar: %s %v must be finite and ≥ 0", name, v)
-		}
-	}
-	if o.Steps < 0 || o.Epochs < 0 || o.Batch < 0 {
-		return Params{}, fmt.Errorf("cvar: Steps %d, Epochs %d and Batch %d must be ≥ 0", o.Steps, o.Epochs, o.Batch)
-	}
-	switch {
-	case uint64(o.Steps) > MaxSteps:
-		return Params{}, fmt.Errorf("cvar: Steps %d exceeds MaxSteps (%d)", o.Steps, uint64(MaxSteps))
-	case uint64(o.Epochs) > MaxSteps:
-		return Params{}, fmt.Errorf("cvar: Epochs %d exceeds MaxSteps (%d)", o.Epochs, uint64(MaxSteps))
-	}
-	pr := Params{Method: o.Method, Alpha: o.Alpha, N: n, D: o.Domain.Diameter(p), Rule: o.Rule}
-
-	// Batch size and number of steps.
-	switch o.Method {
-	case Alg1, Alg2, Alg4:
-		if o.Batch > 1 {
-			return Params{}, fmt.Errorf("cvar: %v takes one sample per step; batch %d given (use alg3)", o.Method, o.Batch)
-		}
-		pr.Batch = 1
-	default:
-		pr.Batch = o.Batch
-		if pr.Batch == 0 {
-			pr.Batch = 512
-		}
-		pr.Batch = min(pr.Batch, n)
-	}
-	epochs := o.Epochs
-	if epochs == 0 {
-		epochs = DefaultEpochs(o.Method, n, pr.Batch)
-	}
-	pr.Steps = o.Steps
-	if pr.Steps == 0 {
-		perEpoch := (n + pr.Batch - 1) / pr.Batch
-		hi, steps := bits.Mul64(uint64(epochs), uint64(perEpoch))
-		if hi != 0 || steps > MaxSteps {
-			return Params{}, fmt.Errorf("cvar: Epochs %d of %d steps each exceed MaxSteps (%d) steps", epochs, perEpoch, uint64(MaxSteps))
-		}
-		pr.Steps = int(steps)
-	}
-	if o.Method.online() {
-		pr.N = pr.Steps // the theorems' n is the number of samples consumed
-	}
-
-	// Constants: G, β, L in the losses' units.
-	pr.G, pr.Beta, pr.L = bounds.G, bounds.Beta, bounds.L
-	if o.G > 0 {
-		pr.G = o.G
-	}
-	if o.Beta > 0 {
-		pr.Beta = o.Beta
-	}
-	if o.LossBound > 0 {
-		pr.L = o.LossBound
-	}
-	if o.Smoothing != Softplus && o.Smoothing != Quadratic {
-		return Params{}, fmt.Errorf("cvar: smoothing %v is not a smoothed plus function (want Softplus or Quadratic)", o.Smoothing)
-	}
-	if o.Rule != PracticalStep && o.Rule != TheoremStep {
-		return Params{}, fmt.Errorf("cvar: unknown step rule %d", int(o.Rule))
-	}
-	theorem := o.Rule == TheoremStep && o.Method.usesTau()
-	needTheorem := theorem && (o.LR == 0 || (o.Eps == 0 && o.Method != Alg1))
-	if needTheorem && (math.IsNaN(pr.G) || (o.Method == Alg4 && math.IsNaN(pr.Beta))) && est != nil {
-		g, beta := est()
-		if math.IsNaN(pr.G) {
-			pr.G = g
-		}
-		if math.IsNaN(pr.Beta) {
-			pr.Beta = beta
-		}
-		pr.Estimated = true
-	}
-	// Losses are divided by L when the user states L, or when the theorems
-	// set the step and L is known. Any other step acts on the raw losses,
-	// like the baselines.
-	normalise := o.LossBound > 0 || (theorem && o.LR == 0 && pr.L > 0 && !math.IsInf(pr.L, 0))
-	if !normalise {
+	theorem := opt.Rule == TheoremStep && opt.Method.usesTau()
+	pr.G, pr.Beta, pr.L, pr.Estimated = constants(opt, bounds, theorem, est)
+	norm := normalised(opt, theorem, pr.L)
+	if !norm {
 		pr.L = 1
 	}
-	gn, betan := pr.G/pr.L, pr.Beta/pr.L
-	pr.GAlpha = GAlphaOf(gn, o.Alpha)
+	pr.GAlpha = GAlphaOf(pr.G/pr.L, pr.Alpha)
+	if pr.TauMin, pr.TauMax, err = tauRange(opt, pr.L, norm); err != nil {
+		return Params{}, err
+	}
+	pr.LR, pr.LRFrom, pr.TheoremLR = stepSize(opt, &pr, theorem)
+	pr.TauLR = tauStepSize(opt, pr.LR, pr.Alpha, theorem)
+	pr.Eps, pr.EpsFrom, pr.TheoremEps = smoothing(opt, &pr, theorem)
+	if pr.EpsFrom == fromInitialLosses {
+		pr.EpsFraction = cmp.Or(opt.EpsFraction, DefaultEpsFraction)
+	}
+	pr.Objective = objectiveOf(opt.Method, opt.Smoothing)
+	pr.Tau0, pr.TauFrom = startTau(opt.Method, pr.TauMin, theorem)
+	if err := checkStep(opt, &pr); err != nil {
+		return Params{}, err
+	}
+	pr.Bound, pr.BoundFrom = theoremBound(&pr, convex, norm)
+	pr.Output, pr.Sampling = outputOf(opt), samplingOf(opt)
+	return pr, nil
+}
 
-	// τ's interval, in the losses' units: [0, L] for normalised losses.
-	pr.TauMin, pr.TauMax = o.TauMin, o.TauMax
-	if pr.TauMax == 0 {
-		pr.TauMax = math.Inf(1)
-		if normalise {
-			pr.TauMax = pr.L
+// schedule returns the minibatch size, the number of steps T and the
+// theorems' n: the n samples, or for the online methods the T samples they
+// consume.
+func schedule(opt *Options, n int) (b, steps, samples int, err error) {
+	b = 1
+	if !opt.Method.oneSample() {
+		b = min(cmp.Or(opt.Batch, DefaultBatch), n)
+	}
+	steps = opt.Steps
+	if steps == 0 {
+		epochs := opt.Epochs
+		if epochs == 0 {
+			epochs = DefaultEpochs(opt.Method, n, b)
+		}
+		perEpoch := (n + b - 1) / b
+		hi, t := bits.Mul64(uint64(epochs), uint64(perEpoch))
+		if hi != 0 || t > MaxSteps {
+			return 0, 0, 0, fmt.Errorf("cvar: Epochs %d of %d steps each exceed MaxSteps (%d) steps", epochs, perEpoch, uint64(MaxSteps))
+		}
+		steps = int(t)
+	}
+	samples = n
+	if opt.Method.online() {
+		samples = steps
+	}
+	return b, steps, samples, nil
+}
+
+// constants returns G, β and L in the losses' units: the options' where
+// given, else the model's bounds, with G and β estimated at the initial
+// point (estimated true) when the theorem's step size or smoothing needs
+// them and the model has no closed form for them.
+func constants(opt *Options, bounds batch.Bounds, theorem bool, est func() (g, beta float64)) (g, beta, l float64, estimated bool) {
+	g, beta, l = bounds.G, bounds.Beta, bounds.L
+	if opt.G > 0 {
+		g = opt.G
+	}
+	if opt.Beta > 0 {
+		beta = opt.Beta
+	}
+	if opt.LossBound > 0 {
+		l = opt.LossBound
+	}
+	need := theorem && (opt.LR == 0 || (opt.Eps == 0 && opt.Method != Alg1))
+	if need && (math.IsNaN(g) || (opt.Method == Alg4 && math.IsNaN(beta))) && est != nil {
+		eg, eb := est()
+		if math.IsNaN(g) {
+			g = eg
+		}
+		if math.IsNaN(beta) {
+			beta = eb
+		}
+		estimated = true
+	}
+	return g, beta, l, estimated
+}
+
+// normalised reports whether the losses are divided by L: when the options
+// give L, or when the theorems set the step and L is known. Any other step
+// acts on the raw losses, like the baselines.
+func normalised(opt *Options, theorem bool, l float64) bool {
+	return opt.LossBound > 0 || (theorem && opt.LR == 0 && l > 0 && !math.IsInf(l, 0))
+}
+
+// tauRange returns τ's interval in the losses' units: the options', with
+// TauMax 0 meaning L for normalised losses (τ ∈ [0, 1] after the division)
+// and +Inf otherwise.
+func tauRange(opt *Options, l float64, norm bool) (lo, hi float64, err error) {
+	lo, hi = opt.TauMin, opt.TauMax
+	if hi == 0 {
+		hi = math.Inf(1)
+		if norm {
+			hi = l
 		}
 	}
-	if !(pr.TauMin <= pr.TauMax) || math.IsNaN(pr.TauMin) || math.IsInf(pr.TauMin, 0) {
-		return Params{}, fmt.Errorf("cvar: tau interval [%v, %v] is empty or not finite below", pr.TauMin, pr.TauMax)
+	if !(lo <= hi) || !finite(lo) {
+		return 0, 0, fmt.Errorf("cvar: tau interval [%v, %v] is empty or not finite below", lo, hi)
 	}
+	if !finite(lo / l) {
+		return 0, 0, fmt.Errorf("cvar: tau interval [%v, %v] has no finite start", lo, hi)
+	}
+	return lo, hi, nil
+}
 
-	// Step size and smoothing.
+// stepSize returns η, where it came from, and whether it is the theorem's:
+// the options' LR, else the practical default (DefaultLROneSample for the
+// methods with τ that take one sample a step, DefaultLR for the others),
+// or under TheoremStep the formula of the method's theorem from pr's
+// schedule and constants.
+func stepSize(opt *Options, pr *Params, theorem bool) (lr float64, from string, thm bool) {
+	switch {
+	case opt.LR > 0:
+		return opt.LR, "given", false
+	case !theorem && pr.Batch == 1 && opt.Method.usesTau():
+		return DefaultLROneSample, "default for one sample a step", false
+	case !theorem:
+		return DefaultLR, "default", false
+	}
 	d2 := pr.D*pr.D + 1
 	nf, tf, bf := float64(pr.N), float64(pr.Steps), float64(pr.Batch)
-	pr.LR, pr.Eps = o.LR, o.Eps
-	pr.LRFrom, pr.EpsFrom = "given", "given"
-	switch {
-	case pr.LR > 0:
-	case !theorem && pr.Batch == 1 && o.Method.usesTau():
-		pr.LR, pr.LRFrom = DefaultLROneSample, "default for one sample a step"
-	case !theorem:
-		pr.LR, pr.LRFrom = DefaultLR, "default"
-	default:
-		pr.TheoremLR, pr.LRFrom = true, o.Method.Theorem()
-		switch o.Method {
-		case Alg1:
-			pr.LR = math.Sqrt(d2) / (pr.GAlpha * math.Sqrt(nf))
-		case Alg2:
-			pr.LR = math.Sqrt(d2) * math.Sqrt(nf) / (pr.GAlpha * math.Sqrt(tf*(nf+2*tf)))
-		case Alg3:
-			pr.LR = bf * math.Sqrt(d2) * math.Sqrt(nf) / (pr.GAlpha * math.Sqrt(tf*(nf+2*tf)))
-		case Alg4:
-			eps := math.Pow(pr.GAlpha, 2.0/3) * math.Pow(gn, 2.0/3) * math.Pow(nf, -1.0/6)
-			pr.LR = o.Alpha / ((betan + gn*gn/eps) * pr.GAlpha * pr.GAlpha * math.Sqrt(nf))
-		}
+	gn, betan := pr.G/pr.L, pr.Beta/pr.L
+	switch opt.Method {
+	case Alg1:
+		lr = math.Sqrt(d2) / (pr.GAlpha * math.Sqrt(nf))
+	case Alg2:
+		lr = math.Sqrt(d2) * math.Sqrt(nf) / (pr.GAlpha * math.Sqrt(tf*(nf+2*tf)))
+	case Alg3:
+		lr = bf * math.Sqrt(d2) * math.Sqrt(nf) / (pr.GAlpha * math.Sqrt(tf*(nf+2*tf)))
+	case Alg4:
+		eps := math.Pow(pr.GAlpha, 2.0/3) * math.Pow(gn, 2.0/3) * math.Pow(nf, -1.0/6)
+		lr = pr.Alpha / ((betan + gn*gn/eps) * pr.GAlpha * pr.GAlpha * math.Sqrt(nf))
 	}
-	pr.TauLR = o.TauLR
-	if pr.TauLR == 0 && o.Method.usesTau() {
-		pr.TauLR = pr.LR
-		if !theorem {
-			pr.TauLR = pr.LR / o.Alpha
-		}
-	}
-	smoothed := o.Method == Alg2 || o.Method == Alg3 || o.Method == Alg4
-	switch {
-	case !smoothed:
-		pr.Eps, pr.EpsFrom = 0, ""
-	case pr.Eps > 0:
-	case !theorem:
-		pr.EpsFrom = fromInitialLosses // set by the run from its starting losses
-	default:
-		pr.TheoremEps, pr.EpsFrom = true, o.Method.Theorem()
-		switch o.Method {
-		case Alg2:
-			pr.Eps = 2 * pr.GAlpha * pr.GAlpha * pr.LR
-		case Alg3:
-			pr.Eps = 2 * pr.GAlpha * pr.LR
-		case Alg4:
-			pr.Eps = math.Pow(pr.GAlpha, 2.0/3) * math.Pow(gn, 2.0/3) * math.Pow(nf, -1.0/6)
-		}
-	}
-	pr.Tau0, pr.TauFrom = math.NaN(), ""
-	if o.Method.usesTau() {
-		pr.Tau0, pr.TauFrom = pr.TauMin, "tau_min"
-		if !theorem {
-			pr.TauFrom = fromInitialLosses // set by the run
-		}
-	}
-	if o.Method.usesTau() && (math.IsNaN(pr.LR) || math.IsInf(pr.LR, 0) || pr.LR <= 0) {
-		return Params{}, fmt.Errorf("cvar: %v: the theorem's step size is %v (G = %v, D = %v on %v): give LR, or bound K with a ball or box", o.Method, pr.LR, pr.G, pr.D, o.Domain)
-	}
-	if smoothed && pr.EpsFrom != fromInitialLosses && (math.IsNaN(pr.Eps) || math.IsInf(pr.Eps, 0) || pr.Eps <= 0) {
-		return Params{}, fmt.Errorf("cvar: %v: smoothing eps is %v: give Eps", o.Method, pr.Eps)
-	}
+	return lr, opt.Method.Theorem(), true
+}
 
-	pr.Bound, pr.BoundFrom = theoremBound(&pr, convex, normalise)
-	return pr, nil
+// tauStepSize returns τ's step size: the options' TauLR, else η under
+// TheoremStep (the theorems' joint step) and η/α under PracticalStep (τ's
+// gradient is O(1), and with η alone τ lags far behind VaR_α); 0 for the
+// baselines, which have no τ.
+func tauStepSize(opt *Options, lr, alpha float64, theorem bool) float64 {
+	switch {
+	case opt.TauLR > 0 || !opt.Method.usesTau():
+		return opt.TauLR
+	case theorem:
+		return lr
+	}
+	return lr / alpha
+}
+
+// smoothing returns ε of the smoothed methods (Alg2–4), where it came
+// from, and whether it is the theorem's: the options' Eps, else under
+// PracticalStep 0 and fromInitialLosses (the run sets it from its starting
+// losses), under TheoremStep the theorem's formula. The other methods have
+// no ε.
+func smoothing(opt *Options, pr *Params, theorem bool) (eps float64, from string, thm bool) {
+	switch {
+	case !opt.Method.smoothed():
+		return 0, "", false
+	case opt.Eps > 0:
+		return opt.Eps, "given", false
+	case !theorem:
+		return 0, fromInitialLosses, false
+	}
+	switch opt.Method {
+	case Alg2:
+		eps = 2 * pr.GAlpha * pr.GAlpha * pr.LR
+	case Alg3:
+		eps = 2 * pr.GAlpha * pr.LR
+	case Alg4:
+		eps = math.Pow(pr.GAlpha, 2.0/3) * math.Pow(pr.G/pr.L, 2.0/3) * math.Pow(float64(pr.N), -1.0/6)
+	}
+	return eps, opt.Method.Theorem(), true
+}
+
+// objectiveOf is the weighting of the losses method m takes the gradient
+// of, with smoothing s for Alg2–4.
+func objectiveOf(m Method, s Smoothing) batch.Objective {
+	switch m {
+	case Alg1:
+		return batch.Hinge
+	case Alg2, Alg3, Alg4:
+		return s.objective()
+	case Vanilla:
+		return batch.Mean
+	}
+	return batch.TopK
+}
+
+// startTau returns the starting τ and where it comes from: TauMin under
+// TheoremStep; under PracticalStep the run moves it to the VaR_α of its
+// initial losses. NaN for the baselines, which have no τ.
+func startTau(m Method, tauMin float64, theorem bool) (float64, string) {
+	switch {
+	case !m.usesTau():
+		return math.NaN(), ""
+	case theorem:
+		return tauMin, "tau_min"
+	}
+	return tauMin, fromInitialLosses
+}
+
+// checkStep refuses a step size or smoothing that a theorem's formula
+// made zero, negative or not finite (from K = R^d, say).
+func checkStep(opt *Options, pr *Params) error {
+	if opt.Method.usesTau() && (math.IsNaN(pr.LR) || math.IsInf(pr.LR, 0) || pr.LR <= 0) {
+		return fmt.Errorf("cvar: %v: the theorem's step size is %v (G = %v, D = %v on %v): give LR, or bound K with a ball or box", opt.Method, pr.LR, pr.G, pr.D, opt.Domain)
+	}
+	if opt.Method.smoothed() && pr.EpsFrom != fromInitialLosses && (math.IsNaN(pr.Eps) || math.IsInf(pr.Eps, 0) || pr.Eps <= 0) {
+		return fmt.Errorf("cvar: %v: smoothing eps is %v: give Eps", opt.Method, pr.Eps)
+	}
+	return nil
+}
+
+// outputOf returns the iterate a run returns: the options' Output, else
+// the average for Alg1 and Alg2 (whose noise it smooths) and the last
+// iterate for the others; under TheoremStep what the theorems bound: the
+// average for Alg1–3, a random iterate for Alg4.
+func outputOf(opt *Options) Output {
+	switch {
+	case opt.Output != OutputDefault:
+		return opt.Output
+	case opt.Method == Alg1 || opt.Method == Alg2:
+		return OutputAverage
+	case opt.Rule == TheoremStep && opt.Method == Alg3:
+		return OutputAverage
+	case opt.Rule == TheoremStep && opt.Method == Alg4:
+		return OutputRandom
+	}
+	return OutputLast
+}
+
+// samplingOf returns how the minibatches are drawn: the options' Sampling,
+// else in order for Alg1 and Alg4 (a stream), with replacement for Alg2 and
+// Alg3 (the theorems), shuffled epochs for the baselines (the paper's
+// experiments).
+func samplingOf(opt *Options) Sampling {
+	if opt.Sampling != SamplingDefault {
+		return opt.Sampling
+	}
+	switch opt.Method {
+	case Alg1, Alg4:
+		return InOrder
+	case Alg2, Alg3:
+		return WithReplacement
+	}
+	return ShuffledEpochs
 }
 
 // theoremBound returns the bound of pr.Method's theorem on the expected
@@ -333,10 +564,10 @@ func DefaultEpochs(m Method, n, batch int) int {
 		return 1
 	}
 	if batch <= 0 {
-		batch = 512
+		batch = DefaultBatch
 	}
 	perEpoch := max(1, (n+batch-1)/batch)
-	return max(10, (DefaultMinSteps+perEpoch-1)/perEpoch)
+	return max(defaultMinEpochs, (DefaultMinSteps+perEpoch-1)/perEpoch)
 }
 
 // Theorem names the paper's theorem whose step size, smoothing and bound
@@ -355,9 +586,21 @@ func (m Method) Theorem() string {
 	return ""
 }
 
+// estimateSamples and estimateDirections are the numbers of samples whose
+// gradient norms estimateConstants takes G from, and of the first of them
+// whose gradients along a random direction it takes β from: a few
+// directions suffice for β. estimateStep is the length δ of those moves,
+// relative to max(‖θ₀‖, 1).
+const (
+	estimateSamples    = 256
+	estimateDirections = 32
+	estimateStep       = 1e-3
+)
+
 // estimateConstants estimates G and β of a model without closed-form bounds
-// at θ₀: G as the largest per-sample gradient norm over up to 256 samples, β
-// as the largest ratio ‖∇ℓ(θ₀ + δu) − ∇ℓ(θ₀)‖/δ over random unit directions u.
+// at θ₀: G as the largest per-sample gradient norm over up to
+// estimateSamples samples, β as the largest ratio ‖∇ℓ(θ₀ + δu) − ∇ℓ(θ₀)‖/δ
+// over random unit directions u.
 func estimateConstants[T batch.Float](model batch.Model[T], theta []T, data *batch.Data[T], seed uint64) (g, beta float64) {
 	// One-sample gradients: a single worker of its own, so that the run's
 	// workers are made only after every option is resolved.
@@ -376,15 +619,15 @@ func estimateConstants[T batch.Float](model batch.Model[T], theta []T, data *bat
 	for _, v := range theta {
 		nrm += float64(v) * float64(v)
 	}
-	delta := 1e-3 * math.Max(1, math.Sqrt(nrm))
-	for s := 0; s < min(256, data.N); s++ {
+	delta := estimateStep * math.Max(1, math.Sqrt(nrm))
+	for s := 0; s < min(estimateSamples, data.N); s++ {
 		idx := []int{r.IntN(data.N)}
 		if _, _, err := e.Gradient(g0, theta, data, idx, 0, mean); err != nil {
 			return math.NaN(), math.NaN() // resolve reports the step size it cannot set
 		}
 		g = math.Max(g, norm(g0))
-		if s >= 32 {
-			continue // a few directions suffice for β
+		if s >= estimateDirections {
+			continue
 		}
 		var un float64
 		for i := range u {

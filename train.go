@@ -127,47 +127,22 @@ func newEngine[T batch.Float](model batch.Model[T], threads int) (*batch.Engine[
 	return e, hooks, err
 }
 
+// newRun starts a run of opt as resolved in pr, from theta: it reads the
+// output, the objective and where ε and τ come from in pr, never the zero
+// fields of opt.
 func newRun[T batch.Float](model batch.Model[T], e *batch.Engine[T], hooks *engine.Hooks, opt Options, pr Params, theta []T) (*run[T], error) {
-	r := &run[T]{model: model, engine: e, hooks: hooks, ops: batch.KernelsOf(model), pr: pr, opt: opt, theta: theta}
-	r.output = opt.Output
-	if r.output == OutputDefault {
-		r.output = OutputLast
-		switch {
-		case opt.Method == Alg1 || opt.Method == Alg2:
-			r.output = OutputAverage
-		case opt.Rule == TheoremStep && (opt.Method == Alg2 || opt.Method == Alg3):
-			r.output = OutputAverage
-		case opt.Rule == TheoremStep && opt.Method == Alg4:
-			r.output = OutputRandom
-		}
-	}
+	r := &run[T]{model: model, engine: e, hooks: hooks, ops: batch.KernelsOf(model), pr: pr, opt: opt, theta: theta, output: pr.Output}
 	switch r.output {
 	case OutputAverage:
 		r.avg = make([]T, len(theta))
 	case OutputRandom:
 		r.kept = make([]T, len(theta))
 		r.rng = rng.New(opt.Seed, 0xa194)
-	case OutputLast:
-	default:
-		return nil, fmt.Errorf("cvar: unknown output %d", int(r.output))
 	}
-	r.wt = batch.Weighting{Alpha: pr.Alpha, Eps: pr.Eps, InvL: 1 / pr.L}
-	switch opt.Method {
-	case Alg1:
-		r.wt.Objective = batch.Hinge
-	case Alg2, Alg3, Alg4:
-		r.wt.Objective = opt.Smoothing.objective()
-	case Vanilla:
-		r.wt.Objective = batch.Mean
-	case MinibatchCVaR:
-		r.wt.Objective = batch.TopK
-	}
+	r.wt = batch.Weighting{Objective: pr.Objective, Alpha: pr.Alpha, Eps: pr.Eps, InvL: 1 / pr.L}
 	r.tauLo, r.tauHi = pr.TauMin/pr.L, pr.TauMax/pr.L
 	r.tau = r.tauLo
-	if math.IsInf(r.tau, 0) || math.IsNaN(r.tau) {
-		return nil, fmt.Errorf("cvar: tau interval [%v, %v] has no finite start", pr.TauMin, pr.TauMax)
-	}
-	r.fromLosses = opt.Method.usesTau() && opt.Rule == PracticalStep
+	r.fromLosses = pr.TauFrom == fromInitialLosses
 	if !r.fromLosses {
 		if err := r.wt.Validate(); err != nil {
 			return nil, err
@@ -181,7 +156,7 @@ func newRun[T batch.Float](model batch.Model[T], e *batch.Engine[T], hooks *engi
 
 // start sets the practical ε and starting τ from losses, the losses of a
 // sample of the data at the starting point: τ at their VaR_α, where the
-// optimum puts it, and ε at DefaultEpsFraction times that VaR (or times the
+// optimum puts it, and ε at pr.EpsFraction times that VaR (or times the
 // largest loss when the VaR is 0), so that the smoothing follows the scale
 // of the losses whatever η is.
 func (r *run[T]) start(losses []T) error {
@@ -201,12 +176,8 @@ func (r *run[T]) start(losses []T) error {
 		if !(scale > 0) {
 			scale, what = 1, "1 (every initial loss is 0), not"
 		}
-		frac := r.opt.EpsFraction
-		if frac == 0 {
-			frac = DefaultEpsFraction
-		}
-		pr.Eps = frac * scale / pr.L
-		pr.EpsFrom = fmt.Sprintf("%g × %s of %d initial losses (%.4g)", frac, what, len(losses), scale)
+		pr.Eps = pr.EpsFraction * scale / pr.L
+		pr.EpsFrom = fmt.Sprintf("%g × %s of %d initial losses (%.4g)", pr.EpsFraction, what, len(losses), scale)
 		r.wt.Eps = pr.Eps
 	}
 	return r.wt.Validate()
@@ -414,7 +385,7 @@ func TrainContext[T batch.Float](ctx context.Context, model batch.Model[T], data
 	if err := checkModelData(model, data); err != nil {
 		return nil, err
 	}
-	if err := checkThreads(opt.Threads); err != nil {
+	if err := validate(&opt); err != nil {
 		return nil, err
 	}
 	theta, err := initialTheta(model, opt)
@@ -422,7 +393,7 @@ func TrainContext[T batch.Float](ctx context.Context, model batch.Model[T], data
 		return nil, err
 	}
 	// Every option is resolved here, once, before any worker or sampler is
-	// made.
+	// made; what follows reads the resolved pr.
 	scale := opt.Scale
 	if scale == (batch.Scale{}) {
 		scale = data.Scale()
@@ -465,7 +436,7 @@ func TrainContext[T batch.Float](ctx context.Context, model batch.Model[T], data
 			return nil, err
 		}
 	}
-	sampler, err := batch.NewSampler(data.N, pr.Batch, samplingOf(opt), opt.Seed)
+	sampler, err := batch.NewSampler(data.N, pr.Batch, pr.Sampling, opt.Seed)
 	if err != nil {
 		return nil, err
 	}
@@ -503,20 +474,6 @@ func initRows(n int) []int {
 	return idx
 }
 
-// samplingOf resolves the method's default sampling.
-func samplingOf(opt Options) Sampling {
-	if opt.Sampling != SamplingDefault {
-		return opt.Sampling
-	}
-	switch opt.Method {
-	case Alg1, Alg4:
-		return InOrder
-	case Alg2, Alg3:
-		return WithReplacement
-	}
-	return ShuffledEpochs
-}
-
 func initialTheta[T batch.Float](model batch.Model[T], opt Options) ([]T, error) {
 	theta := make([]T, model.NumParams())
 	if opt.Init != nil {
@@ -545,7 +502,7 @@ const domainSlack = 1e-6
 // inDomain reports a starting point outside K (to rounding).
 func inDomain(x []float64, d Domain) error {
 	if d.validate() != nil {
-		return nil // resolve reports the domain
+		return nil // validate reports the domain
 	}
 	switch d.Kind {
 	case DomainBall:

@@ -126,7 +126,7 @@ func TuneContext[T batch.Float](ctx context.Context, model batch.Model[T], train
 	}
 	alpha := opt.Alpha
 	if alpha == 0 {
-		alpha = 0.1
+		alpha = DefaultAlpha
 	}
 	grid, def := to.Grid, DefaultGrid()
 	if len(grid.LR) == 0 {

@@ -41,13 +41,13 @@ func product(limit uint64, counts ...int) (uint64, bool) {
 
 // stepsPerEpoch is the number of steps of a pass over n training rows, as
 // the library counts them: one row a step for Alg1, Alg2 and Alg4, else
-// minibatches of batch rows (0: 512, the library's default), at most n.
+// minibatches of batch rows (0: cvar.DefaultBatch), at most n.
 func stepsPerEpoch(m cvar.Method, batchSize, n int) int {
 	if m == cvar.Alg1 || m == cvar.Alg2 || m == cvar.Alg4 {
 		return n
 	}
 	if batchSize == 0 {
-		batchSize = 512
+		batchSize = cvar.DefaultBatch
 	}
 	b := min(batchSize, n)
 	return (n + b - 1) / b
@@ -196,7 +196,7 @@ func modelBytes(kind string, d, k, hidden, size, threads, batchSize int) int64 {
 	if kind == batch.KindMLP {
 		h := int64(hidden)
 		params = add(add(mul(h, int64(d)), h), add(mul(outs, h), outs))
-		act = mul(mul(int64(max(batchSize, 512)), h), 2)
+		act = mul(mul(int64(max(batchSize, cvar.DefaultBatch)), h), 2)
 	}
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)

@@ -226,7 +226,8 @@ type trainJSON struct {
 func TestTrainBuiltIn(t *testing.T) {
 	// Text output with the defaults, on smaller built-in data.
 	out := ok(t, "train", "-n", "900")
-	for _, want := range []string{"logistic", "alg3", "R^d", "η = 0.01 (default)", "0.05 × VaR_0.1 of 600 initial losses", "validation", "CVaR_0.05", "VaR_0.1", "accuracy"} {
+	for _, want := range []string{"logistic", "alg3", "R^d", "η = 0.01 (default)", "0.05 × VaR_0.1 of 600 initial losses", "sampling   with replacement; returns the last iterate",
+		"validation", "CVaR_0.05", "VaR_0.1", "accuracy"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("train output lacks %q:\n%s", want, out)
 		}
@@ -269,6 +270,12 @@ func TestTrainBuiltIn(t *testing.T) {
 	}
 	if r.Params["lr"] != 0.01 {
 		t.Errorf("vanilla lr %v, want 0.01", r.Params["lr"])
+	}
+	// Every resolved value is reported, the sampling and the output included.
+	for k, want := range map[string]any{"sampling": "shuffled", "output": "last", "objective": "mean", "eps_fraction": 0.0, "tau_lr": 0.0, "bound_from": "vanilla has no theorem"} {
+		if r.Params[k] != want {
+			t.Errorf("vanilla params %s = %v, want %v", k, r.Params[k], want)
+		}
 	}
 	// Regression on the built-in data, and the other methods and models.
 	for _, args := range [][]string{

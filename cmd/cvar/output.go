@@ -101,6 +101,8 @@ func paramsJSON(p cvar.Params) map[string]any {
 		"tau_min": jsonfloat.Lossy(p.TauMin), "tau_max": jsonfloat.Lossy(p.TauMax), "bound": jsonfloat.Lossy(p.Bound),
 		"estimated": p.Estimated, "theorem_lr": p.TheoremLR, "theorem_eps": p.TheoremEps,
 		"rule": p.Rule.String(), "lr_from": p.LRFrom, "eps_from": p.EpsFrom, "tau0": jsonfloat.Lossy(p.Tau0), "tau_from": p.TauFrom,
+		"tau_lr": jsonfloat.Lossy(p.TauLR), "bound_from": p.BoundFrom, "eps_fraction": p.EpsFraction,
+		"objective": p.Objective.String(), "sampling": p.Sampling.String(), "output": p.Output.String(),
 	}
 }
 

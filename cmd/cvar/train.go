@@ -75,7 +75,7 @@ type trainFlags struct {
 func addTrainFlags(fs *flag.FlagSet) *trainFlags {
 	f := &trainFlags{
 		data: addDataFlags(fs, dataForTrain), model: modelChoice(), method: methodChoice("alg3"),
-		alpha: 0.1, smooth: newChoice("softplus", "softplus", "quadratic"), precision: precisionChoice(cvar.F64),
+		alpha: cvar.DefaultAlpha, smooth: newChoice("softplus", "softplus", "quadratic"), precision: precisionChoice(cvar.F64),
 	}
 	fs.Var(f.model, "model", "`model`: logistic, softmax, linear (least squares), lad (least absolute deviations), mlp, or auto (logistic for 2 classes, softmax for more, linear for real targets)")
 	fs.Var(f.method, "method", "training `method`: alg1, alg2, alg3 (CVaR-SGD), alg4, vanilla (mean loss) or minibatch (CVaR of each minibatch)")
@@ -441,6 +441,13 @@ func modelFileOf[T batch.Float](td *trainingData[T], f *trainFlags, model batch.
 	return mf
 }
 
+// samplingWords and outputWords name the sampling and the output in the
+// text report.
+var (
+	samplingWords = map[cvar.Sampling]string{cvar.WithReplacement: "with replacement", cvar.ShuffledEpochs: "shuffled epochs", cvar.InOrder: "in order"}
+	outputWords   = map[cvar.Output]string{cvar.OutputAverage: "the average of the iterates", cvar.OutputLast: "the last iterate", cvar.OutputRandom: "a random iterate"}
+)
+
 func (r *trainReport) print(w io.Writer) error {
 	p := r.params
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
@@ -458,6 +465,7 @@ func (r *trainReport) print(w io.Writer) error {
 	}
 	fmt.Fprintf(tw, "model\t%s on %d features%s%s, %s, data %s\n", r.Model.Kind, r.Model.D, classes, hidden, prec, r.Model.Data)
 	fmt.Fprintf(tw, "method\t%s, α = %s, K = %s, %d steps of %d samples (n = %d)\n", r.Method, alphaKey(r.Alpha), r.Domain, p.Steps, p.Batch, p.N)
+	fmt.Fprintf(tw, "sampling\t%s; returns %s\n", samplingWords[p.Sampling], outputWords[p.Output])
 	line := fmt.Sprintf("η = %s (%s)", fmtNum(p.LR), p.LRFrom)
 	if p.EpsFrom != "" {
 		line += fmt.Sprintf(", ε = %s (%s)", fmtNum(p.Eps), p.EpsFrom)
