@@ -172,7 +172,7 @@ func (m *MLP[T]) readsCompact()     {}
 func checkCompact[T Float](model Model[T], data *Data[T]) error {
 	if data != nil && data.IsCompact() {
 		if _, ok := model.(compactModel); !ok {
-			return fmt.Errorf("batch: the %s model does not run on %v features yet; use float32 storage or a linear or softmax model", model.Name(), data.C.Format)
+			return fmt.Errorf("batch: the %s model does not run on %v features; use float32 storage or a linear or softmax model", model.Name(), data.C.Format)
 		}
 	}
 	return nil

@@ -136,7 +136,7 @@ func StandardizeInPlace[T Float](s *Standardizer, ds *Dataset[T]) error {
 		return errNoDataset
 	}
 	if ds.IsSparse() {
-		return ds.errorf("standardizing sparse data is not supported yet (it would fill in every zero); see Dense")
+		return ds.errorf("standardizing sparse data is not supported (centring would fill in every zero); see Dense")
 	}
 	if err := s.check(ds.D); err != nil {
 		return ds.prepError(s.Mean, s.Scale, err)
