@@ -222,7 +222,7 @@ const (
 	bzHugeIDXHx = "425a6839314159265359c36861430000026400584000044000200030c0087a47a2206e278d177245385090c3686143"
 )
 
-func unhex(t *testing.T, s string) []byte {
+func unhex(t testing.TB, s string) []byte {
 	t.Helper()
 	b, err := hex.DecodeString(s)
 	if err != nil {
@@ -242,7 +242,7 @@ func bigBzip2(t *testing.T, dir, name string, head, member []byte, times int) st
 	return writeBytes(t, dir, name, out)
 }
 
-func writeBytes(t *testing.T, dir, name string, b []byte) string {
+func writeBytes(t testing.TB, dir, name string, b []byte) string {
 	t.Helper()
 	p := filepath.Join(dir, name)
 	if err := os.WriteFile(p, b, 0o644); err != nil {
