@@ -119,10 +119,14 @@ func (h *hostileData) modelRows(cmd string) []hostileRow {
 	header := func(old, new string) []byte {
 		return resum(func(b []byte) []byte {
 			hdr := string(b[16 : 16+hl])
-			if !strings.Contains(hdr, old) {
+			switch {
+			case old == "":
+				hdr += new
+			case !strings.Contains(hdr, old):
 				t.Fatalf("the model header lacks %q: %s", old, hdr)
+			default:
+				hdr = strings.Replace(hdr, old, new, 1)
 			}
-			hdr = strings.Replace(hdr, old, new, 1)
 			out := binary.LittleEndian.AppendUint32(bytes.Clone(b[:12]), uint32(len(hdr)))
 			return append(append(out, hdr...), b[16+hl:]...)
 		}, good)
@@ -162,7 +166,8 @@ func (h *hostileData) modelRows(cmd string) []hostileRow {
 		{"θ = 1e308, valid checksum", theta(1e308), "", "invalid model file: the parameters' norm 1e+308 exceeds 1e+150 (MaxParamNorm)"},
 		{"θ = NaN, valid checksum", theta(math.NaN()), "", "invalid model file: parameter 0 is NaN"},
 		{"f32 θ = 1e30, valid checksum", big32, "", "exceeds 1e+18 (MaxParamNorm)"},
-		{"bytes after the header's JSON", header(`"format"`, ` x{"format"`), "", "invalid model file: header"},
+		{"bytes after the header's JSON", header("", " x"), "", "invalid model file: header: 1 bytes after its JSON object"},
+		{"bytes before the header's JSON", header(`{"format"`, `x{"format"`), "", "invalid model file: header: invalid character 'x'"},
 		{"a class in base64 of UTF-8", header(`"classes":["0"`, `"classes":[{"base64":"MA=="}`), "", "invalid model file"},
 		{"a class in bad base64", header(`"classes":["0"`, `"classes":[{"base64":"!!"}`), "", "invalid model file"},
 		{"an unknown field", header(`"format"`, `"color":1,"format"`), "", `invalid model file: header: json: unknown field "color"`},
