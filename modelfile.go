@@ -141,7 +141,7 @@ func (m *ModelFile) Validate() error {
 		norm2 += v * v
 	}
 	if limit := MaxParamNorm(m.Precision); !(norm2 <= limit*limit) {
-		return bad("the parameters' norm %.3g exceeds %g (MaxParamNorm): scores could overflow %s", math.Sqrt(norm2), limit, m.Precision)
+		return bad("the parameters' norm %.3g exceeds %g (MaxParamNorm): scores could overflow %s", scaledNorm(m.Theta), limit, m.Precision)
 	}
 	if m.K > 0 {
 		if len(m.Classes) != m.K {
@@ -173,6 +173,24 @@ func (m *ModelFile) Validate() error {
 		return bad("%v", err)
 	}
 	return nil
+}
+
+// scaledNorm is the Euclidean norm of finite values, computed in units of
+// the largest magnitude so that a sum of squares past 1.8e308 does not
+// overflow (the norm of {1e308} is 1e308, not +Inf).
+func scaledNorm(v []float64) float64 {
+	var scale float64
+	for _, x := range v {
+		scale = max(scale, math.Abs(x))
+	}
+	if scale == 0 {
+		return 0
+	}
+	var s float64
+	for _, x := range v {
+		s += (x / scale) * (x / scale)
+	}
+	return scale * math.Sqrt(s)
 }
 
 // MaxParamNorm is the largest Euclidean norm ‖θ‖ of a model file's
