@@ -277,6 +277,10 @@ type Options struct {
 	// denseStep makes the run take the dense step on sparse data too: the
 	// reference of the tests and benchmarks of the sparse step.
 	denseStep bool
+	// compactStep makes the sparse step gather the minibatch's columns
+	// (GradientSparse) where it could run in θ itself (Engine.StepSparse):
+	// the reference of the tests of the direct step.
+	compactStep bool
 }
 
 // EpochInfo is what OnEpoch sees. Theta is only valid during the call.
