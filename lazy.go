@@ -41,16 +41,22 @@ import (
 // without (long runs with decay, or a ball that binds by a large factor) and every max(d, 4096) steps, which bounds the history of P
 // and Q and the rounding of Q_t − Q_L.
 //
+// Where no coordinate is ever owed anything (needCatchUp) and K = R^d, the
+// linear models skip the compact minibatch: the step runs in θ itself
+// (direct, Engine.StepSparse), each non-zero's share added into its weight
+// in turn.
+//
 // The numerical contract: the touched coordinates get the dense step's
 // arithmetic (the same Axpy and Lerp kernels, on the gathered coordinates);
 // the factors are products in float64, so a lazily caught-up coordinate
 // equals the dense step's repeated multiplication to rounding (a few ulps
 // a catch-up), and without weight decay, ball or averaging (factors 1) it is
-// bit-identical to the dense step. The tests hold sparse and dense runs to
-// 1e-9 in float64.
+// bit-identical to the dense step, but for the direct step, whose sum of a
+// weight's shares is rounded share by share (to 1e-12 in the tests). The
+// tests hold sparse and dense runs to 1e-9 in float64.
 
 // lazy is the state of the lazy sparse step.
-type lazy struct {
+type lazy[T batch.Float] struct {
 	// Coordinate i is up to date as of step base + last[i]: an offset, at
 	// most the history's length, max(d, 4096) + 1, in 4 bytes a weight.
 	last []int32
@@ -62,6 +68,9 @@ type lazy struct {
 	q, qe []float64
 	nrm2  float64            // ‖θ‖² (the ball), up to date at every step
 	owe   func(coords []int) // the run's owe, made once
+	// accept is the run's acceptLosses, made once: the direct step's check
+	// of the losses before θ changes.
+	accept func(losses []T, sumV float64) error
 }
 
 // lazyMinP bounds P_t from below before a full sync: (Q_t − Q_L)/P_L
@@ -105,14 +114,14 @@ func (r *run[T]) needCatchUp() bool {
 
 // startLazy starts the lazy state at step r.t, θ up to date.
 func (r *run[T]) startLazy() {
-	z := &lazy{base: r.t, p: []float64{1}, q: []float64{0}, qe: []float64{0}}
+	z := &lazy[T]{base: r.t, p: []float64{1}, q: []float64{0}, qe: []float64{0}}
 	if r.needCatchUp() { // else nothing is ever owed: no d-long state
 		z.last = make([]int32, len(r.theta))
 	}
 	if r.opt.Domain.Kind == DomainBall {
 		z.nrm2 = float64(r.ops.Dot(r.theta, r.theta))
 	}
-	z.owe = r.owe
+	z.owe, z.accept = r.owe, r.acceptLosses
 	r.lz = z
 }
 
@@ -233,6 +242,9 @@ func (r *run[T]) lazyStep(data *batch.Data[T], idx []int, n int) ([]T, float64, 
 		}
 	}
 	r.wt.Tau = r.tau
+	if r.direct(data) {
+		return r.directStep(data, idx, n)
+	}
 	var owe func([]int)
 	if r.needCatchUp() {
 		owe = r.lz.owe
@@ -302,6 +314,13 @@ func (r *run[T]) lazyStep(data *batch.Data[T], idx []int, n int) ([]T, float64, 
 			z.last[i] = int32(t - z.base)
 		}
 	}
+	z.advance(t, f)
+	return losses, sumV, nil
+}
+
+// advance appends step t's factor f of the untouched coordinates to the
+// history: P_t = P_{t−1}·f and Q_t = Q_{t−1} + P_{t−1}.
+func (z *lazy[T]) advance(t int, f float64) {
 	j := t - 1 - z.base
 	z.p = append(z.p, z.p[j]*f)
 	q, pj := z.q[j], z.p[j] // TwoSum: q + pj = s + e exactly
@@ -309,7 +328,44 @@ func (r *run[T]) lazyStep(data *batch.Data[T], idx []int, n int) ([]T, float64, 
 	b := s - q
 	e := (q - (s - b)) + (pj - b)
 	z.q, z.qe = append(z.q, s), append(z.qe, z.qe[j]+e)
+}
+
+// direct reports whether the sparse step on data runs in θ itself
+// (Engine.StepSparse): no coordinate is owed anything (needCatchUp), K is
+// R^d (no clipping or projection of the updated coordinates) and the model
+// is linear. Each non-zero then costs a read of its weight for the margin
+// and an update of it, where the compact minibatch (GradientSparse) also
+// numbers its column and gathers and scatters θ at the distinct columns.
+// Softmax keeps the compact minibatch: its k weights a column lie in k
+// blocks of θ, k random accesses a non-zero in θ itself, where the compact
+// minibatch makes them once a distinct column (on text-like data well
+// under one a non-zero: frequent words repeat across rows).
+func (r *run[T]) direct(data *batch.Data[T]) bool {
+	return !r.opt.compactStep && !r.needCatchUp() && r.opt.Domain.Kind == DomainR && r.engine.HasSparseStep(data)
+}
+
+// directStep is lazyStep's step where direct(data): the margins at θ, the
+// losses' check (acceptLosses), then the update added into θ.
+func (r *run[T]) directStep(data *batch.Data[T], idx []int, n int) ([]T, float64, error) {
+	t := r.t + 1
+	losses, sumV, nrm2, err := r.engine.StepSparse(r.theta, data, idx, n, &r.wt, T(r.pr.LR), r.lz.accept)
+	if err != nil {
+		return nil, 0, err
+	}
+	if !finite(float64(nrm2)) {
+		return nil, 0, &DivergenceError{Step: t, What: fmt.Sprintf("the parameters are not finite (‖θ‖² over the updated ones = %v)", nrm2)}
+	}
+	r.lz.advance(t, 1)
 	return losses, sumV, nil
+}
+
+// acceptLosses is checkLosses on the losses of step r.t+1.
+func (r *run[T]) acceptLosses(losses []T, _ float64) error {
+	var sum T
+	for _, l := range losses {
+		sum += l
+	}
+	return r.checkLosses(r.t+1, losses, float64(sum))
 }
 
 // lazyDue reports whether the lazy state wants a full sync after step r.t:

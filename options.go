@@ -324,6 +324,10 @@ type Options struct {
 	// gradient rather than in it: the reference of the folded update's
 	// tests.
 	serialUpdate bool
+	// compactStep makes the sparse step gather the minibatch's columns
+	// (GradientSparse) where it could run in θ itself (Engine.StepSparse):
+	// the reference of the tests of the direct step.
+	compactStep bool
 }
 
 // EpochInfo is what OnEpoch sees. Theta is only valid during the call.

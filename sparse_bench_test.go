@@ -12,7 +12,10 @@ import (
 // features, 40 non-zeros a row: "dense-step" runs the step that touches all
 // d weights (the step dense data takes), "sparse-step" the lazy
 // step on the touched coordinates only (lazy.go); for the last iterate and
-// the average, with and without weight decay, and a ball that binds.
+// the average, with and without weight decay, and a ball that binds; and
+// "compact-step-last" the last iterate through the compact minibatch
+// (GradientSparse) where "sparse-step-last" runs in θ itself
+// (Engine.StepSparse).
 func BenchmarkSparseTrain(b *testing.B) {
 	const n, d, nnz = 20000, 1 << 20, 40
 	rng := rand.New(rand.NewPCG(1, 2))
@@ -50,14 +53,13 @@ func BenchmarkSparseTrain(b *testing.B) {
 		{"average-decay", OutputAverage, Domain{}, 1e-4},
 		{"ball", OutputLast, Ball(0.5), 0},
 	} {
-		for _, dense := range []bool{true, false} {
-			name := "sparse-step-" + c.name
-			if dense {
-				name = "dense-step-" + c.name
+		for _, step := range []string{"dense", "sparse", "compact"} {
+			if step == "compact" && c.name != "last" {
+				continue
 			}
-			b.Run(name, func(b *testing.B) {
+			b.Run(step+"-step-"+c.name, func(b *testing.B) {
 				opt := Options{Method: Alg3, Alpha: 0.1, Eps: 0.05, Steps: 1000, Batch: 128, LR: 0.5, Seed: 1, Threads: 1,
-					Output: c.out, Domain: c.dom, WeightDecay: c.decay, denseStep: dense}
+					Output: c.out, Domain: c.dom, WeightDecay: c.decay, denseStep: step == "dense", compactStep: step == "compact"}
 				for b.Loop() {
 					if _, err := Train(model, data, opt); err != nil {
 						b.Fatal(err)

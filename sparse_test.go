@@ -1,9 +1,11 @@
 package cvar
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -239,10 +241,11 @@ func TestSparseLIBSVMEndToEnd(t *testing.T) {
 }
 
 // TestSparseStepLikeDense checks the sparse step (the update, and the weight
-// decay applied lazily, only at the coordinates a minibatch touches) against
-// the dense step: on the same sparse data with a ball too large to bind
-// (which runs the dense update), bit for bit without weight decay and to
-// 1e-9 with it; against the dense twin, θ, τ and the metrics to 1e-9 (the
+// decay applied lazily, only at the coordinates a minibatch touches) on
+// K = R^d against the step on the same sparse data with a ball too large to
+// bind (the compact minibatch's update, the dense step's arithmetic):
+// without weight decay bit for bit for softmax and to 1e-12 for the linear
+// models (their step on R^d adds each row's share into θ in turn, Engine.StepSparse), with it to 1e-9; against the dense twin, θ, τ and the metrics to 1e-9 (the
 // sparse and dense dot products sum in different orders, and Alg3's τ
 // amplifies an ulp, so the runs are one epoch, 75 steps of 8 rows); θ read by OnEpoch
 // likewise; and the sparse runs bit-identical on 1, 2 and 3 threads.
@@ -298,9 +301,13 @@ func TestSparseStepLikeDense(t *testing.T) {
 						t.Fatalf("%s, %s: τ %v and %v", name, what, a.Tau, b.Tau)
 					}
 				}
-				if decay == 0 {
+				_, linear := mc.model.(*batch.Linear[float64])
+				switch {
+				case decay == 0 && !linear:
 					same("sparse and dense steps", rs, rb, mid[0], mid[1], 0)
-				} else {
+				case decay == 0:
+					same("sparse and dense steps", rs, rb, mid[0], mid[1], 1e-12)
+				default:
 					same("sparse and dense steps", rs, rb, mid[0], mid[1], 1e-9)
 				}
 				same("sparse and dense twin", rs, rd, mid[0], mid[2], 1e-9)
@@ -529,6 +536,100 @@ func TestLazyStepLongRun(t *testing.T) {
 		}
 		if !near(rs.Tau, rd.Tau, 1e-9) {
 			t.Fatalf("%v: τ sparse %v, dense %v", opt.Method, rs.Tau, rd.Tau)
+		}
+	}
+}
+
+// TestDirectStepLikeCompact checks the sparse step on K = R^d without
+// weight decay or average, which adds the update into θ row by row
+// (Engine.StepSparse), against the compact minibatch's step (GradientSparse,
+// compactStep) on data whose minibatches repeat columns across rows and
+// within them: θ and τ to 1e-12 relative in float64, for the linear models
+// and the methods that run it; and the direct runs bit-identical on 1, 2
+// and 3 threads.
+func TestDirectStepLikeCompact(t *testing.T) {
+	const n, d = 480, 12 // 12 columns: a minibatch of 16 rows repeats most of them
+	for _, model := range []batch.Model[float64]{
+		must(batch.NewLogistic[float64](d)),
+		must(batch.NewLeastSquares[float64](d)),
+		must(batch.NewLeastAbsolute[float64](d)),
+	} {
+		sp, _ := sparseTwins(t, n, d, model.Name() == "logistic", 31)
+		for _, opt := range []Options{
+			{Method: Alg3, Alpha: 0.2, Eps: 0.05, LR: 0.1},
+			{Method: Vanilla, LR: 0.1},
+			{Method: MinibatchCVaR, Alpha: 0.2, LR: 0.1},
+			{Method: Alg4, Alpha: 0.2, LR: 0.01, Batch: 1, Output: OutputRandom},
+			{Method: Alg3, Alpha: 0.2, Eps: 0.05, LR: 0.1, Output: OutputRandom},
+		} {
+			opt.Epochs, opt.Seed = 1, 7
+			if opt.Batch == 0 {
+				opt.Batch = 16
+			}
+			name := fmt.Sprintf("%s %v %v", model.Name(), opt.Method, opt.Output)
+			train := func(compact bool, threads int) *Result[float64] {
+				o := opt
+				o.compactStep, o.Threads = compact, threads
+				r, err := Train(model, sp, o)
+				if err != nil {
+					t.Fatalf("%s: %v", name, err)
+				}
+				return r
+			}
+			direct, compact := train(false, 1), train(true, 1)
+			for j := range direct.Theta {
+				if a, b := direct.Theta[j], compact.Theta[j]; math.Abs(a-b) > 1e-12*math.Abs(b) {
+					t.Fatalf("%s: θ[%d] direct %v, compact %v", name, j, a, b)
+				}
+			}
+			if !near(direct.Tau, compact.Tau, 1e-12) || direct.Iterate != compact.Iterate {
+				t.Fatalf("%s: τ direct %v, compact %v; iterate %d and %d", name, direct.Tau, compact.Tau, direct.Iterate, compact.Iterate)
+			}
+			for _, threads := range []int{2, 3} {
+				r := train(false, threads)
+				for j := range r.Theta {
+					if r.Theta[j] != direct.Theta[j] {
+						t.Fatalf("%s: θ[%d] on %d threads %v, on 1 %v", name, j, threads, r.Theta[j], direct.Theta[j])
+					}
+				}
+				if r.Tau != direct.Tau && !(math.IsNaN(r.Tau) && math.IsNaN(direct.Tau)) {
+					t.Fatalf("%s: τ on %d threads %v, on 1 %v", name, threads, r.Tau, direct.Tau)
+				}
+			}
+		}
+	}
+}
+
+// TestDirectStepDiverges checks that the direct sparse step stops a run that
+// blows up with a DivergenceError at the step the compact step names:
+// parameters that overflow (targets of 1e150, step size 1e160), and losses
+// that grow past the bound while staying finite.
+func TestDirectStepDiverges(t *testing.T) {
+	sp, _ := sparseTwins(t, 300, 20, false, 33)
+	for _, c := range []struct {
+		name  string
+		scale float64
+		lr    float64
+	}{{"overflow", 1e150, 1e160}, {"finite", 1e3, 5}} {
+		data := *sp
+		data.Y = slices.Clone(sp.Y)
+		for i := range data.Y {
+			data.Y[i] *= c.scale
+		}
+		steps := make([]int, 2)
+		for k, compact := range []bool{false, true} {
+			_, err := Train(must(batch.NewLeastSquares[float64](20)), &data, Options{Method: Vanilla, LR: c.lr, Epochs: 20, Batch: 10, compactStep: compact})
+			var de *DivergenceError
+			if !errors.As(err, &de) || de.Step < 1 {
+				t.Fatalf("%s, compact %v: error %v, want a DivergenceError naming a step", c.name, compact, err)
+			}
+			if c.name == "overflow" && !strings.Contains(de.What, "parameters are not finite") {
+				t.Fatalf("%s, compact %v: %v; want the parameters' check", c.name, compact, err)
+			}
+			steps[k] = de.Step
+		}
+		if steps[0] != steps[1] {
+			t.Errorf("%s: the direct step diverges at step %d, the compact one at %d", c.name, steps[0], steps[1])
 		}
 	}
 }

@@ -64,7 +64,7 @@ type run[T batch.Float] struct {
 	lossCap    float64 // divergence bound on the mean loss; 0: set at the first step
 	// lz is the state of the lazy sparse step (lazy.go): nil until the
 	// first one.
-	lz *lazy
+	lz *lazy[T]
 	// gs and ts hold the gradient and θ at the touched coordinates of a
 	// sparse step.
 	gs, ts []T
