@@ -126,7 +126,7 @@ func (s *streamSource[T]) eachSparse(task dataset.Task, classes []string, fn fun
 // numbers, which text labels are not.
 func streamLabelError(err error, kind string) error {
 	var de *dataset.Error
-	if taskOf(kind) == dataset.Regression || !errors.As(err, &de) || !strings.HasPrefix(de.Msg, "target ") || !strings.HasSuffix(de.Msg, " is not a number") {
+	if cvar.ModelTask(kind) == dataset.Regression || !errors.As(err, &de) || !strings.HasPrefix(de.Msg, "target ") || !strings.HasSuffix(de.Msg, " is not a number") {
 		return err
 	}
 	e := *de
@@ -275,7 +275,7 @@ func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 
 	// The task and the classes, as the in-memory readers infer them from
 	// numeric targets.
-	task := taskOf(f.model.value)
+	task := cvar.ModelTask(f.model.value)
 	if task == dataset.TaskAuto {
 		task = targets.Task()
 	}
@@ -290,14 +290,7 @@ func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 	}
 	kind := f.model.value
 	if kind == "auto" {
-		switch {
-		case task == dataset.Regression:
-			kind = batch.KindLinear
-		case len(classes) == 2:
-			kind = batch.KindLogistic
-		default:
-			kind = batch.KindSoftmax
-		}
+		kind = cvar.ModelKindFor(task, len(classes))
 	}
 	if err := checkModel[T](kind, d, len(classes), f.hidden, f.threads, 1, df.maxMemory); err != nil {
 		return err
