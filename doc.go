@@ -20,7 +20,7 @@
 // [Train] runs any of them on data in memory (package batch), [Online] feeds
 // Alg1 or Alg4 one sample at a time, and [CVaR], [VaR], [Tails] and
 // [Evaluate] (or an [Evaluator], reused) measure the tail of the losses
-// exactly.
+// exactly; [Bootstrap] adds confidence intervals.
 //
 // # Usage
 //
