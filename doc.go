@@ -18,9 +18,10 @@
 //     minibatch's losses, the other baseline of the paper's experiments.
 //
 // [Train] runs any of them on data in memory (package batch), [Online] feeds
-// Alg1 or Alg4 one sample at a time, and [CVaR], [VaR], [Tails] and
-// [Evaluate] (or an [Evaluator], reused) measure the tail of the losses
-// exactly.
+// Alg1 or Alg4 one sample at a time, [TrainStream] trains them on a CSV or
+// LIBSVM file read pass by pass without holding it, and [CVaR], [VaR],
+// [Tails] and [Evaluate] (or an [Evaluator], reused) measure the tail of the
+// losses exactly; [Bootstrap] adds confidence intervals.
 //
 // # Usage
 //

@@ -186,6 +186,13 @@ func (o *Online[T]) Result() *Result[T] {
 	return o.r.result()
 }
 
+// epochDone calls Options.OnEpoch after pass epoch over a stream.
+func (o *Online[T]) epochDone(epoch int) error {
+	o.mu.Lock()
+	defer o.mu.Unlock()
+	return o.r.epochDone(epoch)
+}
+
 // Close releases the run's workers, after a running call has returned.
 // Observe and ObserveSparse return an error after it; Result still gives
 // the run's output.

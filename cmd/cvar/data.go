@@ -162,28 +162,11 @@ func singleClass[T batch.Float](ds *dataset.Dataset[T]) (string, bool) {
 	return ds.Classes[ds.Labels[0]], true
 }
 
-// taskOf is the task a model kind needs; TaskAuto for "auto".
-func taskOf(kind string) dataset.Task {
-	switch kind {
-	case batch.KindLinear, batch.KindLAD:
-		return dataset.Regression
-	case batch.KindLogistic, batch.KindSoftmax, batch.KindMLP:
-		return dataset.Classification
-	}
-	return dataset.TaskAuto
-}
-
-// autoKind resolves "auto" from the data: logistic for two classes, softmax
-// for more, linear for regression; it checks an explicit kind against it.
+// autoKind resolves "auto" from the data (cvar.ModelKindFor); it checks an
+// explicit kind against it.
 func autoKind[T batch.Float](kind string, ds *dataset.Dataset[T]) (string, error) {
 	if kind == "auto" || kind == "" {
-		switch {
-		case ds.Task == dataset.Regression:
-			return batch.KindLinear, nil
-		case ds.K() == 2:
-			return batch.KindLogistic, nil
-		}
-		return batch.KindSoftmax, nil
+		return cvar.ModelKindFor(ds.Task, ds.K()), nil
 	}
 	if kind == batch.KindLogistic && ds.K() != 2 {
 		return "", fmt.Errorf("%s has %d classes; logistic regression is binary (use -model softmax or mlp)", ds.Name, ds.K())
@@ -383,7 +366,7 @@ func isDir(path string) bool {
 // loadFull reads the -data file, or generates the built-in data suited to
 // the model kind.
 func loadFull[T batch.Float](f *dataFlags, kind string) (*dataset.Dataset[T], cvar.Provenance, error) {
-	task := taskOf(kind)
+	task := cvar.ModelTask(kind)
 	if f.data == "" {
 		if err := checkMemory(fmt.Sprintf("the built-in data of -n %d samples × -d %d features", f.n, f.d), dataset.DenseBytes[T](f.n, f.d), f.maxMemory); err != nil {
 			return nil, cvar.Provenance{}, err

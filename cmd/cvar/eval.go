@@ -6,16 +6,13 @@ import (
 	"math"
 	"os"
 	"runtime"
-	"slices"
 	"strings"
-	"sync"
 	"text/tabwriter"
 	"unsafe"
 
 	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/batch"
 	"github.com/cvarlearn/cvar/internal/jsonfloat"
-	"github.com/cvarlearn/cvar/internal/rng"
 )
 
 const evalSynopsis = `cvar eval -in MODEL [flags]
@@ -163,17 +160,17 @@ func evalRun[T batch.Float](e *env, df *dataFlags, m *cvar.ModelFile, cfg evalCo
 		Bootstrap: cfg.boot, Confidence: 0.95,
 	}
 	bar := newProgress(e, "bootstrap", cfg.boot)
-	stats, err := bootstrap(losses, correct, cfg.alphas, cfg.boot, cfg.seed, cfg.threads, bar)
+	bm, err := cvar.Bootstrap(losses, correct, cfg.alphas, cvar.BootstrapOptions{Resamples: cfg.boot, Seed: cfg.seed, Threads: cfg.threads, OnResample: func() { bar.add(1) }})
 	bar.finish()
 	if err != nil {
 		return err
 	}
-	for j, a := range cfg.alphas {
-		rep.Tails = append(rep.Tails, tailEstimate{Alpha: a, CVaR: stats[2*j], VaR: stats[2*j+1]})
+	for _, t := range bm.Tails {
+		rep.Tails = append(rep.Tails, tailEstimate{Alpha: t.Alpha, CVaR: estimateOf(t.CVaR), VaR: estimateOf(t.VaR)})
 	}
-	rep.MeanLoss = stats[2*len(cfg.alphas)]
+	rep.MeanLoss = estimateOf(bm.MeanLoss)
 	if correct != nil {
-		acc := stats[2*len(cfg.alphas)+1]
+		acc := estimateOf(bm.Accuracy)
 		rep.Accuracy = &acc
 	}
 	if cfg.json {
@@ -181,10 +178,6 @@ func evalRun[T batch.Float](e *env, df *dataFlags, m *cvar.ModelFile, cfg evalCo
 	}
 	return rep.print(e.stdout)
 }
-
-// bootStream is the first internal/rng stream of the bootstrap's resamples,
-// far from the streams that training draws from.
-const bootStream = 0xb007 << 32
 
 // checkBootstrap fails when the bootstrap's resamples would need more than
 // -max-memory: a number per statistic (CVaR and VaR at each -alphas, the
@@ -208,122 +201,9 @@ func checkBootstrap[T batch.Float](cfg evalConfig, n int, limit byteSize) error 
 	return checkMemory(what, need, limit)
 }
 
-// bootstrap returns, for CVaR and VaR at each α, then the mean loss and
-// (when correct is not nil) the accuracy, the estimate on all rows and the
-// percentile 95 % interval over b resamples of the rows with replacement.
-// Resample r draws from its own generator, stream bootStream+r of seed, so
-// the result does not depend on the number of threads.
-func bootstrap[T batch.Float](losses []T, correct []bool, alphas []float64, b int, seed uint64, threads int, bar *progress) ([]estimate, error) {
-	nstat := 2*len(alphas) + 1
-	if correct != nil {
-		nstat++
-	}
-	compute := func(ls []T, ok []bool, sc *cvar.TailScratch[T], dst []float64) error {
-		tails, err := sc.AppendTails(nil, ls, alphas...)
-		if err != nil {
-			return err
-		}
-		for j, t := range tails {
-			dst[2*j], dst[2*j+1] = t.CVaR, t.VaR
-		}
-		var sum float64
-		for _, l := range ls {
-			sum += float64(l)
-		}
-		dst[2*len(alphas)] = sum / float64(len(ls))
-		if ok != nil {
-			c := 0
-			for _, v := range ok {
-				if v {
-					c++
-				}
-			}
-			dst[2*len(alphas)+1] = float64(c) / float64(len(ok))
-		}
-		return nil
-	}
-	point := make([]float64, nstat)
-	var sc cvar.TailScratch[T]
-	if err := compute(losses, correct, &sc, point); err != nil {
-		return nil, err
-	}
-	out := make([]estimate, nstat)
-	for i, v := range point {
-		out[i] = estimate{Value: jsonfloat.Lossy(v), Lo: jsonfloat.Lossy(math.NaN()), Hi: jsonfloat.Lossy(math.NaN())}
-	}
-	if b == 0 {
-		return out, nil
-	}
-	samples := make([][]float64, nstat) // samples[stat][resample]
-	for i := range samples {
-		samples[i] = make([]float64, b)
-	}
-	if threads <= 0 {
-		threads = runtime.GOMAXPROCS(0)
-	}
-	var (
-		wg   sync.WaitGroup
-		next = make(chan int)
-		errs = make([]error, threads)
-	)
-	for w := range threads {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			n := len(losses)
-			ls := make([]T, n)
-			var ok []bool
-			if correct != nil {
-				ok = make([]bool, n)
-			}
-			var sc cvar.TailScratch[T]
-			dst := make([]float64, nstat)
-			for r := range next {
-				rnd := rng.New(seed, bootStream+uint64(r))
-				for i := range ls {
-					k := rnd.IntN(n)
-					ls[i] = losses[k]
-					if ok != nil {
-						ok[i] = correct[k]
-					}
-				}
-				if err := compute(ls, ok, &sc, dst); err != nil && errs[w] == nil {
-					errs[w] = err
-				}
-				for i, v := range dst {
-					samples[i][r] = v
-				}
-				bar.add(1)
-			}
-		}()
-	}
-	for r := range b {
-		next <- r
-	}
-	close(next)
-	wg.Wait()
-	for _, err := range errs {
-		if err != nil {
-			return nil, err
-		}
-	}
-	for i, s := range samples {
-		slices.Sort(s)
-		out[i].Lo, out[i].Hi = jsonfloat.Lossy(quantile(s, 0.025)), jsonfloat.Lossy(quantile(s, 0.975))
-	}
-	return out, nil
-}
-
-// quantile returns the q-quantile of sorted values by linear interpolation
-// between order statistics.
-func quantile(sorted []float64, q float64) float64 {
-	pos := q * float64(len(sorted)-1)
-	i := int(pos)
-	if i+1 >= len(sorted) {
-		return sorted[len(sorted)-1]
-	}
-	f := pos - float64(i)
-	return sorted[i]*(1-f) + sorted[i+1]*f
+// estimateOf is an interval as eval reports it.
+func estimateOf(v cvar.Interval) estimate {
+	return estimate{Value: jsonfloat.Lossy(v.Value), Lo: jsonfloat.Lossy(v.Lo), Hi: jsonfloat.Lossy(v.Hi)}
 }
 
 func (r *evalReport) print(w io.Writer) error {

@@ -274,7 +274,7 @@ func experimentRun[T batch.Float](e *env, cfg *expConfig) error {
 		case builtinReg:
 			df.data = ""
 			if kind == "auto" {
-				kind = batch.KindLinear
+				kind = cvar.ModelKindFor(dataset.Regression, 0)
 			}
 		}
 		if cfg.plotDir != "" {
@@ -331,7 +331,7 @@ func experimentRun[T batch.Float](e *env, cfg *expConfig) error {
 // datasetLabel names a data set in tables and figure files.
 func datasetLabel(df *dataFlags, kind string) string {
 	if df.data == "" {
-		if taskOf(kind) == dataset.Regression {
+		if cvar.ModelTask(kind) == dataset.Regression {
 			return synthRegName
 		}
 		return synthClassName

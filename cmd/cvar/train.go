@@ -382,7 +382,7 @@ func trainRun[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 		rep.Metrics[s.name] = metrics(m)
 		rep.order = append(rep.order, s.name)
 	}
-	return finishTraining(e, f, td, model, res, rep, start)
+	return finishTraining(e, f, func() *cvar.ModelFile { return modelFileOf(td, f, model, res) }, rep, start)
 }
 
 // trainError explains a divergence.
@@ -406,11 +406,12 @@ func dataName(s cvar.Provenance) string {
 	return s.Kind
 }
 
-// finishTraining writes the model file when -o asks for one, then prints
-// the report of a training run, in memory or streamed.
-func finishTraining[T batch.Float](e *env, f *trainFlags, td *trainingData[T], model batch.Model[T], res *cvar.Result[T], rep *trainReport, start time.Time) error {
+// finishTraining writes the model file that modelFile makes when -o asks
+// for one, then prints the report of a training run, in memory or
+// streamed.
+func finishTraining(e *env, f *trainFlags, modelFile func() *cvar.ModelFile, rep *trainReport, start time.Time) error {
 	if f.out != "" {
-		mf := modelFileOf(td, f, model, res)
+		mf := modelFile()
 		if err := writeNew(f.out, f.force, f.data.inputs(), func(w io.Writer) error { return cvar.SaveModel(w, mf) }); err != nil {
 			return err
 		}
