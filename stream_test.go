@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"reflect"
 	"slices"
 	"strconv"
 	"strings"
@@ -287,7 +288,7 @@ func TestTrainStreamModelFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := Provenance{Kind: "csv", Name: "mem.csv", Target: "y", N: res.NTrain}
-	if m.Kind != batch.KindMLP || m.Hidden != 3 || m.Precision != F32 || m.Source != want || !slices.Equal(m.Preprocessing.Mean, res.Preprocessing.Mean) || !slices.Equal(m.Classes, res.Classes) {
+	if m.Kind != batch.KindMLP || m.Hidden != 3 || m.Precision != F32 || !reflect.DeepEqual(m.Source, want) || !slices.Equal(m.Preprocessing.Mean, res.Preprocessing.Mean) || !slices.Equal(m.Classes, res.Classes) {
 		t.Errorf("model file %+v", m)
 	}
 	_, theta, err := BuildModel[float32](m)
