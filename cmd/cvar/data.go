@@ -37,12 +37,9 @@ func formatOf(path, format string) (string, error) {
 	if format != "" {
 		return format, nil
 	}
-	name := strings.ToLower(filepath.Base(path))
-	for _, z := range []string{".gz", ".bz2"} {
-		name = strings.TrimSuffix(name, z)
-	}
+	name := plainName(path)
 	switch ext := filepath.Ext(name); {
-	case ext == ".csv" || ext == ".tsv":
+	case ext == ".csv" || ext == ".tsv" || ext == ".tab":
 		return "csv", nil
 	case ext == ".svm" || ext == ".libsvm" || ext == ".svmlight" || ext == ".scale":
 		return "libsvm", nil
@@ -50,6 +47,27 @@ func formatOf(path, format string) (string, error) {
 		return "idx", nil
 	}
 	return "", fmt.Errorf("%s: cannot guess the format from the name; give -format csv, libsvm or idx", path)
+}
+
+// plainName is the base name of path in lower case, without a trailing
+// .gz or .bz2: the name that format and delimiter are guessed from.
+func plainName(path string) string {
+	name := strings.ToLower(filepath.Base(path))
+	for _, z := range []string{".gz", ".bz2"} {
+		name = strings.TrimSuffix(name, z)
+	}
+	return name
+}
+
+// delimiterOf is the CSV delimiter of the file at path: a tab for a name
+// ending .tsv or .tab (in any case, before any .gz or .bz2), else a comma.
+// Every CSV reader of the command takes it from here.
+func delimiterOf(path string) rune {
+	switch filepath.Ext(plainName(path)) {
+	case ".tsv", ".tab":
+		return '\t'
+	}
+	return ','
 }
 
 // readSpec says how to read a data file.
@@ -141,11 +159,7 @@ func readCSVFile[T batch.Float](r io.Reader, path string, rs readSpec) (*dataset
 
 // csvOptions are the options of reading the CSV file at path as rs says.
 func csvOptions(path string, rs readSpec) dataset.CSVOptions {
-	opt := dataset.CSVOptions{Target: rs.target, NoHeader: rs.noHeader, Task: rs.task, Classes: rs.classes, Limit: rs.limit, MaxBytes: rs.maxBytes, MaxLine: rs.maxLine}
-	if strings.HasSuffix(strings.ToLower(strings.TrimSuffix(path, ".gz")), ".tsv") {
-		opt.Comma = '\t'
-	}
-	return opt
+	return dataset.CSVOptions{Comma: delimiterOf(path), Target: rs.target, NoHeader: rs.noHeader, Task: rs.task, Classes: rs.classes, Limit: rs.limit, MaxBytes: rs.maxBytes, MaxLine: rs.maxLine}
 }
 
 // singleClass reports whether every sample of ds has the same class, and

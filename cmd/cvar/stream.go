@@ -66,7 +66,7 @@ func (s *streamSource[T]) open(task dataset.Task, classes []string) (*dataset.St
 	}
 	var st *dataset.Stream[T]
 	if s.format == "csv" {
-		st, err = dataset.NewCSVStream[T](f, s.path, dataset.CSVOptions{Target: s.target, NoHeader: s.noHeader, Task: task, Classes: classes, MaxBytes: s.maxBytes, MaxLine: s.maxLine})
+		st, err = dataset.NewCSVStream[T](f, s.path, dataset.CSVOptions{Comma: delimiterOf(s.path), Target: s.target, NoHeader: s.noHeader, Task: task, Classes: classes, MaxBytes: s.maxBytes, MaxLine: s.maxLine})
 	} else {
 		st, err = dataset.NewLIBSVMStream[T](f, s.path, dataset.LIBSVMOptions{Dim: s.dim, Task: task, Classes: classes, MaxBytes: s.maxBytes, MaxLine: s.maxLine})
 	}
