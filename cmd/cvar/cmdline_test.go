@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -43,5 +44,40 @@ func TestTabDelimiter(t *testing.T) {
 	decodeJSON(t, ok(t, "train", "-data", num, "-stream", "-method", "alg1", "-json"), &r)
 	if r.Model.D != 3 {
 		t.Errorf("-stream num.tsv: %d features, want 3", r.Model.D)
+	}
+}
+
+// TestLimitBuiltIn: -limit keeps the first rows of the built-in data too,
+// in train, eval, predict and experiment.
+func TestLimitBuiltIn(t *testing.T) {
+	model := filepath.Join(t.TempDir(), "m1.cvar")
+	var r trainJSON
+	decodeJSON(t, ok(t, "train", "-limit", "30", "-json", "-o", model), &r)
+	if n := *r.Metrics["training"]["n"] + *r.Metrics["validation"]["n"]; n != 30 {
+		t.Errorf("train -limit 30: %v rows in all", n)
+	}
+	var rows []map[string]any
+	decodeJSON(t, ok(t, "predict", "-in", model, "-json", "-limit", "2"), &rows)
+	if len(rows) != 2 {
+		t.Errorf("predict -limit 2: %d rows", len(rows))
+	}
+	var ev struct{ N int }
+	decodeJSON(t, ok(t, "eval", "-in", model, "-json", "-limit", "7", "-bootstrap", "0"), &ev)
+	if ev.N != 7 {
+		t.Errorf("eval -limit 7: n = %d", ev.N)
+	}
+	// Three rows split into two for training and one for validation, whose
+	// accuracy is 0 or 1.
+	var ex []struct {
+		Raw map[string]struct{ Mean float64 }
+	}
+	decodeJSON(t, ok(t, "experiment", "-n", "600", "-limit", "3", "-epochs", "1", "-seeds", "1", "-lrs", "0.01", "-wds", "0", "-alpha", "0.1", "-json"), &ex)
+	for _, row := range ex {
+		if acc := row.Raw["accuracy"].Mean; acc != 0 && acc != 1 {
+			t.Errorf("experiment -limit 3: validation accuracy %v on one row", acc)
+		}
+	}
+	if len(ex) == 0 {
+		t.Error("experiment -limit 3: no rows")
 	}
 }

@@ -414,7 +414,7 @@ func loadFull[T batch.Float](f *dataFlags, kind string) (*dataset.Dataset[T], cv
 		if task != dataset.Regression {
 			src.SynthClasses = f.classes
 		}
-		return ds, src, nil
+		return firstRows(ds, f.limit), src, nil
 	}
 	format, err := formatOf(f.data, f.format.value)
 	if err != nil {
@@ -459,6 +459,7 @@ func loadForModel[T batch.Float](f *dataFlags, m *cvar.ModelFile) (*dataset.Data
 			return nil, fmt.Errorf("the model file's built-in data cannot be drawn again: %w; give -data", err)
 		}
 		ds.Name += " (fresh sample)"
+		ds = firstRows(ds, f.limit)
 	} else {
 		format, err := formatOf(f.data, f.format.value)
 		if err != nil {

@@ -254,7 +254,7 @@ func addDataFlags(fs *flag.FlagSet, use int) *dataFlags {
 	fs.Var(f.format, "format", "`format` of the data files: csv, libsvm or idx (default: guessed from the name)")
 	fs.StringVar(&f.target, "target", "", "CSV target `column`: a header name or 0-based index (default: the last column)")
 	fs.BoolVar(&f.noHeader, "no-header", false, "the CSV file has no header row")
-	fs.IntVar(&f.limit, "limit", 0, "use only the first `N` samples of each file (0: all)")
+	fs.IntVar(&f.limit, "limit", 0, "use only the first `N` samples of each file, or of the built-in data (0: all)")
 	fs.Float64Var(&f.sparse, "sparse", dataset.DefaultSparseBelow, "LIBSVM files: hold the data sparse (CSR, memory in the non-zeros) when its density is below this `fraction`; -scale zscore then scales without centring (auto: maxabs), and -stream streams the rows' non-zeros; models trained with centring read dense (0: always dense)")
 	if use != dataForExperiment {
 		f.storage = storageChoice()
