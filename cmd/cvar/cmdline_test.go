@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"fmt"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -79,5 +80,30 @@ func TestLimitBuiltIn(t *testing.T) {
 	}
 	if len(ex) == 0 {
 		t.Error("experiment -limit 3: no rows")
+	}
+}
+
+// TestHeaderNamesTrimmed: header names are trimmed of spaces like cells
+// and labels, so -target finds " b " as b and the model file records b.
+func TestHeaderNamesTrimmed(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("a, b ,y\n")
+	for i := range 30 {
+		fmt.Fprintf(&b, "%d, %d , %d\n", i%7, i%2, i%3)
+	}
+	data := write(t, dir, "spaced.csv", b.String())
+	model := filepath.Join(dir, "m.cvar")
+	var r trainJSON
+	decodeJSON(t, ok(t, "train", "-data", data, "-target", "b", "-epochs", "1", "-json", "-o", model), &r)
+	if r.Model.K != 2 || r.Model.D != 2 {
+		t.Errorf("-target b: d %d, k %d; want 2 features and the 2 classes of b", r.Model.D, r.Model.K)
+	}
+	m, err := readModel(model)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if strings.Join(m.Features, ",") != "a,y" {
+		t.Errorf("features %q, want a, y", m.Features)
 	}
 }
