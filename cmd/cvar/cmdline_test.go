@@ -107,3 +107,37 @@ func TestHeaderNamesTrimmed(t *testing.T) {
 		t.Errorf("features %q, want a, y", m.Features)
 	}
 }
+
+// TestEvalTargetAndNames: eval on a file without the target column says
+// the target is missing, and eval, predict and train -test refuse feature
+// columns whose names differ from the training file's, naming the first.
+func TestEvalTargetAndNames(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("w,h,kind\n")
+	for i := range 60 {
+		fmt.Fprintf(&b, "%.1f,%.1f,%s\n", float64(i%10)/10, float64(i%7)/10, []string{"ant", "bee", "cat"}[i%3])
+	}
+	animals := write(t, dir, "animals.csv", b.String())
+	model := filepath.Join(dir, "animals.cvar")
+	ok(t, "train", "-data", animals, "-target", "kind", "-epochs", "1", "-o", model)
+	named := filepath.Join(dir, "last.cvar")
+	ok(t, "train", "-data", animals, "-epochs", "1", "-o", named)
+
+	an2 := write(t, dir, "an2.csv", "w,h\n0.1,0.2\n0.3,0.4\n")
+	fails(t, 1, []string{"an2.csv", `the target column "kind" is missing`}, "eval", "-in", model, "-data", an2)
+	fails(t, 1, []string{"an2.csv", "the target column is missing"}, "eval", "-in", named, "-data", an2)
+	noHead := write(t, dir, "nohead.csv", "0.1,0.2\n0.3,0.4\n")
+	fails(t, 1, []string{"nohead.csv", "target column", "missing"}, "eval", "-in", model, "-data", noHead, "-no-header")
+	if recs := readCSV(t, ok(t, "predict", "-in", model, "-data", an2)); len(recs) != 3 {
+		t.Errorf("predict without the target column: %q", recs)
+	}
+
+	swapped := write(t, dir, "swapped.csv", "h,w,kind\n0.2,0.1,ant\n0.4,0.3,bee\n")
+	for _, cmd := range []string{"eval", "predict"} {
+		fails(t, 1, []string{"swapped.csv", `feature 1 is named "h"`, `"w"`, "by position"}, cmd, "-in", model, "-data", swapped)
+	}
+	fails(t, 1, []string{"swapped.csv", `feature 1 is named "h"`, "animals.csv", `"w"`}, "train", "-data", animals, "-test", swapped, "-epochs", "1")
+	// Without a header there are no names to compare.
+	ok(t, "eval", "-in", model, "-data", write(t, dir, "plain.csv", "0.2,0.1,ant\n0.4,0.3,bee\n"), "-no-header", "-target", "2", "-bootstrap", "0")
+}

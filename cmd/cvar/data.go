@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/cvarlearn/cvar"
@@ -269,6 +270,11 @@ func loadTest[T batch.Float](f *dataFlags, full *dataset.Dataset[T], src cvar.Pr
 	if test.D != full.D {
 		return nil, fmt.Errorf("%s has %d features, the training data %s has %d", testPath, test.D, f.data, full.D)
 	}
+	if src.Kind == "csv" && rs.format == "csv" && !f.noHeader {
+		if err := checkNames(testPath, test.Features, full.Features, "the training data "+f.data); err != nil {
+			return nil, err
+		}
+	}
 	return test, nil
 }
 
@@ -440,42 +446,116 @@ func synthetic[T batch.Float](regression bool, n, d, classes int, seed uint64) (
 	return dataset.SyntheticClassification[T](dataset.SynthClassConfig{N: n, D: d, Classes: classes, Seed: seed})
 }
 
-// loadForModel reads data to evaluate or apply m to, preprocessed as m says:
-// the -data file read with m's classes and width, or a fresh sample of the
-// built-in data m was trained on.
+// loadForModel reads data to evaluate m on, preprocessed as m says (see
+// loadModelData); the rows must carry targets.
 func loadForModel[T batch.Float](f *dataFlags, m *cvar.ModelFile) (*dataset.Dataset[T], error) {
+	ds, labelled, err := loadModelData[T](f, m)
+	if err == nil && !labelled {
+		return nil, missingTarget(f.data, m)
+	}
+	return ds, err
+}
+
+// loadModelData reads data to evaluate or apply m to, preprocessed as m
+// says: the -data file read with m's classes and width, or a fresh sample
+// of the built-in data m was trained on. It reports whether the rows have
+// labels or targets: a CSV file may lack the target column (see
+// dataset.ReadCSVTargetOptional). The file is opened and read once, so
+// that it may be a pipe (-data /dev/stdin).
+func loadModelData[T batch.Float](f *dataFlags, m *cvar.ModelFile) (*dataset.Dataset[T], bool, error) {
 	var ds *dataset.Dataset[T]
+	labelled := true
 	if f.data == "" {
 		s := m.Source
 		if s.Kind != "synthetic" {
-			return nil, usagef("-data is required: the model was trained on %s, not on the built-in data", s.Name)
+			return nil, false, usagef("-data is required: the model was trained on %s, not on the built-in data", s.Name)
 		}
 		what := fmt.Sprintf("the model file's built-in data of %d samples × %d features", s.SynthN, s.SynthD)
 		if err := checkMemory(what, dataset.DenseBytes[T](s.SynthN, s.SynthD), f.maxMemory); err != nil {
-			return nil, err
+			return nil, false, err
 		}
 		var err error
 		if ds, err = synthetic[T](m.K == 0, s.SynthN, s.SynthD, max(s.SynthClasses, 2), s.SynthSeed+1); err != nil {
-			return nil, fmt.Errorf("the model file's built-in data cannot be drawn again: %w; give -data", err)
+			return nil, false, fmt.Errorf("the model file's built-in data cannot be drawn again: %w; give -data", err)
 		}
 		ds.Name += " (fresh sample)"
 		ds = firstRows(ds, f.limit)
 	} else {
 		format, err := formatOf(f.data, f.format.value)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
-		if ds, err = loadFile[T](f.data, specForModel(f, m, format)); err != nil {
-			return nil, err
+		rs := specForModel(f, m, format)
+		if format == "csv" {
+			ds, labelled, err = readCSVForModel[T](f.data, m, rs)
+		} else {
+			ds, err = loadFile[T](f.data, rs)
+		}
+		if err != nil {
+			return nil, false, err
 		}
 	}
 	if err := checkWidth(ds, m); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if err := dataset.PreprocessDataset(&m.Preprocessing, ds); err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	return ds, nil
+	return ds, labelled, nil
+}
+
+// readCSVForModel reads a CSV file for m, which may lack the target
+// column, and reports whether it has it. When the file and m's training
+// file both have a header, the feature names must match.
+func readCSVForModel[T batch.Float](path string, m *cvar.ModelFile, rs readSpec) (*dataset.Dataset[T], bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, false, err
+	}
+	defer f.Close()
+	ds, has, err := dataset.ReadCSVTargetOptional[T](f, path, m.D, csvOptions(path, rs))
+	if err != nil {
+		return nil, false, tooLarge(err)
+	}
+	if has {
+		if ds, err = checkRead(path, ds, rs, nil); err != nil {
+			return nil, false, err
+		}
+	}
+	if m.Source.Kind == "csv" && !rs.noHeader {
+		if err := checkNames(path, ds.Features, m.Features, "the model file"); err != nil {
+			return nil, false, err
+		}
+	}
+	return ds, has, nil
+}
+
+// checkNames refuses data whose feature names differ from want, those of
+// the training data, naming the first column that differs: columns are
+// matched by position, so a column renamed or moved would be read as
+// another feature. Names are compared only when both have them.
+func checkNames(path string, got, want []string, ref string) error {
+	if got == nil || want == nil || len(got) != len(want) {
+		return nil // no names, or a width that checkWidth reports
+	}
+	for j := range got {
+		if got[j] != want[j] {
+			return fmt.Errorf("%s: feature %d is named %q where %s has %q; columns are matched by position, not by name: give the columns in the training file's order and names", path, j+1, got[j], ref, want[j])
+		}
+	}
+	return nil
+}
+
+// missingTarget is the error of data without the target column where the
+// rows must carry targets.
+func missingTarget(path string, m *cvar.ModelFile) error {
+	col := "the target column"
+	if t := m.Source.Target; t != "" {
+		if _, err := strconv.Atoi(strings.TrimSpace(t)); err != nil {
+			col = fmt.Sprintf("the target column %q", t)
+		}
+	}
+	return fmt.Errorf("%s: %s is missing: the file holds only the model's %d features; eval needs the targets (predict does not)", path, col, m.D)
 }
 
 // specForModel reads data the way m's training data was read.
