@@ -141,3 +141,19 @@ func TestEvalTargetAndNames(t *testing.T) {
 	// Without a header there are no names to compare.
 	ok(t, "eval", "-in", model, "-data", write(t, dir, "plain.csv", "0.2,0.1,ant\n0.4,0.3,bee\n"), "-no-header", "-target", "2", "-bootstrap", "0")
 }
+
+// TestStorageNamesModelPrecision: eval and predict take the precision from
+// the model file, and a -storage that does not fit it says so, not
+// -precision, which they do not have.
+func TestStorageNamesModelPrecision(t *testing.T) {
+	model := filepath.Join(t.TempDir(), "m.cvar")
+	ok(t, "train", "-n", "300", "-epochs", "1", "-o", model)
+	for _, cmd := range []string{"eval", "predict"} {
+		for _, s := range []string{"f32", "f16"} {
+			out, errOut, code := cli(t, cmd, "-in", model, "-storage", s)
+			if code == 0 || out != "" || !strings.Contains(errOut, "model file holds a f64 model") || strings.Contains(errOut, "-precision f64") {
+				t.Errorf("%s -storage %s: exit %d, stderr %q", cmd, s, code, errOut)
+			}
+		}
+	}
+}

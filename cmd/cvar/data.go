@@ -348,7 +348,7 @@ func prepare[T batch.Float](f *dataFlags, full *dataset.Dataset[T], src cvar.Pro
 		ts := dataset.FitTargetScaler(td.train)
 		td.prep.TargetMean, td.prep.TargetScale = ts.Mean, ts.Scale
 	}
-	if td.storage, err = resolveStorage[T](f, src.Kind, kind, mode == "unit" || mode == "none", td.train.IsSparse()); err != nil {
+	if td.storage, err = resolveStorage[T](f, false, src.Kind, kind, mode == "unit" || mode == "none", td.train.IsSparse()); err != nil {
 		return nil, err
 	}
 	return td, nil

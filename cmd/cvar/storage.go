@@ -18,8 +18,9 @@ const storageUsage = "how the features are held in memory: f32 or f64 (the -prec
 
 // resolveStorage picks the storage of the features: explicit choices are
 // checked against the data, model, scaling and precision; auto takes u8
-// where it is possible and dense otherwise.
-func resolveStorage[T batch.Float](f *dataFlags, format, kind string, byteScaled, sparse bool) (string, error) {
+// where it is possible and dense otherwise. fromModel says that the
+// precision is the model file's (eval, predict), not -precision's.
+func resolveStorage[T batch.Float](f *dataFlags, fromModel bool, format, kind string, byteScaled, sparse bool) (string, error) {
 	if f.storage == nil {
 		return dataset.StorageDense, nil
 	}
@@ -37,13 +38,18 @@ func resolveStorage[T batch.Float](f *dataFlags, format, kind string, byteScaled
 		}
 		return dataset.StorageDense, nil
 	case "f32", "f64":
-		if s != prec {
-			return "", usagef("-storage %s with -precision %s: a %s model reads %s features; use -storage %s (or auto)", s, prec, prec, prec, prec)
+		switch {
+		case s == prec:
+			return dataset.StorageDense, nil
+		case fromModel:
+			return "", usagef("-storage %s: the model file holds a %s model, which reads %s features; use -storage %s (or auto)", s, prec, prec, prec)
 		}
-		return dataset.StorageDense, nil
+		return "", usagef("-storage %s with -precision %s: a %s model reads %s features; use -storage %s (or auto)", s, prec, prec, prec, prec)
 	}
 	// f16, bf16 or u8.
 	switch {
+	case prec != "f32" && fromModel:
+		return "", usagef("-storage %s is for float32 models; the model file holds a %s model (train with -precision f32 for compact features)", s, prec)
 	case prec != "f32":
 		return "", usagef("-storage %s is for float32 models: add -precision f32", s)
 	case !compactModel:
@@ -98,7 +104,7 @@ func modelBatch[T batch.Float](f *dataFlags, m *cvar.ModelFile, ds *dataset.Data
 		}
 	}
 	byteScaled := len(m.Preprocessing.Mean) == 0 && len(m.Preprocessing.Scale) == 0
-	s, err := resolveStorage[T](f, format, m.Kind, byteScaled, ds.IsSparse())
+	s, err := resolveStorage[T](f, true, format, m.Kind, byteScaled, ds.IsSparse())
 	if err != nil {
 		return nil, err
 	}
