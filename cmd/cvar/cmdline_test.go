@@ -157,3 +157,31 @@ func TestStorageNamesModelPrecision(t *testing.T) {
 		}
 	}
 }
+
+// TestExitStatusRule: 2 for a command line that is wrong in itself, found
+// before any data is read (with eval and predict, from the flags and the
+// model file); 1 for what only the data shows, even when a flag is its
+// cause.
+func TestExitStatusRule(t *testing.T) {
+	dir := t.TempDir()
+	three := write(t, dir, "three.csv", strings.ReplaceAll(classCSV(60, 1, true), "cat\n", "emu\n")+"1,2,3,cat\n")
+	idx := filepath.Dir(idxPair(t, filepath.Join(dir), 30, false))
+	svm := write(t, dir, "sparse.svm", wideSVM(60, 500, 3, 1))
+	f64 := filepath.Join(dir, "f64.cvar")
+	ok(t, "train", "-n", "300", "-epochs", "1", "-o", f64)
+
+	// A format that cannot be guessed from the name: 2, in experiment ahead
+	// of the other data sets' runs.
+	txt := write(t, dir, "data.txt", "a,b,y\n1,2,0\n")
+	fails(t, 2, []string{"data.txt", "cannot guess the format", "-format"}, "train", "-data", txt)
+	fails(t, 2, []string{"data.txt", "cannot guess the format"}, "experiment", "-data", "builtin,"+txt, "-n", "300", "-epochs", "2", "-seeds", "1", "-lrs", "0.01", "-wds", "0", "-alpha", "0.1")
+	fails(t, 2, []string{"is a directory", "-format idx"}, "train", "-data", idx, "-format", "csv")
+	fails(t, 2, []string{"-d 3", "at least 5 features"}, "experiment", "-data", three+",builtin", "-d", "3", "-model", "softmax", "-epochs", "2", "-seeds", "1", "-lrs", "0.01", "-wds", "0", "-alpha", "0.1")
+	// A compact storage the flags alone rule out: 2, before reading.
+	fails(t, 2, []string{"-storage u8", "CSV"}, "train", "-data", three, "-precision", "f32", "-storage", "u8")
+	fails(t, 2, []string{"-storage f16", "float32", "f64 model"}, "eval", "-in", f64, "-storage", "f16")
+	// What only the data shows: 1.
+	fails(t, 1, []string{"3 classes", "logistic regression is binary"}, "train", "-data", three, "-model", "logistic")
+	fails(t, 1, []string{"-storage f16", "held sparse", "-sparse 0"}, "train", "-data", svm, "-precision", "f32", "-storage", "f16")
+	fails(t, 1, []string{"-epochs", "steps each"}, "train", "-data", three, "-epochs", "4503599627370497", "-batch", "20")
+}

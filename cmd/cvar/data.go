@@ -25,11 +25,13 @@ const (
 )
 
 // formatOf returns the format of a data path: the -format flag if given,
-// "idx" for a directory or an IDX file, else guessed from the extension.
+// "idx" for a directory or an IDX file, else guessed from the extension. A
+// name it cannot guess from, and a directory with another -format, are
+// usage errors: they are found without reading the data.
 func formatOf(path, format string) (string, error) {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		if format != "" && format != "idx" {
-			return "", fmt.Errorf("%s is a directory; only -format idx (MNIST's four IDX files) reads directories", path)
+			return "", usagef("%s is a directory; only -format idx (MNIST's four IDX files) reads directories", path)
 		}
 		return "idx", nil
 	} else if err != nil {
@@ -47,7 +49,7 @@ func formatOf(path, format string) (string, error) {
 	case strings.Contains(name, "idx3-ubyte") || ext == ".idx":
 		return "idx", nil
 	}
-	return "", fmt.Errorf("%s: cannot guess the format from the name; give -format csv, libsvm or idx", path)
+	return "", usagef("%s: cannot guess the format from the name; give -format csv, libsvm or idx", path)
 }
 
 // plainName is the base name of path in lower case, without a trailing
@@ -463,13 +465,22 @@ func loadForModel[T batch.Float](f *dataFlags, m *cvar.ModelFile) (*dataset.Data
 // dataset.ReadCSVTargetOptional). The file is opened and read once, so
 // that it may be a pipe (-data /dev/stdin).
 func loadModelData[T batch.Float](f *dataFlags, m *cvar.ModelFile) (*dataset.Dataset[T], bool, error) {
+	format := "synthetic"
+	if f.data == "" && m.Source.Kind != "synthetic" {
+		return nil, false, usagef("-data is required: the model was trained on %s, not on the built-in data", m.Source.Name)
+	} else if f.data != "" {
+		var err error
+		if format, err = formatOf(f.data, f.format.value); err != nil {
+			return nil, false, err
+		}
+	}
+	if err := checkModelStorage(f, m, format); err != nil {
+		return nil, false, err
+	}
 	var ds *dataset.Dataset[T]
 	labelled := true
 	if f.data == "" {
 		s := m.Source
-		if s.Kind != "synthetic" {
-			return nil, false, usagef("-data is required: the model was trained on %s, not on the built-in data", s.Name)
-		}
 		what := fmt.Sprintf("the model file's built-in data of %d samples × %d features", s.SynthN, s.SynthD)
 		if err := checkMemory(what, dataset.DenseBytes[T](s.SynthN, s.SynthD), f.maxMemory); err != nil {
 			return nil, false, err
@@ -481,10 +492,7 @@ func loadModelData[T batch.Float](f *dataFlags, m *cvar.ModelFile) (*dataset.Dat
 		ds.Name += " (fresh sample)"
 		ds = firstRows(ds, f.limit)
 	} else {
-		format, err := formatOf(f.data, f.format.value)
-		if err != nil {
-			return nil, false, err
-		}
+		var err error
 		rs := specForModel(f, m, format)
 		if format == "csv" {
 			ds, labelled, err = readCSVForModel[T](f.data, m, rs)

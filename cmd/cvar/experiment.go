@@ -187,6 +187,9 @@ func cmdExperiment(e *env, args []string) error {
 			return usagef("-data lists no file")
 		}
 	}
+	if err := cfg.checkFormats(); err != nil {
+		return err
+	}
 	if cfg.threads == 0 {
 		cfg.threads = runtime.GOMAXPROCS(0)
 	}
@@ -211,6 +214,29 @@ func (cfg *expConfig) inputs() []input {
 		}
 	}
 	return in
+}
+
+// checkFormats finds the format of every -data file ahead of any run, so
+// that a name whose format cannot be guessed (a usage error) or a missing
+// file stops the experiment before the first data set's runs; so do sizes
+// too small for the built-in classification data.
+func (cfg *expConfig) checkFormats() error {
+	for _, f := range cfg.files {
+		if f == builtinReg {
+			continue
+		}
+		if f == "" || f == builtinClass {
+			d, k := cfg.data.d, cfg.data.classes
+			if taskOf(cfg.model.value) != dataset.Regression && d < 2*k+1 {
+				return usagef("-d %d: the built-in classification data with %d classes needs at least %d features", d, k, 2*k+1)
+			}
+			continue
+		}
+		if _, err := formatOf(f, cfg.data.format.value); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // checkRuns refuses an experiment of more than maxExperimentRuns training

@@ -54,10 +54,12 @@ func stepsPerEpoch(m cvar.Method, batchSize, n int) int {
 }
 
 // checkEpochs fails when epochs passes of perEpoch steps exceed
-// cvar.MaxSteps, the most steps a run may take.
+// cvar.MaxSteps, the most steps a run may take. perEpoch follows from the
+// number of rows, so this is a failure of the flags with the data (exit
+// 1), not a usage error.
 func checkEpochs(epochs, perEpoch int) error {
 	if _, ok := product(cvar.MaxSteps, epochs, perEpoch); !ok {
-		return usagef("-epochs %d of %d steps each exceed %d steps, the most a run may take", epochs, perEpoch, uint64(cvar.MaxSteps))
+		return fmt.Errorf("-epochs %d of %d steps each exceed %d steps, the most a run may take", epochs, perEpoch, uint64(cvar.MaxSteps))
 	}
 	return nil
 }

@@ -216,6 +216,9 @@ func parseTrain(e *env, args []string) (*trainFlags, cvar.Options, error) {
 		return nil, cvar.Options{}, err
 	}
 	opt.Threads = f.threads
+	if err := f.checkTrainStorage(); err != nil {
+		return nil, cvar.Options{}, err
+	}
 	return f, opt, nil
 }
 
