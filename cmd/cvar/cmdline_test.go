@@ -185,3 +185,29 @@ func TestExitStatusRule(t *testing.T) {
 	fails(t, 1, []string{"-storage f16", "held sparse", "-sparse 0"}, "train", "-data", svm, "-precision", "f32", "-storage", "f16")
 	fails(t, 1, []string{"-epochs", "steps each"}, "train", "-data", three, "-epochs", "4503599627370497", "-batch", "20")
 }
+
+// TestCompactRangeNamesLine: a feature that f16 storage cannot hold is
+// reported at its 1-based line of the file, in train, -test and eval.
+func TestCompactRangeNamesLine(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("a,b,y\n")
+	for i := range 40 {
+		if i == 17 {
+			b.WriteString("\n") // an empty line still counts
+		}
+		v := i % 5
+		if i == 25 {
+			v = 1_000_000
+		}
+		fmt.Fprintf(&b, "%d,%d,%d\n", i%3, v, i%2)
+	}
+	big := write(t, dir, "f16.csv", b.String())
+	common := []string{"-precision", "f32", "-storage", "f16", "-scale", "none", "-epochs", "1"}
+	fails(t, 1, []string{"f16.csv:28:", `feature 2 ("b")`, "1e+06", "f16"}, append([]string{"train", "-data", big}, common...)...)
+	small := write(t, dir, "small.csv", strings.Replace(b.String(), "1000000", "4", 1))
+	fails(t, 1, []string{"f16.csv:28:", `feature 2 ("b")`}, append([]string{"train", "-data", small, "-test", big}, common...)...)
+	model := filepath.Join(dir, "m.cvar")
+	ok(t, append([]string{"train", "-data", small, "-o", model}, common...)...)
+	fails(t, 1, []string{"f16.csv:28:", `feature 2 ("b")`}, "eval", "-in", model, "-data", big, "-storage", "f16")
+}

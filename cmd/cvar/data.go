@@ -353,7 +353,27 @@ func prepare[T batch.Float](f *dataFlags, full *dataset.Dataset[T], src cvar.Pro
 	if td.storage, err = resolveStorage[T](f, false, src.Kind, kind, mode == "unit" || mode == "none", td.train.IsSparse()); err != nil {
 		return nil, err
 	}
+	if err := td.checkCompact(f, full); err != nil {
+		return nil, err
+	}
 	return td, nil
+}
+
+// checkCompact checks that a compact storage holds every feature of full,
+// preprocessed, and of the test set, naming the file's line of the first
+// that it cannot hold.
+func (td *trainingData[T]) checkCompact(f *dataFlags, full *dataset.Dataset[T]) error {
+	rs := readSpec{format: td.source.Kind, target: f.target, noHeader: f.noHeader, maxBytes: f.maxMemory.option(), maxLine: f.maxLine.option()}
+	if err := checkCompact(full, &td.prep, td.storage, sampleAt(f.data, rs, full)); err != nil {
+		return err
+	}
+	if td.test == nil {
+		return nil
+	}
+	if f.test != "" {
+		rs.format, _ = formatOf(f.test, f.format.value)
+	}
+	return checkCompact(td.test, nil, td.storage, sampleAt(f.test, rs, td.test))
 }
 
 // fitData is the data the model is fitted on: the training split, with its

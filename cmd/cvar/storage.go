@@ -2,10 +2,13 @@ package main
 
 import (
 	"fmt"
+	"math"
+	"os"
 
 	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/batch"
 	"github.com/cvarlearn/cvar/dataset"
+	"github.com/cvarlearn/cvar/kernel"
 )
 
 // -storage: how the features are held in memory for training and
@@ -159,5 +162,88 @@ func modelBatch[T batch.Float](f *dataFlags, m *cvar.ModelFile, ds *dataset.Data
 	if err != nil {
 		return nil, err
 	}
+	if err := checkCompact(ds, nil, s, sampleAt(f.data, specForModel(f, m, format), ds)); err != nil {
+		return nil, err
+	}
 	return ds.BatchAs(s)
+}
+
+// checkCompact fails at the first feature of ds, in the order of its file,
+// that f16 or bf16 storage cannot hold once preprocessed with prep (nil:
+// ds is preprocessed already), naming it by at(i), the file's line of
+// sample i. The conversion itself (dataset.BatchAs) would name a 0-based
+// row of a split, which means nothing to the user.
+func checkCompact[T batch.Float](ds *dataset.Dataset[T], prep *dataset.Preprocessing, storage string, at func(i int) string) error {
+	if storage != dataset.StorageF16 && storage != dataset.StorageBF16 || ds.IsSparse() {
+		return nil
+	}
+	row := make([]T, ds.D)
+	for i := range ds.N {
+		copy(row, ds.Row(i))
+		if prep != nil {
+			if err := dataset.Preprocess(prep, row, ds.D); err != nil {
+				return err
+			}
+		}
+		for j, v := range row {
+			bound := "±65504"
+			fits := math.Abs(float64(v)) < 65520 // what rounds to a finite half
+			if storage == dataset.StorageBF16 {
+				bound, fits = "±3.39e38", kernel.F32ToBF16(float32(v))&0x7f80 != 0x7f80
+			}
+			if !fits {
+				name := ""
+				if j < len(ds.Features) {
+					name = fmt.Sprintf(" (%q)", ds.Features[j])
+				}
+				return fmt.Errorf("%s: feature %d%s: %v, as the model reads it, is beyond the range of %s storage (%s); use f32", at(i), j+1, name, v, storage, bound)
+			}
+		}
+	}
+	return nil
+}
+
+// sampleAt returns a function that names sample i (0-based, in the order
+// of the file) of ds, read from path as rs says: "path:line", found by
+// reading the CSV or LIBSVM file again up to it, or "path: sample i+1"
+// where no line can be found (IDX data, built-in data, a pipe).
+func sampleAt[T batch.Float](path string, rs readSpec, ds *dataset.Dataset[T]) func(int) string {
+	return func(i int) string {
+		if line := lineOf(path, rs, ds, i); line > 0 {
+			return fmt.Sprintf("%s:%d", path, line)
+		}
+		if path == "" {
+			return fmt.Sprintf("%s: sample %d", ds.Name, i+1)
+		}
+		return fmt.Sprintf("%s: sample %d", path, i+1)
+	}
+}
+
+// lineOf is the line of sample i of the file at path, or 0 if unknown.
+func lineOf[T batch.Float](path string, rs readSpec, ds *dataset.Dataset[T], i int) int {
+	if path == "" || rs.format != "csv" && rs.format != "libsvm" {
+		return 0
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	var st *dataset.Stream[T]
+	if rs.format == "csv" {
+		opt := csvOptions(path, rs)
+		opt.Task, opt.Classes, opt.Limit = ds.Task, ds.Classes, 0
+		st, err = dataset.NewCSVStream[T](f, path, opt)
+	} else {
+		st, err = dataset.NewLIBSVMStream[T](f, path, dataset.LIBSVMOptions{Dim: ds.D, Task: ds.Task, Classes: ds.Classes, MaxBytes: rs.maxBytes, MaxLine: rs.maxLine})
+	}
+	if err != nil {
+		return 0
+	}
+	for range i + 1 {
+		if _, _, _, _, err := st.NextSparse(); err != nil {
+			return 0
+		}
+	}
+	return st.Line()
 }
