@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"fmt"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -210,4 +211,17 @@ func TestCompactRangeNamesLine(t *testing.T) {
 	model := filepath.Join(dir, "m.cvar")
 	ok(t, append([]string{"train", "-data", small, "-o", model}, common...)...)
 	fails(t, 1, []string{"f16.csv:28:", `feature 2 ("b")`}, "eval", "-in", model, "-data", big, "-storage", "f16")
+}
+
+// TestIDXNameRule: an IDX image file whose label file cannot be found from
+// its name gets the naming rule in the error.
+func TestIDXNameRule(t *testing.T) {
+	dir := t.TempDir()
+	images := idxPair(t, dir, 10, false)
+	b, err := os.ReadFile(images)
+	if err != nil {
+		t.Fatal(err)
+	}
+	x := write(t, dir, "x.idx", string(b))
+	fails(t, 1, []string{"x.idx", "cannot find the label file", "images-idx3", "labels-idx1", "train-labels-idx1-ubyte"}, "train", "-data", x)
 }

@@ -126,7 +126,7 @@ func loadFile[T batch.Float](path string, rs readSpec) (*dataset.Dataset[T], err
 			labels := strings.Replace(path, "images-idx3", "labels-idx1", 1)
 			labels = strings.Replace(labels, "images.idx3", "labels.idx1", 1)
 			if labels == path {
-				return nil, fmt.Errorf("%s: cannot find the label file of an IDX image file whose name has no \"images-idx3\"", path)
+				return nil, fmt.Errorf("%s: cannot find the label file: an IDX image file's name holds images-idx3 (or images.idx3), and its labels are in the file of the same name with labels-idx1 (labels.idx1) in its place, e.g. train-images-idx3-ubyte and train-labels-idx1-ubyte; rename the files, or give the directory of MNIST's four files", path)
 			}
 			ds, err = dataset.LoadIDX[T](path, labels, opt)
 			name = labels
