@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -224,4 +225,20 @@ func TestIDXNameRule(t *testing.T) {
 	}
 	x := write(t, dir, "x.idx", string(b))
 	fails(t, 1, []string{"x.idx", "cannot find the label file", "images-idx3", "labels-idx1", "train-labels-idx1-ubyte"}, "train", "-data", x)
+}
+
+// TestNoPackagePrefixes: the library packages' prefixes do not reach the
+// command's messages, at the start or inside.
+func TestNoPackagePrefixes(t *testing.T) {
+	fails(t, 1, []string{"cvar train: no train-images-idx3-ubyte"}, "train", "-data", t.TempDir())
+	for in, want := range map[string]string{
+		"cvar: dataset: x":                 "x",
+		"batch: labels: bad":               "labels: bad",
+		"a.csv: dataset: no rows":          "a.csv: no rows",
+		"m.cvar: cvar: invalid: kernel: y": "m.cvar: invalid: y",
+	} {
+		if got := plainMessage(errors.New(in)); got != want {
+			t.Errorf("plainMessage(%q) = %q, want %q", in, got, want)
+		}
+	}
 }

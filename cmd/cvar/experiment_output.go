@@ -137,10 +137,8 @@ func verdicts(cfg *expConfig, rows []expRow) []string {
 }
 
 // runError is the message of a run that failed, without the library's
-// "cvar: " prefix, on one line.
-func runError(j *runResult) string {
-	return oneLine(strings.Replace(j.err.Error(), "cvar: ", "", 1))
-}
+// prefixes, on one line.
+func runError(j *runResult) string { return plainMessage(j.err) }
 
 // reportDivergence prints a line on w for every run that diverged; when
 // every run diverged there is nothing to compare, and it returns an error.
