@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"compress/gzip"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -240,5 +241,21 @@ func TestNoPackagePrefixes(t *testing.T) {
 		if got := plainMessage(errors.New(in)); got != want {
 			t.Errorf("plainMessage(%q) = %q, want %q", in, got, want)
 		}
+	}
+}
+
+// TestExperimentJSONLists: experiment -json writes "diverged" as a list,
+// [] when no run diverged, never null.
+func TestExperimentJSONLists(t *testing.T) {
+	out := ok(t, "experiment", "-n", "300", "-epochs", "1", "-seeds", "1", "-lrs", "0.01", "-wds", "0", "-alpha", "0.1", "-json")
+	var rows []map[string]json.RawMessage
+	decodeJSON(t, out, &rows)
+	for _, r := range rows {
+		if d := string(r["diverged"]); d != "[]" {
+			t.Errorf("diverged %s, want []", d)
+		}
+	}
+	if len(rows) == 0 {
+		t.Error("no rows")
 	}
 }

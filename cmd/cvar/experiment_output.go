@@ -40,7 +40,7 @@ type expRow struct {
 	// Below says, for CVaR-SGD, whether its mean CVaRs are below each
 	// baseline's ("vanilla", "minibatch").
 	Below    map[string]bool `json:"below,omitempty"`
-	Diverged []divergedRun   `json:"diverged,omitempty"`
+	Diverged []divergedRun   `json:"diverged"`
 }
 
 // divergedRun is a run that diverged, for -json.
@@ -63,10 +63,18 @@ type selected struct {
 }
 
 // MarshalJSON puts each metric's {mean, std} at the top level of the row.
+// Lists are lists when empty too ([], not null).
 func (r expRow) MarshalJSON() ([]byte, error) {
+	diverged, sel := r.Diverged, r.Selected
+	if diverged == nil {
+		diverged = []divergedRun{}
+	}
+	if sel == nil {
+		sel = []selected{}
+	}
 	obj := map[string]any{
 		"dataset": r.Dataset, "method": r.Method, "title": r.Title, "alpha": r.Alpha,
-		"raw": r.Raw, "selected": r.Selected, "failed_runs": r.Failed, "diverged": r.Diverged,
+		"raw": r.Raw, "selected": sel, "failed_runs": r.Failed, "diverged": diverged,
 		"normalised_to": "vanilla",
 	}
 	if r.Below != nil {
