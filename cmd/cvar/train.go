@@ -532,8 +532,8 @@ func printMetrics(w io.Writer, order []string, ms map[string]metrics, alphas []f
 }
 
 // tune runs cvar.Tune for -tune: the training split, validated on fitVal
-// (the validation split with the fitted targets' scaling), with a progress
-// bar over the settings.
+// (the validation split with the fitted targets' scaling). It draws no
+// progress bar: Tune trains its settings at once and reports no progress.
 func tune[T batch.Float](e *env, f *trainFlags, opt cvar.Options, model batch.Model[T], fit *batch.Data[T], td *trainingData[T]) (*cvar.Tuned[T], error) {
 	fitVal, err := td.fitVal()
 	if err != nil {
