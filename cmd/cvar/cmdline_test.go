@@ -259,3 +259,13 @@ func TestExperimentJSONLists(t *testing.T) {
 		t.Error("no rows")
 	}
 }
+
+// TestTrainJSONBoundFrom: train -json gives where the bound comes from,
+// or why there is none, as the text report does.
+func TestTrainJSONBoundFrom(t *testing.T) {
+	var r trainJSON
+	decodeJSON(t, ok(t, "train", "-n", "300", "-epochs", "1", "-json"), &r)
+	if from, _ := r.Params["bound_from"].(string); from == "" || !strings.Contains(ok(t, "train", "-n", "300", "-epochs", "1"), "bound      none ("+from+")") {
+		t.Errorf("params.bound_from %q, not the text report's", r.Params["bound_from"])
+	}
+}

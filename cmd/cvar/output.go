@@ -101,6 +101,7 @@ func paramsJSON(p cvar.Params) map[string]any {
 		"tau_min": jsonfloat.Lossy(p.TauMin), "tau_max": jsonfloat.Lossy(p.TauMax), "bound": jsonfloat.Lossy(p.Bound),
 		"estimated": p.Estimated, "theorem_lr": p.TheoremLR, "theorem_eps": p.TheoremEps,
 		"rule": p.Rule.String(), "lr_from": p.LRFrom, "eps_from": p.EpsFrom, "tau0": jsonfloat.Lossy(p.Tau0), "tau_from": p.TauFrom,
+		"bound_from": p.BoundFrom,
 	}
 }
 
