@@ -269,3 +269,16 @@ func TestTrainJSONBoundFrom(t *testing.T) {
 		t.Errorf("params.bound_from %q, not the text report's", r.Params["bound_from"])
 	}
 }
+
+// TestStepsLine: the report's method line counts steps and samples in the
+// singular and plural, and n is the training rows, also when the passes
+// of alg1 and alg4 consume more samples.
+func TestStepsLine(t *testing.T) {
+	data := write(t, t.TempDir(), "num.csv", numericCSV(60, 3))
+	if out := ok(t, "train", "-data", data, "-stream", "-method", "alg4", "-epochs", "2"); !strings.Contains(out, "80 steps of 1 sample (n = 40)") {
+		t.Errorf("-stream -epochs 2 on 40 training rows:\n%s", out)
+	}
+	if out := ok(t, "train", "-limit", "30", "-method", "vanilla", "-epochs", "1"); !strings.Contains(out, "1 step of 20 samples (n = 20)") {
+		t.Errorf("-limit 30 -epochs 1:\n%s", out)
+	}
+}

@@ -459,7 +459,11 @@ func (r *trainReport) print(w io.Writer) error {
 		prec += " (" + r.Model.Storage + " features)"
 	}
 	fmt.Fprintf(tw, "model\t%s on %d features%s%s, %s, data %s\n", r.Model.Kind, r.Model.D, classes, hidden, prec, r.Model.Data)
-	fmt.Fprintf(tw, "method\t%s, α = %s, K = %s, %d steps of %d samples (n = %d)\n", r.Method, alphaKey(r.Alpha), r.Domain, p.Steps, p.Batch, p.N)
+	n := p.N // for alg1 and alg4, the samples consumed
+	if m, ok := r.Metrics["training"]; ok {
+		n = m.N // the training rows
+	}
+	fmt.Fprintf(tw, "method\t%s, α = %s, K = %s, %s of %s (n = %d)\n", r.Method, alphaKey(r.Alpha), r.Domain, count(p.Steps, "step"), count(p.Batch, "sample"), n)
 	line := fmt.Sprintf("η = %s (%s)", fmtNum(p.LR), p.LRFrom)
 	if p.EpsFrom != "" {
 		line += fmt.Sprintf(", ε = %s (%s)", fmtNum(p.Eps), p.EpsFrom)
@@ -500,6 +504,14 @@ func (r *trainReport) print(w io.Writer) error {
 		fmt.Fprintf(w, "\nwrote %s\n", r.ModelFile)
 	}
 	return nil
+}
+
+// count is "1 step", "2 steps" and the like.
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // printMetrics prints one row of metrics per data set.
