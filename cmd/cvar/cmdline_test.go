@@ -282,3 +282,29 @@ func TestStepsLine(t *testing.T) {
 		t.Errorf("-limit 30 -epochs 1:\n%s", out)
 	}
 }
+
+// TestExperimentPlotChecks: every figure name is checked before any run,
+// two data sets that make the same figure are a usage error, and the -plot
+// directory is created only when the figures are written.
+func TestExperimentPlotChecks(t *testing.T) {
+	dir := t.TempDir()
+	for _, sub := range []string{"x", "y"} {
+		os.Mkdir(filepath.Join(dir, sub), 0o755)
+		write(t, filepath.Join(dir, sub), "d.csv", classCSV(60, 1, true))
+	}
+	quick := []string{"-epochs", "1", "-seeds", "1", "-lrs", "0.01", "-wds", "0", "-alpha", "0.1"}
+	plots := filepath.Join(dir, "plots")
+	twice := filepath.Join(dir, "x", "d.csv") + "," + filepath.Join(dir, "y", "d.csv")
+	fails(t, 2, []string{"x/d.csv", "y/d.csv", "d.csv-curves.png"}, append([]string{"experiment", "-data", twice, "-plot", plots}, quick...)...)
+	bad := write(t, dir, "bad.csv", "a,b,y\n1,2,0\n1,x,1\n")
+	fails(t, 1, []string{"bad.csv:3"}, append([]string{"experiment", "-data", filepath.Join(dir, "x", "d.csv") + "," + bad, "-plot", plots}, quick...)...)
+	if _, err := os.Stat(plots); err == nil {
+		t.Error("a failed experiment created the -plot directory")
+	}
+	notDir := write(t, dir, "file", "")
+	fails(t, 1, []string{"cannot create -plot", "not a directory"}, append([]string{"experiment", "-n", "300", "-plot", filepath.Join(notDir, "plots")}, quick...)...)
+	ok(t, append([]string{"experiment", "-n", "300", "-plot", plots}, quick...)...)
+	if _, err := os.Stat(filepath.Join(plots, "synthetic-classification-curves.png")); err != nil {
+		t.Error(err)
+	}
+}

@@ -190,6 +190,9 @@ func cmdExperiment(e *env, args []string) error {
 	if err := cfg.checkFormats(); err != nil {
 		return err
 	}
+	if err := cfg.checkPlots(); err != nil {
+		return err
+	}
 	if cfg.threads == 0 {
 		cfg.threads = runtime.GOMAXPROCS(0)
 	}
@@ -281,37 +284,12 @@ type dsResult struct {
 
 func experimentRun[T batch.Float](e *env, cfg *expConfig) error {
 	start := time.Now()
-	if cfg.plotDir != "" {
-		if err := os.MkdirAll(cfg.plotDir, 0o755); err != nil {
-			return err
-		}
-	}
 	grid := len(cfg.lrs) * len(cfg.wds)
 	total := len(cfg.files) * cfg.seeds * len(cfg.arms) * grid * cfg.epochs
 	bar := newProgress(e, "experiment", total)
 	var results []*dsResult
 	for _, file := range cfg.files {
-		df := *cfg.data
-		df.data = file
-		kind := cfg.model.value
-		switch file {
-		case builtinClass:
-			df.data = ""
-		case builtinReg:
-			df.data = ""
-			if kind == "auto" {
-				kind = batch.KindLinear
-			}
-		}
-		if cfg.plotDir != "" {
-			// Fail before the work, not after it.
-			for _, name := range plotNames(cfg, datasetLabel(&df, kind)) {
-				if err := checkNew(name, cfg.force, cfg.inputs()); err != nil {
-					bar.finish()
-					return err
-				}
-			}
-		}
+		df, kind := cfg.dataSet(file)
 		r, err := experimentOn[T](cfg, &df, kind, bar)
 		if err != nil {
 			bar.finish()
@@ -332,6 +310,9 @@ func experimentRun[T batch.Float](e *env, cfg *expConfig) error {
 		}
 	}
 	if cfg.plotDir != "" {
+		if err := os.MkdirAll(cfg.plotDir, 0o755); err != nil {
+			return err
+		}
 		for _, r := range results {
 			if err := writePlots(cfg, r); err != nil {
 				return err
@@ -352,6 +333,24 @@ func experimentRun[T batch.Float](e *env, cfg *expConfig) error {
 		return printCSV(e.stdout, cfg, rows)
 	}
 	return printText(e.stdout, cfg, rows, time.Since(start))
+}
+
+// dataSet is the data flags and the model kind of one -data entry: the
+// built-in data for builtin and builtin-regression.
+func (cfg *expConfig) dataSet(file string) (dataFlags, string) {
+	df := *cfg.data
+	df.data = file
+	kind := cfg.model.value
+	switch file {
+	case builtinClass:
+		df.data = ""
+	case builtinReg:
+		df.data = ""
+		if kind == "auto" {
+			kind = batch.KindLinear
+		}
+	}
+	return df, kind
 }
 
 // datasetLabel names a data set in tables and figure files.
