@@ -216,15 +216,15 @@ func parseTrain(e *env, args []string) (*trainFlags, cvar.Options, error) {
 		return nil, cvar.Options{}, err
 	}
 	opt.Threads = f.threads
-	if err := f.checkTrainStorage(); err != nil {
-		return nil, cvar.Options{}, err
-	}
 	return f, opt, nil
 }
 
 func cmdTrain(e *env, args []string) error {
 	f, opt, err := parseTrain(e, args)
 	if err != nil {
+		return err
+	}
+	if err := f.checkTrainStorage(); err != nil {
 		return err
 	}
 	if err := checkNew(f.out, f.force, f.data.inputs()); err != nil {
