@@ -308,3 +308,33 @@ func TestExperimentPlotChecks(t *testing.T) {
 		t.Error(err)
 	}
 }
+
+// TestMaxDim: -max-dim bounds the width a LIBSVM file's indices give, in
+// every command that reads data, and the message names it; a width fixed
+// by the training data or the model is named as such; a model wider than
+// the default bound is evaluated without -max-dim.
+func TestMaxDim(t *testing.T) {
+	dir := t.TempDir()
+	wide := write(t, dir, "wide.svm", "1 1:1 1100000:1\n-1 2:1\n1 1:2\n-1 2:2\n1 1:1\n-1 2:1\n")
+	want := []string{"wide.svm:1:", `token "1100000:1"`, "exceeds -max-dim 1048576", "give a larger -max-dim"}
+	fails(t, 1, want, "train", "-data", wide)
+	fails(t, 1, want, "train", "-data", wide, "-stream", "-method", "alg1")
+	fails(t, 1, want, "experiment", "-data", wide, "-epochs", "1", "-seeds", "1", "-lrs", "0.01", "-wds", "0", "-alpha", "0.1")
+	fails(t, 2, []string{"-max-dim 0"}, "train", "-data", wide, "-max-dim", "0")
+	fails(t, 1, []string{"-max-dim 2147483647", "-max-memory"}, "train", "-data", wide, "-max-dim", "2147483647")
+	model := filepath.Join(dir, "wide.cvar")
+	var r trainJSON
+	decodeJSON(t, ok(t, "train", "-data", wide, "-max-dim", "1100000", "-epochs", "1", "-json", "-o", model), &r)
+	if r.Model.D != 1100000 {
+		t.Errorf("-max-dim 1100000: %d features", r.Model.D)
+	}
+	ok(t, "eval", "-in", model, "-data", wide, "-bootstrap", "0")
+	fails(t, 1, []string{"-max-dim 2147483647", "-max-memory"}, "predict", "-in", model, "-data", wide, "-max-dim", "2147483647")
+
+	narrow := write(t, dir, "narrow.svm", "1 1:1\n-1 2:1\n1 1:2\n-1 2:2\n1 1:1\n-1 2:1\n")
+	test := write(t, dir, "test.svm", "1 1:1 3:3\n")
+	fails(t, 1, []string{"test.svm:1:", `token "3:3"`, "index 3 exceeds the 2 features of the training data", "narrow.svm"}, "train", "-data", narrow, "-test", test)
+	small := filepath.Join(dir, "narrow.cvar")
+	ok(t, "train", "-data", narrow, "-epochs", "1", "-o", small)
+	fails(t, 1, []string{"test.svm:1:", "index 3 exceeds the 2 features of the model"}, "eval", "-in", small, "-data", test)
+}

@@ -85,6 +85,8 @@ type readSpec struct {
 	split    string  // MNIST directory: "train" or "test"
 	maxBytes int64   // the readers' MaxBytes option
 	maxLine  int64   // the readers' MaxLine option
+	maxDim   int     // LIBSVM: the MaxDim option (-max-dim)
+	dimFrom  string  // LIBSVM: what fixes dim, for messages ("the model")
 	sparse   float64 // LIBSVM: the SparseBelow option
 }
 
@@ -105,7 +107,7 @@ func loadFile[T batch.Float](path string, rs readSpec) (*dataset.Dataset[T], err
 		defer f.Close()
 		return readCSVFile[T](f, path, rs)
 	case "libsvm":
-		ds, err = dataset.LoadLIBSVM[T](path, dataset.LIBSVMOptions{Dim: rs.dim, Task: rs.task, Classes: rs.classes, Limit: rs.limit, MaxBytes: rs.maxBytes, MaxLine: rs.maxLine, SparseBelow: rs.sparse})
+		ds, err = dataset.LoadLIBSVM[T](path, dataset.LIBSVMOptions{Dim: rs.dim, MaxDim: rs.maxDim, Task: rs.task, Classes: rs.classes, Limit: rs.limit, MaxBytes: rs.maxBytes, MaxLine: rs.maxLine, SparseBelow: rs.sparse})
 	case "idx":
 		if rs.task == dataset.Regression {
 			return nil, fmt.Errorf("%s: IDX files hold class labels; a regression model cannot use them", path)
@@ -141,7 +143,7 @@ func loadFile[T batch.Float](path string, rs readSpec) (*dataset.Dataset[T], err
 // classes a training set needs.
 func checkRead[T batch.Float](path string, ds *dataset.Dataset[T], rs readSpec, err error) (*dataset.Dataset[T], error) {
 	if err != nil {
-		return nil, tooLarge(err)
+		return nil, tooWide(tooLarge(err), rs.dimFrom, rs.maxDim)
 	}
 	ds = firstRows(ds, rs.limit)
 	// Training data needs two classes that occur, not merely two that are
@@ -240,7 +242,7 @@ func loadTrainingData[T batch.Float](f *dataFlags, kind string, seed uint64) (*t
 // loadTest reads the -test file, or the t10k files of an MNIST directory;
 // nil when there is none.
 func loadTest[T batch.Float](f *dataFlags, full *dataset.Dataset[T], src cvar.Provenance) (*dataset.Dataset[T], error) {
-	testPath, rs := f.test, readSpec{format: src.Kind, task: full.Task, target: f.target, noHeader: f.noHeader, limit: f.limit, maxBytes: f.maxMemory.option(), maxLine: f.maxLine.option()}
+	testPath, rs := f.test, readSpec{format: src.Kind, task: full.Task, target: f.target, noHeader: f.noHeader, limit: f.limit, maxBytes: f.maxMemory.option(), maxLine: f.maxLine.option(), maxDim: f.maxDim, dimFrom: "the training data " + f.data}
 	if full.IsSparse() {
 		rs.sparse = f.sparse // the test set in the training set's storage, which the preprocessing suits
 	}
@@ -452,7 +454,7 @@ func loadFull[T batch.Float](f *dataFlags, kind string) (*dataset.Dataset[T], cv
 	if format == "csv" {
 		src.Target, src.NoHeader = f.target, f.noHeader
 	}
-	rs := readSpec{format: format, task: task, target: f.target, noHeader: f.noHeader, limit: f.limit, maxBytes: f.maxMemory.option(), maxLine: f.maxLine.option(), sparse: f.sparse}
+	rs := readSpec{format: format, task: task, target: f.target, noHeader: f.noHeader, limit: f.limit, maxBytes: f.maxMemory.option(), maxLine: f.maxLine.option(), maxDim: f.maxDim, sparse: f.sparse}
 	ds, err := loadFile[T](f.data, rs)
 	return ds, src, err
 }
@@ -485,6 +487,9 @@ func loadForModel[T batch.Float](f *dataFlags, m *cvar.ModelFile) (*dataset.Data
 // dataset.ReadCSVTargetOptional). The file is opened and read once, so
 // that it may be a pipe (-data /dev/stdin).
 func loadModelData[T batch.Float](f *dataFlags, m *cvar.ModelFile) (*dataset.Dataset[T], bool, error) {
+	if err := f.checkMaxDim(); err != nil {
+		return nil, false, err
+	}
 	format := "synthetic"
 	if f.data == "" && m.Source.Kind != "synthetic" {
 		return nil, false, usagef("-data is required: the model was trained on %s, not on the built-in data", m.Source.Name)
@@ -588,7 +593,7 @@ func missingTarget(path string, m *cvar.ModelFile) error {
 
 // specForModel reads data the way m's training data was read.
 func specForModel(f *dataFlags, m *cvar.ModelFile, format string) readSpec {
-	rs := readSpec{format: format, task: dataset.Regression, target: f.target, noHeader: f.noHeader, limit: f.limit, split: "test", maxBytes: f.maxMemory.option(), maxLine: f.maxLine.option(), sparse: f.sparse}
+	rs := readSpec{format: format, task: dataset.Regression, target: f.target, noHeader: f.noHeader, limit: f.limit, split: "test", maxBytes: f.maxMemory.option(), maxLine: f.maxLine.option(), maxDim: f.maxDim, dimFrom: "the model", sparse: f.sparse}
 	if m.K > 0 {
 		rs.task, rs.classes = dataset.Classification, m.Classes
 	}

@@ -187,6 +187,9 @@ func cmdExperiment(e *env, args []string) error {
 			return usagef("-data lists no file")
 		}
 	}
+	if err := df.checkMaxDim(); err != nil {
+		return err
+	}
 	if err := cfg.checkFormats(); err != nil {
 		return err
 	}

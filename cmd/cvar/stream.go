@@ -57,6 +57,7 @@ type streamSource[T batch.Float] struct {
 	limit        int
 	maxBytes     int64 // the readers' MaxBytes and MaxLine options
 	maxLine      int64
+	maxDim       int // -max-dim: the largest index that sets the width
 }
 
 func (s *streamSource[T]) open(task dataset.Task, classes []string) (*dataset.Stream[T], func() error, error) {
@@ -68,7 +69,7 @@ func (s *streamSource[T]) open(task dataset.Task, classes []string) (*dataset.St
 	if s.format == "csv" {
 		st, err = dataset.NewCSVStream[T](f, s.path, dataset.CSVOptions{Comma: delimiterOf(s.path), Target: s.target, NoHeader: s.noHeader, Task: task, Classes: classes, MaxBytes: s.maxBytes, MaxLine: s.maxLine})
 	} else {
-		st, err = dataset.NewLIBSVMStream[T](f, s.path, dataset.LIBSVMOptions{Dim: s.dim, Task: task, Classes: classes, MaxBytes: s.maxBytes, MaxLine: s.maxLine})
+		st, err = dataset.NewLIBSVMStream[T](f, s.path, dataset.LIBSVMOptions{Dim: s.dim, MaxDim: s.maxDim, Task: task, Classes: classes, MaxBytes: s.maxBytes, MaxLine: s.maxLine})
 	}
 	if err != nil {
 		f.Close()
@@ -90,7 +91,7 @@ func (s *streamSource[T]) each(task dataset.Task, classes []string, fn func(i in
 			return nil
 		}
 		if err != nil {
-			return tooLarge(err)
+			return tooWide(tooLarge(err), "", s.maxDim)
 		}
 		if err := fn(i, x, y, label); err != nil {
 			return fmt.Errorf("%s:%d: %w", s.path, st.Line(), err)
@@ -112,7 +113,7 @@ func (s *streamSource[T]) eachSparse(task dataset.Task, classes []string, fn fun
 			return nil
 		}
 		if err != nil {
-			return tooLarge(err)
+			return tooWide(tooLarge(err), "", s.maxDim)
 		}
 		if err := fn(i, cols, vals, y, label); err != nil {
 			return fmt.Errorf("%s:%d: %w", s.path, st.Line(), err)
@@ -137,13 +138,13 @@ func streamLabelError(err error, kind string) error {
 
 // libsvmWidth returns the largest feature index of a LIBSVM file (see
 // dataset.LIBSVMDim).
-func libsvmWidth(path string, maxBytes, maxLine int64) (int, error) {
+func libsvmWidth(path string, maxBytes, maxLine int64, maxDim int) (int, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return 0, err
 	}
 	defer f.Close()
-	d, err := dataset.LIBSVMDim(f, path, dataset.LIBSVMOptions{MaxBytes: maxBytes, MaxLine: maxLine})
+	d, err := dataset.LIBSVMDim(f, path, dataset.LIBSVMOptions{MaxDim: maxDim, MaxBytes: maxBytes, MaxLine: maxLine})
 	return d, tooLarge(err)
 }
 
@@ -163,9 +164,9 @@ func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 	if st, err := os.Stat(df.data); err == nil && !st.Mode().IsRegular() {
 		return fmt.Errorf("%s is not a regular file; -stream reads its data several times", df.data)
 	}
-	src := &streamSource[T]{path: df.data, format: format, target: df.target, noHeader: df.noHeader, limit: df.limit, maxBytes: df.maxMemory.option(), maxLine: df.maxLine.option()}
+	src := &streamSource[T]{path: df.data, format: format, target: df.target, noHeader: df.noHeader, limit: df.limit, maxBytes: df.maxMemory.option(), maxLine: df.maxLine.option(), maxDim: df.maxDim}
 	if format == "libsvm" {
-		if src.dim, err = libsvmWidth(df.data, src.maxBytes, src.maxLine); err != nil {
+		if src.dim, err = libsvmWidth(df.data, src.maxBytes, src.maxLine, src.maxDim); err != nil {
 			return err
 		}
 	}

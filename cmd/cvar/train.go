@@ -227,6 +227,9 @@ func cmdTrain(e *env, args []string) error {
 	if err := f.checkTrainStorage(); err != nil {
 		return err
 	}
+	if err := f.data.checkMaxDim(); err != nil {
+		return err
+	}
 	if err := checkNew(f.out, f.force, f.data.inputs()); err != nil {
 		return err
 	}
