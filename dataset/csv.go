@@ -250,7 +250,7 @@ func (s *csvSource[T]) nameColumns(noHeader bool) error {
 		text := string(s.sc.buf) // one allocation for every name
 		lo := 0
 		for j, end := range s.sc.ends {
-			s.columns[j] = text[lo:end]
+			s.columns[j] = strings.TrimSpace(text[lo:end]) // as cells and labels are
 			lo = end
 		}
 	}

@@ -19,13 +19,30 @@ import (
 // parameters.
 const DefaultMaxDim = 1 << 20
 
+// WidthError is the cause (Error.Err) of a LIBSVM index above the width:
+// the option Dim when given, else MaxDim, the bound on an inferred width.
+type WidthError struct {
+	Index int  // the index found (1-based)
+	Width int  // Dim, or MaxDim
+	Given bool // Width is the option Dim
+}
+
+func (e *WidthError) Error() string {
+	if e.Given {
+		return fmt.Sprintf("index %d exceeds the dimension %d given in the options", e.Index, e.Width)
+	}
+	return fmt.Sprintf("index %d exceeds MaxDim %d; give Dim or raise MaxDim if the data really is that wide", e.Index, e.Width)
+}
+
 // LIBSVMOptions configures ReadLIBSVM, LoadLIBSVM and NewLIBSVMStream.
 type LIBSVMOptions struct {
 	// Dim is the number of features. 0 infers it as the largest index in
 	// the input (streams require it). An index above a given Dim is an
 	// error; giving Dim makes a test set match its training set's width.
 	Dim int
-	// MaxDim bounds an inferred dimension; 0 means DefaultMaxDim.
+	// MaxDim bounds an inferred dimension; 0 means DefaultMaxDim. It does
+	// not apply when Dim is given. An index above the width is an error
+	// whose cause is a *WidthError.
 	MaxDim int
 	// Task is Classification, Regression or TaskAuto. The zero value is
 	// Classification. Streams cannot infer the task, so reject TaskAuto.
@@ -218,7 +235,7 @@ type libsvmParser[T Float] struct {
 	name   string
 	lines  lineReader
 	dim    int // given dimension, or 0
-	maxDim int // bound on indices when dim is 0
+	maxDim int // bound on indices when dim is 0 (not applied otherwise)
 	idx    []int32
 	val    []T
 	in     *decompressed
@@ -321,10 +338,8 @@ func (p *libsvmParser[T]) parseFeatures(rest []byte, lineNo int) error {
 			return bad("duplicate index %d", j)
 		case j < prev:
 			return bad("index %d after index %d; indices must be strictly increasing", j, prev)
-		case p.dim > 0 && j > p.dim:
-			return bad("index %d exceeds the dimension %d given in the options", j, p.dim)
-		case j > p.maxDim:
-			return bad("index %d exceeds MaxDim %d; give Dim or raise MaxDim if the data really is that wide", j, p.maxDim)
+		case p.dim > 0 && j > p.dim || p.dim == 0 && j > p.maxDim:
+			return &Error{File: p.name, Line: lineNo, Msg: fmt.Sprintf("token %q", clip(string(tok))), Err: &WidthError{Index: j, Width: p.limit(), Given: p.dim > 0}}
 		}
 		v, ok := fastValue[T](tok[colon+1:])
 		if !ok {

@@ -5,6 +5,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/cvarlearn/cvar"
@@ -24,11 +25,13 @@ const (
 )
 
 // formatOf returns the format of a data path: the -format flag if given,
-// "idx" for a directory or an IDX file, else guessed from the extension.
+// "idx" for a directory or an IDX file, else guessed from the extension. A
+// name it cannot guess from, and a directory with another -format, are
+// usage errors: they are found without reading the data.
 func formatOf(path, format string) (string, error) {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		if format != "" && format != "idx" {
-			return "", fmt.Errorf("%s is a directory; only -format idx (MNIST's four IDX files) reads directories", path)
+			return "", usagef("%s is a directory; only -format idx (MNIST's four IDX files) reads directories", path)
 		}
 		return "idx", nil
 	} else if err != nil {
@@ -37,19 +40,37 @@ func formatOf(path, format string) (string, error) {
 	if format != "" {
 		return format, nil
 	}
-	name := strings.ToLower(filepath.Base(path))
-	for _, z := range []string{".gz", ".bz2"} {
-		name = strings.TrimSuffix(name, z)
-	}
+	name := plainName(path)
 	switch ext := filepath.Ext(name); {
-	case ext == ".csv" || ext == ".tsv":
+	case ext == ".csv" || ext == ".tsv" || ext == ".tab":
 		return "csv", nil
 	case ext == ".svm" || ext == ".libsvm" || ext == ".svmlight" || ext == ".scale":
 		return "libsvm", nil
 	case strings.Contains(name, "idx3-ubyte") || ext == ".idx":
 		return "idx", nil
 	}
-	return "", fmt.Errorf("%s: cannot guess the format from the name; give -format csv, libsvm or idx", path)
+	return "", usagef("%s: cannot guess the format from the name; give -format csv, libsvm or idx", path)
+}
+
+// plainName is the base name of path in lower case, without a trailing
+// .gz or .bz2: the name that format and delimiter are guessed from.
+func plainName(path string) string {
+	name := strings.ToLower(filepath.Base(path))
+	for _, z := range []string{".gz", ".bz2"} {
+		name = strings.TrimSuffix(name, z)
+	}
+	return name
+}
+
+// delimiterOf is the CSV delimiter of the file at path: a tab for a name
+// ending .tsv or .tab (in any case, before any .gz or .bz2), else a comma.
+// Every CSV reader of the command takes it from here.
+func delimiterOf(path string) rune {
+	switch filepath.Ext(plainName(path)) {
+	case ".tsv", ".tab":
+		return '\t'
+	}
+	return ','
 }
 
 // readSpec says how to read a data file.
@@ -64,6 +85,8 @@ type readSpec struct {
 	split    string  // MNIST directory: "train" or "test"
 	maxBytes int64   // the readers' MaxBytes option
 	maxLine  int64   // the readers' MaxLine option
+	maxDim   int     // LIBSVM: the MaxDim option (-max-dim)
+	dimFrom  string  // LIBSVM: what fixes dim, for messages ("the model")
 	sparse   float64 // LIBSVM: the SparseBelow option
 }
 
@@ -84,7 +107,7 @@ func loadFile[T batch.Float](path string, rs readSpec) (*dataset.Dataset[T], err
 		defer f.Close()
 		return readCSVFile[T](f, path, rs)
 	case "libsvm":
-		ds, err = dataset.LoadLIBSVM[T](path, dataset.LIBSVMOptions{Dim: rs.dim, Task: rs.task, Classes: rs.classes, Limit: rs.limit, MaxBytes: rs.maxBytes, MaxLine: rs.maxLine, SparseBelow: rs.sparse})
+		ds, err = dataset.LoadLIBSVM[T](path, dataset.LIBSVMOptions{Dim: rs.dim, MaxDim: rs.maxDim, Task: rs.task, Classes: rs.classes, Limit: rs.limit, MaxBytes: rs.maxBytes, MaxLine: rs.maxLine, SparseBelow: rs.sparse})
 	case "idx":
 		if rs.task == dataset.Regression {
 			return nil, fmt.Errorf("%s: IDX files hold class labels; a regression model cannot use them", path)
@@ -105,7 +128,7 @@ func loadFile[T batch.Float](path string, rs readSpec) (*dataset.Dataset[T], err
 			labels := strings.Replace(path, "images-idx3", "labels-idx1", 1)
 			labels = strings.Replace(labels, "images.idx3", "labels.idx1", 1)
 			if labels == path {
-				return nil, fmt.Errorf("%s: cannot find the label file of an IDX image file whose name has no \"images-idx3\"", path)
+				return nil, fmt.Errorf("%s: cannot find the label file: an IDX image file's name holds images-idx3 (or images.idx3), and its labels are in the file of the same name with labels-idx1 (labels.idx1) in its place, e.g. train-images-idx3-ubyte and train-labels-idx1-ubyte; rename the files, or give the directory of MNIST's four files", path)
 			}
 			ds, err = dataset.LoadIDX[T](path, labels, opt)
 			name = labels
@@ -120,7 +143,7 @@ func loadFile[T batch.Float](path string, rs readSpec) (*dataset.Dataset[T], err
 // classes a training set needs.
 func checkRead[T batch.Float](path string, ds *dataset.Dataset[T], rs readSpec, err error) (*dataset.Dataset[T], error) {
 	if err != nil {
-		return nil, tooLarge(err)
+		return nil, tooWide(tooLarge(err), rs.dimFrom, rs.maxDim)
 	}
 	ds = firstRows(ds, rs.limit)
 	// Training data needs two classes that occur, not merely two that are
@@ -141,11 +164,7 @@ func readCSVFile[T batch.Float](r io.Reader, path string, rs readSpec) (*dataset
 
 // csvOptions are the options of reading the CSV file at path as rs says.
 func csvOptions(path string, rs readSpec) dataset.CSVOptions {
-	opt := dataset.CSVOptions{Target: rs.target, NoHeader: rs.noHeader, Task: rs.task, Classes: rs.classes, Limit: rs.limit, MaxBytes: rs.maxBytes, MaxLine: rs.maxLine}
-	if strings.HasSuffix(strings.ToLower(strings.TrimSuffix(path, ".gz")), ".tsv") {
-		opt.Comma = '\t'
-	}
-	return opt
+	return dataset.CSVOptions{Comma: delimiterOf(path), Target: rs.target, NoHeader: rs.noHeader, Task: rs.task, Classes: rs.classes, Limit: rs.limit, MaxBytes: rs.maxBytes, MaxLine: rs.maxLine}
 }
 
 // singleClass reports whether every sample of ds has the same class, and
@@ -206,7 +225,7 @@ func loadTrainingData[T batch.Float](f *dataFlags, kind string, seed uint64) (*t
 // loadTest reads the -test file, or the t10k files of an MNIST directory;
 // nil when there is none.
 func loadTest[T batch.Float](f *dataFlags, full *dataset.Dataset[T], src cvar.Provenance) (*dataset.Dataset[T], error) {
-	testPath, rs := f.test, readSpec{format: src.Kind, task: full.Task, target: f.target, noHeader: f.noHeader, limit: f.limit, maxBytes: f.maxMemory.option(), maxLine: f.maxLine.option()}
+	testPath, rs := f.test, readSpec{format: src.Kind, task: full.Task, target: f.target, noHeader: f.noHeader, limit: f.limit, maxBytes: f.maxMemory.option(), maxLine: f.maxLine.option(), maxDim: f.maxDim, dimFrom: "the training data " + f.data}
 	if full.IsSparse() {
 		rs.sparse = f.sparse // the test set in the training set's storage, which the preprocessing suits
 	}
@@ -237,6 +256,11 @@ func loadTest[T batch.Float](f *dataFlags, full *dataset.Dataset[T], src cvar.Pr
 	}
 	if test.D != full.D {
 		return nil, fmt.Errorf("%s has %d features, the training data %s has %d", testPath, test.D, f.data, full.D)
+	}
+	if src.Kind == "csv" && rs.format == "csv" && !f.noHeader {
+		if err := checkNames(testPath, test.Features, full.Features, "the training data "+f.data); err != nil {
+			return nil, err
+		}
 	}
 	return test, nil
 }
@@ -311,10 +335,30 @@ func prepare[T batch.Float](f *dataFlags, full *dataset.Dataset[T], src cvar.Pro
 		ts := dataset.FitTargetScaler(td.train)
 		td.prep.TargetMean, td.prep.TargetScale = ts.Mean, ts.Scale
 	}
-	if td.storage, err = resolveStorage[T](f, src.Kind, kind, mode == "unit" || mode == "none", td.train.IsSparse()); err != nil {
+	if td.storage, err = resolveStorage[T](f, false, src.Kind, kind, mode == "unit" || mode == "none", td.train.IsSparse()); err != nil {
+		return nil, err
+	}
+	if err := td.checkCompact(f, full); err != nil {
 		return nil, err
 	}
 	return td, nil
+}
+
+// checkCompact checks that a compact storage holds every feature of full,
+// preprocessed, and of the test set, naming the file's line of the first
+// that it cannot hold.
+func (td *trainingData[T]) checkCompact(f *dataFlags, full *dataset.Dataset[T]) error {
+	rs := readSpec{format: td.source.Kind, target: f.target, noHeader: f.noHeader, maxBytes: f.maxMemory.option(), maxLine: f.maxLine.option()}
+	if err := checkCompact(full, &td.prep, td.storage, sampleAt(f.data, rs, full)); err != nil {
+		return err
+	}
+	if td.test == nil {
+		return nil
+	}
+	if f.test != "" {
+		rs.format, _ = formatOf(f.test, f.format.value)
+	}
+	return checkCompact(td.test, nil, td.storage, sampleAt(f.test, rs, td.test))
 }
 
 // fitData is the data the model is fitted on: the training split, with its
@@ -385,7 +429,7 @@ func loadFull[T batch.Float](f *dataFlags, kind string) (*dataset.Dataset[T], cv
 			return nil, src, err
 		}
 		src.Name = ds.Name
-		return ds, src, nil
+		return firstRows(ds, f.limit), src, nil
 	}
 	format, err := formatOf(f.data, f.format.value)
 	if err != nil {
@@ -395,7 +439,7 @@ func loadFull[T batch.Float](f *dataFlags, kind string) (*dataset.Dataset[T], cv
 	if format == "csv" {
 		src.Target, src.NoHeader = f.target, f.noHeader
 	}
-	rs := readSpec{format: format, task: task, target: f.target, noHeader: f.noHeader, limit: f.limit, maxBytes: f.maxMemory.option(), maxLine: f.maxLine.option(), sparse: f.sparse}
+	rs := readSpec{format: format, task: task, target: f.target, noHeader: f.noHeader, limit: f.limit, maxBytes: f.maxMemory.option(), maxLine: f.maxLine.option(), maxDim: f.maxDim, sparse: f.sparse}
 	ds, err := loadFile[T](f.data, rs)
 	return ds, src, err
 }
@@ -411,49 +455,136 @@ func synthetic[T batch.Float](regression bool, n, d, classes int, seed uint64) (
 	return dataset.SyntheticClassification[T](dataset.SynthClassConfig{N: n, D: d, Classes: classes, Seed: seed})
 }
 
-// loadForModel reads data to evaluate or apply m to, preprocessed as m says:
-// the -data file read with m's classes and width, or a fresh sample of the
-// built-in data m was trained on.
+// loadForModel reads data to evaluate m on, preprocessed as m says (see
+// loadModelData); the rows must carry targets.
 func loadForModel[T batch.Float](f *dataFlags, m *cvar.ModelFile) (*dataset.Dataset[T], error) {
+	ds, labelled, err := loadModelData[T](f, m)
+	if err == nil && !labelled {
+		return nil, missingTarget(f.data, m)
+	}
+	return ds, err
+}
+
+// loadModelData reads data to evaluate or apply m to, preprocessed as m
+// says: the -data file read with m's classes and width, or a fresh sample
+// of the built-in data m was trained on. It reports whether the rows have
+// labels or targets: a CSV file may lack the target column (see
+// dataset.ReadCSVTargetOptional). The file is opened and read once, so
+// that it may be a pipe (-data /dev/stdin).
+func loadModelData[T batch.Float](f *dataFlags, m *cvar.ModelFile) (*dataset.Dataset[T], bool, error) {
+	if err := f.checkMaxDim(); err != nil {
+		return nil, false, err
+	}
+	format := "synthetic"
+	if f.data == "" && m.Source.Kind != "synthetic" {
+		return nil, false, usagef("-data is required: the model was trained on %s, not on the built-in data", m.Source.Name)
+	} else if f.data != "" {
+		var err error
+		if format, err = formatOf(f.data, f.format.value); err != nil {
+			return nil, false, err
+		}
+	}
+	if err := checkModelStorage(f, m, format); err != nil {
+		return nil, false, err
+	}
 	var ds *dataset.Dataset[T]
+	labelled := true
 	if f.data == "" {
 		s := m.Source
 		if s.Kind != "synthetic" {
-			return nil, usagef("-data is required: the model was trained on %s, not on the built-in data", s.Name)
+			return nil, false, usagef("-data is required: the model was trained on %s, not on the built-in data", s.Name)
 		}
 		syn, err := synthOf(s)
 		if err == nil {
 			what := fmt.Sprintf("the model file's built-in data of %d samples × %d features", syn.N, syn.D)
 			if err := checkMemory(what, dataset.DenseBytes[T](syn.N, syn.D), f.maxMemory); err != nil {
-				return nil, err
+				return nil, false, err
 			}
 			ds, err = synthetic[T](m.K == 0, syn.N, syn.D, max(syn.Classes, 2), syn.Seed+1)
 		}
 		if err != nil {
-			return nil, fmt.Errorf("the model file's built-in data cannot be drawn again: %w; give -data", err)
+			return nil, false, fmt.Errorf("the model file's built-in data cannot be drawn again: %w; give -data", err)
 		}
 		ds.Name += " (fresh sample)"
+		ds = firstRows(ds, f.limit)
 	} else {
-		format, err := formatOf(f.data, f.format.value)
-		if err != nil {
-			return nil, err
+		var err error
+		rs := specForModel(f, m, format)
+		if format == "csv" {
+			ds, labelled, err = readCSVForModel[T](f.data, m, rs)
+		} else {
+			ds, err = loadFile[T](f.data, rs)
 		}
-		if ds, err = loadFile[T](f.data, specForModel(f, m, format)); err != nil {
-			return nil, err
+		if err != nil {
+			return nil, false, err
 		}
 	}
 	if err := checkWidth(ds, m); err != nil {
-		return nil, err
+		return nil, false, err
 	}
 	if err := dataset.PreprocessDataset(&m.Preprocessing, ds); err != nil {
-		return nil, err
+		return nil, false, err
 	}
-	return ds, nil
+	return ds, labelled, nil
+}
+
+// readCSVForModel reads a CSV file for m, which may lack the target
+// column, and reports whether it has it. When the file and m's training
+// file both have a header, the feature names must match.
+func readCSVForModel[T batch.Float](path string, m *cvar.ModelFile, rs readSpec) (*dataset.Dataset[T], bool, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, false, err
+	}
+	defer f.Close()
+	ds, has, err := dataset.ReadCSVTargetOptional[T](f, path, m.D, csvOptions(path, rs))
+	if err != nil {
+		return nil, false, tooLarge(err)
+	}
+	if has {
+		if ds, err = checkRead(path, ds, rs, nil); err != nil {
+			return nil, false, err
+		}
+	}
+	if m.Source.Kind == "csv" && !rs.noHeader {
+		if err := checkNames(path, ds.Features, m.Features, "the model file"); err != nil {
+			return nil, false, err
+		}
+	}
+	return ds, has, nil
+}
+
+// checkNames refuses data whose feature names differ from want, those of
+// the training data, naming the first column that differs: columns are
+// matched by position, so a column renamed or moved would be read as
+// another feature. Names are compared only when both have them.
+func checkNames(path string, got, want []string, ref string) error {
+	if got == nil || want == nil || len(got) != len(want) {
+		return nil // no names, or a width that checkWidth reports
+	}
+	for j := range got {
+		if got[j] != want[j] {
+			return fmt.Errorf("%s: feature %d is named %q where %s has %q; columns are matched by position, not by name: give the columns in the training file's order and names", path, j+1, got[j], ref, want[j])
+		}
+	}
+	return nil
+}
+
+// missingTarget is the error of data without the target column where the
+// rows must carry targets.
+func missingTarget(path string, m *cvar.ModelFile) error {
+	col := "the target column"
+	if t := m.Source.Target; t != "" {
+		if _, err := strconv.Atoi(strings.TrimSpace(t)); err != nil {
+			col = fmt.Sprintf("the target column %q", t)
+		}
+	}
+	return fmt.Errorf("%s: %s is missing: the file holds only the model's %d features; eval needs the targets (predict does not)", path, col, m.D)
 }
 
 // specForModel reads data the way m's training data was read.
 func specForModel(f *dataFlags, m *cvar.ModelFile, format string) readSpec {
-	rs := readSpec{format: format, task: dataset.Regression, target: f.target, noHeader: f.noHeader, limit: f.limit, split: "test", maxBytes: f.maxMemory.option(), maxLine: f.maxLine.option(), sparse: f.sparse}
+	rs := readSpec{format: format, task: dataset.Regression, target: f.target, noHeader: f.noHeader, limit: f.limit, split: "test", maxBytes: f.maxMemory.option(), maxLine: f.maxLine.option(), maxDim: f.maxDim, dimFrom: "the model", sparse: f.sparse}
 	if m.K > 0 {
 		rs.task, rs.classes = dataset.Classification, m.Classes
 	}

@@ -187,6 +187,15 @@ func cmdExperiment(e *env, args []string) error {
 			return usagef("-data lists no file")
 		}
 	}
+	if err := df.checkMaxDim(); err != nil {
+		return err
+	}
+	if err := cfg.checkFormats(); err != nil {
+		return err
+	}
+	if err := cfg.checkPlots(); err != nil {
+		return err
+	}
 	if cfg.threads == 0 {
 		cfg.threads = runtime.GOMAXPROCS(0)
 	}
@@ -211,6 +220,29 @@ func (cfg *expConfig) inputs() []input {
 		}
 	}
 	return in
+}
+
+// checkFormats finds the format of every -data file ahead of any run, so
+// that a name whose format cannot be guessed (a usage error) or a missing
+// file stops the experiment before the first data set's runs; so do sizes
+// too small for the built-in classification data.
+func (cfg *expConfig) checkFormats() error {
+	for _, f := range cfg.files {
+		if f == builtinReg {
+			continue
+		}
+		if f == "" || f == builtinClass {
+			d, k := cfg.data.d, cfg.data.classes
+			if cvar.ModelTask(cfg.model.value) != dataset.Regression && d < 2*k+1 {
+				return usagef("-d %d: the built-in classification data with %d classes needs at least %d features", d, k, 2*k+1)
+			}
+			continue
+		}
+		if _, err := formatOf(f, cfg.data.format.value); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // checkRuns refuses an experiment of more than maxExperimentRuns training
@@ -255,37 +287,12 @@ type dsResult struct {
 
 func experimentRun[T batch.Float](e *env, cfg *expConfig) error {
 	start := time.Now()
-	if cfg.plotDir != "" {
-		if err := os.MkdirAll(cfg.plotDir, 0o755); err != nil {
-			return err
-		}
-	}
 	grid := len(cfg.lrs) * len(cfg.wds)
 	total := len(cfg.files) * cfg.seeds * len(cfg.arms) * grid * cfg.epochs
 	bar := newProgress(e, "experiment", total)
 	var results []*dsResult
 	for _, file := range cfg.files {
-		df := *cfg.data
-		df.data = file
-		kind := cfg.model.value
-		switch file {
-		case builtinClass:
-			df.data = ""
-		case builtinReg:
-			df.data = ""
-			if kind == "auto" {
-				kind = cvar.ModelKindFor(dataset.Regression, 0)
-			}
-		}
-		if cfg.plotDir != "" {
-			// Fail before the work, not after it.
-			for _, name := range plotNames(cfg, datasetLabel(&df, kind)) {
-				if err := checkNew(name, cfg.force, cfg.inputs()); err != nil {
-					bar.finish()
-					return err
-				}
-			}
-		}
+		df, kind := cfg.dataSet(file)
 		r, err := experimentOn[T](cfg, &df, kind, bar)
 		if err != nil {
 			bar.finish()
@@ -306,6 +313,9 @@ func experimentRun[T batch.Float](e *env, cfg *expConfig) error {
 		}
 	}
 	if cfg.plotDir != "" {
+		if err := os.MkdirAll(cfg.plotDir, 0o755); err != nil {
+			return err
+		}
 		for _, r := range results {
 			if err := writePlots(cfg, r); err != nil {
 				return err
@@ -326,6 +336,24 @@ func experimentRun[T batch.Float](e *env, cfg *expConfig) error {
 		return printCSV(e.stdout, cfg, rows)
 	}
 	return printText(e.stdout, cfg, rows, time.Since(start))
+}
+
+// dataSet is the data flags and the model kind of one -data entry: the
+// built-in data for builtin and builtin-regression.
+func (cfg *expConfig) dataSet(file string) (dataFlags, string) {
+	df := *cfg.data
+	df.data = file
+	kind := cfg.model.value
+	switch file {
+	case builtinClass:
+		df.data = ""
+	case builtinReg:
+		df.data = ""
+		if kind == "auto" {
+			kind = cvar.ModelKindFor(dataset.Regression, 0)
+		}
+	}
+	return df, kind
 }
 
 // datasetLabel names a data set in tables and figure files.

@@ -40,7 +40,7 @@ type expRow struct {
 	// Below says, for CVaR-SGD, whether its mean CVaRs are below each
 	// baseline's ("vanilla", "minibatch").
 	Below    map[string]bool `json:"below,omitempty"`
-	Diverged []divergedRun   `json:"diverged,omitempty"`
+	Diverged []divergedRun   `json:"diverged"`
 }
 
 // divergedRun is a run that diverged, for -json.
@@ -63,10 +63,18 @@ type selected struct {
 }
 
 // MarshalJSON puts each metric's {mean, std} at the top level of the row.
+// Lists are lists when empty too ([], not null).
 func (r expRow) MarshalJSON() ([]byte, error) {
+	diverged, sel := r.Diverged, r.Selected
+	if diverged == nil {
+		diverged = []divergedRun{}
+	}
+	if sel == nil {
+		sel = []selected{}
+	}
 	obj := map[string]any{
 		"dataset": r.Dataset, "method": r.Method, "title": r.Title, "alpha": r.Alpha,
-		"raw": r.Raw, "selected": r.Selected, "failed_runs": r.Failed, "diverged": r.Diverged,
+		"raw": r.Raw, "selected": sel, "failed_runs": r.Failed, "diverged": diverged,
 		"normalised_to": "vanilla",
 	}
 	if r.Below != nil {
@@ -137,10 +145,8 @@ func verdicts(cfg *expConfig, rows []expRow) []string {
 }
 
 // runError is the message of a run that failed, without the library's
-// "cvar: " prefix, on one line.
-func runError(j *runResult) string {
-	return oneLine(strings.Replace(j.err.Error(), "cvar: ", "", 1))
-}
+// prefixes, on one line.
+func runError(j *runResult) string { return plainMessage(j.err) }
 
 // reportDivergence prints a line on w for every run that diverged; when
 // every run diverged there is nothing to compare, and it returns an error.

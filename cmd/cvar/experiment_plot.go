@@ -1,9 +1,12 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -17,6 +20,73 @@ import (
 func plotNames(cfg *expConfig, label string) []string {
 	base := filepath.Join(cfg.plotDir, sanitize(label))
 	return []string{base + "-curves." + cfg.plotFormat, base + "-tails." + cfg.plotFormat}
+}
+
+// checkPlots checks, ahead of any run, that the figures of every data set
+// can be written: no two data sets make figures of the same name, and
+// none replaces a file without -force. The -plot directory is created
+// only when the figures are written; until then it must be a directory or
+// creatable under one.
+func (cfg *expConfig) checkPlots() error {
+	if cfg.plotDir == "" {
+		return nil
+	}
+	st, err := os.Stat(cfg.plotDir)
+	if err == nil && !st.IsDir() {
+		return fmt.Errorf("-plot %s is not a directory", cfg.plotDir)
+	}
+	if err != nil {
+		if cerr := checkCreatable(cfg.plotDir); cerr != nil {
+			return cerr
+		}
+		if !errors.Is(err, fs.ErrNotExist) {
+			return err
+		}
+	}
+	exists := err == nil
+	from := map[string]string{} // figure → the -data entry that makes it
+	for _, file := range cfg.files {
+		df, kind := cfg.dataSet(file)
+		label := datasetLabel(&df, kind)
+		for _, name := range plotNames(cfg, label) {
+			if prev, clash := from[name]; clash {
+				return usagef("-data %s and %s both make the figure %s: give the files different base names", entryName(prev), entryName(file), name)
+			}
+			from[name] = file
+			if exists {
+				if err := checkNew(name, cfg.force, cfg.inputs()); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// entryName is a -data entry as the user wrote it; builtin for none.
+func entryName(file string) string {
+	if file == "" {
+		return builtinClass
+	}
+	return file
+}
+
+// checkCreatable reports whether MkdirAll could create dir: its nearest
+// existing ancestor must be a directory.
+func checkCreatable(dir string) error {
+	for p := filepath.Dir(dir); ; p = filepath.Dir(p) {
+		st, err := os.Stat(p)
+		switch {
+		case err == nil && st.IsDir():
+			return nil
+		case err == nil:
+			return fmt.Errorf("cannot create -plot %s: %s is not a directory", dir, p)
+		case !errors.Is(err, fs.ErrNotExist):
+			return fmt.Errorf("cannot create -plot %s: %w", dir, err)
+		case p == filepath.Dir(p):
+			return nil
+		}
+	}
 }
 
 func sanitize(s string) string {

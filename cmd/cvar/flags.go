@@ -228,6 +228,8 @@ type dataFlags struct {
 	maxMemory byteSize
 	// maxLine bounds a line of a CSV or LIBSVM file.
 	maxLine byteSize
+	// maxDim bounds the width of a LIBSVM file read without a width.
+	maxDim int
 	// sparse is the density below which LIBSVM data is held sparse (0: never).
 	sparse float64
 	// storage is -storage (nil where the command has no such flag).
@@ -250,11 +252,12 @@ func addDataFlags(fs *flag.FlagSet, use int) *dataFlags {
 	}
 	fs.Var(&f.maxMemory, "max-memory", maxMemoryUsage)
 	fs.Var(&f.maxLine, "max-line", maxLineUsage)
+	fs.IntVar(&f.maxDim, "max-dim", dataset.DefaultMaxDim, maxDimUsage)
 	fs.StringVar(&f.data, "data", "", "data `file` (CSV, LIBSVM) or directory of MNIST IDX files; empty: built-in synthetic data")
 	fs.Var(f.format, "format", "`format` of the data files: csv, libsvm or idx (default: guessed from the name)")
 	fs.StringVar(&f.target, "target", "", "CSV target `column`: a header name or 0-based index (default: the last column)")
 	fs.BoolVar(&f.noHeader, "no-header", false, "the CSV file has no header row")
-	fs.IntVar(&f.limit, "limit", 0, "use only the first `N` samples of each file (0: all)")
+	fs.IntVar(&f.limit, "limit", 0, "use only the first `N` samples of each file, or of the built-in data (0: all)")
 	fs.Float64Var(&f.sparse, "sparse", dataset.DefaultSparseBelow, "LIBSVM files: hold the data sparse (CSR, memory in the non-zeros) when its density is below this `fraction`; -scale zscore then scales without centring (auto: maxabs), and -stream streams the rows' non-zeros; models trained with centring read dense (0: always dense)")
 	if use != dataForExperiment {
 		f.storage = storageChoice()
@@ -294,6 +297,8 @@ func (f *dataFlags) check() error {
 		return usagef("-classes %d exceeds %d, the most classes a model may have", f.classes, batch.MaxDim)
 	case f.test != "" && f.data == "":
 		return usagef("-test needs -data: the built-in data has its own validation split")
+	case f.maxDim < 1 || f.maxDim > math.MaxInt32:
+		return usagef("-max-dim %d is outside 1..%d, the LIBSVM indices", f.maxDim, math.MaxInt32)
 	}
 	return nil
 }

@@ -106,7 +106,7 @@ func (h *hostileData) csvFiles() {
 	h.files = append(h.files, badFile{path: "/dev/null", format: "csv", want: []string{"/dev/null: empty file"}, extra: []string{"-format", "csv"}})
 	dir := filepath.Join(h.dir, "dir.csv")
 	os.Mkdir(dir, 0o755)
-	h.files = append(h.files, badFile{path: dir, format: "csv", want: []string{dir + " is a directory; only -format idx"}, extra: []string{"-format", "csv"}})
+	h.files = append(h.files, badFile{path: dir, format: "csv", want: []string{dir + " is a directory; only -format idx"}, extra: []string{"-format", "csv"}, code: 2})
 	h.files = append(h.files, badFile{path: filepath.Join(h.dir, "missing.csv"), format: "csv", want: []string{"missing.csv: no such file or directory"}})
 	h.files = append(h.files, badFile{path: filepath.Join(h.dir, "nan.csv"), format: "csv", want: []string{`nan.csv:1: no column named "nope"`}, extra: []string{"-target", "nope"}, only: []string{"train", "experiment"}})
 }
@@ -130,9 +130,9 @@ func (h *hostileData) svmFiles() {
 	f = h.add("libsvm", "csvlike-labelled.svm", "a,b,y\n1,2,0\n", `csvlike-labelled.svm:1: label "a,b,y" is not one of the 2 expected classes ["-1" "1"]`)
 	f.only = []string{"eval", "predict"}
 	h.add("libsvm", "empty.svm", "", "empty.svm: no samples")
-	f = h.add("libsvm", "wide.svm", "1 1:1\n-1 2000000:1\n", `wide.svm:2: token "2000000:1": index 2000000 exceeds MaxDim 1048576`)
+	f = h.add("libsvm", "wide.svm", "1 1:1\n-1 2000000:1\n", `wide.svm:2: token "2000000:1": index 2000000 exceeds -max-dim 1048576`)
 	f.only = []string{"train", "experiment"}
-	f = h.add("libsvm", "wider.svm", "1 1:1\n-1 9:1\n", `wider.svm:2: token "9:1": index 9 exceeds the dimension 4`)
+	f = h.add("libsvm", "wider.svm", "1 1:1\n-1 9:1\n", `wider.svm:2: token "9:1": index 9 exceeds the 4 features of the model`)
 	f.only = []string{"eval", "predict"}
 }
 

@@ -54,10 +54,12 @@ func stepsPerEpoch(m cvar.Method, batchSize, n int) int {
 }
 
 // checkEpochs fails when epochs passes of perEpoch steps exceed
-// cvar.MaxSteps, the most steps a run may take.
+// cvar.MaxSteps, the most steps a run may take. perEpoch follows from the
+// number of rows, so this is a failure of the flags with the data (exit
+// 1), not a usage error.
 func checkEpochs(epochs, perEpoch int) error {
 	if _, ok := product(cvar.MaxSteps, epochs, perEpoch); !ok {
-		return usagef("-epochs %d of %d steps each exceed %d steps, the most a run may take", epochs, perEpoch, uint64(cvar.MaxSteps))
+		return fmt.Errorf("-epochs %d of %d steps each exceed %d steps, the most a run may take", epochs, perEpoch, uint64(cvar.MaxSteps))
 	}
 	return nil
 }
@@ -81,6 +83,7 @@ const defaultMaxMemory = dataset.DefaultMaxBytes
 // maxMemoryUsage and maxLineUsage are the help of -max-memory and -max-line.
 var (
 	maxMemoryUsage = fmt.Sprintf("bound on the memory the data and the model may take: reading holds the samples read (N×D values, stored densely, or the non-zeros of sparse data), their targets and the line being read, at most this plus %d MiB of fixed buffers, and stops at the line that would pass it; the model is bounded on its own; a `size` such as 8GiB or 500MB; 0: no bound", dataset.ReadOverhead>>20)
+	maxDimUsage    = fmt.Sprintf("largest index of a LIBSVM file whose width is read from it (the training data; a -test file, eval and predict take the training data's or the model's width); above the default, %d bytes a feature must fit -max-memory", bytesPerFeature)
 	maxLineUsage   = "longest line (a CSV record, a LIBSVM sample) a data file may hold, a `size`; a longer one stops reading at its line (0: no limit but -max-memory)"
 )
 
@@ -161,6 +164,44 @@ func tooLarge(err error) error {
 		return fmt.Errorf("%s: %s (-max-line); give a larger -max-line to allow it", at, de.Msg)
 	}
 	return err
+}
+
+// bytesPerFeature is the least memory a feature of the data takes besides
+// the data: a mean and a scale of the preprocessing and a parameter, 8
+// bytes each.
+const bytesPerFeature = 24
+
+// checkMaxDim fails, before anything is allocated, when the features that
+// -max-dim allows would need more than -max-memory (bytesPerFeature each).
+// The default is not checked: its 24 MiB fit any useful bound.
+func (f *dataFlags) checkMaxDim() error {
+	if f.maxDim <= dataset.DefaultMaxDim {
+		return nil
+	}
+	what := fmt.Sprintf("-max-dim %d allows data of that many features, which", f.maxDim)
+	return checkMemory(what, int64(f.maxDim)*bytesPerFeature, f.maxMemory)
+}
+
+// tooWide restates a LIBSVM index above the width with what sets the
+// width: the features of dimFrom (the model, the training data) when it
+// was given, else -max-dim (maxDim), which the user can raise.
+func tooWide(err error, dimFrom string, maxDim int) error {
+	var we *dataset.WidthError
+	var de *dataset.Error
+	if err == nil || !errors.As(err, &we) || !errors.As(err, &de) {
+		return err
+	}
+	at := de.File
+	if de.Line > 0 {
+		at += ":" + strconv.Itoa(de.Line)
+	}
+	switch {
+	case we.Given && dimFrom != "":
+		return fmt.Errorf("%s: %s: index %d exceeds the %d features of %s", at, de.Msg, we.Index, we.Width, dimFrom)
+	case we.Given && we.Index <= maxDim: // a stream, whose width is the file's indices' up to -max-dim
+		return fmt.Errorf("%s: %s: index %d exceeds %d, the width of the file's indices up to -max-dim %d; give a larger -max-dim if the data really is that wide", at, de.Msg, we.Index, we.Width, maxDim)
+	}
+	return fmt.Errorf("%s: %s: index %d exceeds -max-dim %d; give a larger -max-dim if the data really is that wide", at, de.Msg, we.Index, maxDim)
 }
 
 // checkMemory fails when what needs more than the -max-memory bound.

@@ -31,11 +31,12 @@ func TestCountFlagsRefused(t *testing.T) {
 		fails(t, 2, c.want, c.args...)
 	}
 	// Counts that pass the flags but not the data: -epochs of several steps
-	// each, on the data in memory and streamed.
-	fails(t, 2, []string{"-epochs 4503599627370497", "of 2 steps each"}, "train", "-data", data, "-epochs", "4503599627370497", "-batch", "20")
+	// each, on the data in memory and streamed, found once the data is read
+	// (exit 1).
+	fails(t, 1, []string{"-epochs 4503599627370497", "of 2 steps each"}, "train", "-data", data, "-epochs", "4503599627370497", "-batch", "20")
 	numeric := write(t, dir, "n.csv", strings.NewReplacer(",cat\n", ",0\n", ",dog\n", ",1\n").Replace(classCSV(60, 1, true)))
-	fails(t, 2, []string{"-epochs 4503599627370497", "of 40 steps each"}, "train", "-data", numeric, "-stream", "-method", "alg1", "-epochs", "4503599627370497")
-	fails(t, 2, []string{"-epochs 1125899906842625", "of 8 steps each"}, "experiment", "-data", data, "-epochs", "1125899906842625", "-batch", "5", "-alpha", "0.1", "-seeds", "1", "-lrs", "0.1", "-wds", "0")
+	fails(t, 1, []string{"-epochs 4503599627370497", "of 40 steps each"}, "train", "-data", numeric, "-stream", "-method", "alg1", "-epochs", "4503599627370497")
+	fails(t, 1, []string{"-epochs 1125899906842625", "of 8 steps each"}, "experiment", "-data", data, "-epochs", "1125899906842625", "-batch", "5", "-alpha", "0.1", "-seeds", "1", "-lrs", "0.1", "-wds", "0")
 	// Memory the counts ask for: the bootstrap's resamples, -plot's curves,
 	// -tune's parameters.
 	model := filepath.Join(dir, "m.cvar")

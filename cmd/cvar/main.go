@@ -96,8 +96,7 @@ func exitStatus(stderr io.Writer, prefix string, err error) int {
 	case errors.Is(err, errHelp):
 		return 0
 	}
-	// The library's errors start with "cvar: ", which the prefix repeats.
-	msg := strings.TrimPrefix(oneLine(err.Error()), "cvar: ")
+	msg := plainMessage(err)
 	var ue *usageError
 	if errors.As(err, &ue) {
 		fmt.Fprintf(stderr, "%s: %s (see %s -h)\n", prefix, msg, prefix)
@@ -105,6 +104,27 @@ func exitStatus(stderr io.Writer, prefix string, err error) int {
 	}
 	fmt.Fprintf(stderr, "%s: %s\n", prefix, msg)
 	return 1
+}
+
+// plainMessage is err's message on one line without the prefixes of the
+// library's packages ("cvar: ", "dataset: ", "batch: ", "kernel: "), at
+// its start or where one message wraps another (": dataset: "): the
+// command's own prefix ("cvar train: ") says where a message comes from.
+func plainMessage(err error) string {
+	msg := oneLine(err.Error())
+	pkgs := []string{"cvar: ", "dataset: ", "batch: ", "kernel: "}
+	for trimmed := true; trimmed; {
+		trimmed = false
+		for _, p := range pkgs {
+			if strings.HasPrefix(msg, p) {
+				msg, trimmed = msg[len(p):], true
+			}
+		}
+	}
+	for _, p := range pkgs {
+		msg = strings.ReplaceAll(msg, ": "+p, ": ")
+	}
+	return msg
 }
 
 // oneLine folds a message onto one line.

@@ -521,7 +521,7 @@ func TestBadInput(t *testing.T) {
 	} {
 		fails(t, 1, c.want, "train", "-data", w(c.name, c.content))
 	}
-	fails(t, 1, []string{"data.bin", "cannot guess the format"}, "train", "-data", w("data.bin", "1,2\n"))
+	fails(t, 2, []string{"data.bin", "cannot guess the format"}, "train", "-data", w("data.bin", "1,2\n"))
 	fails(t, 1, []string{"missing.csv"}, "train", "-data", filepath.Join(dir, "missing.csv"))
 
 	// Truncated IDX files.

@@ -177,8 +177,10 @@ func TestPredictReadsWithinMaxMemory(t *testing.T) {
 		t.Errorf("32 MiB of empty lines grew the heap by %s", dataset.FormatBytes(peak))
 	}
 
+	bzModel := filepath.Join(dir, "bz.cvar")
+	ok(t, "train", "-data", write(t, dir, "bzt.csv", strings.Replace(classCSV(60, 1, true), "x1,", "BZh91AY,", 1)), "-epochs", "1", "-o", bzModel)
 	bz := write(t, dir, "bz.csv", "BZh91AY,x2,x3\n1,2,3\n4,5,6\n")
-	if recs := readCSV(t, ok(t, "predict", "-in", model, "-data", bz)); len(recs) != 3 {
+	if recs := readCSV(t, ok(t, "predict", "-in", bzModel, "-data", bz)); len(recs) != 3 {
 		t.Errorf("predict on a CSV file whose header begins with BZh: %v", recs)
 	}
 }

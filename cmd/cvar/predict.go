@@ -4,12 +4,10 @@ import (
 	"bufio"
 	"encoding/csv"
 	"io"
-	"os"
 	"strconv"
 
 	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/batch"
-	"github.com/cvarlearn/cvar/dataset"
 	"github.com/cvarlearn/cvar/internal/jsonfloat"
 )
 
@@ -88,7 +86,7 @@ type prediction struct {
 }
 
 func predictRun[T batch.Float](e *env, df *dataFlags, m *cvar.ModelFile, cfg predictConfig) error {
-	ds, labelled, err := loadForPredict[T](df, m)
+	ds, labelled, err := loadModelData[T](df, m)
 	if err != nil {
 		return err
 	}
@@ -212,44 +210,4 @@ func writePredictionsCSV(w io.Writer, m *cvar.ModelFile, rows []prediction, labe
 	}
 	cw.Flush()
 	return cw.Error()
-}
-
-// loadForPredict reads the data to predict, which (for CSV) may lack the
-// target column; it reports whether the rows have labels or targets. The
-// file is opened and read once, so that it may be a pipe (-data /dev/stdin).
-func loadForPredict[T batch.Float](df *dataFlags, m *cvar.ModelFile) (*dataset.Dataset[T], bool, error) {
-	if df.data == "" {
-		ds, err := loadForModel[T](df, m)
-		return ds, true, err
-	}
-	format, err := formatOf(df.data, df.format.value)
-	if err != nil {
-		return nil, false, err
-	}
-	if format != "csv" {
-		ds, err := loadForModel[T](df, m)
-		return ds, true, err
-	}
-	rs := specForModel(df, m, format)
-	f, err := os.Open(df.data)
-	if err != nil {
-		return nil, false, err
-	}
-	defer f.Close()
-	ds, has, err := dataset.ReadCSVTargetOptional[T](f, df.data, m.D, csvOptions(df.data, rs))
-	if err != nil {
-		return nil, false, tooLarge(err)
-	}
-	if has {
-		if ds, err = checkRead(df.data, ds, rs, nil); err != nil {
-			return nil, false, err
-		}
-	}
-	if err := checkWidth(ds, m); err != nil {
-		return nil, false, err
-	}
-	if err := dataset.PreprocessDataset(&m.Preprocessing, ds); err != nil {
-		return nil, false, err
-	}
-	return ds, has, nil
 }

@@ -1,9 +1,14 @@
 package main
 
 import (
+	"fmt"
+	"math"
+	"os"
+
 	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/batch"
 	"github.com/cvarlearn/cvar/dataset"
+	"github.com/cvarlearn/cvar/kernel"
 )
 
 // -storage: how the features are held in memory for training and
@@ -16,10 +21,62 @@ func storageChoice() *choice { return newChoice("auto", "auto", "f32", "f64", "f
 
 const storageUsage = "how the features are held in memory: f32 or f64 (the -precision), f16 (IEEE halves, a float32 model's features rounded to half precision: 11 bits of significand, ±65504), bf16 (bfloat16s: 8 bits of significand, float32's range), u8 (a byte a feature, 8-bit images: IDX data with -scale unit or none, read at a quarter of f32's bytes), or auto (u8 for IDX data a float32 model reads with -scale unit or none, else the -precision)"
 
-// resolveStorage picks the storage of the features: explicit choices are
-// checked against the data, model, scaling and precision; auto takes u8
-// where it is possible and dense otherwise.
-func resolveStorage[T batch.Float](f *dataFlags, format, kind string, byteScaled, sparse bool) (string, error) {
+// checkStorage checks -storage s against what is known before the data is
+// read: the precision prec (-precision's, or with fromModel the model
+// file's), the data's format, and whether its features are divided by 255
+// or used as read (byteScaled). Its errors are usage errors.
+func checkStorage(s, prec string, fromModel bool, format string, byteScaled bool) error {
+	switch s {
+	case "auto":
+		return nil
+	case "f32", "f64":
+		switch {
+		case s == prec:
+			return nil
+		case fromModel:
+			return usagef("-storage %s: the model file holds a %s model, which reads %s features; use -storage %s (or auto)", s, prec, prec, prec)
+		}
+		return usagef("-storage %s with -precision %s: a %s model reads %s features; use -storage %s (or auto)", s, prec, prec, prec, prec)
+	}
+	// f16, bf16 or u8.
+	switch {
+	case prec != "f32" && fromModel:
+		return usagef("-storage %s is for float32 models; the model file holds a %s model (train with -precision f32 for compact features)", s, prec)
+	case prec != "f32":
+		return usagef("-storage %s is for float32 models: add -precision f32", s)
+	case s == dataset.StorageU8 && format != "idx":
+		return usagef("-storage u8 holds 8-bit images: IDX data (MNIST's files), not %s; use f16 or f32", formatName(format))
+	case s == dataset.StorageU8 && !byteScaled:
+		return usagef("-storage u8 needs the pixel intensities as they are (-scale unit or none); -scale zscore centres and scales each pixel: use f32 or f16")
+	}
+	return nil
+}
+
+// checkTrainStorage is checkStorage for train's flags, ahead of reading.
+func (f *trainFlags) checkTrainStorage() error {
+	df := f.data
+	if df.storage.value == "auto" {
+		return nil
+	}
+	format := "synthetic"
+	if df.data != "" {
+		var err error
+		if format, err = formatOf(df.data, df.format.value); err != nil {
+			return err
+		}
+	}
+	scale := df.scale.value
+	byteScaled := scale == "unit" || scale == "none" || scale == "auto" && format == "idx"
+	return checkStorage(df.storage.value, f.precision.value, false, format, byteScaled)
+}
+
+// resolveStorage picks the storage of the features once the data is read:
+// auto takes u8 where it is possible and dense otherwise. An explicit
+// choice is checked by checkStorage (ahead of reading too), then against
+// what only the data tells: the model kind and whether the data is held
+// sparse, which are failures of the data (exit 1), not usage errors.
+// fromModel says that the precision is the model file's (eval, predict).
+func resolveStorage[T batch.Float](f *dataFlags, fromModel bool, format, kind string, byteScaled, sparse bool) (string, error) {
 	if f.storage == nil {
 		return dataset.StorageDense, nil
 	}
@@ -30,32 +87,36 @@ func resolveStorage[T batch.Float](f *dataFlags, format, kind string, byteScaled
 	}
 	s := f.storage.value
 	compactModel := kind == batch.KindLogistic || kind == batch.KindSoftmax || kind == batch.KindLinear || kind == batch.KindLAD || kind == batch.KindMLP
-	switch s {
-	case "auto":
+	if s == "auto" {
 		if prec == "f32" && format == "idx" && byteScaled && !sparse && compactModel {
 			return dataset.StorageU8, nil
 		}
 		return dataset.StorageDense, nil
-	case "f32", "f64":
-		if s != prec {
-			return "", usagef("-storage %s with -precision %s: a %s model reads %s features; use -storage %s (or auto)", s, prec, prec, prec, prec)
-		}
-		return dataset.StorageDense, nil
 	}
-	// f16, bf16 or u8.
+	if err := checkStorage(s, prec, fromModel, format, byteScaled); err != nil {
+		return "", err
+	}
 	switch {
-	case prec != "f32":
-		return "", usagef("-storage %s is for float32 models: add -precision f32", s)
+	case s == "f32" || s == "f64":
+		return dataset.StorageDense, nil
 	case !compactModel:
-		return "", usagef("-storage %s: the %s model reads only dense features (f32 or f64) so far", s, kind)
+		return "", fmt.Errorf("-storage %s: the %s model reads only dense features (f32 or f64) so far", s, kind)
 	case sparse:
-		return "", usagef("-storage %s: the data is held sparse (CSR); use -sparse 0 for dense reading", s)
-	case s == dataset.StorageU8 && format != "idx":
-		return "", usagef("-storage u8 holds 8-bit images: IDX data (MNIST's files), not %s; use f16 or f32", formatName(format))
-	case s == dataset.StorageU8 && !byteScaled:
-		return "", usagef("-storage u8 needs the pixel intensities as they are (-scale unit or none); -scale zscore centres and scales each pixel: use f32 or f16")
+		return "", fmt.Errorf("-storage %s: the data is held sparse (CSR); use -sparse 0 for dense reading", s)
 	}
 	return s, nil
+}
+
+// checkModelStorage is checkStorage for eval and predict, ahead of reading
+// the data in format for the model file m.
+func checkModelStorage(f *dataFlags, m *cvar.ModelFile, format string) error {
+	return checkStorage(f.storage.value, m.Precision, true, format, byteScaledModel(m))
+}
+
+// byteScaledModel reports whether m's preprocessing only divides (by 255)
+// or leaves the features as read.
+func byteScaledModel(m *cvar.ModelFile) bool {
+	return len(m.Preprocessing.Mean) == 0 && len(m.Preprocessing.Scale) == 0
 }
 
 func formatName(format string) string {
@@ -97,10 +158,92 @@ func modelBatch[T batch.Float](f *dataFlags, m *cvar.ModelFile, ds *dataset.Data
 			return nil, err
 		}
 	}
-	byteScaled := len(m.Preprocessing.Mean) == 0 && len(m.Preprocessing.Scale) == 0
-	s, err := resolveStorage[T](f, format, m.Kind, byteScaled, ds.IsSparse())
+	s, err := resolveStorage[T](f, true, format, m.Kind, byteScaledModel(m), ds.IsSparse())
 	if err != nil {
 		return nil, err
 	}
+	if err := checkCompact(ds, nil, s, sampleAt(f.data, specForModel(f, m, format), ds)); err != nil {
+		return nil, err
+	}
 	return ds.BatchAs(s)
+}
+
+// checkCompact fails at the first feature of ds, in the order of its file,
+// that f16 or bf16 storage cannot hold once preprocessed with prep (nil:
+// ds is preprocessed already), naming it by at(i), the file's line of
+// sample i. The conversion itself (dataset.BatchAs) would name a 0-based
+// row of a split, which means nothing to the user.
+func checkCompact[T batch.Float](ds *dataset.Dataset[T], prep *dataset.Preprocessing, storage string, at func(i int) string) error {
+	if storage != dataset.StorageF16 && storage != dataset.StorageBF16 || ds.IsSparse() {
+		return nil
+	}
+	row := make([]T, ds.D)
+	for i := range ds.N {
+		copy(row, ds.Row(i))
+		if prep != nil {
+			if err := dataset.Preprocess(prep, row, ds.D); err != nil {
+				return err
+			}
+		}
+		for j, v := range row {
+			bound := "±65504"
+			fits := math.Abs(float64(v)) < 65520 // what rounds to a finite half
+			if storage == dataset.StorageBF16 {
+				bound, fits = "±3.39e38", kernel.F32ToBF16(float32(v))&0x7f80 != 0x7f80
+			}
+			if !fits {
+				name := ""
+				if j < len(ds.Features) {
+					name = fmt.Sprintf(" (%q)", ds.Features[j])
+				}
+				return fmt.Errorf("%s: feature %d%s: %v, as the model reads it, is beyond the range of %s storage (%s); use f32", at(i), j+1, name, v, storage, bound)
+			}
+		}
+	}
+	return nil
+}
+
+// sampleAt returns a function that names sample i (0-based, in the order
+// of the file) of ds, read from path as rs says: "path:line", found by
+// reading the CSV or LIBSVM file again up to it, or "path: sample i+1"
+// where no line can be found (IDX data, built-in data, a pipe).
+func sampleAt[T batch.Float](path string, rs readSpec, ds *dataset.Dataset[T]) func(int) string {
+	return func(i int) string {
+		if line := lineOf(path, rs, ds, i); line > 0 {
+			return fmt.Sprintf("%s:%d", path, line)
+		}
+		if path == "" {
+			return fmt.Sprintf("%s: sample %d", ds.Name, i+1)
+		}
+		return fmt.Sprintf("%s: sample %d", path, i+1)
+	}
+}
+
+// lineOf is the line of sample i of the file at path, or 0 if unknown.
+func lineOf[T batch.Float](path string, rs readSpec, ds *dataset.Dataset[T], i int) int {
+	if path == "" || rs.format != "csv" && rs.format != "libsvm" {
+		return 0
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	var st *dataset.Stream[T]
+	if rs.format == "csv" {
+		opt := csvOptions(path, rs)
+		opt.Task, opt.Classes, opt.Limit = ds.Task, ds.Classes, 0
+		st, err = dataset.NewCSVStream[T](f, path, opt)
+	} else {
+		st, err = dataset.NewLIBSVMStream[T](f, path, dataset.LIBSVMOptions{Dim: ds.D, Task: ds.Task, Classes: ds.Classes, MaxBytes: rs.maxBytes, MaxLine: rs.maxLine})
+	}
+	if err != nil {
+		return 0
+	}
+	for range i + 1 {
+		if _, _, _, _, err := st.NextSparse(); err != nil {
+			return 0
+		}
+	}
+	return st.Line()
 }

@@ -46,9 +46,9 @@ func streamSource(df *dataFlags, format string) cvar.StreamSource {
 	src := cvar.StreamSource{Name: df.data, Open: func() (io.ReadCloser, error) { return os.Open(df.data) }}
 	maxBytes, maxLine := df.maxMemory.option(), df.maxLine.option()
 	if format == "csv" {
-		src.CSV = &dataset.CSVOptions{Target: df.target, NoHeader: df.noHeader, Limit: df.limit, MaxBytes: maxBytes, MaxLine: maxLine}
+		src.CSV = &dataset.CSVOptions{Comma: delimiterOf(df.data), Target: df.target, NoHeader: df.noHeader, Limit: df.limit, MaxBytes: maxBytes, MaxLine: maxLine}
 	} else {
-		src.LIBSVM = &dataset.LIBSVMOptions{Limit: df.limit, MaxBytes: maxBytes, MaxLine: maxLine, SparseBelow: df.sparse}
+		src.LIBSVM = &dataset.LIBSVMOptions{MaxDim: df.maxDim, Limit: df.limit, MaxBytes: maxBytes, MaxLine: maxLine, SparseBelow: df.sparse}
 	}
 	return src
 }
@@ -104,7 +104,7 @@ func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 	sr, err := cvar.TrainStream(context.Background(), streamSource(df, format), so)
 	bar.finish()
 	if err != nil {
-		return trainError(streamLabelError(tooLarge(err), f.model.value))
+		return trainError(streamLabelError(tooWide(tooLarge(err), "", df.maxDim), f.model.value))
 	}
 	res := sr.Result
 	rep := &trainReport{

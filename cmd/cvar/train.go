@@ -225,6 +225,12 @@ func cmdTrain(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
+	if err := f.checkTrainStorage(); err != nil {
+		return err
+	}
+	if err := f.data.checkMaxDim(); err != nil {
+		return err
+	}
 	if err := checkNew(f.out, f.force, f.data.inputs()); err != nil {
 		return err
 	}
@@ -465,7 +471,11 @@ func (r *trainReport) print(w io.Writer) error {
 		prec += " (" + r.Model.Storage + " features)"
 	}
 	fmt.Fprintf(tw, "model\t%s on %d features%s%s, %s, data %s\n", r.Model.Kind, r.Model.D, classes, hidden, prec, r.Model.Data)
-	fmt.Fprintf(tw, "method\t%s, α = %s, K = %s, %d steps of %d samples (n = %d)\n", r.Method, alphaKey(r.Alpha), r.Domain, p.Steps, p.Batch, p.N)
+	n := p.N // for alg1 and alg4, the samples consumed
+	if m, ok := r.Metrics["training"]; ok {
+		n = m.N // the training rows
+	}
+	fmt.Fprintf(tw, "method\t%s, α = %s, K = %s, %s of %s (n = %d)\n", r.Method, alphaKey(r.Alpha), r.Domain, count(p.Steps, "step"), count(p.Batch, "sample"), n)
 	fmt.Fprintf(tw, "sampling\t%s; returns %s\n", samplingWords[p.Sampling], outputWords[p.Output])
 	line := fmt.Sprintf("η = %s (%s)", fmtNum(p.LR), p.LRFrom)
 	if p.EpsFrom != "" {
@@ -509,6 +519,14 @@ func (r *trainReport) print(w io.Writer) error {
 	return nil
 }
 
+// count is "1 step", "2 steps" and the like.
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
 // printMetrics prints one row of metrics per data set.
 func printMetrics(w io.Writer, order []string, ms map[string]metrics, alphas []float64) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
@@ -539,8 +557,8 @@ func printMetrics(w io.Writer, order []string, ms map[string]metrics, alphas []f
 }
 
 // tune runs cvar.Tune for -tune: the training split, validated on fitVal
-// (the validation split with the fitted targets' scaling), with a progress
-// bar over the settings.
+// (the validation split with the fitted targets' scaling). It draws no
+// progress bar: Tune trains its settings at once and reports no progress.
 func tune[T batch.Float](e *env, f *trainFlags, opt cvar.Options, model batch.Model[T], fit *batch.Data[T], td *trainingData[T]) (*cvar.Tuned[T], error) {
 	fitVal, err := td.fitVal()
 	if err != nil {
