@@ -216,7 +216,7 @@ func (cfg *expConfig) inputs() []input {
 	var in []input
 	for _, f := range cfg.files {
 		if f != builtinClass && f != builtinReg {
-			in = append(in, input{"-data", f})
+			in = append(in, input{Flag: "-data", Path: f})
 		}
 	}
 	return in

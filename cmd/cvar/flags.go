@@ -278,7 +278,7 @@ func addDataFlags(fs *flag.FlagSet, use int) *dataFlags {
 
 // inputs are the files the flags name, which no output may replace.
 func (f *dataFlags) inputs() []input {
-	return []input{{"-data", f.data}, {"-test", f.test}}
+	return []input{{Flag: "-data", Path: f.data}, {Flag: "-test", Path: f.test}}
 }
 
 func (f *dataFlags) check() error {

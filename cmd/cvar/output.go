@@ -1,88 +1,33 @@
 package main
 
 import (
-	"bufio"
 	"encoding/json"
-	"errors"
-	"fmt"
 	"io"
-	"io/fs"
 	"math"
-	"os"
-	"path/filepath"
 	"strconv"
 
 	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/internal/jsonfloat"
+	"github.com/cvarlearn/cvar/internal/outfile"
 )
 
+// input is a file or directory a command reads, with the flag that names
+// it: no output replaces it.
+type input = outfile.Input
+
 // checkNew fails when path cannot be written at the end of a run (see
-// checkTarget), so that a long run does not end by refusing to write its
-// result.
+// outfile.Check), so that a long run does not end by refusing to write its
+// result; "" (no output) passes.
 func checkNew(path string, force bool, inputs []input) error {
 	if path == "" {
 		return nil
 	}
-	return checkTarget(path, force, inputs)
+	return outfile.Check(path, force, inputs)
 }
 
-// writeNew writes a file through write: into a temporary file in the same
-// directory, which then takes the final name. Without force the final name
-// is taken with a hard link, which fails if a file of that name appeared in
-// the meantime; with force a rename replaces the file, which must be a
-// regular file that is none of the inputs (see checkTarget). A failed
-// write leaves neither a partial file nor a temporary one, and errors name
-// path, never the temporary file.
-func writeNew(path string, force bool, inputs []input, write func(w io.Writer) error) (err error) {
-	if err := checkTarget(path, force, inputs); err != nil {
-		return err
-	}
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return pathError("write", path, err)
-	}
-	name := f.Name()
-	defer func() {
-		if err != nil {
-			f.Close()
-			os.Remove(name)
-		}
-	}()
-	bw := bufio.NewWriterSize(f, 1<<16)
-	if err = write(bw); err != nil {
-		return pathError("write", path, err)
-	}
-	if err = bw.Flush(); err != nil {
-		return pathError("write", path, err)
-	}
-	if err = f.Close(); err != nil {
-		return pathError("write", path, err)
-	}
-	if err = os.Chmod(name, 0o644); err != nil {
-		return pathError("write", path, err)
-	}
-	if force {
-		if err = os.Rename(name, path); err != nil {
-			return pathError("replace", path, err)
-		}
-		return nil
-	}
-	if err = os.Link(name, path); err != nil {
-		if errors.Is(err, fs.ErrExist) {
-			return fmt.Errorf("%s already exists; give -force to replace it, or another name", path)
-		}
-		// A file system without hard links: rename, having checked
-		// that the name is still free.
-		if _, serr := os.Lstat(path); !errors.Is(serr, fs.ErrNotExist) {
-			return fmt.Errorf("%s already exists; give -force to replace it, or another name", path)
-		}
-		if err = os.Rename(name, path); err != nil {
-			return pathError("write", path, err)
-		}
-		return nil
-	}
-	os.Remove(name)
-	return nil
+// writeNew writes path through write (see outfile.Write).
+func writeNew(path string, force bool, inputs []input, write func(w io.Writer) error) error {
+	return outfile.Write(path, force, inputs, write)
 }
 
 // writeJSON prints v indented, with a final newline.

@@ -50,7 +50,7 @@ func cmdPredict(e *env, args []string) error {
 	if *threads, err = threadsFlag(*threads); err != nil {
 		return err
 	}
-	cfg := predictConfig{in: *in, out: *out, force: *force, json: *jsonOut, threads: *threads, inputs: append(df.inputs(), input{"-in", *in})}
+	cfg := predictConfig{in: *in, out: *out, force: *force, json: *jsonOut, threads: *threads, inputs: append(df.inputs(), input{Flag: "-in", Path: *in})}
 	if err := checkNew(cfg.out, cfg.force, cfg.inputs); err != nil {
 		return err
 	}

@@ -43,13 +43,13 @@ type config struct {
 	sparseD      int // its features
 }
 
-func parseFlags(args []string, stderr io.Writer) (*config, error) {
+// parseFlags parses the command line; on -h it prints the usage and the
+// flags to stdout and returns flag.ErrHelp. Errors are left to the caller,
+// which prints them as one line.
+func parseFlags(args []string, stdout io.Writer) (*config, error) {
 	fs := flag.NewFlagSet("cvarbench", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: cvarbench [flags]\n\nMeasures the machine's limits, cvar's kernels and whole training epochs.\n\n")
-		fs.PrintDefaults()
-	}
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
 	quick := fs.Bool("quick", false, "a short run (under 30 s): sizes d=784, no out-of-cache kernel cases, epochs timed over a few steps")
 	js := fs.Bool("json", false, "print the report as JSON instead of tables")
 	sections := fs.String("sections", "machine,limits,kernels,epochs,sparse", "what to run: machine, limits, kernels, epochs, sparse (logistic Alg 3 epochs on text-like sparse data)")
@@ -70,6 +70,11 @@ func parseFlags(args []string, stderr io.Writer) (*config, error) {
 	sparseN := fs.Int("sparse-n", 0, "rows of the sparse section's text-like data (default 100000; -quick: 20000)")
 	sparseD := fs.Int("sparse-d", 1<<20, "features of the sparse section's text-like data")
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(stdout, "usage: cvarbench [flags]\n\nMeasures the machine's limits, cvar's kernels and whole training epochs.\n\n")
+			fs.SetOutput(stdout)
+			fs.PrintDefaults()
+		}
 		return nil, err
 	}
 	if fs.NArg() > 0 {
@@ -218,7 +223,7 @@ func uniq(x []int) []int {
 func (c *config) has(section string) bool { return slices.Contains(c.sections, section) }
 
 func run(args []string, stdout, stderr io.Writer) int {
-	c, err := parseFlags(args, stderr)
+	c, err := parseFlags(args, stdout)
 	if errors.Is(err, flag.ErrHelp) {
 		return 0
 	}

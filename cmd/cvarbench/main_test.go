@@ -129,8 +129,17 @@ func TestTablesAndFlags(t *testing.T) {
 			t.Errorf("%q: exit %d, want 2", bad, code)
 		}
 	}
-	if code := run([]string{"-h"}, &out, &errb); code != 0 {
-		t.Errorf("-h: exit %d", code)
+	for _, bad := range [][]string{{"-nope"}, {"-epochs", "x"}} {
+		out.Reset()
+		errb.Reset()
+		if code := run(bad, &out, &errb); code != 2 || out.Len() != 0 || strings.Count(errb.String(), "\n") != 1 {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q; want 2 and one line on stderr", bad, code, out.String(), errb.String())
+		}
+	}
+	out.Reset()
+	errb.Reset()
+	if code := run([]string{"-h"}, &out, &errb); code != 0 || !strings.Contains(out.String(), "-sections") || errb.Len() != 0 {
+		t.Errorf("-h: exit %d, stdout %q, stderr %q; want the flags on stdout", code, out.String(), errb.String())
 	}
 	// A small run of the kernel section, as a table.
 	out.Reset()

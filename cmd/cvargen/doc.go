@@ -9,7 +9,9 @@
 //
 // -nnz, -zipf, -noise and -seed set the rest of the generator's
 // configuration (dataset.SynthTextConfig); -o - writes to stdout, and the
-// same flags give the same file.
+// same flags give the same file. An existing -o file is replaced only with
+// -force, and the file is written whole or not at all, as cvar writes its
+// files.
 //
 // Values are written as float32 (the shortest text that reads back to the
 // same float32), so that cvar's float32 training and a float64 reader of

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"errors"
 	"flag"
 	"fmt"
@@ -8,17 +9,15 @@ import (
 	"os"
 
 	"github.com/cvarlearn/cvar/dataset"
+	"github.com/cvarlearn/cvar/internal/outfile"
 )
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
 
 func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("cvargen", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprintf(stderr, "usage: cvargen [flags] -o FILE\n\nWrites text-like sparse binary classification data (Zipf feature frequencies, a sparse linear rule with label noise) in LIBSVM format.\n\n")
-		fs.PrintDefaults()
-	}
+	fs.SetOutput(io.Discard)
+	fs.Usage = func() {}
 	var cfg dataset.SynthTextConfig
 	fs.IntVar(&cfg.N, "n", 100_000, "rows")
 	fs.IntVar(&cfg.D, "d", 1<<20, "features")
@@ -27,10 +26,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.Float64Var(&cfg.Noise, "noise", 0.05, "probability of a flipped label (negative: none)")
 	fs.Uint64Var(&cfg.Seed, "seed", 1, "random seed")
 	out := fs.String("o", "", "output `file` (- for stdout)")
+	force := fs.Bool("force", false, "replace the -o file if it exists (a regular file only)")
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
+			fmt.Fprintf(stdout, "usage: cvargen [flags] -o FILE\n\nWrites text-like sparse binary classification data (Zipf feature frequencies, a sparse linear rule with label noise) in LIBSVM format.\n\n")
+			fs.SetOutput(stdout)
+			fs.PrintDefaults()
 			return 0
 		}
+		fmt.Fprintf(stderr, "cvargen: %v (see cvargen -h)\n", err)
 		return 2
 	}
 	if *out == "" || fs.NArg() > 0 {
@@ -41,28 +45,31 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "cvargen: -n, -d, -nnz and -zipf must be positive")
 		return 2
 	}
+	if *out != "-" {
+		if err := outfile.Check(*out, *force, nil); err != nil { // before the work
+			fmt.Fprintln(stderr, "cvargen:", err)
+			return 1
+		}
+	}
 	ds, err := dataset.SyntheticText[float32](cfg)
 	if err != nil {
 		fmt.Fprintln(stderr, "cvargen:", err)
 		return 1
 	}
-	w := stdout
-	var f *os.File
-	if *out != "-" {
-		if f, err = os.Create(*out); err != nil {
-			fmt.Fprintln(stderr, "cvargen:", err)
-			return 1
+	write := func(w io.Writer) error { return dataset.WriteLIBSVM(w, ds) }
+	if *out == "-" {
+		bw := bufio.NewWriter(stdout)
+		if err = write(bw); err == nil {
+			err = bw.Flush()
 		}
-		w = f
-	}
-	err = dataset.WriteLIBSVM(w, ds)
-	if f != nil {
-		if cerr := f.Close(); err == nil {
-			err = cerr
+		if err != nil {
+			err = fmt.Errorf("writing to stdout: %w", err)
 		}
+	} else {
+		err = outfile.Write(*out, *force, nil, write)
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "cvargen: writing %s: %v\n", *out, err)
+		fmt.Fprintln(stderr, "cvargen:", err)
 		return 1
 	}
 	return 0
