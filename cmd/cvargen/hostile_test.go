@@ -31,8 +31,8 @@ func TestHostileFlags(t *testing.T) {
 		{append(small, "-noise", "0.5", "-o", "-"), 1, "label noise 0.5"},
 		{append(small, "-noise", "NaN", "-o", "-"), 1, "label noise NaN"},
 		{[]string{"-n", "9000000000", "-nnz", "1", "-o", "-"}, 1, "9000000000"},
-		{append(small, "-o", dir), 1, "is a directory"},
-		{append(small, "-o", filepath.Join(dir, "nodir", "x.svm")), 1, "no such file or directory"},
+		{append(small, "-o", dir), 1, "already exists"},
+		{append(small, "-o", filepath.Join(dir, "nodir", "x.svm")), 1, "does not exist"},
 	} {
 		var out, errb bytes.Buffer
 		code := run(c.args, &out, &errb)
