@@ -30,7 +30,9 @@ func TestHostileFlags(t *testing.T) {
 		{append(small, "-zipf", "+Inf", "-o", "-"), 1, "Zipf exponent +Inf"},
 		{append(small, "-noise", "0.5", "-o", "-"), 1, "label noise 0.5"},
 		{append(small, "-noise", "NaN", "-o", "-"), 1, "label noise NaN"},
-		{[]string{"-n", "9000000000", "-nnz", "1", "-o", "-"}, 1, "9000000000"},
+		{[]string{"-n", "9000000000", "-nnz", "1", "-o", "-"}, 2, "-n 9000000000"},
+		{[]string{"-d", "4000000000", "-o", "-"}, 2, "-d 4000000000"},
+		{[]string{"-n", "100000000", "-nnz", "100", "-o", "-"}, 2, "need more than"},
 		{append(small, "-o", dir), 1, "already exists"},
 		{append(small, "-o", filepath.Join(dir, "nodir", "x.svm")), 1, "does not exist"},
 	} {

@@ -45,6 +45,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stderr, "cvargen: -n, -d, -nnz and -zipf must be positive")
 		return 2
 	}
+	if !genFits(cfg.N, cfg.D, cfg.NNZ) {
+		fmt.Fprintf(stderr, "cvargen: -n %d, -d %d and -nnz %d need more than the %d MiB a generated data set may hold\n", cfg.N, cfg.D, cfg.NNZ, maxGenBytes>>20)
+		return 2
+	}
 	if *out != "-" {
 		if err := outfile.Check(*out, *force, nil); err != nil { // before the work
 			fmt.Fprintln(stderr, "cvargen:", err)
@@ -73,4 +77,19 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// maxGenBytes bounds what generating a data set holds: cvar's default
+// -max-memory, which the data set must fit in to be trained on anyway.
+const maxGenBytes = 4 << 30
+
+// genFits reports whether generating n rows of d features with nnz
+// non-zeros a row holds at most maxGenBytes: about 16 bytes a feature for
+// the frequencies and the rule, 8 a non-zero and 16 a row. Each factor is
+// checked against the bound before a product, so nothing wraps.
+func genFits(n, d, nnz int) bool {
+	if n > maxGenBytes/16 || d > maxGenBytes/16 || nnz > maxGenBytes/8 || int64(n)*int64(nnz) > maxGenBytes/8 {
+		return false
+	}
+	return 16*int64(d)+8*int64(n)*int64(nnz)+16*int64(n) <= maxGenBytes
 }
