@@ -24,6 +24,8 @@ func TestHostileFlags(t *testing.T) {
 		{[]string{"-steps", "-1"}, "-epochs and -steps must be positive"},
 		{[]string{"-sparse-n", "-1"}, "-sparse-n -1"},
 		{[]string{"-sparse-d", "10"}, "-sparse-d 10"},
+		{[]string{"-stream-mib", "100000000"}, "-stream-mib 100000000"},
+		{[]string{"-sparse-n", "1000000000000"}, "-sparse-n 1000000000000"},
 		{[]string{"-sections", "nothing"}, `-sections: unknown value "nothing"`},
 		{[]string{"-sections", ","}, "-sections: empty list"},
 		{[]string{"-models", "svm"}, `-models: unknown value "svm"`},

@@ -90,6 +90,14 @@ func parseFlags(args []string, stdout io.Writer) (*config, error) {
 	if c.sparseN < 1 || c.sparseD < 40 {
 		return nil, fmt.Errorf("-sparse-n %d and -sparse-d %d: want at least 1 row and 40 features", c.sparseN, c.sparseD)
 	}
+	// The stream buffer and the sparse data are allocated whole: sizes past
+	// 16 GiB are refused rather than left to crash the allocator.
+	if c.streamMiB < 0 || c.streamMiB > maxStreamMiB {
+		return nil, fmt.Errorf("-stream-mib %d: want 0 (the default) to %d", c.streamMiB, maxStreamMiB)
+	}
+	if c.sparseN > maxSparseRows || c.sparseD > maxSparseRows {
+		return nil, fmt.Errorf("-sparse-n %d and -sparse-d %d: want at most %d each", c.sparseN, c.sparseD, maxSparseRows)
+	}
 	fs.Visit(func(f *flag.Flag) {
 		if f.Name == "ooc" {
 			c.requestedOOC = true
@@ -221,6 +229,14 @@ func uniq(x []int) []int {
 }
 
 func (c *config) has(section string) bool { return slices.Contains(c.sections, section) }
+
+// maxStreamMiB and maxSparseRows bound what cvarbench allocates from its
+// flags: a 16 GiB stream buffer, and sparse data of at most 2²⁶ rows of 40
+// non-zeros (10 GiB).
+const (
+	maxStreamMiB  = 16 << 10
+	maxSparseRows = 1 << 26
+)
 
 func run(args []string, stdout, stderr io.Writer) int {
 	c, err := parseFlags(args, stdout)
