@@ -125,8 +125,18 @@ func readResult(ctx context.Context, path string, v any) (found bool, err error)
 	return true, gob.NewDecoder(bytes.NewReader(b)).Decode(v)
 }
 
-// gobCoder returns the encoder and decoder of a custom Beam coder that
-// writes values of type V with gob.
+// The coders of the elements that are not loss chunks: gob.
+func encUpdate(v update) ([]byte, error)         { return gobEncode(v) }
+func decUpdate(b []byte) (update, error)         { return gobDecode[update](b) }
+func encRoundState(v roundState) ([]byte, error) { return gobEncode(v) }
+func decRoundState(b []byte) (roundState, error) { return gobDecode[roundState](b) }
+func encMoments(v moments) ([]byte, error)       { return gobEncode(v) }
+func decMoments(b []byte) (moments, error)       { return gobDecode[moments](b) }
+func encSummary(v summary) ([]byte, error)       { return gobEncode(v) }
+func decSummary(b []byte) (summary, error)       { return gobDecode[summary](b) }
+func encTopList(v topList) ([]byte, error)       { return gobEncode(v) }
+func decTopList(b []byte) (topList, error)       { return gobDecode[topList](b) }
+
 func gobEncode[V any](v V) ([]byte, error) {
 	var buf bytes.Buffer
 	err := gob.NewEncoder(&buf).Encode(v)
