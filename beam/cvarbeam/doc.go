@@ -1,0 +1,86 @@
+// Package cvarbeam runs cvar's evaluation, training and tuning as Apache
+// Beam pipelines, for data that outgrow one machine: the same model files,
+// the same metrics, on Prism (Beam's Go runner, in-process) or on Flink,
+// Spark or Dataflow, whichever Beam's --runner flag names (see Runner).
+//
+// # Reading
+//
+// A glob names the data files, CSV or LIBSVM, gzip or bzip2 allowed; each
+// file, or each part of about Input.SplitSize bytes of an uncompressed
+// one (the lines that start in it), is one element, read in parallel by
+// the library's stream readers, a row at a time. A transform gathers rows
+// into batches of the library's engine (EvalConfig.Batch rows, across the
+// elements of a bundle; the last batch in FinishBundle), preprocesses them
+// as the model file says and computes their losses with cvar.Evaluator. A
+// row that does not parse fails the pipeline with the reader's one-line
+// error, naming the file and the line in it.
+//
+// # Exact evaluation
+//
+// Evaluate computes the mean loss, the accuracy and, at each α, CVaR_α and
+// VaR_α exactly as cvar.Evaluate on all the rows at once: VaR_α = ℓ(k+1) and
+// CVaR_α = (ℓ(1) + … + ℓ(k) + (αn − k)·ℓ(k+1))/(αn) with k = ⌊αn⌋ (the
+// library's robust count), so only the K = ⌊α_max·n⌋ + 1 largest losses
+// matter. The pipeline computes the losses in chunks of a batch; a combine
+// gives their count n, compensated sum, extremes and correct
+// classifications; with n as a side input, each bundle keeps its K largest
+// losses in a heap, and a combine merges those lists, keeping K. A tail of
+// all n losses (α = 1) is the mean and the minimum. Memory: a worker holds
+// one batch of rows (Batch × D values, or their non-zeros) and the model; a
+// bundle of the top-K step and each accumulator of its combine hold K
+// values; the summary combine O(1). Between the two steps the runner keeps
+// the losses, 8 bytes a row (Prism in memory; Flink, Spark and Dataflow in
+// their shuffle storage).
+//
+// # Training by averaging
+//
+// Train first fits the preprocessing in one pass: a combine of running
+// moments (per feature, Chan's mergeable mean and sum of squares over the
+// entries read, and the extremes; the target's moments; its distinct
+// values while they look like class labels) gives the z-score of dense
+// data and the max-abs scaling of sparse data, as cvar train's defaults,
+// the task and the classes. Then it trains in rounds, each round one
+// pipeline run, a loop in the launching program: the round's parameters θ
+// are a side input; every element (a file or a part of one) reads its
+// training rows, runs cvar.Train from θ for ⌈rows/(batch·rounds per
+// epoch)⌉ local steps of the method, and emits its θ and τ weighted by its
+// rows; a combine sums them, and θ ← Σ n_i θ_i / Σ n_i. A worker holds its
+// element's training rows: the part size bounds that memory. Each local run
+// starts τ at the VaR_α of its rows' losses at θ, the minimiser over τ of
+// the objective at θ and where the library starts every CVaR-SGD run (its
+// Options take no starting τ); the model's τ is the rows-weighted average of
+// the last round's. ε is fixed after the first round, at the average of the
+// workers' ε from their initial losses. The held-out rows (Hold, by a hash
+// of the seed and the row's place, the same on every pass and runner) are
+// never trained on.
+//
+// Why averaging is sound: the objective F(θ, τ) = τ + E[(ℓ(θ; x) − τ)_+]/α
+// is an expectation over the rows, so the data-parallel average of
+// gradients is the full gradient, and parameter averaging after local steps
+// is local SGD (model averaging, as Spark MLlib's SGD by rounds): for a loss
+// convex in θ, F is jointly convex in (θ, τ), and averaging the iterates of
+// workers started at a common point converges as minibatch SGD does, at the
+// price of a drift between the workers that grows with the local steps and
+// the step size (Stich, "Local SGD converges fast and communicates little",
+// 2019; Woodworth et al., 2020). The averaged θ lies in the convex hull of
+// the workers' θ_i, so Jensen's inequality bounds F at the average by the
+// average of the F_i. At equal epochs the workers' trajectories are each
+// 1/S of the data long: S workers make about the progress of ⌈rows/(S·batch)⌉
+// steps a round far from the optimum, and the variance of S-fold averaging
+// near it. On the MLP none of this holds: the loss is not convex, hidden
+// units are interchangeable, so two workers may reach the same function by
+// permuted weights whose average is a poor model. Averaging is then sound
+// only from a shared start (every worker starts each round from the same
+// θ, and the first from the same seeded θ_0) and with rounds frequent
+// enough that the workers stay in one basin: give RoundsPerEpoch more than
+// one.
+//
+// # Tuning
+//
+// Tune makes each setting of the grid a work item: a transform instance
+// reads all the training and held-out rows into its memory, trains the
+// setting with cvar.Train on one thread and evaluates it on the held-out
+// rows; the smallest validation CVaR_α (or mean loss) wins, as cvar.Tune
+// picks, and is measured again by Evaluate. It is for data that fit one
+// worker; the settings run in parallel.
+package cvarbeam

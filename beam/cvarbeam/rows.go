@@ -1,0 +1,185 @@
+package cvarbeam
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+
+	"github.com/cvarlearn/cvar/batch"
+	"github.com/cvarlearn/cvar/dataset"
+)
+
+// rowSpec says how to read the rows of a split: the format and, for the
+// stream readers, the task, the classes and the LIBSVM width.
+type rowSpec struct {
+	Format   string
+	Target   string
+	NoHeader bool
+	Dim      int // LIBSVM: the number of features
+	Task     dataset.Task
+	Classes  []string
+	// Sparse keeps LIBSVM rows sparse (CSR batches); else rows are dense.
+	Sparse bool
+	// Hold is the fraction of rows held out for validation, chosen by a
+	// hash of Seed and the row's place; Keep says which rows to read.
+	Hold float64
+	Seed uint64
+	Keep int
+}
+
+// Which rows a read keeps.
+const (
+	keepAll   = iota
+	keepTrain // the rows not held out
+	keepHeld  // the held-out rows
+)
+
+func (rs *rowSpec) header() bool { return rs.Format == "csv" && !rs.NoHeader }
+
+// openStream opens the rows of sp as a stream of the library's readers.
+func openStream[T batch.Float](ctx context.Context, sp split, rs *rowSpec) (*dataset.Stream[T], io.Closer, error) {
+	r, c, err := openSplit(ctx, sp, rs.header())
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", sp.Path, err)
+	}
+	var st *dataset.Stream[T]
+	if rs.Format == "csv" {
+		opt := dataset.CSVOptions{Target: rs.Target, NoHeader: rs.NoHeader, Task: rs.Task, Classes: rs.Classes}
+		if strings.HasSuffix(strings.ToLower(strings.TrimSuffix(strings.TrimSuffix(sp.Path, ".gz"), ".bz2")), ".tsv") {
+			opt.Comma = '\t'
+		}
+		st, err = dataset.NewCSVStream[T](r, sp.Path, opt)
+	} else {
+		st, err = dataset.NewLIBSVMStream[T](r, sp.Path, dataset.LIBSVMOptions{Dim: rs.Dim, Task: rs.Task, Classes: rs.Classes})
+	}
+	if err != nil {
+		c.Close()
+		return nil, nil, locate(ctx, sp, rs.header(), err)
+	}
+	return st, c, nil
+}
+
+// held reports whether the row at line of sp is held out for validation:
+// a hash of the seed, the file, the part's start and the line, so that
+// every pass over the data, on any runner, holds out the same rows.
+func (rs *rowSpec) held(sp split, line int) bool {
+	if rs.Hold <= 0 {
+		return false
+	}
+	h := rs.Seed ^ 0x9e3779b97f4a7c15
+	for i := 0; i < len(sp.Path); i++ {
+		h = mix(h ^ uint64(sp.Path[i]))
+	}
+	h = mix(h ^ uint64(sp.Start))
+	h = mix(h ^ uint64(line))
+	return float64(h>>11)/(1<<53) < rs.Hold
+}
+
+// mix is SplitMix64's finaliser.
+func mix(z uint64) uint64 {
+	z += 0x9e3779b97f4a7c15
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}
+
+// eachRow reads the rows of sp that rs keeps, calling row with each. x is
+// dense unless rs.Sparse, when cols and vals hold the non-zeros; both are
+// valid only during the call. Errors name the file and the line.
+func eachRow[T batch.Float](ctx context.Context, sp split, rs *rowSpec, row func(x []T, cols []uint32, vals []T, y T, label int32) error) error {
+	st, c, err := openStream[T](ctx, sp, rs)
+	if err != nil {
+		return err
+	}
+	defer c.Close()
+	for {
+		var (
+			x     []T
+			cols  []uint32
+			vals  []T
+			y     T
+			label int32
+		)
+		if rs.Sparse {
+			cols, vals, y, label, err = st.NextSparse()
+		} else {
+			x, y, label, err = st.Next()
+		}
+		if err == io.EOF {
+			return nil
+		}
+		if err != nil {
+			return locate(ctx, sp, rs.header(), err)
+		}
+		if rs.Keep != keepAll && rs.held(sp, st.Line()) != (rs.Keep == keepHeld) {
+			continue
+		}
+		if err := row(x, cols, vals, y, label); err != nil {
+			return locate(ctx, sp, rs.header(), &dataset.Error{File: sp.Path, Line: st.Line(), Msg: err.Error()})
+		}
+	}
+}
+
+// rowBuffer collects rows into a data set of the library, dense or CSR.
+type rowBuffer[T batch.Float] struct {
+	ds dataset.Dataset[T]
+}
+
+func newRowBuffer[T batch.Float](rs *rowSpec, d int) *rowBuffer[T] {
+	b := &rowBuffer[T]{}
+	b.ds = dataset.Dataset[T]{Name: "rows", D: d, Task: rs.Task, Classes: rs.Classes}
+	if b.ds.Task == dataset.TaskAuto {
+		b.ds.Task = dataset.Classification
+	}
+	if rs.Sparse {
+		b.ds.Indptr = []int64{0}
+	}
+	return b
+}
+
+// add appends one row.
+func (b *rowBuffer[T]) add(x []T, cols []uint32, vals []T, y T, label int32) error {
+	ds := &b.ds
+	if ds.Indptr != nil {
+		ds.Cols = append(ds.Cols, cols...)
+		ds.Vals = append(ds.Vals, vals...)
+		ds.Indptr = append(ds.Indptr, int64(len(ds.Cols)))
+	} else {
+		if len(x) != ds.D {
+			return fmt.Errorf("a row of %d features; want %d", len(x), ds.D)
+		}
+		ds.X = append(ds.X, x...)
+	}
+	if ds.Task == dataset.Classification {
+		ds.Labels = append(ds.Labels, label)
+	} else {
+		if math.IsNaN(float64(y)) || math.IsInf(float64(y), 0) {
+			return errors.New("the target is not finite")
+		}
+		ds.Y = append(ds.Y, y)
+	}
+	ds.N++
+	return nil
+}
+
+// reset empties the buffer, keeping its memory.
+func (b *rowBuffer[T]) reset() {
+	ds := &b.ds
+	ds.N = 0
+	ds.X, ds.Cols, ds.Vals, ds.Y, ds.Labels = ds.X[:0], ds.Cols[:0], ds.Vals[:0], ds.Y[:0], ds.Labels[:0]
+	if ds.Indptr != nil {
+		ds.Indptr = ds.Indptr[:1]
+	}
+}
+
+// batchOf preprocesses the buffered rows in place with p and returns them
+// as the engine's data.
+func (b *rowBuffer[T]) batchOf(p *dataset.Preprocessing) (*batch.Data[T], error) {
+	if err := dataset.PreprocessDataset(p, &b.ds); err != nil {
+		return nil, err
+	}
+	return b.ds.Batch()
+}

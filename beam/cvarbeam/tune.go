@@ -1,0 +1,327 @@
+package cvarbeam
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"reflect"
+	"slices"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+	"github.com/cvarlearn/cvar"
+	"github.com/cvarlearn/cvar/batch"
+	"github.com/cvarlearn/cvar/dataset"
+)
+
+func init() {
+	register.DoFn3x1[context.Context, gridPoint, func(trialOut), error](&tuneFn{})
+	register.Emitter1[trialOut]()
+	register.Combiner3[[]trialOut, trialOut, []trialOut](&collectTrialsFn{})
+	register.DoFn2x1[context.Context, []trialOut, error](&writeTrialsFn{})
+	beam.RegisterCoder(reflect.TypeOf(trialOut{}), encTrial, decTrial)
+	register.Function1x2(encTrial)
+	register.Function1x2(decTrial)
+}
+
+// TuneConfig configures Tune: a training configuration whose LR,
+// WeightDecay and EpsFraction the grid sets, the grid (empty lists: the
+// library's defaults, cvar.DefaultGridLR and so on) and the rule.
+type TuneConfig struct {
+	TrainConfig
+	Grid   cvar.Grid
+	Select cvar.Selection
+}
+
+// Tuned is what Tune returns: every setting in grid order with its
+// validation metrics, the one picked, and the model it trained.
+type Tuned struct {
+	Trials []cvar.Trial
+	Best   int
+	Trained
+}
+
+// Tune trains each setting of the grid as a work item of one pipeline:
+// a transform instance reads every training row and held-out row of the
+// files into its own memory, trains the setting on one machine with
+// cvar.Train, as cvar.Tune does, and evaluates it on the held-out rows.
+// The setting with the smallest validation CVaR_α (or mean loss) is kept,
+// as trained, and measured on the training and held-out rows.
+func Tune(ctx context.Context, cfg TuneConfig, r *Runner) (*Tuned, error) {
+	if err := cfg.options(); err != nil {
+		return nil, err
+	}
+	if cfg.Hold < 0 {
+		return nil, errors.New("cvarbeam: tuning picks by the held-out rows: the hold-out fraction must be positive")
+	}
+	pr, err := prepare(ctx, r, &cfg.TrainConfig)
+	if err != nil {
+		return nil, err
+	}
+	points, err := gridOf(&cfg)
+	if err != nil {
+		return nil, err
+	}
+	outs, err := runTrials(ctx, r, &cfg, pr, points)
+	if err != nil {
+		return nil, err
+	}
+	res := &Tuned{Best: -1}
+	for i, o := range outs {
+		tr := cvar.Trial{LR: o.Point.LR, WeightDecay: o.Point.WeightDecay, EpsFraction: o.Point.EpsFraction, Val: o.Val}
+		if o.Err != "" {
+			tr.Err = errors.New(o.Err)
+		} else if res.Best < 0 || better(o.Val, outs[res.Best].Val, cfg.Select, cfg.Alpha) {
+			res.Best = i
+		}
+		res.Trials = append(res.Trials, tr)
+	}
+	if res.Best < 0 {
+		return nil, fmt.Errorf("cvarbeam: every one of the %d settings diverged; the first: %s", len(outs), outs[0].Err)
+	}
+	best := outs[res.Best]
+	best.Params.LRFrom = "tuned"
+	if best.Params.EpsFrom != "" && cfg.Eps == 0 {
+		best.Params.EpsFrom = "tuned: " + best.Params.EpsFrom
+	}
+	last := update{N: 1, Tau: best.Tau, Steps: best.Params.Steps, Params: best.Params}
+	var tr *Trained
+	if cfg.Precision == cvar.F32 {
+		tr, err = finishTuned[float32](ctx, r, &cfg, pr, best.Theta, last)
+	} else {
+		tr, err = finishTuned[float64](ctx, r, &cfg, pr, best.Theta, last)
+	}
+	if err != nil {
+		return nil, err
+	}
+	res.Trained = *tr
+	return res, nil
+}
+
+func finishTuned[T batch.Float](ctx context.Context, r *Runner, cfg *TuneConfig, pr *prepared, theta []float64, last update) (*Trained, error) {
+	model, err := batch.NewModel[T](pr.kind, pr.d, pr.k, hiddenOf(pr.kind, cfg.Hidden))
+	if err != nil {
+		return nil, err
+	}
+	tc := cfg.TrainConfig
+	return finish[T](ctx, r, &tc, pr, model, theta, last, 1)
+}
+
+// better reports whether a beats b by the rule, as cvar.Tune picks: the
+// smaller validation CVaR_α, ties by the mean loss; or the mean loss.
+func better(a, b cvar.Metrics, sel cvar.Selection, alpha float64) bool {
+	ka, kb := a.MeanLoss, b.MeanLoss
+	if sel == cvar.SelectCVaR {
+		ka, _ = a.TailAt(alpha)
+		kb, _ = b.TailAt(alpha)
+		if ka == kb {
+			ka, kb = a.MeanLoss, b.MeanLoss
+		}
+	}
+	return ka < kb
+}
+
+// gridPoint is one setting of the grid, a work item.
+type gridPoint struct {
+	Index                        int
+	LR, WeightDecay, EpsFraction float64
+}
+
+// gridOf lists the grid's settings in cvar.Tune's order.
+func gridOf(cfg *TuneConfig) ([]gridPoint, error) {
+	g := cfg.Grid
+	if len(g.LR) == 0 {
+		g.LR = cvar.DefaultGridLR
+	}
+	if len(g.WeightDecay) == 0 {
+		g.WeightDecay = cvar.DefaultGridWeightDecay
+	}
+	eps := g.EpsFraction
+	switch {
+	case cfg.Method != cvar.Alg3 || cfg.Eps > 0:
+		eps = []float64{0}
+	case len(eps) == 0:
+		eps = cvar.DefaultGridEpsFraction
+	}
+	var out []gridPoint
+	for _, lr := range g.LR {
+		for _, wd := range g.WeightDecay {
+			for _, e := range eps {
+				if !(lr > 0) || !(wd >= 0) || !(e >= 0) || math.IsInf(lr+wd+e, 0) {
+					return nil, fmt.Errorf("cvarbeam: grid setting lr %v, weight decay %v, ε fraction %v: want a positive step size and finite values ≥ 0", lr, wd, e)
+				}
+				out = append(out, gridPoint{Index: len(out), LR: lr, WeightDecay: wd, EpsFraction: e})
+			}
+		}
+	}
+	return out, nil
+}
+
+// trialOut is a setting's result.
+type trialOut struct {
+	Point  gridPoint
+	Val    cvar.Metrics
+	Theta  []float64
+	Tau    float64
+	Params cvar.Params
+	Err    string // the divergence that stopped it
+}
+
+func encTrial(v trialOut) ([]byte, error) { return gobEncode(v) }
+func decTrial(b []byte) (trialOut, error) { return gobDecode[trialOut](b) }
+
+// runTrials runs the grid's pipeline and returns the trials in grid order.
+func runTrials(ctx context.Context, r *Runner, cfg *TuneConfig, pr *prepared, points []gridPoint) ([]trialOut, error) {
+	dir, done, err := r.workDir()
+	if err != nil {
+		return nil, err
+	}
+	defer done()
+	b := cfg.Batch
+	if b == 0 {
+		b = 512
+	}
+	fn := &tuneFn{localFn: localFn{Spec: pr.spec, Prep: pr.prep, Kind: pr.kind, D: pr.d, K: pr.k, Hidden: hiddenOf(pr.kind, cfg.Hidden),
+		Precision: cfg.Precision, Opt: localOptions{Method: cfg.Method, Alpha: cfg.Alpha, Batch: b, Smoothing: cfg.Smoothing,
+			Eps: cfg.Eps, Seed: cfg.Seed}}, Splits: pr.splits, Epochs: cfg.Epochs}
+	p, s := beam.NewPipelineWithRoot()
+	s = s.Scope("cvarbeam.Tune")
+	outs := beam.ParDo(s, fn, beam.CreateList(s, points))
+	beam.ParDo0(s, &writeTrialsFn{Path: dir + "/trials"}, beam.Combine(s, &collectTrialsFn{}, outs))
+	if err := r.run(ctx, p); err != nil {
+		return nil, err
+	}
+	var list []trialOut
+	found, err := readResult(ctx, dir+"/trials", &list)
+	if err != nil {
+		return nil, err
+	}
+	if !found || len(list) != len(points) {
+		return nil, fmt.Errorf("cvarbeam: %d of the %d settings reported", len(list), len(points))
+	}
+	slices.SortFunc(list, func(a, b trialOut) int { return a.Point.Index - b.Point.Index })
+	return list, nil
+}
+
+// tuneFn trains one setting on all the training rows, which it reads.
+type tuneFn struct {
+	localFn
+	Splits []split
+	Epochs int
+}
+
+func (f *tuneFn) ProcessElement(ctx context.Context, g gridPoint, emit func(trialOut)) error {
+	var (
+		o   trialOut
+		err error
+	)
+	if f.Precision == cvar.F32 {
+		o, err = trial[float32](ctx, f, g)
+	} else {
+		o, err = trial[float64](ctx, f, g)
+	}
+	if err != nil {
+		return marked(err)
+	}
+	emit(o)
+	return nil
+}
+
+// trial reads the rows, trains the setting and evaluates it at α.
+func trial[T batch.Float](ctx context.Context, f *tuneFn, g gridPoint) (trialOut, error) {
+	train, val := f.Spec, f.Spec
+	train.Keep, val.Keep = keepTrain, keepHeld
+	val.Task, val.Classes = f.Spec.Task, f.Spec.Classes
+	tb, vb := newRowBuffer[T](&train, f.D), newRowBuffer[T](&val, f.D)
+	for _, sp := range f.Splits {
+		if err := eachRow(ctx, sp, &train, tb.add); err != nil {
+			return trialOut{}, err
+		}
+		if err := eachRow(ctx, sp, &val, vb.add); err != nil {
+			return trialOut{}, err
+		}
+	}
+	if vb.ds.N == 0 {
+		return trialOut{}, errors.New("no row is held out for validation")
+	}
+	if ts, ok := f.Prep.TargetScaler(); ok {
+		tb.ds.Y = dataset.ScaleTargets(ts, tb.ds.Y)
+		vb.ds.Y = dataset.ScaleTargets(ts, vb.ds.Y)
+	}
+	td, err := tb.batchOf(&f.Prep)
+	if err != nil {
+		return trialOut{}, err
+	}
+	vd, err := vb.batchOf(&f.Prep)
+	if err != nil {
+		return trialOut{}, err
+	}
+	model, err := batch.NewModel[T](f.Kind, f.D, f.K, f.Hidden)
+	if err != nil {
+		return trialOut{}, err
+	}
+	o := f.Opt
+	opt := cvar.Options{Method: o.Method, Alpha: o.Alpha, LR: g.LR, WeightDecay: g.WeightDecay, EpsFraction: g.EpsFraction,
+		Batch: o.Batch, Smoothing: o.Smoothing, Eps: o.Eps, Epochs: f.Epochs, Seed: o.Seed, Threads: 1}
+	out := trialOut{Point: g}
+	res, err := cvar.TrainContext(ctx, model, td, opt)
+	var div *cvar.DivergenceError
+	if errors.As(err, &div) {
+		out.Err = err.Error()
+		return out, nil
+	}
+	if err != nil {
+		return trialOut{}, err
+	}
+	if out.Val, err = cvar.Evaluate(model, res.Theta, vd, o.Alpha); err != nil {
+		return trialOut{}, err
+	}
+	if ts, ok := f.Prep.TargetScaler(); ok { // the validation losses in the target's units
+		if out.Val, err = unscaledMetrics(out.Val, model, res.Theta, ts); err != nil {
+			return trialOut{}, err
+		}
+	}
+	out.Theta, out.Tau, out.Params = make([]float64, len(res.Theta)), res.Tau, res.Params
+	for i, v := range res.Theta {
+		out.Theta[i] = float64(v)
+	}
+	return out, nil
+}
+
+// unscaledMetrics converts metrics of losses on standardised targets to
+// the target's units, by the factor of the model's UnscaleTarget.
+func unscaledMetrics[T batch.Float](m cvar.Metrics, model batch.Model[T], theta []T, ts dataset.TargetScaler) (cvar.Metrics, error) {
+	u, ok := model.(interface {
+		UnscaleTarget(theta []T, mean, scale float64) (float64, error)
+	})
+	if !ok {
+		return m, fmt.Errorf("the %s model cannot be trained on standardised targets", model.Name())
+	}
+	f, err := u.UnscaleTarget(slices.Clone(theta), ts.Mean, ts.Scale)
+	if err != nil {
+		return m, err
+	}
+	m.MeanLoss *= f
+	m.Tails = slices.Clone(m.Tails)
+	for i := range m.Tails {
+		m.Tails[i].CVaR *= f
+		m.Tails[i].VaR *= f
+	}
+	return m, nil
+}
+
+// collectTrialsFn gathers the trials into one list.
+type collectTrialsFn struct{}
+
+func (*collectTrialsFn) CreateAccumulator() []trialOut { return nil }
+
+func (*collectTrialsFn) AddInput(a []trialOut, t trialOut) []trialOut { return append(a, t) }
+
+func (*collectTrialsFn) MergeAccumulators(a, b []trialOut) []trialOut { return append(a, b...) }
+
+type writeTrialsFn struct{ Path string }
+
+func (f *writeTrialsFn) ProcessElement(ctx context.Context, list []trialOut) error {
+	return marked(writeResult(ctx, f.Path, list))
+}
