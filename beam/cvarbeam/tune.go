@@ -130,19 +130,19 @@ type gridPoint struct {
 
 // gridOf lists the grid's settings in cvar.Tune's order.
 func gridOf(cfg *TuneConfig) ([]gridPoint, error) {
-	g := cfg.Grid
+	g, def := cfg.Grid, cvar.DefaultGrid()
 	if len(g.LR) == 0 {
-		g.LR = cvar.DefaultGridLR
+		g.LR = def.LR
 	}
 	if len(g.WeightDecay) == 0 {
-		g.WeightDecay = cvar.DefaultGridWeightDecay
+		g.WeightDecay = def.WeightDecay
 	}
 	eps := g.EpsFraction
 	switch {
 	case cfg.Method != cvar.Alg3 || cfg.Eps > 0:
 		eps = []float64{0}
 	case len(eps) == 0:
-		eps = cvar.DefaultGridEpsFraction
+		eps = def.EpsFraction
 	}
 	var out []gridPoint
 	for _, lr := range g.LR {

@@ -75,7 +75,8 @@ func addTrainFlags(fs *flag.FlagSet, tune bool) *trainFlags {
 	fs.BoolVar(&f.json, "json", false, "print the results as JSON")
 	if tune {
 		fs.StringVar(&f.selectBy, "select", "cvar", "`rule`: cvar (smallest validation CVaR_α) or loss (smallest validation mean loss)")
-		f.lrs, f.wds, f.eps = cvar.DefaultGridLR, cvar.DefaultGridWeightDecay, cvar.DefaultGridEpsFraction
+		def := cvar.DefaultGrid()
+		f.lrs, f.wds, f.eps = def.LR, def.WeightDecay, def.EpsFraction
 		fs.Var(&f.lrs, "tune-lrs", "the step sizes, a comma-separated `list`")
 		fs.Var(&f.wds, "tune-wds", "the weight decays, a comma-separated `list`")
 		fs.Var(&f.eps, "tune-eps", "ε as fractions of the initial VaR_α (alg3), a comma-separated `list`")
