@@ -7,13 +7,11 @@ import (
 	"encoding/hex"
 	"errors"
 	"io"
-	"runtime"
 	"runtime/debug"
-	"runtime/metrics"
 	"strings"
-	"sync/atomic"
 	"testing"
-	"time"
+
+	"github.com/cvarlearn/cvar/internal/heappeak"
 )
 
 // repeatReader reads pattern over and over, forever, without allocating:
@@ -57,38 +55,8 @@ func endlessGzip(t testing.TB, head, pattern string) io.Reader {
 	return io.MultiReader(bytes.NewReader(member(head)), &repeatReader{pattern: member(body)})
 }
 
-// heapPeak runs fn and returns the largest growth of the heap's objects
-// (runtime/metrics, live or not yet swept) over their size at the start,
-// sampled every 100 µs.
-func heapPeak(fn func()) int64 {
-	const name = "/memory/classes/heap/objects:bytes"
-	read := func(s []metrics.Sample) int64 {
-		metrics.Read(s)
-		return int64(s[0].Value.Uint64())
-	}
-	runtime.GC()
-	base := read([]metrics.Sample{{Name: name}})
-	var peak atomic.Int64
-	done, stopped := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(stopped)
-		s := []metrics.Sample{{Name: name}}
-		for {
-			if v := read(s); v > peak.Load() {
-				peak.Store(v)
-			}
-			select {
-			case <-done:
-				return
-			case <-time.After(100 * time.Microsecond):
-			}
-		}
-	}()
-	fn()
-	close(done)
-	<-stopped
-	return peak.Load() - base
-}
+// heapPeak is heappeak.Of: the heap's peak growth while fn runs.
+func heapPeak(fn func()) int64 { return heappeak.Of(fn) }
 
 // testBound is the MaxBytes of the endless-input tests: 64 MiB, or 16 MiB
 // with -short, where the same properties are asserted on less input.

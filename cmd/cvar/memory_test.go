@@ -6,15 +6,12 @@ import (
 	"encoding/binary"
 	"os"
 	"path/filepath"
-	"runtime"
 	"runtime/debug"
-	rtmetrics "runtime/metrics"
 	"strings"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	"github.com/cvarlearn/cvar/dataset"
+	"github.com/cvarlearn/cvar/internal/heappeak"
 )
 
 // bigGzip writes a gzip file holding head and then pattern repeated to
@@ -44,39 +41,12 @@ func bigGzip(t *testing.T, name, head, pattern string, total int) string {
 	return p
 }
 
-// heapPeak runs fn and returns the largest growth of the heap's objects
-// (runtime/metrics, live or not yet swept) over their size at the start,
-// sampled every 100 µs, with the collector at GOGC 25 so that the heap
-// measured is close to what is live.
+// heapPeak runs fn with the collector at GOGC 25, so that the heap
+// measured is close to what is live, and returns its peak growth
+// (heappeak.Of).
 func heapPeak(fn func()) int64 {
 	defer debug.SetGCPercent(debug.SetGCPercent(25))
-	const name = "/memory/classes/heap/objects:bytes"
-	read := func(s []rtmetrics.Sample) int64 {
-		rtmetrics.Read(s)
-		return int64(s[0].Value.Uint64())
-	}
-	runtime.GC()
-	base := read([]rtmetrics.Sample{{Name: name}})
-	var peak atomic.Int64
-	done, stopped := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(stopped)
-		s := []rtmetrics.Sample{{Name: name}}
-		for {
-			if v := read(s); v > peak.Load() {
-				peak.Store(v)
-			}
-			select {
-			case <-done:
-				return
-			case <-time.After(100 * time.Microsecond):
-			}
-		}
-	}()
-	fn()
-	close(done)
-	<-stopped
-	return peak.Load() - base
+	return heappeak.Of(fn)
 }
 
 // failsWithin runs the command, which must fail with one line holding
