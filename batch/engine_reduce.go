@@ -1,0 +1,91 @@
+package batch
+
+// The reduction of a gradient call: the top level of the chunks' sum
+// (combine.go) and a first layer's gradient, by blocks of coordinates.
+
+// firstLayerTaskCols is the number of columns of one task of a first layer's
+// gradient (firstLayerModel): a multiple of the widest vector's lanes, and
+// few enough that the MLP on MNIST (784 features) makes 13 tasks.
+const firstLayerTaskCols = 64
+
+// firstLayerModel is a model whose gradient begins with an h×d block, the
+// first layer's weights, that the Engine computes after the chunks' passes
+// by blocks of columns over the whole minibatch, the chunks in order: no
+// chunk writes that block, so none is summed (the reduction covers the
+// rest), and its tasks are as many as the blocks of columns, not the
+// chunks. The MLP on dense float data, through the kernels.
+type firstLayerModel[T Float] interface {
+	// firstLayer returns h and d, and whether data is split so.
+	firstLayer(data *Data[T]) (h, d int, ok bool)
+	// backwardRest is Backward but for the first layer's weights, leaving
+	// what firstLayerCols reads in wk.
+	backwardRest(wk *Work[T], theta []T, data *Data[T], idx []int, coef, g []T)
+	// firstLayerCols adds to dst, h rows of the columns [lo, lo+len(dst)/h),
+	// that block of the first layer's gradient over the n rows idx of data
+	// (those of a backwardRest on wk).
+	firstLayerCols(dst []T, wk *Work[T], data *Data[T], idx []int, n, lo int)
+}
+
+// maxReduceBlock is the most coordinates one task of the reduction sums over
+// the chunks. A gradient of fewer than threads·maxReduceBlock coordinates is
+// cut into about one block a thread, in multiples of minReduceBlock, so
+// that a small model's reduction is not left to one goroutine. Both are
+// multiples of every vector width times the kernels' unrolling, so that
+// the blocks split the vector where the kernels' main loops would.
+const (
+	maxReduceBlock = 2048
+	minReduceBlock = 256
+)
+
+// reduce is block j of the top level of the chunks' sum (combine.go):
+// the partial sum of the chunks from treeTop on added into chunk 0's (the
+// caller's g) and cleared there, whichever worker runs the block.
+func (e *Engine[T]) reduce(j int) {
+	if e.failed.Load() { // the call returns an error: no sums, no then
+		return
+	}
+	if j < e.flTasks {
+		e.firstLayerBlock(j)
+		return
+	}
+	lo := e.flH*e.flD + (j-e.flTasks)*e.rblock
+	hi := min(lo+e.rblock, len(e.sum))
+	if top := treeTop(e.nchunk); top > 0 {
+		src := e.chunks[top].g[lo:hi]
+		e.ops.Axpy(1, src, e.sum[lo:hi])
+		clear(src)
+	}
+	if e.then != nil {
+		e.then(lo, hi)
+	}
+}
+
+// firstLayerBlock computes block j of firstLayerTaskCols columns of the first
+// layer's gradient: the chunks' rows in chunk order into a scratch of h
+// rows, then copied into the gradient, each unit's row run through then.
+func (e *Engine[T]) firstLayerBlock(j int) {
+	fl := e.model.(firstLayerModel[T])
+	h, d := e.flH, e.flD
+	lo := j * firstLayerTaskCols
+	w := min(firstLayerTaskCols, d-lo)
+	buf := grow(e.flBuf[j], h*w)
+	e.flBuf[j] = buf
+	clear(buf)
+	for _, c := range e.chunks[:e.nchunk] {
+		fl.firstLayerCols(buf, &c.wk, c.bdata, c.bidx, c.n, lo)
+	}
+	for u := range h {
+		copy(e.sum[u*d+lo:u*d+lo+w], buf[u*w:(u+1)*w])
+		if e.then != nil {
+			e.then(u*d+lo, u*d+lo+w)
+		}
+	}
+}
+
+// reduceBlock returns the block of the reduction of n coordinates on
+// threads goroutines: maxReduceBlock, or for a smaller gradient about n/threads
+// rounded up to a multiple of minReduceBlock.
+func reduceBlock(n, threads int) int {
+	b := (n + threads - 1) / max(threads, 1)
+	return min(maxReduceBlock, max(minReduceBlock, (b+minReduceBlock-1)/minReduceBlock*minReduceBlock))
+}

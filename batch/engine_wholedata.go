@@ -1,0 +1,105 @@
+package batch
+
+import (
+	"fmt"
+)
+
+// The whole-data passes, Losses and Scores: chunks of at least 1024 rows
+// that check their rows piece by piece before computing them.
+
+// wholeDataPiece is the most feature values of one piece of a whole-data
+// chunk of dense or compact data: a piece's rows are checked and then
+// computed while they are in the core's cache, so that the check costs
+// few reads of memory.
+const wholeDataPiece = 1 << 15
+
+// wholeDataChunk runs chunk c of the whole-data pass ph (phaseLosses or
+// phaseScores) piece by piece, each piece's rows checked (Data.Validate's
+// checks, of the features alone for scores) before they are computed. A
+// piece with bad rows ends the chunk and marks the call failed.
+func (e *Engine[T]) wholeDataChunk(c *chunk[T], ph phase) {
+	d := e.data
+	rows := c.n
+	if !d.IsSparse() {
+		rows = max(16, wholeDataPiece/d.D)
+	}
+	k := e.model.NumOutputs()
+	for lo := c.lo; lo < c.lo+c.n; lo += rows {
+		n := min(rows, c.lo+c.n-lo)
+		c.err = d.checkFeatureRows(lo, lo+n, &c.screen)
+		if c.err == nil && ph == phaseLosses {
+			c.err = d.checkTargetRows(lo, lo+n)
+		}
+		if c.err != nil {
+			e.failed.Store(true)
+			return
+		}
+		v := e.windowAt(c, lo, n)
+		if ph == phaseLosses {
+			e.model.Forward(&c.wk, e.theta, v, nil, n)
+			copy(e.out[lo:lo+n], c.wk.Loss[:n])
+		} else {
+			e.model.Scores(&c.wk, e.theta, v, nil, n, e.out[lo*k:(lo+n)*k])
+		}
+	}
+}
+
+// Losses writes every row's loss at θ into dst (len data.N). It returns
+// an error for data that Data.Validate refuses: the whole-data pass's
+// chunks check their rows piece by piece, in parallel, before computing
+// them, so dst may then hold some rows' losses. It returns an error, and
+// computes nothing, for a dst too short, and as Gradient does for the
+// rest.
+func (e *Engine[T]) Losses(dst, theta []T, data *Data[T]) error {
+	if err := e.acquire(); err != nil {
+		return err
+	}
+	defer e.release()
+	if err := e.check(theta, data, nil, max(data.rows(), 1), false); err != nil {
+		return err
+	}
+	if len(dst) < data.N {
+		return fmt.Errorf("batch: room for %d losses, the data has %d rows", len(dst), data.N)
+	}
+	e.theta, e.data, e.idx, e.out = theta, data, nil, dst[:data.N]
+	return e.wholeData(phaseLosses)
+}
+
+// Scores writes every row's NumOutputs scores at θ into dst
+// (len data.N·NumOutputs, row-major). Scores need no targets or labels: of
+// data only the features are checked (Data.ValidateFeatures, by the chunks
+// as for Losses), and their number against the model's (NumInputs, for
+// the models of this package; Model.Check for others). Errors otherwise as
+// for Losses.
+func (e *Engine[T]) Scores(dst, theta []T, data *Data[T]) error {
+	if err := e.acquire(); err != nil {
+		return err
+	}
+	defer e.release()
+	if err := e.checkFeatures(theta, data); err != nil {
+		return err
+	}
+	k := e.model.NumOutputs()
+	if len(dst)/k < data.N {
+		return fmt.Errorf("batch: room for %d scores, the data has %d rows of %d", len(dst), data.N, k)
+	}
+	e.theta, e.data, e.idx, e.out = theta, data, nil, dst[:data.N*k]
+	return e.wholeData(phaseScores)
+}
+
+// wholeData runs the whole-data pass ph over e.data and returns the error
+// of its first chunk whose rows are invalid, if any.
+func (e *Engine[T]) wholeData(ph phase) error {
+	e.failed.Store(false)
+	e.dispatch(ph, e.setWholeData(e.data.N))
+	if e.failed.Load() {
+		return e.chunkError()
+	}
+	return nil
+}
+
+// setWholeData cuts a whole-data pass into chunks of at least 1024 rows, so
+// per-chunk overhead stays small.
+func (e *Engine[T]) setWholeData(n int) int {
+	return e.setChunks(n, max(e.rows, 1024))
+}
