@@ -128,7 +128,7 @@ func TestGradientFiniteDifferences(t *testing.T) {
 			t.Run(mc.name+"/"+wt.Objective.String(), func(t *testing.T) {
 				data := testData[float64](t, n, d, mc.k, 7)
 				model := mc.make(d, mc.k)
-				e := must(newEngineChunks(model, 2, 8))
+				e := must(newEngineWith(model, 2, engineOptions{chunkRows: 8}))
 				defer e.Close()
 				rng := rand.New(rand.NewPCG(3, 4))
 				theta := make([]float64, model.NumParams())

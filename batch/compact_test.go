@@ -79,7 +79,7 @@ func TestCompactData(t *testing.T) {
 			for _, wt := range []Weighting{{Objective: Softplus, Alpha: 0.1, Eps: 0.05, Tau: 0.5}, {Objective: TopK, Alpha: 0.1}} {
 				var ref []float32
 				for _, threads := range []int{1, 2, 3} {
-					e, err := newEngineChunks(model, threads, 64)
+					e, err := newEngineWith(model, threads, engineOptions{chunkRows: 64})
 					if err != nil {
 						t.Fatal(err)
 					}

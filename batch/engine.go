@@ -78,6 +78,9 @@ type engineConfig[T Float] struct {
 	rows     int           // rows a chunk (at most, with autoRows)
 	autoRows bool          // rows a chunk follow the batch (NewEngine)
 	hooks    *engine.Hooks // package cvar's callbacks, nil for any other model (NewEngine)
+	// sparseWork is the least work of a sparse call whose chunks the
+	// workers share: sparseParallelWork, or 0 (engineOptions.sparseAlways).
+	sparseWork int64
 }
 
 // callState is the current call's arguments and state, which the workers
@@ -117,15 +120,31 @@ type sparseState[T Float] struct {
 	cb     compactBatch[T]
 }
 
-// seams are what the package's tests and benchmarks change in an Engine
-// they made.
+// seams are what the package's benchmarks measure in an Engine they made
+// (engineOptions.timing).
 type seams struct {
-	// sparseWork is sparseParallelWork (tests lower it to run the workers
-	// on small data).
-	sparseWork int64
-	timing     bool             // measure busy
-	busy       [numPhases]int64 // with timing: nanoseconds of task work, summed by phase
-	busyMu     sync.Mutex
+	timing bool             // measure busy
+	busy   [numPhases]int64 // with timing: nanoseconds of task work, summed by phase
+	busyMu sync.Mutex
+}
+
+// engineOptions are an Engine's choices beyond NewEngine's, which the
+// package's tests and benchmarks pass to newEngineWith; the zero value is
+// NewEngine's.
+type engineOptions struct {
+	// chunkRows is the rows a chunk; 0: NewEngine's, which follow the
+	// batch. Results depend on it (it fixes the order of the sums), never
+	// on the threads.
+	chunkRows int
+	// allThreads keeps a thread count past GOMAXPROCS, so that the workers
+	// run on a machine of fewer processors.
+	allThreads bool
+	// sparseAlways shares the chunks of GradientSparse and StepSparse out
+	// to the workers whatever their work (sparseParallelWork), so that the
+	// workers run on small data.
+	sparseAlways bool
+	// timing sums the tasks' time by phase into the Engine's busy.
+	timing bool
 }
 
 // NewEngine returns an engine for model on threads workers: 0 means
@@ -135,15 +154,13 @@ type seams struct {
 // that depends on the batch and the model, never on the threads. It
 // returns an error for a nil model or a negative thread count.
 func NewEngine[T Float](model Model[T], threads int) (*Engine[T], error) {
-	return newEngineChunks(model, threads, 0)
+	return newEngineWith(model, threads, engineOptions{})
 }
 
-// newEngineChunks is NewEngine with a chosen chunk size (0: NewEngine's,
-// which follows the batch). Results depend on the chunk size (it fixes the
-// order of the sums), never on the threads. A model that brings hooks
-// (engine.Hooked: package cvar's, which no other package can make) is
-// unwrapped, and its hooks kept for the calls to run.
-func newEngineChunks[T Float](model Model[T], threads, chunkRows int) (*Engine[T], error) {
+// newEngineWith is NewEngine with the choices of opts. A model that brings
+// hooks (engine.Hooked: package cvar's, which no other package can make)
+// is unwrapped, and its hooks kept for the calls to run.
+func newEngineWith[T Float](model Model[T], threads int, opts engineOptions) (*Engine[T], error) {
 	var hooks *engine.Hooks
 	if h, ok := model.(engine.Hooked[Model[T]]); ok {
 		model, hooks = h.Unhooked(), h.EngineHooks()
@@ -151,16 +168,20 @@ func newEngineChunks[T Float](model Model[T], threads, chunkRows int) (*Engine[T
 	if model == nil {
 		return nil, errors.New("batch: no model (nil Model)")
 	}
+	chunkRows := opts.chunkRows
 	if threads < 0 || chunkRows < 0 {
 		return nil, fmt.Errorf("batch: %d threads and %d rows a chunk; want ≥ 0 (0: the default)", threads, chunkRows)
 	}
 	procs := runtime.GOMAXPROCS(0)
-	if threads == 0 || threads > procs {
+	if threads == 0 || (threads > procs && !opts.allThreads) {
 		threads = procs
 	}
 	e := &Engine[T]{
-		engineConfig: engineConfig[T]{model: model, ops: KernelsOf(model), threads: threads, rows: chunkRows, hooks: hooks},
-		seams:        seams{sparseWork: sparseParallelWork},
+		engineConfig: engineConfig[T]{model: model, ops: KernelsOf(model), threads: threads, rows: chunkRows, hooks: hooks, sparseWork: sparseParallelWork},
+		seams:        seams{timing: opts.timing},
+	}
+	if opts.sparseAlways {
+		e.sparseWork = 0
 	}
 	if chunkRows == 0 {
 		e.rows, e.autoRows = defaultChunkRows, true

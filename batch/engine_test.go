@@ -92,7 +92,7 @@ func TestReductionMatchesChunkTree(t *testing.T) {
 		}
 		want := sum(0, len(parts))
 		for _, threads := range []int{1, 2, 3} {
-			e := must(newEngineChunks(model, threads, rows))
+			e := must(newEngineWith(model, threads, engineOptions{chunkRows: rows}))
 			g := make([]float64, len(theta))
 			for range 2 { // the second call reuses the chunks' buffers
 				if _, _, err := e.Gradient(g, theta, data, idx, 0, &Weighting{Objective: Mean}); err != nil {
@@ -121,7 +121,7 @@ func TestChunkRowOrder(t *testing.T) {
 	for i := range theta {
 		theta[i] = 0.05 * float64(i%11-5)
 	}
-	e := must(newEngineChunks(model, 2, 32))
+	e := must(newEngineWith(model, 2, engineOptions{chunkRows: 32}))
 	defer e.Close()
 	idx := make([]int, 200)
 	for i := range idx {

@@ -78,7 +78,7 @@ func TestMisuseReturnsErrors(t *testing.T) {
 		{"NewMLPBLAS one class", func() error { _, err := NewMLPBLAS[float32](3, 5, 1); return err }},
 		{"NewEngine nil model", func() error { _, err := NewEngine[float64](nil, 1); return err }},
 		{"NewEngine -1 threads", func() error { _, err := NewEngine[float64](model, -1); return err }},
-		{"newEngineChunks -5 rows", func() error { _, err := newEngineChunks[float64](model, 1, -5); return err }},
+		{"newEngineWith -5 rows", func() error { _, err := newEngineWith[float64](model, 1, engineOptions{chunkRows: -5}); return err }},
 		{"Gradient short θ", func() error { return grad(engine(), g, theta[:2], data, nil, 10, wt) }},
 		{"Gradient long θ", func() error { return grad(engine(), g, append(theta, 1), data, nil, 10, wt) }},
 		{"Gradient short g", func() error { return grad(engine(), g[:1], theta, data, nil, 10, wt) }},

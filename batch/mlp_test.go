@@ -48,8 +48,7 @@ func TestMLPFirstLayerByColumns(t *testing.T) {
 		for _, wt := range []Weighting{{Objective: Mean}, {Objective: Softplus, Alpha: 0.2, Eps: 0.1, InvL: 1, Tau: 0.8}, {Objective: TopK, Alpha: 0.2}} {
 			var first []float64
 			for _, threads := range []int{1, 2, 3} {
-				e := must(newEngineChunks(Model[float64](model), threads, 16))
-				e.threads = threads
+				e := must(newEngineWith(Model[float64](model), threads, engineOptions{chunkRows: 16, allThreads: true}))
 				g := make([]float64, len(theta))
 				seen := make([]int, len(theta))
 				losses, _, err := e.gradientThen(g, theta, data, rows, m, &wt, func(lo, hi int) {

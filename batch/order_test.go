@@ -136,13 +136,13 @@ func TestChunkLabelErrors(t *testing.T) {
 	for _, obj := range []Objective{Mean, Softplus, TopK} {
 		wt := &Weighting{Objective: obj, Alpha: 0.2, Eps: 0.1, Tau: 0.5, InvL: 1}
 		want := make([]float64, len(theta))
-		ref := must(newEngineChunks(model, 1, 16))
+		ref := must(newEngineWith(model, 1, engineOptions{chunkRows: 16}))
 		if _, _, err := ref.Gradient(want, theta, data, good, 0, wt); err != nil {
 			t.Fatal(err)
 		}
 		ref.Close()
 		for _, threads := range []int{1, 2, 3} {
-			e := must(newEngineChunks(model, threads, 16))
+			e := must(newEngineWith(model, threads, engineOptions{chunkRows: 16}))
 			g := make([]float64, len(theta))
 			for i := range g {
 				g[i] = 1
@@ -213,7 +213,7 @@ func TestChunkNextHint(t *testing.T) {
 	var want []float64
 	for _, threads := range []int{1, 2, 3} {
 		rec := &nextRecorder{Softmax: model}
-		e := must(newEngineChunks[float64](rec, threads, 16))
+		e := must(newEngineWith[float64](rec, threads, engineOptions{chunkRows: 16}))
 		g := make([]float64, len(theta))
 		if _, _, err := e.Gradient(g, theta, data, idx, 0, wt); err != nil {
 			t.Fatal(err)

@@ -99,12 +99,11 @@ func TestGradientSparse(t *testing.T) {
 				ref.Close()
 				for _, threads := range []int{1, 2, 3} {
 					h := &engine.Hooks{}
-					e, err := newEngineChunks[float64](hooked[float64]{m.model, h}, threads, 16)
+					// Past GOMAXPROCS, and on small data, to run the workers.
+					opts := engineOptions{chunkRows: 16, allThreads: true, sparseAlways: true}
+					e, err := newEngineWith[float64](hooked[float64]{m.model, h}, threads, opts)
 					if err != nil {
 						t.Fatal(err)
-					}
-					if threads > 1 {
-						e.threads, e.sparseWork = threads, 0 // past GOMAXPROCS, and on small data, to run the workers
 					}
 					// Chunks of 16 rows differ from the reference's 64 in
 					// the order of the sums; compare to a Gradient of the

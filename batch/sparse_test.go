@@ -98,7 +98,7 @@ func TestSparseLinearMatchesDense(t *testing.T) {
 		for _, wt := range weightings {
 			var first []float64
 			for _, threads := range []int{1, 2, 3} {
-				e, err := newEngineChunks[float64](model, threads, 16)
+				e, err := newEngineWith[float64](model, threads, engineOptions{chunkRows: 16})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -173,7 +173,7 @@ func TestSparseFloat32(t *testing.T) {
 	}
 	var first []float32
 	for _, threads := range []int{1, 2, 3} {
-		e, _ := newEngineChunks[float32](model, threads, 16)
+		e, _ := newEngineWith[float32](model, threads, engineOptions{chunkRows: 16})
 		g := make([]float32, d+1)
 		if _, _, err := e.Gradient(g, theta, data, nil, n, &Weighting{Objective: Softplus, Alpha: 0.2, Eps: 0.1}); err != nil {
 			t.Fatal(err)
@@ -316,7 +316,7 @@ func sparseMatchesDense(t *testing.T, model Model[float64]) {
 	for _, wt := range []Weighting{{Objective: Mean}, {Objective: Softplus, Alpha: 0.2, Eps: 0.1}, {Objective: TopK, Alpha: 0.2}} {
 		var first []float64
 		for _, threads := range []int{1, 2, 3} {
-			e, _ := newEngineChunks[float64](model, threads, 16)
+			e, _ := newEngineWith[float64](model, threads, engineOptions{chunkRows: 16})
 			gs, gd := make([]float64, len(theta)), make([]float64, len(theta))
 			if _, _, err := e.Gradient(gs, theta, sp, idx, 0, &wt); err != nil {
 				t.Fatal(err)

@@ -36,11 +36,10 @@ func TestGradientSparseEmptyChunk(t *testing.T) {
 	}
 	wt := &Weighting{Objective: Softplus, Alpha: 0.3, Tau: 0.5, Eps: 0.1}
 	for _, threads := range []int{1, 2} {
-		e, err := newEngineChunks(model, threads, 16)
+		e, err := newEngineWith(model, threads, engineOptions{chunkRows: 16, allThreads: true, sparseAlways: true}) // the workers on small data
 		if err != nil {
 			t.Fatal(err)
 		}
-		e.threads, e.sparseWork = threads, 0 // run the workers on small data
 		want := make([]float32, len(theta))
 		if _, _, err := e.Gradient(want, theta, data, nil, n, wt); err != nil {
 			t.Fatal(err)

@@ -86,7 +86,7 @@ func TestStepSparse(t *testing.T) {
 		}
 		for _, rows := range [][]int{idx, nil} {
 			for _, wt := range weightings {
-				ref := must(newEngineChunks(m.model, 1, 16))
+				ref := must(newEngineWith(m.model, 1, engineOptions{chunkRows: 16}))
 				g := make([]float64, p)
 				wl, wsv, err := ref.Gradient(g, theta, data, rows, b, &wt)
 				if err != nil {
@@ -96,10 +96,8 @@ func TestStepSparse(t *testing.T) {
 				ref.Close()
 				var first []float64
 				for _, threads := range []int{1, 2, 3} {
-					e := must(newEngineChunks(m.model, threads, 16))
-					if threads > 1 {
-						e.threads, e.sparseWork = threads, 0 // past GOMAXPROCS, and on small data, to run the workers
-					}
+					// Past GOMAXPROCS, and on small data, to run the workers.
+					e := must(newEngineWith(m.model, threads, engineOptions{chunkRows: 16, allThreads: true, sparseAlways: true}))
 					got := slices.Clone(theta)
 					var seen []float64
 					accept := func(losses []float64, sv float64) error {
