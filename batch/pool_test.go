@@ -13,6 +13,7 @@ import (
 // tasks exactly once, over many dispatches of changing sizes, and that close
 // stops the helpers.
 func TestPoolRunsEveryTaskOnce(t *testing.T) {
+	t.Parallel()
 	const most = 40
 	var count [most]atomic.Int32
 	p := newPool(4, func(j, _ int) { count[j].Add(1) })
@@ -46,6 +47,7 @@ func goid() int {
 // next; and every task but each goroutine's last of a dispatch is told its
 // next (the pool takes its next run before the last task of a run).
 func TestPoolNext(t *testing.T) {
+	t.Parallel()
 	const most, threads = 64, 3
 	var gid, start, end, next [most]atomic.Int64
 	var seq atomic.Int64
@@ -86,6 +88,7 @@ func TestPoolNext(t *testing.T) {
 // ahead would be caught), over many dispatches of changing sizes, and with
 // more helpers than processors.
 func TestPoolTwoPhases(t *testing.T) {
+	t.Parallel()
 	const most = 24
 	var count [2 * most]atomic.Int32
 	var firstDone atomic.Int32
