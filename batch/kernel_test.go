@@ -113,9 +113,10 @@ func TestModelWithKernel(t *testing.T) {
 	}
 }
 
-// TestAddBias checks the tiled Axpy of addBias against the loop it replaced,
-// bit for bit, on every implementation, for row counts that do and do not
-// fill the tile by doubling, and that a shorter second call reuses the tile.
+// TestAddBias checks the tiled Axpy of addBias against the bias added
+// element by element, bit for bit, on every implementation, for row counts
+// that do and do not fill the tile by doubling, and that a shorter second
+// call reuses the tile.
 func TestAddBias(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(5, 6))

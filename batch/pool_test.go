@@ -164,8 +164,8 @@ func TestPoolConcurrentDispatch(t *testing.T) {
 	}
 }
 
-// chanPool is the engine's former dispatch, a channel of task numbers and a
-// WaitGroup, kept as the baseline of BenchmarkDispatch.
+// chanPool is a dispatch by a channel of task numbers and a WaitGroup,
+// the baseline of BenchmarkDispatch.
 type chanPool struct {
 	tasks chan int
 	wg    sync.WaitGroup
@@ -195,8 +195,8 @@ func (p *chanPool) dispatch(n int) {
 
 // BenchmarkDispatch times one dispatch of 16 empty tasks (a training step's
 // chunks) on all threads: the barrier's own cost, which every phase of a
-// step pays. "spin" is the engine's pool, "chan" the channel round trip it
-// replaced.
+// step pays. "spin" is the engine's pool, "chan" a channel round trip
+// (chanPool).
 //
 // With gap=20µs the caller works alone for 20 µs between dispatches (the
 // update of θ between two gradients), and the time reported is that of the
