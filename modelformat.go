@@ -170,34 +170,9 @@ func LoadModel(r io.Reader) (*ModelFile, error) {
 	size := remaining(r) // −1 if unknown
 	crc := crc32.New(castagnoli)
 	tr := io.TeeReader(r, crc) // every byte before the checksum
-	readErr := func(err error) error { return fmt.Errorf("cvar: reading the model: %w", err) }
-
-	var pre [16]byte
-	switch n, err := io.ReadFull(tr, pre[:len(modelMagic)]); {
-	case n == 0 && err == io.EOF:
-		return nil, fmt.Errorf("%w: the file is empty", ErrModelFormat)
-	case !strings.HasPrefix(modelMagic, string(pre[:n])):
-		return nil, fmt.Errorf("%w (it does not start with %q)", ErrModelFormat, modelMagic)
-	case err == io.ErrUnexpectedEOF:
-		return nil, truncErr("in the magic number")
-	case err != nil:
-		return nil, readErr(err)
-	}
-	if _, err := io.ReadFull(tr, pre[len(modelMagic):]); err != nil {
-		if err == io.EOF || err == io.ErrUnexpectedEOF {
-			return nil, truncErr("in the 16-byte preamble")
-		}
-		return nil, readErr(err)
-	}
-	if v := binary.LittleEndian.Uint32(pre[8:]); v != ModelFileVersion {
-		return nil, fmt.Errorf("%w: the file is version %d, this program reads version %d", ErrModelVersion, v, ModelFileVersion)
-	}
-	hlen := int64(binary.LittleEndian.Uint32(pre[12:]))
-	if hlen > maxHeaderBytes {
-		return nil, fmt.Errorf("%w: header length %d exceeds %d bytes", ErrModelInvalid, hlen, maxHeaderBytes)
-	}
-	if size >= 0 && 16+hlen > size {
-		return nil, truncErr(fmt.Sprintf("in the %d-byte header", hlen))
+	hlen, err := readPreamble(tr, size)
+	if err != nil {
+		return nil, err
 	}
 	js, err := readUpTo(tr, hlen)
 	if err != nil {
@@ -206,13 +181,7 @@ func LoadModel(r io.Reader) (*ModelFile, error) {
 	if int64(len(js)) < hlen {
 		return nil, truncErr(fmt.Sprintf("in the %d-byte header", hlen))
 	}
-	var h header
-	dec := json.NewDecoder(bytes.NewReader(js))
-	dec.DisallowUnknownFields()
-	err = dec.Decode(&h)
-	if rest := bytes.TrimLeft(js[dec.InputOffset():], " \t\r\n"); err == nil && len(rest) > 0 {
-		err = fmt.Errorf("%d bytes after its JSON object", len(rest))
-	}
+	h, err := decodeHeader(js)
 	if err != nil {
 		// A corrupted file is more likely than a bad writer: say so when
 		// the checksum at the end of the file (read up to 64 MiB on)
@@ -223,68 +192,156 @@ func LoadModel(r io.Reader) (*ModelFile, error) {
 				return nil, cerr
 			}
 		}
-		return nil, fmt.Errorf("%w: header: %v", ErrModelInvalid, err)
+		return nil, err
 	}
+	p, width, err := checkHeader(&h)
+	if err != nil {
+		return nil, err
+	}
+	source := h.Source.provenance()
+	if err := source.validate(); err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrModelInvalid, err)
+	}
+	raw, err := readParams(tr, size, 16+hlen, p, width)
+	if err != nil {
+		return nil, err
+	}
+	if err := readChecksum(r, crc.Sum32()); err != nil {
+		return nil, err
+	}
+	return modelOf(&h, source, raw, width)
+}
+
+// readErr is the error of the reader that LoadModel reads from.
+func readErr(err error) error { return fmt.Errorf("cvar: reading the model: %w", err) }
+
+// readPreamble reads the 16-byte preamble — the magic, the version and the
+// header length — and returns the header length, checked against the
+// remaining size (−1 if unknown).
+func readPreamble(r io.Reader, size int64) (int64, error) {
+	var pre [16]byte
+	switch n, err := io.ReadFull(r, pre[:len(modelMagic)]); {
+	case n == 0 && err == io.EOF:
+		return 0, fmt.Errorf("%w: the file is empty", ErrModelFormat)
+	case !strings.HasPrefix(modelMagic, string(pre[:n])):
+		return 0, fmt.Errorf("%w (it does not start with %q)", ErrModelFormat, modelMagic)
+	case err == io.ErrUnexpectedEOF:
+		return 0, truncErr("in the magic number")
+	case err != nil:
+		return 0, readErr(err)
+	}
+	if _, err := io.ReadFull(r, pre[len(modelMagic):]); err != nil {
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return 0, truncErr("in the 16-byte preamble")
+		}
+		return 0, readErr(err)
+	}
+	if v := binary.LittleEndian.Uint32(pre[8:]); v != ModelFileVersion {
+		return 0, fmt.Errorf("%w: the file is version %d, this program reads version %d", ErrModelVersion, v, ModelFileVersion)
+	}
+	hlen := int64(binary.LittleEndian.Uint32(pre[12:]))
+	if hlen > maxHeaderBytes {
+		return 0, fmt.Errorf("%w: header length %d exceeds %d bytes", ErrModelInvalid, hlen, maxHeaderBytes)
+	}
+	if size >= 0 && 16+hlen > size {
+		return 0, truncErr(fmt.Sprintf("in the %d-byte header", hlen))
+	}
+	return hlen, nil
+}
+
+// decodeHeader decodes the JSON header js: one object of known fields and
+// nothing after it but JSON whitespace.
+func decodeHeader(js []byte) (header, error) {
+	var h header
+	dec := json.NewDecoder(bytes.NewReader(js))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(&h)
+	if rest := bytes.TrimLeft(js[dec.InputOffset():], " \t\r\n"); err == nil && len(rest) > 0 {
+		err = fmt.Errorf("%d bytes after its JSON object", len(rest))
+	}
+	if err != nil {
+		return header{}, fmt.Errorf("%w: header: %v", ErrModelInvalid, err)
+	}
+	return h, nil
+}
+
+// checkHeader checks the header's format, precision and shapes, and
+// returns the number of parameters they give and the bytes of each.
+func checkHeader(h *header) (p int, width int64, err error) {
 	if h.Format != headerFormat {
-		return nil, fmt.Errorf("%w: header format %q, want %q", ErrModelInvalid, h.Format, headerFormat)
+		return 0, 0, fmt.Errorf("%w: header format %q, want %q", ErrModelInvalid, h.Format, headerFormat)
 	}
-	var width int64
 	switch h.Precision {
 	case F32:
 		width = 4
 	case F64:
 		width = 8
 	default:
-		return nil, fmt.Errorf("%w: precision %q (want f32 or f64)", ErrModelInvalid, h.Precision)
+		return 0, 0, fmt.Errorf("%w: precision %q (want f32 or f64)", ErrModelInvalid, h.Precision)
 	}
-	p, err := batch.NumParams(h.Model, h.D, h.K, h.Hidden)
+	p, err = batch.NumParams(h.Model, h.D, h.K, h.Hidden)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s", ErrModelInvalid, strings.TrimPrefix(err.Error(), "batch: "))
+		return 0, 0, fmt.Errorf("%w: %s", ErrModelInvalid, strings.TrimPrefix(err.Error(), "batch: "))
 	}
 	if h.NumParams != p {
-		return nil, fmt.Errorf("%w: num_params %d; a %s model with d = %d, k = %d, hidden = %d has %d", ErrModelInvalid, h.NumParams, h.Model, h.D, h.K, h.Hidden, p)
+		return 0, 0, fmt.Errorf("%w: num_params %d; a %s model with d = %d, k = %d, hidden = %d has %d", ErrModelInvalid, h.NumParams, h.Model, h.D, h.K, h.Hidden, p)
 	}
-	source := h.Source.provenance()
-	if err := source.validate(); err != nil {
-		return nil, fmt.Errorf("%w: %v", ErrModelInvalid, err)
-	}
-	end := 16 + hlen + int64(p)*width
+	return p, width, nil
+}
+
+// readParams reads the bytes of p parameters of width bytes each, which
+// start at byte at of the file; with the remaining size known (size ≥ 0),
+// the parameters and the checksum must fit in it before anything is read.
+func readParams(r io.Reader, size, at int64, p int, width int64) ([]byte, error) {
+	end := at + int64(p)*width
 	switch {
 	case size >= 0 && size < end:
 		return nil, truncErr(fmt.Sprintf("in the %d parameters", p))
 	case size >= 0 && size < end+4:
 		return nil, truncErr("in the 4-byte checksum")
 	}
-	raw, err := readUpTo(tr, int64(p)*width)
+	raw, err := readUpTo(r, int64(p)*width)
 	if err != nil {
 		return nil, readErr(err)
 	}
 	if int64(len(raw)) < int64(p)*width {
 		return nil, truncErr(fmt.Sprintf("in the %d parameters", p))
 	}
+	return raw, nil
+}
+
+// readChecksum reads the 4-byte checksum and compares it with got, the
+// CRC-32C of every byte before it; the file must end there.
+func readChecksum(r io.Reader, got uint32) error {
 	var sum [4]byte
 	if n, err := io.ReadFull(r, sum[:]); err != nil {
 		if n < 4 && (err == io.EOF || err == io.ErrUnexpectedEOF) {
-			return nil, truncErr("in the 4-byte checksum")
+			return truncErr("in the 4-byte checksum")
 		}
-		return nil, readErr(err)
+		return readErr(err)
 	}
 	extra, err := io.Copy(io.Discard, io.LimitReader(r, maxHeaderBytes))
 	if err != nil {
-		return nil, readErr(err)
+		return readErr(err)
 	}
-	if err := checkCRC(crc.Sum32(), sum[:]); err != nil {
+	if err := checkCRC(got, sum[:]); err != nil {
 		if extra > 0 {
-			return nil, fmt.Errorf("%w (or bytes were appended to it)", err)
+			return fmt.Errorf("%w (or bytes were appended to it)", err)
 		}
-		return nil, err
+		return err
 	}
 	if extra > 0 {
-		return nil, fmt.Errorf("%w: %d or more bytes after the checksum", ErrModelInvalid, extra)
+		return fmt.Errorf("%w: %d or more bytes after the checksum", ErrModelInvalid, extra)
 	}
+	return nil
+}
+
+// modelOf builds the model of a checked header h, its provenance and the
+// bytes raw of its parameters, width bytes each, and validates it.
+func modelOf(h *header, source Provenance, raw []byte, width int64) (*ModelFile, error) {
 	m := &ModelFile{
 		Kind: h.Model, D: h.D, K: h.K, Hidden: h.Hidden, Precision: h.Precision,
-		Theta: make([]float64, p), Tau: float64(h.Tau), Alpha: float64(h.Alpha),
+		Theta: make([]float64, int64(len(raw))/width), Tau: float64(h.Tau), Alpha: float64(h.Alpha),
 		Classes: fromHeaderTexts(h.Classes), Features: fromHeaderTexts(h.Features), Preprocessing: h.Preprocessing, Source: source,
 	}
 	for i := range m.Theta {
@@ -294,6 +351,7 @@ func LoadModel(r io.Reader) (*ModelFile, error) {
 			m.Theta[i] = math.Float64frombits(binary.LittleEndian.Uint64(raw[8*i:]))
 		}
 	}
+	var err error
 	if m.Method, err = ParseMethod(h.Method); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrModelInvalid, err)
 	}
