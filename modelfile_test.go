@@ -473,3 +473,27 @@ func TestLoadModelAppended(t *testing.T) {
 		}
 	}
 }
+
+// countingZeros is an endless stream of zero bytes that counts what it gives.
+type countingZeros struct{ n int64 }
+
+func (z *countingZeros) Read(p []byte) (int, error) {
+	clear(p)
+	z.n += int64(len(p))
+	return len(p), nil
+}
+
+// TestLoadModelEndlessStream: a valid model followed by endless bytes on a
+// stream is refused after at most the header's announced size plus
+// streamSlack, not read to the largest model's size.
+func TestLoadModelEndlessStream(t *testing.T) {
+	good := saved(t, testModelFile(t, batch.KindSoftmax, F64))
+	z := &countingZeros{}
+	_, err := LoadModel(stream{io.MultiReader(bytes.NewReader(good), z)})
+	if !errors.Is(err, ErrModelInvalid) || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("got %v, want one line wrapping ErrModelInvalid", err)
+	}
+	if z.n > streamSlack+64<<10 {
+		t.Errorf("read %d bytes past the model, want at most about %d", z.n, streamSlack)
+	}
+}

@@ -184,7 +184,7 @@ func LoadModel(r io.Reader) (*ModelFile, error) {
 	if int64(len(js)) < hlen {
 		return nil, truncErr(fmt.Sprintf("in the %d-byte header", hlen))
 	}
-	rest, err := readRest(r, size, 16+hlen)
+	rest, err := readRest(r, size, 16+hlen, js)
 	if err != nil {
 		return nil, err
 	}
@@ -254,21 +254,37 @@ func readMagic(r io.Reader, b []byte) error {
 const maxRest = batch.MaxParams*8 + 4
 
 // readRest reads the file after its header, which ends at byte at: the
-// parameters and the checksum, at most maxRest bytes. A file that holds
-// more is refused, unread where its remaining size (≥ 0) says so.
-func readRest(r io.Reader, size, at int64) ([]byte, error) {
+// parameters and the checksum, at most maxRest bytes. From a stream of
+// unknown size it reads at most what the header js, read leniently,
+// announces plus streamSlack (streamSlack alone where it announces
+// nothing), so that endless input is refused within a bound of the model's
+// own size; the checksum then judges what was read. A file that holds
+// more is refused.
+func readRest(r io.Reader, size, at int64, js []byte) ([]byte, error) {
 	if size >= 0 && size-at > maxRest {
 		return nil, fmt.Errorf("%w: %d bytes after the header, more than the largest model's parameters and checksum", ErrModelInvalid, size-at)
 	}
-	rest, err := readUpTo(r, maxRest+1)
+	limit := int64(maxRest)
+	if size < 0 {
+		limit = streamSlack
+		if p, width, ok := announcedParams(js); ok {
+			limit = min(maxRest, int64(p)*width+4+streamSlack)
+		}
+	}
+	rest, err := readUpTo(r, limit+1)
 	if err != nil {
 		return nil, readErr(err)
 	}
-	if int64(len(rest)) > maxRest {
-		return nil, fmt.Errorf("%w: more than %d bytes after the header, more than the largest model's parameters and checksum", ErrModelInvalid, int64(maxRest))
+	if int64(len(rest)) > limit {
+		return nil, fmt.Errorf("%w: more than %d bytes after the header, more than its parameters and checksum", ErrModelInvalid, limit)
 	}
 	return rest, nil
 }
+
+// streamSlack is how many bytes past the size its header announces a model
+// read from a stream may hold before it is refused unread: enough to tell
+// bytes appended to a model from a corrupted one.
+const streamSlack = 64 << 20
 
 // verifyModel checks the checksum at the end of rest against the preamble
 // pre, the header js and the rest before it. Where it disagrees, the
