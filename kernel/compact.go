@@ -245,7 +245,7 @@ const compactBuf = 8192
 // compactDriverOps sets the Compact kernels of an assembly implementation:
 // the driver's for float32, the generic loops for float64 (compact storage
 // is meant for float32 models; float64 models read it correctly, unhurried).
-func compactDriverOps[T Float](o *table[T], lvl isa) {
+func compactDriverOps[T Float](o *table[T], lvl level) {
 	compactOps(o)
 	if !is32[T]() {
 		return
@@ -337,14 +337,14 @@ func convertN(dst unsafe.Pointer, x *Compact, p, n int) {
 // again: at avx2 reading directly makes the softmax u8 epoch (k = 10, two
 // blocks) faster, but the MLP's first layer (k = 100, 20 blocks) slower
 // than converting the rows once (measured on Zen 5).
-func classKernelsC(lvl isa, f Format, d, k int) bool {
-	return archClassKernelsC(lvl, f) && d >= 8 && (lvl == isaWide || k <= 2*archClassBlock(lvl))
+func classKernelsC(lvl level, f Format, d, k int) bool {
+	return archClassKernelsC(lvl, f) && d >= 8 && (lvl.isa == isaWide || k <= 2*archClassBlock(lvl))
 }
 
 // compactRows is the number of rows of d features a block holds.
 func compactRows(d int) int { return max(1, compactBuf/max(d, 1)) }
 
-func marginsCDriver(lvl isa, m []float32, x *Compact, idx []int, w []float32) {
+func marginsCDriver(lvl level, m []float32, x *Compact, idx []int, w []float32) {
 	n, d := len(m), len(w)
 	checkCompactRows(n, x, idx, d)
 	if n == 0 {
@@ -379,7 +379,7 @@ func marginsCDriver(lvl isa, m []float32, x *Compact, idx []int, w []float32) {
 	}
 }
 
-func addRowsCDriver(lvl isa, g []float32, x *Compact, idx []int, c []float32) {
+func addRowsCDriver(lvl level, g []float32, x *Compact, idx []int, c []float32) {
 	n, d := len(c), len(g)
 	checkCompactRows(n, x, idx, d)
 	if n == 0 || d == 0 {
@@ -408,7 +408,7 @@ func addRowsCDriver(lvl isa, g []float32, x *Compact, idx []int, c []float32) {
 	}
 }
 
-func marginsKCDriver(lvl isa, m []float32, x *Compact, idx []int, w []float32, k int) {
+func marginsKCDriver(lvl level, m []float32, x *Compact, idx []int, w []float32, k int) {
 	if k <= 0 {
 		return
 	}
@@ -460,7 +460,7 @@ func marginsKCDriver(lvl isa, m []float32, x *Compact, idx []int, w []float32, k
 
 // addOuterKCDriver is AddOuterKC, and with next AddOuterKCNext (the next
 // rows prefetched by the class kernels of compact rows, as addOuterKDriver).
-func addOuterKCDriver(lvl isa, g []float32, x *Compact, idx []int, c []float32, k int, next []int) {
+func addOuterKCDriver(lvl level, g []float32, x *Compact, idx []int, c []float32, k int, next []int) {
 	if k <= 0 {
 		return
 	}
@@ -518,7 +518,7 @@ func addOuterKCDriver(lvl isa, g []float32, x *Compact, idx []int, c []float32, 
 	}
 }
 
-func fusedLinearCDriver(lvl isa, g, loss []float32, x *Compact, idx []int, y, w []float32, p *LinearStep[float32]) (sumV, sumC float32) {
+func fusedLinearCDriver(lvl level, g, loss []float32, x *Compact, idx []int, y, w []float32, p *LinearStep[float32]) (sumV, sumC float32) {
 	n, d := len(loss), len(w)
 	checkCompactRows(n, x, idx, d)
 	if n == 0 {
@@ -569,7 +569,7 @@ func u8CallRows(d int) int { return max(1, min(archFusedMax, archChunkFlops/max(
 // marginsU8Rows writes to m the margins of the gathered rows i0 ≤ i <
 // i0+len(m) of x (rows checked; a format archRowKernels takes): the kernel
 // over the first d &^ 7 columns, the rest in Go, then the scale of bytes.
-func marginsU8Rows(lvl isa, m []float32, x *Compact, idx []int, i0 int, w []float32) {
+func marginsU8Rows(lvl level, m []float32, x *Compact, idx []int, i0 int, w []float32) {
 	n, d := len(m), len(w)
 	d8 := d &^ 7
 	step := u8CallRows(d)
@@ -615,7 +615,7 @@ func raw(x *Compact, p int) float32 {
 // addRowsU8Rows adds Σ_i c[i]·x_{r(i0+i)} to g for the gathered rows of x
 // (rows checked; a format archRowKernels takes); for bytes, x = scale·u, the
 // coefficients times the scale meet the bytes.
-func addRowsU8Rows(lvl isa, g []float32, x *Compact, idx []int, i0 int, c []float32) {
+func addRowsU8Rows(lvl level, g []float32, x *Compact, idx []int, i0 int, c []float32) {
 	d := len(g)
 	d8 := d &^ 7
 	s := float32(1)
@@ -647,7 +647,7 @@ func addRowsU8Rows(lvl isa, g []float32, x *Compact, idx []int, i0 int, c []floa
 // fusedLinearU8 is fusedLinearDriver on the rows of a compact matrix, read
 // by the compact row kernels: a block of rows (in L1 as bytes, halves or
 // bfloat16s) gives its margins, losses and weights, then its gradient.
-func fusedLinearU8(lvl isa, g, loss []float32, x *Compact, idx []int, y, w []float32, p *LinearStep[float32]) (sumV, sumC float32) {
+func fusedLinearU8(lvl level, g, loss []float32, x *Compact, idx []int, y, w []float32, p *LinearStep[float32]) (sumV, sumC float32) {
 	n, d := len(loss), len(w)
 	g = g[:d]
 	y = y[:n]

@@ -17,8 +17,8 @@ import "unsafe"
 // and sees that the stack buffers handed to it (tails, fused blocks) do not
 // escape, so the kernels stay allocation-free and add no indirect call.
 //
-// Primitives, for T float32 or float64; each takes the instruction-set level
-// lvl first (see isa), pointers address the first element, counts are in
+// Primitives, for T float32 or float64; each takes the level lvl first (see
+// level), pointers address the first element, counts are in
 // elements, and nothing is checked:
 //
 //	archDot(lvl, x, y, n) T                  Σ x[i]·y[i], n ≤ archChunk
@@ -48,9 +48,9 @@ import "unsafe"
 //	                                         when archClassKernelsC(lvl, format)
 
 // isa selects one of an architecture's instruction-set levels within the
-// shared driver: every primitive takes it and switches on it, one predictable
-// branch per bounded call. The compiler still sees direct calls of the
-// assembly, so stack buffers handed to it do not escape.
+// shared driver: every primitive takes it (in its level) and switches on it,
+// one predictable branch per bounded call. The compiler still sees direct
+// calls of the assembly, so stack buffers handed to it do not escape.
 type isa uint8
 
 const (
@@ -61,23 +61,48 @@ const (
 	isaWide
 )
 
-// newImpl builds an assembly implementation: the driver's kernels over the
-// architecture's primitives at level lvl, in both precisions.
-func newImpl(name string, lvl isa) *impl {
-	return &impl{name: name, f32: driverOps[float32](lvl), f64: driverOps[float64](lvl)}
+// level is what the driver and every primitive take first: the
+// instruction-set level and the sizes that decide how the work is cut into
+// calls and which variants of the kernels run. An implementation is built
+// with one (newImpl) and keeps it; tests build implementations with smaller
+// sizes, so that small inputs take the paths of large ones.
+type level struct {
+	isa isa
+	// streamBytes is the size of a matrix above which the row kernels
+	// prefetch (on amd64; the NEON kernels have no prefetching variants).
+	streamBytes int
+	// sparseBudget bounds the multiply-adds of one CSR assembly call;
+	// sparseAhead is how many gathered rows ahead the CSR kernels prefetch.
+	sparseBudget, sparseAhead int
 }
 
-func driverOps[T Float](lvl isa) table[T] {
+// defaultStreamBytes is the streamBytes of the implementations Impls lists:
+// a matrix this big (twice a core's L2) is taken to be out of cache.
+const defaultStreamBytes = 4 << 20
+
+// tunedLevel returns instruction-set level i with the sizes of the
+// implementations Impls lists.
+func tunedLevel(i isa) level {
+	return level{isa: i, streamBytes: defaultStreamBytes, sparseBudget: defaultSparseBudget, sparseAhead: defaultSparseAhead}
+}
+
+// newImpl builds an assembly implementation: the driver's kernels over the
+// architecture's primitives at level lvl, in both precisions.
+func newImpl(name string, lvl level) *impl {
+	return &impl{name: name, lvl: lvl, f32: driverOps[float32](lvl), f64: driverOps[float64](lvl)}
+}
+
+func driverOps[T Float](lvl level) table[T] {
 	// Dot is called per row by some callers: the float32 and float64 entries
 	// are plain functions, one per level, without the generic dictionary
 	// (each calls its stub directly).
 	var dot func(x, y []T) T
 	switch {
-	case is32[T]() && lvl == isaWide:
+	case is32[T]() && lvl.isa == isaWide:
 		dot = any(dotF32Wide).(func(x, y []T) T)
 	case is32[T]():
 		dot = any(dotF32Base).(func(x, y []T) T)
-	case lvl == isaWide:
+	case lvl.isa == isaWide:
 		dot = any(dotF64Wide).(func(x, y []T) T)
 	default:
 		dot = any(dotF64Base).(func(x, y []T) T)
@@ -125,7 +150,7 @@ func driverOps[T Float](lvl isa) table[T] {
 	ops.sparseMargins, ops.sparseAddRows = sparseMarginsGeneric[T], sparseAddRowsGeneric[T]
 	ops.sparseMarginsK, ops.sparseAddOuterK = sparseMarginsKGeneric[T], sparseAddOuterKGeneric[T]
 	if archSparse {
-		sparseOps(&ops)
+		sparseOps(&ops, lvl)
 	}
 	compactDriverOps(&ops, lvl)
 	return ops
@@ -184,7 +209,7 @@ func dotF32Base(x, y []float32) float32 {
 		var s float32
 		return s + archDotF32(ptr(x), ptr(y), n)
 	}
-	return dotDriver(isaBase, x, y)
+	return dotDriver(tunedLevel(isaBase), x, y)
 }
 
 func dotF32Wide(x, y []float32) float32 {
@@ -193,7 +218,7 @@ func dotF32Wide(x, y []float32) float32 {
 		var s float32
 		return s + archWideDotF32(ptr(x), ptr(y), n)
 	}
-	return dotDriver(isaWide, x, y)
+	return dotDriver(tunedLevel(isaWide), x, y)
 }
 
 func dotF64Base(x, y []float64) float64 {
@@ -202,7 +227,7 @@ func dotF64Base(x, y []float64) float64 {
 		var s float64
 		return s + archDotF64(ptr(x), ptr(y), n)
 	}
-	return dotDriver(isaBase, x, y)
+	return dotDriver(tunedLevel(isaBase), x, y)
 }
 
 func dotF64Wide(x, y []float64) float64 {
@@ -211,10 +236,10 @@ func dotF64Wide(x, y []float64) float64 {
 		var s float64
 		return s + archWideDotF64(ptr(x), ptr(y), n)
 	}
-	return dotDriver(isaWide, x, y)
+	return dotDriver(tunedLevel(isaWide), x, y)
 }
 
-func dotDriver[T Float](lvl isa, x, y []T) T {
+func dotDriver[T Float](lvl level, x, y []T) T {
 	y = y[:len(x)]
 	var s T
 	for len(x) > 0 {
@@ -225,7 +250,7 @@ func dotDriver[T Float](lvl isa, x, y []T) T {
 	return s
 }
 
-func axpyDriver[T Float](lvl isa, a T, x, y []T) {
+func axpyDriver[T Float](lvl level, a T, x, y []T) {
 	y = y[:len(x)]
 	for len(x) > 0 {
 		n := min(len(x), archChunk)
@@ -234,7 +259,7 @@ func axpyDriver[T Float](lvl isa, a T, x, y []T) {
 	}
 }
 
-func lerpDriver[T Float](lvl isa, t T, x, y []T) {
+func lerpDriver[T Float](lvl level, t T, x, y []T) {
 	y = y[:len(x)]
 	for len(x) > 0 {
 		n := min(len(x), archChunk)
@@ -245,14 +270,14 @@ func lerpDriver[T Float](lvl isa, t T, x, y []T) {
 
 // ---- ReLU ------------------------------------------------------------------
 
-func biasReLUDriver[T Float](lvl isa, z, b []T) {
+func biasReLUDriver[T Float](lvl level, z, b []T) {
 	h := len(b)
 	reluBlocks(reluRows(len(z), h), h, func(i, j, rows, cols int) {
 		archBiasReLU[T](lvl, ptr(z[i*h+j:]), ptr(b[j:]), rows, cols, h)
 	})
 }
 
-func reluBackwardDriver[T Float](lvl isa, gb, dh, a []T) {
+func reluBackwardDriver[T Float](lvl level, gb, dh, a []T) {
 	h := len(gb)
 	dh = dh[:len(a)]
 	reluBlocks(reluRows(len(a), h), h, func(i, j, rows, cols int) {
@@ -280,7 +305,7 @@ func reluBlocks(n, h int, call func(i, j, rows, cols int)) {
 // buffer of archGroup elements.
 func whole(n int) int { return n &^ (archGroup - 1) }
 
-func expDriver[T Float](lvl isa, dst, x []T) {
+func expDriver[T Float](lvl level, dst, x []T) {
 	dst = dst[:len(x)]
 	n := whole(len(x))
 	for i := 0; i < n; i += archChunk {
@@ -294,7 +319,7 @@ func expDriver[T Float](lvl isa, dst, x []T) {
 	}
 }
 
-func log1pDriver[T Float](lvl isa, dst, x []T) {
+func log1pDriver[T Float](lvl level, dst, x []T) {
 	dst = dst[:len(x)]
 	n := whole(len(x))
 	for i := 0; i < n; i += archChunk {
@@ -322,7 +347,7 @@ func checkPlus(kind PlusKind) {
 
 // lossN runs the loss primitive over n elements (no checks), in bounded
 // calls, with a padded tail.
-func lossN[T Float](lvl isa, kind LossKind, loss, dloss, m, y unsafe.Pointer, n int) {
+func lossN[T Float](lvl level, kind LossKind, loss, dloss, m, y unsafe.Pointer, n int) {
 	nw := whole(n)
 	for i := 0; i < nw; i += archChunk {
 		archLoss[T](lvl, kind, at[T](loss, i), at[T](dloss, i), at[T](m, i), at[T](y, i), min(archChunk, nw-i))
@@ -337,7 +362,7 @@ func lossN[T Float](lvl isa, kind LossKind, loss, dloss, m, y unsafe.Pointer, n 
 	}
 }
 
-func linearLossDriver[T Float](lvl isa, kind LossKind, loss, dloss, m, y []T) {
+func linearLossDriver[T Float](lvl level, kind LossKind, loss, dloss, m, y []T) {
 	checkLoss(kind)
 	n := len(m)
 	loss, dloss, y = loss[:n], dloss[:n], y[:n]
@@ -347,7 +372,7 @@ func linearLossDriver[T Float](lvl isa, kind LossKind, loss, dloss, m, y []T) {
 // plusN runs the plus primitive over n elements (no checks; kind is not
 // PlusNone, rho and drho are both writable), in bounded calls, with a padded
 // tail.
-func plusN[T Float](lvl isa, kind PlusKind, eps T, rho, drho, s unsafe.Pointer, n int) {
+func plusN[T Float](lvl level, kind PlusKind, eps T, rho, drho, s unsafe.Pointer, n int) {
 	nw := whole(n)
 	for i := 0; i < nw; i += archChunk {
 		archPlus(lvl, kind, eps, at[T](rho, i), at[T](drho, i), at[T](s, i), min(archChunk, nw-i))
@@ -361,7 +386,7 @@ func plusN[T Float](lvl isa, kind PlusKind, eps T, rho, drho, s unsafe.Pointer, 
 	}
 }
 
-func plusDriver[T Float](lvl isa, kind PlusKind, eps T, rho, drho, s []T) {
+func plusDriver[T Float](lvl level, kind PlusKind, eps T, rho, drho, s []T) {
 	checkPlus(kind)
 	if rho != nil {
 		rho = rho[:len(s)]
@@ -397,7 +422,7 @@ func plusDriver[T Float](lvl isa, kind PlusKind, eps T, rho, drho, s []T) {
 	}
 }
 
-func softmaxCEDriver[T Float](lvl isa, loss, z []T, label []int32, k int) {
+func softmaxCEDriver[T Float](lvl level, loss, z []T, label []int32, k int) {
 	n := len(loss)
 	if n == 0 || k <= 0 {
 		return
@@ -417,7 +442,7 @@ func softmaxCEDriver[T Float](lvl isa, loss, z []T, label []int32, k int) {
 
 // ---- Rows -------------------------------------------------------------------
 
-func marginsDriver[T Float](lvl isa, m, x []T, stride int, idx []int, w []T) {
+func marginsDriver[T Float](lvl level, m, x []T, stride int, idx []int, w []T) {
 	n, d := len(m), len(w)
 	if n == 0 {
 		return
@@ -433,7 +458,7 @@ func marginsDriver[T Float](lvl isa, m, x []T, stride int, idx []int, w []T) {
 	}
 }
 
-func addRowsDriver[T Float](lvl isa, g, x []T, stride int, idx []int, c []T) {
+func addRowsDriver[T Float](lvl level, g, x []T, stride int, idx []int, c []T) {
 	n, d := len(c), len(g)
 	if n == 0 || d == 0 {
 		return
@@ -447,7 +472,7 @@ func addRowsDriver[T Float](lvl isa, g, x []T, stride int, idx []int, c []T) {
 
 // addRowsKDriver is AddRowsK: blocks of rows of g of about archChunkFlops
 // multiply-adds each (a bounded assembly call) through archAddRowsK.
-func addRowsKDriver[T Float](lvl isa, g, x []T, stride int, c []T, k int) {
+func addRowsKDriver[T Float](lvl level, g, x []T, stride int, c []T, k int) {
 	if k <= 0 || len(c) < k {
 		return
 	}
@@ -477,7 +502,7 @@ func classBlockSize(k, nb, b int) int {
 	return s
 }
 
-func marginsKDriver[T Float](lvl isa, m, x []T, stride int, idx []int, w []T, k int) {
+func marginsKDriver[T Float](lvl level, m, x []T, stride int, idx []int, w []T, k int) {
 	if k <= 0 {
 		return
 	}
@@ -525,7 +550,7 @@ func marginsKDriver[T Float](lvl isa, m, x []T, stride int, idx []int, w []T, k 
 // at most archMarginsKBlock of them; first marks a row block's first class
 // block, the only one that may prefetch (the others find the rows in
 // cache).
-func eachClassBlock[T Float](lvl isa, n, d, k int, call func(first bool, i, b, j, c int)) {
+func eachClassBlock[T Float](lvl level, n, d, k int, call func(first bool, i, b, j, c int)) {
 	cbMax := archMarginsKBlock[T](lvl, d)
 	nb := classSplit(k, cbMax)
 	rb := max(2, archRowBlockFlops(lvl)/(cbMax*d)) &^ 1
@@ -544,7 +569,7 @@ func eachClassBlock[T Float](lvl isa, n, d, k int, call func(first bool, i, b, j
 // block of each block of gathered rows prefetches the same columns of the
 // rows next lists at the same places (archAddOuterKNext; results are the
 // same bits either way).
-func addOuterKDriver[T Float](lvl isa, g, x []T, stride int, idx []int, c []T, k int, next []int) {
+func addOuterKDriver[T Float](lvl level, g, x []T, stride int, idx []int, c []T, k int, next []int) {
 	if k <= 0 {
 		return
 	}
@@ -593,7 +618,7 @@ func blockNext(next, idx []int, i, b int) []int {
 // blocks of classes [j, j+nc), at most archClassBlock of them; first marks
 // a strip's first class block. Within a call each chunk of g stays in
 // registers over the block's rows.
-func eachOuterBlock(lvl isa, n, d, k, rows, strip int, atStrip func(i, b, l, cols int), call func(first bool, i, b, l, cols, j, nc int)) {
+func eachOuterBlock(lvl level, n, d, k, rows, strip int, atStrip func(i, b, l, cols int), call func(first bool, i, b, l, cols, j, nc int)) {
 	nb := classSplit(k, archClassBlock(lvl))
 	for i := 0; i < n; i += rows {
 		b := min(rows, n-i)
@@ -614,7 +639,7 @@ func eachOuterBlock(lvl isa, n, d, k, rows, strip int, atStrip func(i, b, l, col
 
 // ---- Fused step ---------------------------------------------------------------
 
-func fusedLinearDriver[T Float](lvl isa, g, loss, x []T, stride int, idx []int, y, w []T, p *LinearStep[T]) (sumV, sumC T) {
+func fusedLinearDriver[T Float](lvl level, g, loss, x []T, stride int, idx []int, y, w []T, p *LinearStep[T]) (sumV, sumC T) {
 	n, d := len(loss), len(w)
 	if n == 0 {
 		return 0, 0
@@ -650,7 +675,7 @@ type fusedBlock[T Float] struct {
 // weigh turns the block's margins (m, without the bias) into the losses of
 // its len(loss) rows, written to loss, and their coefficients
 // c_j = Scale·v_j·ℓ'_j, adding Σ v_j and Σ c_j to sumV and sumC in row order.
-func (fb *fusedBlock[T]) weigh(lvl isa, p *LinearStep[T], loss, y []T, sumV, sumC T) (T, T) {
+func (fb *fusedBlock[T]) weigh(lvl level, p *LinearStep[T], loss, y []T, sumV, sumC T) (T, T) {
 	b := len(loss)
 	for j := range b {
 		fb.m[j] += p.Bias

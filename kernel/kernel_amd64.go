@@ -22,11 +22,11 @@ func archImpls() []*impl {
 	if !(cpu.X86.HasAVX2 && cpu.X86.HasFMA) {
 		return nil
 	}
-	avx2 := newImpl("avx2", isaBase)
+	avx2 := newImpl("avx2", tunedLevel(isaBase))
 	if !hasAVX512() {
 		return []*impl{avx2}
 	}
-	avx512 := newImpl("avx512", isaWide)
+	avx512 := newImpl("avx512", tunedLevel(isaWide))
 	if full, _ := fullWidthFMA512(); full {
 		return []*impl{avx512, avx2}
 	}
@@ -134,8 +134,8 @@ const (
 // archClassBlock is the most classes one marginsK or addOuterK call
 // handles: 5 with 16 ymm registers, 10 with 32 zmm registers (so MNIST's ten
 // classes go in one block).
-func archClassBlock(lvl isa) int {
-	if lvl == isaWide {
+func archClassBlock(lvl level) int {
+	if lvl.isa == isaWide {
 		return 10
 	}
 	return 5
@@ -145,8 +145,8 @@ func archClassBlock(lvl isa) int {
 // kernel, whose prefetching variant fetches the rows three pairs ahead within
 // a call, takes four times as many (about 32 rows of 784 × 10 classes, a
 // few microseconds) so that few pairs of a call start cold.
-func archRowBlockFlops(lvl isa) int {
-	if lvl == isaWide {
+func archRowBlockFlops(lvl level) int {
+	if lvl.isa == isaWide {
 		return 4 * archChunkFlops
 	}
 	return archChunkFlops
@@ -157,8 +157,8 @@ func archRowBlockFlops(lvl isa) int {
 // re-reads the block's weights for every pair of rows, keeps them within
 // 32 KiB (in L1) down to 5 classes (e.g. float64 with d = 784: 5 + 5 for
 // MNIST's ten classes; float32: one block of 10).
-func archMarginsKBlock[T Float](lvl isa, d int) int {
-	if lvl != isaWide {
+func archMarginsKBlock[T Float](lvl level, d int) int {
+	if lvl.isa != isaWide {
 		return archClassBlock(lvl)
 	}
 	return min(10, max(5, (32<<10)/(d*int(unsafe.Sizeof(T(0))))))
@@ -172,28 +172,24 @@ func archMarginsKBlock[T Float](lvl isa, d int) int {
 // slower with blocks of 8 rows than with 32 (measured on Zen 5).
 const archFusedMax = 64
 
-func archFusedBlock[T Float](lvl isa, d int) int {
+func archFusedBlock[T Float](lvl level, d int) int {
 	return min(archFusedMax, max(8, (128<<10)/max(1, d*int(unsafe.Sizeof(T(0))))&^3))
 }
 
 // archRowsPerCall bounds the rows of one row-kernel call to about
 // archChunkFlops multiply-adds, in multiples of 4.
-func archRowsPerCall(lvl isa, d int) int { return max(4, archChunkFlops/max(d, 1)) &^ 3 }
+func archRowsPerCall(lvl level, d int) int { return max(4, archChunkFlops/max(d, 1)) &^ 3 }
 
 // archOuterRows is the block of rows AddOuterK takes per class with one or
 // two classes: 16 KiB of rows.
-func archOuterRows[T Float](lvl isa, d int) int {
+func archOuterRows[T Float](lvl level, d int) int {
 	return max(4, (16<<10)/(d*int(unsafe.Sizeof(T(0))))) &^ 3
 }
 
-// streamBytes is the size of a matrix above which the row kernels
-// prefetch: a matrix this big (twice a core's L2) is taken to be out of
-// cache. Tests lower it to run the prefetching variants on small data.
-var streamBytes = 4 << 20
-
-// streams reports whether the matrix x is big enough to prefetch from.
-func streams[T Float](x []T) bool {
-	return uintptr(len(x))*unsafe.Sizeof(T(0)) > uintptr(streamBytes)
+// streams reports whether the matrix x is big enough to prefetch from:
+// above lvl.streamBytes.
+func streams[T Float](lvl level, x []T) bool {
+	return uintptr(len(x))*unsafe.Sizeof(T(0)) > uintptr(lvl.streamBytes)
 }
 
 // rowBase returns the address of the block of rows that starts at gathered
@@ -217,99 +213,99 @@ func archDotF64(x, y unsafe.Pointer, n int) float64     { return dotF64(x, y, n)
 func archWideDotF32(x, y unsafe.Pointer, n int) float32 { return zDotF32(x, y, n) }
 func archWideDotF64(x, y unsafe.Pointer, n int) float64 { return zDotF64(x, y, n) }
 
-func archDot[T Float](lvl isa, x, y unsafe.Pointer, n int) T {
+func archDot[T Float](lvl level, x, y unsafe.Pointer, n int) T {
 	switch {
-	case is32[T]() && lvl == isaWide:
+	case is32[T]() && lvl.isa == isaWide:
 		return T(zDotF32(x, y, n))
 	case is32[T]():
 		return T(dotF32(x, y, n))
-	case lvl == isaWide:
+	case lvl.isa == isaWide:
 		return T(zDotF64(x, y, n))
 	default:
 		return T(dotF64(x, y, n))
 	}
 }
 
-func archAxpy[T Float](lvl isa, a T, x, y unsafe.Pointer, n int) {
+func archAxpy[T Float](lvl level, a T, x, y unsafe.Pointer, n int) {
 	switch {
-	case is32[T]() && lvl == isaWide:
+	case is32[T]() && lvl.isa == isaWide:
 		zAxpyF32(float32(a), x, y, n)
 	case is32[T]():
 		axpyF32(float32(a), x, y, n)
-	case lvl == isaWide:
+	case lvl.isa == isaWide:
 		zAxpyF64(float64(a), x, y, n)
 	default:
 		axpyF64(float64(a), x, y, n)
 	}
 }
 
-func archBiasReLU[T Float](lvl isa, z, b unsafe.Pointer, n, h, stride int) {
+func archBiasReLU[T Float](lvl level, z, b unsafe.Pointer, n, h, stride int) {
 	switch {
-	case is32[T]() && lvl == isaWide:
+	case is32[T]() && lvl.isa == isaWide:
 		zBiasReLUF32(z, b, n, h, stride)
 	case is32[T]():
 		biasReLUF32(z, b, n, h, stride)
-	case lvl == isaWide:
+	case lvl.isa == isaWide:
 		zBiasReLUF64(z, b, n, h, stride)
 	default:
 		biasReLUF64(z, b, n, h, stride)
 	}
 }
 
-func archReLUBackward[T Float](lvl isa, gb, dh, a unsafe.Pointer, n, h, stride int) {
+func archReLUBackward[T Float](lvl level, gb, dh, a unsafe.Pointer, n, h, stride int) {
 	switch {
-	case is32[T]() && lvl == isaWide:
+	case is32[T]() && lvl.isa == isaWide:
 		zReluBackwardF32(gb, dh, a, n, h, stride)
 	case is32[T]():
 		reluBackwardF32(gb, dh, a, n, h, stride)
-	case lvl == isaWide:
+	case lvl.isa == isaWide:
 		zReluBackwardF64(gb, dh, a, n, h, stride)
 	default:
 		reluBackwardF64(gb, dh, a, n, h, stride)
 	}
 }
 
-func archLerp[T Float](lvl isa, t T, x, y unsafe.Pointer, n int) {
+func archLerp[T Float](lvl level, t T, x, y unsafe.Pointer, n int) {
 	switch {
-	case is32[T]() && lvl == isaWide:
+	case is32[T]() && lvl.isa == isaWide:
 		zLerpF32(float32(t), x, y, n)
 	case is32[T]():
 		lerpF32(float32(t), x, y, n)
-	case lvl == isaWide:
+	case lvl.isa == isaWide:
 		zLerpF64(float64(t), x, y, n)
 	default:
 		lerpF64(float64(t), x, y, n)
 	}
 }
 
-func archExp[T Float](lvl isa, dst, x unsafe.Pointer, n int) {
+func archExp[T Float](lvl level, dst, x unsafe.Pointer, n int) {
 	switch {
-	case is32[T]() && lvl == isaWide:
+	case is32[T]() && lvl.isa == isaWide:
 		zExpF32(dst, x, n)
 	case is32[T]():
 		expF32(dst, x, n)
-	case lvl == isaWide:
+	case lvl.isa == isaWide:
 		zExpF64(dst, x, n)
 	default:
 		expF64(dst, x, n)
 	}
 }
 
-func archLog1p[T Float](lvl isa, dst, x unsafe.Pointer, n int) {
+func archLog1p[T Float](lvl level, dst, x unsafe.Pointer, n int) {
 	switch {
-	case is32[T]() && lvl == isaWide:
+	case is32[T]() && lvl.isa == isaWide:
 		zLog1pF32(dst, x, n)
 	case is32[T]():
 		log1pF32(dst, x, n)
-	case lvl == isaWide:
+	case lvl.isa == isaWide:
 		zLog1pF64(dst, x, n)
 	default:
 		log1pF64(dst, x, n)
 	}
 }
 
-func archLoss[T Float](lvl isa, kind LossKind, loss, dloss, m, y unsafe.Pointer, n int) {
-	f32, wide := is32[T](), lvl == isaWide
+func archLoss[T Float](lvl level, kind LossKind, loss, dloss, m, y unsafe.Pointer, n int) {
+	f32, wide := is32[T](), lvl.isa == isaWide
 	switch kind {
 	case Logistic:
 		switch {
@@ -349,13 +345,13 @@ func archLoss[T Float](lvl isa, kind LossKind, loss, dloss, m, y unsafe.Pointer,
 	}
 }
 
-func archPlus[T Float](lvl isa, kind PlusKind, eps T, rho, drho, s unsafe.Pointer, n int) {
+func archPlus[T Float](lvl level, kind PlusKind, eps T, rho, drho, s unsafe.Pointer, n int) {
 	switch {
-	case is32[T]() && lvl == isaWide:
+	case is32[T]() && lvl.isa == isaWide:
 		zPlusF32(int(kind), float64(eps), rho, drho, s, n)
 	case is32[T]():
 		plusF32(int(kind), float64(eps), rho, drho, s, n)
-	case lvl == isaWide:
+	case lvl.isa == isaWide:
 		zPlusF64(int(kind), float64(eps), rho, drho, s, n)
 	default:
 		plusF64(int(kind), float64(eps), rho, drho, s, n)
@@ -374,8 +370,8 @@ const (
 // maxLaneClasses and the zmm row kernel above; at isaBase the 256-bit row
 // kernel. (The zmm row kernel is slower than the 256-bit one from k = 4
 // to k = 12, on par at k = 20 and faster for larger k, measured on Zen 5.)
-func archSoftmax[T Float](lvl isa, loss, z, label unsafe.Pointer, n, k int) {
-	if lvl == isaWide && k <= maxLaneClasses {
+func archSoftmax[T Float](lvl level, loss, z, label unsafe.Pointer, n, k int) {
+	if lvl.isa == isaWide && k <= maxLaneClasses {
 		// Few classes: the rows as the lanes, no reduction across them.
 		if is32[T]() {
 			zSoftmaxLanesF32(loss, z, label, n, k)
@@ -384,7 +380,7 @@ func archSoftmax[T Float](lvl isa, loss, z, label unsafe.Pointer, n, k int) {
 		}
 		return
 	}
-	if n4 := n &^ 3; lvl == isaBase && k <= maxLaneClassesYmm && n4 > 0 {
+	if n4 := n &^ 3; lvl.isa == isaBase && k <= maxLaneClassesYmm && n4 > 0 {
 		// The same with four rows as the lanes of ymm registers; the
 		// last n mod 4 rows take the row kernel below.
 		if is32[T]() {
@@ -400,11 +396,11 @@ func archSoftmax[T Float](lvl isa, loss, z, label unsafe.Pointer, n, k int) {
 		n -= n4
 	}
 	switch {
-	case is32[T]() && lvl == isaWide:
+	case is32[T]() && lvl.isa == isaWide:
 		zSoftmaxF32(loss, z, label, n, k)
 	case is32[T]():
 		softmaxF32(loss, z, label, n, k)
-	case lvl == isaWide:
+	case lvl.isa == isaWide:
 		zSoftmaxF64(loss, z, label, n, k)
 	default:
 		softmaxF64(loss, z, label, n, k)
@@ -416,9 +412,9 @@ func archSoftmax[T Float](lvl isa, loss, z, label unsafe.Pointer, n, k int) {
 // archMargins runs the margins kernel over gathered rows i0 ≤ i < i0+n,
 // splitting rows longer than archColBlock into column blocks whose partial
 // sums are added up.
-func archMargins[T Float](lvl isa, m unsafe.Pointer, mstride int, x []T, stride int, idx []int, i0, n int, w unsafe.Pointer, d int) {
+func archMargins[T Float](lvl level, m unsafe.Pointer, mstride int, x []T, stride int, idx []int, i0, n int, w unsafe.Pointer, d int) {
 	xp, ip := rowBase(x, stride, idx, i0)
-	pf := streams(x)
+	pf := streams(lvl, x)
 	if d <= archColBlock {
 		rowMargins[T](lvl, pf, m, mstride, n, xp, stride, ip, w, d)
 		return
@@ -443,8 +439,8 @@ func archMargins[T Float](lvl isa, m unsafe.Pointer, mstride int, x []T, stride 
 	}
 }
 
-func rowMargins[T Float](lvl isa, pf bool, m unsafe.Pointer, mstride, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d int) {
-	if lvl == isaWide {
+func rowMargins[T Float](lvl level, pf bool, m unsafe.Pointer, mstride, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d int) {
+	if lvl.isa == isaWide {
 		switch {
 		case is32[T]() && pf:
 			zMarginsPFF32(m, mstride, n, x, stride, idx, w, d)
@@ -471,12 +467,12 @@ func rowMargins[T Float](lvl isa, pf bool, m unsafe.Pointer, mstride, n int, x u
 
 // archAddRows runs the accumulation kernel over gathered rows i0 ≤ i < i0+n,
 // column block by column block for rows longer than archColBlock.
-func archAddRows[T Float](lvl isa, g unsafe.Pointer, d int, x []T, stride int, idx []int, i0, n int, c unsafe.Pointer, cstride int) {
+func archAddRows[T Float](lvl level, g unsafe.Pointer, d int, x []T, stride int, idx []int, i0, n int, c unsafe.Pointer, cstride int) {
 	xp, ip := rowBase(x, stride, idx, i0)
-	pf := streams(x)
+	pf := streams(lvl, x)
 	for l := 0; l < d; l += archColBlock {
 		gl, xl, dl := at[T](g, l), at[T](xp, l), min(archColBlock, d-l)
-		if lvl == isaWide {
+		if lvl.isa == isaWide {
 			switch {
 			case is32[T]() && pf:
 				zAddRowsPFF32(gl, dl, xl, stride, ip, c, cstride, n)
@@ -504,14 +500,14 @@ func archAddRows[T Float](lvl isa, g unsafe.Pointer, d int, x []T, stride int, i
 
 // archAddRowsK adds to n rows of d elements at g the k rows of x weighted
 // by each row's k coefficients at c (AddRowsK's kernel).
-func archAddRowsK[T Float](lvl isa, g unsafe.Pointer, d int, x []T, stride int, c unsafe.Pointer, k, n int) {
+func archAddRowsK[T Float](lvl level, g unsafe.Pointer, d int, x []T, stride int, c unsafe.Pointer, k, n int) {
 	xp := ptr(x)
 	switch {
-	case is32[T]() && lvl == isaWide:
+	case is32[T]() && lvl.isa == isaWide:
 		zAddRowsKF32(g, d, xp, stride, c, k, n)
 	case is32[T]():
 		addRowsKF32(g, d, xp, stride, c, k, n)
-	case lvl == isaWide:
+	case lvl.isa == isaWide:
 		zAddRowsKF64(g, d, xp, stride, c, k, n)
 	default:
 		addRowsKF64(g, d, xp, stride, c, k, n)
@@ -521,10 +517,10 @@ func archAddRowsK[T Float](lvl isa, g unsafe.Pointer, d int, x []T, stride int, 
 // archMarginsK runs the register-blocked margins kernel over gathered rows
 // i0 ≤ i < i0+n and c classes; the first class block of a block of rows
 // prefetches them when the matrix is out of cache.
-func archMarginsK[T Float](lvl isa, first bool, m unsafe.Pointer, k, n int, x []T, stride int, idx []int, i0 int, w unsafe.Pointer, d, c int) {
+func archMarginsK[T Float](lvl level, first bool, m unsafe.Pointer, k, n int, x []T, stride int, idx []int, i0 int, w unsafe.Pointer, d, c int) {
 	xp, ip := rowBase(x, stride, idx, i0)
-	pf := first && streams(x)
-	if lvl == isaWide {
+	pf := first && streams(lvl, x)
+	if lvl.isa == isaWide {
 		switch {
 		case is32[T]() && pf:
 			zMarginsKPFF32(m, k, n, xp, stride, ip, w, d, c)
@@ -554,30 +550,30 @@ func archMarginsK[T Float](lvl isa, first bool, m unsafe.Pointer, k, n int, x []
 // archAddOuterKNext is archAddOuterK's first class block that, on rows out
 // of cache, prefetches instead of its own rows' next columns the same
 // columns of the nnext rows at next (row i of each walk asks for next[i]).
-func archAddOuterKNext[T Float](lvl isa, g unsafe.Pointer, d int, x []T, stride int, idx []int, i0, l int, c unsafe.Pointer, k, n, cols, nc int, next unsafe.Pointer, nnext int) {
-	if !streams(x) {
+func archAddOuterKNext[T Float](lvl level, g unsafe.Pointer, d int, x []T, stride int, idx []int, i0, l int, c unsafe.Pointer, k, n, cols, nc int, next unsafe.Pointer, nnext int) {
+	if !streams(lvl, x) {
 		archAddOuterK(lvl, true, g, d, x, stride, idx, i0, l, c, k, n, cols, nc)
 		return
 	}
 	xp, ip := rowBase(x, stride, idx, i0)
 	xl := at[T](xp, l)
 	switch {
-	case is32[T]() && lvl == isaWide:
+	case is32[T]() && lvl.isa == isaWide:
 		zAddOuterKNXF32(g, d, xl, stride, ip, c, k, n, cols, nc, next, nnext)
 	case is32[T]():
 		addOuterKNXF32(g, d, xl, stride, ip, c, k, n, cols, nc, next, nnext)
-	case lvl == isaWide:
+	case lvl.isa == isaWide:
 		zAddOuterKNXF64(g, d, xl, stride, ip, c, k, n, cols, nc, next, nnext)
 	default:
 		addOuterKNXF64(g, d, xl, stride, ip, c, k, n, cols, nc, next, nnext)
 	}
 }
 
-func archAddOuterK[T Float](lvl isa, first bool, g unsafe.Pointer, d int, x []T, stride int, idx []int, i0, l int, c unsafe.Pointer, k, n, cols, nc int) {
+func archAddOuterK[T Float](lvl level, first bool, g unsafe.Pointer, d int, x []T, stride int, idx []int, i0, l int, c unsafe.Pointer, k, n, cols, nc int) {
 	xp, ip := rowBase(x, stride, idx, i0)
 	xl := at[T](xp, l)
-	pf := first && streams(x)
-	if lvl == isaWide {
+	pf := first && streams(lvl, x)
+	if lvl.isa == isaWide {
 		switch {
 		case is32[T]() && pf:
 			zAddOuterKPFF32(g, d, xl, stride, ip, c, k, n, cols, nc)

@@ -16,13 +16,7 @@ import (
 // threshold of the prefetching variants (marginsPF, addRowsPF, addOuterKNX) lowered to
 // zero, so they see every length, offset, gather list and block boundary too.
 func TestPrefetchingRowKernels(t *testing.T) {
-	saved := streamBytes
-	streamBytes = 0
-	defer func() { streamBytes = saved }()
-	for _, im := range Impls() {
-		if im.Name() != "avx2" && im.Name() != "avx512" {
-			continue
-		}
+	for _, im := range retunedImpls(func(l *level) { l.streamBytes = 0 }) {
 		t.Run("float32", func(t *testing.T) {
 			testMargins(t, im.F32())
 			testAddRows(t, im.F32())
@@ -46,12 +40,12 @@ func TestPrefetchingRowKernels(t *testing.T) {
 	}
 }
 
-func init() {
-	expectWide = func() bool {
-		c := cpuid.CPU
-		full, _ := fullWidthTable(c.VendorID, c.Family, c.Model, c.BrandName)
-		return full && cpu.X86.HasAVX2 && cpu.X86.HasFMA && cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasBMI2
-	}
+// expectWide reports whether this CPU is in the table of full-width 512-bit
+// FMA cores (with AVX-512 available): where avx512 is the default.
+func expectWide() bool {
+	c := cpuid.CPU
+	full, _ := fullWidthTable(c.VendorID, c.Family, c.Model, c.BrandName)
+	return full && cpu.X86.HasAVX2 && cpu.X86.HasFMA && cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasBMI2
 }
 
 // TestFullWidthTable checks the table that makes avx512 the default: full

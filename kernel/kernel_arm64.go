@@ -32,7 +32,7 @@ func archDefault(impls []*impl) (*impl, string) {
 // last 1..3), the row kernels take lists of row pointers, four rows at a
 // time, which the primitives below gather, and there are no register-blocked
 // multi-class kernels (MarginsK lets the classes play the rows instead).
-var neon = newImpl("neon", isaBase)
+var neon = newImpl("neon", tunedLevel(isaBase))
 
 // archChunk bounds the elements one streaming assembly call handles, so a
 // goroutine is never stuck in assembly for long (tens of microseconds).
@@ -51,15 +51,15 @@ const (
 	archOuterStrip   = 1
 )
 
-func archMarginsK[T Float](lvl isa, first bool, m unsafe.Pointer, k, n int, x []T, stride int, idx []int, i0 int, w unsafe.Pointer, d, c int) {
+func archMarginsK[T Float](lvl level, first bool, m unsafe.Pointer, k, n int, x []T, stride int, idx []int, i0 int, w unsafe.Pointer, d, c int) {
 	panic("kernel: no multi-class margins kernel on arm64")
 }
 
-func archAddOuterK[T Float](lvl isa, first bool, g unsafe.Pointer, d int, x []T, stride int, idx []int, i0, l int, c unsafe.Pointer, k, n, cols, nc int) {
+func archAddOuterK[T Float](lvl level, first bool, g unsafe.Pointer, d int, x []T, stride int, idx []int, i0, l int, c unsafe.Pointer, k, n, cols, nc int) {
 	panic("kernel: no multi-class accumulation kernel on arm64")
 }
 
-func archAddOuterKNext[T Float](lvl isa, g unsafe.Pointer, d int, x []T, stride int, idx []int, i0, l int, c unsafe.Pointer, k, n, cols, nc int, next unsafe.Pointer, nnext int) {
+func archAddOuterKNext[T Float](lvl level, g unsafe.Pointer, d int, x []T, stride int, idx []int, i0, l int, c unsafe.Pointer, k, n, cols, nc int, next unsafe.Pointer, nnext int) {
 	panic("kernel: no multi-class accumulation kernel on arm64")
 }
 
@@ -69,23 +69,23 @@ const neonMaxRows = 64
 // archRowsPerCall is the number of rows (a multiple of 4, 4..neonMaxRows) of
 // d elements that one assembly call takes: about 4·archChunk multiply-adds.
 // archClassBlock is unused on arm64 (no register-blocked kernels).
-func archMarginsKBlock[T Float](lvl isa, d int) int { return 4 }
-func archRowBlockFlops(lvl isa) int                 { return archChunkFlops }
-func archClassBlock(lvl isa) int                    { return 4 }
+func archMarginsKBlock[T Float](lvl level, d int) int { return 4 }
+func archRowBlockFlops(lvl level) int                 { return archChunkFlops }
+func archClassBlock(lvl level) int                    { return 4 }
 
-func archRowsPerCall(lvl isa, d int) int {
+func archRowsPerCall(lvl level, d int) int {
 	return min(max((4*archChunk/(d+1))&^3, 4), neonMaxRows)
 }
 
 // archOuterRows is the block of rows AddOuterK takes per class.
-func archOuterRows[T Float](lvl isa, d int) int { return archRowsPerCall(lvl, d) }
+func archOuterRows[T Float](lvl level, d int) int { return archRowsPerCall(lvl, d) }
 
 // archFusedMax is the most rows FusedLinear takes through margins, loss,
 // plus weight and gradient in one pass; a block holds about 32 KiB of rows,
 // so that they are still in L1 when the gradient pass reads them again.
 const archFusedMax = 32
 
-func archFusedBlock[T Float](lvl isa, d int) int {
+func archFusedBlock[T Float](lvl level, d int) int {
 	return min(max((32<<10)/(max(d, 1)*int(unsafe.Sizeof(T(0))))&^3, 4), archFusedMax)
 }
 
@@ -368,14 +368,14 @@ func archDotF64(x, y unsafe.Pointer, n int) float64 { return dotF64(x, y, n) }
 func archWideDotF32(x, y unsafe.Pointer, n int) float32 { return dotF32(x, y, n) }
 func archWideDotF64(x, y unsafe.Pointer, n int) float64 { return dotF64(x, y, n) }
 
-func archDot[T Float](lvl isa, x, y unsafe.Pointer, n int) T {
+func archDot[T Float](lvl level, x, y unsafe.Pointer, n int) T {
 	if is32[T]() {
 		return T(dotF32(x, y, n))
 	}
 	return T(dotF64(x, y, n))
 }
 
-func archAxpy[T Float](lvl isa, a T, x, y unsafe.Pointer, n int) {
+func archAxpy[T Float](lvl level, a T, x, y unsafe.Pointer, n int) {
 	if is32[T]() {
 		axpyF32(float32(a), x, y, n)
 		return
@@ -383,7 +383,7 @@ func archAxpy[T Float](lvl isa, a T, x, y unsafe.Pointer, n int) {
 	axpyF64(float64(a), x, y, n)
 }
 
-func archLerp[T Float](lvl isa, t T, x, y unsafe.Pointer, n int) {
+func archLerp[T Float](lvl level, t T, x, y unsafe.Pointer, n int) {
 	if is32[T]() {
 		lerpF32(float32(t), x, y, n)
 		return
@@ -429,9 +429,9 @@ func scaleP[T Float](x unsafe.Pointer, n int, a float64) {
 	scaleF64(x, n, a)
 }
 
-func archExp[T Float](lvl isa, dst, x unsafe.Pointer, n int) { expsumP[T](dst, x, n, 0) }
+func archExp[T Float](lvl level, dst, x unsafe.Pointer, n int) { expsumP[T](dst, x, n, 0) }
 
-func archLog1p[T Float](lvl isa, dst, x unsafe.Pointer, n int) {
+func archLog1p[T Float](lvl level, dst, x unsafe.Pointer, n int) {
 	if is32[T]() {
 		log1pF32(dst, x, n)
 		return
@@ -439,7 +439,7 @@ func archLog1p[T Float](lvl isa, dst, x unsafe.Pointer, n int) {
 	log1pF64(dst, x, n)
 }
 
-func archLoss[T Float](lvl isa, kind LossKind, loss, dloss, m, y unsafe.Pointer, n int) {
+func archLoss[T Float](lvl level, kind LossKind, loss, dloss, m, y unsafe.Pointer, n int) {
 	if is32[T]() {
 		switch kind {
 		case Logistic:
@@ -475,7 +475,7 @@ func plusConsts(c *[16]float64, eps float64) {
 	}
 }
 
-func archPlus[T Float](lvl isa, kind PlusKind, eps T, rho, drho, s unsafe.Pointer, n int) {
+func archPlus[T Float](lvl level, kind PlusKind, eps T, rho, drho, s unsafe.Pointer, n int) {
 	var c [16]float64
 	plusConsts(&c, float64(eps))
 	if is32[T]() {
@@ -488,7 +488,7 @@ func archPlus[T Float](lvl isa, kind PlusKind, eps T, rho, drho, s unsafe.Pointe
 // archSoftmax runs each row through max, exp-and-sum and a scale in
 // assembly; the two logarithms per row are scalar. Rows of fewer than four
 // logits gain nothing from vectors and use the generic row code.
-func archBiasReLU[T Float](lvl isa, z, b unsafe.Pointer, n, h, stride int) {
+func archBiasReLU[T Float](lvl level, z, b unsafe.Pointer, n, h, stride int) {
 	if is32[T]() {
 		biasReLUF32(z, b, n, h, stride)
 		return
@@ -496,7 +496,7 @@ func archBiasReLU[T Float](lvl isa, z, b unsafe.Pointer, n, h, stride int) {
 	biasReLUF64(z, b, n, h, stride)
 }
 
-func archReLUBackward[T Float](lvl isa, gb, dh, a unsafe.Pointer, n, h, stride int) {
+func archReLUBackward[T Float](lvl level, gb, dh, a unsafe.Pointer, n, h, stride int) {
 	if is32[T]() {
 		reluBackwardF32(gb, dh, a, n, h, stride)
 		return
@@ -504,7 +504,7 @@ func archReLUBackward[T Float](lvl isa, gb, dh, a unsafe.Pointer, n, h, stride i
 	reluBackwardF64(gb, dh, a, n, h, stride)
 }
 
-func archSoftmax[T Float](lvl isa, lossp, zp, labelp unsafe.Pointer, n, k int) {
+func archSoftmax[T Float](lvl level, lossp, zp, labelp unsafe.Pointer, n, k int) {
 	loss := unsafe.Slice((*T)(lossp), n)
 	z := unsafe.Slice((*T)(zp), n*k)
 	label := unsafe.Slice((*int32)(labelp), n)
@@ -542,7 +542,7 @@ func archSoftmax[T Float](lvl isa, lossp, zp, labelp unsafe.Pointer, n, k int) {
 // archMargins gathers row pointers and hands them to dotRows, which takes
 // them four at a time so that each load of w serves four rows; the last
 // n mod 4 rows go through dot.
-func archMargins[T Float](lvl isa, m unsafe.Pointer, mstride int, x []T, stride int, idx []int, i0, n int, w unsafe.Pointer, d int) {
+func archMargins[T Float](lvl level, m unsafe.Pointer, mstride int, x []T, stride int, idx []int, i0, n int, w unsafe.Pointer, d int) {
 	per := archRowsPerCall(lvl, d)
 	var (
 		rows [neonMaxRows]unsafe.Pointer
@@ -571,7 +571,7 @@ func archMargins[T Float](lvl isa, m unsafe.Pointer, mstride int, x []T, stride 
 
 // archAddRows hands gathered rows to axpyRows: g is loaded and stored once
 // per four rows, and the FMAs run in row order as in the generic code.
-func archAddRows[T Float](lvl isa, g unsafe.Pointer, d int, x []T, stride int, idx []int, i0, n int, c unsafe.Pointer, cstride int) {
+func archAddRows[T Float](lvl level, g unsafe.Pointer, d int, x []T, stride int, idx []int, i0, n int, c unsafe.Pointer, cstride int) {
 	per := archRowsPerCall(lvl, d)
 	var (
 		rows [neonMaxRows]unsafe.Pointer
@@ -599,7 +599,7 @@ func archAddRows[T Float](lvl isa, g unsafe.Pointer, d int, x []T, stride int, i
 }
 
 // archAddRowsK runs the NEON row kernel once for each of the n rows of g.
-func archAddRowsK[T Float](lvl isa, g unsafe.Pointer, d int, x []T, stride int, c unsafe.Pointer, k, n int) {
+func archAddRowsK[T Float](lvl level, g unsafe.Pointer, d int, x []T, stride int, c unsafe.Pointer, k, n int) {
 	for i := 0; i < n; i++ {
 		archAddRows(lvl, at[T](g, i*d), d, x, stride, nil, 0, k, at[T](c, i*k), 1)
 	}

@@ -223,10 +223,31 @@ func checkDot[T Float](t testing.TB, what string, got T, x, y []T) {
 
 // forImpls runs f for every implementation and both precisions.
 func forImpls(t *testing.T, f32 func(t *testing.T, im Impl), f64 func(t *testing.T, im Impl)) {
-	for _, im := range Impls() {
+	forEachImpl(t, Impls(), f32, f64)
+}
+
+// forEachImpl is forImpls over the implementations ims.
+func forEachImpl(t *testing.T, ims []Impl, f32 func(t *testing.T, im Impl), f64 func(t *testing.T, im Impl)) {
+	for _, im := range ims {
 		t.Run(im.Name()+"/float32", func(t *testing.T) { f32(t, im) })
 		t.Run(im.Name()+"/float64", func(t *testing.T) { f64(t, im) })
 	}
+}
+
+// retunedImpls returns this CPU's assembly implementations (Impls less the
+// generic one), each built anew at its level as tune changes it: smaller
+// sizes send small inputs down the paths that large ones take.
+func retunedImpls(tune func(*level)) []Impl {
+	var ims []Impl
+	for _, p := range impls {
+		if p == generic {
+			continue
+		}
+		lvl := p.lvl
+		tune(&lvl)
+		ims = append(ims, Impl{newImpl(p.name, lvl)})
+	}
+	return ims
 }
 
 var offsets = []int{0, 1, 2, 3, 5}
@@ -1120,7 +1141,7 @@ func TestFastPathSelected(t *testing.T) {
 			// AVX-512 is the default where 512-bit FMA is full width
 			// (the table, tested by TestFullWidthTable; AMD Zen 5 checked
 			// here independently of it).
-			if expectWide != nil && expectWide() {
+			if expectWide() {
 				want = "avx512"
 			}
 			if !puregoBuild && cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasBMI2 &&
@@ -1165,10 +1186,6 @@ func TestFastPathSelected(t *testing.T) {
 		t.Fatal("For does not return the default tables")
 	}
 }
-
-// expectWide, set by the amd64 tests, reports whether this CPU is in the
-// table of full-width 512-bit FMA cores (with AVX-512 available).
-var expectWide func() bool
 
 // ---- Allocations ---------------------------------------------------------------
 

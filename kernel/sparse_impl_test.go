@@ -9,7 +9,7 @@ package kernel
 // changed cell, a write outside). Margins are checked against the rounding
 // bound of a dot product, (n+1)·u·Σ|v·w|; AddRows is bit-exact to the
 // sequential loop, fused or unfused throughout. The assembly's calls are also
-// cut small (sparseBudget lowered), and the results must not depend on the
+// cut small (a level's sparseBudget lowered), and the results must not depend on the
 // cut.
 
 import (
@@ -204,11 +204,9 @@ func TestSparseAgainstReference(t *testing.T) {
 // minibatch gives the same bits as row by row. It also runs the kernels
 // prefetching 0, 1 and 3 rows ahead.
 func TestSparseSplit(t *testing.T) {
-	saved, savedAhead := sparseBudget, sparseAhead
-	defer func() { sparseBudget, sparseAhead = saved, savedAhead }()
-	for bi, budget := range []int{saved, 100, 33} {
-		sparseBudget, sparseAhead = budget, []int{0, 1, 3}[bi]
-		forImpls(t, func(t *testing.T, im Impl) {
+	for bi, budget := range []int{defaultSparseBudget, 100, 33} {
+		ims := retunedImpls(func(l *level) { l.sparseBudget, l.sparseAhead = budget, []int{0, 1, 3}[bi] })
+		forEachImpl(t, append(ims, Generic()), func(t *testing.T, im Impl) {
 			testSparseSplit(t, im.F32())
 			testSparseMarginsK(t, im.F32(), 2)
 			testSparseAddOuterK(t, im.F32(), 3)
