@@ -30,6 +30,7 @@ var classKDims = []int{1, 2, 3, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 21, 26,
 // rows of at least 8 features (what classKernelsC gives them), for class
 // counts 1..5.
 func TestCompactClassKernelsDirect(t *testing.T) {
+	t.Parallel()
 	lvls := []isa{isaBase}
 	if hasAVX512() {
 		lvls = append(lvls, isaWide)
@@ -195,6 +196,7 @@ func testClassKOuter(t *testing.T, lvl level, r *rand.Rand, what string, x *Comp
 // (bit for bit where they block alike: AddOuterK always, MarginsK from 4
 // classes on) and against the generic reference within the bound.
 func TestCompactClassDrivers(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(13, 6))
 	dims := []int{1, 7, 8, 15, 16, 17, 63, 64, 65, 129, 784, 800}
 	for _, im := range Impls() {
@@ -256,6 +258,7 @@ func TestCompactClassDrivers(t *testing.T) {
 // kernels, so that a silent fallback to the conversion buffer does not pass
 // as the fast path.
 func TestCompactClassKernelsSelected(t *testing.T) {
+	t.Parallel()
 	for _, i := range []isa{isaBase, isaWide} {
 		lvl := tunedLevel(i)
 		if !classKernelsC(lvl, U8, 784, 10) || !classKernelsC(lvl, BF16, 784, 10) || hasF16C && !classKernelsC(lvl, F16, 784, 10) {
@@ -278,6 +281,7 @@ func TestCompactClassKernelsSelected(t *testing.T) {
 // the rows and longer, holding a row far outside x, each ending where an
 // unreadable page starts (a read past the list faults).
 func TestCompactAddOuterKCNext(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(17, 18))
 	for _, im := range retunedImpls(func(l *level) { l.streamBytes = 0 }) {
 		ops := im.F32()

@@ -77,6 +77,7 @@ func pageEnd(t *testing.T, n int) []byte {
 // drivers of both levels (d any, tails in Go) must accumulate bit for bit
 // alike.
 func TestCompactRowKernelsDirect(t *testing.T) {
+	t.Parallel()
 	if !archRowKernels(U8) {
 		t.Skip("no compact row kernels")
 	}

@@ -341,10 +341,12 @@ func testAxpyLerp[T Float](t *testing.T, ops Ops[T]) {
 }
 
 func TestDot(t *testing.T) {
+	t.Parallel()
 	forImpls(t, func(t *testing.T, im Impl) { testDot(t, im.F32()) }, func(t *testing.T, im Impl) { testDot(t, im.F64()) })
 }
 
 func TestAxpyLerp(t *testing.T) {
+	t.Parallel()
 	forImpls(t, func(t *testing.T, im Impl) { testAxpyLerp(t, im.F32()) }, func(t *testing.T, im Impl) { testAxpyLerp(t, im.F64()) })
 }
 
@@ -449,6 +451,7 @@ func testAddRowsK[T Float](t *testing.T, ops Ops[T]) {
 }
 
 func TestAddRowsK(t *testing.T) {
+	t.Parallel()
 	forImpls(t, func(t *testing.T, im Impl) { testAddRowsK(t, im.F32()) }, func(t *testing.T, im Impl) { testAddRowsK(t, im.F64()) })
 }
 
@@ -556,22 +559,27 @@ func testAddOuterK[T Float](t *testing.T, ops Ops[T]) {
 }
 
 func TestMargins(t *testing.T) {
+	t.Parallel()
 	forImpls(t, func(t *testing.T, im Impl) { testMargins(t, im.F32()) }, func(t *testing.T, im Impl) { testMargins(t, im.F64()) })
 }
 
 func TestAddRows(t *testing.T) {
+	t.Parallel()
 	forImpls(t, func(t *testing.T, im Impl) { testAddRows(t, im.F32()) }, func(t *testing.T, im Impl) { testAddRows(t, im.F64()) })
 }
 
 func TestMarginsK(t *testing.T) {
+	t.Parallel()
 	forImpls(t, func(t *testing.T, im Impl) { testMarginsK(t, im.F32()) }, func(t *testing.T, im Impl) { testMarginsK(t, im.F64()) })
 }
 
 func TestMarginsKBlocks(t *testing.T) {
+	t.Parallel()
 	forImpls(t, func(t *testing.T, im Impl) { testMarginsKBlocks(t, im.F32()) }, func(t *testing.T, im Impl) { testMarginsKBlocks(t, im.F64()) })
 }
 
 func TestAddOuterK(t *testing.T) {
+	t.Parallel()
 	forImpls(t, func(t *testing.T, im Impl) { testAddOuterK(t, im.F32()) }, func(t *testing.T, im Impl) { testAddOuterK(t, im.F64()) })
 }
 
@@ -622,6 +630,7 @@ func testAddOuterKNext[T Float](t *testing.T, ops Ops[T]) {
 }
 
 func TestAddOuterKNext(t *testing.T) {
+	t.Parallel()
 	forImpls(t, func(t *testing.T, im Impl) { testAddOuterKNext(t, im.F32()) }, func(t *testing.T, im Impl) { testAddOuterKNext(t, im.F64()) })
 }
 
@@ -684,6 +693,7 @@ func testExpLog1p[T Float](t *testing.T, ops Ops[T]) {
 }
 
 func TestExpLog1p(t *testing.T) {
+	t.Parallel()
 	forImpls(t, func(t *testing.T, im Impl) { testExpLog1p(t, im.F32()) }, func(t *testing.T, im Impl) { testExpLog1p(t, im.F64()) })
 }
 
@@ -729,6 +739,7 @@ func testLinearLoss[T Float](t *testing.T, ops Ops[T]) {
 }
 
 func TestLinearLoss(t *testing.T) {
+	t.Parallel()
 	forImpls(t, func(t *testing.T, im Impl) { testLinearLoss(t, im.F32()) }, func(t *testing.T, im Impl) { testLinearLoss(t, im.F64()) })
 }
 
@@ -788,6 +799,7 @@ func testPlus[T Float](t *testing.T, ops Ops[T]) {
 }
 
 func TestPlus(t *testing.T) {
+	t.Parallel()
 	forImpls(t, func(t *testing.T, im Impl) { testPlus(t, im.F32()) }, func(t *testing.T, im Impl) { testPlus(t, im.F64()) })
 }
 
@@ -833,6 +845,7 @@ func testSlowLanes[T Float](t *testing.T, ops Ops[T]) {
 }
 
 func TestSlowLanes(t *testing.T) {
+	t.Parallel()
 	forImpls(t, func(t *testing.T, im Impl) { testSlowLanes(t, im.F32()) }, func(t *testing.T, im Impl) { testSlowLanes(t, im.F64()) })
 }
 
@@ -901,6 +914,7 @@ func testSoftmaxCE[T Float](t *testing.T, ops Ops[T]) {
 }
 
 func TestSoftmaxCE(t *testing.T) {
+	t.Parallel()
 	forImpls(t, func(t *testing.T, im Impl) { testSoftmaxCE(t, im.F32()) }, func(t *testing.T, im Impl) { testSoftmaxCE(t, im.F64()) })
 }
 
@@ -1022,6 +1036,7 @@ func testFusedLinear[T Float](t *testing.T, ops Ops[T]) {
 }
 
 func TestFusedLinear(t *testing.T) {
+	t.Parallel()
 	forImpls(t, func(t *testing.T, im Impl) { testFusedLinear(t, im.F32()) }, func(t *testing.T, im Impl) { testFusedLinear(t, im.F64()) })
 }
 
@@ -1030,6 +1045,7 @@ func TestFusedLinear(t *testing.T) {
 // TestGenericReference checks the formulas of every implementation (the
 // generic one first of all) against their definitions.
 func TestGenericReference(t *testing.T) {
+	t.Parallel()
 	for _, im := range Impls() {
 		ops := im.F64()
 		t.Run(im.Name(), func(t *testing.T) {
@@ -1133,6 +1149,7 @@ func TestGenericReference(t *testing.T) {
 // features (x/sys/cpu honours GODEBUG=cpu.avx2=off etc.), but the default
 // implementation is another: a silent fallback must not pass as a fast path.
 func TestFastPathSelected(t *testing.T) {
+	t.Parallel()
 	want := ""
 	switch runtime.GOARCH {
 	case "amd64":
@@ -1242,6 +1259,7 @@ func TestNoAllocs(t *testing.T) {
 // TestLongRows uses rows longer than any column block an implementation may
 // split them into, in both precisions.
 func TestLongRows(t *testing.T) {
+	t.Parallel()
 	forImpls(t, func(t *testing.T, im Impl) { testLongRows(t, im.F32()) }, func(t *testing.T, im Impl) { testLongRows(t, im.F64()) })
 }
 
@@ -1303,6 +1321,7 @@ func testLongRows[T Float](t *testing.T, ops Ops[T]) {
 }
 
 func TestLookup(t *testing.T) {
+	t.Parallel()
 	for _, im := range Impls() {
 		got, err := Lookup(im.Name())
 		if err != nil || got != im {
@@ -1319,6 +1338,7 @@ func TestLookup(t *testing.T) {
 // TestOverride checks the CVAR_KERNEL choice: a name available here wins, a
 // bad value leaves the architecture's choice and is reported, never a panic.
 func TestOverride(t *testing.T) {
+	t.Parallel()
 	arch, _ := archDefault(impls)
 	for _, im := range Impls() {
 		c := chooseDefault(im.Name())
@@ -1340,6 +1360,7 @@ func TestOverride(t *testing.T) {
 // TestDefaultReadsEnvOnFirstUse checks that the default is chosen when it is
 // first asked for, from CVAR_KERNEL as it is then, and never again.
 func TestDefaultReadsEnvOnFirstUse(t *testing.T) {
+	t.Parallel()
 	env, reads := "", 0
 	def := newDefault(func(key string) string {
 		if key != "CVAR_KERNEL" {

@@ -15,6 +15,7 @@ import (
 // than the rows of a call and of a block (archOuterRowsK), against
 // AddOuterK's bits.
 func TestAddOuterKNextListEnd(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(15, 16))
 	const k, d, rows = 10, 100, 200
 	for _, im := range retunedImpls(func(l *level) { l.streamBytes = 0 }) {

@@ -187,6 +187,7 @@ func testSparseAddOuterK[T Float](t *testing.T, ops Ops[T], k int) {
 }
 
 func TestSparseAgainstReference(t *testing.T) {
+	t.Parallel()
 	for _, k := range []int{1, 2, 3, 5} {
 		forImpls(t, func(t *testing.T, im Impl) {
 			testSparseMarginsK(t, im.F32(), k)
@@ -204,6 +205,7 @@ func TestSparseAgainstReference(t *testing.T) {
 // minibatch gives the same bits as row by row. It also runs the kernels
 // prefetching 0, 1 and 3 rows ahead.
 func TestSparseSplit(t *testing.T) {
+	t.Parallel()
 	for bi, budget := range []int{defaultSparseBudget, 100, 33} {
 		ims := retunedImpls(func(l *level) { l.sparseBudget, l.sparseAhead = budget, []int{0, 1, 3}[bi] })
 		forEachImpl(t, append(ims, Generic()), func(t *testing.T, im Impl) {
@@ -244,6 +246,7 @@ func testSparseSplit[T Float](t *testing.T, ops Ops[T]) {
 // index ≥ d, a row index out of range and inconsistent row offsets, as the
 // generic loops do through Go's bounds checks.
 func TestSparseBadInput(t *testing.T) {
+	t.Parallel()
 	for _, im := range Impls() {
 		testSparseBad(t, im)
 	}
