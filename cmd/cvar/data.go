@@ -265,77 +265,29 @@ func loadTest[T batch.Float](f *dataFlags, full *dataset.Dataset[T], src cvar.Pr
 	return test, nil
 }
 
-// scaleMode resolves -scale auto: unit for IDX images, maxabs for data held
-// sparse (zscore's division by the deviation blows up the features seen in
-// few rows, and with them the held-out tail: see dataset.FitMaxAbs), zscore
-// otherwise.
-func scaleMode(mode, kind string, sparse bool) string {
-	if mode != "auto" {
-		return mode
+// scaleMode resolves -scale: auto is unit for IDX images, else the
+// library's auto (maxabs for data held sparse, zscore otherwise; see
+// dataset.FitMaxAbs).
+func scaleMode(mode, kind string) cvar.Scaling {
+	if mode == "auto" && kind == "idx" {
+		return cvar.ScaleUnit
 	}
-	switch {
-	case kind == "idx":
-		return "unit"
-	case sparse:
-		return "maxabs"
-	}
-	return "zscore"
+	return streamScaling[mode]
 }
 
 // prepare splits full 2/3–1/3 with the seed and fits the preprocessing on
-// the training split, applying it to all parts. full is not modified; test
-// (which may be nil) is preprocessed in place.
+// the training split, applying it to all parts (cvar.Prepare). full is not
+// modified; test (which may be nil) is preprocessed in place.
 func prepare[T batch.Float](f *dataFlags, full *dataset.Dataset[T], src cvar.Provenance, kind string, seed uint64, test *dataset.Dataset[T]) (*trainingData[T], error) {
-	td := &trainingData[T]{source: src, kind: kind, test: test}
-	var err error
-	if td.train, td.val, err = dataset.Split(full, 0, seed); err != nil {
+	mode := scaleMode(f.scale.value, src.Kind)
+	p, err := cvar.Prepare(full, cvar.PrepareOptions{Scaling: mode, ScaleTarget: f.scaleY.value == "zscore", Seed: seed}, test)
+	if err != nil {
 		return nil, err
 	}
+	td := &trainingData[T]{source: src, kind: kind, train: p.Train, val: p.Val, test: test, prep: p.Preprocessing}
 	td.source.N = td.train.N
-	mode := scaleMode(f.scale.value, src.Kind, td.train.IsSparse())
-	if mode == "unit" {
-		td.prep.Divide = 255
-		if err := dataset.PreprocessDataset(&td.prep, td.train); err != nil {
-			return nil, err
-		}
-	}
-	if mode == "maxabs" {
-		st := dataset.FitMaxAbs(td.train)
-		td.prep.Mean, td.prep.Scale = st.Mean, st.Scale
-		if err := dataset.PreprocessDataset(&dataset.Preprocessing{Mean: st.Mean, Scale: st.Scale}, td.train); err != nil {
-			return nil, err
-		}
-	} else if mode == "zscore" && td.train.IsSparse() {
-		// Sparse data is scaled without centring, which keeps its zeros:
-		// the preprocessing records means of 0.
-		st := dataset.FitScaler(td.train)
-		td.prep.Mean, td.prep.Scale = st.Mean, st.Scale
-		if err := dataset.PreprocessDataset(&dataset.Preprocessing{Mean: st.Mean, Scale: st.Scale}, td.train); err != nil {
-			return nil, err
-		}
-	} else if mode == "zscore" {
-		st, err := dataset.FitStandardizer(td.train)
-		if err != nil {
-			return nil, err
-		}
-		td.prep.Mean, td.prep.Scale = st.Mean, st.Scale
-		// The training split holds the divided values already.
-		if err := dataset.StandardizeInPlace(st, td.train); err != nil {
-			return nil, err
-		}
-	}
-	for _, ds := range []*dataset.Dataset[T]{td.val, td.test} {
-		if ds != nil {
-			if err := dataset.PreprocessDataset(&td.prep, ds); err != nil {
-				return nil, err
-			}
-		}
-	}
-	if td.train.Task == dataset.Regression && f.scaleY.value == "zscore" {
-		ts := dataset.FitTargetScaler(td.train)
-		td.prep.TargetMean, td.prep.TargetScale = ts.Mean, ts.Scale
-	}
-	if td.storage, err = resolveStorage[T](f, false, src.Kind, kind, mode == "unit" || mode == "none", td.train.IsSparse()); err != nil {
+	byteScaled := mode == cvar.ScaleUnit || mode == cvar.ScaleNone
+	if td.storage, err = resolveStorage[T](f, false, src.Kind, kind, byteScaled, td.train.IsSparse()); err != nil {
 		return nil, err
 	}
 	if err := td.checkCompact(f, full); err != nil {
