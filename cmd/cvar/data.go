@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -40,38 +39,15 @@ func formatOf(path, format string) (string, error) {
 	if format != "" {
 		return format, nil
 	}
-	name := plainName(path)
-	switch ext := filepath.Ext(name); {
-	case ext == ".csv" || ext == ".tsv" || ext == ".tab":
-		return "csv", nil
-	case ext == ".svm" || ext == ".libsvm" || ext == ".svmlight" || ext == ".scale":
-		return "libsvm", nil
-	case strings.Contains(name, "idx3-ubyte") || ext == ".idx":
-		return "idx", nil
+	if format = dataset.FormatOfName(path); format == "" {
+		return "", usagef("%s: cannot guess the format from the name; give -format csv, libsvm or idx", path)
 	}
-	return "", usagef("%s: cannot guess the format from the name; give -format csv, libsvm or idx", path)
+	return format, nil
 }
 
-// plainName is the base name of path in lower case, without a trailing
-// .gz or .bz2: the name that format and delimiter are guessed from.
-func plainName(path string) string {
-	name := strings.ToLower(filepath.Base(path))
-	for _, z := range []string{".gz", ".bz2"} {
-		name = strings.TrimSuffix(name, z)
-	}
-	return name
-}
-
-// delimiterOf is the CSV delimiter of the file at path: a tab for a name
-// ending .tsv or .tab (in any case, before any .gz or .bz2), else a comma.
-// Every CSV reader of the command takes it from here.
-func delimiterOf(path string) rune {
-	switch filepath.Ext(plainName(path)) {
-	case ".tsv", ".tab":
-		return '\t'
-	}
-	return ','
-}
+// delimiterOf is the CSV delimiter of the file at path
+// (dataset.CommaOfName), for train -stream's reader.
+func delimiterOf(path string) rune { return dataset.CommaOfName(path) }
 
 // readSpec says how to read a data file.
 type readSpec struct {
@@ -125,9 +101,8 @@ func loadFile[T batch.Float](path string, rs readSpec) (*dataset.Dataset[T], err
 			ds, err = dataset.LoadIDX[T](images, labels, opt)
 			name = labels
 		} else {
-			labels := strings.Replace(path, "images-idx3", "labels-idx1", 1)
-			labels = strings.Replace(labels, "images.idx3", "labels.idx1", 1)
-			if labels == path {
+			labels, ok := dataset.IDXLabelsPath(path)
+			if !ok {
 				return nil, fmt.Errorf("%s: cannot find the label file: an IDX image file's name holds images-idx3 (or images.idx3), and its labels are in the file of the same name with labels-idx1 (labels.idx1) in its place, e.g. train-images-idx3-ubyte and train-labels-idx1-ubyte; rename the files, or give the directory of MNIST's four files", path)
 			}
 			ds, err = dataset.LoadIDX[T](path, labels, opt)
@@ -145,11 +120,11 @@ func checkRead[T batch.Float](path string, ds *dataset.Dataset[T], rs readSpec, 
 	if err != nil {
 		return nil, tooWide(tooLarge(err), rs.dimFrom, rs.maxDim)
 	}
-	ds = firstRows(ds, rs.limit)
+	ds = ds.Head(rs.limit)
 	// Training data needs two classes that occur, not merely two that are
 	// named: IDX files name the ten digits whatever their labels hold.
 	if ds.Task == dataset.Classification && rs.classes == nil {
-		if c, single := singleClass(ds); single {
+		if c, single := ds.SingleClass(); single {
 			return nil, fmt.Errorf("%s: every label is %q; classification needs at least two classes (for a regression target use -model linear or lad)", path, c)
 		}
 	}
@@ -164,21 +139,7 @@ func readCSVFile[T batch.Float](r io.Reader, path string, rs readSpec) (*dataset
 
 // csvOptions are the options of reading the CSV file at path as rs says.
 func csvOptions(path string, rs readSpec) dataset.CSVOptions {
-	return dataset.CSVOptions{Comma: delimiterOf(path), Target: rs.target, NoHeader: rs.noHeader, Task: rs.task, Classes: rs.classes, Limit: rs.limit, MaxBytes: rs.maxBytes, MaxLine: rs.maxLine}
-}
-
-// singleClass reports whether every sample of ds has the same class, and
-// which.
-func singleClass[T batch.Float](ds *dataset.Dataset[T]) (string, bool) {
-	if ds.K() < 2 {
-		return ds.Classes[0], true
-	}
-	for _, l := range ds.Labels {
-		if l != ds.Labels[0] {
-			return "", false
-		}
-	}
-	return ds.Classes[ds.Labels[0]], true
+	return dataset.CSVOptions{Comma: dataset.CommaOfName(path), Target: rs.target, NoHeader: rs.noHeader, Task: rs.task, Classes: rs.classes, Limit: rs.limit, MaxBytes: rs.maxBytes, MaxLine: rs.maxLine}
 }
 
 // autoKind resolves "auto" from the data (cvar.ModelKindFor); it checks an
@@ -381,7 +342,7 @@ func loadFull[T batch.Float](f *dataFlags, kind string) (*dataset.Dataset[T], cv
 			return nil, src, err
 		}
 		src.Name = ds.Name
-		return firstRows(ds, f.limit), src, nil
+		return ds.Head(f.limit), src, nil
 	}
 	format, err := formatOf(f.data, f.format.value)
 	if err != nil {
@@ -458,7 +419,7 @@ func loadModelData[T batch.Float](f *dataFlags, m *cvar.ModelFile) (*dataset.Dat
 			return nil, false, fmt.Errorf("the model file's built-in data cannot be drawn again: %w; give -data", err)
 		}
 		ds.Name += " (fresh sample)"
-		ds = firstRows(ds, f.limit)
+		ds = ds.Head(f.limit)
 	} else {
 		var err error
 		rs := specForModel(f, m, format)
@@ -571,16 +532,4 @@ func checkWidth[T batch.Float](ds *dataset.Dataset[T], m *cvar.ModelFile) error 
 		return fmt.Errorf("%s has %d features; the model was trained on %d", ds.Name, ds.D, m.D)
 	}
 	return nil
-}
-
-// firstRows keeps the first limit rows of ds (all of them when limit ≤ 0).
-func firstRows[T batch.Float](ds *dataset.Dataset[T], limit int) *dataset.Dataset[T] {
-	if limit <= 0 || ds.N <= limit {
-		return ds
-	}
-	rows := make([]int, limit)
-	for i := range rows {
-		rows[i] = i
-	}
-	return ds.Subset(rows)
 }
