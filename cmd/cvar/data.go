@@ -2,7 +2,6 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"os"
 	"strconv"
 	"strings"
@@ -49,97 +48,43 @@ func formatOf(path, format string) (string, error) {
 // (dataset.CommaOfName), for train -stream's reader.
 func delimiterOf(path string) rune { return dataset.CommaOfName(path) }
 
-// readSpec says how to read a data file.
+// readSpec says how to read a data file: the library's options, and
+// what fixes a LIBSVM file's width, for messages ("the model").
 type readSpec struct {
-	format   string
-	task     dataset.Task
-	classes  []string // imposed class texts, or nil
-	dim      int      // LIBSVM width, or 0 to infer
-	target   string
-	noHeader bool
-	limit    int
-	split    string  // MNIST directory: "train" or "test"
-	maxBytes int64   // the readers' MaxBytes option
-	maxLine  int64   // the readers' MaxLine option
-	maxDim   int     // LIBSVM: the MaxDim option (-max-dim)
-	dimFrom  string  // LIBSVM: what fixes dim, for messages ("the model")
-	sparse   float64 // LIBSVM: the SparseBelow option
+	dataset.FileOptions
+	dimFrom string
 }
 
-// loadFile reads one data file (or MNIST directory) as read says. IDX pixels
-// are read raw (0..255): preprocessing scales them.
+// fileOptions are the options of reading a data file of the format as
+// the flags say.
+func (f *dataFlags) fileOptions(format string) dataset.FileOptions {
+	return dataset.FileOptions{Format: format, Target: f.target, NoHeader: f.noHeader, Limit: f.limit, MaxBytes: f.maxMemory.option(), MaxLine: f.maxLine.option(), MaxDim: f.maxDim, SparseBelow: f.sparse}
+}
+
+// loadFile reads one data file (or MNIST directory) as rs says
+// (dataset.LoadFile). IDX pixels are read raw (0..255): preprocessing
+// scales them.
 func loadFile[T batch.Float](path string, rs readSpec) (*dataset.Dataset[T], error) {
-	var (
-		ds   *dataset.Dataset[T]
-		err  error
-		name = path // the file named if every label is the same
-	)
-	switch rs.format {
-	case "csv":
-		f, oerr := os.Open(path)
-		if oerr != nil {
-			return nil, oerr
-		}
-		defer f.Close()
-		return readCSVFile[T](f, path, rs)
-	case "libsvm":
-		ds, err = dataset.LoadLIBSVM[T](path, dataset.LIBSVMOptions{Dim: rs.dim, MaxDim: rs.maxDim, Task: rs.task, Classes: rs.classes, Limit: rs.limit, MaxBytes: rs.maxBytes, MaxLine: rs.maxLine, SparseBelow: rs.sparse})
-	case "idx":
-		if rs.task == dataset.Regression {
-			return nil, fmt.Errorf("%s: IDX files hold class labels; a regression model cannot use them", path)
-		}
-		opt := dataset.IDXOptions{Raw: true, Limit: rs.limit, Classes: rs.classes, MaxBytes: rs.maxBytes}
-		if st, serr := os.Stat(path); serr == nil && st.IsDir() {
-			split := rs.split
-			if split == "" {
-				split = "train"
-			}
-			images, labels, ferr := dataset.FindMNIST(path, split)
-			if ferr != nil {
-				return nil, ferr
-			}
-			ds, err = dataset.LoadIDX[T](images, labels, opt)
-			name = labels
-		} else {
-			labels, ok := dataset.IDXLabelsPath(path)
-			if !ok {
-				return nil, fmt.Errorf("%s: cannot find the label file: an IDX image file's name holds images-idx3 (or images.idx3), and its labels are in the file of the same name with labels-idx1 (labels.idx1) in its place, e.g. train-images-idx3-ubyte and train-labels-idx1-ubyte; rename the files, or give the directory of MNIST's four files", path)
-			}
-			ds, err = dataset.LoadIDX[T](path, labels, opt)
-			name = labels
-		}
-	default:
-		return nil, fmt.Errorf("unknown format %q", rs.format)
-	}
-	return checkRead(name, ds, rs, err)
+	rs.Raw = true
+	ds, err := dataset.LoadFile[T](path, rs.FileOptions)
+	return checkRead(rs.LabelsPath(path), ds, rs, err)
 }
 
 // checkRead finishes the reading of a data file: the error, -limit, and the
 // classes a training set needs.
 func checkRead[T batch.Float](path string, ds *dataset.Dataset[T], rs readSpec, err error) (*dataset.Dataset[T], error) {
 	if err != nil {
-		return nil, tooWide(tooLarge(err), rs.dimFrom, rs.maxDim)
+		return nil, tooWide(tooLarge(err), rs.dimFrom, rs.MaxDim)
 	}
-	ds = ds.Head(rs.limit)
+	ds = ds.Head(rs.Limit)
 	// Training data needs two classes that occur, not merely two that are
 	// named: IDX files name the ten digits whatever their labels hold.
-	if ds.Task == dataset.Classification && rs.classes == nil {
+	if ds.Task == dataset.Classification && rs.Classes == nil {
 		if c, single := ds.SingleClass(); single {
 			return nil, fmt.Errorf("%s: every label is %q; classification needs at least two classes (for a regression target use -model linear or lad)", path, c)
 		}
 	}
 	return ds, nil
-}
-
-// readCSVFile reads the CSV file at path from r as rs says.
-func readCSVFile[T batch.Float](r io.Reader, path string, rs readSpec) (*dataset.Dataset[T], error) {
-	ds, err := dataset.ReadCSV[T](r, path, csvOptions(path, rs))
-	return checkRead(path, ds, rs, err)
-}
-
-// csvOptions are the options of reading the CSV file at path as rs says.
-func csvOptions(path string, rs readSpec) dataset.CSVOptions {
-	return dataset.CSVOptions{Comma: dataset.CommaOfName(path), Target: rs.target, NoHeader: rs.noHeader, Task: rs.task, Classes: rs.classes, Limit: rs.limit, MaxBytes: rs.maxBytes, MaxLine: rs.maxLine}
 }
 
 // autoKind resolves "auto" from the data (cvar.ModelKindFor); it checks an
@@ -186,27 +131,28 @@ func loadTrainingData[T batch.Float](f *dataFlags, kind string, seed uint64) (*t
 // loadTest reads the -test file, or the t10k files of an MNIST directory;
 // nil when there is none.
 func loadTest[T batch.Float](f *dataFlags, full *dataset.Dataset[T], src cvar.Provenance) (*dataset.Dataset[T], error) {
-	testPath, rs := f.test, readSpec{format: src.Kind, task: full.Task, target: f.target, noHeader: f.noHeader, limit: f.limit, maxBytes: f.maxMemory.option(), maxLine: f.maxLine.option(), maxDim: f.maxDim, dimFrom: "the training data " + f.data}
-	if full.IsSparse() {
-		rs.sparse = f.sparse // the test set in the training set's storage, which the preprocessing suits
+	testPath, rs := f.test, readSpec{FileOptions: f.fileOptions(src.Kind), dimFrom: "the training data " + f.data}
+	rs.Task = full.Task
+	if !full.IsSparse() {
+		rs.SparseBelow = 0 // the test set in the training set's storage, which the preprocessing suits
 	}
 	if full.Task == dataset.Classification {
-		rs.classes = full.Classes
+		rs.Classes = full.Classes
 	}
 	if src.Kind == "libsvm" {
-		rs.dim = full.D
+		rs.Dim = full.D
 	}
 	if testPath == "" && src.Kind == "idx" && isDir(f.data) {
-		testPath, rs.split = f.data, "test"
+		testPath, rs.Split = f.data, "test"
 	} else if testPath != "" {
 		var err error
-		if rs.format, err = formatOf(testPath, f.format.value); err != nil {
+		if rs.Format, err = formatOf(testPath, f.format.value); err != nil {
 			return nil, err
 		}
-		if rs.format == "libsvm" {
-			rs.dim = full.D
+		if rs.Format == "libsvm" {
+			rs.Dim = full.D
 		}
-		rs.split = "test"
+		rs.Split = "test"
 	}
 	if testPath == "" {
 		return nil, nil
@@ -218,7 +164,7 @@ func loadTest[T batch.Float](f *dataFlags, full *dataset.Dataset[T], src cvar.Pr
 	if test.D != full.D {
 		return nil, fmt.Errorf("%s has %d features, the training data %s has %d", testPath, test.D, f.data, full.D)
 	}
-	if src.Kind == "csv" && rs.format == "csv" && !f.noHeader {
+	if src.Kind == "csv" && rs.Format == "csv" && !f.noHeader {
 		if err := checkNames(testPath, test.Features, full.Features, "the training data "+f.data); err != nil {
 			return nil, err
 		}
@@ -261,7 +207,7 @@ func prepare[T batch.Float](f *dataFlags, full *dataset.Dataset[T], src cvar.Pro
 // preprocessed, and of the test set, naming the file's line of the first
 // that it cannot hold.
 func (td *trainingData[T]) checkCompact(f *dataFlags, full *dataset.Dataset[T]) error {
-	rs := readSpec{format: td.source.Kind, target: f.target, noHeader: f.noHeader, maxBytes: f.maxMemory.option(), maxLine: f.maxLine.option()}
+	rs := readSpec{FileOptions: dataset.FileOptions{Format: td.source.Kind, Target: f.target, NoHeader: f.noHeader, MaxBytes: f.maxMemory.option(), MaxLine: f.maxLine.option()}}
 	if err := checkCompact(full, &td.prep, td.storage, sampleAt(f.data, rs, full)); err != nil {
 		return err
 	}
@@ -269,7 +215,7 @@ func (td *trainingData[T]) checkCompact(f *dataFlags, full *dataset.Dataset[T]) 
 		return nil
 	}
 	if f.test != "" {
-		rs.format, _ = formatOf(f.test, f.format.value)
+		rs.Format, _ = formatOf(f.test, f.format.value)
 	}
 	return checkCompact(td.test, nil, td.storage, sampleAt(f.test, rs, td.test))
 }
@@ -352,7 +298,8 @@ func loadFull[T batch.Float](f *dataFlags, kind string) (*dataset.Dataset[T], cv
 	if format == "csv" {
 		src.Target, src.NoHeader = f.target, f.noHeader
 	}
-	rs := readSpec{format: format, task: task, target: f.target, noHeader: f.noHeader, limit: f.limit, maxBytes: f.maxMemory.option(), maxLine: f.maxLine.option(), maxDim: f.maxDim, sparse: f.sparse}
+	rs := readSpec{FileOptions: f.fileOptions(format)}
+	rs.Task = task
 	ds, err := loadFile[T](f.data, rs)
 	return ds, src, err
 }
@@ -450,7 +397,7 @@ func readCSVForModel[T batch.Float](path string, m *cvar.ModelFile, rs readSpec)
 		return nil, false, err
 	}
 	defer f.Close()
-	ds, has, err := dataset.ReadCSVTargetOptional[T](f, path, m.D, csvOptions(path, rs))
+	ds, has, err := dataset.ReadCSVTargetOptional[T](f, path, m.D, rs.CSV(path))
 	if err != nil {
 		return nil, false, tooLarge(err)
 	}
@@ -459,7 +406,7 @@ func readCSVForModel[T batch.Float](path string, m *cvar.ModelFile, rs readSpec)
 			return nil, false, err
 		}
 	}
-	if m.Source.Kind == "csv" && !rs.noHeader {
+	if m.Source.Kind == "csv" && !rs.NoHeader {
 		if err := checkNames(path, ds.Features, m.Features, "the model file"); err != nil {
 			return nil, false, err
 		}
@@ -497,21 +444,22 @@ func missingTarget(path string, m *cvar.ModelFile) error {
 
 // specForModel reads data the way m's training data was read.
 func specForModel(f *dataFlags, m *cvar.ModelFile, format string) readSpec {
-	rs := readSpec{format: format, task: dataset.Regression, target: f.target, noHeader: f.noHeader, limit: f.limit, split: "test", maxBytes: f.maxMemory.option(), maxLine: f.maxLine.option(), maxDim: f.maxDim, dimFrom: "the model", sparse: f.sparse}
+	rs := readSpec{FileOptions: f.fileOptions(format), dimFrom: "the model"}
+	rs.Task, rs.Split = dataset.Regression, "test"
 	if m.K > 0 {
-		rs.task, rs.classes = dataset.Classification, m.Classes
+		rs.Task, rs.Classes = dataset.Classification, m.Classes
 	}
 	if format == "libsvm" {
-		rs.dim = m.D
+		rs.Dim = m.D
 	}
 	if centres(&m.Preprocessing) {
-		rs.sparse = 0 // centring fills in the zeros: such a model reads dense
+		rs.SparseBelow = 0 // centring fills in the zeros: such a model reads dense
 	}
 	if format == "csv" && m.Source.Kind == "csv" {
-		if rs.target == "" {
-			rs.target = m.Source.Target
+		if rs.Target == "" {
+			rs.Target = m.Source.Target
 		}
-		rs.noHeader = rs.noHeader || m.Source.NoHeader
+		rs.NoHeader = rs.NoHeader || m.Source.NoHeader
 	}
 	return rs
 }

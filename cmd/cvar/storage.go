@@ -221,7 +221,7 @@ func sampleAt[T batch.Float](path string, rs readSpec, ds *dataset.Dataset[T]) f
 
 // lineOf is the line of sample i of the file at path, or 0 if unknown.
 func lineOf[T batch.Float](path string, rs readSpec, ds *dataset.Dataset[T], i int) int {
-	if path == "" || rs.format != "csv" && rs.format != "libsvm" {
+	if path == "" || rs.Format != "csv" && rs.Format != "libsvm" {
 		return 0
 	}
 	f, err := os.Open(path)
@@ -230,12 +230,12 @@ func lineOf[T batch.Float](path string, rs readSpec, ds *dataset.Dataset[T], i i
 	}
 	defer f.Close()
 	var st *dataset.Stream[T]
-	if rs.format == "csv" {
-		opt := csvOptions(path, rs)
+	if rs.Format == "csv" {
+		opt := rs.CSV(path)
 		opt.Task, opt.Classes, opt.Limit = ds.Task, ds.Classes, 0
 		st, err = dataset.NewCSVStream[T](f, path, opt)
 	} else {
-		st, err = dataset.NewLIBSVMStream[T](f, path, dataset.LIBSVMOptions{Dim: ds.D, Task: ds.Task, Classes: ds.Classes, MaxBytes: rs.maxBytes, MaxLine: rs.maxLine})
+		st, err = dataset.NewLIBSVMStream[T](f, path, dataset.LIBSVMOptions{Dim: ds.D, Task: ds.Task, Classes: ds.Classes, MaxBytes: rs.MaxBytes, MaxLine: rs.MaxLine})
 	}
 	if err != nil {
 		return 0
