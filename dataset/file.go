@@ -113,3 +113,54 @@ func LoadFile[T Float](path string, opt FileOptions) (*Dataset[T], error) {
 	}
 	return nil, fmt.Errorf("dataset: unknown format %q", format)
 }
+
+// RowLine is the line of the CSV or LIBSVM file at path that holds its
+// row i (0-based, in the order of the file), found by reading the file
+// again as opt says up to that row, for messages about a row that a
+// reader returned; 0 when it cannot be found (another format, a file that
+// cannot be read again such as a pipe, or fewer rows). A LIBSVM file is
+// read with opt.Dim features, which must be known.
+func RowLine[T Float](path string, opt FileOptions, i int) int {
+	format, err := opt.format(path)
+	if err != nil || format != "csv" && format != "libsvm" {
+		return 0
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return 0
+	}
+	defer f.Close()
+	var st *Stream[T]
+	if format == "csv" {
+		st, err = NewCSVStream[T](f, path, opt.CSV(path))
+	} else {
+		st, err = NewLIBSVMStream[T](f, path, LIBSVMOptions{Dim: opt.Dim, Task: opt.Task, Classes: opt.Classes, MaxBytes: opt.MaxBytes, MaxLine: opt.MaxLine})
+	}
+	if err != nil {
+		return 0
+	}
+	for range i + 1 {
+		if _, _, _, _, err := st.NextSparse(); err != nil {
+			return 0
+		}
+	}
+	return st.Line()
+}
+
+// CheckFeatureNames refuses data read from path whose feature names got
+// differ from want, those of the data a model was trained on (ref names
+// it, such as "the model file"), naming the first column that differs:
+// the readers match columns by position, so a column renamed or moved
+// would be read as another feature. Names are compared only when both
+// have them, for the same number of features.
+func CheckFeatureNames(path string, got, want []string, ref string) error {
+	if got == nil || want == nil || len(got) != len(want) {
+		return nil
+	}
+	for j := range got {
+		if got[j] != want[j] {
+			return fmt.Errorf("%s: feature %d is named %q where %s has %q; columns are matched by position, not by name: give the columns in the training file's order and names", path, j+1, got[j], ref, want[j])
+		}
+	}
+	return nil
+}

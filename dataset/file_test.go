@@ -81,3 +81,34 @@ func TestLoadFileIDX(t *testing.T) {
 	_, err = LoadFile[float32](odd, FileOptions{})
 	wantErr(t, err, odd+": cannot find the label file", "images-idx3")
 }
+
+// TestRowLine: the line of a row, past a header, blank lines and
+// comments; 0 where there is none.
+func TestRowLine(t *testing.T) {
+	dir := t.TempDir()
+	csv := writeFile(t, filepath.Join(dir, "a.csv"), []byte("x,y\n1,0\n\n2,1\n3,0\n"))
+	svm := writeFile(t, filepath.Join(dir, "b.svm"), []byte("# c\n1 1:2\n\n0 2:1\n"))
+	for _, c := range []struct {
+		path string
+		row  int
+		want int
+	}{{csv, 0, 2}, {csv, 1, 4}, {csv, 2, 5}, {csv, 3, 0}, {svm, 0, 2}, {svm, 1, 4}, {svm, 2, 0}, {filepath.Join(dir, "none.csv"), 0, 0}} {
+		if got := RowLine[float64](c.path, FileOptions{Task: Classification, Dim: 2}, c.row); got != c.want {
+			t.Errorf("RowLine(%s, %d) = %d, want %d", filepath.Base(c.path), c.row, got, c.want)
+		}
+	}
+	if got := RowLine[float64](dir, FileOptions{}, 0); got != 0 {
+		t.Errorf("a directory: line %d", got)
+	}
+}
+
+func TestCheckFeatureNames(t *testing.T) {
+	want := []string{"a", "b", "c"}
+	for _, got := range [][]string{nil, {"a", "b"}, {"a", "b", "c"}} {
+		if err := CheckFeatureNames("f.csv", got, want, "the model file"); err != nil {
+			t.Errorf("%v: %v", got, err)
+		}
+	}
+	err := CheckFeatureNames("f.csv", []string{"a", "c", "b"}, want, "the model file")
+	wantErr(t, err, `f.csv: feature 2 is named "c" where the model file has "b"`, "by position")
+}

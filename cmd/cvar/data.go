@@ -165,7 +165,7 @@ func loadTest[T batch.Float](f *dataFlags, full *dataset.Dataset[T], src cvar.Pr
 		return nil, fmt.Errorf("%s has %d features, the training data %s has %d", testPath, test.D, f.data, full.D)
 	}
 	if src.Kind == "csv" && rs.Format == "csv" && !f.noHeader {
-		if err := checkNames(testPath, test.Features, full.Features, "the training data "+f.data); err != nil {
+		if err := dataset.CheckFeatureNames(testPath, test.Features, full.Features, "the training data "+f.data); err != nil {
 			return nil, err
 		}
 	}
@@ -407,27 +407,11 @@ func readCSVForModel[T batch.Float](path string, m *cvar.ModelFile, rs readSpec)
 		}
 	}
 	if m.Source.Kind == "csv" && !rs.NoHeader {
-		if err := checkNames(path, ds.Features, m.Features, "the model file"); err != nil {
+		if err := dataset.CheckFeatureNames(path, ds.Features, m.Features, "the model file"); err != nil {
 			return nil, false, err
 		}
 	}
 	return ds, has, nil
-}
-
-// checkNames refuses data whose feature names differ from want, those of
-// the training data, naming the first column that differs: columns are
-// matched by position, so a column renamed or moved would be read as
-// another feature. Names are compared only when both have them.
-func checkNames(path string, got, want []string, ref string) error {
-	if got == nil || want == nil || len(got) != len(want) {
-		return nil // no names, or a width that checkWidth reports
-	}
-	for j := range got {
-		if got[j] != want[j] {
-			return fmt.Errorf("%s: feature %d is named %q where %s has %q; columns are matched by position, not by name: give the columns in the training file's order and names", path, j+1, got[j], ref, want[j])
-		}
-	}
-	return nil
 }
 
 // missingTarget is the error of data without the target column where the
@@ -442,37 +426,12 @@ func missingTarget(path string, m *cvar.ModelFile) error {
 	return fmt.Errorf("%s: %s is missing: the file holds only the model's %d features; eval needs the targets (predict does not)", path, col, m.D)
 }
 
-// specForModel reads data the way m's training data was read.
+// specForModel reads data the way m's training data was read
+// (cvar.ModelFile.FileOptions); an MNIST directory's test files.
 func specForModel(f *dataFlags, m *cvar.ModelFile, format string) readSpec {
-	rs := readSpec{FileOptions: f.fileOptions(format), dimFrom: "the model"}
-	rs.Task, rs.Split = dataset.Regression, "test"
-	if m.K > 0 {
-		rs.Task, rs.Classes = dataset.Classification, m.Classes
-	}
-	if format == "libsvm" {
-		rs.Dim = m.D
-	}
-	if centres(&m.Preprocessing) {
-		rs.SparseBelow = 0 // centring fills in the zeros: such a model reads dense
-	}
-	if format == "csv" && m.Source.Kind == "csv" {
-		if rs.Target == "" {
-			rs.Target = m.Source.Target
-		}
-		rs.NoHeader = rs.NoHeader || m.Source.NoHeader
-	}
+	rs := readSpec{FileOptions: m.FileOptions(format, f.fileOptions(format)), dimFrom: "the model"}
+	rs.Split = "test"
 	return rs
-}
-
-// centres reports whether p subtracts a mean, which would fill in the zeros
-// of sparse data.
-func centres(p *dataset.Preprocessing) bool {
-	for _, m := range p.Mean {
-		if m != 0 {
-			return true
-		}
-	}
-	return false
 }
 
 func checkWidth[T batch.Float](ds *dataset.Dataset[T], m *cvar.ModelFile) error {
