@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/cvarlearn/cvar/experiment"
+	"github.com/cvarlearn/cvar/internal/outfile"
 )
 
 // The figures of experiment: the curves per epoch and the sorted tails.
@@ -34,8 +35,8 @@ func (cfg *expConfig) checkPlots() error {
 		return fmt.Errorf("-plot %s is not a directory", cfg.plotDir)
 	}
 	if err != nil {
-		if cerr := checkCreatable(cfg.plotDir); cerr != nil {
-			return cerr
+		if cerr := outfile.Creatable(cfg.plotDir); cerr != nil {
+			return fmt.Errorf("cannot create -plot %s: %w", cfg.plotDir, cerr)
 		}
 		if !errors.Is(err, fs.ErrNotExist) {
 			return err
@@ -67,24 +68,6 @@ func entryName(file string) string {
 		return builtinClass
 	}
 	return file
-}
-
-// checkCreatable reports whether MkdirAll could create dir: its nearest
-// existing ancestor must be a directory.
-func checkCreatable(dir string) error {
-	for p := filepath.Dir(dir); ; p = filepath.Dir(p) {
-		st, err := os.Stat(p)
-		switch {
-		case err == nil && st.IsDir():
-			return nil
-		case err == nil:
-			return fmt.Errorf("cannot create -plot %s: %s is not a directory", dir, p)
-		case !errors.Is(err, fs.ErrNotExist):
-			return fmt.Errorf("cannot create -plot %s: %w", dir, err)
-		case p == filepath.Dir(p):
-			return nil
-		}
-	}
 }
 
 func sanitize(s string) string {

@@ -358,7 +358,7 @@ func trainRun[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 		rep.Metrics[s.name] = metrics(m)
 		rep.order = append(rep.order, s.name)
 	}
-	return finishTraining(e, f, func() *cvar.ModelFile { return modelFileOf(td, f, model, res) }, rep, start)
+	return finishTraining(e, f, func() *cvar.ModelFile { return cvar.NewModelFile(model, res, td.train, td.prep, td.source) }, rep, start)
 }
 
 // trainError explains a divergence.
@@ -398,24 +398,6 @@ func finishTraining(e *env, f *trainFlags, modelFile func() *cvar.ModelFile, rep
 		return writeJSON(e.stdout, rep)
 	}
 	return rep.print(e.stdout)
-}
-
-// modelFileOf assembles the model file of a training run.
-func modelFileOf[T batch.Float](td *trainingData[T], f *trainFlags, model batch.Model[T], res *cvar.Result[T]) *cvar.ModelFile {
-	theta := make([]float64, len(res.Theta))
-	for i, v := range res.Theta {
-		theta[i] = float64(v)
-	}
-	mf := &cvar.ModelFile{
-		Kind: td.kind, D: td.train.D, K: td.train.K(), Precision: f.precision.value,
-		Theta: theta, Tau: res.Tau, Alpha: res.Params.Alpha, Method: res.Params.Method,
-		Classes: td.train.Classes, Features: td.train.Features, Preprocessing: td.prep,
-		Params: res.Params, Source: td.source,
-	}
-	if td.kind == batch.KindMLP {
-		mf.Hidden = f.hidden
-	}
-	return mf
 }
 
 // tune runs cvar.Tune for -tune: the training split, validated on fitVal
