@@ -51,8 +51,8 @@ func (o *FileOptions) CSV(path string) CSVOptions {
 	return CSVOptions{Comma: CommaOfName(path), Target: o.Target, NoHeader: o.NoHeader, Task: o.Task, Classes: o.Classes, Limit: o.Limit, MaxBytes: o.MaxBytes, MaxLine: o.MaxLine}
 }
 
-// LIBSVM are the options of the LIBSVM reader.
-func (o *FileOptions) LIBSVM() LIBSVMOptions {
+// libsvm are the options of the LIBSVM reader.
+func (o *FileOptions) libsvm() LIBSVMOptions {
 	return LIBSVMOptions{Dim: o.Dim, MaxDim: o.MaxDim, Task: o.Task, Classes: o.Classes, Limit: o.Limit, MaxBytes: o.MaxBytes, MaxLine: o.MaxLine, SparseBelow: o.SparseBelow}
 }
 
@@ -100,7 +100,7 @@ func LoadFile[T Float](path string, opt FileOptions) (*Dataset[T], error) {
 	case "csv":
 		return LoadCSV[T](path, opt.CSV(path))
 	case "libsvm":
-		return LoadLIBSVM[T](path, opt.LIBSVM())
+		return LoadLIBSVM[T](path, opt.libsvm())
 	case "idx":
 		if opt.Task == Regression {
 			return nil, &Error{File: path, Msg: "IDX files hold class labels; a regression model cannot use them"}

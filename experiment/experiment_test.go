@@ -120,7 +120,7 @@ func TestRunDiverged(t *testing.T) {
 		t.Fatalf("%d of %d runs diverged, want 3 of 6", len(res.Diverged), res.Runs)
 	}
 	for i, r := range res.Rows {
-		if r.Failed != 1 || len(r.Diverged) != 1 || r.Diverged[0].LR != 1e9 || r.Selected[0].LR != 0.01 {
+		if r.Failed != 1 || len(r.Diverged) != 1 || r.Diverged[0].LR != 1e9 || r.Diverged[0].Method != r.Method || r.Selected[0].LR != 0.01 {
 			t.Errorf("row %d: failed %d, diverged %v, selected %v", i, r.Failed, r.Diverged, r.Selected)
 		}
 	}
