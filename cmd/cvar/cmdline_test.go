@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"compress/gzip"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -229,19 +228,9 @@ func TestIDXNameRule(t *testing.T) {
 }
 
 // TestNoPackagePrefixes: the library packages' prefixes do not reach the
-// command's messages, at the start or inside.
+// command's messages (internal/errtext words them).
 func TestNoPackagePrefixes(t *testing.T) {
 	fails(t, 1, []string{"cvar train: no train-images-idx3-ubyte"}, "train", "-data", t.TempDir())
-	for in, want := range map[string]string{
-		"cvar: dataset: x":                 "x",
-		"batch: labels: bad":               "labels: bad",
-		"a.csv: dataset: no rows":          "a.csv: no rows",
-		"m.cvar: cvar: invalid: kernel: y": "m.cvar: invalid: y",
-	} {
-		if got := plainMessage(errors.New(in)); got != want {
-			t.Errorf("plainMessage(%q) = %q, want %q", in, got, want)
-		}
-	}
 }
 
 // TestExperimentJSONLists: experiment -json writes "diverged" as a list,
