@@ -11,14 +11,20 @@ import (
 // train, the preprocessing its features went through (such as
 // Prepared.Preprocessing), and the program's record of the data.
 func NewModelFile[T batch.Float](model batch.Model[T], res *Result[T], train *dataset.Dataset[T], prep dataset.Preprocessing, src Provenance) *ModelFile {
+	return modelFileOf(model, res, train.D, train.Classes, train.Features, prep, src)
+}
+
+// modelFileOf is the model file of a trained model with d inputs, the
+// given classes and feature names, preprocessing and provenance.
+func modelFileOf[T batch.Float](model batch.Model[T], res *Result[T], d int, classes, features []string, prep dataset.Preprocessing, src Provenance) *ModelFile {
 	theta := make([]float64, len(res.Theta))
 	for i, v := range res.Theta {
 		theta[i] = float64(v)
 	}
 	mf := &ModelFile{
-		Kind: model.Name(), D: train.D, K: train.K(), Precision: precisionOf[T](),
+		Kind: model.Name(), D: d, K: len(classes), Precision: precisionOf[T](),
 		Theta: theta, Tau: res.Tau, Alpha: res.Params.Alpha, Method: res.Params.Method,
-		Classes: train.Classes, Features: train.Features, Preprocessing: prep,
+		Classes: classes, Features: features, Preprocessing: prep,
 		Params: res.Params, Source: src,
 	}
 	if h, ok := model.(interface{ Hidden() int }); ok && mf.Kind == batch.KindMLP {

@@ -44,10 +44,6 @@ func formatOf(path, format string) (string, error) {
 	return format, nil
 }
 
-// delimiterOf is the CSV delimiter of the file at path
-// (dataset.CommaOfName), for train -stream's reader.
-func delimiterOf(path string) rune { return dataset.CommaOfName(path) }
-
 // readSpec says how to read a data file: the library's options, and
 // what fixes a LIBSVM file's width, for messages ("the model").
 type readSpec struct {
