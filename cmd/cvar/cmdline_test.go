@@ -327,6 +327,7 @@ func TestMaxDim(t *testing.T) {
 	ok(t, "train", "-data", narrow, "-epochs", "1", "-o", small)
 	fails(t, 1, []string{"test.svm:1:", "index 3 exceeds the 2 features of the model"}, "eval", "-in", small, "-data", test)
 }
+
 // TestModelFileChecksumFirst: a header damaged into another valid header
 // is reported as a checksum mismatch, not by what it seems to say; a
 // compressed model file is named as such.
