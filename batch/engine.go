@@ -35,12 +35,12 @@ const (
 // and live until Close, which stops them and waits for them to exit, so a
 // closed Engine leaves no goroutine behind. An Engine whose calls never
 // needed workers (one thread, or small batches) never started any. Between
-// calls the workers spin for up to 50 µs (the serial part of a training
-// step, so that the next call finds them awake) and then park: an idle
-// Engine costs no CPU. A gradient runs in two phases, the chunks' forward
-// and backward passes, each followed by as much of the sum of the chunks'
-// gradients as the chunks done so far allow, then the sum's last level,
-// spread over blocks of coordinates.
+// calls the workers spin, for a few times the recent gaps between calls and
+// at most 1 ms (so that the next step of a training run finds them awake),
+// and then park: an idle Engine costs no CPU. A gradient runs in two
+// phases, the chunks' forward and backward passes, each followed by as much
+// of the sum of the chunks' gradients as the chunks done so far allow, then
+// the sum's last level, spread over blocks of coordinates.
 //
 // An Engine serves one goroutine at a time: a call made while another call
 // on the same Engine is running, from another goroutine or from within the

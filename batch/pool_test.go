@@ -229,3 +229,87 @@ func BenchmarkDispatch(b *testing.B) {
 		})
 	}
 }
+
+// TestSpinBudget checks the rule of a waiting goroutine's spin: spinWait
+// before it has seen a wait, spinFactor times the mean of steady waits
+// that maxSpin can cover, never past maxSpin, spinWait again when the
+// waits stay past maxSpin, and one long wait among short ones not enough
+// to drop the spin.
+func TestSpinBudget(t *testing.T) {
+	var s spinBudget
+	if got := s.limit(); got != spinWait {
+		t.Fatalf("no wait seen: spin %v, want spinWait %v", got, spinWait)
+	}
+	steady := func(w time.Duration) {
+		for range 200 {
+			s.observe(w)
+		}
+	}
+	steady(100 * time.Microsecond)
+	if got, want := s.limit(), spinFactor*100*time.Microsecond; got < want*9/10 || got > want {
+		t.Errorf("waits of 100µs: spin %v, want about %v", got, want)
+	}
+	steady(600 * time.Microsecond)
+	if got := s.limit(); got != maxSpin {
+		t.Errorf("waits of 600µs: spin %v, want maxSpin %v", got, maxSpin)
+	}
+	steady(100 * time.Microsecond)
+	s.observe(time.Hour)
+	if got := s.limit(); got != maxSpin {
+		t.Errorf("one wait of an hour after waits of 100µs: spin %v, want maxSpin %v", got, maxSpin)
+	}
+	steady(5 * time.Millisecond)
+	if got := s.limit(); got != spinWait {
+		t.Errorf("waits of 5ms: spin %v, want spinWait %v", got, spinWait)
+	}
+	steady(10 * time.Microsecond)
+	if got := s.limit(); got != spinWait {
+		t.Errorf("waits of 10µs: spin %v, want spinWait %v", got, spinWait)
+	}
+	steady(-time.Second) // a wait that ended before it began counts as none
+	if s.mean != 0 {
+		t.Errorf("negative waits: mean %v, want 0", s.mean)
+	}
+}
+
+// busyFor spins the calling goroutine for d: the serial part of a step.
+func busyFor(d time.Duration) {
+	for t0 := time.Now(); time.Since(t0) < d; {
+	}
+}
+
+// TestPoolSpinAdapts dispatches with 300 µs of work alone between
+// dispatches, six times spinWait, and wants the helpers to have learned
+// waits of that order (their spin then spans the gap: TestSpinBudget);
+// then, left idle, every helper parks within maxSpin (a wide margin on a
+// loaded machine) and the pool stays parked. A vCPU taken from a goroutine
+// makes its waits look longer, never shorter, and a helper that sleeps
+// through several dispatches learns nothing from them.
+func TestPoolSpinAdapts(t *testing.T) {
+	const rounds, gap = 200, 300 * time.Microsecond
+	// No more goroutines than processors: a spinning helper does not yield.
+	threads := max(2, runtime.GOMAXPROCS(0))
+	helpers := int32(threads - 1)
+	p := newPool(threads, func(j, _ int) {})
+	for range rounds {
+		busyFor(gap)
+		p.dispatch(3 * threads)
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for p.sleepers.Load() != helpers && time.Now().Before(deadline) {
+		time.Sleep(maxSpin)
+	}
+	if n := p.sleepers.Load(); n != helpers {
+		t.Errorf("idle for 2s: %d of %d helpers parked", n, helpers)
+	}
+	time.Sleep(10 * maxSpin)
+	if n := p.sleepers.Load(); n != helpers {
+		t.Errorf("parked helpers woke with no dispatch: %d of %d parked", n, helpers)
+	}
+	p.close()
+	for i, b := range p.learned {
+		if b.mean < gap/2 {
+			t.Errorf("helper %d: waits of %v between dispatches learned as %v", i, gap, b.mean)
+		}
+	}
+}
