@@ -85,6 +85,12 @@ const (
 // the spin it allows.
 type spinBudget struct{ mean time.Duration }
 
+// newSpinBudget returns the budget of a goroutine that has seen no wait:
+// it spins maxSpin, as a new engine's calls are the steps of a training
+// run, which follow each other closely, and waking its helpers costs more
+// than their spin until the mean has learned the gaps.
+func newSpinBudget() spinBudget { return spinBudget{mean: maxSpin / spinFactor} }
+
 // limit is how long to spin before parking.
 func (s *spinBudget) limit() time.Duration {
 	if s.mean > maxSpin {
@@ -102,7 +108,7 @@ func (s *spinBudget) observe(w time.Duration) {
 }
 
 func newPool(threads int, run func(j, next int)) *pool {
-	p := &pool{run: run, threads: threads, clock0: time.Now(), learned: make([]spinBudget, threads-1)}
+	p := &pool{run: run, threads: threads, clock0: time.Now(), doneSpin: newSpinBudget(), learned: make([]spinBudget, threads-1)}
 	p.wake.L, p.done.L = &p.mu, &p.mu
 	p.helpers.Add(threads - 1)
 	for i := range threads - 1 {
@@ -116,7 +122,7 @@ func newPool(threads int, run func(j, next int)) *pool {
 func (p *pool) helper(learned *spinBudget) {
 	defer p.helpers.Done()
 	var seen uint64 // the generation this helper has served
-	var budget spinBudget
+	budget := newSpinBudget()
 	for {
 		g := p.await(seen, &budget)
 		if p.quit.Load() {
@@ -239,11 +245,13 @@ func (p *pool) take(g uint64) (j, k int64, first, ok bool) {
 
 // awaitFirst waits until the first phase's tasks are done. They were all
 // taken before any later task (the ticket only grows) and are running on
-// goroutines that are not waiting, so the wait ends; past spinWait it
-// yields the processor, in case one of them is waiting for it.
+// goroutines that are not waiting, so the wait ends; past maxSpin it
+// yields the processor, in case one of them is waiting for it (a yield
+// takes the scheduler's lock: many helpers yielding at once, as the
+// chunks of a step finish unevenly, queue on it).
 func (p *pool) awaitFirst() {
 	done := func() bool { return p.firstLeft.Load() == 0 }
-	for !spin(done, spinWait) {
+	for !spin(done, maxSpin) {
 		runtime.Gosched()
 	}
 }

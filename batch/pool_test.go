@@ -230,15 +230,15 @@ func BenchmarkDispatch(b *testing.B) {
 	}
 }
 
-// TestSpinBudget checks the rule of a waiting goroutine's spin: spinWait
+// TestSpinBudget checks the rule of a waiting goroutine's spin: maxSpin
 // before it has seen a wait, spinFactor times the mean of steady waits
 // that maxSpin can cover, never past maxSpin, spinWait again when the
 // waits stay past maxSpin, and one long wait among short ones not enough
 // to drop the spin.
 func TestSpinBudget(t *testing.T) {
-	var s spinBudget
-	if got := s.limit(); got != spinWait {
-		t.Fatalf("no wait seen: spin %v, want spinWait %v", got, spinWait)
+	s := newSpinBudget()
+	if got := s.limit(); got != maxSpin {
+		t.Fatalf("no wait seen: spin %v, want maxSpin %v", got, maxSpin)
 	}
 	steady := func(w time.Duration) {
 		for range 200 {
@@ -278,15 +278,19 @@ func busyFor(d time.Duration) {
 	}
 }
 
-// TestPoolSpinAdapts dispatches with 300 µs of work alone between
-// dispatches, six times spinWait, and wants the helpers to have learned
-// waits of that order (their spin then spans the gap: TestSpinBudget);
+// TestPoolSpinAdapts dispatches with 800 µs of work alone between
+// dispatches, past a new budget's mean, and wants the helpers to have
+// learned waits of that order (their spin then spans the gap:
+// TestSpinBudget);
 // then, left idle, every helper parks within maxSpin (a wide margin on a
 // loaded machine) and the pool stays parked. A vCPU taken from a goroutine
 // makes its waits look longer, never shorter, and a helper that sleeps
 // through several dispatches learns nothing from them.
 func TestPoolSpinAdapts(t *testing.T) {
-	const rounds, gap = 200, 300 * time.Microsecond
+	const rounds, gap = 150, 800 * time.Microsecond
+	if m := newSpinBudget().mean; m >= gap/2 {
+		t.Fatalf("a new budget's mean %v already passes the test's bound %v", m, gap/2)
+	}
 	// No more goroutines than processors: a spinning helper does not yield.
 	threads := max(2, runtime.GOMAXPROCS(0))
 	helpers := int32(threads - 1)
