@@ -56,10 +56,12 @@ const (
 type Engine[T Float] struct {
 	// The parts are embedded by value: the workers read their fields at
 	// the same offsets as fields of Engine's own, with no indirection.
+	// seams comes first, so that its counters, added to atomically, are
+	// 64-bit aligned on 32-bit platforms too.
+	seams
 	engineConfig[T]
 	callState[T]
 	sparseState[T]
-	seams
 
 	workers *pool // nil until the workers start, and after Close
 
@@ -123,9 +125,11 @@ type sparseState[T Float] struct {
 // seams are what the package's benchmarks measure in an Engine they made
 // (engineOptions.timing).
 type seams struct {
-	timing bool             // measure busy
-	busy   [numPhases]int64 // with timing: nanoseconds of task work, summed by phase
-	busyMu sync.Mutex
+	// With timing: nanoseconds of task work, summed by phase, added to
+	// atomically (a lock would make the tasks of many threads queue, and
+	// park, on it), and read once the calls are done.
+	busy   [numPhases]int64
+	timing bool // measure busy
 }
 
 // engineOptions are an Engine's choices beyond NewEngine's, which the

@@ -94,9 +94,7 @@ func (e *Engine[T]) task(j, next int) {
 	if ph == phaseReduce && j < e.flTasks {
 		timed = phaseBackward
 	}
-	e.busyMu.Lock()
-	e.busy[timed] += d
-	e.busyMu.Unlock()
+	atomic.AddInt64(&e.busy[timed], d)
 }
 
 // batchRows returns the rows a chunk of a minibatch of n rows.
