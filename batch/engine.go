@@ -16,12 +16,14 @@ import (
 // gradients are summed along a tree fixed by the number of chunks
 // (combine.go), so results do not depend on how many threads ran them.
 //
-// An engine of NewEngine sizes its chunks from the minibatch alone: chunks
-// of defaultChunkRows rows for a model of more than smallGradient
-// parameters (each chunk writes a gradient of its own, which the reduction
-// reads), and for the others ⌈b/minChunks⌉ rows, between minChunkRows and
-// defaultChunkRows, so that a minibatch of 512 is 16 tasks, enough for 16
-// threads.
+// An engine of NewEngine sizes its chunks from the minibatch, the model and
+// the data's kind alone: chunks of defaultChunkRows rows where a chunk's
+// gradient holds more than smallGradient coordinates (each chunk writes a
+// gradient of its own, which the reduction reads), and otherwise
+// ⌈b/minChunks⌉ rows, between minChunkRows and defaultChunkRows, so that a
+// minibatch of 512 is 16 tasks, enough for 16 threads. A chunk's gradient
+// is the model's parameters but the MLP's first layer on dense float rows,
+// which the reduction computes by columns (firstLayerModel).
 const (
 	defaultChunkRows = 64
 	minChunkRows     = 16
@@ -155,7 +157,8 @@ type engineOptions struct {
 // runtime.GOMAXPROCS(0), and more than GOMAXPROCS are clamped to it (results
 // do not depend on the thread count, and more workers than processors only
 // cost memory). It cuts batches into chunks of at most 64 rows, a size
-// that depends on the batch and the model, never on the threads. It
+// that depends on the batch, the model and the data's kind, never on the
+// threads. It
 // returns an error for a nil model or a negative thread count.
 func NewEngine[T Float](model Model[T], threads int) (*Engine[T], error) {
 	return newEngineWith(model, threads, engineOptions{})

@@ -152,8 +152,6 @@ func (e *Engine[T]) gradient(g, theta []T, data *Data[T], idx []int, n int, wt *
 	e.theta, e.data, e.idx, e.wt = theta, data, idx, wt
 	e.loss = grow(e.loss, n)
 	nc := e.setChunks(n, e.batchRows(n))
-	e.chunks[0].g = g
-	clear(g)
 	// The chunks' gradients are summed, and then run, in the same dispatch,
 	// after a firstLayerModel's first layer by blocks of columns.
 	e.flH, e.flD, e.flTasks = 0, 0, 0
@@ -165,6 +163,8 @@ func (e *Engine[T]) gradient(g, theta []T, data *Data[T], idx []int, n int, wt *
 			}
 		}
 	}
+	e.chunks[0].g = g
+	clear(g[e.flH*e.flD:]) // the chunks add into the rest; the first layer's blocks overwrite theirs
 	nr := 0
 	if nc > 1 || then != nil || e.flTasks > 0 {
 		e.sum, e.then = g, then
