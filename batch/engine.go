@@ -132,6 +132,9 @@ type seams struct {
 	// park, on it), and read once the calls are done.
 	busy   [numPhases]int64
 	timing bool // measure busy
+	// A cache line between busy, which every task writes with timing, and
+	// the configuration, which every task reads.
+	_ [64]byte
 }
 
 // engineOptions are an Engine's choices beyond NewEngine's, which the
