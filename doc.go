@@ -97,9 +97,11 @@
 // byte for byte. The parameters follow the layout of the batch model of
 // that kind (batch.NewLogistic and so on document it).
 //
-// LoadModel rejects a file that is not a model file (wrong magic), a file of
-// another version, a truncated file, a file whose checksum does not match
-// its content and a header that is inconsistent (unknown model, shapes that
+// LoadModel rejects a file that is not a model file (wrong magic; a
+// compressed file is named as such), a file of another version, a
+// truncated file, a file whose checksum does not match its content (checked
+// before the header is interpreted) and a header that is inconsistent
+// (unknown model, shapes that
 // do not match the number of parameters, non-finite parameters or
 // parameters whose Euclidean norm exceeds [MaxParamNorm] of the precision,
 // class texts that are empty, repeated or do not match k); each with an

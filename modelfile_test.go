@@ -2,6 +2,7 @@ package cvar
 
 import (
 	"bytes"
+	"compress/gzip"
 	"encoding/binary"
 	"encoding/json"
 	"errors"
@@ -418,4 +419,81 @@ func FuzzReadModel(f *testing.F) {
 			t.Fatalf("texts %q %q %+v, after a round trip %q %q %+v", m.Classes, m.Features, m.Source, back.Classes, back.Features, back.Source)
 		}
 	})
+}
+
+// TestLoadModelChecksumFirst: the checksum is verified before the header
+// is interpreted, so a header damaged into another valid one is a checksum
+// mismatch; compressed input is ErrModelFormat that says so, in one line.
+func TestLoadModelChecksumFirst(t *testing.T) {
+	good := saved(t, testModelFile(t, batch.KindSoftmax, F64))
+	for _, edit := range [][2]string{{`"softmax"`, `"softmaz"`}, {`"num_params":`, `"num_params":1`}, {`"format"`, `"formax"`}} {
+		b := bytes.Replace(good, []byte(edit[0]), []byte(edit[1]), 1)
+		if bytes.Equal(b, good) {
+			t.Fatalf("%q is not in the header", edit[0])
+		}
+		if len(edit[1]) != len(edit[0]) {
+			binary.LittleEndian.PutUint32(b[12:], binary.LittleEndian.Uint32(b[12:])+uint32(len(edit[1])-len(edit[0])))
+		}
+		if _, err := LoadModel(bytes.NewReader(b)); !errors.Is(err, ErrModelChecksum) {
+			t.Errorf("%s → %s: got %v, want ErrModelChecksum", edit[0], edit[1], err)
+		}
+	}
+	var gz bytes.Buffer
+	zw := gzip.NewWriter(&gz)
+	zw.Write(good)
+	zw.Close()
+	for kind, b := range map[string][]byte{"gzip": gz.Bytes(), "bzip2": append([]byte("BZh91AY&SY"), good...)} {
+		for name, r := range map[string]io.Reader{"sized": bytes.NewReader(b), "stream": stream{bytes.NewReader(b)}} {
+			_, err := LoadModel(r)
+			if !errors.Is(err, ErrModelFormat) || !strings.Contains(err.Error(), kind+"-compressed") || !strings.Contains(err.Error(), "decompress it first") || strings.Contains(err.Error(), "\n") {
+				t.Errorf("%s, %s: got %v", kind, name, err)
+			}
+		}
+	}
+	if _, err := LoadModel(strings.NewReader("BZh9 is a text file")); !errors.Is(err, ErrModelFormat) || strings.Contains(err.Error(), "compressed") {
+		t.Errorf("text that starts with BZh: got %v", err)
+	}
+}
+
+// TestLoadModelAppended: bytes after a matching checksum are invalid and
+// counted; a file cut in its parameters says how many it should hold.
+func TestLoadModelAppended(t *testing.T) {
+	good := saved(t, testModelFile(t, batch.KindSoftmax, F64))
+	for name, r := range map[string]func(b []byte) io.Reader{
+		"sized":  func(b []byte) io.Reader { return bytes.NewReader(b) },
+		"stream": func(b []byte) io.Reader { return stream{bytes.NewReader(b)} },
+	} {
+		_, err := LoadModel(r(append(append([]byte(nil), good...), 1, 2, 3)))
+		if !errors.Is(err, ErrModelInvalid) || !strings.Contains(err.Error(), "3 bytes after the checksum") {
+			t.Errorf("%s: 3 bytes appended: got %v", name, err)
+		}
+		_, err = LoadModel(r(good[:len(good)-12]))
+		if !errors.Is(err, ErrModelTrunc) || !strings.Contains(err.Error(), "parameters") {
+			t.Errorf("%s: cut in the parameters: got %v", name, err)
+		}
+	}
+}
+
+// countingZeros is an endless stream of zero bytes that counts what it gives.
+type countingZeros struct{ n int64 }
+
+func (z *countingZeros) Read(p []byte) (int, error) {
+	clear(p)
+	z.n += int64(len(p))
+	return len(p), nil
+}
+
+// TestLoadModelEndlessStream: a valid model followed by endless bytes on a
+// stream is refused after at most the header's announced size plus
+// streamSlack, not read to the largest model's size.
+func TestLoadModelEndlessStream(t *testing.T) {
+	good := saved(t, testModelFile(t, batch.KindSoftmax, F64))
+	z := &countingZeros{}
+	_, err := LoadModel(stream{io.MultiReader(bytes.NewReader(good), z)})
+	if !errors.Is(err, ErrModelInvalid) || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("got %v, want one line wrapping ErrModelInvalid", err)
+	}
+	if z.n > streamSlack+64<<10 {
+		t.Errorf("read %d bytes past the model, want at most about %d", z.n, streamSlack)
+	}
 }

@@ -151,140 +151,272 @@ func SaveModel(w io.Writer, m *ModelFile) error {
 // LoadModel reads a model file written by SaveModel (see "Model files" in
 // the package documentation) and checks it. Errors match ErrModelFormat,
 // ErrModelVersion, ErrModelTrunc, ErrModelChecksum or ErrModelInvalid under
-// errors.Is, or wrap the reader's error. The checks run in that order, so a file cut short
-// is reported as truncated rather than as a checksum mismatch.
+// errors.Is, or wrap the reader's error.
 //
-// LoadModel reads no more than the file's own structure asks for, and
-// checks each part before reading the next: the 8-byte magic first (so a
-// stream that is not a model file costs 8 bytes), then the version and the
-// header length (at most 64 MiB), then the header, whose shapes must give at
-// most batch.MaxParams parameters (see batch.NumParams). When r reports its
-// remaining size (an *os.File on a regular file, a *bytes.Reader, a
-// *strings.Reader) the header and the parameters must also fit in it;
-// otherwise they are read incrementally, so memory grows with the bytes
-// actually there, never with what a header claims.
+// It reads the 8-byte magic first (so a stream that is not a model file
+// costs 8 bytes, 10 to say that it is gzip- or bzip2-compressed), then the
+// version and the header length (at most 64 MiB), then the header and the
+// rest of the file, at most the 4-byte checksum and the parameters of the
+// largest model (batch.MaxParams of 8 bytes). The checksum, which covers
+// every byte before it, is verified before the header is interpreted, so a
+// damaged file is reported as such even where its header still reads as a
+// model's; a file shorter than its header announces is reported as
+// truncated, and bytes after the checksum as invalid. Only then is the
+// header checked: its shapes must give at most batch.MaxParams parameters
+// (see batch.NumParams). When r reports its remaining size (an *os.File on
+// a regular file, a *bytes.Reader, a *strings.Reader) a header longer than
+// the file, or a file larger than a model can be, is refused before it is
+// read; otherwise memory grows with the bytes actually there, never with
+// what a header claims.
 func LoadModel(r io.Reader) (*ModelFile, error) {
 	if r == nil {
 		return nil, errors.New("cvar: no reader for the model (nil io.Reader)")
 	}
 	size := remaining(r) // −1 if unknown
-	crc := crc32.New(castagnoli)
-	tr := io.TeeReader(r, crc) // every byte before the checksum
-	readErr := func(err error) error { return fmt.Errorf("cvar: reading the model: %w", err) }
-
-	var pre [16]byte
-	switch n, err := io.ReadFull(tr, pre[:len(modelMagic)]); {
-	case n == 0 && err == io.EOF:
-		return nil, fmt.Errorf("%w: the file is empty", ErrModelFormat)
-	case !strings.HasPrefix(modelMagic, string(pre[:n])):
-		return nil, fmt.Errorf("%w (it does not start with %q)", ErrModelFormat, modelMagic)
-	case err == io.ErrUnexpectedEOF:
-		return nil, truncErr("in the magic number")
-	case err != nil:
-		return nil, readErr(err)
+	pre, hlen, err := readPreamble(r, size)
+	if err != nil {
+		return nil, err
 	}
-	if _, err := io.ReadFull(tr, pre[len(modelMagic):]); err != nil {
-		if err == io.EOF || err == io.ErrUnexpectedEOF {
-			return nil, truncErr("in the 16-byte preamble")
-		}
-		return nil, readErr(err)
-	}
-	if v := binary.LittleEndian.Uint32(pre[8:]); v != ModelFileVersion {
-		return nil, fmt.Errorf("%w: the file is version %d, this program reads version %d", ErrModelVersion, v, ModelFileVersion)
-	}
-	hlen := int64(binary.LittleEndian.Uint32(pre[12:]))
-	if hlen > maxHeaderBytes {
-		return nil, fmt.Errorf("%w: header length %d exceeds %d bytes", ErrModelInvalid, hlen, maxHeaderBytes)
-	}
-	if size >= 0 && 16+hlen > size {
-		return nil, truncErr(fmt.Sprintf("in the %d-byte header", hlen))
-	}
-	js, err := readUpTo(tr, hlen)
+	js, err := readUpTo(r, hlen)
 	if err != nil {
 		return nil, readErr(err)
 	}
 	if int64(len(js)) < hlen {
 		return nil, truncErr(fmt.Sprintf("in the %d-byte header", hlen))
 	}
-	var h header
-	dec := json.NewDecoder(bytes.NewReader(js))
-	dec.DisallowUnknownFields()
-	err = dec.Decode(&h)
-	if rest := bytes.TrimLeft(js[dec.InputOffset():], " \t\r\n"); err == nil && len(rest) > 0 {
-		err = fmt.Errorf("%d bytes after its JSON object", len(rest))
-	}
+	rest, err := readRest(r, size, 16+hlen, js)
 	if err != nil {
-		// A corrupted file is more likely than a bad writer: say so when
-		// the checksum at the end of the file (read up to 64 MiB on)
-		// disagrees.
-		if rest, rerr := readUpTo(r, maxHeaderBytes+1); rerr == nil && len(rest) >= 4 && len(rest) <= maxHeaderBytes {
-			crc.Write(rest[:len(rest)-4])
-			if cerr := checkCRC(crc.Sum32(), rest[len(rest)-4:]); cerr != nil {
-				return nil, cerr
-			}
+		return nil, err
+	}
+	if err := verifyModel(pre[:], js, rest); err != nil {
+		return nil, err
+	}
+	return parseModel(js, rest[:len(rest)-4])
+}
+
+// readErr is the error of the reader that LoadModel reads from.
+func readErr(err error) error { return fmt.Errorf("cvar: reading the model: %w", err) }
+
+// readPreamble reads the 16-byte preamble — the magic, the version and the
+// header length — and returns it with the header length, checked against
+// the remaining size (−1 if unknown).
+func readPreamble(r io.Reader, size int64) (pre [16]byte, hlen int64, err error) {
+	if err := readMagic(r, pre[:len(modelMagic)]); err != nil {
+		return pre, 0, err
+	}
+	if _, err := io.ReadFull(r, pre[len(modelMagic):]); err != nil {
+		if err == io.EOF || err == io.ErrUnexpectedEOF {
+			return pre, 0, truncErr("in the 16-byte preamble")
 		}
-		return nil, fmt.Errorf("%w: header: %v", ErrModelInvalid, err)
+		return pre, 0, readErr(err)
 	}
-	if h.Format != headerFormat {
-		return nil, fmt.Errorf("%w: header format %q, want %q", ErrModelInvalid, h.Format, headerFormat)
+	if v := binary.LittleEndian.Uint32(pre[8:]); v != ModelFileVersion {
+		return pre, 0, fmt.Errorf("%w: the file is version %d, this program reads version %d", ErrModelVersion, v, ModelFileVersion)
 	}
-	var width int64
-	switch h.Precision {
-	case F32:
-		width = 4
-	case F64:
-		width = 8
-	default:
-		return nil, fmt.Errorf("%w: precision %q (want f32 or f64)", ErrModelInvalid, h.Precision)
+	hlen = int64(binary.LittleEndian.Uint32(pre[12:]))
+	if hlen > maxHeaderBytes {
+		return pre, 0, fmt.Errorf("%w: header length %d exceeds %d bytes", ErrModelInvalid, hlen, maxHeaderBytes)
+	}
+	if size >= 0 && 16+hlen > size {
+		return pre, 0, truncErr(fmt.Sprintf("in the %d-byte header", hlen))
+	}
+	return pre, hlen, nil
+}
+
+// readMagic reads the magic into b; a file that does not start with it is
+// not a model file, and one that is compressed is named as such.
+func readMagic(r io.Reader, b []byte) error {
+	n, err := io.ReadFull(r, b)
+	switch {
+	case n == 0 && err == io.EOF:
+		return fmt.Errorf("%w: the file is empty", ErrModelFormat)
+	case !strings.HasPrefix(modelMagic, string(b[:n])):
+		head := b[:n]
+		if n == len(b) && string(b[:3]) == "BZh" { // bzip2 takes 10 bytes to tell from text
+			var more [2]byte
+			m, _ := io.ReadFull(r, more[:])
+			head = append(append([]byte(nil), b...), more[:m]...)
+		}
+		if kind := dataset.Compression(head); kind != "" {
+			return fmt.Errorf("%w (it is %s-compressed): model files are not compressed; decompress it first", ErrModelFormat, kind)
+		}
+		return fmt.Errorf("%w (it does not start with %q)", ErrModelFormat, modelMagic)
+	case err == io.ErrUnexpectedEOF:
+		return truncErr("in the magic number")
+	case err != nil:
+		return readErr(err)
+	}
+	return nil
+}
+
+// maxRest is the most bytes a model file holds after its header: the
+// largest model's parameters and the checksum.
+const maxRest = batch.MaxParams*8 + 4
+
+// readRest reads the file after its header, which ends at byte at: the
+// parameters and the checksum, at most maxRest bytes. From a stream of
+// unknown size it reads at most what the header js, read leniently,
+// announces plus streamSlack (streamSlack alone where it announces
+// nothing), so that endless input is refused within a bound of the model's
+// own size; the checksum then judges what was read. A file that holds
+// more is refused.
+func readRest(r io.Reader, size, at int64, js []byte) ([]byte, error) {
+	if size >= 0 && size-at > maxRest {
+		return nil, fmt.Errorf("%w: %d bytes after the header, more than the largest model's parameters and checksum", ErrModelInvalid, size-at)
+	}
+	limit := int64(maxRest)
+	if size < 0 {
+		limit = streamSlack
+		if p, width, ok := announcedParams(js); ok {
+			limit = min(maxRest, int64(p)*width+4+streamSlack)
+		}
+	}
+	rest, err := readUpTo(r, limit+1)
+	if err != nil {
+		return nil, readErr(err)
+	}
+	if int64(len(rest)) > limit {
+		return nil, fmt.Errorf("%w: more than %d bytes after the header, more than its parameters and checksum", ErrModelInvalid, limit)
+	}
+	return rest, nil
+}
+
+// streamSlack is how many bytes past the size its header announces a model
+// read from a stream may hold before it is refused unread: enough to tell
+// bytes appended to a model from a corrupted one.
+const streamSlack = 64 << 20
+
+// verifyModel checks the checksum at the end of rest against the preamble
+// pre, the header js and the rest before it. Where it disagrees, the
+// header's shapes, precision and num_params, read leniently, say whether
+// the file is shorter than announced (truncated) or continues past a
+// checksum that matches (bytes appended); otherwise it is corrupted.
+func verifyModel(pre, js, rest []byte) error {
+	sum := func(n int64) uint32 { // the CRC-32C of the file's first 16+len(js)+n bytes
+		crc := crc32.New(castagnoli)
+		crc.Write(pre)
+		crc.Write(js)
+		crc.Write(rest[:n])
+		return crc.Sum32()
+	}
+	n := int64(len(rest))
+	if n >= 4 && checkCRC(sum(n-4), rest[n-4:]) == nil {
+		return nil
+	}
+	p, width, announced := announcedParams(js)
+	switch {
+	case announced && n < int64(p)*width:
+		return truncErr(fmt.Sprintf("in the %d parameters", p))
+	case announced && n < int64(p)*width+4, n < 4:
+		return truncErr("in the 4-byte checksum")
+	case announced && n > int64(p)*width+4:
+		end := int64(p) * width
+		if checkCRC(sum(end), rest[end:end+4]) == nil {
+			return fmt.Errorf("%w: %d bytes after the checksum", ErrModelInvalid, n-end-4)
+		}
+		return fmt.Errorf("%w (or bytes were appended to it)", checkCRC(sum(n-4), rest[n-4:]))
+	}
+	return checkCRC(sum(n-4), rest[n-4:])
+}
+
+// announcedParams reads the header js leniently for the parameters it
+// announces, their number and the bytes of each, and reports whether it
+// could: its num_params must agree with its shapes and its precision be
+// known, or the header itself may be what is damaged.
+func announcedParams(js []byte) (p int, width int64, ok bool) {
+	var h struct {
+		Model     string `json:"model"`
+		D         int    `json:"d"`
+		K         int    `json:"k"`
+		Hidden    int    `json:"hidden"`
+		Precision string `json:"precision"`
+		NumParams int    `json:"num_params"`
+	}
+	if json.Unmarshal(js, &h) != nil {
+		return 0, 0, false
 	}
 	p, err := batch.NumParams(h.Model, h.D, h.K, h.Hidden)
+	width = precisionWidth(h.Precision)
+	return p, width, err == nil && p == h.NumParams && width > 0
+}
+
+// parseModel interprets a header js whose checksum matched, and the
+// parameters' bytes raw that follow it.
+func parseModel(js, raw []byte) (*ModelFile, error) {
+	h, err := decodeHeader(js)
 	if err != nil {
-		return nil, fmt.Errorf("%w: %s", ErrModelInvalid, strings.TrimPrefix(err.Error(), "batch: "))
+		return nil, err
 	}
-	if h.NumParams != p {
-		return nil, fmt.Errorf("%w: num_params %d; a %s model with d = %d, k = %d, hidden = %d has %d", ErrModelInvalid, h.NumParams, h.Model, h.D, h.K, h.Hidden, p)
+	p, width, err := checkHeader(&h)
+	if err != nil {
+		return nil, err
 	}
 	source := h.Source.provenance()
 	if err := source.validate(); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrModelInvalid, err)
 	}
-	end := 16 + hlen + int64(p)*width
-	switch {
-	case size >= 0 && size < end:
+	switch need := int64(p) * width; {
+	case int64(len(raw)) < need:
 		return nil, truncErr(fmt.Sprintf("in the %d parameters", p))
-	case size >= 0 && size < end+4:
-		return nil, truncErr("in the 4-byte checksum")
+	case int64(len(raw)) > need:
+		return nil, fmt.Errorf("%w: %d bytes of parameters; %d parameters of %s take %d", ErrModelInvalid, len(raw), p, h.Precision, need)
 	}
-	raw, err := readUpTo(tr, int64(p)*width)
+	return modelOf(&h, source, raw, width)
+}
+
+// decodeHeader decodes the JSON header js: one object of known fields and
+// nothing after it but JSON whitespace.
+func decodeHeader(js []byte) (header, error) {
+	var h header
+	dec := json.NewDecoder(bytes.NewReader(js))
+	dec.DisallowUnknownFields()
+	err := dec.Decode(&h)
+	if rest := bytes.TrimLeft(js[dec.InputOffset():], " \t\r\n"); err == nil && len(rest) > 0 {
+		err = fmt.Errorf("%d bytes after its JSON object", len(rest))
+	}
 	if err != nil {
-		return nil, readErr(err)
+		return header{}, fmt.Errorf("%w: header: %v", ErrModelInvalid, err)
 	}
-	if int64(len(raw)) < int64(p)*width {
-		return nil, truncErr(fmt.Sprintf("in the %d parameters", p))
+	return h, nil
+}
+
+// checkHeader checks the header's format, precision and shapes, and
+// returns the number of parameters they give and the bytes of each.
+func checkHeader(h *header) (p int, width int64, err error) {
+	if h.Format != headerFormat {
+		return 0, 0, fmt.Errorf("%w: header format %q, want %q", ErrModelInvalid, h.Format, headerFormat)
 	}
-	var sum [4]byte
-	if n, err := io.ReadFull(r, sum[:]); err != nil {
-		if n < 4 && (err == io.EOF || err == io.ErrUnexpectedEOF) {
-			return nil, truncErr("in the 4-byte checksum")
-		}
-		return nil, readErr(err)
+	if width = precisionWidth(h.Precision); width == 0 {
+		return 0, 0, fmt.Errorf("%w: precision %q (want f32 or f64)", ErrModelInvalid, h.Precision)
 	}
-	extra, err := io.Copy(io.Discard, io.LimitReader(r, maxHeaderBytes))
+	p, err = batch.NumParams(h.Model, h.D, h.K, h.Hidden)
 	if err != nil {
-		return nil, readErr(err)
+		return 0, 0, fmt.Errorf("%w: %s", ErrModelInvalid, strings.TrimPrefix(err.Error(), "batch: "))
 	}
-	if err := checkCRC(crc.Sum32(), sum[:]); err != nil {
-		if extra > 0 {
-			return nil, fmt.Errorf("%w (or bytes were appended to it)", err)
-		}
-		return nil, err
+	if h.NumParams != p {
+		return 0, 0, fmt.Errorf("%w: num_params %d; a %s model with d = %d, k = %d, hidden = %d has %d", ErrModelInvalid, h.NumParams, h.Model, h.D, h.K, h.Hidden, p)
 	}
-	if extra > 0 {
-		return nil, fmt.Errorf("%w: %d or more bytes after the checksum", ErrModelInvalid, extra)
+	return p, width, nil
+}
+
+// precisionWidth is the number of bytes of a parameter of precision prec:
+// 4 for f32, 8 for f64, 0 for any other.
+func precisionWidth(prec string) int64 {
+	switch prec {
+	case F32:
+		return 4
+	case F64:
+		return 8
 	}
+	return 0
+}
+
+// modelOf builds the model of a checked header h, its provenance and the
+// bytes raw of its parameters, width bytes each, and validates it.
+func modelOf(h *header, source Provenance, raw []byte, width int64) (*ModelFile, error) {
 	m := &ModelFile{
 		Kind: h.Model, D: h.D, K: h.K, Hidden: h.Hidden, Precision: h.Precision,
-		Theta: make([]float64, p), Tau: float64(h.Tau), Alpha: float64(h.Alpha),
+		Theta: make([]float64, int64(len(raw))/width), Tau: float64(h.Tau), Alpha: float64(h.Alpha),
 		Classes: fromHeaderTexts(h.Classes), Features: fromHeaderTexts(h.Features), Preprocessing: h.Preprocessing, Source: source,
 	}
 	for i := range m.Theta {
@@ -294,6 +426,7 @@ func LoadModel(r io.Reader) (*ModelFile, error) {
 			m.Theta[i] = math.Float64frombits(binary.LittleEndian.Uint64(raw[8*i:]))
 		}
 	}
+	var err error
 	if m.Method, err = ParseMethod(h.Method); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrModelInvalid, err)
 	}

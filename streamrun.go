@@ -176,7 +176,7 @@ func (s *streamRun[T]) resolve() error {
 	if err := s.newModel(); err != nil {
 		return err
 	}
-	if passes := max(s.opt.Options.Epochs, 1); f.nTrain > MaxSteps/passes {
+	if passes := max(s.opt.Options.Epochs, 1); uint64(f.nTrain) > MaxSteps/uint64(passes) {
 		return fmt.Errorf("cvar: Epochs %d of %d steps each exceed MaxSteps (%d) steps", passes, f.nTrain, uint64(MaxSteps))
 	}
 	s.maxAbsY = f.maxAbsY

@@ -113,6 +113,7 @@ func bruteCVaR(loss []float64, alpha float64) float64 {
 // TestGradientFiniteDifferences checks every model's analytic gradient,
 // under every weighting, against central differences of the objective.
 func TestGradientFiniteDifferences(t *testing.T) {
+	t.Parallel()
 	const n, d = 37, 5
 	weightings := []Weighting{
 		{Objective: Mean},
@@ -181,6 +182,7 @@ func TestGradientFiniteDifferences(t *testing.T) {
 // TestFloat32MatchesFloat64 runs each model in float32 and float64 on the
 // same data and compares losses and gradients.
 func TestFloat32MatchesFloat64(t *testing.T) {
+	t.Parallel()
 	const n, d = 200, 9
 	for _, mc := range modelCases {
 		t.Run(mc.name, func(t *testing.T) {
@@ -255,6 +257,7 @@ func TestFloat32MatchesFloat64(t *testing.T) {
 // TestThreadsBitIdentical checks the engine's promise: the same gradient,
 // bit for bit, whatever the number of threads.
 func TestThreadsBitIdentical(t *testing.T) {
+	t.Parallel()
 	const n, d = 700, 13
 	for _, mc := range modelCases {
 		t.Run(mc.name, func(t *testing.T) {
@@ -322,6 +325,7 @@ func TestGradientDoesNotAllocate(t *testing.T) {
 
 // TestWholeDataPasses checks Losses and Scores against per-row Forward calls.
 func TestWholeDataPasses(t *testing.T) {
+	t.Parallel()
 	for _, mc := range modelCases {
 		data := testData[float64](t, 2500, 6, mc.k, 4)
 		model := mc.make(6, mc.k)
@@ -361,6 +365,7 @@ func TestWholeDataPasses(t *testing.T) {
 }
 
 func TestSampler(t *testing.T) {
+	t.Parallel()
 	s, err := NewSampler(10, 4, Shuffled, 1)
 	if err != nil {
 		t.Fatal(err)
@@ -403,6 +408,7 @@ func TestSampler(t *testing.T) {
 }
 
 func TestNewDataRejectsBadInput(t *testing.T) {
+	t.Parallel()
 	nan := math.NaN()
 	cases := []struct {
 		name string
@@ -433,6 +439,7 @@ func TestNewDataRejectsBadInput(t *testing.T) {
 // TestMLPProductsAgree checks that the kernel and gonum-BLAS matrix products
 // of the MLP give the same losses and gradient to rounding.
 func TestMLPProductsAgree(t *testing.T) {
+	t.Parallel()
 	data := testData[float64](t, 300, 20, 5, 8)
 	kern, blas := must(NewMLP[float64](20, 16, 5)), must(NewMLPBLAS[float64](20, 16, 5))
 	theta := make([]float64, kern.NumParams())
@@ -459,6 +466,7 @@ func TestMLPProductsAgree(t *testing.T) {
 // nil) is the gradient over the rows 0…n−1 listed, for every objective, when
 // n spans several chunks.
 func TestGradientFirstRows(t *testing.T) {
+	t.Parallel()
 	const n, d, k = 200, 6, 3
 	data := testData[float64](t, n, d, k, 11)
 	model := must(NewSoftmax[float64](d, k))

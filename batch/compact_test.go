@@ -56,6 +56,7 @@ func make32(n int) []float32 { return make([]float32, n) }
 // and scores agree to float32 rounding, and each is bit-identical across
 // thread counts.
 func TestCompactData(t *testing.T) {
+	t.Parallel()
 	const n, d = 700, 37
 	for _, k := range []int{2, 10} {
 		pairs := compactTwins(t, n, d, k)
@@ -137,6 +138,7 @@ func TestCompactData(t *testing.T) {
 }
 
 func TestCompactDataErrors(t *testing.T) {
+	t.Parallel()
 	u := make([]uint8, 12)
 	if _, err := NewDataU8[float32](u, 1.0/255, 3, 5, nil, []int32{0, 1, 0}, 2); err == nil {
 		t.Error("NewDataU8 took 12 bytes for 3×5")
@@ -172,6 +174,7 @@ func TestCompactDataErrors(t *testing.T) {
 // TestCompactMLP trains the MLP's minibatch gradient on u8 and f16 data and
 // on their dense twins, through the kernels and through gonum's BLAS.
 func TestCompactMLP(t *testing.T) {
+	t.Parallel()
 	const n, d, k = 200, 19, 3
 	pairs := compactTwins(t, n, d, k)
 	for _, blas := range []bool{false, true} {

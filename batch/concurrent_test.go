@@ -142,6 +142,7 @@ func TestEngineCallbackCalls(t *testing.T) {
 // each Next is one whole draw of the sampler's sequence, so afterwards the
 // sampler is where a lone goroutine's would be after as many draws.
 func TestSamplerConcurrentUse(t *testing.T) {
+	t.Parallel()
 	const goroutines, each = 8, 300
 	for _, mode := range []Sampling{WithReplacement, Shuffled, InOrder} {
 		shared := must(NewSampler(1000, 48, mode, 3))

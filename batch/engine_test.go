@@ -48,6 +48,7 @@ func runtimeProcs() int { return runtime.GOMAXPROCS(0) }
 // of every tree shape, on a model with many blocks of coordinates (the rows
 // of a chunk in increasing order), on 1–3 threads.
 func TestReductionMatchesChunkTree(t *testing.T) {
+	t.Parallel()
 	const n, d, k, rows = 300, 1500, 10, 16
 	data := testData[float64](t, n, d, k, 5)
 	model := must(NewSoftmax[float64](d, k))
@@ -114,6 +115,7 @@ func TestReductionMatchesChunkTree(t *testing.T) {
 // each chunk changes no bit of the gradient, for every objective (TopK's
 // coefficients follow their rows).
 func TestChunkRowOrder(t *testing.T) {
+	t.Parallel()
 	const n, d, k = 400, 9, 3
 	data := testData[float64](t, n, d, k, 8)
 	model := must(NewSoftmax[float64](d, k))
@@ -181,6 +183,7 @@ func (m hooked[T]) EngineHooks() *engine.Hooks { return m.h }
 // chunk and with several, on 1 to 3 threads. The engine computes with the
 // model inside, and an engine of a plain model has no hooks.
 func TestGradientThen(t *testing.T) {
+	t.Parallel()
 	testGradientThen[float32](t)
 	testGradientThen[float64](t)
 }

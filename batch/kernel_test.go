@@ -13,6 +13,7 @@ import (
 // returns a copy on the given implementation, the original keeps the
 // default, and an Engine runs its model's kernels.
 func TestWithKernel(t *testing.T) {
+	t.Parallel()
 	for _, im := range kernel.Impls() {
 		models := []Model[float32]{
 			must(NewLogistic[float32](5)).WithKernel(im),
@@ -40,6 +41,7 @@ func TestWithKernel(t *testing.T) {
 // TestTwoKernelsInOneProcess runs two engines on two implementations at the
 // same time: each must give, bit for bit, what its implementation gives alone.
 func TestTwoKernelsInOneProcess(t *testing.T) {
+	t.Parallel()
 	const n, d, k = 300, 17, 4
 	data := testData[float64](t, n, d, k, 5)
 	base := must(NewSoftmax[float64](d, k))
@@ -84,6 +86,7 @@ func TestTwoKernelsInOneProcess(t *testing.T) {
 // TestModelWithKernel puts any of this package's models on another
 // implementation through the Model interface, and refuses what it cannot.
 func TestModelWithKernel(t *testing.T) {
+	t.Parallel()
 	for _, kind := range Kinds() {
 		k, h := 3, 4
 		switch kind {
@@ -110,10 +113,12 @@ func TestModelWithKernel(t *testing.T) {
 	}
 }
 
-// TestAddBias checks the tiled Axpy of addBias against the loop it replaced,
-// bit for bit, on every implementation, for row counts that do and do not
-// fill the tile by doubling, and that a shorter second call reuses the tile.
+// TestAddBias checks the tiled Axpy of addBias against the bias added
+// element by element, bit for bit, on every implementation, for row counts
+// that do and do not fill the tile by doubling, and that a shorter second
+// call reuses the tile.
 func TestAddBias(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(5, 6))
 	for _, im := range kernel.Impls() {
 		var tile []float32

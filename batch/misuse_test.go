@@ -27,6 +27,7 @@ func noPanic(t *testing.T, name string, f func() error) error {
 // package with bad arguments and wants an error, never a panic or a silent
 // success.
 func TestMisuseReturnsErrors(t *testing.T) {
+	t.Parallel()
 	data := testData[float64](t, 100, 3, 2, 1)
 	reg := testData[float64](t, 100, 3, 0, 2)
 	model := must(NewLogistic[float64](3))
@@ -141,6 +142,7 @@ func TestMisuseReturnsErrors(t *testing.T) {
 // TestThreadsClamped checks that an engine never runs more workers than
 // GOMAXPROCS: asking for a million threads gives GOMAXPROCS.
 func TestThreadsClamped(t *testing.T) {
+	t.Parallel()
 	model := must(NewLogistic[float64](3))
 	e := must(NewEngine[float64](model, 1_000_000))
 	defer e.Close()

@@ -19,6 +19,7 @@ import (
 // short); it is bit-identical on 1, 2 and 3 threads; and the folded update
 // (gradientThen) sees every coordinate once.
 func TestMLPFirstLayerByColumns(t *testing.T) {
+	t.Parallel()
 	const n, d, h, k = 150, 2*firstLayerTaskCols + 9, 7, 3
 	rng := rand.New(rand.NewPCG(5, 6))
 	x := make([]float64, n*d)

@@ -14,6 +14,7 @@ import (
 // TestSortRows holds sortRows to a stable sort of (row, place) pairs: rows
 // spread evenly or bunched, with repeats, fewer rows than buckets, one row.
 func TestSortRows(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, n := range []int{1, 2, 3, 7, 60000, 1 << 31} {
 		for _, m := range []int{0, 1, 2, 5, 32, 64, 100, 513} {
@@ -56,6 +57,7 @@ func TestSortRows(t *testing.T) {
 // minReduceBlock, at most maxReduceBlock, and about one a thread for a small
 // gradient.
 func TestReduceBlock(t *testing.T) {
+	t.Parallel()
 	for _, n := range []int{1, 255, 256, 785, 2048, 7850, 79510} {
 		for _, threads := range []int{1, 2, 3, 8, 16} {
 			b := reduceBlock(n, threads)
@@ -74,6 +76,7 @@ func TestReduceBlock(t *testing.T) {
 // IntN of stream 0 of the seed in internal/rng, value for value: row counts
 // that are powers of two or next to them, up to the largest allowed.
 func TestSamplerDrawsAsIntN(t *testing.T) {
+	t.Parallel()
 	for _, n := range []int{1, 2, 3, 7, 8, 9, 1000, 60000, 1 << 20, 1<<40 - 1, 1 << 40} {
 		s := must(NewSampler(n, 97, WithReplacement, 11))
 		ref := rng.New(11, 0)
@@ -90,6 +93,7 @@ func TestSamplerDrawsAsIntN(t *testing.T) {
 // TestSamplerShufflesAsPerm holds each epoch of Shuffled to the next
 // Fisher–Yates pass over the previous order with the same stream.
 func TestSamplerShufflesAsPerm(t *testing.T) {
+	t.Parallel()
 	const n, b = 23, 5
 	s := must(NewSampler(n, b, Shuffled, 4))
 	ref := rng.New(4, 0)
@@ -114,6 +118,7 @@ func TestSamplerShufflesAsPerm(t *testing.T) {
 // naming the first bad row of the call, with g zero and then not run; and
 // the next call with good rows gives the bits of a fresh engine's.
 func TestChunkLabelErrors(t *testing.T) {
+	t.Parallel()
 	const n, d, k = 400, 7, 3
 	data := testData[float64](t, n, d, k, 9)
 	bad := *data
@@ -198,6 +203,7 @@ func (m *nextRecorder) Backward(wk *Work[float64], theta []float64, data *Data[f
 // goroutine runs next (in any order), every chunk but the last has one on
 // one thread, and the gradient is the same bits with hints as without.
 func TestChunkNextHint(t *testing.T) {
+	t.Parallel()
 	const n, d, k = 400, 7, 3
 	data := testData[float64](t, n, d, k, 9)
 	model := must(NewSoftmax[float64](d, k))

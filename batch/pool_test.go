@@ -13,6 +13,7 @@ import (
 // tasks exactly once, over many dispatches of changing sizes, and that close
 // stops the helpers.
 func TestPoolRunsEveryTaskOnce(t *testing.T) {
+	t.Parallel()
 	const most = 40
 	var count [most]atomic.Int32
 	p := newPool(4, func(j, _ int) { count[j].Add(1) })
@@ -46,6 +47,7 @@ func goid() int {
 // next; and every task but each goroutine's last of a dispatch is told its
 // next (the pool takes its next run before the last task of a run).
 func TestPoolNext(t *testing.T) {
+	t.Parallel()
 	const most, threads = 64, 3
 	var gid, start, end, next [most]atomic.Int64
 	var seq atomic.Int64
@@ -86,6 +88,7 @@ func TestPoolNext(t *testing.T) {
 // ahead would be caught), over many dispatches of changing sizes, and with
 // more helpers than processors.
 func TestPoolTwoPhases(t *testing.T) {
+	t.Parallel()
 	const most = 24
 	var count [2 * most]atomic.Int32
 	var firstDone atomic.Int32
@@ -161,8 +164,8 @@ func TestPoolConcurrentDispatch(t *testing.T) {
 	}
 }
 
-// chanPool is the engine's former dispatch, a channel of task numbers and a
-// WaitGroup, kept as the baseline of BenchmarkDispatch.
+// chanPool is a dispatch by a channel of task numbers and a WaitGroup,
+// the baseline of BenchmarkDispatch.
 type chanPool struct {
 	tasks chan int
 	wg    sync.WaitGroup
@@ -192,8 +195,8 @@ func (p *chanPool) dispatch(n int) {
 
 // BenchmarkDispatch times one dispatch of 16 empty tasks (a training step's
 // chunks) on all threads: the barrier's own cost, which every phase of a
-// step pays. "spin" is the engine's pool, "chan" the channel round trip it
-// replaced.
+// step pays. "spin" is the engine's pool, "chan" a channel round trip
+// (chanPool).
 //
 // With gap=20µs the caller works alone for 20 µs between dispatches (the
 // update of θ between two gradients), and the time reported is that of the

@@ -5,6 +5,7 @@ import "testing"
 // TestRegistry checks that every kind builds a model of that name whose
 // parameter count is NumParams', and that Kinds hands out its own slice.
 func TestRegistry(t *testing.T) {
+	t.Parallel()
 	kinds := Kinds()
 	if len(kinds) != 5 {
 		t.Fatalf("Kinds() = %v", kinds)

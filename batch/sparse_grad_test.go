@@ -16,6 +16,7 @@ import (
 // one a hooked model's Before hook sees, on 1, 2 and 3 threads, for the
 // linear models and softmax, every objective.
 func TestGradientSparse(t *testing.T) {
+	t.Parallel()
 	const n, d = 300, 200
 	rng := rand.New(rand.NewPCG(7, 7))
 	type mc struct {
@@ -158,6 +159,7 @@ func TestGradientSparse(t *testing.T) {
 // TestGradientSparseRefuses checks that GradientSparse refuses dense data
 // and a model without a sparse gradient, and that HasSparseGradient says so.
 func TestGradientSparseRefuses(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(3, 3))
 	sp, de := twins(t, rng, 100, 10, true)
 	wt := &Weighting{Objective: Mean}

@@ -69,6 +69,7 @@ func closeTo(a, b []float64, tol float64) (int, bool) {
 }
 
 func TestSparseLinearMatchesDense(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	const n, d = 300, 23
 	ctors := map[string]func(int) (*Linear[float64], error){
@@ -150,6 +151,7 @@ func TestSparseLinearMatchesDense(t *testing.T) {
 }
 
 func TestSparseFloat32(t *testing.T) {
+	t.Parallel()
 	// float32 CSR through the Engine: bit-identical across thread counts.
 	rng := rand.New(rand.NewPCG(3, 4))
 	const n, d = 200, 9
@@ -191,6 +193,7 @@ func TestSparseFloat32(t *testing.T) {
 }
 
 func TestNewSparseDataErrors(t *testing.T) {
+	t.Parallel()
 	y := []float64{1, 2}
 	cases := []struct {
 		name   string
@@ -246,6 +249,7 @@ func TestNewSparseDataErrors(t *testing.T) {
 }
 
 func TestSparseScaleAndRows(t *testing.T) {
+	t.Parallel()
 	// Row 0: columns 2, 0 (unsorted); row 1: column 1 twice (3 + 4 = 7);
 	// row 2 empty.
 	data, err := NewSparseData([]int64{0, 2, 4, 4}, []uint32{2, 0, 1, 1}, []float64{3, 4, 3, 4}, 3, 3, []float64{1, -5, 2}, nil, 0)
@@ -272,6 +276,7 @@ func TestSparseScaleAndRows(t *testing.T) {
 }
 
 func TestSparseSoftmaxMatchesDense(t *testing.T) {
+	t.Parallel()
 	softmax, _ := NewSoftmax[float64](17, 4)
 	sparseMatchesDense(t, softmax)
 }
@@ -279,6 +284,7 @@ func TestSparseSoftmaxMatchesDense(t *testing.T) {
 // TestSparseMLPMatchesDense: the MLP's first layer on CSR rows (the kernel
 // and the BLAS networks) gives the dense twin's gradient and scores.
 func TestSparseMLPMatchesDense(t *testing.T) {
+	t.Parallel()
 	mlp, _ := NewMLP[float64](17, 6, 4)
 	sparseMatchesDense(t, mlp)
 	blas, _ := NewMLPBLAS[float64](17, 6, 4)

@@ -10,6 +10,7 @@ import (
 // (3 classes) on rows of which a whole chunk has no non-zeros: the bits of
 // Gradient on 1 and 2 threads.
 func TestGradientSparseEmptyChunk(t *testing.T) {
+	t.Parallel()
 	const n, d, k = 64, 30, 3
 	rng := rand.New(rand.NewPCG(3, 4))
 	indptr := []int64{0}
@@ -63,6 +64,7 @@ func TestGradientSparseEmptyChunk(t *testing.T) {
 // TestGradientSparseNoNonZeros runs GradientSparse on a minibatch of rows
 // without non-zeros: only the biases are touched, with Gradient's values.
 func TestGradientSparseNoNonZeros(t *testing.T) {
+	t.Parallel()
 	const n, d, k = 40, 30, 3
 	indptr := make([]int64, n+1)
 	labels := make([]int32, n)

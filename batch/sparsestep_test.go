@@ -55,6 +55,7 @@ func stepData(t *testing.T, rng *rand.Rand, n, d int, classify bool) *Data[float
 // turn, Gradient sums the shares first), untouched coordinates unchanged;
 // the same bits on 1, 2 and 3 threads.
 func TestStepSparse(t *testing.T) {
+	t.Parallel()
 	const n, d, b = 300, 40, 170
 	const eta = 0.3
 	rng := rand.New(rand.NewPCG(8, 8))
@@ -138,6 +139,7 @@ func TestStepSparse(t *testing.T) {
 // squared, plus the bias squared; +Inf where an updated weight overflows
 // (float64) or its square does (float32).
 func TestStepSparseSquares(t *testing.T) {
+	t.Parallel()
 	indptr := []int64{0, 2, 3, 5}
 	cols := []uint32{1, 4, 0, 7, 2}
 	vals := []float64{0.5, -1, 2, 0.25, 1}
@@ -178,6 +180,7 @@ func TestStepSparseSquares(t *testing.T) {
 // unchanged, and that StepSparse refuses dense data, softmax and a nil
 // weighting, and that HasSparseStep says so.
 func TestStepSparseAccept(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(9, 9))
 	data := stepData(t, rng, 50, 10, true)
 	model := must(NewLogistic[float64](10))

@@ -123,6 +123,7 @@ func modelFor(d *Data[float64]) Model[float64] {
 // in their chunks, return an error for each invalid one too (never a
 // panic, which on a worker would end the test program).
 func TestValidate(t *testing.T) {
+	t.Parallel()
 	for _, c := range validateCases {
 		err := noPanic(t, c.name+": Validate", func() error { return c.data().Validate() })
 		switch {

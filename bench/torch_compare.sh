@@ -1,5 +1,5 @@
 #!/bin/sh
-# cvar against PyTorch on the CPU (issue 11): one Alg 3 epoch of logistic
+# cvar against PyTorch on the CPU: one Alg 3 epoch of logistic
 # regression, softmax (k = 10) and the MLP (784-100-10) on MNIST, float32,
 # batch 512, in cvar (cvarbench) and in PyTorch (bench/torch_epoch.py), and a
 # table of their seconds per epoch, their ratio and the training CVaR each

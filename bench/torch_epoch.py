@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """One epoch of cvar's CVaR-SGD (Alg 3) in PyTorch, timed.
 
-The PyTorch side of issue 11's comparison (bench/torch_compare.sh runs it
+The PyTorch side of cvar's comparison with PyTorch (bench/torch_compare.sh runs it
 beside cvarbench). It trains exactly the epoch that cvarbench times for
 `-methods alg3` (bench.EpochConfig):
 
@@ -261,7 +261,7 @@ def main(argv=None):
                     "epochs_trained": a.warm + a.epochs,
                     "train_cvar": cvar,
                     "train_mean_loss": mean,
-                    "tau": float(t.tau),
+                    "tau": float(torch.as_tensor(t.tau).detach()),
                     "torch": torch.__version__,
                     "python": sys.version.split()[0],
                     "blas": blas_libraries(),

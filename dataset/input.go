@@ -105,17 +105,31 @@ func decompressKind(r io.Reader, name string) (*bufio.Reader, string, error) {
 	}
 	br := bufio.NewReaderSize(r, 1<<16)
 	magic, _ := br.Peek(10) // short input simply matches nothing
-	switch {
-	case isGzip(magic):
+	switch Compression(magic) {
+	case "gzip":
 		zr, err := gzip.NewReader(br)
 		if err != nil {
 			return nil, "", &Error{File: name, Msg: "corrupt gzip header", Err: err}
 		}
 		return bufio.NewReaderSize(&decodeReader{r: zr, kind: "gzip"}, 1<<16), "gzip", nil
-	case isBzip2(magic):
+	case "bzip2":
 		return bufio.NewReaderSize(&decodeReader{r: bzip2.NewReader(br), kind: "bzip2"}, 1<<16), "bzip2", nil
 	}
 	return br, "", nil
+}
+
+// Compression names the compression whose magic bytes b starts with:
+// "gzip", "bzip2", or "" for none (or too few bytes to tell). It needs 10
+// bytes to recognise bzip2 (see isBzip2), 3 for gzip. It is the one test
+// of compression that the module's readers of data and of model files use.
+func Compression(b []byte) string {
+	switch {
+	case isGzip(b):
+		return "gzip"
+	case isBzip2(b):
+		return "bzip2"
+	}
+	return ""
 }
 
 // isGzip recognises the gzip magic 1f 8b followed by the deflate method.

@@ -57,7 +57,7 @@ func (c SynthTextConfig) withDefaults() SynthTextConfig {
 func SyntheticText[T Float](cfg SynthTextConfig) (*Dataset[T], error) {
 	cfg = cfg.withDefaults()
 	switch {
-	case cfg.N < 1 || cfg.D < 1 || cfg.D > math.MaxUint32:
+	case cfg.N < 1 || cfg.D < 1 || uint64(cfg.D) > math.MaxUint32:
 		return nil, fmt.Errorf("dataset: synthetic text of %d rows and %d features; want N ≥ 1 and 1 ≤ D ≤ 2³²−1", cfg.N, cfg.D)
 	case cfg.NNZ < 1 || cfg.NNZ > cfg.D:
 		return nil, fmt.Errorf("dataset: synthetic text with %d non-zeros a row of %d features; want 1 ≤ NNZ ≤ D", cfg.NNZ, cfg.D)

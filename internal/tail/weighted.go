@@ -65,7 +65,36 @@ func weightedCVaRVaR[T Float](piv pivots, losses []T, weights []float64, alpha f
 	if len(perm) < n {
 		panic("tail.WeightedCVaRVaR: len(perm) < len(losses)")
 	}
-	// Compact the positive-weight indices into perm.
+	t, ok := newWeightedTail(losses, weights, alpha, perm)
+	if !ok {
+		return math.NaN(), math.NaN()
+	}
+	if t.A >= t.W { // α = 1 (or within rounding of it): every sample is in the tail
+		return t.whole()
+	}
+	j, acc := t.boundary(piv)
+	if j >= len(t.p) { // only by rounding: the tail holds everything
+		return t.whole()
+	}
+	return t.beyond(j, acc)
+}
+
+// weightedTail is a weighted CVaR and VaR in the making: the
+// positive-weight indices p of losses, their weights ws, total W and tail
+// weight A = α·W (snapped as in Count), and the powers of two sx (the
+// losses) and sw (the weights) that keep Σ w_i·ℓ_i finite (see bigAbs):
+// 1 for ordinary inputs, sw only below 1 when W·max|ℓ| could overflow.
+type weightedTail[T Float] struct {
+	losses []T
+	p      []int
+	ws     wts
+	W, A   float64
+	sx, sw float64
+}
+
+// newWeightedTail compacts the positive-weight indices into perm and sums
+// their weights; ok is false when there are none.
+func newWeightedTail[T Float](losses []T, weights []float64, alpha float64, perm []int) (t weightedTail[T], ok bool) {
 	np := 0
 	ws := wts{w: weights, unit: true}
 	var c float64
@@ -81,7 +110,7 @@ func weightedCVaRVaR[T Float](piv pivots, losses []T, weights []float64, alpha f
 		}
 	}
 	if np == 0 {
-		return math.NaN(), math.NaN()
+		return weightedTail[T]{}, false
 	}
 	p := perm[:np]
 	var tw ksum
@@ -89,96 +118,88 @@ func weightedCVaRVaR[T Float](piv pivots, losses []T, weights []float64, alpha f
 		tw.add(ws.at(i))
 	}
 	W := tw.sum()
-	A := snap(alpha * W)
-	// Scales that keep Σ w_i·ℓ_i finite (see bigAbs): sx for the losses,
-	// sw for the weights when W·max|ℓ| could overflow. Both are powers of
-	// two and 1 for ordinary inputs.
 	amax := 0.0
 	for _, i := range p {
 		amax = max(amax, math.Abs(float64(losses[i])))
 	}
 	sx := scaleFor(amax)
-	sw := weightScale(W, amax*sx)
+	return weightedTail[T]{losses: losses, p: p, ws: ws, W: W, A: snap(alpha * W), sx: sx, sw: weightScale(W, amax*sx)}, true
+}
 
-	if A >= W { // α = 1 (or within rounding of it): every sample is in the tail
-		var num ksum
-		mn, mx := math.Inf(1), math.Inf(-1)
-		for _, i := range p {
-			x := float64(losses[i])
-			num.add((ws.at(i) * sw) * (x * sx))
-			mn = min(mn, x)
-			mx = max(mx, x)
-		}
-		return min(max(num.sum()/(W*sw)/sx, mn), mx), mn
+// whole returns the CVaR and VaR when every sample is in the tail: the
+// weighted mean, clamped to the losses' range, and the least loss.
+func (t *weightedTail[T]) whole() (cvar, vr float64) {
+	var num ksum
+	mn, mx := math.Inf(1), math.Inf(-1)
+	for _, i := range t.p {
+		x := float64(t.losses[i])
+		num.add((t.ws.at(i) * t.sw) * (x * t.sx))
+		mn = min(mn, x)
+		mx = max(mx, x)
 	}
+	return min(max(num.sum()/(t.W*t.sw)/t.sx, mn), mx), mn
+}
 
-	// Weighted quickselect for the boundary position j: the first position
-	// (in rank order) whose cumulative weight, itself included, exceeds A.
-	s := newSelector(losses, p, piv)
-	s.budget = budgetFactor*np + 64
+// boundary finds by weighted quickselect the boundary position j: the
+// first position (in rank order) whose cumulative weight, itself included,
+// exceeds A. It returns j (len(p) only by rounding) and the weight acc of
+// p[:j], all ranked before the boundary.
+func (t *weightedTail[T]) boundary(piv pivots) (j int, acc float64) {
+	p, ws, A := t.p, t.ws, t.A
+	s := newSelector(t.losses, p, piv)
+	s.budget = budgetFactor*len(p) + 64
 	s.mom = piv == medianOfMedians
-	lo, hi := 0, np
-	var acc ksum // weight of p[:lo], all ranked before the boundary
-	j := -1
-	for j < 0 {
+	lo, hi := 0, len(p)
+	var sum ksum // weight of p[:lo], all ranked before the boundary
+	for {
 		if hi-lo <= smallRange {
 			s.insertion(lo, hi)
-			j = hi // rounding fallback: hi is a pivot's final position (or np)
 			for q := lo; q < hi; q++ {
 				wq := ws.at(p[q])
-				if acc.sum()+wq > A {
-					j = q
-					break
+				if sum.sum()+wq > A {
+					return q, sum.sum()
 				}
-				acc.add(wq)
+				sum.add(wq)
 			}
-			break
+			return hi, sum.sum() // rounding fallback: hi is a pivot's final position (or len(p))
 		}
 		q := s.split(lo, hi)
 		var l ksum
 		for _, i := range p[lo:q] {
 			l.add(ws.at(i))
 		}
-		before := acc.sum() + l.sum()
+		before := sum.sum() + l.sum()
 		if before > A {
 			hi = q
 			continue
 		}
-		acc.add(l.sum())
+		sum.add(l.sum())
 		wq := ws.at(p[q])
 		if before+wq > A {
-			j = q
-			break
+			return q, sum.sum()
 		}
-		acc.add(wq)
+		sum.add(wq)
 		lo = q + 1
 	}
+}
 
-	if j >= np { // only by rounding: the tail holds everything
-		mn := math.Inf(1)
-		var num ksum
-		mx := math.Inf(-1)
-		for _, i := range p {
-			x := float64(losses[i])
-			num.add((ws.at(i) * sw) * (x * sx))
-			mn = min(mn, x)
-			mx = max(mx, x)
-		}
-		return min(max(num.sum()/(W*sw)/sx, mn), mx), mn
-	}
-	vr = float64(losses[p[j]])
+// beyond returns the CVaR and VaR for the boundary position j < len(p)
+// and the weight acc of the samples ranked before it: VaR is its loss, and
+// the boundary sample takes the tail weight that those leave, A − acc.
+func (t *weightedTail[T]) beyond(j int, acc float64) (cvar, vr float64) {
+	vr = float64(t.losses[t.p[j]])
 	if j == 0 {
 		return vr, vr
 	}
 	var num ksum
 	mx := math.Inf(-1)
-	for _, i := range p[:j] {
-		x := float64(losses[i])
-		num.add((ws.at(i) * sw) * (x * sx))
+	for _, i := range t.p[:j] {
+		x := float64(t.losses[i])
+		num.add((t.ws.at(i) * t.sw) * (x * t.sx))
 		mx = max(mx, x)
 	}
-	rest := max(A-acc.sum(), 0)
-	cvar = (num.sum() + (rest*sw)*(vr*sx)) / (A * sw) / sx
+	rest := max(t.A-acc, 0)
+	cvar = (num.sum() + (rest*t.sw)*(vr*t.sx)) / (t.A * t.sw) / t.sx
 	return min(max(cvar, vr), max(mx, vr)), vr
 }
 
