@@ -239,6 +239,7 @@ func BenchmarkDispatch(b *testing.B) {
 // waits stay past maxSpin, and one long wait among short ones not enough
 // to drop the spin.
 func TestSpinBudget(t *testing.T) {
+	t.Parallel()
 	s := newSpinBudget()
 	if got := s.limit(); got != maxSpin {
 		t.Fatalf("no wait seen: spin %v, want maxSpin %v", got, maxSpin)
@@ -288,7 +289,8 @@ func busyFor(d time.Duration) {
 // then, left idle, every helper parks within maxSpin (a wide margin on a
 // loaded machine) and the pool stays parked. A vCPU taken from a goroutine
 // makes its waits look longer, never shorter, and a helper that sleeps
-// through several dispatches learns nothing from them.
+// through several dispatches learns nothing from them. It does not run in
+// parallel with other tests: it times waits on all processors.
 func TestPoolSpinAdapts(t *testing.T) {
 	const rounds, gap = 150, 800 * time.Microsecond
 	if m := newSpinBudget().mean; m >= gap/2 {
