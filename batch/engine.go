@@ -109,6 +109,7 @@ type callState[T Float] struct {
 	// own flBuf) before the reduction's blocks, which start at flH·flD.
 	flH, flD, flTasks int
 	rblock            int         // coordinates a reduction block (reduceBlock)
+	blockTree         bool        // the reduction's blocks sum every level of the chunks' tree (treeInBlocks)
 	failed            atomic.Bool // a chunk of the current gradient found a bad label
 	flBuf             [][]T
 	inline            bool             // run the current call's tasks on the calling goroutine

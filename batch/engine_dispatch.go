@@ -223,7 +223,9 @@ func (e *Engine[T]) run(ph phase, j, next int) {
 			coef = c.wk.coef
 		}
 		e.backward(c, data, idx, coef, g)
-		e.combine(j, e.flH*e.flD)
+		if !e.blockTree {
+			e.combine(j, e.flH*e.flD)
+		}
 	case phaseLosses, phaseScores:
 		e.wholeDataChunk(c, ph)
 	}

@@ -39,7 +39,9 @@ func (e *Engine[T]) stepChunk(j int, c *chunk[T], next int) {
 	}
 	c.wk.next = nil // the hint is this step's: no later pass reads it, nor keeps the caller's rows
 	putLosses(e.loss, c)
-	e.combine(j, e.flH*e.flD)
+	if !e.blockTree {
+		e.combine(j, e.flH*e.flD)
+	}
 }
 
 // forward runs the model's Forward on chunk c's rows, or, in
@@ -166,11 +168,13 @@ func (e *Engine[T]) gradient(g, theta []T, data *Data[T], idx []int, n int, wt *
 	e.chunks[0].g = g
 	clear(g[e.flH*e.flD:]) // the chunks add into the rest; the first layer's blocks overwrite theirs
 	nr := 0
+	e.blockTree = false
 	if nc > 1 || then != nil || e.flTasks > 0 {
 		e.sum, e.then = g, then
 		rest := len(g) - e.flH*e.flD
 		e.rblock = reduceBlock(rest, e.threads)
 		nr = e.flTasks + (rest+e.rblock-1)/e.rblock
+		e.blockTree = e.treeInBlocks(nc)
 	}
 	e.failed.Store(false)
 	if wt.Objective == TopK {
