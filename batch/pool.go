@@ -184,12 +184,15 @@ func (p *pool) await(seen uint64, budget *spinBudget) uint64 {
 // a run of tasks at a time, a share of those left of its phase that
 // shrinks to one as they run out (half of them a thread), so that a
 // dispatch of many short tasks on few threads costs few round trips of the
-// shared counters between the cores, and the last tasks still spread. It
-// takes its next run before the last task of the current one, so that
-// every task but a goroutine's last is told the task that follows it (a
-// task may ready that one's data while it runs: the engine's prefetch of
-// the next chunk's rows); a goroutine holds at most one run it has not
-// started.
+// shared counters between the cores, and the last tasks still spread.
+// While its phase has at least a task a thread left untaken, it takes its
+// next run before the last task of the current one, so that the task is
+// told the task that follows it (a task may ready that one's data while it
+// runs: the engine's prefetch of the next chunk's rows); with fewer left it
+// takes the next run once the current one is done, so that no goroutine
+// holds a task that an idle one could run (a step of 16 chunks on 16
+// threads would otherwise run on 8 of them, two chunks each). A goroutine
+// holds at most one run it has not started.
 func (p *pool) work(g uint64) {
 	j, k, first, ok := p.take(g)
 	for ok {
@@ -197,14 +200,15 @@ func (p *pool) work(g uint64) {
 			p.awaitFirst()
 		}
 		var nj, nk int64
-		var nfirst, nok bool
+		var nfirst, nok, ahead bool
 		for i := j; i < j+k; i++ {
 			next := i + 1
 			if next == j+k {
-				if nj, nk, nfirst, nok = p.take(g); !nok {
-					next = -1
-				} else {
-					next = nj
+				next = -1
+				if ahead = p.plenty(g); ahead {
+					if nj, nk, nfirst, nok = p.take(g); nok {
+						next = nj
+					}
 				}
 			}
 			p.run(int(i), int(next))
@@ -217,8 +221,25 @@ func (p *pool) work(g uint64) {
 			p.done.Broadcast()
 			p.mu.Unlock()
 		}
+		if !ahead {
+			nj, nk, nfirst, nok = p.take(g)
+		}
 		j, k, first, ok = nj, nk, nfirst, nok
 	}
+}
+
+// plenty reports whether the phase of generation g that the ticket is in
+// has at least one untaken task a thread, so that a goroutine may take a
+// run ahead and every other goroutine still find one.
+func (p *pool) plenty(g uint64) bool {
+	t := p.ticket.Load()
+	j := int64(t & 0xffffffff)
+	n, nf := p.n[g&1].Load(), p.first[g&1].Load()
+	end := n
+	if j < nf {
+		end = nf
+	}
+	return t>>32 == g && end-j >= int64(p.threads)
 }
 
 // take claims the next run of tasks of generation g, [j, j+k), and says

@@ -44,8 +44,10 @@ func goid() int {
 
 // TestPoolNext checks the run's promise to its tasks: a task told next
 // is followed, on the same goroutine and after it has returned, by task
-// next; and every task but each goroutine's last of a dispatch is told its
-// next (the pool takes its next run before the last task of a run).
+// next; and every task is told its next but at most 2·threads − 1 (the
+// pool takes its next run before the last task of a run while at least a
+// task a thread is left untaken: the runs taken once fewer are left, and
+// the runs then under way, end untold).
 func TestPoolNext(t *testing.T) {
 	t.Parallel()
 	const most, threads = 64, 3
@@ -75,10 +77,65 @@ func TestPoolNext(t *testing.T) {
 				t.Fatalf("dispatch of %d: task %d told next %d, which ran on goroutine %d (not %d) or before it ended", n, j, nx, gid[nx].Load(), gid[j].Load())
 			}
 		}
-		// Untold: at most one task a goroutine, its last.
-		if told < n-threads {
-			t.Fatalf("dispatch of %d: %d tasks told their next, want ≥ %d", n, told, n-threads)
+		if told < n-(2*threads-1) {
+			t.Fatalf("dispatch of %d: %d tasks told their next, want ≥ %d", n, told, n-(2*threads-1))
 		}
+	}
+}
+
+// TestPoolNoTaskHeldFromIdle dispatches as many tasks as threads, each of
+// which waits until all of them have started: were a goroutine to take a
+// task ahead of the one it runs while another goroutine has none, that
+// task could not start and the dispatch would not end.
+func TestPoolNoTaskHeldFromIdle(t *testing.T) {
+	t.Parallel()
+	const threads = 4
+	var started atomic.Int32
+	var stuck atomic.Bool
+	all := make(chan struct{})
+	p := newPool(threads, func(j, _ int) {
+		if started.Add(1) == threads {
+			close(all)
+		}
+		select {
+		case <-all:
+		case <-time.After(5 * time.Second):
+			stuck.Store(true)
+		}
+	})
+	defer p.close()
+	for i := range 50 {
+		p.dispatch(threads)
+		if stuck.Load() {
+			t.Fatalf("dispatch %d of %d tasks on %d threads: a task did not start while the others waited for it", i, threads, threads)
+		}
+		started.Store(0)
+		all = make(chan struct{})
+	}
+}
+
+// TestPoolPlenty checks the rule for taking a run ahead: at least a task
+// a thread left untaken in the phase the ticket is in.
+func TestPoolPlenty(t *testing.T) {
+	t.Parallel()
+	p := newPool(1, func(int, int) {}) // no helpers: the test sets the counters
+	defer p.close()
+	const g = 3
+	p.n[g&1].Store(20)
+	p.first[g&1].Store(12)
+	p.threads = 4
+	for _, c := range []struct {
+		next int
+		want bool
+	}{{0, true}, {8, true}, {9, false}, {11, false}, {12, true}, {16, true}, {17, false}, {20, false}} {
+		p.ticket.Store(g<<32 | uint64(c.next))
+		if got := p.plenty(g); got != c.want {
+			t.Errorf("first phase of 12 tasks, 8 more, next task %d, 4 threads: plenty %v, want %v", c.next, got, c.want)
+		}
+	}
+	p.ticket.Store((g+1)<<32 | 0)
+	if p.plenty(g) {
+		t.Error("a later generation's ticket: plenty for the earlier one")
 	}
 }
 
