@@ -99,6 +99,11 @@ func (s *spinBudget) limit() time.Duration {
 	return min(maxSpin, max(spinWait, spinFactor*s.mean))
 }
 
+// descheduled records a spin whose thread was taken off its processor:
+// the mean is set past maxSpin, so that the next waits spin only spinWait
+// until short waits have brought it back (six or so).
+func (s *spinBudget) descheduled() { s.mean = 2 * maxSpin }
+
 // observe takes a wait into the mean; waits past 2·maxSpin count as
 // 2·maxSpin, enough to push the mean past maxSpin when they persist, and
 // little enough that it takes several in a row.
@@ -134,24 +139,37 @@ func (p *pool) helper(learned *spinBudget) {
 	}
 }
 
-// spin calls ready until it returns true or limit has passed, and reports
-// whether it did.
-func spin(ready func() bool, limit time.Duration) bool {
-	var start time.Time
+// descheduledGap: a spin looks at the clock every 64 calls of its ready
+// function, well under a microsecond apart while it runs; a gap past
+// descheduledGap between two looks means its thread was taken off the
+// processor (a machine with fewer free cores than running threads), where
+// spinning on only takes the processor from the goroutines it waits for.
+const descheduledGap = 50 * time.Microsecond
+
+// spin calls ready until it returns true, limit has passed or it finds its
+// thread descheduled (descheduledGap), and reports whether ready returned
+// true and whether it was descheduled.
+func spin(ready func() bool, limit time.Duration) (ok, descheduled bool) {
+	var start, last time.Time
 	for i := 0; ; i++ {
 		if ready() {
-			return true
+			return true, false
 		}
 		// No runtime.Gosched here: with many helpers spinning it takes
 		// the scheduler's lock, which on many cores costs a large share of
 		// a softmax step's CPU time. The engine has no more threads than
 		// GOMAXPROCS and the spin is bounded by limit.
 		if i&63 == 63 {
-			if start.IsZero() {
-				start = time.Now()
-			} else if time.Since(start) > limit {
-				return false
+			now := time.Now()
+			switch {
+			case start.IsZero():
+				start = now
+			case now.Sub(last) > descheduledGap:
+				return false, true
+			case now.Sub(start) > limit:
+				return false, false
 			}
+			last = now
 		}
 	}
 }
@@ -165,7 +183,8 @@ func (p *pool) now() time.Duration { return time.Since(p.clock0) }
 func (p *pool) await(seen uint64, budget *spinBudget) uint64 {
 	gen := func() uint64 { return p.ticket.Load() >> 32 }
 	from := p.now()
-	if !spin(func() bool { return gen() != seen || p.quit.Load() }, budget.limit()) {
+	ok, descheduled := spin(func() bool { return gen() != seen || p.quit.Load() }, budget.limit())
+	if !ok {
 		p.mu.Lock()
 		p.sleepers.Add(1) // before the check: a dispatch that follows it wakes us
 		for gen() == seen && !p.quit.Load() {
@@ -174,7 +193,9 @@ func (p *pool) await(seen uint64, budget *spinBudget) uint64 {
 		p.sleepers.Add(-1)
 		p.mu.Unlock()
 	}
-	if gen()-seen <= 2 { // else seen+1's time is overwritten: this helper slept through several
+	if descheduled {
+		budget.descheduled()
+	} else if gen()-seen <= 2 { // else seen+1's time is overwritten: this helper slept through several
 		budget.observe(time.Duration(p.published[(seen+1)&1].Load()) - from)
 	}
 	return gen()
@@ -272,7 +293,10 @@ func (p *pool) take(g uint64) (j, k int64, first, ok bool) {
 // chunks of a step finish unevenly, queue on it).
 func (p *pool) awaitFirst() {
 	done := func() bool { return p.firstLeft.Load() == 0 }
-	for !spin(done, maxSpin) {
+	for {
+		if ok, _ := spin(done, maxSpin); ok {
+			return
+		}
 		runtime.Gosched()
 	}
 }
@@ -310,7 +334,8 @@ func (p *pool) dispatch2(n1, n2 int) {
 // often short, but a slow chunk can keep it past spinWait).
 func (p *pool) awaitDone() {
 	from := p.now()
-	if !spin(func() bool { return p.left.Load() == 0 }, p.doneSpin.limit()) {
+	ok, descheduled := spin(func() bool { return p.left.Load() == 0 }, p.doneSpin.limit())
+	if !ok {
 		p.mu.Lock()
 		p.waiting.Store(true) // before the check: the helper finishing last wakes us
 		for p.left.Load() != 0 {
@@ -319,7 +344,11 @@ func (p *pool) awaitDone() {
 		p.waiting.Store(false)
 		p.mu.Unlock()
 	}
-	p.doneSpin.observe(p.now() - from)
+	if descheduled {
+		p.doneSpin.descheduled()
+	} else {
+		p.doneSpin.observe(p.now() - from)
+	}
 }
 
 // close stops the helpers and waits until they have exited, after a

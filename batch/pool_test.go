@@ -327,9 +327,49 @@ func TestSpinBudget(t *testing.T) {
 	if got := s.limit(); got != spinWait {
 		t.Errorf("waits of 10µs: spin %v, want spinWait %v", got, spinWait)
 	}
+	s.descheduled()
+	if got := s.limit(); got != spinWait {
+		t.Errorf("after a descheduled spin: spin %v, want spinWait %v", got, spinWait)
+	}
+	for range 8 {
+		s.observe(10 * time.Microsecond)
+	}
+	if got := s.limit(); got == spinWait || got > maxSpin {
+		t.Errorf("8 waits of 10µs after a descheduled spin: spin %v, want past spinWait, at most maxSpin", got)
+	}
 	steady(-time.Second) // a wait that ended before it began counts as none
 	if s.mean != 0 {
 		t.Errorf("negative waits: mean %v, want 0", s.mean)
+	}
+}
+
+// TestSpinDescheduled checks that a spin whose thread stops running for
+// longer than descheduledGap (here a ready function that sleeps once) gives
+// up at once and says so, rather than spinning on to its limit; that it
+// runs to its limit otherwise; and that it reports ready.
+func TestSpinDescheduled(t *testing.T) {
+	t.Parallel()
+	calls := 0
+	t0 := time.Now()
+	ok, descheduled := spin(func() bool {
+		calls++
+		if calls == 1000 {
+			time.Sleep(4 * descheduledGap)
+		}
+		return false
+	}, time.Minute)
+	if ok || !descheduled {
+		t.Errorf("a spin that slept: ready %v, descheduled %v; want false, true", ok, descheduled)
+	}
+	if d := time.Since(t0); d > 30*time.Second {
+		t.Errorf("a spin that slept ran %v, towards its limit", d)
+	}
+	if ok, _ := spin(func() bool { return false }, time.Millisecond); ok {
+		t.Error("a spin whose ready never holds reported ready")
+	}
+	calls = 0
+	if ok, d := spin(func() bool { calls++; return calls == 500 }, time.Minute); !ok || d {
+		t.Errorf("a spin whose ready holds at the 500th call: ready %v, descheduled %v", ok, d)
 	}
 }
 
