@@ -83,7 +83,10 @@ const (
 
 // spinBudget is one waiting goroutine's running mean of its waits, and
 // the spin it allows.
-type spinBudget struct{ mean time.Duration }
+type spinBudget struct {
+	mean time.Duration
+	seen int // the waits observed (the pool's tests read it)
+}
 
 // newSpinBudget returns the budget of a goroutine that has seen no wait:
 // it spins maxSpin, as a new engine's calls are the steps of a training
@@ -110,6 +113,7 @@ func (s *spinBudget) descheduled() { s.mean = 2 * maxSpin }
 func (s *spinBudget) observe(w time.Duration) {
 	w = min(max(w, 0), 2*maxSpin)
 	s.mean += (w - s.mean) >> spinMeanShift
+	s.seen++
 }
 
 func newPool(threads int, run func(j, next int)) *pool {
