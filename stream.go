@@ -115,21 +115,7 @@ type StreamResult[T batch.Float] struct {
 // Source records the format, the name, the CSV target column and header,
 // and the number of training rows.
 func (r *StreamResult[T]) ModelFile() *ModelFile {
-	res := r.Result
-	theta := make([]float64, len(res.Theta))
-	for i, v := range res.Theta {
-		theta[i] = float64(v)
-	}
-	mf := &ModelFile{
-		Kind: r.Kind, D: r.D, K: len(r.Classes), Precision: precisionOf[T](),
-		Theta: theta, Tau: res.Tau, Alpha: res.Params.Alpha, Method: res.Params.Method,
-		Classes: r.Classes, Features: r.Features, Preprocessing: r.Preprocessing,
-		Params: res.Params, Source: r.source,
-	}
-	if h, ok := r.Model.(interface{ Hidden() int }); ok && r.Kind == batch.KindMLP {
-		mf.Hidden = h.Hidden()
-	}
-	return mf
+	return modelFileOf(r.Model, r.Result, r.D, r.Classes, r.Features, r.Preprocessing, r.source)
 }
 
 // precisionOf is the model-file precision of T.

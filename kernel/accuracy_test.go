@@ -395,22 +395,26 @@ func accuracyPoints() int {
 }
 
 func TestExpAccuracy(t *testing.T) {
+	t.Parallel()
 	n := accuracyPoints()
 	forImpls(t, func(t *testing.T, im Impl) { testExpAccuracy(t, im.F32(), n) }, func(t *testing.T, im Impl) { testExpAccuracy(t, im.F64(), n) })
 }
 
 func TestLog1pAccuracy(t *testing.T) {
+	t.Parallel()
 	n := accuracyPoints()
 	forImpls(t, func(t *testing.T, im Impl) { testLog1pAccuracy(t, im.F32(), n) }, func(t *testing.T, im Impl) { testLog1pAccuracy(t, im.F64(), n) })
 }
 
 func TestSigmoidSoftplusLogisticAccuracy(t *testing.T) {
+	t.Parallel()
 	n := accuracyPoints() / 4
 	forImpls(t, func(t *testing.T, im Impl) { testSigmoidAccuracy(t, im.F32(), n) }, func(t *testing.T, im Impl) { testSigmoidAccuracy(t, im.F64(), n) })
 }
 
 // TestBigReference checks the math/big reference functions themselves.
 func TestBigReference(t *testing.T) {
+	t.Parallel()
 	for _, x := range []float64{-700, -3, -1e-10, 0.5, 1, 2, 30, 709} {
 		got, _ := bigExp(bigF(x)).Float64()
 		if ulpDiff(got, math.Exp(x)) > 1 {

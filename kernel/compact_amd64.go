@@ -39,13 +39,13 @@ func archRowKernels(f Format) bool { return f == U8 || f == BF16 || f == F16 && 
 // archMarginsC and archAddRowsC run the compact row kernels (d a multiple
 // of 8; a format archRowKernels takes): at isaWide their zmm twins
 // (zMarginsU8F32, …), which read 16 features a register.
-func archMarginsC(lvl isa, f Format, m unsafe.Pointer, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d int) {
+func archMarginsC(lvl level, f Format, m unsafe.Pointer, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d int) {
 	switch {
-	case lvl == isaWide && f == U8:
+	case lvl.isa == isaWide && f == U8:
 		zMarginsU8F32(m, n, x, stride, idx, w, d)
-	case lvl == isaWide && f == BF16:
+	case lvl.isa == isaWide && f == BF16:
 		zMarginsBF16F32(m, n, x, stride, idx, w, d)
-	case lvl == isaWide:
+	case lvl.isa == isaWide:
 		zMarginsF16F32(m, n, x, stride, idx, w, d)
 	case f == U8:
 		marginsU8F32(m, n, x, stride, idx, w, d)
@@ -56,13 +56,13 @@ func archMarginsC(lvl isa, f Format, m unsafe.Pointer, n int, x unsafe.Pointer, 
 	}
 }
 
-func archAddRowsC(lvl isa, f Format, g unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx, c unsafe.Pointer, n int) {
+func archAddRowsC(lvl level, f Format, g unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx, c unsafe.Pointer, n int) {
 	switch {
-	case lvl == isaWide && f == U8:
+	case lvl.isa == isaWide && f == U8:
 		zAddRowsU8F32(g, d, x, stride, idx, c, n)
-	case lvl == isaWide && f == BF16:
+	case lvl.isa == isaWide && f == BF16:
 		zAddRowsBF16F32(g, d, x, stride, idx, c, n)
-	case lvl == isaWide:
+	case lvl.isa == isaWide:
 		zAddRowsF16F32(g, d, x, stride, idx, c, n)
 	case f == U8:
 		addRowsU8F32(g, d, x, stride, idx, c, n)
@@ -80,23 +80,23 @@ func archPrefetch(p unsafe.Pointer, n int) { prefetchBytes(p, n) }
 // addOuterKU8F32 in ymm; the BF16 ones; the F16 ones with F16C), which
 // replace the conversion buffer for rows of at least 8 features
 // (classKernelsC).
-func archClassKernelsC(lvl isa, f Format) bool {
+func archClassKernelsC(lvl level, f Format) bool {
 	return f == U8 || f == BF16 || f == F16 && hasF16C
 }
 
 // compactStreams reports whether x is big enough to prefetch from (as
 // streams for a float32 matrix).
-func compactStreams(x *Compact) bool { return x.Len()*x.ElemBytes() > streamBytes }
+func compactStreams(lvl level, x *Compact) bool { return x.Len()*x.ElemBytes() > lvl.streamBytes }
 
 // archMarginsKC runs the class margins kernel of lvl on compact rows (a
 // format archClassKernelsC takes; in ymm d ≥ 8) over gathered rows i0 ≤ i <
 // i0+n and c classes; the first class block of a block of rows prefetches
 // them when the matrix is out of cache.
-func archMarginsKC(lvl isa, first bool, m unsafe.Pointer, k, n int, x *Compact, idx []int, i0 int, w unsafe.Pointer, d, c int) {
+func archMarginsKC(lvl level, first bool, m unsafe.Pointer, k, n int, x *Compact, idx []int, i0 int, w unsafe.Pointer, d, c int) {
 	xp, ip := compactRowBase(x, idx, i0)
-	pf := first && compactStreams(x)
+	pf := first && compactStreams(lvl, x)
 	s := float32(x.Scale)
-	if lvl != isaWide {
+	if lvl.isa != isaWide {
 		switch {
 		case x.Format == U8 && pf:
 			marginsKPFU8F32(m, k, n, xp, x.Stride, ip, w, d, c, s)
@@ -135,8 +135,8 @@ func archMarginsKC(lvl isa, first bool, m unsafe.Pointer, k, n int, x *Compact, 
 // archAddOuterKCNext is archAddOuterKC's first class block that, on rows
 // out of cache, prefetches instead of its own rows' next columns the same
 // columns of the nnext rows at next (as archAddOuterKNext).
-func archAddOuterKCNext(lvl isa, g unsafe.Pointer, d int, x *Compact, idx []int, i0, l int, c unsafe.Pointer, k, n, cols, nc int, next unsafe.Pointer, nnext int) {
-	if !compactStreams(x) {
+func archAddOuterKCNext(lvl level, g unsafe.Pointer, d int, x *Compact, idx []int, i0, l int, c unsafe.Pointer, k, n, cols, nc int, next unsafe.Pointer, nnext int) {
+	if !compactStreams(lvl, x) {
 		archAddOuterKC(lvl, true, g, d, x, idx, i0, l, c, k, n, cols, nc)
 		return
 	}
@@ -144,11 +144,11 @@ func archAddOuterKCNext(lvl isa, g unsafe.Pointer, d int, x *Compact, idx []int,
 	xl := unsafe.Add(xp, l*x.ElemBytes())
 	s := float32(x.Scale)
 	switch {
-	case lvl != isaWide && x.Format == U8:
+	case lvl.isa != isaWide && x.Format == U8:
 		addOuterKNXU8F32(g, d, xl, x.Stride, ip, c, k, n, cols, nc, s, next, nnext)
-	case lvl != isaWide && x.Format == BF16:
+	case lvl.isa != isaWide && x.Format == BF16:
 		addOuterKNXBF16F32(g, d, xl, x.Stride, ip, c, k, n, cols, nc, next, nnext)
-	case lvl != isaWide:
+	case lvl.isa != isaWide:
 		addOuterKNXF16F32(g, d, xl, x.Stride, ip, c, k, n, cols, nc, next, nnext)
 	case x.Format == U8:
 		zAddOuterKNXU8F32(g, d, xl, x.Stride, ip, c, k, n, cols, nc, s, next, nnext)
@@ -159,12 +159,12 @@ func archAddOuterKCNext(lvl isa, g unsafe.Pointer, d int, x *Compact, idx []int,
 	}
 }
 
-func archAddOuterKC(lvl isa, first bool, g unsafe.Pointer, d int, x *Compact, idx []int, i0, l int, c unsafe.Pointer, k, n, cols, nc int) {
+func archAddOuterKC(lvl level, first bool, g unsafe.Pointer, d int, x *Compact, idx []int, i0, l int, c unsafe.Pointer, k, n, cols, nc int) {
 	xp, ip := compactRowBase(x, idx, i0)
 	xl := unsafe.Add(xp, l*x.ElemBytes())
-	pf := first && compactStreams(x)
+	pf := first && compactStreams(lvl, x)
 	s := float32(x.Scale)
-	if lvl != isaWide {
+	if lvl.isa != isaWide {
 		switch {
 		case x.Format == U8 && pf:
 			addOuterKPFU8F32(g, d, xl, x.Stride, ip, c, k, n, cols, nc, s)

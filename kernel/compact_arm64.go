@@ -92,7 +92,7 @@ func archRowKernels(f Format) bool { return f == U8 || f == F16 || f == BF16 }
 
 // archMarginsC and archAddRowsC run the compact row kernels (d a multiple
 // of 8); arm64 has one level, and lvl is ignored.
-func archMarginsC(lvl isa, f Format, m unsafe.Pointer, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d int) {
+func archMarginsC(lvl level, f Format, m unsafe.Pointer, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d int) {
 	switch f {
 	case U8:
 		marginsU8F32(m, n, x, stride, idx, w, d)
@@ -103,7 +103,7 @@ func archMarginsC(lvl isa, f Format, m unsafe.Pointer, n int, x unsafe.Pointer, 
 	}
 }
 
-func archAddRowsC(lvl isa, f Format, g unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx, c unsafe.Pointer, n int) {
+func archAddRowsC(lvl level, f Format, g unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx, c unsafe.Pointer, n int) {
 	switch f {
 	case U8:
 		addRowsU8F32(g, d, x, stride, idx, c, n)
@@ -124,16 +124,16 @@ func archPrefetch(p unsafe.Pointer, n int) { prefetchBytes(p, n) }
 
 // archClassKernelsC reports no class kernels that read compact rows
 // directly: the class products convert blocks of rows.
-func archClassKernelsC(lvl isa, f Format) bool { return false }
+func archClassKernelsC(lvl level, f Format) bool { return false }
 
-func archMarginsKC(lvl isa, first bool, m unsafe.Pointer, k, n int, x *Compact, idx []int, i0 int, w unsafe.Pointer, d, c int) {
+func archMarginsKC(lvl level, first bool, m unsafe.Pointer, k, n int, x *Compact, idx []int, i0 int, w unsafe.Pointer, d, c int) {
 	panic("kernel: no compact class kernels in this build")
 }
 
-func archAddOuterKC(lvl isa, first bool, g unsafe.Pointer, d int, x *Compact, idx []int, i0, l int, c unsafe.Pointer, k, n, cols, nc int) {
+func archAddOuterKC(lvl level, first bool, g unsafe.Pointer, d int, x *Compact, idx []int, i0, l int, c unsafe.Pointer, k, n, cols, nc int) {
 	panic("kernel: no compact class kernels in this build")
 }
 
-func archAddOuterKCNext(lvl isa, g unsafe.Pointer, d int, x *Compact, idx []int, i0, l int, c unsafe.Pointer, k, n, cols, nc int, next unsafe.Pointer, nnext int) {
+func archAddOuterKCNext(lvl level, g unsafe.Pointer, d int, x *Compact, idx []int, i0, l int, c unsafe.Pointer, k, n, cols, nc int, next unsafe.Pointer, nnext int) {
 	panic("kernel: no compact class kernels in this build")
 }

@@ -30,6 +30,7 @@ var classKDims = []int{1, 2, 3, 7, 8, 9, 10, 11, 12, 13, 14, 15, 16, 17, 21, 26,
 // rows of at least 8 features (what classKernelsC gives them), for class
 // counts 1..5.
 func TestCompactClassKernelsDirect(t *testing.T) {
+	t.Parallel()
 	lvls := []isa{isaBase}
 	if hasAVX512() {
 		lvls = append(lvls, isaWide)
@@ -37,13 +38,14 @@ func TestCompactClassKernelsDirect(t *testing.T) {
 		t.Log("no AVX-512: the zmm class kernels are not run")
 	}
 	for _, lvl := range lvls {
-		testClassKernelsDirect(t, lvl)
+		testClassKernelsDirect(t, tunedLevel(lvl))
 	}
 }
 
-func testClassKernelsDirect(t *testing.T, lvl isa) {
-	saved := streamBytes
-	defer func() { streamBytes = saved }()
+// testClassKernelsDirect runs the class kernels of lvl's instruction set
+// both as lvl has them and with their prefetching variants on every matrix
+// (streamBytes zero).
+func testClassKernelsDirect(t *testing.T, lvl level) {
 	r := rand.New(rand.NewPCG(12, 5))
 	for _, f := range []Format{U8, F16, BF16} {
 		if !archClassKernelsC(lvl, f) {
@@ -75,14 +77,14 @@ func testClassKernelsDirect(t *testing.T, lvl isa) {
 					for li, idx := range lists {
 						i0 := starts[li]
 						for _, pf := range []bool{false, true} {
-							streamBytes = saved
+							at := lvl
 							if pf {
-								streamBytes = 0
+								at.streamBytes = 0
 							}
-							what := fmt.Sprintf("lvl=%d %v d=%d n=%d c=%d list=%d pf=%v", lvl, f, d, n, c, li, pf)
-							testClassKMargins(t, lvl, what, &x, xd, idx, i0, n, w, d, c, k)
+							what := fmt.Sprintf("lvl=%d %v d=%d n=%d c=%d list=%d pf=%v", lvl.isa, f, d, n, c, li, pf)
+							testClassKMargins(t, at, what, &x, xd, idx, i0, n, w, d, c, k)
 							gw.check(t, what+" w")
-							testClassKOuter(t, lvl, r, what, &x, xd, idx, i0, n, d, c, k)
+							testClassKOuter(t, at, r, what, &x, xd, idx, i0, n, d, c, k)
 						}
 					}
 				}
@@ -93,7 +95,7 @@ func testClassKernelsDirect(t *testing.T, lvl isa) {
 
 // testClassKMargins checks archMarginsKC on rows i0.. of x (gathered by idx)
 // against the generic reference and the float32 kernel on xd.
-func testClassKMargins(t *testing.T, lvl isa, what string, x *Compact, xd []float32, idx []int, i0, n int, w []float32, d, c, k int) {
+func testClassKMargins(t *testing.T, lvl level, what string, x *Compact, xd []float32, idx []int, i0, n int, w []float32, d, c, k int) {
 	t.Helper()
 	m, gm := newGuarded[float32](n*k, c%4)
 	if n > 0 {
@@ -136,7 +138,7 @@ func testClassKMargins(t *testing.T, lvl isa, what string, x *Compact, xd []floa
 // testClassKOuter checks archAddOuterKC on the columns l.. of rows i0.. of x
 // (l = 0, then a strip further on) against the fused loop on xd and the
 // generic reference.
-func testClassKOuter(t *testing.T, lvl isa, r *rand.Rand, what string, x *Compact, xd []float32, idx []int, i0, n, d, c, k int) {
+func testClassKOuter(t *testing.T, lvl level, r *rand.Rand, what string, x *Compact, xd []float32, idx []int, i0, n, d, c, k int) {
 	t.Helper()
 	cs := make([]float32, n*k)
 	fillRand(r, cs)
@@ -194,6 +196,7 @@ func testClassKOuter(t *testing.T, lvl isa, r *rand.Rand, what string, x *Compac
 // (bit for bit where they block alike: AddOuterK always, MarginsK from 4
 // classes on) and against the generic reference within the bound.
 func TestCompactClassDrivers(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(13, 6))
 	dims := []int{1, 7, 8, 15, 16, 17, 63, 64, 65, 129, 784, 800}
 	for _, im := range Impls() {
@@ -255,15 +258,17 @@ func TestCompactClassDrivers(t *testing.T) {
 // kernels, so that a silent fallback to the conversion buffer does not pass
 // as the fast path.
 func TestCompactClassKernelsSelected(t *testing.T) {
-	for _, lvl := range []isa{isaBase, isaWide} {
+	t.Parallel()
+	for _, i := range []isa{isaBase, isaWide} {
+		lvl := tunedLevel(i)
 		if !classKernelsC(lvl, U8, 784, 10) || !classKernelsC(lvl, BF16, 784, 10) || hasF16C && !classKernelsC(lvl, F16, 784, 10) {
-			t.Fatalf("lvl %d runs the compact class products without the direct kernels", lvl)
+			t.Fatalf("lvl %d runs the compact class products without the direct kernels", i)
 		}
 		if classKernelsC(lvl, U8, 7, 10) {
-			t.Fatalf("lvl %d: rows of 7 features taken by the direct kernels, which need 8", lvl)
+			t.Fatalf("lvl %d: rows of 7 features taken by the direct kernels, which need 8", i)
 		}
 	}
-	if !classKernelsC(isaWide, U8, 784, 100) || classKernelsC(isaBase, U8, 784, 100) {
+	if !classKernelsC(tunedLevel(isaWide), U8, 784, 100) || classKernelsC(tunedLevel(isaBase), U8, 784, 100) {
 		t.Fatal("100 classes: direct in zmm, converted in ymm expected")
 	}
 }
@@ -276,11 +281,9 @@ func TestCompactClassKernelsSelected(t *testing.T) {
 // the rows and longer, holding a row far outside x, each ending where an
 // unreadable page starts (a read past the list faults).
 func TestCompactAddOuterKCNext(t *testing.T) {
-	saved := streamBytes
-	streamBytes = 0
-	defer func() { streamBytes = saved }()
+	t.Parallel()
 	r := rand.New(rand.NewPCG(17, 18))
-	for _, im := range Impls() {
+	for _, im := range retunedImpls(func(l *level) { l.streamBytes = 0 }) {
 		ops := im.F32()
 		for _, f := range []Format{U8, F16, BF16} {
 			for _, d := range []int{8, 17, 64, 129, 784} {

@@ -10,11 +10,11 @@ func archCvtBF16(dst, src unsafe.Pointer, n int)              { panic(noAsm) }
 
 func archRowKernels(f Format) bool { return false }
 
-func archMarginsC(lvl isa, f Format, m unsafe.Pointer, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d int) {
+func archMarginsC(lvl level, f Format, m unsafe.Pointer, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d int) {
 	panic("kernel: no compact row kernels in this build")
 }
 
-func archAddRowsC(lvl isa, f Format, g unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx, c unsafe.Pointer, n int) {
+func archAddRowsC(lvl level, f Format, g unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx, c unsafe.Pointer, n int) {
 	panic("kernel: no compact row kernels in this build")
 }
 
@@ -22,16 +22,16 @@ func archPrefetch(p unsafe.Pointer, n int) {}
 
 // archClassKernelsC reports no class kernels that read compact rows
 // directly: the class products convert blocks of rows.
-func archClassKernelsC(lvl isa, f Format) bool { return false }
+func archClassKernelsC(lvl level, f Format) bool { return false }
 
-func archMarginsKC(lvl isa, first bool, m unsafe.Pointer, k, n int, x *Compact, idx []int, i0 int, w unsafe.Pointer, d, c int) {
+func archMarginsKC(lvl level, first bool, m unsafe.Pointer, k, n int, x *Compact, idx []int, i0 int, w unsafe.Pointer, d, c int) {
 	panic("kernel: no compact class kernels in this build")
 }
 
-func archAddOuterKC(lvl isa, first bool, g unsafe.Pointer, d int, x *Compact, idx []int, i0, l int, c unsafe.Pointer, k, n, cols, nc int) {
+func archAddOuterKC(lvl level, first bool, g unsafe.Pointer, d int, x *Compact, idx []int, i0, l int, c unsafe.Pointer, k, n, cols, nc int) {
 	panic("kernel: no compact class kernels in this build")
 }
 
-func archAddOuterKCNext(lvl isa, g unsafe.Pointer, d int, x *Compact, idx []int, i0, l int, c unsafe.Pointer, k, n, cols, nc int, next unsafe.Pointer, nnext int) {
+func archAddOuterKCNext(lvl level, g unsafe.Pointer, d int, x *Compact, idx []int, i0, l int, c unsafe.Pointer, k, n, cols, nc int, next unsafe.Pointer, nnext int) {
 	panic("kernel: no compact class kernels in this build")
 }

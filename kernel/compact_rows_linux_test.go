@@ -77,6 +77,7 @@ func pageEnd(t *testing.T, n int) []byte {
 // drivers of both levels (d any, tails in Go) must accumulate bit for bit
 // alike.
 func TestCompactRowKernelsDirect(t *testing.T) {
+	t.Parallel()
 	if !archRowKernels(U8) {
 		t.Skip("no compact row kernels")
 	}
@@ -112,7 +113,7 @@ func TestCompactRowKernelsDirect(t *testing.T) {
 						}
 					}
 					for _, lvl := range lvls {
-						what := fmt.Sprintf("%v lvl=%d d=%d n=%d list=%d", f, lvl, d, n, li)
+						what := fmt.Sprintf("%v lvl=%d d=%d n=%d list=%d", f, lvl.isa, d, n, li)
 						var xp, ip unsafe.Pointer
 						if n > 0 {
 							xp, ip = compactRowBase(&x, idx, 0)
@@ -166,8 +167,8 @@ func TestCompactRowKernelsDirect(t *testing.T) {
 					g1 := make([]float32, d)
 					fillRand(r, g1)
 					g2 := append([]float32(nil), g1...)
-					addRowsU8Rows(isaBase, g1, &x, idx, 0, c)
-					addRowsU8Rows(isaWide, g2, &x, idx, 0, c)
+					addRowsU8Rows(tunedLevel(isaBase), g1, &x, idx, 0, c)
+					addRowsU8Rows(tunedLevel(isaWide), g2, &x, idx, 0, c)
 					for l := range g1 {
 						if math.Float32bits(g1[l]) != math.Float32bits(g2[l]) {
 							t.Fatalf("%v d=%d n=%d list=%d: AddRowsC g[%d] zmm %v, ymm %v", f, d, n, li, l, g2[l], g1[l])

@@ -195,6 +195,7 @@ func testCompact[T Float](t *testing.T, ops Ops[T], f Format) {
 }
 
 func TestCompactKernels(t *testing.T) {
+	t.Parallel()
 	for _, f := range []Format{U8, F16, BF16} {
 		forImpls(t,
 			func(t *testing.T, im Impl) { testCompact(t, im.F32(), f) },
@@ -207,6 +208,7 @@ func TestCompactKernels(t *testing.T) {
 // results on the float32 matrix of the same values (fl(fl(1/255)·u)), to
 // the rounding of a reduction's order.
 func TestCompactMatchesF32(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(3, 4))
 	const n, d, k = 70, 784, 10
 	x, xd := compactMatrix[float32](r, U8, n, d, d, 0)
@@ -263,6 +265,7 @@ func TestCompactMatchesF32(t *testing.T) {
 // TestCompactConvert checks the assembly conversions against Go, for every
 // length a call takes and with guard cells after the output.
 func TestCompactConvert(t *testing.T) {
+	t.Parallel()
 	if len(Impls()) == 1 {
 		t.Skip("no assembly in this build")
 	}
@@ -315,6 +318,7 @@ func isNaN32(f float32) bool { return f != f }
 // TestF16 checks the half-precision conversions: every half round-trips,
 // and F32ToF16 rounds to nearest, ties to even, at the edges of the format.
 func TestF16(t *testing.T) {
+	t.Parallel()
 	for h := 0; h < 1<<16; h++ {
 		f := F16ToF32(uint16(h))
 		if isNaN32(f) {
@@ -381,6 +385,7 @@ func TestF16(t *testing.T) {
 // runs without the row kernels it is meant to have, so that a silent
 // fallback to the conversion buffer does not pass as the fast path.
 func TestCompactRowKernelsSelected(t *testing.T) {
+	t.Parallel()
 	if runtime.GOARCH == "amd64" && Default().Name() == "avx2" && !(archRowKernels(U8) && archRowKernels(BF16)) {
 		t.Fatal("avx2 is the default but the byte- or bfloat16-row kernels are off")
 	}
@@ -431,6 +436,7 @@ func FuzzF32ToF16(f *testing.F) {
 // and F32ToBF16 rounds to nearest, ties to even, with overflow to ±Inf and
 // NaNs kept NaNs.
 func TestBF16(t *testing.T) {
+	t.Parallel()
 	for h := 0; h < 1<<16; h++ {
 		f := BF16ToF32(uint16(h))
 		if math.Float32bits(f) != uint32(h)<<16 {

@@ -18,9 +18,11 @@ import (
 // Impl is no implementation: its name is "" and its Ops have no kernels.
 type Impl struct{ p *impl }
 
-// impl is an implementation's name and its tables of both precisions.
+// impl is an implementation's name, the level its assembly runs at (zero
+// for the generic one) and its tables of both precisions.
 type impl struct {
 	name string
+	lvl  level
 	f32  table[float32]
 	f64  table[float64]
 }

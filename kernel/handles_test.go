@@ -15,6 +15,7 @@ import (
 // unexported pointer to an unexported type: another package can replace a
 // value it holds, never reach, change or forge what the value refers to.
 func TestHandlesHoldNothingExported(t *testing.T) {
+	t.Parallel()
 	for _, typ := range []reflect.Type{
 		reflect.TypeFor[kernel.Impl](),
 		reflect.TypeFor[kernel.Ops[float32]](),
@@ -40,6 +41,7 @@ func TestHandlesHoldNothingExported(t *testing.T) {
 // everything another package can, and checks that a fresh Default, Lookup
 // and Impls are untouched: the same implementation, computing the same bits.
 func TestDefaultUnbent(t *testing.T) {
+	t.Parallel()
 	x, y := []float64{1.5, -2, 3.25, 1e-3, 7}, []float64{0.1, 0.2, -0.3, 4, 1e6}
 	name := kernel.Default().Name()
 	want := kernel.Default().F64().Dot(x, y)
@@ -75,6 +77,7 @@ func TestDefaultUnbent(t *testing.T) {
 
 // TestZeroImpl checks the zero Impl: no name, and Ops without kernels.
 func TestZeroImpl(t *testing.T) {
+	t.Parallel()
 	var im kernel.Impl
 	if im.Name() != "" || im.F32() != (kernel.Ops[float32]{}) || kernel.OpsOf[float64](im) != (kernel.Ops[float64]{}) {
 		t.Errorf("the zero Impl: name %q, Ops %v %v", im.Name(), im.F32(), kernel.OpsOf[float64](im))

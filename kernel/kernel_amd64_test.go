@@ -16,13 +16,8 @@ import (
 // threshold of the prefetching variants (marginsPF, addRowsPF, addOuterKNX) lowered to
 // zero, so they see every length, offset, gather list and block boundary too.
 func TestPrefetchingRowKernels(t *testing.T) {
-	saved := streamBytes
-	streamBytes = 0
-	defer func() { streamBytes = saved }()
-	for _, im := range Impls() {
-		if im.Name() != "avx2" && im.Name() != "avx512" {
-			continue
-		}
+	t.Parallel()
+	for _, im := range retunedImpls(func(l *level) { l.streamBytes = 0 }) {
 		t.Run("float32", func(t *testing.T) {
 			testMargins(t, im.F32())
 			testAddRows(t, im.F32())
@@ -46,18 +41,19 @@ func TestPrefetchingRowKernels(t *testing.T) {
 	}
 }
 
-func init() {
-	expectWide = func() bool {
-		c := cpuid.CPU
-		full, _ := fullWidthTable(c.VendorID, c.Family, c.Model, c.BrandName)
-		return full && cpu.X86.HasAVX2 && cpu.X86.HasFMA && cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasBMI2
-	}
+// expectWide reports whether this CPU is in the table of full-width 512-bit
+// FMA cores (with AVX-512 available): where avx512 is the default.
+func expectWide() bool {
+	c := cpuid.CPU
+	full, _ := fullWidthTable(c.VendorID, c.Family, c.Model, c.BrandName)
+	return full && cpu.X86.HasAVX2 && cpu.X86.HasFMA && cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasBMI2
 }
 
 // TestFullWidthTable checks the table that makes avx512 the default: full
 // width on Zen 5 and Intel's two-FMA-unit server cores, not on Zen 4, single
 // unit Skylake-SP parts, client cores or unknown models.
 func TestFullWidthTable(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		vendor        cpuid.Vendor
 		family, model int
@@ -92,6 +88,7 @@ func TestFullWidthTable(t *testing.T) {
 // counts where archSoftmax takes the rows-as-lanes ones instead (k ≤
 // maxLaneClasses), so that they stay correct should the dispatch change.
 func TestSoftmaxZmmUndispatched(t *testing.T) {
+	t.Parallel()
 	if !hasAVX512() {
 		t.Skip("no AVX-512")
 	}
@@ -112,6 +109,7 @@ func steps(max, step int) []int {
 // TestSoftmaxLanesYmm runs softmaxLanes, four rows a step as the lanes of
 // ymm registers, at every class count it takes on multiples of four rows.
 func TestSoftmaxLanesYmm(t *testing.T) {
+	t.Parallel()
 	ks, ns := steps(maxLaneClassesYmm, 1), steps(24, 4)
 	t.Run("float32", func(t *testing.T) { testSoftmaxKernel[float32](t, softmaxLanesF32, ks, ns) })
 	t.Run("float64", func(t *testing.T) { testSoftmaxKernel[float64](t, softmaxLanesF64, ks, ns) })
@@ -121,6 +119,7 @@ func TestSoftmaxLanesYmm(t *testing.T) {
 // of zmm registers, at every class count it takes, on whole blocks of rows
 // and every tail.
 func TestSoftmaxLanesZmm(t *testing.T) {
+	t.Parallel()
 	if !hasAVX512() {
 		t.Skip("no AVX-512")
 	}

@@ -223,10 +223,31 @@ func checkDot[T Float](t testing.TB, what string, got T, x, y []T) {
 
 // forImpls runs f for every implementation and both precisions.
 func forImpls(t *testing.T, f32 func(t *testing.T, im Impl), f64 func(t *testing.T, im Impl)) {
-	for _, im := range Impls() {
+	forEachImpl(t, Impls(), f32, f64)
+}
+
+// forEachImpl is forImpls over the implementations ims.
+func forEachImpl(t *testing.T, ims []Impl, f32 func(t *testing.T, im Impl), f64 func(t *testing.T, im Impl)) {
+	for _, im := range ims {
 		t.Run(im.Name()+"/float32", func(t *testing.T) { f32(t, im) })
 		t.Run(im.Name()+"/float64", func(t *testing.T) { f64(t, im) })
 	}
+}
+
+// retunedImpls returns this CPU's assembly implementations (Impls less the
+// generic one), each built anew at its level as tune changes it: smaller
+// sizes send small inputs down the paths that large ones take.
+func retunedImpls(tune func(*level)) []Impl {
+	var ims []Impl
+	for _, p := range impls {
+		if p == generic {
+			continue
+		}
+		lvl := p.lvl
+		tune(&lvl)
+		ims = append(ims, Impl{newImpl(p.name, lvl)})
+	}
+	return ims
 }
 
 var offsets = []int{0, 1, 2, 3, 5}
@@ -320,10 +341,12 @@ func testAxpyLerp[T Float](t *testing.T, ops Ops[T]) {
 }
 
 func TestDot(t *testing.T) {
+	t.Parallel()
 	forImpls(t, func(t *testing.T, im Impl) { testDot(t, im.F32()) }, func(t *testing.T, im Impl) { testDot(t, im.F64()) })
 }
 
 func TestAxpyLerp(t *testing.T) {
+	t.Parallel()
 	forImpls(t, func(t *testing.T, im Impl) { testAxpyLerp(t, im.F32()) }, func(t *testing.T, im Impl) { testAxpyLerp(t, im.F64()) })
 }
 
@@ -428,6 +451,7 @@ func testAddRowsK[T Float](t *testing.T, ops Ops[T]) {
 }
 
 func TestAddRowsK(t *testing.T) {
+	t.Parallel()
 	forImpls(t, func(t *testing.T, im Impl) { testAddRowsK(t, im.F32()) }, func(t *testing.T, im Impl) { testAddRowsK(t, im.F64()) })
 }
 
@@ -535,22 +559,27 @@ func testAddOuterK[T Float](t *testing.T, ops Ops[T]) {
 }
 
 func TestMargins(t *testing.T) {
+	t.Parallel()
 	forImpls(t, func(t *testing.T, im Impl) { testMargins(t, im.F32()) }, func(t *testing.T, im Impl) { testMargins(t, im.F64()) })
 }
 
 func TestAddRows(t *testing.T) {
+	t.Parallel()
 	forImpls(t, func(t *testing.T, im Impl) { testAddRows(t, im.F32()) }, func(t *testing.T, im Impl) { testAddRows(t, im.F64()) })
 }
 
 func TestMarginsK(t *testing.T) {
+	t.Parallel()
 	forImpls(t, func(t *testing.T, im Impl) { testMarginsK(t, im.F32()) }, func(t *testing.T, im Impl) { testMarginsK(t, im.F64()) })
 }
 
 func TestMarginsKBlocks(t *testing.T) {
+	t.Parallel()
 	forImpls(t, func(t *testing.T, im Impl) { testMarginsKBlocks(t, im.F32()) }, func(t *testing.T, im Impl) { testMarginsKBlocks(t, im.F64()) })
 }
 
 func TestAddOuterK(t *testing.T) {
+	t.Parallel()
 	forImpls(t, func(t *testing.T, im Impl) { testAddOuterK(t, im.F32()) }, func(t *testing.T, im Impl) { testAddOuterK(t, im.F64()) })
 }
 
@@ -601,6 +630,7 @@ func testAddOuterKNext[T Float](t *testing.T, ops Ops[T]) {
 }
 
 func TestAddOuterKNext(t *testing.T) {
+	t.Parallel()
 	forImpls(t, func(t *testing.T, im Impl) { testAddOuterKNext(t, im.F32()) }, func(t *testing.T, im Impl) { testAddOuterKNext(t, im.F64()) })
 }
 
@@ -663,6 +693,7 @@ func testExpLog1p[T Float](t *testing.T, ops Ops[T]) {
 }
 
 func TestExpLog1p(t *testing.T) {
+	t.Parallel()
 	forImpls(t, func(t *testing.T, im Impl) { testExpLog1p(t, im.F32()) }, func(t *testing.T, im Impl) { testExpLog1p(t, im.F64()) })
 }
 
@@ -708,6 +739,7 @@ func testLinearLoss[T Float](t *testing.T, ops Ops[T]) {
 }
 
 func TestLinearLoss(t *testing.T) {
+	t.Parallel()
 	forImpls(t, func(t *testing.T, im Impl) { testLinearLoss(t, im.F32()) }, func(t *testing.T, im Impl) { testLinearLoss(t, im.F64()) })
 }
 
@@ -767,6 +799,7 @@ func testPlus[T Float](t *testing.T, ops Ops[T]) {
 }
 
 func TestPlus(t *testing.T) {
+	t.Parallel()
 	forImpls(t, func(t *testing.T, im Impl) { testPlus(t, im.F32()) }, func(t *testing.T, im Impl) { testPlus(t, im.F64()) })
 }
 
@@ -812,6 +845,7 @@ func testSlowLanes[T Float](t *testing.T, ops Ops[T]) {
 }
 
 func TestSlowLanes(t *testing.T) {
+	t.Parallel()
 	forImpls(t, func(t *testing.T, im Impl) { testSlowLanes(t, im.F32()) }, func(t *testing.T, im Impl) { testSlowLanes(t, im.F64()) })
 }
 
@@ -880,6 +914,7 @@ func testSoftmaxCE[T Float](t *testing.T, ops Ops[T]) {
 }
 
 func TestSoftmaxCE(t *testing.T) {
+	t.Parallel()
 	forImpls(t, func(t *testing.T, im Impl) { testSoftmaxCE(t, im.F32()) }, func(t *testing.T, im Impl) { testSoftmaxCE(t, im.F64()) })
 }
 
@@ -1001,6 +1036,7 @@ func testFusedLinear[T Float](t *testing.T, ops Ops[T]) {
 }
 
 func TestFusedLinear(t *testing.T) {
+	t.Parallel()
 	forImpls(t, func(t *testing.T, im Impl) { testFusedLinear(t, im.F32()) }, func(t *testing.T, im Impl) { testFusedLinear(t, im.F64()) })
 }
 
@@ -1009,6 +1045,7 @@ func TestFusedLinear(t *testing.T) {
 // TestGenericReference checks the formulas of every implementation (the
 // generic one first of all) against their definitions.
 func TestGenericReference(t *testing.T) {
+	t.Parallel()
 	for _, im := range Impls() {
 		ops := im.F64()
 		t.Run(im.Name(), func(t *testing.T) {
@@ -1112,6 +1149,7 @@ func TestGenericReference(t *testing.T) {
 // features (x/sys/cpu honours GODEBUG=cpu.avx2=off etc.), but the default
 // implementation is another: a silent fallback must not pass as a fast path.
 func TestFastPathSelected(t *testing.T) {
+	t.Parallel()
 	want := ""
 	switch runtime.GOARCH {
 	case "amd64":
@@ -1120,7 +1158,7 @@ func TestFastPathSelected(t *testing.T) {
 			// AVX-512 is the default where 512-bit FMA is full width
 			// (the table, tested by TestFullWidthTable; AMD Zen 5 checked
 			// here independently of it).
-			if expectWide != nil && expectWide() {
+			if expectWide() {
 				want = "avx512"
 			}
 			if !puregoBuild && cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasBMI2 &&
@@ -1165,10 +1203,6 @@ func TestFastPathSelected(t *testing.T) {
 		t.Fatal("For does not return the default tables")
 	}
 }
-
-// expectWide, set by the amd64 tests, reports whether this CPU is in the
-// table of full-width 512-bit FMA cores (with AVX-512 available).
-var expectWide func() bool
 
 // ---- Allocations ---------------------------------------------------------------
 
@@ -1225,6 +1259,7 @@ func TestNoAllocs(t *testing.T) {
 // TestLongRows uses rows longer than any column block an implementation may
 // split them into, in both precisions.
 func TestLongRows(t *testing.T) {
+	t.Parallel()
 	forImpls(t, func(t *testing.T, im Impl) { testLongRows(t, im.F32()) }, func(t *testing.T, im Impl) { testLongRows(t, im.F64()) })
 }
 
@@ -1286,6 +1321,7 @@ func testLongRows[T Float](t *testing.T, ops Ops[T]) {
 }
 
 func TestLookup(t *testing.T) {
+	t.Parallel()
 	for _, im := range Impls() {
 		got, err := Lookup(im.Name())
 		if err != nil || got != im {
@@ -1302,6 +1338,7 @@ func TestLookup(t *testing.T) {
 // TestOverride checks the CVAR_KERNEL choice: a name available here wins, a
 // bad value leaves the architecture's choice and is reported, never a panic.
 func TestOverride(t *testing.T) {
+	t.Parallel()
 	arch, _ := archDefault(impls)
 	for _, im := range Impls() {
 		c := chooseDefault(im.Name())
@@ -1323,6 +1360,7 @@ func TestOverride(t *testing.T) {
 // TestDefaultReadsEnvOnFirstUse checks that the default is chosen when it is
 // first asked for, from CVAR_KERNEL as it is then, and never again.
 func TestDefaultReadsEnvOnFirstUse(t *testing.T) {
+	t.Parallel()
 	env, reads := "", 0
 	def := newDefault(func(key string) string {
 		if key != "CVAR_KERNEL" {

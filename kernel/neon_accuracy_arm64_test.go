@@ -178,6 +178,7 @@ func neonLog1pInputs(r *rand.Rand, n int, hiExp int, short bool) []float64 {
 }
 
 func TestNEONExpLog1pAccuracy(t *testing.T) {
+	t.Parallel()
 	im := neonImpl(t)
 	n := 6000
 	if testing.Short() {
@@ -264,6 +265,7 @@ func neonAccuracy[T Float](t *testing.T, ops Ops[T], ex, lx []float64) {
 // log(1+e^{−|z|}), dloss = −y·σ(−z), within 2 ulp in float64 (they combine an
 // exp, a log1p and a division).
 func TestNEONLogisticAccuracy(t *testing.T) {
+	t.Parallel()
 	im := neonImpl(t)
 	r := rand.New(rand.NewPCG(5, 5))
 	n := 3000

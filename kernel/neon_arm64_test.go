@@ -21,6 +21,7 @@ const neonGuard = 8
 // TestNEONSelected fails when the CPU has ASIMD but the NEON kernels were not
 // selected, so a silent fallback cannot pass as the fast path.
 func TestNEONSelected(t *testing.T) {
+	t.Parallel()
 	if !cpu.ARM64.HasASIMD {
 		t.Skip("no ASIMD")
 	}
@@ -116,6 +117,7 @@ func neonImpl(t *testing.T) Impl {
 }
 
 func TestNEONLinalg(t *testing.T) {
+	t.Parallel()
 	im := neonImpl(t)
 	t.Run("f32", func(t *testing.T) { neonTestLinalg(t, im.F32(), Generic().F32()) })
 	t.Run("f64", func(t *testing.T) { neonTestLinalg(t, im.F64(), Generic().F64()) })
@@ -273,6 +275,7 @@ func neonCheckULP[T Float](t *testing.T, what string, in, got, want []T, maxULP 
 }
 
 func TestNEONMath(t *testing.T) {
+	t.Parallel()
 	im := neonImpl(t)
 	t.Run("f32", func(t *testing.T) { neonTestMath(t, im.F32(), Generic().F32()) })
 	t.Run("f64", func(t *testing.T) { neonTestMath(t, im.F64(), Generic().F64()) })
@@ -365,6 +368,7 @@ func neonTestMath[T Float](t *testing.T, ops, ref Ops[T]) {
 }
 
 func TestNEONSoftmaxCE(t *testing.T) {
+	t.Parallel()
 	im := neonImpl(t)
 	t.Run("f32", func(t *testing.T) { neonTestSoftmax(t, im.F32(), Generic().F32()) })
 	t.Run("f64", func(t *testing.T) { neonTestSoftmax(t, im.F64(), Generic().F64()) })
@@ -413,6 +417,7 @@ func neonULPScale[T Float](v T) T {
 }
 
 func TestNEONFusedLinear(t *testing.T) {
+	t.Parallel()
 	im := neonImpl(t)
 	t.Run("f32", func(t *testing.T) { neonTestFused(t, im.F32(), Generic().F32()) })
 	t.Run("f64", func(t *testing.T) { neonTestFused(t, im.F64(), Generic().F64()) })
@@ -503,6 +508,7 @@ func TestNEONNoAllocs(t *testing.T) {
 // TestNEONSpecialValues runs every loss and plus function over all pairs of
 // edge values (±0, ±1, ±Inf, NaN, huge, tiny) in every lane position.
 func TestNEONSpecialValues(t *testing.T) {
+	t.Parallel()
 	im := neonImpl(t)
 	t.Run("f32", func(t *testing.T) { neonTestSpecials(t, im.F32(), Generic().F32()) })
 	t.Run("f64", func(t *testing.T) { neonTestSpecials(t, im.F64(), Generic().F64()) })
@@ -554,6 +560,7 @@ func neonTestSpecials[T Float](t *testing.T, ops, ref Ops[T]) {
 // several assembly calls (d large enough that one call takes fewer rows than
 // there are), for gathered and consecutive rows.
 func TestNEONManyRows(t *testing.T) {
+	t.Parallel()
 	im := neonImpl(t)
 	t.Run("f32", func(t *testing.T) { neonTestManyRows(t, im.F32(), Generic().F32()) })
 	t.Run("f64", func(t *testing.T) { neonTestManyRows(t, im.F64(), Generic().F64()) })

@@ -15,15 +15,10 @@ import (
 // than the rows of a call and of a block (archOuterRowsK), against
 // AddOuterK's bits.
 func TestAddOuterKNextListEnd(t *testing.T) {
-	saved := streamBytes
-	streamBytes = 0
-	defer func() { streamBytes = saved }()
+	t.Parallel()
 	r := rand.New(rand.NewPCG(15, 16))
 	const k, d, rows = 10, 100, 200
-	for _, im := range Impls() {
-		if im.Name() != "avx2" && im.Name() != "avx512" {
-			continue
-		}
+	for _, im := range retunedImpls(func(l *level) { l.streamBytes = 0 }) {
 		ops := im.F32()
 		x := make([]float32, rows*d)
 		fillRand(r, x)

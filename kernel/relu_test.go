@@ -153,10 +153,12 @@ func testReLUBackward[T Float](t *testing.T, ops Ops[T]) {
 }
 
 func TestBiasReLU(t *testing.T) {
+	t.Parallel()
 	forImpls(t, func(t *testing.T, im Impl) { testBiasReLU(t, im.F32()) }, func(t *testing.T, im Impl) { testBiasReLU(t, im.F64()) })
 }
 
 func TestReLUBackward(t *testing.T) {
+	t.Parallel()
 	forImpls(t, func(t *testing.T, im Impl) { testReLUBackward(t, im.F32()) }, func(t *testing.T, im Impl) { testReLUBackward(t, im.F64()) })
 }
 
@@ -192,6 +194,7 @@ func testReLUShapes[T Float](t *testing.T, ops Ops[T]) {
 }
 
 func TestReLUShapes(t *testing.T) {
+	t.Parallel()
 	forImpls(t, func(t *testing.T, im Impl) { testReLUShapes(t, im.F32()) }, func(t *testing.T, im Impl) { testReLUShapes(t, im.F64()) })
 }
 
@@ -255,5 +258,6 @@ func testReLUDefinition[T Float](t *testing.T, ops Ops[T]) {
 }
 
 func TestReLUDefinition(t *testing.T) {
+	t.Parallel()
 	forImpls(t, func(t *testing.T, im Impl) { testReLUDefinition(t, im.F32()) }, func(t *testing.T, im Impl) { testReLUDefinition(t, im.F64()) })
 }

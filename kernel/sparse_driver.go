@@ -21,33 +21,35 @@ import "unsafe"
 // falls). Bad input runs through the generic loop, which then panics through
 // Go's own bounds checks.
 
-// sparseBudget bounds the multiply-adds of one assembly call (a few
-// microseconds with the weights in cache, some tens out of cache).
-var sparseBudget = 1 << 13
+// defaultSparseBudget is the sparseBudget of a level (tunedLevel): it
+// bounds the multiply-adds of one assembly call (a few microseconds with the
+// weights in cache, some tens out of cache).
+const defaultSparseBudget = 1 << 13
 
-// sparseAhead is how many gathered rows ahead the kernels prefetch a row's
-// entries (and twice as far its offsets): rows picked at random from a large
-// set are out of cache, and one row's work is far shorter than a miss.
-var sparseAhead = 8
+// defaultSparseAhead is the sparseAhead of a level: how many gathered rows
+// ahead the kernels prefetch a row's entries (and twice as far its
+// offsets): rows picked at random from a large set are out of cache, and
+// one row's work is far shorter than a miss.
+const defaultSparseAhead = 8
 
 // sparseMaxCols is the most columns the gathering kernels take: the gathers
 // use signed 32-bit indices. Wider weight vectors run the generic loops.
 const sparseMaxCols = 1<<31 - 1
 
 // sparseOps points the CSR entries of ops at the driver over the
-// architecture's kernels.
-func sparseOps[T Float](ops *table[T]) {
+// architecture's kernels, with lvl's budget and prefetch distance.
+func sparseOps[T Float](ops *table[T], lvl level) {
 	ops.sparseMargins = func(m []T, indptr []int64, cols []uint32, vals []T, idx []int, w []T) {
-		sparseMarginsKDriver(m, indptr, cols, vals, idx, w, 1)
+		sparseMarginsKDriver(lvl, m, indptr, cols, vals, idx, w, 1)
 	}
 	ops.sparseAddRows = func(g []T, indptr []int64, cols []uint32, vals []T, idx []int, c []T) {
-		sparseAddOuterKDriver(g, indptr, cols, vals, idx, c, 1)
+		sparseAddOuterKDriver(lvl, g, indptr, cols, vals, idx, c, 1)
 	}
 	ops.sparseMarginsK = func(m []T, indptr []int64, cols []uint32, vals []T, idx []int, w []T, k int) {
-		sparseMarginsKDriver(m, indptr, cols, vals, idx, w, k)
+		sparseMarginsKDriver(lvl, m, indptr, cols, vals, idx, w, k)
 	}
 	ops.sparseAddOuterK = func(g []T, indptr []int64, cols []uint32, vals []T, idx []int, c []T, k int) {
-		sparseAddOuterKDriver(g, indptr, cols, vals, idx, c, k)
+		sparseAddOuterKDriver(lvl, g, indptr, cols, vals, idx, c, k)
 	}
 }
 
@@ -74,7 +76,7 @@ func sparseRowArgs(indptr []int64, idx []int, i int) (ip, xp unsafe.Pointer, nro
 
 // sparseStopped looks at gathered row i, where a call stopped: it returns
 // the row's entries lo..hi and whether it is valid; a valid row longer than
-// one budget (k·(hi−lo) > sparseBudget) is taken in pieces by the callers,
+// one budget (k·(hi−lo) > lvl.sparseBudget) is taken in pieces by the callers,
 // a valid shorter one by the next call.
 func sparseStopped(indptr []int64, cols []uint32, nvals int, idx []int, i int) (lo, hi int64, ok bool) {
 	r := row(idx, i)
@@ -87,9 +89,9 @@ func sparseStopped(indptr []int64, cols []uint32, nvals int, idx []int, i int) (
 }
 
 // sparseLong reports whether entries lo..hi of k vectors exceed one budget.
-func sparseLong(lo, hi int64, k int) bool { return (hi-lo)*int64(k) > int64(sparseBudget) }
+func sparseLong(lo, hi int64, k, budget int) bool { return (hi-lo)*int64(k) > int64(budget) }
 
-func sparseMarginsKDriver[T Float](m []T, indptr []int64, cols []uint32, vals []T, idx []int, w []T, k int) {
+func sparseMarginsKDriver[T Float](lvl level, m []T, indptr []int64, cols []uint32, vals []T, idx []int, w []T, k int) {
 	if k <= 0 {
 		return
 	}
@@ -108,7 +110,7 @@ func sparseMarginsKDriver[T Float](m []T, indptr []int64, cols []uint32, vals []
 	nnz := min(len(cols), len(vals))
 	for i := 0; i < n; {
 		ip, xp, nrows := sparseRowArgs(indptr, idx, i)
-		done, maxcol := archSparseMargins[T](ptr(m[i*k:]), k, n-i, ip, xp, nrows, ptr(cols), ptr(vals), nnz, ptr(w), d, sparseBudget, sparseAhead)
+		done, maxcol := archSparseMargins[T](ptr(m[i*k:]), k, n-i, ip, xp, nrows, ptr(cols), ptr(vals), nnz, ptr(w), d, lvl.sparseBudget, lvl.sparseAhead)
 		if int(maxcol) >= d {
 			sparseBadColumn(m[i*k:(i+done)*k], indptr, cols, vals, sparseSub(idx, i, done), w, k)
 		}
@@ -123,15 +125,15 @@ func sparseMarginsKDriver[T Float](m []T, indptr []int64, cols []uint32, vals []
 			one := [1]int{row(idx, i)}
 			sparseMarginsKGeneric(m[i*k:(i+1)*k], indptr, cols, vals, one[:], w, k)
 			panic("kernel: SparseMargins: bad row")
-		case sparseLong(lo, hi, k):
+		case sparseLong(lo, hi, k, lvl.sparseBudget):
 			// In pieces of one budget, each weight vector in turn; the
 			// pieces' sums are added in order.
 			for j := 0; j < k; j++ {
 				var s T
-				for a := lo; a < hi; a += int64(sparseBudget) {
-					piece := [2]int64{a, min(hi, a+int64(sparseBudget))}
+				for a := lo; a < hi; a += int64(lvl.sparseBudget) {
+					piece := [2]int64{a, min(hi, a+int64(lvl.sparseBudget))}
 					var part T
-					_, maxcol := archSparseMargins[T](unsafe.Pointer(&part), 1, 1, unsafe.Pointer(&piece[0]), nil, 1, ptr(cols), ptr(vals), nnz, ptr(w[j*d:]), d, sparseBudget, 0)
+					_, maxcol := archSparseMargins[T](unsafe.Pointer(&part), 1, 1, unsafe.Pointer(&piece[0]), nil, 1, ptr(cols), ptr(vals), nnz, ptr(w[j*d:]), d, lvl.sparseBudget, 0)
 					if int(maxcol) >= d {
 						one := [1]int{row(idx, i)}
 						sparseBadColumn(m[i*k:(i+1)*k], indptr, cols, vals, one[:], w, k)
@@ -152,7 +154,7 @@ func sparseBadColumn[T Float](m []T, indptr []int64, cols []uint32, vals []T, id
 	panic("kernel: SparseMargins: column index out of range")
 }
 
-func sparseAddOuterKDriver[T Float](g []T, indptr []int64, cols []uint32, vals []T, idx []int, c []T, k int) {
+func sparseAddOuterKDriver[T Float](lvl level, g []T, indptr []int64, cols []uint32, vals []T, idx []int, c []T, k int) {
 	if k <= 0 {
 		return
 	}
@@ -172,7 +174,7 @@ func sparseAddOuterKDriver[T Float](g []T, indptr []int64, cols []uint32, vals [
 	nnz := min(len(cols), len(vals))
 	for i := 0; i < n; {
 		ip, xp, nrows := sparseRowArgs(indptr, idx, i)
-		done, bad := archSparseAddRows[T](ptr(g), k, n-i, ip, xp, nrows, ptr(cols), ptr(vals), nnz, ptr(c[i*k:]), d, sparseBudget, sparseAhead)
+		done, bad := archSparseAddRows[T](ptr(g), k, n-i, ip, xp, nrows, ptr(cols), ptr(vals), nnz, ptr(c[i*k:]), d, lvl.sparseBudget, lvl.sparseAhead)
 		i += done
 		if i == n {
 			break
@@ -184,13 +186,13 @@ func sparseAddOuterKDriver[T Float](g []T, indptr []int64, cols []uint32, vals [
 			one := [1]int{row(idx, i)}
 			sparseAddOuterKGeneric(g, indptr, cols, vals, one[:], c[i*k:(i+1)*k], k)
 			panic("kernel: SparseAddRows: bad row")
-		case sparseLong(lo, hi, k):
+		case sparseLong(lo, hi, k, lvl.sparseBudget):
 			// In pieces of one budget, in order: the same sequence of
 			// multiply-adds as in one call.
 			for j := 0; j < k; j++ {
-				for a := lo; a < hi; a += int64(sparseBudget) {
-					piece := [2]int64{a, min(hi, a+int64(sparseBudget))}
-					_, bad := archSparseAddRows[T](ptr(g[j*d:]), 1, 1, unsafe.Pointer(&piece[0]), nil, 1, ptr(cols), ptr(vals), nnz, ptr(c[i*k+j:]), d, sparseBudget, 0)
+				for a := lo; a < hi; a += int64(lvl.sparseBudget) {
+					piece := [2]int64{a, min(hi, a+int64(lvl.sparseBudget))}
+					_, bad := archSparseAddRows[T](ptr(g[j*d:]), 1, 1, unsafe.Pointer(&piece[0]), nil, 1, ptr(cols), ptr(vals), nnz, ptr(c[i*k+j:]), d, lvl.sparseBudget, 0)
 					if bad {
 						one := [1]int{row(idx, i)}
 						sparseAddOuterKGeneric(g, indptr, cols, vals, one[:], c[i*k:(i+1)*k], k)

@@ -9,7 +9,7 @@ package kernel
 // changed cell, a write outside). Margins are checked against the rounding
 // bound of a dot product, (n+1)·u·Σ|v·w|; AddRows is bit-exact to the
 // sequential loop, fused or unfused throughout. The assembly's calls are also
-// cut small (sparseBudget lowered), and the results must not depend on the
+// cut small (a level's sparseBudget lowered), and the results must not depend on the
 // cut.
 
 import (
@@ -187,6 +187,7 @@ func testSparseAddOuterK[T Float](t *testing.T, ops Ops[T], k int) {
 }
 
 func TestSparseAgainstReference(t *testing.T) {
+	t.Parallel()
 	for _, k := range []int{1, 2, 3, 5} {
 		forImpls(t, func(t *testing.T, im Impl) {
 			testSparseMarginsK(t, im.F32(), k)
@@ -204,11 +205,10 @@ func TestSparseAgainstReference(t *testing.T) {
 // minibatch gives the same bits as row by row. It also runs the kernels
 // prefetching 0, 1 and 3 rows ahead.
 func TestSparseSplit(t *testing.T) {
-	saved, savedAhead := sparseBudget, sparseAhead
-	defer func() { sparseBudget, sparseAhead = saved, savedAhead }()
-	for bi, budget := range []int{saved, 100, 33} {
-		sparseBudget, sparseAhead = budget, []int{0, 1, 3}[bi]
-		forImpls(t, func(t *testing.T, im Impl) {
+	t.Parallel()
+	for bi, budget := range []int{defaultSparseBudget, 100, 33} {
+		ims := retunedImpls(func(l *level) { l.sparseBudget, l.sparseAhead = budget, []int{0, 1, 3}[bi] })
+		forEachImpl(t, append(ims, Generic()), func(t *testing.T, im Impl) {
 			testSparseSplit(t, im.F32())
 			testSparseMarginsK(t, im.F32(), 2)
 			testSparseAddOuterK(t, im.F32(), 3)
@@ -246,6 +246,7 @@ func testSparseSplit[T Float](t *testing.T, ops Ops[T]) {
 // index ≥ d, a row index out of range and inconsistent row offsets, as the
 // generic loops do through Go's bounds checks.
 func TestSparseBadInput(t *testing.T) {
+	t.Parallel()
 	for _, im := range Impls() {
 		testSparseBad(t, im)
 	}

@@ -149,6 +149,7 @@ func widen[T Float](v []T) []float64 {
 func T2[T Float](v T) float64 { return float64(v) }
 
 func TestSparseKernels(t *testing.T) {
+	t.Parallel()
 	for _, im := range Impls() {
 		t.Run(im.Name(), func(t *testing.T) {
 			t.Run("f32", func(t *testing.T) { testSparse(t, im.F32(), 6e-8) })
@@ -159,6 +160,7 @@ func TestSparseKernels(t *testing.T) {
 
 // TestSparseDuplicates checks by hand that repeated columns add up.
 func TestSparseDuplicates(t *testing.T) {
+	t.Parallel()
 	indptr := []int64{0, 3, 3, 4}
 	cols := []uint32{1, 1, 0, 1}
 	vals := []float64{2, 3, 4, 5}
@@ -260,6 +262,7 @@ func testSparseK[T Float](t *testing.T, ops Ops[T], tol float64) {
 }
 
 func TestSparseKernelsK(t *testing.T) {
+	t.Parallel()
 	for _, im := range Impls() {
 		t.Run(im.Name(), func(t *testing.T) {
 			t.Run("f32", func(t *testing.T) { testSparseK(t, im.F32(), 6e-8) })

@@ -2,9 +2,7 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 
@@ -40,145 +38,49 @@ func formatOf(path, format string) (string, error) {
 	if format != "" {
 		return format, nil
 	}
-	name := plainName(path)
-	switch ext := filepath.Ext(name); {
-	case ext == ".csv" || ext == ".tsv" || ext == ".tab":
-		return "csv", nil
-	case ext == ".svm" || ext == ".libsvm" || ext == ".svmlight" || ext == ".scale":
-		return "libsvm", nil
-	case strings.Contains(name, "idx3-ubyte") || ext == ".idx":
-		return "idx", nil
+	if format = dataset.FormatOfName(path); format == "" {
+		return "", usagef("%s: cannot guess the format from the name; give -format csv, libsvm or idx", path)
 	}
-	return "", usagef("%s: cannot guess the format from the name; give -format csv, libsvm or idx", path)
+	return format, nil
 }
 
-// plainName is the base name of path in lower case, without a trailing
-// .gz or .bz2: the name that format and delimiter are guessed from.
-func plainName(path string) string {
-	name := strings.ToLower(filepath.Base(path))
-	for _, z := range []string{".gz", ".bz2"} {
-		name = strings.TrimSuffix(name, z)
-	}
-	return name
-}
-
-// delimiterOf is the CSV delimiter of the file at path: a tab for a name
-// ending .tsv or .tab (in any case, before any .gz or .bz2), else a comma.
-// Every CSV reader of the command takes it from here.
-func delimiterOf(path string) rune {
-	switch filepath.Ext(plainName(path)) {
-	case ".tsv", ".tab":
-		return '\t'
-	}
-	return ','
-}
-
-// readSpec says how to read a data file.
+// readSpec says how to read a data file: the library's options, and
+// what fixes a LIBSVM file's width, for messages ("the model").
 type readSpec struct {
-	format   string
-	task     dataset.Task
-	classes  []string // imposed class texts, or nil
-	dim      int      // LIBSVM width, or 0 to infer
-	target   string
-	noHeader bool
-	limit    int
-	split    string  // MNIST directory: "train" or "test"
-	maxBytes int64   // the readers' MaxBytes option
-	maxLine  int64   // the readers' MaxLine option
-	maxDim   int     // LIBSVM: the MaxDim option (-max-dim)
-	dimFrom  string  // LIBSVM: what fixes dim, for messages ("the model")
-	sparse   float64 // LIBSVM: the SparseBelow option
+	dataset.FileOptions
+	dimFrom string
 }
 
-// loadFile reads one data file (or MNIST directory) as read says. IDX pixels
-// are read raw (0..255): preprocessing scales them.
+// fileOptions are the options of reading a data file of the format as
+// the flags say.
+func (f *dataFlags) fileOptions(format string) dataset.FileOptions {
+	return dataset.FileOptions{Format: format, Target: f.target, NoHeader: f.noHeader, Limit: f.limit, MaxBytes: f.maxMemory.option(), MaxLine: f.maxLine.option(), MaxDim: f.maxDim, SparseBelow: f.sparse}
+}
+
+// loadFile reads one data file (or MNIST directory) as rs says
+// (dataset.LoadFile). IDX pixels are read raw (0..255): preprocessing
+// scales them.
 func loadFile[T batch.Float](path string, rs readSpec) (*dataset.Dataset[T], error) {
-	var (
-		ds   *dataset.Dataset[T]
-		err  error
-		name = path // the file named if every label is the same
-	)
-	switch rs.format {
-	case "csv":
-		f, oerr := os.Open(path)
-		if oerr != nil {
-			return nil, oerr
-		}
-		defer f.Close()
-		return readCSVFile[T](f, path, rs)
-	case "libsvm":
-		ds, err = dataset.LoadLIBSVM[T](path, dataset.LIBSVMOptions{Dim: rs.dim, MaxDim: rs.maxDim, Task: rs.task, Classes: rs.classes, Limit: rs.limit, MaxBytes: rs.maxBytes, MaxLine: rs.maxLine, SparseBelow: rs.sparse})
-	case "idx":
-		if rs.task == dataset.Regression {
-			return nil, fmt.Errorf("%s: IDX files hold class labels; a regression model cannot use them", path)
-		}
-		opt := dataset.IDXOptions{Raw: true, Limit: rs.limit, Classes: rs.classes, MaxBytes: rs.maxBytes}
-		if st, serr := os.Stat(path); serr == nil && st.IsDir() {
-			split := rs.split
-			if split == "" {
-				split = "train"
-			}
-			images, labels, ferr := dataset.FindMNIST(path, split)
-			if ferr != nil {
-				return nil, ferr
-			}
-			ds, err = dataset.LoadIDX[T](images, labels, opt)
-			name = labels
-		} else {
-			labels := strings.Replace(path, "images-idx3", "labels-idx1", 1)
-			labels = strings.Replace(labels, "images.idx3", "labels.idx1", 1)
-			if labels == path {
-				return nil, fmt.Errorf("%s: cannot find the label file: an IDX image file's name holds images-idx3 (or images.idx3), and its labels are in the file of the same name with labels-idx1 (labels.idx1) in its place, e.g. train-images-idx3-ubyte and train-labels-idx1-ubyte; rename the files, or give the directory of MNIST's four files", path)
-			}
-			ds, err = dataset.LoadIDX[T](path, labels, opt)
-			name = labels
-		}
-	default:
-		return nil, fmt.Errorf("unknown format %q", rs.format)
-	}
-	return checkRead(name, ds, rs, err)
+	rs.Raw = true
+	ds, err := dataset.LoadFile[T](path, rs.FileOptions)
+	return checkRead(rs.LabelsPath(path), ds, rs, err)
 }
 
 // checkRead finishes the reading of a data file: the error, -limit, and the
 // classes a training set needs.
 func checkRead[T batch.Float](path string, ds *dataset.Dataset[T], rs readSpec, err error) (*dataset.Dataset[T], error) {
 	if err != nil {
-		return nil, tooWide(tooLarge(err), rs.dimFrom, rs.maxDim)
+		return nil, tooWide(tooLarge(err), rs.dimFrom, rs.MaxDim)
 	}
-	ds = firstRows(ds, rs.limit)
+	ds = ds.Head(rs.Limit)
 	// Training data needs two classes that occur, not merely two that are
 	// named: IDX files name the ten digits whatever their labels hold.
-	if ds.Task == dataset.Classification && rs.classes == nil {
-		if c, single := singleClass(ds); single {
+	if ds.Task == dataset.Classification && rs.Classes == nil {
+		if c, single := ds.SingleClass(); single {
 			return nil, fmt.Errorf("%s: every label is %q; classification needs at least two classes (for a regression target use -model linear or lad)", path, c)
 		}
 	}
 	return ds, nil
-}
-
-// readCSVFile reads the CSV file at path from r as rs says.
-func readCSVFile[T batch.Float](r io.Reader, path string, rs readSpec) (*dataset.Dataset[T], error) {
-	ds, err := dataset.ReadCSV[T](r, path, csvOptions(path, rs))
-	return checkRead(path, ds, rs, err)
-}
-
-// csvOptions are the options of reading the CSV file at path as rs says.
-func csvOptions(path string, rs readSpec) dataset.CSVOptions {
-	return dataset.CSVOptions{Comma: delimiterOf(path), Target: rs.target, NoHeader: rs.noHeader, Task: rs.task, Classes: rs.classes, Limit: rs.limit, MaxBytes: rs.maxBytes, MaxLine: rs.maxLine}
-}
-
-// singleClass reports whether every sample of ds has the same class, and
-// which.
-func singleClass[T batch.Float](ds *dataset.Dataset[T]) (string, bool) {
-	if ds.K() < 2 {
-		return ds.Classes[0], true
-	}
-	for _, l := range ds.Labels {
-		if l != ds.Labels[0] {
-			return "", false
-		}
-	}
-	return ds.Classes[ds.Labels[0]], true
 }
 
 // autoKind resolves "auto" from the data (cvar.ModelKindFor); it checks an
@@ -225,27 +127,28 @@ func loadTrainingData[T batch.Float](f *dataFlags, kind string, seed uint64) (*t
 // loadTest reads the -test file, or the t10k files of an MNIST directory;
 // nil when there is none.
 func loadTest[T batch.Float](f *dataFlags, full *dataset.Dataset[T], src cvar.Provenance) (*dataset.Dataset[T], error) {
-	testPath, rs := f.test, readSpec{format: src.Kind, task: full.Task, target: f.target, noHeader: f.noHeader, limit: f.limit, maxBytes: f.maxMemory.option(), maxLine: f.maxLine.option(), maxDim: f.maxDim, dimFrom: "the training data " + f.data}
-	if full.IsSparse() {
-		rs.sparse = f.sparse // the test set in the training set's storage, which the preprocessing suits
+	testPath, rs := f.test, readSpec{FileOptions: f.fileOptions(src.Kind), dimFrom: "the training data " + f.data}
+	rs.Task = full.Task
+	if !full.IsSparse() {
+		rs.SparseBelow = 0 // the test set in the training set's storage, which the preprocessing suits
 	}
 	if full.Task == dataset.Classification {
-		rs.classes = full.Classes
+		rs.Classes = full.Classes
 	}
 	if src.Kind == "libsvm" {
-		rs.dim = full.D
+		rs.Dim = full.D
 	}
 	if testPath == "" && src.Kind == "idx" && isDir(f.data) {
-		testPath, rs.split = f.data, "test"
+		testPath, rs.Split = f.data, "test"
 	} else if testPath != "" {
 		var err error
-		if rs.format, err = formatOf(testPath, f.format.value); err != nil {
+		if rs.Format, err = formatOf(testPath, f.format.value); err != nil {
 			return nil, err
 		}
-		if rs.format == "libsvm" {
-			rs.dim = full.D
+		if rs.Format == "libsvm" {
+			rs.Dim = full.D
 		}
-		rs.split = "test"
+		rs.Split = "test"
 	}
 	if testPath == "" {
 		return nil, nil
@@ -257,85 +160,37 @@ func loadTest[T batch.Float](f *dataFlags, full *dataset.Dataset[T], src cvar.Pr
 	if test.D != full.D {
 		return nil, fmt.Errorf("%s has %d features, the training data %s has %d", testPath, test.D, f.data, full.D)
 	}
-	if src.Kind == "csv" && rs.format == "csv" && !f.noHeader {
-		if err := checkNames(testPath, test.Features, full.Features, "the training data "+f.data); err != nil {
+	if src.Kind == "csv" && rs.Format == "csv" && !f.noHeader {
+		if err := dataset.CheckFeatureNames(testPath, test.Features, full.Features, "the training data "+f.data); err != nil {
 			return nil, err
 		}
 	}
 	return test, nil
 }
 
-// scaleMode resolves -scale auto: unit for IDX images, maxabs for data held
-// sparse (zscore's division by the deviation blows up the features seen in
-// few rows, and with them the held-out tail: see dataset.FitMaxAbs), zscore
-// otherwise.
-func scaleMode(mode, kind string, sparse bool) string {
-	if mode != "auto" {
-		return mode
+// scaleMode resolves -scale: auto is unit for IDX images, else the
+// library's auto (maxabs for data held sparse, zscore otherwise; see
+// dataset.FitMaxAbs).
+func scaleMode(mode, kind string) cvar.Scaling {
+	if mode == "auto" && kind == "idx" {
+		return cvar.ScaleUnit
 	}
-	switch {
-	case kind == "idx":
-		return "unit"
-	case sparse:
-		return "maxabs"
-	}
-	return "zscore"
+	return streamScaling[mode]
 }
 
 // prepare splits full 2/3–1/3 with the seed and fits the preprocessing on
-// the training split, applying it to all parts. full is not modified; test
-// (which may be nil) is preprocessed in place.
+// the training split, applying it to all parts (cvar.Prepare). full is not
+// modified; test (which may be nil) is preprocessed in place.
 func prepare[T batch.Float](f *dataFlags, full *dataset.Dataset[T], src cvar.Provenance, kind string, seed uint64, test *dataset.Dataset[T]) (*trainingData[T], error) {
-	td := &trainingData[T]{source: src, kind: kind, test: test}
-	var err error
-	if td.train, td.val, err = dataset.Split(full, 0, seed); err != nil {
+	mode := scaleMode(f.scale.value, src.Kind)
+	p, err := cvar.Prepare(full, cvar.PrepareOptions{Scaling: mode, ScaleTarget: f.scaleY.value == "zscore", Seed: seed}, test)
+	if err != nil {
 		return nil, err
 	}
+	td := &trainingData[T]{source: src, kind: kind, train: p.Train, val: p.Val, test: test, prep: p.Preprocessing}
 	td.source.N = td.train.N
-	mode := scaleMode(f.scale.value, src.Kind, td.train.IsSparse())
-	if mode == "unit" {
-		td.prep.Divide = 255
-		if err := dataset.PreprocessDataset(&td.prep, td.train); err != nil {
-			return nil, err
-		}
-	}
-	if mode == "maxabs" {
-		st := dataset.FitMaxAbs(td.train)
-		td.prep.Mean, td.prep.Scale = st.Mean, st.Scale
-		if err := dataset.PreprocessDataset(&dataset.Preprocessing{Mean: st.Mean, Scale: st.Scale}, td.train); err != nil {
-			return nil, err
-		}
-	} else if mode == "zscore" && td.train.IsSparse() {
-		// Sparse data is scaled without centring, which keeps its zeros:
-		// the preprocessing records means of 0.
-		st := dataset.FitScaler(td.train)
-		td.prep.Mean, td.prep.Scale = st.Mean, st.Scale
-		if err := dataset.PreprocessDataset(&dataset.Preprocessing{Mean: st.Mean, Scale: st.Scale}, td.train); err != nil {
-			return nil, err
-		}
-	} else if mode == "zscore" {
-		st, err := dataset.FitStandardizer(td.train)
-		if err != nil {
-			return nil, err
-		}
-		td.prep.Mean, td.prep.Scale = st.Mean, st.Scale
-		// The training split holds the divided values already.
-		if err := dataset.StandardizeInPlace(st, td.train); err != nil {
-			return nil, err
-		}
-	}
-	for _, ds := range []*dataset.Dataset[T]{td.val, td.test} {
-		if ds != nil {
-			if err := dataset.PreprocessDataset(&td.prep, ds); err != nil {
-				return nil, err
-			}
-		}
-	}
-	if td.train.Task == dataset.Regression && f.scaleY.value == "zscore" {
-		ts := dataset.FitTargetScaler(td.train)
-		td.prep.TargetMean, td.prep.TargetScale = ts.Mean, ts.Scale
-	}
-	if td.storage, err = resolveStorage[T](f, false, src.Kind, kind, mode == "unit" || mode == "none", td.train.IsSparse()); err != nil {
+	byteScaled := mode == cvar.ScaleUnit || mode == cvar.ScaleNone
+	if td.storage, err = resolveStorage[T](f, false, src.Kind, kind, byteScaled, td.train.IsSparse()); err != nil {
 		return nil, err
 	}
 	if err := td.checkCompact(f, full); err != nil {
@@ -348,7 +203,7 @@ func prepare[T batch.Float](f *dataFlags, full *dataset.Dataset[T], src cvar.Pro
 // preprocessed, and of the test set, naming the file's line of the first
 // that it cannot hold.
 func (td *trainingData[T]) checkCompact(f *dataFlags, full *dataset.Dataset[T]) error {
-	rs := readSpec{format: td.source.Kind, target: f.target, noHeader: f.noHeader, maxBytes: f.maxMemory.option(), maxLine: f.maxLine.option()}
+	rs := readSpec{FileOptions: dataset.FileOptions{Format: td.source.Kind, Target: f.target, NoHeader: f.noHeader, MaxBytes: f.maxMemory.option(), MaxLine: f.maxLine.option()}}
 	if err := checkCompact(full, &td.prep, td.storage, sampleAt(f.data, rs, full)); err != nil {
 		return err
 	}
@@ -356,7 +211,7 @@ func (td *trainingData[T]) checkCompact(f *dataFlags, full *dataset.Dataset[T]) 
 		return nil
 	}
 	if f.test != "" {
-		rs.format, _ = formatOf(f.test, f.format.value)
+		rs.Format, _ = formatOf(f.test, f.format.value)
 	}
 	return checkCompact(td.test, nil, td.storage, sampleAt(f.test, rs, td.test))
 }
@@ -429,7 +284,7 @@ func loadFull[T batch.Float](f *dataFlags, kind string) (*dataset.Dataset[T], cv
 			return nil, src, err
 		}
 		src.Name = ds.Name
-		return firstRows(ds, f.limit), src, nil
+		return ds.Head(f.limit), src, nil
 	}
 	format, err := formatOf(f.data, f.format.value)
 	if err != nil {
@@ -439,7 +294,8 @@ func loadFull[T batch.Float](f *dataFlags, kind string) (*dataset.Dataset[T], cv
 	if format == "csv" {
 		src.Target, src.NoHeader = f.target, f.noHeader
 	}
-	rs := readSpec{format: format, task: task, target: f.target, noHeader: f.noHeader, limit: f.limit, maxBytes: f.maxMemory.option(), maxLine: f.maxLine.option(), maxDim: f.maxDim, sparse: f.sparse}
+	rs := readSpec{FileOptions: f.fileOptions(format)}
+	rs.Task = task
 	ds, err := loadFile[T](f.data, rs)
 	return ds, src, err
 }
@@ -506,7 +362,7 @@ func loadModelData[T batch.Float](f *dataFlags, m *cvar.ModelFile) (*dataset.Dat
 			return nil, false, fmt.Errorf("the model file's built-in data cannot be drawn again: %w; give -data", err)
 		}
 		ds.Name += " (fresh sample)"
-		ds = firstRows(ds, f.limit)
+		ds = ds.Head(f.limit)
 	} else {
 		var err error
 		rs := specForModel(f, m, format)
@@ -537,7 +393,7 @@ func readCSVForModel[T batch.Float](path string, m *cvar.ModelFile, rs readSpec)
 		return nil, false, err
 	}
 	defer f.Close()
-	ds, has, err := dataset.ReadCSVTargetOptional[T](f, path, m.D, csvOptions(path, rs))
+	ds, has, err := dataset.ReadCSVTargetOptional[T](f, path, m.D, rs.CSV(path))
 	if err != nil {
 		return nil, false, tooLarge(err)
 	}
@@ -546,28 +402,12 @@ func readCSVForModel[T batch.Float](path string, m *cvar.ModelFile, rs readSpec)
 			return nil, false, err
 		}
 	}
-	if m.Source.Kind == "csv" && !rs.noHeader {
-		if err := checkNames(path, ds.Features, m.Features, "the model file"); err != nil {
+	if m.Source.Kind == "csv" && !rs.NoHeader {
+		if err := dataset.CheckFeatureNames(path, ds.Features, m.Features, "the model file"); err != nil {
 			return nil, false, err
 		}
 	}
 	return ds, has, nil
-}
-
-// checkNames refuses data whose feature names differ from want, those of
-// the training data, naming the first column that differs: columns are
-// matched by position, so a column renamed or moved would be read as
-// another feature. Names are compared only when both have them.
-func checkNames(path string, got, want []string, ref string) error {
-	if got == nil || want == nil || len(got) != len(want) {
-		return nil // no names, or a width that checkWidth reports
-	}
-	for j := range got {
-		if got[j] != want[j] {
-			return fmt.Errorf("%s: feature %d is named %q where %s has %q; columns are matched by position, not by name: give the columns in the training file's order and names", path, j+1, got[j], ref, want[j])
-		}
-	}
-	return nil
 }
 
 // missingTarget is the error of data without the target column where the
@@ -582,36 +422,12 @@ func missingTarget(path string, m *cvar.ModelFile) error {
 	return fmt.Errorf("%s: %s is missing: the file holds only the model's %d features; eval needs the targets (predict does not)", path, col, m.D)
 }
 
-// specForModel reads data the way m's training data was read.
+// specForModel reads data the way m's training data was read
+// (cvar.ModelFile.FileOptions); an MNIST directory's test files.
 func specForModel(f *dataFlags, m *cvar.ModelFile, format string) readSpec {
-	rs := readSpec{format: format, task: dataset.Regression, target: f.target, noHeader: f.noHeader, limit: f.limit, split: "test", maxBytes: f.maxMemory.option(), maxLine: f.maxLine.option(), maxDim: f.maxDim, dimFrom: "the model", sparse: f.sparse}
-	if m.K > 0 {
-		rs.task, rs.classes = dataset.Classification, m.Classes
-	}
-	if format == "libsvm" {
-		rs.dim = m.D
-	}
-	if centres(&m.Preprocessing) {
-		rs.sparse = 0 // centring fills in the zeros: such a model reads dense
-	}
-	if format == "csv" && m.Source.Kind == "csv" {
-		if rs.target == "" {
-			rs.target = m.Source.Target
-		}
-		rs.noHeader = rs.noHeader || m.Source.NoHeader
-	}
+	rs := readSpec{FileOptions: m.FileOptions(format, f.fileOptions(format)), dimFrom: "the model"}
+	rs.Split = "test"
 	return rs
-}
-
-// centres reports whether p subtracts a mean, which would fill in the zeros
-// of sparse data.
-func centres(p *dataset.Preprocessing) bool {
-	for _, m := range p.Mean {
-		if m != 0 {
-			return true
-		}
-	}
-	return false
 }
 
 func checkWidth[T batch.Float](ds *dataset.Dataset[T], m *cvar.ModelFile) error {
@@ -619,16 +435,4 @@ func checkWidth[T batch.Float](ds *dataset.Dataset[T], m *cvar.ModelFile) error 
 		return fmt.Errorf("%s has %d features; the model was trained on %d", ds.Name, ds.D, m.D)
 	}
 	return nil
-}
-
-// firstRows keeps the first limit rows of ds (all of them when limit ≤ 0).
-func firstRows[T batch.Float](ds *dataset.Dataset[T], limit int) *dataset.Dataset[T] {
-	if limit <= 0 || ds.N <= limit {
-		return ds
-	}
-	rows := make([]int, limit)
-	for i := range rows {
-		rows[i] = i
-	}
-	return ds.Subset(rows)
 }

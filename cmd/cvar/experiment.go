@@ -2,17 +2,18 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"runtime"
 	"strings"
-	"sync"
 	"time"
 
 	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/batch"
 	"github.com/cvarlearn/cvar/dataset"
+	"github.com/cvarlearn/cvar/experiment"
+	"github.com/cvarlearn/cvar/internal/errtext"
 )
 
 // defaultExperimentEpochs is the number of epochs of experiment: the
@@ -47,62 +48,14 @@ CVaRs are below Vanilla-SGD's and CVaR-on-Minibatch's. -plot writes the
 curves per epoch (Figure 2) and the sorted top-α validation losses
 (Figure 3).`
 
-// The methods of the experiment, in the paper's order.
-var experimentMethods = []struct {
-	method cvar.Method
-	name   string // -json name
-	title  string // the paper's name
-}{
-	{cvar.Vanilla, "vanilla", "Vanilla-SGD"},
-	{cvar.MinibatchCVaR, "minibatch", "CVaR-on-Minibatch"},
-	{cvar.Alg3, "alg3", "CVaR-SGD"},
-}
-
-// arm is one row of the experiment: a method, and the α it minimises (the
-// CVaR methods run once per α of -alpha; Vanilla-SGD once).
-type arm struct {
-	method int // index in experimentMethods
-	alpha  float64
-}
-
-// title is the arm's name in tables: the paper's, with α when the CVaR
-// methods run at several.
-func (a arm) title(multi bool) string {
-	t := experimentMethods[a.method].title
-	if multi && experimentMethods[a.method].method != cvar.Vanilla {
-		t += " (α = " + alphaKey(a.alpha) + ")"
-	}
-	return t
-}
-
-// armsOf lists the arms: Vanilla-SGD, then each CVaR method at each α.
-func armsOf(alphas []float64) []arm {
-	arms := []arm{{method: 0, alpha: alphas[0]}}
-	for _, a := range alphas {
-		for m := 1; m < len(experimentMethods); m++ {
-			arms = append(arms, arm{method: m, alpha: a})
-		}
-	}
-	return arms
-}
-
+// expConfig is what experiment was asked for: the comparison itself
+// (exp), and where its data comes from and its results go.
 type expConfig struct {
+	exp        experiment.Config
 	data       *dataFlags
 	files      []string
 	model      *choice
-	alphas     []float64 // the CVaR methods' α, one arm each
-	arms       []arm
-	evalAlphas []float64 // the CVaRs the tables report
-	names      []string  // metric keys, in the tables' order
-	titles     []string
-	selectCVaR bool // select the CVaR methods by validation CVaR_α
-	lrs, wds   []float64
-	seeds      int
-	epochs     int
-	batch      int
-	eps        float64
 	precision  string
-	threads    int
 	hidden     int
 	formatOut  string
 	json       bool
@@ -170,10 +123,12 @@ func cmdExperiment(e *env, args []string) error {
 		}
 	}
 	cfg := &expConfig{
-		data: df, model: model, alphas: alphas.values, selectCVaR: selectBy.value == "cvar", lrs: lrs.values, wds: wds.values, seeds: *seeds,
-		epochs: *epochs, batch: *batchSize, eps: *eps, precision: precision.value, threads: *threads,
-		hidden: *hidden, formatOut: formatOut.value, json: *jsonOut, plotDir: *plotDir,
-		plotFormat: plotFormat.value, force: *force,
+		exp: experiment.Config{
+			Alphas: alphas.values, SelectCVaR: selectBy.value == "cvar", LRs: lrs.values, WeightDecays: wds.values,
+			Seeds: *seeds, Epochs: *epochs, Batch: *batchSize, Eps: *eps, Threads: *threads, Curves: *plotDir != "",
+		},
+		data: df, model: model, precision: precision.value, hidden: *hidden, formatOut: formatOut.value,
+		json: *jsonOut, plotDir: *plotDir, plotFormat: plotFormat.value, force: *force,
 	}
 	cfg.files = []string{""}
 	if df.data != "" {
@@ -196,15 +151,12 @@ func cmdExperiment(e *env, args []string) error {
 	if err := cfg.checkPlots(); err != nil {
 		return err
 	}
-	if cfg.threads == 0 {
-		cfg.threads = runtime.GOMAXPROCS(0)
+	if cfg.exp.Threads == 0 {
+		cfg.exp.Threads = runtime.GOMAXPROCS(0)
 	}
-	cfg.arms = armsOf(cfg.alphas)
 	if err := cfg.checkRuns(); err != nil {
 		return err
 	}
-	cfg.evalAlphas = unionAlphas(cfg.alphas...)
-	cfg.names, cfg.titles = metricNamesOf(cfg.evalAlphas)
 	if cfg.precision == cvar.F32 {
 		return experimentRun[float32](e, cfg)
 	}
@@ -249,51 +201,33 @@ func (cfg *expConfig) checkFormats() error {
 // runs, or of more epochs in all than cvar.MaxSteps, and -plot curves
 // (six numbers an epoch of every run) beyond -max-memory.
 func (cfg *expConfig) checkRuns() error {
-	runs, ok := product(maxExperimentRuns, len(cfg.files), cfg.seeds, len(cfg.arms), len(cfg.lrs), len(cfg.wds))
+	x := &cfg.exp
+	runs, ok := product(maxExperimentRuns, len(cfg.files), x.Seeds, x.Rows(), len(x.LRs), len(x.WeightDecays))
 	if !ok {
 		return usagef("-data × -seeds × methods (by -alpha) × -lrs × -wds make %d × %d × %d × %d × %d training runs, more than %d",
-			len(cfg.files), cfg.seeds, len(cfg.arms), len(cfg.lrs), len(cfg.wds), maxExperimentRuns)
+			len(cfg.files), x.Seeds, x.Rows(), len(x.LRs), len(x.WeightDecays), maxExperimentRuns)
 	}
-	total, ok := product(cvar.MaxSteps, int(runs), cfg.epochs)
+	total, ok := product(cvar.MaxSteps, int(runs), x.Epochs)
 	if !ok {
-		return usagef("-epochs %d × %d training runs exceed %d epochs in all", cfg.epochs, runs, uint64(cvar.MaxSteps))
+		return usagef("-epochs %d × %d training runs exceed %d epochs in all", x.Epochs, runs, uint64(cvar.MaxSteps))
 	}
 	if cfg.plotDir != "" {
 		need, _ := product(math.MaxInt64, int(total), 6, 8)
-		return checkMemory(fmt.Sprintf("keeping the -plot curves of %d runs of -epochs %d", runs, cfg.epochs), int64(min(need, math.MaxInt64)), cfg.data.maxMemory)
+		return checkMemory(fmt.Sprintf("keeping the -plot curves of %d runs of -epochs %d", runs, x.Epochs), int64(min(need, math.MaxInt64)), cfg.data.maxMemory)
 	}
 	return nil
 }
 
-// runResult is one training run of the grid.
-type runResult struct {
-	seed, arm  int // indexes
-	lr, wd     float64
-	err        error
-	val, train metrics
-	losses     []float64 // validation losses of the final model (first seed only)
-	curves     [3][2][]float64
-}
-
-// dsResult is one data set's results.
-type dsResult struct {
-	name     string
-	rows     []expRow
-	runs     []*runResult // selected runs, [seed][method]
-	alphas   []float64
-	total    int          // training runs
-	diverged []*runResult // the runs that diverged
-}
-
 func experimentRun[T batch.Float](e *env, cfg *expConfig) error {
 	start := time.Now()
-	grid := len(cfg.lrs) * len(cfg.wds)
-	total := len(cfg.files) * cfg.seeds * len(cfg.arms) * grid * cfg.epochs
-	bar := newProgress(e, "experiment", total)
-	var results []*dsResult
+	x := cfg.exp
+	grid := len(x.LRs) * len(x.WeightDecays)
+	bar := newProgress(e, "experiment", len(cfg.files)*x.Seeds*x.Rows()*grid*x.Epochs)
+	x.Progress = bar.add
+	var results []*experiment.Result
 	for _, file := range cfg.files {
 		df, kind := cfg.dataSet(file)
-		r, err := experimentOn[T](cfg, &df, kind, bar)
+		r, err := experimentOn[T](cfg, x, &df, kind)
 		if err != nil {
 			bar.finish()
 			return err
@@ -304,38 +238,45 @@ func experimentRun[T batch.Float](e *env, cfg *expConfig) error {
 	if err := reportDivergence(e.stderr, results); err != nil {
 		return err
 	}
+	var rows []experiment.Row
 	for _, r := range results {
-		for _, row := range r.rows {
+		for _, row := range r.Rows {
 			if row.Failed > 0 {
 				fmt.Fprintf(e.stderr, "cvar experiment: warning: %s, %s: %d of %d runs diverged and were left out of the selection\n",
-					row.Dataset, row.Title, row.Failed, cfg.seeds*grid)
+					row.Dataset, row.Title, row.Failed, x.Seeds*grid)
 			}
 		}
+		rows = append(rows, r.Rows...)
 	}
-	if cfg.plotDir != "" {
-		if err := os.MkdirAll(cfg.plotDir, 0o755); err != nil {
-			return err
-		}
-		for _, r := range results {
-			if err := writePlots(cfg, r); err != nil {
-				return err
-			}
-		}
+	if err := cfg.writePlots(results); err != nil {
+		return err
 	}
-	var rows []expRow
-	for _, r := range results {
-		rows = append(rows, r.rows...)
-	}
-	if cfg.json {
+	switch {
+	case cfg.json:
 		return writeJSON(e.stdout, rows)
+	case cfg.formatOut == "markdown":
+		return experiment.WriteMarkdown(e.stdout, x, rows)
+	case cfg.formatOut == "csv":
+		return experiment.WriteCSV(e.stdout, x, rows)
 	}
-	switch cfg.formatOut {
-	case "markdown":
-		return printMarkdown(e.stdout, cfg, rows)
-	case "csv":
-		return printCSV(e.stdout, cfg, rows)
+	return experiment.WriteText(e.stdout, x, rows, time.Since(start))
+}
+
+// reportDivergence prints a line on w for every run that diverged; when
+// every run diverged there is nothing to compare, and it returns an error.
+func reportDivergence(w io.Writer, results []*experiment.Result) error {
+	total, diverged := 0, 0
+	for _, r := range results {
+		total += r.Runs
+		diverged += len(r.Diverged)
+		for _, d := range r.Diverged {
+			fmt.Fprintf(w, "cvar experiment: %s, seed %d: %s\n", r.Name, d.Seed, errtext.Plain(d.Err))
+		}
 	}
-	return printText(e.stdout, cfg, rows, time.Since(start))
+	if total > 0 && diverged == total {
+		return fmt.Errorf("all %d training runs diverged (each is listed above); try smaller -lrs or larger -wds", total)
+	}
+	return nil
 }
 
 // dataSet is the data flags and the model kind of one -data entry: the
@@ -373,247 +314,41 @@ const (
 	builtinReg   = "builtin-regression" // the built-in regression data
 )
 
-// experimentOn runs the whole grid on one data set.
-func experimentOn[T batch.Float](cfg *expConfig, df *dataFlags, kind string, bar *progress) (*dsResult, error) {
+// experimentOn runs the comparison x on one data set: each seed's split is
+// preprocessed as train's, and its model checked against -max-memory.
+func experimentOn[T batch.Float](cfg *expConfig, x experiment.Config, df *dataFlags, kind string) (*experiment.Result, error) {
 	full, src, err := loadFull[T](df, kind)
 	if err != nil {
 		return nil, err
 	}
-	kind, err = autoKind(kind, full)
-	if err != nil {
+	if kind, err = autoKind(kind, full); err != nil {
 		return nil, err
 	}
-	label := datasetLabel(df, kind)
-	res := &dsResult{name: label, alphas: cfg.evalAlphas}
-	record := cfg.plotDir != ""
-	nm := len(cfg.arms)
-	best := make([][]*runResult, cfg.seeds) // [seed][arm]
-	all := make([]*runResult, 0, cfg.seeds*nm*len(cfg.lrs)*len(cfg.wds))
-	for s := range cfg.seeds {
-		seed := uint64(s + 1)
+	return experiment.Run(datasetLabel(df, kind), x, func(seed uint64) (*experiment.Data[T], error) {
 		td, err := prepare(df, full, src, kind, seed, nil)
 		if err != nil {
 			return nil, err
 		}
-		fit, err := td.fitData()
-		if err != nil {
+		d := &experiment.Data[T]{}
+		if d.Fit, err = td.fitData(); err != nil {
 			return nil, err
 		}
-		if err := checkEpochs(cfg.epochs, stepsPerEpoch(cvar.Vanilla, cfg.batch, fit.N)); err != nil {
+		if err := checkEpochs(x.Epochs, stepsPerEpoch(cvar.Vanilla, x.Batch, d.Fit.N)); err != nil {
 			return nil, err
 		}
-		train, err := td.train.Batch()
-		if err != nil {
+		if d.Train, err = td.train.Batch(); err != nil {
 			return nil, err
 		}
-		val, err := td.val.Batch()
-		if err != nil {
+		if d.Val, err = td.val.Batch(); err != nil {
 			return nil, err
 		}
-		if err := checkModel[T](kind, train.D, train.K, cfg.hidden, cfg.threads, cfg.batch, df.maxMemory); err != nil {
+		if err := checkModel[T](kind, d.Train.D, d.Train.K, cfg.hidden, x.Threads, x.Batch, df.maxMemory); err != nil {
 			return nil, err
 		}
-		model, err := batch.NewModel[T](kind, train.D, train.K, cfg.hidden)
-		if err != nil {
+		if d.Model, err = batch.NewModel[T](kind, d.Train.D, d.Train.K, cfg.hidden); err != nil {
 			return nil, err
 		}
-		var jobs []*runResult
-		for m := range cfg.arms {
-			for _, lr := range cfg.lrs {
-				for _, wd := range cfg.wds {
-					jobs = append(jobs, &runResult{seed: s, arm: m, lr: lr, wd: wd})
-				}
-			}
-		}
-		runJobs(cfg.threads, jobs, func(j *runResult) {
-			runOne(cfg, j, model, td, fit, train, val, seed, record && s == 0, record, res.alphas, bar)
-		})
-		best[s] = make([]*runResult, nm)
-		for _, j := range jobs {
-			if j.err != nil {
-				if !isDivergence(j.err) {
-					return nil, j.err
-				}
-				continue
-			}
-			if b := best[s][j.arm]; b == nil || cfg.criterion(j) < cfg.criterion(b) {
-				best[s][j.arm] = j
-			}
-		}
-		all = append(all, jobs...)
-		for _, j := range jobs {
-			if j.err != nil {
-				res.diverged = append(res.diverged, j)
-			}
-		}
-		if !record {
-			for _, j := range jobs {
-				j.losses = nil
-			}
-		}
-	}
-	for m, a := range cfg.arms {
-		em := experimentMethods[a.method]
-		row := expRow{Dataset: label, Method: em.name, Title: a.title(len(cfg.alphas) > 1), Alpha: a.alpha,
-			Metrics: map[string]meanStd{}, Raw: map[string]meanStd{}}
-		raw := make([][]float64, len(cfg.names))
-		norm := make([][]float64, len(cfg.names))
-		for s := range cfg.seeds {
-			b, v := best[s][m], best[s][0]
-			if b == nil {
-				for i := range cfg.names {
-					raw[i] = append(raw[i], math.NaN())
-					norm[i] = append(norm[i], math.NaN())
-				}
-				continue
-			}
-			row.Selected = append(row.Selected, selected{Seed: s + 1, LR: b.lr, WD: b.wd})
-			vals := metricValues(b.val, cfg.evalAlphas)
-			var ref []float64
-			if v != nil {
-				ref = metricValues(v.val, cfg.evalAlphas)
-			}
-			for i, x := range vals {
-				raw[i] = append(raw[i], x)
-				switch {
-				case cfg.names[i] == "accuracy":
-					norm[i] = append(norm[i], x)
-				case ref == nil:
-					norm[i] = append(norm[i], math.NaN())
-				default:
-					norm[i] = append(norm[i], x/ref[i])
-				}
-			}
-		}
-		for _, j := range all {
-			if j.arm == m && j.err != nil {
-				row.Failed++
-				row.Diverged = append(row.Diverged, divergedRun{Seed: j.seed + 1, LR: j.lr, WD: j.wd, Error: runError(j)})
-			}
-		}
-		for i, name := range cfg.names {
-			row.Raw[name] = summarise(raw[i])
-			row.Metrics[name] = summarise(norm[i])
-		}
-		res.rows = append(res.rows, row)
-	}
-	for s := range best {
-		res.runs = append(res.runs, best[s]...)
-	}
-	markBelow(cfg, res.rows)
-	res.total = len(all)
-	return res, nil
-}
-
-// selection says in words how settings are selected.
-func (cfg *expConfig) selection() string {
-	if cfg.selectCVaR {
-		return "validation CVaR_α (Vanilla-SGD: mean loss)"
-	}
-	return "validation mean loss"
-}
-
-// criterion is what the selection minimises for a run: the validation mean
-// loss, or under -select cvar the validation CVaR at the arm's α for the
-// CVaR methods.
-func (cfg *expConfig) criterion(j *runResult) float64 {
-	a := cfg.arms[j.arm]
-	if cfg.selectCVaR && experimentMethods[a.method].method != cvar.Vanilla {
-		return j.val.tail(a.alpha).CVaR
-	}
-	return j.val.MeanLoss
-}
-
-// runJobs runs f on every job with the given number of workers.
-func runJobs(workers int, jobs []*runResult, f func(*runResult)) {
-	next := make(chan *runResult)
-	var wg sync.WaitGroup
-	for range min(workers, len(jobs)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := range next {
-				f(j)
-			}
-		}()
-	}
-	for _, j := range jobs {
-		next <- j
-	}
-	close(next)
-	wg.Wait()
-}
-
-// runOne trains one grid point on fit, on one thread, and evaluates it on
-// train and val (in the target's units); with curves it records the metrics
-// after every epoch, and with keepLosses the final validation losses.
-func runOne[T batch.Float](cfg *expConfig, j *runResult, model batch.Model[T], td *trainingData[T], fit, train, val *batch.Data[T], seed uint64, keepLosses, curves bool, alphas []float64, bar *progress) {
-	a := cfg.arms[j.arm]
-	em := experimentMethods[a.method]
-	opt := cvar.Options{
-		Method: em.method, Alpha: a.alpha, LR: j.lr, WeightDecay: j.wd, Epochs: cfg.epochs,
-		Batch: cfg.batch, Seed: seed, Threads: 1,
-	}
-	if em.method == cvar.Alg3 {
-		opt.Eps = cfg.eps // 0: the practical ε, from the losses at the start
-	}
-	ev, err := cvar.NewEvaluator(model, 1)
-	if err != nil {
-		j.err = err
-		return
-	}
-	defer ev.Close()
-	theta := make([]T, model.NumParams())
-	done := 0
-	opt.OnEpoch = func(info cvar.EpochInfo) error {
-		done++
-		bar.add(1)
-		if !curves {
-			return nil
-		}
-		for i, v := range info.Theta {
-			theta[i] = T(v)
-		}
-		if _, err := td.unscale(model, theta); err != nil {
-			return err
-		}
-		for k, data := range []*batch.Data[T]{train, val} {
-			m, err := ev.Metrics(theta, data, 0.1)
-			if err != nil {
-				return err
-			}
-			c, _ := m.TailAt(0.1)
-			j.curves[0][k] = append(j.curves[0][k], c)
-			j.curves[1][k] = append(j.curves[1][k], m.Accuracy)
-			j.curves[2][k] = append(j.curves[2][k], m.MeanLoss)
-		}
-		return nil
-	}
-	res, err := cvar.Train(model, fit, opt)
-	if err != nil {
-		bar.add(cfg.epochs - done)
-		j.err = fmt.Errorf("%s with lr %g, wd %g: %w", a.title(true), j.lr, j.wd, err)
-		return
-	}
-	if _, err := td.unscale(model, res.Theta); err != nil {
-		j.err = err
-		return
-	}
-	m, err := ev.Metrics(res.Theta, val, alphas...)
-	if err != nil {
-		j.err = err
-		return
-	}
-	j.val = metrics(m)
-	if keepLosses {
-		losses, err := ev.Losses(res.Theta, val)
-		if err != nil {
-			j.err = err
-			return
-		}
-		j.losses = make([]float64, len(losses))
-		for i, l := range losses {
-			j.losses[i] = float64(l)
-		}
-	}
+		d.Unscale = func(theta []T) error { _, err := td.unscale(d.Model, theta); return err }
+		return d, nil
+	})
 }

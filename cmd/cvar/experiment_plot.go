@@ -5,13 +5,12 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
-	"math"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 
-	"github.com/cvarlearn/cvar/internal/plots"
+	"github.com/cvarlearn/cvar/experiment"
+	"github.com/cvarlearn/cvar/internal/outfile"
 )
 
 // The figures of experiment: the curves per epoch and the sorted tails.
@@ -36,8 +35,8 @@ func (cfg *expConfig) checkPlots() error {
 		return fmt.Errorf("-plot %s is not a directory", cfg.plotDir)
 	}
 	if err != nil {
-		if cerr := checkCreatable(cfg.plotDir); cerr != nil {
-			return cerr
+		if cerr := outfile.Creatable(cfg.plotDir); cerr != nil {
+			return fmt.Errorf("cannot create -plot %s: %w", cfg.plotDir, cerr)
 		}
 		if !errors.Is(err, fs.ErrNotExist) {
 			return err
@@ -71,24 +70,6 @@ func entryName(file string) string {
 	return file
 }
 
-// checkCreatable reports whether MkdirAll could create dir: its nearest
-// existing ancestor must be a directory.
-func checkCreatable(dir string) error {
-	for p := filepath.Dir(dir); ; p = filepath.Dir(p) {
-		st, err := os.Stat(p)
-		switch {
-		case err == nil && st.IsDir():
-			return nil
-		case err == nil:
-			return fmt.Errorf("cannot create -plot %s: %s is not a directory", dir, p)
-		case !errors.Is(err, fs.ErrNotExist):
-			return fmt.Errorf("cannot create -plot %s: %w", dir, err)
-		case p == filepath.Dir(p):
-			return nil
-		}
-	}
-}
-
 func sanitize(s string) string {
 	return strings.Map(func(r rune) rune {
 		if r == '/' || r == '\\' || r == ' ' || r == ':' {
@@ -98,85 +79,24 @@ func sanitize(s string) string {
 	}, s)
 }
 
-// writePlots draws the figures of one data set: the selected runs' curves,
-// averaged over the seeds, and the first seed's validation tails.
-func writePlots(cfg *expConfig, r *dsResult) error {
-	nm := len(cfg.arms)
-	titles := []string{"CVaR_0.1", "accuracy", "mean loss"}
-	var panels []plots.Panel
-	for k, title := range titles {
-		pn := plots.Panel{Title: title}
-		for m, a := range cfg.arms {
-			c := plots.Curve{Method: a.title(len(cfg.alphas) > 1)}
-			c.Train = meanCurve(r.runs, nm, m, k, 0)
-			c.Val = meanCurve(r.runs, nm, m, k, 1)
-			pn.Curves = append(pn.Curves, c)
-		}
-		if k == 1 && allNaN(pn.Curves) {
-			continue // regression: no accuracy
-		}
-		panels = append(panels, pn)
+// writePlots writes the figures of every data set into -plot, which it
+// creates: the selected runs' curves and the first seed's validation
+// tails.
+func (cfg *expConfig) writePlots(results []*experiment.Result) error {
+	if cfg.plotDir == "" {
+		return nil
 	}
-	names := plotNames(cfg, r.name)
-	over := "seed 1"
-	if cfg.seeds > 1 {
-		over = fmt.Sprintf("mean over %d seeds", cfg.seeds)
-	}
-	title := fmt.Sprintf("%s: the selected runs per epoch (%s)", r.name, over)
-	if err := writeNew(names[0], cfg.force, cfg.inputs(), func(w io.Writer) error {
-		return plots.Curves(w, cfg.plotFormat, title, panels)
-	}); err != nil {
+	if err := os.MkdirAll(cfg.plotDir, 0o755); err != nil {
 		return err
 	}
-	var tails []plots.Tail
-	for m, a := range cfg.arms {
-		if run := r.runs[m]; run != nil {
-			tails = append(tails, plots.Tail{Method: a.title(len(cfg.alphas) > 1), Losses: run.losses})
+	for _, r := range results {
+		names := plotNames(cfg, r.Name)
+		if err := writeNew(names[0], cfg.force, cfg.inputs(), func(w io.Writer) error { return r.Curves(w, cfg.plotFormat) }); err != nil {
+			return err
+		}
+		if err := writeNew(names[1], cfg.force, cfg.inputs(), func(w io.Writer) error { return r.Tails(w, cfg.plotFormat) }); err != nil {
+			return err
 		}
 	}
-	return writeNew(names[1], cfg.force, cfg.inputs(), func(w io.Writer) error {
-		return plots.Tails(w, cfg.plotFormat, r.name+": sorted top-α validation losses (seed 1)", []float64{0.05, 0.1}, tails)
-	})
-}
-
-// meanCurve averages metric k on split s (0 training, 1 validation) of
-// method m's selected runs over the seeds, epoch by epoch.
-func meanCurve(runs []*runResult, nm, m, k, s int) []float64 {
-	var out []float64
-	count := []int{}
-	for i := m; i < len(runs); i += nm {
-		run := runs[i]
-		if run == nil {
-			continue
-		}
-		for e, v := range run.curves[k][s] {
-			if e >= len(out) {
-				out = append(out, 0)
-				count = append(count, 0)
-			}
-			if !math.IsNaN(v) {
-				out[e] += v
-				count[e]++
-			}
-		}
-	}
-	for e := range out {
-		if count[e] == 0 {
-			out[e] = math.NaN()
-		} else {
-			out[e] /= float64(count[e])
-		}
-	}
-	return out
-}
-
-func allNaN(cs []plots.Curve) bool {
-	for _, c := range cs {
-		for _, v := range slices.Concat(c.Train, c.Val) {
-			if !math.IsNaN(v) {
-				return false
-			}
-		}
-	}
-	return true
+	return nil
 }

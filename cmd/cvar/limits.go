@@ -8,7 +8,6 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
-	"unsafe"
 
 	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/batch"
@@ -213,46 +212,12 @@ func checkMemory(what string, need int64, limit byteSize) error {
 		what, dataset.FormatBytes(need), dataset.FormatBytes(limit.bound()))
 }
 
-// modelBytes estimates what training a model takes besides the data: the
-// parameters, their gradient and a few copies (iterate averaging, the best
-// point), a gradient per worker thread, and for the mlp the hidden
-// activations of a minibatch. Saturating arithmetic: absurd sizes give
-// math.MaxInt64, not an overflow.
-func modelBytes(kind string, d, k, hidden, size, threads, batchSize int) int64 {
-	mul := func(a, b int64) int64 {
-		if a != 0 && b > math.MaxInt64/a {
-			return math.MaxInt64
-		}
-		return a * b
-	}
-	add := func(a, b int64) int64 {
-		if a > math.MaxInt64-b {
-			return math.MaxInt64
-		}
-		return a + b
-	}
-	outs := int64(max(k, 1))
-	params := add(mul(int64(d), outs), outs)
-	var act int64
-	if kind == batch.KindMLP {
-		h := int64(hidden)
-		params = add(add(mul(h, int64(d)), h), add(mul(outs, h), outs))
-		act = mul(mul(int64(max(batchSize, cvar.DefaultBatch)), h), 2)
-	}
-	if threads <= 0 {
-		threads = runtime.GOMAXPROCS(0)
-	}
-	copies := int64(4 + threads)
-	return mul(add(mul(params, copies), act), int64(size))
-}
-
 // checkModel fails when training the model would need more than the
-// -max-memory bound (see modelBytes), before anything is allocated.
+// -max-memory bound (see cvar.TrainingBytes), before anything is allocated.
 func checkModel[T batch.Float](kind string, d, k, hidden, threads, batchSize int, limit byteSize) error {
-	var z T
 	what := fmt.Sprintf("a %s model on %d features", kind, d)
 	if kind == batch.KindMLP {
 		what = fmt.Sprintf("an mlp of -hidden %d units on %d features", hidden, d)
 	}
-	return checkMemory(what, modelBytes(kind, d, k, hidden, int(unsafe.Sizeof(z)), threads, batchSize), limit)
+	return checkMemory(what, cvar.TrainingBytes[T](kind, d, k, hidden, threads, batchSize), limit)
 }

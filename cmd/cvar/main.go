@@ -5,7 +5,8 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"strings"
+
+	"github.com/cvarlearn/cvar/internal/errtext"
 )
 
 func main() {
@@ -96,7 +97,7 @@ func exitStatus(stderr io.Writer, prefix string, err error) int {
 	case errors.Is(err, errHelp):
 		return 0
 	}
-	msg := plainMessage(err)
+	msg := errtext.Plain(err)
 	var ue *usageError
 	if errors.As(err, &ue) {
 		fmt.Fprintf(stderr, "%s: %s (see %s -h)\n", prefix, msg, prefix)
@@ -104,40 +105,6 @@ func exitStatus(stderr io.Writer, prefix string, err error) int {
 	}
 	fmt.Fprintf(stderr, "%s: %s\n", prefix, msg)
 	return 1
-}
-
-// plainMessage is err's message on one line without the prefixes of the
-// library's packages ("cvar: ", "dataset: ", "batch: ", "kernel: "), at
-// its start or where one message wraps another (": dataset: "): the
-// command's own prefix ("cvar train: ") says where a message comes from.
-func plainMessage(err error) string {
-	msg := oneLine(err.Error())
-	pkgs := []string{"cvar: ", "dataset: ", "batch: ", "kernel: "}
-	for trimmed := true; trimmed; {
-		trimmed = false
-		for _, p := range pkgs {
-			if strings.HasPrefix(msg, p) {
-				msg, trimmed = msg[len(p):], true
-			}
-		}
-	}
-	for _, p := range pkgs {
-		msg = strings.ReplaceAll(msg, ": "+p, ": ")
-	}
-	return msg
-}
-
-// oneLine folds a message onto one line.
-func oneLine(s string) string {
-	s = strings.TrimSpace(s)
-	if !strings.ContainsAny(s, "\r\n") {
-		return s
-	}
-	fields := strings.FieldsFunc(s, func(r rune) bool { return r == '\n' || r == '\r' })
-	for i := range fields {
-		fields[i] = strings.TrimSpace(fields[i])
-	}
-	return strings.Join(fields, "; ")
 }
 
 // isTerminal reports whether w is a terminal (a character device).

@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"math"
-	"os"
 
 	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/batch"
@@ -219,31 +218,13 @@ func sampleAt[T batch.Float](path string, rs readSpec, ds *dataset.Dataset[T]) f
 	}
 }
 
-// lineOf is the line of sample i of the file at path, or 0 if unknown.
+// lineOf is the line of sample i of the file at path (dataset.RowLine),
+// or 0 if unknown.
 func lineOf[T batch.Float](path string, rs readSpec, ds *dataset.Dataset[T], i int) int {
-	if path == "" || rs.format != "csv" && rs.format != "libsvm" {
+	if path == "" {
 		return 0
 	}
-	f, err := os.Open(path)
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	var st *dataset.Stream[T]
-	if rs.format == "csv" {
-		opt := csvOptions(path, rs)
-		opt.Task, opt.Classes, opt.Limit = ds.Task, ds.Classes, 0
-		st, err = dataset.NewCSVStream[T](f, path, opt)
-	} else {
-		st, err = dataset.NewLIBSVMStream[T](f, path, dataset.LIBSVMOptions{Dim: ds.D, Task: ds.Task, Classes: ds.Classes, MaxBytes: rs.maxBytes, MaxLine: rs.maxLine})
-	}
-	if err != nil {
-		return 0
-	}
-	for range i + 1 {
-		if _, _, _, _, err := st.NextSparse(); err != nil {
-			return 0
-		}
-	}
-	return st.Line()
+	opt := rs.FileOptions
+	opt.Task, opt.Classes, opt.Dim, opt.Limit = ds.Task, ds.Classes, ds.D, 0
+	return dataset.RowLine[T](path, opt, i)
 }

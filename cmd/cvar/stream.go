@@ -46,7 +46,7 @@ func streamSource(df *dataFlags, format string) cvar.StreamSource {
 	src := cvar.StreamSource{Name: df.data, Open: func() (io.ReadCloser, error) { return os.Open(df.data) }}
 	maxBytes, maxLine := df.maxMemory.option(), df.maxLine.option()
 	if format == "csv" {
-		src.CSV = &dataset.CSVOptions{Comma: delimiterOf(df.data), Target: df.target, NoHeader: df.noHeader, Limit: df.limit, MaxBytes: maxBytes, MaxLine: maxLine}
+		src.CSV = &dataset.CSVOptions{Comma: dataset.CommaOfName(df.data), Target: df.target, NoHeader: df.noHeader, Limit: df.limit, MaxBytes: maxBytes, MaxLine: maxLine}
 	} else {
 		src.LIBSVM = &dataset.LIBSVMOptions{MaxDim: df.maxDim, Limit: df.limit, MaxBytes: maxBytes, MaxLine: maxLine, SparseBelow: df.sparse}
 	}

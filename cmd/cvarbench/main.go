@@ -43,6 +43,41 @@ type config struct {
 	sparseD      int // its features
 }
 
+// flags holds the values of the command line's flags as the flag set
+// parses them.
+type flags struct {
+	quick, js, ooc                                  *bool
+	sections, kernels, cases, sizes, precs, threads *string
+	models, methods, epochImpls, mnist              *string
+	epochs, steps, streamMiB, sparseN, sparseD      *int
+	minTime                                         *time.Duration
+}
+
+// defineFlags defines cvarbench's flags on fs.
+func defineFlags(fs *flag.FlagSet) *flags {
+	return &flags{
+		quick:      fs.Bool("quick", false, "a short run (under 30 s): sizes d=784, no out-of-cache kernel cases, epochs timed over a few steps"),
+		js:         fs.Bool("json", false, "print the report as JSON instead of tables"),
+		sections:   fs.String("sections", "machine,limits,kernels,epochs,sparse", "what to run: machine, limits, kernels, epochs, sparse (logistic Alg 3 epochs on text-like sparse data)"),
+		kernels:    fs.String("kernels", "all", "kernel implementations and baselines for the kernel section, e.g. avx2,generic,gonum (baselines: gonum, mathloop, stream)"),
+		cases:      fs.String("cases", "all", "kernel cases: "+strings.Join(bench.KernelNames, ",")),
+		sizes:      fs.String("sizes", "", "feature counts d of the level-1 and row kernels (default 64,784,4096; -quick: 784)"),
+		precs:      fs.String("prec", "f32,f64", "precisions: f32, f64"),
+		threads:    fs.String("threads", "1,all", "engine thread counts for epochs (all = GOMAXPROCS)"),
+		models:     fs.String("models", "logistic,softmax,mlp", "models for epochs: logistic, softmax, mlp, mlp-blas (the MLP's products through gonum's BLAS), and on compact features (f32 only) logistic:u8, softmax:u8, mlp:u8, logistic:f16, softmax:f16, mlp:f16, logistic:bf16, softmax:bf16, mlp:bf16"),
+		methods:    fs.String("methods", "alg3,vanilla,minibatch", "training methods for epochs: alg3, vanilla, minibatch"),
+		epochImpls: fs.String("epoch-kernels", "", "kernel implementations for epochs, e.g. avx2,generic or all (default: the default one, the best this CPU supports)"),
+		mnist:      fs.String("mnist", "", "directory of MNIST's IDX files (train-images-idx3-ubyte[.gz], …); default: synthetic MNIST-shaped data"),
+		epochs:     fs.Int("epochs", 2, "epochs timed per configuration (after one untimed epoch); -quick times -steps steps instead"),
+		steps:      fs.Int("steps", 12, "with -quick, the steps timed per epoch configuration (scaled to an epoch)"),
+		minTime:    fs.Duration("time", 0, "least time spent measuring each kernel variant and limit (default 150ms; -quick: 10ms)"),
+		ooc:        fs.Bool("ooc", true, "include the out-of-cache kernel cases (60000×784); off with -quick unless set"),
+		streamMiB:  fs.Int("stream-mib", 0, "size of the stream buffer in MiB (default 256, or twice the L3 if bigger)"),
+		sparseN:    fs.Int("sparse-n", 0, "rows of the sparse section's text-like data (default 100000; -quick: 20000)"),
+		sparseD:    fs.Int("sparse-d", 1<<20, "features of the sparse section's text-like data"),
+	}
+}
+
 // parseFlags parses the command line; on -h it prints the usage and the
 // flags to stdout and returns flag.ErrHelp. Errors are left to the caller,
 // which prints them as one line.
@@ -50,25 +85,7 @@ func parseFlags(args []string, stdout io.Writer) (*config, error) {
 	fs := flag.NewFlagSet("cvarbench", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
-	quick := fs.Bool("quick", false, "a short run (under 30 s): sizes d=784, no out-of-cache kernel cases, epochs timed over a few steps")
-	js := fs.Bool("json", false, "print the report as JSON instead of tables")
-	sections := fs.String("sections", "machine,limits,kernels,epochs,sparse", "what to run: machine, limits, kernels, epochs, sparse (logistic Alg 3 epochs on text-like sparse data)")
-	kernels := fs.String("kernels", "all", "kernel implementations and baselines for the kernel section, e.g. avx2,generic,gonum (baselines: gonum, mathloop, stream)")
-	cases := fs.String("cases", "all", "kernel cases: "+strings.Join(bench.KernelNames, ","))
-	sizes := fs.String("sizes", "", "feature counts d of the level-1 and row kernels (default 64,784,4096; -quick: 784)")
-	precs := fs.String("prec", "f32,f64", "precisions: f32, f64")
-	threads := fs.String("threads", "1,all", "engine thread counts for epochs (all = GOMAXPROCS)")
-	models := fs.String("models", "logistic,softmax,mlp", "models for epochs: logistic, softmax, mlp, mlp-blas (the MLP's products through gonum's BLAS), and on compact features (f32 only) logistic:u8, softmax:u8, mlp:u8, logistic:f16, softmax:f16, mlp:f16, logistic:bf16, softmax:bf16, mlp:bf16")
-	methods := fs.String("methods", "alg3,vanilla,minibatch", "training methods for epochs: alg3, vanilla, minibatch")
-	epochImpls := fs.String("epoch-kernels", "", "kernel implementations for epochs, e.g. avx2,generic or all (default: the default one, the best this CPU supports)")
-	mnist := fs.String("mnist", "", "directory of MNIST's IDX files (train-images-idx3-ubyte[.gz], …); default: synthetic MNIST-shaped data")
-	epochs := fs.Int("epochs", 2, "epochs timed per configuration (after one untimed epoch); -quick times -steps steps instead")
-	steps := fs.Int("steps", 12, "with -quick, the steps timed per epoch configuration (scaled to an epoch)")
-	minTime := fs.Duration("time", 0, "least time spent measuring each kernel variant and limit (default 150ms; -quick: 10ms)")
-	ooc := fs.Bool("ooc", true, "include the out-of-cache kernel cases (60000×784); off with -quick unless set")
-	streamMiB := fs.Int("stream-mib", 0, "size of the stream buffer in MiB (default 256, or twice the L3 if bigger)")
-	sparseN := fs.Int("sparse-n", 0, "rows of the sparse section's text-like data (default 100000; -quick: 20000)")
-	sparseD := fs.Int("sparse-d", 1<<20, "features of the sparse section's text-like data")
+	f := defineFlags(fs)
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			fmt.Fprintf(stdout, "usage: cvarbench [flags]\n\nMeasures the machine's limits, cvar's kernels and whole training epochs.\n\n")
@@ -80,107 +97,29 @@ func parseFlags(args []string, stdout io.Writer) (*config, error) {
 	if fs.NArg() > 0 {
 		return nil, fmt.Errorf("unexpected arguments %q", fs.Args())
 	}
-	c := &config{quick: *quick, json: *js, mnist: *mnist, epochs: *epochs, steps: *steps, minTime: *minTime, streamMiB: *streamMiB, sparseN: *sparseN, sparseD: *sparseD}
-	if c.sparseN == 0 {
-		c.sparseN = 100_000
-		if c.quick {
-			c.sparseN = 20_000
-		}
+	c := &config{quick: *f.quick, json: *f.js, mnist: *f.mnist, epochs: *f.epochs, steps: *f.steps, minTime: *f.minTime, streamMiB: *f.streamMiB, sparseN: *f.sparseN, sparseD: *f.sparseD}
+	if err := c.checkSizes(); err != nil {
+		return nil, err
 	}
-	if c.sparseN < 1 || c.sparseD < 40 {
-		return nil, fmt.Errorf("-sparse-n %d and -sparse-d %d: want at least 1 row and 40 features", c.sparseN, c.sparseD)
-	}
-	// The stream buffer and the sparse data are allocated whole: sizes past
-	// 16 GiB are refused rather than left to crash the allocator.
-	if c.streamMiB < 0 || c.streamMiB > maxStreamMiB {
-		return nil, fmt.Errorf("-stream-mib %d: want 0 (the default) to %d", c.streamMiB, maxStreamMiB)
-	}
-	if c.sparseN > maxSparseRows || c.sparseD > maxSparseRows {
-		return nil, fmt.Errorf("-sparse-n %d and -sparse-d %d: want at most %d each", c.sparseN, c.sparseD, maxSparseRows)
-	}
-	fs.Visit(func(f *flag.Flag) {
-		if f.Name == "ooc" {
+	fs.Visit(func(fl *flag.Flag) {
+		if fl.Name == "ooc" {
 			c.requestedOOC = true
 		}
 	})
-	c.outOfCache = *ooc && (!c.quick || c.requestedOOC)
+	c.outOfCache = *f.ooc && (!c.quick || c.requestedOOC)
+	if err := c.parseLists(f); err != nil {
+		return nil, err
+	}
 	var err error
-	if c.sections, err = list(*sections, []string{"machine", "limits", "kernels", "epochs", "sparse"}); err != nil {
-		return nil, fmt.Errorf("-sections: %w", err)
+	if c.epochImpls, err = parseEpochImpls(*f.epochImpls); err != nil {
+		return nil, err
 	}
-	if c.cases, err = list(*cases, bench.KernelNames); err != nil {
-		return nil, fmt.Errorf("-cases: %w", err)
+	if c.dims, err = parseDims(*f.sizes, c.quick); err != nil {
+		return nil, err
 	}
-	implNames := []string{bench.Gonum, bench.MathLoop, bench.Stream}
-	for _, im := range kernel.Impls() {
-		implNames = append(implNames, im.Name())
+	if c.threads, err = parseThreads(*f.threads); err != nil {
+		return nil, err
 	}
-	if c.kernels, err = list(*kernels, implNames); err != nil {
-		return nil, fmt.Errorf("-kernels: %w", err)
-	}
-	if c.precs, err = list(*precs, []string{"f32", "f64"}); err != nil {
-		return nil, fmt.Errorf("-prec: %w", err)
-	}
-	if c.models, err = list(*models, append(append(append([]string(nil), bench.Models...), "mlp-blas"), bench.CompactModels...)); err != nil {
-		return nil, fmt.Errorf("-models: %w", err)
-	}
-	ms, err := list(*methods, []string{"alg3", "vanilla", "minibatch"})
-	if err != nil {
-		return nil, fmt.Errorf("-methods: %w", err)
-	}
-	for _, m := range ms {
-		meth, err := cvar.ParseMethod(m)
-		if err != nil {
-			return nil, err
-		}
-		c.methods = append(c.methods, meth)
-	}
-	switch *epochImpls {
-	case "":
-		c.epochImpls = []kernel.Impl{kernel.Default()}
-	default:
-		var names []string
-		for _, im := range kernel.Impls() {
-			names = append(names, im.Name())
-		}
-		if names, err = list(*epochImpls, names); err != nil {
-			return nil, fmt.Errorf("-epoch-kernels: %w", err)
-		}
-		for _, name := range names {
-			im, err := kernel.Lookup(name)
-			if err != nil {
-				return nil, fmt.Errorf("-epoch-kernels: %w", err)
-			}
-			c.epochImpls = append(c.epochImpls, im)
-		}
-	}
-	if *sizes == "" {
-		c.dims = bench.DefaultDims
-		if c.quick {
-			c.dims = []int{784}
-		}
-	} else {
-		for _, s := range strings.Split(*sizes, ",") {
-			d, err := strconv.Atoi(strings.TrimPrefix(strings.TrimSpace(s), "d="))
-			if err != nil || d <= 0 {
-				return nil, fmt.Errorf("-sizes: %q is not a positive feature count", s)
-			}
-			c.dims = append(c.dims, d)
-		}
-	}
-	for _, s := range strings.Split(*threads, ",") {
-		s = strings.TrimSpace(s)
-		if s == "all" {
-			c.threads = append(c.threads, runtime.GOMAXPROCS(0))
-			continue
-		}
-		t, err := strconv.Atoi(s)
-		if err != nil || t <= 0 {
-			return nil, fmt.Errorf("-threads: %q is not a positive count or \"all\"", s)
-		}
-		c.threads = append(c.threads, t)
-	}
-	c.threads = uniq(c.threads)
 	if c.epochs <= 0 || c.steps <= 0 {
 		return nil, errors.New("-epochs and -steps must be positive")
 	}
@@ -191,6 +130,129 @@ func parseFlags(args []string, stdout io.Writer) (*config, error) {
 		}
 	}
 	return c, nil
+}
+
+// checkSizes sets the default of -sparse-n and checks the sizes of what
+// cvarbench allocates whole, the stream buffer and the sparse data: sizes
+// past 16 GiB are refused rather than left to crash the allocator.
+func (c *config) checkSizes() error {
+	if c.sparseN == 0 {
+		c.sparseN = 100_000
+		if c.quick {
+			c.sparseN = 20_000
+		}
+	}
+	if c.sparseN < 1 || c.sparseD < 40 {
+		return fmt.Errorf("-sparse-n %d and -sparse-d %d: want at least 1 row and 40 features", c.sparseN, c.sparseD)
+	}
+	if c.streamMiB < 0 || c.streamMiB > maxStreamMiB {
+		return fmt.Errorf("-stream-mib %d: want 0 (the default) to %d", c.streamMiB, maxStreamMiB)
+	}
+	if c.sparseN > maxSparseRows || c.sparseD > maxSparseRows {
+		return fmt.Errorf("-sparse-n %d and -sparse-d %d: want at most %d each", c.sparseN, c.sparseD, maxSparseRows)
+	}
+	return nil
+}
+
+// parseLists sets the sections, kernel cases, kernels, precisions, models
+// and methods from their flags' comma-separated lists.
+func (c *config) parseLists(f *flags) error {
+	var err error
+	if c.sections, err = list(*f.sections, []string{"machine", "limits", "kernels", "epochs", "sparse"}); err != nil {
+		return fmt.Errorf("-sections: %w", err)
+	}
+	if c.cases, err = list(*f.cases, bench.KernelNames); err != nil {
+		return fmt.Errorf("-cases: %w", err)
+	}
+	implNames := []string{bench.Gonum, bench.MathLoop, bench.Stream}
+	for _, im := range kernel.Impls() {
+		implNames = append(implNames, im.Name())
+	}
+	if c.kernels, err = list(*f.kernels, implNames); err != nil {
+		return fmt.Errorf("-kernels: %w", err)
+	}
+	if c.precs, err = list(*f.precs, []string{"f32", "f64"}); err != nil {
+		return fmt.Errorf("-prec: %w", err)
+	}
+	if c.models, err = list(*f.models, append(append(append([]string(nil), bench.Models...), "mlp-blas"), bench.CompactModels...)); err != nil {
+		return fmt.Errorf("-models: %w", err)
+	}
+	ms, err := list(*f.methods, []string{"alg3", "vanilla", "minibatch"})
+	if err != nil {
+		return fmt.Errorf("-methods: %w", err)
+	}
+	for _, m := range ms {
+		meth, err := cvar.ParseMethod(m)
+		if err != nil {
+			return err
+		}
+		c.methods = append(c.methods, meth)
+	}
+	return nil
+}
+
+// parseEpochImpls returns the kernel implementations -epoch-kernels names:
+// the default one when v is empty.
+func parseEpochImpls(v string) ([]kernel.Impl, error) {
+	if v == "" {
+		return []kernel.Impl{kernel.Default()}, nil
+	}
+	var names []string
+	for _, im := range kernel.Impls() {
+		names = append(names, im.Name())
+	}
+	names, err := list(v, names)
+	if err != nil {
+		return nil, fmt.Errorf("-epoch-kernels: %w", err)
+	}
+	var out []kernel.Impl
+	for _, name := range names {
+		im, err := kernel.Lookup(name)
+		if err != nil {
+			return nil, fmt.Errorf("-epoch-kernels: %w", err)
+		}
+		out = append(out, im)
+	}
+	return out, nil
+}
+
+// parseDims returns the feature counts -sizes lists ("784" or "d=784"), or
+// the defaults when v is empty (784 alone with -quick).
+func parseDims(v string, quick bool) ([]int, error) {
+	if v == "" {
+		if quick {
+			return []int{784}, nil
+		}
+		return bench.DefaultDims, nil
+	}
+	var dims []int
+	for _, s := range strings.Split(v, ",") {
+		d, err := strconv.Atoi(strings.TrimPrefix(strings.TrimSpace(s), "d="))
+		if err != nil || d <= 0 {
+			return nil, fmt.Errorf("-sizes: %q is not a positive feature count", s)
+		}
+		dims = append(dims, d)
+	}
+	return dims, nil
+}
+
+// parseThreads returns the distinct thread counts -threads lists ("all" is
+// GOMAXPROCS).
+func parseThreads(v string) ([]int, error) {
+	var threads []int
+	for _, s := range strings.Split(v, ",") {
+		s = strings.TrimSpace(s)
+		if s == "all" {
+			threads = append(threads, runtime.GOMAXPROCS(0))
+			continue
+		}
+		t, err := strconv.Atoi(s)
+		if err != nil || t <= 0 {
+			return nil, fmt.Errorf("-threads: %q is not a positive count or \"all\"", s)
+		}
+		threads = append(threads, t)
+	}
+	return uniq(threads), nil
 }
 
 // list splits a comma-separated flag value and checks every element against

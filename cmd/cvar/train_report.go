@@ -1,0 +1,211 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"text/tabwriter"
+
+	"github.com/cvarlearn/cvar"
+	"github.com/cvarlearn/cvar/batch"
+	"github.com/cvarlearn/cvar/internal/jsonfloat"
+)
+
+// The report of train: what it prints as text or JSON, -tune's trials
+// included.
+
+// trainReport is what train prints.
+type trainReport struct {
+	Model     modelInfo          `json:"model"`
+	Method    string             `json:"method"`
+	Alpha     float64            `json:"alpha"`
+	Tau       jsonfloat.Lossy    `json:"tau"`
+	Domain    string             `json:"domain"`
+	Params    map[string]any     `json:"params"`
+	Metrics   map[string]metrics `json:"metrics"`
+	ModelFile string             `json:"model_file,omitempty"`
+	Seconds   float64            `json:"seconds"`
+	Tune      *tuneReport        `json:"tune,omitempty"`
+
+	params cvar.Params
+	order  []string
+	alphas []float64
+}
+
+type modelInfo struct {
+	Kind      string   `json:"kind"`
+	D         int      `json:"d"`
+	K         int      `json:"k"`
+	Hidden    int      `json:"hidden,omitempty"`
+	Precision string   `json:"precision"`
+	Storage   string   `json:"storage,omitempty"` // the features' storage when compact (u8, f16, bf16)
+	Classes   []string `json:"classes,omitempty"`
+	Data      string   `json:"data"`
+}
+
+// samplingWords and outputWords name the sampling and the output in the
+// text report.
+var (
+	samplingWords = map[cvar.Sampling]string{cvar.WithReplacement: "with replacement", cvar.ShuffledEpochs: "shuffled epochs", cvar.InOrder: "in order"}
+	outputWords   = map[cvar.Output]string{cvar.OutputAverage: "the average of the iterates", cvar.OutputLast: "the last iterate", cvar.OutputRandom: "a random iterate"}
+)
+
+func (r *trainReport) print(w io.Writer) error {
+	p := r.params
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	classes := ""
+	if r.Model.K > 0 {
+		classes = fmt.Sprintf(", %d classes", r.Model.K)
+	}
+	hidden := ""
+	if r.Model.Hidden > 0 {
+		hidden = fmt.Sprintf(", %d hidden units", r.Model.Hidden)
+	}
+	prec := r.Model.Precision
+	if r.Model.Storage != "" {
+		prec += " (" + r.Model.Storage + " features)"
+	}
+	fmt.Fprintf(tw, "model\t%s on %d features%s%s, %s, data %s\n", r.Model.Kind, r.Model.D, classes, hidden, prec, r.Model.Data)
+	n := p.N // for alg1 and alg4, the samples consumed
+	if m, ok := r.Metrics["training"]; ok {
+		n = m.N // the training rows
+	}
+	fmt.Fprintf(tw, "method\t%s, α = %s, K = %s, %s of %s (n = %d)\n", r.Method, alphaKey(r.Alpha), r.Domain, count(p.Steps, "step"), count(p.Batch, "sample"), n)
+	fmt.Fprintf(tw, "sampling\t%s; returns %s\n", samplingWords[p.Sampling], outputWords[p.Output])
+	line := fmt.Sprintf("η = %s (%s)", fmtNum(p.LR), p.LRFrom)
+	if p.EpsFrom != "" {
+		line += fmt.Sprintf(", ε = %s (%s)", fmtNum(p.Eps), p.EpsFrom)
+	}
+	if p.L != 1 && p.Method != cvar.Vanilla && p.Method != cvar.MinibatchCVaR {
+		line += fmt.Sprintf(" on losses ÷ L = %s", fmtNum(p.L))
+	}
+	fmt.Fprintf(tw, "step\t%s\n", line)
+	est := ""
+	if p.Estimated {
+		est = " (G and β estimated at the initial point)"
+	}
+	fmt.Fprintf(tw, "constants\tG = %s, β = %s, D = %s, L = %s, G_α = %s%s\n", fmtNum(p.G), fmtNum(p.Beta), fmtNum(p.D), fmtNum(p.L), fmtNum(p.GAlpha), est)
+	if !math.IsNaN(p.Bound) {
+		fmt.Fprintf(tw, "bound\texpected excess CVaR ≤ %s (%s)\n", fmtNum(p.Bound), p.BoundFrom)
+	} else {
+		fmt.Fprintf(tw, "bound\tnone (%s)\n", p.BoundFrom)
+	}
+	if p.TauFrom != "" {
+		fmt.Fprintf(tw, "τ\t%s, from %s (%s)\n", fmtNum(float64(r.Tau)), fmtNum(p.Tau0), p.TauFrom)
+	} else {
+		fmt.Fprintf(tw, "τ\t%s\n", fmtNum(float64(r.Tau)))
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintln(w)
+	if r.Tune != nil {
+		if err := r.Tune.print(w); err != nil {
+			return err
+		}
+		fmt.Fprintln(w)
+	}
+	if err := printMetrics(w, r.order, r.Metrics, r.alphas); err != nil {
+		return err
+	}
+	if r.ModelFile != "" {
+		fmt.Fprintf(w, "\nwrote %s\n", r.ModelFile)
+	}
+	return nil
+}
+
+// count is "1 step", "2 steps" and the like.
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// printMetrics prints one row of metrics per data set.
+func printMetrics(w io.Writer, order []string, ms map[string]metrics, alphas []float64) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	width := 0
+	for _, name := range order {
+		width = max(width, len(name))
+	}
+	fmt.Fprintf(tw, "%-*s\tn\t", width, "")
+	for _, a := range alphas {
+		fmt.Fprintf(tw, "CVaR_%s\t", alphaKey(a))
+	}
+	for _, a := range alphas {
+		fmt.Fprintf(tw, "VaR_%s\t", alphaKey(a))
+	}
+	fmt.Fprint(tw, "accuracy\tmean loss\t\n")
+	for _, name := range order {
+		m := ms[name]
+		fmt.Fprintf(tw, "%-*s\t%d\t", width, name, m.N)
+		for _, a := range alphas {
+			fmt.Fprintf(tw, "%s\t", fmtNum(m.tail(a).CVaR))
+		}
+		for _, a := range alphas {
+			fmt.Fprintf(tw, "%s\t", fmtNum(m.tail(a).VaR))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t\n", fmtNum(m.Accuracy), fmtNum(m.MeanLoss))
+	}
+	return tw.Flush()
+}
+
+// tuneReport is the grid -tune tried and its pick, in the target's units.
+type tuneReport struct {
+	Select string      `json:"select"`
+	Alpha  float64     `json:"alpha"`
+	Trials []tuneTrial `json:"trials"`
+	Best   int         `json:"best"`
+}
+
+type tuneTrial struct {
+	LR          float64         `json:"lr"`
+	WeightDecay float64         `json:"wd"`
+	EpsFraction float64         `json:"eps_fraction,omitempty"`
+	CVaR        jsonfloat.Lossy `json:"cvar"`
+	MeanLoss    jsonfloat.Lossy `json:"mean_loss"`
+	Accuracy    jsonfloat.Lossy `json:"accuracy"`
+	Error       string          `json:"error,omitempty"`
+}
+
+func tuneReportOf[T batch.Float](f *trainFlags, t *cvar.Tuned[T], lossFactor, alpha float64) *tuneReport {
+	r := &tuneReport{Select: f.selectBy.value, Alpha: alpha, Best: t.Best}
+	for _, tr := range t.Trials {
+		c, _ := tr.Val.TailAt(alpha)
+		row := tuneTrial{LR: tr.LR, WeightDecay: tr.WeightDecay, EpsFraction: tr.EpsFraction,
+			CVaR: jsonfloat.Lossy(c * lossFactor), MeanLoss: jsonfloat.Lossy(tr.Val.MeanLoss * lossFactor), Accuracy: jsonfloat.Lossy(tr.Val.Accuracy)}
+		if tr.Err != nil {
+			row.CVaR, row.MeanLoss, row.Accuracy, row.Error = jsonfloat.Lossy(math.NaN()), jsonfloat.Lossy(math.NaN()), jsonfloat.Lossy(math.NaN()), tr.Err.Error()
+		}
+		r.Trials = append(r.Trials, row)
+	}
+	return r
+}
+
+func (r *tuneReport) print(w io.Writer) error {
+	by := "validation CVaR_" + alphaKey(r.Alpha)
+	if r.Select == "loss" {
+		by = "validation mean loss"
+	}
+	fmt.Fprintf(w, "tuned over %d settings, picked by %s (*):\n", len(r.Trials), by)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "\tlr\twd\tε fraction\tCVaR_%s\tmean loss\taccuracy\t\n", alphaKey(r.Alpha))
+	for i, t := range r.Trials {
+		mark := ""
+		if i == r.Best {
+			mark = "*"
+		}
+		eps := "-"
+		if t.EpsFraction > 0 {
+			eps = fmtNum(t.EpsFraction)
+		}
+		if t.Error != "" {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\tdiverged\t\t\t\n", mark, fmtNum(t.LR), fmtNum(t.WeightDecay), eps)
+			continue
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", mark, fmtNum(t.LR), fmtNum(t.WeightDecay), eps,
+			fmtNum(float64(t.CVaR)), fmtNum(float64(t.MeanLoss)), fmtNum(float64(t.Accuracy)))
+	}
+	return tw.Flush()
+}

@@ -1,0 +1,316 @@
+package kernel
+
+import "unsafe"
+
+// The driver of the Compact kernels in assembly implementations: float32
+// kernels over converted blocks. Where the architecture has compact
+// kernels they read the rows themselves: the row kernels of the linear
+// models (archRowKernels) and, on amd64, the class kernels of MarginsKC and
+// AddOuterKC (classKernelsC).
+
+// compactBuf is the number of float32 values a block of converted rows
+// holds (32 KiB: an L1 data cache's worth). Rows of at most compactBuf
+// features are converted a block of rows at a time and run through the
+// float32 row kernels; longer rows a column block at a time.
+const compactBuf = 8192
+
+// compactDriverOps sets the Compact kernels of an assembly implementation:
+// the driver's for float32, the generic loops for float64 (compact storage
+// is meant for float32 models; float64 models read it correctly, unhurried).
+func compactDriverOps[T Float](o *table[T], lvl level) {
+	compactOps(o)
+	if !is32[T]() {
+		return
+	}
+	o32 := any(o).(*table[float32])
+	o32.marginsC = func(m []float32, x *Compact, idx []int, w []float32) { marginsCDriver(lvl, m, x, idx, w) }
+	o32.addRowsC = func(g []float32, x *Compact, idx []int, c []float32) { addRowsCDriver(lvl, g, x, idx, c) }
+	o32.marginsKC = func(m []float32, x *Compact, idx []int, w []float32, k int) {
+		marginsKCDriver(lvl, m, x, idx, w, k)
+	}
+	o32.addOuterKC = func(g []float32, x *Compact, idx []int, c []float32, k int) {
+		addOuterKCDriver(lvl, g, x, idx, c, k, nil)
+	}
+	o32.addOuterKCNext = func(g []float32, x *Compact, idx []int, c []float32, k int, next []int) {
+		addOuterKCDriver(lvl, g, x, idx, c, k, next)
+	}
+	o32.fusedLinearC = func(g, loss []float32, x *Compact, idx []int, y, w []float32, p *LinearStep[float32]) (sumV, sumC float32) {
+		return fusedLinearCDriver(lvl, g, loss, x, idx, y, w, p)
+	}
+}
+
+// convert writes cols features of the gathered rows i0 ≤ i < i0+b, from
+// column l on, into buf (row-major, stride cols). Rows are checked.
+func convert(buf []float32, x *Compact, idx []int, i0, b, l, cols int) {
+	if b == 0 || cols == 0 {
+		return
+	}
+	buf = buf[:b*cols]
+	contiguous := idx == nil && x.Stride == cols
+	es := x.ElemBytes()
+	for i := 0; i < b; i++ {
+		if !contiguous && i+2 < b && cols > 0 {
+			// Gathered rows come one at a time: ask for the row after
+			// next, so that several rows' lines are in flight.
+			p := row(idx, i0+i+2)*x.Stride + l
+			archPrefetch(x.at(p), cols*es)
+		}
+		r := row(idx, i0+i)*x.Stride + l
+		n := cols
+		if contiguous {
+			n = b * cols // the rows follow each other: one call
+		}
+		convertN(unsafe.Pointer(&buf[i*cols]), x, r, n)
+		if contiguous {
+			return
+		}
+	}
+}
+
+// convertN converts the n elements of x from flat position p on to dst.
+func convertN(dst unsafe.Pointer, x *Compact, p, n int) {
+	nw := n &^ 7
+	out := unsafe.Slice((*float32)(dst), n)
+	if x.Format == U8 {
+		src := x.U8[p : p+n]
+		s := float32(x.Scale)
+		if nw > 0 {
+			archCvtU8(dst, unsafe.Pointer(&src[0]), nw, s)
+		}
+		for j := nw; j < n; j++ {
+			out[j] = s * float32(src[j])
+		}
+		return
+	}
+	if x.Format == BF16 {
+		src := x.BF16[p : p+n]
+		if nw > 0 {
+			archCvtBF16(dst, unsafe.Pointer(&src[0]), nw)
+		}
+		for j := nw; j < n; j++ {
+			out[j] = BF16ToF32(src[j])
+		}
+		return
+	}
+	src := x.F16[p : p+n]
+	if nw > 0 {
+		archCvtF16(dst, unsafe.Pointer(&src[0]), nw)
+	}
+	for j := nw; j < n; j++ {
+		out[j] = F16ToF32(src[j])
+	}
+}
+
+// classKernelsC reports whether MarginsKC and AddOuterKC of k classes run
+// the class kernels that read the rows directly (archClassKernelsC): for
+// rows of at least 8 features, since the ymm ones read the register of 8
+// that ends a row to take its last d mod 8 (shorter rows are converted);
+// and in ymm for at most two class blocks, since each block widens the rows
+// again: at avx2 reading directly makes the softmax u8 epoch (k = 10, two
+// blocks) faster, but the MLP's first layer (k = 100, 20 blocks) slower
+// than converting the rows once (measured on Zen 5).
+func classKernelsC(lvl level, f Format, d, k int) bool {
+	return archClassKernelsC(lvl, f) && d >= 8 && (lvl.isa == isaWide || k <= 2*archClassBlock(lvl))
+}
+
+// compactRows is the number of rows of d features a block holds.
+func compactRows(d int) int { return max(1, compactBuf/max(d, 1)) }
+
+func marginsCDriver(lvl level, m []float32, x *Compact, idx []int, w []float32) {
+	n, d := len(m), len(w)
+	checkCompactRows(n, x, idx, d)
+	if n == 0 {
+		return
+	}
+	if d == 0 {
+		clear(m)
+		return
+	}
+	if archRowKernels(x.Format) {
+		marginsU8Rows(lvl, m, x, idx, 0, w)
+		return
+	}
+	var buf [compactBuf]float32
+	if d <= compactBuf {
+		rb := compactRows(d)
+		for i := 0; i < n; i += rb {
+			b := min(rb, n-i)
+			convert(buf[:], x, idx, i, b, 0, d)
+			marginsDriver(lvl, m[i:i+b], buf[:b*d], d, nil, w)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		var s float32
+		for l := 0; l < d; l += compactBuf {
+			c := min(compactBuf, d-l)
+			convert(buf[:], x, idx, i, 1, l, c)
+			s += dotDriver(lvl, buf[:c], w[l:l+c])
+		}
+		m[i] = s
+	}
+}
+
+func addRowsCDriver(lvl level, g []float32, x *Compact, idx []int, c []float32) {
+	n, d := len(c), len(g)
+	checkCompactRows(n, x, idx, d)
+	if n == 0 || d == 0 {
+		return
+	}
+	if archRowKernels(x.Format) {
+		addRowsU8Rows(lvl, g, x, idx, 0, c)
+		return
+	}
+	var buf [compactBuf]float32
+	if d <= compactBuf {
+		rb := compactRows(d)
+		for i := 0; i < n; i += rb {
+			b := min(rb, n-i)
+			convert(buf[:], x, idx, i, b, 0, d)
+			addRowsDriver(lvl, g, buf[:b*d], d, nil, c[i:i+b])
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		for l := 0; l < d; l += compactBuf {
+			cols := min(compactBuf, d-l)
+			convert(buf[:], x, idx, i, 1, l, cols)
+			axpyDriver(lvl, c[i], buf[:cols], g[l:l+cols])
+		}
+	}
+}
+
+func marginsKCDriver(lvl level, m []float32, x *Compact, idx []int, w []float32, k int) {
+	if k <= 0 {
+		return
+	}
+	n, d := len(m)/k, len(w)/k
+	checkCompactRows(n, x, idx, d)
+	if n == 0 {
+		return
+	}
+	if d == 0 {
+		clear(m[:n*k])
+		return
+	}
+	if classKernelsC(lvl, x.Format, d, k) && d <= archColBlock {
+		// The class kernel reads the rows' bytes, halves or bfloat16s
+		// itself, with the blocking of marginsKDriver on float32 rows.
+		eachClassBlock[float32](lvl, n, d, k, func(first bool, i, b, j, c int) {
+			archMarginsKC(lvl, first, ptr(m[i*k+j:]), k, b, x, idx, i, ptr(w[j*d:]), d, c)
+		})
+		return
+	}
+	// The register-blocked kernel takes blocks of rb rows through every
+	// class block; a conversion block of as many rows keeps the weights'
+	// passes as few as on dense rows (16 rows of 784 features: 49 KiB).
+	var buf [2 * compactBuf]float32
+	if d <= compactBuf {
+		rb := compactRows(d)
+		if rk := max(2, archChunkFlops/(archClassBlock(lvl)*d)) &^ 1; archClassKernels && rk*d <= len(buf) {
+			rb = max(rb, rk)
+		}
+		for i := 0; i < n; i += rb {
+			b := min(rb, n-i)
+			convert(buf[:], x, idx, i, b, 0, d)
+			marginsKDriver(lvl, m[i*k:(i+b)*k], buf[:b*d], d, nil, w, k)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		mi := m[i*k : (i+1)*k]
+		clear(mi)
+		for l := 0; l < d; l += compactBuf {
+			cols := min(compactBuf, d-l)
+			convert(buf[:], x, idx, i, 1, l, cols)
+			for j := range mi {
+				mi[j] += dotDriver(lvl, buf[:cols], w[j*d+l:j*d+l+cols])
+			}
+		}
+	}
+}
+
+// addOuterKCDriver is AddOuterKC, and with next AddOuterKCNext (the next
+// rows prefetched by the class kernels of compact rows, as addOuterKDriver).
+func addOuterKCDriver(lvl level, g []float32, x *Compact, idx []int, c []float32, k int, next []int) {
+	if k <= 0 {
+		return
+	}
+	n, d := len(c)/k, len(g)/k
+	checkCompactRows(n, x, idx, d)
+	if n == 0 || d == 0 {
+		return
+	}
+	if classKernelsC(lvl, x.Format, d, k) {
+		// The class kernel reads the rows' bytes, halves or bfloat16s
+		// itself, with the blocking of addOuterKDriver on float32 rows; with one or two
+		// classes too, where it is faster than converting blocks for
+		// addRows (MarginsKC + AddOuterKC on 512 rows gathered from
+		// 60000 × 784 bytes, measured on Zen 5).
+		eachOuterBlock(lvl, n, d, k, archOuterRowsK, archOuterStrip/4, nil, func(first bool, i, b, l, cols, j, nc int) {
+			if nb := blockNext(next, idx, i, b); first && len(nb) > 0 {
+				archAddOuterKCNext(lvl, ptr(g[j*d+l:]), d, x, idx, i, l, ptr(c[i*k+j:]), k, b, cols, nc, ptr(nb), len(nb))
+				return
+			}
+			archAddOuterKC(lvl, first, ptr(g[j*d+l:]), d, x, idx, i, l, ptr(c[i*k+j:]), k, b, cols, nc)
+		})
+		return
+	}
+	var buf [compactBuf]float32
+	if archClassKernels && k >= 3 {
+		// As addOuterKDriver: blocks of rows, then column strips, then
+		// class blocks, each strip of the block's rows converted once
+		// (64 rows × 128 columns fill the buffer), so that g is read and
+		// written once per 64 rows as on dense rows.
+		strip := archOuterStrip / 4
+		rows := min(archOuterRowsK, compactBuf/strip)
+		convertStrip := func(i, b, l, cols int) { convert(buf[:], x, idx, i, b, l, cols) }
+		eachOuterBlock(lvl, n, d, k, rows, strip, convertStrip, func(first bool, i, b, l, cols, j, nc int) {
+			archAddOuterK(lvl, first, ptr(g[j*d+l:]), d, buf[:b*cols], cols, nil, 0, 0, ptr(c[i*k+j:]), k, b, cols, nc)
+		})
+		return
+	}
+	if d <= compactBuf {
+		rb := compactRows(d)
+		for i := 0; i < n; i += rb {
+			b := min(rb, n-i)
+			convert(buf[:], x, idx, i, b, 0, d)
+			addOuterKDriver(lvl, g[:k*d], buf[:b*d], d, nil, c[i*k:(i+b)*k], k, nil)
+		}
+		return
+	}
+	for i := 0; i < n; i++ {
+		for l := 0; l < d; l += compactBuf {
+			cols := min(compactBuf, d-l)
+			convert(buf[:], x, idx, i, 1, l, cols)
+			for j := 0; j < k; j++ {
+				axpyDriver(lvl, c[i*k+j], buf[:cols], g[j*d+l:j*d+l+cols])
+			}
+		}
+	}
+}
+
+func fusedLinearCDriver(lvl level, g, loss []float32, x *Compact, idx []int, y, w []float32, p *LinearStep[float32]) (sumV, sumC float32) {
+	n, d := len(loss), len(w)
+	checkCompactRows(n, x, idx, d)
+	if n == 0 {
+		return 0, 0
+	}
+	if archRowKernels(x.Format) {
+		return fusedLinearU8(lvl, g, loss, x, idx, y, w, p)
+	}
+	if d > compactBuf {
+		return fusedLinearCGeneric(g, loss, x, idx, y, w, p)
+	}
+	y = y[:n]
+	var buf [compactBuf]float32
+	rb := compactRows(d)
+	for i := 0; i < n; i += rb {
+		b := min(rb, n-i)
+		convert(buf[:], x, idx, i, b, 0, d)
+		v, c := fusedLinearDriver(lvl, g, loss[i:i+b], buf[:b*d], d, nil, y[i:i+b], w, p)
+		sumV += v
+		sumC += c
+	}
+	return sumV, sumC
+}

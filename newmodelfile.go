@@ -1,0 +1,34 @@
+package cvar
+
+import (
+	"github.com/cvarlearn/cvar/batch"
+	"github.com/cvarlearn/cvar/dataset"
+)
+
+// NewModelFile is the model file of a run of Train on data in memory, for
+// SaveModel: the model (its kind is its Name, an mlp's width its Hidden),
+// the run's result, the classes and feature names of the training data
+// train, the preprocessing its features went through (such as
+// Prepared.Preprocessing), and the program's record of the data.
+func NewModelFile[T batch.Float](model batch.Model[T], res *Result[T], train *dataset.Dataset[T], prep dataset.Preprocessing, src Provenance) *ModelFile {
+	return modelFileOf(model, res, train.D, train.Classes, train.Features, prep, src)
+}
+
+// modelFileOf is the model file of a trained model with d inputs, the
+// given classes and feature names, preprocessing and provenance.
+func modelFileOf[T batch.Float](model batch.Model[T], res *Result[T], d int, classes, features []string, prep dataset.Preprocessing, src Provenance) *ModelFile {
+	theta := make([]float64, len(res.Theta))
+	for i, v := range res.Theta {
+		theta[i] = float64(v)
+	}
+	mf := &ModelFile{
+		Kind: model.Name(), D: d, K: len(classes), Precision: precisionOf[T](),
+		Theta: theta, Tau: res.Tau, Alpha: res.Params.Alpha, Method: res.Params.Method,
+		Classes: classes, Features: features, Preprocessing: prep,
+		Params: res.Params, Source: src,
+	}
+	if h, ok := model.(interface{ Hidden() int }); ok && mf.Kind == batch.KindMLP {
+		mf.Hidden = h.Hidden()
+	}
+	return mf
+}
