@@ -154,7 +154,7 @@ const descheduledGap = 50 * time.Microsecond
 // thread descheduled (descheduledGap), and reports whether ready returned
 // true and whether it was descheduled.
 func spin(ready func() bool, limit time.Duration) (ok, descheduled bool) {
-	var start, last time.Time
+	var start, prev time.Time // the first and the latest look at the clock
 	for i := 0; ; i++ {
 		if ready() {
 			return true, false
@@ -168,12 +168,12 @@ func spin(ready func() bool, limit time.Duration) (ok, descheduled bool) {
 			switch {
 			case start.IsZero():
 				start = now
-			case now.Sub(last) > descheduledGap:
+			case now.Sub(prev) > descheduledGap:
 				return false, true
 			case now.Sub(start) > limit:
 				return false, false
 			}
-			last = now
+			prev = now
 		}
 	}
 }
