@@ -8,8 +8,10 @@ package batch
 // first. Every level but the top is added as the chunks finish, by the
 // goroutine that completes the second of two sibling sums, while the other
 // chunks still run; only the top level (chunk 0's sum += the other half's)
-// is left to the reduction's blocks, after all chunks are done. A sum
-// added into its sibling is cleared at once, for the next call.
+// is left to the reduction's blocks, after all chunks are done. Where the
+// threads are many for the chunks (treeInBlocks) the blocks add every
+// level instead, the same pairs in the same order. A sum added into its
+// sibling is cleared at once, for the next call.
 
 // treeTop returns the chunk whose partial sum the top level adds into chunk
 // 0's: the largest power of two below nc (0 for a single chunk).

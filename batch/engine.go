@@ -16,12 +16,14 @@ import (
 // gradients are summed along a tree fixed by the number of chunks
 // (combine.go), so results do not depend on how many threads ran them.
 //
-// An engine of NewEngine sizes its chunks from the minibatch alone: chunks
-// of defaultChunkRows rows for a model of more than smallGradient
-// parameters (each chunk writes a gradient of its own, which the reduction
-// reads), and for the others ⌈b/minChunks⌉ rows, between minChunkRows and
-// defaultChunkRows, so that a minibatch of 512 is 16 tasks, enough for 16
-// threads.
+// An engine of NewEngine sizes its chunks from the minibatch, the model and
+// the data's kind alone: chunks of defaultChunkRows rows where a chunk's
+// gradient holds more than smallGradient coordinates (each chunk writes a
+// gradient of its own, which the reduction reads), and otherwise
+// ⌈b/minChunks⌉ rows, between minChunkRows and defaultChunkRows, so that a
+// minibatch of 512 is 16 tasks, enough for 16 threads. A chunk's gradient
+// is the model's parameters but the MLP's first layer on dense float rows,
+// which the reduction computes by columns (firstLayerModel).
 const (
 	defaultChunkRows = 64
 	minChunkRows     = 16
@@ -35,12 +37,12 @@ const (
 // and live until Close, which stops them and waits for them to exit, so a
 // closed Engine leaves no goroutine behind. An Engine whose calls never
 // needed workers (one thread, or small batches) never started any. Between
-// calls the workers spin for up to 50 µs (the serial part of a training
-// step, so that the next call finds them awake) and then park: an idle
-// Engine costs no CPU. A gradient runs in two phases, the chunks' forward
-// and backward passes, each followed by as much of the sum of the chunks'
-// gradients as the chunks done so far allow, then the sum's last level,
-// spread over blocks of coordinates.
+// calls the workers spin, for a few times the recent gaps between calls and
+// at most 1 ms (so that the next step of a training run finds them awake),
+// and then park: an idle Engine costs no CPU. A gradient runs in two
+// phases, the chunks' forward and backward passes, each followed by as much
+// of the sum of the chunks' gradients as the chunks done so far allow, then
+// the sum's last level, spread over blocks of coordinates.
 //
 // An Engine serves one goroutine at a time: a call made while another call
 // on the same Engine is running, from another goroutine or from within the
@@ -56,10 +58,12 @@ const (
 type Engine[T Float] struct {
 	// The parts are embedded by value: the workers read their fields at
 	// the same offsets as fields of Engine's own, with no indirection.
+	// seams comes first, so that its counters, added to atomically, are
+	// 64-bit aligned on 32-bit platforms too.
+	seams
 	engineConfig[T]
 	callState[T]
 	sparseState[T]
-	seams
 
 	workers *pool // nil until the workers start, and after Close
 
@@ -105,6 +109,7 @@ type callState[T Float] struct {
 	// own flBuf) before the reduction's blocks, which start at flH·flD.
 	flH, flD, flTasks int
 	rblock            int         // coordinates a reduction block (reduceBlock)
+	blockTree         bool        // the reduction's blocks sum every level of the chunks' tree (treeInBlocks)
 	failed            atomic.Bool // a chunk of the current gradient found a bad label
 	flBuf             [][]T
 	inline            bool             // run the current call's tasks on the calling goroutine
@@ -123,9 +128,14 @@ type sparseState[T Float] struct {
 // seams are what the package's benchmarks measure in an Engine they made
 // (engineOptions.timing).
 type seams struct {
-	timing bool             // measure busy
-	busy   [numPhases]int64 // with timing: nanoseconds of task work, summed by phase
-	busyMu sync.Mutex
+	// With timing: nanoseconds of task work, summed by phase, added to
+	// atomically (a lock would make the tasks of many threads queue, and
+	// park, on it), and read once the calls are done.
+	busy   [numPhases]int64
+	timing bool // measure busy
+	// A cache line between busy, which every task writes with timing, and
+	// the configuration, which every task reads.
+	_ [64]byte
 }
 
 // engineOptions are an Engine's choices beyond NewEngine's, which the
@@ -151,7 +161,8 @@ type engineOptions struct {
 // runtime.GOMAXPROCS(0), and more than GOMAXPROCS are clamped to it (results
 // do not depend on the thread count, and more workers than processors only
 // cost memory). It cuts batches into chunks of at most 64 rows, a size
-// that depends on the batch and the model, never on the threads. It
+// that depends on the batch, the model and the data's kind, never on the
+// threads. It
 // returns an error for a nil model or a negative thread count.
 func NewEngine[T Float](model Model[T], threads int) (*Engine[T], error) {
 	return newEngineWith(model, threads, engineOptions{})

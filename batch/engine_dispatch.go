@@ -94,17 +94,28 @@ func (e *Engine[T]) task(j, next int) {
 	if ph == phaseReduce && j < e.flTasks {
 		timed = phaseBackward
 	}
-	e.busyMu.Lock()
-	e.busy[timed] += d
-	e.busyMu.Unlock()
+	atomic.AddInt64(&e.busy[timed], d)
 }
 
-// batchRows returns the rows a chunk of a minibatch of n rows.
+// batchRows returns the rows a chunk of a minibatch of n rows of e.data.
 func (e *Engine[T]) batchRows(n int) int {
-	if !e.autoRows || e.model.NumParams() > smallGradient {
+	if !e.autoRows || e.chunkGradient() > smallGradient {
 		return e.rows
 	}
 	return min(defaultChunkRows, max(minChunkRows, (n+minChunks-1)/minChunks))
+}
+
+// chunkGradient returns the coordinates a chunk's gradient holds on
+// e.data: the model's parameters but a first layer's, which no chunk
+// writes (firstLayerModel).
+func (e *Engine[T]) chunkGradient() int {
+	p := e.model.NumParams()
+	if fl, ok := e.model.(firstLayerModel[T]); ok && !e.sparse {
+		if h, d, ok := fl.firstLayer(e.data); ok {
+			p -= h * d
+		}
+	}
+	return p
 }
 
 // setChunks cuts n rows into chunks of rows rows, making chunk state on
@@ -212,7 +223,9 @@ func (e *Engine[T]) run(ph phase, j, next int) {
 			coef = c.wk.coef
 		}
 		e.backward(c, data, idx, coef, g)
-		e.combine(j, e.flH*e.flD)
+		if !e.blockTree {
+			e.combine(j, e.flH*e.flD)
+		}
 	case phaseLosses, phaseScores:
 		e.wholeDataChunk(c, ph)
 	}

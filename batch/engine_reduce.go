@@ -37,9 +37,24 @@ const (
 	minReduceBlock = 256
 )
 
-// reduce is block j of the top level of the chunks' sum (combine.go):
-// the partial sum of the chunks from treeTop on added into chunk 0's (the
-// caller's g) and cleared there, whichever worker runs the block.
+// treeWaves: where the threads are at least the chunks over treeWaves,
+// the chunks finish in one or two waves, and the tree's levels climbed as
+// they finish (combine) would run one after the other on the goroutines
+// that finish last, while the others wait: the reduction's blocks sum
+// every level instead, in parallel over the coordinates. Both add the same
+// pairs in the same order, so the bits are the same.
+const treeWaves = 2
+
+// treeInBlocks reports whether the reduction's blocks sum every level of
+// the tree over nc chunks (treeWaves), rather than its top alone.
+func (e *Engine[T]) treeInBlocks(nc int) bool {
+	return !e.inline && e.threads > 1 && e.threads*treeWaves >= nc
+}
+
+// reduce is block j of the reduction: the chunks' sum (combine.go) over
+// its coordinates, its top level or, with e.blockTree, every level, into
+// chunk 0's (the caller's g), each sum added cleared where it was, then
+// e.then on the block, whichever worker runs it.
 func (e *Engine[T]) reduce(j int) {
 	if e.failed.Load() { // the call returns an error: no sums, no then
 		return
@@ -50,10 +65,17 @@ func (e *Engine[T]) reduce(j int) {
 	}
 	lo := e.flH*e.flD + (j-e.flTasks)*e.rblock
 	hi := min(lo+e.rblock, len(e.sum))
-	if top := treeTop(e.nchunk); top > 0 {
-		src := e.chunks[top].g[lo:hi]
-		e.ops.Axpy(1, src, e.sum[lo:hi])
-		clear(src)
+	top := treeTop(e.nchunk)
+	s := top // the level of the tree to add first
+	if e.blockTree {
+		s = 1
+	}
+	for ; s > 0 && s <= top; s *= 2 {
+		for x := 0; x+s < e.nchunk; x += 2 * s {
+			src := e.chunks[x+s].g[lo:hi]
+			e.ops.Axpy(1, src, e.chunks[x].g[lo:hi])
+			clear(src)
+		}
 	}
 	if e.then != nil {
 		e.then(lo, hi)

@@ -39,7 +39,9 @@ func (e *Engine[T]) stepChunk(j int, c *chunk[T], next int) {
 	}
 	c.wk.next = nil // the hint is this step's: no later pass reads it, nor keeps the caller's rows
 	putLosses(e.loss, c)
-	e.combine(j, e.flH*e.flD)
+	if !e.blockTree {
+		e.combine(j, e.flH*e.flD)
+	}
 }
 
 // forward runs the model's Forward on chunk c's rows, or, in
@@ -152,8 +154,6 @@ func (e *Engine[T]) gradient(g, theta []T, data *Data[T], idx []int, n int, wt *
 	e.theta, e.data, e.idx, e.wt = theta, data, idx, wt
 	e.loss = grow(e.loss, n)
 	nc := e.setChunks(n, e.batchRows(n))
-	e.chunks[0].g = g
-	clear(g)
 	// The chunks' gradients are summed, and then run, in the same dispatch,
 	// after a firstLayerModel's first layer by blocks of columns.
 	e.flH, e.flD, e.flTasks = 0, 0, 0
@@ -165,12 +165,16 @@ func (e *Engine[T]) gradient(g, theta []T, data *Data[T], idx []int, n int, wt *
 			}
 		}
 	}
+	e.chunks[0].g = g
+	clear(g[e.flH*e.flD:]) // the chunks add into the rest; the first layer's blocks overwrite theirs
 	nr := 0
+	e.blockTree = false
 	if nc > 1 || then != nil || e.flTasks > 0 {
 		e.sum, e.then = g, then
 		rest := len(g) - e.flH*e.flD
 		e.rblock = reduceBlock(rest, e.threads)
 		nr = e.flTasks + (rest+e.rblock-1)/e.rblock
+		e.blockTree = e.treeInBlocks(nc)
 	}
 	e.failed.Store(false)
 	if wt.Objective == TopK {

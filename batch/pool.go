@@ -10,8 +10,9 @@ import (
 // pool runs the tasks 0 … n−1 of one dispatch on the calling goroutine and
 // threads−1 helper goroutines, and returns when all are done. A dispatch
 // costs a few atomic operations when the helpers are awake: they take tasks
-// from a shared ticket, and between dispatches they spin for spinWait before
-// they park on a condition variable (so an idle pool costs no CPU). Which
+// from a shared ticket, and between dispatches they spin for a while that
+// follows the recent waits (spinBudget), at most maxSpin, before they park
+// on a condition variable (so an idle pool costs no CPU). Which
 // goroutine runs which task is left to chance; callers make results
 // independent of it (each task writes its own state). Dispatches from
 // several goroutines at once are serialised: the ticket, the counts and
@@ -46,34 +47,95 @@ type pool struct {
 	sleepers atomic.Int32 // helpers parked or about to park on wake
 	waiting  atomic.Bool  // the dispatcher parked or about to park on done
 
+	// published[g&1] is the time, from clock0, at which generation g's
+	// ticket went out, so that a helper learns how long it waited for the
+	// generation after the one it served even when it parked and woke late.
+	clock0    time.Time
+	published [2]atomic.Int64
+	doneSpin  spinBudget   // the dispatcher's, for the wait for left = 0 (held under busy)
+	learned   []spinBudget // learned[i]: helper i's budget as it exited (the pool's tests read it)
+
 	helpers sync.WaitGroup
 }
 
-// spinWait is how long a helper, or the dispatcher, spins on an atomic
-// before it parks: long enough to span the serial part of a training step
-// between two gradients (short for the linear models and softmax, whose
-// update and average are folded into the gradient; ‖θ‖² of the MLP's
-// parameters), short enough that an idle engine does not burn a core, nor
-// a machine shared with other work lose much to helpers spinning in vain
-// (on a loaded machine a longer spin does no better than parking at once).
-const spinWait = 50 * time.Microsecond
+// A goroutine of the pool waiting for work (a helper for the next dispatch,
+// the dispatcher for the last task of its own) spins on an atomic before it
+// parks, because waking a parked goroutine costs far more than a short
+// wait: on a VM each wake is a futex call and an interrupt to another vCPU,
+// and the runtime wakes idle processors one after the other, so a step that
+// wakes 15 helpers waits for a chain of them. How long it spins follows the
+// waits it has seen (spinBudget): spinFactor times their running mean, at
+// least spinWait and at most maxSpin, so that the serial part of a training
+// step between two gradients (µs for the linear models, tens of µs for the
+// MLP's ‖θ‖², more where the threads finish unevenly) finds the helpers
+// awake. Waits longer than maxSpin on the mean (an engine called now and
+// then) spin only spinWait: spinning could not reach them. An idle pool
+// parks within maxSpin, and costs no CPU after it.
+const (
+	spinWait   = 50 * time.Microsecond
+	maxSpin    = time.Millisecond
+	spinFactor = 4
+	// spinMeanShift: the running mean moves by 1/8 of each wait's
+	// difference to it, so that one long wait (an epoch's callback, a
+	// descheduled vCPU) does not make the next waits park.
+	spinMeanShift = 3
+)
+
+// spinBudget is one waiting goroutine's running mean of its waits, and
+// the spin it allows.
+type spinBudget struct {
+	mean time.Duration
+	seen int // the waits observed (the pool's tests read it)
+}
+
+// newSpinBudget returns the budget of a goroutine that has seen no wait:
+// it spins maxSpin, as a new engine's calls are the steps of a training
+// run, which follow each other closely, and waking its helpers costs more
+// than their spin until the mean has learned the gaps.
+func newSpinBudget() spinBudget { return spinBudget{mean: maxSpin / spinFactor} }
+
+// limit is how long to spin before parking.
+func (s *spinBudget) limit() time.Duration {
+	if s.mean > maxSpin {
+		return spinWait
+	}
+	return min(maxSpin, max(spinWait, spinFactor*s.mean))
+}
+
+// descheduled records a spin whose thread was taken off its processor:
+// the mean is set past maxSpin, so that the next waits spin only spinWait
+// until short waits have brought it back (six or so).
+func (s *spinBudget) descheduled() { s.mean = 2 * maxSpin }
+
+// observe takes a wait into the mean; waits past 2·maxSpin count as
+// 2·maxSpin, enough to push the mean past maxSpin when they persist, and
+// little enough that it takes several in a row.
+func (s *spinBudget) observe(w time.Duration) {
+	w = min(max(w, 0), 2*maxSpin)
+	s.mean += (w - s.mean) >> spinMeanShift
+	s.seen++
+}
 
 func newPool(threads int, run func(j, next int)) *pool {
-	p := &pool{run: run, threads: threads}
+	p := &pool{run: run, threads: threads, clock0: time.Now(), doneSpin: newSpinBudget(), learned: make([]spinBudget, threads-1)}
 	p.wake.L, p.done.L = &p.mu, &p.mu
 	p.helpers.Add(threads - 1)
-	for range threads - 1 {
-		go p.helper()
+	for i := range threads - 1 {
+		go p.helper(&p.learned[i])
 	}
 	return p
 }
 
-func (p *pool) helper() {
+// helper serves the pool's dispatches until close, and leaves its spin
+// budget in learned as it exits.
+func (p *pool) helper(learned *spinBudget) {
 	defer p.helpers.Done()
 	var seen uint64 // the generation this helper has served
+	budget := newSpinBudget()
 	for {
-		g := p.await(seen)
+		g := p.await(seen, &budget)
 		if p.quit.Load() {
+			*learned = budget
 			return
 		}
 		seen = g
@@ -81,41 +143,65 @@ func (p *pool) helper() {
 	}
 }
 
-// spin calls ready until it returns true or spinWait has passed, and
-// reports whether it did.
-func spin(ready func() bool) bool {
-	var start time.Time
+// descheduledGap: a spin looks at the clock every 64 calls of its ready
+// function, well under a microsecond apart while it runs; a gap past
+// descheduledGap between two looks means its thread was taken off the
+// processor (a machine with fewer free cores than running threads), where
+// spinning on only takes the processor from the goroutines it waits for.
+const descheduledGap = 50 * time.Microsecond
+
+// spin calls ready until it returns true, limit has passed or it finds its
+// thread descheduled (descheduledGap), and reports whether ready returned
+// true and whether it was descheduled.
+func spin(ready func() bool, limit time.Duration) (ok, descheduled bool) {
+	var start, prev time.Time // the first and the latest look at the clock
 	for i := 0; ; i++ {
 		if ready() {
-			return true
+			return true, false
 		}
 		// No runtime.Gosched here: with many helpers spinning it takes
 		// the scheduler's lock, which on many cores costs a large share of
 		// a softmax step's CPU time. The engine has no more threads than
-		// GOMAXPROCS and the spin is bounded by spinWait.
+		// GOMAXPROCS and the spin is bounded by limit.
 		if i&63 == 63 {
-			if start.IsZero() {
-				start = time.Now()
-			} else if time.Since(start) > spinWait {
-				return false
+			now := time.Now()
+			switch {
+			case start.IsZero():
+				start = now
+			case now.Sub(prev) > descheduledGap:
+				return false, true
+			case now.Sub(start) > limit:
+				return false, false
 			}
+			prev = now
 		}
 	}
 }
 
-// await waits for a generation after seen, or for Close, and returns it.
-func (p *pool) await(seen uint64) uint64 {
+// now is the time since clock0.
+func (p *pool) now() time.Duration { return time.Since(p.clock0) }
+
+// await waits for a generation after seen, or for Close, and returns it,
+// spinning as budget allows and teaching budget how long the wait was:
+// from its start to the generation's publication.
+func (p *pool) await(seen uint64, budget *spinBudget) uint64 {
 	gen := func() uint64 { return p.ticket.Load() >> 32 }
-	if spin(func() bool { return gen() != seen || p.quit.Load() }) {
-		return gen()
+	from := p.now()
+	ok, descheduled := spin(func() bool { return gen() != seen || p.quit.Load() }, budget.limit())
+	if !ok {
+		p.mu.Lock()
+		p.sleepers.Add(1) // before the check: a dispatch that follows it wakes us
+		for gen() == seen && !p.quit.Load() {
+			p.wake.Wait()
+		}
+		p.sleepers.Add(-1)
+		p.mu.Unlock()
 	}
-	p.mu.Lock()
-	p.sleepers.Add(1) // before the check: a dispatch that follows it wakes us
-	for gen() == seen && !p.quit.Load() {
-		p.wake.Wait()
+	if descheduled {
+		budget.descheduled()
+	} else if gen()-seen <= 2 { // else seen+1's time is overwritten: this helper slept through several
+		budget.observe(time.Duration(p.published[(seen+1)&1].Load()) - from)
 	}
-	p.sleepers.Add(-1)
-	p.mu.Unlock()
 	return gen()
 }
 
@@ -123,12 +209,15 @@ func (p *pool) await(seen uint64) uint64 {
 // a run of tasks at a time, a share of those left of its phase that
 // shrinks to one as they run out (half of them a thread), so that a
 // dispatch of many short tasks on few threads costs few round trips of the
-// shared counters between the cores, and the last tasks still spread. It
-// takes its next run before the last task of the current one, so that
-// every task but a goroutine's last is told the task that follows it (a
-// task may ready that one's data while it runs: the engine's prefetch of
-// the next chunk's rows); a goroutine holds at most one run it has not
-// started.
+// shared counters between the cores, and the last tasks still spread.
+// While its phase has at least a task a thread left untaken, it takes its
+// next run before the last task of the current one, so that the task is
+// told the task that follows it (a task may ready that one's data while it
+// runs: the engine's prefetch of the next chunk's rows); with fewer left it
+// takes the next run once the current one is done, so that no goroutine
+// holds a task that an idle one could run (a step of 16 chunks on 16
+// threads would otherwise run on 8 of them, two chunks each). A goroutine
+// holds at most one run it has not started.
 func (p *pool) work(g uint64) {
 	j, k, first, ok := p.take(g)
 	for ok {
@@ -136,14 +225,15 @@ func (p *pool) work(g uint64) {
 			p.awaitFirst()
 		}
 		var nj, nk int64
-		var nfirst, nok bool
+		var nfirst, nok, ahead bool
 		for i := j; i < j+k; i++ {
 			next := i + 1
 			if next == j+k {
-				if nj, nk, nfirst, nok = p.take(g); !nok {
-					next = -1
-				} else {
-					next = nj
+				next = -1
+				if ahead = p.plenty(g); ahead {
+					if nj, nk, nfirst, nok = p.take(g); nok {
+						next = nj
+					}
 				}
 			}
 			p.run(int(i), int(next))
@@ -156,8 +246,25 @@ func (p *pool) work(g uint64) {
 			p.done.Broadcast()
 			p.mu.Unlock()
 		}
+		if !ahead {
+			nj, nk, nfirst, nok = p.take(g)
+		}
 		j, k, first, ok = nj, nk, nfirst, nok
 	}
+}
+
+// plenty reports whether the phase of generation g that the ticket is in
+// has at least one untaken task a thread, so that a goroutine may take a
+// run ahead and every other goroutine still find one.
+func (p *pool) plenty(g uint64) bool {
+	t := p.ticket.Load()
+	j := int64(t & 0xffffffff)
+	n, nf := p.n[g&1].Load(), p.first[g&1].Load()
+	end := n
+	if j < nf {
+		end = nf
+	}
+	return t>>32 == g && end-j >= int64(p.threads)
 }
 
 // take claims the next run of tasks of generation g, [j, j+k), and says
@@ -184,11 +291,16 @@ func (p *pool) take(g uint64) (j, k int64, first, ok bool) {
 
 // awaitFirst waits until the first phase's tasks are done. They were all
 // taken before any later task (the ticket only grows) and are running on
-// goroutines that are not waiting, so the wait ends; past spinWait it
-// yields the processor, in case one of them is waiting for it.
+// goroutines that are not waiting, so the wait ends; past maxSpin it
+// yields the processor, in case one of them is waiting for it (a yield
+// takes the scheduler's lock: many helpers yielding at once, as the
+// chunks of a step finish unevenly, queue on it).
 func (p *pool) awaitFirst() {
 	done := func() bool { return p.firstLeft.Load() == 0 }
-	for !spin(done) {
+	for {
+		if ok, _ := spin(done, maxSpin); ok {
+			return
+		}
 		runtime.Gosched()
 	}
 }
@@ -210,6 +322,7 @@ func (p *pool) dispatch2(n1, n2 int) {
 	p.first[g&1].Store(int64(n1))
 	p.firstLeft.Store(int64(n1))
 	p.left.Store(int64(n))
+	p.published[g&1].Store(int64(p.now()))
 	p.ticket.Store(g << 32) // publishes the call's state to the helpers
 	if p.sleepers.Load() > 0 {
 		p.mu.Lock()
@@ -217,16 +330,29 @@ func (p *pool) dispatch2(n1, n2 int) {
 		p.mu.Unlock()
 	}
 	p.work(g)
-	if spin(func() bool { return p.left.Load() == 0 }) {
-		return
+	p.awaitDone()
+}
+
+// awaitDone waits for the current dispatch's last task, spinning as the
+// dispatcher's budget allows (the helpers' tasks run on, so the wait is
+// often short, but a slow chunk can keep it past spinWait).
+func (p *pool) awaitDone() {
+	from := p.now()
+	ok, descheduled := spin(func() bool { return p.left.Load() == 0 }, p.doneSpin.limit())
+	if !ok {
+		p.mu.Lock()
+		p.waiting.Store(true) // before the check: the helper finishing last wakes us
+		for p.left.Load() != 0 {
+			p.done.Wait()
+		}
+		p.waiting.Store(false)
+		p.mu.Unlock()
 	}
-	p.mu.Lock()
-	p.waiting.Store(true) // before the check: the helper finishing last wakes us
-	for p.left.Load() != 0 {
-		p.done.Wait()
+	if descheduled {
+		p.doneSpin.descheduled()
+	} else {
+		p.doneSpin.observe(p.now() - from)
 	}
-	p.waiting.Store(false)
-	p.mu.Unlock()
 }
 
 // close stops the helpers and waits until they have exited, after a

@@ -44,8 +44,10 @@ func goid() int {
 
 // TestPoolNext checks the run's promise to its tasks: a task told next
 // is followed, on the same goroutine and after it has returned, by task
-// next; and every task but each goroutine's last of a dispatch is told its
-// next (the pool takes its next run before the last task of a run).
+// next; and every task is told its next but at most 2·threads − 1 (the
+// pool takes its next run before the last task of a run while at least a
+// task a thread is left untaken: the runs taken once fewer are left, and
+// the runs then under way, end untold).
 func TestPoolNext(t *testing.T) {
 	t.Parallel()
 	const most, threads = 64, 3
@@ -75,10 +77,65 @@ func TestPoolNext(t *testing.T) {
 				t.Fatalf("dispatch of %d: task %d told next %d, which ran on goroutine %d (not %d) or before it ended", n, j, nx, gid[nx].Load(), gid[j].Load())
 			}
 		}
-		// Untold: at most one task a goroutine, its last.
-		if told < n-threads {
-			t.Fatalf("dispatch of %d: %d tasks told their next, want ≥ %d", n, told, n-threads)
+		if told < n-(2*threads-1) {
+			t.Fatalf("dispatch of %d: %d tasks told their next, want ≥ %d", n, told, n-(2*threads-1))
 		}
+	}
+}
+
+// TestPoolNoTaskHeldFromIdle dispatches as many tasks as threads, each of
+// which waits until all of them have started: were a goroutine to take a
+// task ahead of the one it runs while another goroutine has none, that
+// task could not start and the dispatch would not end.
+func TestPoolNoTaskHeldFromIdle(t *testing.T) {
+	t.Parallel()
+	const threads = 4
+	var started atomic.Int32
+	var stuck atomic.Bool
+	all := make(chan struct{})
+	p := newPool(threads, func(j, _ int) {
+		if started.Add(1) == threads {
+			close(all)
+		}
+		select {
+		case <-all:
+		case <-time.After(5 * time.Second):
+			stuck.Store(true)
+		}
+	})
+	defer p.close()
+	for i := range 50 {
+		p.dispatch(threads)
+		if stuck.Load() {
+			t.Fatalf("dispatch %d of %d tasks on %d threads: a task did not start while the others waited for it", i, threads, threads)
+		}
+		started.Store(0)
+		all = make(chan struct{})
+	}
+}
+
+// TestPoolPlenty checks the rule for taking a run ahead: at least a task
+// a thread left untaken in the phase the ticket is in.
+func TestPoolPlenty(t *testing.T) {
+	t.Parallel()
+	p := newPool(1, func(int, int) {}) // no helpers: the test sets the counters
+	defer p.close()
+	const g = 3
+	p.n[g&1].Store(20)
+	p.first[g&1].Store(12)
+	p.threads = 4
+	for _, c := range []struct {
+		next int
+		want bool
+	}{{0, true}, {8, true}, {9, false}, {11, false}, {12, true}, {16, true}, {17, false}, {20, false}} {
+		p.ticket.Store(g<<32 | uint64(c.next))
+		if got := p.plenty(g); got != c.want {
+			t.Errorf("first phase of 12 tasks, 8 more, next task %d, 4 threads: plenty %v, want %v", c.next, got, c.want)
+		}
+	}
+	p.ticket.Store((g+1)<<32 | 0)
+	if p.plenty(g) {
+		t.Error("a later generation's ticket: plenty for the earlier one")
 	}
 }
 
@@ -230,5 +287,143 @@ func BenchmarkDispatch(b *testing.B) {
 			defer close(p.tasks)
 			bench(b, p.dispatch)
 		})
+	}
+}
+
+// TestSpinBudget checks the rule of a waiting goroutine's spin: maxSpin
+// before it has seen a wait, spinFactor times the mean of steady waits
+// that maxSpin can cover, never past maxSpin, spinWait again when the
+// waits stay past maxSpin, and one long wait among short ones not enough
+// to drop the spin.
+func TestSpinBudget(t *testing.T) {
+	t.Parallel()
+	s := newSpinBudget()
+	if got := s.limit(); got != maxSpin {
+		t.Fatalf("no wait seen: spin %v, want maxSpin %v", got, maxSpin)
+	}
+	steady := func(w time.Duration) {
+		for range 200 {
+			s.observe(w)
+		}
+	}
+	steady(100 * time.Microsecond)
+	if got, want := s.limit(), spinFactor*100*time.Microsecond; got < want*9/10 || got > want {
+		t.Errorf("waits of 100µs: spin %v, want about %v", got, want)
+	}
+	steady(600 * time.Microsecond)
+	if got := s.limit(); got != maxSpin {
+		t.Errorf("waits of 600µs: spin %v, want maxSpin %v", got, maxSpin)
+	}
+	steady(100 * time.Microsecond)
+	s.observe(time.Hour)
+	if got := s.limit(); got != maxSpin {
+		t.Errorf("one wait of an hour after waits of 100µs: spin %v, want maxSpin %v", got, maxSpin)
+	}
+	steady(5 * time.Millisecond)
+	if got := s.limit(); got != spinWait {
+		t.Errorf("waits of 5ms: spin %v, want spinWait %v", got, spinWait)
+	}
+	steady(10 * time.Microsecond)
+	if got := s.limit(); got != spinWait {
+		t.Errorf("waits of 10µs: spin %v, want spinWait %v", got, spinWait)
+	}
+	s.descheduled()
+	if got := s.limit(); got != spinWait {
+		t.Errorf("after a descheduled spin: spin %v, want spinWait %v", got, spinWait)
+	}
+	for range 8 {
+		s.observe(10 * time.Microsecond)
+	}
+	if got := s.limit(); got == spinWait || got > maxSpin {
+		t.Errorf("8 waits of 10µs after a descheduled spin: spin %v, want past spinWait, at most maxSpin", got)
+	}
+	steady(-time.Second) // a wait that ended before it began counts as none
+	if s.mean != 0 {
+		t.Errorf("negative waits: mean %v, want 0", s.mean)
+	}
+}
+
+// TestSpinDescheduled checks that a spin whose thread stops running for
+// longer than descheduledGap (here a ready function that sleeps once) gives
+// up at once and says so, rather than spinning on to its limit; that it
+// runs to its limit otherwise; and that it reports ready.
+func TestSpinDescheduled(t *testing.T) {
+	t.Parallel()
+	calls := 0
+	t0 := time.Now()
+	ok, descheduled := spin(func() bool {
+		calls++
+		if calls == 1000 {
+			time.Sleep(4 * descheduledGap)
+		}
+		return false
+	}, time.Minute)
+	if ok || !descheduled {
+		t.Errorf("a spin that slept: ready %v, descheduled %v; want false, true", ok, descheduled)
+	}
+	if d := time.Since(t0); d > 30*time.Second {
+		t.Errorf("a spin that slept ran %v, towards its limit", d)
+	}
+	if ok, _ := spin(func() bool { return false }, time.Millisecond); ok {
+		t.Error("a spin whose ready never holds reported ready")
+	}
+	calls = 0
+	if ok, d := spin(func() bool { calls++; return calls == 500 }, time.Minute); !ok || d {
+		t.Errorf("a spin whose ready holds at the 500th call: ready %v, descheduled %v", ok, d)
+	}
+}
+
+// busyFor spins the calling goroutine for d: the serial part of a step.
+func busyFor(d time.Duration) {
+	for t0 := time.Now(); time.Since(t0) < d; {
+	}
+}
+
+// TestPoolSpinAdapts dispatches with 800 µs of work alone between
+// dispatches, past a new budget's mean, and wants the helpers to have
+// learned waits of that order (their spin then spans the gap:
+// TestSpinBudget);
+// then, left idle, every helper parks within maxSpin (a wide margin on a
+// loaded machine) and the pool stays parked. A vCPU taken from a goroutine
+// makes its waits look longer, never shorter, and a helper that sleeps
+// through several dispatches learns nothing from them. It does not run in
+// parallel with other tests: it times waits on all processors.
+func TestPoolSpinAdapts(t *testing.T) {
+	const rounds, gap = 150, 800 * time.Microsecond
+	if m := newSpinBudget().mean; m >= gap/2 {
+		t.Fatalf("a new budget's mean %v already passes the test's bound %v", m, gap/2)
+	}
+	// No more goroutines than processors: a spinning helper does not yield.
+	threads := max(2, runtime.GOMAXPROCS(0))
+	helpers := int32(threads - 1)
+	p := newPool(threads, func(j, _ int) {})
+	for range rounds {
+		busyFor(gap)
+		p.dispatch(3 * threads)
+	}
+	deadline := time.Now().Add(2 * time.Second)
+	for p.sleepers.Load() != helpers && time.Now().Before(deadline) {
+		time.Sleep(maxSpin)
+	}
+	if n := p.sleepers.Load(); n != helpers {
+		t.Errorf("idle for 2s: %d of %d helpers parked", n, helpers)
+	}
+	time.Sleep(10 * maxSpin)
+	if n := p.sleepers.Load(); n != helpers {
+		t.Errorf("parked helpers woke with no dispatch: %d of %d parked", n, helpers)
+	}
+	p.close()
+	learners := 0
+	for i, b := range p.learned {
+		if b.seen < rounds/4 { // descheduled or asleep through most dispatches
+			continue
+		}
+		learners++
+		if b.mean < gap/2 {
+			t.Errorf("helper %d: waits of %v between dispatches learned as %v", i, gap, b.mean)
+		}
+	}
+	if learners == 0 {
+		t.Errorf("no helper observed %d of the %d waits", rounds/4, rounds)
 	}
 }

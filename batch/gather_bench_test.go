@@ -1,0 +1,67 @@
+package batch
+
+import (
+	"slices"
+	"testing"
+	"time"
+)
+
+// BenchmarkGatherCost times one-thread gradient steps of the epoch suite's
+// shape (MNIST 60000×784 in float32, minibatches of 512, Alg 3's weights)
+// on rows drawn with replacement against 512 rows that lie next to each
+// other in memory: the difference is what the gathering of a minibatch's
+// rows costs beside its compute, the most that overlapping it (a prefetch
+// of the next minibatch, or a worker packing it) could save. Run it with
+// CVAR_KERNEL=avx2 for the AVX2 kernels.
+//
+//	go test ./batch -run - -bench GatherCost -benchtime 300x
+//
+// Metric: p50-ns/step, the median step (a shared VM's vCPUs are now and
+// then descheduled for hundreds of µs).
+func BenchmarkGatherCost(b *testing.B) {
+	const n, d, batch = 60000, 784, 512
+	ten, _ := mnistShaped(n, d)
+	models := []struct {
+		name  string
+		model Model[float32]
+	}{
+		{"softmax", must(NewSoftmax[float32](d, 10))},
+		{"mlp", must(NewMLP[float32](d, DefaultHidden, 10))},
+	}
+	for _, mc := range models {
+		for _, rows := range []string{"sampled", "contiguous"} {
+			b.Run(mc.name+"/"+rows, func(b *testing.B) {
+				theta := make([]float32, mc.model.NumParams())
+				mc.model.InitParams(theta, 1)
+				g := make([]float32, len(theta))
+				e := must(NewEngine(mc.model, 1))
+				defer e.Close()
+				sampler := must(NewSampler(n, batch, WithReplacement, 3))
+				wt := Weighting{Objective: Softplus, Alpha: 0.1, Eps: 0.1, Tau: 0.5, InvL: 1}
+				idx := make([]int, batch)
+				const warm = 10
+				steps := make([]time.Duration, b.N)
+				b.ResetTimer()
+				for i := range b.N + warm {
+					s := sampler.Next()
+					if rows == "contiguous" { // a window that starts at the first draw
+						for j := range idx {
+							idx[j] = s[0]%(n-batch) + j
+						}
+					} else {
+						copy(idx, s)
+					}
+					t0 := time.Now()
+					if _, _, err := e.Gradient(g, theta, ten, idx, 0, &wt); err != nil {
+						b.Fatal(err)
+					}
+					if i >= warm {
+						steps[i-warm] = time.Since(t0)
+					}
+				}
+				slices.Sort(steps)
+				b.ReportMetric(float64(steps[b.N/2].Nanoseconds()), "p50-ns/step")
+			})
+		}
+	}
+}
