@@ -389,41 +389,49 @@ func busyFor(d time.Duration) {
 // through several dispatches learns nothing from them. It does not run in
 // parallel with other tests: it times waits on all processors.
 func TestPoolSpinAdapts(t *testing.T) {
-	const rounds, gap = 150, 800 * time.Microsecond
+	const rounds, gap, attempts = 150, 800 * time.Microsecond, 5
 	if m := newSpinBudget().mean; m >= gap/2 {
 		t.Fatalf("a new budget's mean %v already passes the test's bound %v", m, gap/2)
 	}
 	// No more goroutines than processors: a spinning helper does not yield.
 	threads := max(2, runtime.GOMAXPROCS(0))
 	helpers := int32(threads - 1)
-	p := newPool(threads, func(j, _ int) {})
-	for range rounds {
-		busyFor(gap)
-		p.dispatch(3 * threads)
-	}
-	deadline := time.Now().Add(2 * time.Second)
-	for p.sleepers.Load() != helpers && time.Now().Before(deadline) {
-		time.Sleep(maxSpin)
-	}
-	if n := p.sleepers.Load(); n != helpers {
-		t.Errorf("idle for 2s: %d of %d helpers parked", n, helpers)
-	}
-	time.Sleep(10 * maxSpin)
-	if n := p.sleepers.Load(); n != helpers {
-		t.Errorf("parked helpers woke with no dispatch: %d of %d parked", n, helpers)
-	}
-	p.close()
+	// A loaded machine (or the race detector) can deschedule every helper
+	// through most dispatches of a pool; a fresh pool gets another chance,
+	// so that the test judges the learning, not the machine's load.
 	learners := 0
-	for i, b := range p.learned {
-		if b.seen < rounds/4 { // descheduled or asleep through most dispatches
-			continue
+	for range attempts {
+		p := newPool(threads, func(j, _ int) {})
+		for range rounds {
+			busyFor(gap)
+			p.dispatch(3 * threads)
 		}
-		learners++
-		if b.mean < gap/2 {
-			t.Errorf("helper %d: waits of %v between dispatches learned as %v", i, gap, b.mean)
+		deadline := time.Now().Add(2 * time.Second)
+		for p.sleepers.Load() != helpers && time.Now().Before(deadline) {
+			time.Sleep(maxSpin)
+		}
+		if n := p.sleepers.Load(); n != helpers {
+			t.Errorf("idle for 2s: %d of %d helpers parked", n, helpers)
+		}
+		time.Sleep(10 * maxSpin)
+		if n := p.sleepers.Load(); n != helpers {
+			t.Errorf("parked helpers woke with no dispatch: %d of %d parked", n, helpers)
+		}
+		p.close()
+		for i, b := range p.learned {
+			if b.seen < rounds/4 { // descheduled or asleep through most dispatches
+				continue
+			}
+			learners++
+			if b.mean < gap/2 {
+				t.Errorf("helper %d: waits of %v between dispatches learned as %v", i, gap, b.mean)
+			}
+		}
+		if learners > 0 || t.Failed() {
+			break
 		}
 	}
 	if learners == 0 {
-		t.Errorf("no helper observed %d of the %d waits", rounds/4, rounds)
+		t.Errorf("in %d pools, no helper observed %d of the %d waits", attempts, rounds/4, rounds)
 	}
 }
