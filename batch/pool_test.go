@@ -367,9 +367,21 @@ func TestSpinDescheduled(t *testing.T) {
 	if ok, _ := spin(func() bool { return false }, time.Millisecond); ok {
 		t.Error("a spin whose ready never holds reported ready")
 	}
-	calls = 0
-	if ok, d := spin(func() bool { calls++; return calls == 500 }, time.Minute); !ok || d {
-		t.Errorf("a spin whose ready holds at the 500th call: ready %v, descheduled %v", ok, d)
+	// A loaded machine may take the processor between two looks, which the
+	// spin rightly reports; judge readiness on a spin that kept it.
+	for try := 1; ; try++ {
+		calls = 0
+		ok, d := spin(func() bool { calls++; return calls == 500 }, time.Minute)
+		if !d {
+			if !ok {
+				t.Error("a spin whose ready holds at the 500th call: not ready")
+			}
+			break
+		}
+		if try == 50 {
+			t.Error("50 spins of 500 looks each descheduled")
+			break
+		}
 	}
 }
 
