@@ -42,12 +42,8 @@ type ReportModel struct {
 // NewEvalReport returns the report of m's metrics bm on n rows of data,
 // whose intervals come from resamples bootstrap resamples (0: none).
 func NewEvalReport(m *ModelFile, data string, n, resamples int, bm *BootstrapMetrics) *EvalReport {
-	trained := m.Source.Name
-	if trained == "" {
-		trained = m.Source.Kind
-	}
 	r := &EvalReport{
-		Model:  ReportModel{Kind: m.Kind, D: m.D, K: m.K, Hidden: m.Hidden, Precision: m.Precision, Classes: m.Classes, Data: trained},
+		Model:  ReportModelOf(m),
 		Method: m.Method.String(), Alpha: m.Alpha, Data: data, N: n, Bootstrap: resamples, Confidence: 0.95,
 		Tails: bm.Tails, MeanLoss: bm.MeanLoss,
 	}
@@ -56,6 +52,15 @@ func NewEvalReport(m *ModelFile, data string, n, resamples int, bm *BootstrapMet
 		r.Accuracy = &acc
 	}
 	return r
+}
+
+// ReportModelOf returns what a report says of the model file m.
+func ReportModelOf(m *ModelFile) ReportModel {
+	trained := m.Source.Name
+	if trained == "" {
+		trained = m.Source.Kind
+	}
+	return ReportModel{Kind: m.Kind, D: m.D, K: m.K, Hidden: m.Hidden, Precision: m.Precision, Classes: m.Classes, Data: trained}
 }
 
 // PointMetrics returns m as BootstrapMetrics without intervals (Lo and Hi
