@@ -1,7 +1,6 @@
 package cvarbeam
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -57,7 +56,8 @@ type TrainConfig struct {
 	Eps, EpsFraction       float64
 	// Epochs is the number of passes over the training rows (0:
 	// cvar.DefaultEpochs of all training rows), RoundsPerEpoch the
-	// averaging rounds in each (0: 1).
+	// averaging rounds in each (0: as few as keep a round to
+	// MaxLocalSteps local steps).
 	Epochs, RoundsPerEpoch int
 	Seed                   uint64
 	// Precision is cvar.F32 or cvar.F64 (default).
@@ -135,7 +135,9 @@ func prepare(ctx context.Context, r *Runner, cfg *TrainConfig) (*prepared, error
 	defer done()
 	p, s := beam.NewPipelineWithRoot()
 	s = s.Scope("cvarbeam.Fit")
-	acc := beam.Combine(s, &mergeMomentsFn{}, beam.ParDo(s, &fitFn{Spec: rs}, beam.CreateList(s, splits)))
+	in := beam.CreateList(s, splits)
+	labels := beam.Combine(s, &mergeLabelsFn{}, beam.ParDo(s, &labelsFn{Spec: rs}, in))
+	acc := beam.Combine(s, &mergeMomentsFn{}, beam.ParDo(s, &fitFn{Spec: rs}, in, beam.SideInput{Input: labels}))
 	beam.ParDo0(s, &writeMomentsFn{Path: dir + "/moments"}, acc)
 	if err := r.run(ctx, p); err != nil {
 		return nil, err
@@ -170,6 +172,9 @@ func resolve(cfg *TrainConfig, splits []split, rs rowSpec, m *moments) (*prepare
 		ti.Add(0.5)
 	}
 	classes := ti.Classes()
+	if m.Classes != nil {
+		classes = m.Classes
+	}
 	switch kind {
 	case "", "auto":
 		switch {
@@ -181,6 +186,9 @@ func resolve(cfg *TrainConfig, splits []split, rs rowSpec, m *moments) (*prepare
 			kind = batch.KindSoftmax
 		}
 	case batch.KindLinear, batch.KindLAD:
+		if m.Classes != nil {
+			return nil, fmt.Errorf("cvarbeam: a %s model needs numeric targets; the targets are class texts (%s, …)", kind, m.Classes[0])
+		}
 		classes = nil
 	default:
 		if classes == nil {
@@ -245,9 +253,6 @@ func (cfg *TrainConfig) options() error {
 	if cfg.Precision != cvar.F32 && cfg.Precision != cvar.F64 {
 		return fmt.Errorf("cvarbeam: precision %q (want f32 or f64)", cfg.Precision)
 	}
-	if cfg.RoundsPerEpoch == 0 {
-		cfg.RoundsPerEpoch = 1
-	}
 	if cfg.Epochs < 0 || cfg.RoundsPerEpoch < 0 || cfg.Batch < 0 || cfg.Hidden < 0 {
 		return errors.New("cvarbeam: epochs, rounds, batch and hidden units must be ≥ 0")
 	}
@@ -285,43 +290,115 @@ func trainRounds[T batch.Float](ctx context.Context, r *Runner, cfg *TrainConfig
 	}
 	theta := make([]T, model.NumParams())
 	model.InitParams(theta, cfg.Seed) // the shared start of every worker
-	st := roundState{Theta: make([]float64, len(theta))}
+	st := roundState{Theta: make([]float64, len(theta)), Tau: math.NaN()}
 	for i, v := range theta {
 		st.Theta[i] = float64(v)
 	}
-	b := cfg.Batch
-	if b == 0 {
-		b = 512
-	}
-	epochs := cfg.Epochs
-	if epochs == 0 {
-		epochs = cvar.DefaultEpochs(cfg.Method, int(pr.n), b)
-	}
-	rounds := epochs * cfg.RoundsPerEpoch
+	sch := scheduleOf(cfg, pr.n)
 	fn := &localFn{Spec: pr.spec, Prep: pr.prep, Kind: pr.kind, D: pr.d, K: pr.k, Hidden: hiddenOf(pr.kind, cfg.Hidden),
-		Precision: cfg.Precision, Opt: localOptions{Method: cfg.Method, Alpha: cfg.Alpha, LR: cfg.LR, WeightDecay: cfg.WeightDecay,
-			Batch: b, Smoothing: cfg.Smoothing, Eps: cfg.Eps, EpsFraction: cfg.EpsFraction, Seed: cfg.Seed, RoundsPerEpoch: cfg.RoundsPerEpoch}}
-	var last update
-	for round := 1; round <= rounds; round++ {
+		Precision: cfg.Precision, Opt: localOptions{Method: cfg.Method, Alpha: cfg.Alpha, LR: sch.lr, WeightDecay: cfg.WeightDecay,
+			Batch: sch.batch, Smoothing: cfg.Smoothing, Eps: cfg.Eps, EpsFraction: cfg.EpsFraction, Seed: cfg.Seed,
+			Steps: sch.steps, Rows: pr.n}}
+	var first, last update
+	for round := 1; round <= sch.rounds; round++ {
 		st.Round = round
 		u, err := runRound(ctx, r, pr.splits, fn, st)
 		if err != nil {
-			return nil, fmt.Errorf("round %d of %d: %w", round, rounds, err)
+			return nil, fmt.Errorf("round %d of %d: %w", round, sch.rounds, err)
 		}
-		for i := range st.Theta {
-			st.Theta[i] = u.Theta[i] / float64(u.N)
-		}
-		if round == 1 && cfg.Eps == 0 && u.Eps > 0 {
-			// The first round's ε, from each worker's initial losses, holds
-			// for every later round, as one run keeps its ε.
-			fn.Opt.Eps = u.Eps / float64(u.N)
+		st = u.next(st)
+		if round == 1 {
+			first = u
 		}
 		last = u
 		if cfg.OnRound != nil {
-			cfg.OnRound(round, rounds)
+			cfg.OnRound(round, sch.rounds)
 		}
 	}
-	return finish[T](ctx, r, cfg, pr, model, st.Theta, last, rounds)
+	return finish[T](ctx, r, cfg, pr, model, st, runParams(first, last, st, sch), sch.rounds)
+}
+
+// runParams are the parameters of a run by rounds: the first round's
+// largest worker's (where its ε and τ came from), with the global
+// minibatch, the steps along the average and the shared ε and starting τ.
+func runParams(first, last update, st roundState, sch schedule) cvar.Params {
+	p := first.Params
+	p.Batch, p.Steps, p.LRFrom = last.Batch, sch.rounds*sch.steps, sch.lrFrom
+	if st.Eps > 0 {
+		p.Eps = st.Eps
+	}
+	if first.HasTau {
+		p.Tau0 = first.Tau0 / first.W
+		p.TauFrom = fmt.Sprintf("VaR_%g of each part's initial losses, averaged", p.Alpha)
+	}
+	if p.EpsFrom != "" && p.EpsFrom != "given" {
+		p.EpsFrom = fmt.Sprintf("%g × VaR_%g of each part's initial losses, averaged", p.EpsFraction, p.Alpha)
+	}
+	return p
+}
+
+// MaxLocalSteps is the most local steps a round takes when the rounds an
+// epoch are not given: the workers' drift from one another grows with the
+// steps between averages, and past some tens of steps the average lags
+// one machine's run (see the package documentation).
+const MaxLocalSteps = 64
+
+// schedule is what every round of a run shares.
+type schedule struct {
+	batch  int     // the global minibatch: the sum of the workers' local ones
+	lr     float64 // η, resolved as one machine resolves it for batch
+	lrFrom string
+	steps  int // local steps a round
+	rounds int
+}
+
+// scheduleOf resolves the global minibatch b, the step size, and the
+// rounds and local steps of a run on n training rows: an epoch is the
+// ⌈n/b⌉ steps of one machine's epoch, cut into RoundsPerEpoch rounds, or
+// into as few rounds as keep each to MaxLocalSteps steps.
+func scheduleOf(cfg *TrainConfig, n int64) schedule {
+	b := int64(cfg.Batch)
+	if b == 0 {
+		b = cvar.DefaultBatch
+	}
+	b = min(b, n)
+	epochs := cfg.Epochs
+	if epochs == 0 {
+		epochs = cvar.DefaultEpochs(cfg.Method, int(n), int(b))
+	}
+	perEpoch := int((n + b - 1) / b)
+	rpe := cfg.RoundsPerEpoch
+	if rpe == 0 {
+		rpe = (perEpoch + MaxLocalSteps - 1) / MaxLocalSteps
+	}
+	steps := max(1, (perEpoch+rpe-1)/rpe)
+	sch := schedule{batch: int(b), lr: cfg.LR, lrFrom: "given", steps: steps, rounds: epochs * rpe}
+	switch {
+	case cfg.LR > 0:
+	case b == 1 && cfg.Method == cvar.Alg3:
+		sch.lr, sch.lrFrom = cvar.DefaultLROneSample, "default"
+	default:
+		sch.lr, sch.lrFrom = cvar.DefaultLR, "default"
+	}
+	return sch
+}
+
+// next is the state the round after u starts from: the workers' θ and τ
+// averaged, weighted by the samples each drew, and ε, which the first
+// round's workers set from their initial losses, for every later round,
+// as one run keeps its ε.
+func (u *update) next(st roundState) roundState {
+	out := roundState{Theta: make([]float64, len(u.Theta)), Tau: math.NaN(), Eps: st.Eps}
+	for i, v := range u.Theta {
+		out.Theta[i] = v / u.W
+	}
+	if u.HasTau {
+		out.Tau = u.Tau / u.W
+	}
+	if out.Eps == 0 && u.Eps > 0 {
+		out.Eps = u.Eps / u.W
+	}
+	return out
 }
 
 func hiddenOf(kind string, hidden int) int {
@@ -359,17 +436,13 @@ func runRound(ctx context.Context, r *Runner, splits []split, fn *localFn, st ro
 
 // finish builds the model file from the averaged parameters and measures
 // it on the training and held-out rows.
-func finish[T batch.Float](ctx context.Context, r *Runner, cfg *TrainConfig, pr *prepared, model batch.Model[T], thetaF []float64, last update, rounds int) (*Trained, error) {
-	theta := make([]T, len(thetaF))
-	for i, v := range thetaF {
+func finish[T batch.Float](ctx context.Context, r *Runner, cfg *TrainConfig, pr *prepared, model batch.Model[T], st roundState, params cvar.Params, rounds int) (*Trained, error) {
+	theta := make([]T, len(st.Theta))
+	for i, v := range st.Theta {
 		theta[i] = T(v)
 	}
-	tau := last.Tau / float64(last.N)
-	params := last.Params
-	params.N, params.Steps = int(pr.n), rounds*last.Steps
-	if cfg.Method == cvar.Vanilla || cfg.Method == cvar.MinibatchCVaR {
-		tau = math.NaN()
-	}
+	tau := st.Tau
+	params.N = int(pr.n)
 	prep := pr.prep
 	if prep.TargetScale != 0 {
 		u, ok := model.(interface {
@@ -411,14 +484,10 @@ func measure(ctx context.Context, r *Runner, mf *cvar.ModelFile, pr *prepared, a
 			alphas = append(alphas, alpha)
 		}
 	}
-	var buf bytes.Buffer
-	if err := cvar.SaveModel(&buf, mf); err != nil {
-		return cvar.Metrics{}, nil, err
-	}
 	rs := pr.spec
 	rs.Sparse = rs.Sparse && !centres(&mf.Preprocessing)
 	rs.Keep = keepTrain
-	train, err := evaluate(ctx, r, pr.splits, rs, buf.Bytes(), alphas, 0, 0)
+	train, err := evaluateFile(ctx, r, pr.splits, rs, mf, alphas, 0, 0)
 	if err != nil {
 		return cvar.Metrics{}, nil, err
 	}
@@ -426,28 +495,38 @@ func measure(ctx context.Context, r *Runner, mf *cvar.ModelFile, pr *prepared, a
 		return train, nil, nil
 	}
 	rs.Keep = keepHeld
-	val, err := evaluate(ctx, r, pr.splits, rs, buf.Bytes(), alphas, 0, 0)
+	val, err := evaluateFile(ctx, r, pr.splits, rs, mf, alphas, 0, 0)
 	if err != nil {
 		return cvar.Metrics{}, nil, err
 	}
 	return train, &val, nil
 }
 
-// roundState is what a round broadcasts: its number and the parameters.
+// roundState is what a round broadcasts: its number, the parameters θ and
+// the threshold τ (NaN: each worker starts τ as the library does, at the
+// VaR_α of its rows' losses at θ), and ε (0: each worker's from its
+// initial losses).
 type roundState struct {
 	Round int
 	Theta []float64
+	Tau   float64
+	Eps   float64
 }
 
 // update is a worker's contribution to a round: its parameters, τ and ε
-// multiplied by its rows (summed over workers by the combine), the rows,
-// and the resolved parameters of the run with the most rows.
+// multiplied by W, the samples its local steps drew (summed over workers
+// by the combine), its rows, and the resolved parameters of the run with
+// the most rows.
 type update struct {
 	N      int64
+	W      float64
 	Theta  []float64
 	Tau    float64
+	Tau0   float64 // the starting τ
+	HasTau bool
 	Eps    float64
 	Steps  int
+	Batch  int // the local minibatches' sum
 	Params cvar.Params
 	PN     int64 // the rows of the split whose Params these are
 	Key    int64 // that split: File<<20 | Part, for a stable choice
@@ -458,11 +537,12 @@ type update struct {
 type localOptions struct {
 	Method                 cvar.Method
 	Alpha, LR, WeightDecay float64
-	Batch                  int
+	Batch                  int // the global minibatch
 	Smoothing              cvar.Smoothing
 	Eps, EpsFraction       float64
 	Seed                   uint64
-	RoundsPerEpoch         int
+	Steps                  int   // local steps a round
+	Rows                   int64 // training rows of all workers
 }
 
 // localFn runs one round's local steps on a split's training rows.
@@ -517,24 +597,37 @@ func localRun[T batch.Float](ctx context.Context, f *localFn, sp split, st round
 		return update{}, err
 	}
 	o := f.Opt
-	b := min(o.Batch, n)
-	steps := max(1, (n+b*o.RoundsPerEpoch-1)/(b*o.RoundsPerEpoch))
-	opt := cvar.Options{Method: o.Method, Alpha: o.Alpha, LR: o.LR, WeightDecay: o.WeightDecay, Batch: o.Batch,
-		Smoothing: o.Smoothing, Eps: o.Eps, EpsFraction: o.EpsFraction, Steps: steps, Threads: 1,
+	opt := cvar.Options{Method: o.Method, Alpha: o.Alpha, LR: o.LR, WeightDecay: o.WeightDecay, Batch: localBatch(o.Batch, n, o.Rows),
+		Smoothing: o.Smoothing, Eps: o.Eps, EpsFraction: o.EpsFraction, Steps: o.Steps, Threads: 1,
 		Seed: mix(o.Seed ^ mix(uint64(st.Round)<<32|uint64(sp.File)<<12|uint64(sp.Part))), Init: st.Theta}
+	if st.Eps > 0 {
+		opt.Eps = st.Eps
+	}
+	if !math.IsNaN(st.Tau) {
+		opt.InitTau = &st.Tau
+	}
 	res, err := cvar.TrainContext(ctx, model, data, opt)
 	if err != nil {
 		return update{}, fmt.Errorf("%s (rows from byte %d): %w", sp.Path, sp.Start, err)
 	}
-	u := update{N: int64(n), Theta: make([]float64, len(res.Theta)), Steps: steps, Params: res.Params, PN: int64(n), Key: int64(sp.File)<<20 | int64(sp.Part)}
+	w := float64(res.Params.Batch) * float64(res.Params.Steps)
+	u := update{N: int64(n), W: w, Theta: make([]float64, len(res.Theta)), Steps: res.Params.Steps, Batch: res.Params.Batch,
+		Params: res.Params, PN: int64(n), Key: int64(sp.File)<<20 | int64(sp.Part)}
 	for i, v := range res.Theta {
-		u.Theta[i] = float64(v) * float64(n)
+		u.Theta[i] = float64(v) * w
 	}
 	if !math.IsNaN(res.Tau) {
-		u.Tau = res.Tau * float64(n)
+		u.Tau, u.Tau0, u.HasTau = res.Tau*w, res.Params.Tau0*w, true
 	}
-	u.Eps = res.Params.Eps * float64(n)
+	u.Eps = res.Params.Eps * w
 	return u, nil
+}
+
+// localBatch is a worker's share of the global minibatch b, in proportion
+// to its n of all rows: the workers' local minibatches together draw b
+// samples a step, as one machine's minibatch does.
+func localBatch(b, n int, all int64) int {
+	return max(1, int(math.Round(float64(b)*float64(n)/float64(all))))
 }
 
 // sumUpdatesFn sums the workers' updates.
@@ -561,8 +654,12 @@ func addUpdates(a, b update) update {
 		a.Params, a.Steps, a.PN, a.Key = b.Params, b.Steps, b.PN, b.Key
 	}
 	a.N += b.N
+	a.W += b.W
 	a.Tau += b.Tau
+	a.Tau0 += b.Tau0
+	a.HasTau = a.HasTau || b.HasTau
 	a.Eps += b.Eps
+	a.Batch += b.Batch
 	return a
 }
 
