@@ -88,14 +88,18 @@ func isNumber(s string) bool {
 	return !math.IsNaN(v) && !math.IsInf(v, 0)
 }
 
-// labelsFn gathers the target texts of the CSV rows of a split. A record
-// it cannot read ends its scan: the read of the rows that follows reports
-// it, naming the file and the line.
+// labelsFn gathers the target texts of the CSV rows of a split; it emits
+// a set for every split, empty for LIBSVM, so that the combine has an
+// input and the side input a value. A record it cannot read ends its
+// scan: the read of the rows that follows reports it, naming the file and
+// the line.
 type labelsFn struct {
 	Spec rowSpec
 }
 
 func (f *labelsFn) ProcessElement(ctx context.Context, sp split, emit func(labelSet)) error {
+	var set labelSet
+	defer func() { emit(set) }()
 	if f.Spec.Format != "csv" {
 		return nil
 	}
@@ -110,7 +114,6 @@ func (f *labelsFn) ProcessElement(ctx context.Context, sp split, emit func(label
 		cr.Comma = '\t'
 	}
 	col := -1
-	var set labelSet
 	for first := true; ; first = false {
 		rec, err := cr.Read()
 		if err != nil { // io.EOF, or a record the read of the rows reports
@@ -127,9 +130,6 @@ func (f *labelsFn) ProcessElement(ctx context.Context, sp split, emit func(label
 		if col < len(rec) {
 			set.add(strings.TrimSpace(rec[col]))
 		}
-	}
-	if len(set.Texts) > 0 {
-		emit(set)
 	}
 	return nil
 }

@@ -254,3 +254,25 @@ func TestTrainClassTexts(t *testing.T) {
 		t.Errorf("a linear model on class texts: %v", err)
 	}
 }
+
+// LIBSVM shards train, sparse, with max-abs scaling, and the model file
+// reads its shards back.
+func TestTrainLIBSVM(t *testing.T) {
+	text, err := dataset.SyntheticText[float64](dataset.SynthTextConfig{N: 600, D: 200, NNZ: 5, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := dataset.WriteLIBSVM(&b, text); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	glob := writeShards(t, t.TempDir(), "", lines, []int{200, 200, 200}, ".libsvm")
+	got, err := Train(context.Background(), TrainConfig{Input: Input{Glob: glob}, Epochs: 2, Batch: 32, Seed: 1}, &Runner{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := got.Model; m.Kind != batch.KindLogistic || m.D > 200 || centres(&m.Preprocessing) || got.Training.N+got.Validation.N != 600 {
+		t.Errorf("a %s model of %d features, centring %v, on %d + %d rows", m.Kind, m.D, centres(&m.Preprocessing), got.Training.N, got.Validation.N)
+	}
+}
