@@ -312,6 +312,14 @@ type Options struct {
 	// and in K (to a relative 1e-6, for rounding); anything else is an
 	// error, not projected.
 	Init []float64
+	// InitTau, when not nil, is the starting τ of the methods with τ
+	// (Alg1–4), in the losses' units: finite and in [TauMin, TauMax] (an
+	// error otherwise, and for the baselines, which have no τ). It takes
+	// the place of the Rule's start (Params.TauFrom "given"); under
+	// PracticalStep ε still comes from the initial losses when Eps is 0.
+	// With Init, a run goes on from another's θ and τ, as training by
+	// rounds on several machines does.
+	InitTau *float64
 	// OnEpoch, when not nil, is called after each pass over the data with
 	// the parameters the run would return if it stopped there. Returning an
 	// error stops training with that error.

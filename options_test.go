@@ -152,6 +152,7 @@ func TestValidateNamesFirstBadField(t *testing.T) {
 		{"Scale.MaxAbsY", func(o *Options) { o.Scale.MaxAbsY = inf }, "Scale.MaxAbsY +Inf"},
 		{"Threads", func(o *Options) { o.Threads = -1 }, "-1 threads"},
 		{"Init", func(o *Options) { o.Init = []float64{nan, 0, 0, 0} }, "Init[0] is NaN"},
+		{"InitTau", func(o *Options) { o.InitTau = &nan }, "InitTau NaN"},
 	}
 	// Every exported field that can be bad is in the list, in order.
 	var fields, listed []string

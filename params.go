@@ -96,6 +96,9 @@ func resolve(opt *Options, p, n int, bounds batch.Bounds, convex bool, est func(
 	}
 	pr.Objective = objectiveOf(opt.Method, opt.Smoothing)
 	pr.Tau0, pr.TauFrom = startTau(opt.Method, pr.TauMin, theorem)
+	if err := givenTau(opt, &pr); err != nil {
+		return Params{}, err
+	}
 	if err := checkStep(opt, &pr); err != nil {
 		return Params{}, err
 	}

@@ -142,7 +142,10 @@ func newRun[T batch.Float](model batch.Model[T], e *batch.Engine[T], hooks *engi
 	r.wt = batch.Weighting{Objective: pr.Objective, Alpha: pr.Alpha, Eps: pr.Eps, InvL: 1 / pr.L}
 	r.tauLo, r.tauHi = pr.TauMin/pr.L, pr.TauMax/pr.L
 	r.tau = r.tauLo
-	r.fromLosses = pr.TauFrom == fromInitialLosses
+	if pr.TauFrom == tauGiven {
+		r.tau = pr.Tau0 / pr.L
+	}
+	r.fromLosses = pr.TauFrom == fromInitialLosses || pr.EpsFrom == fromInitialLosses
 	if !r.fromLosses {
 		if err := r.wt.Validate(); err != nil {
 			return nil, err
@@ -156,7 +159,7 @@ func newRun[T batch.Float](model batch.Model[T], e *batch.Engine[T], hooks *engi
 
 // start sets the practical ε and starting τ from losses, the losses of a
 // sample of the data at the starting point: τ at their VaR_α, where the
-// optimum puts it, and ε at pr.EpsFraction times that VaR (or times the
+// optimum puts it (unless InitTau gave τ), and ε at pr.EpsFraction times that VaR (or times the
 // largest loss when the VaR is 0), so that the smoothing follows the scale
 // of the losses whatever η is.
 func (r *run[T]) start(losses []T) error {
@@ -166,8 +169,10 @@ func (r *run[T]) start(losses []T) error {
 	if err != nil {
 		return &DivergenceError{Step: 0, What: fmt.Sprintf("a loss at the starting point: %v", err)}
 	}
-	r.tau = math.Min(math.Max(valueAtRisk/pr.L, r.tauLo), r.tauHi)
-	pr.Tau0, pr.TauFrom = r.tau*pr.L, fmt.Sprintf("VaR_%g of %d initial losses", pr.Alpha, len(losses))
+	if pr.TauFrom == fromInitialLosses { // not InitTau's
+		r.tau = math.Min(math.Max(valueAtRisk/pr.L, r.tauLo), r.tauHi)
+		pr.Tau0, pr.TauFrom = r.tau*pr.L, fmt.Sprintf("VaR_%g of %d initial losses", pr.Alpha, len(losses))
+	}
 	if pr.EpsFrom == fromInitialLosses {
 		scale, what := valueAtRisk, fmt.Sprintf("VaR_%g", pr.Alpha)
 		if !(scale > 0) {

@@ -39,41 +39,55 @@
 // entries read, and the extremes; the target's moments; its distinct
 // values while they look like class labels) gives the z-score of dense
 // data and the max-abs scaling of sparse data, as cvar train's defaults,
-// the task and the classes. Then it trains in rounds, each round one
-// pipeline run, a loop in the launching program: the round's parameters θ
-// are a side input; every element (a file or a part of one) reads its
-// training rows, runs cvar.Train from θ for ⌈rows/(batch·rounds per
-// epoch)⌉ local steps of the method, and emits its θ and τ weighted by its
-// rows; a combine sums them, and θ ← Σ n_i θ_i / Σ n_i. A worker holds its
-// element's training rows: the part size bounds that memory. Each local run
-// starts τ at the VaR_α of its rows' losses at θ, the minimiser over τ of
-// the objective at θ and where the library starts every CVaR-SGD run (its
-// Options take no starting τ); the model's τ is the rows-weighted average of
-// the last round's. ε is fixed after the first round, at the average of the
-// workers' ε from their initial losses. The held-out rows (Hold, by a hash
-// of the seed and the row's place, the same on every pass and runner) are
-// never trained on.
+// the task and the classes. For CSV files the same job first gathers the
+// distinct target texts of all rows (a combine, at most MaxClasses): when
+// one is not a number the targets are class texts, ordered byte-wise as
+// the library's readers order them, and the rows are read as those
+// classes.
+//
+// Then it trains in rounds, each round one pipeline run, a loop in the
+// launching program. A round broadcasts (θ, τ, ε) as a side input; every
+// element (a file or a part of one) reads its training rows and runs
+// cvar.Train from θ and τ (Options.Init and InitTau) for the round's
+// local steps, with a local minibatch of b·n_i/n of its n_i rows, so that
+// the workers' minibatches together are the global minibatch b of one
+// machine's run; it emits its last iterate (θ_i, τ_i) weighted by the
+// samples it drew; a combine sums them, and (θ, τ) ← Σ w_i (θ_i, τ_i) / Σ
+// w_i. An epoch is one machine's ⌈n/b⌉ steps, cut into RoundsPerEpoch
+// rounds (by default as few as keep a round to MaxLocalSteps steps), so
+// the average takes as many steps as one machine at the same epochs,
+// each drawing b samples, with the same step size η (DefaultLR unless
+// given). The first round's workers start τ at the VaR_α of their rows'
+// losses at θ_0, where the library starts a run, and ε at EpsFraction of
+// it; the averages of those hold for the run, as one run keeps its ε. A
+// worker holds its element's training rows: the part size bounds that
+// memory. The held-out rows (Hold, by a hash of the seed, the file's
+// name and the row's place, the same on every pass and runner) are never
+// trained on.
 //
 // Why averaging is sound: the objective F(θ, τ) = τ + E[(ℓ(θ; x) − τ)_+]/α
-// is an expectation over the rows, so the data-parallel average of
-// gradients is the full gradient, and parameter averaging after local steps
-// is local SGD (model averaging, as Spark MLlib's SGD by rounds): for a loss
-// convex in θ, F is jointly convex in (θ, τ), and averaging the iterates of
-// workers started at a common point converges as minibatch SGD does, at the
-// price of a drift between the workers that grows with the local steps and
-// the step size (Stich, "Local SGD converges fast and communicates little",
-// 2019; Woodworth et al., 2020). The averaged θ lies in the convex hull of
-// the workers' θ_i, so Jensen's inequality bounds F at the average by the
-// average of the F_i. At equal epochs the workers' trajectories are each
-// 1/S of the data long: S workers make about the progress of ⌈rows/(S·batch)⌉
-// steps a round far from the optimum, and the variance of S-fold averaging
-// near it. On the MLP none of this holds: the loss is not convex, hidden
-// units are interchangeable, so two workers may reach the same function by
-// permuted weights whose average is a poor model. Averaging is then sound
-// only from a shared start (every worker starts each round from the same
-// θ, and the first from the same seeded θ_0) and with rounds frequent
-// enough that the workers stay in one basin: give RoundsPerEpoch more than
-// one.
+// is an expectation over the rows, and with one local step a round the
+// average of the workers' steps from a common (θ, τ) is exactly one step
+// of one machine on the global minibatch (stratified over the parts): the
+// gradient is linear in the samples, and the weights are the samples
+// drawn. With H local steps a round it is local SGD (model averaging, as
+// Spark MLlib's SGD by rounds): for a loss convex in θ, F is jointly
+// convex in (θ, τ), the averaged iterate lies in the convex hull of the
+// workers' (θ_i, τ_i), so Jensen's inequality bounds F at the average by
+// the average of the F_i, and averaging iterates of workers started at a
+// common point converges as minibatch SGD does, up to a drift between the
+// workers that grows with H and η (Stich, "Local SGD converges fast and
+// communicates little", 2019; Woodworth et al., 2020). Carrying τ with θ
+// keeps the pair that one machine's run carries: restarting τ each round
+// at a VaR of θ would move it by a different rule than the steps do. So
+// more rounds an epoch bring the average closer to one machine's run,
+// at one pass over the data each. On the MLP none of this holds: the loss
+// is not convex, hidden units are interchangeable, so two workers may
+// reach the same function by permuted weights whose average is a poor
+// model. Averaging is then sound only from a shared start (every worker
+// starts each round from the same θ, and the first from the same seeded
+// θ_0) and with rounds frequent enough that the workers stay in one
+// basin: give RoundsPerEpoch several rounds an epoch.
 //
 // # Tuning
 //

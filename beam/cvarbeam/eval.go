@@ -78,11 +78,16 @@ func Evaluate(ctx context.Context, cfg EvalConfig, r *Runner) (cvar.Metrics, err
 	if err := checkWidth(ctx, splits, &rs, cfg.Model.D, "the model was trained on"); err != nil {
 		return cvar.Metrics{}, err
 	}
+	return evaluateFile(ctx, r, splits, rs, cfg.Model, alphas, cfg.Batch, cfg.Threads)
+}
+
+// evaluateFile runs the evaluation pipeline of model file mf over splits.
+func evaluateFile(ctx context.Context, r *Runner, splits []split, rs rowSpec, mf *cvar.ModelFile, alphas []float64, batchRows, threads int) (cvar.Metrics, error) {
 	var buf bytes.Buffer
-	if err := cvar.SaveModel(&buf, cfg.Model); err != nil {
+	if err := cvar.SaveModel(&buf, mf); err != nil {
 		return cvar.Metrics{}, err
 	}
-	return evaluate(ctx, r, splits, rs, buf.Bytes(), alphas, cfg.Batch, cfg.Threads)
+	return evaluate(ctx, r, splits, rs, buf.Bytes(), alphas, batchRows, threads)
 }
 
 // evaluate runs the evaluation pipeline of a serialised model over splits.

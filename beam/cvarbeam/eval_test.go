@@ -317,3 +317,16 @@ func TestEvaluateLIBSVM(t *testing.T) {
 	}
 	checkMetrics(t, "LIBSVM in parts", got, want)
 }
+
+// A LIBSVM shard with a feature index beyond the model's features fails
+// the evaluation at that row, naming the file, the line and the model's
+// feature count, before any metric is computed.
+func TestEvaluateRefusesWiderLIBSVM(t *testing.T) {
+	m := testModel(t, 5, cvar.F64)
+	lines := []string{"1 1:0.5 3:1", "0 2:1 5:0.25", "1 4:2", "0 1:1 7:3 ", "1 5:1"}
+	glob := writeShards(t, t.TempDir(), "", lines, []int{2, 3}, ".libsvm")
+	_, err := Evaluate(context.Background(), EvalConfig{Model: m, Input: Input{Glob: glob}}, &Runner{})
+	if err == nil || !strings.Contains(err.Error(), "part-001.libsvm:2:") || !strings.Contains(err.Error(), "index 7 exceeds the dimension 5") || strings.Contains(err.Error(), "\n") {
+		t.Fatalf("index 7 at line 2 of part-001.libsvm for a model of 5 features: got %v", err)
+	}
+}

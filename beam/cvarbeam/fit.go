@@ -11,7 +11,7 @@ import (
 )
 
 func init() {
-	register.DoFn3x1[context.Context, split, func(moments), error](&fitFn{})
+	register.DoFn4x1[context.Context, split, labelSet, func(moments), error](&fitFn{})
 	register.Emitter1[moments]()
 	register.Combiner3[moments, moments, moments](&mergeMomentsFn{})
 	register.DoFn2x1[context.Context, moments, error](&writeMomentsFn{})
@@ -34,6 +34,7 @@ type moments struct {
 	YMean, YM2 float64
 	Distinct   []float64 // at most dataset.MaxAutoClasses + 1, sorted
 	Fractional bool
+	Classes    []string // the class texts of CSV targets that are not all numbers
 }
 
 // grow makes room for feature d−1.
@@ -87,6 +88,9 @@ func (m *moments) merge(o *moments) {
 	m.grow(o.Width)
 	if m.Features == nil {
 		m.Features = o.Features
+	}
+	if m.Classes == nil {
+		m.Classes = o.Classes
 	}
 	for j := range o.Cnt {
 		na, nb := float64(m.Cnt[j]), float64(o.Cnt[j])
@@ -173,18 +177,28 @@ func (m *moments) maxAbs(d int) dataset.Preprocessing {
 }
 
 // fitFn accumulates the moments of the rows it reads, one accumulator a
-// bundle, emitted when the bundle finishes.
+// bundle, emitted when the bundle finishes. The label texts of all the
+// CSV rows (a side input) say whether the targets are class texts; the
+// rows are then read as classes of those texts.
 type fitFn struct {
 	Spec rowSpec
 	acc  *moments
 }
 
-func (f *fitFn) ProcessElement(ctx context.Context, sp split, emit func(moments)) error {
+func (f *fitFn) ProcessElement(ctx context.Context, sp split, labels labelSet, emit func(moments)) error {
+	classes, err := labels.classes()
+	if err != nil {
+		return marked(err)
+	}
 	if f.acc == nil {
-		f.acc = &moments{}
+		f.acc = &moments{Classes: classes}
+	}
+	spec := f.Spec
+	if classes != nil {
+		spec.Task, spec.Classes = dataset.Classification, classes
 	}
 	if f.Spec.Format == "csv" && sp.Part == 0 {
-		st, c, err := openStream[float64](ctx, sp, &f.Spec)
+		st, c, err := openStream[float64](ctx, sp, &spec)
 		if err != nil {
 			return marked(err)
 		}
@@ -192,7 +206,6 @@ func (f *fitFn) ProcessElement(ctx context.Context, sp split, emit func(moments)
 		f.acc.grow(st.D())
 		f.acc.Features = st.Features()
 	}
-	spec := f.Spec
 	spec.Sparse = true
 	return marked(eachRow(ctx, sp, &spec, func(_ []float64, cols []uint32, vals []float64, y float64, _ int32) error {
 		if math.IsNaN(y) || math.IsInf(y, 0) {
@@ -203,7 +216,7 @@ func (f *fitFn) ProcessElement(ctx context.Context, sp split, emit func(moments)
 	}))
 }
 
-func (f *fitFn) FinishBundle(emit func(moments)) {
+func (f *fitFn) FinishBundle(_ labelSet, emit func(moments)) {
 	if f.acc != nil {
 		emit(*f.acc)
 		f.acc = nil

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"path"
 	"strings"
 
 	"github.com/cvarlearn/cvar/batch"
@@ -63,15 +64,18 @@ func openStream[T batch.Float](ctx context.Context, sp split, rs *rowSpec) (*dat
 }
 
 // held reports whether the row at line of sp is held out for validation:
-// a hash of the seed, the file, the part's start and the line, so that
-// every pass over the data, on any runner, holds out the same rows.
+// a hash of the seed, the file's name (not its directory, so that a copy
+// of the data elsewhere holds out the same rows), the part's start and the
+// line, so that every pass over the data, on any runner, holds out the
+// same rows.
 func (rs *rowSpec) held(sp split, line int) bool {
 	if rs.Hold <= 0 {
 		return false
 	}
 	h := rs.Seed ^ 0x9e3779b97f4a7c15
-	for i := 0; i < len(sp.Path); i++ {
-		h = mix(h ^ uint64(sp.Path[i]))
+	name := path.Base(sp.Path)
+	for i := 0; i < len(name); i++ {
+		h = mix(h ^ uint64(name[i]))
 	}
 	h = mix(h ^ uint64(sp.Start))
 	h = mix(h ^ uint64(line))

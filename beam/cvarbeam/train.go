@@ -1,7 +1,6 @@
 package cvarbeam
 
 import (
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -57,7 +56,8 @@ type TrainConfig struct {
 	Eps, EpsFraction       float64
 	// Epochs is the number of passes over the training rows (0:
 	// cvar.DefaultEpochs of all training rows), RoundsPerEpoch the
-	// averaging rounds in each (0: 1).
+	// averaging rounds in each (0: as few as keep a round to
+	// MaxLocalSteps local steps).
 	Epochs, RoundsPerEpoch int
 	Seed                   uint64
 	// Precision is cvar.F32 or cvar.F64 (default).
@@ -135,7 +135,9 @@ func prepare(ctx context.Context, r *Runner, cfg *TrainConfig) (*prepared, error
 	defer done()
 	p, s := beam.NewPipelineWithRoot()
 	s = s.Scope("cvarbeam.Fit")
-	acc := beam.Combine(s, &mergeMomentsFn{}, beam.ParDo(s, &fitFn{Spec: rs}, beam.CreateList(s, splits)))
+	in := beam.CreateList(s, splits)
+	labels := beam.Combine(s, &mergeLabelsFn{}, beam.ParDo(s, &labelsFn{Spec: rs}, in))
+	acc := beam.Combine(s, &mergeMomentsFn{}, beam.ParDo(s, &fitFn{Spec: rs}, in, beam.SideInput{Input: labels}))
 	beam.ParDo0(s, &writeMomentsFn{Path: dir + "/moments"}, acc)
 	if err := r.run(ctx, p); err != nil {
 		return nil, err
@@ -170,6 +172,9 @@ func resolve(cfg *TrainConfig, splits []split, rs rowSpec, m *moments) (*prepare
 		ti.Add(0.5)
 	}
 	classes := ti.Classes()
+	if m.Classes != nil {
+		classes = m.Classes
+	}
 	switch kind {
 	case "", "auto":
 		switch {
@@ -181,6 +186,9 @@ func resolve(cfg *TrainConfig, splits []split, rs rowSpec, m *moments) (*prepare
 			kind = batch.KindSoftmax
 		}
 	case batch.KindLinear, batch.KindLAD:
+		if m.Classes != nil {
+			return nil, fmt.Errorf("cvarbeam: a %s model needs numeric targets; the targets are class texts (%s, …)", kind, m.Classes[0])
+		}
 		classes = nil
 	default:
 		if classes == nil {
@@ -245,9 +253,6 @@ func (cfg *TrainConfig) options() error {
 	if cfg.Precision != cvar.F32 && cfg.Precision != cvar.F64 {
 		return fmt.Errorf("cvarbeam: precision %q (want f32 or f64)", cfg.Precision)
 	}
-	if cfg.RoundsPerEpoch == 0 {
-		cfg.RoundsPerEpoch = 1
-	}
 	if cfg.Epochs < 0 || cfg.RoundsPerEpoch < 0 || cfg.Batch < 0 || cfg.Hidden < 0 {
 		return errors.New("cvarbeam: epochs, rounds, batch and hidden units must be ≥ 0")
 	}
@@ -278,52 +283,6 @@ func Train(ctx context.Context, cfg TrainConfig, r *Runner) (*Trained, error) {
 	return trainRounds[float64](ctx, r, &cfg, pr)
 }
 
-func trainRounds[T batch.Float](ctx context.Context, r *Runner, cfg *TrainConfig, pr *prepared) (*Trained, error) {
-	model, err := batch.NewModel[T](pr.kind, pr.d, pr.k, hiddenOf(pr.kind, cfg.Hidden))
-	if err != nil {
-		return nil, err
-	}
-	theta := make([]T, model.NumParams())
-	model.InitParams(theta, cfg.Seed) // the shared start of every worker
-	st := roundState{Theta: make([]float64, len(theta))}
-	for i, v := range theta {
-		st.Theta[i] = float64(v)
-	}
-	b := cfg.Batch
-	if b == 0 {
-		b = 512
-	}
-	epochs := cfg.Epochs
-	if epochs == 0 {
-		epochs = cvar.DefaultEpochs(cfg.Method, int(pr.n), b)
-	}
-	rounds := epochs * cfg.RoundsPerEpoch
-	fn := &localFn{Spec: pr.spec, Prep: pr.prep, Kind: pr.kind, D: pr.d, K: pr.k, Hidden: hiddenOf(pr.kind, cfg.Hidden),
-		Precision: cfg.Precision, Opt: localOptions{Method: cfg.Method, Alpha: cfg.Alpha, LR: cfg.LR, WeightDecay: cfg.WeightDecay,
-			Batch: b, Smoothing: cfg.Smoothing, Eps: cfg.Eps, EpsFraction: cfg.EpsFraction, Seed: cfg.Seed, RoundsPerEpoch: cfg.RoundsPerEpoch}}
-	var last update
-	for round := 1; round <= rounds; round++ {
-		st.Round = round
-		u, err := runRound(ctx, r, pr.splits, fn, st)
-		if err != nil {
-			return nil, fmt.Errorf("round %d of %d: %w", round, rounds, err)
-		}
-		for i := range st.Theta {
-			st.Theta[i] = u.Theta[i] / float64(u.N)
-		}
-		if round == 1 && cfg.Eps == 0 && u.Eps > 0 {
-			// The first round's ε, from each worker's initial losses, holds
-			// for every later round, as one run keeps its ε.
-			fn.Opt.Eps = u.Eps / float64(u.N)
-		}
-		last = u
-		if cfg.OnRound != nil {
-			cfg.OnRound(round, rounds)
-		}
-	}
-	return finish[T](ctx, r, cfg, pr, model, st.Theta, last, rounds)
-}
-
 func hiddenOf(kind string, hidden int) int {
 	if kind == batch.KindMLP {
 		return hidden
@@ -331,45 +290,15 @@ func hiddenOf(kind string, hidden int) int {
 	return 0
 }
 
-// runRound runs one round's pipeline and returns the sum of the updates.
-func runRound(ctx context.Context, r *Runner, splits []split, fn *localFn, st roundState) (update, error) {
-	dir, done, err := r.workDir()
-	if err != nil {
-		return update{}, err
-	}
-	defer done()
-	p, s := beam.NewPipelineWithRoot()
-	s = s.Scope(fmt.Sprintf("cvarbeam.Round%d", st.Round))
-	state := beam.Create(s, st)
-	ups := beam.ParDo(s, fn, beam.CreateList(s, splits), beam.SideInput{Input: state})
-	beam.ParDo0(s, &writeUpdateFn{Path: dir + "/update"}, beam.Combine(s, &sumUpdatesFn{}, ups))
-	if err := r.run(ctx, p); err != nil {
-		return update{}, err
-	}
-	var u update
-	found, err := readResult(ctx, dir+"/update", &u)
-	if err != nil {
-		return update{}, err
-	}
-	if !found || u.N == 0 {
-		return update{}, errors.New("cvarbeam: no split holds training rows")
-	}
-	return u, nil
-}
-
 // finish builds the model file from the averaged parameters and measures
 // it on the training and held-out rows.
-func finish[T batch.Float](ctx context.Context, r *Runner, cfg *TrainConfig, pr *prepared, model batch.Model[T], thetaF []float64, last update, rounds int) (*Trained, error) {
-	theta := make([]T, len(thetaF))
-	for i, v := range thetaF {
+func finish[T batch.Float](ctx context.Context, r *Runner, cfg *TrainConfig, pr *prepared, model batch.Model[T], st roundState, params cvar.Params, rounds int) (*Trained, error) {
+	theta := make([]T, len(st.Theta))
+	for i, v := range st.Theta {
 		theta[i] = T(v)
 	}
-	tau := last.Tau / float64(last.N)
-	params := last.Params
-	params.N, params.Steps = int(pr.n), rounds*last.Steps
-	if cfg.Method == cvar.Vanilla || cfg.Method == cvar.MinibatchCVaR {
-		tau = math.NaN()
-	}
+	tau := st.Tau
+	params.N = int(pr.n)
 	prep := pr.prep
 	if prep.TargetScale != 0 {
 		u, ok := model.(interface {
@@ -411,14 +340,10 @@ func measure(ctx context.Context, r *Runner, mf *cvar.ModelFile, pr *prepared, a
 			alphas = append(alphas, alpha)
 		}
 	}
-	var buf bytes.Buffer
-	if err := cvar.SaveModel(&buf, mf); err != nil {
-		return cvar.Metrics{}, nil, err
-	}
 	rs := pr.spec
 	rs.Sparse = rs.Sparse && !centres(&mf.Preprocessing)
 	rs.Keep = keepTrain
-	train, err := evaluate(ctx, r, pr.splits, rs, buf.Bytes(), alphas, 0, 0)
+	train, err := evaluateFile(ctx, r, pr.splits, rs, mf, alphas, 0, 0)
 	if err != nil {
 		return cvar.Metrics{}, nil, err
 	}
@@ -426,148 +351,9 @@ func measure(ctx context.Context, r *Runner, mf *cvar.ModelFile, pr *prepared, a
 		return train, nil, nil
 	}
 	rs.Keep = keepHeld
-	val, err := evaluate(ctx, r, pr.splits, rs, buf.Bytes(), alphas, 0, 0)
+	val, err := evaluateFile(ctx, r, pr.splits, rs, mf, alphas, 0, 0)
 	if err != nil {
 		return cvar.Metrics{}, nil, err
 	}
 	return train, &val, nil
-}
-
-// roundState is what a round broadcasts: its number and the parameters.
-type roundState struct {
-	Round int
-	Theta []float64
-}
-
-// update is a worker's contribution to a round: its parameters, τ and ε
-// multiplied by its rows (summed over workers by the combine), the rows,
-// and the resolved parameters of the run with the most rows.
-type update struct {
-	N      int64
-	Theta  []float64
-	Tau    float64
-	Eps    float64
-	Steps  int
-	Params cvar.Params
-	PN     int64 // the rows of the split whose Params these are
-	Key    int64 // that split: File<<20 | Part, for a stable choice
-}
-
-// localOptions are the cvar.Options of a worker's local run that the
-// round's configuration fixes.
-type localOptions struct {
-	Method                 cvar.Method
-	Alpha, LR, WeightDecay float64
-	Batch                  int
-	Smoothing              cvar.Smoothing
-	Eps, EpsFraction       float64
-	Seed                   uint64
-	RoundsPerEpoch         int
-}
-
-// localFn runs one round's local steps on a split's training rows.
-type localFn struct {
-	Spec         rowSpec
-	Prep         dataset.Preprocessing
-	Kind         string
-	D, K, Hidden int
-	Precision    string
-	Opt          localOptions
-}
-
-func (f *localFn) ProcessElement(ctx context.Context, sp split, st roundState, emit func(update)) error {
-	var (
-		u   update
-		err error
-	)
-	if f.Precision == cvar.F32 {
-		u, err = localRun[float32](ctx, f, sp, st)
-	} else {
-		u, err = localRun[float64](ctx, f, sp, st)
-	}
-	if err != nil {
-		return marked(err)
-	}
-	if u.N > 0 {
-		emit(u)
-	}
-	return nil
-}
-
-// localRun reads the split's training rows and runs the method from the
-// broadcast parameters for ⌈rows / (batch · rounds per epoch)⌉ steps.
-func localRun[T batch.Float](ctx context.Context, f *localFn, sp split, st roundState) (update, error) {
-	buf := newRowBuffer[T](&f.Spec, f.D)
-	if err := eachRow(ctx, sp, &f.Spec, buf.add); err != nil {
-		return update{}, err
-	}
-	n := buf.ds.N
-	if n == 0 {
-		return update{}, nil
-	}
-	if ts, ok := f.Prep.TargetScaler(); ok {
-		buf.ds.Y = dataset.ScaleTargets(ts, buf.ds.Y)
-	}
-	data, err := buf.batchOf(&f.Prep)
-	if err != nil {
-		return update{}, err
-	}
-	model, err := batch.NewModel[T](f.Kind, f.D, f.K, f.Hidden)
-	if err != nil {
-		return update{}, err
-	}
-	o := f.Opt
-	b := min(o.Batch, n)
-	steps := max(1, (n+b*o.RoundsPerEpoch-1)/(b*o.RoundsPerEpoch))
-	opt := cvar.Options{Method: o.Method, Alpha: o.Alpha, LR: o.LR, WeightDecay: o.WeightDecay, Batch: o.Batch,
-		Smoothing: o.Smoothing, Eps: o.Eps, EpsFraction: o.EpsFraction, Steps: steps, Threads: 1,
-		Seed: mix(o.Seed ^ mix(uint64(st.Round)<<32|uint64(sp.File)<<12|uint64(sp.Part))), Init: st.Theta}
-	res, err := cvar.TrainContext(ctx, model, data, opt)
-	if err != nil {
-		return update{}, fmt.Errorf("%s (rows from byte %d): %w", sp.Path, sp.Start, err)
-	}
-	u := update{N: int64(n), Theta: make([]float64, len(res.Theta)), Steps: steps, Params: res.Params, PN: int64(n), Key: int64(sp.File)<<20 | int64(sp.Part)}
-	for i, v := range res.Theta {
-		u.Theta[i] = float64(v) * float64(n)
-	}
-	if !math.IsNaN(res.Tau) {
-		u.Tau = res.Tau * float64(n)
-	}
-	u.Eps = res.Params.Eps * float64(n)
-	return u, nil
-}
-
-// sumUpdatesFn sums the workers' updates.
-type sumUpdatesFn struct{}
-
-func (*sumUpdatesFn) CreateAccumulator() update { return update{} }
-
-func (*sumUpdatesFn) AddInput(a, b update) update { return addUpdates(a, b) }
-
-func (*sumUpdatesFn) MergeAccumulators(a, b update) update { return addUpdates(a, b) }
-
-func addUpdates(a, b update) update {
-	if b.N == 0 {
-		return a
-	}
-	if a.N == 0 {
-		b.Theta = append([]float64(nil), b.Theta...)
-		return b
-	}
-	for i, v := range b.Theta {
-		a.Theta[i] += v
-	}
-	if b.PN > a.PN || b.PN == a.PN && b.Key < a.Key { // the largest split's parameters
-		a.Params, a.Steps, a.PN, a.Key = b.Params, b.Steps, b.PN, b.Key
-	}
-	a.N += b.N
-	a.Tau += b.Tau
-	a.Eps += b.Eps
-	return a
-}
-
-type writeUpdateFn struct{ Path string }
-
-func (f *writeUpdateFn) ProcessElement(ctx context.Context, u update) error {
-	return marked(writeResult(ctx, f.Path, u))
 }

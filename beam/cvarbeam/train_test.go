@@ -20,7 +20,14 @@ import (
 // features) to shards CSV files and returns their glob.
 func writeSynthetic(t *testing.T, dir string, n, d, shards int) string {
 	t.Helper()
-	ds, err := dataset.SyntheticClassification[float64](dataset.SynthClassConfig{N: n, D: d, Classes: 2, Seed: 1})
+	return writeSyntheticClasses(t, dir, n, d, 2, shards, nil)
+}
+
+// writeSyntheticClasses is writeSynthetic with k classes, written as the
+// texts names (nil: the numbers 0..k−1).
+func writeSyntheticClasses(t *testing.T, dir string, n, d, k, shards int, names []string) string {
+	t.Helper()
+	ds, err := dataset.SyntheticClassification[float64](dataset.SynthClassConfig{N: n, D: d, Classes: k, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -31,7 +38,11 @@ func writeSynthetic(t *testing.T, dir string, n, d, shards int) string {
 			for _, v := range ds.Row(i) {
 				b.WriteString(strconv.FormatFloat(v, 'g', -1, 64) + ",")
 			}
-			b.WriteString(ds.Classes[ds.Labels[i]] + "\n")
+			label := ds.Classes[ds.Labels[i]]
+			if names != nil {
+				label = names[ds.Labels[i]]
+			}
+			b.WriteString(label + "\n")
 		}
 		if err := os.WriteFile(filepath.Join(dir, fmt.Sprintf("shard-%d.csv", s)), b.Bytes(), 0o644); err != nil {
 			t.Fatal(err)
@@ -43,14 +54,14 @@ func writeSynthetic(t *testing.T, dir string, n, d, shards int) string {
 // singleMachine trains on the training rows of the glob on one machine,
 // as cvar train does (z-score fitted on them, one run of cvar.Train), and
 // returns the validation metrics on the held-out rows.
-func singleMachine(t *testing.T, glob string, opt cvar.Options, hold float64) cvar.Metrics {
+func singleMachine(t *testing.T, glob, kind string, classes []string, opt cvar.Options, hold float64) cvar.Metrics {
 	t.Helper()
 	splits, format, err := expand(context.Background(), Input{Glob: glob})
 	if err != nil {
 		t.Fatal(err)
 	}
 	read := func(keep int) *dataset.Dataset[float64] {
-		rs := rowSpec{Format: format, Task: dataset.Classification, Classes: []string{"0", "1"}, Hold: hold, Seed: opt.Seed, Keep: keep}
+		rs := rowSpec{Format: format, Task: dataset.Classification, Classes: classes, Hold: hold, Seed: opt.Seed, Keep: keep}
 		var buf *rowBuffer[float64]
 		for _, sp := range splits {
 			st, c, err := openStream[float64](context.Background(), sp, &rs)
@@ -86,7 +97,7 @@ func singleMachine(t *testing.T, glob string, opt cvar.Options, hold float64) cv
 	if err != nil {
 		t.Fatal(err)
 	}
-	model, err := batch.NewModel[float64](batch.KindLogistic, train.D, 2, 0)
+	model, err := batch.NewModel[float64](kind, train.D, len(classes), 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -101,26 +112,45 @@ func singleMachine(t *testing.T, glob string, opt cvar.Options, hold float64) cv
 	return m
 }
 
-// Eight shards of the built-in data: the averaged CVaR-SGD reaches a
-// validation CVaR_0.1 within 5 % of one machine's at the same epochs, at
-// an accuracy within 2 points, and writes a model file that the library
-// reads back with the same metrics.
+// Eight shards of the built-in data, two classes and four: the averaged
+// CVaR-SGD, its local minibatches together one machine's, reaches a
+// validation CVaR_0.1 within 5 % of one machine's at the same epochs and
+// the same steps along the average, at an accuracy within 2 points, and
+// writes a model file that the library reads back with the same metrics.
 func TestTrainMatchesSingleMachine(t *testing.T) {
-	const epochs, b = 20, 32
-	glob := writeSynthetic(t, t.TempDir(), 3000, 20, 8)
+	for _, tc := range []struct {
+		n, d, k, b int
+		kind       string
+		classes    []string
+	}{
+		{3000, 20, 2, 32, batch.KindLogistic, []string{"0", "1"}},
+		{4000, 40, 4, 64, batch.KindSoftmax, []string{"0", "1", "2", "3"}},
+	} {
+		t.Run(tc.kind, func(t *testing.T) { trainMatches(t, tc.n, tc.d, tc.k, tc.b, tc.kind, tc.classes) })
+	}
+}
+
+func trainMatches(t *testing.T, n, d, k, b int, kind string, classes []string) {
+	const epochs = 5
+	glob := writeSyntheticClasses(t, t.TempDir(), n, d, k, 8, nil)
 	cfg := TrainConfig{Input: Input{Glob: glob}, Epochs: epochs, Batch: b, Seed: 1}
 	got, err := Train(context.Background(), cfg, &Runner{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := singleMachine(t, glob, cvar.Options{Method: cvar.Alg3, Epochs: epochs, Batch: b, Seed: 1}, 1.0/3)
+	want := singleMachine(t, glob, kind, classes, cvar.Options{Method: cvar.Alg3, Epochs: epochs, Batch: b, Seed: 1}, 1.0/3)
 	gc, _ := got.Validation.TailAt(0.1)
 	wc, _ := want.TailAt(0.1)
 	t.Logf("validation CVaR_0.1 %.4f (one machine %.4f), accuracy %.4f (%.4f), %d rounds", gc, wc, got.Validation.Accuracy, want.Accuracy, got.Rounds)
 	if !(gc <= 1.05*wc) || math.Abs(got.Validation.Accuracy-want.Accuracy) > 0.02 {
 		t.Errorf("validation CVaR_0.1 %v and accuracy %v; one machine: %v and %v", gc, got.Validation.Accuracy, wc, want.Accuracy)
 	}
-	if got.Model.Kind != batch.KindLogistic || got.Model.D != 20 || got.Rounds != epochs || got.Validation.N+got.Training.N != 3000 {
+	p := got.Model.Params
+	if tn := got.Training.N; p.Steps != epochs*((tn+b-1)/b) || p.Batch < b-4 || p.Batch > b+4 || p.TauFrom == "given" || !(p.Tau0 > 0) {
+		t.Errorf("%d steps of %d samples on %d rows, τ from %q (%v); want one machine's %d steps of %d ± 4, τ from the initial losses",
+			p.Steps, p.Batch, tn, p.TauFrom, p.Tau0, epochs*((tn+b-1)/b), b)
+	}
+	if got.Model.Kind != kind || got.Model.D != d || got.Rounds != epochs || got.Validation.N+got.Training.N != n {
 		t.Errorf("model %s of %d features, %d rounds, %d + %d rows", got.Model.Kind, got.Model.D, got.Rounds, got.Training.N, got.Validation.N)
 	}
 	var buf bytes.Buffer
@@ -135,8 +165,8 @@ func TestTrainMatchesSingleMachine(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.N != 3000 {
-		t.Errorf("the model file evaluates %d rows, want 3000", m.N)
+	if m.N != n {
+		t.Errorf("the model file evaluates %d rows, want %d", m.N, n)
 	}
 }
 
@@ -157,5 +187,92 @@ func TestTrainBadShard(t *testing.T) {
 	_, err = Train(context.Background(), TrainConfig{Input: Input{Glob: glob}, Epochs: 1}, &Runner{})
 	if err == nil || !strings.Contains(err.Error(), "shard-2.csv:10:") || !strings.Contains(err.Error(), "oops") {
 		t.Fatalf("a bad cell at line 10 of shard-2.csv: got %v", err)
+	}
+}
+
+// A round's worker starts from the broadcast θ and τ (and ε once set),
+// takes its share of the global minibatch for the round's steps, and the
+// next round's state is the average weighted by the samples drawn.
+func TestRoundCarriesThetaAndTau(t *testing.T) {
+	dir := t.TempDir()
+	glob := writeSynthetic(t, dir, 400, 6, 2)
+	splits, _, err := expand(context.Background(), Input{Glob: glob})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rs := rowSpec{Format: "csv", Task: dataset.Classification, Classes: []string{"0", "1"}}
+	fn := &localFn{Spec: rs, Prep: dataset.Preprocessing{}, Kind: batch.KindLogistic, D: 6, K: 2, Precision: cvar.F64,
+		Opt: localOptions{Method: cvar.Alg3, Alpha: 0.1, LR: 0.01, Batch: 40, Seed: 1, Steps: 3, Rows: 400}}
+	theta := make([]float64, 7)
+	theta[0] = 0.5
+	var ups []update
+	for _, tc := range []struct{ tau, eps float64 }{{math.NaN(), 0}, {0.25, 0.01}} {
+		u, err := localRun[float64](context.Background(), fn, splits[0], roundState{Round: 1, Theta: theta, Tau: tc.tau, Eps: tc.eps})
+		if err != nil {
+			t.Fatal(err)
+		}
+		p := u.Params
+		if u.N != 200 || p.Batch != 20 || p.Steps != 3 || u.W != 60 || !u.HasTau {
+			t.Errorf("τ %v: %d rows, %d steps of %d, weight %v; want 200 rows, 3 steps of 20 (half of 40), weight 60", tc.tau, u.N, p.Steps, p.Batch, u.W)
+		}
+		switch {
+		case math.IsNaN(tc.tau) && !strings.Contains(p.TauFrom, "initial losses"):
+			t.Errorf("no τ broadcast: τ from %q; want the initial losses", p.TauFrom)
+		case !math.IsNaN(tc.tau) && (p.TauFrom != "given" || p.Tau0 != tc.tau || p.Eps != tc.eps):
+			t.Errorf("τ %v and ε %v broadcast: the worker starts at τ %v (%s), ε %v", tc.tau, tc.eps, p.Tau0, p.TauFrom, p.Eps)
+		}
+		ups = append(ups, u)
+	}
+	sum := addUpdates(addUpdates(update{}, ups[0]), ups[1])
+	next := sum.next(roundState{Eps: 0.01})
+	wantTau := (ups[0].Tau + ups[1].Tau) / 120
+	if math.Abs(next.Tau-wantTau) > 1e-12 || next.Eps != 0.01 || math.Abs(next.Theta[0]-(ups[0].Theta[0]+ups[1].Theta[0])/120) > 1e-12 {
+		t.Errorf("next round: τ %v, ε %v, θ_0 %v; want the weighted averages τ %v and ε 0.01", next.Tau, next.Eps, next.Theta[0], wantTau)
+	}
+}
+
+// Class texts train as cvar train takes them: the classes in byte-wise
+// order of their texts, the model evaluated on the same files; a linear
+// model on them is refused.
+func TestTrainClassTexts(t *testing.T) {
+	names := []string{"eel", "cat", "dog"}
+	glob := writeSyntheticClasses(t, t.TempDir(), 900, 8, 3, 3, names)
+	got, err := Train(context.Background(), TrainConfig{Input: Input{Glob: glob}, Epochs: 3, Batch: 32, Seed: 1}, &Runner{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := got.Model
+	if m.Kind != batch.KindSoftmax || strings.Join(m.Classes, ",") != "cat,dog,eel" || !(got.Validation.Accuracy > 0.8) {
+		t.Errorf("a %s model of classes %q, validation accuracy %v; want softmax over cat, dog, eel, above 0.8", m.Kind, m.Classes, got.Validation.Accuracy)
+	}
+	ev, err := Evaluate(context.Background(), EvalConfig{Model: m, Input: Input{Glob: glob}}, &Runner{})
+	if err != nil || ev.N != 900 || math.Abs(ev.Accuracy*900-(got.Training.Accuracy*float64(got.Training.N)+got.Validation.Accuracy*float64(got.Validation.N))) > 0.5 {
+		t.Errorf("the model evaluated on its files: %+v, %v", ev, err)
+	}
+	_, err = Train(context.Background(), TrainConfig{Input: Input{Glob: glob}, Kind: batch.KindLinear, Epochs: 1}, &Runner{})
+	if err == nil || !strings.Contains(err.Error(), "needs numeric targets") {
+		t.Errorf("a linear model on class texts: %v", err)
+	}
+}
+
+// LIBSVM shards train, sparse, with max-abs scaling, and the model file
+// reads its shards back.
+func TestTrainLIBSVM(t *testing.T) {
+	text, err := dataset.SyntheticText[float64](dataset.SynthTextConfig{N: 600, D: 200, NNZ: 5, Seed: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	if err := dataset.WriteLIBSVM(&b, text); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
+	glob := writeShards(t, t.TempDir(), "", lines, []int{200, 200, 200}, ".libsvm")
+	got, err := Train(context.Background(), TrainConfig{Input: Input{Glob: glob}, Epochs: 2, Batch: 32, Seed: 1}, &Runner{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m := got.Model; m.Kind != batch.KindLogistic || m.D > 200 || centres(&m.Preprocessing) || got.Training.N+got.Validation.N != 600 {
+		t.Errorf("a %s model of %d features, centring %v, on %d + %d rows", m.Kind, m.D, centres(&m.Preprocessing), got.Training.N, got.Validation.N)
 	}
 }

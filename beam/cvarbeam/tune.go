@@ -85,12 +85,12 @@ func Tune(ctx context.Context, cfg TuneConfig, r *Runner) (*Tuned, error) {
 	if best.Params.EpsFrom != "" && cfg.Eps == 0 {
 		best.Params.EpsFrom = "tuned: " + best.Params.EpsFrom
 	}
-	last := update{N: 1, Tau: best.Tau, Steps: best.Params.Steps, Params: best.Params}
+	st := roundState{Theta: best.Theta, Tau: best.Tau}
 	var tr *Trained
 	if cfg.Precision == cvar.F32 {
-		tr, err = finishTuned[float32](ctx, r, &cfg, pr, best.Theta, last)
+		tr, err = finishTuned[float32](ctx, r, &cfg, pr, st, best.Params)
 	} else {
-		tr, err = finishTuned[float64](ctx, r, &cfg, pr, best.Theta, last)
+		tr, err = finishTuned[float64](ctx, r, &cfg, pr, st, best.Params)
 	}
 	if err != nil {
 		return nil, err
@@ -99,13 +99,13 @@ func Tune(ctx context.Context, cfg TuneConfig, r *Runner) (*Tuned, error) {
 	return res, nil
 }
 
-func finishTuned[T batch.Float](ctx context.Context, r *Runner, cfg *TuneConfig, pr *prepared, theta []float64, last update) (*Trained, error) {
+func finishTuned[T batch.Float](ctx context.Context, r *Runner, cfg *TuneConfig, pr *prepared, st roundState, params cvar.Params) (*Trained, error) {
 	model, err := batch.NewModel[T](pr.kind, pr.d, pr.k, hiddenOf(pr.kind, cfg.Hidden))
 	if err != nil {
 		return nil, err
 	}
 	tc := cfg.TrainConfig
-	return finish[T](ctx, r, &tc, pr, model, theta, last, 1)
+	return finish[T](ctx, r, &tc, pr, model, st, params, 1)
 }
 
 // better reports whether a beats b by the rule, as cvar.Tune picks: the

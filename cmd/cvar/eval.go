@@ -2,17 +2,14 @@ package main
 
 import (
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"runtime"
 	"strings"
-	"text/tabwriter"
 	"unsafe"
 
 	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/batch"
-	"github.com/cvarlearn/cvar/internal/jsonfloat"
 )
 
 const evalSynopsis = `cvar eval -in MODEL [flags]
@@ -85,36 +82,6 @@ type evalConfig struct {
 	in      string
 }
 
-// estimate is a point estimate with its bootstrap interval.
-type estimate struct {
-	Value jsonfloat.Lossy `json:"value"`
-	Lo    jsonfloat.Lossy `json:"lo"`
-	Hi    jsonfloat.Lossy `json:"hi"`
-}
-
-type tailEstimate struct {
-	Alpha float64  `json:"alpha"`
-	CVaR  estimate `json:"cvar"`
-	VaR   estimate `json:"var"`
-}
-
-type evalReport struct {
-	Model      modelInfo      `json:"model"`
-	Method     string         `json:"method"`
-	Alpha      float64        `json:"alpha"`
-	Data       string         `json:"data"`
-	N          int            `json:"n"`
-	Bootstrap  int            `json:"bootstrap"`
-	Confidence float64        `json:"confidence"`
-	Tails      []tailEstimate `json:"tails"`
-	Accuracy   *estimate      `json:"accuracy"`
-	MeanLoss   estimate       `json:"mean_loss"`
-}
-
-func infoOf(m *cvar.ModelFile) modelInfo {
-	return modelInfo{Kind: m.Kind, D: m.D, K: m.K, Hidden: m.Hidden, Precision: m.Precision, Classes: m.Classes, Data: dataName(m.Source)}
-}
-
 func evalRun[T batch.Float](e *env, df *dataFlags, m *cvar.ModelFile, cfg evalConfig) error {
 	ds, err := loadForModel[T](df, m)
 	if err != nil {
@@ -155,28 +122,17 @@ func evalRun[T batch.Float](e *env, df *dataFlags, m *cvar.ModelFile, cfg evalCo
 			correct[i] = cvar.PredictedClass(scores[i*k:(i+1)*k]) == int(data.Labels[i])
 		}
 	}
-	rep := &evalReport{
-		Model: infoOf(m), Method: m.Method.String(), Alpha: m.Alpha, Data: ds.Name, N: ds.N,
-		Bootstrap: cfg.boot, Confidence: 0.95,
-	}
 	bar := newProgress(e, "bootstrap", cfg.boot)
 	bm, err := cvar.Bootstrap(losses, correct, cfg.alphas, cvar.BootstrapOptions{Resamples: cfg.boot, Seed: cfg.seed, Threads: cfg.threads, OnResample: func() { bar.add(1) }})
 	bar.finish()
 	if err != nil {
 		return err
 	}
-	for _, t := range bm.Tails {
-		rep.Tails = append(rep.Tails, tailEstimate{Alpha: t.Alpha, CVaR: estimateOf(t.CVaR), VaR: estimateOf(t.VaR)})
-	}
-	rep.MeanLoss = estimateOf(bm.MeanLoss)
-	if correct != nil {
-		acc := estimateOf(bm.Accuracy)
-		rep.Accuracy = &acc
-	}
+	rep := cvar.NewEvalReport(m, ds.Name, ds.N, cfg.boot, bm)
 	if cfg.json {
-		return writeJSON(e.stdout, rep)
+		return rep.WriteJSON(e.stdout)
 	}
-	return rep.print(e.stdout)
+	return rep.WriteText(e.stdout)
 }
 
 // checkBootstrap fails when the bootstrap's resamples would need more than
@@ -199,38 +155,4 @@ func checkBootstrap[T batch.Float](cfg evalConfig, n int, limit byteSize) error 
 	}
 	what := fmt.Sprintf("-bootstrap %d resamples of %d statistics (-alphas) and %d rows", cfg.boot, 2*len(cfg.alphas)+2, n)
 	return checkMemory(what, need, limit)
-}
-
-// estimateOf is an interval as eval reports it.
-func estimateOf(v cvar.Interval) estimate {
-	return estimate{Value: jsonfloat.Lossy(v.Value), Lo: jsonfloat.Lossy(v.Lo), Hi: jsonfloat.Lossy(v.Hi)}
-}
-
-func (r *evalReport) print(w io.Writer) error {
-	fmt.Fprintf(w, "model  %s on %d features, trained with %s at α = %s on %s (%s)\n", r.Model.Kind, r.Model.D, r.Method, alphaKey(r.Alpha), r.Model.Data, r.Model.Precision)
-	fmt.Fprintf(w, "data   %s: %d rows\n\n", r.Data, r.N)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	ci := "95% CI"
-	if r.Bootstrap > 0 {
-		ci = fmt.Sprintf("95%% CI (percentile bootstrap, %d resamples)", r.Bootstrap)
-	}
-	fmt.Fprintf(tw, "\testimate\t%s\n", ci)
-	row := func(name string, s estimate) {
-		interval := "-"
-		if !math.IsNaN(float64(s.Lo)) {
-			interval = fmt.Sprintf("[%s, %s]", fmtNum(float64(s.Lo)), fmtNum(float64(s.Hi)))
-		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", name, fmtNum(float64(s.Value)), interval)
-	}
-	for _, t := range r.Tails {
-		row("CVaR_"+alphaKey(t.Alpha), t.CVaR)
-	}
-	for _, t := range r.Tails {
-		row("VaR_"+alphaKey(t.Alpha), t.VaR)
-	}
-	if r.Accuracy != nil {
-		row("accuracy", *r.Accuracy)
-	}
-	row("mean loss", r.MeanLoss)
-	return tw.Flush()
 }

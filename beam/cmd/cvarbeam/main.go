@@ -111,6 +111,22 @@ func parse(fs *flag.FlagSet, synopsis string, args []string, stdout io.Writer) e
 	return nil
 }
 
+// setup parses the flags of a command: where the data is, the command's
+// own (which add declares) and Beam's; it returns the data flags, checked,
+// and the runner they name.
+func setup(name, synopsis string, args []string, stdout io.Writer, add func(*flag.FlagSet)) (*inputFlags, *cvarbeam.Runner, error) {
+	fs := newFlagSet(name)
+	df := addInputFlags(fs)
+	add(fs)
+	if err := parse(fs, synopsis, args, stdout); err != nil {
+		return nil, nil, err
+	}
+	if err := df.check(); err != nil {
+		return nil, nil, err
+	}
+	return df, &cvarbeam.Runner{Work: df.work}, nil
+}
+
 // inputFlags are the flags that say where the data is.
 type inputFlags struct {
 	in    cvarbeam.Input

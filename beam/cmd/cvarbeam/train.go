@@ -25,10 +25,11 @@ const trainSynopsis = `cvarbeam train -data GLOB -o MODEL [flags]
 Trains a model on the rows of the files GLOB names by data-parallel
 CVaR-SGD: a first pass fits the preprocessing (z-score for data held dense,
 max-abs for sparse) on the training rows; then, each round, every part of
-the data runs local steps of -method from the broadcast parameters and the
-parameters are averaged, weighted by the rows, -rounds-per-epoch rounds an
-epoch. -hold of the rows (1/3 by default, by a hash of -seed and the row's
-place) are held out for validation. The model file is an ordinary one:
+the data runs local steps of -method from the broadcast parameters and τ,
+its minibatch its share of -batch, and the parameters and τ are averaged,
+weighted by the samples drawn, -rounds-per-epoch rounds an epoch. -hold
+of the rows (1/3 by default, by a hash of -seed and the row's place) are
+held out for validation. CSV class labels may be texts, as for cvar train. The model file is an ordinary one:
 cvar eval and cvar predict read it.`
 
 const tuneSynopsis = `cvarbeam tune -data GLOB -o MODEL [flags]
@@ -53,14 +54,14 @@ type trainFlags struct {
 }
 
 func addTrainFlags(fs *flag.FlagSet, tune bool) *trainFlags {
-	f := &trainFlags{in: addInputFlags(fs)}
+	f := &trainFlags{}
 	c := &f.cfg
 	fs.StringVar(&c.Kind, "model", "auto", "`model`: logistic, softmax, linear, lad, mlp, or auto (logistic for 2 classes, softmax for more, linear for real targets)")
 	fs.StringVar(&f.method, "method", "alg3", "training `method`: alg3 (CVaR-SGD), vanilla (mean loss) or minibatch (CVaR of each minibatch)")
 	fs.Float64Var(&c.Alpha, "alpha", 0.1, "tail fraction `α` ∈ (0, 1] whose CVaR is minimised")
 	fs.StringVar(&f.smooth, "smooth", "softplus", "`smoothing` of the plus function (alg3): softplus or quadratic")
 	fs.Float64Var(&c.Eps, "eps", 0, "smoothing ε of alg3 (0: 0.05 × the initial VaR_α of the first round's parts, averaged)")
-	fs.IntVar(&c.Batch, "batch", 0, "minibatch size of each local step (0: 512)")
+	fs.IntVar(&c.Batch, "batch", 0, "the global minibatch: the samples the parts' local minibatches draw together a step (0: 512)")
 	fs.IntVar(&c.Epochs, "epochs", 0, "passes over the training rows (0: cvar train's default for all the training rows)")
 	fs.Uint64Var(&c.Seed, "seed", 1, "random seed of the hold-out, the start and the local runs")
 	fs.StringVar(&c.Precision, "precision", cvar.F64, "floating-point `precision`: f32 or f64")
@@ -83,16 +84,13 @@ func addTrainFlags(fs *flag.FlagSet, tune bool) *trainFlags {
 	} else {
 		fs.Float64Var(&c.LR, "lr", 0, "step size `η` (0: 0.01)")
 		fs.Float64Var(&c.WeightDecay, "wd", 0, "weight decay λ")
-		fs.IntVar(&c.RoundsPerEpoch, "rounds-per-epoch", 1, "averaging rounds in each epoch: more for the mlp, whose averages are sound only near a shared start")
+		fs.IntVar(&c.RoundsPerEpoch, "rounds-per-epoch", 0, "averaging rounds in each epoch (0: as few as keep each round to 64 local steps); more bring the average closer to one machine's run, and are needed for the mlp, whose averages are sound only near a shared start")
 	}
 	return f
 }
 
 // check resolves the flags that need it.
 func (f *trainFlags) check() error {
-	if err := f.in.check(); err != nil {
-		return err
-	}
 	c := &f.cfg
 	c.Input = f.in.in
 	m, err := cvar.ParseMethod(f.method)
@@ -135,7 +133,7 @@ func (f *trainFlags) check() error {
 
 // trainReport is what train and tune print, with cvar train's keys.
 type trainReport struct {
-	Model     modelInfo                 `json:"model"`
+	Model     cvar.ReportModel          `json:"model"`
 	Method    string                    `json:"method"`
 	Alpha     float64                   `json:"alpha"`
 	Tau       jsonfloat.Lossy           `json:"tau"`
@@ -168,20 +166,19 @@ func cmdTrain(ctx context.Context, args []string, stdout io.Writer, tune bool) e
 	if tune {
 		name, synopsis = "cvarbeam tune", tuneSynopsis
 	}
-	fs := newFlagSet(name)
-	f := addTrainFlags(fs, tune)
-	if err := parse(fs, synopsis, args, stdout); err != nil {
+	var f *trainFlags
+	df, r, err := setup(name, synopsis, args, stdout, func(fs *flag.FlagSet) { f = addTrainFlags(fs, tune) })
+	if err != nil {
 		return err
 	}
+	f.in = df
 	if err := f.check(); err != nil {
 		return err
 	}
 	start := time.Now()
-	r := &cvarbeam.Runner{Work: f.in.work}
 	var (
 		tr  *cvarbeam.Trained
 		rep = &trainReport{}
-		err error
 	)
 	if tune {
 		sel := cvar.SelectCVaR
@@ -210,7 +207,7 @@ func cmdTrain(ctx context.Context, args []string, stdout io.Writer, tune bool) e
 		return err
 	}
 	m := tr.Model
-	rep.Model, rep.Method, rep.Alpha, rep.Tau, rep.Params = infoOf(m), m.Method.String(), m.Alpha, jsonfloat.Lossy(m.Tau), m.Params
+	rep.Model, rep.Method, rep.Alpha, rep.Tau, rep.Params = cvar.ReportModelOf(m), m.Method.String(), m.Alpha, jsonfloat.Lossy(m.Tau), m.Params
 	rep.Metrics = map[string]map[string]any{"training": flat(tr.Training)}
 	if tr.Validation != nil {
 		rep.Metrics["validation"] = flat(*tr.Validation)

@@ -1,0 +1,149 @@
+package cvar
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"text/tabwriter"
+
+	"github.com/cvarlearn/cvar/internal/jsonfloat"
+)
+
+// EvalReport is the report of a model file's metrics on a data set, as cvar
+// eval prints it: the model, the data, and each metric with its interval.
+// Its JSON form (WriteJSON) has cvar eval -json's keys; the distributed
+// evaluation of the Beam module writes the same report without intervals.
+type EvalReport struct {
+	Model      ReportModel    `json:"model"`
+	Method     string         `json:"method"`
+	Alpha      float64        `json:"alpha"` // the α the model was trained at
+	Data       string         `json:"data"`
+	N          int            `json:"n"`
+	Bootstrap  int            `json:"bootstrap"` // resamples of the intervals; 0: none
+	Confidence float64        `json:"confidence"`
+	Tails      []TailInterval `json:"tails"`
+	Accuracy   *Interval      `json:"accuracy"` // nil for regression
+	MeanLoss   Interval       `json:"mean_loss"`
+}
+
+// ReportModel is what an EvalReport says of the model file.
+type ReportModel struct {
+	Kind      string   `json:"kind"`
+	D         int      `json:"d"`
+	K         int      `json:"k"`
+	Hidden    int      `json:"hidden,omitempty"`
+	Precision string   `json:"precision"`
+	Classes   []string `json:"classes,omitempty"`
+	Data      string   `json:"data"` // the data it was trained on
+}
+
+// NewEvalReport returns the report of m's metrics bm on n rows of data,
+// whose intervals come from resamples bootstrap resamples (0: none).
+func NewEvalReport(m *ModelFile, data string, n, resamples int, bm *BootstrapMetrics) *EvalReport {
+	r := &EvalReport{
+		Model:  ReportModelOf(m),
+		Method: m.Method.String(), Alpha: m.Alpha, Data: data, N: n, Bootstrap: resamples, Confidence: 0.95,
+		Tails: bm.Tails, MeanLoss: bm.MeanLoss,
+	}
+	if !math.IsNaN(bm.Accuracy.Value) {
+		acc := bm.Accuracy
+		r.Accuracy = &acc
+	}
+	return r
+}
+
+// ReportModelOf returns what a report says of the model file m.
+func ReportModelOf(m *ModelFile) ReportModel {
+	trained := m.Source.Name
+	if trained == "" {
+		trained = m.Source.Kind
+	}
+	return ReportModel{Kind: m.Kind, D: m.D, K: m.K, Hidden: m.Hidden, Precision: m.Precision, Classes: m.Classes, Data: trained}
+}
+
+// PointMetrics returns m as BootstrapMetrics without intervals (Lo and Hi
+// NaN), for a report of metrics computed without a bootstrap.
+func PointMetrics(m Metrics) *BootstrapMetrics {
+	nan := math.NaN()
+	point := func(v float64) Interval { return Interval{Value: v, Lo: nan, Hi: nan} }
+	bm := &BootstrapMetrics{MeanLoss: point(m.MeanLoss), Accuracy: point(m.Accuracy)}
+	for _, t := range m.Tails {
+		bm.Tails = append(bm.Tails, TailInterval{Alpha: t.Alpha, CVaR: point(t.CVaR), VaR: point(t.VaR)})
+	}
+	return bm
+}
+
+// WriteJSON writes the report as indented JSON; a value that is not
+// finite (an interval that is not there) is null.
+func (r *EvalReport) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// WriteText writes the report as a table: a metric a row, its estimate and
+// its interval ("-" when there is none).
+func (r *EvalReport) WriteText(w io.Writer) error {
+	fmt.Fprintf(w, "model  %s on %d features, trained with %s at α = %s on %s (%s)\n", r.Model.Kind, r.Model.D, r.Method, fmtAlpha(r.Alpha), r.Model.Data, r.Model.Precision)
+	fmt.Fprintf(w, "data   %s: %d rows\n\n", r.Data, r.N)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	ci := "95% CI"
+	if r.Bootstrap > 0 {
+		ci = fmt.Sprintf("95%% CI (percentile bootstrap, %d resamples)", r.Bootstrap)
+	}
+	fmt.Fprintf(tw, "\testimate\t%s\n", ci)
+	row := func(name string, s Interval) {
+		interval := "-"
+		if !math.IsNaN(s.Lo) {
+			interval = fmt.Sprintf("[%s, %s]", fmtReportNum(s.Lo), fmtReportNum(s.Hi))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", name, fmtReportNum(s.Value), interval)
+	}
+	for _, t := range r.Tails {
+		row("CVaR_"+fmtAlpha(t.Alpha), t.CVaR)
+	}
+	for _, t := range r.Tails {
+		row("VaR_"+fmtAlpha(t.Alpha), t.VaR)
+	}
+	if r.Accuracy != nil {
+		row("accuracy", *r.Accuracy)
+	}
+	row("mean loss", r.MeanLoss)
+	return tw.Flush()
+}
+
+// MarshalJSON writes an interval as {"value", "lo", "hi"}, null where a
+// bound is not finite.
+func (v Interval) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Value jsonfloat.Lossy `json:"value"`
+		Lo    jsonfloat.Lossy `json:"lo"`
+		Hi    jsonfloat.Lossy `json:"hi"`
+	}{jsonfloat.Lossy(v.Value), jsonfloat.Lossy(v.Lo), jsonfloat.Lossy(v.Hi)})
+}
+
+// MarshalJSON writes a tail as {"alpha", "cvar", "var"}.
+func (t TailInterval) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Alpha float64  `json:"alpha"`
+		CVaR  Interval `json:"cvar"`
+		VaR   Interval `json:"var"`
+	}{t.Alpha, t.CVaR, t.VaR})
+}
+
+func fmtAlpha(a float64) string { return strconv.FormatFloat(a, 'g', -1, 64) }
+
+// fmtReportNum prints a metric to 4 significant digits; "-" for NaN.
+func fmtReportNum(v float64) string {
+	switch {
+	case math.IsNaN(v):
+		return "-"
+	case math.IsInf(v, 1):
+		return "+Inf"
+	case math.IsInf(v, -1):
+		return "-Inf"
+	}
+	return strconv.FormatFloat(v, 'g', 4, 64)
+}

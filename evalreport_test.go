@@ -1,0 +1,48 @@
+package cvar
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+)
+
+// A report of point metrics has cvar eval -json's keys with null bounds,
+// an accuracy only for a classifier, and a table with "-" for the missing
+// intervals.
+func TestEvalReportOfPointMetrics(t *testing.T) {
+	mf := &ModelFile{Kind: "logistic", D: 3, K: 2, Precision: F64, Method: Alg3, Alpha: 0.1, Classes: []string{"a", "b"},
+		Source: Provenance{Kind: "csv", Name: "train.csv"}}
+	met := Metrics{N: 40, MeanLoss: 0.25, Accuracy: 0.75, Tails: []Tail{{Alpha: 0.1, CVaR: 1.5, VaR: 1.25}}}
+	rep := NewEvalReport(mf, "shards/*.csv", met.N, 0, PointMetrics(met))
+	var js bytes.Buffer
+	if err := rep.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	var back map[string]any
+	if err := json.Unmarshal(js.Bytes(), &back); err != nil {
+		t.Fatal(err)
+	}
+	tail := back["tails"].([]any)[0].(map[string]any)
+	cv := tail["cvar"].(map[string]any)
+	acc := back["accuracy"].(map[string]any)
+	model := back["model"].(map[string]any)
+	if tail["alpha"] != 0.1 || cv["value"] != 1.5 || cv["lo"] != nil || cv["hi"] != nil || acc["value"] != 0.75 ||
+		back["n"] != 40.0 || back["data"] != "shards/*.csv" || model["data"] != "train.csv" || back["bootstrap"] != 0.0 {
+		t.Errorf("JSON report:\n%s", js.String())
+	}
+	var txt bytes.Buffer
+	if err := rep.WriteText(&txt); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"data   shards/*.csv: 40 rows", "CVaR_0.1   1.5       -", "accuracy   0.75      -", "95% CI\n"} {
+		if !strings.Contains(txt.String(), want) {
+			t.Errorf("the table lacks %q:\n%s", want, txt.String())
+		}
+	}
+	met.Accuracy = math.NaN()
+	if reg := NewEvalReport(mf, "x", met.N, 0, PointMetrics(met)); reg.Accuracy != nil {
+		t.Errorf("a regression report has an accuracy %v", *reg.Accuracy)
+	}
+}
