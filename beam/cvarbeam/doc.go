@@ -5,7 +5,9 @@
 //
 // # Reading
 //
-// A glob names the data files, CSV or LIBSVM, gzip or bzip2 allowed; each
+// A glob names the data files, CSV or LIBSVM (told by their names as cvar
+// tells them, dataset.FormatOfName and CommaOfName, unless a format is
+// given), gzip or bzip2 allowed; each
 // file, or each part of about Input.SplitSize bytes of an uncompressed
 // one (the lines that start in it), is one element, read in parallel by
 // the library's stream readers, a row at a time. A transform gathers rows

@@ -140,7 +140,7 @@ func specForModel(m *cvar.ModelFile, in Input, format string) rowSpec {
 	}
 	if format == "libsvm" {
 		rs.Dim = m.D
-		rs.Sparse = !centres(&m.Preprocessing)
+		rs.Sparse = !m.Preprocessing.Centres()
 	}
 	if format == "csv" && m.Source.Kind == "csv" {
 		if rs.Target == "" {
@@ -149,17 +149,6 @@ func specForModel(m *cvar.ModelFile, in Input, format string) rowSpec {
 		rs.NoHeader = rs.NoHeader || m.Source.NoHeader
 	}
 	return rs
-}
-
-// centres reports whether p subtracts a mean, which fills in the zeros of
-// sparse rows.
-func centres(p *dataset.Preprocessing) bool {
-	for _, m := range p.Mean {
-		if m != 0 {
-			return true
-		}
-	}
-	return false
 }
 
 // checkWidth refuses CSV files whose header gives another number of

@@ -13,6 +13,7 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+	"github.com/cvarlearn/cvar/dataset"
 )
 
 func init() {
@@ -110,9 +111,7 @@ func (f *labelsFn) ProcessElement(ctx context.Context, sp split, emit func(label
 	defer c.Close()
 	cr := csv.NewReader(r)
 	cr.FieldsPerRecord, cr.ReuseRecord = -1, true
-	if strings.HasSuffix(strings.ToLower(strings.TrimSuffix(strings.TrimSuffix(sp.Path, ".gz"), ".bz2")), ".tsv") {
-		cr.Comma = '\t'
-	}
+	cr.Comma = dataset.CommaOfName(sp.Path)
 	col := -1
 	for first := true; ; first = false {
 		rec, err := cr.Read()

@@ -7,7 +7,6 @@ import (
 	"io"
 	"math"
 	"path"
-	"strings"
 
 	"github.com/cvarlearn/cvar/batch"
 	"github.com/cvarlearn/cvar/dataset"
@@ -48,10 +47,7 @@ func openStream[T batch.Float](ctx context.Context, sp split, rs *rowSpec) (*dat
 	}
 	var st *dataset.Stream[T]
 	if rs.Format == "csv" {
-		opt := dataset.CSVOptions{Target: rs.Target, NoHeader: rs.NoHeader, Task: rs.Task, Classes: rs.Classes}
-		if strings.HasSuffix(strings.ToLower(strings.TrimSuffix(strings.TrimSuffix(sp.Path, ".gz"), ".bz2")), ".tsv") {
-			opt.Comma = '\t'
-		}
+		opt := dataset.CSVOptions{Comma: dataset.CommaOfName(sp.Path), Target: rs.Target, NoHeader: rs.NoHeader, Task: rs.Task, Classes: rs.Classes}
 		st, err = dataset.NewCSVStream[T](r, sp.Path, opt)
 	} else {
 		st, err = dataset.NewLIBSVMStream[T](r, sp.Path, dataset.LIBSVMOptions{Dim: rs.Dim, Task: rs.Task, Classes: rs.Classes})

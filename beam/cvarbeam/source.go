@@ -7,9 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"path"
 	"slices"
-	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 	"github.com/cvarlearn/cvar/dataset"
@@ -46,7 +44,8 @@ type split struct {
 	Start, End int64
 }
 
-// formatOf guesses a data file's format from its name.
+// formatOf is a data file's format: the one given, or the one its name
+// says (dataset.FormatOfName); Beam reads CSV and LIBSVM.
 func formatOf(name, given string) (string, error) {
 	if given != "" {
 		if given != "csv" && given != "libsvm" {
@@ -54,15 +53,9 @@ func formatOf(name, given string) (string, error) {
 		}
 		return given, nil
 	}
-	n := strings.ToLower(path.Base(name))
-	for _, z := range []string{".gz", ".bz2"} {
-		n = strings.TrimSuffix(n, z)
-	}
-	switch path.Ext(n) {
-	case ".csv", ".tsv":
-		return "csv", nil
-	case ".svm", ".libsvm", ".svmlight", ".scale":
-		return "libsvm", nil
+	switch f := dataset.FormatOfName(name); f {
+	case "csv", "libsvm":
+		return f, nil
 	}
 	return "", fmt.Errorf("%s: cannot guess the format from the name; give the format (csv or libsvm)", name)
 }
@@ -114,16 +107,16 @@ func expand(ctx context.Context, in Input) ([]split, string, error) {
 }
 
 // isCompressed reports whether a file starts with the gzip or bzip2 magic
-// bytes: such a file can only be read from its start.
+// bytes (dataset.Compression): such a file can only be read from its start.
 func isCompressed(ctx context.Context, fs filesystem.Interface, name string) (bool, error) {
 	r, err := fs.OpenRead(ctx, name)
 	if err != nil {
 		return false, err
 	}
 	defer r.Close()
-	var b [3]byte
+	var b [16]byte
 	n, _ := io.ReadFull(r, b[:])
-	return n >= 2 && b[0] == 0x1f && b[1] == 0x8b || n == 3 && string(b[:]) == "BZh", nil
+	return dataset.Compression(b[:n]) != "", nil
 }
 
 // openSplit opens the lines of sp, with the CSV header in front of a part

@@ -341,7 +341,7 @@ func measure(ctx context.Context, r *Runner, mf *cvar.ModelFile, pr *prepared, a
 		}
 	}
 	rs := pr.spec
-	rs.Sparse = rs.Sparse && !centres(&mf.Preprocessing)
+	rs.Sparse = rs.Sparse && !mf.Preprocessing.Centres()
 	rs.Keep = keepTrain
 	train, err := evaluateFile(ctx, r, pr.splits, rs, mf, alphas, 0, 0)
 	if err != nil {

@@ -272,7 +272,7 @@ func TestTrainLIBSVM(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m := got.Model; m.Kind != batch.KindLogistic || m.D > 200 || centres(&m.Preprocessing) || got.Training.N+got.Validation.N != 600 {
-		t.Errorf("a %s model of %d features, centring %v, on %d + %d rows", m.Kind, m.D, centres(&m.Preprocessing), got.Training.N, got.Validation.N)
+	if m := got.Model; m.Kind != batch.KindLogistic || m.D > 200 || m.Preprocessing.Centres() || got.Training.N+got.Validation.N != 600 {
+		t.Errorf("a %s model of %d features, centring %v, on %d + %d rows", m.Kind, m.D, m.Preprocessing.Centres(), got.Training.N, got.Validation.N)
 	}
 }
