@@ -37,37 +37,7 @@ func TestGradientSparse(t *testing.T) {
 	}
 	for _, m := range models {
 		// Rows with few columns, so most weights are untouched.
-		indptr := []int64{0}
-		var cols []uint32
-		var vals []float64
-		for i := 0; i < n; i++ {
-			for range rng.IntN(4) {
-				c := uint32(rng.IntN(d))
-				if rng.IntN(5) == 0 && len(cols) > int(indptr[i]) {
-					c = cols[len(cols)-1]
-				}
-				cols, vals = append(cols, c), append(vals, rng.NormFloat64())
-			}
-			indptr = append(indptr, int64(len(cols)))
-		}
-		var y []float64
-		var labels []int32
-		k := 0
-		if m.classify {
-			labels, k = make([]int32, n), 2
-			for i := range labels {
-				labels[i] = int32(rng.IntN(2))
-			}
-		} else {
-			y = make([]float64, n)
-			for i := range y {
-				y[i] = rng.NormFloat64()
-			}
-		}
-		data, err := NewSparseData(indptr, cols, vals, n, d, y, labels, k)
-		if err != nil {
-			t.Fatal(err)
-		}
+		data := stepData(t, rng, n, d, 4, m.classify)
 		p := m.model.NumParams()
 		theta := make([]float64, p)
 		for i := range theta {

@@ -31,24 +31,28 @@ func sparseTwin(rng *rand.Rand, n, d int) (indptr []int64, cols []uint32, vals, 
 	return indptr, cols, vals, x
 }
 
+// randomTargets draws n targets for a model's task: binary labels (k = 2)
+// or standard normal values.
+func randomTargets(rng *rand.Rand, n int, classify bool) (y []float64, labels []int32, k int) {
+	if classify {
+		labels = make([]int32, n)
+		for i := range labels {
+			labels[i] = int32(rng.IntN(2))
+		}
+		return nil, labels, 2
+	}
+	y = make([]float64, n)
+	for i := range y {
+		y[i] = rng.NormFloat64()
+	}
+	return y, nil, 0
+}
+
 // twins returns a sparse data set and its dense twin for a model's task.
 func twins(t *testing.T, rng *rand.Rand, n, d int, classify bool) (sp, de *Data[float64]) {
 	t.Helper()
 	indptr, cols, vals, x := sparseTwin(rng, n, d)
-	var y []float64
-	var labels []int32
-	k := 0
-	if classify {
-		labels, k = make([]int32, n), 2
-		for i := range labels {
-			labels[i] = int32(rng.IntN(2))
-		}
-	} else {
-		y = make([]float64, n)
-		for i := range y {
-			y[i] = rng.NormFloat64()
-		}
-	}
+	y, labels, k := randomTargets(rng, n, classify)
 	var err error
 	if sp, err = NewSparseData(indptr, cols, vals, n, d, y, labels, k); err != nil {
 		t.Fatal(err)

@@ -11,14 +11,14 @@ import (
 
 // stepData returns sparse data of n rows over d columns, few enough that
 // a minibatch repeats columns across its rows, with columns repeated within
-// rows too, and empty rows.
-func stepData(t *testing.T, rng *rand.Rand, n, d int, classify bool) *Data[float64] {
+// rows too, and empty rows: below perRow non-zeros a row.
+func stepData(t *testing.T, rng *rand.Rand, n, d, perRow int, classify bool) *Data[float64] {
 	t.Helper()
 	indptr := []int64{0}
 	var cols []uint32
 	var vals []float64
 	for i := 0; i < n; i++ {
-		for range rng.IntN(7) {
+		for range rng.IntN(perRow) {
 			c := uint32(rng.IntN(d))
 			if rng.IntN(5) == 0 && len(cols) > int(indptr[i]) {
 				c = cols[len(cols)-1]
@@ -27,20 +27,7 @@ func stepData(t *testing.T, rng *rand.Rand, n, d int, classify bool) *Data[float
 		}
 		indptr = append(indptr, int64(len(cols)))
 	}
-	var y []float64
-	var labels []int32
-	k := 0
-	if classify {
-		labels, k = make([]int32, n), 2
-		for i := range labels {
-			labels[i] = int32(rng.IntN(2))
-		}
-	} else {
-		y = make([]float64, n)
-		for i := range y {
-			y[i] = rng.NormFloat64()
-		}
-	}
+	y, labels, k := randomTargets(rng, n, classify)
 	data, err := NewSparseData(indptr, cols, vals, n, d, y, labels, k)
 	if err != nil {
 		t.Fatal(err)
@@ -75,7 +62,7 @@ func TestStepSparse(t *testing.T) {
 		{Objective: TopK, Alpha: 0.2},
 	}
 	for _, m := range models {
-		data := stepData(t, rng, n, d, m.classify)
+		data := stepData(t, rng, n, d, 7, m.classify)
 		p := m.model.NumParams()
 		theta := make([]float64, p)
 		for i := range theta {
@@ -182,7 +169,7 @@ func TestStepSparseSquares(t *testing.T) {
 func TestStepSparseAccept(t *testing.T) {
 	t.Parallel()
 	rng := rand.New(rand.NewPCG(9, 9))
-	data := stepData(t, rng, 50, 10, true)
+	data := stepData(t, rng, 50, 10, 7, true)
 	model := must(NewLogistic[float64](10))
 	e := must(NewEngine(model, 1))
 	defer e.Close()
