@@ -26,13 +26,15 @@ import (
 // then descheduled for hundreds of µs).
 func BenchmarkGatherCost(b *testing.B) {
 	const n, d, batch = 60000, 784, 512
-	ten, _ := mnistShaped(n, d)
+	ten, two := mnistShaped(n, d)
 	models := []struct {
 		name  string
 		model Model[float32]
+		data  *Data[float32]
 	}{
-		{"softmax", must(NewSoftmax[float32](d, 10))},
-		{"mlp", must(NewMLP[float32](d, DefaultHidden, 10))},
+		{"logistic", must(NewLogistic[float32](d)), two},
+		{"softmax", must(NewSoftmax[float32](d, 10)), ten},
+		{"mlp", must(NewMLP[float32](d, DefaultHidden, 10)), ten},
 	}
 	for _, mc := range models {
 		for _, rows := range []string{"sampled", "cached", "contiguous"} {
@@ -57,11 +59,11 @@ func BenchmarkGatherCost(b *testing.B) {
 					} else {
 						copy(idx, s)
 					}
-					if rows == "cached" && math.IsNaN(float64(readRows(ten, idx))) {
+					if rows == "cached" && math.IsNaN(float64(readRows(mc.data, idx))) {
 						b.Fatal("NaN in the features")
 					}
 					t0 := time.Now()
-					if _, _, err := e.Gradient(g, theta, ten, idx, 0, &wt); err != nil {
+					if _, _, err := e.Gradient(g, theta, mc.data, idx, 0, &wt); err != nil {
 						b.Fatal(err)
 					}
 					if i >= warm {
