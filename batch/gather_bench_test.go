@@ -26,16 +26,7 @@ import (
 // then descheduled for hundreds of µs).
 func BenchmarkGatherCost(b *testing.B) {
 	const n, d, batch = 60000, 784, 512
-	ten, two := mnistShaped(n, d)
-	models := []struct {
-		name  string
-		model Model[float32]
-		data  *Data[float32]
-	}{
-		{"logistic", must(NewLogistic[float32](d)), two},
-		{"softmax", must(NewSoftmax[float32](d, 10)), ten},
-		{"mlp", must(NewMLP[float32](d, DefaultHidden, 10)), ten},
-	}
+	models := suiteModels(n, d)
 	for _, mc := range models {
 		for _, rows := range []string{"sampled", "cached", "contiguous"} {
 			b.Run(mc.name+"/"+rows, func(b *testing.B) {

@@ -30,6 +30,25 @@ func mnistShaped(n, d int) (ten, two *Data[float32]) {
 	return must(NewData(x, n, d, nil, lab, 10)), must(NewData(x, n, d, nil, bin, 2))
 }
 
+// suiteModel is one of the epoch suite's models with its data.
+type suiteModel struct {
+	name  string
+	model Model[float32]
+	data  *Data[float32]
+}
+
+// suiteModels returns the epoch suite's models (logistic regression,
+// softmax over 10 classes, the MLP) on MNIST-shaped data of n rows and d
+// columns (mnistShaped).
+func suiteModels(n, d int) []suiteModel {
+	ten, two := mnistShaped(n, d)
+	return []suiteModel{
+		{"logistic", must(NewLogistic[float32](d)), two},
+		{"softmax", must(NewSoftmax[float32](d, 10)), ten},
+		{"mlp", must(NewMLP[float32](d, DefaultHidden, 10)), ten},
+	}
+}
+
 // benchChunkRows is the chunk size of the benchmarks, from $CVAR_CHUNK_ROWS
 // (0, the engine's default, when unset).
 func benchChunkRows() int {
@@ -55,16 +74,7 @@ func benchChunkRows() int {
 // threads buy when they run.
 func BenchmarkStepSerial(b *testing.B) {
 	const n, d, batch = 60000, 784, 512
-	ten, two := mnistShaped(n, d)
-	models := []struct {
-		name  string
-		model Model[float32]
-		data  *Data[float32]
-	}{
-		{"logistic", must(NewLogistic[float32](d)), two},
-		{"softmax", must(NewSoftmax[float32](d, 10)), ten},
-		{"mlp", must(NewMLP[float32](d, DefaultHidden, 10)), ten},
-	}
+	models := suiteModels(n, d)
 	var threads []int
 	for _, t := range []int{1, 2, 4, 8, 16} {
 		if t <= runtime.GOMAXPROCS(0) {
