@@ -9,6 +9,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/cvarlearn/cvar/internal/jsonfloat"
+	"github.com/cvarlearn/cvar/internal/numtext"
 )
 
 // EvalReport is the report of a model file's metrics on a data set, as cvar
@@ -97,9 +98,9 @@ func (r *EvalReport) WriteText(w io.Writer) error {
 	row := func(name string, s Interval) {
 		interval := "-"
 		if !math.IsNaN(s.Lo) {
-			interval = fmt.Sprintf("[%s, %s]", fmtReportNum(s.Lo), fmtReportNum(s.Hi))
+			interval = fmt.Sprintf("[%s, %s]", numtext.Short(s.Lo), numtext.Short(s.Hi))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\n", name, fmtReportNum(s.Value), interval)
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", name, numtext.Short(s.Value), interval)
 	}
 	for _, t := range r.Tails {
 		row("CVaR_"+fmtAlpha(t.Alpha), t.CVaR)
@@ -134,16 +135,3 @@ func (t TailInterval) MarshalJSON() ([]byte, error) {
 }
 
 func fmtAlpha(a float64) string { return strconv.FormatFloat(a, 'g', -1, 64) }
-
-// fmtReportNum prints a metric to 4 significant digits; "-" for NaN.
-func fmtReportNum(v float64) string {
-	switch {
-	case math.IsNaN(v):
-		return "-"
-	case math.IsInf(v, 1):
-		return "+Inf"
-	case math.IsInf(v, -1):
-		return "-Inf"
-	}
-	return strconv.FormatFloat(v, 'g', 4, 64)
-}

@@ -3,8 +3,6 @@ package main
 import (
 	"encoding/json"
 	"io"
-	"math"
-	"strconv"
 
 	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/internal/jsonfloat"
@@ -49,18 +47,4 @@ func paramsJSON(p cvar.Params) map[string]any {
 		"tau_lr": jsonfloat.Lossy(p.TauLR), "bound_from": p.BoundFrom, "eps_fraction": p.EpsFraction,
 		"objective": p.Objective.String(), "sampling": p.Sampling.String(), "output": p.Output.String(),
 	}
-}
-
-// fmtNum formats a number for text tables: 4 significant digits, "-" for
-// NaN.
-func fmtNum(v float64) string {
-	switch {
-	case math.IsNaN(v):
-		return "-"
-	case math.IsInf(v, 1):
-		return "+Inf"
-	case math.IsInf(v, -1):
-		return "-Inf"
-	}
-	return strconv.FormatFloat(v, 'g', 4, 64)
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/batch"
 	"github.com/cvarlearn/cvar/internal/jsonfloat"
+	"github.com/cvarlearn/cvar/internal/numtext"
 )
 
 // The report of train: what it prints as text or JSON, -tune's trials
@@ -72,28 +73,28 @@ func (r *trainReport) print(w io.Writer) error {
 	}
 	fmt.Fprintf(tw, "method\t%s, α = %s, K = %s, %s of %s (n = %d)\n", r.Method, alphaKey(r.Alpha), r.Domain, count(p.Steps, "step"), count(p.Batch, "sample"), n)
 	fmt.Fprintf(tw, "sampling\t%s; returns %s\n", samplingWords[p.Sampling], outputWords[p.Output])
-	line := fmt.Sprintf("η = %s (%s)", fmtNum(p.LR), p.LRFrom)
+	line := fmt.Sprintf("η = %s (%s)", numtext.Short(p.LR), p.LRFrom)
 	if p.EpsFrom != "" {
-		line += fmt.Sprintf(", ε = %s (%s)", fmtNum(p.Eps), p.EpsFrom)
+		line += fmt.Sprintf(", ε = %s (%s)", numtext.Short(p.Eps), p.EpsFrom)
 	}
 	if p.L != 1 && p.Method != cvar.Vanilla && p.Method != cvar.MinibatchCVaR {
-		line += fmt.Sprintf(" on losses ÷ L = %s", fmtNum(p.L))
+		line += fmt.Sprintf(" on losses ÷ L = %s", numtext.Short(p.L))
 	}
 	fmt.Fprintf(tw, "step\t%s\n", line)
 	est := ""
 	if p.Estimated {
 		est = " (G and β estimated at the initial point)"
 	}
-	fmt.Fprintf(tw, "constants\tG = %s, β = %s, D = %s, L = %s, G_α = %s%s\n", fmtNum(p.G), fmtNum(p.Beta), fmtNum(p.D), fmtNum(p.L), fmtNum(p.GAlpha), est)
+	fmt.Fprintf(tw, "constants\tG = %s, β = %s, D = %s, L = %s, G_α = %s%s\n", numtext.Short(p.G), numtext.Short(p.Beta), numtext.Short(p.D), numtext.Short(p.L), numtext.Short(p.GAlpha), est)
 	if !math.IsNaN(p.Bound) {
-		fmt.Fprintf(tw, "bound\texpected excess CVaR ≤ %s (%s)\n", fmtNum(p.Bound), p.BoundFrom)
+		fmt.Fprintf(tw, "bound\texpected excess CVaR ≤ %s (%s)\n", numtext.Short(p.Bound), p.BoundFrom)
 	} else {
 		fmt.Fprintf(tw, "bound\tnone (%s)\n", p.BoundFrom)
 	}
 	if p.TauFrom != "" {
-		fmt.Fprintf(tw, "τ\t%s, from %s (%s)\n", fmtNum(float64(r.Tau)), fmtNum(p.Tau0), p.TauFrom)
+		fmt.Fprintf(tw, "τ\t%s, from %s (%s)\n", numtext.Short(float64(r.Tau)), numtext.Short(p.Tau0), p.TauFrom)
 	} else {
-		fmt.Fprintf(tw, "τ\t%s\n", fmtNum(float64(r.Tau)))
+		fmt.Fprintf(tw, "τ\t%s\n", numtext.Short(float64(r.Tau)))
 	}
 	if err := tw.Flush(); err != nil {
 		return err
@@ -141,12 +142,12 @@ func printMetrics(w io.Writer, order []string, ms map[string]metrics, alphas []f
 		m := ms[name]
 		fmt.Fprintf(tw, "%-*s\t%d\t", width, name, m.N)
 		for _, a := range alphas {
-			fmt.Fprintf(tw, "%s\t", fmtNum(m.tail(a).CVaR))
+			fmt.Fprintf(tw, "%s\t", numtext.Short(m.tail(a).CVaR))
 		}
 		for _, a := range alphas {
-			fmt.Fprintf(tw, "%s\t", fmtNum(m.tail(a).VaR))
+			fmt.Fprintf(tw, "%s\t", numtext.Short(m.tail(a).VaR))
 		}
-		fmt.Fprintf(tw, "%s\t%s\t\n", fmtNum(m.Accuracy), fmtNum(m.MeanLoss))
+		fmt.Fprintf(tw, "%s\t%s\t\n", numtext.Short(m.Accuracy), numtext.Short(m.MeanLoss))
 	}
 	return tw.Flush()
 }
@@ -198,14 +199,14 @@ func (r *tuneReport) print(w io.Writer) error {
 		}
 		eps := "-"
 		if t.EpsFraction > 0 {
-			eps = fmtNum(t.EpsFraction)
+			eps = numtext.Short(t.EpsFraction)
 		}
 		if t.Error != "" {
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\tdiverged\t\t\t\n", mark, fmtNum(t.LR), fmtNum(t.WeightDecay), eps)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\tdiverged\t\t\t\n", mark, numtext.Short(t.LR), numtext.Short(t.WeightDecay), eps)
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", mark, fmtNum(t.LR), fmtNum(t.WeightDecay), eps,
-			fmtNum(float64(t.CVaR)), fmtNum(float64(t.MeanLoss)), fmtNum(float64(t.Accuracy)))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", mark, numtext.Short(t.LR), numtext.Short(t.WeightDecay), eps,
+			numtext.Short(float64(t.CVaR)), numtext.Short(float64(t.MeanLoss)), numtext.Short(float64(t.Accuracy)))
 	}
 	return tw.Flush()
 }
