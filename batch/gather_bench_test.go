@@ -17,8 +17,11 @@ import (
 // next to each other in memory ("contiguous"). The sampled step over the
 // cached one is what the gathering of a minibatch's rows still costs
 // beside its compute, the most that overlapping it (a prefetch of the
-// next minibatch, or a worker packing it) could save. Run it with
-// CVAR_KERNEL=avx2 for the AVX2 kernels.
+// next minibatch, or a worker packing it) could save. "pack" times a
+// packing worker's own job instead: copying the sampled rows into one
+// contiguous buffer. With one core packing, T threads step no faster than
+// the slower of the pack and the contiguous step on T−1 threads. Run it
+// with CVAR_KERNEL=avx2 for the AVX2 kernels.
 //
 //	go test ./batch -run - -bench GatherCost -benchtime 300x
 //
@@ -61,10 +64,36 @@ func BenchmarkGatherCost(b *testing.B) {
 						steps[i-warm] = time.Since(t0)
 					}
 				}
-				slices.Sort(steps)
-				b.ReportMetric(float64(steps[b.N/2].Nanoseconds()), "p50-ns/step")
+				reportMedian(b, steps)
 			})
 		}
+	}
+	b.Run("pack", func(b *testing.B) {
+		data := models[0].data
+		packed := make([]float32, batch*data.D)
+		sampler := must(NewSampler(n, batch, WithReplacement, 3))
+		steps := make([]time.Duration, b.N)
+		b.ResetTimer()
+		for i := range b.N {
+			idx := sampler.Next()
+			t0 := time.Now()
+			packRows(packed, data, idx)
+			steps[i] = time.Since(t0)
+		}
+		reportMedian(b, steps)
+	})
+}
+
+// reportMedian reports the median of steps as p50-ns/step.
+func reportMedian(b *testing.B, steps []time.Duration) {
+	slices.Sort(steps)
+	b.ReportMetric(float64(steps[len(steps)/2].Nanoseconds()), "p50-ns/step")
+}
+
+// packRows copies the rows idx of dense data, one after another, into dst.
+func packRows(dst []float32, data *Data[float32], idx []int) {
+	for j, r := range idx {
+		copy(dst[j*data.D:(j+1)*data.D], data.X[r*data.Stride:r*data.Stride+data.D])
 	}
 }
 
