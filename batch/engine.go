@@ -3,9 +3,11 @@ package batch
 import (
 	"errors"
 	"fmt"
+	"math"
 	"runtime"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/cvarlearn/cvar/internal/engine"
 	"github.com/cvarlearn/cvar/kernel"
@@ -131,11 +133,41 @@ type seams struct {
 	// With timing: nanoseconds of task work, summed by phase, added to
 	// atomically (a lock would make the tasks of many threads queue, and
 	// park, on it), and read once the calls are done.
-	busy   [numPhases]int64
-	timing bool // measure busy
+	busy [numPhases]int64
+	// With timing: the earliest start and the latest end of a task since
+	// the last resetSpan, in nanoseconds from spanClock (atomic: min and
+	// max by compare-and-swap), the parallel part of the calls between.
+	spanFrom, spanTo atomic.Int64
+	spanClock        time.Time
+	timing           bool // measure busy and the span
 	// A cache line between busy, which every task writes with timing, and
 	// the configuration, which every task reads.
 	_ [64]byte
+}
+
+// resetSpan starts a new span of the tasks (seams.spanFrom).
+func (s *seams) resetSpan() {
+	s.spanFrom.Store(math.MaxInt64)
+	s.spanTo.Store(0)
+}
+
+// span returns the time from the earliest start of a task since the last
+// resetSpan to the latest end; 0 when no task ran.
+func (s *seams) span() time.Duration {
+	from, to := s.spanFrom.Load(), s.spanTo.Load()
+	if to < from {
+		return 0
+	}
+	return time.Duration(to - from)
+}
+
+// spanTask takes a task that ran from t0 to t1 into the span.
+func (s *seams) spanTask(t0, t1 time.Time) {
+	from, to := int64(t0.Sub(s.spanClock)), int64(t1.Sub(s.spanClock))
+	for v := s.spanFrom.Load(); from < v && !s.spanFrom.CompareAndSwap(v, from); v = s.spanFrom.Load() {
+	}
+	for v := s.spanTo.Load(); to > v && !s.spanTo.CompareAndSwap(v, to); v = s.spanTo.Load() {
+	}
 }
 
 // engineOptions are an Engine's choices beyond NewEngine's, which the
@@ -153,7 +185,8 @@ type engineOptions struct {
 	// to the workers whatever their work (sparseParallelWork), so that the
 	// workers run on small data.
 	sparseAlways bool
-	// timing sums the tasks' time by phase into the Engine's busy.
+	// timing sums the tasks' time by phase into the Engine's busy, and
+	// keeps their span (seams.span).
 	timing bool
 }
 
@@ -189,7 +222,7 @@ func newEngineWith[T Float](model Model[T], threads int, opts engineOptions) (*E
 	}
 	e := &Engine[T]{
 		engineConfig: engineConfig[T]{model: model, ops: KernelsOf(model), threads: threads, rows: chunkRows, hooks: hooks, sparseWork: sparseParallelWork},
-		seams:        seams{timing: opts.timing},
+		seams:        seams{timing: opts.timing, spanClock: time.Now()},
 	}
 	if opts.sparseAlways {
 		e.sparseWork = 0

@@ -89,7 +89,9 @@ func (e *Engine[T]) task(j, next int) {
 	}
 	t0 := time.Now()
 	e.run(ph, j, next)
-	d := int64(time.Since(t0))
+	t1 := time.Now()
+	e.spanTask(t0, t1)
+	d := int64(t1.Sub(t0))
 	timed := ph
 	if ph == phaseReduce && j < e.flTasks {
 		timed = phaseBackward

@@ -241,3 +241,37 @@ func testGradientThen[T Float](t *testing.T) {
 		}
 	}
 }
+
+// TestTimingSpan checks the timing seam's span of a call's tasks: none
+// after a reset, and after a call at least the tasks' work a thread and
+// at most the call's wall time.
+func TestTimingSpan(t *testing.T) {
+	const n, d = 2048, 64
+	_, two := mnistShaped(n, d)
+	model := must(NewLogistic[float32](d))
+	for _, threads := range []int{1, 2} {
+		e := must(newEngineWith(model, threads, engineOptions{timing: true, allThreads: true}))
+		theta := make([]float32, model.NumParams())
+		g := make([]float32, len(theta))
+		wt := Weighting{Objective: Softplus, Alpha: 0.1, Eps: 0.1, Tau: 0.5, InvL: 1}
+		idx := must(NewSampler(n, 512, WithReplacement, 1)).Next()
+		e.resetSpan()
+		if s := e.span(); s != 0 {
+			t.Fatalf("%d threads: span %v after a reset, want 0", threads, s)
+		}
+		t0 := time.Now()
+		if _, _, err := e.Gradient(g, theta, two, idx, 0, &wt); err != nil {
+			t.Fatal(err)
+		}
+		wall := time.Since(t0)
+		var work int64
+		for _, b := range e.busy {
+			work += b
+		}
+		span := e.span()
+		if span <= 0 || span > wall || int64(span)*int64(threads) < work {
+			t.Errorf("%d threads: span %v, want in (0, %v] and at least the work %v a thread", threads, span, wall, time.Duration(work/int64(threads)))
+		}
+		e.Close()
+	}
+}

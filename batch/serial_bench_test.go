@@ -63,15 +63,21 @@ func benchChunkRows() int {
 // and the serial rest: wall − chunk work / threads, which holds the
 // dispatch, the reduction of the chunks' gradients and the update
 // θ −= η·g folded into it (gradientThen, as cvar.Train does), the running
-// average of θ, ‖θ‖², and any imbalance between the threads.
+// average of θ, ‖θ‖², and any imbalance between the threads. The rest is
+// split three ways: the reduction's work a thread; the threads' idle time
+// within the tasks' span (from the first task's start to the last one's
+// end, less all task work a thread), where they wait for the last chunk
+// or block; and the step outside that span (the sampler, the average,
+// ‖θ‖², the call's checks and the wake-up of the workers).
 //
 //	go test ./batch -run - -bench StepSerial -benchtime 200x
 //
 // Metrics: ns/step (wall), chunk-ns/step (the work, summed), serial-ns/step
-// and serial-% of the wall time, and p50-ns/step, the median step: on a
-// shared VM, whose vCPUs are now and then descheduled for hundreds of µs
-// (a step waits for its slowest thread), the median shows what the
-// threads buy when they run.
+// and serial-% of the wall time, reduce-ns/step, idle-ns/step and
+// outside-ns/step (the split of serial-ns/step), and p50-ns/step, the
+// median step: on a shared VM, whose vCPUs are now and then descheduled
+// for hundreds of µs (a step waits for its slowest thread), the median
+// shows what the threads buy when they run.
 func BenchmarkStepSerial(b *testing.B) {
 	const n, d, batch = 60000, 784, 512
 	models := suiteModels(n, d)
@@ -95,17 +101,21 @@ func BenchmarkStepSerial(b *testing.B) {
 				sampler := must(NewSampler(n, batch, WithReplacement, 3))
 				wt := Weighting{Objective: Softplus, Alpha: 0.1, Eps: 0.1, Tau: 0.5, InvL: 1}
 				update := func(lo, hi int) { ops.Axpy(-0.01, g[lo:hi], theta[lo:hi]) }
+				var span time.Duration // the tasks' spans, summed
 				step := func(t int) { // as cvar.Train's: the update folded into the gradient's last pass
 					ops.Lerp(1/float32(t), theta, avg)
+					e.resetSpan()
 					if _, _, err := e.gradientThen(g, theta, mc.data, sampler.Next(), 0, &wt, update); err != nil {
 						b.Fatal(err)
 					}
+					span += e.span()
 					_ = ops.Dot(theta, theta)
 				}
 				for t := 1; t <= 20; t++ { // warm the buffers and the workers
 					step(t)
 				}
 				busy0 := e.busy // the warm-up's
+				span = 0
 				steps := make([]time.Duration, b.N)
 				b.ResetTimer()
 				t0 := time.Now()
@@ -122,11 +132,17 @@ func BenchmarkStepSerial(b *testing.B) {
 					work += float64(e.busy[ph] - busy0[ph])
 				}
 				work /= float64(b.N)
-				serial := wall - work/float64(e.Threads())
+				th := float64(e.Threads())
+				reduce := float64(e.busy[phaseReduce]-busy0[phaseReduce]) / float64(b.N) / th
+				spanned := float64(span.Nanoseconds()) / float64(b.N)
+				serial := wall - work/th
 				b.ReportMetric(wall, "ns/step")
 				b.ReportMetric(work, "chunk-ns/step")
 				b.ReportMetric(serial, "serial-ns/step")
 				b.ReportMetric(100*serial/wall, "serial-%")
+				b.ReportMetric(reduce, "reduce-ns/step")
+				b.ReportMetric(spanned-work/th-reduce, "idle-ns/step")
+				b.ReportMetric(wall-spanned, "outside-ns/step")
 			})
 		}
 	}
