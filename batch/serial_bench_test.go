@@ -5,7 +5,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
-	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -102,7 +101,8 @@ func BenchmarkStepSerial(b *testing.B) {
 				wt := Weighting{Objective: Softplus, Alpha: 0.1, Eps: 0.1, Tau: 0.5, InvL: 1}
 				update := func(lo, hi int) { ops.Axpy(-0.01, g[lo:hi], theta[lo:hi]) }
 				var span time.Duration // the tasks' spans, summed
-				step := func(t int) { // as cvar.Train's: the update folded into the gradient's last pass
+				// A step as cvar.Train's: the update folded into the gradient's last pass.
+				step := func(t int) {
 					ops.Lerp(1/float32(t), theta, avg)
 					e.resetSpan()
 					if _, _, err := e.gradientThen(g, theta, mc.data, sampler.Next(), 0, &wt, update); err != nil {
@@ -125,8 +125,7 @@ func BenchmarkStepSerial(b *testing.B) {
 					steps[i] = time.Since(ts)
 				}
 				wall := float64(time.Since(t0).Nanoseconds()) / float64(b.N)
-				slices.Sort(steps)
-				b.ReportMetric(float64(steps[b.N/2].Nanoseconds()), "p50-ns/step")
+				reportMedian(b, steps)
 				var work float64
 				for _, ph := range []phase{phaseStep, phaseForward, phaseBackward} {
 					work += float64(e.busy[ph] - busy0[ph])
