@@ -18,6 +18,16 @@ import (
 // several goroutines at once are serialised: the ticket, the counts and
 // the wait for the last task serve one dispatch at a time, and two
 // dispatchers sharing them would each wait for tasks the other took.
+//
+// Two stores are swaps: the dispatcher's ticket, before it reads
+// sleepers, and its waiting flag, before it reads left. The helpers
+// change those and then read the ticket or the flag, so one side must
+// see the other's write, or a wake-up is lost. Go's atomics promise
+// that order, but a plain Store loses it under qemu, which fences an
+// arm64 store-release before the store and a load-acquire after the load,
+// nothing between the two, so an x86 host's store buffer lets the load
+// pass the store (the pool deadlocked under qemu-aarch64-static). A swap
+// is a full barrier on every host.
 type pool struct {
 	busy sync.Mutex // held by the running dispatch, and by close
 
@@ -323,7 +333,7 @@ func (p *pool) dispatch2(n1, n2 int) {
 	p.firstLeft.Store(int64(n1))
 	p.left.Store(int64(n))
 	p.published[g&1].Store(int64(p.now()))
-	p.ticket.Store(g << 32) // publishes the call's state to the helpers
+	p.ticket.Swap(g << 32) // publishes the call's state to the helpers (a swap: see pool)
 	if p.sleepers.Load() > 0 {
 		p.mu.Lock()
 		p.wake.Broadcast()
@@ -341,7 +351,7 @@ func (p *pool) awaitDone() {
 	ok, descheduled := spin(func() bool { return p.left.Load() == 0 }, p.doneSpin.limit())
 	if !ok {
 		p.mu.Lock()
-		p.waiting.Store(true) // before the check: the helper finishing last wakes us
+		p.waiting.Swap(true) // before the check, the helper finishing last wakes us (a swap: see pool)
 		for p.left.Load() != 0 {
 			p.done.Wait()
 		}
