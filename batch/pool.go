@@ -26,8 +26,8 @@ import (
 // that order, but a plain Store loses it under qemu, which fences an
 // arm64 store-release before the store and a load-acquire after the load,
 // nothing between the two, so an x86 host's store buffer lets the load
-// pass the store (the pool deadlocked under qemu-aarch64-static). A swap
-// is a full barrier on every host.
+// pass the store, and the dispatcher can park for good. A swap is a full
+// barrier on every host.
 type pool struct {
 	busy sync.Mutex // held by the running dispatch, and by close
 
