@@ -311,6 +311,13 @@ func TestMaxDim(t *testing.T) {
 	fails(t, 1, want, "experiment", "-data", wide, "-epochs", "1", "-seeds", "1", "-lrs", "0.01", "-wds", "0", "-alpha", "0.1")
 	fails(t, 2, []string{"-max-dim 0"}, "train", "-data", wide, "-max-dim", "0")
 	fails(t, 1, []string{"-max-dim 2147483647", "-max-memory"}, "train", "-data", wide, "-max-dim", "2147483647")
+	// Within -max-dim but past -max-memory: the error names the file whose
+	// width sizes the model.
+	large := write(t, dir, "large.svm", "1 1:1 1000000:1\n-1 2:1\n1 1:2\n-1 2:2\n1 1:1\n-1 2:1\n")
+	past := []string{large + ": 1000000 features make a logistic model", "more than the bound of 16 MiB", "(-max-memory)"}
+	fails(t, 1, past, "train", "-data", large, "-max-memory", "16MiB")
+	fails(t, 1, []string{large + ": 1000000 features make a logistic model", "more than the bound of 40 MiB", "(-max-memory)"}, "train", "-data", large, "-max-memory", "40MiB", "-stream", "-method", "alg1")
+	fails(t, 1, past, "experiment", "-data", large, "-max-memory", "16MiB", "-epochs", "1", "-seeds", "1", "-lrs", "0.01", "-wds", "0", "-alpha", "0.1")
 	model := filepath.Join(dir, "wide.cvar")
 	var r trainJSON
 	decodeJSON(t, ok(t, "train", "-data", wide, "-max-dim", "1100000", "-epochs", "1", "-json", "-o", model), &r)

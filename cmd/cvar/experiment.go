@@ -342,7 +342,7 @@ func experimentOn[T batch.Float](cfg *expConfig, x experiment.Config, df *dataFl
 		if d.Val, err = td.val.Batch(); err != nil {
 			return nil, err
 		}
-		if err := checkModel[T](kind, d.Train.D, d.Train.K, cfg.hidden, x.Threads, x.Batch, df.maxMemory); err != nil {
+		if err := checkModel[T](df, kind, d.Train.D, d.Train.K, cfg.hidden, x.Threads, x.Batch); err != nil {
 			return nil, err
 		}
 		if d.Model, err = batch.NewModel[T](kind, d.Train.D, d.Train.K, cfg.hidden); err != nil {

@@ -214,10 +214,16 @@ func checkMemory(what string, need int64, limit byteSize) error {
 
 // checkModel fails when training the model would need more than the
 // -max-memory bound (see cvar.TrainingBytes), before anything is allocated.
-func checkModel[T batch.Float](kind string, d, k, hidden, threads, batchSize int, limit byteSize) error {
-	what := fmt.Sprintf("a %s model on %d features", kind, d)
-	if kind == batch.KindMLP {
-		what = fmt.Sprintf("an mlp of -hidden %d units on %d features", hidden, d)
+// The error names the data file whose d features size the model (a LIBSVM
+// file's width is its largest index), or the built-in data.
+func checkModel[T batch.Float](f *dataFlags, kind string, d, k, hidden, threads, batchSize int) error {
+	features := "the built-in data's"
+	if f.data != "" {
+		features = f.data + ":"
 	}
-	return checkMemory(what, cvar.TrainingBytes[T](kind, d, k, hidden, threads, batchSize), limit)
+	what := fmt.Sprintf("%s %d features make a %s model, which", features, d, kind)
+	if kind == batch.KindMLP {
+		what = fmt.Sprintf("%s %d features make an mlp of -hidden %d units, which", features, d, hidden)
+	}
+	return checkMemory(what, cvar.TrainingBytes[T](kind, d, k, hidden, threads, batchSize), f.maxMemory)
 }

@@ -58,7 +58,7 @@ func streamSource(df *dataFlags, format string) cvar.StreamSource {
 func streamModel[T batch.Float](f *trainFlags) func(cvar.StreamInfo) (batch.Model[T], error) {
 	return func(info cvar.StreamInfo) (batch.Model[T], error) {
 		k := len(info.Classes)
-		if err := checkModel[T](info.Kind, info.D, k, f.hidden, f.threads, 1, f.data.maxMemory); err != nil {
+		if err := checkModel[T](f.data, info.Kind, info.D, k, f.hidden, f.threads, 1); err != nil {
 			return nil, err
 		}
 		if err := checkEpochs(max(f.epochs, 1), info.NTrain); err != nil {

@@ -266,7 +266,7 @@ func trainRun[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 	if err != nil {
 		return err
 	}
-	if err := checkModel[T](td.kind, td.train.D, td.train.K(), f.hidden, f.threads, f.batch, f.data.maxMemory); err != nil {
+	if err := checkModel[T](f.data, td.kind, td.train.D, td.train.K(), f.hidden, f.threads, f.batch); err != nil {
 		return err
 	}
 	model, err := batch.NewModel[T](td.kind, td.train.D, td.train.K(), f.hidden)
