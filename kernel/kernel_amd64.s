@@ -11372,6 +11372,25 @@ mkpf32c5consec2:
 	LEAQ (R11)(R9*1), SI
 
 mkpf32c5ready2:
+	MOVQ  R10, R14
+	MOVQ  R11, R15
+	CMPQ  CX, $0x08
+	JB    mkpf32c5aheadok
+	TESTQ BX, BX
+	JZ    mkpf32c5aheadconsec
+	MOVQ  32(BX), R14
+	IMULQ R9, R14
+	ADDQ  SI, R14
+	MOVQ  40(BX), R15
+	IMULQ R9, R15
+	ADDQ  SI, R15
+	JMP   mkpf32c5aheadok
+
+mkpf32c5aheadconsec:
+	LEAQ (SI)(R9*4), R14
+	LEAQ (R14)(R9*1), R15
+
+mkpf32c5aheadok:
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
 	VXORPS Y2, Y2, Y2
@@ -11389,6 +11408,10 @@ mkpf32c5ready2:
 mkpf32c5loop2:
 	PREFETCHT0  512(R10)
 	PREFETCHT0  512(R11)
+	PREFETCHT1  (R14)
+	PREFETCHT1  (R15)
+	ADDQ        $0x40, R14
+	ADDQ        $0x40, R15
 	VMOVUPS     (R10), Y10
 	VMOVUPS     (R11), Y11
 	VMOVUPS     (DX), Y12
@@ -11617,6 +11640,25 @@ mkpf32c4consec2:
 	LEAQ (R11)(R9*1), SI
 
 mkpf32c4ready2:
+	MOVQ  R10, R14
+	MOVQ  R11, R15
+	CMPQ  CX, $0x08
+	JB    mkpf32c4aheadok
+	TESTQ BX, BX
+	JZ    mkpf32c4aheadconsec
+	MOVQ  32(BX), R14
+	IMULQ R9, R14
+	ADDQ  SI, R14
+	MOVQ  40(BX), R15
+	IMULQ R9, R15
+	ADDQ  SI, R15
+	JMP   mkpf32c4aheadok
+
+mkpf32c4aheadconsec:
+	LEAQ (SI)(R9*4), R14
+	LEAQ (R14)(R9*1), R15
+
+mkpf32c4aheadok:
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
 	VXORPS Y2, Y2, Y2
@@ -11632,6 +11674,10 @@ mkpf32c4ready2:
 mkpf32c4loop2:
 	PREFETCHT0  512(R10)
 	PREFETCHT0  512(R11)
+	PREFETCHT1  (R14)
+	PREFETCHT1  (R15)
+	ADDQ        $0x40, R14
+	ADDQ        $0x40, R15
 	VMOVUPS     (R10), Y10
 	VMOVUPS     (R11), Y11
 	VMOVUPS     (DX), Y12
@@ -11825,6 +11871,25 @@ mkpf32c3consec2:
 	LEAQ (R11)(R9*1), SI
 
 mkpf32c3ready2:
+	MOVQ  R10, R14
+	MOVQ  R11, R15
+	CMPQ  CX, $0x08
+	JB    mkpf32c3aheadok
+	TESTQ BX, BX
+	JZ    mkpf32c3aheadconsec
+	MOVQ  32(BX), R14
+	IMULQ R9, R14
+	ADDQ  SI, R14
+	MOVQ  40(BX), R15
+	IMULQ R9, R15
+	ADDQ  SI, R15
+	JMP   mkpf32c3aheadok
+
+mkpf32c3aheadconsec:
+	LEAQ (SI)(R9*4), R14
+	LEAQ (R14)(R9*1), R15
+
+mkpf32c3aheadok:
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
 	VXORPS Y2, Y2, Y2
@@ -11838,6 +11903,10 @@ mkpf32c3ready2:
 mkpf32c3loop2:
 	PREFETCHT0  512(R10)
 	PREFETCHT0  512(R11)
+	PREFETCHT1  (R14)
+	PREFETCHT1  (R15)
+	ADDQ        $0x40, R14
+	ADDQ        $0x40, R15
 	VMOVUPS     (R10), Y10
 	VMOVUPS     (R11), Y11
 	VMOVUPS     (DX), Y12
@@ -12038,6 +12107,25 @@ mkpf32c2consec2:
 	LEAQ (R11)(R9*1), SI
 
 mkpf32c2ready2:
+	MOVQ  R10, R14
+	MOVQ  R11, R15
+	CMPQ  CX, $0x08
+	JB    mkpf32c2aheadok
+	TESTQ BX, BX
+	JZ    mkpf32c2aheadconsec
+	MOVQ  32(BX), R14
+	IMULQ R9, R14
+	ADDQ  SI, R14
+	MOVQ  40(BX), R15
+	IMULQ R9, R15
+	ADDQ  SI, R15
+	JMP   mkpf32c2aheadok
+
+mkpf32c2aheadconsec:
+	LEAQ (SI)(R9*4), R14
+	LEAQ (R14)(R9*1), R15
+
+mkpf32c2aheadok:
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
 	VXORPS Y2, Y2, Y2
@@ -12049,6 +12137,10 @@ mkpf32c2ready2:
 mkpf32c2loop2:
 	PREFETCHT0  512(R10)
 	PREFETCHT0  512(R11)
+	PREFETCHT1  (R14)
+	PREFETCHT1  (R15)
+	ADDQ        $0x40, R14
+	ADDQ        $0x40, R15
 	VMOVUPS     (R10), Y10
 	VMOVUPS     (R11), Y11
 	VMOVUPS     (DX), Y12
@@ -12214,6 +12306,25 @@ mkpf32c1consec2:
 	LEAQ (R11)(R9*1), SI
 
 mkpf32c1ready2:
+	MOVQ  R10, R14
+	MOVQ  R11, R15
+	CMPQ  CX, $0x08
+	JB    mkpf32c1aheadok
+	TESTQ BX, BX
+	JZ    mkpf32c1aheadconsec
+	MOVQ  32(BX), R14
+	IMULQ R9, R14
+	ADDQ  SI, R14
+	MOVQ  40(BX), R15
+	IMULQ R9, R15
+	ADDQ  SI, R15
+	JMP   mkpf32c1aheadok
+
+mkpf32c1aheadconsec:
+	LEAQ (SI)(R9*4), R14
+	LEAQ (R14)(R9*1), R15
+
+mkpf32c1aheadok:
 	VXORPS Y0, Y0, Y0
 	VXORPS Y1, Y1, Y1
 	MOVQ   R8, AX
@@ -12223,6 +12334,10 @@ mkpf32c1ready2:
 mkpf32c1loop2:
 	PREFETCHT0  512(R10)
 	PREFETCHT0  512(R11)
+	PREFETCHT1  (R14)
+	PREFETCHT1  (R15)
+	ADDQ        $0x40, R14
+	ADDQ        $0x40, R15
 	VMOVUPS     (R10), Y10
 	VMOVUPS     (R11), Y11
 	VMOVUPS     (DX), Y12
@@ -13299,6 +13414,25 @@ mkpf64c5consec2:
 	LEAQ (R11)(R9*1), SI
 
 mkpf64c5ready2:
+	MOVQ  R10, R14
+	MOVQ  R11, R15
+	CMPQ  CX, $0x08
+	JB    mkpf64c5aheadok
+	TESTQ BX, BX
+	JZ    mkpf64c5aheadconsec
+	MOVQ  32(BX), R14
+	IMULQ R9, R14
+	ADDQ  SI, R14
+	MOVQ  40(BX), R15
+	IMULQ R9, R15
+	ADDQ  SI, R15
+	JMP   mkpf64c5aheadok
+
+mkpf64c5aheadconsec:
+	LEAQ (SI)(R9*4), R14
+	LEAQ (R14)(R9*1), R15
+
+mkpf64c5aheadok:
 	VXORPD Y0, Y0, Y0
 	VXORPD Y1, Y1, Y1
 	VXORPD Y2, Y2, Y2
@@ -13316,6 +13450,10 @@ mkpf64c5ready2:
 mkpf64c5loop2:
 	PREFETCHT0  512(R10)
 	PREFETCHT0  512(R11)
+	PREFETCHT1  (R14)
+	PREFETCHT1  (R15)
+	ADDQ        $0x40, R14
+	ADDQ        $0x40, R15
 	VMOVUPD     (R10), Y10
 	VMOVUPD     (R11), Y11
 	VMOVUPD     (DX), Y12
@@ -13541,6 +13679,25 @@ mkpf64c4consec2:
 	LEAQ (R11)(R9*1), SI
 
 mkpf64c4ready2:
+	MOVQ  R10, R14
+	MOVQ  R11, R15
+	CMPQ  CX, $0x08
+	JB    mkpf64c4aheadok
+	TESTQ BX, BX
+	JZ    mkpf64c4aheadconsec
+	MOVQ  32(BX), R14
+	IMULQ R9, R14
+	ADDQ  SI, R14
+	MOVQ  40(BX), R15
+	IMULQ R9, R15
+	ADDQ  SI, R15
+	JMP   mkpf64c4aheadok
+
+mkpf64c4aheadconsec:
+	LEAQ (SI)(R9*4), R14
+	LEAQ (R14)(R9*1), R15
+
+mkpf64c4aheadok:
 	VXORPD Y0, Y0, Y0
 	VXORPD Y1, Y1, Y1
 	VXORPD Y2, Y2, Y2
@@ -13556,6 +13713,10 @@ mkpf64c4ready2:
 mkpf64c4loop2:
 	PREFETCHT0  512(R10)
 	PREFETCHT0  512(R11)
+	PREFETCHT1  (R14)
+	PREFETCHT1  (R15)
+	ADDQ        $0x40, R14
+	ADDQ        $0x40, R15
 	VMOVUPD     (R10), Y10
 	VMOVUPD     (R11), Y11
 	VMOVUPD     (DX), Y12
@@ -13749,6 +13910,25 @@ mkpf64c3consec2:
 	LEAQ (R11)(R9*1), SI
 
 mkpf64c3ready2:
+	MOVQ  R10, R14
+	MOVQ  R11, R15
+	CMPQ  CX, $0x08
+	JB    mkpf64c3aheadok
+	TESTQ BX, BX
+	JZ    mkpf64c3aheadconsec
+	MOVQ  32(BX), R14
+	IMULQ R9, R14
+	ADDQ  SI, R14
+	MOVQ  40(BX), R15
+	IMULQ R9, R15
+	ADDQ  SI, R15
+	JMP   mkpf64c3aheadok
+
+mkpf64c3aheadconsec:
+	LEAQ (SI)(R9*4), R14
+	LEAQ (R14)(R9*1), R15
+
+mkpf64c3aheadok:
 	VXORPD Y0, Y0, Y0
 	VXORPD Y1, Y1, Y1
 	VXORPD Y2, Y2, Y2
@@ -13762,6 +13942,10 @@ mkpf64c3ready2:
 mkpf64c3loop2:
 	PREFETCHT0  512(R10)
 	PREFETCHT0  512(R11)
+	PREFETCHT1  (R14)
+	PREFETCHT1  (R15)
+	ADDQ        $0x40, R14
+	ADDQ        $0x40, R15
 	VMOVUPD     (R10), Y10
 	VMOVUPD     (R11), Y11
 	VMOVUPD     (DX), Y12
@@ -13953,6 +14137,25 @@ mkpf64c2consec2:
 	LEAQ (R11)(R9*1), SI
 
 mkpf64c2ready2:
+	MOVQ  R10, R14
+	MOVQ  R11, R15
+	CMPQ  CX, $0x08
+	JB    mkpf64c2aheadok
+	TESTQ BX, BX
+	JZ    mkpf64c2aheadconsec
+	MOVQ  32(BX), R14
+	IMULQ R9, R14
+	ADDQ  SI, R14
+	MOVQ  40(BX), R15
+	IMULQ R9, R15
+	ADDQ  SI, R15
+	JMP   mkpf64c2aheadok
+
+mkpf64c2aheadconsec:
+	LEAQ (SI)(R9*4), R14
+	LEAQ (R14)(R9*1), R15
+
+mkpf64c2aheadok:
 	VXORPD Y0, Y0, Y0
 	VXORPD Y1, Y1, Y1
 	VXORPD Y2, Y2, Y2
@@ -13964,6 +14167,10 @@ mkpf64c2ready2:
 mkpf64c2loop2:
 	PREFETCHT0  512(R10)
 	PREFETCHT0  512(R11)
+	PREFETCHT1  (R14)
+	PREFETCHT1  (R15)
+	ADDQ        $0x40, R14
+	ADDQ        $0x40, R15
 	VMOVUPD     (R10), Y10
 	VMOVUPD     (R11), Y11
 	VMOVUPD     (DX), Y12
@@ -14123,6 +14330,25 @@ mkpf64c1consec2:
 	LEAQ (R11)(R9*1), SI
 
 mkpf64c1ready2:
+	MOVQ  R10, R14
+	MOVQ  R11, R15
+	CMPQ  CX, $0x08
+	JB    mkpf64c1aheadok
+	TESTQ BX, BX
+	JZ    mkpf64c1aheadconsec
+	MOVQ  32(BX), R14
+	IMULQ R9, R14
+	ADDQ  SI, R14
+	MOVQ  40(BX), R15
+	IMULQ R9, R15
+	ADDQ  SI, R15
+	JMP   mkpf64c1aheadok
+
+mkpf64c1aheadconsec:
+	LEAQ (SI)(R9*4), R14
+	LEAQ (R14)(R9*1), R15
+
+mkpf64c1aheadok:
 	VXORPD Y0, Y0, Y0
 	VXORPD Y1, Y1, Y1
 	MOVQ   R8, AX
@@ -14132,6 +14358,10 @@ mkpf64c1ready2:
 mkpf64c1loop2:
 	PREFETCHT0  512(R10)
 	PREFETCHT0  512(R11)
+	PREFETCHT1  (R14)
+	PREFETCHT1  (R15)
+	ADDQ        $0x40, R14
+	ADDQ        $0x40, R15
 	VMOVUPD     (R10), Y10
 	VMOVUPD     (R11), Y11
 	VMOVUPD     (DX), Y12

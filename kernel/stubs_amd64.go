@@ -490,7 +490,8 @@ func marginsKF64(m unsafe.Pointer, k int, n int, x unsafe.Pointer, stride int, i
 func addOuterKF64(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int)
 
 // marginsKPFF32 is marginsKF32 with software prefetching 512 bytes ahead in
-// both rows of a pair, for rows that are not in cache.
+// both rows of a pair, and the rows three pairs ahead a line a step into
+// L2, for rows that are not in cache.
 //
 //go:noescape
 func marginsKPFF32(m unsafe.Pointer, k int, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int, c int)
@@ -502,7 +503,8 @@ func marginsKPFF32(m unsafe.Pointer, k int, n int, x unsafe.Pointer, stride int,
 func addOuterKPFF32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int)
 
 // marginsKPFF64 is marginsKF64 with software prefetching 512 bytes ahead in
-// both rows of a pair, for rows that are not in cache.
+// both rows of a pair, and the rows three pairs ahead a line a step into
+// L2, for rows that are not in cache.
 //
 //go:noescape
 func marginsKPFF64(m unsafe.Pointer, k int, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int, c int)
@@ -962,7 +964,8 @@ func zMarginsKF64(m unsafe.Pointer, k int, n int, x unsafe.Pointer, stride int, 
 func zAddOuterKF64(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int)
 
 // zMarginsKPFF32 is zMarginsKF32 with software prefetching 512 bytes ahead in
-// both rows of a pair, for rows that are not in cache.
+// both rows of a pair, and the rows three pairs ahead a line a step into
+// L2, for rows that are not in cache.
 //
 // It is the AVX-512 (zmm) twin of marginsKPFF32.
 //
@@ -978,7 +981,8 @@ func zMarginsKPFF32(m unsafe.Pointer, k int, n int, x unsafe.Pointer, stride int
 func zAddOuterKPFF32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int)
 
 // zMarginsKPFF64 is zMarginsKF64 with software prefetching 512 bytes ahead in
-// both rows of a pair, for rows that are not in cache.
+// both rows of a pair, and the rows three pairs ahead a line a step into
+// L2, for rows that are not in cache.
 //
 // It is the AVX-512 (zmm) twin of marginsKPFF64.
 //

@@ -215,14 +215,16 @@ var stubDocs = map[string]stub{
 		sig: "func(m unsafe.Pointer, k, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d, c int)",
 		doc: []string{
 			"marginsKPFF32 is marginsKF32 with software prefetching 512 bytes ahead in",
-			"both rows of a pair, for rows that are not in cache.",
+			"both rows of a pair, and the rows three pairs ahead a line a step into",
+			"L2, for rows that are not in cache.",
 		},
 	},
 	"marginsKPFF64": {
 		sig: "func(m unsafe.Pointer, k, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d, c int)",
 		doc: []string{
 			"marginsKPFF64 is marginsKF64 with software prefetching 512 bytes ahead in",
-			"both rows of a pair, for rows that are not in cache.",
+			"both rows of a pair, and the rows three pairs ahead a line a step into",
+			"L2, for rows that are not in cache.",
 		},
 	},
 	"addOuterKF32": {

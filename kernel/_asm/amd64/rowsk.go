@@ -161,6 +161,32 @@ func pairRows(g *gen, L string) {
 	g.Label(L + "ready2")
 }
 
+// rowsAhead sets a and b, after pairRows, to the rows of the pair
+// zPairsAhead pairs ahead (this pair's, R10 and R11, when there is none),
+// which the prefetching row kernels walk a line a step into L2 while this
+// pair is computed: a pair in cache takes about a memory latency / 3, and
+// the row's own lines 512 bytes ahead are too few in flight to keep up
+// with gathered rows.
+func rowsAhead(g *gen, L string, a, b Register) {
+	g.MOVQ(R10, a)
+	g.MOVQ(R11, b)
+	g.CMPQ(RCX, u8(2+2*zPairsAhead))
+	g.JB(operand.LabelRef(L + "aheadok"))
+	g.TESTQ(RBX, RBX)
+	g.JZ(operand.LabelRef(L + "aheadconsec"))
+	g.MOVQ(mem(RBX, 16*(zPairsAhead-1)), a)
+	g.IMULQ(R9, a)
+	g.ADDQ(RSI, a)
+	g.MOVQ(mem(RBX, 16*(zPairsAhead-1)+8), b)
+	g.IMULQ(R9, b)
+	g.ADDQ(RSI, b)
+	g.JMP(operand.LabelRef(L + "aheadok"))
+	g.Label(L + "aheadconsec")
+	g.LEAQ(memi(RSI, 0, R9, uint8(2*(zPairsAhead-1))), a)
+	g.LEAQ(memi(a, 0, R9, 1), b)
+	g.Label(L + "aheadok")
+}
+
 // lastRow sets R10 to the last row (BX and SI are left as they are).
 func lastRow(g *gen, L string) {
 	g.TESTQ(RBX, RBX)
@@ -270,6 +296,10 @@ func marginsK(g *gen, p prec, f rowFormat, pf bool) {
 		g.CMPQ(RCX, u8(2))
 		g.JB(lbl("single"))
 		pairRows(g, L)
+		ahead := pf && f.dense() // compact rows keep endTail's offset in R14
+		if ahead {
+			rowsAhead(g, L, R14, R15)
+		}
 		for r := 0; r < 2; r++ {
 			for j := 0; j < C; j++ {
 				a := y(acc[r][j])
@@ -283,6 +313,12 @@ func marginsK(g *gen, p prec, f rowFormat, pf bool) {
 		if pf {
 			g.PREFETCHT0(mem(R10, rb(pfDist)))
 			g.PREFETCHT0(mem(R11, rb(pfDist)))
+		}
+		if ahead {
+			g.PREFETCHT1(mem(R14, 0))
+			g.PREFETCHT1(mem(R15, 0))
+			g.ADDQ(u8(64), R14)
+			g.ADDQ(u8(64), R15)
 		}
 		for h := 0; h < 2; h++ {
 			f.loadRow(g, ymm, p, mem(R10, rb(32*h)), Y10)
