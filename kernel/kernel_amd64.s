@@ -28014,22 +28014,22 @@ zmkpf32c10ready2:
 	MOVQ  R10, R8
 	MOVQ  R11, R15
 	CMPQ  CX, $0x08
-	JB    zmkpf32c10nextok
+	JB    zmkpf32c10aheadok
 	TESTQ BX, BX
-	JZ    zmkpf32c10nextconsec
+	JZ    zmkpf32c10aheadconsec
 	MOVQ  32(BX), R8
 	IMULQ R9, R8
 	ADDQ  SI, R8
 	MOVQ  40(BX), R15
 	IMULQ R9, R15
 	ADDQ  SI, R15
-	JMP   zmkpf32c10nextok
+	JMP   zmkpf32c10aheadok
 
-zmkpf32c10nextconsec:
+zmkpf32c10aheadconsec:
 	LEAQ (SI)(R9*4), R8
 	LEAQ (R8)(R9*1), R15
 
-zmkpf32c10nextok:
+zmkpf32c10aheadok:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
@@ -28372,22 +28372,22 @@ zmkpf32c9ready2:
 	MOVQ  R10, R8
 	MOVQ  R11, R15
 	CMPQ  CX, $0x08
-	JB    zmkpf32c9nextok
+	JB    zmkpf32c9aheadok
 	TESTQ BX, BX
-	JZ    zmkpf32c9nextconsec
+	JZ    zmkpf32c9aheadconsec
 	MOVQ  32(BX), R8
 	IMULQ R9, R8
 	ADDQ  SI, R8
 	MOVQ  40(BX), R15
 	IMULQ R9, R15
 	ADDQ  SI, R15
-	JMP   zmkpf32c9nextok
+	JMP   zmkpf32c9aheadok
 
-zmkpf32c9nextconsec:
+zmkpf32c9aheadconsec:
 	LEAQ (SI)(R9*4), R8
 	LEAQ (R8)(R9*1), R15
 
-zmkpf32c9nextok:
+zmkpf32c9aheadok:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
@@ -28697,22 +28697,22 @@ zmkpf32c8ready2:
 	MOVQ  R10, R8
 	MOVQ  R11, R15
 	CMPQ  CX, $0x08
-	JB    zmkpf32c8nextok
+	JB    zmkpf32c8aheadok
 	TESTQ BX, BX
-	JZ    zmkpf32c8nextconsec
+	JZ    zmkpf32c8aheadconsec
 	MOVQ  32(BX), R8
 	IMULQ R9, R8
 	ADDQ  SI, R8
 	MOVQ  40(BX), R15
 	IMULQ R9, R15
 	ADDQ  SI, R15
-	JMP   zmkpf32c8nextok
+	JMP   zmkpf32c8aheadok
 
-zmkpf32c8nextconsec:
+zmkpf32c8aheadconsec:
 	LEAQ (SI)(R9*4), R8
 	LEAQ (R8)(R9*1), R15
 
-zmkpf32c8nextok:
+zmkpf32c8aheadok:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
@@ -28989,22 +28989,22 @@ zmkpf32c7ready2:
 	MOVQ  R10, R8
 	MOVQ  R11, R15
 	CMPQ  CX, $0x08
-	JB    zmkpf32c7nextok
+	JB    zmkpf32c7aheadok
 	TESTQ BX, BX
-	JZ    zmkpf32c7nextconsec
+	JZ    zmkpf32c7aheadconsec
 	MOVQ  32(BX), R8
 	IMULQ R9, R8
 	ADDQ  SI, R8
 	MOVQ  40(BX), R15
 	IMULQ R9, R15
 	ADDQ  SI, R15
-	JMP   zmkpf32c7nextok
+	JMP   zmkpf32c7aheadok
 
-zmkpf32c7nextconsec:
+zmkpf32c7aheadconsec:
 	LEAQ (SI)(R9*4), R8
 	LEAQ (R8)(R9*1), R15
 
-zmkpf32c7nextok:
+zmkpf32c7aheadok:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
@@ -29290,22 +29290,22 @@ zmkpf32c6ready2:
 	MOVQ  R10, R8
 	MOVQ  R11, R15
 	CMPQ  CX, $0x08
-	JB    zmkpf32c6nextok
+	JB    zmkpf32c6aheadok
 	TESTQ BX, BX
-	JZ    zmkpf32c6nextconsec
+	JZ    zmkpf32c6aheadconsec
 	MOVQ  32(BX), R8
 	IMULQ R9, R8
 	ADDQ  SI, R8
 	MOVQ  40(BX), R15
 	IMULQ R9, R15
 	ADDQ  SI, R15
-	JMP   zmkpf32c6nextok
+	JMP   zmkpf32c6aheadok
 
-zmkpf32c6nextconsec:
+zmkpf32c6aheadconsec:
 	LEAQ (SI)(R9*4), R8
 	LEAQ (R8)(R9*1), R15
 
-zmkpf32c6nextok:
+zmkpf32c6aheadok:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
@@ -29558,22 +29558,22 @@ zmkpf32c5ready2:
 	MOVQ  R10, R8
 	MOVQ  R11, R15
 	CMPQ  CX, $0x08
-	JB    zmkpf32c5nextok
+	JB    zmkpf32c5aheadok
 	TESTQ BX, BX
-	JZ    zmkpf32c5nextconsec
+	JZ    zmkpf32c5aheadconsec
 	MOVQ  32(BX), R8
 	IMULQ R9, R8
 	ADDQ  SI, R8
 	MOVQ  40(BX), R15
 	IMULQ R9, R15
 	ADDQ  SI, R15
-	JMP   zmkpf32c5nextok
+	JMP   zmkpf32c5aheadok
 
-zmkpf32c5nextconsec:
+zmkpf32c5aheadconsec:
 	LEAQ (SI)(R9*4), R8
 	LEAQ (R8)(R9*1), R15
 
-zmkpf32c5nextok:
+zmkpf32c5aheadok:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
@@ -29793,22 +29793,22 @@ zmkpf32c4ready2:
 	MOVQ  R10, R8
 	MOVQ  R11, R15
 	CMPQ  CX, $0x08
-	JB    zmkpf32c4nextok
+	JB    zmkpf32c4aheadok
 	TESTQ BX, BX
-	JZ    zmkpf32c4nextconsec
+	JZ    zmkpf32c4aheadconsec
 	MOVQ  32(BX), R8
 	IMULQ R9, R8
 	ADDQ  SI, R8
 	MOVQ  40(BX), R15
 	IMULQ R9, R15
 	ADDQ  SI, R15
-	JMP   zmkpf32c4nextok
+	JMP   zmkpf32c4aheadok
 
-zmkpf32c4nextconsec:
+zmkpf32c4aheadconsec:
 	LEAQ (SI)(R9*4), R8
 	LEAQ (R8)(R9*1), R15
 
-zmkpf32c4nextok:
+zmkpf32c4aheadok:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
@@ -29995,22 +29995,22 @@ zmkpf32c3ready2:
 	MOVQ  R10, R8
 	MOVQ  R11, R15
 	CMPQ  CX, $0x08
-	JB    zmkpf32c3nextok
+	JB    zmkpf32c3aheadok
 	TESTQ BX, BX
-	JZ    zmkpf32c3nextconsec
+	JZ    zmkpf32c3aheadconsec
 	MOVQ  32(BX), R8
 	IMULQ R9, R8
 	ADDQ  SI, R8
 	MOVQ  40(BX), R15
 	IMULQ R9, R15
 	ADDQ  SI, R15
-	JMP   zmkpf32c3nextok
+	JMP   zmkpf32c3aheadok
 
-zmkpf32c3nextconsec:
+zmkpf32c3aheadconsec:
 	LEAQ (SI)(R9*4), R8
 	LEAQ (R8)(R9*1), R15
 
-zmkpf32c3nextok:
+zmkpf32c3aheadok:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
@@ -30206,22 +30206,22 @@ zmkpf32c2ready2:
 	MOVQ  R10, R8
 	MOVQ  R11, R15
 	CMPQ  CX, $0x08
-	JB    zmkpf32c2nextok
+	JB    zmkpf32c2aheadok
 	TESTQ BX, BX
-	JZ    zmkpf32c2nextconsec
+	JZ    zmkpf32c2aheadconsec
 	MOVQ  32(BX), R8
 	IMULQ R9, R8
 	ADDQ  SI, R8
 	MOVQ  40(BX), R15
 	IMULQ R9, R15
 	ADDQ  SI, R15
-	JMP   zmkpf32c2nextok
+	JMP   zmkpf32c2aheadok
 
-zmkpf32c2nextconsec:
+zmkpf32c2aheadconsec:
 	LEAQ (SI)(R9*4), R8
 	LEAQ (R8)(R9*1), R15
 
-zmkpf32c2nextok:
+zmkpf32c2aheadok:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
@@ -30384,22 +30384,22 @@ zmkpf32c1ready2:
 	MOVQ  R10, R8
 	MOVQ  R11, R15
 	CMPQ  CX, $0x08
-	JB    zmkpf32c1nextok
+	JB    zmkpf32c1aheadok
 	TESTQ BX, BX
-	JZ    zmkpf32c1nextconsec
+	JZ    zmkpf32c1aheadconsec
 	MOVQ  32(BX), R8
 	IMULQ R9, R8
 	ADDQ  SI, R8
 	MOVQ  40(BX), R15
 	IMULQ R9, R15
 	ADDQ  SI, R15
-	JMP   zmkpf32c1nextok
+	JMP   zmkpf32c1aheadok
 
-zmkpf32c1nextconsec:
+zmkpf32c1aheadconsec:
 	LEAQ (SI)(R9*4), R8
 	LEAQ (R8)(R9*1), R15
 
-zmkpf32c1nextok:
+zmkpf32c1aheadok:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	MOVQ   d+56(FP), AX
@@ -32741,22 +32741,22 @@ zmkpf64c10ready2:
 	MOVQ  R10, R8
 	MOVQ  R11, R15
 	CMPQ  CX, $0x08
-	JB    zmkpf64c10nextok
+	JB    zmkpf64c10aheadok
 	TESTQ BX, BX
-	JZ    zmkpf64c10nextconsec
+	JZ    zmkpf64c10aheadconsec
 	MOVQ  32(BX), R8
 	IMULQ R9, R8
 	ADDQ  SI, R8
 	MOVQ  40(BX), R15
 	IMULQ R9, R15
 	ADDQ  SI, R15
-	JMP   zmkpf64c10nextok
+	JMP   zmkpf64c10aheadok
 
-zmkpf64c10nextconsec:
+zmkpf64c10aheadconsec:
 	LEAQ (SI)(R9*4), R8
 	LEAQ (R8)(R9*1), R15
 
-zmkpf64c10nextok:
+zmkpf64c10aheadok:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
@@ -33093,22 +33093,22 @@ zmkpf64c9ready2:
 	MOVQ  R10, R8
 	MOVQ  R11, R15
 	CMPQ  CX, $0x08
-	JB    zmkpf64c9nextok
+	JB    zmkpf64c9aheadok
 	TESTQ BX, BX
-	JZ    zmkpf64c9nextconsec
+	JZ    zmkpf64c9aheadconsec
 	MOVQ  32(BX), R8
 	IMULQ R9, R8
 	ADDQ  SI, R8
 	MOVQ  40(BX), R15
 	IMULQ R9, R15
 	ADDQ  SI, R15
-	JMP   zmkpf64c9nextok
+	JMP   zmkpf64c9aheadok
 
-zmkpf64c9nextconsec:
+zmkpf64c9aheadconsec:
 	LEAQ (SI)(R9*4), R8
 	LEAQ (R8)(R9*1), R15
 
-zmkpf64c9nextok:
+zmkpf64c9aheadok:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
@@ -33415,22 +33415,22 @@ zmkpf64c8ready2:
 	MOVQ  R10, R8
 	MOVQ  R11, R15
 	CMPQ  CX, $0x08
-	JB    zmkpf64c8nextok
+	JB    zmkpf64c8aheadok
 	TESTQ BX, BX
-	JZ    zmkpf64c8nextconsec
+	JZ    zmkpf64c8aheadconsec
 	MOVQ  32(BX), R8
 	IMULQ R9, R8
 	ADDQ  SI, R8
 	MOVQ  40(BX), R15
 	IMULQ R9, R15
 	ADDQ  SI, R15
-	JMP   zmkpf64c8nextok
+	JMP   zmkpf64c8aheadok
 
-zmkpf64c8nextconsec:
+zmkpf64c8aheadconsec:
 	LEAQ (SI)(R9*4), R8
 	LEAQ (R8)(R9*1), R15
 
-zmkpf64c8nextok:
+zmkpf64c8aheadok:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
@@ -33707,22 +33707,22 @@ zmkpf64c7ready2:
 	MOVQ  R10, R8
 	MOVQ  R11, R15
 	CMPQ  CX, $0x08
-	JB    zmkpf64c7nextok
+	JB    zmkpf64c7aheadok
 	TESTQ BX, BX
-	JZ    zmkpf64c7nextconsec
+	JZ    zmkpf64c7aheadconsec
 	MOVQ  32(BX), R8
 	IMULQ R9, R8
 	ADDQ  SI, R8
 	MOVQ  40(BX), R15
 	IMULQ R9, R15
 	ADDQ  SI, R15
-	JMP   zmkpf64c7nextok
+	JMP   zmkpf64c7aheadok
 
-zmkpf64c7nextconsec:
+zmkpf64c7aheadconsec:
 	LEAQ (SI)(R9*4), R8
 	LEAQ (R8)(R9*1), R15
 
-zmkpf64c7nextok:
+zmkpf64c7aheadok:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
@@ -33999,22 +33999,22 @@ zmkpf64c6ready2:
 	MOVQ  R10, R8
 	MOVQ  R11, R15
 	CMPQ  CX, $0x08
-	JB    zmkpf64c6nextok
+	JB    zmkpf64c6aheadok
 	TESTQ BX, BX
-	JZ    zmkpf64c6nextconsec
+	JZ    zmkpf64c6aheadconsec
 	MOVQ  32(BX), R8
 	IMULQ R9, R8
 	ADDQ  SI, R8
 	MOVQ  40(BX), R15
 	IMULQ R9, R15
 	ADDQ  SI, R15
-	JMP   zmkpf64c6nextok
+	JMP   zmkpf64c6aheadok
 
-zmkpf64c6nextconsec:
+zmkpf64c6aheadconsec:
 	LEAQ (SI)(R9*4), R8
 	LEAQ (R8)(R9*1), R15
 
-zmkpf64c6nextok:
+zmkpf64c6aheadok:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
@@ -34261,22 +34261,22 @@ zmkpf64c5ready2:
 	MOVQ  R10, R8
 	MOVQ  R11, R15
 	CMPQ  CX, $0x08
-	JB    zmkpf64c5nextok
+	JB    zmkpf64c5aheadok
 	TESTQ BX, BX
-	JZ    zmkpf64c5nextconsec
+	JZ    zmkpf64c5aheadconsec
 	MOVQ  32(BX), R8
 	IMULQ R9, R8
 	ADDQ  SI, R8
 	MOVQ  40(BX), R15
 	IMULQ R9, R15
 	ADDQ  SI, R15
-	JMP   zmkpf64c5nextok
+	JMP   zmkpf64c5aheadok
 
-zmkpf64c5nextconsec:
+zmkpf64c5aheadconsec:
 	LEAQ (SI)(R9*4), R8
 	LEAQ (R8)(R9*1), R15
 
-zmkpf64c5nextok:
+zmkpf64c5aheadok:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
@@ -34493,22 +34493,22 @@ zmkpf64c4ready2:
 	MOVQ  R10, R8
 	MOVQ  R11, R15
 	CMPQ  CX, $0x08
-	JB    zmkpf64c4nextok
+	JB    zmkpf64c4aheadok
 	TESTQ BX, BX
-	JZ    zmkpf64c4nextconsec
+	JZ    zmkpf64c4aheadconsec
 	MOVQ  32(BX), R8
 	IMULQ R9, R8
 	ADDQ  SI, R8
 	MOVQ  40(BX), R15
 	IMULQ R9, R15
 	ADDQ  SI, R15
-	JMP   zmkpf64c4nextok
+	JMP   zmkpf64c4aheadok
 
-zmkpf64c4nextconsec:
+zmkpf64c4aheadconsec:
 	LEAQ (SI)(R9*4), R8
 	LEAQ (R8)(R9*1), R15
 
-zmkpf64c4nextok:
+zmkpf64c4aheadok:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
@@ -34695,22 +34695,22 @@ zmkpf64c3ready2:
 	MOVQ  R10, R8
 	MOVQ  R11, R15
 	CMPQ  CX, $0x08
-	JB    zmkpf64c3nextok
+	JB    zmkpf64c3aheadok
 	TESTQ BX, BX
-	JZ    zmkpf64c3nextconsec
+	JZ    zmkpf64c3aheadconsec
 	MOVQ  32(BX), R8
 	IMULQ R9, R8
 	ADDQ  SI, R8
 	MOVQ  40(BX), R15
 	IMULQ R9, R15
 	ADDQ  SI, R15
-	JMP   zmkpf64c3nextok
+	JMP   zmkpf64c3aheadok
 
-zmkpf64c3nextconsec:
+zmkpf64c3aheadconsec:
 	LEAQ (SI)(R9*4), R8
 	LEAQ (R8)(R9*1), R15
 
-zmkpf64c3nextok:
+zmkpf64c3aheadok:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
@@ -34897,22 +34897,22 @@ zmkpf64c2ready2:
 	MOVQ  R10, R8
 	MOVQ  R11, R15
 	CMPQ  CX, $0x08
-	JB    zmkpf64c2nextok
+	JB    zmkpf64c2aheadok
 	TESTQ BX, BX
-	JZ    zmkpf64c2nextconsec
+	JZ    zmkpf64c2aheadconsec
 	MOVQ  32(BX), R8
 	IMULQ R9, R8
 	ADDQ  SI, R8
 	MOVQ  40(BX), R15
 	IMULQ R9, R15
 	ADDQ  SI, R15
-	JMP   zmkpf64c2nextok
+	JMP   zmkpf64c2aheadok
 
-zmkpf64c2nextconsec:
+zmkpf64c2aheadconsec:
 	LEAQ (SI)(R9*4), R8
 	LEAQ (R8)(R9*1), R15
 
-zmkpf64c2nextok:
+zmkpf64c2aheadok:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
@@ -35069,22 +35069,22 @@ zmkpf64c1ready2:
 	MOVQ  R10, R8
 	MOVQ  R11, R15
 	CMPQ  CX, $0x08
-	JB    zmkpf64c1nextok
+	JB    zmkpf64c1aheadok
 	TESTQ BX, BX
-	JZ    zmkpf64c1nextconsec
+	JZ    zmkpf64c1aheadconsec
 	MOVQ  32(BX), R8
 	IMULQ R9, R8
 	ADDQ  SI, R8
 	MOVQ  40(BX), R15
 	IMULQ R9, R15
 	ADDQ  SI, R15
-	JMP   zmkpf64c1nextok
+	JMP   zmkpf64c1aheadok
 
-zmkpf64c1nextconsec:
+zmkpf64c1aheadconsec:
 	LEAQ (SI)(R9*4), R8
 	LEAQ (R8)(R9*1), R15
 
-zmkpf64c1nextok:
+zmkpf64c1aheadok:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	MOVQ   d+56(FP), AX
@@ -61094,22 +61094,22 @@ zmkpf32u8c10ready2:
 	MOVQ  R10, R8
 	MOVQ  R11, R15
 	CMPQ  CX, $0x08
-	JB    zmkpf32u8c10nextok
+	JB    zmkpf32u8c10aheadok
 	TESTQ BX, BX
-	JZ    zmkpf32u8c10nextconsec
+	JZ    zmkpf32u8c10aheadconsec
 	MOVQ  32(BX), R8
 	IMULQ R9, R8
 	ADDQ  SI, R8
 	MOVQ  40(BX), R15
 	IMULQ R9, R15
 	ADDQ  SI, R15
-	JMP   zmkpf32u8c10nextok
+	JMP   zmkpf32u8c10aheadok
 
-zmkpf32u8c10nextconsec:
+zmkpf32u8c10aheadconsec:
 	LEAQ (SI)(R9*4), R8
 	LEAQ (R8)(R9*1), R15
 
-zmkpf32u8c10nextok:
+zmkpf32u8c10aheadok:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
@@ -61464,22 +61464,22 @@ zmkpf32u8c9ready2:
 	MOVQ  R10, R8
 	MOVQ  R11, R15
 	CMPQ  CX, $0x08
-	JB    zmkpf32u8c9nextok
+	JB    zmkpf32u8c9aheadok
 	TESTQ BX, BX
-	JZ    zmkpf32u8c9nextconsec
+	JZ    zmkpf32u8c9aheadconsec
 	MOVQ  32(BX), R8
 	IMULQ R9, R8
 	ADDQ  SI, R8
 	MOVQ  40(BX), R15
 	IMULQ R9, R15
 	ADDQ  SI, R15
-	JMP   zmkpf32u8c9nextok
+	JMP   zmkpf32u8c9aheadok
 
-zmkpf32u8c9nextconsec:
+zmkpf32u8c9aheadconsec:
 	LEAQ (SI)(R9*4), R8
 	LEAQ (R8)(R9*1), R15
 
-zmkpf32u8c9nextok:
+zmkpf32u8c9aheadok:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
@@ -61801,22 +61801,22 @@ zmkpf32u8c8ready2:
 	MOVQ  R10, R8
 	MOVQ  R11, R15
 	CMPQ  CX, $0x08
-	JB    zmkpf32u8c8nextok
+	JB    zmkpf32u8c8aheadok
 	TESTQ BX, BX
-	JZ    zmkpf32u8c8nextconsec
+	JZ    zmkpf32u8c8aheadconsec
 	MOVQ  32(BX), R8
 	IMULQ R9, R8
 	ADDQ  SI, R8
 	MOVQ  40(BX), R15
 	IMULQ R9, R15
 	ADDQ  SI, R15
-	JMP   zmkpf32u8c8nextok
+	JMP   zmkpf32u8c8aheadok
 
-zmkpf32u8c8nextconsec:
+zmkpf32u8c8aheadconsec:
 	LEAQ (SI)(R9*4), R8
 	LEAQ (R8)(R9*1), R15
 
-zmkpf32u8c8nextok:
+zmkpf32u8c8aheadok:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
@@ -62105,22 +62105,22 @@ zmkpf32u8c7ready2:
 	MOVQ  R10, R8
 	MOVQ  R11, R15
 	CMPQ  CX, $0x08
-	JB    zmkpf32u8c7nextok
+	JB    zmkpf32u8c7aheadok
 	TESTQ BX, BX
-	JZ    zmkpf32u8c7nextconsec
+	JZ    zmkpf32u8c7aheadconsec
 	MOVQ  32(BX), R8
 	IMULQ R9, R8
 	ADDQ  SI, R8
 	MOVQ  40(BX), R15
 	IMULQ R9, R15
 	ADDQ  SI, R15
-	JMP   zmkpf32u8c7nextok
+	JMP   zmkpf32u8c7aheadok
 
-zmkpf32u8c7nextconsec:
+zmkpf32u8c7aheadconsec:
 	LEAQ (SI)(R9*4), R8
 	LEAQ (R8)(R9*1), R15
 
-zmkpf32u8c7nextok:
+zmkpf32u8c7aheadok:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
@@ -62418,22 +62418,22 @@ zmkpf32u8c6ready2:
 	MOVQ  R10, R8
 	MOVQ  R11, R15
 	CMPQ  CX, $0x08
-	JB    zmkpf32u8c6nextok
+	JB    zmkpf32u8c6aheadok
 	TESTQ BX, BX
-	JZ    zmkpf32u8c6nextconsec
+	JZ    zmkpf32u8c6aheadconsec
 	MOVQ  32(BX), R8
 	IMULQ R9, R8
 	ADDQ  SI, R8
 	MOVQ  40(BX), R15
 	IMULQ R9, R15
 	ADDQ  SI, R15
-	JMP   zmkpf32u8c6nextok
+	JMP   zmkpf32u8c6aheadok
 
-zmkpf32u8c6nextconsec:
+zmkpf32u8c6aheadconsec:
 	LEAQ (SI)(R9*4), R8
 	LEAQ (R8)(R9*1), R15
 
-zmkpf32u8c6nextok:
+zmkpf32u8c6aheadok:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
@@ -62698,22 +62698,22 @@ zmkpf32u8c5ready2:
 	MOVQ  R10, R8
 	MOVQ  R11, R15
 	CMPQ  CX, $0x08
-	JB    zmkpf32u8c5nextok
+	JB    zmkpf32u8c5aheadok
 	TESTQ BX, BX
-	JZ    zmkpf32u8c5nextconsec
+	JZ    zmkpf32u8c5aheadconsec
 	MOVQ  32(BX), R8
 	IMULQ R9, R8
 	ADDQ  SI, R8
 	MOVQ  40(BX), R15
 	IMULQ R9, R15
 	ADDQ  SI, R15
-	JMP   zmkpf32u8c5nextok
+	JMP   zmkpf32u8c5aheadok
 
-zmkpf32u8c5nextconsec:
+zmkpf32u8c5aheadconsec:
 	LEAQ (SI)(R9*4), R8
 	LEAQ (R8)(R9*1), R15
 
-zmkpf32u8c5nextok:
+zmkpf32u8c5aheadok:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
@@ -62945,22 +62945,22 @@ zmkpf32u8c4ready2:
 	MOVQ  R10, R8
 	MOVQ  R11, R15
 	CMPQ  CX, $0x08
-	JB    zmkpf32u8c4nextok
+	JB    zmkpf32u8c4aheadok
 	TESTQ BX, BX
-	JZ    zmkpf32u8c4nextconsec
+	JZ    zmkpf32u8c4aheadconsec
 	MOVQ  32(BX), R8
 	IMULQ R9, R8
 	ADDQ  SI, R8
 	MOVQ  40(BX), R15
 	IMULQ R9, R15
 	ADDQ  SI, R15
-	JMP   zmkpf32u8c4nextok
+	JMP   zmkpf32u8c4aheadok
 
-zmkpf32u8c4nextconsec:
+zmkpf32u8c4aheadconsec:
 	LEAQ (SI)(R9*4), R8
 	LEAQ (R8)(R9*1), R15
 
-zmkpf32u8c4nextok:
+zmkpf32u8c4aheadok:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
@@ -63159,22 +63159,22 @@ zmkpf32u8c3ready2:
 	MOVQ  R10, R8
 	MOVQ  R11, R15
 	CMPQ  CX, $0x08
-	JB    zmkpf32u8c3nextok
+	JB    zmkpf32u8c3aheadok
 	TESTQ BX, BX
-	JZ    zmkpf32u8c3nextconsec
+	JZ    zmkpf32u8c3aheadconsec
 	MOVQ  32(BX), R8
 	IMULQ R9, R8
 	ADDQ  SI, R8
 	MOVQ  40(BX), R15
 	IMULQ R9, R15
 	ADDQ  SI, R15
-	JMP   zmkpf32u8c3nextok
+	JMP   zmkpf32u8c3aheadok
 
-zmkpf32u8c3nextconsec:
+zmkpf32u8c3aheadconsec:
 	LEAQ (SI)(R9*4), R8
 	LEAQ (R8)(R9*1), R15
 
-zmkpf32u8c3nextok:
+zmkpf32u8c3aheadok:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
@@ -63382,22 +63382,22 @@ zmkpf32u8c2ready2:
 	MOVQ  R10, R8
 	MOVQ  R11, R15
 	CMPQ  CX, $0x08
-	JB    zmkpf32u8c2nextok
+	JB    zmkpf32u8c2aheadok
 	TESTQ BX, BX
-	JZ    zmkpf32u8c2nextconsec
+	JZ    zmkpf32u8c2aheadconsec
 	MOVQ  32(BX), R8
 	IMULQ R9, R8
 	ADDQ  SI, R8
 	MOVQ  40(BX), R15
 	IMULQ R9, R15
 	ADDQ  SI, R15
-	JMP   zmkpf32u8c2nextok
+	JMP   zmkpf32u8c2aheadok
 
-zmkpf32u8c2nextconsec:
+zmkpf32u8c2aheadconsec:
 	LEAQ (SI)(R9*4), R8
 	LEAQ (R8)(R9*1), R15
 
-zmkpf32u8c2nextok:
+zmkpf32u8c2aheadok:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
@@ -63572,22 +63572,22 @@ zmkpf32u8c1ready2:
 	MOVQ  R10, R8
 	MOVQ  R11, R15
 	CMPQ  CX, $0x08
-	JB    zmkpf32u8c1nextok
+	JB    zmkpf32u8c1aheadok
 	TESTQ BX, BX
-	JZ    zmkpf32u8c1nextconsec
+	JZ    zmkpf32u8c1aheadconsec
 	MOVQ  32(BX), R8
 	IMULQ R9, R8
 	ADDQ  SI, R8
 	MOVQ  40(BX), R15
 	IMULQ R9, R15
 	ADDQ  SI, R15
-	JMP   zmkpf32u8c1nextok
+	JMP   zmkpf32u8c1aheadok
 
-zmkpf32u8c1nextconsec:
+zmkpf32u8c1aheadconsec:
 	LEAQ (SI)(R9*4), R8
 	LEAQ (R8)(R9*1), R15
 
-zmkpf32u8c1nextok:
+zmkpf32u8c1aheadok:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	MOVQ   d+56(FP), AX
@@ -66081,22 +66081,22 @@ zmkpf32f16c10ready2:
 	MOVQ  R10, R8
 	MOVQ  R11, R15
 	CMPQ  CX, $0x08
-	JB    zmkpf32f16c10nextok
+	JB    zmkpf32f16c10aheadok
 	TESTQ BX, BX
-	JZ    zmkpf32f16c10nextconsec
+	JZ    zmkpf32f16c10aheadconsec
 	MOVQ  32(BX), R8
 	IMULQ R9, R8
 	ADDQ  SI, R8
 	MOVQ  40(BX), R15
 	IMULQ R9, R15
 	ADDQ  SI, R15
-	JMP   zmkpf32f16c10nextok
+	JMP   zmkpf32f16c10aheadok
 
-zmkpf32f16c10nextconsec:
+zmkpf32f16c10aheadconsec:
 	LEAQ (SI)(R9*4), R8
 	LEAQ (R8)(R9*1), R15
 
-zmkpf32f16c10nextok:
+zmkpf32f16c10aheadok:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
@@ -66439,22 +66439,22 @@ zmkpf32f16c9ready2:
 	MOVQ  R10, R8
 	MOVQ  R11, R15
 	CMPQ  CX, $0x08
-	JB    zmkpf32f16c9nextok
+	JB    zmkpf32f16c9aheadok
 	TESTQ BX, BX
-	JZ    zmkpf32f16c9nextconsec
+	JZ    zmkpf32f16c9aheadconsec
 	MOVQ  32(BX), R8
 	IMULQ R9, R8
 	ADDQ  SI, R8
 	MOVQ  40(BX), R15
 	IMULQ R9, R15
 	ADDQ  SI, R15
-	JMP   zmkpf32f16c9nextok
+	JMP   zmkpf32f16c9aheadok
 
-zmkpf32f16c9nextconsec:
+zmkpf32f16c9aheadconsec:
 	LEAQ (SI)(R9*4), R8
 	LEAQ (R8)(R9*1), R15
 
-zmkpf32f16c9nextok:
+zmkpf32f16c9aheadok:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
@@ -66764,22 +66764,22 @@ zmkpf32f16c8ready2:
 	MOVQ  R10, R8
 	MOVQ  R11, R15
 	CMPQ  CX, $0x08
-	JB    zmkpf32f16c8nextok
+	JB    zmkpf32f16c8aheadok
 	TESTQ BX, BX
-	JZ    zmkpf32f16c8nextconsec
+	JZ    zmkpf32f16c8aheadconsec
 	MOVQ  32(BX), R8
 	IMULQ R9, R8
 	ADDQ  SI, R8
 	MOVQ  40(BX), R15
 	IMULQ R9, R15
 	ADDQ  SI, R15
-	JMP   zmkpf32f16c8nextok
+	JMP   zmkpf32f16c8aheadok
 
-zmkpf32f16c8nextconsec:
+zmkpf32f16c8aheadconsec:
 	LEAQ (SI)(R9*4), R8
 	LEAQ (R8)(R9*1), R15
 
-zmkpf32f16c8nextok:
+zmkpf32f16c8aheadok:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
@@ -67056,22 +67056,22 @@ zmkpf32f16c7ready2:
 	MOVQ  R10, R8
 	MOVQ  R11, R15
 	CMPQ  CX, $0x08
-	JB    zmkpf32f16c7nextok
+	JB    zmkpf32f16c7aheadok
 	TESTQ BX, BX
-	JZ    zmkpf32f16c7nextconsec
+	JZ    zmkpf32f16c7aheadconsec
 	MOVQ  32(BX), R8
 	IMULQ R9, R8
 	ADDQ  SI, R8
 	MOVQ  40(BX), R15
 	IMULQ R9, R15
 	ADDQ  SI, R15
-	JMP   zmkpf32f16c7nextok
+	JMP   zmkpf32f16c7aheadok
 
-zmkpf32f16c7nextconsec:
+zmkpf32f16c7aheadconsec:
 	LEAQ (SI)(R9*4), R8
 	LEAQ (R8)(R9*1), R15
 
-zmkpf32f16c7nextok:
+zmkpf32f16c7aheadok:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
@@ -67357,22 +67357,22 @@ zmkpf32f16c6ready2:
 	MOVQ  R10, R8
 	MOVQ  R11, R15
 	CMPQ  CX, $0x08
-	JB    zmkpf32f16c6nextok
+	JB    zmkpf32f16c6aheadok
 	TESTQ BX, BX
-	JZ    zmkpf32f16c6nextconsec
+	JZ    zmkpf32f16c6aheadconsec
 	MOVQ  32(BX), R8
 	IMULQ R9, R8
 	ADDQ  SI, R8
 	MOVQ  40(BX), R15
 	IMULQ R9, R15
 	ADDQ  SI, R15
-	JMP   zmkpf32f16c6nextok
+	JMP   zmkpf32f16c6aheadok
 
-zmkpf32f16c6nextconsec:
+zmkpf32f16c6aheadconsec:
 	LEAQ (SI)(R9*4), R8
 	LEAQ (R8)(R9*1), R15
 
-zmkpf32f16c6nextok:
+zmkpf32f16c6aheadok:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
@@ -67625,22 +67625,22 @@ zmkpf32f16c5ready2:
 	MOVQ  R10, R8
 	MOVQ  R11, R15
 	CMPQ  CX, $0x08
-	JB    zmkpf32f16c5nextok
+	JB    zmkpf32f16c5aheadok
 	TESTQ BX, BX
-	JZ    zmkpf32f16c5nextconsec
+	JZ    zmkpf32f16c5aheadconsec
 	MOVQ  32(BX), R8
 	IMULQ R9, R8
 	ADDQ  SI, R8
 	MOVQ  40(BX), R15
 	IMULQ R9, R15
 	ADDQ  SI, R15
-	JMP   zmkpf32f16c5nextok
+	JMP   zmkpf32f16c5aheadok
 
-zmkpf32f16c5nextconsec:
+zmkpf32f16c5aheadconsec:
 	LEAQ (SI)(R9*4), R8
 	LEAQ (R8)(R9*1), R15
 
-zmkpf32f16c5nextok:
+zmkpf32f16c5aheadok:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
@@ -67860,22 +67860,22 @@ zmkpf32f16c4ready2:
 	MOVQ  R10, R8
 	MOVQ  R11, R15
 	CMPQ  CX, $0x08
-	JB    zmkpf32f16c4nextok
+	JB    zmkpf32f16c4aheadok
 	TESTQ BX, BX
-	JZ    zmkpf32f16c4nextconsec
+	JZ    zmkpf32f16c4aheadconsec
 	MOVQ  32(BX), R8
 	IMULQ R9, R8
 	ADDQ  SI, R8
 	MOVQ  40(BX), R15
 	IMULQ R9, R15
 	ADDQ  SI, R15
-	JMP   zmkpf32f16c4nextok
+	JMP   zmkpf32f16c4aheadok
 
-zmkpf32f16c4nextconsec:
+zmkpf32f16c4aheadconsec:
 	LEAQ (SI)(R9*4), R8
 	LEAQ (R8)(R9*1), R15
 
-zmkpf32f16c4nextok:
+zmkpf32f16c4aheadok:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
@@ -68062,22 +68062,22 @@ zmkpf32f16c3ready2:
 	MOVQ  R10, R8
 	MOVQ  R11, R15
 	CMPQ  CX, $0x08
-	JB    zmkpf32f16c3nextok
+	JB    zmkpf32f16c3aheadok
 	TESTQ BX, BX
-	JZ    zmkpf32f16c3nextconsec
+	JZ    zmkpf32f16c3aheadconsec
 	MOVQ  32(BX), R8
 	IMULQ R9, R8
 	ADDQ  SI, R8
 	MOVQ  40(BX), R15
 	IMULQ R9, R15
 	ADDQ  SI, R15
-	JMP   zmkpf32f16c3nextok
+	JMP   zmkpf32f16c3aheadok
 
-zmkpf32f16c3nextconsec:
+zmkpf32f16c3aheadconsec:
 	LEAQ (SI)(R9*4), R8
 	LEAQ (R8)(R9*1), R15
 
-zmkpf32f16c3nextok:
+zmkpf32f16c3aheadok:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
@@ -68273,22 +68273,22 @@ zmkpf32f16c2ready2:
 	MOVQ  R10, R8
 	MOVQ  R11, R15
 	CMPQ  CX, $0x08
-	JB    zmkpf32f16c2nextok
+	JB    zmkpf32f16c2aheadok
 	TESTQ BX, BX
-	JZ    zmkpf32f16c2nextconsec
+	JZ    zmkpf32f16c2aheadconsec
 	MOVQ  32(BX), R8
 	IMULQ R9, R8
 	ADDQ  SI, R8
 	MOVQ  40(BX), R15
 	IMULQ R9, R15
 	ADDQ  SI, R15
-	JMP   zmkpf32f16c2nextok
+	JMP   zmkpf32f16c2aheadok
 
-zmkpf32f16c2nextconsec:
+zmkpf32f16c2aheadconsec:
 	LEAQ (SI)(R9*4), R8
 	LEAQ (R8)(R9*1), R15
 
-zmkpf32f16c2nextok:
+zmkpf32f16c2aheadok:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
@@ -68451,22 +68451,22 @@ zmkpf32f16c1ready2:
 	MOVQ  R10, R8
 	MOVQ  R11, R15
 	CMPQ  CX, $0x08
-	JB    zmkpf32f16c1nextok
+	JB    zmkpf32f16c1aheadok
 	TESTQ BX, BX
-	JZ    zmkpf32f16c1nextconsec
+	JZ    zmkpf32f16c1aheadconsec
 	MOVQ  32(BX), R8
 	IMULQ R9, R8
 	ADDQ  SI, R8
 	MOVQ  40(BX), R15
 	IMULQ R9, R15
 	ADDQ  SI, R15
-	JMP   zmkpf32f16c1nextok
+	JMP   zmkpf32f16c1aheadok
 
-zmkpf32f16c1nextconsec:
+zmkpf32f16c1aheadconsec:
 	LEAQ (SI)(R9*4), R8
 	LEAQ (R8)(R9*1), R15
 
-zmkpf32f16c1nextok:
+zmkpf32f16c1aheadok:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	MOVQ   d+56(FP), AX
@@ -70788,22 +70788,22 @@ zmkpf32bf16c10ready2:
 	MOVQ  R10, R8
 	MOVQ  R11, R15
 	CMPQ  CX, $0x08
-	JB    zmkpf32bf16c10nextok
+	JB    zmkpf32bf16c10aheadok
 	TESTQ BX, BX
-	JZ    zmkpf32bf16c10nextconsec
+	JZ    zmkpf32bf16c10aheadconsec
 	MOVQ  32(BX), R8
 	IMULQ R9, R8
 	ADDQ  SI, R8
 	MOVQ  40(BX), R15
 	IMULQ R9, R15
 	ADDQ  SI, R15
-	JMP   zmkpf32bf16c10nextok
+	JMP   zmkpf32bf16c10aheadok
 
-zmkpf32bf16c10nextconsec:
+zmkpf32bf16c10aheadconsec:
 	LEAQ (SI)(R9*4), R8
 	LEAQ (R8)(R9*1), R15
 
-zmkpf32bf16c10nextok:
+zmkpf32bf16c10aheadok:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
@@ -71152,22 +71152,22 @@ zmkpf32bf16c9ready2:
 	MOVQ  R10, R8
 	MOVQ  R11, R15
 	CMPQ  CX, $0x08
-	JB    zmkpf32bf16c9nextok
+	JB    zmkpf32bf16c9aheadok
 	TESTQ BX, BX
-	JZ    zmkpf32bf16c9nextconsec
+	JZ    zmkpf32bf16c9aheadconsec
 	MOVQ  32(BX), R8
 	IMULQ R9, R8
 	ADDQ  SI, R8
 	MOVQ  40(BX), R15
 	IMULQ R9, R15
 	ADDQ  SI, R15
-	JMP   zmkpf32bf16c9nextok
+	JMP   zmkpf32bf16c9aheadok
 
-zmkpf32bf16c9nextconsec:
+zmkpf32bf16c9aheadconsec:
 	LEAQ (SI)(R9*4), R8
 	LEAQ (R8)(R9*1), R15
 
-zmkpf32bf16c9nextok:
+zmkpf32bf16c9aheadok:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
@@ -71483,22 +71483,22 @@ zmkpf32bf16c8ready2:
 	MOVQ  R10, R8
 	MOVQ  R11, R15
 	CMPQ  CX, $0x08
-	JB    zmkpf32bf16c8nextok
+	JB    zmkpf32bf16c8aheadok
 	TESTQ BX, BX
-	JZ    zmkpf32bf16c8nextconsec
+	JZ    zmkpf32bf16c8aheadconsec
 	MOVQ  32(BX), R8
 	IMULQ R9, R8
 	ADDQ  SI, R8
 	MOVQ  40(BX), R15
 	IMULQ R9, R15
 	ADDQ  SI, R15
-	JMP   zmkpf32bf16c8nextok
+	JMP   zmkpf32bf16c8aheadok
 
-zmkpf32bf16c8nextconsec:
+zmkpf32bf16c8aheadconsec:
 	LEAQ (SI)(R9*4), R8
 	LEAQ (R8)(R9*1), R15
 
-zmkpf32bf16c8nextok:
+zmkpf32bf16c8aheadok:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
@@ -71781,22 +71781,22 @@ zmkpf32bf16c7ready2:
 	MOVQ  R10, R8
 	MOVQ  R11, R15
 	CMPQ  CX, $0x08
-	JB    zmkpf32bf16c7nextok
+	JB    zmkpf32bf16c7aheadok
 	TESTQ BX, BX
-	JZ    zmkpf32bf16c7nextconsec
+	JZ    zmkpf32bf16c7aheadconsec
 	MOVQ  32(BX), R8
 	IMULQ R9, R8
 	ADDQ  SI, R8
 	MOVQ  40(BX), R15
 	IMULQ R9, R15
 	ADDQ  SI, R15
-	JMP   zmkpf32bf16c7nextok
+	JMP   zmkpf32bf16c7aheadok
 
-zmkpf32bf16c7nextconsec:
+zmkpf32bf16c7aheadconsec:
 	LEAQ (SI)(R9*4), R8
 	LEAQ (R8)(R9*1), R15
 
-zmkpf32bf16c7nextok:
+zmkpf32bf16c7aheadok:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
@@ -72088,22 +72088,22 @@ zmkpf32bf16c6ready2:
 	MOVQ  R10, R8
 	MOVQ  R11, R15
 	CMPQ  CX, $0x08
-	JB    zmkpf32bf16c6nextok
+	JB    zmkpf32bf16c6aheadok
 	TESTQ BX, BX
-	JZ    zmkpf32bf16c6nextconsec
+	JZ    zmkpf32bf16c6aheadconsec
 	MOVQ  32(BX), R8
 	IMULQ R9, R8
 	ADDQ  SI, R8
 	MOVQ  40(BX), R15
 	IMULQ R9, R15
 	ADDQ  SI, R15
-	JMP   zmkpf32bf16c6nextok
+	JMP   zmkpf32bf16c6aheadok
 
-zmkpf32bf16c6nextconsec:
+zmkpf32bf16c6aheadconsec:
 	LEAQ (SI)(R9*4), R8
 	LEAQ (R8)(R9*1), R15
 
-zmkpf32bf16c6nextok:
+zmkpf32bf16c6aheadok:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
@@ -72362,22 +72362,22 @@ zmkpf32bf16c5ready2:
 	MOVQ  R10, R8
 	MOVQ  R11, R15
 	CMPQ  CX, $0x08
-	JB    zmkpf32bf16c5nextok
+	JB    zmkpf32bf16c5aheadok
 	TESTQ BX, BX
-	JZ    zmkpf32bf16c5nextconsec
+	JZ    zmkpf32bf16c5aheadconsec
 	MOVQ  32(BX), R8
 	IMULQ R9, R8
 	ADDQ  SI, R8
 	MOVQ  40(BX), R15
 	IMULQ R9, R15
 	ADDQ  SI, R15
-	JMP   zmkpf32bf16c5nextok
+	JMP   zmkpf32bf16c5aheadok
 
-zmkpf32bf16c5nextconsec:
+zmkpf32bf16c5aheadconsec:
 	LEAQ (SI)(R9*4), R8
 	LEAQ (R8)(R9*1), R15
 
-zmkpf32bf16c5nextok:
+zmkpf32bf16c5aheadok:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
@@ -72603,22 +72603,22 @@ zmkpf32bf16c4ready2:
 	MOVQ  R10, R8
 	MOVQ  R11, R15
 	CMPQ  CX, $0x08
-	JB    zmkpf32bf16c4nextok
+	JB    zmkpf32bf16c4aheadok
 	TESTQ BX, BX
-	JZ    zmkpf32bf16c4nextconsec
+	JZ    zmkpf32bf16c4aheadconsec
 	MOVQ  32(BX), R8
 	IMULQ R9, R8
 	ADDQ  SI, R8
 	MOVQ  40(BX), R15
 	IMULQ R9, R15
 	ADDQ  SI, R15
-	JMP   zmkpf32bf16c4nextok
+	JMP   zmkpf32bf16c4aheadok
 
-zmkpf32bf16c4nextconsec:
+zmkpf32bf16c4aheadconsec:
 	LEAQ (SI)(R9*4), R8
 	LEAQ (R8)(R9*1), R15
 
-zmkpf32bf16c4nextok:
+zmkpf32bf16c4aheadok:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
@@ -72811,22 +72811,22 @@ zmkpf32bf16c3ready2:
 	MOVQ  R10, R8
 	MOVQ  R11, R15
 	CMPQ  CX, $0x08
-	JB    zmkpf32bf16c3nextok
+	JB    zmkpf32bf16c3aheadok
 	TESTQ BX, BX
-	JZ    zmkpf32bf16c3nextconsec
+	JZ    zmkpf32bf16c3aheadconsec
 	MOVQ  32(BX), R8
 	IMULQ R9, R8
 	ADDQ  SI, R8
 	MOVQ  40(BX), R15
 	IMULQ R9, R15
 	ADDQ  SI, R15
-	JMP   zmkpf32bf16c3nextok
+	JMP   zmkpf32bf16c3aheadok
 
-zmkpf32bf16c3nextconsec:
+zmkpf32bf16c3aheadconsec:
 	LEAQ (SI)(R9*4), R8
 	LEAQ (R8)(R9*1), R15
 
-zmkpf32bf16c3nextok:
+zmkpf32bf16c3aheadok:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
@@ -73028,22 +73028,22 @@ zmkpf32bf16c2ready2:
 	MOVQ  R10, R8
 	MOVQ  R11, R15
 	CMPQ  CX, $0x08
-	JB    zmkpf32bf16c2nextok
+	JB    zmkpf32bf16c2aheadok
 	TESTQ BX, BX
-	JZ    zmkpf32bf16c2nextconsec
+	JZ    zmkpf32bf16c2aheadconsec
 	MOVQ  32(BX), R8
 	IMULQ R9, R8
 	ADDQ  SI, R8
 	MOVQ  40(BX), R15
 	IMULQ R9, R15
 	ADDQ  SI, R15
-	JMP   zmkpf32bf16c2nextok
+	JMP   zmkpf32bf16c2aheadok
 
-zmkpf32bf16c2nextconsec:
+zmkpf32bf16c2aheadconsec:
 	LEAQ (SI)(R9*4), R8
 	LEAQ (R8)(R9*1), R15
 
-zmkpf32bf16c2nextok:
+zmkpf32bf16c2aheadok:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	VPXORD Z10, Z10, Z10
@@ -73212,22 +73212,22 @@ zmkpf32bf16c1ready2:
 	MOVQ  R10, R8
 	MOVQ  R11, R15
 	CMPQ  CX, $0x08
-	JB    zmkpf32bf16c1nextok
+	JB    zmkpf32bf16c1aheadok
 	TESTQ BX, BX
-	JZ    zmkpf32bf16c1nextconsec
+	JZ    zmkpf32bf16c1aheadconsec
 	MOVQ  32(BX), R8
 	IMULQ R9, R8
 	ADDQ  SI, R8
 	MOVQ  40(BX), R15
 	IMULQ R9, R15
 	ADDQ  SI, R15
-	JMP   zmkpf32bf16c1nextok
+	JMP   zmkpf32bf16c1aheadok
 
-zmkpf32bf16c1nextconsec:
+zmkpf32bf16c1aheadconsec:
 	LEAQ (SI)(R9*4), R8
 	LEAQ (R8)(R9*1), R15
 
-zmkpf32bf16c1nextok:
+zmkpf32bf16c1aheadok:
 	VPXORD Z8, Z8, Z8
 	VPXORD Z9, Z9, Z9
 	MOVQ   d+56(FP), AX

@@ -163,10 +163,11 @@ func pairRows(g *gen, L string) {
 
 // rowsAhead sets a and b, after pairRows, to the rows of the pair
 // zPairsAhead pairs ahead (this pair's, R10 and R11, when there is none),
-// which the prefetching row kernels walk a line a step into L2 while this
-// pair is computed: a pair in cache takes about a memory latency / 3, and
-// the row's own lines 512 bytes ahead are too few in flight to keep up
-// with gathered rows.
+// which the prefetching marginsK kernels walk a line a step into L2 while
+// this pair is computed, so that gathered rows arrive before they are
+// needed: a pair in cache takes about a memory latency / 3 (one pair ahead
+// is too close; five are no better), and the row's own lines 512 bytes
+// ahead are too few in flight to keep up.
 func rowsAhead(g *gen, L string, a, b Register) {
 	g.MOVQ(R10, a)
 	g.MOVQ(R11, b)

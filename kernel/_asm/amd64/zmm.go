@@ -236,32 +236,12 @@ func zmarginsK(g *gen, p prec, f rowFormat, pf bool) {
 		g.JB(lbl("single"))
 		pairRows(g, L)
 		if pf {
-			// R8, R15: the rows of the third pair ahead (this pair's
-			// when there is none), fetched a line per step while this
-			// pair is computed, so that gathered rows arrive before they
-			// are needed (a pair in cache takes about a memory latency /
-			// 3; one pair ahead is too close; five are no better).
-			// PREFETCHT1: into L2, whose miss buffers outnumber L1's, so
-			// more lines are in flight (gathered MarginsK and the softmax
-			// epoch are faster for it on Zen 5); the row's own line 512
-			// bytes ahead still goes to L1.
-			g.MOVQ(R10, R8)
-			g.MOVQ(R11, R15)
-			g.CMPQ(RCX, u8(2+2*zPairsAhead))
-			g.JB(lbl("nextok"))
-			g.TESTQ(RBX, RBX)
-			g.JZ(lbl("nextconsec"))
-			g.MOVQ(mem(RBX, 16*(zPairsAhead-1)), R8)
-			g.IMULQ(R9, R8)
-			g.ADDQ(RSI, R8)
-			g.MOVQ(mem(RBX, 16*(zPairsAhead-1)+8), R15)
-			g.IMULQ(R9, R15)
-			g.ADDQ(RSI, R15)
-			g.JMP(lbl("nextok"))
-			g.Label(L + "nextconsec")
-			g.LEAQ(memi(RSI, 0, R9, uint8(2*(zPairsAhead-1))), R8)
-			g.LEAQ(memi(R8, 0, R9, 1), R15)
-			g.Label(L + "nextok")
+			// R8, R15: the rows of the third pair ahead, walked a line a
+			// step (rowsAhead). PREFETCHT1: into L2, whose miss buffers
+			// outnumber L1's, so more lines are in flight (gathered
+			// MarginsK and the softmax epoch are faster for it on Zen 5);
+			// the row's own line 512 bytes ahead still goes to L1.
+			rowsAhead(g, L, R8, R15)
 		}
 		for r := 0; r < 2; r++ {
 			for j := 0; j < C; j++ {
