@@ -221,9 +221,10 @@ func checkModel[T batch.Float](f *dataFlags, kind string, d, k, hidden, threads,
 	if f.data != "" {
 		features = f.data + ":"
 	}
-	what := fmt.Sprintf("%s %d features make a %s model, which", features, d, kind)
+	model := "a " + kind + " model"
 	if kind == batch.KindMLP {
-		what = fmt.Sprintf("%s %d features make an mlp of -hidden %d units, which", features, d, hidden)
+		model = fmt.Sprintf("an mlp of -hidden %d units", hidden)
 	}
+	what := fmt.Sprintf("%s %d features make %s, which", features, d, model)
 	return checkMemory(what, cvar.TrainingBytes[T](kind, d, k, hidden, threads, batchSize), f.maxMemory)
 }

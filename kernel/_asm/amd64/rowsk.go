@@ -161,8 +161,13 @@ func pairRows(g *gen, L string) {
 	g.Label(L + "ready2")
 }
 
+// pairsAhead is how many pairs of rows ahead the prefetching marginsK
+// kernels fetch (3 or 5: the consecutive case addresses the row
+// 2·(pairs−1) ahead with one LEA).
+const pairsAhead = 3
+
 // rowsAhead sets a and b, after pairRows, to the rows of the pair
-// zPairsAhead pairs ahead (this pair's, R10 and R11, when there is none),
+// pairsAhead pairs ahead (this pair's, R10 and R11, when there is none),
 // which the prefetching marginsK kernels walk a line a step into L2 while
 // this pair is computed, so that gathered rows arrive before they are
 // needed: a pair in cache takes about a memory latency / 3 (one pair ahead
@@ -171,19 +176,19 @@ func pairRows(g *gen, L string) {
 func rowsAhead(g *gen, L string, a, b Register) {
 	g.MOVQ(R10, a)
 	g.MOVQ(R11, b)
-	g.CMPQ(RCX, u8(2+2*zPairsAhead))
+	g.CMPQ(RCX, u8(2+2*pairsAhead))
 	g.JB(operand.LabelRef(L + "aheadok"))
 	g.TESTQ(RBX, RBX)
 	g.JZ(operand.LabelRef(L + "aheadconsec"))
-	g.MOVQ(mem(RBX, 16*(zPairsAhead-1)), a)
+	g.MOVQ(mem(RBX, 16*(pairsAhead-1)), a)
 	g.IMULQ(R9, a)
 	g.ADDQ(RSI, a)
-	g.MOVQ(mem(RBX, 16*(zPairsAhead-1)+8), b)
+	g.MOVQ(mem(RBX, 16*(pairsAhead-1)+8), b)
 	g.IMULQ(R9, b)
 	g.ADDQ(RSI, b)
 	g.JMP(operand.LabelRef(L + "aheadok"))
 	g.Label(L + "aheadconsec")
-	g.LEAQ(memi(RSI, 0, R9, uint8(2*(zPairsAhead-1))), a)
+	g.LEAQ(memi(RSI, 0, R9, uint8(2*(pairsAhead-1))), a)
 	g.LEAQ(memi(a, 0, R9, 1), b)
 	g.Label(L + "aheadok")
 }

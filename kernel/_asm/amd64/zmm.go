@@ -169,10 +169,6 @@ func zReduceStore(g *gen, p prec, accs []int, dst Register) {
 	}
 }
 
-// zPairsAhead is how many pairs of rows ahead the prefetching zmarginsK
-// fetches (3 or 5: the consecutive case addresses the row 2·(pairs−1)
-// ahead with one LEA).
-const zPairsAhead = 3
 
 // zmarginsK: two rows × c ≤ 10 classes, one zmm accumulator per pair
 // (Z8..Z27), a register of columns at a time, then a masked one. Rows of a
