@@ -169,7 +169,6 @@ func zReduceStore(g *gen, p prec, accs []int, dst Register) {
 	}
 }
 
-
 // zmarginsK: two rows × c ≤ 10 classes, one zmm accumulator per pair
 // (Z8..Z27), a register of columns at a time, then a masked one. Rows of a
 // compact format f (p is then f32) are read as they load (loadRow), a
