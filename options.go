@@ -245,6 +245,18 @@ type Options struct {
 	Method Method
 	// Alpha is the tail fraction α ∈ (0, 1]; default DefaultAlpha (0.1).
 	Alpha float64
+	// Objective is the risk the run minimises; default the method's own
+	// (ObjectiveDefault). Blend, Trim, Rho, Groups and GroupLR are the
+	// parameters of the objectives that take them; 0 means the default
+	// (DefaultBlend, DefaultTrim, DefaultRho, DefaultGroupLR). Groups is
+	// the group id of each training row, 0 … MaxGroups−1, for
+	// ObjectiveGroup only. See docs/algorithms.md.
+	Objective Objective
+	Blend     float64
+	Trim      float64
+	Rho       float64
+	Groups    []int
+	GroupLR   float64
 	// Domain is K; default R^d. The theorems' step sizes need a bounded K
 	// for Alg1–3 (D < ∞).
 	Domain Domain

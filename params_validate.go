@@ -13,6 +13,7 @@ func validate(opt *Options) error {
 	for _, err := range []error{
 		checkMethod(opt.Method),
 		checkOptionAlpha(opt.Alpha),
+		checkObjective(opt),
 		opt.Domain.validate(),
 		checkDomainOf(opt.Method, opt.Domain),
 		checkTauRange(opt.TauMin, opt.TauMax),

@@ -102,6 +102,7 @@ type callState[T Float] struct {
 	loss   []T // the minibatch's losses, gathered from the chunks
 	coef   []T
 	perm   []int
+	wl, wc []float64 // Custom's losses and coefficients, in float64
 	out    []T
 	seq    []int // LossesOf's rows 0..n−1
 	nchunk int

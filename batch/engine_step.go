@@ -92,9 +92,10 @@ func (e *Engine[T]) weigh(wk *Work[T], n int) T {
 //	Mean:                 c_i = 1/b
 //	Hinge, Softplus, Quadratic: v_i = ρ'(ℓ_i/L − τ), c_i = v_i/(L·α·b)
 //	TopK:                 c_i = the exact CVaR_α weights of the losses
+//	Custom:               c_i as Weigh sets them from all the losses
 //
 // It returns the minibatch's losses (valid until the next call) and Σ v_i
-// (0 for Mean and TopK), from which ∂τ = 1 − Σv_i/(α·b). It returns an
+// (0 for Mean, TopK and Custom), from which ∂τ = 1 − Σv_i/(α·b). It returns an
 // error, and computes nothing, for a closed engine, ErrConcurrentUse
 // while another call on the engine runs (see Engine), data of a bad shape
 // (see Data.Validate), data the model does not fit, θ or g not of
@@ -177,14 +178,12 @@ func (e *Engine[T]) gradient(g, theta []T, data *Data[T], idx []int, n int, wt *
 		e.blockTree = e.treeInBlocks(nc)
 	}
 	e.failed.Store(false)
-	if wt.Objective == TopK {
+	if wt.wholeBatch() {
 		e.dispatch(phaseForward, nc)
 		if e.failed.Load() {
 			return e.fail(g)
 		}
-		e.coef = grow(e.coef, n)
-		e.perm = grow(e.perm, n)
-		tail.Weights(e.coef, e.loss, wt.Alpha, e.perm)
+		e.batchWeights(wt, n)
 		e.dispatchThenReduce(phaseBackward, nc, nr)
 	} else {
 		e.step = e.linearStep(wt, n)
@@ -208,6 +207,26 @@ func (e *Engine[T]) gradient(g, theta []T, data *Data[T], idx []int, n int, wt *
 		sv = 0
 	}
 	return e.loss, float64(sv), nil
+}
+
+// batchWeights sets e.coef from all n losses of the forward pass: TopK's
+// exact CVaR weights, or Custom's Weigh (in float64, whatever T is).
+func (e *Engine[T]) batchWeights(wt *Weighting, n int) {
+	e.coef = grow(e.coef, n)
+	if wt.Objective == TopK {
+		e.perm = grow(e.perm, n)
+		tail.Weights(e.coef, e.loss, wt.Alpha, e.perm)
+		return
+	}
+	e.wl, e.wc = grow(e.wl, n), grow(e.wc, n)
+	for i, l := range e.loss[:n] {
+		e.wl[i] = float64(l)
+	}
+	clear(e.wc)
+	wt.Weigh(e.wc, e.wl)
+	for i, c := range e.wc {
+		e.coef[i] = T(c)
+	}
 }
 
 // fail ends a gradient call whose chunks found a bad label: g zero, and the

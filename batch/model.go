@@ -159,9 +159,13 @@ const (
 	// TopK is the exact CVaR_α of the minibatch's losses, the fractional
 	// top-k weights (CVaR-on-Minibatch).
 	TopK
+	// Custom takes every c_i from all the minibatch's losses at once, by
+	// Weighting.Weigh: the objectives that are not a sum of per-sample
+	// terms (a trimmed tail, χ²-DRO, group weights).
+	Custom
 )
 
-var objectiveNames = [...]string{"mean", "hinge", "softplus", "quadratic", "topk"}
+var objectiveNames = [...]string{"mean", "hinge", "softplus", "quadratic", "topk", "custom"}
 
 func (o Objective) String() string {
 	if o >= 0 && int(o) < len(objectiveNames) {
@@ -177,6 +181,10 @@ type Weighting struct {
 	Eps       float64 // smoothing ε (Softplus, Quadratic), in units of ℓ/L
 	Tau       float64 // threshold τ, in units of ℓ/L
 	InvL      float64 // 1/L; losses are divided by L (0 means 1)
+	// Weigh sets the coefficients c of Custom from the minibatch's losses
+	// (both of its length, in the rows' order), on one goroutine after
+	// the forward pass. It must not keep either slice.
+	Weigh func(c, losses []float64)
 }
 
 func (w *Weighting) invL() float64 {
@@ -186,10 +194,17 @@ func (w *Weighting) invL() float64 {
 	return w.InvL
 }
 
+// wholeBatch reports whether the coefficients need all the minibatch's
+// losses first (a forward pass, then the weights, then a backward pass).
+func (w *Weighting) wholeBatch() bool { return w.Objective == TopK || w.Objective == Custom }
+
 // Validate reports a weighting the kernels cannot use.
 func (w *Weighting) Validate() error {
-	if w.Objective < Mean || w.Objective > TopK {
+	if w.Objective < Mean || w.Objective > Custom {
 		return fmt.Errorf("batch: unknown objective %d", int(w.Objective))
+	}
+	if (w.Objective == Custom) != (w.Weigh != nil) {
+		return errors.New("batch: Weigh is set exactly for the Custom objective")
 	}
 	if w.Objective != Mean && !(w.Alpha > 0 && w.Alpha <= 1) {
 		return fmt.Errorf("batch: alpha %v outside (0, 1]", w.Alpha)

@@ -3,8 +3,6 @@ package batch
 import (
 	"errors"
 	"fmt"
-
-	"github.com/cvarlearn/cvar/internal/tail"
 )
 
 // The direct sparse step (StepSparse): the minibatch's margins gathered
@@ -96,9 +94,8 @@ func (e *Engine[T]) StepSparse(theta []T, data *Data[T], idx []int, n int, wt *W
 // sparseWeights sets each chunk's coefficients (wk.coef) from the losses of
 // the forward pass, as Gradient's chunks do, and returns Σ v_i.
 func (e *Engine[T]) sparseWeights(wt *Weighting, n, nc int) float64 {
-	if wt.Objective == TopK {
-		e.coef, e.perm = grow(e.coef, n), grow(e.perm, n)
-		tail.Weights(e.coef, e.loss, wt.Alpha, e.perm)
+	if wt.wholeBatch() {
+		e.batchWeights(wt, n)
 		for _, c := range e.chunks[:nc] {
 			c.wk.coef = append(c.wk.coef[:0], e.coef[c.lo:c.lo+c.n]...)
 		}

@@ -1,0 +1,337 @@
+package cvar
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/cvarlearn/cvar/internal/tail"
+)
+
+// Objective is the risk of the losses a run minimises. The method says how
+// (the steps, the minibatch, τ); the objective says what.
+type Objective int
+
+const (
+	// ObjectiveDefault is the method's own risk: CVaR_α for Alg1–4 and
+	// MinibatchCVaR, the mean loss for Vanilla.
+	ObjectiveDefault Objective = iota
+	// ObjectiveCVaR is CVaR_α: the mean of the worst α-fraction.
+	ObjectiveCVaR
+	// ObjectiveBlend is λ·E[ℓ] + (1 − λ)·CVaR_α, λ = Options.Blend.
+	ObjectiveBlend
+	// ObjectiveTrimmed is CVaR_α of the losses after discarding the
+	// largest ε-fraction, ε = Options.Trim: CVaR-DORO (Zhai et al. 2021).
+	ObjectiveTrimmed
+	// ObjectiveChi2 is χ²-DRO: sup E_Q[ℓ] over Q with χ²(Q‖P) ≤ ρ,
+	// ρ = Options.Rho, minimised through its dual in (θ, η) with η carried
+	// in τ's place (Levy et al. 2020).
+	ObjectiveChi2
+	// ObjectiveGroup is Group DRO: the largest group mean loss, with online
+	// exponentiated-gradient weights over Options.Groups (Sagawa et al.
+	// 2020, Algorithm 1).
+	ObjectiveGroup
+)
+
+var objectiveNames = [...]string{"default", "cvar", "blend", "trimmed", "chi2", "group"}
+
+func (o Objective) String() string {
+	if o >= 0 && int(o) < len(objectiveNames) {
+		return objectiveNames[o]
+	}
+	return fmt.Sprintf("Objective(%d)", int(o))
+}
+
+// ParseObjective reads an objective's name: cvar, blend, trimmed, chi2 or
+// group ("default" or "" for ObjectiveDefault).
+func ParseObjective(s string) (Objective, error) {
+	if s == "" {
+		return ObjectiveDefault, nil
+	}
+	for o, name := range objectiveNames {
+		if strings.EqualFold(s, name) {
+			return Objective(o), nil
+		}
+	}
+	return 0, fmt.Errorf("cvar: unknown objective %q (want cvar, blend, trimmed, chi2 or group)", s)
+}
+
+// Defaults of the objectives' parameters.
+const (
+	DefaultBlend   = 0.5  // λ of ObjectiveBlend
+	DefaultTrim    = 0.05 // ε of ObjectiveTrimmed
+	DefaultRho     = 1.0  // ρ of ObjectiveChi2
+	DefaultGroupLR = 0.01 // η_q of ObjectiveGroup, as Sagawa et al.
+)
+
+// MaxGroups bounds the number of groups of ObjectiveGroup.
+const MaxGroups = 1 << 16
+
+// objective returns the objective a run of opt minimises: the options',
+// else the method's own.
+func (opt *Options) objective() Objective {
+	if opt.Objective != ObjectiveDefault {
+		return opt.Objective
+	}
+	if opt.Method == Vanilla {
+		return ObjectiveDefault
+	}
+	return ObjectiveCVaR
+}
+
+// checkObjective refuses an objective's parameter out of range, or an
+// objective the method cannot take: the mean loss (Vanilla) has no tail to
+// blend or trim, and χ²-DRO carries its η in τ's place (Alg1–4).
+func checkObjective(opt *Options) error {
+	o := opt.Objective
+	switch {
+	case o < ObjectiveDefault || o > ObjectiveGroup:
+		return fmt.Errorf("cvar: unknown objective %d", int(o))
+	case !(opt.Blend >= 0 && opt.Blend <= 1):
+		return fmt.Errorf("cvar: blend λ %v outside [0, 1]", opt.Blend)
+	case !(opt.Trim >= 0 && opt.Trim < 1):
+		return fmt.Errorf("cvar: trim ε %v outside [0, 1)", opt.Trim)
+	case !(opt.Rho >= 0) || math.IsInf(opt.Rho, 0):
+		return fmt.Errorf("cvar: χ² radius ρ %v must be finite and ≥ 0", opt.Rho)
+	case !(opt.GroupLR >= 0) || math.IsInf(opt.GroupLR, 0):
+		return fmt.Errorf("cvar: group step η_q %v must be finite and ≥ 0", opt.GroupLR)
+	case opt.Method == Vanilla && (o == ObjectiveCVaR || o == ObjectiveBlend || o == ObjectiveTrimmed || o == ObjectiveChi2):
+		return fmt.Errorf("cvar: vanilla minimises the mean loss: objective %v needs a CVaR method (alg1–4 or minibatch)", o)
+	case o == ObjectiveChi2 && !opt.Method.usesTau():
+		return fmt.Errorf("cvar: objective chi2 carries its η in τ's place: it needs alg1, alg2, alg3 or alg4, not %v", opt.Method)
+	case o == ObjectiveGroup && opt.Groups == nil:
+		return fmt.Errorf("cvar: objective group needs Groups, the group of each training row")
+	case o != ObjectiveGroup && opt.Groups != nil:
+		return fmt.Errorf("cvar: Groups are for objective group, not %v", opt.objective())
+	}
+	return nil
+}
+
+// checkGroups refuses groups that do not match n rows: one non-negative id
+// below MaxGroups a row. It returns the number of groups.
+func checkGroups(groups []int, n int) (int, error) {
+	if len(groups) != n {
+		return 0, fmt.Errorf("cvar: %d groups for %d training rows", len(groups), n)
+	}
+	k := 0
+	for i, g := range groups {
+		if g < 0 || g >= MaxGroups {
+			return 0, fmt.Errorf("cvar: row %d has group %d, outside [0, %d)", i, g, MaxGroups)
+		}
+		k = max(k, g+1)
+	}
+	return k, nil
+}
+
+// weigher computes a custom objective's coefficients c_i (the gradient is
+// Σ c_i ∇ℓ_i) and the gradient of its dual variable (τ, or χ²'s η) from a
+// minibatch's losses. The values are normalised by L, as the built-in
+// weightings are: the gradient is of the objective divided by L.
+type weigher struct {
+	obj   Objective
+	alpha float64
+	invL  float64
+	// plus sets v_i = ρ'(ℓ_i/L − τ) (the method's smoothed or hinge plus);
+	// nil for the rank-weighted MinibatchCVaR.
+	plus  func(v, losses []float64, tau float64)
+	blend float64 // λ
+	trim  float64 // ε
+	k     float64 // √(1 + 2ρ)
+	// Group DRO: the weight q_g of each group, its step η_q, the rows'
+	// groups, and a count and sum a group.
+	q       []float64
+	groupLR float64
+	groups  []int
+	cnt     []int
+	sum     []float64
+	v       []float64
+	perm    []int
+	order   []int
+}
+
+// weigh sets c from the losses of the rows (their indices into groups) at
+// the dual variable tau (normalised) and returns the dual's gradient (0
+// without one).
+func (w *weigher) weigh(c, losses []float64, rows []int, tau float64) float64 {
+	switch w.obj {
+	case ObjectiveBlend:
+		return w.blended(c, losses, tau)
+	case ObjectiveTrimmed:
+		return w.trimmed(c, losses, tau)
+	case ObjectiveChi2:
+		return chi2Weights(c, losses, w.invL, tau, w.k)
+	case ObjectiveGroup:
+		w.groupWeights(c, losses, rows)
+	}
+	return 0
+}
+
+// blended: c_i = λ/b + (1 − λ)·c_i^CVaR, and τ's gradient (1 − λ) times
+// CVaR's.
+func (w *weigher) blended(c, losses []float64, tau float64) float64 {
+	b := float64(len(losses))
+	g := w.tail(c, losses, tau)
+	for i := range c {
+		c[i] = w.blend/b + (1-w.blend)*c[i]
+	}
+	return (1 - w.blend) * g
+}
+
+// tail sets c to the CVaR_α coefficients of the losses: v_i/(L·α·b) with
+// τ, or the exact top-k weights without, and returns τ's gradient
+// 1 − Σ v_i/(α·b) (0 without τ).
+func (w *weigher) tail(c, losses []float64, tau float64) float64 {
+	b := float64(len(losses))
+	if w.plus == nil {
+		w.perm = grow(w.perm, len(losses))
+		tail.Weights(c, losses, w.alpha, w.perm)
+		return 0
+	}
+	w.plus(c, losses, tau)
+	var sumV float64
+	for i, v := range c {
+		sumV += v
+		c[i] = v * w.invL / (w.alpha * b)
+	}
+	return 1 - sumV/(w.alpha*b)
+}
+
+// trimmed: the ⌊ε·b⌋ largest losses get c_i = 0 (ties broken by the
+// earlier row), the rest CVaR_α's coefficients as a minibatch of their own.
+func (w *weigher) trimmed(c, losses []float64, tau float64) float64 {
+	b := len(losses)
+	drop := int(w.trim * float64(b))
+	if drop == 0 {
+		return w.tail(c, losses, tau)
+	}
+	w.perm = grow(w.perm, b)
+	for i := range w.perm {
+		w.perm[i] = i
+	}
+	slices.SortStableFunc(w.perm, func(i, j int) int {
+		switch {
+		case losses[i] > losses[j]:
+			return -1
+		case losses[i] < losses[j]:
+			return 1
+		}
+		return 0
+	})
+	w.v = grow(w.v, 2*(b-drop))
+	kept, kc := w.v[:b-drop], w.v[b-drop:]
+	w.order = append(w.order[:0], w.perm[drop:]...) // tail reuses w.perm
+	for j, i := range w.order {
+		kept[j] = losses[i]
+	}
+	g := w.tail(kc, kept, tau)
+	clear(c)
+	for j, i := range w.order {
+		c[i] = kc[j]
+	}
+	return g
+}
+
+// chi2Weights is the gradient of the χ²-DRO dual
+//
+//	F(θ, η)/L = k·√(mean((ℓ_i/L − η)_+²)) + η,  k = √(1 + 2ρ),
+//
+// c_i = k·r_i/(L·b·√S) with r_i = (ℓ_i/L − η)_+ and S = mean(r_i²); it
+// returns ∂F/∂η = 1 − k·Σ r_i/(b·√S). With every loss below η (S = 0) the
+// coefficients are 0 and η's gradient 1.
+func chi2Weights(c, losses []float64, invL, eta, k float64) float64 {
+	b := float64(len(losses))
+	var s, sumR float64
+	for i, l := range losses {
+		r := math.Max(l*invL-eta, 0)
+		c[i] = r
+		s += r * r
+		sumR += r
+	}
+	if s == 0 {
+		clear(c)
+		return 1
+	}
+	root := math.Sqrt(s / b)
+	for i := range c {
+		c[i] *= k * invL / (b * root)
+	}
+	return 1 - k*sumR/(b*root)
+}
+
+// chi2Risk is the χ²-DRO risk of the losses, sup E_Q[ℓ] over χ²(Q‖P) ≤ ρ
+// with P uniform on them, and the η that attains it: the dual's minimum
+// over η, found by bisection on its derivative (increasing in η).
+func chi2Risk(losses []float64, rho float64) (risk, eta float64) {
+	k := math.Sqrt(1 + 2*rho)
+	n := float64(len(losses))
+	var mean, sq float64
+	for _, l := range losses {
+		mean += l
+	}
+	mean /= n
+	for _, l := range losses {
+		sq += (l - mean) * (l - mean)
+	}
+	if rho == 0 || sq == 0 {
+		return mean, mean
+	}
+	// Without clipping the minimum is at mean − sd/√(2ρ); clipping only
+	// moves it up, toward the largest loss.
+	lo := mean - math.Sqrt(sq/n/(2*rho))
+	hi := slices.Max(losses)
+	dual := func(eta float64) (f, d float64) {
+		var s, sumR float64
+		for _, l := range losses {
+			r := math.Max(l-eta, 0)
+			s += r * r
+			sumR += r
+		}
+		if s == 0 {
+			return eta, 1
+		}
+		root := math.Sqrt(s / n)
+		return k*root + eta, 1 - k*sumR/(n*root)
+	}
+	for range 200 {
+		mid := lo + (hi-lo)/2
+		if mid <= lo || mid >= hi {
+			break
+		}
+		if _, d := dual(mid); d < 0 {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	risk, _ = dual(lo)
+	return risk, lo
+}
+
+// groupWeights takes one exponentiated-gradient step of the group weights
+// on the minibatch's group mean losses, q_g ← q_g·exp(η_q·ℓ̄_g) for each
+// group present, renormalised, then sets c_i = q_g/n_g for row i of group
+// g: the gradient of Σ_g q_g·ℓ̄_g.
+func (w *weigher) groupWeights(c, losses []float64, rows []int) {
+	clear(w.cnt)
+	clear(w.sum)
+	for i, l := range losses {
+		g := w.groups[rows[i]]
+		w.cnt[g]++
+		w.sum[g] += l
+	}
+	var z float64
+	for g, n := range w.cnt {
+		if n > 0 {
+			w.q[g] *= math.Exp(w.groupLR * w.sum[g] / float64(n))
+		}
+		z += w.q[g]
+	}
+	for g := range w.q {
+		w.q[g] /= z
+	}
+	for i := range losses {
+		g := w.groups[rows[i]]
+		c[i] = w.q[g] / float64(w.cnt[g])
+	}
+}
