@@ -24,8 +24,14 @@ type CSVOptions struct {
 	// "f1".."fD" and Target must be empty or a column index.
 	NoHeader bool
 	// Target is the target column: a header name or, if no column has
-	// that name, a 0-based column index. Empty means the last column.
+	// that name, a 0-based column index. Empty means the last column other
+	// than the group column.
 	Target string
+	// Group, if not empty, is the column that holds each row's group
+	// (Dataset.Groups), named as Target is; it is not a feature. Its cells
+	// are labels such as 0, 1 or "urban" (see ReadGroups for their ids).
+	// Streams reject it.
+	Group string
 	// Task is Classification, Regression or TaskAuto. The zero value is
 	// Classification. Streams cannot infer the task, so reject TaskAuto.
 	Task Task
@@ -121,6 +127,10 @@ func readCSV[T Float](r io.Reader, name string, opt CSVOptions, features int) (*
 	}
 	var x []T
 	targets := &targetList[T]{ts: ts, b: b}
+	var groups *groupList
+	if src.group >= 0 {
+		groups = newGroupList(name)
+	}
 	for opt.Limit == 0 || targets.n < opt.Limit {
 		target, line, err := src.next(row, ts)
 		if err == io.EOF {
@@ -138,6 +148,14 @@ func readCSV[T Float](r io.Reader, name string, opt CSVOptions, features int) (*
 		if err := targets.add(target, line); err != nil {
 			return nil, false, err
 		}
+		if groups != nil {
+			if err := b.take(4, line); err != nil {
+				return nil, false, err
+			}
+			if err := groups.add(src.groupText, line); err != nil {
+				return nil, false, err
+			}
+		}
 	}
 	if targets.n == 0 {
 		if opt.NoHeader {
@@ -149,7 +167,7 @@ func readCSV[T Float](r io.Reader, name string, opt CSVOptions, features int) (*
 	if err != nil {
 		return nil, false, err
 	}
-	return &Dataset[T]{
+	ds := &Dataset[T]{
 		Name:     name,
 		X:        x,
 		N:        targets.n,
@@ -159,21 +177,28 @@ func readCSV[T Float](r io.Reader, name string, opt CSVOptions, features int) (*
 		Labels:   labels,
 		Classes:  classes,
 		Features: src.features,
-	}, src.target >= 0, nil
+	}
+	if groups != nil {
+		ds.Groups, ds.GroupNames = groups.resolve()
+	}
+	return ds, src.target >= 0, nil
 }
 
 // csvSource reads CSV rows one at a time; it serves both ReadCSV and the
 // CSV stream, so that both report the same errors.
 type csvSource[T Float] struct {
-	name     string
-	sc       *csvScanner
-	columns  []string // names of all columns, for messages
-	target   int      // index of the target column; -1 when there is none
-	features []string // names of the feature columns
-	first    bool     // with NoHeader, the first record is read but not returned
-	line     int      // line of the last record read
-	noHeader bool
-	in       *decompressed
+	name    string
+	sc      *csvScanner
+	columns []string // names of all columns, for messages
+	target  int      // index of the target column; -1 when there is none
+	group   int      // index of the group column; -1 when there is none
+	// groupText is the group cell of the last record read.
+	groupText string
+	features  []string // names of the feature columns
+	first     bool     // with NoHeader, the first record is read but not returned
+	line      int      // line of the last record read
+	noHeader  bool
+	in        *decompressed
 }
 
 // newCSVSource reads the header (or the first record) and locates the
@@ -223,7 +248,10 @@ func newCSVSourceOf[T Float](in *decompressed, name string, opt CSVOptions, b *b
 	if err := s.nameColumns(opt.NoHeader); err != nil {
 		return nil, err
 	}
-	if s.target, err = locateTarget(opt, s.columns, optional); err != nil {
+	if s.group, err = locateGroup(opt, s.columns); err != nil {
+		return nil, &Error{File: name, Line: s.line, Msg: err.Error()}
+	}
+	if s.target, err = locateTarget(opt, s.columns, optional, s.group); err != nil {
 		return nil, &Error{File: name, Line: s.line, Msg: err.Error()}
 	}
 	if s.target >= 0 && ncol < 2 {
@@ -263,6 +291,9 @@ func (s *csvSource[T]) nameFeatures(noHeader bool) error {
 	if s.target >= 0 {
 		d--
 	}
+	if s.group >= 0 {
+		d--
+	}
 	size := 16 * int64(d)
 	if noHeader {
 		size += 8 * int64(d) // "f1".."fD"
@@ -276,19 +307,36 @@ func (s *csvSource[T]) nameFeatures(noHeader bool) error {
 	}
 	s.features = make([]string, 0, d)
 	for j, c := range s.columns {
-		if j != s.target {
+		if j != s.target && j != s.group {
 			s.features = append(s.features, c)
 		}
 	}
 	return nil
 }
 
+// locateGroup returns the index of the group column, -1 when there is
+// none.
+func locateGroup(opt CSVOptions, columns []string) (int, error) {
+	if opt.Group == "" {
+		return -1, nil
+	}
+	return findColumn("group", opt.Group, columns, opt.NoHeader)
+}
+
 // locateTarget returns the index of the target column, or -1 when optional
-// features are given and the columns hold only them.
-func locateTarget(opt CSVOptions, columns []string, optional int) (int, error) {
+// features are given and the columns hold only them and the group column
+// (group, -1 when there is none), which cannot be the target.
+func locateTarget(opt CSVOptions, columns []string, optional, group int) (int, error) {
+	ncol := len(columns)
+	if group >= 0 {
+		ncol--
+		if optional == 0 && ncol < 2 {
+			return 0, fmt.Errorf("%d columns; expected at least one feature and the target besides the group column", len(columns))
+		}
+	}
 	if optional > 0 {
 		named := !opt.NoHeader && opt.Target != "" && slices.Contains(columns, opt.Target)
-		switch ncol := len(columns); {
+		switch {
 		case named || ncol == optional+1:
 		case ncol == optional:
 			return -1, nil
@@ -296,15 +344,23 @@ func locateTarget(opt CSVOptions, columns []string, optional int) (int, error) {
 			return 0, fmt.Errorf("%d columns; expected %d features, and optionally the target", ncol, optional)
 		}
 	}
-	return findTarget(opt.Target, columns, opt.NoHeader)
+	if opt.Target == "" { // the last column other than the group column
+		if group == len(columns)-1 {
+			return len(columns) - 2, nil
+		}
+		return len(columns) - 1, nil
+	}
+	t, err := findColumn("target", opt.Target, columns, opt.NoHeader)
+	if err == nil && t == group {
+		return 0, fmt.Errorf("the group column %q is also the target column", clip(opt.Group))
+	}
+	return t, err
 }
 
-// findTarget returns the index of the target column (see CSVOptions.Target).
-func findTarget(target string, columns []string, noHeader bool) (int, error) {
+// findColumn returns the index of the target or group column (what) named
+// by target (see CSVOptions.Target).
+func findColumn(what, target string, columns []string, noHeader bool) (int, error) {
 	ncol := len(columns)
-	if target == "" {
-		return ncol - 1, nil
-	}
 	found := -1
 	if !noHeader {
 		for j, c := range columns {
@@ -312,7 +368,7 @@ func findTarget(target string, columns []string, noHeader bool) (int, error) {
 				continue
 			}
 			if found >= 0 {
-				return 0, fmt.Errorf("target %q names both column %d and column %d; give a 0-based index", target, found+1, j+1)
+				return 0, fmt.Errorf("%s %q names both column %d and column %d; give a 0-based index", what, target, found+1, j+1)
 			}
 			found = j
 		}
@@ -323,11 +379,11 @@ func findTarget(target string, columns []string, noHeader bool) (int, error) {
 	j, err := strconv.Atoi(strings.TrimSpace(target))
 	switch {
 	case err != nil && noHeader:
-		return 0, fmt.Errorf("target %q is not a column index, and the file has no header; expected 0..%d", clip(target), ncol-1)
+		return 0, fmt.Errorf("%s %q is not a column index, and the file has no header; expected 0..%d", what, clip(target), ncol-1)
 	case err != nil:
 		return 0, fmt.Errorf("no column named %q in the header %s", clip(target), quoteList(columns))
 	case j < 0 || j >= ncol:
-		return 0, fmt.Errorf("target column index %d is out of range; the file has %d columns, 0-based indices 0..%d", j, ncol, ncol-1)
+		return 0, fmt.Errorf("%s column index %d is out of range; the file has %d columns, 0-based indices 0..%d", what, j, ncol, ncol-1)
 	}
 	return j, nil
 }
@@ -355,6 +411,10 @@ func (s *csvSource[T]) parse(row []T, ts *targetSpec) (string, int, error) {
 	var target string
 	for j := range s.sc.fields {
 		cell := s.sc.field(j)
+		if j == s.group {
+			s.groupText = string(bytes.TrimSpace(cell))
+			continue
+		}
 		if j == s.target {
 			t, msg := ts.check(string(cell))
 			if msg != "" {

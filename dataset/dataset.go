@@ -76,6 +76,12 @@ type Dataset[T Float] struct {
 	Labels   []int32  // class of each row, 0..K-1 (nil for regression)
 	Classes  []string // text of each class label, len K; nil for regression
 	Features []string // feature names, len D
+	// Groups, when not nil, holds the group of each row (len N), an index
+	// into GroupNames: the groups a report breaks its metrics down by
+	// (read from a CSV column, CSVOptions.Group, or a group file,
+	// FileOptions.GroupFile). Groups are not features.
+	Groups     []int32
+	GroupNames []string // name of each group; nil when there are none
 }
 
 // K returns the number of classes, len(ds.Classes); 0 for regression.
@@ -128,8 +134,8 @@ func (ds *Dataset[T]) Row(i int) []T {
 }
 
 // Subset returns a new dataset holding copies of the given rows, in the
-// given order (rows may repeat, as in a bootstrap sample). Class names and
-// feature names are shared with ds, since they are never modified. Like slice
+// given order (rows may repeat, as in a bootstrap sample), with their
+// groups. Class, group and feature names are shared with ds, since they are never modified. Like slice
 // indexing, it panics if a row is out of range.
 func (ds *Dataset[T]) Subset(rows []int) *Dataset[T] {
 	sub := &Dataset[T]{
@@ -139,6 +145,9 @@ func (ds *Dataset[T]) Subset(rows []int) *Dataset[T] {
 		Task:     ds.Task,
 		Classes:  ds.Classes,
 		Features: ds.Features,
+	}
+	if ds.Groups != nil {
+		sub.Groups, sub.GroupNames = make([]int32, len(rows)), ds.GroupNames
 	}
 	if ds.IsSparse() {
 		sub.Indptr = make([]int64, 1, len(rows)+1)
@@ -170,6 +179,9 @@ func (ds *Dataset[T]) Subset(rows []int) *Dataset[T] {
 		if ds.Labels != nil {
 			sub.Labels[k] = ds.Labels[i]
 		}
+		if ds.Groups != nil {
+			sub.Groups[k] = ds.Groups[i]
+		}
 	}
 	return sub
 }
@@ -179,8 +191,9 @@ var errNoDataset = errors.New("dataset: no data set (nil *Dataset)")
 
 // Validate checks that ds is consistent and finite: shapes agree, sparse
 // rows' offsets rise and their columns lie below D, every value of X (or
-// Vals) and Y is finite, the labels lie in 0..K-1 and the task's target is
-// present. Rows and features in its messages are 0-based. A nil ds is an
+// Vals) and Y is finite, the labels lie in 0..K-1, the task's target is
+// present and the groups, when there are any, are one a row and name a
+// group. Rows and features in its messages are 0-based. A nil ds is an
 // error.
 func (ds *Dataset[T]) Validate() error {
 	if ds == nil {
@@ -226,7 +239,7 @@ func (ds *Dataset[T]) Validate() error {
 			return ds.errorf("row %d: label %d; expected a class in 0..%d", i, l, k-1)
 		}
 	}
-	return nil
+	return ds.validateGroups()
 }
 
 // validateShape checks lengths and the task, not values.

@@ -18,10 +18,15 @@ type FileOptions struct {
 	Classes           []string
 	Limit             int
 	MaxBytes, MaxLine int64
-	// Target and NoHeader are CSV's; the delimiter follows from the name
-	// (CommaOfName).
+	// Target, NoHeader and Group are CSV's; the delimiter follows from
+	// the name (CommaOfName).
 	Target   string
 	NoHeader bool
+	Group    string
+	// GroupFile, if not empty, is a group file for the data of any format
+	// but CSV with Group (see ReadGroups): the groups of the rows read
+	// (with a Limit, of its first lines).
+	GroupFile string
 	// Dim, MaxDim and SparseBelow are LIBSVM's.
 	Dim, MaxDim int
 	SparseBelow float64
@@ -48,7 +53,7 @@ func (o *FileOptions) format(path string) (string, error) {
 
 // CSV are the options of the CSV reader for the file at path.
 func (o *FileOptions) CSV(path string) CSVOptions {
-	return CSVOptions{Comma: CommaOfName(path), Target: o.Target, NoHeader: o.NoHeader, Task: o.Task, Classes: o.Classes, Limit: o.Limit, MaxBytes: o.MaxBytes, MaxLine: o.MaxLine}
+	return CSVOptions{Comma: CommaOfName(path), Target: o.Target, NoHeader: o.NoHeader, Group: o.Group, Task: o.Task, Classes: o.Classes, Limit: o.Limit, MaxBytes: o.MaxBytes, MaxLine: o.MaxLine}
 }
 
 // libsvm are the options of the LIBSVM reader.
@@ -90,12 +95,39 @@ func (o *FileOptions) LabelsPath(path string) string {
 // LoadFile reads the data at path in its format: a CSV or LIBSVM file
 // (LoadCSV, LoadLIBSVM), an IDX image file with its label file, or a
 // directory of MNIST's IDX files (LoadIDX). IDX files hold class labels:
-// a Task of Regression is an error for them.
+// a Task of Regression is an error for them. The rows' groups come from
+// the CSV column Group or from GroupFile.
 func LoadFile[T Float](path string, opt FileOptions) (*Dataset[T], error) {
 	format, err := opt.format(path)
 	if err != nil {
 		return nil, err
 	}
+	switch {
+	case opt.Group != "" && format != "csv":
+		return nil, &Error{File: path, Msg: fmt.Sprintf("a group column is read from CSV files; %s data takes a group file", format)}
+	case opt.Group != "" && opt.GroupFile != "":
+		return nil, &Error{File: path, Msg: "both a group column and a group file; give one"}
+	}
+	ds, err := loadFormat[T](path, format, opt)
+	if err != nil || opt.GroupFile == "" {
+		return ds, err
+	}
+	return ds, ds.loadGroups(opt.GroupFile, opt.Limit > 0 && ds.N == opt.Limit)
+}
+
+// loadGroups reads the group file at path for ds's rows (readGroups).
+func (ds *Dataset[T]) loadGroups(path string, prefix bool) error {
+	f, err := os.Open(path)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	ds.Groups, ds.GroupNames, err = readGroups(f, path, ds.N, prefix)
+	return err
+}
+
+// loadFormat is LoadFile of the data in format.
+func loadFormat[T Float](path, format string, opt FileOptions) (*Dataset[T], error) {
 	switch format {
 	case "csv":
 		return LoadCSV[T](path, opt.CSV(path))
@@ -132,7 +164,7 @@ func RowLine[T Float](path string, opt FileOptions, i int) int {
 	defer f.Close()
 	var st *Stream[T]
 	if format == "csv" {
-		st, err = NewCSVStream[T](f, path, opt.CSV(path))
+		st, err = newCSVStream[T](f, path, opt.CSV(path))
 	} else {
 		st, err = NewLIBSVMStream[T](f, path, LIBSVMOptions{Dim: opt.Dim, Task: opt.Task, Classes: opt.Classes, MaxBytes: opt.MaxBytes, MaxLine: opt.MaxLine})
 	}

@@ -48,6 +48,15 @@ func NewCSVStream[T Float](r io.Reader, name string, opt CSVOptions) (*Stream[T]
 	if r == nil {
 		return nil, nilReader(name)
 	}
+	if opt.Group != "" {
+		return nil, fileError(name, "a stream does not read groups (the Group column %q); read the data in memory", clip(opt.Group))
+	}
+	return newCSVStream[T](r, name, opt)
+}
+
+// newCSVStream is NewCSVStream; with opt.Group, it skips the group column
+// (for RowLine).
+func newCSVStream[T Float](r io.Reader, name string, opt CSVOptions) (*Stream[T], error) {
 	s, err := newStream[T](name, opt.Task, opt.Classes)
 	if err != nil {
 		return nil, err

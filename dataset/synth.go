@@ -17,6 +17,10 @@ type SynthClassConfig struct {
 	Shift    float64 // offset of the minority in the last feature; default 3
 	Noise    float64 // probability of a wrong label, in [0,1); default 0.01, negative for none
 	Seed     uint64  // random seed; every seed, 0 included, is valid
+	// MarkGroups sets the Dataset's Groups: group "minority" for the rows
+	// of the minority subgroup, "majority" for the others. The rows are
+	// the same either way.
+	MarkGroups bool
 }
 
 // SynthRegConfig configures SyntheticRegression. Zero fields take the
@@ -30,6 +34,10 @@ type SynthRegConfig struct {
 	Shift    float64 // offset of the subgroup in the last feature; default 3
 	Hetero   float64 // noise scale multiplier in the subgroup; default 5
 	Seed     uint64  // random seed; every seed, 0 included, is valid
+	// MarkGroups sets the Dataset's Groups: group "minority" for the rows
+	// of the noisy subgroup, "majority" for the others. The rows are the
+	// same either way.
+	MarkGroups bool
 }
 
 // SyntheticClassification generates a K-class problem with a rare, hard
@@ -114,6 +122,9 @@ func SyntheticClassificationGroups[T Float](cfg SynthClassConfig) (*Dataset[T], 
 		for j, v := range x {
 			ds.X[i*d+j] = T(v)
 		}
+	}
+	if cfg.MarkGroups {
+		ds.Groups, ds.GroupNames = minorityGroups(minority)
 	}
 	return ds, minority, nil
 }
@@ -212,6 +223,9 @@ func SyntheticRegressionGroups[T Float](cfg SynthRegConfig) (*Dataset[T], []bool
 			ds.X[i*d+j] = T(v)
 		}
 		ds.Y[i] = T(y)
+	}
+	if cfg.MarkGroups {
+		ds.Groups, ds.GroupNames = minorityGroups(group)
 	}
 	return ds, group, nil
 }
