@@ -12,7 +12,7 @@ func givenTau(opt *Options, pr *Params) error {
 		return nil
 	}
 	tau := *opt.InitTau
-	if !opt.Method.usesTau() {
+	if !opt.hasTau() {
 		return fmt.Errorf("cvar: InitTau %v: %v has no τ", tau, opt.Method)
 	}
 	if !finite(tau) || tau < pr.TauMin || tau > pr.TauMax {

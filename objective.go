@@ -1,12 +1,16 @@
 package cvar
 
 import (
+	"cmp"
+
 	"fmt"
+	"github.com/cvarlearn/cvar/batch"
 	"math"
 	"slices"
 	"strings"
 
 	"github.com/cvarlearn/cvar/internal/tail"
+	"github.com/cvarlearn/cvar/kernel"
 )
 
 // Objective is the risk of the losses a run minimises. The method says how
@@ -100,6 +104,8 @@ func checkObjective(opt *Options) error {
 		return fmt.Errorf("cvar: vanilla minimises the mean loss: objective %v needs a CVaR method (alg1–4 or minibatch)", o)
 	case o == ObjectiveChi2 && !opt.Method.usesTau():
 		return fmt.Errorf("cvar: objective chi2 carries its η in τ's place: it needs alg1, alg2, alg3 or alg4, not %v", opt.Method)
+	case opt.Rule == TheoremStep && o > ObjectiveCVaR:
+		return fmt.Errorf("cvar: the theorems' steps bound CVaR_α: objective %v takes the practical rule", o)
 	case o == ObjectiveGroup && opt.Groups == nil:
 		return fmt.Errorf("cvar: objective group needs Groups, the group of each training row")
 	case o != ObjectiveGroup && opt.Groups != nil:
@@ -334,4 +340,97 @@ func (w *weigher) groupWeights(c, losses []float64, rows []int) {
 		g := w.groups[rows[i]]
 		c[i] = w.q[g] / float64(w.cnt[g])
 	}
+}
+
+// hasTau reports whether the run carries τ (or χ²'s η): the methods with τ,
+// but for Group DRO, whose group weights take its place.
+func (opt *Options) hasTau() bool {
+	return opt.Method.usesTau() && opt.objective() != ObjectiveGroup
+}
+
+// objectiveParams sets pr's objective and its parameter from opt; the
+// objectives that are not CVaR_α (nor the mean) weight the minibatch by
+// their own rule, batch.Custom.
+func objectiveParams(opt *Options, pr *Params) {
+	pr.Risk = opt.objective()
+	switch pr.Risk {
+	case ObjectiveBlend:
+		pr.Blend = cmp.Or(opt.Blend, DefaultBlend)
+	case ObjectiveTrimmed:
+		pr.Trim = cmp.Or(opt.Trim, DefaultTrim)
+	case ObjectiveChi2:
+		pr.Rho = cmp.Or(opt.Rho, DefaultRho)
+	case ObjectiveGroup:
+		pr.GroupLR = cmp.Or(opt.GroupLR, DefaultGroupLR)
+		for _, g := range opt.Groups {
+			pr.Groups = max(pr.Groups, g+1)
+		}
+	default:
+		return
+	}
+	pr.Objective = batch.Custom
+}
+
+// customWeights sets the run's weighting to its objective's weigher.
+func (r *run[T]) customWeights(opt Options) {
+	pr := &r.pr
+	w := &weigher{obj: pr.Risk, alpha: pr.Alpha, invL: 1 / pr.L, blend: pr.Blend, trim: pr.Trim,
+		k: math.Sqrt(1 + 2*pr.Rho), groupLR: pr.GroupLR, groups: opt.Groups}
+	if pr.Risk == ObjectiveGroup {
+		w.q, w.cnt, w.sum = make([]float64, pr.Groups), make([]int, pr.Groups), make([]float64, pr.Groups)
+		for g := range w.q {
+			w.q[g] = 1 / float64(pr.Groups)
+		}
+	}
+	if opt.Method.usesTau() {
+		w.plus = r.plus(objectiveOf(opt.Method, opt.Smoothing))
+	}
+	r.wg = w
+	r.wt.Weigh = func(c, losses []float64) { r.gTau = w.weigh(c, losses, r.rows, r.tau) }
+}
+
+// plus returns v_i = ρ'(ℓ_i/L − τ) through the kernels' plus function of
+// the method's weighting o (hinge, softplus or quadratic) at the run's ε.
+func (r *run[T]) plus(o batch.Objective) func(v, losses []float64, tau float64) {
+	kind := kernel.PlusHinge
+	switch o {
+	case batch.Softplus:
+		kind = kernel.PlusSoftplus
+	case batch.Quadratic:
+		kind = kernel.PlusQuadratic
+	}
+	return func(v, losses []float64, tau float64) {
+		r.ps, r.pv = grow(r.ps, len(losses)), grow(r.pv, len(losses))
+		for i, l := range losses {
+			r.ps[i] = T(l*r.wt.InvL - tau)
+		}
+		r.ops.Plus(kind, T(r.wt.Eps), nil, r.pv, r.ps)
+		for i, d := range r.pv {
+			v[i] = float64(d)
+		}
+	}
+}
+
+// setRows records the data rows of the step (nil idx: the first n) for
+// Group DRO's weights.
+func (r *run[T]) setRows(idx []int, n int) {
+	if r.wg == nil || r.wg.groups == nil {
+		return
+	}
+	if idx == nil {
+		r.rows = grow(r.rows, n)
+		for i := range r.rows {
+			r.rows[i] = i
+		}
+		return
+	}
+	r.rows = idx
+}
+
+func toFloat64[T batch.Float](x []T) []float64 {
+	y := make([]float64, len(x))
+	for i, v := range x {
+		y[i] = float64(v)
+	}
+	return y
 }

@@ -68,6 +68,9 @@ func NewOnline[T batch.Float](model batch.Model[T], d, k int, opt Options) (*Onl
 		return nil, err
 	}
 	o.sp = batch.Data[T]{N: 1, D: d, Indptr: o.ptr[:], K: k, Y: o.one.Y, Labels: o.one.Labels}
+	if opt.objective() == ObjectiveGroup {
+		return nil, errors.New("cvar: objective group weighs groups of a minibatch: an online run has one sample a step (use Train)")
+	}
 	theta, err := initialTheta(model, opt)
 	if err != nil {
 		return nil, err

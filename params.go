@@ -52,6 +52,15 @@ type Params struct {
 	// gradient of: Hinge (Alg1), Softplus or Quadratic (Alg2–4), Mean
 	// (Vanilla), TopK (MinibatchCVaR).
 	Objective batch.Objective `json:"objective"`
+	// Risk is the objective the run minimised, and Blend, Trim, Rho and
+	// GroupLR the parameters of the one that takes them (0 for the others).
+	// Groups is the number of groups of ObjectiveGroup.
+	Risk    Objective `json:"risk"`
+	Blend   float64   `json:"blend"`
+	Trim    float64   `json:"trim"`
+	Rho     float64   `json:"rho"`
+	GroupLR float64   `json:"group_lr"`
+	Groups  int       `json:"groups"`
 	// Sampling is how the minibatches are drawn; InOrder for Online, which
 	// takes its samples in the order they come.
 	Sampling Sampling `json:"sampling"`
@@ -78,7 +87,7 @@ func resolve(opt *Options, p, n int, bounds batch.Bounds, convex bool, est func(
 	if pr.Batch, pr.Steps, pr.N, err = schedule(opt, n); err != nil {
 		return Params{}, err
 	}
-	theorem := opt.Rule == TheoremStep && opt.Method.usesTau()
+	theorem := opt.Rule == TheoremStep && opt.hasTau()
 	pr.G, pr.Beta, pr.L, pr.Estimated = constants(opt, bounds, theorem, est)
 	norm := normalised(opt, theorem, pr.L)
 	if !norm {
@@ -95,7 +104,8 @@ func resolve(opt *Options, p, n int, bounds batch.Bounds, convex bool, est func(
 		pr.EpsFraction = cmp.Or(opt.EpsFraction, DefaultEpsFraction)
 	}
 	pr.Objective = objectiveOf(opt.Method, opt.Smoothing)
-	pr.Tau0, pr.TauFrom = startTau(opt.Method, pr.TauMin, theorem)
+	objectiveParams(opt, &pr)
+	pr.Tau0, pr.TauFrom = startTau(opt.hasTau(), pr.TauMin, theorem)
 	if err := givenTau(opt, &pr); err != nil {
 		return Params{}, err
 	}
@@ -182,6 +192,11 @@ func tauRange(opt *Options, l float64, norm bool) (lo, hi float64, err error) {
 			hi = l
 		}
 	}
+	if lo == 0 && opt.objective() == ObjectiveChi2 {
+		// χ²'s η is not a quantile: its optimum may be below every loss.
+		lo = math.Inf(-1)
+		return lo, hi, nil
+	}
 	if !(lo <= hi) || !finite(lo) {
 		return 0, 0, fmt.Errorf("cvar: tau interval [%v, %v] is empty or not finite below", lo, hi)
 	}
@@ -200,7 +215,7 @@ func stepSize(opt *Options, pr *Params, theorem bool) (lr float64, from string, 
 	switch {
 	case opt.LR > 0:
 		return opt.LR, "given", false
-	case !theorem && pr.Batch == 1 && opt.Method.usesTau():
+	case !theorem && pr.Batch == 1 && opt.hasTau():
 		return DefaultLROneSample, "default for one sample a step", false
 	case !theorem:
 		return DefaultLR, "default", false
@@ -228,7 +243,7 @@ func stepSize(opt *Options, pr *Params, theorem bool) (lr float64, from string, 
 // baselines, which have no τ.
 func tauStepSize(opt *Options, lr, alpha float64, theorem bool) float64 {
 	switch {
-	case opt.TauLR > 0 || !opt.Method.usesTau():
+	case opt.TauLR > 0 || !opt.hasTau():
 		return opt.TauLR
 	case theorem:
 		return lr
@@ -278,9 +293,9 @@ func objectiveOf(m Method, s Smoothing) batch.Objective {
 // startTau returns the starting τ and where it comes from: TauMin under
 // TheoremStep; under PracticalStep the run moves it to the VaR_α of its
 // initial losses. NaN for the baselines, which have no τ.
-func startTau(m Method, tauMin float64, theorem bool) (float64, string) {
+func startTau(hasTau bool, tauMin float64, theorem bool) (float64, string) {
 	switch {
-	case !m.usesTau():
+	case !hasTau:
 		return math.NaN(), ""
 	case theorem:
 		return tauMin, "tau_min"
@@ -291,7 +306,7 @@ func startTau(m Method, tauMin float64, theorem bool) (float64, string) {
 // checkStep refuses a step size or smoothing that a theorem's formula
 // made zero, negative or not finite (from K = R^d, say).
 func checkStep(opt *Options, pr *Params) error {
-	if opt.Method.usesTau() && (math.IsNaN(pr.LR) || math.IsInf(pr.LR, 0) || pr.LR <= 0) {
+	if opt.hasTau() && (math.IsNaN(pr.LR) || math.IsInf(pr.LR, 0) || pr.LR <= 0) {
 		return fmt.Errorf("cvar: %v: the theorem's step size is %v (G = %v, D = %v on %v): give LR, or bound K with a ball or box", opt.Method, pr.LR, pr.G, pr.D, opt.Domain)
 	}
 	if opt.Method.smoothed() && pr.EpsFrom != fromInitialLosses && (math.IsNaN(pr.Eps) || math.IsInf(pr.Eps, 0) || pr.Eps <= 0) {

@@ -74,6 +74,14 @@ type run[T batch.Float] struct {
 	fold   bool
 	update func(lo, hi int)
 	avgT   T // > 0: updateBlock first takes θ into the average with this weight
+	// wg weights the minibatch for the objectives of batch.Custom (nil for
+	// the others); gTau is the gradient of τ (or χ²'s η) it last returned,
+	// rows the data rows of the step it weighs, ps and pv its buffers for
+	// the plus kernel.
+	wg     *weigher
+	gTau   float64
+	rows   []int
+	ps, pv []T
 }
 
 // updateBlock is the dense step's update of θ on the coordinates [lo, hi):
@@ -140,6 +148,9 @@ func newRun[T batch.Float](model batch.Model[T], e *batch.Engine[T], hooks *engi
 		r.rng = rng.New(opt.Seed, 0xa194)
 	}
 	r.wt = batch.Weighting{Objective: pr.Objective, Alpha: pr.Alpha, Eps: pr.Eps, InvL: 1 / pr.L}
+	if pr.Objective == batch.Custom {
+		r.customWeights(opt)
+	}
 	r.tauLo, r.tauHi = pr.TauMin/pr.L, pr.TauMax/pr.L
 	r.tau = r.tauLo
 	if pr.TauFrom == tauGiven {
@@ -172,6 +183,11 @@ func (r *run[T]) start(losses []T) error {
 	if pr.TauFrom == fromInitialLosses { // not InitTau's
 		r.tau = math.Min(math.Max(valueAtRisk/pr.L, r.tauLo), r.tauHi)
 		pr.Tau0, pr.TauFrom = r.tau*pr.L, fmt.Sprintf("VaR_%g of %d initial losses", pr.Alpha, len(losses))
+		if pr.Risk == ObjectiveChi2 { // η at the dual's minimum over the initial losses
+			_, eta := chi2Risk(toFloat64(losses), pr.Rho)
+			r.tau = math.Min(math.Max(eta/pr.L, r.tauLo), r.tauHi)
+			pr.Tau0, pr.TauFrom = r.tau*pr.L, fmt.Sprintf("the χ² dual's η of %d initial losses", len(losses))
+		}
 	}
 	if pr.EpsFrom == fromInitialLosses {
 		scale, what := valueAtRisk, fmt.Sprintf("VaR_%g", pr.Alpha)
@@ -231,8 +247,11 @@ func (r *run[T]) firstLosses(data *batch.Data[T], idx []int, n int) error {
 
 // tauStep updates τ after step t from the minibatch's Σ v_i.
 func (r *run[T]) tauStep(t, b int, sumV float64) error {
-	if r.opt.Method.usesTau() {
+	if r.opt.hasTau() {
 		gTau := 1 - sumV/(r.pr.Alpha*float64(b))
+		if r.wg != nil {
+			gTau = r.gTau
+		}
 		r.tau = math.Min(math.Max(r.tau-r.pr.TauLR*gTau, r.tauLo), r.tauHi)
 		if !finite(r.tau) {
 			return &DivergenceError{Step: t, What: fmt.Sprintf("τ is %v", r.tau*r.pr.L)}
@@ -250,6 +269,7 @@ func (r *run[T]) step(data *batch.Data[T], idx []int, n int) error {
 		if r.lz == nil {
 			r.startLazy()
 		}
+		r.setRows(idx, n)
 		losses, sumV, err := r.lazyStep(data, idx, n)
 		if err != nil {
 			return err
@@ -285,6 +305,7 @@ func (r *run[T]) step(data *batch.Data[T], idx []int, n int) error {
 		}
 	}
 	r.wt.Tau = r.tau
+	r.setRows(idx, n)
 	var (
 		losses []T
 		sumV   float64
@@ -343,7 +364,7 @@ func (r *run[T]) current() ([]T, float64) {
 			theta, tau = r.kept, r.keptTau
 		}
 	}
-	if !r.opt.Method.usesTau() {
+	if !r.opt.hasTau() {
 		return theta, math.NaN()
 	}
 	return theta, tau * r.pr.L
@@ -392,6 +413,11 @@ func TrainContext[T batch.Float](ctx context.Context, model batch.Model[T], data
 	}
 	if err := validate(&opt); err != nil {
 		return nil, err
+	}
+	if opt.Groups != nil {
+		if _, err := checkGroups(opt.Groups, data.N); err != nil {
+			return nil, err
+		}
 	}
 	theta, err := initialTheta(model, opt)
 	if err != nil {
