@@ -1,0 +1,342 @@
+package cvar
+
+import (
+	"encoding/json"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/cvarlearn/cvar/batch"
+)
+
+// GroupOptions configure EvaluateGroups and BootstrapGroups.
+type GroupOptions struct {
+	// Bootstrap sets the intervals: each group's rows, and all rows, are
+	// resampled within themselves as Bootstrap says (its Seed makes them
+	// reproducible; Resamples 0 gives estimates without intervals).
+	Bootstrap BootstrapOptions
+	// WorstBy is the metric that names the worst group (ParseWorstBy):
+	// "mean_loss" (the default, ""), "accuracy", or "cvar_α" for one of
+	// the alphas evaluated.
+	WorstBy string
+}
+
+// GroupMetrics are the metrics of one group's rows (or of all rows), with
+// their intervals; of a group without rows, N is 0 and every metric NaN.
+type GroupMetrics struct {
+	Name string
+	N    int
+	BootstrapMetrics
+}
+
+// GroupEvaluation is a model's metrics broken down by group.
+type GroupEvaluation struct {
+	All    GroupMetrics   // every row
+	Groups []GroupMetrics // one per group name, in the order of the names
+	// WorstBy is the metric that picked Worst, as ParseWorstBy returns it.
+	WorstBy string
+	// Worst is the index in Groups of the worst group by WorstBy: the
+	// largest mean loss or CVaR, the smallest accuracy (the first on
+	// ties); -1 when no group has rows.
+	Worst int
+}
+
+// worstMetric is a parsed WorstBy: the metric and, for CVaR, its α.
+type worstMetric struct {
+	name  string // "mean_loss", "accuracy" or "cvar"
+	alpha float64
+}
+
+// ParseWorstBy checks a WorstBy metric against the alphas evaluated and
+// returns its canonical form: "" and "mean_loss" (also "loss") give
+// "mean_loss"; "accuracy"; "cvar" gives the CVaR at the first α,
+// "cvar_0.1" (also "cvar0.1") the CVaR at α = 0.1, which must be among
+// alphas.
+func ParseWorstBy(s string, alphas []float64) (string, error) {
+	m, err := parseWorstBy(s, alphas)
+	if err != nil {
+		return "", err
+	}
+	return m.String(), nil
+}
+
+func parseWorstBy(s string, alphas []float64) (worstMetric, error) {
+	s = strings.ToLower(strings.TrimSpace(s))
+	switch s {
+	case "", "mean_loss", "loss", "mean-loss":
+		return worstMetric{name: "mean_loss"}, nil
+	case "accuracy", "acc":
+		return worstMetric{name: "accuracy"}, nil
+	case "cvar":
+		if len(alphas) == 0 {
+			return worstMetric{}, fmt.Errorf("cvar: worst group by CVaR, but no α is evaluated")
+		}
+		return worstMetric{name: "cvar", alpha: alphas[0]}, nil
+	}
+	rest, ok := strings.CutPrefix(s, "cvar")
+	if ok {
+		rest = strings.TrimLeft(rest, "_@-")
+		a, err := strconv.ParseFloat(rest, 64)
+		if err == nil {
+			for _, b := range alphas {
+				if a == b {
+					return worstMetric{name: "cvar", alpha: a}, nil
+				}
+			}
+			return worstMetric{}, fmt.Errorf("cvar: worst group by CVaR at α = %v, which is not among the alphas evaluated %v", a, alphas)
+		}
+	}
+	return worstMetric{}, fmt.Errorf("cvar: worst group by %q; expected mean_loss, accuracy, cvar or cvar_α", s)
+}
+
+func (m worstMetric) String() string {
+	if m.name == "cvar" {
+		return "cvar_" + fmtAlpha(m.alpha)
+	}
+	return m.name
+}
+
+// value is the metric of g, oriented so that larger is worse.
+func (m worstMetric) value(g *GroupMetrics) float64 {
+	switch m.name {
+	case "accuracy":
+		return -g.Accuracy.Value
+	case "cvar":
+		for _, t := range g.Tails {
+			if t.Alpha == m.alpha {
+				return t.CVaR.Value
+			}
+		}
+		return math.NaN()
+	}
+	return g.MeanLoss.Value
+}
+
+// BootstrapGroups is Bootstrap broken down by group: the metrics of losses
+// already computed (correct, when not nil, says for each loss whether its
+// row was classified correctly) for all rows and for the rows of each
+// group, groups[i] being the group of row i, an index into names, with the
+// worst group by opt.WorstBy. Each group's intervals resample that group's
+// rows only. Errors: those of Bootstrap, groups of another length than
+// losses, a group id outside names, and a WorstBy that ParseWorstBy
+// refuses or that needs accuracy of losses without correct.
+func BootstrapGroups[T float32 | float64](losses []T, correct []bool, groups []int32, names []string, alphas []float64, opt GroupOptions) (*GroupEvaluation, error) {
+	worst, err := parseWorstBy(opt.WorstBy, alphas)
+	if err != nil {
+		return nil, err
+	}
+	switch {
+	case len(groups) != len(losses):
+		return nil, fmt.Errorf("cvar: %d group ids for %d losses", len(groups), len(losses))
+	case worst.name == "accuracy" && correct == nil:
+		return nil, fmt.Errorf("cvar: worst group by accuracy, but the losses have no correctness flags (regression)")
+	}
+	rows := make([][]int, len(names))
+	for i, g := range groups {
+		if g < 0 || int(g) >= len(names) {
+			return nil, fmt.Errorf("cvar: row %d: group %d; expected a group in 0..%d", i, g, len(names)-1)
+		}
+		rows[g] = append(rows[g], i)
+	}
+	all, err := groupMetrics("all", losses, correct, alphas, opt.Bootstrap)
+	if err != nil {
+		return nil, err
+	}
+	ge := &GroupEvaluation{All: all, WorstBy: worst.String(), Worst: -1}
+	for g, name := range names {
+		ls := make([]T, len(rows[g]))
+		var ok []bool
+		if correct != nil {
+			ok = make([]bool, len(rows[g]))
+		}
+		for k, i := range rows[g] {
+			ls[k] = losses[i]
+			if ok != nil {
+				ok[k] = correct[i]
+			}
+		}
+		m, err := groupMetrics(name, ls, ok, alphas, opt.Bootstrap)
+		if err != nil {
+			return nil, fmt.Errorf("group %q: %w", name, err)
+		}
+		ge.Groups = append(ge.Groups, m)
+		if m.N > 0 && (ge.Worst < 0 || worst.value(&m) > worst.value(&ge.Groups[ge.Worst])) {
+			ge.Worst = g
+		}
+	}
+	return ge, nil
+}
+
+// groupMetrics is Bootstrap of one group's rows; NaN metrics when it has
+// none.
+func groupMetrics[T float32 | float64](name string, losses []T, correct []bool, alphas []float64, opt BootstrapOptions) (GroupMetrics, error) {
+	if len(losses) == 0 {
+		nan := Interval{math.NaN(), math.NaN(), math.NaN()}
+		m := GroupMetrics{Name: name, BootstrapMetrics: BootstrapMetrics{MeanLoss: nan, Accuracy: nan}}
+		for _, a := range alphas {
+			m.Tails = append(m.Tails, TailInterval{Alpha: a, CVaR: nan, VaR: nan})
+		}
+		return m, nil
+	}
+	bm, err := Bootstrap(losses, correct, alphas, opt)
+	if err != nil {
+		return GroupMetrics{}, err
+	}
+	return GroupMetrics{Name: name, N: len(losses), BootstrapMetrics: *bm}, nil
+}
+
+// EvaluateGroups computes the losses of model under θ on every row of data
+// and returns their metrics (as Evaluate: mean, accuracy of a classifier,
+// CVaR and VaR at each α) for all rows and for each group, with bootstrap
+// intervals and the worst group (BootstrapGroups). groups[i] is the group
+// of row i, an index into names (dataset.Dataset's Groups and
+// GroupNames). Errors: those of Evaluate and of BootstrapGroups, and a
+// loss that is not finite.
+func EvaluateGroups[T batch.Float](model batch.Model[T], theta []T, data *batch.Data[T], groups []int32, names []string, opt GroupOptions, alphas ...float64) (*GroupEvaluation, error) {
+	ev, err := NewEvaluator(model, opt.Bootstrap.Threads)
+	if err != nil {
+		return nil, err
+	}
+	defer ev.Close()
+	losses, err := ev.Losses(theta, data)
+	if err != nil {
+		return nil, err
+	}
+	var correct []bool
+	if data.IsClassification() {
+		pred, err := ev.Predictions(theta, data)
+		if err != nil {
+			return nil, err
+		}
+		correct = make([]bool, len(pred))
+		for i, p := range pred {
+			correct[i] = p == int(data.Labels[i])
+		}
+	}
+	return BootstrapGroups(losses, correct, groups, names, alphas, opt)
+}
+
+// MarshalJSON writes the metrics as {"name", "n", "mean_loss",
+// "accuracy", "tails"}; accuracy is null for regression.
+func (g GroupMetrics) MarshalJSON() ([]byte, error) {
+	var acc *Interval
+	if !math.IsNaN(g.Accuracy.Value) {
+		a := g.Accuracy
+		acc = &a
+	}
+	return json.Marshal(struct {
+		Name     string         `json:"name"`
+		N        int            `json:"n"`
+		MeanLoss Interval       `json:"mean_loss"`
+		Accuracy *Interval      `json:"accuracy"`
+		Tails    []TailInterval `json:"tails"`
+	}{g.Name, g.N, g.MeanLoss, acc, g.Tails})
+}
+
+// MarshalJSON writes the evaluation as {"all", "groups", "worst_by",
+// "worst"}, worst naming the worst group (null when none has rows).
+func (e GroupEvaluation) MarshalJSON() ([]byte, error) {
+	var worst *string
+	if e.Worst >= 0 {
+		worst = &e.Groups[e.Worst].Name
+	}
+	return json.Marshal(struct {
+		All     GroupMetrics   `json:"all"`
+		Groups  []GroupMetrics `json:"groups"`
+		WorstBy string         `json:"worst_by"`
+		Worst   *string        `json:"worst"`
+	}{e.All, e.Groups, e.WorstBy, worst})
+}
+
+// Collapse is whether a classifier gave up on its data (Evaluator.Collapse):
+// its accuracy is no better than always predicting the most frequent
+// class, or its predicted class distribution is nearly uniform. A tail
+// objective that noisy labels dominate reaches both: the CVaR of losses
+// is lowest when no prediction is confident.
+type Collapse struct {
+	// GaveUp is the verdict; Reason says why, in one line ("" when not).
+	GaveUp bool   `json:"gave_up"`
+	Reason string `json:"reason,omitempty"`
+	// Accuracy is the fraction of rows classified correctly; Majority that
+	// of the most frequent class, what predicting it always would reach.
+	Accuracy float64 `json:"accuracy"`
+	Majority float64 `json:"majority"`
+	// MeanMaxProb is the mean over the rows of the largest predicted class
+	// probability (softmax of the scores; σ(|margin|) for binary logistic
+	// regression); Uniform is 1/K, its value for uniform predictions.
+	MeanMaxProb float64 `json:"mean_max_prob"`
+	Uniform     float64 `json:"uniform"`
+}
+
+// CollapseMargin is how close to uniform the mean largest probability must
+// come for Collapse to call the predictions nearly uniform: within this
+// fraction of the way from 1/K (uniform) to 1 (certain), that is below
+// 1/K + CollapseMargin·(1 − 1/K): 0.55 for two classes, 0.19 for ten.
+const CollapseMargin = 0.1
+
+// Collapse reports whether the classifier under θ gave up on data,
+// labelled classification data such as a validation split: GaveUp when
+// its accuracy is at most the most frequent class's share, or when its
+// mean largest class probability is below 1/K + CollapseMargin·(1 − 1/K).
+// Errors: those of Scores, and data without labels.
+func (ev *Evaluator[T]) Collapse(theta []T, data *batch.Data[T]) (Collapse, error) {
+	if data != nil && !data.IsClassification() {
+		return Collapse{}, fmt.Errorf("cvar: Collapse needs classification data, with labels")
+	}
+	scores, err := ev.Scores(theta, data)
+	if err != nil {
+		return Collapse{}, err
+	}
+	return collapseOf(scores, ev.model.NumOutputs(), data.Labels, data.K), nil
+}
+
+// collapseOf is the verdict on scores (outputs a row) of rows with labels
+// among k classes.
+func collapseOf[T batch.Float](scores []T, outputs int, labels []int32, k int) Collapse {
+	n := len(labels)
+	if n == 0 || k < 1 {
+		return Collapse{Uniform: 1 / float64(max(k, 1))}
+	}
+	counts := make([]int, k)
+	correct := 0
+	var sumMax float64
+	for i, l := range labels {
+		counts[l]++
+		s := scores[i*outputs : (i+1)*outputs]
+		if PredictedClass(s) == int(l) {
+			correct++
+		}
+		sumMax += maxProb(s)
+	}
+	most := 0
+	for _, c := range counts {
+		most = max(most, c)
+	}
+	c := Collapse{Accuracy: float64(correct) / float64(n), Majority: float64(most) / float64(n),
+		MeanMaxProb: sumMax / float64(n), Uniform: 1 / float64(k)}
+	near := c.Uniform + CollapseMargin*(1-c.Uniform)
+	switch {
+	case correct <= most:
+		c.GaveUp = true
+		c.Reason = fmt.Sprintf("accuracy %.3g is no better than always predicting the most frequent class (%.3g)", c.Accuracy, c.Majority)
+	case c.MeanMaxProb < near:
+		c.GaveUp = true
+		c.Reason = fmt.Sprintf("its predictions are nearly uniform (mean largest class probability %.3g, uniform %.3g)", c.MeanMaxProb, c.Uniform)
+	}
+	return c
+}
+
+// maxProb is the largest class probability of one row's scores: the
+// softmax's, or σ(|m|) of a binary logistic margin m.
+func maxProb[T batch.Float](s []T) float64 {
+	if len(s) == 1 {
+		return 1 / (1 + math.Exp(-math.Abs(float64(s[0]))))
+	}
+	top := float64(s[PredictedClass(s)])
+	var sum float64
+	for _, v := range s {
+		sum += math.Exp(float64(v) - top)
+	}
+	return 1 / sum
+}
