@@ -108,8 +108,6 @@ func checkObjective(opt *Options) error {
 		return fmt.Errorf("cvar: the theorems' steps bound CVaR_α: objective %v takes the practical rule", o)
 	case o == ObjectiveGroup && opt.Groups == nil:
 		return fmt.Errorf("cvar: objective group needs Groups, the group of each training row")
-	case o != ObjectiveGroup && opt.Groups != nil:
-		return fmt.Errorf("cvar: Groups are for objective group, not %v", opt.objective())
 	}
 	return nil
 }
@@ -375,8 +373,9 @@ func objectiveParams(opt *Options, pr *Params) {
 func (r *run[T]) customWeights(opt Options) {
 	pr := &r.pr
 	w := &weigher{obj: pr.Risk, alpha: pr.Alpha, invL: 1 / pr.L, blend: pr.Blend, trim: pr.Trim,
-		k: math.Sqrt(1 + 2*pr.Rho), groupLR: pr.GroupLR, groups: opt.Groups}
+		k: math.Sqrt(1 + 2*pr.Rho), groupLR: pr.GroupLR}
 	if pr.Risk == ObjectiveGroup {
+		w.groups = opt.Groups
 		w.q, w.cnt, w.sum = make([]float64, pr.Groups), make([]int, pr.Groups), make([]float64, pr.Groups)
 		for g := range w.q {
 			w.q[g] = 1 / float64(pr.Groups)

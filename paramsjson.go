@@ -35,6 +35,7 @@ type paramsWire struct {
 	Tau0        *jsonfloat.Exact       `json:"tau0"`
 	EpsFraction *jsonfloat.Exact       `json:"eps_fraction"`
 	Objective   named[batch.Objective] `json:"objective"`
+	Risk        named[Objective]       `json:"risk"`
 	Sampling    named[Sampling]        `json:"sampling"`
 	Output      named[Output]          `json:"output"`
 }
@@ -47,7 +48,8 @@ func wireOf(p *Params) *paramsWire {
 		Alpha:       x(&p.Alpha), G: x(&p.G), Beta: x(&p.Beta), L: x(&p.L), D: x(&p.D), GAlpha: x(&p.GAlpha),
 		LR: x(&p.LR), TauLR: x(&p.TauLR), Eps: x(&p.Eps), TauMin: x(&p.TauMin), TauMax: x(&p.TauMax),
 		Bound: x(&p.Bound), Rule: named[StepRule]{&p.Rule, TheoremStep}, Tau0: x(&p.Tau0), EpsFraction: x(&p.EpsFraction),
-		Objective: named[batch.Objective]{&p.Objective, batch.TopK},
+		Objective: named[batch.Objective]{&p.Objective, batch.Custom},
+		Risk:      named[Objective]{&p.Risk, ObjectiveGroup},
 		Sampling:  named[Sampling]{&p.Sampling, InOrder},
 		Output:    named[Output]{&p.Output, OutputRandom},
 	}

@@ -414,7 +414,7 @@ func TrainContext[T batch.Float](ctx context.Context, model batch.Model[T], data
 	if err := validate(&opt); err != nil {
 		return nil, err
 	}
-	if opt.Groups != nil {
+	if opt.objective() == ObjectiveGroup {
 		if _, err := checkGroups(opt.Groups, data.N); err != nil {
 			return nil, err
 		}

@@ -45,6 +45,7 @@ func paramsJSON(p cvar.Params) map[string]any {
 		"estimated": p.Estimated, "theorem_lr": p.TheoremLR, "theorem_eps": p.TheoremEps,
 		"rule": p.Rule.String(), "lr_from": p.LRFrom, "eps_from": p.EpsFrom, "tau0": jsonfloat.Lossy(p.Tau0), "tau_from": p.TauFrom,
 		"tau_lr": jsonfloat.Lossy(p.TauLR), "bound_from": p.BoundFrom, "eps_fraction": p.EpsFraction,
+		"risk": p.Risk.String(), "blend": p.Blend, "trim": p.Trim, "rho": p.Rho, "group_lr": p.GroupLR, "groups": p.Groups,
 		"objective": p.Objective.String(), "sampling": p.Sampling.String(), "output": p.Output.String(),
 	}
 }

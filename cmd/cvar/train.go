@@ -47,6 +47,11 @@ type trainFlags struct {
 	model     *choice
 	method    *choice
 	alpha     alphaFlag
+	objective *choice
+	blend     float64
+	trim      float64
+	rho       float64
+	groupLR   float64
 	smooth    *choice
 	eps       float64
 	lr        stepFlag
@@ -74,11 +79,16 @@ type trainFlags struct {
 func addTrainFlags(fs *flag.FlagSet) *trainFlags {
 	f := &trainFlags{
 		data: addDataFlags(fs, dataForTrain), model: modelChoice(), method: methodChoice("alg3"),
-		alpha: cvar.DefaultAlpha, smooth: newChoice("softplus", "softplus", "quadratic"), precision: precisionChoice(cvar.F64),
+		alpha: cvar.DefaultAlpha, objective: objectiveChoice(), smooth: newChoice("softplus", "softplus", "quadratic"), precision: precisionChoice(cvar.F64),
 	}
 	fs.Var(f.model, "model", "`model`: logistic, softmax, linear (least squares), lad (least absolute deviations), mlp, or auto (logistic for 2 classes, softmax for more, linear for real targets)")
 	fs.Var(f.method, "method", "training `method`: alg1, alg2, alg3 (CVaR-SGD), alg4, vanilla (mean loss) or minibatch (CVaR of each minibatch)")
 	fs.Var(&f.alpha, "alpha", "tail fraction `α` ∈ (0, 1] whose CVaR is minimised")
+	fs.Var(f.objective, "objective", "`objective` minimised: cvar (CVaR_α), blend (λ·mean + (1−λ)·CVaR_α), trimmed (CVaR_α without the largest ε-fraction), chi2 (χ²-DRO of radius ρ) or group (the worst group's mean loss, with -group); default the method's own (cvar; the mean for vanilla), or the one that -blend, -trim or -rho names")
+	fs.Float64Var(&f.blend, "blend", 0, "objective blend: the mean's weight `λ` ∈ (0, 1] (0: 0.5 when -objective blend)")
+	fs.Float64Var(&f.trim, "trim", 0, "objective trimmed: the fraction `ε` ∈ (0, 1) of the largest losses of each minibatch left out (0: 0.05 when -objective trimmed)")
+	fs.Float64Var(&f.rho, "rho", 0, "objective chi2: the χ² radius `ρ` > 0 (0: 1 when -objective chi2)")
+	fs.Float64Var(&f.groupLR, "group-lr", 0, "objective group: the step size `η_q` of the group weights (0: 0.01)")
 	fs.Var(f.smooth, "smooth", "`smoothing` of the plus function (alg2–4): softplus or quadratic")
 	fs.Float64Var(&f.eps, "eps", 0, "smoothing ε of alg2–4 (0: 0.05 × the initial VaR_α, or the theorem's value with -lr theorem)")
 	fs.Var(&f.lr, "lr", "step size `η`, or theorem for the step size and smoothing of the method's theorem (default 0.001 for alg1, alg2 and alg4, which take one sample a step, and for alg3 with -batch 1; 0.01 for the others)")
@@ -117,10 +127,13 @@ func (f *trainFlags) options() (cvar.Options, error) {
 		Method: method, Alpha: float64(f.alpha), Smoothing: smooth, Eps: f.eps, LR: f.lr.value, Rule: f.lr.rule(),
 		WeightDecay: f.wd, Epochs: f.epochs, Steps: f.steps, Batch: f.batch, Seed: f.seed, Threads: f.threads,
 	}
-	for name, v := range map[string]float64{"-eps": f.eps, "-wd": f.wd, "-radius": f.radius} {
+	for name, v := range map[string]float64{"-eps": f.eps, "-wd": f.wd, "-radius": f.radius, "-blend": f.blend, "-trim": f.trim, "-rho": f.rho, "-group-lr": f.groupLR} {
 		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
 			return opt, usagef("%s %v must be finite and ≥ 0", name, v)
 		}
+	}
+	if err := f.setObjective(&opt); err != nil {
+		return opt, err
 	}
 	for name, v := range map[string]int{"-epochs": f.epochs, "-steps": f.steps, "-batch": f.batch, "-threads": f.threads} {
 		if v < 0 {

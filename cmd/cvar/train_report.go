@@ -72,6 +72,9 @@ func (r *trainReport) print(w io.Writer) error {
 		n = m.N // the training rows
 	}
 	fmt.Fprintf(tw, "method\t%s, α = %s, K = %s, %s of %s (n = %d)\n", r.Method, alphaKey(r.Alpha), r.Domain, count(p.Steps, "step"), count(p.Batch, "sample"), n)
+	if s := objectiveWords(p); s != "" {
+		fmt.Fprintf(tw, "objective\t%s\n", s)
+	}
 	fmt.Fprintf(tw, "sampling\t%s; returns %s\n", samplingWords[p.Sampling], outputWords[p.Output])
 	line := fmt.Sprintf("η = %s (%s)", numtext.Short(p.LR), p.LRFrom)
 	if p.EpsFrom != "" {
