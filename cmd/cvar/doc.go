@@ -9,6 +9,7 @@
 //	cvar eval       -in FILE  CVaR, VaR, accuracy and mean loss with bootstrap intervals
 //	cvar predict    -in FILE  scores, classes or values for each row, as CSV
 //	cvar experiment [flags]   the paper's comparison: Vanilla-SGD, CVaR-on-Minibatch, CVaR-SGD
+//	cvar export     -in FILE  the model file as an ONNX model (-o)
 //
 // Every command runs without a data file, on built-in synthetic data; -data
 // takes a CSV or LIBSVM file or a directory holding MNIST's IDX files. Run

@@ -30,6 +30,7 @@ var commands = []command{
 	{"eval", "evaluate a model file: CVaR and VaR at several α with bootstrap intervals, accuracy, mean loss", cmdEval},
 	{"predict", "apply a model file to data: scores and classes, or values, for each row as CSV", cmdPredict},
 	{"experiment", "the paper's experiment: Vanilla-SGD, CVaR-on-Minibatch and CVaR-SGD, tuned and compared", cmdExperiment},
+	{"export", "write a model file as an ONNX model: the preprocessing, the model, probabilities and class", cmdExport},
 }
 
 func usage(w io.Writer) {
@@ -85,7 +86,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err := c.run(e, args[1:])
 		return exitStatus(stderr, "cvar "+name, err)
 	}
-	fmt.Fprintf(stderr, "cvar: unknown command %q (want train, eval, predict or experiment; see cvar -h)\n", name)
+	fmt.Fprintf(stderr, "cvar: unknown command %q (want train, eval, predict, experiment or export; see cvar -h)\n", name)
 	return 2
 }
 
