@@ -59,6 +59,13 @@ type paramsJSON struct {
 	Estimated  bool            `json:"estimated"`
 	TheoremLR  bool            `json:"theorem_lr"`
 	TheoremEps bool            `json:"theorem_eps"`
+	// The objective, when not the method's own, and its parameter.
+	Risk    string  `json:"risk,omitempty"`
+	Blend   float64 `json:"blend,omitempty"`
+	Trim    float64 `json:"trim,omitempty"`
+	Rho     float64 `json:"rho,omitempty"`
+	GroupLR float64 `json:"group_lr,omitempty"`
+	Groups  int     `json:"groups,omitempty"`
 }
 
 // header is the JSON header of a model file.
@@ -81,6 +88,15 @@ type header struct {
 }
 
 const headerFormat = "cvar-model"
+
+// riskName is the objective's name in a model file: empty for the
+// method's own, CVaR_α or the mean.
+func riskName(o Objective) string {
+	if o <= ObjectiveCVaR {
+		return ""
+	}
+	return o.String()
+}
 
 func methodName(m Method) string {
 	if s, ok := methodNames[m]; ok {
@@ -110,6 +126,7 @@ func SaveModel(w io.Writer, m *ModelFile) error {
 			G: jsonfloat.Exact(pr.G), Beta: jsonfloat.Exact(pr.Beta), L: jsonfloat.Exact(pr.L), D: jsonfloat.Exact(pr.D), GAlpha: jsonfloat.Exact(pr.GAlpha),
 			LR: jsonfloat.Exact(pr.LR), Eps: jsonfloat.Exact(pr.Eps), TauMin: jsonfloat.Exact(pr.TauMin), TauMax: jsonfloat.Exact(pr.TauMax),
 			Bound: jsonfloat.Exact(pr.Bound), Estimated: pr.Estimated, TheoremLR: pr.TheoremLR, TheoremEps: pr.TheoremEps,
+			Risk: riskName(pr.Risk), Blend: pr.Blend, Trim: pr.Trim, Rho: pr.Rho, GroupLR: pr.GroupLR, Groups: pr.Groups,
 		},
 		Source: toProvenanceJSON(m.Source),
 	}
@@ -436,6 +453,10 @@ func modelOf(h *header, source Provenance, raw []byte, width int64) (*ModelFile,
 		G: float64(hp.G), Beta: float64(hp.Beta), L: float64(hp.L), D: float64(hp.D), GAlpha: float64(hp.GAlpha),
 		LR: float64(hp.LR), Eps: float64(hp.Eps), TauMin: float64(hp.TauMin), TauMax: float64(hp.TauMax),
 		Bound: float64(hp.Bound), Estimated: hp.Estimated, TheoremLR: hp.TheoremLR, TheoremEps: hp.TheoremEps,
+		Blend: hp.Blend, Trim: hp.Trim, Rho: hp.Rho, GroupLR: hp.GroupLR, Groups: hp.Groups,
+	}
+	if m.Params.Risk, err = ParseObjective(hp.Risk); err != nil {
+		return nil, fmt.Errorf("%w: params: %v", ErrModelInvalid, err)
 	}
 	if hp.Method != "" {
 		if m.Params.Method, err = ParseMethod(hp.Method); err != nil {
