@@ -27,6 +27,9 @@ type EvalReport struct {
 	Tails      []TailInterval `json:"tails"`
 	Accuracy   *Interval      `json:"accuracy"` // nil for regression
 	MeanLoss   Interval       `json:"mean_loss"`
+	// Groups, when the data has groups, are the metrics of each group
+	// and the worst group (BootstrapGroups).
+	Groups *GroupEvaluation `json:"groups,omitempty"`
 }
 
 // ReportModel is what an EvalReport says of the model file.
@@ -112,7 +115,11 @@ func (r *EvalReport) WriteText(w io.Writer) error {
 		row("accuracy", *r.Accuracy)
 	}
 	row("mean loss", r.MeanLoss)
-	return tw.Flush()
+	if err := tw.Flush(); err != nil || r.Groups == nil {
+		return err
+	}
+	fmt.Fprintf(w, "\nby group (%d groups):\n", len(r.Groups.Groups))
+	return r.Groups.WriteText(w)
 }
 
 // MarshalJSON writes an interval as {"value", "lo", "hi"}, null where a

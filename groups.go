@@ -3,11 +3,14 @@ package cvar
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"math"
 	"strconv"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/cvarlearn/cvar/batch"
+	"github.com/cvarlearn/cvar/internal/numtext"
 )
 
 // GroupOptions configure EvaluateGroups and BootstrapGroups.
@@ -191,14 +194,20 @@ func groupMetrics[T float32 | float64](name string, losses []T, correct []bool, 
 // CVaR and VaR at each α) for all rows and for each group, with bootstrap
 // intervals and the worst group (BootstrapGroups). groups[i] is the group
 // of row i, an index into names (dataset.Dataset's Groups and
-// GroupNames). Errors: those of Evaluate and of BootstrapGroups, and a
-// loss that is not finite.
+// GroupNames). Errors: those of Evaluate and of BootstrapGroups. It is
+// Evaluator.Groups of a one-call Evaluator on opt.Bootstrap.Threads
+// workers.
 func EvaluateGroups[T batch.Float](model batch.Model[T], theta []T, data *batch.Data[T], groups []int32, names []string, opt GroupOptions, alphas ...float64) (*GroupEvaluation, error) {
 	ev, err := NewEvaluator(model, opt.Bootstrap.Threads)
 	if err != nil {
 		return nil, err
 	}
 	defer ev.Close()
+	return ev.Groups(theta, data, groups, names, opt, alphas...)
+}
+
+// Groups is EvaluateGroups on the Evaluator's workers.
+func (ev *Evaluator[T]) Groups(theta []T, data *batch.Data[T], groups []int32, names []string, opt GroupOptions, alphas ...float64) (*GroupEvaluation, error) {
 	losses, err := ev.Losses(theta, data)
 	if err != nil {
 		return nil, err
@@ -339,4 +348,55 @@ func maxProb[T batch.Float](s []T) float64 {
 		sum += math.Exp(float64(v) - top)
 	}
 	return 1 / sum
+}
+
+// WriteText writes the evaluation as a table: a row for all rows and one
+// per group, each metric's estimate followed by its interval when there is
+// one, then the worst group.
+func (e *GroupEvaluation) WriteText(w io.Writer) error {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprint(tw, "group\tn\tmean loss")
+	classified := !math.IsNaN(e.All.Accuracy.Value)
+	if classified {
+		fmt.Fprint(tw, "\taccuracy")
+	}
+	for _, t := range e.All.Tails {
+		fmt.Fprintf(tw, "\tCVaR_%s", fmtAlpha(t.Alpha))
+	}
+	for _, t := range e.All.Tails {
+		fmt.Fprintf(tw, "\tVaR_%s", fmtAlpha(t.Alpha))
+	}
+	fmt.Fprintln(tw)
+	for _, g := range append([]GroupMetrics{e.All}, e.Groups...) {
+		fmt.Fprintf(tw, "%s\t%d\t%s", g.Name, g.N, cell(g.MeanLoss))
+		if classified {
+			fmt.Fprintf(tw, "\t%s", cell(g.Accuracy))
+		}
+		for _, t := range g.Tails {
+			fmt.Fprintf(tw, "\t%s", cell(t.CVaR))
+		}
+		for _, t := range g.Tails {
+			fmt.Fprintf(tw, "\t%s", cell(t.VaR))
+		}
+		fmt.Fprintln(tw)
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	if e.Worst < 0 {
+		_, err := fmt.Fprintf(w, "worst group by %s: none (no group has rows)\n", e.WorstBy)
+		return err
+	}
+	g := e.Groups[e.Worst]
+	_, err := fmt.Fprintf(w, "worst group by %s: %s (n = %d)\n", e.WorstBy, g.Name, g.N)
+	return err
+}
+
+// cell is an estimate and its interval, "0.21 [0.19, 0.23]", or the
+// estimate alone when there is no interval.
+func cell(v Interval) string {
+	if math.IsNaN(v.Lo) {
+		return numtext.Short(v.Value)
+	}
+	return fmt.Sprintf("%s [%s, %s]", numtext.Short(v.Value), numtext.Short(v.Lo), numtext.Short(v.Hi))
 }

@@ -112,18 +112,10 @@ func LoadFile[T Float](path string, opt FileOptions) (*Dataset[T], error) {
 	if err != nil || opt.GroupFile == "" {
 		return ds, err
 	}
-	return ds, ds.loadGroups(opt.GroupFile, opt.Limit > 0 && ds.N == opt.Limit)
-}
-
-// loadGroups reads the group file at path for ds's rows (readGroups).
-func (ds *Dataset[T]) loadGroups(path string, prefix bool) error {
-	f, err := os.Open(path)
-	if err != nil {
-		return err
+	if err := ds.LoadGroups(opt.GroupFile, opt.Limit); err != nil {
+		return nil, err
 	}
-	defer f.Close()
-	ds.Groups, ds.GroupNames, err = readGroups(f, path, ds.N, prefix)
-	return err
+	return ds, nil
 }
 
 // loadFormat is LoadFile of the data in format.

@@ -83,15 +83,22 @@ func (g *groupList) resolve() ([]int32, []string) {
 	return g.ids, names
 }
 
-// LoadGroups reads the group file at path for data of rows rows; see
-// ReadGroups. The file may be gzip- or bzip2-compressed.
-func LoadGroups(path string, rows int) ([]int32, []string, error) {
+// LoadGroups reads the group file at path (ReadGroups) into ds's Groups
+// and GroupNames; the file may be gzip- or bzip2-compressed. limit is the
+// Limit ds was read with (0: none): when ds holds limit rows, the file's
+// lines past them are not read.
+func (ds *Dataset[T]) LoadGroups(path string, limit int) error {
 	f, err := os.Open(path)
 	if err != nil {
-		return nil, nil, err
+		return err
 	}
 	defer f.Close()
-	return ReadGroups(f, path, rows)
+	ids, names, err := readGroups(f, path, ds.N, limit > 0 && ds.N == limit)
+	if err != nil {
+		return err
+	}
+	ds.Groups, ds.GroupNames = ids, names
+	return nil
 }
 
 // ReadGroups reads a group file: one group label a line, the group of row

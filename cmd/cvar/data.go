@@ -54,7 +54,7 @@ type readSpec struct {
 // fileOptions are the options of reading a data file of the format as
 // the flags say.
 func (f *dataFlags) fileOptions(format string) dataset.FileOptions {
-	return dataset.FileOptions{Format: format, Target: f.target, NoHeader: f.noHeader, Limit: f.limit, MaxBytes: f.maxMemory.option(), MaxLine: f.maxLine.option(), MaxDim: f.maxDim, SparseBelow: f.sparse}
+	return dataset.FileOptions{Format: format, Target: f.target, NoHeader: f.noHeader, Group: f.group, GroupFile: f.groupFile, Limit: f.limit, MaxBytes: f.maxMemory.option(), MaxLine: f.maxLine.option(), MaxDim: f.maxDim, SparseBelow: f.sparse}
 }
 
 // loadFile reads one data file (or MNIST directory) as rs says
@@ -138,6 +138,7 @@ func loadTest[T batch.Float](f *dataFlags, full *dataset.Dataset[T], src cvar.Pr
 	if src.Kind == "libsvm" {
 		rs.Dim = full.D
 	}
+	rs.GroupFile = "" // the -group-file is the -data file's
 	if testPath == "" && src.Kind == "idx" && isDir(f.data) {
 		testPath, rs.Split = f.data, "test"
 	} else if testPath != "" {
@@ -203,7 +204,7 @@ func prepare[T batch.Float](f *dataFlags, full *dataset.Dataset[T], src cvar.Pro
 // preprocessed, and of the test set, naming the file's line of the first
 // that it cannot hold.
 func (td *trainingData[T]) checkCompact(f *dataFlags, full *dataset.Dataset[T]) error {
-	rs := readSpec{FileOptions: dataset.FileOptions{Format: td.source.Kind, Target: f.target, NoHeader: f.noHeader, MaxBytes: f.maxMemory.option(), MaxLine: f.maxLine.option()}}
+	rs := readSpec{FileOptions: dataset.FileOptions{Format: td.source.Kind, Target: f.target, NoHeader: f.noHeader, Group: f.group, MaxBytes: f.maxMemory.option(), MaxLine: f.maxLine.option()}}
 	if err := checkCompact(full, &td.prep, td.storage, sampleAt(f.data, rs, full)); err != nil {
 		return err
 	}
@@ -273,13 +274,16 @@ func loadFull[T batch.Float](f *dataFlags, kind string) (*dataset.Dataset[T], cv
 		if task != dataset.Regression && f.d < 2*f.classes+1 {
 			return nil, cvar.Provenance{}, usagef("-d %d: the built-in classification data with %d classes needs at least %d features", f.d, f.classes, 2*f.classes+1)
 		}
+		if err := f.checkGroups("synthetic"); err != nil {
+			return nil, cvar.Provenance{}, err
+		}
 		syn := synthSource{N: f.n, D: f.d, Seed: synthSeed}
 		if task != dataset.Regression {
 			syn.Classes = f.classes
 		}
 		src := cvar.Provenance{Kind: "synthetic"}
 		syn.put(&src)
-		ds, err := synthetic[T](task == dataset.Regression, f.n, f.d, f.classes, synthSeed)
+		ds, err := synthetic[T](task == dataset.Regression, f.n, f.d, f.classes, synthSeed, f.group != "")
 		if err != nil {
 			return nil, src, err
 		}
@@ -288,6 +292,9 @@ func loadFull[T batch.Float](f *dataFlags, kind string) (*dataset.Dataset[T], cv
 	}
 	format, err := formatOf(f.data, f.format.value)
 	if err != nil {
+		return nil, cvar.Provenance{}, err
+	}
+	if err := f.checkGroups(format); err != nil {
 		return nil, cvar.Provenance{}, err
 	}
 	src := cvar.Provenance{Kind: format, Name: f.data}
@@ -300,15 +307,35 @@ func loadFull[T batch.Float](f *dataFlags, kind string) (*dataset.Dataset[T], cv
 	return ds, src, err
 }
 
-// synthetic generates the built-in data.
-func synthetic[T batch.Float](regression bool, n, d, classes int, seed uint64) (*dataset.Dataset[T], error) {
+// synthetic generates the built-in data; groups marks its subgroup.
+func synthetic[T batch.Float](regression bool, n, d, classes int, seed uint64, groups bool) (*dataset.Dataset[T], error) {
 	if regression {
-		return dataset.SyntheticRegression[T](dataset.SynthRegConfig{N: n, D: d, Seed: seed})
+		return dataset.SyntheticRegression[T](dataset.SynthRegConfig{N: n, D: d, Seed: seed, MarkGroups: groups})
 	}
 	if d < 2*classes+1 {
 		return nil, fmt.Errorf("the built-in classification data with %d classes needs at least %d features, not %d", classes, 2*classes+1, d)
 	}
-	return dataset.SyntheticClassification[T](dataset.SynthClassConfig{N: n, D: d, Classes: classes, Seed: seed})
+	return dataset.SyntheticClassification[T](dataset.SynthClassConfig{N: n, D: d, Classes: classes, Seed: seed, MarkGroups: groups})
+}
+
+// synthGroup is the -group of the built-in data: its rare subgroup, whose
+// rows are group "minority" and the others "majority".
+const synthGroup = "subgroup"
+
+// checkGroups checks -group and -group-file against the data's format
+// ("synthetic" for the built-in data), before it is read.
+func (f *dataFlags) checkGroups(format string) error {
+	switch {
+	case f.group != "" && f.groupFile != "":
+		return usagef("give -group or -group-file, not both")
+	case format == "synthetic" && f.groupFile != "":
+		return usagef("-group-file needs -data: the built-in data marks its own groups with -group %s", synthGroup)
+	case format == "synthetic" && f.group != "" && f.group != synthGroup:
+		return usagef("-group %q: the built-in data has one group column, %s (its rare subgroup)", f.group, synthGroup)
+	case format != "synthetic" && format != "csv" && f.group != "":
+		return usagef("-group names a column of a CSV file; %s data takes -group-file, a file of one group label a line", format)
+	}
+	return nil
 }
 
 // loadForModel reads data to evaluate m on, preprocessed as m says (see
@@ -343,6 +370,9 @@ func loadModelData[T batch.Float](f *dataFlags, m *cvar.ModelFile) (*dataset.Dat
 	if err := checkModelStorage(f, m, format); err != nil {
 		return nil, false, err
 	}
+	if err := f.checkGroups(format); err != nil {
+		return nil, false, err
+	}
 	var ds *dataset.Dataset[T]
 	labelled := true
 	if f.data == "" {
@@ -356,7 +386,7 @@ func loadModelData[T batch.Float](f *dataFlags, m *cvar.ModelFile) (*dataset.Dat
 			if err := checkMemory(what, dataset.DenseBytes[T](syn.N, syn.D), f.maxMemory); err != nil {
 				return nil, false, err
 			}
-			ds, err = synthetic[T](m.K == 0, syn.N, syn.D, max(syn.Classes, 2), syn.Seed+1)
+			ds, err = synthetic[T](m.K == 0, syn.N, syn.D, max(syn.Classes, 2), syn.Seed+1, f.group != "")
 		}
 		if err != nil {
 			return nil, false, fmt.Errorf("the model file's built-in data cannot be drawn again: %w; give -data", err)
@@ -396,6 +426,11 @@ func readCSVForModel[T batch.Float](path string, m *cvar.ModelFile, rs readSpec)
 	ds, has, err := dataset.ReadCSVTargetOptional[T](f, path, m.D, rs.CSV(path))
 	if err != nil {
 		return nil, false, tooLarge(err)
+	}
+	if rs.GroupFile != "" {
+		if err := ds.LoadGroups(rs.GroupFile, rs.Limit); err != nil {
+			return nil, false, err
+		}
 	}
 	if has {
 		if ds, err = checkRead(path, ds, rs, nil); err != nil {

@@ -20,7 +20,12 @@ at each of -alphas, accuracy for classifiers and the mean loss, each with a
 percentile bootstrap 95 % confidence interval from -bootstrap resamples of the
 rows (seeded). Labels must be among the model's classes. A score or loss
 that is not finite (features far larger than the model was trained on) stops
-eval with an error naming the row.`
+eval with an error naming the row.
+
+With -group (a CSV column; subgroup for the built-in data) or -group-file
+(one group label a line), it also reports the same metrics for each group,
+each group's intervals resampled within the group, and names the worst group
+by -worst-by.`
 
 func cmdEval(e *env, args []string) error {
 	fs := newFlagSet("cvar eval")
@@ -31,6 +36,7 @@ func cmdEval(e *env, args []string) error {
 	boot := fs.Int("bootstrap", 1000, "bootstrap resamples for the confidence intervals, at most 100000 (0: none)")
 	seed := fs.Uint64("seed", 1, "random seed of the bootstrap")
 	jsonOut := fs.Bool("json", false, "print the results as JSON")
+	worstBy := fs.String("worst-by", "mean_loss", "`metric` that names the worst group: mean_loss, accuracy, cvar (at the first of -alphas) or cvar_α for one of -alphas")
 	threads := fs.Int("threads", 0, "worker threads (0: all cores; more than the cores are clamped to them)")
 	if err := parseFlags(e, fs, evalSynopsis, args); err != nil {
 		return err
@@ -41,7 +47,10 @@ func cmdEval(e *env, args []string) error {
 	if *boot < 0 || *boot > maxBootstrap {
 		return usagef("-bootstrap %d is outside 0..%d", *boot, maxBootstrap)
 	}
-	var err error
+	worst, err := cvar.ParseWorstBy(*worstBy, alphas.values)
+	if err != nil {
+		return usagef("-worst-by: %s", strings.TrimPrefix(err.Error(), "cvar: "))
+	}
 	if *threads, err = threadsFlag(*threads); err != nil {
 		return err
 	}
@@ -52,7 +61,7 @@ func cmdEval(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	cfg := evalConfig{alphas: alphas.values, boot: *boot, seed: *seed, threads: *threads, json: *jsonOut, in: *in}
+	cfg := evalConfig{alphas: alphas.values, boot: *boot, seed: *seed, threads: *threads, json: *jsonOut, in: *in, worstBy: worst}
 	if m.Precision == cvar.F32 {
 		return evalRun[float32](e, df, m, cfg)
 	}
@@ -80,6 +89,7 @@ type evalConfig struct {
 	threads int
 	json    bool
 	in      string
+	worstBy string // cvar.ParseWorstBy's
 }
 
 func evalRun[T batch.Float](e *env, df *dataFlags, m *cvar.ModelFile, cfg evalConfig) error {
@@ -122,13 +132,25 @@ func evalRun[T batch.Float](e *env, df *dataFlags, m *cvar.ModelFile, cfg evalCo
 			correct[i] = cvar.PredictedClass(scores[i*k:(i+1)*k]) == int(data.Labels[i])
 		}
 	}
-	bar := newProgress(e, "bootstrap", cfg.boot)
-	bm, err := cvar.Bootstrap(losses, correct, cfg.alphas, cvar.BootstrapOptions{Resamples: cfg.boot, Seed: cfg.seed, Threads: cfg.threads, OnResample: func() { bar.add(1) }})
+	bar := newProgress(e, "bootstrap", cfg.boot*(1+ds.NumGroups()))
+	bo := cvar.BootstrapOptions{Resamples: cfg.boot, Seed: cfg.seed, Threads: cfg.threads, OnResample: func() { bar.add(1) }}
+	var (
+		bm *cvar.BootstrapMetrics
+		ge *cvar.GroupEvaluation
+	)
+	if ds.Groups != nil {
+		if ge, err = cvar.BootstrapGroups(losses, correct, ds.Groups, ds.GroupNames, cfg.alphas, cvar.GroupOptions{Bootstrap: bo, WorstBy: cfg.worstBy}); err == nil {
+			bm = &ge.All.BootstrapMetrics
+		}
+	} else {
+		bm, err = cvar.Bootstrap(losses, correct, cfg.alphas, bo)
+	}
 	bar.finish()
 	if err != nil {
 		return err
 	}
 	rep := cvar.NewEvalReport(m, ds.Name, ds.N, cfg.boot, bm)
+	rep.Groups = ge
 	if cfg.json {
 		return rep.WriteJSON(e.stdout)
 	}

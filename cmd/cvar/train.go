@@ -250,6 +250,9 @@ func cmdTrain(e *env, args []string) error {
 		if f.data.data == "" {
 			return usagef("-stream needs a -data file")
 		}
+		if f.data.group != "" || f.data.groupFile != "" {
+			return usagef("-stream reads no groups: drop -group and -group-file, or train without -stream")
+		}
 		if f.precision.value == cvar.F32 {
 			return streamTrain[float32](e, f, opt)
 		}
@@ -267,6 +270,7 @@ func trainRun[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 	if err != nil {
 		return err
 	}
+	opt.Groups = groupIDs(td.train.Groups) // what Group DRO weighs
 	fit, err := td.fitData()
 	if err != nil {
 		return err
@@ -370,6 +374,9 @@ func trainRun[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 		}
 		rep.Metrics[s.name] = metrics(m)
 		rep.order = append(rep.order, s.name)
+	}
+	if err := checkValidation(rep, ev, res.Theta, val, td.val, f.seed, f.threads); err != nil {
+		return err
 	}
 	return finishTraining(e, f, func() *cvar.ModelFile { return cvar.NewModelFile(model, res, td.train, td.prep, td.source) }, rep, start)
 }

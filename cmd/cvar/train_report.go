@@ -27,6 +27,10 @@ type trainReport struct {
 	ModelFile string             `json:"model_file,omitempty"`
 	Seconds   float64            `json:"seconds"`
 	Tune      *tuneReport        `json:"tune,omitempty"`
+	// Groups are the validation split's metrics by group; Collapse says
+	// whether a classifier gave up on it (checkValidation).
+	Groups   *cvar.GroupEvaluation `json:"validation_groups,omitempty"`
+	Collapse *cvar.Collapse        `json:"collapse,omitempty"`
 
 	params cvar.Params
 	order  []string
@@ -110,6 +114,9 @@ func (r *trainReport) print(w io.Writer) error {
 		fmt.Fprintln(w)
 	}
 	if err := printMetrics(w, r.order, r.Metrics, r.alphas); err != nil {
+		return err
+	}
+	if err := r.printValidationChecks(w); err != nil {
 		return err
 	}
 	if r.ModelFile != "" {

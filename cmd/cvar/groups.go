@@ -1,0 +1,66 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/cvarlearn/cvar"
+	"github.com/cvarlearn/cvar/batch"
+	"github.com/cvarlearn/cvar/dataset"
+)
+
+// trainGroupResamples is the number of bootstrap resamples of the
+// intervals of train's metrics by group, as eval's default.
+const trainGroupResamples = 1000
+
+// groupIDs are a split's group ids as the library's Options take them.
+func groupIDs(groups []int32) []int {
+	if groups == nil {
+		return nil
+	}
+	ids := make([]int, len(groups))
+	for i, g := range groups {
+		ids[i] = int(g)
+	}
+	return ids
+}
+
+// checkValidation adds to rep what the validation split says beyond its
+// metrics: its metrics by group when it has groups (intervals seeded with
+// seed), and for a classifier whether the model gave up
+// (cvar.Evaluator.Collapse).
+func checkValidation[T batch.Float](rep *trainReport, ev *cvar.Evaluator[T], theta []T, val *batch.Data[T], ds *dataset.Dataset[T], seed uint64, threads int) error {
+	if ds == nil {
+		return nil
+	}
+	if ds.Groups != nil {
+		opt := cvar.GroupOptions{Bootstrap: cvar.BootstrapOptions{Resamples: trainGroupResamples, Seed: seed, Threads: threads}}
+		ge, err := ev.Groups(theta, val, ds.Groups, ds.GroupNames, opt, rep.alphas...)
+		if err != nil {
+			return err
+		}
+		rep.Groups = ge
+	}
+	if val.IsClassification() {
+		c, err := ev.Collapse(theta, val)
+		if err != nil {
+			return err
+		}
+		rep.Collapse = &c
+	}
+	return nil
+}
+
+// printValidationChecks prints what checkValidation found: a line when
+// the model gave up, naming the options that help, and the metrics by
+// group.
+func (r *trainReport) printValidationChecks(w io.Writer) error {
+	if r.Collapse != nil && r.Collapse.GaveUp {
+		fmt.Fprintf(w, "\nthe model gave up on the validation split: %s; -tune, -blend or -trim may help\n", r.Collapse.Reason)
+	}
+	if r.Groups == nil {
+		return nil
+	}
+	fmt.Fprintf(w, "\nvalidation by group (%d groups; 95%% CI, percentile bootstrap, %d resamples):\n", len(r.Groups.Groups), trainGroupResamples)
+	return r.Groups.WriteText(w)
+}
