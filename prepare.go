@@ -19,7 +19,8 @@ type PrepareOptions struct {
 	// targets themselves stay in their units.
 	ScaleTarget bool
 	// TrainFrac is the training part of the split; 0 means
-	// dataset.DefaultTrainFrac.
+	// dataset.DefaultTrainFrac, and 1 trains on every row, with no
+	// validation part (a caller that holds out data of its own).
 	TrainFrac float64
 	// Seed makes the split (dataset.Split).
 	Seed uint64
@@ -41,7 +42,7 @@ type Prepared[T batch.Float] struct {
 // each data set of more that is not nil (a test set). full is not
 // modified.
 func Prepare[T batch.Float](full *dataset.Dataset[T], opt PrepareOptions, more ...*dataset.Dataset[T]) (*Prepared[T], error) {
-	train, val, err := dataset.Split(full, opt.TrainFrac, opt.Seed)
+	train, val, err := split(full, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -61,6 +62,22 @@ func Prepare[T batch.Float](full *dataset.Dataset[T], opt PrepareOptions, more .
 		p.Preprocessing.TargetMean, p.Preprocessing.TargetScale = ts.Mean, ts.Scale
 	}
 	return p, nil
+}
+
+// split is dataset.Split, or with TrainFrac 1 a copy of every row of full
+// and no validation part.
+func split[T batch.Float](full *dataset.Dataset[T], opt PrepareOptions) (train, val *dataset.Dataset[T], err error) {
+	if opt.TrainFrac != 1 {
+		return dataset.Split(full, opt.TrainFrac, opt.Seed)
+	}
+	if err := full.Validate(); err != nil {
+		return nil, nil, err
+	}
+	rows := make([]int, full.N)
+	for i := range rows {
+		rows[i] = i
+	}
+	return full.Subset(rows), nil, nil
 }
 
 // fitScaling fits the scaling on p.Train and applies it there.
