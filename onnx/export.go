@@ -283,6 +283,9 @@ func version() string {
 			return info.Main.Version
 		}
 		for _, d := range info.Deps {
+			if d.Path == path && d.Replace != nil && d.Replace.Version != "" {
+				return d.Replace.Version // a directory's is (devel), as the main module's
+			}
 			if d.Path == path && d.Version != "" {
 				return d.Version
 			}
