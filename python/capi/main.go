@@ -27,6 +27,7 @@ import (
 	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/batch"
 	"github.com/cvarlearn/cvar/dataset"
+	"github.com/cvarlearn/cvar/onnx"
 )
 
 func main() {}
@@ -275,7 +276,39 @@ func cvar_save(h C.int64_t, path *C.char, overwrite C.int32_t, err **C.char) C.i
 	return 1
 }
 
+// cvar_export_onnx writes the model as an ONNX model (onnx.Marshal) to
+// path, as save writes; modelName, when not empty, is recorded as the
+// model file it came from.
+//
+//export cvar_export_onnx
+func cvar_export_onnx(h C.int64_t, path *C.char, overwrite C.int32_t, modelName *C.char, err **C.char) C.int32_t {
+	m, e := models.get(int64(h))
+	var b []byte
+	if e == nil {
+		b, e = onnx.Marshal(m, onnx.Options{ModelName: C.GoString(modelName)})
+	}
+	if e == nil {
+		e = writeFile(C.GoString(path), overwrite != 0, b)
+	}
+	if e != nil {
+		fail(err, e)
+		return 0
+	}
+	return 1
+}
+
 func save(m *cvar.ModelFile, path string, overwrite bool) error {
+	var buf bytes.Buffer
+	if err := cvar.SaveModel(&buf, m); err != nil {
+		return err
+	}
+	return writeFile(path, overwrite, buf.Bytes())
+}
+
+// writeFile writes b to path through a temporary file and a rename; an
+// existing path is an error unless overwrite, and only a regular file is
+// replaced.
+func writeFile(path string, overwrite bool, b []byte) error {
 	if st, err := os.Lstat(path); err == nil {
 		if !overwrite {
 			return fmt.Errorf("%s exists; pass overwrite=True to replace it", path)
@@ -286,15 +319,11 @@ func save(m *cvar.ModelFile, path string, overwrite bool) error {
 	} else if !errors.Is(err, os.ErrNotExist) {
 		return err
 	}
-	var buf bytes.Buffer
-	if err := cvar.SaveModel(&buf, m); err != nil {
-		return err
-	}
 	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".*.tmp")
 	if err != nil {
 		return err
 	}
-	_, err = tmp.Write(buf.Bytes())
+	_, err = tmp.Write(b)
 	if cerr := tmp.Close(); err == nil {
 		err = cerr
 	}

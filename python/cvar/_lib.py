@@ -48,6 +48,7 @@ _signatures = {
     "cvar_info": (_p, [_i64, _err]),
     "cvar_set_source": (_i32, [_i64, ctypes.c_char_p, _err]),
     "cvar_save": (_i32, [_i64, ctypes.c_char_p, _i32, _err]),
+    "cvar_export_onnx": (_i32, [_i64, ctypes.c_char_p, _i32, ctypes.c_char_p, _err]),
     "cvar_load": (_i64, [ctypes.c_char_p, _err]),
     "cvar_to_bytes": (_p, [_i64, ctypes.POINTER(_i64), _err]),
     "cvar_from_bytes": (_i64, [_p, _i64, _err]),

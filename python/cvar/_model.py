@@ -69,6 +69,9 @@ class Model:
     def set_source(self, source):
         call(lib.cvar_set_source, self._handle, json.dumps(source).encode())
 
+    def export_onnx(self, path, overwrite=False, model_name=""):
+        call(lib.cvar_export_onnx, self._handle, os.fsencode(path), 1 if overwrite else 0, (model_name or "").encode())
+
     def save(self, path, overwrite=False):
         call(lib.cvar_save, self._handle, os.fsencode(path), 1 if overwrite else 0)
 

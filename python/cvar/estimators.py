@@ -145,6 +145,16 @@ class _CVaRBase(BaseEstimator):
             self._model_.set_source(source)
         self._model_.save(path, overwrite)
 
+    def export_onnx(self, path, overwrite=False, model_name=None):
+        """Writes the fitted model as an ONNX model (opset 13, IR version 7),
+        as `cvar export -format onnx` does: it takes the raw features, as
+        float32 for precision f32 and float64 for f64, and returns what
+        predict and predict_proba return (label, probabilities, class_index
+        and scores; value for a regressor). model_name, when given, is
+        recorded as the model file it came from."""
+        check_is_fitted(self, "_model_")
+        self._model_.export_onnx(path, overwrite, model_name)
+
     def to_bytes(self):
         """The bytes of the fitted model's cvar model file."""
         check_is_fitted(self, "_model_")

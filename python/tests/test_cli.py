@@ -80,3 +80,19 @@ def test_python_model_read_by_cvar_predict(tmp_path, cvar_cli):
                          capture_output=True, text=True).stdout.splitlines()
     got = np.array([float(line.split(",")[1]) for line in out[1:]])
     np.testing.assert_allclose(got, est.predict(X[:20]), rtol=1e-12)
+
+
+@pytest.mark.parametrize("Est,precision", [(cvar.CVaRClassifier, "f32"), (cvar.CVaRRegressor, "f64")])
+def test_export_onnx_as_cvar_export(tmp_path, cvar_cli, Est, precision):
+    rng = np.random.default_rng(4)
+    X = rng.normal(size=(120, 4))
+    y = (X[:, 0] + X[:, 1] > 0).astype(int) if Est is cvar.CVaRClassifier else X @ [1.0, 2.0, 0.0, -1.0]
+    est = Est(precision=precision).fit(X, y)
+    model = tmp_path / "m.cvar"
+    est.save(model)
+    est.export_onnx(tmp_path / "py.onnx", model_name="m.cvar")
+    subprocess.run([cvar_cli, "export", "-in", str(model), "-o", str(tmp_path / "cli.onnx")], check=True,
+                   capture_output=True)
+    assert (tmp_path / "py.onnx").read_bytes() == (tmp_path / "cli.onnx").read_bytes()
+    with pytest.raises(cvar.CVaRError, match="exists; pass overwrite=True"):
+        est.export_onnx(tmp_path / "py.onnx")
