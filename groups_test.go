@@ -258,12 +258,13 @@ func TestCollapseRules(t *testing.T) {
 }
 
 // Collapse triggers where noisy labels own the tail (CVaR at small α on
-// 20 % flipped labels) and not on the built-in data's defaults.
+// 20 % flipped labels) and not on the built-in data with the defaults.
 func TestCollapseTrained(t *testing.T) {
 	for _, c := range []struct {
 		noise, alpha float64
+		obj          Objective
 		want         bool
-	}{{0.2, 0.05, true}, {0, DefaultAlpha, false}} {
+	}{{0.2, 0.05, ObjectiveCVaR, true}, {0, DefaultAlpha, ObjectiveDefault, false}} {
 		ds, err := dataset.SyntheticClassification[float64](dataset.SynthClassConfig{N: 3000, Noise: c.noise, Seed: 1})
 		if err != nil {
 			t.Fatal(err)
@@ -272,7 +273,7 @@ func TestCollapseTrained(t *testing.T) {
 		dataset.StandardizeInPlace(st, ds)
 		data, _ := batch.NewData(ds.X, ds.N, ds.D, nil, ds.Labels, 2)
 		model, _ := batch.NewLogistic[float64](ds.D)
-		res, err := Train(model, data, Options{Method: Alg3, Alpha: c.alpha, Seed: 1})
+		res, err := Train(model, data, Options{Method: Alg3, Alpha: c.alpha, Objective: c.obj, Seed: 1})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -215,7 +215,7 @@ func noisyCSV(n int, flip float64) string {
 // options that help; the mean loss on the same data does not.
 func TestGaveUpReport(t *testing.T) {
 	data := write(t, t.TempDir(), "noisy.csv", noisyCSV(1500, 0.25))
-	text := ok(t, "train", "-data", data, "-alpha", "0.05")
+	text := ok(t, "train", "-data", data, "-objective", "cvar", "-alpha", "0.05")
 	if n := strings.Count(text, "gave up"); n != 1 || !strings.Contains(text, "nearly uniform") || !strings.Contains(text, "-tune, -blend or -trim") {
 		t.Errorf("CVaR_0.05 on noisy labels: %d lines say gave up:\n%s", n, text)
 	}
@@ -226,7 +226,7 @@ func TestGaveUpReport(t *testing.T) {
 			MeanMaxProb float64 `json:"mean_max_prob"`
 		} `json:"collapse"`
 	}
-	decodeJSON(t, ok(t, "train", "-data", data, "-alpha", "0.05", "-json"), &r)
+	decodeJSON(t, ok(t, "train", "-data", data, "-objective", "cvar", "-alpha", "0.05", "-json"), &r)
 	if !r.Collapse.GaveUp || r.Collapse.Reason == "" || r.Collapse.MeanMaxProb >= 0.55 {
 		t.Errorf("JSON collapse %+v", r.Collapse)
 	}
