@@ -27,6 +27,7 @@ import (
 	"io"
 	"runtime/debug"
 	"strconv"
+	"strings"
 
 	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/batch"
@@ -236,7 +237,8 @@ func metadata(m *cvar.ModelFile, opt Options) ([]*pb.StringStringEntryProto, err
 		[2]string{"cvar.model_sha256", hex.EncodeToString(sum[:])},
 		[2]string{"cvar.version", version()})
 	if opt.ModelName != "" {
-		kv = append(kv, [2]string{"cvar.model_name", opt.ModelName})
+		// Protobuf strings are UTF-8; a file name need not be.
+		kv = append(kv, [2]string{"cvar.model_name", strings.ToValidUTF8(opt.ModelName, "\uFFFD")})
 	}
 	props := make([]*pb.StringStringEntryProto, len(kv))
 	for i, p := range kv {
