@@ -260,8 +260,10 @@ func addDataFlags(fs *flag.FlagSet, use int) *dataFlags {
 	fs.Var(f.format, "format", "`format` of the data files: csv, libsvm or idx (default: guessed from the name)")
 	fs.StringVar(&f.target, "target", "", "CSV target `column`: a header name or 0-based index (default: the last column)")
 	fs.BoolVar(&f.noHeader, "no-header", false, "the CSV file has no header row")
-	fs.StringVar(&f.group, "group", "", "CSV `column` of each row's group (a header name or 0-based index; not a feature), for the metrics of each group; the built-in data: subgroup")
-	fs.StringVar(&f.groupFile, "group-file", "", "`file` of one group label a line, the group of each row of -data (LIBSVM, IDX, CSV)")
+	if use != dataForExperiment {
+		fs.StringVar(&f.group, "group", "", "CSV `column` of each row's group (a header name or 0-based index; not a feature), for the metrics of each group; the built-in data: subgroup")
+		fs.StringVar(&f.groupFile, "group-file", "", "`file` of one group label a line, the group of each row of -data (LIBSVM, IDX, CSV)")
+	}
 	fs.IntVar(&f.limit, "limit", 0, "use only the first `N` samples of each file, or of the built-in data (0: all)")
 	fs.Float64Var(&f.sparse, "sparse", dataset.DefaultSparseBelow, "LIBSVM files: hold the data sparse (CSR, memory in the non-zeros) when its density is below this `fraction`; -scale zscore then scales without centring (auto: maxabs), and -stream streams the rows' non-zeros; models trained with centring read dense (0: always dense)")
 	if use != dataForExperiment {
