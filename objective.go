@@ -175,7 +175,7 @@ func (w *weigher) weigh(c, losses []float64, rows []int, tau float64) float64 {
 // CVaR's.
 func (w *weigher) blended(c, losses []float64, tau float64) float64 {
 	b := float64(len(losses))
-	g := w.tail(c, losses, tau)
+	g := w.trimmed(c, losses, tau)
 	for i := range c {
 		c[i] = w.blend/b + (1-w.blend)*c[i]
 	}
@@ -353,7 +353,7 @@ func objectiveParams(opt *Options, pr *Params) {
 	pr.Risk = opt.objective()
 	switch pr.Risk {
 	case ObjectiveBlend:
-		pr.Blend = cmp.Or(opt.Blend, DefaultBlend)
+		pr.Blend, pr.Trim = cmp.Or(opt.Blend, DefaultBlend), opt.Trim
 	case ObjectiveTrimmed:
 		pr.Trim = cmp.Or(opt.Trim, DefaultTrim)
 	case ObjectiveChi2:

@@ -24,17 +24,24 @@ type Grid struct {
 	// EpsFraction are the practical ε as fractions of the initial VaR_α
 	// (Options.EpsFraction), tried for the smoothed methods Alg2–4 only.
 	EpsFraction []float64
+	// Trim are the fractions of each minibatch's largest losses left out
+	// (Options.Trim), each in [0, 1), tried for ObjectiveBlend and
+	// ObjectiveTrimmed only (a 0 only for the blend, which it leaves
+	// untrimmed).
+	Trim []float64
 }
 
 // DefaultGrid returns the default grid, in new slices: the paper's step
 // sizes {0.001, 0.005, 0.01} widened by a factor of 10 upwards,
 // {0.001, 0.003, 0.01, 0.03, 0.1}; its weight decays {0, 1e-4, 1e-3}; and
-// ε from a sharp to a soft plus function, {0.01, 0.05, 0.25}.
+// ε from a sharp to a soft plus function, {0.01, 0.05, 0.25}; and trims
+// from none to the label noise of hard real data, {0, 0.05, 0.1, 0.2}.
 func DefaultGrid() Grid {
 	return Grid{
 		LR:          []float64{0.001, 0.003, 0.01, 0.03, 0.1},
 		WeightDecay: []float64{0, 1e-4, 1e-3},
 		EpsFraction: []float64{0.01, 0.05, 0.25},
+		Trim:        []float64{0, 0.05, 0.1, 0.2},
 	}
 }
 
@@ -47,13 +54,20 @@ const (
 	SelectCVaR Selection = iota
 	// SelectLoss picks the smallest validation mean loss, the paper's rule.
 	SelectLoss
+	// SelectAccuracy picks the largest validation accuracy, ties broken by
+	// CVaR_α, then the mean loss; for regression, the smallest mean loss.
+	// Unlike a tail, accuracy is not owned by the few wrong labels of a
+	// validation split, so it picks the trim that fits the noise.
+	SelectAccuracy
 )
 
+var selectionNames = [...]string{"cvar", "loss", "accuracy"}
+
 func (s Selection) String() string {
-	if s == SelectLoss {
-		return "loss"
+	if s >= 0 && int(s) < len(selectionNames) {
+		return selectionNames[s]
 	}
-	return "cvar"
+	return fmt.Sprintf("Selection(%d)", int(s))
 }
 
 // TuneOptions configure Tune.
@@ -70,6 +84,7 @@ type TuneOptions struct {
 type Trial struct {
 	LR, WeightDecay float64
 	EpsFraction     float64 // 0 for the methods without smoothing
+	Trim            float64 // 0 for the objectives without a trim
 	Val             Metrics // CVaR and VaR at α, accuracy, mean loss
 	Err             error   // a DivergenceError when the setting diverged
 }
@@ -115,7 +130,7 @@ func TuneContext[T batch.Float](ctx context.Context, model batch.Model[T], train
 	if err := checkModelData(model, val); err != nil {
 		return nil, fmt.Errorf("cvar: validation data: %w", err)
 	}
-	if to.Select != SelectCVaR && to.Select != SelectLoss {
+	if to.Select < SelectCVaR || to.Select > SelectAccuracy {
 		return nil, fmt.Errorf("cvar: unknown selection %d", int(to.Select))
 	}
 	if to.Threads < 0 {
@@ -142,14 +157,17 @@ func TuneContext[T batch.Float](ctx context.Context, model batch.Model[T], train
 	case len(eps) == 0:
 		eps = def.EpsFraction
 	}
-	if err := checkGrid(grid, len(eps)); err != nil {
+	trims := gridTrims(grid.Trim, &opt)
+	if err := checkGrid(grid, len(eps), len(trims)); err != nil {
 		return nil, err
 	}
 	var trials []Trial
 	for _, lr := range grid.LR {
 		for _, wd := range grid.WeightDecay {
 			for _, e := range eps {
-				trials = append(trials, Trial{LR: lr, WeightDecay: wd, EpsFraction: e})
+				for _, tr := range trims {
+					trials = append(trials, Trial{LR: lr, WeightDecay: wd, EpsFraction: e, Trim: tr})
+				}
 			}
 		}
 	}
@@ -208,12 +226,12 @@ const MaxGridSettings = 1 << 16
 // fraction of 0 (Options would read it as its default, so the setting
 // would not be the one reported) and a grid of more than MaxGridSettings
 // settings, with nEps the number of ε the method tries.
-func checkGrid(g Grid, nEps int) error {
+func checkGrid(g Grid, nEps, nTrim int) error {
 	for _, l := range []struct {
 		name     string
 		values   []float64
 		positive bool
-	}{{"Grid.LR", g.LR, true}, {"Grid.WeightDecay", g.WeightDecay, false}, {"Grid.EpsFraction", g.EpsFraction, true}} {
+	}{{"Grid.LR", g.LR, true}, {"Grid.WeightDecay", g.WeightDecay, false}, {"Grid.EpsFraction", g.EpsFraction, true}, {"Grid.Trim", g.Trim, false}} {
 		for _, v := range l.values {
 			if !(v >= 0) || math.IsInf(v, 0) {
 				return fmt.Errorf("cvar: %s value %v must be finite and ≥ 0", l.name, v)
@@ -223,10 +241,16 @@ func checkGrid(g Grid, nEps int) error {
 			}
 		}
 	}
+	for _, v := range g.Trim {
+		if v >= 1 {
+			return fmt.Errorf("cvar: Grid.Trim value %v must be below 1", v)
+		}
+	}
 	hi, n := bits.Mul64(uint64(len(g.LR)), uint64(len(g.WeightDecay)))
 	hi2, n := bits.Mul64(n, uint64(nEps))
-	if hi != 0 || hi2 != 0 || n > MaxGridSettings {
-		return fmt.Errorf("cvar: a grid of %d × %d × %d settings exceeds MaxGridSettings (%d)", len(g.LR), len(g.WeightDecay), nEps, MaxGridSettings)
+	hi3, n := bits.Mul64(n, uint64(nTrim))
+	if hi != 0 || hi2 != 0 || hi3 != 0 || n > MaxGridSettings {
+		return fmt.Errorf("cvar: a grid of %d × %d × %d × %d settings exceeds MaxGridSettings (%d)", len(g.LR), len(g.WeightDecay), nEps, nTrim, MaxGridSettings)
 	}
 	return nil
 }
@@ -234,6 +258,9 @@ func checkGrid(g Grid, nEps int) error {
 // tryOne trains one setting on one thread and evaluates it on val.
 func tryOne[T batch.Float](ctx context.Context, model batch.Model[T], train, val *batch.Data[T], opt Options, tr *Trial, alpha float64) (*Result[T], Metrics, error) {
 	opt.LR, opt.WeightDecay, opt.EpsFraction, opt.Threads = tr.LR, tr.WeightDecay, tr.EpsFraction, 1
+	if tr.Trim > 0 {
+		opt.Trim = tr.Trim
+	}
 	res, err := TrainContext(ctx, model, train, opt)
 	if err != nil {
 		return nil, Metrics{}, err
@@ -245,10 +272,37 @@ func tryOne[T batch.Float](ctx context.Context, model batch.Model[T], train, val
 	return res, m, nil
 }
 
+// gridTrims returns the trims Tune tries: the grid's (default
+// DefaultGrid's) for the blend, less 0 for the trimmed objective, whose 0
+// means its default; none (one setting, the given Trim) for the others or
+// when opt.Trim is given.
+func gridTrims(trims []float64, opt *Options) []float64 {
+	o := opt.objective()
+	if o != ObjectiveBlend && o != ObjectiveTrimmed || opt.Trim > 0 {
+		return []float64{0}
+	}
+	if len(trims) == 0 {
+		trims = DefaultGrid().Trim
+	}
+	var out []float64
+	for _, t := range trims {
+		if t > 0 || o == ObjectiveBlend {
+			out = append(out, t)
+		}
+	}
+	if len(out) == 0 {
+		out = []float64{0} // the trimmed objective's default
+	}
+	return out
+}
+
 // better reports whether a beats b by the selection rule; NaN never wins.
 func better(a, b Metrics, sel Selection, alpha float64) bool {
+	if sel == SelectAccuracy && !math.IsNaN(a.Accuracy) && !math.IsNaN(b.Accuracy) && a.Accuracy != b.Accuracy {
+		return a.Accuracy > b.Accuracy
+	}
 	ka, kb := a.MeanLoss, b.MeanLoss
-	if sel == SelectCVaR {
+	if sel == SelectCVaR || sel == SelectAccuracy && !math.IsNaN(a.Accuracy) {
 		ka, _ = a.TailAt(alpha)
 		kb, _ = b.TailAt(alpha)
 		if ka == kb {

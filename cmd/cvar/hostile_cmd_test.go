@@ -27,7 +27,7 @@ func TestHostileTrain(t *testing.T) {
 		{"-steps past MaxSteps", []string{"train", "-steps", "9007199254740993"}, 2, []string{"-steps 9007199254740993"}, "", false},
 		{"-epochs of the data's steps", []string{"train", "-data", data, "-epochs", "4503599627370497", "-batch", "20"}, 1, []string{"-epochs 4503599627370497 of 2 steps each"}, "", false},
 		{"-classes 2^63-1", []string{"train", "-classes", "9223372036854775807"}, 2, []string{"-classes 9223372036854775807", "2147483647"}, "", false},
-		{"-tune grid of 90000", []string{"train", "-tune", "-tune-lrs", many("0.1", 300), "-tune-wds", many("0", 300)}, 2, []string{"270000 settings", "65536"}, "", false},
+		{"-tune grid of 90000", []string{"train", "-tune", "-tune-lrs", many("0.1", 300), "-tune-wds", many("0", 300)}, 2, []string{"1080000 settings", "65536"}, "", false},
 		{"-tune-eps 0", []string{"train", "-tune", "-tune-eps", "0"}, 2, []string{"-tune-eps", "must be positive"}, "", false},
 		{"-tune-lrs 0", []string{"train", "-tune", "-tune-lrs", "0.1,0"}, 2, []string{"-tune-lrs", "must be positive"}, "", false},
 		{"-tune's parameters past -max-memory", []string{"train", "-n", "300", "-d", "200", "-classes", "50", "-tune", "-method", "vanilla", "-max-memory", "1MB"}, 1, []string{"-tune's 15 settings", "-max-memory"}, "", false},

@@ -22,7 +22,7 @@ func TestCountFlagsRefused(t *testing.T) {
 		{[]string{"train", "-epochs", "9223372036854775807"}, []string{"-epochs 9223372036854775807"}},
 		{[]string{"train", "-steps", "9007199254740993"}, []string{"-steps 9007199254740993"}},
 		{[]string{"train", "-classes", "9223372036854775807"}, []string{"-classes 9223372036854775807", "2147483647"}},
-		{[]string{"train", "-tune", "-tune-lrs", many("0.1", 300), "-tune-wds", many("0", 300)}, []string{"-tune-lrs × -tune-wds × -tune-eps", "270000 settings", "65536"}},
+		{[]string{"train", "-tune", "-tune-lrs", many("0.1", 300), "-tune-wds", many("0", 300)}, []string{"-tune-lrs × -tune-wds × -tune-eps × -tune-trims", "1080000 settings", "65536"}},
 		{[]string{"experiment", "-seeds", "1000000000"}, []string{"-seeds", "1000000000", "100000"}},
 		{[]string{"experiment", "-epochs", "9223372036854775807"}, []string{"-epochs 9223372036854775807"}},
 		{[]string{"experiment", "-epochs", "100000000000000"}, []string{"-epochs 100000000000000", "135 training runs"}},

@@ -667,9 +667,11 @@ func TestExperiment(t *testing.T) {
 	}
 }
 
-// TestTrainTune checks train -tune: every setting of the grid is reported,
-// the pick is the smallest validation CVaR_α among them (or mean loss with
-// -select loss), and the model reported is the pick's.
+// TestTrainTune checks train -tune: every setting of the grid is reported
+// (the default blend's trims too), the pick is the largest validation
+// accuracy among them, ties by the smallest CVaR_α (-select cvar: the
+// smallest CVaR_α; -select loss: mean loss), and the model reported is
+// the pick's.
 func TestTrainTune(t *testing.T) {
 	var r struct {
 		trainJSON
@@ -678,26 +680,41 @@ func TestTrainTune(t *testing.T) {
 			Best   int    `json:"best"`
 			Trials []struct {
 				LR, WD, Eps float64
+				Trim        float64 `json:"trim"`
 				CVaR        float64 `json:"cvar"`
 				MeanLoss    float64 `json:"mean_loss"`
+				Accuracy    float64 `json:"accuracy"`
 			} `json:"trials"`
 		} `json:"tune"`
 	}
 	decodeJSON(t, ok(t, "train", "-n", "1500", "-tune", "-tune-lrs", "0.003,0.03", "-tune-wds", "0,0.001", "-json"), &r)
-	if len(r.Tune.Trials) != 2*2*len(cvar.DefaultGrid().EpsFraction) || r.Tune.Select != "cvar" {
+	grid := cvar.DefaultGrid()
+	if len(r.Tune.Trials) != 2*2*len(grid.EpsFraction)*len(grid.Trim) || r.Tune.Select != "accuracy" {
 		t.Fatalf("tune: %+v", r.Tune)
 	}
 	best := r.Tune.Trials[r.Tune.Best]
+	trims := map[float64]bool{}
 	for i, tr := range r.Tune.Trials {
-		if tr.CVaR < best.CVaR {
-			t.Errorf("trial %d: CVaR %v below the pick's %v", i, tr.CVaR, best.CVaR)
+		trims[tr.Trim] = true
+		if tr.Accuracy > best.Accuracy || tr.Accuracy == best.Accuracy && tr.CVaR < best.CVaR {
+			t.Errorf("trial %d: accuracy %v, CVaR %v beat the pick's %v, %v", i, tr.Accuracy, tr.CVaR, best.Accuracy, best.CVaR)
 		}
+	}
+	if len(trims) != len(grid.Trim) {
+		t.Errorf("trims tried %v, want %v", trims, grid.Trim)
 	}
 	if got := *r.Metrics["validation"]["cvar_0.1"]; math.Abs(got-best.CVaR) > 1e-9 {
 		t.Errorf("validation CVaR_0.1 %v, the pick's %v", got, best.CVaR)
 	}
 	if r.Params["lr_from"] != "tuned" {
 		t.Errorf("lr_from %v", r.Params["lr_from"])
+	}
+	decodeJSON(t, ok(t, "train", "-n", "1500", "-objective", "cvar", "-tune", "-tune-lrs", "0.003,0.03", "-select", "cvar", "-json"), &r)
+	best = r.Tune.Trials[r.Tune.Best]
+	for i, tr := range r.Tune.Trials {
+		if tr.CVaR < best.CVaR {
+			t.Errorf("-select cvar: trial %d: CVaR %v below the pick's %v", i, tr.CVaR, best.CVaR)
+		}
 	}
 	decodeJSON(t, ok(t, "train", "-n", "1500", "-method", "vanilla", "-tune", "-tune-lrs", "0.003,0.03", "-select", "loss", "-json"), &r)
 	best = r.Tune.Trials[r.Tune.Best]

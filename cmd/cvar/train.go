@@ -74,6 +74,7 @@ type trainFlags struct {
 	tuneLRs   *floatList
 	tuneWDs   *floatList
 	tuneEps   *floatList
+	tuneTrims *floatList
 }
 
 func addTrainFlags(fs *flag.FlagSet) *trainFlags {
@@ -84,9 +85,9 @@ func addTrainFlags(fs *flag.FlagSet) *trainFlags {
 	fs.Var(f.model, "model", "`model`: logistic, softmax, linear (least squares), lad (least absolute deviations), mlp, or auto (logistic for 2 classes, softmax for more, linear for real targets)")
 	fs.Var(f.method, "method", "training `method`: alg1, alg2, alg3 (CVaR-SGD), alg4, vanilla (mean loss) or minibatch (CVaR of each minibatch)")
 	fs.Var(&f.alpha, "alpha", "tail fraction `α` ∈ (0, 1] whose CVaR is minimised")
-	fs.Var(f.objective, "objective", "`objective` minimised: cvar (CVaR_α), blend (λ·mean + (1−λ)·CVaR_α), trimmed (CVaR_α without the largest ε-fraction), chi2 (χ²-DRO of radius ρ) or group (the worst group's mean loss, with -group); default the method's own (cvar; the mean for vanilla), or the one that -blend, -trim or -rho names")
-	fs.Float64Var(&f.blend, "blend", 0, "objective blend: the mean's weight `λ` ∈ (0, 1] (0: 0.5 when -objective blend)")
-	fs.Float64Var(&f.trim, "trim", 0, "objective trimmed: the fraction `ε` ∈ (0, 1) of the largest losses of each minibatch left out (0: 0.05 when -objective trimmed)")
+	fs.Var(f.objective, "objective", "`objective` minimised: blend (λ·mean + (1−λ)·CVaR_α, the default but for vanilla's mean), cvar (CVaR_α, the paper's), trimmed (CVaR_α without each minibatch's largest ε-fraction), chi2 (χ²-DRO of radius ρ; -rho names it) or group (the worst group's mean loss, with -group; -group-lr names it)")
+	fs.Float64Var(&f.blend, "blend", 0, "objective blend: the mean's weight `λ` ∈ (0, 1] (0: 0.5)")
+	fs.Float64Var(&f.trim, "trim", 0, "objectives blend and trimmed: the fraction `ε` ∈ (0, 1) of each minibatch's largest losses left out of its CVaR (0: none for blend, 0.05 for trimmed)")
 	fs.Float64Var(&f.rho, "rho", 0, "objective chi2: the χ² radius `ρ` > 0 (0: 1 when -objective chi2)")
 	fs.Float64Var(&f.groupLR, "group-lr", 0, "objective group: the step size `η_q` of the group weights (0: 0.01)")
 	fs.Var(f.smooth, "smooth", "`smoothing` of the plus function (alg2–4): softplus or quadratic")
@@ -107,14 +108,16 @@ func addTrainFlags(fs *flag.FlagSet) *trainFlags {
 	fs.BoolVar(&f.json, "json", false, "print the results as JSON")
 	fs.BoolVar(&f.stream, "stream", false, "alg1 or alg4 only: read the CSV or LIBSVM -data file as a stream, one row at a time")
 	fs.BoolVar(&f.tune, "tune", false, "train on the training split over the grid -tune-lrs × -tune-wds (× -tune-eps for alg2–4), all runs spread over the cores, and keep the setting -select picks on the validation split")
-	f.selectBy = newChoice("cvar", "cvar", "loss")
-	fs.Var(f.selectBy, "select", "-tune's `rule`: cvar (smallest validation CVaR_α) or loss (smallest validation mean loss, the paper's)")
+	f.selectBy = newChoice("accuracy", "accuracy", "cvar", "loss")
+	fs.Var(f.selectBy, "select", "-tune's `rule`: accuracy (largest validation accuracy, ties by CVaR_α; regression: mean loss), cvar (smallest validation CVaR_α, which a few wrong labels own) or loss (smallest validation mean loss, the paper's)")
 	grid := cvar.DefaultGrid()
 	f.tuneLRs = nonNegList("step size", grid.LR...)
 	fs.Var(f.tuneLRs, "tune-lrs", "-tune's step sizes, a comma-separated `list`")
 	f.tuneWDs = nonNegList("weight decay", grid.WeightDecay...)
 	fs.Var(f.tuneWDs, "tune-wds", "-tune's weight decays, a comma-separated `list`")
 	f.tuneEps = nonNegList("eps fraction", grid.EpsFraction...)
+	f.tuneTrims = nonNegList("trim", grid.Trim...)
+	fs.Var(f.tuneTrims, "tune-trims", "-tune's trims of objectives blend and trimmed, each in [0, 1), a comma-separated `list`")
 	fs.Var(f.tuneEps, "tune-eps", "-tune's ε as fractions of the initial VaR_α (alg2–4), each positive, a comma-separated `list`")
 	return f
 }
@@ -176,13 +179,13 @@ func (f *trainFlags) options() (cvar.Options, error) {
 	if f.tune && (f.stream || f.lr.theorem || f.lr.value > 0 || f.wd > 0) {
 		return opt, usagef("-tune picks the step size and weight decay itself: drop -stream, -lr and -wd")
 	}
-	return opt, f.checkTuneGrid(method)
+	return opt, f.checkTuneGrid(&opt)
 }
 
 // checkTuneGrid refuses a -tune grid with a zero step size or ε fraction
 // (the library would read 0 as its default) or of more settings than the
 // library tries.
-func (f *trainFlags) checkTuneGrid(method cvar.Method) error {
+func (f *trainFlags) checkTuneGrid(opt *cvar.Options) error {
 	for _, lr := range f.tuneLRs.values {
 		if lr == 0 {
 			return usagef("-tune-lrs: a step size must be positive")
@@ -193,8 +196,13 @@ func (f *trainFlags) checkTuneGrid(method cvar.Method) error {
 			return usagef("-tune-eps: an ε fraction must be positive")
 		}
 	}
-	if n, ok := f.tuneSettings(method); f.tune && !ok {
-		return usagef("-tune-lrs × -tune-wds × -tune-eps make %d settings, more than %d", n, cvar.MaxGridSettings)
+	for _, t := range f.tuneTrims.values {
+		if t >= 1 {
+			return usagef("-tune-trims: a trim must be below 1")
+		}
+	}
+	if n, ok := f.tuneSettings(opt); f.tune && !ok {
+		return usagef("-tune-lrs × -tune-wds × -tune-eps × -tune-trims make %d settings, more than %d", n, cvar.MaxGridSettings)
 	}
 	return nil
 }
@@ -202,12 +210,22 @@ func (f *trainFlags) checkTuneGrid(method cvar.Method) error {
 // tuneSettings is the number of settings -tune tries, and whether it is at
 // most cvar.MaxGridSettings: ε fractions count for the smoothed methods
 // when -eps is not given.
-func (f *trainFlags) tuneSettings(method cvar.Method) (uint64, bool) {
-	nEps := 1
+func (f *trainFlags) tuneSettings(opt *cvar.Options) (uint64, bool) {
+	method := opt.Method
+	nEps, nTrim := 1, 1
 	if (method == cvar.Alg2 || method == cvar.Alg3 || method == cvar.Alg4) && f.eps == 0 {
 		nEps = len(f.tuneEps.values)
 	}
-	return product(cvar.MaxGridSettings, len(f.tuneLRs.values), len(f.tuneWDs.values), nEps)
+	if opt.Trim == 0 && (opt.Objective == cvar.ObjectiveBlend || opt.Objective == cvar.ObjectiveTrimmed) {
+		nTrim = 0
+		for _, t := range f.tuneTrims.values {
+			if t > 0 || opt.Objective == cvar.ObjectiveBlend {
+				nTrim++
+			}
+		}
+		nTrim = max(nTrim, 1)
+	}
+	return product(cvar.MaxGridSettings, len(f.tuneLRs.values), len(f.tuneWDs.values), nEps, nTrim)
 }
 
 // parseTrain turns train's command line into its flags and the library
@@ -303,7 +321,7 @@ func trainRun[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 		return err
 	}
 	if f.tune { // Tune keeps the parameters of every setting
-		settings, _ := f.tuneSettings(opt.Method)
+		settings, _ := f.tuneSettings(&opt)
 		need, _ := product(math.MaxInt64, int(settings), model.NumParams(), int(unsafe.Sizeof(T(0))))
 		what := fmt.Sprintf("the parameters of -tune's %d settings", settings)
 		if err := checkMemory(what, int64(min(need, math.MaxInt64)), f.data.maxMemory); err != nil {
@@ -429,11 +447,14 @@ func tune[T batch.Float](e *env, f *trainFlags, opt cvar.Options, model batch.Mo
 		return nil, err
 	}
 	to := cvar.TuneOptions{
-		Grid:    cvar.Grid{LR: f.tuneLRs.values, WeightDecay: f.tuneWDs.values, EpsFraction: f.tuneEps.values},
+		Grid:    cvar.Grid{LR: f.tuneLRs.values, WeightDecay: f.tuneWDs.values, EpsFraction: f.tuneEps.values, Trim: f.tuneTrims.values},
 		Threads: f.threads,
 	}
-	if f.selectBy.value == "loss" {
+	switch f.selectBy.value {
+	case "loss":
 		to.Select = cvar.SelectLoss
+	case "accuracy":
+		to.Select = cvar.SelectAccuracy
 	}
 	return cvar.Tune(model, fit, fitVal, opt, to)
 }

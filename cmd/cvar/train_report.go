@@ -174,6 +174,7 @@ type tuneTrial struct {
 	LR          float64         `json:"lr"`
 	WeightDecay float64         `json:"wd"`
 	EpsFraction float64         `json:"eps_fraction,omitempty"`
+	Trim        float64         `json:"trim,omitempty"`
 	CVaR        jsonfloat.Lossy `json:"cvar"`
 	MeanLoss    jsonfloat.Lossy `json:"mean_loss"`
 	Accuracy    jsonfloat.Lossy `json:"accuracy"`
@@ -184,7 +185,7 @@ func tuneReportOf[T batch.Float](f *trainFlags, t *cvar.Tuned[T], lossFactor, al
 	r := &tuneReport{Select: f.selectBy.value, Alpha: alpha, Best: t.Best}
 	for _, tr := range t.Trials {
 		c, _ := tr.Val.TailAt(alpha)
-		row := tuneTrial{LR: tr.LR, WeightDecay: tr.WeightDecay, EpsFraction: tr.EpsFraction,
+		row := tuneTrial{LR: tr.LR, WeightDecay: tr.WeightDecay, EpsFraction: tr.EpsFraction, Trim: tr.Trim,
 			CVaR: jsonfloat.Lossy(c * lossFactor), MeanLoss: jsonfloat.Lossy(tr.Val.MeanLoss * lossFactor), Accuracy: jsonfloat.Lossy(tr.Val.Accuracy)}
 		if tr.Err != nil {
 			row.CVaR, row.MeanLoss, row.Accuracy, row.Error = jsonfloat.Lossy(math.NaN()), jsonfloat.Lossy(math.NaN()), jsonfloat.Lossy(math.NaN()), tr.Err.Error()
@@ -196,12 +197,23 @@ func tuneReportOf[T batch.Float](f *trainFlags, t *cvar.Tuned[T], lossFactor, al
 
 func (r *tuneReport) print(w io.Writer) error {
 	by := "validation CVaR_" + alphaKey(r.Alpha)
-	if r.Select == "loss" {
+	switch r.Select {
+	case "loss":
 		by = "validation mean loss"
+	case "accuracy":
+		by = "validation accuracy, then CVaR_" + alphaKey(r.Alpha)
 	}
 	fmt.Fprintf(w, "tuned over %d settings, picked by %s (*):\n", len(r.Trials), by)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "\tlr\twd\tε fraction\tCVaR_%s\tmean loss\taccuracy\t\n", alphaKey(r.Alpha))
+	trims := false
+	for _, t := range r.Trials {
+		trims = trims || t.Trim > 0
+	}
+	trimHead := ""
+	if trims {
+		trimHead = "\ttrim"
+	}
+	fmt.Fprintf(tw, "\tlr\twd\tε fraction%s\tCVaR_%s\tmean loss\taccuracy\t\n", trimHead, alphaKey(r.Alpha))
 	for i, t := range r.Trials {
 		mark := ""
 		if i == r.Best {
@@ -210,6 +222,9 @@ func (r *tuneReport) print(w io.Writer) error {
 		eps := "-"
 		if t.EpsFraction > 0 {
 			eps = numtext.Short(t.EpsFraction)
+		}
+		if trims {
+			eps += "\t" + numtext.Short(t.Trim)
 		}
 		if t.Error != "" {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\tdiverged\t\t\t\n", mark, numtext.Short(t.LR), numtext.Short(t.WeightDecay), eps)
