@@ -32,6 +32,9 @@ CASES = [
     ("real", cvar.CVaRRegressor, [], {}),
     ("real", cvar.CVaRRegressor, ["-model", "lad", "-alpha", "0.2", "-wd", "0.001", "-scale", "maxabs"],
      {"model": "lad", "alpha": 0.2, "weight_decay": 0.001, "scale": "maxabs"}),
+    ("binary", cvar.CVaRClassifier, ["-objective", "trimmed", "-trim", "0.1"], {"objective": "trimmed", "trim": 0.1}),
+    ("real", cvar.CVaRRegressor, ["-objective", "blend", "-blend", "0.3", "-smooth", "quadratic"],
+     {"objective": "blend", "blend": 0.3, "smoothing": "quadratic"}),
 ]
 
 

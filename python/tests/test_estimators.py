@@ -59,6 +59,8 @@ def test_engine_errors_are_exceptions(blobs):
         cvar.CVaRClassifier(alpha=1.5).fit(X, y)
     with pytest.raises(cvar.CVaRError, match="training diverged"):
         cvar.CVaRRegressor(lr=1e6, scale_target="none").fit(X, y * 1e3)
+    with pytest.raises(cvar.CVaRError, match="objective blend takes the practical rule"):
+        cvar.CVaRClassifier(objective="blend", lr="theorem").fit(X, y)
     with pytest.raises(TypeError, match="takes no sample_weight"):
         cvar.CVaRClassifier().fit(X, y, sample_weight=np.ones(len(y)))
 
