@@ -28,6 +28,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/batch"
@@ -84,6 +85,10 @@ func Marshal(m *cvar.ModelFile, opt Options) ([]byte, error) {
 	if len(m.Theta) > (maxBytes-1<<20)/width {
 		return nil, fmt.Errorf("onnx: the model's %d parameters take more than the 2 GiB an ONNX file without external data can hold", len(m.Theta))
 	}
+	graph, err := build(m)
+	if err != nil {
+		return nil, err
+	}
 	meta, err := metadata(m, opt)
 	if err != nil {
 		return nil, err
@@ -94,14 +99,18 @@ func Marshal(m *cvar.ModelFile, opt Options) ([]byte, error) {
 		ProducerName:    ptr("cvar"),
 		ProducerVersion: ptr(version()),
 		DocString:       ptr(describe(m)),
-		Graph:           build(m),
+		Graph:           graph,
 		MetadataProps:   meta,
 	}
 	return model.Marshal(), nil
 }
 
 // build is the graph of m: preprocessing, model and outputs.
-func build(m *cvar.ModelFile) *pb.GraphProto {
+func build(m *cvar.ModelFile) (*pb.GraphProto, error) {
+	classes, err := classTexts(m.Classes)
+	if err != nil {
+		return nil, err
+	}
 	g := &graph{elem: pb.TensorProto_DOUBLE}
 	if m.Precision == cvar.F32 {
 		g.elem = pb.TensorProto_FLOAT
@@ -112,7 +121,7 @@ func build(m *cvar.ModelFile) *pb.GraphProto {
 		g.scores(m, x, "value")
 		outputs = []*pb.ValueInfoProto{valueInfo("value", g.elem, 1)}
 	} else {
-		outputs = g.classify(m, g.scores(m, x, "scores"))
+		outputs = g.classify(m, classes, g.scores(m, x, "scores"))
 	}
 	return &pb.GraphProto{
 		Name:        ptr("cvar_" + m.Kind),
@@ -120,7 +129,30 @@ func build(m *cvar.ModelFile) *pb.GraphProto {
 		Initializer: g.inits,
 		Input:       []*pb.ValueInfoProto{valueInfo("features", g.elem, int64(m.D))},
 		Output:      outputs,
+	}, nil
+}
+
+// classTexts are the class texts as ONNX strings, which are UTF-8: a text
+// that is not valid UTF-8 (a Latin-1 label) is read as Latin-1, one
+// character a byte. Texts that then coincide are an error.
+func classTexts(classes []string) ([]string, error) {
+	out := make([]string, len(classes))
+	seen := make(map[string]int, len(classes))
+	for i, c := range classes {
+		out[i] = c
+		if !utf8.ValidString(c) {
+			r := make([]rune, len(c))
+			for j := range len(c) {
+				r[j] = rune(c[j])
+			}
+			out[i] = string(r)
+		}
+		if j, dup := seen[out[i]]; dup {
+			return nil, fmt.Errorf("onnx: classes %q and %q are both %q in UTF-8, as ONNX holds texts", classes[j], c, out[i])
+		}
+		seen[out[i]] = i
 	}
+	return out, nil
 }
 
 // preprocess adds the nodes of p on rows of d raw features x, as
@@ -173,11 +205,11 @@ func (g *graph) scores(m *cvar.ModelFile, x, out string) string {
 }
 
 // classify adds the outputs of a classifier to its scores: the class text
-// and index of cvar.PredictedClass, and the probabilities (the softmax of
+// (classes) and index of cvar.PredictedClass, and the probabilities (the softmax of
 // the logits; for logistic regression σ(−m) and σ(m) of the margin m, as
 // the softmax of (−m/2, m/2), which keeps the smaller one's relative
 // precision however large |m|).
-func (g *graph) classify(m *cvar.ModelFile, scores string) []*pb.ValueInfoProto {
+func (g *graph) classify(m *cvar.ModelFile, classes []string, scores string) []*pb.ValueInfoProto {
 	var index, probs string
 	width := int64(m.K)
 	if m.Kind == batch.KindLogistic {
@@ -192,7 +224,7 @@ func (g *graph) classify(m *cvar.ModelFile, scores string) []*pb.ValueInfoProto 
 		index = g.node("ArgMax", "class_index", []string{scores}, intAttr("axis", 1), intAttr("keepdims", 0))
 		probs = g.node("Softmax", "probabilities", []string{scores}, intAttr("axis", 1))
 	}
-	label := g.node("Gather", "label", []string{g.strings("classes", m.Classes), index}, intAttr("axis", 0))
+	label := g.node("Gather", "label", []string{g.strings("classes", classes), index}, intAttr("axis", 0))
 	return []*pb.ValueInfoProto{
 		valueInfo(label, pb.TensorProto_STRING),
 		valueInfo(probs, g.elem, int64(m.K)),
@@ -313,7 +345,10 @@ func Signature(m *cvar.ModelFile) (input Tensor, outputs []Tensor, err error) {
 	if err := m.Validate(); err != nil {
 		return Tensor{}, nil, err
 	}
-	g := build(m)
+	g, err := build(m)
+	if err != nil {
+		return Tensor{}, nil, err
+	}
 	for _, v := range g.Output {
 		outputs = append(outputs, tensorOf(v))
 	}

@@ -459,3 +459,31 @@ func TestExportErrors(t *testing.T) {
 		t.Errorf("Signature of an invalid model: error %v", err)
 	}
 }
+
+func TestExportLatin1Classes(t *testing.T) {
+	m, _, _ := trained[float64](t, exportCases[1])
+	m.Classes = []string{"caf\xe9", "tea", "ça"}
+	b, err := Marshal(m, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var mp pb.ModelProto
+	if err := mp.Unmarshal(b); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, init := range mp.Graph.Initializer {
+		if *init.Name == "classes" {
+			for _, s := range init.StringData {
+				got = append(got, string(s))
+			}
+		}
+	}
+	if want := []string{"café", "tea", "ça"}; !slices.Equal(got, want) {
+		t.Errorf("classes %q, want %q", got, want)
+	}
+	m.Classes[1] = "café"
+	if _, err := Marshal(m, Options{}); err == nil || !strings.Contains(err.Error(), `"caf\xe9" and "café"`) {
+		t.Errorf("classes that coincide in UTF-8: error %v", err)
+	}
+}
