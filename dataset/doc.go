@@ -34,6 +34,13 @@
 // [Dataset.Batch] hands the result to package batch for training with
 // package cvar, and [WriteLIBSVM] writes a data set back out.
 //
+// Rows may carry groups, labels that are not features (a site, a source),
+// for metrics by group and Group DRO: [Dataset].Groups, filled from a CSV
+// column ([CSVOptions].Group), a group file of one label a line
+// ([FileOptions].GroupFile, [Dataset.LoadGroups], [ReadGroups]) or the
+// synthetic data's subgroup ([SynthClassConfig].MarkGroups). Subset and
+// Split carry them with their rows.
+//
 // # Errors
 //
 // Readers never print, exit or panic on bad input. Every problem is reported
