@@ -62,7 +62,7 @@ def make_data(rng, d_dir):
     split("binary", x, y, write_csv, "csv")
     # Four classes.
     x = rng.normal(size=(1000, 10)) * 2 + 1
-    y = np.array(["a", "b", "c", "d"])[np.argmax(x @ rng.normal(size=(10, 4)) + rng.normal(size=(1000, 4)), axis=1)]
+    y = np.array(["a", "b", "ça", "Δ"])[np.argmax(x @ rng.normal(size=(10, 4)) + rng.normal(size=(1000, 4)), axis=1)]
     split("multi", x, y, write_csv, "csv")
     # Regression with targets far from zero (trained on standardised targets).
     x = rng.normal(size=(800, 6)) * 3
