@@ -337,15 +337,22 @@ func collapseOf[T batch.Float](scores []T, outputs int, labels []int32, k int) C
 }
 
 // maxProb is the largest class probability of one row's scores: the
-// softmax's, or σ(|m|) of a binary logistic margin m.
+// softmax's, or σ(|m|) of a binary logistic margin m; 1 for scores that
+// are not finite, so that the mean stays a number.
 func maxProb[T batch.Float](s []T) float64 {
 	if len(s) == 1 {
+		if math.IsNaN(float64(s[0])) {
+			return 1
+		}
 		return 1 / (1 + math.Exp(-math.Abs(float64(s[0]))))
 	}
 	top := float64(s[PredictedClass(s)])
 	var sum float64
 	for _, v := range s {
 		sum += math.Exp(float64(v) - top)
+	}
+	if math.IsNaN(sum) { // an infinite or NaN score: no probability, counted confident
+		return 1
 	}
 	return 1 / sum
 }

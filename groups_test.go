@@ -251,6 +251,10 @@ func TestCollapseRules(t *testing.T) {
 	if !c.GaveUp || c.Accuracy != 1 || !strings.Contains(c.Reason, "nearly uniform") {
 		t.Errorf("timid predictor: %+v", c)
 	}
+	c = collapseOf([]float64{math.NaN(), math.Inf(1), 0, math.Inf(-1), 0, 0, 0, 1}, 2, labels, 2)
+	if math.IsNaN(c.MeanMaxProb) || c.MeanMaxProb > 1 {
+		t.Errorf("scores that are not finite: mean largest probability %v", c.MeanMaxProb)
+	}
 	c = collapseOf([]float64{-3, -2, -3, 2}, 1, labels, 2)
 	if c.GaveUp || c.Reason != "" || c.MeanMaxProb < 0.8 {
 		t.Errorf("confident, right predictor: %+v", c)
