@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -236,4 +237,40 @@ func TestGaveUpReport(t *testing.T) {
 	if text := ok(t, "train", "-n", "1500"); strings.Contains(text, "gave up") {
 		t.Errorf("the built-in data's defaults gave up:\n%s", text)
 	}
+}
+
+// TestGroupFileIDXAndTest: a group file gives an MNIST directory's
+// training rows their groups (not the t10k test set's); a -test CSV file
+// has the group column as the training file does.
+func TestGroupFileIDXAndTest(t *testing.T) {
+	dir := t.TempDir()
+	idxDir := filepath.Join(dir, "mnist")
+	if err := os.Mkdir(idxDir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	idxPair(t, idxDir, 60, true)
+	var labels strings.Builder
+	for i := range 60 {
+		labels.WriteString([]string{"left", "right"}[i%2] + "\n")
+	}
+	groups := write(t, dir, "g.txt", labels.String())
+	var r struct {
+		Metrics map[string]map[string]*float64 `json:"metrics"`
+		Groups  *groupJSON                     `json:"validation_groups"`
+	}
+	decodeJSON(t, ok(t, "train", "-data", idxDir, "-group-file", groups, "-epochs", "2", "-json"), &r)
+	if r.Groups == nil || len(r.Groups.Groups) != 2 || r.Groups.All.N != 20 || r.Metrics["test"] == nil {
+		t.Errorf("IDX groups %+v, test metrics %v", r.Groups, r.Metrics["test"])
+	}
+	short := write(t, dir, "short.txt", strings.Repeat("left\n", 59))
+	fails(t, 1, []string{"short.txt:59", "ends after 59 group labels", "60 rows"}, "train", "-data", idxDir, "-group-file", short)
+	csv := write(t, dir, "sites.csv", groupCSV(90, 6))
+	test := write(t, dir, "sites-test.csv", groupCSV(30, 7))
+	decodeJSON(t, ok(t, "train", "-data", csv, "-test", test, "-group", "site", "-json"), &r)
+	if n := r.Metrics["test"]["n"]; n == nil || *n != 30 || r.Groups == nil {
+		t.Errorf("-test with a group column: test n %v, groups %+v", n, r.Groups)
+	}
+	svm := write(t, dir, "d.svm", svmFile(90, 8, false))
+	fails(t, 1, []string{"missing.txt"}, "train", "-data", svm, "-group-file", filepath.Join(dir, "missing.txt"))
+	fails(t, 1, []string{"nul.txt:2", "NUL byte"}, "train", "-data", svm, "-group-file", write(t, dir, "nul.txt", "a\nb\x00\n"+strings.Repeat("a\n", 88)))
 }
