@@ -44,7 +44,7 @@ class BuildWithGo(build_py):
             sys.exit("cvar: building the package needs Go (https://go.dev/dl/) on PATH; or install a wheel")
         env = dict(os.environ, CGO_ENABLED="1")
         env.setdefault("GOFLAGS", "-buildvcs=false")
-        cmd = [go, "build", "-trimpath", "-buildmode=c-shared", "-o", os.path.abspath(dest), "."]
+        cmd = [go, "build", "-trimpath", "-ldflags=-s -w", "-buildmode=c-shared", "-o", os.path.abspath(dest), "."]
         subprocess.check_call(cmd, cwd=os.path.join(HERE, "capi"), env=env)
         header = os.path.splitext(dest)[0] + ".h"
         if os.path.exists(header):
