@@ -51,6 +51,9 @@ func cmdEval(e *env, args []string) error {
 	if err != nil {
 		return usagef("-worst-by: %s", strings.TrimPrefix(err.Error(), "cvar: "))
 	}
+	if worst != "mean_loss" && df.group == "" && df.groupFile == "" {
+		return usagef("-worst-by %s names the worst group: give -group or -group-file", *worstBy)
+	}
 	if *threads, err = threadsFlag(*threads); err != nil {
 		return err
 	}

@@ -186,6 +186,7 @@ func TestGroupBadInput(t *testing.T) {
 		{[]string{"train", "-data", csv, "-group", "site", "-stream", "-method", "alg1"}, []string{"-stream reads no groups"}},
 		{[]string{"eval", "-in", model, "-worst-by", "median"}, []string{"-worst-by", `"median"`}},
 		{[]string{"eval", "-in", model, "-worst-by", "cvar_0.3"}, []string{"-worst-by", "0.3", "not among the alphas"}},
+		{[]string{"eval", "-in", model, "-data", svm, "-worst-by", "accuracy"}, []string{"-worst-by accuracy", "-group or -group-file"}},
 	} {
 		fails(t, 2, c.want, c.args...)
 	}
