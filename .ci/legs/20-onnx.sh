@@ -37,7 +37,8 @@ grep -q 'key: "cvar.kind"' "$work/m.txt"
 
 # The runtimes, pinned, from PyPI (pip caches the wheels).
 echo "--- onnx/check/check.py (onnx.checker, ONNX Runtime, the reference evaluator)"
+export PIP_CACHE_DIR="${PIP_CACHE_DIR:-$HOME/.cache/pip}" PIP_DISABLE_PIP_VERSION_CHECK=1
 python3 -m venv "$work/venv"
-"$work/venv/bin/pip" install -q --disable-pip-version-check -r onnx/check/requirements.txt
+"$work/venv/bin/pip" install -q -r onnx/check/requirements.txt
 mkdir "$work/data"
 "$work/venv/bin/python" onnx/check/check.py -cvar "$work/cvar" -dir "$work/data"
