@@ -18,11 +18,13 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"strconv"
 	"sync"
 
 	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/batch"
+	"github.com/cvarlearn/cvar/internal/rng"
 )
 
 // Config says what to compare.
@@ -50,6 +52,15 @@ type Config struct {
 	// Threads is the number of runs trained at once, each on one thread;
 	// 0 means GOMAXPROCS.
 	Threads int
+	// Objectives adds, at each α, a CVaR-SGD row per objective (blend,
+	// trimmed, chi2) with its default parameter; CVaR-SGD's own row
+	// minimises CVaR_α, as in the paper.
+	Objectives []cvar.Objective
+	// Flip is the fraction of the training split's labels replaced, on
+	// each seed, by another class drawn at random (classification only):
+	// label noise the validation split does not have, so that its metrics
+	// are on clean labels.
+	Flip float64
 	// Curves records each run's training and validation metrics after
 	// every epoch and the first seed's validation losses, which the
 	// figures need.
@@ -72,6 +83,13 @@ func (cfg *Config) check() error {
 		return fmt.Errorf("experiment: Eps %v must be finite and ≥ 0", cfg.Eps)
 	case cfg.Threads < 0:
 		return fmt.Errorf("experiment: Threads %d must be ≥ 0", cfg.Threads)
+	case !(cfg.Flip >= 0 && cfg.Flip < 1):
+		return fmt.Errorf("experiment: Flip %v is outside [0, 1)", cfg.Flip)
+	}
+	for _, o := range cfg.Objectives {
+		if o != cvar.ObjectiveBlend && o != cvar.ObjectiveTrimmed && o != cvar.ObjectiveChi2 {
+			return fmt.Errorf("experiment: objective %v: want blend, trimmed or chi2", o)
+		}
 	}
 	for _, a := range cfg.Alphas {
 		if !(a > 0 && a <= 1) {
@@ -104,26 +122,34 @@ var methods = [...]struct {
 
 // arm is one row of the comparison: a method, and the α it minimises.
 type arm struct {
-	method int // index in methods
-	alpha  float64
+	method    int // index in methods
+	alpha     float64
+	objective cvar.Objective // CVaR-SGD's, when not CVaR_α
 }
 
 // title is the arm's name in tables: the paper's, with α when the CVaR
 // methods run at several.
 func (a arm) title(multi bool) string {
 	t := methods[a.method].title
+	if a.objective != cvar.ObjectiveDefault {
+		t += " " + a.objective.String()
+	}
 	if multi && methods[a.method].method != cvar.Vanilla {
 		t += " (α = " + alphaKey(a.alpha) + ")"
 	}
 	return t
 }
 
-// arms lists the arms: Vanilla-SGD, then each CVaR method at each α.
+// arms lists the arms: Vanilla-SGD, then each CVaR method at each α,
+// followed by CVaR-SGD on each of Objectives.
 func (cfg *Config) arms() []arm {
 	arms := []arm{{method: 0, alpha: cfg.Alphas[0]}}
 	for _, a := range cfg.Alphas {
 		for m := 1; m < len(methods); m++ {
 			arms = append(arms, arm{method: m, alpha: a})
+		}
+		for _, o := range cfg.Objectives {
+			arms = append(arms, arm{method: len(methods) - 1, alpha: a, objective: o})
 		}
 	}
 	return arms
@@ -195,6 +221,9 @@ func Run[T batch.Float](name string, cfg Config, data func(seed uint64) (*Data[T
 	for s := range cfg.Seeds {
 		d, err := data(uint64(s + 1))
 		if err != nil {
+			return nil, err
+		}
+		if d, err = flipped(d, cfg.Flip, uint64(s+1)); err != nil {
 			return nil, err
 		}
 		var jobs []*run
@@ -289,7 +318,7 @@ func train[T batch.Float](res *Result, j *run, d *Data[T], keepLosses bool) {
 	a := res.arms[j.arm]
 	m := methods[a.method]
 	opt := cvar.Options{
-		Method: m.method, Alpha: a.alpha, LR: j.lr, WeightDecay: j.wd, Epochs: cfg.Epochs,
+		Method: m.method, Objective: a.objective, Alpha: a.alpha, LR: j.lr, WeightDecay: j.wd, Epochs: cfg.Epochs,
 		Batch: cfg.Batch, Seed: uint64(j.seed + 1), Threads: 1,
 	}
 	if m.method == cvar.Alg3 {
@@ -369,4 +398,32 @@ func record[T batch.Float](j *run, ev *cvar.Evaluator[T], theta []T, train, val 
 // Rows is the number of rows of each data set: Vanilla-SGD, and
 // CVaR-on-Minibatch and CVaR-SGD at each of Alphas. Each row trains every
 // setting of the grid on every seed.
-func (cfg *Config) Rows() int { return 1 + (len(methods)-1)*len(cfg.Alphas) }
+func (cfg *Config) Rows() int { return 1 + (len(methods)-1+len(cfg.Objectives))*len(cfg.Alphas) }
+
+// flipped returns d with a fraction flip of its Fit split's labels
+// replaced by another class, drawn with seed; d itself when flip is 0.
+func flipped[T batch.Float](d *Data[T], flip float64, seed uint64) (*Data[T], error) {
+	if flip == 0 {
+		return d, nil
+	}
+	if d.Fit.Labels == nil || d.Fit.K < 2 {
+		return nil, errors.New("experiment: Flip needs classification data")
+	}
+	r := rng.New(seed, 0xf11b)
+	fit := *d.Fit
+	fit.Labels = slices.Clone(d.Fit.Labels)
+	if fit.Y != nil { // a binary target, 2·label − 1
+		fit.Y = slices.Clone(d.Fit.Y)
+	}
+	for i, y := range fit.Labels {
+		if r.Float64() < flip {
+			fit.Labels[i] = int32((int(y) + 1 + r.IntN(fit.K-1)) % fit.K)
+			if fit.Y != nil {
+				fit.Y[i] = T(2*fit.Labels[i] - 1)
+			}
+		}
+	}
+	out := *d
+	out.Fit = &fit
+	return &out, nil
+}

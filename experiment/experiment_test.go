@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/batch"
 	"github.com/cvarlearn/cvar/dataset"
 )
@@ -260,5 +261,77 @@ func TestFigures(t *testing.T) {
 	}
 	if got := len(res.best[0].curves[2][1]); got != cfg.Epochs {
 		t.Errorf("%d points a curve, want %d", got, cfg.Epochs)
+	}
+}
+
+// TestObjectivesAndFlip: each of Objectives adds a CVaR-SGD row that
+// minimises it; Flip trains on noisy labels (the rows change, the
+// validation split's size stays), reproducibly; and bad settings are
+// refused.
+func TestObjectivesAndFlip(t *testing.T) {
+	cfg := quick()
+	cfg.Objectives = []cvar.Objective{cvar.ObjectiveBlend, cvar.ObjectiveTrimmed, cvar.ObjectiveChi2}
+	clean, err := Run("data", cfg, splits(t, false, 600))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(clean.Rows) != 6 || cfg.Rows() != 6 {
+		t.Fatalf("%d rows, Rows() %d, want 6", len(clean.Rows), cfg.Rows())
+	}
+	for i, o := range []string{"blend", "trimmed", "chi2"} {
+		r := clean.Rows[3+i]
+		if r.Method != "alg3" || r.Objective != o || r.Title != "CVaR-SGD "+o || r.Below == nil {
+			t.Errorf("row %d: %s %q %q, below %v", 3+i, r.Method, r.Objective, r.Title, r.Below)
+		}
+	}
+	if reflect.DeepEqual(clean.Rows[2].Raw, clean.Rows[3].Raw) {
+		t.Error("the blend's row equals CVaR-SGD's")
+	}
+	cfg.Flip = 0.3
+	noisy, err := Run("data", cfg, splits(t, false, 600))
+	if err != nil {
+		t.Fatal(err)
+	}
+	again, err := Run("data", cfg, splits(t, false, 600))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !reflect.DeepEqual(noisy.Rows, again.Rows) {
+		t.Error("Flip is not reproducible")
+	}
+	if reflect.DeepEqual(noisy.Rows[0].Raw, clean.Rows[0].Raw) {
+		t.Error("Vanilla-SGD's rows are the same with 30 % flipped labels")
+	}
+	d, err := splits(t, false, 3000)(1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := flipped(d, 0.3, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changed := 0
+	for i, y := range f.Fit.Labels {
+		if y != d.Fit.Labels[i] {
+			changed++
+		}
+		if f.Fit.Y[i] != float64(2*y-1) {
+			t.Fatalf("row %d: label %d, target %v", i, y, f.Fit.Y[i])
+		}
+	}
+	if share := float64(changed) / float64(d.Fit.N); math.Abs(share-0.3) > 0.04 || f.Val != d.Val {
+		t.Errorf("%.3f of the labels flipped, want 0.3; validation split replaced: %v", share, f.Val != d.Val)
+	}
+	for _, bad := range []Config{{Flip: 1}, {Flip: -0.1}, {Objectives: []cvar.Objective{cvar.ObjectiveGroup}}} {
+		c := quick()
+		c.Flip, c.Objectives = bad.Flip, bad.Objectives
+		if _, err := Run("data", c, splits(t, false, 600)); err == nil {
+			t.Errorf("Flip %v, Objectives %v: no error", bad.Flip, bad.Objectives)
+		}
+	}
+	c := quick()
+	c.Flip = 0.1
+	if _, err := Run("data", c, splits(t, true, 300)); err == nil || !strings.Contains(err.Error(), "classification") {
+		t.Errorf("Flip on regression: %v", err)
 	}
 }

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"math"
 
+	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/internal/errtext"
 	"github.com/cvarlearn/cvar/internal/jsonfloat"
 )
@@ -32,8 +33,10 @@ type Result struct {
 type Row struct {
 	Dataset string
 	// Method is vanilla, minibatch or alg3; Title the paper's name for
-	// it, with α when the CVaR methods run at several.
-	Method, Title string
+	// it, with the objective and with α when the CVaR methods run at
+	// several. Objective is CVaR-SGD's when not CVaR_α (Config.Objectives),
+	// else empty.
+	Method, Title, Objective string
 	// Alpha is the tail fraction the method minimises (for Vanilla-SGD,
 	// the first of Config.Alphas).
 	Alpha float64
@@ -114,6 +117,9 @@ func (r Row) MarshalJSON() ([]byte, error) {
 	if r.Below != nil {
 		obj["below"] = r.Below
 	}
+	if r.Objective != "" {
+		obj["objective"] = r.Objective
+	}
 	for k, v := range r.Metrics {
 		obj[k] = v
 	}
@@ -154,6 +160,9 @@ func (res *Result) rows(best, all []*run) []Row {
 	for m, a := range res.arms {
 		row := Row{Dataset: res.Name, Method: methods[a.method].name, Title: a.title(len(cfg.Alphas) > 1), Alpha: a.alpha,
 			Metrics: map[string]MeanStd{}, Raw: map[string]MeanStd{}}
+		if a.objective != cvar.ObjectiveDefault {
+			row.Objective = a.objective.String()
+		}
 		raw := make([][]float64, len(names))
 		norm := make([][]float64, len(names))
 		for s := range cfg.Seeds {

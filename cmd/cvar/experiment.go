@@ -82,6 +82,8 @@ func cmdExperiment(e *env, args []string) error {
 	epochs := fs.Int("epochs", defaultExperimentEpochs, "passes over the training data (the paper: 100)")
 	batchSize := fs.Int("batch", 512, "minibatch size")
 	eps := fs.Float64("eps", 0, "smoothing ε of CVaR-SGD (0: 0.05 × the VaR_α of the initial losses)")
+	objectives := fs.String("objectives", "", "comma-separated `objectives` (blend, trimmed, chi2) CVaR-SGD also minimises, each a row of its own at each α, with its default parameter")
+	flip := fs.Float64("flip", 0, "`fraction` of each seed's training labels replaced by another class at random (classification): label noise the validation split, on which the metrics are measured, does not have")
 	precision := precisionChoice(cvar.F32)
 	fs.Var(precision, "precision", "floating-point `precision`: f32 or f64")
 	threads := fs.Int("threads", 0, "training runs in parallel (0: all cores; more than the cores are clamped to them)")
@@ -112,8 +114,13 @@ func cmdExperiment(e *env, args []string) error {
 		return usagef("-eps %v must be finite and ≥ 0", *eps)
 	case *hidden < 1:
 		return usagef("-hidden %d must be at least 1", *hidden)
+	case !(*flip >= 0 && *flip < 1):
+		return usagef("-flip %v must be a fraction in [0, 1)", *flip)
 	}
-	var err error
+	objs, err := parseObjectives(*objectives)
+	if err != nil {
+		return err
+	}
 	if *threads, err = threadsFlag(*threads); err != nil {
 		return err
 	}
@@ -126,6 +133,7 @@ func cmdExperiment(e *env, args []string) error {
 		exp: experiment.Config{
 			Alphas: alphas.values, SelectCVaR: selectBy.value == "cvar", LRs: lrs.values, WeightDecays: wds.values,
 			Seeds: *seeds, Epochs: *epochs, Batch: *batchSize, Eps: *eps, Threads: *threads, Curves: *plotDir != "",
+			Objectives: objs, Flip: *flip,
 		},
 		data: df, model: model, precision: precision.value, hidden: *hidden, formatOut: formatOut.value,
 		json: *jsonOut, plotDir: *plotDir, plotFormat: plotFormat.value, force: *force,

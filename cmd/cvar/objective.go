@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/internal/numtext"
@@ -89,4 +90,21 @@ func objectiveWords(p cvar.Params) string {
 		return fmt.Sprintf("group: the largest of %d group mean losses (Group DRO), weights stepped by η_q = %s", p.Groups, numtext.Short(p.GroupLR))
 	}
 	return ""
+}
+
+// parseObjectives reads experiment's -objectives: a comma-separated list
+// of blend, trimmed and chi2.
+func parseObjectives(s string) ([]cvar.Objective, error) {
+	var out []cvar.Objective
+	for _, name := range strings.Split(s, ",") {
+		if name = strings.TrimSpace(name); name == "" {
+			continue
+		}
+		o, err := cvar.ParseObjective(name)
+		if err != nil || o != cvar.ObjectiveBlend && o != cvar.ObjectiveTrimmed && o != cvar.ObjectiveChi2 {
+			return nil, usagef("-objectives: %q is not blend, trimmed or chi2", name)
+		}
+		out = append(out, o)
+	}
+	return out, nil
 }
