@@ -54,6 +54,8 @@ func (f *trainFlags) setObjective(opt *cvar.Options) error {
 		}
 	}
 	switch {
+	case obj == cvar.ObjectiveGroup && f.data.group == "" && f.data.groupFile == "":
+		return usagef("objective group weighs the rows' groups: give -group COLUMN (the built-in data: subgroup) or -group-file FILE")
 	case f.blend > 1:
 		return usagef("-blend %v: the mean's weight λ is in [0, 1]", f.blend)
 	case f.trim >= 1:
