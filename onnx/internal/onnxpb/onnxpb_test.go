@@ -95,3 +95,24 @@ func TestUnmarshalMalformed(t *testing.T) {
 		}
 	}
 }
+
+// FuzzUnmarshal: any bytes decode without a panic, and what decodes
+// encodes to bytes that decode to a message of the same encoding.
+func FuzzUnmarshal(f *testing.F) {
+	b, _ := hex.DecodeString(golden)
+	f.Add(b)
+	f.Add([]byte{0x3a, 0x02, 0x0a, 0x00})
+	f.Fuzz(func(t *testing.T, b []byte) {
+		var m ModelProto
+		if m.Unmarshal(b) != nil {
+			return
+		}
+		var again ModelProto
+		if err := again.Unmarshal(m.Marshal()); err != nil {
+			t.Fatalf("re-decoding: %v", err)
+		}
+		if !bytes.Equal(m.Marshal(), again.Marshal()) { // bytes, as NaN != NaN
+			t.Fatalf("decoded %+v, after a round trip %+v", &m, &again)
+		}
+	})
+}
