@@ -3,9 +3,13 @@
 # library with Go) into a fresh virtual environment with pinned NumPy,
 # SciPy, scikit-learn and pandas (pip's cache keeps the downloads), then its
 # tests, which also build the cvar command to compare model files with it.
+# The C ABI's module (python/capi) is gofmt- and vet-clean first.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 export PIP_CACHE_DIR="${PIP_CACHE_DIR:-$HOME/.cache/pip}" PIP_DISABLE_PIP_VERSION_CHECK=1
+unformatted=$(gofmt -l python/capi)
+if [ -n "$unformatted" ]; then echo "gofmt -l python/capi:"; echo "$unformatted"; exit 1; fi
+(cd python/capi && go vet .)
 venv="$(mktemp -d)/venv"
 trap 'rm -rf "$(dirname "$venv")"' EXIT
 python3 -m venv "$venv"
