@@ -102,7 +102,11 @@ func Marshal(m *cvar.ModelFile, opt Options) ([]byte, error) {
 		Graph:           graph,
 		MetadataProps:   meta,
 	}
-	return model.Marshal(), nil
+	b := model.Marshal()
+	if len(b) > maxBytes {
+		return nil, fmt.Errorf("onnx: the model takes %d bytes, more than the 2 GiB an ONNX file without external data can hold", len(b))
+	}
+	return b, nil
 }
 
 // build is the graph of m: preprocessing, model and outputs.
