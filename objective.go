@@ -114,7 +114,7 @@ func checkObjective(opt *Options) error {
 
 // checkGroups refuses groups that do not match n rows: one non-negative id
 // below MaxGroups a row. It returns the number of groups.
-func checkGroups(groups []int, n int) (int, error) {
+func checkGroups(groups []int32, n int) (int, error) {
 	if len(groups) != n {
 		return 0, fmt.Errorf("cvar: %d groups for %d training rows", len(groups), n)
 	}
@@ -123,7 +123,7 @@ func checkGroups(groups []int, n int) (int, error) {
 		if g < 0 || g >= MaxGroups {
 			return 0, fmt.Errorf("cvar: row %d has group %d, outside [0, %d)", i, g, MaxGroups)
 		}
-		k = max(k, g+1)
+		k = max(k, int(g)+1)
 	}
 	return k, nil
 }
@@ -146,7 +146,7 @@ type weigher struct {
 	// groups, and a count and sum a group.
 	q       []float64
 	groupLR float64
-	groups  []int
+	groups  []int32
 	cnt     []int
 	sum     []float64
 	v       []float64
@@ -361,7 +361,7 @@ func objectiveParams(opt *Options, pr *Params) {
 	case ObjectiveGroup:
 		pr.GroupLR = cmp.Or(opt.GroupLR, DefaultGroupLR)
 		for _, g := range opt.Groups {
-			pr.Groups = max(pr.Groups, g+1)
+			pr.Groups = max(pr.Groups, int(g)+1)
 		}
 	default:
 		return

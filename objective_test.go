@@ -268,7 +268,7 @@ func TestChi2Risk(t *testing.T) {
 
 func TestGroupWeights(t *testing.T) {
 	model, data, theta := smallProblem(t, 12, 3, 5)
-	groups := []int{0, 1, 1, 2, 0, 1, 1, 1, 2, 0, 1, 1}
+	groups := []int32{0, 1, 1, 2, 0, 1, 1, 1, 2, 0, 1, 1}
 	const lr = 0.5
 	r := weighRun(t, model, data, theta, Options{Method: Vanilla, Objective: ObjectiveGroup, Groups: groups, GroupLR: lr}, 0)
 	l := lossesAt(t, r, data, theta)

@@ -27,8 +27,8 @@ var objectiveRuns = []struct {
 }
 
 // groupsOf marks every third row group 1, the rest group 0.
-func groupsOf(n int) []int {
-	g := make([]int, n)
+func groupsOf(n int) []int32 {
+	g := make([]int32, n)
 	for i := range g {
 		if i%3 == 0 {
 			g[i] = 1
@@ -159,8 +159,8 @@ func TestObjectiveMisuse(t *testing.T) {
 		{Options{Method: Vanilla, Objective: ObjectiveBlend}, "needs a CVaR method"},
 		{Options{Method: MinibatchCVaR, Objective: ObjectiveChi2}, "needs alg1, alg2, alg3 or alg4"},
 		{Options{Method: Alg3, Objective: ObjectiveGroup}, "needs Groups"},
-		{Options{Method: Alg3, Objective: ObjectiveGroup, Groups: make([]int, 99)}, "99 groups for 100 training rows"},
-		{Options{Method: Alg3, Objective: ObjectiveGroup, Groups: append(make([]int, 99), -1)}, "row 99 has group -1"},
+		{Options{Method: Alg3, Objective: ObjectiveGroup, Groups: make([]int32, 99)}, "99 groups for 100 training rows"},
+		{Options{Method: Alg3, Objective: ObjectiveGroup, Groups: append(make([]int32, 99), -1)}, "row 99 has group -1"},
 		{Options{Method: Alg3, Objective: ObjectiveBlend, Blend: 1.5}, "blend λ 1.5 outside [0, 1]"},
 		{Options{Method: Alg3, Objective: ObjectiveTrimmed, Trim: 1}, "trim ε 1 outside [0, 1)"},
 		{Options{Method: Alg3, Objective: ObjectiveChi2, Rho: math.NaN()}, "χ² radius ρ NaN"},
@@ -172,20 +172,20 @@ func TestObjectiveMisuse(t *testing.T) {
 			t.Errorf("%+v: error %v, want %q", c.opt, err, c.want)
 		}
 	}
-	if _, err := NewOnline(model, 3, 2, Options{Method: Alg1, Objective: ObjectiveGroup, Groups: []int{0}, Steps: 10}); err == nil {
+	if _, err := NewOnline(model, 3, 2, Options{Method: Alg1, Objective: ObjectiveGroup, Groups: []int32{0}, Steps: 10}); err == nil {
 		t.Error("Online took Group DRO")
 	}
 }
 
 // builtinGroups is the built-in data (a rare group whose spurious feature
 // reverses) as training data, with its groups: 1 for the minority.
-func builtinGroups(t *testing.T, n int, seed uint64, noise float64) (*batch.Data[float64], []int) {
+func builtinGroups(t *testing.T, n int, seed uint64, noise float64) (*batch.Data[float64], []int32) {
 	t.Helper()
 	ds, minority, err := dataset.SyntheticClassificationGroups[float64](dataset.SynthClassConfig{N: n, Seed: seed, Noise: noise})
 	if err != nil {
 		t.Fatal(err)
 	}
-	groups := make([]int, n)
+	groups := make([]int32, n)
 	for i, m := range minority {
 		if m {
 			groups[i] = 1
@@ -195,10 +195,10 @@ func builtinGroups(t *testing.T, n int, seed uint64, noise float64) (*batch.Data
 }
 
 // worstGroupAccuracy is the lowest accuracy of a group.
-func worstGroupAccuracy(t *testing.T, model batch.Model[float64], theta []float64, data *batch.Data[float64], groups []int) float64 {
+func worstGroupAccuracy(t *testing.T, model batch.Model[float64], theta []float64, data *batch.Data[float64], groups []int32) float64 {
 	t.Helper()
 	worst := 1.0
-	for g := range 2 {
+	for g := range int32(2) {
 		var x []float64
 		var lab []int32
 		for i, gi := range groups {

@@ -255,7 +255,7 @@ type Options struct {
 	Blend     float64
 	Trim      float64
 	Rho       float64
-	Groups    []int
+	Groups    []int32
 	GroupLR   float64
 	// Domain is K; default R^d. The theorems' step sizes need a bounded K
 	// for Alg1–3 (D < ∞).

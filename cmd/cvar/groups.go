@@ -13,18 +13,6 @@ import (
 // intervals of train's metrics by group, as eval's default.
 const trainGroupResamples = 1000
 
-// groupIDs are a split's group ids as the library's Options take them.
-func groupIDs(groups []int32) []int {
-	if groups == nil {
-		return nil
-	}
-	ids := make([]int, len(groups))
-	for i, g := range groups {
-		ids[i] = int(g)
-	}
-	return ids
-}
-
 // checkValidation adds to rep what the validation split says beyond its
 // metrics: its metrics by group when it has groups (intervals seeded with
 // seed), and for a classifier whether the model gave up

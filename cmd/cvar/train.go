@@ -288,7 +288,7 @@ func trainRun[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 	if err != nil {
 		return err
 	}
-	opt.Groups = groupIDs(td.train.Groups) // what Group DRO weighs
+	opt.Groups = td.train.Groups // what Group DRO weighs
 	fit, err := td.fitData()
 	if err != nil {
 		return err
