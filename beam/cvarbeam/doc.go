@@ -10,7 +10,11 @@
 // given), gzip or bzip2 allowed; each
 // file, or each part of about Input.SplitSize bytes of an uncompressed
 // one (the lines that start in it), is one element, read in parallel by
-// the library's stream readers, a row at a time. A transform gathers rows
+// the library's stream readers, a row at a time. The elements (and the
+// grid settings of Tune) are redistributed (beam.Reshuffle) before the
+// step that reads them, so that the runner does not fuse their creation
+// with the reading: a runner with W workers runs W bundles of them at
+// once, and Runner.OnBundles shows the bundles each step ran. A transform gathers rows
 // into batches of the library's engine (EvalConfig.Batch rows, across the
 // elements of a bundle; the last batch in FinishBundle), preprocesses them
 // as the model file says and computes their losses with cvar.Evaluator. A

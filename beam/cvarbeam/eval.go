@@ -18,7 +18,7 @@ import (
 )
 
 func init() {
-	register.DoFn3x1[context.Context, split, func(lossChunk), error](&lossFn{})
+	register.DoFn4x1[context.Context, split, func(lossChunk), func(bundleSpan), error](&lossFn{})
 	register.Emitter1[lossChunk]()
 	register.Combiner3[summary, lossChunk, summary](&summaryFn{})
 	register.DoFn3x0[lossChunk, summary, func(topList)](&topFn{})
@@ -92,25 +92,26 @@ func evaluateFile(ctx context.Context, r *Runner, splits []split, rs rowSpec, mf
 
 // evaluate runs the evaluation pipeline of a serialised model over splits.
 func evaluate(ctx context.Context, r *Runner, splits []split, rs rowSpec, model []byte, alphas []float64, batchRows, threads int) (cvar.Metrics, error) {
-	dir, done, err := r.workDir()
+	j, err := r.newJob(ctx, "eval")
 	if err != nil {
 		return cvar.Metrics{}, err
 	}
-	defer done()
+	defer j.done()
 	p, s := beam.NewPipelineWithRoot()
 	s = s.Scope("cvarbeam.Evaluate")
-	in := beam.CreateList(s, splits)
-	chunks := beam.ParDo(s, &lossFn{Model: model, Spec: rs, Batch: batchRows, Threads: threads}, in)
+	in := beam.Reshuffle(s, beam.CreateList(s, splits))
+	chunks, spans := beam.ParDo2(s, &lossFn{Model: model, Spec: rs, Batch: batchRows, Threads: threads}, in)
+	j.collectSpans(s, spans)
 	sum := beam.Combine(s, &summaryFn{}, chunks)
-	beam.ParDo0(s, &writeSummaryFn{Path: dir + "/summary"}, sum)
+	beam.ParDo0(s, &writeSummaryFn{Path: j.path("summary")}, sum)
 	tops := beam.ParDo(s, &topFn{Alphas: alphas}, chunks, beam.SideInput{Input: sum})
 	top := beam.Combine(s, &mergeTopFn{}, tops)
-	beam.ParDo0(s, &writeTopFn{Path: dir + "/top"}, top)
-	if err := r.run(ctx, p); err != nil {
+	beam.ParDo0(s, &writeTopFn{Path: j.path("top")}, top)
+	if err := j.run(ctx, p); err != nil {
 		return cvar.Metrics{}, err
 	}
 	var sm summary
-	found, err := readResult(ctx, dir+"/summary", &sm)
+	found, err := readResult(ctx, j.path("summary"), &sm)
 	if err != nil {
 		return cvar.Metrics{}, err
 	}
@@ -118,7 +119,7 @@ func evaluate(ctx context.Context, r *Runner, splits []split, rs rowSpec, model 
 		return cvar.Metrics{}, errors.New("cvarbeam: the data files hold no rows")
 	}
 	var tl topList
-	if _, err := readResult(ctx, dir+"/top", &tl); err != nil {
+	if _, err := readResult(ctx, j.path("top"), &tl); err != nil {
 		return cvar.Metrics{}, err
 	}
 	if k := topK(sm.N, alphas); len(tl.Vals) < k {
@@ -222,12 +223,14 @@ type lossFn struct {
 	Spec           rowSpec
 	Batch, Threads int
 
-	w lossWorker
+	w     lossWorker
+	clock spanClock
+	held  []lossChunk
 }
 
 // lossWorker is lossFn's work in the model's precision.
 type lossWorker interface {
-	process(ctx context.Context, sp split, emit func(lossChunk)) error
+	process(ctx context.Context, sp split, emit func(lossChunk)) (rows int64, err error)
 	flush(emit func(lossChunk)) error
 	close()
 }
@@ -245,11 +248,31 @@ func (f *lossFn) Setup() error {
 	return marked(err)
 }
 
-func (f *lossFn) ProcessElement(ctx context.Context, sp split, emit func(lossChunk)) error {
-	return marked(f.w.process(ctx, sp, emit))
+func (f *lossFn) StartBundle(_ func(lossChunk), _ func(bundleSpan)) { f.clock.begin() }
+
+// ProcessElement emits the losses of a split's batches when the split is
+// read: a runner that sees no output for a while may then split the
+// bundle, handing the splits not yet started to another worker (Prism
+// does). The losses held are 8 bytes a row of one split.
+func (f *lossFn) ProcessElement(ctx context.Context, sp split, emit func(lossChunk), _ func(bundleSpan)) error {
+	held := f.held[:0]
+	rows, err := f.w.process(ctx, sp, func(c lossChunk) { held = append(held, c) })
+	f.clock.item(rows)
+	for _, c := range held {
+		emit(c)
+	}
+	clear(held)
+	f.held = held[:0]
+	return marked(err)
 }
 
-func (f *lossFn) FinishBundle(emit func(lossChunk)) error { return marked(f.w.flush(emit)) }
+func (f *lossFn) FinishBundle(emit func(lossChunk), emitSpan func(bundleSpan)) error {
+	if err := f.w.flush(emit); err != nil {
+		return marked(err)
+	}
+	emitSpan(f.clock.end())
+	return nil
+}
 
 func (f *lossFn) Teardown() {
 	if f.w != nil {
@@ -281,8 +304,11 @@ func newLossWork[T batch.Float](m *cvar.ModelFile, rs *rowSpec, rows, threads in
 	return &lossWork[T]{m: m, rs: rs, theta: theta, ev: ev, buf: newRowBuffer[T](rs, m.D), rows: rows}, nil
 }
 
-func (w *lossWork[T]) process(ctx context.Context, sp split, emit func(lossChunk)) error {
-	return eachRow(ctx, sp, w.rs, func(x []T, cols []uint32, vals []T, y T, label int32) error {
+// process reads the rows of sp, evaluating each batch as it fills.
+func (w *lossWork[T]) process(ctx context.Context, sp split, emit func(lossChunk)) (int64, error) {
+	var rows int64
+	err := eachRow(ctx, sp, w.rs, func(x []T, cols []uint32, vals []T, y T, label int32) error {
+		rows++
 		if err := w.buf.add(x, cols, vals, y, label); err != nil {
 			return err
 		}
@@ -291,6 +317,7 @@ func (w *lossWork[T]) process(ctx context.Context, sp split, emit func(lossChunk
 		}
 		return w.flush(emit)
 	})
+	return rows, err
 }
 
 // flush evaluates the rows gathered and emits their losses.

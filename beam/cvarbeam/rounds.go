@@ -132,21 +132,23 @@ func (u *update) next(st roundState) roundState {
 
 // runRound runs one round's pipeline and returns the sum of the updates.
 func runRound(ctx context.Context, r *Runner, splits []split, fn *localFn, st roundState) (update, error) {
-	dir, done, err := r.workDir()
+	j, err := r.newJob(ctx, "train")
 	if err != nil {
 		return update{}, err
 	}
-	defer done()
+	defer j.done()
 	p, s := beam.NewPipelineWithRoot()
 	s = s.Scope(fmt.Sprintf("cvarbeam.Round%d", st.Round))
 	state := beam.Create(s, st)
-	ups := beam.ParDo(s, fn, beam.CreateList(s, splits), beam.SideInput{Input: state})
-	beam.ParDo0(s, &writeUpdateFn{Path: dir + "/update"}, beam.Combine(s, &sumUpdatesFn{}, ups))
-	if err := r.run(ctx, p); err != nil {
+	in := beam.Reshuffle(s, beam.CreateList(s, splits))
+	ups, spans := beam.ParDo2(s, fn, in, beam.SideInput{Input: state})
+	j.collectSpans(s, spans)
+	beam.ParDo0(s, &writeUpdateFn{Path: j.path("update")}, beam.Combine(s, &sumUpdatesFn{}, ups))
+	if err := j.run(ctx, p); err != nil {
 		return update{}, err
 	}
 	var u update
-	found, err := readResult(ctx, dir+"/update", &u)
+	found, err := readResult(ctx, j.path("update"), &u)
 	if err != nil {
 		return update{}, err
 	}
@@ -207,9 +209,17 @@ type localFn struct {
 	D, K, Hidden int
 	Precision    string
 	Opt          localOptions
+
+	clock spanClock
 }
 
-func (f *localFn) ProcessElement(ctx context.Context, sp split, st roundState, emit func(update)) error {
+func (f *localFn) StartBundle(_ roundState, _ func(update), _ func(bundleSpan)) { f.clock.begin() }
+
+func (f *localFn) FinishBundle(_ roundState, _ func(update), emitSpan func(bundleSpan)) {
+	emitSpan(f.clock.end())
+}
+
+func (f *localFn) ProcessElement(ctx context.Context, sp split, st roundState, emit func(update), _ func(bundleSpan)) error {
 	var (
 		u   update
 		err error
@@ -222,6 +232,7 @@ func (f *localFn) ProcessElement(ctx context.Context, sp split, st roundState, e
 	if err != nil {
 		return marked(err)
 	}
+	f.clock.item(u.N)
 	if u.N > 0 {
 		emit(u)
 	}

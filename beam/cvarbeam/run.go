@@ -3,7 +3,9 @@ package cvarbeam
 import (
 	"bytes"
 	"context"
+	"crypto/rand"
 	"encoding/gob"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -20,27 +22,84 @@ import (
 // program that launched them.
 type Runner struct {
 	// Work is a directory both the workers and this program can reach,
-	// where each pipeline leaves its result (a few kilobytes): a local
-	// directory for Prism and loopback workers, a bucket path such as
-	// gs://bucket/tmp for Dataflow. Empty: a new local temporary
-	// directory, removed when done.
+	// where each pipeline leaves its result (a few kilobytes) in a folder
+	// of its own, named at random and removed when read, so that no run
+	// reads another's result: a local directory for Prism and loopback
+	// workers, a bucket path such as gs://bucket/tmp for Dataflow. Empty:
+	// a new local temporary directory.
 	Work string
 	// Run runs a pipeline; nil: beamx.Run, the runner named by Beam's
 	// --runner flag (Prism, in-process, by default).
 	Run func(context.Context, *beam.Pipeline) error
+	// OnBundles, when not nil, is called after each pipeline with the
+	// name of its reading step and the bundles that step ran, as the
+	// workers timed them (see Bundle).
+	OnBundles func(step string, bundles []Bundle)
 }
 
-// workDir returns the work directory and a function that removes it when
-// it was made here.
-func (r *Runner) workDir() (string, func(), error) {
-	if r.Work != "" {
-		return strings.TrimSuffix(r.Work, "/"), func() {}, nil
+// job is one pipeline run: the folder its results go to.
+type job struct {
+	r    *Runner
+	name string
+	dir  string
+	done func()
+}
+
+// newJob makes the folder of a run: under Work, a name of its own.
+func (r *Runner) newJob(ctx context.Context, name string) (*job, error) {
+	j := &job{r: r, name: name}
+	if r.Work == "" || !strings.Contains(r.Work, "://") {
+		dir, err := os.MkdirTemp(r.Work, "cvarbeam-run-")
+		if err != nil {
+			return nil, err
+		}
+		j.dir, j.done = dir, func() { os.RemoveAll(dir) }
+		return j, nil
 	}
-	dir, err := os.MkdirTemp("", "cvarbeam-")
+	var key [12]byte
+	if _, err := rand.Read(key[:]); err != nil {
+		return nil, err
+	}
+	j.dir = strings.TrimSuffix(r.Work, "/") + "/cvarbeam-run-" + hex.EncodeToString(key[:])
+	j.done = func() { removeAll(context.WithoutCancel(ctx), j.dir) }
+	return j, nil
+}
+
+// path is where the run's result called name goes.
+func (j *job) path(name string) string { return j.dir + "/" + name }
+
+// removeAll removes the files under dir on a filesystem that can remove
+// them; others keep them (a bucket's lifecycle rule clears them).
+func removeAll(ctx context.Context, dir string) {
+	fs, err := filesystem.New(ctx, dir)
 	if err != nil {
-		return "", nil, err
+		return
 	}
-	return dir, func() { os.RemoveAll(dir) }, nil
+	defer fs.Close()
+	rm, ok := fs.(filesystem.Remover)
+	if !ok {
+		return
+	}
+	files, _ := fs.List(ctx, dir+"/*")
+	for _, f := range files {
+		rm.Remove(ctx, f)
+	}
+}
+
+// run runs p and then hands the bundles of its reading step to OnBundles.
+func (j *job) run(ctx context.Context, p *beam.Pipeline) error {
+	if err := j.r.run(ctx, p); err != nil {
+		return err
+	}
+	if j.r.OnBundles == nil {
+		return nil
+	}
+	var spans []bundleSpan
+	found, err := readResult(ctx, j.path("bundles"), &spans)
+	if found && err == nil {
+		j.r.OnBundles(j.name, bundlesOf(spans))
+	}
+	return err
 }
 
 // run runs p and returns a one-line error when it fails: the error that a

@@ -15,7 +15,7 @@ import (
 )
 
 func init() {
-	register.DoFn4x1[context.Context, split, roundState, func(update), error](&localFn{})
+	register.DoFn5x1[context.Context, split, roundState, func(update), func(bundleSpan), error](&localFn{})
 	register.Emitter1[update]()
 	register.Combiner3[update, update, update](&sumUpdatesFn{})
 	register.DoFn2x1[context.Context, update, error](&writeUpdateFn{})
@@ -128,22 +128,22 @@ func prepare(ctx context.Context, r *Runner, cfg *TrainConfig) (*prepared, error
 	}
 	rs := rowSpec{Format: format, Target: cfg.Input.Target, NoHeader: cfg.Input.NoHeader, Dim: dim,
 		Task: dataset.Regression, Hold: hold, Seed: cfg.Seed, Keep: keepTrain}
-	dir, done, err := r.workDir()
+	j, err := r.newJob(ctx, "fit")
 	if err != nil {
 		return nil, err
 	}
-	defer done()
+	defer j.done()
 	p, s := beam.NewPipelineWithRoot()
 	s = s.Scope("cvarbeam.Fit")
-	in := beam.CreateList(s, splits)
+	in := beam.Reshuffle(s, beam.CreateList(s, splits))
 	labels := beam.Combine(s, &mergeLabelsFn{}, beam.ParDo(s, &labelsFn{Spec: rs}, in))
 	acc := beam.Combine(s, &mergeMomentsFn{}, beam.ParDo(s, &fitFn{Spec: rs}, in, beam.SideInput{Input: labels}))
-	beam.ParDo0(s, &writeMomentsFn{Path: dir + "/moments"}, acc)
-	if err := r.run(ctx, p); err != nil {
+	beam.ParDo0(s, &writeMomentsFn{Path: j.path("moments")}, acc)
+	if err := j.run(ctx, p); err != nil {
 		return nil, err
 	}
 	var m moments
-	found, err := readResult(ctx, dir+"/moments", &m)
+	found, err := readResult(ctx, j.path("moments"), &m)
 	if err != nil {
 		return nil, err
 	}

@@ -16,7 +16,7 @@ import (
 )
 
 func init() {
-	register.DoFn3x1[context.Context, gridPoint, func(trialOut), error](&tuneFn{})
+	register.DoFn4x1[context.Context, gridPoint, func(trialOut), func(bundleSpan), error](&tuneFn{})
 	register.Emitter1[trialOut]()
 	register.Combiner3[[]trialOut, trialOut, []trialOut](&collectTrialsFn{})
 	register.DoFn2x1[context.Context, []trialOut, error](&writeTrialsFn{})
@@ -173,11 +173,11 @@ func decTrial(b []byte) (trialOut, error) { return gobDecode[trialOut](b) }
 
 // runTrials runs the grid's pipeline and returns the trials in grid order.
 func runTrials(ctx context.Context, r *Runner, cfg *TuneConfig, pr *prepared, points []gridPoint) ([]trialOut, error) {
-	dir, done, err := r.workDir()
+	j, err := r.newJob(ctx, "tune")
 	if err != nil {
 		return nil, err
 	}
-	defer done()
+	defer j.done()
 	b := cfg.Batch
 	if b == 0 {
 		b = 512
@@ -187,13 +187,14 @@ func runTrials(ctx context.Context, r *Runner, cfg *TuneConfig, pr *prepared, po
 			Eps: cfg.Eps, Seed: cfg.Seed}}, Splits: pr.splits, Epochs: cfg.Epochs}
 	p, s := beam.NewPipelineWithRoot()
 	s = s.Scope("cvarbeam.Tune")
-	outs := beam.ParDo(s, fn, beam.CreateList(s, points))
-	beam.ParDo0(s, &writeTrialsFn{Path: dir + "/trials"}, beam.Combine(s, &collectTrialsFn{}, outs))
-	if err := r.run(ctx, p); err != nil {
+	outs, spans := beam.ParDo2(s, fn, beam.Reshuffle(s, beam.CreateList(s, points)))
+	j.collectSpans(s, spans)
+	beam.ParDo0(s, &writeTrialsFn{Path: j.path("trials")}, beam.Combine(s, &collectTrialsFn{}, outs))
+	if err := j.run(ctx, p); err != nil {
 		return nil, err
 	}
 	var list []trialOut
-	found, err := readResult(ctx, dir+"/trials", &list)
+	found, err := readResult(ctx, j.path("trials"), &list)
 	if err != nil {
 		return nil, err
 	}
@@ -211,7 +212,11 @@ type tuneFn struct {
 	Epochs int
 }
 
-func (f *tuneFn) ProcessElement(ctx context.Context, g gridPoint, emit func(trialOut)) error {
+func (f *tuneFn) StartBundle(_ func(trialOut), _ func(bundleSpan)) { f.clock.begin() }
+
+func (f *tuneFn) FinishBundle(_ func(trialOut), emitSpan func(bundleSpan)) { emitSpan(f.clock.end()) }
+
+func (f *tuneFn) ProcessElement(ctx context.Context, g gridPoint, emit func(trialOut), _ func(bundleSpan)) error {
 	var (
 		o   trialOut
 		err error
@@ -224,6 +229,7 @@ func (f *tuneFn) ProcessElement(ctx context.Context, g gridPoint, emit func(tria
 	if err != nil {
 		return marked(err)
 	}
+	f.clock.item(int64(o.Val.N))
 	emit(o)
 	return nil
 }

@@ -17,6 +17,7 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"time"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/cvarlearn/cvar/beam/cvarbeam"
@@ -124,7 +125,44 @@ func setup(name, synopsis string, args []string, stdout io.Writer, add func(*fla
 	if err := df.check(); err != nil {
 		return nil, nil, err
 	}
-	return df, &cvarbeam.Runner{Work: df.work}, nil
+	r := &cvarbeam.Runner{Work: df.work}
+	if fs.Lookup("v").Value.String() == "true" {
+		r.OnBundles = printBundles(os.Stderr)
+	}
+	return df, r, nil
+}
+
+// printBundles returns a function that prints a line for each pipeline's
+// reading step: its bundles, the most that ran at once, and its span.
+func printBundles(w io.Writer) func(string, []cvarbeam.Bundle) {
+	return func(step string, bs []cvarbeam.Bundle) {
+		if len(bs) == 0 {
+			return
+		}
+		items, rows := 0, int64(0)
+		first, last := bs[0].Start, bs[0].End
+		for _, b := range bs {
+			items, rows = items+b.Items, rows+b.Rows
+			first, last = minTime(first, b.Start), maxTime(last, b.End)
+		}
+		secs := last.Sub(first).Seconds()
+		fmt.Fprintf(w, "cvarbeam %s: %d items, %d rows in %d bundles, at most %d at once, over %.3f s (%.0f rows/s)\n",
+			step, items, rows, len(bs), cvarbeam.MostAtOnce(bs), secs, float64(rows)/secs)
+	}
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
 
 // inputFlags are the flags that say where the data is.

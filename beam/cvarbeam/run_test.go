@@ -1,0 +1,80 @@
+package cvarbeam
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/cvarlearn/cvar"
+)
+
+// The reading step's bundles, as OnBundles receives them, took every
+// split once and read every row once.
+func TestEvaluateReportsBundles(t *testing.T) {
+	const d = 5
+	m := testModel(t, d, cvar.F64)
+	sizes := []int{40, 35, 50, 20, 45, 30, 25, 55}
+	rows := testRows(t, 300, d)
+	glob := writeShards(t, t.TempDir(), csvHeader(d), rows, sizes, ".csv")
+	var got []Bundle
+	calls := 0
+	r := &Runner{OnBundles: func(step string, bs []Bundle) {
+		calls++
+		if step != "eval" {
+			t.Errorf("step %q, want eval", step)
+		}
+		got = bs
+	}}
+	if _, err := Evaluate(context.Background(), EvalConfig{Model: m, Input: Input{Glob: glob}}, r); err != nil {
+		t.Fatal(err)
+	}
+	items, n := 0, int64(0)
+	for _, b := range got {
+		items, n = items+b.Items, n+b.Rows
+		if b.End.Before(b.Start) {
+			t.Errorf("a bundle ends before it starts: %+v", b)
+		}
+	}
+	if calls != 1 || items != len(sizes) || n != 300 || MostAtOnce(got) < 1 {
+		t.Errorf("%d calls; bundles %+v took %d splits and %d rows; want 1 call, 8 splits, 300 rows", calls, got, items, n)
+	}
+}
+
+func TestMostAtOnce(t *testing.T) {
+	at := func(s int) time.Time { return time.Unix(100, 0).Add(time.Duration(s) * time.Second) }
+	bs := []Bundle{{Start: at(0), End: at(4)}, {Start: at(1), End: at(2)}, {Start: at(2), End: at(3)}, {Start: at(3), End: at(5)}}
+	if got := MostAtOnce(bs); got != 2 {
+		t.Errorf("MostAtOnce = %d, want 2 (a bundle that ends as another starts does not overlap it)", got)
+	}
+	if got := MostAtOnce(nil); got != 0 {
+		t.Errorf("MostAtOnce(nil) = %d", got)
+	}
+}
+
+// Two runs in one work folder never read each other's results: an
+// evaluation of a file without rows after one with rows fails, and every
+// run's folder is removed.
+func TestSharedWorkFolder(t *testing.T) {
+	const d = 5
+	m := testModel(t, d, cvar.F64)
+	dir, work := t.TempDir(), t.TempDir()
+	glob := writeShards(t, dir, csvHeader(d), testRows(t, 60, d), []int{30, 30}, ".csv")
+	r := &Runner{Work: work}
+	if _, err := Evaluate(context.Background(), EvalConfig{Model: m, Input: Input{Glob: glob}}, r); err != nil {
+		t.Fatal(err)
+	}
+	empty := filepath.Join(t.TempDir(), "empty.csv")
+	if err := os.WriteFile(empty, []byte(csvHeader(d)+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Evaluate(context.Background(), EvalConfig{Model: m, Input: Input{Glob: empty}}, r)
+	if err == nil || !strings.Contains(err.Error(), "no rows") {
+		t.Errorf("a file without rows after a run in the same work folder: %v; want an error", err)
+	}
+	if left, _ := os.ReadDir(work); len(left) != 0 {
+		t.Errorf("the work folder keeps %d entries", len(left))
+	}
+}
