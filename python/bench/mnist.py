@@ -19,7 +19,7 @@ against a PyTorch loop of the same CVaR-SGD.
 2. PyTorch: bench/torch_epoch.py (the repository's PyTorch loop of Alg 3,
    one epoch of 118 minibatches of 512 drawn with replacement from the 60000
    rows, float32, alpha = eps = 0.1, eta = 0.01) on one thread, its best
-   epoch; the package fits the same on all 60000 rows of a float32 array of
+   epoch; the package fits the same (objective="cvar") on all 60000 rows of a float32 array of
    pixels / 255 (scale="none"), and its seconds per epoch are the fit's time
    over E (setting up included).
 Prints one JSON object.
@@ -125,7 +125,7 @@ def main():
         X255 = X / np.float32(255)
         per, per_cpu = [], []
         for _ in range(a.reps):
-            w, c = timed(lambda: cvar.CVaRClassifier(scale="none", **opts).fit(X255, y))
+            w, c = timed(lambda: cvar.CVaRClassifier(scale="none", objective="cvar", **opts).fit(X255, y))
             per.append(w / a.epochs)
             per_cpu.append(c / a.epochs)
         r = subprocess.run([a.torch_python, str(ROOT / "bench" / "torch_epoch.py"), "--mnist", a.mnist, "--models", "softmax",
