@@ -5,6 +5,7 @@ import (
 
 	"fmt"
 	"github.com/cvarlearn/cvar/batch"
+	"github.com/cvarlearn/cvar/dataset"
 	"math"
 	"slices"
 	"strings"
@@ -69,9 +70,6 @@ const (
 	DefaultGroupLR = 0.01 // η_q of ObjectiveGroup, as Sagawa et al.
 )
 
-// MaxGroups bounds the number of groups of ObjectiveGroup.
-const MaxGroups = 1 << 16
-
 // objective returns the objective a run of opt minimises: the options',
 // else the method's own.
 func (opt *Options) objective() Objective {
@@ -113,15 +111,15 @@ func checkObjective(opt *Options) error {
 }
 
 // checkGroups refuses groups that do not match n rows: one non-negative id
-// below MaxGroups a row. It returns the number of groups.
+// below dataset.MaxGroups a row. It returns the number of groups.
 func checkGroups(groups []int32, n int) (int, error) {
 	if len(groups) != n {
 		return 0, fmt.Errorf("cvar: %d groups for %d training rows", len(groups), n)
 	}
 	k := 0
 	for i, g := range groups {
-		if g < 0 || g >= MaxGroups {
-			return 0, fmt.Errorf("cvar: row %d has group %d, outside [0, %d)", i, g, MaxGroups)
+		if g < 0 || g >= dataset.MaxGroups {
+			return 0, fmt.Errorf("cvar: row %d has group %d, outside [0, %d)", i, g, dataset.MaxGroups)
 		}
 		k = max(k, int(g)+1)
 	}

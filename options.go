@@ -249,7 +249,7 @@ type Options struct {
 	// (ObjectiveDefault). Blend, Trim, Rho, Groups and GroupLR are the
 	// parameters of the objectives that take them; 0 means the default
 	// (DefaultBlend, DefaultTrim, DefaultRho, DefaultGroupLR). Groups is
-	// the group id of each training row, 0 … MaxGroups−1, which only
+	// the group id of each training row, 0 … dataset.MaxGroups−1, which only
 	// ObjectiveGroup reads. See docs/algorithms.md.
 	Objective Objective
 	Blend     float64
