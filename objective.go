@@ -82,9 +82,10 @@ func (opt *Options) objective() Objective {
 	return ObjectiveCVaR
 }
 
-// checkObjective refuses an objective's parameter out of range, or an
-// objective the method cannot take: the mean loss (Vanilla) has no tail to
-// blend or trim, and χ²-DRO carries its η in τ's place (Alg1–4).
+// checkObjective refuses an objective's parameter out of range (in the
+// order of the fields), or an objective the method cannot take: the mean
+// loss (Vanilla) has no tail to blend or trim, and χ²-DRO carries its η in
+// τ's place (Alg1–4).
 func checkObjective(opt *Options) error {
 	o := opt.Objective
 	switch {
@@ -96,6 +97,11 @@ func checkObjective(opt *Options) error {
 		return fmt.Errorf("cvar: trim ε %v outside [0, 1)", opt.Trim)
 	case !(opt.Rho >= 0) || math.IsInf(opt.Rho, 0):
 		return fmt.Errorf("cvar: χ² radius ρ %v must be finite and ≥ 0", opt.Rho)
+	}
+	if _, err := checkGroups(opt.Groups, len(opt.Groups)); err != nil {
+		return err
+	}
+	switch {
 	case !(opt.GroupLR >= 0) || math.IsInf(opt.GroupLR, 0):
 		return fmt.Errorf("cvar: group step η_q %v must be finite and ≥ 0", opt.GroupLR)
 	case opt.Method == Vanilla && (o == ObjectiveCVaR || o == ObjectiveBlend || o == ObjectiveTrimmed || o == ObjectiveChi2):

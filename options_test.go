@@ -130,6 +130,12 @@ func TestValidateNamesFirstBadField(t *testing.T) {
 	}{
 		{"Method", func(o *Options) { o.Method = 99 }, "unknown method 99"},
 		{"Alpha", func(o *Options) { o.Alpha = 2 }, "alpha 2 outside"},
+		{"Objective", func(o *Options) { o.Objective = 9 }, "unknown objective 9"},
+		{"Blend", func(o *Options) { o.Blend = 2 }, "blend λ 2"},
+		{"Trim", func(o *Options) { o.Trim = -0.1 }, "trim ε -0.1"},
+		{"Rho", func(o *Options) { o.Rho = nan }, "χ² radius ρ NaN"},
+		{"Groups", func(o *Options) { o.Groups = []int32{0, -1} }, "row 1 has group -1"},
+		{"GroupLR", func(o *Options) { o.GroupLR = inf }, "group step η_q +Inf"},
 		{"Domain", func(o *Options) { o.Domain = Ball(-1) }, "ball radius -1"},
 		{"TauMin", func(o *Options) { o.TauMin = nan }, "tau interval [NaN"},
 		{"TauMax", func(o *Options) { o.TauMax = -5 }, "tau interval [0, -5]"},
