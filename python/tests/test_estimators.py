@@ -126,3 +126,16 @@ def test_pickle_save_load(tmp_path, blobs):
     (tmp_path / "bad.cvar").write_bytes(b"CVARMODL garbage")
     with pytest.raises(cvar.CVaRError, match="bad.cvar"):
         cvar.load(tmp_path / "bad.cvar")
+
+
+def test_arrays_pass_without_copies():
+    from cvar._lib import Matrix
+    rng = np.random.default_rng(0)
+    for dtype in (np.float32, np.float64):
+        X = rng.normal(size=(20, 4)).astype(dtype)
+        assert np.shares_memory(Matrix(X).vals, X)
+        assert not np.shares_memory(Matrix(np.asfortranarray(X)).vals, X)  # another layout: one copy
+    S = sp.random(30, 50, density=0.1, format="csr", random_state=0)
+    S.indptr = S.indptr.astype(np.int64)
+    m = Matrix(S)
+    assert np.shares_memory(m.vals, S.data) and np.shares_memory(m.indptr, S.indptr) and np.shares_memory(m.indices, S.indices)
