@@ -75,7 +75,16 @@ func cvar_fit(config *C.char, dtype C.int32_t, vals unsafe.Pointer, n, d C.int64
 	return C.int64_t(h)
 }
 
-func fitC(config string, x *matrix, y *C.double, labels, groups *C.int32_t, warmID int64) (int64, error) {
+// recovered turns a panic of the calling goroutine into *err, so that a
+// bug reaches Python as an exception rather than ending its process.
+func recovered(err *error) {
+	if r := recover(); r != nil {
+		*err = fmt.Errorf("cvar: internal error: %v", r)
+	}
+}
+
+func fitC(config string, x *matrix, y *C.double, labels, groups *C.int32_t, warmID int64) (h int64, err error) {
+	defer recovered(&err)
 	cfg, err := parseConfig(config)
 	if err != nil {
 		return 0, err
@@ -142,7 +151,8 @@ func cvar_scores(h C.int64_t, dtype C.int32_t, vals unsafe.Pointer, n, d C.int64
 }
 
 // scores computes m's scores of x, preprocessed as m says, into dst.
-func scores[T batch.Float](m *cvar.ModelFile, x *matrix, threads int, dst []float64) (int, error) {
+func scores[T batch.Float](m *cvar.ModelFile, x *matrix, threads int, dst []float64) (k int, err error) {
+	defer recovered(&err)
 	if err := x.check(); err != nil {
 		return 0, err
 	}
@@ -153,7 +163,7 @@ func scores[T batch.Float](m *cvar.ModelFile, x *matrix, threads int, dst []floa
 	if err != nil {
 		return 0, err
 	}
-	k := model.NumOutputs()
+	k = model.NumOutputs()
 	if len(dst) != x.n*k {
 		return 0, fmt.Errorf("cvar: output of %d values for %d rows of %d scores", len(dst), x.n, k)
 	}
