@@ -36,7 +36,7 @@ type Evaluator[T batch.Float] struct {
 	engine  *batch.Engine[T]
 	scratch TailScratch[T]
 	losses  []T // Metrics' buffers
-	scores  []T
+	classes []int
 }
 
 // NewEvaluator returns an Evaluator of model on threads workers
@@ -122,15 +122,13 @@ func (ev *Evaluator[T]) scoresInto(buf, theta []T, data *batch.Data[T]) ([]T, er
 func (ev *Evaluator[T]) Predictions(theta []T, data *batch.Data[T]) ([]int, error) {
 	ev.mu.Lock()
 	defer ev.mu.Unlock()
-	scores, err := ev.scoresInto(ev.scores, theta, data)
+	n, err := resultRows(data)
 	if err != nil {
 		return nil, err
 	}
-	ev.scores = scores
-	k := ev.model.NumOutputs()
-	pred := make([]int, data.N)
-	for i := range pred {
-		pred[i] = PredictedClass(scores[i*k : (i+1)*k])
+	pred := make([]int, n)
+	if err := ev.eachRow(theta, data, func(i int, s []T) { pred[i] = PredictedClass(s) }); err != nil {
+		return nil, err
 	}
 	return pred, nil
 }
@@ -154,6 +152,19 @@ func PredictedClass[T batch.Float](scores []T) int {
 	return best
 }
 
+// eachRow calls fn with every row's index and scores under θ, from several
+// goroutines at once (batch.Engine.EachScores), holding the scores of a
+// few pieces of rows at a time: a model of many classes is evaluated
+// within the memory of its parameters.
+func (ev *Evaluator[T]) eachRow(theta []T, data *batch.Data[T], fn func(i int, scores []T)) error {
+	k := ev.model.NumOutputs()
+	return ev.engine.EachScores(theta, data, func(lo int, s []T) {
+		for i := range len(s) / k {
+			fn(lo+i, s[i*k:(i+1)*k])
+		}
+	})
+}
+
 // Metrics computes the losses of the model under θ on every row of data and
 // returns their mean, the accuracy of a classifier, and CVaR and VaR at each
 // α (exact, by selection). Errors as for Losses, and those of Tails for the
@@ -173,15 +184,17 @@ func (ev *Evaluator[T]) Metrics(theta []T, data *batch.Data[T], alphas ...float6
 		}
 	}
 	if data.IsClassification() {
-		scores, err := ev.scoresInto(ev.scores, theta, data)
-		if err != nil {
+		if cap(ev.classes) < data.N {
+			ev.classes = make([]int, data.N)
+		}
+		ev.classes = ev.classes[:data.N]
+		pred := ev.classes
+		if err := ev.eachRow(theta, data, func(i int, s []T) { pred[i] = PredictedClass(s) }); err != nil {
 			return Metrics{}, err
 		}
-		ev.scores = scores
-		k := ev.model.NumOutputs()
 		correct := 0
-		for i := 0; i < data.N; i++ {
-			if PredictedClass(scores[i*k:(i+1)*k]) == int(data.Labels[i]) {
+		for i, c := range ev.classes {
+			if c == int(data.Labels[i]) {
 				correct++
 			}
 		}

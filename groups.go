@@ -293,16 +293,32 @@ func (ev *Evaluator[T]) Collapse(theta []T, data *batch.Data[T]) (Collapse, erro
 	if data != nil && !data.IsClassification() {
 		return Collapse{}, fmt.Errorf("cvar: Collapse needs classification data, with labels")
 	}
-	scores, err := ev.Scores(theta, data)
+	n, err := resultRows(data)
 	if err != nil {
 		return Collapse{}, err
 	}
-	return collapseOf(scores, ev.model.NumOutputs(), data.Labels, data.K), nil
+	pred, top := make([]int, n), make([]float64, n)
+	err = ev.eachRow(theta, data, func(i int, s []T) { pred[i], top[i] = PredictedClass(s), maxProb(s) })
+	if err != nil {
+		return Collapse{}, err
+	}
+	return collapseFrom(pred, top, data.Labels, data.K), nil
 }
 
 // collapseOf is the verdict on scores (outputs a row) of rows with labels
 // among k classes.
 func collapseOf[T batch.Float](scores []T, outputs int, labels []int32, k int) Collapse {
+	pred, top := make([]int, len(labels)), make([]float64, len(labels))
+	for i := range labels {
+		s := scores[i*outputs : (i+1)*outputs]
+		pred[i], top[i] = PredictedClass(s), maxProb(s)
+	}
+	return collapseFrom(pred, top, labels, k)
+}
+
+// collapseFrom is the verdict on rows with labels among k classes, each
+// predicted pred[i] with largest class probability top[i].
+func collapseFrom(pred []int, top []float64, labels []int32, k int) Collapse {
 	n := len(labels)
 	if n == 0 || k < 1 {
 		return Collapse{Uniform: 1 / float64(max(k, 1))}
@@ -312,11 +328,10 @@ func collapseOf[T batch.Float](scores []T, outputs int, labels []int32, k int) C
 	var sumMax float64
 	for i, l := range labels {
 		counts[l]++
-		s := scores[i*outputs : (i+1)*outputs]
-		if PredictedClass(s) == int(l) {
+		if pred[i] == int(l) {
 			correct++
 		}
-		sumMax += maxProb(s)
+		sumMax += top[i]
 	}
 	most := 0
 	for _, c := range counts {

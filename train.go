@@ -453,7 +453,11 @@ func TrainContext[T batch.Float](ctx context.Context, model batch.Model[T], data
 	// rule, ε and τ (online methods start from their first sample instead,
 	// as Online does).
 	var initial []T
-	if data.IsSparse() { // the losses alone: no d-long gradient a chunk
+	// The losses alone where Gradient would compute them the same way (all
+	// but the dense linear models' fused pass): no d-long gradient a chunk,
+	// and the scratch (a score a class or hidden unit a row) of a few
+	// chunks, not of every initial row.
+	if _, fused := model.(*batch.Linear[T]); data.IsSparse() || !fused {
 		initial, err = engine.LossesOf(theta, data, initRows(data.N), 0)
 	} else {
 		initial, _, err = engine.Gradient(r.gradient(), theta, data, initRows(data.N), 0, &batch.Weighting{Objective: batch.Mean})

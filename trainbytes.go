@@ -12,35 +12,64 @@ import (
 // kind and shapes (d features, k classes, 0 for regression, and the mlp's
 // hidden units) takes besides the data: the parameters, their gradient and
 // a few copies (iterate averaging, the best point), a gradient per worker
-// thread (threads ≤ 0: GOMAXPROCS), and for the mlp the hidden activations
-// of a minibatch of batchSize rows (at least DefaultBatch). It lets a
-// program refuse a model beyond a memory bound before anything is
-// allocated. The arithmetic saturates: absurd shapes give math.MaxInt64.
+// thread (threads ≤ 0: GOMAXPROCS) or per chunk of the minibatch, and the
+// scratch of the passes over the
+// rows: the scores of each class and the mlp's hidden activations of a
+// minibatch of batchSize rows (at least 1024, the rows of the losses at the
+// start) and of the rows an evaluation holds at once. It lets a program
+// refuse a model beyond a memory bound before anything is allocated. The
+// arithmetic saturates: absurd shapes give math.MaxInt64.
 func TrainingBytes[T batch.Float](kind string, d, k, hidden, threads, batchSize int) int64 {
-	mul := func(a, b int64) int64 {
-		if a != 0 && b > math.MaxInt64/a {
-			return math.MaxInt64
-		}
-		return a * b
-	}
-	add := func(a, b int64) int64 {
-		if a > math.MaxInt64-b {
-			return math.MaxInt64
-		}
-		return a + b
-	}
 	outs := int64(max(k, 1))
-	params := add(mul(int64(d), outs), outs)
-	var act int64
-	if kind == batch.KindMLP {
+	params := satAdd(satMul(int64(d), outs), outs)
+	perRow := int64(8) // a linear model's margins, losses and weights
+	width := int64(1)  // the scores or hidden units of a row
+	switch kind {
+	case batch.KindSoftmax: // the logits and the biases tiled over the rows
+		perRow, width = satAdd(satMul(2, outs), 4), outs
+	case batch.KindMLP: // the rows gathered, the hidden layer and its gradient, the logits
 		h := int64(hidden)
-		params = add(add(mul(h, int64(d)), h), add(mul(outs, h), outs))
-		act = mul(mul(int64(max(batchSize, DefaultBatch)), h), 2)
+		params = satAdd(satAdd(satMul(h, int64(d)), h), satAdd(satMul(outs, h), outs))
+		perRow = satAdd(satAdd(int64(d), satMul(4, h)), satAdd(satMul(2, outs), 4))
+		width = max(outs, satMul(2, h))
 	}
 	if threads <= 0 {
 		threads = runtime.GOMAXPROCS(0)
 	}
-	copies := int64(4 + threads)
+	// The engine holds the scratch of a minibatch, or of 16 chunks of 64
+	// rows; an evaluation that of 16 pieces of between 16 and 1024 rows,
+	// 32 768 scores each where a row has fewer.
+	trainRows := max(int64(batchSize), 1024)
+	evalRows := 16 * min(1024, max(16, wholeDataPiece/width))
+	scratch := satMul(satAdd(trainRows, evalRows), perRow)
+	// A gradient per worker, or per chunk of 64 rows of the minibatch (of
+	// 16 rows where the gradient is small) where there are more chunks.
+	chunkRows := int64(64)
+	if params <= 1<<14 {
+		chunkRows = 16
+	}
+	chunks := (int64(max(batchSize, 1)) + chunkRows - 1) / chunkRows
+	copies := 4 + max(int64(threads), chunks)
 	var z T
-	return mul(add(mul(params, copies), act), int64(unsafe.Sizeof(z)))
+	return satMul(satAdd(satMul(params, copies), scratch), int64(unsafe.Sizeof(z)))
+}
+
+// wholeDataPiece is the most scores a piece of an evaluation's rows holds
+// when a row has fewer (batch's whole-data passes).
+const wholeDataPiece = 1 << 15
+
+// satMul and satAdd are a·b and a+b of non-negative numbers, saturating
+// at math.MaxInt64.
+func satMul(a, b int64) int64 {
+	if a != 0 && b > math.MaxInt64/a {
+		return math.MaxInt64
+	}
+	return a * b
+}
+
+func satAdd(a, b int64) int64 {
+	if a > math.MaxInt64-b {
+		return math.MaxInt64
+	}
+	return a + b
 }

@@ -8,21 +8,30 @@ import (
 	"github.com/cvarlearn/cvar/batch"
 )
 
-// TestTrainingBytes: the parameters times their copies, the mlp's
-// activations, the element size, and saturation instead of overflow.
+// TestTrainingBytes: the parameters times their copies, the scratch of
+// the rows a pass holds, the element size, and saturation instead of
+// overflow.
 func TestTrainingBytes(t *testing.T) {
-	// Softmax, 10 features, 3 classes: 33 parameters × (4 + 2 threads) × 8.
-	if got := TrainingBytes[float64](batch.KindSoftmax, 10, 3, 0, 2, 64); got != 33*6*8 {
-		t.Errorf("softmax: %d, want %d", got, 33*6*8)
+	// Softmax, 10 features, 3 classes: 33 parameters × (4 + 4 chunks of 16
+	// of the 64 rows), and 2·3+4 values a row of 1024 training rows and 16
+	// pieces of 1024 rows of an evaluation, 8 bytes each.
+	if got, want := TrainingBytes[float64](batch.KindSoftmax, 10, 3, 0, 2, 64), int64(33*8+(1024+16*1024)*10)*8; got != want {
+		t.Errorf("softmax: %d, want %d", got, want)
 	}
-	// Linear regression in float32: 11 parameters × 5 copies × 4 bytes.
-	if got := TrainingBytes[float32](batch.KindLinear, 10, 0, 0, 1, 64); got != 11*5*4 {
-		t.Errorf("linear: %d, want %d", got, 11*5*4)
+	// Linear regression in float32: 11 parameters × 5 copies, 8 values a
+	// row, 4 bytes each.
+	if got, want := TrainingBytes[float32](batch.KindLinear, 10, 0, 0, 1, 1), int64(11*5+(1024+16*1024)*8)*4; got != want {
+		t.Errorf("linear: %d, want %d", got, want)
 	}
-	// The mlp: 5·10+5 + 2·5+2 = 67 parameters × 5 copies, and 2 × 512 × 5
-	// activations (the batch raised to DefaultBatch), 8 bytes each.
-	if got, want := TrainingBytes[float64](batch.KindMLP, 10, 2, 5, 1, 10), int64(67*5+2*DefaultBatch*5)*8; got != want {
-		t.Errorf("mlp: %d, want %d", got, want)
+	// The scratch grows with the classes and the hidden units: 5000 classes
+	// of 4 features take more than the 25 005 parameters' copies, the
+	// logits of 1024 + 16·16 rows.
+	soft := TrainingBytes[float64](batch.KindSoftmax, 4, 5000, 0, 2, 512)
+	if want := int64(1024+16*16) * 10004 * 8; soft < want {
+		t.Errorf("softmax of 5000 classes: %d, want at least %d", soft, want)
+	}
+	if a, b := TrainingBytes[float64](batch.KindMLP, 4, 10, 100, 2, 512), TrainingBytes[float64](batch.KindMLP, 4, 10, 2000, 2, 512); b < 5*a {
+		t.Errorf("mlp of 2000 hidden units %d, of 100 %d: want the scratch to grow with them", b, a)
 	}
 	if got := TrainingBytes[float64](batch.KindMLP, math.MaxInt32, 1000, math.MaxInt32, 64, 1<<30); got != math.MaxInt64 {
 		t.Errorf("absurd mlp: %d, want saturation", got)

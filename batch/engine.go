@@ -104,7 +104,8 @@ type callState[T Float] struct {
 	perm   []int
 	wl, wc []float64 // Custom's losses and coefficients, in float64
 	out    []T
-	seq    []int // LossesOf's rows 0..n−1
+	each   func(lo int, scores []T) // EachScores' function
+	seq    []int                    // LossesOf's rows 0..n−1
 	nchunk int
 	split  int // tasks of the current dispatch before its reduction blocks
 	// A firstLayerModel's gradient call: flH×flD first-layer weights,

@@ -29,6 +29,7 @@ type chunk[T Float] struct {
 	pos    []int32 // rows[i] is the chunk's row pos[i]; empty: in order
 	count  []int32 // sortRows' buckets
 	screen []T     // the margins of the rows a whole-data pass checks (checkDenseRows)
+	scores []T     // a piece's scores, for EachScores' function
 	// The data and rows of the chunk's last backward pass, which the first
 	// layer's column blocks read again (firstLayerModel).
 	bdata *Data[T]
@@ -43,6 +44,7 @@ const (
 	phaseBackward              // backward with the engine's coefficients
 	phaseLosses                // losses of a window of the data
 	phaseScores                // scores of a window of the data
+	phaseEach                  // scores of a window of the data, piece by piece to EachScores' function
 	phaseReduce                // sum the chunks' gradients over a block of coordinates
 	numPhases
 )
@@ -228,7 +230,7 @@ func (e *Engine[T]) run(ph phase, j, next int) {
 		if !e.blockTree {
 			e.combine(j, e.flH*e.flD)
 		}
-	case phaseLosses, phaseScores:
+	case phaseLosses, phaseScores, phaseEach:
 		e.wholeDataChunk(c, ph)
 	}
 }

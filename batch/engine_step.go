@@ -281,8 +281,17 @@ func (e *Engine[T]) LossesOf(theta []T, data *Data[T], idx []int, n int) ([]T, e
 		}
 		idx = e.seq
 	}
-	e.theta, e.data, e.idx = theta, data, idx
-	e.loss = grow(e.loss, n)
-	e.dispatch(phaseForward, e.setChunks(n, e.batchRows(n)))
+	// Rounds of at most minChunks chunks: each chunk keeps the scratch of
+	// its rows (a row of scores a class), so a long list of rows of a
+	// model of many classes takes the scratch of a round, not of the list.
+	// A row's loss does not depend on the chunks it is computed in.
+	e.theta, e.data = theta, data
+	all, rows := grow(e.loss, n), e.batchRows(n)
+	for lo := 0; lo < n; lo += rows * minChunks {
+		hi := min(n, lo+rows*minChunks)
+		e.idx, e.loss = idx[lo:hi], all[lo:hi]
+		e.dispatch(phaseForward, e.setChunks(hi-lo, rows))
+	}
+	e.idx, e.loss = idx, all
 	return e.loss, nil
 }

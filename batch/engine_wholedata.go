@@ -14,16 +14,17 @@ import (
 const wholeDataPiece = 1 << 15
 
 // wholeDataChunk runs chunk c of the whole-data pass ph (phaseLosses or
-// phaseScores) piece by piece, each piece's rows checked (Data.Validate's
+// phaseScores, phaseEach) piece by piece, each piece's rows checked (Data.Validate's
 // checks, of the features alone for scores) before they are computed. A
 // piece with bad rows ends the chunk and marks the call failed.
 func (e *Engine[T]) wholeDataChunk(c *chunk[T], ph phase) {
 	d := e.data
+	k := e.model.NumOutputs()
 	rows := c.n
 	if !d.IsSparse() {
 		rows = max(16, wholeDataPiece/d.D)
 	}
-	k := e.model.NumOutputs()
+	rows = min(rows, max(16, wholeDataPiece/e.rowScratch()))
 	for lo := c.lo; lo < c.lo+c.n; lo += rows {
 		n := min(rows, c.lo+c.n-lo)
 		c.err = d.checkFeatureRows(lo, lo+n, &c.screen)
@@ -35,11 +36,16 @@ func (e *Engine[T]) wholeDataChunk(c *chunk[T], ph phase) {
 			return
 		}
 		v := e.windowAt(c, lo, n)
-		if ph == phaseLosses {
+		switch ph {
+		case phaseLosses:
 			e.model.Forward(&c.wk, e.theta, v, nil, n)
 			copy(e.out[lo:lo+n], c.wk.Loss[:n])
-		} else {
+		case phaseScores:
 			e.model.Scores(&c.wk, e.theta, v, nil, n, e.out[lo*k:(lo+n)*k])
+		case phaseEach:
+			c.scores = grow(c.scores, n*k)
+			e.model.Scores(&c.wk, e.theta, v, nil, n, c.scores)
+			e.each(lo, c.scores)
 		}
 	}
 }
@@ -87,19 +93,58 @@ func (e *Engine[T]) Scores(dst, theta []T, data *Data[T]) error {
 	return e.wholeData(phaseScores)
 }
 
+// EachScores computes every row's NumOutputs scores at θ, a piece of rows
+// at a time, and calls fn with the first row of each piece and the piece's
+// scores (rows×NumOutputs, row-major), valid only during the call. The
+// calls come from several goroutines at once, on disjoint pieces, so fn
+// writes only what belongs to its rows. It holds the scores of a few
+// pieces at a time, not of the whole data, so that a model of many classes
+// is evaluated within the memory of its parameters. Errors as for Scores.
+func (e *Engine[T]) EachScores(theta []T, data *Data[T], fn func(lo int, scores []T)) error {
+	if err := e.acquire(); err != nil {
+		return err
+	}
+	defer e.release()
+	if err := e.checkFeatures(theta, data); err != nil {
+		return err
+	}
+	if fn == nil {
+		return fmt.Errorf("batch: EachScores needs a function (nil)")
+	}
+	e.theta, e.data, e.idx, e.each = theta, data, nil, fn
+	defer func() { e.each = nil }()
+	return e.wholeData(phaseEach)
+}
+
 // wholeData runs the whole-data pass ph over e.data and returns the error
-// of its first chunk whose rows are invalid, if any.
+// of its first chunk whose rows are invalid, if any. It runs in rounds of
+// at most minChunks chunks of at least 1024 rows (so per-chunk overhead
+// stays small): each chunk keeps the scratch of its pieces, so the pass
+// holds the scratch of one round, whatever the rows.
 func (e *Engine[T]) wholeData(ph phase) error {
 	e.failed.Store(false)
-	e.dispatch(ph, e.setWholeData(e.data.N))
-	if e.failed.Load() {
-		return e.chunkError()
+	n, rows := e.data.N, max(e.rows, 1024)
+	for lo := 0; lo < n; lo += rows * minChunks {
+		nc := e.setChunks(min(n-lo, rows*minChunks), rows)
+		for _, c := range e.chunks[:nc] {
+			c.lo += lo
+		}
+		e.dispatch(ph, nc)
+		if e.failed.Load() {
+			return e.chunkError()
+		}
 	}
 	return nil
 }
 
-// setWholeData cuts a whole-data pass into chunks of at least 1024 rows, so
-// per-chunk overhead stays small.
-func (e *Engine[T]) setWholeData(n int) int {
-	return e.setChunks(n, max(e.rows, 1024))
+// rowScratch is the most values of scratch the model's pass writes a row
+// (its outputs, an MLP's hidden units): a piece's rows are bounded by it as
+// well, so that a model of many classes or hidden units takes scratch of a
+// few pieces, not of the whole data.
+func (e *Engine[T]) rowScratch() int {
+	w := e.model.NumOutputs()
+	if m, ok := e.model.(interface{ Hidden() int }); ok {
+		w = max(w, 2*m.Hidden())
+	}
+	return max(w, 1)
 }
