@@ -260,6 +260,28 @@ func TestGridTrims(t *testing.T) {
 			t.Errorf("%v, grid %v: trims %v, want %v", c.opt.Objective, c.grid, got, c.want)
 		}
 	}
+	chi2 := Options{Method: Alg3, Objective: ObjectiveChi2}
+	if got := gridRhos(nil, &chi2); !slices.Equal(got, DefaultGrid().Rho) {
+		t.Errorf("χ² radii %v, want the default grid's", got)
+	}
+	chi2.Rho = 2
+	if got := gridRhos([]float64{1, 3}, &chi2); !slices.Equal(got, []float64{0}) {
+		t.Errorf("χ² radii with Rho given: %v, want one setting", got)
+	}
+	blend := Options{Method: Alg3, Objective: ObjectiveBlend}
+	if got := gridRhos([]float64{1, 3}, &blend); !slices.Equal(got, []float64{0}) {
+		t.Errorf("χ² radii for the blend: %v, want one setting", got)
+	}
+	// Tune tries each radius, and the trial's radius is the run's.
+	data := subgroupData(t, 600, 4, 21)
+	tuned, err := Tune(must(batch.NewLogistic[float64](4)), data, data, Options{Method: Alg3, Objective: ObjectiveChi2, Epochs: 1, Seed: 1},
+		TuneOptions{Grid: Grid{LR: []float64{0.01}, WeightDecay: []float64{0}, EpsFraction: []float64{0.05}, Rho: []float64{0.5, 2}}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tuned.Trials) != 2 || tuned.Trials[0].Rho != 0.5 || tuned.Trials[1].Rho != 2 || tuned.Result.Params.Rho != tuned.Trials[tuned.Best].Rho {
+		t.Errorf("trials %+v, best %d with ρ %v", tuned.Trials, tuned.Best, tuned.Result.Params.Rho)
+	}
 }
 
 // TestTuneTrimsNoisyLabels: on the built-in data with 15 % of its training

@@ -29,19 +29,24 @@ type Grid struct {
 	// ObjectiveTrimmed only (a 0 only for the blend, which it leaves
 	// untrimmed).
 	Trim []float64
+	// Rho are the χ² radii (Options.Rho), each positive, tried for
+	// ObjectiveChi2 only.
+	Rho []float64
 }
 
 // DefaultGrid returns the default grid, in new slices: the paper's step
 // sizes {0.001, 0.005, 0.01} widened by a factor of 10 upwards,
 // {0.001, 0.003, 0.01, 0.03, 0.1}; its weight decays {0, 1e-4, 1e-3}; and
 // ε from a sharp to a soft plus function, {0.01, 0.05, 0.25}; and trims
-// from none to the label noise of hard real data, {0, 0.05, 0.1, 0.2}.
+// from none to the label noise of hard real data, {0, 0.05, 0.1, 0.2}; and
+// χ² radii a factor of 4 apart about the default, {0.25, 1, 4}.
 func DefaultGrid() Grid {
 	return Grid{
 		LR:          []float64{0.001, 0.003, 0.01, 0.03, 0.1},
 		WeightDecay: []float64{0, 1e-4, 1e-3},
 		EpsFraction: []float64{0.01, 0.05, 0.25},
 		Trim:        []float64{0, 0.05, 0.1, 0.2},
+		Rho:         []float64{0.25, 1, 4},
 	}
 }
 
@@ -85,6 +90,7 @@ type Trial struct {
 	LR, WeightDecay float64
 	EpsFraction     float64 // 0 for the methods without smoothing
 	Trim            float64 // 0 for the objectives without a trim
+	Rho             float64 // 0 but for ObjectiveChi2
 	Val             Metrics // CVaR and VaR at α, accuracy, mean loss
 	Err             error   // a DivergenceError when the setting diverged
 }
@@ -157,8 +163,8 @@ func TuneContext[T batch.Float](ctx context.Context, model batch.Model[T], train
 	case len(eps) == 0:
 		eps = def.EpsFraction
 	}
-	trims := gridTrims(grid.Trim, &opt)
-	if err := checkGrid(grid, len(eps), len(trims)); err != nil {
+	trims, rhos := gridTrims(grid.Trim, &opt), gridRhos(grid.Rho, &opt)
+	if err := checkGrid(grid, len(eps), len(trims)*len(rhos)); err != nil {
 		return nil, err
 	}
 	var trials []Trial
@@ -166,7 +172,9 @@ func TuneContext[T batch.Float](ctx context.Context, model batch.Model[T], train
 		for _, wd := range grid.WeightDecay {
 			for _, e := range eps {
 				for _, tr := range trims {
-					trials = append(trials, Trial{LR: lr, WeightDecay: wd, EpsFraction: e, Trim: tr})
+					for _, rho := range rhos {
+						trials = append(trials, Trial{LR: lr, WeightDecay: wd, EpsFraction: e, Trim: tr, Rho: rho})
+					}
 				}
 			}
 		}
@@ -226,12 +234,12 @@ const MaxGridSettings = 1 << 16
 // fraction of 0 (Options would read it as its default, so the setting
 // would not be the one reported) and a grid of more than MaxGridSettings
 // settings, with nEps the number of ε the method tries.
-func checkGrid(g Grid, nEps, nTrim int) error {
+func checkGrid(g Grid, nEps, nObj int) error {
 	for _, l := range []struct {
 		name     string
 		values   []float64
 		positive bool
-	}{{"Grid.LR", g.LR, true}, {"Grid.WeightDecay", g.WeightDecay, false}, {"Grid.EpsFraction", g.EpsFraction, true}, {"Grid.Trim", g.Trim, false}} {
+	}{{"Grid.LR", g.LR, true}, {"Grid.WeightDecay", g.WeightDecay, false}, {"Grid.EpsFraction", g.EpsFraction, true}, {"Grid.Trim", g.Trim, false}, {"Grid.Rho", g.Rho, true}} {
 		for _, v := range l.values {
 			if !(v >= 0) || math.IsInf(v, 0) {
 				return fmt.Errorf("cvar: %s value %v must be finite and ≥ 0", l.name, v)
@@ -248,9 +256,9 @@ func checkGrid(g Grid, nEps, nTrim int) error {
 	}
 	hi, n := bits.Mul64(uint64(len(g.LR)), uint64(len(g.WeightDecay)))
 	hi2, n := bits.Mul64(n, uint64(nEps))
-	hi3, n := bits.Mul64(n, uint64(nTrim))
+	hi3, n := bits.Mul64(n, uint64(nObj))
 	if hi != 0 || hi2 != 0 || hi3 != 0 || n > MaxGridSettings {
-		return fmt.Errorf("cvar: a grid of %d × %d × %d × %d settings exceeds MaxGridSettings (%d)", len(g.LR), len(g.WeightDecay), nEps, nTrim, MaxGridSettings)
+		return fmt.Errorf("cvar: a grid of %d × %d × %d × %d settings exceeds MaxGridSettings (%d)", len(g.LR), len(g.WeightDecay), nEps, nObj, MaxGridSettings)
 	}
 	return nil
 }
@@ -260,6 +268,9 @@ func tryOne[T batch.Float](ctx context.Context, model batch.Model[T], train, val
 	opt.LR, opt.WeightDecay, opt.EpsFraction, opt.Threads = tr.LR, tr.WeightDecay, tr.EpsFraction, 1
 	if tr.Trim > 0 {
 		opt.Trim = tr.Trim
+	}
+	if tr.Rho > 0 {
+		opt.Rho = tr.Rho
 	}
 	res, err := TrainContext(ctx, model, train, opt)
 	if err != nil {
@@ -294,6 +305,19 @@ func gridTrims(trims []float64, opt *Options) []float64 {
 		out = []float64{0} // the trimmed objective's default
 	}
 	return out
+}
+
+// gridRhos returns the χ² radii Tune tries: the grid's (default
+// DefaultGrid's) for ObjectiveChi2 when opt.Rho is 0; none (one setting,
+// 0 in the Trial) otherwise.
+func gridRhos(rhos []float64, opt *Options) []float64 {
+	if opt.objective() != ObjectiveChi2 || opt.Rho > 0 {
+		return []float64{0}
+	}
+	if len(rhos) == 0 {
+		return DefaultGrid().Rho
+	}
+	return rhos
 }
 
 // better reports whether a beats b by the selection rule; NaN never wins.

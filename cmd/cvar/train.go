@@ -75,6 +75,7 @@ type trainFlags struct {
 	tuneWDs   *floatList
 	tuneEps   *floatList
 	tuneTrims *floatList
+	tuneRhos  *floatList
 }
 
 func addTrainFlags(fs *flag.FlagSet) *trainFlags {
@@ -116,6 +117,8 @@ func addTrainFlags(fs *flag.FlagSet) *trainFlags {
 	f.tuneWDs = nonNegList("weight decay", grid.WeightDecay...)
 	fs.Var(f.tuneWDs, "tune-wds", "-tune's weight decays, a comma-separated `list`")
 	f.tuneEps = nonNegList("eps fraction", grid.EpsFraction...)
+	f.tuneRhos = nonNegList("χ² radius", grid.Rho...)
+	fs.Var(f.tuneRhos, "tune-rhos", "-tune's χ² radii of objective chi2 without -rho, each positive, a comma-separated `list`")
 	f.tuneTrims = nonNegList("trim", grid.Trim...)
 	fs.Var(f.tuneTrims, "tune-trims", "-tune's trims of objectives blend and trimmed, each in [0, 1), a comma-separated `list`")
 	fs.Var(f.tuneEps, "tune-eps", "-tune's ε as fractions of the initial VaR_α (alg2–4), each positive, a comma-separated `list`")
@@ -201,8 +204,13 @@ func (f *trainFlags) checkTuneGrid(opt *cvar.Options) error {
 			return usagef("-tune-trims: a trim must be below 1")
 		}
 	}
+	for _, r := range f.tuneRhos.values {
+		if r == 0 {
+			return usagef("-tune-rhos: a χ² radius must be positive")
+		}
+	}
 	if n, ok := f.tuneSettings(opt); f.tune && !ok {
-		return usagef("-tune-lrs × -tune-wds × -tune-eps × -tune-trims make %d settings, more than %d", n, cvar.MaxGridSettings)
+		return usagef("-tune-lrs × -tune-wds × -tune-eps × -tune-trims (or -tune-rhos) make %d settings, more than %d", n, cvar.MaxGridSettings)
 	}
 	return nil
 }
@@ -224,6 +232,9 @@ func (f *trainFlags) tuneSettings(opt *cvar.Options) (uint64, bool) {
 			}
 		}
 		nTrim = max(nTrim, 1)
+	}
+	if opt.Rho == 0 && opt.Objective == cvar.ObjectiveChi2 {
+		nTrim = len(f.tuneRhos.values)
 	}
 	return product(cvar.MaxGridSettings, len(f.tuneLRs.values), len(f.tuneWDs.values), nEps, nTrim)
 }
@@ -447,7 +458,7 @@ func tune[T batch.Float](e *env, f *trainFlags, opt cvar.Options, model batch.Mo
 		return nil, err
 	}
 	to := cvar.TuneOptions{
-		Grid:    cvar.Grid{LR: f.tuneLRs.values, WeightDecay: f.tuneWDs.values, EpsFraction: f.tuneEps.values, Trim: f.tuneTrims.values},
+		Grid:    cvar.Grid{LR: f.tuneLRs.values, WeightDecay: f.tuneWDs.values, EpsFraction: f.tuneEps.values, Trim: f.tuneTrims.values, Rho: f.tuneRhos.values},
 		Threads: f.threads,
 	}
 	switch f.selectBy.value {

@@ -175,6 +175,7 @@ type tuneTrial struct {
 	WeightDecay float64         `json:"wd"`
 	EpsFraction float64         `json:"eps_fraction,omitempty"`
 	Trim        float64         `json:"trim,omitempty"`
+	Rho         float64         `json:"rho,omitempty"`
 	CVaR        jsonfloat.Lossy `json:"cvar"`
 	MeanLoss    jsonfloat.Lossy `json:"mean_loss"`
 	Accuracy    jsonfloat.Lossy `json:"accuracy"`
@@ -185,7 +186,7 @@ func tuneReportOf[T batch.Float](f *trainFlags, t *cvar.Tuned[T], lossFactor, al
 	r := &tuneReport{Select: f.selectBy.value, Alpha: alpha, Best: t.Best}
 	for _, tr := range t.Trials {
 		c, _ := tr.Val.TailAt(alpha)
-		row := tuneTrial{LR: tr.LR, WeightDecay: tr.WeightDecay, EpsFraction: tr.EpsFraction, Trim: tr.Trim,
+		row := tuneTrial{LR: tr.LR, WeightDecay: tr.WeightDecay, EpsFraction: tr.EpsFraction, Trim: tr.Trim, Rho: tr.Rho,
 			CVaR: jsonfloat.Lossy(c * lossFactor), MeanLoss: jsonfloat.Lossy(tr.Val.MeanLoss * lossFactor), Accuracy: jsonfloat.Lossy(tr.Val.Accuracy)}
 		if tr.Err != nil {
 			row.CVaR, row.MeanLoss, row.Accuracy, row.Error = jsonfloat.Lossy(math.NaN()), jsonfloat.Lossy(math.NaN()), jsonfloat.Lossy(math.NaN()), tr.Err.Error()
@@ -205,13 +206,16 @@ func (r *tuneReport) print(w io.Writer) error {
 	}
 	fmt.Fprintf(w, "tuned over %d settings, picked by %s (*):\n", len(r.Trials), by)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	trims := false
+	trims, rhos := false, false
 	for _, t := range r.Trials {
-		trims = trims || t.Trim > 0
+		trims, rhos = trims || t.Trim > 0, rhos || t.Rho > 0
 	}
 	trimHead := ""
 	if trims {
 		trimHead = "\ttrim"
+	}
+	if rhos {
+		trimHead += "\tρ"
 	}
 	fmt.Fprintf(tw, "\tlr\twd\tε fraction%s\tCVaR_%s\tmean loss\taccuracy\t\n", trimHead, alphaKey(r.Alpha))
 	for i, t := range r.Trials {
@@ -225,6 +229,9 @@ func (r *tuneReport) print(w io.Writer) error {
 		}
 		if trims {
 			eps += "\t" + numtext.Short(t.Trim)
+		}
+		if rhos {
+			eps += "\t" + numtext.Short(t.Rho)
 		}
 		if t.Error != "" {
 			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\tdiverged\t\t\t\n", mark, numtext.Short(t.LR), numtext.Short(t.WeightDecay), eps)
