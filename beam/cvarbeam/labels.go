@@ -1,10 +1,14 @@
 package cvarbeam
 
 import (
+	"bufio"
+	"compress/bzip2"
+	"compress/gzip"
 	"context"
 	"encoding/csv"
 	"errors"
 	"fmt"
+	"io"
 	"math"
 	"reflect"
 	"slices"
@@ -104,16 +108,18 @@ func (f *labelsFn) ProcessElement(ctx context.Context, sp split, emit func(label
 	if f.Spec.Format != "csv" {
 		return nil
 	}
-	r, c, err := openSplit(ctx, sp, f.Spec.header())
+	r, c, err := openText(ctx, sp, f.Spec.header())
 	if err != nil {
-		return marked(fmt.Errorf("%s: %w", sp.Path, err))
+		return marked(err)
 	}
 	defer c.Close()
-	cr := csv.NewReader(r)
+	bound := &boundedRecords{r: r, max: dataset.DefaultMaxLine + 1<<16}
+	cr := csv.NewReader(bound)
 	cr.FieldsPerRecord, cr.ReuseRecord = -1, true
 	cr.Comma = dataset.CommaOfName(sp.Path)
 	col := -1
 	for first := true; ; first = false {
+		bound.n = 0
 		rec, err := cr.Read()
 		if err != nil { // io.EOF, or a record the read of the rows reports
 			break
@@ -131,6 +137,54 @@ func (f *labelsFn) ProcessElement(ctx context.Context, sp split, emit func(label
 		}
 	}
 	return nil
+}
+
+// openText opens the text of sp: a part of an uncompressed file, or a
+// whole file, decompressed when it is gzip or bzip2 (dataset.Compression).
+func openText(ctx context.Context, sp split, header bool) (io.Reader, io.Closer, error) {
+	r, c, err := openSplit(ctx, sp, header)
+	if err != nil {
+		return nil, nil, fmt.Errorf("%s: %w", sp.Path, err)
+	}
+	if sp.End >= 0 {
+		return r, c, nil
+	}
+	br := bufio.NewReaderSize(r, 1<<16)
+	magic, _ := br.Peek(10)
+	switch dataset.Compression(magic) {
+	case "gzip":
+		zr, err := gzip.NewReader(br)
+		if err != nil {
+			c.Close()
+			return nil, nil, fmt.Errorf("%s: corrupt gzip header: %w", sp.Path, err)
+		}
+		return zr, c, nil
+	case "bzip2":
+		return bzip2.NewReader(br), c, nil
+	}
+	return br, c, nil
+}
+
+// boundedRecords fails a read once more than max bytes have been read
+// since n was last set to 0 (before each record): the label scan then
+// stops, and the read of the rows names the line that is too long.
+type boundedRecords struct {
+	r      io.Reader
+	n, max int64
+}
+
+var errRecordTooLong = errors.New("a record longer than the line bound")
+
+func (b *boundedRecords) Read(p []byte) (int, error) {
+	if b.n >= b.max {
+		return 0, errRecordTooLong
+	}
+	if int64(len(p)) > b.max-b.n {
+		p = p[:b.max-b.n]
+	}
+	k, err := b.r.Read(p)
+	b.n += int64(k)
+	return k, err
 }
 
 // targetColumn finds the target column as the library's CSV readers do: a

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -9,8 +8,8 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
+	"strings"
 	"text/tabwriter"
 	"time"
 
@@ -125,10 +124,16 @@ func (f *trainFlags) check() error {
 	if f.out == "" {
 		return errors.New("-o is required: the model file to write")
 	}
-	if _, err := os.Stat(f.out); err == nil && !f.force {
-		return fmt.Errorf("%s exists; give -force to replace it", f.out)
+	return cvar.CheckModelPath(f.out, f.force, localInputs(c.Input.Glob)...)
+}
+
+// localInputs are the local files a glob names: no output replaces one.
+func localInputs(glob string) []string {
+	if strings.Contains(glob, "://") {
+		return nil
 	}
-	return nil
+	files, _ := filepath.Glob(glob)
+	return files
 }
 
 // trainReport is what train and tune print, with cvar train's keys.
@@ -203,7 +208,7 @@ func cmdTrain(ctx context.Context, args []string, stdout io.Writer, tune bool) e
 	if err != nil {
 		return err
 	}
-	if err := writeModel(f.out, f.force, tr.Model); err != nil {
+	if err := cvar.WriteModelFile(f.out, tr.Model, f.force, localInputs(f.cfg.Input.Glob)...); err != nil {
 		return err
 	}
 	m := tr.Model
@@ -236,38 +241,6 @@ func tuneReportOf(t *cvarbeam.Tuned, sel string, alpha float64) *tuneReport {
 		r.Trials = append(r.Trials, row)
 	}
 	return r
-}
-
-// writeModel writes the model file through a temporary file in the same
-// directory, which then takes the name.
-func writeModel(path string, force bool, m *cvar.ModelFile) (err error) {
-	if _, err := os.Stat(path); err == nil && !force {
-		return fmt.Errorf("%s exists; give -force to replace it", path)
-	}
-	tmp, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	bw := bufio.NewWriter(tmp)
-	if err = cvar.SaveModel(bw, m); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err = bw.Flush(); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err = tmp.Close(); err != nil {
-		return fmt.Errorf("%s: %w", path, err)
-	}
-	if err = os.Chmod(tmp.Name(), 0o644); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), path)
 }
 
 func (r *trainReport) print(w io.Writer, tr *cvarbeam.Trained) error {
