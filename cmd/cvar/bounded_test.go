@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"os"
 	"strings"
 	"testing"
 
@@ -59,4 +60,14 @@ func TestTrainModelScratchWithinMaxMemory(t *testing.T) {
 			t.Errorf("cvar %s: the heap grew by %s, more than %s", strings.Join(args, " "), dataset.FormatBytes(peak), dataset.FormatBytes(limit))
 		}
 	}
+}
+
+// TestMain runs the program itself when CVAR_TEST_MAIN holds its
+// arguments (one a line), so that a test can measure a process of its own:
+// its peak resident memory, its reading of a pipe.
+func TestMain(m *testing.M) {
+	if args := os.Getenv("CVAR_TEST_MAIN"); args != "" {
+		os.Exit(run(strings.Split(args, "\n"), os.Stdout, os.Stderr))
+	}
+	os.Exit(m.Run())
 }

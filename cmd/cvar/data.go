@@ -62,7 +62,11 @@ func (f *dataFlags) fileOptions(format string) dataset.FileOptions {
 // scales them.
 func loadFile[T batch.Float](path string, rs readSpec) (*dataset.Dataset[T], error) {
 	rs.Raw = true
-	ds, err := dataset.LoadFile[T](path, rs.FileOptions)
+	var ds *dataset.Dataset[T]
+	err := readWithin(byteSize(max(rs.MaxBytes, 0)), func() (err error) {
+		ds, err = dataset.LoadFile[T](path, rs.FileOptions)
+		return err
+	})
 	return checkRead(rs.LabelsPath(path), ds, rs, err)
 }
 
@@ -423,7 +427,12 @@ func readCSVForModel[T batch.Float](path string, m *cvar.ModelFile, rs readSpec)
 		return nil, false, err
 	}
 	defer f.Close()
-	ds, has, err := dataset.ReadCSVTargetOptional[T](f, path, m.D, rs.CSV(path))
+	var ds *dataset.Dataset[T]
+	var has bool
+	err = readWithin(byteSize(max(rs.MaxBytes, 0)), func() (err error) {
+		ds, has, err = dataset.ReadCSVTargetOptional[T](f, path, m.D, rs.CSV(path))
+		return err
+	})
 	if err != nil {
 		return nil, false, tooLarge(err)
 	}

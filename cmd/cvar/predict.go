@@ -3,6 +3,8 @@ package main
 import (
 	"bufio"
 	"encoding/csv"
+	"encoding/json"
+	"fmt"
 	"io"
 	"strconv"
 
@@ -117,8 +119,9 @@ func predictRun[T batch.Float](e *env, df *dataFlags, m *cvar.ModelFile, cfg pre
 	if err := checkFinite(cfg.in, ds.Name, scores, k, losses); err != nil {
 		return err
 	}
-	rows := make([]prediction, ds.N)
-	for i := range rows {
+	// Each row's prediction is made as it is written, so that the output
+	// holds one row at a time, not an object per row of the data.
+	row := func(i int) prediction {
 		p := prediction{Row: i + 1}
 		row := scores[i*k : (i+1)*k]
 		if m.K > 0 {
@@ -143,13 +146,13 @@ func predictRun[T batch.Float](e *env, df *dataFlags, m *cvar.ModelFile, cfg pre
 			l := jsonfloat.Lossy(losses[i])
 			p.Loss = &l
 		}
-		rows[i] = p
+		return p
 	}
 	write := func(w io.Writer) error {
 		if cfg.json {
-			return writeJSON(w, rows)
+			return writeJSONRows(w, ds.N, row)
 		}
-		return writePredictionsCSV(w, m, rows, labelled)
+		return writePredictionsCSV(w, m, ds.N, row, labelled)
 	}
 	if cfg.out == "" {
 		bw := bufio.NewWriter(e.stdout)
@@ -161,7 +164,33 @@ func predictRun[T batch.Float](e *env, df *dataFlags, m *cvar.ModelFile, cfg pre
 	return writeNew(cfg.out, cfg.force, cfg.inputs, write)
 }
 
-func writePredictionsCSV(w io.Writer, m *cvar.ModelFile, rows []prediction, labelled bool) error {
+// writeJSONRows writes n rows, made by row one at a time, as writeJSON
+// writes a slice of them.
+func writeJSONRows(w io.Writer, n int, row func(i int) prediction) error {
+	if n == 0 {
+		return writeJSON(w, []prediction{})
+	}
+	if _, err := io.WriteString(w, "[\n"); err != nil {
+		return err
+	}
+	for i := range n {
+		b, err := json.MarshalIndent(row(i), "  ", "  ")
+		if err != nil {
+			return err
+		}
+		end := ",\n"
+		if i == n-1 {
+			end = "\n"
+		}
+		if _, err := fmt.Fprintf(w, "  %s%s", b, end); err != nil {
+			return err
+		}
+	}
+	_, err := io.WriteString(w, "]\n")
+	return err
+}
+
+func writePredictionsCSV(w io.Writer, m *cvar.ModelFile, n int, row func(i int) prediction, labelled bool) error {
 	cw := csv.NewWriter(w)
 	head := []string{"row"}
 	switch {
@@ -187,7 +216,8 @@ func writePredictionsCSV(w io.Writer, m *cvar.ModelFile, rows []prediction, labe
 	cw.Write(head)
 	f := func(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
 	rec := make([]string, 0, len(head))
-	for _, p := range rows {
+	for i := range n {
+		p := row(i)
 		rec = append(rec[:0], strconv.Itoa(p.Row))
 		if m.K == 0 {
 			rec = append(rec, f(float64(*p.Value)))
