@@ -437,3 +437,51 @@ func toFloat64[T batch.Float](x []T) []float64 {
 	}
 	return y
 }
+
+// SettleObjective names the objective of opt when it names none
+// (ObjectiveDefault), as cvar train and the Python package do: the blend of
+// the mean and CVaR_α for the CVaR methods under the practical rule, which
+// lowers the tail without collapsing when labels are noisy; the method's
+// own for Vanilla and under TheoremStep, whose bound is about CVaR_α. A Rho
+// names chi2 and a GroupLR group. A parameter of another objective is an
+// error, as the run would ignore it.
+func SettleObjective(opt *Options) error {
+	obj := opt.Objective
+	if obj == ObjectiveDefault {
+		switch {
+		case opt.Rho > 0:
+			obj = ObjectiveChi2
+		case opt.GroupLR > 0:
+			obj = ObjectiveGroup
+		case opt.Method != Vanilla && opt.Rule != TheoremStep:
+			obj = ObjectiveBlend
+		}
+	}
+	for _, p := range []struct {
+		name string
+		v    float64
+		ok   bool
+	}{
+		{"Blend", opt.Blend, obj == ObjectiveBlend},
+		{"Trim", opt.Trim, obj == ObjectiveBlend || obj == ObjectiveTrimmed},
+		{"Rho", opt.Rho, obj == ObjectiveChi2},
+		{"GroupLR", opt.GroupLR, obj == ObjectiveGroup},
+	} {
+		if p.v != 0 && !p.ok {
+			o := *opt
+			o.Objective = obj
+			return fmt.Errorf("cvar: %s is not a parameter of objective %v", p.name, objectiveName(&o))
+		}
+	}
+	opt.Objective = obj
+	return nil
+}
+
+// objectiveName is the name of the objective opt minimises: "mean" for
+// Vanilla's own.
+func objectiveName(opt *Options) string {
+	if o := opt.objective(); o != ObjectiveDefault {
+		return o.String()
+	}
+	return "mean"
+}

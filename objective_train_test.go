@@ -341,3 +341,32 @@ func TestTuneTrimsNoisyLabels(t *testing.T) {
 		t.Errorf("mean clean CVaR_0.1: tuned blend %.4f, vanilla %.4f: want the blend's lower", sumB/3, sumV/3)
 	}
 }
+
+func TestSettleObjective(t *testing.T) {
+	for _, c := range []struct {
+		opt  Options
+		want Objective
+		err  string
+	}{
+		{Options{Method: Alg3}, ObjectiveBlend, ""},
+		{Options{Method: MinibatchCVaR, Trim: 0.1}, ObjectiveBlend, ""},
+		{Options{Method: Alg3, Rule: TheoremStep}, ObjectiveDefault, ""},
+		{Options{Method: Vanilla}, ObjectiveDefault, ""},
+		{Options{Method: Alg3, Rho: 2}, ObjectiveChi2, ""},
+		{Options{Method: Vanilla, GroupLR: 0.1}, ObjectiveGroup, ""},
+		{Options{Method: Alg3, Objective: ObjectiveTrimmed, Trim: 0.1}, ObjectiveTrimmed, ""},
+		{Options{Method: Alg3, Objective: ObjectiveCVaR, Blend: 0.2}, 0, "Blend is not a parameter of objective cvar"},
+		{Options{Method: Vanilla, Trim: 0.1}, 0, "Trim is not a parameter of objective mean"},
+		{Options{Method: Alg3, Objective: ObjectiveBlend, Rho: 1}, 0, "Rho is not a parameter of objective blend"},
+		{Options{Method: Alg3, Rho: 1, GroupLR: 0.1}, 0, "GroupLR is not a parameter of objective chi2"},
+	} {
+		opt := c.opt
+		err := SettleObjective(&opt)
+		switch {
+		case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
+			t.Errorf("%+v: error %v, want %q", c.opt, err, c.err)
+		case c.err == "" && (err != nil || opt.Objective != c.want):
+			t.Errorf("%+v: %v, %v; want %v", c.opt, opt.Objective, err, c.want)
+		}
+	}
+}

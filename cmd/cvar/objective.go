@@ -12,65 +12,27 @@ func objectiveChoice() *choice {
 	return newChoice("", "", "cvar", "blend", "trimmed", "chi2", "group")
 }
 
-// defaultObjective is train's objective when -objective is not given: for
-// the CVaR methods a blend of the mean and CVaR_α, which lowers the tail
-// without collapsing to uniform predictions when labels are noisy; the
-// method's own under the theorems' rule, which bounds CVaR_α alone (and
-// for vanilla, the mean).
-func defaultObjective(opt *cvar.Options) cvar.Objective {
-	if opt.Method == cvar.Vanilla || opt.Rule == cvar.TheoremStep {
-		return cvar.ObjectiveDefault
-	}
-	return cvar.ObjectiveBlend
-}
-
 // setObjective sets opt's objective and its parameters from -objective,
-// -blend, -trim, -rho and -group-lr. Without -objective, -rho names chi2
-// and -group-lr group; -trim trims the default blend. A parameter of
-// another objective is refused, as it would be ignored.
+// -blend, -trim, -rho and -group-lr, and settles it as the library does
+// (cvar.SettleObjective): the blend by default, -rho naming chi2 and
+// -group-lr group.
 func (f *trainFlags) setObjective(opt *cvar.Options) error {
 	obj, _ := cvar.ParseObjective(f.objective.value)
-	if obj == cvar.ObjectiveDefault {
-		obj = defaultObjective(opt)
-		switch {
-		case f.rho > 0:
-			obj = cvar.ObjectiveChi2
-		case f.groupLR > 0:
-			obj = cvar.ObjectiveGroup
-		}
-	}
-	for _, p := range []struct {
-		flag string
-		v    float64
-		ok   bool
-	}{
-		{"-blend", f.blend, obj == cvar.ObjectiveBlend},
-		{"-trim", f.trim, obj == cvar.ObjectiveBlend || obj == cvar.ObjectiveTrimmed},
-		{"-rho", f.rho, obj == cvar.ObjectiveChi2},
-		{"-group-lr", f.groupLR, obj == cvar.ObjectiveGroup},
-	} {
-		if p.v != 0 && !p.ok {
-			return usagef("%s is not a parameter of objective %s", p.flag, objectiveName(obj, opt.Method))
-		}
-	}
 	switch {
-	case obj == cvar.ObjectiveGroup && f.data.group == "" && f.data.groupFile == "":
-		return usagef("objective group weighs the rows' groups: give -group COLUMN (the built-in data: subgroup) or -group-file FILE")
 	case f.blend > 1:
 		return usagef("-blend %v: the mean's weight λ is in [0, 1]", f.blend)
 	case f.trim >= 1:
 		return usagef("-trim %v: the fraction left out is below 1", f.trim)
 	}
 	opt.Objective, opt.Blend, opt.Trim, opt.Rho, opt.GroupLR = obj, f.blend, f.trim, f.rho, f.groupLR
-	return nil
-}
-
-// objectiveName is o's name, "mean" for the vanilla default.
-func objectiveName(o cvar.Objective, m cvar.Method) string {
-	if o == cvar.ObjectiveDefault && m == cvar.Vanilla {
-		return "mean"
+	if err := cvar.SettleObjective(opt); err != nil {
+		flags := strings.NewReplacer("Blend ", "-blend ", "Trim ", "-trim ", "Rho ", "-rho ", "GroupLR ", "-group-lr ")
+		return usagef("%s", flags.Replace(strings.TrimPrefix(err.Error(), "cvar: ")))
 	}
-	return o.String()
+	if opt.Objective == cvar.ObjectiveGroup && f.data.group == "" && f.data.groupFile == "" {
+		return usagef("objective group weighs the rows' groups: give -group COLUMN (the built-in data: subgroup) or -group-file FILE")
+	}
+	return nil
 }
 
 // objectiveWords describes the objective of a run that is not the method's

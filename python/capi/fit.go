@@ -86,7 +86,7 @@ func (cfg *fitConfig) options() (cvar.Options, error) {
 	if cfg.LRTheorem {
 		opt.Rule = cvar.TheoremStep
 	}
-	if err := cfg.setObjective(&opt); err != nil {
+	if err := cvar.SettleObjective(&opt); err != nil {
 		return opt, err
 	}
 	for name, v := range map[string]int{"epochs": cfg.Epochs, "steps": cfg.Steps, "batch": cfg.Batch, "threads": cfg.Threads} {
@@ -109,46 +109,6 @@ func (cfg *fitConfig) options() (cvar.Options, error) {
 		opt.Domain = cvar.Ball(defaultRadius)
 	}
 	return opt, nil
-}
-
-// setObjective settles the objective as cvar train does when its caller
-// names none ("default"): a blend of the mean and CVaR_α for the CVaR
-// methods under the practical rule, the method's own for vanilla and under
-// the theorems' rule; a ρ names chi2 and a group step group. A parameter of
-// another objective is refused, as it would be ignored.
-func (cfg *fitConfig) setObjective(opt *cvar.Options) error {
-	obj := opt.Objective
-	if obj == cvar.ObjectiveDefault {
-		if opt.Method != cvar.Vanilla && opt.Rule != cvar.TheoremStep {
-			obj = cvar.ObjectiveBlend
-		}
-		switch {
-		case cfg.Rho > 0:
-			obj = cvar.ObjectiveChi2
-		case cfg.GroupLR > 0:
-			obj = cvar.ObjectiveGroup
-		}
-	}
-	for _, p := range []struct {
-		name string
-		v    float64
-		ok   bool
-	}{
-		{"blend", cfg.Blend, obj == cvar.ObjectiveBlend},
-		{"trim", cfg.Trim, obj == cvar.ObjectiveBlend || obj == cvar.ObjectiveTrimmed},
-		{"rho", cfg.Rho, obj == cvar.ObjectiveChi2},
-		{"group_lr", cfg.GroupLR, obj == cvar.ObjectiveGroup},
-	} {
-		if p.v != 0 && !p.ok {
-			name := obj.String()
-			if obj == cvar.ObjectiveDefault && opt.Method == cvar.Vanilla {
-				name = "mean"
-			}
-			return fmt.Errorf("cvar: %s is not a parameter of objective %s", p.name, name)
-		}
-	}
-	opt.Objective = obj
-	return nil
 }
 
 // task is the dataset task of cfg.
