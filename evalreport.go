@@ -44,8 +44,15 @@ type ReportModel struct {
 }
 
 // NewEvalReport returns the report of m's metrics bm on n rows of data,
-// whose intervals come from resamples bootstrap resamples (0: none).
+// whose intervals come from resamples bootstrap resamples (0: none). A nil
+// m reports the zero ReportModel and Method; a nil bm, no metrics.
 func NewEvalReport(m *ModelFile, data string, n, resamples int, bm *BootstrapMetrics) *EvalReport {
+	if m == nil {
+		m = &ModelFile{}
+	}
+	if bm == nil {
+		bm = PointMetrics(Metrics{Accuracy: math.NaN(), MeanLoss: math.NaN()})
+	}
 	r := &EvalReport{
 		Model:  ReportModelOf(m),
 		Method: m.Method.String(), Alpha: m.Alpha, Data: data, N: n, Bootstrap: resamples, Confidence: 0.95,
@@ -58,8 +65,12 @@ func NewEvalReport(m *ModelFile, data string, n, resamples int, bm *BootstrapMet
 	return r
 }
 
-// ReportModelOf returns what a report says of the model file m.
+// ReportModelOf returns what a report says of the model file m: the zero
+// ReportModel of a nil m.
 func ReportModelOf(m *ModelFile) ReportModel {
+	if m == nil {
+		return ReportModel{}
+	}
 	trained := m.Source.Name
 	if trained == "" {
 		trained = m.Source.Kind

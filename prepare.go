@@ -58,7 +58,10 @@ func Prepare[T batch.Float](full *dataset.Dataset[T], opt PrepareOptions, more .
 		}
 	}
 	if train.Task == dataset.Regression && opt.ScaleTarget {
-		ts := dataset.FitTargetScaler(train)
+		ts, err := dataset.FitTargetScaler(train)
+		if err != nil {
+			return nil, err
+		}
 		p.Preprocessing.TargetMean, p.Preprocessing.TargetScale = ts.Mean, ts.Scale
 	}
 	return p, nil
@@ -90,6 +93,7 @@ func (p *Prepared[T]) fitScaling(mode Scaling) error {
 		}
 	}
 	var st *dataset.Standardizer
+	var err error
 	switch {
 	case mode == ScaleNone:
 		return nil
@@ -97,11 +101,10 @@ func (p *Prepared[T]) fitScaling(mode Scaling) error {
 		prep.Divide = 255
 		return dataset.PreprocessDataset(prep, train)
 	case mode == ScaleMaxAbs:
-		st = dataset.FitMaxAbs(train)
+		st, err = dataset.FitMaxAbs(train)
 	case mode == ScaleZScore && train.IsSparse():
-		st = dataset.FitScaler(train) // means of 0: the zeros stay
+		st, err = dataset.FitScaler(train) // means of 0: the zeros stay
 	case mode == ScaleZScore:
-		var err error
 		if st, err = dataset.FitStandardizer(train); err != nil {
 			return err
 		}
@@ -109,6 +112,9 @@ func (p *Prepared[T]) fitScaling(mode Scaling) error {
 		return dataset.StandardizeInPlace(st, train)
 	default:
 		return fmt.Errorf("cvar: unknown Scaling %d", mode)
+	}
+	if err != nil {
+		return err
 	}
 	prep.Mean, prep.Scale = st.Mean, st.Scale
 	return dataset.PreprocessDataset(prep, train)

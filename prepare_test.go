@@ -54,7 +54,7 @@ func TestPrepareZScore(t *testing.T) {
 			t.Errorf("test[0][%d] = %v, want %v", j, got, want)
 		}
 	}
-	ts := dataset.FitTargetScaler(p.Train)
+	ts := must(dataset.FitTargetScaler(p.Train))
 	if p.Preprocessing.TargetMean != ts.Mean || p.Preprocessing.TargetScale != ts.Scale || ts.Scale == 0 {
 		t.Errorf("target standardisation %v, %v; want %v", p.Preprocessing.TargetMean, p.Preprocessing.TargetScale, ts)
 	}

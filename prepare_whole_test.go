@@ -31,7 +31,7 @@ func TestPrepareWhole(t *testing.T) {
 			t.Errorf("column %d: mean %v, deviation %v", j, mean, std)
 		}
 	}
-	if ts := dataset.FitTargetScaler(full); p.Preprocessing.TargetScale != ts.Scale {
+	if ts := must(dataset.FitTargetScaler(full)); p.Preprocessing.TargetScale != ts.Scale {
 		t.Errorf("target scale %v, want %v", p.Preprocessing.TargetScale, ts.Scale)
 	}
 	if _, err := Prepare(full, PrepareOptions{TrainFrac: 1.5}); err == nil {

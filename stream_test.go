@@ -185,7 +185,7 @@ func TestTrainStreamSparse(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := dataset.FitMaxAbs(train)
+	want := must(dataset.FitMaxAbs(train))
 	if !slices.Equal(sp.Preprocessing.Scale, want.Scale) || !slices.Equal(de.Preprocessing.Scale, want.Scale) {
 		t.Errorf("max-abs differs from FitMaxAbs of the training part")
 	}
@@ -211,7 +211,7 @@ func TestTrainStreamMaxAbsDense(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := dataset.FitMaxAbs(train)
+	want := must(dataset.FitMaxAbs(train))
 	if !slices.Equal(res.Preprocessing.Scale, want.Scale) || !slices.Equal(res.Preprocessing.Mean, want.Mean) {
 		t.Errorf("max-abs %v, want %v", res.Preprocessing.Scale, want.Scale)
 	}
@@ -240,7 +240,7 @@ func TestTrainStreamRegression(t *testing.T) {
 		if kind == "" {
 			want = batch.KindLinear
 		}
-		ts := dataset.FitTargetScaler(ds)
+		ts := must(dataset.FitTargetScaler(ds))
 		if res.Kind != want || res.Classes != nil || !(res.Preprocessing.TargetScale > 10) || math.Abs(res.Preprocessing.TargetMean-ts.Mean) > 10 {
 			t.Errorf("%q: kind %s, classes %v, target scaling %v, %v", kind, res.Kind, res.Classes, res.Preprocessing.TargetMean, res.Preprocessing.TargetScale)
 		}

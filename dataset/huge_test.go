@@ -40,10 +40,10 @@ func TestHugeValuesStandardize(t *testing.T) {
 	if st.Mean[0] != up(ss.Mean[0]) || st.Scale[0] != up(ss.Scale[0]) || st.Mean[1] != ss.Mean[1] || st.Scale[1] != ss.Scale[1] {
 		t.Errorf("FitStandardizer: %v %v; want %v×2^1000, %v×2^1000", st.Mean, st.Scale, ss.Mean, ss.Scale)
 	}
-	if ts, tsSmall := FitTargetScaler(huge), FitTargetScaler(small); ts.Mean != up(tsSmall.Mean) || ts.Scale != up(tsSmall.Scale) {
+	if ts, tsSmall := must(FitTargetScaler(huge)), must(FitTargetScaler(small)); ts.Mean != up(tsSmall.Mean) || ts.Scale != up(tsSmall.Scale) {
 		t.Errorf("FitTargetScaler %+v; want %+v×2^1000", ts, tsSmall)
 	}
-	if sc, scSmall := FitScaler(huge), FitScaler(small); sc.Scale[0] != up(scSmall.Scale[0]) || sc.Scale[1] != scSmall.Scale[1] {
+	if sc, scSmall := must(FitScaler(huge)), must(FitScaler(small)); sc.Scale[0] != up(scSmall.Scale[0]) || sc.Scale[1] != scSmall.Scale[1] {
 		t.Errorf("FitScaler %v; want %v×2^1000", sc.Scale, scSmall.Scale)
 	}
 	var rs RunningStandardizer[float64]
@@ -62,7 +62,7 @@ func TestHugeValuesStandardize(t *testing.T) {
 	if ts := rt.TargetScaler(); !near(ts.Mean, st.Mean[0]) || !near(ts.Scale, st.Scale[0]) {
 		t.Errorf("RunningTargetScaler %+v", ts)
 	}
-	if sc := scaler.Scaler(); !near(sc.Scale[0], FitScaler(huge).Scale[0]) {
+	if sc := scaler.Scaler(); !near(sc.Scale[0], must(FitScaler(huge)).Scale[0]) {
 		t.Errorf("RunningScaler %v", sc.Scale)
 	}
 	if err := StandardizeInPlace(st, huge); err != nil {

@@ -22,13 +22,16 @@ type Standardizer struct {
 // 0 instead of NaN, on the training data and on new data alike. An empty
 // dataset gives Mean 0 and Scale 1. Sparse data is an error (see Dense,
 // or FitScaler to scale without centring: centring would fill every zero
-// in), as is an X of fewer than N×D values.
+// in), as is an X of fewer than N×D values, and a nil ds.
 //
 // Each column is computed with the corrected two-pass algorithm (mean, then
 // the mean's rounding error and the sum of squared deviations), which is
 // accurate even when the mean is large compared with the spread, and
 // without overflow for values up to float64's limit (see hugeValue).
 func FitStandardizer[T Float](ds *Dataset[T]) (*Standardizer, error) {
+	if ds == nil {
+		return nil, errNoDataset
+	}
 	if ds.IsSparse() {
 		return nil, ds.errorf("standardizing sparse data is not supported (centring would fill in every zero); see Dense, or FitScaler")
 	}
@@ -217,11 +220,20 @@ type TargetScaler struct {
 // FitTargetScaler computes the mean and the population standard deviation
 // of ds's regression targets, in float64, with the corrected two-pass
 // algorithm, without overflow (see FitStandardizer). Constant (or absent)
-// targets get Scale 1.
-func FitTargetScaler[T Float](ds *Dataset[T]) TargetScaler {
+// targets get Scale 1. A nil ds, and a target that is not finite (its row
+// named, 0-based), are errors.
+func FitTargetScaler[T Float](ds *Dataset[T]) (TargetScaler, error) {
 	s := TargetScaler{Scale: 1}
+	if ds == nil {
+		return s, errNoDataset
+	}
+	for i, y := range ds.Y {
+		if !finite(float64(y)) {
+			return s, ds.errorf("row %d: target %v; expected a finite number", i, float64(y))
+		}
+	}
 	if len(ds.Y) == 0 {
-		return s
+		return s, nil
 	}
 	n := float64(len(ds.Y))
 	var most float64
@@ -243,7 +255,7 @@ func FitTargetScaler[T Float](ds *Dataset[T]) TargetScaler {
 	if sd := math.Sqrt((sq-dev*dev/n)/n) / inv; sd > 0 && finite(sd) {
 		s.Scale = sd
 	}
-	return s
+	return s, nil
 }
 
 // ScaleTargets returns the standardised copy of targets y, (y − s.Mean)/

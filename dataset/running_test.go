@@ -44,7 +44,7 @@ func TestRunningStandardizer(t *testing.T) {
 	if got.Scale[1] != 1 || got.Mean[1] != 7 {
 		t.Errorf("constant column: mean %v scale %v, want 7 and 1", got.Mean[1], got.Scale[1])
 	}
-	tsWant := FitTargetScaler(&Dataset[float64]{Y: y})
+	tsWant := must(FitTargetScaler(&Dataset[float64]{Y: y}))
 	if ts := ys.TargetScaler(); math.Abs(ts.Mean-tsWant.Mean) > 1e-12*tsWant.Mean || math.Abs(ts.Scale-tsWant.Scale) > 1e-12*tsWant.Scale {
 		t.Errorf("targets: running %+v, two-pass %+v", ts, tsWant)
 	}

@@ -13,8 +13,13 @@ import (
 // non-zeros only (a column should not repeat within a row, as ReadLIBSVM
 // guarantees); of dense data every value. Applied as a Preprocessing (Mean
 // zero, Scale), it is what the cvar command uses for -scale zscore on
-// sparse data.
-func FitScaler[T Float](ds *Dataset[T]) *Standardizer {
+// sparse data. A nil ds, or one whose features do not match its shape
+// (a negative shape, too few values, sparse offsets or columns out of
+// range), is an error.
+func FitScaler[T Float](ds *Dataset[T]) (*Standardizer, error) {
+	if err := checkFeatures(ds); err != nil {
+		return nil, err
+	}
 	d := ds.D
 	s := &Standardizer{Mean: make([]float64, d), Scale: make([]float64, d)}
 	n := float64(ds.N)
@@ -78,7 +83,7 @@ func FitScaler[T Float](ds *Dataset[T]) *Standardizer {
 			s.Scale[j] = sd
 		}
 	}
-	return s
+	return s, nil
 }
 
 // FitMaxAbs returns the max-abs scaling of ds, dense or sparse:
@@ -90,8 +95,11 @@ func FitScaler[T Float](ds *Dataset[T]) *Standardizer {
 // feature seen in a few rows up to hundreds (a deviation of about
 // x/√(N/count)), and a model trained on text so scaled, CVaR's above all,
 // fits those rows at the held-out tail's expense. Of sparse data it reads
-// the non-zeros only.
-func FitMaxAbs[T Float](ds *Dataset[T]) *Standardizer {
+// the non-zeros only. Errors as for FitScaler.
+func FitMaxAbs[T Float](ds *Dataset[T]) (*Standardizer, error) {
+	if err := checkFeatures(ds); err != nil {
+		return nil, err
+	}
 	s := &Standardizer{Mean: make([]float64, ds.D), Scale: make([]float64, ds.D)}
 	if ds.IsSparse() {
 		for p, c := range ds.Cols[:ds.Indptr[ds.N]] {
@@ -105,7 +113,40 @@ func FitMaxAbs[T Float](ds *Dataset[T]) *Standardizer {
 		}
 	}
 	unitForZero(s.Scale)
-	return s
+	return s, nil
+}
+
+// checkFeatures reports a nil ds, or features that do not match its shape:
+// a negative shape, dense values fewer than N×D, sparse offsets other than
+// N+1 rising ones within the columns and values, or a column not below D.
+func checkFeatures[T Float](ds *Dataset[T]) error {
+	if ds == nil {
+		return errNoDataset
+	}
+	if ds.N < 0 || ds.D < 0 {
+		return ds.errorf("negative shape %d×%d", ds.N, ds.D)
+	}
+	if !ds.IsSparse() {
+		if ds.D > 0 && ds.N > math.MaxInt/ds.D || len(ds.X) < ds.N*ds.D {
+			return ds.errorf("X has %d values; expected N×D = %d×%d", len(ds.X), ds.N, ds.D)
+		}
+		return nil
+	}
+	if len(ds.Indptr) != ds.N+1 || ds.Indptr[0] != 0 || ds.Indptr[ds.N] > int64(min(len(ds.Cols), len(ds.Vals))) {
+		return ds.errorf("sparse data has %d offsets, %d columns and %d values; expected N+1 = %d offsets from 0 to one column and value a non-zero",
+			len(ds.Indptr), len(ds.Cols), len(ds.Vals), ds.N+1)
+	}
+	for i := range ds.N {
+		if ds.Indptr[i+1] < ds.Indptr[i] {
+			return ds.errorf("row %d: offsets %d, %d decrease", i, ds.Indptr[i], ds.Indptr[i+1])
+		}
+	}
+	for _, c := range ds.Cols[:ds.Indptr[ds.N]] {
+		if int(c) >= ds.D {
+			return ds.errorf("column %d; expected one below D = %d", c, ds.D)
+		}
+	}
+	return nil
 }
 
 // unitForZero sets the scale of a feature that is 0 throughout (or not

@@ -138,7 +138,7 @@ func TestFitScalerSparseLikeDense(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ss, sd := FitScaler(sp), FitScaler(de)
+	ss, sd := must(FitScaler(sp)), must(FitScaler(de))
 	for j := range sd.Scale {
 		if ss.Mean[j] != 0 || sd.Mean[j] != 0 || math.Abs(ss.Scale[j]-sd.Scale[j]) > 1e-15*sd.Scale[j] {
 			t.Fatalf("feature %d: sparse %v/%v, dense %v/%v", j, ss.Mean[j], ss.Scale[j], sd.Mean[j], sd.Scale[j])
@@ -149,7 +149,7 @@ func TestFitScalerSparseLikeDense(t *testing.T) {
 		t.Errorf("scale of feature 2: %v, want 0.4", sd.Scale[2])
 	}
 	// Max-abs scaling: the same of both, the largest |x| of each feature.
-	ms, md := FitMaxAbs(sp), FitMaxAbs(de)
+	ms, md := must(FitMaxAbs(sp)), must(FitMaxAbs(de))
 	if want := []float64{2, 3, 1, 7, 3, 1}; !slices.Equal(ms.Scale, want) || !slices.Equal(md.Scale, want) {
 		t.Errorf("max-abs scales: sparse %v, dense %v, want %v", ms.Scale, md.Scale, want)
 	}
@@ -160,7 +160,7 @@ func TestFitScalerSparseLikeDense(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := FitMaxAbs(zero).Scale; !slices.Equal(got, []float64{4, 1, 1}) {
+	if got := must(FitMaxAbs(zero)).Scale; !slices.Equal(got, []float64{4, 1, 1}) {
 		t.Errorf("max-abs of a negative feature, an absent one and a stored zero: %v, want [4 1 1]", got)
 	}
 	p := &Preprocessing{Divide: 2, Mean: sd.Mean, Scale: sd.Scale}
@@ -224,13 +224,13 @@ func TestStreamSparse(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	want, got := FitScaler(de), rs.Scaler()
+	want, got := must(FitScaler(de)), rs.Scaler()
 	for j := range want.Scale {
 		if got.Mean[j] != 0 || math.Abs(got.Scale[j]-want.Scale[j]) > 1e-14*want.Scale[j] {
 			t.Fatalf("feature %d: running scale %v, FitScaler %v", j, got.Scale[j], want.Scale[j])
 		}
 	}
-	if ma, want := rs.MaxAbs(), FitMaxAbs(de); !slices.Equal(ma.Scale, want.Scale) || !slices.Equal(ma.Mean, want.Mean) {
+	if ma, want := rs.MaxAbs(), must(FitMaxAbs(de)); !slices.Equal(ma.Scale, want.Scale) || !slices.Equal(ma.Mean, want.Mean) {
 		t.Fatalf("running max-abs %v/%v, FitMaxAbs %v/%v", ma.Mean, ma.Scale, want.Mean, want.Scale)
 	}
 	// The dense rows give the same scalings.
@@ -240,11 +240,11 @@ func TestStreamSparse(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if ma, want := rd.MaxAbs(), FitMaxAbs(de); !slices.Equal(ma.Scale, want.Scale) {
+	if ma, want := rd.MaxAbs(), must(FitMaxAbs(de)); !slices.Equal(ma.Scale, want.Scale) {
 		t.Fatalf("running max-abs of dense rows %v, FitMaxAbs %v", ma.Scale, want.Scale)
 	}
 	for j, v := range rd.Scaler().Scale {
-		if w := FitScaler(de).Scale[j]; math.Abs(v-w) > 1e-14*w {
+		if w := must(FitScaler(de)).Scale[j]; math.Abs(v-w) > 1e-14*w {
 			t.Fatalf("feature %d: running scale of dense rows %v, FitScaler %v", j, v, w)
 		}
 	}

@@ -266,7 +266,10 @@ func TestEvaluateLIBSVM(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	sc := dataset.FitMaxAbs(text)
+	sc, err := dataset.FitMaxAbs(text)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if err := dataset.PreprocessDataset(&dataset.Preprocessing{Mean: sc.Mean, Scale: sc.Scale}, text); err != nil {
 		t.Fatal(err)
 	}

@@ -1,0 +1,32 @@
+package cvar
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/cvarlearn/cvar/batch"
+	"github.com/cvarlearn/cvar/dataset"
+)
+
+// TestNilArguments: the functions that took a nil pointer to a panic
+// return an error, or a documented zero result that the next step refuses.
+func TestNilArguments(t *testing.T) {
+	if err := SettleObjective(nil); err == nil {
+		t.Error("SettleObjective(nil): no error")
+	}
+	m, err := batch.NewLogistic[float64](2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if mf := NewModelFile[float64](m, nil, nil, dataset.Preprocessing{}, Provenance{}); mf != nil {
+		t.Errorf("NewModelFile of a nil result: %+v, want nil", mf)
+	} else if err := SaveModel(&bytes.Buffer{}, mf); err == nil {
+		t.Error("SaveModel of NewModelFile's nil: no error")
+	}
+	if r := ReportModelOf(nil); r.Kind != "" || r.D != 0 {
+		t.Errorf("ReportModelOf(nil): %+v, want the zero ReportModel", r)
+	}
+	if r := NewEvalReport(nil, "d.csv", 3, 0, nil); r.Model.Kind != "" || r.N != 3 || r.Accuracy != nil {
+		t.Errorf("NewEvalReport(nil, …, nil): %+v", r)
+	}
+}
