@@ -33,6 +33,7 @@ type Online[T batch.Float] struct {
 	y     [1]T
 	label [1]int32
 	n     int
+	steps int // Options.Steps: the samples the run takes
 }
 
 // NewOnline starts an online run of opt.Method (Alg1 or Alg4) for a stream
@@ -54,7 +55,7 @@ func NewOnline[T batch.Float](model batch.Model[T], d, k int, opt Options) (*Onl
 	if err := validate(&opt); err != nil {
 		return nil, err
 	}
-	o := &Online[T]{model: model}
+	o := &Online[T]{model: model, steps: opt.Steps}
 	o.one = batch.Data[T]{X: make([]T, d), N: 1, D: d, Stride: d, K: k}
 	if k > 0 {
 		o.one.Labels = o.label[:]
@@ -100,10 +101,14 @@ func NewOnline[T batch.Float](model batch.Model[T], d, k int, opt Options) (*Onl
 // Observe takes one sample: its features x, and its target y (regression)
 // or class label (classification). It updates the parameters and returns a
 // DivergenceError if they stopped being finite, or an error for a bad
-// sample (which is not used).
+// sample (which is not used) and for a sample past Options.Steps, the
+// stream's length the step sizes were set for.
 func (o *Online[T]) Observe(x []T, y float64, label int) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	if err := o.checkBudget(); err != nil {
+		return err
+	}
 	d := &o.one
 	if len(x) != d.D {
 		return fmt.Errorf("cvar: sample %d has %d features, want %d", o.n+1, len(x), d.D)
@@ -132,6 +137,9 @@ func (o *Online[T]) Observe(x []T, y float64, label int) error {
 func (o *Online[T]) ObserveSparse(cols []uint32, vals []T, y float64, label int) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
+	if err := o.checkBudget(); err != nil {
+		return err
+	}
 	d := &o.sp
 	if len(cols) != len(vals) {
 		return fmt.Errorf("cvar: sample %d has %d columns and %d values", o.n+1, len(cols), len(vals))
@@ -153,6 +161,17 @@ func (o *Online[T]) ObserveSparse(cols []uint32, vals []T, y float64, label int)
 	err := o.r.step(d, nil, 1)
 	d.Cols, d.Vals = nil, nil
 	return err
+}
+
+// checkBudget refuses a sample past Options.Steps: the step sizes and the
+// output (a random iterate among Steps, the average's weights) are those
+// of a stream of that length, so a longer one would be a run of another
+// setting than the one asked for.
+func (o *Online[T]) checkBudget() error {
+	if o.n >= o.steps {
+		return fmt.Errorf("cvar: sample %d is past the %d samples of Options.Steps, the stream's length the run was set for", o.n+1, o.steps)
+	}
+	return nil
 }
 
 // target sets the current sample's target or class.
