@@ -256,6 +256,12 @@ func (r *run[T]) tauStep(t, b int, sumV float64) error {
 		if !finite(r.tau) {
 			return &DivergenceError{Step: t, What: fmt.Sprintf("τ is %v", r.tau*r.pr.L)}
 		}
+		// τ estimates the VaR of the losses: past the losses' bound (see
+		// DivergenceFactor) it runs away, as a step size TauLR far too
+		// large makes it.
+		if tau := math.Abs(r.tau * r.pr.L); r.lossCap > 0 && tau > r.lossCap {
+			return &DivergenceError{Step: t, What: fmt.Sprintf("τ = %.3g exceeds %g times the initial loss scale (%.3g)", r.tau*r.pr.L, DivergenceFactor, r.lossCap/DivergenceFactor)}
+		}
 	}
 	return nil
 }
