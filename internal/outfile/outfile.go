@@ -11,7 +11,10 @@ import (
 	"io"
 	"io/fs"
 	"os"
+	"os/signal"
 	"path/filepath"
+	"syscall"
+	"time"
 )
 
 // Input is a file or directory a program reads, with the flag that names
@@ -126,8 +129,9 @@ func checkNotInput(path string, inputs []Input) error {
 // is taken with a hard link, which fails if a file of that name appeared in
 // the meantime; with force a rename replaces the file, which must be a
 // regular file that is none of the inputs (see Check). A failed
-// write leaves neither a partial file nor a temporary one, and errors name
-// path, never the temporary file.
+// write leaves neither a partial file nor a temporary one, nor does an
+// interrupt or termination signal during it (removeOnSignal), and errors
+// name path, never the temporary file.
 func Write(path string, force bool, inputs []Input, write func(w io.Writer) error) (err error) {
 	if err := Check(path, force, inputs); err != nil {
 		return err
@@ -137,6 +141,7 @@ func Write(path string, force bool, inputs []Input, write func(w io.Writer) erro
 		return pathError("write", path, err)
 	}
 	name := f.Name()
+	defer removeOnSignal(name)()
 	defer func() {
 		if err != nil {
 			f.Close()
@@ -178,4 +183,31 @@ func Write(path string, force bool, inputs []Input, write func(w io.Writer) erro
 	}
 	os.Remove(name)
 	return nil
+}
+
+// removeOnSignal removes the temporary file name when the program gets an
+// interrupt, termination or hangup signal before the returned function is
+// called, and then raises the signal again, so that the program ends as
+// the signal would have ended it, leaving no hidden file behind. Where a
+// signal cannot be raised (Windows) the program exits with status 1.
+func removeOnSignal(name string) (stop func()) {
+	ch := make(chan os.Signal, 1)
+	signal.Notify(ch, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	done := make(chan struct{})
+	go func() {
+		select {
+		case sig := <-ch:
+			os.Remove(name)
+			signal.Stop(ch)
+			if p, err := os.FindProcess(os.Getpid()); err == nil && p.Signal(sig) == nil {
+				time.Sleep(time.Second) // the signal's default action ends the program
+			}
+			os.Exit(1)
+		case <-done:
+		}
+	}()
+	return func() {
+		signal.Stop(ch)
+		close(done)
+	}
 }
