@@ -16,10 +16,11 @@ import (
 // scratch of the passes over the
 // rows: the scores of each class and the mlp's hidden activations of a
 // minibatch of batchSize rows (at least 1024, the rows of the losses at the
-// start) and of the rows an evaluation holds at once. It lets a program
-// refuse a model beyond a memory bound before anything is allocated. The
-// arithmetic saturates: absurd shapes give math.MaxInt64.
-func TrainingBytes[T batch.Float](kind string, d, k, hidden, threads, batchSize int) int64 {
+// start) and of the rows an evaluation holds at once, none of them more
+// than the data's rows (0: not known). It lets a program refuse a model
+// beyond a memory bound before anything is allocated. The arithmetic
+// saturates: absurd shapes give math.MaxInt64.
+func TrainingBytes[T batch.Float](kind string, d, k, hidden, threads, batchSize, rows int) int64 {
 	outs := int64(max(k, 1))
 	params := satAdd(satMul(int64(d), outs), outs)
 	perRow := int64(8) // a linear model's margins, losses and weights
@@ -41,6 +42,9 @@ func TrainingBytes[T batch.Float](kind string, d, k, hidden, threads, batchSize 
 	// 32 768 scores each where a row has fewer.
 	trainRows := max(int64(batchSize), 1024)
 	evalRows := 16 * min(1024, max(16, wholeDataPiece/width))
+	if rows > 0 {
+		trainRows, evalRows = min(trainRows, int64(rows)), min(evalRows, int64(rows))
+	}
 	scratch := satMul(satAdd(trainRows, evalRows), perRow)
 	// A gradient per worker, or per chunk of 64 rows of the minibatch (of
 	// 16 rows where the gradient is small) where there are more chunks.

@@ -91,7 +91,7 @@ func cmdExperiment(e *env, args []string) error {
 	formatOut := newChoice("text", "text", "markdown", "csv")
 	fs.Var(formatOut, "format-out", "table `format`: text, markdown or csv")
 	jsonOut := fs.Bool("json", false, "print a JSON list of rows instead of a table")
-	plotDir := fs.String("plot", "", "write the figures into this `directory` (created if needed)")
+	plotDir := fs.String("plot", "", "write the figures into this `directory` (created if needed); it evaluates every run on both splits each epoch, which can double the time")
 	plotFormat := newChoice("png", "png", "svg")
 	fs.Var(plotFormat, "plot-format", "figure `format`: png or svg")
 	force := fs.Bool("force", false, "replace existing figure files (never a -data file)")
@@ -230,7 +230,7 @@ func experimentRun[T batch.Float](e *env, cfg *expConfig) error {
 	start := time.Now()
 	x := cfg.exp
 	grid := len(x.LRs) * len(x.WeightDecays)
-	bar := newProgress(e, "experiment", len(cfg.files)*x.Seeds*x.Rows()*grid*x.Epochs)
+	bar := newProgress(e, "experiment epochs", len(cfg.files)*x.Seeds*x.Rows()*grid*x.Epochs)
 	x.Progress = bar.add
 	var results []*experiment.Result
 	for _, file := range cfg.files {
@@ -350,7 +350,7 @@ func experimentOn[T batch.Float](cfg *expConfig, x experiment.Config, df *dataFl
 		if d.Val, err = td.val.Batch(); err != nil {
 			return nil, err
 		}
-		if err := checkModel[T](df, kind, d.Train.D, d.Train.K, cfg.hidden, x.Threads, x.Batch); err != nil {
+		if err := checkModelRows[T](df, kind, d.Train.D, d.Train.K, cfg.hidden, x.Threads, x.Batch, d.Train.N); err != nil {
 			return nil, err
 		}
 		if d.Model, err = batch.NewModel[T](kind, d.Train.D, d.Train.K, cfg.hidden); err != nil {

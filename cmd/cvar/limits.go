@@ -213,10 +213,17 @@ func checkMemory(what string, need int64, limit byteSize) error {
 }
 
 // checkModel fails when training the model would need more than the
-// -max-memory bound (see cvar.TrainingBytes), before anything is allocated.
-// The error names the data file whose d features size the model (a LIBSVM
-// file's width is its largest index), or the built-in data.
+// -max-memory bound (see cvar.TrainingBytes), before anything is allocated,
+// on data of rows not known (a stream).
 func checkModel[T batch.Float](f *dataFlags, kind string, d, k, hidden, threads, batchSize int) error {
+	return checkModelRows[T](f, kind, d, k, hidden, threads, batchSize, 0)
+}
+
+// checkModelRows is checkModel on data of the given rows, whose passes
+// hold the scratch of at most that many. The error names the data file
+// whose d features size the model (a LIBSVM file's width is its largest
+// index), or the built-in data.
+func checkModelRows[T batch.Float](f *dataFlags, kind string, d, k, hidden, threads, batchSize, rows int) error {
 	features := "the built-in data's"
 	if f.data != "" {
 		features = f.data + ":"
@@ -226,5 +233,5 @@ func checkModel[T batch.Float](f *dataFlags, kind string, d, k, hidden, threads,
 		model = fmt.Sprintf("an mlp of -hidden %d units", hidden)
 	}
 	what := fmt.Sprintf("%s %d features make %s, which", features, d, model)
-	return checkMemory(what, cvar.TrainingBytes[T](kind, d, k, hidden, threads, batchSize), f.maxMemory)
+	return checkMemory(what, cvar.TrainingBytes[T](kind, d, k, hidden, threads, batchSize, rows), f.maxMemory)
 }

@@ -8,20 +8,37 @@ import (
 	"time"
 )
 
-// progress draws a one-line progress bar on stderr when it is a terminal;
-// otherwise it does nothing. It is safe for concurrent use.
+// lineEvery is the least time between two lines of progress on a stderr
+// that is not a terminal (a log file, a pipe, CI): often enough to show a
+// long run moves, rarely enough that a log stays readable. A run shorter
+// than it prints none.
+const lineEvery = 5 * time.Second
+
+// progress reports a long run's progress on stderr: a one-line bar redrawn
+// in place when stderr is a terminal, otherwise a line of the units done,
+// the time taken and the time left, at most every lineEvery, and a last
+// line when one was printed. It is safe for concurrent use.
 type progress struct {
 	mu           sync.Mutex
 	w            io.Writer
-	on           bool
+	on           bool // report at all
+	bar          bool // a terminal: redraw the bar in place
+	lines        int  // lines printed (not a terminal)
 	label        string
 	done, total  int
-	start, drawn time.Time // drawn: when the bar was last drawn
+	start, drawn time.Time // drawn: when the bar or a line was last drawn
+	now          func() time.Time
 }
 
+// newProgress starts reporting total units of work (epochs, resamples),
+// which label names, on e's stderr.
 func newProgress(e *env, label string, total int) *progress {
-	p := &progress{w: e.stderr, on: e.tty && total > 0, label: label, total: total, start: time.Now()}
-	p.draw(true)
+	p := &progress{w: e.stderr, on: total > 0, bar: e.tty, label: label, total: total, now: time.Now}
+	p.start = p.now()
+	p.drawn = p.start
+	if p.bar {
+		p.draw(true)
+	}
 	return p
 }
 
@@ -33,15 +50,40 @@ func (p *progress) add(n int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.done = min(p.done+n, p.total)
-	p.draw(p.done == p.total)
+	if p.bar {
+		p.draw(p.done == p.total)
+		return
+	}
+	p.line(false)
+}
+
+// left is the time the rest of the work will take at the pace so far.
+func (p *progress) left(now time.Time) time.Duration {
+	frac := float64(p.done) / float64(p.total)
+	return time.Duration(float64(now.Sub(p.start)) * (1/frac - 1)).Round(time.Second)
+}
+
+// line prints a line of progress when lineEvery has passed since the last
+// one (or the start), or, final, when any was printed.
+func (p *progress) line(final bool) {
+	now := p.now()
+	if final && p.lines == 0 || !final && now.Sub(p.drawn) < lineEvery {
+		return
+	}
+	p.drawn = now
+	p.lines++
+	took := now.Sub(p.start).Round(time.Second)
+	if final {
+		fmt.Fprintf(p.w, "%s: %d/%d in %v\n", p.label, p.done, p.total, took)
+		return
+	}
+	fmt.Fprintf(p.w, "%s: %d/%d (%.0f%%) in %v, about %v left\n", p.label, p.done, p.total,
+		100*float64(p.done)/float64(p.total), took, p.left(now))
 }
 
 // draw redraws the bar at most ten times a second, unless forced.
 func (p *progress) draw(force bool) {
-	if !p.on {
-		return
-	}
-	now := time.Now()
+	now := p.now()
 	if !force && now.Sub(p.drawn) < 100*time.Millisecond {
 		return
 	}
@@ -51,20 +93,23 @@ func (p *progress) draw(force bool) {
 	fill := int(frac * width)
 	eta := ""
 	if p.done > 0 && p.done < p.total {
-		left := time.Duration(float64(now.Sub(p.start)) * (1/frac - 1))
-		eta = " ETA " + left.Round(time.Second).String()
+		eta = " ETA " + p.left(now).String()
 	}
 	fmt.Fprintf(p.w, "\r\x1b[K%s [%s%s] %3.0f%% %d/%d%s", p.label,
 		strings.Repeat("=", fill), strings.Repeat(" ", width-fill), 100*frac, p.done, p.total, eta)
 }
 
-// finish clears the bar.
+// finish clears the bar, or prints the last line.
 func (p *progress) finish() {
 	if p == nil || !p.on {
 		return
 	}
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	fmt.Fprint(p.w, "\r\x1b[K")
+	if p.bar {
+		fmt.Fprint(p.w, "\r\x1b[K")
+	} else {
+		p.line(true)
+	}
 	p.on = false
 }

@@ -312,7 +312,7 @@ func trainRun[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 	if err != nil {
 		return err
 	}
-	if err := checkModel[T](f.data, td.kind, td.train.D, td.train.K(), f.hidden, f.threads, f.batch); err != nil {
+	if err := checkModelRows[T](f.data, td.kind, td.train.D, td.train.K(), f.hidden, f.threads, f.batch, td.train.N); err != nil {
 		return err
 	}
 	model, err := batch.NewModel[T](td.kind, td.train.D, td.train.K(), f.hidden)
