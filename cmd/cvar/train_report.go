@@ -33,8 +33,11 @@ type trainReport struct {
 	Collapse *cvar.Collapse        `json:"collapse,omitempty"`
 
 	params cvar.Params
-	order  []string
-	alphas []float64
+	// standardised: a regression model trained on standardised targets,
+	// whose constants are those of the standardised problem.
+	standardised bool
+	order        []string
+	alphas       []float64
 }
 
 type modelInfo struct {
@@ -84,15 +87,24 @@ func (r *trainReport) print(w io.Writer) error {
 	if p.EpsFrom != "" {
 		line += fmt.Sprintf(", ε = %s (%s)", numtext.Short(p.Eps), p.EpsFrom)
 	}
+	std := ""
+	if r.standardised {
+		std = " of the standardised targets"
+	}
 	if p.L != 1 && p.Method != cvar.Vanilla && p.Method != cvar.MinibatchCVaR {
-		line += fmt.Sprintf(" on losses ÷ L = %s", numtext.Short(p.L))
+		line += fmt.Sprintf(" on losses ÷ L = %s%s", numtext.Short(p.L), std)
 	}
 	fmt.Fprintf(tw, "step\t%s\n", line)
-	est := ""
-	if p.Estimated {
-		est = " (G and β estimated at the initial point)"
+	// The theorems' constants set only the theorem's step sizes and bound:
+	// under the practical rule they have no part in the run (and are +Inf
+	// on K = R^d), so the report leaves them out.
+	if p.Rule == cvar.TheoremStep {
+		est := ""
+		if p.Estimated {
+			est = " (G and β estimated at the initial point)"
+		}
+		fmt.Fprintf(tw, "constants\tG = %s, β = %s, D = %s, L = %s, G_α = %s%s%s\n", numtext.Short(p.G), numtext.Short(p.Beta), numtext.Short(p.D), numtext.Short(p.L), numtext.Short(p.GAlpha), std, est)
 	}
-	fmt.Fprintf(tw, "constants\tG = %s, β = %s, D = %s, L = %s, G_α = %s%s\n", numtext.Short(p.G), numtext.Short(p.Beta), numtext.Short(p.D), numtext.Short(p.L), numtext.Short(p.GAlpha), est)
 	if !math.IsNaN(p.Bound) {
 		fmt.Fprintf(tw, "bound\texpected excess CVaR ≤ %s (%s)\n", numtext.Short(p.Bound), p.BoundFrom)
 	} else {

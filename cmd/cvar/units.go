@@ -1,0 +1,32 @@
+package main
+
+import (
+	"strconv"
+	"strings"
+
+	"github.com/cvarlearn/cvar"
+	"github.com/cvarlearn/cvar/internal/numtext"
+)
+
+// inTargetUnits restates the loss levels of a run on standardised targets
+// in the target's units, factor (the loss factor of UnscaleTarget) times
+// what the run used: τ's start, and with L = 1 (the practical rule) ε and
+// the figure of the initial losses ε came from, which the library writes
+// last in EpsFrom, in parentheses (ε is that figure times EpsFraction). A
+// report then shows every loss level in one unit.
+func inTargetUnits(p cvar.Params, factor float64) cvar.Params {
+	if factor == 1 {
+		return p
+	}
+	p.Tau0 *= factor
+	if p.L != 1 { // ε is in units of ℓ/L of the standardised problem, as the report says
+		return p
+	}
+	p.Eps *= factor
+	if i := strings.LastIndex(p.EpsFrom, " ("); i >= 0 && p.EpsFraction > 0 && strings.HasSuffix(p.EpsFrom, ")") {
+		if _, err := strconv.ParseFloat(p.EpsFrom[i+2:len(p.EpsFrom)-1], 64); err == nil {
+			p.EpsFrom = p.EpsFrom[:i] + " (" + numtext.Short(p.Eps/p.EpsFraction) + ")"
+		}
+	}
+	return p
+}
