@@ -53,3 +53,15 @@ func TestFitBadInput(t *testing.T) {
 }
 
 func posInf() float64 { return math.Inf(1) }
+
+// TestNumberHint: the hint about underscores and hexadecimal comes only
+// with a cell Go would read as a number (1_000, 0x1p3), not with any text
+// holding an x or an underscore.
+func TestNumberHint(t *testing.T) {
+	for cell, hint := range map[string]bool{"1_000": true, "0x1p3": true, "0x10": true, "x": false, "box": false, "a_b": false, "1e5x": false} {
+		_, msg := parseValue[float64](cell)
+		if got := strings.Contains(msg, "hexadecimal"); got != hint || !strings.Contains(msg, "is not a number") {
+			t.Errorf("cell %q: %q; want the hint %v", cell, msg, hint)
+		}
+	}
+}

@@ -17,7 +17,13 @@ func parseValue[T Float](s string) (T, string) {
 		return 0, "missing value (empty); expected a number"
 	}
 	if !decimal(t) {
-		return 0, fmt.Sprintf("%q is not a number; expected a decimal one, without underscores or hexadecimal", clip(t))
+		// The hint only where Go would read a number: 1_000, 0x1p3, 0x10.
+		_, ferr := strconv.ParseFloat(t, 64)
+		_, ierr := strconv.ParseInt(strings.TrimPrefix(t, "+"), 0, 64)
+		if ferr == nil || errors.Is(ferr, strconv.ErrRange) || ierr == nil || errors.Is(ierr, strconv.ErrRange) {
+			return 0, fmt.Sprintf("%q is not a number; expected a decimal one, without underscores or hexadecimal", clip(t))
+		}
+		return 0, fmt.Sprintf("%q is not a number", clip(t))
 	}
 	v, err := strconv.ParseFloat(t, 64)
 	if err != nil {
