@@ -32,10 +32,13 @@ type Report struct {
 
 // Machine describes the CPU, Go and the kernel path.
 type Machine struct {
-	CPU            string          `json:"cpu"`
-	Vendor         string          `json:"vendor"`
-	Arch           string          `json:"arch"`
-	OS             string          `json:"os"`
+	CPU    string `json:"cpu"`
+	Vendor string `json:"vendor"`
+	Arch   string `json:"arch"`
+	OS     string `json:"os"`
+	// LogicalCores is the CPUs the OS lets the process use
+	// (runtime.NumCPU); PhysicalCores the cores CPUID counts, 0 where that
+	// exceeds them (a hypervisor that passes on its host's topology).
 	PhysicalCores  int             `json:"physical_cores"`
 	LogicalCores   int             `json:"logical_cores"`
 	GOMAXPROCS     int             `json:"gomaxprocs"`
@@ -85,7 +88,7 @@ func machineReport() Machine {
 	}
 	m := Machine{
 		CPU: info.CPU.Brand, Vendor: c.VendorString, Arch: runtime.GOARCH, OS: runtime.GOOS,
-		PhysicalCores: c.PhysicalCores, LogicalCores: info.CPU.LogicalCores, GOMAXPROCS: runtime.GOMAXPROCS(0),
+		PhysicalCores: osCores(c.PhysicalCores), LogicalCores: runtime.NumCPU(), GOMAXPROCS: runtime.GOMAXPROCS(0),
 		L1DBytes: info.CPU.L1DBytes, L2Bytes: info.CPU.L2Bytes, L3Bytes: info.CPU.L3Bytes,
 		Features: feat, AllFeatures: info.CPU.Features, GoVersion: runtime.Version(),
 		KernelActive: info.Active, KernelImpls: info.Available,
@@ -353,4 +356,13 @@ func epochsPrec[T kernel.Float](c *config, rep *Report, logf func(string, ...any
 		}
 	}
 	return out, nil
+}
+
+// osCores is a count of CPUID's cores where it is at most the CPUs the OS
+// reports, else 0: on a virtual machine CPUID may give the host's count.
+func osCores(n int) int {
+	if n <= 0 || n > runtime.NumCPU() {
+		return 0
+	}
+	return n
 }

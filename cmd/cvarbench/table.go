@@ -77,7 +77,11 @@ func writeTables(w io.Writer, r *Report) {
 func writeMachine(w io.Writer, m Machine) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintf(tw, "cpu\t%s (%s, %s/%s)\n", m.CPU, m.Vendor, m.OS, m.Arch)
-	fmt.Fprintf(tw, "cores\t%d physical, %d logical, GOMAXPROCS %d\n", m.PhysicalCores, m.LogicalCores, m.GOMAXPROCS)
+	physical := ""
+	if m.PhysicalCores > 0 {
+		physical = fmt.Sprintf(" (%d physical)", m.PhysicalCores)
+	}
+	fmt.Fprintf(tw, "cores\t%d as the OS reports them%s, GOMAXPROCS %d\n", m.LogicalCores, physical, m.GOMAXPROCS)
 	var feats []string
 	for _, f := range []string{"AVX2", "FMA", "AVX-512", "ASIMD", "SVE"} {
 		feats = append(feats, f+" "+yesNo(m.Features[f]))
