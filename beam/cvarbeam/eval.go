@@ -375,34 +375,29 @@ type topList struct {
 	Vals []float64
 }
 
-// topFn keeps, in each bundle, the K largest losses that the tails need
-// (K from the count of all losses, a side input) and emits them when the
-// bundle finishes.
+// topFn emits the K largest losses of each chunk that the tails need (K
+// from the count of all losses, a side input); the combine that follows
+// keeps the K largest of all, its partial combines (before the shuffle)
+// K of each bundle. It keeps no state across elements: a runner may
+// finish a bundle that had no element, where the count of no losses
+// does not exist (Flink), so FinishBundle cannot read it.
 type topFn struct {
 	Alphas []float64
-
-	k     int
-	ready bool // k is set for the bundle
-	h     minHeap
 }
 
 func (f *topFn) ProcessElement(c lossChunk, all summary, emit func(topList)) {
-	if !f.ready {
-		f.k, f.ready = topK(all.N, f.Alphas), true
+	k := topK(all.N, f.Alphas)
+	if k == 0 || len(c.Losses) == 0 {
+		return
 	}
+	var h minHeap
 	for _, x := range c.Losses {
-		f.h.keep(x, f.k)
+		h.keep(x, k)
 	}
+	emit(topList{K: k, Vals: h})
 }
 
-func (f *topFn) FinishBundle(_ summary, emit func(topList)) {
-	if f.k > 0 && len(f.h) > 0 {
-		emit(topList{K: f.k, Vals: append([]float64(nil), f.h...)})
-	}
-	f.ready, f.h = false, f.h[:0]
-}
-
-// mergeTopFn merges the bundles' lists, keeping the K largest.
+// mergeTopFn merges the chunks' lists, keeping the K largest.
 type mergeTopFn struct{}
 
 func (*mergeTopFn) CreateAccumulator() topList { return topList{} }

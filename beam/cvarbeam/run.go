@@ -116,8 +116,21 @@ func (r *Runner) run(ctx context.Context, p *beam.Pipeline) error {
 	if m := markedRE.FindStringSubmatch(err.Error()); m != nil {
 		return errors.New(unescape(m[1]))
 	}
-	line, _, _ := strings.Cut(err.Error(), "\n")
-	return fmt.Errorf("the pipeline failed: %s", line)
+	return fmt.Errorf("the pipeline failed: %s", causeOf(err.Error()))
+}
+
+// causeOf picks the innermost cause out of a runner's report of a failed
+// job: its last line that is not part of a stack trace.
+func causeOf(report string) string {
+	lines := strings.Split(strings.TrimSpace(report), "\n")
+	for i := len(lines) - 1; i >= 0; i-- {
+		l := strings.TrimSpace(lines[i])
+		if l == "" || strings.HasPrefix(l, "at ") || strings.HasPrefix(l, "...") || strings.HasSuffix(l, "caused by:") {
+			continue
+		}
+		return l
+	}
+	return lines[0]
 }
 
 // A transform's error crosses the runner as text inside the runner's own

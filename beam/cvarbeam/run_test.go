@@ -78,3 +78,16 @@ func TestSharedWorkFolder(t *testing.T) {
 		t.Errorf("the work folder keeps %d entries", len(left))
 	}
 }
+
+// A runner's report of a failed job gives its innermost cause, not a
+// stack frame or the job's name.
+func TestCauseOf(t *testing.T) {
+	report := "job go0job-root failed:\njava.lang.RuntimeException: Error received from SDK harness\n\tcaused by:\n" +
+		"DoFn[UID:6] failed:\n\tgot 0 values, want one value for Singleton side input\n\tat org.apache.beam.Foo(Foo.java:1)\n\t... 3 more\n"
+	if got := causeOf(report); got != "got 0 values, want one value for Singleton side input" {
+		t.Errorf("causeOf = %q", got)
+	}
+	if got := causeOf("one line"); got != "one line" {
+		t.Errorf("causeOf = %q", got)
+	}
+}
