@@ -149,35 +149,9 @@ func TuneContext[T batch.Float](ctx context.Context, model batch.Model[T], train
 	if alpha == 0 {
 		alpha = DefaultAlpha
 	}
-	grid, def := to.Grid, DefaultGrid()
-	if len(grid.LR) == 0 {
-		grid.LR = def.LR
-	}
-	if len(grid.WeightDecay) == 0 {
-		grid.WeightDecay = def.WeightDecay
-	}
-	eps := grid.EpsFraction
-	switch {
-	case opt.Method != Alg2 && opt.Method != Alg3 && opt.Method != Alg4 || opt.Eps > 0:
-		eps = []float64{0} // no smoothing, or ε given
-	case len(eps) == 0:
-		eps = def.EpsFraction
-	}
-	trims, rhos := gridTrims(grid.Trim, &opt), gridRhos(grid.Rho, &opt)
-	if err := checkGrid(grid, len(eps), len(trims)*len(rhos)); err != nil {
+	trials, err := to.Grid.Trials(opt)
+	if err != nil {
 		return nil, err
-	}
-	var trials []Trial
-	for _, lr := range grid.LR {
-		for _, wd := range grid.WeightDecay {
-			for _, e := range eps {
-				for _, tr := range trims {
-					for _, rho := range rhos {
-						trials = append(trials, Trial{LR: lr, WeightDecay: wd, EpsFraction: e, Trim: tr, Rho: rho})
-					}
-				}
-			}
-		}
 	}
 	results := make([]*Result[T], len(trials))
 	threads := to.Threads
@@ -263,15 +237,67 @@ func checkGrid(g Grid, nEps, nObj int) error {
 	return nil
 }
 
-// tryOne trains one setting on one thread and evaluates it on val.
-func tryOne[T batch.Float](ctx context.Context, model batch.Model[T], train, val *batch.Data[T], opt Options, tr *Trial, alpha float64) (*Result[T], Metrics, error) {
-	opt.LR, opt.WeightDecay, opt.EpsFraction, opt.Threads = tr.LR, tr.WeightDecay, tr.EpsFraction, 1
+// Trials lists the settings Tune tries for opt, in its order: the grid's
+// lists, each empty one DefaultGrid's; ε fractions only for the smoothed
+// methods Alg2–4 without a given Eps; trims and χ² radii only for the
+// objectives that take them (see Grid). A program that trains the
+// settings elsewhere (a pipeline, a cluster) expands the grid here, and
+// applies a setting to its options with Trial.Apply.
+func (g Grid) Trials(opt Options) ([]Trial, error) {
+	def := DefaultGrid()
+	if len(g.LR) == 0 {
+		g.LR = def.LR
+	}
+	if len(g.WeightDecay) == 0 {
+		g.WeightDecay = def.WeightDecay
+	}
+	eps := g.EpsFraction
+	switch {
+	case opt.Method != Alg2 && opt.Method != Alg3 && opt.Method != Alg4 || opt.Eps > 0:
+		eps = []float64{0} // no smoothing, or ε given
+	case len(eps) == 0:
+		eps = def.EpsFraction
+	}
+	trims, rhos := gridTrims(g.Trim, &opt), gridRhos(g.Rho, &opt)
+	if err := checkGrid(g, len(eps), len(trims)*len(rhos)); err != nil {
+		return nil, err
+	}
+	var trials []Trial
+	for _, lr := range g.LR {
+		for _, wd := range g.WeightDecay {
+			for _, e := range eps {
+				for _, tr := range trims {
+					for _, rho := range rhos {
+						trials = append(trials, Trial{LR: lr, WeightDecay: wd, EpsFraction: e, Trim: tr, Rho: rho})
+					}
+				}
+			}
+		}
+	}
+	return trials, nil
+}
+
+// Apply returns opt with the trial's setting: its step size, weight decay
+// and ε fraction, and its trim and χ² radius where it has them.
+func (tr *Trial) Apply(opt Options) Options {
+	opt.LR, opt.WeightDecay, opt.EpsFraction = tr.LR, tr.WeightDecay, tr.EpsFraction
 	if tr.Trim > 0 {
 		opt.Trim = tr.Trim
 	}
 	if tr.Rho > 0 {
 		opt.Rho = tr.Rho
 	}
+	return opt
+}
+
+// Better reports whether metrics a beat b by the rule at α, as Tune
+// picks; NaN never wins.
+func (s Selection) Better(a, b Metrics, alpha float64) bool { return better(a, b, s, alpha) }
+
+// tryOne trains one setting on one thread and evaluates it on val.
+func tryOne[T batch.Float](ctx context.Context, model batch.Model[T], train, val *batch.Data[T], opt Options, tr *Trial, alpha float64) (*Result[T], Metrics, error) {
+	opt = tr.Apply(opt)
+	opt.Threads = 1
 	res, err := TrainContext(ctx, model, train, opt)
 	if err != nil {
 		return nil, Metrics{}, err
