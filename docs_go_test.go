@@ -127,3 +127,17 @@ func TestDocsGoBlocks(t *testing.T) {
 		}
 	}
 }
+
+// TestDocsLength: README.md and docs/performance.md stay short enough to
+// read through: at most 250 lines each; detail goes to docs/design.md.
+func TestDocsLength(t *testing.T) {
+	for _, p := range []string{"README.md", "docs/performance.md"} {
+		src, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := strings.Count(string(src), "\n"); n > 250 {
+			t.Errorf("%s has %d lines, more than 250", p, n)
+		}
+	}
+}
