@@ -9,14 +9,18 @@ import (
 )
 
 // readSlack is the memory beyond -max-memory and dataset.ReadOverhead that
-// a read may take: the garbage of a few buffers the collector has yet to
-// reclaim. The soft limit aims at a quarter of it, as the collector may pass
-// its limit by a little.
-const readSlack = 32 << 20
+// a read may take: the garbage of the buffers the collector has yet to
+// reclaim and the freed pages not yet returned to the OS. The soft limit
+// aims at readAim beyond the bound; a collector that lags behind a fast
+// reader (on a busy machine) passes it by a few tens of MiB.
+const (
+	readSlack = 64 << 20
+	readAim   = 8 << 20
+)
 
 // readWithin runs read, a reading of data that -max-memory bounds (bound),
 // under a soft memory limit (debug.SetMemoryLimit) of what the process
-// holds when it starts, the bound, dataset.ReadOverhead and readSlack/4, and
+// holds when it starts, the bound, dataset.ReadOverhead and readAim, and
 // then restores the limit it found. The readers hold at most the bound and
 // ReadOverhead; the limit makes the collector reclaim the arrays a growing
 // buffer outgrew before the process passes it, where by default their
@@ -32,7 +36,7 @@ func readWithin(bound byteSize, read func() error) error {
 	rtmetrics.Read(s)
 	held := int64(s[0].Value.Uint64() - s[1].Value.Uint64())
 	limit := held
-	for _, v := range []int64{int64(bound), dataset.ReadOverhead, readSlack / 4} {
+	for _, v := range []int64{int64(bound), dataset.ReadOverhead, readAim} {
 		if limit > math.MaxInt64-v {
 			return read()
 		}
