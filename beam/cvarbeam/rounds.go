@@ -139,9 +139,15 @@ func runRound(ctx context.Context, r *Runner, splits []split, fn *localFn, st ro
 	defer j.done()
 	p, s := beam.NewPipelineWithRoot()
 	s = s.Scope(fmt.Sprintf("cvarbeam.Round%d", st.Round))
-	state := beam.Create(s, st)
+	// The round's state travels by path, not in the job graph: θ may be
+	// larger than a runner takes a graph (Dataflow: 10 MB).
+	if err := writeResult(ctx, j.path("state"), st); err != nil {
+		return update{}, err
+	}
+	rf := *fn
+	rf.State = j.path("state")
 	in := beam.Reshuffle(s, beam.CreateList(s, splits))
-	ups, spans := beam.ParDo2(s, fn, in, beam.SideInput{Input: state})
+	ups, spans := beam.ParDo2(s, &rf, in)
 	j.collectSpans(s, spans)
 	beam.ParDo0(s, &writeUpdateFn{Path: j.path("update")}, beam.Combine(s, &sumUpdatesFn{}, ups))
 	if err := j.run(ctx, p); err != nil {
@@ -209,17 +215,31 @@ type localFn struct {
 	D, K, Hidden int
 	Precision    string
 	Opt          localOptions
+	State        string // the path of the round's roundState
 
 	clock spanClock
+	st    *roundState
 }
 
-func (f *localFn) StartBundle(_ roundState, _ func(update), _ func(bundleSpan)) { f.clock.begin() }
+func (f *localFn) StartBundle(_ func(update), _ func(bundleSpan)) { f.clock.begin() }
 
-func (f *localFn) FinishBundle(_ roundState, _ func(update), emitSpan func(bundleSpan)) {
+func (f *localFn) FinishBundle(_ func(update), emitSpan func(bundleSpan)) {
 	emitSpan(f.clock.end())
 }
 
-func (f *localFn) ProcessElement(ctx context.Context, sp split, st roundState, emit func(update), _ func(bundleSpan)) error {
+func (f *localFn) ProcessElement(ctx context.Context, sp split, emit func(update), _ func(bundleSpan)) error {
+	if f.st == nil {
+		var st roundState
+		found, err := readResult(ctx, f.State, &st)
+		if err == nil && !found {
+			err = fmt.Errorf("the round's state %s is missing", f.State)
+		}
+		if err != nil {
+			return marked(err)
+		}
+		f.st = &st
+	}
+	st := *f.st
 	var (
 		u   update
 		err error

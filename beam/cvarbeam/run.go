@@ -200,8 +200,6 @@ func readResult(ctx context.Context, path string, v any) (found bool, err error)
 // The coders of the elements that are not loss chunks: gob.
 func encUpdate(v update) ([]byte, error)         { return gobEncode(v) }
 func decUpdate(b []byte) (update, error)         { return gobDecode[update](b) }
-func encRoundState(v roundState) ([]byte, error) { return gobEncode(v) }
-func decRoundState(b []byte) (roundState, error) { return gobDecode[roundState](b) }
 func encMoments(v moments) ([]byte, error)       { return gobEncode(v) }
 func decMoments(b []byte) (moments, error)       { return gobDecode[moments](b) }
 func encSummary(v summary) ([]byte, error)       { return gobEncode(v) }

@@ -15,21 +15,18 @@ import (
 )
 
 func init() {
-	register.DoFn5x1[context.Context, split, roundState, func(update), func(bundleSpan), error](&localFn{})
+	register.DoFn4x1[context.Context, split, func(update), func(bundleSpan), error](&localFn{})
 	register.Emitter1[update]()
 	register.Combiner3[update, update, update](&sumUpdatesFn{})
 	register.DoFn2x1[context.Context, update, error](&writeUpdateFn{})
 	// Each coder's functions are registered by name: one plain function a
 	// type, since the instances of a generic function share theirs.
 	beam.RegisterCoder(reflect.TypeOf(update{}), encUpdate, decUpdate)
-	beam.RegisterCoder(reflect.TypeOf(roundState{}), encRoundState, decRoundState)
 	beam.RegisterCoder(reflect.TypeOf(moments{}), encMoments, decMoments)
 	beam.RegisterCoder(reflect.TypeOf(summary{}), encSummary, decSummary)
 	beam.RegisterCoder(reflect.TypeOf(topList{}), encTopList, decTopList)
 	register.Function1x2(encUpdate)
 	register.Function1x2(decUpdate)
-	register.Function1x2(encRoundState)
-	register.Function1x2(decRoundState)
 	register.Function1x2(encMoments)
 	register.Function1x2(decMoments)
 	register.Function1x2(encSummary)
