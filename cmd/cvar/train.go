@@ -362,11 +362,12 @@ func trainRun[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 		return err
 	}
 	res.Tau *= factor
-	res.Params = inTargetUnits(res.Params, factor)
+	res.Params.Tau0 *= factor
+	shown := epsInTargetUnits(res.Params, factor) // the report's; the model file keeps the run's
 	rep := &trainReport{
 		Model:  modelInfo{Kind: td.kind, D: td.train.D, K: td.train.K(), Precision: f.precision.value, Storage: compactStorage(fit), Classes: td.train.Classes, Data: dataName(td.source)},
 		Method: opt.Method.String(), Alpha: res.Params.Alpha, Tau: jsonfloat.Lossy(res.Tau), Domain: opt.Domain.String(),
-		Params: paramsJSON(res.Params), Metrics: map[string]metrics{}, params: res.Params,
+		Params: paramsJSON(shown), Metrics: map[string]metrics{}, params: shown,
 		alphas: unionAlphas(res.Params.Alpha), standardised: factor != 1,
 	}
 	if td.kind == batch.KindMLP {

@@ -8,18 +8,14 @@ import (
 	"github.com/cvarlearn/cvar/internal/numtext"
 )
 
-// inTargetUnits restates the loss levels of a run on standardised targets
-// in the target's units, factor (the loss factor of UnscaleTarget) times
-// what the run used: τ's start, and with L = 1 (the practical rule) ε and
-// the figure of the initial losses ε came from, which the library writes
-// last in EpsFrom, in parentheses (ε is that figure times EpsFraction). A
-// report then shows every loss level in one unit.
-func inTargetUnits(p cvar.Params, factor float64) cvar.Params {
-	if factor == 1 {
-		return p
-	}
-	p.Tau0 *= factor
-	if p.L != 1 { // ε is in units of ℓ/L of the standardised problem, as the report says
+// epsInTargetUnits restates ε of a run on standardised targets in the
+// target's units for a report, as τ is: with L = 1 (the practical rule) ε
+// and the figure of the initial losses it came from, which the library
+// writes last in EpsFrom, in parentheses (ε is that figure times
+// EpsFraction), times factor, the loss factor of UnscaleTarget. A report
+// then shows every loss level in one unit.
+func epsInTargetUnits(p cvar.Params, factor float64) cvar.Params {
+	if factor == 1 || p.L != 1 { // with L ≠ 1, ε is of the standardised losses ÷ L, as the report says
 		return p
 	}
 	p.Eps *= factor
