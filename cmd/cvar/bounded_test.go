@@ -71,3 +71,23 @@ func TestMain(m *testing.M) {
 	}
 	os.Exit(m.Run())
 }
+
+// TestScoresWithinMaxMemory: eval and predict hold a score a class for
+// every row; for a model of 5000 classes those pass -max-memory long
+// before the data does, and both commands refuse, naming the flag, before
+// computing them.
+func TestScoresWithinMaxMemory(t *testing.T) {
+	dir := t.TempDir()
+	data := write(t, dir, "k5000.csv", manyClasses(6000, 5000))
+	model := dir + "/m.cvar"
+	ok(t, "train", "-data", data, "-no-header", "-epochs", "1", "-model", "softmax", "-o", model)
+	for _, cmd := range []string{"eval", "predict"} {
+		peak := heapPeak(func() {
+			fails(t, 1, []string{"k5000.csv: the scores of 6000 rows × 5000 classes", "-max-memory"},
+				cmd, "-in", model, "-data", data, "-no-header", "-max-memory", "64MB")
+		})
+		if peak > 64<<20 {
+			t.Errorf("%s refused after the heap grew by %s", cmd, dataset.FormatBytes(peak))
+		}
+	}
+}

@@ -120,11 +120,14 @@ func evalRun[T batch.Float](e *env, df *dataFlags, m *cvar.ModelFile, cfg evalCo
 	if err != nil {
 		return err
 	}
+	k := model.NumOutputs()
+	if err := checkScores[T](df, ds.Name, ds.N, k); err != nil {
+		return err
+	}
 	scores, err := ev.Scores(theta, data)
 	if err != nil {
 		return err
 	}
-	k := model.NumOutputs()
 	if err := checkFinite(cfg.in, ds.Name, scores, k, losses); err != nil {
 		return err
 	}

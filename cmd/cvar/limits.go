@@ -8,6 +8,7 @@ import (
 	"runtime"
 	"strconv"
 	"strings"
+	"unsafe"
 
 	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/batch"
@@ -234,4 +235,19 @@ func checkModelRows[T batch.Float](f *dataFlags, kind string, d, k, hidden, thre
 	}
 	what := fmt.Sprintf("%s %d features make %s, which", features, d, model)
 	return checkMemory(what, cvar.TrainingBytes[T](kind, d, k, hidden, threads, batchSize, rows), f.maxMemory)
+}
+
+// checkScores fails, before they are computed, when the scores eval and
+// predict hold, one a class for every row of the data file name, would
+// need more than the -max-memory bound: a model of many classes makes them
+// far larger than the data.
+func checkScores[T batch.Float](f *dataFlags, name string, rows, k int) error {
+	var z T
+	need := int64(rows) * int64(max(k, 1))
+	if need > math.MaxInt64/int64(unsafe.Sizeof(z)) {
+		need = math.MaxInt64
+	} else {
+		need *= int64(unsafe.Sizeof(z))
+	}
+	return checkMemory(fmt.Sprintf("%s: the scores of %d rows × %d classes, which", name, rows, k), need, f.maxMemory)
 }

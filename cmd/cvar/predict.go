@@ -112,6 +112,9 @@ func predictRun[T batch.Float](e *env, df *dataFlags, m *cvar.ModelFile, cfg pre
 		}
 	}
 	k := model.NumOutputs()
+	if err := checkScores[T](df, ds.Name, ds.N, k); err != nil {
+		return err
+	}
 	scores, err := ev.Scores(theta, data)
 	if err != nil {
 		return err
