@@ -42,6 +42,8 @@ func TestTrainModelScratchWithinMaxMemory(t *testing.T) {
 			t.Errorf("cvar %s: refused after the heap grew by %s", strings.Join(args, " "), dataset.FormatBytes(peak))
 		}
 	}
+	fails(t, 1, []string{"k5000.csv: 4 features make a softmax model, 2 of them trained at once (-threads)", "-max-memory"},
+		"experiment", "-data", k5000, "-no-header", "-model", "softmax", "-epochs", "1", "-seeds", "1", "-threads", "2", "-max-memory", "64MB")
 	for _, c := range []struct {
 		bound int64
 		args  []string

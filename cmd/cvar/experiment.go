@@ -350,7 +350,7 @@ func experimentOn[T batch.Float](cfg *expConfig, x experiment.Config, df *dataFl
 		if d.Val, err = td.val.Batch(); err != nil {
 			return nil, err
 		}
-		if err := checkModelRows[T](df, kind, d.Train.D, d.Train.K, cfg.hidden, x.Threads, x.Batch, d.Train.N); err != nil {
+		if err := checkRunsModel[T](df, kind, d.Train.D, d.Train.K, cfg.hidden, x.Threads, x.Batch, d.Train.N); err != nil {
 			return nil, err
 		}
 		if d.Model, err = batch.NewModel[T](kind, d.Train.D, d.Train.K, cfg.hidden); err != nil {

@@ -237,6 +237,25 @@ func checkModelRows[T batch.Float](f *dataFlags, kind string, d, k, hidden, thre
 	return checkMemory(what, cvar.TrainingBytes[T](kind, d, k, hidden, threads, batchSize, rows), f.maxMemory)
 }
 
+// checkRunsModel is checkModelRows for experiment, which trains runs
+// models at once (0: GOMAXPROCS), each on one thread with its own scratch:
+// the bound covers them all.
+func checkRunsModel[T batch.Float](f *dataFlags, kind string, d, k, hidden, runs, batchSize, rows int) error {
+	if runs <= 0 {
+		runs = runtime.GOMAXPROCS(0)
+	}
+	one := cvar.TrainingBytes[T](kind, d, k, hidden, 1, batchSize, rows)
+	need := one * int64(runs)
+	if one != 0 && need/one != int64(runs) {
+		need = math.MaxInt64
+	}
+	features := "the built-in data's"
+	if f.data != "" {
+		features = f.data + ":"
+	}
+	return checkMemory(fmt.Sprintf("%s %d features make a %s model, %d of them trained at once (-threads), which", features, d, kind, runs), need, f.maxMemory)
+}
+
 // checkScores fails, before they are computed, when the scores eval and
 // predict hold, one a class for every row of the data file name, would
 // need more than the -max-memory bound: a model of many classes makes them
