@@ -59,7 +59,9 @@ func TestPredictPipeWithinMaxMemory(t *testing.T) {
 	if code != 1 || !strings.Contains(msg, "/dev/stdin:") || !strings.Contains(msg, "-max-memory") {
 		t.Errorf("predict from a pipe: exit %d, %q; want 1 and the bound named", code, msg)
 	}
-	if limit := base + bound + dataset.ReadOverhead + readSlack; rss > limit {
+	// The race detector's shadow memory multiplies the resident set: the
+	// bound is measured without it.
+	if limit := base + bound + dataset.ReadOverhead + readSlack; rss > limit && !raceDetector {
 		t.Errorf("predict from a pipe under -max-memory 128MiB: peak resident %s, more than %s", dataset.FormatBytes(rss), dataset.FormatBytes(limit))
 	}
 }
