@@ -198,14 +198,14 @@ func readResult(ctx context.Context, path string, v any) (found bool, err error)
 }
 
 // The coders of the elements that are not loss chunks: gob.
-func encUpdate(v update) ([]byte, error)         { return gobEncode(v) }
-func decUpdate(b []byte) (update, error)         { return gobDecode[update](b) }
-func encMoments(v moments) ([]byte, error)       { return gobEncode(v) }
-func decMoments(b []byte) (moments, error)       { return gobDecode[moments](b) }
-func encSummary(v summary) ([]byte, error)       { return gobEncode(v) }
-func decSummary(b []byte) (summary, error)       { return gobDecode[summary](b) }
-func encTopList(v topList) ([]byte, error)       { return gobEncode(v) }
-func decTopList(b []byte) (topList, error)       { return gobDecode[topList](b) }
+func encUpdate(v update) ([]byte, error)   { return gobEncode(v) }
+func decUpdate(b []byte) (update, error)   { return gobDecode[update](b) }
+func encMoments(v moments) ([]byte, error) { return gobEncode(v) }
+func decMoments(b []byte) (moments, error) { return gobDecode[moments](b) }
+func encSummary(v summary) ([]byte, error) { return gobEncode(v) }
+func decSummary(b []byte) (summary, error) { return gobDecode[summary](b) }
+func encTopList(v topList) ([]byte, error) { return gobEncode(v) }
+func decTopList(b []byte) (topList, error) { return gobDecode[topList](b) }
 
 func gobEncode[V any](v V) ([]byte, error) {
 	var buf bytes.Buffer

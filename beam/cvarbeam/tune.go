@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"reflect"
 	"slices"
 
@@ -69,10 +68,11 @@ func Tune(ctx context.Context, cfg TuneConfig, r *Runner) (*Tuned, error) {
 	}
 	res := &Tuned{Best: -1}
 	for i, o := range outs {
-		tr := cvar.Trial{LR: o.Point.LR, WeightDecay: o.Point.WeightDecay, EpsFraction: o.Point.EpsFraction, Val: o.Val}
+		tr := o.Point.trial()
+		tr.Val = o.Val
 		if o.Err != "" {
 			tr.Err = errors.New(o.Err)
-		} else if res.Best < 0 || better(o.Val, outs[res.Best].Val, cfg.Select, cfg.Alpha) {
+		} else if res.Best < 0 || cfg.Select.Better(o.Val, outs[res.Best].Val, cfg.Alpha) {
 			res.Best = i
 		}
 		res.Trials = append(res.Trials, tr)
@@ -108,52 +108,28 @@ func finishTuned[T batch.Float](ctx context.Context, r *Runner, cfg *TuneConfig,
 	return finish[T](ctx, r, &tc, pr, model, st, params, 1)
 }
 
-// better reports whether a beats b by the rule, as cvar.Tune picks: the
-// smaller validation CVaR_α, ties by the mean loss; or the mean loss.
-func better(a, b cvar.Metrics, sel cvar.Selection, alpha float64) bool {
-	ka, kb := a.MeanLoss, b.MeanLoss
-	if sel == cvar.SelectCVaR {
-		ka, _ = a.TailAt(alpha)
-		kb, _ = b.TailAt(alpha)
-		if ka == kb {
-			ka, kb = a.MeanLoss, b.MeanLoss
-		}
-	}
-	return ka < kb
-}
-
-// gridPoint is one setting of the grid, a work item.
+// gridPoint is one setting of the grid, a work item: a cvar.Trial's
+// setting.
 type gridPoint struct {
 	Index                        int
 	LR, WeightDecay, EpsFraction float64
+	Trim, Rho                    float64
 }
 
-// gridOf lists the grid's settings in cvar.Tune's order.
+func (g *gridPoint) trial() cvar.Trial {
+	return cvar.Trial{LR: g.LR, WeightDecay: g.WeightDecay, EpsFraction: g.EpsFraction, Trim: g.Trim, Rho: g.Rho}
+}
+
+// gridOf lists the grid's settings as cvar.Tune tries them
+// (cvar.Grid.Trials).
 func gridOf(cfg *TuneConfig) ([]gridPoint, error) {
-	g, def := cfg.Grid, cvar.DefaultGrid()
-	if len(g.LR) == 0 {
-		g.LR = def.LR
+	trials, err := cfg.Grid.Trials(cvar.Options{Method: cfg.Method, Alpha: cfg.Alpha, Eps: cfg.Eps})
+	if err != nil {
+		return nil, err
 	}
-	if len(g.WeightDecay) == 0 {
-		g.WeightDecay = def.WeightDecay
-	}
-	eps := g.EpsFraction
-	switch {
-	case cfg.Method != cvar.Alg3 || cfg.Eps > 0:
-		eps = []float64{0}
-	case len(eps) == 0:
-		eps = def.EpsFraction
-	}
-	var out []gridPoint
-	for _, lr := range g.LR {
-		for _, wd := range g.WeightDecay {
-			for _, e := range eps {
-				if !(lr > 0) || !(wd >= 0) || !(e >= 0) || math.IsInf(lr+wd+e, 0) {
-					return nil, fmt.Errorf("cvarbeam: grid setting lr %v, weight decay %v, ε fraction %v: want a positive step size and finite values ≥ 0", lr, wd, e)
-				}
-				out = append(out, gridPoint{Index: len(out), LR: lr, WeightDecay: wd, EpsFraction: e})
-			}
-		}
+	out := make([]gridPoint, len(trials))
+	for i, tr := range trials {
+		out[i] = gridPoint{Index: i, LR: tr.LR, WeightDecay: tr.WeightDecay, EpsFraction: tr.EpsFraction, Trim: tr.Trim, Rho: tr.Rho}
 	}
 	return out, nil
 }
@@ -268,8 +244,9 @@ func trial[T batch.Float](ctx context.Context, f *tuneFn, g gridPoint) (trialOut
 		return trialOut{}, err
 	}
 	o := f.Opt
-	opt := cvar.Options{Method: o.Method, Alpha: o.Alpha, LR: g.LR, WeightDecay: g.WeightDecay, EpsFraction: g.EpsFraction,
-		Batch: o.Batch, Smoothing: o.Smoothing, Eps: o.Eps, Epochs: f.Epochs, Seed: o.Seed, Threads: 1}
+	tr := g.trial()
+	opt := tr.Apply(cvar.Options{Method: o.Method, Alpha: o.Alpha, Batch: o.Batch, Smoothing: o.Smoothing, Eps: o.Eps,
+		Epochs: f.Epochs, Seed: o.Seed, Threads: 1})
 	out := trialOut{Point: g}
 	res, err := cvar.TrainContext(ctx, model, td, opt)
 	var div *cvar.DivergenceError
