@@ -98,6 +98,9 @@ func (b docsGoBlock) source() string {
 
 // TestDocsGoBlocks type-checks every Go block of README.md and docs/*.md.
 func TestDocsGoBlocks(t *testing.T) {
+	if testing.Short() {
+		t.Skip("type-checking the docs from source takes seconds; the full run checks them")
+	}
 	pages, _ := filepath.Glob("docs/*.md")
 	blocks := docsGoBlocks(t, append([]string{"README.md"}, pages...))
 	if len(blocks) < 20 {
