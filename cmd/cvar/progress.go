@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -31,12 +32,21 @@ type progress struct {
 }
 
 // newProgress starts reporting total units of work (epochs, resamples),
-// which label names, on e's stderr.
+// which label names, on e's stderr: a bar on a terminal, lines on another
+// file (a log, a pipe). A stderr that is no file (a test's buffer) gets
+// none, so that what a command writes there stays its messages alone.
 func newProgress(e *env, label string, total int) *progress {
-	p := &progress{w: e.stderr, on: total > 0, bar: e.tty, label: label, total: total, now: time.Now}
+	_, file := e.stderr.(*os.File)
+	return startProgress(e.stderr, e.tty, total > 0 && (e.tty || file), label, total)
+}
+
+// startProgress reports total units on w: a bar redrawn in place, or lines;
+// nothing unless on.
+func startProgress(w io.Writer, bar, on bool, label string, total int) *progress {
+	p := &progress{w: w, on: on && total > 0, bar: bar, label: label, total: total, now: time.Now}
 	p.start = p.now()
 	p.drawn = p.start
-	if p.bar {
+	if p.on && p.bar {
 		p.draw(true)
 	}
 	return p

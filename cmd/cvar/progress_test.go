@@ -9,12 +9,12 @@ import (
 
 // TestProgressLines: on a stderr that is not a terminal, progress prints a
 // line with the units done and the time left at most every lineEvery, and
-// a last line; a run shorter than lineEvery prints nothing.
+// a last line; a run shorter than lineEvery prints nothing; a stderr that
+// is no file (a test's buffer) gets none.
 func TestProgressLines(t *testing.T) {
 	var buf bytes.Buffer
 	clock := time.Unix(0, 0)
-	e := &env{stderr: &buf}
-	p := newProgress(e, "experiment epochs", 10)
+	p := startProgress(&buf, false, true, "experiment epochs", 10)
 	p.now = func() time.Time { return clock }
 	p.start, p.drawn = clock, clock
 	for i := range 10 {
@@ -37,10 +37,13 @@ func TestProgressLines(t *testing.T) {
 	}
 
 	buf.Reset()
-	q := newProgress(e, "training", 3)
+	q := startProgress(&buf, false, true, "training", 3)
 	q.add(3)
 	q.finish()
 	if buf.Len() != 0 {
 		t.Errorf("a short run printed %q", buf.String())
+	}
+	if p := newProgress(&env{stderr: &buf}, "training", 3); p.on {
+		t.Error("progress on a stderr that is no file")
 	}
 }
