@@ -225,16 +225,25 @@ func checkModel[T batch.Float](f *dataFlags, kind string, d, k, hidden, threads,
 // whose d features size the model (a LIBSVM file's width is its largest
 // index), or the built-in data.
 func checkModelRows[T batch.Float](f *dataFlags, kind string, d, k, hidden, threads, batchSize, rows int) error {
-	features := "the built-in data's"
-	if f.data != "" {
-		features = f.data + ":"
-	}
-	model := "a " + kind + " model"
-	if kind == batch.KindMLP {
-		model = fmt.Sprintf("an mlp of -hidden %d units", hidden)
-	}
-	what := fmt.Sprintf("%s %d features make %s, which", features, d, model)
+	what := fmt.Sprintf("%s %d features make %s, which", featuresOf(f), d, modelWords(kind, hidden))
 	return checkMemory(what, cvar.TrainingBytes[T](kind, d, k, hidden, threads, batchSize, rows), f.maxMemory)
+}
+
+// featuresOf names the data whose features size the model: the -data
+// file (a LIBSVM file's width is its largest index) or the built-in data.
+func featuresOf(f *dataFlags) string {
+	if f.data != "" {
+		return f.data + ":"
+	}
+	return "the built-in data's"
+}
+
+// modelWords names a model of the kind, an mlp with its -hidden units.
+func modelWords(kind string, hidden int) string {
+	if kind == batch.KindMLP {
+		return fmt.Sprintf("an mlp of -hidden %d units", hidden)
+	}
+	return "a " + kind + " model"
 }
 
 // checkRunsModel is checkModelRows for experiment, which trains runs
@@ -249,11 +258,7 @@ func checkRunsModel[T batch.Float](f *dataFlags, kind string, d, k, hidden, runs
 	if one != 0 && need/one != int64(runs) {
 		need = math.MaxInt64
 	}
-	features := "the built-in data's"
-	if f.data != "" {
-		features = f.data + ":"
-	}
-	return checkMemory(fmt.Sprintf("%s %d features make a %s model, %d of them trained at once (-threads), which", features, d, kind, runs), need, f.maxMemory)
+	return checkMemory(fmt.Sprintf("%s %d features make %s, %d of them trained at once (-threads), which", featuresOf(f), d, modelWords(kind, hidden), runs), need, f.maxMemory)
 }
 
 // checkScores fails, before they are computed, when the scores eval and
