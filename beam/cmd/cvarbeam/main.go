@@ -16,6 +16,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"strconv"
 	"strings"
 	"time"
 
@@ -141,13 +142,15 @@ func printBundles(w io.Writer) func(string, []cvarbeam.Bundle) {
 		}
 		items, rows := 0, int64(0)
 		first, last := bs[0].Start, bs[0].End
-		for _, b := range bs {
+		each := make([]string, len(bs))
+		for i, b := range bs {
 			items, rows = items+b.Items, rows+b.Rows
 			first, last = minTime(first, b.Start), maxTime(last, b.End)
+			each[i] = strconv.Itoa(b.Items)
 		}
 		secs := last.Sub(first).Seconds()
-		fmt.Fprintf(w, "cvarbeam %s: %d items, %d rows in %d bundles, at most %d at once, over %.3f s (%.0f rows/s)\n",
-			step, items, rows, len(bs), cvarbeam.MostAtOnce(bs), secs, float64(rows)/secs)
+		fmt.Fprintf(w, "cvarbeam %s: %d items (%s), %d rows in %d bundles, at most %d at once, over %.3f s (%.0f rows/s)\n",
+			step, items, strings.Join(each, "+"), rows, len(bs), cvarbeam.MostAtOnce(bs), secs, float64(rows)/secs)
 	}
 }
 
