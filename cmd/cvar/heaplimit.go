@@ -27,7 +27,9 @@ const (
 // garbage may reach the size of what is live (GOGC 100), so that reading a
 // pipe or a file stays within what the process held, the bound,
 // ReadOverhead and readSlack. No bound (0), or a tighter limit already
-// set (GOMEMLIMIT), leaves the limit as it is.
+// set (GOMEMLIMIT), leaves the limit as it is. The limit is the process's:
+// the command reads one file at a time, and reads that overlapped would
+// restore each other's limits out of order.
 func readWithin(bound byteSize, read func() error) error {
 	if bound == 0 {
 		return read()
