@@ -58,7 +58,9 @@
 // local steps, with a local minibatch of b·n_i/n of its n_i rows, so that
 // the workers' minibatches together are the global minibatch b of one
 // machine's run; it emits its last iterate (θ_i, τ_i) weighted by the
-// samples it drew; a combine sums them, and (θ, τ) ← Σ w_i (θ_i, τ_i) / Σ
+// samples it drew; a combine sums them in the order of the splits (so
+// that a seed gives the same model file on every run and runner, however
+// the runner bundles and merges), and (θ, τ) ← Σ w_i (θ_i, τ_i) / Σ
 // w_i. An epoch is one machine's ⌈n/b⌉ steps, cut into RoundsPerEpoch
 // rounds (by default as few as keep a round to MaxLocalSteps steps), so
 // the average takes as many steps as one machine at the same epochs,

@@ -1,6 +1,7 @@
 package cvarbeam
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
@@ -13,7 +14,7 @@ import (
 func init() {
 	register.DoFn4x1[context.Context, split, labelSet, func(moments), error](&fitFn{})
 	register.Emitter1[moments]()
-	register.Combiner3[moments, moments, moments](&mergeMomentsFn{})
+	register.Combiner3[[]moments, moments, moments](&mergeMomentsFn{})
 	register.DoFn2x1[context.Context, moments, error](&writeMomentsFn{})
 }
 
@@ -35,6 +36,7 @@ type moments struct {
 	Distinct   []float64 // at most dataset.MaxAutoClasses + 1, sorted
 	Fractional bool
 	Classes    []string // the class texts of CSV targets that are not all numbers
+	Key        int64    // the split's (split.key), for the order of merges
 }
 
 // grow makes room for feature d−1.
@@ -176,13 +178,11 @@ func (m *moments) maxAbs(d int) dataset.Preprocessing {
 	return p
 }
 
-// fitFn accumulates the moments of the rows it reads, one accumulator a
-// bundle, emitted when the bundle finishes. The label texts of all the
-// CSV rows (a side input) say whether the targets are class texts; the
-// rows are then read as classes of those texts.
+// fitFn emits the moments of each split's rows. The label texts of all
+// the CSV rows (a side input) say whether the targets are class texts;
+// the rows are then read as classes of those texts.
 type fitFn struct {
 	Spec rowSpec
-	acc  *moments
 }
 
 func (f *fitFn) ProcessElement(ctx context.Context, sp split, labels labelSet, emit func(moments)) error {
@@ -190,9 +190,7 @@ func (f *fitFn) ProcessElement(ctx context.Context, sp split, labels labelSet, e
 	if err != nil {
 		return marked(err)
 	}
-	if f.acc == nil {
-		f.acc = &moments{Classes: classes}
-	}
+	acc := &moments{Classes: classes, Key: sp.key()}
 	spec := f.Spec
 	if classes != nil {
 		spec.Task, spec.Classes = dataset.Classification, classes
@@ -203,33 +201,44 @@ func (f *fitFn) ProcessElement(ctx context.Context, sp split, labels labelSet, e
 			return marked(err)
 		}
 		c.Close()
-		f.acc.grow(st.D())
-		f.acc.Features = st.Features()
+		acc.grow(st.D())
+		acc.Features = st.Features()
 	}
 	spec.Sparse = true
-	return marked(eachRow(ctx, sp, &spec, func(_ []float64, cols []uint32, vals []float64, y float64, _ int32) error {
+	err = eachRow(ctx, sp, &spec, func(_ []float64, cols []uint32, vals []float64, y float64, _ int32) error {
 		if math.IsNaN(y) || math.IsInf(y, 0) {
 			return fmt.Errorf("the target %v is not finite", y)
 		}
-		f.acc.add(cols, vals, y)
+		acc.add(cols, vals, y)
 		return nil
-	}))
-}
-
-func (f *fitFn) FinishBundle(_ labelSet, emit func(moments)) {
-	if f.acc != nil {
-		emit(*f.acc)
-		f.acc = nil
+	})
+	if err != nil {
+		return marked(err)
 	}
+	emit(*acc)
+	return nil
 }
 
+// mergeMomentsFn merges the splits' moments in the order of the splits,
+// whatever the runner's bundles, so that the preprocessing (and so the
+// model) of a seed is the same on every run and runner. Memory: O(D) a
+// split until all are in.
 type mergeMomentsFn struct{}
 
-func (*mergeMomentsFn) CreateAccumulator() moments { return moments{} }
+func (*mergeMomentsFn) CreateAccumulator() []moments { return nil }
 
-func (*mergeMomentsFn) AddInput(a, b moments) moments { a.merge(&b); return a }
+func (*mergeMomentsFn) AddInput(a []moments, m moments) []moments { return append(a, m) }
 
-func (*mergeMomentsFn) MergeAccumulators(a, b moments) moments { a.merge(&b); return a }
+func (*mergeMomentsFn) MergeAccumulators(a, b []moments) []moments { return append(a, b...) }
+
+func (*mergeMomentsFn) ExtractOutput(a []moments) moments {
+	slices.SortFunc(a, func(x, y moments) int { return cmp.Compare(x.Key, y.Key) })
+	var all moments
+	for i := range a {
+		all.merge(&a[i])
+	}
+	return all
+}
 
 type writeMomentsFn struct{ Path string }
 

@@ -1,10 +1,12 @@
 package cvarbeam
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/cvarlearn/cvar"
@@ -297,7 +299,7 @@ func localRun[T batch.Float](ctx context.Context, f *localFn, sp split, st round
 	}
 	w := float64(res.Params.Batch) * float64(res.Params.Steps)
 	u := update{N: int64(n), W: w, Theta: make([]float64, len(res.Theta)), Steps: res.Params.Steps, Batch: res.Params.Batch,
-		Params: res.Params, PN: int64(n), Key: int64(sp.File)<<20 | int64(sp.Part)}
+		Params: res.Params, PN: int64(n), Key: sp.key()}
 	for i, v := range res.Theta {
 		u.Theta[i] = float64(v) * w
 	}
@@ -315,14 +317,26 @@ func localBatch(b, n int, all int64) int {
 	return max(1, int(math.Round(float64(b)*float64(n)/float64(all))))
 }
 
-// sumUpdatesFn sums the workers' updates.
+// sumUpdatesFn sums the workers' updates in the order of their splits,
+// whatever the runner's bundles and merges, so that a seed gives the same
+// model on every run and runner: the accumulator is the updates
+// themselves (a θ a split), summed once all are in.
 type sumUpdatesFn struct{}
 
-func (*sumUpdatesFn) CreateAccumulator() update { return update{} }
+func (*sumUpdatesFn) CreateAccumulator() []update { return nil }
 
-func (*sumUpdatesFn) AddInput(a, b update) update { return addUpdates(a, b) }
+func (*sumUpdatesFn) AddInput(a []update, u update) []update { return append(a, u) }
 
-func (*sumUpdatesFn) MergeAccumulators(a, b update) update { return addUpdates(a, b) }
+func (*sumUpdatesFn) MergeAccumulators(a, b []update) []update { return append(a, b...) }
+
+func (*sumUpdatesFn) ExtractOutput(a []update) update {
+	slices.SortFunc(a, func(x, y update) int { return cmp.Compare(x.Key, y.Key) })
+	var sum update
+	for _, u := range a {
+		sum = addUpdates(sum, u)
+	}
+	return sum
+}
 
 func addUpdates(a, b update) update {
 	if b.N == 0 {

@@ -91,3 +91,32 @@ func TestCauseOf(t *testing.T) {
 		t.Errorf("causeOf = %q", got)
 	}
 }
+
+// The round's sum and the fit pass's merge take the splits in their
+// order, whatever order the runner hands them over in: the same bits.
+func TestMergesInSplitOrder(t *testing.T) {
+	ups := []update{
+		{N: 1, W: 1, Theta: []float64{1e16, 0.1}, Key: 2},
+		{N: 1, W: 1, Theta: []float64{1, 0.2}, Key: 0},
+		{N: 1, W: 1, Theta: []float64{-1e16, 0.3}, Key: 1},
+	}
+	var fn sumUpdatesFn
+	first := fn.ExtractOutput(fn.MergeAccumulators(fn.AddInput(nil, ups[0]), fn.AddInput(fn.AddInput(nil, ups[1]), ups[2])))
+	second := fn.ExtractOutput(fn.AddInput(fn.AddInput(fn.AddInput(nil, ups[2]), ups[0]), ups[1]))
+	x, y, z := ups[1].Theta[0], ups[2].Theta[0], ups[0].Theta[0]
+	want := (x + y) + z // 0 in floating point, where another order gives 1
+	if first.Theta[0] != want || second.Theta[0] != want || first.Theta[1] != second.Theta[1] {
+		t.Errorf("sums %v and %v; want θ_0 = %v both, in the splits' order", first.Theta, second.Theta, want)
+	}
+	ms := make([]moments, 3)
+	for i, x := range []float64{1e8 + 0.3, 0.7, 1e-3} {
+		ms[i].add([]uint32{0}, []float64{x}, x)
+		ms[i].Key = int64(2 - i)
+	}
+	var mf mergeMomentsFn
+	a := mf.ExtractOutput(mf.AddInput(mf.AddInput(mf.AddInput(nil, ms[0]), ms[1]), ms[2]))
+	b := mf.ExtractOutput(mf.MergeAccumulators(mf.AddInput(nil, ms[2]), mf.AddInput(mf.AddInput(nil, ms[1]), ms[0])))
+	if a.Mean[0] != b.Mean[0] || a.M2[0] != b.M2[0] || a.YM2 != b.YM2 || a.N != 3 {
+		t.Errorf("moments merged in two orders: mean %v and %v, M2 %v and %v", a.Mean[0], b.Mean[0], a.M2[0], b.M2[0])
+	}
+}

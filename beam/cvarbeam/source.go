@@ -44,6 +44,9 @@ type split struct {
 	Start, End int64
 }
 
+// key orders the splits: by file, then part.
+func (sp split) key() int64 { return int64(sp.File)<<20 | int64(sp.Part) }
+
 // formatOf is a data file's format: the one given, or the one its name
 // says (dataset.FormatOfName); Beam reads CSV and LIBSVM.
 func formatOf(name, given string) (string, error) {

@@ -17,7 +17,7 @@ import (
 func init() {
 	register.DoFn4x1[context.Context, split, func(update), func(bundleSpan), error](&localFn{})
 	register.Emitter1[update]()
-	register.Combiner3[update, update, update](&sumUpdatesFn{})
+	register.Combiner3[[]update, update, update](&sumUpdatesFn{})
 	register.DoFn2x1[context.Context, update, error](&writeUpdateFn{})
 	// Each coder's functions are registered by name: one plain function a
 	// type, since the instances of a generic function share theirs.

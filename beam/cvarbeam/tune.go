@@ -20,6 +20,9 @@ func init() {
 	register.Combiner3[[]trialOut, trialOut, []trialOut](&collectTrialsFn{})
 	register.DoFn2x1[context.Context, []trialOut, error](&writeTrialsFn{})
 	beam.RegisterCoder(reflect.TypeOf(trialOut{}), encTrial, decTrial)
+	beam.RegisterCoder(reflect.TypeOf(gridPoint{}), encPoint, decPoint)
+	register.Function1x2(encPoint)
+	register.Function1x2(decPoint)
 	register.Function1x2(encTrial)
 	register.Function1x2(decTrial)
 }
@@ -144,8 +147,10 @@ type trialOut struct {
 	Err    string // the divergence that stopped it
 }
 
-func encTrial(v trialOut) ([]byte, error) { return gobEncode(v) }
-func decTrial(b []byte) (trialOut, error) { return gobDecode[trialOut](b) }
+func encTrial(v trialOut) ([]byte, error)  { return gobEncode(v) }
+func encPoint(v gridPoint) ([]byte, error) { return gobEncode(v) }
+func decPoint(b []byte) (gridPoint, error) { return gobDecode[gridPoint](b) }
+func decTrial(b []byte) (trialOut, error)  { return gobDecode[trialOut](b) }
 
 // runTrials runs the grid's pipeline and returns the trials in grid order.
 func runTrials(ctx context.Context, r *Runner, cfg *TuneConfig, pr *prepared, points []gridPoint) ([]trialOut, error) {
