@@ -7,6 +7,7 @@ import (
 	"encoding/gob"
 	"encoding/hex"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -47,6 +48,9 @@ type job struct {
 
 // newJob makes the folder of a run: under Work, a name of its own.
 func (r *Runner) newJob(ctx context.Context, name string) (*job, error) {
+	if err := r.checkWork(); err != nil {
+		return nil, err
+	}
 	j := &job{r: r, name: name}
 	if r.Work == "" || !strings.Contains(r.Work, "://") {
 		dir, err := os.MkdirTemp(r.Work, "cvarbeam-run-")
@@ -63,6 +67,33 @@ func (r *Runner) newJob(ctx context.Context, name string) (*job, error) {
 	j.dir = strings.TrimSuffix(r.Work, "/") + "/cvarbeam-run-" + hex.EncodeToString(key[:])
 	j.done = func() { removeAll(context.WithoutCancel(ctx), j.dir) }
 	return j, nil
+}
+
+// checkWork refuses, before any pipeline runs, a runner whose workers are
+// not this process (Beam's --runner other than Prism or the direct
+// runner, and --environment_type other than LOOPBACK) without a Work
+// folder: they would leave the results in a temporary folder of their
+// own machine, which this program cannot read.
+func (r *Runner) checkWork() error {
+	if r.Work != "" || r.Run != nil {
+		return nil
+	}
+	switch strings.ToLower(flagValue("runner")) {
+	case "", "prism", "direct":
+		return nil
+	}
+	if strings.EqualFold(flagValue("environment_type"), "loopback") {
+		return nil
+	}
+	return fmt.Errorf("cvarbeam: the %s runner's workers are not this process: give a work folder (Runner.Work, -work) that they and this program both reach", flagValue("runner"))
+}
+
+// flagValue is the value of one of Beam's flags, "" when it has none.
+func flagValue(name string) string {
+	if f := flag.Lookup(name); f != nil {
+		return f.Value.String()
+	}
+	return ""
 }
 
 // path is where the run's result called name goes.

@@ -2,6 +2,7 @@ package cvarbeam
 
 import (
 	"context"
+	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -118,5 +119,27 @@ func TestMergesInSplitOrder(t *testing.T) {
 	b := mf.ExtractOutput(mf.MergeAccumulators(mf.AddInput(nil, ms[2]), mf.AddInput(mf.AddInput(nil, ms[1]), ms[0])))
 	if a.Mean[0] != b.Mean[0] || a.M2[0] != b.M2[0] || a.YM2 != b.YM2 || a.N != 3 {
 		t.Errorf("moments merged in two orders: mean %v and %v, M2 %v and %v", a.Mean[0], b.Mean[0], a.M2[0], b.M2[0])
+	}
+}
+
+// A runner whose workers are elsewhere is refused without a work folder,
+// before any pipeline runs; with one, or with loopback workers, it is not.
+func TestRemoteWorkersNeedWork(t *testing.T) {
+	for _, name := range []string{"runner", "environment_type"} {
+		old := flag.Lookup(name).Value.String()
+		t.Cleanup(func() { flag.Set(name, old) })
+	}
+	flag.Set("runner", "flink")
+	flag.Set("environment_type", "DOCKER")
+	err := (&Runner{}).checkWork()
+	if err == nil || !strings.Contains(err.Error(), "give a work folder") {
+		t.Errorf("flink with docker workers and no work folder: %v", err)
+	}
+	if err := (&Runner{Work: "gs://bucket/tmp"}).checkWork(); err != nil {
+		t.Errorf("with a work folder: %v", err)
+	}
+	flag.Set("environment_type", "LOOPBACK")
+	if err := (&Runner{}).checkWork(); err != nil {
+		t.Errorf("loopback workers: %v", err)
 	}
 }
