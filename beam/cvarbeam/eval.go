@@ -100,7 +100,12 @@ func evaluate(ctx context.Context, r *Runner, splits []split, rs rowSpec, model 
 	p, s := beam.NewPipelineWithRoot()
 	s = s.Scope("cvarbeam.Evaluate")
 	in := beam.Reshuffle(s, beam.CreateList(s, splits))
-	chunks, spans := beam.ParDo2(s, &lossFn{Model: model, Spec: rs, Batch: batchRows, Threads: threads}, in)
+	// The model travels by path, not in the job graph, which a runner
+	// bounds (Dataflow: 10 MB, a model of about 2.6 M parameters).
+	if err := writeResult(ctx, j.path("model"), model); err != nil {
+		return cvar.Metrics{}, err
+	}
+	chunks, spans := beam.ParDo2(s, &lossFn{Model: j.path("model"), Spec: rs, Batch: batchRows, Threads: threads}, in)
 	j.collectSpans(s, spans)
 	sum := beam.Combine(s, &summaryFn{}, chunks)
 	beam.ParDo0(s, &writeSummaryFn{Path: j.path("summary")}, sum)
@@ -219,7 +224,7 @@ func decodeChunk(b []byte) (lossChunk, error) {
 // a batch of rows at a time: rows are gathered across the elements of a
 // bundle and the last partial batch is evaluated in FinishBundle.
 type lossFn struct {
-	Model          []byte // the model file
+	Model          string // the path of the model file's bytes (gob)
 	Spec           rowSpec
 	Batch, Threads int
 
@@ -235,8 +240,16 @@ type lossWorker interface {
 	close()
 }
 
-func (f *lossFn) Setup() error {
-	m, err := cvar.LoadModel(bytes.NewReader(f.Model))
+func (f *lossFn) Setup(ctx context.Context) error {
+	var raw []byte
+	found, err := readResult(ctx, f.Model, &raw)
+	if err == nil && !found {
+		err = fmt.Errorf("the model %s is missing", f.Model)
+	}
+	if err != nil {
+		return marked(err)
+	}
+	m, err := cvar.LoadModel(bytes.NewReader(raw))
 	if err != nil {
 		return marked(err)
 	}
