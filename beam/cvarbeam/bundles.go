@@ -110,5 +110,5 @@ func (*collectSpansFn) MergeAccumulators(a, b []bundleSpan) []bundleSpan { retur
 type writeSpansFn struct{ Path string }
 
 func (f *writeSpansFn) ProcessElement(ctx context.Context, list []bundleSpan) error {
-	return marked(writeResult(ctx, f.Path, list))
+	return record(ctx, dirOf(f.Path), writeResult(ctx, f.Path, list))
 }

@@ -105,7 +105,7 @@ func evaluate(ctx context.Context, r *Runner, splits []split, rs rowSpec, model 
 	if err := writeResult(ctx, j.path("model"), model); err != nil {
 		return cvar.Metrics{}, err
 	}
-	chunks, spans := beam.ParDo2(s, &lossFn{Model: j.path("model"), Spec: rs, Batch: batchRows, Threads: threads}, in)
+	chunks, spans := beam.ParDo2(s, &lossFn{Model: j.path("model"), Errs: j.dir, Spec: rs, Batch: batchRows, Threads: threads}, in)
 	j.collectSpans(s, spans)
 	sum := beam.Combine(s, &summaryFn{}, chunks)
 	beam.ParDo0(s, &writeSummaryFn{Path: j.path("summary")}, sum)
@@ -225,6 +225,7 @@ func decodeChunk(b []byte) (lossChunk, error) {
 // bundle and the last partial batch is evaluated in FinishBundle.
 type lossFn struct {
 	Model          string // the path of the model file's bytes (gob)
+	Errs           string // the run's folder, for an error's record
 	Spec           rowSpec
 	Batch, Threads int
 
@@ -247,18 +248,18 @@ func (f *lossFn) Setup(ctx context.Context) error {
 		err = fmt.Errorf("the model %s is missing", f.Model)
 	}
 	if err != nil {
-		return marked(err)
+		return record(ctx, f.Errs, err)
 	}
 	m, err := cvar.LoadModel(bytes.NewReader(raw))
 	if err != nil {
-		return marked(err)
+		return record(ctx, f.Errs, err)
 	}
 	if m.Precision == cvar.F32 {
 		f.w, err = newLossWork[float32](m, &f.Spec, f.Batch, f.Threads)
 	} else {
 		f.w, err = newLossWork[float64](m, &f.Spec, f.Batch, f.Threads)
 	}
-	return marked(err)
+	return record(ctx, f.Errs, err)
 }
 
 func (f *lossFn) StartBundle(_ func(lossChunk), _ func(bundleSpan)) { f.clock.begin() }
@@ -276,12 +277,12 @@ func (f *lossFn) ProcessElement(ctx context.Context, sp split, emit func(lossChu
 	}
 	clear(held)
 	f.held = held[:0]
-	return marked(err)
+	return record(ctx, f.Errs, err)
 }
 
-func (f *lossFn) FinishBundle(emit func(lossChunk), emitSpan func(bundleSpan)) error {
+func (f *lossFn) FinishBundle(ctx context.Context, emit func(lossChunk), emitSpan func(bundleSpan)) error {
 	if err := f.w.flush(emit); err != nil {
-		return marked(err)
+		return record(ctx, f.Errs, err)
 	}
 	emitSpan(f.clock.end())
 	return nil
@@ -434,11 +435,11 @@ func mergeTop(a, b topList) topList {
 type writeSummaryFn struct{ Path string }
 
 func (f *writeSummaryFn) ProcessElement(ctx context.Context, s summary) error {
-	return marked(writeResult(ctx, f.Path, s))
+	return record(ctx, dirOf(f.Path), writeResult(ctx, f.Path, s))
 }
 
 type writeTopFn struct{ Path string }
 
 func (f *writeTopFn) ProcessElement(ctx context.Context, t topList) error {
-	return marked(writeResult(ctx, f.Path, t))
+	return record(ctx, dirOf(f.Path), writeResult(ctx, f.Path, t))
 }

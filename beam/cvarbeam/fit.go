@@ -183,12 +183,13 @@ func (m *moments) maxAbs(d int) dataset.Preprocessing {
 // the rows are then read as classes of those texts.
 type fitFn struct {
 	Spec rowSpec
+	Errs string // the run's folder, for an error's record
 }
 
 func (f *fitFn) ProcessElement(ctx context.Context, sp split, labels labelSet, emit func(moments)) error {
 	classes, err := labels.classes()
 	if err != nil {
-		return marked(err)
+		return record(ctx, f.Errs, err)
 	}
 	acc := &moments{Classes: classes, Key: sp.key()}
 	spec := f.Spec
@@ -198,7 +199,7 @@ func (f *fitFn) ProcessElement(ctx context.Context, sp split, labels labelSet, e
 	if f.Spec.Format == "csv" && sp.Part == 0 {
 		st, c, err := openStream[float64](ctx, sp, &spec)
 		if err != nil {
-			return marked(err)
+			return record(ctx, f.Errs, err)
 		}
 		c.Close()
 		acc.grow(st.D())
@@ -213,7 +214,7 @@ func (f *fitFn) ProcessElement(ctx context.Context, sp split, labels labelSet, e
 		return nil
 	})
 	if err != nil {
-		return marked(err)
+		return record(ctx, f.Errs, err)
 	}
 	emit(*acc)
 	return nil
@@ -243,5 +244,5 @@ func (*mergeMomentsFn) ExtractOutput(a []moments) moments {
 type writeMomentsFn struct{ Path string }
 
 func (f *writeMomentsFn) ProcessElement(ctx context.Context, m moments) error {
-	return marked(writeResult(ctx, f.Path, m))
+	return record(ctx, dirOf(f.Path), writeResult(ctx, f.Path, m))
 }

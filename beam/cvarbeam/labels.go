@@ -100,6 +100,7 @@ func isNumber(s string) bool {
 // the line.
 type labelsFn struct {
 	Spec rowSpec
+	Errs string // the run's folder, for an error's record
 }
 
 func (f *labelsFn) ProcessElement(ctx context.Context, sp split, emit func(labelSet)) error {
@@ -110,7 +111,7 @@ func (f *labelsFn) ProcessElement(ctx context.Context, sp split, emit func(label
 	}
 	r, c, err := openText(ctx, sp, f.Spec.header())
 	if err != nil {
-		return marked(err)
+		return record(ctx, f.Errs, err)
 	}
 	defer c.Close()
 	bound := &boundedRecords{r: r, max: dataset.DefaultMaxLine + 1<<16}

@@ -147,7 +147,7 @@ func runRound(ctx context.Context, r *Runner, splits []split, fn *localFn, st ro
 		return update{}, err
 	}
 	rf := *fn
-	rf.State = j.path("state")
+	rf.State, rf.Errs = j.path("state"), j.dir
 	in := beam.Reshuffle(s, beam.CreateList(s, splits))
 	ups, spans := beam.ParDo2(s, &rf, in)
 	j.collectSpans(s, spans)
@@ -218,6 +218,7 @@ type localFn struct {
 	Precision    string
 	Opt          localOptions
 	State        string // the path of the round's roundState
+	Errs         string // the run's folder, for an error's record
 
 	clock spanClock
 	st    *roundState
@@ -237,7 +238,7 @@ func (f *localFn) ProcessElement(ctx context.Context, sp split, emit func(update
 			err = fmt.Errorf("the round's state %s is missing", f.State)
 		}
 		if err != nil {
-			return marked(err)
+			return record(ctx, f.Errs, err)
 		}
 		f.st = &st
 	}
@@ -252,7 +253,7 @@ func (f *localFn) ProcessElement(ctx context.Context, sp split, emit func(update
 		u, err = localRun[float64](ctx, f, sp, st)
 	}
 	if err != nil {
-		return marked(err)
+		return record(ctx, f.Errs, err)
 	}
 	f.clock.item(u.N)
 	if u.N > 0 {
@@ -365,5 +366,5 @@ func addUpdates(a, b update) update {
 type writeUpdateFn struct{ Path string }
 
 func (f *writeUpdateFn) ProcessElement(ctx context.Context, u update) error {
-	return marked(writeResult(ctx, f.Path, u))
+	return record(ctx, dirOf(f.Path), writeResult(ctx, f.Path, u))
 }

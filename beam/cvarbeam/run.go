@@ -11,7 +11,7 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -120,6 +120,9 @@ func removeAll(ctx context.Context, dir string) {
 // run runs p and then hands the bundles of its reading step to OnBundles.
 func (j *job) run(ctx context.Context, p *beam.Pipeline) error {
 	if err := j.r.run(ctx, p); err != nil {
+		if rec := j.recorded(ctx); rec != nil {
+			return rec
+		}
 		return err
 	}
 	if j.r.OnBundles == nil {
@@ -133,8 +136,8 @@ func (j *job) run(ctx context.Context, p *beam.Pipeline) error {
 	return err
 }
 
-// run runs p and returns a one-line error when it fails: the error that a
-// transform of this package reported, when there is one.
+// run runs p and returns a one-line error when it fails: the runner's
+// innermost cause.
 func (r *Runner) run(ctx context.Context, p *beam.Pipeline) error {
 	run := r.Run
 	if run == nil {
@@ -143,9 +146,6 @@ func (r *Runner) run(ctx context.Context, p *beam.Pipeline) error {
 	err := run(ctx, p)
 	if err == nil {
 		return nil
-	}
-	if m := markedRE.FindStringSubmatch(err.Error()); m != nil {
-		return errors.New(unescape(m[1]))
 	}
 	return fmt.Errorf("the pipeline failed: %s", causeOf(err.Error()))
 }
@@ -164,23 +164,44 @@ func causeOf(report string) string {
 	return lines[0]
 }
 
-// A transform's error crosses the runner as text inside the runner's own
-// report of the failed bundle; it is marked so that it can be found there
-// and handed to the user as it was written.
-const markOpen, markClose = "«cvarbeam: ", "»"
+// A transform's error reaches the launcher as a record in the run's
+// folder, written where it fails (record), so that the user gets the
+// error as the transform wrote it, whatever the runner's report of the
+// failed job makes of it.
 
-var markedRE = regexp.MustCompile(`«cvarbeam: ([^»]*)»`)
-
-// marked marks err for run.
-func marked(err error) error {
-	if err == nil {
-		return nil
+// record stores err in the run folder dir and returns it.
+func record(ctx context.Context, dir string, err error) error {
+	if err == nil || dir == "" {
+		return err
 	}
-	return fmt.Errorf("%s%s%s", markOpen, escape(err.Error()), markClose)
+	var key [8]byte
+	rand.Read(key[:])
+	writeResult(ctx, dir+"/error-"+hex.EncodeToString(key[:]), err.Error())
+	return err
 }
 
-func escape(s string) string   { return strings.ReplaceAll(s, "»", "\u00bb\u200b") }
-func unescape(s string) string { return strings.ReplaceAll(s, "\u00bb\u200b", "»") }
+// dirOf is the folder of a result's path (gs://… kept whole).
+func dirOf(p string) string { return p[:strings.LastIndex(p, "/")] }
+
+// recorded returns an error that a transform of the run recorded, the
+// first by name; nil when there is none.
+func (j *job) recorded(ctx context.Context) error {
+	fs, err := filesystem.New(ctx, j.dir)
+	if err != nil {
+		return nil
+	}
+	defer fs.Close()
+	files, err := fs.List(ctx, j.dir+"/error-*")
+	if err != nil || len(files) == 0 {
+		return nil
+	}
+	slices.Sort(files)
+	var text string
+	if found, err := readResult(ctx, files[0], &text); err != nil || !found {
+		return nil
+	}
+	return errors.New(text)
+}
 
 // writeResult stores v (gob) at path through Beam's filesystems.
 func writeResult(ctx context.Context, path string, v any) error {

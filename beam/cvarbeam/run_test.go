@@ -2,6 +2,7 @@ package cvarbeam
 
 import (
 	"context"
+	"errors"
 	"flag"
 	"os"
 	"path/filepath"
@@ -9,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/cvarlearn/cvar"
 )
 
@@ -141,5 +143,25 @@ func TestRemoteWorkersNeedWork(t *testing.T) {
 	flag.Set("environment_type", "LOOPBACK")
 	if err := (&Runner{}).checkWork(); err != nil {
 		t.Errorf("loopback workers: %v", err)
+	}
+}
+
+// A transform's error reaches the launcher as the transform wrote it,
+// through the run's record, whatever the runner reports.
+func TestRecordedError(t *testing.T) {
+	ctx := context.Background()
+	var j *job
+	r := &Runner{Work: t.TempDir(), Run: func(ctx context.Context, _ *beam.Pipeline) error {
+		record(ctx, j.dir, errors.New("part-3.csv:7: a bad cell"))
+		return errors.New("job 42 failed:\njava.lang.RuntimeException: Error received from SDK harness\n\tat Foo.bar(Foo.java:1)")
+	}}
+	j, err := r.newJob(ctx, "eval")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer j.done()
+	p, _ := beam.NewPipelineWithRoot()
+	if err := j.run(ctx, p); err == nil || err.Error() != "part-3.csv:7: a bad cell" {
+		t.Errorf("got %v; want the recorded error", err)
 	}
 }

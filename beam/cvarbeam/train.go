@@ -133,8 +133,8 @@ func prepare(ctx context.Context, r *Runner, cfg *TrainConfig) (*prepared, error
 	p, s := beam.NewPipelineWithRoot()
 	s = s.Scope("cvarbeam.Fit")
 	in := beam.Reshuffle(s, beam.CreateList(s, splits))
-	labels := beam.Combine(s, &mergeLabelsFn{}, beam.ParDo(s, &labelsFn{Spec: rs}, in))
-	acc := beam.Combine(s, &mergeMomentsFn{}, beam.ParDo(s, &fitFn{Spec: rs}, in, beam.SideInput{Input: labels}))
+	labels := beam.Combine(s, &mergeLabelsFn{}, beam.ParDo(s, &labelsFn{Spec: rs, Errs: j.dir}, in))
+	acc := beam.Combine(s, &mergeMomentsFn{}, beam.ParDo(s, &fitFn{Spec: rs, Errs: j.dir}, in, beam.SideInput{Input: labels}))
 	beam.ParDo0(s, &writeMomentsFn{Path: j.path("moments")}, acc)
 	if err := j.run(ctx, p); err != nil {
 		return nil, err

@@ -165,7 +165,7 @@ func runTrials(ctx context.Context, r *Runner, cfg *TuneConfig, pr *prepared, po
 	}
 	fn := &tuneFn{localFn: localFn{Spec: pr.spec, Prep: pr.prep, Kind: pr.kind, D: pr.d, K: pr.k, Hidden: hiddenOf(pr.kind, cfg.Hidden),
 		Precision: cfg.Precision, Opt: localOptions{Method: cfg.Method, Alpha: cfg.Alpha, Batch: b, Smoothing: cfg.Smoothing,
-			Eps: cfg.Eps, Seed: cfg.Seed}}, Splits: pr.splits, Epochs: cfg.Epochs}
+			Eps: cfg.Eps, Seed: cfg.Seed}, Errs: j.dir}, Splits: pr.splits, Epochs: cfg.Epochs}
 	p, s := beam.NewPipelineWithRoot()
 	s = s.Scope("cvarbeam.Tune")
 	outs, spans := beam.ParDo2(s, fn, beam.Reshuffle(s, beam.CreateList(s, points)))
@@ -208,7 +208,7 @@ func (f *tuneFn) ProcessElement(ctx context.Context, g gridPoint, emit func(tria
 		o, err = trial[float64](ctx, f, g)
 	}
 	if err != nil {
-		return marked(err)
+		return record(ctx, f.Errs, err)
 	}
 	f.clock.item(int64(o.Val.N))
 	emit(o)
@@ -311,5 +311,5 @@ func (*collectTrialsFn) MergeAccumulators(a, b []trialOut) []trialOut { return a
 type writeTrialsFn struct{ Path string }
 
 func (f *writeTrialsFn) ProcessElement(ctx context.Context, list []trialOut) error {
-	return marked(writeResult(ctx, f.Path, list))
+	return record(ctx, dirOf(f.Path), writeResult(ctx, f.Path, list))
 }
