@@ -174,14 +174,11 @@ func resolve(cfg *TrainConfig, splits []split, rs rowSpec, m *moments) (*prepare
 	}
 	switch kind {
 	case "", "auto":
-		switch {
-		case classes == nil:
-			kind = batch.KindLinear
-		case len(classes) == 2:
-			kind = batch.KindLogistic
-		default:
-			kind = batch.KindSoftmax
+		task := dataset.Regression
+		if classes != nil {
+			task = dataset.Classification
 		}
+		kind = cvar.ModelKindFor(task, len(classes))
 	case batch.KindLinear, batch.KindLAD:
 		if m.Classes != nil {
 			return nil, fmt.Errorf("cvarbeam: a %s model needs numeric targets; the targets are class texts (%s, …)", kind, m.Classes[0])
