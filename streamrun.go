@@ -274,14 +274,12 @@ func (s *streamRun[T]) train() (*Result[T], error) {
 		}
 	}
 	res := online.Result()
-	if s.prep.TargetScale > 0 {
-		factor, err := s.model.(targetUnscaler[T]).UnscaleTarget(res.Theta, s.prep.TargetMean, s.prep.TargetScale)
-		if err != nil {
-			return nil, err
-		}
-		res.Tau *= factor
-		res.Params.Tau0 *= factor
+	factor, err := UnscaleTarget(s.model, res.Theta, &s.prep)
+	if err != nil {
+		return nil, err
 	}
+	res.Tau *= factor
+	res.Params.Tau0 *= factor
 	return res, nil
 }
 

@@ -1,0 +1,26 @@
+package cvar
+
+import (
+	"fmt"
+
+	"github.com/cvarlearn/cvar/batch"
+	"github.com/cvarlearn/cvar/dataset"
+)
+
+// UnscaleTarget maps θ of a regression model trained on targets that prep
+// standardises (TargetMean, TargetScale), in place, back to the target's
+// units, and returns the factor that converts loss levels (τ, VaR, CVaR,
+// the mean loss) to those units: 1, θ unchanged, when prep standardises
+// no target. It is the one un-scaling step of every program that trains
+// on standardised targets; a model without the linear output it needs is
+// an error.
+func UnscaleTarget[T batch.Float](model batch.Model[T], theta []T, prep *dataset.Preprocessing) (float64, error) {
+	if prep.TargetScale == 0 {
+		return 1, nil
+	}
+	u, ok := model.(targetUnscaler[T])
+	if !ok {
+		return 0, fmt.Errorf("cvar: the %s model cannot be trained on standardised targets", model.Name())
+	}
+	return u.UnscaleTarget(theta, prep.TargetMean, prep.TargetScale)
+}
