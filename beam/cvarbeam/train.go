@@ -294,20 +294,12 @@ func finish[T batch.Float](ctx context.Context, r *Runner, cfg *TrainConfig, pr 
 	tau := st.Tau
 	params.N = int(pr.n)
 	prep := pr.prep
-	if prep.TargetScale != 0 {
-		u, ok := model.(interface {
-			UnscaleTarget(theta []T, mean, scale float64) (float64, error)
-		})
-		if !ok {
-			return nil, fmt.Errorf("cvarbeam: the %s model cannot be trained on standardised targets", model.Name())
-		}
-		factor, err := u.UnscaleTarget(theta, prep.TargetMean, prep.TargetScale)
-		if err != nil {
-			return nil, err
-		}
-		tau *= factor
-		params.Tau0 *= factor
+	factor, err := cvar.UnscaleTarget(model, theta, &prep)
+	if err != nil {
+		return nil, err
 	}
+	tau *= factor
+	params.Tau0 *= factor
 	mf := &cvar.ModelFile{Kind: pr.kind, D: pr.d, K: pr.k, Hidden: hiddenOf(pr.kind, cfg.Hidden), Precision: cfg.Precision,
 		Theta: make([]float64, len(theta)), Tau: tau, Alpha: cfg.Alpha, Method: cfg.Method, Classes: pr.spec.Classes,
 		Preprocessing: prep, Params: params, Source: pr.source}
@@ -318,7 +310,6 @@ func finish[T batch.Float](ctx context.Context, r *Runner, cfg *TrainConfig, pr 
 		mf.Theta[i] = float64(v)
 	}
 	out := &Trained{Model: mf, Rounds: rounds}
-	var err error
 	if out.Training, out.Validation, err = measure(ctx, r, mf, pr, cfg.Alphas, cfg.Alpha); err != nil {
 		return nil, err
 	}

@@ -265,8 +265,8 @@ func trial[T batch.Float](ctx context.Context, f *tuneFn, g gridPoint) (trialOut
 	if out.Val, err = cvar.Evaluate(model, res.Theta, vd, o.Alpha); err != nil {
 		return trialOut{}, err
 	}
-	if ts, ok := f.Prep.TargetScaler(); ok { // the validation losses in the target's units
-		if out.Val, err = unscaledMetrics(out.Val, model, res.Theta, ts); err != nil {
+	if _, ok := f.Prep.TargetScaler(); ok { // the validation losses in the target's units
+		if out.Val, err = unscaledMetrics(out.Val, model, res.Theta, &f.Prep); err != nil {
 			return trialOut{}, err
 		}
 	}
@@ -278,15 +278,9 @@ func trial[T batch.Float](ctx context.Context, f *tuneFn, g gridPoint) (trialOut
 }
 
 // unscaledMetrics converts metrics of losses on standardised targets to
-// the target's units, by the factor of the model's UnscaleTarget.
-func unscaledMetrics[T batch.Float](m cvar.Metrics, model batch.Model[T], theta []T, ts dataset.TargetScaler) (cvar.Metrics, error) {
-	u, ok := model.(interface {
-		UnscaleTarget(theta []T, mean, scale float64) (float64, error)
-	})
-	if !ok {
-		return m, fmt.Errorf("the %s model cannot be trained on standardised targets", model.Name())
-	}
-	f, err := u.UnscaleTarget(slices.Clone(theta), ts.Mean, ts.Scale)
+// the target's units, by the factor of cvar.UnscaleTarget.
+func unscaledMetrics[T batch.Float](m cvar.Metrics, model batch.Model[T], theta []T, prep *dataset.Preprocessing) (cvar.Metrics, error) {
+	f, err := cvar.UnscaleTarget(model, slices.Clone(theta), prep)
 	if err != nil {
 		return m, err
 	}
