@@ -242,24 +242,15 @@ func (td *trainingData[T]) scaled(ds *dataset.Dataset[T]) (*batch.Data[T], error
 	return td.batchOf(&c)
 }
 
-// targetUnscaler is a regression model whose parameters can be mapped from
-// standardised targets back to the target's units.
-type targetUnscaler[T batch.Float] interface {
-	UnscaleTarget(theta []T, mean, scale float64) (lossFactor float64, err error)
-}
-
 // unscale maps parameters fitted on standardised targets, in place, back to
-// the target's units, and returns the factor that converts loss levels
-// (τ); 1 when the targets were not standardised.
+// the target's units (cvar.UnscaleTarget), and returns the factor that
+// converts loss levels (τ); 1 when the targets were not standardised.
 func (td *trainingData[T]) unscale(model batch.Model[T], theta []T) (float64, error) {
-	if td.prep.TargetScale == 0 {
-		return 1, nil
+	factor, err := cvar.UnscaleTarget(model, theta, &td.prep)
+	if err != nil {
+		return 0, fmt.Errorf("%w (use -scale-target none)", err)
 	}
-	u, ok := model.(targetUnscaler[T])
-	if !ok {
-		return 0, fmt.Errorf("the %s model cannot be trained on standardised targets (use -scale-target none)", model.Name())
-	}
-	return u.UnscaleTarget(theta, td.prep.TargetMean, td.prep.TargetScale)
+	return factor, nil
 }
 
 func isDir(path string) bool {

@@ -269,12 +269,6 @@ func continued[T batch.Float](full *dataset.Dataset[T], warm *cvar.ModelFile, op
 	return train, prep, nil
 }
 
-// targetUnscaler is a regression model whose parameters can be mapped from
-// standardised targets back to the target's units.
-type targetUnscaler[T batch.Float] interface {
-	UnscaleTarget(theta []T, mean, scale float64) (lossFactor float64, err error)
-}
-
 // trainOn trains a kind model on train, preprocessed with prep, and
 // returns its model file.
 func trainOn[T batch.Float](cfg *fitConfig, opt cvar.Options, kind string, hidden int, train *dataset.Dataset[T], prep dataset.Preprocessing) (*cvar.ModelFile, error) {
@@ -303,18 +297,12 @@ func trainOn[T batch.Float](cfg *fitConfig, opt cvar.Options, kind string, hidde
 	if err != nil {
 		return nil, err
 	}
-	if prep.TargetScale != 0 {
-		u, ok := model.(targetUnscaler[T])
-		if !ok {
-			return nil, fmt.Errorf("cvar: the %s model cannot be trained on standardised targets (use scale_target='none')", model.Name())
-		}
-		factor, err := u.UnscaleTarget(res.Theta, prep.TargetMean, prep.TargetScale)
-		if err != nil {
-			return nil, err
-		}
-		res.Tau *= factor
-		res.Params.Tau0 *= factor
+	factor, err := cvar.UnscaleTarget(model, res.Theta, &prep)
+	if err != nil {
+		return nil, fmt.Errorf("%w (use scale_target='none')", err)
 	}
+	res.Tau *= factor
+	res.Params.Tau0 *= factor
 	return cvar.NewModelFile(model, res, train, prep, cvar.Provenance{Kind: "python", N: train.N}), nil
 }
 
