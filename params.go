@@ -212,13 +212,9 @@ func tauRange(opt *Options, l float64, norm bool) (lo, hi float64, err error) {
 // or under TheoremStep the formula of the method's theorem from pr's
 // schedule and constants.
 func stepSize(opt *Options, pr *Params, theorem bool) (lr float64, from string, thm bool) {
-	switch {
-	case opt.LR > 0:
-		return opt.LR, "given", false
-	case !theorem && pr.Batch == 1 && opt.hasTau():
-		return DefaultLROneSample, "default for one sample a step", false
-	case !theorem:
-		return DefaultLR, "default", false
+	if opt.LR > 0 || !theorem {
+		lr, from = PracticalLR(opt, pr.Batch)
+		return lr, from, false
 	}
 	d2 := pr.D*pr.D + 1
 	nf, tf, bf := float64(pr.N), float64(pr.Steps), float64(pr.Batch)
@@ -288,6 +284,20 @@ func objectiveOf(m Method, s Smoothing) batch.Objective {
 		return batch.Mean
 	}
 	return batch.TopK
+}
+
+// PracticalLR is the step size η of opt under PracticalStep on minibatches
+// of b samples, and where it comes from: opt.LR when given, else
+// DefaultLROneSample for the methods with τ at one sample a step, whose
+// noisier steps need it, and DefaultLR for the others.
+func PracticalLR(opt *Options, b int) (lr float64, from string) {
+	switch {
+	case opt.LR > 0:
+		return opt.LR, "given"
+	case b == 1 && opt.hasTau():
+		return DefaultLROneSample, "default for one sample a step"
+	}
+	return DefaultLR, "default"
 }
 
 // startTau returns the starting τ and where it comes from: TauMin under

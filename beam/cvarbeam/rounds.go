@@ -103,14 +103,8 @@ func scheduleOf(cfg *TrainConfig, n int64) schedule {
 		rpe = (perEpoch + MaxLocalSteps - 1) / MaxLocalSteps
 	}
 	steps := max(1, (perEpoch+rpe-1)/rpe)
-	sch := schedule{batch: int(b), lr: cfg.LR, lrFrom: "given", steps: steps, rounds: epochs * rpe}
-	switch {
-	case cfg.LR > 0:
-	case b == 1 && cfg.Method == cvar.Alg3:
-		sch.lr, sch.lrFrom = cvar.DefaultLROneSample, "default"
-	default:
-		sch.lr, sch.lrFrom = cvar.DefaultLR, "default"
-	}
+	sch := schedule{batch: int(b), steps: steps, rounds: epochs * rpe}
+	sch.lr, sch.lrFrom = cvar.PracticalLR(&cvar.Options{Method: cfg.Method, LR: cfg.LR}, int(b))
 	return sch
 }
 
