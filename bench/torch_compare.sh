@@ -19,7 +19,7 @@
 # OpenBLAS is installed (libopenblas0) or on LD_LIBRARY_PATH; the table
 # names the BLAS the torch runs loaded.
 # CVARBENCH and TORCHCMP name prebuilt binaries of ./cmd/cvarbench and
-# ./bench/internal/torchcmp (for a machine without Go); by default both are
+# ./internal/bench/torchcmp (for a machine without Go); by default both are
 # built here.
 # CI does not need PyTorch: without it this script says so and exits 3.
 set -eu
@@ -58,7 +58,7 @@ if [ -z "$cvarbench" ]; then
 	cvarbench=$tmp/cvarbench
 fi
 if [ -z "$torchcmp" ]; then
-	go build -o "$tmp/torchcmp" ./bench/internal/torchcmp
+	go build -o "$tmp/torchcmp" ./internal/bench/torchcmp
 	torchcmp=$tmp/torchcmp
 fi
 : >"$tmp/cvar.json"

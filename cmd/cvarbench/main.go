@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/cvarlearn/cvar"
-	"github.com/cvarlearn/cvar/bench"
+	"github.com/cvarlearn/cvar/internal/bench"
 	"github.com/cvarlearn/cvar/kernel"
 )
 
@@ -60,7 +60,7 @@ func defineFlags(fs *flag.FlagSet) *flags {
 		js:         fs.Bool("json", false, "print the report as JSON instead of tables"),
 		sections:   fs.String("sections", "machine,limits,kernels,epochs,sparse", "what to run: machine, limits, kernels, epochs, sparse (logistic Alg 3 epochs on text-like sparse data)"),
 		kernels:    fs.String("kernels", "all", "kernel implementations and baselines for the kernel section, e.g. avx2,generic,gonum (baselines: gonum, mathloop, stream)"),
-		cases:      fs.String("cases", "all", "kernel cases: "+strings.Join(bench.KernelNames, ",")),
+		cases:      fs.String("cases", "all", "kernel cases: "+strings.Join(bench.KernelNames(), ",")),
 		sizes:      fs.String("sizes", "", "feature counts d of the level-1 and row kernels (default 64,784,4096; -quick: 784)"),
 		precs:      fs.String("prec", "f32,f64", "precisions: f32, f64"),
 		threads:    fs.String("threads", "1,all", "engine thread counts for epochs (all = GOMAXPROCS)"),
@@ -161,7 +161,7 @@ func (c *config) parseLists(f *flags) error {
 	if c.sections, err = list(*f.sections, []string{"machine", "limits", "kernels", "epochs", "sparse"}); err != nil {
 		return fmt.Errorf("-sections: %w", err)
 	}
-	if c.cases, err = list(*f.cases, bench.KernelNames); err != nil {
+	if c.cases, err = list(*f.cases, bench.KernelNames()); err != nil {
 		return fmt.Errorf("-cases: %w", err)
 	}
 	implNames := []string{bench.Gonum, bench.MathLoop, bench.Stream}
@@ -174,7 +174,7 @@ func (c *config) parseLists(f *flags) error {
 	if c.precs, err = list(*f.precs, []string{"f32", "f64"}); err != nil {
 		return fmt.Errorf("-prec: %w", err)
 	}
-	if c.models, err = list(*f.models, append(append(append([]string(nil), bench.Models...), "mlp-blas"), bench.CompactModels...)); err != nil {
+	if c.models, err = list(*f.models, append(append(append([]string(nil), bench.Models()...), "mlp-blas"), bench.CompactModels()...)); err != nil {
 		return fmt.Errorf("-models: %w", err)
 	}
 	ms, err := list(*f.methods, []string{"alg3", "vanilla", "minibatch"})
@@ -223,7 +223,7 @@ func parseDims(v string, quick bool) ([]int, error) {
 		if quick {
 			return []int{784}, nil
 		}
-		return bench.DefaultDims, nil
+		return bench.DefaultDims(), nil
 	}
 	var dims []int
 	for _, s := range strings.Split(v, ",") {

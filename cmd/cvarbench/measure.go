@@ -10,7 +10,7 @@ import (
 
 	"github.com/klauspost/cpuid/v2"
 
-	"github.com/cvarlearn/cvar/bench"
+	"github.com/cvarlearn/cvar/internal/bench"
 	"github.com/cvarlearn/cvar/kernel"
 )
 

@@ -11,8 +11,8 @@ import (
 
 	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/batch"
-	"github.com/cvarlearn/cvar/bench"
 	"github.com/cvarlearn/cvar/dataset"
+	"github.com/cvarlearn/cvar/internal/bench"
 )
 
 // SparseRow is one epoch configuration of the sparse section: binary

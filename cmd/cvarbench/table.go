@@ -7,7 +7,7 @@ import (
 	"strings"
 	"text/tabwriter"
 
-	"github.com/cvarlearn/cvar/bench"
+	"github.com/cvarlearn/cvar/internal/bench"
 )
 
 func yesNo(b bool) string {

@@ -26,9 +26,7 @@ const (
 // (64), an MNIST row (784) and a wide row (4096); minibatches of 512 rows;
 // elementwise kernels over 4096 elements; the out-of-cache matrix is
 // MNIST's 60000 × 784.
-var (
-	DefaultDims = []int{64, 784, 4096}
-)
+func DefaultDims() []int { return []int{64, 784, 4096} }
 
 const (
 	// Batch is the minibatch of the row kernels.
@@ -92,20 +90,22 @@ type SpecConfig struct {
 }
 
 // KernelNames lists every kernel case name, in suite order.
-var KernelNames = []string{
-	"dot", "axpy", "margins", "addrows", "fused", "margins-gather", "addrows-gather", "fused-gather",
-	"marginsk", "addouterk",
-	"mlp-hidden", "mlp-logits", "mlp-gradw2", "mlp-backh", "mlp-gradw1",
-	"mlp-relu", "mlp-relugrad",
-	"logistic", "softplus", "exp", "log1p", "softmaxce",
-	"margins-ooc", "margins-ooc-gather", "marginsk-ooc-gather",
+func KernelNames() []string {
+	return []string{
+		"dot", "axpy", "margins", "addrows", "fused", "margins-gather", "addrows-gather", "fused-gather",
+		"marginsk", "addouterk",
+		"mlp-hidden", "mlp-logits", "mlp-gradw2", "mlp-backh", "mlp-gradw1",
+		"mlp-relu", "mlp-relugrad",
+		"logistic", "softplus", "exp", "log1p", "softmaxce",
+		"margins-ooc", "margins-ooc-gather", "marginsk-ooc-gather",
+	}
 }
 
 // KernelSpecs returns the cases cfg selects.
 func KernelSpecs(cfg SpecConfig) []KernelSpec {
 	var out []KernelSpec
 	want := func(k string) bool { return cfg.Kernels == nil || slices.Contains(cfg.Kernels, k) }
-	for _, k := range KernelNames {
+	for _, k := range KernelNames() {
 		if !want(k) {
 			continue
 		}

@@ -14,7 +14,9 @@ import (
 // the 1/255 scale folded into the kernels), "f16" (IEEE halves) or "bf16"
 // (bfloat16s). The floor counts the compact bytes. Only float32 problems
 // run them.
-var CompactModels = []string{"logistic:u8", "softmax:u8", "mlp:u8", "logistic:f16", "softmax:f16", "mlp:f16", "logistic:bf16", "softmax:bf16", "mlp:bf16"}
+func CompactModels() []string {
+	return []string{"logistic:u8", "softmax:u8", "mlp:u8", "logistic:f16", "softmax:f16", "mlp:f16", "logistic:bf16", "softmax:bf16", "mlp:bf16"}
+}
 
 // splitStorage splits "softmax:u8" into the model and the storage ("" for
 // dense T features).

@@ -4,7 +4,7 @@ import (
 	"fmt"
 
 	"github.com/cvarlearn/cvar"
-	"github.com/cvarlearn/cvar/bench"
+	"github.com/cvarlearn/cvar/internal/bench"
 	"github.com/cvarlearn/cvar/kernel"
 )
 

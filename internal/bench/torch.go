@@ -2,7 +2,7 @@ package bench
 
 // The comparison with PyTorch: bench/torch_epoch.py trains in
 // PyTorch the epoch that cvarbench times for Alg 3, bench/torch_compare.sh
-// runs both, and bench/internal/torchcmp puts their figures side by side
+// runs both, and internal/bench/torchcmp puts their figures side by side
 // with the functions here.
 
 import (
@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"text/tabwriter"
@@ -93,9 +94,17 @@ func ParseCvarbench(r io.Reader) ([]EpochRow, error) {
 	return out, nil
 }
 
-// TorchTargets are the speed targets for cvar against PyTorch on one
-// thread: torch's seconds per epoch over cvar's.
-var TorchTargets = map[string]float64{"softmax": 5, "mlp": 2}
+// TorchTarget is the speed target for cvar against PyTorch on one thread,
+// torch's seconds per epoch over cvar's, of a model; 0 where it has none.
+func TorchTarget(model string) float64 {
+	switch model {
+	case "softmax":
+		return 5
+	case "mlp":
+		return 2
+	}
+	return 0
+}
 
 // TorchComparison is one model in one thread count: the best epoch of each
 // implementation over the runs given, and the training CVaR after each
@@ -106,7 +115,7 @@ type TorchComparison struct {
 	Cvar, Torch         float64 // seconds per epoch, the least over the runs
 	Runs                [2]int  // how many runs of cvar and of torch
 	Ratio               float64 // Torch / Cvar: how many times faster cvar is
-	Target              float64 // TorchTargets' ratio, 0 where none
+	Target              float64 // TorchTarget's ratio, 0 where none
 	CvarCVaR, TorchCVaR float64
 	CvarShare, TorchCPU float64 // cvar's CPU share, torch's CPU s / wall s in the best epoch
 	// CvarCPUs and TorchCPUs are the least CPU seconds of a timed epoch
@@ -133,7 +142,7 @@ func CompareTorch(cv []EpochRow, tr []TorchRow, cvarCVaR map[string]float64) []T
 		c := best[k]
 		if c == nil {
 			c = &TorchComparison{Model: t.Model, Variant: t.Variant, Threads: t.Threads, Cvar: math.Inf(1), Torch: math.Inf(1),
-				CvarCVaR: math.NaN(), TorchCVaR: math.NaN(), Target: TorchTargets[t.Model]}
+				CvarCVaR: math.NaN(), TorchCVaR: math.NaN(), Target: TorchTarget(t.Model)}
 			if v, ok := cvarCVaR[t.Model]; ok {
 				c.CvarCVaR = v
 			}
@@ -172,12 +181,10 @@ func CompareTorch(cv []EpochRow, tr []TorchRow, cvarCVaR map[string]float64) []T
 		out = append(out, *c)
 	}
 	order := func(m string) int {
-		for i, n := range Models {
-			if n == m {
-				return i
-			}
+		if i := slices.Index(Models(), m); i >= 0 {
+			return i
 		}
-		return len(Models)
+		return len(Models())
 	}
 	sort.Slice(out, func(i, j int) bool {
 		a, b := out[i], out[j]

@@ -35,7 +35,7 @@ func TestKernelCases(t *testing.T) {
 }
 
 func TestSampleCost(t *testing.T) {
-	for _, m := range Models {
+	for _, m := range Models() {
 		c := SampleCost(m, MNISTDim, 4)
 		if c.Bytes != 4*MNISTDim || c.Flops <= 0 {
 			t.Errorf("%s: cost %+v", m, c)
@@ -63,8 +63,8 @@ func TestSyntheticMNIST(t *testing.T) {
 			t.Fatalf("pixel %v outside [0, 1]", v)
 		}
 	}
-	for _, m := range Models {
-		cfg := EpochConfig{Model: m, Method: Methods[0], Threads: 2}
+	for _, m := range Models() {
+		cfg := EpochConfig{Model: m, Method: Methods()[0], Threads: 2}
 		if err := Train(p, cfg, 2, nil); err != nil {
 			t.Errorf("%s: %v", m, err)
 		}
@@ -85,8 +85,8 @@ func TestThreadsBitIdentical(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, im := range kernel.Impls() {
-		for _, model := range Models {
-			for _, method := range Methods {
+		for _, model := range Models() {
+			for _, method := range Methods() {
 				cfg := EpochConfig{Model: model, Method: method, Impl: im}
 				checkThreads(t, p32, cfg)
 				checkThreads(t, p64, cfg)

@@ -20,9 +20,9 @@
 //
 // Run the suites with go test -bench (see README.md, "Performance"):
 //
-//	go test -bench 'F32|F64' -run '^$' ./bench/   # kernels, by impl/size
-//	go test -bench Stream -run '^$' ./bench/      # read-only bandwidth
-//	go test -bench Epoch -run '^$' ./bench/       # training epochs
+//	go test -bench 'F32|F64' -run '^$' ./internal/bench/   # kernels, by impl/size
+//	go test -bench Stream -run '^$' ./internal/bench/      # read-only bandwidth
+//	go test -bench Epoch -run '^$' ./internal/bench/       # training epochs
 //
 // Kernel timing lives here and in cmd/cvarbench, which measures the same
 // cases; package kernel's own tests check results, not speed.

@@ -7,7 +7,7 @@ import (
 	"os"
 
 	"github.com/cvarlearn/cvar"
-	"github.com/cvarlearn/cvar/bench"
+	"github.com/cvarlearn/cvar/internal/bench"
 )
 
 func main() {

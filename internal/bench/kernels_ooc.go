@@ -1,7 +1,7 @@
 package bench
 
 import (
-	"github.com/cvarlearn/cvar/bench/internal/peak"
+	"github.com/cvarlearn/cvar/internal/bench/peak"
 	"github.com/cvarlearn/cvar/internal/rng"
 	"github.com/cvarlearn/cvar/kernel"
 )

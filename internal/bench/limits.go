@@ -5,7 +5,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/cvarlearn/cvar/bench/internal/peak"
+	"github.com/cvarlearn/cvar/internal/bench/peak"
 )
 
 // StreamBytes is the default size of the read-only stream buffer: 256 MiB,

@@ -19,13 +19,13 @@ const (
 	MNISTClasses = 10
 )
 
-// Models and methods of the epoch suite. "mlp-blas" (the MLP with its
-// products through gonum's BLAS, batch.NewMLPBLAS) is not in Models but can
+// Models are the models of the epoch suite. "mlp-blas" (the MLP with its
+// products through gonum's BLAS, batch.NewMLPBLAS) is not among them but can
 // be asked for by name.
-var (
-	Models  = []string{"logistic", "softmax", "mlp"}
-	Methods = []cvar.Method{cvar.Alg3, cvar.Vanilla, cvar.MinibatchCVaR}
-)
+func Models() []string { return []string{"logistic", "softmax", "mlp"} }
+
+// Methods are the methods of the epoch suite.
+func Methods() []cvar.Method { return []cvar.Method{cvar.Alg3, cvar.Vanilla, cvar.MinibatchCVaR} }
 
 // Problem is one data set in one precision, held twice over the same rows:
 // with its 10 classes (softmax, MLP) and as a binary problem, class ≥ 5

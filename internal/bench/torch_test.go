@@ -209,7 +209,7 @@ func TestTorchEpochScript(t *testing.T) {
 	dir := t.TempDir()
 	writeIDX(t, filepath.Join(dir, "train-images-idx3-ubyte.gz"), []int{n, 28, 28}, img)
 	writeIDX(t, filepath.Join(dir, "train-labels-idx1-ubyte.gz"), []int{n}, lab)
-	cmd := exec.Command(py, "torch_epoch.py", "--mnist", dir, "--epochs", "2", "--warm", "1")
+	cmd := exec.Command(py, filepath.Join("..", "..", "bench", "torch_epoch.py"), "--mnist", dir, "--epochs", "2", "--warm", "1")
 	cmd.Env = append(os.Environ(), "OMP_NUM_THREADS=1", "OPENBLAS_NUM_THREADS=1")
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
@@ -225,14 +225,14 @@ func TestTorchEpochScript(t *testing.T) {
 		t.Fatalf("%d rows, want 3:\n%s", len(rows), out)
 	}
 	for i, r := range rows {
-		if r.Model != Models[i] || r.StepsPerEpoch != StepsPerEpoch(n) || r.EpochsTrained != 3 || r.Threads != 1 ||
+		if r.Model != Models()[i] || r.StepsPerEpoch != StepsPerEpoch(n) || r.EpochsTrained != 3 || r.Threads != 1 ||
 			!(r.TrainCVaR >= r.TrainMean) || !(r.TrainMean > 0) || r.Torch == "" {
 			t.Errorf("row %d: %+v", i, r)
 		}
 		if r.Model == "mlp" {
 			continue // different initial weights
 		}
-		c, _, err := TrainRisk(p, EpochConfig{Model: r.Model, Method: Methods[0], Threads: 1}, r.EpochsTrained)
+		c, _, err := TrainRisk(p, EpochConfig{Model: r.Model, Method: Methods()[0], Threads: 1}, r.EpochsTrained)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -16,7 +16,7 @@ func TestCompactModels(t *testing.T) {
 		t.Fatal(err)
 	}
 	size := map[string]int{"u8": 1, "f16": 2, "bf16": 2}
-	for _, m := range CompactModels {
+	for _, m := range CompactModels() {
 		name, storage := splitStorage(m)
 		if err := Train(p, EpochConfig{Model: m, Method: cvar.Alg3, Threads: 1}, 3, nil); err != nil {
 			t.Errorf("%s: %v", m, err)
