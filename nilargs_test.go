@@ -23,10 +23,4 @@ func TestNilArguments(t *testing.T) {
 	} else if err := SaveModel(&bytes.Buffer{}, mf); err == nil {
 		t.Error("SaveModel of NewModelFile's nil: no error")
 	}
-	if r := ReportModelOf(nil); r.Kind != "" || r.D != 0 {
-		t.Errorf("ReportModelOf(nil): %+v, want the zero ReportModel", r)
-	}
-	if r := NewEvalReport(nil, "d.csv", 3, 0, nil); r.Model.Kind != "" || r.N != 3 || r.Accuracy != nil {
-		t.Errorf("NewEvalReport(nil, …, nil): %+v", r)
-	}
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/batch"
+	"github.com/cvarlearn/cvar/internal/report"
 )
 
 const evalSynopsis = `cvar eval -in MODEL [flags]
@@ -155,7 +156,7 @@ func evalRun[T batch.Float](e *env, df *dataFlags, m *cvar.ModelFile, cfg evalCo
 	if err != nil {
 		return err
 	}
-	rep := cvar.NewEvalReport(m, ds.Name, ds.N, cfg.boot, bm)
+	rep := report.NewEval(m, ds.Name, ds.N, cfg.boot, bm)
 	rep.Groups = ge
 	if cfg.json {
 		return rep.WriteJSON(e.stdout)

@@ -13,6 +13,7 @@ import (
 	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/batch"
 	"github.com/cvarlearn/cvar/dataset"
+	"github.com/cvarlearn/cvar/internal/footprint"
 )
 
 // maxBootstrap is the largest eval -bootstrap: 100 000 resamples give
@@ -214,7 +215,7 @@ func checkMemory(what string, need int64, limit byteSize) error {
 }
 
 // checkModel fails when training the model would need more than the
-// -max-memory bound (see cvar.TrainingBytes), before anything is allocated,
+// -max-memory bound (see footprint.Training), before anything is allocated,
 // on data of rows not known (a stream).
 func checkModel[T batch.Float](f *dataFlags, kind string, d, k, hidden, threads, batchSize int) error {
 	return checkModelRows[T](f, kind, d, k, hidden, threads, batchSize, 0)
@@ -226,7 +227,7 @@ func checkModel[T batch.Float](f *dataFlags, kind string, d, k, hidden, threads,
 // index), or the built-in data.
 func checkModelRows[T batch.Float](f *dataFlags, kind string, d, k, hidden, threads, batchSize, rows int) error {
 	what := fmt.Sprintf("%s %d features make %s, which", featuresOf(f), d, modelWords(kind, hidden))
-	return checkMemory(what, cvar.TrainingBytes[T](kind, d, k, hidden, threads, batchSize, rows), f.maxMemory)
+	return checkMemory(what, footprint.Training[T](kind, d, k, hidden, threads, batchSize, rows), f.maxMemory)
 }
 
 // featuresOf names the data whose features size the model: the -data
@@ -253,7 +254,7 @@ func checkRunsModel[T batch.Float](f *dataFlags, kind string, d, k, hidden, runs
 	if runs <= 0 {
 		runs = runtime.GOMAXPROCS(0)
 	}
-	one := cvar.TrainingBytes[T](kind, d, k, hidden, 1, batchSize, rows)
+	one := footprint.Training[T](kind, d, k, hidden, 1, batchSize, rows)
 	need := one * int64(runs)
 	if one != 0 && need/one != int64(runs) {
 		need = math.MaxInt64

@@ -12,6 +12,7 @@ import (
 
 	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/beam/cvarbeam"
+	"github.com/cvarlearn/cvar/internal/report"
 )
 
 const evalSynopsis = `cvarbeam eval -in MODEL -data GLOB [flags]
@@ -71,7 +72,7 @@ func cmdEval(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	rep := cvar.NewEvalReport(m, df.in.Glob, met.N, 0, cvar.PointMetrics(met))
+	rep := report.NewEval(m, df.in.Glob, met.N, 0, report.PointMetrics(met))
 	if *jsonOut {
 		return rep.WriteJSON(stdout)
 	}

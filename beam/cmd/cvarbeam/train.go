@@ -17,6 +17,7 @@ import (
 	"github.com/cvarlearn/cvar/batch"
 	"github.com/cvarlearn/cvar/beam/cvarbeam"
 	"github.com/cvarlearn/cvar/internal/jsonfloat"
+	"github.com/cvarlearn/cvar/internal/report"
 )
 
 const trainSynopsis = `cvarbeam train -data GLOB -o MODEL [flags]
@@ -138,7 +139,7 @@ func localInputs(glob string) []string {
 
 // trainReport is what train and tune print, with cvar train's keys.
 type trainReport struct {
-	Model     cvar.ReportModel          `json:"model"`
+	Model     report.Model              `json:"model"`
 	Method    string                    `json:"method"`
 	Alpha     float64                   `json:"alpha"`
 	Tau       jsonfloat.Lossy           `json:"tau"`
@@ -212,7 +213,7 @@ func cmdTrain(ctx context.Context, args []string, stdout io.Writer, tune bool) e
 		return err
 	}
 	m := tr.Model
-	rep.Model, rep.Method, rep.Alpha, rep.Tau, rep.Params = cvar.ReportModelOf(m), m.Method.String(), m.Alpha, jsonfloat.Lossy(m.Tau), m.Params
+	rep.Model, rep.Method, rep.Alpha, rep.Tau, rep.Params = report.ModelOf(m), m.Method.String(), m.Alpha, jsonfloat.Lossy(m.Tau), m.Params
 	rep.Metrics = map[string]map[string]any{"training": flat(tr.Training)}
 	if tr.Validation != nil {
 		rep.Metrics["validation"] = flat(*tr.Validation)

@@ -1,4 +1,4 @@
-package cvar
+package report
 
 import (
 	"bytes"
@@ -6,16 +6,18 @@ import (
 	"math"
 	"strings"
 	"testing"
+
+	"github.com/cvarlearn/cvar"
 )
 
 // A report of point metrics has cvar eval -json's keys with null bounds,
 // an accuracy only for a classifier, and a table with "-" for the missing
 // intervals.
-func TestEvalReportOfPointMetrics(t *testing.T) {
-	mf := &ModelFile{Kind: "logistic", D: 3, K: 2, Precision: F64, Method: Alg3, Alpha: 0.1, Classes: []string{"a", "b"},
-		Source: Provenance{Kind: "csv", Name: "train.csv"}}
-	met := Metrics{N: 40, MeanLoss: 0.25, Accuracy: 0.75, Tails: []Tail{{Alpha: 0.1, CVaR: 1.5, VaR: 1.25}}}
-	rep := NewEvalReport(mf, "shards/*.csv", met.N, 0, PointMetrics(met))
+func TestEvalOfPointMetrics(t *testing.T) {
+	mf := &cvar.ModelFile{Kind: "logistic", D: 3, K: 2, Precision: cvar.F64, Method: cvar.Alg3, Alpha: 0.1, Classes: []string{"a", "b"},
+		Source: cvar.Provenance{Kind: "csv", Name: "train.csv"}}
+	met := cvar.Metrics{N: 40, MeanLoss: 0.25, Accuracy: 0.75, Tails: []cvar.Tail{{Alpha: 0.1, CVaR: 1.5, VaR: 1.25}}}
+	rep := NewEval(mf, "shards/*.csv", met.N, 0, PointMetrics(met))
 	var js bytes.Buffer
 	if err := rep.WriteJSON(&js); err != nil {
 		t.Fatal(err)
@@ -42,7 +44,17 @@ func TestEvalReportOfPointMetrics(t *testing.T) {
 		}
 	}
 	met.Accuracy = math.NaN()
-	if reg := NewEvalReport(mf, "x", met.N, 0, PointMetrics(met)); reg.Accuracy != nil {
+	if reg := NewEval(mf, "x", met.N, 0, PointMetrics(met)); reg.Accuracy != nil {
 		t.Errorf("a regression report has an accuracy %v", *reg.Accuracy)
+	}
+}
+
+// A nil model file reports the zero Model; nil metrics, none.
+func TestNilArguments(t *testing.T) {
+	if r := ModelOf(nil); r.Kind != "" || r.D != 0 {
+		t.Errorf("ModelOf(nil): %+v, want the zero Model", r)
+	}
+	if r := NewEval(nil, "d.csv", 3, 0, nil); r.Model.Kind != "" || r.N != 3 || r.Accuracy != nil {
+		t.Errorf("NewEval(nil, …, nil): %+v", r)
 	}
 }

@@ -1,4 +1,7 @@
-package cvar
+// Package footprint estimates the memory a training run takes besides its
+// data, so that cvar can refuse a model beyond its -max-memory bound before
+// anything is allocated.
+package footprint
 
 import (
 	"math"
@@ -8,19 +11,17 @@ import (
 	"github.com/cvarlearn/cvar/batch"
 )
 
-// TrainingBytes estimates the memory that training a model of the given
-// kind and shapes (d features, k classes, 0 for regression, and the mlp's
-// hidden units) takes besides the data: the parameters, their gradient and
-// a few copies (iterate averaging, the best point), a gradient per worker
-// thread (threads ≤ 0: GOMAXPROCS) or per chunk of the minibatch, and the
-// scratch of the passes over the
-// rows: the scores of each class and the mlp's hidden activations of a
-// minibatch of batchSize rows (at least 1024, the rows of the losses at the
-// start) and of the rows an evaluation holds at once, none of them more
-// than the data's rows (0: not known). It lets a program refuse a model
-// beyond a memory bound before anything is allocated. The arithmetic
-// saturates: absurd shapes give math.MaxInt64.
-func TrainingBytes[T batch.Float](kind string, d, k, hidden, threads, batchSize, rows int) int64 {
+// Training estimates the memory that training a model of the given kind
+// and shapes (d features, k classes, 0 for regression, and the mlp's hidden
+// units) takes besides the data. It counts the parameters, their gradient
+// and a few copies (iterate averaging, the best point), and a gradient per
+// worker thread (threads ≤ 0: GOMAXPROCS) or per chunk of the minibatch.
+// It counts the scratch of the passes over the rows: the scores of each
+// class and the mlp's hidden activations of a minibatch of batchSize rows
+// (at least 1024, the rows of the losses at the start) and of the rows an
+// evaluation holds at once, none of them more than the data's rows (0: not
+// known). The arithmetic saturates: absurd shapes give math.MaxInt64.
+func Training[T batch.Float](kind string, d, k, hidden, threads, batchSize, rows int) int64 {
 	outs := int64(max(k, 1))
 	params := satAdd(satMul(int64(d), outs), outs)
 	perRow := int64(8) // a linear model's margins, losses and weights
