@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"unicode/utf8"
+
+	"github.com/cvarlearn/cvar/internal/numtext"
 )
 
 // csvScanner splits CSV text into records by the rules of encoding/csv with
@@ -102,7 +104,7 @@ func (s *csvScanner) appendLong(chunk []byte) error {
 }
 
 func (s *csvScanner) tooLong(line int, what string) error {
-	return &Error{File: s.name, Line: line, Msg: fmt.Sprintf("%s longer than the limit of %s", what, FormatBytes(s.maxLine)), Err: ErrLineTooLong}
+	return &Error{File: s.name, Line: line, Msg: fmt.Sprintf("%s longer than the limit of %s", what, numtext.Bytes(s.maxLine)), Err: ErrLineTooLong}
 }
 
 // appendText adds text to the current field, if it is kept.

@@ -101,14 +101,3 @@ func TestRowLine(t *testing.T) {
 		t.Errorf("a directory: line %d", got)
 	}
 }
-
-func TestCheckFeatureNames(t *testing.T) {
-	want := []string{"a", "b", "c"}
-	for _, got := range [][]string{nil, {"a", "b"}, {"a", "b", "c"}} {
-		if err := CheckFeatureNames("f.csv", got, want, "the model file"); err != nil {
-			t.Errorf("%v: %v", got, err)
-		}
-	}
-	err := CheckFeatureNames("f.csv", []string{"a", "c", "b"}, want, "the model file")
-	wantErr(t, err, `f.csv: feature 2 is named "c" where the model file has "b"`, "by position")
-}

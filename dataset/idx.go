@@ -11,6 +11,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+
+	"github.com/cvarlearn/cvar/internal/numtext"
 )
 
 // Magic numbers of the IDX files used by MNIST and its look-alikes: unsigned
@@ -250,7 +252,7 @@ func (h *idxRead) tooLarge(announced, count, recLen, need int64) error {
 	return &Error{
 		File: h.name,
 		Msg: fmt.Sprintf("byte 4: header announces %d %ss of %d bytes; holding %s and %s needs %s, more than the bound of %s",
-			announced, h.what, recLen, them, h.conv, FormatBytes(need), FormatBytes(h.b.bound)),
+			announced, h.what, recLen, them, h.conv, numtext.Bytes(need), numtext.Bytes(h.b.bound)),
 		Err: ErrTooLarge,
 	}
 }

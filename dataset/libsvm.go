@@ -10,6 +10,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+
+	"github.com/cvarlearn/cvar/internal/numtext"
 )
 
 // DefaultMaxDim is the largest feature index LIBSVM readers accept when the
@@ -495,7 +497,7 @@ func (lr *lineReader) keep(chunk []byte) error {
 }
 
 func (lr *lineReader) tooLong() error {
-	return &Error{File: lr.name, Line: lr.line + 1, Msg: fmt.Sprintf("line longer than the limit of %s", FormatBytes(lr.maxLine)), Err: ErrLineTooLong}
+	return &Error{File: lr.name, Line: lr.line + 1, Msg: fmt.Sprintf("line longer than the limit of %s", numtext.Bytes(lr.maxLine)), Err: ErrLineTooLong}
 }
 
 // LIBSVMDim returns the number of features of LIBSVM data, its largest

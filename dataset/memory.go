@@ -5,6 +5,9 @@ import (
 	"fmt"
 	"math"
 	"unsafe"
+
+	"github.com/cvarlearn/cvar/internal/footprint"
+	"github.com/cvarlearn/cvar/internal/numtext"
 )
 
 // DefaultMaxBytes bounds the memory a reader holds, unless its options say
@@ -64,24 +67,11 @@ func sizeOf[T Float]() int64 {
 	return int64(unsafe.Sizeof(z))
 }
 
-// DenseBytes returns the bytes of an n × d matrix of T, or math.MaxInt64
-// when that does not fit in an int64.
-func DenseBytes[T Float](n, d int) int64 {
-	size := sizeOf[T]()
-	if n <= 0 || d <= 0 {
-		return 0
-	}
-	if int64(n) > math.MaxInt64/size/int64(d) {
-		return math.MaxInt64
-	}
-	return int64(n) * int64(d) * size
-}
-
 // checkDense reports an *Error wrapping ErrTooLarge when n samples of d
 // features of T exceed the bound; more says that n is only a lower bound
 // (a reader that stopped part way).
 func checkDense[T Float](name string, n, d int, bound int64, more bool) error {
-	b := DenseBytes[T](n, d)
+	b := footprint.Dense[T](n, d)
 	if b <= bound {
 		return nil
 	}
@@ -92,7 +82,7 @@ func checkDense[T Float](name string, n, d int, bound int64, more bool) error {
 	return &Error{
 		File: name,
 		Msg: fmt.Sprintf("%s%d samples × %d features as a dense %s matrix need %s, more than the bound of %s",
-			some, n, d, typeName[T](), FormatBytes(b), FormatBytes(bound)),
+			some, n, d, typeName[T](), numtext.Bytes(b), numtext.Bytes(bound)),
 		Err: ErrTooLarge,
 	}
 }
@@ -102,24 +92,6 @@ func typeName[T Float]() string {
 		return "float32"
 	}
 	return "float64"
-}
-
-// FormatBytes formats a byte count for messages: "11.7 GiB (12582912000
-// bytes)", or "1000 bytes" below 1 KiB.
-func FormatBytes(b int64) string {
-	if b == math.MaxInt64 {
-		return "more than 8 EiB"
-	}
-	const unit = 1024
-	if b < unit {
-		return fmt.Sprintf("%d bytes", b)
-	}
-	v, i := float64(b), -1
-	for v >= unit && i < 5 {
-		v /= unit
-		i++
-	}
-	return fmt.Sprintf("%.3g %ciB (%d bytes)", v, "KMGTPE"[i], b)
 }
 
 // SparseBytes returns the bytes of n rows of nnz non-zeros of T in CSR form:
@@ -142,7 +114,7 @@ func checkSparse[T Float](name string, n, nnz int, bound int64) error {
 	return &Error{
 		File: name,
 		Msg: fmt.Sprintf("%d samples with %d non-zeros of %s in CSR form need %s, more than the bound of %s",
-			n, nnz, typeName[T](), FormatBytes(b), FormatBytes(bound)),
+			n, nnz, typeName[T](), numtext.Bytes(b), numtext.Bytes(bound)),
 		Err: ErrTooLarge,
 	}
 }
@@ -180,12 +152,12 @@ func (b *budget) take(n int64, line int) error {
 	}
 	need := "more than 8 EiB"
 	if n <= math.MaxInt64-b.held {
-		need = FormatBytes(b.held + n)
+		need = numtext.Bytes(b.held + n)
 	}
 	return &Error{
 		File: b.name,
 		Line: line,
-		Msg:  fmt.Sprintf("reading stopped: the data held with this line would need %s, more than the bound of %s", need, FormatBytes(b.bound)),
+		Msg:  fmt.Sprintf("reading stopped: the data held with this line would need %s, more than the bound of %s", need, numtext.Bytes(b.bound)),
 		Err:  ErrTooLarge,
 	}
 }

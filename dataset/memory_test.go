@@ -12,6 +12,7 @@ import (
 	"testing"
 
 	"github.com/cvarlearn/cvar/internal/heappeak"
+	"github.com/cvarlearn/cvar/internal/numtext"
 )
 
 // repeatReader reads pattern over and over, forever, without allocating:
@@ -80,13 +81,13 @@ func withinBound(t *testing.T, err error, peak, bound int64, sentinel error) {
 	if e.Line < 1 {
 		t.Errorf("error %q names no line", err)
 	}
-	if sentinel == ErrTooLarge && !strings.Contains(err.Error(), "bound of "+FormatBytes(bound)) {
-		t.Errorf("error %q does not name the bound %s", err, FormatBytes(bound))
+	if sentinel == ErrTooLarge && !strings.Contains(err.Error(), "bound of "+numtext.Bytes(bound)) {
+		t.Errorf("error %q does not name the bound %s", err, numtext.Bytes(bound))
 	}
 	limit := bound + ReadOverhead + bound/4
-	t.Logf("peak heap growth %s under a bound of %s (limit %s): %v", FormatBytes(peak), FormatBytes(bound), FormatBytes(limit), err)
+	t.Logf("peak heap growth %s under a bound of %s (limit %s): %v", numtext.Bytes(peak), numtext.Bytes(bound), numtext.Bytes(limit), err)
 	if peak > limit {
-		t.Errorf("the heap grew by %s, more than %s", FormatBytes(peak), FormatBytes(limit))
+		t.Errorf("the heap grew by %s, more than %s", numtext.Bytes(peak), numtext.Bytes(limit))
 	}
 }
 
@@ -248,11 +249,11 @@ func TestIDXHeaderWithinBound(t *testing.T) {
 				_, err = ReadIDX[float32](bytes.NewReader(images), bytes.NewReader(labels), "img.idx", "lbl.idx", IDXOptions{MaxBytes: bound})
 			})
 			if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "img.idx: byte 4: header announces 1073741824 images of 784 bytes") ||
-				!strings.Contains(err.Error(), "bound of "+FormatBytes(bound)) {
+				!strings.Contains(err.Error(), "bound of "+numtext.Bytes(bound)) {
 				t.Fatalf("error %v; want the header's claim against the bound", err)
 			}
 			if peak > ReadOverhead {
-				t.Errorf("the heap grew by %s, more than %s", FormatBytes(peak), FormatBytes(ReadOverhead))
+				t.Errorf("the heap grew by %s, more than %s", numtext.Bytes(peak), numtext.Bytes(ReadOverhead))
 			}
 		})
 	}
@@ -303,6 +304,6 @@ func TestEmptyLinesHoldNothing(t *testing.T) {
 		t.Fatalf("%v, target %v, %v", ds, has, err)
 	}
 	if peak > ReadOverhead {
-		t.Errorf("12 MiB of empty lines grew the heap by %s, more than %s", FormatBytes(peak), FormatBytes(ReadOverhead))
+		t.Errorf("12 MiB of empty lines grew the heap by %s, more than %s", numtext.Bytes(peak), numtext.Bytes(ReadOverhead))
 	}
 }

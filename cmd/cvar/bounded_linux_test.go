@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/cvarlearn/cvar/dataset"
+	"github.com/cvarlearn/cvar/internal/numtext"
 )
 
 // process runs the program (TestMain) with args, stdin from in, and
@@ -59,13 +60,13 @@ func TestPredictPipeWithinMaxMemory(t *testing.T) {
 		t.Fatalf("predict on %s: exit %d: %s", small, code, msg)
 	}
 	msg, code, rss := process(t, endless{[]byte("5.1,3.5,1.4,0.2\n")}, append(args, "-data", "/dev/stdin")...)
-	t.Logf("predict from a pipe under -max-memory 128MiB: peak resident %s, %s on a small file", dataset.FormatBytes(rss), dataset.FormatBytes(base))
+	t.Logf("predict from a pipe under -max-memory 128MiB: peak resident %s, %s on a small file", numtext.Bytes(rss), numtext.Bytes(base))
 	if code != 1 || !strings.Contains(msg, "/dev/stdin:") || !strings.Contains(msg, "-max-memory") {
 		t.Errorf("predict from a pipe: exit %d, %q; want 1 and the bound named", code, msg)
 	}
 	// The race detector's shadow memory multiplies the resident set: the
 	// bound is measured without it.
 	if limit := base + bound + dataset.ReadOverhead + readSlack; rss > limit && !raceDetector {
-		t.Errorf("predict from a pipe under -max-memory 128MiB: peak resident %s, more than %s", dataset.FormatBytes(rss), dataset.FormatBytes(limit))
+		t.Errorf("predict from a pipe under -max-memory 128MiB: peak resident %s, more than %s", numtext.Bytes(rss), numtext.Bytes(limit))
 	}
 }

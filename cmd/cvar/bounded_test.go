@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/cvarlearn/cvar/dataset"
+	"github.com/cvarlearn/cvar/internal/numtext"
 )
 
 // manyClasses is a CSV of n rows of 4 features whose label is the row's
@@ -39,7 +40,7 @@ func TestTrainModelScratchWithinMaxMemory(t *testing.T) {
 		args := append([]string{"train", "-data", c.data, "-no-header", "-epochs", "1", "-max-memory", "64MB"}, c.args...)
 		peak := heapPeak(func() { fails(t, 1, []string{"needs about", "bound of 61 MiB", "-max-memory"}, args...) })
 		if peak > 16<<20 {
-			t.Errorf("cvar %s: refused after the heap grew by %s", strings.Join(args, " "), dataset.FormatBytes(peak))
+			t.Errorf("cvar %s: refused after the heap grew by %s", strings.Join(args, " "), numtext.Bytes(peak))
 		}
 	}
 	fails(t, 1, []string{"k5000.csv: 4 features make a softmax model, 2 of them trained at once (-threads)", "-max-memory"},
@@ -54,12 +55,12 @@ func TestTrainModelScratchWithinMaxMemory(t *testing.T) {
 		args := append([]string{"train", "-data", k5000, "-no-header", "-epochs", "1", "-max-memory", fmt.Sprint(c.bound)}, c.args...)
 		var out string
 		peak := heapPeak(func() { out = ok(t, args...) })
-		t.Logf("cvar %s: the heap grew by %s", strings.Join(args, " "), dataset.FormatBytes(peak))
+		t.Logf("cvar %s: the heap grew by %s", strings.Join(args, " "), numtext.Bytes(peak))
 		if !strings.Contains(out, "validation") {
 			t.Errorf("cvar %s: no report: %q", strings.Join(args, " "), out)
 		}
 		if limit := c.bound + dataset.ReadOverhead; peak > limit {
-			t.Errorf("cvar %s: the heap grew by %s, more than %s", strings.Join(args, " "), dataset.FormatBytes(peak), dataset.FormatBytes(limit))
+			t.Errorf("cvar %s: the heap grew by %s, more than %s", strings.Join(args, " "), numtext.Bytes(peak), numtext.Bytes(limit))
 		}
 	}
 }
@@ -89,7 +90,7 @@ func TestScoresWithinMaxMemory(t *testing.T) {
 				cmd, "-in", model, "-data", data, "-no-header", "-max-memory", "64MB")
 		})
 		if peak > 64<<20 {
-			t.Errorf("%s refused after the heap grew by %s", cmd, dataset.FormatBytes(peak))
+			t.Errorf("%s refused after the heap grew by %s", cmd, numtext.Bytes(peak))
 		}
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/batch"
 	"github.com/cvarlearn/cvar/dataset"
+	"github.com/cvarlearn/cvar/internal/footprint"
 )
 
 // synthSeed is the seed of the built-in data: the data set is fixed, and
@@ -166,7 +167,7 @@ func loadTest[T batch.Float](f *dataFlags, full *dataset.Dataset[T], src cvar.Pr
 		return nil, fmt.Errorf("%s has %d features, the training data %s has %d", testPath, test.D, f.data, full.D)
 	}
 	if src.Kind == "csv" && rs.Format == "csv" && !f.noHeader {
-		if err := dataset.CheckFeatureNames(testPath, test.Features, full.Features, "the training data "+f.data); err != nil {
+		if err := checkFeatureNames(testPath, test.Features, full.Features, "the training data "+f.data); err != nil {
 			return nil, err
 		}
 	}
@@ -263,7 +264,7 @@ func isDir(path string) bool {
 func loadFull[T batch.Float](f *dataFlags, kind string) (*dataset.Dataset[T], cvar.Provenance, error) {
 	task := cvar.ModelTask(kind)
 	if f.data == "" {
-		if err := checkMemory(fmt.Sprintf("the built-in data of -n %d samples × -d %d features", f.n, f.d), dataset.DenseBytes[T](f.n, f.d), f.maxMemory); err != nil {
+		if err := checkMemory(fmt.Sprintf("the built-in data of -n %d samples × -d %d features", f.n, f.d), footprint.Dense[T](f.n, f.d), f.maxMemory); err != nil {
 			return nil, cvar.Provenance{}, err
 		}
 		if task != dataset.Regression && f.d < 2*f.classes+1 {
@@ -378,7 +379,7 @@ func loadModelData[T batch.Float](f *dataFlags, m *cvar.ModelFile) (*dataset.Dat
 		syn, err := synthOf(s)
 		if err == nil {
 			what := fmt.Sprintf("the model file's built-in data of %d samples × %d features", syn.N, syn.D)
-			if err := checkMemory(what, dataset.DenseBytes[T](syn.N, syn.D), f.maxMemory); err != nil {
+			if err := checkMemory(what, footprint.Dense[T](syn.N, syn.D), f.maxMemory); err != nil {
 				return nil, false, err
 			}
 			ds, err = synthetic[T](m.K == 0, syn.N, syn.D, max(syn.Classes, 2), syn.Seed+1, f.group != "")
@@ -438,7 +439,7 @@ func readCSVForModel[T batch.Float](path string, m *cvar.ModelFile, rs readSpec)
 		}
 	}
 	if m.Source.Kind == "csv" && !rs.NoHeader {
-		if err := dataset.CheckFeatureNames(path, ds.Features, m.Features, "the model file"); err != nil {
+		if err := checkFeatureNames(path, ds.Features, m.Features, "the model file"); err != nil {
 			return nil, false, err
 		}
 	}

@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/cvarlearn/cvar/dataset"
+	"github.com/cvarlearn/cvar/internal/numtext"
 )
 
 // The hostile-input suite: bad files and flags given to every command,
@@ -160,9 +161,9 @@ func runHostile(t *testing.T, dir string, rows []hostileRow) {
 			}
 			checkOutcome(t, cmd, r, code, stdout, stderr)
 			if bound > 0 {
-				t.Logf("heap grew by %s under -max-memory %s", dataset.FormatBytes(peak), dataset.FormatBytes(bound))
+				t.Logf("heap grew by %s under -max-memory %s", numtext.Bytes(peak), numtext.Bytes(bound))
 				if peak > heapLimit(bound) {
-					t.Errorf("%s: the heap grew by %s, more than %s", cmd, dataset.FormatBytes(peak), dataset.FormatBytes(heapLimit(bound)))
+					t.Errorf("%s: the heap grew by %s, more than %s", cmd, numtext.Bytes(peak), numtext.Bytes(heapLimit(bound)))
 				}
 			}
 			if diff := sameFiles(before, snapshot(t, dir)); len(diff) > 0 {

@@ -14,6 +14,7 @@ import (
 	"github.com/cvarlearn/cvar/batch"
 	"github.com/cvarlearn/cvar/dataset"
 	"github.com/cvarlearn/cvar/internal/footprint"
+	"github.com/cvarlearn/cvar/internal/numtext"
 )
 
 // maxBootstrap is the largest eval -bootstrap: 100 000 resamples give
@@ -211,7 +212,7 @@ func checkMemory(what string, need int64, limit byteSize) error {
 		return nil
 	}
 	return fmt.Errorf("%s needs about %s, more than the bound of %s (-max-memory); give a larger -max-memory to allow it",
-		what, dataset.FormatBytes(need), dataset.FormatBytes(limit.bound()))
+		what, numtext.Bytes(need), numtext.Bytes(limit.bound()))
 }
 
 // checkModel fails when training the model would need more than the

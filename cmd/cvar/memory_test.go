@@ -12,6 +12,7 @@ import (
 
 	"github.com/cvarlearn/cvar/dataset"
 	"github.com/cvarlearn/cvar/internal/heappeak"
+	"github.com/cvarlearn/cvar/internal/numtext"
 )
 
 // bigGzip writes a gzip file holding head and then pattern repeated to
@@ -57,9 +58,9 @@ func failsWithin(t *testing.T, bound int64, want []string, args ...string) {
 	t.Helper()
 	peak := heapPeak(func() { fails(t, 1, want, args...) })
 	limit := bound + dataset.ReadOverhead + bound/4
-	t.Logf("cvar %s: heap grew by %s under -max-memory %s", strings.Join(args, " "), dataset.FormatBytes(peak), dataset.FormatBytes(bound))
+	t.Logf("cvar %s: heap grew by %s under -max-memory %s", strings.Join(args, " "), numtext.Bytes(peak), numtext.Bytes(bound))
 	if peak > limit {
-		t.Errorf("cvar %s: the heap grew by %s, more than %s", strings.Join(args, " "), dataset.FormatBytes(peak), dataset.FormatBytes(limit))
+		t.Errorf("cvar %s: the heap grew by %s, more than %s", strings.Join(args, " "), numtext.Bytes(peak), numtext.Bytes(limit))
 	}
 }
 
@@ -144,7 +145,7 @@ func TestPredictReadsWithinMaxMemory(t *testing.T) {
 		t.Errorf("predict after 32 MiB of empty lines: %q", out)
 	}
 	if peak > 2*dataset.ReadOverhead {
-		t.Errorf("32 MiB of empty lines grew the heap by %s", dataset.FormatBytes(peak))
+		t.Errorf("32 MiB of empty lines grew the heap by %s", numtext.Bytes(peak))
 	}
 
 	bzModel := filepath.Join(dir, "bz.cvar")

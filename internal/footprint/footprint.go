@@ -59,6 +59,16 @@ func Training[T batch.Float](kind string, d, k, hidden, threads, batchSize, rows
 	return satMul(satAdd(satMul(params, copies), scratch), int64(unsafe.Sizeof(z)))
 }
 
+// Dense returns the bytes of an n × d matrix of T, or math.MaxInt64 when
+// that does not fit in an int64.
+func Dense[T batch.Float](n, d int) int64 {
+	if n <= 0 || d <= 0 {
+		return 0
+	}
+	var z T
+	return satMul(satMul(int64(n), int64(d)), int64(unsafe.Sizeof(z)))
+}
+
 // wholeDataPiece is the most scores a piece of an evaluation's rows holds
 // when a row has fewer (batch's whole-data passes).
 const wholeDataPiece = 1 << 15

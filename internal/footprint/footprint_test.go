@@ -44,3 +44,17 @@ func TestTraining(t *testing.T) {
 		t.Errorf("threads 0: %d, want GOMAXPROCS's %d", got, want)
 	}
 }
+
+// TestDense: n·d elements of T's size, 0 for an empty shape, saturation
+// instead of overflow.
+func TestDense(t *testing.T) {
+	if got := Dense[float32](1000, 784); got != 1000*784*4 {
+		t.Errorf("1000 × 784 float32: %d", got)
+	}
+	if got := Dense[float64](0, 784); got != 0 {
+		t.Errorf("no rows: %d", got)
+	}
+	if got := Dense[float64](math.MaxInt32, math.MaxInt32); got != math.MaxInt64 {
+		t.Errorf("2³¹ × 2³¹ float64: %d, want saturation", got)
+	}
+}

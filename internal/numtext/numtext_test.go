@@ -23,3 +23,19 @@ func TestShort(t *testing.T) {
 		}
 	}
 }
+
+func TestBytes(t *testing.T) {
+	for _, c := range []struct {
+		b    int64
+		want string
+	}{
+		{1000, "1000 bytes"},
+		{12582912000, "11.7 GiB (12582912000 bytes)"},
+		{6 << 20, "6 MiB (6291456 bytes)"},
+		{math.MaxInt64, "more than 8 EiB"},
+	} {
+		if got := Bytes(c.b); got != c.want {
+			t.Errorf("Bytes(%d) = %q, want %q", c.b, got, c.want)
+		}
+	}
+}
