@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/cvarlearn/cvar/batch"
 	"github.com/cvarlearn/cvar/dataset"
@@ -19,8 +20,7 @@ type streamRun[T batch.Float] struct {
 	n       int // rows
 	nnz     int // non-zeros, of LIBSVM rows
 	sparse  bool
-	scaling Scaling
-	fitted  streamFit[T]
+	fitted  *Fit[T]
 	info    StreamInfo
 	task    dataset.Task
 	prep    dataset.Preprocessing
@@ -65,60 +65,23 @@ func (s *streamRun[T]) count() error {
 		return fmt.Errorf("%s: %d samples cannot be split into non-empty training and validation sets", s.r.src.Name, s.n)
 	}
 	s.split, err = dataset.NewSplitter(s.n, s.opt.TrainFrac, s.opt.Options.Seed)
-	s.scaling = s.opt.Scaling
-	if s.scaling == ScaleAuto {
-		s.scaling = ScaleZScore
-		if s.sparse {
-			s.scaling = ScaleMaxAbs
-		}
-	}
 	return err
 }
 
-// streamFit is what the fitting pass gathers from the rows.
-type streamFit[T batch.Float] struct {
-	n, nTrain int
-	targets   dataset.TaskInference // of every row
-	yMoments  dataset.RunningTargetScaler
-	maxAbsY   float64
-	moments   dataset.RunningStandardizer[T] // dense z-score
-	scaler    *dataset.RunningScaler[T]      // max-abs, or the sparse z-score
-	zscore    bool                           // dense z-score
-}
-
-// add accumulates row i.
-func (f *streamFit[T]) add(i int, row *streamRow[T], split *dataset.Splitter, sparse bool) error {
-	f.n++
-	y := float64(row.y)
-	f.targets.Add(y)
-	if !split.Train(i) {
-		return nil
-	}
-	f.nTrain++
-	f.maxAbsY = math.Max(f.maxAbsY, math.Abs(y))
-	f.yMoments.Add(y)
-	switch {
-	case f.scaler != nil && sparse:
-		return f.scaler.AddSparse(row.cols, row.vals)
-	case f.scaler != nil:
-		return f.scaler.Add(row.x)
-	case f.zscore:
-		return f.moments.Add(row.x)
-	}
-	return nil
-}
-
-// fit reads the training rows' scaling and every row's target.
+// fit reads the training rows' scaling and every row's target (Fit).
 func (s *streamRun[T]) fit() error {
-	f := &s.fitted
-	switch {
-	case s.scaling == ScaleMaxAbs || s.scaling == ScaleZScore && s.sparse:
-		f.scaler = dataset.NewRunningScaler[T](s.r.d)
-	case s.scaling == ScaleZScore:
-		f.zscore = true
-	}
+	f := NewFit[T](s.r.d)
 	err := s.r.each(dataset.Regression, nil, s.sparse, func(i int, row *streamRow[T]) error {
-		if err := f.add(i, row, s.split, s.sparse); err != nil {
+		var err error
+		switch {
+		case !s.split.Train(i):
+			err = f.AddHeld(row.y)
+		case s.sparse:
+			err = f.AddSparse(row.cols, row.vals, row.y)
+		default:
+			err = f.Add(row.x, row.y)
+		}
+		if err != nil {
 			return fmt.Errorf("%s:%d: %w", s.r.src.Name, row.line, err)
 		}
 		return nil
@@ -126,67 +89,39 @@ func (s *streamRun[T]) fit() error {
 	if err != nil {
 		return err
 	}
-	if f.n != s.n || f.nTrain != s.split.NTrain() {
-		return fmt.Errorf("%s: %d rows on one pass, %d on the next; the data changed while it was read", s.r.src.Name, s.n, f.n)
+	if n := f.x.N() + f.held; n != s.n || f.x.N() != s.split.NTrain() {
+		return fmt.Errorf("%s: %d rows on one pass, %d on the next; the data changed while it was read", s.r.src.Name, s.n, n)
 	}
-	s.prep = f.preprocessing(s.scaling)
+	s.fitted = f
 	return nil
 }
 
-// preprocessing returns the fitted scaling of the features.
-func (f *streamFit[T]) preprocessing(mode Scaling) dataset.Preprocessing {
-	var st *dataset.Standardizer
-	switch {
-	case mode == ScaleUnit:
-		return dataset.Preprocessing{Divide: 255}
-	case mode == ScaleNone:
-		return dataset.Preprocessing{}
-	case f.zscore:
-		st = f.moments.Standardizer()
-	case mode == ScaleMaxAbs:
-		st = f.scaler.MaxAbs()
-	default: // sparse z-score
-		st = f.scaler.Scaler()
-	}
-	return dataset.Preprocessing{Mean: st.Mean, Scale: st.Scale}
-}
-
-// resolve settles the task, the classes and the model kind, makes the
-// model, and fits the targets' standardisation.
+// resolve settles the task, the classes, the model kind and the
+// preprocessing (Fit.Resolve), and makes the model.
 func (s *streamRun[T]) resolve() error {
-	name, f := s.r.src.Name, &s.fitted
-	s.task = ModelTask(s.opt.Kind)
-	if s.task == dataset.TaskAuto {
-		s.task = f.targets.Task()
+	name, f := s.r.src.Name, s.fitted
+	fo := FitOptions{Kind: s.opt.Kind, Scaling: s.opt.Scaling, ScaleTarget: s.opt.ScaleTarget, Sparse: s.sparse}
+	info, prep, err := f.Resolve(fo)
+	if err != nil {
+		return fmt.Errorf("%s: %s", name, strings.TrimPrefix(err.Error(), "cvar: "))
 	}
-	var classes []string
-	if s.task == dataset.Classification {
-		if classes = f.targets.Classes(); classes == nil {
-			return fmt.Errorf("%s: a stream needs numeric class labels (integers, at most %d distinct values)", name, dataset.MaxAutoClasses)
-		}
-		if len(classes) < 2 {
-			return fmt.Errorf("%s: every label is %s; classification needs at least two classes", name, classes[0])
-		}
+	info.Features = s.r.features
+	s.info, s.prep, s.task = info, prep, dataset.Regression
+	if info.Classes != nil {
+		s.task = dataset.Classification
 	}
-	kind := s.opt.Kind
-	if kind == "" || kind == "auto" {
-		kind = ModelKindFor(s.task, len(classes))
-	}
-	s.info = StreamInfo{Kind: kind, D: s.r.d, Classes: classes, Features: s.r.features, NTrain: f.nTrain, NVal: s.n - f.nTrain, Sparse: s.sparse}
 	if err := s.newModel(); err != nil {
 		return err
 	}
-	if passes := max(s.opt.Options.Epochs, 1); uint64(f.nTrain) > MaxSteps/uint64(passes) {
-		return fmt.Errorf("cvar: Epochs %d of %d steps each exceed MaxSteps (%d) steps", passes, f.nTrain, uint64(MaxSteps))
+	if passes := max(s.opt.Options.Epochs, 1); uint64(info.NTrain) > MaxSteps/uint64(passes) {
+		return fmt.Errorf("cvar: Epochs %d of %d steps each exceed MaxSteps (%d) steps", passes, info.NTrain, uint64(MaxSteps))
 	}
 	s.maxAbsY = f.maxAbsY
-	if s.task == dataset.Regression && s.opt.ScaleTarget {
+	if prep.TargetScale > 0 {
 		if _, ok := s.model.(targetUnscaler[T]); !ok {
 			return fmt.Errorf("cvar: the %s model cannot be trained on standardised targets", s.model.Name())
 		}
-		ts := f.yMoments.TargetScaler()
-		s.prep.TargetMean, s.prep.TargetScale = ts.Mean, ts.Scale
-		s.maxAbsY = (s.maxAbsY + math.Abs(ts.Mean)) / ts.Scale // a bound on the standardised |y|
+		s.maxAbsY = (s.maxAbsY + math.Abs(prep.TargetMean)) / prep.TargetScale // a bound on the standardised |y|
 	}
 	return nil
 }
