@@ -36,7 +36,7 @@
 // 256-bit loads, so that no load reaches past d and no opmask is needed.
 // AddRows makes the same FMAs in the same order as the 256-bit kernels (bit
 // for bit alike); margins sum in other lanes (within the same bound).
-// kernel_amd64.go takes them only for the "avx512" implementation.
+// impl_amd64.go takes them only for the "avx512" implementation.
 //
 // zMarginsKU8F32, zAddOuterKU8F32, zMarginsKF16F32, zAddOuterKF16F32, the
 // BF16 ones (and their PF variants) are the zmm class kernels zMarginsKF32 and
@@ -164,7 +164,7 @@
 
 // Row kernels: Margins (m_i = x_{r_i}·w) and AddRows (g += Σ c_i x_{r_i}) for
 // float32 and float64, over gathered rows (idx) or consecutive rows (idx nil).
-// MarginsK, AddOuterK and FusedLinear are built on them in kernel_amd64.go.
+// MarginsK, AddOuterK and FusedLinear are built on them in impl_amd64.go.
 //
 // Requires: AVX2, FMA3.
 //
@@ -186,7 +186,7 @@
 // Register-blocked kernels for MarginsK (m_ij = x_{r_i}·w_j) and AddOuterK
 // (g_j += Σ_i c_ij x_{r_i}) over a block of c ≤ 5 classes, for float32 and
 // float64, over gathered rows (idx) or consecutive rows (idx nil). The class
-// count selects one of five specialised bodies at entry; kernel_amd64.go
+// count selects one of five specialised bodies at entry; impl_amd64.go
 // walks the class blocks, row blocks and column strips.
 //
 // Requires: AVX2, FMA3.
@@ -247,7 +247,7 @@
 //
 // Requires: AVX512F, AVX512VL (EVEX forms of 256-bit instructions on
 // Y16..Y31 in the reductions), BMI2 (BZHI builds the tail masks), AVX2,
-// FMA3. kernel_amd64.go takes them only for the "avx512" implementation.
+// FMA3. impl_amd64.go takes them only for the "avx512" implementation.
 //
 // Tails: whole registers of 16 float32 / 8 float64, then one step under the
 // opmask K1 (the low d mod 16 (8) lanes): VMOVUPS/VMOVUPD with zeroing

@@ -18,7 +18,7 @@
 // narrowed with FCVTN/FCVTN2); expsum takes 8 per iteration (four registers)
 // while it can. The log1p-based routines keep about 11 values live per
 // register of input, so two registers in flight is what 32 vector registers
-// allow; out-of-order cores overlap consecutive iterations. The Go wrappers in kernel_arm64.go pass the
+// allow; out-of-order cores overlap consecutive iterations. The Go wrappers in impl_arm64.go pass the
 // last 1..3 elements through a 4-element stack buffer.
 //
 // Precision: all arithmetic is in float64, for float32 data too, as the

@@ -51,7 +51,7 @@ const compactDoc = `// Compact features: cvtU8F32 widens bytes with VPMOVZXBD, c
 // 256-bit loads, so that no load reaches past d and no opmask is needed.
 // AddRows makes the same FMAs in the same order as the 256-bit kernels (bit
 // for bit alike); margins sum in other lanes (within the same bound).
-// kernel_amd64.go takes them only for the "avx512" implementation.
+// impl_amd64.go takes them only for the "avx512" implementation.
 //
 // zMarginsKU8F32, zAddOuterKU8F32, zMarginsKF16F32, zAddOuterKF16F32, the
 // BF16 ones (and their PF variants) are the zmm class kernels zMarginsKF32 and

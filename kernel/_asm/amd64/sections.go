@@ -77,7 +77,7 @@ const mathDoc = `// Elementwise kernels: Exp, Log1p, LinearLoss (logistic, squar
 
 const rowsDoc = `// Row kernels: Margins (m_i = x_{r_i}·w) and AddRows (g += Σ c_i x_{r_i}) for
 // float32 and float64, over gathered rows (idx) or consecutive rows (idx nil).
-// MarginsK, AddOuterK and FusedLinear are built on them in kernel_amd64.go.
+// MarginsK, AddOuterK and FusedLinear are built on them in impl_amd64.go.
 //
 // Requires: AVX2, FMA3.
 //
@@ -100,7 +100,7 @@ const rowsDoc = `// Row kernels: Margins (m_i = x_{r_i}·w) and AddRows (g += Σ
 const rowsKDoc = `// Register-blocked kernels for MarginsK (m_ij = x_{r_i}·w_j) and AddOuterK
 // (g_j += Σ_i c_ij x_{r_i}) over a block of c ≤ 5 classes, for float32 and
 // float64, over gathered rows (idx) or consecutive rows (idx nil). The class
-// count selects one of five specialised bodies at entry; kernel_amd64.go
+// count selects one of five specialised bodies at entry; impl_amd64.go
 // walks the class blocks, row blocks and column strips.
 //
 // Requires: AVX2, FMA3.

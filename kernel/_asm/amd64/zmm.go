@@ -23,7 +23,7 @@ const zmmDoc = `// AVX-512 kernels (the z* functions): Dot, Axpy, Lerp, Margins,
 //
 // Requires: AVX512F, AVX512VL (EVEX forms of 256-bit instructions on
 // Y16..Y31 in the reductions), BMI2 (BZHI builds the tail masks), AVX2,
-// FMA3. kernel_amd64.go takes them only for the "avx512" implementation.
+// FMA3. impl_amd64.go takes them only for the "avx512" implementation.
 //
 // Tails: whole registers of 16 float32 / 8 float64, then one step under the
 // opmask K1 (the low d mod 16 (8) lanes): VMOVUPS/VMOVUPD with zeroing

@@ -4,7 +4,7 @@ package kernel
 
 import "unsafe"
 
-// The amd64 primitives of the driver's row kernels (driver_rows.go): the
+// The amd64 primitives of the driver's row kernels (rows_driver.go): the
 // column blocking of long rows, the choice of the prefetching variants for
 // matrices out of cache (streams), and the typed calls of the assembly.
 

@@ -4,7 +4,7 @@ package kernel
 
 import "unsafe"
 
-// The arm64 primitives of the driver's row kernels (driver_rows.go): the
+// The arm64 primitives of the driver's row kernels (rows_driver.go): the
 // assembly takes lists of row pointers, four at a time.
 
 // archMargins gathers row pointers and hands them to dotRows, which takes

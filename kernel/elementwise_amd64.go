@@ -4,7 +4,7 @@ package kernel
 
 import "unsafe"
 
-// The amd64 primitives of the driver's vector kernels (driver_elementwise.go):
+// The amd64 primitives of the driver's vector kernels (elementwise_driver.go):
 // level 1, ReLU, the elementwise math, the linear losses, Plus and SoftmaxCE.
 
 // The level-1 kernels and the elementwise math kernels (Exp, Log1p, the

@@ -7,7 +7,7 @@ import (
 	"unsafe"
 )
 
-// The arm64 primitives of the driver's vector kernels (driver_elementwise.go).
+// The arm64 primitives of the driver's vector kernels (elementwise_driver.go).
 // unsafe.Sizeof is a constant per instantiation, so each of these compiles
 // to a direct call of one stub.
 

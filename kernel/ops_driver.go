@@ -7,10 +7,10 @@ import "unsafe"
 // assembly reads memory), cuts long inputs into bounded calls (assembly loops
 // cannot be preempted), pads the tails of the elementwise kernels when the
 // assembly only takes whole groups of elements, and blocks rows and classes.
-// Each architecture supplies only what differs: in kernel_amd64.go or
-// kernel_arm64.go the implementations and the constants that size the
-// calls, in kernel_elementwise_*.go and kernel_rows_*.go the primitives
-// below (arch*, each calling its assembly directly). kernel_other.go
+// Each architecture supplies only what differs: in impl_amd64.go or
+// impl_arm64.go the implementations and the constants that size the
+// calls, in elementwise_*.go and rows_*.go the primitives
+// below (arch*, each calling its assembly directly). impl_other.go
 // declares them for builds without assembly, where archImpls offers none
 // and they never run.
 //

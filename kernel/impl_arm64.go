@@ -25,8 +25,8 @@ func archDefault(impls []*impl) (*impl, string) {
 	return impls[0], "no ASIMD (or GODEBUG turned it off)"
 }
 
-// neon is the ASIMD implementation: the shared driver (driver.go) over the
-// primitives of kernel_elementwise_arm64.go and kernel_rows_arm64.go. What
+// neon is the ASIMD implementation: the shared driver (ops_driver.go) over the
+// primitives of elementwise_arm64.go and rows_arm64.go. What
 // is particular to arm64: the math kernels of kernel_arm64.s take whole
 // groups of four elements (the driver pads the last 1..3), the row kernels
 // take lists of row pointers, four rows at a time, which the row primitives
