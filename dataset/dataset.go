@@ -1,7 +1,6 @@
 package dataset
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"strings"
@@ -185,9 +184,6 @@ func (ds *Dataset[T]) Subset(rows []int) *Dataset[T] {
 	}
 	return sub
 }
-
-// errNoDataset is the error of a function given a nil *Dataset.
-var errNoDataset = errors.New("dataset: no data set (nil *Dataset)")
 
 // Validate checks that ds is consistent and finite: shapes agree, sparse
 // rows' offsets rise and their columns lie below D, every value of X (or

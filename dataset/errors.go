@@ -1,11 +1,41 @@
 package dataset
 
 import (
+	"errors"
 	"fmt"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 )
+
+// Causes wrapped by a reader's *Error (its Err); test with errors.Is.
+var (
+	// ErrTooLarge is wrapped by the *Error of a reader that would hold more
+	// memory than its MaxBytes option allows.
+	ErrTooLarge = errors.New("over the memory bound; raise the option MaxBytes to allow it")
+
+	// ErrLineTooLong is wrapped by the *Error of a reader that meets a line
+	// longer than its MaxLine option allows.
+	ErrLineTooLong = errors.New("over the line limit; raise the option MaxLine to allow it")
+)
+
+// errNoDataset is the error of a function given a nil *Dataset.
+var errNoDataset = errors.New("dataset: no data set (nil *Dataset)")
+
+// WidthError is the cause (Error.Err) of a LIBSVM index above the width:
+// the option Dim when given, else MaxDim, the bound on an inferred width.
+type WidthError struct {
+	Index int  // the index found (1-based)
+	Width int  // Dim, or MaxDim
+	Given bool // Width is the option Dim
+}
+
+func (e *WidthError) Error() string {
+	if e.Given {
+		return fmt.Sprintf("index %d exceeds the dimension %d given in the options", e.Index, e.Width)
+	}
+	return fmt.Sprintf("index %d exceeds MaxDim %d; give Dim or raise MaxDim if the data really is that wide", e.Index, e.Width)
+}
 
 // Error is a problem with an input, located as precisely as the format
 // allows. Its message reads

@@ -21,21 +21,6 @@ import (
 // parameters.
 const DefaultMaxDim = 1 << 20
 
-// WidthError is the cause (Error.Err) of a LIBSVM index above the width:
-// the option Dim when given, else MaxDim, the bound on an inferred width.
-type WidthError struct {
-	Index int  // the index found (1-based)
-	Width int  // Dim, or MaxDim
-	Given bool // Width is the option Dim
-}
-
-func (e *WidthError) Error() string {
-	if e.Given {
-		return fmt.Sprintf("index %d exceeds the dimension %d given in the options", e.Index, e.Width)
-	}
-	return fmt.Sprintf("index %d exceeds MaxDim %d; give Dim or raise MaxDim if the data really is that wide", e.Index, e.Width)
-}
-
 // LIBSVMOptions configures ReadLIBSVM, LoadLIBSVM and NewLIBSVMStream.
 type LIBSVMOptions struct {
 	// Dim is the number of features. 0 infers it as the largest index in

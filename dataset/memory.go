@@ -1,7 +1,6 @@
 package dataset
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"unsafe"
@@ -35,14 +34,6 @@ const countedMargin = 1 << 20
 // longest rows of public CSV and LIBSVM data sets; a longer line is corrupt
 // or not line-oriented text (a file of zeros, a binary file).
 const DefaultMaxLine int64 = 64 << 20
-
-// ErrTooLarge is wrapped by the *Error of a reader that would hold more
-// memory than its MaxBytes option allows; test with errors.Is.
-var ErrTooLarge = errors.New("over the memory bound; raise the option MaxBytes to allow it")
-
-// ErrLineTooLong is wrapped by the *Error of a reader that meets a line
-// longer than its MaxLine option allows; test with errors.Is.
-var ErrLineTooLong = errors.New("over the line limit; raise the option MaxLine to allow it")
 
 // maxBytes resolves a MaxBytes option: 0 means DefaultMaxBytes, a negative
 // value no bound.
