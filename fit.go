@@ -6,6 +6,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
+	"strings"
 
 	"github.com/cvarlearn/cvar/batch"
 	"github.com/cvarlearn/cvar/dataset"
@@ -261,4 +263,14 @@ func (f *Fit[T]) UnmarshalBinary(b []byte) error {
 	}
 	*f = g
 	return nil
+}
+
+// ParseScaling returns the scaling of a name: auto, zscore, maxabs, unit
+// or none.
+func ParseScaling(s string) (Scaling, error) {
+	i := slices.Index([]string{"auto", "zscore", "maxabs", "unit", "none"}, strings.ToLower(s))
+	if i < 0 {
+		return 0, fmt.Errorf("cvar: unknown scaling %q (want auto, zscore, maxabs, unit or none)", s)
+	}
+	return Scaling(i), nil
 }
