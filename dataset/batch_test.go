@@ -6,6 +6,7 @@ import (
 )
 
 func TestBatch(t *testing.T) {
+	t.Parallel()
 	cls := &Dataset[float32]{Name: "c", N: 3, D: 2, X: []float32{1, 2, 3, 4, 5, 6}, Task: Classification,
 		Labels: []int32{0, 2, 1}, Classes: []string{"a", "b", "c"}}
 	d, err := cls.Batch()

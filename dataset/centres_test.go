@@ -3,6 +3,7 @@ package dataset
 import "testing"
 
 func TestCentres(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		p    Preprocessing
 		want bool

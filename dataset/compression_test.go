@@ -5,6 +5,7 @@ import "testing"
 // TestCompression: the magic bytes name the compression; text that starts
 // like bzip2 and input too short to tell name none.
 func TestCompression(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string]string{
 		"\x1f\x8b\x08\x00":             "gzip",
 		"BZh91AY&SY":                   "bzip2",

@@ -12,6 +12,7 @@ import (
 )
 
 func TestReadCSV(t *testing.T) {
+	t.Parallel()
 	const in = "age,height,class\n" +
 		"30, 1.80,yes\n" +
 		"41,1.65,no\n" +
@@ -45,6 +46,7 @@ func TestReadCSV(t *testing.T) {
 }
 
 func TestReadCSVTarget(t *testing.T) {
+	t.Parallel()
 	const in = "y,a,b\n1.5,1,2\n-2.25,3,4\n"
 	for _, target := range []string{"y", "0"} {
 		ds, err := ReadCSV[float32](strings.NewReader(in), "r.csv", CSVOptions{Target: target, Task: Regression})
@@ -61,6 +63,7 @@ func TestReadCSVTarget(t *testing.T) {
 }
 
 func TestReadCSVNoHeaderDelimiter(t *testing.T) {
+	t.Parallel()
 	const in = "# comment\n1;2;-1\n3;4;1\n5;6;-1\n"
 	ds, err := ReadCSV[float64](strings.NewReader(in), "x.csv", CSVOptions{NoHeader: true, Comma: ';', Comment: '#', Task: TaskAuto})
 	if err != nil {
@@ -76,6 +79,7 @@ func TestReadCSVNoHeaderDelimiter(t *testing.T) {
 }
 
 func TestClassOrderNumeric(t *testing.T) {
+	t.Parallel()
 	// Lexicographic order would put "10" before "2"; numeric order must not.
 	in := "a,y\n0,10\n0,2\n0,+1\n0,1.0\n0,2\n"
 	ds, err := ReadCSV[float64](strings.NewReader(in), "n.csv", CSVOptions{})
@@ -88,6 +92,7 @@ func TestClassOrderNumeric(t *testing.T) {
 }
 
 func TestImposedClasses(t *testing.T) {
+	t.Parallel()
 	in := "a,y\n1,1\n2,-1\n3,+1\n"
 	// The training set's mapping had "1" first; it must be kept, and "+1"
 	// must match "1" numerically.
@@ -105,6 +110,7 @@ func TestImposedClasses(t *testing.T) {
 }
 
 func TestInferTask(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		targets []string
 		want    Task
@@ -135,6 +141,7 @@ func TestInferTask(t *testing.T) {
 }
 
 func TestReadCSVCompressedAndBOM(t *testing.T) {
+	t.Parallel()
 	const in = "\xef\xbb\xbfa,b,y\n1,2,0\n3,4,1\n"
 	var buf bytes.Buffer
 	zw := gzip.NewWriter(&buf)
@@ -157,6 +164,7 @@ func TestReadCSVCompressedAndBOM(t *testing.T) {
 }
 
 func TestReadCSVErrors(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		in   string
@@ -210,6 +218,7 @@ func TestReadCSVErrors(t *testing.T) {
 }
 
 func TestReadCSVBadOptions(t *testing.T) {
+	t.Parallel()
 	for _, opt := range []CSVOptions{
 		{Task: Task(7)},
 		{Task: Regression, Classes: []string{"a"}},
@@ -269,6 +278,7 @@ func (e *endless) Read(p []byte) (int, error) {
 // TestLimitStopsReading: with Limit, CSV and LIBSVM readers stop after
 // that many samples instead of reading the whole input.
 func TestLimitStopsReading(t *testing.T) {
+	t.Parallel()
 	csvIn := &endless{head: "a,b,y\n", row: "1.5,2.5,0\n3,4,1\n", max: 1 << 20}
 	ds, err := ReadCSV[float64](csvIn, "big.csv", CSVOptions{Limit: 10})
 	if err != nil || ds.N != 10 {
@@ -298,6 +308,7 @@ func TestLimitStopsReading(t *testing.T) {
 // hexadecimal or with underscores is a text, not a number, so "0x10" is its
 // own class beside "16", and numeric labels keep their numeric order.
 func TestDecimalLabels(t *testing.T) {
+	t.Parallel()
 	ds, err := ReadCSV[float64](strings.NewReader("a,y\n1,16\n2,0x10\n3,1_0\n4,16\n"), "l.csv", CSVOptions{})
 	if err != nil {
 		t.Fatal(err)
@@ -314,6 +325,7 @@ func TestDecimalLabels(t *testing.T) {
 // TestReadCSVTargetOptional: the first record says whether the target
 // column is there: by the target's name in the header, or by the width.
 func TestReadCSVTargetOptional(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		in   string
 		opt  CSVOptions

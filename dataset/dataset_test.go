@@ -20,6 +20,7 @@ func small() *Dataset[float64] {
 }
 
 func TestDatasetMethods(t *testing.T) {
+	t.Parallel()
 	ds := small()
 	if ds.K() != 2 || !slices.Equal(ds.Row(1), []float64{3, 4}) {
 		t.Errorf("K %d Row(1) %v", ds.K(), ds.Row(1))
@@ -45,6 +46,7 @@ func TestDatasetMethods(t *testing.T) {
 }
 
 func TestValidate(t *testing.T) {
+	t.Parallel()
 	if err := small().Validate(); err != nil {
 		t.Fatal(err)
 	}
@@ -79,6 +81,7 @@ func TestValidate(t *testing.T) {
 }
 
 func TestTaskString(t *testing.T) {
+	t.Parallel()
 	for _, task := range []Task{Classification, Regression, TaskAuto} {
 		got, err := ParseTask(task.String())
 		if err != nil || got != task {

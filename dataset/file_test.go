@@ -17,6 +17,7 @@ func writeFile(t *testing.T, path string, b []byte) string {
 // TestLoadFileFormats: the format from the name (a tab for .tsv), or as
 // given; the readers' options pass through.
 func TestLoadFileFormats(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	tsv := writeFile(t, filepath.Join(dir, "a.tsv"), []byte("x\ty\n1\t2.5\n3\t4.5\n5\t6.5\n"))
 	ds, err := LoadFile[float64](tsv, FileOptions{Limit: 2, Task: Regression})
@@ -45,6 +46,7 @@ func TestLoadFileFormats(t *testing.T) {
 // directory of MNIST's files, read raw or scaled; regression and a name
 // without images-idx3 are errors naming the file.
 func TestLoadFileIDX(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	images := writeFile(t, filepath.Join(dir, "t10k-images-idx3-ubyte"), idxImages(3, 2, 2))
 	labels := writeFile(t, filepath.Join(dir, "t10k-labels-idx1-ubyte"), idxLabelFile(1, 0, 1))
@@ -85,6 +87,7 @@ func TestLoadFileIDX(t *testing.T) {
 // TestRowLine: the line of a row, past a header, blank lines and
 // comments; 0 where there is none.
 func TestRowLine(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	csv := writeFile(t, filepath.Join(dir, "a.csv"), []byte("x,y\n1,0\n\n2,1\n3,0\n"))
 	svm := writeFile(t, filepath.Join(dir, "b.svm"), []byte("# c\n1 1:2\n\n0 2:1\n"))

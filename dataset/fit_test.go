@@ -19,6 +19,7 @@ func must[V any](v V, err error) V {
 // set and for features or targets that do not match the shape or are not
 // finite.
 func TestFitBadInput(t *testing.T) {
+	t.Parallel()
 	fits := map[string]func(*Dataset[float64]) error{
 		"FitStandardizer": func(ds *Dataset[float64]) error { _, err := FitStandardizer(ds); return err },
 		"FitScaler":       func(ds *Dataset[float64]) error { _, err := FitScaler(ds); return err },
@@ -58,6 +59,7 @@ func posInf() float64 { return math.Inf(1) }
 // with a cell Go would read as a number (1_000, 0x1p3), not with any text
 // holding an x or an underscore.
 func TestNumberHint(t *testing.T) {
+	t.Parallel()
 	for cell, hint := range map[string]bool{"1_000": true, "0x1p3": true, "0x10": true, "x": false, "box": false, "a_b": false, "1e5x": false} {
 		_, msg := parseValue[float64](cell)
 		if got := strings.Contains(msg, "hexadecimal"); got != hint || !strings.Contains(msg, "is not a number") {

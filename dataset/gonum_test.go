@@ -9,6 +9,7 @@ import (
 )
 
 func TestFromMatAndMat(t *testing.T) {
+	t.Parallel()
 	x := mat.NewDense(3, 2, []float64{1, 2, 3, 4, 5, 6})
 	ds, err := FromMat[float32]("m", x, []float64{1, -1, 1}, Classification)
 	if err != nil {
@@ -47,6 +48,7 @@ func TestFromMatAndMat(t *testing.T) {
 }
 
 func TestFromMatErrors(t *testing.T) {
+	t.Parallel()
 	x := mat.NewDense(2, 2, []float64{1, 2, 3, math.NaN()})
 	_, err := FromMat[float64]("m", x, []float64{0, 1}, Regression)
 	wantErr(t, err, "m: row 1, column 1", "NaN")

@@ -27,6 +27,7 @@ func hugeRows() (huge, small *Dataset[float64]) {
 // for targets and sparse scaling; one row at a time to rounding; and the
 // standardised values are finite z-scores.
 func TestHugeValuesStandardize(t *testing.T) {
+	t.Parallel()
 	huge, small := hugeRows()
 	up := func(v float64) float64 { return math.Ldexp(v, 1000) }
 	st, err := FitStandardizer(huge)
@@ -88,6 +89,7 @@ func TestHugeValuesStandardize(t *testing.T) {
 // TestPreprocessingErrorsNameFeature: a preprocessing that cannot be
 // applied is an error naming the data and the feature.
 func TestPreprocessingErrorsNameFeature(t *testing.T) {
+	t.Parallel()
 	huge, _ := hugeRows()
 	err := StandardizeInPlace(&Standardizer{Mean: []float64{0, math.NaN()}, Scale: []float64{1, 1}}, huge)
 	wantErr(t, err, `huge.csv: feature 1 ("o"): mean NaN`)

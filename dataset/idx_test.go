@@ -48,6 +48,7 @@ func readIDXBytes(images, labels []byte, opt IDXOptions) (*Dataset[float64], err
 }
 
 func TestReadIDX(t *testing.T) {
+	t.Parallel()
 	images, labels := idxImages(3, 2, 3), idxLabelFile(4, 0, 9)
 	ds, err := readIDXBytes(images, labels, IDXOptions{})
 	if err != nil {
@@ -83,6 +84,7 @@ func TestReadIDX(t *testing.T) {
 }
 
 func TestLoadIDXGzipMatchesRaw(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	images, labels := idxImages(5, 4, 4), idxLabelFile(1, 2, 3, 4, 5)
 	files := map[string][]byte{
@@ -109,6 +111,7 @@ func TestLoadIDXGzipMatchesRaw(t *testing.T) {
 }
 
 func TestReadIDXErrors(t *testing.T) {
+	t.Parallel()
 	images, labels := idxImages(3, 2, 2), idxLabelFile(1, 2, 3)
 	wrongMagic := slices.Clone(images)
 	wrongMagic[2] = 0x0d // float data
@@ -172,6 +175,7 @@ func TestReadIDXErrors(t *testing.T) {
 const mnistDir = "../../shared/data/mnist"
 
 func TestLoadMNIST(t *testing.T) {
+	t.Parallel()
 	if _, err := os.Stat(mnistDir); err != nil {
 		t.Skipf("MNIST not available: %v", err)
 	}

@@ -22,6 +22,7 @@ func gzipped(b []byte) []byte {
 // file, by every reader, never as the bad row, header or image size that
 // the garbage decompressed before the damage is detected looks like.
 func TestCorruptGzip(t *testing.T) {
+	t.Parallel()
 	var csvText, svmText strings.Builder
 	csvText.WriteString("a,b,c,y\n")
 	for i := range 3000 {
@@ -96,6 +97,7 @@ func TestCorruptGzip(t *testing.T) {
 // TestLIBSVMWithoutFeatures: a file whose lines hold labels only (a CSV
 // file read as LIBSVM, say) is rejected at its first line.
 func TestLIBSVMWithoutFeatures(t *testing.T) {
+	t.Parallel()
 	for in, want := range map[string][]string{
 		"1\n0\n":              {"x.svm:1: ", "a label and no index:value pairs", "expected lines of the form"},
 		"# c\n\n1\n0 # z\n":   {"x.svm:3: "},

@@ -14,6 +14,7 @@ import (
 )
 
 func TestReadLIBSVM(t *testing.T) {
+	t.Parallel()
 	const in = "# a comment line\n" +
 		"+1 1:0.5 3:-2\n" +
 		"\n" +
@@ -46,6 +47,7 @@ func TestReadLIBSVM(t *testing.T) {
 }
 
 func TestReadLIBSVMRegressionDim(t *testing.T) {
+	t.Parallel()
 	const in = "0.25 2:1\n-3.5 1:2\n"
 	ds, err := ReadLIBSVM[float32](strings.NewReader(in), "r.svm", LIBSVMOptions{Dim: 5, Task: TaskAuto})
 	if err != nil {
@@ -60,6 +62,7 @@ func TestReadLIBSVMRegressionDim(t *testing.T) {
 }
 
 func TestReadLIBSVMMulticlass(t *testing.T) {
+	t.Parallel()
 	const in = "2 1:1\n0 1:2\n1 1:3\n10 1:4\n"
 	ds, err := ReadLIBSVM[float64](strings.NewReader(in), "m.svm", LIBSVMOptions{})
 	if err != nil {
@@ -71,6 +74,7 @@ func TestReadLIBSVMMulticlass(t *testing.T) {
 }
 
 func TestReadLIBSVMLongLine(t *testing.T) {
+	t.Parallel()
 	// One line far longer than the reader's buffer.
 	const d = 30000
 	var b strings.Builder
@@ -94,6 +98,7 @@ func TestReadLIBSVMLongLine(t *testing.T) {
 }
 
 func TestLoadLIBSVMBzip2(t *testing.T) {
+	t.Parallel()
 	// compress/bzip2 cannot write; this is "1 1:2\n-1 2:3\n" compressed
 	// with bzip2 -9.
 	data := []byte("\x42\x5a\x68\x39\x31\x41\x59\x26\x53\x59\xb6\xc3\x9e\xae\x00\x00\x02\xd8\x00\x00\x10\x40\x02\x38\x10\x20\x00\x21\xa6\x8d\xa4\x21\x80\x80\xb9\x05\x6e\x5f\x17\x72\x45\x38\x50\x90\xb6\xc3\x9e\xae")
@@ -120,6 +125,7 @@ func readAllBzip2(data []byte) (string, error) {
 }
 
 func TestReadLIBSVMErrors(t *testing.T) {
+	t.Parallel()
 	cases := []struct {
 		name string
 		in   string
@@ -163,6 +169,7 @@ func TestReadLIBSVMErrors(t *testing.T) {
 }
 
 func TestReadValueUnderflow(t *testing.T) {
+	t.Parallel()
 	// Values too small for the type are zero, not errors.
 	ds, err := ReadLIBSVM[float32](strings.NewReader("1 1:1e-400 2:1e-50\n"), "u.svm", LIBSVMOptions{Task: Regression})
 	if err != nil {

@@ -172,6 +172,7 @@ func TestEndlessStreamWithinBound(t *testing.T) {
 // TestMaxLine: a line longer than MaxLine is an error naming its line, in
 // every text reader, before the memory bound is reached.
 func TestMaxLine(t *testing.T) {
+	t.Parallel()
 	long := "1 1:1\n0 2:1\n1 3:1 #" + strings.Repeat("x", 2000) + "\n"
 	for _, c := range []struct {
 		name string
@@ -267,6 +268,7 @@ func TestIDXHeaderWithinBound(t *testing.T) {
 
 // TestNilReaders: a nil io.Reader is an error naming the input, not a panic.
 func TestNilReaders(t *testing.T) {
+	t.Parallel()
 	var r io.Reader
 	_, e1 := ReadCSV[float64](r, "a.csv", CSVOptions{})
 	_, _, e2 := ReadCSVTargetOptional[float64](r, "a.csv", 2, CSVOptions{})

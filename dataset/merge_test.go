@@ -59,6 +59,7 @@ func near(a, b []float64, rel float64) bool {
 // MaxAbs bit for bit, the deviations to rounding; that merging an empty
 // scaler changes nothing; and that the same merge gives the same bits.
 func TestRunningScalerMerge(t *testing.T) {
+	t.Parallel()
 	rows := mergeRows(200)
 	one := NewRunningScaler[float64](4)
 	addScaler(t, one, rows, 0, 200)
@@ -108,6 +109,7 @@ func TestRunningScalerMerge(t *testing.T) {
 // RunningStandardizer's, bit for bit, and of rows given sparse against the
 // same rows given dense, to rounding.
 func TestRunningScalerStandardizer(t *testing.T) {
+	t.Parallel()
 	rows := mergeRows(200)
 	var run RunningStandardizer[float64]
 	dense := NewRunningScaler[float64](4)
@@ -132,6 +134,7 @@ func TestRunningScalerStandardizer(t *testing.T) {
 
 // TestRunningStandardizerMerge checks two halves merged against one pass.
 func TestRunningStandardizerMerge(t *testing.T) {
+	t.Parallel()
 	rows := mergeRows(200)
 	var one, a, b RunningStandardizer[float64]
 	for i, r := range rows {
@@ -164,6 +167,7 @@ func must0(t *testing.T, err error) {
 // TestRunningTargetScalerMerge checks merged targets, one near float64's
 // limit, against one pass, and the encoding's round trip.
 func TestRunningTargetScalerMerge(t *testing.T) {
+	t.Parallel()
 	ys := []float64{3, 5, -2, 1e300, 8, 0.5, -1e299}
 	var one, a, b RunningTargetScaler
 	for i, y := range ys {
@@ -191,6 +195,7 @@ func TestRunningTargetScalerMerge(t *testing.T) {
 // TestTaskInferenceMerge checks that merged inferences give the task and
 // classes of one pass exactly, in either order.
 func TestTaskInferenceMerge(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		a, b    []float64
 		task    Task

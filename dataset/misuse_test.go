@@ -10,6 +10,7 @@ import (
 // *Dataset a nil one, and a hand-built one with one thing wrong, and wants
 // an error, never a panic or a silent success.
 func TestMisuseReturnsErrors(t *testing.T) {
+	t.Parallel()
 	var none *Dataset[float64]
 	sparse := func(indptr []int64, cols []uint32) *Dataset[float64] {
 		return &Dataset[float64]{Name: "hand-built", N: 3, D: 4, Indptr: indptr, Cols: cols, Vals: []float64{1, 2, 3, 4, 5}, Task: Regression, Y: []float64{1, 2, 3}}

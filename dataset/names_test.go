@@ -3,6 +3,7 @@ package dataset
 import "testing"
 
 func TestFormatOfName(t *testing.T) {
+	t.Parallel()
 	for name, want := range map[string]string{
 		"a.csv": "csv", "dir/A.TSV.gz": "csv", "x.tab.bz2": "csv",
 		"r.svm": "libsvm", "r.LIBSVM": "libsvm", "news.svmlight.gz": "libsvm", "a9a.scale": "libsvm",
@@ -16,6 +17,7 @@ func TestFormatOfName(t *testing.T) {
 }
 
 func TestCommaOfName(t *testing.T) {
+	t.Parallel()
 	for name, want := range map[string]rune{"a.tsv": '\t', "b.TAB.gz": '\t', "c.csv": ',', "d.tsv.zip": ',', "e": ','} {
 		if got := CommaOfName(name); got != want {
 			t.Errorf("CommaOfName(%q) = %q, want %q", name, got, want)
@@ -24,6 +26,7 @@ func TestCommaOfName(t *testing.T) {
 }
 
 func TestIDXLabelsPath(t *testing.T) {
+	t.Parallel()
 	for images, want := range map[string]string{
 		"d/train-images-idx3-ubyte": "d/train-labels-idx1-ubyte",
 		"t10k-images.idx3-ubyte.gz": "t10k-labels.idx1-ubyte.gz",
@@ -37,6 +40,7 @@ func TestIDXLabelsPath(t *testing.T) {
 }
 
 func TestHeadAndSingleClass(t *testing.T) {
+	t.Parallel()
 	ds := &Dataset[float64]{Name: "d", X: []float64{1, 2, 3, 4, 5, 6}, N: 3, D: 2, Task: Classification,
 		Labels: []int32{1, 1, 0}, Classes: []string{"a", "b"}, Features: []string{"x", "y"}}
 	if h := ds.Head(0); h != ds {

@@ -11,6 +11,7 @@ import (
 // FitStandardizer on the same rows: equal to within rounding, constant
 // columns mapped to 0 by both.
 func TestRunningStandardizer(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(1, 2))
 	n, d := 500, 3
 	ds := &Dataset[float64]{N: n, D: d, X: make([]float64, n*d)}
@@ -62,6 +63,7 @@ func TestRunningStandardizer(t *testing.T) {
 // TestTaskInference checks the streaming inference against TaskAuto's rules
 // and the class texts the in-memory readers give numeric labels.
 func TestTaskInference(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		values  []float64
 		task    Task

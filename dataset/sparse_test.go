@@ -13,6 +13,7 @@ import (
 // TestLIBSVMSparse: with SparseBelow, a sparse file is held in CSR form,
 // in memory proportional to its non-zeros, and matches the dense reading.
 func TestLIBSVMSparse(t *testing.T) {
+	t.Parallel()
 	in := "1 1:0.5 4:2\n-1 2:1 # comment\n1\n-1 3:-1 5:3 6:1\n"
 	sp, err := ReadLIBSVM[float64](strings.NewReader(in), "s.svm", LIBSVMOptions{SparseBelow: 0.5})
 	if err != nil {
@@ -111,6 +112,7 @@ func TestLIBSVMSparseMemory(t *testing.T) {
 }
 
 func TestSparseRefusedByDensePreprocessing(t *testing.T) {
+	t.Parallel()
 	sp, err := ReadLIBSVM[float64](strings.NewReader("1 1:1\n0 3:2\n"), "s.svm", LIBSVMOptions{SparseBelow: 1.5})
 	if err != nil || !sp.IsSparse() {
 		t.Fatalf("sparse %v, %v", sp != nil && sp.IsSparse(), err)
@@ -129,6 +131,7 @@ func TestSparseRefusedByDensePreprocessing(t *testing.T) {
 // TestFitScalerSparseLikeDense: scaling without centring fitted and applied
 // on sparse data matches the dense twin's.
 func TestFitScalerSparseLikeDense(t *testing.T) {
+	t.Parallel()
 	in := "1 1:0.5 4:2\n-1 2:1 4:7\n1 2:3\n-1 3:-1 5:3 6:1\n1 1:2 6:1\n"
 	sp, err := ReadLIBSVM[float64](strings.NewReader(in), "s.svm", LIBSVMOptions{SparseBelow: 2})
 	if err != nil {
@@ -188,6 +191,7 @@ func TestFitScalerSparseLikeDense(t *testing.T) {
 // non-zeros of Next's rows, and a RunningScaler over them equal to
 // FitScaler of the whole file to rounding.
 func TestStreamSparse(t *testing.T) {
+	t.Parallel()
 	in := "1 1:0.5 4:2\n-1 2:1 4:7\n1 2:3\n-1 3:-1 5:3 6:1\n1 1:2 6:1\n-1 2:0\n"
 	opt := LIBSVMOptions{Dim: 6, Task: Classification}
 	de, err := ReadLIBSVM[float64](strings.NewReader(in), "s.svm", opt)

@@ -29,6 +29,7 @@ func drain[T Float](t *testing.T, s *Stream[T]) (x, y []T, labels []int32) {
 }
 
 func TestCSVStreamMatchesBatch(t *testing.T) {
+	t.Parallel()
 	const in = "a,b,label\n1,2,-1\n3,4,1\n5,6,1\n7,8,-1\n"
 	opt := CSVOptions{Task: Classification}
 	ds, err := ReadCSV[float64](strings.NewReader(in), "s.csv", opt)
@@ -56,6 +57,7 @@ func TestCSVStreamMatchesBatch(t *testing.T) {
 }
 
 func TestLIBSVMStreamMatchesBatch(t *testing.T) {
+	t.Parallel()
 	const in = "0.5 1:1 3:2\n# c\n-1.25 2:4\n3 qid:1 1:-1 2:1 3:1\n"
 	opt := LIBSVMOptions{Dim: 3, Task: Regression}
 	ds, err := ReadLIBSVM[float32](strings.NewReader(in), "s.svm", opt)
@@ -74,6 +76,7 @@ func TestLIBSVMStreamMatchesBatch(t *testing.T) {
 }
 
 func TestStreamReusesBuffer(t *testing.T) {
+	t.Parallel()
 	s, err := NewCSVStream[float64](strings.NewReader("a,y\n1,0\n2,1\n"), "b.csv", CSVOptions{Task: Regression})
 	if err != nil {
 		t.Fatal(err)
@@ -86,6 +89,7 @@ func TestStreamReusesBuffer(t *testing.T) {
 }
 
 func TestStreamLabels(t *testing.T) {
+	t.Parallel()
 	// With imposed classes, labels map through them.
 	s, err := NewLIBSVMStream[float64](strings.NewReader("b 1:1\na 1:1\nc 1:1\n"), "c.svm",
 		LIBSVMOptions{Dim: 1, Classes: []string{"b", "a"}})
@@ -122,6 +126,7 @@ func TestStreamLabels(t *testing.T) {
 }
 
 func TestStreamErrors(t *testing.T) {
+	t.Parallel()
 	_, err := NewLIBSVMStream[float64](strings.NewReader("1 1:1\n"), "d.svm", LIBSVMOptions{})
 	wantErr(t, err, "Dim")
 	_, err = NewCSVStream[float64](strings.NewReader("a,y\n1,2\n"), "d.csv", CSVOptions{Task: TaskAuto})
@@ -164,6 +169,7 @@ func (c *countingReader) Read(p []byte) (int, error) {
 }
 
 func TestStreamDoesNotReadAhead(t *testing.T) {
+	t.Parallel()
 	// 1 MB of data: the stream must not consume it to return the first row.
 	var b strings.Builder
 	b.WriteString("a,y\n")

@@ -10,6 +10,7 @@ import (
 // cause, saying which bound it passed; MaxDim bounds only an inferred
 // width, so a given Dim above it reads its indices.
 func TestWidthError(t *testing.T) {
+	t.Parallel()
 	in := "1 3:1\n-1 150:2\n"
 	for _, c := range []struct {
 		opt  LIBSVMOptions
