@@ -1,6 +1,7 @@
 package cvar
 
 import (
+	"errors"
 	"fmt"
 
 	"github.com/cvarlearn/cvar/batch"
@@ -8,6 +9,12 @@ import (
 
 // Argument checks shared by the entry points: a library call with bad
 // arguments returns an error, never panics.
+
+var (
+	errNoModel   = errors.New("cvar: no model (nil batch.Model)")
+	errNoData    = errors.New("cvar: no data (nil *batch.Data)")
+	errNoContext = errors.New("cvar: nil context (use context.Background())")
+)
 
 // checkModelData reports a nil model or data, invalid data (see
 // batch.Data.Validate, a pass over the data) and data the model does not
@@ -35,7 +42,7 @@ func resultRows[T batch.Float](data *batch.Data[T]) (int, error) {
 	if data == nil {
 		return 0, errNoData
 	}
-	if n := data.N; n > 0 && n <= max(len(data.X), len(data.Indptr)-1, data.C.Len()) {
+	if n := data.N; n > 0 && (n <= max(len(data.X), len(data.Indptr)-1) || data.IsCompact() && int64(n) <= data.FeatureBytes()) {
 		return n, nil
 	}
 	if err := data.ValidateFeatures(); err != nil {

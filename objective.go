@@ -10,8 +10,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cvarlearn/cvar/internal/kernel"
 	"github.com/cvarlearn/cvar/internal/tail"
-	"github.com/cvarlearn/cvar/kernel"
 )
 
 // Objective is the risk of the losses a run minimises. The method says how

@@ -8,8 +8,8 @@ import (
 
 	"github.com/cvarlearn/cvar/batch"
 	"github.com/cvarlearn/cvar/internal/engine"
+	"github.com/cvarlearn/cvar/internal/kernel"
 	"github.com/cvarlearn/cvar/internal/rng"
-	"github.com/cvarlearn/cvar/kernel"
 )
 
 // Result is what a training run returns.
@@ -25,6 +25,19 @@ type Result[T batch.Float] struct {
 	Iterate int
 	// Params are the constants and step sizes the run used.
 	Params Params
+}
+
+// DivergenceError reports a step that made the parameters, τ or a loss
+// NaN or infinite, or whose minibatch's mean loss exceeded DivergenceFactor
+// times the run's initial loss scale (see DivergenceFactor): a blow-up that
+// stays finite. Training stops there.
+type DivergenceError struct {
+	Step int    // 1-based step
+	What string // what became non-finite
+}
+
+func (e *DivergenceError) Error() string {
+	return fmt.Sprintf("cvar: training diverged at step %d: %s (lower the step size or bound K)", e.Step, e.What)
 }
 
 // run is the state of one training run, shared by Train and Online.
@@ -126,7 +139,7 @@ func newEngine[T batch.Float](model batch.Model[T], threads int) (*batch.Engine[
 // output, the objective and where ε and τ come from in pr, never the zero
 // fields of opt.
 func newRun[T batch.Float](model batch.Model[T], e *batch.Engine[T], hooks *engine.Hooks, opt Options, pr Params, theta []T) (*run[T], error) {
-	r := &run[T]{model: model, engine: e, hooks: hooks, ops: batch.KernelsOf(model), pr: pr, opt: opt, theta: theta, output: pr.Output}
+	r := &run[T]{model: model, engine: e, hooks: hooks, ops: kernel.Named[T](batch.KernelOf(model).Name()), pr: pr, opt: opt, theta: theta, output: pr.Output}
 	switch r.output {
 	case OutputAverage:
 		r.avg = make([]T, len(theta))

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cvarlearn/cvar/kernel"
+	"github.com/cvarlearn/cvar/internal/kernel"
 )
 
 // must returns v, failing the test program on a setup error.

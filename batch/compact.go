@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/cvarlearn/cvar/kernel"
+	"github.com/cvarlearn/cvar/internal/kernel"
 )
 
 // Compact features: a Data may hold its dense features as bytes
@@ -15,7 +15,7 @@ import (
 // half for halves and bfloat16s. The linear
 // models, softmax and the MLP (its first layer) read compact data.
 //
-// The values the models see are those of kernel.Compact: for T = float32, a
+// The values the models see: for T = float32, a
 // byte u is float32(scale)·float32(u) rounded once, which for scale =
 // 1/255 is within an ulp of float32(u/255) (what dataset's IDX reader
 // gives), and a half or bfloat16 its exact value. Results equal those of the float32
@@ -34,18 +34,18 @@ func NewDataU8[T Float](u []uint8, scale float64, n, d int, y []T, labels []int3
 		return nil, fmt.Errorf("batch: u8 feature scale %v; want a positive finite number", scale)
 	}
 	c := kernel.Compact{Format: kernel.U8, U8: u, Stride: d, Scale: scale}
-	return setTargets(&Data[T]{C: c, N: n, D: d, Stride: d}, y, labels, k)
+	return setTargets(&Data[T]{c: c, N: n, D: d, Stride: d}, y, labels, k)
 }
 
 // NewDataF16 wraps n×d IEEE 754 half-precision features h (row-major, not
-// copied; kernel.F32ToF16 makes them), with targets or labels as for
-// NewData. Every half must be finite.
+// copied; dataset's BatchAs("f16") makes them from float features), with
+// targets or labels as for NewData. Every half must be finite.
 func NewDataF16[T Float](h []uint16, n, d int, y []T, labels []int32, k int) (*Data[T], error) {
 	return newData16(kernel.Compact{Format: kernel.F16, F16: h, Stride: d}, h, n, d, y, labels, k)
 }
 
 // NewDataBF16 wraps n×d bfloat16 features h (row-major, not copied;
-// kernel.F32ToBF16 makes them: float32's range with 8 bits of
+// dataset's BatchAs("bf16") makes them: float32's range with 8 bits of
 // significand), with targets or labels as for NewData. Every value must be
 // finite.
 func NewDataBF16[T Float](h []uint16, n, d int, y []T, labels []int32, k int) (*Data[T], error) {
@@ -63,7 +63,7 @@ func newData16[T Float](c kernel.Compact, h []uint16, n, d int, y []T, labels []
 			return nil, fmt.Errorf("batch: row %d, column %d: value %v is not finite", i/d, i%d, v)
 		}
 	}
-	return setTargets(&Data[T]{C: c, N: n, D: d, Stride: d}, y, labels, k)
+	return setTargets(&Data[T]{c: c, N: n, D: d, Stride: d}, y, labels, k)
 }
 
 func checkCompactShape(m, n, d int) error {
@@ -78,7 +78,7 @@ func checkCompactShape(m, n, d int) error {
 
 // IsCompact reports whether the features are held compact (NewDataU8,
 // NewDataF16, NewDataBF16): in C, with X nil.
-func (d *Data[T]) IsCompact() bool { return d.C.Format != kernel.Dense }
+func (d *Data[T]) IsCompact() bool { return d.c.Format != kernel.Dense }
 
 // Storage names how the features are held: "f32" or "f64" (dense T),
 // "u8", "f16", "bf16" or "csr".
@@ -87,7 +87,7 @@ func (d *Data[T]) Storage() string {
 	case d.IsSparse():
 		return "csr"
 	case d.IsCompact():
-		return d.C.Format.String()
+		return d.c.Format.String()
 	case is32[T]():
 		return "f32"
 	}
@@ -101,7 +101,7 @@ func (d *Data[T]) FeatureBytes() int64 {
 	case d.IsSparse():
 		return int64(len(d.Cols))*4 + int64(len(d.Vals))*sizeOf[T]() + int64(len(d.Indptr))*8
 	case d.IsCompact():
-		return int64(d.C.Len()) * int64(d.C.ElemBytes())
+		return int64(d.c.Len()) * int64(d.c.ElemBytes())
 	}
 	return int64(len(d.X)) * sizeOf[T]()
 }
@@ -131,9 +131,9 @@ func (d *Data[T]) RowTo(dst []T, i int) []T {
 			dst[c] += vals[p]
 		}
 	case d.IsCompact():
-		r := i * d.C.Stride
+		r := i * d.c.Stride
 		for l := range dst {
-			dst[l] = kernel.CompactAt[T](&d.C, r+l)
+			dst[l] = kernel.CompactAt[T](&d.c, r+l)
 		}
 	default:
 		copy(dst, d.Row(i))
@@ -143,7 +143,7 @@ func (d *Data[T]) RowTo(dst []T, i int) []T {
 
 // validateCompact is ValidateFeatures for compact data.
 func (d *Data[T]) validateCompact() error {
-	c := &d.C
+	c := &d.c
 	switch {
 	case c.Format != kernel.U8 && c.Format != kernel.F16 && c.Format != kernel.BF16:
 		return fmt.Errorf("batch: compact data of unknown format %v", c.Format)
@@ -172,7 +172,7 @@ func (m *MLP[T]) readsCompact()     {}
 func checkCompact[T Float](model Model[T], data *Data[T]) error {
 	if data != nil && data.IsCompact() {
 		if _, ok := model.(compactModel); !ok {
-			return fmt.Errorf("batch: the %s model does not run on %v features; use float32 storage or a linear or softmax model", model.Name(), data.C.Format)
+			return fmt.Errorf("batch: the %s model does not run on %v features; use float32 storage or a linear or softmax model", model.Name(), data.c.Format)
 		}
 	}
 	return nil

@@ -6,7 +6,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cvarlearn/cvar/kernel"
+	"github.com/cvarlearn/cvar/internal/kernel"
 )
 
 // compactTwins returns u8, f16 and bf16 data of n×d features and k

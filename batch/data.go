@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/cvarlearn/cvar/kernel"
+	"github.com/cvarlearn/cvar/internal/kernel"
 )
 
 // Float is the element type: float32 or float64.
@@ -30,10 +30,10 @@ type Data[T Float] struct {
 	Cols   []uint32
 	Vals   []T
 
-	// Compact dense features (NewDataU8, NewDataF16, NewDataBF16; see IsCompact): row
-	// i in C's storage from i*Stride on, X nil. C.Format is kernel.Dense
-	// otherwise.
-	C kernel.Compact
+	// c holds compact dense features (NewDataU8, NewDataF16, NewDataBF16;
+	// see IsCompact): row i from i*Stride on, X nil. c.Format is
+	// kernel.Dense otherwise.
+	c kernel.Compact
 
 	Y      []T     // regression targets, or ±1 for binary classification
 	Labels []int32 // classes 0..K−1 for classification, nil for regression
@@ -326,7 +326,7 @@ func (d *Data[T]) nonFinite(i int) error {
 // finite (its scale is checked with the shape); a half or a bfloat16 is
 // not when its exponent bits are all ones.
 func (d *Data[T]) checkCompactRows(lo, hi int) error {
-	c := &d.C
+	c := &d.c
 	var h []uint16
 	var exp uint16
 	switch c.Format {
@@ -417,9 +417,9 @@ func (d *Data[T]) SparseRow(i int) (cols []uint32, vals []T) {
 func (d *Data[T]) sqNorm(i int, sums map[uint32]float64) float64 {
 	var s float64
 	if d.IsCompact() {
-		r := i * d.C.Stride
+		r := i * d.c.Stride
 		for l := 0; l < d.D; l++ {
-			v := float64(kernel.CompactAt[T](&d.C, r+l))
+			v := float64(kernel.CompactAt[T](&d.c, r+l))
 			s += v * v
 		}
 		return s

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/cvarlearn/cvar/internal/engine"
-	"github.com/cvarlearn/cvar/kernel"
+	"github.com/cvarlearn/cvar/internal/kernel"
 )
 
 // defaultChunkRows is the most rows one task of an Engine handles. The
@@ -223,7 +223,7 @@ func newEngineWith[T Float](model Model[T], threads int, opts engineOptions) (*E
 		threads = procs
 	}
 	e := &Engine[T]{
-		engineConfig: engineConfig[T]{model: model, ops: KernelsOf(model), threads: threads, rows: chunkRows, hooks: hooks, sparseWork: sparseParallelWork},
+		engineConfig: engineConfig[T]{model: model, ops: kernelsOf(model), threads: threads, rows: chunkRows, hooks: hooks, sparseWork: sparseParallelWork},
 		seams:        seams{timing: opts.timing, spanClock: time.Now()},
 	}
 	if opts.sparseAlways {

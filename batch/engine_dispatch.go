@@ -5,7 +5,7 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/cvarlearn/cvar/kernel"
+	"github.com/cvarlearn/cvar/internal/kernel"
 )
 
 // The Engine's tasks: the chunks a call's rows are cut into, and the
@@ -184,7 +184,7 @@ func (e *Engine[T]) windowAt(c *chunk[T], lo, n int) *Data[T] {
 	if d.IsSparse() {
 		*v = Data[T]{N: n, D: d.D, Indptr: d.Indptr[lo : lo+n+1], Cols: d.Cols, Vals: d.Vals, K: d.K}
 	} else if d.IsCompact() {
-		*v = Data[T]{C: d.C.From(lo), N: n, D: d.D, Stride: d.Stride, K: d.K}
+		*v = Data[T]{c: d.c.From(lo), N: n, D: d.D, Stride: d.Stride, K: d.K}
 	} else {
 		*v = Data[T]{X: d.X[lo*d.Stride:], N: n, D: d.D, Stride: d.Stride, K: d.K}
 	}

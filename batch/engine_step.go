@@ -4,8 +4,8 @@ import (
 	"errors"
 	"fmt"
 
+	"github.com/cvarlearn/cvar/internal/kernel"
 	"github.com/cvarlearn/cvar/internal/tail"
-	"github.com/cvarlearn/cvar/kernel"
 )
 
 // The minibatch calls: Gradient (one pass per chunk, or TopK's forward

@@ -197,7 +197,7 @@ func testGradientThen[T Float](t *testing.T) {
 	}
 	data := must(NewData(x, n, d, nil, data64.Labels, k))
 	model := must(NewSoftmax[T](d, k))
-	ops := KernelsOf[T](model)
+	ops := kernelsOf[T](model)
 	if plain := must(NewEngine[T](model, 1)); plain.hooks != nil {
 		t.Fatal("an engine of a plain model has hooks")
 	}

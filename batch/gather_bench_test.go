@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/cvarlearn/cvar/kernel"
+	"github.com/cvarlearn/cvar/internal/kernel"
 )
 
 // BenchmarkGatherCost times one-thread gradient steps of the epoch suite's

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 
+	ikernel "github.com/cvarlearn/cvar/internal/kernel"
 	"github.com/cvarlearn/cvar/kernel"
 )
 
@@ -12,17 +13,23 @@ import (
 // that uses another implementation. An Engine runs the kernels of its model,
 // so two engines in one process may use two implementations.
 
+// opsOf returns impl's kernels of element type T: the zero Ops, which has no
+// kernels, for the zero Impl.
+func opsOf[T Float](impl kernel.Impl) ikernel.Ops[T] {
+	return ikernel.Named[T](impl.Name())
+}
+
 // WithKernel returns a copy of l that computes with impl's kernels.
 func (l *Linear[T]) WithKernel(impl kernel.Impl) *Linear[T] {
 	c := *l
-	c.ops = kernel.OpsOf[T](impl)
+	c.ops = opsOf[T](impl)
 	return &c
 }
 
 // WithKernel returns a copy of s that computes with impl's kernels.
 func (s *Softmax[T]) WithKernel(impl kernel.Impl) *Softmax[T] {
 	c := *s
-	c.ops = kernel.OpsOf[T](impl)
+	c.ops = opsOf[T](impl)
 	return &c
 }
 
@@ -30,21 +37,29 @@ func (s *Softmax[T]) WithKernel(impl kernel.Impl) *Softmax[T] {
 // matrix products too, unless it was made by NewMLPBLAS).
 func (m *MLP[T]) WithKernel(impl kernel.Impl) *MLP[T] {
 	c := *m
-	c.ops = kernel.OpsOf[T](impl)
+	c.ops = opsOf[T](impl)
 	return &c
 }
 
-func (l *Linear[T]) kernels() kernel.Ops[T]  { return l.ops }
-func (s *Softmax[T]) kernels() kernel.Ops[T] { return s.ops }
-func (m *MLP[T]) kernels() kernel.Ops[T]     { return m.ops }
+func (l *Linear[T]) kernels() ikernel.Ops[T]  { return l.ops }
+func (s *Softmax[T]) kernels() ikernel.Ops[T] { return s.ops }
+func (m *MLP[T]) kernels() ikernel.Ops[T]     { return m.ops }
 
-// KernelsOf returns the kernels model computes with: those of its WithKernel
+// kernelsOf returns the kernels model computes with: those of its WithKernel
 // for the models of this package, the default ones for any other Model.
-func KernelsOf[T Float](model Model[T]) kernel.Ops[T] {
-	if k, ok := model.(interface{ kernels() kernel.Ops[T] }); ok {
+func kernelsOf[T Float](model Model[T]) ikernel.Ops[T] {
+	if k, ok := model.(interface{ kernels() ikernel.Ops[T] }); ok {
 		return k.kernels()
 	}
-	return kernel.For[T]()
+	return ikernel.For[T]()
+}
+
+// KernelOf returns the implementation model computes with: the one given
+// to its WithKernel for the models of this package, kernel.Default() for
+// any other Model.
+func KernelOf[T Float](model Model[T]) kernel.Impl {
+	im, _ := kernel.Lookup(kernelsOf(model).Impl().Name())
+	return im
 }
 
 // ModelWithKernel returns a copy of model, one of this package's models,

@@ -6,6 +6,7 @@ import (
 	"sync"
 	"testing"
 
+	ikernel "github.com/cvarlearn/cvar/internal/kernel"
 	"github.com/cvarlearn/cvar/kernel"
 )
 
@@ -21,11 +22,11 @@ func TestWithKernel(t *testing.T) {
 			must(NewMLP[float32](5, 4, 3)).WithKernel(im),
 		}
 		for _, m := range models {
-			if got := KernelsOf(m); got != im.F32() {
-				t.Errorf("%s.WithKernel(%s): KernelsOf gives another table", m.Name(), im)
+			if got := kernelsOf(m); got != ikernel.Named[float32](im.Name()) || KernelOf(m) != im {
+				t.Errorf("%s.WithKernel(%s): the model computes with %s", m.Name(), im, KernelOf(m))
 			}
 			e := must(NewEngine(m, 1))
-			if e.ops != im.F32() {
+			if e.ops != ikernel.Named[float32](im.Name()) {
 				t.Errorf("%s.WithKernel(%s): the engine runs other kernels", m.Name(), im)
 			}
 			e.Close()
@@ -33,7 +34,7 @@ func TestWithKernel(t *testing.T) {
 	}
 	l := must(NewLogistic[float64](5))
 	_ = l.WithKernel(kernel.Generic())
-	if KernelsOf[float64](l) != kernel.For[float64]() {
+	if kernelsOf[float64](l) != ikernel.For[float64]() || KernelOf[float64](l) != kernel.Default() {
 		t.Error("WithKernel changed the model it was called on")
 	}
 }
@@ -100,7 +101,7 @@ func TestModelWithKernel(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: %v", kind, err)
 		}
-		if KernelsOf(g) != kernel.Generic().F64() || g.Name() != m.Name() {
+		if kernelsOf(g) != ikernel.Generic().F64() || g.Name() != m.Name() {
 			t.Errorf("%s: the copy computes with other kernels", kind)
 		}
 	}
@@ -120,7 +121,7 @@ func TestModelWithKernel(t *testing.T) {
 func TestAddBias(t *testing.T) {
 	t.Parallel()
 	r := rand.New(rand.NewPCG(5, 6))
-	for _, im := range kernel.Impls() {
+	for _, im := range ikernel.Impls() {
 		var tile []float32
 		for _, k := range []int{1, 2, 3, 10, 17} {
 			for _, n := range []int{0, 1, 2, 5, 8, 64, 33, 3} {

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/cvarlearn/cvar/kernel"
+	"github.com/cvarlearn/cvar/internal/kernel"
 )
 
 // Linear is a linear model m = ⟨w, x⟩ + b with a loss of the margin: binary
@@ -92,7 +92,7 @@ func (l *Linear[T]) margins(wk *Work[T], theta []T, data *Data[T], idx []int, n,
 	if data.IsSparse() {
 		l.ops.SparseMargins(wk.m, data.Indptr, data.Cols, data.Vals, idx, theta[:d])
 	} else if data.IsCompact() {
-		l.ops.MarginsC(wk.m, &data.C, idx, theta[:d])
+		l.ops.MarginsC(wk.m, &data.c, idx, theta[:d])
 	} else {
 		l.ops.Margins(wk.m, data.X, data.Stride, idx, theta[:d])
 	}
@@ -150,7 +150,7 @@ func (l *Linear[T]) backward(wk *Work[T], data *Data[T], idx []int, coef, g []T,
 	if data.IsSparse() {
 		l.ops.SparseAddRows(g[:d], data.Indptr, data.Cols, data.Vals, idx, c)
 	} else if data.IsCompact() {
-		l.ops.AddRowsC(g[:d], &data.C, idx, c)
+		l.ops.AddRowsC(g[:d], &data.c, idx, c)
 	} else {
 		l.ops.AddRows(g[:d], data.X, data.Stride, idx, c)
 	}
@@ -163,7 +163,7 @@ func (l *Linear[T]) fused(wk *Work[T], theta []T, data *Data[T], idx []int, n in
 	wk.Loss = grow(wk.Loss, n)
 	p.Loss, p.Bias = l.loss, theta[l.d]
 	if data.IsCompact() {
-		sumV, sumC := l.ops.FusedLinearC(g[:l.d], wk.Loss, &data.C, idx, gatherY(wk, data, idx, n), theta[:l.d], p)
+		sumV, sumC := l.ops.FusedLinearC(g[:l.d], wk.Loss, &data.c, idx, gatherY(wk, data, idx, n), theta[:l.d], p)
 		g[l.d] += sumC
 		return sumV
 	}

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/cvarlearn/cvar/internal/kernel"
 	"github.com/cvarlearn/cvar/internal/rng"
-	"github.com/cvarlearn/cvar/kernel"
 )
 
 // DefaultHidden is the hidden width of the paper's three-layer network.
@@ -173,7 +173,7 @@ func (m *MLP[T]) logits(wk *Work[T], theta []T, data *Data[T], idx []int, n int)
 	case m.blas:
 		gemm(false, true, n, m.h, m.d, 1, m.gather(wk, data, idx, n), m.d, w1, m.d, 0, wk.h, m.h)
 	case data.IsCompact():
-		m.ops.MarginsKC(wk.h, &data.C, idx, w1, m.h)
+		m.ops.MarginsKC(wk.h, &data.c, idx, w1, m.h)
 	default:
 		m.ops.MarginsK(wk.h, data.X, data.Stride, idx, w1, m.h)
 	}
@@ -208,7 +208,7 @@ func (m *MLP[T]) Backward(wk *Work[T], theta []T, data *Data[T], idx []int, coef
 		// The rows were gathered into wk.xb by the Forward on wk.
 		gemm(true, false, m.h, m.d, len(coef), 1, wk.dh, m.h, m.gathered(wk, data, idx, len(coef)), m.d, 1, gw1, m.d)
 	case data.IsCompact():
-		m.ops.AddOuterKC(gw1, &data.C, idx, wk.dh, m.h)
+		m.ops.AddOuterKC(gw1, &data.c, idx, wk.dh, m.h)
 	default:
 		m.ops.AddOuterK(gw1, data.X, data.Stride, idx, wk.dh, m.h)
 	}

@@ -6,8 +6,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/cvarlearn/cvar/internal/kernel"
 	"github.com/cvarlearn/cvar/internal/tail"
-	"github.com/cvarlearn/cvar/kernel"
 )
 
 // TestMLPFirstLayerByColumns checks the Engine's split of the MLP's
@@ -71,7 +71,7 @@ func TestMLPFirstLayerByColumns(t *testing.T) {
 					// The reference: the model's own passes over all the rows.
 					var wk Work[float64]
 					model.Forward(&wk, theta, data, rows, m)
-					coef := refCoefficients(e, KernelsOf(Model[float64](model)), wk.Loss[:m], &wt)
+					coef := refCoefficients(e, kernelsOf(Model[float64](model)), wk.Loss[:m], &wt)
 					if !slices.Equal(wk.Loss[:m], losses) {
 						t.Fatalf("%v: losses differ from one Forward's", wt.Objective)
 					}

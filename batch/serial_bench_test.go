@@ -94,7 +94,7 @@ func BenchmarkStepSerial(b *testing.B) {
 				model.InitParams(theta, 1)
 				avg := append([]float32(nil), theta...)
 				g := make([]float32, len(theta))
-				ops := KernelsOf(model)
+				ops := kernelsOf(model)
 				e := must(newEngineWith(model, th, engineOptions{chunkRows: benchChunkRows(), timing: true}))
 				defer e.Close()
 				sampler := must(NewSampler(n, batch, WithReplacement, 3))
@@ -157,7 +157,7 @@ func BenchmarkUpdate(b *testing.B) {
 		n    int
 	}{{"logistic", 785}, {"softmax", 7850}, {"mlp", 79510}} {
 		b.Run(p.name, func(b *testing.B) {
-			ops := KernelsOf[float32](must(NewLogistic[float32](1)))
+			ops := kernelsOf[float32](must(NewLogistic[float32](1)))
 			theta, g, avg := make([]float32, p.n), make([]float32, p.n), make([]float32, p.n)
 			for i := range g {
 				g[i] = float32(i%7) * 1e-3

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/cvarlearn/cvar/kernel"
+	"github.com/cvarlearn/cvar/internal/kernel"
 )
 
 // Softmax is multinomial logistic regression over k classes with
@@ -95,7 +95,7 @@ func (s *Softmax[T]) logits(wk *Work[T], theta []T, data *Data[T], idx []int, n,
 	if data.IsSparse() {
 		s.ops.SparseMarginsK(wk.dloss, data.Indptr, data.Cols, data.Vals, idx, theta[:kd], s.k)
 	} else if data.IsCompact() {
-		s.ops.MarginsKC(wk.dloss, &data.C, idx, theta[:kd], s.k)
+		s.ops.MarginsKC(wk.dloss, &data.c, idx, theta[:kd], s.k)
 	} else {
 		s.ops.MarginsK(wk.dloss, data.X, data.Stride, idx, theta[:kd], s.k)
 	}
@@ -132,7 +132,7 @@ func (s *Softmax[T]) backward(wk *Work[T], data *Data[T], idx []int, coef, g []T
 	if data.IsSparse() {
 		s.ops.SparseAddOuterK(g[:kd], data.Indptr, data.Cols, data.Vals, idx, wk.dloss[:len(coef)*s.k], s.k)
 	} else if data.IsCompact() {
-		s.ops.AddOuterKCNext(g[:kd], &data.C, idx, wk.dloss[:len(coef)*s.k], s.k, wk.next)
+		s.ops.AddOuterKCNext(g[:kd], &data.c, idx, wk.dloss[:len(coef)*s.k], s.k, wk.next)
 	} else {
 		s.ops.AddOuterKNext(g[:kd], data.X, data.Stride, idx, wk.dloss[:len(coef)*s.k], s.k, wk.next)
 	}

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cvarlearn/cvar/kernel"
+	"github.com/cvarlearn/cvar/internal/kernel"
 )
 
 // validateCase is a Data with one thing wrong, and a piece of the error
@@ -91,13 +91,13 @@ var validateCases = []validateCase{
 	{"f16 infinity", func() *Data[float64] {
 		h := []uint16{kernel.F32ToF16(1), kernel.F32ToF16(2), kernel.F32ToF16(3), 0x7c00}
 		d := must(NewDataF16(make([]uint16, 4), 2, 2, []float64{1, 2}, nil, 0))
-		d.C.F16 = h
+		d.c.F16 = h
 		return d
 	}, "row 1, column 1: value +Inf is not finite"},
 	{"bf16 NaN", func() *Data[float64] {
 		h := []uint16{0x7fc0, kernel.F32ToBF16(2), kernel.F32ToBF16(3), kernel.F32ToBF16(4)}
 		d := must(NewDataBF16(make([]uint16, 4), 2, 2, []float64{1, 2}, nil, 0))
-		d.C.BF16 = h
+		d.c.BF16 = h
 		return d
 	}, "row 0, column 0: value NaN is not finite"},
 }

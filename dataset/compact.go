@@ -5,7 +5,7 @@ import (
 	"math"
 
 	"github.com/cvarlearn/cvar/batch"
-	"github.com/cvarlearn/cvar/kernel"
+	"github.com/cvarlearn/cvar/internal/kernel"
 )
 
 // Storage names how BatchAs holds the features of a data set.

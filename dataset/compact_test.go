@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cvarlearn/cvar/kernel"
+	"github.com/cvarlearn/cvar/internal/kernel"
 )
 
 func pixelSet[T Float](div float64) *Dataset[T] {
@@ -30,8 +30,8 @@ func TestBatchAs(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if d.Storage() != "u8" || d.C.Scale != 1/div {
-			t.Fatalf("div %v: storage %s, scale %v", div, d.Storage(), d.C.Scale)
+		if d.Storage() != "u8" || d.FeatureBytes() != int64(ds.N*ds.D) {
+			t.Fatalf("div %v: storage %s, %d bytes for %d values", div, d.Storage(), d.FeatureBytes(), ds.N*ds.D)
 		}
 		row := make([]float32, 2)
 		for i := 0; i < ds.N; i++ {

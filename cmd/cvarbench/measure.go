@@ -11,7 +11,8 @@ import (
 	"github.com/klauspost/cpuid/v2"
 
 	"github.com/cvarlearn/cvar/internal/bench"
-	"github.com/cvarlearn/cvar/kernel"
+	"github.com/cvarlearn/cvar/internal/kernel"
+	pkernel "github.com/cvarlearn/cvar/kernel"
 )
 
 // Report is what cvarbench measures; -json prints it as is.
@@ -77,7 +78,7 @@ type KernelRow struct {
 }
 
 func machineReport() Machine {
-	info := kernel.Info()
+	info := pkernel.Info()
 	c := cpuid.CPU
 	feat := map[string]bool{
 		"AVX2":    c.Supports(cpuid.AVX2),

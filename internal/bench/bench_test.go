@@ -4,7 +4,7 @@ import (
 	"math"
 	"testing"
 
-	"github.com/cvarlearn/cvar/kernel"
+	"github.com/cvarlearn/cvar/internal/kernel"
 )
 
 // TestKernelCases builds every in-cache case and runs each variant, checking

@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/cvarlearn/cvar/batch"
-	"github.com/cvarlearn/cvar/kernel"
+	"github.com/cvarlearn/cvar/internal/kernel"
 )
 
 // CompactModels are the epoch suite's models on compact features: the

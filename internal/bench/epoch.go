@@ -8,8 +8,9 @@ import (
 	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/batch"
 	"github.com/cvarlearn/cvar/dataset"
+	"github.com/cvarlearn/cvar/internal/kernel"
 	"github.com/cvarlearn/cvar/internal/rng"
-	"github.com/cvarlearn/cvar/kernel"
+	pkernel "github.com/cvarlearn/cvar/kernel"
 )
 
 // MNIST's shape: 60000 training rows of 28×28 pixels, 10 classes.
@@ -107,6 +108,10 @@ func NewModel[T kernel.Float](name string, d int, impl kernel.Impl) (batch.Model
 	if impl == (kernel.Impl{}) {
 		impl = kernel.Default()
 	}
+	pub, err := pkernel.Lookup(impl.Name())
+	if err != nil {
+		return nil, err
+	}
 	switch name {
 	case batch.KindLogistic, batch.KindSoftmax, batch.KindMLP:
 		k, h := MNISTClasses, Hidden
@@ -117,13 +122,13 @@ func NewModel[T kernel.Float](name string, d int, impl kernel.Impl) (batch.Model
 		if err != nil {
 			return nil, err
 		}
-		return batch.ModelWithKernel(m, impl)
+		return batch.ModelWithKernel(m, pub)
 	case "mlp-blas":
 		m, err := batch.NewMLPBLAS[T](d, Hidden, MNISTClasses)
 		if err != nil {
 			return nil, err
 		}
-		return m.WithKernel(impl), nil
+		return m.WithKernel(pub), nil
 	}
 	return nil, fmt.Errorf("bench: unknown model %q (want logistic, softmax, mlp or mlp-blas)", name)
 }

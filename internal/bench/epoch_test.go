@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/cvarlearn/cvar"
-	"github.com/cvarlearn/cvar/kernel"
+	"github.com/cvarlearn/cvar/internal/kernel"
 )
 
 // The MNIST-shaped data of the epoch benchmarks, made once per precision.

@@ -5,8 +5,8 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/cvarlearn/cvar/internal/kernel"
 	"github.com/cvarlearn/cvar/internal/rng"
-	"github.com/cvarlearn/cvar/kernel"
 )
 
 // Names of the baselines that run beside the kernel implementations.

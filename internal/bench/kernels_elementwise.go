@@ -3,7 +3,7 @@ package bench
 import (
 	"math"
 
-	"github.com/cvarlearn/cvar/kernel"
+	"github.com/cvarlearn/cvar/internal/kernel"
 )
 
 // The kernel cases of the elementwise kernels (logistic … softmaxce).

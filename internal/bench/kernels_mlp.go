@@ -1,6 +1,6 @@
 package bench
 
-import "github.com/cvarlearn/cvar/kernel"
+import "github.com/cvarlearn/cvar/internal/kernel"
 
 // The kernel cases of the MLP's steps (mlp-*): the products, ReLU and its
 // gradient on one chunk of rows, as the engine runs them.

@@ -2,8 +2,8 @@ package bench
 
 import (
 	"github.com/cvarlearn/cvar/internal/bench/peak"
+	"github.com/cvarlearn/cvar/internal/kernel"
 	"github.com/cvarlearn/cvar/internal/rng"
-	"github.com/cvarlearn/cvar/kernel"
 )
 
 // The kernel cases over the out-of-cache matrix (*-ooc*).

@@ -1,6 +1,6 @@
 package bench
 
-import "github.com/cvarlearn/cvar/kernel"
+import "github.com/cvarlearn/cvar/internal/kernel"
 
 // The kernel cases of the level-1 and row kernels (dot … addouterk).
 

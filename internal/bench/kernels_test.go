@@ -3,7 +3,7 @@ package bench
 import (
 	"testing"
 
-	"github.com/cvarlearn/cvar/kernel"
+	"github.com/cvarlearn/cvar/internal/kernel"
 )
 
 // benchKernel runs every variant of every size of one kernel in one

@@ -17,7 +17,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/cvarlearn/cvar"
-	"github.com/cvarlearn/cvar/kernel"
+	"github.com/cvarlearn/cvar/internal/kernel"
 )
 
 // TorchRow is one JSON line of bench/torch_epoch.py: one model's best epoch

@@ -4,7 +4,7 @@ package kernel
 // that the library's go.mod gains no dependency: _asm/amd64 writes the
 // AVX2+FMA kernels and their Go declarations with avo, _asm/arm64 the NEON
 // kernels with a small emitter of its own (avo has no arm64). Run
-// `go generate ./kernel` after editing them; CI regenerates and fails on any
+// `go generate ./internal/kernel` after editing them; CI regenerates and fails on any
 // difference.
 
 //go:generate go -C _asm run ./amd64 -out ../kernel_amd64.s -stubs ../stubs_amd64.go

@@ -1,4 +1,4 @@
-module github.com/cvarlearn/cvar/kernel/_asm
+module github.com/cvarlearn/cvar/internal/kernel/_asm
 
 go 1.24
 

@@ -5,15 +5,15 @@ import (
 	"math"
 	"math/rand/v2"
 
-	"github.com/cvarlearn/cvar/kernel"
+	"github.com/cvarlearn/cvar/internal/kernel"
 )
 
-// Default is the implementation chosen for this CPU at start-up; Info says
-// which and why. Its kernels and the pure-Go reference compute the same
+// Default is the implementation chosen for this CPU at start-up. Its kernels and the pure-Go reference compute the same
 // functions and agree to rounding.
 func ExampleDefault() {
 	im := kernel.Default()
-	fmt.Println(kernel.Info().Active == im.Name()) // e.g. "avx2", "neon" or "generic"
+	_, why, _ := kernel.Choice()
+	fmt.Println(why != "")
 
 	rng := rand.New(rand.NewPCG(1, 2))
 	x := make([]float64, 1000)

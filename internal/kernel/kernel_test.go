@@ -1194,7 +1194,8 @@ func TestFastPathSelected(t *testing.T) {
 		return
 	}
 	if Default().Name() != want {
-		t.Fatalf("CPU supports %q but the default implementation is %q (available: %v; %s)", want, Default().Name(), names, Info().Reason)
+		_, why, _ := Choice()
+		t.Fatalf("CPU supports %q but the default implementation is %q (available: %v; %s)", want, Default().Name(), names, why)
 	}
 	if im, err := Lookup(want); err != nil || im != Default() {
 		t.Fatalf("Lookup(%q) = %v, %v; want the default", want, im, err)

@@ -3,11 +3,8 @@ package kernel
 import (
 	"fmt"
 	"os"
-	"runtime"
 	"strings"
 	"sync"
-
-	"github.com/klauspost/cpuid/v2"
 )
 
 // Impl is one implementation of every kernel, in both precisions: a handle,
@@ -79,7 +76,7 @@ type choice struct {
 }
 
 // theDefault makes the choice once, when the default is first asked for (by
-// Default, For or Info), so that CVAR_KERNEL set by the program before then
+// Default, For or Choice), so that CVAR_KERNEL set by the program before then
 // counts. Nothing changes it afterwards: a caller that wants another
 // implementation passes it explicitly (batch's models take one, see
 // batch.Linear.WithKernel).
@@ -143,6 +140,14 @@ func Lookup(name string) (Impl, error) {
 	return Impl{}, fmt.Errorf("kernel: implementation %q is not available on this CPU (available: %s)", name, strings.Join(implNames(), ", "))
 }
 
+// Named returns the kernels of element type T of the implementation named
+// name: the zero Ops, which has no kernels, when this CPU has none by that
+// name. Package kernel's Impl is such a name.
+func Named[T Float](name string) Ops[T] {
+	im, _ := Lookup(name)
+	return OpsOf[T](im)
+}
+
 // implNames returns the names of impls, in order.
 func implNames() []string {
 	names := make([]string, len(impls))
@@ -152,60 +157,10 @@ func implNames() []string {
 	return names
 }
 
-// CPUInfo describes the processor, for reports. It comes from
-// github.com/klauspost/cpuid/v2 and plays no part in dispatch.
-type CPUInfo struct {
-	Brand        string   `json:"brand"`
-	Arch         string   `json:"arch"`
-	LogicalCores int      `json:"logical_cores"`
-	Features     []string `json:"features"`
-	L1DBytes     int      `json:"l1d_bytes"`
-	L2Bytes      int      `json:"l2_bytes"`
-	L3Bytes      int      `json:"l3_bytes"`
-}
-
-// KernelInfo reports the kernel paths and the CPU.
-type KernelInfo struct {
-	// Active is the default implementation's name, Default().Name.
-	Active    string   `json:"active"`
-	Available []string `json:"available"`
-	// Reason says why Active was chosen (the CPU model's 512-bit FMA
-	// width, or the CVAR_KERNEL override).
-	Reason string `json:"reason,omitempty"`
-	// Override reports a CVAR_KERNEL value that was ignored, and why.
-	Override string  `json:"override,omitempty"`
-	CPU      CPUInfo `json:"cpu"`
-}
-
-// Info reports the default implementation, every available one, and the CPU.
-func Info() KernelInfo {
+// Choice returns the default implementation, why it was chosen, and a
+// note on a CVAR_KERNEL value that could not be honoured ("" when none).
+// Package kernel's Info reports them.
+func Choice() (im Impl, why, note string) {
 	c := theDefault()
-	return KernelInfo{
-		Active:    c.im.name,
-		Available: implNames(),
-		Reason:    c.why,
-		Override:  c.note,
-		CPU: CPUInfo{
-			Brand:        cpuid.CPU.BrandName,
-			Arch:         runtime.GOARCH,
-			LogicalCores: cpuid.CPU.LogicalCores,
-			Features:     cpuid.CPU.FeatureSet(),
-			L1DBytes:     cpuid.CPU.Cache.L1D,
-			L2Bytes:      cpuid.CPU.Cache.L2,
-			L3Bytes:      cpuid.CPU.Cache.L3,
-		},
-	}
-}
-
-// String formats the report on one line.
-func (k KernelInfo) String() string {
-	s := fmt.Sprintf("kernel %s (available: %s) on %s, %s, %d logical cores",
-		k.Active, strings.Join(k.Available, ", "), k.CPU.Brand, k.CPU.Arch, k.CPU.LogicalCores)
-	if k.Reason != "" {
-		s += "; " + k.Reason
-	}
-	if k.Override != "" {
-		s += "; " + k.Override
-	}
-	return s
+	return Impl{c.im}, c.why, c.note
 }

@@ -46,6 +46,17 @@ type table[T Float] struct {
 	fusedLinearC    func(g, loss []T, x *Compact, idx []int, y, w []T, p *LinearStep[T]) (sumV, sumC T)
 }
 
+// Impl returns the implementation whose kernels o runs: the zero Impl for
+// the zero Ops and for the tables tests build, which Impls does not list.
+func (o Ops[T]) Impl() Impl {
+	for _, p := range impls {
+		if OpsOf[T](Impl{p}) == o {
+			return Impl{p}
+		}
+	}
+	return Impl{}
+}
+
 // Dot returns Σ_i x[i]·y[i] over len(x) elements; len(y) ≥ len(x).
 func (o Ops[T]) Dot(x, y []T) T {
 	return o.t.dot(x, y)
