@@ -10,13 +10,17 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
+	"reflect"
 	"slices"
 	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
+	"github.com/cvarlearn/cvar"
 )
 
 // Runner says where pipelines run and where their results meet the
@@ -205,10 +209,15 @@ func (j *job) recorded(ctx context.Context) error {
 
 // writeResult stores v (gob) at path through Beam's filesystems.
 func writeResult(ctx context.Context, path string, v any) error {
-	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(v); err != nil {
+	b, err := gobEncode(v)
+	if err != nil {
 		return err
 	}
+	return writeFile(ctx, path, b)
+}
+
+// writeFile stores b at path through Beam's filesystems.
+func writeFile(ctx context.Context, path string, b []byte) error {
 	fs, err := filesystem.New(ctx, path)
 	if err != nil {
 		return err
@@ -218,7 +227,7 @@ func writeResult(ctx context.Context, path string, v any) error {
 	if err != nil {
 		return err
 	}
-	if _, err := w.Write(buf.Bytes()); err != nil {
+	if _, err := w.Write(b); err != nil {
 		w.Close()
 		return err
 	}
@@ -228,36 +237,63 @@ func writeResult(ctx context.Context, path string, v any) error {
 // readResult loads what writeResult stored at path into v; found is false
 // when there is no such file (a pipeline over no rows writes none).
 func readResult(ctx context.Context, path string, v any) (found bool, err error) {
-	fs, err := filesystem.New(ctx, path)
-	if err != nil {
-		return false, err
+	b, err := readFile(ctx, path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return false, nil
 	}
-	defer fs.Close()
-	list, err := fs.List(ctx, path)
-	if err != nil || len(list) == 0 {
-		return false, err
-	}
-	r, err := fs.OpenRead(ctx, path)
-	if err != nil {
-		return false, err
-	}
-	defer r.Close()
-	b, err := io.ReadAll(r)
 	if err != nil {
 		return false, err
 	}
 	return true, gob.NewDecoder(bytes.NewReader(b)).Decode(v)
 }
 
-// The coders of the elements that are not loss chunks: gob.
-func encUpdate(v update) ([]byte, error)   { return gobEncode(v) }
-func decUpdate(b []byte) (update, error)   { return gobDecode[update](b) }
-func encMoments(v moments) ([]byte, error) { return gobEncode(v) }
-func decMoments(b []byte) (moments, error) { return gobDecode[moments](b) }
-func encSummary(v summary) ([]byte, error) { return gobEncode(v) }
-func decSummary(b []byte) (summary, error) { return gobDecode[summary](b) }
-func encTopList(v topList) ([]byte, error) { return gobEncode(v) }
-func decTopList(b []byte) (topList, error) { return gobDecode[topList](b) }
+// readFile reads the file at path through Beam's filesystems; an error
+// that wraps fs.ErrNotExist when there is none.
+func readFile(ctx context.Context, path string) ([]byte, error) {
+	fsys, err := filesystem.New(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	defer fsys.Close()
+	list, err := fsys.List(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	if len(list) == 0 {
+		return nil, fmt.Errorf("%s: %w", path, fs.ErrNotExist)
+	}
+	r, err := fsys.OpenRead(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	defer r.Close()
+	return io.ReadAll(r)
+}
+
+// The elements that cross the runner are gob-coded (Flink refused some
+// of Beam's row codings); each coder's functions are registered by name,
+// one plain function a type, since the instances of a generic function
+// share their name.
+func gobCoder[V any](enc func(V) ([]byte, error), dec func([]byte) (V, error)) {
+	beam.RegisterCoder(reflect.TypeFor[V](), enc, dec)
+	register.Function1x2(enc)
+	register.Function1x2(dec)
+}
+
+func encUpdate(v update) ([]byte, error)        { return gobEncode(v) }
+func decUpdate(b []byte) (update, error)        { return gobDecode[update](b) }
+func encMoments(v moments) ([]byte, error)      { return gobEncode(v) }
+func decMoments(b []byte) (moments, error)      { return gobDecode[moments](b) }
+func encSummary(v summary) ([]byte, error)      { return gobEncode(v) }
+func decSummary(b []byte) (summary, error)      { return gobDecode[summary](b) }
+func encTopList(v topList) ([]byte, error)      { return gobEncode(v) }
+func decTopList(b []byte) (topList, error)      { return gobDecode[topList](b) }
+func encMetrics(v cvar.Metrics) ([]byte, error) { return gobEncode(v) }
+func decMetrics(b []byte) (cvar.Metrics, error) { return gobDecode[cvar.Metrics](b) }
+func encRow(v Row) ([]byte, error)              { return gobEncode(v) }
+func decRow(b []byte) (Row, error)              { return gobDecode[Row](b) }
+func encLossBatch(v LossBatch) ([]byte, error)  { return gobEncode(v) }
+func decLossBatch(b []byte) (LossBatch, error)  { return gobDecode[LossBatch](b) }
 
 func gobEncode[V any](v V) ([]byte, error) {
 	var buf bytes.Buffer

@@ -1,0 +1,246 @@
+package cvarbeam
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
+	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
+	"github.com/cvarlearn/cvar"
+	"github.com/cvarlearn/cvar/batch"
+	"github.com/cvarlearn/cvar/dataset"
+)
+
+func init() {
+	register.DoFn3x1[context.Context, Row, func(LossBatch), error](&lossFn{})
+	register.Emitter1[LossBatch]()
+	gobCoder(encRow, decRow)
+	gobCoder(encLossBatch, decLossBatch)
+}
+
+// Row is one row of data as Losses takes it, its features as they are
+// in the data (the model's preprocessing is applied to them): X holds
+// those of a dense row; a row without X is sparse, Cols (0-based) and
+// Vals holding its non-zeros. Y is a regression row's target, Label the
+// index of a classification row's class in the model file's Classes.
+type Row struct {
+	X     []float64
+	Cols  []uint32
+	Vals  []float64
+	Y     float64
+	Label int32
+}
+
+// LossBatch is the losses of a batch of rows under a model, in the order
+// of the rows, and how many of them a classifier labels correctly.
+type LossBatch struct {
+	Losses     []float64
+	Correct    int64
+	Classifier bool
+}
+
+// LossConfig configures Losses.
+type LossConfig struct {
+	// Model is the path of a model file (cvar.SaveModel's bytes) on a
+	// filesystem that Beam and the workers reach: the model travels by
+	// path, not inside the job graph, whose size runners bound.
+	Model string
+	// Batch is the number of rows evaluated at once (0: DefaultBatch);
+	// Threads the engine's workers in each transform instance (0: 1, the
+	// runner running one bundle per core).
+	Batch, Threads int
+}
+
+// Losses adds to s the losses of the model file at cfg.Model on a
+// PCollection of Row: a PCollection of LossBatch, one a batch of rows.
+// Each transform instance loads the model once, gathers its bundle's rows
+// into batches of the library's engine (the last one in FinishBundle),
+// preprocesses them as the model file says and computes their losses with
+// cvar.Evaluator. A row of another width than the model's, a class
+// outside its classes or a loss that is not finite fails the pipeline.
+func Losses(s beam.Scope, cfg LossConfig, rows beam.PCollection) beam.PCollection {
+	return losses(s.Scope("cvarbeam.Losses"), cfg, rows, "")
+}
+
+// losses is Losses whose errors are recorded in the run folder errs.
+func losses(s beam.Scope, cfg LossConfig, rows beam.PCollection, errs string) beam.PCollection {
+	return beam.ParDo(s, &lossFn{Cfg: cfg, Errs: errs}, rows)
+}
+
+// lossFn is Losses' transform.
+type lossFn struct {
+	Cfg  LossConfig
+	Errs string // the run's folder, for an error's record
+
+	w lossWorker
+}
+
+// lossWorker is lossFn's work in the model's precision.
+type lossWorker interface {
+	add(r *Row, emit func(LossBatch)) error
+	flush(emit func(LossBatch)) error
+	close()
+}
+
+func (f *lossFn) Setup(ctx context.Context) error {
+	raw, err := readFile(ctx, f.Cfg.Model)
+	if err != nil {
+		return record(ctx, f.Errs, err)
+	}
+	m, err := cvar.LoadModel(bytes.NewReader(raw))
+	if err != nil {
+		return record(ctx, f.Errs, fmt.Errorf("%s: %w", f.Cfg.Model, err))
+	}
+	if m.Precision == cvar.F32 {
+		f.w, err = newLossWork[float32](m, f.Cfg)
+	} else {
+		f.w, err = newLossWork[float64](m, f.Cfg)
+	}
+	return record(ctx, f.Errs, err)
+}
+
+func (f *lossFn) ProcessElement(ctx context.Context, r Row, emit func(LossBatch)) error {
+	return record(ctx, f.Errs, f.w.add(&r, emit))
+}
+
+func (f *lossFn) FinishBundle(ctx context.Context, emit func(LossBatch)) error {
+	return record(ctx, f.Errs, f.w.flush(emit))
+}
+
+func (f *lossFn) Teardown() {
+	if f.w != nil {
+		f.w.close()
+	}
+}
+
+// lossWork gathers rows, dense and sparse apart, and evaluates a batch
+// when it fills.
+type lossWork[T batch.Float] struct {
+	m     *cvar.ModelFile
+	theta []T
+	ev    *cvar.Evaluator[T]
+	bufs  [2]*rowBuffer[T] // dense, sparse
+	x, v  []T              // a row's features in the model's precision
+	rows  int
+}
+
+func newLossWork[T batch.Float](m *cvar.ModelFile, cfg LossConfig) (*lossWork[T], error) {
+	model, theta, err := cvar.BuildModel[T](m)
+	if err != nil {
+		return nil, err
+	}
+	ev, err := cvar.NewEvaluator(model, max(cfg.Threads, 1))
+	if err != nil {
+		return nil, err
+	}
+	w := &lossWork[T]{m: m, theta: theta, ev: ev, rows: cfg.Batch}
+	if w.rows <= 0 {
+		w.rows = DefaultBatch
+	}
+	rs := rowSpec{Task: dataset.Regression}
+	if m.K > 0 {
+		rs.Task, rs.Classes = dataset.Classification, m.Classes
+	}
+	w.bufs[0] = newRowBuffer[T](&rs, m.D)
+	rs.Sparse = true
+	w.bufs[1] = newRowBuffer[T](&rs, m.D)
+	return w, nil
+}
+
+// add checks a row against the model and gathers it: a sparse row into
+// the sparse batch, unless the model centres its features, which makes
+// them dense.
+func (w *lossWork[T]) add(r *Row, emit func(LossBatch)) error {
+	d := w.m.D
+	if r.X != nil && len(r.X) != d {
+		return fmt.Errorf("a row of %d features; the model takes %d", len(r.X), d)
+	}
+	if len(r.Cols) != len(r.Vals) {
+		return fmt.Errorf("a sparse row of %d columns and %d values", len(r.Cols), len(r.Vals))
+	}
+	for _, c := range r.Cols {
+		if int(c) >= d {
+			return fmt.Errorf("a row with feature %d; the model takes %d", int(c)+1, d)
+		}
+	}
+	if w.m.K > 0 && (r.Label < 0 || int(r.Label) >= w.m.K) {
+		return fmt.Errorf("a row of class %d; the model has %d classes", r.Label, w.m.K)
+	}
+	sparse := r.X == nil && !w.m.Preprocessing.Centres()
+	w.x = w.x[:0]
+	if !sparse {
+		w.x = append(w.x, make([]T, d)...)
+		for i, v := range r.X {
+			w.x[i] = T(v)
+		}
+		for p, c := range r.Cols {
+			w.x[c] = T(r.Vals[p])
+		}
+	}
+	w.v = w.v[:0]
+	for _, v := range r.Vals {
+		w.v = append(w.v, T(v))
+	}
+	b := w.bufs[boolIndex(sparse)]
+	if err := b.add(w.x, r.Cols, w.v, T(r.Y), r.Label); err != nil {
+		return err
+	}
+	if b.ds.N < w.rows {
+		return nil
+	}
+	return w.evaluate(b, emit)
+}
+
+func boolIndex(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
+}
+
+// flush evaluates the rows gathered.
+func (w *lossWork[T]) flush(emit func(LossBatch)) error {
+	return errors.Join(w.evaluate(w.bufs[0], emit), w.evaluate(w.bufs[1], emit))
+}
+
+// evaluate computes the losses of b's rows and emits them.
+func (w *lossWork[T]) evaluate(b *rowBuffer[T], emit func(LossBatch)) error {
+	if b.ds.N == 0 {
+		return nil
+	}
+	defer b.reset()
+	data, err := b.batchOf(&w.m.Preprocessing)
+	if err != nil {
+		return err
+	}
+	losses, err := w.ev.Losses(w.theta, data)
+	if err != nil {
+		return err
+	}
+	out := LossBatch{Losses: make([]float64, len(losses))}
+	for i, l := range losses {
+		if math.IsNaN(float64(l)) || math.IsInf(float64(l), 0) {
+			return fmt.Errorf("a loss is %v", l)
+		}
+		out.Losses[i] = float64(l)
+	}
+	if data.IsClassification() {
+		pred, err := w.ev.Predictions(w.theta, data)
+		if err != nil {
+			return err
+		}
+		out.Classifier = true
+		for i, p := range pred {
+			if p == int(data.Labels[i]) {
+				out.Correct++
+			}
+		}
+	}
+	emit(out)
+	return nil
+}
+
+func (w *lossWork[T]) close() { w.ev.Close() }
