@@ -3,6 +3,7 @@ package cvar_test
 import (
 	"bytes"
 	"flag"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -154,7 +155,8 @@ func goCmd(t *testing.T, goTool string, args ...string) []byte {
 	return out
 }
 
-// lineDiff lists the lines only in want (-) and only in got (+).
+// lineDiff lists the lines only in want (-) and only in got (+), or, when
+// only their order differs, the first line where they part.
 func lineDiff(want, got string) string {
 	wl, gl := strings.Split(want, "\n"), strings.Split(got, "\n")
 	var b strings.Builder
@@ -168,5 +170,13 @@ func lineDiff(want, got string) string {
 			b.WriteString("+ " + l + "\n")
 		}
 	}
-	return b.String()
+	if b.Len() > 0 {
+		return b.String()
+	}
+	for i := range min(len(wl), len(gl)) {
+		if wl[i] != gl[i] {
+			return fmt.Sprintf("line %d: %q, was %q", i+1, gl[i], wl[i])
+		}
+	}
+	return fmt.Sprintf("%d lines, were %d", len(gl), len(wl))
 }

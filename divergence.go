@@ -7,16 +7,6 @@ import (
 	"github.com/cvarlearn/cvar/batch"
 )
 
-// A run has diverged when a minibatch's mean loss exceeds DivergenceFactor
-// times its loss scale: the largest of the initial losses (see
-// DefaultInitSample) for Train, or the first sample's loss for Online, or 1
-// if that is larger; and when τ, which estimates a quantile of the
-// losses, passes that bound. A healthy run lowers its
-// losses; one whose mean loss has grown twelve orders of magnitude past the
-// worst loss it started from is running away geometrically, and would go on
-// to overflow (or return garbage that stays just finite).
-const DivergenceFactor = 1e12
-
 func maxAbs[T batch.Float](xs []T) float64 {
 	var m float64
 	for _, x := range xs {

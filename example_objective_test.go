@@ -13,7 +13,7 @@ import (
 // CVaR_0.1, and with Group DRO over the data's groups, and measures each
 // group's accuracy.
 func ExampleObjective() {
-	ds, err := dataset.SyntheticClassification[float64](dataset.SynthClassConfig{N: 4000, Seed: 1, MarkGroups: true})
+	ds, err := dataset.SyntheticClassification[float64](dataset.SynthClassOptions{N: 4000, Seed: 1, MarkGroups: true})
 	if err != nil {
 		panic(err)
 	}

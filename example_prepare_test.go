@@ -13,7 +13,7 @@ import (
 // measures the tail on the validation part. The Preprocessing goes into
 // the model file, for new data.
 func ExamplePrepare() {
-	full, err := dataset.SyntheticClassification[float64](dataset.SynthClassConfig{N: 1500, D: 6, Seed: 1})
+	full, err := dataset.SyntheticClassification[float64](dataset.SynthClassOptions{N: 1500, D: 6, Seed: 1})
 	if err != nil {
 		panic(err)
 	}

@@ -78,7 +78,7 @@ func TestFitMatchesTrainStream(t *testing.T) {
 // max-abs exactly, moments to rounding), through the encoding, and the same
 // merge gives the same bits.
 func TestFitMerge(t *testing.T) {
-	ds, err := dataset.SyntheticRegression[float64](dataset.SynthRegConfig{N: 300, D: 5, Seed: 4})
+	ds, err := dataset.SyntheticRegression[float64](dataset.SynthRegOptions{N: 300, D: 5, Seed: 4})
 	if err != nil {
 		t.Fatal(err)
 	}

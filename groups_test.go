@@ -197,7 +197,7 @@ func TestGroupErrors(t *testing.T) {
 // EvaluateGroups of a model agrees with Evaluate on all rows and on each
 // group's rows.
 func TestEvaluateGroupsModel(t *testing.T) {
-	ds, err := dataset.SyntheticClassification[float64](dataset.SynthClassConfig{N: 500, Seed: 2, MarkGroups: true})
+	ds, err := dataset.SyntheticClassification[float64](dataset.SynthClassOptions{N: 500, Seed: 2, MarkGroups: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -269,7 +269,7 @@ func TestCollapseTrained(t *testing.T) {
 		obj          Objective
 		want         bool
 	}{{0.2, 0.05, ObjectiveCVaR, true}, {0, DefaultAlpha, ObjectiveDefault, false}} {
-		ds, err := dataset.SyntheticClassification[float64](dataset.SynthClassConfig{N: 3000, Noise: c.noise, Seed: 1})
+		ds, err := dataset.SyntheticClassification[float64](dataset.SynthClassOptions{N: 3000, Noise: c.noise, Seed: 1})
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -1,7 +1,6 @@
 package cvar
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/cvarlearn/cvar/batch"
@@ -9,12 +8,6 @@ import (
 
 // Argument checks shared by the entry points: a library call with bad
 // arguments returns an error, never panics.
-
-var (
-	errNoModel   = errors.New("cvar: no model (nil batch.Model)")
-	errNoData    = errors.New("cvar: no data (nil *batch.Data)")
-	errNoContext = errors.New("cvar: nil context (use context.Background())")
-)
 
 // checkModelData reports a nil model or data, invalid data (see
 // batch.Data.Validate, a pass over the data) and data the model does not

@@ -13,8 +13,14 @@ import (
 // A trained model as a value: what a model file holds (modelformat.go reads
 // and writes it; the package documentation specifies the format).
 
-// Precisions of model files: the element type of the parameters.
+// The model file format's version and precisions.
 const (
+	// ModelFileVersion is the version of the model file format this build
+	// writes and reads.
+	ModelFileVersion = 1
+
+	// F32 and F64 are the precisions of model files: the element type of
+	// the parameters.
 	F32 = "f32"
 	F64 = "f64"
 )

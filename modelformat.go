@@ -21,22 +21,9 @@ import (
 // The model file format: SaveModel and LoadModel. The package documentation
 // ("Model files") specifies it; keep the two in step.
 
-// ModelFileVersion is the version of the model file format this build
-// writes and reads.
-const ModelFileVersion = 1
-
 const (
 	modelMagic     = "CVARMODL"
 	maxHeaderBytes = 64 << 20
-)
-
-// Errors of LoadModel, with detail; test with errors.Is.
-var (
-	ErrModelFormat   = errors.New("cvar: not a cvar model file")
-	ErrModelVersion  = errors.New("cvar: unsupported model file version")
-	ErrModelTrunc    = errors.New("cvar: truncated model file")
-	ErrModelChecksum = errors.New("cvar: model file checksum mismatch")
-	ErrModelInvalid  = errors.New("cvar: invalid model file")
 )
 
 // paramsJSON is Params as the header stores it.

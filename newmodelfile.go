@@ -10,8 +10,7 @@ import (
 // the run's result, the classes and feature names of the training data
 // train, the preprocessing its features went through (such as
 // Prepared.Preprocessing), and the program's record of the data. A nil
-// model, res or train gives nil, which SaveModel and WriteModelFile refuse
-// with an error.
+// model, res or train gives nil, which SaveModel refuses with an error.
 func NewModelFile[T batch.Float](model batch.Model[T], res *Result[T], train *dataset.Dataset[T], prep dataset.Preprocessing, src Provenance) *ModelFile {
 	if model == nil || res == nil || train == nil {
 		return nil

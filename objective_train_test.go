@@ -181,7 +181,7 @@ func TestObjectiveMisuse(t *testing.T) {
 // reverses) as training data, with its groups: 1 for the minority.
 func builtinGroups(t *testing.T, n int, seed uint64, noise float64) (*batch.Data[float64], []int32) {
 	t.Helper()
-	ds, minority, err := dataset.SyntheticClassificationGroups[float64](dataset.SynthClassConfig{N: n, Seed: seed, Noise: noise})
+	ds, minority, err := dataset.SyntheticClassificationGroups[float64](dataset.SynthClassOptions{N: n, Seed: seed, Noise: noise})
 	if err != nil {
 		t.Fatal(err)
 	}

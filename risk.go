@@ -1,7 +1,6 @@
 package cvar
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"sync"
@@ -34,34 +33,6 @@ import (
 // CVaR is within a few float64 ulp of the exact value of the definition for
 // the given float64/float32 inputs, independently of n, and is clamped to
 // [VaR, max ℓ].
-
-// Errors returned by the risk metrics, with detail; test with errors.Is.
-var (
-	// ErrAlpha: α is NaN or outside (0, 1].
-	ErrAlpha = errors.New("cvar: alpha outside (0, 1]")
-	// ErrEmpty: there are no losses.
-	ErrEmpty = errors.New("cvar: no losses")
-	// ErrNonFinite: a loss is NaN, +Inf or −Inf. Errors for NaN losses also
-	// match ErrNaN.
-	ErrNonFinite = errors.New("cvar: non-finite loss")
-	// ErrNaN: a loss is NaN (such errors match ErrNonFinite too).
-	ErrNaN = errors.New("cvar: NaN loss")
-	// ErrWeights: the sample weights are unusable (length mismatch, a
-	// negative, NaN or infinite weight, or no positive weight).
-	ErrWeights = errors.New("cvar: invalid weights")
-)
-
-// riskError is an error with a detailed message that matches one or more
-// sentinels under errors.Is.
-type riskError struct {
-	msg  string
-	kind []error
-}
-
-func (e *riskError) Error() string   { return e.msg }
-func (e *riskError) Unwrap() []error { return e.kind }
-
-func fail(msg string, kind ...error) error { return &riskError{msg: msg, kind: kind} }
 
 func checkAlpha(alpha float64) error {
 	if !(alpha > 0 && alpha <= 1) { // NaN fails both

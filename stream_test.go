@@ -48,7 +48,7 @@ func memSource(data []byte, opens *int) StreamSource {
 
 func synthClass(t *testing.T, n, d, k int) *dataset.Dataset[float64] {
 	t.Helper()
-	ds, err := dataset.SyntheticClassification[float64](dataset.SynthClassConfig{N: n, D: d, Classes: k, Seed: 3})
+	ds, err := dataset.SyntheticClassification[float64](dataset.SynthClassOptions{N: n, D: d, Classes: k, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -152,7 +152,7 @@ func TestTrainStreamPasses(t *testing.T) {
 // non-zeros, scaled by the training part's max-abs, with the dense
 // handling's metrics to rounding.
 func TestTrainStreamSparse(t *testing.T) {
-	text, err := dataset.SyntheticText[float64](dataset.SynthTextConfig{N: 400, D: 300, NNZ: 8, Zipf: 1.1, Seed: 2})
+	text, err := dataset.SyntheticText[float64](dataset.SynthTextOptions{N: 400, D: 300, NNZ: 8, Zipf: 1.1, Seed: 2})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -221,7 +221,7 @@ func TestTrainStreamMaxAbsDense(t *testing.T) {
 // kind asked for), trained on standardised targets and mapped back, so its
 // metrics are in the target's units.
 func TestTrainStreamRegression(t *testing.T) {
-	ds, err := dataset.SyntheticRegression[float64](dataset.SynthRegConfig{N: 400, D: 3, Seed: 4})
+	ds, err := dataset.SyntheticRegression[float64](dataset.SynthRegOptions{N: 400, D: 3, Seed: 4})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,19 +27,6 @@ type Result[T batch.Float] struct {
 	Params Params
 }
 
-// DivergenceError reports a step that made the parameters, τ or a loss
-// NaN or infinite, or whose minibatch's mean loss exceeded DivergenceFactor
-// times the run's initial loss scale (see DivergenceFactor): a blow-up that
-// stays finite. Training stops there.
-type DivergenceError struct {
-	Step int    // 1-based step
-	What string // what became non-finite
-}
-
-func (e *DivergenceError) Error() string {
-	return fmt.Sprintf("cvar: training diverged at step %d: %s (lower the step size or bound K)", e.Step, e.What)
-}
-
 // run is the state of one training run, shared by Train and Online.
 type run[T batch.Float] struct {
 	model  batch.Model[T]

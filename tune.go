@@ -199,11 +199,6 @@ func TuneContext[T batch.Float](ctx context.Context, model batch.Model[T], train
 	return &Tuned[T]{Trials: trials, Best: best, Result: res}, nil
 }
 
-// MaxGridSettings is the largest number of settings Tune tries: every
-// setting is a whole training run, and Tune holds the parameters of each
-// until it has picked one.
-const MaxGridSettings = 1 << 16
-
 // checkGrid reports a grid value that is not finite, a step size or ε
 // fraction of 0 (Options would read it as its default, so the setting
 // would not be the one reported) and a grid of more than MaxGridSettings

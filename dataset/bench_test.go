@@ -56,7 +56,7 @@ func BenchmarkReadLIBSVM(b *testing.B) {
 
 func BenchmarkSyntheticClassification(b *testing.B) {
 	for b.Loop() {
-		if _, err := SyntheticClassification[float32](SynthClassConfig{}); err != nil {
+		if _, err := SyntheticClassification[float32](SynthClassOptions{}); err != nil {
 			b.Fatal(err)
 		}
 	}

@@ -38,7 +38,7 @@
 // for metrics by group and Group DRO: [Dataset].Groups, filled from a CSV
 // column ([CSVOptions].Group), a group file of one label a line
 // ([FileOptions].GroupFile, [Dataset.LoadGroups], [ReadGroups]) or the
-// synthetic data's subgroup ([SynthClassConfig].MarkGroups). Subset and
+// synthetic data's subgroup ([SynthClassOptions].MarkGroups). Subset and
 // Split carry them with their rows.
 //
 // # Errors

@@ -52,7 +52,7 @@ func Example() {
 }
 
 func ExampleSyntheticClassificationGroups() {
-	ds, minority, err := dataset.SyntheticClassificationGroups[float32](dataset.SynthClassConfig{Seed: 1})
+	ds, minority, err := dataset.SyntheticClassificationGroups[float32](dataset.SynthClassOptions{Seed: 1})
 	if err != nil {
 		fmt.Println(err)
 		return

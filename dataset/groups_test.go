@@ -176,11 +176,11 @@ func TestGroupFileLoadFile(t *testing.T) {
 // Marking the synthetic data's groups keeps its rows and marks the
 // minority.
 func TestGroupSyntheticMarks(t *testing.T) {
-	plain, minority, err := SyntheticClassificationGroups[float64](SynthClassConfig{N: 300, Seed: 4})
+	plain, minority, err := SyntheticClassificationGroups[float64](SynthClassOptions{N: 300, Seed: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
-	marked, err := SyntheticClassification[float64](SynthClassConfig{N: 300, Seed: 4, MarkGroups: true})
+	marked, err := SyntheticClassification[float64](SynthClassOptions{N: 300, Seed: 4, MarkGroups: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -195,7 +195,7 @@ func TestGroupSyntheticMarks(t *testing.T) {
 			t.Fatalf("row %d: group %d, minority %v", i, marked.Groups[i], m)
 		}
 	}
-	reg, err := SyntheticRegression[float32](SynthRegConfig{N: 50, MarkGroups: true})
+	reg, err := SyntheticRegression[float32](SynthRegOptions{N: 50, MarkGroups: true})
 	if err != nil || len(reg.Groups) != 50 || reg.Validate() != nil {
 		t.Errorf("regression groups: %v %v", reg.Groups, err)
 	}

@@ -22,7 +22,7 @@ func columnStats[T Float](ds *Dataset[T], j int) (mean, sd float64) {
 }
 
 func TestStandardizer(t *testing.T) {
-	ds, err := SyntheticRegression[float64](SynthRegConfig{N: 3000, D: 6, Seed: 4})
+	ds, err := SyntheticRegression[float64](SynthRegOptions{N: 3000, D: 6, Seed: 4})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -139,7 +139,7 @@ func TestScaleUnit(t *testing.T) {
 }
 
 func TestSplit(t *testing.T) {
-	ds, err := SyntheticClassification[float64](SynthClassConfig{N: 300, Seed: 1})
+	ds, err := SyntheticClassification[float64](SynthClassOptions{N: 300, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -220,7 +220,7 @@ func TestSplitter(t *testing.T) {
 			}
 		}
 	}
-	ds, _ := SyntheticRegression[float64](SynthRegConfig{N: 50, D: 2, Seed: 3})
+	ds, _ := SyntheticRegression[float64](SynthRegOptions{N: 50, D: 2, Seed: 3})
 	for i := range ds.N {
 		ds.Y[i] = float64(i) // the row index
 	}

@@ -7,9 +7,9 @@ import (
 	"github.com/cvarlearn/cvar/internal/rng"
 )
 
-// SynthClassConfig configures SyntheticClassification. Zero fields take the
+// SynthClassOptions configures SyntheticClassification. Zero fields take the
 // defaults given with them.
-type SynthClassConfig struct {
+type SynthClassOptions struct {
 	N        int     // samples; default 6000
 	D        int     // features; default 20; at least 2·Classes+1
 	Classes  int     // number of classes K; default 2
@@ -23,9 +23,9 @@ type SynthClassConfig struct {
 	MarkGroups bool
 }
 
-// SynthRegConfig configures SyntheticRegression. Zero fields take the
+// SynthRegOptions configures SyntheticRegression. Zero fields take the
 // defaults given with them.
-type SynthRegConfig struct {
+type SynthRegOptions struct {
 	N        int     // samples; default 6000
 	D        int     // features; default 20
 	Dof      float64 // degrees of freedom ν of the Student-t noise; default 3
@@ -43,7 +43,7 @@ type SynthRegConfig struct {
 // SyntheticClassification generates a K-class problem with a rare, hard
 // subgroup: the case CVaR minimisation exists for. See
 // SyntheticClassificationGroups for the generative model.
-func SyntheticClassification[T Float](cfg SynthClassConfig) (*Dataset[T], error) {
+func SyntheticClassification[T Float](cfg SynthClassOptions) (*Dataset[T], error) {
 	ds, _, err := SyntheticClassificationGroups[T](cfg)
 	return ds, err
 }
@@ -82,7 +82,7 @@ func SyntheticClassification[T Float](cfg SynthClassConfig) (*Dataset[T], error)
 // Classes are "0".."K-1"; features are "f1".."fD". The rows depend only on
 // the configuration, on every platform and Go version, and are the same in
 // float32 and float64 up to rounding.
-func SyntheticClassificationGroups[T Float](cfg SynthClassConfig) (*Dataset[T], []bool, error) {
+func SyntheticClassificationGroups[T Float](cfg SynthClassOptions) (*Dataset[T], []bool, error) {
 	cfg = cfg.withDefaults()
 	if err := cfg.validate(); err != nil {
 		return nil, nil, err
@@ -129,7 +129,7 @@ func SyntheticClassificationGroups[T Float](cfg SynthClassConfig) (*Dataset[T], 
 	return ds, minority, nil
 }
 
-func (c SynthClassConfig) withDefaults() SynthClassConfig {
+func (c SynthClassOptions) withDefaults() SynthClassOptions {
 	c.N = orDefault(c.N, 6000)
 	c.D = orDefault(c.D, 20)
 	c.Classes = orDefault(c.Classes, 2)
@@ -139,7 +139,7 @@ func (c SynthClassConfig) withDefaults() SynthClassConfig {
 	return c
 }
 
-func (c SynthClassConfig) validate() error {
+func (c SynthClassOptions) validate() error {
 	switch {
 	case c.N < 1:
 		return fmt.Errorf("dataset: synthetic classification: N = %d; expected at least 1 sample", c.N)
@@ -161,7 +161,7 @@ func (c SynthClassConfig) validate() error {
 // SyntheticRegression generates a linear regression problem with
 // heavy-tailed noise and a noisier subgroup. See SyntheticRegressionGroups
 // for the generative model.
-func SyntheticRegression[T Float](cfg SynthRegConfig) (*Dataset[T], error) {
+func SyntheticRegression[T Float](cfg SynthRegOptions) (*Dataset[T], error) {
 	ds, _, err := SyntheticRegressionGroups[T](cfg)
 	return ds, err
 }
@@ -183,7 +183,7 @@ func SyntheticRegression[T Float](cfg SynthRegConfig) (*Dataset[T], error) {
 // the situation in which a mean-loss fit and a CVaR fit differ. There is no
 // intercept. Features are "f1".."fD". The rows depend only on the
 // configuration, on every platform and Go version.
-func SyntheticRegressionGroups[T Float](cfg SynthRegConfig) (*Dataset[T], []bool, error) {
+func SyntheticRegressionGroups[T Float](cfg SynthRegOptions) (*Dataset[T], []bool, error) {
 	cfg = cfg.withDefaults()
 	if err := cfg.validate(); err != nil {
 		return nil, nil, err
@@ -230,7 +230,7 @@ func SyntheticRegressionGroups[T Float](cfg SynthRegConfig) (*Dataset[T], []bool
 	return ds, group, nil
 }
 
-func (c SynthRegConfig) withDefaults() SynthRegConfig {
+func (c SynthRegOptions) withDefaults() SynthRegOptions {
 	c.N = orDefault(c.N, 6000)
 	c.D = orDefault(c.D, 20)
 	c.Dof = orDefault(c.Dof, 3)
@@ -241,7 +241,7 @@ func (c SynthRegConfig) withDefaults() SynthRegConfig {
 	return c
 }
 
-func (c SynthRegConfig) validate() error {
+func (c SynthRegOptions) validate() error {
 	switch {
 	case c.N < 1:
 		return fmt.Errorf("dataset: synthetic regression: N = %d; expected at least 1 sample", c.N)

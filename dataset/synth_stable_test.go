@@ -35,7 +35,7 @@ func fingerprint(ds *Dataset[float64], group []bool) string {
 // bit for bit: they depend only on the configuration, on every platform and
 // Go version (the arm64 leg of CI runs this test too).
 func TestSyntheticDataIsPinned(t *testing.T) {
-	c, g, err := SyntheticClassificationGroups[float64](SynthClassConfig{Seed: 1, N: 3000, Classes: 3})
+	c, g, err := SyntheticClassificationGroups[float64](SynthClassOptions{Seed: 1, N: 3000, Classes: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -49,7 +49,7 @@ func TestSyntheticDataIsPinned(t *testing.T) {
 		"validation":     fingerprint(va, nil),
 	}
 	for _, dof := range []float64{3, 1} { // dof 1 draws Gamma(½), through the boost
-		r, g, err := SyntheticRegressionGroups[float64](SynthRegConfig{Seed: 1, N: 3000, Dof: dof})
+		r, g, err := SyntheticRegressionGroups[float64](SynthRegOptions{Seed: 1, N: 3000, Dof: dof})
 		if err != nil {
 			t.Fatal(err)
 		}

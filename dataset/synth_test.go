@@ -9,7 +9,7 @@ import (
 )
 
 func TestSyntheticClassification(t *testing.T) {
-	ds, minority, err := SyntheticClassificationGroups[float64](SynthClassConfig{Seed: 7})
+	ds, minority, err := SyntheticClassificationGroups[float64](SynthClassOptions{Seed: 7})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -40,15 +40,15 @@ func TestSyntheticClassification(t *testing.T) {
 		t.Errorf("%d positive labels of 6000, want balanced classes", pos)
 	}
 
-	again, _ := SyntheticClassification[float64](SynthClassConfig{Seed: 7})
+	again, _ := SyntheticClassification[float64](SynthClassOptions{Seed: 7})
 	if !slices.Equal(ds.X, again.X) || !slices.Equal(ds.Labels, again.Labels) {
 		t.Error("same seed, different data")
 	}
-	other, _ := SyntheticClassification[float64](SynthClassConfig{Seed: 8})
+	other, _ := SyntheticClassification[float64](SynthClassOptions{Seed: 8})
 	if slices.Equal(ds.X, other.X) {
 		t.Error("different seeds, same data")
 	}
-	f32, _ := SyntheticClassification[float32](SynthClassConfig{Seed: 7})
+	f32, _ := SyntheticClassification[float32](SynthClassOptions{Seed: 7})
 	for i, v := range f32.X {
 		if v != float32(ds.X[i]) {
 			t.Fatalf("float32 X[%d] = %v, float64 %v", i, v, ds.X[i])
@@ -60,7 +60,7 @@ func TestSyntheticClassification(t *testing.T) {
 }
 
 func TestSyntheticClassificationConfig(t *testing.T) {
-	ds, minority, err := SyntheticClassificationGroups[float32](SynthClassConfig{N: 4000, D: 9, Classes: 4, Minority: 0.3, Noise: -1, Seed: 1})
+	ds, minority, err := SyntheticClassificationGroups[float32](SynthClassOptions{N: 4000, D: 9, Classes: 4, Minority: 0.3, Noise: -1, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestSyntheticClassificationConfig(t *testing.T) {
 	if correct < 3000 {
 		t.Errorf("core features predict %d of 4000 labels", correct)
 	}
-	for _, bad := range []SynthClassConfig{
+	for _, bad := range []SynthClassOptions{
 		{N: -1}, {D: 4}, {Classes: 1}, {Classes: 10}, {Minority: 1}, {Minority: -0.1},
 		{Noise: 1}, {Noise: math.NaN()}, {Shift: math.Inf(1)},
 	} {
@@ -106,7 +106,7 @@ func toFloat64[T Float](x []T) []float64 {
 }
 
 func TestSyntheticRegression(t *testing.T) {
-	ds, group, err := SyntheticRegressionGroups[float64](SynthRegConfig{Seed: 3})
+	ds, group, err := SyntheticRegressionGroups[float64](SynthRegOptions{Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,15 +157,15 @@ func TestSyntheticRegression(t *testing.T) {
 		t.Errorf("majority residual kurtosis %v; want heavy tails", kurt)
 	}
 
-	again, _ := SyntheticRegression[float64](SynthRegConfig{Seed: 3})
+	again, _ := SyntheticRegression[float64](SynthRegOptions{Seed: 3})
 	if !slices.Equal(ds.Y, again.Y) || !slices.Equal(ds.X, again.X) {
 		t.Error("same seed, different data")
 	}
-	none, g0, err := SyntheticRegressionGroups[float32](SynthRegConfig{N: 100, D: 3, Minority: -1, Seed: 3})
+	none, g0, err := SyntheticRegressionGroups[float32](SynthRegOptions{N: 100, D: 3, Minority: -1, Seed: 3})
 	if err != nil || none.N != 100 || none.D != 3 || slices.Contains(g0, true) {
 		t.Errorf("no subgroup: %v %v", err, g0)
 	}
-	for _, bad := range []SynthRegConfig{
+	for _, bad := range []SynthRegOptions{
 		{N: -5}, {D: -1}, {Dof: -1}, {Noise: math.Inf(1)}, {Minority: 1}, {Hetero: -2}, {Shift: math.NaN()},
 	} {
 		if _, err := SyntheticRegression[float64](bad); err == nil {
@@ -221,11 +221,11 @@ func TestSyntheticClassificationFavoursCVaR(t *testing.T) {
 	if testing.Short() {
 		t.Skip("trains two models")
 	}
-	train, err := SyntheticClassification[float64](SynthClassConfig{N: 4000, Seed: 11})
+	train, err := SyntheticClassification[float64](SynthClassOptions{N: 4000, Seed: 11})
 	if err != nil {
 		t.Fatal(err)
 	}
-	test, minority, err := SyntheticClassificationGroups[float64](SynthClassConfig{N: 6000, Seed: 12})
+	test, minority, err := SyntheticClassificationGroups[float64](SynthClassOptions{N: 6000, Seed: 12})
 	if err != nil {
 		t.Fatal(err)
 	}

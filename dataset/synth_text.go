@@ -13,9 +13,9 @@ import (
 	"github.com/cvarlearn/cvar/internal/rng"
 )
 
-// SynthTextConfig configures SyntheticText. Zero fields take the defaults
+// SynthTextOptions configures SyntheticText. Zero fields take the defaults
 // given with them.
-type SynthTextConfig struct {
+type SynthTextOptions struct {
 	N     int     // rows; default 100 000
 	D     int     // features; default 2²⁰
 	NNZ   int     // non-zeros a row; default 40, at most D
@@ -24,7 +24,7 @@ type SynthTextConfig struct {
 	Seed  uint64  // random seed; every seed, 0 included, is valid
 }
 
-func (c SynthTextConfig) withDefaults() SynthTextConfig {
+func (c SynthTextOptions) withDefaults() SynthTextOptions {
 	c.N = orDefault(c.N, 100_000)
 	c.D = orDefault(c.D, 1<<20)
 	c.NNZ = orDefault(c.NNZ, 40)
@@ -54,7 +54,7 @@ func (c SynthTextConfig) withDefaults() SynthTextConfig {
 // Classes are "-1" and "+1"; features "f1".."fD". The data depends only on
 // the configuration, on every platform and Go version. Memory: the CSR
 // arrays (NNZ·N entries) and O(D) for the frequency table and the rule.
-func SyntheticText[T Float](cfg SynthTextConfig) (*Dataset[T], error) {
+func SyntheticText[T Float](cfg SynthTextOptions) (*Dataset[T], error) {
 	cfg = cfg.withDefaults()
 	switch {
 	case cfg.N < 1 || cfg.D < 1 || uint64(cfg.D) > math.MaxUint32:

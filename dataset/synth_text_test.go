@@ -11,7 +11,7 @@ import (
 // columns a row, unit rows, Zipf-like frequencies, both classes) and that
 // WriteLIBSVM and ReadLIBSVM round-trip it.
 func TestSyntheticText(t *testing.T) {
-	cfg := SynthTextConfig{N: 3000, D: 5000, NNZ: 20, Seed: 7}
+	cfg := SynthTextOptions{N: 3000, D: 5000, NNZ: 20, Seed: 7}
 	ds, err := SyntheticText[float32](cfg)
 	if err != nil {
 		t.Fatal(err)
@@ -60,7 +60,7 @@ func TestSyntheticText(t *testing.T) {
 	if !slices.Equal(rd.Indptr, ds.Indptr) || !slices.Equal(rd.Cols, ds.Cols) || !slices.Equal(rd.Vals, ds.Vals) || !slices.Equal(rd.Labels, ds.Labels) {
 		t.Error("WriteLIBSVM then ReadLIBSVM changed the data")
 	}
-	for _, bad := range []SynthTextConfig{{N: -1}, {D: 10, NNZ: 11}, {Zipf: math.Inf(1)}, {Noise: 0.5}} {
+	for _, bad := range []SynthTextOptions{{N: -1}, {D: 10, NNZ: 11}, {Zipf: math.Inf(1)}, {Noise: 0.5}} {
 		if _, err := SyntheticText[float64](bad); err == nil {
 			t.Errorf("%+v accepted", bad)
 		}

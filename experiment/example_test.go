@@ -13,7 +13,7 @@ import (
 // training split, and each method keeps the setting of the grid with the
 // smallest validation mean loss.
 func ExampleRun() {
-	full, err := dataset.SyntheticClassification[float32](dataset.SynthClassConfig{N: 900, D: 8, Seed: 1})
+	full, err := dataset.SyntheticClassification[float32](dataset.SynthClassOptions{N: 900, D: 8, Seed: 1})
 	if err != nil {
 		panic(err)
 	}
@@ -42,7 +42,7 @@ func ExampleRun() {
 		d.Model, err = batch.NewLogistic[float32](train.D)
 		return d, err
 	}
-	cfg := experiment.Config{
+	cfg := experiment.Options{
 		Alphas: []float64{0.1}, LRs: []float64{0.01, 0.05}, WeightDecays: []float64{0, 1e-3},
 		Seeds: 2, Epochs: 5, Batch: 64,
 	}

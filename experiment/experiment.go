@@ -9,7 +9,7 @@
 // [Run] runs the grid on one data set, which the caller splits and
 // preprocesses for each seed ([Data]); its [Result] holds a [Row] per
 // method and α, which [WriteText], [WriteMarkdown] and [WriteCSV] lay out
-// as tables, or encoding/json as the rows, and with [Config.Curves] the
+// as tables, or encoding/json as the rows, and with [Options.Curves] the
 // figures ([Result.Curves], [Result.Tails]).
 package experiment
 
@@ -27,8 +27,8 @@ import (
 	"github.com/cvarlearn/cvar/internal/rng"
 )
 
-// Config says what to compare.
-type Config struct {
+// Options says what to compare.
+type Options struct {
 	// Alphas are the tail fractions in (0, 1] that CVaR-on-Minibatch and
 	// CVaR-SGD minimise, one run of the grid each; Vanilla-SGD runs once.
 	// The tables report CVaR at 0.05, 0.1 and each of Alphas.
@@ -72,7 +72,7 @@ type Config struct {
 }
 
 // check refuses a configuration that Run cannot run.
-func (cfg *Config) check() error {
+func (cfg *Options) check() error {
 	finite := func(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 	switch {
 	case len(cfg.Alphas) == 0 || len(cfg.LRs) == 0 || len(cfg.WeightDecays) == 0:
@@ -142,7 +142,7 @@ func (a arm) title(multi bool) string {
 
 // arms lists the arms: Vanilla-SGD, then each CVaR method at each α,
 // followed by CVaR-SGD on each of Objectives.
-func (cfg *Config) arms() []arm {
+func (cfg *Options) arms() []arm {
 	arms := []arm{{method: 0, alpha: cfg.Alphas[0]}}
 	for _, a := range cfg.Alphas {
 		for m := 1; m < len(methods); m++ {
@@ -157,7 +157,7 @@ func (cfg *Config) arms() []arm {
 
 // reported are the α at which the tables report CVaR: 0.05, 0.1 and the
 // others of Alphas.
-func (cfg *Config) reported() []float64 {
+func (cfg *Options) reported() []float64 {
 	out := []float64{0.05, 0.1}
 	for _, a := range cfg.Alphas {
 		if !contains(out, a) {
@@ -208,7 +208,7 @@ type run struct {
 // s in 1..cfg.Seeds it calls data(s) and trains every method at every
 // setting on it. A run that diverges (cvar.DivergenceError) is left out of
 // the selection and listed in the Result; any other error stops Run.
-func Run[T batch.Float](name string, cfg Config, data func(seed uint64) (*Data[T], error)) (*Result, error) {
+func Run[T batch.Float](name string, cfg Options, data func(seed uint64) (*Data[T], error)) (*Result, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
 	}
@@ -304,7 +304,7 @@ func runJobs(workers int, jobs []*run, f func(*run)) {
 }
 
 // progress reports n epochs run.
-func (cfg *Config) progress(n int) {
+func (cfg *Options) progress(n int) {
 	if cfg.Progress != nil && n > 0 {
 		cfg.Progress(n)
 	}
@@ -398,7 +398,7 @@ func record[T batch.Float](j *run, ev *cvar.Evaluator[T], theta []T, train, val 
 // Rows is the number of rows of each data set: Vanilla-SGD, and
 // CVaR-on-Minibatch and CVaR-SGD at each of Alphas. Each row trains every
 // setting of the grid on every seed.
-func (cfg *Config) Rows() int { return 1 + (len(methods)-1+len(cfg.Objectives))*len(cfg.Alphas) }
+func (cfg *Options) Rows() int { return 1 + (len(methods)-1+len(cfg.Objectives))*len(cfg.Alphas) }
 
 // flipped returns d with a fraction flip of its Fit split's labels
 // replaced by another class, drawn with seed; d itself when flip is 0.

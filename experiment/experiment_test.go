@@ -21,9 +21,9 @@ func splits(t *testing.T, regression bool, n int) func(uint64) (*Data[float64], 
 	var ds *dataset.Dataset[float64]
 	var err error
 	if regression {
-		ds, err = dataset.SyntheticRegression[float64](dataset.SynthRegConfig{N: n, D: 5, Seed: 1})
+		ds, err = dataset.SyntheticRegression[float64](dataset.SynthRegOptions{N: n, D: 5, Seed: 1})
 	} else {
-		ds, err = dataset.SyntheticClassification[float64](dataset.SynthClassConfig{N: n, D: 5, Seed: 1})
+		ds, err = dataset.SyntheticClassification[float64](dataset.SynthClassOptions{N: n, D: 5, Seed: 1})
 	}
 	if err != nil {
 		t.Fatal(err)
@@ -50,8 +50,8 @@ func splits(t *testing.T, regression bool, n int) func(uint64) (*Data[float64], 
 	}
 }
 
-func quick() Config {
-	return Config{Alphas: []float64{0.1}, LRs: []float64{0.01, 0.05}, WeightDecays: []float64{0, 1e-3}, Seeds: 2, Epochs: 3, Batch: 64}
+func quick() Options {
+	return Options{Alphas: []float64{0.1}, LRs: []float64{0.01, 0.05}, WeightDecays: []float64{0, 1e-3}, Seeds: 2, Epochs: 3, Batch: 64}
 }
 
 // TestRun: a row per method, each seed's setting selected from the grid,
@@ -151,20 +151,20 @@ func TestRunDiverged(t *testing.T) {
 }
 
 func TestConfigCheck(t *testing.T) {
-	for name, bend := range map[string]func(*Config){
-		"no α":        func(c *Config) { c.Alphas = nil },
-		"α 0":         func(c *Config) { c.Alphas = []float64{0} },
-		"α 1.5":       func(c *Config) { c.Alphas = []float64{1.5} },
-		"lr 0":        func(c *Config) { c.LRs = []float64{0} },
-		"lr +Inf":     func(c *Config) { c.LRs = []float64{math.Inf(1)} },
-		"wd NaN":      func(c *Config) { c.WeightDecays = []float64{math.NaN()} },
-		"no seeds":    func(c *Config) { c.Seeds = 0 },
-		"no epochs":   func(c *Config) { c.Epochs = 0 },
-		"batch 0":     func(c *Config) { c.Batch = 0 },
-		"ε −1":        func(c *Config) { c.Eps = -1 },
-		"threads −1":  func(c *Config) { c.Threads = -1 },
-		"no decays":   func(c *Config) { c.WeightDecays = []float64{} },
-		"no settings": func(c *Config) { c.LRs = nil },
+	for name, bend := range map[string]func(*Options){
+		"no α":        func(c *Options) { c.Alphas = nil },
+		"α 0":         func(c *Options) { c.Alphas = []float64{0} },
+		"α 1.5":       func(c *Options) { c.Alphas = []float64{1.5} },
+		"lr 0":        func(c *Options) { c.LRs = []float64{0} },
+		"lr +Inf":     func(c *Options) { c.LRs = []float64{math.Inf(1)} },
+		"wd NaN":      func(c *Options) { c.WeightDecays = []float64{math.NaN()} },
+		"no seeds":    func(c *Options) { c.Seeds = 0 },
+		"no epochs":   func(c *Options) { c.Epochs = 0 },
+		"batch 0":     func(c *Options) { c.Batch = 0 },
+		"ε −1":        func(c *Options) { c.Eps = -1 },
+		"threads −1":  func(c *Options) { c.Threads = -1 },
+		"no decays":   func(c *Options) { c.WeightDecays = []float64{} },
+		"no settings": func(c *Options) { c.LRs = nil },
 	} {
 		cfg := quick()
 		bend(&cfg)
@@ -245,7 +245,7 @@ func TestFigures(t *testing.T) {
 	}
 	var b bytes.Buffer
 	if err := res.Curves(&b, "svg"); err != errNoCurves {
-		t.Errorf("Curves without Config.Curves: %v", err)
+		t.Errorf("Curves without Options.Curves: %v", err)
 	}
 	cfg.Curves = true
 	if res, err = Run("x", cfg, splits(t, false, 300)); err != nil {
@@ -322,7 +322,7 @@ func TestObjectivesAndFlip(t *testing.T) {
 	if share := float64(changed) / float64(d.Fit.N); math.Abs(share-0.3) > 0.04 || f.Val != d.Val {
 		t.Errorf("%.3f of the labels flipped, want 0.3; validation split replaced: %v", share, f.Val != d.Val)
 	}
-	for _, bad := range []Config{{Flip: 1}, {Flip: -0.1}, {Objectives: []cvar.Objective{cvar.ObjectiveGroup}}} {
+	for _, bad := range []Options{{Flip: 1}, {Flip: -0.1}, {Objectives: []cvar.Objective{cvar.ObjectiveGroup}}} {
 		c := quick()
 		c.Flip, c.Objectives = bad.Flip, bad.Objectives
 		if _, err := Run("data", c, splits(t, false, 600)); err == nil {

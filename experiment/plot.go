@@ -13,7 +13,7 @@ import (
 // The figures of the comparison, as PNG or SVG (format "png" or "svg").
 
 // errNoCurves is the error of a figure of a Result run without Curves.
-var errNoCurves = errors.New("experiment: the figures need a Result of Config.Curves")
+var errNoCurves = errors.New("experiment: the figures need a Result of Options.Curves")
 
 // Curves writes the paper's Figure 2 for the data set: CVaR_0.1, accuracy
 // (classification only) and mean loss per epoch of each method's selected

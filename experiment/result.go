@@ -14,14 +14,14 @@ type Result struct {
 	// Name is the data set's name, as given to Run.
 	Name string
 	// Rows holds a row per method and α: Vanilla-SGD, then
-	// CVaR-on-Minibatch and CVaR-SGD at each of Config.Alphas.
+	// CVaR-on-Minibatch and CVaR-SGD at each of Options.Alphas.
 	Rows []Row
 	// Runs is the number of training runs.
 	Runs int
 	// Diverged lists the runs that diverged, by seed, method and setting.
 	Diverged []Diverged
 
-	cfg  Config
+	cfg  Options
 	arms []arm
 	best []*run // the selected runs, [seed][arm]; nil where every run diverged
 }
@@ -34,11 +34,11 @@ type Row struct {
 	Dataset string
 	// Method is vanilla, minibatch or alg3; Title the paper's name for
 	// it, with the objective and with α when the CVaR methods run at
-	// several. Objective is CVaR-SGD's when not CVaR_α (Config.Objectives),
+	// several. Objective is CVaR-SGD's when not CVaR_α (Options.Objectives),
 	// else empty.
 	Method, Title, Objective string
 	// Alpha is the tail fraction the method minimises (for Vanilla-SGD,
-	// the first of Config.Alphas).
+	// the first of Options.Alphas).
 	Alpha float64
 	// Metrics and Raw map the metric names (cvar_<α> at each reported α,
 	// accuracy, mean_loss) to their mean and standard deviation over the
@@ -133,7 +133,7 @@ func (res *Result) diverged(j *run) Diverged {
 
 // names are the tables' metrics, in the paper's order: CVaR at each
 // reported α, accuracy, mean loss; titles are their headings.
-func (cfg *Config) names() (names, titles []string) {
+func (cfg *Options) names() (names, titles []string) {
 	for _, a := range cfg.reported() {
 		names = append(names, "cvar_"+alphaKey(a))
 		titles = append(titles, "CVaR_"+alphaKey(a))

@@ -12,7 +12,7 @@ import (
 // The tables of the comparison: text, Markdown and CSV, and the verdicts.
 
 // selection says in words how settings are selected.
-func (cfg *Config) selection() string {
+func (cfg *Options) selection() string {
 	if cfg.SelectCVaR {
 		return "validation CVaR_α (Vanilla-SGD: mean loss)"
 	}
@@ -21,7 +21,7 @@ func (cfg *Config) selection() string {
 
 // verdicts are the lines that say, per data set and α, whether CVaR-SGD's
 // CVaRs are below the baselines'.
-func verdicts(cfg *Config, rows []Row) []string {
+func verdicts(cfg *Options, rows []Row) []string {
 	var out []string
 	word := func(b bool) string {
 		if b {
@@ -62,7 +62,7 @@ func joinFloats(xs []float64) string {
 // WriteText writes the rows of the comparison cfg, which took took, as
 // aligned text: the metrics relative to Vanilla-SGD, a verdict per data
 // set and α, the raw values and the settings selected.
-func WriteText(w io.Writer, cfg Config, rows []Row, took time.Duration) error {
+func WriteText(w io.Writer, cfg Options, rows []Row, took time.Duration) error {
 	names, titles := cfg.names()
 	fmt.Fprintf(w, "Validation metrics, mean ± std over %d seed(s); CVaR and mean loss divided by Vanilla-SGD's (accuracy as is).\n", cfg.Seeds)
 	fmt.Fprintf(w, "α ∈ {%s}, %d epochs, batch %d, grid lr ∈ {%s} × weight decay ∈ {%s} selected by %s.\n\n",
@@ -112,7 +112,7 @@ func WriteText(w io.Writer, cfg Config, rows []Row, took time.Duration) error {
 
 // WriteMarkdown writes the rows of the comparison cfg as Markdown: the
 // table relative to Vanilla-SGD, the verdicts and the raw values.
-func WriteMarkdown(w io.Writer, cfg Config, rows []Row) error {
+func WriteMarkdown(w io.Writer, cfg Options, rows []Row) error {
 	names, titles := cfg.names()
 	table := func(caption string, pick func(Row) map[string]MeanStd) {
 		fmt.Fprintf(w, "%s\n\n", caption)
@@ -140,7 +140,7 @@ func WriteMarkdown(w io.Writer, cfg Config, rows []Row) error {
 // WriteCSV writes the rows as CSV: dataset, method, alpha, then each
 // metric's mean and std relative to Vanilla-SGD, then raw (raw_…); an
 // empty field where there is no value.
-func WriteCSV(w io.Writer, cfg Config, rows []Row) error {
+func WriteCSV(w io.Writer, cfg Options, rows []Row) error {
 	names, _ := cfg.names()
 	head := []string{"dataset", "method", "alpha"}
 	for _, prefix := range []string{"", "raw_"} {

@@ -31,7 +31,7 @@ func TestMain(m *testing.M) {
 // the z-score of those rows as its preprocessing, and returns its file.
 func testModel(t *testing.T, d int, precision string) *cvar.ModelFile {
 	t.Helper()
-	ds, err := dataset.SyntheticClassification[float64](dataset.SynthClassConfig{N: 400, D: d, Classes: 2, Seed: 7})
+	ds, err := dataset.SyntheticClassification[float64](dataset.SynthClassOptions{N: 400, D: d, Classes: 2, Seed: 7})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -73,7 +73,7 @@ func testModel(t *testing.T, d int, precision string) *cvar.ModelFile {
 // seed) as CSV lines with their label, with no header.
 func testRows(t *testing.T, n, d int) []string {
 	t.Helper()
-	ds, err := dataset.SyntheticClassification[float64](dataset.SynthClassConfig{N: max(n, 2), D: d, Classes: 2, Seed: 99})
+	ds, err := dataset.SyntheticClassification[float64](dataset.SynthClassOptions{N: max(n, 2), D: d, Classes: 2, Seed: 99})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -262,7 +262,7 @@ func TestEvaluateRefusesOtherWidth(t *testing.T) {
 // parts: the metrics of cvar.Evaluate on the whole file.
 func TestEvaluateLIBSVM(t *testing.T) {
 	const d = 30
-	text, err := dataset.SyntheticText[float64](dataset.SynthTextConfig{N: 257, D: d, NNZ: 6, Seed: 5})
+	text, err := dataset.SyntheticText[float64](dataset.SynthTextOptions{N: 257, D: d, NNZ: 6, Seed: 5})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -288,7 +288,7 @@ func TestEvaluateLIBSVM(t *testing.T) {
 	m := &cvar.ModelFile{Kind: batch.KindLogistic, D: d, K: 2, Precision: cvar.F64, Theta: res.Theta, Tau: math.NaN(),
 		Alpha: 0.1, Method: cvar.Vanilla, Classes: text.Classes, Preprocessing: dataset.Preprocessing{Mean: sc.Mean, Scale: sc.Scale},
 		Params: res.Params, Source: cvar.Provenance{Kind: "libsvm", N: text.N}}
-	raw, err := dataset.SyntheticText[float64](dataset.SynthTextConfig{N: 257, D: d, NNZ: 6, Seed: 6})
+	raw, err := dataset.SyntheticText[float64](dataset.SynthTextOptions{N: 257, D: d, NNZ: 6, Seed: 6})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -27,7 +27,7 @@ func writeSynthetic(t *testing.T, dir string, n, d, shards int) string {
 // texts names (nil: the numbers 0..k−1).
 func writeSyntheticClasses(t *testing.T, dir string, n, d, k, shards int, names []string) string {
 	t.Helper()
-	ds, err := dataset.SyntheticClassification[float64](dataset.SynthClassConfig{N: n, D: d, Classes: k, Seed: 1})
+	ds, err := dataset.SyntheticClassification[float64](dataset.SynthClassOptions{N: n, D: d, Classes: k, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -258,7 +258,7 @@ func TestTrainClassTexts(t *testing.T) {
 // LIBSVM shards train, sparse, with max-abs scaling, and the model file
 // reads its shards back.
 func TestTrainLIBSVM(t *testing.T) {
-	text, err := dataset.SyntheticText[float64](dataset.SynthTextConfig{N: 600, D: 200, NNZ: 5, Seed: 3})
+	text, err := dataset.SyntheticText[float64](dataset.SynthTextOptions{N: 600, D: 200, NNZ: 5, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -306,12 +306,12 @@ func loadFull[T batch.Float](f *dataFlags, kind string) (*dataset.Dataset[T], cv
 // synthetic generates the built-in data; groups marks its subgroup.
 func synthetic[T batch.Float](regression bool, n, d, classes int, seed uint64, groups bool) (*dataset.Dataset[T], error) {
 	if regression {
-		return dataset.SyntheticRegression[T](dataset.SynthRegConfig{N: n, D: d, Seed: seed, MarkGroups: groups})
+		return dataset.SyntheticRegression[T](dataset.SynthRegOptions{N: n, D: d, Seed: seed, MarkGroups: groups})
 	}
 	if d < 2*classes+1 {
 		return nil, fmt.Errorf("the built-in classification data with %d classes needs at least %d features, not %d", classes, 2*classes+1, d)
 	}
-	return dataset.SyntheticClassification[T](dataset.SynthClassConfig{N: n, D: d, Classes: classes, Seed: seed, MarkGroups: groups})
+	return dataset.SyntheticClassification[T](dataset.SynthClassOptions{N: n, D: d, Classes: classes, Seed: seed, MarkGroups: groups})
 }
 
 // synthGroup is the -group of the built-in data: its rare subgroup, whose

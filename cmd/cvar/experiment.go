@@ -51,7 +51,7 @@ curves per epoch (Figure 2) and the sorted top-α validation losses
 // expConfig is what experiment was asked for: the comparison itself
 // (exp), and where its data comes from and its results go.
 type expConfig struct {
-	exp        experiment.Config
+	exp        experiment.Options
 	data       *dataFlags
 	files      []string
 	model      *choice
@@ -130,7 +130,7 @@ func cmdExperiment(e *env, args []string) error {
 		}
 	}
 	cfg := &expConfig{
-		exp: experiment.Config{
+		exp: experiment.Options{
 			Alphas: alphas.values, SelectCVaR: selectBy.value == "cvar", LRs: lrs.values, WeightDecays: wds.values,
 			Seeds: *seeds, Epochs: *epochs, Batch: *batchSize, Eps: *eps, Threads: *threads, Curves: *plotDir != "",
 			Objectives: objs, Flip: *flip,
@@ -324,7 +324,7 @@ const (
 
 // experimentOn runs the comparison x on one data set: each seed's split is
 // preprocessed as train's, and its model checked against -max-memory.
-func experimentOn[T batch.Float](cfg *expConfig, x experiment.Config, df *dataFlags, kind string) (*experiment.Result, error) {
+func experimentOn[T batch.Float](cfg *expConfig, x experiment.Options, df *dataFlags, kind string) (*experiment.Result, error) {
 	full, src, err := loadFull[T](df, kind)
 	if err != nil {
 		return nil, err

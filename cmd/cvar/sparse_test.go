@@ -141,7 +141,7 @@ func TestSparseCLI(t *testing.T) {
 // cvargen writes it) read sparse and dense gives the same metrics to 1e-3
 // (unscaled, the computations agree to rounding), for alg3 and the baseline.
 func TestSparseTextTwin(t *testing.T) {
-	ds, err := dataset.SyntheticText[float32](dataset.SynthTextConfig{N: 900, D: 4000, NNZ: 15, Seed: 3})
+	ds, err := dataset.SyntheticText[float32](dataset.SynthTextOptions{N: 900, D: 4000, NNZ: 15, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +160,7 @@ func TestSparseTextTwin(t *testing.T) {
 }
 
 // textFile writes dataset.SyntheticText of cfg (as cvargen does) to dir.
-func textFile(t *testing.T, dir string, cfg dataset.SynthTextConfig) string {
+func textFile(t *testing.T, dir string, cfg dataset.SynthTextOptions) string {
 	t.Helper()
 	ds, err := dataset.SyntheticText[float32](cfg)
 	if err != nil {
@@ -183,7 +183,7 @@ func textFile(t *testing.T, dir string, cfg dataset.SynthTextConfig) string {
 func TestSparseDefaultLowersTail(t *testing.T) {
 	dir := t.TempDir()
 	var sum float64
-	cfgs := []dataset.SynthTextConfig{
+	cfgs := []dataset.SynthTextOptions{
 		{N: 6000, D: 1 << 14, NNZ: 40, Seed: 1},
 		{N: 4000, D: 1 << 16, NNZ: 20, Seed: 2},
 		{N: 8000, D: 1 << 12, NNZ: 40, Zipf: 0.8, Seed: 3},
@@ -210,7 +210,7 @@ func TestSparseDefaultLowersTail(t *testing.T) {
 // and the dense reading agree).
 func TestMaxAbsScaling(t *testing.T) {
 	dir := t.TempDir()
-	file := textFile(t, dir, dataset.SynthTextConfig{N: 900, D: 4000, NNZ: 15, Seed: 5})
+	file := textFile(t, dir, dataset.SynthTextOptions{N: 900, D: 4000, NNZ: 15, Seed: 5})
 	var rs, rd trainJSON
 	args := []string{"train", "-data", file, "-scale", "maxabs", "-epochs", "3", "-json"}
 	decodeJSON(t, ok(t, append(args, "-sparse", "0.1")...), &rs)

@@ -70,7 +70,7 @@ func sparsePrec[T batch.Float](c *config, rep *Report, logf func(string, ...any)
 	if _, ok := any(T(0)).(float32); ok {
 		prec, size = "f32", 4
 	}
-	cfg := dataset.SynthTextConfig{N: c.sparseN, D: c.sparseD, NNZ: 40, Seed: 1}
+	cfg := dataset.SynthTextOptions{N: c.sparseN, D: c.sparseD, NNZ: 40, Seed: 1}
 	logf("making synthetic text data (%s, %d × %d, 40 non-zeros a row)…", prec, cfg.N, cfg.D)
 	ds, err := dataset.SyntheticText[T](cfg)
 	if err != nil {

@@ -8,7 +8,7 @@
 //	cvargen -n 5000 -d 20000 -o small.svm
 //
 // -nnz, -zipf, -noise and -seed set the rest of the generator's
-// configuration (dataset.SynthTextConfig); -o - writes to stdout, and the
+// configuration (dataset.SynthTextOptions); -o - writes to stdout, and the
 // same flags give the same file. An existing -o file is replaced only with
 // -force, and the file is written whole or not at all, as cvar writes its
 // files.

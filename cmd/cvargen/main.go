@@ -18,7 +18,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs := flag.NewFlagSet("cvargen", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	fs.Usage = func() {}
-	var cfg dataset.SynthTextConfig
+	var cfg dataset.SynthTextOptions
 	fs.IntVar(&cfg.N, "n", 100_000, "rows")
 	fs.IntVar(&cfg.D, "d", 1<<20, "features")
 	fs.IntVar(&cfg.NNZ, "nnz", 40, "non-zeros a row")

@@ -17,6 +17,7 @@ import (
 	"github.com/cvarlearn/cvar/batch"
 	"github.com/cvarlearn/cvar/beam/cvarbeam"
 	"github.com/cvarlearn/cvar/internal/jsonfloat"
+	"github.com/cvarlearn/cvar/internal/outfile"
 	"github.com/cvarlearn/cvar/internal/report"
 )
 
@@ -125,16 +126,20 @@ func (f *trainFlags) check() error {
 	if f.out == "" {
 		return errors.New("-o is required: the model file to write")
 	}
-	return cvar.CheckModelPath(f.out, f.force, localInputs(c.Input.Glob)...)
+	return outfile.Check(f.out, f.force, localInputs(c.Input.Glob))
 }
 
 // localInputs are the local files a glob names: no output replaces one.
-func localInputs(glob string) []string {
+func localInputs(glob string) []outfile.Input {
 	if strings.Contains(glob, "://") {
 		return nil
 	}
 	files, _ := filepath.Glob(glob)
-	return files
+	in := make([]outfile.Input, len(files))
+	for i, f := range files {
+		in[i] = outfile.Input{Flag: "-data", Path: f}
+	}
+	return in
 }
 
 // trainReport is what train and tune print, with cvar train's keys.
@@ -209,7 +214,8 @@ func cmdTrain(ctx context.Context, args []string, stdout io.Writer, tune bool) e
 	if err != nil {
 		return err
 	}
-	if err := cvar.WriteModelFile(f.out, tr.Model, f.force, localInputs(f.cfg.Input.Glob)...); err != nil {
+	save := func(w io.Writer) error { return cvar.SaveModel(w, tr.Model) }
+	if err := outfile.Write(f.out, f.force, localInputs(f.cfg.Input.Glob), save); err != nil {
 		return err
 	}
 	m := tr.Model

@@ -38,7 +38,7 @@ func run(mnist, split string, n, d, shards int, format, out, prefix string) erro
 	if mnist != "" {
 		ds, err = dataset.LoadMNIST[float64](mnist, split)
 	} else {
-		ds, err = dataset.SyntheticClassification[float64](dataset.SynthClassConfig{N: n, D: d, Classes: 2, Seed: 1})
+		ds, err = dataset.SyntheticClassification[float64](dataset.SynthClassOptions{N: n, D: d, Classes: 2, Seed: 1})
 	}
 	if err != nil {
 		return err
