@@ -4,10 +4,12 @@ import (
 	"fmt"
 	"math"
 	"strings"
+
+	"github.com/cvarlearn/cvar/kernel"
 )
 
-// Float is the element type of a dataset: float32 or float64.
-type Float interface{ float32 | float64 }
+// Float is the element type of a dataset: float32 or float64, kernel.Float.
+type Float = kernel.Float
 
 // Task says what the target of a dataset is.
 type Task int

@@ -1,9 +1,13 @@
 package tail
 
-import "math"
+import (
+	"math"
 
-// Float is the set of loss element types.
-type Float interface{ ~float32 | ~float64 }
+	"github.com/cvarlearn/cvar/kernel"
+)
+
+// Float is the set of loss element types, kernel.Float.
+type Float = kernel.Float
 
 // snapTol is the relative distance to an integer within which α·n is taken
 // to be that integer: four units of 2⁻⁵² (four ulp at most, for any m ≥ 1).
