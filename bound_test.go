@@ -18,7 +18,7 @@ func TestTheoremBoundAssumptions(t *testing.T) {
 	smooth := batch.Bounds{G: 2, Beta: 1, L: 4}
 	ball := Ball(1)
 	d2 := 4.0 + 1 // D = 2
-	ga := GAlphaOf(smooth.G/smooth.L, alpha)
+	ga := gAlphaOf(smooth.G/smooth.L, alpha)
 	base := ga * math.Sqrt(d2) / math.Sqrt(n) * smooth.L
 	c2 := 4.0 // Alg2, T = 4n: η = √(D²+1)/(G_α√(c(1+2c)n)) ≈ 0.0033 ≤ α/(β/L) = 0.4
 	cases := []struct {

@@ -11,8 +11,8 @@ import (
 // TestNilArguments: the functions that took a nil pointer to a panic
 // return an error, or a documented zero result that the next step refuses.
 func TestNilArguments(t *testing.T) {
-	if err := SettleObjective(nil); err == nil {
-		t.Error("SettleObjective(nil): no error")
+	if err := (*Options)(nil).SettleObjective(); err == nil {
+		t.Error("SettleObjective of nil Options: no error")
 	}
 	m, err := batch.NewLogistic[float64](2)
 	if err != nil {

@@ -444,8 +444,8 @@ func toFloat64[T batch.Float](x []T) []float64 {
 // lowers the tail without collapsing when labels are noisy; the method's
 // own for Vanilla and under TheoremStep, whose bound is about CVaR_α. A Rho
 // names chi2 and a GroupLR group. A parameter of another objective is an
-// error, as the run would ignore it, and so is a nil opt.
-func SettleObjective(opt *Options) error {
+// error, as the run would ignore it, and so are nil Options.
+func (opt *Options) SettleObjective() error {
 	if opt == nil {
 		return fmt.Errorf("cvar: SettleObjective of nil Options")
 	}

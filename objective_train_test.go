@@ -361,7 +361,7 @@ func TestSettleObjective(t *testing.T) {
 		{Options{Method: Alg3, Rho: 1, GroupLR: 0.1}, 0, "GroupLR is not a parameter of objective chi2"},
 	} {
 		opt := c.opt
-		err := SettleObjective(&opt)
+		err := opt.SettleObjective()
 		switch {
 		case c.err != "" && (err == nil || !strings.Contains(err.Error(), c.err)):
 			t.Errorf("%+v: error %v, want %q", c.opt, err, c.err)

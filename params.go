@@ -93,7 +93,7 @@ func resolve(opt *Options, p, n int, bounds batch.Bounds, convex bool, est func(
 	if !norm {
 		pr.L = 1
 	}
-	pr.GAlpha = GAlphaOf(pr.G/pr.L, pr.Alpha)
+	pr.GAlpha = gAlphaOf(pr.G/pr.L, pr.Alpha)
 	if pr.TauMin, pr.TauMax, err = tauRange(opt, pr.L, norm); err != nil {
 		return Params{}, err
 	}
@@ -129,7 +129,7 @@ func schedule(opt *Options, n int) (b, steps, samples int, err error) {
 	if steps == 0 {
 		epochs := opt.Epochs
 		if epochs == 0 {
-			epochs = DefaultEpochs(opt.Method, n, b)
+			epochs = opt.Method.DefaultEpochs(n, b)
 		}
 		perEpoch := (n + b - 1) / b
 		hi, t := bits.Mul64(uint64(epochs), uint64(perEpoch))
@@ -213,7 +213,7 @@ func tauRange(opt *Options, l float64, norm bool) (lo, hi float64, err error) {
 // schedule and constants.
 func stepSize(opt *Options, pr *Params, theorem bool) (lr float64, from string, thm bool) {
 	if opt.LR > 0 || !theorem {
-		lr, from = PracticalLR(opt, pr.Batch)
+		lr, from = opt.PracticalLR(pr.Batch)
 		return lr, from, false
 	}
 	d2 := pr.D*pr.D + 1
@@ -290,7 +290,7 @@ func objectiveOf(m Method, s Smoothing) batch.Objective {
 // of b samples, and where it comes from: opt.LR when given, else
 // DefaultLROneSample for the methods with τ at one sample a step, whose
 // noisier steps need it, and DefaultLR for the others.
-func PracticalLR(opt *Options, b int) (lr float64, from string) {
+func (opt *Options) PracticalLR(b int) (lr float64, from string) {
 	switch {
 	case opt.LR > 0:
 		return opt.LR, "given"

@@ -69,11 +69,11 @@ const (
 	MaxGridSettings = 1 << 16
 )
 
-// DefaultEpochs is the number of passes a method makes over n samples in
+// DefaultEpochs is the number of passes method m makes over n samples in
 // minibatches of batch when neither Steps nor Epochs is given: 1 for Alg1,
 // Alg2 and Alg4; for Alg3 and the baselines 10, or as many as make
 // DefaultMinSteps steps when that is more.
-func DefaultEpochs(m Method, n, batch int) int {
+func (m Method) DefaultEpochs(n, batch int) int {
 	if m != Alg3 && m != Vanilla && m != MinibatchCVaR {
 		return 1
 	}

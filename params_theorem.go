@@ -8,9 +8,9 @@ import (
 // The paper's theorems: the constant G_α, the theorem of each method and
 // the bound on the excess CVaR it gives a run.
 
-// GAlphaOf returns G_α = max{√(G² + (1−α)²)/α, 1}, the Lipschitz constant of
+// gAlphaOf returns G_α = max{√(G² + (1−α)²)/α, 1}, the Lipschitz constant of
 // the auxiliary objective f(w, τ) (Lemma 2.2), for a loss with range [0, 1].
-func GAlphaOf(g, alpha float64) float64 {
+func gAlphaOf(g, alpha float64) float64 {
 	return math.Max(math.Sqrt(g*g+(1-alpha)*(1-alpha))/alpha, 1)
 }
 

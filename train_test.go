@@ -361,7 +361,7 @@ func TestTheoremParams(t *testing.T) {
 	x := math.Sqrt(sc.MaxNorm*sc.MaxNorm + 1)
 	const R, alpha = 2.0, 0.1
 	L := math.Log1p(math.Exp(R * x))
-	ga := GAlphaOf(x/L, alpha)
+	ga := gAlphaOf(x/L, alpha)
 	d2 := 4*R*R + 1
 	cases := []struct {
 		m        Method

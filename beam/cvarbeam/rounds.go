@@ -95,7 +95,7 @@ func scheduleOf(cfg *TrainConfig, n int64) schedule {
 	b = min(b, n)
 	epochs := cfg.Epochs
 	if epochs == 0 {
-		epochs = cvar.DefaultEpochs(cfg.Method, int(n), int(b))
+		epochs = cfg.Method.DefaultEpochs(int(n), int(b))
 	}
 	perEpoch := int((n + b - 1) / b)
 	rpe := cfg.RoundsPerEpoch
@@ -104,7 +104,7 @@ func scheduleOf(cfg *TrainConfig, n int64) schedule {
 	}
 	steps := max(1, (perEpoch+rpe-1)/rpe)
 	sch := schedule{batch: int(b), steps: steps, rounds: epochs * rpe}
-	sch.lr, sch.lrFrom = cvar.PracticalLR(&cvar.Options{Method: cfg.Method, LR: cfg.LR}, int(b))
+	sch.lr, sch.lrFrom = (&cvar.Options{Method: cfg.Method, LR: cfg.LR}).PracticalLR(int(b))
 	return sch
 }
 

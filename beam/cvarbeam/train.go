@@ -52,7 +52,7 @@ type TrainConfig struct {
 	Smoothing              cvar.Smoothing
 	Eps, EpsFraction       float64
 	// Epochs is the number of passes over the training rows (0:
-	// cvar.DefaultEpochs of all training rows), RoundsPerEpoch the
+	// cvar.Method.DefaultEpochs of all training rows), RoundsPerEpoch the
 	// averaging rounds in each (0: as few as keep a round to
 	// MaxLocalSteps local steps).
 	Epochs, RoundsPerEpoch int

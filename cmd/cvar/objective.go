@@ -14,7 +14,7 @@ func objectiveChoice() *choice {
 
 // setObjective sets opt's objective and its parameters from -objective,
 // -blend, -trim, -rho and -group-lr, and settles it as the library does
-// (cvar.SettleObjective): the blend by default, -rho naming chi2 and
+// (cvar.Options.SettleObjective): the blend by default, -rho naming chi2 and
 // -group-lr group.
 func (f *trainFlags) setObjective(opt *cvar.Options) error {
 	obj, _ := cvar.ParseObjective(f.objective.value)
@@ -25,7 +25,7 @@ func (f *trainFlags) setObjective(opt *cvar.Options) error {
 		return usagef("-trim %v: the fraction left out is below 1", f.trim)
 	}
 	opt.Objective, opt.Blend, opt.Trim, opt.Rho, opt.GroupLR = obj, f.blend, f.trim, f.rho, f.groupLR
-	if err := cvar.SettleObjective(opt); err != nil {
+	if err := opt.SettleObjective(); err != nil {
 		flags := strings.NewReplacer("Blend ", "-blend ", "Trim ", "-trim ", "Rho ", "-rho ", "GroupLR ", "-group-lr ")
 		return usagef("%s", flags.Replace(strings.TrimPrefix(err.Error(), "cvar: ")))
 	}

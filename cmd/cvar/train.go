@@ -324,7 +324,7 @@ func trainRun[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 	}
 	epochs := opt.Epochs
 	if epochs == 0 {
-		epochs = cvar.DefaultEpochs(opt.Method, fit.N, opt.Batch)
+		epochs = opt.Method.DefaultEpochs(fit.N, opt.Batch)
 	}
 	if opt.Steps > 0 {
 		epochs = 0 // no bar: the number of passes is not known here

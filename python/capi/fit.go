@@ -86,7 +86,7 @@ func (cfg *fitConfig) options() (cvar.Options, error) {
 	if cfg.LRTheorem {
 		opt.Rule = cvar.TheoremStep
 	}
-	if err := cvar.SettleObjective(&opt); err != nil {
+	if err := opt.SettleObjective(); err != nil {
 		return opt, err
 	}
 	for name, v := range map[string]int{"epochs": cfg.Epochs, "steps": cfg.Steps, "batch": cfg.Batch, "threads": cfg.Threads} {
