@@ -106,9 +106,8 @@ func convertN(dst unsafe.Pointer, x *Compact, p, n int) {
 // rows of at least 8 features, since the ymm ones read the register of 8
 // that ends a row to take its last d mod 8 (shorter rows are converted);
 // and in ymm for at most two class blocks, since each block widens the rows
-// again: at avx2 reading directly makes the softmax u8 epoch (k = 10, two
-// blocks) faster, but the MLP's first layer (k = 100, 20 blocks) slower
-// than converting the rows once (measured on Zen 5).
+// again. With few blocks, reading directly saves the conversion. With many,
+// converting the rows once costs less than widening them in every block.
 func classKernelsC(lvl level, f Format, d, k int) bool {
 	return archClassKernelsC(lvl, f) && d >= 8 && (lvl.isa == isaWide || k <= 2*archClassBlock(lvl))
 }
@@ -243,10 +242,9 @@ func addOuterKCDriver(lvl level, g []float32, x *Compact, idx []int, c []float32
 	}
 	if classKernelsC(lvl, x.Format, d, k) {
 		// The class kernel reads the rows' bytes, halves or bfloat16s
-		// itself, with the blocking of addOuterKDriver on float32 rows; with one or two
-		// classes too, where it is faster than converting blocks for
-		// addRows (MarginsKC + AddOuterKC on 512 rows gathered from
-		// 60000 × 784 bytes, measured on Zen 5).
+		// itself, with the blocking of addOuterKDriver on float32 rows. It
+		// does so for one or two classes too: reading each row once costs
+		// less than converting blocks for addRows.
 		eachOuterBlock(lvl, n, d, k, archOuterRowsK, archOuterStrip/4, nil, func(first bool, i, b, l, cols, j, nc int) {
 			if nb := blockNext(next, idx, i, b); first && len(nb) > 0 {
 				archAddOuterKCNext(lvl, ptr(g[j*d+l:]), d, x, idx, i, l, ptr(c[i*k+j:]), k, b, cols, nc, ptr(nb), len(nb))

@@ -8,8 +8,9 @@ import "unsafe"
 // level 1, ReLU, the elementwise math, the linear losses, Plus and SoftmaxCE.
 
 // The level-1 kernels and the elementwise math kernels (Exp, Log1p, the
-// linear losses, Plus) have a zmm twin (the z* stubs), taken at isaWide:
-// each is at least as fast as its 256-bit form (measured on Zen 5).
+// linear losses, Plus) have a zmm twin (the z* stubs), taken at isaWide.
+// isaWide is the default only where 512-bit FMA runs at full width, and
+// there each twin does twice the work an instruction.
 
 func archDotF32(x, y unsafe.Pointer, n int) float32     { return dotF32(x, y, n) }
 func archDotF64(x, y unsafe.Pointer, n int) float64     { return dotF64(x, y, n) }
@@ -171,8 +172,8 @@ const (
 
 // archSoftmax takes, at isaWide, the rows-as-lanes kernel for k ≤
 // maxLaneClasses and the zmm row kernel above; at isaBase the 256-bit row
-// kernel. (The zmm row kernel is slower than the 256-bit one from k = 4
-// to k = 12, on par at k = 20 and faster for larger k, measured on Zen 5.)
+// kernel. A row of few classes fills a zmm register poorly, so for those
+// the lanes kernel, one row in each lane, does more work an instruction.
 func archSoftmax[T Float](lvl level, loss, z, label unsafe.Pointer, n, k int) {
 	if lvl.isa == isaWide && k <= maxLaneClasses {
 		// Few classes: the rows as the lanes, no reduction across them.

@@ -169,9 +169,8 @@ func archMarginsKBlock[T Float](lvl level, d int) int {
 // archFusedMax is the most rows FusedLinear handles per block; the block
 // shrinks (to 8 rows at least) so that its rows, 128 KiB of them, stay in
 // L2 until they are read the second time, for the accumulation into g.
-// Blocks that fit L1 (32 KiB: 8 MNIST rows) leave the memory idle while
-// each block's weights and accumulation run: the logistic Alg 3 epoch is
-// slower with blocks of 8 rows than with 32 (measured on Zen 5).
+// Blocks that fit L1 leave the memory idle while each block's weights and
+// accumulation run, so the block is sized for L2.
 const archFusedMax = 64
 
 func archFusedBlock[T Float](lvl level, d int) int {

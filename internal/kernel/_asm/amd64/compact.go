@@ -352,9 +352,9 @@ func prefetchRowLines(g *gen, L string, E uint8) {
 }
 
 // pfRows is how many rows ahead marginsU8 prefetches. Byte rows gathered
-// at random arrive at latency, a row's dozen lines at a time: 8 rows ahead
-// keep enough lines in flight to hide it on MNIST-sized rows, where 2 are
-// markedly slower and 12 or 16 gain nothing (measured on Zen 5).
+// at random arrive at memory latency, a dozen lines a row. Too few rows
+// ahead leave that latency exposed; more only add traffic. 8 rows keep
+// enough lines in flight for MNIST-sized rows.
 const pfRows = 8
 
 // marginsU8 is the margins of byte (or half) rows against float32 weights,

@@ -90,8 +90,8 @@ func (v vec) k(name string) operand.Op {
 
 // The zmm loops keep their constants in registers: with 32 zmm registers
 // most bodies leave 16 or more free, and a constant read from memory costs
-// a load per use, which the 512-bit loads (two a cycle on Zen 5, against
-// four 256-bit ones) cannot afford. pinConstants runs the loop's setup and
+// a load per use, and a core issues fewer 512-bit loads a cycle than
+// 256-bit ones. pinConstants runs the loop's setup and
 // body once into a scratch context to learn which constants and registers
 // they use, then loads the constants, in order of first use, into registers
 // neither touches.

@@ -17,9 +17,9 @@ const pfDist = 512
 
 // pfHeadBytes is how much of the next block's four rows the prefetching
 // margins kernels ask for as each block starts: the lines pfDist ahead
-// within a row never reach a row's first ones. 1 KiB of each makes the
-// logistic Alg 3 epoch faster on Zen 5; asking for the next rows whole
-// lowers the gathered margins' bandwidth instead.
+// within a row never reach a row's first ones. 1 KiB of each covers that
+// start. Asking for the next rows whole would take bandwidth from the rows
+// being read.
 const pfHeadBytes = 2 * pfDist
 
 // rowKernelNames returns a row kernel's TEXT name (base, then "PF" for the

@@ -41,8 +41,8 @@ const addRowsKGroup = 8
 // row of dst. The row of dst stays in registers over the k rows of x, a
 // group of registers of columns at a time: a loop over groups of eight,
 // then the rest of the row (0–7 whole registers and the masked one) as one
-// group. (Groups of eight are faster than groups of four on the MLP's
-// 64 × 10 × 100 chunks, measured on Zen 5.)
+// group. Groups of eight keep more independent loads in flight than groups
+// of four.
 //
 // Registers: DI the row of dst, DX its coefficients, SI x, R9 x's row
 // stride in bytes, CX the rows left, R13 d, R14 the groups of eight a row,

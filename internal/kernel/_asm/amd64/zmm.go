@@ -233,9 +233,8 @@ func zmarginsK(g *gen, p prec, f rowFormat, pf bool) {
 		if pf {
 			// R8, R15: the rows of the third pair ahead, walked a line a
 			// step (rowsAhead). PREFETCHT1: into L2, whose miss buffers
-			// outnumber L1's, so more lines are in flight (gathered
-			// MarginsK and the softmax epoch are faster for it on Zen 5);
-			// the row's own line 512 bytes ahead still goes to L1.
+			// outnumber L1's, so more lines are in flight. The row's own
+			// line 512 bytes ahead still goes to L1.
 			rowsAhead(g, L, R8, R15)
 		}
 		for r := 0; r < 2; r++ {
