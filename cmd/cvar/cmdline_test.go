@@ -28,6 +28,7 @@ func numericCSV(n int, seed uint64) string {
 // TestTabDelimiter: a name ending .tsv or .tab, in any case and before any
 // compression suffix, is read tab-separated, in memory and as a stream.
 func TestTabDelimiter(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	tsv := strings.ReplaceAll(numericCSV(60, 2), ",", "\t")
 	for name, content := range map[string]string{
@@ -53,6 +54,7 @@ func TestTabDelimiter(t *testing.T) {
 // TestLimitBuiltIn: -limit keeps the first rows of the built-in data too,
 // in train, eval, predict and experiment.
 func TestLimitBuiltIn(t *testing.T) {
+	t.Parallel()
 	model := filepath.Join(t.TempDir(), "m1.cvar")
 	var r trainJSON
 	decodeJSON(t, ok(t, "train", "-limit", "30", "-json", "-o", model), &r)
@@ -88,6 +90,7 @@ func TestLimitBuiltIn(t *testing.T) {
 // TestHeaderNamesTrimmed: header names are trimmed of spaces like cells
 // and labels, so -target finds " b " as b and the model file records b.
 func TestHeaderNamesTrimmed(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	var b strings.Builder
 	b.WriteString("a, b ,y\n")
@@ -114,6 +117,7 @@ func TestHeaderNamesTrimmed(t *testing.T) {
 // the target is missing, and eval, predict and train -test refuse feature
 // columns whose names differ from the training file's, naming the first.
 func TestEvalTargetAndNames(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	var b strings.Builder
 	b.WriteString("w,h,kind\n")
@@ -148,6 +152,7 @@ func TestEvalTargetAndNames(t *testing.T) {
 // the model file, and a -storage that does not fit it says so, not
 // -precision, which they do not have.
 func TestStorageNamesModelPrecision(t *testing.T) {
+	t.Parallel()
 	model := filepath.Join(t.TempDir(), "m.cvar")
 	ok(t, "train", "-n", "300", "-epochs", "1", "-o", model)
 	for _, cmd := range []string{"eval", "predict"} {
@@ -165,6 +170,7 @@ func TestStorageNamesModelPrecision(t *testing.T) {
 // model file); 1 for what only the data shows, even when a flag is its
 // cause.
 func TestExitStatusRule(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	three := write(t, dir, "three.csv", strings.ReplaceAll(classCSV(60, 1, true), "cat\n", "emu\n")+"1,2,3,cat\n")
 	idx := filepath.Dir(idxPair(t, filepath.Join(dir), 30, false))
@@ -191,6 +197,7 @@ func TestExitStatusRule(t *testing.T) {
 // TestCompactRangeNamesLine: a feature that f16 storage cannot hold is
 // reported at its 1-based line of the file, in train, -test and eval.
 func TestCompactRangeNamesLine(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	var b strings.Builder
 	b.WriteString("a,b,y\n")
@@ -217,6 +224,7 @@ func TestCompactRangeNamesLine(t *testing.T) {
 // TestIDXNameRule: an IDX image file whose label file cannot be found from
 // its name gets the naming rule in the error.
 func TestIDXNameRule(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	images := idxPair(t, dir, 10, false)
 	b, err := os.ReadFile(images)
@@ -230,12 +238,14 @@ func TestIDXNameRule(t *testing.T) {
 // TestNoPackagePrefixes: the library packages' prefixes do not reach the
 // command's messages (internal/errtext words them).
 func TestNoPackagePrefixes(t *testing.T) {
+	t.Parallel()
 	fails(t, 1, []string{"cvar train: no train-images-idx3-ubyte"}, "train", "-data", t.TempDir())
 }
 
 // TestExperimentJSONLists: experiment -json writes "diverged" as a list,
 // [] when no run diverged, never null.
 func TestExperimentJSONLists(t *testing.T) {
+	t.Parallel()
 	out := ok(t, "experiment", "-n", "300", "-epochs", "1", "-seeds", "1", "-lrs", "0.01", "-wds", "0", "-alpha", "0.1", "-json")
 	var rows []map[string]json.RawMessage
 	decodeJSON(t, out, &rows)
@@ -252,6 +262,7 @@ func TestExperimentJSONLists(t *testing.T) {
 // TestTrainJSONBoundFrom: train -json gives where the bound comes from,
 // or why there is none, as the text report does.
 func TestTrainJSONBoundFrom(t *testing.T) {
+	t.Parallel()
 	var r trainJSON
 	decodeJSON(t, ok(t, "train", "-n", "300", "-epochs", "1", "-json"), &r)
 	if from, _ := r.Params["bound_from"].(string); from == "" || !strings.Contains(ok(t, "train", "-n", "300", "-epochs", "1"), "bound      none ("+from+")") {
@@ -263,6 +274,7 @@ func TestTrainJSONBoundFrom(t *testing.T) {
 // singular and plural, and n is the training rows, also when the passes
 // of alg1 and alg4 consume more samples.
 func TestStepsLine(t *testing.T) {
+	t.Parallel()
 	data := write(t, t.TempDir(), "num.csv", numericCSV(60, 3))
 	if out := ok(t, "train", "-data", data, "-stream", "-method", "alg4", "-epochs", "2"); !strings.Contains(out, "80 steps of 1 sample (n = 40)") {
 		t.Errorf("-stream -epochs 2 on 40 training rows:\n%s", out)
@@ -276,6 +288,7 @@ func TestStepsLine(t *testing.T) {
 // two data sets that make the same figure are a usage error, and the -plot
 // directory is created only when the figures are written.
 func TestExperimentPlotChecks(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	for _, sub := range []string{"x", "y"} {
 		os.Mkdir(filepath.Join(dir, sub), 0o755)
@@ -339,6 +352,7 @@ func TestMaxDim(t *testing.T) {
 // is reported as a checksum mismatch, not by what it seems to say; a
 // compressed model file is named as such.
 func TestModelFileChecksumFirst(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	data := write(t, dir, "d.csv", classCSV(60, 1, true))
 	model := filepath.Join(dir, "m.cvar")

@@ -11,6 +11,7 @@ import (
 )
 
 func TestExportONNX(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	data := write(t, dir, "pets.csv", classCSV(200, 1, true))
 	model := filepath.Join(dir, "pets.cvar")
@@ -47,6 +48,7 @@ func TestExportONNX(t *testing.T) {
 }
 
 func TestExportErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	model := filepath.Join(dir, "m.cvar")
 	ok(t, "train", "-n", "300", "-o", model)

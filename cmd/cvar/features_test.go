@@ -9,6 +9,7 @@ import (
 // the first column that differs is named, with the rule that columns match
 // by position.
 func TestCheckFeatureNames(t *testing.T) {
+	t.Parallel()
 	want := []string{"a", "b", "c"}
 	for _, got := range [][]string{nil, {"a", "b"}, {"a", "b", "c"}} {
 		if err := checkFeatureNames("f.csv", got, want, "the model file"); err != nil {

@@ -32,6 +32,7 @@ type groupRow struct {
 // subgroup; train reports the validation split by group, eval a fresh
 // sample's, reproducibly, with the worst group by the metric asked.
 func TestGroupBuiltIn(t *testing.T) {
+	t.Parallel()
 	model := filepath.Join(t.TempDir(), "m.cvar")
 	var r struct {
 		Metrics  map[string]map[string]*float64 `json:"metrics"`
@@ -109,6 +110,7 @@ func groupCSV(n int, seed uint64) string {
 // TestGroupCSVAndFile: a CSV column names the groups (and is no feature);
 // a group file does for LIBSVM data, compressed too.
 func TestGroupCSVAndFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	data := write(t, dir, "sites.csv", groupCSV(150, 3))
 	model := filepath.Join(dir, "m.cvar")
@@ -155,6 +157,7 @@ func TestGroupCSVAndFile(t *testing.T) {
 // TestGroupBadInput: bad group files and flags are one-line errors naming
 // the file and line, or the flag.
 func TestGroupBadInput(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	svm := write(t, dir, "d.svm", svmFile(30, 5, false))
 	csv := write(t, dir, "sites.csv", groupCSV(30, 5))
@@ -216,6 +219,7 @@ func noisyCSV(n int, flip float64) string {
 // nearly uniform predictions, which train says in one line naming the
 // options that help; the mean loss on the same data does not.
 func TestGaveUpReport(t *testing.T) {
+	t.Parallel()
 	data := write(t, t.TempDir(), "noisy.csv", noisyCSV(1500, 0.25))
 	text := ok(t, "train", "-data", data, "-objective", "cvar", "-alpha", "0.05")
 	if n := strings.Count(text, "gave up"); n != 1 || !strings.Contains(text, "nearly uniform") || !strings.Contains(text, "-tune, -blend or -trim") {
@@ -244,6 +248,7 @@ func TestGaveUpReport(t *testing.T) {
 // training rows their groups (not the t10k test set's); a -test CSV file
 // has the group column as the training file does.
 func TestGroupFileIDXAndTest(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	idxDir := filepath.Join(dir, "mnist")
 	if err := os.Mkdir(idxDir, 0o755); err != nil {

@@ -49,6 +49,7 @@ func TestCountFlagsRefused(t *testing.T) {
 // TestTuneEpsZero: -tune-eps 0 is refused as -tune-lrs 0 is, rather than
 // read as the default fraction.
 func TestTuneEpsZero(t *testing.T) {
+	t.Parallel()
 	fails(t, 2, []string{"-tune-eps", "positive"}, "train", "-tune", "-tune-eps", "0")
 	fails(t, 2, []string{"-tune-eps", "positive"}, "train", "-tune", "-tune-eps", "0.05,0")
 	fails(t, 2, []string{"-tune-lrs", "positive"}, "train", "-tune", "-tune-lrs", "0")

@@ -175,6 +175,7 @@ func decodeJSON(t *testing.T, s string, v any) {
 }
 
 func TestHelpAndUsage(t *testing.T) {
+	t.Parallel()
 	out := ok(t, "-h")
 	if !strings.Contains(out, "experiment") {
 		t.Errorf("usage lacks the commands: %q", out)
@@ -195,6 +196,7 @@ func TestHelpAndUsage(t *testing.T) {
 // CVaR-SGD leaves a smaller validation CVaR_0.1 than Vanilla-SGD on the
 // built-in data, for several seeds and both precisions.
 func TestDefaultLowersTail(t *testing.T) {
+	t.Parallel()
 	for _, args := range [][]string{{"-seed", "1"}, {"-seed", "2"}, {"-seed", "3", "-precision", "f32"}, {"-seed", "1", "-classes", "3", "-d", "30"}} {
 		var def, van trainJSON
 		decodeJSON(t, ok(t, append([]string{"train", "-json"}, args...)...), &def)
@@ -224,6 +226,7 @@ type trainJSON struct {
 }
 
 func TestTrainBuiltIn(t *testing.T) {
+	t.Parallel()
 	// Text output with the defaults, on smaller built-in data.
 	out := ok(t, "train", "-n", "900")
 	for _, want := range []string{"logistic", "alg3", "R^d", "η = 0.01 (default)", "0.05 × VaR_0.1 of 600 initial losses", "sampling   with replacement; returns the last iterate",
@@ -344,6 +347,7 @@ func readCSV(t *testing.T, s string) [][]string {
 }
 
 func TestRoundTripCSV(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	train := write(t, dir, "train.csv", classCSV(240, 1, true))
 	test := write(t, dir, "test.csv", classCSV(60, 2, true))
@@ -394,6 +398,7 @@ func TestRoundTripCSV(t *testing.T) {
 }
 
 func TestRoundTripLIBSVM(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	train := write(t, dir, "train.svm", svmFile(300, 1, false))
 	test := write(t, dir, "test.svm", svmFile(80, 2, false))
@@ -426,6 +431,7 @@ func TestRoundTripLIBSVM(t *testing.T) {
 }
 
 func TestIDXReader(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	images := idxPair(t, dir, 150, true)
 	var r trainJSON
@@ -451,6 +457,7 @@ func TestIDXReader(t *testing.T) {
 // with its defaults must lower both CVaRs well below Vanilla-SGD's at an
 // accuracy no more than a point lower.
 func TestMNISTTail(t *testing.T) {
+	t.Parallel()
 	mnist := filepath.Join("..", "..", "..", "shared", "data", "mnist")
 	if _, err := os.Stat(filepath.Join(mnist, "train-labels-idx1-ubyte.gz")); err != nil {
 		t.Skip("MNIST not found at", mnist)
@@ -475,6 +482,7 @@ func TestMNISTTail(t *testing.T) {
 }
 
 func TestMNIST(t *testing.T) {
+	t.Parallel()
 	mnist := filepath.Join("..", "..", "..", "shared", "data", "mnist")
 	if _, err := os.Stat(filepath.Join(mnist, "t10k-labels-idx1-ubyte.gz")); err != nil {
 		t.Skip("MNIST not found at", mnist)
@@ -497,6 +505,7 @@ func TestMNIST(t *testing.T) {
 }
 
 func TestBadInput(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	w := func(name, content string) string { return write(t, dir, name, content) }
 	good := w("good.csv", classCSV(90, 1, true))
@@ -591,6 +600,7 @@ func TestBadInput(t *testing.T) {
 }
 
 func TestExperiment(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	plotDir := filepath.Join(dir, "plots")
 	args := []string{"experiment", "-n", "600", "-epochs", "3", "-seeds", "2", "-lrs", "0.01,0.005", "-wds", "0,0.001", "-alpha", "0.1"}
@@ -673,6 +683,7 @@ func TestExperiment(t *testing.T) {
 // smallest CVaR_α; -select loss: mean loss), and the model reported is
 // the pick's.
 func TestTrainTune(t *testing.T) {
+	t.Parallel()
 	var r struct {
 		trainJSON
 		Tune struct {
@@ -732,6 +743,7 @@ func TestTrainTune(t *testing.T) {
 // built-in data with the paper's 100 epochs CVaR-SGD's CVaR_0.1 must be at
 // most 0.85× Vanilla-SGD's, at an accuracy no lower.
 func TestExperimentAlphas(t *testing.T) {
+	t.Parallel()
 	var rows []map[string]any
 	decodeJSON(t, ok(t, "experiment", "-seeds", "1", "-json"), &rows)
 	want := []struct {
@@ -772,6 +784,7 @@ func TestExperimentAlphas(t *testing.T) {
 // beats predicting the mean, and every figure is in the target's units; with
 // -scale-target none the same run is left far behind.
 func TestRegressionTargetScale(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	rng := rand.New(rand.NewPCG(5, 5))
 	var b strings.Builder
@@ -835,6 +848,7 @@ func TestRegressionTargetScale(t *testing.T) {
 
 // TestBinary builds the program and runs it once as a process.
 func TestBinary(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("builds the binary")
 	}
@@ -877,6 +891,7 @@ func TestBinary(t *testing.T) {
 }
 
 func TestStream(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	csvFile := write(t, dir, "s.csv", strings.ReplaceAll(strings.ReplaceAll(classCSV(300, 5, true), ",cat\n", ",0\n"), ",dog\n", ",1\n"))
 	svm := write(t, dir, "s.svm", svmFile(300, 6, false))
@@ -906,6 +921,7 @@ func TestStream(t *testing.T) {
 }
 
 func TestProgress(t *testing.T) {
+	t.Parallel()
 	var b bytes.Buffer
 	p := newProgress(&env{stderr: &b, tty: true}, "work", 4)
 	for range 4 {
@@ -930,6 +946,7 @@ func TestProgress(t *testing.T) {
 // TestMissingOutputDirectory: a -o in a directory that does not exist is
 // found before training, not after it.
 func TestMissingOutputDirectory(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	out := filepath.Join(dir, "no", "such", "m.cvar")
 	fails(t, 1, []string{out, "does not exist"}, "train", "-n", "300", "-epochs", "1000", "-method", "vanilla", "-o", out)
@@ -979,6 +996,7 @@ func TestResourceFlags(t *testing.T) {
 // LIBSVM file and nothing after them: a broken line further down (in a
 // file of many megabytes) is never reached, and eval and predict stop too.
 func TestLimitStopsReading(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	var b strings.Builder
 	b.WriteString(classCSV(200, 1, true))
@@ -1048,6 +1066,7 @@ func TestMemoryPolicy(t *testing.T) {
 // LIBSVM lines and a corrupt gzip file give messages that name the file
 // and the cause, not a consequence of it.
 func TestMessagesNameCause(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	csvFile := write(t, dir, "d.csv", classCSV(50, 1, true))
 	fails(t, 1, []string{"d.csv:1: ", "looks like CSV", "label index:value"}, "train", "-data", csvFile, "-format", "libsvm")
@@ -1071,6 +1090,7 @@ func TestMessagesNameCause(t *testing.T) {
 // TestEvalErrorsNameItsFlags: eval's and predict's errors about a model's
 // built-in data do not name train's flags (-d), which they do not have.
 func TestEvalErrorsNameItsFlags(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	model := filepath.Join(dir, "m.cvar")
 	ok(t, "train", "-n", "300", "-epochs", "1", "-method", "vanilla", "-o", model)
@@ -1101,6 +1121,7 @@ func TestEvalErrorsNameItsFlags(t *testing.T) {
 // TestIDXSingleClass: IDX labels of a single class are rejected like the
 // same labels in a CSV file, though the IDX reader names ten classes.
 func TestIDXSingleClass(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	idxPair(t, dir, 30, false)
 	lbl := binary.BigEndian.AppendUint32(nil, 0x801)
@@ -1114,6 +1135,7 @@ func TestIDXSingleClass(t *testing.T) {
 // TestStreamSplitsLikeMemory: -stream and in-memory training split a file
 // the same way for the same -seed, and both accept two rows.
 func TestStreamSplitsLikeMemory(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	// The target is the row's index, and a tiny step leaves θ ≈ 0, so each
 	// row's LAD loss is its index: the metrics of each split then tell
@@ -1159,6 +1181,7 @@ func deref(p *float64) any {
 // TestExperimentDivergence: experiment names every run that diverged, and
 // fails (exit 1, nothing on stdout) when all of them did.
 func TestExperimentDivergence(t *testing.T) {
+	t.Parallel()
 	args := []string{"experiment", "-n", "300", "-epochs", "2", "-seeds", "2", "-wds", "0", "-json", "-alpha", "0.1"}
 	out, errOut, code := cli(t, append(args, "-lrs", "1e300")...)
 	if code != 1 || out != "" {

@@ -17,6 +17,7 @@ import (
 // a Latin-1 header and -target) saves, loads, and evaluates and predicts on
 // its own training file, printing the labels' own bytes.
 func TestLatin1LabelsRoundTrip(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	var b strings.Builder
 	b.WriteString("x\xe9,y,\xe9tiquette\n")
@@ -60,6 +61,7 @@ func patched(t *testing.T, path string, f func(b []byte) []byte) []byte {
 // of norm beyond cvar.MaxParamNorm (θ = 1e308), or bytes after its header's
 // JSON object, is refused on load with an error naming the file.
 func TestModelFileRefusals(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	data := write(t, dir, "d.csv", classCSV(60, 1, true))
 	model := filepath.Join(dir, "m.cvar")
@@ -85,6 +87,7 @@ func TestModelFileRefusals(t *testing.T) {
 // make a score overflow stops eval and predict at that row, naming the
 // model file and the row, instead of printing -Inf or NaN.
 func TestNonFiniteScoresStop(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	m := &cvar.ModelFile{
 		Kind: "logistic", D: 2, K: 2, Precision: cvar.F64, Theta: []float64{1e140, 1e140, 0},

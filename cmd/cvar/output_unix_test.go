@@ -18,6 +18,7 @@ import (
 // pipe, a directory or a device at the output path is refused, before any
 // training, and left as it was.
 func TestForceOnlyRegularFiles(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	fifo := filepath.Join(dir, "model.cvar")
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
@@ -49,6 +50,7 @@ func TestForceOnlyRegularFiles(t *testing.T) {
 // TestFailedWriteLeavesNothing: a write that fails (a read-only directory)
 // names the user's path, not the temporary file, and leaves no file behind.
 func TestFailedWriteLeavesNothing(t *testing.T) {
+	t.Parallel()
 	if os.Geteuid() == 0 {
 		t.Skip("root writes into read-only directories")
 	}
@@ -66,6 +68,7 @@ func TestFailedWriteLeavesNothing(t *testing.T) {
 // TestFailedRenameNamesPath: a rename that fails names the path the user
 // gave, and the temporary file is removed.
 func TestFailedRenameNamesPath(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	out := filepath.Join(dir, "pred.csv")
 	os.WriteFile(out, []byte("old"), 0o644)
@@ -90,6 +93,7 @@ func TestFailedRenameNamesPath(t *testing.T) {
 // (cat f.csv | cvar predict -data /dev/stdin -format csv), with or without
 // the target column.
 func TestPredictFromPipe(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	model := filepath.Join(dir, "m.cvar")
 	ok(t, "train", "-data", write(t, dir, "d.csv", classCSV(120, 1, true)), "-epochs", "1", "-o", model)
@@ -137,6 +141,7 @@ func TestPredictFromPipe(t *testing.T) {
 // TestStreamRefusesPipe: -stream reads its file several times, so a pipe
 // is refused at once instead of yielding an empty second pass.
 func TestStreamRefusesPipe(t *testing.T) {
+	t.Parallel()
 	fifo := filepath.Join(t.TempDir(), "rows.csv")
 	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
 		t.Skip("mkfifo:", err)
@@ -149,6 +154,7 @@ func TestStreamRefusesPipe(t *testing.T) {
 // directory — is refused even with -force, by every command and output
 // flag, and the input is left as it was.
 func TestOutputNeverReplacesInput(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	data := write(t, dir, "d.csv", classCSV(120, 1, true))
 	test := write(t, dir, "t.csv", classCSV(40, 2, true))

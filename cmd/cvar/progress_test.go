@@ -12,6 +12,7 @@ import (
 // a last line; a run shorter than lineEvery prints nothing; a stderr that
 // is no file (a test's buffer) gets none.
 func TestProgressLines(t *testing.T) {
+	t.Parallel()
 	var buf bytes.Buffer
 	clock := time.Unix(0, 0)
 	p := startProgress(&buf, false, true, "experiment epochs", 10)

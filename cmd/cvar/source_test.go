@@ -16,6 +16,7 @@ import (
 // negative count and data past 2³⁰ values; and eval without -data refuses
 // such a record with an error that names the built-in data.
 func TestSynthSource(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	model := filepath.Join(dir, "m.cvar")
 	ok(t, "train", "-n", "300", "-epochs", "1", "-method", "vanilla", "-o", model)

@@ -22,6 +22,7 @@ func metricLines(out string) []string {
 // float32: auto picks bytes for a float32 softmax, bytes and float32 report
 // the same metrics, and eval reads bytes too.
 func TestStorage(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	idxPair(t, dir, 90, false)
 	model := filepath.Join(dir, "m.cvar")
@@ -59,6 +60,7 @@ func TestStorage(t *testing.T) {
 }
 
 func TestStorageErrors(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	idxPair(t, dir, 30, false)
 	csv := write(t, dir, "d.csv", "a,b,y\n1,2,0\n3,4,1\n5,6,0\n7,8,1\n9,1,0\n2,3,1\n")

@@ -7,6 +7,7 @@ import "testing"
 // model that classifies; a regression model says the target is not a
 // number.
 func TestStreamTextLabels(t *testing.T) {
+	t.Parallel()
 	data := write(t, t.TempDir(), "pets.csv", classCSV(30, 1, true))
 	for _, model := range []string{"logistic", "auto", "softmax"} {
 		fails(t, 1, []string{"pets.csv:2", `column 4 ("animal")`, "label \"", "is not a number", "-stream needs numeric class labels"},

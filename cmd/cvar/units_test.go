@@ -13,6 +13,7 @@ import (
 // line as on the τ line, and no constants of the theorems (+Inf on
 // K = R^d) under the practical rule.
 func TestRegressionReportOneUnit(t *testing.T) {
+	t.Parallel()
 	var b strings.Builder
 	b.WriteString("a,b,y\n")
 	for i := range 600 {

@@ -9,6 +9,7 @@ import (
 // standardised and trained on, in memory and streamed: their means and
 // deviations do not overflow.
 func TestHugeFeatureValues(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	var b strings.Builder
 	b.WriteString("a,b,y\n")
