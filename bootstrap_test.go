@@ -27,6 +27,7 @@ func bootData(n int) ([]float64, []bool) {
 // 2.5 % and 97.5 % quantiles of the statistic over the resamples — so the
 // same seed gives the same numbers, whatever the number of threads.
 func TestBootstrapResamples(t *testing.T) {
+	t.Parallel()
 	losses, correct := bootData(300)
 	alphas := []float64{0.05, 0.5}
 	const b, seed = 9, 42 // few resamples: each one moves the bounds
@@ -83,6 +84,7 @@ func TestBootstrapResamples(t *testing.T) {
 // regression (no flags) has a NaN accuracy; OnResample counts the
 // resamples; float32 losses work as float64 ones.
 func TestBootstrapOptions(t *testing.T) {
+	t.Parallel()
 	losses, _ := bootData(50)
 	m, err := Bootstrap(losses, nil, []float64{0.1}, BootstrapOptions{})
 	if err != nil {
@@ -111,6 +113,7 @@ func TestBootstrapOptions(t *testing.T) {
 
 // TestBootstrapErrors: bad arguments are errors, never a panic or NaNs.
 func TestBootstrapErrors(t *testing.T) {
+	t.Parallel()
 	losses, correct := bootData(10)
 	for name, c := range map[string]struct {
 		losses  []float64

@@ -14,6 +14,7 @@ import (
 // is not smooth (Alg2, Alg3), c = T/n below the theorem's condition, no
 // finite L, Alg4's O(·) bound, and a step size not the theorem's.
 func TestTheoremBoundAssumptions(t *testing.T) {
+	t.Parallel()
 	const n, p, alpha = 1000, 5, 0.1
 	smooth := batch.Bounds{G: 2, Beta: 1, L: 4}
 	ball := Ball(1)
@@ -63,6 +64,7 @@ func TestTheoremBoundAssumptions(t *testing.T) {
 // no closed form for) pass the model's convexity on, so that the MLP under
 // Alg1's theorem has no bound and logistic regression has one.
 func TestTheoremBoundOfModel(t *testing.T) {
+	t.Parallel()
 	data := subgroupData(t, 200, 3, 1)
 	opt := Options{Method: Alg1, Rule: TheoremStep, Domain: Ball(2), Steps: 20}
 	for _, c := range []struct {

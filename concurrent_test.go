@@ -39,6 +39,7 @@ func evaluateAll(ev *Evaluator[float64], theta []float64, data *batch.Data[float
 // to the one a lone goroutine gets; a deadlock fails the test at its
 // deadline rather than hanging it.
 func TestEvaluatorConcurrentUse(t *testing.T) {
+	t.Parallel()
 	const goroutines = 8
 	calls := 30
 	if testing.Short() {
@@ -123,6 +124,7 @@ func inParallel(t *testing.T, n int, limit time.Duration, f func(g int)) {
 // the same samples observed from one goroutine (the order of equal samples
 // does not matter), bit for bit.
 func TestOnlineConcurrentUse(t *testing.T) {
+	t.Parallel()
 	const goroutines, each = 8, 40
 	model := must(batch.NewSoftmax[float64](3, 3))
 	opt := Options{Method: Alg4, Steps: goroutines * each, Seed: 2}
@@ -169,6 +171,7 @@ func TestOnlineConcurrentUse(t *testing.T) {
 // each on losses of its own size, and wants every result equal to that of
 // the package's functions.
 func TestTailScratchConcurrentUse(t *testing.T) {
+	t.Parallel()
 	const goroutines, each = 8, 200
 	var s TailScratch[float64]
 	var wrong atomic.Int64

@@ -55,6 +55,7 @@ func trainCVaR(t *testing.T, model batch.Model[float64], theta []float64, data *
 // size, no ε and no K move the model and lower the training CVaR_0.1 below
 // the starting point's, and that Params say where η, ε and τ came from.
 func TestPracticalDefaultsMove(t *testing.T) {
+	t.Parallel()
 	data := classData(t, 3000, 8, 3, 1)
 	model := must(batch.NewSoftmax[float64](8, 3))
 	start := trainCVaR(t, model, make([]float64, model.NumParams()), data)
@@ -87,6 +88,7 @@ func TestPracticalDefaultsMove(t *testing.T) {
 // TestOnlineDefaultsMove checks that Online runs of Alg1 and Alg4 with their
 // defaults (no step size, no scale, no ε) lower the CVaR of the stream.
 func TestOnlineDefaultsMove(t *testing.T) {
+	t.Parallel()
 	data := classData(t, 3000, 8, 3, 2)
 	model := must(batch.NewSoftmax[float64](8, 3))
 	start := trainCVaR(t, model, make([]float64, model.NumParams()), data)
@@ -116,6 +118,7 @@ func TestOnlineDefaultsMove(t *testing.T) {
 // and smoothing and against Vanilla-SGD: the defaults must give the
 // smallest validation CVaR_0.1.
 func TestPracticalBeatsTheorem(t *testing.T) {
+	t.Parallel()
 	train, val := subgroupData(t, 4000, 10, 3), subgroupData(t, 2000, 10, 4)
 	model := must(batch.NewLogistic[float64](10))
 	cv := map[string]float64{}
@@ -182,6 +185,7 @@ func TestDefaultGridFresh(t *testing.T) {
 // gives the same answer whatever its thread count, and beats the default
 // setting, which is in its grid.
 func TestTune(t *testing.T) {
+	t.Parallel()
 	train, val := classData(t, 2000, 8, 3, 5), classData(t, 1000, 8, 3, 6)
 	model := must(batch.NewSoftmax[float64](8, 3))
 	opt := Options{Method: Alg3, Alpha: 0.1, Epochs: 5, Seed: 2}

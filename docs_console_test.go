@@ -97,6 +97,7 @@ const docsConsoleKernel = "avx512"
 // that is not marked "not run" with the cvar and cvargen built from this
 // tree, and compares what each command prints with the page.
 func TestDocsConsoleBlocks(t *testing.T) {
+	t.Parallel()
 	pages, _ := filepath.Glob("docs/*.md")
 	blocks, problems := docsConsoleBlocks(t, append([]string{"README.md"}, pages...))
 	for _, p := range problems {
@@ -256,6 +257,7 @@ func docsLineMatch(want, got string) bool {
 // TestDocsConsoleMatch: the comparison of TestDocsConsoleBlocks holds a
 // page to every printed line and digit, except where the page shows "…".
 func TestDocsConsoleMatch(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		want, got string
 		match     bool

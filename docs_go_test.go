@@ -98,6 +98,7 @@ func (b docsGoBlock) source() string {
 
 // TestDocsGoBlocks type-checks every Go block of README.md and docs/*.md.
 func TestDocsGoBlocks(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("type-checking the docs from source takes seconds; the full run checks them")
 	}
@@ -134,6 +135,7 @@ func TestDocsGoBlocks(t *testing.T) {
 // TestDocsLength: README.md and docs/performance.md stay short enough to
 // read through: at most 250 lines each; detail goes to docs/design.md.
 func TestDocsLength(t *testing.T) {
+	t.Parallel()
 	for _, p := range []string{"README.md", "docs/performance.md"} {
 		src, err := os.ReadFile(p)
 		if err != nil {

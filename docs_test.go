@@ -23,6 +23,7 @@ import (
 // a heading of the Markdown file it names), and each repository path cited
 // in inline code exists.
 func TestDocsLinksAndPaths(t *testing.T) {
+	t.Parallel()
 	pages, err := filepath.Glob("docs/*.md")
 	if err != nil {
 		t.Fatal(err)
@@ -63,6 +64,7 @@ func TestDocsLinksAndPaths(t *testing.T) {
 // path, and nothing about the good links, the code blocks or the tokens
 // that are not repository paths.
 func TestDocsCheckerFindsBrokenLinks(t *testing.T) {
+	t.Parallel()
 	repo := map[string]bool{"README.md": true, "docs": true, "docs/guide.md": true, "batch": true, "batch/engine.go": true, "kernel": true, "kernel/_asm": true}
 	set := mdSet{
 		files: map[string]string{

@@ -12,6 +12,7 @@ import (
 // several sizes gives what Evaluate, Losses, Predictions and MetricsOf give
 // on their own, for a classifier and a regression.
 func TestEvaluatorAgrees(t *testing.T) {
+	t.Parallel()
 	cls := must(batch.NewLogistic[float64](4))
 	reg := must(batch.NewLeastAbsolute[float64](3))
 	for _, c := range []struct {
@@ -90,6 +91,7 @@ func sameMetrics(a, b Metrics) bool {
 }
 
 func TestPredictedClass(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		scores []float64
 		want   int

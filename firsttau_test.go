@@ -12,6 +12,7 @@ import (
 // the mean of Tau0 and the τ after each of the first k−1 steps (read from
 // runs that return their last iterate), on dense and sparse data alike.
 func TestAlg1AverageTauStartsAtFirstLoss(t *testing.T) {
+	t.Parallel()
 	const n, d, k = 60, 8, 5
 	sp, de := sparseTwins(t, n, d, false, 3)
 	model := must(batch.NewLeastSquares[float64](d))

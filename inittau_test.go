@@ -14,6 +14,7 @@ import (
 // losses), and a run given another τ reports it and, with τ's step size
 // near 0, returns it.
 func TestInitTauStartsThere(t *testing.T) {
+	t.Parallel()
 	_, data := sparseTwins(t, 200, 6, true, 5)
 	model := must(batch.NewLogistic[float64](6))
 	opt := Options{Method: Alg3, Alpha: 0.2, Steps: 30, Batch: 16, Seed: 2, Threads: 1}
@@ -41,6 +42,7 @@ func TestInitTauStartsThere(t *testing.T) {
 // InitTau is refused outside τ's interval, when not finite, and for the
 // methods without τ.
 func TestInitTauRefused(t *testing.T) {
+	t.Parallel()
 	_, data := sparseTwins(t, 50, 4, true, 6)
 	model := must(batch.NewLogistic[float64](4))
 	at := func(v float64) *float64 { return &v }

@@ -22,6 +22,7 @@ func must[V any](v V, err error) V {
 // package with bad arguments and wants an error, never a panic or a silent
 // success.
 func TestMisuseReturnsErrors(t *testing.T) {
+	t.Parallel()
 	data := subgroupData(t, 200, 3, 1)
 	model := must(batch.NewLogistic[float64](3))
 	theta := make([]float64, model.NumParams())
@@ -190,6 +191,7 @@ func badData(t *testing.T) map[string]*batch.Data[float64] {
 // with one thing wrong and wants an error, never a panic (which on an
 // engine's worker would end the test program) or a silent result.
 func TestBadDataReturnsErrors(t *testing.T) {
+	t.Parallel()
 	model := must(batch.NewLogistic[float64](3))
 	theta := []float64{0.1, -0.2, 0.3, 0}
 	good := subgroupData(t, 300, 3, 2)

@@ -9,6 +9,7 @@ import (
 // TestParamNormReported: parameters whose sum of squares passes float64's
 // range are refused with their norm, not +Inf.
 func TestParamNormReported(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		theta []float64
 		want  string

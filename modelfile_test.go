@@ -74,6 +74,7 @@ func saved(t testing.TB, m *ModelFile) []byte {
 func sameFloat(a, b float64) bool { return a == b || math.IsNaN(a) && math.IsNaN(b) }
 
 func TestModelFileRoundTrip(t *testing.T) {
+	t.Parallel()
 	for _, kind := range batch.Kinds() {
 		for _, prec := range []string{F32, F64} {
 			m := testModelFile(t, kind, prec)
@@ -110,6 +111,7 @@ func TestModelFileRoundTrip(t *testing.T) {
 }
 
 func TestModelFileBuildModel(t *testing.T) {
+	t.Parallel()
 	for _, kind := range batch.Kinds() {
 		m := testModelFile(t, kind, F64)
 		model, theta, err := BuildModel[float64](m)
@@ -161,6 +163,7 @@ func TestModelFileBuildModel(t *testing.T) {
 }
 
 func TestModelFileErrors(t *testing.T) {
+	t.Parallel()
 	good := saved(t, testModelFile(t, batch.KindSoftmax, F32))
 	load := func(b []byte) error {
 		_, err := LoadModel(bytes.NewReader(b))
@@ -425,6 +428,7 @@ func FuzzReadModel(f *testing.F) {
 // is interpreted, so a header damaged into another valid one is a checksum
 // mismatch; compressed input is ErrModelFormat that says so, in one line.
 func TestLoadModelChecksumFirst(t *testing.T) {
+	t.Parallel()
 	good := saved(t, testModelFile(t, batch.KindSoftmax, F64))
 	for _, edit := range [][2]string{{`"softmax"`, `"softmaz"`}, {`"num_params":`, `"num_params":1`}, {`"format"`, `"formax"`}} {
 		b := bytes.Replace(good, []byte(edit[0]), []byte(edit[1]), 1)
@@ -458,6 +462,7 @@ func TestLoadModelChecksumFirst(t *testing.T) {
 // TestLoadModelAppended: bytes after a matching checksum are invalid and
 // counted; a file cut in its parameters says how many it should hold.
 func TestLoadModelAppended(t *testing.T) {
+	t.Parallel()
 	good := saved(t, testModelFile(t, batch.KindSoftmax, F64))
 	for name, r := range map[string]func(b []byte) io.Reader{
 		"sized":  func(b []byte) io.Reader { return bytes.NewReader(b) },
@@ -487,6 +492,7 @@ func (z *countingZeros) Read(p []byte) (int, error) {
 // stream is refused after at most the header's announced size plus
 // streamSlack, not read to the largest model's size.
 func TestLoadModelEndlessStream(t *testing.T) {
+	t.Parallel()
 	good := saved(t, testModelFile(t, batch.KindSoftmax, F64))
 	z := &countingZeros{}
 	_, err := LoadModel(stream{io.MultiReader(bytes.NewReader(good), z)})

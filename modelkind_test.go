@@ -10,6 +10,7 @@ import (
 // TestModelKindFor: "auto" is linear for regression, logistic for two
 // classes, softmax for any other number, and nothing without a task.
 func TestModelKindFor(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		task    dataset.Task
 		classes int
@@ -33,6 +34,7 @@ func TestModelKindFor(t *testing.T) {
 // TestModelTask: every kind of the registry has its task, and the kind
 // ModelKindFor picks fits the task it was asked for.
 func TestModelTask(t *testing.T) {
+	t.Parallel()
 	want := map[string]dataset.Task{
 		batch.KindLinear: dataset.Regression, batch.KindLAD: dataset.Regression,
 		batch.KindLogistic: dataset.Classification, batch.KindSoftmax: dataset.Classification, batch.KindMLP: dataset.Classification,

@@ -11,6 +11,7 @@ import (
 // a centring model reads dense; a CSV model's target and header apply to
 // CSV files only, unless the caller names a target.
 func TestModelFileOptions(t *testing.T) {
+	t.Parallel()
 	clf := &ModelFile{K: 3, D: 7, Classes: []string{"a", "b", "c"}, Source: Provenance{Kind: "csv", Target: "label", NoHeader: true},
 		Preprocessing: dataset.Preprocessing{Mean: []float64{0, 2}, Scale: []float64{1, 1}}}
 	given := dataset.FileOptions{Limit: 9, SparseBelow: 0.1, Task: dataset.Regression, Dim: 3, MaxBytes: 5}

@@ -34,6 +34,7 @@ func headerOf(b []byte) []byte {
 // byte, distinct classes stay distinct, and texts that are valid UTF-8 are
 // written as plain JSON strings.
 func TestModelTextsAnyBytes(t *testing.T) {
+	t.Parallel()
 	for _, prec := range []string{F32, F64} {
 		m := testModelFile(t, batch.KindSoftmax, prec)
 		m.Classes = []string{"\xff", "\xfe", "caf\xe9"}
@@ -72,6 +73,7 @@ func TestModelTextsAnyBytes(t *testing.T) {
 // TestModelTextObjectsChecked: a text object must hold base64 of bytes
 // that are not valid UTF-8, and nothing else.
 func TestModelTextObjectsChecked(t *testing.T) {
+	t.Parallel()
 	good := saved(t, testModelFile(t, batch.KindSoftmax, F64))
 	h := string(headerOf(good))
 	for _, c := range []struct{ obj, want string }{
@@ -92,6 +94,7 @@ func TestModelTextObjectsChecked(t *testing.T) {
 // TestModelHeaderTrailingBytes: the header is one JSON object; bytes after
 // it other than JSON whitespace are refused.
 func TestModelHeaderTrailingBytes(t *testing.T) {
+	t.Parallel()
 	good := saved(t, testModelFile(t, batch.KindLogistic, F64))
 	h := headerOf(good)
 	for _, tail := range []string{"x", "{}", `{"format":"cvar-model"}`, " 1", "\x00"} {
@@ -111,6 +114,7 @@ func TestModelHeaderTrailingBytes(t *testing.T) {
 // = 1e308 with a valid checksum, the largest f32 values) are refused by
 // LoadModel and SaveModel, naming the bound; parameters just inside it load.
 func TestModelParamNormBound(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		prec string
 		v    float64

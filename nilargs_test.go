@@ -11,6 +11,7 @@ import (
 // TestNilArguments: the functions that took a nil pointer to a panic
 // return an error, or a documented zero result that the next step refuses.
 func TestNilArguments(t *testing.T) {
+	t.Parallel()
 	if err := (*Options)(nil).SettleObjective(); err == nil {
 		t.Error("SettleObjective of nil Options: no error")
 	}

@@ -144,6 +144,7 @@ func mean(l []float64) float64 {
 }
 
 func TestBlendGradient(t *testing.T) {
+	t.Parallel()
 	model, data, theta := smallProblem(t, 23, 4, 1)
 	const alpha, lambda = 0.3, 0.4
 	t.Run("alg3", func(t *testing.T) {
@@ -168,6 +169,7 @@ func trimmedLosses(l []float64, eps float64) []float64 {
 }
 
 func TestTrimmedGradient(t *testing.T) {
+	t.Parallel()
 	model, data, theta := smallProblem(t, 31, 3, 2)
 	const alpha, eps = 0.25, 0.1 // 3 of 31 dropped
 	t.Run("alg3", func(t *testing.T) {
@@ -209,6 +211,7 @@ func chi2Dual(l []float64, eta, rho float64) float64 {
 }
 
 func TestChi2Gradient(t *testing.T) {
+	t.Parallel()
 	model, data, theta := smallProblem(t, 19, 4, 3)
 	const rho = 0.8
 	for _, eta := range []float64{-0.5, 0.6} {
@@ -222,6 +225,7 @@ func TestChi2Gradient(t *testing.T) {
 // 1)² ≤ ρ, equal where the ball binds) and E_q[ℓ] equals the risk; and no
 // η on a grid does better.
 func TestChi2Risk(t *testing.T) {
+	t.Parallel()
 	r := rng.New(4, 4)
 	for _, n := range []int{2, 5, 40} {
 		for _, rho := range []float64{0.05, 0.5, 3} {
@@ -267,6 +271,7 @@ func TestChi2Risk(t *testing.T) {
 }
 
 func TestGroupWeights(t *testing.T) {
+	t.Parallel()
 	model, data, theta := smallProblem(t, 12, 3, 5)
 	groups := []int32{0, 1, 1, 2, 0, 1, 1, 1, 2, 0, 1, 1}
 	const lr = 0.5

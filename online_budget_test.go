@@ -11,6 +11,7 @@ import (
 // samples and refuse the next one, naming it, with the parameters as the
 // last accepted sample left them.
 func TestOnlineRefusesPastSteps(t *testing.T) {
+	t.Parallel()
 	model, err := batch.NewLogistic[float64](2)
 	if err != nil {
 		t.Fatal(err)

@@ -13,6 +13,7 @@ import (
 // θ and τ to 1e-9: the lazy sparse steps take up from where a dense step
 // left θ, and a dense step from lazy ones.
 func TestOnlineMixesDenseAndSparse(t *testing.T) {
+	t.Parallel()
 	const n, d = 240, 40
 	for _, mc := range []struct {
 		model    batch.Model[float64]

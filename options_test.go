@@ -15,6 +15,7 @@ import (
 // options are errors that name the field, never a run that wraps, clamps
 // or projects silently.
 func TestOptionsRefusedNamingField(t *testing.T) {
+	t.Parallel()
 	data := subgroupData(t, 200, 3, 1)
 	model := must(batch.NewLogistic[float64](3))
 	f32 := must(batch.NewLogistic[float32](3))
@@ -90,6 +91,7 @@ func make1(n int) []float64 {
 // leaves it (a few ulps outside in float32), is accepted, and counts up to
 // MaxSteps resolve exactly.
 func TestInitOnTheBoundary(t *testing.T) {
+	t.Parallel()
 	data := subgroupData(t, 200, 3, 1)
 	model := must(batch.NewLogistic[float64](3))
 	r := 0.3
@@ -120,6 +122,7 @@ func TestInitOnTheBoundary(t *testing.T) {
 // error names that field, the first bad one in the order Options declares
 // them, on every run; the list follows Options' declaration.
 func TestValidateNamesFirstBadField(t *testing.T) {
+	t.Parallel()
 	data := subgroupData(t, 50, 3, 1)
 	model := must(batch.NewLogistic[float64](3))
 	nan, inf := math.NaN(), math.Inf(1)
@@ -194,6 +197,7 @@ func TestValidateNamesFirstBadField(t *testing.T) {
 // objective and the ε fraction each method resolves to, by default and
 // when the options give them, and resolve leaves the options as given.
 func TestParamsReportPlan(t *testing.T) {
+	t.Parallel()
 	data := subgroupData(t, 100, 3, 1)
 	model := must(batch.NewLogistic[float64](3))
 	cases := []struct {

@@ -15,6 +15,7 @@ import (
 // value, and reads each back to the same Params; the enumerated fields are
 // written as names and read from names or numbers.
 func TestParamsJSONRoundTrip(t *testing.T) {
+	t.Parallel()
 	data := subgroupData(t, 80, 3, 1)
 	model := must(batch.NewLogistic[float64](3))
 	res, err := Train(model, data, Options{Method: Alg3, Steps: 3, Seed: 1})

@@ -91,6 +91,7 @@ func riskAlphas(n int) []float64 {
 }
 
 func TestRiskCVaRVaRBruteForce(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(1, 2))
 	for _, kind := range riskKinds {
 		for _, n := range []int{1, 2, 3, 5, 8, 10, 20, 33, 100, 257, 1000} {
@@ -137,6 +138,7 @@ func TestRiskCVaRVaRBruteForce(t *testing.T) {
 }
 
 func TestRiskCVaRKnownValues(t *testing.T) {
+	t.Parallel()
 	losses := []float64{4, 1, 9, 0, 7, 3, 8, 2, 6, 5} // 0..9
 	cases := []struct{ alpha, cvar, vr float64 }{
 		{1, 4.5, 0},          // mean; VaR = min
@@ -172,6 +174,7 @@ func TestRiskCVaRKnownValues(t *testing.T) {
 }
 
 func TestRiskMonotoneInAlpha(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(3, 4))
 	v := riskData("ties", 500, r)
 	prevC, prevV := math.Inf(1), math.Inf(1)
@@ -186,6 +189,7 @@ func TestRiskMonotoneInAlpha(t *testing.T) {
 }
 
 func TestRiskTails(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(5, 6))
 	for _, kind := range riskKinds {
 		for _, n := range []int{1, 7, 100, 1001} {
@@ -230,6 +234,7 @@ func TestRiskTails(t *testing.T) {
 }
 
 func TestRiskWeighted(t *testing.T) {
+	t.Parallel()
 	r := rand.New(rand.NewPCG(7, 8))
 	for _, kind := range riskKinds {
 		for _, n := range []int{1, 2, 9, 50, 300} {
@@ -288,6 +293,7 @@ func TestRiskWeighted(t *testing.T) {
 }
 
 func TestRiskErrors(t *testing.T) {
+	t.Parallel()
 	good := []float64{1, 2, 3}
 	nan := make([]float64, 20)
 	nan[17] = math.NaN()
@@ -537,6 +543,7 @@ func meanDividedFirst(xs []float64) float64 {
 // losses overflow float64: CVaR, Tails and WeightedCVaR of four losses of
 // 1e308 are 1e308, not NaN.
 func TestCVaRNoOverflow(t *testing.T) {
+	t.Parallel()
 	big := []float64{1e308, 1e308, 1e308, 1e308}
 	for _, a := range []float64{0.5, 1} {
 		if c, err := CVaR(big, a); err != nil || c != 1e308 {

@@ -76,6 +76,7 @@ func near(a, b, tol float64) bool {
 // TestSparseTrainsLikeDense trains the linear models and softmax on a sparse data set and
 // its dense twin: the same θ and metrics to 1e-12, on 1 and 3 threads.
 func TestSparseTrainsLikeDense(t *testing.T) {
+	t.Parallel()
 	const n, d = 400, 30
 	models := []struct {
 		model    batch.Model[float64]
@@ -133,6 +134,7 @@ func TestSparseTrainsLikeDense(t *testing.T) {
 
 // TestSparseTune runs Tune on sparse data.
 func TestSparseTune(t *testing.T) {
+	t.Parallel()
 	const d = 20
 	train, _ := sparseTwins(t, 300, d, true, 1)
 	val, _ := sparseTwins(t, 150, d, true, 2)
@@ -150,6 +152,7 @@ func TestSparseTune(t *testing.T) {
 // a sparse set and its dense twin: θ and the metrics to 1e-9, and the
 // sparse run bit-identical on 1 and 3 threads.
 func TestSparseMLPTrainsLikeDense(t *testing.T) {
+	t.Parallel()
 	sp, de := sparseTwins(t, 300, 40, true, 3)
 	model := must(batch.NewMLP[float64](40, 8, 2))
 	for _, method := range []Method{Alg3, Vanilla} {
@@ -186,6 +189,7 @@ func TestSparseMLPTrainsLikeDense(t *testing.T) {
 // TestSparseLIBSVMEndToEnd reads a LIBSVM text sparse and dense, trains
 // logistic regression on both and compares θ and the metrics.
 func TestSparseLIBSVMEndToEnd(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(4, 4))
 	var b strings.Builder
 	for i := 0; i < 500; i++ {
@@ -250,6 +254,7 @@ func TestSparseLIBSVMEndToEnd(t *testing.T) {
 // amplifies an ulp, so the runs are one epoch, 75 steps of 8 rows); θ read by OnEpoch
 // likewise; and the sparse runs bit-identical on 1, 2 and 3 threads.
 func TestSparseStepLikeDense(t *testing.T) {
+	t.Parallel()
 	const n, d = 600, 300 // a few columns a row: most weights untouched each step
 	models := []struct {
 		model    batch.Model[float64]
@@ -342,6 +347,7 @@ func TestSparseStepLikeDense(t *testing.T) {
 // not, boxes with and without 0, with and without weight decay; and the
 // sparse runs bit-identical on 1 and 3 threads.
 func TestLazyStepLikeDense(t *testing.T) {
+	t.Parallel()
 	const n, d = 400, 200
 	models := []struct {
 		model    batch.Model[float64]
@@ -440,6 +446,7 @@ func dot(a, b []float64) float64 {
 // (Observe) and as non-zeros (ObserveSparse): Alg1 (the average) and Alg4
 // (a random iterate), with and without weight decay, θ and τ to 1e-9.
 func TestOnlineObserveSparse(t *testing.T) {
+	t.Parallel()
 	const n, d = 300, 50
 	for _, mc := range []struct {
 		model    batch.Model[float64]
@@ -515,6 +522,7 @@ func TestOnlineObserveSparse(t *testing.T) {
 // lazyMinP: Alg1's average with weight decay over 4800 steps, and a ball
 // that binds hard; sparse and dense twin to 1e-9.
 func TestLazyStepLongRun(t *testing.T) {
+	t.Parallel()
 	sp, de := sparseTwins(t, 400, 60, true, 41)
 	model := must(batch.NewLogistic[float64](60))
 	for _, opt := range []Options{
@@ -548,6 +556,7 @@ func TestLazyStepLongRun(t *testing.T) {
 // and the methods that run it; and the direct runs bit-identical on 1, 2
 // and 3 threads.
 func TestDirectStepLikeCompact(t *testing.T) {
+	t.Parallel()
 	const n, d = 480, 12 // 12 columns: a minibatch of 16 rows repeats most of them
 	for _, model := range []batch.Model[float64]{
 		must(batch.NewLogistic[float64](d)),
@@ -605,6 +614,7 @@ func TestDirectStepLikeCompact(t *testing.T) {
 // parameters that overflow (targets of 1e150, step size 1e160), and losses
 // that grow past the bound while staying finite.
 func TestDirectStepDiverges(t *testing.T) {
+	t.Parallel()
 	sp, _ := sparseTwins(t, 300, 20, false, 33)
 	for _, c := range []struct {
 		name  string

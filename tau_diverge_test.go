@@ -12,6 +12,7 @@ import (
 // losses' bound is a DivergenceError naming τ, for Train and Online,
 // rather than a run that returns τ = 5e300.
 func TestTauDivergence(t *testing.T) {
+	t.Parallel()
 	x := []float64{1, 0, 0, 1, 1, 1, -1, 0, 0, -1, -1, -1}
 	labels := []int32{0, 1, 1, 0, 1, 0}
 	data, err := batch.NewData(x, 6, 2, nil, labels, 2)

@@ -96,6 +96,7 @@ func ladMinCVaR(t testing.TB, data *batch.Data[float64], alpha, lo, hi float64) 
 // G_α √(D²+1)/√n, with the optimum found independently by linear
 // programming. The population is stood for by a large held-out sample.
 func TestAlg1ExcessCVaRWithinTheorem(t *testing.T) {
+	t.Parallel()
 	const (
 		d      = 2
 		alpha  = 0.1
@@ -180,6 +181,7 @@ func subgroupData(t testing.TB, n, d int, seed uint64) *batch.Data[float64] {
 // rare-subgroup problem and requires Alg3's validation CVaR_0.1 to be at
 // most 60 % of Vanilla's.
 func TestAlg3BeatsVanillaOnTail(t *testing.T) {
+	t.Parallel()
 	const d = 5
 	train, val := subgroupData(t, 6000, d, 1), subgroupData(t, 3000, d, 2)
 	model := must(batch.NewLogistic[float64](d))
@@ -210,6 +212,7 @@ func TestAlg3BeatsVanillaOnTail(t *testing.T) {
 // TestOutputsInDomain checks that every method's output lies in K and its
 // τ in its interval, for a ball and a box.
 func TestOutputsInDomain(t *testing.T) {
+	t.Parallel()
 	data := subgroupData(t, 600, 4, 9)
 	model := must(batch.NewLogistic[float64](4))
 	for _, dom := range []Domain{Ball(0.7), Box(-0.2, 0.3)} {
@@ -240,6 +243,7 @@ func TestOutputsInDomain(t *testing.T) {
 // TestAlg4ReturnsAnIterate checks that Alg4's output is exactly one of the
 // iterates x_1 … x_n, the one its Iterate field names.
 func TestAlg4ReturnsAnIterate(t *testing.T) {
+	t.Parallel()
 	const d, k, n = 3, 3, 200
 	rng := rand.New(rand.NewPCG(4, 4))
 	model := must(batch.NewMLP[float64](d, 5, k))
@@ -287,6 +291,7 @@ func TestAlg4ReturnsAnIterate(t *testing.T) {
 // TestDeterminism checks bit-identical results for the same seed, across
 // thread counts, and that the streaming and in-memory Alg1 agree.
 func TestDeterminism(t *testing.T) {
+	t.Parallel()
 	data := subgroupData(t, 1500, 6, 3)
 	mlp := must(batch.NewMLP[float64](6, 8, 2))
 	for _, m := range []Method{Alg3, MinibatchCVaR, Vanilla} {
@@ -338,6 +343,7 @@ func TestDeterminism(t *testing.T) {
 // TestDivergenceStops checks that a step size that blows up stops training
 // with an error naming the step.
 func TestDivergenceStops(t *testing.T) {
+	t.Parallel()
 	data := ladData(t, 500, 3, 1)
 	for i := range data.Y {
 		data.Y[i] *= 1e30
@@ -355,6 +361,7 @@ func TestDivergenceStops(t *testing.T) {
 
 // TestTheoremParams checks the step sizes against the paper's formulas.
 func TestTheoremParams(t *testing.T) {
+	t.Parallel()
 	data := subgroupData(t, 1000, 4, 1)
 	model := must(batch.NewLogistic[float64](4))
 	sc := data.Scale()
@@ -400,6 +407,7 @@ func TestTheoremParams(t *testing.T) {
 // with step size 1e6, both stop with a DivergenceError naming the step
 // instead of returning parameters with losses of 1e100.
 func TestDivergenceStopsFinite(t *testing.T) {
+	t.Parallel()
 	reg := ladData(t, 2000, 3, 4)
 	for i := range reg.Y {
 		reg.Y[i] = 300 + 100*reg.Y[i]
@@ -449,6 +457,7 @@ func TestDivergenceStopsFinite(t *testing.T) {
 // TestNoDivergenceOnHealthyRuns checks that the divergence bound leaves
 // sound runs alone, large steps on separable data included.
 func TestNoDivergenceOnHealthyRuns(t *testing.T) {
+	t.Parallel()
 	data := subgroupData(t, 2000, 4, 6)
 	for _, opt := range []Options{
 		{Method: Vanilla, LR: 100, Epochs: 30, Batch: 32},

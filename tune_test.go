@@ -13,6 +13,7 @@ import (
 // entry points with a nil model or nil data and wants an error naming the
 // missing argument, never a panic.
 func TestEntryPointsNilArguments(t *testing.T) {
+	t.Parallel()
 	data := subgroupData(t, 50, 3, 1)
 	model := must(batch.NewLogistic[float64](3))
 	theta := make([]float64, model.NumParams())
@@ -63,6 +64,7 @@ func TestEntryPointsNilArguments(t *testing.T) {
 // TestTuneRejectsOnEpoch: Tune trains its settings at once and cannot honour
 // Options.OnEpoch, so it says so instead of dropping the callback.
 func TestTuneRejectsOnEpoch(t *testing.T) {
+	t.Parallel()
 	data := subgroupData(t, 50, 3, 1)
 	model := must(batch.NewLogistic[float64](3))
 	called := false

@@ -10,6 +10,7 @@ import (
 )
 
 func TestUnscaleTarget(t *testing.T) {
+	t.Parallel()
 	lin, err := batch.NewModel[float64](batch.KindLinear, 2, 0, 0)
 	if err != nil {
 		t.Fatal(err)
