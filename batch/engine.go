@@ -1,7 +1,6 @@
 package batch
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"runtime"
@@ -212,7 +211,7 @@ func newEngineWith[T Float](model Model[T], threads int, opts engineOptions) (*E
 		model, hooks = h.Unhooked(), h.EngineHooks()
 	}
 	if model == nil {
-		return nil, errors.New("batch: no model (nil Model)")
+		return nil, errNoModel
 	}
 	chunkRows := opts.chunkRows
 	if threads < 0 || chunkRows < 0 {
@@ -237,12 +236,6 @@ func newEngineWith[T Float](model Model[T], threads int, opts engineOptions) (*E
 
 // Threads returns the number of workers.
 func (e *Engine[T]) Threads() int { return e.threads }
-
-// ErrConcurrentUse is the error of an Engine call made while another call
-// on the same Engine is running (see Engine).
-var ErrConcurrentUse = errors.New("batch: Engine called while another call on it is running (an Engine serves one goroutine at a time)")
-
-var errClosed = errors.New("batch: the engine is closed")
 
 // Close stops the workers and waits until they have exited. It may be
 // called more than once, and from any goroutine; calls after it return an

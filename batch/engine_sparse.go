@@ -98,7 +98,7 @@ func (e *Engine[T]) gradientSparse(theta []T, data *Data[T], idx []int, n int, w
 		return nil, 0, nil, nil, fmt.Errorf("batch: GradientSparse needs a model with a sparse gradient (linear, softmax), not %s (use Gradient)", e.model.Name())
 	}
 	if wt == nil {
-		return nil, 0, nil, nil, errors.New("batch: no weighting (nil *Weighting)")
+		return nil, 0, nil, nil, errNoWeighting
 	}
 	if err := wt.Validate(); err != nil {
 		return nil, 0, nil, nil, err

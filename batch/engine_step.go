@@ -1,7 +1,6 @@
 package batch
 
 import (
-	"errors"
 	"fmt"
 
 	"github.com/cvarlearn/cvar/internal/kernel"
@@ -142,7 +141,7 @@ func (e *Engine[T]) gradientThen(g, theta []T, data *Data[T], idx []int, n int, 
 		return nil, 0, fmt.Errorf("batch: gradient has %d entries, the %s model has %d parameters", len(g), e.model.Name(), len(theta))
 	}
 	if wt == nil {
-		return nil, 0, errors.New("batch: no weighting (nil *Weighting)")
+		return nil, 0, errNoWeighting
 	}
 	if err := wt.Validate(); err != nil {
 		return nil, 0, err

@@ -103,8 +103,6 @@ func checkParams(name string, r, c, b int) error {
 	return nil
 }
 
-var errNoData = errors.New("batch: no data (nil *Data)")
-
 // sparseModel is a Model that reads sparse (CSR) data: the linear models,
 // softmax and the MLP. The Engine refuses sparse data for any other (a
 // Model defined outside this package).

@@ -63,7 +63,7 @@ func (e *Engine[T]) StepSparse(theta []T, data *Data[T], idx []int, n int, wt *W
 	case !ok:
 		return nil, 0, 0, fmt.Errorf("batch: StepSparse needs a linear model, not %s", e.model.Name())
 	case wt == nil:
-		return nil, 0, 0, errors.New("batch: no weighting (nil *Weighting)")
+		return nil, 0, 0, errNoWeighting
 	}
 	if err := wt.Validate(); err != nil {
 		return nil, 0, 0, err
