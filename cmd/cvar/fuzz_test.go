@@ -81,12 +81,12 @@ func FuzzTrainFlags(f *testing.F) {
 			bad("epochs, steps, batch", []int{opt.Epochs, opt.Steps, opt.Batch})
 		case fl.data.classes > batch.MaxDim:
 			bad("classes", fl.data.classes)
-		case slices.Contains(fl.tuneLRs.values, 0) || slices.Contains(fl.tuneEps.values, 0):
-			bad("a zero in the -tune grid", [][]float64{fl.tuneLRs.values, fl.tuneEps.values})
+		case slices.Contains(fl.TuneLRs.Values, 0) || slices.Contains(fl.TuneEps.Values, 0):
+			bad("a zero in the -tune grid", [][]float64{fl.TuneLRs.Values, fl.TuneEps.Values})
 		case opt.Threads < 0 || opt.Threads > runtime.GOMAXPROCS(0):
 			bad("threads", opt.Threads)
-		case fl.hidden < 1:
-			bad("hidden", fl.hidden)
+		case fl.Hidden < 1:
+			bad("hidden", fl.Hidden)
 		case fl.data.limit < 0 || fl.data.n < 2 || fl.data.d < 1 || fl.data.classes < 2 || fl.data.maxMemory < 0:
 			bad("data flags", *fl.data)
 		case fl.data.test != "" && fl.data.data == "":

@@ -66,7 +66,7 @@ func (f *trainFlags) checkTrainStorage() error {
 	}
 	scale := df.scale.value
 	byteScaled := scale == "unit" || scale == "none" || scale == "auto" && format == "idx"
-	return checkStorage(df.storage.value, f.precision.value, false, format, byteScaled)
+	return checkStorage(df.storage.value, f.Precision.Value, false, format, byteScaled)
 }
 
 // resolveStorage picks the storage of the features once the data is read:

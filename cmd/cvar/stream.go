@@ -58,13 +58,13 @@ func streamSource(df *dataFlags, format string) cvar.StreamSource {
 func streamModel[T batch.Float](f *trainFlags) func(cvar.StreamInfo) (batch.Model[T], error) {
 	return func(info cvar.StreamInfo) (batch.Model[T], error) {
 		k := len(info.Classes)
-		if err := checkModel[T](f.data, info.Kind, info.D, k, f.hidden, f.threads, 1); err != nil {
+		if err := checkModel[T](f.data, info.Kind, info.D, k, f.Hidden, f.threads, 1); err != nil {
 			return nil, err
 		}
-		if err := checkEpochs(max(f.epochs, 1), info.NTrain); err != nil {
+		if err := checkEpochs(max(f.Epochs, 1), info.NTrain); err != nil {
 			return nil, err
 		}
-		model, err := batch.NewModel[T](info.Kind, info.D, k, f.hidden)
+		model, err := batch.NewModel[T](info.Kind, info.D, k, f.Hidden)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", f.data.data, err)
 		}
@@ -91,9 +91,9 @@ func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 	opt.Steps, opt.Batch = 0, 0 // one step a row, -epochs times
 	var bar *progress
 	so := cvar.StreamOptions[T]{
-		Options: opt, Kind: f.model.value, Model: streamModel[T](f),
+		Options: opt, Kind: f.Model.Value, Model: streamModel[T](f),
 		Scaling: streamScaling[df.scale.value], ScaleTarget: df.scaleY.value == "zscore",
-		Alphas: unionAlphas(float64(f.alpha)),
+		Alphas: unionAlphas(float64(f.Alpha)),
 		Progress: func(_, total int) {
 			if bar == nil {
 				bar = newProgress(e, "training", total)
@@ -104,17 +104,17 @@ func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 	sr, err := cvar.TrainStream(context.Background(), streamSource(df, format), so)
 	bar.finish()
 	if err != nil {
-		return trainError(streamLabelError(tooWide(tooLarge(err), "", df.maxDim), f.model.value))
+		return trainError(streamLabelError(tooWide(tooLarge(err), "", df.maxDim), f.Model.Value))
 	}
 	res := sr.Result
 	rep := &trainReport{
-		Model:  modelInfo{Kind: sr.Kind, D: sr.D, K: len(sr.Classes), Precision: f.precision.value, Classes: sr.Classes, Data: df.data + " (streamed)"},
+		Model:  modelInfo{Kind: sr.Kind, D: sr.D, K: len(sr.Classes), Precision: f.Precision.Value, Classes: sr.Classes, Data: df.data + " (streamed)"},
 		Method: opt.Method.String(), Alpha: res.Params.Alpha, Tau: jsonfloat.Lossy(res.Tau), Domain: opt.Domain.String(),
 		Params: paramsJSON(res.Params), Metrics: map[string]metrics{"training": metrics(sr.Training), "validation": metrics(sr.Validation)},
 		params: res.Params, alphas: unionAlphas(res.Params.Alpha), order: []string{"training", "validation"},
 	}
 	if sr.Kind == batch.KindMLP {
-		rep.Model.Hidden = f.hidden
+		rep.Model.Hidden = f.Hidden
 	}
 	return finishTraining(e, f, sr.ModelFile, rep, start)
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/cvarlearn/cvar/batch"
 	"github.com/cvarlearn/cvar/dataset"
 	"github.com/cvarlearn/cvar/internal/jsonfloat"
+	"github.com/cvarlearn/cvar/internal/trainflag"
 )
 
 // defaultRadius is the radius of the ball K that train uses when the step
@@ -43,97 +44,59 @@ need a bounded K: a ball of radius 10 unless -radius or -box says otherwise.
 
 // trainFlags are the flags of train (experiment shares some of them).
 type trainFlags struct {
+	*trainflag.Flags
 	data      *dataFlags
-	model     *choice
-	method    *choice
-	alpha     alphaFlag
 	objective *choice
 	blend     float64
 	trim      float64
 	rho       float64
 	groupLR   float64
-	smooth    *choice
-	eps       float64
-	lr        stepFlag
-	wd        float64
-	epochs    int
 	steps     int
-	batch     int
-	seed      uint64
-	precision *choice
 	threads   int
 	radius    float64
 	box       boxFlag
-	hidden    int
-	out       string
-	force     bool
-	json      bool
 	stream    bool
 	tune      bool
-	selectBy  *choice
-	tuneLRs   *floatList
-	tuneWDs   *floatList
-	tuneEps   *floatList
 	tuneTrims *floatList
 	tuneRhos  *floatList
 }
 
 func addTrainFlags(fs *flag.FlagSet) *trainFlags {
 	f := &trainFlags{
-		data: addDataFlags(fs, dataForTrain), model: modelChoice(), method: methodChoice("alg3"),
-		alpha: cvar.DefaultAlpha, objective: objectiveChoice(), smooth: newChoice("softplus", "softplus", "quadratic"), precision: precisionChoice(cvar.F64),
+		Flags: trainflag.Add(fs, trainflag.Program{
+			Methods: []string{"alg1", "alg2", "alg3", "alg4", "vanilla", "minibatch"}, Method: "alg3",
+			Selects: []string{"accuracy", "cvar", "loss"}, Step: true, Grid: true,
+		}),
+		data: addDataFlags(fs, dataForTrain), objective: objectiveChoice(),
 	}
-	fs.Var(f.model, "model", "`model`: logistic, softmax, linear (least squares), lad (least absolute deviations), mlp, or auto (logistic for 2 classes, softmax for more, linear for real targets)")
-	fs.Var(f.method, "method", "training `method`: alg1, alg2, alg3 (CVaR-SGD), alg4, vanilla (mean loss) or minibatch (CVaR of each minibatch)")
-	fs.Var(&f.alpha, "alpha", "tail fraction `α` ∈ (0, 1] whose CVaR is minimised")
 	fs.Var(f.objective, "objective", "`objective` minimised: blend (λ·mean + (1−λ)·CVaR_α, the default but for vanilla's mean), cvar (CVaR_α, the paper's), trimmed (CVaR_α without each minibatch's largest ε-fraction), chi2 (χ²-DRO of radius ρ; -rho names it) or group (the worst group's mean loss, with -group; -group-lr names it)")
 	fs.Float64Var(&f.blend, "blend", 0, "objective blend: the mean's weight `λ` ∈ (0, 1] (0: 0.5)")
 	fs.Float64Var(&f.trim, "trim", 0, "objectives blend and trimmed: the fraction `ε` ∈ (0, 1) of each minibatch's largest losses left out of its CVaR (0: none for blend, 0.05 for trimmed)")
 	fs.Float64Var(&f.rho, "rho", 0, "objective chi2: the χ² radius `ρ` > 0 (0: 1 when -objective chi2)")
 	fs.Float64Var(&f.groupLR, "group-lr", 0, "objective group: the step size `η_q` of the group weights (0: 0.01)")
-	fs.Var(f.smooth, "smooth", "`smoothing` of the plus function (alg2–4): softplus or quadratic")
-	fs.Float64Var(&f.eps, "eps", 0, "smoothing ε of alg2–4 (0: 0.05 × the initial VaR_α, or the theorem's value with -lr theorem)")
-	fs.Var(&f.lr, "lr", "step size `η`, or theorem for the step size and smoothing of the method's theorem (default 0.001 for alg1, alg2 and alg4, which take one sample a step, and for alg3 with -batch 1; 0.01 for the others)")
-	fs.Float64Var(&f.wd, "wd", 0, "weight decay λ")
-	fs.IntVar(&f.epochs, "epochs", 0, "passes over the training data (0: 1 for alg1, alg2, alg4; for the others 10, or enough for 1000 steps on small data)")
 	fs.IntVar(&f.steps, "steps", 0, "number of updates T (0: from -epochs)")
-	fs.IntVar(&f.batch, "batch", 0, "minibatch size of alg3, vanilla and minibatch (0: 512)")
-	fs.Uint64Var(&f.seed, "seed", 1, "random seed of the split and the training")
-	fs.Var(f.precision, "precision", "floating-point `precision`: f32 or f64")
 	fs.IntVar(&f.threads, "threads", 0, "worker threads (0: all cores; more than the cores are clamped to them)")
 	fs.Float64Var(&f.radius, "radius", 0, "K is the L2 ball of this radius (0: see above)")
 	fs.Var(&f.box, "box", "K is the box [lo, hi]^p, given as `lo,hi`")
-	fs.IntVar(&f.hidden, "hidden", batch.DefaultHidden, "hidden units of the mlp")
-	fs.StringVar(&f.out, "o", "", "write the model to this `file` (default: no file)")
-	fs.BoolVar(&f.force, "force", false, "replace the -o file if it exists (never -data or -test)")
-	fs.BoolVar(&f.json, "json", false, "print the results as JSON")
 	fs.BoolVar(&f.stream, "stream", false, "alg1 or alg4 only: read the CSV or LIBSVM -data file as a stream, one row at a time")
 	fs.BoolVar(&f.tune, "tune", false, "train on the training split over the grid -tune-lrs × -tune-wds (× -tune-eps for alg2–4), all runs spread over the cores, and keep the setting -select picks on the validation split")
-	f.selectBy = newChoice("accuracy", "accuracy", "cvar", "loss")
-	fs.Var(f.selectBy, "select", "-tune's `rule`: accuracy (largest validation accuracy, ties by CVaR_α; regression: mean loss), cvar (smallest validation CVaR_α, which a few wrong labels own) or loss (smallest validation mean loss, the paper's)")
 	grid := cvar.DefaultGrid()
-	f.tuneLRs = nonNegList("step size", grid.LR...)
-	fs.Var(f.tuneLRs, "tune-lrs", "-tune's step sizes, a comma-separated `list`")
-	f.tuneWDs = nonNegList("weight decay", grid.WeightDecay...)
-	fs.Var(f.tuneWDs, "tune-wds", "-tune's weight decays, a comma-separated `list`")
-	f.tuneEps = nonNegList("eps fraction", grid.EpsFraction...)
 	f.tuneRhos = nonNegList("χ² radius", grid.Rho...)
 	fs.Var(f.tuneRhos, "tune-rhos", "-tune's χ² radii of objective chi2 without -rho, each positive, a comma-separated `list`")
 	f.tuneTrims = nonNegList("trim", grid.Trim...)
 	fs.Var(f.tuneTrims, "tune-trims", "-tune's trims of objectives blend and trimmed, each in [0, 1), a comma-separated `list`")
-	fs.Var(f.tuneEps, "tune-eps", "-tune's ε as fractions of the initial VaR_α (alg2–4), each positive, a comma-separated `list`")
 	return f
 }
 
 // options turns the flags into library options, with the default K.
 func (f *trainFlags) options() (cvar.Options, error) {
-	method, _ := cvar.ParseMethod(f.method.value)
-	smooth, _ := cvar.ParseSmoothing(f.smooth.value)
-	opt := cvar.Options{
-		Method: method, Alpha: float64(f.alpha), Smoothing: smooth, Eps: f.eps, LR: f.lr.value, Rule: f.lr.rule(),
-		WeightDecay: f.wd, Epochs: f.epochs, Steps: f.steps, Batch: f.batch, Seed: f.seed, Threads: f.threads,
+	opt, err := f.Flags.Options()
+	if err != nil {
+		return opt, usagef("%v", err)
 	}
-	for name, v := range map[string]float64{"-eps": f.eps, "-wd": f.wd, "-radius": f.radius, "-blend": f.blend, "-trim": f.trim, "-rho": f.rho, "-group-lr": f.groupLR} {
+	opt.Steps, opt.Threads = f.steps, f.threads
+	method := opt.Method
+	for name, v := range map[string]float64{"-radius": f.radius, "-blend": f.blend, "-trim": f.trim, "-rho": f.rho, "-group-lr": f.groupLR} {
 		if v < 0 || math.IsNaN(v) || math.IsInf(v, 0) {
 			return opt, usagef("%s %v must be finite and ≥ 0", name, v)
 		}
@@ -141,21 +104,13 @@ func (f *trainFlags) options() (cvar.Options, error) {
 	if err := f.setObjective(&opt); err != nil {
 		return opt, err
 	}
-	for name, v := range map[string]int{"-epochs": f.epochs, "-steps": f.steps, "-batch": f.batch, "-threads": f.threads} {
+	for name, v := range map[string]int{"-steps": f.steps, "-threads": f.threads} {
 		if v < 0 {
 			return opt, usagef("%s %d must be ≥ 0", name, v)
 		}
 	}
-	for _, c := range []struct {
-		name string
-		v    int
-	}{{"-epochs", f.epochs}, {"-steps", f.steps}} {
-		if uint64(c.v) > cvar.MaxSteps {
-			return opt, usagef("%s %d exceeds %d, the most steps a run may take", c.name, c.v, uint64(cvar.MaxSteps))
-		}
-	}
-	if f.hidden < 1 {
-		return opt, usagef("-hidden %d must be at least 1", f.hidden)
+	if uint64(f.steps) > cvar.MaxSteps {
+		return opt, usagef("-steps %d exceeds %d, the most steps a run may take", f.steps, uint64(cvar.MaxSteps))
 	}
 	switch {
 	case f.radius > 0 && f.box.set:
@@ -164,22 +119,22 @@ func (f *trainFlags) options() (cvar.Options, error) {
 		opt.Domain = cvar.Ball(f.radius)
 	case f.box.set:
 		opt.Domain = cvar.Box(f.box.lo, f.box.hi)
-	case f.lr.theorem && f.lr.value == 0 && (method == cvar.Alg1 || method == cvar.Alg2 || method == cvar.Alg3):
+	case f.LR.Theorem && f.LR.Value == 0 && (method == cvar.Alg1 || method == cvar.Alg2 || method == cvar.Alg3):
 		opt.Domain = cvar.Ball(defaultRadius)
 	}
 	if method == cvar.Alg4 && opt.Domain.Kind != cvar.DomainR {
 		return opt, usagef("alg4 is unconstrained (K = R^d): drop -radius and -box")
 	}
-	if (method == cvar.Alg1 || method == cvar.Alg2 || method == cvar.Alg4) && f.batch > 1 {
-		return opt, usagef("%v takes one sample per step; -batch %d needs alg3, vanilla or minibatch", method, f.batch)
+	if (method == cvar.Alg1 || method == cvar.Alg2 || method == cvar.Alg4) && f.Batch > 1 {
+		return opt, usagef("%v takes one sample per step; -batch %d needs alg3, vanilla or minibatch", method, f.Batch)
 	}
-	if f.stream && f.data.storage.value != "auto" && f.data.storage.value != f.precision.value {
+	if f.stream && f.data.storage.value != "auto" && f.data.storage.value != f.Precision.Value {
 		return opt, usagef("-stream reads one dense row at a time: drop -storage %s", f.data.storage.value)
 	}
 	if f.stream && method != cvar.Alg1 && method != cvar.Alg4 {
 		return opt, usagef("-stream needs an online method: -method alg1 or alg4")
 	}
-	if f.tune && (f.stream || f.lr.theorem || f.lr.value > 0 || f.wd > 0) {
+	if f.tune && (f.stream || f.LR.Theorem || f.LR.Value > 0 || f.WD > 0) {
 		return opt, usagef("-tune picks the step size and weight decay itself: drop -stream, -lr and -wd")
 	}
 	return opt, f.checkTuneGrid(&opt)
@@ -189,12 +144,12 @@ func (f *trainFlags) options() (cvar.Options, error) {
 // (the library would read 0 as its default) or of more settings than the
 // library tries.
 func (f *trainFlags) checkTuneGrid(opt *cvar.Options) error {
-	for _, lr := range f.tuneLRs.values {
+	for _, lr := range f.TuneLRs.Values {
 		if lr == 0 {
 			return usagef("-tune-lrs: a step size must be positive")
 		}
 	}
-	for _, e := range f.tuneEps.values {
+	for _, e := range f.TuneEps.Values {
 		if e == 0 {
 			return usagef("-tune-eps: an ε fraction must be positive")
 		}
@@ -221,8 +176,8 @@ func (f *trainFlags) checkTuneGrid(opt *cvar.Options) error {
 func (f *trainFlags) tuneSettings(opt *cvar.Options) (uint64, bool) {
 	method := opt.Method
 	nEps, nTrim := 1, 1
-	if (method == cvar.Alg2 || method == cvar.Alg3 || method == cvar.Alg4) && f.eps == 0 {
-		nEps = len(f.tuneEps.values)
+	if (method == cvar.Alg2 || method == cvar.Alg3 || method == cvar.Alg4) && f.Eps == 0 {
+		nEps = len(f.TuneEps.Values)
 	}
 	if opt.Trim == 0 && (opt.Objective == cvar.ObjectiveBlend || opt.Objective == cvar.ObjectiveTrimmed) {
 		nTrim = 0
@@ -236,7 +191,7 @@ func (f *trainFlags) tuneSettings(opt *cvar.Options) (uint64, bool) {
 	if opt.Rho == 0 && opt.Objective == cvar.ObjectiveChi2 {
 		nTrim = len(f.tuneRhos.values)
 	}
-	return product(cvar.MaxGridSettings, len(f.tuneLRs.values), len(f.tuneWDs.values), nEps, nTrim)
+	return product(cvar.MaxGridSettings, len(f.TuneLRs.Values), len(f.TuneWDs.Values), nEps, nTrim)
 }
 
 // parseTrain turns train's command line into its flags and the library
@@ -272,7 +227,7 @@ func cmdTrain(e *env, args []string) error {
 	if err := f.data.checkMaxDim(); err != nil {
 		return err
 	}
-	if err := checkNew(f.out, f.force, f.data.inputs()); err != nil {
+	if err := checkNew(f.Out, f.Force, f.data.inputs()); err != nil {
 		return err
 	}
 	if f.stream {
@@ -282,12 +237,12 @@ func cmdTrain(e *env, args []string) error {
 		if f.data.group != "" || f.data.groupFile != "" {
 			return usagef("-stream reads no groups: drop -group and -group-file, or train without -stream")
 		}
-		if f.precision.value == cvar.F32 {
+		if f.Precision.Value == cvar.F32 {
 			return streamTrain[float32](e, f, opt)
 		}
 		return streamTrain[float64](e, f, opt)
 	}
-	if f.precision.value == cvar.F32 {
+	if f.Precision.Value == cvar.F32 {
 		return trainRun[float32](e, f, opt)
 	}
 	return trainRun[float64](e, f, opt)
@@ -295,7 +250,7 @@ func cmdTrain(e *env, args []string) error {
 
 func trainRun[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 	start := time.Now()
-	td, err := loadTrainingData[T](f.data, f.model.value, f.seed)
+	td, err := loadTrainingData[T](f.data, f.Model.Value, f.Seed)
 	if err != nil {
 		return err
 	}
@@ -312,10 +267,10 @@ func trainRun[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 	if err != nil {
 		return err
 	}
-	if err := checkModelRows[T](f.data, td.kind, td.train.D, td.train.K(), f.hidden, f.threads, f.batch, td.train.N); err != nil {
+	if err := checkModelRows[T](f.data, td.kind, td.train.D, td.train.K(), f.Hidden, f.threads, f.Batch, td.train.N); err != nil {
 		return err
 	}
-	model, err := batch.NewModel[T](td.kind, td.train.D, td.train.K(), f.hidden)
+	model, err := batch.NewModel[T](td.kind, td.train.D, td.train.K(), f.Hidden)
 	if err != nil {
 		return err
 	}
@@ -365,13 +320,13 @@ func trainRun[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 	res.Params.Tau0 *= factor
 	shown := epsInTargetUnits(res.Params, factor) // the report's; the model file keeps the run's
 	rep := &trainReport{
-		Model:  modelInfo{Kind: td.kind, D: td.train.D, K: td.train.K(), Precision: f.precision.value, Storage: compactStorage(fit), Classes: td.train.Classes, Data: dataName(td.source)},
+		Model:  modelInfo{Kind: td.kind, D: td.train.D, K: td.train.K(), Precision: f.Precision.Value, Storage: compactStorage(fit), Classes: td.train.Classes, Data: dataName(td.source)},
 		Method: opt.Method.String(), Alpha: res.Params.Alpha, Tau: jsonfloat.Lossy(res.Tau), Domain: opt.Domain.String(),
 		Params: paramsJSON(shown), Metrics: map[string]metrics{}, params: shown,
 		alphas: unionAlphas(res.Params.Alpha), standardised: factor != 1,
 	}
 	if td.kind == batch.KindMLP {
-		rep.Model.Hidden = f.hidden
+		rep.Model.Hidden = f.Hidden
 	}
 	if tuned != nil {
 		rep.Tune = tuneReportOf(f, tuned, factor, res.Params.Alpha)
@@ -405,7 +360,7 @@ func trainRun[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 		rep.Metrics[s.name] = metrics(m)
 		rep.order = append(rep.order, s.name)
 	}
-	if err := checkValidation(rep, ev, res.Theta, val, td.val, f.seed, f.threads); err != nil {
+	if err := checkValidation(rep, ev, res.Theta, val, td.val, f.Seed, f.threads); err != nil {
 		return err
 	}
 	return finishTraining(e, f, func() *cvar.ModelFile { return cvar.NewModelFile(model, res, td.train, td.prep, td.source) }, rep, start)
@@ -436,15 +391,15 @@ func dataName(s cvar.Provenance) string {
 // for one, then prints the report of a training run, in memory or
 // streamed.
 func finishTraining(e *env, f *trainFlags, modelFile func() *cvar.ModelFile, rep *trainReport, start time.Time) error {
-	if f.out != "" {
+	if f.Out != "" {
 		mf := modelFile()
-		if err := writeNew(f.out, f.force, f.data.inputs(), func(w io.Writer) error { return cvar.SaveModel(w, mf) }); err != nil {
+		if err := writeNew(f.Out, f.Force, f.data.inputs(), func(w io.Writer) error { return cvar.SaveModel(w, mf) }); err != nil {
 			return err
 		}
-		rep.ModelFile = f.out
+		rep.ModelFile = f.Out
 	}
 	rep.Seconds = time.Since(start).Seconds()
-	if f.json {
+	if f.JSON {
 		return writeJSON(e.stdout, rep)
 	}
 	return rep.print(e.stdout)
@@ -459,14 +414,9 @@ func tune[T batch.Float](e *env, f *trainFlags, opt cvar.Options, model batch.Mo
 		return nil, err
 	}
 	to := cvar.TuneOptions{
-		Grid:    cvar.Grid{LR: f.tuneLRs.values, WeightDecay: f.tuneWDs.values, EpsFraction: f.tuneEps.values, Trim: f.tuneTrims.values, Rho: f.tuneRhos.values},
+		Grid:    cvar.Grid{LR: f.TuneLRs.Values, WeightDecay: f.TuneWDs.Values, EpsFraction: f.TuneEps.Values, Trim: f.tuneTrims.values, Rho: f.tuneRhos.values},
 		Threads: f.threads,
 	}
-	switch f.selectBy.value {
-	case "loss":
-		to.Select = cvar.SelectLoss
-	case "accuracy":
-		to.Select = cvar.SelectAccuracy
-	}
+	to.Select = f.Selection()
 	return cvar.Tune(model, fit, fitVal, opt, to)
 }

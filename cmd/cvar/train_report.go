@@ -195,7 +195,7 @@ type tuneTrial struct {
 }
 
 func tuneReportOf[T batch.Float](f *trainFlags, t *cvar.Tuned[T], lossFactor, alpha float64) *tuneReport {
-	r := &tuneReport{Select: f.selectBy.value, Alpha: alpha, Best: t.Best}
+	r := &tuneReport{Select: f.Select.Value, Alpha: alpha, Best: t.Best}
 	for _, tr := range t.Trials {
 		c, _ := tr.Val.TailAt(alpha)
 		row := tuneTrial{LR: tr.LR, WeightDecay: tr.WeightDecay, EpsFraction: tr.EpsFraction, Trim: tr.Trim, Rho: tr.Rho,
