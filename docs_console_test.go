@@ -295,3 +295,34 @@ func docsConsoleBlocksOf(t *testing.T, page string) ([]docsConsoleBlock, []strin
 	}
 	return docsConsoleBlocks(t, []string{p})
 }
+
+// docsLocalPath matches a path that only the machines the project is built
+// on have: the data beside the repository, a home or work directory.
+var docsLocalPath = regexp.MustCompile(`\.\./shared\b|(^|[\s("'` + "`" + `])/(work|home|Users)/`)
+
+// TestDocsNoLocalPaths: the pages name no path a reader does not have.
+func TestDocsNoLocalPaths(t *testing.T) {
+	t.Parallel()
+	pages, _ := filepath.Glob("docs/*.md")
+	for _, p := range append([]string{"README.md", "beam/README.md", "python/README.md"}, pages...) {
+		src, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, l := range strings.Split(string(src), "\n") {
+			if m := docsLocalPath.FindString(l); m != "" {
+				t.Errorf("%s:%d: %q names a path of one machine: %s", p, i+1, strings.TrimSpace(m), l)
+			}
+		}
+	}
+	for _, l := range []string{"see ../shared/data", "`/work/main/x.go`", "cd /home/me"} {
+		if !docsLocalPath.MatchString(l) {
+			t.Errorf("%q: not found", l)
+		}
+	}
+	for _, l := range []string{"go build -o /tmp/cvarbench", "a/work/b", "../README.md"} {
+		if docsLocalPath.MatchString(l) {
+			t.Errorf("%q: found", l)
+		}
+	}
+}
