@@ -95,7 +95,7 @@ func (r *run[T]) lazyOK() bool {
 		return false
 	}
 	d := r.opt.Domain
-	if d.Kind == DomainBox && r.output == OutputAverage && r.opt.WeightDecay > 0 && (d.Lo > 0 || d.Hi < 0) {
+	if d.kind == domainBox && r.output == OutputAverage && r.opt.WeightDecay > 0 && (d.lo > 0 || d.hi < 0) {
 		return false
 	}
 	return true
@@ -109,7 +109,7 @@ func (r *run[T]) lazyOK() bool {
 // and the update at the touched coordinates alone.
 func (r *run[T]) needCatchUp() bool {
 	d := r.opt.Domain
-	return r.opt.WeightDecay > 0 || d.Kind == DomainBall || r.avg != nil || (d.Kind == DomainBox && (d.Lo > 0 || d.Hi < 0))
+	return r.opt.WeightDecay > 0 || d.kind == domainBall || r.avg != nil || (d.kind == domainBox && (d.lo > 0 || d.hi < 0))
 }
 
 // startLazy starts the lazy state at step r.t, θ up to date.
@@ -118,7 +118,7 @@ func (r *run[T]) startLazy() {
 	if r.needCatchUp() { // else nothing is ever owed: no d-long state
 		z.last = make([]int32, len(r.theta))
 	}
-	if r.opt.Domain.Kind == DomainBall {
+	if r.opt.Domain.kind == domainBall {
 		z.nrm2 = float64(r.ops.Dot(r.theta, r.theta))
 	}
 	z.owe, z.accept = r.owe, r.acceptLosses
@@ -127,8 +127,8 @@ func (r *run[T]) startLazy() {
 
 // clip maps v into the box, if K is one.
 func (r *run[T]) clip(v T) T {
-	if d := r.opt.Domain; d.Kind == DomainBox {
-		return min(max(v, T(d.Lo)), T(d.Hi))
+	if d := r.opt.Domain; d.kind == domainBox {
+		return min(max(v, T(d.lo)), T(d.hi))
 	}
 	return v
 }
@@ -139,7 +139,7 @@ func (r *run[T]) catchUp(coords []int) {
 	z := r.lz
 	t := r.t
 	pt, qt, qet := z.p[t-z.base], z.q[t-z.base], z.qe[t-z.base]
-	box := r.opt.Domain.Kind == DomainBox
+	box := r.opt.Domain.kind == domainBox
 	for _, i := range coords {
 		l := z.base + int(z.last[i])
 		if l == t {
@@ -196,7 +196,7 @@ func (r *run[T]) restartLazy() {
 	z.base = r.t
 	clear(z.last) // every coordinate up to date as of the new base
 	z.p, z.q, z.qe = append(z.p[:0], 1), append(z.q[:0], 0), append(z.qe[:0], 0)
-	if r.opt.Domain.Kind == DomainBall {
+	if r.opt.Domain.kind == domainBall {
 		z.nrm2 = float64(r.ops.Dot(r.theta, r.theta))
 	}
 }
@@ -277,8 +277,8 @@ func (r *run[T]) lazyStep(data *batch.Data[T], idx []int, n int) ([]T, float64, 
 	r.ops.Axpy(T(-r.pr.LR), grad, r.ts)
 	c := 1 - r.pr.LR*lambda
 	f := c
-	switch dom := r.opt.Domain; dom.Kind {
-	case DomainBall:
+	switch dom := r.opt.Domain; dom.kind {
+	case domainBall:
 		var before float64 // ‖θ‖² over the touched coordinates, before the step
 		for _, i := range touched {
 			before += float64(r.theta[i]) * float64(r.theta[i])
@@ -288,8 +288,8 @@ func (r *run[T]) lazyStep(data *batch.Data[T], idx []int, n int) ([]T, float64, 
 		if !finite(nrm2) {
 			return nil, 0, &DivergenceError{Step: t, What: fmt.Sprintf("the parameters are not finite (‖θ‖² = %v)", nrm2)}
 		}
-		if nrm2 > dom.Radius*dom.Radius {
-			p := dom.Radius / math.Sqrt(nrm2)
+		if nrm2 > dom.rad*dom.rad {
+			p := dom.rad / math.Sqrt(nrm2)
 			s := T(p)
 			for k := range r.ts {
 				r.ts[k] *= s
@@ -298,7 +298,7 @@ func (r *run[T]) lazyStep(data *batch.Data[T], idx []int, n int) ([]T, float64, 
 			nrm2 *= p * p
 		}
 		z.nrm2 = nrm2
-	case DomainBox:
+	case domainBox:
 		for k, v := range r.ts {
 			r.ts[k] = r.clip(v)
 		}
@@ -341,7 +341,7 @@ func (z *lazy[T]) advance(t int, f float64) {
 // minibatch makes them once a distinct column (on text-like data well
 // under one a non-zero: frequent words repeat across rows).
 func (r *run[T]) direct(data *batch.Data[T]) bool {
-	return !r.opt.compactStep && !r.needCatchUp() && r.opt.Domain.Kind == DomainR && r.engine.HasSparseStep(data)
+	return !r.opt.compactStep && !r.needCatchUp() && r.opt.Domain.kind == domainR && r.engine.HasSparseStep(data)
 }
 
 // directStep is lazyStep's step where direct(data): the margins at θ, the

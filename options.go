@@ -165,54 +165,55 @@ func (o Output) String() string {
 	return fmt.Sprintf("Output(%d)", int(o))
 }
 
-// DomainKind names the shape of the feasible set K of the parameters.
-type DomainKind int
+// domainKind names the shape of the feasible set K of the parameters.
+type domainKind int
 
 const (
-	DomainR    DomainKind = iota // K = R^d
-	DomainBall                   // ‖θ‖ ≤ Radius
-	DomainBox                    // Lo ≤ θ_j ≤ Hi for every j
+	domainR    domainKind = iota // K = R^d
+	domainBall                   // ‖θ‖ ≤ rad
+	domainBox                    // lo ≤ θ_j ≤ hi for every j
 )
 
-// Domain is the feasible set K of the parameters.
+// Domain is the feasible set K of the parameters: R^d, the zero value, or
+// the ball or box that Ball and Box return.
 type Domain struct {
-	Kind   DomainKind
-	Radius float64 // DomainBall
-	Lo, Hi float64 // DomainBox
+	kind   domainKind
+	rad    float64 // domainBall
+	lo, hi float64 // domainBox
 }
 
 // Ball returns the L2 ball of radius r.
-func Ball(r float64) Domain { return Domain{Kind: DomainBall, Radius: r} }
+func Ball(r float64) Domain { return Domain{kind: domainBall, rad: r} }
 
 // Box returns the box [lo, hi]^p: lo ≤ θ_j ≤ hi for every parameter.
-func Box(lo, hi float64) Domain { return Domain{Kind: DomainBox, Lo: lo, Hi: hi} }
+func Box(lo, hi float64) Domain { return Domain{kind: domainBox, lo: lo, hi: hi} }
 
 func (d Domain) validate() error {
-	switch d.Kind {
-	case DomainR:
+	switch d.kind {
+	case domainR:
 		return nil
-	case DomainBall:
-		if !(d.Radius > 0) || math.IsInf(d.Radius, 0) {
-			return fmt.Errorf("cvar: ball radius %v must be positive and finite", d.Radius)
+	case domainBall:
+		if !(d.rad > 0) || math.IsInf(d.rad, 0) {
+			return fmt.Errorf("cvar: ball radius %v must be positive and finite", d.rad)
 		}
 		return nil
-	case DomainBox:
-		if !(d.Lo <= d.Hi) || math.IsInf(d.Lo, 0) || math.IsInf(d.Hi, 0) {
-			return fmt.Errorf("cvar: box [%v, %v] must be finite with lo ≤ hi", d.Lo, d.Hi)
+	case domainBox:
+		if !(d.lo <= d.hi) || math.IsInf(d.lo, 0) || math.IsInf(d.hi, 0) {
+			return fmt.Errorf("cvar: box [%v, %v] must be finite with lo ≤ hi", d.lo, d.hi)
 		}
 		return nil
 	}
-	return fmt.Errorf("cvar: unknown domain kind %d", int(d.Kind))
+	return fmt.Errorf("cvar: unknown domain kind %d", int(d.kind))
 }
 
 // Diameter is D = sup ‖θ − θ'‖ over K ⊂ R^p: 2R for a ball, (hi−lo)·√p for a
 // box, +Inf for R^p.
 func (d Domain) Diameter(p int) float64 {
-	switch d.Kind {
-	case DomainBall:
-		return 2 * d.Radius
-	case DomainBox:
-		return (d.Hi - d.Lo) * math.Sqrt(float64(p))
+	switch d.kind {
+	case domainBall:
+		return 2 * d.rad
+	case domainBox:
+		return (d.hi - d.lo) * math.Sqrt(float64(p))
 	}
 	return math.Inf(1)
 }
@@ -220,21 +221,21 @@ func (d Domain) Diameter(p int) float64 {
 // radius is the radius of the smallest L2 ball about 0 holding K, which the
 // models' Lipschitz and loss bounds use.
 func (d Domain) radius(p int) float64 {
-	switch d.Kind {
-	case DomainBall:
-		return d.Radius
-	case DomainBox:
-		return math.Max(math.Abs(d.Lo), math.Abs(d.Hi)) * math.Sqrt(float64(p))
+	switch d.kind {
+	case domainBall:
+		return d.rad
+	case domainBox:
+		return math.Max(math.Abs(d.lo), math.Abs(d.hi)) * math.Sqrt(float64(p))
 	}
 	return math.Inf(1)
 }
 
 func (d Domain) String() string {
-	switch d.Kind {
-	case DomainBall:
-		return fmt.Sprintf("ball(R=%g)", d.Radius)
-	case DomainBox:
-		return fmt.Sprintf("box[%g, %g]", d.Lo, d.Hi)
+	switch d.kind {
+	case domainBall:
+		return fmt.Sprintf("ball(R=%g)", d.rad)
+	case domainBox:
+		return fmt.Sprintf("box[%g, %g]", d.lo, d.hi)
 	}
 	return "R^d"
 }

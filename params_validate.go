@@ -59,7 +59,7 @@ func checkOptionAlpha(a float64) error {
 }
 
 func checkDomainOf(m Method, d Domain) error {
-	if m == Alg4 && d.Kind != DomainR {
+	if m == Alg4 && d.kind != domainR {
 		return fmt.Errorf("cvar: alg4 is unconstrained (K = R^d); got domain %v", d)
 	}
 	return nil

@@ -366,7 +366,7 @@ func TestLazyStepLikeDense(t *testing.T) {
 					continue
 				}
 				for _, dom := range doms {
-					if method == Alg4 && dom.Kind != DomainR {
+					if method == Alg4 && dom.kind != domainR {
 						continue
 					}
 					for _, decay := range []float64{0, 0.05} {
@@ -382,9 +382,9 @@ func TestLazyStepLikeDense(t *testing.T) {
 							init[j] = 0.01 + 0.02*float64((j*7919)%101)/101
 							norm2 += init[j] * init[j]
 						}
-						if dom.Kind == DomainBall && norm2 > dom.Radius*dom.Radius {
+						if dom.kind == domainBall && norm2 > dom.rad*dom.rad {
 							for j := range init {
-								init[j] *= dom.Radius / math.Sqrt(norm2)
+								init[j] *= dom.rad / math.Sqrt(norm2)
 							}
 						}
 						opt := Options{Method: method, Alpha: 0.2, Epochs: 1, Batch: 8, LR: 0.1, Seed: 5,
@@ -419,7 +419,7 @@ func TestLazyStepLikeDense(t *testing.T) {
 								t.Fatalf("%s: ‖θ‖ = %v, the ball does not bind", name, nrm)
 							}
 						}
-						if decay == 0 && dom.Kind == DomainR {
+						if decay == 0 && dom.kind == domainR {
 							r3 := train(sp, 3)
 							for j := range r3.Theta {
 								if r3.Theta[j] != rs.Theta[j] {

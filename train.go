@@ -196,16 +196,16 @@ func (r *run[T]) start(losses []T) error {
 func (r *run[T]) project() float64 {
 	nrm2 := float64(r.ops.Dot(r.theta, r.theta))
 	d := r.opt.Domain
-	switch d.Kind {
-	case DomainBall:
-		if nrm2 > d.Radius*d.Radius {
-			s := T(d.Radius / math.Sqrt(nrm2))
+	switch d.kind {
+	case domainBall:
+		if nrm2 > d.rad*d.rad {
+			s := T(d.rad / math.Sqrt(nrm2))
 			for i := range r.theta {
 				r.theta[i] *= s
 			}
 		}
-	case DomainBox:
-		lo, hi := T(d.Lo), T(d.Hi)
+	case domainBox:
+		lo, hi := T(d.lo), T(d.hi)
 		for i, v := range r.theta {
 			r.theta[i] = min(max(v, lo), hi)
 		}
@@ -532,19 +532,19 @@ func inDomain(x []float64, d Domain) error {
 	if d.validate() != nil {
 		return nil // validate reports the domain
 	}
-	switch d.Kind {
-	case DomainBall:
+	switch d.kind {
+	case domainBall:
 		var s float64
 		for _, v := range x {
 			s += v * v
 		}
-		if nrm := math.Sqrt(s); !(nrm <= d.Radius*(1+domainSlack)) {
+		if nrm := math.Sqrt(s); !(nrm <= d.rad*(1+domainSlack)) {
 			return fmt.Errorf("cvar: Init has norm %g, outside K = %v", nrm, d)
 		}
-	case DomainBox:
-		slack := domainSlack * math.Max(math.Abs(d.Lo), math.Abs(d.Hi))
+	case domainBox:
+		slack := domainSlack * math.Max(math.Abs(d.lo), math.Abs(d.hi))
 		for i, v := range x {
-			if !(v >= d.Lo-slack && v <= d.Hi+slack) {
+			if !(v >= d.lo-slack && v <= d.hi+slack) {
 				return fmt.Errorf("cvar: Init[%d] is %v, outside K = %v", i, v, d)
 			}
 		}

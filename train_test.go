@@ -221,15 +221,15 @@ func TestOutputsInDomain(t *testing.T) {
 			if err != nil {
 				t.Fatalf("%v on %v: %v", m, dom, err)
 			}
-			switch dom.Kind {
-			case DomainBall:
-				if nrm := norm(res.Theta); nrm > dom.Radius*(1+1e-12) {
-					t.Errorf("%v: ‖θ‖ = %v > R = %v", m, nrm, dom.Radius)
+			switch dom.kind {
+			case domainBall:
+				if nrm := norm(res.Theta); nrm > dom.rad*(1+1e-12) {
+					t.Errorf("%v: ‖θ‖ = %v > R = %v", m, nrm, dom.rad)
 				}
-			case DomainBox:
+			case domainBox:
 				for i, v := range res.Theta {
-					if v < dom.Lo || v > dom.Hi {
-						t.Errorf("%v: θ[%d] = %v outside [%v, %v]", m, i, v, dom.Lo, dom.Hi)
+					if v < dom.lo || v > dom.hi {
+						t.Errorf("%v: θ[%d] = %v outside [%v, %v]", m, i, v, dom.lo, dom.hi)
 					}
 				}
 			}

@@ -122,7 +122,7 @@ func (f *trainFlags) options() (cvar.Options, error) {
 	case f.LR.Theorem && f.LR.Value == 0 && (method == cvar.Alg1 || method == cvar.Alg2 || method == cvar.Alg3):
 		opt.Domain = cvar.Ball(defaultRadius)
 	}
-	if method == cvar.Alg4 && opt.Domain.Kind != cvar.DomainR {
+	if method == cvar.Alg4 && opt.Domain != (cvar.Domain{}) {
 		return opt, usagef("alg4 is unconstrained (K = R^d): drop -radius and -box")
 	}
 	if (method == cvar.Alg1 || method == cvar.Alg2 || method == cvar.Alg4) && f.Batch > 1 {
