@@ -62,14 +62,6 @@ func ParseObjective(s string) (Objective, error) {
 	return 0, fmt.Errorf("cvar: unknown objective %q (want cvar, blend, trimmed, chi2 or group)", s)
 }
 
-// Defaults of the objectives' parameters.
-const (
-	DefaultBlend   = 0.5  // λ of ObjectiveBlend
-	DefaultTrim    = 0.05 // ε of ObjectiveTrimmed
-	DefaultRho     = 1.0  // ρ of ObjectiveChi2
-	DefaultGroupLR = 0.01 // η_q of ObjectiveGroup, as Sagawa et al.
-)
-
 // objective returns the objective a run of opt minimises: the options',
 // else the method's own.
 func (opt *Options) objective() Objective {

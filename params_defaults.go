@@ -36,6 +36,12 @@ const (
 	// evenly over the data, whose losses at the starting point (the initial
 	// losses) set the practical ε and τ and the divergence bound.
 	DefaultInitSample = 4096
+
+	// The objectives' parameters.
+	DefaultBlend   = 0.5  // λ of ObjectiveBlend
+	DefaultTrim    = 0.05 // ε of ObjectiveTrimmed
+	DefaultRho     = 1.0  // ρ of ObjectiveChi2
+	DefaultGroupLR = 0.01 // η_q of ObjectiveGroup, as Sagawa et al.
 )
 
 // defaultMinEpochs is the number of passes Alg3 and the baselines make when
