@@ -5,12 +5,11 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"strconv"
-	"strings"
 	"text/tabwriter"
 
 	"github.com/cvarlearn/cvar/batch"
 	"github.com/cvarlearn/cvar/internal/numtext"
+	"github.com/cvarlearn/cvar/internal/worstby"
 )
 
 // GroupOptions configure EvaluateGroups and BootstrapGroups.
@@ -19,9 +18,9 @@ type GroupOptions struct {
 	// resampled within themselves as Bootstrap says (its Seed makes them
 	// reproducible; Resamples 0 gives estimates without intervals).
 	Bootstrap BootstrapOptions
-	// WorstBy is the metric that names the worst group (ParseWorstBy):
-	// "mean_loss" (the default, ""), "accuracy", or "cvar_α" for one of
-	// the alphas evaluated.
+	// WorstBy is the metric that names the worst group: "mean_loss" (the
+	// default, "", also "loss"), "accuracy", "cvar" for the CVaR at the
+	// first α, or "cvar_α" (also "cvarα") for one of the alphas evaluated.
 	WorstBy string
 }
 
@@ -37,7 +36,8 @@ type GroupMetrics struct {
 type GroupEvaluation struct {
 	All    GroupMetrics   // every row
 	Groups []GroupMetrics // one per group name, in the order of the names
-	// WorstBy is the metric that picked Worst, as ParseWorstBy returns it.
+	// WorstBy is the metric that picked Worst, in its canonical form:
+	// "mean_loss", "accuracy" or "cvar_" and its α.
 	WorstBy string
 	// Worst is the index in Groups of the worst group by WorstBy: the
 	// largest mean loss or CVaR, the smallest accuracy (the first on
@@ -51,54 +51,13 @@ type worstMetric struct {
 	alpha float64
 }
 
-// ParseWorstBy checks a WorstBy metric against the alphas evaluated and
-// returns its canonical form: "" and "mean_loss" (also "loss") give
-// "mean_loss"; "accuracy"; "cvar" gives the CVaR at the first α,
-// "cvar_0.1" (also "cvar0.1") the CVaR at α = 0.1, which must be among
-// alphas.
-func ParseWorstBy(s string, alphas []float64) (string, error) {
-	m, err := parseWorstBy(s, alphas)
-	if err != nil {
-		return "", err
-	}
-	return m.String(), nil
-}
-
+// parseWorstBy reads a WorstBy metric (see worstby.Parse).
 func parseWorstBy(s string, alphas []float64) (worstMetric, error) {
-	s = strings.ToLower(strings.TrimSpace(s))
-	switch s {
-	case "", "mean_loss", "loss", "mean-loss":
-		return worstMetric{name: "mean_loss"}, nil
-	case "accuracy", "acc":
-		return worstMetric{name: "accuracy"}, nil
-	case "cvar":
-		if len(alphas) == 0 {
-			return worstMetric{}, fmt.Errorf("cvar: worst group by CVaR, but no α is evaluated")
-		}
-		return worstMetric{name: "cvar", alpha: alphas[0]}, nil
-	}
-	rest, ok := strings.CutPrefix(s, "cvar")
-	if ok {
-		rest = strings.TrimLeft(rest, "_@-")
-		a, err := strconv.ParseFloat(rest, 64)
-		if err == nil {
-			for _, b := range alphas {
-				if a == b {
-					return worstMetric{name: "cvar", alpha: a}, nil
-				}
-			}
-			return worstMetric{}, fmt.Errorf("cvar: worst group by CVaR at α = %v, which is not among the alphas evaluated %v", a, alphas)
-		}
-	}
-	return worstMetric{}, fmt.Errorf("cvar: worst group by %q; expected mean_loss, accuracy, cvar or cvar_α", s)
+	name, a, err := worstby.Parse(s, alphas)
+	return worstMetric{name: name, alpha: a}, err
 }
 
-func (m worstMetric) String() string {
-	if m.name == "cvar" {
-		return "cvar_" + fmtAlpha(m.alpha)
-	}
-	return m.name
-}
+func (m worstMetric) String() string { return worstby.Name(m.name, m.alpha) }
 
 // value is the metric of g, oriented so that larger is worse.
 func (m worstMetric) value(g *GroupMetrics) float64 {
@@ -278,16 +237,17 @@ type Collapse struct {
 	Uniform     float64 `json:"uniform"`
 }
 
-// CollapseMargin is how close to uniform the mean largest probability must
+// collapseMargin is how close to uniform the mean largest probability must
 // come for Collapse to call the predictions nearly uniform: within this
 // fraction of the way from 1/K (uniform) to 1 (certain), that is below
-// 1/K + CollapseMargin·(1 − 1/K): 0.55 for two classes, 0.19 for ten.
-const CollapseMargin = 0.1
+// 1/K + 0.1·(1 − 1/K): 0.55 for two classes, 0.19 for ten.
+const collapseMargin = 0.1
 
 // Collapse reports whether the classifier under θ gave up on data,
 // labelled classification data such as a validation split: GaveUp when
 // its accuracy is at most the most frequent class's share, or when its
-// mean largest class probability is below 1/K + CollapseMargin·(1 − 1/K).
+// mean largest class probability is below 1/K + 0.1·(1 − 1/K), within a
+// tenth of the way from uniform to certain.
 // Errors: those of Scores, and data without labels.
 func (ev *Evaluator[T]) Collapse(theta []T, data *batch.Data[T]) (Collapse, error) {
 	if data != nil && !data.IsClassification() {
@@ -339,7 +299,7 @@ func collapseFrom(pred []int, top []float64, labels []int32, k int) Collapse {
 	}
 	c := Collapse{Accuracy: float64(correct) / float64(n), Majority: float64(most) / float64(n),
 		MeanMaxProb: sumMax / float64(n), Uniform: 1 / float64(k)}
-	near := c.Uniform + CollapseMargin*(1-c.Uniform)
+	near := c.Uniform + collapseMargin*(1-c.Uniform)
 	switch {
 	case correct <= most:
 		c.GaveUp = true

@@ -189,8 +189,8 @@ func TestGroupErrors(t *testing.T) {
 			t.Errorf("%q: error %v, want %q", c.by, err, c.want)
 		}
 	}
-	if got, err := ParseWorstBy("CVaR@0.1", []float64{0.05, 0.1}); err != nil || got != "cvar_0.1" {
-		t.Errorf("ParseWorstBy: %q %v", got, err)
+	if ge, err := BootstrapGroups(losses, correct, groups, names, []float64{0.05, 0.1}, GroupOptions{WorstBy: "CVaR@0.1"}); err != nil || ge.WorstBy != "cvar_0.1" {
+		t.Errorf("worst by CVaR@0.1: %v", err)
 	}
 }
 

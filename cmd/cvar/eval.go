@@ -11,6 +11,7 @@ import (
 	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/batch"
 	"github.com/cvarlearn/cvar/internal/report"
+	"github.com/cvarlearn/cvar/internal/worstby"
 )
 
 const evalSynopsis = `cvar eval -in MODEL [flags]
@@ -48,7 +49,7 @@ func cmdEval(e *env, args []string) error {
 	if *boot < 0 || *boot > maxBootstrap {
 		return usagef("-bootstrap %d is outside 0..%d", *boot, maxBootstrap)
 	}
-	worst, err := cvar.ParseWorstBy(*worstBy, alphas.values)
+	worst, err := worstby.Check(*worstBy, alphas.values)
 	if err != nil {
 		return usagef("-worst-by: %s", strings.TrimPrefix(err.Error(), "cvar: "))
 	}
@@ -93,7 +94,7 @@ type evalConfig struct {
 	threads int
 	json    bool
 	in      string
-	worstBy string // cvar.ParseWorstBy's
+	worstBy string // worstby.Check's
 }
 
 func evalRun[T batch.Float](e *env, df *dataFlags, m *cvar.ModelFile, cfg evalConfig) error {
