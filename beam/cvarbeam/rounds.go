@@ -30,6 +30,8 @@ func trainRounds[T batch.Float](ctx context.Context, r *Runner, cfg *TrainConfig
 		Precision: cfg.Precision, Opt: localOptions{Method: cfg.Method, Alpha: cfg.Alpha, LR: sch.lr, WeightDecay: cfg.WeightDecay,
 			Batch: sch.batch, Smoothing: cfg.Smoothing, Eps: cfg.Eps, EpsFraction: cfg.EpsFraction, Seed: cfg.Seed,
 			Steps: sch.steps, Rows: pr.n}}
+	fn.Run = newRunToken()
+	defer rowCache.drop(fn.Run)
 	var first, last update
 	for round := 1; round <= sch.rounds; round++ {
 		st.Round = round
@@ -143,9 +145,9 @@ func runRound(ctx context.Context, r *Runner, splits []split, fn *localFn, st ro
 	rf := *fn
 	rf.State, rf.Errs = j.path("state"), j.dir
 	in := beam.Reshuffle(s, beam.CreateList(s, splits))
-	sum, spans := roundUpdates(s, &rf, in)
+	ups, spans := beam.ParDo2(s, &rf, in)
 	j.collectSpans(s, spans)
-	beam.ParDo0(s, &writeUpdateFn{Path: j.path("update")}, sum)
+	beam.ParDo0(s, &writeUpdateFn{Path: j.path("update")}, beam.Combine(s, &sumUpdatesFn{}, ups))
 	if err := j.run(ctx, p); err != nil {
 		return update{}, err
 	}
@@ -213,6 +215,7 @@ type localFn struct {
 	Opt          localOptions
 	State        string // the path of the round's roundState
 	Errs         string // the run's folder, for an error's record
+	Run          string // the run's token in rowCache; "": rows not kept
 
 	clock spanClock
 	st    *roundState
@@ -259,21 +262,11 @@ func (f *localFn) ProcessElement(ctx context.Context, sp split, emit func(update
 // localRun reads the split's training rows and runs the method from the
 // broadcast parameters for ⌈rows / (batch · rounds per epoch)⌉ steps.
 func localRun[T batch.Float](ctx context.Context, f *localFn, sp split, st roundState) (update, error) {
-	buf := newRowBuffer[T](&f.Spec, f.D)
-	if err := eachRow(ctx, sp, &f.Spec, buf.add); err != nil {
+	data, err := trainingRows[T](ctx, f, sp)
+	if err != nil || data == nil {
 		return update{}, err
 	}
-	n := buf.ds.N
-	if n == 0 {
-		return update{}, nil
-	}
-	if ts, ok := f.Prep.TargetScaler(); ok {
-		buf.ds.Y = dataset.ScaleTargets(ts, buf.ds.Y)
-	}
-	data, err := buf.batchOf(&f.Prep)
-	if err != nil {
-		return update{}, err
-	}
+	n := data.N
 	model, err := batch.NewModel[T](f.Kind, f.D, f.K, f.Hidden)
 	if err != nil {
 		return update{}, err
@@ -303,6 +296,37 @@ func localRun[T batch.Float](ctx context.Context, f *localFn, sp split, st round
 	}
 	u.Eps = res.Params.Eps * w
 	return u, nil
+}
+
+// trainingRows are the training rows of sp, preprocessed: those an
+// earlier round of the run kept (rowCache), or read and kept; nil when
+// the split has none.
+func trainingRows[T batch.Float](ctx context.Context, f *localFn, sp split) (*batch.Data[T], error) {
+	key, keep := keyOf(ctx, f.Run, sp)
+	if keep {
+		if d := cachedRows[T](rowCache, key); d != nil {
+			return d, nil
+		}
+	}
+	buf := newRowBuffer[T](&f.Spec, f.D)
+	if err := eachRow(ctx, sp, &f.Spec, buf.add); err != nil {
+		return nil, err
+	}
+	if buf.ds.N == 0 {
+		return nil, nil
+	}
+	if ts, ok := f.Prep.TargetScaler(); ok {
+		buf.ds.Y = dataset.ScaleTargets(ts, buf.ds.Y)
+	}
+	d, err := buf.batchOf(&f.Prep)
+	if err != nil || !keep {
+		return d, err
+	}
+	// Kept for the run's rounds: without the spare capacity of the appends.
+	d.X, d.Cols, d.Vals, d.Indptr = slices.Clone(d.X), slices.Clone(d.Cols), slices.Clone(d.Vals), slices.Clone(d.Indptr)
+	d.Y, d.Labels = slices.Clone(d.Y), slices.Clone(d.Labels)
+	keepRows(rowCache, key, d)
+	return d, nil
 }
 
 // localBatch is a worker's share of the global minibatch b, in proportion
