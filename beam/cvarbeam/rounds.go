@@ -145,9 +145,9 @@ func runRound(ctx context.Context, r *Runner, splits []split, fn *localFn, st ro
 	rf := *fn
 	rf.State, rf.Errs = j.path("state"), j.dir
 	in := beam.Reshuffle(s, beam.CreateList(s, splits))
-	ups, spans := beam.ParDo2(s, &rf, in)
+	sum, spans := roundUpdates(s, &rf, in)
 	j.collectSpans(s, spans)
-	beam.ParDo0(s, &writeUpdateFn{Path: j.path("update")}, beam.Combine(s, &sumUpdatesFn{}, ups))
+	beam.ParDo0(s, &writeUpdateFn{Path: j.path("update")}, sum)
 	if err := j.run(ctx, p); err != nil {
 		return update{}, err
 	}
