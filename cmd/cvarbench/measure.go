@@ -211,7 +211,7 @@ func kernelRows(c *config, rep *Report, logf func(string, ...any)) ([]KernelRow,
 			impls = append(impls, im) // generic always runs: it is the reference of the speed-ups
 		}
 	}
-	specs := bench.KernelSpecs(bench.SpecConfig{Dims: c.dims, Precs: c.precs, Kernels: c.cases, OutOfCache: c.outOfCache})
+	specs := bench.KernelSpecs(bench.SpecOptions{Dims: c.dims, Precs: c.precs, Kernels: c.cases, OutOfCache: c.outOfCache})
 	var out []KernelRow
 	for _, sp := range specs {
 		logf("kernel %s %s %s", sp.Kernel, sp.Prec, sp.Size)
@@ -316,7 +316,7 @@ func epochsPrec[T kernel.Float](c *config, rep *Report, logf func(string, ...any
 		for _, method := range c.methods {
 			for _, impl := range c.epochImpls {
 				for _, th := range c.threads {
-					cfg := bench.EpochConfig{Model: model, Method: method, Impl: impl, Threads: th}
+					cfg := bench.EpochOptions{Model: model, Method: method, Impl: impl, Threads: th}
 					logf("epoch %s %s %s %s threads=%d", model, method, prec, impl, th)
 					var t bench.Timing
 					var timed string

@@ -11,7 +11,7 @@ import (
 // the case's counts and that no kernel variant allocates (gonum's gemm does:
 // it starts goroutines for large products).
 func TestKernelCases(t *testing.T) {
-	specs := KernelSpecs(SpecConfig{Dims: []int{64}, Precs: []string{"f32", "f64"}})
+	specs := KernelSpecs(SpecOptions{Dims: []int{64}, Precs: []string{"f32", "f64"}})
 	if len(specs) == 0 {
 		t.Fatal("no kernel cases")
 	}
@@ -64,7 +64,7 @@ func TestSyntheticMNIST(t *testing.T) {
 		}
 	}
 	for _, m := range Models() {
-		cfg := EpochConfig{Model: m, Method: Methods()[0], Threads: 2}
+		cfg := EpochOptions{Model: m, Method: Methods()[0], Threads: 2}
 		if err := Train(p, cfg, 2, nil); err != nil {
 			t.Errorf("%s: %v", m, err)
 		}
@@ -87,7 +87,7 @@ func TestThreadsBitIdentical(t *testing.T) {
 	for _, im := range kernel.Impls() {
 		for _, model := range Models() {
 			for _, method := range Methods() {
-				cfg := EpochConfig{Model: model, Method: method, Impl: im}
+				cfg := EpochOptions{Model: model, Method: method, Impl: im}
 				checkThreads(t, p32, cfg)
 				checkThreads(t, p64, cfg)
 			}
@@ -95,7 +95,7 @@ func TestThreadsBitIdentical(t *testing.T) {
 	}
 }
 
-func checkThreads[T kernel.Float](t *testing.T, p *Problem[T], cfg EpochConfig) {
+func checkThreads[T kernel.Float](t *testing.T, p *Problem[T], cfg EpochOptions) {
 	t.Helper()
 	var ref []T
 	for _, th := range []int{1, 2, 3} {
@@ -116,7 +116,7 @@ func checkThreads[T kernel.Float](t *testing.T, p *Problem[T], cfg EpochConfig) 
 	}
 }
 
-func trainTheta[T kernel.Float](p *Problem[T], cfg EpochConfig, steps int) ([]T, error) {
+func trainTheta[T kernel.Float](p *Problem[T], cfg EpochOptions, steps int) ([]T, error) {
 	res, err := train(p, cfg, steps, nil)
 	if err != nil {
 		return nil, err

@@ -18,7 +18,7 @@ func TestCompactModels(t *testing.T) {
 	size := map[string]int{"u8": 1, "f16": 2, "bf16": 2}
 	for _, m := range CompactModels() {
 		name, storage := splitStorage(m)
-		if err := Train(p, EpochConfig{Model: m, Method: cvar.Alg3, Threads: 1}, 3, nil); err != nil {
+		if err := Train(p, EpochOptions{Model: m, Method: cvar.Alg3, Threads: 1}, 3, nil); err != nil {
 			t.Errorf("%s: %v", m, err)
 		}
 		data, err := p.compactData(storage, name == "logistic")

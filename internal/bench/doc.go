@@ -10,7 +10,7 @@
 //     makes a [KernelCase], one [Variant] per implementation of package
 //     kernel plus the baselines;
 //   - the epochs: a [Problem] ([SyntheticMNIST] or [LoadMNIST]) trained as
-//     an [EpochConfig] says, by [Train], [TimeEpochs] and [TimeSteps], with
+//     an [EpochOptions] says, by [Train], [TimeEpochs] and [TimeSteps], with
 //     [SampleCost] the bytes and flops of a sample from which the floor of
 //     an epoch follows;
 //   - the reports: [ParseCvarbench] reads cvarbench's JSON back, [Targets]

@@ -133,8 +133,8 @@ func NewModel[T kernel.Float](name string, d int, impl kernel.Impl) (batch.Model
 	return nil, fmt.Errorf("bench: unknown model %q (want logistic, softmax, mlp or mlp-blas)", name)
 }
 
-// EpochConfig is one training configuration of the epoch suite.
-type EpochConfig struct {
+// EpochOptions is one training configuration of the epoch suite.
+type EpochOptions struct {
 	Model   string      // "logistic", "softmax" or "mlp"
 	Method  cvar.Method // cvar.Alg3, cvar.Vanilla or cvar.MinibatchCVaR
 	Impl    kernel.Impl // kernels the model computes with; zero: kernel.Default()
@@ -144,7 +144,7 @@ type EpochConfig struct {
 // Batch is the minibatch of the epoch suite (cvar's default); the step size,
 // α and ε are fixed (η = 0.01 on the raw losses, α = 0.1, ε = 0.1) so that no
 // constant is estimated before training.
-func (c EpochConfig) options(steps int, onEpoch func(cvar.EpochInfo) error, scale batch.Scale) cvar.Options {
+func (c EpochOptions) options(steps int, onEpoch func(cvar.EpochInfo) error, scale batch.Scale) cvar.Options {
 	return cvar.Options{
 		Method: c.Method, Alpha: 0.1, Eps: 0.1, LR: 0.01,
 		Batch: Batch, Steps: steps, Threads: c.Threads, Seed: 1,
@@ -168,12 +168,12 @@ func SamplesPerEpoch(m cvar.Method, n int) int64 {
 // Train runs cfg on p for steps minibatch steps with cvar.Train, on a model
 // that computes with cfg.Impl's kernels.
 // onEpoch, if not nil, is called at the end of every epoch.
-func Train[T kernel.Float](p *Problem[T], cfg EpochConfig, steps int, onEpoch func(epoch int)) error {
+func Train[T kernel.Float](p *Problem[T], cfg EpochOptions, steps int, onEpoch func(epoch int)) error {
 	_, err := train(p, cfg, steps, onEpoch)
 	return err
 }
 
-func train[T kernel.Float](p *Problem[T], cfg EpochConfig, steps int, onEpoch func(epoch int)) (*cvar.Result[T], error) {
+func train[T kernel.Float](p *Problem[T], cfg EpochOptions, steps int, onEpoch func(epoch int)) (*cvar.Result[T], error) {
 	model, err := NewModel[T](cfg.Model, p.D, cfg.Impl)
 	if err != nil {
 		return nil, err
@@ -211,7 +211,7 @@ func (t Timing) sub(u Timing) Timing { return Timing{Wall: t.Wall - u.Wall, CPU:
 // TimeEpochs trains warm+epochs epochs and returns the timing of each of the
 // last epochs (the warm-up epochs, which include setting up the run, are not
 // timed).
-func TimeEpochs[T kernel.Float](p *Problem[T], cfg EpochConfig, warm, epochs int) ([]Timing, error) {
+func TimeEpochs[T kernel.Float](p *Problem[T], cfg EpochOptions, warm, epochs int) ([]Timing, error) {
 	var out []Timing
 	var last Timing
 	err := Train(p, cfg, (warm+epochs)*StepsPerEpoch(p.N), func(e int) {
@@ -234,7 +234,7 @@ func TimeEpochs[T kernel.Float](p *Problem[T], cfg EpochConfig, warm, epochs int
 // the difference negative. When the difference is still not positive (the
 // steps drowned in the set-up's noise) it tries again with twice the steps,
 // twice, and then returns an error.
-func TimeSteps[T kernel.Float](p *Problem[T], cfg EpochConfig, steps, reps int) (Timing, error) {
+func TimeSteps[T kernel.Float](p *Problem[T], cfg EpochOptions, steps, reps int) (Timing, error) {
 	if steps < 1 {
 		return Timing{}, fmt.Errorf("bench: %d steps to time; want at least 1", steps)
 	}

@@ -50,7 +50,7 @@ func benchEpoch[T kernel.Float](b *testing.B, model string, method cvar.Method) 
 		for _, th := range threadCounts() {
 			b.Run(fmt.Sprintf("%s/threads=%d", im.Name(), th), func(b *testing.B) {
 				p := problem[T](b)
-				cfg := EpochConfig{Model: model, Method: method, Impl: im, Threads: th}
+				cfg := EpochOptions{Model: model, Method: method, Impl: im, Threads: th}
 				samples := SamplesPerEpoch(method, p.N)
 				b.ReportAllocs()
 				b.SetBytes(samples * int64(p.D) * elemSize[T]())
@@ -132,7 +132,7 @@ func TestTimeSteps(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := EpochConfig{Model: "logistic:u8", Method: cvar.Alg3, Threads: 1}
+	cfg := EpochOptions{Model: "logistic:u8", Method: cvar.Alg3, Threads: 1}
 	tm, err := TimeSteps(p, cfg, 4, 1)
 	if err != nil {
 		t.Fatal(err)

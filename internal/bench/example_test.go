@@ -11,7 +11,7 @@ import (
 // KernelSpecs names the cases of the kernel suite; Build makes one's data
 // with a variant per implementation, then the baselines. Each Run is one call.
 func ExampleKernelSpecs() {
-	specs := bench.KernelSpecs(bench.SpecConfig{Dims: []int{64, 784}, Precs: []string{"f32"}, Kernels: []string{"margins"}})
+	specs := bench.KernelSpecs(bench.SpecOptions{Dims: []int{64, 784}, Precs: []string{"f32"}, Kernels: []string{"margins"}})
 	for _, sp := range specs {
 		fmt.Println(sp.Kernel, sp.Prec, sp.Size)
 	}
@@ -29,7 +29,7 @@ func ExampleKernelSpecs() {
 	// 131072 65536
 }
 
-// Train runs a configuration of the epoch suite; EpochConfig.Impl chooses
+// Train runs a configuration of the epoch suite; EpochOptions.Impl chooses
 // the kernels the model computes with (the zero Impl: kernel.Default()).
 func ExampleTrain() {
 	p, err := bench.SyntheticMNIST[float32](2*bench.Batch, 20, 1)
@@ -37,7 +37,7 @@ func ExampleTrain() {
 		fmt.Println(err)
 		return
 	}
-	cfg := bench.EpochConfig{Model: "softmax", Method: cvar.Alg3, Impl: kernel.Generic(), Threads: 1}
+	cfg := bench.EpochOptions{Model: "softmax", Method: cvar.Alg3, Impl: kernel.Generic(), Threads: 1}
 	epochs := 0
 	err = bench.Train(p, cfg, 2*bench.StepsPerEpoch(p.N), func(int) { epochs++ })
 	fmt.Println(epochs, err)

@@ -81,8 +81,8 @@ type KernelSpec struct {
 // impls followed by the baselines.
 func (s KernelSpec) Build(impls []kernel.Impl) *KernelCase { return s.build(impls) }
 
-// SpecConfig selects kernel cases.
-type SpecConfig struct {
+// SpecOptions selects kernel cases.
+type SpecOptions struct {
 	Dims       []int    // feature counts of the row and level-1 kernels
 	Precs      []string // "f32", "f64"
 	Kernels    []string // kernel names; nil: all
@@ -102,7 +102,7 @@ func KernelNames() []string {
 }
 
 // KernelSpecs returns the cases cfg selects.
-func KernelSpecs(cfg SpecConfig) []KernelSpec {
+func KernelSpecs(cfg SpecOptions) []KernelSpec {
 	var out []KernelSpec
 	want := func(k string) bool { return cfg.Kernels == nil || slices.Contains(cfg.Kernels, k) }
 	for _, k := range KernelNames() {

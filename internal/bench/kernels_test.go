@@ -9,7 +9,7 @@ import (
 // benchKernel runs every variant of every size of one kernel in one
 // precision as sub-benchmarks impl/size.
 func benchKernel(b *testing.B, name, prec string) {
-	specs := KernelSpecs(SpecConfig{Dims: DefaultDims(), Precs: []string{prec}, Kernels: []string{name}, OutOfCache: true})
+	specs := KernelSpecs(SpecOptions{Dims: DefaultDims(), Precs: []string{prec}, Kernels: []string{name}, OutOfCache: true})
 	for _, sp := range specs {
 		c := sp.Build(kernel.Impls())
 		for _, v := range c.Variants {

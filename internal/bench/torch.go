@@ -283,7 +283,7 @@ func risk(v float64) string {
 // returns the training CVaR_α (α of the epoch suite, 0.1) and the mean of
 // the losses of every row at the result: the figures torch_epoch.py prints
 // after the same number of epochs.
-func TrainRisk[T kernel.Float](p *Problem[T], cfg EpochConfig, epochs int) (cvarAlpha, mean float64, err error) {
+func TrainRisk[T kernel.Float](p *Problem[T], cfg EpochOptions, epochs int) (cvarAlpha, mean float64, err error) {
 	res, err := train(p, cfg, epochs*StepsPerEpoch(p.N), nil)
 	if err != nil {
 		return 0, 0, err

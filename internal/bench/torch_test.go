@@ -232,7 +232,7 @@ func TestTorchEpochScript(t *testing.T) {
 		if r.Model == "mlp" {
 			continue // different initial weights
 		}
-		c, _, err := TrainRisk(p, EpochConfig{Model: r.Model, Method: Methods()[0], Threads: 1}, r.EpochsTrained)
+		c, _, err := TrainRisk(p, EpochOptions{Model: r.Model, Method: Methods()[0], Threads: 1}, r.EpochsTrained)
 		if err != nil {
 			t.Fatal(err)
 		}

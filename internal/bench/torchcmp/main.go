@@ -53,7 +53,7 @@ func run(cvarFile, torchFile, mnist string, w io.Writer) error {
 			if _, done := risks[t.Model]; done || t.EpochsTrained <= 0 {
 				continue
 			}
-			cfg := bench.EpochConfig{Model: t.Model, Method: cvar.Alg3, Threads: 1}
+			cfg := bench.EpochOptions{Model: t.Model, Method: cvar.Alg3, Threads: 1}
 			c, _, err := bench.TrainRisk(p, cfg, t.EpochsTrained)
 			if err != nil {
 				return fmt.Errorf("%s: %w", t.Model, err)
