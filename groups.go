@@ -81,8 +81,8 @@ func (m worstMetric) value(g *GroupMetrics) float64 {
 // group, groups[i] being the group of row i, an index into names, with the
 // worst group by opt.WorstBy. Each group's intervals resample that group's
 // rows only. Errors: those of Bootstrap, groups of another length than
-// losses, a group id outside names, and a WorstBy that ParseWorstBy
-// refuses or that needs accuracy of losses without correct.
+// losses, a group id outside names, and a WorstBy that names no metric
+// (GroupOptions.WorstBy) or that needs accuracy of losses without correct.
 func BootstrapGroups[T float32 | float64](losses []T, correct []bool, groups []int32, names []string, alphas []float64, opt GroupOptions) (*GroupEvaluation, error) {
 	worst, err := parseWorstBy(opt.WorstBy, alphas)
 	if err != nil {
