@@ -23,6 +23,7 @@ var updateAPI = flag.Bool("update", false, "rewrite testdata/api from the packag
 // TestAPI compares each public package's declarations, as go doc -all
 // lists them without their doc text, with its file in testdata/api.
 func TestAPI(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("runs go doc on every public package; the full test run checks it")
 	}

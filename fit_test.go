@@ -52,6 +52,7 @@ func fitRows(t *testing.T, f *Fit[float64], ds *dataset.Dataset[float64], lo, hi
 // TestFitMatchesTrainStream: a Fit of the rows TrainStream splits off
 // resolves to its kind, classes and preprocessing, bit for bit.
 func TestFitMatchesTrainStream(t *testing.T) {
+	t.Parallel()
 	ds := synthClass(t, 300, 7, 3)
 	for _, scaling := range []Scaling{ScaleAuto, ScaleMaxAbs, ScaleUnit} {
 		opens := 0
@@ -78,6 +79,7 @@ func TestFitMatchesTrainStream(t *testing.T) {
 // max-abs exactly, moments to rounding), through the encoding, and the same
 // merge gives the same bits.
 func TestFitMerge(t *testing.T) {
+	t.Parallel()
 	ds, err := dataset.SyntheticRegression[float64](dataset.SynthRegOptions{N: 300, D: 5, Seed: 4})
 	if err != nil {
 		t.Fatal(err)
@@ -140,6 +142,7 @@ func closeAll(a, b []float64) bool {
 
 // TestFitErrors: what a Fit refuses.
 func TestFitErrors(t *testing.T) {
+	t.Parallel()
 	f := NewFit[float64](2)
 	if err := f.Add([]float64{1, 2, 3}, 0); err == nil {
 		t.Error("a row wider than the fit was accepted")

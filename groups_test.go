@@ -41,6 +41,7 @@ func groupCase() ([]float64, []bool, []int32, []string) {
 }
 
 func TestGroupMetricsBruteForce(t *testing.T) {
+	t.Parallel()
 	losses, correct, groups, names := groupCase()
 	alphas := []float64{0.1, 0.5}
 	ge, err := BootstrapGroups(losses, correct, groups, names, alphas, GroupOptions{})
@@ -104,6 +105,7 @@ func TestGroupMetricsBruteForce(t *testing.T) {
 // The worst group follows the metric: a group of few large losses that
 // are all classified correctly is the worst by loss, not by accuracy.
 func TestGroupWorstByMetric(t *testing.T) {
+	t.Parallel()
 	losses := []float64{0.1, 0.2, 0.3, 0.1, 5, 6}
 	correct := []bool{false, false, true, true, true, true}
 	groups := []int32{0, 0, 0, 0, 1, 1}
@@ -120,6 +122,7 @@ func TestGroupWorstByMetric(t *testing.T) {
 }
 
 func TestGroupBootstrapIntervals(t *testing.T) {
+	t.Parallel()
 	losses, correct, groups, names := groupCase()
 	alphas := []float64{0.1}
 	opt := GroupOptions{Bootstrap: BootstrapOptions{Resamples: 300, Seed: 7, Threads: 3}}
@@ -171,6 +174,7 @@ func TestGroupBootstrapIntervals(t *testing.T) {
 }
 
 func TestGroupErrors(t *testing.T) {
+	t.Parallel()
 	losses, correct, groups, names := groupCase()
 	for _, c := range []struct {
 		groups  []int32
@@ -197,6 +201,7 @@ func TestGroupErrors(t *testing.T) {
 // EvaluateGroups of a model agrees with Evaluate on all rows and on each
 // group's rows.
 func TestEvaluateGroupsModel(t *testing.T) {
+	t.Parallel()
 	ds, err := dataset.SyntheticClassification[float64](dataset.SynthClassOptions{N: 500, Seed: 2, MarkGroups: true})
 	if err != nil {
 		t.Fatal(err)
@@ -240,6 +245,7 @@ func rowsOf(groups []int32, g int32) []int {
 }
 
 func TestCollapseRules(t *testing.T) {
+	t.Parallel()
 	labels := []int32{0, 0, 0, 1}
 	// Always class 0, confidently: accuracy 0.75 is the majority's.
 	c := collapseOf([]float64{-3, -3, -3, -3}, 1, labels, 2)
@@ -264,6 +270,7 @@ func TestCollapseRules(t *testing.T) {
 // Collapse triggers where noisy labels own the tail (CVaR at small α on
 // 20 % flipped labels) and not on the built-in data with the defaults.
 func TestCollapseTrained(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		noise, alpha float64
 		obj          Objective

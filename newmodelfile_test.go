@@ -13,6 +13,7 @@ import (
 // width, θ, τ, the data's classes, names and preprocessing, and survives
 // SaveModel and LoadModel.
 func TestNewModelFile(t *testing.T) {
+	t.Parallel()
 	ds, err := dataset.SyntheticClassification[float32](dataset.SynthClassOptions{N: 200, D: 7, Classes: 3, Seed: 4})
 	if err != nil {
 		t.Fatal(err)

@@ -72,6 +72,7 @@ func trainBits[T batch.Float](t *testing.T, model batch.Model[T], data *batch.Da
 // TestObjectivesAcrossModels trains each objective on every model kind, in
 // float64 and float32, and requires the same bits on every thread count.
 func TestObjectivesAcrossModels(t *testing.T) {
+	t.Parallel()
 	const d = 6
 	data := subgroupData(t, 900, d, 11)
 	sp, de := sparseTwins(t, 700, 30, false, 12)
@@ -117,6 +118,7 @@ func TestObjectivesAcrossModels(t *testing.T) {
 // TestObjectiveModelFile saves and reads a model of each objective: its
 // objective and parameter survive.
 func TestObjectiveModelFile(t *testing.T) {
+	t.Parallel()
 	data := subgroupData(t, 300, 4, 13)
 	model := must(batch.NewLogistic[float64](4))
 	for _, run := range objectiveRuns {
@@ -150,6 +152,7 @@ func TestObjectiveModelFile(t *testing.T) {
 }
 
 func TestObjectiveMisuse(t *testing.T) {
+	t.Parallel()
 	data := subgroupData(t, 100, 3, 14)
 	model := must(batch.NewLogistic[float64](3))
 	for _, c := range []struct {
@@ -219,6 +222,7 @@ func worstGroupAccuracy(t *testing.T, model batch.Model[float64], theta []float6
 // spurious feature reverses, Group DRO and CVaR raise the worst group's
 // validation accuracy over plain SGD, on three seeds.
 func TestGroupDROLiftsWorstGroup(t *testing.T) {
+	t.Parallel()
 	model := must(batch.NewLogistic[float64](20))
 	for seed := uint64(1); seed <= 3; seed++ {
 		train, groups := builtinGroups(t, 4000, seed, 0)
@@ -244,6 +248,7 @@ func TestGroupDROLiftsWorstGroup(t *testing.T) {
 }
 
 func TestGridTrims(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		opt  Options
 		grid []float64
@@ -290,6 +295,7 @@ func TestGridTrims(t *testing.T) {
 // SGD's on each of three seeds, and lowers the clean validation CVaR_0.1
 // below plain SGD's on average over them.
 func TestTuneTrimsNoisyLabels(t *testing.T) {
+	t.Parallel()
 	model := must(batch.NewLogistic[float64](20))
 	var sumB, sumV float64
 	for seed := uint64(1); seed <= 3; seed++ {
@@ -343,6 +349,7 @@ func TestTuneTrimsNoisyLabels(t *testing.T) {
 }
 
 func TestSettleObjective(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		opt  Options
 		want Objective

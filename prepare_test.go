@@ -25,6 +25,7 @@ func columnMoments(ds *dataset.Dataset[float64], j int) (mean, std float64) {
 // fitted on it, the validation part and a test set with the same, and
 // full is left as it was.
 func TestPrepareZScore(t *testing.T) {
+	t.Parallel()
 	full, err := dataset.SyntheticRegression[float64](dataset.SynthRegOptions{N: 300, D: 4, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -66,6 +67,7 @@ func TestPrepareZScore(t *testing.T) {
 // TestPrepareUnitAndAuto: ScaleUnit divides by 255; ScaleAuto scales
 // sparse data by its largest |x| without centring.
 func TestPrepareUnitAndAuto(t *testing.T) {
+	t.Parallel()
 	full, err := dataset.SyntheticClassification[float64](dataset.SynthClassOptions{N: 90, D: 5, Seed: 2})
 	if err != nil {
 		t.Fatal(err)

@@ -10,6 +10,7 @@ import (
 // TestPrepareWhole: TrainFrac 1 trains on a copy of every row, in order,
 // scaled as a split's training part would be, with no validation part.
 func TestPrepareWhole(t *testing.T) {
+	t.Parallel()
 	full, err := dataset.SyntheticRegression[float64](dataset.SynthRegOptions{N: 50, D: 3, Seed: 2})
 	if err != nil {
 		t.Fatal(err)

@@ -88,6 +88,7 @@ func checkMetrics(t *testing.T, name string, res *StreamResult[float64], part *d
 // the z-score of the training part, infers the classes, and its metrics are
 // those of the model on the parts in memory.
 func TestTrainStreamLikeMemory(t *testing.T) {
+	t.Parallel()
 	ds := synthClass(t, 600, 5, 2)
 	opens := 0
 	res, err := TrainStream(context.Background(), memSource(csvOf(ds), &opens), StreamOptions[float64]{
@@ -126,6 +127,7 @@ func TestTrainStreamLikeMemory(t *testing.T) {
 // the theorem's bounds and one a training epoch — and Progress and OnEpoch
 // see every step and epoch.
 func TestTrainStreamPasses(t *testing.T) {
+	t.Parallel()
 	data := csvOf(synthClass(t, 300, 5, 2))
 	var steps, total int
 	var epochs []int
@@ -152,6 +154,7 @@ func TestTrainStreamPasses(t *testing.T) {
 // non-zeros, scaled by the training part's max-abs, with the dense
 // handling's metrics to rounding.
 func TestTrainStreamSparse(t *testing.T) {
+	t.Parallel()
 	text, err := dataset.SyntheticText[float64](dataset.SynthTextOptions{N: 400, D: 300, NNZ: 8, Zipf: 1.1, Seed: 2})
 	if err != nil {
 		t.Fatal(err)
@@ -201,6 +204,7 @@ func TestTrainStreamSparse(t *testing.T) {
 // TestTrainStreamMaxAbsDense: max-abs scaling of dense rows is FitMaxAbs
 // of the training part, exactly.
 func TestTrainStreamMaxAbsDense(t *testing.T) {
+	t.Parallel()
 	ds := synthClass(t, 200, 6, 2)
 	opens := 0
 	res, err := TrainStream(context.Background(), memSource(csvOf(ds), &opens), StreamOptions[float64]{Options: Options{Method: Alg1, Seed: 9}, Scaling: ScaleMaxAbs})
@@ -221,6 +225,7 @@ func TestTrainStreamMaxAbsDense(t *testing.T) {
 // kind asked for), trained on standardised targets and mapped back, so its
 // metrics are in the target's units.
 func TestTrainStreamRegression(t *testing.T) {
+	t.Parallel()
 	ds, err := dataset.SyntheticRegression[float64](dataset.SynthRegOptions{N: 400, D: 3, Seed: 4})
 	if err != nil {
 		t.Fatal(err)
@@ -254,6 +259,7 @@ func TestTrainStreamRegression(t *testing.T) {
 
 // TestTrainStreamSoftmax: three numeric classes give softmax.
 func TestTrainStreamSoftmax(t *testing.T) {
+	t.Parallel()
 	ds := synthClass(t, 300, 7, 3)
 	opens := 0
 	res, err := TrainStream(context.Background(), memSource(csvOf(ds), &opens), StreamOptions[float64]{Options: Options{Method: Alg1}})
@@ -268,6 +274,7 @@ func TestTrainStreamSoftmax(t *testing.T) {
 // TestTrainStreamModelFile: the model file of a stream loads back to the
 // same model, preprocessing and source.
 func TestTrainStreamModelFile(t *testing.T) {
+	t.Parallel()
 	ds := synthClass(t, 200, 5, 2)
 	opens := 0
 	src := memSource(csvOf(ds), &opens)
@@ -303,6 +310,7 @@ func TestTrainStreamModelFile(t *testing.T) {
 // TestTrainStreamLimit: Limit reads the first rows only, and the split is
 // that of those rows.
 func TestTrainStreamLimit(t *testing.T) {
+	t.Parallel()
 	opens := 0
 	src := memSource(csvOf(synthClass(t, 300, 5, 2)), &opens)
 	src.CSV.Limit = 100
@@ -321,6 +329,7 @@ func TestTrainStreamLimit(t *testing.T) {
 
 // TestTrainStreamCancel: a done context stops the stream with its error.
 func TestTrainStreamCancel(t *testing.T) {
+	t.Parallel()
 	data := csvOf(synthClass(t, 300, 5, 2))
 	ctx, cancel := context.WithCancel(context.Background())
 	opens := 0
@@ -341,6 +350,7 @@ func TestTrainStreamCancel(t *testing.T) {
 // TestTrainStreamErrors: bad options, sources and data are errors that say
 // what is wrong, and where in the data.
 func TestTrainStreamErrors(t *testing.T) {
+	t.Parallel()
 	good := csvOf(synthClass(t, 60, 5, 2))
 	mem := func(s string) []byte { return []byte(s) }
 	errOpen := errors.New("no such bucket")
@@ -392,6 +402,7 @@ func TestTrainStreamErrors(t *testing.T) {
 // TestTrainStreamChangedData: data that changes between passes is an
 // error, not a silent mix of two files.
 func TestTrainStreamChangedData(t *testing.T) {
+	t.Parallel()
 	a, b := csvOf(synthClass(t, 60, 5, 2)), csvOf(synthClass(t, 50, 5, 2))
 	opens := 0
 	src := StreamSource{Name: "moving.csv", CSV: &dataset.CSVOptions{}, Open: func() (io.ReadCloser, error) {

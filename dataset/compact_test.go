@@ -24,6 +24,7 @@ func pixelSet[T Float](div float64) *Dataset[T] {
 // ones, and that f16 and bf16 storage round to the nearest half and
 // bfloat16.
 func TestBatchAs(t *testing.T) {
+	t.Parallel()
 	for _, div := range []float64{255, 1} {
 		ds := pixelSet[float32](div)
 		d, err := ds.BatchAs(StorageU8)

@@ -11,6 +11,7 @@ import (
 )
 
 func TestGroupCSVColumn(t *testing.T) {
+	t.Parallel()
 	const in = "a,site,b,y\n1,north,2,yes\n3,south,4,no\n5,north,6,no\n7, east ,8,yes\n"
 	ds, err := ReadCSV[float64](strings.NewReader(in), "g.csv", CSVOptions{Group: "site"})
 	if err != nil {
@@ -36,6 +37,7 @@ func TestGroupCSVColumn(t *testing.T) {
 // The group column may be the last one: the target is then the last
 // column before it; numeric groups sort as numbers.
 func TestGroupCSVLastColumnNumeric(t *testing.T) {
+	t.Parallel()
 	const in = "1,2,0,10\n3,4,1,9\n5,6,1,10\n"
 	ds, err := ReadCSV[float32](strings.NewReader(in), "g.csv", CSVOptions{NoHeader: true, Group: "3"})
 	if err != nil {
@@ -50,6 +52,7 @@ func TestGroupCSVLastColumnNumeric(t *testing.T) {
 }
 
 func TestGroupCSVErrors(t *testing.T) {
+	t.Parallel()
 	for _, c := range []struct {
 		in, group, target, want string
 	}{
@@ -70,6 +73,7 @@ func TestGroupCSVErrors(t *testing.T) {
 }
 
 func TestGroupCSVTargetOptional(t *testing.T) {
+	t.Parallel()
 	for _, in := range []string{"a,g,b\n1,x,2\n", "a,g,b,y\n1,x,2,0\n"} {
 		ds, has, err := ReadCSVTargetOptional[float64](strings.NewReader(in), "p.csv", 2, CSVOptions{Group: "g"})
 		if err != nil {
@@ -82,6 +86,7 @@ func TestGroupCSVTargetOptional(t *testing.T) {
 }
 
 func TestReadGroups(t *testing.T) {
+	t.Parallel()
 	ids, names, err := ReadGroups(strings.NewReader("b\n a\r\nb\n2\n\n"), "g.txt", 4)
 	if err != nil {
 		t.Fatal(err)
@@ -124,6 +129,7 @@ func TestReadGroups(t *testing.T) {
 // A group file follows the rows of a LIBSVM file through LoadFile, its
 // Limit, Split and Validate.
 func TestGroupFileLoadFile(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	data := filepath.Join(dir, "d.svm")
 	groups := filepath.Join(dir, "g.txt")
@@ -176,6 +182,7 @@ func TestGroupFileLoadFile(t *testing.T) {
 // Marking the synthetic data's groups keeps its rows and marks the
 // minority.
 func TestGroupSyntheticMarks(t *testing.T) {
+	t.Parallel()
 	plain, minority, err := SyntheticClassificationGroups[float64](SynthClassOptions{N: 300, Seed: 4})
 	if err != nil {
 		t.Fatal(err)

@@ -22,6 +22,7 @@ func columnStats[T Float](ds *Dataset[T], j int) (mean, sd float64) {
 }
 
 func TestStandardizer(t *testing.T) {
+	t.Parallel()
 	ds, err := SyntheticRegression[float64](SynthRegOptions{N: 3000, D: 6, Seed: 4})
 	if err != nil {
 		t.Fatal(err)
@@ -78,6 +79,7 @@ func TestStandardizer(t *testing.T) {
 }
 
 func TestStandardizeRow(t *testing.T) {
+	t.Parallel()
 	s := &Standardizer{Mean: []float64{1, -2}, Scale: []float64{2, 0.5}}
 	x := []float32{5, -1}
 	if err := StandardizeRow(s, x); err != nil || !slices.Equal(x, []float32{2, 2}) {
@@ -96,6 +98,7 @@ func TestStandardizeRow(t *testing.T) {
 }
 
 func TestFitStandardizerEdgeCases(t *testing.T) {
+	t.Parallel()
 	empty := &Dataset[float32]{D: 2, X: nil}
 	s, err := FitStandardizer(empty)
 	if err != nil {
@@ -123,6 +126,7 @@ func TestFitStandardizerEdgeCases(t *testing.T) {
 }
 
 func TestScaleUnit(t *testing.T) {
+	t.Parallel()
 	ds := &Dataset[float32]{Name: "img", N: 1, D: 3, X: []float32{0, 51, 255}}
 	if scaled, err := ScaleUnit(ds); err != nil || !scaled || !slices.Equal(ds.X, []float32{0, 0.2, 1}) {
 		t.Errorf("scaled %v err %v X %v", scaled, err, ds.X)
@@ -139,6 +143,7 @@ func TestScaleUnit(t *testing.T) {
 }
 
 func TestSplit(t *testing.T) {
+	t.Parallel()
 	ds, err := SyntheticClassification[float64](SynthClassOptions{N: 300, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -196,6 +201,7 @@ func column[T Float](ds *Dataset[T], j int) []T {
 // rows for every N, agrees with Split row by row, and is a permutation
 // (every π value taken once).
 func TestSplitter(t *testing.T) {
+	t.Parallel()
 	for _, n := range []int{2, 3, 4, 5, 7, 16, 17, 100, 1000, 4097} {
 		for seed := range uint64(3) {
 			sp, err := NewSplitter(n, 0, seed)
@@ -243,6 +249,7 @@ func TestSplitter(t *testing.T) {
 }
 
 func TestPreprocess(t *testing.T) {
+	t.Parallel()
 	p := &Preprocessing{Divide: 2, Mean: []float64{1, 0}, Scale: []float64{2, 4}}
 	x := []float64{6, 8, 2, 0}
 	if err := Preprocess(p, x, 2); err != nil {
@@ -295,6 +302,7 @@ func TestPreprocess(t *testing.T) {
 // TestFitStandardizerBadData: sparse data and an X shorter than N×D are
 // errors naming the data set, not panics.
 func TestFitStandardizerBadData(t *testing.T) {
+	t.Parallel()
 	sp := &Dataset[float64]{Name: "s.libsvm", N: 2, D: 3, Indptr: []int64{0, 1, 2}, Cols: []uint32{0, 2}, Vals: []float64{1, 2}}
 	s, err := FitStandardizer(sp)
 	wantErr(t, err, "s.libsvm", "sparse")

@@ -35,6 +35,7 @@ func fingerprint(ds *Dataset[float64], group []bool) string {
 // bit for bit: they depend only on the configuration, on every platform and
 // Go version (the arm64 leg of CI runs this test too).
 func TestSyntheticDataIsPinned(t *testing.T) {
+	t.Parallel()
 	c, g, err := SyntheticClassificationGroups[float64](SynthClassOptions{Seed: 1, N: 3000, Classes: 3})
 	if err != nil {
 		t.Fatal(err)

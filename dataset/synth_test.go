@@ -9,6 +9,7 @@ import (
 )
 
 func TestSyntheticClassification(t *testing.T) {
+	t.Parallel()
 	ds, minority, err := SyntheticClassificationGroups[float64](SynthClassOptions{Seed: 7})
 	if err != nil {
 		t.Fatal(err)
@@ -60,6 +61,7 @@ func TestSyntheticClassification(t *testing.T) {
 }
 
 func TestSyntheticClassificationConfig(t *testing.T) {
+	t.Parallel()
 	ds, minority, err := SyntheticClassificationGroups[float32](SynthClassOptions{N: 4000, D: 9, Classes: 4, Minority: 0.3, Noise: -1, Seed: 1})
 	if err != nil {
 		t.Fatal(err)
@@ -106,6 +108,7 @@ func toFloat64[T Float](x []T) []float64 {
 }
 
 func TestSyntheticRegression(t *testing.T) {
+	t.Parallel()
 	ds, group, err := SyntheticRegressionGroups[float64](SynthRegOptions{Seed: 3})
 	if err != nil {
 		t.Fatal(err)
@@ -218,6 +221,7 @@ func leastSquares(ds *Dataset[float64], group []bool, g bool) []float64 {
 // on CVaR_0.1 (the subgradient of each minibatch's CVaR), evaluated on
 // fresh data.
 func TestSyntheticClassificationFavoursCVaR(t *testing.T) {
+	t.Parallel()
 	if testing.Short() {
 		t.Skip("trains two models")
 	}

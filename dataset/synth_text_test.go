@@ -11,6 +11,7 @@ import (
 // columns a row, unit rows, Zipf-like frequencies, both classes) and that
 // WriteLIBSVM and ReadLIBSVM round-trip it.
 func TestSyntheticText(t *testing.T) {
+	t.Parallel()
 	cfg := SynthTextOptions{N: 3000, D: 5000, NNZ: 20, Seed: 7}
 	ds, err := SyntheticText[float32](cfg)
 	if err != nil {

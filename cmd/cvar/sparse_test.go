@@ -65,6 +65,7 @@ func closeMetrics(t *testing.T, what string, a, b map[string]map[string]*float64
 // TestSparseCLI trains, evaluates and predicts on a sparse LIBSVM file with
 // -sparse: the same metrics as the dense reading.
 func TestSparseCLI(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	train := write(t, dir, "wide.svm", wideSVM(400, 3000, 10, 1))
 	test := write(t, dir, "wide-test.svm", wideSVM(150, 3000, 10, 2))
@@ -141,6 +142,7 @@ func TestSparseCLI(t *testing.T) {
 // cvargen writes it) read sparse and dense gives the same metrics to 1e-3
 // (unscaled, the computations agree to rounding), for alg3 and the baseline.
 func TestSparseTextTwin(t *testing.T) {
+	t.Parallel()
 	ds, err := dataset.SyntheticText[float32](dataset.SynthTextOptions{N: 900, D: 4000, NNZ: 15, Seed: 3})
 	if err != nil {
 		t.Fatal(err)
@@ -181,6 +183,7 @@ func textFile(t *testing.T, dir string, cfg dataset.SynthTextOptions) string {
 // (-scale zscore) fails it on all three: validation CVaR_0.1 2.0–3.1 with
 // either method, CVaR-SGD's above Vanilla-SGD's; hence max-abs.
 func TestSparseDefaultLowersTail(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	var sum float64
 	cfgs := []dataset.SynthTextOptions{
@@ -209,6 +212,7 @@ func TestSparseDefaultLowersTail(t *testing.T) {
 // training split's largest |x| of each feature (so that eval of the sparse
 // and the dense reading agree).
 func TestMaxAbsScaling(t *testing.T) {
+	t.Parallel()
 	dir := t.TempDir()
 	file := textFile(t, dir, dataset.SynthTextOptions{N: 900, D: 4000, NNZ: 15, Seed: 5})
 	var rs, rd trainJSON
