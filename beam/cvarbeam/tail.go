@@ -1,11 +1,11 @@
 package cvarbeam
 
 import (
-	"container/heap"
 	"context"
 	"fmt"
 	"math"
 	"reflect"
+	"slices"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -149,18 +149,13 @@ type topFn struct {
 }
 
 func (f *topFn) ProcessElement(b LossBatch, all summary, emit func(topList)) {
-	k := topK(all.N, f.Alphas)
-	if k == 0 || len(b.Losses) == 0 {
-		return
+	if k := topK(all.N, f.Alphas); k > 0 && len(b.Losses) > 0 {
+		emit(topList{K: k, Vals: largest(b.Losses, k)})
 	}
-	var h minHeap
-	for _, x := range b.Losses {
-		h.keep(x, k)
-	}
-	emit(topList{K: k, Vals: h})
 }
 
-// mergeTopFn merges the batches' lists, keeping the K largest.
+// mergeTopFn merges the batches' lists, keeping the K largest (every
+// list of one pipeline has the same K).
 type mergeTopFn struct{}
 
 func (*mergeTopFn) CreateAccumulator() topList { return topList{} }
@@ -169,41 +164,27 @@ func (*mergeTopFn) AddInput(a, b topList) topList { return mergeTop(a, b) }
 
 func (*mergeTopFn) MergeAccumulators(a, b topList) topList { return mergeTop(a, b) }
 
-// mergeTop merges two lists of the largest losses; every list of one
-// pipeline has the same K.
 func mergeTop(a, b topList) topList {
 	k := max(a.K, b.K)
-	h := minHeap(append([]float64(nil), a.Vals...))
-	heap.Init(&h)
-	for _, x := range b.Vals {
-		h.keep(x, k)
-	}
-	return topList{K: k, Vals: h}
+	return topList{K: k, Vals: largest(append(slices.Clone(a.Vals), b.Vals...), k)}
 }
 
-// minHeap keeps the largest values seen, its smallest at the root.
-type minHeap []float64
-
-func (h minHeap) Len() int           { return len(h) }
-func (h minHeap) Less(i, j int) bool { return h[i] < h[j] }
-func (h minHeap) Swap(i, j int)      { h[i], h[j] = h[j], h[i] }
-func (h *minHeap) Push(x any)        { *h = append(*h, x.(float64)) }
-func (h *minHeap) Pop() any {
-	old := *h
-	x := old[len(old)-1]
-	*h = old[:len(old)-1]
-	return x
-}
-
-// keep offers x to a heap of at most k values.
-func (h *minHeap) keep(x float64, k int) {
-	switch {
-	case len(*h) < k:
-		heap.Push(h, x)
-	case k > 0 && x > (*h)[0]:
-		(*h)[0] = x
-		heap.Fix(h, 0)
+// largest moves the k largest of vals to its front, by the library's
+// selection, and returns them (all of vals when it holds no more).
+func largest(vals []float64, k int) []float64 {
+	if len(vals) <= k {
+		return vals
 	}
+	perm := make([]int, len(vals))
+	for i := range perm {
+		perm[i] = i
+	}
+	tail.Select(vals, k, perm)
+	out := make([]float64, k)
+	for i, p := range perm[:k] {
+		out[i] = vals[p]
+	}
+	return out
 }
 
 // metricsFn turns the summary and the largest losses into the metrics.
