@@ -17,26 +17,24 @@ const compactBuf = 8192
 // compactDriverOps sets the Compact kernels of an assembly implementation:
 // the driver's for float32, the generic loops for float64 (compact storage
 // is meant for float32 models; float64 models read it correctly, unhurried).
-func compactDriverOps[T Float](o *table[T], lvl level) {
+func compactDriverOps[T Float](o *table[T]) {
 	compactOps(o)
 	if !is32[T]() {
 		return
 	}
 	o32 := any(o).(*table[float32])
-	o32.marginsC = func(m []float32, x *Compact, idx []int, w []float32) { marginsCDriver(lvl, m, x, idx, w) }
-	o32.addRowsC = func(g []float32, x *Compact, idx []int, c []float32) { addRowsCDriver(lvl, g, x, idx, c) }
-	o32.marginsKC = func(m []float32, x *Compact, idx []int, w []float32, k int) {
-		marginsKCDriver(lvl, m, x, idx, w, k)
-	}
-	o32.addOuterKC = func(g []float32, x *Compact, idx []int, c []float32, k int) {
-		addOuterKCDriver(lvl, g, x, idx, c, k, nil)
-	}
-	o32.addOuterKCNext = func(g []float32, x *Compact, idx []int, c []float32, k int, next []int) {
-		addOuterKCDriver(lvl, g, x, idx, c, k, next)
-	}
-	o32.fusedLinearC = func(g, loss []float32, x *Compact, idx []int, y, w []float32, p *LinearStep[float32]) (sumV, sumC float32) {
-		return fusedLinearCDriver(lvl, g, loss, x, idx, y, w, p)
-	}
+	o32.marginsC = marginsCDriver
+	o32.addRowsC = addRowsCDriver
+	o32.marginsKC = marginsKCDriver
+	o32.addOuterKC = addOuterKCNoNext
+	o32.addOuterKCNext = addOuterKCDriver
+	o32.fusedLinearC = fusedLinearCDriver
+}
+
+// addOuterKCNoNext is AddOuterKC: addOuterKCDriver with no rows to
+// prefetch.
+func addOuterKCNoNext(lvl level, g []float32, x *Compact, idx []int, c []float32, k int) {
+	addOuterKCDriver(lvl, g, x, idx, c, k, nil)
 }
 
 // convert writes cols features of the gathered rows i0 ≤ i < i0+b, from

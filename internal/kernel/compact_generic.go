@@ -4,12 +4,16 @@ package kernel
 // is read, in T, in the order of the float kernels' loops.
 
 func compactOps[T Float](o *table[T]) {
-	o.marginsC = marginsCGeneric[T]
-	o.addRowsC = addRowsCGeneric[T]
-	o.marginsKC = marginsKCGeneric[T]
-	o.addOuterKC = addOuterKCGeneric[T]
-	o.addOuterKCNext = func(g []T, x *Compact, idx []int, c []T, k int, _ []int) { addOuterKCGeneric(g, x, idx, c, k) }
-	o.fusedLinearC = fusedLinearCGeneric[T]
+	o.marginsC = func(_ level, m []T, x *Compact, idx []int, w []T) { marginsCGeneric(m, x, idx, w) }
+	o.addRowsC = func(_ level, g []T, x *Compact, idx []int, c []T) { addRowsCGeneric(g, x, idx, c) }
+	o.marginsKC = func(_ level, m []T, x *Compact, idx []int, w []T, k int) { marginsKCGeneric(m, x, idx, w, k) }
+	o.addOuterKC = func(_ level, g []T, x *Compact, idx []int, c []T, k int) { addOuterKCGeneric(g, x, idx, c, k) }
+	o.addOuterKCNext = func(_ level, g []T, x *Compact, idx []int, c []T, k int, next []int) {
+		addOuterKCGeneric(g, x, idx, c, k)
+	}
+	o.fusedLinearC = func(_ level, g, loss []T, x *Compact, idx []int, y, w []T, p *LinearStep[T]) (sumV, sumC T) {
+		return fusedLinearCGeneric(g, loss, x, idx, y, w, p)
+	}
 }
 
 func dotC[T Float](x *Compact, r int, w []T) T {

@@ -17,33 +17,38 @@ type Ops[T Float] struct{ t *table[T] }
 // table is the kernels of one implementation for element type T, one
 // function each; Ops is the handle through which callers reach them.
 type table[T Float] struct {
-	dot             func(x, y []T) T
-	axpy            func(a T, x, y []T)
-	lerp            func(t T, x, y []T)
-	margins         func(m, x []T, stride int, idx []int, w []T)
-	addRows         func(g, x []T, stride int, idx []int, c []T)
-	addRowsK        func(g, x []T, stride int, c []T, k int)
-	marginsK        func(m, x []T, stride int, idx []int, w []T, k int)
-	addOuterK       func(g, x []T, stride int, idx []int, c []T, k int)
-	biasReLU        func(z, b []T)
-	reluBackward    func(gb, dh, a []T)
-	addOuterKNext   func(g, x []T, stride int, idx []int, c []T, k int, next []int)
-	linearLoss      func(kind LossKind, loss, dloss, m, y []T)
-	softmaxCE       func(loss, z []T, label []int32, k int)
-	plus            func(kind PlusKind, eps T, rho, drho, s []T)
-	exp             func(dst, x []T)
-	log1p           func(dst, x []T)
-	fusedLinear     func(g, loss, x []T, stride int, idx []int, y, w []T, p *LinearStep[T]) (sumV, sumC T)
-	sparseMargins   func(m []T, indptr []int64, cols []uint32, vals []T, idx []int, w []T)
-	sparseAddRows   func(g []T, indptr []int64, cols []uint32, vals []T, idx []int, c []T)
-	sparseMarginsK  func(m []T, indptr []int64, cols []uint32, vals []T, idx []int, w []T, k int)
-	sparseAddOuterK func(g []T, indptr []int64, cols []uint32, vals []T, idx []int, c []T, k int)
-	marginsC        func(m []T, x *Compact, idx []int, w []T)
-	addRowsC        func(g []T, x *Compact, idx []int, c []T)
-	marginsKC       func(m []T, x *Compact, idx []int, w []T, k int)
-	addOuterKC      func(g []T, x *Compact, idx []int, c []T, k int)
-	addOuterKCNext  func(g []T, x *Compact, idx []int, c []T, k int, next []int)
-	fusedLinearC    func(g, loss []T, x *Compact, idx []int, y, w []T, p *LinearStep[T]) (sumV, sumC T)
+	// lvl is the level of an assembly implementation. Every entry but dot
+	// takes it, so that each entry can be its driver; the generic entries
+	// ignore it.
+	lvl level
+
+	dot             func(x, y []T) T // without lvl: Dot is called once a row
+	axpy            func(lvl level, a T, x, y []T)
+	lerp            func(lvl level, t T, x, y []T)
+	margins         func(lvl level, m, x []T, stride int, idx []int, w []T)
+	addRows         func(lvl level, g, x []T, stride int, idx []int, c []T)
+	addRowsK        func(lvl level, g, x []T, stride int, c []T, k int)
+	marginsK        func(lvl level, m, x []T, stride int, idx []int, w []T, k int)
+	addOuterK       func(lvl level, g, x []T, stride int, idx []int, c []T, k int)
+	biasReLU        func(lvl level, z, b []T)
+	reluBackward    func(lvl level, gb, dh, a []T)
+	addOuterKNext   func(lvl level, g, x []T, stride int, idx []int, c []T, k int, next []int)
+	linearLoss      func(lvl level, kind LossKind, loss, dloss, m, y []T)
+	softmaxCE       func(lvl level, loss, z []T, label []int32, k int)
+	plus            func(lvl level, kind PlusKind, eps T, rho, drho, s []T)
+	exp             func(lvl level, dst, x []T)
+	log1p           func(lvl level, dst, x []T)
+	fusedLinear     func(lvl level, g, loss, x []T, stride int, idx []int, y, w []T, p *LinearStep[T]) (sumV, sumC T)
+	sparseMargins   func(lvl level, m []T, indptr []int64, cols []uint32, vals []T, idx []int, w []T)
+	sparseAddRows   func(lvl level, g []T, indptr []int64, cols []uint32, vals []T, idx []int, c []T)
+	sparseMarginsK  func(lvl level, m []T, indptr []int64, cols []uint32, vals []T, idx []int, w []T, k int)
+	sparseAddOuterK func(lvl level, g []T, indptr []int64, cols []uint32, vals []T, idx []int, c []T, k int)
+	marginsC        func(lvl level, m []T, x *Compact, idx []int, w []T)
+	addRowsC        func(lvl level, g []T, x *Compact, idx []int, c []T)
+	marginsKC       func(lvl level, m []T, x *Compact, idx []int, w []T, k int)
+	addOuterKC      func(lvl level, g []T, x *Compact, idx []int, c []T, k int)
+	addOuterKCNext  func(lvl level, g []T, x *Compact, idx []int, c []T, k int, next []int)
+	fusedLinearC    func(lvl level, g, loss []T, x *Compact, idx []int, y, w []T, p *LinearStep[T]) (sumV, sumC T)
 }
 
 // Impl returns the implementation whose kernels o runs: the zero Impl for
@@ -64,23 +69,23 @@ func (o Ops[T]) Dot(x, y []T) T {
 
 // Axpy computes y[i] += a·x[i] for i < len(x).
 func (o Ops[T]) Axpy(a T, x, y []T) {
-	o.t.axpy(a, x, y)
+	o.t.axpy(o.t.lvl, a, x, y)
 }
 
 // Lerp computes y[i] += t·(x[i] − y[i]) for i < len(x): a running mean.
 func (o Ops[T]) Lerp(t T, x, y []T) {
-	o.t.lerp(t, x, y)
+	o.t.lerp(o.t.lvl, t, x, y)
 }
 
 // Margins computes m[i] = Σ_{l<len(w)} x[r_i*stride+l]·w[l] for i < len(m),
 // with r_i = idx[i] (or i when idx is nil).
 func (o Ops[T]) Margins(m, x []T, stride int, idx []int, w []T) {
-	o.t.margins(m, x, stride, idx, w)
+	o.t.margins(o.t.lvl, m, x, stride, idx, w)
 }
 
 // AddRows computes g[l] += Σ_{i<len(c)} c[i]·x[r_i*stride+l] for l < len(g).
 func (o Ops[T]) AddRows(g, x []T, stride int, idx []int, c []T) {
-	o.t.addRows(g, x, stride, idx, c)
+	o.t.addRows(o.t.lvl, g, x, stride, idx, c)
 }
 
 // AddRowsK computes, for n = len(c)/k rows of g of d = len(g)/n
@@ -89,19 +94,19 @@ func (o Ops[T]) AddRows(g, x []T, stride int, idx []int, c []T) {
 // gradients dZ·W₂). Each element's multiply-adds run in the order of j,
 // as AddRows's do.
 func (o Ops[T]) AddRowsK(g, x []T, stride int, c []T, k int) {
-	o.t.addRowsK(g, x, stride, c, k)
+	o.t.addRowsK(o.t.lvl, g, x, stride, c, k)
 }
 
 // MarginsK computes, for n = len(m)/k rows and d = len(w)/k features,
 // m[i*k+j] = Σ_{l<d} x[r_i*stride+l]·w[j*d+l].
 func (o Ops[T]) MarginsK(m, x []T, stride int, idx []int, w []T, k int) {
-	o.t.marginsK(m, x, stride, idx, w, k)
+	o.t.marginsK(o.t.lvl, m, x, stride, idx, w, k)
 }
 
 // AddOuterK computes, for n = len(c)/k rows and d = len(g)/k features,
 // g[j*d+l] += Σ_{i<n} c[i*k+j]·x[r_i*stride+l].
 func (o Ops[T]) AddOuterK(g, x []T, stride int, idx []int, c []T, k int) {
-	o.t.addOuterK(g, x, stride, idx, c, k)
+	o.t.addOuterK(o.t.lvl, g, x, stride, idx, c, k)
 }
 
 // BiasReLU treats z as n = len(z)/len(b) rows of h = len(b) and sets
@@ -109,7 +114,7 @@ func (o Ops[T]) AddOuterK(g, x []T, stride int, idx []int, c []T, k int) {
 // included) becomes +0 and a NaN stays NaN. It is a dense layer's bias
 // and ReLU; len(z) must be a multiple of len(b).
 func (o Ops[T]) BiasReLU(z, b []T) {
-	o.t.biasReLU(z, b)
+	o.t.biasReLU(o.t.lvl, z, b)
 }
 
 // ReLUBackward treats a and dh as n = len(a)/len(gb) rows of
@@ -119,7 +124,7 @@ func (o Ops[T]) BiasReLU(z, b []T) {
 // i = 0, 1, …, n−1. len(a) must be a multiple of len(gb), and
 // len(dh) ≥ len(a).
 func (o Ops[T]) ReLUBackward(gb, dh, a []T) {
-	o.t.reluBackward(gb, dh, a)
+	o.t.reluBackward(o.t.lvl, gb, dh, a)
 }
 
 // AddOuterKNext is AddOuterK that, as it reads its rows, also fetches
@@ -131,36 +136,36 @@ func (o Ops[T]) ReLUBackward(gb, dh, a []T) {
 // columns as it reads row idx[i]'s, on gathered rows (idx not nil) of a
 // matrix out of cache; elsewhere next is ignored.
 func (o Ops[T]) AddOuterKNext(g, x []T, stride int, idx []int, c []T, k int, next []int) {
-	o.t.addOuterKNext(g, x, stride, idx, c, k, next)
+	o.t.addOuterKNext(o.t.lvl, g, x, stride, idx, c, k, next)
 }
 
 // LinearLoss computes, for i < len(m), the loss and its derivative in m:
 // loss[i] = ℓ(m[i], y[i]), dloss[i] = ∂ℓ/∂m (m[i], y[i]).
 func (o Ops[T]) LinearLoss(kind LossKind, loss, dloss, m, y []T) {
-	o.t.linearLoss(kind, loss, dloss, m, y)
+	o.t.linearLoss(o.t.lvl, kind, loss, dloss, m, y)
 }
 
 // SoftmaxCE treats z as n = len(loss) rows of k logits. For each row it
 // writes loss[i] = logsumexp(z_i) − z_i[label[i]] and replaces z_i by
 // softmax(z_i) − onehot(label[i]), the gradient of the loss in z_i.
 func (o Ops[T]) SoftmaxCE(loss, z []T, label []int32, k int) {
-	o.t.softmaxCE(loss, z, label, k)
+	o.t.softmaxCE(o.t.lvl, loss, z, label, k)
 }
 
 // Plus computes, for i < len(s), the smoothed plus ρ(s[i]) into rho and its
 // derivative ρ'(s[i]) into drho (either may be nil to skip it).
 func (o Ops[T]) Plus(kind PlusKind, eps T, rho, drho, s []T) {
-	o.t.plus(kind, eps, rho, drho, s)
+	o.t.plus(o.t.lvl, kind, eps, rho, drho, s)
 }
 
 // Exp computes dst[i] = e^{x[i]}.
 func (o Ops[T]) Exp(dst, x []T) {
-	o.t.exp(dst, x)
+	o.t.exp(o.t.lvl, dst, x)
 }
 
 // Log1p computes dst[i] = log(1 + x[i]).
 func (o Ops[T]) Log1p(dst, x []T) {
-	o.t.log1p(dst, x)
+	o.t.log1p(o.t.lvl, dst, x)
 }
 
 // FusedLinear runs one minibatch step of a linear model in a single pass
@@ -174,7 +179,7 @@ func (o Ops[T]) Log1p(dst, x []T) {
 //
 // and returns Σ v_i and Σ c_i (the latter is the bias gradient).
 func (o Ops[T]) FusedLinear(g, loss, x []T, stride int, idx []int, y, w []T, p *LinearStep[T]) (sumV, sumC T) {
-	return o.t.fusedLinear(g, loss, x, stride, idx, y, w, p)
+	return o.t.fusedLinear(o.t.lvl, g, loss, x, stride, idx, y, w, p)
 }
 
 // SparseMargins is Margins on CSR rows: row r holds the entries
@@ -192,7 +197,7 @@ func (o Ops[T]) FusedLinear(g, loss, x []T, stride int, idx []int, y, w []T, p *
 // in any minibatch, on any thread. A column ≥ len(w), a row index or
 // row offsets out of range panic.
 func (o Ops[T]) SparseMargins(m []T, indptr []int64, cols []uint32, vals []T, idx []int, w []T) {
-	o.t.sparseMargins(m, indptr, cols, vals, idx, w)
+	o.t.sparseMargins(o.t.lvl, m, indptr, cols, vals, idx, w)
 }
 
 // SparseAddRows is AddRows on CSR rows (see SparseMargins): for each
@@ -204,7 +209,7 @@ func (o Ops[T]) SparseMargins(m []T, indptr []int64, cols []uint32, vals []T, id
 // repeated within a vector); the generic code may round the product
 // first.
 func (o Ops[T]) SparseAddRows(g []T, indptr []int64, cols []uint32, vals []T, idx []int, c []T) {
-	o.t.sparseAddRows(g, indptr, cols, vals, idx, c)
+	o.t.sparseAddRows(o.t.lvl, g, indptr, cols, vals, idx, c)
 }
 
 // SparseMarginsK is MarginsK on CSR rows (see SparseMargins): for
@@ -213,7 +218,7 @@ func (o Ops[T]) SparseAddRows(g []T, indptr []int64, cols []uint32, vals []T, id
 // each as SparseMargins computes it (k = 1 is SparseMargins, bit for
 // bit).
 func (o Ops[T]) SparseMarginsK(m []T, indptr []int64, cols []uint32, vals []T, idx []int, w []T, k int) {
-	o.t.sparseMarginsK(m, indptr, cols, vals, idx, w, k)
+	o.t.sparseMarginsK(o.t.lvl, m, indptr, cols, vals, idx, w, k)
 }
 
 // SparseAddOuterK is AddOuterK on CSR rows: for n = len(c)/k rows and
@@ -221,7 +226,7 @@ func (o Ops[T]) SparseMarginsK(m []T, indptr []int64, cols []uint32, vals []T, i
 // entry p of row r_i, rows in order, then classes, then entries, as
 // SparseAddRows computes them (k = 1 is SparseAddRows, bit for bit).
 func (o Ops[T]) SparseAddOuterK(g []T, indptr []int64, cols []uint32, vals []T, idx []int, c []T, k int) {
-	o.t.sparseAddOuterK(g, indptr, cols, vals, idx, c, k)
+	o.t.sparseAddOuterK(o.t.lvl, g, indptr, cols, vals, idx, c, k)
 }
 
 // MarginsC is Margins on the rows of a compact matrix x (see Compact:
@@ -239,32 +244,32 @@ func (o Ops[T]) SparseAddOuterK(g []T, indptr []int64, cols []uint32, vals []T, 
 // rows at a time into a float32 buffer on the stack and run the float32
 // kernels on it; float64 runs the generic loops.
 func (o Ops[T]) MarginsC(m []T, x *Compact, idx []int, w []T) {
-	o.t.marginsC(m, x, idx, w)
+	o.t.marginsC(o.t.lvl, m, x, idx, w)
 }
 
 // AddRowsC is AddRows on the rows of the compact matrix x (see MarginsC).
 func (o Ops[T]) AddRowsC(g []T, x *Compact, idx []int, c []T) {
-	o.t.addRowsC(g, x, idx, c)
+	o.t.addRowsC(o.t.lvl, g, x, idx, c)
 }
 
 // MarginsKC is MarginsK on the rows of the compact matrix x (see MarginsC).
 func (o Ops[T]) MarginsKC(m []T, x *Compact, idx []int, w []T, k int) {
-	o.t.marginsKC(m, x, idx, w, k)
+	o.t.marginsKC(o.t.lvl, m, x, idx, w, k)
 }
 
 // AddOuterKC is AddOuterK on the rows of the compact matrix x (see MarginsC).
 func (o Ops[T]) AddOuterKC(g []T, x *Compact, idx []int, c []T, k int) {
-	o.t.addOuterKC(g, x, idx, c, k)
+	o.t.addOuterKC(o.t.lvl, g, x, idx, c, k)
 }
 
 // AddOuterKCNext is AddOuterKC that also fetches the rows next of x
 // into cache, as AddOuterKNext does (float32, where the class kernels
 // read compact rows directly); its result is AddOuterKC's, bit for bit.
 func (o Ops[T]) AddOuterKCNext(g []T, x *Compact, idx []int, c []T, k int, next []int) {
-	o.t.addOuterKCNext(g, x, idx, c, k, next)
+	o.t.addOuterKCNext(o.t.lvl, g, x, idx, c, k, next)
 }
 
 // FusedLinearC is FusedLinear on the rows of the compact matrix x (see MarginsC).
 func (o Ops[T]) FusedLinearC(g, loss []T, x *Compact, idx []int, y, w []T, p *LinearStep[T]) (sumV, sumC T) {
-	return o.t.fusedLinearC(g, loss, x, idx, y, w, p)
+	return o.t.fusedLinearC(o.t.lvl, g, loss, x, idx, y, w, p)
 }

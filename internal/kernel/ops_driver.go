@@ -10,8 +10,8 @@ import "unsafe"
 // Each architecture supplies only what differs: in impl_amd64.go or
 // impl_arm64.go the implementations and the constants that size the
 // calls, in elementwise_*.go and rows_*.go the primitives
-// below (arch*, each calling its assembly directly). impl_other.go
-// declares them for builds without assembly, where archImpls offers none
+// below (arch*, each calling its assembly directly). The *_other.go files
+// declare them for builds without assembly, where archImpls offers none
 // and they never run.
 //
 // The primitives are functions of the architecture's files rather than
@@ -109,52 +109,37 @@ func driverOps[T Float](lvl level) table[T] {
 	default:
 		dot = any(dotF64Base).(func(x, y []T) T)
 	}
+	// Each entry is the driver itself, so a method reaches the assembly in
+	// three calls: driver, primitive, stub.
 	ops := table[T]{
-		dot:  dot,
-		axpy: func(a T, x, y []T) { axpyDriver(lvl, a, x, y) },
-		lerp: func(t T, x, y []T) { lerpDriver(lvl, t, x, y) },
-		margins: func(m, x []T, stride int, idx []int, w []T) {
-			marginsDriver(lvl, m, x, stride, idx, w)
-		},
-		addRows: func(g, x []T, stride int, idx []int, c []T) {
-			addRowsDriver(lvl, g, x, stride, idx, c)
-		},
-		addRowsK: func(g, x []T, stride int, c []T, k int) {
-			addRowsKDriver(lvl, g, x, stride, c, k)
-		},
-		marginsK: func(m, x []T, stride int, idx []int, w []T, k int) {
-			marginsKDriver(lvl, m, x, stride, idx, w, k)
-		},
-		addOuterK: func(g, x []T, stride int, idx []int, c []T, k int) {
-			addOuterKDriver(lvl, g, x, stride, idx, c, k, nil)
-		},
-		addOuterKNext: func(g, x []T, stride int, idx []int, c []T, k int, next []int) {
-			addOuterKDriver(lvl, g, x, stride, idx, c, k, next)
-		},
-		linearLoss: func(kind LossKind, loss, dloss, m, y []T) {
-			linearLossDriver(lvl, kind, loss, dloss, m, y)
-		},
-		softmaxCE: func(loss, z []T, label []int32, k int) {
-			softmaxCEDriver(lvl, loss, z, label, k)
-		},
-		plus: func(kind PlusKind, eps T, rho, drho, s []T) {
-			plusDriver(lvl, kind, eps, rho, drho, s)
-		},
-		biasReLU:     func(z, b []T) { biasReLUDriver(lvl, z, b) },
-		reluBackward: func(gb, dh, a []T) { reluBackwardDriver(lvl, gb, dh, a) },
-		exp:          func(dst, x []T) { expDriver(lvl, dst, x) },
-		log1p:        func(dst, x []T) { log1pDriver(lvl, dst, x) },
-		fusedLinear: func(g, loss, x []T, stride int, idx []int, y, w []T, p *LinearStep[T]) (sumV, sumC T) {
-			return fusedLinearDriver(lvl, g, loss, x, stride, idx, y, w, p)
-		},
+		lvl:       lvl,
+		dot:       dot,
+		axpy:      axpyDriver[T],
+		lerp:      lerpDriver[T],
+		margins:   marginsDriver[T],
+		addRows:   addRowsDriver[T],
+		addRowsK:  addRowsKDriver[T],
+		marginsK:  marginsKDriver[T],
+		addOuterK: addOuterKNoNext[T],
+
+		addOuterKNext: addOuterKDriver[T],
+		linearLoss:    linearLossDriver[T],
+		softmaxCE:     softmaxCEDriver[T],
+		plus:          plusDriver[T],
+		biasReLU:      biasReLUDriver[T],
+		reluBackward:  reluBackwardDriver[T],
+		exp:           expDriver[T],
+		log1p:         log1pDriver[T],
+		fusedLinear:   fusedLinearDriver[T],
 	}
 	// CSR rows: the AVX2 or NEON kernels at every level (sparse_amd64.go).
-	ops.sparseMargins, ops.sparseAddRows = sparseMarginsGeneric[T], sparseAddRowsGeneric[T]
-	ops.sparseMarginsK, ops.sparseAddOuterK = sparseMarginsKGeneric[T], sparseAddOuterKGeneric[T]
+	g := genericOps[T]()
+	ops.sparseMargins, ops.sparseAddRows = g.sparseMargins, g.sparseAddRows
+	ops.sparseMarginsK, ops.sparseAddOuterK = g.sparseMarginsK, g.sparseAddOuterK
 	if archSparse {
-		sparseOps(&ops, lvl)
+		sparseOps(&ops)
 	}
-	compactDriverOps(&ops, lvl)
+	compactDriverOps(&ops)
 	return ops
 }
 

@@ -53,33 +53,43 @@ func row(idx []int, i int) int {
 }
 
 func genericOps[T Float]() table[T] {
+	// The generic loops take no level: each entry drops it.
 	o := table[T]{
-		dot:       dotGeneric[T],
-		axpy:      axpyGeneric[T],
-		lerp:      lerpGeneric[T],
-		margins:   marginsGeneric[T],
-		addRows:   addRowsGeneric[T],
-		addRowsK:  addRowsKGeneric[T],
-		marginsK:  marginsKGeneric[T],
-		addOuterK: addOuterKGeneric[T],
-		addOuterKNext: func(g, x []T, stride int, idx []int, c []T, k int, _ []int) {
+		dot:      dotGeneric[T],
+		axpy:     func(_ level, a T, x, y []T) { axpyGeneric(a, x, y) },
+		lerp:     func(_ level, t T, x, y []T) { lerpGeneric(t, x, y) },
+		margins:  func(_ level, m, x []T, stride int, idx []int, w []T) { marginsGeneric(m, x, stride, idx, w) },
+		addRows:  func(_ level, g, x []T, stride int, idx []int, c []T) { addRowsGeneric(g, x, stride, idx, c) },
+		addRowsK: func(_ level, g, x []T, stride int, c []T, k int) { addRowsKGeneric(g, x, stride, c, k) },
+		marginsK: func(_ level, m, x []T, stride int, idx []int, w []T, k int) { marginsKGeneric(m, x, stride, idx, w, k) },
+		addOuterK: func(_ level, g, x []T, stride int, idx []int, c []T, k int) {
 			addOuterKGeneric(g, x, stride, idx, c, k)
 		},
-		linearLoss:  linearLossGeneric[T],
-		softmaxCE:   softmaxCEGeneric[T],
-		plus:        plusGeneric[T],
-		exp:         expGeneric[T],
-		log1p:       log1pGeneric[T],
-		fusedLinear: fusedLinearGeneric[T],
-
-		biasReLU:     biasReLUGeneric[T],
-		reluBackward: reluBackwardGeneric[T],
-
-		sparseMargins: sparseMarginsGeneric[T],
-		sparseAddRows: sparseAddRowsGeneric[T],
-
-		sparseMarginsK:  sparseMarginsKGeneric[T],
-		sparseAddOuterK: sparseAddOuterKGeneric[T],
+		biasReLU:     func(_ level, z, b []T) { biasReLUGeneric(z, b) },
+		reluBackward: func(_ level, gb, dh, a []T) { reluBackwardGeneric(gb, dh, a) },
+		addOuterKNext: func(_ level, g, x []T, stride int, idx []int, c []T, k int, next []int) {
+			addOuterKGeneric(g, x, stride, idx, c, k)
+		},
+		linearLoss: func(_ level, kind LossKind, loss, dloss, m, y []T) { linearLossGeneric(kind, loss, dloss, m, y) },
+		softmaxCE:  func(_ level, loss, z []T, label []int32, k int) { softmaxCEGeneric(loss, z, label, k) },
+		plus:       func(_ level, kind PlusKind, eps T, rho, drho, s []T) { plusGeneric(kind, eps, rho, drho, s) },
+		exp:        func(_ level, dst, x []T) { expGeneric(dst, x) },
+		log1p:      func(_ level, dst, x []T) { log1pGeneric(dst, x) },
+		fusedLinear: func(_ level, g, loss, x []T, stride int, idx []int, y, w []T, p *LinearStep[T]) (sumV, sumC T) {
+			return fusedLinearGeneric(g, loss, x, stride, idx, y, w, p)
+		},
+		sparseMargins: func(_ level, m []T, indptr []int64, cols []uint32, vals []T, idx []int, w []T) {
+			sparseMarginsGeneric(m, indptr, cols, vals, idx, w)
+		},
+		sparseAddRows: func(_ level, g []T, indptr []int64, cols []uint32, vals []T, idx []int, c []T) {
+			sparseAddRowsGeneric(g, indptr, cols, vals, idx, c)
+		},
+		sparseMarginsK: func(_ level, m []T, indptr []int64, cols []uint32, vals []T, idx []int, w []T, k int) {
+			sparseMarginsKGeneric(m, indptr, cols, vals, idx, w, k)
+		},
+		sparseAddOuterK: func(_ level, g []T, indptr []int64, cols []uint32, vals []T, idx []int, c []T, k int) {
+			sparseAddOuterKGeneric(g, indptr, cols, vals, idx, c, k)
+		},
 	}
 	compactOps(&o)
 	return o

@@ -200,3 +200,8 @@ func eachOuterBlock(lvl level, n, d, k, rows, strip int, atStrip func(i, b, l, c
 		}
 	}
 }
+
+// addOuterKNoNext is AddOuterK: addOuterKDriver with no rows to prefetch.
+func addOuterKNoNext[T Float](lvl level, g, x []T, stride int, idx []int, c []T, k int) {
+	addOuterKDriver(lvl, g, x, stride, idx, c, k, nil)
+}

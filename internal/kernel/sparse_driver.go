@@ -37,20 +37,22 @@ const defaultSparseAhead = 8
 const sparseMaxCols = 1<<31 - 1
 
 // sparseOps points the CSR entries of ops at the driver over the
-// architecture's kernels, with lvl's budget and prefetch distance.
-func sparseOps[T Float](ops *table[T], lvl level) {
-	ops.sparseMargins = func(m []T, indptr []int64, cols []uint32, vals []T, idx []int, w []T) {
-		sparseMarginsKDriver(lvl, m, indptr, cols, vals, idx, w, 1)
-	}
-	ops.sparseAddRows = func(g []T, indptr []int64, cols []uint32, vals []T, idx []int, c []T) {
-		sparseAddOuterKDriver(lvl, g, indptr, cols, vals, idx, c, 1)
-	}
-	ops.sparseMarginsK = func(m []T, indptr []int64, cols []uint32, vals []T, idx []int, w []T, k int) {
-		sparseMarginsKDriver(lvl, m, indptr, cols, vals, idx, w, k)
-	}
-	ops.sparseAddOuterK = func(g []T, indptr []int64, cols []uint32, vals []T, idx []int, c []T, k int) {
-		sparseAddOuterKDriver(lvl, g, indptr, cols, vals, idx, c, k)
-	}
+// architecture's kernels; the level gives the budget and prefetch distance.
+func sparseOps[T Float](ops *table[T]) {
+	ops.sparseMargins = sparseMarginsDriver[T]
+	ops.sparseAddRows = sparseAddRowsDriver[T]
+	ops.sparseMarginsK = sparseMarginsKDriver[T]
+	ops.sparseAddOuterK = sparseAddOuterKDriver[T]
+}
+
+// sparseMarginsDriver is SparseMargins: SparseMarginsK with one class.
+func sparseMarginsDriver[T Float](lvl level, m []T, indptr []int64, cols []uint32, vals []T, idx []int, w []T) {
+	sparseMarginsKDriver(lvl, m, indptr, cols, vals, idx, w, 1)
+}
+
+// sparseAddRowsDriver is SparseAddRows: SparseAddOuterK with one class.
+func sparseAddRowsDriver[T Float](lvl level, g []T, indptr []int64, cols []uint32, vals []T, idx []int, c []T) {
+	sparseAddOuterKDriver(lvl, g, indptr, cols, vals, idx, c, 1)
 }
 
 // sparseRows checks what the assembly relies on besides each row: n rows
