@@ -33,7 +33,7 @@ func TestEvaluateReadsSplitsAtOnce(t *testing.T) {
 	var got []Bundle
 	r := &Runner{OnBundles: func(_ string, bs []Bundle) { got = bs }}
 	alphas := []float64{0.05, 0.1}
-	metrics, err := Evaluate(context.Background(), EvalConfig{Model: m, Input: Input{Glob: glob}, Alphas: alphas}, r)
+	metrics, err := Evaluate(context.Background(), EvalOptions{Model: m, Input: Input{Glob: glob}, Alphas: alphas}, r)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -23,8 +23,8 @@ func init() {
 // evaluates or preprocesses them as one batch of the library's engine.
 const DefaultBatch = 4096
 
-// EvalConfig configures Evaluate.
-type EvalConfig struct {
+// EvalOptions configures Evaluate.
+type EvalOptions struct {
 	Model *cvar.ModelFile
 	Input Input
 	// Alphas are the tail fractions; empty: 0.05 and 0.1, as cvar eval.
@@ -44,7 +44,7 @@ type EvalConfig struct {
 // row that cannot be read fails it, naming the file and line. The
 // pipeline reads the files' parts, computes their rows' losses (Losses)
 // and their metrics (TailMetrics).
-func Evaluate(ctx context.Context, cfg EvalConfig, r *Runner) (cvar.Metrics, error) {
+func Evaluate(ctx context.Context, cfg EvalOptions, r *Runner) (cvar.Metrics, error) {
 	if cfg.Model == nil {
 		return cvar.Metrics{}, errors.New("cvarbeam: no model")
 	}
@@ -68,11 +68,11 @@ func Evaluate(ctx context.Context, cfg EvalConfig, r *Runner) (cvar.Metrics, err
 	if err := checkWidth(ctx, splits, &rs, cfg.Model.D, "the model was trained on"); err != nil {
 		return cvar.Metrics{}, err
 	}
-	return evaluate(ctx, r, splits, rs, cfg.Model, alphas, LossConfig{Batch: cfg.Batch, Threads: cfg.Threads})
+	return evaluate(ctx, r, splits, rs, cfg.Model, alphas, LossOptions{Batch: cfg.Batch, Threads: cfg.Threads})
 }
 
 // evaluate runs the evaluation pipeline of model file mf over splits.
-func evaluate(ctx context.Context, r *Runner, splits []split, rs rowSpec, mf *cvar.ModelFile, alphas []float64, lc LossConfig) (cvar.Metrics, error) {
+func evaluate(ctx context.Context, r *Runner, splits []split, rs rowSpec, mf *cvar.ModelFile, alphas []float64, lc LossOptions) (cvar.Metrics, error) {
 	j, err := r.newJob(ctx, "eval")
 	if err != nil {
 		return cvar.Metrics{}, err
@@ -107,7 +107,7 @@ func evaluate(ctx context.Context, r *Runner, splits []split, rs rowSpec, mf *cv
 
 // evaluateFile is evaluate with the default batch and threads.
 func evaluateFile(ctx context.Context, r *Runner, splits []split, rs rowSpec, mf *cvar.ModelFile, alphas []float64, _, _ int) (cvar.Metrics, error) {
-	return evaluate(ctx, r, splits, rs, mf, alphas, LossConfig{})
+	return evaluate(ctx, r, splits, rs, mf, alphas, LossOptions{})
 }
 
 // specForModel reads data for model m as cvar eval does: its classes, its

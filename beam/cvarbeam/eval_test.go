@@ -203,7 +203,7 @@ func TestEvaluateEqualsLibrary(t *testing.T) {
 			}
 			rows := testRows(t, n, d)
 			glob := writeShards(t, t.TempDir(), csvHeader(d), rows, c.sizes, c.ext)
-			got, err := Evaluate(context.Background(), EvalConfig{Model: m, Input: Input{Glob: glob}, Alphas: alphas, Batch: 37}, &Runner{})
+			got, err := Evaluate(context.Background(), EvalOptions{Model: m, Input: Input{Glob: glob}, Alphas: alphas, Batch: 37}, &Runner{})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -227,7 +227,7 @@ func TestEvaluateSplitsAndErrors(t *testing.T) {
 	dir := t.TempDir()
 	glob := writeShards(t, dir, csvHeader(d), rows, []int{150, 151}, ".csv")
 	alphas := []float64{0.01, 0.1}
-	got, err := Evaluate(context.Background(), EvalConfig{Model: m, Input: Input{Glob: glob, SplitSize: 700}, Alphas: alphas}, &Runner{})
+	got, err := Evaluate(context.Background(), EvalOptions{Model: m, Input: Input{Glob: glob, SplitSize: 700}, Alphas: alphas}, &Runner{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -236,7 +236,7 @@ func TestEvaluateSplitsAndErrors(t *testing.T) {
 	bad := append([]string(nil), rows...)
 	bad[100+40] = strings.Replace(bad[100+40], ",", ",x", 1) // file 2, data row 41: line 42
 	glob = writeShards(t, t.TempDir(), csvHeader(d), bad, []int{100, 201}, ".csv")
-	_, err = Evaluate(context.Background(), EvalConfig{Model: m, Input: Input{Glob: glob, SplitSize: 500}, Alphas: alphas}, &Runner{})
+	_, err = Evaluate(context.Background(), EvalOptions{Model: m, Input: Input{Glob: glob, SplitSize: 500}, Alphas: alphas}, &Runner{})
 	if err == nil || !strings.Contains(err.Error(), "part-001.csv:42:") || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("a bad cell at line 42 of part-001.csv: got %v", err)
 	}
@@ -249,7 +249,7 @@ func TestEvaluateRefusesOtherWidth(t *testing.T) {
 	glob := writeShards(t, t.TempDir(), csvHeader(6), rows, []int{10, 10}, ".csv")
 	ran := false
 	r := &Runner{Run: func(context.Context, *beam.Pipeline) error { ran = true; return nil }}
-	_, err := Evaluate(context.Background(), EvalConfig{Model: m, Input: Input{Glob: glob}}, r)
+	_, err := Evaluate(context.Background(), EvalOptions{Model: m, Input: Input{Glob: glob}}, r)
 	if err == nil || !strings.Contains(err.Error(), "part-000.csv has 6 features; the model was trained on 5") {
 		t.Fatalf("got %v", err)
 	}
@@ -299,7 +299,7 @@ func TestEvaluateLIBSVM(t *testing.T) {
 	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
 	glob := writeShards(t, t.TempDir(), "", lines, []int{100, 0, 157}, ".libsvm")
 	alphas := []float64{0.05, 0.1}
-	got, err := Evaluate(context.Background(), EvalConfig{Model: m, Input: Input{Glob: glob, SplitSize: 900}, Alphas: alphas, Batch: 50}, &Runner{})
+	got, err := Evaluate(context.Background(), EvalOptions{Model: m, Input: Input{Glob: glob, SplitSize: 900}, Alphas: alphas, Batch: 50}, &Runner{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -328,7 +328,7 @@ func TestEvaluateRefusesWiderLIBSVM(t *testing.T) {
 	m := testModel(t, 5, cvar.F64)
 	lines := []string{"1 1:0.5 3:1", "0 2:1 5:0.25", "1 4:2", "0 1:1 7:3 ", "1 5:1"}
 	glob := writeShards(t, t.TempDir(), "", lines, []int{2, 3}, ".libsvm")
-	_, err := Evaluate(context.Background(), EvalConfig{Model: m, Input: Input{Glob: glob}}, &Runner{})
+	_, err := Evaluate(context.Background(), EvalOptions{Model: m, Input: Input{Glob: glob}}, &Runner{})
 	if err == nil || !strings.Contains(err.Error(), "part-001.libsvm:2:") || !strings.Contains(err.Error(), "index 7 exceeds the dimension 5") || strings.Contains(err.Error(), "\n") {
 		t.Fatalf("index 7 at line 2 of part-001.libsvm for a model of 5 features: got %v", err)
 	}

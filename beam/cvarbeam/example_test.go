@@ -54,7 +54,7 @@ func Example() {
 		cvarbeam.Row{X: []float64{1, 1}, Label: 1},
 		cvarbeam.Row{Cols: []uint32{1}, Vals: []float64{2}, Label: 1}, // sparse: x = (0, 2)
 	)
-	losses := cvarbeam.Losses(s, cvarbeam.LossConfig{Model: model}, rows)
+	losses := cvarbeam.Losses(s, cvarbeam.LossOptions{Model: model}, rows)
 	beam.ParDo0(s, printMetrics, cvarbeam.TailMetrics(s, []float64{0.25, 0.5}, losses))
 	if err := beamx.Run(context.Background(), p); err != nil {
 		fmt.Println(err)

@@ -42,8 +42,8 @@ type LossBatch struct {
 	Classifier bool
 }
 
-// LossConfig configures Losses.
-type LossConfig struct {
+// LossOptions configures Losses.
+type LossOptions struct {
 	// Model is the path of a model file (cvar.SaveModel's bytes) on a
 	// filesystem that Beam and the workers reach: the model travels by
 	// path, not inside the job graph, whose size runners bound.
@@ -61,18 +61,18 @@ type LossConfig struct {
 // preprocesses them as the model file says and computes their losses with
 // cvar.Evaluator. A row of another width than the model's, a class
 // outside its classes or a loss that is not finite fails the pipeline.
-func Losses(s beam.Scope, cfg LossConfig, rows beam.PCollection) beam.PCollection {
+func Losses(s beam.Scope, cfg LossOptions, rows beam.PCollection) beam.PCollection {
 	return losses(s.Scope("cvarbeam.Losses"), cfg, rows, "")
 }
 
 // losses is Losses whose errors are recorded in the run folder errs.
-func losses(s beam.Scope, cfg LossConfig, rows beam.PCollection, errs string) beam.PCollection {
+func losses(s beam.Scope, cfg LossOptions, rows beam.PCollection, errs string) beam.PCollection {
 	return beam.ParDo(s, &lossFn{Cfg: cfg, Errs: errs}, rows)
 }
 
 // lossFn is Losses' transform.
 type lossFn struct {
-	Cfg  LossConfig
+	Cfg  LossOptions
 	Errs string // the run's folder, for an error's record
 
 	w lossWorker
@@ -127,7 +127,7 @@ type lossWork[T batch.Float] struct {
 	rows  int
 }
 
-func newLossWork[T batch.Float](m *cvar.ModelFile, cfg LossConfig) (*lossWork[T], error) {
+func newLossWork[T batch.Float](m *cvar.ModelFile, cfg LossOptions) (*lossWork[T], error) {
 	model, theta, err := cvar.BuildModel[T](m)
 	if err != nil {
 		return nil, err

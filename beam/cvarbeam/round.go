@@ -39,8 +39,8 @@ func SaveState(ctx context.Context, path string, st RoundState) error {
 	return writeResult(ctx, path, st)
 }
 
-// RoundConfig configures TrainRound.
-type RoundConfig struct {
+// RoundOptions configures TrainRound.
+type RoundOptions struct {
 	// Model describes the model trained: its kind, width, classes, hidden
 	// units, precision and preprocessing (its parameters are not read).
 	Model *cvar.ModelFile
@@ -70,7 +70,7 @@ type RoundConfig struct {
 // by the samples each drew, in the order of the parts, whatever the
 // runner's bundles; ε is the one the first round's parts set. Train is a
 // loop of such rounds.
-func TrainRound(s beam.Scope, cfg RoundConfig, parts beam.PCollection) beam.PCollection {
+func TrainRound(s beam.Scope, cfg RoundOptions, parts beam.PCollection) beam.PCollection {
 	s = s.Scope("cvarbeam.TrainRound")
 	sum, _ := roundUpdates(s, localFnOf(&cfg), parts)
 	return beam.ParDo(s, &nextStateFn{State: cfg.State}, sum)
@@ -84,7 +84,7 @@ func roundUpdates(s beam.Scope, fn *localFn, parts beam.PCollection) (sum, spans
 }
 
 // localFnOf is the local runs' transform of a round's configuration.
-func localFnOf(cfg *RoundConfig) *localFn {
+func localFnOf(cfg *RoundOptions) *localFn {
 	m, o := cfg.Model, &cfg.Options
 	rs := rowSpec{Format: cfg.Input.Format, Target: cfg.Input.Target, NoHeader: cfg.Input.NoHeader, Dim: m.D,
 		Task: dataset.Regression, Sparse: cfg.Sparse, Hold: cfg.Hold, Seed: o.Seed, Keep: keepTrain}

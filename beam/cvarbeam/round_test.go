@@ -22,7 +22,7 @@ func TestTrainRoundInOwnPipeline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg := RoundConfig{
+	cfg := RoundOptions{
 		Model:   &cvar.ModelFile{Kind: batch.KindLogistic, D: 6, K: 2, Precision: cvar.F64, Classes: []string{"0", "1"}},
 		Input:   Input{Format: format},
 		Options: cvar.Options{Method: cvar.Alg3, Alpha: 0.1, LR: 0.05, Batch: 30, Seed: 2, Steps: 4},

@@ -14,7 +14,7 @@ import (
 	"github.com/cvarlearn/cvar/dataset"
 )
 
-func trainRounds[T batch.Float](ctx context.Context, r *Runner, cfg *TrainConfig, pr *prepared) (*Trained, error) {
+func trainRounds[T batch.Float](ctx context.Context, r *Runner, cfg *TrainOptions, pr *prepared) (*Trained, error) {
 	model, err := batch.NewModel[T](pr.kind, pr.d, pr.k, hiddenOf(pr.kind, cfg.Hidden))
 	if err != nil {
 		return nil, err
@@ -89,7 +89,7 @@ type schedule struct {
 // rounds and local steps of a run on n training rows: an epoch is the
 // ⌈n/b⌉ steps of one machine's epoch, cut into RoundsPerEpoch rounds, or
 // into as few rounds as keep each to MaxLocalSteps steps.
-func scheduleOf(cfg *TrainConfig, n int64) schedule {
+func scheduleOf(cfg *TrainOptions, n int64) schedule {
 	b := int64(cfg.Batch)
 	if b == 0 {
 		b = cvar.DefaultBatch

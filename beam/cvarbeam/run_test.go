@@ -31,7 +31,7 @@ func TestEvaluateReportsBundles(t *testing.T) {
 		}
 		got = bs
 	}}
-	if _, err := Evaluate(context.Background(), EvalConfig{Model: m, Input: Input{Glob: glob}}, r); err != nil {
+	if _, err := Evaluate(context.Background(), EvalOptions{Model: m, Input: Input{Glob: glob}}, r); err != nil {
 		t.Fatal(err)
 	}
 	items, n := 0, int64(0)
@@ -66,14 +66,14 @@ func TestSharedWorkFolder(t *testing.T) {
 	dir, work := t.TempDir(), t.TempDir()
 	glob := writeShards(t, dir, csvHeader(d), testRows(t, 60, d), []int{30, 30}, ".csv")
 	r := &Runner{Work: work}
-	if _, err := Evaluate(context.Background(), EvalConfig{Model: m, Input: Input{Glob: glob}}, r); err != nil {
+	if _, err := Evaluate(context.Background(), EvalOptions{Model: m, Input: Input{Glob: glob}}, r); err != nil {
 		t.Fatal(err)
 	}
 	empty := filepath.Join(t.TempDir(), "empty.csv")
 	if err := os.WriteFile(empty, []byte(csvHeader(d)+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err := Evaluate(context.Background(), EvalConfig{Model: m, Input: Input{Glob: empty}}, r)
+	_, err := Evaluate(context.Background(), EvalOptions{Model: m, Input: Input{Glob: empty}}, r)
 	if err == nil || !strings.Contains(err.Error(), "no rows") {
 		t.Errorf("a file without rows after a run in the same work folder: %v; want an error", err)
 	}

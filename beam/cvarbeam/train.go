@@ -35,8 +35,8 @@ func init() {
 	register.Function1x2(decTopList)
 }
 
-// TrainConfig configures Train.
-type TrainConfig struct {
+// TrainOptions configures Train.
+type TrainOptions struct {
 	Input Input
 	// Kind is the model (batch.Kinds), or "auto" or "": logistic for two
 	// classes, softmax for more, linear for real targets.
@@ -105,7 +105,7 @@ type prepared struct {
 
 // prepare reads every training row once (a combine of running moments)
 // and resolves the width, the task, the classes and the preprocessing.
-func prepare(ctx context.Context, r *Runner, cfg *TrainConfig) (*prepared, error) {
+func prepare(ctx context.Context, r *Runner, cfg *TrainOptions) (*prepared, error) {
 	splits, format, err := expand(ctx, cfg.Input)
 	if err != nil {
 		return nil, err
@@ -151,7 +151,7 @@ func prepare(ctx context.Context, r *Runner, cfg *TrainConfig) (*prepared, error
 }
 
 // resolve turns the moments into the run's data description.
-func resolve(cfg *TrainConfig, splits []split, rs rowSpec, m *moments) (*prepared, error) {
+func resolve(cfg *TrainOptions, splits []split, rs rowSpec, m *moments) (*prepared, error) {
 	pr := &prepared{splits: splits, n: m.N, feats: m.Features}
 	pr.d = m.Width
 	if cfg.Dim > 0 {
@@ -231,7 +231,7 @@ func resolve(cfg *TrainConfig, splits []split, rs rowSpec, m *moments) (*prepare
 }
 
 // options checks the configuration and fills in its defaults.
-func (cfg *TrainConfig) options() error {
+func (cfg *TrainOptions) options() error {
 	if cfg.Method == 0 {
 		cfg.Method = cvar.Alg3
 	}
@@ -263,7 +263,7 @@ func (cfg *TrainConfig) options() error {
 // parameters are averaged, weighted by the rows; each round is one
 // pipeline run. Last, the metrics on the training and held-out rows are
 // computed as Evaluate computes them.
-func Train(ctx context.Context, cfg TrainConfig, r *Runner) (*Trained, error) {
+func Train(ctx context.Context, cfg TrainOptions, r *Runner) (*Trained, error) {
 	if err := cfg.options(); err != nil {
 		return nil, err
 	}
@@ -286,7 +286,7 @@ func hiddenOf(kind string, hidden int) int {
 
 // finish builds the model file from the averaged parameters and measures
 // it on the training and held-out rows.
-func finish[T batch.Float](ctx context.Context, r *Runner, cfg *TrainConfig, pr *prepared, model batch.Model[T], st roundState, params cvar.Params, rounds int) (*Trained, error) {
+func finish[T batch.Float](ctx context.Context, r *Runner, cfg *TrainOptions, pr *prepared, model batch.Model[T], st roundState, params cvar.Params, rounds int) (*Trained, error) {
 	theta := make([]T, len(st.Theta))
 	for i, v := range st.Theta {
 		theta[i] = T(v)

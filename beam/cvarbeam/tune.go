@@ -27,11 +27,11 @@ func init() {
 	register.Function1x2(decTrial)
 }
 
-// TuneConfig configures Tune: a training configuration whose LR,
+// TuneOptions configures Tune: a training configuration whose LR,
 // WeightDecay and EpsFraction the grid sets, the grid (empty lists: the
 // library's defaults, cvar.DefaultGridLR and so on) and the rule.
-type TuneConfig struct {
-	TrainConfig
+type TuneOptions struct {
+	TrainOptions
 	Grid   cvar.Grid
 	Select cvar.Selection
 }
@@ -50,14 +50,14 @@ type Tuned struct {
 // cvar.Train, as cvar.Tune does, and evaluates it on the held-out rows.
 // The setting with the smallest validation CVaR_α (or mean loss) is kept,
 // as trained, and measured on the training and held-out rows.
-func Tune(ctx context.Context, cfg TuneConfig, r *Runner) (*Tuned, error) {
+func Tune(ctx context.Context, cfg TuneOptions, r *Runner) (*Tuned, error) {
 	if err := cfg.options(); err != nil {
 		return nil, err
 	}
 	if cfg.Hold < 0 {
 		return nil, errors.New("cvarbeam: tuning picks by the held-out rows: the hold-out fraction must be positive")
 	}
-	pr, err := prepare(ctx, r, &cfg.TrainConfig)
+	pr, err := prepare(ctx, r, &cfg.TrainOptions)
 	if err != nil {
 		return nil, err
 	}
@@ -102,12 +102,12 @@ func Tune(ctx context.Context, cfg TuneConfig, r *Runner) (*Tuned, error) {
 	return res, nil
 }
 
-func finishTuned[T batch.Float](ctx context.Context, r *Runner, cfg *TuneConfig, pr *prepared, st roundState, params cvar.Params) (*Trained, error) {
+func finishTuned[T batch.Float](ctx context.Context, r *Runner, cfg *TuneOptions, pr *prepared, st roundState, params cvar.Params) (*Trained, error) {
 	model, err := batch.NewModel[T](pr.kind, pr.d, pr.k, hiddenOf(pr.kind, cfg.Hidden))
 	if err != nil {
 		return nil, err
 	}
-	tc := cfg.TrainConfig
+	tc := cfg.TrainOptions
 	return finish[T](ctx, r, &tc, pr, model, st, params, 1)
 }
 
@@ -125,7 +125,7 @@ func (g *gridPoint) trial() cvar.Trial {
 
 // gridOf lists the grid's settings as cvar.Tune tries them
 // (cvar.Grid.Trials).
-func gridOf(cfg *TuneConfig) ([]gridPoint, error) {
+func gridOf(cfg *TuneOptions) ([]gridPoint, error) {
 	trials, err := cfg.Grid.Trials(cvar.Options{Method: cfg.Method, Alpha: cfg.Alpha, Eps: cfg.Eps})
 	if err != nil {
 		return nil, err
@@ -153,7 +153,7 @@ func decPoint(b []byte) (gridPoint, error) { return gobDecode[gridPoint](b) }
 func decTrial(b []byte) (trialOut, error)  { return gobDecode[trialOut](b) }
 
 // runTrials runs the grid's pipeline and returns the trials in grid order.
-func runTrials(ctx context.Context, r *Runner, cfg *TuneConfig, pr *prepared, points []gridPoint) ([]trialOut, error) {
+func runTrials(ctx context.Context, r *Runner, cfg *TuneOptions, pr *prepared, points []gridPoint) ([]trialOut, error) {
 	j, err := r.newJob(ctx, "tune")
 	if err != nil {
 		return nil, err

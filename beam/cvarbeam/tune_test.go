@@ -11,7 +11,7 @@ import (
 // the smallest validation CVaR_0.1, as cvar.Tune picks.
 func TestTuneGrid(t *testing.T) {
 	glob := writeSynthetic(t, t.TempDir(), 900, 8, 4)
-	cfg := TuneConfig{TrainConfig: TrainConfig{Input: Input{Glob: glob}, Epochs: 3, Batch: 32, Seed: 2},
+	cfg := TuneOptions{TrainOptions: TrainOptions{Input: Input{Glob: glob}, Epochs: 3, Batch: 32, Seed: 2},
 		Grid: cvar.Grid{LR: []float64{0.001, 0.1}, WeightDecay: []float64{0, 1e-3}, EpsFraction: []float64{0.05}}}
 	got, err := Tune(context.Background(), cfg, &Runner{})
 	if err != nil {

@@ -68,7 +68,7 @@ func cmdEval(ctx context.Context, args []string, stdout io.Writer) error {
 	if err != nil {
 		return err
 	}
-	met, err := cvarbeam.Evaluate(ctx, cvarbeam.EvalConfig{Model: m, Input: df.in, Alphas: alphas, Batch: df.batch}, r)
+	met, err := cvarbeam.Evaluate(ctx, cvarbeam.EvalOptions{Model: m, Input: df.in, Alphas: alphas, Batch: df.batch}, r)
 	if err != nil {
 		return err
 	}

@@ -42,7 +42,7 @@ held-out rows, as cvar train -tune does.`
 
 type trainFlags struct {
 	in       *inputFlags
-	cfg      cvarbeam.TrainConfig
+	cfg      cvarbeam.TrainOptions
 	method   string
 	smooth   string
 	out      string
@@ -201,7 +201,7 @@ func cmdTrain(ctx context.Context, args []string, stdout io.Writer, tune bool) e
 			return errors.New("-select " + f.selectBy + ": want cvar or loss")
 		}
 		var t *cvarbeam.Tuned
-		t, err = cvarbeam.Tune(ctx, cvarbeam.TuneConfig{TrainConfig: f.cfg, Grid: cvar.Grid{LR: f.lrs, WeightDecay: f.wds, EpsFraction: f.eps}, Select: sel}, r)
+		t, err = cvarbeam.Tune(ctx, cvarbeam.TuneOptions{TrainOptions: f.cfg, Grid: cvar.Grid{LR: f.lrs, WeightDecay: f.wds, EpsFraction: f.eps}, Select: sel}, r)
 		if err == nil {
 			tr, rep.Tune = &t.Trained, tuneReportOf(t, f.selectBy, f.cfg.Alpha)
 		}
