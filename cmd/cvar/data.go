@@ -181,7 +181,8 @@ func scaleMode(mode, kind string) cvar.Scaling {
 	if mode == "auto" && kind == "idx" {
 		return cvar.ScaleUnit
 	}
-	return streamScaling[mode]
+	s, _ := cvar.ParseScaling(mode) // one of -scale's choices
+	return s
 }
 
 // prepare splits full 2/3–1/3 with the seed and fits the preprocessing on

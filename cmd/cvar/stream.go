@@ -22,11 +22,6 @@ import (
 // so the file must be a regular file, not a pipe. The split is the
 // in-memory one: the same -seed puts the same rows in each part.
 
-// streamScaling maps -scale to the library's scaling.
-var streamScaling = map[string]cvar.Scaling{
-	"auto": cvar.ScaleAuto, "zscore": cvar.ScaleZScore, "maxabs": cvar.ScaleMaxAbs, "unit": cvar.ScaleUnit, "none": cvar.ScaleNone,
-}
-
 // streamLabelError restates a target that is not a number, where the model
 // may classify, as the label it is: the stream reads class labels as
 // numbers, which text labels are not.
@@ -92,7 +87,7 @@ func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 	var bar *progress
 	so := cvar.StreamOptions[T]{
 		Options: opt, Kind: f.Model.Value, Model: streamModel[T](f),
-		Scaling: streamScaling[df.scale.value], ScaleTarget: df.scaleY.value == "zscore",
+		Scaling: scaleMode(df.scale.value, format), ScaleTarget: df.scaleY.value == "zscore",
 		Alphas: unionAlphas(float64(f.Alpha)),
 		Progress: func(_, total int) {
 			if bar == nil {
