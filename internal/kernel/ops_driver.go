@@ -2,22 +2,23 @@ package kernel
 
 import "unsafe"
 
-// The driver: the Go half of every assembly implementation, shared by all
-// architectures. It checks bounds (out-of-range input panics before any
-// assembly reads memory), cuts long inputs into bounded calls (assembly loops
-// cannot be preempted), pads the tails of the elementwise kernels when the
-// assembly only takes whole groups of elements, and blocks rows and classes.
-// Each architecture supplies only what differs: in impl_amd64.go or
-// impl_arm64.go the implementations and the constants that size the
-// calls, in elementwise_*.go and rows_*.go the primitives
-// below (arch*, each calling its assembly directly). The *_other.go files
-// declare them for builds without assembly, where archImpls offers none
-// and they never run.
+// The driver is the Go half of every assembly implementation, shared by
+// all architectures. It checks bounds, so bad input panics before any
+// assembly reads memory. It cuts long inputs into bounded calls, because an
+// assembly loop cannot be preempted. It pads the tails of the elementwise
+// kernels where the assembly takes only whole groups, and it blocks rows
+// and classes.
 //
-// The primitives are functions of the architecture's files rather than
-// function values in a table: the compiler then calls the assembly directly
-// and sees that the stack buffers handed to it (tails, fused blocks) do not
-// escape, so the kernels stay allocation-free and add no indirect call.
+// Each architecture supplies only what differs. impl_amd64.go and
+// impl_arm64.go list the implementations and size the calls.
+// elementwise_*.go and rows_*.go hold the primitives below (arch*), each
+// calling its assembly directly. The *_other.go files declare them for
+// builds without assembly, where they never run.
+//
+// The primitives are plain functions, not function values in a table. The
+// compiler then calls the assembly directly and sees that the stack
+// buffers passed to it do not escape. So the kernels allocate nothing and
+// add no indirect call.
 //
 // Primitives, for T float32 or float64; each takes the level lvl first (see
 // level), pointers address the first element, counts are in
