@@ -89,11 +89,10 @@ func newDefault(getenv func(string) string) func() choice {
 	return sync.OnceValue(func() choice { return chooseDefault(getenv("CVAR_KERNEL")) })
 }
 
-// chooseDefault returns the default implementation: the one named by the
-// override env (the CVAR_KERNEL environment variable) when it names one this
-// CPU supports, otherwise the architecture's choice (archDefault: on amd64
-// "avx512" only where 512-bit FMA runs at full width, else "avx2"). A bad
-// override never panics: the architecture's choice stands and note says why.
+// chooseDefault returns the default implementation. env, the value of
+// CVAR_KERNEL, names it when this CPU supports that one. Otherwise the
+// architecture chooses (archDefault). A bad env never panics: the
+// architecture's choice stands, and the note says why.
 func chooseDefault(env string) choice {
 	im, why := archDefault(impls)
 	if env == "" {
@@ -121,12 +120,11 @@ func Impls() []Impl {
 // Generic returns the pure-Go reference implementation.
 func Generic() Impl { return Impl{generic} }
 
-// Default returns the default implementation: the first of Impls, the best
-// this CPU supports (the generic one with -tags purego, or when GODEBUG turns
-// the CPU features off), unless the environment variable CVAR_KERNEL names
-// another available one ("avx512", "avx2", "neon", "generic"). It is chosen
-// once, on the first call of Default, For or Info (CVAR_KERNEL is read then);
-// Info says which and why.
+// Default returns the default implementation: the best this CPU supports,
+// unless CVAR_KERNEL names another available one. With -tags purego, or
+// when GODEBUG turns the CPU features off, it is the generic one. It is
+// chosen once, on the first call of Default, For or Choice, which is when
+// CVAR_KERNEL is read.
 func Default() Impl { return Impl{theDefault().im} }
 
 // Lookup returns the implementation named name ("avx512", "avx2", "neon",

@@ -109,11 +109,11 @@ func marginsKDriver[T Float](lvl level, m, x []T, stride int, idx []int, w []T, 
 }
 
 // eachClassBlock runs call over the class kernels' schedule for n rows of d
-// elements of T and k classes: blocks of rows [i, i+b) (that stay in cache
-// while each class block takes its turn) times blocks of classes [j, j+c),
-// at most archMarginsKBlock of them; first marks a row block's first class
-// block, the only one that may prefetch (the others find the rows in
-// cache).
+// elements of T and k classes. It walks blocks of rows [i, i+b), which stay
+// in cache while each block of classes [j, j+c) takes its turn; a class
+// block holds at most archMarginsKBlock classes. first marks a row block's
+// first class block. Only that one may prefetch: the others find the rows
+// in cache.
 func eachClassBlock[T Float](lvl level, n, d, k int, call func(first bool, i, b, j, c int)) {
 	cbMax := archMarginsKBlock[T](lvl, d)
 	nb := classSplit(k, cbMax)
@@ -176,11 +176,11 @@ func blockNext(next, idx []int, i, b int) []int {
 }
 
 // eachOuterBlock runs the class kernels' accumulation schedule for n rows
-// of d columns and k classes: blocks of rows rows [i, i+b) in order (so
-// each element of g still sees the rows in increasing order), then column
-// strips [l, l+cols) of strip columns, then (after atStrip, if not nil)
-// blocks of classes [j, j+nc), at most archClassBlock of them; first marks
-// a strip's first class block. Within a call each chunk of g stays in
+// of d columns and k classes. It walks blocks of rows [i, i+b) in order, so
+// each element of g still sees the rows in increasing order. Within a row
+// block it walks column strips [l, l+cols), calls atStrip (if not nil), and
+// then blocks of at most archClassBlock classes [j, j+nc). first marks a
+// strip's first class block. Within a call each chunk of g stays in
 // registers over the block's rows.
 func eachOuterBlock(lvl level, n, d, k, rows, strip int, atStrip func(i, b, l, cols int), call func(first bool, i, b, l, cols, j, nc int)) {
 	nb := classSplit(k, archClassBlock(lvl))
