@@ -111,17 +111,6 @@ func TestMergesInSplitOrder(t *testing.T) {
 	if first.Theta[0] != want || second.Theta[0] != want || first.Theta[1] != second.Theta[1] {
 		t.Errorf("sums %v and %v; want θ_0 = %v both, in the splits' order", first.Theta, second.Theta, want)
 	}
-	ms := make([]moments, 3)
-	for i, x := range []float64{1e8 + 0.3, 0.7, 1e-3} {
-		ms[i].add([]uint32{0}, []float64{x}, x)
-		ms[i].Key = int64(2 - i)
-	}
-	var mf mergeMomentsFn
-	a := mf.ExtractOutput(mf.AddInput(mf.AddInput(mf.AddInput(nil, ms[0]), ms[1]), ms[2]))
-	b := mf.ExtractOutput(mf.MergeAccumulators(mf.AddInput(nil, ms[2]), mf.AddInput(mf.AddInput(nil, ms[1]), ms[0])))
-	if a.Mean[0] != b.Mean[0] || a.M2[0] != b.M2[0] || a.YM2 != b.YM2 || a.N != 3 {
-		t.Errorf("moments merged in two orders: mean %v and %v, M2 %v and %v", a.Mean[0], b.Mean[0], a.M2[0], b.M2[0])
-	}
 }
 
 // A runner whose workers are elsewhere is refused without a work folder,

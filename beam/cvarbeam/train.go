@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"reflect"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -148,86 +147,6 @@ func prepare(ctx context.Context, r *Runner, cfg *TrainOptions) (*prepared, erro
 		return nil, fmt.Errorf("cvarbeam: %s holds %d training rows; training needs at least 2", cfg.Input.Glob, m.N)
 	}
 	return resolve(cfg, splits, rs, &m)
-}
-
-// resolve turns the moments into the run's data description.
-func resolve(cfg *TrainOptions, splits []split, rs rowSpec, m *moments) (*prepared, error) {
-	pr := &prepared{splits: splits, n: m.N, feats: m.Features}
-	pr.d = m.Width
-	if cfg.Dim > 0 {
-		pr.d = cfg.Dim
-	}
-	if pr.d < 1 {
-		return nil, fmt.Errorf("cvarbeam: %s: the rows have no features", cfg.Input.Glob)
-	}
-	kind := cfg.Kind
-	var ti dataset.TaskInference
-	for _, y := range m.Distinct {
-		ti.Add(y)
-	}
-	if m.Fractional {
-		ti.Add(0.5)
-	}
-	classes := ti.Classes()
-	if m.Classes != nil {
-		classes = m.Classes
-	}
-	switch kind {
-	case "", "auto":
-		task := dataset.Regression
-		if classes != nil {
-			task = dataset.Classification
-		}
-		kind = cvar.ModelKindFor(task, len(classes))
-	case batch.KindLinear, batch.KindLAD:
-		if m.Classes != nil {
-			return nil, fmt.Errorf("cvarbeam: a %s model needs numeric targets; the targets are class texts (%s, …)", kind, m.Classes[0])
-		}
-		classes = nil
-	default:
-		if classes == nil {
-			return nil, fmt.Errorf("cvarbeam: a %s model needs integer class labels (at most %d of them); the targets are not", kind, dataset.MaxAutoClasses)
-		}
-		if kind == batch.KindLogistic && len(classes) != 2 {
-			return nil, fmt.Errorf("cvarbeam: the data has %d classes; logistic regression is binary (use softmax or mlp)", len(classes))
-		}
-	}
-	if classes != nil && len(classes) < 2 {
-		return nil, fmt.Errorf("cvarbeam: every label is %s; classification needs at least two classes", classes[0])
-	}
-	pr.kind, pr.k = kind, len(classes)
-	if classes != nil {
-		rs.Task, rs.Classes = dataset.Classification, classes
-	}
-	if rs.Format == "libsvm" {
-		rs.Dim = pr.d
-		below := cfg.SparseBelow
-		if below == 0 {
-			below = dataset.DefaultSparseBelow
-		}
-		rs.Sparse = float64(m.NNZ)/(float64(m.N)*float64(pr.d)) < below
-	}
-	switch mode := cfg.Scale; {
-	case mode == "none":
-	case mode == "maxabs" || (mode == "" || mode == "auto") && rs.Sparse:
-		pr.prep = m.maxAbs(pr.d)
-	case mode == "zscore" || mode == "" || mode == "auto":
-		pr.prep = m.zscore(pr.d, !rs.Sparse)
-	default:
-		return nil, fmt.Errorf("cvarbeam: unknown scaling %q (want auto, zscore, maxabs or none)", mode)
-	}
-	if classes == nil && cfg.ScaleTarget {
-		pr.prep.TargetMean, pr.prep.TargetScale = m.YMean, 1
-		if sd := math.Sqrt(m.YM2 / float64(m.YN)); sd > 0 && !math.IsInf(sd, 0) {
-			pr.prep.TargetScale = sd
-		}
-	}
-	pr.spec = rs
-	pr.source = cvar.Provenance{Kind: rs.Format, Name: cfg.Input.Glob, N: int(m.N)}
-	if rs.Format == "csv" {
-		pr.source.Target, pr.source.NoHeader = cfg.Input.Target, cfg.Input.NoHeader
-	}
-	return pr, nil
 }
 
 // options checks the configuration and fills in its defaults.

@@ -95,7 +95,7 @@ func TestHostileInputs(t *testing.T) {
 		{"train over a file, no -force", []string{"train", "-data", glob, "-o", exists}, "already exists"},
 		{"train without -o", []string{"train", "-data", glob}, "-o is required"},
 		{"train on an endless line", []string{"train", "-data", "/dev/zero", "-format", "csv", "-o", filepath.Join(t.TempDir(), "z.cvar")}, "/dev/zero:1:"},
-		{"train with a bad -alpha", []string{"train", "-data", glob, "-o", exists, "-force", "-alpha", "2"}, "-alpha 2"},
+		{"train with a bad -alpha", []string{"train", "-data", glob, "-o", exists, "-force", "-alpha", "2"}, "alpha 2 is outside"},
 		{"tune with a bad grid", []string{"tune", "-data", glob, "-o", filepath.Join(t.TempDir(), "t.cvar"), "-tune-lrs", "0,-1"}, "-tune-lrs"},
 	} {
 		t.Run(c.name, func(t *testing.T) {

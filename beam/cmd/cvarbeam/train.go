@@ -14,11 +14,11 @@ import (
 	"time"
 
 	"github.com/cvarlearn/cvar"
-	"github.com/cvarlearn/cvar/batch"
 	"github.com/cvarlearn/cvar/beam/cvarbeam"
 	"github.com/cvarlearn/cvar/internal/jsonfloat"
 	"github.com/cvarlearn/cvar/internal/outfile"
 	"github.com/cvarlearn/cvar/internal/report"
+	"github.com/cvarlearn/cvar/internal/trainflag"
 )
 
 const trainSynopsis = `cvarbeam train -data GLOB -o MODEL [flags]
@@ -41,67 +41,45 @@ into one worker's memory, and keeps the setting -select picks on the
 held-out rows, as cvar train -tune does.`
 
 type trainFlags struct {
-	in       *inputFlags
-	cfg      cvarbeam.TrainOptions
-	method   string
-	smooth   string
-	out      string
-	force    bool
-	json     bool
-	selectBy string
-	lrs, wds floatList
-	eps      floatList
-	scaleY   string
+	*trainflag.Flags
+	in     *inputFlags
+	cfg    cvarbeam.TrainOptions
+	scaleY string
+}
+
+// program is what cvarbeam's training flags take: the minibatch methods,
+// whose local steps a round averages, and the rules Tune picks by.
+func program(tune bool) trainflag.Program {
+	return trainflag.Program{Methods: []string{"alg3", "vanilla", "minibatch"}, Method: "alg3", Selects: []string{"cvar", "loss"}, Step: !tune, Grid: tune}
 }
 
 func addTrainFlags(fs *flag.FlagSet, tune bool) *trainFlags {
-	f := &trainFlags{}
+	f := &trainFlags{Flags: trainflag.Add(fs, program(tune))}
 	c := &f.cfg
-	fs.StringVar(&c.Kind, "model", "auto", "`model`: logistic, softmax, linear, lad, mlp, or auto (logistic for 2 classes, softmax for more, linear for real targets)")
-	fs.StringVar(&f.method, "method", "alg3", "training `method`: alg3 (CVaR-SGD), vanilla (mean loss) or minibatch (CVaR of each minibatch)")
-	fs.Float64Var(&c.Alpha, "alpha", 0.1, "tail fraction `α` ∈ (0, 1] whose CVaR is minimised")
-	fs.StringVar(&f.smooth, "smooth", "softplus", "`smoothing` of the plus function (alg3): softplus or quadratic")
-	fs.Float64Var(&c.Eps, "eps", 0, "smoothing ε of alg3 (0: 0.05 × the initial VaR_α of the first round's parts, averaged)")
-	fs.IntVar(&c.Batch, "batch", 0, "the global minibatch: the samples the parts' local minibatches draw together a step (0: 512)")
-	fs.IntVar(&c.Epochs, "epochs", 0, "passes over the training rows (0: cvar train's default for all the training rows)")
-	fs.Uint64Var(&c.Seed, "seed", 1, "random seed of the hold-out, the start and the local runs")
-	fs.StringVar(&c.Precision, "precision", cvar.F64, "floating-point `precision`: f32 or f64")
 	fs.StringVar(&c.Scale, "scale", "auto", "feature preprocessing `mode`: auto (zscore for data held dense, maxabs for sparse), zscore, maxabs or none")
 	fs.StringVar(&f.scaleY, "scale-target", "zscore", "regression target `mode`: zscore (train on standardised targets; the model is in the target's units) or none")
-	fs.IntVar(&c.Hidden, "hidden", batch.DefaultHidden, "hidden units of the mlp")
 	fs.IntVar(&c.Dim, "dim", 0, "LIBSVM: the number of features (0: the largest index in the training rows)")
 	fs.Float64Var(&c.SparseBelow, "sparse", 0.1, "LIBSVM: hold the rows sparse when their density is below this `fraction` (0: always dense)")
 	fs.Float64Var(&c.Hold, "hold", 1.0/3, "`fraction` of the rows held out for validation (0: none)")
-	fs.StringVar(&f.out, "o", "", "write the model to this `file`")
-	fs.BoolVar(&f.force, "force", false, "replace the -o file if it exists")
-	fs.BoolVar(&f.json, "json", false, "print the results as JSON")
-	if tune {
-		fs.StringVar(&f.selectBy, "select", "cvar", "`rule`: cvar (smallest validation CVaR_α) or loss (smallest validation mean loss)")
-		def := cvar.DefaultGrid()
-		f.lrs, f.wds, f.eps = def.LR, def.WeightDecay, def.EpsFraction
-		fs.Var(&f.lrs, "tune-lrs", "the step sizes, a comma-separated `list`")
-		fs.Var(&f.wds, "tune-wds", "the weight decays, a comma-separated `list`")
-		fs.Var(&f.eps, "tune-eps", "ε as fractions of the initial VaR_α (alg3), a comma-separated `list`")
-	} else {
-		fs.Float64Var(&c.LR, "lr", 0, "step size `η` (0: 0.01)")
-		fs.Float64Var(&c.WeightDecay, "wd", 0, "weight decay λ")
+	if !tune {
 		fs.IntVar(&c.RoundsPerEpoch, "rounds-per-epoch", 0, "averaging rounds in each epoch (0: as few as keep each round to 64 local steps); more bring the average closer to one machine's run, and are needed for the mlp, whose averages are sound only near a shared start")
 	}
 	return f
 }
 
-// check resolves the flags that need it.
+// check resolves the flags into the configuration.
 func (f *trainFlags) check() error {
-	c := &f.cfg
-	c.Input = f.in.in
-	m, err := cvar.ParseMethod(f.method)
+	opt, err := f.Options()
 	if err != nil {
-		return errors.New("-method " + f.method + ": want alg3, vanilla or minibatch")
+		return err
 	}
-	c.Method = m
-	if c.Smoothing, err = cvar.ParseSmoothing(f.smooth); err != nil {
-		return errors.New("-smooth " + f.smooth + ": want softplus or quadratic")
+	if opt.Rule == cvar.TheoremStep {
+		return errors.New("-lr theorem: cvarbeam takes a step size")
 	}
+	c := &f.cfg
+	c.Input, c.Kind, c.Hidden, c.Precision = f.in.in, f.Model.Value, f.Hidden, f.Precision.Value
+	c.Method, c.Alpha, c.Smoothing, c.Eps, c.LR, c.WeightDecay = opt.Method, opt.Alpha, opt.Smoothing, opt.Eps, opt.LR, opt.WeightDecay
+	c.Batch, c.Epochs, c.Seed = opt.Batch, opt.Epochs, opt.Seed
 	if c.SparseBelow == 0 {
 		c.SparseBelow = -1
 	}
@@ -115,18 +93,13 @@ func (f *trainFlags) check() error {
 	default:
 		return errors.New("-scale-target " + f.scaleY + ": want zscore or none")
 	}
-	if !(c.Alpha > 0 && c.Alpha <= 1) {
-		return fmt.Errorf("-alpha %v is outside (0, 1]", c.Alpha)
+	if math.IsNaN(c.Hold) || math.IsInf(c.Hold, 0) {
+		return fmt.Errorf("-hold %v must be finite", c.Hold)
 	}
-	for name, v := range map[string]float64{"-lr": c.LR, "-wd": c.WeightDecay, "-eps": c.Eps, "-hold": c.Hold} {
-		if math.IsNaN(v) || math.IsInf(v, 0) || v < 0 && name != "-hold" {
-			return fmt.Errorf("%s %v must be finite and ≥ 0", name, v)
-		}
-	}
-	if f.out == "" {
+	if f.Out == "" {
 		return errors.New("-o is required: the model file to write")
 	}
-	return outfile.Check(f.out, f.force, localInputs(c.Input.Glob))
+	return outfile.Check(f.Out, f.Force, localInputs(c.Input.Glob))
 }
 
 // localInputs are the local files a glob names: no output replaces one.
@@ -192,18 +165,10 @@ func cmdTrain(ctx context.Context, args []string, stdout io.Writer, tune bool) e
 		rep = &trainReport{}
 	)
 	if tune {
-		sel := cvar.SelectCVaR
-		switch f.selectBy {
-		case "cvar":
-		case "loss":
-			sel = cvar.SelectLoss
-		default:
-			return errors.New("-select " + f.selectBy + ": want cvar or loss")
-		}
 		var t *cvarbeam.Tuned
-		t, err = cvarbeam.Tune(ctx, cvarbeam.TuneOptions{TrainOptions: f.cfg, Grid: cvar.Grid{LR: f.lrs, WeightDecay: f.wds, EpsFraction: f.eps}, Select: sel}, r)
+		t, err = cvarbeam.Tune(ctx, cvarbeam.TuneOptions{TrainOptions: f.cfg, Grid: f.Grid(), Select: f.Selection()}, r)
 		if err == nil {
-			tr, rep.Tune = &t.Trained, tuneReportOf(t, f.selectBy, f.cfg.Alpha)
+			tr, rep.Tune = &t.Trained, tuneReportOf(t, f.Select.Value, f.cfg.Alpha)
 		}
 	} else {
 		tr, err = cvarbeam.Train(ctx, f.cfg, r)
@@ -215,7 +180,7 @@ func cmdTrain(ctx context.Context, args []string, stdout io.Writer, tune bool) e
 		return err
 	}
 	save := func(w io.Writer) error { return cvar.SaveModel(w, tr.Model) }
-	if err := outfile.Write(f.out, f.force, localInputs(f.cfg.Input.Glob), save); err != nil {
+	if err := outfile.Write(f.Out, f.Force, localInputs(f.cfg.Input.Glob), save); err != nil {
 		return err
 	}
 	m := tr.Model
@@ -224,8 +189,8 @@ func cmdTrain(ctx context.Context, args []string, stdout io.Writer, tune bool) e
 	if tr.Validation != nil {
 		rep.Metrics["validation"] = flat(*tr.Validation)
 	}
-	rep.ModelFile, rep.Seconds = f.out, time.Since(start).Seconds()
-	if f.json {
+	rep.ModelFile, rep.Seconds = f.Out, time.Since(start).Seconds()
+	if f.JSON {
 		enc := json.NewEncoder(stdout)
 		enc.SetIndent("", "  ")
 		return enc.Encode(rep)

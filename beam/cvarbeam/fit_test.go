@@ -1,0 +1,64 @@
+package cvarbeam
+
+import (
+	"bytes"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/cvarlearn/cvar"
+	"github.com/cvarlearn/cvar/batch"
+)
+
+// fitPart is the moments of rows of one feature, x and target x, as fitFn
+// emits them for a split of the given key.
+func fitPart(t *testing.T, key int64, xs ...float64) moments {
+	t.Helper()
+	var f cvar.Fit[float64]
+	for _, x := range xs {
+		if err := f.AddSparse([]uint32{0}, []float64{x}, x); err != nil {
+			t.Fatal(err)
+		}
+	}
+	b, err := f.MarshalBinary()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return moments{N: int64(len(xs)), Fit: b, Key: key}
+}
+
+// TestFitMergesInSplitOrder: the splits' fits merge in the splits' order
+// whatever the runner's grouping, so the merged fit has the same bits.
+func TestFitMergesInSplitOrder(t *testing.T) {
+	ms := []moments{fitPart(t, 2, 1e8+0.3), fitPart(t, 1, 0.7, 0.2), fitPart(t, 0, 1e-3)}
+	var mf mergeMomentsFn
+	a := mf.ExtractOutput(mf.AddInput(mf.AddInput(mf.AddInput(nil, ms[0]), ms[1]), ms[2]))
+	b := mf.ExtractOutput(mf.MergeAccumulators(mf.AddInput(nil, ms[2]), mf.AddInput(mf.AddInput(nil, ms[1]), ms[0])))
+	if a.N != 4 || !bytes.Equal(a.Fit, b.Fit) {
+		t.Errorf("fits merged in two orders differ (%d rows)", a.N)
+	}
+}
+
+// TestResolveIsTheLibrarys: resolve takes the kind, the classes and the
+// preprocessing from cvar.Fit.Resolve, and refuses a linear model of text
+// classes.
+func TestResolveIsTheLibrarys(t *testing.T) {
+	m := fitPart(t, 0, 1, 2, 1, 2, 2)
+	cfg := &TrainOptions{Input: Input{Glob: "x.libsvm"}, Scale: "maxabs", Hidden: batch.DefaultHidden}
+	pr, err := resolve(cfg, nil, rowSpec{Format: "libsvm"}, &m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pr.kind != batch.KindLogistic || pr.k != 2 || !slices.Equal(pr.spec.Classes, []string{"1", "2"}) || pr.d != 1 || !slices.Equal(pr.prep.Scale, []float64{2}) {
+		t.Errorf("resolved %s of %d classes %v, %d features, scale %v", pr.kind, pr.k, pr.spec.Classes, pr.d, pr.prep.Scale)
+	}
+	m.Classes = []string{"cat", "dog"}
+	cfg.Kind = batch.KindLinear
+	if _, err := resolve(cfg, nil, rowSpec{Format: "libsvm"}, &m); err == nil || !strings.Contains(err.Error(), "needs numeric targets") {
+		t.Errorf("a linear model of class texts: %v", err)
+	}
+	cfg.Kind, cfg.Scale = "", "unit"
+	if _, err := resolve(cfg, nil, rowSpec{Format: "libsvm"}, &m); err == nil {
+		t.Error("-scale unit was accepted")
+	}
+}
