@@ -65,15 +65,20 @@ await() {
 # The pipeline tests, compiled once, run against each job server.
 (cd beam && go test -c -o "$tmp/cvarbeam.test" ./cvarbeam)
 tests='TestEvaluate|TestTrain|TestTune|TestSharedWorkFolder'
-ontest() { # NAME PORT LOG
-  printf '\n--- the pipeline tests on %s\n' "$1"
-  if ! (cd beam/cvarbeam && "$tmp/cvarbeam.test" -test.run "$tests" -test.count 1 -test.v \
-    --runner=universal --endpoint="localhost:$2" --environment_type=LOOPBACK >"$tmp/$1.out" 2>&1); then
-    grep -v '^time=.*level=INFO' "$tmp/$1.out" | tail -60
-    echo "the job server's log:"; tail -60 "$3"
+# ontest NAME PORT LOG [ARGS…]: ARGS go to the test binary; -bundles-at-once=N
+# makes the evaluation's reading step show N bundles at once (Flink is asked
+# for --parallelism=N, Spark's local[2] gives 2).
+ontest() {
+  local name=$1 port=$2 log=$3
+  shift 3
+  printf '\n--- the pipeline tests on %s\n' "$name"
+  if ! (cd beam/cvarbeam && "$tmp/cvarbeam.test" -test.run "$tests" -test.count 1 -test.v "$@" \
+    --runner=universal --endpoint="localhost:$port" --environment_type=LOOPBACK >"$tmp/$name.out" 2>&1); then
+    grep -v '^time=.*level=INFO' "$tmp/$name.out" | tail -60
+    echo "the job server's log:"; tail -60 "$log"
     return 1
   fi
-  grep -E '^(--- |ok|PASS|FAIL)|train_test.go' "$tmp/$1.out"
+  grep -E '^(--- |ok|PASS|FAIL)|(train|bundles)_test.go' "$tmp/$name.out"
 }
 
 flink=$(classpath flink "org.apache.beam:beam-runners-flink-$FLINK_VERSION:$BEAM_JAVA_VERSION" org.slf4j:slf4j-simple:1.7.36)
@@ -81,7 +86,7 @@ java -cp "$flink" org.apache.beam.runners.flink.FlinkJobServerDriver --flink-mas
   --job-port=18099 --artifact-port=18098 --expansion-port=0 >"$tmp/flink.log" 2>&1 &
 pids+=($!)
 await 18099 "Flink's job server" "$tmp/flink.log"
-ontest flink 18099 "$tmp/flink.log"
+ontest flink 18099 "$tmp/flink.log" -bundles-at-once=2 --parallelism=2
 kill "${pids[-1]}"
 
 spark=$(classpath spark "org.apache.beam:beam-runners-spark-3:$BEAM_JAVA_VERSION" \
@@ -95,7 +100,7 @@ java --add-opens=java.base/java.lang=ALL-UNNAMED --add-opens=java.base/java.nio=
   --job-port=18199 --artifact-port=18198 --expansion-port=0 >"$tmp/spark.log" 2>&1 &
 pids+=($!)
 await 18199 "Spark's job server" "$tmp/spark.log"
-ontest spark 18199 "$tmp/spark.log"
+ontest spark 18199 "$tmp/spark.log" -bundles-at-once=2
 kill "${pids[-1]}"
 
 (cd beam && go build -o "$tmp/prism" github.com/apache/beam/sdks/v2/go/cmd/prism)
