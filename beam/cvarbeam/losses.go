@@ -184,7 +184,10 @@ func (w *lossWork[T]) add(r *Row, emit func(LossBatch)) error {
 	for _, v := range r.Vals {
 		w.v = append(w.v, T(v))
 	}
-	b := w.bufs[boolIndex(sparse)]
+	b := w.bufs[0]
+	if sparse {
+		b = w.bufs[1]
+	}
 	if err := b.add(w.x, r.Cols, w.v, T(r.Y), r.Label); err != nil {
 		return err
 	}
@@ -192,13 +195,6 @@ func (w *lossWork[T]) add(r *Row, emit func(LossBatch)) error {
 		return nil
 	}
 	return w.evaluate(b, emit)
-}
-
-func boolIndex(b bool) int {
-	if b {
-		return 1
-	}
-	return 0
 }
 
 // flush evaluates the rows gathered.
