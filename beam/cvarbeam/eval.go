@@ -105,11 +105,6 @@ func evaluate(ctx context.Context, r *Runner, splits []split, rs rowSpec, mf *cv
 	return m, err
 }
 
-// evaluateFile is evaluate with the default batch and threads.
-func evaluateFile(ctx context.Context, r *Runner, splits []split, rs rowSpec, mf *cvar.ModelFile, alphas []float64, _, _ int) (cvar.Metrics, error) {
-	return evaluate(ctx, r, splits, rs, mf, alphas, LossOptions{})
-}
-
 // specForModel reads data for model m as cvar eval does: its classes, its
 // width, its CSV target and header, dense where it centres.
 func specForModel(m *cvar.ModelFile, in Input, format string) rowSpec {

@@ -22,6 +22,8 @@ func init() {
 	register.DoFn4x1[context.Context, summary, func(*topList) bool, func(cvar.Metrics), error](&metricsFn{})
 	register.Iter1[topList]()
 	register.Emitter1[cvar.Metrics]()
+	gobCoder(encSummary, decSummary)
+	gobCoder(encTopList, decTopList)
 	gobCoder(encMetrics, decMetrics)
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"reflect"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -18,20 +17,8 @@ func init() {
 	register.Emitter1[update]()
 	register.Combiner3[[]update, update, update](&sumUpdatesFn{})
 	register.DoFn2x1[context.Context, update, error](&writeUpdateFn{})
-	// Each coder's functions are registered by name: one plain function a
-	// type, since the instances of a generic function share theirs.
-	beam.RegisterCoder(reflect.TypeOf(update{}), encUpdate, decUpdate)
-	beam.RegisterCoder(reflect.TypeOf(moments{}), encMoments, decMoments)
-	beam.RegisterCoder(reflect.TypeOf(summary{}), encSummary, decSummary)
-	beam.RegisterCoder(reflect.TypeOf(topList{}), encTopList, decTopList)
-	register.Function1x2(encUpdate)
-	register.Function1x2(decUpdate)
-	register.Function1x2(encMoments)
-	register.Function1x2(decMoments)
-	register.Function1x2(encSummary)
-	register.Function1x2(decSummary)
-	register.Function1x2(encTopList)
-	register.Function1x2(decTopList)
+	gobCoder(encUpdate, decUpdate)
+	gobCoder(encMoments, decMoments)
 }
 
 // TrainOptions configures Train.
@@ -247,7 +234,7 @@ func measure(ctx context.Context, r *Runner, mf *cvar.ModelFile, pr *prepared, a
 	rs := pr.spec
 	rs.Sparse = rs.Sparse && !mf.Preprocessing.Centres()
 	rs.Keep = keepTrain
-	train, err := evaluateFile(ctx, r, pr.splits, rs, mf, alphas, 0, 0)
+	train, err := evaluate(ctx, r, pr.splits, rs, mf, alphas, LossOptions{})
 	if err != nil {
 		return cvar.Metrics{}, nil, err
 	}
@@ -255,7 +242,7 @@ func measure(ctx context.Context, r *Runner, mf *cvar.ModelFile, pr *prepared, a
 		return train, nil, nil
 	}
 	rs.Keep = keepHeld
-	val, err := evaluateFile(ctx, r, pr.splits, rs, mf, alphas, 0, 0)
+	val, err := evaluate(ctx, r, pr.splits, rs, mf, alphas, LossOptions{})
 	if err != nil {
 		return cvar.Metrics{}, nil, err
 	}

@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"reflect"
 	"slices"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
@@ -19,12 +18,8 @@ func init() {
 	register.Emitter1[trialOut]()
 	register.Combiner3[[]trialOut, trialOut, []trialOut](&collectTrialsFn{})
 	register.DoFn2x1[context.Context, []trialOut, error](&writeTrialsFn{})
-	beam.RegisterCoder(reflect.TypeOf(trialOut{}), encTrial, decTrial)
-	beam.RegisterCoder(reflect.TypeOf(gridPoint{}), encPoint, decPoint)
-	register.Function1x2(encPoint)
-	register.Function1x2(decPoint)
-	register.Function1x2(encTrial)
-	register.Function1x2(decTrial)
+	gobCoder(encTrial, decTrial)
+	gobCoder(encPoint, decPoint)
 }
 
 // TuneOptions configures Tune: a training configuration whose LR,
