@@ -33,8 +33,9 @@
 //
 // # Training by averaging
 //
-// Train fits the preprocessing in a first pass (a combine of mergeable
-// moments gives cvar train's defaults, the task and the classes), then
+// Train fits the preprocessing in a first pass (each part's cvar.Fit,
+// merged in the parts' order, resolves the model kind, the classes and the
+// preprocessing as cvar train -stream does), then
 // trains in rounds, each one pipeline run (TrainRound): every part runs
 // cvar.Train from the round's (θ, τ) for the round's local steps with its
 // share of the global minibatch, and the next (θ, τ) is the parts' average
