@@ -1,10 +1,17 @@
 package cvarbeam
 
 import (
+	"bytes"
 	"context"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
 	"testing"
 
 	"github.com/cvarlearn/cvar"
+	"github.com/cvarlearn/cvar/batch"
+	"github.com/cvarlearn/cvar/dataset"
 )
 
 // Each setting of a small grid trains as a work item; the one picked has
@@ -36,5 +43,39 @@ func TestTuneGrid(t *testing.T) {
 	vc, _ := got.Validation.TailAt(0.1)
 	if !close9(vc, best) {
 		t.Errorf("the model file's validation CVaR_0.1 %v; the trial's %v", vc, best)
+	}
+}
+
+// With a standardised regression target, each trial's validation metrics
+// are in the target's units: the pick's equal those of the model file
+// (un-scaled by cvar.UnscaleTarget) on the same held-out rows.
+func TestTuneScaledTarget(t *testing.T) {
+	ds, err := dataset.SyntheticRegression[float64](dataset.SynthRegOptions{N: 600, D: 5, Seed: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b bytes.Buffer
+	b.WriteString(csvHeader(5) + "\n")
+	for i := range ds.N {
+		for _, v := range ds.Row(i) {
+			b.WriteString(strconv.FormatFloat(v, 'g', -1, 64) + ",")
+		}
+		b.WriteString(strconv.FormatFloat(100+50*ds.Y[i], 'g', -1, 64) + "\n")
+	}
+	glob := filepath.Join(t.TempDir(), "reg.csv")
+	if err := os.WriteFile(glob, b.Bytes(), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg := TuneOptions{TrainOptions: TrainOptions{Input: Input{Glob: glob}, Kind: batch.KindLinear, ScaleTarget: true, Epochs: 3, Batch: 32, Seed: 2},
+		Grid: cvar.Grid{LR: []float64{0.01, 0.1}, WeightDecay: []float64{0}, EpsFraction: []float64{0.05}}}
+	got, err := Tune(context.Background(), cfg, &Runner{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	best := got.Trials[got.Best].Val
+	vc, _ := got.Validation.TailAt(0.1)
+	bc, _ := best.TailAt(0.1)
+	if math.Abs(vc-bc) > 1e-6*math.Max(1, math.Abs(vc)) || math.Abs(got.Validation.MeanLoss-best.MeanLoss) > 1e-6*math.Max(1, best.MeanLoss) {
+		t.Errorf("the model file's validation CVaR_0.1 %v and mean loss %v; the trial's %v and %v", vc, got.Validation.MeanLoss, bc, best.MeanLoss)
 	}
 }
