@@ -229,7 +229,6 @@ func trial[T batch.Float](ctx context.Context, f *tuneFn, g gridPoint) (trialOut
 	}
 	if ts, ok := f.Prep.TargetScaler(); ok {
 		tb.ds.Y = dataset.ScaleTargets(ts, tb.ds.Y)
-		vb.ds.Y = dataset.ScaleTargets(ts, vb.ds.Y)
 	}
 	td, err := tb.batchOf(&f.Prep)
 	if err != nil {
@@ -257,35 +256,20 @@ func trial[T batch.Float](ctx context.Context, f *tuneFn, g gridPoint) (trialOut
 	if err != nil {
 		return trialOut{}, err
 	}
-	if out.Val, err = cvar.Evaluate(model, res.Theta, vd, o.Alpha); err != nil {
+	// The validation losses in the target's units: θ un-scaled, the
+	// held-out targets as read.
+	theta := slices.Clone(res.Theta)
+	if _, err := cvar.UnscaleTarget(model, theta, &f.Prep); err != nil {
 		return trialOut{}, err
 	}
-	if _, ok := f.Prep.TargetScaler(); ok { // the validation losses in the target's units
-		if out.Val, err = unscaledMetrics(out.Val, model, res.Theta, &f.Prep); err != nil {
-			return trialOut{}, err
-		}
+	if out.Val, err = cvar.Evaluate(model, theta, vd, o.Alpha); err != nil {
+		return trialOut{}, err
 	}
 	out.Theta, out.Tau, out.Params = make([]float64, len(res.Theta)), res.Tau, res.Params
 	for i, v := range res.Theta {
 		out.Theta[i] = float64(v)
 	}
 	return out, nil
-}
-
-// unscaledMetrics converts metrics of losses on standardised targets to
-// the target's units, by the factor of cvar.UnscaleTarget.
-func unscaledMetrics[T batch.Float](m cvar.Metrics, model batch.Model[T], theta []T, prep *dataset.Preprocessing) (cvar.Metrics, error) {
-	f, err := cvar.UnscaleTarget(model, slices.Clone(theta), prep)
-	if err != nil {
-		return m, err
-	}
-	m.MeanLoss *= f
-	m.Tails = slices.Clone(m.Tails)
-	for i := range m.Tails {
-		m.Tails[i].CVaR *= f
-		m.Tails[i].VaR *= f
-	}
-	return m, nil
 }
 
 // collectTrialsFn gathers the trials into one list.
