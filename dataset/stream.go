@@ -184,6 +184,23 @@ func (s *Stream[T]) Next() (x []T, y T, label int32, err error) {
 	return s.x, y, label, nil
 }
 
+// NextText is Next returning the target's text, trimmed and checked as
+// the stream's task and classes take it, for a caller that settles the
+// classes after reading every row (a classification stream without
+// Classes takes any text but a non-finite number).
+func (s *Stream[T]) NextText() ([]T, string, error) {
+	if s.err != nil {
+		return nil, "", s.err
+	}
+	target, line, err := s.next(s.x)
+	if err != nil {
+		s.err = err
+		return nil, "", err
+	}
+	s.line = line
+	return s.x, target, nil
+}
+
 // target returns the target and class of the sample read from line.
 func (s *Stream[T]) target(target string, line int) (y T, label int32, err error) {
 	s.line = line

@@ -4,7 +4,9 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"io"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -14,7 +16,7 @@ import (
 )
 
 func init() {
-	register.DoFn4x1[context.Context, split, labelSet, func(moments), error](&fitFn{})
+	register.DoFn3x1[context.Context, split, func(moments), error](&fitFn{})
 	register.Emitter1[moments]()
 	register.Combiner3[[]moments, moments, moments](&mergeMomentsFn{})
 	register.DoFn2x1[context.Context, moments, error](&writeMomentsFn{})
@@ -22,14 +24,15 @@ func init() {
 
 // moments are the fitting pass's result for some splits: the library's
 // cvar.Fit of their training rows, as bytes, with what it does not hold
-// (the CSV header's feature names and the class texts of text labels).
-// Memory: O(D) (see cvar.Fit).
+// (the CSV header's feature names and the target texts of all the CSV
+// rows, which say whether they are class texts). Memory: O(D) and the
+// texts (see cvar.Fit and labelSet).
 type moments struct {
 	N        int64 // training rows
 	Features []string
-	Classes  []string // the class texts of CSV targets that are not all numbers
-	Fit      []byte   // a cvar.Fit[float64], MarshalBinary's
-	Key      int64    // the first split's (split.key), for the order of merges
+	Labels   labelSet
+	Fit      []byte // a cvar.Fit[float64], MarshalBinary's
+	Key      int64  // the first split's (split.key), for the order of merges
 }
 
 // fitOf decodes m's fit; an empty one for none.
@@ -41,16 +44,15 @@ func (m *moments) fitOf() (*cvar.Fit[float64], error) {
 	return f, f.UnmarshalBinary(m.Fit)
 }
 
-// fitFn emits the moments of each split's training rows. The label texts
-// of all the CSV rows (a side input) say whether the targets are class
-// texts; the rows are then read as classes of those texts.
+// fitFn emits the moments of each split's rows, read once: the training
+// rows into a cvar.Fit, every CSV row's target text into a labelSet.
 type fitFn struct {
 	Spec rowSpec
 	Errs string // the run's folder, for an error's record
 }
 
-func (f *fitFn) ProcessElement(ctx context.Context, sp split, labels labelSet, emit func(moments)) error {
-	m, err := f.fit(ctx, sp, labels)
+func (f *fitFn) ProcessElement(ctx context.Context, sp split, emit func(moments)) error {
+	m, err := f.fit(ctx, sp)
 	if err != nil {
 		return record(ctx, f.Errs, err)
 	}
@@ -58,39 +60,67 @@ func (f *fitFn) ProcessElement(ctx context.Context, sp split, labels labelSet, e
 	return nil
 }
 
-// fit reads the training rows of sp into a cvar.Fit.
-func (f *fitFn) fit(ctx context.Context, sp split, labels labelSet) (moments, error) {
-	classes, err := labels.classes()
-	if err != nil {
-		return moments{}, err
-	}
-	m := moments{Classes: classes, Key: sp.key()}
+// fit reads the rows of sp. A CSV target is read as text: when every
+// text is a number it is the Fit's target, else the texts are the
+// classes (resolve), which Resolve takes in place of the Fit's targets.
+func (f *fitFn) fit(ctx context.Context, sp split) (moments, error) {
+	m := moments{Key: sp.key()}
 	spec := f.Spec
-	if classes != nil {
-		spec.Task, spec.Classes = dataset.Classification, classes
-	}
-	acc := &cvar.Fit[float64]{} // LIBSVM: as wide as the largest index
-	if f.Spec.Format == "csv" {
-		st, c, err := openStream[float64](ctx, sp, &spec)
-		if err != nil {
-			return m, err
-		}
-		c.Close()
-		acc = cvar.NewFit[float64](st.D())
-		m.Features = st.Features()
-	}
 	spec.Sparse = true
-	err = eachRow(ctx, sp, &spec, func(_ []float64, cols []uint32, vals []float64, y float64, label int32) error {
-		if classes != nil {
-			y = float64(label)
+	if spec.Format != "csv" {
+		acc := &cvar.Fit[float64]{} // as wide as the largest index
+		err := eachRow(ctx, sp, &spec, func(_ []float64, cols []uint32, vals []float64, y float64, _ int32) error {
+			m.N++
+			return acc.AddSparse(cols, vals, y)
+		})
+		if err == nil {
+			m.Fit, err = acc.MarshalBinary()
 		}
-		m.N++
-		return acc.AddSparse(cols, vals, y)
-	})
-	if err == nil {
-		m.Fit, err = acc.MarshalBinary()
+		return m, err
 	}
+	spec.Task = dataset.Classification // targets as texts (NextText)
+	st, c, err := openStream[float64](ctx, sp, &spec)
+	if err != nil {
+		return m, err
+	}
+	defer c.Close()
+	acc := cvar.NewFit[float64](st.D())
+	m.Features = st.Features()
+	var cols []uint32
+	var vals []float64
+	for {
+		x, text, err := st.NextText()
+		if err == io.EOF {
+			break
+		}
+		if err == nil {
+			m.Labels.add(text)
+			if spec.held(sp, st.Line()) {
+				continue
+			}
+			y, _ := strconv.ParseFloat(text, 64) // a class text's counts for nothing
+			cols, vals = nonZeros(x, cols[:0], vals[:0])
+			m.N++
+			if err = acc.AddSparse(cols, vals, y); err != nil {
+				err = &dataset.Error{File: sp.Path, Line: st.Line(), Msg: err.Error()}
+			}
+		}
+		if err != nil {
+			return m, locate(ctx, sp, spec.header(), err)
+		}
+	}
+	m.Fit, err = acc.MarshalBinary()
 	return m, err
+}
+
+// nonZeros appends the columns and values of the non-zeros of x.
+func nonZeros(x []float64, cols []uint32, vals []float64) ([]uint32, []float64) {
+	for j, v := range x {
+		if v != 0 {
+			cols, vals = append(cols, uint32(j)), append(vals, v)
+		}
+	}
+	return cols, vals
 }
 
 // mergeMomentsFn merges the splits' fits in the order of the splits,
@@ -120,9 +150,7 @@ func (*mergeMomentsFn) ExtractOutput(a []moments) moments {
 		if all.Features == nil {
 			all.Features = a[i].Features
 		}
-		if all.Classes == nil {
-			all.Classes = a[i].Classes
-		}
+		all.Labels.merge(&a[i].Labels)
 	}
 	all.Fit, _ = acc.MarshalBinary() // of a fit just decoded: no error
 	return all
@@ -156,7 +184,11 @@ func resolve(cfg *TrainOptions, splits []split, rs rowSpec, m *moments) (*prepar
 		rs.Dim = f.D()
 		rs.Sparse = f.Density() < cmp.Or(cfg.SparseBelow, dataset.DefaultSparseBelow)
 	}
-	info, prep, err := f.Resolve(cvar.FitOptions{Kind: cfg.Kind, Scaling: scaling, ScaleTarget: cfg.ScaleTarget, Sparse: rs.Sparse, Classes: m.Classes})
+	classes, err := m.Labels.classes()
+	if err != nil {
+		return nil, err
+	}
+	info, prep, err := f.Resolve(cvar.FitOptions{Kind: cfg.Kind, Scaling: scaling, ScaleTarget: cfg.ScaleTarget, Sparse: rs.Sparse, Classes: classes})
 	if err == nil {
 		_, err = batch.NewModel[float64](info.Kind, info.D, len(info.Classes), hiddenOf(info.Kind, cfg.Hidden))
 	}

@@ -52,7 +52,7 @@ func TestResolveIsTheLibrarys(t *testing.T) {
 	if pr.kind != batch.KindLogistic || pr.k != 2 || !slices.Equal(pr.spec.Classes, []string{"1", "2"}) || pr.d != 1 || !slices.Equal(pr.prep.Scale, []float64{2}) {
 		t.Errorf("resolved %s of %d classes %v, %d features, scale %v", pr.kind, pr.k, pr.spec.Classes, pr.d, pr.prep.Scale)
 	}
-	m.Classes = []string{"cat", "dog"}
+	m.Labels = labelSet{Texts: []string{"cat", "dog"}, Textual: true}
 	cfg.Kind = batch.KindLinear
 	if _, err := resolve(cfg, nil, rowSpec{Format: "libsvm"}, &m); err == nil || !strings.Contains(err.Error(), "needs numeric targets") {
 		t.Errorf("a linear model of class texts: %v", err)

@@ -119,8 +119,7 @@ func prepare(ctx context.Context, r *Runner, cfg *TrainOptions) (*prepared, erro
 	p, s := beam.NewPipelineWithRoot()
 	s = s.Scope("cvarbeam.Fit")
 	in := beam.Reshuffle(s, beam.CreateList(s, splits))
-	labels := beam.Combine(s, &mergeLabelsFn{}, beam.ParDo(s, &labelsFn{Spec: rs, Errs: j.dir}, in))
-	acc := beam.Combine(s, &mergeMomentsFn{}, beam.ParDo(s, &fitFn{Spec: rs, Errs: j.dir}, in, beam.SideInput{Input: labels}))
+	acc := beam.Combine(s, &mergeMomentsFn{}, beam.ParDo(s, &fitFn{Spec: rs, Errs: j.dir}, in))
 	beam.ParDo0(s, &writeMomentsFn{Path: j.path("moments")}, acc)
 	if err := j.run(ctx, p); err != nil {
 		return nil, err
