@@ -2,6 +2,7 @@ package cvarbeam
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -14,7 +15,7 @@ import (
 )
 
 func init() {
-	register.DoFn4x1[context.Context, split, func(Row), func(bundleSpan), error](&readFn{})
+	register.DoFn5x1[context.Context, split, func(Row), func(Row), func(bundleSpan), error](&readFn{})
 	register.Emitter1[Row]()
 	register.DoFn2x1[context.Context, cvar.Metrics, error](&writeMetricsFn{})
 }
@@ -68,41 +69,55 @@ func Evaluate(ctx context.Context, cfg EvalOptions, r *Runner) (cvar.Metrics, er
 	if err := checkWidth(ctx, splits, &rs, cfg.Model.D, "the model was trained on"); err != nil {
 		return cvar.Metrics{}, err
 	}
-	return evaluate(ctx, r, splits, rs, cfg.Model, alphas, LossOptions{Batch: cfg.Batch, Threads: cfg.Threads})
-}
-
-// evaluate runs the evaluation pipeline of model file mf over splits.
-func evaluate(ctx context.Context, r *Runner, splits []split, rs rowSpec, mf *cvar.ModelFile, alphas []float64, lc LossOptions) (cvar.Metrics, error) {
-	j, err := r.newJob(ctx, "eval")
+	ms, err := evaluate(ctx, r, splits, rs, cfg.Model, alphas, LossOptions{Batch: cfg.Batch, Threads: cfg.Threads})
 	if err != nil {
 		return cvar.Metrics{}, err
+	}
+	return ms[0], nil
+}
+
+// evaluate runs the evaluation pipeline of model file mf over splits: the
+// metrics of the rows rs keeps and, when it keeps both, of the held-out
+// rows after them, in the same read.
+func evaluate(ctx context.Context, r *Runner, splits []split, rs rowSpec, mf *cvar.ModelFile, alphas []float64, lc LossOptions) ([]cvar.Metrics, error) {
+	j, err := r.newJob(ctx, "eval")
+	if err != nil {
+		return nil, err
 	}
 	defer j.done()
 	var buf bytes.Buffer
 	if err := cvar.SaveModel(&buf, mf); err != nil {
-		return cvar.Metrics{}, err
+		return nil, err
 	}
 	// The model travels by path, not in the job graph, which a runner
 	// bounds (Dataflow: 10 MB, a model of about 2.6 M parameters).
 	lc.Model = j.path("model.cvar")
 	if err := writeFile(ctx, lc.Model, buf.Bytes()); err != nil {
-		return cvar.Metrics{}, err
+		return nil, err
 	}
 	p, s := beam.NewPipelineWithRoot()
 	s = s.Scope("cvarbeam.Evaluate")
-	rows, spans := beam.ParDo2(s, &readFn{Spec: rs, Errs: j.dir}, beam.Reshuffle(s, beam.CreateList(s, splits)))
+	rows, held, spans := beam.ParDo3(s, &readFn{Spec: rs, Errs: j.dir}, beam.Reshuffle(s, beam.CreateList(s, splits)))
 	j.collectSpans(s, spans)
-	metrics := tailMetrics(s, alphas, losses(s, lc, rows, j.dir), j.dir)
-	beam.ParDo0(s, &writeMetricsFn{Path: j.path("metrics")}, metrics)
+	names := []string{"metrics"}
+	if rs.Keep == keepBoth {
+		names = append(names, "held")
+	}
+	for i, rows := range []beam.PCollection{rows, held}[:len(names)] {
+		s := s.Scope(names[i])
+		metrics := tailMetrics(s, alphas, losses(s, lc, rows, j.dir), j.dir)
+		beam.ParDo0(s, &writeMetricsFn{Path: j.path(names[i])}, metrics)
+	}
 	if err := j.run(ctx, p); err != nil {
-		return cvar.Metrics{}, err
+		return nil, err
 	}
-	var m cvar.Metrics
-	found, err := readResult(ctx, j.path("metrics"), &m)
-	if err == nil && !found {
-		err = errors.New("cvarbeam: the data files hold no rows")
+	ms := make([]cvar.Metrics, len(names))
+	for i, name := range names {
+		if found, err := readResult(ctx, j.path(name), &ms[i]); err != nil || !found {
+			return nil, cmp.Or(err, errors.New("cvarbeam: the data files hold no rows"))
+		}
 	}
-	return m, err
+	return ms, nil
 }
 
 // specForModel reads data for model m as cvar eval does: its classes, its
@@ -149,8 +164,9 @@ func checkWidth(ctx context.Context, splits []split, rs *rowSpec, d int, what st
 }
 
 // readFn reads the rows of the parts of files that rs keeps, each as a
-// Row; a row that does not parse, or a regression target that is not
-// finite, fails it with the file and line.
+// Row, the held-out ones to the second output when it keeps both; a row
+// that does not parse, or a regression target that is not finite, fails
+// it with the file and line.
 type readFn struct {
 	Spec rowSpec
 	Errs string // the run's folder, for an error's record
@@ -158,23 +174,31 @@ type readFn struct {
 	clock spanClock
 }
 
-func (f *readFn) StartBundle(_ func(Row), _ func(bundleSpan)) { f.clock.begin() }
+func (f *readFn) StartBundle(_, _ func(Row), _ func(bundleSpan)) { f.clock.begin() }
 
-func (f *readFn) ProcessElement(ctx context.Context, sp split, emit func(Row), _ func(bundleSpan)) error {
+func (f *readFn) ProcessElement(ctx context.Context, sp split, emit, emitHeld func(Row), _ func(bundleSpan)) error {
 	var n int64
-	err := eachRow(ctx, sp, &f.Spec, func(x []float64, cols []uint32, vals []float64, y float64, label int32) error {
-		if f.Spec.Task == dataset.Regression && (math.IsNaN(y) || math.IsInf(y, 0)) {
-			return errors.New("the target is not finite")
+	to := func(emit func(Row)) rowFunc[float64] {
+		return func(x []float64, cols []uint32, vals []float64, y float64, label int32) error {
+			if f.Spec.Task == dataset.Regression && (math.IsNaN(y) || math.IsInf(y, 0)) {
+				return errors.New("the target is not finite")
+			}
+			n++
+			emit(Row{X: clone(x), Cols: clone(cols), Vals: clone(vals), Y: y, Label: label})
+			return nil
 		}
-		n++
-		emit(Row{X: clone(x), Cols: clone(cols), Vals: clone(vals), Y: y, Label: label})
-		return nil
-	})
+	}
+	var err error
+	if f.Spec.Keep == keepBoth {
+		err = eachPart(ctx, sp, &f.Spec, to(emit), to(emitHeld))
+	} else {
+		err = eachRow(ctx, sp, &f.Spec, to(emit))
+	}
 	f.clock.item(n)
 	return record(ctx, f.Errs, err)
 }
 
-func (f *readFn) FinishBundle(_ func(Row), emitSpan func(bundleSpan)) { emitSpan(f.clock.end()) }
+func (f *readFn) FinishBundle(_, _ func(Row), emitSpan func(bundleSpan)) { emitSpan(f.clock.end()) }
 
 // clone copies a slice the reader reuses; nil stays nil.
 func clone[E any](s []E) []E {

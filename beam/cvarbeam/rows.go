@@ -35,6 +35,7 @@ const (
 	keepAll   = iota
 	keepTrain // the rows not held out
 	keepHeld  // the held-out rows
+	keepBoth  // the training rows and, apart, the held-out ones (eachPart)
 )
 
 func (rs *rowSpec) header() bool { return rs.Format == "csv" && !rs.NoHeader }
@@ -86,10 +87,27 @@ func mix(z uint64) uint64 {
 	return z ^ (z >> 31)
 }
 
-// eachRow reads the rows of sp that rs keeps, calling row with each. x is
-// dense unless rs.Sparse, when cols and vals hold the non-zeros; both are
-// valid only during the call. Errors name the file and the line.
-func eachRow[T batch.Float](ctx context.Context, sp split, rs *rowSpec, row func(x []T, cols []uint32, vals []T, y T, label int32) error) error {
+// rowFunc takes a row: x dense unless the rowSpec is Sparse, when cols
+// and vals hold the non-zeros; both are valid only during the call.
+type rowFunc[T batch.Float] func(x []T, cols []uint32, vals []T, y T, label int32) error
+
+// eachRow reads the rows of sp that rs keeps, calling row with each.
+// Errors name the file and the line.
+func eachRow[T batch.Float](ctx context.Context, sp split, rs *rowSpec, row rowFunc[T]) error {
+	train, held := row, row
+	switch rs.Keep {
+	case keepTrain:
+		held = nil
+	case keepHeld:
+		train = nil
+	}
+	return eachPart(ctx, sp, rs, train, held)
+}
+
+// eachPart reads the rows of sp once, calling train with the training
+// rows and held with the held-out ones (all are training rows when
+// rs.Keep is keepAll); nil skips them.
+func eachPart[T batch.Float](ctx context.Context, sp split, rs *rowSpec, train, held rowFunc[T]) error {
 	st, c, err := openStream[T](ctx, sp, rs)
 	if err != nil {
 		return err
@@ -114,7 +132,11 @@ func eachRow[T batch.Float](ctx context.Context, sp split, rs *rowSpec, row func
 		if err != nil {
 			return locate(ctx, sp, rs.header(), err)
 		}
-		if rs.Keep != keepAll && rs.held(sp, st.Line()) != (rs.Keep == keepHeld) {
+		row := train
+		if rs.Keep != keepAll && rs.held(sp, st.Line()) {
+			row = held
+		}
+		if row == nil {
 			continue
 		}
 		if err := row(x, cols, vals, y, label); err != nil {

@@ -233,17 +233,15 @@ func measure(ctx context.Context, r *Runner, mf *cvar.ModelFile, pr *prepared, a
 	rs := pr.spec
 	rs.Sparse = rs.Sparse && !mf.Preprocessing.Centres()
 	rs.Keep = keepTrain
-	train, err := evaluate(ctx, r, pr.splits, rs, mf, alphas, LossOptions{})
-	if err != nil {
+	if rs.Hold > 0 {
+		rs.Keep = keepBoth
+	}
+	ms, err := evaluate(ctx, r, pr.splits, rs, mf, alphas, LossOptions{})
+	switch {
+	case err != nil:
 		return cvar.Metrics{}, nil, err
+	case len(ms) == 1:
+		return ms[0], nil, nil
 	}
-	if rs.Hold == 0 {
-		return train, nil, nil
-	}
-	rs.Keep = keepHeld
-	val, err := evaluate(ctx, r, pr.splits, rs, mf, alphas, LossOptions{})
-	if err != nil {
-		return cvar.Metrics{}, nil, err
-	}
-	return train, &val, nil
+	return ms[0], &ms[1], nil
 }

@@ -212,15 +212,11 @@ func (f *tuneFn) ProcessElement(ctx context.Context, g gridPoint, emit func(tria
 
 // trial reads the rows, trains the setting and evaluates it at α.
 func trial[T batch.Float](ctx context.Context, f *tuneFn, g gridPoint) (trialOut, error) {
-	train, val := f.Spec, f.Spec
-	train.Keep, val.Keep = keepTrain, keepHeld
-	val.Task, val.Classes = f.Spec.Task, f.Spec.Classes
-	tb, vb := newRowBuffer[T](&train, f.D), newRowBuffer[T](&val, f.D)
+	rs := f.Spec
+	rs.Keep = keepBoth
+	tb, vb := newRowBuffer[T](&rs, f.D), newRowBuffer[T](&rs, f.D)
 	for _, sp := range f.Splits {
-		if err := eachRow(ctx, sp, &train, tb.add); err != nil {
-			return trialOut{}, err
-		}
-		if err := eachRow(ctx, sp, &val, vb.add); err != nil {
+		if err := eachPart(ctx, sp, &rs, tb.add, vb.add); err != nil {
 			return trialOut{}, err
 		}
 	}
