@@ -148,7 +148,7 @@ func loadTest[T batch.Float](f *dataFlags, full *dataset.Dataset[T], src cvar.Pr
 		testPath, rs.Split = f.data, "test"
 	} else if testPath != "" {
 		var err error
-		if rs.Format, err = formatOf(testPath, f.format.value); err != nil {
+		if rs.Format, err = formatOf(testPath, f.format.Value); err != nil {
 			return nil, err
 		}
 		if rs.Format == "libsvm" {
@@ -189,8 +189,8 @@ func scaleMode(mode, kind string) cvar.Scaling {
 // the training split, applying it to all parts (cvar.Prepare). full is not
 // modified; test (which may be nil) is preprocessed in place.
 func prepare[T batch.Float](f *dataFlags, full *dataset.Dataset[T], src cvar.Provenance, kind string, seed uint64, test *dataset.Dataset[T]) (*trainingData[T], error) {
-	mode := scaleMode(f.scale.value, src.Kind)
-	p, err := cvar.Prepare(full, cvar.PrepareOptions{Scaling: mode, ScaleTarget: f.scaleY.value == "zscore", Seed: seed}, test)
+	mode := scaleMode(f.scale.Value, src.Kind)
+	p, err := cvar.Prepare(full, cvar.PrepareOptions{Scaling: mode, ScaleTarget: f.scaleY.Value == "zscore", Seed: seed}, test)
 	if err != nil {
 		return nil, err
 	}
@@ -218,7 +218,7 @@ func (td *trainingData[T]) checkCompact(f *dataFlags, full *dataset.Dataset[T]) 
 		return nil
 	}
 	if f.test != "" {
-		rs.Format, _ = formatOf(f.test, f.format.value)
+		rs.Format, _ = formatOf(f.test, f.format.Value)
 	}
 	return checkCompact(td.test, nil, td.storage, sampleAt(f.test, rs, td.test))
 }
@@ -287,7 +287,7 @@ func loadFull[T batch.Float](f *dataFlags, kind string) (*dataset.Dataset[T], cv
 		src.Name = ds.Name
 		return ds.Head(f.limit), src, nil
 	}
-	format, err := formatOf(f.data, f.format.value)
+	format, err := formatOf(f.data, f.format.Value)
 	if err != nil {
 		return nil, cvar.Provenance{}, err
 	}
@@ -360,7 +360,7 @@ func loadModelData[T batch.Float](f *dataFlags, m *cvar.ModelFile) (*dataset.Dat
 		return nil, false, usagef("-data is required: the model was trained on %s, not on the built-in data", m.Source.Name)
 	} else if f.data != "" {
 		var err error
-		if format, err = formatOf(f.data, f.format.value); err != nil {
+		if format, err = formatOf(f.data, f.format.Value); err != nil {
 			return nil, false, err
 		}
 	}

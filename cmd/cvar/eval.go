@@ -49,7 +49,7 @@ func cmdEval(e *env, args []string) error {
 	if *boot < 0 || *boot > maxBootstrap {
 		return usagef("-bootstrap %d is outside 0..%d", *boot, maxBootstrap)
 	}
-	worst, err := worstby.Check(*worstBy, alphas.values)
+	worst, err := worstby.Check(*worstBy, alphas.Values)
 	if err != nil {
 		return usagef("-worst-by: %s", strings.TrimPrefix(err.Error(), "cvar: "))
 	}
@@ -66,7 +66,7 @@ func cmdEval(e *env, args []string) error {
 	if err != nil {
 		return err
 	}
-	cfg := evalConfig{alphas: alphas.values, boot: *boot, seed: *seed, threads: *threads, json: *jsonOut, in: *in, worstBy: worst}
+	cfg := evalConfig{alphas: alphas.Values, boot: *boot, seed: *seed, threads: *threads, json: *jsonOut, in: *in, worstBy: worst}
 	if m.Precision == cvar.F32 {
 		return evalRun[float32](e, df, m, cfg)
 	}

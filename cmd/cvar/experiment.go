@@ -124,19 +124,19 @@ func cmdExperiment(e *env, args []string) error {
 	if *threads, err = threadsFlag(*threads); err != nil {
 		return err
 	}
-	for _, lr := range lrs.values {
+	for _, lr := range lrs.Values {
 		if lr == 0 {
 			return usagef("-lrs: a step size must be positive")
 		}
 	}
 	cfg := &expConfig{
 		exp: experiment.Options{
-			Alphas: alphas.values, SelectCVaR: selectBy.value == "cvar", LRs: lrs.values, WeightDecays: wds.values,
+			Alphas: alphas.Values, SelectCVaR: selectBy.Value == "cvar", LRs: lrs.Values, WeightDecays: wds.Values,
 			Seeds: *seeds, Epochs: *epochs, Batch: *batchSize, Eps: *eps, Threads: *threads, Curves: *plotDir != "",
 			Objectives: objs, Flip: *flip,
 		},
-		data: df, model: model, precision: precision.value, hidden: *hidden, formatOut: formatOut.value,
-		json: *jsonOut, plotDir: *plotDir, plotFormat: plotFormat.value, force: *force,
+		data: df, model: model, precision: precision.Value, hidden: *hidden, formatOut: formatOut.Value,
+		json: *jsonOut, plotDir: *plotDir, plotFormat: plotFormat.Value, force: *force,
 	}
 	cfg.files = []string{""}
 	if df.data != "" {
@@ -193,12 +193,12 @@ func (cfg *expConfig) checkFormats() error {
 		}
 		if f == "" || f == builtinClass {
 			d, k := cfg.data.d, cfg.data.classes
-			if cvar.ModelTask(cfg.model.value) != dataset.Regression && d < 2*k+1 {
+			if cvar.ModelTask(cfg.model.Value) != dataset.Regression && d < 2*k+1 {
 				return usagef("-d %d: the built-in classification data with %d classes needs at least %d features", d, k, 2*k+1)
 			}
 			continue
 		}
-		if _, err := formatOf(f, cfg.data.format.value); err != nil {
+		if _, err := formatOf(f, cfg.data.format.Value); err != nil {
 			return err
 		}
 	}
@@ -292,7 +292,7 @@ func reportDivergence(w io.Writer, results []*experiment.Result) error {
 func (cfg *expConfig) dataSet(file string) (dataFlags, string) {
 	df := *cfg.data
 	df.data = file
-	kind := cfg.model.value
+	kind := cfg.model.Value
 	switch file {
 	case builtinClass:
 		df.data = ""

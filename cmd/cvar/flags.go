@@ -11,6 +11,7 @@ import (
 	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/batch"
 	"github.com/cvarlearn/cvar/dataset"
+	"github.com/cvarlearn/cvar/internal/trainflag"
 )
 
 // newFlagSet returns a flag set that reports its errors to the caller
@@ -43,136 +44,17 @@ func parseFlags(e *env, fs *flag.FlagSet, synopsis string, args []string) error 
 	return nil
 }
 
-// choice is a string flag restricted to a set of values.
-type choice struct {
-	value   string
-	choices []string
-}
+// The flag values cvar train shares with cvarbeam are trainflag's.
+type (
+	choice    = trainflag.Choice
+	floatList = trainflag.FloatList
+)
 
-func newChoice(def string, choices ...string) *choice { return &choice{value: def, choices: choices} }
+func newChoice(def string, choices ...string) *choice { return trainflag.NewChoice(def, choices...) }
 
-func (c *choice) String() string {
-	if c == nil {
-		return ""
-	}
-	return c.value
-}
+func alphaList(def ...float64) *floatList { return trainflag.AlphaList(def...) }
 
-func (c *choice) Set(s string) error {
-	for _, v := range c.choices {
-		if strings.EqualFold(s, v) {
-			c.value = v
-			return nil
-		}
-	}
-	return fmt.Errorf("unknown value %q (want %s)", s, strings.Join(c.choices, ", "))
-}
-
-// alphaFlag is a tail fraction in (0, 1].
-type alphaFlag float64
-
-func (a *alphaFlag) String() string { return strconv.FormatFloat(float64(*a), 'g', -1, 64) }
-
-func (a *alphaFlag) Set(s string) error {
-	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-	if err != nil {
-		return fmt.Errorf("%q is not a number", s)
-	}
-	if !(v > 0 && v <= 1) {
-		return fmt.Errorf("alpha %v is outside (0, 1]: it is the tail fraction, e.g. 0.05 for the worst 5 %%", v)
-	}
-	*a = alphaFlag(v)
-	return nil
-}
-
-// floatList is a comma-separated list of numbers, each checked by ok.
-type floatList struct {
-	values []float64
-	what   string
-	ok     func(float64) bool
-}
-
-func (l *floatList) String() string {
-	if l == nil {
-		return ""
-	}
-	parts := make([]string, len(l.values))
-	for i, v := range l.values {
-		parts[i] = strconv.FormatFloat(v, 'g', -1, 64)
-	}
-	return strings.Join(parts, ",")
-}
-
-func (l *floatList) Set(s string) error {
-	var out []float64
-	for _, part := range strings.Split(s, ",") {
-		part = strings.TrimSpace(part)
-		if part == "" {
-			continue
-		}
-		v, err := strconv.ParseFloat(part, 64)
-		if err != nil {
-			return fmt.Errorf("%q is not a number", part)
-		}
-		if !l.ok(v) {
-			return fmt.Errorf("%s %v", l.what, v)
-		}
-		out = append(out, v)
-	}
-	if len(out) == 0 {
-		return fmt.Errorf("empty list")
-	}
-	l.values = out
-	return nil
-}
-
-func alphaList(def ...float64) *floatList {
-	return &floatList{values: def, what: "alpha outside (0, 1]:", ok: func(v float64) bool { return v > 0 && v <= 1 }}
-}
-
-func nonNegList(what string, def ...float64) *floatList {
-	return &floatList{values: def, what: what + " must be finite and ≥ 0:", ok: func(v float64) bool { return v >= 0 && !math.IsInf(v, 0) }}
-}
-
-// stepFlag is -lr: a positive step size, or "theorem" for the step size
-// and smoothing of the method's theorem.
-type stepFlag struct {
-	value   float64
-	theorem bool
-}
-
-func (f *stepFlag) String() string {
-	switch {
-	case f == nil:
-		return ""
-	case f.theorem:
-		return "theorem"
-	case f.value == 0:
-		return ""
-	}
-	return strconv.FormatFloat(f.value, 'g', -1, 64)
-}
-
-func (f *stepFlag) Set(s string) error {
-	if strings.EqualFold(strings.TrimSpace(s), "theorem") {
-		*f = stepFlag{theorem: true}
-		return nil
-	}
-	v, err := strconv.ParseFloat(strings.TrimSpace(s), 64)
-	if err != nil || !(v > 0) || math.IsInf(v, 0) {
-		return fmt.Errorf("%q: want a positive step size or theorem", s)
-	}
-	*f = stepFlag{value: v}
-	return nil
-}
-
-// rule is the library's step rule the flag selects.
-func (f *stepFlag) rule() cvar.StepRule {
-	if f.theorem {
-		return cvar.TheoremStep
-	}
-	return cvar.PracticalStep
-}
+func nonNegList(what string, def ...float64) *floatList { return trainflag.NonNegList(what, def...) }
 
 // boxFlag is "lo,hi".
 type boxFlag struct {

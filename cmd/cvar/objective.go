@@ -17,7 +17,7 @@ func objectiveChoice() *choice {
 // (cvar.Options.SettleObjective): the blend by default, -rho naming chi2 and
 // -group-lr group.
 func (f *trainFlags) setObjective(opt *cvar.Options) error {
-	obj, _ := cvar.ParseObjective(f.objective.value)
+	obj, _ := cvar.ParseObjective(f.objective.Value)
 	switch {
 	case f.blend > 1:
 		return usagef("-blend %v: the mean's weight λ is in [0, 1]", f.blend)

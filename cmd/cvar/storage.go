@@ -54,19 +54,19 @@ func checkStorage(s, prec string, fromModel bool, format string, byteScaled bool
 // checkTrainStorage is checkStorage for train's flags, ahead of reading.
 func (f *trainFlags) checkTrainStorage() error {
 	df := f.data
-	if df.storage.value == "auto" {
+	if df.storage.Value == "auto" {
 		return nil
 	}
 	format := "synthetic"
 	if df.data != "" {
 		var err error
-		if format, err = formatOf(df.data, df.format.value); err != nil {
+		if format, err = formatOf(df.data, df.format.Value); err != nil {
 			return err
 		}
 	}
-	scale := df.scale.value
+	scale := df.scale.Value
 	byteScaled := scale == "unit" || scale == "none" || scale == "auto" && format == "idx"
-	return checkStorage(df.storage.value, f.Precision.Value, false, format, byteScaled)
+	return checkStorage(df.storage.Value, f.Precision.Value, false, format, byteScaled)
 }
 
 // resolveStorage picks the storage of the features once the data is read:
@@ -84,7 +84,7 @@ func resolveStorage[T batch.Float](f *dataFlags, fromModel bool, format, kind st
 	if _, ok := any(z).(float32); ok {
 		prec = "f32"
 	}
-	s := f.storage.value
+	s := f.storage.Value
 	compactModel := kind == batch.KindLogistic || kind == batch.KindSoftmax || kind == batch.KindLinear || kind == batch.KindLAD || kind == batch.KindMLP
 	if s == "auto" {
 		if prec == "f32" && format == "idx" && byteScaled && !sparse && compactModel {
@@ -109,7 +109,7 @@ func resolveStorage[T batch.Float](f *dataFlags, fromModel bool, format, kind st
 // checkModelStorage is checkStorage for eval and predict, ahead of reading
 // the data in format for the model file m.
 func checkModelStorage(f *dataFlags, m *cvar.ModelFile, format string) error {
-	return checkStorage(f.storage.value, m.Precision, true, format, byteScaledModel(m))
+	return checkStorage(f.storage.Value, m.Precision, true, format, byteScaledModel(m))
 }
 
 // byteScaledModel reports whether m's preprocessing only divides (by 255)
@@ -153,7 +153,7 @@ func modelBatch[T batch.Float](f *dataFlags, m *cvar.ModelFile, ds *dataset.Data
 	format := "synthetic"
 	if f.data != "" {
 		var err error
-		if format, err = formatOf(f.data, f.format.value); err != nil {
+		if format, err = formatOf(f.data, f.format.Value); err != nil {
 			return nil, err
 		}
 	}

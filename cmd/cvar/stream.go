@@ -70,7 +70,7 @@ func streamModel[T batch.Float](f *trainFlags) func(cvar.StreamInfo) (batch.Mode
 func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 	start := time.Now()
 	df := f.data
-	format, err := formatOf(df.data, df.format.value)
+	format, err := formatOf(df.data, df.format.Value)
 	if err != nil {
 		return err
 	}
@@ -87,7 +87,7 @@ func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 	var bar *progress
 	so := cvar.StreamOptions[T]{
 		Options: opt, Kind: f.Model.Value, Model: streamModel[T](f),
-		Scaling: scaleMode(df.scale.value, format), ScaleTarget: df.scaleY.value == "zscore",
+		Scaling: scaleMode(df.scale.Value, format), ScaleTarget: df.scaleY.Value == "zscore",
 		Alphas: unionAlphas(float64(f.Alpha)),
 		Progress: func(_, total int) {
 			if bar == nil {

@@ -128,8 +128,8 @@ func (f *trainFlags) options() (cvar.Options, error) {
 	if (method == cvar.Alg1 || method == cvar.Alg2 || method == cvar.Alg4) && f.Batch > 1 {
 		return opt, usagef("%v takes one sample per step; -batch %d needs alg3, vanilla or minibatch", method, f.Batch)
 	}
-	if f.stream && f.data.storage.value != "auto" && f.data.storage.value != f.Precision.Value {
-		return opt, usagef("-stream reads one dense row at a time: drop -storage %s", f.data.storage.value)
+	if f.stream && f.data.storage.Value != "auto" && f.data.storage.Value != f.Precision.Value {
+		return opt, usagef("-stream reads one dense row at a time: drop -storage %s", f.data.storage.Value)
 	}
 	if f.stream && method != cvar.Alg1 && method != cvar.Alg4 {
 		return opt, usagef("-stream needs an online method: -method alg1 or alg4")
@@ -154,12 +154,12 @@ func (f *trainFlags) checkTuneGrid(opt *cvar.Options) error {
 			return usagef("-tune-eps: an ε fraction must be positive")
 		}
 	}
-	for _, t := range f.tuneTrims.values {
+	for _, t := range f.tuneTrims.Values {
 		if t >= 1 {
 			return usagef("-tune-trims: a trim must be below 1")
 		}
 	}
-	for _, r := range f.tuneRhos.values {
+	for _, r := range f.tuneRhos.Values {
 		if r == 0 {
 			return usagef("-tune-rhos: a χ² radius must be positive")
 		}
@@ -181,7 +181,7 @@ func (f *trainFlags) tuneSettings(opt *cvar.Options) (uint64, bool) {
 	}
 	if opt.Trim == 0 && (opt.Objective == cvar.ObjectiveBlend || opt.Objective == cvar.ObjectiveTrimmed) {
 		nTrim = 0
-		for _, t := range f.tuneTrims.values {
+		for _, t := range f.tuneTrims.Values {
 			if t > 0 || opt.Objective == cvar.ObjectiveBlend {
 				nTrim++
 			}
@@ -189,7 +189,7 @@ func (f *trainFlags) tuneSettings(opt *cvar.Options) (uint64, bool) {
 		nTrim = max(nTrim, 1)
 	}
 	if opt.Rho == 0 && opt.Objective == cvar.ObjectiveChi2 {
-		nTrim = len(f.tuneRhos.values)
+		nTrim = len(f.tuneRhos.Values)
 	}
 	return product(cvar.MaxGridSettings, len(f.TuneLRs.Values), len(f.TuneWDs.Values), nEps, nTrim)
 }
@@ -414,7 +414,7 @@ func tune[T batch.Float](e *env, f *trainFlags, opt cvar.Options, model batch.Mo
 		return nil, err
 	}
 	to := cvar.TuneOptions{
-		Grid:    cvar.Grid{LR: f.TuneLRs.Values, WeightDecay: f.TuneWDs.Values, EpsFraction: f.TuneEps.Values, Trim: f.tuneTrims.values, Rho: f.tuneRhos.values},
+		Grid:    cvar.Grid{LR: f.TuneLRs.Values, WeightDecay: f.TuneWDs.Values, EpsFraction: f.TuneEps.Values, Trim: f.tuneTrims.Values, Rho: f.tuneRhos.Values},
 		Threads: f.threads,
 	}
 	to.Select = f.Selection()
