@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"fmt"
+	"github.com/cvarlearn/cvar/internal/modelio"
 	"os"
 	"path/filepath"
 	"strings"
@@ -104,7 +105,7 @@ func TestHeaderNamesTrimmed(t *testing.T) {
 	if r.Model.K != 2 || r.Model.D != 2 {
 		t.Errorf("-target b: d %d, k %d; want 2 features and the 2 classes of b", r.Model.D, r.Model.K)
 	}
-	m, err := readModel(model)
+	m, err := modelio.Read(model)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -3,13 +3,13 @@ package main
 import (
 	"fmt"
 	"math"
-	"os"
 	"runtime"
 	"strings"
 	"unsafe"
 
 	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/batch"
+	"github.com/cvarlearn/cvar/internal/modelio"
 	"github.com/cvarlearn/cvar/internal/report"
 	"github.com/cvarlearn/cvar/internal/worstby"
 )
@@ -62,7 +62,7 @@ func cmdEval(e *env, args []string) error {
 	if err := df.check(); err != nil {
 		return err
 	}
-	m, err := readModel(*in)
+	m, err := modelio.Read(*in)
 	if err != nil {
 		return err
 	}
@@ -71,20 +71,6 @@ func cmdEval(e *env, args []string) error {
 		return evalRun[float32](e, df, m, cfg)
 	}
 	return evalRun[float64](e, df, m, cfg)
-}
-
-// readModel loads a model file, naming it in errors.
-func readModel(path string) (*cvar.ModelFile, error) {
-	f, err := os.Open(path)
-	if err != nil {
-		return nil, err
-	}
-	defer f.Close()
-	m, err := cvar.LoadModel(f)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %s", path, strings.TrimPrefix(err.Error(), "cvar: "))
-	}
-	return m, nil
 }
 
 type evalConfig struct {

@@ -8,6 +8,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/cvarlearn/cvar/internal/modelio"
 	"github.com/cvarlearn/cvar/onnx"
 )
 
@@ -44,7 +45,7 @@ func cmdExport(e *env, args []string) error {
 	if err := checkNew(*out, *force, inputs); err != nil {
 		return err
 	}
-	m, err := readModel(*in)
+	m, err := modelio.Read(*in)
 	if err != nil {
 		return err
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/cvarlearn/cvar/internal/modelio"
 	"github.com/cvarlearn/cvar/onnx"
 )
 
@@ -23,7 +24,7 @@ func TestExportONNX(t *testing.T) {
 			t.Errorf("export prints %q, lacking %q", text, w)
 		}
 	}
-	m, err := readModel(model)
+	m, err := modelio.Read(model)
 	if err != nil {
 		t.Fatal(err)
 	}

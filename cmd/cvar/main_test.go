@@ -21,6 +21,7 @@ import (
 	"testing"
 
 	"github.com/cvarlearn/cvar"
+	"github.com/cvarlearn/cvar/internal/modelio"
 )
 
 // cli runs the program in-process.
@@ -1094,7 +1095,7 @@ func TestEvalErrorsNameItsFlags(t *testing.T) {
 	dir := t.TempDir()
 	model := filepath.Join(dir, "m.cvar")
 	ok(t, "train", "-n", "300", "-epochs", "1", "-method", "vanilla", "-o", model)
-	m, err := readModel(model)
+	m, err := modelio.Read(model)
 	if err != nil {
 		t.Fatal(err)
 	}

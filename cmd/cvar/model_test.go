@@ -11,6 +11,7 @@ import (
 	"testing"
 
 	"github.com/cvarlearn/cvar"
+	"github.com/cvarlearn/cvar/internal/modelio"
 )
 
 // TestLatin1LabelsRoundTrip: a model trained on Latin-1 class labels (and
@@ -36,7 +37,7 @@ func TestLatin1LabelsRoundTrip(t *testing.T) {
 	if !strings.Contains(out, ",\xff,") || !strings.Contains(out, ",\xfe,") {
 		t.Errorf("predictions lack the labels' bytes:\n%q", out[:min(len(out), 300)])
 	}
-	m, err := readModel(model)
+	m, err := modelio.Read(model)
 	if err != nil {
 		t.Fatal(err)
 	}

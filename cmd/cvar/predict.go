@@ -11,6 +11,7 @@ import (
 	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/batch"
 	"github.com/cvarlearn/cvar/internal/jsonfloat"
+	"github.com/cvarlearn/cvar/internal/modelio"
 )
 
 const predictSynopsis = `cvar predict -in MODEL [flags]
@@ -56,7 +57,7 @@ func cmdPredict(e *env, args []string) error {
 	if err := checkNew(cfg.out, cfg.force, cfg.inputs); err != nil {
 		return err
 	}
-	m, err := readModel(cfg.in)
+	m, err := modelio.Read(cfg.in)
 	if err != nil {
 		return err
 	}

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/cvarlearn/cvar"
+	"github.com/cvarlearn/cvar/internal/modelio"
 )
 
 // TestSynthSource: the command's record of its built-in data is kept in the
@@ -20,7 +21,7 @@ func TestSynthSource(t *testing.T) {
 	dir := t.TempDir()
 	model := filepath.Join(dir, "m.cvar")
 	ok(t, "train", "-n", "300", "-epochs", "1", "-method", "vanilla", "-o", model)
-	m, err := readModel(model)
+	m, err := modelio.Read(model)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -42,7 +43,7 @@ func TestSynthSource(t *testing.T) {
 	}
 	syn.Seed = 1<<64 - 1
 	syn.put(&m.Source)
-	back, err := readModel(save("seed.cvar", m))
+	back, err := modelio.Read(save("seed.cvar", m))
 	if err != nil {
 		t.Fatal(err)
 	}
