@@ -8,10 +8,10 @@ import (
 	"path/filepath"
 )
 
-// Creatable reports whether os.MkdirAll could create dir, so that a
-// program can refuse an output directory before its work: the nearest
-// existing ancestor of dir must be a directory. The error names that
-// ancestor, or is the failure to look at it.
+// Creatable reports whether os.MkdirAll could create dir. A program can so
+// refuse an output directory before its work. The nearest existing
+// ancestor of dir must be a directory. The error names that ancestor, or
+// is the failure to look at it.
 func Creatable(dir string) error {
 	for p := filepath.Dir(dir); ; p = filepath.Dir(p) {
 		st, err := os.Stat(p)

@@ -1,7 +1,7 @@
-// Package outfile writes the output files of the programs (cvar, cvargen):
-// never over an existing file without force, never over one of the
-// program's inputs, and through a temporary file that takes the name only
-// once it is complete, so that no run leaves a partial file.
+// Package outfile writes the output files of the programs (cvar, cvargen).
+// It never writes over an existing file without force. It never writes
+// over one of the program's inputs. It writes through a temporary file
+// that takes the name only once complete, so no run leaves a partial file.
 package outfile
 
 import (
@@ -21,10 +21,10 @@ import (
 // it (for messages). No output replaces an input, -force or not.
 type Input struct{ Flag, Path string }
 
-// Check says whether path may be written: it must be absent, or with
-// force a regular file (never a device, a directory, a pipe or a symbolic
-// link, which a rename would replace) that is none of the inputs, and its
-// directory must exist.
+// Check says whether path may be written. It must be absent, or with force
+// a regular file that is none of the inputs. A device, directory, pipe or
+// symbolic link is refused: a rename would replace it. The directory of
+// path must exist.
 func Check(path string, force bool, inputs []Input) error {
 	if err := checkNotInput(path, inputs); err != nil {
 		return err
@@ -73,8 +73,8 @@ func describeMode(m fs.FileMode) string {
 	return "a special file"
 }
 
-// pathError restates an error of an operation on a temporary file as one
-// on path, the name the user gave: the temporary name means nothing to them.
+// pathError restates an error on a temporary file as one on path.
+// The user gave path; the temporary name means nothing to them.
 func pathError(op, path string, err error) error {
 	var pe *fs.PathError
 	var le *os.LinkError
@@ -87,10 +87,10 @@ func pathError(op, path string, err error) error {
 	return fmt.Errorf("cannot %s %s: %w", op, path, err)
 }
 
-// checkNotInput fails when path names one of the inputs, or a file in an
-// input directory (MNIST's IDX files): the same file by name, symbolic link
-// or hard link (os.SameFile). No output replaces what the user gave, -force
-// or not. A path that does not exist names no input.
+// checkNotInput fails when path names one of the inputs. It also fails on a
+// file in an input directory (MNIST's IDX files). The same file may be named
+// by name, symbolic link or hard link (os.SameFile). No output replaces what
+// the user gave, -force or not. A path that does not exist names no input.
 func checkNotInput(path string, inputs []Input) error {
 	out, err := os.Stat(path)
 	if err != nil {
@@ -124,14 +124,14 @@ func checkNotInput(path string, inputs []Input) error {
 	return nil
 }
 
-// Write writes a file through write: into a temporary file in the same
-// directory, which then takes the final name. Without force the final name
-// is taken with a hard link, which fails if a file of that name appeared in
-// the meantime; with force a rename replaces the file, which must be a
-// regular file that is none of the inputs (see Check). A failed
-// write leaves neither a partial file nor a temporary one, nor does an
-// interrupt or termination signal during it (removeOnSignal), and errors
-// name path, never the temporary file.
+// Write writes a file through write. It writes a temporary file in the
+// same directory, which then takes the final name. Without force a hard
+// link takes the name; it fails if a file of that name appeared meanwhile.
+// With force a rename replaces the file. That file must be a regular file
+// that is none of the inputs (see Check). A failed write leaves neither a
+// partial file nor a temporary one. Neither does an interrupt or
+// termination signal during it (removeOnSignal). Errors name path, never
+// the temporary file.
 func Write(path string, force bool, inputs []Input, write func(w io.Writer) error) (err error) {
 	if err := Check(path, force, inputs); err != nil {
 		return err
@@ -185,10 +185,10 @@ func Write(path string, force bool, inputs []Input, write func(w io.Writer) erro
 	return nil
 }
 
-// removeOnSignal removes the temporary file name when the program gets an
-// interrupt, termination or hangup signal before the returned function is
-// called, and then raises the signal again, so that the program ends as
-// the signal would have ended it, leaving no hidden file behind. Where a
+// removeOnSignal removes the temporary file name on an interrupt,
+// termination or hangup signal. It does so until the returned function is
+// called. It then raises the signal again, so the program ends as the
+// signal would have ended it. No hidden file is left behind. Where a
 // signal cannot be raised (Windows) the program exits with status 1.
 func removeOnSignal(name string) (stop func()) {
 	ch := make(chan os.Signal, 1)
