@@ -2,9 +2,9 @@ package rng
 
 import "math"
 
-// NormFloat64 returns a standard normal variate by Box–Muller: from
-// uniforms u, v it makes √(−2 ln(1−u))·cos(2πv), returned now, and
-// √(−2 ln(1−u))·sin(2πv), returned by the next call.
+// NormFloat64 returns a standard normal variate by Box–Muller. From
+// uniforms u, v it makes √(−2 ln(1−u))·cos(2πv), returned now. The next
+// call returns √(−2 ln(1−u))·sin(2πv).
 func (r *Rand) NormFloat64() float64 {
 	if r.has {
 		r.has = false

@@ -3,14 +3,14 @@ package rng
 import "math"
 
 // The elementary functions the distributions need, for the arguments they
-// pass. They are the FreeBSD msun / Cephes algorithms that Go's pure-Go math
-// package uses, in the same order of operations, with every product that
-// feeds a sum wrapped in float64(): the Go spec lets a compiler fuse x*y+z
-// into one rounding unless a conversion forces the product's rounding, and
-// arm64 (or amd64 built with GOAMD64=v3) does fuse. math.Log and math.Exp
-// are assembly on some platforms, math.Exp's amd64 assembly differs
-// between CPUs with and without FMA, so the platform's routines cannot be
-// used where the draws must be the same everywhere.
+// pass. They are the FreeBSD msun / Cephes algorithms of Go's pure-Go math
+// package, in the same order of operations. Every product that feeds a sum
+// is wrapped in float64(). The Go spec lets a compiler fuse x*y+z into one
+// rounding unless a conversion forces the product's rounding. On arm64
+// (or amd64 built with GOAMD64=v3) it does fuse. On some platforms
+// math.Log and math.Exp are assembly. The amd64 assembly of math.Exp
+// differs between CPUs with and without FMA. So the platform's routines cannot be used
+// where the draws must be the same everywhere.
 
 // log returns the natural logarithm of a finite x > 0 (error < 1 ulp).
 func log(x float64) float64 {
@@ -96,8 +96,9 @@ func exp(x float64) float64 {
 }
 
 // pow returns x^y for a finite x > 0 and a finite y, as Go's math.Pow
-// computes it: x^yi by repeated squaring of x's mantissa for the integer
-// part yi of |y|, times e^(yf·ln x) for the fraction yf ∈ (−½, ½].
+// computes it. Let yi be the integer part of |y| and yf the fraction, in
+// (−½, ½]. Then x^yi comes from repeated squaring of x's mantissa. It is
+// multiplied by e^(yf·ln x).
 func pow(x, y float64) float64 {
 	switch {
 	case y == 0 || x == 1:
@@ -148,9 +149,9 @@ func pow(x, y float64) float64 {
 	return math.Ldexp(a1, ae)
 }
 
-// sincos returns sin x and cos x for 0 ≤ x < 2⁲⁹ (error < 1 ulp for the
-// x ∈ [0, 2π) that Box–Muller passes): Cody–Waite reduction by π/4 and
-// Cephes' polynomials.
+// sincos returns sin x and cos x for 0 ≤ x < 2⁲⁹. It uses Cody–Waite
+// reduction by π/4 and Cephes' polynomials. The error is < 1 ulp for the
+// x ∈ [0, 2π) that Box–Muller passes.
 func sincos(x float64) (sin, cos float64) {
 	const (
 		pi4A = 7.85398125648498535156e-1  // 0x3fe921fb40000000, π/4 in three parts

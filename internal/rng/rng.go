@@ -1,14 +1,15 @@
-// Package rng is cvar's one source of random numbers: the minibatch
-// sampler, model initialisation, the step-size estimates, Alg4's random
-// iterate, splits, synthetic data, the command's bootstrap and the
-// benchmarks' data all draw from it.
+// Package rng is cvar's one source of random numbers.
+//
+// The minibatch sampler, model initialisation, the step-size estimates and
+// Alg4's random iterate draw from it. So do splits, synthetic data, the
+// command's bootstrap and the benchmarks' data.
 //
 // # Stability
 //
-// The same seed and stream give the same values on every Go version and
-// every platform, bit for bit. The bit source is PCG-DXSM (a 128-bit
-// linear congruential generator with the "double xorshift multiply"
-// output, as in NumPy and math/rand/v2's PCG), written out here. Every
+// The same seed and stream give the same bits everywhere. This holds on
+// every Go version and every platform. The bit source is PCG-DXSM,
+// written out here. It is a 128-bit linear congruential generator with the "double
+// xorshift multiply" output, as in NumPy and math/rand/v2's PCG. Every
 // derived draw is an algorithm of this package, fixed by this
 // documentation:
 //
@@ -23,12 +24,12 @@
 //     shape a < 1; StudentT is a normal over √(χ²/ν), χ² = 2·Gamma(ν/2).
 //
 // The logarithm, exponential, power, sine and cosine these need are this
-// package's own, evaluated in IEEE double precision with every product
-// rounded before it is added (Go may otherwise fuse a multiply and an add,
-// as it does on arm64), so they do not depend on the platform's math
-// routines. math/rand/v2 promises a stable bit source but not that its
-// derived draws (Float64, IntN, NormFloat64, Perm, …) never change, which
-// is why they are not used.
+// package's own. They round every product before it is added, in IEEE
+// double precision. Go may otherwise fuse a multiply and an add, as it
+// does on arm64. So they do not depend on the platform's math routines.
+// The package math/rand/v2 promises a stable bit source. It does not
+// promise that its derived draws (Float64, IntN, NormFloat64, Perm, …)
+// never change, so they are not used.
 //
 // A generator is not safe for concurrent use; give each goroutine its own.
 package rng
@@ -47,15 +48,15 @@ type Rand struct {
 }
 
 // New returns the generator of seed and stream. Different streams of one
-// seed give unrelated sequences, so that the users of one seed (the
-// sampler, the initialisation, the split, …) do not share draws: the
-// state is (seed, stream XOR 0x9e3779b97f4a7c15).
+// seed give unrelated sequences. So the users of one seed (the sampler,
+// the initialisation, the split, …) do not share draws. The state is
+// (seed, stream XOR 0x9e3779b97f4a7c15).
 func New(seed, stream uint64) *Rand {
 	return &Rand{hi: seed, lo: stream ^ golden}
 }
 
-// Uint64 returns 64 uniformly random bits: the state advances by one step
-// of the 128-bit LCG, and the output is the DXSM mix of the new state.
+// Uint64 returns 64 uniformly random bits. The state advances by one step
+// of the 128-bit LCG. The output is the DXSM mix of the new state.
 func (r *Rand) Uint64() uint64 {
 	const (
 		mulHi = 2549297995355413924
