@@ -79,14 +79,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// maxGenBytes bounds what generating a data set holds: cvar's default
-// -max-memory, which the data set must fit in to be trained on anyway.
+// maxGenBytes bounds what generating a data set holds. It is cvar's
+// default -max-memory: the data set must fit in it to be trained on anyway.
 const maxGenBytes = 4 << 30
 
 // genFits reports whether generating n rows of d features with nnz
-// non-zeros a row holds at most maxGenBytes: about 16 bytes a feature for
-// the frequencies and the rule, 8 a non-zero and 16 a row. Each factor is
-// checked against the bound before a product, so nothing wraps.
+// non-zeros a row holds at most maxGenBytes. It counts about 16 bytes a
+// feature for the frequencies and the rule. It counts 8 a non-zero and 16
+// a row. Each factor is checked against the bound before a product, so
+// nothing wraps.
 func genFits(n, d, nnz int) bool {
 	if n > maxGenBytes/16 || d > maxGenBytes/16 || nnz > maxGenBytes/8 || int64(n)*int64(nnz) > maxGenBytes/8 {
 		return false

@@ -1,5 +1,5 @@
 // Package footprint estimates the memory a training run takes besides its
-// data, so that cvar can refuse a model beyond its -max-memory bound before
+// data. With it cvar refuses a model beyond its -max-memory bound before
 // anything is allocated.
 package footprint
 
@@ -11,16 +11,17 @@ import (
 	"github.com/cvarlearn/cvar/batch"
 )
 
-// Training estimates the memory that training a model of the given kind
-// and shapes (d features, k classes, 0 for regression, and the mlp's hidden
-// units) takes besides the data. It counts the parameters, their gradient
-// and a few copies (iterate averaging, the best point), and a gradient per
-// worker thread (threads ≤ 0: GOMAXPROCS) or per chunk of the minibatch.
-// It counts the scratch of the passes over the rows: the scores of each
-// class and the mlp's hidden activations of a minibatch of batchSize rows
-// (at least 1024, the rows of the losses at the start) and of the rows an
-// evaluation holds at once, none of them more than the data's rows (0: not
-// known). The arithmetic saturates: absurd shapes give math.MaxInt64.
+// Training estimates the memory that training a model takes besides the
+// data. The model has a kind and shapes: d features, k classes (0 for
+// regression) and the mlp's hidden units. The estimate counts the
+// parameters, their gradient and a few copies (iterate averaging, the best
+// point). It counts a gradient per worker thread (threads ≤ 0: GOMAXPROCS)
+// or per chunk of the minibatch. It counts the scratch of the passes over
+// the rows: the scores of each class and the mlp's hidden activations. A
+// minibatch holds batchSize rows, at least 1024 (the losses at the start).
+// An evaluation holds some rows at once too. Neither holds more than the
+// data's rows (0: not known). The arithmetic saturates: absurd shapes give
+// math.MaxInt64.
 func Training[T batch.Float](kind string, d, k, hidden, threads, batchSize, rows int) int64 {
 	outs := int64(max(k, 1))
 	params := satAdd(satMul(int64(d), outs), outs)
@@ -39,16 +40,16 @@ func Training[T batch.Float](kind string, d, k, hidden, threads, batchSize, rows
 		threads = runtime.GOMAXPROCS(0)
 	}
 	// The engine holds the scratch of a minibatch, or of 16 chunks of 64
-	// rows; an evaluation that of 16 pieces of between 16 and 1024 rows,
-	// 32 768 scores each where a row has fewer.
+	// rows. An evaluation holds that of 16 pieces of 16 to 1024 rows. A
+	// piece holds 32 768 scores where a row has fewer.
 	trainRows := max(int64(batchSize), 1024)
 	evalRows := 16 * min(1024, max(16, wholeDataPiece/width))
 	if rows > 0 {
 		trainRows, evalRows = min(trainRows, int64(rows)), min(evalRows, int64(rows))
 	}
 	scratch := satMul(satAdd(trainRows, evalRows), perRow)
-	// A gradient per worker, or per chunk of 64 rows of the minibatch (of
-	// 16 rows where the gradient is small) where there are more chunks.
+	// A gradient per worker, or per chunk of the minibatch where there are
+	// more chunks. A chunk is 64 rows, or 16 where the gradient is small.
 	chunkRows := int64(64)
 	if params <= 1<<14 {
 		chunkRows = 16

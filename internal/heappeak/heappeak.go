@@ -1,6 +1,6 @@
 // Package heappeak measures how far the Go heap grows while a function
-// runs: the tests of the memory bounds of cvar's readers and commands share
-// it.
+// runs. The tests of the memory bounds of cvar's readers and commands
+// share it.
 package heappeak
 
 import (
@@ -10,9 +10,9 @@ import (
 	"time"
 )
 
-// Of runs fn and returns the largest growth of the heap's objects
-// (runtime/metrics, live or not yet swept) over their size at the start,
-// sampled every 100 µs.
+// Of runs fn and returns the largest growth of the heap's objects over
+// their size at the start. Objects live or not yet swept count
+// (runtime/metrics). It samples every 100 µs.
 func Of(fn func()) int64 {
 	const name = "/memory/classes/heap/objects:bytes"
 	read := func(s []metrics.Sample) int64 {
