@@ -6,8 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"slices"
-	"strings"
 
 	"github.com/cvarlearn/cvar/batch"
 	"github.com/cvarlearn/cvar/dataset"
@@ -268,9 +266,7 @@ func (f *Fit[T]) UnmarshalBinary(b []byte) error {
 // ParseScaling returns the scaling of a name: auto, zscore, maxabs, unit
 // or none.
 func ParseScaling(s string) (Scaling, error) {
-	i := slices.Index([]string{"auto", "zscore", "maxabs", "unit", "none"}, strings.ToLower(s))
-	if i < 0 {
-		return 0, fmt.Errorf("cvar: unknown scaling %q (want auto, zscore, maxabs, unit or none)", s)
-	}
-	return Scaling(i), nil
+	var sc Scaling
+	err := sc.UnmarshalText([]byte(s))
+	return sc, err
 }

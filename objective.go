@@ -48,18 +48,37 @@ func (o Objective) String() string {
 	return fmt.Sprintf("Objective(%d)", int(o))
 }
 
+// MarshalText returns the objective's name, with an error for a value
+// outside the constants.
+func (o Objective) MarshalText() ([]byte, error) {
+	if o < 0 || int(o) >= len(objectiveNames) {
+		return nil, fmt.Errorf("cvar: unknown objective %d", int(o))
+	}
+	return []byte(objectiveNames[o]), nil
+}
+
+// UnmarshalText sets o from an objective's name: cvar, blend, trimmed,
+// chi2 or group, in any case. "default" and "" give ObjectiveDefault.
+func (o *Objective) UnmarshalText(b []byte) error {
+	if len(b) == 0 {
+		*o = ObjectiveDefault
+		return nil
+	}
+	for k, name := range objectiveNames {
+		if strings.EqualFold(string(b), name) {
+			*o = Objective(k)
+			return nil
+		}
+	}
+	return fmt.Errorf("cvar: unknown objective %q (want cvar, blend, trimmed, chi2 or group)", b)
+}
+
 // ParseObjective reads an objective's name: cvar, blend, trimmed, chi2 or
 // group ("default" or "" for ObjectiveDefault).
 func ParseObjective(s string) (Objective, error) {
-	if s == "" {
-		return ObjectiveDefault, nil
-	}
-	for o, name := range objectiveNames {
-		if strings.EqualFold(s, name) {
-			return Objective(o), nil
-		}
-	}
-	return 0, fmt.Errorf("cvar: unknown objective %q (want cvar, blend, trimmed, chi2 or group)", s)
+	var o Objective
+	err := o.UnmarshalText([]byte(s))
+	return o, err
 }
 
 // objective returns the objective a run of opt minimises: the options',

@@ -31,15 +31,33 @@ func (m Method) String() string {
 	return fmt.Sprintf("Method(%d)", int(m))
 }
 
+// MarshalText returns the method's name, with an error for a value
+// outside the constants.
+func (m Method) MarshalText() ([]byte, error) {
+	if s, ok := methodNames[m]; ok {
+		return []byte(s), nil
+	}
+	return nil, fmt.Errorf("cvar: unknown method %d", int(m))
+}
+
+// UnmarshalText sets m from a method's name: alg1, alg2, alg3, alg4,
+// vanilla or minibatch, in any case.
+func (m *Method) UnmarshalText(b []byte) error {
+	for k, name := range methodNames {
+		if strings.EqualFold(string(b), name) {
+			*m = k
+			return nil
+		}
+	}
+	return fmt.Errorf("cvar: unknown method %q (want alg1, alg2, alg3, alg4, vanilla or minibatch)", b)
+}
+
 // ParseMethod reads a method's name: alg1, alg2, alg3, alg4, vanilla or
 // minibatch.
 func ParseMethod(s string) (Method, error) {
-	for m, name := range methodNames {
-		if strings.EqualFold(s, name) {
-			return m, nil
-		}
-	}
-	return 0, fmt.Errorf("cvar: unknown method %q (want alg1, alg2, alg3, alg4, vanilla or minibatch)", s)
+	var m Method
+	err := m.UnmarshalText([]byte(s))
+	return m, err
 }
 
 // online reports whether the method consumes samples one at a time in order.
@@ -81,15 +99,33 @@ func (s Smoothing) objective() batch.Objective {
 	return batch.Softplus
 }
 
+// MarshalText returns "softplus" or "quadratic", with an error for a
+// value outside the constants.
+func (s Smoothing) MarshalText() ([]byte, error) {
+	if s != Softplus && s != Quadratic {
+		return nil, fmt.Errorf("cvar: unknown smoothing %d", int(s))
+	}
+	return []byte(s.String()), nil
+}
+
+// UnmarshalText sets s from "softplus" or "quadratic", in any case.
+func (s *Smoothing) UnmarshalText(b []byte) error {
+	switch strings.ToLower(string(b)) {
+	case "softplus":
+		*s = Softplus
+	case "quadratic":
+		*s = Quadratic
+	default:
+		return fmt.Errorf("cvar: unknown smoothing %q (want softplus or quadratic)", b)
+	}
+	return nil
+}
+
 // ParseSmoothing reads "softplus" or "quadratic".
 func ParseSmoothing(s string) (Smoothing, error) {
-	switch strings.ToLower(s) {
-	case "softplus":
-		return Softplus, nil
-	case "quadratic":
-		return Quadratic, nil
-	}
-	return 0, fmt.Errorf("cvar: unknown smoothing %q (want softplus or quadratic)", s)
+	var sm Smoothing
+	err := sm.UnmarshalText([]byte(s))
+	return sm, err
 }
 
 // Sampling says how minibatches are drawn: batch's modes, and the zero

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
+	"strings"
 
 	"github.com/cvarlearn/cvar/batch"
 	"github.com/cvarlearn/cvar/dataset"
@@ -51,6 +53,35 @@ const (
 	// ScaleNone leaves the features as read.
 	ScaleNone
 )
+
+var scalingNames = [...]string{"auto", "zscore", "maxabs", "unit", "none"}
+
+func (s Scaling) String() string {
+	if s >= 0 && int(s) < len(scalingNames) {
+		return scalingNames[s]
+	}
+	return fmt.Sprintf("Scaling(%d)", int(s))
+}
+
+// MarshalText returns the scaling's name, with an error for a value
+// outside the constants.
+func (s Scaling) MarshalText() ([]byte, error) {
+	if s < 0 || int(s) >= len(scalingNames) {
+		return nil, fmt.Errorf("cvar: unknown scaling %d", int(s))
+	}
+	return []byte(scalingNames[s]), nil
+}
+
+// UnmarshalText sets s from a scaling's name: auto, zscore, maxabs, unit
+// or none, in any case.
+func (s *Scaling) UnmarshalText(b []byte) error {
+	i := slices.Index(scalingNames[:], strings.ToLower(string(b)))
+	if i < 0 {
+		return fmt.Errorf("cvar: unknown scaling %q (want auto, zscore, maxabs, unit or none)", b)
+	}
+	*s = Scaling(i)
+	return nil
+}
 
 // StreamOptions configure TrainStream.
 type StreamOptions[T batch.Float] struct {
