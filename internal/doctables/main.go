@@ -1,6 +1,6 @@
 // Command doctables regenerates the tables of README.md and docs/*.md that
-// a command prints, or checks that they are current. Run it from the
-// repository root:
+// a command prints. It can also check that they are current. Run it from
+// the repository root:
 //
 //	go run ./internal/doctables          # rewrite the tables that take seconds
 //	go run ./internal/doctables -all     # and those that take minutes
@@ -12,14 +12,15 @@
 //	<!-- table: cvar experiment -data builtin -format-out markdown -->
 //	<!-- table (minutes): cvar experiment -data $MNIST -format-out markdown -->
 //
-// The command runs in sh, in an empty directory, with the cvar, cvargen and
-// cvarbench built from the tree first on PATH and CVAR_KERNEL set to the
-// kernels the pages show (see the docs' console test). Its output's first
-// Markdown table whose header holds every column of the page's table
-// replaces the page's rows, keeping only the page's columns: a page may
-// leave out a column (the data set's name, say). "(minutes)" marks a table
-// that only -all regenerates or checks. A command that names $MNIST runs
-// only when the environment's MNIST holds the directory of MNIST's files.
+// The command runs in sh, in an empty directory. The cvar, cvargen and
+// cvarbench built from the tree come first on PATH. CVAR_KERNEL names the
+// kernels the pages show (see the docs' console test). In the command's
+// output, the first Markdown table whose header holds every column of the
+// page's table replaces the page's rows. Only the page's columns are kept,
+// so a page may leave out a column (the data set's name, say).
+// "(minutes)" marks a table that only -all regenerates or checks. A
+// command that names $MNIST runs only when the environment's MNIST holds
+// the directory of MNIST's files.
 package main
 
 import (

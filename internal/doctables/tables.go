@@ -11,9 +11,9 @@ import (
 	"strings"
 )
 
-// pagesKernel is the kernel implementation whose output the pages show: the
-// others round some sums differently, which changes the last digits of a
-// long run.
+// pagesKernel is the kernel implementation whose output the pages show.
+// The others round some sums differently. That changes the last digits of
+// a long run.
 const pagesKernel = "avx512"
 
 // marker is the comment before a generated table: whether it takes minutes,
@@ -37,8 +37,9 @@ func (r *runner) close() {
 	}
 }
 
-// pages regenerates (or, with check, compares) the tables of README.md and
-// docs/*.md under root, and returns a line for each table that differed.
+// pages regenerates the tables of README.md and docs/*.md under root. With
+// check it compares them instead. It returns a line for each table that
+// differed.
 func (r *runner) pages(root string, check bool) (stale []string, err error) {
 	pages, err := filepath.Glob(filepath.Join(root, "docs", "*.md"))
 	if err != nil {
@@ -122,8 +123,8 @@ func tableAt(lines []string, i int) []string {
 	return lines[i:j]
 }
 
-// run runs command in sh in an empty directory, with the programs built
-// from the tree under root first on PATH, and returns its standard output.
+// run runs command in sh in an empty directory and returns its standard
+// output. The programs built from the tree under root come first on PATH.
 func (r *runner) run(root, command string) (string, error) {
 	if err := r.build(root); err != nil {
 		return "", err
@@ -144,10 +145,11 @@ func (r *runner) run(root, command string) (string, error) {
 	return stdout.String(), nil
 }
 
-// env is the environment of a command: this process's, with the programs
-// built from the tree first on PATH, CVAR_KERNEL naming the kernels the
-// pages show, MNIST the runner's, and no GODEBUG (a CI leg's CPU features
-// switched off), so that the programs take those kernels.
+// env is the environment of a command, based on this process's. The
+// programs built from the tree come first on PATH. CVAR_KERNEL names the
+// kernels the pages show, and MNIST is the runner's. GODEBUG is dropped: a
+// CI leg may switch CPU features off with it. So the programs take the
+// pages' kernels.
 func (r *runner) env() []string {
 	var env []string
 	for _, v := range os.Environ() {
@@ -192,8 +194,8 @@ func cells(row string) []string {
 }
 
 // project returns the rows of the first table in out whose header holds
-// every column of header, each with the cells of those columns in header's
-// order.
+// every column of header. Each row has the cells of those columns, in
+// header's order.
 func project(header, out string) ([]string, error) {
 	want := cells(header)
 	lines := strings.Split(out, "\n")
@@ -241,7 +243,7 @@ func columns(have, want []string) ([]int, bool) {
 }
 
 // writeFile replaces path's contents through a temporary file in its
-// directory, so that a failed write leaves the page as it was.
+// directory. A failed write so leaves the page as it was.
 func writeFile(path string, data []byte) error {
 	info, err := os.Stat(path)
 	if err != nil {
