@@ -3,6 +3,7 @@ package cvar
 import (
 	"errors"
 	"fmt"
+	"math"
 )
 
 // Errors of the package, with detail; test with errors.Is.
@@ -62,3 +63,23 @@ func (e *riskError) Error() string   { return e.msg }
 func (e *riskError) Unwrap() []error { return e.kind }
 
 func fail(msg string, kind ...error) error { return &riskError{msg: msg, kind: kind} }
+
+// GridSizeError reports a grid of more settings than MaxGridSettings. It
+// names each list's count as tried and their full product, so that a
+// program can report the size in its own words.
+type GridSizeError struct {
+	// LR, WeightDecay, EpsFraction and Objective are the numbers of values
+	// tried of each list; Objective counts the trims or χ² radii.
+	LR, WeightDecay, EpsFraction, Objective int
+	// Settings is their product, math.MaxUint64 where it overflows.
+	Settings uint64
+}
+
+func (e *GridSizeError) Error() string {
+	n := fmt.Sprint(e.Settings)
+	if e.Settings == math.MaxUint64 {
+		n = "over " + n
+	}
+	return fmt.Sprintf("cvar: a grid of %d × %d × %d × %d = %s settings exceeds MaxGridSettings (%d)",
+		e.LR, e.WeightDecay, e.EpsFraction, e.Objective, n, MaxGridSettings)
+}

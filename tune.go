@@ -202,7 +202,7 @@ func TuneContext[T batch.Float](ctx context.Context, model batch.Model[T], train
 // checkGrid reports a grid value that is not finite, a step size or ε
 // fraction of 0 (Options would read it as its default, so the setting
 // would not be the one reported) and a grid of more than MaxGridSettings
-// settings, with nEps the number of ε the method tries.
+// settings, a *GridSizeError, with nEps the number of ε the method tries.
 func checkGrid(g Grid, nEps, nObj int) error {
 	for _, l := range []struct {
 		name     string
@@ -223,11 +223,17 @@ func checkGrid(g Grid, nEps, nObj int) error {
 			return fmt.Errorf("cvar: Grid.Trim value %v must be below 1", v)
 		}
 	}
-	hi, n := bits.Mul64(uint64(len(g.LR)), uint64(len(g.WeightDecay)))
-	hi2, n := bits.Mul64(n, uint64(nEps))
-	hi3, n := bits.Mul64(n, uint64(nObj))
-	if hi != 0 || hi2 != 0 || hi3 != 0 || n > MaxGridSettings {
-		return fmt.Errorf("cvar: a grid of %d × %d × %d × %d settings exceeds MaxGridSettings (%d)", len(g.LR), len(g.WeightDecay), nEps, nObj, MaxGridSettings)
+	e := &GridSizeError{LR: len(g.LR), WeightDecay: len(g.WeightDecay), EpsFraction: nEps, Objective: nObj}
+	e.Settings = 1
+	for _, c := range []int{e.LR, e.WeightDecay, e.EpsFraction, e.Objective} {
+		hi, lo := bits.Mul64(e.Settings, uint64(c))
+		if hi != 0 {
+			lo = math.MaxUint64 // past every limit: the count saturates
+		}
+		e.Settings = lo
+	}
+	if e.Settings > MaxGridSettings {
+		return e
 	}
 	return nil
 }
@@ -237,7 +243,8 @@ func checkGrid(g Grid, nEps, nObj int) error {
 // methods Alg2–4 without a given Eps; trims and χ² radii only for the
 // objectives that take them (see Grid). A program that trains the
 // settings elsewhere (a pipeline, a cluster) expands the grid here, and
-// applies a setting to its options with Trial.Apply.
+// applies a setting to its options with Trial.Apply. A grid of more than
+// MaxGridSettings settings fails with a *GridSizeError naming its size.
 func (g Grid) Trials(opt Options) ([]Trial, error) {
 	def := DefaultGrid()
 	if len(g.LR) == 0 {
