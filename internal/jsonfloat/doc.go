@@ -9,7 +9,7 @@
 //     a value round-trips.
 //
 // Declare a struct field of either type and encoding/json writes it in that
-// form; Exact also reads it back. Finite values are written the same way by
-// both: the shortest decimal that reads back to the same float64 (strconv
-// 'g', −1).
+// form; Exact also reads it back. Both write a finite value the same way.
+// They write the shortest decimal that reads back to the same float64
+// (strconv 'g', −1).
 package jsonfloat

@@ -1,5 +1,5 @@
-// Package modelio reads a model file by path for the programs, cvar and
-// cvarbeam, so that both name the file alike in their errors.
+// Package modelio reads a model file by path for cvar and cvarbeam. So
+// both programs name the file alike in their errors.
 package modelio
 
 import (

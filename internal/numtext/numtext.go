@@ -1,5 +1,5 @@
-// Package numtext formats numbers for the text tables and messages that the
-// library and the commands print, so that both print a value alike.
+// Package numtext formats numbers for the text tables and messages of the
+// library and the commands. So both print a value alike.
 package numtext
 
 import (
@@ -8,8 +8,8 @@ import (
 	"strconv"
 )
 
-// Short formats v to 4 significant digits (strconv's 'g' format), "-"
-// for NaN (a metric with no value) and "+Inf" or "-Inf" for infinities.
+// Short formats v to 4 significant digits (strconv's 'g' format). NaN (a
+// metric with no value) is "-"; infinities are "+Inf" and "-Inf".
 func Short(v float64) string {
 	switch {
 	case math.IsNaN(v):

@@ -1,8 +1,8 @@
-// Package plots draws the figures of the cvar experiment with gonum/plot:
-// training curves per epoch (the paper's Figure 2) and the sorted top-α
-// losses (Figure 3), as PNG or SVG. [Curves] writes the one, from a [Panel]
-// per metric holding a [Curve] per method, and [Tails] the other, from each
-// method's [Tail].
+// Package plots draws the figures of the cvar experiment with gonum/plot,
+// as PNG or SVG. [Curves] draws the training curves per epoch (the paper's
+// Figure 2). It takes a [Panel] per metric, holding a [Curve] per method.
+// [Tails] draws the sorted top-α losses (Figure 3), from each method's
+// [Tail].
 package plots
 
 import (
@@ -21,8 +21,8 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 )
 
-// Curve is one method's values per epoch (index 0 is epoch 1) on the
-// training and the validation data; NaN values are skipped.
+// Curve is one method's values per epoch on the training and the
+// validation data. Index 0 is epoch 1. NaN values are skipped.
 type Curve struct {
 	Method     string
 	Train, Val []float64
@@ -52,9 +52,9 @@ var palette = []color.Color{
 
 func colour(i int) color.Color { return palette[i%len(palette)] }
 
-// Curves writes the panels side by side: per method one colour, validation
-// solid and training dashed (the paper's Figure 2), with the legend on the
-// right. format is "png" or "svg".
+// Curves writes the panels side by side, with the legend on the right.
+// Each method has one colour. Validation is solid and training dashed, as
+// in the paper's Figure 2. format is "png" or "svg".
 func Curves(w io.Writer, format, title string, panels []Panel) error {
 	plots := make([]*plot.Plot, 0, len(panels))
 	legend := plot.NewLegend()
@@ -105,9 +105,9 @@ func styleLine(l *plotter.Line, c color.Color, dashed bool) {
 	}
 }
 
-// Tails writes one panel per α: the top ⌈α·n⌉ validation losses of each
-// method, sorted in increasing order, against their rank (the paper's
-// Figure 3).
+// Tails writes one panel per α, as in the paper's Figure 3. A panel plots
+// the top ⌈α·n⌉ validation losses of each method against their rank, in
+// increasing order.
 func Tails(w io.Writer, format, title string, alphas []float64, tails []Tail) error {
 	plots := make([]*plot.Plot, 0, len(alphas))
 	for _, a := range alphas {
@@ -161,8 +161,8 @@ func points(ys []float64, x func(int) float64) plotter.XYs {
 	return xys
 }
 
-// render lays the plots out in a row under a title, with the legend (if
-// any) in a strip on the right, and encodes them.
+// render lays the plots out in a row under a title and encodes them. The
+// legend, if any, takes a strip on the right.
 func render(w io.Writer, format, title string, plots []*plot.Plot, panelWidth vg.Length, legend *plot.Legend) error {
 	if len(plots) == 0 {
 		return fmt.Errorf("plots: nothing to draw")

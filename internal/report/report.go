@@ -1,5 +1,5 @@
-// Package report lays a model file's metrics out as cvar eval prints them,
-// as a table and as JSON, for cvar and the Beam module's cvarbeam alike.
+// Package report lays a model file's metrics out as cvar eval prints them.
+// It writes a table and JSON, for cvar and the Beam module's cvarbeam alike.
 package report
 
 import (
@@ -14,10 +14,10 @@ import (
 	"github.com/cvarlearn/cvar/internal/numtext"
 )
 
-// Eval is the report of a model file's metrics on a data set: the model,
-// the data, and each metric with its interval. Its JSON form (WriteJSON)
-// has cvar eval -json's keys; the distributed evaluation of the Beam module
-// writes the same report without intervals.
+// Eval is the report of a model file's metrics on a data set. It holds the
+// model, the data, and each metric with its interval. Its JSON form
+// (WriteJSON) has cvar eval -json's keys. The Beam module's distributed
+// evaluation writes the same report without intervals.
 type Eval struct {
 	Model      Model               `json:"model"`
 	Method     string              `json:"method"`
@@ -45,7 +45,7 @@ type Model struct {
 	Data      string   `json:"data"` // the data it was trained on
 }
 
-// NewEval returns the report of m's metrics bm on n rows of data, whose
+// NewEval returns the report of m's metrics bm on n rows of data. The
 // intervals come from resamples bootstrap resamples (0: none). A nil m
 // reports the zero Model and Method; a nil bm, no metrics.
 func NewEval(m *cvar.ModelFile, data string, n, resamples int, bm *cvar.BootstrapMetrics) *Eval {
@@ -81,7 +81,7 @@ func ModelOf(m *cvar.ModelFile) Model {
 }
 
 // PointMetrics returns m as cvar.BootstrapMetrics without intervals (Lo
-// and Hi NaN), for a report of metrics computed without a bootstrap.
+// and Hi NaN). It serves a report of metrics computed without a bootstrap.
 func PointMetrics(m cvar.Metrics) *cvar.BootstrapMetrics {
 	nan := math.NaN()
 	point := func(v float64) cvar.Interval { return cvar.Interval{Value: v, Lo: nan, Hi: nan} }
@@ -92,16 +92,16 @@ func PointMetrics(m cvar.Metrics) *cvar.BootstrapMetrics {
 	return bm
 }
 
-// WriteJSON writes the report as indented JSON; a value that is not
-// finite (an interval that is not there) is null.
+// WriteJSON writes the report as indented JSON. A value that is not finite
+// (an interval that is not there) is null.
 func (r *Eval) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(r)
 }
 
-// WriteText writes the report as a table: a metric a row, its estimate and
-// its interval ("-" when there is none).
+// WriteText writes the report as a table, a metric a row. A row holds the
+// estimate and its interval ("-" when there is none).
 func (r *Eval) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "model  %s on %d features, trained with %s at α = %s on %s (%s)\n", r.Model.Kind, r.Model.D, r.Method, fmtAlpha(r.Alpha), r.Model.Data, r.Model.Precision)
 	fmt.Fprintf(w, "data   %s: %d rows\n\n", r.Data, r.N)

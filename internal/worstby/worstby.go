@@ -1,6 +1,6 @@
 // Package worstby reads the metric that picks the worst group of a group
-// evaluation, for cvar.GroupOptions.WorstBy and cvar eval's -worst-by flag,
-// so that the library and the command accept the same names.
+// evaluation. It serves cvar.GroupOptions.WorstBy and cvar eval's
+// -worst-by flag, so the library and the command accept the same names.
 package worstby
 
 import (
@@ -9,11 +9,11 @@ import (
 	"strings"
 )
 
-// Parse reads s against the alphas evaluated: "" and "mean_loss" (also
-// "loss") name the mean loss; "accuracy" (also "acc") the accuracy; "cvar"
-// the CVaR at the first α, and "cvar_0.1" (also "cvar0.1") the CVaR at
-// α = 0.1, which must be among alphas. It returns the metric's name,
-// "mean_loss", "accuracy" or "cvar", and the α of a CVaR.
+// Parse reads s against the alphas evaluated. "" and "mean_loss" (also
+// "loss") name the mean loss. "accuracy" (also "acc") names the accuracy.
+// "cvar" names the CVaR at the first α. "cvar_0.1" (also "cvar0.1") names
+// the CVaR at α = 0.1, which must be among alphas. Parse returns the
+// metric's name, "mean_loss", "accuracy" or "cvar", and the α of a CVaR.
 func Parse(s string, alphas []float64) (name string, alpha float64, err error) {
 	s = strings.ToLower(strings.TrimSpace(s))
 	switch s {
@@ -41,8 +41,8 @@ func Parse(s string, alphas []float64) (name string, alpha float64, err error) {
 	return "", 0, fmt.Errorf("cvar: worst group by %q; expected mean_loss, accuracy, cvar or cvar_α", s)
 }
 
-// Name is the canonical form of a metric Parse returned: its name, or
-// "cvar_" and the α of a CVaR.
+// Name is the canonical form of a metric Parse returned. It is the name,
+// or "cvar_" and the α of a CVaR.
 func Name(name string, alpha float64) string {
 	if name == "cvar" {
 		return "cvar_" + strconv.FormatFloat(alpha, 'g', -1, 64)
