@@ -1,23 +1,25 @@
 package tail
 
-// This file holds the selection engine: a deterministic introselect over a
-// permutation of indices, ranked by a strict total order on indices.
+// This file holds the selection engine. It is a deterministic introselect
+// over a permutation of indices. The indices are ranked by a strict total
+// order.
 //
 // The order. Index a ranks before (counts as larger than) index b when
-// losses[a] > losses[b], or losses[a] == losses[b] and a < b. Because indices
-// are distinct this is a strict total order with no ties at all, so the set of
-// the k first-ranked indices is unique and every result is independent of the
-// order in which the caller's permutation lists the indices.
+// losses[a] > losses[b], or losses[a] == losses[b] and a < b. Indices are
+// distinct, so this order has no ties at all. So the set of the k
+// first-ranked indices is unique. Every result is independent of the order
+// in which the caller's permutation lists the indices.
 //
 // The pivots. Ranges of fewer than smallRange elements are insertion sorted.
-// Larger ranges partition around the median of three (lo, middle, hi-1) or,
-// from ninther elements up, Tukey's ninther. Sorted, reverse-sorted and
-// all-equal inputs (the latter are sorted by index under the total order)
-// therefore split in half at every step. Adversarial inputs that defeat the
-// sampled pivots are caught by a work budget: once the elements partitioned
-// exceed budgetFactor·n, the remaining work uses median-of-medians pivots
-// (groups of five), whose pivot has at least 3/10 of the range on either
-// side. Worst case O(n); expected about 2–3 n comparisons. Nothing is random.
+// Larger ranges partition around the median of three (lo, middle, hi-1).
+// From ninther elements up, they use Tukey's ninther. So sorted,
+// reverse-sorted and all-equal inputs split in half at every step. (Under
+// the total order, all-equal inputs are sorted by index.) A work budget
+// catches adversarial inputs that defeat the sampled pivots. Once the
+// elements partitioned exceed budgetFactor·n, the remaining work uses
+// median-of-medians pivots (groups of five). Such a pivot has at least 3/10
+// of the range on either side. Worst case O(n); expected about 2–3 n
+// comparisons. Nothing is random.
 
 const (
 	smallRange   = 16  // ranges up to this size are insertion sorted
@@ -25,10 +27,10 @@ const (
 	budgetFactor = 6   // partition work allowed (× n) before median-of-medians
 )
 
-// pivots chooses a selection's pivots: sampled, with the median-of-medians
-// fallback once the work passes its budget (what the exported functions
-// use), or median of medians from the start (what tests pass, to exercise
-// the fallback on every input).
+// pivots chooses a selection's pivots. The exported functions use sampled
+// pivots, with the median-of-medians fallback once the work passes its
+// budget. Tests may ask for median of medians from the start, to exercise
+// the fallback on every input.
 type pivots bool
 
 const (
@@ -40,8 +42,8 @@ const (
 type selector[T Float] struct {
 	v []T
 	p []int
-	// work counts the elements partitioned or insertion sorted: a proxy for
-	// comparisons that tests use to check linear behaviour.
+	// work counts the elements partitioned or insertion sorted. It is a
+	// proxy for comparisons, which tests use to check linear behaviour.
 	work   int
 	budget int
 	mom    bool   // median-of-medians pivots from now on
@@ -52,8 +54,9 @@ func newSelector[T Float](v []T, p []int, piv pivots) selector[T] {
 	return selector[T]{v: v, p: p, piv: piv}
 }
 
-// run is the entry point of one selection: selectAt with a fresh work budget
-// of budgetFactor times the range (plus a constant), sampled pivots first.
+// run is the entry point of one selection. It calls selectAt with sampled
+// pivots first. The fresh work budget is budgetFactor times the range, plus
+// a constant.
 func (s *selector[T]) run(lo, hi, k int) {
 	s.mom = s.piv == medianOfMedians
 	s.budget = s.work + budgetFactor*(hi-lo) + 64
@@ -68,9 +71,9 @@ func (s *selector[T]) before(a, b int) bool {
 
 func (s *selector[T]) swap(i, j int) { s.p[i], s.p[j] = s.p[j], s.p[i] }
 
-// split partitions p[lo:hi] about a pivot — sampled, or the median of
-// medians once the work has passed its budget — and returns the pivot's
-// final place.
+// split partitions p[lo:hi] about a pivot and returns the pivot's final
+// place. The pivot is sampled, or the median of medians once the work has
+// passed its budget.
 func (s *selector[T]) split(lo, hi int) int {
 	var piv int
 	if s.mom {
@@ -86,8 +89,8 @@ func (s *selector[T]) split(lo, hi int) int {
 }
 
 // selectAt partially orders p[lo:hi] so that p[k] holds the element of rank
-// k-lo within the range, p[lo:k] the elements ranked before it and p[k+1:hi]
-// those ranked after it. lo <= k < hi.
+// k-lo within the range. Then p[lo:k] holds the elements ranked before it,
+// and p[k+1:hi] those ranked after it. It needs lo <= k < hi.
 func (s *selector[T]) selectAt(lo, hi, k int) {
 	for hi-lo > smallRange {
 		q := s.split(lo, hi)
@@ -159,8 +162,8 @@ func (s *selector[T]) samplePivot(lo, hi int) int {
 }
 
 // momPivot returns the position of the median of the medians of groups of
-// five of p[lo:hi] (len > smallRange). It moves the group medians to the
-// front of the range and selects their median recursively.
+// five of p[lo:hi], where len > smallRange. It moves the group medians to
+// the front of the range and selects their median recursively.
 func (s *selector[T]) momPivot(lo, hi int) int {
 	g := 0
 	for i := lo; i+5 <= hi; i += 5 {
@@ -174,9 +177,9 @@ func (s *selector[T]) momPivot(lo, hi int) int {
 }
 
 // partition moves the element at position piv into its final position q
-// within p[lo:hi], with everything ranked before it in p[lo:q] and everything
-// ranked after it in p[q+1:hi], and returns q. Hoare's scheme; since no two
-// indices compare equal it needs no special treatment of duplicates.
+// within p[lo:hi], and returns q. Everything ranked before it ends in
+// p[lo:q], everything ranked after it in p[q+1:hi]. It is Hoare's scheme. No
+// two indices compare equal, so duplicates need no special treatment.
 func (s *selector[T]) partition(lo, hi, piv int) int {
 	s.work += hi - lo
 	s.swap(lo, piv)

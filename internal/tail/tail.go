@@ -10,16 +10,17 @@ import (
 type Float = kernel.Float
 
 // snapTol is the relative distance to an integer within which α·n is taken
-// to be that integer: four units of 2⁻⁵² (four ulp at most, for any m ≥ 1).
-// α is usually a decimal such as 0.1 or 0.29 that float64 cannot represent,
-// and the product α·n carries that representation error plus one rounding,
-// together below 2⁻⁵² relative, so a product that is mathematically an
-// integer always lands within the tolerance, while an α deliberately a hair
-// off an integer count (more than 4 ulp) keeps its exact value.
+// to be that integer. It is four units of 2⁻⁵²: four ulp at most, for any
+// m ≥ 1. An α is usually a decimal such as 0.1 or 0.29 that float64 cannot
+// represent. The product α·n carries that representation error plus one
+// rounding. Together they stay below 2⁻⁵² relative. So a product that is
+// mathematically an integer always lands within the tolerance. An α
+// deliberately a hair off an integer count (more than 4 ulp) keeps its exact
+// value.
 const snapTol = 4 * 0x1p-52
 
 // snap returns x rounded to the nearest integer when it lies within snapTol
-// (relative) of it, and x otherwise. Zero is never a snap target.
+// (relative) of it. Otherwise it returns x. Zero is never a snap target.
 func snap(x float64) float64 {
 	r := math.Round(x)
 	if r != 0 && math.Abs(x-r) <= snapTol*r {
@@ -28,13 +29,13 @@ func snap(x float64) float64 {
 	return x
 }
 
-// Count returns m = α·n and k = ⌊m⌋ for n losses, computed robustly: when the
-// floating-point product α·n is within four ulp of an integer it is snapped to
-// that integer, so that α = 0.1, n = 100 gives m = 10, k = 10, and α = 0.29,
-// n = 100 gives k = 29 (the raw product is 28.999999999999996), as the exact
-// decimal α intends. k never exceeds n, and k = n exactly when m = n
-// (α = 1, or α within rounding of 1). m > 0 for every α > 0 and n ≥ 1; m < 1
-// (k = 0) when α < 1/n.
+// Count returns m = α·n and k = ⌊m⌋ for n losses, computed robustly. A
+// floating-point product α·n within four ulp of an integer is snapped to
+// that integer. So α = 0.1, n = 100 gives m = 10, k = 10, as the exact
+// decimal α intends. And α = 0.29, n = 100 gives k = 29, though the raw
+// product is 28.999999999999996. The count k never exceeds n. It equals n
+// exactly when m = n: α = 1, or α within rounding of 1. For every α > 0 and
+// n ≥ 1, m > 0. When α < 1/n, m < 1 and k = 0.
 func Count(n int, alpha float64) (m float64, k int) {
 	m = snap(alpha * float64(n))
 	if m >= float64(n) {
@@ -50,22 +51,22 @@ func iota(p []int) {
 	}
 }
 
-// Select partially orders perm, a permutation of 0..n−1 with n = len(losses)
-// supplied by the caller, so that perm[:k] holds the indices of the k largest
-// losses (in no particular order) and perm[k:] the others. When k < n it
-// also leaves in perm[k] the index of the (k+1)-th largest loss, so that
-// perm[k+1:] holds the indices ranked after it (like C++'s nth_element):
-// losses[perm[k]] is then ℓ(k+1).
+// Select partially orders perm, a permutation of 0..n−1 with
+// n = len(losses). The caller supplies perm. On return perm[:k] holds the
+// indices of the k largest losses, in no particular order, and perm[k:] the
+// others. When k < n, perm[k] is the index of the (k+1)-th largest loss. The
+// indices ranked after it are in perm[k+1:], as in C++'s nth_element. So
+// losses[perm[k]] is ℓ(k+1).
 //
-// Ties are broken deterministically: among equal losses the lower index counts
-// as larger (see the package documentation), so the set perm[:k] does not
-// depend on the order perm starts in.
+// Ties are broken deterministically. Among equal losses the lower index
+// counts as larger (see the package documentation). So the set perm[:k] does
+// not depend on the order perm starts in.
 //
-// Complexity: O(n) worst case (introselect: median-of-3/ninther pivots with a
-// median-of-medians fallback), about 2–3 n comparisons in the usual cases;
-// sorted, reverse-sorted and all-equal inputs are among the best cases.
-// It allocates nothing. It panics unless 0 ≤ k ≤ n and len(perm) = n.
-// No loss may be NaN.
+// Complexity: O(n) worst case. It is an introselect with median-of-3 or
+// ninther pivots and a median-of-medians fallback. It takes about 2–3 n
+// comparisons in the usual cases. Sorted, reverse-sorted and all-equal
+// inputs are among the best cases. It allocates nothing. It panics unless 0
+// ≤ k ≤ n and len(perm) = n. No loss may be NaN.
 func Select[T Float](losses []T, k int, perm []int) {
 	selectK(sampled, losses, k, perm)
 }
@@ -86,8 +87,8 @@ func selectK[T Float](piv pivots, losses []T, k int, perm []int) {
 	s.run(0, n, k)
 }
 
-// scratch returns perm[:n] filled with the identity, panicking if perm is too
-// short.
+// scratch returns perm[:n] filled with the identity. It panics if perm is
+// too short.
 func scratch(perm []int, n int, who string) []int {
 	if len(perm) < n {
 		panic("tail." + who + ": len(perm) < len(losses)")
@@ -98,18 +99,19 @@ func scratch(perm []int, n int, who string) []int {
 }
 
 // Weights writes into w the exact CVaR_α weights of the losses and returns
-// VaR_α: the k = ⌊αn⌋ largest losses get 1/(αn), the (k+1)-th largest gets
-// (αn − k)/(αn) (zero when αn is an integer), and all others get 0, so that
-// Σ w_i = 1 and Σ w_i ℓ_i = CVaR_α (both up to rounding in T). When α = 1
-// every weight is 1/n and the returned VaR is the minimum loss. m = αn and k
-// come from Count. These are the CVaR-on-Minibatch weights: the subgradient
-// of the empirical CVaR with respect to the losses (all weight on the maximum
-// when α < 1/n).
+// VaR_α. The k = ⌊αn⌋ largest losses get 1/(αn). The (k+1)-th largest gets
+// (αn − k)/(αn), which is zero when αn is an integer. All others get 0. So Σ
+// w_i = 1 and Σ w_i ℓ_i = CVaR_α, both up to rounding in T. When α = 1 every
+// weight is 1/n, and the returned VaR is the minimum loss. Count gives m =
+// αn and k. These are the CVaR-on-Minibatch weights: the subgradient of the
+// empirical CVaR with respect to the losses. When α < 1/n all weight is on
+// the maximum.
 //
-// perm is scratch of at least len(losses) entries; perm[:n] is overwritten
-// and left as Select leaves it with this k (perm[:k] the full-weight indices,
-// perm[k] the boundary index when k < n). len(w) must equal len(losses).
-// O(n), no allocation. The caller guarantees len(losses) ≥ 1, α ∈ (0, 1] and
+// The slice perm is scratch of at least len(losses) entries. Its first n
+// entries are overwritten and left as Select leaves them with this k. So
+// perm[:k] holds the full-weight indices, and perm[k] the boundary index
+// when k < n. len(w) must equal len(losses). It takes O(n) time and
+// allocates nothing. The caller guarantees len(losses) ≥ 1, α ∈ (0, 1] and
 // no NaN loss.
 func Weights[T Float](w, losses []T, alpha float64, perm []int) (varAlpha T) {
 	return weights(sampled, w, losses, alpha, perm)
@@ -162,18 +164,18 @@ func (a *ksum) add(x float64) {
 func (a *ksum) sum() float64 { return a.s + a.c }
 
 // Sums of values up to bigAbs in magnitude cannot overflow for any count of
-// terms below 2⁶³; when a larger value takes part, every term is multiplied
-// by downScale first and the result divided by it after. Both are powers of
-// two, so scaling is exact for every term that matters (a term that becomes
-// subnormal is below 2⁻¹⁸⁰⁰ of the largest) and results that need no
-// scaling are bit-identical to unscaled sums.
+// terms below 2⁶³. When a larger value takes part, every term is multiplied
+// by downScale first, and the result divided by it after. Both are powers of
+// two, so scaling is exact for every term that matters. A term that becomes
+// subnormal is below 2⁻¹⁸⁰⁰ of the largest. Results that need no scaling are
+// bit-identical to unscaled sums.
 const (
 	bigAbs    = 0x1p960
 	downScale = 0x1p-128
 )
 
-// scaleFor returns the factor that sums of terms up to amax in magnitude
-// are taken in: 1, or downScale when amax exceeds bigAbs.
+// scaleFor returns the factor that sums of terms up to amax in magnitude are
+// taken in. It is 1, or downScale when amax exceeds bigAbs.
 func scaleFor(amax float64) float64 {
 	if amax > bigAbs {
 		return downScale
@@ -181,10 +183,10 @@ func scaleFor(amax float64) float64 {
 	return 1
 }
 
-// finish combines the scaled sum s·(ℓ(1) + … + ℓ(k)) of the k full-weight
-// losses, their maximum and the boundary loss v = VaR into
-// CVaR = (sum + (m − k)·v)/m, clamped to [v, max]. With k = 0 it returns v
-// exactly.
+// finish returns CVaR = (sum + (m − k)·v)/m, clamped to [v, max]. Its
+// argument sum is the scaled sum s·(ℓ(1) + … + ℓ(k)) of the k full-weight
+// losses. The argument mx is their maximum, and v = VaR is the boundary
+// loss. With k = 0 it returns v exactly.
 func finish(sum, mx float64, k int, m, v, s float64) float64 {
 	if k == 0 {
 		return v
@@ -196,12 +198,12 @@ func finish(sum, mx float64, k int, m, v, s float64) float64 {
 	return min(max(c, v), mx)
 }
 
-// CVaRVaR returns the empirical CVaR_α and VaR_α of the losses (definitions in
-// the package documentation), by one selection: O(n) time, no allocation,
-// sums in float64 (compensated). perm is scratch of at least len(losses)
-// entries; perm[:n] is overwritten and left as Select leaves it with
-// k = ⌊αn⌋ (Count). The caller guarantees len(losses) ≥ 1, α ∈ (0, 1] and no
-// NaN loss.
+// CVaRVaR returns the empirical CVaR_α and VaR_α of the losses. The package
+// documentation defines them. It uses one selection: O(n) time, no
+// allocation, sums in compensated float64. The slice perm is scratch of at
+// least len(losses) entries. Its first n entries are overwritten and left as
+// Select leaves them with k = ⌊αn⌋ (Count). The caller guarantees
+// len(losses) ≥ 1, α ∈ (0, 1] and no NaN loss.
 func CVaRVaR[T Float](losses []T, alpha float64, perm []int) (cvar, vr float64) {
 	return cvarVaR(sampled, losses, alpha, perm)
 }
@@ -243,18 +245,20 @@ func cvarVaR[T Float](piv pivots, losses []T, alpha float64, perm []int) (cvar, 
 }
 
 // Multi computes CVaR_α and VaR_α for every α in alphas into cvar[j] and
-// vr[j] (len(cvar) = len(vr) = len(alphas), else it panics) with one
-// selection over the n losses instead of one per α: the alphas are visited by
-// decreasing k = ⌊αn⌋, the first selection places ℓ(k_max+1) over all n
-// losses and each later one only reorders the prefix left by the previous,
-// so the array ends partitioned at every k at once; one ascending pass then
-// accumulates the sums. Cost: O(n + Σ_j k_j) expected time for the
-// selections (at most O(n + A·k_max) for A alphas, and O(n) when the alphas
-// are small), O(k_max) for the sums, and O(A²) to order the alphas without
-// allocating; no full sort and no allocation. Duplicated alphas are fine.
+// vr[j]. It panics unless len(cvar) = len(vr) = len(alphas). It makes one
+// selection over the n losses, not one per α. The alphas are visited by
+// decreasing k = ⌊αn⌋. The first selection places ℓ(k_max+1) over all n
+// losses. Each later one only reorders the prefix the previous one left. So
+// the array ends partitioned at every k at once. One ascending pass then
+// accumulates the sums.
 //
-// Results agree with CVaRVaR to within float64 rounding of the sums (VaR
-// exactly). perm is scratch as for CVaRVaR; the caller guarantees
+// Cost: O(n + Σ_j k_j) expected time for the selections. That is at most O(n
+// + A·k_max) for A alphas, and O(n) when the alphas are small. The sums take
+// O(k_max). Ordering the alphas without allocating takes O(A²). There is no
+// full sort and no allocation. Duplicated alphas are fine.
+//
+// Results agree with CVaRVaR to within float64 rounding of the sums, and VaR
+// exactly. The slice perm is scratch as for CVaRVaR. The caller guarantees
 // len(losses) ≥ 1, every α ∈ (0, 1] and no NaN loss.
 func Multi[T Float](losses []T, alphas []float64, perm []int, cvar, vr []float64) {
 	multi(sampled, losses, alphas, perm, cvar, vr)
@@ -292,7 +296,7 @@ func multi[T Float](piv pivots, losses []T, alphas []float64, perm []int, cvar, 
 		}
 	}
 
-	// Every sum and boundary loss lies in p[:kmax+1], which fixes the sums'
+	// Every sum and boundary loss lies in p[:kmax+1]. That fixes the sums'
 	// scale.
 	kmax := 0
 	for j := range na {

@@ -2,8 +2,8 @@ package tail
 
 import "math"
 
-// wts reads sample weights; unit reads every weight as 1 (all positive
-// weights equal: see WeightedCVaRVaR).
+// wts reads sample weights. unit reads every weight as 1, for when all
+// positive weights are equal (see WeightedCVaRVaR).
 type wts struct {
 	w    []float64
 	unit bool
@@ -16,42 +16,44 @@ func (ws wts) at(i int) float64 {
 	return ws.w[i]
 }
 
-// WeightedCVaRVaR returns the CVaR_α and VaR_α of weighted samples: loss
+// WeightedCVaRVaR returns the CVaR_α and VaR_α of weighted samples. Loss
 // losses[i] carries weight weights[i] ≥ 0, and p_i = weights[i]/Σ weights.
 //
 //	VaR_α  = the smallest loss v, among samples of positive weight, such that
 //	         the weight of the losses > v is at most α:  Σ_{ℓ_i > v} p_i ≤ α;
 //	CVaR_α = (Σ_{ℓ_i > VaR} p_i ℓ_i + (α − Σ_{ℓ_i > VaR} p_i)·VaR) / α.
 //
-// With equal weights this is exactly the unweighted definition (VaR = ℓ(k+1),
-// and the boundary sample gets the fractional weight). Zero-weight samples
-// are ignored entirely (they cannot be VaR), and ties need no care: samples
-// tied with VaR contribute p_i·VaR whichever side of the boundary they are
-// put on.
+// With equal weights this is exactly the unweighted definition:
+// VaR = ℓ(k+1), and the boundary sample gets the fractional weight.
+// Zero-weight samples are ignored entirely; they cannot be VaR. Ties need no
+// care. Samples tied with VaR contribute p_i·VaR whichever side of the
+// boundary they are put on.
 //
-// Floating point. The weights are used unnormalised, with α·W (W = Σ
-// weights) snapped to an integer within four ulp as in Count, so integer
-// weights (integer sums are exact in float64 up to 2⁵³) give exactly the
-// boundary of the duplicated sample (sample i repeated weights[i] times), and
-// when all positive weights are equal they are all read as 1, so the result
-// is exactly the unweighted one of the positive-weight samples (same VaR,
-// CVaR equal up to the order of the float64 sums). For other weights, a
-// boundary that falls within rounding of a sample's cumulative weight may
-// pick either neighbouring VaR; CVaR is continuous there and is unaffected
-// beyond rounding. Sums are compensated float64; CVaR is clamped to
-// [VaR, max loss].
+// Floating point. The weights are used unnormalised. With W = Σ weights, α·W
+// is snapped to an integer within four ulp, as in Count. Integer sums are
+// exact in float64 up to 2⁵³. So integer weights give exactly the boundary
+// of the duplicated sample, sample i repeated weights[i] times. When all
+// positive weights are equal they are all read as 1. The result is then
+// exactly the unweighted one of the positive-weight samples. VaR is the
+// same, and CVaR equal up to the order of the float64 sums. For other
+// weights, a boundary within rounding of a sample's cumulative weight may
+// pick either neighbouring VaR. CVaR is continuous there, so it is
+// unaffected beyond rounding. Sums are compensated float64. CVaR is clamped
+// to [VaR, max loss].
 //
-// Algorithm: weighted quickselect (same pivots, budget and median-of-medians
-// fallback as Select): partition, sum the weight of the part ranked before
-// the pivot, recurse into the side holding the boundary. O(n) expected and
-// worst case, no allocation, no full sort. perm is scratch of at least
-// len(losses) entries; on return perm[:j] holds the (positive-weight) indices
-// ranked before the boundary sample and perm[j] the boundary sample, where j
-// is their count, unless every positive-weight sample is inside the tail
-// (α = 1). len(weights) must equal len(losses), else it panics.
+// Algorithm: weighted quickselect, with the pivots, budget and
+// median-of-medians fallback of Select. It partitions, sums the weight of
+// the part ranked before the pivot, and recurses into the side holding the
+// boundary. It takes O(n) time, expected and worst case. It does not
+// allocate or sort. The slice perm is scratch of at least len(losses)
+// entries. On return perm[:j] holds the positive-weight indices ranked
+// before the boundary sample, and perm[j] the boundary sample. This holds
+// unless every positive-weight sample is inside the tail (α = 1). It panics
+// unless len(weights) = len(losses).
 //
-// The caller guarantees: α ∈ (0, 1], weights finite and ≥ 0 with a positive
-// finite sum, and no NaN loss. With no positive weight it returns NaN, NaN.
+// The caller guarantees α ∈ (0, 1] and no NaN loss. The weights must be
+// finite and ≥ 0, with a positive finite sum. With no positive weight it
+// returns NaN, NaN.
 func WeightedCVaRVaR[T Float](losses []T, weights []float64, alpha float64, perm []int) (cvar, vr float64) {
 	return weightedCVaRVaR(sampled, losses, weights, alpha, perm)
 }
@@ -79,11 +81,12 @@ func weightedCVaRVaR[T Float](piv pivots, losses []T, weights []float64, alpha f
 	return t.beyond(j, acc)
 }
 
-// weightedTail is a weighted CVaR and VaR in the making: the
-// positive-weight indices p of losses, their weights ws, total W and tail
-// weight A = α·W (snapped as in Count), and the powers of two sx (the
-// losses) and sw (the weights) that keep Σ w_i·ℓ_i finite (see bigAbs):
-// 1 for ordinary inputs, sw only below 1 when W·max|ℓ| could overflow.
+// weightedTail is a weighted CVaR and VaR in the making. It holds the
+// positive-weight indices p of losses, their weights ws, and their total W.
+// A = α·W is the tail weight, snapped as in Count. The powers of two sx (for
+// the losses) and sw (for the weights) keep Σ w_i·ℓ_i finite (see bigAbs).
+// They are 1 for ordinary inputs; sw is below 1 only when W·max|ℓ| could
+// overflow.
 type weightedTail[T Float] struct {
 	losses []T
 	p      []int
@@ -93,7 +96,7 @@ type weightedTail[T Float] struct {
 }
 
 // newWeightedTail compacts the positive-weight indices into perm and sums
-// their weights; ok is false when there are none.
+// their weights. Its ok is false when there are none.
 func newWeightedTail[T Float](losses []T, weights []float64, alpha float64, perm []int) (t weightedTail[T], ok bool) {
 	np := 0
 	ws := wts{w: weights, unit: true}
@@ -126,8 +129,8 @@ func newWeightedTail[T Float](losses []T, weights []float64, alpha float64, perm
 	return weightedTail[T]{losses: losses, p: p, ws: ws, W: W, A: snap(alpha * W), sx: sx, sw: weightScale(W, amax*sx)}, true
 }
 
-// whole returns the CVaR and VaR when every sample is in the tail: the
-// weighted mean, clamped to the losses' range, and the least loss.
+// whole returns the CVaR and VaR when every sample is in the tail. They are
+// the weighted mean, clamped to the losses' range, and the least loss.
 func (t *weightedTail[T]) whole() (cvar, vr float64) {
 	var num ksum
 	mn, mx := math.Inf(1), math.Inf(-1)
@@ -140,10 +143,10 @@ func (t *weightedTail[T]) whole() (cvar, vr float64) {
 	return min(max(num.sum()/(t.W*t.sw)/t.sx, mn), mx), mn
 }
 
-// boundary finds by weighted quickselect the boundary position j: the
-// first position (in rank order) whose cumulative weight, itself included,
-// exceeds A. It returns j (len(p) only by rounding) and the weight acc of
-// p[:j], all ranked before the boundary.
+// boundary finds the boundary position j by weighted quickselect. It is the
+// first position, in rank order, whose cumulative weight (itself included)
+// exceeds A. It returns j and the weight acc of p[:j], all ranked before the
+// boundary. Only rounding makes j = len(p).
 func (t *weightedTail[T]) boundary(piv pivots) (j int, acc float64) {
 	p, ws, A := t.p, t.ws, t.A
 	s := newSelector(t.losses, p, piv)
@@ -183,9 +186,10 @@ func (t *weightedTail[T]) boundary(piv pivots) (j int, acc float64) {
 	}
 }
 
-// beyond returns the CVaR and VaR for the boundary position j < len(p)
-// and the weight acc of the samples ranked before it: VaR is its loss, and
-// the boundary sample takes the tail weight that those leave, A − acc.
+// beyond returns the CVaR and VaR for the boundary position j < len(p). acc
+// is the weight of the samples ranked before it. VaR is the boundary
+// sample's loss. That sample takes the tail weight the others leave,
+// A − acc.
 func (t *weightedTail[T]) beyond(j int, acc float64) (cvar, vr float64) {
 	vr = float64(t.losses[t.p[j]])
 	if j == 0 {
@@ -203,9 +207,9 @@ func (t *weightedTail[T]) beyond(j int, acc float64) (cvar, vr float64) {
 	return min(max(cvar, vr), max(mx, vr)), vr
 }
 
-// weightScale returns the factor the weights are multiplied by in
-// Σ w_i·ℓ_i, for weights summing to W and (scaled) losses up to xmax in
-// magnitude: 1 when W·xmax cannot overflow, else the power of two that
+// weightScale returns the factor the weights are multiplied by in Σ w_i·ℓ_i.
+// The weights sum to W, and the scaled losses are at most xmax in magnitude.
+// It is 1 when W·xmax cannot overflow. Otherwise it is the power of two that
 // brings W below 1.
 func weightScale(W, xmax float64) float64 {
 	_, ew := math.Frexp(W)
