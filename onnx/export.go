@@ -1,19 +1,20 @@
-// Package onnx writes cvar model files as ONNX models, which ONNX Runtime
-// and other ONNX tools run without cvar.
+// Package onnx writes cvar model files as ONNX models. ONNX Runtime and
+// other ONNX tools run them without cvar.
 //
-// The exported graph takes the raw features that cvar predict reads (one
-// row a sample, before preprocessing) and returns what it returns: the
-// preprocessing of the model file, the model, and for a classifier the
-// class probabilities, the predicted class (its text and its index) and
-// the scores; for a regression model the value in the target's units.
-// The graph's element type is the model's precision: float32 for an f32
-// model, float64 for an f64 one. The model file's kind, precision,
-// classes, preprocessing, training parameters and provenance are in the
-// ONNX model's metadata_props. docs/formats.md in the repository lists the
-// inputs, outputs, operators and metadata keys.
+// The exported graph takes the raw features that cvar predict reads: one
+// row a sample, before preprocessing. It returns what cvar predict returns.
+// The graph holds the preprocessing of the model file and the model. A
+// classifier's graph returns the class probabilities, the predicted class
+// (its text and its index) and the scores. A regression model's graph
+// returns the value in the target's units. The graph's element type is
+// the model's precision: float32 for an f32 model, float64 for an f64 one.
+// The ONNX model's metadata_props hold the model file's kind, precision,
+// classes and preprocessing. They also hold its training parameters and
+// provenance. The repository's docs/formats.md lists the inputs, outputs,
+// operators and metadata keys.
 //
-// The ONNX messages are encoded by Go code generated from ONNX's
-// onnx.proto, so the package needs no protobuf module and no cgo.
+// Go code generated from ONNX's onnx.proto encodes the ONNX messages. So
+// the package needs no protobuf module and no cgo.
 package onnx
 
 import (
@@ -36,28 +37,28 @@ import (
 	pb "github.com/cvarlearn/cvar/onnx/internal/onnxpb"
 )
 
-// The ONNX versions the exported models declare: operator set 13 of the
-// default domain (ai.onnx) and IR version 7, the pair of ONNX 1.8, which
-// ONNX Runtime 1.7 and every later release runs.
+// The ONNX versions the exported models declare. They are operator set 13
+// of the default domain (ai.onnx) and IR version 7, the pair of ONNX 1.8.
+// ONNX Runtime 1.7 and every later release runs them.
 const (
 	Opset     = 13
 	IRVersion = 7
 )
 
-// maxBytes bounds the encoded model: protobuf messages, and so ONNX models
-// without external data, are limited to 2 GiB.
+// maxBytes bounds the encoded model. Protobuf messages are limited to
+// 2 GiB, and so are ONNX models without external data.
 const maxBytes = 1<<31 - 1
 
 // Options are the choices of an export.
 type Options struct {
-	// ModelName names the model file the model came from (such as its
-	// base name); it is recorded as the metadata "cvar.model_name" when
-	// not empty.
+	// ModelName names the model file the model came from, such as its
+	// base name. When not empty it is recorded as the metadata
+	// "cvar.model_name".
 	ModelName string
 }
 
 // Export writes m to w as an ONNX model (see the package documentation).
-// It checks m first (ModelFile.Validate) and writes nothing if it is
+// It checks m first (ModelFile.Validate). It writes nothing if m is
 // inconsistent or too large for an ONNX file (2 GiB).
 func Export(w io.Writer, m *cvar.ModelFile, opt Options) error {
 	if w == nil {
@@ -136,7 +137,7 @@ func build(m *cvar.ModelFile) (*pb.GraphProto, error) {
 	}, nil
 }
 
-// classTexts are the class texts as ONNX strings, which are UTF-8: a text
+// classTexts are the class texts as ONNX strings, which are UTF-8. A text
 // that is not valid UTF-8 (a Latin-1 label) is read as Latin-1, one
 // character a byte. Texts that then coincide are an error.
 func classTexts(classes []string) ([]string, error) {
@@ -159,9 +160,9 @@ func classTexts(classes []string) ([]string, error) {
 	return out, nil
 }
 
-// preprocess adds the nodes of p on rows of d raw features x, as
-// dataset.Preprocess applies it (in float64, the result rounded to the
-// model's precision), and returns the name of the model's input.
+// preprocess adds the nodes of p on rows of d raw features x. It applies
+// p as dataset.Preprocess does: in float64, the result rounded to the
+// model's precision. It returns the name of the model's input.
 func (g *graph) preprocess(x string, p *dataset.Preprocessing, d int) string {
 	if p.Divide <= 0 && p.Mean == nil {
 		return x
@@ -190,8 +191,8 @@ func (g *graph) preprocess(x string, p *dataset.Preprocessing, d int) string {
 	return x
 }
 
-// scores adds m's model on inputs x, the batch model's Scores (margins,
-// logits or values), as the node out, and returns out.
+// scores adds m's model on inputs x as the node out, and returns out. The
+// node gives the batch model's Scores: margins, logits or values.
 func (g *graph) scores(m *cvar.ModelFile, x, out string) string {
 	d, k, th := m.D, m.K, m.Theta
 	switch m.Kind {
@@ -208,11 +209,12 @@ func (g *graph) scores(m *cvar.ModelFile, x, out string) string {
 	return g.gemm(out, x, "W", "b", 1, d, th[:d], th[d:])
 }
 
-// classify adds the outputs of a classifier to its scores: the class text
-// (classes) and index of cvar.PredictedClass, and the probabilities (the softmax of
-// the logits; for logistic regression σ(−m) and σ(m) of the margin m, as
-// the softmax of (−m/2, m/2), which keeps the smaller one's relative
-// precision however large |m|).
+// classify adds the outputs of a classifier to its scores. They are the
+// class text (classes) and index of cvar.PredictedClass, and the
+// probabilities. The probabilities are the softmax of the logits. For
+// logistic regression they are σ(−m) and σ(m) of the margin m. The graph
+// computes them as the softmax of (−m/2, m/2). That keeps the smaller
+// one's relative precision however large |m|.
 func (g *graph) classify(m *cvar.ModelFile, classes []string, scores string) []*pb.ValueInfoProto {
 	var index, probs string
 	width := int64(m.K)
@@ -237,9 +239,10 @@ func (g *graph) classify(m *cvar.ModelFile, classes []string, scores string) []*
 	}
 }
 
-// metadata is the model's metadata_props: the model file's kind, shapes,
-// precision, method, α and τ as text, its header's classes, features, preprocessing, params
-// and source as JSON, the SHA-256 of the model file, and opt.ModelName.
+// metadata is the model's metadata_props. The model file's kind, shapes,
+// precision, method, α and τ are text. Its header's classes, features,
+// preprocessing, params and source are JSON. The SHA-256 of the model file
+// and opt.ModelName follow.
 func metadata(m *cvar.ModelFile, opt Options) ([]*pb.StringStringEntryProto, error) {
 	var file bytes.Buffer
 	if err := cvar.SaveModel(&file, m); err != nil {
@@ -284,8 +287,8 @@ func metadata(m *cvar.ModelFile, opt Options) ([]*pb.StringStringEntryProto, err
 }
 
 // headerFields returns the fields of the JSON header of a model file's
-// bytes b, each as its JSON text (the header starts at byte 16, its length
-// at byte 12: see "Model files" in package cvar).
+// bytes b, each as its JSON text. The header starts at byte 16 and its
+// length is at byte 12 (see "Model files" in package cvar).
 func headerFields(b []byte) (map[string]json.RawMessage, error) {
 	n := int(binary.LittleEndian.Uint32(b[12:16]))
 	var fields map[string]json.RawMessage
@@ -312,8 +315,8 @@ func elemName(precision string) string {
 	return "float64 inputs"
 }
 
-// version is the version of the cvar module in the running program, or
-// "(devel)" when it was built from a source tree.
+// version is the version of the cvar module in the running program. It
+// is "(devel)" when the program was built from a source tree.
 func version() string {
 	const path = "github.com/cvarlearn/cvar"
 	if info, ok := debug.ReadBuildInfo(); ok {
@@ -338,13 +341,13 @@ type Tensor struct {
 	// Type is the element type: "float32", "float64", "int64" or
 	// "string".
 	Type string `json:"type"`
-	// Shape is the tensor's shape; −1 stands for the number of rows N,
+	// Shape is the tensor's shape. −1 stands for the number of rows N,
 	// which the graph leaves open.
 	Shape []int64 `json:"shape"`
 }
 
 // Signature returns the input and the outputs of m's exported graph, in
-// the graph's order; errors as for Marshal.
+// the graph's order. Its errors are Marshal's.
 func Signature(m *cvar.ModelFile) (input Tensor, outputs []Tensor, err error) {
 	if err := m.Validate(); err != nil {
 		return Tensor{}, nil, err

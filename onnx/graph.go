@@ -16,8 +16,8 @@ type graph struct {
 
 func ptr[T any](v T) *T { return &v }
 
-// node appends a node of operator op with the given inputs, one output
-// named out and attributes, and returns out.
+// node appends a node of operator op and returns out. The node has the
+// given inputs and attributes, and one output named out.
 func (g *graph) node(op, out string, inputs []string, attrs ...*pb.AttributeProto) string {
 	g.nodes = append(g.nodes, &pb.NodeProto{
 		Name: ptr(out), OpType: ptr(op), Input: inputs, Output: []string{out}, Attribute: attrs,
@@ -29,9 +29,9 @@ func intAttr(name string, v int64) *pb.AttributeProto {
 	return &pb.AttributeProto{Name: ptr(name), Type: ptr(pb.AttributeProto_INT), I: ptr(v)}
 }
 
-// floats adds an initializer of the values v with shape dims, in the
-// element type of the graph when typed is 0, else in typed (FLOAT or
-// DOUBLE), and returns its name.
+// floats adds an initializer of the values v with shape dims and returns
+// its name. Its element type is the graph's when typed is 0, else typed
+// (FLOAT or DOUBLE).
 func (g *graph) floats(name string, dims []int64, v []float64, typed pb.TensorProto_DataType) string {
 	if typed == 0 {
 		typed = g.elem
@@ -84,8 +84,8 @@ func (g *graph) gemm(out, x, wName, bName string, rows, cols int, w, b []float64
 	return g.node("Gemm", out, []string{x, W, B}, intAttr("transB", 1))
 }
 
-// valueInfo is a graph input or output of element type elem whose first
-// dimension is the batch ("N") and whose other dimensions are fixed.
+// valueInfo is a graph input or output of element type elem. Its first
+// dimension is the batch ("N"); its other dimensions are fixed.
 func valueInfo(name string, elem pb.TensorProto_DataType, dims ...int64) *pb.ValueInfoProto {
 	shape := &pb.TensorShapeProto{Dim: []*pb.TensorShapeProto_Dimension{{DimParam: ptr("N")}}}
 	for _, d := range dims {

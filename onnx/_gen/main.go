@@ -1,16 +1,16 @@
-// Command _gen writes Go types for the messages of a proto2 file with
-// their protobuf wire encoding (Marshal) and decoding (Unmarshal) written
-// out in plain Go, so that the code it writes needs no protobuf module.
+// Command _gen writes Go types for the messages of a proto2 file. Their
+// protobuf wire encoding (Marshal) and decoding (Unmarshal) are written out
+// in plain Go. So the code it writes needs no protobuf module.
 //
-// Run with -proto and -out, it runs protoc with itself as the plugin and
-// writes the file; run by protoc (no arguments), it is the plugin.
+// With -proto and -out, it runs protoc with itself as the plugin and
+// writes the file. Run by protoc (no arguments), it is the plugin.
 //
 //	go run . -proto ../internal/onnxpb/onnx.proto -out ../internal/onnxpb/onnx.pb.go
 //
 // Every field with presence (proto2 optional, oneof members) is a pointer,
-// a []byte or a message pointer, nil when absent; oneof members are plain
-// fields, of which a message sets at most one. Maps, groups and extensions
-// are refused: the files it serves have none.
+// a []byte or a message pointer. It is nil when absent. Oneof members are
+// plain fields; a message sets at most one of them. Maps, groups and
+// extensions are refused: the files it serves have none.
 package main
 
 import (
@@ -44,8 +44,8 @@ func main() {
 	}
 }
 
-// drive runs protoc on proto with this program as its plugin and moves the
-// Go file it writes to out.
+// drive runs protoc on proto with this program as its plugin. It moves the
+// Go file protoc writes to out.
 func drive(proto, out, importPath string) error {
 	self, err := os.Executable()
 	if err != nil {

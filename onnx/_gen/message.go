@@ -23,8 +23,8 @@ type kind struct {
 	wire   int
 	// enc is the statement that appends value v to slice dst.
 	enc func(dst, v string) string
-	// dec converts the raw value r (uint64 for varints and fixed64,
-	// uint32 for fixed32, []byte for bytes) to goType.
+	// dec converts the raw value r to goType. r is a uint64 for varints
+	// and fixed64, a uint32 for fixed32 and a []byte for bytes.
 	dec func(r string) string
 }
 
@@ -309,8 +309,8 @@ func boolVarint(v bool) uint64 {
 	return 0
 }
 
-// consumeVarint returns the varint at the start of b and its length, or
-// a negative length if b does not start with one.
+// consumeVarint returns the varint at the start of b and its length.
+// The length is negative if b does not start with one.
 func consumeVarint(b []byte) (uint64, int) {
 	var v uint64
 	for i := 0; i < len(b) && i < 10; i++ {
@@ -338,8 +338,8 @@ func consumeFixed64(b []byte) (uint64, int) {
 	return uint64(lo) | uint64(hi)<<32, 8
 }
 
-// consumeBytes returns the length-delimited bytes at the start of b and
-// the length they take with their prefix.
+// consumeBytes returns the length-delimited bytes at the start of b.
+// It also returns the length they take with their prefix.
 func consumeBytes(b []byte) ([]byte, int) {
 	l, n := consumeVarint(b)
 	if n < 0 || l > uint64(len(b)-n) {
@@ -348,8 +348,8 @@ func consumeBytes(b []byte) ([]byte, int) {
 	return b[n : n+int(l)], n + int(l)
 }
 
-// consumeTag returns the field number and wire type of the tag at the
-// start of b, and its length.
+// consumeTag returns the field number, wire type and length of the tag
+// at the start of b.
 func consumeTag(b []byte) (int32, int, int) {
 	v, n := consumeVarint(b)
 	if n < 0 || v>>3 == 0 || v>>3 > 1<<29-1 {
