@@ -78,7 +78,7 @@ func defineFlags(fs *flag.FlagSet) *flags {
 	}
 }
 
-// parseFlags parses the command line; on -h it prints the usage and the
+// parseFlags parses the command line. On -h it prints the usage and the
 // flags to stdout and returns flag.ErrHelp. Errors are left to the caller,
 // which prints them as one line.
 func parseFlags(args []string, stdout io.Writer) (*config, error) {
@@ -132,8 +132,8 @@ func parseFlags(args []string, stdout io.Writer) (*config, error) {
 	return c, nil
 }
 
-// checkSizes sets the default of -sparse-n and checks the sizes of what
-// cvarbench allocates whole, the stream buffer and the sparse data: sizes
+// checkSizes sets the default of -sparse-n. It checks the sizes of what
+// cvarbench allocates whole: the stream buffer and the sparse data. Sizes
 // past 16 GiB are refused rather than left to crash the allocator.
 func (c *config) checkSizes() error {
 	if c.sparseN == 0 {
@@ -182,8 +182,8 @@ func (c *config) parseLists(f *flags) error {
 		return fmt.Errorf("-methods: %w", err)
 	}
 	for _, m := range ms {
-		meth, err := cvar.ParseMethod(m)
-		if err != nil {
+		var meth cvar.Method
+		if err := meth.UnmarshalText([]byte(m)); err != nil {
 			return err
 		}
 		c.methods = append(c.methods, meth)
@@ -216,8 +216,8 @@ func parseEpochImpls(v string) ([]kernel.Impl, error) {
 	return out, nil
 }
 
-// parseDims returns the feature counts -sizes lists ("784" or "d=784"), or
-// the defaults when v is empty (784 alone with -quick).
+// parseDims returns the feature counts -sizes lists ("784" or "d=784").
+// When v is empty it returns the defaults (784 alone with -quick).
 func parseDims(v string, quick bool) ([]int, error) {
 	if v == "" {
 		if quick {
@@ -293,8 +293,8 @@ func uniq(x []int) []int {
 func (c *config) has(section string) bool { return slices.Contains(c.sections, section) }
 
 // maxStreamMiB and maxSparseRows bound what cvarbench allocates from its
-// flags: a 16 GiB stream buffer, and sparse data of at most 2²⁶ rows of 40
-// non-zeros (10 GiB).
+// flags. The stream buffer takes at most 16 GiB. The sparse data takes at
+// most 2²⁶ rows of 40 non-zeros (10 GiB).
 const (
 	maxStreamMiB  = 16 << 10
 	maxSparseRows = 1 << 26

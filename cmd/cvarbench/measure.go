@@ -38,8 +38,9 @@ type Machine struct {
 	Arch   string `json:"arch"`
 	OS     string `json:"os"`
 	// LogicalCores is the CPUs the OS lets the process use
-	// (runtime.NumCPU); PhysicalCores the cores CPUID counts, 0 where that
-	// exceeds them (a hypervisor that passes on its host's topology).
+	// (runtime.NumCPU). PhysicalCores is the cores CPUID counts. It is 0
+	// where that exceeds LogicalCores: a hypervisor may pass on its host's
+	// topology.
 	PhysicalCores  int             `json:"physical_cores"`
 	LogicalCores   int             `json:"logical_cores"`
 	GOMAXPROCS     int             `json:"gomaxprocs"`
@@ -118,9 +119,9 @@ func level(m Machine, bytes int64) string {
 	return "memory"
 }
 
-// timeOp returns the time of one call of f: it grows a batch of calls until
-// the batch takes a quarter of minTime, then returns the best of three
-// batches.
+// timeOp returns the time of one call of f. It grows a batch of calls
+// until the batch takes a quarter of minTime. It then returns the best of
+// three batches.
 func timeOp(f func(), minTime time.Duration) time.Duration {
 	f() // warm
 	n := 1
@@ -360,7 +361,7 @@ func epochsPrec[T kernel.Float](c *config, rep *Report, logf func(string, ...any
 }
 
 // osCores is a count of CPUID's cores where it is at most the CPUs the OS
-// reports, else 0: on a virtual machine CPUID may give the host's count.
+// reports, else 0. On a virtual machine CPUID may give the host's count.
 func osCores(n int) int {
 	if n <= 0 || n > runtime.NumCPU() {
 		return 0

@@ -15,8 +15,9 @@ import (
 	"github.com/cvarlearn/cvar/internal/bench"
 )
 
-// SparseRow is one epoch configuration of the sparse section: binary
-// logistic regression, Alg 3, on text-like data (dataset.SyntheticText).
+// SparseRow is one epoch configuration of the sparse section. It trains
+// binary logistic regression, Alg 3, on text-like data
+// (dataset.SyntheticText).
 type SparseRow struct {
 	Data    string `json:"data"`
 	Prec    string `json:"prec"`
@@ -25,22 +26,23 @@ type SparseRow struct {
 	D       int    `json:"d"`
 	NNZ     int64  `json:"nnz"`
 	Timed   string `json:"timed"`
-	// SecondsEpoch is the wall time of cvar.Train for one epoch (n samples
-	// drawn, batch 512), set-up (O(d)) and the 4096 initial losses
-	// included.
+	// SecondsEpoch is the wall time of cvar.Train for one epoch: n samples
+	// drawn, batch 512. It includes the set-up (O(d)) and the 4096 initial
+	// losses.
 	SecondsEpoch float64 `json:"seconds_per_epoch"`
-	// FloorSeconds is the memory floor: the epoch's samples' non-zeros,
-	// (size of T + 4) bytes each (value and uint32 column), over the
-	// read-only bandwidth of the run's thread count.
+	// FloorSeconds is the memory floor. It is the bytes of the epoch's
+	// samples' non-zeros over the read-only bandwidth of the run's thread
+	// count. A non-zero takes (size of T + 4) bytes: value and uint32
+	// column.
 	FloorSeconds float64 `json:"floor_seconds"`
 	RatioToFloor float64 `json:"ratio_to_floor"`
-	// CPUSeconds is the process's CPU time in the timed epoch: on a busy
-	// machine, near SecondsEpoch × threads when the run had its cores.
+	// CPUSeconds is the process's CPU time in the timed epoch. On a busy
+	// machine it is near SecondsEpoch × threads when the run had its cores.
 	CPUSeconds float64 `json:"cpu_seconds"`
-	// DataBytes is the CSR arrays' size; TrainAllocBytes what one Train
-	// allocated (θ, the gradient, the lazy step's state: O(d)); PeakRSS
-	// the process's peak resident set so far (VmHWM; it includes the
-	// limits' stream buffer), 0 where unknown.
+	// DataBytes is the CSR arrays' size. TrainAllocBytes is what one Train
+	// allocated: θ, the gradient and the lazy step's state, O(d). PeakRSS
+	// is the process's peak resident set so far (VmHWM), 0 where unknown.
+	// It includes the limits' stream buffer.
 	DataBytes       int64 `json:"data_bytes"`
 	TrainAllocBytes int64 `json:"train_alloc_bytes"`
 	PeakRSS         int64 `json:"peak_rss_bytes,omitempty"`

@@ -155,7 +155,7 @@ func writeKernels(w io.Writer, rows []KernelRow) {
 	tw.Flush()
 }
 
-// writeEpochs writes the training epochs, by model, with their floors from
+// writeEpochs writes the training epochs, by model. Their floors come from
 // the limits l (nil when they were not measured).
 func writeEpochs(w io.Writer, epochs []bench.EpochRow, l *bench.Limits) {
 	peak := "peak"
