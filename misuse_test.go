@@ -132,8 +132,8 @@ func TestMisuseReturnsErrors(t *testing.T) {
 		{"TailScratch.CVaRVaR", func() error { _, _, err := ts.CVaRVaR(x, 1.1); return err }},
 		{"TailScratch.WeightedCVaR", func() error { _, _, err := ts.WeightedCVaR(x, []float64{-1, 1, 1}, 0.5); return err }},
 		{"TailScratch.AppendTails", func() error { _, err := ts.AppendTails(nil, []float64{}, 0.5); return err }},
-		{"ParseMethod", func() error { _, err := ParseMethod("alg9"); return err }},
-		{"ParseSmoothing", func() error { _, err := ParseSmoothing("cubic"); return err }},
+		{"Method.UnmarshalText", func() error { var m Method; return m.UnmarshalText([]byte("alg9")) }},
+		{"Smoothing.UnmarshalText", func() error { var s Smoothing; return s.UnmarshalText([]byte("cubic")) }},
 	}
 	for _, c := range cases {
 		var err error

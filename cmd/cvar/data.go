@@ -181,7 +181,8 @@ func scaleMode(mode, kind string) cvar.Scaling {
 	if mode == "auto" && kind == "idx" {
 		return cvar.ScaleUnit
 	}
-	s, _ := cvar.ParseScaling(mode) // one of -scale's choices
+	var s cvar.Scaling
+	s.UnmarshalText([]byte(mode)) // one of -scale's choices
 	return s
 }
 

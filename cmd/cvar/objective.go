@@ -17,7 +17,8 @@ func objectiveChoice() *choice {
 // (cvar.Options.SettleObjective): the blend by default, -rho naming chi2 and
 // -group-lr group.
 func (f *trainFlags) setObjective(opt *cvar.Options) error {
-	obj, _ := cvar.ParseObjective(f.objective.Value)
+	var obj cvar.Objective
+	obj.UnmarshalText([]byte(f.objective.Value)) // one of -objective's choices
 	switch {
 	case f.blend > 1:
 		return usagef("-blend %v: the mean's weight λ is in [0, 1]", f.blend)
@@ -64,8 +65,8 @@ func parseObjectives(s string) ([]cvar.Objective, error) {
 		if name = strings.TrimSpace(name); name == "" {
 			continue
 		}
-		o, err := cvar.ParseObjective(name)
-		if err != nil || o != cvar.ObjectiveBlend && o != cvar.ObjectiveTrimmed && o != cvar.ObjectiveChi2 {
+		var o cvar.Objective
+		if err := o.UnmarshalText([]byte(name)); err != nil || o != cvar.ObjectiveBlend && o != cvar.ObjectiveTrimmed && o != cvar.ObjectiveChi2 {
 			return nil, usagef("-objectives: %q is not blend, trimmed or chi2", name)
 		}
 		out = append(out, o)

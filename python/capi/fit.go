@@ -57,25 +57,21 @@ func parseConfig(s string) (*fitConfig, error) {
 	return cfg, nil
 }
 
-var scalings = map[string]cvar.Scaling{
-	"auto": cvar.ScaleAuto, "zscore": cvar.ScaleZScore, "maxabs": cvar.ScaleMaxAbs, "unit": cvar.ScaleUnit, "none": cvar.ScaleNone,
-}
-
 // options are the library's options of cfg, as cvar train makes them of
 // its flags; the library checks the values.
 func (cfg *fitConfig) options() (cvar.Options, error) {
-	method, err := cvar.ParseMethod(cfg.Method)
-	if err != nil {
+	var method cvar.Method
+	if err := method.UnmarshalText([]byte(cfg.Method)); err != nil {
 		return cvar.Options{}, err
 	}
 	smooth := cvar.Softplus
 	if cfg.Smoothing != "" {
-		if smooth, err = cvar.ParseSmoothing(cfg.Smoothing); err != nil {
+		if err := smooth.UnmarshalText([]byte(cfg.Smoothing)); err != nil {
 			return cvar.Options{}, err
 		}
 	}
-	objective, err := cvar.ParseObjective(cfg.Objective)
-	if err != nil {
+	var objective cvar.Objective
+	if err := objective.UnmarshalText([]byte(cfg.Objective)); err != nil {
 		return cvar.Options{}, err
 	}
 	opt := cvar.Options{
@@ -197,8 +193,8 @@ func fit[T batch.Float](cfg *fitConfig, in *fitData, warm *cvar.ModelFile) (*cva
 	if err != nil {
 		return nil, err
 	}
-	scaling, ok := scalings[cfg.Scale]
-	if !ok {
+	var scaling cvar.Scaling
+	if scaling.UnmarshalText([]byte(cfg.Scale)) != nil {
 		return nil, fmt.Errorf("cvar: unknown scale %q (want auto, zscore, maxabs, unit or none)", cfg.Scale)
 	}
 	if cfg.ScaleTarget != "zscore" && cfg.ScaleTarget != "none" {
