@@ -1,16 +1,16 @@
 // Package experiment reproduces the comparison of Soma & Yoshida (Section
-// 5, and Appendix B with the mlp): Vanilla-SGD, CVaR-on-Minibatch and
+// 5, and Appendix B with the mlp). Vanilla-SGD, CVaR-on-Minibatch and
 // CVaR-SGD (cvar.Alg3) are each trained on a grid of step sizes × weight
-// decays for several seeds, each method's setting is selected on the
-// validation split, and the selected runs' validation CVaRs, accuracy and
-// mean loss are summarised over the seeds, divided by Vanilla-SGD's on
-// the same seed as in the paper's Figure 1.
+// decays, for several seeds. Each method's setting is selected on the
+// validation split. The selected runs' validation CVaRs, accuracy and mean
+// loss are summarised over the seeds. They are divided by Vanilla-SGD's on
+// the same seed, as in the paper's Figure 1.
 //
-// [Run] runs the grid on one data set, which the caller splits and
-// preprocesses for each seed ([Data]); its [Result] holds a [Row] per
-// method and α, which [WriteText], [WriteMarkdown] and [WriteCSV] lay out
-// as tables, or encoding/json as the rows, and with [Options.Curves] the
-// figures ([Result.Curves], [Result.Tails]).
+// [Run] runs the grid on one data set. The caller splits and preprocesses
+// it for each seed ([Data]). The [Result] holds a [Row] per method and α.
+// [WriteText], [WriteMarkdown] and [WriteCSV] lay the rows out as tables;
+// encoding/json writes them as they are. With [Options.Curves] the Result
+// also draws the figures ([Result.Curves], [Result.Tails]).
 package experiment
 
 import (
@@ -30,40 +30,40 @@ import (
 // Options says what to compare.
 type Options struct {
 	// Alphas are the tail fractions in (0, 1] that CVaR-on-Minibatch and
-	// CVaR-SGD minimise, one run of the grid each; Vanilla-SGD runs once.
+	// CVaR-SGD minimise, one run of the grid each. Vanilla-SGD runs once.
 	// The tables report CVaR at 0.05, 0.1 and each of Alphas.
 	Alphas []float64
 	// SelectCVaR selects the CVaR methods' settings by their validation
-	// CVaR at their α; false selects every method by its validation mean
+	// CVaR at their α. False selects every method by its validation mean
 	// loss (the paper's rule). Vanilla-SGD is always selected by its mean
 	// loss.
 	SelectCVaR bool
 	// LRs (each positive) and WeightDecays (each ≥ 0) are the grid.
 	LRs, WeightDecays []float64
-	// Seeds is the number of seeds, 1 to Seeds: each splits the data and
+	// Seeds is the number of seeds, 1 to Seeds. Each splits the data and
 	// trains the runs.
 	Seeds int
 	// Epochs and Batch are every run's passes over the training split and
 	// minibatch size.
 	Epochs, Batch int
-	// Eps is CVaR-SGD's smoothing ε; 0 takes the practical ε (0.05 × the
-	// VaR_α of the losses at the start).
+	// Eps is CVaR-SGD's smoothing ε. 0 takes the practical ε: 0.05 × the
+	// VaR_α of the losses at the start.
 	Eps float64
-	// Threads is the number of runs trained at once, each on one thread;
+	// Threads is the number of runs trained at once, each on one thread.
 	// 0 means GOMAXPROCS.
 	Threads int
 	// Objectives adds, at each α, a CVaR-SGD row per objective (blend,
-	// trimmed, chi2) with its default parameter; CVaR-SGD's own row
+	// trimmed, chi2) with its default parameter. CVaR-SGD's own row
 	// minimises CVaR_α, as in the paper.
 	Objectives []cvar.Objective
-	// Flip is the fraction of the training split's labels replaced, on
-	// each seed, by another class drawn at random (classification only):
-	// label noise the validation split does not have, so that its metrics
-	// are on clean labels.
+	// Flip is the fraction of the training split's labels replaced by
+	// another class drawn at random, on each seed (classification only).
+	// The validation split has no such label noise, so its metrics are on
+	// clean labels.
 	Flip float64
-	// Curves records each run's training and validation metrics after
-	// every epoch and the first seed's validation losses, which the
-	// figures need.
+	// Curves records what the figures need. That is each run's training
+	// and validation metrics after every epoch, and the first seed's
+	// validation losses.
 	Curves bool
 	// Progress, when not nil, is called with a number of epochs run: 1
 	// after each epoch, and the epochs left when a run stops early. It is
@@ -127,8 +127,8 @@ type arm struct {
 	objective cvar.Objective // CVaR-SGD's, when not CVaR_α
 }
 
-// title is the arm's name in tables: the paper's, with α when the CVaR
-// methods run at several.
+// title is the arm's name in tables. It is the paper's, with α when the
+// CVaR methods run at several.
 func (a arm) title(multi bool) string {
 	t := methods[a.method].title
 	if a.objective != cvar.ObjectiveDefault {
@@ -187,10 +187,10 @@ type Data[T batch.Float] struct {
 	// Fit is the training split the model is fitted on.
 	Fit *batch.Data[T]
 	// Train and Val are the training and validation splits the runs are
-	// measured on; they may differ from Fit in the targets' units.
+	// measured on. They may differ from Fit in the targets' units.
 	Train, Val *batch.Data[T]
-	// Unscale, when not nil, maps parameters fitted on Fit, in place, to
-	// the units of Train and Val (see dataset.Preprocessing).
+	// Unscale, when not nil, maps parameters fitted on Fit to the units of
+	// Train and Val, in place (see dataset.Preprocessing).
 	Unscale func(theta []T) error
 }
 
@@ -204,10 +204,11 @@ type run struct {
 	curves    [3][2][]float64 // CVaR_0.1, accuracy, mean loss × training, validation, per epoch
 }
 
-// Run runs the grid on one data set, named name in the rows: for each seed
-// s in 1..cfg.Seeds it calls data(s) and trains every method at every
-// setting on it. A run that diverges (cvar.DivergenceError) is left out of
-// the selection and listed in the Result; any other error stops Run.
+// Run runs the grid on one data set, named name in the rows. For each
+// seed s in 1..cfg.Seeds it calls data(s). It trains every method at every
+// setting on that data. A run that diverges (cvar.DivergenceError) is left
+// out of the selection and listed in the Result. Any other error stops
+// Run.
 func Run[T batch.Float](name string, cfg Options, data func(seed uint64) (*Data[T], error)) (*Result, error) {
 	if err := cfg.check(); err != nil {
 		return nil, err
@@ -252,8 +253,8 @@ func Run[T batch.Float](name string, cfg Options, data func(seed uint64) (*Data[
 	return res, nil
 }
 
-// selectBest picks each arm's run of one seed with the smallest criterion;
-// nil for an arm whose runs all diverged.
+// selectBest picks each arm's run of one seed with the smallest criterion.
+// It picks nil for an arm whose runs all diverged.
 func (res *Result) selectBest(jobs []*run) ([]*run, error) {
 	best := make([]*run, len(res.arms))
 	for _, j := range jobs {
@@ -271,9 +272,9 @@ func (res *Result) selectBest(jobs []*run) ([]*run, error) {
 	return best, nil
 }
 
-// criterion is what the selection minimises for a run: the validation mean
-// loss, or with SelectCVaR the validation CVaR at the arm's α for the CVaR
-// methods.
+// criterion is what the selection minimises for a run: the validation
+// mean loss. With SelectCVaR the CVaR methods minimise the validation CVaR
+// at the arm's α.
 func (res *Result) criterion(j *run) float64 {
 	a := res.arms[j.arm]
 	if res.cfg.SelectCVaR && methods[a.method].method != cvar.Vanilla {
@@ -310,9 +311,9 @@ func (cfg *Options) progress(n int) {
 	}
 }
 
-// train trains one grid point on d.Fit, on one thread, and measures it on
-// d.Val (in the target's units); with Curves it records the metrics after
-// every epoch, and with keepLosses the final validation losses.
+// train trains one grid point on d.Fit, on one thread. It measures it on
+// d.Val, in the target's units. With Curves it records the metrics after
+// every epoch. With keepLosses it keeps the final validation losses.
 func train[T batch.Float](res *Result, j *run, d *Data[T], keepLosses bool) {
 	cfg := &res.cfg
 	a := res.arms[j.arm]
@@ -401,7 +402,8 @@ func record[T batch.Float](j *run, ev *cvar.Evaluator[T], theta []T, train, val 
 func (cfg *Options) Rows() int { return 1 + (len(methods)-1+len(cfg.Objectives))*len(cfg.Alphas) }
 
 // flipped returns d with a fraction flip of its Fit split's labels
-// replaced by another class, drawn with seed; d itself when flip is 0.
+// replaced by another class, drawn with seed. It returns d itself when
+// flip is 0.
 func flipped[T batch.Float](d *Data[T], flip float64, seed uint64) (*Data[T], error) {
 	if flip == 0 {
 		return d, nil

@@ -15,9 +15,10 @@ import (
 // errNoCurves is the error of a figure of a Result run without Curves.
 var errNoCurves = errors.New("experiment: the figures need a Result of Options.Curves")
 
-// Curves writes the paper's Figure 2 for the data set: CVaR_0.1, accuracy
-// (classification only) and mean loss per epoch of each method's selected
-// runs, on the training and the validation split, averaged over the seeds.
+// Curves writes the paper's Figure 2 for the data set. It plots CVaR_0.1,
+// accuracy (classification only) and mean loss per epoch. They are of
+// each method's selected runs, averaged over the seeds. Both the training
+// and the validation split are shown.
 func (res *Result) Curves(w io.Writer, format string) error {
 	if !res.cfg.Curves {
 		return errNoCurves
@@ -43,9 +44,9 @@ func (res *Result) Curves(w io.Writer, format string) error {
 	return plots.Curves(w, format, fmt.Sprintf("%s: the selected runs per epoch (%s)", res.Name, over), panels)
 }
 
-// Tails writes the paper's Figure 3 for the data set: the sorted top-α
-// validation losses (α = 0.05 and 0.1) of each method's run selected on
-// the first seed.
+// Tails writes the paper's Figure 3 for the data set. It plots the sorted
+// top-α validation losses (α = 0.05 and 0.1). They are of each method's
+// run selected on the first seed.
 func (res *Result) Tails(w io.Writer, format string) error {
 	if !res.cfg.Curves {
 		return errNoCurves
@@ -59,8 +60,8 @@ func (res *Result) Tails(w io.Writer, format string) error {
 	return plots.Tails(w, format, res.Name+": sorted top-α validation losses (seed 1)", []float64{0.05, 0.1}, tails)
 }
 
-// meanCurve averages metric k on split s (0 training, 1 validation) of
-// arm m's selected runs over the seeds, epoch by epoch.
+// meanCurve averages metric k of arm m's selected runs over the seeds,
+// epoch by epoch. The split s is 0 for training, 1 for validation.
 func (res *Result) meanCurve(m, k, s int) []float64 {
 	var out []float64
 	var count []int

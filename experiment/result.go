@@ -28,25 +28,25 @@ type Result struct {
 
 // Row is one method's results on one data set, summarised over the seeds.
 // Its JSON form has the keys dataset, method, title, alpha, raw, selected,
-// failed_runs, below (CVaR-SGD only), diverged and normalised_to, and
-// each metric's mean and std under its name.
+// failed_runs, below (CVaR-SGD only), diverged and normalised_to. Each
+// metric's mean and std are under its name.
 type Row struct {
 	Dataset string
-	// Method is vanilla, minibatch or alg3; Title the paper's name for
-	// it, with the objective and with α when the CVaR methods run at
-	// several. Objective is CVaR-SGD's when not CVaR_α (Options.Objectives),
-	// else empty.
+	// Method is vanilla, minibatch or alg3. Title is the paper's name for
+	// it, with the objective. It has α when the CVaR methods run at
+	// several. Objective is CVaR-SGD's when not CVaR_α
+	// (Options.Objectives), else empty.
 	Method, Title, Objective string
-	// Alpha is the tail fraction the method minimises (for Vanilla-SGD,
-	// the first of Options.Alphas).
+	// Alpha is the tail fraction the method minimises. For Vanilla-SGD it
+	// is the first of Options.Alphas.
 	Alpha float64
-	// Metrics and Raw map the metric names (cvar_<α> at each reported α,
-	// accuracy, mean_loss) to their mean and standard deviation over the
-	// seeds of the selected runs' validation values: in Metrics CVaR and
-	// mean loss are divided by Vanilla-SGD's on the same seed, in Raw
-	// they are as measured.
+	// Metrics and Raw map the metric names to their mean and standard
+	// deviation over the seeds. The names are cvar_<α> at each reported α,
+	// accuracy and mean_loss. The values are the selected runs' validation
+	// values. In Metrics CVaR and mean loss are divided by Vanilla-SGD's
+	// on the same seed. In Raw they are as measured.
 	Metrics, Raw map[string]MeanStd
-	// Selected is the setting selected on each seed; a seed whose runs
+	// Selected is the setting selected on each seed. A seed whose runs
 	// all diverged has none.
 	Selected []Selected
 	// Failed is the number of the method's runs that diverged, which
@@ -55,12 +55,13 @@ type Row struct {
 	Diverged []Diverged
 	// Below says, for CVaR-SGD, whether its mean raw CVaRs at every
 	// reported α are below those of each baseline ("vanilla",
-	// "minibatch"); nil for the other methods.
+	// "minibatch"). It is nil for the other methods.
 	Below map[string]bool
 }
 
 // MeanStd is the mean and sample standard deviation (0 for one value) of
-// a metric's finite values; NaN when there is none. In JSON a NaN is null.
+// a metric's finite values. Both are NaN when there is none. In JSON a
+// NaN is null.
 type MeanStd struct {
 	Mean, Std float64
 }
@@ -88,8 +89,8 @@ type Diverged struct {
 	Err    error
 }
 
-// MarshalJSON writes the seed, lr, wd and the error's message, on one line
-// without the library's package prefixes.
+// MarshalJSON writes the seed, lr, wd and the error's message. The message
+// takes one line, without the library's package prefixes.
 func (d Diverged) MarshalJSON() ([]byte, error) {
 	return json.Marshal(struct {
 		Seed  int     `json:"seed"`
@@ -132,7 +133,7 @@ func (res *Result) diverged(j *run) Diverged {
 }
 
 // names are the tables' metrics, in the paper's order: CVaR at each
-// reported α, accuracy, mean loss; titles are their headings.
+// reported α, accuracy, mean loss. titles are their headings.
 func (cfg *Options) names() (names, titles []string) {
 	for _, a := range cfg.reported() {
 		names = append(names, "cvar_"+alphaKey(a))
@@ -208,8 +209,9 @@ func (res *Result) rows(best, all []*run) []Row {
 }
 
 // markBelow records, for each CVaR-SGD row, whether its mean validation
-// CVaRs (raw, at every reported α) are below Vanilla-SGD's and below
-// CVaR-on-Minibatch's at the same α.
+// CVaRs are below the baselines'. The CVaRs are raw, at every reported α.
+// Each is compared with Vanilla-SGD's and CVaR-on-Minibatch's at the same
+// α.
 func markBelow(alphas []float64, rows []Row) {
 	find := func(method string, alpha float64) *Row {
 		for i := range rows {
@@ -241,7 +243,7 @@ func markBelow(alphas []float64, rows []Row) {
 }
 
 // summarise returns the mean and sample standard deviation (0 for one
-// value) of the values that are not NaN; NaN when there is none.
+// value) of the values that are not NaN. Both are NaN when there is none.
 func summarise(xs []float64) MeanStd {
 	var sum float64
 	n := 0

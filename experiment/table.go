@@ -19,8 +19,8 @@ func (cfg *Options) selection() string {
 	return "validation mean loss"
 }
 
-// verdicts are the lines that say, per data set and α, whether CVaR-SGD's
-// CVaRs are below the baselines'.
+// verdicts are the lines that say whether CVaR-SGD's CVaRs are below the
+// baselines'. There is one per data set and α.
 func verdicts(cfg *Options, rows []Row) []string {
 	var out []string
 	word := func(b bool) string {
@@ -60,8 +60,9 @@ func joinFloats(xs []float64) string {
 }
 
 // WriteText writes the rows of the comparison cfg, which took took, as
-// aligned text: the metrics relative to Vanilla-SGD, a verdict per data
-// set and α, the raw values and the settings selected.
+// aligned text. It writes the metrics relative to Vanilla-SGD and a
+// verdict per data set and α. Then come the raw values and the settings
+// selected.
 func WriteText(w io.Writer, cfg Options, rows []Row, took time.Duration) error {
 	names, titles := cfg.names()
 	fmt.Fprintf(w, "Validation metrics, mean ± std over %d seed(s); CVaR and mean loss divided by Vanilla-SGD's (accuracy as is).\n", cfg.Seeds)
@@ -110,8 +111,9 @@ func WriteText(w io.Writer, cfg Options, rows []Row, took time.Duration) error {
 	return err
 }
 
-// WriteMarkdown writes the rows of the comparison cfg as Markdown: the
-// table relative to Vanilla-SGD, the verdicts and the raw values.
+// WriteMarkdown writes the rows of the comparison cfg as Markdown. It
+// writes the table relative to Vanilla-SGD, the verdicts and the raw
+// values.
 func WriteMarkdown(w io.Writer, cfg Options, rows []Row) error {
 	names, titles := cfg.names()
 	table := func(caption string, pick func(Row) map[string]MeanStd) {
@@ -137,9 +139,9 @@ func WriteMarkdown(w io.Writer, cfg Options, rows []Row) error {
 	return nil
 }
 
-// WriteCSV writes the rows as CSV: dataset, method, alpha, then each
-// metric's mean and std relative to Vanilla-SGD, then raw (raw_…); an
-// empty field where there is no value.
+// WriteCSV writes the rows as CSV. The columns are dataset, method and
+// alpha, then each metric's mean and std relative to Vanilla-SGD. Then
+// come the raw ones (raw_…). A field is empty where there is no value.
 func WriteCSV(w io.Writer, cfg Options, rows []Row) error {
 	names, _ := cfg.names()
 	head := []string{"dataset", "method", "alpha"}
