@@ -164,34 +164,23 @@ func (f *trainFlags) checkTuneGrid(opt *cvar.Options) error {
 			return usagef("-tune-rhos: a χ² radius must be positive")
 		}
 	}
-	if n, ok := f.tuneSettings(opt); f.tune && !ok {
-		return usagef("-tune-lrs × -tune-wds × -tune-eps × -tune-trims (or -tune-rhos) make %d settings, more than %d", n, cvar.MaxGridSettings)
+	if !f.tune {
+		return nil
+	}
+	_, err := f.tuneGrid().Trials(*opt)
+	if big := (*cvar.GridSizeError)(nil); errors.As(err, &big) {
+		return usagef("-tune-lrs × -tune-wds × -tune-eps × -tune-trims (or -tune-rhos) make %d settings, more than %d", big.Settings, cvar.MaxGridSettings)
+	}
+	if err != nil {
+		return usagef("%v", err)
 	}
 	return nil
 }
 
-// tuneSettings is the number of settings -tune tries, and whether it is at
-// most cvar.MaxGridSettings: ε fractions count for the smoothed methods
-// when -eps is not given.
-func (f *trainFlags) tuneSettings(opt *cvar.Options) (uint64, bool) {
-	method := opt.Method
-	nEps, nTrim := 1, 1
-	if (method == cvar.Alg2 || method == cvar.Alg3 || method == cvar.Alg4) && f.Eps == 0 {
-		nEps = len(f.TuneEps.Values)
-	}
-	if opt.Trim == 0 && (opt.Objective == cvar.ObjectiveBlend || opt.Objective == cvar.ObjectiveTrimmed) {
-		nTrim = 0
-		for _, t := range f.tuneTrims.Values {
-			if t > 0 || opt.Objective == cvar.ObjectiveBlend {
-				nTrim++
-			}
-		}
-		nTrim = max(nTrim, 1)
-	}
-	if opt.Rho == 0 && opt.Objective == cvar.ObjectiveChi2 {
-		nTrim = len(f.tuneRhos.Values)
-	}
-	return product(cvar.MaxGridSettings, len(f.TuneLRs.Values), len(f.TuneWDs.Values), nEps, nTrim)
+// tuneGrid is the grid of -tune's lists. cvar.Grid.Trials expands it, so
+// the command counts settings as Tune tries them.
+func (f *trainFlags) tuneGrid() cvar.Grid {
+	return cvar.Grid{LR: f.TuneLRs.Values, WeightDecay: f.TuneWDs.Values, EpsFraction: f.TuneEps.Values, Trim: f.tuneTrims.Values, Rho: f.tuneRhos.Values}
 }
 
 // parseTrain turns train's command line into its flags and the library
@@ -287,9 +276,12 @@ func trainRun[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 		return err
 	}
 	if f.tune { // Tune keeps the parameters of every setting
-		settings, _ := f.tuneSettings(&opt)
-		need, _ := product(math.MaxInt64, int(settings), model.NumParams(), int(unsafe.Sizeof(T(0))))
-		what := fmt.Sprintf("the parameters of -tune's %d settings", settings)
+		trials, err := f.tuneGrid().Trials(opt) // checked by parseTrain
+		if err != nil {
+			return err
+		}
+		need, _ := product(math.MaxInt64, len(trials), model.NumParams(), int(unsafe.Sizeof(T(0))))
+		what := fmt.Sprintf("the parameters of -tune's %d settings", len(trials))
 		if err := checkMemory(what, int64(min(need, math.MaxInt64)), f.data.maxMemory); err != nil {
 			return err
 		}
@@ -414,7 +406,7 @@ func tune[T batch.Float](e *env, f *trainFlags, opt cvar.Options, model batch.Mo
 		return nil, err
 	}
 	to := cvar.TuneOptions{
-		Grid:    cvar.Grid{LR: f.TuneLRs.Values, WeightDecay: f.TuneWDs.Values, EpsFraction: f.TuneEps.Values, Trim: f.tuneTrims.Values, Rho: f.tuneRhos.Values},
+		Grid:    f.tuneGrid(),
 		Threads: f.threads,
 	}
 	to.Select = f.Selection()
