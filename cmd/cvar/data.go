@@ -174,24 +174,12 @@ func loadTest[T batch.Float](f *dataFlags, full *dataset.Dataset[T], src cvar.Pr
 	return test, nil
 }
 
-// scaleMode resolves -scale: auto is unit for IDX images, else the
-// library's auto (maxabs for data held sparse, zscore otherwise; see
-// dataset.FitMaxAbs).
-func scaleMode(mode, kind string) cvar.Scaling {
-	if mode == "auto" && kind == "idx" {
-		return cvar.ScaleUnit
-	}
-	var s cvar.Scaling
-	s.UnmarshalText([]byte(mode)) // one of -scale's choices
-	return s
-}
-
 // prepare splits full 2/3–1/3 with the seed and fits the preprocessing on
 // the training split, applying it to all parts (cvar.Prepare). full is not
 // modified; test (which may be nil) is preprocessed in place.
 func prepare[T batch.Float](f *dataFlags, full *dataset.Dataset[T], src cvar.Provenance, kind string, seed uint64, test *dataset.Dataset[T]) (*trainingData[T], error) {
-	mode := scaleMode(f.scale.Value, src.Kind)
-	p, err := cvar.Prepare(full, cvar.PrepareOptions{Scaling: mode, ScaleTarget: f.scaleY.Value == "zscore", Seed: seed}, test)
+	mode := f.scale.For(src.Kind)
+	p, err := cvar.Prepare(full, cvar.PrepareOptions{Scaling: mode, ScaleTarget: f.scale.Target(), Seed: seed}, test)
 	if err != nil {
 		return nil, err
 	}

@@ -104,8 +104,7 @@ type dataFlags struct {
 	limit    int
 	n, d     int
 	classes  int
-	scale    *choice
-	scaleY   *choice
+	scale    *trainflag.Scale
 	// maxMemory bounds what reading the data holds, and the model.
 	maxMemory byteSize
 	// maxLine bounds a line of a CSV or LIBSVM file.
@@ -131,8 +130,7 @@ const (
 // addDataFlags registers the data flags of a command.
 func addDataFlags(fs *flag.FlagSet, use int) *dataFlags {
 	f := &dataFlags{
-		format: newChoice("", "csv", "libsvm", "idx"), scale: newChoice("auto", "auto", "zscore", "maxabs", "unit", "none"),
-		scaleY: newChoice("zscore", "zscore", "none"),
+		format: newChoice("", "csv", "libsvm", "idx"),
 		n:      6000, d: 20, classes: 2, maxMemory: byteSize(defaultMaxMemory), maxLine: byteSize(dataset.DefaultMaxLine),
 	}
 	fs.Var(&f.maxMemory, "max-memory", maxMemoryUsage)
@@ -156,8 +154,7 @@ func addDataFlags(fs *flag.FlagSet, use int) *dataFlags {
 		fs.StringVar(&f.test, "test", "", "held-out test `file`, evaluated after training (MNIST directories: the t10k files)")
 	}
 	if use != dataForModel {
-		fs.Var(f.scale, "scale", "feature preprocessing `mode`, fitted on the training split: zscore (standardise; without centring on sparse data), maxabs (divide each feature by its largest |x|, keeping zeros), unit (÷255, images), none, or auto (unit for IDX, maxabs for data held sparse, else zscore)")
-		fs.Var(f.scaleY, "scale-target", "regression target `mode`: zscore (train on targets standardised with the training split's mean and deviation; the model and every reported loss stay in the target's units) or none (train on the raw target)")
+		f.scale = trainflag.AddScale(fs)
 		fs.IntVar(&f.n, "n", 6000, "built-in data: number of samples")
 		fs.IntVar(&f.d, "d", 20, "built-in data: number of features")
 		fs.IntVar(&f.classes, "classes", 2, "built-in classification data: number of classes")

@@ -64,8 +64,8 @@ func (f *trainFlags) checkTrainStorage() error {
 			return err
 		}
 	}
-	scale := df.scale.Value
-	byteScaled := scale == "unit" || scale == "none" || scale == "auto" && format == "idx"
+	scale := df.scale.For(format)
+	byteScaled := scale == cvar.ScaleUnit || scale == cvar.ScaleNone
 	return checkStorage(df.storage.Value, f.Precision.Value, false, format, byteScaled)
 }
 

@@ -87,7 +87,7 @@ func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 	var bar *progress
 	so := cvar.StreamOptions[T]{
 		Options: opt, Kind: f.Model.Value, Model: streamModel[T](f),
-		Scaling: scaleMode(df.scale.Value, format), ScaleTarget: df.scaleY.Value == "zscore",
+		Scaling: df.scale.For(format), ScaleTarget: df.scale.Target(),
 		Alphas: unionAlphas(float64(f.Alpha)),
 		Progress: func(_, total int) {
 			if bar == nil {

@@ -4,6 +4,7 @@
 package trainflag
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"math"
@@ -104,12 +105,9 @@ func helpOf(choices []string, help map[string]string) string {
 // Options turns the flags into library options, with an error naming the
 // flag for a value the library would refuse.
 func (f *Flags) Options() (cvar.Options, error) {
-	method, err := cvar.ParseMethod(f.Method.Value)
-	if err != nil {
-		return cvar.Options{}, err
-	}
-	smooth, err := cvar.ParseSmoothing(f.Smooth.Value)
-	if err != nil {
+	var method cvar.Method
+	var smooth cvar.Smoothing
+	if err := errors.Join(method.UnmarshalText([]byte(f.Method.Value)), smooth.UnmarshalText([]byte(f.Smooth.Value))); err != nil {
 		return cvar.Options{}, err
 	}
 	opt := cvar.Options{

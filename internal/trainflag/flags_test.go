@@ -70,3 +70,27 @@ func TestRefused(t *testing.T) {
 		t.Error("-lr was registered without Step")
 	}
 }
+
+// TestScale: -scale is read by cvar.Scaling's parsing, auto is unit for
+// IDX images, and -scale-target says whether the target is standardised.
+func TestScale(t *testing.T) {
+	parse := func(args ...string) (*Scale, error) {
+		fs := flag.NewFlagSet("t", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		s := AddScale(fs)
+		return s, fs.Parse(args)
+	}
+	s, err := parse()
+	if err != nil || s.For("csv") != cvar.ScaleAuto || s.For("idx") != cvar.ScaleUnit || !s.Target() {
+		t.Errorf("defaults: %v, %v, target %v (%v)", s.For("csv"), s.For("idx"), s.Target(), err)
+	}
+	s, err = parse("-scale", "MaxAbs", "-scale-target", "none")
+	if err != nil || s.For("idx") != cvar.ScaleMaxAbs || s.Target() {
+		t.Errorf("-scale MaxAbs -scale-target none: %v, target %v (%v)", s.For("idx"), s.Target(), err)
+	}
+	for _, args := range [][]string{{"-scale", "cube"}, {"-scale-target", "maxabs"}} {
+		if _, err := parse(args...); err == nil || !strings.Contains(err.Error(), "unknown") {
+			t.Errorf("%v: %v, want an unknown value", args, err)
+		}
+	}
+}
