@@ -8,10 +8,10 @@ import (
 	"gonum.org/v1/gonum/blas/blas64"
 )
 
-// gemm computes C = alpha·op(A)·op(B) + beta·C through gonum's BLAS
-// (blas32 or blas64 after T), with op(X) = Xᵀ when the flag is set; A is m×k
-// after op, B is k×n after op, all row-major with leading dimensions lda,
-// ldb, ldc.
+// gemm computes C = alpha·op(A)·op(B) + beta·C through gonum's BLAS, blas32
+// or blas64 after T. op(X) = Xᵀ when the flag is set. A is m×k after op, and
+// B is k×n after op. All are row-major with leading dimensions lda, ldb,
+// ldc.
 func gemm[T Float](transA, transB bool, m, n, k int, alpha T, a []T, lda int, b []T, ldb int, beta T, c []T, ldc int) {
 	ta, tb := blas.NoTrans, blas.NoTrans
 	if transA {

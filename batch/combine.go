@@ -1,20 +1,21 @@
 package batch
 
 // The chunks' gradients are summed along a fixed binary tree over the chunk
-// numbers: at level s = 1, 2, 4, … the partial sum of the chunks from j+s
-// on is added into that of the chunks from j on, for j a multiple of 2s. The
-// tree depends on the number of chunks alone, so every coordinate's sum has
-// the same bits whatever the threads and whichever goroutine gets there
-// first. Every level but the top is added as the chunks finish, by the
-// goroutine that completes the second of two sibling sums, while the other
-// chunks still run; only the top level (chunk 0's sum += the other half's)
-// is left to the reduction's blocks, after all chunks are done. Where the
-// threads are many for the chunks (treeInBlocks) the blocks add every
-// level instead, the same pairs in the same order. A sum added into its
-// sibling is cleared at once, for the next call.
+// numbers. At level s = 1, 2, 4, … one partial sum is added into another.
+// The sum of the chunks from j+s on goes into that of the chunks from j on.
+// Here j is a multiple of 2s. The tree depends on the number of chunks
+// alone. So every coordinate's sum has the same bits whatever the threads,
+// and whichever goroutine gets there first. Every level but the top is added
+// as the chunks finish, while the other chunks still run. The goroutine that
+// completes the second of two sibling sums adds them. Only the top level
+// (chunk 0's sum += the other half's) is left to the reduction's blocks,
+// after all chunks are done. Where the threads are many for the chunks
+// (treeInBlocks), the blocks add every level instead. They add the same
+// pairs in the same order. A sum added into its sibling is cleared at once,
+// for the next call.
 
 // treeTop returns the chunk whose partial sum the top level adds into chunk
-// 0's: the largest power of two below nc (0 for a single chunk).
+// 0's. It is the largest power of two below nc (0 for a single chunk).
 func treeTop(nc int) int {
 	top := 1
 	for top*2 < nc {
@@ -26,11 +27,11 @@ func treeTop(nc int) int {
 	return top
 }
 
-// combine climbs the tree from chunk j, whose gradient is complete: while
-// the sum it holds has a sibling below the top level, the second of the
-// two to be complete adds the right one into the left one (coordinates
-// from off on) and climbs on from there. The first returns, leaving the
-// add to the second.
+// combine climbs the tree from chunk j, whose gradient is complete. While
+// the sum it holds has a sibling below the top level, the second of the two
+// to be complete adds. It adds the right one into the left one (coordinates
+// from off on), and climbs on from there. The first returns, leaving the add
+// to the second.
 func (e *Engine[T]) combine(j, off int) {
 	nc := e.nchunk
 	top := treeTop(nc)

@@ -7,25 +7,25 @@ import (
 	"github.com/cvarlearn/cvar/internal/kernel"
 )
 
-// Compact features: a Data may hold its dense features as bytes
-// with a scale (NewDataU8: 8-bit images, x = scale·u), as IEEE half floats
-// (NewDataF16) or as bfloat16s (NewDataBF16) instead of T values. The
-// kernels convert them as they load them and accumulate in T, so a row
-// costs its compact bytes from memory: a quarter of float32's for bytes, a
-// half for halves and bfloat16s. The linear
+// Compact features: a Data may hold its dense features in a compact form
+// instead of T values. It may hold bytes with a scale (NewDataU8: 8-bit
+// images, x = scale·u). It may hold IEEE half floats (NewDataF16) or
+// bfloat16s (NewDataBF16). The kernels convert them as they load them and
+// accumulate in T. So a row costs its compact bytes from memory: a quarter
+// of float32's for bytes, a half for halves and bfloat16s. The linear
 // models, softmax and the MLP (its first layer) read compact data.
 //
-// The values the models see: for T = float32, a
-// byte u is float32(scale)·float32(u) rounded once, which for scale =
-// 1/255 is within an ulp of float32(u/255) (what dataset's IDX reader
-// gives), and a half or bfloat16 its exact value. Results equal those of the float32
-// data of these values to the rounding of a reduction's order. Compact
-// storage is meant for float32 models; float64 models read it too (a byte is
-// then scale·u in float64), through the generic loops.
+// The values the models see, for T = float32: a byte u is
+// float32(scale)·float32(u), rounded once. For scale = 1/255 that is within
+// an ulp of float32(u/255), which dataset's IDX reader gives. A half or
+// bfloat16 is its exact value. Results equal those of the float32 data of
+// these values, to the rounding of a reduction's order. Compact storage is
+// meant for float32 models. Float64 models read it too, through the generic
+// loops; a byte is then scale·u in float64.
 
 // NewDataU8 wraps n×d bytes u (row-major, not copied) as features
-// x = scale·u, with targets or labels as for NewData. scale must be
-// positive and finite (1/255 for pixel intensities in [0, 1]).
+// x = scale·u. Targets or labels are as for NewData. scale must be positive
+// and finite: 1/255 for pixel intensities in [0, 1].
 func NewDataU8[T Float](u []uint8, scale float64, n, d int, y []T, labels []int32, k int) (*Data[T], error) {
 	if err := checkCompactShape(len(u), n, d); err != nil {
 		return nil, err
@@ -38,16 +38,15 @@ func NewDataU8[T Float](u []uint8, scale float64, n, d int, y []T, labels []int3
 }
 
 // NewDataF16 wraps n×d IEEE 754 half-precision features h (row-major, not
-// copied; dataset's BatchAs("f16") makes them from float features), with
-// targets or labels as for NewData. Every half must be finite.
+// copied). Targets or labels are as for NewData. dataset's BatchAs("f16")
+// makes them from float features. Every half must be finite.
 func NewDataF16[T Float](h []uint16, n, d int, y []T, labels []int32, k int) (*Data[T], error) {
 	return newData16(kernel.Compact{Format: kernel.F16, F16: h, Stride: d}, h, n, d, y, labels, k)
 }
 
-// NewDataBF16 wraps n×d bfloat16 features h (row-major, not copied;
-// dataset's BatchAs("bf16") makes them: float32's range with 8 bits of
-// significand), with targets or labels as for NewData. Every value must be
-// finite.
+// NewDataBF16 wraps n×d bfloat16 features h (row-major, not copied). Targets
+// or labels are as for NewData. dataset's BatchAs("bf16") makes them:
+// float32's range with 8 bits of significand. Every value must be finite.
 func NewDataBF16[T Float](h []uint16, n, d int, y []T, labels []int32, k int) (*Data[T], error) {
 	return newData16(kernel.Compact{Format: kernel.BF16, BF16: h, Stride: d}, h, n, d, y, labels, k)
 }
@@ -120,7 +119,8 @@ func is32[T Float]() bool {
 }
 
 // RowTo writes sample i's features, in T, into dst (len ≥ D) and returns
-// dst[:D]: the values the kernels see, for dense, compact or sparse data.
+// dst[:D]. They are the values the kernels see, for dense, compact or sparse
+// data.
 func (d *Data[T]) RowTo(dst []T, i int) []T {
 	dst = dst[:d.D]
 	switch {

@@ -11,10 +11,10 @@ import (
 // Float is the element type: float32 or float64.
 type Float = kernel.Float
 
-// Data is n samples of d features, with their targets. The features are
-// held either dense, row-major in X, or sparse in CSR form (IsSparse): the
-// offsets Indptr and the column indices Cols and values Vals of the
-// non-zeros. NewData builds the one, NewSparseData the other.
+// Data is n samples of d features, with their targets. The features are held
+// either dense, row-major in X, or sparse in CSR form (IsSparse). CSR form
+// holds the offsets Indptr, and the column indices Cols and values Vals of
+// the non-zeros. NewData builds the one, NewSparseData the other.
 type Data[T Float] struct {
 	// X holds row i in X[i*Stride : i*Stride+D]; nil for sparse data.
 	X      []T
@@ -22,16 +22,15 @@ type Data[T Float] struct {
 	Stride int // 0 for sparse data
 
 	// Sparse data (CSR): row i holds Vals[p] in column Cols[p] for
-	// Indptr[i] ≤ p < Indptr[i+1], the N+1 offsets rising from 0 to
-	// len(Cols). A row's columns need not be sorted; a column repeated
-	// within a row means the sum of its values. All three are nil for
-	// dense data.
+	// Indptr[i] ≤ p < Indptr[i+1]. The N+1 offsets rise from 0 to len(Cols).
+	// A row's columns need not be sorted. A column repeated within a row
+	// means the sum of its values. All three are nil for dense data.
 	Indptr []int64
 	Cols   []uint32
 	Vals   []T
 
 	// c holds compact dense features (NewDataU8, NewDataF16, NewDataBF16;
-	// see IsCompact): row i from i*Stride on, X nil. c.Format is
+	// see IsCompact). Row i starts at i*Stride, and X is nil. c.Format is
 	// kernel.Dense otherwise.
 	c kernel.Compact
 
@@ -41,10 +40,10 @@ type Data[T Float] struct {
 }
 
 // NewData wraps x (n×d, row-major, not copied) with regression targets y or
-// class labels in [0, k). Exactly one of y and labels is given. It checks the
-// shapes, that every value is finite and that every label is in range, so the
-// kernels never see bad input. For k = 2, Y is filled with the ±1 labels that
-// binary logistic regression uses.
+// class labels in [0, k). Exactly one of y and labels is given. It checks
+// the shapes, that every value is finite and that every label is in range.
+// So the kernels never see bad input. For k = 2, Y is filled with the ±1
+// labels that binary logistic regression uses.
 func NewData[T Float](x []T, n, d int, y []T, labels []int32, k int) (*Data[T], error) {
 	switch {
 	case n <= 0 || d <= 0:
@@ -62,12 +61,13 @@ func NewData[T Float](x []T, n, d int, y []T, labels []int32, k int) (*Data[T], 
 	return setTargets(&Data[T]{X: x, N: n, D: d, Stride: d}, y, labels, k)
 }
 
-// NewSparseData wraps n rows of d features in CSR form (not copied): row i
+// NewSparseData wraps n rows of d features in CSR form (not copied). Row i
 // holds vals[p] in column cols[p] for indptr[i] ≤ p < indptr[i+1]. Columns
-// need not be sorted; a column repeated within a row stands for the sum of
+// need not be sorted. A column repeated within a row stands for the sum of
 // its values. Targets and labels are as for NewData. It checks that indptr
-// has n+1 offsets rising from 0 to len(cols) = len(vals), that every column
-// is below d and every value finite, and the targets as NewData does.
+// has n+1 offsets rising from 0 to len(cols) = len(vals). It checks that
+// every column is below d and every value finite. It checks the targets as
+// NewData does.
 func NewSparseData[T Float](indptr []int64, cols []uint32, vals []T, n, d int, y []T, labels []int32, k int) (*Data[T], error) {
 	switch {
 	case n <= 0 || d <= 0:
@@ -135,8 +135,8 @@ func setTargets[T Float](data *Data[T], y []T, labels []int32, k int) (*Data[T],
 	return data, nil
 }
 
-// Validate reports a Data that the models and the Engine cannot use, in
-// an error that names the row and the column or entry at fault:
+// Validate reports a Data that the models and the Engine cannot use. The
+// error names the row and the column or entry at fault:
 //
 //   - its features, as ValidateFeatures;
 //   - its targets: for regression (Labels nil) K = 0 and a finite target
@@ -169,10 +169,10 @@ func (d *Data[T]) rows() int {
 	return d.N
 }
 
-// ValidateFeatures reports a Data whose features the models cannot read,
-// in an error that names the row and the column or entry at fault. It is
-// what Engine.Scores needs, which uses no targets or labels. The data has
-// N ≥ 1 rows of D ≥ 1 columns, and
+// ValidateFeatures reports a Data whose features the models cannot read. The
+// error names the row and the column or entry at fault. Engine.Scores needs
+// this check, as it uses no targets or labels. The data has N ≥ 1 rows of
+// D ≥ 1 columns, and
 //
 //   - dense: X holds N rows of Stride ≥ D values, every one finite;
 //   - sparse (CSR): Indptr holds N+1 offsets rising from 0 to len(Cols),
@@ -226,11 +226,11 @@ func (d *Data[T]) sparseShape() error {
 }
 
 // checkFeatureRows reports the first bad feature of the rows [lo, hi) of
-// data whose shape is valid (featureShape): a value that is not finite, and
-// of sparse data also offsets that fall or leave [0, len(Cols)] and a
-// column index outside the columns. It reads nothing outside those rows,
-// so that each of the Engine's chunks checks its own; scratch is a buffer
-// it may grow.
+// data whose shape is valid (featureShape). A bad feature is a value that is
+// not finite. Of sparse data it is also an offset that falls or leaves [0,
+// len(Cols)], or a column index outside the columns. It reads nothing
+// outside those rows, so each of the Engine's chunks checks its own. scratch
+// is a buffer it may grow.
 func (d *Data[T]) checkFeatureRows(lo, hi int, scratch *[]T) error {
 	switch {
 	case d.IsSparse():
@@ -241,8 +241,8 @@ func (d *Data[T]) checkFeatureRows(lo, hi int, scratch *[]T) error {
 	return d.checkDenseRows(lo, hi, scratch)
 }
 
-// checkSparseRows is checkFeatureRows for sparse data: first the offsets,
-// so that the rows' entries are read only within Cols and Vals.
+// checkSparseRows is checkFeatureRows for sparse data. It checks the offsets
+// first, so the rows' entries are read only within Cols and Vals.
 func (d *Data[T]) checkSparseRows(lo, hi int) error {
 	nnz := int64(len(d.Cols))
 	if a := d.Indptr[lo]; a < 0 || a > nnz {
@@ -273,9 +273,9 @@ func (d *Data[T]) checkSparseRows(lo, hi int) error {
 
 // checkDenseRows is checkFeatureRows for dense data; scratch is grown to
 // hold a margin a row. A row's margin against zero weights is 0 unless the
-// row holds a NaN or an infinity (0·±Inf is NaN), so the kernels' Margins
-// screens the rows at the speed of the models' own passes, and only a row
-// that fails is searched value by value.
+// row holds a NaN or an infinity (0·±Inf is NaN). So the kernels' Margins
+// screens the rows at the speed of the models' own passes. Only a row that
+// fails is searched value by value.
 func (d *Data[T]) checkDenseRows(lo, hi int, scratch *[]T) error {
 	margins := kernel.For[T]().Margins
 	zeros := zerosOf[T]()
@@ -322,9 +322,9 @@ func (d *Data[T]) nonFinite(i int) error {
 	return fmt.Errorf("batch: row %d: the features' product with zeros is not 0", i)
 }
 
-// checkCompactRows is checkFeatureRows for compact data: a byte is always
-// finite (its scale is checked with the shape); a half or a bfloat16 is
-// not when its exponent bits are all ones.
+// checkCompactRows is checkFeatureRows for compact data. A byte is always
+// finite; its scale is checked with the shape. A half or a bfloat16 is not
+// finite when its exponent bits are all ones.
 func (d *Data[T]) checkCompactRows(lo, hi int) error {
 	c := &d.c
 	var h []uint16
@@ -363,10 +363,10 @@ func (d *Data[T]) checkShape() error {
 	return nil
 }
 
-// checkTargetRows reports the first bad target of the rows [lo, hi) of
-// data whose shape is valid (checkShape): a label outside the classes, a
-// binary ±1 target that is not its label's, or a regression target that
-// is not finite.
+// checkTargetRows reports the first bad target of the rows [lo, hi) of data
+// whose shape is valid (checkShape). A bad target is a label outside the
+// classes, or a binary ±1 target that is not its label's. It is also a
+// regression target that is not finite.
 func (d *Data[T]) checkTargetRows(lo, hi int) error {
 	if d.Labels == nil {
 		for i, v := range d.Y[lo:hi] {
@@ -457,9 +457,9 @@ func (d *Data[T]) sqNorm(i int, sums map[uint32]float64) float64 {
 // IsClassification reports whether the data carries class labels.
 func (d *Data[T]) IsClassification() bool { return d.Labels != nil }
 
-// Scale returns max_i ‖x_i‖ and, for regression, max_i |y_i|: the data
-// constants of the theorems' Lipschitz and smoothness bounds. d must be
-// valid (NewData's or NewSparseData's result, or see Validate). Of sparse
+// Scale returns max_i ‖x_i‖ and, for regression, max_i |y_i|. They are the
+// data constants of the theorems' Lipschitz and smoothness bounds. d must be
+// valid: NewData's or NewSparseData's result, or see Validate. Of sparse
 // data the norms are those of the non-zeros, repeated columns summed first.
 func (d *Data[T]) Scale() Scale {
 	var maxNorm, maxAbsY float64

@@ -13,18 +13,18 @@ import (
 )
 
 // defaultChunkRows is the most rows one task of an Engine handles. The
-// minibatch is cut into chunks whatever the thread count, and their
-// gradients are summed along a tree fixed by the number of chunks
-// (combine.go), so results do not depend on how many threads ran them.
+// minibatch is cut into chunks whatever the thread count. Their gradients
+// are summed along a tree fixed by the number of chunks (combine.go). So
+// results do not depend on how many threads ran them.
 //
 // An engine of NewEngine sizes its chunks from the minibatch, the model and
-// the data's kind alone: chunks of defaultChunkRows rows where a chunk's
-// gradient holds more than smallGradient coordinates (each chunk writes a
-// gradient of its own, which the reduction reads), and otherwise
-// ⌈b/minChunks⌉ rows, between minChunkRows and defaultChunkRows, so that a
-// minibatch of 512 is 16 tasks, enough for 16 threads. A chunk's gradient
-// is the model's parameters but the MLP's first layer on dense float rows,
-// which the reduction computes by columns (firstLayerModel).
+// the data's kind alone. Each chunk writes a gradient of its own, which the
+// reduction reads. Where a chunk's gradient holds more than smallGradient
+// coordinates, chunks have defaultChunkRows rows. Otherwise they have
+// ⌈b/minChunks⌉ rows, between minChunkRows and defaultChunkRows. So a
+// minibatch of 512 is 16 tasks, enough for 16 threads. A chunk's gradient is
+// the model's parameters. On dense float rows the MLP's first layer is left
+// out: the reduction computes it by columns (firstLayerModel).
 const (
 	defaultChunkRows = 64
 	minChunkRows     = 16
@@ -32,35 +32,36 @@ const (
 	smallGradient    = 1 << 14
 )
 
-// Engine computes minibatch gradients and whole-data losses of one model,
-// spread over the calling goroutine and threads−1 worker goroutines. The
-// workers start on the first call that has more than one chunk to share out
-// and live until Close, which stops them and waits for them to exit, so a
-// closed Engine leaves no goroutine behind. An Engine whose calls never
-// needed workers (one thread, or small batches) never started any. Between
-// calls the workers spin, for a few times the recent gaps between calls and
-// at most 1 ms (so that the next step of a training run finds them awake),
-// and then park: an idle Engine costs no CPU. A gradient runs in two
-// phases, the chunks' forward and backward passes, each followed by as much
-// of the sum of the chunks' gradients as the chunks done so far allow, then
-// the sum's last level, spread over blocks of coordinates.
+// Engine computes minibatch gradients and whole-data losses of one model.
+// The work is spread over the calling goroutine and threads−1 worker
+// goroutines. The workers start on the first call that has more than one
+// chunk to share out. They live until Close, which stops them and waits for
+// them to exit. So a closed Engine leaves no goroutine behind. An Engine
+// whose calls never needed workers (one thread, or small batches) never
+// started any. Between calls the workers spin, then park, so an idle Engine
+// costs no CPU. They spin a few times the recent gaps between calls, at most
+// 1 ms. So the next step of a training run finds them awake. A gradient runs
+// in two phases: the chunks' forward passes, then their backward passes.
+// Each phase is followed by as much of the sum of the chunks' gradients as
+// the chunks done so far allow. Then the sum's last level runs, spread over
+// blocks of coordinates.
 //
-// An Engine serves one goroutine at a time: a call made while another call
-// on the same Engine is running, from another goroutine or from within the
-// running call (a Model's method that it runs), returns ErrConcurrentUse
-// and computes nothing. It refuses rather than waits because its results
-// live in its own buffers (the losses, and GradientSparse's coordinates and
-// gradient, are valid until the next call): a second goroutine's call,
-// queued, would overwrite them under the first one's reader. Goroutines
-// that share an Engine must hold a lock of their own over each call and
-// the use of its results; cvar.Evaluator does so. Threads and
-// HasSparseGradient read nothing that a call changes and may be called at
-// any time.
+// An Engine serves one goroutine at a time. A call made while another call
+// on the same Engine is running returns ErrConcurrentUse and computes
+// nothing. This holds for a call from another goroutine, and from within the
+// running call (a Model's method that it runs). It refuses rather than waits
+// because its results live in its own buffers. The losses, and
+// GradientSparse's coordinates and gradient, are valid until the next call.
+// A second goroutine's call, queued, would overwrite them under the first
+// one's reader. Goroutines that share an Engine must hold a lock of their
+// own over each call and the use of its results. cvar.Evaluator does so.
+// Threads and HasSparseGradient read nothing that a call changes and may be
+// called at any time.
 type Engine[T Float] struct {
-	// The parts are embedded by value: the workers read their fields at
-	// the same offsets as fields of Engine's own, with no indirection.
-	// seams comes first, so that its counters, added to atomically, are
-	// 64-bit aligned on 32-bit platforms too.
+	// The parts are embedded by value. So the workers read their fields at
+	// the same offsets as fields of Engine's own, with no indirection. The
+	// field seams comes first, so that its counters, added to atomically,
+	// are 64-bit aligned on 32-bit platforms too.
 	seams
 	engineConfig[T]
 	callState[T]
@@ -68,9 +69,9 @@ type Engine[T Float] struct {
 
 	workers *pool // nil until the workers start, and after Close
 
-	// inUse is held by the running call (acquire); closing is set by
-	// Close, which stops the workers itself or leaves them to the running
-	// call's release.
+	// inUse is held by the running call (acquire). closing is set by Close.
+	// Close stops the workers itself, or leaves them to the running call's
+	// release.
 	inUse   sync.Mutex
 	closing atomic.Bool
 }
@@ -108,8 +109,9 @@ type callState[T Float] struct {
 	nchunk int
 	split  int // tasks of the current dispatch before its reduction blocks
 	// A firstLayerModel's gradient call: flH×flD first-layer weights,
-	// computed by flTasks tasks of firstLayerTaskCols columns (each into its
-	// own flBuf) before the reduction's blocks, which start at flH·flD.
+	// computed by flTasks tasks of firstLayerTaskCols columns. Each task
+	// writes its own flBuf. They run before the reduction's blocks, which
+	// start at flH·flD.
 	flH, flD, flTasks int
 	rblock            int         // coordinates a reduction block (reduceBlock)
 	blockTree         bool        // the reduction's blocks sum every level of the chunks' tree (treeInBlocks)
@@ -131,13 +133,14 @@ type sparseState[T Float] struct {
 // seams are what the package's benchmarks measure in an Engine they made
 // (engineOptions.timing).
 type seams struct {
-	// With timing: nanoseconds of task work, summed by phase, added to
-	// atomically (a lock would make the tasks of many threads queue, and
-	// park, on it), and read once the calls are done.
+	// With timing: nanoseconds of task work, summed by phase and read once
+	// the calls are done. They are added to atomically. A lock would make
+	// the tasks of many threads queue, and park, on it.
 	busy [numPhases]int64
-	// With timing: the earliest start and the latest end of a task since
-	// the last resetSpan, in nanoseconds from spanClock (atomic: min and
-	// max by compare-and-swap), the parallel part of the calls between.
+	// With timing: the earliest start and the latest end of a task since the
+	// last resetSpan. They are nanoseconds from spanClock, kept atomically
+	// (min and max by compare-and-swap). Between them lies the parallel part
+	// of the calls.
 	spanFrom, spanTo atomic.Int64
 	spanClock        time.Time
 	timing           bool // measure busy and the span
@@ -171,8 +174,8 @@ func (s *seams) spanTask(t0, t1 time.Time) {
 	}
 }
 
-// engineOptions are an Engine's choices beyond NewEngine's, which the
-// package's tests and benchmarks pass to newEngineWith; the zero value is
+// engineOptions are an Engine's choices beyond NewEngine's. The package's
+// tests and benchmarks pass them to newEngineWith. The zero value is
 // NewEngine's.
 type engineOptions struct {
 	// chunkRows is the rows a chunk; 0: NewEngine's, which follow the
@@ -182,29 +185,28 @@ type engineOptions struct {
 	// allThreads keeps a thread count past GOMAXPROCS, so that the workers
 	// run on a machine of fewer processors.
 	allThreads bool
-	// sparseAlways shares the chunks of GradientSparse and StepSparse out
-	// to the workers whatever their work (sparseParallelWork), so that the
-	// workers run on small data.
+	// sparseAlways shares the chunks of GradientSparse and StepSparse out to
+	// the workers whatever their work (sparseParallelWork). So the workers
+	// run on small data.
 	sparseAlways bool
 	// timing sums the tasks' time by phase into the Engine's busy, and
 	// keeps their span (seams.span).
 	timing bool
 }
 
-// NewEngine returns an engine for model on threads workers: 0 means
-// runtime.GOMAXPROCS(0), and more than GOMAXPROCS are clamped to it (results
+// NewEngine returns an engine for model on threads workers. 0 means
+// runtime.GOMAXPROCS(0), and more than GOMAXPROCS are clamped to it. Results
 // do not depend on the thread count, and more workers than processors only
-// cost memory). It cuts batches into chunks of at most 64 rows, a size
-// that depends on the batch, the model and the data's kind, never on the
-// threads. It
-// returns an error for a nil model or a negative thread count.
+// cost memory. It cuts batches into chunks of at most 64 rows. The size
+// depends on the batch, the model and the data's kind, never on the threads.
+// It returns an error for a nil model or a negative thread count.
 func NewEngine[T Float](model Model[T], threads int) (*Engine[T], error) {
 	return newEngineWith(model, threads, engineOptions{})
 }
 
 // newEngineWith is NewEngine with the choices of opts. A model that brings
-// hooks (engine.Hooked: package cvar's, which no other package can make)
-// is unwrapped, and its hooks kept for the calls to run.
+// hooks is unwrapped, and its hooks kept for the calls to run. Such a model
+// is an engine.Hooked: package cvar's, which no other package can make.
 func newEngineWith[T Float](model Model[T], threads int, opts engineOptions) (*Engine[T], error) {
 	var hooks *engine.Hooks
 	if h, ok := model.(engine.Hooked[Model[T]]); ok {
@@ -237,11 +239,11 @@ func newEngineWith[T Float](model Model[T], threads int, opts engineOptions) (*E
 // Threads returns the number of workers.
 func (e *Engine[T]) Threads() int { return e.threads }
 
-// Close stops the workers and waits until they have exited. It may be
-// called more than once, and from any goroutine; calls after it return an
-// error. Called while a call is running (from another goroutine, or from
-// within that call) it does not wait: the running call stops the workers
-// as it returns.
+// Close stops the workers and waits until they have exited. It may be called
+// more than once, and from any goroutine. Calls after it return an error.
+// Close may come while a call is running, from another goroutine or from
+// within that call. It then does not wait: the running call stops the
+// workers as it returns.
 func (e *Engine[T]) Close() {
 	e.closing.Store(true)
 	if e.inUse.TryLock() {
@@ -271,8 +273,8 @@ func (e *Engine[T]) acquire() error {
 	return nil
 }
 
-// release ends a call: it stops the workers of a Close that came during
-// the call, or as the call let go (Close's own TryLock then failed).
+// release ends a call. It stops the workers of a Close that came during the
+// call, or as the call let go. (Close's own TryLock then failed.)
 func (e *Engine[T]) release() {
 	if e.closing.Load() {
 		e.stopWorkers()

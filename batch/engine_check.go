@@ -7,9 +7,9 @@ import (
 // The checks of an Engine call's arguments, and of the labels of a
 // chunk's rows as the chunk starts.
 
-// check validates the arguments of a call on the rows idx (nil: the first
-// n) of data at θ, and with labels the rows' labels (a gradient leaves them
-// to its chunks: checkChunkLabels).
+// check validates the arguments of a call on the rows idx (nil: the first n)
+// of data at θ. With labels it also checks the rows' labels. A gradient
+// leaves them to its chunks (checkChunkLabels).
 func (e *Engine[T]) check(theta []T, data *Data[T], idx []int, n int, labels bool) error {
 	if err := data.checkShape(); err != nil {
 		return err
@@ -38,8 +38,8 @@ func (e *Engine[T]) check(theta []T, data *Data[T], idx []int, n int, labels boo
 }
 
 // checkRowLabels reports the first label outside [0, data.K) of the rows
-// lo ≤ i < hi of the call (idx[i], or row i when idx is nil), whose rows are
-// in range.
+// lo ≤ i < hi of the call. Row i is idx[i], or i when idx is nil. The rows
+// are in range.
 func checkRowLabels[T Float](data *Data[T], idx []int, lo, hi int) error {
 	if data.Labels == nil {
 		return nil
@@ -56,12 +56,12 @@ func checkRowLabels[T Float](data *Data[T], idx []int, lo, hi int) error {
 	return nil
 }
 
-// checkChunkLabels checks the labels of chunk c's rows, as the chunk starts:
-// on its own goroutine, beside its own reads of those rows, rather than in a
-// serial pass of scattered reads before the dispatch. A chunk with a bad
-// label computes nothing and marks the call failed; the reduction then
-// skips its sums and then, and the call returns the error of the first
-// such chunk.
+// checkChunkLabels checks the labels of chunk c's rows as the chunk starts.
+// It runs on the chunk's own goroutine, beside its own reads of those rows.
+// A serial pass before the dispatch would make scattered reads. A chunk with
+// a bad label computes nothing and marks the call failed. The reduction then
+// skips its sums and then. The call returns the error of the first such
+// chunk.
 func (e *Engine[T]) checkChunkLabels(c *chunk[T]) bool {
 	c.err = checkRowLabels(e.data, e.idx, c.lo, c.lo+c.n)
 	if c.err != nil {

@@ -8,16 +8,16 @@ import (
 	"github.com/cvarlearn/cvar/internal/kernel"
 )
 
-// The Engine's tasks: the chunks a call's rows are cut into, and the
-// dispatch of their passes to the calling goroutine and the workers.
+// The Engine's tasks: the chunks a call's rows are cut into. This file also
+// dispatches their passes to the calling goroutine and the workers.
 
 // chunk is the state of one task: its rows, scratch and gradient.
 type chunk[T Float] struct {
 	wk   Work[T]
 	view Data[T] // a window of the data, for whole-data passes
 	g    []T     // gradient of this chunk (chunk 0 writes the caller's g)
-	// dirty: g (of a chunk past the first) may hold non-zeros; the sum
-	// over the chunks (combine.go) clears it after adding it in.
+	// dirty: g (of a chunk past the first) may hold non-zeros. The sum over
+	// the chunks (combine.go) clears it after adding it in.
 	dirty  bool
 	joined atomic.Int32 // the complete sums of the tree node this chunk's sum joins (combine)
 	err    error        // a bad label among the chunk's rows (checkChunkLabels)
@@ -49,15 +49,15 @@ const (
 	numPhases
 )
 
-// dispatch runs e.run(j) for every task j < n, on the calling goroutine
-// and threads−1 workers when there are several tasks and several threads,
-// and waits for all of them.
+// dispatch runs e.run(j) for every task j < n and waits for all of them.
+// With several tasks and several threads, it runs them on the calling
+// goroutine and threads−1 workers.
 func (e *Engine[T]) dispatch(ph phase, n int) { e.dispatchThenReduce(ph, n, 0) }
 
 // dispatchThenReduce is dispatch of n tasks of phase ph followed by nr
-// blocks of the reduction (phaseReduce), in one dispatch of the workers:
-// the blocks start when the n tasks are done, on whichever goroutines
-// finish them, with no second wake-up.
+// blocks of the reduction (phaseReduce). Both run in one dispatch of the
+// workers. The blocks start when the n tasks are done, on whichever
+// goroutines finish them, with no second wake-up.
 func (e *Engine[T]) dispatchThenReduce(ph phase, n, nr int) {
 	e.phase, e.split = ph, n
 	if e.threads == 1 || n+nr == 1 || e.inline {
@@ -72,11 +72,11 @@ func (e *Engine[T]) dispatchThenReduce(ph phase, n, nr int) {
 	e.workers.dispatch2(n, nr)
 }
 
-// task runs task j of the current dispatch, timing it when asked (a first
-// layer's block as backward work: it is the model's, not the reduction's).
-// next is the task the same goroutine runs after it, if any (≥ the
-// dispatch's tasks or negative: none); only a chunk followed by a chunk
-// hears of it.
+// task runs task j of the current dispatch, timing it when asked. A first
+// layer's block is timed as backward work: it is the model's, not the
+// reduction's. The argument next is the task the same goroutine runs after
+// it, if any. A next of at least the dispatch's tasks, or negative, means
+// none. Only a chunk followed by a chunk hears of it.
 func (e *Engine[T]) task(j, next int) {
 	ph := e.phase
 	if j >= e.split {
@@ -109,9 +109,9 @@ func (e *Engine[T]) batchRows(n int) int {
 	return min(defaultChunkRows, max(minChunkRows, (n+minChunks-1)/minChunks))
 }
 
-// chunkGradient returns the coordinates a chunk's gradient holds on
-// e.data: the model's parameters but a first layer's, which no chunk
-// writes (firstLayerModel).
+// chunkGradient returns the coordinates a chunk's gradient holds on e.data.
+// They are the model's parameters but a first layer's, which no chunk writes
+// (firstLayerModel).
 func (e *Engine[T]) chunkGradient() int {
 	p := e.model.NumParams()
 	if fl, ok := e.model.(firstLayerModel[T]); ok && !e.sparse {
@@ -140,11 +140,11 @@ func (e *Engine[T]) setChunks(n, rows int) int {
 	return nc
 }
 
-// chunkRows returns the data and the rows of chunk c. A chunk of listed
-// rows of dense data is visited in increasing row order (c.rows, its i-th
-// row at place c.pos[i] of the chunk; c.pos empty when the rows came in
-// order), so that its gathers walk memory forwards: an order that is a
-// function of the sample alone, whatever the threads.
+// chunkRows returns the data and the rows of chunk c. A chunk of listed rows
+// of dense data is visited in increasing row order. Its i-th row is c.rows
+// at place c.pos[i] of the chunk; c.pos is empty when the rows came in
+// order. So its gathers walk memory forwards. The order is a function of the
+// sample alone, whatever the threads.
 func (e *Engine[T]) chunkRows(c *chunk[T]) (*Data[T], []int) {
 	c.pos = c.pos[:0]
 	if e.idx == nil { // the first n rows: this chunk's window of them
@@ -155,8 +155,8 @@ func (e *Engine[T]) chunkRows(c *chunk[T]) (*Data[T], []int) {
 		return e.data, idx
 	}
 	c.rows, c.pos = grow(c.rows, c.n), grow(c.pos, c.n)
-	// Whole cache lines (a size class the allocator aligns to them), so
-	// that two chunks' buckets, written by two cores, never share a line.
+	// Whole cache lines, a size class the allocator aligns to them. So two
+	// chunks' buckets, written by two cores, never share a line.
 	c.count = grow(c.count, (sortBuckets(c.n)+1+15)&^15)
 	sortRows(c.rows, c.pos, idx, e.data.N, c.count)
 	return e.data, c.rows
@@ -235,8 +235,9 @@ func (e *Engine[T]) run(ph phase, j, next int) {
 	}
 }
 
-// chunkGrad returns the zeroed gradient buffer chunk j accumulates into:
-// chunk 0 writes the call's, the others one of their own, of its length.
+// chunkGrad returns the zeroed gradient buffer chunk j accumulates into.
+// Chunk 0 writes the call's. The others each write one of their own, of its
+// length.
 func (e *Engine[T]) chunkGrad(j int, c *chunk[T]) []T {
 	if j > 0 {
 		c.g = grow(c.g, len(e.chunks[0].g))

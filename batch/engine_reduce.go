@@ -1,60 +1,61 @@
 package batch
 
-// The reduction of a gradient call: the top level of the chunks' sum
-// (combine.go) and a first layer's gradient, by blocks of coordinates.
+// The reduction of a gradient call, by blocks of coordinates. It sums the
+// top level of the chunks' sum (combine.go) and computes a first layer's
+// gradient.
 
 // firstLayerTaskCols is the number of columns of one task of a first layer's
-// gradient (firstLayerModel): a multiple of the widest vector's lanes, and
-// few enough that the MLP on MNIST (784 features) makes 13 tasks.
+// gradient (firstLayerModel). It is a multiple of the widest vector's lanes.
+// It is small enough that the MLP on MNIST (784 features) makes 13 tasks.
 const firstLayerTaskCols = 64
 
 // firstLayerModel is a model whose gradient begins with an h×d block, the
-// first layer's weights, that the Engine computes after the chunks' passes
-// by blocks of columns over the whole minibatch, the chunks in order: no
-// chunk writes that block, so none is summed (the reduction covers the
-// rest), and its tasks are as many as the blocks of columns, not the
-// chunks. The MLP on dense float data, through the kernels.
+// first layer's weights. The Engine computes that block after the chunks'
+// passes, by blocks of columns over the whole minibatch, the chunks in
+// order. No chunk writes that block, so none is summed; the reduction covers
+// the rest. Its tasks are as many as the blocks of columns, not the chunks.
+// The MLP on dense float data is one, through the kernels.
 type firstLayerModel[T Float] interface {
 	// firstLayer returns h and d, and whether data is split so.
 	firstLayer(data *Data[T]) (h, d int, ok bool)
 	// backwardRest is Backward but for the first layer's weights, leaving
 	// what firstLayerCols reads in wk.
 	backwardRest(wk *Work[T], theta []T, data *Data[T], idx []int, coef, g []T)
-	// firstLayerCols adds to dst, h rows of the columns [lo, lo+len(dst)/h),
-	// that block of the first layer's gradient over the n rows idx of data
-	// (those of a backwardRest on wk).
+	// firstLayerCols adds to dst a block of the first layer's gradient: h
+	// rows of the columns [lo, lo+len(dst)/h). It sums over the n rows idx
+	// of data, those of a backwardRest on wk.
 	firstLayerCols(dst []T, wk *Work[T], data *Data[T], idx []int, n, lo int)
 }
 
 // maxReduceBlock is the most coordinates one task of the reduction sums over
 // the chunks. A gradient of fewer than threads·maxReduceBlock coordinates is
-// cut into about one block a thread, in multiples of minReduceBlock, so
-// that a small model's reduction is not left to one goroutine. Both are
-// multiples of every vector width times the kernels' unrolling, so that
-// the blocks split the vector where the kernels' main loops would.
+// cut into about one block a thread, in multiples of minReduceBlock. So a
+// small model's reduction is not left to one goroutine. Both are multiples
+// of every vector width times the kernels' unrolling. So the blocks split
+// the vector where the kernels' main loops would.
 const (
 	maxReduceBlock = 2048
 	minReduceBlock = 256
 )
 
-// treeWaves: where the threads are at least the chunks over treeWaves,
-// the chunks finish in one or two waves, and the tree's levels climbed as
-// they finish (combine) would run one after the other on the goroutines
-// that finish last, while the others wait: the reduction's blocks sum
-// every level instead, in parallel over the coordinates. Both add the same
-// pairs in the same order, so the bits are the same.
+// treeWaves: where the threads are at least the chunks over treeWaves, the
+// chunks finish in one or two waves. The tree's levels climbed as they
+// finish (combine) would then run one after the other. They would run on the
+// goroutines that finish last, while the others wait. So the reduction's
+// blocks sum every level instead, in parallel over the coordinates. Both add
+// the same pairs in the same order, so the bits are the same.
 const treeWaves = 2
 
-// treeInBlocks reports whether the reduction's blocks sum every level of
-// the tree over nc chunks (treeWaves), rather than its top alone.
+// treeInBlocks reports whether the reduction's blocks sum every level of the
+// tree over nc chunks (treeWaves). Otherwise they sum its top alone.
 func (e *Engine[T]) treeInBlocks(nc int) bool {
 	return !e.inline && e.threads > 1 && e.threads*treeWaves >= nc
 }
 
-// reduce is block j of the reduction: the chunks' sum (combine.go) over
-// its coordinates, its top level or, with e.blockTree, every level, into
-// chunk 0's (the caller's g), each sum added cleared where it was, then
-// e.then on the block, whichever worker runs it.
+// reduce is block j of the reduction, whichever worker runs it. It sums the
+// chunks (combine.go) over its coordinates into chunk 0's, the caller's g.
+// It sums the top level or, with e.blockTree, every level. Each sum added is
+// cleared where it was. Then e.then runs on the block.
 func (e *Engine[T]) reduce(j int) {
 	if e.failed.Load() { // the call returns an error: no sums, no then
 		return
@@ -82,9 +83,10 @@ func (e *Engine[T]) reduce(j int) {
 	}
 }
 
-// firstLayerBlock computes block j of firstLayerTaskCols columns of the first
-// layer's gradient: the chunks' rows in chunk order into a scratch of h
-// rows, then copied into the gradient, each unit's row run through then.
+// firstLayerBlock computes block j of firstLayerTaskCols columns of the
+// first layer's gradient. It runs the chunks' rows in chunk order into a
+// scratch of h rows. It then copies them into the gradient, each unit's row
+// run through then.
 func (e *Engine[T]) firstLayerBlock(j int) {
 	fl := e.model.(firstLayerModel[T])
 	h, d := e.flH, e.flD
@@ -104,9 +106,9 @@ func (e *Engine[T]) firstLayerBlock(j int) {
 	}
 }
 
-// reduceBlock returns the block of the reduction of n coordinates on
-// threads goroutines: maxReduceBlock, or for a smaller gradient about n/threads
-// rounded up to a multiple of minReduceBlock.
+// reduceBlock returns the block of the reduction of n coordinates on threads
+// goroutines. It is maxReduceBlock, or for a smaller gradient about
+// n/threads rounded up to a multiple of minReduceBlock.
 func reduceBlock(n, threads int) int {
 	b := (n + threads - 1) / max(threads, 1)
 	return min(maxReduceBlock, max(minReduceBlock, (b+minReduceBlock-1)/minReduceBlock*minReduceBlock))

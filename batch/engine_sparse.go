@@ -9,11 +9,12 @@ import (
 // minibatch touches, on its compact minibatch (sparsecols.go).
 
 // sparseGradModel is a model whose parameters are k blocks of d feature
-// weights (class-major) followed by k biases, so that a row of sparse data
-// touches, for each of its columns c, the weights j·d + c (j < k), and the
-// biases: the linear models (k = 1) and softmax. forward and backward are
-// Forward and Backward on sparse data of d columns (the compact minibatch
-// of GradientSparse) with θ and the gradient laid out for d.
+// weights (class-major) followed by k biases. So a row of sparse data
+// touches the biases and, for each of its columns c, the weights j·d + c
+// (j < k). The linear models (k = 1) and softmax are such models. Its
+// forward and backward are Forward and Backward on sparse data of d columns,
+// with θ and the gradient laid out for d. GradientSparse runs them on its
+// compact minibatch.
 type sparseGradModel[T Float] interface {
 	sparseLayout() (d, k int)
 	forward(wk *Work[T], theta []T, data *Data[T], idx []int, n, d int)
@@ -37,33 +38,33 @@ func (e *Engine[T]) layout(data *Data[T]) (d, k int, ok bool) {
 	return d, k, true
 }
 
-// sparseParallelWork is the least number of multiply-adds a pass
-// (non-zeros × classes) of a compact minibatch must have for GradientSparse
-// to share its chunks out to the workers: below it they run on the calling
-// goroutine, which built the minibatch and has it in its caches. Below it
-// the chunks' work is too small to pay for moving the minibatch to another
-// core: a text-like minibatch of about 20 000 non-zeros (k = 1) trains
-// slower on two threads than on one. The result does not depend on it (the
-// chunks are the same).
+// sparseParallelWork is the least work of a pass over a compact minibatch
+// for GradientSparse to share its chunks out to the workers. The work is the
+// multiply-adds: non-zeros × classes. Below it the chunks run on the calling
+// goroutine, which built the minibatch and has it in its caches. Their work
+// is then too small to pay for moving the minibatch to another core. A
+// text-like minibatch of about 20 000 non-zeros (k = 1) trains slower on two
+// threads than on one. The result does not depend on it (the chunks are the
+// same).
 const sparseParallelWork = 1 << 20
 
-// HasSparseGradient reports whether GradientSparse applies to data: sparse
-// data and a model whose gradient on a row touches only the weights of its
-// columns and the biases (the linear models and softmax).
+// HasSparseGradient reports whether GradientSparse applies to data. The data
+// must be sparse. The model's gradient on a row must touch only the weights
+// of its columns and the biases, as in the linear models and softmax.
 func (e *Engine[T]) HasSparseGradient(data *Data[T]) bool {
 	_, _, ok := e.layout(data)
 	return ok
 }
 
-// GradientSparse is Gradient for sparse data at a cost in the non-zeros of
-// the minibatch rather than in the number of parameters, where
-// HasSparseGradient(data). It returns the gradient at the coordinates the
-// minibatch touches alone, grad[i] at θ's coordinate coords[i]: the
-// weights j·d + c of every class j and every column c of the rows (class
-// by class, the columns in order of first appearance: rows in order,
-// entries in order), then the k biases. The gradient is 0 at every other
-// coordinate. The values are those Gradient writes, bit for bit (the
-// chunks are summed along the same tree), whatever the thread count.
+// GradientSparse is Gradient for sparse data, where HasSparseGradient(data).
+// Its cost is in the non-zeros of the minibatch rather than in the number of
+// parameters. It returns the gradient at the coordinates the minibatch
+// touches alone: grad[i] is at θ's coordinate coords[i]. First come the
+// weights j·d + c of every class j and every column c of the rows. They run
+// class by class, the columns in order of first appearance (rows in order,
+// entries in order). Then come the k biases. The gradient is 0 at every
+// other coordinate. The values are those Gradient writes, bit for bit,
+// whatever the thread count. The chunks are summed along the same tree.
 //
 // coords and grad are valid until the next call; the caller may change
 // grad. Errors as for Gradient, and for data or a model GradientSparse does
@@ -77,8 +78,9 @@ func (e *Engine[T]) GradientSparse(theta []T, data *Data[T], idx []int, n int, w
 }
 
 // gradientSparse is GradientSparse calling before, if not nil, with coords
-// before θ is read, on the calling goroutine: the place to bring those
-// coordinates of θ up to date (a lazy update; engine.Hooks.Before).
+// before θ is read. It runs on the calling goroutine. It is the place to
+// bring those coordinates of θ up to date (a lazy update;
+// engine.Hooks.Before).
 func (e *Engine[T]) gradientSparse(theta []T, data *Data[T], idx []int, n int, wt *Weighting, before func(coords []int)) (losses []T, sumV float64, coords []int, grad []T, err error) {
 	if err := e.acquire(); err != nil {
 		return nil, 0, nil, nil, err

@@ -10,8 +10,8 @@ import (
 // The minibatch calls: Gradient (one pass per chunk, or TopK's forward
 // and backward) and LossesOf.
 
-// fusedModel is a Model with a one-pass minibatch step (linear models, on
-// dense data; on sparse data they run Forward, weigh and Backward).
+// fusedModel is a Model with a one-pass minibatch step. The linear models
+// are, on dense data. On sparse data they run Forward, weigh and Backward.
 type fusedModel[T Float] interface {
 	fused(wk *Work[T], theta []T, data *Data[T], idx []int, n int, p *kernel.LinearStep[T], g []T) T
 }
@@ -43,8 +43,8 @@ func (e *Engine[T]) stepChunk(j int, c *chunk[T], next int) {
 	}
 }
 
-// forward runs the model's Forward on chunk c's rows, or, in
-// GradientSparse, its sparse forward over the compact minibatch's columns.
+// forward runs the model's Forward on chunk c's rows. In GradientSparse it
+// runs its sparse forward over the compact minibatch's columns.
 func (e *Engine[T]) forward(c *chunk[T], data *Data[T], idx []int) {
 	if e.sparse {
 		e.model.(sparseGradModel[T]).forward(&c.wk, e.theta, data, idx, c.n, e.sd)
@@ -53,8 +53,8 @@ func (e *Engine[T]) forward(c *chunk[T], data *Data[T], idx []int) {
 	e.model.Forward(&c.wk, e.theta, data, idx, c.n)
 }
 
-// backward runs the model's Backward of chunk c into g, or, in
-// GradientSparse, its sparse backward over the compact minibatch's columns.
+// backward runs the model's Backward of chunk c into g. In GradientSparse it
+// runs its sparse backward over the compact minibatch's columns.
 func (e *Engine[T]) backward(c *chunk[T], data *Data[T], idx []int, coef, g []T) {
 	switch {
 	case e.sparse:
@@ -85,27 +85,34 @@ func (e *Engine[T]) weigh(wk *Work[T], n int) T {
 }
 
 // Gradient overwrites g (len NumParams) with Σ_i c_i ∇ℓ_i(θ) over the rows
-// idx (nil: the first n rows), where the coefficients follow wt with
-// b = len(idx):
+// idx. A nil idx means the first n rows. With b = len(idx), the coefficients
+// follow wt:
 //
 //	Mean:                 c_i = 1/b
 //	Hinge, Softplus, Quadratic: v_i = ρ'(ℓ_i/L − τ), c_i = v_i/(L·α·b)
 //	TopK:                 c_i = the exact CVaR_α weights of the losses
 //	Custom:               c_i as Weigh sets them from all the losses
 //
-// It returns the minibatch's losses (valid until the next call) and Σ v_i
-// (0 for Mean, TopK and Custom), from which ∂τ = 1 − Σv_i/(α·b). It returns an
-// error, and computes nothing, for a closed engine, ErrConcurrentUse
-// while another call on the engine runs (see Engine), data of a bad shape
-// (see Data.Validate), data the model does not fit, θ or g not of
-// NumParams entries, no rows or a row outside the data, or an invalid
-// weighting; and an error, with g zero, for a row whose label is outside
-// the classes (the chunks check their rows' labels as they start). It
-// does not check the values of the features, nor the offsets and columns
-// of sparse rows, which would cost a pass over the data every step: data
-// not made by this package's constructors passes Validate first (as
-// cvar.Train has it do), or a bad offset or column makes the kernels
-// panic and a non-finite value gives non-finite losses.
+// It returns the minibatch's losses, valid until the next call. It also
+// returns Σ v_i (0 for Mean, TopK and Custom), from which
+// ∂τ = 1 − Σv_i/(α·b).
+//
+// It returns an error, and computes nothing, for:
+//
+//   - a closed engine;
+//   - ErrConcurrentUse while another call on the engine runs (see Engine);
+//   - data of a bad shape (see Data.Validate), or data the model does not fit;
+//   - θ or g not of NumParams entries;
+//   - no rows, or a row outside the data;
+//   - an invalid weighting.
+//
+// It returns an error, with g zero, for a row whose label is outside the
+// classes. The chunks check their rows' labels as they start. It does not
+// check the values of the features, nor the offsets and columns of sparse
+// rows. That would cost a pass over the data every step. Data not made by
+// this package's constructors passes Validate first, as cvar.Train has it
+// do. Else a bad offset or column makes the kernels panic, and a non-finite
+// value gives non-finite losses.
 func (e *Engine[T]) Gradient(g, theta []T, data *Data[T], idx []int, n int, wt *Weighting) (losses []T, sumV float64, err error) {
 	var then func(lo, hi int)
 	if e.hooks != nil {
@@ -114,18 +121,19 @@ func (e *Engine[T]) Gradient(g, theta []T, data *Data[T], idx []int, n int, wt *
 	return e.gradientThen(g, theta, data, idx, n, wt, then)
 }
 
-// gradientThen is Gradient followed by then(lo, hi) on every block
-// [lo, hi) of the coordinates of g, spread over the workers like the sum
-// of the chunks' gradients, each block right after its sum is complete
-// (while it is in cache): a step's update of θ from g, folded into the
-// parallel pass (engine.Hooks.Then). The blocks are disjoint and cover g
-// once: at most maxReduceBlock coordinates, a multiple of minReduceBlock
-// but for the last (see maxReduceBlock) or, for the MLP's first layer, a
-// hidden unit's weights over firstLayerTaskCols columns; then must be
-// elementwise (the blocks are not aligned to anything else: the kernels
-// give an element the same bits wherever a call starts). then runs on
-// several goroutines at once, on disjoint blocks; a call of the Engine
-// from then returns ErrConcurrentUse. After an error then is not run.
+// gradientThen is Gradient followed by then(lo, hi) on every block [lo, hi)
+// of the coordinates of g. It is a step's update of θ from g, folded into
+// the parallel pass (engine.Hooks.Then). The blocks are spread over the
+// workers like the sum of the chunks' gradients. Each runs right after its
+// sum is complete, while it is in cache. The blocks are disjoint and cover g
+// once. A block is at most maxReduceBlock coordinates, a multiple of
+// minReduceBlock but for the last (see maxReduceBlock). For the MLP's first
+// layer it is a hidden unit's weights over firstLayerTaskCols columns. The
+// function then must be elementwise, as the blocks are not aligned to
+// anything else. The kernels give an element the same bits wherever a call
+// starts. It runs on several goroutines at once, on disjoint blocks. A call
+// of the Engine from then returns ErrConcurrentUse. After an error then is
+// not run.
 func (e *Engine[T]) gradientThen(g, theta []T, data *Data[T], idx []int, n int, wt *Weighting, then func(lo, hi int)) (losses []T, sumV float64, err error) {
 	if err := e.acquire(); err != nil {
 		return nil, 0, err
@@ -154,8 +162,9 @@ func (e *Engine[T]) gradient(g, theta []T, data *Data[T], idx []int, n int, wt *
 	e.theta, e.data, e.idx, e.wt = theta, data, idx, wt
 	e.loss = grow(e.loss, n)
 	nc := e.setChunks(n, e.batchRows(n))
-	// The chunks' gradients are summed, and then run, in the same dispatch,
-	// after a firstLayerModel's first layer by blocks of columns.
+	// The chunks' gradients are summed, and then run, in the same dispatch.
+	// For a firstLayerModel they run after the first layer's blocks of
+	// columns.
 	e.flH, e.flD, e.flTasks = 0, 0, 0
 	if fl, ok := e.model.(firstLayerModel[T]); ok && !e.sparse {
 		if h, d, ok := fl.firstLayer(data); ok {
@@ -228,9 +237,9 @@ func (e *Engine[T]) batchWeights(wt *Weighting, n int) {
 	}
 }
 
-// fail ends a gradient call whose chunks found a bad label: g zero, and the
-// chunks' buffers, which may hold partial sums, left dirty (each is cleared
-// before its next use).
+// fail ends a gradient call whose chunks found a bad label. It leaves g
+// zero. The chunks' buffers may hold partial sums and are left dirty: each
+// is cleared before its next use.
 func (e *Engine[T]) fail(g []T) ([]T, float64, error) {
 	e.sum, e.then, e.flTasks = nil, nil, 0
 	clear(g)
@@ -258,10 +267,10 @@ func (e *Engine[T]) linearStep(wt *Weighting, n int) kernel.LinearStep[T] {
 	return p
 }
 
-// LossesOf returns the losses at θ of the rows idx (nil: the first n), the
-// losses Gradient returns, without a gradient: no d-long buffer is cleared
-// or allocated. The slice is valid until the next call. Errors as for
-// Gradient, but for g and the weighting.
+// LossesOf returns the losses at θ of the rows idx (nil: the first n). They
+// are the losses Gradient returns, without a gradient. No d-long buffer is
+// cleared or allocated. The slice is valid until the next call. Errors as
+// for Gradient, but for g and the weighting.
 func (e *Engine[T]) LossesOf(theta []T, data *Data[T], idx []int, n int) ([]T, error) {
 	if err := e.acquire(); err != nil {
 		return nil, err
@@ -281,9 +290,9 @@ func (e *Engine[T]) LossesOf(theta []T, data *Data[T], idx []int, n int) ([]T, e
 		idx = e.seq
 	}
 	// Rounds of at most minChunks chunks: each chunk keeps the scratch of
-	// its rows (a row of scores a class), so a long list of rows of a
-	// model of many classes takes the scratch of a round, not of the list.
-	// A row's loss does not depend on the chunks it is computed in.
+	// its rows, a row of scores a class. So a long list of rows of a model
+	// of many classes takes the scratch of a round, not of the list. A row's
+	// loss does not depend on the chunks it is computed in.
 	e.theta, e.data = theta, data
 	all, rows := grow(e.loss, n), e.batchRows(n)
 	for lo := 0; lo < n; lo += rows * minChunks {

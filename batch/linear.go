@@ -7,8 +7,8 @@ import (
 	"github.com/cvarlearn/cvar/internal/kernel"
 )
 
-// Linear is a linear model m = ⟨w, x⟩ + b with a loss of the margin: binary
-// logistic regression (labels ±1), least squares (½(m − y)²) or least
+// Linear is a linear model m = ⟨w, x⟩ + b with a loss of the margin. It is
+// binary logistic regression (labels ±1), least squares (½(m − y)²) or least
 // absolute deviations (|m − y|). θ = (w_1, …, w_d, b).
 type Linear[T Float] struct {
 	d    int
@@ -16,9 +16,9 @@ type Linear[T Float] struct {
 	ops  kernel.Ops[T]
 }
 
-// NewLogistic returns binary logistic regression on d features:
-// ℓ = log(1 + e^{−y·m}) for labels y = ±1 (classes 0 and 1 of the data).
-// It returns an error unless 1 ≤ d ≤ MaxDim (and d + 1 ≤ MaxParams).
+// NewLogistic returns binary logistic regression on d features. Its loss is
+// ℓ = log(1 + e^{−y·m}) for labels y = ±1, classes 0 and 1 of the data. It
+// returns an error unless 1 ≤ d ≤ MaxDim (and d + 1 ≤ MaxParams).
 func NewLogistic[T Float](d int) (*Linear[T], error) { return newLinear[T](d, kernel.Logistic) }
 
 // NewLeastSquares returns linear regression with ℓ = ½(m − y)²; d as for
@@ -85,8 +85,8 @@ func (l *Linear[T]) Check(data *Data[T]) error {
 	return nil
 }
 
-// margins returns ⟨w, x_i⟩ + b for θ = (w, b) of d weights (d < l.d:
-// sparse data of d columns, renumbered; see sparsecols.go).
+// margins returns ⟨w, x_i⟩ + b for θ = (w, b) of d weights. A d below l.d
+// means sparse data of d columns, renumbered (see sparsecols.go).
 func (l *Linear[T]) margins(wk *Work[T], theta []T, data *Data[T], idx []int, n, d int) []T {
 	wk.m = grow(wk.m, n)
 	if data.IsSparse() {
@@ -103,8 +103,8 @@ func (l *Linear[T]) margins(wk *Work[T], theta []T, data *Data[T], idx []int, n,
 	return wk.m
 }
 
-// gather returns src's entries of the rows idx (nil: the first n), copied
-// into *buf unless they already lie in order.
+// gather returns src's entries of the rows idx (nil: the first n). It copies
+// them into *buf unless they already lie in order.
 func gather[E any](buf *[]E, src []E, idx []int, n int) []E {
 	if idx == nil {
 		return src[:n]
@@ -137,8 +137,8 @@ func (l *Linear[T]) Backward(wk *Work[T], _ []T, data *Data[T], idx []int, coef,
 	l.backward(wk, data, idx, coef, g, l.d)
 }
 
-// backward is Backward into a gradient of d weights and the bias (d < l.d:
-// sparse data of d columns, renumbered; see sparsecols.go).
+// backward is Backward into a gradient of d weights and the bias. A d below
+// l.d means sparse data of d columns, renumbered (see sparsecols.go).
 func (l *Linear[T]) backward(wk *Work[T], data *Data[T], idx []int, coef, g []T, d int) {
 	c := grow(wk.c, len(coef))
 	wk.c = c
@@ -157,8 +157,9 @@ func (l *Linear[T]) backward(wk *Work[T], data *Data[T], idx []int, coef, g []T,
 	g[d] += sum
 }
 
-// fused runs margins, loss, weight and accumulation in one kernel pass, on
-// dense data only (the Engine runs Forward and Backward on sparse data).
+// fused runs margins, loss, weight and accumulation in one kernel pass. It
+// is for dense data only; the Engine runs Forward and Backward on sparse
+// data.
 func (l *Linear[T]) fused(wk *Work[T], theta []T, data *Data[T], idx []int, n int, p *kernel.LinearStep[T], g []T) (sumV T) {
 	wk.Loss = grow(wk.Loss, n)
 	p.Loss, p.Bias = l.loss, theta[l.d]
@@ -177,10 +178,12 @@ func (l *Linear[T]) Scores(wk *Work[T], theta []T, data *Data[T], idx []int, n i
 	copy(out[:n], l.margins(wk, theta, data, idx, n, l.d))
 }
 
-// Bounds implements Model. With x̃ = (x, 1) for the bias and X = max‖x̃‖:
-// logistic G = X, β = X²/4, L = log(1 + e^{R·X}); squared G = (R·X + Ymax)·X,
-// β = X², L = ½(R·X + Ymax)²; absolute G = X, β = +Inf (not smooth),
-// L = R·X + Ymax.
+// Bounds implements Model. Let x̃ = (x, 1) for the bias, and X = max‖x̃‖.
+// Then:
+//
+//	logistic: G = X,             β = X²/4,             L = log(1 + e^{R·X})
+//	squared:  G = (R·X + Ymax)·X, β = X²,               L = ½(R·X + Ymax)²
+//	absolute: G = X,             β = +Inf (not smooth), L = R·X + Ymax
 func (l *Linear[T]) Bounds(sc Scale, radius float64) Bounds {
 	xn, ymax := sc.MaxNorm, sc.MaxAbsY
 	x := math.Sqrt(xn*xn + 1)
@@ -200,10 +203,11 @@ func softplus(t float64) float64 {
 }
 
 // UnscaleTarget rewrites θ, trained on targets standardised as
-// (y − mean)/scale, into the parameters of the same predictor in the
+// (y − mean)/scale. It gives the parameters of the same predictor in the
 // target's own units: w ← scale·w, b ← scale·b + mean. It returns the factor
-// by which the losses grow in the process (scale² for least squares, scale
-// for least absolute deviations), which converts τ and any loss level.
+// by which the losses grow in the process. That is scale² for least squares,
+// and scale for least absolute deviations. The factor converts τ and any
+// loss level.
 func (l *Linear[T]) UnscaleTarget(theta []T, mean, scale float64) (lossFactor float64, err error) {
 	if l.loss == kernel.Logistic {
 		return 0, fmt.Errorf("batch: %s is a classifier; its targets are classes", l.Name())

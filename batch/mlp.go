@@ -13,11 +13,11 @@ const DefaultHidden = 100
 
 // MLP is the three-layer network d → h → k with ReLU hidden units and a
 // softmax cross-entropy output. Its matrix products run through the kernels
-// of package kernel (MarginsK, AddOuterK, AddRows), or through gonum's BLAS
-// (Sgemm/Dgemm) for a network made by NewMLPBLAS. The two give the same
-// gradients to rounding; the kernels are faster on minibatch chunks (gonum's
-// gemm starts goroutines of its own and allocates).
-// θ = (W1, b1, W2, b2): W1 is h×d (unit j's input weights at θ[j*d:(j+1)*d]),
+// of package kernel (MarginsK, AddOuterK, AddRows). A network made by
+// NewMLPBLAS runs them through gonum's BLAS (Sgemm/Dgemm) instead. The two
+// give the same gradients to rounding. The kernels are faster on minibatch
+// chunks, as gonum's gemm starts goroutines of its own and allocates.
+// θ = (W1, b1, W2, b2). W1 is h×d, unit j's input weights at θ[j*d:(j+1)*d].
 // b1 has h entries, W2 is k×h, b2 has k.
 type MLP[T Float] struct {
 	d, h, k int
@@ -26,8 +26,8 @@ type MLP[T Float] struct {
 }
 
 // NewMLP returns the network d → h → k; h ≤ 0 means DefaultHidden. It
-// returns an error unless 1 ≤ d ≤ MaxDim, 2 ≤ k ≤ MaxDim, h ≤ MaxDim and
-// the h·(d + k + 1) + k parameters are at most MaxParams.
+// returns an error unless 1 ≤ d ≤ MaxDim, 2 ≤ k ≤ MaxDim and h ≤ MaxDim. The
+// h·(d + k + 1) + k parameters must be at most MaxParams.
 func NewMLP[T Float](d, h, k int) (*MLP[T], error) {
 	if h <= 0 {
 		h = DefaultHidden
@@ -47,8 +47,8 @@ func NewMLP[T Float](d, h, k int) (*MLP[T], error) {
 }
 
 // NewMLPBLAS returns the network d → h → k whose matrix products run through
-// gonum's BLAS (blas32.Implementation or blas64.Implementation); sizes as
-// for NewMLP.
+// gonum's BLAS. It uses blas32.Implementation or blas64.Implementation.
+// Sizes are as for NewMLP.
 func NewMLPBLAS[T Float](d, h, k int) (*MLP[T], error) {
 	m, err := NewMLP[T](d, h, k)
 	if err != nil {
@@ -86,9 +86,9 @@ func (m *MLP[T]) split(theta []T) (w1, b1, w2, b2 []T) {
 	return w1, b1, w2, theta[o : o+m.k]
 }
 
-// InitParams implements Model with PyTorch's default for linear layers:
-// every weight and bias uniform in ±1/√fan_in, drawn from stream 0x1a17 of
-// seed in internal/rng (W₁, b₁, W₂, b₂ in their layout's order).
+// InitParams implements Model with PyTorch's default for linear layers.
+// Every weight and bias is uniform in ±1/√fan_in. They are drawn from stream
+// 0x1a17 of seed in internal/rng, in their layout's order: W₁, b₁, W₂, b₂.
 func (m *MLP[T]) InitParams(theta []T, seed uint64) {
 	r := rng.New(seed, 0x1a17)
 	w1, b1, w2, b2 := m.split(theta)
@@ -122,8 +122,8 @@ func (m *MLP[T]) Check(data *Data[T]) error {
 // runs the sparse kernels.
 func (m *MLP[T]) readsSparse() {}
 
-// gather returns the n input rows as a contiguous n×d matrix for gemm,
-// copying them into wk.xb unless they already are.
+// gather returns the n input rows as a contiguous n×d matrix for gemm. It
+// copies them into wk.xb unless they already are.
 func (m *MLP[T]) gather(wk *Work[T], data *Data[T], idx []int, n int) []T {
 	if idx == nil && data.Stride == m.d && !data.IsCompact() {
 		return data.X[:n*m.d]
@@ -158,11 +158,11 @@ func (m *MLP[T]) gathered(wk *Work[T], data *Data[T], idx []int, n int) []T {
 	return wk.xb[:n*m.d]
 }
 
-// logits runs the network to its output layer, leaving the ReLU activations
-// in wk.h and the logits in wk.dloss. The products run through the kernels:
-// H = X·W1ᵀ is MarginsK over the gathered rows (W1's h rows play the
-// classes), or SparseMarginsK over CSR rows (h times the row's non-zeros,
-// BLAS network or not), Z = H·W2ᵀ is MarginsK over H.
+// logits runs the network to its output layer. It leaves the ReLU
+// activations in wk.h and the logits in wk.dloss. The products run through
+// the kernels. H = X·W1ᵀ is MarginsK over the gathered rows; W1's h rows
+// play the classes. On CSR rows it is SparseMarginsK, h times the row's
+// non-zeros, BLAS network or not. Z = H·W2ᵀ is MarginsK over H.
 func (m *MLP[T]) logits(wk *Work[T], theta []T, data *Data[T], idx []int, n int) []T {
 	w1, b1, w2, b2 := m.split(theta)
 	wk.h = grow(wk.h, n*m.h)
@@ -194,10 +194,11 @@ func (m *MLP[T]) Forward(wk *Work[T], theta []T, data *Data[T], idx []int, n int
 	m.ops.SoftmaxCE(wk.Loss, z, gatherLabels(wk, data, idx, n), m.k)
 }
 
-// Backward implements Model by backpropagation through both layers:
-// ∂W2 += dZᵀ·H and ∂W1 += dHᵀ·X are AddOuterK (X's rows gathered by idx, so
-// they are never copied; on CSR rows SparseAddOuterK, h times the rows'
-// non-zeros), dH = dZ·W2 is AddRowsK (W2's k rows weighted by each sample's dZ).
+// Backward implements Model by backpropagation through both layers. ∂W2 +=
+// dZᵀ·H and ∂W1 += dHᵀ·X are AddOuterK. X's rows are gathered by idx, so
+// they are never copied. On CSR rows it is SparseAddOuterK, h times the
+// rows' non-zeros. dH = dZ·W2 is AddRowsK: W2's k rows weighted by each
+// sample's dZ.
 func (m *MLP[T]) Backward(wk *Work[T], theta []T, data *Data[T], idx []int, coef, g []T) {
 	m.backwardRest(wk, theta, data, idx, coef, g)
 	gw1, _, _, _ := m.split(g)
@@ -220,15 +221,16 @@ func (m *MLP[T]) firstLayer(data *Data[T]) (h, d int, ok bool) {
 	return m.h, m.d, !m.blas && !data.IsSparse() && !data.IsCompact()
 }
 
-// firstLayerCols implements firstLayerModel: dst (h rows of the columns
-// [lo, hi)) += the hidden gradients wk.dh of the rows idx (nil: the first
-// n) times those columns of the rows, as Backward adds them to ∂W1 there.
+// firstLayerCols implements firstLayerModel. It adds to dst, h rows of the
+// columns [lo, hi), the hidden gradients wk.dh of the rows idx times those
+// columns of the rows. A nil idx means the first n rows. Backward adds the
+// same to ∂W1 there.
 func (m *MLP[T]) firstLayerCols(dst []T, wk *Work[T], data *Data[T], idx []int, n, lo int) {
 	m.ops.AddOuterK(dst, data.X[lo:], data.Stride, idx, wk.dh[:n*m.h], m.h)
 }
 
-// backwardRest is Backward but for ∂W1, which it leaves to the caller with
-// the hidden gradients, coefficients applied and ReLU's mask, in wk.dh.
+// backwardRest is Backward but for ∂W1. It leaves that to the caller, with
+// the hidden gradients in wk.dh, coefficients applied and ReLU's mask.
 func (m *MLP[T]) backwardRest(wk *Work[T], theta []T, data *Data[T], idx []int, coef, g []T) {
 	n := len(coef)
 	_, _, w2, _ := m.split(theta)

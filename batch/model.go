@@ -11,12 +11,11 @@ import (
 // state: Forward saves what Backward needs in a Work, one per goroutine.
 //
 // InitParams, Forward, Backward and Scores are the hot path: they do not
-// check their arguments, and slices of the wrong length or rows outside the
-// data make them panic like a bad slice index. Call them through an Engine,
-// whose methods check their arguments and return errors (a gradient step
-// leaves the data's values and sparse rows to Data.Validate: see
-// Engine.Gradient), or after Check and Data.Validate with θ of NumParams
-// entries.
+// check their arguments. Slices of the wrong length or rows outside the data
+// make them panic like a bad slice index. Call them through an Engine, whose
+// methods check their arguments and return errors. A gradient step leaves
+// the data's values and sparse rows to Data.Validate (see Engine.Gradient).
+// Or call them after Check and Data.Validate, with θ of NumParams entries.
 type Model[T Float] interface {
 	// Name is the model's short name ("logistic", "softmax", "linear",
 	// "lad", "mlp").
@@ -27,14 +26,15 @@ type Model[T Float] interface {
 	NumOutputs() int
 	// Convex reports whether the loss is convex in θ.
 	Convex() bool
-	// InitParams writes the starting parameters into theta. A model with
-	// a random start (the MLP) draws it from seed, the same on every
-	// platform and Go version; the others ignore seed.
+	// InitParams writes the starting parameters into theta. A model with a
+	// random start (the MLP) draws it from seed. The draw is the same on
+	// every platform and Go version. The others ignore seed.
 	InitParams(theta []T, seed uint64)
 	// Check reports whether data suits the model (dimension, task, classes).
 	Check(data *Data[T]) error
-	// Forward computes the losses of rows idx (nil: rows 0..n−1, with n =
-	// len(wk.Loss) after the call) into wk.Loss and saves what Backward needs.
+	// Forward computes the losses of rows idx into wk.Loss and saves what
+	// Backward needs. A nil idx means rows 0..n−1, with n = len(wk.Loss)
+	// after the call.
 	Forward(wk *Work[T], theta []T, data *Data[T], idx []int, n int)
 	// Backward adds Σ_i coef[i]·∇ℓ_i(θ) to g, for the rows of the last
 	// Forward on wk. It may overwrite the state Forward saved.
@@ -43,20 +43,22 @@ type Model[T Float] interface {
 	// logits) into out, n×NumOutputs.
 	Scores(wk *Work[T], theta []T, data *Data[T], idx []int, n int, out []T)
 	// Bounds returns the constants of the theorems for this model on data of
-	// the given scale with parameters in an L2 ball of the given radius
-	// (math.Inf(1) for R^d): Lipschitz constant G, smoothness β and loss
-	// bound L, or NaN where no closed form exists.
+	// the given scale. The parameters lie in an L2 ball of the given radius
+	// (math.Inf(1) for R^d). The constants are the Lipschitz constant G,
+	// smoothness β and loss bound L. NaN marks one where no closed form
+	// exists.
 	Bounds(scale Scale, radius float64) Bounds
 }
 
-// Bounds are a model's constants on a data set: ℓ(·; z) is G-Lipschitz and
-// β-smooth in θ and bounded by L over the feasible set. NaN marks a constant
-// with no closed form for the model (the MLP), +Inf an unbounded one.
+// Bounds are a model's constants on a data set. Over the feasible set ℓ(·;
+// z) is G-Lipschitz and β-smooth in θ, and bounded by L. NaN marks a
+// constant with no closed form for the model (the MLP), +Inf an unbounded
+// one.
 type Bounds struct {
 	G, Beta, L float64
 }
 
-// Scale bounds the data the constants depend on: ‖x‖ ≤ MaxNorm for every
+// Scale bounds the data the constants depend on. ‖x‖ ≤ MaxNorm for every
 // sample, and |y| ≤ MaxAbsY for regression targets. Data.Scale measures it;
 // a stream's owner states it.
 type Scale struct {
@@ -78,24 +80,24 @@ type Work[T Float] struct {
 	coef  []T // per-sample coefficients of the engine
 	c     []T // per-sample coefficients times the loss derivative
 	tile  []T // softmax/MLP: the output biases repeated n times (addBias)
-	// next lists the rows the goroutine running this Work reads next, of
-	// the same data, set by the Engine; nil when it does not know. A model
-	// may prefetch them during its own pass (a hint: results never depend
-	// on it).
+	// next lists the rows the goroutine running this Work reads next, of the
+	// same data. The Engine sets it; it is nil when the Engine does not
+	// know. A model may prefetch them during its own pass. It is a hint:
+	// results never depend on it.
 	next []int
 }
 
-// MaxDim bounds every size of a model: features, classes and hidden units
-// (the kernels index rows and classes with 32-bit counts).
+// MaxDim bounds every size of a model: features, classes and hidden units.
+// The kernels index rows and classes with 32-bit counts.
 const MaxDim = math.MaxInt32
 
-// MaxParams bounds the number of parameters of a model, 2³² (16 GiB of
-// float32 parameters, before gradients and scratch): the constructors
+// MaxParams bounds the number of parameters of a model, 2³². That is 16 GiB
+// of float32 parameters, before gradients and scratch. The constructors
 // return an error beyond it rather than let training fail to allocate.
 const MaxParams = 1 << 32
 
-// checkParams reports a model whose parameter count r·c + b, for sizes up
-// to MaxDim, exceeds MaxParams or does not fit in an int.
+// checkParams reports a model whose parameter count r·c + b exceeds
+// MaxParams or does not fit in an int. The sizes are at most MaxDim.
 func checkParams(name string, r, c, b int) error {
 	if p := int64(r)*int64(c) + int64(b); p > MaxParams || p > math.MaxInt {
 		return fmt.Errorf("batch: %s has %d parameters, more than %d", name, p, min(int64(MaxParams), math.MaxInt))
@@ -147,8 +149,8 @@ type Objective int
 const (
 	// Mean is the plain mean loss (Vanilla-SGD).
 	Mean Objective = iota
-	// Hinge is the non-smooth CVaR objective τ + [ℓ/L − τ]_+/α, with the
-	// subgradient that takes t = 0 at ℓ/L = τ (Alg 1).
+	// Hinge is the non-smooth CVaR objective τ + [ℓ/L − τ]_+/α (Alg 1). Its
+	// subgradient takes t = 0 at ℓ/L = τ.
 	Hinge
 	// Softplus smooths [·]_+ by ε·log(1 + e^{s/ε}) (Alg 2–4).
 	Softplus
@@ -158,8 +160,8 @@ const (
 	// top-k weights (CVaR-on-Minibatch).
 	TopK
 	// Custom takes every c_i from all the minibatch's losses at once, by
-	// Weighting.Weigh: the objectives that are not a sum of per-sample
-	// terms (a trimmed tail, χ²-DRO, group weights).
+	// Weighting.Weigh. It serves the objectives that are not a sum of
+	// per-sample terms: a trimmed tail, χ²-DRO, group weights.
 	Custom
 )
 
@@ -179,9 +181,10 @@ type Weighting struct {
 	Eps       float64 // smoothing ε (Softplus, Quadratic), in units of ℓ/L
 	Tau       float64 // threshold τ, in units of ℓ/L
 	InvL      float64 // 1/L; losses are divided by L (0 means 1)
-	// Weigh sets the coefficients c of Custom from the minibatch's losses
-	// (both of its length, in the rows' order), on one goroutine after
-	// the forward pass. It must not keep either slice.
+	// Weigh sets the coefficients c of Custom from the minibatch's losses.
+	// Both slices have the minibatch's length, in the rows' order. It runs
+	// on one goroutine after the forward pass. It must not keep either
+	// slice.
 	Weigh func(c, losses []float64)
 }
 
@@ -193,7 +196,8 @@ func (w *Weighting) invL() float64 {
 }
 
 // wholeBatch reports whether the coefficients need all the minibatch's
-// losses first (a forward pass, then the weights, then a backward pass).
+// losses first. Then a forward pass runs, then the weights, then a backward
+// pass.
 func (w *Weighting) wholeBatch() bool { return w.Objective == TopK || w.Objective == Custom }
 
 // Validate reports a weighting the kernels cannot use.

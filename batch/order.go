@@ -2,17 +2,16 @@ package batch
 
 import "math/bits"
 
-// sortRows writes the rows idx in increasing order to rows, with pos[i] the
-// place in idx of rows[i], equal rows in their order in idx (a stable sort),
-// for rows in [0, n). count is scratch of at least sortBuckets(len(idx))+1
-// counters.
+// sortRows writes the rows idx in increasing order to rows, for rows in [0,
+// n). pos[i] is the place in idx of rows[i]. Equal rows keep their order in
+// idx: the sort is stable. count is scratch of at least
+// sortBuckets(len(idx))+1 counters.
 //
-// The rows of a sample are spread evenly over [0, n), so a counting pass
-// over a power of two of buckets of their high bits, at least twice as
-// many as rows, leaves them nearly sorted and an insertion pass finishes
-// with a shift now and then: a few nanoseconds a row without the
-// mispredicted branches of an insertion sort of random keys, which cost
-// logistic regression 9 % of its epoch.
+// The rows of a sample are spread evenly over [0, n). So a counting pass
+// over buckets of their high bits leaves them nearly sorted. The buckets are
+// a power of two, at least twice as many as rows. An insertion pass then
+// finishes with a shift now and then. That costs a few nanoseconds a row. It
+// avoids the mispredicted branches of an insertion sort of random keys.
 func sortRows(rows []int, pos []int32, idx []int, n int, count []int32) {
 	m := len(idx)
 	rows, pos = rows[:m], pos[:m]

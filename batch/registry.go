@@ -7,7 +7,8 @@ import (
 )
 
 // The model registry: the kinds of model by name, as model files and the
-// cvar command spell them, with their parameter counts and constructors.
+// cvar command spell them. Each comes with its parameter count and
+// constructor.
 
 // Model kinds, as taken by NewModel and NumParams and returned by the
 // models' Name methods.
@@ -23,10 +24,11 @@ const (
 func Kinds() []string { return []string{KindLogistic, KindSoftmax, KindLinear, KindLAD, KindMLP} }
 
 // NumParams returns the number of parameters of a model of the given kind
-// and shapes — d features, k classes (0 for regression, 2 for logistic) and,
-// for the mlp, hidden units (at least 1 here: NewModel's default does not
-// apply) — or an error for an unknown kind or impossible shapes, including
-// more than MaxParams parameters.
+// and shapes. The shapes are d features and k classes (0 for regression, 2
+// for logistic). For the mlp they include the hidden units. Here those must
+// be at least 1: NewModel's default does not apply. It returns an error for
+// an unknown kind or impossible shapes, including more than MaxParams
+// parameters.
 func NumParams(kind string, d, k, hidden int) (int, error) {
 	p, err := numParams(kind, d, k, hidden)
 	if err == nil && int64(p) > MaxParams {
@@ -72,9 +74,10 @@ func numParams(kind string, d, k, hidden int) (int, error) {
 	return 0, fmt.Errorf("batch: unknown model %q (want %s)", kind, strings.Join(Kinds(), ", "))
 }
 
-// NewModel returns the model of the given kind and shapes in precision T:
-// d features, k classes (0 for regression, 2 for logistic) and, for the
-// mlp, hidden units (≤ 0: DefaultHidden). Errors as for NumParams.
+// NewModel returns the model of the given kind and shapes in precision T.
+// The shapes are d features and k classes (0 for regression, 2 for
+// logistic). For the mlp they include the hidden units; ≤ 0 means
+// DefaultHidden. Errors as for NumParams.
 func NewModel[T Float](kind string, d, k, hidden int) (Model[T], error) {
 	if kind == KindMLP && hidden <= 0 {
 		hidden = DefaultHidden
@@ -95,8 +98,8 @@ func NewModel[T Float](kind string, d, k, hidden int) (Model[T], error) {
 	return asModel[T](NewMLP[T](d, hidden, k))
 }
 
-// asModel returns m as a Model, or a nil Model (not a nil pointer in a
-// non-nil interface) with the constructor's error.
+// asModel returns m as a Model, or a nil Model with the constructor's error.
+// That nil is not a nil pointer in a non-nil interface.
 func asModel[T Float, M Model[T]](m M, err error) (Model[T], error) {
 	if err != nil {
 		return nil, err

@@ -17,11 +17,11 @@ const (
 	// Sampling is no mode: callers such as cvar.Options use it for "the
 	// method's default".)
 	WithReplacement Sampling = iota + 1
-	// Shuffled passes over the data in a fresh random order each epoch, the
-	// last batch of an epoch possibly shorter: the paper's experiments.
+	// Shuffled passes over the data in a fresh random order each epoch, as
+	// in the paper's experiments. The last batch of an epoch may be shorter.
 	Shuffled
-	// InOrder passes over the data in its stored order: online algorithms
-	// (Alg 1 and 4) treating the data as a stream.
+	// InOrder passes over the data in its stored order. Online algorithms
+	// (Alg 1 and 4) use it to treat the data as a stream.
 	InOrder
 )
 
@@ -37,13 +37,13 @@ func (s Sampling) String() string {
 	return fmt.Sprintf("Sampling(%d)", int(s))
 }
 
-// Sampler yields the row indices of successive minibatches. It allocates only
-// when it is made. A Sampler is safe for concurrent use: Next calls are
+// Sampler yields the row indices of successive minibatches. It allocates
+// only when it is made. A Sampler is safe for concurrent use. Next calls are
 // serialised, each drawing one whole batch of the sampler's sequence. The
-// slice Next returns is the sampler's own and the next call overwrites
-// it, from whichever goroutine, so goroutines that share a Sampler copy
-// each batch (or hold a lock of their own over its use) before another
-// can call Next.
+// slice Next returns is the sampler's own. The next call overwrites it, from
+// whichever goroutine. So goroutines that share a Sampler copy each batch
+// before another can call Next. Or they hold a lock of their own over its
+// use.
 type Sampler struct {
 	mu   sync.Mutex // held by the running Next
 	n, b int
@@ -57,12 +57,12 @@ type Sampler struct {
 // maxSamplerRows bounds n: a sampler holds O(n) indices.
 const maxSamplerRows = 1 << 40
 
-// NewSampler draws batches of b of the n rows, seeded by seed (stream 0 of
-// internal/rng, whose draws are the same on every Go version and platform):
-// WithReplacement takes each row by IntN(n), Shuffled reorders each epoch by
-// Fisher–Yates. A b above n is taken as n. It returns an error for n or b
-// below 1, n above 2⁴⁰ (or above what an []int can hold on 32-bit
-// platforms) or an unknown mode.
+// NewSampler draws batches of b of the n rows, seeded by seed. It draws from
+// stream 0 of internal/rng, whose draws are the same on every Go version and
+// platform. WithReplacement takes each row by IntN(n). Shuffled reorders
+// each epoch by Fisher–Yates. A b above n is taken as n. It returns an error
+// for n or b below 1, or an unknown mode. It also does for n above 2⁴⁰, or
+// above what an []int can hold on 32-bit platforms.
 func NewSampler(n, b int, mode Sampling, seed uint64) (*Sampler, error) {
 	if n <= 0 || b <= 0 || int64(n) > min(maxSamplerRows, math.MaxInt/8) {
 		return nil, fmt.Errorf("batch: sampler needs 0 < n ≤ 2^40 and b > 0, got n = %d, b = %d", n, b)
@@ -91,7 +91,7 @@ func (s *Sampler) startEpoch() {
 
 // Next returns the next minibatch's indices. The slice is reused by the next
 // call. With Shuffled and InOrder the last batch of an epoch holds the rows
-// that remain, so an epoch visits every row once.
+// that remain. So an epoch visits every row once.
 func (s *Sampler) Next() []int {
 	s.mu.Lock()
 	defer s.mu.Unlock()

@@ -8,7 +8,7 @@ import (
 )
 
 // Softmax is multinomial logistic regression over k classes with
-// cross-entropy loss ℓ = logsumexp(z) − z_y, z = W x + b.
+// cross-entropy loss. The loss is ℓ = logsumexp(z) − z_y, with z = W x + b.
 // θ = (W, b): W is k×d class-major (class j's weights at θ[j*d:(j+1)*d]),
 // then the k biases.
 type Softmax[T Float] struct {
@@ -17,8 +17,8 @@ type Softmax[T Float] struct {
 }
 
 // NewSoftmax returns multinomial logistic regression on d features, k
-// classes. It returns an error unless 1 ≤ d ≤ MaxDim, 2 ≤ k ≤ MaxDim and
-// the k·(d + 1) parameters are at most MaxParams.
+// classes. It returns an error unless 1 ≤ d ≤ MaxDim and 2 ≤ k ≤ MaxDim. The
+// k·(d + 1) parameters must be at most MaxParams.
 func NewSoftmax[T Float](d, k int) (*Softmax[T], error) {
 	if err := checkSize("features", d, 1); err != nil {
 		return nil, err
@@ -69,9 +69,9 @@ func gatherLabels[T Float](wk *Work[T], data *Data[T], idx []int, n int) []int32
 }
 
 // addBias adds b[j] to column j of the n×k matrix z, as one Axpy over b
-// tiled to z's length in tile (bit for bit z + b: the kernel's product by 1
-// is exact). A Go loop over k = 10 columns cost about as much as the
-// softmax itself.
+// tiled to z's length in tile. The result is z + b bit for bit: the kernel's
+// product by 1 is exact. For small k a Go loop over the columns costs about
+// as much as the softmax itself.
 func addBias[T Float](ops kernel.Ops[T], tile *[]T, z, b []T) {
 	k := len(b)
 	if k == 0 {
@@ -87,7 +87,7 @@ func addBias[T Float](ops kernel.Ops[T], tile *[]T, z, b []T) {
 }
 
 // logits returns the n×k logits for θ of k blocks of d weights and the k
-// biases (d < s.d: sparse data of d columns, renumbered; see
+// biases. A d below s.d means sparse data of d columns, renumbered (see
 // sparsecols.go).
 func (s *Softmax[T]) logits(wk *Work[T], theta []T, data *Data[T], idx []int, n, d int) []T {
 	kd := s.k * d
@@ -125,7 +125,8 @@ func (s *Softmax[T]) Backward(wk *Work[T], _ []T, data *Data[T], idx []int, coef
 }
 
 // backward is Backward into a gradient of k blocks of d weights and the k
-// biases (d < s.d: sparse data of d columns, renumbered; see sparsecols.go).
+// biases. A d below s.d means sparse data of d columns, renumbered (see
+// sparsecols.go).
 func (s *Softmax[T]) backward(wk *Work[T], data *Data[T], idx []int, coef, g []T, d int) {
 	kd := s.k * d
 	scaleRows(wk.dloss, coef, s.k)
@@ -164,9 +165,9 @@ func (s *Softmax[T]) Scores(wk *Work[T], theta []T, data *Data[T], idx []int, n 
 	copy(out[:n*s.k], s.logits(wk, theta, data, idx, n, s.d))
 }
 
-// Bounds implements Model. With X = max‖(x, 1)‖: the gradient in z of the
-// cross-entropy has norm ≤ √2 and its Hessian norm ≤ ½, so G = √2·X and
-// β = X²/2; the logits differ by at most 2R·X, so L = log k + 2R·X.
+// Bounds implements Model. Let X = max‖(x, 1)‖. The gradient in z of the
+// cross-entropy has norm ≤ √2 and its Hessian norm ≤ ½. So G = √2·X and
+// β = X²/2. The logits differ by at most 2R·X, so L = log k + 2R·X.
 func (s *Softmax[T]) Bounds(sc Scale, radius float64) Bounds {
 	x := math.Sqrt(sc.MaxNorm*sc.MaxNorm + 1)
 	return Bounds{G: math.Sqrt2 * x, Beta: x * x / 2, L: math.Log(float64(s.k)) + 2*radius*x}

@@ -5,18 +5,18 @@ import (
 	"unsafe"
 )
 
-// The compact minibatch of GradientSparse. The minibatch's distinct
-// columns are numbered 0 … m−1 in the order they first appear (rows in
-// order, entries in order), its rows copied into a CSR matrix of m columns
-// (with their targets or labels), and θ gathered at the coordinates those
+// The compact minibatch of GradientSparse. The minibatch's distinct columns
+// are numbered 0 … m−1 in the order they first appear: rows in order,
+// entries in order. Its rows, with their targets or labels, are copied into
+// a CSR matrix of m columns. Then θ is gathered at the coordinates those
 // columns touch: k blocks of m weights (class-major) and the k biases. The
 // chunks then run the model's sparse forward and backward passes on that
-// matrix, each into a gradient of k·m + k entries, summed along the chunk
-// tree of the dense reduction (combine.go): the same kernels on the same entries in the same
-// order as on the d columns, so every sum has the bits it has in Gradient,
-// in memory of the minibatch's non-zeros (the L1 or L2 cache) rather than
-// of d. The numbering reads and writes one d-long array (4 bytes a
-// column) at the minibatch's columns.
+// matrix. Each writes a gradient of k·m + k entries. These are summed along
+// the chunk tree of the dense reduction (combine.go). The same kernels run
+// on the same entries in the same order as on the d columns. So every sum
+// has the bits it has in Gradient. The memory is that of the minibatch's
+// non-zeros (the L1 or L2 cache) rather than of d. The numbering reads and
+// writes one d-long array (4 bytes a column) at the minibatch's columns.
 
 // compactBatch is a minibatch of sparse data over its own columns.
 type compactBatch[T Float] struct {
@@ -36,11 +36,11 @@ type compactBatch[T Float] struct {
 	sink   uint32   // the sum of touchRowsOf's loads, kept so they are not dropped
 }
 
-// number numbers the columns raw of the minibatch's entries 0 … m−1 in
-// order of first appearance, into b.cols and b.list, without a branch on
-// whether a column is new: a backward pass leaves in pos[c] the first
-// entry of column c; the forward pass then counts an entry as new where it
-// is that first entry.
+// number numbers the columns raw of the minibatch's entries 0 … m−1 in order
+// of first appearance, into b.cols and b.list. It has no branch on whether a
+// column is new. A backward pass leaves in pos[c] the first entry of column
+// c. The forward pass then counts an entry as new where it is that first
+// entry.
 func (b *compactBatch[T]) number(d int) {
 	b.pos = grow(b.pos, d)
 	pos, raw := b.pos, b.raw
@@ -65,11 +65,11 @@ func (b *compactBatch[T]) number(d int) {
 // touchRows is the block of rows build touches ahead of its work.
 const touchRows = 32
 
-// touchRowsOf loads a word of each cache line of the rows idx[lo:hi] (nil
-// idx: rows lo … hi−1) and returns their sum: independent loads that the
-// CPU runs at once, so that the rows' cache misses overlap (Go has no
-// prefetch instruction), rather than one row's at a time in the
-// hash-table work.
+// touchRowsOf loads a word of each cache line of the rows idx[lo:hi] and
+// returns their sum. A nil idx means rows lo … hi−1. The loads are
+// independent, so the CPU runs them at once, and the rows' cache misses
+// overlap. Else they would come one row at a time in the hash-table work. Go
+// has no prefetch instruction.
 func touchRowsOf[T Float](data *Data[T], idx []int, lo, hi int) uint32 {
 	var s uint32
 	for i := lo; i < hi; i++ {
@@ -90,10 +90,10 @@ func touchRowsOf[T Float](data *Data[T], idx []int, lo, hi int) uint32 {
 	return s
 }
 
-// build makes b the rows idx of data (sparse; nil idx: the first n rows)
-// for a model of k blocks of d weights and k biases, and lists the
-// coordinates: for each class j, j·d + c for the columns c in order of
-// first appearance, then the biases k·d + j.
+// build makes b the rows idx of sparse data (nil idx: the first n rows). It
+// is for a model of k blocks of d weights and k biases. It lists the
+// coordinates: for each class j, j·d + c for the columns c in order of first
+// appearance. Then come the biases k·d + j.
 func (b *compactBatch[T]) build(data *Data[T], idx []int, n, d, k int) {
 	row := func(i int) int {
 		if idx == nil {
@@ -142,9 +142,8 @@ func (b *compactBatch[T]) build(data *Data[T], idx []int, n, d, k int) {
 	}
 }
 
-// gatherTheta sets b.theta to θ at b.coords, laid out as the model's θ
-// over m = local.D columns (an empty minibatch keeps one column, of
-// weight 0).
+// gatherTheta sets b.theta to θ at b.coords, laid out as the model's θ over
+// m = local.D columns. An empty minibatch keeps one column, of weight 0.
 func (b *compactBatch[T]) gatherTheta(theta []T, k int) {
 	m := len(b.list)
 	b.theta = grow(b.theta, k*b.local.D+k)

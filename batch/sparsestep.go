@@ -5,21 +5,21 @@ import (
 	"fmt"
 )
 
-// The direct sparse step (StepSparse): the minibatch's margins gathered
-// straight from θ by the CSR kernels on the rows as they lie in the data,
-// then the update scattered straight into θ, row by row. Each non-zero
-// costs a read of its weight (the margin) and an update of it, where the
-// compact minibatch of GradientSparse (sparsecols.go) costs the numbering
-// of its column (a store and a load in a d-long array), the gather of θ,
-// and the store of the update at the minibatch's distinct columns.
+// The direct sparse step (StepSparse). The CSR kernels gather the
+// minibatch's margins straight from θ, on the rows as they lie in the data.
+// Then the update is scattered straight into θ, row by row. Each non-zero
+// costs a read of its weight (the margin) and an update of it. The compact
+// minibatch of GradientSparse (sparsecols.go) costs more. It numbers each
+// column, a store and a load in a d-long array. It gathers θ, and stores the
+// update at the minibatch's distinct columns.
 
 // sparseStepModel is a model whose step StepSparse takes: a linear model.
 type sparseStepModel[T Float] interface {
-	// scatter adds −η·Σ_i c_i ∇ℓ_i(θ) to θ over the chunk's rows idx
-	// (nil: the first n) of data, with c_i = coef[i] and the derivatives
-	// of the chunk's last forward pass in wk, in the order of the rows and
-	// of their entries, and returns the sum of the squares of the values
-	// it wrote, one term a write.
+	// scatter adds −η·Σ_i c_i ∇ℓ_i(θ) to θ over the chunk's rows idx (nil:
+	// the first n) of data. Here c_i = coef[i], and the derivatives are
+	// those of the chunk's last forward pass in wk. It goes in the order of
+	// the rows and of their entries. It returns the sum of the squares of
+	// the values it wrote, one term a write.
 	scatter(wk *Work[T], theta []T, data *Data[T], idx []int, coef []T, eta T) T
 }
 
@@ -31,24 +31,26 @@ func (e *Engine[T]) HasSparseStep(data *Data[T]) bool {
 }
 
 // StepSparse makes the minibatch step θ ← θ − η·g in place on the rows idx
-// (nil: the first n) of sparse data, g the gradient Gradient writes at θ
-// with the weighting wt: all the minibatch's margins at θ first, then the
-// update, added into θ row by row, entry by entry, in the order of the
-// rows (a column repeated across rows gets each row's share in turn). It
-// costs the minibatch's non-zeros, reading and updating each one's weight
-// once, where HasSparseStep(data).
+// (nil: the first n) of sparse data. Here g is the gradient Gradient writes
+// at θ with the weighting wt. It computes all the minibatch's margins at θ
+// first. Then it adds the update into θ row by row, entry by entry, in the
+// order of the rows. A column repeated across rows gets each row's share in
+// turn. Where HasSparseStep(data), it costs the minibatch's non-zeros: it
+// reads and updates each one's weight once.
 //
-// θ equals θ − η·g as computed from Gradient to rounding: each non-zero's
-// share is c_i·x_ij added to θ_j, where Gradient sums the shares before the
-// update. The result does not depend on the thread count: the margins are
-// computed by rows in parallel, the update on the calling goroutine.
+// The new θ equals θ − η·g as computed from Gradient, to rounding. Each
+// non-zero's share is c_i·x_ij added to θ_j, where Gradient sums the shares
+// before the update. The result does not depend on the thread count. The
+// margins are computed by rows in parallel, the update on the calling
+// goroutine.
 //
-// accept, if not nil, is called with the losses and Σ v_i (as Gradient
-// returns them) before θ changes; an error from it is returned with θ
-// unchanged. StepSparse returns the losses (valid until the next call),
-// Σ v_i, and the sum of the squares of the values written into θ, one term
-// a non-zero and one for the bias: not finite when an updated parameter is
-// not, or its square overflows T. Errors as for GradientSparse.
+// The hook accept, if not nil, is called with the losses and Σ v_i (as
+// Gradient returns them) before θ changes. An error from it is returned with
+// θ unchanged. StepSparse returns the losses, valid until the next call, and
+// Σ v_i. It also returns the sum of the squares of the values written into
+// θ: one term a non-zero and one for the bias. The sum is not finite when an
+// updated parameter is not, or its square overflows T. Errors as for
+// GradientSparse.
 func (e *Engine[T]) StepSparse(theta []T, data *Data[T], idx []int, n int, wt *Weighting, eta T, accept func(losses []T, sumV float64) error) (losses []T, sumV float64, nrm2 T, err error) {
 	if idx != nil {
 		n = len(idx)
@@ -92,7 +94,7 @@ func (e *Engine[T]) StepSparse(theta []T, data *Data[T], idx []int, n int, wt *W
 }
 
 // sparseWeights sets each chunk's coefficients (wk.coef) from the losses of
-// the forward pass, as Gradient's chunks do, and returns Σ v_i.
+// the forward pass, as Gradient's chunks do. It returns Σ v_i.
 func (e *Engine[T]) sparseWeights(wt *Weighting, n, nc int) float64 {
 	if wt.wholeBatch() {
 		e.batchWeights(wt, n)
@@ -113,8 +115,8 @@ func (e *Engine[T]) sparseWeights(wt *Weighting, n, nc int) float64 {
 }
 
 // scatter implements sparseStepModel: θ_j += −η·c_i·ℓ'(m_i)·x_ij for each
-// entry of each row, and the bias's share, the chunk's sum of c_i·ℓ'(m_i),
-// after the rows.
+// entry of each row. After the rows it adds the bias's share, the chunk's
+// sum of c_i·ℓ'(m_i).
 func (l *Linear[T]) scatter(wk *Work[T], theta []T, data *Data[T], idx []int, coef []T, eta T) T {
 	w := theta[:l.d]
 	var sum, s T
