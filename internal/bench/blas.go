@@ -10,8 +10,8 @@ import (
 	"github.com/cvarlearn/cvar/internal/kernel"
 )
 
-// The gonum baselines, generic over the element type. Each calls the
-// routine of gonum's BLAS (blas32 or blas64 after T) that computes the same
+// The gonum baselines, generic over the element type. Each calls a routine
+// of gonum's BLAS, blas32 or blas64 after T. The routine computes the same
 // thing as the kernel it is compared with.
 
 func is32[T kernel.Float]() bool { return unsafe.Sizeof(T(0)) == 4 }
@@ -41,8 +41,8 @@ func gonumAxpy[T kernel.Float](a T, x, y []T) {
 	blas64.Implementation().Daxpy(len(x), float64(a), as64(x), 1, as64(y), 1)
 }
 
-// gonumGemv is Sgemv / Dgemv on the row-major m×n matrix a:
-// y = alpha·op(a)·x + beta·y, op(a) = aᵀ when trans.
+// gonumGemv is Sgemv / Dgemv on the row-major m×n matrix a. It computes
+// y = alpha·op(a)·x + beta·y, where op(a) = aᵀ when trans.
 func gonumGemv[T kernel.Float](trans bool, m, n int, alpha T, a []T, lda int, x []T, beta T, y []T) {
 	t := blas.NoTrans
 	if trans {

@@ -9,11 +9,11 @@ import (
 	"github.com/cvarlearn/cvar/internal/kernel"
 )
 
-// CompactModels are the epoch suite's models on compact features: the
-// model's name, a colon and the storage, "u8" (a byte a pixel,
-// the 1/255 scale folded into the kernels), "f16" (IEEE halves) or "bf16"
-// (bfloat16s). The floor counts the compact bytes. Only float32 problems
-// run them.
+// CompactModels are the epoch suite's models on compact features. A name
+// is the model's name, a colon and the storage. "u8" stores a byte a
+// pixel, with the 1/255 scale folded into the kernels. "f16" stores IEEE
+// halves and "bf16" bfloat16s. The floor counts the compact bytes. Only
+// float32 problems run them.
 func CompactModels() []string {
 	return []string{"logistic:u8", "softmax:u8", "mlp:u8", "logistic:f16", "softmax:f16", "mlp:f16", "logistic:bf16", "softmax:bf16", "mlp:bf16"}
 }
@@ -41,9 +41,9 @@ func storageBytes(storage string, elemSize int) int {
 type compactPair[T kernel.Float] struct{ ten, two *batch.Data[T] }
 
 // compactData returns p's ten-class or binary data in the storage, made on
-// first use: MNIST's pixels are bytes already (u/255); other features are
-// rounded to the nearest u/255 in [0, 1] (u8), to the nearest half (f16) or
-// to the nearest bfloat16 (bf16).
+// first use. MNIST's pixels are bytes already (u/255). Other features are
+// rounded to the nearest u/255 in [0, 1] (u8). For f16 they are rounded to
+// the nearest half, for bf16 to the nearest bfloat16.
 func (p *Problem[T]) compactData(storage string, binary bool) (*batch.Data[T], error) {
 	if _, ok := any(T(0)).(float32); !ok {
 		return nil, fmt.Errorf("bench: %s storage is for float32 problems", storage)
@@ -91,7 +91,7 @@ func (p *Problem[T]) compactData(storage string, binary bool) (*batch.Data[T], e
 }
 
 // IsCompact reports whether the named model of the epoch suite reads
-// compact features ("softmax:u8"), which only float32 problems have.
+// compact features ("softmax:u8"). Only float32 problems have them.
 func IsCompact(model string) bool {
 	_, s := splitStorage(model)
 	return s != ""

@@ -8,8 +8,9 @@ import (
 )
 
 // ProcessCPU returns the user and system CPU time the process has used so
-// far, and true; where the OS does not say, 0 and false. Beside wall time it
-// shows how much of a core a measurement really got on a busy machine.
+// far, and true. Where the OS does not say, it returns 0 and false. Beside
+// wall time it shows how much of a core a measurement got on a busy
+// machine.
 func ProcessCPU() (time.Duration, bool) {
 	var ru syscall.Rusage
 	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {

@@ -1,6 +1,6 @@
-// Package bench measures how fast cvar's kernels and training epochs run:
-// it holds cvar's benchmark suite and the measuring code that cmd/cvarbench
-// shares with it.
+// Package bench measures how fast cvar's kernels and training epochs run.
+// It holds cvar's benchmark suite. It holds the measuring code that
+// cmd/cvarbench shares with it.
 //
 // The measuring code comes in four parts:
 //
@@ -25,19 +25,19 @@
 //	go test -bench Epoch -run '^$' ./internal/bench/       # training epochs
 //
 // Kernel timing lives here and in cmd/cvarbench, which measures the same
-// cases; package kernel's own tests check results, not speed.
+// cases. Package kernel's own tests check results, not speed.
 //
-// Kernel benchmarks are named Benchmark<Kernel><F32|F64>/<impl>/<size>, with
-// every implementation of package kernel that the CPU supports ("avx512",
-// "avx2", "neon", …, "generic") and the baselines gonum (blas32/blas64 on
-// the same operation), mathloop (a plain math.Exp/math.Log1p loop) and
-// stream (a read-only pass over the same bytes) in the same run. They set
-// bytes (so MB/s is printed), report GFLOP/s or Melem/s, and report
-// allocations (zero for every kernel). Epoch benchmarks are named
-// BenchmarkEpoch<Model><Method><F32|F64>/<impl>/threads=<n> and report
-// samples/s.
+// Kernel benchmarks are named Benchmark<Kernel><F32|F64>/<impl>/<size>.
+// A run has every implementation of package kernel that the CPU supports
+// ("avx512", "avx2", "neon", …, "generic"). It has the baselines too. They
+// are gonum (blas32/blas64 on the same operation) and mathloop (a plain
+// math.Exp/math.Log1p loop). The third is stream, a read-only pass over
+// the same bytes. The benchmarks set bytes, so MB/s is printed. They report
+// GFLOP/s or Melem/s, and allocations (zero for every kernel). Epoch
+// benchmarks are named BenchmarkEpoch<Model><Method><F32|F64>/<impl>/threads=<n>.
+// They report samples/s.
 //
-// The cases themselves (KernelSpecs, the epoch configurations, the cost model
-// of the floor) live in this package's non-test files, so that cvarbench
+// The cases themselves live in this package's non-test files: KernelSpecs,
+// the epoch configurations and the cost model of the floor. So cvarbench
 // measures exactly the same operations.
 package bench

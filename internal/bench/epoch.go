@@ -20,17 +20,17 @@ const (
 	MNISTClasses = 10
 )
 
-// Models are the models of the epoch suite. "mlp-blas" (the MLP with its
-// products through gonum's BLAS, batch.NewMLPBLAS) is not among them but can
-// be asked for by name.
+// Models are the models of the epoch suite. "mlp-blas" is not among them
+// but can be asked for by name. It is the MLP with its products through
+// gonum's BLAS (batch.NewMLPBLAS).
 func Models() []string { return []string{"logistic", "softmax", "mlp"} }
 
 // Methods are the methods of the epoch suite.
 func Methods() []cvar.Method { return []cvar.Method{cvar.Alg3, cvar.Vanilla, cvar.MinibatchCVaR} }
 
-// Problem is one data set in one precision, held twice over the same rows:
-// with its 10 classes (softmax, MLP) and as a binary problem, class ≥ 5
-// against the rest (binary logistic regression).
+// Problem is one data set in one precision, held twice over the same rows.
+// The softmax and the MLP see its 10 classes. Binary logistic regression
+// sees class ≥ 5 against the rest.
 type Problem[T kernel.Float] struct {
 	Name  string
 	N, D  int
@@ -59,10 +59,10 @@ func newProblem[T kernel.Float](name string, x []T, labels []int32, n, d int) (*
 	return &Problem[T]{Name: name, N: n, D: d, Ten: ten, Two: two, Scale: ten.Scale()}, nil
 }
 
-// SyntheticMNIST returns n rows of d pixels in [0, 1] shaped like MNIST:
-// each class has a random prototype with about 80 % of its pixels off, and a
-// row is its class's prototype plus uniform noise on the lit pixels, clamped
-// to [0, 1]. Labels cycle through the classes in random order.
+// SyntheticMNIST returns n rows of d pixels in [0, 1] shaped like MNIST.
+// Each class has a random prototype with about 80 % of its pixels off. A
+// row is its class's prototype plus uniform noise on the lit pixels,
+// clamped to [0, 1]. Labels cycle through the classes in random order.
 func SyntheticMNIST[T kernel.Float](n, d int, seed uint64) (*Problem[T], error) {
 	r := rng.New(seed, 0x3d15)
 	proto := make([]float64, MNISTClasses*d)
@@ -88,8 +88,8 @@ func SyntheticMNIST[T kernel.Float](n, d int, seed uint64) (*Problem[T], error) 
 	return newProblem(fmt.Sprintf("synthetic-mnist %d×%d", n, d), x, labels, n, d)
 }
 
-// LoadMNIST reads MNIST's training split from dir (IDX files, gzipped or
-// not) through package dataset, pixels scaled to [0, 1].
+// LoadMNIST reads MNIST's training split from dir through package dataset.
+// The IDX files may be gzipped. Pixels are scaled to [0, 1].
 func LoadMNIST[T kernel.Float](dir string) (*Problem[T], error) {
 	ds, err := dataset.LoadMNIST[T](dir, "train")
 	if err != nil {
@@ -101,7 +101,7 @@ func LoadMNIST[T kernel.Float](dir string) (*Problem[T], error) {
 	return newProblem(fmt.Sprintf("mnist %d×%d", ds.N, ds.D), ds.X, ds.Labels, ds.N, ds.D)
 }
 
-// NewModel returns the named model on d features, computing with impl's
+// NewModel returns the named model on d features. It computes with impl's
 // kernels (the zero Impl: kernel.Default()).
 func NewModel[T kernel.Float](name string, d int, impl kernel.Impl) (batch.Model[T], error) {
 	name, _ = splitStorage(name) // "softmax:u8": the model of softmax
@@ -141,9 +141,9 @@ type EpochOptions struct {
 	Threads int         // engine workers; 0 is GOMAXPROCS
 }
 
-// Batch is the minibatch of the epoch suite (cvar's default); the step size,
-// α and ε are fixed (η = 0.01 on the raw losses, α = 0.1, ε = 0.1) so that no
-// constant is estimated before training.
+// Batch is the minibatch of the epoch suite (cvar's default). The step
+// size, α and ε are fixed: η = 0.01 on the raw losses, α = 0.1, ε = 0.1.
+// So no constant is estimated before training.
 func (c EpochOptions) options(steps int, onEpoch func(cvar.EpochInfo) error, scale batch.Scale) cvar.Options {
 	return cvar.Options{
 		Method: c.Method, Alpha: 0.1, Eps: 0.1, LR: 0.01,
@@ -155,9 +155,9 @@ func (c EpochOptions) options(steps int, onEpoch func(cvar.EpochInfo) error, sca
 // StepsPerEpoch is the number of minibatches of one epoch over n rows.
 func StepsPerEpoch(n int) int { return (n + Batch - 1) / Batch }
 
-// SamplesPerEpoch is the number of rows one epoch processes: Alg 3 draws
-// StepsPerEpoch full batches with replacement, the baselines visit each row
-// once.
+// SamplesPerEpoch is the number of rows one epoch processes. Alg 3 draws
+// StepsPerEpoch full batches with replacement. The baselines visit each
+// row once.
 func SamplesPerEpoch(m cvar.Method, n int) int64 {
 	if m == cvar.Alg3 {
 		return int64(StepsPerEpoch(n)) * Batch
@@ -165,8 +165,8 @@ func SamplesPerEpoch(m cvar.Method, n int) int64 {
 	return int64(n)
 }
 
-// Train runs cfg on p for steps minibatch steps with cvar.Train, on a model
-// that computes with cfg.Impl's kernels.
+// Train runs cfg on p for steps minibatch steps with cvar.Train. The model
+// computes with cfg.Impl's kernels.
 // onEpoch, if not nil, is called at the end of every epoch.
 func Train[T kernel.Float](p *Problem[T], cfg EpochOptions, steps int, onEpoch func(epoch int)) error {
 	_, err := train(p, cfg, steps, onEpoch)
@@ -196,7 +196,7 @@ func train[T kernel.Float](p *Problem[T], cfg EpochOptions, steps int, onEpoch f
 }
 
 // Timing is the wall-clock time of a measurement and the CPU time the
-// process used meanwhile (0 where the OS does not say).
+// process used meanwhile. The CPU time is 0 where the OS does not say.
 type Timing struct {
 	Wall, CPU time.Duration
 }
@@ -208,9 +208,9 @@ func now() Timing {
 
 func (t Timing) sub(u Timing) Timing { return Timing{Wall: t.Wall - u.Wall, CPU: t.CPU - u.CPU} }
 
-// TimeEpochs trains warm+epochs epochs and returns the timing of each of the
-// last epochs (the warm-up epochs, which include setting up the run, are not
-// timed).
+// TimeEpochs trains warm+epochs epochs and returns the timing of each of
+// the last epochs. The warm-up epochs include setting up the run; they are
+// not timed.
 func TimeEpochs[T kernel.Float](p *Problem[T], cfg EpochOptions, warm, epochs int) ([]Timing, error) {
 	var out []Timing
 	var last Timing
@@ -224,16 +224,16 @@ func TimeEpochs[T kernel.Float](p *Problem[T], cfg EpochOptions, warm, epochs in
 	return out, err
 }
 
-// TimeSteps estimates the timing of one epoch from a short run: it times
-// Train over 1 step and over 1+steps steps, reps times each, and scales the
-// difference of their least wall times (which leaves out the setting up of
-// the run) to StepsPerEpoch steps, with the CPU time of those same runs.
-// An untimed Train of 1 step comes first: it builds what the configuration
-// keeps between runs (compact features) and faults in the data's pages,
-// which would otherwise land in the first timed run alone and could make
-// the difference negative. When the difference is still not positive (the
-// steps drowned in the set-up's noise) it tries again with twice the steps,
-// twice, and then returns an error.
+// TimeSteps estimates the timing of one epoch from a short run. It times
+// Train over 1 step and over 1+steps steps, reps times each. The
+// difference of their least wall times leaves out the setting up of the
+// run. It scales that difference to StepsPerEpoch steps, and the CPU time
+// of those same runs with it. An untimed Train of 1 step comes first. It
+// builds what the configuration keeps between runs (compact features) and
+// faults in the data's pages. Otherwise that work would land in the first
+// timed run alone and could make the difference negative. The difference
+// may still not be positive: the steps drowned in the set-up's noise. Then
+// it tries again with twice the steps, twice, and then returns an error.
 func TimeSteps[T kernel.Float](p *Problem[T], cfg EpochOptions, steps, reps int) (Timing, error) {
 	if steps < 1 {
 		return Timing{}, fmt.Errorf("bench: %d steps to time; want at least 1", steps)
@@ -273,20 +273,21 @@ func TimeSteps[T kernel.Float](p *Problem[T], cfg EpochOptions, steps, reps int)
 // Cost is the work of one sample in one training step, as the floor counts
 // it.
 type Cost struct {
-	// Bytes is the sample's row, d·size: every step reads its rows from
-	// memory once (the fused linear step and the engine's chunks of 16–64 rows
-	// keep a row in cache between its forward and backward use; labels,
-	// indices and parameters are left out, under 1 % for these models).
+	// Bytes is the sample's row, d·size. Every step reads its rows from
+	// memory once. The fused linear step and the engine's chunks of 16–64
+	// rows keep a row in cache between its forward and backward use.
+	// Labels, indices and parameters are left out: under 1 % for these
+	// models.
 	Bytes float64
-	// Flops counts a multiply-add as 2: logistic 4d (margin and gradient),
-	// softmax 4dk, MLP 4dh + 6hk (forward d·h and h·k, backward h·k for
-	// ∂W2, h·k for ∂H and d·h for ∂W1). Elementwise work (exp, log, ReLU)
-	// is not counted.
+	// Flops counts a multiply-add as 2. Logistic regression takes 4d
+	// (margin and gradient), the softmax 4dk. The MLP takes 4dh + 6hk:
+	// forward d·h and h·k, backward h·k for ∂W2, h·k for ∂H and d·h for
+	// ∂W1. Elementwise work (exp, log, ReLU) is not counted.
 	Flops float64
 }
 
 // SampleCost returns the cost per sample of model on d features in
-// elements of elemSize bytes; a model on compact features ("softmax:u8")
+// elements of elemSize bytes. A model on compact features ("softmax:u8")
 // counts their bytes instead.
 func SampleCost(model string, d, elemSize int) Cost {
 	model, storage := splitStorage(model)
@@ -303,16 +304,16 @@ func SampleCost(model string, d, elemSize int) Cost {
 	return Cost{}
 }
 
-// Floor is the least time samples can take at the given bandwidth (bytes/s)
-// and FMA rate (flops/s): max(bytes/bandwidth, flops/peak).
+// Floor is the least time samples can take at the given bandwidth
+// (bytes/s) and FMA rate (flops/s). It is max(bytes/bandwidth, flops/peak).
 func (c Cost) Floor(samples int64, bandwidth, flops float64) time.Duration {
 	s := float64(samples)
 	sec := math.Max(s*c.Bytes/bandwidth, s*c.Flops/flops)
 	return time.Duration(sec * 1e9)
 }
 
-// EpochRow is one training configuration of an epoch benchmark, as
-// cvarbench reports it (its -json "epochs") and CompareTorch reads it.
+// EpochRow is one training configuration of an epoch benchmark. cvarbench
+// reports it (its -json "epochs") and CompareTorch reads it.
 type EpochRow struct {
 	Model   string `json:"model"`
 	Method  string `json:"method"`
@@ -332,18 +333,20 @@ type EpochRow struct {
 	FloorBound    string  `json:"floor_bound"` // "memory" or "compute"
 	RatioToFloor  float64 `json:"ratio_to_floor"`
 	Speedup       float64 `json:"speedup_vs_generic,omitempty"`
-	// SpeedupThreads is the 1-thread row's time over this one's (same
-	// model, method, precision and kernels), when -threads has 1.
+	// SpeedupThreads is the 1-thread row's time over this one's, when
+	// -threads has 1. Both rows have the same model, method, precision and
+	// kernels.
 	SpeedupThreads float64 `json:"speedup_vs_1_thread,omitempty"`
-	// FloorBandwidth and FloorPeak are the limits the floor used: measured
-	// on this many threads (bandwidth_by_threads), or on 1 or all of them.
+	// FloorBandwidth and FloorPeak are the limits the floor used. They are
+	// measured on this many threads (bandwidth_by_threads), or on 1 or all.
 	FloorBandwidth float64 `json:"floor_bandwidth_bytes_per_s,omitempty"`
 	FloorPeak      float64 `json:"floor_peak_flops_per_s,omitempty"`
-	// CPUSeconds is the CPU time the process used in the timed epoch, and
-	// CPUShare that over seconds_per_epoch × threads (capped at the CPUs):
-	// well under 1 means the run did not get its cores (a busy machine, or
-	// threads waiting on each other). 0: unknown (the OS gave no CPU time,
-	// or a quick run's difference of two runs' CPU times was not positive).
+	// CPUSeconds is the CPU time the process used in the timed epoch.
+	// CPUShare is that over seconds_per_epoch × threads (capped at the
+	// CPUs). Well under 1 means the run did not get its cores: a busy
+	// machine, or threads waiting on each other. 0 means unknown. The OS
+	// may give no CPU time. A quick run's difference of two runs' CPU times
+	// may not be positive.
 	CPUSeconds float64 `json:"cpu_seconds"`
 	CPUShare   float64 `json:"cpu_share"`
 }

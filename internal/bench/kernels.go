@@ -13,19 +13,19 @@ import (
 const (
 	// Gonum is gonum's blas32/blas64 on the same operation.
 	Gonum = "gonum"
-	// MathLoop is the plain loop over math.Exp and math.Log1p (in float64,
-	// the only precision package math has) that an elementwise kernel
-	// replaces.
+	// MathLoop is the plain loop over math.Exp and math.Log1p that an
+	// elementwise kernel replaces. It runs in float64, the only precision
+	// package math has.
 	MathLoop = "mathloop"
-	// Stream is the read-only pass over the same buffer (peak.Sum32), the
-	// limit of an out-of-cache kernel.
+	// Stream is the read-only pass over the same buffer (peak.Sum32). It
+	// is the limit of an out-of-cache kernel.
 	Stream = "stream"
 )
 
-// Default sizes of the kernel suite: feature counts that put one row in L1
-// (64), an MNIST row (784) and a wide row (4096); minibatches of 512 rows;
-// elementwise kernels over 4096 elements; the out-of-cache matrix is
-// MNIST's 60000 × 784.
+// Default sizes of the kernel suite. The feature counts put one row in L1
+// (64), an MNIST row (784) and a wide row (4096). Minibatches hold 512
+// rows. Elementwise kernels run over 4096 elements. The out-of-cache
+// matrix is MNIST's 60000 × 784.
 func DefaultDims() []int { return []int{64, 784, 4096} }
 
 const (
@@ -37,16 +37,16 @@ const (
 	Classes = 10
 	// Hidden is h of the MLP's products.
 	Hidden = 100
-	// ChunkRows is the engine's chunk (64 rows: batch.NewEngine), the rows
-	// the MLP's matrix products see at a time.
+	// ChunkRows is the engine's chunk (64 rows: batch.NewEngine). The
+	// MLP's matrix products see that many rows at a time.
 	ChunkRows = 64
 	// OOCRows and OOCDim shape the out-of-cache matrix (MNIST's training set).
 	OOCRows, OOCDim = 60000, 784
 )
 
-// Variant is one implementation of a kernel case: a kernel implementation
-// of package kernel (by its Impl name) or a baseline (Gonum, MathLoop,
-// Stream).
+// Variant is one implementation of a kernel case. It is a kernel
+// implementation of package kernel (by its Impl name) or a baseline
+// (Gonum, MathLoop, Stream).
 type Variant struct {
 	Impl     string
 	Baseline bool
@@ -60,9 +60,9 @@ type KernelCase struct {
 	Kernel string // "dot", "margins", …
 	Prec   string // "f32" or "f64"
 	Size   string // "d=784", "n=4096", …; the sub-benchmark's size element
-	// Bytes is what one call reads and writes of its main operands (the
-	// matrix or the vectors); it is the working set whose cache level
-	// Level names.
+	// Bytes is what one call reads and writes of its main operands: the
+	// matrix or the vectors. It is the working set whose cache level Level
+	// names.
 	Bytes int64
 	// Flops counts a multiply-add as 2; 0 for elementwise kernels.
 	Flops int64
@@ -77,8 +77,8 @@ type KernelSpec struct {
 	build              func(impls []kernel.Impl) *KernelCase
 }
 
-// Build allocates the case's data and returns it with a variant for each of
-// impls followed by the baselines.
+// Build allocates the case's data. It returns it with a variant for each
+// of impls, followed by the baselines.
 func (s KernelSpec) Build(impls []kernel.Impl) *KernelCase { return s.build(impls) }
 
 // SpecOptions selects kernel cases.
@@ -185,8 +185,8 @@ func elemSize[T kernel.Float]() int64 {
 	return 8
 }
 
-// rowOrder returns the gather list of a row-kernel case: nil (rows in order)
-// or, for the "-gather" cases, the n rows in a scrambled order, as the
+// rowOrder returns the gather list of a row-kernel case: nil for rows in
+// order. The "-gather" cases get the n rows in a scrambled order. So the
 // engine hands a sampled minibatch to the kernels.
 func rowOrder(k string, n int) []int {
 	if !strings.HasSuffix(k, "-gather") {
@@ -202,8 +202,8 @@ func rowOrder(k string, n int) []int {
 // caseFunc makes the data of a case k at size d and adds its variants to b.
 type caseFunc[T kernel.Float] func(b *caseBuild[T], k string, d int)
 
-// caseBuild is a case being built: c, the size s of an element of T in
-// bytes, and the implementations that each case gets a variant of.
+// caseBuild is a case being built: c and the size s of an element of T in
+// bytes. It holds the implementations that each case gets a variant of.
 type caseBuild[T kernel.Float] struct {
 	c     *KernelCase
 	s     int64
@@ -215,8 +215,8 @@ func (b *caseBuild[T]) add(name string, base bool, run func()) {
 	b.c.Variants = append(b.c.Variants, Variant{Impl: name, Baseline: base, Run: run})
 }
 
-// each appends a variant for each implementation, running what f returns
-// for its kernels.
+// each appends a variant for each implementation. The variant runs what f
+// returns for its kernels.
 func (b *caseBuild[T]) each(f func(ops kernel.Ops[T]) func()) {
 	for _, im := range b.impls {
 		b.add(im.Name(), false, f(kernel.OpsOf[T](im)))
@@ -224,7 +224,7 @@ func (b *caseBuild[T]) each(f func(ops kernel.Ops[T]) func()) {
 }
 
 // build makes case k at size d, in T, with a variant for each of impls
-// followed by the baselines; the case families are in kernels_*.go.
+// followed by the baselines. The case families are in kernels_*.go.
 func build[T kernel.Float](k string, d int, impls []kernel.Impl) *KernelCase {
 	b := &caseBuild[T]{c: &KernelCase{}, s: elemSize[T](), impls: impls}
 	for _, family := range []map[string]caseFunc[T]{rowCases[T](), mlpCases[T](), elementwiseCases[T](), outOfCacheCases[T]()} {

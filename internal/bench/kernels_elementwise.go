@@ -89,8 +89,8 @@ func log1pCase[T kernel.Float](b *caseBuild[T], k string, d int) {
 // softmaxCECase is SoftmaxCE over a minibatch of Classes logits; the
 // math loop beside it.
 func softmaxCECase[T kernel.Float](b *caseBuild[T], k string, d int) {
-	// The kernel overwrites z with its gradient; each call starts from a
-	// copy of the logits (the copy, 20 KiB, is part of every variant).
+	// The kernel overwrites z with its gradient. So each call starts from
+	// a copy of the logits. The copy, 20 KiB, is part of every variant.
 	n, kk := Batch, Classes
 	z0, z := randSlice[T](n*kk, 1, -5, 5), make([]T, n*kk)
 	loss, lab := make([]T, n), make([]int32, n)

@@ -2,11 +2,12 @@ package bench
 
 import "github.com/cvarlearn/cvar/internal/kernel"
 
-// The kernel cases of the MLP's steps (mlp-*): the products, ReLU and its
-// gradient on one chunk of rows, as the engine runs them.
+// The kernel cases of the MLP's steps (mlp-*). They run the products, ReLU
+// and its gradient on one chunk of rows, as the engine does.
 
-// mlpCases are the cases of the MLP's steps on one chunk of rows
-// (ChunkRows × OOCDim, Hidden units, Classes outputs), by name.
+// mlpCases are the cases of the MLP's steps on one chunk of rows, by
+// name. The chunk is ChunkRows × OOCDim, with Hidden units and Classes
+// outputs.
 func mlpCases[T kernel.Float]() map[string]caseFunc[T] {
 	return map[string]caseFunc[T]{
 		"mlp-hidden":   mlpHiddenCase[T],

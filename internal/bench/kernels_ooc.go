@@ -18,9 +18,9 @@ func outOfCacheCases[T kernel.Float]() map[string]caseFunc[T] {
 }
 
 // marginsOOCCase is Margins over the whole out-of-cache matrix, a
-// minibatch at a time, rows in order or drawn with replacement
-// ("margins-ooc-gather"); gonum's Gemv beside the rows in order, and the
-// stream loop.
+// minibatch at a time. Rows come in order or drawn with replacement
+// ("margins-ooc-gather"). Gonum's Gemv runs beside the rows in order, and
+// so does the stream loop.
 func marginsOOCCase[T kernel.Float](b *caseBuild[T], k string, d int) {
 	n := OOCRows
 	x, w, m := randSlice[T](n*d, 1, 0, 1), randSlice[T](d, 2, -1, 1), make([]T, Batch)
@@ -64,11 +64,12 @@ func marginsOOCCase[T kernel.Float](b *caseBuild[T], k string, d int) {
 }
 
 // marginsKOOCCase is MarginsK over rows drawn with replacement from the
-// out-of-cache matrix, a minibatch at a time; the stream loop beside it.
+// out-of-cache matrix, a minibatch at a time. The stream loop runs beside
+// it.
 func marginsKOOCCase[T kernel.Float](b *caseBuild[T], k string, d int) {
-	// Softmax's forward pass as Alg 3 runs it: k = 10 margins of rows
-	// drawn with replacement from the 60000×784 matrix, a minibatch at
-	// a time.
+	// Softmax's forward pass as Alg 3 runs it. It takes k = 10 margins of
+	// rows drawn with replacement from the 60000×784 matrix. It runs a
+	// minibatch at a time.
 	n, kk := OOCRows, Classes
 	x, w, m := randSlice[T](n*d, 1, 0, 1), randSlice[T](kk*d, 2, -1, 1), make([]T, Batch*kk)
 	b.c.Bytes, b.c.Flops = int64(n*d)*b.s, 2*int64(n*d*kk)

@@ -42,7 +42,8 @@ func axpyCase[T kernel.Float](b *caseBuild[T], k string, d int) {
 }
 
 // marginsCase is Margins over a minibatch of rows of d features, in order
-// or gathered ("margins-gather"); gonum's Gemv beside the rows in order.
+// or gathered ("margins-gather"). Gonum's Gemv runs beside the rows in
+// order.
 func marginsCase[T kernel.Float](b *caseBuild[T], k string, d int) {
 	n := Batch
 	x, w, m := randSlice[T](n*d, 1, -1, 1), randSlice[T](d, 2, -1, 1), make([]T, n)
@@ -55,7 +56,8 @@ func marginsCase[T kernel.Float](b *caseBuild[T], k string, d int) {
 }
 
 // addRowsCase is AddRows over a minibatch of rows of d features, in order
-// or gathered ("addrows-gather"); gonum's Gemv beside the rows in order.
+// or gathered ("addrows-gather"). Gonum's Gemv runs beside the rows in
+// order.
 func addRowsCase[T kernel.Float](b *caseBuild[T], k string, d int) {
 	n := Batch
 	x, cf, g := randSlice[T](n*d, 1, -1, 1), randSlice[T](n, 2, -1e-4, 1e-4), make([]T, d)
@@ -68,8 +70,8 @@ func addRowsCase[T kernel.Float](b *caseBuild[T], k string, d int) {
 }
 
 // fusedCase is FusedLinear (logistic loss, softplus weights) over a
-// minibatch, in order or gathered ("fused-gather"); beside the rows in
-// order, gonum's two Gemv passes with the fastest elementwise kernels
+// minibatch, in order or gathered ("fused-gather"). Beside the rows in
+// order run gonum's two Gemv passes. The fastest elementwise kernels run
 // between them.
 func fusedCase[T kernel.Float](b *caseBuild[T], k string, d int) {
 	n := Batch

@@ -10,9 +10,9 @@ import (
 // PageFloats is the float32s of a 4 KiB page.
 const PageFloats = 4096 / 4
 
-// pageCycle returns next, a random cyclic order of the pages [0, n): from
-// page p the chase goes to next[p], and n steps from any page visit every
-// page once.
+// pageCycle returns next, a random cyclic order of the pages [0, n). From
+// page p the chase goes to next[p]. n steps from any page visit every page
+// once.
 func pageCycle(n int, seed uint64) []int32 {
 	perm := rng.New(seed, 1).Perm(n)
 	next := make([]int32, n)
@@ -22,22 +22,22 @@ func pageCycle(n int, seed uint64) []int32 {
 	return next
 }
 
-// chaseBits encodes page p as a float32 in [1, 2): a normal number, so the
-// buffer's later passes add no subnormals, that holds p in its mantissa.
+// chaseBits encodes page p as a float32 in [1, 2) that holds p in its
+// mantissa. It is a normal number, so the buffer's later passes add no
+// subnormals.
 func chaseBits(p int32) float32 { return math.Float32frombits(0x3f800000 | uint32(p)) }
 
 // chasePage is the page chaseBits encoded in f.
 func chasePage(f float32) int32 { return int32(math.Float32bits(f) &^ 0x3f800000) }
 
 // PageLatency measures the latency in nanoseconds of a load from a random
-// 4 KiB page of x: a chase of dependent loads, one word a page, over the
-// pages of x in a random cycle, so that each load waits for the one
-// before and finds neither its line nor, beyond the TLB's reach, its
-// page's translation. It runs up to 1<<20 loads and at least minTime
-// and returns the best of its rounds of 1<<16 loads; 0 when x has
-// fewer than 2 pages or more than 1<<23. x's first word of every page is
-// overwritten during the chase and restored to NewStreamBuffer's value
-// after it.
+// 4 KiB page of x. It chases dependent loads, one word a page, over the
+// pages of x in a random cycle. So each load waits for the one before. It
+// finds neither its line nor, beyond the TLB's reach, its page's
+// translation. It runs up to 1<<20 loads and at least minTime. It returns
+// the best of its rounds of 1<<16 loads. It returns 0 when x has fewer
+// than 2 pages or more than 1<<23. The chase overwrites the first word of
+// every page of x. It restores NewStreamBuffer's value after it.
 func PageLatency(x []float32, minTime time.Duration) float64 {
 	n := len(x) / PageFloats
 	if n < 2 || n > 1<<23 {

@@ -8,8 +8,9 @@ import (
 	"github.com/cvarlearn/cvar/internal/bench/peak"
 )
 
-// StreamBytes is the default size of the read-only stream buffer: 256 MiB,
-// or twice the last-level cache when that is bigger (capped at 1 GiB).
+// StreamBytes is the default size of the read-only stream buffer. It is
+// 256 MiB, or twice the last-level cache when that is bigger (capped at
+// 1 GiB).
 func StreamBytes(l3 int) int {
 	n := 256 << 20
 	if 2*l3 > n {
@@ -28,12 +29,12 @@ func NewStreamBuffer(bytes int) []float32 {
 	return x
 }
 
-// streamValue is element i of a stream buffer: small normal floats, so that
-// the sums add no subnormals.
+// streamValue is element i of a stream buffer. The values are small normal
+// floats, so the sums add no subnormals.
 func streamValue(i int) float32 { return float32(i&1023) * (1.0 / 1024) }
 
-// SumParallel sums x once on threads goroutines, each reading a contiguous
-// part of it: one read-only pass over the buffer.
+// SumParallel sums x once on threads goroutines: one read-only pass over
+// the buffer. Each goroutine reads a contiguous part of it.
 func SumParallel(x []float32, threads int) float32 {
 	if threads <= 1 {
 		return peak.Sum32(x)
@@ -59,8 +60,8 @@ func SumParallel(x []float32, threads int) float32 {
 }
 
 // Bandwidth measures the read-only bandwidth in bytes per second of passes
-// over x on threads goroutines: the best of repeated passes, running for at
-// least minTime in all (and at least 3 passes).
+// over x on threads goroutines. It takes the best of repeated passes. They
+// run for at least minTime in all, and at least 3 passes.
 func Bandwidth(x []float32, threads int, minTime time.Duration) float64 {
 	best := 0.0
 	start := time.Now()
@@ -74,16 +75,17 @@ func Bandwidth(x []float32, threads int, minTime time.Duration) float64 {
 	return best
 }
 
-// PeakFlops measures the FMA rate, in flops per second (a multiply-add is 2),
-// of the peak loop in float32 (f32) or float64 on threads goroutines: the
-// best of repeated rounds of about a millisecond, over at least minTime.
+// PeakFlops measures the FMA rate of the peak loop on threads goroutines.
+// The rate is in flops per second (a multiply-add is 2). The loop runs in
+// float32 (f32) or float64. It takes the best of repeated rounds of about
+// a millisecond, over at least minTime.
 func PeakFlops(f32 bool, threads int, minTime time.Duration) float64 {
 	return peakFlops(f32, false, threads, minTime)
 }
 
-// PeakFlopsWide is PeakFlops with the loop on the widest vectors the CPU has
-// (zmm, 512-bit, with AVX-512; see WidestFMA); without wider ones it measures
-// the same loop as PeakFlops.
+// PeakFlopsWide is PeakFlops with the loop on the widest vectors the CPU
+// has: zmm, 512-bit, with AVX-512 (see WidestFMA). Without wider ones it
+// measures the same loop as PeakFlops.
 func PeakFlopsWide(f32 bool, threads int, minTime time.Duration) float64 {
 	return peakFlops(f32, true, threads, minTime)
 }
@@ -144,22 +146,23 @@ type Limits struct {
 	Bandwidth1   float64 `json:"bandwidth_1thread_bytes_per_s"`
 	BandwidthAll float64 `json:"bandwidth_all_bytes_per_s"`
 	// The latency of a load from a random 4 KiB page of the same buffer
-	// (PageLatency), nanoseconds: what a gathered row's first line waits
-	// for when no prefetch asked for it in time. Reported beside the
-	// stream, never in a floor.
+	// (PageLatency), in nanoseconds. A gathered row's first line waits
+	// that long when no prefetch asked for it in time. It is reported
+	// beside the stream, never in a floor.
 	PageLatencyNs float64 `json:"page_latency_ns"`
 	PeakF32_1     float64 `json:"peak_f32_1thread_flops_per_s"`
 	PeakF32All    float64 `json:"peak_f32_all_flops_per_s"`
 	PeakF64_1     float64 `json:"peak_f64_1thread_flops_per_s"`
 	PeakF64All    float64 `json:"peak_f64_all_flops_per_s"`
 	// BandwidthAt holds the read-only bandwidth measured on other thread
-	// counts (MeasureBandwidthAt), for the floor of a run on that many.
+	// counts (MeasureBandwidthAt). It serves the floor of a run on that
+	// many.
 	BandwidthAt map[int]float64 `json:"bandwidth_by_threads_bytes_per_s,omitempty"`
 	PeakAsm     bool            `json:"peak_asm"`
 	PeakKind    string          `json:"peak_kind"`
 	// The same FMA loop on the widest vectors the CPU has (zmm with
-	// AVX-512), measured only when they are wider than the loop above
-	// (zero otherwise). The floors use the widest: see Peak.
+	// AVX-512). It is measured only when they are wider than the loop
+	// above, and zero otherwise. The floors use the widest: see Peak.
 	PeakWideF32_1  float64 `json:"peak_wide_f32_1thread_flops_per_s,omitempty"`
 	PeakWideF32All float64 `json:"peak_wide_f32_all_flops_per_s,omitempty"`
 	PeakWideF64_1  float64 `json:"peak_wide_f64_1thread_flops_per_s,omitempty"`
@@ -168,9 +171,10 @@ type Limits struct {
 	MeasuredMilli  int64   `json:"measured_ms"`
 }
 
-// MeasureLimits measures bandwidth (on a buffer of streamBytes) and the FMA
-// peaks on one thread and on all of GOMAXPROCS, and the latency of a load
-// from a random page of the buffer, each for about minTime.
+// MeasureLimits measures bandwidth on a buffer of streamBytes, and the FMA
+// peaks. It measures both on one thread and on all of GOMAXPROCS. It also
+// measures the latency of a load from a random page of the buffer. Each
+// measurement takes about minTime.
 func MeasureLimits(streamBytes int, minTime time.Duration) Limits {
 	t0 := time.Now()
 	all := runtime.GOMAXPROCS(0)
@@ -194,9 +198,9 @@ func MeasureLimits(streamBytes int, minTime time.Duration) Limits {
 }
 
 // Peak returns the FMA peaks, one thread and all threads, in the given
-// precision, on the widest vectors measured (zmm where the CPU has AVX-512,
-// whether or not its 512-bit FMA is full width: on a double-pumped core the
-// two loops measure about the same).
+// precision. They are those of the widest vectors measured: zmm where the
+// CPU has AVX-512. That holds whether or not its 512-bit FMA is full
+// width. On a double-pumped core the two loops measure about the same.
 func (l Limits) Peak(f32 bool) (one, all float64) {
 	if f32 {
 		return max(l.PeakF32_1, l.PeakWideF32_1), max(l.PeakF32All, l.PeakWideF32All)
@@ -204,9 +208,9 @@ func (l Limits) Peak(f32 bool) (one, all float64) {
 	return max(l.PeakF64_1, l.PeakWideF64_1), max(l.PeakF64All, l.PeakWideF64All)
 }
 
-// MeasureBandwidthAt measures the read-only bandwidth on each thread count
-// of threads between 1 and Threads (exclusive) into BandwidthAt, over a
-// buffer of StreamBytes, each for about minTime.
+// MeasureBandwidthAt measures the read-only bandwidth into BandwidthAt. It
+// measures each thread count of threads between 1 and Threads (exclusive).
+// Each measurement reads a buffer of StreamBytes for about minTime.
 func (l *Limits) MeasureBandwidthAt(threads []int, minTime time.Duration) {
 	var x []float32
 	for _, t := range threads {
@@ -223,11 +227,12 @@ func (l *Limits) MeasureBandwidthAt(threads []int, minTime time.Duration) {
 	}
 }
 
-// For returns the bandwidth and peak that apply to a run on threads threads
-// in the given precision: the one-thread figures for 1, the all-thread
-// figures for Threads or more; in between the bandwidth measured on that
-// many threads (BandwidthAt) where there is one, else the all-thread
-// figures scaled down, and the peak scaled down. The peak is the widest
+// For returns the bandwidth and peak that apply to a run on threads
+// threads in the given precision. For 1 thread they are the one-thread
+// figures. For Threads or more they are the all-thread figures. In
+// between, the bandwidth is the one measured on that many threads
+// (BandwidthAt) where there is one. Else it is the all-thread figure
+// scaled down. The peak in between is scaled down. The peak is the widest
 // FMA's (Peak).
 func (l Limits) For(f32 bool, threads int) (bandwidth, flops float64) {
 	p1, pa := l.Peak(f32)
@@ -245,13 +250,13 @@ func (l Limits) For(f32 bool, threads int) (bandwidth, flops float64) {
 	return bw, max(p1, pa*f)
 }
 
-// PeakAsm reports whether the FMA peak and stream loops are assembly (the
-// machine's limit) rather than the pure-Go fallback.
+// PeakAsm reports whether the FMA peak and stream loops are assembly, the
+// machine's limit. The other case is the pure-Go fallback.
 func PeakAsm() bool { return peak.Asm() }
 
-// WidestFMA names the widest FMA the peak loops use, which the floors are
-// measured with: "zmm (512-bit)" on amd64 with AVX-512, "ymm (256-bit)" with
-// AVX2 only, "128-bit (NEON)" on arm64.
+// WidestFMA names the widest FMA the peak loops use; the floors are
+// measured with it. It is "zmm (512-bit)" on amd64 with AVX-512, "ymm
+// (256-bit)" with AVX2 only, and "128-bit (NEON)" on arm64.
 func WidestFMA() string { return peak.WidestKind() }
 
 // PeakKind describes the FMA peak and stream loops in use.

@@ -7,7 +7,8 @@ import (
 )
 
 // TargetRow is one of the project's speed targets judged on a run's epoch
-// rows: the figure the target bounds, the bound and whether the run met it.
+// rows. It holds the figure the target bounds, the bound and whether the
+// run met it.
 type TargetRow struct {
 	Name  string  `json:"name"`  // e.g. "softmax f32, 1 thread: epoch / floor"
 	Want  string  `json:"want"`  // the bound, e.g. "≤ 1.5"
@@ -17,7 +18,7 @@ type TargetRow struct {
 }
 
 // The speed targets of the epochs, for Alg 3 epochs on the default
-// kernels: how close an epoch must come to the machine's limits.
+// kernels. They say how close an epoch must come to the machine's limits.
 const (
 	TargetFloorLogistic = 1.3 // logistic f32, one thread: epoch ≤ this × its floor
 	TargetFloorSoftmax  = 1.5
@@ -25,8 +26,8 @@ const (
 	TargetF64OverF32    = 2.2 // f64 epoch ≤ this × the f32 epoch, one thread
 	TargetTwoThreads    = 1.8 // 1-thread epoch ≥ this × the 2-thread epoch
 	TargetEightThreads  = 6   // softmax and the MLP on 8 threads
-	// On 16 threads: the MLP's chunks carry the most work a step, softmax's
-	// a tenth of it, so the serial rest of a step caps softmax lower.
+	// On 16 threads the MLP's chunks carry the most work a step. Softmax's
+	// carry a tenth of it, so the serial rest of a step caps softmax lower.
 	TargetSixteenMLP     = 10
 	TargetSixteenSoftmax = 6
 	// Logistic on all of at least 8 cores: epoch ≤ this × the all-core
@@ -34,16 +35,17 @@ const (
 	TargetAllCoreLogistic = 1.5
 )
 
-// Targets judges the speed targets that rows allow: those whose epochs the
-// run measured with Alg 3 on the kernel implementation impl (the default
-// one), each only when every row it needs is there. Bytes-stored features
-// ("logistic:u8", "softmax:u8") must run below the float32 memory floor:
-// their samples' float32 bytes over the bandwidth their floor used. Thread
-// counts are judged against the same model's one-thread epoch: 2 threads
-// (≥ TargetTwoThreads), 8 and 16 for softmax and the MLP (TargetEightThreads,
-// TargetSixteenSoftmax, TargetSixteenMLP); logistic on
-// allCores threads (the machine's, GOMAXPROCS) when they are at least 8,
-// against its memory floor on them.
+// Targets judges the speed targets that rows allow. Those are the targets
+// whose epochs the run measured with Alg 3 on the kernel implementation
+// impl (the default one). Each is judged only when every row it needs is
+// there. Bytes-stored features ("logistic:u8", "softmax:u8") must run
+// below the float32 memory floor. That floor is their samples' float32
+// bytes over the bandwidth their floor used. Thread counts are judged
+// against the same model's one-thread epoch. 2 threads must reach
+// TargetTwoThreads. Softmax and the MLP on 8 and 16 threads must reach
+// TargetEightThreads, TargetSixteenSoftmax and TargetSixteenMLP. Logistic
+// runs on allCores threads (the machine's, GOMAXPROCS) when they are at
+// least 8. It is judged against its memory floor on them.
 func Targets(rows []EpochRow, impl string, allCores int) []TargetRow {
 	alg3 := cvar.Alg3.String()
 	find := func(model, prec string, threads int) (EpochRow, bool) {

@@ -1,9 +1,9 @@
 package bench
 
-// The comparison with PyTorch: bench/torch_epoch.py trains in
-// PyTorch the epoch that cvarbench times for Alg 3, bench/torch_compare.sh
-// runs both, and internal/bench/torchcmp puts their figures side by side
-// with the functions here.
+// The comparison with PyTorch. The script bench/torch_epoch.py trains in
+// PyTorch the epoch that cvarbench times for Alg 3. The script
+// bench/torch_compare.sh runs both. The command internal/bench/torchcmp
+// puts their figures side by side with the functions here.
 
 import (
 	"encoding/json"
@@ -20,8 +20,8 @@ import (
 	"github.com/cvarlearn/cvar/internal/kernel"
 )
 
-// TorchRow is one JSON line of bench/torch_epoch.py: one model's best epoch
-// in PyTorch and the training risk after its run.
+// TorchRow is one JSON line of bench/torch_epoch.py. It holds one model's
+// best epoch in PyTorch and the training risk after its run.
 type TorchRow struct {
 	Model         string  `json:"model"`
 	Impl          string  `json:"impl"`    // "torch"
@@ -37,14 +37,14 @@ type TorchRow struct {
 	Tau           float64 `json:"tau"`
 	Torch         string  `json:"torch"`
 	Python        string  `json:"python"`
-	// BLAS lists the BLAS libraries the process had loaded: Debian's
-	// torch calls libblas.so.3, the reference BLAS unless another
+	// BLAS lists the BLAS libraries the process had loaded. Debian's
+	// torch calls libblas.so.3. That is the reference BLAS unless another
 	// provider is installed.
 	BLAS []string `json:"blas"`
 }
 
-// ParseTorchRows reads torch_epoch.py's output: JSON lines, blank lines
-// skipped. Several runs may be concatenated.
+// ParseTorchRows reads torch_epoch.py's output: JSON lines. Blank lines
+// are skipped. Several runs may be concatenated.
 func ParseTorchRows(r io.Reader) ([]TorchRow, error) {
 	dec := json.NewDecoder(r)
 	dec.DisallowUnknownFields()
@@ -94,8 +94,9 @@ func ParseCvarbench(r io.Reader) ([]EpochRow, error) {
 	return out, nil
 }
 
-// TorchTarget is the speed target for cvar against PyTorch on one thread,
-// torch's seconds per epoch over cvar's, of a model; 0 where it has none.
+// TorchTarget is a model's speed target for cvar against PyTorch on one
+// thread. It is torch's seconds per epoch over cvar's, or 0 where the
+// model has none.
 func TorchTarget(model string) float64 {
 	switch model {
 	case "softmax":
@@ -106,9 +107,9 @@ func TorchTarget(model string) float64 {
 	return 0
 }
 
-// TorchComparison is one model in one thread count: the best epoch of each
-// implementation over the runs given, and the training CVaR after each
-// one's run (NaN where not known).
+// TorchComparison is one model in one thread count. It holds the best
+// epoch of each implementation over the runs given. It holds the training
+// CVaR after each one's run (NaN where not known).
 type TorchComparison struct {
 	Model, Variant      string
 	Threads             int
@@ -119,18 +120,19 @@ type TorchComparison struct {
 	CvarCVaR, TorchCVaR float64
 	CvarShare, TorchCPU float64 // cvar's CPU share, torch's CPU s / wall s in the best epoch
 	// CvarCPUs and TorchCPUs are the least CPU seconds of a timed epoch
-	// over the runs, and CPURatio their ratio: on a busy machine CPU time
-	// is less inflated than wall time (0 where a side did not say).
+	// over the runs. They are 0 where a side did not say. CPURatio is
+	// their ratio. On a busy machine CPU time is less inflated than wall
+	// time.
 	CvarCPUs, TorchCPUs, CPURatio float64
 	TorchVersion, Python          string
 	BLAS                          []string
 }
 
 // CompareTorch pairs cvar's Alg 3 float32 epochs with torch's rows of the
-// same model and thread count, taking the least time of each over repeated
-// runs. cvarCVaR gives cvar's training CVaR by model (missing: NaN). Models
-// with only one side are left out; rows come in the order of Models, then
-// by thread count and variant.
+// same model and thread count. It takes the least time of each over
+// repeated runs. cvarCVaR gives cvar's training CVaR by model (missing:
+// NaN). Models with only one side are left out. Rows come in the order of
+// Models, then by thread count and variant.
 func CompareTorch(cv []EpochRow, tr []TorchRow, cvarCVaR map[string]float64) []TorchComparison {
 	type key struct {
 		model, variant string
@@ -279,10 +281,10 @@ func risk(v float64) string {
 	return fmt.Sprintf("%.4f", v)
 }
 
-// TrainRisk trains cfg on p for epochs epochs, as TimeEpochs does, and
-// returns the training CVaR_α (α of the epoch suite, 0.1) and the mean of
-// the losses of every row at the result: the figures torch_epoch.py prints
-// after the same number of epochs.
+// TrainRisk trains cfg on p for epochs epochs, as TimeEpochs does. It
+// returns the training CVaR_α (α of the epoch suite, 0.1) at the result.
+// It also returns the mean of the losses of every row. The script
+// torch_epoch.py prints the same figures after the same number of epochs.
 func TrainRisk[T kernel.Float](p *Problem[T], cfg EpochOptions, epochs int) (cvarAlpha, mean float64, err error) {
 	res, err := train(p, cfg, epochs*StepsPerEpoch(p.N), nil)
 	if err != nil {
@@ -296,7 +298,12 @@ func TrainRisk[T kernel.Float](p *Problem[T], cfg EpochOptions, epochs int) (cva
 	if cfg.Model == "logistic" {
 		data = p.Two
 	}
-	losses, err := cvar.Losses(model, res.Theta, data, cfg.Threads)
+	ev, err := cvar.NewEvaluator(model, cfg.Threads)
+	if err != nil {
+		return 0, 0, err
+	}
+	defer ev.Close()
+	losses, err := ev.Losses(res.Theta, data)
 	if err != nil {
 		return 0, 0, err
 	}

@@ -11,8 +11,8 @@ func Asm() bool { return useAsm }
 // Kind describes the loops in use, for reports.
 func Kind() string { return kind }
 
-// FMA32 runs iters iterations of Chains independent float32 vector FMAs and
-// returns the number of scalar multiply-adds done (2 flops each).
+// FMA32 runs iters iterations of Chains independent float32 vector FMAs.
+// It returns the number of scalar multiply-adds done (2 flops each).
 func FMA32(iters int) int64 {
 	if iters <= 0 {
 		return 0
@@ -21,15 +21,15 @@ func FMA32(iters int) int64 {
 }
 
 // HasWide reports whether FMA32Wide and FMA64Wide run wider vectors than
-// FMA32 and FMA64 (zmm, 512-bit, on amd64 with AVX-512).
+// FMA32 and FMA64. They do on amd64 with AVX-512 (zmm, 512-bit).
 func HasWide() bool { return useWide }
 
 // WidestKind names the widest FMA the loops use: "zmm (512-bit)",
 // "ymm (256-bit)", "128-bit (NEON)" or "scalar (pure Go)".
 func WidestKind() string { return wideKind }
 
-// FMA32Wide is FMA32 on the widest vectors the CPU has (zmm with AVX-512);
-// without them it is FMA32.
+// FMA32Wide is FMA32 on the widest vectors the CPU has (zmm with AVX-512).
+// Without them it is FMA32.
 func FMA32Wide(iters int) int64 {
 	if iters <= 0 {
 		return 0
@@ -53,12 +53,12 @@ func FMA64(iters int) int64 {
 	return fma64(iters)
 }
 
-// block bounds the elements one assembly call reads (4 MiB), so that a call
-// is short: assembly loops cannot be preempted.
+// block bounds the elements one assembly call reads (4 MiB). So a call is
+// short: assembly loops cannot be preempted.
 const block = 1 << 20
 
 // Sum32 returns Σ x[i], reading x once, front to back. The order of the sum
-// is unspecified (eight or more partial sums); the value only keeps the
+// is unspecified (eight or more partial sums). The value only keeps the
 // reads from being optimised away.
 func Sum32(x []float32) float32 {
 	var acc [64]float32

@@ -20,11 +20,11 @@ func fma32Asm(iters int)
 //go:noescape
 func fma64Asm(iters int)
 
-// sum32Asm computes, for i < n (n a multiple of 64):
+// sum32Asm reads x once and computes, for i < n (n a multiple of 64):
 //
 //	acc[i%32] += x[i]
 //
-// in eight 128-bit accumulators (as x[i]·1 + acc with FMLA), reading x once.
+// It keeps eight 128-bit accumulators, adding x[i]·1 + acc with FMLA.
 //
 //go:noescape
 func sum32Asm(x unsafe.Pointer, n int, acc *[64]float32)

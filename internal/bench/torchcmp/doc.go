@@ -1,9 +1,9 @@
-// Command torchcmp puts cvar's and PyTorch's Alg 3 epochs side by side: it
-// reads `cvarbench -json` reports and bench/torch_epoch.py's JSON lines
-// (each possibly several runs, concatenated), trains cvar for as many epochs
-// as the torch run did to print cvar's training CVaR beside torch's, and
-// writes a Markdown table (bench.WriteTorchTable). bench/torch_compare.sh
-// runs it.
+// Command torchcmp puts cvar's and PyTorch's Alg 3 epochs side by side. It
+// reads `cvarbench -json` reports and bench/torch_epoch.py's JSON lines.
+// Each input may hold several runs, concatenated. It trains cvar for as
+// many epochs as the torch run did. So it prints cvar's training CVaR
+// beside torch's. It writes a Markdown table (bench.WriteTorchTable). The
+// script bench/torch_compare.sh runs it.
 //
 // Usage:
 //
