@@ -24,7 +24,7 @@ type Metrics struct {
 // model, reusing its engine's workers and its buffers from call to call: make
 // one with NewEvaluator when a model is evaluated more than once (every
 // epoch, on several data sets, chunk after chunk of a stream), and Close it
-// when done. Evaluate, Losses and Predictions are one-call shorthands.
+// when done. Evaluate is a one-call shorthand.
 //
 // An Evaluator is safe for concurrent use; its calls are serialised, one
 // at a time on its workers. Every result is a new slice or value, so a
@@ -241,39 +241,11 @@ func meanOf[T float32 | float64](losses []T) float64 {
 	return sum / float64(len(losses))
 }
 
-// Losses returns every row's loss under θ, computed on threads workers
-// (0: GOMAXPROCS; more are clamped to it). It returns an error for a nil
-// model, nil or invalid data (batch.Data.Validate), data the model does
-// not fit, a θ that is not the model's NumParams long, or negative
-// threads. It is Evaluator.Losses of a one-call Evaluator.
-func Losses[T batch.Float](model batch.Model[T], theta []T, data *batch.Data[T], threads int) ([]T, error) {
-	ev, err := NewEvaluator(model, threads)
-	if err != nil {
-		return nil, err
-	}
-	defer ev.Close()
-	return ev.Losses(theta, data)
-}
-
-// Predictions returns each row's predicted class (classification) — the
-// highest-scoring one, or margin > 0 for binary logistic regression (see
-// PredictedClass). The data's targets or labels are not used and may be
-// absent. Errors as for Losses. It is Evaluator.Predictions of a one-call
-// Evaluator.
-func Predictions[T batch.Float](model batch.Model[T], theta []T, data *batch.Data[T], threads int) ([]int, error) {
-	ev, err := NewEvaluator(model, threads)
-	if err != nil {
-		return nil, err
-	}
-	defer ev.Close()
-	return ev.Predictions(theta, data)
-}
-
 // Evaluate computes the losses of model under θ on every row of data and
 // returns their mean, the accuracy of a classifier, and CVaR and VaR at each
-// α (exact, by selection). Errors as for Losses, and those of Tails for the
-// alphas. It is Evaluator.Metrics of a one-call Evaluator on GOMAXPROCS
-// workers.
+// α (exact, by selection). Errors as for NewEvaluator and
+// Evaluator.Metrics. It is Evaluator.Metrics of a one-call Evaluator on
+// GOMAXPROCS workers.
 func Evaluate[T batch.Float](model batch.Model[T], theta []T, data *batch.Data[T], alphas ...float64) (Metrics, error) {
 	return evaluateOn(model, theta, data, 0, alphas...)
 }

@@ -47,7 +47,7 @@ func TestEvaluatorAgrees(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if l2, _ := Losses(c.model, theta, data, 1); !reflect.DeepEqual(losses, l2) {
+			if l2, _ := lossesOf(c.model, theta, data, 1); !reflect.DeepEqual(losses, l2) {
 				t.Errorf("%s set %d: Evaluator.Losses differs from Losses", c.name, i)
 			}
 			var correct []bool
@@ -56,7 +56,7 @@ func TestEvaluatorAgrees(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if p2, _ := Predictions(c.model, theta, data, 1); !reflect.DeepEqual(pred, p2) {
+				if p2, _ := predictionsOf(c.model, theta, data, 1); !reflect.DeepEqual(pred, p2) {
 					t.Errorf("%s set %d: Evaluator.Predictions differs from Predictions", c.name, i)
 				}
 				scores, err := ev.Scores(theta, data)
@@ -103,4 +103,25 @@ func TestPredictedClass(t *testing.T) {
 			t.Errorf("PredictedClass(%v) = %d, want %d", c.scores, got, c.want)
 		}
 	}
+}
+
+// lossesOf is Evaluator.Losses of a one-call Evaluator on threads workers.
+func lossesOf[T batch.Float](model batch.Model[T], theta []T, data *batch.Data[T], threads int) ([]T, error) {
+	ev, err := NewEvaluator(model, threads)
+	if err != nil {
+		return nil, err
+	}
+	defer ev.Close()
+	return ev.Losses(theta, data)
+}
+
+// predictionsOf is Evaluator.Predictions of a one-call Evaluator on
+// threads workers.
+func predictionsOf[T batch.Float](model batch.Model[T], theta []T, data *batch.Data[T], threads int) ([]int, error) {
+	ev, err := NewEvaluator(model, threads)
+	if err != nil {
+		return nil, err
+	}
+	defer ev.Close()
+	return ev.Predictions(theta, data)
 }

@@ -75,13 +75,13 @@ func FuzzSparseData(f *testing.F) {
 		for i := range theta {
 			theta[i] = 0.25 * float64(i%3-1)
 		}
-		if _, err := Losses(model, theta, data, 2); (err == nil) != (invalid == nil) {
+		if _, err := lossesOf(model, theta, data, 2); (err == nil) != (invalid == nil) {
 			t.Fatalf("Losses: %v; Validate: %v", err, invalid)
 		}
 		if _, err := Evaluate(model, theta, data, 0.5); (err == nil) != (invalid == nil) {
 			t.Fatalf("Evaluate: %v; Validate: %v", err, invalid)
 		}
-		if _, err := Predictions(model, theta, data, 2); (err == nil) != (data.ValidateFeatures() == nil) {
+		if _, err := predictionsOf(model, theta, data, 2); (err == nil) != (data.ValidateFeatures() == nil) {
 			t.Fatalf("Predictions: %v; ValidateFeatures: %v", err, data.ValidateFeatures())
 		}
 		_, err := Train(model, data, Options{Method: Alg3, Steps: 4, Batch: 2, Threads: 2, Seed: 1})

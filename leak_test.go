@@ -32,10 +32,10 @@ func TestNoGoroutinesLeft(t *testing.T) {
 	}
 	base := settledGoroutines(0)
 	for i := 0; i < rounds; i++ {
-		if _, err := Losses(model, theta, data, 8); err != nil {
+		if _, err := lossesOf(model, theta, data, 8); err != nil {
 			t.Fatal(err)
 		}
-		if _, err := Predictions(model, theta, data, 8); err != nil {
+		if _, err := predictionsOf(model, theta, data, 8); err != nil {
 			t.Fatal(err)
 		}
 		if _, err := Evaluate(model, theta, data, 0.1); err != nil {

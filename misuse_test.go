@@ -78,14 +78,14 @@ func TestMisuseReturnsErrors(t *testing.T) {
 		{"TuneContext nil context", func() error { _, err := TuneContext(noCtx, model, data, data, vanilla, TuneOptions{}); return err }},
 		{"Tune nil model", func() error { _, err := Tune[float64](nil, data, data, vanilla, TuneOptions{}); return err }},
 		{"Evaluator.Losses after Close", closedEvaluator},
-		{"Losses short θ", func() error { _, err := Losses(model, theta[:2], data, 8); return err }},
-		{"Losses nil model", func() error { _, err := Losses[float64](nil, theta, data, 1); return err }},
-		{"Losses nil data", func() error { _, err := Losses(model, theta, nil, 1); return err }},
-		{"Losses threads -1", func() error { _, err := Losses(model, theta, data, -1); return err }},
-		{"Predictions short θ", func() error { _, err := Predictions(model, theta[:2], data, 8); return err }},
-		{"Predictions nil data", func() error { _, err := Predictions(model, theta, nil, 1); return err }},
-		{"Predictions nil model", func() error { _, err := Predictions[float64](nil, theta, data, 1); return err }},
-		{"Predictions threads -1", func() error { _, err := Predictions(model, theta, data, -1); return err }},
+		{"Losses short θ", func() error { _, err := lossesOf(model, theta[:2], data, 8); return err }},
+		{"Losses nil model", func() error { _, err := lossesOf[float64](nil, theta, data, 1); return err }},
+		{"Losses nil data", func() error { _, err := lossesOf(model, theta, nil, 1); return err }},
+		{"Losses threads -1", func() error { _, err := lossesOf(model, theta, data, -1); return err }},
+		{"Predictions short θ", func() error { _, err := predictionsOf(model, theta[:2], data, 8); return err }},
+		{"Predictions nil data", func() error { _, err := predictionsOf(model, theta, nil, 1); return err }},
+		{"Predictions nil model", func() error { _, err := predictionsOf[float64](nil, theta, data, 1); return err }},
+		{"Predictions threads -1", func() error { _, err := predictionsOf(model, theta, data, -1); return err }},
 		{"Evaluate long θ", func() error { _, err := Evaluate(model, append(theta, 1), data); return err }},
 		{"Evaluate bad α", func() error { _, err := Evaluate(model, theta, data, 1.5); return err }},
 		{"Evaluate zero rows", func() error { _, err := Evaluate(model, theta, empty); return err }},
@@ -203,8 +203,8 @@ func TestBadDataReturnsErrors(t *testing.T) {
 			f    func() error
 		}{
 			{"Train", func() error { _, err := Train(model, data, opt); return err }},
-			{"Losses", func() error { _, err := Losses(model, theta, data, 2); return err }},
-			{"Predictions", func() error { _, err := Predictions(model, theta, data, 2); return err }},
+			{"Losses", func() error { _, err := lossesOf(model, theta, data, 2); return err }},
+			{"Predictions", func() error { _, err := predictionsOf(model, theta, data, 2); return err }},
 			{"Evaluate", func() error { _, err := Evaluate(model, theta, data, 0.1); return err }},
 			{"Evaluator.Metrics", func() error {
 				ev := must(NewEvaluator(model, 2))

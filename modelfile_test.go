@@ -155,8 +155,8 @@ func TestModelFileBuildModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a, _ := Losses(model, res.Theta, d32, 1)
-	b, _ := Losses(rebuilt, th, d32, 1)
+	a, _ := lossesOf(model, res.Theta, d32, 1)
+	b, _ := lossesOf(rebuilt, th, d32, 1)
 	if !reflect.DeepEqual(a, b) {
 		t.Error("losses of the reloaded model differ")
 	}

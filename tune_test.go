@@ -37,8 +37,8 @@ func TestEntryPointsNilArguments(t *testing.T) {
 		{"Evaluate nil model", "model", func() error { _, err := Evaluate[float64](nil, theta, data, 0.1); return err }},
 		{"Evaluate nil data", "data", func() error { _, err := Evaluate(model, theta, nil, 0.1); return err }},
 		{"NewEvaluator nil model", "model", func() error { _, err := NewEvaluator[float64](nil, 1); return err }},
-		{"Losses nil model", "model", func() error { _, err := Losses[float64](nil, theta, data, 1); return err }},
-		{"Losses nil data", "data", func() error { _, err := Losses(model, theta, nil, 1); return err }},
+		{"Losses nil model", "model", func() error { _, err := lossesOf[float64](nil, theta, data, 1); return err }},
+		{"Losses nil data", "data", func() error { _, err := lossesOf(model, theta, nil, 1); return err }},
 		{"NewOnline nil model", "model", func() error {
 			_, err := NewOnline[float64](nil, 3, 2, Options{Method: Alg1, Steps: 10})
 			return err
