@@ -13,8 +13,8 @@ import (
 )
 
 // CSVOptions configures ReadCSV, LoadCSV and NewCSVStream. The zero value
-// reads comma-separated data with a header row, the target in the last
-// column, as a classification task (set Task to TaskAuto to infer it).
+// reads comma-separated data with a header row and the target in the last
+// column. It reads a classification task; set Task to TaskAuto to infer it.
 type CSVOptions struct {
 	// Comma is the field delimiter; 0 means ','. Use '\t' for TSV.
 	Comma rune
@@ -23,39 +23,39 @@ type CSVOptions struct {
 	// NoHeader says the first row is data. Features are then named
 	// "f1".."fD" and Target must be empty or a column index.
 	NoHeader bool
-	// Target is the target column: a header name or, if no column has
-	// that name, a 0-based column index. Empty means the last column other
+	// Target is the target column: a header name, or a 0-based column
+	// index if no column has that name. Empty means the last column other
 	// than the group column.
 	Target string
 	// Group, if not empty, is the column that holds each row's group
-	// (Dataset.Groups), named as Target is; it is not a feature. Its cells
-	// are labels such as 0, 1 or "urban" (see ReadGroups for their ids).
-	// Streams reject it.
+	// (Dataset.Groups). It is named as Target is, and is not a feature.
+	// Its cells are labels such as 0, 1 or "urban" (see ReadGroups for
+	// their ids). Streams reject it.
 	Group string
 	// Task is Classification, Regression or TaskAuto. The zero value is
 	// Classification. Streams cannot infer the task, so reject TaskAuto.
 	Task Task
 	// Classes, if not nil, imposes the class mapping (label text of class
-	// 0, 1, ...) of an earlier dataset, typically the training set; a label
-	// that is not listed is an error. It implies Classification.
+	// 0, 1, ...) of an earlier dataset, typically the training set. A
+	// label that is not listed is an error. It implies Classification.
 	Classes []string
-	// Limit, if positive, reads only the first Limit samples; the rest of
+	// Limit, if positive, reads only the first Limit samples. The rest of
 	// the input is neither read nor checked. Streams ignore it.
 	Limit int
-	// MaxBytes bounds the memory the reader holds: the samples read so far
-	// (their features, N×D values of T, and their targets), the record
-	// being read and the header, counted by the capacity of the buffers,
-	// with both arrays while one grows (so a matrix read from input of
-	// unknown length can take about half of it). The reader stops with an
-	// error wrapping ErrTooLarge, naming the line reached, as soon as the
-	// bound would be passed, and holds at most MaxBytes + ReadOverhead.
-	// 0 means DefaultMaxBytes; a negative value, no bound. A stream applies
+	// MaxBytes bounds the memory the reader holds. It counts the samples
+	// read so far: their features, N×D values of T, and their targets. It
+	// counts the record being read and the header. Buffers count by their
+	// capacity, with both arrays while one grows. So a matrix read from
+	// input of unknown length can take about half of it. The reader stops
+	// as soon as the bound would be passed. Its error wraps ErrTooLarge and
+	// names the line reached. It holds at most MaxBytes + ReadOverhead. 0
+	// means DefaultMaxBytes; a negative value, no bound. A stream applies
 	// it to its record and row.
 	MaxBytes int64
-	// MaxLine bounds a line, and a record with the lines of its quoted
-	// fields, in bytes: a longer one is an error wrapping ErrLineTooLong
-	// that names its line. 0 means DefaultMaxLine; a negative value, no
-	// limit (MaxBytes still applies).
+	// MaxLine bounds a line in bytes, and a record with the lines of its
+	// quoted fields. A longer one is an error wrapping ErrLineTooLong that
+	// names its line. 0 means DefaultMaxLine; a negative value, no limit
+	// (MaxBytes still applies).
 	MaxLine int64
 }
 
@@ -71,12 +71,12 @@ func LoadCSV[T Float](path string, opt CSVOptions) (*Dataset[T], error) {
 	return ReadCSV[T](f, path, opt)
 }
 
-// ReadCSV reads a dataset from comma-separated values: one header row of
-// column names (unless opt.NoHeader), then one row per sample with the same
-// number of fields. Every feature cell must be a finite decimal number;
-// surrounding spaces are ignored. The name is used for Dataset.Name and in
-// error messages, which give the 1-based line and column of the first bad
-// cell:
+// ReadCSV reads a dataset from comma-separated values. One header row of
+// column names comes first (unless opt.NoHeader). Then comes one row per
+// sample, each with the same number of fields. Every feature cell must be
+// a finite decimal number; surrounding spaces are ignored. The name is
+// used for Dataset.Name and in error messages. They give the 1-based line
+// and column of the first bad cell:
 //
 //	data.csv:17: column 3 ("age"): "abc" is not a number
 //
@@ -89,13 +89,13 @@ func ReadCSV[T Float](r io.Reader, name string, opt CSVOptions) (*Dataset[T], er
 }
 
 // ReadCSVTargetOptional is ReadCSV for data that may lack the target
-// column, such as the rows a model is to be applied to; features (≥ 1) is
-// the number of feature columns. The first record decides: the target
+// column, such as the rows a model is to be applied to. features (≥ 1) is
+// the number of feature columns. The first record decides. The target
 // column is present when the header names opt.Target, or when the record
-// has features+1 columns, and absent when it has features columns; any
-// other width is an error. Without the target column every column is a
-// feature, and the dataset is a regression set whose targets are all 0;
-// hasTarget says which.
+// has features+1 columns. It is absent when the record has features
+// columns. Any other width is an error. Without the target column every
+// column is a feature. The dataset is then a regression set whose targets
+// are all 0. hasTarget says which case held.
 func ReadCSVTargetOptional[T Float](r io.Reader, name string, features int, opt CSVOptions) (ds *Dataset[T], hasTarget bool, err error) {
 	if features < 1 {
 		return nil, false, fmt.Errorf("dataset: %d features; expected at least 1", features)
@@ -184,8 +184,8 @@ func readCSV[T Float](r io.Reader, name string, opt CSVOptions, features int) (*
 	return ds, src.target >= 0, nil
 }
 
-// csvSource reads CSV rows one at a time; it serves both ReadCSV and the
-// CSV stream, so that both report the same errors.
+// csvSource reads CSV rows one at a time. It serves both ReadCSV and the
+// CSV stream, so both report the same errors.
 type csvSource[T Float] struct {
 	name    string
 	sc      *csvScanner
@@ -202,7 +202,7 @@ type csvSource[T Float] struct {
 }
 
 // newCSVSource reads the header (or the first record) and locates the
-// target; with optional > 0 the target column may be absent (see
+// target. With optional > 0 the target column may be absent (see
 // ReadCSVTargetOptional).
 func newCSVSource[T Float](r io.Reader, name string, opt CSVOptions, b *budget, optional int) (*csvSource[T], error) {
 	in, err := decompress(r, name)
@@ -323,9 +323,9 @@ func locateGroup(opt CSVOptions, columns []string) (int, error) {
 	return findColumn("group", opt.Group, columns, opt.NoHeader)
 }
 
-// locateTarget returns the index of the target column, or -1 when optional
-// features are given and the columns hold only them and the group column
-// (group, -1 when there is none), which cannot be the target.
+// locateTarget returns the index of the target column. It returns -1 when
+// optional features are given and the columns hold only them and the group
+// column. group is -1 when there is none; it cannot be the target.
 func locateTarget(opt CSVOptions, columns []string, optional, group int) (int, error) {
 	ncol := len(columns)
 	if group >= 0 {
@@ -465,8 +465,8 @@ func (s *csvSource[T]) readError(err error) error {
 	return &Error{File: s.name, Line: pe.Line, Msg: msg, Err: pe.Err}
 }
 
-// validDelim mirrors encoding/csv's rules, so that a bad option is reported
-// as such instead of as a parse error on line 1.
+// validDelim mirrors encoding/csv's rules. So a bad option is reported as
+// such, not as a parse error on line 1.
 func validDelim(r rune) bool {
 	return r != 0 && r != '"' && r != '\r' && r != '\n' && r != 0xFFFD && r < 0x110000
 }

@@ -15,17 +15,17 @@ import (
 )
 
 // DefaultMaxDim is the largest feature index LIBSVM readers accept when the
-// dimension is inferred, unless LIBSVMOptions.MaxDim says otherwise: a
-// stray huge index would otherwise demand N×index floats of dense rows, or,
-// held sparse (LIBSVMOptions.SparseBelow), a model of at least index
-// parameters.
+// dimension is inferred. LIBSVMOptions.MaxDim may say otherwise. A stray
+// huge index would otherwise demand N×index floats of dense rows. Held
+// sparse (LIBSVMOptions.SparseBelow), it would demand a model of at least
+// index parameters.
 const DefaultMaxDim = 1 << 20
 
 // LIBSVMOptions configures ReadLIBSVM, LoadLIBSVM and NewLIBSVMStream.
 type LIBSVMOptions struct {
 	// Dim is the number of features. 0 infers it as the largest index in
 	// the input (streams require it). An index above a given Dim is an
-	// error; giving Dim makes a test set match its training set's width.
+	// error. Giving Dim makes a test set match its training set's width.
 	Dim int
 	// MaxDim bounds an inferred dimension; 0 means DefaultMaxDim. It does
 	// not apply when Dim is given. An index above the width is an error
@@ -35,28 +35,29 @@ type LIBSVMOptions struct {
 	// Classification. Streams cannot infer the task, so reject TaskAuto.
 	Task Task
 	// Classes, if not nil, imposes the class mapping of an earlier dataset
-	// (label text of class 0, 1, ...); see CSVOptions.Classes.
+	// (label text of class 0, 1, ...). See CSVOptions.Classes.
 	Classes []string
-	// Limit, if positive, reads only the first Limit samples; the rest of
+	// Limit, if positive, reads only the first Limit samples. The rest of
 	// the input is neither read nor checked. Streams ignore it.
 	Limit int
 	// MaxBytes bounds the memory the reader holds, as CSVOptions.MaxBytes
-	// does: the samples read so far (held in CSR form until the dimension
-	// is known: an offset, and a column and a value a non-zero) and their
-	// targets, the line being read, and at the end the result, a dense
-	// N×D matrix of T while the CSR arrays are still held or, if sparse
-	// (see SparseBelow), those arrays. 0 means DefaultMaxBytes; a negative
-	// value, no bound. A stream applies it to its line and row.
+	// does. It counts the samples read so far and their targets. Samples
+	// are held in CSR form until the dimension is known: an offset, and a
+	// column and a value a non-zero. It counts the line being read. At the
+	// end it counts the result: a dense N×D matrix of T while the CSR
+	// arrays are still held. If sparse (see SparseBelow), the result is
+	// those arrays. 0 means DefaultMaxBytes; a negative value, no bound. A
+	// stream applies it to its line and row.
 	MaxBytes int64
 	// MaxLine bounds a line in bytes, as CSVOptions.MaxLine does.
 	MaxLine int64
-	// SparseBelow, if positive, is the density (non-zeros / (N·D)) below
-	// which the result is held sparse, in CSR form (Dataset.IsSparse), in
-	// memory proportional to the non-zeros; at or above it the rows are
-	// dense. 0 (the zero value) keeps every result dense;
-	// DefaultSparseBelow is the threshold to give; a value above 1 makes
-	// every result sparse. Streams ignore it (Stream.NextSparse reads any
-	// stream's non-zeros).
+	// SparseBelow, if positive, is a density (non-zeros / (N·D)). Below
+	// it the result is held sparse, in CSR form (Dataset.IsSparse). Its
+	// memory is then proportional to the non-zeros. At or above it the
+	// rows are dense. 0 (the zero value) keeps every result dense.
+	// DefaultSparseBelow is the threshold to give. A value above 1 makes
+	// every result sparse. Streams ignore it: Stream.NextSparse reads any
+	// stream's non-zeros.
 	SparseBelow float64
 }
 
@@ -80,16 +81,17 @@ func LoadLIBSVM[T Float](path string, opt LIBSVMOptions) (*Dataset[T], error) {
 //
 //	label index:value index:value ... # optional comment
 //
-// Indices are 1-based and strictly increasing; omitted features are zero and
-// feature j (0-based) of the dataset is index j+1, named "f<j+1>". Blank
+// Indices are 1-based and strictly increasing. Omitted features are zero.
+// Feature j (0-based) of the dataset is index j+1, named "f<j+1>". Blank
 // lines and comments are skipped, as are qid:n tokens (ranking queries).
-// Labels may be ±1, 0..K-1, other texts (classification) or real numbers
-// (regression). Rows are stored densely, unless opt.SparseBelow asks for
-// sparse data and the density is below it, when they are held in CSR form
-// (Dataset.IsSparse) and without feature names (Features nil, memory in
-// the non-zeros only). The dimension inferred from the largest index
-// must not exceed opt.MaxDim. The reader holds at most opt.MaxBytes +
-// ReadOverhead bytes; see LIBSVMOptions.MaxBytes and MaxLine.
+// Labels may be ±1, 0..K-1 or other texts (classification). They may be
+// real numbers (regression). Rows are stored densely by default.
+// opt.SparseBelow may ask for sparse data; below that density the rows are
+// held in CSR form (Dataset.IsSparse). Sparse data has no feature names
+// (Features nil) and memory in the non-zeros only. The dimension inferred
+// from the largest index must not exceed opt.MaxDim. The reader holds at
+// most opt.MaxBytes + ReadOverhead bytes; see LIBSVMOptions.MaxBytes and
+// MaxLine.
 func ReadLIBSVM[T Float](r io.Reader, name string, opt LIBSVMOptions) (*Dataset[T], error) {
 	if opt.Limit < 0 {
 		return nil, fmt.Errorf("dataset: negative option Limit %d", opt.Limit)
@@ -217,7 +219,7 @@ func (c *csrRows[T]) dataset(name string, opt LIBSVMOptions) (*Dataset[T], error
 }
 
 // libsvmParser parses LIBSVM lines one at a time into idx/val, which are
-// reused; it serves both ReadLIBSVM and the LIBSVM stream.
+// reused. It serves both ReadLIBSVM and the LIBSVM stream.
 type libsvmParser[T Float] struct {
 	name   string
 	lines  lineReader
@@ -248,8 +250,8 @@ func newLIBSVMParser[T Float](r io.Reader, name string, opt LIBSVMOptions, b *bu
 	return &libsvmParser[T]{name: name, lines: lines, in: in, b: b, dim: opt.Dim, maxDim: min(maxDim, math.MaxInt32)}, nil
 }
 
-// next parses the next sample into p.idx and p.val and returns its checked,
-// trimmed label and its line; io.EOF after the last sample.
+// next parses the next sample into p.idx and p.val. It returns its checked,
+// trimmed label and its line, or io.EOF after the last sample.
 func (p *libsvmParser[T]) next(ts *targetSpec) (string, int, error) {
 	label, line, err := p.parse(ts)
 	if err != nil {
@@ -357,7 +359,7 @@ func (p *libsvmParser[T]) grow(line int) error {
 }
 
 // parseIndex parses a decimal integer, with an optional sign, without
-// allocating; ok is false for anything else or on overflow.
+// allocating. ok is false for anything else or on overflow.
 func parseIndex(b []byte) (int, bool) {
 	if len(b) == 0 {
 		return 0, false
@@ -383,7 +385,7 @@ func parseIndex(b []byte) (int, bool) {
 }
 
 // fastValue parses a feature value on the common path, without building
-// an error message; on failure parseValue explains the problem.
+// an error message. On failure parseValue explains the problem.
 func fastValue[T Float](b []byte) (T, bool) {
 	for _, c := range b {
 		if c == '_' || c|0x20 == 'x' {
@@ -405,7 +407,7 @@ func (p *libsvmParser[T]) limit() int {
 	return p.maxDim
 }
 
-// nextToken splits off the first whitespace-separated token of b; it
+// nextToken splits off the first whitespace-separated token of b. It
 // returns a nil token when b holds only whitespace.
 func nextToken(b []byte) (tok, rest []byte) {
 	i := 0
@@ -426,8 +428,8 @@ func isSpace(c byte) bool {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '\v' || c == '\f'
 }
 
-// lineReader returns lines without allocating per line, up to maxLine
-// bytes, holding a line longer than br's buffer within the budget; the
+// lineReader returns lines of up to maxLine bytes without allocating per
+// line. It holds a line longer than br's buffer within the budget. The
 // returned slice is valid until the next call.
 type lineReader struct {
 	br      *bufio.Reader
@@ -485,12 +487,12 @@ func (lr *lineReader) tooLong() error {
 	return &Error{File: lr.name, Line: lr.line + 1, Msg: fmt.Sprintf("line longer than the limit of %s", numtext.Bytes(lr.maxLine)), Err: ErrLineTooLong}
 }
 
-// LIBSVMDim returns the number of features of LIBSVM data, its largest
-// index, which NewLIBSVMStream needs as option Dim. It reads only the last
-// index:value token of each line, passing over indices above opt.MaxDim
-// (DefaultMaxDim if 0) and malformed lines, which a stream of the data then
-// reports. Lines are bounded by opt.MaxLine and the memory held by
-// opt.MaxBytes, as in ReadLIBSVM; compressed input is read as there.
+// LIBSVMDim returns the number of features of LIBSVM data: its largest
+// index. NewLIBSVMStream needs it as option Dim. It reads only the last
+// index:value token of each line. It passes over indices above opt.MaxDim
+// (DefaultMaxDim if 0) and malformed lines; a stream of the data then
+// reports them. opt.MaxLine bounds lines and opt.MaxBytes the memory held,
+// as in ReadLIBSVM. Compressed input is read as there.
 func LIBSVMDim(r io.Reader, name string, opt LIBSVMOptions) (int, error) {
 	if r == nil {
 		return 0, nilReader(name)
@@ -523,8 +525,8 @@ func LIBSVMDim(r io.Reader, name string, opt LIBSVMOptions) (int, error) {
 	return width, nil
 }
 
-// lastIndex returns the index of a line's last index:value token, or 0
-// when the line has no such token after its label.
+// lastIndex returns the index of a line's last index:value token. It
+// returns 0 when the line has no such token after its label.
 func lastIndex(line []byte) int {
 	if i := bytes.IndexByte(line, '#'); i >= 0 {
 		line = line[:i]

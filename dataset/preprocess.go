@@ -8,26 +8,27 @@ import (
 )
 
 // Standardizer maps each feature to a z-score, (x - Mean[j]) / Scale[j].
-// Its fields are exported, with JSON tags, so that it can be saved with a
-// model and applied again to new data.
+// Its fields are exported, with JSON tags. So it can be saved with a model
+// and applied again to new data.
 type Standardizer struct {
 	Mean  []float64 `json:"mean"`
 	Scale []float64 `json:"scale"`
 }
 
 // FitStandardizer computes the mean and the population standard deviation
-// (divisor N, as scikit-learn's StandardScaler) of every column of ds, in
-// float64 whatever T is. A constant column (all values equal, including a
-// dataset with a single row) gets Scale 1 rather than 0, so that it maps to
-// 0 instead of NaN, on the training data and on new data alike. An empty
-// dataset gives Mean 0 and Scale 1. Sparse data is an error (see Dense,
-// or FitScaler to scale without centring: centring would fill every zero
-// in), as is an X of fewer than N×D values, and a nil ds.
+// of every column of ds. The divisor is N, as in scikit-learn's
+// StandardScaler. It computes in float64 whatever T is. A constant column
+// gets Scale 1 rather than 0, so it maps to 0 instead of NaN. That holds
+// on the training data and on new data alike. A column is constant when
+// all values are equal, as in a dataset with a single row. An empty
+// dataset gives Mean 0 and Scale 1. Sparse data is an error: centring
+// would fill every zero in. See Dense, or FitScaler to scale without
+// centring. An X of fewer than N×D values is an error, and so is a nil ds.
 //
-// Each column is computed with the corrected two-pass algorithm (mean, then
-// the mean's rounding error and the sum of squared deviations), which is
-// accurate even when the mean is large compared with the spread, and
-// without overflow for values up to float64's limit (see hugeValue).
+// Each column is computed with the corrected two-pass algorithm: the mean,
+// then the mean's rounding error and the sum of squared deviations. It is
+// accurate even when the mean is large compared with the spread. It does
+// not overflow for values up to float64's limit (see hugeValue).
 func FitStandardizer[T Float](ds *Dataset[T]) (*Standardizer, error) {
 	if ds == nil {
 		return nil, errNoDataset
@@ -133,7 +134,8 @@ func (s *Standardizer) check(d int) error {
 
 // StandardizeInPlace replaces every row x of ds by (x - s.Mean) / s.Scale.
 // It fails, changing nothing, if s was fitted on a different number of
-// features or holds invalid values, or ds is nil or of a bad shape.
+// features or holds invalid values. It fails too if ds is nil or of a bad
+// shape.
 func StandardizeInPlace[T Float](s *Standardizer, ds *Dataset[T]) error {
 	if ds == nil {
 		return errNoDataset
@@ -154,7 +156,7 @@ func StandardizeInPlace[T Float](s *Standardizer, ds *Dataset[T]) error {
 }
 
 // prepError restates err, a problem of the preprocessing (mean, scale) of
-// ds, as an *Error naming ds and the feature at fault, if one is.
+// ds, as an *Error. The error names ds and the feature at fault, if one is.
 func (ds *Dataset[T]) prepError(mean, scale []float64, err error) error {
 	for j := range mean {
 		if len(mean) == ds.D && len(scale) == ds.D && (!finite(mean[j]) || !finite(scale[j]) || scale[j] <= 0) {
@@ -182,9 +184,9 @@ func standardize[T Float](s *Standardizer, x []T) {
 }
 
 // ScaleUnit brings 8-bit pixel intensities to [0,1]. If every value already
-// lies in [0,1] it does nothing (so it is safe to call on MNIST loaded with
-// the default options); if every value lies in [0,255] it divides by 255;
-// otherwise the data are not pixel intensities and it fails, changing
+// lies in [0,1] it does nothing. So it is safe to call on MNIST loaded with
+// the default options. If every value lies in [0,255] it divides by 255.
+// Otherwise the data are not pixel intensities, and it fails, changing
 // nothing. It reports whether it scaled. A nil ds is an error.
 func ScaleUnit[T Float](ds *Dataset[T]) (scaled bool, err error) {
 	if ds == nil {
@@ -210,18 +212,18 @@ func ScaleUnit[T Float](ds *Dataset[T]) (scaled bool, err error) {
 	return false, fileError(ds.Name, "values range over [%v, %v]; expected pixel intensities in [0,255] or [0,1]", lo, hi)
 }
 
-// TargetScaler maps regression targets to z-scores, (y − Mean)/Scale, so
-// that step sizes mean the same whatever the target's units.
+// TargetScaler maps regression targets to z-scores, (y − Mean)/Scale. So
+// step sizes mean the same whatever the target's units.
 type TargetScaler struct {
 	Mean  float64 `json:"mean"`
 	Scale float64 `json:"scale"`
 }
 
 // FitTargetScaler computes the mean and the population standard deviation
-// of ds's regression targets, in float64, with the corrected two-pass
+// of ds's regression targets, in float64. It uses the corrected two-pass
 // algorithm, without overflow (see FitStandardizer). Constant (or absent)
-// targets get Scale 1. A nil ds, and a target that is not finite (its row
-// named, 0-based), are errors.
+// targets get Scale 1. A nil ds is an error. So is a target that is not
+// finite; the error names its row, 0-based.
 func FitTargetScaler[T Float](ds *Dataset[T]) (TargetScaler, error) {
 	s := TargetScaler{Scale: 1}
 	if ds == nil {
@@ -268,18 +270,18 @@ func ScaleTargets[T Float](s TargetScaler, y []T) []T {
 	return out
 }
 
-// Preprocessing says how raw feature values, as read from a data file, become
-// a model's inputs: x ← x/Divide (when Divide > 0, e.g. 255 for 8-bit
-// pixels), then x_j ← (x_j − Mean[j])/Scale[j] (when Mean is not nil), the
-// z-score of a Standardizer. A model file stores it (its JSON fields are the
-// header's "preprocessing" object) so that new data is prepared as the
-// training data was; Preprocess applies it.
+// Preprocessing says how raw feature values, as read from a data file,
+// become a model's inputs. First x ← x/Divide, when Divide > 0 (e.g. 255
+// for 8-bit pixels). Then x_j ← (x_j − Mean[j])/Scale[j] when Mean is not
+// nil: the z-score of a Standardizer. A model file stores it, so new data
+// is prepared as the training data was. Its JSON fields are the header's
+// "preprocessing" object. Preprocess applies it.
 //
-// TargetScale > 0 records that a regression model was trained on targets
-// standardised as (y − TargetMean)/TargetScale (a TargetScaler) and its
-// parameters then mapped back to the target's own units: the model predicts
-// y itself, and its losses, τ, CVaR and VaR are in y's units. Nothing is
-// applied to new targets.
+// TargetScale > 0 records that a regression model was trained on
+// standardised targets, (y − TargetMean)/TargetScale (a TargetScaler). Its
+// parameters were then mapped back to the target's own units. So the model
+// predicts y itself, and its losses, τ, CVaR and VaR are in y's units.
+// Nothing is applied to new targets.
 type Preprocessing struct {
 	Divide      float64   `json:"divide,omitempty"`
 	Mean        []float64 `json:"mean,omitempty"`
@@ -327,9 +329,9 @@ func (p *Preprocessing) TargetScaler() (TargetScaler, bool) {
 	return TargetScaler{Mean: p.TargetMean, Scale: p.TargetScale}, p.TargetScale > 0
 }
 
-// Preprocess applies p in place to x, rows of d features, row-major: the
-// division (multiplying by 1/Divide, in float64), then the z-score of
-// p.Standardizer() as StandardizeRow applies it. It fails, changing
+// Preprocess applies p in place to x, rows of d features, row-major. It
+// divides first, multiplying by 1/Divide in float64. Then it applies the
+// z-score of p.Standardizer() as StandardizeRow does. It fails, changing
 // nothing, when len(x) is not a multiple of d or p is invalid for d
 // features.
 func Preprocess[T Float](p *Preprocessing, x []T, d int) error {

@@ -7,15 +7,15 @@ import (
 
 // FitScaler returns the standardisation of sparse data: scaling without
 // centring, as scikit-learn's StandardScaler(with_mean=False). Mean is all
-// zero and Scale[j] the standard deviation of feature j over the N rows,
-// zeros included (1 for a constant feature, as FitStandardizer gives), so
-// x_j/Scale[j] keeps every zero zero. Of sparse data it reads the
-// non-zeros only (a column should not repeat within a row, as ReadLIBSVM
-// guarantees); of dense data every value. Applied as a Preprocessing (Mean
+// zero. Scale[j] is the standard deviation of feature j over the N rows,
+// zeros included. A constant feature gets 1, as FitStandardizer gives. So
+// x_j/Scale[j] keeps every zero zero. Of sparse data it reads the non-zeros
+// only. A column should not repeat within a row, as ReadLIBSVM guarantees.
+// Of dense data it reads every value. Applied as a Preprocessing (Mean
 // zero, Scale), it is what the cvar command uses for -scale zscore on
-// sparse data. A nil ds, or one whose features do not match its shape
-// (a negative shape, too few values, sparse offsets or columns out of
-// range), is an error.
+// sparse data. A nil ds is an error. So is one whose features do not
+// match its shape: a negative shape, too few values, or sparse offsets or
+// columns out of range.
 func FitScaler[T Float](ds *Dataset[T]) (*Standardizer, error) {
 	if err := checkFeatures(ds); err != nil {
 		return nil, err
@@ -86,16 +86,16 @@ func FitScaler[T Float](ds *Dataset[T]) (*Standardizer, error) {
 	return s, nil
 }
 
-// FitMaxAbs returns the max-abs scaling of ds, dense or sparse:
-// scikit-learn's MaxAbsScaler, LIBSVM's svm-scale to [−1, 1] without a
-// shift. Mean is all zero and Scale[j] the largest |x_j| over the N rows (1
-// for a feature that is 0 throughout), so the scaled features lie in
+// FitMaxAbs returns the max-abs scaling of ds, dense or sparse. It is
+// scikit-learn's MaxAbsScaler, and LIBSVM's svm-scale to [−1, 1] without a
+// shift. Mean is all zero. Scale[j] is the largest |x_j| over the N rows,
+// or 1 for a feature that is 0 throughout. So the scaled features lie in
 // [−1, 1] and every zero stays zero. It is the cvar command's default for
-// sparse data: FitScaler's division by the standard deviation blows a
-// feature seen in a few rows up to hundreds (a deviation of about
-// x/√(N/count)), and a model trained on text so scaled, CVaR's above all,
-// fits those rows at the held-out tail's expense. Of sparse data it reads
-// the non-zeros only. Errors as for FitScaler.
+// sparse data. FitScaler's division by the standard deviation blows a
+// feature seen in a few rows up to hundreds: its deviation is about
+// x/√(N/count). A model trained on text so scaled fits those rows at the
+// held-out tail's expense, CVaR's above all. Of sparse data it reads the
+// non-zeros only. Its errors are FitScaler's.
 func FitMaxAbs[T Float](ds *Dataset[T]) (*Standardizer, error) {
 	if err := checkFeatures(ds); err != nil {
 		return nil, err
@@ -116,9 +116,10 @@ func FitMaxAbs[T Float](ds *Dataset[T]) (*Standardizer, error) {
 	return s, nil
 }
 
-// checkFeatures reports a nil ds, or features that do not match its shape:
-// a negative shape, dense values fewer than N×D, sparse offsets other than
-// N+1 rising ones within the columns and values, or a column not below D.
+// checkFeatures reports a nil ds, or features that do not match its shape.
+// Those are a negative shape, or dense values fewer than N×D. Sparse
+// offsets must be N+1 rising ones within the columns and values. A column
+// must be below D.
 func checkFeatures[T Float](ds *Dataset[T]) error {
 	if ds == nil {
 		return errNoDataset
@@ -161,9 +162,9 @@ func unitForZero(scale []float64) {
 
 // PreprocessDataset applies p to ds in place, dense or sparse. Of dense
 // data it is Preprocess(p, ds.X, ds.D). Of sparse data it divides and
-// scales the non-zeros (with the same arithmetic, so a sparse data set and
-// its dense twin come out alike); it fails, changing nothing, when p
-// centres (a non-zero Mean), which would fill in every zero: sparse data is
+// scales the non-zeros. The arithmetic is the same, so a sparse data set
+// and its dense twin come out alike. It fails, changing nothing, when p
+// centres (a non-zero Mean): that would fill in every zero. Sparse data is
 // scaled without centring (FitScaler). A nil ds is an error.
 func PreprocessDataset[T Float](p *Preprocessing, ds *Dataset[T]) error {
 	if ds == nil {
@@ -204,12 +205,12 @@ func PreprocessDataset[T Float](p *Preprocessing, ds *Dataset[T]) error {
 }
 
 // RunningScaler fits the scalings without centring one row at a time, in
-// O(D) memory: FitScaler's (Scaler) from, per column, Welford's mean and
-// sum of squares over the entries read, combined with the zeros of the rows
-// that did not list the column, which agrees with FitScaler to rounding;
-// and FitMaxAbs's (MaxAbs) from the entries' extremes, exactly. Rows come
-// as their non-zeros (AddSparse) or whole (Add). Make it with
-// NewRunningScaler.
+// O(D) memory. It fits FitScaler's (Scaler) from Welford's mean and sum of
+// squares per column. They run over the entries read, and are combined
+// with the zeros of the rows that did not list the column. That agrees
+// with FitScaler to rounding. It fits FitMaxAbs's (MaxAbs) from the
+// entries' extremes, exactly. Rows come as their non-zeros (AddSparse) or
+// whole (Add). Make it with NewRunningScaler.
 type RunningScaler[T Float] struct {
 	n        int
 	cnt      []int
@@ -261,9 +262,9 @@ func (s *RunningScaler[T]) add(c int, x float64) {
 	s.m2[c] += d * (x - s.mean[c])
 }
 
-// rescale makes the units of column c (inv[c], all 1 when inv is nil, of
-// d columns) fit x, converting its running mean and sum of squares, and
-// returns inv.
+// rescale makes the units of column c fit x, and returns inv. The units
+// are inv[c], of d columns, all 1 when inv is nil. It converts the
+// column's running mean and sum of squares.
 func rescale(inv []float64, d, c int, x float64, mean, m2 []float64) []float64 {
 	if inv == nil {
 		inv = make([]float64, d)
@@ -304,8 +305,8 @@ func (s *RunningScaler[T]) Add(x []T) error {
 func (s *RunningScaler[T]) N() int { return s.n }
 
 // MaxAbs returns the max-abs scaling of the rows added so far, as
-// FitMaxAbs gives it (exactly: the largest |x| is the same whichever order
-// the rows came in).
+// FitMaxAbs gives it. It is exact: the largest |x| is the same whichever
+// order the rows came in.
 func (s *RunningScaler[T]) MaxAbs() *Standardizer {
 	st := &Standardizer{Mean: make([]float64, s.d), Scale: make([]float64, s.d)}
 	for j := range s.d {
@@ -318,8 +319,8 @@ func (s *RunningScaler[T]) MaxAbs() *Standardizer {
 }
 
 // Scaler returns the scaling of the rows added so far, as FitScaler gives
-// it: Mean all zero, Scale the standard deviation of each feature over the
-// N rows, zeros included (1 for a constant feature).
+// it. Mean is all zero. Scale is the standard deviation of each feature
+// over the N rows, zeros included (1 for a constant feature).
 func (s *RunningScaler[T]) Scaler() *Standardizer {
 	st := &Standardizer{Mean: make([]float64, s.d), Scale: make([]float64, s.d)}
 	n := float64(s.n)
@@ -332,8 +333,8 @@ func (s *RunningScaler[T]) Scaler() *Standardizer {
 		if s.n == 0 || lo == hi {
 			continue
 		}
-		// Chan's combination of the entries read (cnt of them, mean m, sum of
-		// squares m2) with n − cnt zeros.
+		// Chan's combination of the entries read with n − cnt zeros. There
+		// are cnt entries, of mean m and sum of squares m2.
 		c := float64(s.cnt[j])
 		m := s.mean[j]
 		mean := c * m / n
