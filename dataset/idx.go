@@ -15,8 +15,8 @@ import (
 	"github.com/cvarlearn/cvar/internal/numtext"
 )
 
-// Magic numbers of the IDX files used by MNIST and its look-alikes: unsigned
-// bytes (type 0x08) with 3 dimensions (images) or 1 (labels).
+// Magic numbers of the IDX files used by MNIST and its look-alikes. They
+// hold unsigned bytes (type 0x08) with 3 dimensions (images) or 1 (labels).
 const (
 	idxImagesMagic = 0x00000803
 	idxLabelsMagic = 0x00000801
@@ -27,25 +27,25 @@ type IDXOptions struct {
 	// Raw keeps pixel values 0..255; by default they are scaled to [0,1].
 	Raw bool
 	// Limit, if positive, reads only the first Limit samples, for quick
-	// experiments; the rest of the files is then not checked.
+	// experiments. The rest of the files is then not checked.
 	Limit int
 	// Classes, if not nil, imposes the class texts. By default classes are
 	// "0".."9" (MNIST digits), extended to the largest label if it is
 	// above 9. A label whose decimal text is not listed is an error.
 	Classes []string
 	// MaxBytes bounds the memory the reader holds, as CSVOptions.MaxBytes
-	// does: the pixels as read (a byte each), the feature matrix (N×D
-	// values of T: 8 times the image file's size for float64), and the
-	// labels. The counts the headers announce are checked against it
-	// before anything is read, so that a corrupt header asking for more is
-	// an error naming the file. 0 means DefaultMaxBytes; a negative value,
-	// no bound.
+	// does. It counts the pixels as read, a byte each. It counts the
+	// feature matrix, N×D values of T: 8 times the image file's size for
+	// float64. It counts the labels. The counts the headers announce are
+	// checked against it before anything is read. So a corrupt header
+	// asking for more is an error naming the file. 0 means
+	// DefaultMaxBytes; a negative value, no bound.
 	MaxBytes int64
 }
 
-// LoadMNIST loads the "train" or "test" split of MNIST (or Fashion-MNIST,
-// which uses the same file names) from dir, with pixels scaled to [0,1];
-// see FindMNIST for the files it looks for. Features are named
+// LoadMNIST loads the "train" or "test" split of MNIST from dir, with
+// pixels scaled to [0,1]. Fashion-MNIST uses the same file names and loads
+// too. See FindMNIST for the files it looks for. Features are named
 // "pixel0".."pixel783", row-major, and classes are "0".."9". For other
 // options, pass FindMNIST's paths to LoadIDX.
 func LoadMNIST[T Float](dir, split string) (*Dataset[T], error) {
@@ -62,9 +62,9 @@ func LoadMNIST[T Float](dir, split string) (*Dataset[T], error) {
 }
 
 // FindMNIST returns the paths of the image and label files of the "train"
-// or "test" split in dir: train-images-idx3-ubyte and
-// train-labels-idx1-ubyte (resp. t10k-...), each optionally with a .gz
-// suffix (or a '.' in place of the last '-', as some mirrors name them).
+// or "test" split in dir. They are train-images-idx3-ubyte and
+// train-labels-idx1-ubyte (resp. t10k-...). Each may have a .gz suffix.
+// Each may have a '.' in place of the last '-', as some mirrors name them.
 func FindMNIST(dir, split string) (images, labels string, err error) {
 	var prefix string
 	switch split {
@@ -98,8 +98,9 @@ func findFile(dir string, names ...string) (string, error) {
 	return "", fmt.Errorf("dataset: no %s or %s.gz in %s", names[0], names[0], dir)
 }
 
-// LoadIDX reads an IDX image file and the matching label file, each raw or
-// gzip-compressed (detected from the content, not the name); see ReadIDX.
+// LoadIDX reads an IDX image file and the matching label file; see
+// ReadIDX. Each may be raw or gzip-compressed, detected from the content,
+// not the name.
 func LoadIDX[T Float](imagesPath, labelsPath string, opt IDXOptions) (*Dataset[T], error) {
 	fi, err := os.Open(imagesPath)
 	if err != nil {
@@ -114,13 +115,14 @@ func LoadIDX[T Float](imagesPath, labelsPath string, opt IDXOptions) (*Dataset[T
 	return ReadIDX[T](fi, fl, imagesPath, labelsPath, opt)
 }
 
-// ReadIDX reads MNIST-style IDX data: an image file (magic 0x00000803, then
-// the count, rows and columns as big-endian uint32, then one unsigned byte
-// per pixel) and a label file (magic 0x00000801, the count, one byte per
-// label). The counts must agree and the files must hold exactly the bytes
-// their headers announce; errors give the byte offset or record at fault.
-// Each image becomes one row of rows×columns features. The reader holds at
-// most opt.MaxBytes + ReadOverhead bytes; see IDXOptions.MaxBytes.
+// ReadIDX reads MNIST-style IDX data: an image file and a label file. The
+// image file holds magic 0x00000803, then the count, rows and columns as
+// big-endian uint32. Then comes one unsigned byte per pixel. The label
+// file holds magic 0x00000801, the count, and one byte per label. The
+// counts must agree. The files must hold exactly the bytes their headers
+// announce. Errors give the byte offset or record at fault. Each image
+// becomes one row of rows×columns features. The reader holds at most
+// opt.MaxBytes + ReadOverhead bytes; see IDXOptions.MaxBytes.
 func ReadIDX[T Float](images, labels io.Reader, imagesName, labelsName string, opt IDXOptions) (*Dataset[T], error) {
 	if images == nil {
 		return nil, nilReader(imagesName)
@@ -189,8 +191,8 @@ func ReadIDX[T Float](images, labels io.Reader, imagesName, labelsName string, o
 	return ds, nil
 }
 
-// idxLabels maps label bytes to classes: through the imposed classes if any,
-// otherwise class k is "k" for k = 0..max(9, largest label).
+// idxLabels maps label bytes to classes, through the imposed classes if
+// any. Otherwise class k is "k" for k = 0..max(9, largest label).
 func idxLabels(out []int32, lbl []byte, name string, index *classIndex) ([]string, error) {
 	if index == nil {
 		k := 10
@@ -215,11 +217,11 @@ func idxLabels(out []int32, lbl []byte, name string, index *classIndex) ([]strin
 
 func idxHeaderLen(ndims int) int { return 4 + 4*ndims }
 
-// readIDXFile reads one IDX file of unsigned bytes: it checks the magic
-// number and returns the dimensions (count first; images always get three)
-// and the data of the first limit records (all if limit is 0), within the
-// budget, which must also leave room for perByte bytes a byte of data: what
-// the caller makes of them, conv in messages.
+// readIDXFile reads one IDX file of unsigned bytes. It checks the magic
+// number. It returns the dimensions, count first; images always get three.
+// It returns the data of the first limit records (all if limit is 0),
+// within the budget. The budget must also leave room for perByte bytes a
+// byte of data: what the caller makes of them, conv in messages.
 func readIDXFile(r io.Reader, name string, magic uint32, what string, limit int, b *budget, perByte int64, conv string) ([3]int, []byte, error) {
 	br, kind, err := decompressKind(r, name)
 	if err != nil {
@@ -266,8 +268,8 @@ func (h *idxRead) content(br *bufio.Reader) ([3]int, []byte, error) {
 	}
 	ndims := int(magic & 0xff)
 	hdr := make([]byte, idxHeaderLen(ndims))
-	// Check the magic number before the sizes, so that a wrong file is
-	// reported as such even when it is shorter than the header.
+	// Check the magic number before the sizes. So a wrong file is reported
+	// as such even when it is shorter than the header.
 	n, err := io.ReadFull(br, hdr[:4])
 	if err == nil {
 		if got := binary.BigEndian.Uint32(hdr); got != magic {
@@ -280,8 +282,8 @@ func (h *idxRead) content(br *bufio.Reader) ([3]int, []byte, error) {
 	if err != nil {
 		return dims, nil, truncated(name, err, int64(len(hdr)), int64(n), fmt.Sprintf("the %d-byte header", len(hdr)), after)
 	}
-	// Sizes are uint32; do the arithmetic in int64 so that a corrupt header
-	// is reported rather than overflowing (int may be 32 bits).
+	// Sizes are uint32. Do the arithmetic in int64, so a corrupt header is
+	// reported rather than overflowing (int may be 32 bits).
 	size := [3]int64{0, 1, 1}
 	for k := range ndims {
 		size[k] = int64(binary.BigEndian.Uint32(hdr[4+4*k:]))
@@ -320,12 +322,11 @@ func (h *idxRead) content(br *bufio.Reader) ([3]int, []byte, error) {
 	return dims, data[:want], nil
 }
 
-// readBounded reads want bytes, or fewer if the input ends first, and
+// readBounded reads want bytes, or fewer if the input ends first. It
 // reports whether more follow. It allocates what the header claims only up
-// to 1 MiB and doubles from there as data actually arrives, so that a
-// corrupt header cannot make it allocate more than twice the data the input
-// holds (MNIST's 47 MB take six doublings); the budget is charged for each
-// array.
+// to 1 MiB. From there it doubles as data actually arrives. So a corrupt
+// header cannot make it allocate more than twice the data the input holds.
+// MNIST's 47 MB take six doublings. The budget is charged for each array.
 func readBounded(r io.Reader, want int64, b *budget) (data []byte, more bool, err error) {
 	if data, err = realloc(b, data, min(want, 1<<20), 0); err != nil {
 		return nil, false, err

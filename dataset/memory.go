@@ -14,25 +14,26 @@ import (
 // IDXOptions for what it counts.
 const DefaultMaxBytes int64 = 4 << 30
 
-// ReadOverhead is the memory a reader may hold beyond its MaxBytes bound:
-// 1 MiB of small buffers counted against the bound's margin rather than the
-// bound (so that a small bound still applies to the data matrix exactly),
-// the fixed buffers of buffered reading (128 KiB a file) and of
-// decompression (bzip2's block, 3.6 MB, is the largest). The heap of the
-// process also holds the garbage the collector has yet to reclaim, such as
-// the arrays a buffer outgrew: up to GOGC per cent of what is live (100 by
-// default; GOMEMLIMIT bounds the whole).
+// ReadOverhead is the memory a reader may hold beyond its MaxBytes bound.
+// It holds 1 MiB of small buffers counted against the bound's margin, not
+// the bound. So a small bound still applies to the data matrix exactly. It
+// holds the fixed buffers of buffered reading, 128 KiB a file. It holds
+// those of decompression; bzip2's block, 3.6 MB, is the largest. The heap
+// of the process also holds the garbage the collector has yet to reclaim,
+// such as the arrays a buffer outgrew. That is up to GOGC per cent of what
+// is live (100 by default). GOMEMLIMIT bounds the whole.
 const ReadOverhead int64 = 6 << 20
 
 // countedMargin is the part of ReadOverhead that the readers count: their
 // budgets stop at MaxBytes + countedMargin.
 const countedMargin = 1 << 20
 
-// DefaultMaxLine bounds a line of text input (a CSV record, with the lines
-// of its quoted fields; a LIBSVM sample), unless the options say otherwise:
-// 64 MiB, eight million numbers of eight characters, some ten times the
-// longest rows of public CSV and LIBSVM data sets; a longer line is corrupt
-// or not line-oriented text (a file of zeros, a binary file).
+// DefaultMaxLine bounds a line of text input, unless the options say
+// otherwise. A line is a CSV record, with the lines of its quoted fields,
+// or a LIBSVM sample. The bound is 64 MiB: eight million numbers of eight
+// characters. That is some ten times the longest rows of public CSV and
+// LIBSVM data sets. A longer line is corrupt or not line-oriented text (a
+// file of zeros, a binary file).
 const DefaultMaxLine int64 = 64 << 20
 
 // maxBytes resolves a MaxBytes option: 0 means DefaultMaxBytes, a negative
@@ -59,8 +60,8 @@ func sizeOf[T Float]() int64 {
 }
 
 // checkDense reports an *Error wrapping ErrTooLarge when n samples of d
-// features of T exceed the bound; more says that n is only a lower bound
-// (a reader that stopped part way).
+// features of T exceed the bound. more says that n is only a lower bound,
+// for a reader that stopped part way.
 func checkDense[T Float](name string, n, d int, bound int64, more bool) error {
 	b := footprint.Dense[T](n, d)
 	if b <= bound {
@@ -85,9 +86,10 @@ func typeName[T Float]() string {
 	return "float64"
 }
 
-// SparseBytes returns the bytes of n rows of nnz non-zeros of T in CSR form:
-// an int64 offset a row (and one more), a uint32 column and a value of T a
-// non-zero; math.MaxInt64 when that does not fit in an int64.
+// SparseBytes returns the bytes of n rows of nnz non-zeros of T in CSR
+// form. A row takes an int64 offset, and there is one more. A non-zero
+// takes a uint32 column and a value of T. It returns math.MaxInt64 when
+// that does not fit in an int64.
 func SparseBytes[T Float](n, nnz int) int64 {
 	per := 4 + sizeOf[T]()
 	if n < 0 || nnz < 0 || int64(nnz) > (math.MaxInt64-8*int64(n)-8)/per {
@@ -119,8 +121,8 @@ func isSparse(below float64, nnz, n, d int) bool {
 	return float64(nnz) < below*float64(n)*float64(d)
 }
 
-// budget counts the bytes a reader holds, by the capacity of its buffers,
-// and fails as soon as they would pass the bound plus countedMargin. A
+// budget counts the bytes a reader holds, by the capacity of its buffers.
+// It fails as soon as they would pass the bound plus countedMargin. A
 // buffer that grows is charged for its new array while the old one is
 // still held, as both are during the copy.
 type budget struct {
@@ -157,17 +159,17 @@ func (b *budget) take(n int64, line int) error {
 func (b *budget) free(n int64) { b.held -= n }
 
 // grow returns s with room for n more elements, charging b for a larger
-// array: twice the capacity up to 4 MiB, a quarter more beyond (as append
-// grows, so that a result keeps little spare capacity), or less where the
-// bound does not leave room for that while the old array is still held.
+// array. The array doubles up to 4 MiB and grows a quarter beyond, as
+// append grows. So a result keeps little spare capacity. It grows less
+// where the bound does not leave room while the old array is still held.
 // line is as for take.
 func grow[E any](b *budget, s []E, n int, line int) ([]E, error) {
 	return growBy(b, s, n, math.MaxInt64, false, line)
 }
 
-// growMax is grow for a buffer that is reused, such as a line's, and never
-// needs more than most elements (its limit): it doubles, which leaves less
-// garbage, up to most.
+// growMax is grow for a buffer that is reused, such as a line's. It never
+// needs more than most elements, its limit. It doubles up to most, which
+// leaves less garbage.
 func growMax[E any](b *budget, s []E, n int, most int64, line int) ([]E, error) {
 	return growBy(b, s, n, most, true, line)
 }
@@ -190,8 +192,8 @@ func growBy[E any](b *budget, s []E, n int, most int64, double bool, line int) (
 	return realloc(b, s, newCap, line)
 }
 
-// realloc returns a copy of s with capacity newCap (≥ len(s)), charging b
-// for it and freeing s's array.
+// realloc returns a copy of s with capacity newCap (≥ len(s)). It charges
+// b for it and frees s's array.
 func realloc[E any](b *budget, s []E, newCap int64, line int) ([]E, error) {
 	var z E
 	size := max(int64(unsafe.Sizeof(z)), 1)

@@ -8,21 +8,21 @@ import (
 )
 
 // Stream reads samples one at a time, for online training on data larger
-// than memory. It holds O(D) memory and one line, and never reads ahead more
-// than a buffer; the options' MaxBytes bounds what it holds (a row, the
-// line or record being read) as for the batch readers, and MaxLine the
-// length of a line.
-// Next returns a sample's dense row; NextSparse its non-zeros (CSR-style),
-// which for LIBSVM costs the line's non-zeros, not D.
+// than memory. It holds O(D) memory and one line. It never reads ahead
+// more than a buffer. The options' MaxBytes bounds what it holds, as for
+// the batch readers: a row, and the line or record being read. MaxLine
+// bounds the length of a line. Next returns a sample's dense row.
+// NextSparse returns its non-zeros (CSR-style). For LIBSVM that costs the
+// line's non-zeros, not D.
 //
-// A stream cannot look at all targets before the first sample, so its task
-// must be given (Classification or Regression, not TaskAuto), and for
-// classification the class of a label is fixed as soon as it is read: with
-// the Classes option, labels map through that list exactly as in the batch
-// readers; without it, labels must be integers and are used as is, except
-// that -1 becomes class 0 (the ±1 convention: -1, +1 → 0, 1). Both
-// conventions agree with the batch readers when the labels are ±1 or
-// 0..K-1 and every class occurs.
+// A stream cannot look at all targets before the first sample. So its
+// task must be given: Classification or Regression, not TaskAuto. For
+// classification the class of a label is fixed as soon as it is read.
+// With the Classes option, labels map through that list exactly as in the
+// batch readers. Without it, labels must be integers and are used as is.
+// The exception is -1, which becomes class 0 (the ±1 convention: -1, +1 →
+// 0, 1). Both conventions agree with the batch readers when the labels are
+// ±1 or 0..K-1 and every class occurs.
 type Stream[T Float] struct {
 	name     string
 	d        int
@@ -36,13 +36,14 @@ type Stream[T Float] struct {
 	err      error // sticky
 	next     func(x []T) (target string, line int, err error)
 	// nextSparse reads the next row's non-zeros into cols and vals (LIBSVM
-	// streams); nil for CSV streams, whose NextSparse reads a dense row.
+	// streams). It is nil for CSV streams, whose NextSparse reads a dense
+	// row.
 	nextSparse func() (target string, line int, err error)
 	cols       []uint32
 	vals       []T
 }
 
-// NewCSVStream returns a stream over CSV data; see ReadCSV for the format
+// NewCSVStream returns a stream over CSV data. See ReadCSV for the format
 // and Stream for the task and label rules. The header is read at once.
 func NewCSVStream[T Float](r io.Reader, name string, opt CSVOptions) (*Stream[T], error) {
 	if r == nil {
@@ -75,9 +76,9 @@ func newCSVStream[T Float](r io.Reader, name string, opt CSVOptions) (*Stream[T]
 	return s, nil
 }
 
-// NewLIBSVMStream returns a stream over LIBSVM data; see ReadLIBSVM for the
-// format and Stream for the task and label rules. opt.Dim must be given,
-// since the width cannot be inferred without reading everything.
+// NewLIBSVMStream returns a stream over LIBSVM data. See ReadLIBSVM for the
+// format and Stream for the task and label rules. opt.Dim must be given:
+// the width cannot be inferred without reading everything.
 func NewLIBSVMStream[T Float](r io.Reader, name string, opt LIBSVMOptions) (*Stream[T], error) {
 	if r == nil {
 		return nil, nilReader(name)
@@ -164,11 +165,11 @@ func newStream[T Float](name string, task Task, classes []string) (*Stream[T], e
 	return s, nil
 }
 
-// Next returns the next sample: its features x, and its target y (for
-// regression) or class label (for classification; y is then the label as a
-// number). x is an internal buffer, valid only until the next call; copy it
-// to keep it. At the end of the input Next returns io.EOF. After any error,
-// Next keeps returning that error.
+// Next returns the next sample: its features x, and its target y. For
+// classification y is the class label as a number. x is an internal
+// buffer, valid only until the next call; copy it to keep it. At the end
+// of the input Next returns io.EOF. After any error, Next keeps returning
+// that error.
 func (s *Stream[T]) Next() (x []T, y T, label int32, err error) {
 	if s.err != nil {
 		return nil, 0, 0, s.err
@@ -184,10 +185,10 @@ func (s *Stream[T]) Next() (x []T, y T, label int32, err error) {
 	return s.x, y, label, nil
 }
 
-// NextText is Next returning the target's text, trimmed and checked as
-// the stream's task and classes take it, for a caller that settles the
-// classes after reading every row (a classification stream without
-// Classes takes any text but a non-finite number).
+// NextText is Next returning the target's text. The text is trimmed and
+// checked as the stream's task and classes take it. It serves a caller
+// that settles the classes after reading every row. A classification
+// stream without Classes takes any text but a non-finite number.
 func (s *Stream[T]) NextText() ([]T, string, error) {
 	if s.err != nil {
 		return nil, "", s.err
@@ -216,13 +217,13 @@ func (s *Stream[T]) target(target string, line int) (y T, label int32, err error
 	return T(label), label, nil
 }
 
-// NextSparse is Next returning the sample's non-zeros: the 0-based columns
-// cols, strictly increasing, and their values vals (an explicit 0 in a
-// LIBSVM file is kept). A LIBSVM stream reads them from the line in the
-// line's non-zeros, never touching a D-long row; a CSV stream reads the
-// dense row and returns its non-zeros. cols and vals are internal buffers,
-// valid only until the next call. Errors as for Next; Next and NextSparse
-// may be mixed, each reading the next sample.
+// NextSparse is Next returning the sample's non-zeros. It returns the
+// 0-based columns cols, strictly increasing, and their values vals. An
+// explicit 0 in a LIBSVM file is kept. A LIBSVM stream reads them from
+// the line in the line's non-zeros, never touching a D-long row. A CSV
+// stream reads the dense row and returns its non-zeros. cols and vals are
+// internal buffers, valid only until the next call. Its errors are Next's.
+// Next and NextSparse may be mixed, each reading the next sample.
 func (s *Stream[T]) NextSparse() (cols []uint32, vals []T, y T, label int32, err error) {
 	if s.nextSparse == nil {
 		x, y, label, err := s.Next()
@@ -266,8 +267,8 @@ func (s *Stream[T]) Features() []string { return s.features }
 // Name returns the name of the input, as given.
 func (s *Stream[T]) Name() string { return s.name }
 
-// Line returns the line of the sample last returned by Next, for callers
-// that want to report their own problems with it.
+// Line returns the line of the sample last returned by Next. Callers use
+// it to report their own problems with it.
 func (s *Stream[T]) Line() int { return s.line }
 
 // String describes the stream, e.g. for logs.
