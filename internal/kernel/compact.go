@@ -12,14 +12,15 @@ type Format uint8
 const (
 	// Dense is no compact matrix: the features are T values.
 	Dense Format = iota
-	// U8 holds a byte u per feature and stands for x = Scale·u (8-bit
-	// images with the 1/255 scaling folded into the kernels).
+	// U8 holds a byte u per feature and stands for x = Scale·u. It serves
+	// 8-bit images, with the 1/255 scaling folded into the kernels.
 	U8
 	// F16 holds an IEEE 754 binary16 value per feature (F32ToF16,
 	// F16ToF32).
 	F16
 	// BF16 holds a bfloat16 per feature: the top 16 bits of a float32
-	// (F32ToBF16, BF16ToF32), its range with 8 bits of significand.
+	// (F32ToBF16, BF16ToF32). It has float32's range with 8 bits of
+	// significand.
 	BF16
 )
 
@@ -37,13 +38,17 @@ func (f Format) String() string {
 	return fmt.Sprintf("Format(%d)", uint8(f))
 }
 
-// Compact is a row-major matrix of compact features: row r holds its
-// features in U8[r*Stride : r*Stride+d] (Format U8, feature value
-// Scale·u), in F16[r*Stride : r*Stride+d] (Format F16, the half's value)
-// or in BF16[r*Stride : r*Stride+d] (Format BF16, the bfloat16's value). The Compact kernels (MarginsC, AddRowsC, MarginsKC, AddOuterKC,
+// Compact is a row-major matrix of compact features. Row r holds its
+// features in one of three slices:
+//
+//   - U8[r*Stride : r*Stride+d] (Format U8, feature value Scale·u);
+//   - F16[r*Stride : r*Stride+d] (Format F16, the half's value);
+//   - BF16[r*Stride : r*Stride+d] (Format BF16, the bfloat16's value).
+//
+// The Compact kernels (MarginsC, AddRowsC, MarginsKC, AddOuterKC,
 // FusedLinearC) compute what their dense twins compute on the matrix of
-// these values, converting the features as they load them, so that a row
-// costs its compact bytes from memory.
+// these values. They convert the features as they load them. So a row costs
+// its compact bytes from memory.
 //
 // The value of a U8 feature in T = float32 is float32(Scale)·float32(u),
 // rounded once; in float64 it is Scale·float64(u). The value of an F16 or
@@ -146,8 +151,9 @@ func checkCompactRows(n int, x *Compact, idx []int, d int) {
 	}
 }
 
-// CompactAt returns the value, in T, of the feature at flat position p of
-// x (row r, column l is p = r·x.Stride + l): what the kernels compute with.
+// CompactAt returns the value, in T, of the feature at flat position p of x.
+// Row r, column l is p = r·x.Stride + l. It is what the kernels compute
+// with.
 func CompactAt[T Float](x *Compact, p int) T { return value[T](x, p) }
 
 // F16ToF32 returns the value of the IEEE 754 binary16 h (exact: every half
@@ -172,11 +178,11 @@ func F16ToF32(h uint16) float32 {
 	return v
 }
 
-// F32ToF16 rounds f to the nearest IEEE 754 binary16, ties to even (as
-// VCVTPS2PH and FCVTN do under the default rounding mode): values beyond the
-// largest half (65504) by half an ulp or more become ±Inf, values below the
-// smallest subnormal (2^−24) by half of it or less become ±0, and NaNs stay
-// NaNs (quiet, with the top bits of the payload).
+// F32ToF16 rounds f to the nearest IEEE 754 binary16, ties to even.
+// VCVTPS2PH and FCVTN do the same under the default rounding mode. Values
+// beyond the largest half (65504) by half an ulp or more become ±Inf. Values
+// below the smallest subnormal (2^−24) by half of it or less become ±0. NaNs
+// stay NaNs: quiet, with the top bits of the payload.
 func F32ToF16(f float32) uint16 {
 	b := math.Float32bits(f)
 	sign := uint16(b>>16) & 0x8000
@@ -194,8 +200,8 @@ func F32ToF16(f float32) uint16 {
 	}
 	if e <= 0 {
 		// Subnormal half (or zero): the significand with its implicit bit,
-		// shifted right by 14 − e (13 for the format, 1 − e for the
-		// exponent), rounded to nearest even.
+		// rounded to nearest even. It is shifted right by 14 − e: 13 for the
+		// format, 1 − e for the exponent.
 		if e < -10 {
 			return sign // below half the smallest subnormal: ±0
 		}
@@ -221,17 +227,17 @@ func F32ToF16(f float32) uint16 {
 // bits (exact; NaNs keep their sign and payload).
 func BF16ToF32(h uint16) float32 { return math.Float32frombits(uint32(h) << 16) }
 
-// F32ToBF16 rounds f to the nearest bfloat16, ties to even: values beyond
-// the largest bfloat16 by half an ulp or more become ±Inf, and NaNs stay
-// NaNs (quiet, with the top bits of the payload). Subnormals round like the
-// rest, bfloat16 having float32's exponent range (VCVTNEPS2BF16 would flush
-// them to zero).
+// F32ToBF16 rounds f to the nearest bfloat16, ties to even. Values beyond
+// the largest bfloat16 by half an ulp or more become ±Inf. NaNs stay NaNs:
+// quiet, with the top bits of the payload. Subnormals round like the rest,
+// as bfloat16 has float32's exponent range. (VCVTNEPS2BF16 would flush them
+// to zero.)
 func F32ToBF16(f float32) uint16 {
 	b := math.Float32bits(f)
 	if b&0x7fffffff > 0x7f800000 { // NaN: keep it one after the cut
 		return uint16(b>>16) | 0x40
 	}
 	// Adding 0x7fff plus the kept part's low bit rounds to nearest, ties to
-	// even; a carry may reach the exponent, up to Inf: still right.
+	// even. A carry may reach the exponent, up to Inf: still right.
 	return uint16((b + 0x7fff + (b>>16)&1) >> 16)
 }

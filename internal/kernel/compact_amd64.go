@@ -36,9 +36,9 @@ func archCvtBF16(dst, src unsafe.Pointer, n int) { cvtBF16F32(dst, src, n) }
 // converts blocks of rows.
 func archRowKernels(f Format) bool { return f == U8 || f == BF16 || f == F16 && hasF16C }
 
-// archMarginsC and archAddRowsC run the compact row kernels (d a multiple
-// of 8; a format archRowKernels takes): at isaWide their zmm twins
-// (zMarginsU8F32, …), which read 16 features a register.
+// archMarginsC and archAddRowsC run the compact row kernels. They need d a
+// multiple of 8, and a format archRowKernels takes. At isaWide they run the
+// zmm twins (zMarginsU8F32, …), which read 16 features a register.
 func archMarginsC(lvl level, f Format, m unsafe.Pointer, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d int) {
 	switch {
 	case lvl.isa == isaWide && f == U8:
@@ -75,11 +75,11 @@ func archAddRowsC(lvl level, f Format, g unsafe.Pointer, d int, x unsafe.Pointer
 
 func archPrefetch(p unsafe.Pointer, n int) { prefetchBytes(p, n) }
 
-// archClassKernelsC reports the class kernels that read the format directly
-// (zMarginsKU8F32, zAddOuterKU8F32 at isaWide, marginsKU8F32,
-// addOuterKU8F32 in ymm; the BF16 ones; the F16 ones with F16C), which
-// replace the conversion buffer for rows of at least 8 features
-// (classKernelsC).
+// archClassKernelsC reports the class kernels that read the format directly.
+// At isaWide these are zMarginsKU8F32 and zAddOuterKU8F32, in ymm
+// marginsKU8F32 and addOuterKU8F32. The BF16 ones count too, and the F16
+// ones with F16C. They replace the conversion buffer for rows of at least 8
+// features (classKernelsC).
 func archClassKernelsC(lvl level, f Format) bool {
 	return f == U8 || f == BF16 || f == F16 && hasF16C
 }
@@ -88,10 +88,10 @@ func archClassKernelsC(lvl level, f Format) bool {
 // streams for a float32 matrix).
 func compactStreams(lvl level, x *Compact) bool { return x.Len()*x.ElemBytes() > lvl.streamBytes }
 
-// archMarginsKC runs the class margins kernel of lvl on compact rows (a
-// format archClassKernelsC takes; in ymm d ≥ 8) over gathered rows i0 ≤ i <
-// i0+n and c classes; the first class block of a block of rows prefetches
-// them when the matrix is out of cache.
+// archMarginsKC runs the class margins kernel of lvl on compact rows, over
+// gathered rows i0 ≤ i < i0+n and c classes. The format is one
+// archClassKernelsC takes; in ymm d ≥ 8. When the matrix is out of cache,
+// the first class block of a block of rows prefetches them.
 func archMarginsKC(lvl level, first bool, m unsafe.Pointer, k, n int, x *Compact, idx []int, i0 int, w unsafe.Pointer, d, c int) {
 	xp, ip := compactRowBase(x, idx, i0)
 	pf := first && compactStreams(lvl, x)
@@ -129,12 +129,12 @@ func archMarginsKC(lvl level, first bool, m unsafe.Pointer, k, n int, x *Compact
 	}
 }
 
-// archAddOuterKC runs the class accumulation kernel of lvl on compact rows
-// over gathered rows i0 ≤ i < i0+n, columns l ≤ col < l+cols and nc classes
-// (in ymm l+cols ≥ 8).
-// archAddOuterKCNext is archAddOuterKC's first class block that, on rows
-// out of cache, prefetches instead of its own rows' next columns the same
-// columns of the nnext rows at next (as archAddOuterKNext).
+// archAddOuterKC runs the class accumulation kernel of lvl on compact rows.
+// It covers gathered rows i0 ≤ i < i0+n, columns l ≤ col < l+cols and nc
+// classes. In ymm l+cols ≥ 8. archAddOuterKCNext is archAddOuterKC's first
+// class block, for rows out of cache. Like archAddOuterKNext, it prefetches
+// the same columns of the nnext rows at next. It does so instead of
+// prefetching its own rows' next columns.
 func archAddOuterKCNext(lvl level, g unsafe.Pointer, d int, x *Compact, idx []int, i0, l int, c unsafe.Pointer, k, n, cols, nc int, next unsafe.Pointer, nnext int) {
 	if !compactStreams(lvl, x) {
 		archAddOuterKC(lvl, true, g, d, x, idx, i0, l, c, k, n, cols, nc)

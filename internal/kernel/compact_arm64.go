@@ -35,8 +35,9 @@ func archCvtU8(dst, src unsafe.Pointer, n int, scale float32) { cvtU8F32(dst, sr
 func archCvtF16(dst, src unsafe.Pointer, n int)               { cvtF16F32(dst, src, n) }
 func archCvtBF16(dst, src unsafe.Pointer, n int)              { cvtBF16F32(dst, src, n) }
 
-// marginsU8F32 computes, for d a multiple of 8, with r_i = idx[i] (x is
-// []uint8, idx []int; nil idx: x advances by stride bytes a row),
+// marginsU8F32 computes the following for d a multiple of 8, with
+// r_i = idx[i]. Here x is []uint8 and idx []int. With a nil idx, x advances
+// by stride bytes a row.
 //
 //	for i := 0; i < n; i++ {
 //		var s float32

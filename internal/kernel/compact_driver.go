@@ -3,20 +3,21 @@ package kernel
 import "unsafe"
 
 // The driver of the Compact kernels in assembly implementations: float32
-// kernels over converted blocks. Where the architecture has compact
-// kernels they read the rows themselves: the row kernels of the linear
-// models (archRowKernels) and, on amd64, the class kernels of MarginsKC and
-// AddOuterKC (classKernelsC).
+// kernels over converted blocks. Where the architecture has compact kernels,
+// they read the rows themselves. These are the row kernels of the linear
+// models (archRowKernels). On amd64 they are also the class kernels of
+// MarginsKC and AddOuterKC (classKernelsC).
 
 // compactBuf is the number of float32 values a block of converted rows
-// holds (32 KiB: an L1 data cache's worth). Rows of at most compactBuf
-// features are converted a block of rows at a time and run through the
-// float32 row kernels; longer rows a column block at a time.
+// holds: 32 KiB, an L1 data cache's worth. Rows of at most compactBuf
+// features are converted a block of rows at a time. They then run through
+// the float32 row kernels. Longer rows are converted a column block at a
+// time.
 const compactBuf = 8192
 
-// compactDriverOps sets the Compact kernels of an assembly implementation:
-// the driver's for float32, the generic loops for float64 (compact storage
-// is meant for float32 models; float64 models read it correctly, unhurried).
+// compactDriverOps sets the Compact kernels of an assembly implementation.
+// Float32 gets the driver's, float64 the generic loops. Compact storage is
+// meant for float32 models; float64 models read it correctly, unhurried.
 func compactDriverOps[T Float](o *table[T]) {
 	compactOps(o)
 	if !is32[T]() {
@@ -37,8 +38,8 @@ func addOuterKCNoNext(lvl level, g []float32, x *Compact, idx []int, c []float32
 	addOuterKCDriver(lvl, g, x, idx, c, k, nil)
 }
 
-// convert writes cols features of the gathered rows i0 ≤ i < i0+b, from
-// column l on, into buf (row-major, stride cols). Rows are checked.
+// convert writes cols features of the gathered rows i0 ≤ i < i0+b into buf,
+// from column l on. buf is row-major, of stride cols. Rows are checked.
 func convert(buf []float32, x *Compact, idx []int, i0, b, l, cols int) {
 	if b == 0 || cols == 0 {
 		return
@@ -48,8 +49,8 @@ func convert(buf []float32, x *Compact, idx []int, i0, b, l, cols int) {
 	es := x.ElemBytes()
 	for i := 0; i < b; i++ {
 		if !contiguous && i+2 < b && cols > 0 {
-			// Gathered rows come one at a time: ask for the row after
-			// next, so that several rows' lines are in flight.
+			// Gathered rows come one at a time. So ask for the row after
+			// next, and several rows' lines are in flight.
 			p := row(idx, i0+i+2)*x.Stride + l
 			archPrefetch(x.at(p), cols*es)
 		}
@@ -100,11 +101,11 @@ func convertN(dst unsafe.Pointer, x *Compact, p, n int) {
 }
 
 // classKernelsC reports whether MarginsKC and AddOuterKC of k classes run
-// the class kernels that read the rows directly (archClassKernelsC): for
-// rows of at least 8 features, since the ymm ones read the register of 8
-// that ends a row to take its last d mod 8 (shorter rows are converted);
-// and in ymm for at most two class blocks, since each block widens the rows
-// again. With few blocks, reading directly saves the conversion. With many,
+// the class kernels that read the rows directly (archClassKernelsC). Rows
+// need at least 8 features. The ymm kernels read the register of 8 that ends
+// a row to take its last d mod 8. Shorter rows are converted. In ymm there
+// must be at most two class blocks, since each block widens the rows again.
+// With few blocks, reading directly saves the conversion. With many,
 // converting the rows once costs less than widening them in every block.
 func classKernelsC(lvl level, f Format, d, k int) bool {
 	return archClassKernelsC(lvl, f) && d >= 8 && (lvl.isa == isaWide || k <= 2*archClassBlock(lvl))
@@ -199,8 +200,8 @@ func marginsKCDriver(lvl level, m []float32, x *Compact, idx []int, w []float32,
 		return
 	}
 	// The register-blocked kernel takes blocks of rb rows through every
-	// class block; a conversion block of as many rows keeps the weights'
-	// passes as few as on dense rows (16 rows of 784 features: 49 KiB).
+	// class block. A conversion block of as many rows keeps the weights'
+	// passes as few as on dense rows. (16 rows of 784 features take 49 KiB.)
 	var buf [2 * compactBuf]float32
 	if d <= compactBuf {
 		rb := compactRows(d)
@@ -227,8 +228,8 @@ func marginsKCDriver(lvl level, m []float32, x *Compact, idx []int, w []float32,
 	}
 }
 
-// addOuterKCDriver is AddOuterKC, and with next AddOuterKCNext (the next
-// rows prefetched by the class kernels of compact rows, as addOuterKDriver).
+// addOuterKCDriver is AddOuterKC, and with next AddOuterKCNext. The class
+// kernels of compact rows prefetch the next rows, as in addOuterKDriver.
 func addOuterKCDriver(lvl level, g []float32, x *Compact, idx []int, c []float32, k int, next []int) {
 	if k <= 0 {
 		return
@@ -241,7 +242,7 @@ func addOuterKCDriver(lvl level, g []float32, x *Compact, idx []int, c []float32
 	if classKernelsC(lvl, x.Format, d, k) {
 		// The class kernel reads the rows' bytes, halves or bfloat16s
 		// itself, with the blocking of addOuterKDriver on float32 rows. It
-		// does so for one or two classes too: reading each row once costs
+		// does so for one or two classes too. Reading each row once costs
 		// less than converting blocks for addRows.
 		eachOuterBlock(lvl, n, d, k, archOuterRowsK, archOuterStrip/4, nil, func(first bool, i, b, l, cols, j, nc int) {
 			if nb := blockNext(next, idx, i, b); first && len(nb) > 0 {
@@ -254,10 +255,10 @@ func addOuterKCDriver(lvl level, g []float32, x *Compact, idx []int, c []float32
 	}
 	var buf [compactBuf]float32
 	if archClassKernels && k >= 3 {
-		// As addOuterKDriver: blocks of rows, then column strips, then
-		// class blocks, each strip of the block's rows converted once
-		// (64 rows × 128 columns fill the buffer), so that g is read and
-		// written once per 64 rows as on dense rows.
+		// As addOuterKDriver: blocks of rows, then column strips, then class
+		// blocks. Each strip of the block's rows is converted once; 64 rows
+		// × 128 columns fill the buffer. So g is read and written once per
+		// 64 rows, as on dense rows.
 		strip := archOuterStrip / 4
 		rows := min(archOuterRowsK, compactBuf/strip)
 		convertStrip := func(i, b, l, cols int) { convert(buf[:], x, idx, i, b, l, cols) }
@@ -315,8 +316,8 @@ func fusedLinearCDriver(lvl level, g, loss []float32, x *Compact, idx []int, y, 
 // (archRowKernels), without a conversion buffer.
 
 // compactRowBase returns the rows from gathered row i0 on as the compact row
-// kernels take them: with idx, the storage itself and &idx[i0]; without,
-// row i0's address.
+// kernels take them. With idx, they are the storage itself and &idx[i0].
+// Without, they are row i0's address.
 func compactRowBase(x *Compact, idx []int, i0 int) (xp, ip unsafe.Pointer) {
 	base := ptr(x.U8)
 	if x.Format != U8 {
@@ -331,9 +332,10 @@ func compactRowBase(x *Compact, idx []int, i0 int) (xp, ip unsafe.Pointer) {
 // u8CallRows bounds the rows of one compact row kernel call.
 func u8CallRows(d int) int { return max(1, min(archFusedMax, archChunkFlops/max(d, 1))) }
 
-// marginsU8Rows writes to m the margins of the gathered rows i0 ≤ i <
-// i0+len(m) of x (rows checked; a format archRowKernels takes): the kernel
-// over the first d &^ 7 columns, the rest in Go, then the scale of bytes.
+// marginsU8Rows writes to m the margins of the gathered rows
+// i0 ≤ i < i0+len(m) of x. The rows are checked, in a format archRowKernels
+// takes. The kernel takes the first d &^ 7 columns, and Go the rest. Then
+// the scale of bytes is applied.
 func marginsU8Rows(lvl level, m []float32, x *Compact, idx []int, i0 int, w []float32) {
 	n, d := len(m), len(w)
 	d8 := d &^ 7
@@ -365,7 +367,7 @@ func marginsU8Rows(lvl level, m []float32, x *Compact, idx []int, i0 int, w []fl
 	}
 }
 
-// raw is the feature at flat position p before the scale of bytes: the
+// raw is the feature at flat position p before the scale of bytes. It is the
 // byte as a float32, or the half's or bfloat16's value.
 func raw(x *Compact, p int) float32 {
 	switch x.Format {
@@ -377,9 +379,9 @@ func raw(x *Compact, p int) float32 {
 	return float32(x.U8[p])
 }
 
-// addRowsU8Rows adds Σ_i c[i]·x_{r(i0+i)} to g for the gathered rows of x
-// (rows checked; a format archRowKernels takes); for bytes, x = scale·u, the
-// coefficients times the scale meet the bytes.
+// addRowsU8Rows adds Σ_i c[i]·x_{r(i0+i)} to g for the gathered rows of x.
+// The rows are checked, in a format archRowKernels takes. For bytes,
+// x = scale·u, and the coefficients times the scale meet the bytes.
 func addRowsU8Rows(lvl level, g []float32, x *Compact, idx []int, i0 int, c []float32) {
 	d := len(g)
 	d8 := d &^ 7
@@ -410,8 +412,8 @@ func addRowsU8Rows(lvl level, g []float32, x *Compact, idx []int, i0 int, c []fl
 }
 
 // fusedLinearU8 is fusedLinearDriver on the rows of a compact matrix, read
-// by the compact row kernels: a block of rows (in L1 as bytes, halves or
-// bfloat16s) gives its margins, losses and weights, then its gradient.
+// by the compact row kernels. A block of rows stays in L1 as bytes, halves
+// or bfloat16s. It gives its margins, losses and weights, then its gradient.
 func fusedLinearU8(lvl level, g, loss []float32, x *Compact, idx []int, y, w []float32, p *LinearStep[float32]) (sumV, sumC float32) {
 	n, d := len(loss), len(w)
 	g = g[:d]
@@ -422,8 +424,8 @@ func fusedLinearU8(lvl level, g, loss []float32, x *Compact, idx []int, y, w []f
 	var fb fusedBlock[float32]
 	for i := 0; i < n; i += bs {
 		b := min(bs, n-i)
-		// Ask for the next block's rows while this one computes: gathered
-		// rows are otherwise fetched one or two at a time.
+		// Ask for the next block's rows while this one computes. Else
+		// gathered rows are fetched one or two at a time.
 		for j := i + bs; j < min(i+2*bs, n) && d > 0; j++ {
 			archPrefetch(x.at(row(idx, j)*x.Stride), d*x.ElemBytes())
 		}

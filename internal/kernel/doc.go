@@ -1,8 +1,8 @@
-// Package kernel holds the hot loops of cvar over flat slices: dot
-// products, the margins and gradients of gathered rows, per-sample losses
-// with their derivatives, and the smoothed plus functions of the CVaR
-// objective. Each is written in assembly for AVX-512, AVX2 and NEON, and in
-// pure Go.
+// Package kernel holds the hot loops of cvar over flat slices. They are dot
+// products, the margins and gradients of gathered rows, and per-sample
+// losses with their derivatives. They include the smoothed plus functions of
+// the CVaR objective. Each is written in assembly for AVX-512, AVX2 and
+// NEON, and in pure Go.
 //
 // It knows nothing of models. Every kernel exists for float32 and float64
 // and is a method of an [Ops] value: the kernels of one implementation in
@@ -12,10 +12,10 @@
 // once, so no value a caller holds can change what another computes.
 // Kernels never allocate.
 //
-// The public package kernel names implementations for users; package batch
+// The public package kernel names implementations for users. Package batch
 // runs the kernels. docs/kernels.md maps each Ops method to its driver,
-// primitive, stub and generator function, and lists the steps of adding a
-// kernel.
+// primitive, stub and generator function. It also lists the steps of adding
+// a kernel.
 //
 // The implementations round differently: their sums run in different
 // orders and widths. They agree to rounding, not bit for bit. Each gives

@@ -8,9 +8,9 @@ import "unsafe"
 // level 1, ReLU, the elementwise math, the linear losses, Plus and SoftmaxCE.
 
 // The level-1 kernels and the elementwise math kernels (Exp, Log1p, the
-// linear losses, Plus) have a zmm twin (the z* stubs), taken at isaWide.
-// isaWide is the default only where 512-bit FMA runs at full width, and
-// there each twin does twice the work an instruction.
+// linear losses, Plus) have a zmm twin. The twins are the z* stubs, taken at
+// isaWide. That level is the default only where 512-bit FMA runs at full
+// width. There each twin does twice the work an instruction.
 
 func archDotF32(x, y unsafe.Pointer, n int) float32     { return dotF32(x, y, n) }
 func archDotF64(x, y unsafe.Pointer, n int) float64     { return dotF64(x, y, n) }
@@ -162,18 +162,19 @@ func archPlus[T Float](lvl level, kind PlusKind, eps T, rho, drho, s unsafe.Poin
 	}
 }
 
-// maxLaneClasses is the most classes zSoftmaxLanes takes (its class
-// vectors stay in registers), maxLaneClassesYmm softmaxLanes (its stack
-// frame's slots): the generator's constants of the same names.
+// maxLaneClasses is the most classes zSoftmaxLanes takes, as its class
+// vectors stay in registers. maxLaneClassesYmm is the most softmaxLanes
+// takes, its stack frame's slots. They are the generator's constants of the
+// same names.
 const (
 	maxLaneClasses    = 12
 	maxLaneClassesYmm = 16
 )
 
-// archSoftmax takes, at isaWide, the rows-as-lanes kernel for k ≤
-// maxLaneClasses and the zmm row kernel above; at isaBase the 256-bit row
-// kernel. A row of few classes fills a zmm register poorly, so for those
-// the lanes kernel, one row in each lane, does more work an instruction.
+// archSoftmax takes, at isaWide, the rows-as-lanes kernel for
+// k ≤ maxLaneClasses and the zmm row kernel above; at isaBase the 256-bit
+// row kernel. A row of few classes fills a zmm register poorly. For those
+// the lanes kernel does more work an instruction, with one row in each lane.
 func archSoftmax[T Float](lvl level, loss, z, label unsafe.Pointer, n, k int) {
 	if lvl.isa == isaWide && k <= maxLaneClasses {
 		// Few classes: the rows as the lanes, no reduction across them.

@@ -7,9 +7,9 @@ import (
 	"unsafe"
 )
 
-// The arm64 primitives of the driver's vector kernels (elementwise_driver.go).
-// unsafe.Sizeof is a constant per instantiation, so each of these compiles
-// to a direct call of one stub.
+// The arm64 primitives of the driver's vector kernels
+// (elementwise_driver.go). The size unsafe.Sizeof gives is a constant per
+// instantiation. So each of these compiles to a direct call of one stub.
 
 func archDotF32(x, y unsafe.Pointer, n int) float32 { return dotF32(x, y, n) }
 func archDotF64(x, y unsafe.Pointer, n int) float64 { return dotF64(x, y, n) }

@@ -2,9 +2,9 @@ package kernel
 
 import "unsafe"
 
-// The driver's vector kernels: level 1 (Dot, Axpy, Lerp), the ReLU layer's,
-// and the elementwise ones (Exp, Log1p, the linear losses, Plus, SoftmaxCE),
-// each cut into calls of at most archChunk elements.
+// The driver's vector kernels: level 1 (Dot, Axpy, Lerp) and the ReLU
+// layer's. Then the elementwise ones: Exp, Log1p, the linear losses, Plus,
+// SoftmaxCE. Each is cut into calls of at most archChunk elements.
 
 // dotF32Base, dotF32Wide, dotF64Base and dotF64Wide call the assembly
 // directly for one chunk (archDotF32, archDotF64 inline to the stub, the
@@ -91,9 +91,10 @@ func reluBackwardDriver[T Float](lvl level, gb, dh, a []T) {
 	})
 }
 
-// reluBlocks cuts n rows of h columns into calls of about archChunk
-// elements at most: blocks of at most archChunk columns, each in runs of
-// whole rows taken in order (so each column's sum sees the rows in order).
+// reluBlocks cuts n rows of h columns into calls of about archChunk elements
+// at most. It makes blocks of at most archChunk columns. Each block goes in
+// runs of whole rows taken in order. So each column's sum sees the rows in
+// order.
 func reluBlocks(n, h int, call func(i, j, rows, cols int)) {
 	for j := 0; j < h; j += archChunk {
 		cols := min(archChunk, h-j)
@@ -106,9 +107,9 @@ func reluBlocks(n, h int, call func(i, j, rows, cols int)) {
 
 // ---- Elementwise ------------------------------------------------------------
 
-// whole returns the largest multiple of archGroup not above n: the elements
-// the elementwise primitives take directly; the rest go through a padded
-// buffer of archGroup elements.
+// whole returns the largest multiple of archGroup not above n. The
+// elementwise primitives take that many elements directly. The rest go
+// through a padded buffer of archGroup elements.
 func whole(n int) int { return n &^ (archGroup - 1) }
 
 func expDriver[T Float](lvl level, dst, x []T) {
@@ -175,9 +176,9 @@ func linearLossDriver[T Float](lvl level, kind LossKind, loss, dloss, m, y []T) 
 	lossN[T](lvl, kind, ptr(loss), ptr(dloss), ptr(m), ptr(y), n)
 }
 
-// plusN runs the plus primitive over n elements (no checks; kind is not
-// PlusNone, rho and drho are both writable), in bounded calls, with a padded
-// tail.
+// plusN runs the plus primitive over n elements, in bounded calls, with a
+// padded tail. It checks nothing: kind is not PlusNone, and rho and drho are
+// both writable.
 func plusN[T Float](lvl level, kind PlusKind, eps T, rho, drho, s unsafe.Pointer, n int) {
 	nw := whole(n)
 	for i := 0; i < nw; i += archChunk {

@@ -1,8 +1,8 @@
 package kernel
 
 // The driver's fused step (FusedLinear): margins, loss, weights and the
-// gradient's accumulation over blocks of rows that stay in cache between
-// the reading of the margins and that of the accumulation.
+// gradient's accumulation over blocks of rows. A block stays in cache from
+// the reading of the margins to that of the accumulation.
 
 func fusedLinearDriver[T Float](lvl level, g, loss, x []T, stride int, idx []int, y, w []T, p *LinearStep[T]) (sumV, sumC T) {
 	n, d := len(loss), len(w)
@@ -32,14 +32,16 @@ func fusedLinearDriver[T Float](lvl level, g, loss, x []T, stride int, idx []int
 }
 
 // fusedBlock holds a FusedLinear block's margins and what the step derives
-// from them, on the caller's stack (at most archFusedMax rows).
+// from them. It lives on the caller's stack, and holds at most archFusedMax
+// rows.
 type fusedBlock[T Float] struct {
 	m, dl, s, rho, v, c [archFusedMax]T
 }
 
 // weigh turns the block's margins (m, without the bias) into the losses of
-// its len(loss) rows, written to loss, and their coefficients
-// c_j = Scale·v_j·ℓ'_j, adding Σ v_j and Σ c_j to sumV and sumC in row order.
+// its len(loss) rows. It writes them to loss, and their coefficients
+// c_j = Scale·v_j·ℓ'_j. It adds Σ v_j and Σ c_j to sumV and sumC in row
+// order.
 func (fb *fusedBlock[T]) weigh(lvl level, p *LinearStep[T], loss, y []T, sumV, sumC T) (T, T) {
 	b := len(loss)
 	for j := range b {

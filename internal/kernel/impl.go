@@ -7,16 +7,16 @@ import (
 	"sync"
 )
 
-// Impl is one implementation of every kernel, in both precisions: a handle,
-// compared with ==, that Default, Generic, Impls and Lookup return. The
-// implementation behind it is built once and never changes, and an Impl
-// holds nothing a caller can change: whatever is done to one Impl value
+// Impl is one implementation of every kernel, in both precisions. It is a
+// handle, compared with ==, that Default, Generic, Impls and Lookup return.
+// The implementation behind it is built once and never changes. An Impl
+// holds nothing a caller can change. So whatever is done to one Impl value
 // leaves every other, and the default, computing what they did. The zero
 // Impl is no implementation: its name is "" and its Ops have no kernels.
 type Impl struct{ p *impl }
 
-// impl is an implementation's name, the level its assembly runs at (zero
-// for the generic one) and its tables of both precisions.
+// impl is an implementation's name and the level its assembly runs at (zero
+// for the generic one). It holds its tables of both precisions.
 type impl struct {
 	name string
 	lvl  level
@@ -64,26 +64,26 @@ func For[T Float]() Ops[T] { return OpsOf[T](Default()) }
 var generic = &impl{name: "generic", f32: genericOps[float32](), f64: genericOps[float64]()}
 
 // impls is the dispatch table: the implementations this CPU supports, best
-// first, generic last. archImpls comes from the architecture's file and holds
-// only what the CPU was found to support at initialisation.
+// first, generic last. archImpls comes from the architecture's file. It
+// holds only what the CPU was found to support at initialisation.
 var impls = append(append([]*impl(nil), archImpls()...), generic)
 
-// choice is the default implementation, why it was chosen, and a note on a
-// CVAR_KERNEL value that could not be honoured.
+// choice is the default implementation and why it was chosen. It also holds
+// a note on a CVAR_KERNEL value that could not be honoured.
 type choice struct {
 	im        *impl
 	why, note string
 }
 
 // theDefault makes the choice once, when the default is first asked for (by
-// Default, For or Choice), so that CVAR_KERNEL set by the program before then
-// counts. Nothing changes it afterwards: a caller that wants another
-// implementation passes it explicitly (batch's models take one, see
-// batch.Linear.WithKernel).
+// Default, For or Choice). So CVAR_KERNEL set by the program before then
+// counts. Nothing changes it afterwards. A caller that wants another
+// implementation passes it explicitly. (batch's models take one, see
+// batch.Linear.WithKernel.)
 var theDefault = newDefault(os.Getenv)
 
 // newDefault returns a function that makes the choice of the default on its
-// first call, reading CVAR_KERNEL through getenv then, and returns that
+// first call. It reads CVAR_KERNEL through getenv then. It returns that
 // choice on every call.
 func newDefault(getenv func(string) string) func() choice {
 	return sync.OnceValue(func() choice { return chooseDefault(getenv("CVAR_KERNEL")) })
@@ -106,9 +106,9 @@ func chooseDefault(env string) choice {
 }
 
 // Impls returns the implementations this CPU supports, best for this CPU
-// first; the last is always "generic". On amd64 with AVX-512 both "avx512"
-// and "avx2" are listed, "avx512" first only where it is the faster (full
-// width 512-bit FMA). Tests run every entry; benchmarks name them.
+// first. The last is always "generic". On amd64 with AVX-512 both "avx512"
+// and "avx2" are listed. "avx512" comes first only where it is the faster:
+// full width 512-bit FMA. Tests run every entry; benchmarks name them.
 func Impls() []Impl {
 	s := make([]Impl, len(impls))
 	for i, p := range impls {
@@ -139,8 +139,8 @@ func Lookup(name string) (Impl, error) {
 }
 
 // Named returns the kernels of element type T of the implementation named
-// name: the zero Ops, which has no kernels, when this CPU has none by that
-// name. Package kernel's Impl is such a name.
+// name. When this CPU has none by that name, it returns the zero Ops, which
+// has no kernels. Package kernel's Impl is such a name.
 func Named[T Float](name string) Ops[T] {
 	im, _ := Lookup(name)
 	return OpsOf[T](im)
@@ -155,9 +155,9 @@ func implNames() []string {
 	return names
 }
 
-// Choice returns the default implementation, why it was chosen, and a
-// note on a CVAR_KERNEL value that could not be honoured ("" when none).
-// Package kernel's Info reports them.
+// Choice returns the default implementation and why it was chosen. It also
+// returns a note on a CVAR_KERNEL value that could not be honoured ("" when
+// none). Package kernel's Info reports them.
 func Choice() (im Impl, why, note string) {
 	c := theDefault()
 	return Impl{c.im}, c.why, c.note

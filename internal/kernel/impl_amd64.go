@@ -11,12 +11,12 @@ import (
 	"golang.org/x/sys/cpu"
 )
 
-// archImpls lists the amd64 implementations this CPU supports, best for
-// this CPU first (see archDefault). "avx512" needs AVX-512 F and VL and
-// BMI2. It runs the products, the elementwise math and the compact row
-// kernels in zmm, and the 256-bit kernels elsewhere. "avx2" needs AVX2 and
-// FMA3. x/sys/cpu honours GODEBUG: cpu.avx512f=off (or cpu.avx512vl=off,
-// cpu.bmi2=off) drops "avx512"; cpu.avx2=off or cpu.fma=off forces the
+// archImpls lists the amd64 implementations this CPU supports, best for this
+// CPU first (see archDefault). "avx512" needs AVX-512 F and VL and BMI2. It
+// runs the products, the elementwise math and the compact row kernels in
+// zmm, and the 256-bit kernels elsewhere. "avx2" needs AVX2 and FMA3.
+// x/sys/cpu honours GODEBUG. So cpu.avx512f=off (or cpu.avx512vl=off,
+// cpu.bmi2=off) drops "avx512". And cpu.avx2=off or cpu.fma=off forces the
 // generic path.
 func archImpls() []*impl {
 	if !(cpu.X86.HasAVX2 && cpu.X86.HasFMA) {
@@ -38,11 +38,12 @@ func hasAVX512() bool {
 	return cpu.X86.HasAVX2 && cpu.X86.HasFMA && cpu.X86.HasAVX512F && cpu.X86.HasAVX512VL && cpu.X86.HasBMI2
 }
 
-// archDefault chooses the default among impls (this CPU's, as archImpls
-// lists them, generic last) and says why. AVX-512 is the default only where
-// the core executes 512-bit FMAs at full width, two per cycle, so that zmm
-// doubles ymm's peak; on double-pumped cores (AMD Zen 4, Intel client and
-// single-FMA-unit parts) zmm brings no more FMAs per cycle, and AVX2 stays.
+// archDefault chooses the default among impls and says why. impls are this
+// CPU's, as archImpls lists them, generic last. AVX-512 is the default only
+// where the core executes 512-bit FMAs at full width, two per cycle. Then
+// zmm doubles ymm's peak. Double-pumped cores bring no more FMAs per cycle
+// in zmm, so AVX2 stays. Such cores are AMD Zen 4, Intel client and
+// single-FMA-unit parts.
 func archDefault(impls []*impl) (*impl, string) {
 	if len(impls) < 2 {
 		return impls[0], "no SIMD kernels for this CPU (or GODEBUG turned AVX2/FMA off)"
@@ -59,9 +60,9 @@ func archDefault(impls []*impl) (*impl, string) {
 	return impls[0], why
 }
 
-// fullWidthFMA512 reports, from a table of processor models, whether this
-// CPU's 512-bit FMAs run at full width (two zmm FMAs per cycle), and why.
-// Unknown models count as not full width: AVX2 is never the slower choice,
+// fullWidthFMA512 reports whether this CPU's 512-bit FMAs run at full width
+// (two zmm FMAs per cycle), and why. It reads a table of processor models.
+// Unknown models count as not full width. AVX2 is never the slower choice,
 // and CVAR_KERNEL=avx512 selects the zmm kernels by hand.
 func fullWidthFMA512() (bool, string) {
 	c := cpuid.CPU
@@ -103,12 +104,13 @@ func fullWidthTable(vendor cpuid.Vendor, family, model int, brand string) (bool,
 // _asm/amd64 generates the assembly (kernel_amd64.s) and its declarations
 // (stubs_amd64.go); see gen.go. The shared driver (ops_driver.go) checks
 // bounds and cuts the work into bounded calls. This file holds what is
-// particular to amd64: the implementations, the default and the sizes of
-// the calls. elementwise_amd64.go and rows_amd64.go hold the primitives.
+// particular to amd64: the implementations, the default and the sizes of the
+// calls. The files elementwise_amd64.go and rows_amd64.go hold the
+// primitives.
 
-// Work bounds for one assembly call: assembly loops cannot be preempted, so
-// long inputs are split into calls of about this many multiply-adds (a few
-// microseconds each).
+// Work bounds for one assembly call. Assembly loops cannot be preempted. So
+// long inputs are split into calls of about this many multiply-adds, a few
+// microseconds each.
 const (
 	archChunk      = 1 << 15 // elements per call of a vector kernel
 	archChunkFlops = 1 << 16 // multiply-adds per call of a row kernel
@@ -118,14 +120,15 @@ const (
 // The register-blocked multi-class kernels (marginsK, addOuterK).
 const (
 	archClassKernels = true
-	// archColBlock is the most columns one row-kernel call handles: longer
-	// rows are split so that a call (at most 4 rows when rows are this long)
-	// stays short; MarginsK takes them through the margins kernel.
+	// archColBlock is the most columns one row-kernel call handles. Longer
+	// rows are split so that a call stays short; it takes at most 4 rows
+	// when rows are this long. MarginsK takes them through the margins
+	// kernel.
 	archColBlock = 1 << 14
-	// archOuterRowsK and archOuterStrip bound one addOuterK call: at most 64
-	// rows × one 512-byte column strip × 5 (zmm: 10) classes (≤ 82k
-	// multiply-adds), and the block's rows' strip (32 KiB) stays in L1 while
-	// the class blocks take their turns.
+	// archOuterRowsK and archOuterStrip bound one addOuterK call. A call
+	// takes at most 64 rows × one 512-byte column strip × 5 classes (zmm:
+	// 10). That is at most 82k multiply-adds. The block's rows' strip (32
+	// KiB) stays in L1 while the class blocks take their turns.
 	archOuterRowsK = 64
 	archOuterStrip = 512
 )
@@ -140,10 +143,10 @@ func archClassBlock(lvl level) int {
 	return 5
 }
 
-// archRowBlockFlops bounds the multiply-adds of one marginsK call: the zmm
-// kernel, whose prefetching variant fetches the rows three pairs ahead within
-// a call, takes four times as many (about 32 rows of 784 × 10 classes, a
-// few microseconds) so that few pairs of a call start cold.
+// archRowBlockFlops bounds the multiply-adds of one marginsK call. The zmm
+// kernel takes four times as many: about 32 rows of 784 × 10 classes, a few
+// microseconds. Its prefetching variant fetches the rows three pairs ahead
+// within a call. So few pairs of a call start cold.
 func archRowBlockFlops(lvl level) int {
 	if lvl.isa == isaWide {
 		return 4 * archChunkFlops
@@ -152,10 +155,10 @@ func archRowBlockFlops(lvl level) int {
 }
 
 // archMarginsKBlock is the most classes one marginsK call takes for rows of
-// d elements of T: archClassBlock, except that the zmm kernel, which
-// re-reads the block's weights for every pair of rows, keeps them within
-// 32 KiB (in L1) down to 5 classes (e.g. float64 with d = 784: 5 + 5 for
-// MNIST's ten classes; float32: one block of 10).
+// d elements of T. It is archClassBlock, except in the zmm kernel. That
+// kernel re-reads the block's weights for every pair of rows. So it keeps
+// them within 32 KiB (in L1), down to 5 classes. For example, float64 with
+// d = 784 runs MNIST's ten classes as 5 + 5. Float32 runs one block of 10.
 func archMarginsKBlock[T Float](lvl level, d int) int {
 	if lvl.isa != isaWide {
 		return archClassBlock(lvl)
@@ -163,11 +166,11 @@ func archMarginsKBlock[T Float](lvl level, d int) int {
 	return min(10, max(5, (32<<10)/(d*int(unsafe.Sizeof(T(0))))))
 }
 
-// archFusedMax is the most rows FusedLinear handles per block; the block
-// shrinks (to 8 rows at least) so that its rows, 128 KiB of them, stay in
-// L2 until they are read the second time, for the accumulation into g.
-// Blocks that fit L1 leave the memory idle while each block's weights and
-// accumulation run, so the block is sized for L2.
+// archFusedMax is the most rows FusedLinear handles per block. The block
+// shrinks, to 8 rows at least, so that its rows stay in L2. There are 128
+// KiB of them, read a second time for the accumulation into g. Blocks that
+// fit L1 leave the memory idle while each block's weights and accumulation
+// run. So the block is sized for L2.
 const archFusedMax = 64
 
 func archFusedBlock[T Float](lvl level, d int) int {

@@ -25,13 +25,16 @@ func archDefault(impls []*impl) (*impl, string) {
 	return impls[0], "no ASIMD (or GODEBUG turned it off)"
 }
 
-// neon is the ASIMD implementation: the shared driver (ops_driver.go) over the
-// primitives of elementwise_arm64.go and rows_arm64.go. What
-// is particular to arm64: the math kernels of kernel_arm64.s take whole
-// groups of four elements (the driver pads the last 1..3), the row kernels
-// take lists of row pointers, four rows at a time, which the row primitives
-// gather, and there are no register-blocked multi-class kernels (MarginsK
-// lets the classes play the rows instead).
+// neon is the ASIMD implementation: the shared driver (ops_driver.go) over
+// the primitives of elementwise_arm64.go and rows_arm64.go. What is
+// particular to arm64:
+//
+//   - the math kernels of kernel_arm64.s take whole groups of four elements
+//     (the driver pads the last 1..3);
+//   - the row kernels take lists of row pointers, four rows at a time, which
+//     the row primitives gather;
+//   - there are no register-blocked multi-class kernels (MarginsK lets the
+//     classes play the rows instead).
 var neon = newImpl("neon", tunedLevel(isaBase))
 
 // archChunk bounds the elements one streaming assembly call handles, so a
@@ -66,9 +69,10 @@ func archAddOuterKNext[T Float](lvl level, g unsafe.Pointer, d int, x []T, strid
 // neonMaxRows is the most rows one call of dotRows or axpyRows takes.
 const neonMaxRows = 64
 
-// archRowsPerCall is the number of rows (a multiple of 4, 4..neonMaxRows) of
-// d elements that one assembly call takes: about 4·archChunk multiply-adds.
-// archClassBlock is unused on arm64 (no register-blocked kernels).
+// archRowsPerCall is the number of rows of d elements that one assembly call
+// takes. It is a multiple of 4 in 4..neonMaxRows, for about 4·archChunk
+// multiply-adds. arm64 has no register-blocked kernels, so archClassBlock is
+// unused.
 func archMarginsKBlock[T Float](lvl level, d int) int { return 4 }
 func archRowBlockFlops(lvl level) int                 { return archChunkFlops }
 func archClassBlock(lvl level) int                    { return 4 }
@@ -81,8 +85,8 @@ func archRowsPerCall(lvl level, d int) int {
 func archOuterRows[T Float](lvl level, d int) int { return archRowsPerCall(lvl, d) }
 
 // archFusedMax is the most rows FusedLinear takes through margins, loss,
-// plus weight and gradient in one pass; a block holds about 32 KiB of rows,
-// so that they are still in L1 when the gradient pass reads them again.
+// plus weight and gradient in one pass. A block holds about 32 KiB of rows.
+// So they are still in L1 when the gradient pass reads them again.
 const archFusedMax = 32
 
 func archFusedBlock[T Float](lvl level, d int) int {

@@ -2,27 +2,26 @@ package kernel
 
 import "unsafe"
 
-// The driver is the Go half of every assembly implementation, shared by
-// all architectures. It checks bounds, so bad input panics before any
-// assembly reads memory. It cuts long inputs into bounded calls, because an
-// assembly loop cannot be preempted. It pads the tails of the elementwise
-// kernels where the assembly takes only whole groups, and it blocks rows
-// and classes.
+// The driver is the Go half of every assembly implementation, shared by all
+// architectures. It checks bounds, so bad input panics before any assembly
+// reads memory. It cuts long inputs into bounded calls, because an assembly
+// loop cannot be preempted. It pads the tails of the elementwise kernels
+// where the assembly takes only whole groups. It blocks rows and classes.
 //
 // Each architecture supplies only what differs. impl_amd64.go and
-// impl_arm64.go list the implementations and size the calls.
-// elementwise_*.go and rows_*.go hold the primitives below (arch*), each
-// calling its assembly directly. The *_other.go files declare them for
-// builds without assembly, where they never run.
+// impl_arm64.go list the implementations and size the calls. The files
+// elementwise_*.go and rows_*.go hold the primitives below (arch*). Each
+// calls its assembly directly. The *_other.go files declare them for builds
+// without assembly, where they never run.
 //
 // The primitives are plain functions, not function values in a table. The
 // compiler then calls the assembly directly and sees that the stack
 // buffers passed to it do not escape. So the kernels allocate nothing and
 // add no indirect call.
 //
-// Primitives, for T float32 or float64; each takes the level lvl first (see
-// level), pointers address the first element, counts are in
-// elements, and nothing is checked:
+// Primitives, for T float32 or float64. Each takes the level lvl first (see
+// level). Pointers address the first element, counts are in elements, and
+// nothing is checked:
 //
 //	archDot(lvl, x, y, n) T                  Σ x[i]·y[i], n ≤ archChunk
 //	archDotF32(x, y, n), archDotF64          archDot at isaBase for one type, and
@@ -51,9 +50,9 @@ import "unsafe"
 //	                                         when archClassKernelsC(lvl, format)
 
 // isa selects one of an architecture's instruction-set levels within the
-// shared driver: every primitive takes it (in its level) and switches on it,
-// one predictable branch per bounded call. The compiler still sees direct
-// calls of the assembly, so stack buffers handed to it do not escape.
+// shared driver. Every primitive takes it, in its level, and switches on it.
+// That is one predictable branch per bounded call. The compiler still sees
+// direct calls of the assembly, so stack buffers handed to it do not escape.
 type isa uint8
 
 const (
@@ -64,23 +63,25 @@ const (
 	isaWide
 )
 
-// level is what the driver and every primitive take first: the
+// level is what the driver and every primitive take first. It is the
 // instruction-set level and the sizes that decide how the work is cut into
-// calls and which variants of the kernels run. An implementation is built
-// with one (newImpl) and keeps it; tests build implementations with smaller
-// sizes, so that small inputs take the paths of large ones.
+// calls. The sizes also pick which variants of the kernels run. An
+// implementation is built with one (newImpl) and keeps it. Tests build
+// implementations with smaller sizes, so that small inputs take the paths of
+// large ones.
 type level struct {
 	isa isa
 	// streamBytes is the size of a matrix above which the row kernels
-	// prefetch (on amd64; the NEON kernels have no prefetching variants).
+	// prefetch. That is on amd64; the NEON kernels have no prefetching
+	// variants.
 	streamBytes int
-	// sparseBudget bounds the multiply-adds of one CSR assembly call;
+	// sparseBudget bounds the multiply-adds of one CSR assembly call.
 	// sparseAhead is how many gathered rows ahead the CSR kernels prefetch.
 	sparseBudget, sparseAhead int
 }
 
-// defaultStreamBytes is the streamBytes of the implementations Impls lists:
-// a matrix this big (twice a core's L2) is taken to be out of cache.
+// defaultStreamBytes is the streamBytes of the implementations Impls lists.
+// A matrix this big, twice a core's L2, is taken to be out of cache.
 const defaultStreamBytes = 4 << 20
 
 // tunedLevel returns instruction-set level i with the sizes of the
@@ -96,9 +97,9 @@ func newImpl(name string, lvl level) *impl {
 }
 
 func driverOps[T Float](lvl level) table[T] {
-	// Dot is called per row by some callers: the float32 and float64 entries
-	// are plain functions, one per level, without the generic dictionary
-	// (each calls its stub directly).
+	// Some callers call Dot once a row. So the float32 and float64 entries
+	// are plain functions, one per level, without the generic dictionary.
+	// Each calls its stub directly.
 	var dot func(x, y []T) T
 	switch {
 	case is32[T]() && lvl.isa == isaWide:
@@ -162,8 +163,8 @@ func rowAt[T Float](x []T, stride int, idx []int, i int) unsafe.Pointer {
 }
 
 // checkRows panics, through an ordinary bounds check, unless every gathered
-// row r_i (i < n) satisfies 0 ≤ r_i and r_i*stride + d ≤ len(x). The
-// assembly reads the rows unchecked, so this is what keeps bad input from
+// row r_i (i < n) is in x. That is, 0 ≤ r_i and r_i*stride + d ≤ len(x). The
+// assembly reads the rows unchecked. So this is what keeps bad input from
 // reading outside x.
 func checkRows[T Float](n int, x []T, stride int, idx []int, d int) {
 	if n == 0 || d == 0 {

@@ -348,9 +348,9 @@ const (
 	eLo = 1.4456468917292502e-16
 )
 
-// expRef is math.Exp, except just below the overflow threshold, where Go's
-// amd64 assembly math.Exp returns +Inf for x ≥ 1023.5·ln2 ≈ 709.436 although
-// e^x is finite up to 709.78: there e^x = e^{x−1}·e (x−1 is exact) with e in
+// expRef is math.Exp, except just below the overflow threshold. There Go's
+// amd64 assembly math.Exp returns +Inf for x ≥ 1023.5·ln2 ≈ 709.436. Yet e^x
+// is finite up to 709.78. So there e^x = e^{x−1}·e, with x−1 exact and e in
 // two parts, within 1.5 ulp.
 func expRef(x float64) float64 {
 	if x > 709 && x < 709.8 {

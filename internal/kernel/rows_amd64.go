@@ -4,9 +4,10 @@ package kernel
 
 import "unsafe"
 
-// The amd64 primitives of the driver's row kernels (rows_driver.go): the
-// column blocking of long rows, the choice of the prefetching variants for
-// matrices out of cache (streams), and the typed calls of the assembly.
+// The amd64 primitives of the driver's row kernels (rows_driver.go). They
+// block the columns of long rows. They choose the prefetching variants for
+// matrices out of cache (streams). They make the typed calls of the
+// assembly.
 
 // streams reports whether the matrix x is big enough to prefetch from:
 // above lvl.streamBytes.
@@ -15,8 +16,8 @@ func streams[T Float](lvl level, x []T) bool {
 }
 
 // rowBase returns the address of the block of rows that starts at gathered
-// row i as the assembly takes it: with idx the assembly indexes from x
-// itself, without idx it starts at row i.
+// row i, as the assembly takes it. With idx the assembly indexes from x
+// itself. Without idx it starts at row i.
 func rowBase[T Float](x []T, stride int, idx []int, i int) (unsafe.Pointer, unsafe.Pointer) {
 	if idx != nil {
 		return ptr(x), unsafe.Pointer(&idx[i])
@@ -24,9 +25,9 @@ func rowBase[T Float](x []T, stride int, idx []int, i int) (unsafe.Pointer, unsa
 	return at[T](ptr(x), i*stride), nil
 }
 
-// archMargins runs the margins kernel over gathered rows i0 ≤ i < i0+n,
-// splitting rows longer than archColBlock into column blocks whose partial
-// sums are added up.
+// archMargins runs the margins kernel over gathered rows i0 ≤ i < i0+n. It
+// splits rows longer than archColBlock into column blocks, and adds up their
+// partial sums.
 func archMargins[T Float](lvl level, m unsafe.Pointer, mstride int, x []T, stride int, idx []int, i0, n int, w unsafe.Pointer, d int) {
 	xp, ip := rowBase(x, stride, idx, i0)
 	pf := streams(lvl, x)
@@ -80,8 +81,8 @@ func rowMargins[T Float](lvl level, pf bool, m unsafe.Pointer, mstride, n int, x
 	}
 }
 
-// archAddRows runs the accumulation kernel over gathered rows i0 ≤ i < i0+n,
-// column block by column block for rows longer than archColBlock.
+// archAddRows runs the accumulation kernel over gathered rows i0 ≤ i < i0+n.
+// Rows longer than archColBlock go column block by column block.
 func archAddRows[T Float](lvl level, g unsafe.Pointer, d int, x []T, stride int, idx []int, i0, n int, c unsafe.Pointer, cstride int) {
 	xp, ip := rowBase(x, stride, idx, i0)
 	pf := streams(lvl, x)
@@ -113,8 +114,8 @@ func archAddRows[T Float](lvl level, g unsafe.Pointer, d int, x []T, stride int,
 	}
 }
 
-// archAddRowsK adds to n rows of d elements at g the k rows of x weighted
-// by each row's k coefficients at c (AddRowsK's kernel).
+// archAddRowsK adds to n rows of d elements at g the k rows of x, weighted
+// by each row's k coefficients at c. It is AddRowsK's kernel.
 func archAddRowsK[T Float](lvl level, g unsafe.Pointer, d int, x []T, stride int, c unsafe.Pointer, k, n int) {
 	xp := ptr(x)
 	switch {
@@ -130,8 +131,8 @@ func archAddRowsK[T Float](lvl level, g unsafe.Pointer, d int, x []T, stride int
 }
 
 // archMarginsK runs the register-blocked margins kernel over gathered rows
-// i0 ≤ i < i0+n and c classes; the first class block of a block of rows
-// prefetches them when the matrix is out of cache.
+// i0 ≤ i < i0+n and c classes. When the matrix is out of cache, the first
+// class block of a block of rows prefetches them.
 func archMarginsK[T Float](lvl level, first bool, m unsafe.Pointer, k, n int, x []T, stride int, idx []int, i0 int, w unsafe.Pointer, d, c int) {
 	xp, ip := rowBase(x, stride, idx, i0)
 	pf := first && streams(lvl, x)
@@ -161,10 +162,10 @@ func archMarginsK[T Float](lvl level, first bool, m unsafe.Pointer, k, n int, x 
 }
 
 // archAddOuterK runs the register-blocked accumulation kernel over gathered
-// rows i0 ≤ i < i0+n, columns l ≤ col < l+cols and nc classes.
-// archAddOuterKNext is archAddOuterK's first class block that, on rows out
-// of cache, prefetches instead of its own rows' next columns the same
-// columns of the nnext rows at next (row i of each walk asks for next[i]).
+// rows i0 ≤ i < i0+n. It covers columns l ≤ col < l+cols and nc classes.
+// archAddOuterKNext is archAddOuterK's first class block, for rows out of
+// cache. It prefetches the same columns of the nnext rows at next, instead
+// of its own rows' next columns. Row i of each walk asks for next[i].
 func archAddOuterKNext[T Float](lvl level, g unsafe.Pointer, d int, x []T, stride int, idx []int, i0, l int, c unsafe.Pointer, k, n, cols, nc int, next unsafe.Pointer, nnext int) {
 	if !streams(lvl, x) {
 		archAddOuterK(lvl, true, g, d, x, stride, idx, i0, l, c, k, n, cols, nc)

@@ -7,9 +7,9 @@ import "unsafe"
 // The arm64 primitives of the driver's row kernels (rows_driver.go): the
 // assembly takes lists of row pointers, four at a time.
 
-// archMargins gathers row pointers and hands them to dotRows, which takes
-// them four at a time so that each load of w serves four rows; the last
-// n mod 4 rows go through dot.
+// archMargins gathers row pointers and hands them to dotRows. It takes them
+// four at a time, so each load of w serves four rows. The last n mod 4 rows
+// go through dot.
 func archMargins[T Float](lvl level, m unsafe.Pointer, mstride int, x []T, stride int, idx []int, i0, n int, w unsafe.Pointer, d int) {
 	per := archRowsPerCall(lvl, d)
 	var (
@@ -37,8 +37,8 @@ func archMargins[T Float](lvl level, m unsafe.Pointer, mstride int, x []T, strid
 	}
 }
 
-// archAddRows hands gathered rows to axpyRows: g is loaded and stored once
-// per four rows, and the FMAs run in row order as in the generic code.
+// archAddRows hands gathered rows to axpyRows. It loads and stores g once
+// per four rows. The FMAs run in row order, as in the generic code.
 func archAddRows[T Float](lvl level, g unsafe.Pointer, d int, x []T, stride int, idx []int, i0, n int, c unsafe.Pointer, cstride int) {
 	per := archRowsPerCall(lvl, d)
 	var (

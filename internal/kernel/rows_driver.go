@@ -2,8 +2,8 @@ package kernel
 
 import "unsafe"
 
-// The driver's row kernels (Margins, AddRows, AddRowsK, MarginsK,
-// AddOuterK): bounds checks, then rows, columns and classes in blocks that
+// The driver's row kernels: Margins, AddRows, AddRowsK, MarginsK, AddOuterK.
+// It checks bounds. Then it takes rows, columns and classes in blocks that
 // bound each assembly call.
 
 func marginsDriver[T Float](lvl level, m, x []T, stride int, idx []int, w []T) {
@@ -54,8 +54,8 @@ func addRowsKDriver[T Float](lvl level, g, x []T, stride int, c []T, k int) {
 }
 
 // classSplit returns the number of class blocks for k classes in blocks of
-// at most cb; classBlockSize the size of block b of nb: k split as evenly as
-// possible (k = 16 in blocks of 5 runs as 4+4+4+4, not 5+5+5+1).
+// at most cb. classBlockSize returns the size of block b of nb. They split k
+// as evenly as possible: k = 16 in blocks of 5 runs as 4+4+4+4, not 5+5+5+1.
 func classSplit(k, cb int) int { return (k + cb - 1) / cb }
 
 func classBlockSize(k, nb, b int) int {
@@ -82,8 +82,8 @@ func marginsKDriver[T Float](lvl level, m, x []T, stride int, idx []int, w []T, 
 	checkRows(n, x, stride, idx, d)
 	step := archRowsPerCall(lvl, d)
 	if k < 4 {
-		// Few classes: one pass per class, blocks of rows share each load
-		// of the class's weights; outputs are k apart.
+		// Few classes: one pass per class. Blocks of rows share each load of
+		// the class's weights. Outputs are k apart.
 		for j := 0; j < k; j++ {
 			wj := ptr(w[j*d:])
 			for i := 0; i < n; i += step {
@@ -94,7 +94,7 @@ func marginsKDriver[T Float](lvl level, m, x []T, stride int, idx []int, w []T, 
 	}
 	if !archClassKernels || d > archColBlock {
 		// For each row, the k class vectors play the rows of the margins
-		// primitive (which, on long rows, splits the columns).
+		// primitive. On long rows it splits the columns.
 		for i := 0; i < n; i++ {
 			xi := rowAt(x, stride, idx, i)
 			for j := 0; j < k; j += step {
@@ -109,11 +109,11 @@ func marginsKDriver[T Float](lvl level, m, x []T, stride int, idx []int, w []T, 
 }
 
 // eachClassBlock runs call over the class kernels' schedule for n rows of d
-// elements of T and k classes. It walks blocks of rows [i, i+b), which stay
-// in cache while each block of classes [j, j+c) takes its turn; a class
+// elements of T and k classes. It walks blocks of rows [i, i+b). Each stays
+// in cache while each block of classes [j, j+c) takes its turn. A class
 // block holds at most archMarginsKBlock classes. first marks a row block's
-// first class block. Only that one may prefetch: the others find the rows
-// in cache.
+// first class block. Only that one may prefetch: the others find the rows in
+// cache.
 func eachClassBlock[T Float](lvl level, n, d, k int, call func(first bool, i, b, j, c int)) {
 	cbMax := archMarginsKBlock[T](lvl, d)
 	nb := classSplit(k, cbMax)
@@ -129,10 +129,10 @@ func eachClassBlock[T Float](lvl level, n, d, k int, call func(first bool, i, b,
 	}
 }
 
-// addOuterKDriver is AddOuterK, and with next AddOuterKNext: the first class
-// block of each block of gathered rows prefetches the same columns of the
-// rows next lists at the same places (archAddOuterKNext; results are the
-// same bits either way).
+// addOuterKDriver is AddOuterK, and with next AddOuterKNext
+// (archAddOuterKNext). The first class block of each block of gathered rows
+// prefetches the same columns of the rows next lists, at the same places.
+// Results are the same bits either way.
 func addOuterKDriver[T Float](lvl level, g, x []T, stride int, idx []int, c []T, k int, next []int) {
 	if k <= 0 {
 		return
@@ -165,8 +165,8 @@ func addOuterKDriver[T Float](lvl level, g, x []T, stride int, idx []int, c []T,
 	})
 }
 
-// blockNext is the part of a prefetch list next for the gathered rows
-// [i, i+b) of a call (row i+r asks for next[i+r]): empty for consecutive
+// blockNext is the part of a prefetch list next for the gathered rows [i,
+// i+b) of a call. Row i+r asks for next[i+r]. It is empty for consecutive
 // rows (idx nil), which the hardware fetches ahead by itself.
 func blockNext(next, idx []int, i, b int) []int {
 	if idx == nil || i >= len(next) {
@@ -175,12 +175,12 @@ func blockNext(next, idx []int, i, b int) []int {
 	return next[i:min(i+b, len(next))]
 }
 
-// eachOuterBlock runs the class kernels' accumulation schedule for n rows
-// of d columns and k classes. It walks blocks of rows [i, i+b) in order, so
+// eachOuterBlock runs the class kernels' accumulation schedule for n rows of
+// d columns and k classes. It walks blocks of rows [i, i+b) in order. So
 // each element of g still sees the rows in increasing order. Within a row
-// block it walks column strips [l, l+cols), calls atStrip (if not nil), and
-// then blocks of at most archClassBlock classes [j, j+nc). first marks a
-// strip's first class block. Within a call each chunk of g stays in
+// block it walks column strips [l, l+cols) and calls atStrip (if not nil).
+// Then it walks blocks of at most archClassBlock classes [j, j+nc). first
+// marks a strip's first class block. Within a call each chunk of g stays in
 // registers over the block's rows.
 func eachOuterBlock(lvl level, n, d, k, rows, strip int, atStrip func(i, b, l, cols int), call func(first bool, i, b, l, cols, j, nc int)) {
 	nb := classSplit(k, archClassBlock(lvl))

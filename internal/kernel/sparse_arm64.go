@@ -22,8 +22,8 @@ func archSparseAddRows[T Float](g unsafe.Pointer, k, n int, indptr, idx unsafe.P
 	return sparseAddRowsF64(g, k, n, indptr, idx, nrows, cols, vals, nnz, c, d, budget, ahead)
 }
 
-// sparseMarginsF32 computes, for T float32 and the gathered CSR rows (idx
-// nil: rows 0..n-1),
+// sparseMarginsF32 computes the following, for T float32 and the gathered
+// CSR rows. A nil idx means rows 0..n-1.
 //
 //	left := budget
 //	for i := 0; i < n; i++ {
@@ -52,9 +52,10 @@ func archSparseAddRows[T Float](g unsafe.Pointer, k, n int, indptr, idx unsafe.P
 //	}
 //	return n, 0
 //
-// (entries in steps of four, one accumulator each, the last count mod 4 into
-// the first). With idx and ahead > 0, row i prefetches the offsets of row
-// i+2·ahead and the first 256 bytes of the entries of row i+ahead.
+// It sums the entries in steps of four, one accumulator each, the last count
+// mod 4 into the first. With idx and ahead > 0, row i prefetches the offsets
+// of row i+2·ahead. It also prefetches the first 256 bytes of the entries of
+// row i+ahead.
 //
 //go:noescape
 func sparseMarginsF32(m unsafe.Pointer, k, n int, indptr, idx unsafe.Pointer, nrows int, cols, vals unsafe.Pointer, nnz int, w unsafe.Pointer, d, budget, ahead int) (done int, maxcol uint32)
@@ -64,8 +65,9 @@ func sparseMarginsF32(m unsafe.Pointer, k, n int, indptr, idx unsafe.Pointer, nr
 //go:noescape
 func sparseMarginsF64(m unsafe.Pointer, k, n int, indptr, idx unsafe.Pointer, nrows int, cols, vals unsafe.Pointer, nnz int, w unsafe.Pointer, d, budget, ahead int) (done int, maxcol uint32)
 
-// sparseAddRowsF32 computes, for T float32 and the gathered CSR rows (idx nil:
-// rows 0..n-1), with the row checks of sparseMarginsF32,
+// sparseAddRowsF32 computes the following for each row i, for T float32 and
+// the gathered CSR rows. A nil idx means rows 0..n-1. The row checks are
+// those of sparseMarginsF32.
 //
 //	for j := 0; j < k; j++ {
 //		for p := lo; p < hi; p++ {
@@ -76,9 +78,9 @@ func sparseMarginsF64(m unsafe.Pointer, k, n int, indptr, idx unsafe.Pointer, nr
 //		}
 //	}
 //
-// for each row i, and returns n, false: one entry at a time, in order, so
-// repeated columns add up exactly as in the loop. It prefetches as
-// sparseMarginsF32 does.
+// It returns n, false. It takes one entry at a time, in order, so repeated
+// columns add up exactly as in the loop. It prefetches as sparseMarginsF32
+// does.
 //
 //go:noescape
 func sparseAddRowsF32(dst unsafe.Pointer, k, n int, indptr, idx unsafe.Pointer, nrows int, cols, vals unsafe.Pointer, nnz int, c unsafe.Pointer, d, budget, ahead int) (done int, bad bool)

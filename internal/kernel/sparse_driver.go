@@ -9,27 +9,29 @@ import "unsafe"
 //	archSparseMargins(m, k, n, indptr, idx, nrows, cols, vals, nnz, w, d, budget, ahead) (done, maxcol)
 //	archSparseAddRows(g, k, n, indptr, idx, nrows, cols, vals, nnz, c, d, budget, ahead) (done, bad)
 //
-// take rows 0 ≤ i < n (row idx[i], or i when idx is nil) while each is valid
-// (r < nrows, indptr[r] ≤ indptr[r+1] ≤ nnz) and its k·(non-zeros) fit in
-// what is left of budget, and return the number of rows done. Margins clamps
-// column indices to d−1 and returns the largest it saw; AddRows stops with
-// bad set at the first column ≥ d (its row then partly added). The driver
-// gives each call a fresh budget, so a row goes to the assembly whenever it
-// fits in one budget, however the rows are split between calls or threads:
-// the results depend on the row, not on the split. A row longer than one
-// budget is taken in pieces of one budget (the same pieces wherever the row
-// falls). Bad input runs through the generic loop, which then panics through
-// Go's own bounds checks.
+// take rows 0 ≤ i < n: row idx[i], or i when idx is nil. They go on while
+// each row is valid and its k·(non-zeros) fit in what is left of budget. A
+// valid row has r < nrows and indptr[r] ≤ indptr[r+1] ≤ nnz. They return the
+// number of rows done. Margins clamps column indices to d−1 and returns the
+// largest it saw. AddRows stops with bad set at the first column ≥ d, its
+// row then partly added.
+//
+// The driver gives each call a fresh budget. So a row goes to the assembly
+// whenever it fits in one budget, however the rows are split between calls
+// or threads. The results depend on the row, not on the split. A row longer
+// than one budget is taken in pieces of one budget. The pieces are the same
+// wherever the row falls. Bad input runs through the generic loop, which
+// then panics through Go's own bounds checks.
 
-// defaultSparseBudget is the sparseBudget of a level (tunedLevel): it
-// bounds the multiply-adds of one assembly call (a few microseconds with the
-// weights in cache, some tens out of cache).
+// defaultSparseBudget is the sparseBudget of a level (tunedLevel). It bounds
+// the multiply-adds of one assembly call. Such a call takes a few
+// microseconds with the weights in cache, some tens out of cache.
 const defaultSparseBudget = 1 << 13
 
-// defaultSparseAhead is the sparseAhead of a level: how many gathered rows
-// ahead the kernels prefetch a row's entries (and twice as far its
-// offsets): rows picked at random from a large set are out of cache, and
-// one row's work is far shorter than a miss.
+// defaultSparseAhead is the sparseAhead of a level. It is how many gathered
+// rows ahead the kernels prefetch a row's entries; they prefetch its offsets
+// twice as far. Rows picked at random from a large set are out of cache. One
+// row's work is far shorter than a miss.
 const defaultSparseAhead = 8
 
 // sparseMaxCols is the most columns the gathering kernels take: the gathers
@@ -37,7 +39,7 @@ const defaultSparseAhead = 8
 const sparseMaxCols = 1<<31 - 1
 
 // sparseOps points the CSR entries of ops at the driver over the
-// architecture's kernels; the level gives the budget and prefetch distance.
+// architecture's kernels. The level gives the budget and prefetch distance.
 func sparseOps[T Float](ops *table[T]) {
 	ops.sparseMargins = sparseMarginsDriver[T]
 	ops.sparseAddRows = sparseAddRowsDriver[T]
@@ -55,10 +57,10 @@ func sparseAddRowsDriver[T Float](lvl level, g []T, indptr []int64, cols []uint3
 	sparseAddOuterKDriver(lvl, g, indptr, cols, vals, idx, c, 1)
 }
 
-// sparseRows checks what the assembly relies on besides each row: n rows
-// (idx cut to n), and with idx nil at most nrows rows. It reports whether the
-// assembly can run; otherwise the generic loop runs (and panics where the
-// input is bad).
+// sparseRows checks what the assembly relies on besides each row. There are
+// n rows (idx cut to n), and with idx nil at most nrows rows. It reports
+// whether the assembly can run. Otherwise the generic loop runs, and panics
+// where the input is bad.
 func sparseRows(n int, indptr []int64, idx []int, d int) bool {
 	if d == 0 || d > sparseMaxCols || len(indptr) == 0 {
 		return false
@@ -67,8 +69,8 @@ func sparseRows(n int, indptr []int64, idx []int, d int) bool {
 }
 
 // sparseRowArgs returns the row arguments of a call starting at gathered row
-// i: with idx the assembly indexes indptr itself, without idx it starts at
-// row i (and has nrows−i rows).
+// i. With idx the assembly indexes indptr itself. Without idx it starts at
+// row i, and has nrows−i rows.
 func sparseRowArgs(indptr []int64, idx []int, i int) (ip, xp unsafe.Pointer, nrows int) {
 	if idx != nil {
 		return ptr(indptr), unsafe.Pointer(&idx[i]), len(indptr) - 1
@@ -76,10 +78,10 @@ func sparseRowArgs(indptr []int64, idx []int, i int) (ip, xp unsafe.Pointer, nro
 	return unsafe.Pointer(&indptr[i]), nil, len(indptr) - 1 - i
 }
 
-// sparseStopped looks at gathered row i, where a call stopped: it returns
-// the row's entries lo..hi and whether it is valid; a valid row longer than
-// one budget (k·(hi−lo) > lvl.sparseBudget) is taken in pieces by the callers,
-// a valid shorter one by the next call.
+// sparseStopped looks at gathered row i, where a call stopped. It returns
+// the row's entries lo..hi and whether it is valid. The callers take a valid
+// row longer than one budget in pieces. That is,
+// k·(hi−lo) > lvl.sparseBudget. The next call takes a valid shorter one.
 func sparseStopped(indptr []int64, cols []uint32, nvals int, idx []int, i int) (lo, hi int64, ok bool) {
 	r := row(idx, i)
 	if r < 0 || r >= len(indptr)-1 {
@@ -150,7 +152,7 @@ func sparseMarginsKDriver[T Float](lvl level, m []T, indptr []int64, cols []uint
 }
 
 // sparseBadColumn runs the generic loop over rows that hold a column index
-// out of range, so that it panics as the generic implementation does.
+// out of range. So it panics as the generic implementation does.
 func sparseBadColumn[T Float](m []T, indptr []int64, cols []uint32, vals []T, idx []int, w []T, k int) {
 	sparseMarginsKGeneric(m, indptr, cols, vals, idx, w, k)
 	panic("kernel: SparseMargins: column index out of range")

@@ -117,10 +117,11 @@ func maxF32(x unsafe.Pointer, n int) float32
 
 // ---- Assembly stubs: math (kernel_arm64.s) ----
 //
-// n is a multiple of 4. In the loops below, math.Exp and math.Log1p stand for
-// the table-free approximations of kernel_arm64.s (within 1 ulp in float64; see
-// its header for the contract), and logisticLoss, linearLossOne and plusOne
-// for the same formulas evaluated with them.
+// The count n is a multiple of 4. In the loops below, math.Exp and
+// math.Log1p stand for the table-free approximations of kernel_arm64.s.
+// These are within 1 ulp in float64; its header states the contract.
+// logisticLoss, linearLossOne and plusOne stand for the same formulas
+// evaluated with them.
 
 // expsumF64 computes:
 //
@@ -219,8 +220,9 @@ func absoluteF64(loss, dloss, m, y unsafe.Pointer, n int)
 //go:noescape
 func absoluteF32(loss, dloss, m, y unsafe.Pointer, n int)
 
-// plusF64 computes, with k = kind (PlusHinge, PlusSoftplus or PlusQuadratic)
-// and eps = c[0] (c holds the constants of plusConsts), skipping a nil rho or drho:
+// plusF64 computes the loop below, skipping a nil rho or drho. Here k = kind
+// (PlusHinge, PlusSoftplus or PlusQuadratic) and eps = c[0]. c holds the
+// constants of plusConsts:
 //
 //	for i := 0; i < n; i++ { rho[i], drho[i] = plusOne(k, eps, s[i]) }
 //
