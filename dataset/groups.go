@@ -13,9 +13,9 @@ import (
 )
 
 // MaxGroups is the largest number of distinct groups a group column or
-// group file may hold: groups are labels such as a site, a sex or "urban",
-// and a column of thousands of distinct values is almost surely a feature
-// or an identifier named by mistake.
+// group file may hold. Groups are labels such as a site, a sex or "urban".
+// A column of thousands of distinct values is almost surely a feature or
+// an identifier named by mistake.
 const MaxGroups = 1000
 
 // groupList collects the group label of each row and gives each distinct
@@ -50,9 +50,9 @@ func (g *groupList) add(text string, line int) error {
 	return nil
 }
 
-// resolve returns the rows' group ids and the names of the groups, sorted
-// (numerically when every label is a number, else as text), so that the
-// ids do not depend on the order of the rows.
+// resolve returns the rows' group ids and the names of the groups, sorted.
+// They sort numerically when every label is a number, else as text. So
+// the ids do not depend on the order of the rows.
 func (g *groupList) resolve() ([]int32, []string) {
 	order := make([]int32, len(g.texts))
 	for i := range order {
@@ -84,8 +84,8 @@ func (g *groupList) resolve() ([]int32, []string) {
 }
 
 // LoadGroups reads the group file at path (ReadGroups) into ds's Groups
-// and GroupNames; the file may be gzip- or bzip2-compressed. limit is the
-// Limit ds was read with (0: none): when ds holds limit rows, the file's
+// and GroupNames. The file may be gzip- or bzip2-compressed. limit is the
+// Limit ds was read with (0: none). When ds holds limit rows, the file's
 // lines past them are not read.
 func (ds *Dataset[T]) LoadGroups(path string, limit int) error {
 	f, err := os.Open(path)
@@ -101,21 +101,21 @@ func (ds *Dataset[T]) LoadGroups(path string, limit int) error {
 	return nil
 }
 
-// ReadGroups reads a group file: one group label a line, the group of row
-// i of the data on line i+1, for data of rows rows. A label is any text
-// without line breaks (surrounding spaces are ignored), such as 0, 1 or
-// "urban". It returns each row's group id, 0..len(names)-1, and the
-// groups' names, sorted (numerically when every label is a number, else
-// as text). An empty line, a file with another number of lines than rows,
-// and more than MaxGroups distinct labels are errors naming the file and
-// the line.
+// ReadGroups reads a group file for data of rows rows. It holds one group
+// label a line: the group of row i of the data is on line i+1. A label is
+// any text without line breaks, such as 0, 1 or "urban". Surrounding
+// spaces are ignored. It returns each row's group id, 0..len(names)-1, and
+// the groups' names, sorted. They sort numerically when every label is a
+// number, else as text. Errors name the file and the line. An empty line
+// is an error. So is a file with another number of lines than rows, and
+// more than MaxGroups distinct labels.
 func ReadGroups(r io.Reader, name string, rows int) ([]int32, []string, error) {
 	return readGroups(r, name, rows, false)
 }
 
-// readGroups is ReadGroups; with prefix, the file may hold more lines
-// than rows (data read with a limit on its rows), and only the first rows
-// lines are read.
+// readGroups is ReadGroups. With prefix, the file may hold more lines than
+// rows, for data read with a limit on its rows. Only the first rows lines
+// are then read.
 func readGroups(r io.Reader, name string, rows int, prefix bool) ([]int32, []string, error) {
 	if r == nil {
 		return nil, nil, nilReader(name)

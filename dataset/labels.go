@@ -9,7 +9,7 @@ import (
 )
 
 // parseValue parses one feature or target value as a finite T. It returns
-// the value, or a description of the problem that callers place after the
+// the value, or a description of the problem. Callers place it after the
 // position, e.g. `"abc" is not a number`.
 func parseValue[T Float](s string) (T, string) {
 	t := strings.TrimSpace(s)
@@ -28,7 +28,7 @@ func parseValue[T Float](s string) (T, string) {
 	v, err := strconv.ParseFloat(t, 64)
 	if err != nil {
 		// ParseFloat reports ErrRange for overflow (±Inf) and for underflow
-		// (a tiny or zero value); only the former is a problem.
+		// (a tiny or zero value). Only the former is a problem.
 		if !errors.Is(err, strconv.ErrRange) || math.IsInf(v, 0) {
 			if errors.Is(err, strconv.ErrRange) {
 				return 0, fmt.Sprintf("%q is out of the range of float64", clip(t))
@@ -72,7 +72,7 @@ func labelNumber(s string) (float64, bool) {
 }
 
 // canonNumber is the class text of a numeric label: the shortest decimal
-// form, with -0 folded into 0, so that "+1", "1" and "1.0" are one class.
+// form, with -0 folded into 0. So "+1", "1" and "1.0" are one class.
 func canonNumber(v float64) string {
 	if v == 0 {
 		v = 0
@@ -87,8 +87,8 @@ type classIndex struct {
 	num     map[float64]int32 // classes whose text is a number
 }
 
-// newClassIndex checks that the imposed classes are distinct, both as texts
-// and as numbers (so "1" and "1.0" cannot be two classes).
+// newClassIndex checks that the imposed classes are distinct, both as
+// texts and as numbers. So "1" and "1.0" cannot be two classes.
 func newClassIndex(classes []string) (*classIndex, error) {
 	if len(classes) > math.MaxInt32 {
 		return nil, errors.New("too many classes")
@@ -121,8 +121,8 @@ func newClassIndex(classes []string) (*classIndex, error) {
 	return c, nil
 }
 
-// lookup finds the class of a label: by exact text first, then, for numeric
-// labels, by value, so that "+1" matches a class "1".
+// lookup finds the class of a label by exact text first. For numeric
+// labels it then looks by value, so "+1" matches a class "1".
 func (c *classIndex) lookup(label string) (int32, bool) {
 	if k, ok := c.text[label]; ok {
 		return k, true
@@ -137,8 +137,8 @@ func (c *classIndex) lookup(label string) (int32, bool) {
 	return 0, false
 }
 
-// targetSpec checks target values as they are read, so that the first bad
-// line is reported, and turns them into Y or Labels at the end.
+// targetSpec checks target values as they are read, so the first bad line
+// is reported. It turns them into Y or Labels at the end.
 type targetSpec struct {
 	task  Task        // as requested; may be TaskAuto
 	index *classIndex // non-nil when the caller imposed Classes
@@ -227,10 +227,10 @@ func numericClasses(values []float64) ([]int32, []string) {
 	return labels, classes
 }
 
-// streamLabeler maps labels one at a time, for streams, which cannot see all
-// labels before the first row. With imposed classes it uses them; otherwise
-// a label must be an integer ≥ -1 and is used as is, except that -1 (the ±1
-// convention) becomes class 0.
+// streamLabeler maps labels one at a time, for streams. A stream cannot
+// see all labels before the first row. With imposed classes it uses them.
+// Otherwise a label must be an integer ≥ -1 and is used as is. The
+// exception is -1 (the ±1 convention), which becomes class 0.
 type streamLabeler struct {
 	index              *classIndex
 	sawMinus1, sawZero bool

@@ -9,17 +9,17 @@ import (
 	"slices"
 )
 
-// Merging the running fits, for data read in parts by several workers: each
-// part is fitted on its own and the fits are merged. The moments merge by
-// Chan's update, which agrees with one pass over all the rows to rounding;
-// the same parts merged in the same order give the same bits. Extremes and
-// the distinct target values merge exactly, whatever the order. Merging an
-// empty fit changes nothing, bit for bit.
+// Merging the running fits, for data read in parts by several workers.
+// Each part is fitted on its own and the fits are merged. The moments
+// merge by Chan's update, which agrees with one pass over all the rows to
+// rounding. The same parts merged in the same order give the same bits.
+// Extremes and the distinct target values merge exactly, whatever the
+// order. Merging an empty fit changes nothing, bit for bit.
 
 // chanMerge merges the moments (nb values, mean mb, sum of squared
 // deviations m2b) into (na values, *ma, *m2a), all in one unit. The weight
-// na/n·nb is at most n/4, so that the update cannot overflow for values
-// below hugeValue in magnitude (see hugeValue).
+// na/n·nb is at most n/4. So the update cannot overflow for values below
+// hugeValue in magnitude (see hugeValue).
 func chanMerge(na, nb float64, ma, m2a *float64, mb, m2b float64) {
 	switch {
 	case nb == 0:
@@ -33,8 +33,9 @@ func chanMerge(na, nb float64, ma, m2a *float64, mb, m2b float64) {
 	}
 }
 
-// alignUnit brings column c of (mean, m2), kept in units of 1/inv[c], to the
-// unit u when u is smaller, as rescale does, and returns inv.
+// alignUnit brings column c of (mean, m2), kept in units of 1/inv[c], to
+// the unit u when u is smaller. It does so as rescale does, and returns
+// inv.
 func alignUnit(inv []float64, d, c int, u float64, mean, m2 []float64) []float64 {
 	if u == 1 && inv == nil {
 		return inv
@@ -64,8 +65,8 @@ func inUnit(mean, m2, from, u float64) (float64, float64) {
 	return mean * r, m2 * r * r
 }
 
-// Merge adds the rows of o, which must have the width of s's rows (or
-// either has none), to s.
+// Merge adds the rows of o to s. o's rows must have the width of s's, or
+// either has none.
 func (s *RunningStandardizer[T]) Merge(o *RunningStandardizer[T]) error {
 	if o.n == 0 {
 		return nil
@@ -105,7 +106,7 @@ func (s *RunningTargetScaler) Merge(o *RunningTargetScaler) {
 	s.n += o.n
 }
 
-// Widen makes s a scaler of d features, if it has fewer: the rows added so
+// Widen makes s a scaler of d features, if it has fewer. The rows added so
 // far listed none of the new ones. The zero RunningScaler, of no features,
 // is widened as rows of unknown width come.
 func (s *RunningScaler[T]) Widen(d int) {
@@ -123,8 +124,8 @@ func (s *RunningScaler[T]) Widen(d int) {
 // D returns the number of features.
 func (s *RunningScaler[T]) D() int { return s.d }
 
-// Merge adds the rows of o to s. The features of o are the first of s's
-// (s is widened to o's width when narrower); o's rows listed none of the
+// Merge adds the rows of o to s. The features of o are the first of s's;
+// s is widened to o's width when narrower. o's rows listed none of the
 // others.
 func (s *RunningScaler[T]) Merge(o *RunningScaler[T]) {
 	s.Widen(o.d)
@@ -142,11 +143,11 @@ func (s *RunningScaler[T]) Merge(o *RunningScaler[T]) {
 	s.n += o.n
 }
 
-// Standardizer returns the z-score of the rows added so far, as
-// RunningStandardizer gives it, bit for bit, of the same dense rows: the
-// means and population deviations of the features over the N rows, the
-// zeros that rows added sparse left out included (a constant feature gets
-// Scale 1).
+// Standardizer returns the z-score of the rows added so far. It is what
+// RunningStandardizer gives of the same dense rows, bit for bit. It holds
+// the means and population deviations of the features over the N rows.
+// The zeros that rows added sparse left out are included. A constant
+// feature gets Scale 1.
 func (s *RunningScaler[T]) Standardizer() *Standardizer {
 	st := &Standardizer{Mean: make([]float64, s.d), Scale: make([]float64, s.d)}
 	if s.n == 0 {
@@ -178,9 +179,8 @@ func (ti *TaskInference) Merge(o *TaskInference) {
 	}
 }
 
-// sortedKeys returns the distinct values in increasing order, so that a
-// merge that stops at the bound keeps the same ones whatever the map's
-// order.
+// sortedKeys returns the distinct values in increasing order. So a merge
+// that stops at the bound keeps the same ones whatever the map's order.
 func sortedKeys(m map[float64]struct{}) []float64 {
 	vs := make([]float64, 0, len(m))
 	for v := range m {

@@ -49,39 +49,40 @@ func SyntheticClassification[T Float](cfg SynthClassOptions) (*Dataset[T], error
 }
 
 // SyntheticClassificationGroups is SyntheticClassification that also
-// returns which rows belong to the minority subgroup, so that callers can
+// returns which rows belong to the minority subgroup. So callers can
 // report the subgroup's accuracy.
 //
 // Each sample is drawn independently, with K = cfg.Classes and D = cfg.D:
 //
 //  1. It belongs to the minority with probability p = cfg.Minority.
 //  2. Its class y is uniform on 0..K-1.
-//  3. Its features are x ~ N(0, I_D) plus two class signals: a core signal
-//     x[y] += 2.5, shared by everyone, and a spurious signal
+//  3. Its features are x ~ N(0, I_D) plus two class signals. The core
+//     signal x[y] += 2.5 is shared by everyone. The spurious signal is
 //     x[K+s] += 5, where s = y in the majority but s = (y+1) mod K in the
-//     minority. For the minority, x[D-1] += cfg.Shift marks the subgroup,
-//     so it is identifiable from the features; the remaining features are
+//     minority. For the minority, x[D-1] += cfg.Shift marks the subgroup.
+//     So it is identifiable from the features. The remaining features are
 //     pure noise.
 //  4. With probability cfg.Noise the label is replaced by one of the other
 //     K-1 classes, chosen uniformly.
 //
 // For K = 2 the core direction e1−e0 classifies both groups with about 96 %
-// accuracy, while the spurious direction e3−e2 separates the majority
-// almost perfectly and misclassifies nearly all of the minority, whose
-// best direction is therefore different from the majority's. Minimising the
+// accuracy. The spurious direction e3−e2 separates the majority almost
+// perfectly. It misclassifies nearly all of the minority. So the
+// minority's best direction differs from the majority's. Minimising the
 // mean loss leans on the strong spurious features and sacrifices the
-// minority; minimising CVaR at level ≈ p penalises the minority's large
-// losses and leans on the core features instead. With the paper's protocol
-// (logistic regression, 100 epochs of SGD, batch 512, step 0.01, default
-// configuration) the minority accuracy is about 0.7–0.75 for the mean loss
-// and 0.85–0.9 for CVaR_0.1, with the majority's about 0.98 for both; the test
-// TestSyntheticClassificationFavoursCVaR checks this. Label noise is kept
-// low by default because mislabelled samples always sit in the loss tail,
-// so a high rate would make CVaR fit noise rather than the subgroup.
+// minority. Minimising CVaR at level ≈ p penalises the minority's large
+// losses and leans on the core features instead. The paper's protocol is
+// logistic regression, 100 epochs of SGD, batch 512 and step 0.01, on the
+// default configuration. With it the minority accuracy is about 0.7–0.75
+// for the mean loss and 0.85–0.9 for CVaR_0.1. The majority's is about
+// 0.98 for both. The test TestSyntheticClassificationFavoursCVaR checks
+// this. Label noise is kept low by default: mislabelled samples always sit
+// in the loss tail. A high rate would make CVaR fit noise rather than the
+// subgroup.
 //
 // Classes are "0".."K-1"; features are "f1".."fD". The rows depend only on
-// the configuration, on every platform and Go version, and are the same in
-// float32 and float64 up to rounding.
+// the configuration, on every platform and Go version. They are the same
+// in float32 and float64 up to rounding.
 func SyntheticClassificationGroups[T Float](cfg SynthClassOptions) (*Dataset[T], []bool, error) {
 	cfg = cfg.withDefaults()
 	if err := cfg.validate(); err != nil {
@@ -169,8 +170,8 @@ func SyntheticRegression[T Float](cfg SynthRegOptions) (*Dataset[T], error) {
 // SyntheticRegressionGroups is SyntheticRegression that also returns which
 // rows belong to the subgroup (all false when there is none).
 //
-// First the coefficients β[j] ~ N(0, 1/D) are drawn, so that β·x has about
-// unit variance. Then each sample is drawn independently:
+// First the coefficients β[j] ~ N(0, 1/D) are drawn, so β·x has about unit
+// variance. Then each sample is drawn independently:
 //
 //  1. It belongs to the subgroup with probability p (cfg.Minority).
 //  2. Its features are x ~ N(0, I_D); for the subgroup, x[D-1] += Shift.
@@ -178,11 +179,11 @@ func SyntheticRegression[T Float](cfg SynthRegOptions) (*Dataset[T], error) {
 //     cfg.Noise, and s = cfg.Hetero in the subgroup, 1 elsewhere.
 //
 // Student-t noise with few degrees of freedom has occasional very large
-// errors (infinite variance for ν ≤ 2), and the subgroup's errors are
-// larger still, so the tail of the losses is dominated by a few samples:
-// the situation in which a mean-loss fit and a CVaR fit differ. There is no
-// intercept. Features are "f1".."fD". The rows depend only on the
-// configuration, on every platform and Go version.
+// errors (infinite variance for ν ≤ 2). The subgroup's errors are larger
+// still. So a few samples dominate the tail of the losses. In that
+// situation a mean-loss fit and a CVaR fit differ. There is no intercept.
+// Features are "f1".."fD". The rows depend only on the configuration, on
+// every platform and Go version.
 func SyntheticRegressionGroups[T Float](cfg SynthRegOptions) (*Dataset[T], []bool, error) {
 	cfg = cfg.withDefaults()
 	if err := cfg.validate(); err != nil {
@@ -215,8 +216,8 @@ func SyntheticRegressionGroups[T Float](cfg SynthRegOptions) (*Dataset[T], []boo
 			x[d-1] += cfg.Shift
 			scale *= cfg.Hetero
 		}
-		// Each product is rounded before it is added (float64), so that no
-		// platform fuses them and the targets are the same everywhere.
+		// Each product is rounded before it is added (float64). So no
+		// platform fuses them, and the targets are the same everywhere.
 		y := float64(scale * r.StudentT(cfg.Dof))
 		for j, v := range x {
 			y += float64(beta[j] * v)
