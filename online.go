@@ -81,7 +81,7 @@ func NewOnline[T batch.Float](model batch.Model[T], d, k int, opt Options) (*Onl
 	if opt.Rule == TheoremStep && opt.LR == 0 && opt.G == 0 && opt.Scale == (batch.Scale{}) {
 		return nil, errors.New("cvar: an online run with the theorem's step size needs Options.Scale (bounds on ‖x‖ and |y|) or Options.G")
 	}
-	opt.Sampling = InOrder // a stream is taken in the order it comes
+	opt.Sampling = batch.InOrder // a stream is taken in the order it comes
 	pr, err := resolve(&opt, p, opt.Steps, bounds, model.Convex(), nil)
 	if err != nil {
 		return nil, err

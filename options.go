@@ -128,20 +128,6 @@ func ParseSmoothing(s string) (Smoothing, error) {
 	return sm, err
 }
 
-// Sampling says how minibatches are drawn: batch's modes, and the zero
-// value for the method's default.
-type Sampling = batch.Sampling
-
-const (
-	// SamplingDefault is in-order for Alg1 and Alg4 (a stream), with
-	// replacement for Alg2 and Alg3 (the theorems), shuffled epochs for the
-	// baselines (the paper's experiments).
-	SamplingDefault Sampling = 0
-	WithReplacement          = batch.WithReplacement
-	ShuffledEpochs           = batch.Shuffled
-	InOrder                  = batch.InOrder
-)
-
 // StepRule says where the step size η, the smoothing ε and the starting τ
 // come from when Options leaves them 0.
 type StepRule int
@@ -336,9 +322,12 @@ type Options struct {
 	// DefaultBatch (512), at most the number of samples. Alg1, Alg2 and
 	// Alg4 use 1.
 	Batch int
-	// Sampling says how minibatches are drawn; default the method's (see
-	// SamplingDefault). Online takes its samples in the order they come.
-	Sampling Sampling
+	// Sampling says how minibatches are drawn. The zero value is the
+	// method's default: in order for Alg1 and Alg4 (a stream), with
+	// replacement for Alg2 and Alg3 (the theorems), shuffled epochs for
+	// the baselines (the paper's experiments). Online takes its samples in
+	// the order they come.
+	Sampling batch.Sampling
 	// Output picks the iterate the run returns; default the method's (see
 	// OutputDefault).
 	Output Output

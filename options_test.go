@@ -203,21 +203,21 @@ func TestParamsReportPlan(t *testing.T) {
 	cases := []struct {
 		opt  Options
 		out  Output
-		samp Sampling
+		samp batch.Sampling
 		obj  batch.Objective
 		frac float64
 	}{
-		{Options{Method: Alg1}, OutputAverage, InOrder, batch.Hinge, 0},
-		{Options{Method: Alg2}, OutputAverage, WithReplacement, batch.Softplus, DefaultEpsFraction},
-		{Options{Method: Alg3}, OutputLast, WithReplacement, batch.Softplus, DefaultEpsFraction},
-		{Options{Method: Alg4}, OutputLast, InOrder, batch.Softplus, DefaultEpsFraction},
-		{Options{Method: Vanilla}, OutputLast, ShuffledEpochs, batch.Mean, 0},
-		{Options{Method: MinibatchCVaR}, OutputLast, ShuffledEpochs, batch.TopK, 0},
-		{Options{Method: Alg3, Rule: TheoremStep, Domain: Ball(1)}, OutputAverage, WithReplacement, batch.Softplus, 0},
-		{Options{Method: Alg4, Rule: TheoremStep}, OutputRandom, InOrder, batch.Softplus, 0},
-		{Options{Method: Alg3, Eps: 0.1}, OutputLast, WithReplacement, batch.Softplus, 0},
-		{Options{Method: Alg2, Smoothing: Quadratic, EpsFraction: 0.2, Output: OutputLast, Sampling: ShuffledEpochs}, OutputLast, ShuffledEpochs, batch.Quadratic, 0.2},
-		{Options{Method: Vanilla, Output: OutputRandom, Sampling: InOrder}, OutputRandom, InOrder, batch.Mean, 0},
+		{Options{Method: Alg1}, OutputAverage, batch.InOrder, batch.Hinge, 0},
+		{Options{Method: Alg2}, OutputAverage, batch.WithReplacement, batch.Softplus, DefaultEpsFraction},
+		{Options{Method: Alg3}, OutputLast, batch.WithReplacement, batch.Softplus, DefaultEpsFraction},
+		{Options{Method: Alg4}, OutputLast, batch.InOrder, batch.Softplus, DefaultEpsFraction},
+		{Options{Method: Vanilla}, OutputLast, batch.Shuffled, batch.Mean, 0},
+		{Options{Method: MinibatchCVaR}, OutputLast, batch.Shuffled, batch.TopK, 0},
+		{Options{Method: Alg3, Rule: TheoremStep, Domain: Ball(1)}, OutputAverage, batch.WithReplacement, batch.Softplus, 0},
+		{Options{Method: Alg4, Rule: TheoremStep}, OutputRandom, batch.InOrder, batch.Softplus, 0},
+		{Options{Method: Alg3, Eps: 0.1}, OutputLast, batch.WithReplacement, batch.Softplus, 0},
+		{Options{Method: Alg2, Smoothing: Quadratic, EpsFraction: 0.2, Output: OutputLast, Sampling: batch.Shuffled}, OutputLast, batch.Shuffled, batch.Quadratic, 0.2},
+		{Options{Method: Vanilla, Output: OutputRandom, Sampling: batch.InOrder}, OutputRandom, batch.InOrder, batch.Mean, 0},
 	}
 	for _, c := range cases {
 		c.opt.Steps, c.opt.Seed = 5, 1
@@ -239,12 +239,12 @@ func TestParamsReportPlan(t *testing.T) {
 			t.Errorf("%v %v: resolve gives output %v (%v) and leaves the options %+v; want %v and %+v", c.opt.Method, c.opt.Rule, pr.Output, err, c.opt, c.out, given)
 		}
 	}
-	o, err := NewOnline(model, 3, 2, Options{Method: Alg1, Steps: 10, Sampling: ShuffledEpochs})
+	o, err := NewOnline(model, 3, 2, Options{Method: Alg1, Steps: 10, Sampling: batch.Shuffled})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer o.Close()
-	if p := o.Result().Params; p.Sampling != InOrder || p.Output != OutputAverage {
+	if p := o.Result().Params; p.Sampling != batch.InOrder || p.Output != OutputAverage {
 		t.Errorf("Online: sampling %v, output %v; want in-order, average", p.Sampling, p.Output)
 	}
 }

@@ -61,9 +61,9 @@ type Params struct {
 	Rho     float64   `json:"rho"`
 	GroupLR float64   `json:"group_lr"`
 	Groups  int       `json:"groups"`
-	// Sampling is how the minibatches are drawn; InOrder for Online, which
-	// takes its samples in the order they come.
-	Sampling Sampling `json:"sampling"`
+	// Sampling is how the minibatches are drawn; batch.InOrder for Online,
+	// which takes its samples in the order they come.
+	Sampling batch.Sampling `json:"sampling"`
 	// Output is the iterate the run returns: OutputAverage, OutputLast or
 	// OutputRandom.
 	Output Output `json:"output"`
@@ -347,15 +347,15 @@ func outputOf(opt *Options) Output {
 // else in order for Alg1 and Alg4 (a stream), with replacement for Alg2 and
 // Alg3 (the theorems), shuffled epochs for the baselines (the paper's
 // experiments).
-func samplingOf(opt *Options) Sampling {
-	if opt.Sampling != SamplingDefault {
+func samplingOf(opt *Options) batch.Sampling {
+	if opt.Sampling != 0 {
 		return opt.Sampling
 	}
 	switch opt.Method {
 	case Alg1, Alg4:
-		return InOrder
+		return batch.InOrder
 	case Alg2, Alg3:
-		return WithReplacement
+		return batch.WithReplacement
 	}
-	return ShuffledEpochs
+	return batch.Shuffled
 }

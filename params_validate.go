@@ -1,6 +1,10 @@
 package cvar
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/cvarlearn/cvar/batch"
+)
 
 // The checks of Options that need neither model nor data: validate, the
 // first step of a run's resolution.
@@ -116,9 +120,9 @@ func checkBatch(m Method, b int) error {
 	return nil
 }
 
-func checkSampling(s Sampling) error {
-	if s < SamplingDefault || s > InOrder {
-		return fmt.Errorf("cvar: unknown sampling %d (want SamplingDefault, WithReplacement, ShuffledEpochs or InOrder)", int(s))
+func checkSampling(s batch.Sampling) error {
+	if s < 0 || s > batch.InOrder {
+		return fmt.Errorf("cvar: unknown sampling %d (want 0 for the method's, batch.WithReplacement, batch.Shuffled or batch.InOrder)", int(s))
 	}
 	return nil
 }

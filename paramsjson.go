@@ -36,7 +36,7 @@ type paramsWire struct {
 	EpsFraction *jsonfloat.Exact       `json:"eps_fraction"`
 	Objective   named[batch.Objective] `json:"objective"`
 	Risk        named[Objective]       `json:"risk"`
-	Sampling    named[Sampling]        `json:"sampling"`
+	Sampling    named[batch.Sampling]  `json:"sampling"`
 	Output      named[Output]          `json:"output"`
 }
 
@@ -50,7 +50,7 @@ func wireOf(p *Params) *paramsWire {
 		Bound: x(&p.Bound), Rule: named[StepRule]{&p.Rule, TheoremStep}, Tau0: x(&p.Tau0), EpsFraction: x(&p.EpsFraction),
 		Objective: named[batch.Objective]{&p.Objective, batch.Custom},
 		Risk:      named[Objective]{&p.Risk, ObjectiveGroup},
-		Sampling:  named[Sampling]{&p.Sampling, InOrder},
+		Sampling:  named[batch.Sampling]{&p.Sampling, batch.InOrder},
 		Output:    named[Output]{&p.Output, OutputRandom},
 	}
 }

@@ -32,7 +32,7 @@ func TestParamsJSONRoundTrip(t *testing.T) {
 	made := Params{Method: Alg4, Alpha: 0.2, N: 7, Steps: 7, Batch: 1, G: math.Inf(1), Beta: math.NaN(), L: 1, D: math.Inf(1),
 		GAlpha: 3, LR: 1e-3, TauLR: 5e-3, Eps: 0.1, TauMin: math.Inf(-1), TauMax: math.Inf(1), Bound: math.NaN(),
 		Estimated: true, TheoremLR: true, Rule: TheoremStep, LRFrom: "given", EpsFrom: "given", Tau0: 0.25, TauFrom: "tau_min",
-		EpsFraction: 0.3, Objective: batch.Quadratic, Sampling: InOrder, Output: OutputRandom}
+		EpsFraction: 0.3, Objective: batch.Quadratic, Sampling: batch.InOrder, Output: OutputRandom}
 	for name, p := range map[string]Params{"alg3": res.Params, "vanilla": van.Params, "made": made} {
 		b, err := json.Marshal(p)
 		if err != nil {
@@ -62,7 +62,7 @@ func TestParamsJSONRoundTrip(t *testing.T) {
 	if err := json.Unmarshal([]byte(`{"output":"middle"}`), &p); err == nil {
 		t.Error(`output "middle" read without an error`)
 	}
-	if err := json.Unmarshal([]byte(`{"method":3,"output":2,"sampling":"shuffled"}`), &p); err != nil || p.Method != Alg3 || p.Output != OutputLast || p.Sampling != ShuffledEpochs {
+	if err := json.Unmarshal([]byte(`{"method":3,"output":2,"sampling":"shuffled"}`), &p); err != nil || p.Method != Alg3 || p.Output != OutputLast || p.Sampling != batch.Shuffled {
 		t.Errorf("method 3, output 2, sampling \"shuffled\" read as %v, %v, %v (%v)", p.Method, p.Output, p.Sampling, err)
 	}
 }

@@ -54,7 +54,7 @@ type modelInfo struct {
 // samplingWords and outputWords name the sampling and the output in the
 // text report.
 var (
-	samplingWords = map[cvar.Sampling]string{cvar.WithReplacement: "with replacement", cvar.ShuffledEpochs: "shuffled epochs", cvar.InOrder: "in order"}
+	samplingWords = map[batch.Sampling]string{batch.WithReplacement: "with replacement", batch.Shuffled: "shuffled epochs", batch.InOrder: "in order"}
 	outputWords   = map[cvar.Output]string{cvar.OutputAverage: "the average of the iterates", cvar.OutputLast: "the last iterate", cvar.OutputRandom: "a random iterate"}
 )
 
