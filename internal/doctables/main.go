@@ -5,6 +5,7 @@
 //	go run ./internal/doctables          # rewrite the tables that take seconds
 //	go run ./internal/doctables -all     # and those that take minutes
 //	go run ./internal/doctables -check   # report the tables that differ; exit 1 if any
+//	go run ./internal/doctables -all -only mlp   # only the tables whose command holds "mlp"
 //
 // A generated table has, on the line right before it, a comment naming the
 // command that prints it:
@@ -20,7 +21,10 @@
 // so a page may leave out a column (the data set's name, say).
 // "(minutes)" marks a table that only -all regenerates or checks. A
 // command that names $MNIST runs only when the environment's MNIST holds
-// the directory of MNIST's files.
+// the directory of MNIST's files. $REPO names the repository's root, for
+// a command that runs one of its scripts:
+//
+//	<!-- table (minutes): python3 "$REPO"/bench/objectives/objectives.py --mnist "$MNIST" -->
 package main
 
 import (
@@ -34,6 +38,7 @@ import (
 func main() {
 	check := flag.Bool("check", false, "report the tables that differ from what their commands print, and exit 1 if any does; change nothing")
 	all := flag.Bool("all", false, "also the tables marked (minutes)")
+	only := flag.String("only", "", "only the tables whose command holds this `text`")
 	flag.Parse()
 	if flag.NArg() != 0 {
 		fmt.Fprintln(os.Stderr, "doctables: no arguments expected (see -h)")
@@ -43,7 +48,7 @@ func main() {
 		fmt.Fprintf(os.Stderr, "doctables: the pages show the %s kernels' output, which this build or CPU lacks (%v)\n", pagesKernel, err)
 		os.Exit(1)
 	}
-	r := runner{all: *all, mnist: os.Getenv("MNIST"), log: os.Stderr}
+	r := runner{all: *all, only: *only, mnist: os.Getenv("MNIST"), log: os.Stderr}
 	stale, err := r.pages(".", *check)
 	r.close()
 	if err != nil {

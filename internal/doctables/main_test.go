@@ -81,3 +81,35 @@ func TestTablesRewrite(t *testing.T) {
 		t.Errorf("a comment without a table: %v", err)
 	}
 }
+
+// TestTablesRepoAndOnly: a command finds the tree's root in $REPO, and
+// -only leaves the tables of the other commands alone.
+func TestTablesRepoAndOnly(t *testing.T) {
+	root := t.TempDir()
+	if err := os.Mkdir(filepath.Join(root, "docs"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{
+		filepath.Join(root, "README.md"): "# r\n",
+		filepath.Join(root, "t.md"):      "| x |\n|---|\n| from the tree |\n",
+		filepath.Join(root, "docs", "p.md"): "<!-- table: cat \"$REPO\"/t.md -->\n| x |\n|---|\n| old |\n\n" +
+			"<!-- table: printf '| x |\\n|---|\\n| other |\\n' -->\n| x |\n|---|\n| kept |\n",
+	}
+	for p, s := range files {
+		if err := os.WriteFile(p, []byte(s), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var log strings.Builder
+	r := runner{log: &log, only: "REPO", bin: t.TempDir()}
+	if _, err := r.pages(root, false); err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Replace(files[filepath.Join(root, "docs", "p.md")], "| old |", "| from the tree |", 1)
+	if got, _ := os.ReadFile(filepath.Join(root, "docs", "p.md")); string(got) != want {
+		t.Errorf("rewritten page:\n%s\nwant:\n%s", got, want)
+	}
+	if !strings.Contains(log.String(), "p.md:6: not run (not named by -only)") {
+		t.Errorf("log %q does not say why the second table was not run", log.String())
+	}
+}

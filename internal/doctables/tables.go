@@ -23,6 +23,7 @@ var marker = regexp.MustCompile(`^<!--\s*table(\s*\(minutes\))?:\s*(.+?)\s*-->$`
 // runner regenerates or checks the tables of a tree's pages.
 type runner struct {
 	all   bool      // also the tables marked (minutes)
+	only  string    // run only the commands holding this text; "" for all
 	mnist string    // the MNIST directory, "" for none
 	log   io.Writer // what was skipped, and why
 	bin   string    // the directory of the programs built from the tree; "" until built
@@ -78,6 +79,7 @@ func (r *runner) page(root, path string, check bool) (stale []string, err error)
 		if len(table) < 2 {
 			return nil, fmt.Errorf("%s: no Markdown table after the table comment", where)
 		}
+		fmt.Fprintf(r.log, "%s: running: %s\n", where, command)
 		out, err := r.run(root, command)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %s: %v", where, command, err)
@@ -106,6 +108,8 @@ func (r *runner) page(root, path string, check bool) (stale []string, err error)
 // skip returns why a table's command is not run, or "".
 func (r *runner) skip(command string, minutes bool) string {
 	switch {
+	case r.only != "" && !strings.Contains(command, r.only):
+		return "not named by -only"
 	case minutes && !r.all:
 		return "takes minutes; -all runs it"
 	case strings.Contains(command, "$MNIST") && r.mnist == "":
@@ -136,7 +140,9 @@ func (r *runner) run(root, command string) (string, error) {
 	defer os.RemoveAll(dir)
 	cmd := exec.Command("sh", "-c", command)
 	cmd.Dir = dir
-	cmd.Env = r.env()
+	if cmd.Env, err = r.env(root); err != nil {
+		return "", err
+	}
 	var stdout, stderr bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &stdout, &stderr
 	if err := cmd.Run(); err != nil {
@@ -147,23 +153,28 @@ func (r *runner) run(root, command string) (string, error) {
 
 // env is the environment of a command, based on this process's. The
 // programs built from the tree come first on PATH. CVAR_KERNEL names the
-// kernels the pages show, and MNIST is the runner's. GODEBUG is dropped: a
-// CI leg may switch CPU features off with it. So the programs take the
-// pages' kernels.
-func (r *runner) env() []string {
+// kernels the pages show, and MNIST is the runner's. REPO names the tree's
+// root, so that a command can run a script of the repository. GODEBUG is
+// dropped: a CI leg may switch CPU features off with it. So the programs
+// take the pages' kernels.
+func (r *runner) env(root string) ([]string, error) {
+	repo, err := filepath.Abs(root)
+	if err != nil {
+		return nil, err
+	}
 	var env []string
 	for _, v := range os.Environ() {
 		name, _, _ := strings.Cut(v, "=")
 		switch name {
-		case "GODEBUG", "CVAR_KERNEL", "PATH", "MNIST":
+		case "GODEBUG", "CVAR_KERNEL", "PATH", "MNIST", "REPO":
 		default:
 			env = append(env, v)
 		}
 	}
-	return append(env, "PATH="+r.bin+string(filepath.ListSeparator)+os.Getenv("PATH"), "CVAR_KERNEL="+pagesKernel, "MNIST="+r.mnist)
+	return append(env, "PATH="+r.bin+string(filepath.ListSeparator)+os.Getenv("PATH"), "CVAR_KERNEL="+pagesKernel, "MNIST="+r.mnist, "REPO="+repo), nil
 }
 
-// build builds cvar and cvargen from the tree under root, once.
+// build builds cvar, cvargen and cvarbench from the tree under root, once.
 func (r *runner) build(root string) error {
 	if r.bin != "" {
 		return nil
@@ -172,7 +183,7 @@ func (r *runner) build(root string) error {
 	if err != nil {
 		return err
 	}
-	cmd := exec.Command("go", "build", "-o", bin+string(filepath.Separator), "./cmd/cvar", "./cmd/cvargen")
+	cmd := exec.Command("go", "build", "-o", bin+string(filepath.Separator), "./cmd/cvar", "./cmd/cvargen", "./cmd/cvarbench")
 	cmd.Dir = root
 	if out, err := cmd.CombinedOutput(); err != nil {
 		os.RemoveAll(bin)
