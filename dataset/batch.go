@@ -6,14 +6,14 @@ import (
 	"github.com/cvarlearn/cvar/batch"
 )
 
-// Batch returns ds as the training data of package batch (for cvar.Train,
-// cvar.Evaluate and the batch engine): its features and, for
-// classification, its labels over K() classes, or, for regression, its
-// targets. Sparse data gives sparse batch data (batch.NewSparseData), which
-// every model trains on and is evaluated on, the MLP included. The values are shared, not copied, so ds must not change while
-// the result is in use. Errors name the data set: those of batch.NewData
-// and batch.NewSparseData (no rows, shapes that do not match, labels out of range),
-// and a nil ds.
+// Batch returns ds as the training data of package batch. cvar.Train,
+// cvar.Evaluate and the batch engine take it. It holds the features, and
+// the labels over K() classes or the regression targets. Sparse data gives
+// sparse batch data (batch.NewSparseData). Every model trains and is
+// evaluated on it, the MLP included. The values are shared, not copied, so
+// ds must not change while the result is in use. Errors name the data set.
+// They are those of batch.NewData and batch.NewSparseData: no rows, shapes
+// that do not match, labels out of range. A nil ds is an error too.
 func (ds *Dataset[T]) Batch() (*batch.Data[T], error) {
 	if ds == nil {
 		return nil, errNoDataset

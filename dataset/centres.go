@@ -1,7 +1,7 @@
 package dataset
 
-// Centres reports whether p subtracts a mean from some feature, which
-// would fill in the zeros of sparse data: data for such a preprocessing is
+// Centres reports whether p subtracts a mean from some feature. That would
+// fill in the zeros of sparse data. So data for such a preprocessing is
 // read dense.
 func (p *Preprocessing) Centres() bool {
 	for _, m := range p.Mean {

@@ -16,21 +16,22 @@ const (
 	StorageBF16  = "bf16" // a bfloat16 a feature (batch.NewDataBF16)
 )
 
-// BatchAs is Batch with the features held in the given storage: dense T
-// (StorageDense, or "f32"/"f64" naming T), bytes (StorageU8), IEEE halves
-// (StorageF16) or bfloat16s (StorageBF16), in memory of their own (ds is
-// not referenced for them).
+// BatchAs is Batch with the features held in the given storage. It may be
+// dense T (StorageDense, or "f32"/"f64" naming T) or bytes (StorageU8). It
+// may be IEEE halves (StorageF16) or bfloat16s (StorageBF16). Compact
+// features live in memory of their own; ds is not referenced for them.
 //
-// StorageU8 needs every feature to be a byte in disguise: u/255 (the IDX
-// reader's and -scale unit's pixel intensities, found again exactly) or an
-// integer u in [0, 255]; otherwise it fails, naming the first feature that
-// is not. The kernels then see float32(1/255)·u rounded once in float32,
-// within an ulp of u/255 (see batch.NewDataU8). StorageF16 rounds every
-// feature to the nearest half, ties to even, and fails on a feature beyond
-// the halves' range (±65504). StorageBF16 rounds every feature's float32
-// value to the nearest bfloat16, ties to even (8 bits of significand,
-// float32's range), and fails on one that rounds to ±Inf. Sparse data has
-// no compact storage. A nil ds is an error.
+// StorageU8 needs every feature to be a byte in disguise. A feature may be
+// u/255: the IDX reader's and -scale unit's pixel intensities, found again
+// exactly. It may be an integer u in [0, 255]. Otherwise BatchAs fails,
+// naming the first feature that is not. The kernels then see
+// float32(1/255)·u rounded once in float32, within an ulp of u/255 (see
+// batch.NewDataU8). StorageF16 rounds every feature to the nearest half,
+// ties to even. It fails on a feature beyond the halves' range (±65504).
+// StorageBF16 rounds every feature's float32 value to the nearest
+// bfloat16, ties to even. A bfloat16 has 8 bits of significand and
+// float32's range. It fails on a value that rounds to ±Inf. Sparse data
+// has no compact storage. A nil ds is an error.
 func (ds *Dataset[T]) BatchAs(storage string) (*batch.Data[T], error) {
 	if ds == nil {
 		return nil, errNoDataset

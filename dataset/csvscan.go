@@ -12,14 +12,15 @@ import (
 	"github.com/cvarlearn/cvar/internal/numtext"
 )
 
-// csvScanner splits CSV text into records by the rules of encoding/csv with
-// FieldsPerRecord 0 (every record has as many fields as the first) and
-// neither LazyQuotes nor TrimLeadingSpace: RFC 4180 quoting, "\r\n" read as
-// "\n", empty lines and comment lines skipped, and the same *csv.ParseError
-// values. Unlike encoding/csv it holds a record within a budget: a line
-// longer than maxLine, or a record whose quoted fields span more than
-// maxLine bytes, is an error, its buffers are charged as they grow, and of
-// a record with more fields than the first only the count is kept.
+// csvScanner splits CSV text into records by the rules of encoding/csv. It
+// takes FieldsPerRecord 0: every record has as many fields as the first.
+// It takes neither LazyQuotes nor TrimLeadingSpace. So it has RFC 4180
+// quoting, and reads "\r\n" as "\n". It skips empty lines and comment
+// lines. It gives the same *csv.ParseError values. Unlike encoding/csv it
+// holds a record within a budget. A line longer than maxLine is an error.
+// So is a record whose quoted fields span more than maxLine bytes. Its
+// buffers are charged as they grow. Of a record with more fields than the
+// first, only the count is kept.
 type csvScanner struct {
 	br      *bufio.Reader
 	name    string
@@ -184,7 +185,7 @@ func (s *csvScanner) read() error {
 	return err
 }
 
-// parse splits the record that starts with line into fields; it returns
+// parse splits the record that starts with line into fields. It returns
 // the parse error and the read error, as encoding/csv keeps them apart.
 func (s *csvScanner) parse(line []byte, errRead error) (error, error) {
 	commaLen := utf8.RuneLen(s.comma)

@@ -58,11 +58,11 @@ func ParseTask(s string) (Task, error) {
 	return 0, fmt.Errorf("dataset: unknown task %q; expected classification, regression or auto", s)
 }
 
-// Dataset is N samples of D features held in memory, with either a class
-// label (classification) or a real target (regression) per sample. The
-// features are dense, row-major in X, or, for sparse data (IsSparse: what
-// ReadLIBSVM returns for a sparse file), in CSR form in Indptr, Cols and
-// Vals with X nil. Dense converts the one into the other.
+// Dataset is N samples of D features held in memory. Each sample has a
+// class label (classification) or a real target (regression). Dense
+// features are row-major in X. Sparse data (IsSparse) holds them in CSR
+// form in Indptr, Cols and Vals, with X nil. ReadLIBSVM returns that for a
+// sparse file. Dense converts the one into the other.
 type Dataset[T Float] struct {
 	Name string // file name, or "synthetic-classification" etc.
 	X    []T    // N×D, row-major: row i is X[i*D:(i+1)*D]; nil if sparse
@@ -78,9 +78,9 @@ type Dataset[T Float] struct {
 	Classes  []string // text of each class label, len K; nil for regression
 	Features []string // feature names, len D
 	// Groups, when not nil, holds the group of each row (len N), an index
-	// into GroupNames: the groups a report breaks its metrics down by
-	// (read from a CSV column, CSVOptions.Group, or a group file,
-	// FileOptions.GroupFile). Groups are not features.
+	// into GroupNames. A report breaks its metrics down by them. They are
+	// read from a CSV column (CSVOptions.Group) or a group file
+	// (FileOptions.GroupFile). Groups are not features.
 	Groups     []int32
 	GroupNames []string // name of each group; nil when there are none
 }
@@ -91,11 +91,12 @@ func (ds *Dataset[T]) K() int { return len(ds.Classes) }
 // IsSparse reports whether the features are held in CSR form.
 func (ds *Dataset[T]) IsSparse() bool { return ds.Indptr != nil }
 
-// Dense returns ds with dense features: ds itself if it is dense, else a
-// copy whose X holds the rows (sharing the targets, labels and names). The
-// dense matrix, N×D values of T, must not take more than maxBytes (0:
-// DefaultMaxBytes, negative: no bound); a larger one is an error wrapping
-// ErrTooLarge. Sparse data that Validate refuses, and a nil ds, are errors.
+// Dense returns ds with dense features: ds itself if it is dense. Else it
+// returns a copy whose X holds the rows; the targets, labels and names are
+// shared. The dense matrix, N×D values of T, must not take more than
+// maxBytes (0: DefaultMaxBytes, negative: no bound). A larger one is an
+// error wrapping ErrTooLarge. Sparse data that Validate refuses is an
+// error, and so is a nil ds.
 func (ds *Dataset[T]) Dense(maxBytesBound int64) (*Dataset[T], error) {
 	if ds == nil {
 		return nil, errNoDataset
@@ -134,10 +135,11 @@ func (ds *Dataset[T]) Row(i int) []T {
 	return ds.X[i*ds.D : (i+1)*ds.D : (i+1)*ds.D]
 }
 
-// Subset returns a new dataset holding copies of the given rows, in the
-// given order (rows may repeat, as in a bootstrap sample), with their
-// groups. Class, group and feature names are shared with ds, since they are never modified. Like slice
-// indexing, it panics if a row is out of range.
+// Subset returns a new dataset holding copies of the given rows, with
+// their groups. The rows keep the given order, and may repeat, as in a
+// bootstrap sample. Class, group and feature names are shared with ds,
+// since they are never modified. Like slice indexing, it panics if a row
+// is out of range.
 func (ds *Dataset[T]) Subset(rows []int) *Dataset[T] {
 	sub := &Dataset[T]{
 		Name:     ds.Name,
@@ -187,12 +189,12 @@ func (ds *Dataset[T]) Subset(rows []int) *Dataset[T] {
 	return sub
 }
 
-// Validate checks that ds is consistent and finite: shapes agree, sparse
-// rows' offsets rise and their columns lie below D, every value of X (or
-// Vals) and Y is finite, the labels lie in 0..K-1, the task's target is
-// present and the groups, when there are any, are one a row and name a
-// group. Rows and features in its messages are 0-based. A nil ds is an
-// error.
+// Validate checks that ds is consistent and finite. Shapes must agree.
+// Sparse rows' offsets must rise and their columns lie below D. Every
+// value of X (or Vals) and Y must be finite. The labels must lie in
+// 0..K-1, and the task's target must be present. Groups, when there are
+// any, must be one a row and name a group. Rows and features in its
+// messages are 0-based. A nil ds is an error.
 func (ds *Dataset[T]) Validate() error {
 	if ds == nil {
 		return errNoDataset

@@ -22,8 +22,9 @@ var (
 // errNoDataset is the error of a function given a nil *Dataset.
 var errNoDataset = errors.New("dataset: no data set (nil *Dataset)")
 
-// WidthError is the cause (Error.Err) of a LIBSVM index above the width:
-// the option Dim when given, else MaxDim, the bound on an inferred width.
+// WidthError is the cause (Error.Err) of a LIBSVM index above the width.
+// The width is the option Dim when given. Else it is MaxDim, the bound on
+// an inferred width.
 type WidthError struct {
 	Index int  // the index found (1-based)
 	Width int  // Dim, or MaxDim
@@ -134,8 +135,8 @@ func quoteList(names []string) string {
 	return "[" + strings.Join(parts, " ") + "]"
 }
 
-// clip shortens s, at a rune boundary, for quoting in a message: a
-// corrupt input can hold megabytes where a number was expected.
+// clip shortens s, at a rune boundary, for quoting in a message. A corrupt
+// input can hold megabytes where a number was expected.
 func clip(s string) string {
 	const max = 40
 	if len(s) <= max {

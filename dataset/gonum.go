@@ -7,10 +7,10 @@ import (
 )
 
 // FromMat builds a dataset from a gonum matrix of features (one row per
-// sample) and a target per row. For classification y holds numeric labels,
-// mapped to classes as by the readers (numerically sorted; classes named by
-// their shortest decimal text); for TaskAuto the task is inferred as by the
-// readers. Every value must be finite. The data are copied.
+// sample) and a target per row. For classification y holds numeric
+// labels. They map to classes as in the readers: numerically sorted, and
+// named by their shortest decimal text. For TaskAuto the task is inferred
+// as by the readers. Every value must be finite. The data are copied.
 func FromMat[T Float](name string, x mat.Matrix, y []float64, task Task) (*Dataset[T], error) {
 	if x == nil {
 		return nil, fileError(name, "nil feature matrix")
