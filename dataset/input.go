@@ -10,7 +10,7 @@ import (
 )
 
 // decompressed is the content of an input, decompressed if it was gzip or
-// bzip2, with what is needed to blame a corrupt compressed stream.
+// bzip2. It keeps what is needed to blame a corrupt compressed stream.
 type decompressed struct {
 	br   *bufio.Reader
 	kind string // "gzip", "bzip2" or "" for none
@@ -30,12 +30,11 @@ func decompress(r io.Reader, name string) (*decompressed, error) {
 }
 
 // verify returns err, a problem found in the decompressed content, unless
-// the compressed stream turns out to be corrupt: a decompressor hands out
-// garbage before it detects the damage (gzip checks its CRC only at the
-// end), and that garbage would otherwise be reported as a bad row or
-// header. It then reads on, on this error path only, up to verifyReach
-// bytes of content, since input that never ends (a pipe) has no end to
-// reach.
+// the compressed stream turns out to be corrupt. A decompressor hands out
+// garbage before it detects the damage; gzip checks its CRC only at the
+// end. That garbage would otherwise be reported as a bad row or header.
+// So verify reads on, on this error path only. It reads up to verifyReach
+// bytes of content: input that never ends (a pipe) has no end to reach.
 //
 // The errors of the memory bound and the line limit are returned as they
 // are: they stop reading input that may never end.
@@ -136,7 +135,7 @@ func Compression(b []byte) string {
 func isGzip(b []byte) bool { return len(b) >= 3 && b[0] == 0x1f && b[1] == 0x8b && b[2] == 8 }
 
 // isBzip2 recognises "BZh", a block size digit and the magic of the first
-// block or of the end of an empty stream; checking ten bytes keeps a text
+// block or of the end of an empty stream. Checking ten bytes keeps a text
 // file that happens to begin with "BZh" from being mistaken for bzip2.
 func isBzip2(b []byte) bool {
 	if len(b) < 10 || string(b[:3]) != "BZh" || b[3] < '1' || b[3] > '9' {
@@ -146,9 +145,9 @@ func isBzip2(b []byte) bool {
 		bytes.Equal(b[4:10], []byte{0x17, 0x72, 0x45, 0x38, 0x50, 0x90})
 }
 
-// skipBOM drops a UTF-8 byte-order mark, which spreadsheet programs put at
-// the start of exported CSV files and which would otherwise become part of
-// the first column's name.
+// skipBOM drops a UTF-8 byte-order mark. Spreadsheet programs put one at
+// the start of exported CSV files. It would otherwise become part of the
+// first column's name.
 func skipBOM(br *bufio.Reader) {
 	if b, err := br.Peek(3); err == nil && string(b) == "\xef\xbb\xbf" {
 		br.Discard(3)

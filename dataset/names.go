@@ -6,7 +6,7 @@ import (
 )
 
 // plainName is the base name of path in lower case, without a trailing
-// .gz or .bz2: the name that the format and the delimiter are read from.
+// .gz or .bz2. The format and the delimiter are read from it.
 func plainName(path string) string {
 	name := strings.ToLower(filepath.Base(path))
 	for _, z := range []string{".gz", ".bz2"} {
@@ -15,10 +15,10 @@ func plainName(path string) string {
 	return name
 }
 
-// FormatOfName is the format a data file's name says, compared in lower
-// case after any .gz or .bz2: "csv" for .csv, .tsv and .tab, "libsvm" for
-// .svm, .libsvm, .svmlight and .scale, "idx" for .idx or a name holding
-// idx3-ubyte; "" when the name does not say.
+// FormatOfName is the format a data file's name says. Names are compared
+// in lower case, after any .gz or .bz2. "csv" is for .csv, .tsv and .tab.
+// "libsvm" is for .svm, .libsvm, .svmlight and .scale. "idx" is for .idx
+// or a name holding idx3-ubyte. It is "" when the name does not say.
 func FormatOfName(path string) string {
 	name := plainName(path)
 	switch ext := filepath.Ext(name); {
@@ -33,8 +33,8 @@ func FormatOfName(path string) string {
 }
 
 // CommaOfName is the delimiter of the CSV file at path, for
-// CSVOptions.Comma: a tab for a name ending .tsv or .tab (in any case,
-// before any .gz or .bz2), else a comma.
+// CSVOptions.Comma. It is a tab for a name ending .tsv or .tab, else a
+// comma. The ending may be in any case, before any .gz or .bz2.
 func CommaOfName(path string) rune {
 	switch filepath.Ext(plainName(path)) {
 	case ".tsv", ".tab":
@@ -44,9 +44,9 @@ func CommaOfName(path string) rune {
 }
 
 // IDXLabelsPath is the label file of the IDX image file at images, by
-// MNIST's naming: the same name with labels-idx1 in place of images-idx3
-// (or labels.idx1 for images.idx3), as train-images-idx3-ubyte has
-// train-labels-idx1-ubyte. It reports false for a name that holds
+// MNIST's naming. It is the same name with labels-idx1 in place of
+// images-idx3, or labels.idx1 for images.idx3. So train-images-idx3-ubyte
+// has train-labels-idx1-ubyte. It reports false for a name that holds
 // neither.
 func IDXLabelsPath(images string) (string, bool) {
 	labels := strings.Replace(images, "images-idx3", "labels-idx1", 1)
@@ -54,8 +54,8 @@ func IDXLabelsPath(images string) (string, bool) {
 	return labels, labels != images
 }
 
-// Head is ds's first n rows: ds itself when it has at most n rows or n ≤
-// 0, else a copy (Subset).
+// Head is ds's first n rows. It is ds itself when it has at most n rows or
+// n ≤ 0, else a copy (Subset).
 func (ds *Dataset[T]) Head(n int) *Dataset[T] {
 	if n <= 0 || ds.N <= n {
 		return ds
@@ -68,8 +68,8 @@ func (ds *Dataset[T]) Head(n int) *Dataset[T] {
 }
 
 // SingleClass reports whether every row of classification data ds has the
-// same class, and that class's text; such data cannot train a classifier
-// (a data set with one class named, or with none, reports true too).
+// same class, and that class's text. Such data cannot train a classifier.
+// A data set with one class named, or with none, reports true too.
 func (ds *Dataset[T]) SingleClass() (string, bool) {
 	if ds.K() < 2 {
 		if ds.K() == 0 {

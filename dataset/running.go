@@ -6,19 +6,20 @@ import (
 	"slices"
 )
 
-// Fitting the preprocessing and inferring the task one row at a time, for
-// data read as a Stream, which is not held in memory: the counterparts of
-// FitStandardizer, FitTargetScaler and TaskAuto for data that is.
+// Fitting the preprocessing and inferring the task one row at a time. They
+// serve data read as a Stream, which is not held in memory. They are the
+// counterparts of FitStandardizer, FitTargetScaler and TaskAuto for data
+// that is.
 
 // RunningStandardizer fits a Standardizer one row at a time with Welford's
-// algorithm, for rows that are not kept (a Stream's), without overflow for
-// values up to float64's limit (see FitStandardizer). The zero value is
-// ready to use.
+// algorithm. It serves rows that are not kept, such as a Stream's. It does
+// not overflow for values up to float64's limit (see FitStandardizer). The
+// zero value is ready to use.
 //
 // Its results differ from FitStandardizer's on the same rows in the last
-// bits (FitStandardizer makes two passes), and it tells a constant column by
-// a deviation of at most 10⁻¹² of max(1, |mean|), not by exact equality; such
-// a column gets Scale 1.
+// bits: FitStandardizer makes two passes. It tells a constant column by a
+// deviation of at most 10⁻¹² of max(1, |mean|), not by exact equality.
+// Such a column gets Scale 1.
 type RunningStandardizer[T Float] struct {
 	n        int
 	mean, m2 []float64 // in units of 1/inv (see hugeValue)
@@ -93,7 +94,7 @@ func (s *RunningTargetScaler) Add(y float64) {
 }
 
 // TargetScaler returns the mean and the population standard deviation of
-// the targets added so far; constant targets (or none) get Scale 1.
+// the targets added so far. Constant targets (or none) get Scale 1.
 func (s *RunningTargetScaler) TargetScaler() TargetScaler {
 	u := unit(s.inv, 0)
 	ts := TargetScaler{Mean: s.mean / u, Scale: 1}
@@ -103,11 +104,11 @@ func (s *RunningTargetScaler) TargetScaler() TargetScaler {
 	return ts
 }
 
-// TaskInference infers the task of numeric targets seen one at a time, as
-// TaskAuto does for numeric targets (see the package documentation):
-// integers with at most MaxAutoClasses distinct values are class labels,
-// anything else a regression target. It keeps at most MaxAutoClasses + 1
-// distinct values. The zero value is ready to use.
+// TaskInference infers the task of numeric targets seen one at a time. It
+// infers as TaskAuto does for numeric targets (see the package
+// documentation). Integers with at most MaxAutoClasses distinct values are
+// class labels. Anything else is a regression target. It keeps at most
+// MaxAutoClasses + 1 distinct values. The zero value is ready to use.
 type TaskInference struct {
 	distinct   map[float64]struct{} // -0 and 0 are one key
 	fractional bool
@@ -137,9 +138,9 @@ func (ti *TaskInference) Task() Task {
 }
 
 // Classes returns the class texts of the values added, in increasing
-// numeric order, as the readers name numeric classes ("-1", "1"; "0" for
-// -0); nil when Task is Regression. A row's class is the index of its
-// value's text.
+// numeric order. The texts are as the readers name numeric classes: "-1",
+// "1", and "0" for -0. It returns nil when Task is Regression. A row's
+// class is the index of its value's text.
 func (ti *TaskInference) Classes() []string {
 	if ti.Task() != Classification {
 		return nil

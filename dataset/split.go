@@ -13,13 +13,13 @@ import (
 const DefaultTrainFrac = 2.0 / 3
 
 // Split divides the rows of ds into a training set of round(trainFrac·N)
-// rows and a validation set of the rest, both copies that keep the rows'
-// order; Splitter says which row goes where, so that a stream that reads
+// rows and a validation set of the rest. Both are copies that keep the
+// rows' order. Splitter says which row goes where. So a stream that reads
 // the same rows can make the same split. trainFrac 0 means
 // DefaultTrainFrac. The split depends only on N, trainFrac and seed, on
 // every platform and Go version. Both parts are non-empty, so N must be at
-// least 2; the split is not stratified. A nil ds, or one that Validate
-// refuses, is an error.
+// least 2. The split is not stratified. A nil ds is an error, and so is
+// one that Validate refuses.
 func Split[T Float](ds *Dataset[T], trainFrac float64, seed uint64) (train, val *Dataset[T], err error) {
 	if !(trainFrac == 0 || trainFrac > 0 && trainFrac < 1) {
 		return nil, nil, fmt.Errorf("dataset: training fraction %v; expected a number in (0,1)", trainFrac)
@@ -46,11 +46,11 @@ func Split[T Float](ds *Dataset[T], trainFrac float64, seed uint64) (train, val 
 	return ds.Subset(tr), ds.Subset(va), nil
 }
 
-// Splitter decides, row by row, the split that Split makes of N rows: row
-// i goes to the training set when π(i) < round(trainFrac·N), for a seeded
-// pseudorandom permutation π of 0..N-1 (a Feistel network, cycle-walked
-// onto 0..N-1). It needs O(1) memory and no pass over the rows, so that a
-// stream that knows N can split exactly as Split does.
+// Splitter decides, row by row, the split that Split makes of N rows. Row
+// i goes to the training set when π(i) < round(trainFrac·N). π is a seeded
+// pseudorandom permutation of 0..N-1: a Feistel network, cycle-walked onto
+// 0..N-1. It needs O(1) memory and no pass over the rows. So a stream that
+// knows N can split exactly as Split does.
 type Splitter struct {
 	n, nTrain int
 	half      uint // bits of each half of the Feistel network's domain
@@ -89,7 +89,7 @@ func (s *Splitter) NTrain() int { return s.nTrain }
 func (s *Splitter) Train(i int) bool { return s.perm(uint64(i)) < uint64(s.nTrain) }
 
 // perm is π(i): the Feistel permutation of 0..4^half-1, applied again
-// until the value falls in 0..N-1 (cycle walking), which restricts it to a
+// until the value falls in 0..N-1. That cycle walking restricts it to a
 // permutation of 0..N-1. The domain is less than 4N, so the expected
 // number of rounds is below 4.
 func (s *Splitter) perm(x uint64) uint64 {

@@ -151,13 +151,13 @@ func gcd(a, b uint64) uint64 {
 	return a
 }
 
-// WriteLIBSVM writes ds in LIBSVM format: a line a row, the class text
-// (classification) or the target, then index:value for every non-zero,
-// indices 1-based and increasing (a sparse row's entries in column order,
-// a repeated column summed). Values are written in the shortest form that
-// reads back to the same T. ReadLIBSVM reads the file back (with Dim for
-// trailing all-zero features). A nil w, and a nil ds or one that Validate
-// refuses, are errors.
+// WriteLIBSVM writes ds in LIBSVM format, a line a row. A line holds the
+// class text (classification) or the target. Then comes index:value for
+// every non-zero, with indices 1-based and increasing. A sparse row's
+// entries come in column order, a repeated column summed. Values are
+// written in the shortest form that reads back to the same T. ReadLIBSVM
+// reads the file back, with Dim for trailing all-zero features. A nil w is
+// an error. So is a nil ds, or one that Validate refuses.
 func WriteLIBSVM[T Float](w io.Writer, ds *Dataset[T]) error {
 	if w == nil {
 		return errors.New("dataset: no writer (nil io.Writer)")

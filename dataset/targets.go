@@ -5,14 +5,16 @@ import (
 	"slices"
 )
 
-// mapEntryBytes is what a reader charges for an entry of a map it builds
-// (a distinct label): the slot, the map's spare room, and its growth.
+// mapEntryBytes is what a reader charges for an entry of a map it builds,
+// such as a distinct label. It counts the slot, the map's spare room, and
+// its growth.
 const mapEntryBytes = 64
 
 // targetList holds the targets of the samples read so far within the
-// reader's budget: their classes when the classes are imposed, their values
-// for a regression, and otherwise their texts, one after another, which
-// resolve turns into classes or values once every sample is read.
+// reader's budget. It holds their classes when the classes are imposed,
+// and their values for a regression. Otherwise it holds their texts, one
+// after another. resolve turns those into classes or values once every
+// sample is read.
 type targetList[T Float] struct {
 	ts     *targetSpec
 	b      *budget
