@@ -6,8 +6,8 @@ import (
 )
 
 // FileOptions say how LoadFile reads a data file of any format. Each field
-// is the reader option of the same name (CSVOptions, LIBSVMOptions,
-// IDXOptions) for the formats that have one.
+// is the reader option of the same name, for the formats that have one
+// (CSVOptions, LIBSVMOptions, IDXOptions).
 type FileOptions struct {
 	// Format is "csv", "libsvm" or "idx"; "" takes "idx" for a directory
 	// and FormatOfName for a file.
@@ -23,9 +23,9 @@ type FileOptions struct {
 	Target   string
 	NoHeader bool
 	Group    string
-	// GroupFile, if not empty, is a group file for the data of any format
-	// but CSV with Group (see ReadGroups): the groups of the rows read
-	// (with a Limit, of its first lines).
+	// GroupFile, if not empty, is a group file for the data (see
+	// ReadGroups). It serves any format but CSV with Group. It holds the
+	// groups of the rows read; with a Limit, its first lines do.
 	GroupFile string
 	// Dim, MaxDim and SparseBelow are LIBSVM's.
 	Dim, MaxDim int
@@ -80,8 +80,8 @@ func (o *FileOptions) idxFiles(path string) (images, labels string, err error) {
 }
 
 // LabelsPath is the file that holds the labels of the data at path, for
-// messages about them: path itself, or for IDX data its label file (path
-// when there is none).
+// messages about them. It is path itself, or for IDX data its label file
+// (path when there is none).
 func (o *FileOptions) LabelsPath(path string) string {
 	if f, err := o.format(path); err != nil || f != "idx" {
 		return path
@@ -92,11 +92,11 @@ func (o *FileOptions) LabelsPath(path string) string {
 	return path
 }
 
-// LoadFile reads the data at path in its format: a CSV or LIBSVM file
-// (LoadCSV, LoadLIBSVM), an IDX image file with its label file, or a
-// directory of MNIST's IDX files (LoadIDX). IDX files hold class labels:
-// a Task of Regression is an error for them. The rows' groups come from
-// the CSV column Group or from GroupFile.
+// LoadFile reads the data at path in its format. It reads a CSV or LIBSVM
+// file (LoadCSV, LoadLIBSVM). It reads an IDX image file with its label
+// file, or a directory of MNIST's IDX files (LoadIDX). IDX files hold
+// class labels, so a Task of Regression is an error for them. The rows'
+// groups come from the CSV column Group or from GroupFile.
 func LoadFile[T Float](path string, opt FileOptions) (*Dataset[T], error) {
 	format, err := opt.format(path)
 	if err != nil {

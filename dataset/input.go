@@ -29,12 +29,13 @@ func decompress(r io.Reader, name string) (*decompressed, error) {
 	return &decompressed{br: br, kind: kind, name: name}, nil
 }
 
-// verify returns err, a problem found in the decompressed content, unless
-// the compressed stream turns out to be corrupt. A decompressor hands out
-// garbage before it detects the damage; gzip checks its CRC only at the
-// end. That garbage would otherwise be reported as a bad row or header.
-// So verify reads on, on this error path only. It reads up to verifyReach
-// bytes of content: input that never ends (a pipe) has no end to reach.
+// verifyStream returns err, a problem found in the decompressed content,
+// unless the compressed stream turns out to be corrupt. A decompressor
+// hands out garbage before it detects the damage; gzip checks its CRC only
+// at the end. That garbage would otherwise be reported as a bad row or
+// header. So verifyStream reads on, on this error path only. It reads up
+// to verifyReach bytes of content: input that never ends (a pipe) has no
+// end to reach.
 //
 // The errors of the memory bound and the line limit are returned as they
 // are: they stop reading input that may never end.
