@@ -83,7 +83,7 @@ func Bootstrap[T float32 | float64](losses []T, correct []bool, alphas []float64
 	}
 	st := bootStats[T]{alphas: alphas, classified: correct != nil}
 	point := make([]float64, st.count())
-	var sc TailScratch[T]
+	var sc tailScratch[T]
 	if err := st.compute(losses, correct, &sc, point); err != nil {
 		return nil, err
 	}
@@ -118,7 +118,7 @@ func (b bootStats[T]) count() int {
 	return 2*len(b.alphas) + 1
 }
 
-func (b bootStats[T]) compute(ls []T, ok []bool, sc *TailScratch[T], dst []float64) error {
+func (b bootStats[T]) compute(ls []T, ok []bool, sc *tailScratch[T], dst []float64) error {
 	tails, err := sc.AppendTails(nil, ls, b.alphas...)
 	if err != nil {
 		return err
@@ -179,7 +179,7 @@ func (b bootStats[T]) worker(losses []T, correct []bool, samples [][]float64, ne
 		ok = make([]bool, n)
 	}
 	var (
-		sc    TailScratch[T]
+		sc    tailScratch[T]
 		first error
 	)
 	dst := make([]float64, len(samples))

@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/cvarlearn/cvar/batch"
+	"github.com/cvarlearn/cvar/internal/modelkind"
 )
 
 // Metrics summarise a model's losses on a data set.
@@ -34,7 +35,7 @@ type Evaluator[T batch.Float] struct {
 	mu      sync.Mutex // held by the running call
 	model   batch.Model[T]
 	engine  *batch.Engine[T]
-	scratch TailScratch[T]
+	scratch tailScratch[T]
 	losses  []T // Metrics' buffers
 	classes []int
 }
@@ -116,8 +117,9 @@ func (ev *Evaluator[T]) scoresInto(buf, theta []T, data *batch.Data[T]) ([]T, er
 	return buf, nil
 }
 
-// Predictions returns each row's predicted class (classification; see
-// PredictedClass) in a new slice. The data's targets or labels are not used
+// Predictions returns each row's predicted class in a new slice. One score
+// (binary logistic regression) predicts 1 when positive; more scores
+// predict the first highest. The data's targets or labels are not used
 // and may be absent. Errors as for Losses.
 func (ev *Evaluator[T]) Predictions(theta []T, data *batch.Data[T]) ([]int, error) {
 	ev.mu.Lock()
@@ -127,29 +129,10 @@ func (ev *Evaluator[T]) Predictions(theta []T, data *batch.Data[T]) ([]int, erro
 		return nil, err
 	}
 	pred := make([]int, n)
-	if err := ev.eachRow(theta, data, func(i int, s []T) { pred[i] = PredictedClass(s) }); err != nil {
+	if err := ev.eachRow(theta, data, func(i int, s []T) { pred[i] = modelkind.Class(s) }); err != nil {
 		return nil, err
 	}
 	return pred, nil
-}
-
-// PredictedClass returns the class predicted from one row's scores: for a
-// single score (binary logistic regression) 1 when it is positive, else 0;
-// otherwise the highest-scoring class, the first one on ties.
-func PredictedClass[T batch.Float](scores []T) int {
-	if len(scores) == 1 {
-		if scores[0] > 0 {
-			return 1
-		}
-		return 0
-	}
-	best := 0
-	for j, v := range scores {
-		if v > scores[best] {
-			best = j
-		}
-	}
-	return best
 }
 
 // eachRow calls fn with every row's index and scores under θ, from several
@@ -189,7 +172,7 @@ func (ev *Evaluator[T]) Metrics(theta []T, data *batch.Data[T], alphas ...float6
 		}
 		ev.classes = ev.classes[:data.N]
 		pred := ev.classes
-		if err := ev.eachRow(theta, data, func(i int, s []T) { pred[i] = PredictedClass(s) }); err != nil {
+		if err := ev.eachRow(theta, data, func(i int, s []T) { pred[i] = modelkind.Class(s) }); err != nil {
 			return Metrics{}, err
 		}
 		correct := 0

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/cvarlearn/cvar/batch"
+	"github.com/cvarlearn/cvar/internal/modelkind"
 )
 
 // TestEvaluatorAgrees checks that an Evaluator reused over data sets of
@@ -66,8 +67,8 @@ func TestEvaluatorAgrees(t *testing.T) {
 				k := c.model.NumOutputs()
 				correct = make([]bool, data.N)
 				for r := range correct {
-					if PredictedClass(scores[r*k:(r+1)*k]) != pred[r] {
-						t.Fatalf("%s set %d row %d: PredictedClass of the scores is not the prediction", c.name, i, r)
+					if modelkind.Class(scores[r*k:(r+1)*k]) != pred[r] {
+						t.Fatalf("%s set %d row %d: modelkind.Class of the scores is not the prediction", c.name, i, r)
 					}
 					correct[r] = pred[r] == int(data.Labels[r])
 				}
@@ -88,21 +89,6 @@ func TestEvaluatorAgrees(t *testing.T) {
 func sameMetrics(a, b Metrics) bool {
 	same := func(x, y float64) bool { return x == y || math.IsNaN(x) && math.IsNaN(y) }
 	return a.N == b.N && same(a.MeanLoss, b.MeanLoss) && same(a.Accuracy, b.Accuracy) && reflect.DeepEqual(a.Tails, b.Tails)
-}
-
-func TestPredictedClass(t *testing.T) {
-	t.Parallel()
-	for _, c := range []struct {
-		scores []float64
-		want   int
-	}{
-		{[]float64{0.5}, 1}, {[]float64{0}, 0}, {[]float64{-1}, 0},
-		{[]float64{1, 3, 2}, 1}, {[]float64{2, 2, 1}, 0}, {[]float64{-3, -1}, 1},
-	} {
-		if got := PredictedClass(c.scores); got != c.want {
-			t.Errorf("PredictedClass(%v) = %d, want %d", c.scores, got, c.want)
-		}
-	}
 }
 
 // lossesOf is Evaluator.Losses of a one-call Evaluator on threads workers.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cvarlearn/cvar/batch"
 	"github.com/cvarlearn/cvar/dataset"
+	"github.com/cvarlearn/cvar/internal/modelkind"
 )
 
 // Fit gathers, one row at a time, what training must know of data it does
@@ -35,8 +36,9 @@ type Fit[T batch.Float] struct {
 
 // FitOptions say how Resolve settles a Fit.
 type FitOptions struct {
-	// Kind is the model (one of batch.Kinds); "" or "auto" means
-	// ModelKindFor the data.
+	// Kind is the model (one of batch.Kinds). "" or "auto" picks it from
+	// the data: linear for regression, logistic for two classes, else
+	// softmax.
 	Kind string
 	// Scaling is the features' scaling, ScaleTarget whether a regression
 	// target is standardised (see StreamOptions).
@@ -158,7 +160,7 @@ func (f *Fit[T]) Resolve(opt FitOptions) (StreamInfo, dataset.Preprocessing, err
 	if info.NTrain == 0 {
 		return info, dataset.Preprocessing{}, errors.New("cvar: no training rows")
 	}
-	task := ModelTask(opt.Kind)
+	task := modelkind.Task(opt.Kind)
 	if task == dataset.TaskAuto {
 		task = f.labels.Task()
 		if opt.Classes != nil {
@@ -173,7 +175,7 @@ func (f *Fit[T]) Resolve(opt FitOptions) (StreamInfo, dataset.Preprocessing, err
 	}
 	info.Kind = opt.Kind
 	if info.Kind == "" || info.Kind == "auto" {
-		info.Kind = ModelKindFor(task, len(info.Classes))
+		info.Kind = modelkind.For(task, len(info.Classes))
 	}
 	prep, err := f.preprocessing(opt)
 	if err == nil && task == dataset.Regression && opt.Classes != nil {

@@ -8,6 +8,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/cvarlearn/cvar/batch"
+	"github.com/cvarlearn/cvar/internal/modelkind"
 	"github.com/cvarlearn/cvar/internal/numtext"
 	"github.com/cvarlearn/cvar/internal/worstby"
 )
@@ -258,7 +259,7 @@ func (ev *Evaluator[T]) Collapse(theta []T, data *batch.Data[T]) (Collapse, erro
 		return Collapse{}, err
 	}
 	pred, top := make([]int, n), make([]float64, n)
-	err = ev.eachRow(theta, data, func(i int, s []T) { pred[i], top[i] = PredictedClass(s), maxProb(s) })
+	err = ev.eachRow(theta, data, func(i int, s []T) { pred[i], top[i] = modelkind.Class(s), maxProb(s) })
 	if err != nil {
 		return Collapse{}, err
 	}
@@ -271,7 +272,7 @@ func collapseOf[T batch.Float](scores []T, outputs int, labels []int32, k int) C
 	pred, top := make([]int, len(labels)), make([]float64, len(labels))
 	for i := range labels {
 		s := scores[i*outputs : (i+1)*outputs]
-		pred[i], top[i] = PredictedClass(s), maxProb(s)
+		pred[i], top[i] = modelkind.Class(s), maxProb(s)
 	}
 	return collapseFrom(pred, top, labels, k)
 }
@@ -321,7 +322,7 @@ func maxProb[T batch.Float](s []T) float64 {
 		}
 		return 1 / (1 + math.Exp(-math.Abs(float64(s[0]))))
 	}
-	top := float64(s[PredictedClass(s)])
+	top := float64(s[modelkind.Class(s)])
 	var sum float64
 	for _, v := range s {
 		sum += math.Exp(float64(v) - top)

@@ -48,7 +48,7 @@ func TestMisuseReturnsErrors(t *testing.T) {
 		defer o.Close()
 		return o.Observe(x, 0, label)
 	}
-	var ts TailScratch[float64]
+	var ts tailScratch[float64]
 	var noCtx context.Context
 	closedEvaluator := func() error {
 		ev, err := NewEvaluator(model, 2)
@@ -127,11 +127,10 @@ func TestMisuseReturnsErrors(t *testing.T) {
 		{"VaR Inf", func() error { _, err := VaR([]float32{float32(math.Inf(1))}, 0.5); return err }},
 		{"WeightedCVaR short weights", func() error { _, _, err := WeightedCVaR(x, []float64{1}, 0.5); return err }},
 		{"Tails α 2", func() error { _, err := Tails(x, 0.1, 2); return err }},
-		{"TailScratch.CVaR", func() error { _, err := ts.CVaR(nil, 0.1); return err }},
-		{"TailScratch.VaR", func() error { _, err := ts.VaR(x, -1); return err }},
-		{"TailScratch.CVaRVaR", func() error { _, _, err := ts.CVaRVaR(x, 1.1); return err }},
-		{"TailScratch.WeightedCVaR", func() error { _, _, err := ts.WeightedCVaR(x, []float64{-1, 1, 1}, 0.5); return err }},
-		{"TailScratch.AppendTails", func() error { _, err := ts.AppendTails(nil, []float64{}, 0.5); return err }},
+		{"tailScratch.CVaR", func() error { _, err := ts.CVaR(nil, 0.1); return err }},
+		{"tailScratch.VaR", func() error { _, err := ts.VaR(x, -1); return err }},
+		{"tailScratch.WeightedCVaR", func() error { _, _, err := ts.WeightedCVaR(x, []float64{-1, 1, 1}, 0.5); return err }},
+		{"tailScratch.AppendTails", func() error { _, err := ts.AppendTails(nil, []float64{}, 0.5); return err }},
 		{"Method.UnmarshalText", func() error { var m Method; return m.UnmarshalText([]byte("alg9")) }},
 		{"Smoothing.UnmarshalText", func() error { var s Smoothing; return s.UnmarshalText([]byte("cubic")) }},
 	}

@@ -93,12 +93,12 @@ func checkWeights(n int, weights []float64) error {
 // with ℓ(1) ≥ … ≥ ℓ(n) the losses sorted descending (see the definitions at
 // the top of this file): CVaR_1 is the mean, CVaR_α for α < 1/n the maximum.
 // α ∈ (0, 1] is the tail fraction, not a confidence level. O(n) by
-// selection; sums in compensated float64. It allocates O(n) scratch; reuse a
-// TailScratch to avoid that. Errors: ErrAlpha, ErrEmpty, ErrNonFinite
+// selection; sums in compensated float64. It allocates O(n) scratch a call;
+// an Evaluator reuses its own. Errors: ErrAlpha, ErrEmpty, ErrNonFinite
 // (ErrNaN) naming the offending index. Losses may be float32 or float64;
 // sums are taken in float64 whatever T is.
 func CVaR[T float32 | float64](losses []T, alpha float64) (float64, error) {
-	var s TailScratch[T]
+	var s tailScratch[T]
 	return s.CVaR(losses, alpha)
 }
 
@@ -107,7 +107,7 @@ func CVaR[T float32 | float64](losses []T, alpha float64) (float64, error) {
 // when α = 1. It is the τ that minimises τ + (1/(αn)) Σ [ℓ_i − τ]_+, and one
 // of the losses, so it is exact. O(n) by selection. Errors as for CVaR.
 func VaR[T float32 | float64](losses []T, alpha float64) (float64, error) {
-	var s TailScratch[T]
+	var s tailScratch[T]
 	return s.VaR(losses, alpha)
 }
 
@@ -126,7 +126,7 @@ func VaR[T float32 | float64](losses []T, alpha float64) (float64, error) {
 // Errors: those of CVaR, and ErrWeights for a length mismatch, a negative,
 // NaN or infinite weight, all-zero weights or an infinite sum.
 func WeightedCVaR(losses, weights []float64, alpha float64) (cvar, valueAtRisk float64, err error) {
-	var s TailScratch[float64]
+	var s tailScratch[float64]
 	return s.WeightedCVaR(losses, weights, alpha)
 }
 
@@ -144,24 +144,22 @@ type Tail struct {
 // Each entry equals CVaR and VaR at that α (VaR exactly, CVaR within
 // float64 rounding). Errors as for CVaR; every α is checked before any work.
 func Tails[T float32 | float64](losses []T, alphas ...float64) ([]Tail, error) {
-	var s TailScratch[T]
+	var s tailScratch[T]
 	return s.AppendTails(nil, losses, alphas...)
 }
 
-// TailScratch holds the index scratch of the risk metrics so that repeated
-// calls allocate nothing once it has grown to the largest n (AppendTails
-// also needs room in dst). The zero value is ready to use; it must not be
-// copied after first use. Its methods behave exactly as the functions of
-// the same name. A TailScratch is safe for concurrent use; its calls are
-// serialised (their results are values, and AppendTails appends to the
-// caller's dst). Goroutines that want to compute in parallel use one each.
-type TailScratch[T float32 | float64] struct {
+// tailScratch holds the index scratch of the risk metrics. Repeated calls
+// then allocate nothing once it has grown to the largest n. The zero value
+// is ready; it must not be copied after first use. Its methods behave as
+// the functions of the same name. Its calls are serialised, so an
+// Evaluator shared by goroutines may hold one.
+type tailScratch[T float32 | float64] struct {
 	mu     sync.Mutex // held by the running call
 	perm   []int
 	cv, va []float64
 }
 
-func (s *TailScratch[T]) grow(n int) []int {
+func (s *tailScratch[T]) grow(n int) []int {
 	if cap(s.perm) < n {
 		s.perm = make([]int, n)
 	}
@@ -169,7 +167,7 @@ func (s *TailScratch[T]) grow(n int) []int {
 }
 
 // CVaR is CVaR using s's scratch.
-func (s *TailScratch[T]) CVaR(losses []T, alpha float64) (float64, error) {
+func (s *tailScratch[T]) CVaR(losses []T, alpha float64) (float64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := checkAlpha(alpha); err != nil {
@@ -183,7 +181,7 @@ func (s *TailScratch[T]) CVaR(losses []T, alpha float64) (float64, error) {
 }
 
 // VaR is VaR using s's scratch.
-func (s *TailScratch[T]) VaR(losses []T, alpha float64) (float64, error) {
+func (s *tailScratch[T]) VaR(losses []T, alpha float64) (float64, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := checkAlpha(alpha); err != nil {
@@ -209,23 +207,9 @@ func (s *TailScratch[T]) VaR(losses []T, alpha float64) (float64, error) {
 	return float64(losses[p[k]]), nil
 }
 
-// CVaRVaR returns both CVaR_α and VaR_α from one selection.
-func (s *TailScratch[T]) CVaRVaR(losses []T, alpha float64) (cvar, valueAtRisk float64, err error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if err := checkAlpha(alpha); err != nil {
-		return math.NaN(), math.NaN(), err
-	}
-	if err := checkLosses(losses); err != nil {
-		return math.NaN(), math.NaN(), err
-	}
-	cvar, valueAtRisk = tail.CVaRVaR(losses, alpha, s.grow(len(losses)))
-	return cvar, valueAtRisk, nil
-}
-
 // WeightedCVaR is the package's WeightedCVaR for losses of type T, using s's
 // scratch.
-func (s *TailScratch[T]) WeightedCVaR(losses []T, weights []float64, alpha float64) (cvar, valueAtRisk float64, err error) {
+func (s *tailScratch[T]) WeightedCVaR(losses []T, weights []float64, alpha float64) (cvar, valueAtRisk float64, err error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := checkAlpha(alpha); err != nil {
@@ -243,7 +227,7 @@ func (s *TailScratch[T]) WeightedCVaR(losses []T, weights []float64, alpha float
 
 // AppendTails appends to dst the Tail at each α (as Tails) and returns the
 // extended slice; on error it returns dst unchanged.
-func (s *TailScratch[T]) AppendTails(dst []Tail, losses []T, alphas ...float64) ([]Tail, error) {
+func (s *tailScratch[T]) AppendTails(dst []Tail, losses []T, alphas ...float64) ([]Tail, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, a := range alphas {

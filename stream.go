@@ -93,8 +93,9 @@ type StreamOptions[T batch.Float] struct {
 	// evaluation's workers. OnEpoch is called after each pass, on the
 	// scale of the targets training sees.
 	Options Options
-	// Kind is the model (one of batch.Kinds); "" or "auto" means
-	// ModelKindFor the data.
+	// Kind is the model (one of batch.Kinds). "" or "auto" picks it from
+	// the data: linear for regression, logistic for two classes, else
+	// softmax.
 	Kind string
 	// Model, when not nil, makes the model once the data is known, for
 	// instance to bound its size or to set the mlp's width; nil means

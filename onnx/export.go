@@ -210,7 +210,7 @@ func (g *graph) scores(m *cvar.ModelFile, x, out string) string {
 }
 
 // classify adds the outputs of a classifier to its scores. They are the
-// class text (classes) and index of cvar.PredictedClass, and the
+// class text (classes) and index the cvar command predicts, and the
 // probabilities. The probabilities are the softmax of the logits. For
 // logistic regression they are σ(−m) and σ(m) of the margin m. The graph
 // computes them as the softmax of (−m/2, m/2). That keeps the smaller

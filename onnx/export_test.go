@@ -17,6 +17,7 @@ import (
 	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/batch"
 	"github.com/cvarlearn/cvar/dataset"
+	"github.com/cvarlearn/cvar/internal/modelkind"
 	pb "github.com/cvarlearn/cvar/onnx/internal/onnxpb"
 )
 
@@ -276,7 +277,7 @@ func checkExport[T batch.Float](t *testing.T, c exportCase, tol float64) {
 				t.Fatalf("row %d: probability %d is %v, want %v (softmax of the library's scores %v)", i, j, v, p[j], row)
 			}
 		}
-		cls := cvar.PredictedClass(row)
+		cls := modelkind.Class(row)
 		if index.i[i] != int64(cls) || string(label.s[i]) != m.Classes[cls] {
 			t.Fatalf("row %d: class %d %q, want %d %q (scores %v)", i, index.i[i], label.s[i], cls, m.Classes[cls], row)
 		}

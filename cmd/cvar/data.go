@@ -10,6 +10,7 @@ import (
 	"github.com/cvarlearn/cvar/batch"
 	"github.com/cvarlearn/cvar/dataset"
 	"github.com/cvarlearn/cvar/internal/footprint"
+	"github.com/cvarlearn/cvar/internal/modelkind"
 )
 
 // synthSeed is the seed of the built-in data: the data set is fixed, and
@@ -88,11 +89,11 @@ func checkRead[T batch.Float](path string, ds *dataset.Dataset[T], rs readSpec, 
 	return ds, nil
 }
 
-// autoKind resolves "auto" from the data (cvar.ModelKindFor); it checks an
+// autoKind resolves "auto" from the data (modelkind.For); it checks an
 // explicit kind against it.
 func autoKind[T batch.Float](kind string, ds *dataset.Dataset[T]) (string, error) {
 	if kind == "auto" || kind == "" {
-		return cvar.ModelKindFor(ds.Task, ds.K()), nil
+		return modelkind.For(ds.Task, ds.K()), nil
 	}
 	if kind == batch.KindLogistic && ds.K() != 2 {
 		return "", fmt.Errorf("%s has %d classes; logistic regression is binary (use -model softmax or mlp)", ds.Name, ds.K())
@@ -252,7 +253,7 @@ func isDir(path string) bool {
 // loadFull reads the -data file, or generates the built-in data suited to
 // the model kind.
 func loadFull[T batch.Float](f *dataFlags, kind string) (*dataset.Dataset[T], cvar.Provenance, error) {
-	task := cvar.ModelTask(kind)
+	task := modelkind.Task(kind)
 	if f.data == "" {
 		if err := checkMemory(fmt.Sprintf("the built-in data of -n %d samples × -d %d features", f.n, f.d), footprint.Dense[T](f.n, f.d), f.maxMemory); err != nil {
 			return nil, cvar.Provenance{}, err

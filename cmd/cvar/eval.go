@@ -10,6 +10,7 @@ import (
 	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/batch"
 	"github.com/cvarlearn/cvar/internal/modelio"
+	"github.com/cvarlearn/cvar/internal/modelkind"
 	"github.com/cvarlearn/cvar/internal/report"
 	"github.com/cvarlearn/cvar/internal/worstby"
 )
@@ -123,7 +124,7 @@ func evalRun[T batch.Float](e *env, df *dataFlags, m *cvar.ModelFile, cfg evalCo
 	if data.IsClassification() {
 		correct = make([]bool, data.N)
 		for i := range correct {
-			correct[i] = cvar.PredictedClass(scores[i*k:(i+1)*k]) == int(data.Labels[i])
+			correct[i] = modelkind.Class(scores[i*k:(i+1)*k]) == int(data.Labels[i])
 		}
 	}
 	bar := newProgress(e, "bootstrap", cfg.boot*(1+ds.NumGroups()))

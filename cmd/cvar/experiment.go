@@ -14,6 +14,7 @@ import (
 	"github.com/cvarlearn/cvar/dataset"
 	"github.com/cvarlearn/cvar/experiment"
 	"github.com/cvarlearn/cvar/internal/errtext"
+	"github.com/cvarlearn/cvar/internal/modelkind"
 )
 
 // defaultExperimentEpochs is the number of epochs of experiment: the
@@ -193,7 +194,7 @@ func (cfg *expConfig) checkFormats() error {
 		}
 		if f == "" || f == builtinClass {
 			d, k := cfg.data.d, cfg.data.classes
-			if cvar.ModelTask(cfg.model.Value) != dataset.Regression && d < 2*k+1 {
+			if modelkind.Task(cfg.model.Value) != dataset.Regression && d < 2*k+1 {
 				return usagef("-d %d: the built-in classification data with %d classes needs at least %d features", d, k, 2*k+1)
 			}
 			continue
@@ -299,7 +300,7 @@ func (cfg *expConfig) dataSet(file string) (dataFlags, string) {
 	case builtinReg:
 		df.data = ""
 		if kind == "auto" {
-			kind = cvar.ModelKindFor(dataset.Regression, 0)
+			kind = modelkind.For(dataset.Regression, 0)
 		}
 	}
 	return df, kind
@@ -308,7 +309,7 @@ func (cfg *expConfig) dataSet(file string) (dataFlags, string) {
 // datasetLabel names a data set in tables and figure files.
 func datasetLabel(df *dataFlags, kind string) string {
 	if df.data == "" {
-		if cvar.ModelTask(kind) == dataset.Regression {
+		if modelkind.Task(kind) == dataset.Regression {
 			return synthRegName
 		}
 		return synthClassName

@@ -12,6 +12,7 @@ import (
 	"github.com/cvarlearn/cvar/batch"
 	"github.com/cvarlearn/cvar/internal/jsonfloat"
 	"github.com/cvarlearn/cvar/internal/modelio"
+	"github.com/cvarlearn/cvar/internal/modelkind"
 )
 
 const predictSynopsis = `cvar predict -in MODEL [flags]
@@ -129,7 +130,7 @@ func predictRun[T batch.Float](e *env, df *dataFlags, m *cvar.ModelFile, cfg pre
 		p := prediction{Row: i + 1}
 		row := scores[i*k : (i+1)*k]
 		if m.K > 0 {
-			p.Class = m.Classes[cvar.PredictedClass(row)]
+			p.Class = m.Classes[modelkind.Class(row)]
 			p.scores = make([]float64, k)
 			p.Scores = make([]jsonfloat.Lossy, k)
 			for j, v := range row {

@@ -13,6 +13,7 @@ import (
 	"github.com/cvarlearn/cvar/batch"
 	"github.com/cvarlearn/cvar/dataset"
 	"github.com/cvarlearn/cvar/internal/jsonfloat"
+	"github.com/cvarlearn/cvar/internal/modelkind"
 )
 
 // Streaming training (train -stream) reads a CSV or LIBSVM file row by row
@@ -27,7 +28,7 @@ import (
 // numbers, which text labels are not.
 func streamLabelError(err error, kind string) error {
 	var de *dataset.Error
-	if cvar.ModelTask(kind) == dataset.Regression || !errors.As(err, &de) || !strings.HasPrefix(de.Msg, "target ") || !strings.HasSuffix(de.Msg, " is not a number") {
+	if modelkind.Task(kind) == dataset.Regression || !errors.As(err, &de) || !strings.HasPrefix(de.Msg, "target ") || !strings.HasSuffix(de.Msg, " is not a number") {
 		return err
 	}
 	e := *de

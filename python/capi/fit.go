@@ -9,6 +9,7 @@ import (
 	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/batch"
 	"github.com/cvarlearn/cvar/dataset"
+	"github.com/cvarlearn/cvar/internal/modelkind"
 )
 
 // defaultRadius is the radius of the ball K that alg1–3 train in when the
@@ -119,12 +120,12 @@ func (cfg *fitConfig) task() (dataset.Task, error) {
 }
 
 // kind resolves the model kind as cvar train does: auto from the task and
-// the classes (cvar.ModelKindFor), an explicit kind checked against them.
+// the classes (modelkind.For), an explicit kind checked against them.
 func (cfg *fitConfig) kind(task dataset.Task, k int) (string, error) {
 	if cfg.Model == "" || cfg.Model == "auto" {
-		return cvar.ModelKindFor(task, k), nil
+		return modelkind.For(task, k), nil
 	}
-	if t := cvar.ModelTask(cfg.Model); t == dataset.TaskAuto {
+	if t := modelkind.Task(cfg.Model); t == dataset.TaskAuto {
 		return "", fmt.Errorf("cvar: unknown model %q (want auto, %s)", cfg.Model, joinKinds())
 	} else if t != task {
 		return "", fmt.Errorf("cvar: the %s model fits %v, not %v", cfg.Model, t, task)
