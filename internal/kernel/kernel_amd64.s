@@ -7,71 +7,80 @@
 //
 // Requires: AVX2, FMA3. Each TEXT lists the ISA extensions it uses.
 
-// Compact features: cvtU8F32 widens bytes with VPMOVZXBD, converts them
-// with VCVTDQ2PS (exact: every byte is a float32) and multiplies by the
-// scale with VMULPS (one rounding, the float32 product fl(scale·u), which
-// the generic reference replays); cvtF16F32 widens IEEE half floats with
-// VCVTPH2PS (F16C; exact); cvtBF16F32 widens bfloat16s with VPMOVZXWD and
-// shifts them into a float32's top half with VPSLLD (exact). All take n a
-// multiple of 8 (the Go driver converts the last n mod 8 elements) and
-// touch nothing past the n elements.
+// Compact features: conversions, and kernels that read compact rows.
+// cvtU8F32 widens bytes with VPMOVZXBD and converts them with VCVTDQ2PS.
+// That is exact: every byte is a float32. It then multiplies by the scale
+// with VMULPS. That is one rounding, the float32 product fl(scale·u), which
+// the generic reference replays. Then cvtF16F32 widens IEEE half floats with
+// VCVTPH2PS (F16C; exact). The kernel cvtBF16F32 widens bfloat16s with
+// VPMOVZXWD and shifts them into a float32's top half with VPSLLD (exact).
+// All take n a multiple of 8; the Go driver converts the last n mod 8
+// elements. They touch nothing past the n elements.
 //
-// marginsU8F32 and addRowsU8F32 read byte rows directly (the row kernels of
-// the linear models on u8 data): VPMOVZXBD and VCVTDQ2PS widen 8 bytes to
-// 8 floats, which meet the float32 weights or coefficients in FMAs;
-// marginsF16F32 and addRowsF16F32 do the same on halves with VCVTPH2PS
-// (F16C), marginsBF16F32 and addRowsBF16F32 on bfloat16s with VPMOVZXWD and
-// VPSLLD. Margins prefetch pfRows rows ahead (rows come one at a time); a row
-// at a time, 32 columns a step in four accumulators, then 8 (d a multiple
-// of 8: the Go driver takes the last d mod 8 columns and the scale).
+// marginsU8F32 and addRowsU8F32 read byte rows directly: the row kernels of
+// the linear models on u8 data. VPMOVZXBD and VCVTDQ2PS widen 8 bytes to 8
+// floats. These meet the float32 weights or coefficients in FMAs. The
+// kernels marginsF16F32 and addRowsF16F32 do the same on halves with
+// VCVTPH2PS (F16C). The kernels marginsBF16F32 and addRowsBF16F32 do it on
+// bfloat16s with VPMOVZXWD and VPSLLD. The margins prefetch pfRows rows
+// ahead, as rows come one at a time. They take a row at a time, 32 columns a
+// step in four accumulators, then 8. The count d is a multiple of 8: the Go
+// driver takes the last d mod 8 columns and the scale.
 //
 // Requires: AVX2, FMA3 (cvtU8F32, marginsU8F32, addRowsU8F32), and F16C
 // (cvtF16F32, marginsF16F32, addRowsF16F32).
 //
-// zMarginsU8F32, zAddRowsU8F32, zMarginsF16F32, zAddRowsF16F32 and the
-// BF16 pair are their AVX-512 twins, emitted from the same bodies on zmm registers (AVX512F):
-// VPMOVZXBD zmm widens 16 bytes, VCVTPH2PS zmm 16 halves, VPMOVZXWD zmm
-// 16 bfloat16s; 64 columns a
-// step, then 16, then the last 8 (d is a multiple of 8) in ymm with the
-// 256-bit loads, so that no load reaches past d and no opmask is needed.
-// AddRows makes the same FMAs in the same order as the 256-bit kernels (bit
-// for bit alike); margins sum in other lanes (within the same bound).
-// impl_amd64.go takes them only for the "avx512" implementation.
+// zMarginsU8F32, zAddRowsU8F32, zMarginsF16F32, zAddRowsF16F32 and the BF16
+// pair are their AVX-512 twins. They are emitted from the same bodies on zmm
+// registers (AVX512F). VPMOVZXBD zmm widens 16 bytes, VCVTPH2PS zmm 16
+// halves, VPMOVZXWD zmm 16 bfloat16s. They take 64 columns a step, then 16.
+// The last 8 go in ymm with the 256-bit loads, as d is a multiple of 8. So
+// no load reaches past d, and no opmask is needed. AddRows makes the same
+// FMAs in the same order as the 256-bit kernels, bit for bit. Margins sum in
+// other lanes, within the same bound. The Go side (impl_amd64.go) takes them
+// only for the "avx512" implementation.
 //
-// zMarginsKU8F32, zAddOuterKU8F32, zMarginsKF16F32, zAddOuterKF16F32, the
-// BF16 ones (and their PF variants) are the zmm class kernels zMarginsKF32 and
-// zAddOuterKF32 emitted on compact rows, so that the multi-class products
-// (softmax, the MLP's first layer) read bytes, halves or bfloat16s without
-// a float32 conversion buffer: each register of a row is widened as it loads (16
-// bytes, VPMOVZXBD, VCVTDQ2PS, then VMULPS by the scale; 16 halves,
-// VCVTPH2PS; 16 bfloat16s, VPMOVZXWD and VPSLLD) to exactly the float32 value of the converted matrix, then
+// zMarginsKU8F32, zAddOuterKU8F32, zMarginsKF16F32, zAddOuterKF16F32 and the
+// BF16 ones are zmm class kernels. So are their PF variants. They are
+// zMarginsKF32 and zAddOuterKF32 emitted on compact rows. So the multi-class
+// products (softmax, the MLP's first layer) read bytes, halves or bfloat16s
+// without a float32 conversion buffer. Each register of a row is widened as
+// it loads:
+//
+//   - 16 bytes: VPMOVZXBD, VCVTDQ2PS, then VMULPS by the scale;
+//   - 16 halves: VCVTPH2PS;
+//   - 16 bfloat16s: VPMOVZXWD and VPSLLD.
+//
+// That gives exactly the float32 value of the converted matrix. It then
 // meets the same FMAs in the same order as in the float32 kernel, bit for
-// bit. Tails: the last d mod 16 columns load under K1 with zeroing masking
-// (VPMOVZXBD, VCVTPH2PS and VPMOVZXWD with an opmask read nothing of
-// masked-off lanes), so rows may end at an unreadable page and d is any. Prefetching
-// as the float32 kernels, at the same distance in columns. Requires:
-// AVX512F, BMI2, F16C (halves).
+// bit. Tails: the last d mod 16 columns load under K1 with zeroing masking.
+// VPMOVZXBD, VCVTPH2PS and VPMOVZXWD with an opmask read nothing of
+// masked-off lanes. So rows may end at an unreadable page, and d is any.
+// They prefetch as the float32 kernels, at the same distance in columns.
+// Requires: AVX512F, BMI2, F16C (halves).
 //
-// marginsKU8F32, addOuterKU8F32, marginsKF16F32, addOuterKF16F32, the
-// BF16 ones (and PF) are the ymm class kernels marginsKF32 and
-// addOuterKF32 emitted on compact rows the same way (8 elements a register,
-// the scale of bytes in Y14), bit for bit those kernels. AVX2 has no byte- or half-masked load: the last
-// t = d (cols) mod 8 columns are read as the 8 elements that end with them,
-// moved down to lanes 0..t−1 by VPERMPS (indices 8−t+i from laneIdx) and
-// cleared past t by VANDPS with the lane mask, the values VMASKMOVPS gives
-// on the converted row, so nothing past a row is read and a row (the strip
-// up to its end) must have 8 elements. Requires: AVX2, FMA3, F16C (halves).
+// marginsKU8F32, addOuterKU8F32, marginsKF16F32, addOuterKF16F32 and the
+// BF16 ones (and PF) are ymm class kernels. They are marginsKF32 and
+// addOuterKF32 emitted on compact rows the same way, bit for bit those
+// kernels. A register holds 8 elements, and Y14 holds the scale of bytes.
+// AVX2 has no byte- or half-masked load. So the last t = d (cols) mod 8
+// columns are read as the 8 elements that end with them. VPERMPS moves them
+// down to lanes 0..t−1, with indices 8−t+i from laneIdx. VANDPS with the
+// lane mask clears them past t. These are the values VMASKMOVPS gives on the
+// converted row. So nothing past a row is read. A row (the strip up to its
+// end) must have 8 elements. Requires: AVX2, FMA3, F16C (halves).
 
 // Level-1 kernels: Dot, Axpy, Lerp for float32 and float64.
 //
-// Tails: Dot's main loop takes 64 float32 / 32 float64 elements (eight
-// registers, eight accumulators) per iteration, then two registers and one
-// (Axpy's and Lerp's main loops take four registers, then one at a time);
-// the last 0..7 float32 / 0..3 float64 elements are read and written with
-// VMASKMOVPS/PD under a lane mask from maskTab32/maskTab64, so no kernel
-// touches memory past the end of its slices (masked-off lanes are neither
-// loaded nor stored). Dot's main loop prefetches 1 KiB ahead on both inputs
-// (PREFETCHT0 never faults, so prefetching past the end is harmless).
+// Tails: Dot's main loop takes 64 float32 / 32 float64 elements per
+// iteration, in eight registers and eight accumulators. Then it takes two
+// registers, and one. Axpy's and Lerp's main loops take four registers, then
+// one at a time. The last 0..7 float32 / 0..3 float64 elements go under a
+// lane mask from maskTab32/maskTab64. They are read and written with
+// VMASKMOVPS/PD. So no kernel touches memory past the end of its slices:
+// masked-off lanes are neither loaded nor stored. Dot's main loop prefetches
+// 1 KiB ahead on both inputs. PREFETCHT0 never faults, so prefetching past
+// the end is harmless.
 //
 // Accuracy: Axpy and Lerp are elementwise, y[i] = fma(a, x[i], y[i]) and
 // y[i] = fma(t, x[i]-y[i], y[i]), each rounded once. Dot sums in eight
@@ -85,81 +94,98 @@
 // Requires: AVX2, FMA3.
 //
 // Precision: float64 kernels compute in float64, four lanes per 256-bit
-// register. Exp, Log1p, the logistic loss and softplus in float32 compute in
-// float32, eight lanes per register, with float32 twins of the float64
-// algorithms (expPS, log1pPS in _asm/amd64/math.go). The other float32
-// kernels (squared, absolute, none, hinge, quadratic, SoftmaxCE) widen four
-// inputs with VCVTPS2PD, run the float64 code and round once with VCVTPD2PS,
-// so squared, absolute, hinge, none and quadratic replay the generic
-// reference's float64 operations exactly (bit-identical results in both
-// precisions).
+// register. In float32, Exp, Log1p, the logistic loss and softplus compute
+// in float32, eight lanes per register. They use float32 twins of the
+// float64 algorithms (expPS, log1pPS in _asm/amd64/math.go). The other
+// float32 kernels widen four inputs with VCVTPS2PD, run the float64 code and
+// round once with VCVTPD2PS. These are squared, absolute, none, hinge,
+// quadratic and SoftmaxCE. So squared, absolute, hinge, none and quadratic
+// replay the generic reference's float64 operations exactly. Their results
+// are bit-identical in both precisions.
 //
-// Tails: four elements per step (eight for native float32); the last elements
-// are loaded and stored with VMASKMOVPD / VMASKMOVPS under a lane mask,
-// so nothing past the slices is touched. SoftmaxCE walks each row the same
-// way, with masked-off lanes forced to −Inf for the max and to 0 for the sum;
-// it takes rows in blocks of four, whose four sums share one log1p and one
-// division, and the last n mod 4 rows one at a time. softmaxLanes (k ≤ 16)
-// takes four rows a step as the lanes instead: class j of the four rows
-// loaded element by element (VMOVSS/VINSERTPS, VMOVSD/VMOVHPD) into one
-// float64 register, kept in a stack frame slot a class, and stored back by
-// VMOVSS/VEXTRACTPS (VMOVSD/VMOVHPD); the max, exp, sum (in class order),
-// log1p and division are lane for lane. Its caller passes it whole blocks of
-// four rows and the rest to softmax.
+// Tails: four elements per step, eight for native float32. The last elements
+// are loaded and stored with VMASKMOVPD / VMASKMOVPS under a lane mask. So
+// nothing past the slices is touched. SoftmaxCE walks each row the same way.
+// Its masked-off lanes are forced to −Inf for the max and to 0 for the sum.
+// It takes rows in blocks of four, whose four sums share one log1p and one
+// division. The last n mod 4 rows go one at a time.
 //
-// exp (expPD): table-free. The input is clamped to [−746, 710] (NaN passes
-// through the min/max unchanged); k = round(x/ln2) by adding the shifter
-// 1.5·2^52 to x·log2(e) in one FMA; r = x − k·ln2 with ln2 in two parts
-// (ln2hi has 21 trailing zero bits) and two FMAs, |r| ≤ 0.347; e^r = 1 + r +
-// r²·P(r) with P of degree 9, a Chebyshev fit of (e^r − 1 − r)/r² on
-// [−ln2/2, ln2/2] (our own, made with mpmath; truncation < 0.15 ulp), Horner
-// with FMAs; then the result is scaled by 2^k as two multiplications by
-// 2^⌊k/2⌋ and 2^(k−⌊k/2⌋), built in the exponent bits, so 2^1024 and the
-// subnormal range need no special case: x ≥ 709.79 gives +Inf, x ≤ −745.14
-// gives +0, and subnormal results are rounded once, by the last
-// multiplication, from the ≤1-ulp value of e^r·2^⌊k/2⌋ (so they are within one
-// unit of the subnormal grid, typically correctly rounded). exp(±0) = 1,
-// exp(+Inf) = +Inf, exp(−Inf) = 0, exp(NaN) = NaN.
+// The kernel softmaxLanes (k ≤ 16) takes four rows a step as the lanes
+// instead. Class j of the four rows is loaded element by element into one
+// float64 register (VMOVSS/VINSERTPS, VMOVSD/VMOVHPD). It is kept in a stack
+// frame slot a class. It is stored back by VMOVSS/VEXTRACTPS
+// (VMOVSD/VMOVHPD). The max, exp, sum (in class order), log1p and division
+// are lane for lane. Its caller passes it whole blocks of four rows, and the
+// rest to softmax.
 //
-// log1p (log1pPD): inputs above 2^1000 are first scaled by 2^−100 (and 100
-// added to e below), so that 2^−e stays a normal number; then with
-// u = fl(1+x) and e such that u·2^−e ∈ [√2/2, √2) (from the exponent bits of
-// u), f = x·2^−e + (2^−e − 1) in one FMA — exact
-// for e = 0, one rounding otherwise — so the rounding of 1+x never enters;
-// log1p(x) = e·ln2 + log1p(f), log1p(f) = f − hfsq + s·(hfsq + R(s²)),
-// s = f/(2+f), hfsq = f²/2, R the degree-7 minimax polynomial in s² of
-// fdlibm's log (coefficients Lg1..Lg7), ln2 in two parts. Special inputs are
-// blended in: log1p(±0) = ±0, log1p(+Inf) = +Inf, log1p(NaN) = NaN,
-// log1p(−1) = −Inf, log1p(x < −1) = NaN. Subnormal x gives x.
+// Exp (expPD): table-free.
 //
-// float32 twins: expPS clamps to [−104, 89], reduces the same way with a
-// float32 two-part ln2 and uses the Taylor polynomial of e^r to degree 7
-// (truncation < 0.1 ulp), scaling by 2^k in two steps as above; log1pPS scales
-// inputs above 2^100 by 2^−64 and uses fdlibm's float polynomial Lg1..Lg4.
-// Float32 softplus and logistic loss recompute, in float64, the rare lanes
-// whose e = exp(−|t|) is below the normal float32 range, so a large ε or
-// label never magnifies a subnormal rounding.
+//   - The input is clamped to [−746, 710]. NaN passes through the min/max
+//     unchanged.
+//   - k = round(x/ln2), by adding the shifter 1.5·2^52 to x·log2(e) in one
+//     FMA.
+//   - r = x − k·ln2 with ln2 in two parts and two FMAs, |r| ≤ 0.347. ln2hi
+//     has 21 trailing zero bits.
+//   - e^r = 1 + r + r²·P(r), Horner with FMAs. P has degree 9: a Chebyshev
+//     fit of (e^r − 1 − r)/r² on [−ln2/2, ln2/2], truncation < 0.15 ulp.
+//   - The result is scaled by 2^k as two multiplications, by 2^⌊k/2⌋ and
+//     2^(k−⌊k/2⌋), built in the exponent bits.
 //
-// Accuracy contract (tested against math/big in accuracy_test.go over the
-// whole domain, including ±0, ±Inf, NaN, the overflow and underflow
-// thresholds and subnormal results): exp and log1p within 2 ulp in float64
-// and in float32; sigmoid, softplus and the logistic loss and its derivative,
-// built from e = exp(−|t|) with a sign select so exp never overflows, within
-// 4 ulp in float64 and 2 ulp in float32, where
-// their inputs are exact (ε = 1, y = ±1); otherwise the rounding of t = s/ε
-// or z = y·m adds its condition number |t| (|z|) in ulps.
+// So 2^1024 and the subnormal range need no special case. x ≥ 709.79 gives
+// +Inf, and x ≤ −745.14 gives +0. Subnormal results are rounded once, by the
+// last multiplication. They come from the ≤1-ulp value of e^r·2^⌊k/2⌋. So
+// they are within one unit of the subnormal grid, and typically correctly
+// rounded. Special values: exp(±0) = 1, exp(+Inf) = +Inf, exp(−Inf) = 0,
+// exp(NaN) = NaN.
+//
+// Log1p (log1pPD): inputs above 2^1000 are first scaled by 2^−100, and 100
+// is added to e below. So 2^−e stays a normal number. Let u = fl(1+x), and e
+// such that u·2^−e ∈ [√2/2, √2). e comes from the exponent bits of u. Then
+// f = x·2^−e + (2^−e − 1) in one FMA. That is exact for e = 0, and one
+// rounding otherwise. So the rounding of 1+x never enters. Then:
+//
+//	log1p(x) = e·ln2 + log1p(f)
+//	log1p(f) = f − hfsq + s·(hfsq + R(s²)), s = f/(2+f), hfsq = f²/2
+//
+// R is the degree-7 minimax polynomial in s² of fdlibm's log (coefficients
+// Lg1..Lg7). ln2 is in two parts. Special inputs are blended in:
+// log1p(±0) = ±0, log1p(+Inf) = +Inf, log1p(NaN) = NaN. Also
+// log1p(−1) = −Inf and log1p(x < −1) = NaN. Subnormal x gives x.
+//
+// Float32 twins: expPS clamps to [−104, 89]. It reduces the same way, with a
+// float32 two-part ln2. It uses the Taylor polynomial of e^r to degree 7
+// (truncation < 0.1 ulp). It scales by 2^k in two steps, as above. The twin
+// log1pPS scales inputs above 2^100 by 2^−64. It uses fdlibm's float
+// polynomial Lg1..Lg4. Float32 softplus and logistic loss recompute some
+// rare lanes in float64. Those are the lanes whose e = exp(−|t|) is below
+// the normal float32 range. So a large ε or label never magnifies a
+// subnormal rounding.
+//
+// Accuracy contract, tested against math/big in accuracy_test.go. The tests
+// cover the whole domain: ±0, ±Inf, NaN, the overflow and underflow
+// thresholds and subnormal results.
+//
+//   - exp and log1p: within 2 ulp, in float64 and in float32.
+//   - sigmoid, softplus, and the logistic loss and its derivative: within
+//     4 ulp in float64 and 2 ulp in float32, where their inputs are exact
+//     (ε = 1, y = ±1).
+//
+// These are built from e = exp(−|t|) with a sign select, so exp never
+// overflows. Where the inputs are not exact, the rounding of t = s/ε or
+// z = y·m adds its condition number |t| (|z|) in ulps.
 
 // ReLU kernels: BiasReLU (z = max(z + b, 0) over rows) and ReLUBackward
 // (dh zeroed where the activation is ≤ 0, its rows summed into gb), for
 // float32 and float64, ymm and zmm.
 //
-// Four registers of columns at a time down all the rows (b, or gb's four
-// sums, stay in registers), then one, then the last h mod lanes columns under the
-// tail mask (VMASKMOVPS/PD, or K1), so nothing outside the columns is read
-// or written. The mask of kept lanes is v NLE 0 (VCMPPS predicate 6,
-// true for NaN), ANDed in (ymm) or applied by a zeroing move (zmm): a
-// value ≤ 0, −0 included, becomes +0 and a NaN passes. Each gb[j] adds the
-// rows in order: both kernels are bit for bit their Go loops.
+// Four registers of columns go at a time down all the rows; b, or gb's four
+// sums, stay in registers. Then one register goes, then the last h mod lanes
+// columns under the tail mask (VMASKMOVPS/PD, or K1). So nothing outside the
+// columns is read or written. The mask of kept lanes is v NLE 0: VCMPPS
+// predicate 6, true for NaN. It is ANDed in (ymm) or applied by a zeroing
+// move (zmm). So a value ≤ 0, −0 included, becomes +0, and a NaN passes.
+// Each gb[j] adds the rows in order: both kernels are bit for bit their Go
+// loops.
 
 // Row kernels: Margins (m_i = x_{r_i}·w) and AddRows (g += Σ c_i x_{r_i}) for
 // float32 and float64, over gathered rows (idx) or consecutive rows (idx nil).
@@ -168,15 +194,15 @@
 // Requires: AVX2, FMA3.
 //
 // Blocking: four rows at a time. Margins keeps 8 accumulators (4 rows × 2
-// registers) so every load of w feeds four FMAs; AddRows loads and stores
-// each 2-register chunk of g once per four rows, applying the rows' FMAs in
-// row order (so each g[l] sees exactly the sequential fused multiply-adds).
-// The last 1..3 rows run through a one-row loop.
+// registers), so every load of w feeds four FMAs. AddRows loads and stores
+// each 2-register chunk of g once per four rows. It applies the rows' FMAs
+// in row order. So each g[l] sees exactly the sequential fused
+// multiply-adds. The last 1..3 rows run through a one-row loop.
 //
-// Tails: columns go 16 float32 / 8 float64 at a time (two registers); then one
-// plain register step if 8 (4) columns remain, and one masked step for the
-// last d mod 8 (4) columns with VMASKMOVPS/PD, which neither loads nor stores
-// past the end of a row or g.
+// Tails: columns go 16 float32 / 8 float64 at a time (two registers). Then
+// one plain register step runs if 8 (4) columns remain. One masked step
+// takes the last d mod 8 (4) columns with VMASKMOVPS/PD. It neither loads
+// nor stores past the end of a row or g.
 //
 // Accuracy: AddRows is the sequential loop with each multiply-add fused.
 // Margins sums each row in two vector accumulators plus a final horizontal
@@ -184,123 +210,132 @@
 
 // Register-blocked kernels for MarginsK (m_ij = x_{r_i}·w_j) and AddOuterK
 // (g_j += Σ_i c_ij x_{r_i}) over a block of c ≤ 5 classes, for float32 and
-// float64, over gathered rows (idx) or consecutive rows (idx nil). The class
-// count selects one of five specialised bodies at entry; impl_amd64.go
-// walks the class blocks, row blocks and column strips.
+// float64. They run over gathered rows (idx) or consecutive rows (idx nil).
+// The class count selects one of five specialised bodies at entry. The Go
+// side (impl_amd64.go) walks the class blocks, row blocks and column strips.
 //
 // Requires: AVX2, FMA3.
 //
-// marginsK: two rows × c classes at a time, one vector accumulator per
-// (row, class) pair, so each load of a row serves c classes and each load of
-// a class's weights serves two rows (2c FMAs per 2+c loads). An odd last row
-// runs through a one-row loop with two accumulators per class.
+// Kernel marginsK: two rows × c classes at a time, one vector accumulator
+// per (row, class) pair. So each load of a row serves c classes. Each load
+// of a class's weights serves two rows: 2c FMAs per 2+c loads. An odd last
+// row runs through a one-row loop with two accumulators per class.
 //
-// addOuterK: for each chunk of 16 float32 / 8 float64 columns, the c classes'
-// chunks of g stay in 2c registers while every row of the block adds its
-// c broadcast coefficients times the row's chunk: each g element sees the
-// rows' fused multiply-adds one at a time in increasing row order, exactly
-// the sequential loop with each multiply-add fused.
+// Kernel addOuterK: for each chunk of 16 float32 / 8 float64 columns, the c
+// classes' chunks of g stay in 2c registers. Every row of the block adds its
+// c broadcast coefficients times the row's chunk. So each g element sees the
+// rows' fused multiply-adds one at a time, in increasing row order. That is
+// exactly the sequential loop with each multiply-add fused.
 //
-// Tails: columns go 16 float32 / 8 float64 at a time (two registers); then one
-// plain register step if 8 (4) columns remain, and one masked step for the
-// last d mod 8 (4) columns with VMASKMOVPS/PD, which neither loads nor stores
-// past the end of a row, w or g.
+// Tails: columns go 16 float32 / 8 float64 at a time (two registers). Then
+// one plain register step runs if 8 (4) columns remain. One masked step
+// takes the last d mod 8 (4) columns with VMASKMOVPS/PD. It neither loads
+// nor stores past the end of a row, w or g.
 //
-// Accuracy: marginsK sums each (row, class) in one vector accumulator (two
-// for the one-row loop) plus a horizontal sum: |m_ij − exact| ≤
-// (d+1)·u·Σ_l |x_l w_jl|. addOuterK is bit-exact to the fused sequential loop.
+// Accuracy: marginsK sums each (row, class) in one vector accumulator, two
+// for the one-row loop. Then it adds a horizontal sum:
+//
+//	|m_ij − exact| ≤ (d+1)·u·Σ_l |x_l w_jl|
+//
+// The kernel addOuterK is bit-exact to the fused sequential loop.
 
-// CSR kernels: SparseMargins(K) (m_ij = Σ_p vals[p]·w_j[cols[p]] over the
-// entries of row r_i) and SparseAddRows / SparseAddOuterK
-// (g_j[cols[p]] += c_ij·vals[p]), for float32 and float64, k ≥ 1 weight
-// vectors of d elements one after another. The driver (sparse_driver.go)
-// bounds each call to a budget of k·(non-zeros) multiply-adds.
+// CSR kernels, for float32 and float64:
+//
+//   - SparseMargins(K): m_ij = Σ_p vals[p]·w_j[cols[p]] over the entries of
+//     row r_i;
+//   - SparseAddRows / SparseAddOuterK: g_j[cols[p]] += c_ij·vals[p].
+//
+// The k ≥ 1 weight vectors of d elements lie one after another. The driver
+// (sparse_driver.go) bounds each call to a budget of k·(non-zeros)
+// multiply-adds.
 //
 // Requires: AVX2, FMA3.
 //
-// Checks: each row index is checked against nrows and each row's offsets
-// against the number of entries; a failing row stops the call (the driver
-// then panics through Go's own bounds checks). sparseMargins clamps every
-// column index to d−1 with VPMINUD before the gather (so it never reads
-// outside w) and returns the largest index it saw; sparseAddRows compares
-// each index with d before its store.
+// Checks: each row index is checked against nrows, and each row's offsets
+// against the number of entries. A failing row stops the call. The driver
+// then panics through Go's own bounds checks. The kernel sparseMargins
+// clamps every column index to d−1 with VPMINUD before the gather. So it
+// never reads outside w. It returns the largest index it saw. The kernel
+// sparseAddRows compares each index with d before its store.
 //
-// sparseMargins: per row and weight vector, 16 float32 (two VGATHERDPS of 8)
-// or 8 float64 (two VGATHERDPD of 4, with 4 dword indices each) entries per
-// step into two vector accumulators; then one 8- (4-) entry step; the last
-// entries (count mod 8, or mod 4) load their indices and values with
-// VPMASKMOVD / VMASKMOVPS/PD and gather under the same lane mask, so nothing
-// past the row's entries is read. Accuracy: |m − exact| ≤ (nnz+1)·u·Σ|v·w|,
-// the bound of a dot product in any order; the order is fixed by the row, so
-// results do not depend on how rows are split between calls or threads.
+// Kernel sparseMargins: per row and weight vector, it takes 16 float32 or 8
+// float64 entries per step into two vector accumulators. That is two
+// VGATHERDPS of 8, or two VGATHERDPD of 4 with 4 dword indices each. Then it
+// takes one 8- (4-) entry step. The last entries (count mod 8, or mod 4)
+// load their indices and values with VPMASKMOVD / VMASKMOVPS/PD. They gather
+// under the same lane mask, so nothing past the row's entries is read.
+// Accuracy: |m − exact| ≤ (nnz+1)·u·Σ|v·w|, the bound of a dot product in
+// any order. The order is fixed by the row. So results do not depend on how
+// rows are split between calls or threads.
 //
-// sparseAddRows: there is no scatter in AVX2, and a gather-add-scatter of
-// eight entries would lose the updates of a column repeated among them; the
-// entries are taken one at a time (unrolled by four), each a scalar FMA
-// g[col] = fma(c, v, g[col]): bit-exact to the sequential loop with each
-// multiply-add fused, repeated columns included.
+// Kernel sparseAddRows: there is no scatter in AVX2. A gather-add-scatter of
+// eight entries would lose the updates of a column repeated among them. So
+// the entries are taken one at a time, unrolled by four. Each is a scalar
+// FMA g[col] = fma(c, v, g[col]). This is bit-exact to the sequential loop
+// with each multiply-add fused, repeated columns included.
 
 // AVX-512 kernels (the z* functions): Dot, Axpy, Lerp, Margins, AddRows,
-// MarginsK and AddOuterK for float32 and float64 in 512-bit zmm registers,
-// twins of the kernels above with the same Go signatures and contracts.
+// MarginsK and AddOuterK for float32 and float64. They run in 512-bit zmm
+// registers. They are twins of the kernels above, with the same Go
+// signatures and contracts.
 //
-// Requires: AVX512F, AVX512VL (EVEX forms of 256-bit instructions on
-// Y16..Y31 in the reductions), BMI2 (BZHI builds the tail masks), AVX2,
-// FMA3. impl_amd64.go takes them only for the "avx512" implementation.
+// Requires: AVX512F, AVX512VL, BMI2, AVX2, FMA3. AVX512VL gives the EVEX
+// forms of 256-bit instructions on Y16..Y31 in the reductions. BMI2's BZHI
+// builds the tail masks. The Go side (impl_amd64.go) takes them only for the
+// "avx512" implementation.
 //
 // Tails: whole registers of 16 float32 / 8 float64, then one step under the
-// opmask K1 (the low d mod 16 (8) lanes): VMOVUPS/VMOVUPD with zeroing
-// masking for loads and with merging masking for stores, which neither read
-// nor write masked-off lanes, so nothing past a slice, row, w or g is
-// touched.
+// opmask K1 (the low d mod 16 (8) lanes). Loads are VMOVUPS/VMOVUPD with
+// zeroing masking, and stores with merging masking. These neither read nor
+// write masked-off lanes. So nothing past a slice, row, w or g is touched.
 //
 // Blocking: Margins and AddRows as the 256-bit kernels (four rows, two
-// registers of columns). MarginsK takes two rows × c ≤ 10 classes (20
-// accumulators of 32), AddOuterK keeps 2c ≤ 20 registers of g over the
-// block's rows; with 32 registers MNIST's ten classes are one block.
+// registers of columns). MarginsK takes two rows × c ≤ 10 classes: 20
+// accumulators of 32. AddOuterK keeps 2c ≤ 20 registers of g over the
+// block's rows. With 32 registers, MNIST's ten classes are one block.
 //
 // Accuracy: as the 256-bit kernels. AddRows, AddOuterK, Axpy and Lerp are
 // bit-exact to the fused sequential loops; Dot, Margins and MarginsK sum in
 // vector accumulators: |got − exact| ≤ (n+1)·u·Σ|x_i·y_i|.
 
-// AVX-512 elementwise kernels (zExp*, zLog1p*, zLogistic*, zSquared*,
-// zAbsolute*, zPlus*, zSoftmax*, zSoftmaxLanes*): the kernels of the elementwise section
-// above, emitted from the same bodies on 512-bit zmm registers (sixteen
-// float32 or eight float64 lanes), with the same Go signatures and accuracy
-// contracts (the same operations lane for lane: squared, absolute, none,
-// hinge and quadratic stay bit-identical to the generic reference;
-// SoftmaxCE's sums add eight lanes, then four).
+// AVX-512 elementwise kernels: zExp*, zLog1p*, zLogistic*, zSquared*,
+// zAbsolute*, zPlus*, zSoftmax*, zSoftmaxLanes*. They are the kernels of the
+// elementwise section above, emitted from the same bodies on 512-bit zmm
+// registers: sixteen float32 or eight float64 lanes. They keep the same Go
+// signatures and accuracy contracts, with the same operations lane for lane.
+// So squared, absolute, none, hinge and quadratic stay bit-identical to the
+// generic reference. SoftmaxCE's sums add eight lanes, then four.
 //
 // Requires: AVX512F, AVX512VL (masked 256-bit loads and stores of the
 // widened float32 kernels), BMI2, AVX2, FMA3.
 //
-// Differences from the 256-bit forms: lane masks are opmask registers
-// (VCMPPD/PS into K2, K3; VBLENDMPD/PS; KORW; KORTESTW for the rare float32
-// slow path) where the 256-bit code uses all-ones lanes and VBLENDVPD/PS;
-// bitwise operations are VPANDQ/D, VPORQ/D, VPXORQ/D; and each loop loads
-// the constants its body uses into the zmm registers the body leaves free
-// (up to Z31 downwards, in order of first use) before it starts, so that the
-// loop reads only its data (a 512-bit load per constant use would bound the
-// loop by the load ports). Tails: one step under the opmask K1 (the low
-// n mod 16 (8) lanes), zeroing masked loads and masked stores, as for the
-// products.
+// Differences from the 256-bit forms. Lane masks are opmask registers where
+// the 256-bit code uses all-ones lanes and VBLENDVPD/PS. They use VCMPPD/PS
+// into K2, K3, and VBLENDMPD/PS, KORW, and KORTESTW for the rare float32
+// slow path. Bitwise operations are VPANDQ/D, VPORQ/D, VPXORQ/D. Each loop
+// loads the constants its body uses into the zmm registers the body leaves
+// free, before it starts. They go from Z31 downwards, in order of first use.
+// So the loop reads only its data. A 512-bit load per constant use would
+// bound the loop by the load ports. Tails: one step under the opmask K1 (the
+// low n mod 16 (8) lanes). It uses zeroing masked loads and masked stores,
+// as for the products.
 //
-// zSoftmax: rows eight float64 lanes at a time, the last k mod 8 under K1.
-// A masked store does not forward to a later load of the same bytes, so the
-// exp pass keeps each row's tail e in a 64-byte stack slot (one per row of a
-// block of four) instead of storing it to z, the scale pass reads it from
-// there and is the only masked store, and a block's rows are scaled last to
-// first, so that no row is loaded after a masked store that spans it. The
-// log1p of the sums and the scalar steps are the 256-bit code's.
+// Kernel zSoftmax: rows eight float64 lanes at a time, the last k mod 8
+// under K1. A masked store does not forward to a later load of the same
+// bytes. So the exp pass keeps each row's tail e in a 64-byte stack slot,
+// one per row of a block of four. It does not store it to z. The scale pass
+// reads it from there, and is the only masked store. A block's rows are
+// scaled last to first. So no row is loaded after a masked store that spans
+// it. The log1p of the sums and the scalar steps are the 256-bit code's.
 //
-// zSoftmaxLanes (k ≤ 12): the rows as the lanes, eight rows a step. Class j
-// of the eight rows is gathered (VGATHERDPS/PD, the rows' offsets lane·k
-// in Y16) into Z(j); the max, exp, sum (classes in order, as the generic
-// adds them), log1p, division and scaling are lane for lane, so no sum or
-// max is reduced across lanes; the results are scattered back
-// (VSCATTERDPS/PD). Two classes at a time go through exp, their steps
-// interleaved (expPDs). The last n mod 8 rows run under K1; every gather
-// and scatter takes a copy of it in K2.
+// Kernel zSoftmaxLanes (k ≤ 12): the rows as the lanes, eight rows a step.
+// Class j of the eight rows is gathered into Z(j) by VGATHERDPS/PD, the
+// rows' offsets lane·k in Y16. The max, exp, sum, log1p, division and
+// scaling are lane for lane. The sum adds the classes in order, as the
+// generic adds them. So no sum or max is reduced across lanes. The results
+// are scattered back (VSCATTERDPS/PD). Two classes at a time go through exp,
+// their steps interleaved (expPDs). The last n mod 8 rows run under K1.
+// Every gather and scatter takes a copy of it in K2.
 
 #include "textflag.h"
 

@@ -9,9 +9,9 @@ import (
 )
 
 // The compact-feature loads: rows of uint8 (x = scale·u) or IEEE
-// half-precision features widened to float32. The row kernels of package
-// kernel convert a block of rows into an L1-sized float32 buffer with these
-// and run the float32 row kernels on it, so a row costs its compact bytes
+// half-precision features, widened to float32. The row kernels of package
+// kernel convert a block of rows with these into an L1-sized float32 buffer.
+// They run the float32 row kernels on it. So a row costs its compact bytes
 // from memory.
 
 func init() {
@@ -22,60 +22,68 @@ func init() {
 	compactKStubs()
 }
 
-const compactDoc = `// Compact features: cvtU8F32 widens bytes with VPMOVZXBD, converts them
-// with VCVTDQ2PS (exact: every byte is a float32) and multiplies by the
-// scale with VMULPS (one rounding, the float32 product fl(scale·u), which
-// the generic reference replays); cvtF16F32 widens IEEE half floats with
-// VCVTPH2PS (F16C; exact); cvtBF16F32 widens bfloat16s with VPMOVZXWD and
-// shifts them into a float32's top half with VPSLLD (exact). All take n a
-// multiple of 8 (the Go driver converts the last n mod 8 elements) and
-// touch nothing past the n elements.
+const compactDoc = `// Compact features: conversions, and kernels that read compact rows.
+// cvtU8F32 widens bytes with VPMOVZXBD and converts them with VCVTDQ2PS.
+// That is exact: every byte is a float32. It then multiplies by the scale
+// with VMULPS. That is one rounding, the float32 product fl(scale·u), which
+// the generic reference replays. Then cvtF16F32 widens IEEE half floats with
+// VCVTPH2PS (F16C; exact). The kernel cvtBF16F32 widens bfloat16s with
+// VPMOVZXWD and shifts them into a float32's top half with VPSLLD (exact).
+// All take n a multiple of 8; the Go driver converts the last n mod 8
+// elements. They touch nothing past the n elements.
 //
-// marginsU8F32 and addRowsU8F32 read byte rows directly (the row kernels of
-// the linear models on u8 data): VPMOVZXBD and VCVTDQ2PS widen 8 bytes to
-// 8 floats, which meet the float32 weights or coefficients in FMAs;
-// marginsF16F32 and addRowsF16F32 do the same on halves with VCVTPH2PS
-// (F16C), marginsBF16F32 and addRowsBF16F32 on bfloat16s with VPMOVZXWD and
-// VPSLLD. Margins prefetch pfRows rows ahead (rows come one at a time); a row
-// at a time, 32 columns a step in four accumulators, then 8 (d a multiple
-// of 8: the Go driver takes the last d mod 8 columns and the scale).
+// marginsU8F32 and addRowsU8F32 read byte rows directly: the row kernels of
+// the linear models on u8 data. VPMOVZXBD and VCVTDQ2PS widen 8 bytes to 8
+// floats. These meet the float32 weights or coefficients in FMAs. The
+// kernels marginsF16F32 and addRowsF16F32 do the same on halves with
+// VCVTPH2PS (F16C). The kernels marginsBF16F32 and addRowsBF16F32 do it on
+// bfloat16s with VPMOVZXWD and VPSLLD. The margins prefetch pfRows rows
+// ahead, as rows come one at a time. They take a row at a time, 32 columns a
+// step in four accumulators, then 8. The count d is a multiple of 8: the Go
+// driver takes the last d mod 8 columns and the scale.
 //
 // Requires: AVX2, FMA3 (cvtU8F32, marginsU8F32, addRowsU8F32), and F16C
 // (cvtF16F32, marginsF16F32, addRowsF16F32).
 //
-// zMarginsU8F32, zAddRowsU8F32, zMarginsF16F32, zAddRowsF16F32 and the
-// BF16 pair are their AVX-512 twins, emitted from the same bodies on zmm registers (AVX512F):
-// VPMOVZXBD zmm widens 16 bytes, VCVTPH2PS zmm 16 halves, VPMOVZXWD zmm
-// 16 bfloat16s; 64 columns a
-// step, then 16, then the last 8 (d is a multiple of 8) in ymm with the
-// 256-bit loads, so that no load reaches past d and no opmask is needed.
-// AddRows makes the same FMAs in the same order as the 256-bit kernels (bit
-// for bit alike); margins sum in other lanes (within the same bound).
-// impl_amd64.go takes them only for the "avx512" implementation.
+// zMarginsU8F32, zAddRowsU8F32, zMarginsF16F32, zAddRowsF16F32 and the BF16
+// pair are their AVX-512 twins. They are emitted from the same bodies on zmm
+// registers (AVX512F). VPMOVZXBD zmm widens 16 bytes, VCVTPH2PS zmm 16
+// halves, VPMOVZXWD zmm 16 bfloat16s. They take 64 columns a step, then 16.
+// The last 8 go in ymm with the 256-bit loads, as d is a multiple of 8. So
+// no load reaches past d, and no opmask is needed. AddRows makes the same
+// FMAs in the same order as the 256-bit kernels, bit for bit. Margins sum in
+// other lanes, within the same bound. The Go side (impl_amd64.go) takes them
+// only for the "avx512" implementation.
 //
-// zMarginsKU8F32, zAddOuterKU8F32, zMarginsKF16F32, zAddOuterKF16F32, the
-// BF16 ones (and their PF variants) are the zmm class kernels zMarginsKF32 and
-// zAddOuterKF32 emitted on compact rows, so that the multi-class products
-// (softmax, the MLP's first layer) read bytes, halves or bfloat16s without
-// a float32 conversion buffer: each register of a row is widened as it loads (16
-// bytes, VPMOVZXBD, VCVTDQ2PS, then VMULPS by the scale; 16 halves,
-// VCVTPH2PS; 16 bfloat16s, VPMOVZXWD and VPSLLD) to exactly the float32 value of the converted matrix, then
+// zMarginsKU8F32, zAddOuterKU8F32, zMarginsKF16F32, zAddOuterKF16F32 and the
+// BF16 ones are zmm class kernels. So are their PF variants. They are
+// zMarginsKF32 and zAddOuterKF32 emitted on compact rows. So the multi-class
+// products (softmax, the MLP's first layer) read bytes, halves or bfloat16s
+// without a float32 conversion buffer. Each register of a row is widened as
+// it loads:
+//
+//   - 16 bytes: VPMOVZXBD, VCVTDQ2PS, then VMULPS by the scale;
+//   - 16 halves: VCVTPH2PS;
+//   - 16 bfloat16s: VPMOVZXWD and VPSLLD.
+//
+// That gives exactly the float32 value of the converted matrix. It then
 // meets the same FMAs in the same order as in the float32 kernel, bit for
-// bit. Tails: the last d mod 16 columns load under K1 with zeroing masking
-// (VPMOVZXBD, VCVTPH2PS and VPMOVZXWD with an opmask read nothing of
-// masked-off lanes), so rows may end at an unreadable page and d is any. Prefetching
-// as the float32 kernels, at the same distance in columns. Requires:
-// AVX512F, BMI2, F16C (halves).
+// bit. Tails: the last d mod 16 columns load under K1 with zeroing masking.
+// VPMOVZXBD, VCVTPH2PS and VPMOVZXWD with an opmask read nothing of
+// masked-off lanes. So rows may end at an unreadable page, and d is any.
+// They prefetch as the float32 kernels, at the same distance in columns.
+// Requires: AVX512F, BMI2, F16C (halves).
 //
-// marginsKU8F32, addOuterKU8F32, marginsKF16F32, addOuterKF16F32, the
-// BF16 ones (and PF) are the ymm class kernels marginsKF32 and
-// addOuterKF32 emitted on compact rows the same way (8 elements a register,
-// the scale of bytes in Y14), bit for bit those kernels. AVX2 has no byte- or half-masked load: the last
-// t = d (cols) mod 8 columns are read as the 8 elements that end with them,
-// moved down to lanes 0..t−1 by VPERMPS (indices 8−t+i from laneIdx) and
-// cleared past t by VANDPS with the lane mask, the values VMASKMOVPS gives
-// on the converted row, so nothing past a row is read and a row (the strip
-// up to its end) must have 8 elements. Requires: AVX2, FMA3, F16C (halves).
+// marginsKU8F32, addOuterKU8F32, marginsKF16F32, addOuterKF16F32 and the
+// BF16 ones (and PF) are ymm class kernels. They are marginsKF32 and
+// addOuterKF32 emitted on compact rows the same way, bit for bit those
+// kernels. A register holds 8 elements, and Y14 holds the scale of bytes.
+// AVX2 has no byte- or half-masked load. So the last t = d (cols) mod 8
+// columns are read as the 8 elements that end with them. VPERMPS moves them
+// down to lanes 0..t−1, with indices 8−t+i from laneIdx. VANDPS with the
+// lane mask clears them past t. These are the values VMASKMOVPS gives on the
+// converted row. So nothing past a row is read. A row (the strip up to its
+// end) must have 8 elements. Requires: AVX2, FMA3, F16C (halves).
 `
 
 var compactStubs = map[string]stub{
@@ -205,9 +213,9 @@ func compactKernels(g *gen) {
 	}
 }
 
-// compactKName is the class kernel of v on rows of format f named after the
-// float32 kernel base ("marginsKF32", "addOuterKPFF32"): "zMarginsKU8F32",
-// "zAddOuterKPFF16F32" (zmm), "marginsKU8F32" (ymm).
+// compactKName is the class kernel of v on rows of format f, named after the
+// float32 kernel base ("marginsKF32", "addOuterKPFF32"). It gives
+// "zMarginsKU8F32", "zAddOuterKPFF16F32" (zmm) or "marginsKU8F32" (ymm).
 func compactKName(v vec, base string, f rowFormat) string {
 	b := strings.TrimSuffix(base, "F32") + f.name + "F32"
 	if v.isZ() {
@@ -216,8 +224,8 @@ func compactKName(v vec, base string, f rowFormat) string {
 	return b
 }
 
-// compactKStubs declares the class kernels on compact rows (zmm and ymm):
-// the float32 kernels' signatures, plus the scale of bytes.
+// compactKStubs declares the class kernels on compact rows (zmm and ymm).
+// They have the float32 kernels' signatures, plus the scale of bytes.
 func compactKStubs() {
 	for _, v := range []vec{zmm, ymm} {
 		// zn is the name of v's float32 kernel base.
@@ -303,9 +311,10 @@ var (
 	bf16Rows = rowFormat{name: "BF16", label: "bf16", size: 2, bf16: true}
 )
 
-// load loads a register of v's width of elements at m (8 for ymm, 16 for
-// zmm) as float32 into r: VPMOVZXBD and VCVTDQ2PS for bytes, VCVTPH2PS for
-// halves, VPMOVZXWD and VPSLLD by 16 for bfloat16s (a float32's top half).
+// load loads a register of v's width of elements at m as float32 into r: 8
+// for ymm, 16 for zmm. Bytes take VPMOVZXBD and VCVTDQ2PS, and halves
+// VCVTPH2PS. Bfloat16s take VPMOVZXWD and VPSLLD by 16, into a float32's top
+// half.
 func (f rowFormat) load(g *gen, v vec, m operand.Mem, r VecPhysical) {
 	switch {
 	case f.size == 1:
@@ -319,12 +328,13 @@ func (f rowFormat) load(g *gen, v vec, m operand.Mem, r VecPhysical) {
 	}
 }
 
-// load8 loads 8 elements at m as 8 float32 into the ymm register r (a VEX
-// form: the upper half of the zmm register is cleared).
+// load8 loads 8 elements at m as 8 float32 into the ymm register r. It is a
+// VEX form, so the upper half of the zmm register is cleared.
 func (f rowFormat) load8(g *gen, m operand.Mem, r VecPhysical) { f.load(g, ymm, m, r) }
 
-// u8Row sets R10 to the next row (of bytes, halves or bfloat16s): gathered through idx
-// (BX) or consecutive from SI; R9 is the row stride in bytes.
+// u8Row sets R10 to the next row, of bytes, halves or bfloat16s. Rows are
+// gathered through idx (BX) or consecutive from SI. R9 is the row stride in
+// bytes.
 func u8Row(g *gen, L string) {
 	g.TESTQ(RBX, RBX)
 	g.JZ(operand.LabelRef(L + "consec"))
@@ -339,9 +349,9 @@ func u8Row(g *gen, L string) {
 	g.Label(L + "ready")
 }
 
-// prefetchRowLines asks for the lines of the row at R12, of R8 elements of
-// E bytes (PREFETCHT0 every 64 bytes; R12 and R13 are clobbered), in a loop
-// labelled L.
+// prefetchRowLines asks for the lines of the row at R12, of R8 elements of E
+// bytes, in a loop labelled L. It issues PREFETCHT0 every 64 bytes, and
+// clobbers R12 and R13.
 func prefetchRowLines(g *gen, L string, E uint8) {
 	g.LEAQ(memi(R12, 0, R8, E), R13)
 	g.Label(L)
@@ -357,11 +367,11 @@ func prefetchRowLines(g *gen, L string, E uint8) {
 // enough lines in flight for MNIST-sized rows.
 const pfRows = 8
 
-// marginsU8 is the margins of byte (or half) rows against float32 weights,
-// a row at a time, four registers of columns a step in four accumulators
-// (32 columns in ymm, 64 in zmm), then one register (zmm: then the last 8
-// columns, d being a multiple of 8, in ymm after the accumulators are folded
-// to one ymm register).
+// marginsU8 is the margins of byte (or half) rows against float32 weights, a
+// row at a time. It takes four registers of columns a step in four
+// accumulators: 32 columns in ymm, 64 in zmm. Then it takes one register. In
+// zmm it then folds the accumulators to one ymm register. The last 8 columns
+// go in ymm, as d is a multiple of 8.
 func marginsU8(g *gen, v vec, f rowFormat) {
 	L := v.prefix + "m" + f.label
 	lbl := func(s string) operand.LabelRef { return operand.LabelRef(L + s) }
@@ -387,8 +397,8 @@ func marginsU8(g *gen, v vec, f rowFormat) {
 		g.ANDQ(i32(-W), R14)
 	}
 
-	// The first rows of a call have no earlier row to ask for them: ask
-	// for rows 1 … pfRows−1 now (row 0 is read at once).
+	// The first rows of a call have no earlier row to ask for them. So ask
+	// for rows 1 … pfRows−1 now; row 0 is read at once.
 	g.MOVQ(i32(1), R15)
 	g.Label(L + "pfhead")
 	g.CMPQ(R15, RCX)
@@ -414,9 +424,9 @@ func marginsU8(g *gen, v vec, f rowFormat) {
 	g.TESTQ(RCX, RCX)
 	g.JZ(lbl("done"))
 	u8Row(g, L)
-	// Rows gathered from memory come one at a time: prefetch the row
-	// pfRows ahead, whose address is known, so that several rows' lines
-	// are in flight (a row of bytes is only a few cache lines).
+	// Rows gathered from memory come one at a time. So prefetch the row
+	// pfRows ahead, whose address is known. Then several rows' lines are in
+	// flight; a row of bytes is only a few cache lines.
 	g.CMPQ(RCX, u8(pfRows+1))
 	g.JB(lbl("nopf"))
 	g.TESTQ(RBX, RBX)
@@ -495,9 +505,9 @@ func marginsU8(g *gen, v vec, f rowFormat) {
 }
 
 // addRowsU8 accumulates byte (or half) rows times float32 coefficients into
-// g, four rows, then one row, at a time: four registers of columns a step
-// (32 columns in ymm, 64 in zmm), then one register, then (zmm) the last 8
-// columns in ymm, d being a multiple of 8.
+// g. It takes four rows, then one row, at a time. A step takes four
+// registers of columns: 32 columns in ymm, 64 in zmm. Then it takes one
+// register. In zmm the last 8 columns go in ymm, as d is a multiple of 8.
 func addRowsU8(g *gen, v vec, f rowFormat) {
 	L := v.prefix + "a" + f.label
 	lbl := func(s string) operand.LabelRef { return operand.LabelRef(L + s) }
@@ -531,9 +541,9 @@ func addRowsU8(g *gen, v vec, f rowFormat) {
 	}
 	step, one := fmt.Sprintf("%d", 4*W), fmt.Sprintf("%d", W)
 
-	// Blocks of four rows: each column group of g is loaded and stored
-	// once per four rows, which meet it in row order (the FMAs of the
-	// one-row loop, in the same order).
+	// Blocks of four rows: each column group of g is loaded and stored once
+	// per four rows. The rows meet it in row order, with the FMAs of the
+	// one-row loop, in the same order.
 	g.Label(L + "block")
 	g.CMPQ(RCX, u8(4))
 	g.JB(lbl("row"))
@@ -687,8 +697,8 @@ func cvtU8(g *gen) {
 	g.RET()
 }
 
-// cvt16 converts 32 elements of the 16-bit format f (halves or bfloat16s)
-// a step, then 8, as f's register loads widen them.
+// cvt16 converts 32 elements of the 16-bit format f (halves or bfloat16s) a
+// step, then 8. f's register loads widen them.
 func cvt16(g *gen, f rowFormat) {
 	L := "c" + f.label
 	lbl := func(s string) operand.LabelRef { return operand.LabelRef(L + s) }
@@ -743,7 +753,7 @@ func prefetch(g *gen) {
 }
 
 // denseRows marks the class kernels' rows as values of the kernel's own
-// precision (the float32 and float64 marginsK / addOuterK).
+// precision. These are the float32 and float64 marginsK and addOuterK.
 var denseRows = rowFormat{}
 
 // dense reports rows of the kernel's precision rather than a compact format.
@@ -757,8 +767,8 @@ func (f rowFormat) shift(p prec) int {
 	return int(f.size) / 2
 }
 
-// rowBytes is the size in the rows of n bytes of float32 (or p) columns:
-// the bytes of a row that a register of columns, or a distance, covers.
+// rowBytes is the size in the rows of n bytes of float32 (or p) columns. It
+// is the bytes of a row that a register of columns, or a distance, covers.
 func (f rowFormat) rowBytes(n int) int {
 	if f.dense() {
 		return n
@@ -767,8 +777,8 @@ func (f rowFormat) rowBytes(n int) int {
 }
 
 // compactScale is the register that holds the scale of byte rows in the
-// class kernels (set from the scale argument by loadScale): one the zmm
-// bodies leave free, and in ymm one of the two that neither body uses.
+// class kernels. loadScale sets it from the scale argument. It is one the
+// zmm bodies leave free. In ymm it is one of the two that neither body uses.
 func compactScale(v vec) VecPhysical {
 	if v.isZ() {
 		return z(28)
@@ -783,10 +793,10 @@ func (f rowFormat) loadScale(g *gen, v vec) {
 	}
 }
 
-// loadRow loads a register of v of a row's columns as the kernel's values:
-// dense rows as they are; bytes widened, converted and multiplied by the
-// scale (one rounding, fl(scale·u): the float32 value the dense path sees);
-// halves widened exactly.
+// loadRow loads a register of v of a row's columns as the kernel's values.
+// Dense rows load as they are. Bytes are widened, converted and multiplied
+// by the scale. That is one rounding, fl(scale·u): the float32 value the
+// dense path sees. Halves are widened exactly.
 func (f rowFormat) loadRow(g *gen, v vec, p prec, m operand.Mem, r VecPhysical) {
 	switch f.size {
 	case 0:
@@ -800,15 +810,16 @@ func (f rowFormat) loadRow(g *gen, v vec, p prec, m operand.Mem, r VecPhysical) 
 }
 
 // laneIdx is the table 0, 1, …, 15 of int32 from which endTail loads its
-// VPERMPS indices (set by compactKernels).
+// VPERMPS indices. compactKernels sets it.
 var laneIdx operand.Mem
 
-// endTail prepares the ymm compact class kernels' last cnt mod 8 columns
-// (cnt: the d or cols argument), which have no byte- or half-masked load:
-// R14 = (cnt mod 8 − 8)·size, the offset from the tail's first column to
-// the register of 8 elements that ends with the row's (or strip's) last
-// column, and Y13 = the VPERMPS indices that move those t = cnt mod 8
-// elements down to lanes 0..t−1 (8−t+i: lanes past t wrap, masked off).
+// endTail prepares the ymm compact class kernels' last cnt mod 8 columns,
+// which have no byte- or half-masked load. Here cnt is the d or cols
+// argument. It sets R14 = (cnt mod 8 − 8)·size. That is the offset from the
+// tail's first column to the register of 8 elements that ends with the last
+// column. The last column is the row's, or the strip's. It sets Y13 to the
+// VPERMPS indices 8−t+i, with t = cnt mod 8. They move those t elements down
+// to lanes 0..t−1. Lanes past t wrap, and are masked off.
 func (f rowFormat) endTail(g *gen, cnt operand.Mem) {
 	g.MOVQ(cnt, R14)
 	g.ANDQ(u8(7), R14)
@@ -822,11 +833,12 @@ func (f rowFormat) endTail(g *gen, cnt operand.Mem) {
 	}
 }
 
-// loadRowEnd loads the tail columns at m (set up by endTail) as loadRow on
-// the lanes of the mask in Y15, zeroing the others: it reads the 8 elements
-// that end with the tail, within the row, moves the tail's down to their
-// lanes and clears the rest, the values a masked load of the converted row
-// gives (the caller makes sure the row has 8 elements up to the tail's end).
+// loadRowEnd loads the tail columns at m (set up by endTail) as loadRow
+// does, on the lanes of the mask in Y15. It zeroes the others. It reads the
+// 8 elements that end with the tail, within the row. It moves the tail's
+// down to their lanes and clears the rest. These are the values a masked
+// load of the converted row gives. The caller makes sure the row has 8
+// elements up to the tail's end.
 func (f rowFormat) loadRowEnd(g *gen, p prec, m operand.Mem, r VecPhysical) {
 	m.Index, m.Scale = R14, 1
 	f.loadRow(g, ymm, p, m, r)
@@ -834,9 +846,9 @@ func (f rowFormat) loadRowEnd(g *gen, p prec, m operand.Mem, r VecPhysical) {
 	g.VANDPS(Y15, r, r)
 }
 
-// maskLoadRow is loadRow of the lanes in K1, zeroing the others; the
-// masked-off elements are not read (EVEX masking suppresses their faults),
-// so a row may end at an unreadable page.
+// maskLoadRow is loadRow of the lanes in K1, zeroing the others. The
+// masked-off elements are not read, as EVEX masking suppresses their faults.
+// So a row may end at an unreadable page.
 func (f rowFormat) maskLoadRow(g *gen, p prec, m operand.Mem, r VecPhysical) {
 	switch f.size {
 	case 0:

@@ -1,6 +1,6 @@
 // Command amd64 writes the amd64 kernels of package internal/kernel with
-// avo: the AVX2 kernels and their AVX-512 twins into kernel_amd64.s, and
-// their Go declarations into stubs_amd64.go.
+// avo. It writes the AVX2 kernels and their AVX-512 twins into
+// kernel_amd64.s. It writes their Go declarations into stubs_amd64.go.
 //
 // go generate runs it in internal/kernel (see gen.go there):
 //
@@ -16,12 +16,13 @@
 //   - sparse.go: the CSR kernels (AVX2 only).
 //   - compact.go: the kernels on compact rows.
 //
-// vec.go describes a register width, so that one body serves ymm and zmm.
-// zmm.go writes the zmm twins of the products. docs.go holds the Go
-// declarations' doc comments; sections.go the descriptions at the top of
-// kernel_amd64.s.
+// The file vec.go describes a register width, so that one body serves ymm
+// and zmm. The file zmm.go writes the zmm twins of the products. The file
+// docs.go holds the Go declarations' doc comments. The file sections.go
+// holds the descriptions at the top of kernel_amd64.s.
 //
 // The kernels use physical registers, named as in the declarations'
-// comments. avo checks each instruction form, writes the declarations with
-// their //go:noescape pragmas, and lists the ISA each function requires.
+// comments. The avo package checks each instruction form. It writes the
+// declarations with their //go:noescape pragmas, and lists the ISA each
+// function requires.
 package main

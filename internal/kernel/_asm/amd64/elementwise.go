@@ -21,13 +21,14 @@ type inout struct {
 	vec int
 }
 
-// elementwise writes the loop of one elementwise kernel: whole blocks of
-// one register (four float64, eight native float32; zmm: eight, sixteen),
-// then one masked block for the rest. body computes the outs from the ins;
-// skip is a label name unique to the step for bodies that branch around a
-// rare path. With embed, the loop starts at label name+sfx inside the
-// current TEXT instead of a TEXT of its own. The zmm loop (v = zmm) masks
-// its tail with K1, which the bodies leave alone.
+// elementwise writes the loop of one elementwise kernel. It takes whole
+// blocks of one register, then one masked block for the rest. A register
+// holds four float64 or eight native float32; in zmm, eight or sixteen. The
+// body computes the outs from the ins. skip is a label name unique to the
+// step, for bodies that branch around a rare path. With embed, the loop
+// starts at label name+sfx inside the current TEXT instead of a TEXT of its
+// own. The zmm loop (v = zmm) masks its tail with K1, which the bodies leave
+// alone.
 func (g *gen) elementwise(v vec, name string, l layout, ins []inout, outs []inout, setup func(), body func(skip string), embed bool) {
 	sfx := "F32"
 	if l == wide64 {

@@ -10,14 +10,15 @@ import (
 func init() {
 	sectionDocs = append(sectionDocs, `// Level-1 kernels: Dot, Axpy, Lerp for float32 and float64.
 //
-// Tails: Dot's main loop takes 64 float32 / 32 float64 elements (eight
-// registers, eight accumulators) per iteration, then two registers and one
-// (Axpy's and Lerp's main loops take four registers, then one at a time);
-// the last 0..7 float32 / 0..3 float64 elements are read and written with
-// VMASKMOVPS/PD under a lane mask from maskTab32/maskTab64, so no kernel
-// touches memory past the end of its slices (masked-off lanes are neither
-// loaded nor stored). Dot's main loop prefetches 1 KiB ahead on both inputs
-// (PREFETCHT0 never faults, so prefetching past the end is harmless).
+// Tails: Dot's main loop takes 64 float32 / 32 float64 elements per
+// iteration, in eight registers and eight accumulators. Then it takes two
+// registers, and one. Axpy's and Lerp's main loops take four registers, then
+// one at a time. The last 0..7 float32 / 0..3 float64 elements go under a
+// lane mask from maskTab32/maskTab64. They are read and written with
+// VMASKMOVPS/PD. So no kernel touches memory past the end of its slices:
+// masked-off lanes are neither loaded nor stored. Dot's main loop prefetches
+// 1 KiB ahead on both inputs. PREFETCHT0 never faults, so prefetching past
+// the end is harmless.
 //
 // Accuracy: Axpy and Lerp are elementwise, y[i] = fma(a, x[i], y[i]) and
 // y[i] = fma(t, x[i]-y[i], y[i]), each rounded once. Dot sums in eight

@@ -20,8 +20,8 @@ import (
 	"github.com/mmcloughlin/avo/reg"
 )
 
-// Flags of our own: avo's build package registers -out and -stubs on the
-// default flag set for its own Generate, which this program does not use.
+// Flags of our own. avo's build package registers -out and -stubs on the
+// default flag set, for its own Generate. This program does not use it.
 var (
 	flags     = flag.NewFlagSet("amd64", flag.ExitOnError)
 	outPath   = flags.String("out", "kernel_amd64.s", "assembly output `file`")

@@ -5,16 +5,18 @@ import (
 	. "github.com/mmcloughlin/avo/reg"
 )
 
-// The constants of the elementwise kernels, each broadcast to a whole
-// 256-bit register (four float64 or eight float32 lanes), as bit patterns.
+// The constants of the elementwise kernels, as bit patterns. Each is
+// broadcast to a whole 256-bit register of four float64 or eight float32
+// lanes.
 //
-// e11..e2 are the coefficients of P in e^r = 1 + r + r²·P(r), a Chebyshev fit
-// (degree 9) of (e^r − 1 − r)/r² on [−ln2/2 − 1e-6, ln2/2 + 1e-6], computed
-// once with mpmath's chebyfit at 40 digits and rounded to float64; the error
-// of e^r with the rounded coefficients is below 0.15 ulp (accuracy_test.go
-// checks the kernel against math/big). lg1..lg7 are fdlibm's log
-// coefficients, slg1..slg4 fdlibm's float ones, sp3..sp7 the Taylor
-// coefficients 1/k! rounded to float32.
+// The constants e11..e2 are the coefficients of P in e^r = 1 + r + r²·P(r).
+// P is a Chebyshev fit (degree 9) of (e^r − 1 − r)/r² on [−ln2/2 − 1e-6,
+// ln2/2 + 1e-6]. It comes from mpmath's chebyfit at 40 digits, rounded to
+// float64. With the rounded coefficients, the error of e^r is below 0.15
+// ulp. The file accuracy_test.go checks the kernel against math/big. The
+// constants lg1..lg7 are fdlibm's log coefficients, and slg1..slg4 fdlibm's
+// float ones. The constants sp3..sp7 are the Taylor coefficients 1/k!,
+// rounded to float32.
 var consts64 = []struct {
 	name string
 	bits uint64
@@ -67,8 +69,8 @@ func mathConstants(g *gen) {
 	}
 }
 
-// expPD sets r = e^x for four float64 lanes; x is clobbered, t1..t3 are
-// scratch. neg: x ≤ 0 or NaN is known, so the upper clamp is left out
+// expPD sets r = e^x for four float64 lanes. x is clobbered, and t1..t3 are
+// scratch. With neg, x ≤ 0 or NaN is known, so the upper clamp is left out
 // (EXPNEG).
 func (g *gen) expPD(v vec, x, r, t1, t2, t3 VecPhysical, neg bool) {
 	g.expPDs(v, neg, expRegs{x, r, t1, t2, t3})
@@ -78,9 +80,9 @@ func (g *gen) expPD(v vec, x, r, t1, t2, t3 VecPhysical, neg bool) {
 // t1..t3 are scratch.
 type expRegs struct{ x, r, t1, t2, t3 VecPhysical }
 
-// expPDs is expPD on several registers at once, each step emitted for all
-// of them before the next, so that their independent chains (the
-// polynomial is ten dependent FMAs) sit side by side in the scheduler.
+// expPDs is expPD on several registers at once. Each step is emitted for all
+// of them before the next. So their independent chains sit side by side in
+// the scheduler. (The polynomial is ten dependent FMAs.)
 func (g *gen) expPDs(v vec, neg bool, regs ...expRegs) {
 	each := func(step func(e expRegs)) {
 		for _, e := range regs {
@@ -160,8 +162,9 @@ func (g *gen) log1pPD(v vec, x, r, t1, t2, t3, t4 VecPhysical) {
 	v.blend(g, f64, m1, v.k("nan"), r, r)
 }
 
-// log1pTailPD is the common end of log1pPD and log1pUnit2PD: from t1 = e,
-// t2 = s, t3 = f, t4 = s², r = e·ln2 + f − hfsq + s·(hfsq + R(s²)).
+// log1pTailPD is the common end of log1pPD and log1pUnit2PD. It takes
+// t1 = e, t2 = s, t3 = f, t4 = s². It computes
+// r = e·ln2 + f − hfsq + s·(hfsq + R(s²)).
 func (g *gen) log1pTailPD(v vec, r, t1, t2, t3, t4 VecPhysical) {
 	g.VMOVUPD(v.k("lg7"), r)
 	for _, c := range []string{"lg6", "lg5", "lg4", "lg3", "lg2", "lg1"} {
@@ -178,8 +181,8 @@ func (g *gen) log1pTailPD(v vec, r, t1, t2, t3, t4 VecPhysical) {
 	g.VFMSUB231PD(v.k("ln2hi"), t1, r)
 }
 
-// log1pUnit2PD is log1pPD for x in [0, 1] or NaN only (no scaling, no
-// special values to blend) that also leaves u = 1 + x, and finds e ∈ {0, 1}
+// log1pUnit2PD is log1pPD for x in [0, 1] or NaN only, with no scaling and
+// no special values to blend. It also leaves u = 1 + x. It finds e ∈ {0, 1}
 // by comparing u with √2.
 func (g *gen) log1pUnit2PD(v vec, x, r, u, t1, t2, t3, t4 VecPhysical) {
 	g.VADDPD(v.k("one"), x, u)
@@ -195,8 +198,8 @@ func (g *gen) log1pUnit2PD(v vec, x, r, u, t1, t2, t3, t4 VecPhysical) {
 	g.log1pTailPD(v, r, t1, t2, t3, t4)
 }
 
-// expPS sets r = e^x for eight float32 lanes, the float32 twin of expPD
-// (clamp [−104, 89], Taylor polynomial to degree 7); x is clobbered.
+// expPS sets r = e^x for eight float32 lanes; x is clobbered. It is the
+// float32 twin of expPD: clamp [−104, 89], Taylor polynomial to degree 7.
 func (g *gen) expPS(v vec, x, r, t1, t2, t3 VecPhysical) {
 	g.VMOVUPS(v.k("sexpHi"), t1)
 	g.VMINPS(x, t1, x)
@@ -226,10 +229,11 @@ func (g *gen) expPS(v vec, x, r, t1, t2, t3 VecPhysical) {
 	g.VMULPS(t1, t3, r)
 }
 
-// log1pPS sets r = log(1+x) for eight float32 lanes, the float32 twin of
-// log1pPD (inputs above 2^100 scaled by 2^−64; fdlibm's float polynomial
-// Lg1..Lg4); x is kept. unit: x in [0, 1] or NaN only (the e = exp(−|t|) of
-// the logistic loss and softplus): no scaling, no special values to blend.
+// log1pPS sets r = log(1+x) for eight float32 lanes; x is kept. It is the
+// float32 twin of log1pPD. It scales inputs above 2^100 by 2^−64, and uses
+// fdlibm's float polynomial Lg1..Lg4. With unit, x is in [0, 1] or NaN only:
+// the e = exp(−|t|) of the logistic loss and softplus. Then there is no
+// scaling, and no special values to blend.
 func (g *gen) log1pPS(v vec, x, r, t1, t2, t3, t4 VecPhysical, unit bool) {
 	xin := x
 	if !unit {

@@ -75,9 +75,9 @@ func losses(g *gen, v vec) {
 		g.VMULPD(r(10), r(11), r(11))
 	}
 	// Float32 logistic. Lanes where e = exp(−|z|) is below float32's normal
-	// range (−|z| < −87) take a slow path, rarely: loss and derivative
-	// recomputed in float64 from z = y·m (exact in float64), so that a label
-	// |y| ≠ 1 does not magnify the subnormal rounding of e.
+	// range (−|z| < −87) take a slow path, rarely. Loss and derivative are
+	// recomputed in float64 from z = y·m, which is exact in float64. So a
+	// label |y| ≠ 1 does not magnify the subnormal rounding of e.
 	logistic32half := func(lo bool) {
 		if lo {
 			v.cvtps2pd(g, v.half(0), 2)
@@ -240,8 +240,8 @@ func plus(g *gen, v vec) {
 				g.VDIVPD(r(10), r(8), r(8))
 			}, true)
 		}
-		// Quadratic: ρ = s²/(4ε) + s/2 + ε/4 and ρ' = s/(2ε) + 1/2 on
-		// |s| < ε, 0 below −ε, s and 1 above ε.
+		// Quadratic: on |s| < ε, ρ = s²/(4ε) + s/2 + ε/4 and
+		// ρ' = s/(2ε) + 1/2. Below −ε both are 0; above ε they are s and 1.
 		g.elementwise(v, "plusQuad", l, ins, []inout{{RDI, 1}, {R10, 2}}, setup, func(string) {
 			g.VMULPD(r(0), r(0), r(1))
 			g.VDIVPD(r(11), r(1), r(1))
@@ -261,11 +261,11 @@ func plus(g *gen, v vec) {
 	}
 }
 
-// softplus32 is the native float32 softplus body. Lanes where
-// e = exp(−|t|) is below float32's normal range (−|t| < −87) take a slow
-// path, rarely: ρ = max(s, 0) + ε·e recomputed in float64 (t = s/ε,
-// e = expPD(−|t|)), so that neither the subnormal rounding of e nor the
-// clamp of expPS is magnified by a large ε.
+// softplus32 is the native float32 softplus body. Lanes where e = exp(−|t|)
+// is below float32's normal range (−|t| < −87) take a slow path, rarely.
+// Then ρ = max(s, 0) + ε·e is recomputed in float64, with t = s/ε and
+// e = expPD(−|t|). So a large ε magnifies neither the subnormal rounding of
+// e nor the clamp of expPS.
 func softplus32(g *gen, v vec) func(skip string) {
 	r := v.reg
 	return func(skip string) {

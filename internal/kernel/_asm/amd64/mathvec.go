@@ -1,11 +1,15 @@
 package main
 
 // The idioms the elementwise math bodies spell differently in ymm and zmm:
-// constants (32-byte tables or their 64-byte copies), lane masks (a vector
-// register of all-ones lanes for VBLENDVPD, or an opmask register for
-// VBLENDMPD), bitwise operations (VANDPD … on ymm; VPANDQ … on zmm, which
-// need only AVX512F) and the halves of a register. The ymm forms are the
-// instructions the 256-bit kernels always used.
+//
+//   - constants: 32-byte tables, or their 64-byte copies;
+//   - lane masks: a vector register of all-ones lanes for VBLENDVPD, or an
+//     opmask register for VBLENDMPD;
+//   - bitwise operations: VANDPD … on ymm, VPANDQ … on zmm (which need only
+//     AVX512F);
+//   - the halves of a register.
+//
+// The ymm forms are the instructions the 256-bit kernels always used.
 
 import (
 	"github.com/mmcloughlin/avo/build"
@@ -13,44 +17,44 @@ import (
 	. "github.com/mmcloughlin/avo/reg"
 )
 
-const zmathDoc = `// AVX-512 elementwise kernels (zExp*, zLog1p*, zLogistic*, zSquared*,
-// zAbsolute*, zPlus*, zSoftmax*, zSoftmaxLanes*): the kernels of the elementwise section
-// above, emitted from the same bodies on 512-bit zmm registers (sixteen
-// float32 or eight float64 lanes), with the same Go signatures and accuracy
-// contracts (the same operations lane for lane: squared, absolute, none,
-// hinge and quadratic stay bit-identical to the generic reference;
-// SoftmaxCE's sums add eight lanes, then four).
+const zmathDoc = `// AVX-512 elementwise kernels: zExp*, zLog1p*, zLogistic*, zSquared*,
+// zAbsolute*, zPlus*, zSoftmax*, zSoftmaxLanes*. They are the kernels of the
+// elementwise section above, emitted from the same bodies on 512-bit zmm
+// registers: sixteen float32 or eight float64 lanes. They keep the same Go
+// signatures and accuracy contracts, with the same operations lane for lane.
+// So squared, absolute, none, hinge and quadratic stay bit-identical to the
+// generic reference. SoftmaxCE's sums add eight lanes, then four.
 //
 // Requires: AVX512F, AVX512VL (masked 256-bit loads and stores of the
 // widened float32 kernels), BMI2, AVX2, FMA3.
 //
-// Differences from the 256-bit forms: lane masks are opmask registers
-// (VCMPPD/PS into K2, K3; VBLENDMPD/PS; KORW; KORTESTW for the rare float32
-// slow path) where the 256-bit code uses all-ones lanes and VBLENDVPD/PS;
-// bitwise operations are VPANDQ/D, VPORQ/D, VPXORQ/D; and each loop loads
-// the constants its body uses into the zmm registers the body leaves free
-// (up to Z31 downwards, in order of first use) before it starts, so that the
-// loop reads only its data (a 512-bit load per constant use would bound the
-// loop by the load ports). Tails: one step under the opmask K1 (the low
-// n mod 16 (8) lanes), zeroing masked loads and masked stores, as for the
-// products.
+// Differences from the 256-bit forms. Lane masks are opmask registers where
+// the 256-bit code uses all-ones lanes and VBLENDVPD/PS. They use VCMPPD/PS
+// into K2, K3, and VBLENDMPD/PS, KORW, and KORTESTW for the rare float32
+// slow path. Bitwise operations are VPANDQ/D, VPORQ/D, VPXORQ/D. Each loop
+// loads the constants its body uses into the zmm registers the body leaves
+// free, before it starts. They go from Z31 downwards, in order of first use.
+// So the loop reads only its data. A 512-bit load per constant use would
+// bound the loop by the load ports. Tails: one step under the opmask K1 (the
+// low n mod 16 (8) lanes). It uses zeroing masked loads and masked stores,
+// as for the products.
 //
-// zSoftmax: rows eight float64 lanes at a time, the last k mod 8 under K1.
-// A masked store does not forward to a later load of the same bytes, so the
-// exp pass keeps each row's tail e in a 64-byte stack slot (one per row of a
-// block of four) instead of storing it to z, the scale pass reads it from
-// there and is the only masked store, and a block's rows are scaled last to
-// first, so that no row is loaded after a masked store that spans it. The
-// log1p of the sums and the scalar steps are the 256-bit code's.
+// Kernel zSoftmax: rows eight float64 lanes at a time, the last k mod 8
+// under K1. A masked store does not forward to a later load of the same
+// bytes. So the exp pass keeps each row's tail e in a 64-byte stack slot,
+// one per row of a block of four. It does not store it to z. The scale pass
+// reads it from there, and is the only masked store. A block's rows are
+// scaled last to first. So no row is loaded after a masked store that spans
+// it. The log1p of the sums and the scalar steps are the 256-bit code's.
 //
-// zSoftmaxLanes (k ≤ 12): the rows as the lanes, eight rows a step. Class j
-// of the eight rows is gathered (VGATHERDPS/PD, the rows' offsets lane·k
-// in Y16) into Z(j); the max, exp, sum (classes in order, as the generic
-// adds them), log1p, division and scaling are lane for lane, so no sum or
-// max is reduced across lanes; the results are scattered back
-// (VSCATTERDPS/PD). Two classes at a time go through exp, their steps
-// interleaved (expPDs). The last n mod 8 rows run under K1; every gather
-// and scatter takes a copy of it in K2.
+// Kernel zSoftmaxLanes (k ≤ 12): the rows as the lanes, eight rows a step.
+// Class j of the eight rows is gathered into Z(j) by VGATHERDPS/PD, the
+// rows' offsets lane·k in Y16. The max, exp, sum, log1p, division and
+// scaling are lane for lane. The sum adds the classes in order, as the
+// generic adds them. So no sum or max is reduced across lanes. The results
+// are scattered back (VSCATTERDPS/PD). Two classes at a time go through exp,
+// their steps interleaved (expPDs). The last n mod 8 rows run under K1.
+// Every gather and scatter takes a copy of it in K2.
 `
 
 // kz holds the address of each constant's 64-byte (zmm) copy by name.
@@ -68,8 +72,8 @@ func zmathConstants(g *gen) {
 	}
 }
 
-// k is the constant name, a whole register of it: in memory, or (zmm) in
-// the register the current loop keeps it in (see pinConstants).
+// k is the constant name, a whole register of it. It lies in memory, or
+// (zmm) in the register the current loop keeps it in (see pinConstants).
 func (v vec) k(name string) operand.Op {
 	tab := k
 	if v.isZ() {
@@ -88,13 +92,12 @@ func (v vec) k(name string) operand.Op {
 	return c
 }
 
-// The zmm loops keep their constants in registers: with 32 zmm registers
-// most bodies leave 16 or more free, and a constant read from memory costs
-// a load per use, and a core issues fewer 512-bit loads a cycle than
-// 256-bit ones. pinConstants runs the loop's setup and
-// body once into a scratch context to learn which constants and registers
-// they use, then loads the constants, in order of first use, into registers
-// neither touches.
+// The zmm loops keep their constants in registers. With 32 zmm registers,
+// most bodies leave 16 or more free. A constant read from memory costs a
+// load per use. A core issues fewer 512-bit loads a cycle than 256-bit ones.
+// pinConstants runs the loop's setup and body once into a scratch context.
+// So it learns which constants and registers they use. Then it loads the
+// constants, in order of first use, into registers neither touches.
 var (
 	zpinned map[string]VecPhysical // constants held in registers now
 	zrec    *constRecorder         // the dry run's record, or nil
@@ -112,8 +115,8 @@ func (r *constRecorder) use(name string) {
 	}
 }
 
-// pinConstants loads the constants that emit uses into free zmm registers
-// (not in busy and not used by emit) and records them in zpinned; unpin
+// pinConstants loads the constants that emit uses into free zmm registers:
+// not in busy, and not used by emit. It records them in zpinned. unpin
 // forgets them after the loop.
 func (g *gen) pinConstants(emit func(), busy ...int) {
 	rec := &constRecorder{seen: map[string]bool{}}
@@ -161,9 +164,9 @@ func (g *gen) pinConstants(emit func(), busy ...int) {
 
 func unpin() { zpinned = nil }
 
-// cmp compares a with b (predicate imm, operands in VCMPPD order: b, a)
-// into a lane mask: the ymm register t, or the opmask kr; it returns the
-// mask.
+// cmp compares a with b into a lane mask and returns the mask. The predicate
+// is imm, with operands in VCMPPD order: b, a. The mask is the ymm register
+// t, or the opmask kr.
 func (v vec) cmp(g *gen, p prec, imm int, b, a operand.Op, t VecPhysical, kr operand.Op) operand.Op {
 	dst := operand.Op(t)
 	if v.isZ() {

@@ -50,13 +50,14 @@ const reluDoc = `// ReLU kernels: BiasReLU (z = max(z + b, 0) over rows) and ReL
 // (dh zeroed where the activation is ≤ 0, its rows summed into gb), for
 // float32 and float64, ymm and zmm.
 //
-// Four registers of columns at a time down all the rows (b, or gb's four
-// sums, stay in registers), then one, then the last h mod lanes columns under the
-// tail mask (VMASKMOVPS/PD, or K1), so nothing outside the columns is read
-// or written. The mask of kept lanes is v NLE 0 (VCMPPS predicate 6,
-// true for NaN), ANDed in (ymm) or applied by a zeroing move (zmm): a
-// value ≤ 0, −0 included, becomes +0 and a NaN passes. Each gb[j] adds the
-// rows in order: both kernels are bit for bit their Go loops.
+// Four registers of columns go at a time down all the rows; b, or gb's four
+// sums, stay in registers. Then one register goes, then the last h mod lanes
+// columns under the tail mask (VMASKMOVPS/PD, or K1). So nothing outside the
+// columns is read or written. The mask of kept lanes is v NLE 0: VCMPPS
+// predicate 6, true for NaN. It is ANDed in (ymm) or applied by a zeroing
+// move (zmm). So a value ≤ 0, −0 included, becomes +0, and a NaN passes.
+// Each gb[j] adds the rows in order: both kernels are bit for bit their Go
+// loops.
 `
 
 // cmpNLEUQ is VCMPPS/PD's "not less-or-equal, unordered true" predicate:
@@ -72,10 +73,12 @@ func reluKernels(g *gen, v vec) {
 
 // reluKernel emits biasReLU (backward false) or reluBackward.
 //
-// Registers: DI the rows being rewritten (z or dh), SI b or a, BX gb, CX n,
-// R10 h, R11 the stride in bytes, AX the column, R9 and R12 the columns
-// of whole blocks of four registers and of one, R13/R15 the walk down the
-// columns (z or dh / a), R14 the rows left.
+// Registers:
+//
+//   - DI: the rows being rewritten (z or dh); SI: b or a; BX: gb;
+//   - CX: n; R10: h; R11: the stride in bytes; AX: the column;
+//   - R9, R12: the columns of whole blocks of four registers, and of one;
+//   - R13/R15: the walk down the columns (z or dh / a); R14: the rows left.
 func reluKernel(g *gen, v vec, p prec, backward bool) {
 	s := uint8(p.size)
 	V := v.lanes(p)
@@ -105,8 +108,8 @@ func reluKernel(g *gen, v vec, p prec, backward bool) {
 	g.MOVQ(R10, R12)
 	g.ANDQ(i32(-V), R12)
 
-	// column runs w registers of columns (w = 1 under a tail mask) down
-	// the rows: w independent sums, since one sum's add latency, not the
+	// column runs w registers of columns down the rows, with w = 1 under a
+	// tail mask. It keeps w independent sums. One sum's add latency, not the
 	// loads, would bound a walk of one register.
 	column := func(tag string, w int, mask operand.Op) {
 		load := func(src operand.Mem, dst VecPhysical) {

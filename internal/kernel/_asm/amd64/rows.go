@@ -8,23 +8,24 @@ import (
 
 func init() { sectionDocs = append(sectionDocs, rowsDoc) }
 
-// pfDist is how far ahead (bytes) the prefetching (PF) variants of the row
-// kernels prefetch each row they read: for rows out of cache, interleaved
-// row streams otherwise fall short of one stream's bandwidth. (For rows in
-// cache the prefetches only cost load slots, so the wrappers call the plain
-// kernels there.)
+// pfDist is how far ahead, in bytes, the prefetching (PF) variants of the
+// row kernels prefetch each row they read. For rows out of cache,
+// interleaved row streams otherwise fall short of one stream's bandwidth.
+// (For rows in cache the prefetches only cost load slots, so the wrappers
+// call the plain kernels there.)
 const pfDist = 512
 
 // pfHeadBytes is how much of the next block's four rows the prefetching
-// margins kernels ask for as each block starts: the lines pfDist ahead
+// margins kernels ask for as each block starts. The lines pfDist ahead
 // within a row never reach a row's first ones. 1 KiB of each covers that
 // start. Asking for the next rows whole would take bandwidth from the rows
 // being read.
 const pfHeadBytes = 2 * pfDist
 
-// rowKernelNames returns a row kernel's TEXT name (base, then "PF" for the
-// prefetching variant, then the precision) and its label prefix (short,
-// then "p" for the prefetching variant, then the precision in lower case).
+// rowKernelNames returns a row kernel's TEXT name and its label prefix. The
+// name is base, then "PF" for the prefetching variant, then the precision.
+// The prefix is short, then "p" for the prefetching variant, then the
+// precision in lower case.
 func rowKernelNames(base, short string, p prec, pf bool) (name, labels string) {
 	if pf {
 		base, short = base+"PF", short+"p"
@@ -250,8 +251,8 @@ func margins(g *gen, v vec, p prec, pf bool) {
 	g.RET()
 }
 
-// addRows: four rows at a time over two registers of dst, in row order,
-// then one row at a time; the tail of each row under v's mask.
+// Kernel addRows: four rows at a time over two registers of dst, in row
+// order, then one row at a time. The tail of each row goes under v's mask.
 func addRows(g *gen, v vec, p prec, pf bool) {
 	E := uint8(p.size)
 	V := v.lanes(p)

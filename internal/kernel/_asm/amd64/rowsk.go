@@ -9,8 +9,8 @@ import (
 
 func init() { sectionDocs = append(sectionDocs, rowsKDoc) }
 
-// maxClasses is the largest class block one marginsK / addOuterK call
-// takes; the class count selects one of maxClasses specialised bodies.
+// maxClasses is the largest class block one marginsK / addOuterK call takes.
+// The class count selects one of maxClasses specialised bodies.
 const maxClasses = 5
 
 func rowKKernels(g *gen) {
@@ -30,9 +30,9 @@ const (
 	// prefetchOwn: each row's own columns pfDist ahead (the PF variants),
 	// for rows out of cache.
 	prefetchOwn
-	// prefetchNext: the same columns of the rows of another list, row i
-	// of the list while row i of the call is read (the NX variants), for
-	// the rows a following call will read.
+	// prefetchNext: the same columns of the rows of another list, for the
+	// rows a following call will read (the NX variants). Row i of the list
+	// is fetched while row i of the call is read.
 	prefetchNext
 )
 
@@ -52,9 +52,9 @@ func nextKernels(g *gen) {
 	}
 }
 
-// prefetchNextRow asks, while row RAX of a gathered walk is read, for the
-// span bytes at the walk's columns (SI) of row next[RAX] of x, when
-// RAX < nnext (R15 is clobbered).
+// prefetchNextRow asks for the span bytes at the walk's columns (SI) of row
+// next[RAX] of x. It does so while row RAX of a gathered walk is read, when
+// RAX < nnext. R15 is clobbered.
 func prefetchNextRow(g *gen, L string, span int) {
 	g.CMPQ(RAX, g.param("nnext"))
 	g.JAE(operand.LabelRef(L + "nonext"))
@@ -69,7 +69,7 @@ func prefetchNextRow(g *gen, L string, span int) {
 }
 
 // classAddr is the address of class j's row (of w or g) at byte offset off
-// from base, with R12 = one class stride and R13 = three.
+// from base. R12 holds one class stride, and R13 three.
 func classAddr(base Register, j, off int) operand.Mem {
 	switch j {
 	case 0:
@@ -85,9 +85,9 @@ func classAddr(base Register, j, off int) operand.Mem {
 	}
 }
 
-// sum4 leaves the horizontal sums of the ymm accumulators a[0..3], in
-// order, in x(t0) (float32) or y(t0) (float64); t0..t2 are scratch (t0 may
-// be a[0], t1 a[2]), float32 extracts the upper half through x(xs).
+// sum4 leaves the horizontal sums of the ymm accumulators a[0..3], in order,
+// in x(t0) (float32) or y(t0) (float64). Registers t0..t2 are scratch; t0
+// may be a[0], and t1 a[2]. Float32 extracts the upper half through x(xs).
 func sum4(g *gen, p prec, a []int, t0, t1, t2, xs int) {
 	if p.size == 4 {
 		g.VHADDPS(y(a[1]), y(a[0]), y(t0))
@@ -105,7 +105,7 @@ func sum4(g *gen, p prec, a []int, t0, t1, t2, xs int) {
 }
 
 // reduceStore stores the horizontal sums of the accumulators accs (class
-// j = 0..len−1) to dst + j·size; t0..t2 are scratch.
+// j = 0..len−1) to dst + j·size. Registers t0..t2 are scratch.
 func reduceStore(g *gen, p prec, accs []int, dst Register, t0, t1, t2 int) {
 	E := p.size
 	j := 0
@@ -132,7 +132,7 @@ func reduceStore(g *gen, p prec, accs []int, dst Register, t0, t1, t2 int) {
 }
 
 // classSwitch jumps to the body for the class count in AX, labelled
-// prefix+"c<C>"+suffix, C = maxC..1 (one when no other matches).
+// prefix+"c<C>"+suffix, C = maxC..1. It takes one when no other matches.
 func classSwitch(g *gen, maxC int, prefix, suffix string) {
 	for C := maxC; C > 1; C-- {
 		g.CMPQ(RAX, u8(C))
@@ -162,17 +162,17 @@ func pairRows(g *gen, L string) {
 }
 
 // pairsAhead is how many pairs of rows ahead the prefetching marginsK
-// kernels fetch (3 or 5: the consecutive case addresses the row
-// 2·(pairs−1) ahead with one LEA).
+// kernels fetch: 3 or 5. The consecutive case addresses the row 2·(pairs−1)
+// ahead with one LEA.
 const pairsAhead = 3
 
-// rowsAhead sets a and b, after pairRows, to the rows of the pair
-// pairsAhead pairs ahead (this pair's, R10 and R11, when there is none),
-// which the prefetching marginsK kernels walk a line a step into L2 while
-// this pair is computed, so that gathered rows arrive before they are
-// needed: a pair in cache takes about a memory latency / 3 (one pair ahead
-// is too close; five are no better), and the row's own lines 512 bytes
-// ahead are too few in flight to keep up.
+// rowsAhead sets a and b, after pairRows, to the rows of the pair pairsAhead
+// pairs ahead. When there is none, they are this pair's, R10 and R11. The
+// prefetching marginsK kernels walk them into L2 a line a step while this
+// pair is computed. So gathered rows arrive before they are needed. A pair
+// in cache takes about a memory latency / 3. One pair ahead is too close,
+// and five are no better. The row's own lines 512 bytes ahead are too few in
+// flight to keep up.
 func rowsAhead(g *gen, L string, a, b Register) {
 	g.MOVQ(R10, a)
 	g.MOVQ(R11, b)
@@ -206,9 +206,9 @@ func lastRow(g *gen, L string) {
 	g.Label(L + "ready1")
 }
 
-// eachRow runs body over the n rows of an addOuterK block with R10 = the
-// row's address (at the current column) and R11 = &c[i*k], in increasing
-// order; AX counts.
+// eachRow runs body over the n rows of an addOuterK block, in increasing
+// order. R10 is the row's address (at the current column) and R11 = &c[i*k].
+// AX counts.
 func eachRow(g *gen, L string, body func(gathered bool)) {
 	g.MOVQ(RDX, R11)
 	g.TESTQ(RBX, RBX)
@@ -237,7 +237,8 @@ func eachRow(g *gen, L string, body func(gathered bool)) {
 }
 
 // maskAndIters loads the lane mask for the last cols mod lanes columns into
-// Y15 and sets R8 to the number of whole two-register chunks of cols (in R8).
+// Y15. It sets R8 to the number of whole two-register chunks of cols (in
+// R8).
 func maskAndIters(g *gen, p prec) {
 	U := 2 * p.lanes
 	g.MOVQ(R8, RAX)
@@ -253,10 +254,10 @@ func maskAndIters(g *gen, p prec) {
 	}
 }
 
-// marginsK: two rows × c ≤ 5 classes, two registers of columns a step,
-// then one, then a masked one. Rows of a compact format f (p is then f32)
-// are read as they load (loadRow), the masked columns as the register that
-// ends with them (loadRowEnd).
+// Kernel marginsK: two rows × c ≤ 5 classes, two registers of columns a
+// step, then one, then a masked one. Rows of a compact format f are read as
+// they load (loadRow); p is then f32. The masked columns are read as the
+// register that ends with them (loadRowEnd).
 func marginsK(g *gen, p prec, f rowFormat, pf bool) {
 	U := 2 * p.lanes
 	name, L0 := rowKernelNames("marginsK", "mk", p, pf)
@@ -441,11 +442,12 @@ func marginsK(g *gen, p prec, f rowFormat, pf bool) {
 	g.RET()
 }
 
-// addOuterK: for each chunk of two registers of columns, the nc classes'
-// chunks of g in registers 0..2nc−1 over every row of the block, then one
-// register, then a masked one. Rows of a compact format f (p is then f32)
-// are read as they load (loadRow); ymm has no byte- or half-masked load and
-// reads the last columns as the register that ends with them (loadRowEnd).
+// Kernel addOuterK: take each chunk of two registers of columns. The nc
+// classes' chunks of g stay in registers 0..2nc−1 over every row of the
+// block. Then it takes one register, then a masked one. Rows of a compact
+// format f are read as they load (loadRow); p is then f32. Ymm has no byte-
+// or half-masked load. So it reads the last columns as the register that
+// ends with them (loadRowEnd).
 func addOuterK(g *gen, v vec, p prec, f rowFormat, mode rowPrefetch) {
 	pf := mode == prefetchOwn
 	V := v.lanes(p)
@@ -501,8 +503,8 @@ func addOuterK(g *gen, v vec, p prec, f rowFormat, mode rowPrefetch) {
 		}
 		g.ADDQ(u8(f.rowBytes(n)), RSI)
 	}
-	// The row's registers follow the 2·maxC of g, then the broadcasts of c:
-	// ymm reuses one register (Y15 holds the mask), zmm rotates over four.
+	// The row's registers follow the 2·maxC of g, then the broadcasts of c.
+	// Ymm reuses one register, as Y15 holds the mask. Zmm rotates over four.
 	xr := 2 * maxC
 	bcast := func(j int) VecPhysical { return r(xr + 2) }
 	if v.isZ() {

@@ -39,16 +39,20 @@ const addRowsKGroup = 8
 
 // addRowsK writes addRowsKF32 / F64 (or their zmm twins): dst += c·x row by
 // row of dst. The row of dst stays in registers over the k rows of x, a
-// group of registers of columns at a time: a loop over groups of eight,
-// then the rest of the row (0–7 whole registers and the masked one) as one
-// group. Groups of eight keep more independent loads in flight than groups
-// of four.
+// group of registers of columns at a time. A loop runs over groups of eight.
+// Then the rest of the row is one group: 0–7 whole registers and the masked
+// one. Groups of eight keep more independent loads in flight than groups of
+// four.
 //
-// Registers: DI the row of dst, DX its coefficients, SI x, R9 x's row
-// stride in bytes, CX the rows left, R13 d, R14 the groups of eight a row,
-// R15 the rest's shape (whole registers·2 + masked); per group AX the byte
-// offset of its columns, R10 x's row j there, R11 c_ij, R12 the classes
-// left; accumulators r(0..7), r(8) the broadcast, r(9) x's masked row.
+// Registers:
+//
+//   - DI: the row of dst; DX: its coefficients; SI: x;
+//   - R9: x's row stride in bytes; CX: the rows left; R13: d;
+//   - R14: the groups of eight a row;
+//   - R15: the rest's shape (whole registers·2 + masked);
+//   - per group, AX: the byte offset of its columns; R10: x's row j there;
+//     R11: c_ij; R12: the classes left;
+//   - accumulators r(0..7); r(8): the broadcast; r(9): x's masked row.
 func addRowsK(g *gen, v vec, p prec) {
 	E := uint8(p.size)
 	V := v.lanes(p)
@@ -82,8 +86,8 @@ func addRowsK(g *gen, v vec, p prec) {
 	g.TESTQ(RCX, RCX)
 	g.JZ(lbl("done"))
 
-	// group sums nr registers of columns (the last masked if masked) over
-	// the k rows of x and adds them to dst, at byte offset AX.
+	// group sums nr registers of columns over the k rows of x, the last
+	// masked if masked. It adds them to dst, at byte offset AX.
 	group := func(tag string, nr int, masked bool) {
 		load := func(t int, src operand.Mem, dst VecPhysical) {
 			if masked && t == nr-1 {

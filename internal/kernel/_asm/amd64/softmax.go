@@ -5,13 +5,14 @@ import (
 	. "github.com/mmcloughlin/avo/reg"
 )
 
-// softmax writes softmaxF32 / softmaxF64 (or their zmm twins): the softmax
-// cross-entropy of n rows of k logits, in blocks of four rows whose four
-// sums share one log1p and one division, then the last rows one at a time.
-// All arithmetic is in float64; float32 rows are widened on load and rounded
-// on store. The zmm kernel walks the rows eight float64 lanes at a time,
-// with its tail under the opmask K1 and exp's constants in Z16..Z31; the
-// log1p of the sums and the scalar steps are the 256-bit ones.
+// softmax writes softmaxF32 / softmaxF64, or their zmm twins: the softmax
+// cross-entropy of n rows of k logits. It takes blocks of four rows, whose
+// four sums share one log1p and one division. Then it takes the last rows
+// one at a time. All arithmetic is in float64; float32 rows are widened on
+// load and rounded on store. The zmm kernel walks the rows eight float64
+// lanes at a time. Its tail goes under the opmask K1, and exp's constants
+// lie in Z16..Z31. The log1p of the sums and the scalar steps are the
+// 256-bit ones.
 func softmax(g *gen, v vec, p prec) {
 	f32 := p.size == 4
 	P := p.name
@@ -102,9 +103,9 @@ func softmax(g *gen, v vec, p prec) {
 		tailMask = K1
 	}
 
-	// maxexp runs the max and exp passes over the row at R: it leaves
-	// r13 = max (broadcast), X12 = z_y − max (label in R9) and X11 = Σ e,
-	// and stores the row's e in place.
+	// maxexp runs the max and exp passes over the row at R, and stores the
+	// row's e in place. It leaves r13 = max (broadcast), X12 = z_y − max
+	// (label in R9) and X11 = Σ e.
 	maxexp := func(R Register, tag string) {
 		at := memi(R, 0, RAX, E)
 		g.VMOVAPD(r(14), r(0))
@@ -162,8 +163,8 @@ func softmax(g *gen, v vec, p prec) {
 		g.VADDPD(r(1), r(11), r(11))
 		if v.isZ() {
 			// The tail's e goes to the row's slot (R10) whole, not to z
-			// under the mask: a masked store would stall the scale
-			// pass's load of the same lanes (no store forwarding).
+			// under the mask. A masked store would stall the scale pass's
+			// load of the same lanes: there is no store forwarding.
 			if f32 {
 				g.VCVTPD2PS(Z1, Y1)
 				g.VMOVUPS(Y1, mem(R10, 0))
@@ -183,9 +184,9 @@ func softmax(g *gen, v vec, p prec) {
 		g.VHADDPD(X11, X11, X11)
 	}
 
-	// scale sets z_j *= inv (r2 broadcast) over the row at R, then
-	// z_y = e_y·inv − 1 (e_y loaded before the pass; label in R9). The zmm
-	// kernel takes the tail's e from the row's slot (R10).
+	// scale sets z_j *= inv (r2 broadcast) over the row at R. Then it sets
+	// z_y = e_y·inv − 1, with e_y loaded before the pass and the label in
+	// R9. The zmm kernel takes the tail's e from the row's slot (R10).
 	scale := func(R Register, tag string) {
 		at := memi(R, 0, RAX, E)
 		if v.isZ() {
@@ -300,10 +301,10 @@ func softmax(g *gen, v vec, p prec) {
 	softmaxLoss4(g, f32, mem(frame.Base, 0), mem(frame.Base, 32), Y2)
 	g.VMOVUPD(Y2, mem(frame.Base, 0))
 	if v.isZ() {
-		// The rows are scaled last to first: a row's masked tail store
-		// spans the start of the next row, which a later load of that row
-		// would have to wait for (no forwarding from masked stores); last
-		// to first, the rows it spans are done.
+		// The rows are scaled last to first. A row's masked tail store spans
+		// the start of the next row. A later load of that row would have to
+		// wait for it, as masked stores do not forward. Last to first, the
+		// rows it spans are done.
 		g.MOVQ(u32(3), R11)
 		g.LEAQ(memi(R13, 0, R13, 2), R12)
 		g.ADDQ(RSI, R12)
@@ -364,9 +365,9 @@ func softmax(g *gen, v vec, p prec) {
 	g.RET()
 }
 
-// softmaxLoss4 stores the losses log(s) − zy of four rows, s their sums
-// (in Y0, clobbered, and at sum) and zy their z_y − max, to (DI), as
-// log1p(s − 1), and leaves 1/s in inv; Y1..Y5 are scratch.
+// softmaxLoss4 stores the losses log(s) − zy of four rows to (DI), as
+// log1p(s − 1). Here s are their sums (in Y0, clobbered, and at sum) and zy
+// their z_y − max. It leaves 1/s in inv. Y1..Y5 are scratch.
 func softmaxLoss4(g *gen, f32 bool, sum, zy operand.Op, inv VecPhysical) {
 	g.VSUBPD(k["one"], Y0, Y0)
 	g.log1pPD(ymm, Y0, Y1, Y2, Y3, Y4, Y5)
@@ -381,8 +382,8 @@ func softmaxLoss4(g *gen, f32 bool, sum, zy operand.Op, inv VecPhysical) {
 	g.VDIVPD(sum, inv, inv)
 }
 
-// softmaxArgs loads the arguments of the SoftmaxCE kernels: loss into DI,
-// z into SI, label into BX, n into CX and k into DX.
+// softmaxArgs loads the arguments of the SoftmaxCE kernels. It loads loss
+// into DI, z into SI, label into BX, n into CX and k into DX.
 func softmaxArgs(g *gen) {
 	g.MOVQ(g.param("loss"), RDI)
 	g.MOVQ(g.param("z"), RSI)
@@ -391,8 +392,8 @@ func softmaxArgs(g *gen) {
 	g.MOVQ(g.param("k"), RDX)
 }
 
-// f32mask16 is maskTab32+16: indexed by 4−r in units of 4 bytes, it starts
-// with r lanes of ones for a four-lane (128-bit) float32 mask.
+// f32mask16 is maskTab32+16. Indexed by 4−r in units of 4 bytes, it starts
+// with r lanes of ones. That is a four-lane (128-bit) float32 mask.
 func f32mask16() operand.Mem {
 	m := f32.maskTab
 	m.Disp += 16

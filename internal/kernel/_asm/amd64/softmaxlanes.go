@@ -35,18 +35,21 @@ func init() {
 	}
 }
 
-// softmaxLanes writes zSoftmaxLanesF32 / F64: SoftmaxCE for few classes
-// with the rows as the lanes. The row kernel (softmax) spends most of a
-// short row in horizontal max and sum reductions and per-row loop control;
-// here eight rows share every instruction and nothing is reduced across
-// lanes.
+// softmaxLanes writes zSoftmaxLanesF32 / F64: SoftmaxCE for few classes with
+// the rows as the lanes. The row kernel (softmax) spends most of a short row
+// in horizontal max and sum reductions and per-row loop control. Here eight
+// rows share every instruction, and nothing is reduced across lanes.
 //
-// Registers: Z0..Z(k−1) the classes of eight rows (float64), Z12 max then
-// scratch, Z13 the sums then their inverses, Z14 z_y − max, Y15 the labels,
-// Y16 the rows' offsets (lane·k, in elements), Y17 offsets of the labels'
-// classes, Y18 the class j being fixed; Z17..Z22 the scratch of two exps
-// (expScratch) and of log1p; exp's constants in Z23..Z31 (the rest from
-// memory). K1: the block's rows; K2 a copy for each gather and scatter.
+// Registers:
+//
+//   - Z0..Z(k−1): the classes of eight rows (float64);
+//   - Z12: max, then scratch; Z13: the sums, then their inverses;
+//   - Z14: z_y − max; Y15: the labels;
+//   - Y16: the rows' offsets (lane·k, in elements);
+//   - Y17: offsets of the labels' classes; Y18: the class j being fixed;
+//   - Z17..Z22: the scratch of two exps (expScratch) and of log1p;
+//   - Z23..Z31: exp's constants (the rest from memory);
+//   - K1: the block's rows; K2: a copy for each gather and scatter.
 func softmaxLanes(g *gen, p prec) {
 	f32 := p.size == 4
 	E := p.size
@@ -222,9 +225,10 @@ var laneIotaMem *operand.Mem
 const maxLaneClassesYmm = 16
 
 // softmaxLanesYmm writes softmaxLanesF32 / F64, the 256-bit twin of
-// softmaxLanes: four rows a step, their class vectors in a stack frame
-// (sixteen ymm registers cannot hold them), built from scalar loads and
-// stored by scalar stores and extracts, so that it runs on any AVX2 core.
+// softmaxLanes. It takes four rows a step. Their class vectors lie in a
+// stack frame, as sixteen ymm registers cannot hold them. They are built
+// from scalar loads, and stored by scalar stores and extracts. So it runs on
+// any AVX2 core.
 //
 // Registers: R8..R11 the block's four rows, AX the class, R14 its frame
 // slot; Y13 the max, then the sums' inverses; Y12 the sums; Y11
@@ -316,9 +320,9 @@ func softmaxLanesYmm(g *gen, p prec) {
 	}
 	g.VSUBPD(Y13, Y11, Y11)
 
-	// e_j = exp(z_j − max) to the frame, two classes at a time (their
-	// steps interleaved), summed in class order; float32 e is rounded as
-	// the generic stores it.
+	// e_j = exp(z_j − max) goes to the frame, two classes at a time, their
+	// steps interleaved. It is summed in class order. A float32 e is rounded
+	// as the generic stores it.
 	g.VXORPD(Y12, Y12, Y12)
 	next := operand.Mem{Base: frame.Base, Disp: frame.Disp + 32, Index: R14, Scale: 1}
 	exps := func(slots []operand.Mem) {

@@ -5,9 +5,9 @@ import (
 	. "github.com/mmcloughlin/avo/reg"
 )
 
-// The CSR kernels: the sparse dot of CSR rows with k dense weight vectors
-// (SparseMargins, SparseMarginsK) and the scatter-add of scaled CSR rows into
-// k dense vectors (SparseAddRows, SparseAddOuterK).
+// The CSR kernels. SparseMargins and SparseMarginsK take the sparse dot of
+// CSR rows with k dense weight vectors. SparseAddRows and SparseAddOuterK
+// scatter-add scaled CSR rows into k dense vectors.
 
 func init() {
 	sectionDocs = append(sectionDocs, sparseDoc)
@@ -96,35 +96,40 @@ func sparseAddRowsDoc(name string) []string {
 	return d
 }
 
-const sparseDoc = `// CSR kernels: SparseMargins(K) (m_ij = Σ_p vals[p]·w_j[cols[p]] over the
-// entries of row r_i) and SparseAddRows / SparseAddOuterK
-// (g_j[cols[p]] += c_ij·vals[p]), for float32 and float64, k ≥ 1 weight
-// vectors of d elements one after another. The driver (sparse_driver.go)
-// bounds each call to a budget of k·(non-zeros) multiply-adds.
+const sparseDoc = `// CSR kernels, for float32 and float64:
+//
+//   - SparseMargins(K): m_ij = Σ_p vals[p]·w_j[cols[p]] over the entries of
+//     row r_i;
+//   - SparseAddRows / SparseAddOuterK: g_j[cols[p]] += c_ij·vals[p].
+//
+// The k ≥ 1 weight vectors of d elements lie one after another. The driver
+// (sparse_driver.go) bounds each call to a budget of k·(non-zeros)
+// multiply-adds.
 //
 // Requires: AVX2, FMA3.
 //
-// Checks: each row index is checked against nrows and each row's offsets
-// against the number of entries; a failing row stops the call (the driver
-// then panics through Go's own bounds checks). sparseMargins clamps every
-// column index to d−1 with VPMINUD before the gather (so it never reads
-// outside w) and returns the largest index it saw; sparseAddRows compares
-// each index with d before its store.
+// Checks: each row index is checked against nrows, and each row's offsets
+// against the number of entries. A failing row stops the call. The driver
+// then panics through Go's own bounds checks. The kernel sparseMargins
+// clamps every column index to d−1 with VPMINUD before the gather. So it
+// never reads outside w. It returns the largest index it saw. The kernel
+// sparseAddRows compares each index with d before its store.
 //
-// sparseMargins: per row and weight vector, 16 float32 (two VGATHERDPS of 8)
-// or 8 float64 (two VGATHERDPD of 4, with 4 dword indices each) entries per
-// step into two vector accumulators; then one 8- (4-) entry step; the last
-// entries (count mod 8, or mod 4) load their indices and values with
-// VPMASKMOVD / VMASKMOVPS/PD and gather under the same lane mask, so nothing
-// past the row's entries is read. Accuracy: |m − exact| ≤ (nnz+1)·u·Σ|v·w|,
-// the bound of a dot product in any order; the order is fixed by the row, so
-// results do not depend on how rows are split between calls or threads.
+// Kernel sparseMargins: per row and weight vector, it takes 16 float32 or 8
+// float64 entries per step into two vector accumulators. That is two
+// VGATHERDPS of 8, or two VGATHERDPD of 4 with 4 dword indices each. Then it
+// takes one 8- (4-) entry step. The last entries (count mod 8, or mod 4)
+// load their indices and values with VPMASKMOVD / VMASKMOVPS/PD. They gather
+// under the same lane mask, so nothing past the row's entries is read.
+// Accuracy: |m − exact| ≤ (nnz+1)·u·Σ|v·w|, the bound of a dot product in
+// any order. The order is fixed by the row. So results do not depend on how
+// rows are split between calls or threads.
 //
-// sparseAddRows: there is no scatter in AVX2, and a gather-add-scatter of
-// eight entries would lose the updates of a column repeated among them; the
-// entries are taken one at a time (unrolled by four), each a scalar FMA
-// g[col] = fma(c, v, g[col]): bit-exact to the sequential loop with each
-// multiply-add fused, repeated columns included.
+// Kernel sparseAddRows: there is no scatter in AVX2. A gather-add-scatter of
+// eight entries would lose the updates of a column repeated among them. So
+// the entries are taken one at a time, unrolled by four. Each is a scalar
+// FMA g[col] = fma(c, v, g[col]). This is bit-exact to the sequential loop
+// with each multiply-add fused, repeated columns included.
 `
 
 func sparseKernels(g *gen) {
@@ -134,10 +139,10 @@ func sparseKernels(g *gen) {
 	}
 }
 
-// sparseRow emits the row walk shared by both kernels: row CX (through idx
-// BX or CX itself) is checked, R10 and R11 are set to its first column index
-// and value, R13 to its entry count, and the budget R8 is charged; a failing
-// row jumps to stop. It clobbers AX and R12.
+// sparseRow emits the row walk shared by both kernels. Row CX (through idx
+// BX, or CX itself) is checked. R10 and R11 are set to its first column
+// index and value, and R13 to its entry count. The budget R8 is charged. A
+// failing row jumps to stop. It clobbers AX and R12.
 func sparseRow(g *gen, p prec, L string) {
 	lbl := func(s string) operand.LabelRef { return operand.LabelRef(L + s) }
 	sparsePrefetch(g, p, L)
@@ -166,12 +171,12 @@ func sparseRow(g *gen, p prec, L string) {
 	g.LEAQ(memi(R11, 0, R12, uint8(p.size)), R11)
 }
 
-// sparsePrefetch prefetches, for gathered rows (idx not nil) and ahead > 0,
-// the offsets (indptr) of row i+2·ahead and the first 256 bytes of the
-// column indices and values of row i+ahead, so that the misses of rows
-// chosen at random overlap. Rows past n, or not below nrows, are skipped; the
-// offsets read for row i+ahead are not checked, but prefetches never fault.
-// It clobbers AX and R12.
+// sparsePrefetch prefetches for gathered rows (idx not nil) when ahead > 0.
+// It fetches the offsets (indptr) of row i+2·ahead. It fetches the first 256
+// bytes of the column indices and values of row i+ahead. So the misses of
+// rows chosen at random overlap. Rows past n, or not below nrows, are
+// skipped. The offsets read for row i+ahead are not checked, but prefetches
+// never fault. It clobbers AX and R12.
 func sparsePrefetch(g *gen, p prec, L string) {
 	lbl := func(s string) operand.LabelRef { return operand.LabelRef(L + s) }
 	g.TESTQ(RBX, RBX)
@@ -207,10 +212,14 @@ func sparsePrefetch(g *gen, p prec, L string) {
 	g.Label(L + "nopf")
 }
 
-// Registers of both kernels: CX the row, BX idx, SI indptr (free once the
-// row is read; reloaded per row), R8 the budget left, R10/R11 the row's
-// indices/values, R13 its entry count, R9 the entry, DX the current weight
-// (gradient) vector, AX the classes left, R12 scratch.
+// Registers of both kernels:
+//
+//   - CX: the row; BX: idx;
+//   - SI: indptr, free once the row is read, reloaded per row;
+//   - R8: the budget left;
+//   - R10/R11: the row's indices/values; R13: its entry count; R9: the entry;
+//   - DX: the current weight (gradient) vector; AX: the classes left;
+//   - R12: scratch.
 
 func sparseMargins(g *gen, p prec) {
 	single := p.size == 4
@@ -289,8 +298,9 @@ func sparseMargins(g *gen, p prec) {
 	g.vfmadd231(p, memi(R11, 0, R9, E), Y6, Y0)
 	g.ADDQ(u8(p.lanes), R9)
 
-	// The last count mod lanes entries under a lane mask: masked loads of
-	// indices and values, a masked gather into a zeroed register.
+	// The last count mod lanes entries go under a lane mask. Indices and
+	// values take masked loads, and the gather goes masked into a zeroed
+	// register.
 	g.Label(L + "tail")
 	g.MOVQ(R13, R12)
 	g.ANDQ(u8(p.lanes-1), R12)
@@ -373,9 +383,9 @@ func sparseAddRows(g *gen, p prec) {
 	sparseAddRowsExits(g, L, false)
 }
 
-// sparseRowStart begins the next row: it stops after n rows, else reads
-// the row (sparseRow) and sets DX to the first class's vector (the argument
-// vecs) and AX to the class count k.
+// sparseRowStart begins the next row. It stops after n rows. Else it reads
+// the row (sparseRow). It sets DX to the first class's vector (the argument
+// vecs), and AX to the class count k.
 func sparseRowStart(g *gen, p prec, L, vecs string) {
 	g.Label(L + "row")
 	g.CMPQ(RCX, g.param("n"))
@@ -386,8 +396,8 @@ func sparseRowStart(g *gen, p prec, L, vecs string) {
 	g.MOVQ(g.param("k"), RAX)
 }
 
-// sparseStoreMargin stores the sum of the accumulators 0 and 1 of width v
-// to the margin at DI and moves DI on.
+// sparseStoreMargin stores the sum of the accumulators 0 and 1 of width v to
+// the margin at DI. It moves DI on.
 func sparseStoreMargin(g *gen, v vec, p prec) {
 	g.vadd(p, v.reg(1), v.reg(0), v.reg(0))
 	v.fold(g, p, 0, 0, 1)
@@ -406,8 +416,8 @@ func sparseNextClass(g *gen, p prec, L string) {
 	g.JMP(operand.LabelRef(L + "row"))
 }
 
-// sparseReturnMaxCol returns the rows done (CX) and the largest column
-// index seen, the maximum of the lanes of Y14 (Z14 for zmm).
+// sparseReturnMaxCol returns the rows done (CX) and the largest column index
+// seen. That is the maximum of the lanes of Y14 (Z14 for zmm).
 func sparseReturnMaxCol(g *gen, v vec) {
 	g.MOVQ(RCX, g.ret())
 	if v.isZ() {
@@ -426,8 +436,8 @@ func sparseReturnMaxCol(g *gen, v vec) {
 	g.RET()
 }
 
-// sparseAddOne adds c (X1) times the value of entry R9+h to g at the
-// entry's column, or jumps to bad for a column ≥ d.
+// sparseAddOne adds c (X1) times the value of entry R9+h to g at the entry's
+// column. It jumps to bad for a column ≥ d.
 func sparseAddOne(g *gen, p prec, L string, h int) {
 	E := uint8(p.size)
 	g.MOVL(memi(R10, 4*h, R9, 4), R12L)
@@ -441,8 +451,8 @@ func sparseAddOne(g *gen, p prec, L string, h int) {
 // vmovs moves one float32 (float64) element.
 func (g *gen) vmovs(p prec, src, dst operand.Op) { byPrec(p, g.VMOVSS, g.VMOVSD)(src, dst) }
 
-// sparseAddRowsExits are the returns of sparseAddRows: the rows done and
-// whether it stopped at a column ≥ d (bad); zmm kernels leave with
+// sparseAddRowsExits are the returns of sparseAddRows: the rows done, and
+// whether it stopped at a column ≥ d (bad). The zmm kernels leave with
 // VZEROUPPER.
 func sparseAddRowsExits(g *gen, L string, vzeroupper bool) {
 	for _, exit := range []struct {

@@ -5,10 +5,10 @@ import (
 	. "github.com/mmcloughlin/avo/reg"
 )
 
-// vec is the register width a shared kernel body is emitted for: the
-// AVX2 (ymm) kernels and their AVX-512 (zmm) twins differ mostly in what it
-// describes (width, registers, tail-mask and broadcast idioms, names), so
-// each kernel shape is written once.
+// vec is the register width a shared kernel body is emitted for. The AVX2
+// (ymm) kernels and their AVX-512 (zmm) twins differ mostly in what it
+// describes. That is the width, registers, tail-mask and broadcast idioms,
+// and names. So each kernel shape is written once.
 type vec struct {
 	bytes  int                   // bytes per register
 	reg    func(int) VecPhysical // register i of this width
@@ -43,8 +43,8 @@ func (v vec) zero(g *gen, p prec, r VecPhysical) {
 	}
 }
 
-// setMask prepares the mask of the last d mod lanes columns, Y15 or K1,
-// and rounds dreg down to whole two-register chunks; it returns the mask.
+// setMask prepares the mask of the last d mod lanes columns, Y15 or K1, and
+// returns it. It rounds dreg down to whole two-register chunks.
 func (v vec) setMask(g *gen, p prec, dreg Register) operand.Op {
 	if v.isZ() {
 		g.zmaskD(p, dreg)
@@ -54,9 +54,9 @@ func (v vec) setMask(g *gen, p prec, dreg Register) operand.Op {
 	return Y15
 }
 
-// tailMask prepares the mask of the low DX lanes (0 < DX < lanes): in
-// ymmMask from maskTab (R8, R9 clobbered), or in K1 (R8 clobbered); it
-// returns the mask.
+// tailMask prepares the mask of the low DX lanes (0 < DX < lanes) and
+// returns it. In ymm it is ymmMask, from maskTab (R8, R9 clobbered). In zmm
+// it is K1 (R8 clobbered).
 func (v vec) tailMask(g *gen, p prec, ymmMask VecPhysical) operand.Op {
 	if v.isZ() {
 		g.lowLanesK1(EDX, R8L)
@@ -87,9 +87,9 @@ func (v vec) maskStore(g *gen, p prec, mask operand.Op, src VecPhysical, dst ope
 	}
 }
 
-// unrolledStep is the index step of an unrolled loop: the zmm kernels
-// spell it as a 32-bit immediate (8 registers of float32 exceed an int8),
-// the ymm ones as an 8-bit one.
+// unrolledStep is the index step of an unrolled loop. The zmm kernels spell
+// it as a 32-bit immediate, as 8 registers of float32 exceed an int8. The
+// ymm ones spell it as an 8-bit one.
 func (v vec) unrolledStep(n int) operand.Op {
 	if v.isZ() {
 		return u32(n)
@@ -97,9 +97,8 @@ func (v vec) unrolledStep(n int) operand.Op {
 	return u8(n)
 }
 
-// maskAndChunks prepares the mask of the last R8 mod lanes columns (Y15
-// or K1) and sets R8 to the whole two-register chunks of R8; it returns the
-// mask.
+// maskAndChunks prepares the mask of the last R8 mod lanes columns (Y15 or
+// K1) and returns it. It sets R8 to the whole two-register chunks of R8.
 func (v vec) maskAndChunks(g *gen, p prec) operand.Op {
 	if !v.isZ() {
 		maskAndIters(g, p)
@@ -112,8 +111,8 @@ func (v vec) maskAndChunks(g *gen, p prec) operand.Op {
 	return K1
 }
 
-// maxClasses is the largest class block of marginsK / addOuterK: the zmm
-// kernels have 32 registers for twice the classes.
+// maxClasses is the largest class block of marginsK / addOuterK. The zmm
+// kernels have 32 registers, for twice the classes.
 func (v vec) maxClasses() int {
 	if v.isZ() {
 		return zMaxClasses
@@ -121,8 +120,8 @@ func (v vec) maxClasses() int {
 	return maxClasses
 }
 
-// fmaBroadcast is acc += a · broadcast(m): zmm embeds the broadcast in the
-// FMA, ymm broadcasts into tmp first.
+// fmaBroadcast is acc += a · broadcast(m). Zmm embeds the broadcast in the
+// FMA; ymm broadcasts into tmp first.
 func (v vec) fmaBroadcast(g *gen, p prec, m operand.Mem, a, acc, tmp VecPhysical) {
 	if v.isZ() {
 		g.vfmadd231bcst(p, m, a, acc)
@@ -132,8 +131,8 @@ func (v vec) fmaBroadcast(g *gen, p prec, m operand.Mem, a, acc, tmp VecPhysical
 	g.vfmadd231(p, a, tmp, acc)
 }
 
-// fold leaves the sum of the halves of zmm a in ymm t (scratch: ymm
-// scratch); a ymm register needs no fold.
+// fold leaves the sum of the halves of zmm a in ymm t, with ymm scratch. A
+// ymm register needs no fold.
 func (v vec) fold(g *gen, p prec, a, t, scratch int) {
 	if v.isZ() {
 		g.zfold(p, a, t, scratch)

@@ -1,11 +1,11 @@
 package main
 
 // The AVX-512 (zmm) twins of the products: Dot, Axpy, Lerp, Margins,
-// AddRows, MarginsK, AddOuterK (and so FusedLinear, built on Margins and
-// AddRows), each named "z" + the 256-bit kernel's name with the same Go
-// signature. Tails use opmask registers: K1 holds the lanes of the last
-// partial register, built with BZHI from the remainder, and masked loads
-// (zeroing) and stores touch nothing past the end of a slice or row.
+// AddRows, MarginsK, AddOuterK. FusedLinear is built on Margins and AddRows,
+// so it gets them too. Each is named "z" + the 256-bit kernel's name, with
+// the same Go signature. Tails use opmask registers. K1 holds the lanes of
+// the last partial register, built with BZHI from the remainder. Masked
+// loads (zeroing) and stores touch nothing past the end of a slice or row.
 
 import (
 	"fmt"
@@ -18,23 +18,24 @@ import (
 func init() { sectionDocs = append(sectionDocs, zmmDoc, zmathDoc) }
 
 const zmmDoc = `// AVX-512 kernels (the z* functions): Dot, Axpy, Lerp, Margins, AddRows,
-// MarginsK and AddOuterK for float32 and float64 in 512-bit zmm registers,
-// twins of the kernels above with the same Go signatures and contracts.
+// MarginsK and AddOuterK for float32 and float64. They run in 512-bit zmm
+// registers. They are twins of the kernels above, with the same Go
+// signatures and contracts.
 //
-// Requires: AVX512F, AVX512VL (EVEX forms of 256-bit instructions on
-// Y16..Y31 in the reductions), BMI2 (BZHI builds the tail masks), AVX2,
-// FMA3. impl_amd64.go takes them only for the "avx512" implementation.
+// Requires: AVX512F, AVX512VL, BMI2, AVX2, FMA3. AVX512VL gives the EVEX
+// forms of 256-bit instructions on Y16..Y31 in the reductions. BMI2's BZHI
+// builds the tail masks. The Go side (impl_amd64.go) takes them only for the
+// "avx512" implementation.
 //
 // Tails: whole registers of 16 float32 / 8 float64, then one step under the
-// opmask K1 (the low d mod 16 (8) lanes): VMOVUPS/VMOVUPD with zeroing
-// masking for loads and with merging masking for stores, which neither read
-// nor write masked-off lanes, so nothing past a slice, row, w or g is
-// touched.
+// opmask K1 (the low d mod 16 (8) lanes). Loads are VMOVUPS/VMOVUPD with
+// zeroing masking, and stores with merging masking. These neither read nor
+// write masked-off lanes. So nothing past a slice, row, w or g is touched.
 //
 // Blocking: Margins and AddRows as the 256-bit kernels (four rows, two
-// registers of columns). MarginsK takes two rows × c ≤ 10 classes (20
-// accumulators of 32), AddOuterK keeps 2c ≤ 20 registers of g over the
-// block's rows; with 32 registers MNIST's ten classes are one block.
+// registers of columns). MarginsK takes two rows × c ≤ 10 classes: 20
+// accumulators of 32. AddOuterK keeps 2c ≤ 20 registers of g over the
+// block's rows. With 32 registers, MNIST's ten classes are one block.
 //
 // Accuracy: as the 256-bit kernels. AddRows, AddOuterK, Axpy and Lerp are
 // bit-exact to the fused sequential loops; Dot, Margins and MarginsK sum in
@@ -42,7 +43,8 @@ const zmmDoc = `// AVX-512 kernels (the z* functions): Dot, Axpy, Lerp, Margins,
 `
 
 // zStub registers the Go declaration of the zmm twin name of the kernel
-// base: the same signature, the doc comment with the names changed.
+// base. It has the same signature, and the doc comment with the names
+// changed.
 func zStub(name, base string) {
 	st, ok := stubDocs[base]
 	if !ok {
@@ -84,7 +86,7 @@ func (g *gen) zload(p prec, src operand.Mem, dst operand.Op) {
 }
 
 // zfold adds the upper half of zmm a into its lower half, leaving the sum in
-// ymm t (a ymm register numbered below 16 when t is).
+// ymm t. That is a ymm register numbered below 16 when t is.
 func (g *gen) zfold(p prec, a, t, scratch int) {
 	g.VEXTRACTF64X4(u8(1), z(a), yy(scratch))
 	g.vadd(p, yy(scratch), yy(a), yy(t))
@@ -123,8 +125,8 @@ func (g *gen) lowLanesK1(n, tmp Register) {
 	g.KMOVW(tmp, K1)
 }
 
-// zmaskD sets K1 to the lanes of the last d mod lanes columns (d in dreg)
-// and rounds dreg down to whole two-register chunks; AX and R10 are
+// zmaskD sets K1 to the lanes of the last d mod lanes columns (d in dreg).
+// It rounds dreg down to whole two-register chunks. AX and R10 are
 // clobbered.
 func (g *gen) zmaskD(p prec, dreg Register) {
 	V := zmm.lanes(p)
@@ -137,9 +139,9 @@ func (g *gen) zmaskD(p prec, dreg Register) {
 // zMaxClasses is the largest class block of the zmm marginsK / addOuterK.
 const zMaxClasses = 10
 
-// zclassAddr is class j's row (of w or g) at byte offset off: classes 0..4
-// from base0, 5..9 from base1 = base0 + 5 class strides; R12 = one class
-// stride, R13 = three.
+// zclassAddr is class j's row (of w or g) at byte offset off. Classes 0..4
+// lie from base0, and 5..9 from base1 = base0 + 5 class strides. R12 holds
+// one class stride, and R13 three.
 func zclassAddr(base0, base1 Register, j, off int) operand.Mem {
 	if j < 5 {
 		return classAddr(base0, j, off)
@@ -169,10 +171,10 @@ func zReduceStore(g *gen, p prec, accs []int, dst Register) {
 	}
 }
 
-// zmarginsK: two rows × c ≤ 10 classes, one zmm accumulator per pair
-// (Z8..Z27), a register of columns at a time, then a masked one. Rows of a
-// compact format f (p is then f32) are read as they load (loadRow), a
-// register of 16 elements at a time.
+// Kernel zmarginsK: two rows × c ≤ 10 classes, one zmm accumulator per pair
+// (Z8..Z27). It takes a register of columns at a time, then a masked one.
+// Rows of a compact format f are read as they load (loadRow), 16 elements at
+// a time; p is then f32.
 func zmarginsK(g *gen, p prec, f rowFormat, pf bool) {
 	V := zmm.lanes(p)
 	base, L0 := rowKernelNames("marginsK", "zmk", p, pf)
@@ -247,9 +249,9 @@ func zmarginsK(g *gen, p prec, f rowFormat, pf bool) {
 		g.JZ(lbl("mask2"))
 		g.Label(L + "loop2")
 		if pf {
-			// The same distance in columns on compact rows; the rows
-			// ahead are walked a register of columns a step (a line
-			// asked for more than once on bytes and halves).
+			// The same distance in columns on compact rows. The rows ahead
+			// are walked a register of columns a step. On bytes and halves a
+			// line is then asked for more than once.
 			g.PREFETCHT0(mem(R10, f.rowBytes(pfDist)))
 			g.PREFETCHT0(mem(R11, f.rowBytes(pfDist)))
 			g.PREFETCHT1(mem(R8, 0))
