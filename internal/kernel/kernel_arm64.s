@@ -13,16 +13,17 @@
 // FDIV, FMAX, FMIN, FCMGT, FCMGE, FABS, FNEG, FCVTL(2), FCVTN(2) on vectors
 // come from neon_arm64.h as WORD encodings.
 //
-// Tails: every routine takes n a multiple of 4 and handles 4 elements per
-// iteration (two float64x2 registers; float32 is widened with FCVTL/FCVTL2 and
-// narrowed with FCVTN/FCVTN2); expsum takes 8 per iteration (four registers)
-// while it can. The log1p-based routines keep about 11 values live per
-// register of input, so two registers in flight is what 32 vector registers
-// allow; out-of-order cores overlap consecutive iterations. The Go wrappers in impl_arm64.go pass the
-// last 1..3 elements through a 4-element stack buffer.
+// Tails: every routine takes n a multiple of 4, and handles 4 elements per
+// iteration in two float64x2 registers. Float32 is widened with FCVTL/FCVTL2
+// and narrowed with FCVTN/FCVTN2. The kernel expsum takes 8 per iteration
+// (four registers) while it can. The log1p-based routines keep about 11
+// values live per register of input. So two registers in flight is what 32
+// vector registers allow. Out-of-order cores overlap consecutive iterations.
+// The Go wrappers in impl_arm64.go pass the last 1..3 elements through a
+// 4-element stack buffer.
 //
 // Precision: all arithmetic is in float64, for float32 data too, as the
-// generic code does; float32 results are rounded once, at the store.
+// generic code does. Float32 results are rounded once, at the store.
 //
 // Accuracy contract (checked against math/big by neon_accuracy_arm64_test.go):
 //   - exp: table-free. x is clamped to [-746, 710] (NaN propagates through
@@ -56,96 +57,108 @@
 //   - squared, absolute, hinge, quadratic: the same float64 operations as the
 //     generic code, bit-exact.
 
-// Linear-algebra kernels for arm64: dot products, axpy, lerp, the dot
-// products of one vector with a list of rows taken four at a time (dotRows:
-// margins of rows, or the classes of one row; each load of the shared vector
-// serves four rows), the sum of a list of scaled rows into one vector taken
-// four rows at a time (axpyRows: y is loaded and stored once per four rows),
-// and the maximum of a vector. Row lists are arrays of pointers, so gathered
-// rows cost nothing extra, and one call handles many rows; the first cache
-// lines of the next four rows are prefetched (PRFM) while four are computed.
+// Linear-algebra kernels for arm64: dot products, axpy, lerp, dotRows,
+// axpyRows and the maximum of a vector.
 //
-// Requires: ASIMD (Advanced SIMD, mandatory in ARMv8-A). Instructions that Go's
-// assembler lacks (FADD, FSUB, FMAX, FADDP, FMAXP on vectors) come from
-// neon_arm64.h as WORD encodings.
+//   - dotRows: the dot products of one vector with a list of rows, taken four
+//     at a time. They are margins of rows, or the classes of one row. Each
+//     load of the shared vector serves four rows.
+//   - axpyRows: the sum of a list of scaled rows into one vector, taken four
+//     rows at a time. y is loaded and stored once per four rows.
+//
+// Row lists are arrays of pointers, so gathered rows cost nothing extra. One
+// call handles many rows. The first cache lines of the next four rows are
+// prefetched (PRFM) while four are computed.
+//
+// Requires: ASIMD (Advanced SIMD, mandatory in ARMv8-A). Instructions that
+// Go's assembler lacks come from neon_arm64.h as WORD encodings. These are
+// FADD, FSUB, FMAX, FADDP and FMAXP on vectors.
 //
 // Loops: the main loop handles 4 (dot: 8) 128-bit registers of each operand
-// per iteration with independent accumulators; a one-register loop takes the
-// rest that fills whole registers, and a scalar loop the last 0..1 (float64)
-// or 0..3 (float32) elements. Nothing is read or written outside [0, n).
+// per iteration, with independent accumulators. A one-register loop takes
+// the rest that fills whole registers. A scalar loop takes the last 0..1
+// (float64) or 0..3 (float32) elements. Nothing is read or written outside
+// [0, n).
 //
-// Rounding: axpy, axpyRows and lerp use one fused multiply-add per element and
-// row, in row order, exactly as the Go reference compiles on arm64 (FMADD):
-// they are bit-exact. dot, dotRows and max reduce in a different order than the
-// sequential Go loop; dot and dotRows are within (n+1)·u·Σ|x_i·y_i| of it.
-// These routines are exact-arithmetic kernels: there is no accuracy contract
-// beyond the rounding of each FMA.
+// Rounding: axpy, axpyRows and lerp use one fused multiply-add per element
+// and row, in row order. That is exactly what the Go reference compiles to
+// on arm64 (FMADD), so they are bit-exact. The kernels dot, dotRows and max
+// reduce in a different order than the sequential Go loop. Dot and dotRows
+// are within (n+1)·u·Σ|x_i·y_i| of it. These routines are exact-arithmetic
+// kernels. There is no accuracy contract beyond the rounding of each FMA.
 
-// CSR kernels: SparseMargins(K) and SparseAddRows / SparseAddOuterK (see
-// sparse_arm64.go), for float32 and float64, k ≥ 1 weight vectors of d
-// elements one after another; the driver (sparse_driver.go) bounds each call
-// to a budget of k·(non-zeros) multiply-adds.
+// CSR kernels: SparseMargins(K) and SparseAddRows / SparseAddOuterK, for
+// float32 and float64. Their Go declarations are in sparse_arm64.go. The
+// k ≥ 1 weight vectors of d elements lie one after another. The driver
+// (sparse_driver.go) bounds each call to a budget of k·(non-zeros)
+// multiply-adds.
 //
-// Checks: each row index is checked against nrows and each row's offsets
-// against the number of entries (a failing row stops the call); each column
-// index is compared with d before its load, and an index ≥ d stops the call
-// (margins: maxcol = 2^32−1; addRows: bad = true), after which the driver
+// Checks: each row index is checked against nrows, and each row's offsets
+// against the number of entries. A failing row stops the call. Each column
+// index is compared with d before its load. An index ≥ d stops the call:
+// margins set maxcol = 2^32−1, and addRows bad = true. The driver then
 // panics through Go's bounds checks.
 //
-// sparseMargins: per row and weight vector, four entries a step (indices by
-// LDPW, values by FLDP, the weights by scalar loads at register offsets),
-// each into its own scalar accumulator with FMADD, the last count mod 4 into
-// the first; the sum is (a0+a1)+(a2+a3). Accuracy: |m − exact| ≤
-// (nnz+1)·u·Σ|v·w|, in an order fixed by the row.
+// Kernel sparseMargins: per row and weight vector, four entries a step.
+// Indices load by LDPW, values by FLDP, and the weights by scalar loads at
+// register offsets. Each goes into its own scalar accumulator with FMADD,
+// the last count mod 4 into the first. The sum is (a0+a1)+(a2+a3). Accuracy:
+// |m − exact| ≤ (nnz+1)·u·Σ|v·w|, in an order fixed by the row.
 //
-// sparseAddRows: one entry at a time, g[col] = fma(c, v, g[col]), in entry
-// order: bit-exact to the sequential loop with each multiply-add fused,
-// repeated columns included.
+// Kernel sparseAddRows: one entry at a time, g[col] = fma(c, v, g[col]), in
+// entry order. This is bit-exact to the sequential loop with each
+// multiply-add fused, repeated columns included.
 //
-// Rows gathered through idx are prefetched: with ahead > 0, row i asks for
-// the offsets of row i+2·ahead and the first 256 bytes of the indices and
-// values of row i+ahead (PRFM never faults; those offsets are not checked).
-// Compact features: cvtU8F32 widens 16 bytes a step with UXTL/UXTL2 (to
-// halfwords, then to words), converts with UCVTF (exact) and multiplies by
-// the scale with FMUL (one rounding, the float32 product fl(scale·u), which
-// the generic reference replays); cvtF16F32 widens IEEE halves with
-// FCVTL/FCVTL2 (exact); cvtBF16F32 puts bfloat16s in the top halves of
-// words with ZIP1/ZIP2 against a zero register (exact). All take n a
-// multiple of 8 (the Go driver converts the last n mod 8) and touch nothing
-// past the n elements.
+// Rows gathered through idx are prefetched. With ahead > 0, row i asks for
+// the offsets of row i+2·ahead. It asks for the first 256 bytes of the
+// indices and values of row i+ahead. PRFM never faults, so those offsets are
+// not checked.
+// Compact features: conversions, and row kernels that read compact rows.
+// cvtU8F32 widens 16 bytes a step with UXTL/UXTL2, to halfwords, then to
+// words. It converts with UCVTF, which is exact. It multiplies by the scale
+// with FMUL. That is one rounding, the float32 product fl(scale·u), which
+// the generic reference replays. The kernel cvtF16F32 widens IEEE halves
+// with FCVTL/FCVTL2 (exact). The kernel cvtBF16F32 puts bfloat16s in the top
+// halves of words, with ZIP1/ZIP2 against a zero register (exact). All take
+// n a multiple of 8; the Go driver converts the last n mod 8. They touch
+// nothing past the n elements.
 //
-// marginsU8F32, addRowsU8F32, marginsF16F32, addRowsF16F32 and the BF16
-// pair read compact rows directly (the row kernels of the linear models on
-// u8, f16 and bf16 data): bytes are widened as they load with UXTL/UXTL2 and
-// converted with UCVTF (exact), halves with FCVTL/FCVTL2 (exact), bfloat16s
-// with ZIP1/ZIP2 against zero (exact), and meet the float32 weights or
-// coefficients in FMLAs. Rows come through idx or follow each other by
-// stride elements. Margins take a row at a time, 16 columns a step in four
-// accumulators, then 8 (d is a multiple of 8: the Go driver takes the last
-// d mod 8 columns and the scale of bytes). AddRows take four rows, then one,
-// at a time: 16 columns of g loaded and stored once per four rows, which
-// meet them in row order (one FMLA per row and lane: bit for bit the Go loop
-// of fused multiply-adds).
+// marginsU8F32, addRowsU8F32, marginsF16F32, addRowsF16F32 and the BF16 pair
+// read compact rows directly. They are the row kernels of the linear models
+// on u8, f16 and bf16 data. Each load widens its elements exactly:
+//
+//   - bytes with UXTL/UXTL2, then UCVTF;
+//   - halves with FCVTL/FCVTL2;
+//   - bfloat16s with ZIP1/ZIP2 against zero.
+//
+// They meet the float32 weights or coefficients in FMLAs. Rows come through
+// idx, or follow each other by stride elements. Margins take a row at a
+// time, 16 columns a step in four accumulators, then 8. The count d is a
+// multiple of 8: the Go driver takes the last d mod 8 columns and the scale
+// of bytes. AddRows take four rows, then one, at a time. They load and store
+// 16 columns of g once per four rows, which meet them in row order. That is
+// one FMLA per row and lane: bit for bit the Go loop of fused multiply-adds.
 
-// ReLU kernels, for n rows of h columns stride elements apart: biasReLU sets
-// z = z + b, or +0 where that sum is <= 0; reluBackward clears dh where
-// a <= 0 and sums dh over the rows into gb. Column registers outside, rows
-// inside: a block of 4 registers of columns (16 float32 / 8 float64), then
-// single registers, loads b (or gb, the accumulator) once, walks down the n
-// rows with the stride, and (backward) stores gb once at the end of the block,
-// so each gb[j] is the sum over rows in row order, bit-exact with the Go loop.
-// The mask is FCMGE(0 >= v), i.e. v <= 0 (false for NaN), and BIC clears
-// those lanes: a sum <= 0, -0 included, becomes +0 and NaN is kept as FADD
-// produced it. FADD takes its operands in the Go loop's order (z + b,
-// gb + dh).
+// ReLU kernels, for n rows of h columns stride elements apart. biasReLU sets
+// z = z + b, or +0 where that sum is <= 0. The kernel reluBackward clears dh
+// where a <= 0 and sums dh over the rows into gb.
+//
+// Column registers go outside, rows inside. A block takes 4 registers of
+// columns (16 float32 / 8 float64), then single registers. It loads b (or
+// gb, the accumulator) once, and walks down the n rows with the stride.
+// Backward, it stores gb once at the end of the block. So each gb[j] is the
+// sum over rows in row order, bit-exact with the Go loop. The mask is
+// FCMGE(0 >= v), i.e. v <= 0, false for NaN. BIC clears those lanes. So a
+// sum <= 0, -0 included, becomes +0, and NaN is kept as FADD produced it.
+// FADD takes its operands in the Go loop's order (z + b, gb + dh).
 //
 // Requires: ASIMD. FADD and FCMGE on vectors and BIC (vector, register) come
 // from neon_arm64.h as WORD encodings.
 //
-// Tails: the last h mod 4 (float32) or h mod 2 (float64) columns are taken one
-// at a time with scalar FMOVS/FMOVD loads (which zero the other lanes), the
-// same vector operations, and a scalar store; nothing outside the h columns
-// of each row (and of b, gb) is read or written.
+// Tails: the last h mod 4 (float32) or h mod 2 (float64) columns are taken
+// one at a time. They use scalar FMOVS/FMOVD loads, which zero the other
+// lanes, the same vector operations, and a scalar store. Nothing outside the
+// h columns of each row (and of b, gb) is read or written.
 
 #include "textflag.h"
 #include "neon_arm64.h"

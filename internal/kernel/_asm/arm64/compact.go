@@ -2,18 +2,19 @@ package main
 
 import "fmt"
 
-// The compact-feature loads: bytes (x = scale·u) or IEEE halves
-// widened to float32, a block of rows at a time, for the row kernels of
-// package kernel to run their float32 kernels on.
+// The compact-feature loads: bytes (x = scale·u) or IEEE halves, widened to
+// float32 a block of rows at a time. The row kernels of package kernel run
+// their float32 kernels on them.
 
-const compactDoc = `// Compact features: cvtU8F32 widens 16 bytes a step with UXTL/UXTL2 (to
-// halfwords, then to words), converts with UCVTF (exact) and multiplies by
-// the scale with FMUL (one rounding, the float32 product fl(scale·u), which
-// the generic reference replays); cvtF16F32 widens IEEE halves with
-// FCVTL/FCVTL2 (exact); cvtBF16F32 puts bfloat16s in the top halves of
-// words with ZIP1/ZIP2 against a zero register (exact). All take n a
-// multiple of 8 (the Go driver converts the last n mod 8) and touch nothing
-// past the n elements.
+const compactDoc = `// Compact features: conversions, and row kernels that read compact rows.
+// cvtU8F32 widens 16 bytes a step with UXTL/UXTL2, to halfwords, then to
+// words. It converts with UCVTF, which is exact. It multiplies by the scale
+// with FMUL. That is one rounding, the float32 product fl(scale·u), which
+// the generic reference replays. The kernel cvtF16F32 widens IEEE halves
+// with FCVTL/FCVTL2 (exact). The kernel cvtBF16F32 puts bfloat16s in the top
+// halves of words, with ZIP1/ZIP2 against a zero register (exact). All take
+// n a multiple of 8; the Go driver converts the last n mod 8. They touch
+// nothing past the n elements.
 ` + rowKernelsDoc
 
 func compactKernels(a *asm) {
@@ -59,8 +60,8 @@ func compactKernels(a *asm) {
 	rowKernels(a)
 }
 
-// cvt16 converts 16 elements of the 16-bit format f (halves or bfloat16s)
-// a step, then 8, as f's loads widen them.
+// cvt16 converts 16 elements of the 16-bit format f (halves or bfloat16s) a
+// step, then 8. f's loads widen them.
 func cvt16(a *asm, f rowFmt) {
 	L := "c" + f.label
 	a.w("// func cvt%sF32(dst, src unsafe.Pointer, n int)", f.name)
@@ -79,18 +80,21 @@ func cvt16(a *asm, f rowFmt) {
 }
 
 const rowKernelsDoc = `//
-// marginsU8F32, addRowsU8F32, marginsF16F32, addRowsF16F32 and the BF16
-// pair read compact rows directly (the row kernels of the linear models on
-// u8, f16 and bf16 data): bytes are widened as they load with UXTL/UXTL2 and
-// converted with UCVTF (exact), halves with FCVTL/FCVTL2 (exact), bfloat16s
-// with ZIP1/ZIP2 against zero (exact), and meet the float32 weights or
-// coefficients in FMLAs. Rows come through idx or follow each other by
-// stride elements. Margins take a row at a time, 16 columns a step in four
-// accumulators, then 8 (d is a multiple of 8: the Go driver takes the last
-// d mod 8 columns and the scale of bytes). AddRows take four rows, then one,
-// at a time: 16 columns of g loaded and stored once per four rows, which
-// meet them in row order (one FMLA per row and lane: bit for bit the Go loop
-// of fused multiply-adds).
+// marginsU8F32, addRowsU8F32, marginsF16F32, addRowsF16F32 and the BF16 pair
+// read compact rows directly. They are the row kernels of the linear models
+// on u8, f16 and bf16 data. Each load widens its elements exactly:
+//
+//   - bytes with UXTL/UXTL2, then UCVTF;
+//   - halves with FCVTL/FCVTL2;
+//   - bfloat16s with ZIP1/ZIP2 against zero.
+//
+// They meet the float32 weights or coefficients in FMLAs. Rows come through
+// idx, or follow each other by stride elements. Margins take a row at a
+// time, 16 columns a step in four accumulators, then 8. The count d is a
+// multiple of 8: the Go driver takes the last d mod 8 columns and the scale
+// of bytes. AddRows take four rows, then one, at a time. They load and store
+// 16 columns of g once per four rows, which meet them in row order. That is
+// one FMLA per row and lane: bit for bit the Go loop of fused multiply-adds.
 `
 
 // rowFmt is the element type of compact rows.
@@ -137,9 +141,9 @@ func (f rowFmt) load16(a *asm, rp string, b int) {
 	a.w("\tVFCVTL_H2S(%d, %d)\n\tVFCVTL2_H2S(%d, %d)", b+1, b+6, b+1, b+7)
 }
 
-// load8 loads 8 elements from (Rp), not advancing it, as float32 into
-// V<b+4> and V<b+5>, with V<b>, V<b+1> and V<b+3> as scratch; it reads
-// only the 8 elements.
+// load8 loads 8 elements from (Rp) as float32 into V<b+4> and V<b+5>, not
+// advancing Rp. V<b>, V<b+1> and V<b+3> are scratch. It reads only the 8
+// elements.
 func (f rowFmt) load8(a *asm, rp string, b int) {
 	if f.size == 1 {
 		a.w("\tFMOVD (%s), F%d", rp, b)
@@ -157,9 +161,9 @@ func (f rowFmt) load8(a *asm, rp string, b int) {
 	a.w("\tVFCVTL_H2S(%d, %d)\n\tVFCVTL2_H2S(%d, %d)", b, b+4, b, b+5)
 }
 
-// nextRow sets rd to the next row: idx[0] (R4, advanced) times the stride
-// in bytes (R3) from x (R2), or, without idx, R2, which then advances by
-// the stride.
+// nextRow sets rd to the next row. With idx it is idx[0] (R4, advanced)
+// times the stride in bytes (R3), from x (R2). Without idx it is R2, which
+// then advances by the stride.
 func nextRow(a *asm, rd, lab string) {
 	a.w("\tCBZ R4, %sconsec", lab)
 	a.w("\tMOVD.P 8(R4), %s", rd)
@@ -196,8 +200,8 @@ func marginsRows(a *asm, f rowFmt) {
 	a.w("%srow:", L)
 	a.w("\tCBZ R1, %sdone", L)
 	nextRow(a, "R7", L)
-	// Ask for the next row's first lines while this one computes
-	// (gathered rows defeat the hardware prefetcher at their start).
+	// Ask for the next row's first lines while this one computes. Gathered
+	// rows defeat the hardware prefetcher at their start.
 	a.w("\tCMP $2, R1\n\tBLT %snopf", L)
 	a.w("\tCBZ R4, %spfconsec", L)
 	a.w("\tMOVD (R4), R10\n\tMUL R3, R10, R10\n\tADD R2, R10, R10\n\tB %spf", L)
@@ -232,7 +236,8 @@ func marginsRows(a *asm, f rowFmt) {
 }
 
 // addRowsRows: g[l] = fma(c[i], raw(x_{r_i}, l), g[l]) in row order, d a
-// multiple of 8; four rows (R10–R13, coefficients V28–V31), then one.
+// multiple of 8. It takes four rows (R10–R13, coefficients V28–V31), then
+// one.
 func addRowsRows(a *asm, f rowFmt) {
 	L := "a" + f.label
 	a.w("// func addRows%sF32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx, c unsafe.Pointer, n int)", f.name)

@@ -36,9 +36,9 @@ func vregs(a, b int, arr string) string {
 }
 
 // prefetchNext asks for the first two cache lines of each row of the next
-// group of four while this group is computed: gathered rows defeat the
+// group of four while this group is computed. Gathered rows defeat the
 // hardware prefetcher at their start. R8 points at the next group's
-// pointers; R11 counts the rows left, this group included.
+// pointers. R11 counts the rows left, this group included.
 func prefetchNext(a *asm, lab string) {
 	a.w("\tCMP $8, R11\n\tBLT %snopf", lab)
 	a.w("\tLDP (R8), (R12, R13)\n\tLDP 16(R8), (R14, R15)")

@@ -6,8 +6,8 @@ import (
 	"math/big"
 )
 
-// The constants of the math kernels, each stored twice in neonmath<> so that
-// FMOVQ loads a whole register; offset is 16 bytes per constant.
+// The constants of the math kernels. Each is stored twice in neonmath<>, so
+// that FMOVQ loads a whole register. The offset is 16 bytes per constant.
 type constant struct {
 	name string
 	bits uint64
@@ -72,8 +72,9 @@ func off(name string) int {
 	panic("no constant " + name)
 }
 
-// A vector operand: a register of the pair (or group) being computed, V(n+lane)
-// for each lane offset in use, or a shared register V(n) for all.
+// A vector operand. It is a register of the pair (or group) being computed,
+// V(n+lane) for each lane offset in use. Or it is a shared register V(n) for
+// all.
 type vreg struct {
 	n      int
 	shared bool
@@ -91,8 +92,8 @@ var (
 	k1   = s(29)
 )
 
-// math writes the kernels of one precision: the float64 and float32
-// variants are the same instructions but for their loads and stores.
+// math writes the kernels of one precision. The float64 and float32 variants
+// are the same instructions but for their loads and stores.
 type mathGen struct {
 	*asm
 	lanes []int // lane offsets of the registers in flight: {0, 1} or {0, 1, 12, 13}
@@ -105,8 +106,9 @@ func (g *mathGen) r(v vreg, lane int) int {
 	return v.n + lane
 }
 
-// Instruction forms, written once per lane: w3/w2 a neon_arm64.h macro with
-// three or two operands, nat a native vector instruction, sh a shift.
+// Instruction forms, written once per lane. The form w3/w2 is a neon_arm64.h
+// macro with three or two operands. The form nat is a native vector
+// instruction, and sh a shift.
 func (g *mathGen) w3(mac string, m, n, d vreg) {
 	for _, l := range g.lanes {
 		g.w("\t%s(%d, %d, %d)", mac, g.r(m, l), g.r(n, l), g.r(d, l))
@@ -265,9 +267,11 @@ func (g *mathGen) log1pTail() {
 	g.nat("VFMLA", p(8), k0, p(6)) // + k*ln2hi
 }
 
-// log1pCoreUnit is log1pCore for P0 in [0, 1] or NaN only (the e = exp(-|z|)
-// of the logistic loss and softplus): u = 1+x ≤ 2, so one division serves
-// both s = g/(2+g) and c/u: q = 1/((2+g)*u), s = g*(u*q), c/u = c*((2+g)*q).
+// log1pCoreUnit is log1pCore for P0 in [0, 1] or NaN only: the e = exp(-|z|)
+// of the logistic loss and softplus. Then u = 1+x ≤ 2. So one division
+// serves both s = g/(2+g) and c/u:
+//
+//	q = 1/((2+g)*u), s = g*(u*q), c/u = c*((2+g)*q)
 func (g *mathGen) log1pCoreUnit() {
 	g.w("\t// log1p of e in [0, 1]: as below, with one division for s and c/u.")
 	g.w3(fadd, one, p(0), p(2)) // u
@@ -307,8 +311,8 @@ func (g *mathGen) log1pSpecial() {
 	g.mov(p(6), p(0))
 }
 
-// load reads four elements at ptr into the pair Vk, Vk+1 as float64
-// (float32 is widened); store writes them back (float32 is narrowed).
+// load reads four elements at ptr into the pair Vk, Vk+1 as float64; float32
+// is widened. store writes them back; float32 is narrowed.
 func (g *mathGen) load(f32 bool, ptr string, k int) {
 	if !f32 {
 		g.w("\tVLD1.P 32(%s), [V%d.D2, V%d.D2]", ptr, k, k+1)
@@ -370,9 +374,9 @@ func mathKernels(a *asm) {
 	g.w("")
 }
 
-// expsum: dst = exp(x - shift), returning the sum of dst; eight elements
-// at a time (four registers in flight, each constant load serving four),
-// then four.
+// expsum: dst = exp(x - shift), returning the sum of dst. It takes eight
+// elements at a time, then four. Four registers are in flight, and each
+// constant load serves four.
 func (g *mathGen) expsum(P, T string, f32 bool) {
 	g.w("// func expsum%s(dst, x *%s, n int, shift float64) float64", P, T)
 	g.w("TEXT ·expsum%s(SB), NOSPLIT, $0-40", P)

@@ -2,29 +2,30 @@ package main
 
 import "fmt"
 
-// The ReLU kernels of a hidden layer: biasReLU (forward: add the bias, clamp
-// at zero) and reluBackward (mask the incoming gradient by the activation and
-// sum it over the rows into the bias gradient).
+// The ReLU kernels of a hidden layer. biasReLU is the forward step: add the
+// bias, clamp at zero. The kernel reluBackward masks the incoming gradient
+// by the activation. It sums it over the rows into the bias gradient.
 
-const reluDoc = `// ReLU kernels, for n rows of h columns stride elements apart: biasReLU sets
-// z = z + b, or +0 where that sum is <= 0; reluBackward clears dh where
-// a <= 0 and sums dh over the rows into gb. Column registers outside, rows
-// inside: a block of 4 registers of columns (16 float32 / 8 float64), then
-// single registers, loads b (or gb, the accumulator) once, walks down the n
-// rows with the stride, and (backward) stores gb once at the end of the block,
-// so each gb[j] is the sum over rows in row order, bit-exact with the Go loop.
-// The mask is FCMGE(0 >= v), i.e. v <= 0 (false for NaN), and BIC clears
-// those lanes: a sum <= 0, -0 included, becomes +0 and NaN is kept as FADD
-// produced it. FADD takes its operands in the Go loop's order (z + b,
-// gb + dh).
+const reluDoc = `// ReLU kernels, for n rows of h columns stride elements apart. biasReLU sets
+// z = z + b, or +0 where that sum is <= 0. The kernel reluBackward clears dh
+// where a <= 0 and sums dh over the rows into gb.
+//
+// Column registers go outside, rows inside. A block takes 4 registers of
+// columns (16 float32 / 8 float64), then single registers. It loads b (or
+// gb, the accumulator) once, and walks down the n rows with the stride.
+// Backward, it stores gb once at the end of the block. So each gb[j] is the
+// sum over rows in row order, bit-exact with the Go loop. The mask is
+// FCMGE(0 >= v), i.e. v <= 0, false for NaN. BIC clears those lanes. So a
+// sum <= 0, -0 included, becomes +0, and NaN is kept as FADD produced it.
+// FADD takes its operands in the Go loop's order (z + b, gb + dh).
 //
 // Requires: ASIMD. FADD and FCMGE on vectors and BIC (vector, register) come
 // from neon_arm64.h as WORD encodings.
 //
-// Tails: the last h mod 4 (float32) or h mod 2 (float64) columns are taken one
-// at a time with scalar FMOVS/FMOVD loads (which zero the other lanes), the
-// same vector operations, and a scalar store; nothing outside the h columns
-// of each row (and of b, gb) is read or written.
+// Tails: the last h mod 4 (float32) or h mod 2 (float64) columns are taken
+// one at a time. They use scalar FMOVS/FMOVD loads, which zero the other
+// lanes, the same vector operations, and a scalar store. Nothing outside the
+// h columns of each row (and of b, gb) is read or written.
 `
 
 // reluPrec names one precision's forms for the ReLU kernels.
@@ -55,8 +56,8 @@ func reluKernels(a *asm) {
 const reluZero = 31
 
 // zeroWhereNotPositive clears, for i < k, the lanes of V(val+i) where
-// V(test+i) ≤ 0 (a NaN lane compares false and is kept), through the masks
-// V(mask+i): ReLU's forward and backward steps.
+// V(test+i) ≤ 0. It uses the masks V(mask+i). A NaN lane compares false and
+// is kept. These are ReLU's forward and backward steps.
 func zeroWhereNotPositive(a *asm, p reluPrec, k, test, mask, val int) {
 	for i := 0; i < k; i++ {
 		a.w("\t%s(%d, %d, %d)", p.cmpge, test+i, reluZero, mask+i) // mask = 0 >= test
@@ -66,9 +67,11 @@ func zeroWhereNotPositive(a *asm, p reluPrec, k, test, mask, val int) {
 	}
 }
 
-// biasReLU: R0 = z (current column block), R1 = b, R2 = n, R3 = columns
-// left, R4 = stride in bytes; R5 walks down the rows, R6 counts them.
-// Registers: V0.. values, V4.. masks, V16.. bias.
+// biasReLU registers:
+//
+//   - R0: z (current column block); R1: b; R2: n; R3: columns left;
+//   - R4: stride in bytes; R5: walks down the rows; R6: counts them;
+//   - V0..: values; V4..: masks; V16..: bias.
 func biasReLU(a *asm, p reluPrec) {
 	lab := "br" + p.name
 	a.w("// func biasReLU%s(z, b unsafe.Pointer, n, h, stride int)", p.name)
@@ -115,10 +118,12 @@ func biasReLU(a *asm, p reluPrec) {
 	a.w("%sdone:\n\tRET\n", lab)
 }
 
-// reluBackward: R0 = gb (current column block), R1 = dh, R2 = a (both at the
-// current column block), R3 = n, R4 = columns left, R5 = stride in bytes;
-// R6, R7 walk down the rows of dh and a, R8 counts them.
-// Registers: V0.. dh, V4.. a, V8.. masks, V16.. the gb accumulators.
+// reluBackward registers:
+//
+//   - R0: gb (current column block); R1: dh; R2: a (both at the current
+//     column block); R3: n; R4: columns left; R5: stride in bytes;
+//   - R6, R7: walk down the rows of dh and a; R8: counts them;
+//   - V0..: dh; V4..: a; V8..: masks; V16..: the gb accumulators.
 func reluBackward(a *asm, p reluPrec) {
 	lab := "rb" + p.name
 	a.w("// func reluBackward%s(gb, dh, a unsafe.Pointer, n, h, stride int)", p.name)

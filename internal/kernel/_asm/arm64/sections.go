@@ -10,16 +10,17 @@ const mathDoc = `// Elementwise math kernels for arm64: exp (with a shift and a 
 // FDIV, FMAX, FMIN, FCMGT, FCMGE, FABS, FNEG, FCVTL(2), FCVTN(2) on vectors
 // come from neon_arm64.h as WORD encodings.
 //
-// Tails: every routine takes n a multiple of 4 and handles 4 elements per
-// iteration (two float64x2 registers; float32 is widened with FCVTL/FCVTL2 and
-// narrowed with FCVTN/FCVTN2); expsum takes 8 per iteration (four registers)
-// while it can. The log1p-based routines keep about 11 values live per
-// register of input, so two registers in flight is what 32 vector registers
-// allow; out-of-order cores overlap consecutive iterations. The Go wrappers in impl_arm64.go pass the
-// last 1..3 elements through a 4-element stack buffer.
+// Tails: every routine takes n a multiple of 4, and handles 4 elements per
+// iteration in two float64x2 registers. Float32 is widened with FCVTL/FCVTL2
+// and narrowed with FCVTN/FCVTN2. The kernel expsum takes 8 per iteration
+// (four registers) while it can. The log1p-based routines keep about 11
+// values live per register of input. So two registers in flight is what 32
+// vector registers allow. Out-of-order cores overlap consecutive iterations.
+// The Go wrappers in impl_arm64.go pass the last 1..3 elements through a
+// 4-element stack buffer.
 //
 // Precision: all arithmetic is in float64, for float32 data too, as the
-// generic code does; float32 results are rounded once, at the store.
+// generic code does. Float32 results are rounded once, at the store.
 //
 // Accuracy contract (checked against math/big by neon_accuracy_arm64_test.go):
 //   - exp: table-free. x is clamped to [-746, 710] (NaN propagates through
@@ -54,28 +55,33 @@ const mathDoc = `// Elementwise math kernels for arm64: exp (with a shift and a 
 //     generic code, bit-exact.
 `
 
-const linalgDoc = `// Linear-algebra kernels for arm64: dot products, axpy, lerp, the dot
-// products of one vector with a list of rows taken four at a time (dotRows:
-// margins of rows, or the classes of one row; each load of the shared vector
-// serves four rows), the sum of a list of scaled rows into one vector taken
-// four rows at a time (axpyRows: y is loaded and stored once per four rows),
-// and the maximum of a vector. Row lists are arrays of pointers, so gathered
-// rows cost nothing extra, and one call handles many rows; the first cache
-// lines of the next four rows are prefetched (PRFM) while four are computed.
+const linalgDoc = `// Linear-algebra kernels for arm64: dot products, axpy, lerp, dotRows,
+// axpyRows and the maximum of a vector.
 //
-// Requires: ASIMD (Advanced SIMD, mandatory in ARMv8-A). Instructions that Go's
-// assembler lacks (FADD, FSUB, FMAX, FADDP, FMAXP on vectors) come from
-// neon_arm64.h as WORD encodings.
+//   - dotRows: the dot products of one vector with a list of rows, taken four
+//     at a time. They are margins of rows, or the classes of one row. Each
+//     load of the shared vector serves four rows.
+//   - axpyRows: the sum of a list of scaled rows into one vector, taken four
+//     rows at a time. y is loaded and stored once per four rows.
+//
+// Row lists are arrays of pointers, so gathered rows cost nothing extra. One
+// call handles many rows. The first cache lines of the next four rows are
+// prefetched (PRFM) while four are computed.
+//
+// Requires: ASIMD (Advanced SIMD, mandatory in ARMv8-A). Instructions that
+// Go's assembler lacks come from neon_arm64.h as WORD encodings. These are
+// FADD, FSUB, FMAX, FADDP and FMAXP on vectors.
 //
 // Loops: the main loop handles 4 (dot: 8) 128-bit registers of each operand
-// per iteration with independent accumulators; a one-register loop takes the
-// rest that fills whole registers, and a scalar loop the last 0..1 (float64)
-// or 0..3 (float32) elements. Nothing is read or written outside [0, n).
+// per iteration, with independent accumulators. A one-register loop takes
+// the rest that fills whole registers. A scalar loop takes the last 0..1
+// (float64) or 0..3 (float32) elements. Nothing is read or written outside
+// [0, n).
 //
-// Rounding: axpy, axpyRows and lerp use one fused multiply-add per element and
-// row, in row order, exactly as the Go reference compiles on arm64 (FMADD):
-// they are bit-exact. dot, dotRows and max reduce in a different order than the
-// sequential Go loop; dot and dotRows are within (n+1)·u·Σ|x_i·y_i| of it.
-// These routines are exact-arithmetic kernels: there is no accuracy contract
-// beyond the rounding of each FMA.
+// Rounding: axpy, axpyRows and lerp use one fused multiply-add per element
+// and row, in row order. That is exactly what the Go reference compiles to
+// on arm64 (FMADD), so they are bit-exact. The kernels dot, dotRows and max
+// reduce in a different order than the sequential Go loop. Dot and dotRows
+// are within (n+1)·u·Σ|x_i·y_i| of it. These routines are exact-arithmetic
+// kernels. There is no accuracy contract beyond the rounding of each FMA.
 `

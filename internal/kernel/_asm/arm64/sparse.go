@@ -1,39 +1,42 @@
 package main
 
-// The CSR kernels (see sparse_arm64.go for their Go declarations): NEON has
-// no gather, so each entry is a scalar load of its column index, a compare
-// with d, a scalar load of w at that index and a scalar fused multiply-add,
-// four entries per step into four accumulators (margins) or one at a time
-// through memory (the scatter-add). A vector of four weights would have to be
-// built by four lane inserts, one dependent on the other, which costs as many
-// loads and more vector work than the scalar FMADDs; scalar loads with
-// register-offset addressing keep the loads (two indices by LDPW, two values
-// by FLDP, one weight each) as the only cost besides the FMADD.
+// The CSR kernels; sparse_arm64.go holds their Go declarations. NEON has no
+// gather. So each entry takes four scalar steps: a load of its column index,
+// a compare with d, a load of w at that index and a fused multiply-add.
+// Margins take four entries per step into four accumulators. The scatter-add
+// takes one at a time through memory. A vector of four weights would have to
+// be built by four lane inserts, one dependent on the other. That costs as
+// many loads and more vector work than the scalar FMADDs. Scalar loads with
+// register-offset addressing keep the loads as the only cost besides the
+// FMADD. They are two indices by LDPW, two values by FLDP, and one weight
+// each.
 
-const sparseDoc = `// CSR kernels: SparseMargins(K) and SparseAddRows / SparseAddOuterK (see
-// sparse_arm64.go), for float32 and float64, k ≥ 1 weight vectors of d
-// elements one after another; the driver (sparse_driver.go) bounds each call
-// to a budget of k·(non-zeros) multiply-adds.
+const sparseDoc = `// CSR kernels: SparseMargins(K) and SparseAddRows / SparseAddOuterK, for
+// float32 and float64. Their Go declarations are in sparse_arm64.go. The
+// k ≥ 1 weight vectors of d elements lie one after another. The driver
+// (sparse_driver.go) bounds each call to a budget of k·(non-zeros)
+// multiply-adds.
 //
-// Checks: each row index is checked against nrows and each row's offsets
-// against the number of entries (a failing row stops the call); each column
-// index is compared with d before its load, and an index ≥ d stops the call
-// (margins: maxcol = 2^32−1; addRows: bad = true), after which the driver
+// Checks: each row index is checked against nrows, and each row's offsets
+// against the number of entries. A failing row stops the call. Each column
+// index is compared with d before its load. An index ≥ d stops the call:
+// margins set maxcol = 2^32−1, and addRows bad = true. The driver then
 // panics through Go's bounds checks.
 //
-// sparseMargins: per row and weight vector, four entries a step (indices by
-// LDPW, values by FLDP, the weights by scalar loads at register offsets),
-// each into its own scalar accumulator with FMADD, the last count mod 4 into
-// the first; the sum is (a0+a1)+(a2+a3). Accuracy: |m − exact| ≤
-// (nnz+1)·u·Σ|v·w|, in an order fixed by the row.
+// Kernel sparseMargins: per row and weight vector, four entries a step.
+// Indices load by LDPW, values by FLDP, and the weights by scalar loads at
+// register offsets. Each goes into its own scalar accumulator with FMADD,
+// the last count mod 4 into the first. The sum is (a0+a1)+(a2+a3). Accuracy:
+// |m − exact| ≤ (nnz+1)·u·Σ|v·w|, in an order fixed by the row.
 //
-// sparseAddRows: one entry at a time, g[col] = fma(c, v, g[col]), in entry
-// order: bit-exact to the sequential loop with each multiply-add fused,
-// repeated columns included.
+// Kernel sparseAddRows: one entry at a time, g[col] = fma(c, v, g[col]), in
+// entry order. This is bit-exact to the sequential loop with each
+// multiply-add fused, repeated columns included.
 //
-// Rows gathered through idx are prefetched: with ahead > 0, row i asks for
-// the offsets of row i+2·ahead and the first 256 bytes of the indices and
-// values of row i+ahead (PRFM never faults; those offsets are not checked).
+// Rows gathered through idx are prefetched. With ahead > 0, row i asks for
+// the offsets of row i+2·ahead. It asks for the first 256 bytes of the
+// indices and values of row i+ahead. PRFM never faults, so those offsets are
+// not checked.
 `
 
 // spPrec are the forms of one precision.
@@ -54,12 +57,14 @@ func sparseKernels(a *asm) {
 	}
 }
 
-// Registers: R0 the outputs (margins) or coefficients (addRows), R1 k, R2 n,
-// R3 indptr, R4 idx, R5 nrows, R6 cols, R7 vals, R8 nnz, R9 w (g), R10 d,
-// R11 the budget left, R12 ahead, R13 the row i, R14/R15 scratch, R16 the
-// row's entry count, R17 the classes left, R19/R20 the row's indices and
-// values, R21 the current weight vector, R22 the entries left, R23/R24 the
-// entry pointers, R25/R26 indices.
+// Registers:
+//
+//   - R0: the outputs (margins) or coefficients (addRows); R1: k; R2: n;
+//   - R3: indptr; R4: idx; R5: nrows; R6: cols; R7: vals; R8: nnz;
+//   - R9: w (g); R10: d; R11: the budget left; R12: ahead; R13: the row i;
+//   - R14/R15: scratch; R16: the row's entry count; R17: the classes left;
+//   - R19/R20: the row's indices and values; R21: the current weight vector;
+//   - R22: the entries left; R23/R24: the entry pointers; R25/R26: indices.
 func sparseKernel(a *asm, p spPrec, add bool) {
 	name, L := "sparseMargins"+p.name, "sm"+p.name
 	first, wname, last := "m", "w", "maxcol+112(FP)"
