@@ -1,13 +1,13 @@
 // Package kernel chooses and describes the implementations of cvar's
-// kernels: the hot loops over flat slices (dot products, the margins and
-// gradients of gathered rows, the losses and the smoothed plus functions of
-// the CVaR objective) that package batch runs.
+// kernels. The kernels are the hot loops over flat slices that package batch
+// runs. They compute dot products, the margins and gradients of gathered
+// rows, the losses, and the smoothed plus functions of the CVaR objective.
 //
 // An implementation is a value, an [Impl]. [Default] is the best one this
 // CPU supports. [Impls] lists every one it can run, best first, with the
 // pure-Go reference ([Generic]) last. [Lookup] finds one by name, and [Info]
-// says which is the default and why. Package batch's models compute with
-// the default unless given another (batch.Linear.WithKernel).
+// says which is the default and why. Package batch's models use the default
+// unless given another (batch.Linear.WithKernel).
 //
 // # Implementations
 //
@@ -17,11 +17,11 @@
 //   - "generic": Go, on every architecture. It is the only one with
 //     -tags purego or a compiler other than gc, which build no assembly.
 //
-// "avx512" is the default only on cores whose 512-bit FMA runs at full
-// width (AMD Zen 5; Intel Skylake-SP Gold 6xxx and Platinum, Ice Lake-SP,
-// Sapphire, Emerald and Granite Rapids). A double-pumped core (AMD Zen 4)
-// runs 512-bit code no faster, so there, and on unknown cores, "avx2" is
-// the default; "avx512" is still listed.
+// "avx512" is the default only where 512-bit FMA runs at full width. Those
+// cores are AMD Zen 5 and Intel Skylake-SP Gold 6xxx and Platinum, Ice
+// Lake-SP, and Sapphire, Emerald and Granite Rapids. A double-pumped core
+// (AMD Zen 4) runs 512-bit code no faster. So there, and on unknown cores,
+// "avx2" is the default; "avx512" is still listed.
 //
 // Two overrides, read once, when the default is first asked for:
 //
