@@ -103,7 +103,7 @@
 // before the header is interpreted) and a header that is inconsistent
 // (unknown model, shapes that
 // do not match the number of parameters, non-finite parameters or
-// parameters whose Euclidean norm exceeds [MaxParamNorm] of the precision,
+// parameters whose Euclidean norm exceeds 1e150 (f64) or 1e18 (f32),
 // class texts that are empty, repeated or do not match k); each with an
 // error matching one of [ErrModelFormat], [ErrModelVersion],
 // [ErrModelTrunc], [ErrModelChecksum] and [ErrModelInvalid] under

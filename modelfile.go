@@ -116,7 +116,7 @@ func BuildModel[T batch.Float](m *ModelFile) (batch.Model[T], []T, error) {
 
 // Validate reports an inconsistent ModelFile: unknown kind or precision,
 // shapes that do not match the parameters, a non-finite parameter or
-// parameters whose norm exceeds MaxParamNorm, class
+// parameters whose norm exceeds the precision's bound, class
 // texts that do not match K, bad preprocessing, α outside (0, 1].
 func (m *ModelFile) Validate() error {
 	bad := func(format string, args ...any) error {
@@ -146,8 +146,8 @@ func (m *ModelFile) Validate() error {
 		}
 		norm2 += v * v
 	}
-	if limit := MaxParamNorm(m.Precision); !(norm2 <= limit*limit) {
-		return bad("the parameters' norm %.3g exceeds %g (MaxParamNorm): scores could overflow %s", scaledNorm(m.Theta), limit, m.Precision)
+	if limit := maxParamNorm(m.Precision); !(norm2 <= limit*limit) {
+		return bad("the parameters' norm %.3g exceeds %g, the bound for %s: scores could overflow", scaledNorm(m.Theta), limit, m.Precision)
 	}
 	if m.K > 0 {
 		if len(m.Classes) != m.K {
@@ -199,15 +199,15 @@ func scaledNorm(v []float64) float64 {
 	return scale * math.Sqrt(s)
 }
 
-// MaxParamNorm is the largest Euclidean norm ‖θ‖ of a model file's
-// parameters in the given precision: 1e150 for F64, 1e18 for F32. With
-// ‖θ‖ ≤ B, Cauchy–Schwarz bounds every score on an input of norm ≤ 1 by √2·B
-// for the linear models and softmax and by √2·B² + B for the mlp (whose
-// hidden activations are at most their inputs), and a squared error by
-// about 2B²: all far below the precision's largest number (1.8e308, 3.4e38),
-// so that only inputs of enormous norm can make a score overflow. No
-// training run comes near the bound.
-func MaxParamNorm(precision string) float64 {
+// maxParamNorm is the largest Euclidean norm ‖θ‖ of a model file's
+// parameters: 1e150 for F64, 1e18 for F32. With ‖θ‖ ≤ B, Cauchy–Schwarz
+// bounds every score on an input of norm ≤ 1. The bound is √2·B for the
+// linear models and softmax, and √2·B² + B for the mlp, whose hidden
+// activations are at most their inputs. A squared error is about 2B². All
+// lie far below the precision's largest number (1.8e308, 3.4e38), so only
+// inputs of enormous norm make a score overflow. No training run comes
+// near the bound.
+func maxParamNorm(precision string) float64 {
 	if precision == F32 {
 		return 1e18
 	}

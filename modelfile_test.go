@@ -381,7 +381,7 @@ func FuzzReadModel(f *testing.F) {
 	latin.Classes, latin.Source.Target = []string{"\xff", "\xfe", "caf\xe9"}, "\xe9tiquette"
 	f.Add(saved(f, latin), true)
 	near := testModelFile(f, batch.KindLogistic, F32)
-	near.Theta[0] = float64(float32(MaxParamNorm(F32) / 2))
+	near.Theta[0] = float64(float32(maxParamNorm(F32) / 2))
 	f.Add(saved(f, near), true)
 	good := saved(f, testModelFile(f, batch.KindLinear, F64))
 	f.Add(withRawHeader(good, append(append([]byte(nil), headerOf(good)...), " {}"...)), true)

@@ -59,7 +59,7 @@ func patched(t *testing.T, path string, f func(b []byte) []byte) []byte {
 }
 
 // TestModelFileRefusals: a model file with a valid checksum but parameters
-// of norm beyond cvar.MaxParamNorm (θ = 1e308), or bytes after its header's
+// of norm beyond the bound (θ = 1e308), or bytes after its header's
 // JSON object, is refused on load with an error naming the file.
 func TestModelFileRefusals(t *testing.T) {
 	t.Parallel()
@@ -79,7 +79,7 @@ func TestModelFileRefusals(t *testing.T) {
 		return append(out, b[16+h:]...)
 	})))
 	for _, cmd := range []string{"eval", "predict"} {
-		fails(t, 1, []string{huge + ": invalid model file", "MaxParamNorm"}, cmd, "-in", huge, "-data", data)
+		fails(t, 1, []string{huge + ": invalid model file", "exceeds 1e+150, the bound for f64"}, cmd, "-in", huge, "-data", data)
 		fails(t, 1, []string{trailing + ": invalid model file", "after its JSON object"}, cmd, "-in", trailing, "-data", data)
 	}
 }
