@@ -169,15 +169,20 @@ func TestSmoothingDefault(t *testing.T) {
 	}
 }
 
-// TestDefaultGridFresh: every DefaultGrid call returns new slices, so a
-// caller that changes one leaves the default as documented.
-func TestDefaultGridFresh(t *testing.T) {
+// TestGridWithDefaults: every WithDefaults call fills the empty lists with
+// new slices, so a caller that changes one leaves the default as
+// documented; lists given are kept.
+func TestGridWithDefaults(t *testing.T) {
 	t.Parallel()
-	g := DefaultGrid()
-	g.LR[0], g.WeightDecay[0], g.EpsFraction[0] = 7, 7, 7
-	h := DefaultGrid()
-	if h.LR[0] != 0.001 || h.WeightDecay[0] != 0 || h.EpsFraction[0] != 0.01 {
-		t.Errorf("DefaultGrid after a caller changed its result: %+v", h)
+	g := Grid{}.WithDefaults()
+	g.LR[0], g.WeightDecay[0], g.EpsFraction[0], g.Trim[0], g.Rho[0] = 7, 7, 7, 7, 7
+	h := Grid{}.WithDefaults()
+	if h.LR[0] != 0.001 || h.WeightDecay[0] != 0 || h.EpsFraction[0] != 0.01 || h.Trim[0] != 0 || h.Rho[0] != 0.25 {
+		t.Errorf("WithDefaults after a caller changed its result: %+v", h)
+	}
+	mine := Grid{LR: []float64{0.5}, Rho: []float64{2, 3}}.WithDefaults()
+	if !slices.Equal(mine.LR, []float64{0.5}) || !slices.Equal(mine.Rho, []float64{2, 3}) || !slices.Equal(mine.Trim, h.Trim) {
+		t.Errorf("WithDefaults of a grid with lists: %+v", mine)
 	}
 }
 
@@ -193,7 +198,7 @@ func TestTune(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	def := DefaultGrid()
+	def := Grid{}.WithDefaults()
 	if n := len(def.LR) * len(def.WeightDecay) * len(def.EpsFraction); len(tuned.Trials) != n {
 		t.Fatalf("%d trials, want %d", len(tuned.Trials), n)
 	}

@@ -254,7 +254,7 @@ func TestGridTrims(t *testing.T) {
 		grid []float64
 		want []float64
 	}{
-		{Options{Method: Alg3, Objective: ObjectiveBlend}, nil, DefaultGrid().Trim},
+		{Options{Method: Alg3, Objective: ObjectiveBlend}, nil, Grid{}.WithDefaults().Trim},
 		{Options{Method: Alg3, Objective: ObjectiveTrimmed}, nil, []float64{0.05, 0.1, 0.2}},
 		{Options{Method: Alg3, Objective: ObjectiveTrimmed}, []float64{0}, []float64{0}},
 		{Options{Method: Alg3, Objective: ObjectiveBlend, Trim: 0.3}, nil, []float64{0}},
@@ -266,7 +266,7 @@ func TestGridTrims(t *testing.T) {
 		}
 	}
 	chi2 := Options{Method: Alg3, Objective: ObjectiveChi2}
-	if got := gridRhos(nil, &chi2); !slices.Equal(got, DefaultGrid().Rho) {
+	if got := gridRhos(nil, &chi2); !slices.Equal(got, Grid{}.WithDefaults().Rho) {
 		t.Errorf("χ² radii %v, want the default grid's", got)
 	}
 	chi2.Rho = 2
@@ -324,8 +324,8 @@ func TestTuneTrimsNoisyLabels(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if len(bt.Trials) != 2*len(DefaultGrid().Trim) {
-			t.Fatalf("%d trials, want 2 step sizes × %d trims", len(bt.Trials), len(DefaultGrid().Trim))
+		if len(bt.Trials) != 2*len(Grid{}.WithDefaults().Trim) {
+			t.Fatalf("%d trials, want 2 step sizes × %d trims", len(bt.Trials), len(Grid{}.WithDefaults().Trim))
 		}
 		plain := base
 		plain.Objective = ObjectiveCVaR

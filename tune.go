@@ -13,7 +13,7 @@ import (
 )
 
 // Grid is the set of settings Tune tries: every combination of its lists.
-// An empty list means its default, the list of DefaultGrid. Every value
+// An empty list means its default (see WithDefaults). Every value
 // must be finite, the step sizes and ε fractions positive and the weight
 // decays ≥ 0, and the lists may make at most MaxGridSettings settings.
 type Grid struct {
@@ -34,21 +34,34 @@ type Grid struct {
 	Rho []float64
 }
 
-// DefaultGrid returns the default grid, in new slices: the paper's step
-// sizes {0.001, 0.005, 0.01} widened by a factor of 10 upwards,
-// {0.001, 0.003, 0.01, 0.03, 0.1}; its weight decays {0, 1e-4, 1e-3}; and
-// ε from a sharp to a soft plus function, {0.01, 0.05, 0.25}; and trims
-// from none to the label noise of hard real data, {0, 0.05, 0.1, 0.2}; and
-// χ² radii a factor of 4 apart about the default, {0.25, 1, 4}.
-func DefaultGrid() Grid {
+// WithDefaults returns g with each empty list set to its default, in a
+// new slice; Grid{}.WithDefaults() is the default grid. The step sizes are
+// the paper's {0.001, 0.005, 0.01} widened upwards by a factor of 10:
+// {0.001, 0.003, 0.01, 0.03, 0.1}. The weight decays are the paper's
+// {0, 1e-4, 1e-3}. The ε fractions go from a sharp to a soft plus
+// function: {0.01, 0.05, 0.25}. The trims go from none to the label noise
+// of hard real data: {0, 0.05, 0.1, 0.2}. The χ² radii lie a factor of 4
+// apart about the default: {0.25, 1, 4}.
+func (g Grid) WithDefaults() Grid {
+	or := func(list []float64, def ...float64) []float64 {
+		if len(list) == 0 {
+			return def
+		}
+		return list
+	}
 	return Grid{
-		LR:          []float64{0.001, 0.003, 0.01, 0.03, 0.1},
-		WeightDecay: []float64{0, 1e-4, 1e-3},
-		EpsFraction: []float64{0.01, 0.05, 0.25},
-		Trim:        []float64{0, 0.05, 0.1, 0.2},
-		Rho:         []float64{0.25, 1, 4},
+		LR:          or(g.LR, 0.001, 0.003, 0.01, 0.03, 0.1),
+		WeightDecay: or(g.WeightDecay, 0, 1e-4, 1e-3),
+		EpsFraction: or(g.EpsFraction, 0.01, 0.05, 0.25),
+		Trim:        or(g.Trim, 0, 0.05, 0.1, 0.2),
+		Rho:         or(g.Rho, 0.25, 1, 4),
 	}
 }
+
+// DefaultGrid returns the default grid, in new slices.
+//
+// Deprecated: use Grid{}.WithDefaults().
+func DefaultGrid() Grid { return Grid{}.WithDefaults() }
 
 // Selection is the rule Tune picks a setting by.
 type Selection int
@@ -239,26 +252,17 @@ func checkGrid(g Grid, nEps, nObj int) error {
 }
 
 // Trials lists the settings Tune tries for opt, in its order: the grid's
-// lists, each empty one DefaultGrid's; ε fractions only for the smoothed
+// lists, each empty one its default; ε fractions only for the smoothed
 // methods Alg2–4 without a given Eps; trims and χ² radii only for the
 // objectives that take them (see Grid). A program that trains the
 // settings elsewhere (a pipeline, a cluster) expands the grid here, and
 // applies a setting to its options with Trial.Apply. A grid of more than
 // MaxGridSettings settings fails with a *GridSizeError naming its size.
 func (g Grid) Trials(opt Options) ([]Trial, error) {
-	def := DefaultGrid()
-	if len(g.LR) == 0 {
-		g.LR = def.LR
-	}
-	if len(g.WeightDecay) == 0 {
-		g.WeightDecay = def.WeightDecay
-	}
+	g = g.WithDefaults()
 	eps := g.EpsFraction
-	switch {
-	case opt.Method != Alg2 && opt.Method != Alg3 && opt.Method != Alg4 || opt.Eps > 0:
+	if opt.Method != Alg2 && opt.Method != Alg3 && opt.Method != Alg4 || opt.Eps > 0 {
 		eps = []float64{0} // no smoothing, or ε given
-	case len(eps) == 0:
-		eps = def.EpsFraction
 	}
 	trims, rhos := gridTrims(g.Trim, &opt), gridRhos(g.Rho, &opt)
 	if err := checkGrid(g, len(eps), len(trims)*len(rhos)); err != nil {
@@ -311,8 +315,8 @@ func tryOne[T batch.Float](ctx context.Context, model batch.Model[T], train, val
 	return res, m, nil
 }
 
-// gridTrims returns the trims Tune tries: the grid's (default
-// DefaultGrid's) for the blend, less 0 for the trimmed objective, whose 0
+// gridTrims returns the trims Tune tries: the grid's (or the default
+// ones) for the blend, less 0 for the trimmed objective, whose 0
 // means its default; none (one setting, the given Trim) for the others or
 // when opt.Trim is given.
 func gridTrims(trims []float64, opt *Options) []float64 {
@@ -321,7 +325,7 @@ func gridTrims(trims []float64, opt *Options) []float64 {
 		return []float64{0}
 	}
 	if len(trims) == 0 {
-		trims = DefaultGrid().Trim
+		trims = Grid{}.WithDefaults().Trim
 	}
 	var out []float64
 	for _, t := range trims {
@@ -335,15 +339,15 @@ func gridTrims(trims []float64, opt *Options) []float64 {
 	return out
 }
 
-// gridRhos returns the χ² radii Tune tries: the grid's (default
-// DefaultGrid's) for ObjectiveChi2 when opt.Rho is 0; none (one setting,
+// gridRhos returns the χ² radii Tune tries: the grid's (or the default
+// ones) for ObjectiveChi2 when opt.Rho is 0; none (one setting,
 // 0 in the Trial) otherwise.
 func gridRhos(rhos []float64, opt *Options) []float64 {
 	if opt.objective() != ObjectiveChi2 || opt.Rho > 0 {
 		return []float64{0}
 	}
 	if len(rhos) == 0 {
-		return DefaultGrid().Rho
+		return Grid{}.WithDefaults().Rho
 	}
 	return rhos
 }

@@ -700,7 +700,7 @@ func TestTrainTune(t *testing.T) {
 		} `json:"tune"`
 	}
 	decodeJSON(t, ok(t, "train", "-n", "1500", "-tune", "-tune-lrs", "0.003,0.03", "-tune-wds", "0,0.001", "-json"), &r)
-	grid := cvar.DefaultGrid()
+	grid := cvar.Grid{}.WithDefaults()
 	if len(r.Tune.Trials) != 2*2*len(grid.EpsFraction)*len(grid.Trim) || r.Tune.Select != "accuracy" {
 		t.Fatalf("tune: %+v", r.Tune)
 	}

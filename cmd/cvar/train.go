@@ -80,7 +80,7 @@ func addTrainFlags(fs *flag.FlagSet) *trainFlags {
 	fs.Var(&f.box, "box", "K is the box [lo, hi]^p, given as `lo,hi`")
 	fs.BoolVar(&f.stream, "stream", false, "alg1 or alg4 only: read the CSV or LIBSVM -data file as a stream, one row at a time")
 	fs.BoolVar(&f.tune, "tune", false, "train on the training split over the grid -tune-lrs × -tune-wds (× -tune-eps for alg2–4), all runs spread over the cores, and keep the setting -select picks on the validation split")
-	grid := cvar.DefaultGrid()
+	grid := cvar.Grid{}.WithDefaults()
 	f.tuneRhos = nonNegList("χ² radius", grid.Rho...)
 	fs.Var(f.tuneRhos, "tune-rhos", "-tune's χ² radii of objective chi2 without -rho, each positive, a comma-separated `list`")
 	f.tuneTrims = nonNegList("trim", grid.Trim...)
