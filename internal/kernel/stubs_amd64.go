@@ -6,7 +6,7 @@ package kernel
 
 import "unsafe"
 
-// dotF32 computes, in eight vector accumulators added at the end,
+// dotF32 computes, in eight vector accumulators added at the end:
 //
 //	var s float32
 //	for i := 0; i < n; i++ {
@@ -17,7 +17,7 @@ import "unsafe"
 //go:noescape
 func dotF32(x unsafe.Pointer, y unsafe.Pointer, n int) float32
 
-// dotF64 computes, in eight vector accumulators added at the end,
+// dotF64 computes, in eight vector accumulators added at the end:
 //
 //	var s float64
 //	for i := 0; i < n; i++ {
@@ -65,7 +65,7 @@ func axpyF64(a float64, x unsafe.Pointer, y unsafe.Pointer, n int)
 func lerpF64(t float64, x unsafe.Pointer, y unsafe.Pointer, n int)
 
 // expF32 computes, eight float32 lanes at a time (expPS in kernel_amd64.s,
-// within 2 ulp of e^x),
+// within 2 ulp of e^x):
 //
 //	for i := 0; i < n; i++ {
 //		dst[i] = float32(math.Exp(float64(x[i])))
@@ -74,7 +74,7 @@ func lerpF64(t float64, x unsafe.Pointer, y unsafe.Pointer, n int)
 //go:noescape
 func expF32(dst unsafe.Pointer, x unsafe.Pointer, n int)
 
-// expF64 computes, four lanes at a time (expPD, within 2 ulp),
+// expF64 computes, four lanes at a time (expPD, within 2 ulp):
 //
 //	for i := 0; i < n; i++ {
 //		dst[i] = math.Exp(x[i])
@@ -83,7 +83,7 @@ func expF32(dst unsafe.Pointer, x unsafe.Pointer, n int)
 //go:noescape
 func expF64(dst unsafe.Pointer, x unsafe.Pointer, n int)
 
-// log1pF32 computes, eight float32 lanes at a time (log1pPS, within 2 ulp),
+// log1pF32 computes, eight float32 lanes at a time (log1pPS, within 2 ulp):
 //
 //	for i := 0; i < n; i++ {
 //		dst[i] = float32(math.Log1p(float64(x[i])))
@@ -92,7 +92,7 @@ func expF64(dst unsafe.Pointer, x unsafe.Pointer, n int)
 //go:noescape
 func log1pF32(dst unsafe.Pointer, x unsafe.Pointer, n int)
 
-// log1pF64 computes, four lanes at a time (log1pPD, within 2 ulp),
+// log1pF64 computes, four lanes at a time (log1pPD, within 2 ulp):
 //
 //	for i := 0; i < n; i++ {
 //		dst[i] = math.Log1p(x[i])
@@ -102,7 +102,7 @@ func log1pF32(dst unsafe.Pointer, x unsafe.Pointer, n int)
 func log1pF64(dst unsafe.Pointer, x unsafe.Pointer, n int)
 
 // logisticF32 computes, in float32 lanes with exp and log1p as expPS and
-// log1pPS,
+// log1pPS:
 //
 //	for i := 0; i < n; i++ {
 //		z := y[i] * m[i]
@@ -119,7 +119,7 @@ func log1pF64(dst unsafe.Pointer, x unsafe.Pointer, n int)
 func logisticF32(loss unsafe.Pointer, dloss unsafe.Pointer, m unsafe.Pointer, y unsafe.Pointer, n int)
 
 // logisticF64 computes, in float64 lanes with exp and log1p as expPD and
-// log1pPD,
+// log1pPD:
 //
 //	for i := 0; i < n; i++ {
 //		z := y[i] * m[i]
@@ -135,7 +135,7 @@ func logisticF32(loss unsafe.Pointer, dloss unsafe.Pointer, m unsafe.Pointer, y 
 //go:noescape
 func logisticF64(loss unsafe.Pointer, dloss unsafe.Pointer, m unsafe.Pointer, y unsafe.Pointer, n int)
 
-// squaredF32 computes, in float64 (bit-identical to linearLossOne),
+// squaredF32 computes, in float64 (bit-identical to linearLossOne):
 //
 //	for i := 0; i < n; i++ {
 //		r := float64(m[i]) - float64(y[i])
@@ -155,7 +155,7 @@ func squaredF32(loss unsafe.Pointer, dloss unsafe.Pointer, m unsafe.Pointer, y u
 //go:noescape
 func squaredF64(loss unsafe.Pointer, dloss unsafe.Pointer, m unsafe.Pointer, y unsafe.Pointer, n int)
 
-// absoluteF32 computes, in float64 (bit-identical to linearLossOne),
+// absoluteF32 computes, in float64 (bit-identical to linearLossOne):
 //
 //	for i := 0; i < n; i++ {
 //		r := float64(m[i]) - float64(y[i])
@@ -185,9 +185,10 @@ func absoluteF32(loss unsafe.Pointer, dloss unsafe.Pointer, m unsafe.Pointer, y 
 //go:noescape
 func absoluteF64(loss unsafe.Pointer, dloss unsafe.Pointer, m unsafe.Pointer, y unsafe.Pointer, n int)
 
-// plusF32 computes, for kind = PlusNone, PlusHinge, PlusSoftplus or
-// PlusQuadratic (none, hinge and quadratic in float64, bit-identical to
-// plusOne; softplus in float32 lanes with expPS and log1pPS),
+// plusF32 computes the loop below, for kind = PlusNone, PlusHinge,
+// PlusSoftplus or PlusQuadratic. None, hinge and quadratic run in float64,
+// bit-identical to plusOne. Softplus runs in float32 lanes with expPS and
+// log1pPS:
 //
 //	for i := 0; i < n; i++ {
 //		r, d := plusOne(PlusKind(kind), eps, float64(s[i]))
@@ -208,7 +209,7 @@ func plusF32(kind int, eps float64, rho unsafe.Pointer, drho unsafe.Pointer, s u
 func plusF64(kind int, eps float64, rho unsafe.Pointer, drho unsafe.Pointer, s unsafe.Pointer, n int)
 
 // softmaxF32 computes, in float64 with exp and log as expPD and log1pPD
-// (the sums in vector order),
+// (the sums in vector order):
 //
 //	for i := 0; i < n; i++ {
 //		zi, y := z[i*k:(i+1)*k], label[i]
@@ -236,7 +237,7 @@ func plusF64(kind int, eps float64, rho unsafe.Pointer, drho unsafe.Pointer, s u
 func softmaxF32(loss unsafe.Pointer, z unsafe.Pointer, label unsafe.Pointer, n int, k int)
 
 // softmaxF64 computes, with exp and log as expPD and log1pPD (the sums in
-// vector order),
+// vector order):
 //
 //	for i := 0; i < n; i++ {
 //		zi, y := z[i*k:(i+1)*k], label[i]
@@ -262,31 +263,33 @@ func softmaxF32(loss unsafe.Pointer, z unsafe.Pointer, label unsafe.Pointer, n i
 //go:noescape
 func softmaxF64(loss unsafe.Pointer, z unsafe.Pointer, label unsafe.Pointer, n int, k int)
 
-// softmaxLanesF32 is softmaxF32 for 1 ≤ k ≤ 16 and n a multiple of 4 with the
-// rows as the lanes: four rows at a time, class j of the four loaded
-// element by element into one float64 register and stored back the
-// same way (no gathers: they are slow on many AVX2 cores).
-// Each row's max, exp and sum are those of softmaxCEGeneric in its order
-// (the sum adds classes 0, 1, …, k−1),
-// with exp and log as expPD and log1pPD, in float64; e and the results
-// are rounded to float32 where the generic rounds them.
+// softmaxLanesF32 is softmaxF32 for 1 ≤ k ≤ 16 and n a multiple of 4.
+// It takes the rows as the lanes, four rows at a time. Class j of the
+// four is loaded element by element into one float64 register. It is
+// stored back the same way. There are no gathers: they are slow on many
+// AVX2 cores.
+// Each row's max, exp and sum are those of softmaxCEGeneric, in its
+// order: the sum adds classes 0, 1, …, k−1.
+// Exp and log are expPD and log1pPD, in float64. Here e and the
+// results are rounded to float32 where the generic rounds them.
 //
 //go:noescape
 func softmaxLanesF32(loss unsafe.Pointer, z unsafe.Pointer, label unsafe.Pointer, n int, k int)
 
-// softmaxLanesF64 is softmaxF64 for 1 ≤ k ≤ 16 and n a multiple of 4 with the
-// rows as the lanes: four rows at a time, class j of the four loaded
-// element by element into one float64 register and stored back the
-// same way (no gathers: they are slow on many AVX2 cores).
-// Each row's max, exp and sum are those of softmaxCEGeneric in its order
-// (the sum adds classes 0, 1, …, k−1),
-// with exp and log as expPD and log1pPD.
+// softmaxLanesF64 is softmaxF64 for 1 ≤ k ≤ 16 and n a multiple of 4.
+// It takes the rows as the lanes, four rows at a time. Class j of the
+// four is loaded element by element into one float64 register. It is
+// stored back the same way. There are no gathers: they are slow on many
+// AVX2 cores.
+// Each row's max, exp and sum are those of softmaxCEGeneric, in its
+// order: the sum adds classes 0, 1, …, k−1.
+// Exp and log are expPD and log1pPD.
 //
 //go:noescape
 func softmaxLanesF64(loss unsafe.Pointer, z unsafe.Pointer, label unsafe.Pointer, n int, k int)
 
-// marginsF32 computes, four rows at a time so that each load of w serves
-// four rows (each row summed in two vector accumulators),
+// marginsF32 computes the loop below, four rows at a time. So each load of
+// w serves four rows. Each row is summed in two vector accumulators:
 //
 //	for i := 0; i < n; i++ {
 //		r := i
@@ -303,8 +306,9 @@ func softmaxLanesF64(loss unsafe.Pointer, z unsafe.Pointer, label unsafe.Pointer
 //go:noescape
 func marginsF32(m unsafe.Pointer, mstride int, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int)
 
-// addRowsF32 computes, four rows at a time so that dst is loaded and stored
-// once per four rows (the multiply-adds on each dst[l] keep the loop's order),
+// addRowsF32 computes the loop below, four rows at a time. So dst is
+// loaded and stored once per four rows. The multiply-adds on each dst[l]
+// keep the loop's order:
 //
 //	for i := 0; i < n; i++ {
 //		r := i
@@ -319,7 +323,7 @@ func marginsF32(m unsafe.Pointer, mstride int, n int, x unsafe.Pointer, stride i
 //go:noescape
 func addRowsF32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, cstride int, n int)
 
-// marginsF64 computes, four rows at a time,
+// marginsF64 computes, four rows at a time:
 //
 //	for i := 0; i < n; i++ {
 //		r := i
@@ -336,7 +340,7 @@ func addRowsF32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx uns
 //go:noescape
 func marginsF64(m unsafe.Pointer, mstride int, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int)
 
-// addRowsF64 computes, four rows at a time,
+// addRowsF64 computes, four rows at a time:
 //
 //	for i := 0; i < n; i++ {
 //		r := i
@@ -351,34 +355,34 @@ func marginsF64(m unsafe.Pointer, mstride int, n int, x unsafe.Pointer, stride i
 //go:noescape
 func addRowsF64(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, cstride int, n int)
 
-// marginsPFF32 is marginsF32 with software prefetching 512 bytes ahead in
-// each of the four rows, for rows that are not in cache.
+// marginsPFF32 is marginsF32 with software prefetching, for rows that are
+// not in cache. It prefetches 512 bytes ahead in each of the four rows.
 //
 //go:noescape
 func marginsPFF32(m unsafe.Pointer, mstride int, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int)
 
-// addRowsPFF32 is addRowsF32 with software prefetching 512 bytes ahead in
-// each of the four rows, for rows that are not in cache.
+// addRowsPFF32 is addRowsF32 with software prefetching, for rows that are
+// not in cache. It prefetches 512 bytes ahead in each of the four rows.
 //
 //go:noescape
 func addRowsPFF32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, cstride int, n int)
 
-// marginsPFF64 is marginsF64 with software prefetching 512 bytes ahead in
-// each of the four rows, for rows that are not in cache.
+// marginsPFF64 is marginsF64 with software prefetching, for rows that are
+// not in cache. It prefetches 512 bytes ahead in each of the four rows.
 //
 //go:noescape
 func marginsPFF64(m unsafe.Pointer, mstride int, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int)
 
-// addRowsPFF64 is addRowsF64 with software prefetching 512 bytes ahead in
-// each of the four rows, for rows that are not in cache.
+// addRowsPFF64 is addRowsF64 with software prefetching, for rows that are
+// not in cache. It prefetches 512 bytes ahead in each of the four rows.
 //
 //go:noescape
 func addRowsPFF64(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, cstride int, n int)
 
-// addRowsKF32 adds to each of the n rows of d float32s at dst the k rows
-// of x weighted by that row's k coefficients in c (the product of the
-// n×k matrix c and the k×d matrix x), the multiply-adds on each dst
-// element in the order of j:
+// addRowsKF32 adds the k rows of x to each of the n rows of d float32s at
+// dst. They are weighted by that row's k coefficients in c. That is the product
+// of the n×k matrix c and the k×d matrix x. The multiply-adds on each dst
+// element run in the order of j:
 //
 //	for i := 0; i < n; i++ {
 //		for l := 0; l < d; l++ {
@@ -388,17 +392,17 @@ func addRowsPFF64(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx u
 //		}
 //	}
 //
-// Eight registers of a row's columns are summed at a time (eight
-// independent chains of multiply-adds), then the rest of the row
-// (whole registers and the masked last one) as one group. k ≥ 1.
+// Eight registers of a row's columns are summed at a time: eight
+// independent chains of multiply-adds. Then the rest of the row is one
+// group: whole registers and the masked last one. It needs k ≥ 1.
 //
 //go:noescape
 func addRowsKF32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, c unsafe.Pointer, k int, n int)
 
-// addRowsKF64 adds to each of the n rows of d float64s at dst the k rows
-// of x weighted by that row's k coefficients in c (the product of the
-// n×k matrix c and the k×d matrix x), the multiply-adds on each dst
-// element in the order of j:
+// addRowsKF64 adds the k rows of x to each of the n rows of d float64s at
+// dst. They are weighted by that row's k coefficients in c. That is the product
+// of the n×k matrix c and the k×d matrix x. The multiply-adds on each dst
+// element run in the order of j:
 //
 //	for i := 0; i < n; i++ {
 //		for l := 0; l < d; l++ {
@@ -408,15 +412,15 @@ func addRowsKF32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, c unsa
 //		}
 //	}
 //
-// Eight registers of a row's columns are summed at a time (eight
-// independent chains of multiply-adds), then the rest of the row
-// (whole registers and the masked last one) as one group. k ≥ 1.
+// Eight registers of a row's columns are summed at a time: eight
+// independent chains of multiply-adds. Then the rest of the row is one
+// group: whole registers and the masked last one. It needs k ≥ 1.
 //
 //go:noescape
 func addRowsKF64(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, c unsafe.Pointer, k int, n int)
 
-// marginsKF32 computes, for a block of c ≤ 5 classes, two rows × c classes
-// at a time (one vector accumulator per pair),
+// marginsKF32 computes the loop below for a block of c ≤ 5 classes. It
+// takes two rows × c classes at a time, one vector accumulator per pair:
 //
 //	for i := 0; i < n; i++ {
 //		r := i
@@ -435,8 +439,9 @@ func addRowsKF64(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, c unsa
 //go:noescape
 func marginsKF32(m unsafe.Pointer, k int, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int, c int)
 
-// addOuterKF32 computes, for a block of nc ≤ 5 classes and cols columns,
-// keeping each chunk of the block's dst in registers over all n rows,
+// addOuterKF32 computes the loop below for a block of nc ≤ 5 classes and
+// cols columns. Each chunk of the block's dst stays in registers over all
+// n rows:
 //
 //	for j := 0; j < nc; j++ {
 //		for l := 0; l < cols; l++ {
@@ -453,7 +458,7 @@ func marginsKF32(m unsafe.Pointer, k int, n int, x unsafe.Pointer, stride int, i
 //go:noescape
 func addOuterKF32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int)
 
-// marginsKF64 computes, two rows × c ≤ 5 classes at a time,
+// marginsKF64 computes, two rows × c ≤ 5 classes at a time:
 //
 //	for i := 0; i < n; i++ {
 //		r := i
@@ -472,7 +477,8 @@ func addOuterKF32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx u
 //go:noescape
 func marginsKF64(m unsafe.Pointer, k int, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int, c int)
 
-// addOuterKF64 computes, for a block of nc ≤ 5 classes and cols columns,
+// addOuterKF64 computes the loop below for a block of nc ≤ 5 classes and
+// cols columns:
 //
 //	for j := 0; j < nc; j++ {
 //		for l := 0; l < cols; l++ {
@@ -489,33 +495,36 @@ func marginsKF64(m unsafe.Pointer, k int, n int, x unsafe.Pointer, stride int, i
 //go:noescape
 func addOuterKF64(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int)
 
-// marginsKPFF32 is marginsKF32 with software prefetching 512 bytes ahead in
-// both rows of a pair, and the rows three pairs ahead a line a step into
-// L2, for rows that are not in cache.
+// marginsKPFF32 is marginsKF32 with software prefetching, for rows that
+// are not in cache. It prefetches 512 bytes ahead in both rows of a pair.
+// It fetches the rows three pairs ahead into L2, a line a step.
 //
 //go:noescape
 func marginsKPFF32(m unsafe.Pointer, k int, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int, c int)
 
-// addOuterKPFF32 is addOuterKF32 with software prefetching 512 bytes (the
-// next column strip) ahead in each row, for rows that are not in cache.
+// addOuterKPFF32 is addOuterKF32 with software prefetching, for rows that
+// are not in cache. It prefetches 512 bytes (the next column strip) ahead
+// in each row.
 //
 //go:noescape
 func addOuterKPFF32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int)
 
-// marginsKPFF64 is marginsKF64 with software prefetching 512 bytes ahead in
-// both rows of a pair, and the rows three pairs ahead a line a step into
-// L2, for rows that are not in cache.
+// marginsKPFF64 is marginsKF64 with software prefetching, for rows that
+// are not in cache. It prefetches 512 bytes ahead in both rows of a pair.
+// It fetches the rows three pairs ahead into L2, a line a step.
 //
 //go:noescape
 func marginsKPFF64(m unsafe.Pointer, k int, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int, c int)
 
-// addOuterKPFF64 is addOuterKF64 with software prefetching 512 bytes (the
-// next column strip) ahead in each row, for rows that are not in cache.
+// addOuterKPFF64 is addOuterKF64 with software prefetching, for rows that
+// are not in cache. It prefetches 512 bytes (the next column strip) ahead
+// in each row.
 //
 //go:noescape
 func addOuterKPFF64(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int)
 
-// sparseMarginsF32 computes, for the gathered CSR rows (idx nil: rows 0..n-1),
+// sparseMarginsF32 computes the loop below for the gathered CSR rows. A nil idx
+// means rows 0..n-1:
 //
 //	var maxcol uint32
 //	left := budget // (and prefetching rows ahead, see below)
@@ -543,17 +552,18 @@ func addOuterKPFF64(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx
 //	}
 //	return n, maxcol
 //
-// with the entries of a row gathered eight (float32) or four (float64) at a
-// time into vector accumulators and summed horizontally at the end of the
-// row. Column indices are clamped to d-1, so the gathers never leave w;
-// the caller checks maxcol < d. It needs 1 ≤ d < 2^31 and k ≥ 1.
-// With idx and ahead > 0, row i prefetches the offsets of row i+2·ahead
-// and the first 256 bytes of the entries of row i+ahead.
+// It gathers the entries of a row eight (float32) or four (float64) at a
+// time into vector accumulators. It sums them horizontally at the end of
+// the row. Column indices are clamped to d-1, so the gathers never leave
+// w; the caller checks maxcol < d. It needs 1 ≤ d < 2^31 and k ≥ 1.
+// With idx and ahead > 0, row i prefetches the offsets of row i+2·ahead.
+// It also prefetches the first 256 bytes of the entries of row i+ahead.
 //
 //go:noescape
 func sparseMarginsF32(m unsafe.Pointer, k int, n int, indptr unsafe.Pointer, idx unsafe.Pointer, nrows int, cols unsafe.Pointer, vals unsafe.Pointer, nnz int, w unsafe.Pointer, d int, budget int, ahead int) (done int, maxcol uint32)
 
-// sparseAddRowsF32 computes, for the gathered CSR rows (idx nil: rows 0..n-1),
+// sparseAddRowsF32 computes the loop below for the gathered CSR rows. A nil idx
+// means rows 0..n-1:
 //
 //	left := budget // (and prefetching rows ahead, see below)
 //	for i := 0; i < n; i++ {
@@ -580,15 +590,16 @@ func sparseMarginsF32(m unsafe.Pointer, k int, n int, indptr unsafe.Pointer, idx
 //	}
 //	return n, false
 //
-// one entry at a time (AVX2 has no scatter), in order, so repeated columns
-// add up exactly as in the loop. With idx and ahead > 0, row i prefetches
-// the offsets of row i+2·ahead and the first 256 bytes of the entries of
-// row i+ahead.
+// It takes one entry at a time, in order, as AVX2 has no scatter. So
+// repeated columns add up exactly as in the loop. With idx and ahead > 0,
+// row i prefetches the offsets of row i+2·ahead. It also prefetches the
+// first 256 bytes of the entries of row i+ahead.
 //
 //go:noescape
 func sparseAddRowsF32(dst unsafe.Pointer, k int, n int, indptr unsafe.Pointer, idx unsafe.Pointer, nrows int, cols unsafe.Pointer, vals unsafe.Pointer, nnz int, c unsafe.Pointer, d int, budget int, ahead int) (done int, bad bool)
 
-// sparseMarginsF64 computes, for the gathered CSR rows (idx nil: rows 0..n-1),
+// sparseMarginsF64 computes the loop below for the gathered CSR rows. A nil idx
+// means rows 0..n-1:
 //
 //	var maxcol uint32
 //	left := budget // (and prefetching rows ahead, see below)
@@ -616,17 +627,18 @@ func sparseAddRowsF32(dst unsafe.Pointer, k int, n int, indptr unsafe.Pointer, i
 //	}
 //	return n, maxcol
 //
-// with the entries of a row gathered eight (float32) or four (float64) at a
-// time into vector accumulators and summed horizontally at the end of the
-// row. Column indices are clamped to d-1, so the gathers never leave w;
-// the caller checks maxcol < d. It needs 1 ≤ d < 2^31 and k ≥ 1.
-// With idx and ahead > 0, row i prefetches the offsets of row i+2·ahead
-// and the first 256 bytes of the entries of row i+ahead.
+// It gathers the entries of a row eight (float32) or four (float64) at a
+// time into vector accumulators. It sums them horizontally at the end of
+// the row. Column indices are clamped to d-1, so the gathers never leave
+// w; the caller checks maxcol < d. It needs 1 ≤ d < 2^31 and k ≥ 1.
+// With idx and ahead > 0, row i prefetches the offsets of row i+2·ahead.
+// It also prefetches the first 256 bytes of the entries of row i+ahead.
 //
 //go:noescape
 func sparseMarginsF64(m unsafe.Pointer, k int, n int, indptr unsafe.Pointer, idx unsafe.Pointer, nrows int, cols unsafe.Pointer, vals unsafe.Pointer, nnz int, w unsafe.Pointer, d int, budget int, ahead int) (done int, maxcol uint32)
 
-// sparseAddRowsF64 computes, for the gathered CSR rows (idx nil: rows 0..n-1),
+// sparseAddRowsF64 computes the loop below for the gathered CSR rows. A nil idx
+// means rows 0..n-1:
 //
 //	left := budget // (and prefetching rows ahead, see below)
 //	for i := 0; i < n; i++ {
@@ -653,15 +665,15 @@ func sparseMarginsF64(m unsafe.Pointer, k int, n int, indptr unsafe.Pointer, idx
 //	}
 //	return n, false
 //
-// one entry at a time (AVX2 has no scatter), in order, so repeated columns
-// add up exactly as in the loop. With idx and ahead > 0, row i prefetches
-// the offsets of row i+2·ahead and the first 256 bytes of the entries of
-// row i+ahead.
+// It takes one entry at a time, in order, as AVX2 has no scatter. So
+// repeated columns add up exactly as in the loop. With idx and ahead > 0,
+// row i prefetches the offsets of row i+2·ahead. It also prefetches the
+// first 256 bytes of the entries of row i+ahead.
 //
 //go:noescape
 func sparseAddRowsF64(dst unsafe.Pointer, k int, n int, indptr unsafe.Pointer, idx unsafe.Pointer, nrows int, cols unsafe.Pointer, vals unsafe.Pointer, nnz int, c unsafe.Pointer, d int, budget int, ahead int) (done int, bad bool)
 
-// zDotF32 computes, in eight vector accumulators added at the end,
+// zDotF32 computes, in eight vector accumulators added at the end:
 //
 //	var s float32
 //	for i := 0; i < n; i++ {
@@ -674,7 +686,7 @@ func sparseAddRowsF64(dst unsafe.Pointer, k int, n int, indptr unsafe.Pointer, i
 //go:noescape
 func zDotF32(x unsafe.Pointer, y unsafe.Pointer, n int) float32
 
-// zDotF64 computes, in eight vector accumulators added at the end,
+// zDotF64 computes, in eight vector accumulators added at the end:
 //
 //	var s float64
 //	for i := 0; i < n; i++ {
@@ -731,8 +743,8 @@ func zAxpyF64(a float64, x unsafe.Pointer, y unsafe.Pointer, n int)
 //go:noescape
 func zLerpF64(t float64, x unsafe.Pointer, y unsafe.Pointer, n int)
 
-// zMarginsF32 computes, four rows at a time so that each load of w serves
-// four rows (each row summed in two vector accumulators),
+// zMarginsF32 computes the loop below, four rows at a time. So each load of
+// w serves four rows. Each row is summed in two vector accumulators:
 //
 //	for i := 0; i < n; i++ {
 //		r := i
@@ -751,8 +763,9 @@ func zLerpF64(t float64, x unsafe.Pointer, y unsafe.Pointer, n int)
 //go:noescape
 func zMarginsF32(m unsafe.Pointer, mstride int, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int)
 
-// zAddRowsF32 computes, four rows at a time so that dst is loaded and stored
-// once per four rows (the multiply-adds on each dst[l] keep the loop's order),
+// zAddRowsF32 computes the loop below, four rows at a time. So dst is
+// loaded and stored once per four rows. The multiply-adds on each dst[l]
+// keep the loop's order:
 //
 //	for i := 0; i < n; i++ {
 //		r := i
@@ -769,7 +782,7 @@ func zMarginsF32(m unsafe.Pointer, mstride int, n int, x unsafe.Pointer, stride 
 //go:noescape
 func zAddRowsF32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, cstride int, n int)
 
-// zMarginsF64 computes, four rows at a time,
+// zMarginsF64 computes, four rows at a time:
 //
 //	for i := 0; i < n; i++ {
 //		r := i
@@ -788,7 +801,7 @@ func zAddRowsF32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx un
 //go:noescape
 func zMarginsF64(m unsafe.Pointer, mstride int, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int)
 
-// zAddRowsF64 computes, four rows at a time,
+// zAddRowsF64 computes, four rows at a time:
 //
 //	for i := 0; i < n; i++ {
 //		r := i
@@ -805,42 +818,42 @@ func zMarginsF64(m unsafe.Pointer, mstride int, n int, x unsafe.Pointer, stride 
 //go:noescape
 func zAddRowsF64(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, cstride int, n int)
 
-// zMarginsPFF32 is zMarginsF32 with software prefetching 512 bytes ahead in
-// each of the four rows, for rows that are not in cache.
+// zMarginsPFF32 is zMarginsF32 with software prefetching, for rows that are
+// not in cache. It prefetches 512 bytes ahead in each of the four rows.
 //
 // It is the AVX-512 (zmm) twin of marginsPFF32.
 //
 //go:noescape
 func zMarginsPFF32(m unsafe.Pointer, mstride int, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int)
 
-// zAddRowsPFF32 is zAddRowsF32 with software prefetching 512 bytes ahead in
-// each of the four rows, for rows that are not in cache.
+// zAddRowsPFF32 is zAddRowsF32 with software prefetching, for rows that are
+// not in cache. It prefetches 512 bytes ahead in each of the four rows.
 //
 // It is the AVX-512 (zmm) twin of addRowsPFF32.
 //
 //go:noescape
 func zAddRowsPFF32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, cstride int, n int)
 
-// zMarginsPFF64 is zMarginsF64 with software prefetching 512 bytes ahead in
-// each of the four rows, for rows that are not in cache.
+// zMarginsPFF64 is zMarginsF64 with software prefetching, for rows that are
+// not in cache. It prefetches 512 bytes ahead in each of the four rows.
 //
 // It is the AVX-512 (zmm) twin of marginsPFF64.
 //
 //go:noescape
 func zMarginsPFF64(m unsafe.Pointer, mstride int, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int)
 
-// zAddRowsPFF64 is zAddRowsF64 with software prefetching 512 bytes ahead in
-// each of the four rows, for rows that are not in cache.
+// zAddRowsPFF64 is zAddRowsF64 with software prefetching, for rows that are
+// not in cache. It prefetches 512 bytes ahead in each of the four rows.
 //
 // It is the AVX-512 (zmm) twin of addRowsPFF64.
 //
 //go:noescape
 func zAddRowsPFF64(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, cstride int, n int)
 
-// zAddRowsKF32 adds to each of the n rows of d float32s at dst the k rows
-// of x weighted by that row's k coefficients in c (the product of the
-// n×k matrix c and the k×d matrix x), the multiply-adds on each dst
-// element in the order of j:
+// zAddRowsKF32 adds the k rows of x to each of the n rows of d float32s at
+// dst. They are weighted by that row's k coefficients in c. That is the product
+// of the n×k matrix c and the k×d matrix x. The multiply-adds on each dst
+// element run in the order of j:
 //
 //	for i := 0; i < n; i++ {
 //		for l := 0; l < d; l++ {
@@ -850,19 +863,19 @@ func zAddRowsPFF64(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx 
 //		}
 //	}
 //
-// Eight registers of a row's columns are summed at a time (eight
-// independent chains of multiply-adds), then the rest of the row
-// (whole registers and the masked last one) as one group. k ≥ 1.
+// Eight registers of a row's columns are summed at a time: eight
+// independent chains of multiply-adds. Then the rest of the row is one
+// group: whole registers and the masked last one. It needs k ≥ 1.
 //
 // It is the AVX-512 (zmm) twin of addRowsKF32.
 //
 //go:noescape
 func zAddRowsKF32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, c unsafe.Pointer, k int, n int)
 
-// zAddRowsKF64 adds to each of the n rows of d float64s at dst the k rows
-// of x weighted by that row's k coefficients in c (the product of the
-// n×k matrix c and the k×d matrix x), the multiply-adds on each dst
-// element in the order of j:
+// zAddRowsKF64 adds the k rows of x to each of the n rows of d float64s at
+// dst. They are weighted by that row's k coefficients in c. That is the product
+// of the n×k matrix c and the k×d matrix x. The multiply-adds on each dst
+// element run in the order of j:
 //
 //	for i := 0; i < n; i++ {
 //		for l := 0; l < d; l++ {
@@ -872,17 +885,17 @@ func zAddRowsKF32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, c uns
 //		}
 //	}
 //
-// Eight registers of a row's columns are summed at a time (eight
-// independent chains of multiply-adds), then the rest of the row
-// (whole registers and the masked last one) as one group. k ≥ 1.
+// Eight registers of a row's columns are summed at a time: eight
+// independent chains of multiply-adds. Then the rest of the row is one
+// group: whole registers and the masked last one. It needs k ≥ 1.
 //
 // It is the AVX-512 (zmm) twin of addRowsKF64.
 //
 //go:noescape
 func zAddRowsKF64(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, c unsafe.Pointer, k int, n int)
 
-// zMarginsKF32 computes, for a block of c ≤ 10 classes, two rows × c classes
-// at a time (one vector accumulator per pair),
+// zMarginsKF32 computes the loop below for a block of c ≤ 10 classes. It
+// takes two rows × c classes at a time, one vector accumulator per pair:
 //
 //	for i := 0; i < n; i++ {
 //		r := i
@@ -903,8 +916,9 @@ func zAddRowsKF64(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, c uns
 //go:noescape
 func zMarginsKF32(m unsafe.Pointer, k int, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int, c int)
 
-// zAddOuterKF32 computes, for a block of nc ≤ 10 classes and cols columns,
-// keeping each chunk of the block's dst in registers over all n rows,
+// zAddOuterKF32 computes the loop below for a block of nc ≤ 10 classes and
+// cols columns. Each chunk of the block's dst stays in registers over all
+// n rows:
 //
 //	for j := 0; j < nc; j++ {
 //		for l := 0; l < cols; l++ {
@@ -923,7 +937,7 @@ func zMarginsKF32(m unsafe.Pointer, k int, n int, x unsafe.Pointer, stride int, 
 //go:noescape
 func zAddOuterKF32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int)
 
-// zMarginsKF64 computes, two rows × c ≤ 10 classes at a time,
+// zMarginsKF64 computes, two rows × c ≤ 10 classes at a time:
 //
 //	for i := 0; i < n; i++ {
 //		r := i
@@ -944,7 +958,8 @@ func zAddOuterKF32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx 
 //go:noescape
 func zMarginsKF64(m unsafe.Pointer, k int, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int, c int)
 
-// zAddOuterKF64 computes, for a block of nc ≤ 10 classes and cols columns,
+// zAddOuterKF64 computes the loop below for a block of nc ≤ 10 classes and
+// cols columns:
 //
 //	for j := 0; j < nc; j++ {
 //		for l := 0; l < cols; l++ {
@@ -963,34 +978,36 @@ func zMarginsKF64(m unsafe.Pointer, k int, n int, x unsafe.Pointer, stride int, 
 //go:noescape
 func zAddOuterKF64(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int)
 
-// zMarginsKPFF32 is zMarginsKF32 with software prefetching 512 bytes ahead in
-// both rows of a pair, and the rows three pairs ahead a line a step into
-// L2, for rows that are not in cache.
+// zMarginsKPFF32 is zMarginsKF32 with software prefetching, for rows that
+// are not in cache. It prefetches 512 bytes ahead in both rows of a pair.
+// It fetches the rows three pairs ahead into L2, a line a step.
 //
 // It is the AVX-512 (zmm) twin of marginsKPFF32.
 //
 //go:noescape
 func zMarginsKPFF32(m unsafe.Pointer, k int, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int, c int)
 
-// zAddOuterKPFF32 is zAddOuterKF32 with software prefetching 512 bytes (the
-// next column strip) ahead in each row, for rows that are not in cache.
+// zAddOuterKPFF32 is zAddOuterKF32 with software prefetching, for rows that
+// are not in cache. It prefetches 512 bytes (the next column strip) ahead
+// in each row.
 //
 // It is the AVX-512 (zmm) twin of addOuterKPFF32.
 //
 //go:noescape
 func zAddOuterKPFF32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int)
 
-// zMarginsKPFF64 is zMarginsKF64 with software prefetching 512 bytes ahead in
-// both rows of a pair, and the rows three pairs ahead a line a step into
-// L2, for rows that are not in cache.
+// zMarginsKPFF64 is zMarginsKF64 with software prefetching, for rows that
+// are not in cache. It prefetches 512 bytes ahead in both rows of a pair.
+// It fetches the rows three pairs ahead into L2, a line a step.
 //
 // It is the AVX-512 (zmm) twin of marginsKPFF64.
 //
 //go:noescape
 func zMarginsKPFF64(m unsafe.Pointer, k int, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int, c int)
 
-// zAddOuterKPFF64 is zAddOuterKF64 with software prefetching 512 bytes (the
-// next column strip) ahead in each row, for rows that are not in cache.
+// zAddOuterKPFF64 is zAddOuterKF64 with software prefetching, for rows that
+// are not in cache. It prefetches 512 bytes (the next column strip) ahead
+// in each row.
 //
 // It is the AVX-512 (zmm) twin of addOuterKPFF64.
 //
@@ -1113,36 +1130,36 @@ func zBiasReLUF64(z unsafe.Pointer, b unsafe.Pointer, n int, h int, stride int)
 //go:noescape
 func zReluBackwardF64(gb unsafe.Pointer, dh unsafe.Pointer, a unsafe.Pointer, n int, h int, stride int)
 
-// addOuterKNXF32 is addOuterKF32 that also prefetches, as it reads row i
-// of a walk over the gathered rows (idx not nil) and i < nnext, the same
-// columns of row next[i] of x: rows a following call will read. Its
-// result is addOuterKF32's.
+// addOuterKNXF32 is addOuterKF32 that also prefetches the rows a following
+// call will read. As it reads row i of a walk over the gathered rows (idx
+// not nil), it prefetches the same columns of row next[i] of x. It does so
+// while i < nnext. Its result is addOuterKF32's.
 //
 //go:noescape
 func addOuterKNXF32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int, next unsafe.Pointer, nnext int)
 
-// addOuterKNXF64 is addOuterKF64 that also prefetches, as it reads row i
-// of a walk over the gathered rows (idx not nil) and i < nnext, the same
-// columns of row next[i] of x: rows a following call will read. Its
-// result is addOuterKF64's.
+// addOuterKNXF64 is addOuterKF64 that also prefetches the rows a following
+// call will read. As it reads row i of a walk over the gathered rows (idx
+// not nil), it prefetches the same columns of row next[i] of x. It does so
+// while i < nnext. Its result is addOuterKF64's.
 //
 //go:noescape
 func addOuterKNXF64(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int, next unsafe.Pointer, nnext int)
 
-// zAddOuterKNXF32 is addOuterKF32 that also prefetches, as it reads row i
-// of a walk over the gathered rows (idx not nil) and i < nnext, the same
-// columns of row next[i] of x: rows a following call will read. Its
-// result is addOuterKF32's.
+// zAddOuterKNXF32 is addOuterKF32 that also prefetches the rows a following
+// call will read. As it reads row i of a walk over the gathered rows (idx
+// not nil), it prefetches the same columns of row next[i] of x. It does so
+// while i < nnext. Its result is addOuterKF32's.
 //
 // It is the AVX-512 (zmm) twin of addOuterKNXF32.
 //
 //go:noescape
 func zAddOuterKNXF32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int, next unsafe.Pointer, nnext int)
 
-// zAddOuterKNXF64 is addOuterKF64 that also prefetches, as it reads row i
-// of a walk over the gathered rows (idx not nil) and i < nnext, the same
-// columns of row next[i] of x: rows a following call will read. Its
-// result is addOuterKF64's.
+// zAddOuterKNXF64 is addOuterKF64 that also prefetches the rows a following
+// call will read. As it reads row i of a walk over the gathered rows (idx
+// not nil), it prefetches the same columns of row next[i] of x. It does so
+// while i < nnext. Its result is addOuterKF64's.
 //
 // It is the AVX-512 (zmm) twin of addOuterKNXF64.
 //
@@ -1155,7 +1172,7 @@ func zAddOuterKNXF64(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, id
 //go:noescape
 func prefetchBytes(p unsafe.Pointer, n int)
 
-// cvtU8F32 computes, for n a multiple of 8,
+// cvtU8F32 computes, for n a multiple of 8:
 //
 //	for i := 0; i < n; i++ {
 //		dst[i] = scale * float32(src[i]) // src is []uint8
@@ -1164,7 +1181,7 @@ func prefetchBytes(p unsafe.Pointer, n int)
 //go:noescape
 func cvtU8F32(dst unsafe.Pointer, src unsafe.Pointer, n int, scale float32)
 
-// cvtF16F32 computes, for n a multiple of 8,
+// cvtF16F32 computes, for n a multiple of 8:
 //
 //	for i := 0; i < n; i++ {
 //		dst[i] = float32 value of the IEEE half src[i] // src is []uint16
@@ -1173,7 +1190,7 @@ func cvtU8F32(dst unsafe.Pointer, src unsafe.Pointer, n int, scale float32)
 //go:noescape
 func cvtF16F32(dst unsafe.Pointer, src unsafe.Pointer, n int)
 
-// cvtBF16F32 computes, for n a multiple of 8,
+// cvtBF16F32 computes, for n a multiple of 8:
 //
 //	for i := 0; i < n; i++ {
 //		dst[i] = math.Float32frombits(uint32(src[i]) << 16) // src is []uint16
@@ -1182,8 +1199,9 @@ func cvtF16F32(dst unsafe.Pointer, src unsafe.Pointer, n int)
 //go:noescape
 func cvtBF16F32(dst unsafe.Pointer, src unsafe.Pointer, n int)
 
-// marginsU8F32 computes, for d a multiple of 8, with r_i = idx[i] (x is
-// []uint8, idx []int; nil idx: x advances by stride bytes a row),
+// marginsU8F32 computes the loop below for d a multiple of 8, with
+// r_i = idx[i]. Here x is []uint8 and idx []int. With a nil idx, x
+// advances by stride bytes a row:
 //
 //	for i := 0; i < n; i++ {
 //		var s float32
@@ -1197,7 +1215,7 @@ func cvtBF16F32(dst unsafe.Pointer, src unsafe.Pointer, n int)
 func marginsU8F32(m unsafe.Pointer, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int)
 
 // addRowsU8F32 computes, for d a multiple of 8, with r_i as for
-// marginsU8F32,
+// marginsU8F32:
 //
 //	for i := 0; i < n; i++ {
 //		for l := 0; l < d; l++ {
@@ -1232,8 +1250,9 @@ func marginsBF16F32(m unsafe.Pointer, n int, x unsafe.Pointer, stride int, idx u
 //go:noescape
 func addRowsBF16F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, n int)
 
-// zMarginsU8F32 computes, for d a multiple of 8, with r_i = idx[i] (x is
-// []uint8, idx []int; nil idx: x advances by stride bytes a row),
+// zMarginsU8F32 computes the loop below for d a multiple of 8, with
+// r_i = idx[i]. Here x is []uint8 and idx []int. With a nil idx, x
+// advances by stride bytes a row:
 //
 //	for i := 0; i < n; i++ {
 //		var s float32
@@ -1249,7 +1268,7 @@ func addRowsBF16F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx
 func zMarginsU8F32(m unsafe.Pointer, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int)
 
 // zAddRowsU8F32 computes, for d a multiple of 8, with r_i as for
-// marginsU8F32,
+// marginsU8F32:
 //
 //	for i := 0; i < n; i++ {
 //		for l := 0; l < d; l++ {
@@ -1294,59 +1313,62 @@ func zMarginsBF16F32(m unsafe.Pointer, n int, x unsafe.Pointer, stride int, idx 
 //go:noescape
 func zAddRowsBF16F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, n int)
 
-// zMarginsKU8F32 is zMarginsKF32 on rows of U8 features (x is []uint8,
-// stride in elements, d any): each feature is loaded as the
-// float32 scale·float32(u) (VPMOVZXBD, VCVTDQ2PS, VMULPS),
-// the value the float32 kernel would read from the converted matrix,
-// so the results are that kernel's, bit for bit.
+// zMarginsKU8F32 is zMarginsKF32 on rows of U8 features.
+// Here x is []uint8, the stride is in elements, and d any.
+// Each feature is loaded as the float32 scale·float32(u) (VPMOVZXBD, VCVTDQ2PS, VMULPS).
+// That is the value the float32 kernel would read from the converted
+// matrix. So the results are that kernel's, bit for bit.
 //
 //go:noescape
 func zMarginsKU8F32(m unsafe.Pointer, k int, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int, c int, scale float32)
 
-// zAddOuterKU8F32 is zAddOuterKF32 on rows of U8 features (x is
-// []uint8, stride in elements), each feature loaded as the float32 scale·float32(u) (VPMOVZXBD, VCVTDQ2PS, VMULPS):
-// the same fused multiply-adds in the same order, bit for bit.
+// zAddOuterKU8F32 is zAddOuterKF32 on rows of U8 features.
+// Here x is []uint8, and the stride is in elements. Each feature is
+// loaded as the float32 scale·float32(u) (VPMOVZXBD, VCVTDQ2PS, VMULPS).
+// It makes the same fused multiply-adds in the same order, bit for bit.
 //
 //go:noescape
 func zAddOuterKU8F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int, scale float32)
 
-// zMarginsKF16F32 is zMarginsKF32 on rows of F16 features (x is []uint16,
-// stride in elements, d any): each feature is loaded as the
-// float32 value of the half (VCVTPH2PS),
-// the value the float32 kernel would read from the converted matrix,
-// so the results are that kernel's, bit for bit.
+// zMarginsKF16F32 is zMarginsKF32 on rows of F16 features.
+// Here x is []uint16, the stride is in elements, and d any.
+// Each feature is loaded as the float32 value of the half (VCVTPH2PS).
+// That is the value the float32 kernel would read from the converted
+// matrix. So the results are that kernel's, bit for bit.
 //
 //go:noescape
 func zMarginsKF16F32(m unsafe.Pointer, k int, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int, c int)
 
-// zAddOuterKF16F32 is zAddOuterKF32 on rows of F16 features (x is
-// []uint16, stride in elements), each feature loaded as the float32 value of the half (VCVTPH2PS):
-// the same fused multiply-adds in the same order, bit for bit.
+// zAddOuterKF16F32 is zAddOuterKF32 on rows of F16 features.
+// Here x is []uint16, and the stride is in elements. Each feature is
+// loaded as the float32 value of the half (VCVTPH2PS).
+// It makes the same fused multiply-adds in the same order, bit for bit.
 //
 //go:noescape
 func zAddOuterKF16F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int)
 
-// zMarginsKBF16F32 is zMarginsKF32 on rows of BF16 features (x is []uint16,
-// stride in elements, d any): each feature is loaded as the
-// float32 value of the bfloat16 (VPMOVZXWD, VPSLLD),
-// the value the float32 kernel would read from the converted matrix,
-// so the results are that kernel's, bit for bit.
+// zMarginsKBF16F32 is zMarginsKF32 on rows of BF16 features.
+// Here x is []uint16, the stride is in elements, and d any.
+// Each feature is loaded as the float32 value of the bfloat16 (VPMOVZXWD, VPSLLD).
+// That is the value the float32 kernel would read from the converted
+// matrix. So the results are that kernel's, bit for bit.
 //
 //go:noescape
 func zMarginsKBF16F32(m unsafe.Pointer, k int, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int, c int)
 
-// zAddOuterKBF16F32 is zAddOuterKF32 on rows of BF16 features (x is
-// []uint16, stride in elements), each feature loaded as the float32 value of the bfloat16 (VPMOVZXWD, VPSLLD):
-// the same fused multiply-adds in the same order, bit for bit.
+// zAddOuterKBF16F32 is zAddOuterKF32 on rows of BF16 features.
+// Here x is []uint16, and the stride is in elements. Each feature is
+// loaded as the float32 value of the bfloat16 (VPMOVZXWD, VPSLLD).
+// It makes the same fused multiply-adds in the same order, bit for bit.
 //
 //go:noescape
 func zAddOuterKBF16F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int)
 
-// zMarginsKPFU8F32 is zMarginsKPFF32 on rows of U8 features (x is []uint8,
-// stride in elements, d any): each feature is loaded as the
-// float32 scale·float32(u) (VPMOVZXBD, VCVTDQ2PS, VMULPS),
-// the value the float32 kernel would read from the converted matrix,
-// so the results are that kernel's, bit for bit.
+// zMarginsKPFU8F32 is zMarginsKPFF32 on rows of U8 features.
+// Here x is []uint8, the stride is in elements, and d any.
+// Each feature is loaded as the float32 scale·float32(u) (VPMOVZXBD, VCVTDQ2PS, VMULPS).
+// That is the value the float32 kernel would read from the converted
+// matrix. So the results are that kernel's, bit for bit.
 //
 // It prefetches as zMarginsKPFF32 (the rows three pairs ahead), for rows
 // that are not in cache.
@@ -1354,20 +1376,21 @@ func zAddOuterKBF16F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, 
 //go:noescape
 func zMarginsKPFU8F32(m unsafe.Pointer, k int, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int, c int, scale float32)
 
-// zAddOuterKPFU8F32 is zAddOuterKPFF32 on rows of U8 features (x is
-// []uint8, stride in elements), each feature loaded as the float32 scale·float32(u) (VPMOVZXBD, VCVTDQ2PS, VMULPS):
-// the same fused multiply-adds in the same order, bit for bit.
+// zAddOuterKPFU8F32 is zAddOuterKPFF32 on rows of U8 features.
+// Here x is []uint8, and the stride is in elements. Each feature is
+// loaded as the float32 scale·float32(u) (VPMOVZXBD, VCVTDQ2PS, VMULPS).
+// It makes the same fused multiply-adds in the same order, bit for bit.
 //
 // It prefetches as zAddOuterKPFF32, for rows that are not in cache.
 //
 //go:noescape
 func zAddOuterKPFU8F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int, scale float32)
 
-// zMarginsKPFF16F32 is zMarginsKPFF32 on rows of F16 features (x is []uint16,
-// stride in elements, d any): each feature is loaded as the
-// float32 value of the half (VCVTPH2PS),
-// the value the float32 kernel would read from the converted matrix,
-// so the results are that kernel's, bit for bit.
+// zMarginsKPFF16F32 is zMarginsKPFF32 on rows of F16 features.
+// Here x is []uint16, the stride is in elements, and d any.
+// Each feature is loaded as the float32 value of the half (VCVTPH2PS).
+// That is the value the float32 kernel would read from the converted
+// matrix. So the results are that kernel's, bit for bit.
 //
 // It prefetches as zMarginsKPFF32 (the rows three pairs ahead), for rows
 // that are not in cache.
@@ -1375,20 +1398,21 @@ func zAddOuterKPFU8F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, 
 //go:noescape
 func zMarginsKPFF16F32(m unsafe.Pointer, k int, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int, c int)
 
-// zAddOuterKPFF16F32 is zAddOuterKPFF32 on rows of F16 features (x is
-// []uint16, stride in elements), each feature loaded as the float32 value of the half (VCVTPH2PS):
-// the same fused multiply-adds in the same order, bit for bit.
+// zAddOuterKPFF16F32 is zAddOuterKPFF32 on rows of F16 features.
+// Here x is []uint16, and the stride is in elements. Each feature is
+// loaded as the float32 value of the half (VCVTPH2PS).
+// It makes the same fused multiply-adds in the same order, bit for bit.
 //
 // It prefetches as zAddOuterKPFF32, for rows that are not in cache.
 //
 //go:noescape
 func zAddOuterKPFF16F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int)
 
-// zMarginsKPFBF16F32 is zMarginsKPFF32 on rows of BF16 features (x is []uint16,
-// stride in elements, d any): each feature is loaded as the
-// float32 value of the bfloat16 (VPMOVZXWD, VPSLLD),
-// the value the float32 kernel would read from the converted matrix,
-// so the results are that kernel's, bit for bit.
+// zMarginsKPFBF16F32 is zMarginsKPFF32 on rows of BF16 features.
+// Here x is []uint16, the stride is in elements, and d any.
+// Each feature is loaded as the float32 value of the bfloat16 (VPMOVZXWD, VPSLLD).
+// That is the value the float32 kernel would read from the converted
+// matrix. So the results are that kernel's, bit for bit.
 //
 // It prefetches as zMarginsKPFF32 (the rows three pairs ahead), for rows
 // that are not in cache.
@@ -1396,104 +1420,109 @@ func zAddOuterKPFF16F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int,
 //go:noescape
 func zMarginsKPFBF16F32(m unsafe.Pointer, k int, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int, c int)
 
-// zAddOuterKPFBF16F32 is zAddOuterKPFF32 on rows of BF16 features (x is
-// []uint16, stride in elements), each feature loaded as the float32 value of the bfloat16 (VPMOVZXWD, VPSLLD):
-// the same fused multiply-adds in the same order, bit for bit.
+// zAddOuterKPFBF16F32 is zAddOuterKPFF32 on rows of BF16 features.
+// Here x is []uint16, and the stride is in elements. Each feature is
+// loaded as the float32 value of the bfloat16 (VPMOVZXWD, VPSLLD).
+// It makes the same fused multiply-adds in the same order, bit for bit.
 //
 // It prefetches as zAddOuterKPFF32, for rows that are not in cache.
 //
 //go:noescape
 func zAddOuterKPFBF16F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int)
 
-// marginsKU8F32 is marginsKF32 on rows of U8 features (x is []uint8,
-// stride in elements, d ≥ 8): each feature is loaded as the
-// float32 scale·float32(u) (VPMOVZXBD, VCVTDQ2PS, VMULPS),
-// the value the float32 kernel would read from the converted matrix,
-// so the results are that kernel's, bit for bit.
+// marginsKU8F32 is marginsKF32 on rows of U8 features.
+// Here x is []uint8, the stride is in elements, and d ≥ 8.
+// Each feature is loaded as the float32 scale·float32(u) (VPMOVZXBD, VCVTDQ2PS, VMULPS).
+// That is the value the float32 kernel would read from the converted
+// matrix. So the results are that kernel's, bit for bit.
 //
-// The last d mod 8 columns are read as the 8 elements that end the row
-// (VPERMPS moves them to their lanes), so a row must have 8.
+// The last d mod 8 columns are read as the 8 elements that end the row.
+// VPERMPS moves them to their lanes. So a row must have 8.
 //
 //go:noescape
 func marginsKU8F32(m unsafe.Pointer, k int, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int, c int, scale float32)
 
-// addOuterKU8F32 is addOuterKF32 on rows of U8 features (x is
-// []uint8, stride in elements), each feature loaded as the float32 scale·float32(u) (VPMOVZXBD, VCVTDQ2PS, VMULPS):
-// the same fused multiply-adds in the same order, bit for bit.
+// addOuterKU8F32 is addOuterKF32 on rows of U8 features.
+// Here x is []uint8, and the stride is in elements. Each feature is
+// loaded as the float32 scale·float32(u) (VPMOVZXBD, VCVTDQ2PS, VMULPS).
+// It makes the same fused multiply-adds in the same order, bit for bit.
 //
 // The last cols mod 8 columns are read as the 8 elements that end at
-// column cols (VPERMPS moves them to their lanes), which must be in the
+// column cols. VPERMPS moves them to their lanes. Those 8 must be in the
 // row: cols ≥ 8, or x at a column ≥ 8 − cols.
 //
 //go:noescape
 func addOuterKU8F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int, scale float32)
 
-// marginsKF16F32 is marginsKF32 on rows of F16 features (x is []uint16,
-// stride in elements, d ≥ 8): each feature is loaded as the
-// float32 value of the half (VCVTPH2PS),
-// the value the float32 kernel would read from the converted matrix,
-// so the results are that kernel's, bit for bit.
+// marginsKF16F32 is marginsKF32 on rows of F16 features.
+// Here x is []uint16, the stride is in elements, and d ≥ 8.
+// Each feature is loaded as the float32 value of the half (VCVTPH2PS).
+// That is the value the float32 kernel would read from the converted
+// matrix. So the results are that kernel's, bit for bit.
 //
-// The last d mod 8 columns are read as the 8 elements that end the row
-// (VPERMPS moves them to their lanes), so a row must have 8.
+// The last d mod 8 columns are read as the 8 elements that end the row.
+// VPERMPS moves them to their lanes. So a row must have 8.
 //
 //go:noescape
 func marginsKF16F32(m unsafe.Pointer, k int, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int, c int)
 
-// addOuterKF16F32 is addOuterKF32 on rows of F16 features (x is
-// []uint16, stride in elements), each feature loaded as the float32 value of the half (VCVTPH2PS):
-// the same fused multiply-adds in the same order, bit for bit.
+// addOuterKF16F32 is addOuterKF32 on rows of F16 features.
+// Here x is []uint16, and the stride is in elements. Each feature is
+// loaded as the float32 value of the half (VCVTPH2PS).
+// It makes the same fused multiply-adds in the same order, bit for bit.
 //
 // The last cols mod 8 columns are read as the 8 elements that end at
-// column cols (VPERMPS moves them to their lanes), which must be in the
+// column cols. VPERMPS moves them to their lanes. Those 8 must be in the
 // row: cols ≥ 8, or x at a column ≥ 8 − cols.
 //
 //go:noescape
 func addOuterKF16F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int)
 
-// marginsKBF16F32 is marginsKF32 on rows of BF16 features (x is []uint16,
-// stride in elements, d ≥ 8): each feature is loaded as the
-// float32 value of the bfloat16 (VPMOVZXWD, VPSLLD),
-// the value the float32 kernel would read from the converted matrix,
-// so the results are that kernel's, bit for bit.
+// marginsKBF16F32 is marginsKF32 on rows of BF16 features.
+// Here x is []uint16, the stride is in elements, and d ≥ 8.
+// Each feature is loaded as the float32 value of the bfloat16 (VPMOVZXWD, VPSLLD).
+// That is the value the float32 kernel would read from the converted
+// matrix. So the results are that kernel's, bit for bit.
 //
-// The last d mod 8 columns are read as the 8 elements that end the row
-// (VPERMPS moves them to their lanes), so a row must have 8.
+// The last d mod 8 columns are read as the 8 elements that end the row.
+// VPERMPS moves them to their lanes. So a row must have 8.
 //
 //go:noescape
 func marginsKBF16F32(m unsafe.Pointer, k int, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int, c int)
 
-// addOuterKBF16F32 is addOuterKF32 on rows of BF16 features (x is
-// []uint16, stride in elements), each feature loaded as the float32 value of the bfloat16 (VPMOVZXWD, VPSLLD):
-// the same fused multiply-adds in the same order, bit for bit.
+// addOuterKBF16F32 is addOuterKF32 on rows of BF16 features.
+// Here x is []uint16, and the stride is in elements. Each feature is
+// loaded as the float32 value of the bfloat16 (VPMOVZXWD, VPSLLD).
+// It makes the same fused multiply-adds in the same order, bit for bit.
 //
 // The last cols mod 8 columns are read as the 8 elements that end at
-// column cols (VPERMPS moves them to their lanes), which must be in the
+// column cols. VPERMPS moves them to their lanes. Those 8 must be in the
 // row: cols ≥ 8, or x at a column ≥ 8 − cols.
 //
 //go:noescape
 func addOuterKBF16F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int)
 
-// marginsKPFU8F32 is marginsKPFF32 on rows of U8 features (x is []uint8,
-// stride in elements, d ≥ 8): each feature is loaded as the
-// float32 scale·float32(u) (VPMOVZXBD, VCVTDQ2PS, VMULPS),
-// the value the float32 kernel would read from the converted matrix,
-// so the results are that kernel's, bit for bit.
+// marginsKPFU8F32 is marginsKPFF32 on rows of U8 features.
+// Here x is []uint8, the stride is in elements, and d ≥ 8.
+// Each feature is loaded as the float32 scale·float32(u) (VPMOVZXBD, VCVTDQ2PS, VMULPS).
+// That is the value the float32 kernel would read from the converted
+// matrix. So the results are that kernel's, bit for bit.
 //
-// The last d mod 8 columns are read as the 8 elements that end the row
-// (VPERMPS moves them to their lanes), so a row must have 8.
+// The last d mod 8 columns are read as the 8 elements that end the row.
+// VPERMPS moves them to their lanes. So a row must have 8.
 //
 // It prefetches as marginsKPFF32, for rows that are not in cache.
 //
 //go:noescape
 func marginsKPFU8F32(m unsafe.Pointer, k int, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int, c int, scale float32)
 
-// addOuterKPFU8F32 is addOuterKPFF32 on rows of U8 features (x is
-// []uint8, stride in elements), each feature loaded as the float32 scale·float32(u) (VPMOVZXBD, VCVTDQ2PS, VMULPS):
-// the same fused multiply-adds in the same order, bit for bit.
+// addOuterKPFU8F32 is addOuterKPFF32 on rows of U8 features.
+// Here x is []uint8, and the stride is in elements. Each feature is
+// loaded as the float32 scale·float32(u) (VPMOVZXBD, VCVTDQ2PS, VMULPS).
+// It makes the same fused multiply-adds in the same order, bit for bit.
 //
 // The last cols mod 8 columns are read as the 8 elements that end at
-// column cols (VPERMPS moves them to their lanes), which must be in the
+// column cols. VPERMPS moves them to their lanes. Those 8 must be in the
 // row: cols ≥ 8, or x at a column ≥ 8 − cols.
 //
 // It prefetches as addOuterKPFF32, for rows that are not in cache.
@@ -1501,26 +1530,27 @@ func marginsKPFU8F32(m unsafe.Pointer, k int, n int, x unsafe.Pointer, stride in
 //go:noescape
 func addOuterKPFU8F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int, scale float32)
 
-// marginsKPFF16F32 is marginsKPFF32 on rows of F16 features (x is []uint16,
-// stride in elements, d ≥ 8): each feature is loaded as the
-// float32 value of the half (VCVTPH2PS),
-// the value the float32 kernel would read from the converted matrix,
-// so the results are that kernel's, bit for bit.
+// marginsKPFF16F32 is marginsKPFF32 on rows of F16 features.
+// Here x is []uint16, the stride is in elements, and d ≥ 8.
+// Each feature is loaded as the float32 value of the half (VCVTPH2PS).
+// That is the value the float32 kernel would read from the converted
+// matrix. So the results are that kernel's, bit for bit.
 //
-// The last d mod 8 columns are read as the 8 elements that end the row
-// (VPERMPS moves them to their lanes), so a row must have 8.
+// The last d mod 8 columns are read as the 8 elements that end the row.
+// VPERMPS moves them to their lanes. So a row must have 8.
 //
 // It prefetches as marginsKPFF32, for rows that are not in cache.
 //
 //go:noescape
 func marginsKPFF16F32(m unsafe.Pointer, k int, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int, c int)
 
-// addOuterKPFF16F32 is addOuterKPFF32 on rows of F16 features (x is
-// []uint16, stride in elements), each feature loaded as the float32 value of the half (VCVTPH2PS):
-// the same fused multiply-adds in the same order, bit for bit.
+// addOuterKPFF16F32 is addOuterKPFF32 on rows of F16 features.
+// Here x is []uint16, and the stride is in elements. Each feature is
+// loaded as the float32 value of the half (VCVTPH2PS).
+// It makes the same fused multiply-adds in the same order, bit for bit.
 //
 // The last cols mod 8 columns are read as the 8 elements that end at
-// column cols (VPERMPS moves them to their lanes), which must be in the
+// column cols. VPERMPS moves them to their lanes. Those 8 must be in the
 // row: cols ≥ 8, or x at a column ≥ 8 − cols.
 //
 // It prefetches as addOuterKPFF32, for rows that are not in cache.
@@ -1528,26 +1558,27 @@ func marginsKPFF16F32(m unsafe.Pointer, k int, n int, x unsafe.Pointer, stride i
 //go:noescape
 func addOuterKPFF16F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int)
 
-// marginsKPFBF16F32 is marginsKPFF32 on rows of BF16 features (x is []uint16,
-// stride in elements, d ≥ 8): each feature is loaded as the
-// float32 value of the bfloat16 (VPMOVZXWD, VPSLLD),
-// the value the float32 kernel would read from the converted matrix,
-// so the results are that kernel's, bit for bit.
+// marginsKPFBF16F32 is marginsKPFF32 on rows of BF16 features.
+// Here x is []uint16, the stride is in elements, and d ≥ 8.
+// Each feature is loaded as the float32 value of the bfloat16 (VPMOVZXWD, VPSLLD).
+// That is the value the float32 kernel would read from the converted
+// matrix. So the results are that kernel's, bit for bit.
 //
-// The last d mod 8 columns are read as the 8 elements that end the row
-// (VPERMPS moves them to their lanes), so a row must have 8.
+// The last d mod 8 columns are read as the 8 elements that end the row.
+// VPERMPS moves them to their lanes. So a row must have 8.
 //
 // It prefetches as marginsKPFF32, for rows that are not in cache.
 //
 //go:noescape
 func marginsKPFBF16F32(m unsafe.Pointer, k int, n int, x unsafe.Pointer, stride int, idx unsafe.Pointer, w unsafe.Pointer, d int, c int)
 
-// addOuterKPFBF16F32 is addOuterKPFF32 on rows of BF16 features (x is
-// []uint16, stride in elements), each feature loaded as the float32 value of the bfloat16 (VPMOVZXWD, VPSLLD):
-// the same fused multiply-adds in the same order, bit for bit.
+// addOuterKPFBF16F32 is addOuterKPFF32 on rows of BF16 features.
+// Here x is []uint16, and the stride is in elements. Each feature is
+// loaded as the float32 value of the bfloat16 (VPMOVZXWD, VPSLLD).
+// It makes the same fused multiply-adds in the same order, bit for bit.
 //
 // The last cols mod 8 columns are read as the 8 elements that end at
-// column cols (VPERMPS moves them to their lanes), which must be in the
+// column cols. VPERMPS moves them to their lanes. Those 8 must be in the
 // row: cols ≥ 8, or x at a column ≥ 8 − cols.
 //
 // It prefetches as addOuterKPFF32, for rows that are not in cache.
@@ -1555,50 +1586,50 @@ func marginsKPFBF16F32(m unsafe.Pointer, k int, n int, x unsafe.Pointer, stride 
 //go:noescape
 func addOuterKPFBF16F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int)
 
-// zAddOuterKNXU8F32 is zAddOuterKU8F32 that also prefetches, as zAddOuterKNXF32
-// does, the same columns of the rows at next (nnext of them): rows a
-// following call will read. Its result is zAddOuterKU8F32's.
+// zAddOuterKNXU8F32 is zAddOuterKU8F32 that also prefetches the rows a following call
+// will read. As zAddOuterKNXF32 does, it prefetches the same
+// columns of the nnext rows at next. Its result is zAddOuterKU8F32's.
 //
 //go:noescape
 func zAddOuterKNXU8F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int, scale float32, next unsafe.Pointer, nnext int)
 
-// zAddOuterKNXF16F32 is zAddOuterKF16F32 that also prefetches, as zAddOuterKNXF32
-// does, the same columns of the rows at next (nnext of them): rows a
-// following call will read. Its result is zAddOuterKF16F32's.
+// zAddOuterKNXF16F32 is zAddOuterKF16F32 that also prefetches the rows a following call
+// will read. As zAddOuterKNXF32 does, it prefetches the same
+// columns of the nnext rows at next. Its result is zAddOuterKF16F32's.
 //
 //go:noescape
 func zAddOuterKNXF16F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int, next unsafe.Pointer, nnext int)
 
-// zAddOuterKNXBF16F32 is zAddOuterKBF16F32 that also prefetches, as zAddOuterKNXF32
-// does, the same columns of the rows at next (nnext of them): rows a
-// following call will read. Its result is zAddOuterKBF16F32's.
+// zAddOuterKNXBF16F32 is zAddOuterKBF16F32 that also prefetches the rows a following call
+// will read. As zAddOuterKNXF32 does, it prefetches the same
+// columns of the nnext rows at next. Its result is zAddOuterKBF16F32's.
 //
 //go:noescape
 func zAddOuterKNXBF16F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int, next unsafe.Pointer, nnext int)
 
-// addOuterKNXU8F32 is addOuterKU8F32 that also prefetches, as addOuterKNXF32
-// does, the same columns of the rows at next (nnext of them): rows a
-// following call will read. Its result is addOuterKU8F32's.
+// addOuterKNXU8F32 is addOuterKU8F32 that also prefetches the rows a following call
+// will read. As addOuterKNXF32 does, it prefetches the same
+// columns of the nnext rows at next. Its result is addOuterKU8F32's.
 //
 //go:noescape
 func addOuterKNXU8F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int, scale float32, next unsafe.Pointer, nnext int)
 
-// addOuterKNXF16F32 is addOuterKF16F32 that also prefetches, as addOuterKNXF32
-// does, the same columns of the rows at next (nnext of them): rows a
-// following call will read. Its result is addOuterKF16F32's.
+// addOuterKNXF16F32 is addOuterKF16F32 that also prefetches the rows a following call
+// will read. As addOuterKNXF32 does, it prefetches the same
+// columns of the nnext rows at next. Its result is addOuterKF16F32's.
 //
 //go:noescape
 func addOuterKNXF16F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int, next unsafe.Pointer, nnext int)
 
-// addOuterKNXBF16F32 is addOuterKBF16F32 that also prefetches, as addOuterKNXF32
-// does, the same columns of the rows at next (nnext of them): rows a
-// following call will read. Its result is addOuterKBF16F32's.
+// addOuterKNXBF16F32 is addOuterKBF16F32 that also prefetches the rows a following call
+// will read. As addOuterKNXF32 does, it prefetches the same
+// columns of the nnext rows at next. Its result is addOuterKBF16F32's.
 //
 //go:noescape
 func addOuterKNXBF16F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx unsafe.Pointer, c unsafe.Pointer, k int, n int, cols int, nc int, next unsafe.Pointer, nnext int)
 
 // zExpF32 computes, eight float32 lanes at a time (expPS in kernel_amd64.s,
-// within 2 ulp of e^x),
+// within 2 ulp of e^x):
 //
 //	for i := 0; i < n; i++ {
 //		dst[i] = float32(math.Exp(float64(x[i])))
@@ -1609,7 +1640,7 @@ func addOuterKNXBF16F32(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int,
 //go:noescape
 func zExpF32(dst unsafe.Pointer, x unsafe.Pointer, n int)
 
-// zExpF64 computes, four lanes at a time (expPD, within 2 ulp),
+// zExpF64 computes, four lanes at a time (expPD, within 2 ulp):
 //
 //	for i := 0; i < n; i++ {
 //		dst[i] = math.Exp(x[i])
@@ -1620,7 +1651,7 @@ func zExpF32(dst unsafe.Pointer, x unsafe.Pointer, n int)
 //go:noescape
 func zExpF64(dst unsafe.Pointer, x unsafe.Pointer, n int)
 
-// zLog1pF32 computes, eight float32 lanes at a time (log1pPS, within 2 ulp),
+// zLog1pF32 computes, eight float32 lanes at a time (log1pPS, within 2 ulp):
 //
 //	for i := 0; i < n; i++ {
 //		dst[i] = float32(math.Log1p(float64(x[i])))
@@ -1631,7 +1662,7 @@ func zExpF64(dst unsafe.Pointer, x unsafe.Pointer, n int)
 //go:noescape
 func zLog1pF32(dst unsafe.Pointer, x unsafe.Pointer, n int)
 
-// zLog1pF64 computes, four lanes at a time (log1pPD, within 2 ulp),
+// zLog1pF64 computes, four lanes at a time (log1pPD, within 2 ulp):
 //
 //	for i := 0; i < n; i++ {
 //		dst[i] = math.Log1p(x[i])
@@ -1643,7 +1674,7 @@ func zLog1pF32(dst unsafe.Pointer, x unsafe.Pointer, n int)
 func zLog1pF64(dst unsafe.Pointer, x unsafe.Pointer, n int)
 
 // zLogisticF32 computes, in float32 lanes with exp and log1p as expPS and
-// log1pPS,
+// log1pPS:
 //
 //	for i := 0; i < n; i++ {
 //		z := y[i] * m[i]
@@ -1662,7 +1693,7 @@ func zLog1pF64(dst unsafe.Pointer, x unsafe.Pointer, n int)
 func zLogisticF32(loss unsafe.Pointer, dloss unsafe.Pointer, m unsafe.Pointer, y unsafe.Pointer, n int)
 
 // zLogisticF64 computes, in float64 lanes with exp and log1p as expPD and
-// log1pPD,
+// log1pPD:
 //
 //	for i := 0; i < n; i++ {
 //		z := y[i] * m[i]
@@ -1680,7 +1711,7 @@ func zLogisticF32(loss unsafe.Pointer, dloss unsafe.Pointer, m unsafe.Pointer, y
 //go:noescape
 func zLogisticF64(loss unsafe.Pointer, dloss unsafe.Pointer, m unsafe.Pointer, y unsafe.Pointer, n int)
 
-// zSquaredF32 computes, in float64 (bit-identical to linearLossOne),
+// zSquaredF32 computes, in float64 (bit-identical to linearLossOne):
 //
 //	for i := 0; i < n; i++ {
 //		r := float64(m[i]) - float64(y[i])
@@ -1704,7 +1735,7 @@ func zSquaredF32(loss unsafe.Pointer, dloss unsafe.Pointer, m unsafe.Pointer, y 
 //go:noescape
 func zSquaredF64(loss unsafe.Pointer, dloss unsafe.Pointer, m unsafe.Pointer, y unsafe.Pointer, n int)
 
-// zAbsoluteF32 computes, in float64 (bit-identical to linearLossOne),
+// zAbsoluteF32 computes, in float64 (bit-identical to linearLossOne):
 //
 //	for i := 0; i < n; i++ {
 //		r := float64(m[i]) - float64(y[i])
@@ -1738,9 +1769,10 @@ func zAbsoluteF32(loss unsafe.Pointer, dloss unsafe.Pointer, m unsafe.Pointer, y
 //go:noescape
 func zAbsoluteF64(loss unsafe.Pointer, dloss unsafe.Pointer, m unsafe.Pointer, y unsafe.Pointer, n int)
 
-// zPlusF32 computes, for kind = PlusNone, PlusHinge, PlusSoftplus or
-// PlusQuadratic (none, hinge and quadratic in float64, bit-identical to
-// plusOne; softplus in float32 lanes with expPS and log1pPS),
+// zPlusF32 computes the loop below, for kind = PlusNone, PlusHinge,
+// PlusSoftplus or PlusQuadratic. None, hinge and quadratic run in float64,
+// bit-identical to plusOne. Softplus runs in float32 lanes with expPS and
+// log1pPS:
 //
 //	for i := 0; i < n; i++ {
 //		r, d := plusOne(PlusKind(kind), eps, float64(s[i]))
@@ -1765,7 +1797,7 @@ func zPlusF32(kind int, eps float64, rho unsafe.Pointer, drho unsafe.Pointer, s 
 func zPlusF64(kind int, eps float64, rho unsafe.Pointer, drho unsafe.Pointer, s unsafe.Pointer, n int)
 
 // zSoftmaxF32 computes, in float64 with exp and log as expPD and log1pPD
-// (the sums in vector order),
+// (the sums in vector order):
 //
 //	for i := 0; i < n; i++ {
 //		zi, y := z[i*k:(i+1)*k], label[i]
@@ -1795,7 +1827,7 @@ func zPlusF64(kind int, eps float64, rho unsafe.Pointer, drho unsafe.Pointer, s 
 func zSoftmaxF32(loss unsafe.Pointer, z unsafe.Pointer, label unsafe.Pointer, n int, k int)
 
 // zSoftmaxF64 computes, with exp and log as expPD and log1pPD (the sums in
-// vector order),
+// vector order):
 //
 //	for i := 0; i < n; i++ {
 //		zi, y := z[i*k:(i+1)*k], label[i]
@@ -1823,25 +1855,25 @@ func zSoftmaxF32(loss unsafe.Pointer, z unsafe.Pointer, label unsafe.Pointer, n 
 //go:noescape
 func zSoftmaxF64(loss unsafe.Pointer, z unsafe.Pointer, label unsafe.Pointer, n int, k int)
 
-// zSoftmaxLanesF32 is zSoftmaxF32 for 1 ≤ k ≤ 12 with the rows as the lanes:
-// eight rows at a time, class j of the eight gathered into one float64
-// register (VGATHERDP*) and scattered back (VSCATTERDP*), the last
-// n mod 8 rows under K1.
-// Each row's max, exp and sum are those of softmaxCEGeneric in its order
-// (the sum adds classes 0, 1, …, k−1),
-// with exp and log as expPD and log1pPD, in float64; e and the results
-// are rounded to float32 where the generic rounds them.
+// zSoftmaxLanesF32 is zSoftmaxF32 for 1 ≤ k ≤ 12 with the rows as the lanes.
+// It takes eight rows at a time. Class j of the eight is gathered into
+// one float64 register (VGATHERDP*) and scattered back (VSCATTERDP*).
+// The last n mod 8 rows run under K1.
+// Each row's max, exp and sum are those of softmaxCEGeneric, in its
+// order: the sum adds classes 0, 1, …, k−1.
+// Exp and log are expPD and log1pPD, in float64. Here e and the
+// results are rounded to float32 where the generic rounds them.
 //
 //go:noescape
 func zSoftmaxLanesF32(loss unsafe.Pointer, z unsafe.Pointer, label unsafe.Pointer, n int, k int)
 
-// zSoftmaxLanesF64 is zSoftmaxF64 for 1 ≤ k ≤ 12 with the rows as the lanes:
-// eight rows at a time, class j of the eight gathered into one float64
-// register (VGATHERDP*) and scattered back (VSCATTERDP*), the last
-// n mod 8 rows under K1.
-// Each row's max, exp and sum are those of softmaxCEGeneric in its order
-// (the sum adds classes 0, 1, …, k−1),
-// with exp and log as expPD and log1pPD.
+// zSoftmaxLanesF64 is zSoftmaxF64 for 1 ≤ k ≤ 12 with the rows as the lanes.
+// It takes eight rows at a time. Class j of the eight is gathered into
+// one float64 register (VGATHERDP*) and scattered back (VSCATTERDP*).
+// The last n mod 8 rows run under K1.
+// Each row's max, exp and sum are those of softmaxCEGeneric, in its
+// order: the sum adds classes 0, 1, …, k−1.
+// Exp and log are expPD and log1pPD.
 //
 //go:noescape
 func zSoftmaxLanesF64(loss unsafe.Pointer, z unsafe.Pointer, label unsafe.Pointer, n int, k int)

@@ -97,8 +97,9 @@ var compactStubs = map[string]stub{
 	"marginsU8F32": {
 		sig: "func(m unsafe.Pointer, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d int)",
 		doc: []string{
-			"marginsU8F32 computes, for d a multiple of 8, with r_i = idx[i] (x is",
-			"[]uint8, idx []int; nil idx: x advances by stride bytes a row),",
+			"marginsU8F32 computes the loop below for d a multiple of 8, with",
+			"r_i = idx[i]. Here x is []uint8 and idx []int. With a nil idx, x",
+			"advances by stride bytes a row:",
 			"",
 			"\tfor i := 0; i < n; i++ {",
 			"\t\tvar s float32",
@@ -141,7 +142,7 @@ var compactStubs = map[string]stub{
 		sig: "func(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx, c unsafe.Pointer, n int)",
 		doc: []string{
 			"addRowsU8F32 computes, for d a multiple of 8, with r_i as for",
-			"marginsU8F32,",
+			"marginsU8F32:",
 			"",
 			"\tfor i := 0; i < n; i++ {",
 			"\t\tfor l := 0; l < d; l++ {",
@@ -153,7 +154,7 @@ var compactStubs = map[string]stub{
 	"cvtU8F32": {
 		sig: "func(dst, src unsafe.Pointer, n int, scale float32)",
 		doc: []string{
-			"cvtU8F32 computes, for n a multiple of 8,",
+			"cvtU8F32 computes, for n a multiple of 8:",
 			"",
 			"\tfor i := 0; i < n; i++ {",
 			"\t\tdst[i] = scale * float32(src[i]) // src is []uint8",
@@ -163,7 +164,7 @@ var compactStubs = map[string]stub{
 	"cvtF16F32": {
 		sig: "func(dst, src unsafe.Pointer, n int)",
 		doc: []string{
-			"cvtF16F32 computes, for n a multiple of 8,",
+			"cvtF16F32 computes, for n a multiple of 8:",
 			"",
 			"\tfor i := 0; i < n; i++ {",
 			"\t\tdst[i] = float32 value of the IEEE half src[i] // src is []uint16",
@@ -173,7 +174,7 @@ var compactStubs = map[string]stub{
 	"cvtBF16F32": {
 		sig: "func(dst, src unsafe.Pointer, n int)",
 		doc: []string{
-			"cvtBF16F32 computes, for n a multiple of 8,",
+			"cvtBF16F32 computes, for n a multiple of 8:",
 			"",
 			"\tfor i := 0; i < n; i++ {",
 			"\t\tdst[i] = math.Float32frombits(uint32(src[i]) << 16) // src is []uint16",
@@ -248,8 +249,8 @@ func compactKStubs() {
 				dAny, mDoc, aDoc := "d any", []string{}, []string{}
 				if !v.isZ() {
 					dAny = "d ≥ 8"
-					mDoc = []string{"", "The last d mod 8 columns are read as the 8 elements that end the row", "(VPERMPS moves them to their lanes), so a row must have 8."}
-					aDoc = []string{"", "The last cols mod 8 columns are read as the 8 elements that end at", "column cols (VPERMPS moves them to their lanes), which must be in the", "row: cols ≥ 8, or x at a column ≥ 8 − cols."}
+					mDoc = []string{"", "The last d mod 8 columns are read as the 8 elements that end the row.", "VPERMPS moves them to their lanes. So a row must have 8."}
+					aDoc = []string{"", "The last cols mod 8 columns are read as the 8 elements that end at", "column cols. VPERMPS moves them to their lanes. Those 8 must be in the", "row: cols ≥ 8, or x at a column ≥ 8 − cols."}
 				}
 				switch {
 				case pf != "" && v.isZ():
@@ -264,20 +265,21 @@ func compactKStubs() {
 				stubDocs[m] = stub{
 					sig: "func(m unsafe.Pointer, k, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d, c int" + scale + ")",
 					doc: append([]string{
-						m + " is " + zn("marginsK"+pf+"F32") + " on rows of " + f.name + " features (x is " + elem + ",",
-						"stride in elements, " + dAny + "): each feature is loaded as the",
-						value + ",",
-						"the value the float32 kernel would read from the converted matrix,",
-						"so the results are that kernel's, bit for bit.",
+						m + " is " + zn("marginsK"+pf+"F32") + " on rows of " + f.name + " features.",
+						"Here x is " + elem + ", the stride is in elements, and " + dAny + ".",
+						"Each feature is loaded as the " + value + ".",
+						"That is the value the float32 kernel would read from the converted",
+						"matrix. So the results are that kernel's, bit for bit.",
 					}, mDoc...),
 				}
 				a := compactKName(v, "addOuterK"+pf+"F32", f)
 				stubDocs[a] = stub{
 					sig: "func(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx, c unsafe.Pointer, k, n, cols, nc int" + scale + ")",
 					doc: append([]string{
-						a + " is " + zn("addOuterK"+pf+"F32") + " on rows of " + f.name + " features (x is",
-						elem + ", stride in elements), each feature loaded as the " + value + ":",
-						"the same fused multiply-adds in the same order, bit for bit.",
+						a + " is " + zn("addOuterK"+pf+"F32") + " on rows of " + f.name + " features.",
+						"Here x is " + elem + ", and the stride is in elements. Each feature is",
+						"loaded as the " + value + ".",
+						"It makes the same fused multiply-adds in the same order, bit for bit.",
 					}, aDoc...),
 				}
 				if pf == "" {
@@ -285,9 +287,9 @@ func compactKStubs() {
 					stubDocs[nx] = stub{
 						sig: "func(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx, c unsafe.Pointer, k, n, cols, nc int" + scale + ", next unsafe.Pointer, nnext int)",
 						doc: []string{
-							nx + " is " + a + " that also prefetches, as " + zn("addOuterKNXF32"),
-							"does, the same columns of the rows at next (nnext of them): rows a",
-							"following call will read. Its result is " + a + "'s.",
+							nx + " is " + a + " that also prefetches the rows a following call",
+							"will read. As " + zn("addOuterKNXF32") + " does, it prefetches the same",
+							"columns of the nnext rows at next. Its result is " + a + "'s.",
 						},
 					}
 				}

@@ -11,7 +11,7 @@ var stubDocs = map[string]stub{
 	"dotF32": {
 		sig: "func(x, y unsafe.Pointer, n int) float32",
 		doc: []string{
-			"dotF32 computes, in eight vector accumulators added at the end,",
+			"dotF32 computes, in eight vector accumulators added at the end:",
 			"",
 			"\tvar s float32",
 			"\tfor i := 0; i < n; i++ {",
@@ -23,7 +23,7 @@ var stubDocs = map[string]stub{
 	"dotF64": {
 		sig: "func(x, y unsafe.Pointer, n int) float64",
 		doc: []string{
-			"dotF64 computes, in eight vector accumulators added at the end,",
+			"dotF64 computes, in eight vector accumulators added at the end:",
 			"",
 			"\tvar s float64",
 			"\tfor i := 0; i < n; i++ {",
@@ -75,8 +75,8 @@ var stubDocs = map[string]stub{
 	"marginsF32": {
 		sig: "func(m unsafe.Pointer, mstride, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d int)",
 		doc: []string{
-			"marginsF32 computes, four rows at a time so that each load of w serves",
-			"four rows (each row summed in two vector accumulators),",
+			"marginsF32 computes the loop below, four rows at a time. So each load of",
+			"w serves four rows. Each row is summed in two vector accumulators:",
 			"",
 			"\tfor i := 0; i < n; i++ {",
 			"\t\tr := i",
@@ -94,7 +94,7 @@ var stubDocs = map[string]stub{
 	"marginsF64": {
 		sig: "func(m unsafe.Pointer, mstride, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d int)",
 		doc: []string{
-			"marginsF64 computes, four rows at a time,",
+			"marginsF64 computes, four rows at a time:",
 			"",
 			"\tfor i := 0; i < n; i++ {",
 			"\t\tr := i",
@@ -112,36 +112,37 @@ var stubDocs = map[string]stub{
 	"marginsPFF32": {
 		sig: "func(m unsafe.Pointer, mstride, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d int)",
 		doc: []string{
-			"marginsPFF32 is marginsF32 with software prefetching 512 bytes ahead in",
-			"each of the four rows, for rows that are not in cache.",
+			"marginsPFF32 is marginsF32 with software prefetching, for rows that are",
+			"not in cache. It prefetches 512 bytes ahead in each of the four rows.",
 		},
 	},
 	"marginsPFF64": {
 		sig: "func(m unsafe.Pointer, mstride, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d int)",
 		doc: []string{
-			"marginsPFF64 is marginsF64 with software prefetching 512 bytes ahead in",
-			"each of the four rows, for rows that are not in cache.",
+			"marginsPFF64 is marginsF64 with software prefetching, for rows that are",
+			"not in cache. It prefetches 512 bytes ahead in each of the four rows.",
 		},
 	},
 	"addRowsPFF32": {
 		sig: "func(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx, c unsafe.Pointer, cstride, n int)",
 		doc: []string{
-			"addRowsPFF32 is addRowsF32 with software prefetching 512 bytes ahead in",
-			"each of the four rows, for rows that are not in cache.",
+			"addRowsPFF32 is addRowsF32 with software prefetching, for rows that are",
+			"not in cache. It prefetches 512 bytes ahead in each of the four rows.",
 		},
 	},
 	"addRowsPFF64": {
 		sig: "func(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx, c unsafe.Pointer, cstride, n int)",
 		doc: []string{
-			"addRowsPFF64 is addRowsF64 with software prefetching 512 bytes ahead in",
-			"each of the four rows, for rows that are not in cache.",
+			"addRowsPFF64 is addRowsF64 with software prefetching, for rows that are",
+			"not in cache. It prefetches 512 bytes ahead in each of the four rows.",
 		},
 	},
 	"addRowsF32": {
 		sig: "func(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx, c unsafe.Pointer, cstride, n int)",
 		doc: []string{
-			"addRowsF32 computes, four rows at a time so that dst is loaded and stored",
-			"once per four rows (the multiply-adds on each dst[l] keep the loop's order),",
+			"addRowsF32 computes the loop below, four rows at a time. So dst is",
+			"loaded and stored once per four rows. The multiply-adds on each dst[l]",
+			"keep the loop's order:",
 			"",
 			"\tfor i := 0; i < n; i++ {",
 			"\t\tr := i",
@@ -157,7 +158,7 @@ var stubDocs = map[string]stub{
 	"addRowsF64": {
 		sig: "func(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx, c unsafe.Pointer, cstride, n int)",
 		doc: []string{
-			"addRowsF64 computes, four rows at a time,",
+			"addRowsF64 computes, four rows at a time:",
 			"",
 			"\tfor i := 0; i < n; i++ {",
 			"\t\tr := i",
@@ -173,8 +174,8 @@ var stubDocs = map[string]stub{
 	"marginsKF32": {
 		sig: "func(m unsafe.Pointer, k, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d, c int)",
 		doc: []string{
-			"marginsKF32 computes, for a block of c ≤ 5 classes, two rows × c classes",
-			"at a time (one vector accumulator per pair),",
+			"marginsKF32 computes the loop below for a block of c ≤ 5 classes. It",
+			"takes two rows × c classes at a time, one vector accumulator per pair:",
 			"",
 			"\tfor i := 0; i < n; i++ {",
 			"\t\tr := i",
@@ -194,7 +195,7 @@ var stubDocs = map[string]stub{
 	"marginsKF64": {
 		sig: "func(m unsafe.Pointer, k, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d, c int)",
 		doc: []string{
-			"marginsKF64 computes, two rows × c ≤ 5 classes at a time,",
+			"marginsKF64 computes, two rows × c ≤ 5 classes at a time:",
 			"",
 			"\tfor i := 0; i < n; i++ {",
 			"\t\tr := i",
@@ -214,24 +215,25 @@ var stubDocs = map[string]stub{
 	"marginsKPFF32": {
 		sig: "func(m unsafe.Pointer, k, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d, c int)",
 		doc: []string{
-			"marginsKPFF32 is marginsKF32 with software prefetching 512 bytes ahead in",
-			"both rows of a pair, and the rows three pairs ahead a line a step into",
-			"L2, for rows that are not in cache.",
+			"marginsKPFF32 is marginsKF32 with software prefetching, for rows that",
+			"are not in cache. It prefetches 512 bytes ahead in both rows of a pair.",
+			"It fetches the rows three pairs ahead into L2, a line a step.",
 		},
 	},
 	"marginsKPFF64": {
 		sig: "func(m unsafe.Pointer, k, n int, x unsafe.Pointer, stride int, idx, w unsafe.Pointer, d, c int)",
 		doc: []string{
-			"marginsKPFF64 is marginsKF64 with software prefetching 512 bytes ahead in",
-			"both rows of a pair, and the rows three pairs ahead a line a step into",
-			"L2, for rows that are not in cache.",
+			"marginsKPFF64 is marginsKF64 with software prefetching, for rows that",
+			"are not in cache. It prefetches 512 bytes ahead in both rows of a pair.",
+			"It fetches the rows three pairs ahead into L2, a line a step.",
 		},
 	},
 	"addOuterKF32": {
 		sig: "func(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx, c unsafe.Pointer, k, n, cols, nc int)",
 		doc: []string{
-			"addOuterKF32 computes, for a block of nc ≤ 5 classes and cols columns,",
-			"keeping each chunk of the block's dst in registers over all n rows,",
+			"addOuterKF32 computes the loop below for a block of nc ≤ 5 classes and",
+			"cols columns. Each chunk of the block's dst stays in registers over all",
+			"n rows:",
 			"",
 			"\tfor j := 0; j < nc; j++ {",
 			"\t\tfor l := 0; l < cols; l++ {",
@@ -249,7 +251,8 @@ var stubDocs = map[string]stub{
 	"addOuterKF64": {
 		sig: "func(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx, c unsafe.Pointer, k, n, cols, nc int)",
 		doc: []string{
-			"addOuterKF64 computes, for a block of nc ≤ 5 classes and cols columns,",
+			"addOuterKF64 computes the loop below for a block of nc ≤ 5 classes and",
+			"cols columns:",
 			"",
 			"\tfor j := 0; j < nc; j++ {",
 			"\t\tfor l := 0; l < cols; l++ {",
@@ -267,40 +270,42 @@ var stubDocs = map[string]stub{
 	"addOuterKPFF32": {
 		sig: "func(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx, c unsafe.Pointer, k, n, cols, nc int)",
 		doc: []string{
-			"addOuterKPFF32 is addOuterKF32 with software prefetching 512 bytes (the",
-			"next column strip) ahead in each row, for rows that are not in cache.",
+			"addOuterKPFF32 is addOuterKF32 with software prefetching, for rows that",
+			"are not in cache. It prefetches 512 bytes (the next column strip) ahead",
+			"in each row.",
 		},
 	},
 	"addOuterKPFF64": {
 		sig: "func(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx, c unsafe.Pointer, k, n, cols, nc int)",
 		doc: []string{
-			"addOuterKPFF64 is addOuterKF64 with software prefetching 512 bytes (the",
-			"next column strip) ahead in each row, for rows that are not in cache.",
+			"addOuterKPFF64 is addOuterKF64 with software prefetching, for rows that",
+			"are not in cache. It prefetches 512 bytes (the next column strip) ahead",
+			"in each row.",
 		},
 	},
 	"addOuterKNXF32": {
 		sig: "func(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx, c unsafe.Pointer, k, n, cols, nc int, next unsafe.Pointer, nnext int)",
 		doc: []string{
-			"addOuterKNXF32 is addOuterKF32 that also prefetches, as it reads row i",
-			"of a walk over the gathered rows (idx not nil) and i < nnext, the same",
-			"columns of row next[i] of x: rows a following call will read. Its",
-			"result is addOuterKF32's.",
+			"addOuterKNXF32 is addOuterKF32 that also prefetches the rows a following",
+			"call will read. As it reads row i of a walk over the gathered rows (idx",
+			"not nil), it prefetches the same columns of row next[i] of x. It does so",
+			"while i < nnext. Its result is addOuterKF32's.",
 		},
 	},
 	"addOuterKNXF64": {
 		sig: "func(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, idx, c unsafe.Pointer, k, n, cols, nc int, next unsafe.Pointer, nnext int)",
 		doc: []string{
-			"addOuterKNXF64 is addOuterKF64 that also prefetches, as it reads row i",
-			"of a walk over the gathered rows (idx not nil) and i < nnext, the same",
-			"columns of row next[i] of x: rows a following call will read. Its",
-			"result is addOuterKF64's.",
+			"addOuterKNXF64 is addOuterKF64 that also prefetches the rows a following",
+			"call will read. As it reads row i of a walk over the gathered rows (idx",
+			"not nil), it prefetches the same columns of row next[i] of x. It does so",
+			"while i < nnext. Its result is addOuterKF64's.",
 		},
 	},
 	"expF32": {
 		sig: "func(dst, x unsafe.Pointer, n int)",
 		doc: []string{
 			"expF32 computes, eight float32 lanes at a time (expPS in kernel_amd64.s,",
-			"within 2 ulp of e^x),",
+			"within 2 ulp of e^x):",
 			"",
 			"\tfor i := 0; i < n; i++ {",
 			"\t\tdst[i] = float32(math.Exp(float64(x[i])))",
@@ -310,7 +315,7 @@ var stubDocs = map[string]stub{
 	"expF64": {
 		sig: "func(dst, x unsafe.Pointer, n int)",
 		doc: []string{
-			"expF64 computes, four lanes at a time (expPD, within 2 ulp),",
+			"expF64 computes, four lanes at a time (expPD, within 2 ulp):",
 			"",
 			"\tfor i := 0; i < n; i++ {",
 			"\t\tdst[i] = math.Exp(x[i])",
@@ -320,7 +325,7 @@ var stubDocs = map[string]stub{
 	"log1pF32": {
 		sig: "func(dst, x unsafe.Pointer, n int)",
 		doc: []string{
-			"log1pF32 computes, eight float32 lanes at a time (log1pPS, within 2 ulp),",
+			"log1pF32 computes, eight float32 lanes at a time (log1pPS, within 2 ulp):",
 			"",
 			"\tfor i := 0; i < n; i++ {",
 			"\t\tdst[i] = float32(math.Log1p(float64(x[i])))",
@@ -330,7 +335,7 @@ var stubDocs = map[string]stub{
 	"log1pF64": {
 		sig: "func(dst, x unsafe.Pointer, n int)",
 		doc: []string{
-			"log1pF64 computes, four lanes at a time (log1pPD, within 2 ulp),",
+			"log1pF64 computes, four lanes at a time (log1pPD, within 2 ulp):",
 			"",
 			"\tfor i := 0; i < n; i++ {",
 			"\t\tdst[i] = math.Log1p(x[i])",
@@ -341,7 +346,7 @@ var stubDocs = map[string]stub{
 		sig: "func(loss, dloss, m, y unsafe.Pointer, n int)",
 		doc: []string{
 			"logisticF32 computes, in float32 lanes with exp and log1p as expPS and",
-			"log1pPS,",
+			"log1pPS:",
 			"",
 			"\tfor i := 0; i < n; i++ {",
 			"\t\tz := y[i] * m[i]",
@@ -359,7 +364,7 @@ var stubDocs = map[string]stub{
 		sig: "func(loss, dloss, m, y unsafe.Pointer, n int)",
 		doc: []string{
 			"logisticF64 computes, in float64 lanes with exp and log1p as expPD and",
-			"log1pPD,",
+			"log1pPD:",
 			"",
 			"\tfor i := 0; i < n; i++ {",
 			"\t\tz := y[i] * m[i]",
@@ -376,7 +381,7 @@ var stubDocs = map[string]stub{
 	"squaredF32": {
 		sig: "func(loss, dloss, m, y unsafe.Pointer, n int)",
 		doc: []string{
-			"squaredF32 computes, in float64 (bit-identical to linearLossOne),",
+			"squaredF32 computes, in float64 (bit-identical to linearLossOne):",
 			"",
 			"\tfor i := 0; i < n; i++ {",
 			"\t\tr := float64(m[i]) - float64(y[i])",
@@ -398,7 +403,7 @@ var stubDocs = map[string]stub{
 	"absoluteF32": {
 		sig: "func(loss, dloss, m, y unsafe.Pointer, n int)",
 		doc: []string{
-			"absoluteF32 computes, in float64 (bit-identical to linearLossOne),",
+			"absoluteF32 computes, in float64 (bit-identical to linearLossOne):",
 			"",
 			"\tfor i := 0; i < n; i++ {",
 			"\t\tr := float64(m[i]) - float64(y[i])",
@@ -430,9 +435,10 @@ var stubDocs = map[string]stub{
 	"plusF32": {
 		sig: "func(kind int, eps float64, rho, drho, s unsafe.Pointer, n int)",
 		doc: []string{
-			"plusF32 computes, for kind = PlusNone, PlusHinge, PlusSoftplus or",
-			"PlusQuadratic (none, hinge and quadratic in float64, bit-identical to",
-			"plusOne; softplus in float32 lanes with expPS and log1pPS),",
+			"plusF32 computes the loop below, for kind = PlusNone, PlusHinge,",
+			"PlusSoftplus or PlusQuadratic. None, hinge and quadratic run in float64,",
+			"bit-identical to plusOne. Softplus runs in float32 lanes with expPS and",
+			"log1pPS:",
 			"",
 			"\tfor i := 0; i < n; i++ {",
 			"\t\tr, d := plusOne(PlusKind(kind), eps, float64(s[i]))",
@@ -455,7 +461,7 @@ var stubDocs = map[string]stub{
 		sig: "func(loss, z, label unsafe.Pointer, n, k int)",
 		doc: []string{
 			"softmaxF32 computes, in float64 with exp and log as expPD and log1pPD",
-			"(the sums in vector order),",
+			"(the sums in vector order):",
 			"",
 			"\tfor i := 0; i < n; i++ {",
 			"\t\tzi, y := z[i*k:(i+1)*k], label[i]",
@@ -484,7 +490,7 @@ var stubDocs = map[string]stub{
 		sig: "func(loss, z, label unsafe.Pointer, n, k int)",
 		doc: []string{
 			"softmaxF64 computes, with exp and log as expPD and log1pPD (the sums in",
-			"vector order),",
+			"vector order):",
 			"",
 			"\tfor i := 0; i < n; i++ {",
 			"\t\tzi, y := z[i*k:(i+1)*k], label[i]",

@@ -13,10 +13,10 @@ func init() {
 		stubDocs["addRowsK"+P] = stub{
 			sig: "func(dst unsafe.Pointer, d int, x unsafe.Pointer, stride int, c unsafe.Pointer, k, n int)",
 			doc: []string{
-				"addRowsK" + P + " adds to each of the n rows of d " + T + "s at dst the k rows",
-				"of x weighted by that row's k coefficients in c (the product of the",
-				"n×k matrix c and the k×d matrix x), the multiply-adds on each dst",
-				"element in the order of j:",
+				"addRowsK" + P + " adds the k rows of x to each of the n rows of d " + T + "s at",
+				"dst. They are weighted by that row's k coefficients in c. That is the product",
+				"of the n×k matrix c and the k×d matrix x. The multiply-adds on each dst",
+				"element run in the order of j:",
 				"",
 				"\tfor i := 0; i < n; i++ {",
 				"\t\tfor l := 0; l < d; l++ {",
@@ -26,9 +26,9 @@ func init() {
 				"\t\t}",
 				"\t}",
 				"",
-				"Eight registers of a row's columns are summed at a time (eight",
-				"independent chains of multiply-adds), then the rest of the row",
-				"(whole registers and the masked last one) as one group. k ≥ 1.",
+				"Eight registers of a row's columns are summed at a time: eight",
+				"independent chains of multiply-adds. Then the rest of the row is one",
+				"group: whole registers and the masked last one. It needs k ≥ 1.",
 			},
 		}
 	}

@@ -13,25 +13,26 @@ const maxLaneClasses = 12
 
 func init() {
 	rounded := map[string][]string{
-		"F32": {"with exp and log as expPD and log1pPD, in float64; e and the results", "are rounded to float32 where the generic rounds them."},
-		"F64": {"with exp and log as expPD and log1pPD."},
+		"F32": {"Exp and log are expPD and log1pPD, in float64. Here e and the", "results are rounded to float32 where the generic rounds them."},
+		"F64": {"Exp and log are expPD and log1pPD."},
 	}
 	for P, end := range rounded {
 		lanes := func(name, intro string, how ...string) {
 			doc := append([]string{fmt.Sprintf(intro, name+P)}, how...)
 			doc = append(doc,
-				"Each row's max, exp and sum are those of softmaxCEGeneric in its order",
-				"(the sum adds classes 0, 1, …, k−1),")
+				"Each row's max, exp and sum are those of softmaxCEGeneric, in its",
+				"order: the sum adds classes 0, 1, …, k−1.")
 			stubDocs[name+P] = stub{sig: "func(loss, z, label unsafe.Pointer, n, k int)", doc: append(doc, end...)}
 		}
-		lanes("zSoftmaxLanes", fmt.Sprintf("%%s is zSoftmax%s for 1 ≤ k ≤ %d with the rows as the lanes:", P, maxLaneClasses),
-			"eight rows at a time, class j of the eight gathered into one float64",
-			"register (VGATHERDP*) and scattered back (VSCATTERDP*), the last",
-			"n mod 8 rows under K1.")
-		lanes("softmaxLanes", fmt.Sprintf("%%s is softmax%s for 1 ≤ k ≤ %d and n a multiple of 4 with the", P, maxLaneClassesYmm),
-			"rows as the lanes: four rows at a time, class j of the four loaded",
-			"element by element into one float64 register and stored back the",
-			"same way (no gathers: they are slow on many AVX2 cores).")
+		lanes("zSoftmaxLanes", fmt.Sprintf("%%s is zSoftmax%s for 1 ≤ k ≤ %d with the rows as the lanes.", P, maxLaneClasses),
+			"It takes eight rows at a time. Class j of the eight is gathered into",
+			"one float64 register (VGATHERDP*) and scattered back (VSCATTERDP*).",
+			"The last n mod 8 rows run under K1.")
+		lanes("softmaxLanes", fmt.Sprintf("%%s is softmax%s for 1 ≤ k ≤ %d and n a multiple of 4.", P, maxLaneClassesYmm),
+			"It takes the rows as the lanes, four rows at a time. Class j of the",
+			"four is loaded element by element into one float64 register. It is",
+			"stored back the same way. There are no gathers: they are slow on many",
+			"AVX2 cores.")
 	}
 }
 

@@ -43,7 +43,8 @@ var sparseRowCheck = []string{
 
 func sparseMarginsDoc(name string) []string {
 	d := []string{
-		name + " computes, for the gathered CSR rows (idx nil: rows 0..n-1),",
+		name + " computes the loop below for the gathered CSR rows. A nil idx",
+		"means rows 0..n-1:",
 		"",
 		"\tvar maxcol uint32",
 	}
@@ -60,19 +61,20 @@ func sparseMarginsDoc(name string) []string {
 		"\t}",
 		"\treturn n, maxcol",
 		"",
-		"with the entries of a row gathered eight (float32) or four (float64) at a",
-		"time into vector accumulators and summed horizontally at the end of the",
-		"row. Column indices are clamped to d-1, so the gathers never leave w;",
-		"the caller checks maxcol < d. It needs 1 ≤ d < 2^31 and k ≥ 1.",
-		"With idx and ahead > 0, row i prefetches the offsets of row i+2·ahead",
-		"and the first 256 bytes of the entries of row i+ahead.",
+		"It gathers the entries of a row eight (float32) or four (float64) at a",
+		"time into vector accumulators. It sums them horizontally at the end of",
+		"the row. Column indices are clamped to d-1, so the gathers never leave",
+		"w; the caller checks maxcol < d. It needs 1 ≤ d < 2^31 and k ≥ 1.",
+		"With idx and ahead > 0, row i prefetches the offsets of row i+2·ahead.",
+		"It also prefetches the first 256 bytes of the entries of row i+ahead.",
 	)
 	return d
 }
 
 func sparseAddRowsDoc(name string) []string {
 	d := []string{
-		name + " computes, for the gathered CSR rows (idx nil: rows 0..n-1),",
+		name + " computes the loop below for the gathered CSR rows. A nil idx",
+		"means rows 0..n-1:",
 		"",
 	}
 	d = append(d, sparseRowCheck...)
@@ -88,10 +90,10 @@ func sparseAddRowsDoc(name string) []string {
 		"\t}",
 		"\treturn n, false",
 		"",
-		"one entry at a time (AVX2 has no scatter), in order, so repeated columns",
-		"add up exactly as in the loop. With idx and ahead > 0, row i prefetches",
-		"the offsets of row i+2·ahead and the first 256 bytes of the entries of",
-		"row i+ahead.",
+		"It takes one entry at a time, in order, as AVX2 has no scatter. So",
+		"repeated columns add up exactly as in the loop. With idx and ahead > 0,",
+		"row i prefetches the offsets of row i+2·ahead. It also prefetches the",
+		"first 256 bytes of the entries of row i+ahead.",
 	)
 	return d
 }
