@@ -8,8 +8,8 @@ import (
 	"golang.org/x/sys/cpu"
 )
 
-// hasF16C reports VCVTPH2PS (every AVX2 CPU we know of has it; without it
-// the halves are converted in Go).
+// hasF16C reports VCVTPH2PS. AVX2 CPUs have it as a rule. Without it the
+// halves are converted in Go.
 var hasF16C = cpu.X86.HasF16C
 
 // archCvtU8 converts n bytes (a multiple of 8) to float32 scale·u.
