@@ -25,6 +25,11 @@ func ExampleObjective() {
 	if err != nil {
 		panic(err)
 	}
+	ev, err := cvar.NewEvaluator(model, 0)
+	if err != nil {
+		panic(err)
+	}
+	defer ev.Close()
 	for _, opt := range []cvar.Options{
 		{Method: cvar.Vanilla},
 		{Method: cvar.Alg3, Objective: cvar.ObjectiveBlend},
@@ -35,12 +40,12 @@ func ExampleObjective() {
 		if err != nil {
 			panic(err)
 		}
-		ev, err := cvar.EvaluateGroups(model, res.Theta, data, ds.Groups, ds.GroupNames, cvar.GroupOptions{}, 0.1)
+		ge, err := ev.Groups(res.Theta, data, ds.Groups, ds.GroupNames, cvar.GroupOptions{}, 0.1)
 		if err != nil {
 			panic(err)
 		}
 		fmt.Printf("%-7v %-7v", opt.Method, res.Params.Risk)
-		for _, g := range ev.Groups {
+		for _, g := range ge.Groups {
 			fmt.Printf("  %s %.2f", g.Name, g.Accuracy.Value)
 		}
 		fmt.Println()

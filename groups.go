@@ -13,7 +13,7 @@ import (
 	"github.com/cvarlearn/cvar/internal/worstby"
 )
 
-// GroupOptions configure EvaluateGroups and BootstrapGroups.
+// GroupOptions configure Evaluator.Groups and BootstrapGroups.
 type GroupOptions struct {
 	// Bootstrap sets the intervals: each group's rows, and all rows, are
 	// resampled within themselves as Bootstrap says (its Seed makes them
@@ -149,24 +149,12 @@ func groupMetrics[T float32 | float64](name string, losses []T, correct []bool, 
 	return GroupMetrics{Name: name, N: len(losses), BootstrapMetrics: *bm}, nil
 }
 
-// EvaluateGroups computes the losses of model under θ on every row of data
-// and returns their metrics (as Evaluate: mean, accuracy of a classifier,
-// CVaR and VaR at each α) for all rows and for each group, with bootstrap
-// intervals and the worst group (BootstrapGroups). groups[i] is the group
-// of row i, an index into names (dataset.Dataset's Groups and
-// GroupNames). Errors: those of Evaluate and of BootstrapGroups. It is
-// Evaluator.Groups of a one-call Evaluator on opt.Bootstrap.Threads
-// workers.
-func EvaluateGroups[T batch.Float](model batch.Model[T], theta []T, data *batch.Data[T], groups []int32, names []string, opt GroupOptions, alphas ...float64) (*GroupEvaluation, error) {
-	ev, err := NewEvaluator(model, opt.Bootstrap.Threads)
-	if err != nil {
-		return nil, err
-	}
-	defer ev.Close()
-	return ev.Groups(theta, data, groups, names, opt, alphas...)
-}
-
-// Groups is EvaluateGroups on the Evaluator's workers.
+// Groups computes the losses of the model under θ on every row of data.
+// It returns their metrics for all rows and for each group: the mean, the
+// accuracy of a classifier, and CVaR and VaR at each α. Each comes with
+// bootstrap intervals, and the worst group is named (BootstrapGroups).
+// groups[i] is the group of row i, an index into names (dataset.Dataset's
+// Groups and GroupNames). Errors: those of Metrics and of BootstrapGroups.
 func (ev *Evaluator[T]) Groups(theta []T, data *batch.Data[T], groups []int32, names []string, opt GroupOptions, alphas ...float64) (*GroupEvaluation, error) {
 	losses, err := ev.Losses(theta, data)
 	if err != nil {

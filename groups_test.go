@@ -198,9 +198,9 @@ func TestGroupErrors(t *testing.T) {
 	}
 }
 
-// EvaluateGroups of a model agrees with Evaluate on all rows and on each
-// group's rows.
-func TestEvaluateGroupsModel(t *testing.T) {
+// Evaluator.Groups of a model agrees with Evaluate on all rows and on
+// each group's rows.
+func TestEvaluatorGroupsModel(t *testing.T) {
 	t.Parallel()
 	ds, err := dataset.SyntheticClassification[float64](dataset.SynthClassOptions{N: 500, Seed: 2, MarkGroups: true})
 	if err != nil {
@@ -215,7 +215,12 @@ func TestEvaluateGroupsModel(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ge, err := EvaluateGroups(model, res.Theta, data, ds.Groups, ds.GroupNames, GroupOptions{}, 0.1)
+	ev, err := NewEvaluator(model, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ev.Close()
+	ge, err := ev.Groups(res.Theta, data, ds.Groups, ds.GroupNames, GroupOptions{}, 0.1)
 	if err != nil {
 		t.Fatal(err)
 	}
