@@ -41,10 +41,10 @@ const (
 // started any. Between calls the workers spin, then park, so an idle Engine
 // costs no CPU. They spin a few times the recent gaps between calls, at most
 // 1 ms. So the next step of a training run finds them awake. A gradient runs
-// in two phases: the chunks' forward passes, then their backward passes.
-// Each phase is followed by as much of the sum of the chunks' gradients as
-// the chunks done so far allow. Then the sum's last level runs, spread over
-// blocks of coordinates.
+// in two phases. First the chunks run their forward and backward passes.
+// Each chunk's passes are followed by as much of the sum of the chunks'
+// gradients as the chunks done so far allow. Then the sum's last level runs,
+// spread over blocks of coordinates.
 //
 // An Engine serves one goroutine at a time. A call made while another call
 // on the same Engine is running returns ErrConcurrentUse and computes

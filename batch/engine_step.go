@@ -11,7 +11,8 @@ import (
 // and backward) and LossesOf.
 
 // fusedModel is a Model with a one-pass minibatch step. The linear models
-// are, on dense data. On sparse data they run Forward, weigh and Backward.
+// are such models on dense data. On sparse data they run Forward, weigh and
+// Backward.
 type fusedModel[T Float] interface {
 	fused(wk *Work[T], theta []T, data *Data[T], idx []int, n int, p *kernel.LinearStep[T], g []T) T
 }

@@ -61,8 +61,8 @@ const maxSamplerRows = 1 << 40
 // stream 0 of internal/rng, whose draws are the same on every Go version and
 // platform. WithReplacement takes each row by IntN(n). Shuffled reorders
 // each epoch by Fisher–Yates. A b above n is taken as n. It returns an error
-// for n or b below 1, or an unknown mode. It also does for n above 2⁴⁰, or
-// above what an []int can hold on 32-bit platforms.
+// for n or b below 1, or an unknown mode. It also returns one for n above
+// 2⁴⁰, or above what an []int can hold on 32-bit platforms.
 func NewSampler(n, b int, mode Sampling, seed uint64) (*Sampler, error) {
 	if n <= 0 || b <= 0 || int64(n) > min(maxSamplerRows, math.MaxInt/8) {
 		return nil, fmt.Errorf("batch: sampler needs 0 < n ≤ 2^40 and b > 0, got n = %d, b = %d", n, b)
