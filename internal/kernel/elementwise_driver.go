@@ -177,8 +177,8 @@ func linearLossDriver[T Float](lvl level, kind LossKind, loss, dloss, m, y []T) 
 }
 
 // plusN runs the plus primitive over n elements, in bounded calls, with a
-// padded tail. It checks nothing: kind is not PlusNone, and rho and drho are
-// both writable.
+// padded tail. It checks nothing. The caller ensures that kind is not
+// PlusNone and that rho and drho are both writable.
 func plusN[T Float](lvl level, kind PlusKind, eps T, rho, drho, s unsafe.Pointer, n int) {
 	nw := whole(n)
 	for i := 0; i < nw; i += archChunk {
