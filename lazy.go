@@ -7,10 +7,10 @@ import (
 	"github.com/cvarlearn/cvar/batch"
 )
 
-// The sparse step: on sparse data a minibatch touches few of the model's
-// parameters (the weights of its columns and the biases), and every other
+// The sparse step. On sparse data a minibatch touches few of the model's
+// parameters: the weights of its columns and the biases. Every other
 // coordinate of the dense update θ ← Π_K(θ − η(g + λθ)) changes only by a
-// factor common to all of them. The step is then done lazily, in the
+// factor common to all of them. So the step is done lazily, in the
 // minibatch's non-zeros:
 //
 //   - Weight decay multiplies an untouched coordinate by c = 1 − ηλ; the
@@ -35,36 +35,37 @@ import (
 //   - The random iterate (Alg4) copies θ when the reservoir keeps the
 //     current iterate, about ln T times in T steps: each copy syncs θ first.
 //
-// A full sync, O(d), brings every coordinate to the current step and
-// restarts P and Q at 1 and 0; it runs when θ is read (the result, OnEpoch,
-// a dense step), when P_t falls below 1e-12 with the average, 1e-250
-// without (long runs with decay, or a ball that binds by a large factor) and every max(d, 4096) steps, which bounds the history of P
-// and Q and the rounding of Q_t − Q_L.
+// A full sync, O(d), brings every coordinate to the current step. It
+// restarts P and Q at 1 and 0. It runs when θ is read (the result,
+// OnEpoch, a dense step). It runs when P_t falls below 1e-12 with the
+// average, 1e-250 without (long runs with decay, or a ball that binds by
+// a large factor). It also runs every max(d, 4096) steps, which bounds the
+// history of P and Q and the rounding of Q_t − Q_L.
 //
-// Where no coordinate is ever owed anything (needCatchUp) and K = R^d, the
-// linear models skip the compact minibatch: the step runs in θ itself
-// (direct, Engine.StepSparse), each non-zero's share added into its weight
-// in turn.
+// Where no coordinate is ever owed anything (needCatchUp) and K = R^d,
+// the linear models skip the compact minibatch. The step then runs in θ
+// itself (direct, Engine.StepSparse). Each non-zero's share is added into
+// its weight in turn.
 //
-// The numerical contract: the touched coordinates get the dense step's
-// arithmetic (the same Axpy and Lerp kernels, on the gathered coordinates);
-// the factors are products in float64, so a lazily caught-up coordinate
-// equals the dense step's repeated multiplication to rounding (a few ulps
-// a catch-up), and without weight decay, ball or averaging (factors 1) it is
-// bit-identical to the dense step, but for the direct step, whose sum of a
-// weight's shares is rounded share by share (to 1e-12 in the tests). The
-// tests hold sparse and dense runs to 1e-9 in float64.
+// The numerical contract. The touched coordinates get the dense step's
+// arithmetic: the same Axpy and Lerp kernels, on the gathered
+// coordinates. The factors are products in float64. So a lazily caught-up
+// coordinate equals the dense step's repeated multiplication to rounding,
+// a few ulps a catch-up. Without weight decay, ball or averaging (factors
+// 1) it is bit-identical to the dense step. The exception is the direct
+// step: it rounds a weight's sum of shares share by share. The tests hold
+// sparse and dense runs to 1e-9 in float64.
 
 // lazy is the state of the lazy sparse step.
 type lazy[T batch.Float] struct {
-	// Coordinate i is up to date as of step base + last[i]: an offset, at
-	// most the history's length, max(d, 4096) + 1, in 4 bytes a weight.
+	// Coordinate i is up to date as of step base + last[i]. The offset is
+	// at most the history's length, max(d, 4096) + 1: 4 bytes a weight.
 	last []int32
 	base int       // the step of the last full sync
 	p    []float64 // P_{base+j}: p[0] = 1
-	// Q_{base+j} = q[j] + qe[j], summed in double-double (TwoSum): the
-	// average needs (Q_t − Q_L)/P_L to float64's precision although Q_t is
-	// dominated by the early, larger P_j.
+	// Q_{base+j} = q[j] + qe[j], summed in double-double (TwoSum). The
+	// average needs (Q_t − Q_L)/P_L to float64's precision. Yet the early,
+	// larger P_j dominate Q_t.
 	q, qe []float64
 	nrm2  float64            // ‖θ‖² (the ball), up to date at every step
 	owe   func(coords []int) // the run's owe, made once
@@ -84,8 +85,8 @@ const lazyMinP = 1e-12
 const lazyMinRatio = 1e-250
 
 // lazyOK reports whether the sparse step can run lazily with the run's
-// options: c = 1 − ηλ in (0, 1], and for the averaged output in a box that
-// excludes 0, no weight decay.
+// options. That needs c = 1 − ηλ in (0, 1]. The averaged output in a box
+// that excludes 0 also needs no weight decay.
 func (r *run[T]) lazyOK() bool {
 	if r.opt.denseStep {
 		return false
@@ -102,11 +103,10 @@ func (r *run[T]) lazyOK() bool {
 }
 
 // needCatchUp reports whether a coordinate that a step did not touch can
-// change: with weight decay, a ball, the average to keep or a box that
-// excludes 0. Otherwise (K = R^d or a box containing 0, no decay, the last
-// or a random iterate) an untouched coordinate keeps its value, and the
-// step skips the catch-up (the engine's hook Before): it costs the gradient
-// and the update at the touched coordinates alone.
+// change. It can with weight decay, a ball, the average to keep or a box
+// that excludes 0. Otherwise an untouched coordinate keeps its value. The
+// step then skips the catch-up (the engine's hook Before). It costs the
+// gradient and the update at the touched coordinates alone.
 func (r *run[T]) needCatchUp() bool {
 	d := r.opt.Domain
 	return r.opt.WeightDecay > 0 || d.kind == domainBall || r.avg != nil || (d.kind == domainBox && (d.lo > 0 || d.hi < 0))
@@ -133,8 +133,9 @@ func (r *run[T]) clip(v T) T {
 	return v
 }
 
-// catchUp brings the coordinates coords up to step r.t: the factors of the
-// steps that did not touch them, their share of the average and the box.
+// catchUp brings the coordinates coords up to step r.t. It applies the
+// factors of the steps that did not touch them, the box, and their share
+// of the average.
 func (r *run[T]) catchUp(coords []int) {
 	z := r.lz
 	t := r.t
@@ -188,9 +189,9 @@ func (r *run[T]) sync() {
 	r.restartLazy()
 }
 
-// restartLazy restarts P and Q at step r.t, every coordinate of θ up to
-// date: after sync, and after a dense step, which updates them all (a run
-// fed both dense and sparse samples, as Online may be).
+// restartLazy restarts P and Q at step r.t, with every coordinate of θ up
+// to date. That holds after sync and after a dense step, which updates
+// them all. Online may feed a run both dense and sparse samples.
 func (r *run[T]) restartLazy() {
 	z := r.lz
 	z.base = r.t
@@ -201,9 +202,9 @@ func (r *run[T]) restartLazy() {
 	}
 }
 
-// owe brings the coordinates coords up to date before step r.t+1 reads
-// them, and adds x_t to the average there (the other coordinates' share is
-// owed): the engine's hook Before in GradientSparse.
+// owe is the engine's hook Before in GradientSparse. It brings the
+// coordinates coords up to date before step r.t+1 reads them. It adds x_t
+// to the average there; the other coordinates' share is owed.
 func (r *run[T]) owe(coords []int) {
 	r.catchUp(coords)
 	if r.output != OutputAverage {
@@ -221,8 +222,8 @@ func (r *run[T]) owe(coords []int) {
 	}
 }
 
-// lazyStep makes step t = r.t+1 on the rows idx of sparse data in the
-// minibatch's non-zeros, as the package comment above says. It returns the
+// lazyStep makes step t = r.t+1 on the rows idx of sparse data. It works
+// in the minibatch's non-zeros, as the comment above says. It returns the
 // minibatch's losses and Σ v_i, or an error.
 func (r *run[T]) lazyStep(data *batch.Data[T], idx []int, n int) ([]T, float64, error) {
 	t := r.t + 1
@@ -331,15 +332,15 @@ func (z *lazy[T]) advance(t int, f float64) {
 }
 
 // direct reports whether the sparse step on data runs in θ itself
-// (Engine.StepSparse): no coordinate is owed anything (needCatchUp), K is
-// R^d (no clipping or projection of the updated coordinates) and the model
-// is linear. Each non-zero then costs a read of its weight for the margin
-// and an update of it, where the compact minibatch (GradientSparse) also
-// numbers its column and gathers and scatters θ at the distinct columns.
-// Softmax keeps the compact minibatch: its k weights a column lie in k
-// blocks of θ, k random accesses a non-zero in θ itself, where the compact
-// minibatch makes them once a distinct column (on text-like data well
-// under one a non-zero: frequent words repeat across rows).
+// (Engine.StepSparse). That needs a linear model, K = R^d (no clipping or
+// projection of the updated coordinates), and no coordinate ever owed
+// anything (needCatchUp). Each non-zero then costs a read of its weight
+// for the margin and an update of it. The compact minibatch
+// (GradientSparse) also numbers its column, and gathers and scatters θ at
+// the distinct columns. Softmax keeps the compact minibatch. Its k weights
+// a column lie in k blocks of θ: k random accesses a non-zero in θ itself.
+// The compact minibatch makes them once a distinct column. On text-like
+// data that is well under once a non-zero, as frequent words repeat.
 func (r *run[T]) direct(data *batch.Data[T]) bool {
 	return !r.opt.compactStep && !r.needCatchUp() && r.opt.Domain.kind == domainR && r.engine.HasSparseStep(data)
 }
