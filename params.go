@@ -15,7 +15,7 @@ import (
 // Params are the constants, step sizes and rules a run used, as resolved
 // from the options, the model, the data and K. Normalised quantities are in
 // units of ℓ/L; the bound is in the losses' own units. In JSON
-// (MarshalJSON) NaN and ±Inf are the strings "NaN", "+Inf" and "-Inf", and
+// (MarshalJSON) NaN and ±Inf are the strings "NaN", "+Inf" and "-Inf".
 // Method, Rule, Objective, Sampling and Output are their names.
 type Params struct {
 	Method     Method   `json:"method"`
@@ -52,8 +52,8 @@ type Params struct {
 	// gradient of: Hinge (Alg1), Softplus or Quadratic (Alg2–4), Mean
 	// (Vanilla), TopK (MinibatchCVaR).
 	Objective batch.Objective `json:"objective"`
-	// Risk is the objective the run minimised, and Blend, Trim, Rho and
-	// GroupLR the parameters of the one that takes them (0 for the others).
+	// Risk is the objective the run minimised. Blend, Trim, Rho and GroupLR
+	// are the parameters of the one that takes them, 0 for the others.
 	// Groups is the number of groups of ObjectiveGroup.
 	Risk    Objective `json:"risk"`
 	Blend   float64   `json:"blend"`
@@ -74,13 +74,13 @@ type Params struct {
 const fromInitialLosses = "initial losses"
 
 // resolve returns the parameters of a run of opt, which validate has
-// passed, over n samples of a model with p parameters, the constants
-// bounds and a loss convex in θ or not. est estimates G and β when the
-// model has no closed form (the MLP); it is only called if needed. The
-// steps run in order, each from the options and the steps before it: the
-// schedule, the constants, τ's interval, the step sizes, the smoothing,
-// the starting τ, the theorem's bound, then the output and the sampling.
-// opt is not changed.
+// passed. The run is over n samples of a model with p parameters. The
+// model's constants, and whether its loss is convex in θ, are in bounds.
+// The function est estimates G and β when the model has no closed form
+// (the MLP); it is only called if needed. The steps run in order, each from the options and
+// the steps before it. They are the schedule, the constants, τ's interval,
+// the step sizes, the smoothing and the starting τ. The theorem's bound,
+// the output and the sampling come last. opt is not changed.
 func resolve(opt *Options, p, n int, bounds batch.Bounds, convex bool, est func() (g, beta float64)) (Params, error) {
 	pr := Params{Method: opt.Method, Alpha: cmp.Or(opt.Alpha, DefaultAlpha), D: opt.Domain.Diameter(p), Rule: opt.Rule}
 	var err error
@@ -118,8 +118,8 @@ func resolve(opt *Options, p, n int, bounds batch.Bounds, convex bool, est func(
 }
 
 // schedule returns the minibatch size, the number of steps T and the
-// theorems' n: the n samples, or for the online methods the T samples they
-// consume.
+// theorems' n. That n is the n samples, or the T samples that the online
+// methods consume.
 func schedule(opt *Options, n int) (b, steps, samples int, err error) {
 	b = 1
 	if !opt.Method.oneSample() {
@@ -146,9 +146,9 @@ func schedule(opt *Options, n int) (b, steps, samples int, err error) {
 }
 
 // constants returns G, β and L in the losses' units: the options' where
-// given, else the model's bounds, with G and β estimated at the initial
-// point (estimated true) when the theorem's step size or smoothing needs
-// them and the model has no closed form for them.
+// given, else the model's bounds. G and β are estimated at the initial
+// point (estimated true) when two things hold. The theorem's step size or
+// smoothing needs them, and the model has no closed form for them.
 func constants(opt *Options, bounds batch.Bounds, theorem bool, est func() (g, beta float64)) (g, beta, l float64, estimated bool) {
 	g, beta, l = bounds.G, bounds.Beta, bounds.L
 	if opt.G > 0 {
@@ -174,16 +174,16 @@ func constants(opt *Options, bounds batch.Bounds, theorem bool, est func() (g, b
 	return g, beta, l, estimated
 }
 
-// normalised reports whether the losses are divided by L: when the options
-// give L, or when the theorems set the step and L is known. Any other step
+// normalised reports whether the losses are divided by L. They are when
+// the options give L, or when the theorems set the step and L is known. Any other step
 // acts on the raw losses, like the baselines.
 func normalised(opt *Options, theorem bool, l float64) bool {
 	return opt.LossBound > 0 || (theorem && opt.LR == 0 && l > 0 && !math.IsInf(l, 0))
 }
 
-// tauRange returns τ's interval in the losses' units: the options', with
-// TauMax 0 meaning L for normalised losses (τ ∈ [0, 1] after the division)
-// and +Inf otherwise.
+// tauRange returns τ's interval in the losses' units: the options'.
+// TauMax 0 means L for normalised losses, so τ ∈ [0, 1] after the
+// division; otherwise it means +Inf.
 func tauRange(opt *Options, l float64, norm bool) (lo, hi float64, err error) {
 	lo, hi = opt.TauMin, opt.TauMax
 	if hi == 0 {
@@ -206,10 +206,9 @@ func tauRange(opt *Options, l float64, norm bool) (lo, hi float64, err error) {
 	return lo, hi, nil
 }
 
-// stepSize returns η, where it came from, and whether it is the theorem's:
-// the options' LR, else the practical default (DefaultLROneSample for the
-// methods with τ that take one sample a step, DefaultLR for the others),
-// or under TheoremStep the formula of the method's theorem from pr's
+// stepSize returns η, where it came from, and whether it is the theorem's.
+// It is the options' LR, else the practical default (see PracticalLR).
+// Under TheoremStep it is the method's theorem's formula, from pr's
 // schedule and constants.
 func stepSize(opt *Options, pr *Params, theorem bool) (lr float64, from string, thm bool) {
 	if opt.LR > 0 || !theorem {
@@ -233,10 +232,10 @@ func stepSize(opt *Options, pr *Params, theorem bool) (lr float64, from string, 
 	return lr, opt.Method.Theorem(), true
 }
 
-// tauStepSize returns τ's step size: the options' TauLR, else η under
-// TheoremStep (the theorems' joint step) and η/α under PracticalStep (τ's
-// gradient is O(1), and with η alone τ lags far behind VaR_α); 0 for the
-// baselines, which have no τ.
+// tauStepSize returns τ's step size: the options' TauLR if given. Under
+// TheoremStep it is η, the theorems' joint step. Under PracticalStep it is
+// η/α: τ's gradient is O(1), and with η alone τ lags far behind VaR_α. The
+// baselines have no τ and get 0.
 func tauStepSize(opt *Options, lr, alpha float64, theorem bool) float64 {
 	switch {
 	case opt.TauLR > 0 || !opt.hasTau():
@@ -248,9 +247,9 @@ func tauStepSize(opt *Options, lr, alpha float64, theorem bool) float64 {
 }
 
 // smoothing returns ε of the smoothed methods (Alg2–4), where it came
-// from, and whether it is the theorem's: the options' Eps, else under
-// PracticalStep 0 and fromInitialLosses (the run sets it from its starting
-// losses), under TheoremStep the theorem's formula. The other methods have
+// from, and whether it is the theorem's. It is the options' Eps if given.
+// Under PracticalStep it is 0 with fromInitialLosses: the run sets it from
+// its starting losses. Under TheoremStep it is the theorem's formula. The other methods have
 // no ε.
 func smoothing(opt *Options, pr *Params, theorem bool) (eps float64, from string, thm bool) {
 	switch {
@@ -287,9 +286,9 @@ func objectiveOf(m Method, s Smoothing) batch.Objective {
 }
 
 // PracticalLR is the step size η of opt under PracticalStep on minibatches
-// of b samples, and where it comes from: opt.LR when given, else
-// DefaultLROneSample for the methods with τ at one sample a step, whose
-// noisier steps need it, and DefaultLR for the others.
+// of b samples, and where it comes from. It is opt.LR when given. The
+// methods with τ at one sample a step get DefaultLROneSample, as their
+// noisier steps need it. The others get DefaultLR.
 func (opt *Options) PracticalLR(b int) (lr float64, from string) {
 	switch {
 	case opt.LR > 0:
@@ -325,10 +324,10 @@ func checkStep(opt *Options, pr *Params) error {
 	return nil
 }
 
-// outputOf returns the iterate a run returns: the options' Output, else
-// the average for Alg1 and Alg2 (whose noise it smooths) and the last
-// iterate for the others; under TheoremStep what the theorems bound: the
-// average for Alg1–3, a random iterate for Alg4.
+// outputOf returns the iterate a run returns: the options' Output if
+// given. Else Alg1 and Alg2 return the average, which smooths their noise,
+// and the others the last iterate. Under TheoremStep a run returns what
+// the theorems bound: the average for Alg1–3, a random iterate for Alg4.
 func outputOf(opt *Options) Output {
 	switch {
 	case opt.Output != OutputDefault:
@@ -343,10 +342,10 @@ func outputOf(opt *Options) Output {
 	return OutputLast
 }
 
-// samplingOf returns how the minibatches are drawn: the options' Sampling,
-// else in order for Alg1 and Alg4 (a stream), with replacement for Alg2 and
-// Alg3 (the theorems), shuffled epochs for the baselines (the paper's
-// experiments).
+// samplingOf returns how the minibatches are drawn: the options' Sampling
+// if given. Else Alg1 and Alg4 take a stream in order. Alg2 and Alg3 draw
+// with replacement, as the theorems do. The baselines shuffle each epoch,
+// as the paper's experiments do.
 func samplingOf(opt *Options) batch.Sampling {
 	if opt.Sampling != 0 {
 		return opt.Sampling
