@@ -55,26 +55,27 @@ type run[T batch.Float] struct {
 	// gs and ts hold the gradient and θ at the touched coordinates of a
 	// sparse step.
 	gs, ts []T
-	// fold: the dense step's update of θ runs in the engine's parallel
-	// pass over the gradient (the hook Then set to update, updateBlock);
-	// Train sets it, Online (one sample a step) does not.
+	// With fold, the dense step's update of θ runs in the engine's
+	// parallel pass over the gradient. The hook Then is set to update,
+	// updateBlock. Train sets it; Online, one sample a step, does not.
 	fold   bool
 	update func(lo, hi int)
 	avgT   T // > 0: updateBlock first takes θ into the average with this weight
-	// wg weights the minibatch for the objectives of batch.Custom (nil for
-	// the others); gTau is the gradient of τ (or χ²'s η) it last returned,
-	// rows the data rows of the step it weighs, ps and pv its buffers for
-	// the plus kernel.
+	// The weighting wg weights the minibatch for the objectives of
+	// batch.Custom; it is nil for the others. Its field gTau is the
+	// gradient of τ (or χ²'s η) it last returned. Its rows are the data
+	// rows of the step it weighs; ps and pv are its plus kernel's buffers.
 	wg     *weigher
 	gTau   float64
 	rows   []int
 	ps, pv []T
 }
 
-// updateBlock is the dense step's update of θ on the coordinates [lo, hi):
-// the running average (where the output is the average), the weight decay,
-// then θ −= η·g, through the kernels the whole-vector update uses, which
-// compute the same bits on a block of the engine's reduction.
+// updateBlock is the dense step's update of θ on the coordinates [lo, hi).
+// It updates the running average (where the output is the average), then
+// applies the weight decay, then θ −= η·g. It uses the kernels of the
+// whole-vector update, so a block of the engine's reduction gets the same
+// bits.
 func (r *run[T]) updateBlock(lo, hi int) {
 	g, theta := r.g[lo:hi], r.theta[lo:hi]
 	if r.avgT > 0 { // the running average of the iterates, x_t before its step
@@ -86,8 +87,8 @@ func (r *run[T]) updateBlock(lo, hi int) {
 	r.ops.Axpy(T(-r.pr.LR), g, theta)
 }
 
-// gradient returns the d-long gradient buffer of the dense step, made on
-// first use: a run of lazy sparse steps never needs one.
+// gradient returns the d-long gradient buffer of the dense step. It is
+// made on first use, as a run of lazy sparse steps never needs one.
 func (r *run[T]) gradient() []T {
 	if r.g == nil {
 		r.g = make([]T, len(r.theta))
@@ -103,9 +104,9 @@ func grow[T any](buf []T, n int) []T {
 	return buf[:n]
 }
 
-// hookedModel brings a run's hooks to its Engine (internal/engine): the
-// update folded into the engine's pass over the gradient, and the lazy
-// step's catch-up of the coordinates a minibatch touches.
+// hookedModel brings a run's hooks to its Engine (internal/engine). One
+// folds the update into the engine's pass over the gradient. The other is
+// the lazy step's catch-up of the coordinates a minibatch touches.
 type hookedModel[T batch.Float] struct {
 	batch.Model[T]
 	hooks *engine.Hooks
@@ -122,9 +123,9 @@ func newEngine[T batch.Float](model batch.Model[T], threads int) (*batch.Engine[
 	return e, hooks, err
 }
 
-// newRun starts a run of opt as resolved in pr, from theta: it reads the
-// output, the objective and where ε and τ come from in pr, never the zero
-// fields of opt.
+// newRun starts a run of opt as resolved in pr, from theta. It reads the
+// output, the objective and the sources of ε and τ in pr. It never reads
+// the zero fields of opt.
 func newRun[T batch.Float](model batch.Model[T], e *batch.Engine[T], hooks *engine.Hooks, opt Options, pr Params, theta []T) (*run[T], error) {
 	r := &run[T]{model: model, engine: e, hooks: hooks, ops: kernel.Named[T](batch.KernelOf(model).Name()), pr: pr, opt: opt, theta: theta, output: pr.Output}
 	switch r.output {
@@ -155,11 +156,11 @@ func newRun[T batch.Float](model batch.Model[T], e *batch.Engine[T], hooks *engi
 	return r, nil
 }
 
-// start sets the practical ε and starting τ from losses, the losses of a
-// sample of the data at the starting point: τ at their VaR_α, where the
-// optimum puts it (unless InitTau gave τ), and ε at pr.EpsFraction times that VaR (or times the
-// largest loss when the VaR is 0), so that the smoothing follows the scale
-// of the losses whatever η is.
+// start sets the practical ε and starting τ from losses: those of a sample
+// of the data at the starting point. τ starts at their VaR_α, where the
+// optimum puts it, unless InitTau gave τ. ε is pr.EpsFraction times that
+// VaR, or times the largest loss when the VaR is 0. So the smoothing
+// follows the scale of the losses whatever η is.
 func (r *run[T]) start(losses []T) error {
 	r.fromLosses = false
 	pr := &r.pr
@@ -216,7 +217,7 @@ func (r *run[T]) project() float64 {
 func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
 
 // firstLosses sets ε and τ from the losses at the starting point of the
-// rows idx (Alg1 and Alg4 under PracticalStep: their first sample).
+// rows idx. Alg1 and Alg4 under PracticalStep use their first sample.
 func (r *run[T]) firstLosses(data *batch.Data[T], idx []int, n int) error {
 	r.sync()
 	var losses []T
@@ -243,9 +244,8 @@ func (r *run[T]) tauStep(t, b int, sumV float64) error {
 		if !finite(r.tau) {
 			return &DivergenceError{Step: t, What: fmt.Sprintf("τ is %v", r.tau*r.pr.L)}
 		}
-		// τ estimates the VaR of the losses: past the losses' bound (see
-		// DivergenceFactor) it runs away, as a step size TauLR far too
-		// large makes it.
+		// τ estimates the VaR of the losses. Past the losses' bound (see
+		// DivergenceFactor) it runs away, as a far too large TauLR makes it.
 		if tau := math.Abs(r.tau * r.pr.L); r.lossCap > 0 && tau > r.lossCap {
 			return &DivergenceError{Step: t, What: fmt.Sprintf("τ = %.3g exceeds %g times the initial loss scale (%.3g)", r.tau*r.pr.L, DivergenceFactor, r.lossCap/DivergenceFactor)}
 		}
@@ -253,9 +253,10 @@ func (r *run[T]) tauStep(t, b int, sumV float64) error {
 	return nil
 }
 
-// step makes one update on the rows idx of data (nil idx: the first n). On
-// sparse data, for the linear models and softmax, it costs the minibatch's
-// non-zeros (see lazyStep); otherwise it reads and writes every parameter.
+// step makes one update on the rows idx of data (nil idx: the first n).
+// On sparse data the linear models and softmax pay only for the
+// minibatch's non-zeros (see lazyStep). Otherwise it reads and writes
+// every parameter.
 func (r *run[T]) step(data *batch.Data[T], idx []int, n int) error {
 	t := r.t + 1
 	if r.lazyOK() && r.engine.HasSparseGradient(data) {
@@ -394,8 +395,8 @@ func Train[T batch.Float](model batch.Model[T], data *batch.Data[T], opt Options
 	return TrainContext(context.Background(), model, data, opt)
 }
 
-// TrainContext is Train under ctx: when ctx is cancelled or its deadline
-// passes, training stops before its next step and returns an error that
+// TrainContext is Train under ctx. When ctx is cancelled or its deadline
+// passes, training stops before its next step. It returns an error that
 // wraps ctx.Err() and names the step. A nil ctx is an error.
 func TrainContext[T batch.Float](ctx context.Context, model batch.Model[T], data *batch.Data[T], opt Options) (*Result[T], error) {
 	if ctx == nil {
@@ -439,17 +440,17 @@ func TrainContext[T batch.Float](ctx context.Context, model batch.Model[T], data
 		return nil, err
 	}
 	// The update of θ runs in the engine's pass over the gradient, spread
-	// over its workers (a DivergenceError then finds θ already stepped, but
-	// Train returns no parameters with it).
+	// over its workers. A DivergenceError then finds θ already stepped, but
+	// Train returns no parameters with it.
 	r.fold, r.update = !opt.serialUpdate, r.updateBlock
-	// The initial losses set the divergence bound and, for the practical
-	// rule, ε and τ (online methods start from their first sample instead,
-	// as Online does).
+	// The initial losses set the divergence bound, and ε and τ for the
+	// practical rule. Online methods start from their first sample instead,
+	// as Online does.
 	var initial []T
-	// The losses alone where Gradient would compute them the same way (all
-	// but the dense linear models' fused pass): no d-long gradient a chunk,
-	// and the scratch (a score a class or hidden unit a row) of a few
-	// chunks, not of every initial row.
+	// Compute the losses alone where Gradient would compute them the same
+	// way: all but the dense linear models' fused pass. That needs no
+	// d-long gradient a chunk. Its scratch (a score a class or hidden unit
+	// a row) is that of a few chunks, not of every initial row.
 	if _, fused := model.(*batch.Linear[T]); data.IsSparse() || !fused {
 		initial, err = engine.LossesOf(theta, data, initRows(data.N), 0)
 	} else {
@@ -491,8 +492,8 @@ func TrainContext[T batch.Float](ctx context.Context, model batch.Model[T], data
 }
 
 // initRows returns the rows whose losses at the starting point are the
-// run's initial losses: up to DefaultInitSample of them, spread evenly over
-// the data.
+// run's initial losses. They are up to DefaultInitSample rows, spread
+// evenly over the data.
 func initRows(n int) []int {
 	m := min(n, DefaultInitSample)
 	idx := make([]int, m)
