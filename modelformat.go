@@ -157,21 +157,25 @@ func SaveModel(w io.Writer, m *ModelFile) error {
 // ErrModelVersion, ErrModelTrunc, ErrModelChecksum or ErrModelInvalid under
 // errors.Is, or wrap the reader's error.
 //
-// It reads the 8-byte magic first (so a stream that is not a model file
-// costs 8 bytes, 10 to say that it is gzip- or bzip2-compressed), then the
-// version and the header length (at most 64 MiB), then the header and the
-// rest of the file, at most the 4-byte checksum and the parameters of the
-// largest model (batch.MaxParams of 8 bytes). The checksum, which covers
-// every byte before it, is verified before the header is interpreted, so a
-// damaged file is reported as such even where its header still reads as a
-// model's; a file shorter than its header announces is reported as
-// truncated, and bytes after the checksum as invalid. Only then is the
-// header checked: its shapes must give at most batch.MaxParams parameters
-// (see batch.NumParams). When r reports its remaining size (an *os.File on
-// a regular file, a *bytes.Reader, a *strings.Reader) a header longer than
-// the file, or a file larger than a model can be, is refused before it is
-// read; otherwise memory grows with the bytes actually there, never with
-// what a header claims.
+// It reads the 8-byte magic first. So a stream that is not a model file
+// costs 8 bytes, or 10 to say that it is gzip- or bzip2-compressed. Then
+// it reads the version and the header length (at most 64 MiB). Then it
+// reads the header and the rest of the file. The rest is at most the
+// 4-byte checksum and the parameters of the largest model
+// (batch.MaxParams of 8 bytes).
+//
+// The checksum covers every byte before it. It is verified before the
+// header is interpreted. So a damaged file is reported as such even where
+// its header still reads as a model's. A file shorter than its header
+// announces is reported as truncated, and bytes after the checksum as
+// invalid. Only then is the header checked. Its shapes must give at most
+// batch.MaxParams parameters (see batch.NumParams).
+//
+// Some readers report their remaining size: an *os.File on a regular
+// file, a *bytes.Reader, a *strings.Reader. From those, a header longer
+// than the file is refused before it is read. So is a file larger than a
+// model can be. Otherwise memory grows with the bytes actually there,
+// never with what a header claims.
 func LoadModel(r io.Reader) (*ModelFile, error) {
 	if r == nil {
 		return nil, errors.New("cvar: no reader for the model (nil io.Reader)")
@@ -201,9 +205,9 @@ func LoadModel(r io.Reader) (*ModelFile, error) {
 // readErr is the error of the reader that LoadModel reads from.
 func readErr(err error) error { return fmt.Errorf("cvar: reading the model: %w", err) }
 
-// readPreamble reads the 16-byte preamble — the magic, the version and the
-// header length — and returns it with the header length, checked against
-// the remaining size (−1 if unknown).
+// readPreamble reads the 16-byte preamble: the magic, the version and the
+// header length. It returns the preamble and the header length. The length
+// is checked against the remaining size (−1 if unknown).
 func readPreamble(r io.Reader, size int64) (pre [16]byte, hlen int64, err error) {
 	if err := readMagic(r, pre[:len(modelMagic)]); err != nil {
 		return pre, 0, err
@@ -227,8 +231,8 @@ func readPreamble(r io.Reader, size int64) (pre [16]byte, hlen int64, err error)
 	return pre, hlen, nil
 }
 
-// readMagic reads the magic into b; a file that does not start with it is
-// not a model file, and one that is compressed is named as such.
+// readMagic reads the magic into b. A file that does not start with it is
+// not a model file. A compressed one is named as such.
 func readMagic(r io.Reader, b []byte) error {
 	n, err := io.ReadFull(r, b)
 	switch {
@@ -257,13 +261,13 @@ func readMagic(r io.Reader, b []byte) error {
 // largest model's parameters and the checksum.
 const maxRest = batch.MaxParams*8 + 4
 
-// readRest reads the file after its header, which ends at byte at: the
-// parameters and the checksum, at most maxRest bytes. From a stream of
-// unknown size it reads at most what the header js, read leniently,
-// announces plus streamSlack (streamSlack alone where it announces
-// nothing), so that endless input is refused within a bound of the model's
-// own size; the checksum then judges what was read. A file that holds
-// more is refused.
+// readRest reads the file after its header, which ends at byte at. That
+// is the parameters and the checksum, at most maxRest bytes. From a stream
+// of unknown size it reads at most what the header js announces, read
+// leniently, plus streamSlack. Where the header announces nothing, it
+// reads streamSlack. So endless input is refused within a bound of the
+// model's own size. The checksum then judges what was read. A file that
+// holds more is refused.
 func readRest(r io.Reader, size, at int64, js []byte) ([]byte, error) {
 	if size >= 0 && size-at > maxRest {
 		return nil, fmt.Errorf("%w: %d bytes after the header, more than the largest model's parameters and checksum", ErrModelInvalid, size-at)
@@ -285,16 +289,17 @@ func readRest(r io.Reader, size, at int64, js []byte) ([]byte, error) {
 	return rest, nil
 }
 
-// streamSlack is how many bytes past the size its header announces a model
-// read from a stream may hold before it is refused unread: enough to tell
-// bytes appended to a model from a corrupted one.
+// streamSlack is how many bytes a model read from a stream may hold past
+// the size its header announces. More are refused unread. It is enough to
+// tell bytes appended to a model from a corrupted one.
 const streamSlack = 64 << 20
 
 // verifyModel checks the checksum at the end of rest against the preamble
 // pre, the header js and the rest before it. Where it disagrees, the
-// header's shapes, precision and num_params, read leniently, say whether
-// the file is shorter than announced (truncated) or continues past a
-// checksum that matches (bytes appended); otherwise it is corrupted.
+// header's shapes, precision and num_params, read leniently, tell the
+// cause. The file may be shorter than announced (truncated). It may
+// continue past a checksum that matches (bytes appended). Otherwise it is
+// corrupted.
 func verifyModel(pre, js, rest []byte) error {
 	sum := func(n int64) uint32 { // the CRC-32C of the file's first 16+len(js)+n bytes
 		crc := crc32.New(castagnoli)
@@ -324,9 +329,9 @@ func verifyModel(pre, js, rest []byte) error {
 }
 
 // announcedParams reads the header js leniently for the parameters it
-// announces, their number and the bytes of each, and reports whether it
-// could: its num_params must agree with its shapes and its precision be
-// known, or the header itself may be what is damaged.
+// announces: their number and the bytes of each. It reports whether it
+// could. Its num_params must agree with its shapes, and its precision must
+// be known. Otherwise the header itself may be what is damaged.
 func announcedParams(js []byte) (p int, width int64, ok bool) {
 	var h struct {
 		Model     string `json:"model"`
@@ -415,8 +420,8 @@ func precisionWidth(prec string) int64 {
 	return 0
 }
 
-// modelOf builds the model of a checked header h, its provenance and the
-// bytes raw of its parameters, width bytes each, and validates it.
+// modelOf builds and validates the model of a checked header h. It takes
+// the provenance and the bytes raw of the parameters, width bytes each.
 func modelOf(h *header, source Provenance, raw []byte, width int64) (*ModelFile, error) {
 	m := &ModelFile{
 		Kind: h.Model, D: h.D, K: h.K, Hidden: h.Hidden, Precision: h.Precision,

@@ -157,9 +157,10 @@ func newRun[T batch.Float](model batch.Model[T], e *batch.Engine[T], hooks *engi
 }
 
 // start sets the practical ε and starting τ from losses: those of a sample
-// of the data at the starting point. τ starts at their VaR_α, where the
-// optimum puts it, unless InitTau gave τ. ε is pr.EpsFraction times that
-// VaR, or times the largest loss when the VaR is 0. So the smoothing
+// of the data at the starting point. The threshold τ starts at their
+// VaR_α, where the optimum puts it, unless InitTau gave τ. The smoothing ε
+// is pr.EpsFraction times that VaR, or times the largest loss when the VaR
+// is 0. So the smoothing
 // follows the scale of the losses whatever η is.
 func (r *run[T]) start(losses []T) error {
 	r.fromLosses = false
