@@ -8,20 +8,20 @@ import (
 	"github.com/cvarlearn/cvar/batch"
 )
 
-// Online trains with Alg1 or Alg4 on a stream, one sample at a time, in
-// O(number of parameters) memory: it never holds more than the current
-// sample. It needs the stream's length n in advance, in Options.Steps,
-// whatever the rule. By default (PracticalStep) η is DefaultLROneSample and
-// the first sample's loss sets the starting τ and, for Alg4, ε. Under
-// TheoremStep the step sizes are functions of n and need bounds on the data
-// (Options.Scale, or Options.G), unless LR (and for Alg4 Eps) are given.
-// Samples come as dense rows (Observe) or as their non-zeros
-// (ObserveSparse), which for the linear models and softmax makes a step
-// cost the sample's non-zeros.
+// Online trains with Alg1 or Alg4 on a stream, one sample at a time. It
+// needs O(number of parameters) memory and never holds more than the
+// current sample. It needs the stream's length n in advance, in
+// Options.Steps, whatever the rule. By default (PracticalStep) η is
+// DefaultLROneSample. The first sample's loss then sets the starting τ
+// and, for Alg4, ε. Under TheoremStep the step sizes are functions of n.
+// They need bounds on the data (Options.Scale, or Options.G), unless LR
+// (and for Alg4 Eps) are given. Samples come as dense rows (Observe) or as
+// their non-zeros (ObserveSparse). For the linear models and softmax, a
+// sparse step costs the sample's non-zeros.
 //
-// An Online is safe for concurrent use; its calls are serialised, each
-// sample one whole step. Samples that several goroutines observe at once
-// are taken in the order their calls get in, so only a stream observed
+// An Online is safe for concurrent use. Its calls are serialised, each
+// sample one whole step. Samples observed at once from several goroutines
+// are taken in the order their calls get in. So only a stream observed
 // from one goroutine gives a reproducible run.
 type Online[T batch.Float] struct {
 	mu    sync.Mutex // held by the running call
@@ -36,9 +36,9 @@ type Online[T batch.Float] struct {
 	steps int // Options.Steps: the samples the run takes
 }
 
-// NewOnline starts an online run of opt.Method (Alg1 or Alg4) for a stream
-// of opt.Steps samples of d features: classification with k classes, or
-// regression when k = 0.
+// NewOnline starts an online run of opt.Method (Alg1 or Alg4). The stream
+// holds opt.Steps samples of d features. It is classification with k
+// classes, or regression when k = 0.
 func NewOnline[T batch.Float](model batch.Model[T], d, k int, opt Options) (*Online[T], error) {
 	if !opt.Method.online() {
 		return nil, fmt.Errorf("cvar: %v is not an online method (use alg1 or alg4)", opt.Method)
@@ -99,10 +99,10 @@ func NewOnline[T batch.Float](model batch.Model[T], d, k int, opt Options) (*Onl
 }
 
 // Observe takes one sample: its features x, and its target y (regression)
-// or class label (classification). It updates the parameters and returns a
-// DivergenceError if they stopped being finite, or an error for a bad
-// sample (which is not used) and for a sample past Options.Steps, the
-// stream's length the step sizes were set for.
+// or class label (classification). It updates the parameters. It returns
+// a DivergenceError if they stopped being finite. A bad sample is an error
+// and is not used. So is a sample past Options.Steps, the stream's length
+// that the step sizes were set for.
 func (o *Online[T]) Observe(x []T, y float64, label int) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -126,14 +126,14 @@ func (o *Online[T]) Observe(x []T, y float64, label int) error {
 	return o.r.step(d, nil, 1)
 }
 
-// ObserveSparse is Observe for a sample given by its non-zeros: the
-// features cols[i] (0-based, below d; a column listed twice adds its
-// values, as in batch.NewSparseData) have the values vals[i], every other
-// feature is 0. For the linear models and softmax the update then costs the
-// sample's non-zeros, not the number of parameters (see Options.WeightDecay
-// and docs/guide.md on sparse data); the MLP reads the sample sparse in its
-// first layer. cols and vals are not kept. The result is that of Observe on
-// the dense row, to rounding.
+// ObserveSparse is Observe for a sample given by its non-zeros. Feature
+// cols[i] has the value vals[i], and every other feature is 0. Columns are
+// 0-based and below d. A column listed twice adds its values, as in
+// batch.NewSparseData. For the linear models and softmax the update then
+// costs the sample's non-zeros, not the number of parameters. See
+// Options.WeightDecay and docs/guide.md on sparse data. The MLP reads the
+// sample sparse in its first layer. Neither cols nor vals is kept. The
+// result is that of Observe on the dense row, to rounding.
 func (o *Online[T]) ObserveSparse(cols []uint32, vals []T, y float64, label int) error {
 	o.mu.Lock()
 	defer o.mu.Unlock()
@@ -163,9 +163,9 @@ func (o *Online[T]) ObserveSparse(cols []uint32, vals []T, y float64, label int)
 	return err
 }
 
-// checkBudget refuses a sample past Options.Steps: the step sizes and the
+// checkBudget refuses a sample past Options.Steps. The step sizes and the
 // output (a random iterate among Steps, the average's weights) are those
-// of a stream of that length, so a longer one would be a run of another
+// of a stream of that length. A longer stream would be a run of another
 // setting than the one asked for.
 func (o *Online[T]) checkBudget() error {
 	if o.n >= o.steps {
@@ -199,9 +199,9 @@ func (o *Online[T]) Seen() int {
 	return o.n
 }
 
-// Result returns the run's output so far, by Options.Output; by default for
-// Alg1 the average of the iterates, for Alg4 the last iterate under
-// PracticalStep and a uniformly random one of them under TheoremStep.
+// Result returns the run's output so far, by Options.Output. By default
+// Alg1 returns the average of the iterates. Alg4 returns the last iterate
+// under PracticalStep, and a uniformly random one under TheoremStep.
 func (o *Online[T]) Result() *Result[T] {
 	o.mu.Lock()
 	defer o.mu.Unlock()
