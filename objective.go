@@ -30,8 +30,8 @@ const (
 	// largest ε-fraction, ε = Options.Trim: CVaR-DORO (Zhai et al. 2021).
 	ObjectiveTrimmed
 	// ObjectiveChi2 is χ²-DRO: sup E_Q[ℓ] over Q with χ²(Q‖P) ≤ ρ,
-	// ρ = Options.Rho, minimised through its dual in (θ, η) with η carried
-	// in τ's place (Levy et al. 2020).
+	// ρ = Options.Rho (Levy et al. 2020). It is minimised through its dual
+	// in (θ, η), with η carried in τ's place.
 	ObjectiveChi2
 	// ObjectiveGroup is Group DRO: the largest group mean loss, with online
 	// exponentiated-gradient weights over Options.Groups (Sagawa et al.
@@ -93,10 +93,10 @@ func (opt *Options) objective() Objective {
 	return ObjectiveCVaR
 }
 
-// checkObjective refuses an objective's parameter out of range (in the
-// order of the fields), or an objective the method cannot take: the mean
-// loss (Vanilla) has no tail to blend or trim, and χ²-DRO carries its η in
-// τ's place (Alg1–4).
+// checkObjective refuses an objective's parameter out of range, in the
+// order of the fields. It refuses an objective the method cannot take.
+// The mean loss (Vanilla) has no tail to blend or trim. χ²-DRO carries
+// its η in τ's place, which only Alg1–4 have.
 func checkObjective(opt *Options) error {
 	o := opt.Objective
 	switch {
@@ -143,9 +143,9 @@ func checkGroups(groups []int32, n int) (int, error) {
 	return k, nil
 }
 
-// weigher computes a custom objective's coefficients c_i (the gradient is
-// Σ c_i ∇ℓ_i) and the gradient of its dual variable (τ, or χ²'s η) from a
-// minibatch's losses. The values are normalised by L, as the built-in
+// weigher computes a custom objective's coefficients c_i from a
+// minibatch's losses; the gradient is Σ c_i ∇ℓ_i. It also computes the
+// gradient of the dual variable: τ, or χ²'s η. The values are normalised by L, as the built-in
 // weightings are: the gradient is of the objective divided by L.
 type weigher struct {
 	obj   Objective
@@ -169,9 +169,9 @@ type weigher struct {
 	order   []int
 }
 
-// weigh sets c from the losses of the rows (their indices into groups) at
-// the dual variable tau (normalised) and returns the dual's gradient (0
-// without one).
+// weigh sets c from the losses of the rows at the dual variable tau
+// (normalised). The rows index groups. It returns the dual's gradient, 0
+// without one.
 func (w *weigher) weigh(c, losses []float64, rows []int, tau float64) float64 {
 	switch w.obj {
 	case ObjectiveBlend:
@@ -197,9 +197,9 @@ func (w *weigher) blended(c, losses []float64, tau float64) float64 {
 	return (1 - w.blend) * g
 }
 
-// tail sets c to the CVaR_α coefficients of the losses: v_i/(L·α·b) with
-// τ, or the exact top-k weights without, and returns τ's gradient
-// 1 − Σ v_i/(α·b) (0 without τ).
+// tail sets c to the CVaR_α coefficients of the losses. They are
+// v_i/(L·α·b) with τ, or the exact top-k weights without. It returns τ's
+// gradient 1 − Σ v_i/(α·b), or 0 without τ.
 func (w *weigher) tail(c, losses []float64, tau float64) float64 {
 	b := float64(len(losses))
 	if w.plus == nil {
@@ -216,8 +216,9 @@ func (w *weigher) tail(c, losses []float64, tau float64) float64 {
 	return 1 - sumV/(w.alpha*b)
 }
 
-// trimmed: the ⌊ε·b⌋ largest losses get c_i = 0 (ties broken by the
-// earlier row), the rest CVaR_α's coefficients as a minibatch of their own.
+// trimmed: the ⌊ε·b⌋ largest losses get c_i = 0, ties broken by the
+// earlier row. The rest get CVaR_α's coefficients as a minibatch of their
+// own.
 func (w *weigher) trimmed(c, losses []float64, tau float64) float64 {
 	b := len(losses)
 	drop := int(w.trim * float64(b))
@@ -255,7 +256,7 @@ func (w *weigher) trimmed(c, losses []float64, tau float64) float64 {
 //
 //	F(θ, η)/L = k·√(mean((ℓ_i/L − η)_+²)) + η,  k = √(1 + 2ρ),
 //
-// c_i = k·r_i/(L·b·√S) with r_i = (ℓ_i/L − η)_+ and S = mean(r_i²); it
+// c_i = k·r_i/(L·b·√S) with r_i = (ℓ_i/L − η)_+ and S = mean(r_i²). It
 // returns ∂F/∂η = 1 − k·Σ r_i/(b·√S). With every loss below η (S = 0) the
 // coefficients are 0 and η's gradient 1.
 func chi2Weights(c, losses []float64, invL, eta, k float64) float64 {
@@ -279,8 +280,9 @@ func chi2Weights(c, losses []float64, invL, eta, k float64) float64 {
 }
 
 // chi2Risk is the χ²-DRO risk of the losses, sup E_Q[ℓ] over χ²(Q‖P) ≤ ρ
-// with P uniform on them, and the η that attains it: the dual's minimum
-// over η, found by bisection on its derivative (increasing in η).
+// with P uniform on them. It also returns the η that attains it. The risk
+// is the dual's minimum over η. Bisection finds it on the derivative,
+// which increases in η.
 func chi2Risk(losses []float64, rho float64) (risk, eta float64) {
 	k := math.Sqrt(1 + 2*rho)
 	n := float64(len(losses))
@@ -328,9 +330,9 @@ func chi2Risk(losses []float64, rho float64) (risk, eta float64) {
 }
 
 // groupWeights takes one exponentiated-gradient step of the group weights
-// on the minibatch's group mean losses, q_g ← q_g·exp(η_q·ℓ̄_g) for each
-// group present, renormalised, then sets c_i = q_g/n_g for row i of group
-// g: the gradient of Σ_g q_g·ℓ̄_g.
+// on the minibatch's group mean losses. Each group present gets
+// q_g ← q_g·exp(η_q·ℓ̄_g), and the weights are renormalised. Then row i of
+// group g gets c_i = q_g/n_g: the gradient of Σ_g q_g·ℓ̄_g.
 func (w *weigher) groupWeights(c, losses []float64, rows []int) {
 	clear(w.cnt)
 	clear(w.sum)
@@ -355,15 +357,15 @@ func (w *weigher) groupWeights(c, losses []float64, rows []int) {
 	}
 }
 
-// hasTau reports whether the run carries τ (or χ²'s η): the methods with τ,
-// but for Group DRO, whose group weights take its place.
+// hasTau reports whether the run carries τ (or χ²'s η). The methods with
+// τ do, but for Group DRO, whose group weights take its place.
 func (opt *Options) hasTau() bool {
 	return opt.Method.usesTau() && opt.objective() != ObjectiveGroup
 }
 
-// objectiveParams sets pr's objective and its parameter from opt; the
-// objectives that are not CVaR_α (nor the mean) weight the minibatch by
-// their own rule, batch.Custom.
+// objectiveParams sets pr's objective and its parameter from opt. The
+// objectives other than CVaR_α and the mean weight the minibatch by their
+// own rule, batch.Custom.
 func objectiveParams(opt *Options, pr *Params) {
 	pr.Risk = opt.objective()
 	switch pr.Risk {
@@ -403,8 +405,8 @@ func (r *run[T]) customWeights(opt Options) {
 	r.wt.Weigh = func(c, losses []float64) { r.gTau = w.weigh(c, losses, r.rows, r.tau) }
 }
 
-// plus returns v_i = ρ'(ℓ_i/L − τ) through the kernels' plus function of
-// the method's weighting o (hinge, softplus or quadratic) at the run's ε.
+// plus returns v_i = ρ'(ℓ_i/L − τ) at the run's ε. It uses the kernels'
+// plus function of the method's weighting o: hinge, softplus or quadratic.
 func (r *run[T]) plus(o batch.Objective) func(v, losses []float64, tau float64) {
 	kind := kernel.PlusHinge
 	switch o {
@@ -450,10 +452,11 @@ func toFloat64[T batch.Float](x []T) []float64 {
 }
 
 // SettleObjective names the objective of opt when it names none
-// (ObjectiveDefault), as cvar train and the Python package do: the blend of
-// the mean and CVaR_α for the CVaR methods under the practical rule, which
-// lowers the tail without collapsing when labels are noisy; the method's
-// own for Vanilla and under TheoremStep, whose bound is about CVaR_α. A Rho
+// (ObjectiveDefault), as cvar train and the Python package do. The CVaR
+// methods under the practical rule get the blend of the mean and CVaR_α.
+// It lowers the tail without collapsing when labels are noisy. Vanilla
+// keeps its own, and so does a run under TheoremStep, whose bound is about
+// CVaR_α. A Rho
 // names chi2 and a GroupLR group. A parameter of another objective is an
 // error, as the run would ignore it, and so are nil Options.
 func (opt *Options) SettleObjective() error {
