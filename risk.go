@@ -17,22 +17,21 @@ import (
 //	VaR_α  = ℓ(k+1) for k < n, and ℓ(n) (the minimum) when α = 1;
 //	CVaR_α = (ℓ(1) + … + ℓ(k) + (m − k)·ℓ(k+1)) / m,
 //
-// the last term vanishing when k = n; equivalently
+// where the last term vanishes when k = n. Equivalently,
 // CVaR_α = min_τ τ + (1/(αn)) Σ [ℓ_i − τ]_+, attained at τ = VaR_α. So
-// CVaR_1 is the mean, CVaR_α for α < 1/n is the maximum, and
-// VaR_α ≤ CVaR_α ≤ max ℓ. Nothing here needs ℓ ≥ 0: negative losses (gains)
-// are fine.
+// CVaR_1 is the mean, and CVaR_α for α < 1/n is the maximum. Always
+// VaR_α ≤ CVaR_α ≤ max ℓ. Nothing here needs ℓ ≥ 0: negative losses
+// (gains) are fine.
 //
-// m is computed robustly: a product α·n within four ulp of an integer is
-// taken to be that integer, so α = 0.1 with n = 100 gives k = 10 and
-// α = 0.29 with n = 100 gives k = 29 (the raw float64 product is
-// 28.999999999999996), as the decimal α means.
+// The count m is computed robustly. A product α·n within four ulp of an
+// integer is taken to be that integer, as the decimal α means. So α = 0.1
+// with n = 100 gives k = 10. And α = 0.29 with n = 100 gives k = 29,
+// though the raw float64 product is 28.999999999999996.
 //
-// All of it runs by selection (O(n), no sort). VaR is exact (one of the
-// losses); sums are compensated float64 sums whatever the element type, so
-// CVaR is within a few float64 ulp of the exact value of the definition for
-// the given float64/float32 inputs, independently of n, and is clamped to
-// [VaR, max ℓ].
+// All of it runs by selection: O(n), no sort. VaR is exact, one of the
+// losses. Sums are compensated float64 sums whatever the element type. So
+// CVaR is within a few float64 ulp of the definition's exact value for the
+// given inputs, independently of n. It is clamped to [VaR, max ℓ].
 
 func checkAlpha(alpha float64) error {
 	if !(alpha > 0 && alpha <= 1) { // NaN fails both
@@ -85,44 +84,45 @@ func checkWeights(n int, weights []float64) error {
 	return nil
 }
 
-// CVaR returns the empirical conditional value at risk CVaR_α of the losses:
-// the mean of the worst α-fraction, the boundary loss counted fractionally,
+// CVaR returns the empirical conditional value at risk CVaR_α of the
+// losses. It is the mean of the worst α-fraction, the boundary loss
+// counted fractionally:
 //
 //	CVaR_α = (ℓ(1) + … + ℓ(k) + (αn − k)·ℓ(k+1)) / (αn),  k = ⌊αn⌋,
 //
-// with ℓ(1) ≥ … ≥ ℓ(n) the losses sorted descending (see the definitions at
-// the top of this file): CVaR_1 is the mean, CVaR_α for α < 1/n the maximum.
-// α ∈ (0, 1] is the tail fraction, not a confidence level. O(n) by
-// selection; sums in compensated float64. It allocates O(n) scratch a call;
-// an Evaluator reuses its own. Errors: ErrAlpha, ErrEmpty, ErrNonFinite
-// (ErrNaN) naming the offending index. Losses may be float32 or float64;
-// sums are taken in float64 whatever T is.
+// with ℓ(1) ≥ … ≥ ℓ(n) the losses sorted descending. CVaR_1 is the mean,
+// and CVaR_α for α < 1/n the maximum. The tail fraction α ∈ (0, 1] is not
+// a confidence level. It takes O(n) time by selection. Sums are in
+// compensated float64 whatever T is. It allocates O(n) scratch a call; an
+// Evaluator reuses its own. Errors: ErrAlpha, ErrEmpty, ErrNonFinite
+// (ErrNaN) naming the offending index.
 func CVaR[T float32 | float64](losses []T, alpha float64) (float64, error) {
 	var s tailScratch[T]
 	return s.CVaR(losses, alpha)
 }
 
-// VaR returns the empirical value at risk VaR_α of the losses: ℓ(k+1) with
-// k = ⌊αn⌋ and ℓ(1) ≥ … ≥ ℓ(n) the losses sorted descending, or the minimum
-// when α = 1. It is the τ that minimises τ + (1/(αn)) Σ [ℓ_i − τ]_+, and one
-// of the losses, so it is exact. O(n) by selection. Errors as for CVaR.
+// VaR returns the empirical value at risk VaR_α of the losses. It is
+// ℓ(k+1), with k = ⌊αn⌋ and ℓ(1) ≥ … ≥ ℓ(n) the losses sorted descending.
+// When α = 1 it is the minimum. It is the τ that minimises
+// τ + (1/(αn)) Σ [ℓ_i − τ]_+. It is one of the losses, so it is exact. O(n) by selection. Errors as for CVaR.
 func VaR[T float32 | float64](losses []T, alpha float64) (float64, error) {
 	var s tailScratch[T]
 	return s.VaR(losses, alpha)
 }
 
-// WeightedCVaR returns CVaR_α and VaR_α of weighted samples: loss i has
-// weight weights[i] ≥ 0, normalised to p_i = weights[i]/Σweights, and
+// WeightedCVaR returns CVaR_α and VaR_α of weighted samples. Loss i has
+// weight weights[i] ≥ 0, normalised to p_i = weights[i]/Σweights. Then
 //
 //	VaR_α  = the smallest loss v (among positive-weight samples) with
 //	         Σ_{ℓ_i > v} p_i ≤ α,
 //	CVaR_α = (Σ_{ℓ_i > VaR} p_i ℓ_i + (α − Σ_{ℓ_i > VaR} p_i)·VaR) / α,
 //
 // which is min_τ τ + (1/α) Σ p_i [ℓ_i − τ]_+ attained at τ = VaR. Equal
-// weights give exactly the unweighted VaR and CVaR (up to the order of the
-// float64 sums), integer weights those of the sample with loss i repeated
-// weights[i] times (α·Σweights is snapped to an integer within four ulp, as
-// α·n is), and zero-weight samples are ignored. O(n) by weighted selection.
+// weights give the unweighted VaR and CVaR, up to the order of the float64
+// sums. Integer weights give those of the sample with loss i repeated
+// weights[i] times. For that, α·Σweights is snapped to an integer within
+// four ulp, as α·n is. Zero-weight samples are ignored. It takes O(n) time
+// by weighted selection.
 // Errors: those of CVaR, and ErrWeights for a length mismatch, a negative,
 // NaN or infinite weight, all-zero weights or an infinite sum.
 func WeightedCVaR(losses, weights []float64, alpha float64) (cvar, valueAtRisk float64, err error) {
@@ -137,12 +137,13 @@ type Tail struct {
 	VaR   float64 `json:"var"`
 }
 
-// Tails returns CVaR_α and VaR_α at each α, in the order given (duplicates
-// allowed; no alphas gives an empty result), from one pass of nested
-// selections instead of a sort: O(n + Σ_j ⌊α_j n⌋) expected time, which is
-// O(n) for the small α of interest, and O(A²) for A alphas to order them.
-// Each entry equals CVaR and VaR at that α (VaR exactly, CVaR within
-// float64 rounding). Errors as for CVaR; every α is checked before any work.
+// Tails returns CVaR_α and VaR_α at each α, in the order given. Duplicates
+// are allowed; no alphas gives an empty result. It makes one pass of
+// nested selections instead of a sort. That takes O(n + Σ_j ⌊α_j n⌋)
+// expected time, O(n) for the small α of interest, and O(A²) to order A
+// alphas. Each entry equals CVaR and VaR at that α: VaR exactly, CVaR
+// within float64 rounding. Errors as for CVaR; every α is checked before
+// any work.
 func Tails[T float32 | float64](losses []T, alphas ...float64) ([]Tail, error) {
 	var s tailScratch[T]
 	return s.AppendTails(nil, losses, alphas...)
