@@ -144,16 +144,16 @@ const (
 	//   - τ starts at that VaR_α, where the optimum puts it;
 	//   - Alg3 and Alg4 return their last iterate, Alg1 and Alg2 the
 	//     average (whose noise it smooths).
-	// The VaR is measured on up to DefaultInitSample training rows
-	// for Alg2 and Alg3, and on the first sample for the online Alg1 and
-	// Alg4 (as Online sees it).
+	// Alg2 and Alg3 measure the VaR on up to DefaultInitSample training
+	// rows. The online Alg1 and Alg4 measure it on the first sample, as
+	// Online sees it.
 	PracticalStep StepRule = iota
 	// TheoremStep takes η and ε from the method's theorem (Theorems 3.2,
-	// 3.6, 3.9, 4.1) on losses divided by their bound L, τ from TauMin and
-	// the theorems' outputs, and reports the theorem's bound. These are
-	// worst-case guarantees and very conservative in practice: η is often
-	// far too large or far too small, and ε so large that the smoothed plus
-	// is nearly linear (a copy of Vanilla-SGD).
+	// 3.6, 3.9, 4.1), on losses divided by their bound L. It takes τ from
+	// TauMin, and the theorems' outputs. It reports the theorem's bound.
+	// These are worst-case guarantees, very conservative in practice. η is
+	// often far too large or far too small. ε is so large that the smoothed
+	// plus is nearly linear, a copy of Vanilla-SGD.
 	TheoremStep
 )
 
@@ -168,10 +168,10 @@ func (r StepRule) String() string {
 type Output int
 
 const (
-	// OutputDefault is the average of the iterates for Alg1 and Alg2, the
-	// last iterate for Alg3, Alg4 and the baselines; under TheoremStep it is
-	// what the theorems bound: the average for Alg1–3, a random iterate for
-	// Alg4.
+	// OutputDefault is the average of the iterates for Alg1 and Alg2, and
+	// the last iterate for Alg3, Alg4 and the baselines. Under TheoremStep
+	// it is what the theorems bound: the average for Alg1–3, a random
+	// iterate for Alg4.
 	OutputDefault Output = iota
 	OutputAverage
 	OutputLast
@@ -294,10 +294,10 @@ type Options struct {
 	// EpsFraction is the practical ε as a fraction of the initial VaR_α,
 	// used when Eps is 0 under PracticalStep; 0 means DefaultEpsFraction.
 	EpsFraction float64
-	// LR is the step size η; 0 means the Rule's value: under PracticalStep
-	// DefaultLROneSample for the methods with τ that take one sample a step
-	// (Alg1, Alg2, Alg4, and Alg3 with Batch 1) and DefaultLR for the
-	// others; under TheoremStep the theorem's for Alg1–4.
+	// LR is the step size η; 0 means the Rule's value. Under PracticalStep
+	// the methods with τ that take one sample a step get
+	// DefaultLROneSample: Alg1, Alg2, Alg4, and Alg3 with Batch 1. The
+	// others get DefaultLR. Under TheoremStep, Alg1–4 get their theorem's.
 	LR float64
 	// TauLR is τ's step size; 0 means LR/α under PracticalStep and LR (the
 	// joint step of the theorems) under TheoremStep.
@@ -306,27 +306,26 @@ type Options struct {
 	// not given; default PracticalStep.
 	Rule StepRule
 	// WeightDecay λ adds λ·θ to every gradient. On sparse data (linear
-	// models and softmax) it is applied lazily: a weight the minibatch
-	// does not touch is multiplied by the product of the untouched steps'
-	// factors (1 − ηλ, times the ball's projection) when next touched or
-	// read, which equals the dense step's decays to rounding (see lazy.go).
+	// models and softmax) it is applied lazily. A weight the minibatch does
+	// not touch is decayed when next touched or read. It is multiplied by
+	// the product of the untouched steps' factors: 1 − ηλ, times the ball's
+	// projection. That equals the dense step's decays to rounding.
 	WeightDecay float64
 	// Steps is T, the number of updates. 0 means Epochs passes.
 	Steps int
-	// Epochs is the number of passes over the data when Steps is 0;
-	// default 1 for Alg1, Alg2 and Alg4; for Alg3 and the baselines 10, or
-	// as many as make DefaultMinSteps steps when that is more. Steps, or
-	// Epochs times the steps of a pass, must be at most MaxSteps.
+	// Epochs is the number of passes over the data when Steps is 0. The
+	// default is Method.DefaultEpochs. Steps, or Epochs times the steps of
+	// a pass, must be at most MaxSteps.
 	Epochs int
 	// Batch is the minibatch size of Alg3 and the baselines; default
 	// DefaultBatch (512), at most the number of samples. Alg1, Alg2 and
 	// Alg4 use 1.
 	Batch int
 	// Sampling says how minibatches are drawn. The zero value is the
-	// method's default: in order for Alg1 and Alg4 (a stream), with
-	// replacement for Alg2 and Alg3 (the theorems), shuffled epochs for
-	// the baselines (the paper's experiments). Online takes its samples in
-	// the order they come.
+	// method's default. Alg1 and Alg4 take a stream in order. Alg2 and Alg3
+	// draw with replacement, as the theorems do. The baselines shuffle each
+	// epoch, as the paper's experiments do. Online takes its samples in the
+	// order they come.
 	Sampling batch.Sampling
 	// Output picks the iterate the run returns; default the method's (see
 	// OutputDefault).
@@ -342,37 +341,38 @@ type Options struct {
 	// Scale overrides the data's measured ‖x‖ and |y| bounds (for streams);
 	// its fields must be finite and ≥ 0.
 	Scale batch.Scale
-	// Threads is the number of workers; 0 means GOMAXPROCS, more than
-	// GOMAXPROCS are clamped to it (results do not depend on it), and a
-	// negative count is an error.
+	// Threads is the number of workers; 0 means GOMAXPROCS. More than
+	// GOMAXPROCS are clamped to it. A negative count is an error. Results do
+	// not depend on it.
 	Threads int
-	// Init, when not nil, is the starting θ: finite in the run's precision
-	// and in K (to a relative 1e-6, for rounding); anything else is an
-	// error, not projected.
+	// Init, when not nil, is the starting θ. It must be finite in the run's
+	// precision, and in K to a relative 1e-6 for rounding. Anything else is
+	// an error, not projected.
 	Init []float64
 	// InitTau, when not nil, is the starting τ of the methods with τ
-	// (Alg1–4), in the losses' units: finite and in [TauMin, TauMax] (an
-	// error otherwise, and for the baselines, which have no τ). It takes
-	// the place of the Rule's start (Params.TauFrom "given"); under
-	// PracticalStep ε still comes from the initial losses when Eps is 0.
+	// (Alg1–4), in the losses' units. It must be finite and in
+	// [TauMin, TauMax]. It is an error for the baselines, which have no τ.
+	// It takes the place of the Rule's start (Params.TauFrom "given").
+	// Under PracticalStep, ε still comes from the initial losses when Eps
+	// is 0.
 	// With Init, a run goes on from another's θ and τ, as training by
 	// rounds on several machines does.
 	InitTau *float64
-	// OnEpoch, when not nil, is called after each pass over the data with
-	// the parameters the run would return if it stopped there. Returning an
+	// OnEpoch, when not nil, is called after each pass over the data. It
+	// gets the parameters the run would return if it stopped there. Returning an
 	// error stops training with that error.
 	OnEpoch func(EpochInfo) error
 
-	// denseStep makes the run take the dense step on sparse data too: the
-	// reference of the tests and benchmarks of the sparse step.
+	// With denseStep the run takes the dense step on sparse data too. It is
+	// the reference of the sparse step's tests and benchmarks.
 	denseStep bool
-	// serialUpdate makes Train update θ after the engine's pass over the
-	// gradient rather than in it: the reference of the folded update's
-	// tests.
+	// With serialUpdate, Train updates θ after the engine's pass over the
+	// gradient rather than in it. It is the reference of the folded
+	// update's tests.
 	serialUpdate bool
-	// compactStep makes the sparse step gather the minibatch's columns
-	// (GradientSparse) where it could run in θ itself (Engine.StepSparse):
-	// the reference of the tests of the direct step.
+	// With compactStep the sparse step gathers the minibatch's columns
+	// (GradientSparse) where it could run in θ itself (Engine.StepSparse).
+	// It is the reference of the direct step's tests.
 	compactStep bool
 }
 
