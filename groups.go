@@ -19,14 +19,15 @@ type GroupOptions struct {
 	// resampled within themselves as Bootstrap says (its Seed makes them
 	// reproducible; Resamples 0 gives estimates without intervals).
 	Bootstrap BootstrapOptions
-	// WorstBy is the metric that names the worst group: "mean_loss" (the
-	// default, "", also "loss"), "accuracy", "cvar" for the CVaR at the
-	// first α, or "cvar_α" (also "cvarα") for one of the alphas evaluated.
+	// WorstBy is the metric that names the worst group. It is "mean_loss"
+	// (the default, "", also "loss") or "accuracy". It may be "cvar" for the
+	// CVaR at the first α. It may be "cvar_α" (also "cvarα") for one of the
+	// alphas evaluated.
 	WorstBy string
 }
 
 // GroupMetrics are the metrics of one group's rows (or of all rows), with
-// their intervals; of a group without rows, N is 0 and every metric NaN.
+// their intervals. A group without rows has N 0 and every metric NaN.
 type GroupMetrics struct {
 	Name string
 	N    int
@@ -40,9 +41,9 @@ type GroupEvaluation struct {
 	// WorstBy is the metric that picked Worst, in its canonical form:
 	// "mean_loss", "accuracy" or "cvar_" and its α.
 	WorstBy string
-	// Worst is the index in Groups of the worst group by WorstBy: the
-	// largest mean loss or CVaR, the smallest accuracy (the first on
-	// ties); -1 when no group has rows.
+	// Worst is the index in Groups of the worst group by WorstBy. It has
+	// the largest mean loss or CVaR, or the smallest accuracy; the first
+	// wins ties. Worst is -1 when no group has rows.
 	Worst int
 }
 
@@ -76,14 +77,15 @@ func (m worstMetric) value(g *GroupMetrics) float64 {
 	return g.MeanLoss.Value
 }
 
-// BootstrapGroups is Bootstrap broken down by group: the metrics of losses
-// already computed (correct, when not nil, says for each loss whether its
-// row was classified correctly) for all rows and for the rows of each
-// group, groups[i] being the group of row i, an index into names, with the
-// worst group by opt.WorstBy. Each group's intervals resample that group's
-// rows only. Errors: those of Bootstrap, groups of another length than
-// losses, a group id outside names, and a WorstBy that names no metric
-// (GroupOptions.WorstBy) or that needs accuracy of losses without correct.
+// BootstrapGroups is Bootstrap broken down by group. It takes losses
+// already computed. When correct is not nil, it says for each loss whether
+// its row was classified correctly. The group of row i is groups[i], an
+// index into names. It returns the metrics of all rows and of each group's
+// rows, and the worst group by opt.WorstBy. Each group's intervals
+// resample that group's rows only. Errors: those of Bootstrap, and groups
+// of another length than losses. A group id outside names is an error. So
+// is a WorstBy that names no metric, or that needs accuracy without
+// correct.
 func BootstrapGroups[T float32 | float64](losses []T, correct []bool, groups []int32, names []string, alphas []float64, opt GroupOptions) (*GroupEvaluation, error) {
 	worst, err := parseWorstBy(opt.WorstBy, alphas)
 	if err != nil {
@@ -150,11 +152,11 @@ func groupMetrics[T float32 | float64](name string, losses []T, correct []bool, 
 }
 
 // Groups computes the losses of the model under θ on every row of data.
-// It returns their metrics for all rows and for each group: the mean, the
-// accuracy of a classifier, and CVaR and VaR at each α. Each comes with
-// bootstrap intervals, and the worst group is named (BootstrapGroups).
-// groups[i] is the group of row i, an index into names (dataset.Dataset's
-// Groups and GroupNames). Errors: those of Metrics and of BootstrapGroups.
+// It returns their metrics for all rows and for each group. They are the
+// mean, the accuracy of a classifier, and CVaR and VaR at each α. Each
+// comes with bootstrap intervals, and the worst group is named
+// (BootstrapGroups). The group of row i is groups[i], an index into names
+// (dataset.Dataset's Groups and GroupNames). Errors: those of Metrics and of BootstrapGroups.
 func (ev *Evaluator[T]) Groups(theta []T, data *batch.Data[T], groups []int32, names []string, opt GroupOptions, alphas ...float64) (*GroupEvaluation, error) {
 	losses, err := ev.Losses(theta, data)
 	if err != nil {
@@ -206,11 +208,12 @@ func (e GroupEvaluation) MarshalJSON() ([]byte, error) {
 	}{e.All, e.Groups, e.WorstBy, worst})
 }
 
-// Collapse is whether a classifier gave up on its data (Evaluator.Collapse):
-// its accuracy is no better than always predicting the most frequent
-// class, or its predicted class distribution is nearly uniform. A tail
-// objective that noisy labels dominate reaches both: the CVaR of losses
-// is lowest when no prediction is confident.
+// Collapse is whether a classifier gave up on its data
+// (Evaluator.Collapse). It gave up when its accuracy is no better than
+// always predicting the most frequent class. It also gave up when its
+// predicted class distribution is nearly uniform. A tail objective that
+// noisy labels dominate reaches both: the CVaR of losses is lowest when no
+// prediction is confident.
 type Collapse struct {
 	// GaveUp is the verdict; Reason says why, in one line ("" when not).
 	GaveUp bool   `json:"gave_up"`
@@ -227,16 +230,16 @@ type Collapse struct {
 }
 
 // collapseMargin is how close to uniform the mean largest probability must
-// come for Collapse to call the predictions nearly uniform: within this
-// fraction of the way from 1/K (uniform) to 1 (certain), that is below
-// 1/K + 0.1·(1 − 1/K): 0.55 for two classes, 0.19 for ten.
+// come for Collapse to call the predictions nearly uniform. It must lie
+// within this fraction of the way from 1/K (uniform) to 1 (certain). That
+// is below 1/K + 0.1·(1 − 1/K): 0.55 for two classes, 0.19 for ten.
 const collapseMargin = 0.1
 
-// Collapse reports whether the classifier under θ gave up on data,
-// labelled classification data such as a validation split: GaveUp when
-// its accuracy is at most the most frequent class's share, or when its
-// mean largest class probability is below 1/K + 0.1·(1 − 1/K), within a
-// tenth of the way from uniform to certain.
+// Collapse reports whether the classifier under θ gave up on data:
+// labelled classification data such as a validation split. GaveUp is set
+// when its accuracy is at most the most frequent class's share. It is also
+// set when its mean largest class probability is below
+// 1/K + 0.1·(1 − 1/K), a tenth of the way from uniform to certain.
 // Errors: those of Scores, and data without labels.
 func (ev *Evaluator[T]) Collapse(theta []T, data *batch.Data[T]) (Collapse, error) {
 	if data != nil && !data.IsClassification() {
@@ -321,9 +324,9 @@ func maxProb[T batch.Float](s []T) float64 {
 	return 1 / sum
 }
 
-// WriteText writes the evaluation as a table: a row for all rows and one
-// per group, each metric's estimate followed by its interval when there is
-// one, then the worst group.
+// WriteText writes the evaluation as a table. It has a row for all rows
+// and one per group. Each metric's estimate is followed by its interval
+// when there is one. The worst group comes last.
 func (e *GroupEvaluation) WriteText(w io.Writer) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprint(tw, "group\tn\tmean loss")

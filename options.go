@@ -151,9 +151,10 @@ const (
 	// TheoremStep takes η and ε from the method's theorem (Theorems 3.2,
 	// 3.6, 3.9, 4.1), on losses divided by their bound L. It takes τ from
 	// TauMin, and the theorems' outputs. It reports the theorem's bound.
-	// These are worst-case guarantees, very conservative in practice. η is
-	// often far too large or far too small. ε is so large that the smoothed
-	// plus is nearly linear, a copy of Vanilla-SGD.
+	// These are worst-case guarantees, very conservative in practice. The
+	// step size η is often far too large or far too small. The smoothing ε
+	// is so large that the smoothed plus is nearly linear, a copy of
+	// Vanilla-SGD.
 	TheoremStep
 )
 
