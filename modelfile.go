@@ -25,14 +25,14 @@ const (
 	F64 = "f64"
 )
 
-// Provenance is what the program that wrote a model file recorded about the
-// model's training data: for the cvar command, where it read it, so that its
-// eval and predict read new data the same way (the CSV target column, a file
-// without a header row) or draw its built-in data again. It is metadata, the
-// header's "source" object: the library stores it as given, checks only that
-// N is not negative and that Extra holds JSON values under keys of its own,
-// and gives the fields no other meaning. Other programs may leave it zero or
-// fill in what applies.
+// Provenance is what the program that wrote a model file recorded about
+// the model's training data. The cvar command records where it read it.
+// Its eval and predict then read new data the same way (the CSV target
+// column, a file without a header row), or draw its built-in data again.
+// It is metadata, the header's "source" object. The library stores it as
+// given and gives the fields no other meaning. It checks only that N is
+// not negative, and that Extra holds JSON values under keys of its own.
+// Other programs may leave it zero or fill in what applies.
 type Provenance struct {
 	// Kind is "csv", "libsvm", "idx" or "synthetic".
 	Kind string `json:"kind"`
@@ -45,8 +45,8 @@ type Provenance struct {
 	// N is the number of training samples.
 	N int `json:"n"`
 	// Extra holds the writing program's other keys of the "source" object,
-	// each with its JSON value as written (the cvar command records its
-	// built-in data there). A key may not be one of the names above.
+	// each with its JSON value as written. The cvar command records its
+	// built-in data there. A key may not be one of the names above.
 	Extra map[string]json.RawMessage `json:"-"`
 }
 
@@ -70,8 +70,8 @@ func (s *Provenance) UnmarshalJSON(b []byte) error {
 	return nil
 }
 
-// ModelFile is a trained model with what is needed to use it: the content
-// of a model file (see "Model files" in the package documentation).
+// ModelFile is a trained model with what is needed to use it. It is the
+// content of a model file (see "Model files" in the package doc).
 type ModelFile struct {
 	Kind      string // one of batch.Kinds()
 	D         int    // number of features
@@ -114,10 +114,11 @@ func BuildModel[T batch.Float](m *ModelFile) (batch.Model[T], []T, error) {
 	return model, theta, nil
 }
 
-// Validate reports an inconsistent ModelFile: unknown kind or precision,
-// shapes that do not match the parameters, a non-finite parameter or
-// parameters whose norm exceeds the precision's bound, class
-// texts that do not match K, bad preprocessing, α outside (0, 1].
+// Validate reports an inconsistent ModelFile. That is an unknown kind or
+// precision, or shapes that do not match the parameters. It is a
+// non-finite parameter, or parameters whose norm exceeds the precision's
+// bound (1e150 for F64, 1e18 for F32). It is class texts that do not
+// match K, bad preprocessing, or α outside (0, 1].
 func (m *ModelFile) Validate() error {
 	bad := func(format string, args ...any) error {
 		return fmt.Errorf("%w: %s", ErrModelInvalid, fmt.Sprintf(format, args...))
@@ -181,9 +182,9 @@ func (m *ModelFile) Validate() error {
 	return nil
 }
 
-// scaledNorm is the Euclidean norm of finite values, computed in units of
-// the largest magnitude so that a sum of squares past 1.8e308 does not
-// overflow (the norm of {1e308} is 1e308, not +Inf).
+// scaledNorm is the Euclidean norm of finite values. It is computed in
+// units of the largest magnitude, so a sum of squares past 1.8e308 does
+// not overflow. The norm of {1e308} is 1e308, not +Inf.
 func scaledNorm(v []float64) float64 {
 	var scale float64
 	for _, x := range v {
@@ -203,8 +204,8 @@ func scaledNorm(v []float64) float64 {
 // parameters: 1e150 for F64, 1e18 for F32. With ‖θ‖ ≤ B, Cauchy–Schwarz
 // bounds every score on an input of norm ≤ 1. The bound is √2·B for the
 // linear models and softmax, and √2·B² + B for the mlp, whose hidden
-// activations are at most their inputs. A squared error is about 2B². All
-// lie far below the precision's largest number (1.8e308, 3.4e38), so only
+// activations are at most their inputs. A squared error is about 2B².
+// All lie far below the precision's largest number (1.8e308, 3.4e38), so only
 // inputs of enormous norm make a score overflow. No training run comes
 // near the bound.
 func maxParamNorm(precision string) float64 {
@@ -214,8 +215,8 @@ func maxParamNorm(precision string) float64 {
 	return 1e150
 }
 
-// validate reports a provenance with a negative count, or an Extra key
-// that is one of the fields' names or holds no JSON value.
+// validate reports a provenance with a negative count. It reports an Extra
+// key that is one of the fields' names or holds no JSON value.
 func (s *Provenance) validate() error {
 	if s.N < 0 {
 		return fmt.Errorf("source: negative count n %d", s.N)
