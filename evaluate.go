@@ -22,10 +22,10 @@ type Metrics struct {
 }
 
 // Evaluator computes the losses, scores, predictions and metrics of one
-// model, reusing its engine's workers and its buffers from call to call: make
-// one with NewEvaluator when a model is evaluated more than once (every
-// epoch, on several data sets, chunk after chunk of a stream), and Close it
-// when done. Evaluate is a one-call shorthand.
+// model. It reuses its engine's workers and its buffers from call to call.
+// Make one with NewEvaluator when a model is evaluated more than once:
+// every epoch, on several data sets, chunk after chunk of a stream. Close
+// it when done. Evaluate is a one-call shorthand.
 //
 // An Evaluator is safe for concurrent use; its calls are serialised, one
 // at a time on its workers. Every result is a new slice or value, so a
@@ -66,9 +66,9 @@ func (ev *Evaluator[T]) Close() {
 	ev.engine.Close()
 }
 
-// Losses returns every row's loss under θ in a new slice. It returns an
-// error for nil or invalid data (batch.Data.Validate), data the model does
-// not fit, or a θ that is not the model's NumParams long.
+// Losses returns every row's loss under θ in a new slice. Nil or invalid
+// data (batch.Data.Validate) is an error. So is data the model does not
+// fit, or a θ that is not the model's NumParams long.
 func (ev *Evaluator[T]) Losses(theta []T, data *batch.Data[T]) ([]T, error) {
 	ev.mu.Lock()
 	defer ev.mu.Unlock()
@@ -135,10 +135,10 @@ func (ev *Evaluator[T]) Predictions(theta []T, data *batch.Data[T]) ([]int, erro
 	return pred, nil
 }
 
-// eachRow calls fn with every row's index and scores under θ, from several
-// goroutines at once (batch.Engine.EachScores), holding the scores of a
-// few pieces of rows at a time: a model of many classes is evaluated
-// within the memory of its parameters.
+// eachRow calls fn with every row's index and scores under θ. It calls fn
+// from several goroutines at once (batch.Engine.EachScores). It holds the
+// scores of a few pieces of rows at a time. So a model of many classes is
+// evaluated within the memory of its parameters.
 func (ev *Evaluator[T]) eachRow(theta []T, data *batch.Data[T], fn func(i int, scores []T)) error {
 	k := ev.model.NumOutputs()
 	return ev.engine.EachScores(theta, data, func(lo int, s []T) {
@@ -148,9 +148,9 @@ func (ev *Evaluator[T]) eachRow(theta []T, data *batch.Data[T], fn func(i int, s
 	})
 }
 
-// Metrics computes the losses of the model under θ on every row of data and
-// returns their mean, the accuracy of a classifier, and CVaR and VaR at each
-// α (exact, by selection). Errors as for Losses, and those of Tails for the
+// Metrics computes the losses of the model under θ on every row of data.
+// It returns their mean, the accuracy of a classifier, and CVaR and VaR at
+// each α (exact, by selection). Errors as for Losses, and those of Tails for the
 // alphas.
 func (ev *Evaluator[T]) Metrics(theta []T, data *batch.Data[T], alphas ...float64) (Metrics, error) {
 	ev.mu.Lock()
@@ -186,11 +186,11 @@ func (ev *Evaluator[T]) Metrics(theta []T, data *batch.Data[T], alphas ...float6
 	return m, nil
 }
 
-// MetricsOf summarises losses already computed — for instance chunk by chunk
-// over a stream: their number and mean, CVaR and VaR at each α, and, when
-// correct is not nil, the accuracy as the fraction of true values in
-// correct (one per loss: whether that row was classified correctly; nil for
-// regression, whose Accuracy is NaN). Errors: those of Tails for the alphas,
+// MetricsOf summarises losses already computed, for instance chunk by
+// chunk over a stream. It returns their number and mean, and CVaR and VaR
+// at each α. When correct is not nil, it holds one flag per loss: whether
+// that row was classified correctly. The accuracy is then the fraction of
+// true flags. For regression correct is nil, and Accuracy is NaN. Errors: those of Tails for the alphas,
 // and a correct of another length than losses.
 func MetricsOf[T float32 | float64](losses []T, correct []bool, alphas ...float64) (Metrics, error) {
 	if correct != nil && len(correct) != len(losses) {
@@ -224,9 +224,9 @@ func meanOf[T float32 | float64](losses []T) float64 {
 	return sum / float64(len(losses))
 }
 
-// Evaluate computes the losses of model under θ on every row of data and
-// returns their mean, the accuracy of a classifier, and CVaR and VaR at each
-// α (exact, by selection). Errors as for NewEvaluator and
+// Evaluate computes the losses of model under θ on every row of data. It
+// returns their mean, the accuracy of a classifier, and CVaR and VaR at
+// each α (exact, by selection). Errors as for NewEvaluator and
 // Evaluator.Metrics. It is Evaluator.Metrics of a one-call Evaluator on
 // GOMAXPROCS workers.
 func Evaluate[T batch.Float](model batch.Model[T], theta []T, data *batch.Data[T], alphas ...float64) (Metrics, error) {
