@@ -22,9 +22,9 @@ type StreamSource struct {
 	// calls.
 	Open func() (io.ReadCloser, error)
 	// CSV or LIBSVM, exactly one of them, is the data's format with its
-	// reading options: Limit reads only the first Limit rows, MaxBytes and
-	// MaxLine bound what a pass holds (see dataset.Stream), and for CSV the
-	// target column and the header. Their Task and Classes are not used:
+	// reading options. Limit reads only the first Limit rows. MaxBytes and
+	// MaxLine bound what a pass holds (see dataset.Stream). For CSV they
+	// also give the target column and the header. Their Task and Classes are not used:
 	// the targets are read as numbers, and the task follows from
 	// StreamOptions.Kind or from the targets. A LIBSVM Dim of 0 is measured
 	// on a pass of its own over all the data, whatever Limit
@@ -97,15 +97,15 @@ type StreamOptions[T batch.Float] struct {
 	// the data: linear for regression, logistic for two classes, else
 	// softmax.
 	Kind string
-	// Model, when not nil, makes the model once the data is known, for
-	// instance to bound its size or to set the mlp's width; nil means
+	// Model, when not nil, makes the model once the data is known. It may
+	// bound the model's size or set the mlp's width. Nil means
 	// batch.NewModel with the default width.
 	Model func(StreamInfo) (batch.Model[T], error)
 	// Scaling is the features' scaling.
 	Scaling Scaling
-	// ScaleTarget trains a regression model on targets standardised with
-	// the training rows' mean and deviation, and maps the model back to
-	// the target's units after (see dataset.Preprocessing).
+	// ScaleTarget trains a regression model on standardised targets, with
+	// the training rows' mean and deviation. The model is mapped back to the
+	// target's units after (see dataset.Preprocessing).
 	ScaleTarget bool
 	// TrainFrac is the training part of the split; 0 means
 	// dataset.DefaultTrainFrac.
@@ -143,9 +143,9 @@ type StreamResult[T batch.Float] struct {
 	source Provenance
 }
 
-// ModelFile returns the trained model as a ModelFile, for SaveModel; its
-// Source records the format, the name, the CSV target column and header,
-// and the number of training rows.
+// ModelFile returns the trained model as a ModelFile, for SaveModel. Its
+// Source records the format and the name. It records the CSV target
+// column and header, and the number of training rows.
 func (r *StreamResult[T]) ModelFile() *ModelFile {
 	return modelFileOf(r.Model, r.Result, r.D, r.Classes, r.Features, r.Preprocessing, r.source)
 }
@@ -159,21 +159,25 @@ func precisionOf[T batch.Float]() string {
 }
 
 // TrainStream trains a model with Alg1 or Alg4 on data read row by row,
-// which it never holds: it reads the source once to count the rows (and
-// once for a LIBSVM width not given), once to fit the scaling and infer the
-// task and the classes from the training rows, once to measure the rows'
-// norms when a theorem sets the step size, once a training pass, and once
-// to compute every row's loss for the metrics. The rows are split as
-// dataset.Split splits them in memory, with the same fraction and seed, so
-// the parts are the same (the seed is Options.Seed). Class labels must be
-// numbers (integers, at most dataset.MaxAutoClasses distinct values: the
-// stream cannot name text classes before it has read them all).
+// which it never holds. It reads the source in passes:
+//
+//   - once to count the rows, and once more for a LIBSVM width not given;
+//   - once to fit the scaling and infer the task and the classes from the
+//     training rows;
+//   - once to measure the rows' norms when a theorem sets the step size;
+//   - once a training pass;
+//   - once to compute every row's loss for the metrics.
+//
+// The rows are split as dataset.Split splits them in memory, with the same
+// fraction and seed (Options.Seed). So the parts are the same. Class
+// labels must be integers, with at most dataset.MaxAutoClasses distinct
+// values. The stream cannot name text classes before it has read them all.
 //
 // Memory is the model's, O(D) for the scaling, and a chunk of up to 4096
-// rows (dense chunks of at most 64 MiB), plus one loss and one flag a row
-// for the exact CVaR of the metrics; reading holds what the source's
-// MaxBytes and MaxLine allow. When ctx is done, TrainStream stops at the next row
-// with an error wrapping ctx.Err().
+// rows. A dense chunk holds at most 64 MiB. The exact CVaR of the metrics
+// adds one loss and one flag a row. Reading holds what the source's
+// MaxBytes and MaxLine allow. When ctx is done, TrainStream stops at the
+// next row with an error wrapping ctx.Err().
 func TrainStream[T batch.Float](ctx context.Context, src StreamSource, opt StreamOptions[T]) (*StreamResult[T], error) {
 	s, err := newStreamRun[T](ctx, src, opt)
 	if err != nil {
