@@ -25,12 +25,12 @@ func checkModelData[T batch.Float](model batch.Model[T], data *batch.Data[T]) er
 	return model.Check(data)
 }
 
-// resultRows returns data.N, the rows of a result that an evaluation
-// allocates before the Engine's whole-data pass checks the data in full
-// (batch.Engine.Losses and Scores: each value is checked once, in
-// parallel, as it is read). It is safe to allocate when it is at most
-// the number of values the data holds, as it is for every valid Data;
-// otherwise the data is invalid and resultRows returns why.
+// resultRows returns data.N: the rows of a result that an evaluation
+// allocates. It allocates them before the Engine's whole-data pass checks
+// the data in full. That pass (batch.Engine.Losses and Scores) checks each
+// value once, in parallel, as it is read. The allocation is safe when N is
+// at most the number of values the data holds, as in every valid Data.
+// Otherwise the data is invalid and resultRows returns why.
 func resultRows[T batch.Float](data *batch.Data[T]) (int, error) {
 	if data == nil {
 		return 0, errNoData

@@ -3,11 +3,12 @@ package cvar
 import "github.com/cvarlearn/cvar/dataset"
 
 // FileOptions are the options of reading new data for m from a file of
-// the format (dataset.LoadFile): opt, the caller's limits and CSV
-// columns, with m's task and classes, m's width for a LIBSVM file, dense
-// rows where m's preprocessing centres (which would fill in a sparse
-// row's zeros), and for a CSV file, when m was trained on one, m's target
-// column unless opt names one, and no header when m's file had none.
+// the format (dataset.LoadFile). They are opt, the caller's limits and CSV
+// columns, with m's task and classes. A LIBSVM file gets m's width. Rows
+// are dense where m's preprocessing centres, which would fill in a sparse
+// row's zeros. A CSV file gets m's target column unless opt names one,
+// when m was trained on a CSV file. It has no header when m's file had
+// none.
 func (m *ModelFile) FileOptions(format string, opt dataset.FileOptions) dataset.FileOptions {
 	opt.Format, opt.Task, opt.Classes = format, dataset.Regression, nil
 	if m.K > 0 {

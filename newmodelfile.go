@@ -6,10 +6,11 @@ import (
 )
 
 // NewModelFile is the model file of a run of Train on data in memory, for
-// SaveModel: the model (its kind is its Name, an mlp's width its Hidden),
-// the run's result, the classes and feature names of the training data
-// train, the preprocessing its features went through (such as
-// Prepared.Preprocessing), and the program's record of the data. A nil
+// SaveModel. It takes the model: its kind is its Name, an mlp's width its
+// Hidden. It takes the run's result, and the training data train for its
+// classes and feature names. It takes the preprocessing the features went
+// through, such as Prepared.Preprocessing. It takes the program's record
+// of the data. A nil
 // model, res or train gives nil, which SaveModel refuses with an error.
 func NewModelFile[T batch.Float](model batch.Model[T], res *Result[T], train *dataset.Dataset[T], prep dataset.Preprocessing, src Provenance) *ModelFile {
 	if model == nil || res == nil || train == nil {

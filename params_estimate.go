@@ -10,11 +10,11 @@ import (
 // The estimate of G and β at the initial point for a model without
 // closed-form bounds.
 
-// estimateSamples and estimateDirections are the numbers of samples whose
-// gradient norms estimateConstants takes G from, and of the first of them
-// whose gradients along a random direction it takes β from: a few
-// directions suffice for β. estimateStep is the length δ of those moves,
-// relative to max(‖θ₀‖, 1).
+// The function estimateConstants takes G from the gradient norms of
+// estimateSamples samples. It takes β from the gradients of the first
+// estimateDirections of them along a random direction; a few directions
+// suffice for β. The length δ of those moves is estimateStep, relative to
+// max(‖θ₀‖, 1).
 const (
 	estimateSamples    = 256
 	estimateDirections = 32
@@ -22,9 +22,9 @@ const (
 )
 
 // estimateConstants estimates G and β of a model without closed-form bounds
-// at θ₀: G as the largest per-sample gradient norm over up to
-// estimateSamples samples, β as the largest ratio ‖∇ℓ(θ₀ + δu) − ∇ℓ(θ₀)‖/δ
-// over random unit directions u.
+// at θ₀. G is the largest per-sample gradient norm over up to
+// estimateSamples samples. β is the largest ratio
+// ‖∇ℓ(θ₀ + δu) − ∇ℓ(θ₀)‖/δ over random unit directions u.
 func estimateConstants[T batch.Float](model batch.Model[T], theta []T, data *batch.Data[T], seed uint64) (g, beta float64) {
 	// One-sample gradients: a single worker of its own, so that the run's
 	// workers are made only after every option is resolved.

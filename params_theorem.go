@@ -8,8 +8,9 @@ import (
 // The paper's theorems: the constant G_α, the theorem of each method and
 // the bound on the excess CVaR it gives a run.
 
-// gAlphaOf returns G_α = max{√(G² + (1−α)²)/α, 1}, the Lipschitz constant of
-// the auxiliary objective f(w, τ) (Lemma 2.2), for a loss with range [0, 1].
+// gAlphaOf returns G_α = max{√(G² + (1−α)²)/α, 1} for a loss with range
+// [0, 1]. It is the Lipschitz constant of the auxiliary objective f(w, τ)
+// (Lemma 2.2).
 func gAlphaOf(g, alpha float64) float64 {
 	return math.Max(math.Sqrt(g*g+(1-alpha)*(1-alpha))/alpha, 1)
 }
@@ -31,12 +32,12 @@ func (m Method) Theorem() string {
 }
 
 // theoremBound returns the bound of pr.Method's theorem on the expected
-// excess CVaR, in the losses' units, and the theorem's name; or NaN and why
-// there is none: the theorem gives no number (Alg4), the step size or
-// smoothing is not the theorem's, or an assumption of the theorem fails
-// that the run can see — a convex loss with values in [0, 1] after the
-// division by L (Alg1–3), and for Alg2 and Alg3 a smooth loss and the
-// condition on c = T/n.
+// excess CVaR, in the losses' units, and the theorem's name. Where there is
+// none it returns NaN and why. The theorem may give no number (Alg4). The
+// step size or smoothing may not be the theorem's. Or an assumption of the
+// theorem that the run can see fails. Alg1–3 assume a convex loss with
+// values in [0, 1] after the division by L. Alg2 and Alg3 also assume a
+// smooth loss and the condition on c = T/n.
 func theoremBound(pr *Params, convex, normalised bool) (float64, string) {
 	thm := pr.Method.Theorem()
 	nan := math.NaN()

@@ -7,13 +7,13 @@ import (
 	"github.com/cvarlearn/cvar/dataset"
 )
 
-// UnscaleTarget maps θ of a regression model trained on targets that prep
-// standardises (TargetMean, TargetScale), in place, back to the target's
-// units, and returns the factor that converts loss levels (τ, VaR, CVaR,
-// the mean loss) to those units: 1, θ unchanged, when prep standardises
-// no target. It is the one un-scaling step of every program that trains
-// on standardised targets; a model without the linear output it needs is
-// an error.
+// UnscaleTarget maps θ, in place, back to the target's units. The
+// regression model was trained on targets that prep standardises
+// (TargetMean, TargetScale). It returns the factor that converts loss
+// levels (τ, VaR, CVaR, the mean loss) to those units. When prep
+// standardises no target, the factor is 1 and θ is unchanged. It is the
+// one un-scaling step of every program that trains on standardised
+// targets. A model without the linear output it needs is an error.
 func UnscaleTarget[T batch.Float](model batch.Model[T], theta []T, prep *dataset.Preprocessing) (float64, error) {
 	if prep.TargetScale == 0 {
 		return 1, nil
