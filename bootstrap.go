@@ -39,8 +39,8 @@ type BootstrapOptions struct {
 	// Resamples is the number of resamples B; 0 gives the estimates
 	// without intervals.
 	Resamples int
-	// Seed fixes the resamples: resample r draws from a generator of its
-	// own, made from Seed and r, so the result does not depend on Threads.
+	// Seed fixes the resamples. Resample r draws from a generator of its
+	// own, made from Seed and r. So the result does not depend on Threads.
 	Seed uint64
 	// Threads is the number of workers; 0 means GOMAXPROCS, more are
 	// clamped to it.
@@ -54,12 +54,12 @@ type BootstrapOptions struct {
 // resamples, far from the streams that training draws from.
 const bootStream = 0xb007 << 32
 
-// Bootstrap returns the metrics of losses already computed (as MetricsOf:
-// correct, when not nil, says for each loss whether its row was classified
-// correctly) with percentile bootstrap 95 % intervals: each statistic is
-// computed on opt.Resamples resamples of the rows with replacement, and its
-// interval runs from the 2.5 % to the 97.5 % quantile of those values
-// (interpolated between order statistics). It holds B values a statistic
+// Bootstrap returns the metrics of losses already computed, as MetricsOf
+// does, with percentile bootstrap 95 % intervals. When correct is not nil,
+// it says for each loss whether its row was classified correctly. Each
+// statistic is computed on opt.Resamples resamples of the rows with
+// replacement. Its interval runs from the 2.5 % to the 97.5 % quantile of
+// those values, interpolated between order statistics. It holds B values a statistic
 // and, a worker, a copy of the losses and the flags. Errors: empty or
 // non-finite losses, a correct of another length, an α outside (0, 1],
 // negative Resamples or Threads.

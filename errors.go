@@ -40,9 +40,9 @@ var (
 )
 
 // DivergenceError reports a step that made the parameters, τ or a loss
-// NaN or infinite, or whose minibatch's mean loss exceeded DivergenceFactor
-// times the run's initial loss scale (see DivergenceFactor): a blow-up that
-// stays finite. Training stops there.
+// NaN or infinite. It also reports a blow-up that stays finite: a step
+// whose minibatch's mean loss exceeded DivergenceFactor times the run's
+// initial loss scale. Training stops there.
 type DivergenceError struct {
 	Step int    // 1-based step
 	What string // what became non-finite

@@ -12,14 +12,15 @@ import (
 	"github.com/cvarlearn/cvar/internal/modelkind"
 )
 
-// Fit gathers, one row at a time, what training must know of data it does
-// not hold before it starts: the features' running moments and extremes
-// (the scalings), the training targets' moments, and every target's
-// distinct values while they may be class labels. Resolve turns it into the
-// model kind, the classes and the preprocessing, as TrainStream and the
-// cvar command decide them. Fits of parts of the data merge (Merge), and
-// cross process boundaries as bytes (MarshalBinary), so that workers can
-// fit their parts; merged in a fixed order, the parts give the same bits.
+// Fit gathers, one row at a time, what training must know before it
+// starts of data it does not hold. That is the features' running moments
+// and extremes (the scalings) and the training targets' moments. It is
+// also every target's distinct values, while they may be class labels.
+// Resolve turns it into the model kind, the classes and the
+// preprocessing, as TrainStream and the cvar command decide them. Fits of
+// parts of the data merge (Merge). They cross process boundaries as bytes
+// (MarshalBinary), so workers can fit their parts. Merged in a fixed
+// order, the parts give the same bits.
 //
 // Memory is O(D) and at most dataset.MaxAutoClasses + 1 distinct targets.
 // The zero value is ready to use: its width grows to the largest column
@@ -150,9 +151,10 @@ func (f *Fit[T]) Merge(o *Fit[T]) error {
 	return nil
 }
 
-// Resolve settles what training needs: the model kind, the classes (nil
-// for regression), the width and the parts' sizes (Features left to the
-// caller), and the preprocessing fitted on the training rows. Class labels
+// Resolve settles what training needs. That is the model kind, the
+// classes (nil for regression), the width and the parts' sizes; Features
+// are left to the caller. It is also the preprocessing fitted on the
+// training rows. Class labels
 // must be integers, at most dataset.MaxAutoClasses distinct values, unless
 // opt.Classes names them.
 func (f *Fit[T]) Resolve(opt FitOptions) (StreamInfo, dataset.Preprocessing, error) {

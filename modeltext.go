@@ -11,12 +11,12 @@ import (
 	"unicode/utf8"
 )
 
-// headerText is a text of the model file's header (a class, a feature name,
-// the source's name and target) that survives whatever its bytes: a JSON
-// string when it is valid UTF-8, else the object {"base64": "…"} holding its
-// bytes in standard base64, since a JSON string cannot hold other bytes
-// (encoding/json would replace each with U+FFFD, and two distinct classes
-// could come back as one).
+// headerText is a text of the model file's header that survives whatever
+// its bytes: a class, a feature name, the source's name and target. Valid
+// UTF-8 is a JSON string. Other bytes are the object {"base64": "…"} in
+// standard base64, since a JSON string cannot hold them. The reason:
+// encoding/json would replace each with U+FFFD, and two distinct classes
+// could come back as one.
 type headerText string
 
 type base64Text struct {

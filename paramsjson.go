@@ -87,11 +87,11 @@ func (e *named[E]) UnmarshalJSON(b []byte) error {
 	return fmt.Errorf("cvar: unknown name %q", s)
 }
 
-// MarshalJSON implements json.Marshaler: the fields as their tags say, NaN
-// and ±Inf as the strings "NaN", "+Inf" and "-Inf" (as in the model file
-// header), which encoding/json refuses as numbers, and Method, Rule,
-// Objective, Sampling and Output as their names ("alg3", "practical",
-// "softplus", "with-replacement", "last").
+// MarshalJSON implements json.Marshaler. It writes the fields as their
+// tags say. NaN and ±Inf are the strings "NaN", "+Inf" and "-Inf", as in
+// the model file header; encoding/json refuses them as numbers. Method,
+// Rule, Objective, Sampling and Output are their names: "alg3",
+// "practical", "softplus", "with-replacement", "last".
 func (p Params) MarshalJSON() ([]byte, error) { return json.Marshal(wireOf(&p)) }
 
 // UnmarshalJSON implements json.Unmarshaler: it reads what MarshalJSON

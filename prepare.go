@@ -30,17 +30,17 @@ type PrepareOptions struct {
 // was fitted on its training part.
 type Prepared[T batch.Float] struct {
 	Train, Val *dataset.Dataset[T]
-	// Preprocessing is the scaling fitted on Train, which Train, Val and
-	// the other data sets given to Prepare hold applied: what a ModelFile
-	// records for new data.
+	// Preprocessing is the scaling fitted on Train. Train, Val and the
+	// other data sets given to Prepare hold it applied. A ModelFile records
+	// it for new data.
 	Preprocessing dataset.Preprocessing
 }
 
-// Prepare is the in-memory counterpart of TrainStream's reading: it splits
-// full into a training and a validation part (dataset.Split) and fits the
-// scaling on the training part, applied to both parts and, in place, to
-// each data set of more that is not nil (a test set). full is not
-// modified.
+// Prepare is the in-memory counterpart of TrainStream's reading. It splits
+// full into a training and a validation part (dataset.Split). It fits the
+// scaling on the training part and applies it to both parts. It also
+// applies it, in place, to each data set of more that is not nil (a test
+// set). The data set full is not modified.
 func Prepare[T batch.Float](full *dataset.Dataset[T], opt PrepareOptions, more ...*dataset.Dataset[T]) (*Prepared[T], error) {
 	train, val, err := split(full, opt)
 	if err != nil {

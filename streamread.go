@@ -156,9 +156,9 @@ type chunk[T batch.Float] struct {
 	lines   []int
 }
 
-// chunkRows is the most rows a chunk holds, and chunkBytes the most bytes
-// of a dense chunk's features: a wide row takes fewer rows a chunk (the
-// results do not depend on the chunking).
+// A chunk holds at most chunkRows rows, and a dense chunk's features at
+// most chunkBytes bytes. So wide rows take fewer rows a chunk. The results
+// do not depend on the chunking.
 const (
 	chunkRows  = 4096
 	chunkBytes = 64 << 20

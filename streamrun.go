@@ -58,8 +58,8 @@ func (s *streamRun[T]) count() error {
 		return err
 	}
 	// LIBSVM rows below the density SparseBelow are handled as their
-	// non-zeros: every pass, the training step (Online.ObserveSparse) and
-	// the metrics' chunks cost the non-zeros, not D a row.
+	// non-zeros. Every pass, the training step (Online.ObserveSparse) and
+	// the metrics' chunks then cost the non-zeros, not D a row.
 	s.sparse = lib != nil && float64(s.nnz) < lib.SparseBelow*float64(s.n)*float64(s.r.d)
 	if s.n < 2 {
 		return fmt.Errorf("%s: %d samples cannot be split into non-empty training and validation sets", s.r.src.Name, s.n)
