@@ -13,9 +13,9 @@ import (
 )
 
 // Grid is the set of settings Tune tries: every combination of its lists.
-// An empty list means its default (see WithDefaults). Every value
-// must be finite, the step sizes and ε fractions positive and the weight
-// decays ≥ 0, and the lists may make at most MaxGridSettings settings.
+// An empty list means its default (see WithDefaults). Every value must be
+// finite. The step sizes and ε fractions must be positive, and the weight
+// decays ≥ 0. The lists may make at most MaxGridSettings settings.
 type Grid struct {
 	// LR are the step sizes.
 	LR []float64
@@ -25,9 +25,9 @@ type Grid struct {
 	// (Options.EpsFraction), tried for the smoothed methods Alg2–4 only.
 	EpsFraction []float64
 	// Trim are the fractions of each minibatch's largest losses left out
-	// (Options.Trim), each in [0, 1), tried for ObjectiveBlend and
-	// ObjectiveTrimmed only (a 0 only for the blend, which it leaves
-	// untrimmed).
+	// (Options.Trim), each in [0, 1). They are tried for ObjectiveBlend and
+	// ObjectiveTrimmed only. A 0 is tried only for the blend, which it
+	// leaves untrimmed.
 	Trim []float64
 	// Rho are the χ² radii (Options.Rho), each positive, tried for
 	// ObjectiveChi2 only.
@@ -75,7 +75,7 @@ const (
 	// SelectAccuracy picks the largest validation accuracy, ties broken by
 	// CVaR_α, then the mean loss; for regression, the smallest mean loss.
 	// Unlike a tail, accuracy is not owned by the few wrong labels of a
-	// validation split, so it picks the trim that fits the noise.
+	// validation split. So it picks the trim that fits the noise.
 	SelectAccuracy
 )
 
@@ -108,31 +108,32 @@ type Trial struct {
 	Err             error   // a DivergenceError when the setting diverged
 }
 
-// Tuned is what Tune returns: every trial, in grid order (LR, then weight
-// decay, then ε), the index of the one picked and its training result.
+// Tuned is what Tune returns. It holds every trial, in grid order: LR,
+// then weight decay, then ε. It holds the index of the one picked and its
+// training result.
 type Tuned[T batch.Float] struct {
 	Trials []Trial
 	Best   int
 	Result *Result[T]
 }
 
-// Tune trains opt.Method on train once for every setting of the grid (the
-// other fields of opt as given; opt.LR, opt.WeightDecay and
-// opt.EpsFraction are overridden), evaluates each on val and returns them
+// Tune trains opt.Method on train once for every setting of the grid. The
+// setting overrides opt.LR, opt.WeightDecay and opt.EpsFraction; the other
+// fields of opt are as given. Tune evaluates each on val. It returns them
 // all with the one that did best by to.Select. The winner is kept as
-// trained on train alone, so that its validation metrics stay an honest
+// trained on train alone, so its validation metrics stay an honest
 // estimate. Settings that diverge are reported in their Trial and left out
-// of the choice; Tune fails only when every setting diverged or on an
-// error that no setting can avoid (bad options, bad data). opt.OnEpoch must
-// be nil: the settings train at once, and a callback could not tell them
-// apart.
+// of the choice. Tune fails only when every setting diverged, or on an
+// error that no setting can avoid (bad options, bad data). The field
+// opt.OnEpoch must be nil. The settings train at once, and a callback
+// could not tell them apart.
 func Tune[T batch.Float](model batch.Model[T], train, val *batch.Data[T], opt Options, to TuneOptions) (*Tuned[T], error) {
 	return TuneContext(context.Background(), model, train, val, opt, to)
 }
 
-// TuneContext is Tune under ctx: once ctx is done, the settings still
-// training stop before their next step and Tune returns ctx's error. A nil
-// ctx is an error.
+// TuneContext is Tune under ctx. Once ctx is done, the settings still
+// training stop before their next step. Tune then returns ctx's error. A
+// nil ctx is an error.
 func TuneContext[T batch.Float](ctx context.Context, model batch.Model[T], train, val *batch.Data[T], opt Options, to TuneOptions) (*Tuned[T], error) {
 	switch {
 	case ctx == nil:
@@ -212,10 +213,10 @@ func TuneContext[T batch.Float](ctx context.Context, model batch.Model[T], train
 	return &Tuned[T]{Trials: trials, Best: best, Result: res}, nil
 }
 
-// checkGrid reports a grid value that is not finite, a step size or ε
-// fraction of 0 (Options would read it as its default, so the setting
-// would not be the one reported) and a grid of more than MaxGridSettings
-// settings, a *GridSizeError, with nEps the number of ε the method tries.
+// checkGrid reports a grid value that is not finite. It reports a step
+// size or ε fraction of 0: Options would read it as its default, so the
+// setting would not be the one reported. It reports a grid of more than
+// MaxGridSettings settings as a *GridSizeError. The method tries nEps ε.
 func checkGrid(g Grid, nEps, nObj int) error {
 	for _, l := range []struct {
 		name     string
@@ -251,11 +252,11 @@ func checkGrid(g Grid, nEps, nObj int) error {
 	return nil
 }
 
-// Trials lists the settings Tune tries for opt, in its order: the grid's
-// lists, each empty one its default; ε fractions only for the smoothed
-// methods Alg2–4 without a given Eps; trims and χ² radii only for the
-// objectives that take them (see Grid). A program that trains the
-// settings elsewhere (a pipeline, a cluster) expands the grid here, and
+// Trials lists the settings Tune tries for opt, in its order. Each empty
+// list of the grid takes its default. Only the smoothed methods Alg2–4
+// without a given Eps try ε fractions. Only the objectives that take them
+// try trims and χ² radii (see Grid). A program may train the settings
+// elsewhere, such as a pipeline or a cluster. It expands the grid here and
 // applies a setting to its options with Trial.Apply. A grid of more than
 // MaxGridSettings settings fails with a *GridSizeError naming its size.
 func (g Grid) Trials(opt Options) ([]Trial, error) {
@@ -284,7 +285,7 @@ func (g Grid) Trials(opt Options) ([]Trial, error) {
 }
 
 // Apply returns opt with the trial's setting: its step size, weight decay
-// and ε fraction, and its trim and χ² radius where it has them.
+// and ε fraction. It sets the trim and χ² radius where the trial has them.
 func (tr *Trial) Apply(opt Options) Options {
 	opt.LR, opt.WeightDecay, opt.EpsFraction = tr.LR, tr.WeightDecay, tr.EpsFraction
 	if tr.Trim > 0 {
@@ -315,10 +316,10 @@ func tryOne[T batch.Float](ctx context.Context, model batch.Model[T], train, val
 	return res, m, nil
 }
 
-// gridTrims returns the trims Tune tries: the grid's (or the default
-// ones) for the blend, less 0 for the trimmed objective, whose 0
-// means its default; none (one setting, the given Trim) for the others or
-// when opt.Trim is given.
+// gridTrims returns the trims Tune tries. The blend tries the grid's, or
+// the default ones. The trimmed objective tries them less 0, since its 0
+// means its default. The others, or a given opt.Trim, try none: one
+// setting, the given Trim.
 func gridTrims(trims []float64, opt *Options) []float64 {
 	o := opt.objective()
 	if o != ObjectiveBlend && o != ObjectiveTrimmed || opt.Trim > 0 {
@@ -339,9 +340,9 @@ func gridTrims(trims []float64, opt *Options) []float64 {
 	return out
 }
 
-// gridRhos returns the χ² radii Tune tries: the grid's (or the default
-// ones) for ObjectiveChi2 when opt.Rho is 0; none (one setting,
-// 0 in the Trial) otherwise.
+// gridRhos returns the χ² radii Tune tries. ObjectiveChi2 tries the
+// grid's, or the default ones, when opt.Rho is 0. Otherwise it tries none:
+// one setting, 0 in the Trial.
 func gridRhos(rhos []float64, opt *Options) []float64 {
 	if opt.objective() != ObjectiveChi2 || opt.Rho > 0 {
 		return []float64{0}
