@@ -14,9 +14,9 @@ const (
 	dtypeF64 = 8
 )
 
-// matrix is a feature matrix in Python's memory: n×d dense and row-major
-// (indptr nil), or CSR with indptr (n+1 offsets), indices and values (nnz
-// of each). It is valid only during the call that received it.
+// matrix is a feature matrix in Python's memory. It is n×d dense and
+// row-major (indptr nil). Or it is CSR: indptr holds n+1 offsets, and
+// indices and values hold nnz entries each. It is valid only during the call that received it.
 type matrix struct {
 	dtype   int
 	vals    unsafe.Pointer
@@ -40,8 +40,8 @@ func (m *matrix) check() error {
 	return nil
 }
 
-// values returns count values at p as T: a view of p when its element type
-// is T (no copy), else a converted copy.
+// values returns count values at p as T. When p's element type is T, it
+// returns a view of p, without a copy. Else it returns a converted copy.
 func values[T batch.Float](p unsafe.Pointer, dtype, count int) []T {
 	if count == 0 {
 		return []T{}
@@ -90,8 +90,8 @@ func features[T batch.Float](m *matrix) *dataset.Dataset[T] {
 	return ds
 }
 
-// ownedFeatures is m as a Dataset whose values Go owns (the offsets and
-// columns of CSR data still view Python's memory: they are only read).
+// ownedFeatures is m as a Dataset whose values Go owns. The offsets and
+// columns of CSR data still view Python's memory, as they are only read.
 func ownedFeatures[T batch.Float](m *matrix) *dataset.Dataset[T] {
 	ds := features[T](m)
 	if m.sparse() {

@@ -12,13 +12,14 @@ import (
 	"github.com/cvarlearn/cvar/internal/modelkind"
 )
 
-// defaultRadius is the radius of the ball K that alg1–3 train in when the
-// step size comes from their theorem and no K is given: cvar train's.
+// defaultRadius is the radius of the ball K that alg1–3 train in, as in
+// cvar train. It applies when the step size comes from their theorem and
+// no K is given.
 const defaultRadius = 10
 
-// fitConfig is what Python's estimators pass to a fit: the data's task,
-// classes and feature names, and every training option of cvar train, by
-// the same names.
+// fitConfig is what Python's estimators pass to a fit. It holds the data's
+// task, classes and feature names. It holds every training option of cvar
+// train, by the same names.
 type fitConfig struct {
 	Task        string    `json:"task"` // "classification" or "regression"
 	Classes     []string  `json:"classes"`
@@ -119,8 +120,9 @@ func (cfg *fitConfig) task() (dataset.Task, error) {
 	return 0, fmt.Errorf("cvar: unknown task %q", cfg.Task)
 }
 
-// kind resolves the model kind as cvar train does: auto from the task and
-// the classes (modelkind.For), an explicit kind checked against them.
+// kind resolves the model kind as cvar train does. Auto follows from the
+// task and the classes (modelkind.For). An explicit kind is checked
+// against them.
 func (cfg *fitConfig) kind(task dataset.Task, k int) (string, error) {
 	if cfg.Model == "" || cfg.Model == "auto" {
 		return modelkind.For(task, k), nil
@@ -147,9 +149,10 @@ func joinKinds() string {
 	return s
 }
 
-// storage resolves cfg.Storage for data held sparse or not: auto and the
-// precision's name are dense; f16, bf16 and u8 are float32 models' compact
-// storages of dense features (dataset.BatchAs converts and checks them).
+// storage resolves cfg.Storage for data held sparse or not. Auto and the
+// precision's name are dense. The compact storages f16, bf16 and u8 hold
+// a float32 model's dense features. dataset.BatchAs converts and checks
+// them.
 func (cfg *fitConfig) storage(sparse bool) (string, error) {
 	switch s := cfg.Storage; {
 	case s == "" || s == "auto":
@@ -170,8 +173,9 @@ func (cfg *fitConfig) storage(sparse bool) (string, error) {
 	}
 }
 
-// fitData are the arrays of one fit: the features, the targets (regression)
-// or class indices (classification), and the group of each row (or nil).
+// fitData are the arrays of one fit. They are the features, and the
+// targets (regression) or class indices (classification). They are the
+// group of each row, or nil.
 type fitData struct {
 	x      *matrix
 	y      []float64
@@ -180,11 +184,11 @@ type fitData struct {
 }
 
 // fit trains a model on the data as cvar train trains on its training
-// split, but on every row: the kind from the task and classes, the scaling
-// fitted by cvar.Prepare, the targets standardised and the parameters
-// mapped back, the model file of cvar.NewModelFile. With warm, it goes on
-// from warm's parameters and τ, with warm's kind and scaling of the
-// features, on the targets as they are. Nothing of Python's memory is kept.
+// split, but on every row. The kind follows from the task and classes.
+// cvar.Prepare fits the scaling. The targets are standardised and the
+// parameters mapped back. The model file is cvar.NewModelFile's. With
+// warm, it goes on from warm's parameters and τ. It then keeps warm's kind
+// and scaling of the features, and takes the targets as they are. Nothing of Python's memory is kept.
 func fit[T batch.Float](cfg *fitConfig, in *fitData, warm *cvar.ModelFile) (*cvar.ModelFile, error) {
 	task, err := cfg.task()
 	if err != nil {

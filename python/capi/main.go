@@ -2,9 +2,9 @@
 // go build -buildmode=c-shared. It is a module of its own so that the
 // library stays free of cgo.
 //
-// Every function that can fail takes a char** err: on failure it sets
+// Every function that can fail takes a char** err. On failure it sets
 // *err to the engine's one-line message, which the caller frees with
-// cvar_free_string, and returns 0 (or -1 where 0 is a value). Models are
+// cvar_free_string. It then returns 0, or -1 where 0 is a value. Models are
 // opaque int64 handles, freed with cvar_free. Buffers passed in are read
 // during the call only: nothing of them is kept.
 package main
@@ -57,12 +57,13 @@ func matrixOf(dtype C.int32_t, vals unsafe.Pointer, n, d C.int64_t, indptr *C.in
 	return &matrix{dtype: int(dtype), vals: vals, n: int(n), d: int(d), indptr: (*int64)(unsafe.Pointer(indptr)), indices: (*int32)(unsafe.Pointer(indices)), nnz: int(nnz)}
 }
 
-// cvar_fit trains a model on n rows of d features: dense (indptr NULL) or
-// CSR, of float32 (dtype 4) or float64 (dtype 8); y holds regression
-// targets, labels class indices into the configuration's classes, groups
-// (or NULL) each row's group. config is the JSON of the options; warm, when
-// not 0, the handle of the model to go on from. It returns the new model's
-// handle.
+// cvar_fit trains a model on n rows of d features. The rows are dense
+// (indptr NULL) or CSR, of float32 (dtype 4) or float64 (dtype 8). The
+// array y holds regression targets. The array labels holds class indices
+// into the configuration's classes. The array groups (or NULL) holds each
+// row's group. The string config is the JSON of the options. When warm is
+// not 0, it is the handle of the model to go on from. It returns the new
+// model's handle.
 //
 //export cvar_fit
 func cvar_fit(config *C.char, dtype C.int32_t, vals unsafe.Pointer, n, d C.int64_t, indptr *C.int64_t, indices *C.int32_t, nnz C.int64_t,
@@ -75,8 +76,8 @@ func cvar_fit(config *C.char, dtype C.int32_t, vals unsafe.Pointer, n, d C.int64
 	return C.int64_t(h)
 }
 
-// recovered turns a panic of the calling goroutine into *err, so that a
-// bug reaches Python as an exception rather than ending its process.
+// recovered turns a panic of the calling goroutine into *err. So a bug
+// reaches Python as an exception rather than ending its process.
 func recovered(err *error) {
 	if r := recover(); r != nil {
 		*err = fmt.Errorf("cvar: internal error: %v", r)
@@ -124,10 +125,10 @@ func fitC(config string, x *matrix, y *C.double, labels, groups *C.int32_t, warm
 	return models.put(mf), nil
 }
 
-// cvar_scores writes the model's scores of n rows (laid out as for
-// cvar_fit) into out, n×outputs row-major float64: a margin for logistic
-// regression, K logits for softmax and the mlp, the prediction for
-// regression. It returns the number of outputs a row.
+// cvar_scores writes the model's scores of n rows into out. The rows are
+// laid out as for cvar_fit. The scores are n×outputs row-major float64: a
+// margin for logistic regression, K logits for softmax and the mlp, the
+// prediction for regression. It returns the number of outputs a row.
 //
 //export cvar_scores
 func cvar_scores(h C.int64_t, dtype C.int32_t, vals unsafe.Pointer, n, d C.int64_t, indptr *C.int64_t, indices *C.int32_t, nnz C.int64_t,
@@ -248,8 +249,8 @@ func cvar_info(h C.int64_t, err **C.char) *C.char {
 }
 
 // cvar_set_source records what to say of the training data in the model
-// file (the source object of its header), from JSON: kind, name, target,
-// no_header; the number of training rows stays the model's.
+// file: the source object of its header. It reads kind, name, target and
+// no_header from JSON. The number of training rows stays the model's.
 //
 //export cvar_set_source
 func cvar_set_source(h C.int64_t, source *C.char, err **C.char) C.int32_t {
@@ -270,8 +271,8 @@ func cvar_set_source(h C.int64_t, source *C.char, err **C.char) C.int32_t {
 	return 0
 }
 
-// cvar_save writes the model file to path (through a temporary file and
-// a rename); an existing path is an error unless overwrite is not 0.
+// cvar_save writes the model file to path, through a temporary file and a
+// rename. An existing path is an error unless overwrite is not 0.
 //
 //export cvar_save
 func cvar_save(h C.int64_t, path *C.char, overwrite C.int32_t, err **C.char) C.int32_t {
@@ -287,7 +288,7 @@ func cvar_save(h C.int64_t, path *C.char, overwrite C.int32_t, err **C.char) C.i
 }
 
 // cvar_export_onnx writes the model as an ONNX model (onnx.Marshal) to
-// path, as save writes; modelName, when not empty, is recorded as the
+// path, as save writes. A modelName that is not empty is recorded as the
 // model file it came from.
 //
 //export cvar_export_onnx
@@ -315,8 +316,8 @@ func save(m *cvar.ModelFile, path string, overwrite bool) error {
 	return writeFile(path, overwrite, buf.Bytes())
 }
 
-// writeFile writes b to path through a temporary file and a rename; an
-// existing path is an error unless overwrite, and only a regular file is
+// writeFile writes b to path through a temporary file and a rename. An
+// existing path is an error unless overwrite. Only a regular file is
 // replaced.
 func writeFile(path string, overwrite bool, b []byte) error {
 	if st, err := os.Lstat(path); err == nil {

@@ -37,9 +37,10 @@ func cvar_tails(losses *C.double, n C.int64_t, alphas *C.double, m C.int64_t, ou
 }
 
 // cvar_bootstrap writes the percentile bootstrap 95 % intervals of the n
-// losses' metrics (cvar.Bootstrap) into out: for each of the m alphas,
-// CVaR_α's value, lo and hi then VaR_α's; then the mean loss's and the
-// accuracy's (NaN without correct, n flags of 0 or 1).
+// losses' metrics (cvar.Bootstrap) into out. For each of the m alphas it
+// writes CVaR_α's value, lo and hi, then VaR_α's. Then it writes the mean
+// loss's and the accuracy's. The accuracy is NaN without correct, which
+// holds n flags of 0 or 1.
 //
 //export cvar_bootstrap
 func cvar_bootstrap(losses *C.double, n C.int64_t, correct *C.uint8_t, alphas *C.double, m C.int64_t,
@@ -68,7 +69,7 @@ func cvar_bootstrap(losses *C.double, n C.int64_t, correct *C.uint8_t, alphas *C
 }
 
 // cvar_training_rows sets mask[i] to 1 for the rows of n that cvar train
-// trains on with the seed (its 2/3 split), else to 0.
+// trains on with the seed, its 2/3 split. It sets the others to 0.
 //
 //export cvar_training_rows
 func cvar_training_rows(n C.int64_t, seed C.uint64_t, mask *C.uint8_t, err **C.char) C.int32_t {
