@@ -1,8 +1,6 @@
 package cvarbeam
 
 import (
-	"context"
-	"reflect"
 	"slices"
 	"time"
 
@@ -12,18 +10,15 @@ import (
 
 func init() {
 	register.Combiner3[[]bundleSpan, bundleSpan, []bundleSpan](&collectSpansFn{})
-	register.DoFn2x1[context.Context, []bundleSpan, error](&writeSpansFn{})
 	register.Emitter1[bundleSpan]()
-	beam.RegisterCoder(reflect.TypeOf(bundleSpan{}), encSpan, decSpan)
-	register.Function1x2(encSpan)
-	register.Function1x2(decSpan)
+	gobCoder(encSpan, decSpan)
 }
 
-// Bundle is one bundle of a pipeline's reading step, as its worker saw
-// it: when it started and finished, the work items it took (splits of the
-// data, or grid settings) and the rows it read. The runner decides the
-// bundles: the splits are redistributed before the step (a Reshuffle),
-// so that a runner with W workers can run W bundles at once.
+// Bundle is one bundle of a pipeline's reading step as its worker saw
+// it: its start and end, the work items it took (splits of the data, or
+// grid settings) and the rows it read. The work items are redistributed
+// before the step (a Reshuffle), so a runner with W workers can run W
+// bundles at once.
 type Bundle struct {
 	Start, End time.Time
 	Items      int
@@ -54,7 +49,9 @@ func MostAtOnce(bs []Bundle) int {
 	return most
 }
 
-// bundleSpan is a Bundle as it crosses the runner (Unix nanoseconds).
+// bundleSpan is a Bundle as it crosses the runner, in Unix nanoseconds.
+// A DoFn times its bundle: begin in StartBundle, item for each element,
+// end in FinishBundle.
 type bundleSpan struct {
 	Start, End int64
 	Items      int
@@ -63,6 +60,15 @@ type bundleSpan struct {
 
 func encSpan(v bundleSpan) ([]byte, error) { return gobEncode(v) }
 func decSpan(b []byte) (bundleSpan, error) { return gobDecode[bundleSpan](b) }
+
+func (c *bundleSpan) begin() { *c = bundleSpan{Start: time.Now().UnixNano()} }
+
+func (c *bundleSpan) item(rows int64) { c.Items, c.Rows = c.Items+1, c.Rows+rows }
+
+func (c *bundleSpan) end() bundleSpan {
+	c.End = time.Now().UnixNano()
+	return *c
+}
 
 func bundlesOf(spans []bundleSpan) []Bundle {
 	out := make([]Bundle, len(spans))
@@ -73,30 +79,9 @@ func bundlesOf(spans []bundleSpan) []Bundle {
 	return out
 }
 
-// spanClock times a DoFn's bundle: begin in StartBundle, item for each
-// element, span in FinishBundle.
-type spanClock struct {
-	span bundleSpan
-}
-
-func (c *spanClock) begin() { c.span = bundleSpan{Start: time.Now().UnixNano()} }
-
-func (c *spanClock) item(rows int64) {
-	c.span.Items++
-	c.span.Rows += rows
-}
-
-// end returns the bundle's span.
-func (c *spanClock) end() bundleSpan {
-	s := c.span
-	s.End = time.Now().UnixNano()
-	return s
-}
-
-// collectSpans gathers a step's bundle spans into the run's "bundles"
-// result.
+// collectSpans stores a step's bundle spans as the run's "bundles".
 func (j *job) collectSpans(s beam.Scope, spans beam.PCollection) {
-	beam.ParDo0(s, &writeSpansFn{Path: j.path("bundles")}, beam.Combine(s, &collectSpansFn{}, spans))
+	j.write(s, "bundles", beam.Combine(s, &collectSpansFn{}, spans))
 }
 
 type collectSpansFn struct{}
@@ -106,9 +91,3 @@ func (*collectSpansFn) CreateAccumulator() []bundleSpan { return nil }
 func (*collectSpansFn) AddInput(a []bundleSpan, s bundleSpan) []bundleSpan { return append(a, s) }
 
 func (*collectSpansFn) MergeAccumulators(a, b []bundleSpan) []bundleSpan { return append(a, b...) }
-
-type writeSpansFn struct{ Path string }
-
-func (f *writeSpansFn) ProcessElement(ctx context.Context, list []bundleSpan) error {
-	return record(ctx, dirOf(f.Path), writeResult(ctx, f.Path, list))
-}

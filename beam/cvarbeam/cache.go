@@ -2,8 +2,6 @@ package cvarbeam
 
 import (
 	"context"
-	"crypto/rand"
-	"encoding/hex"
 	"slices"
 	"sync"
 
@@ -12,28 +10,19 @@ import (
 	"github.com/cvarlearn/cvar/dataset"
 )
 
-// A worker keeps the parsed, preprocessed training rows of the splits it
-// reads from one round of a run to the next, so that only the first round
-// reads them. Each round is a pipeline of its own whose DoFns the runner
-// makes anew; what outlives a round is the worker's process, so the rows
-// are kept by the package, the one state its workers share. Workers that
-// are this program (Prism in-process, LOOPBACK) or that serve several jobs
-// find them there; others read the split again.
+// rowCache keeps the parsed, preprocessed training rows of the parts a
+// worker reads from one round of a run to the next, so only the first
+// round reads them. Each round is a pipeline whose DoFns the runner makes
+// anew; what outlives a round is the worker's process. So the package
+// keeps the rows. Workers that are this program (Prism in-process,
+// LOOPBACK) or that serve several jobs find them; others read again.
 //
 // An entry belongs to one run (a token of the Train call) and to the file
-// as it was (its size and modification time), so that no run finds
-// another's rows, nor the rows of a file changed since. The entries of a
-// process stay under the library's memory bound (dataset.DefaultMaxBytes),
-// the least recently used dropped first, and a run drops its own when it
-// ends.
+// as it was (its size and modification time). So no run finds another's
+// rows, nor those of a file changed since. The entries stay under the
+// library's memory bound (dataset.DefaultMaxBytes), dropping the least
+// recently used first; a run drops its own when it ends.
 var rowCache = &splitCache{limit: dataset.DefaultMaxBytes}
-
-// newRunToken names a run's entries in rowCache.
-func newRunToken() string {
-	var b [12]byte
-	rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
 
 type cacheKey struct {
 	Run         string
@@ -55,8 +44,8 @@ type splitCache struct {
 	entries []*cacheEntry // the least recently used first
 }
 
-// keyOf is the cache key of split sp in run; ok is false when the file's
-// size or modification time cannot be known, and its rows are not kept.
+// keyOf is the cache key of split sp in run. ok is false, and the rows
+// are not kept, when the file's size or modification time is unknown.
 func keyOf(ctx context.Context, run string, sp split) (cacheKey, bool) {
 	if run == "" {
 		return cacheKey{}, false
@@ -71,14 +60,9 @@ func keyOf(ctx context.Context, run string, sp split) (cacheKey, bool) {
 		return cacheKey{}, false
 	}
 	size, err := fs.Size(ctx, sp.Path)
-	if err != nil {
-		return cacheKey{}, false
-	}
-	t, err := lm.LastModified(ctx, sp.Path)
-	if err != nil {
-		return cacheKey{}, false
-	}
-	return cacheKey{Run: run, Path: sp.Path, Start: sp.Start, End: sp.End, Size: size, MTime: t.UnixNano()}, true
+	t, terr := lm.LastModified(ctx, sp.Path)
+	k := cacheKey{Run: run, Path: sp.Path, Start: sp.Start, End: sp.End, Size: size, MTime: t.UnixNano()}
+	return k, err == nil && terr == nil
 }
 
 // cachedRows returns the rows kept under k, or nil.
@@ -95,11 +79,15 @@ func cachedRows[T batch.Float](c *splitCache, k cacheKey) *batch.Data[T] {
 	return d
 }
 
-// keepRows keeps d under k, dropping the least recently used entries
-// while the kept bytes would pass the bound; rows larger than the bound
-// are not kept.
+// keepRows keeps d under k. It drops the least recently used entries
+// while the bytes kept would pass the bound; rows over the bound are not
+// kept.
 func keepRows[T batch.Float](c *splitCache, k cacheKey, d *batch.Data[T]) {
-	n := dataBytes(d)
+	size := int64(8)
+	if _, ok := any(T(0)).(float32); ok {
+		size = 4
+	}
+	n := size*int64(cap(d.X)+cap(d.Vals)+cap(d.Y)) + 4*int64(cap(d.Cols)+cap(d.Labels)) + 8*int64(cap(d.Indptr))
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if n > c.limit || slices.ContainsFunc(c.entries, func(e *cacheEntry) bool { return e.key == k }) {
@@ -120,17 +108,7 @@ func (c *splitCache) drop(run string) {
 	c.entries = slices.DeleteFunc(c.entries, func(e *cacheEntry) bool {
 		if e.key.Run == run {
 			c.used -= e.bytes
-			return true
 		}
-		return false
+		return e.key.Run == run
 	})
-}
-
-// dataBytes is the memory d's slices hold.
-func dataBytes[T batch.Float](d *batch.Data[T]) int64 {
-	size := int64(8)
-	if _, ok := any(T(0)).(float32); ok {
-		size = 4
-	}
-	return size*int64(cap(d.X)+cap(d.Vals)+cap(d.Y)) + 4*int64(cap(d.Cols)+cap(d.Labels)) + 8*int64(cap(d.Indptr))
 }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
@@ -17,34 +18,30 @@ import (
 func init() {
 	register.DoFn5x1[context.Context, split, func(Row), func(Row), func(bundleSpan), error](&readFn{})
 	register.Emitter1[Row]()
-	register.DoFn2x1[context.Context, cvar.Metrics, error](&writeMetricsFn{})
 }
 
-// DefaultBatch is the number of rows a transform gathers before it
-// evaluates or preprocesses them as one batch of the library's engine.
+// DefaultBatch is the rows a transform gathers before it evaluates or
+// preprocesses them as one batch of the library's engine.
 const DefaultBatch = 4096
 
 // EvalOptions configures Evaluate.
 type EvalOptions struct {
 	Model *cvar.ModelFile
 	Input Input
-	// Alphas are the tail fractions; empty: 0.05 and 0.1, as cvar eval.
+	// Alphas are the tail fractions. Empty: 0.05 and 0.1, as cvar eval.
 	Alphas []float64
-	// Batch is the number of rows evaluated at once (0: DefaultBatch);
-	// Threads the engine's workers in each transform instance (0: 1, the
-	// runner running one bundle per core).
+	// Batch and Threads are LossOptions'.
 	Batch, Threads int
 }
 
 // Evaluate computes the metrics of cfg.Model on every row of the files
-// cfg.Input names, each preprocessed as the model file says: the mean
-// loss, the accuracy of a classifier and CVaR_α and VaR_α at each α,
-// exactly as cvar.Evaluate computes them on the rows of the files taken
-// one after another (to the rounding of the sums' order). A CSV file of
-// another width than the model's is refused before the pipeline runs; a
-// row that cannot be read fails it, naming the file and line. The
-// pipeline reads the files' parts, computes their rows' losses (Losses)
-// and their metrics (TailMetrics).
+// of cfg.Input, preprocessed as the model file says. They are the mean
+// loss, a classifier's accuracy, and CVaR_α and VaR_α at each α, exactly
+// as cvar.Evaluate computes them on all the rows, to the rounding of the
+// sums' order. A CSV file of another width is refused before the
+// pipeline runs. A row that cannot be read fails it, naming the file and
+// the line. The pipeline reads the parts, computes the rows' losses
+// (Losses) and their metrics (TailMetrics).
 func Evaluate(ctx context.Context, cfg EvalOptions, r *Runner) (cvar.Metrics, error) {
 	if cfg.Model == nil {
 		return cvar.Metrics{}, errors.New("cvarbeam: no model")
@@ -66,84 +63,68 @@ func Evaluate(ctx context.Context, cfg EvalOptions, r *Runner) (cvar.Metrics, er
 		return cvar.Metrics{}, err
 	}
 	rs := specForModel(cfg.Model, cfg.Input, format)
-	if err := checkWidth(ctx, splits, &rs, cfg.Model.D, "the model was trained on"); err != nil {
+	if err := checkWidth(ctx, splits, &rs, cfg.Model.D); err != nil {
 		return cvar.Metrics{}, err
 	}
 	ms, err := evaluate(ctx, r, splits, rs, cfg.Model, alphas, LossOptions{Batch: cfg.Batch, Threads: cfg.Threads})
-	if err != nil {
-		return cvar.Metrics{}, err
-	}
-	return ms[0], nil
+	return ms[0], err
 }
 
-// evaluate runs the evaluation pipeline of model file mf over splits: the
-// metrics of the rows rs keeps and, when it keeps both, of the held-out
-// rows after them, in the same read.
+// evaluate runs the evaluation pipeline of mf over splits. It gives the
+// metrics of the training rows of rs and, when it holds rows out, of the
+// held-out rows after them, from the same read.
 func evaluate(ctx context.Context, r *Runner, splits []split, rs rowSpec, mf *cvar.ModelFile, alphas []float64, lc LossOptions) ([]cvar.Metrics, error) {
+	ms := make([]cvar.Metrics, 1, 2)
 	j, err := r.newJob(ctx, "eval")
 	if err != nil {
-		return nil, err
+		return ms, err
 	}
 	defer j.done()
 	var buf bytes.Buffer
 	if err := cvar.SaveModel(&buf, mf); err != nil {
-		return nil, err
+		return ms, err
 	}
 	// The model travels by path, not in the job graph, which a runner
-	// bounds (Dataflow: 10 MB, a model of about 2.6 M parameters).
+	// bounds: Dataflow's 10 MB hold about 2.6 M parameters.
 	lc.Model = j.path("model.cvar")
 	if err := writeFile(ctx, lc.Model, buf.Bytes()); err != nil {
-		return nil, err
+		return ms, err
 	}
 	p, s := beam.NewPipelineWithRoot()
 	s = s.Scope("cvarbeam.Evaluate")
 	rows, held, spans := beam.ParDo3(s, &readFn{Spec: rs, Errs: j.dir}, beam.Reshuffle(s, beam.CreateList(s, splits)))
 	j.collectSpans(s, spans)
 	names := []string{"metrics"}
-	if rs.Keep == keepBoth {
+	if rs.Hold > 0 {
 		names = append(names, "held")
 	}
 	for i, rows := range []beam.PCollection{rows, held}[:len(names)] {
 		s := s.Scope(names[i])
-		metrics := tailMetrics(s, alphas, losses(s, lc, rows, j.dir), j.dir)
-		beam.ParDo0(s, &writeMetricsFn{Path: j.path(names[i])}, metrics)
+		j.write(s, names[i], tailMetrics(s, alphas, losses(s, lc, rows, j.dir), j.dir))
 	}
 	if err := j.run(ctx, p); err != nil {
-		return nil, err
+		return ms, err
 	}
-	ms := make([]cvar.Metrics, len(names))
+	ms = ms[:len(names)]
 	for i, name := range names {
-		if found, err := readResult(ctx, j.path(name), &ms[i]); err != nil || !found {
-			return nil, cmp.Or(err, errors.New("cvarbeam: the data files hold no rows"))
+		if err := j.read(ctx, name, &ms[i]); err != nil || ms[i].N == 0 {
+			return ms, cmp.Or(err, errors.New("cvarbeam: the data files hold no rows"))
 		}
 	}
 	return ms, nil
 }
 
-// specForModel reads data for model m as cvar eval does: its classes, its
-// width, its CSV target and header, dense where it centres.
+// specForModel reads data for model m as cvar eval does (m.FileOptions):
+// its classes, width, CSV target and header, dense where it centres.
 func specForModel(m *cvar.ModelFile, in Input, format string) rowSpec {
-	rs := rowSpec{Format: format, Target: in.Target, NoHeader: in.NoHeader, Task: dataset.Regression}
-	if m.K > 0 {
-		rs.Task, rs.Classes = dataset.Classification, m.Classes
-	}
-	if format == "libsvm" {
-		rs.Dim = m.D
-		rs.Sparse = !m.Preprocessing.Centres()
-	}
-	if format == "csv" && m.Source.Kind == "csv" {
-		if rs.Target == "" {
-			rs.Target = m.Source.Target
-		}
-		rs.NoHeader = rs.NoHeader || m.Source.NoHeader
-	}
-	return rs
+	o := m.FileOptions(format, dataset.FileOptions{Target: in.Target, NoHeader: in.NoHeader, SparseBelow: 1})
+	return rowSpec{Format: format, Target: o.Target, NoHeader: o.NoHeader, Dim: o.Dim, Task: o.Task, Classes: o.Classes,
+		Sparse: format == "libsvm" && o.SparseBelow > 0}
 }
 
-// checkWidth refuses CSV files whose header gives another number of
-// features than d, reading one header a file; LIBSVM rows are checked as
-// they are read (an index above d fails the pipeline, naming the line).
-func checkWidth(ctx context.Context, splits []split, rs *rowSpec, d int, what string) error {
+// checkWidth refuses CSV files whose header gives another width than d,
+// reading one header a file. LIBSVM rows are checked as they are read.
+func checkWidth(ctx context.Context, splits []split, rs *rowSpec, d int) error {
 	if rs.Format != "csv" {
 		return nil
 	}
@@ -157,21 +138,21 @@ func checkWidth(ctx context.Context, splits []split, rs *rowSpec, d int, what st
 		}
 		c.Close()
 		if st.D() != d {
-			return fmt.Errorf("%s has %d features; %s %d", sp.Path, st.D(), what, d)
+			return fmt.Errorf("%s has %d features; the model was trained on %d", sp.Path, st.D(), d)
 		}
 	}
 	return nil
 }
 
-// readFn reads the rows of the parts of files that rs keeps, each as a
-// Row, the held-out ones to the second output when it keeps both; a row
-// that does not parse, or a regression target that is not finite, fails
-// it with the file and line.
+// readFn reads the rows of the parts, each as a Row: the training rows,
+// and the held-out ones to the second output. A row that does not parse,
+// or a regression target that is not finite, fails it with the file and
+// the line.
 type readFn struct {
 	Spec rowSpec
 	Errs string // the run's folder, for an error's record
 
-	clock spanClock
+	clock bundleSpan
 }
 
 func (f *readFn) StartBundle(_, _ func(Row), _ func(bundleSpan)) { f.clock.begin() }
@@ -184,32 +165,13 @@ func (f *readFn) ProcessElement(ctx context.Context, sp split, emit, emitHeld fu
 				return errors.New("the target is not finite")
 			}
 			n++
-			emit(Row{X: clone(x), Cols: clone(cols), Vals: clone(vals), Y: y, Label: label})
+			emit(Row{X: slices.Clone(x), Cols: slices.Clone(cols), Vals: slices.Clone(vals), Y: y, Label: label})
 			return nil
 		}
 	}
-	var err error
-	if f.Spec.Keep == keepBoth {
-		err = eachPart(ctx, sp, &f.Spec, to(emit), to(emitHeld))
-	} else {
-		err = eachRow(ctx, sp, &f.Spec, to(emit))
-	}
+	err := eachRow(ctx, sp, &f.Spec, to(emit), to(emitHeld))
 	f.clock.item(n)
 	return record(ctx, f.Errs, err)
 }
 
 func (f *readFn) FinishBundle(_, _ func(Row), emitSpan func(bundleSpan)) { emitSpan(f.clock.end()) }
-
-// clone copies a slice the reader reuses; nil stays nil.
-func clone[E any](s []E) []E {
-	if s == nil {
-		return nil
-	}
-	return append(make([]E, 0, len(s)), s...)
-}
-
-type writeMetricsFn struct{ Path string }
-
-func (f *writeMetricsFn) ProcessElement(ctx context.Context, m cvar.Metrics) error {
-	return record(ctx, dirOf(f.Path), writeResult(ctx, f.Path, m))
-}

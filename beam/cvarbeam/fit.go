@@ -3,12 +3,15 @@ package cvarbeam
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
 
+	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/batch"
@@ -19,20 +22,19 @@ func init() {
 	register.DoFn3x1[context.Context, split, func(moments), error](&fitFn{})
 	register.Emitter1[moments]()
 	register.Combiner3[[]moments, moments, moments](&mergeMomentsFn{})
-	register.DoFn2x1[context.Context, moments, error](&writeMomentsFn{})
+	gobCoder(encMoments, decMoments)
 }
 
-// moments are the fitting pass's result for some splits: the library's
-// cvar.Fit of their training rows, as bytes, with what it does not hold
-// (the CSV header's feature names and the target texts of all the CSV
-// rows, which say whether they are class texts). Memory: O(D) and the
-// texts (see cvar.Fit and labelSet).
+// moments are the fitting pass's result for some splits: a cvar.Fit of
+// their rows as bytes, and what it does not hold. That is the CSV
+// header's feature names and every CSV target text, which say whether
+// the targets are class texts.
 type moments struct {
 	N        int64 // training rows
 	Features []string
 	Labels   labelSet
 	Fit      []byte // a cvar.Fit[float64], MarshalBinary's
-	Key      int64  // the first split's (split.key), for the order of merges
+	Key      int64  // the first split's key, for the order of merges
 }
 
 // fitOf decodes m's fit; an empty one for none.
@@ -44,8 +46,9 @@ func (m *moments) fitOf() (*cvar.Fit[float64], error) {
 	return f, f.UnmarshalBinary(m.Fit)
 }
 
-// fitFn emits the moments of each split's rows, read once: the training
-// rows into a cvar.Fit, every CSV row's target text into a labelSet.
+// fitFn emits the moments of each split, read once. Training rows go to
+// the Fit whole, held-out rows by their target only (Fit.AddHeld), as
+// cvar train counts them for the task and the classes.
 type fitFn struct {
 	Spec rowSpec
 	Errs string // the run's folder, for an error's record
@@ -60,57 +63,57 @@ func (f *fitFn) ProcessElement(ctx context.Context, sp split, emit func(moments)
 	return nil
 }
 
-// fit reads the rows of sp. A CSV target is read as text: when every
-// text is a number it is the Fit's target, else the texts are the
-// classes (resolve), which Resolve takes in place of the Fit's targets.
+// fit reads the rows of sp. A CSV target is read as text: a class text
+// counts as 0 in the Fit, and the texts become the classes (resolve).
 func (f *fitFn) fit(ctx context.Context, sp split) (moments, error) {
 	m := moments{Key: sp.key()}
 	spec := f.Spec
-	spec.Sparse = true
-	if spec.Format != "csv" {
-		acc := &cvar.Fit[float64]{} // as wide as the largest index
-		err := eachRow(ctx, sp, &spec, func(_ []float64, cols []uint32, vals []float64, y float64, _ int32) error {
-			m.N++
-			return acc.AddSparse(cols, vals, y)
-		})
-		if err == nil {
-			m.Fit, err = acc.MarshalBinary()
-		}
-		return m, err
+	csv := spec.Format == "csv"
+	if spec.Sparse = true; csv {
+		spec.Task = dataset.Classification // targets as texts
 	}
-	spec.Task = dataset.Classification // targets as texts (NextText)
 	st, c, err := openStream[float64](ctx, sp, &spec)
 	if err != nil {
 		return m, err
 	}
 	defer c.Close()
-	acc := cvar.NewFit[float64](st.D())
-	m.Features = st.Features()
-	var cols []uint32
-	var vals []float64
+	acc := &cvar.Fit[float64]{} // as wide as the largest index
+	if csv {
+		acc, m.Features = cvar.NewFit[float64](st.D()), st.Features()
+	}
+	var (
+		x, vals []float64
+		cols    []uint32
+		y       float64
+		text    string
+	)
 	for {
-		x, text, err := st.NextText()
-		if err == io.EOF {
-			break
+		if csv {
+			if x, text, err = st.NextText(); err == nil {
+				m.Labels.add(text)
+				y, _ = strconv.ParseFloat(text, 64)
+				cols, vals = nonZeros(x, cols[:0], vals[:0])
+			}
+		} else {
+			cols, vals, y, _, err = st.NextSparse()
 		}
-		if err == nil {
-			m.Labels.add(text)
-			if spec.held(sp, st.Line()) {
-				continue
-			}
-			y, _ := strconv.ParseFloat(text, 64) // a class text's counts for nothing
-			cols, vals = nonZeros(x, cols[:0], vals[:0])
-			m.N++
-			if err = acc.AddSparse(cols, vals, y); err != nil {
-				err = &dataset.Error{File: sp.Path, Line: st.Line(), Msg: err.Error()}
-			}
+		if err == io.EOF {
+			m.Fit, err = acc.MarshalBinary()
+			return m, err
 		}
 		if err != nil {
 			return m, locate(ctx, sp, spec.header(), err)
 		}
+		if spec.held(sp, st.Line()) {
+			err = acc.AddHeld(y)
+		} else {
+			m.N++
+			err = acc.AddSparse(cols, vals, y)
+		}
+		if err != nil {
+			return m, locate(ctx, sp, spec.header(), &dataset.Error{File: sp.Path, Line: st.Line(), Msg: err.Error()})
+		}
 	}
-	m.Fit, err = acc.MarshalBinary()
-	return m, err
 }
 
 // nonZeros appends the columns and values of the non-zeros of x.
@@ -123,10 +126,9 @@ func nonZeros(x []float64, cols []uint32, vals []float64) ([]uint32, []float64) 
 	return cols, vals
 }
 
-// mergeMomentsFn merges the splits' fits in the order of the splits,
-// whatever the runner's bundles, so that the preprocessing (and so the
-// model) of a seed is the same on every run and runner. Memory: O(D) a
-// split until all are in.
+// mergeMomentsFn merges the splits' fits in the splits' order, whatever
+// the runner's bundles, so that a seed gives the same model on every
+// runner. It holds O(D) a split until all are in.
 type mergeMomentsFn struct{}
 
 func (*mergeMomentsFn) CreateAccumulator() []moments { return nil }
@@ -135,8 +137,8 @@ func (*mergeMomentsFn) AddInput(a []moments, m moments) []moments { return appen
 
 func (*mergeMomentsFn) MergeAccumulators(a, b []moments) []moments { return append(a, b...) }
 
-// ExtractOutput merges the fits; a fit that does not decode (it cannot,
-// from fitFn) leaves the result without one, which resolve reports.
+// ExtractOutput merges the fits. A fit that does not decode leaves the
+// result without one, which resolve reports.
 func (*mergeMomentsFn) ExtractOutput(a []moments) moments {
 	slices.SortFunc(a, func(x, y moments) int { return cmp.Compare(x.Key, y.Key) })
 	var all moments
@@ -156,29 +158,60 @@ func (*mergeMomentsFn) ExtractOutput(a []moments) moments {
 	return all
 }
 
-type writeMomentsFn struct{ Path string }
-
-func (f *writeMomentsFn) ProcessElement(ctx context.Context, m moments) error {
-	return record(ctx, dirOf(f.Path), writeResult(ctx, f.Path, m))
+// prepared is what the fitting pass settles: the splits, how to read the
+// training rows, the model file but its parameters, and the rows.
+type prepared struct {
+	splits []split
+	spec   rowSpec
+	model  *cvar.ModelFile
+	n      int64 // training rows
 }
 
-// resolve turns the merged fit into the run's data description, as
-// cvar.Fit.Resolve decides it.
+// prepare runs the fitting pass over every row and resolves the model.
+func prepare(ctx context.Context, r *Runner, cfg *TrainOptions) (*prepared, error) {
+	splits, format, err := expand(ctx, cfg.Input)
+	if err != nil {
+		return nil, err
+	}
+	rs := rowSpec{Format: format, Target: cfg.Input.Target, NoHeader: cfg.Input.NoHeader, Dim: cfg.Dim, Task: dataset.Regression, Hold: cfg.Hold, Seed: cfg.Seed}
+	if format == "libsvm" && rs.Dim == 0 {
+		rs.Dim = dataset.DefaultMaxDim
+	}
+	j, err := r.newJob(ctx, "fit")
+	if err != nil {
+		return nil, err
+	}
+	defer j.done()
+	p, s := beam.NewPipelineWithRoot()
+	s = s.Scope("cvarbeam.Fit")
+	fits := beam.ParDo(s, &fitFn{Spec: rs, Errs: j.dir}, beam.Reshuffle(s, beam.CreateList(s, splits)))
+	j.write(s, "moments", beam.Combine(s, &mergeMomentsFn{}, fits))
+	var m moments
+	if err := j.run(ctx, p); err != nil {
+		return nil, err
+	}
+	if err := j.read(ctx, "moments", &m); err != nil {
+		return nil, err
+	}
+	if m.N < 2 {
+		return nil, fmt.Errorf("cvarbeam: %s holds %d training rows; training needs at least 2", cfg.Input.Glob, m.N)
+	}
+	return resolve(cfg, splits, rs, &m)
+}
+
+// resolve settles the model from the merged fit: the kind, the classes
+// and the preprocessing, as cvar.Fit.Resolve decides them.
 func resolve(cfg *TrainOptions, splits []split, rs rowSpec, m *moments) (*prepared, error) {
 	f, err := m.fitOf()
 	if err == nil && cfg.Dim > 0 {
 		wide := cvar.NewFit[float64](cfg.Dim)
 		err, f = wide.Merge(f), wide
 	}
+	if err == nil && f.D() < 1 {
+		err = errors.New("the rows have no features")
+	}
 	if err != nil {
 		return nil, fmt.Errorf("cvarbeam: %s: %w", cfg.Input.Glob, err)
-	}
-	if f.D() < 1 {
-		return nil, fmt.Errorf("cvarbeam: %s: the rows have no features", cfg.Input.Glob)
-	}
-	scaling, err := cvar.ParseScaling(cmp.Or(cfg.Scale, "auto"))
-	if err != nil || scaling == cvar.ScaleUnit {
-		return nil, fmt.Errorf("cvarbeam: unknown scaling %q (want auto, zscore, maxabs or none)", cfg.Scale)
 	}
 	if rs.Format == "libsvm" {
 		rs.Dim = f.D()
@@ -188,9 +221,13 @@ func resolve(cfg *TrainOptions, splits []split, rs rowSpec, m *moments) (*prepar
 	if err != nil {
 		return nil, err
 	}
-	info, prep, err := f.Resolve(cvar.FitOptions{Kind: cfg.Kind, Scaling: scaling, ScaleTarget: cfg.ScaleTarget, Sparse: rs.Sparse, Classes: classes})
+	info, prep, err := f.Resolve(cvar.FitOptions{Kind: cfg.Kind, Scaling: cfg.Scale, ScaleTarget: cfg.ScaleTarget, Sparse: rs.Sparse, Classes: classes})
+	hidden := 0
+	if info.Kind == batch.KindMLP {
+		hidden = cfg.Hidden
+	}
 	if err == nil {
-		_, err = batch.NewModel[float64](info.Kind, info.D, len(info.Classes), hiddenOf(info.Kind, cfg.Hidden))
+		_, err = batch.NewModel[float64](info.Kind, info.D, len(info.Classes), hidden)
 	}
 	if err != nil {
 		return nil, fmt.Errorf("cvarbeam: %s: %s", cfg.Input.Glob, strings.TrimPrefix(err.Error(), "cvar: "))
@@ -198,10 +235,66 @@ func resolve(cfg *TrainOptions, splits []split, rs rowSpec, m *moments) (*prepar
 	if info.Classes != nil {
 		rs.Task, rs.Classes = dataset.Classification, info.Classes
 	}
-	pr := &prepared{splits: splits, spec: rs, kind: info.Kind, d: info.D, k: len(info.Classes), prep: prep, n: m.N, feats: m.Features}
-	pr.source = cvar.Provenance{Kind: rs.Format, Name: cfg.Input.Glob, N: int(m.N)}
+	mf := &cvar.ModelFile{Kind: info.Kind, D: info.D, K: len(info.Classes), Hidden: hidden, Precision: cfg.Precision,
+		Alpha: cfg.Alpha, Method: cfg.Method, Classes: info.Classes, Preprocessing: prep,
+		Source: cvar.Provenance{Kind: rs.Format, Name: cfg.Input.Glob, N: int(m.N)}}
 	if rs.Format == "csv" {
-		pr.source.Target, pr.source.NoHeader = cfg.Input.Target, cfg.Input.NoHeader
+		mf.Source.Target, mf.Source.NoHeader = cfg.Input.Target, cfg.Input.NoHeader
 	}
-	return pr, nil
+	if len(m.Features) == mf.D {
+		mf.Features = m.Features
+	}
+	return &prepared{splits: splits, spec: rs, model: mf, n: m.N}, nil
+}
+
+// MaxClasses is the most distinct class texts that training on CSV files
+// with text labels takes.
+const MaxClasses = 1 << 16
+
+// labelSet is the distinct CSV target texts, sorted, and whether one is
+// not a number. Then the targets are class texts, in byte-wise order, as
+// the library's readers take them. It holds MaxClasses texts at most.
+type labelSet struct {
+	Texts   []string
+	Textual bool
+	Over    bool // more than MaxClasses distinct texts
+}
+
+func (l *labelSet) add(t string) {
+	l.Textual = l.Textual || !isNumber(t)
+	if i, found := slices.BinarySearch(l.Texts, t); !found {
+		if len(l.Texts) == MaxClasses {
+			l.Over = true
+			return
+		}
+		l.Texts = slices.Insert(l.Texts, i, t)
+	}
+}
+
+func (l *labelSet) merge(o *labelSet) {
+	l.Textual, l.Over = l.Textual || o.Textual, l.Over || o.Over
+	for _, t := range o.Texts {
+		l.add(t)
+	}
+}
+
+// classes returns the class texts, or nil when every target is a number.
+func (l *labelSet) classes() ([]string, error) {
+	switch {
+	case !l.Textual:
+		return nil, nil
+	case l.Over:
+		return nil, fmt.Errorf("cvarbeam: the targets are class texts of more than %d classes", MaxClasses)
+	}
+	return l.Texts, nil
+}
+
+// isNumber reports whether a target text is a finite decimal number as
+// the library's readers take one: no underscores, no hexadecimal.
+func isNumber(s string) bool {
+	if strings.ContainsAny(s, "_xX") {
+		return false
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	return (err == nil || errors.Is(err, strconv.ErrRange)) && !math.IsNaN(v) && !math.IsInf(v, 0)
 }

@@ -2,7 +2,12 @@ package cvarbeam
 
 import (
 	"bytes"
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -44,21 +49,60 @@ func TestFitMergesInSplitOrder(t *testing.T) {
 // classes.
 func TestResolveIsTheLibrarys(t *testing.T) {
 	m := fitPart(t, 0, 1, 2, 1, 2, 2)
-	cfg := &TrainOptions{Input: Input{Glob: "x.libsvm"}, Scale: "maxabs", Hidden: batch.DefaultHidden}
+	cfg := &TrainOptions{Input: Input{Glob: "x.libsvm"}, Scale: cvar.ScaleMaxAbs, Hidden: batch.DefaultHidden}
 	pr, err := resolve(cfg, nil, rowSpec{Format: "libsvm"}, &m)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if pr.kind != batch.KindLogistic || pr.k != 2 || !slices.Equal(pr.spec.Classes, []string{"1", "2"}) || pr.d != 1 || !slices.Equal(pr.prep.Scale, []float64{2}) {
-		t.Errorf("resolved %s of %d classes %v, %d features, scale %v", pr.kind, pr.k, pr.spec.Classes, pr.d, pr.prep.Scale)
+	mf := pr.model
+	if mf.Kind != batch.KindLogistic || mf.K != 2 || !slices.Equal(pr.spec.Classes, []string{"1", "2"}) || mf.D != 1 || !slices.Equal(mf.Preprocessing.Scale, []float64{2}) {
+		t.Errorf("resolved %s of %d classes %v, %d features, scale %v", mf.Kind, mf.K, pr.spec.Classes, mf.D, mf.Preprocessing.Scale)
 	}
 	m.Labels = labelSet{Texts: []string{"cat", "dog"}, Textual: true}
 	cfg.Kind = batch.KindLinear
 	if _, err := resolve(cfg, nil, rowSpec{Format: "libsvm"}, &m); err == nil || !strings.Contains(err.Error(), "needs numeric targets") {
 		t.Errorf("a linear model of class texts: %v", err)
 	}
-	cfg.Kind, cfg.Scale = "", "unit"
-	if _, err := resolve(cfg, nil, rowSpec{Format: "libsvm"}, &m); err == nil {
-		t.Error("-scale unit was accepted")
+	cfg.Kind, cfg.Scale = "", cvar.ScaleUnit
+	if pr, err := resolve(cfg, nil, rowSpec{Format: "libsvm"}, &m); err != nil || pr.model.Preprocessing.Divide != 255 {
+		t.Errorf("-scale unit: %v", err)
+	}
+}
+
+// The held-out rows count for the task and the classes, as cvar train
+// counts them: a class that only held-out rows have is a class of the
+// model, and a held-out real target makes the task regression.
+func TestHeldRowsDecideClasses(t *testing.T) {
+	dir := t.TempDir()
+	rs := rowSpec{Format: "csv", Hold: 0.5, Seed: 3}
+	for _, c := range []struct {
+		held, want string
+	}{{"2", "softmax 0 1 2"}, {"2.5", "linear"}} {
+		var b strings.Builder
+		b.WriteString("x,y\n")
+		sp := split{Path: filepath.Join(dir, "part.csv"), End: -1}
+		for line := 2; line < 42; line++ {
+			y := strconv.Itoa(line % 2)
+			if rs.held(sp, line) && line > 30 {
+				y = c.held
+			}
+			fmt.Fprintf(&b, "%d,%s\n", line, y)
+		}
+		if err := os.WriteFile(sp.Path, []byte(b.String()), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		m, err := (&fitFn{Spec: rs}).fit(context.Background(), sp)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := &TrainOptions{Input: Input{Glob: sp.Path}, Hidden: batch.DefaultHidden}
+		pr, err := resolve(cfg, nil, rs, &m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := strings.Join(append([]string{pr.model.Kind}, pr.model.Classes...), " ")
+		if got != c.want {
+			t.Errorf("held-out targets %s: %q, want %q", c.held, got, c.want)
+		}
 	}
 }

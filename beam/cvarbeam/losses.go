@@ -2,6 +2,7 @@ package cvarbeam
 
 import (
 	"bytes"
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -11,7 +12,6 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/batch"
-	"github.com/cvarlearn/cvar/dataset"
 )
 
 func init() {
@@ -21,11 +21,11 @@ func init() {
 	gobCoder(encLossBatch, decLossBatch)
 }
 
-// Row is one row of data as Losses takes it, its features as they are
-// in the data (the model's preprocessing is applied to them): X holds
-// those of a dense row; a row without X is sparse, Cols (0-based) and
-// Vals holding its non-zeros. Y is a regression row's target, Label the
-// index of a classification row's class in the model file's Classes.
+// Row is one row of data as Losses takes it, its features as in the data:
+// Losses applies the model's preprocessing. X holds a dense row's
+// features. A row without X is sparse: Cols (0-based) and Vals hold its
+// non-zeros. Y is a regression target, Label the index of a class in the
+// model file's Classes.
 type Row struct {
 	X     []float64
 	Cols  []uint32
@@ -44,28 +44,28 @@ type LossBatch struct {
 
 // LossOptions configures Losses.
 type LossOptions struct {
-	// Model is the path of a model file (cvar.SaveModel's bytes) on a
-	// filesystem that Beam and the workers reach: the model travels by
-	// path, not inside the job graph, whose size runners bound.
+	// Model is the path of a model file on a filesystem that Beam and the
+	// workers reach. The model travels by path, not inside the job graph,
+	// whose size runners bound.
 	Model string
-	// Batch is the number of rows evaluated at once (0: DefaultBatch);
-	// Threads the engine's workers in each transform instance (0: 1, the
-	// runner running one bundle per core).
+	// Batch is the rows evaluated at once (0: DefaultBatch). Threads is
+	// the engine's workers in each transform instance (0: 1, as the
+	// runner runs one bundle a core).
 	Batch, Threads int
 }
 
 // Losses adds to s the losses of the model file at cfg.Model on a
 // PCollection of Row: a PCollection of LossBatch, one a batch of rows.
-// Each transform instance loads the model once, gathers its bundle's rows
-// into batches of the library's engine (the last one in FinishBundle),
-// preprocesses them as the model file says and computes their losses with
-// cvar.Evaluator. A row of another width than the model's, a class
-// outside its classes or a loss that is not finite fails the pipeline.
+// Each transform instance loads the model once. It gathers its bundle's
+// rows into batches, preprocesses them as the model file says and
+// computes their losses with cvar.Evaluator. A row of another width, a
+// class outside the model's or a loss that is not finite fails the
+// pipeline.
 func Losses(s beam.Scope, cfg LossOptions, rows beam.PCollection) beam.PCollection {
 	return losses(s.Scope("cvarbeam.Losses"), cfg, rows, "")
 }
 
-// losses is Losses whose errors are recorded in the run folder errs.
+// losses is Losses recording its errors in the run folder errs.
 func losses(s beam.Scope, cfg LossOptions, rows beam.PCollection, errs string) beam.PCollection {
 	return beam.ParDo(s, &lossFn{Cfg: cfg, Errs: errs}, rows)
 }
@@ -87,16 +87,17 @@ type lossWorker interface {
 
 func (f *lossFn) Setup(ctx context.Context) error {
 	raw, err := readFile(ctx, f.Cfg.Model)
-	if err != nil {
-		return record(ctx, f.Errs, err)
+	var m *cvar.ModelFile
+	if err == nil {
+		if m, err = cvar.LoadModel(bytes.NewReader(raw)); err != nil {
+			err = fmt.Errorf("%s: %w", f.Cfg.Model, err)
+		}
 	}
-	m, err := cvar.LoadModel(bytes.NewReader(raw))
-	if err != nil {
-		return record(ctx, f.Errs, fmt.Errorf("%s: %w", f.Cfg.Model, err))
-	}
-	if m.Precision == cvar.F32 {
+	switch {
+	case err != nil:
+	case m.Precision == cvar.F32:
 		f.w, err = newLossWork[float32](m, f.Cfg)
-	} else {
+	default:
 		f.w, err = newLossWork[float64](m, f.Cfg)
 	}
 	return record(ctx, f.Errs, err)
@@ -116,8 +117,8 @@ func (f *lossFn) Teardown() {
 	}
 }
 
-// lossWork gathers rows, dense and sparse apart, and evaluates a batch
-// when it fills.
+// lossWork gathers rows, dense and sparse apart, and evaluates a full
+// batch.
 type lossWork[T batch.Float] struct {
 	m     *cvar.ModelFile
 	theta []T
@@ -136,23 +137,16 @@ func newLossWork[T batch.Float](m *cvar.ModelFile, cfg LossOptions) (*lossWork[T
 	if err != nil {
 		return nil, err
 	}
-	w := &lossWork[T]{m: m, theta: theta, ev: ev, rows: cfg.Batch}
-	if w.rows <= 0 {
-		w.rows = DefaultBatch
-	}
-	rs := rowSpec{Task: dataset.Regression}
-	if m.K > 0 {
-		rs.Task, rs.Classes = dataset.Classification, m.Classes
-	}
+	w := &lossWork[T]{m: m, theta: theta, ev: ev, rows: cmp.Or(max(cfg.Batch, 0), DefaultBatch)}
+	rs := specForModel(m, Input{}, "")
 	w.bufs[0] = newRowBuffer[T](&rs, m.D)
 	rs.Sparse = true
 	w.bufs[1] = newRowBuffer[T](&rs, m.D)
 	return w, nil
 }
 
-// add checks a row against the model and gathers it: a sparse row into
-// the sparse batch, unless the model centres its features, which makes
-// them dense.
+// add checks a row against the model and gathers it. A sparse row goes
+// to the sparse batch, unless the model centres, which makes it dense.
 func (w *lossWork[T]) add(r *Row, emit func(LossBatch)) error {
 	d := w.m.D
 	if r.X != nil && len(r.X) != d {

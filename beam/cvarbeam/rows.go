@@ -21,28 +21,18 @@ type rowSpec struct {
 	Dim      int // LIBSVM: the number of features
 	Task     dataset.Task
 	Classes  []string
-	// Sparse keeps LIBSVM rows sparse (CSR batches); else rows are dense.
-	Sparse bool
-	// Hold is the fraction of rows held out for validation, chosen by a
-	// hash of Seed and the row's place; Keep says which rows to read.
+	Sparse   bool // LIBSVM rows kept sparse (CSR batches)
+	// Hold is the fraction of rows held out, chosen by a hash of Seed
+	// and the row's place.
 	Hold float64
 	Seed uint64
-	Keep int
 }
-
-// Which rows a read keeps.
-const (
-	keepAll   = iota
-	keepTrain // the rows not held out
-	keepHeld  // the held-out rows
-	keepBoth  // the training rows and, apart, the held-out ones (eachPart)
-)
 
 func (rs *rowSpec) header() bool { return rs.Format == "csv" && !rs.NoHeader }
 
-// openStream opens the rows of sp as a stream of the library's readers.
+// openStream opens the rows of sp with the library's stream readers.
 func openStream[T batch.Float](ctx context.Context, sp split, rs *rowSpec) (*dataset.Stream[T], io.Closer, error) {
-	r, c, err := openSplit(ctx, sp, rs.header())
+	r, err := openSplit(ctx, sp, rs.header())
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", sp.Path, err)
 	}
@@ -54,17 +44,15 @@ func openStream[T batch.Float](ctx context.Context, sp split, rs *rowSpec) (*dat
 		st, err = dataset.NewLIBSVMStream[T](r, sp.Path, dataset.LIBSVMOptions{Dim: rs.Dim, Task: rs.Task, Classes: rs.Classes})
 	}
 	if err != nil {
-		c.Close()
+		r.Close()
 		return nil, nil, locate(ctx, sp, rs.header(), err)
 	}
-	return st, c, nil
+	return st, r, nil
 }
 
-// held reports whether the row at line of sp is held out for validation:
-// a hash of the seed, the file's name (not its directory, so that a copy
-// of the data elsewhere holds out the same rows), the part's start and the
-// line, so that every pass over the data, on any runner, holds out the
-// same rows.
+// held reports whether the row at line of sp is held out. The hash takes
+// the seed, the file's name, the part's start and the line. The name
+// leaves out the directory, so a copy of the data holds out the same rows.
 func (rs *rowSpec) held(sp split, line int) bool {
 	if rs.Hold <= 0 {
 		return false
@@ -74,8 +62,7 @@ func (rs *rowSpec) held(sp split, line int) bool {
 	for i := 0; i < len(name); i++ {
 		h = mix(h ^ uint64(name[i]))
 	}
-	h = mix(h ^ uint64(sp.Start))
-	h = mix(h ^ uint64(line))
+	h = mix(mix(h^uint64(sp.Start)) ^ uint64(line))
 	return float64(h>>11)/(1<<53) < rs.Hold
 }
 
@@ -87,27 +74,13 @@ func mix(z uint64) uint64 {
 	return z ^ (z >> 31)
 }
 
-// rowFunc takes a row: x dense unless the rowSpec is Sparse, when cols
-// and vals hold the non-zeros; both are valid only during the call.
+// rowFunc takes a row: x when dense, else cols and vals. They are valid
+// during the call only.
 type rowFunc[T batch.Float] func(x []T, cols []uint32, vals []T, y T, label int32) error
 
-// eachRow reads the rows of sp that rs keeps, calling row with each.
-// Errors name the file and the line.
-func eachRow[T batch.Float](ctx context.Context, sp split, rs *rowSpec, row rowFunc[T]) error {
-	train, held := row, row
-	switch rs.Keep {
-	case keepTrain:
-		held = nil
-	case keepHeld:
-		train = nil
-	}
-	return eachPart(ctx, sp, rs, train, held)
-}
-
-// eachPart reads the rows of sp once, calling train with the training
-// rows and held with the held-out ones (all are training rows when
-// rs.Keep is keepAll); nil skips them.
-func eachPart[T batch.Float](ctx context.Context, sp split, rs *rowSpec, train, held rowFunc[T]) error {
+// eachRow reads sp once: train gets the training rows, held the held-out
+// ones; nil skips them. Errors name the file and the line.
+func eachRow[T batch.Float](ctx context.Context, sp split, rs *rowSpec, train, held rowFunc[T]) error {
 	st, c, err := openStream[T](ctx, sp, rs)
 	if err != nil {
 		return err
@@ -115,11 +88,10 @@ func eachPart[T batch.Float](ctx context.Context, sp split, rs *rowSpec, train, 
 	defer c.Close()
 	for {
 		var (
-			x     []T
-			cols  []uint32
-			vals  []T
-			y     T
-			label int32
+			x, vals []T
+			cols    []uint32
+			y       T
+			label   int32
 		)
 		if rs.Sparse {
 			cols, vals, y, label, err = st.NextSparse()
@@ -133,7 +105,7 @@ func eachPart[T batch.Float](ctx context.Context, sp split, rs *rowSpec, train, 
 			return locate(ctx, sp, rs.header(), err)
 		}
 		row := train
-		if rs.Keep != keepAll && rs.held(sp, st.Line()) {
+		if rs.held(sp, st.Line()) {
 			row = held
 		}
 		if row == nil {
@@ -145,14 +117,13 @@ func eachPart[T batch.Float](ctx context.Context, sp split, rs *rowSpec, train, 
 	}
 }
 
-// rowBuffer collects rows into a data set of the library, dense or CSR.
+// rowBuffer gathers rows into a data set of the library, dense or CSR.
 type rowBuffer[T batch.Float] struct {
 	ds dataset.Dataset[T]
 }
 
 func newRowBuffer[T batch.Float](rs *rowSpec, d int) *rowBuffer[T] {
-	b := &rowBuffer[T]{}
-	b.ds = dataset.Dataset[T]{Name: "rows", D: d, Task: rs.Task, Classes: rs.Classes}
+	b := &rowBuffer[T]{ds: dataset.Dataset[T]{Name: "rows", D: d, Task: rs.Task, Classes: rs.Classes}}
 	if b.ds.Task == dataset.TaskAuto {
 		b.ds.Task = dataset.Classification
 	}
@@ -165,22 +136,20 @@ func newRowBuffer[T batch.Float](rs *rowSpec, d int) *rowBuffer[T] {
 // add appends one row.
 func (b *rowBuffer[T]) add(x []T, cols []uint32, vals []T, y T, label int32) error {
 	ds := &b.ds
-	if ds.Indptr != nil {
-		ds.Cols = append(ds.Cols, cols...)
-		ds.Vals = append(ds.Vals, vals...)
+	switch {
+	case ds.Indptr != nil:
+		ds.Cols, ds.Vals = append(ds.Cols, cols...), append(ds.Vals, vals...)
 		ds.Indptr = append(ds.Indptr, int64(len(ds.Cols)))
-	} else {
-		if len(x) != ds.D {
-			return fmt.Errorf("a row of %d features; want %d", len(x), ds.D)
-		}
+	case len(x) != ds.D:
+		return fmt.Errorf("a row of %d features; want %d", len(x), ds.D)
+	default:
 		ds.X = append(ds.X, x...)
 	}
 	if ds.Task == dataset.Classification {
 		ds.Labels = append(ds.Labels, label)
+	} else if math.IsNaN(float64(y)) || math.IsInf(float64(y), 0) {
+		return errors.New("the target is not finite")
 	} else {
-		if math.IsNaN(float64(y)) || math.IsInf(float64(y), 0) {
-			return errors.New("the target is not finite")
-		}
 		ds.Y = append(ds.Y, y)
 	}
 	ds.N++
@@ -197,8 +166,7 @@ func (b *rowBuffer[T]) reset() {
 	}
 }
 
-// batchOf preprocesses the buffered rows in place with p and returns them
-// as the engine's data.
+// batchOf preprocesses the rows in place with p: the engine's data.
 func (b *rowBuffer[T]) batchOf(p *dataset.Preprocessing) (*batch.Data[T], error) {
 	if err := dataset.PreprocessDataset(p, &b.ds); err != nil {
 		return nil, err

@@ -23,26 +23,29 @@ import (
 	"github.com/cvarlearn/cvar"
 )
 
+func init() {
+	register.DoFn2x1[context.Context, beam.T, error](&writeFn{})
+}
+
 // Runner says where pipelines run and where their results meet the
 // program that launched them.
 type Runner struct {
-	// Work is a directory both the workers and this program can reach,
-	// where each pipeline leaves its result (a few kilobytes) in a folder
-	// of its own, named at random and removed when read, so that no run
-	// reads another's result: a local directory for Prism and loopback
-	// workers, a bucket path such as gs://bucket/tmp for Dataflow. Empty:
-	// a new local temporary directory.
+	// Work is a directory that the workers and this program both reach:
+	// a local one for Prism and loopback workers, a bucket path such as
+	// gs://bucket/tmp for Dataflow. Each pipeline leaves its result, a
+	// few kilobytes, in a folder of its own, named at random and removed
+	// when read, so that no run reads another's. Empty: a new local
+	// temporary directory.
 	Work string
-	// Run runs a pipeline; nil: beamx.Run, the runner named by Beam's
-	// --runner flag (Prism, in-process, by default).
+	// Run runs a pipeline. Nil: beamx.Run, the runner of Beam's --runner
+	// flag (Prism, in-process, by default).
 	Run func(context.Context, *beam.Pipeline) error
-	// OnBundles, when not nil, is called after each pipeline with the
-	// name of its reading step and the bundles that step ran, as the
-	// workers timed them (see Bundle).
+	// OnBundles, when not nil, gets each pipeline's reading step and the
+	// bundles that step ran, as the workers timed them.
 	OnBundles func(step string, bundles []Bundle)
 }
 
-// job is one pipeline run: the folder its results go to.
+// job is one pipeline run and the folder of its results.
 type job struct {
 	r    *Runner
 	name string
@@ -50,34 +53,33 @@ type job struct {
 	done func()
 }
 
-// newJob makes the folder of a run: under Work, a name of its own.
+// token is a random name.
+func token() string {
+	var b [12]byte
+	rand.Read(b[:])
+	return hex.EncodeToString(b[:])
+}
+
+// newJob makes the folder of a run under Work.
 func (r *Runner) newJob(ctx context.Context, name string) (*job, error) {
 	if err := r.checkWork(); err != nil {
 		return nil, err
 	}
 	j := &job{r: r, name: name}
-	if r.Work == "" || !strings.Contains(r.Work, "://") {
+	if !strings.Contains(r.Work, "://") {
 		dir, err := os.MkdirTemp(r.Work, "cvarbeam-run-")
-		if err != nil {
-			return nil, err
-		}
 		j.dir, j.done = dir, func() { os.RemoveAll(dir) }
-		return j, nil
+		return j, err
 	}
-	var key [12]byte
-	if _, err := rand.Read(key[:]); err != nil {
-		return nil, err
-	}
-	j.dir = strings.TrimSuffix(r.Work, "/") + "/cvarbeam-run-" + hex.EncodeToString(key[:])
+	j.dir = strings.TrimSuffix(r.Work, "/") + "/cvarbeam-run-" + token()
 	j.done = func() { removeAll(context.WithoutCancel(ctx), j.dir) }
 	return j, nil
 }
 
-// checkWork refuses, before any pipeline runs, a runner whose workers are
-// not this process (Beam's --runner other than Prism or the direct
-// runner, and --environment_type other than LOOPBACK) without a Work
-// folder: they would leave the results in a temporary folder of their
-// own machine, which this program cannot read.
+// checkWork refuses a runner whose workers are not this process without
+// a Work folder, before any pipeline runs. Such workers would leave the
+// results on their own machine. This process runs the workers of Prism,
+// the direct runner and --environment_type=LOOPBACK.
 func (r *Runner) checkWork() error {
 	if r.Work != "" || r.Run != nil {
 		return nil
@@ -103,92 +105,90 @@ func flagValue(name string) string {
 // path is where the run's result called name goes.
 func (j *job) path(name string) string { return j.dir + "/" + name }
 
-// removeAll removes the files under dir on a filesystem that can remove
-// them; others keep them (a bucket's lifecycle rule clears them).
+// removeAll removes the files under dir where the filesystem can. A
+// bucket's lifecycle rule clears the others.
 func removeAll(ctx context.Context, dir string) {
 	fs, err := filesystem.New(ctx, dir)
 	if err != nil {
 		return
 	}
 	defer fs.Close()
-	rm, ok := fs.(filesystem.Remover)
-	if !ok {
-		return
-	}
-	files, _ := fs.List(ctx, dir+"/*")
-	for _, f := range files {
-		rm.Remove(ctx, f)
-	}
-}
-
-// run runs p and then hands the bundles of its reading step to OnBundles.
-func (j *job) run(ctx context.Context, p *beam.Pipeline) error {
-	if err := j.r.run(ctx, p); err != nil {
-		if rec := j.recorded(ctx); rec != nil {
-			return rec
+	if rm, ok := fs.(filesystem.Remover); ok {
+		files, _ := fs.List(ctx, dir+"/*")
+		for _, f := range files {
+			rm.Remove(ctx, f)
 		}
-		return err
 	}
-	if j.r.OnBundles == nil {
-		return nil
-	}
-	var spans []bundleSpan
-	found, err := readResult(ctx, j.path("bundles"), &spans)
-	if found && err == nil {
-		j.r.OnBundles(j.name, bundlesOf(spans))
-	}
-	return err
 }
 
-// run runs p and returns a one-line error when it fails: the runner's
-// innermost cause.
-func (r *Runner) run(ctx context.Context, p *beam.Pipeline) error {
-	run := r.Run
+// write adds a step that stores the one element of col as the run's
+// result called name.
+func (j *job) write(s beam.Scope, name string, col beam.PCollection) {
+	beam.ParDo0(s, &writeFn{Path: j.path(name)}, col)
+}
+
+type writeFn struct{ Path string }
+
+func (f *writeFn) ProcessElement(ctx context.Context, v beam.T) error {
+	return record(ctx, f.Path[:strings.LastIndex(f.Path, "/")], writeResult(ctx, f.Path, v))
+}
+
+// run runs p, then hands the bundles of its reading step to OnBundles.
+// A failed run returns the error a transform recorded, else the
+// runner's innermost cause.
+func (j *job) run(ctx context.Context, p *beam.Pipeline) error {
+	run := j.r.Run
 	if run == nil {
 		run = beamx.Run
 	}
-	err := run(ctx, p)
-	if err == nil {
+	if err := run(ctx, p); err != nil {
+		if rec := j.recorded(ctx); rec != nil {
+			return rec
+		}
+		return fmt.Errorf("the pipeline failed: %s", causeOf(err.Error()))
+	}
+	var spans []bundleSpan
+	if j.r.OnBundles == nil {
 		return nil
 	}
-	return fmt.Errorf("the pipeline failed: %s", causeOf(err.Error()))
+	if err := j.read(ctx, "bundles", &spans); err != nil || spans == nil {
+		return err
+	}
+	j.r.OnBundles(j.name, bundlesOf(spans))
+	return nil
 }
 
-// causeOf picks the innermost cause out of a runner's report of a failed
-// job: its last line that is not part of a stack trace.
+// read loads the run's result called name into v; none leaves v as it is.
+func (j *job) read(ctx context.Context, name string, v any) error {
+	_, err := readResult(ctx, j.path(name), v)
+	return err
+}
+
+// causeOf is a runner's report of a failed job cut to its innermost
+// cause: the last line that is not part of a stack trace.
 func causeOf(report string) string {
 	lines := strings.Split(strings.TrimSpace(report), "\n")
 	for i := len(lines) - 1; i >= 0; i-- {
 		l := strings.TrimSpace(lines[i])
-		if l == "" || strings.HasPrefix(l, "at ") || strings.HasPrefix(l, "...") || strings.HasSuffix(l, "caused by:") {
-			continue
+		if l != "" && !strings.HasPrefix(l, "at ") && !strings.HasPrefix(l, "...") && !strings.HasSuffix(l, "caused by:") {
+			return l
 		}
-		return l
 	}
 	return lines[0]
 }
 
-// A transform's error reaches the launcher as a record in the run's
-// folder, written where it fails (record), so that the user gets the
-// error as the transform wrote it, whatever the runner's report of the
-// failed job makes of it.
-
-// record stores err in the run folder dir and returns it.
+// record stores a transform's error in the run folder dir and returns
+// it. The launcher reports it as the transform wrote it, whatever the
+// runner's report of the failed job makes of it.
 func record(ctx context.Context, dir string, err error) error {
-	if err == nil || dir == "" {
-		return err
+	if err != nil && dir != "" {
+		writeResult(ctx, dir+"/error-"+token(), err.Error())
 	}
-	var key [8]byte
-	rand.Read(key[:])
-	writeResult(ctx, dir+"/error-"+hex.EncodeToString(key[:]), err.Error())
 	return err
 }
 
-// dirOf is the folder of a result's path (gs://… kept whole).
-func dirOf(p string) string { return p[:strings.LastIndex(p, "/")] }
-
-// recorded returns an error that a transform of the run recorded, the
-// first by name; nil when there is none.
+// recorded returns the first error, by name, that a transform of the run
+// recorded; nil when there is none.
 func (j *job) recorded(ctx context.Context) error {
 	fs, err := filesystem.New(ctx, j.dir)
 	if err != nil {
@@ -199,21 +199,20 @@ func (j *job) recorded(ctx context.Context) error {
 	if err != nil || len(files) == 0 {
 		return nil
 	}
-	slices.Sort(files)
 	var text string
-	if found, err := readResult(ctx, files[0], &text); err != nil || !found {
+	if found, err := readResult(ctx, slices.Min(files), &text); err != nil || !found {
 		return nil
 	}
 	return errors.New(text)
 }
 
-// writeResult stores v (gob) at path through Beam's filesystems.
+// writeResult stores v, gob-coded, at path through Beam's filesystems.
 func writeResult(ctx context.Context, path string, v any) error {
-	b, err := gobEncode(v)
-	if err != nil {
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(v); err != nil {
 		return err
 	}
-	return writeFile(ctx, path, b)
+	return writeFile(ctx, path, buf.Bytes())
 }
 
 // writeFile stores b at path through Beam's filesystems.
@@ -227,15 +226,12 @@ func writeFile(ctx context.Context, path string, b []byte) error {
 	if err != nil {
 		return err
 	}
-	if _, err := w.Write(b); err != nil {
-		w.Close()
-		return err
-	}
-	return w.Close()
+	_, err = w.Write(b)
+	return errors.Join(err, w.Close())
 }
 
-// readResult loads what writeResult stored at path into v; found is false
-// when there is no such file (a pipeline over no rows writes none).
+// readResult loads what writeResult stored at path into v. found is
+// false when there is no such file: a pipeline over no rows writes none.
 func readResult(ctx context.Context, path string, v any) (found bool, err error) {
 	b, err := readFile(ctx, path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -247,22 +243,22 @@ func readResult(ctx context.Context, path string, v any) (found bool, err error)
 	return true, gob.NewDecoder(bytes.NewReader(b)).Decode(v)
 }
 
-// readFile reads the file at path through Beam's filesystems; an error
-// that wraps fs.ErrNotExist when there is none.
+// readFile reads the file at path through Beam's filesystems. A missing
+// file gives an error that wraps fs.ErrNotExist.
 func readFile(ctx context.Context, path string) ([]byte, error) {
 	fsys, err := filesystem.New(ctx, path)
 	if err != nil {
 		return nil, err
 	}
-	defer fsys.Close()
 	list, err := fsys.List(ctx, path)
+	fsys.Close()
+	if err == nil && len(list) == 0 {
+		err = fmt.Errorf("%s: %w", path, fs.ErrNotExist)
+	}
 	if err != nil {
 		return nil, err
 	}
-	if len(list) == 0 {
-		return nil, fmt.Errorf("%s: %w", path, fs.ErrNotExist)
-	}
-	r, err := fsys.OpenRead(ctx, path)
+	r, err := open(ctx, path)
 	if err != nil {
 		return nil, err
 	}
@@ -270,10 +266,10 @@ func readFile(ctx context.Context, path string) ([]byte, error) {
 	return io.ReadAll(r)
 }
 
-// The elements that cross the runner are gob-coded (Flink refused some
-// of Beam's row codings); each coder's functions are registered by name,
-// one plain function a type, since the instances of a generic function
-// share their name.
+// The elements that cross the runner are gob-coded: Flink refused some
+// of Beam's row codings. Each coder's functions are registered by name,
+// one plain function a type, since a generic function's instances share
+// their name.
 func gobCoder[V any](enc func(V) ([]byte, error), dec func([]byte) (V, error)) {
 	beam.RegisterCoder(reflect.TypeFor[V](), enc, dec)
 	register.Function1x2(enc)

@@ -1,8 +1,6 @@
 package cvarbeam
 
 import (
-	"bufio"
-	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -11,36 +9,35 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 	"github.com/cvarlearn/cvar/dataset"
+	"github.com/cvarlearn/cvar/internal/linerange"
 )
 
 // Input says which files hold the data and how to read them.
 type Input struct {
-	// Glob names the data files (a local path or a filesystem Beam knows,
-	// such as gs://bucket/logs/*.libsvm.gz).
+	// Glob names the data files: a local path or one on a filesystem
+	// Beam knows, such as gs://bucket/logs/*.libsvm.gz.
 	Glob string
-	// Format is "csv" or "libsvm"; empty guesses it from the first file's
-	// name as cvar does (.csv, .tsv; .svm, .libsvm, .svmlight, .scale;
-	// .gz and .bz2 stripped first).
+	// Format is "csv" or "libsvm". Empty: guessed from the first file's
+	// name as cvar guesses it.
 	Format string
-	// Target is the CSV target column (a header name or 0-based index;
-	// empty: the last column); NoHeader says the CSV files have no header.
+	// Target is the CSV target column: a header name or 0-based index.
+	// Empty: the last column. NoHeader says the files have no header.
 	Target   string
 	NoHeader bool
-	// SplitSize, when positive, reads an uncompressed file larger than it
-	// in parts of about that many bytes, each from a line start (a CSV
-	// record must then not hold a quoted line break). 0 reads each file
-	// whole, as one element.
+	// SplitSize, when positive, cuts an uncompressed file larger than it
+	// into parts of about that many bytes, each from a line start. A CSV
+	// record must then hold no quoted line break. 0: each file whole.
 	SplitSize int64
 }
 
 // DefaultSplitSize is the part size of the cvarbeam command's -split-size.
 const DefaultSplitSize = 64 << 20
 
-// split is one element of the read: a file, or the bytes [Start, End) of
-// one, the lines that start in that range. End < 0 means the whole file.
+// split is one element of the read: a file, or the lines that start in
+// its bytes [Start, End). End < 0 means the whole file.
 type split struct {
 	Path       string
-	File, Part int // index of the file in the glob's sorted list; part in it
+	File, Part int // the file's index in the sorted glob; the part in it
 	Start, End int64
 }
 
@@ -48,17 +45,17 @@ type split struct {
 func (sp split) key() int64 { return int64(sp.File)<<20 | int64(sp.Part) }
 
 // formatOf is a data file's format: the one given, or the one its name
-// says (dataset.FormatOfName); Beam reads CSV and LIBSVM.
+// says (dataset.FormatOfName). Beam reads CSV and LIBSVM.
 func formatOf(name, given string) (string, error) {
-	if given != "" {
-		if given != "csv" && given != "libsvm" {
-			return "", fmt.Errorf("format %q: want csv or libsvm", given)
-		}
-		return given, nil
+	f := given
+	if f == "" {
+		f = dataset.FormatOfName(name)
 	}
-	switch f := dataset.FormatOfName(name); f {
-	case "csv", "libsvm":
+	switch {
+	case f == "csv", f == "libsvm":
 		return f, nil
+	case given != "":
+		return "", fmt.Errorf("format %q: want csv or libsvm", given)
 	}
 	return "", fmt.Errorf("%s: cannot guess the format from the name; give the format (csv or libsvm)", name)
 }
@@ -71,11 +68,11 @@ func expand(ctx context.Context, in Input) ([]split, string, error) {
 	}
 	defer fs.Close()
 	files, err := fs.List(ctx, in.Glob)
+	if err == nil && len(files) == 0 {
+		err = errors.New("no file matches")
+	}
 	if err != nil {
 		return nil, "", fmt.Errorf("%s: %w", in.Glob, err)
-	}
-	if len(files) == 0 {
-		return nil, "", fmt.Errorf("%s: no file matches", in.Glob)
 	}
 	slices.Sort(files)
 	format, err := formatOf(files[0], in.Format)
@@ -88,29 +85,25 @@ func expand(ctx context.Context, in Input) ([]split, string, error) {
 		if err != nil {
 			return nil, "", fmt.Errorf("%s: %w", f, err)
 		}
-		if in.SplitSize <= 0 || size <= in.SplitSize {
+		whole := in.SplitSize <= 0 || size <= in.SplitSize
+		if !whole {
+			if whole, err = isCompressed(ctx, fs, f); err != nil {
+				return nil, "", err
+			}
+		}
+		if whole {
 			out = append(out, split{Path: f, File: i, End: -1})
 			continue
 		}
-		compressed, err := isCompressed(ctx, fs, f)
-		if err != nil {
-			return nil, "", err
-		}
-		if compressed {
-			out = append(out, split{Path: f, File: i, End: -1})
-			continue
-		}
-		part := 0
-		for start := int64(0); start < size; start += in.SplitSize {
+		for part, start := 0, int64(0); start < size; part, start = part+1, start+in.SplitSize {
 			out = append(out, split{Path: f, File: i, Part: part, Start: start, End: min(start+in.SplitSize, size)})
-			part++
 		}
 	}
 	return out, format, nil
 }
 
-// isCompressed reports whether a file starts with the gzip or bzip2 magic
-// bytes (dataset.Compression): such a file can only be read from its start.
+// isCompressed reports whether a file starts with gzip's or bzip2's magic
+// bytes (dataset.Compression). Such a file is read from its start only.
 func isCompressed(ctx context.Context, fs filesystem.Interface, name string) (bool, error) {
 	r, err := fs.OpenRead(ctx, name)
 	if err != nil {
@@ -122,149 +115,56 @@ func isCompressed(ctx context.Context, fs filesystem.Interface, name string) (bo
 	return dataset.Compression(b[:n]) != "", nil
 }
 
-// openSplit opens the lines of sp, with the CSV header in front of a part
-// that is not the file's first when the files have one. It returns the
-// reader and a closer.
-func openSplit(ctx context.Context, sp split, header bool) (io.Reader, io.Closer, error) {
-	fs, err := filesystem.New(ctx, sp.Path)
+// open opens a file through Beam's filesystems; closing the reader
+// closes both.
+func open(ctx context.Context, path string) (io.ReadCloser, error) {
+	fs, err := filesystem.New(ctx, path)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
-	r, err := fs.OpenRead(ctx, sp.Path)
+	r, err := fs.OpenRead(ctx, path)
 	if err != nil {
 		fs.Close()
-		return nil, nil, err
+		return nil, err
 	}
-	closer := closers{r, fs}
-	if sp.End < 0 {
-		return r, closer, nil
-	}
-	br := bufio.NewReaderSize(r, 1<<16)
-	var head []byte
-	if header && sp.Start > 0 {
-		if head, err = br.ReadBytes('\n'); err != nil && err != io.EOF {
-			closer.Close()
-			return nil, nil, err
-		}
-	}
-	pos := int64(len(head))
-	if sp.Start > 0 && pos < sp.Start { // the line that holds byte Start−1 belongs to the part before
-		if _, err := br.Discard(int(sp.Start - 1 - pos)); err != nil {
-			closer.Close()
-			return nil, nil, err
-		}
-		pos = sp.Start - 1
-		line, err := br.ReadSlice('\n')
-		for errors.Is(err, bufio.ErrBufferFull) {
-			pos += int64(len(line))
-			line, err = br.ReadSlice('\n')
-		}
-		pos += int64(len(line))
-		if err != nil && err != io.EOF {
-			closer.Close()
-			return nil, nil, err
-		}
-	}
-	lr := &lineRange{br: br, pos: pos, end: sp.End}
-	if len(head) > 0 {
-		return io.MultiReader(bytes.NewReader(head), lr), closer, nil
-	}
-	return lr, closer, nil
+	return readCloser{r, func() error { return errors.Join(r.Close(), fs.Close()) }}, nil
 }
 
-// lineRange passes on whole lines from a reader at a line start as long
-// as each starts before end.
-type lineRange struct {
-	br      *bufio.Reader
-	pos     int64 // bytes of the file taken from br
-	end     int64
-	rest    []byte // what p could not take of the slice last read
-	midLine bool
-	done    bool
+type readCloser struct {
+	io.Reader
+	close func() error
 }
 
-func (l *lineRange) Read(p []byte) (int, error) {
-	if len(l.rest) > 0 { // no read of br in between: the slice is valid
-		n := copy(p, l.rest)
-		l.rest = l.rest[n:]
-		return n, nil
-	}
-	if l.done || !l.midLine && l.pos >= l.end {
-		return 0, io.EOF
-	}
-	line, err := l.br.ReadSlice('\n')
-	l.pos += int64(len(line))
-	switch {
-	case errors.Is(err, bufio.ErrBufferFull): // a long line: the rest comes next
-		l.midLine = true
-	case err == io.EOF:
-		l.done, l.midLine = true, false
-	case err != nil:
-		return 0, err
-	default:
-		l.midLine = false
-	}
-	n := copy(p, line)
-	l.rest = line[n:]
-	if n == 0 && l.done {
-		return 0, io.EOF
-	}
-	return n, nil
-}
+func (r readCloser) Close() error { return r.close() }
 
-// closers closes several things, returning the first error.
-type closers []io.Closer
-
-func (cs closers) Close() error {
-	var first error
-	for _, c := range cs {
-		if err := c.Close(); err != nil && first == nil {
-			first = err
-		}
+// openSplit opens the lines of sp (linerange), with the CSV header in
+// front of a part after the file's first when header is set.
+func openSplit(ctx context.Context, sp split, header bool) (io.ReadCloser, error) {
+	r, err := open(ctx, sp.Path)
+	if err != nil || sp.End < 0 {
+		return r, err
 	}
-	return first
-}
-
-// linesBefore counts the lines that end before byte off of a file: the
-// number to add to a line number within a part that starts there.
-func linesBefore(ctx context.Context, name string, off int64) (int, error) {
-	fs, err := filesystem.New(ctx, name)
+	lr, err := linerange.Open(r, sp.Start, sp.End, header)
 	if err != nil {
-		return 0, err
+		r.Close()
+		return nil, err
 	}
-	defer fs.Close()
-	r, err := fs.OpenRead(ctx, name)
-	if err != nil {
-		return 0, err
-	}
-	defer r.Close()
-	br := bufio.NewReaderSize(io.LimitReader(r, max(off-1, 0)), 1<<16)
-	n := 0
-	buf := make([]byte, 1<<16)
-	for {
-		k, err := br.Read(buf)
-		n += bytes.Count(buf[:k], []byte{'\n'})
-		if err == io.EOF {
-			break
-		}
-		if err != nil {
-			return 0, err
-		}
-	}
-	if off > 0 {
-		n++ // the line that holds byte off−1 ends in the part before
-	}
-	return n, nil
+	return readCloser{lr, r.Close}, nil
 }
 
-// locate rewrites a reader's error about a line of part sp to name the
-// line of the file; errors without a line are returned as they are.
+// locate turns a reader's error about a line of part sp into one about
+// the line of the file. Errors without a line are returned as they are.
 func locate(ctx context.Context, sp split, header bool, err error) error {
 	var de *dataset.Error
 	if sp.Start == 0 || !errors.As(err, &de) || de.Line == 0 {
 		return err
 	}
-	before, lerr := linesBefore(ctx, sp.Path, sp.Start)
+	r, oerr := open(ctx, sp.Path)
+	if oerr != nil {
+		return err
+	}
+	defer r.Close()
+	before, lerr := linerange.Before(r, sp.Start)
 	if lerr != nil {
 		return err
 	}

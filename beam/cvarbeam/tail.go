@@ -27,22 +27,21 @@ func init() {
 	gobCoder(encMetrics, decMetrics)
 }
 
-// TailMetrics adds to s the exact metrics of a PCollection of losses
-// (float64, or the LossBatch of Losses): one cvar.Metrics, with the mean
-// loss, the accuracy when the batches come from a classifier (NaN
-// otherwise) and CVaR_α and VaR_α at each α of alphas, as cvar.Tails
-// gives them on all the losses at once. An empty PCollection gives none.
+// TailMetrics adds to s the exact metrics of a PCollection of losses:
+// float64, or the LossBatch of Losses. The result is one cvar.Metrics:
+// the mean loss, the accuracy of a classifier's batches (else NaN), and
+// CVaR_α and VaR_α at each α of alphas, as cvar.Tails gives them on all
+// the losses at once. An empty PCollection gives none.
 //
-// Only the K = ⌊α_max·n⌋ + 1 largest losses decide the tails: a combine
-// gives the count n, compensated sum and extremes; with n as a side
-// input each batch keeps its K largest losses, and a combine merges those
-// lists, keeping K. Memory: K values a bundle and an accumulator.
+// Only the K = ⌊α_max·n⌋ + 1 largest losses decide the tails. A combine
+// gives the count n, the sum and the extremes. With n as a side input,
+// each batch keeps its K largest losses, and a combine merges the lists.
+// Memory: K values a bundle and an accumulator.
 func TailMetrics(s beam.Scope, alphas []float64, losses beam.PCollection) beam.PCollection {
 	return tailMetrics(s.Scope("cvarbeam.TailMetrics"), alphas, losses, "")
 }
 
-// tailMetrics is TailMetrics whose errors are recorded in the run folder
-// errs.
+// tailMetrics is TailMetrics recording its errors in the run folder errs.
 func tailMetrics(s beam.Scope, alphas []float64, losses beam.PCollection, errs string) beam.PCollection {
 	if losses.Type().Type() == reflect.TypeFor[float64]() {
 		losses = beam.ParDo(s, lossBatchOf, losses)
@@ -55,23 +54,14 @@ func tailMetrics(s beam.Scope, alphas []float64, losses beam.PCollection, errs s
 
 func lossBatchOf(x float64) LossBatch { return LossBatch{Losses: []float64{x}} }
 
-// summary is what the combine of all losses keeps: their count, their
-// compensated sum, the extremes and the rows classified correctly.
+// summary is the combine of all losses: their count, Neumaier's sum and
+// its compensation, the extremes and the rows classified correctly.
 type summary struct {
 	N          int64
-	Sum, Comp  float64 // Neumaier's sum and its compensation
+	Sum, Comp  float64
 	Min, Max   float64
 	Correct    int64
 	Classifier bool
-}
-
-func (s *summary) add(x float64) {
-	s.addSum(x)
-	if s.N == 0 {
-		s.Min, s.Max = x, x
-	}
-	s.Min, s.Max = min(s.Min, x), max(s.Max, x)
-	s.N++
 }
 
 // addSum adds x to the compensated sum.
@@ -85,108 +75,67 @@ func (s *summary) addSum(x float64) {
 	s.Sum = t
 }
 
-func (s *summary) merge(o *summary) {
-	s.Classifier = s.Classifier || o.Classifier
-	if o.N == 0 {
-		return
-	}
-	if s.N == 0 {
-		s.Min, s.Max = o.Min, o.Max
-	}
-	s.Min, s.Max = min(s.Min, o.Min), max(s.Max, o.Max)
-	s.addSum(o.Sum)
-	s.Comp += o.Comp
-	s.N += o.N
-	s.Correct += o.Correct
-}
-
-func (s *summary) total() float64 { return s.Sum + s.Comp }
-
 // summaryFn combines the loss batches into their summary.
 type summaryFn struct{}
 
 func (*summaryFn) CreateAccumulator() summary { return summary{} }
 
-func (*summaryFn) AddInput(a summary, b LossBatch) summary {
+func (f *summaryFn) AddInput(a summary, b LossBatch) summary {
 	for _, x := range b.Losses {
-		a.add(x)
+		a = f.MergeAccumulators(a, summary{N: 1, Sum: x, Min: x, Max: x})
 	}
 	a.Correct += b.Correct
 	a.Classifier = a.Classifier || b.Classifier
 	return a
 }
 
-func (*summaryFn) MergeAccumulators(a, b summary) summary { a.merge(&b); return a }
-
-// topK is the number of largest losses the tails at alphas need of n
-// losses: ⌊αn⌋ + 1 for the largest α whose tail is not all n losses (a
-// tail of all n is the mean and the minimum, which the summary holds).
-func topK(n int64, alphas []float64) int {
-	k := 0
-	for _, a := range alphas {
-		if !(a > 0 && a <= 1) {
-			continue
-		}
-		if _, ka := tail.Count(int(n), a); ka < int(n) {
-			k = max(k, ka+1)
-		}
+func (*summaryFn) MergeAccumulators(a, b summary) summary {
+	a.Classifier = a.Classifier || b.Classifier
+	if b.N == 0 {
+		return a
 	}
-	return k
+	if a.N == 0 {
+		a.Min, a.Max = b.Min, b.Max
+	}
+	a.Min, a.Max = min(a.Min, b.Min), max(a.Max, b.Max)
+	a.addSum(b.Sum)
+	a.Comp += b.Comp
+	a.N += b.N
+	a.Correct += b.Correct
+	return a
 }
 
-// topList is a set of the largest losses, K of them at most.
+// topList is some of the largest losses, K at most.
 type topList struct {
 	K    int
 	Vals []float64
 }
 
-// topFn emits the K largest losses of each batch that the tails need (K
-// from the count of all losses, a side input); the combine that follows
-// keeps the K largest of all, its partial combines (before the shuffle)
-// K of each bundle. It keeps no state across elements: a runner may
-// finish a bundle that had no element, where the count of no losses
-// does not exist (Flink), so FinishBundle cannot read it.
+// topFn emits the K largest losses of each batch that the tails need, K
+// from the count of all losses (a side input). It keeps no state across
+// elements. A runner may finish a bundle that had none, where the count
+// of no losses does not exist (Flink), so FinishBundle cannot read it.
 type topFn struct {
 	Alphas []float64
 }
 
 func (f *topFn) ProcessElement(b LossBatch, all summary, emit func(topList)) {
-	if k := topK(all.N, f.Alphas); k > 0 && len(b.Losses) > 0 {
-		emit(topList{K: k, Vals: largest(b.Losses, k)})
+	if k := tail.TopCount(int(all.N), f.Alphas); k > 0 && len(b.Losses) > 0 {
+		emit(topList{K: k, Vals: tail.Largest(b.Losses, k)})
 	}
 }
 
-// mergeTopFn merges the batches' lists, keeping the K largest (every
-// list of one pipeline has the same K).
+// mergeTopFn merges the batches' lists, keeping the K largest. Every list
+// of one pipeline has the same K.
 type mergeTopFn struct{}
 
 func (*mergeTopFn) CreateAccumulator() topList { return topList{} }
 
-func (*mergeTopFn) AddInput(a, b topList) topList { return mergeTop(a, b) }
+func (f *mergeTopFn) AddInput(a, b topList) topList { return f.MergeAccumulators(a, b) }
 
-func (*mergeTopFn) MergeAccumulators(a, b topList) topList { return mergeTop(a, b) }
-
-func mergeTop(a, b topList) topList {
+func (*mergeTopFn) MergeAccumulators(a, b topList) topList {
 	k := max(a.K, b.K)
-	return topList{K: k, Vals: largest(append(slices.Clone(a.Vals), b.Vals...), k)}
-}
-
-// largest moves the k largest of vals to its front, by the library's
-// selection, and returns them (all of vals when it holds no more).
-func largest(vals []float64, k int) []float64 {
-	if len(vals) <= k {
-		return vals
-	}
-	perm := make([]int, len(vals))
-	for i := range perm {
-		perm[i] = i
-	}
-	tail.Select(vals, k, perm)
-	out := make([]float64, k)
-	for i, p := range perm[:k] {
-		out[i] = vals[p]
-	}
-	return out
+	return topList{K: k, Vals: tail.Largest(append(slices.Clone(a.Vals), b.Vals...), k)}
 }
 
 // metricsFn turns the summary and the largest losses into the metrics.
@@ -207,17 +156,16 @@ func (f *metricsFn) ProcessElement(ctx context.Context, s summary, tops func(*to
 }
 
 // metricsOf computes the metrics from the summary of all n losses and
-// their largest (any order, at least topK of them). A tail of all n
-// losses is their mean and minimum; another is the tail of the largest:
-// CVaR_α and VaR_α of n losses are CVaR and VaR at m/K of their K largest
-// (m = αn, the library's count), which hold the ⌊m⌋ + 1 that decide them.
+// their largest, at least tail.TopCount of them. A tail of all n losses
+// is their mean and minimum; another is the tail at m/K of the K largest
+// (m = α·n), which hold the ⌊m⌋ + 1 that decide it.
 func metricsOf(s *summary, top []float64, alphas []float64) (cvar.Metrics, error) {
 	n := int(s.N)
-	m := cvar.Metrics{N: n, MeanLoss: s.total() / float64(n), Accuracy: math.NaN(), Tails: make([]cvar.Tail, len(alphas))}
+	m := cvar.Metrics{N: n, MeanLoss: (s.Sum + s.Comp) / float64(n), Accuracy: math.NaN(), Tails: make([]cvar.Tail, len(alphas))}
 	if s.Classifier {
 		m.Accuracy = float64(s.Correct) / float64(n)
 	}
-	if k := topK(s.N, alphas); len(top) < k {
+	if k := tail.TopCount(n, alphas); len(top) < k {
 		return m, fmt.Errorf("cvarbeam: the pipeline kept %d of the %d largest losses the tails need", len(top), k)
 	}
 	for j, a := range alphas {

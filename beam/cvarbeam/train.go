@@ -1,25 +1,15 @@
 package cvarbeam
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
+	"math"
 
-	"github.com/apache/beam/sdks/v2/go/pkg/beam"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/batch"
-	"github.com/cvarlearn/cvar/dataset"
 )
-
-func init() {
-	register.DoFn4x1[context.Context, split, func(update), func(bundleSpan), error](&localFn{})
-	register.Emitter1[update]()
-	register.Combiner3[[]update, update, update](&sumUpdatesFn{})
-	register.DoFn2x1[context.Context, update, error](&writeUpdateFn{})
-	gobCoder(encUpdate, decUpdate)
-	gobCoder(encMoments, decMoments)
-}
 
 // TrainOptions configures Train.
 type TrainOptions struct {
@@ -28,111 +18,51 @@ type TrainOptions struct {
 	// classes, softmax for more, linear for real targets.
 	Kind   string
 	Hidden int // hidden units of the mlp (0: batch.DefaultHidden)
-	// Method is Alg3 (CVaR-SGD), Vanilla or MinibatchCVaR: the minibatch
-	// methods, whose local steps a round averages. Zero: Alg3.
+	// Method is Alg3 (CVaR-SGD; zero means Alg3), Vanilla or
+	// MinibatchCVaR: the minibatch methods, whose local steps a round
+	// averages.
 	Method cvar.Method
 	// Alpha, LR, WeightDecay, Batch, Smoothing, Eps and EpsFraction mean
-	// what they mean in cvar.Options, for each worker's local run.
+	// what they mean in cvar.Options.
 	Alpha, LR, WeightDecay float64
 	Batch                  int
 	Smoothing              cvar.Smoothing
 	Eps, EpsFraction       float64
-	// Epochs is the number of passes over the training rows (0:
-	// cvar.Method.DefaultEpochs of all training rows), RoundsPerEpoch the
-	// averaging rounds in each (0: as few as keep a round to
-	// MaxLocalSteps local steps).
+	// Epochs is the passes over the training rows (0: the method's
+	// default). RoundsPerEpoch is the averaging rounds in each (0: as few
+	// as keep a round to MaxLocalSteps local steps).
 	Epochs, RoundsPerEpoch int
 	Seed                   uint64
-	// Precision is cvar.F32 or cvar.F64 (default).
+	// Precision is cvar.F32 or cvar.F64 (the default).
 	Precision string
-	// Scale is the feature preprocessing: "auto" or "" (zscore for data
-	// held dense, maxabs for sparse), "zscore" (without centring when
-	// sparse), "maxabs" or "none". ScaleTarget standardises a regression
-	// target for training (the model is returned in the target's units).
-	Scale       string
+	// Scale is the features' scaling, fitted on the training rows.
+	// ScaleTarget standardises a regression target for training; the
+	// model is returned in the target's units.
+	Scale       cvar.Scaling
 	ScaleTarget bool
-	// Dim is the LIBSVM width; 0: the largest index in the training rows.
-	// SparseBelow is the density under which LIBSVM rows are held sparse
-	// (0: dataset.DefaultSparseBelow; negative: always dense).
+	// Dim is the LIBSVM width (0: the largest index read). SparseBelow is
+	// the density under which LIBSVM rows are held sparse (0:
+	// dataset.DefaultSparseBelow; negative: always dense).
 	Dim         int
 	SparseBelow float64
 	// Hold is the fraction of rows held out for validation, by a hash of
-	// the seed and the row's place (0: 1/3, as cvar train's split; negative:
-	// none, every row trains).
+	// the seed and the row's place. 0: 1/3, as cvar train; negative: none.
 	Hold float64
-	// Alphas are the tail fractions of the reported metrics (default 0.05,
-	// 0.1 and Alpha).
+	// Alphas are the tail fractions of the metrics (default 0.05, 0.1 and
+	// Alpha).
 	Alphas []float64
-	// OnRound, when not nil, is called after each round with its number
-	// (from 1) and the number of rounds.
+	// OnRound, when not nil, gets each round's number (from 1) and the
+	// number of rounds.
 	OnRound func(round, rounds int)
 }
 
-// Trained is what Train returns: the model file (ordinary: cvar eval and
-// cvar predict read it) and the metrics on the training and held-out rows.
+// Trained is what Train returns: the model file, which cvar eval and cvar
+// predict read, and its metrics on the training and held-out rows.
 type Trained struct {
 	Model      *cvar.ModelFile
 	Rounds     int
 	Training   cvar.Metrics
 	Validation *cvar.Metrics // nil without held-out rows
-}
-
-// prepared is what the first pass over the data resolves.
-type prepared struct {
-	splits []split
-	spec   rowSpec // reads the training rows
-	kind   string
-	d, k   int
-	prep   dataset.Preprocessing
-	n      int64 // training rows
-	source cvar.Provenance
-	feats  []string
-}
-
-// prepare reads every training row once (a combine of running moments)
-// and resolves the width, the task, the classes and the preprocessing.
-func prepare(ctx context.Context, r *Runner, cfg *TrainOptions) (*prepared, error) {
-	splits, format, err := expand(ctx, cfg.Input)
-	if err != nil {
-		return nil, err
-	}
-	hold := cfg.Hold
-	switch {
-	case hold == 0:
-		hold = 1.0 / 3
-	case hold < 0:
-		hold = 0
-	case hold >= 1:
-		return nil, fmt.Errorf("cvarbeam: hold-out fraction %v must be below 1", hold)
-	}
-	dim := cfg.Dim
-	if format == "libsvm" && dim == 0 {
-		dim = dataset.DefaultMaxDim
-	}
-	rs := rowSpec{Format: format, Target: cfg.Input.Target, NoHeader: cfg.Input.NoHeader, Dim: dim,
-		Task: dataset.Regression, Hold: hold, Seed: cfg.Seed, Keep: keepTrain}
-	j, err := r.newJob(ctx, "fit")
-	if err != nil {
-		return nil, err
-	}
-	defer j.done()
-	p, s := beam.NewPipelineWithRoot()
-	s = s.Scope("cvarbeam.Fit")
-	in := beam.Reshuffle(s, beam.CreateList(s, splits))
-	acc := beam.Combine(s, &mergeMomentsFn{}, beam.ParDo(s, &fitFn{Spec: rs, Errs: j.dir}, in))
-	beam.ParDo0(s, &writeMomentsFn{Path: j.path("moments")}, acc)
-	if err := j.run(ctx, p); err != nil {
-		return nil, err
-	}
-	var m moments
-	found, err := readResult(ctx, j.path("moments"), &m)
-	if err != nil {
-		return nil, err
-	}
-	if !found || m.N < 2 {
-		return nil, fmt.Errorf("cvarbeam: %s holds %d training rows; training needs at least 2", cfg.Input.Glob, m.N)
-	}
-	return resolve(cfg, splits, rs, &m)
 }
 
 // options checks the configuration and fills in its defaults.
@@ -158,16 +88,23 @@ func (cfg *TrainOptions) options() error {
 	if cfg.Hidden == 0 {
 		cfg.Hidden = batch.DefaultHidden
 	}
+	switch {
+	case cfg.Hold == 0:
+		cfg.Hold = 1.0 / 3
+	case cfg.Hold < 0:
+		cfg.Hold = 0
+	case !(cfg.Hold < 1):
+		return fmt.Errorf("cvarbeam: hold-out fraction %v must be below 1", cfg.Hold)
+	}
 	return nil
 }
 
-// Train trains a model on the rows of cfg.Input by data-parallel CVaR-SGD
-// in rounds (see the package documentation): a first pass fits the
-// preprocessing; then each round broadcasts the parameters, every split
-// runs local steps of the method from them on its training rows, and the
-// parameters are averaged, weighted by the rows; each round is one
-// pipeline run. Last, the metrics on the training and held-out rows are
-// computed as Evaluate computes them.
+// Train trains a model on the rows of cfg.Input by data-parallel
+// CVaR-SGD in rounds (see the package documentation). A first pass fits
+// the preprocessing. Then each round, one pipeline run, starts every part
+// from the same parameters, runs the method's local steps on its training
+// rows, and averages the results. Last, the model is measured on the
+// training and held-out rows as Evaluate measures.
 func Train(ctx context.Context, cfg TrainOptions, r *Runner) (*Trained, error) {
 	if err := cfg.options(); err != nil {
 		return nil, err
@@ -176,46 +113,80 @@ func Train(ctx context.Context, cfg TrainOptions, r *Runner) (*Trained, error) {
 	if err != nil {
 		return nil, err
 	}
-	if cfg.Precision == cvar.F32 {
-		return trainRounds[float32](ctx, r, &cfg, pr)
-	}
-	return trainRounds[float64](ctx, r, &cfg, pr)
-}
-
-func hiddenOf(kind string, hidden int) int {
-	if kind == batch.KindMLP {
-		return hidden
-	}
-	return 0
-}
-
-// finish builds the model file from the averaged parameters and measures
-// it on the training and held-out rows.
-func finish[T batch.Float](ctx context.Context, r *Runner, cfg *TrainOptions, pr *prepared, model batch.Model[T], st roundState, params cvar.Params, rounds int) (*Trained, error) {
-	theta := make([]T, len(st.Theta))
-	for i, v := range st.Theta {
-		theta[i] = T(v)
-	}
-	tau := st.Tau
-	params.N = int(pr.n)
-	prep := pr.prep
-	factor, err := cvar.UnscaleTarget(model, theta, &prep)
+	theta, _, err := paramsOf(pr.model, nil, cfg.Seed)
 	if err != nil {
 		return nil, err
 	}
-	tau *= factor
-	params.Tau0 *= factor
-	mf := &cvar.ModelFile{Kind: pr.kind, D: pr.d, K: pr.k, Hidden: hiddenOf(pr.kind, cfg.Hidden), Precision: cfg.Precision,
-		Theta: make([]float64, len(theta)), Tau: tau, Alpha: cfg.Alpha, Method: cfg.Method, Classes: pr.spec.Classes,
-		Preprocessing: prep, Params: params, Source: pr.source}
-	if len(pr.feats) == pr.d {
-		mf.Features = pr.feats
+	sch := scheduleOf(&cfg, pr.n)
+	in := cfg.Input
+	in.Format = pr.spec.Format
+	fn := localFnOf(&RoundOptions{Model: pr.model, Input: in, Sparse: pr.spec.Sparse, Rows: pr.n, Hold: cfg.Hold,
+		Options: cvar.Options{Method: cfg.Method, Alpha: cfg.Alpha, LR: sch.lr, WeightDecay: cfg.WeightDecay, Batch: sch.batch,
+			Smoothing: cfg.Smoothing, Eps: cfg.Eps, EpsFraction: cfg.EpsFraction, Seed: cfg.Seed, Steps: sch.steps}})
+	fn.Run = token()
+	defer rowCache.drop(fn.Run)
+	st := roundState{Theta: theta, Tau: math.NaN()}
+	var first, last update
+	for round := 1; round <= sch.rounds; round++ {
+		st.Round = round
+		u, err := runRound(ctx, r, pr.splits, fn, st)
+		if err != nil {
+			return nil, fmt.Errorf("round %d of %d: %w", round, sch.rounds, err)
+		}
+		if st = u.next(st); round == 1 {
+			first = u
+		}
+		if last = u; cfg.OnRound != nil {
+			cfg.OnRound(round, sch.rounds)
+		}
 	}
-	for i, v := range theta {
-		mf.Theta[i] = float64(v)
+	return finish(ctx, r, &cfg, pr, st, runParams(first, last, st, sch), sch.rounds)
+}
+
+// paramsOf returns parameters of model file mf in its precision. When
+// theta is nil they are the model's start for the seed. Else they are
+// theta mapped back to the target's units (cvar.UnscaleTarget), with
+// the factor of the losses.
+func paramsOf(mf *cvar.ModelFile, theta []float64, seed uint64) ([]float64, float64, error) {
+	if mf.Precision == cvar.F32 {
+		return paramsIn[float32](mf, theta, seed)
 	}
-	out := &Trained{Model: mf, Rounds: rounds}
-	if out.Training, out.Validation, err = measure(ctx, r, mf, pr, cfg.Alphas, cfg.Alpha); err != nil {
+	return paramsIn[float64](mf, theta, seed)
+}
+
+func paramsIn[T batch.Float](mf *cvar.ModelFile, theta []float64, seed uint64) ([]float64, float64, error) {
+	model, err := batch.NewModel[T](mf.Kind, mf.D, mf.K, mf.Hidden)
+	if err != nil {
+		return nil, 0, err
+	}
+	t, factor := make([]T, model.NumParams()), 1.0
+	if theta == nil {
+		model.InitParams(t, seed)
+	} else {
+		for i, v := range theta {
+			t[i] = T(v)
+		}
+		factor, err = cvar.UnscaleTarget(model, t, &mf.Preprocessing)
+	}
+	out := make([]float64, len(t))
+	for i, v := range t {
+		out[i] = float64(v)
+	}
+	return out, factor, err
+}
+
+// finish completes the model file from the last state and measures it on
+// the training and held-out rows.
+func finish(ctx context.Context, r *Runner, cfg *TrainOptions, pr *prepared, st roundState, params cvar.Params, rounds int) (*Trained, error) {
+	mf := *pr.model
+	theta, factor, err := paramsOf(&mf, st.Theta, 0)
+	if err != nil {
+		return nil, err
+	}
+	params.N, params.Tau0 = int(pr.n), params.Tau0*factor
+	mf.Theta, mf.Tau, mf.Params = theta, st.Tau*factor, params
+	out := &Trained{Model: &mf, Rounds: rounds}
+	if out.Training, out.Validation, err = measure(ctx, r, &mf, pr, cfg.Alphas, cfg.Alpha); err != nil {
 		return nil, err
 	}
 	return out, nil
@@ -232,16 +203,56 @@ func measure(ctx context.Context, r *Runner, mf *cvar.ModelFile, pr *prepared, a
 	}
 	rs := pr.spec
 	rs.Sparse = rs.Sparse && !mf.Preprocessing.Centres()
-	rs.Keep = keepTrain
-	if rs.Hold > 0 {
-		rs.Keep = keepBoth
-	}
 	ms, err := evaluate(ctx, r, pr.splits, rs, mf, alphas, LossOptions{})
-	switch {
-	case err != nil:
-		return cvar.Metrics{}, nil, err
-	case len(ms) == 1:
-		return ms[0], nil, nil
+	if err != nil || len(ms) == 1 {
+		return ms[0], nil, err
 	}
 	return ms[0], &ms[1], nil
+}
+
+// runParams are the parameters of a run by rounds: the first round's
+// largest part's (where its ε and τ came from), with the global
+// minibatch, the steps along the average, and the shared ε and first τ.
+func runParams(first, last update, st roundState, sch schedule) cvar.Params {
+	p := first.Params
+	p.Batch, p.Steps, p.LRFrom = last.Batch, sch.rounds*sch.steps, sch.lrFrom
+	if st.Eps > 0 {
+		p.Eps = st.Eps
+	}
+	if first.HasTau {
+		p.Tau0 = first.Tau0 / first.W
+		p.TauFrom = fmt.Sprintf("VaR_%g of each part's initial losses, averaged", p.Alpha)
+	}
+	if p.EpsFrom != "" && p.EpsFrom != "given" {
+		p.EpsFrom = fmt.Sprintf("%g × VaR_%g of each part's initial losses, averaged", p.EpsFraction, p.Alpha)
+	}
+	return p
+}
+
+// MaxLocalSteps is the most local steps a round takes when the rounds an
+// epoch are not given. The parts drift apart with the steps between
+// averages; past some tens of steps the average lags one machine's run.
+const MaxLocalSteps = 64
+
+// schedule is what every round of a run shares.
+type schedule struct {
+	batch  int     // the global minibatch: the sum of the parts' local ones
+	lr     float64 // η, as one machine resolves it for batch
+	lrFrom string
+	steps  int // local steps a round
+	rounds int
+}
+
+// scheduleOf resolves the global minibatch b, the step size, and the
+// rounds and local steps of a run on n training rows. An epoch is one
+// machine's ⌈n/b⌉ steps, cut into RoundsPerEpoch rounds, or into as few
+// rounds as keep each to MaxLocalSteps steps.
+func scheduleOf(cfg *TrainOptions, n int64) schedule {
+	b := min(int64(cmp.Or(cfg.Batch, cvar.DefaultBatch)), n)
+	epochs := cmp.Or(cfg.Epochs, cfg.Method.DefaultEpochs(int(n), int(b)))
+	perEpoch := int((n + b - 1) / b)
+	rpe := cmp.Or(cfg.RoundsPerEpoch, (perEpoch+MaxLocalSteps-1)/MaxLocalSteps)
+	sch := schedule{batch: int(b), steps: max(1, (perEpoch+rpe-1)/rpe), rounds: epochs * rpe}
+	sch.lr, sch.lrFrom = (&cvar.Options{Method: cfg.Method, LR: cfg.LR}).PracticalLR(int(b))
+	return sch
 }

@@ -60,8 +60,8 @@ func singleMachine(t *testing.T, glob, kind string, classes []string, opt cvar.O
 	if err != nil {
 		t.Fatal(err)
 	}
-	read := func(keep int) *dataset.Dataset[float64] {
-		rs := rowSpec{Format: format, Task: dataset.Classification, Classes: classes, Hold: hold, Seed: opt.Seed, Keep: keep}
+	read := func(held bool) *dataset.Dataset[float64] {
+		rs := rowSpec{Format: format, Task: dataset.Classification, Classes: classes, Hold: hold, Seed: opt.Seed}
 		var buf *rowBuffer[float64]
 		for _, sp := range splits {
 			st, c, err := openStream[float64](context.Background(), sp, &rs)
@@ -72,13 +72,17 @@ func singleMachine(t *testing.T, glob, kind string, classes []string, opt cvar.O
 			if buf == nil {
 				buf = newRowBuffer[float64](&rs, st.D())
 			}
-			if err := eachRow(context.Background(), sp, &rs, buf.add); err != nil {
+			tr, ho := buf.add, rowFunc[float64](nil)
+			if held {
+				tr, ho = nil, buf.add
+			}
+			if err := eachRow(context.Background(), sp, &rs, tr, ho); err != nil {
 				t.Fatal(err)
 			}
 		}
 		return &buf.ds
 	}
-	train, val := read(keepTrain), read(keepHeld)
+	train, val := read(false), read(true)
 	st, err := dataset.FitStandardizer(train)
 	if err != nil {
 		t.Fatal(err)

@@ -1,6 +1,7 @@
 package cvarbeam
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -14,17 +15,15 @@ import (
 )
 
 func init() {
-	register.DoFn4x1[context.Context, gridPoint, func(trialOut), func(bundleSpan), error](&tuneFn{})
+	register.DoFn4x1[context.Context, int, func(trialOut), func(bundleSpan), error](&tuneFn{})
 	register.Emitter1[trialOut]()
 	register.Combiner3[[]trialOut, trialOut, []trialOut](&collectTrialsFn{})
-	register.DoFn2x1[context.Context, []trialOut, error](&writeTrialsFn{})
 	gobCoder(encTrial, decTrial)
-	gobCoder(encPoint, decPoint)
 }
 
-// TuneOptions configures Tune: a training configuration whose LR,
-// WeightDecay and EpsFraction the grid sets, the grid (empty lists: the
-// library's defaults, cvar.DefaultGridLR and so on) and the rule.
+// TuneOptions configures Tune: a training configuration, whose LR,
+// WeightDecay and EpsFraction the grid sets, the grid and the rule. An
+// empty list of the grid is the library's default (cvar.Grid).
 type TuneOptions struct {
 	TrainOptions
 	Grid   cvar.Grid
@@ -39,41 +38,38 @@ type Tuned struct {
 	Trained
 }
 
-// Tune trains each setting of the grid as a work item of one pipeline:
-// a transform instance reads every training row and held-out row of the
-// files into its own memory, trains the setting on one machine with
-// cvar.Train, as cvar.Tune does, and evaluates it on the held-out rows.
-// The setting with the smallest validation CVaR_α (or mean loss) is kept,
-// as trained, and measured on the training and held-out rows.
+// Tune trains each setting of the grid as a work item of one pipeline.
+// A transform reads every training and held-out row into its memory,
+// trains the setting with cvar.Train, as cvar.Tune does, and evaluates it
+// on the held-out rows. The setting cfg.Select picks is kept as trained
+// and measured on the training and held-out rows.
 func Tune(ctx context.Context, cfg TuneOptions, r *Runner) (*Tuned, error) {
-	if err := cfg.options(); err != nil {
-		return nil, err
-	}
 	if cfg.Hold < 0 {
 		return nil, errors.New("cvarbeam: tuning picks by the held-out rows: the hold-out fraction must be positive")
+	}
+	if err := cfg.options(); err != nil {
+		return nil, err
 	}
 	pr, err := prepare(ctx, r, &cfg.TrainOptions)
 	if err != nil {
 		return nil, err
 	}
-	points, err := gridOf(&cfg)
+	trials, err := cfg.Grid.Trials(cvar.Options{Method: cfg.Method, Alpha: cfg.Alpha, Eps: cfg.Eps})
 	if err != nil {
 		return nil, err
 	}
-	outs, err := runTrials(ctx, r, &cfg, pr, points)
+	outs, err := runTrials(ctx, r, &cfg, pr, trials)
 	if err != nil {
 		return nil, err
 	}
-	res := &Tuned{Best: -1}
+	res := &Tuned{Trials: trials, Best: -1}
 	for i, o := range outs {
-		tr := o.Point.trial()
-		tr.Val = o.Val
+		res.Trials[i].Val = o.Val
 		if o.Err != "" {
-			tr.Err = errors.New(o.Err)
+			res.Trials[i].Err = errors.New(o.Err)
 		} else if res.Best < 0 || cfg.Select.Better(o.Val, outs[res.Best].Val, cfg.Alpha) {
 			res.Best = i
 		}
-		res.Trials = append(res.Trials, tr)
 	}
 	if res.Best < 0 {
 		return nil, fmt.Errorf("cvarbeam: every one of the %d settings diverged; the first: %s", len(outs), outs[0].Err)
@@ -83,13 +79,7 @@ func Tune(ctx context.Context, cfg TuneOptions, r *Runner) (*Tuned, error) {
 	if best.Params.EpsFrom != "" && cfg.Eps == 0 {
 		best.Params.EpsFrom = "tuned: " + best.Params.EpsFrom
 	}
-	st := roundState{Theta: best.Theta, Tau: best.Tau}
-	var tr *Trained
-	if cfg.Precision == cvar.F32 {
-		tr, err = finishTuned[float32](ctx, r, &cfg, pr, st, best.Params)
-	} else {
-		tr, err = finishTuned[float64](ctx, r, &cfg, pr, st, best.Params)
-	}
+	tr, err := finish(ctx, r, &cfg.TrainOptions, pr, roundState{Theta: best.Theta, Tau: best.Tau}, best.Params, 1)
 	if err != nil {
 		return nil, err
 	}
@@ -97,44 +87,9 @@ func Tune(ctx context.Context, cfg TuneOptions, r *Runner) (*Tuned, error) {
 	return res, nil
 }
 
-func finishTuned[T batch.Float](ctx context.Context, r *Runner, cfg *TuneOptions, pr *prepared, st roundState, params cvar.Params) (*Trained, error) {
-	model, err := batch.NewModel[T](pr.kind, pr.d, pr.k, hiddenOf(pr.kind, cfg.Hidden))
-	if err != nil {
-		return nil, err
-	}
-	tc := cfg.TrainOptions
-	return finish[T](ctx, r, &tc, pr, model, st, params, 1)
-}
-
-// gridPoint is one setting of the grid, a work item: a cvar.Trial's
-// setting.
-type gridPoint struct {
-	Index                        int
-	LR, WeightDecay, EpsFraction float64
-	Trim, Rho                    float64
-}
-
-func (g *gridPoint) trial() cvar.Trial {
-	return cvar.Trial{LR: g.LR, WeightDecay: g.WeightDecay, EpsFraction: g.EpsFraction, Trim: g.Trim, Rho: g.Rho}
-}
-
-// gridOf lists the grid's settings as cvar.Tune tries them
-// (cvar.Grid.Trials).
-func gridOf(cfg *TuneOptions) ([]gridPoint, error) {
-	trials, err := cfg.Grid.Trials(cvar.Options{Method: cfg.Method, Alpha: cfg.Alpha, Eps: cfg.Eps})
-	if err != nil {
-		return nil, err
-	}
-	out := make([]gridPoint, len(trials))
-	for i, tr := range trials {
-		out[i] = gridPoint{Index: i, LR: tr.LR, WeightDecay: tr.WeightDecay, EpsFraction: tr.EpsFraction, Trim: tr.Trim, Rho: tr.Rho}
-	}
-	return out, nil
-}
-
 // trialOut is a setting's result.
 type trialOut struct {
-	Point  gridPoint
+	Index  int
 	Val    cvar.Metrics
 	Theta  []float64
 	Tau    float64
@@ -142,65 +97,67 @@ type trialOut struct {
 	Err    string // the divergence that stopped it
 }
 
-func encTrial(v trialOut) ([]byte, error)  { return gobEncode(v) }
-func encPoint(v gridPoint) ([]byte, error) { return gobEncode(v) }
-func decPoint(b []byte) (gridPoint, error) { return gobDecode[gridPoint](b) }
-func decTrial(b []byte) (trialOut, error)  { return gobDecode[trialOut](b) }
+func encTrial(v trialOut) ([]byte, error) { return gobEncode(v) }
+func decTrial(b []byte) (trialOut, error) { return gobDecode[trialOut](b) }
 
 // runTrials runs the grid's pipeline and returns the trials in grid order.
-func runTrials(ctx context.Context, r *Runner, cfg *TuneOptions, pr *prepared, points []gridPoint) ([]trialOut, error) {
+func runTrials(ctx context.Context, r *Runner, cfg *TuneOptions, pr *prepared, trials []cvar.Trial) ([]trialOut, error) {
 	j, err := r.newJob(ctx, "tune")
 	if err != nil {
 		return nil, err
 	}
 	defer j.done()
-	b := cfg.Batch
-	if b == 0 {
-		b = 512
+	fn := &tuneFn{localFn: *localFnOf(&RoundOptions{Model: pr.model, Input: Input{Format: pr.spec.Format, Target: pr.spec.Target, NoHeader: pr.spec.NoHeader},
+		Sparse: pr.spec.Sparse, Hold: cfg.Hold, Options: cvar.Options{Method: cfg.Method, Alpha: cfg.Alpha, Batch: cmp.Or(cfg.Batch, cvar.DefaultBatch),
+			Smoothing: cfg.Smoothing, Eps: cfg.Eps, Seed: cfg.Seed}}), Splits: pr.splits, Epochs: cfg.Epochs}
+	fn.Errs = j.dir
+	for _, t := range trials {
+		fn.Settings = append(fn.Settings, setting{t.LR, t.WeightDecay, t.EpsFraction, t.Trim, t.Rho})
 	}
-	fn := &tuneFn{localFn: localFn{Spec: pr.spec, Prep: pr.prep, Kind: pr.kind, D: pr.d, K: pr.k, Hidden: hiddenOf(pr.kind, cfg.Hidden),
-		Precision: cfg.Precision, Opt: localOptions{Method: cfg.Method, Alpha: cfg.Alpha, Batch: b, Smoothing: cfg.Smoothing,
-			Eps: cfg.Eps, Seed: cfg.Seed}, Errs: j.dir}, Splits: pr.splits, Epochs: cfg.Epochs}
 	p, s := beam.NewPipelineWithRoot()
 	s = s.Scope("cvarbeam.Tune")
-	outs, spans := beam.ParDo2(s, fn, beam.Reshuffle(s, beam.CreateList(s, points)))
+	index := make([]int, len(trials))
+	for i := range index {
+		index[i] = i
+	}
+	outs, spans := beam.ParDo2(s, fn, beam.Reshuffle(s, beam.CreateList(s, index)))
 	j.collectSpans(s, spans)
-	beam.ParDo0(s, &writeTrialsFn{Path: j.path("trials")}, beam.Combine(s, &collectTrialsFn{}, outs))
+	j.write(s, "trials", beam.Combine(s, &collectTrialsFn{}, outs))
+	var list []trialOut
 	if err := j.run(ctx, p); err != nil {
 		return nil, err
 	}
-	var list []trialOut
-	found, err := readResult(ctx, j.path("trials"), &list)
-	if err != nil {
-		return nil, err
+	if err := j.read(ctx, "trials", &list); err != nil || len(list) != len(trials) {
+		return nil, cmp.Or(err, fmt.Errorf("cvarbeam: %d of the %d settings reported", len(list), len(trials)))
 	}
-	if !found || len(list) != len(points) {
-		return nil, fmt.Errorf("cvarbeam: %d of the %d settings reported", len(list), len(points))
-	}
-	slices.SortFunc(list, func(a, b trialOut) int { return a.Point.Index - b.Point.Index })
+	slices.SortFunc(list, func(a, b trialOut) int { return a.Index - b.Index })
 	return list, nil
 }
 
-// tuneFn trains one setting on all the training rows, which it reads.
+// setting is a cvar.Trial's setting, which a DoFn can hold.
+type setting struct{ LR, WeightDecay, EpsFraction, Trim, Rho float64 }
+
+// tuneFn trains the setting of each index on all the training rows.
 type tuneFn struct {
 	localFn
-	Splits []split
-	Epochs int
+	Settings []setting
+	Splits   []split
+	Epochs   int
 }
 
 func (f *tuneFn) StartBundle(_ func(trialOut), _ func(bundleSpan)) { f.clock.begin() }
 
 func (f *tuneFn) FinishBundle(_ func(trialOut), emitSpan func(bundleSpan)) { emitSpan(f.clock.end()) }
 
-func (f *tuneFn) ProcessElement(ctx context.Context, g gridPoint, emit func(trialOut), _ func(bundleSpan)) error {
+func (f *tuneFn) ProcessElement(ctx context.Context, i int, emit func(trialOut), _ func(bundleSpan)) error {
 	var (
 		o   trialOut
 		err error
 	)
 	if f.Precision == cvar.F32 {
-		o, err = trial[float32](ctx, f, g)
+		o, err = trial[float32](ctx, f, i)
 	} else {
-		o, err = trial[float64](ctx, f, g)
+		o, err = trial[float64](ctx, f, i)
 	}
 	if err != nil {
 		return record(ctx, f.Errs, err)
@@ -210,13 +167,11 @@ func (f *tuneFn) ProcessElement(ctx context.Context, g gridPoint, emit func(tria
 	return nil
 }
 
-// trial reads the rows, trains the setting and evaluates it at α.
-func trial[T batch.Float](ctx context.Context, f *tuneFn, g gridPoint) (trialOut, error) {
-	rs := f.Spec
-	rs.Keep = keepBoth
-	tb, vb := newRowBuffer[T](&rs, f.D), newRowBuffer[T](&rs, f.D)
+// trial reads the rows, trains the setting i and evaluates it at α.
+func trial[T batch.Float](ctx context.Context, f *tuneFn, i int) (trialOut, error) {
+	tb, vb := newRowBuffer[T](&f.Spec, f.D), newRowBuffer[T](&f.Spec, f.D)
 	for _, sp := range f.Splits {
-		if err := eachPart(ctx, sp, &rs, tb.add, vb.add); err != nil {
+		if err := eachRow(ctx, sp, &f.Spec, tb.add, vb.add); err != nil {
 			return trialOut{}, err
 		}
 	}
@@ -239,10 +194,11 @@ func trial[T batch.Float](ctx context.Context, f *tuneFn, g gridPoint) (trialOut
 		return trialOut{}, err
 	}
 	o := f.Opt
-	tr := g.trial()
+	g := f.Settings[i]
+	tr := cvar.Trial{LR: g.LR, WeightDecay: g.WeightDecay, EpsFraction: g.EpsFraction, Trim: g.Trim, Rho: g.Rho}
 	opt := tr.Apply(cvar.Options{Method: o.Method, Alpha: o.Alpha, Batch: o.Batch, Smoothing: o.Smoothing, Eps: o.Eps,
 		Epochs: f.Epochs, Seed: o.Seed, Threads: 1})
-	out := trialOut{Point: g}
+	out := trialOut{Index: i}
 	res, err := cvar.TrainContext(ctx, model, td, opt)
 	var div *cvar.DivergenceError
 	if errors.As(err, &div) {
@@ -276,9 +232,3 @@ func (*collectTrialsFn) CreateAccumulator() []trialOut { return nil }
 func (*collectTrialsFn) AddInput(a []trialOut, t trialOut) []trialOut { return append(a, t) }
 
 func (*collectTrialsFn) MergeAccumulators(a, b []trialOut) []trialOut { return append(a, b...) }
-
-type writeTrialsFn struct{ Path string }
-
-func (f *writeTrialsFn) ProcessElement(ctx context.Context, list []trialOut) error {
-	return record(ctx, dirOf(f.Path), writeResult(ctx, f.Path, list))
-}

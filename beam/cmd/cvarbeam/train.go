@@ -42,9 +42,9 @@ held-out rows, as cvar train -tune does.`
 
 type trainFlags struct {
 	*trainflag.Flags
-	in     *inputFlags
-	cfg    cvarbeam.TrainOptions
-	scaleY string
+	in    *inputFlags
+	scale *trainflag.Scale
+	cfg   cvarbeam.TrainOptions
 }
 
 // program is what cvarbeam's training flags take: the minibatch methods,
@@ -54,10 +54,8 @@ func program(tune bool) trainflag.Program {
 }
 
 func addTrainFlags(fs *flag.FlagSet, tune bool) *trainFlags {
-	f := &trainFlags{Flags: trainflag.Add(fs, program(tune))}
+	f := &trainFlags{Flags: trainflag.Add(fs, program(tune)), scale: trainflag.AddScale(fs)}
 	c := &f.cfg
-	fs.StringVar(&c.Scale, "scale", "auto", "feature preprocessing `mode`: auto (zscore for data held dense, maxabs for sparse), zscore, maxabs or none")
-	fs.StringVar(&f.scaleY, "scale-target", "zscore", "regression target `mode`: zscore (train on standardised targets; the model is in the target's units) or none")
 	fs.IntVar(&c.Dim, "dim", 0, "LIBSVM: the number of features (0: the largest index in the training rows)")
 	fs.Float64Var(&c.SparseBelow, "sparse", 0.1, "LIBSVM: hold the rows sparse when their density is below this `fraction` (0: always dense)")
 	fs.Float64Var(&c.Hold, "hold", 1.0/3, "`fraction` of the rows held out for validation (0: none)")
@@ -80,18 +78,12 @@ func (f *trainFlags) check() error {
 	c.Input, c.Kind, c.Hidden, c.Precision = f.in.in, f.Model.Value, f.Hidden, f.Precision.Value
 	c.Method, c.Alpha, c.Smoothing, c.Eps, c.LR, c.WeightDecay = opt.Method, opt.Alpha, opt.Smoothing, opt.Eps, opt.LR, opt.WeightDecay
 	c.Batch, c.Epochs, c.Seed = opt.Batch, opt.Epochs, opt.Seed
+	c.Scale, c.ScaleTarget = f.scale.Features, f.scale.Target()
 	if c.SparseBelow == 0 {
 		c.SparseBelow = -1
 	}
 	if c.Hold == 0 {
 		c.Hold = -1
-	}
-	switch f.scaleY {
-	case "zscore":
-		c.ScaleTarget = true
-	case "none":
-	default:
-		return errors.New("-scale-target " + f.scaleY + ": want zscore or none")
 	}
 	if math.IsNaN(c.Hold) || math.IsInf(c.Hold, 0) {
 		return fmt.Errorf("-hold %v must be finite", c.Hold)
