@@ -56,7 +56,7 @@ type Flags struct {
 
 // Add registers the shared training flags on fs.
 func Add(fs *flag.FlagSet, p Program) *Flags {
-	grid := cvar.DefaultGrid()
+	grid := cvar.Grid{}.WithDefaults()
 	f := &Flags{
 		Model: NewChoice("auto", append([]string{"auto"}, batch.Kinds()...)...), Method: NewChoice(p.Method, p.Methods...),
 		Smooth: NewChoice("softplus", "softplus", "quadratic"), Precision: NewChoice(cvar.F64, cvar.F32, cvar.F64),
