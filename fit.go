@@ -266,11 +266,3 @@ func (f *Fit[T]) UnmarshalBinary(b []byte) error {
 	*f = g
 	return nil
 }
-
-// ParseScaling returns the scaling of a name: auto, zscore, maxabs, unit
-// or none.
-func ParseScaling(s string) (Scaling, error) {
-	var sc Scaling
-	err := sc.UnmarshalText([]byte(s))
-	return sc, err
-}

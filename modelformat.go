@@ -435,8 +435,7 @@ func modelOf(h *header, source Provenance, raw []byte, width int64) (*ModelFile,
 			m.Theta[i] = math.Float64frombits(binary.LittleEndian.Uint64(raw[8*i:]))
 		}
 	}
-	var err error
-	if m.Method, err = ParseMethod(h.Method); err != nil {
+	if err := m.Method.UnmarshalText([]byte(h.Method)); err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrModelInvalid, err)
 	}
 	hp := h.Params
@@ -447,11 +446,11 @@ func modelOf(h *header, source Provenance, raw []byte, width int64) (*ModelFile,
 		Bound: float64(hp.Bound), Estimated: hp.Estimated, TheoremLR: hp.TheoremLR, TheoremEps: hp.TheoremEps,
 		Blend: hp.Blend, Trim: hp.Trim, Rho: hp.Rho, GroupLR: hp.GroupLR, Groups: hp.Groups,
 	}
-	if m.Params.Risk, err = ParseObjective(hp.Risk); err != nil {
+	if err := m.Params.Risk.UnmarshalText([]byte(hp.Risk)); err != nil {
 		return nil, fmt.Errorf("%w: params: %v", ErrModelInvalid, err)
 	}
 	if hp.Method != "" {
-		if m.Params.Method, err = ParseMethod(hp.Method); err != nil {
+		if err := m.Params.Method.UnmarshalText([]byte(hp.Method)); err != nil {
 			return nil, fmt.Errorf("%w: params: %v", ErrModelInvalid, err)
 		}
 	}

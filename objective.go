@@ -73,14 +73,6 @@ func (o *Objective) UnmarshalText(b []byte) error {
 	return fmt.Errorf("cvar: unknown objective %q (want cvar, blend, trimmed, chi2 or group)", b)
 }
 
-// ParseObjective reads an objective's name: cvar, blend, trimmed, chi2 or
-// group ("default" or "" for ObjectiveDefault).
-func ParseObjective(s string) (Objective, error) {
-	var o Objective
-	err := o.UnmarshalText([]byte(s))
-	return o, err
-}
-
 // objective returns the objective a run of opt minimises: the options',
 // else the method's own.
 func (opt *Options) objective() Objective {

@@ -52,14 +52,6 @@ func (m *Method) UnmarshalText(b []byte) error {
 	return fmt.Errorf("cvar: unknown method %q (want alg1, alg2, alg3, alg4, vanilla or minibatch)", b)
 }
 
-// ParseMethod reads a method's name: alg1, alg2, alg3, alg4, vanilla or
-// minibatch.
-func ParseMethod(s string) (Method, error) {
-	var m Method
-	err := m.UnmarshalText([]byte(s))
-	return m, err
-}
-
 // online reports whether the method consumes samples one at a time in order.
 func (m Method) online() bool { return m == Alg1 || m == Alg4 }
 
@@ -119,13 +111,6 @@ func (s *Smoothing) UnmarshalText(b []byte) error {
 		return fmt.Errorf("cvar: unknown smoothing %q (want softplus or quadratic)", b)
 	}
 	return nil
-}
-
-// ParseSmoothing reads "softplus" or "quadratic".
-func ParseSmoothing(s string) (Smoothing, error) {
-	var sm Smoothing
-	err := sm.UnmarshalText([]byte(s))
-	return sm, err
 }
 
 // StepRule says where the step size η, the smoothing ε and the starting τ

@@ -58,11 +58,6 @@ func (g Grid) WithDefaults() Grid {
 	}
 }
 
-// DefaultGrid returns the default grid, in new slices.
-//
-// Deprecated: use Grid{}.WithDefaults().
-func DefaultGrid() Grid { return Grid{}.WithDefaults() }
-
 // Selection is the rule Tune picks a setting by.
 type Selection int
 
