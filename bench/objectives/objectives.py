@@ -15,7 +15,9 @@ sparse text from `cvargen` (LIBSVM, 20 000 rows). It prints a Markdown
 table: mean test accuracy / CVaR_0.1 over the seeds, the best CVaR among
 the rows within 2 points of plain SGD's accuracy in bold.
 Needs numpy and scikit-learn; BIN defaults to `cvar` on the PATH, and
-`cvargen` is looked up beside it.
+`cvargen` is looked up beside it. The page's table is this output as is:
+`MNIST=DIR go run ./internal/doctables -all -only objectives.py` rewrites it
+with the tree's cvar.
 """
 import argparse
 import gzip
