@@ -1,18 +1,10 @@
 package cvarbeam
 
 import (
+	"context"
 	"slices"
 	"time"
-
-	"github.com/apache/beam/sdks/v2/go/pkg/beam"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 )
-
-func init() {
-	register.Combiner3[[]bundleSpan, bundleSpan, []bundleSpan](&collectSpansFn{})
-	register.Emitter1[bundleSpan]()
-	gobCoder(encSpan, decSpan)
-}
 
 // Bundle is one bundle of a pipeline's reading step as its worker saw
 // it: its start and end, the work items it took (splits of the data, or
@@ -49,25 +41,25 @@ func MostAtOnce(bs []Bundle) int {
 	return most
 }
 
-// bundleSpan is a Bundle as it crosses the runner, in Unix nanoseconds.
-// A DoFn times its bundle: begin in StartBundle, item for each element,
-// end in FinishBundle.
+// bundleSpan is a Bundle as a worker stores it, in Unix nanoseconds. A
+// DoFn times its bundle: begin in StartBundle, item for each element,
+// save in FinishBundle.
 type bundleSpan struct {
 	Start, End int64
 	Items      int
 	Rows       int64
 }
 
-func encSpan(v bundleSpan) ([]byte, error) { return gobEncode(v) }
-func decSpan(b []byte) (bundleSpan, error) { return gobDecode[bundleSpan](b) }
-
-func (c *bundleSpan) begin() { *c = bundleSpan{Start: time.Now().UnixNano()} }
-
+func (c *bundleSpan) begin()          { *c = bundleSpan{Start: time.Now().UnixNano()} }
 func (c *bundleSpan) item(rows int64) { c.Items, c.Rows = c.Items+1, c.Rows+rows }
 
-func (c *bundleSpan) end() bundleSpan {
+// save stores the span among the results of the run in dir, if any.
+func (c *bundleSpan) save(ctx context.Context, dir string) error {
+	if dir == "" {
+		return nil
+	}
 	c.End = time.Now().UnixNano()
-	return *c
+	return writeResult(ctx, dir+"/bundle-"+token(), *c)
 }
 
 func bundlesOf(spans []bundleSpan) []Bundle {
@@ -78,16 +70,3 @@ func bundlesOf(spans []bundleSpan) []Bundle {
 	slices.SortFunc(out, func(a, b Bundle) int { return a.Start.Compare(b.Start) })
 	return out
 }
-
-// collectSpans stores a step's bundle spans as the run's "bundles".
-func (j *job) collectSpans(s beam.Scope, spans beam.PCollection) {
-	j.write(s, "bundles", beam.Combine(s, &collectSpansFn{}, spans))
-}
-
-type collectSpansFn struct{}
-
-func (*collectSpansFn) CreateAccumulator() []bundleSpan { return nil }
-
-func (*collectSpansFn) AddInput(a []bundleSpan, s bundleSpan) []bundleSpan { return append(a, s) }
-
-func (*collectSpansFn) MergeAccumulators(a, b []bundleSpan) []bundleSpan { return append(a, b...) }

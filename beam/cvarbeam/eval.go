@@ -16,7 +16,7 @@ import (
 )
 
 func init() {
-	register.DoFn5x1[context.Context, split, func(Row), func(Row), func(bundleSpan), error](&readFn{})
+	register.DoFn4x1[context.Context, split, func(Row), func(Row), error](&readFn{})
 	register.Emitter1[Row]()
 }
 
@@ -92,8 +92,7 @@ func evaluate(ctx context.Context, r *Runner, splits []split, rs rowSpec, mf *cv
 	}
 	p, s := beam.NewPipelineWithRoot()
 	s = s.Scope("cvarbeam.Evaluate")
-	rows, held, spans := beam.ParDo3(s, &readFn{Spec: rs, Errs: j.dir}, beam.Reshuffle(s, beam.CreateList(s, splits)))
-	j.collectSpans(s, spans)
+	rows, held := beam.ParDo2(s, &readFn{Spec: rs, Dir: j.dir}, beam.Reshuffle(s, beam.CreateList(s, splits)))
 	names := []string{"metrics"}
 	if rs.Hold > 0 {
 		names = append(names, "held")
@@ -150,14 +149,14 @@ func checkWidth(ctx context.Context, splits []split, rs *rowSpec, d int) error {
 // the line.
 type readFn struct {
 	Spec rowSpec
-	Errs string // the run's folder, for an error's record
+	Dir  string // the run's folder: errors, spans, results
 
 	clock bundleSpan
 }
 
-func (f *readFn) StartBundle(_, _ func(Row), _ func(bundleSpan)) { f.clock.begin() }
+func (f *readFn) StartBundle(_, _ func(Row)) { f.clock.begin() }
 
-func (f *readFn) ProcessElement(ctx context.Context, sp split, emit, emitHeld func(Row), _ func(bundleSpan)) error {
+func (f *readFn) ProcessElement(ctx context.Context, sp split, emit, emitHeld func(Row)) error {
 	var n int64
 	to := func(emit func(Row)) rowFunc[float64] {
 		return func(x []float64, cols []uint32, vals []float64, y float64, label int32) error {
@@ -171,7 +170,9 @@ func (f *readFn) ProcessElement(ctx context.Context, sp split, emit, emitHeld fu
 	}
 	err := eachRow(ctx, sp, &f.Spec, to(emit), to(emitHeld))
 	f.clock.item(n)
-	return record(ctx, f.Errs, err)
+	return record(ctx, f.Dir, err)
 }
 
-func (f *readFn) FinishBundle(_, _ func(Row), emitSpan func(bundleSpan)) { emitSpan(f.clock.end()) }
+func (f *readFn) FinishBundle(ctx context.Context, _, _ func(Row)) error {
+	return f.clock.save(ctx, f.Dir)
+}

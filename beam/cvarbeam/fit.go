@@ -19,10 +19,7 @@ import (
 )
 
 func init() {
-	register.DoFn3x1[context.Context, split, func(moments), error](&fitFn{})
-	register.Emitter1[moments]()
-	register.Combiner3[[]moments, moments, moments](&mergeMomentsFn{})
-	gobCoder(encMoments, decMoments)
+	register.DoFn2x1[context.Context, split, error](&fitFn{})
 }
 
 // moments are the fitting pass's result for some splits: a cvar.Fit of
@@ -51,16 +48,16 @@ func (m *moments) fitOf() (*cvar.Fit[float64], error) {
 // cvar train counts them for the task and the classes.
 type fitFn struct {
 	Spec rowSpec
-	Errs string // the run's folder, for an error's record
+	Dir  string // the run's folder: errors, spans, results
 }
 
-func (f *fitFn) ProcessElement(ctx context.Context, sp split, emit func(moments)) error {
+// ProcessElement stores the split's moments as a result of the run.
+func (f *fitFn) ProcessElement(ctx context.Context, sp split) error {
 	m, err := f.fit(ctx, sp)
-	if err != nil {
-		return record(ctx, f.Errs, err)
+	if err == nil {
+		err = writeResult(ctx, fmt.Sprintf("%s/moments-%d", f.Dir, sp.key()), m)
 	}
-	emit(m)
-	return nil
+	return record(ctx, f.Dir, err)
 }
 
 // fit reads the rows of sp. A CSV target is read as text: a class text
@@ -126,20 +123,10 @@ func nonZeros(x []float64, cols []uint32, vals []float64) ([]uint32, []float64) 
 	return cols, vals
 }
 
-// mergeMomentsFn merges the splits' fits in the splits' order, whatever
-// the runner's bundles, so that a seed gives the same model on every
-// runner. It holds O(D) a split until all are in.
-type mergeMomentsFn struct{}
-
-func (*mergeMomentsFn) CreateAccumulator() []moments { return nil }
-
-func (*mergeMomentsFn) AddInput(a []moments, m moments) []moments { return append(a, m) }
-
-func (*mergeMomentsFn) MergeAccumulators(a, b []moments) []moments { return append(a, b...) }
-
-// ExtractOutput merges the fits. A fit that does not decode leaves the
-// result without one, which resolve reports.
-func (*mergeMomentsFn) ExtractOutput(a []moments) moments {
+// mergeMoments merges the splits' fits in the splits' order, so that a
+// seed gives the same model on every runner. A fit that does not decode
+// leaves the result without one, which resolve reports.
+func mergeMoments(a []moments) moments {
 	slices.SortFunc(a, func(x, y moments) int { return cmp.Compare(x.Key, y.Key) })
 	var all moments
 	acc := &cvar.Fit[float64]{}
@@ -184,15 +171,15 @@ func prepare(ctx context.Context, r *Runner, cfg *TrainOptions) (*prepared, erro
 	defer j.done()
 	p, s := beam.NewPipelineWithRoot()
 	s = s.Scope("cvarbeam.Fit")
-	fits := beam.ParDo(s, &fitFn{Spec: rs, Errs: j.dir}, beam.Reshuffle(s, beam.CreateList(s, splits)))
-	j.write(s, "moments", beam.Combine(s, &mergeMomentsFn{}, fits))
-	var m moments
+	beam.ParDo0(s, &fitFn{Spec: rs, Dir: j.dir}, beam.Reshuffle(s, beam.CreateList(s, splits)))
 	if err := j.run(ctx, p); err != nil {
 		return nil, err
 	}
-	if err := j.read(ctx, "moments", &m); err != nil {
+	parts, err := readAll[moments](ctx, j, "moments-")
+	if err != nil {
 		return nil, err
 	}
+	m := mergeMoments(parts)
 	if m.N < 2 {
 		return nil, fmt.Errorf("cvarbeam: %s holds %d training rows; training needs at least 2", cfg.Input.Glob, m.N)
 	}

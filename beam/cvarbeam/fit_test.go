@@ -36,9 +36,8 @@ func fitPart(t *testing.T, key int64, xs ...float64) moments {
 // whatever the runner's grouping, so the merged fit has the same bits.
 func TestFitMergesInSplitOrder(t *testing.T) {
 	ms := []moments{fitPart(t, 2, 1e8+0.3), fitPart(t, 1, 0.7, 0.2), fitPart(t, 0, 1e-3)}
-	var mf mergeMomentsFn
-	a := mf.ExtractOutput(mf.AddInput(mf.AddInput(mf.AddInput(nil, ms[0]), ms[1]), ms[2]))
-	b := mf.ExtractOutput(mf.MergeAccumulators(mf.AddInput(nil, ms[2]), mf.AddInput(mf.AddInput(nil, ms[1]), ms[0])))
+	a := mergeMoments([]moments{ms[0], ms[1], ms[2]})
+	b := mergeMoments([]moments{ms[2], ms[0], ms[1]})
 	if a.N != 4 || !bytes.Equal(a.Fit, b.Fit) {
 		t.Errorf("fits merged in two orders differ (%d rows)", a.N)
 	}

@@ -67,13 +67,13 @@ func Losses(s beam.Scope, cfg LossOptions, rows beam.PCollection) beam.PCollecti
 
 // losses is Losses recording its errors in the run folder errs.
 func losses(s beam.Scope, cfg LossOptions, rows beam.PCollection, errs string) beam.PCollection {
-	return beam.ParDo(s, &lossFn{Cfg: cfg, Errs: errs}, rows)
+	return beam.ParDo(s, &lossFn{Cfg: cfg, Dir: errs}, rows)
 }
 
 // lossFn is Losses' transform.
 type lossFn struct {
-	Cfg  LossOptions
-	Errs string // the run's folder, for an error's record
+	Cfg LossOptions
+	Dir string // the run's folder: errors, spans, results
 
 	w lossWorker
 }
@@ -100,15 +100,15 @@ func (f *lossFn) Setup(ctx context.Context) error {
 	default:
 		f.w, err = newLossWork[float64](m, f.Cfg)
 	}
-	return record(ctx, f.Errs, err)
+	return record(ctx, f.Dir, err)
 }
 
 func (f *lossFn) ProcessElement(ctx context.Context, r Row, emit func(LossBatch)) error {
-	return record(ctx, f.Errs, f.w.add(&r, emit))
+	return record(ctx, f.Dir, f.w.add(&r, emit))
 }
 
 func (f *lossFn) FinishBundle(ctx context.Context, emit func(LossBatch)) error {
-	return record(ctx, f.Errs, f.w.flush(emit))
+	return record(ctx, f.Dir, f.w.flush(emit))
 }
 
 func (f *lossFn) Teardown() {
@@ -202,7 +202,7 @@ func (w *lossWork[T]) evaluate(b *rowBuffer[T], emit func(LossBatch)) error {
 		return nil
 	}
 	defer b.reset()
-	data, err := b.batchOf(&w.m.Preprocessing)
+	data, err := b.batchOf(&w.m.Preprocessing, false)
 	if err != nil {
 		return err
 	}

@@ -16,7 +16,7 @@ import (
 )
 
 func init() {
-	register.DoFn4x1[context.Context, split, func(update), func(bundleSpan), error](&localFn{})
+	register.DoFn3x1[context.Context, split, func(update), error](&localFn{})
 	register.Emitter1[update]()
 	register.Combiner3[[]update, update, update](&sumUpdatesFn{})
 	register.DoFn3x1[context.Context, update, func(roundState), error](&nextStateFn{})
@@ -87,15 +87,14 @@ type RoundOptions struct {
 // the first round's parts set. Train is a loop of such rounds.
 func TrainRound(s beam.Scope, cfg RoundOptions, parts beam.PCollection) beam.PCollection {
 	s = s.Scope("cvarbeam.TrainRound")
-	sum, _ := roundUpdates(s, localFnOf(&cfg), parts)
+	sum := roundUpdates(s, localFnOf(&cfg), parts)
 	return beam.ParDo(s, &nextStateFn{State: cfg.State}, sum)
 }
 
-// roundUpdates adds a round's local runs. It returns the sum of the
-// parts' updates, one element, and the reading step's bundle spans.
-func roundUpdates(s beam.Scope, fn *localFn, parts beam.PCollection) (sum, spans beam.PCollection) {
-	ups, spans := beam.ParDo2(s, fn, parts)
-	return beam.Combine(s, &sumUpdatesFn{}, ups), spans
+// roundUpdates adds a round's local runs: the sum of the parts' updates,
+// one element.
+func roundUpdates(s beam.Scope, fn *localFn, parts beam.PCollection) beam.PCollection {
+	return beam.Combine(s, &sumUpdatesFn{}, beam.ParDo(s, fn, parts))
 }
 
 // localFnOf is the local runs' transform of a round's configuration.
@@ -169,10 +168,8 @@ func runRound(ctx context.Context, r *Runner, splits []split, fn *localFn, st ro
 	p, s := beam.NewPipelineWithRoot()
 	s = s.Scope(fmt.Sprintf("cvarbeam.Round%d", st.Round))
 	rf := *fn
-	rf.State, rf.Errs = j.path("state"), j.dir
-	sum, spans := roundUpdates(s, &rf, beam.Reshuffle(s, beam.CreateList(s, splits)))
-	j.collectSpans(s, spans)
-	j.write(s, "update", sum)
+	rf.State, rf.Dir = j.path("state"), j.dir
+	j.write(s, "update", roundUpdates(s, &rf, beam.Reshuffle(s, beam.CreateList(s, splits))))
 	var u update
 	if err := j.run(ctx, p); err != nil {
 		return u, err
@@ -223,22 +220,23 @@ type localFn struct {
 	Precision    string
 	Opt          localOptions
 	State        string // the path of the round's roundState
-	Errs         string // the run's folder, for an error's record
+	Dir          string // the run's folder: errors, spans
 	Run          string // the run's token in rowCache; "": rows not kept
 
 	clock bundleSpan
 	st    *roundState
 }
 
-func (f *localFn) StartBundle(_ func(update), _ func(bundleSpan)) { f.clock.begin() }
+func (f *localFn) StartBundle(_ func(update)) { f.clock.begin() }
+func (f *localFn) FinishBundle(ctx context.Context, _ func(update)) error {
+	return f.clock.save(ctx, f.Dir)
+}
 
-func (f *localFn) FinishBundle(_ func(update), emitSpan func(bundleSpan)) { emitSpan(f.clock.end()) }
-
-func (f *localFn) ProcessElement(ctx context.Context, sp split, emit func(update), _ func(bundleSpan)) error {
+func (f *localFn) ProcessElement(ctx context.Context, sp split, emit func(update)) error {
 	if f.st == nil {
 		st, err := loadState(ctx, f.State)
 		if err != nil {
-			return record(ctx, f.Errs, err)
+			return record(ctx, f.Dir, err)
 		}
 		f.st = &st
 	}
@@ -252,7 +250,7 @@ func (f *localFn) ProcessElement(ctx context.Context, sp split, emit func(update
 		u, err = localRun[float64](ctx, f, sp, *f.st)
 	}
 	if err != nil {
-		return record(ctx, f.Errs, err)
+		return record(ctx, f.Dir, err)
 	}
 	if f.clock.item(u.N); u.N > 0 {
 		emit(u)
@@ -310,10 +308,7 @@ func trainingRows[T batch.Float](ctx context.Context, f *localFn, sp split) (*ba
 	if err := eachRow(ctx, sp, &f.Spec, buf.add, nil); err != nil || buf.ds.N == 0 {
 		return nil, err
 	}
-	if ts, ok := f.Prep.TargetScaler(); ok {
-		buf.ds.Y = dataset.ScaleTargets(ts, buf.ds.Y)
-	}
-	d, err := buf.batchOf(&f.Prep)
+	d, err := buf.batchOf(&f.Prep, true)
 	if err != nil || !keep {
 		return d, err
 	}
@@ -336,10 +331,8 @@ func localBatch(b, n int, all int64) int {
 // are in.
 type sumUpdatesFn struct{}
 
-func (*sumUpdatesFn) CreateAccumulator() []update { return nil }
-
-func (*sumUpdatesFn) AddInput(a []update, u update) []update { return append(a, u) }
-
+func (*sumUpdatesFn) CreateAccumulator() []update              { return nil }
+func (*sumUpdatesFn) AddInput(a []update, u update) []update   { return append(a, u) }
 func (*sumUpdatesFn) MergeAccumulators(a, b []update) []update { return append(a, b...) }
 
 func (*sumUpdatesFn) ExtractOutput(a []update) update {

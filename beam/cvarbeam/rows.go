@@ -166,8 +166,12 @@ func (b *rowBuffer[T]) reset() {
 	}
 }
 
-// batchOf preprocesses the rows in place with p: the engine's data.
-func (b *rowBuffer[T]) batchOf(p *dataset.Preprocessing) (*batch.Data[T], error) {
+// batchOf preprocesses the rows in place with p: the engine's data. For
+// training, the targets are scaled too.
+func (b *rowBuffer[T]) batchOf(p *dataset.Preprocessing, training bool) (*batch.Data[T], error) {
+	if ts, ok := p.TargetScaler(); ok && training {
+		b.ds.Y = dataset.ScaleTargets(ts, b.ds.Y)
+	}
 	if err := dataset.PreprocessDataset(p, &b.ds); err != nil {
 		return nil, err
 	}

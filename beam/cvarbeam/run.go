@@ -147,15 +147,14 @@ func (j *job) run(ctx context.Context, p *beam.Pipeline) error {
 		}
 		return fmt.Errorf("the pipeline failed: %s", causeOf(err.Error()))
 	}
-	var spans []bundleSpan
 	if j.r.OnBundles == nil {
 		return nil
 	}
-	if err := j.read(ctx, "bundles", &spans); err != nil || spans == nil {
-		return err
+	spans, err := readAll[bundleSpan](ctx, j, "bundle-")
+	if err == nil && len(spans) > 0 {
+		j.r.OnBundles(j.name, bundlesOf(spans))
 	}
-	j.r.OnBundles(j.name, bundlesOf(spans))
-	return nil
+	return err
 }
 
 // read loads the run's result called name into v; none leaves v as it is.
@@ -190,20 +189,28 @@ func record(ctx context.Context, dir string, err error) error {
 // recorded returns the first error, by name, that a transform of the run
 // recorded; nil when there is none.
 func (j *job) recorded(ctx context.Context) error {
+	errs, err := readAll[string](ctx, j, "error-")
+	if err != nil || len(errs) == 0 {
+		return nil
+	}
+	return errors.New(errs[0])
+}
+
+// readAll loads the run's results whose names start with prefix, in the
+// order of their names.
+func readAll[V any](ctx context.Context, j *job, prefix string) ([]V, error) {
 	fs, err := filesystem.New(ctx, j.dir)
 	if err != nil {
-		return nil
+		return nil, err
 	}
-	defer fs.Close()
-	files, err := fs.List(ctx, j.dir+"/error-*")
-	if err != nil || len(files) == 0 {
-		return nil
+	files, err := fs.List(ctx, j.path(prefix+"*"))
+	fs.Close()
+	slices.Sort(files)
+	out := make([]V, len(files))
+	for i := 0; i < len(files) && err == nil; i++ {
+		_, err = readResult(ctx, files[i], &out[i])
 	}
-	var text string
-	if found, err := readResult(ctx, slices.Min(files), &text); err != nil || !found {
-		return nil
-	}
-	return errors.New(text)
+	return out, err
 }
 
 // writeResult stores v, gob-coded, at path through Beam's filesystems.
@@ -278,8 +285,6 @@ func gobCoder[V any](enc func(V) ([]byte, error), dec func([]byte) (V, error)) {
 
 func encUpdate(v update) ([]byte, error)        { return gobEncode(v) }
 func decUpdate(b []byte) (update, error)        { return gobDecode[update](b) }
-func encMoments(v moments) ([]byte, error)      { return gobEncode(v) }
-func decMoments(b []byte) (moments, error)      { return gobDecode[moments](b) }
 func encSummary(v summary) ([]byte, error)      { return gobEncode(v) }
 func decSummary(b []byte) (summary, error)      { return gobDecode[summary](b) }
 func encTopList(v topList) ([]byte, error)      { return gobEncode(v) }

@@ -49,7 +49,7 @@ func tailMetrics(s beam.Scope, alphas []float64, losses beam.PCollection, errs s
 	sum := beam.Combine(s, &summaryFn{}, losses)
 	tops := beam.ParDo(s, &topFn{Alphas: alphas}, losses, beam.SideInput{Input: sum})
 	top := beam.Combine(s, &mergeTopFn{}, tops)
-	return beam.ParDo(s, &metricsFn{Alphas: alphas, Errs: errs}, sum, beam.SideInput{Input: top})
+	return beam.ParDo(s, &metricsFn{Alphas: alphas, Dir: errs}, sum, beam.SideInput{Input: top})
 }
 
 func lossBatchOf(x float64) LossBatch { return LossBatch{Losses: []float64{x}} }
@@ -129,8 +129,7 @@ func (f *topFn) ProcessElement(b LossBatch, all summary, emit func(topList)) {
 // of one pipeline has the same K.
 type mergeTopFn struct{}
 
-func (*mergeTopFn) CreateAccumulator() topList { return topList{} }
-
+func (*mergeTopFn) CreateAccumulator() topList      { return topList{} }
 func (f *mergeTopFn) AddInput(a, b topList) topList { return f.MergeAccumulators(a, b) }
 
 func (*mergeTopFn) MergeAccumulators(a, b topList) topList {
@@ -141,7 +140,7 @@ func (*mergeTopFn) MergeAccumulators(a, b topList) topList {
 // metricsFn turns the summary and the largest losses into the metrics.
 type metricsFn struct {
 	Alphas []float64
-	Errs   string // the run's folder, for an error's record
+	Dir    string // the run's folder, for an error's record
 }
 
 func (f *metricsFn) ProcessElement(ctx context.Context, s summary, tops func(*topList) bool, emit func(cvar.Metrics)) error {
@@ -149,7 +148,7 @@ func (f *metricsFn) ProcessElement(ctx context.Context, s summary, tops func(*to
 	tops(&top)
 	m, err := metricsOf(&s, top.Vals, f.Alphas)
 	if err != nil {
-		return record(ctx, f.Errs, err)
+		return record(ctx, f.Dir, err)
 	}
 	emit(m)
 	return nil

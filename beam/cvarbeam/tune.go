@@ -11,14 +11,10 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/batch"
-	"github.com/cvarlearn/cvar/dataset"
 )
 
 func init() {
-	register.DoFn4x1[context.Context, int, func(trialOut), func(bundleSpan), error](&tuneFn{})
-	register.Emitter1[trialOut]()
-	register.Combiner3[[]trialOut, trialOut, []trialOut](&collectTrialsFn{})
-	gobCoder(encTrial, decTrial)
+	register.DoFn2x1[context.Context, int, error](&tuneFn{})
 }
 
 // TuneOptions configures Tune: a training configuration, whose LR,
@@ -97,9 +93,6 @@ type trialOut struct {
 	Err    string // the divergence that stopped it
 }
 
-func encTrial(v trialOut) ([]byte, error) { return gobEncode(v) }
-func decTrial(b []byte) (trialOut, error) { return gobDecode[trialOut](b) }
-
 // runTrials runs the grid's pipeline and returns the trials in grid order.
 func runTrials(ctx context.Context, r *Runner, cfg *TuneOptions, pr *prepared, trials []cvar.Trial) ([]trialOut, error) {
 	j, err := r.newJob(ctx, "tune")
@@ -110,7 +103,7 @@ func runTrials(ctx context.Context, r *Runner, cfg *TuneOptions, pr *prepared, t
 	fn := &tuneFn{localFn: *localFnOf(&RoundOptions{Model: pr.model, Input: Input{Format: pr.spec.Format, Target: pr.spec.Target, NoHeader: pr.spec.NoHeader},
 		Sparse: pr.spec.Sparse, Hold: cfg.Hold, Options: cvar.Options{Method: cfg.Method, Alpha: cfg.Alpha, Batch: cmp.Or(cfg.Batch, cvar.DefaultBatch),
 			Smoothing: cfg.Smoothing, Eps: cfg.Eps, Seed: cfg.Seed}}), Splits: pr.splits, Epochs: cfg.Epochs}
-	fn.Errs = j.dir
+	fn.Dir = j.dir
 	for _, t := range trials {
 		fn.Settings = append(fn.Settings, setting{t.LR, t.WeightDecay, t.EpsFraction, t.Trim, t.Rho})
 	}
@@ -120,18 +113,15 @@ func runTrials(ctx context.Context, r *Runner, cfg *TuneOptions, pr *prepared, t
 	for i := range index {
 		index[i] = i
 	}
-	outs, spans := beam.ParDo2(s, fn, beam.Reshuffle(s, beam.CreateList(s, index)))
-	j.collectSpans(s, spans)
-	j.write(s, "trials", beam.Combine(s, &collectTrialsFn{}, outs))
-	var list []trialOut
+	beam.ParDo0(s, fn, beam.Reshuffle(s, beam.CreateList(s, index)))
 	if err := j.run(ctx, p); err != nil {
 		return nil, err
 	}
-	if err := j.read(ctx, "trials", &list); err != nil || len(list) != len(trials) {
-		return nil, cmp.Or(err, fmt.Errorf("cvarbeam: %d of the %d settings reported", len(list), len(trials)))
+	list, err := readAll[trialOut](ctx, j, "trial-")
+	if err == nil && len(list) != len(trials) {
+		err = fmt.Errorf("cvarbeam: %d of the %d settings reported", len(list), len(trials))
 	}
-	slices.SortFunc(list, func(a, b trialOut) int { return a.Index - b.Index })
-	return list, nil
+	return list, err
 }
 
 // setting is a cvar.Trial's setting, which a DoFn can hold.
@@ -145,11 +135,12 @@ type tuneFn struct {
 	Epochs   int
 }
 
-func (f *tuneFn) StartBundle(_ func(trialOut), _ func(bundleSpan)) { f.clock.begin() }
+func (f *tuneFn) StartBundle()                           { f.clock.begin() }
+func (f *tuneFn) FinishBundle(ctx context.Context) error { return f.clock.save(ctx, f.Dir) }
 
-func (f *tuneFn) FinishBundle(_ func(trialOut), emitSpan func(bundleSpan)) { emitSpan(f.clock.end()) }
-
-func (f *tuneFn) ProcessElement(ctx context.Context, i int, emit func(trialOut), _ func(bundleSpan)) error {
+// ProcessElement stores the trial as the run's result "trial-<i>", in
+// the order of the settings by name.
+func (f *tuneFn) ProcessElement(ctx context.Context, i int) error {
 	var (
 		o   trialOut
 		err error
@@ -160,11 +151,10 @@ func (f *tuneFn) ProcessElement(ctx context.Context, i int, emit func(trialOut),
 		o, err = trial[float64](ctx, f, i)
 	}
 	if err != nil {
-		return record(ctx, f.Errs, err)
+		return record(ctx, f.Dir, err)
 	}
 	f.clock.item(int64(o.Val.N))
-	emit(o)
-	return nil
+	return record(ctx, f.Dir, writeResult(ctx, fmt.Sprintf("%s/trial-%09d", f.Dir, i), o))
 }
 
 // trial reads the rows, trains the setting i and evaluates it at α.
@@ -178,15 +168,9 @@ func trial[T batch.Float](ctx context.Context, f *tuneFn, i int) (trialOut, erro
 	if vb.ds.N == 0 {
 		return trialOut{}, errors.New("no row is held out for validation")
 	}
-	if ts, ok := f.Prep.TargetScaler(); ok {
-		tb.ds.Y = dataset.ScaleTargets(ts, tb.ds.Y)
-	}
-	td, err := tb.batchOf(&f.Prep)
-	if err != nil {
-		return trialOut{}, err
-	}
-	vd, err := vb.batchOf(&f.Prep)
-	if err != nil {
+	td, err := tb.batchOf(&f.Prep, true)
+	vd, verr := vb.batchOf(&f.Prep, false)
+	if err = cmp.Or(err, verr); err != nil {
 		return trialOut{}, err
 	}
 	model, err := batch.NewModel[T](f.Kind, f.D, f.K, f.Hidden)
@@ -223,12 +207,3 @@ func trial[T batch.Float](ctx context.Context, f *tuneFn, i int) (trialOut, erro
 	}
 	return out, nil
 }
-
-// collectTrialsFn gathers the trials into one list.
-type collectTrialsFn struct{}
-
-func (*collectTrialsFn) CreateAccumulator() []trialOut { return nil }
-
-func (*collectTrialsFn) AddInput(a []trialOut, t trialOut) []trialOut { return append(a, t) }
-
-func (*collectTrialsFn) MergeAccumulators(a, b []trialOut) []trialOut { return append(a, b...) }
