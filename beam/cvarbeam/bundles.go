@@ -6,11 +6,10 @@ import (
 	"time"
 )
 
-// Bundle is one bundle of a pipeline's reading step as its worker saw
-// it: its start and end, the work items it took (splits of the data, or
-// grid settings) and the rows it read. The work items are redistributed
-// before the step (a Reshuffle), so a runner with W workers can run W
-// bundles at once.
+// Bundle is one bundle of a pipeline's reading step, as its worker saw
+// it. Items are the work items it took: parts of the data, or grid
+// settings. The items are redistributed before the step (a Reshuffle),
+// so a runner with W workers can run W bundles at once.
 type Bundle struct {
 	Start, End time.Time
 	Items      int

@@ -11,15 +11,15 @@ import (
 )
 
 // rowCache keeps the parsed, preprocessed training rows of the parts a
-// worker reads from one round of a run to the next, so only the first
+// worker reads, from one round of a run to the next. So only the first
 // round reads them. Each round is a pipeline whose DoFns the runner makes
 // anew; what outlives a round is the worker's process. So the package
 // keeps the rows. Workers that are this program (Prism in-process,
 // LOOPBACK) or that serve several jobs find them; others read again.
 //
-// An entry belongs to one run (a token of the Train call) and to the file
-// as it was (its size and modification time). So no run finds another's
-// rows, nor those of a file changed since. The entries stay under the
+// An entry belongs to one run and to the file as it was: its size and
+// modification time. So no run finds another's rows, nor those of a file
+// changed since. The entries stay under the
 // library's memory bound (dataset.DefaultMaxBytes), dropping the least
 // recently used first; a run drops its own when it ends.
 var rowCache = &splitCache{limit: dataset.DefaultMaxBytes}
@@ -44,8 +44,8 @@ type splitCache struct {
 	entries []*cacheEntry // the least recently used first
 }
 
-// keyOf is the cache key of split sp in run. ok is false, and the rows
-// are not kept, when the file's size or modification time is unknown.
+// keyOf is the cache key of split sp in run. ok is false when the file's
+// size or modification time is unknown: then its rows are not kept.
 func keyOf(ctx context.Context, run string, sp split) (cacheKey, bool) {
 	if run == "" {
 		return cacheKey{}, false

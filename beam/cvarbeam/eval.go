@@ -35,10 +35,9 @@ type EvalOptions struct {
 }
 
 // Evaluate computes the metrics of cfg.Model on every row of the files
-// of cfg.Input, preprocessed as the model file says. They are the mean
-// loss, a classifier's accuracy, and CVaR_α and VaR_α at each α, exactly
-// as cvar.Evaluate computes them on all the rows, to the rounding of the
-// sums' order. A CSV file of another width is refused before the
+// of cfg.Input, preprocessed as the model file says: the mean loss, a
+// classifier's accuracy, and CVaR_α and VaR_α at each α. They are
+// cvar.Evaluate's on all the rows, to the rounding of the sums' order. A CSV file of another width is refused before the
 // pipeline runs. A row that cannot be read fails it, naming the file and
 // the line. The pipeline reads the parts, computes the rows' losses
 // (Losses) and their metrics (TailMetrics).
@@ -70,9 +69,9 @@ func Evaluate(ctx context.Context, cfg EvalOptions, r *Runner) (cvar.Metrics, er
 	return ms[0], err
 }
 
-// evaluate runs the evaluation pipeline of mf over splits. It gives the
-// metrics of the training rows of rs and, when it holds rows out, of the
-// held-out rows after them, from the same read.
+// evaluate runs the evaluation pipeline of mf over splits: the metrics of
+// the training rows of rs and, when it holds rows out, of the held-out
+// rows. One read gives both.
 func evaluate(ctx context.Context, r *Runner, splits []split, rs rowSpec, mf *cvar.ModelFile, alphas []float64, lc LossOptions) ([]cvar.Metrics, error) {
 	ms := make([]cvar.Metrics, 1, 2)
 	j, err := r.newJob(ctx, "eval")

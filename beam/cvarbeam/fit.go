@@ -43,8 +43,8 @@ func (m *moments) fitOf() (*cvar.Fit[float64], error) {
 	return f, f.UnmarshalBinary(m.Fit)
 }
 
-// fitFn emits the moments of each split, read once. Training rows go to
-// the Fit whole, held-out rows by their target only (Fit.AddHeld), as
+// fitFn stores the moments of each split, read once. Training rows go to
+// the Fit whole. Held-out rows go by their target only (Fit.AddHeld):
 // cvar train counts them for the task and the classes.
 type fitFn struct {
 	Spec rowSpec

@@ -34,8 +34,8 @@ type Row struct {
 	Label int32
 }
 
-// LossBatch is the losses of a batch of rows under a model, in the order
-// of the rows, and how many of them a classifier labels correctly.
+// LossBatch is the losses of a batch of rows under a model, in the rows'
+// order. Correct counts the rows a classifier labels correctly.
 type LossBatch struct {
 	Losses     []float64
 	Correct    int64
@@ -55,7 +55,7 @@ type LossOptions struct {
 }
 
 // Losses adds to s the losses of the model file at cfg.Model on a
-// PCollection of Row: a PCollection of LossBatch, one a batch of rows.
+// PCollection of Row. The result is a PCollection of LossBatch.
 // Each transform instance loads the model once. It gathers its bundle's
 // rows into batches, preprocesses them as the model file says and
 // computes their losses with cvar.Evaluator. A row of another width, a

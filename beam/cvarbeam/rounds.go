@@ -28,8 +28,8 @@ func init() {
 func encState(v roundState) ([]byte, error) { return gobEncode(v) }
 func decState(b []byte) (roundState, error) { return gobDecode[roundState](b) }
 
-// Part is a work item of the transforms that read files: a data file, or
-// the lines that start in a byte range of one (Input.SplitSize).
+// Part is a work item of the transforms that read files: a data file,
+// or the lines that start in a byte range of one (Input.SplitSize).
 type Part = split
 
 // Parts lists the parts of the files of in.Glob, sorted, and their format:
@@ -82,9 +82,9 @@ type RoundOptions struct {
 // TrainRound adds one round of training by averaging to s. Each part of
 // parts, a PCollection of Part, reads its training rows and runs the
 // local steps of cfg.Options from the state at cfg.State. The result is
-// one RoundState for the next round: the parts' (θ, τ) averaged,
-// weighted by the samples each drew, in the parts' order. ε is the one
-// the first round's parts set. Train is a loop of such rounds.
+// the next round's RoundState. Its (θ, τ) is the parts' average, weighted
+// by the samples each drew, in the parts' order. Its ε is the one the
+// first round's parts set. Train is a loop of such rounds.
 func TrainRound(s beam.Scope, cfg RoundOptions, parts beam.PCollection) beam.PCollection {
 	s = s.Scope("cvarbeam.TrainRound")
 	sum := roundUpdates(s, localFnOf(&cfg), parts)
@@ -136,9 +136,8 @@ func loadState(ctx context.Context, path string) (roundState, error) {
 }
 
 // next is the state of the round after u: the parts' θ and τ averaged,
-// weighted by the samples each drew. ε, which the first round's parts
-// set from their first losses, stays for every later round, as one run
-// keeps its ε.
+// weighted by the samples each drew. The first round's parts set ε from
+// their first losses. It stays for every later round, as in one run.
 func (u *update) next(st roundState) roundState {
 	out := roundState{Theta: make([]float64, len(u.Theta)), Tau: math.NaN(), Eps: st.Eps}
 	for i, v := range u.Theta {
@@ -320,7 +319,7 @@ func trainingRows[T batch.Float](ctx context.Context, f *localFn, sp split) (*ba
 }
 
 // localBatch is a part's share of the global minibatch b, in proportion
-// to its n of all rows, so that the parts draw b samples a step together.
+// to its n of all rows. Together the parts draw b samples a step.
 func localBatch(b, n int, all int64) int {
 	return max(1, int(math.Round(float64(b)*float64(n)/float64(all))))
 }

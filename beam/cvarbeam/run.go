@@ -30,12 +30,11 @@ func init() {
 // Runner says where pipelines run and where their results meet the
 // program that launched them.
 type Runner struct {
-	// Work is a directory that the workers and this program both reach:
-	// a local one for Prism and loopback workers, a bucket path such as
-	// gs://bucket/tmp for Dataflow. Each pipeline leaves its result, a
-	// few kilobytes, in a folder of its own, named at random and removed
-	// when read, so that no run reads another's. Empty: a new local
-	// temporary directory.
+	// Work is a directory that the workers and this program both reach.
+	// For Prism and loopback workers it is local; for Dataflow a bucket
+	// path such as gs://bucket/tmp. Each pipeline leaves its results in
+	// a folder of its own, named at random and removed when read. So no
+	// run reads another's. Empty: a new local temporary directory.
 	Work string
 	// Run runs a pipeline. Nil: beamx.Run, the runner of Beam's --runner
 	// flag (Prism, in-process, by default).

@@ -29,9 +29,9 @@ func init() {
 
 // TailMetrics adds to s the exact metrics of a PCollection of losses:
 // float64, or the LossBatch of Losses. The result is one cvar.Metrics:
-// the mean loss, the accuracy of a classifier's batches (else NaN), and
-// CVaR_α and VaR_α at each α of alphas, as cvar.Tails gives them on all
-// the losses at once. An empty PCollection gives none.
+// the mean loss, a classifier's accuracy (else NaN), and CVaR_α and VaR_α
+// at each α. They are cvar.Tails' on all the losses at once. An empty
+// PCollection gives none.
 //
 // Only the K = ⌊α_max·n⌋ + 1 largest losses decide the tails. A combine
 // gives the count n, the sum and the extremes. With n as a side input,
@@ -156,8 +156,8 @@ func (f *metricsFn) ProcessElement(ctx context.Context, s summary, tops func(*to
 
 // metricsOf computes the metrics from the summary of all n losses and
 // their largest, at least tail.TopCount of them. A tail of all n losses
-// is their mean and minimum; another is the tail at m/K of the K largest
-// (m = α·n), which hold the ⌊m⌋ + 1 that decide it.
+// is their mean and minimum. Another is the tail at m/K of the K largest
+// (m = α·n): they hold the ⌊m⌋ + 1 that decide it.
 func metricsOf(s *summary, top []float64, alphas []float64) (cvar.Metrics, error) {
 	n := int(s.N)
 	m := cvar.Metrics{N: n, MeanLoss: (s.Sum + s.Comp) / float64(n), Accuracy: math.NaN(), Tails: make([]cvar.Tail, len(alphas))}

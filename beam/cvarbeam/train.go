@@ -56,8 +56,8 @@ type TrainOptions struct {
 	OnRound func(round, rounds int)
 }
 
-// Trained is what Train returns: the model file, which cvar eval and cvar
-// predict read, and its metrics on the training and held-out rows.
+// Trained is what Train returns: the model file and its metrics on the
+// training and held-out rows. cvar eval and cvar predict read the file.
 type Trained struct {
 	Model      *cvar.ModelFile
 	Rounds     int
@@ -101,9 +101,9 @@ func (cfg *TrainOptions) options() error {
 
 // Train trains a model on the rows of cfg.Input by data-parallel
 // CVaR-SGD in rounds (see the package documentation). A first pass fits
-// the preprocessing. Then each round, one pipeline run, starts every part
-// from the same parameters, runs the method's local steps on its training
-// rows, and averages the results. Last, the model is measured on the
+// the preprocessing. Each round is then one pipeline run. Every part
+// starts from the same parameters and runs the method's local steps on
+// its training rows; the round averages the results. Last, the model is measured on the
 // training and held-out rows as Evaluate measures.
 func Train(ctx context.Context, cfg TrainOptions, r *Runner) (*Trained, error) {
 	if err := cfg.options(); err != nil {
@@ -210,9 +210,9 @@ func measure(ctx context.Context, r *Runner, mf *cvar.ModelFile, pr *prepared, a
 	return ms[0], &ms[1], nil
 }
 
-// runParams are the parameters of a run by rounds: the first round's
-// largest part's (where its ε and τ came from), with the global
-// minibatch, the steps along the average, and the shared ε and first τ.
+// runParams are the parameters of a run by rounds. They are the first
+// round's largest part's, where ε and τ came from. The minibatch is the
+// global one, the steps those along the average, ε and τ the shared.
 func runParams(first, last update, st roundState, sch schedule) cvar.Params {
 	p := first.Params
 	p.Batch, p.Steps, p.LRFrom = last.Batch, sch.rounds*sch.steps, sch.lrFrom

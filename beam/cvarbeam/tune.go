@@ -35,7 +35,7 @@ type Tuned struct {
 }
 
 // Tune trains each setting of the grid as a work item of one pipeline.
-// A transform reads every training and held-out row into its memory,
+// A transform reads every training and held-out row into its memory. It
 // trains the setting with cvar.Train, as cvar.Tune does, and evaluates it
 // on the held-out rows. The setting cfg.Select picks is kept as trained
 // and measured on the training and held-out rows.
