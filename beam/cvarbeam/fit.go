@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -29,7 +28,7 @@ func init() {
 type moments struct {
 	N        int64 // training rows
 	Features []string
-	Labels   labelSet
+	Labels   dataset.ClassTexts
 	Fit      []byte // a cvar.Fit[float64], MarshalBinary's
 	Key      int64  // the first split's key, for the order of merges
 }
@@ -55,7 +54,7 @@ type fitFn struct {
 func (f *fitFn) ProcessElement(ctx context.Context, sp split) error {
 	m, err := f.fit(ctx, sp)
 	if err == nil {
-		err = writeResult(ctx, fmt.Sprintf("%s/moments-%d", f.Dir, sp.key()), m)
+		err = writeResult(ctx, fmt.Sprintf("%s/moments-%d", f.Dir, sp.key()), &m)
 	}
 	return record(ctx, f.Dir, err)
 }
@@ -87,7 +86,7 @@ func (f *fitFn) fit(ctx context.Context, sp split) (moments, error) {
 	for {
 		if csv {
 			if x, text, err = st.NextText(); err == nil {
-				m.Labels.add(text)
+				m.Labels.Add(text)
 				y, _ = strconv.ParseFloat(text, 64)
 				cols, vals = nonZeros(x, cols[:0], vals[:0])
 			}
@@ -139,7 +138,7 @@ func mergeMoments(a []moments) moments {
 		if all.Features == nil {
 			all.Features = a[i].Features
 		}
-		all.Labels.merge(&a[i].Labels)
+		all.Labels.Merge(&a[i].Labels)
 	}
 	all.Fit, _ = acc.MarshalBinary() // of a fit just decoded: no error
 	return all
@@ -204,7 +203,7 @@ func resolve(cfg *TrainOptions, splits []split, rs rowSpec, m *moments) (*prepar
 		rs.Dim = f.D()
 		rs.Sparse = f.Density() < cmp.Or(cfg.SparseBelow, dataset.DefaultSparseBelow)
 	}
-	classes, err := m.Labels.classes()
+	classes, err := m.Labels.Classes()
 	if err != nil {
 		return nil, err
 	}
@@ -232,56 +231,4 @@ func resolve(cfg *TrainOptions, splits []split, rs rowSpec, m *moments) (*prepar
 		mf.Features = m.Features
 	}
 	return &prepared{splits: splits, spec: rs, model: mf, n: m.N}, nil
-}
-
-// MaxClasses is the most distinct class texts that training on CSV files
-// with text labels takes.
-const MaxClasses = 1 << 16
-
-// labelSet is the distinct CSV target texts, sorted, and whether one is
-// not a number. Then the targets are class texts, in byte-wise order, as
-// the library's readers take them. It holds MaxClasses texts at most.
-type labelSet struct {
-	Texts   []string
-	Textual bool
-	Over    bool // more than MaxClasses distinct texts
-}
-
-func (l *labelSet) add(t string) {
-	l.Textual = l.Textual || !isNumber(t)
-	if i, found := slices.BinarySearch(l.Texts, t); !found {
-		if len(l.Texts) == MaxClasses {
-			l.Over = true
-			return
-		}
-		l.Texts = slices.Insert(l.Texts, i, t)
-	}
-}
-
-func (l *labelSet) merge(o *labelSet) {
-	l.Textual, l.Over = l.Textual || o.Textual, l.Over || o.Over
-	for _, t := range o.Texts {
-		l.add(t)
-	}
-}
-
-// classes returns the class texts, or nil when every target is a number.
-func (l *labelSet) classes() ([]string, error) {
-	switch {
-	case !l.Textual:
-		return nil, nil
-	case l.Over:
-		return nil, fmt.Errorf("cvarbeam: the targets are class texts of more than %d classes", MaxClasses)
-	}
-	return l.Texts, nil
-}
-
-// isNumber reports whether a target text is a finite decimal number as
-// the library's readers take one: no underscores, no hexadecimal.
-func isNumber(s string) bool {
-	if strings.ContainsAny(s, "_xX") {
-		return false
-	}
-	v, err := strconv.ParseFloat(s, 64)
-	return (err == nil || errors.Is(err, strconv.ErrRange)) && !math.IsNaN(v) && !math.IsInf(v, 0)
 }

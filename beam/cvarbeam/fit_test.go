@@ -57,7 +57,8 @@ func TestResolveIsTheLibrarys(t *testing.T) {
 	if mf.Kind != batch.KindLogistic || mf.K != 2 || !slices.Equal(pr.spec.Classes, []string{"1", "2"}) || mf.D != 1 || !slices.Equal(mf.Preprocessing.Scale, []float64{2}) {
 		t.Errorf("resolved %s of %d classes %v, %d features, scale %v", mf.Kind, mf.K, pr.spec.Classes, mf.D, mf.Preprocessing.Scale)
 	}
-	m.Labels = labelSet{Texts: []string{"cat", "dog"}, Textual: true}
+	m.Labels.Add("cat")
+	m.Labels.Add("dog")
 	cfg.Kind = batch.KindLinear
 	if _, err := resolve(cfg, nil, rowSpec{Format: "libsvm"}, &m); err == nil || !strings.Contains(err.Error(), "needs numeric targets") {
 		t.Errorf("a linear model of class texts: %v", err)
