@@ -9,7 +9,6 @@ import (
 	"errors"
 	"flag"
 	"fmt"
-	"io"
 	"io/fs"
 	"os"
 	"reflect"
@@ -228,12 +227,7 @@ func writeFile(ctx context.Context, path string, b []byte) error {
 		return err
 	}
 	defer fs.Close()
-	w, err := fs.OpenWrite(ctx, path)
-	if err != nil {
-		return err
-	}
-	_, err = w.Write(b)
-	return errors.Join(err, w.Close())
+	return filesystem.Write(ctx, fs, path, b)
 }
 
 // readResult loads what writeResult stored at path into v. found is
@@ -256,20 +250,15 @@ func readFile(ctx context.Context, path string) ([]byte, error) {
 	if err != nil {
 		return nil, err
 	}
+	defer fsys.Close()
 	list, err := fsys.List(ctx, path)
-	fsys.Close()
 	if err == nil && len(list) == 0 {
 		err = fmt.Errorf("%s: %w", path, fs.ErrNotExist)
 	}
 	if err != nil {
 		return nil, err
 	}
-	r, err := open(ctx, path)
-	if err != nil {
-		return nil, err
-	}
-	defer r.Close()
-	return io.ReadAll(r)
+	return filesystem.Read(ctx, fsys, path)
 }
 
 // The elements that cross the runner are gob-coded: Flink refused some
