@@ -153,6 +153,12 @@ type prepared struct {
 	n      int64 // training rows
 }
 
+// localFn is the transform of local runs on the prepared data with o.
+func (pr *prepared) localFn(o cvar.Options) *localFn {
+	in := Input{Format: pr.spec.Format, Target: pr.spec.Target, NoHeader: pr.spec.NoHeader}
+	return localFnOf(&RoundOptions{Model: pr.model, Input: in, Sparse: pr.spec.Sparse, Rows: pr.n, Hold: pr.spec.Hold, Options: o})
+}
+
 // prepare runs the fitting pass over every row and resolves the model.
 func prepare(ctx context.Context, r *Runner, cfg *TrainOptions) (*prepared, error) {
 	splits, format, err := expand(ctx, cfg.Input)

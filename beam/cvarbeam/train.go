@@ -118,11 +118,8 @@ func Train(ctx context.Context, cfg TrainOptions, r *Runner) (*Trained, error) {
 		return nil, err
 	}
 	sch := scheduleOf(&cfg, pr.n)
-	in := cfg.Input
-	in.Format = pr.spec.Format
-	fn := localFnOf(&RoundOptions{Model: pr.model, Input: in, Sparse: pr.spec.Sparse, Rows: pr.n, Hold: cfg.Hold,
-		Options: cvar.Options{Method: cfg.Method, Alpha: cfg.Alpha, LR: sch.lr, WeightDecay: cfg.WeightDecay, Batch: sch.batch,
-			Smoothing: cfg.Smoothing, Eps: cfg.Eps, EpsFraction: cfg.EpsFraction, Seed: cfg.Seed, Steps: sch.steps}})
+	fn := pr.localFn(cvar.Options{Method: cfg.Method, Alpha: cfg.Alpha, LR: sch.lr, WeightDecay: cfg.WeightDecay, Batch: sch.batch,
+		Smoothing: cfg.Smoothing, Eps: cfg.Eps, EpsFraction: cfg.EpsFraction, Seed: cfg.Seed, Steps: sch.steps})
 	fn.Run = token()
 	defer rowCache.drop(fn.Run)
 	st := roundState{Theta: theta, Tau: math.NaN()}

@@ -100,9 +100,8 @@ func runTrials(ctx context.Context, r *Runner, cfg *TuneOptions, pr *prepared, t
 		return nil, err
 	}
 	defer j.done()
-	fn := &tuneFn{localFn: *localFnOf(&RoundOptions{Model: pr.model, Input: Input{Format: pr.spec.Format, Target: pr.spec.Target, NoHeader: pr.spec.NoHeader},
-		Sparse: pr.spec.Sparse, Hold: cfg.Hold, Options: cvar.Options{Method: cfg.Method, Alpha: cfg.Alpha, Batch: cmp.Or(cfg.Batch, cvar.DefaultBatch),
-			Smoothing: cfg.Smoothing, Eps: cfg.Eps, Seed: cfg.Seed}}), Splits: pr.splits, Epochs: cfg.Epochs}
+	fn := &tuneFn{localFn: *pr.localFn(cvar.Options{Method: cfg.Method, Alpha: cfg.Alpha, Batch: cmp.Or(cfg.Batch, cvar.DefaultBatch),
+		Smoothing: cfg.Smoothing, Eps: cfg.Eps, Seed: cfg.Seed}), Splits: pr.splits, Epochs: cfg.Epochs}
 	fn.Dir = j.dir
 	for _, t := range trials {
 		fn.Settings = append(fn.Settings, setting{t.LR, t.WeightDecay, t.EpsFraction, t.Trim, t.Rho})
