@@ -19,9 +19,9 @@ import (
 //
 // An entry belongs to one run and to the file as it was: its size and
 // modification time. So no run finds another's rows, nor those of a file
-// changed since. The entries stay under the
-// library's memory bound (dataset.DefaultMaxBytes), dropping the least
-// recently used first; a run drops its own when it ends.
+// changed since. The entries stay under the library's memory bound
+// (dataset.DefaultMaxBytes), dropping the least recently used first. A
+// run drops its own when it ends.
 var rowCache = &splitCache{limit: dataset.DefaultMaxBytes}
 
 type cacheKey struct {

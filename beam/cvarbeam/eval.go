@@ -37,10 +37,11 @@ type EvalOptions struct {
 // Evaluate computes the metrics of cfg.Model on every row of the files
 // of cfg.Input, preprocessed as the model file says: the mean loss, a
 // classifier's accuracy, and CVaR_α and VaR_α at each α. They are
-// cvar.Evaluate's on all the rows, to the rounding of the sums' order. A CSV file of another width is refused before the
-// pipeline runs. A row that cannot be read fails it, naming the file and
-// the line. The pipeline reads the parts, computes the rows' losses
-// (Losses) and their metrics (TailMetrics).
+// cvar.Evaluate's on all the rows, to the rounding of the sums' order.
+// A CSV file of another width is refused before the pipeline runs. A row
+// that cannot be read fails it, naming the file and the line. The
+// pipeline reads the parts, computes the rows' losses (Losses) and their
+// metrics (TailMetrics).
 func Evaluate(ctx context.Context, cfg EvalOptions, r *Runner) (cvar.Metrics, error) {
 	if cfg.Model == nil {
 		return cvar.Metrics{}, errors.New("cvarbeam: no model")

@@ -55,12 +55,11 @@ type LossOptions struct {
 }
 
 // Losses adds to s the losses of the model file at cfg.Model on a
-// PCollection of Row. The result is a PCollection of LossBatch.
-// Each transform instance loads the model once. It gathers its bundle's
-// rows into batches, preprocesses them as the model file says and
-// computes their losses with cvar.Evaluator. A row of another width, a
-// class outside the model's or a loss that is not finite fails the
-// pipeline.
+// PCollection of Row. The result is a PCollection of LossBatch. Each
+// transform instance loads the model once. It gathers its bundle's rows
+// into batches, preprocesses them as the model file says and computes
+// their losses with cvar.Evaluator. A row of another width, a class
+// outside the model's or a loss that is not finite fails the pipeline.
 func Losses(s beam.Scope, cfg LossOptions, rows beam.PCollection) beam.PCollection {
 	return losses(s.Scope("cvarbeam.Losses"), cfg, rows, "")
 }

@@ -103,8 +103,8 @@ func (cfg *TrainOptions) options() error {
 // CVaR-SGD in rounds (see the package documentation). A first pass fits
 // the preprocessing. Each round is then one pipeline run. Every part
 // starts from the same parameters and runs the method's local steps on
-// its training rows; the round averages the results. Last, the model is measured on the
-// training and held-out rows as Evaluate measures.
+// its training rows; the round averages the results. Last, the model is
+// measured on the training and held-out rows as Evaluate measures.
 func Train(ctx context.Context, cfg TrainOptions, r *Runner) (*Trained, error) {
 	if err := cfg.options(); err != nil {
 		return nil, err
