@@ -96,6 +96,8 @@ func TestHostileInputs(t *testing.T) {
 		{"train without -o", []string{"train", "-data", glob}, "-o is required"},
 		{"train on an endless line", []string{"train", "-data", "/dev/zero", "-format", "csv", "-o", filepath.Join(t.TempDir(), "z.cvar")}, "/dev/zero:1:"},
 		{"train with a bad -alpha", []string{"train", "-data", glob, "-o", exists, "-force", "-alpha", "2"}, "alpha 2 is outside"},
+		{"train with a bad -scale", []string{"train", "-data", glob, "-o", exists, "-force", "-scale", "cube"}, `unknown scaling "cube"`},
+		{"train with a bad -scale-target", []string{"train", "-data", glob, "-o", exists, "-force", "-scale-target", "maxabs"}, `unknown value "maxabs"`},
 		{"tune with a bad grid", []string{"tune", "-data", glob, "-o", filepath.Join(t.TempDir(), "t.cvar"), "-tune-lrs", "0,-1"}, "-tune-lrs"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
