@@ -25,7 +25,7 @@ func TestTrainSameModelFile(t *testing.T) {
 	ctx := context.Background()
 	train := func(r *Runner, seed uint64, onRound func(int, int)) []byte {
 		t.Helper()
-		tr, err := Train(ctx, TrainOptions{Input: Input{Glob: glob}, Epochs: 1, RoundsPerEpoch: 3, Batch: 64, Seed: seed, OnRound: onRound}, r)
+		tr, err := Train(ctx, TrainOptions{Input: Input{Glob: glob}, RoundsPerEpoch: 3, OnRound: onRound, Options: cvar.Options{Epochs: 1, Batch: 64, Seed: seed}}, r)
 		if err != nil {
 			t.Fatal(err)
 		}

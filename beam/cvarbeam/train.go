@@ -18,21 +18,14 @@ type TrainOptions struct {
 	// classes, softmax for more, linear for real targets.
 	Kind   string
 	Hidden int // hidden units of the mlp (0: batch.DefaultHidden)
-	// Method is Alg3 (CVaR-SGD; zero means Alg3), Vanilla or
-	// MinibatchCVaR: the minibatch methods, whose local steps a round
-	// averages.
-	Method cvar.Method
-	// Alpha, LR, WeightDecay, Batch, Smoothing, Eps and EpsFraction mean
-	// what they mean in cvar.Options.
-	Alpha, LR, WeightDecay float64
-	Batch                  int
-	Smoothing              cvar.Smoothing
-	Eps, EpsFraction       float64
-	// Epochs is the passes over the training rows (0: the method's
-	// default). RoundsPerEpoch is the averaging rounds in each (0: as few
-	// as keep a round to MaxLocalSteps local steps).
-	Epochs, RoundsPerEpoch int
-	Seed                   uint64
+	// Options are the method and its settings: Method, Alpha, LR,
+	// WeightDecay, Batch, Smoothing, Eps, EpsFraction, Epochs and Seed.
+	// Method is Alg3 (zero means Alg3), Vanilla or MinibatchCVaR: the
+	// minibatch methods, whose local steps a round averages.
+	cvar.Options
+	// RoundsPerEpoch is the averaging rounds an epoch (0: as few as keep
+	// a round to MaxLocalSteps local steps).
+	RoundsPerEpoch int
 	// Precision is cvar.F32 or cvar.F64 (the default).
 	Precision string
 	// Scale is the features' scaling, fitted on the training rows.
@@ -118,8 +111,9 @@ func Train(ctx context.Context, cfg TrainOptions, r *Runner) (*Trained, error) {
 		return nil, err
 	}
 	sch := scheduleOf(&cfg, pr.n)
-	fn := pr.localFn(cvar.Options{Method: cfg.Method, Alpha: cfg.Alpha, LR: sch.lr, WeightDecay: cfg.WeightDecay, Batch: sch.batch,
-		Smoothing: cfg.Smoothing, Eps: cfg.Eps, EpsFraction: cfg.EpsFraction, Seed: cfg.Seed, Steps: sch.steps})
+	o := cfg.Options
+	o.LR, o.Batch, o.Steps = sch.lr, sch.batch, sch.steps
+	fn := pr.localFn(o)
 	fn.Run = token()
 	defer rowCache.drop(fn.Run)
 	st := roundState{Theta: theta, Tau: math.NaN()}
@@ -250,6 +244,6 @@ func scheduleOf(cfg *TrainOptions, n int64) schedule {
 	perEpoch := int((n + b - 1) / b)
 	rpe := cmp.Or(cfg.RoundsPerEpoch, (perEpoch+MaxLocalSteps-1)/MaxLocalSteps)
 	sch := schedule{batch: int(b), steps: max(1, (perEpoch+rpe-1)/rpe), rounds: epochs * rpe}
-	sch.lr, sch.lrFrom = (&cvar.Options{Method: cfg.Method, LR: cfg.LR}).PracticalLR(int(b))
+	sch.lr, sch.lrFrom = cfg.PracticalLR(int(b))
 	return sch
 }

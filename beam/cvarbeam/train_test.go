@@ -137,7 +137,7 @@ func TestTrainMatchesSingleMachine(t *testing.T) {
 func trainMatches(t *testing.T, n, d, k, b int, kind string, classes []string) {
 	const epochs = 5
 	glob := writeSyntheticClasses(t, t.TempDir(), n, d, k, 8, nil)
-	cfg := TrainOptions{Input: Input{Glob: glob}, Epochs: epochs, Batch: b, Seed: 1}
+	cfg := TrainOptions{Input: Input{Glob: glob}, Options: cvar.Options{Epochs: epochs, Batch: b, Seed: 1}}
 	got, err := Train(context.Background(), cfg, &Runner{})
 	if err != nil {
 		t.Fatal(err)
@@ -188,7 +188,7 @@ func TestTrainBadShard(t *testing.T) {
 	if err := os.WriteFile(name, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	_, err = Train(context.Background(), TrainOptions{Input: Input{Glob: glob}, Epochs: 1}, &Runner{})
+	_, err = Train(context.Background(), TrainOptions{Input: Input{Glob: glob}, Options: cvar.Options{Epochs: 1}}, &Runner{})
 	if err == nil || !strings.Contains(err.Error(), "shard-2.csv:10:") || !strings.Contains(err.Error(), "oops") {
 		t.Fatalf("a bad cell at line 10 of shard-2.csv: got %v", err)
 	}
@@ -241,7 +241,7 @@ func TestRoundCarriesThetaAndTau(t *testing.T) {
 func TestTrainClassTexts(t *testing.T) {
 	names := []string{"eel", "cat", "dog"}
 	glob := writeSyntheticClasses(t, t.TempDir(), 900, 8, 3, 3, names)
-	got, err := Train(context.Background(), TrainOptions{Input: Input{Glob: glob}, Epochs: 3, Batch: 32, Seed: 1}, &Runner{})
+	got, err := Train(context.Background(), TrainOptions{Input: Input{Glob: glob}, Options: cvar.Options{Epochs: 3, Batch: 32, Seed: 1}}, &Runner{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -253,7 +253,7 @@ func TestTrainClassTexts(t *testing.T) {
 	if err != nil || ev.N != 900 || math.Abs(ev.Accuracy*900-(got.Training.Accuracy*float64(got.Training.N)+got.Validation.Accuracy*float64(got.Validation.N))) > 0.5 {
 		t.Errorf("the model evaluated on its files: %+v, %v", ev, err)
 	}
-	_, err = Train(context.Background(), TrainOptions{Input: Input{Glob: glob}, Kind: batch.KindLinear, Epochs: 1}, &Runner{})
+	_, err = Train(context.Background(), TrainOptions{Input: Input{Glob: glob}, Kind: batch.KindLinear, Options: cvar.Options{Epochs: 1}}, &Runner{})
 	if err == nil || !strings.Contains(err.Error(), "needs numeric targets") {
 		t.Errorf("a linear model on class texts: %v", err)
 	}
@@ -272,7 +272,7 @@ func TestTrainLIBSVM(t *testing.T) {
 	}
 	lines := strings.Split(strings.TrimSuffix(b.String(), "\n"), "\n")
 	glob := writeShards(t, t.TempDir(), "", lines, []int{200, 200, 200}, ".libsvm")
-	got, err := Train(context.Background(), TrainOptions{Input: Input{Glob: glob}, Epochs: 2, Batch: 32, Seed: 1}, &Runner{})
+	got, err := Train(context.Background(), TrainOptions{Input: Input{Glob: glob}, Options: cvar.Options{Epochs: 2, Batch: 32, Seed: 1}}, &Runner{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -18,7 +18,7 @@ import (
 // the smallest validation CVaR_0.1, as cvar.Tune picks.
 func TestTuneGrid(t *testing.T) {
 	glob := writeSynthetic(t, t.TempDir(), 900, 8, 4)
-	cfg := TuneOptions{TrainOptions: TrainOptions{Input: Input{Glob: glob}, Epochs: 3, Batch: 32, Seed: 2},
+	cfg := TuneOptions{TrainOptions: TrainOptions{Input: Input{Glob: glob}, Options: cvar.Options{Epochs: 3, Batch: 32, Seed: 2}},
 		Grid: cvar.Grid{LR: []float64{0.001, 0.1}, WeightDecay: []float64{0, 1e-3}, EpsFraction: []float64{0.05}}}
 	got, err := Tune(context.Background(), cfg, &Runner{})
 	if err != nil {
@@ -66,7 +66,7 @@ func TestTuneScaledTarget(t *testing.T) {
 	if err := os.WriteFile(glob, b.Bytes(), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	cfg := TuneOptions{TrainOptions: TrainOptions{Input: Input{Glob: glob}, Kind: batch.KindLinear, ScaleTarget: true, Epochs: 3, Batch: 32, Seed: 2},
+	cfg := TuneOptions{TrainOptions: TrainOptions{Input: Input{Glob: glob}, Kind: batch.KindLinear, ScaleTarget: true, Options: cvar.Options{Epochs: 3, Batch: 32, Seed: 2}},
 		Grid: cvar.Grid{LR: []float64{0.01, 0.1}, WeightDecay: []float64{0}, EpsFraction: []float64{0.05}}}
 	got, err := Tune(context.Background(), cfg, &Runner{})
 	if err != nil {

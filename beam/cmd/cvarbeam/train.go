@@ -76,8 +76,7 @@ func (f *trainFlags) check() error {
 	}
 	c := &f.cfg
 	c.Input, c.Kind, c.Hidden, c.Precision = f.in.in, f.Model.Value, f.Hidden, f.Precision.Value
-	c.Method, c.Alpha, c.Smoothing, c.Eps, c.LR, c.WeightDecay = opt.Method, opt.Alpha, opt.Smoothing, opt.Eps, opt.LR, opt.WeightDecay
-	c.Batch, c.Epochs, c.Seed = opt.Batch, opt.Epochs, opt.Seed
+	c.Options = opt
 	c.Scale, c.ScaleTarget = f.scale.Features, f.scale.Target()
 	if c.SparseBelow == 0 {
 		c.SparseBelow = -1
