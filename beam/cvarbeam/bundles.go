@@ -8,8 +8,7 @@ import (
 
 // Bundle is one bundle of a pipeline's reading step, as its worker saw
 // it. Items are the work items it took: parts of the data, or grid
-// settings. The items are redistributed before the step (a Reshuffle),
-// so a runner with W workers can run W bundles at once.
+// settings.
 type Bundle struct {
 	Start, End time.Time
 	Items      int
@@ -40,32 +39,16 @@ func MostAtOnce(bs []Bundle) int {
 	return most
 }
 
-// bundleSpan is a Bundle as a worker stores it, in Unix nanoseconds. A
-// DoFn times its bundle: begin in StartBundle, item for each element,
+// A DoFn times its bundle: begin in StartBundle, item for each element,
 // save in FinishBundle.
-type bundleSpan struct {
-	Start, End int64
-	Items      int
-	Rows       int64
-}
+func (b *Bundle) begin()          { *b = Bundle{Start: time.Now()} }
+func (b *Bundle) item(rows int64) { b.Items, b.Rows = b.Items+1, b.Rows+rows }
 
-func (c *bundleSpan) begin()          { *c = bundleSpan{Start: time.Now().UnixNano()} }
-func (c *bundleSpan) item(rows int64) { c.Items, c.Rows = c.Items+1, c.Rows+rows }
-
-// save stores the span among the results of the run in dir, if any.
-func (c *bundleSpan) save(ctx context.Context, dir string) error {
+// save stores the bundle among the results of the run in dir, if any.
+func (b *Bundle) save(ctx context.Context, dir string) error {
 	if dir == "" {
 		return nil
 	}
-	c.End = time.Now().UnixNano()
-	return writeResult(ctx, dir+"/bundle-"+token(), *c)
-}
-
-func bundlesOf(spans []bundleSpan) []Bundle {
-	out := make([]Bundle, len(spans))
-	for i, s := range spans {
-		out[i] = Bundle{Start: time.Unix(0, s.Start), End: time.Unix(0, s.End), Items: s.Items, Rows: s.Rows}
-	}
-	slices.SortFunc(out, func(a, b Bundle) int { return a.Start.Compare(b.Start) })
-	return out
+	b.End = time.Now()
+	return writeResult(ctx, dir+"/bundle-"+token(), *b)
 }

@@ -151,7 +151,7 @@ type readFn struct {
 	Spec rowSpec
 	Dir  string // the run's folder: errors, spans, results
 
-	clock bundleSpan
+	clock Bundle
 }
 
 func (f *readFn) StartBundle(_, _ func(Row)) { f.clock.begin() }

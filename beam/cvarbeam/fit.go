@@ -22,24 +22,14 @@ func init() {
 }
 
 // moments are the fitting pass's result for some splits: a cvar.Fit of
-// their rows as bytes, and what it does not hold. That is the CSV
-// header's feature names and every CSV target text, which say whether
-// the targets are class texts.
+// their rows, the CSV header's feature names and every CSV target text,
+// which say whether the targets are class texts.
 type moments struct {
 	N        int64 // training rows
 	Features []string
 	Labels   dataset.ClassTexts
-	Fit      []byte // a cvar.Fit[float64], MarshalBinary's
-	Key      int64  // the first split's key, for the order of merges
-}
-
-// fitOf decodes m's fit; an empty one for none.
-func (m *moments) fitOf() (*cvar.Fit[float64], error) {
-	f := &cvar.Fit[float64]{}
-	if m.Fit == nil {
-		return f, nil
-	}
-	return f, f.UnmarshalBinary(m.Fit)
+	Fit      *cvar.Fit[float64]
+	Key      int64 // the first split's key, for the order of merges
 }
 
 // fitFn stores the moments of each split, read once. Training rows go to
@@ -94,8 +84,8 @@ func (f *fitFn) fit(ctx context.Context, sp split) (moments, error) {
 			cols, vals, y, _, err = st.NextSparse()
 		}
 		if err == io.EOF {
-			m.Fit, err = acc.MarshalBinary()
-			return m, err
+			m.Fit = acc
+			return m, nil
 		}
 		if err != nil {
 			return m, locate(ctx, sp, spec.header(), err)
@@ -123,15 +113,13 @@ func nonZeros(x []float64, cols []uint32, vals []float64) ([]uint32, []float64) 
 }
 
 // mergeMoments merges the splits' fits in the splits' order, so that a
-// seed gives the same model on every runner. A fit that does not decode
-// leaves the result without one, which resolve reports.
+// seed gives the same model on every runner. Fits that do not merge leave
+// the result empty.
 func mergeMoments(a []moments) moments {
 	slices.SortFunc(a, func(x, y moments) int { return cmp.Compare(x.Key, y.Key) })
-	var all moments
-	acc := &cvar.Fit[float64]{}
+	all := moments{Fit: &cvar.Fit[float64]{}}
 	for i := range a {
-		f, err := a[i].fitOf()
-		if err != nil || acc.Merge(f) != nil {
+		if a[i].Fit == nil || all.Fit.Merge(a[i].Fit) != nil {
 			return moments{}
 		}
 		all.N += a[i].N
@@ -140,7 +128,6 @@ func mergeMoments(a []moments) moments {
 		}
 		all.Labels.Merge(&a[i].Labels)
 	}
-	all.Fit, _ = acc.MarshalBinary() // of a fit just decoded: no error
 	return all
 }
 
@@ -194,8 +181,9 @@ func prepare(ctx context.Context, r *Runner, cfg *TrainOptions) (*prepared, erro
 // resolve settles the model from the merged fit: the kind, the classes
 // and the preprocessing, as cvar.Fit.Resolve decides them.
 func resolve(cfg *TrainOptions, splits []split, rs rowSpec, m *moments) (*prepared, error) {
-	f, err := m.fitOf()
-	if err == nil && cfg.Dim > 0 {
+	f := cmp.Or(m.Fit, &cvar.Fit[float64]{})
+	var err error
+	if cfg.Dim > 0 {
 		wide := cvar.NewFit[float64](cfg.Dim)
 		err, f = wide.Merge(f), wide
 	}

@@ -19,14 +19,14 @@ func init() {
 	register.DoFn3x1[context.Context, split, func(update), error](&localFn{})
 	register.Emitter1[update]()
 	register.Combiner3[[]update, update, update](&sumUpdatesFn{})
-	register.DoFn3x1[context.Context, update, func(roundState), error](&nextStateFn{})
-	register.Emitter1[roundState]()
+	register.DoFn3x1[context.Context, update, func(RoundState), error](&nextStateFn{})
+	register.Emitter1[RoundState]()
 	gobCoder(encUpdate, decUpdate)
 	gobCoder(encState, decState)
 }
 
-func encState(v roundState) ([]byte, error) { return gobEncode(v) }
-func decState(b []byte) (roundState, error) { return gobDecode[roundState](b) }
+func encState(v RoundState) ([]byte, error) { return gobEncode(v) }
+func decState(b []byte) (RoundState, error) { return gobDecode[RoundState](b) }
 
 // Part is a work item of the transforms that read files: a data file,
 // or the lines that start in a byte range of one (Input.SplitSize).
@@ -40,9 +40,7 @@ func Parts(ctx context.Context, in Input) ([]Part, string, error) { return expan
 // parameters θ, the threshold τ and ε. A NaN τ makes each part start τ
 // as the library does, at the VaR_α of its rows' losses at θ. A zero ε
 // makes each part set its own from its first losses.
-type RoundState = roundState
-
-type roundState struct {
+type RoundState struct {
 	Round int
 	Theta []float64
 	Tau   float64
@@ -126,8 +124,8 @@ func (f *nextStateFn) ProcessElement(ctx context.Context, u update, emit func(Ro
 }
 
 // loadState reads the round's state at path.
-func loadState(ctx context.Context, path string) (roundState, error) {
-	var st roundState
+func loadState(ctx context.Context, path string) (RoundState, error) {
+	var st RoundState
 	found, err := readResult(ctx, path, &st)
 	if err == nil && !found {
 		err = fmt.Errorf("cvarbeam: the round's state %s is missing", path)
@@ -138,8 +136,8 @@ func loadState(ctx context.Context, path string) (roundState, error) {
 // next is the state of the round after u: the parts' θ and τ averaged,
 // weighted by the samples each drew. The first round's parts set ε from
 // their first losses. It stays for every later round, as in one run.
-func (u *update) next(st roundState) roundState {
-	out := roundState{Theta: make([]float64, len(u.Theta)), Tau: math.NaN(), Eps: st.Eps}
+func (u *update) next(st RoundState) RoundState {
+	out := RoundState{Theta: make([]float64, len(u.Theta)), Tau: math.NaN(), Eps: st.Eps}
 	for i, v := range u.Theta {
 		out.Theta[i] = v / u.W
 	}
@@ -153,7 +151,7 @@ func (u *update) next(st roundState) roundState {
 }
 
 // runRound runs one round's pipeline and returns the sum of the updates.
-func runRound(ctx context.Context, r *Runner, splits []split, fn *localFn, st roundState) (update, error) {
+func runRound(ctx context.Context, r *Runner, splits []split, fn *localFn, st RoundState) (update, error) {
 	j, err := r.newJob(ctx, "train")
 	if err != nil {
 		return update{}, err
@@ -218,12 +216,12 @@ type localFn struct {
 	D, K, Hidden int
 	Precision    string
 	Opt          localOptions
-	State        string // the path of the round's roundState
+	State        string // the path of the round's RoundState
 	Dir          string // the run's folder: errors, spans
 	Run          string // the run's token in rowCache; "": rows not kept
 
-	clock bundleSpan
-	st    *roundState
+	clock Bundle
+	st    *RoundState
 }
 
 func (f *localFn) StartBundle(_ func(update)) { f.clock.begin() }
@@ -259,7 +257,7 @@ func (f *localFn) ProcessElement(ctx context.Context, sp split, emit func(update
 
 // localRun reads the part's training rows and runs the method from the
 // round's state for the round's local steps.
-func localRun[T batch.Float](ctx context.Context, f *localFn, sp split, st roundState) (update, error) {
+func localRun[T batch.Float](ctx context.Context, f *localFn, sp split, st RoundState) (update, error) {
 	data, err := trainingRows[T](ctx, f, sp)
 	if err != nil || data == nil {
 		return update{}, err

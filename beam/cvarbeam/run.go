@@ -148,9 +148,10 @@ func (j *job) run(ctx context.Context, p *beam.Pipeline) error {
 	if j.r.OnBundles == nil {
 		return nil
 	}
-	spans, err := readAll[bundleSpan](ctx, j, "bundle-")
-	if err == nil && len(spans) > 0 {
-		j.r.OnBundles(j.name, bundlesOf(spans))
+	bs, err := readAll[Bundle](ctx, j, "bundle-")
+	if err == nil && len(bs) > 0 {
+		slices.SortFunc(bs, func(a, b Bundle) int { return a.Start.Compare(b.Start) })
+		j.r.OnBundles(j.name, bs)
 	}
 	return err
 }
@@ -213,11 +214,11 @@ func readAll[V any](ctx context.Context, j *job, prefix string) ([]V, error) {
 
 // writeResult stores v, gob-coded, at path through Beam's filesystems.
 func writeResult(ctx context.Context, path string, v any) error {
-	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(v); err != nil {
+	b, err := gobEncode(v)
+	if err != nil {
 		return err
 	}
-	return writeFile(ctx, path, buf.Bytes())
+	return writeFile(ctx, path, b)
 }
 
 // writeFile stores b at path through Beam's filesystems.

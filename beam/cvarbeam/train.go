@@ -116,7 +116,7 @@ func Train(ctx context.Context, cfg TrainOptions, r *Runner) (*Trained, error) {
 	fn := pr.localFn(o)
 	fn.Run = token()
 	defer rowCache.drop(fn.Run)
-	st := roundState{Theta: theta, Tau: math.NaN()}
+	st := RoundState{Theta: theta, Tau: math.NaN()}
 	var first, last update
 	for round := 1; round <= sch.rounds; round++ {
 		st.Round = round
@@ -168,7 +168,7 @@ func paramsIn[T batch.Float](mf *cvar.ModelFile, theta []float64, seed uint64) (
 
 // finish completes the model file from the last state and measures it on
 // the training and held-out rows.
-func finish(ctx context.Context, r *Runner, cfg *TrainOptions, pr *prepared, st roundState, params cvar.Params, rounds int) (*Trained, error) {
+func finish(ctx context.Context, r *Runner, cfg *TrainOptions, pr *prepared, st RoundState, params cvar.Params, rounds int) (*Trained, error) {
 	mf := *pr.model
 	theta, factor, err := paramsOf(&mf, st.Theta, 0)
 	if err != nil {
@@ -204,7 +204,7 @@ func measure(ctx context.Context, r *Runner, mf *cvar.ModelFile, pr *prepared, a
 // runParams are the parameters of a run by rounds. They are the first
 // round's largest part's, where ε and τ came from. The minibatch is the
 // global one, the steps those along the average, ε and τ the shared.
-func runParams(first, last update, st roundState, sch schedule) cvar.Params {
+func runParams(first, last update, st RoundState, sch schedule) cvar.Params {
 	p := first.Params
 	p.Batch, p.Steps, p.LRFrom = last.Batch, sch.rounds*sch.steps, sch.lrFrom
 	if st.Eps > 0 {

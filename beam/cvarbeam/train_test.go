@@ -211,7 +211,7 @@ func TestRoundCarriesThetaAndTau(t *testing.T) {
 	theta[0] = 0.5
 	var ups []update
 	for _, tc := range []struct{ tau, eps float64 }{{math.NaN(), 0}, {0.25, 0.01}} {
-		u, err := localRun[float64](context.Background(), fn, splits[0], roundState{Round: 1, Theta: theta, Tau: tc.tau, Eps: tc.eps})
+		u, err := localRun[float64](context.Background(), fn, splits[0], RoundState{Round: 1, Theta: theta, Tau: tc.tau, Eps: tc.eps})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -228,7 +228,7 @@ func TestRoundCarriesThetaAndTau(t *testing.T) {
 		ups = append(ups, u)
 	}
 	sum := addUpdates(addUpdates(update{}, ups[0]), ups[1])
-	next := sum.next(roundState{Eps: 0.01})
+	next := sum.next(RoundState{Eps: 0.01})
 	wantTau := (ups[0].Tau + ups[1].Tau) / 120
 	if math.Abs(next.Tau-wantTau) > 1e-12 || next.Eps != 0.01 || math.Abs(next.Theta[0]-(ups[0].Theta[0]+ups[1].Theta[0])/120) > 1e-12 {
 		t.Errorf("next round: τ %v, ε %v, θ_0 %v; want the weighted averages τ %v and ε 0.01", next.Tau, next.Eps, next.Theta[0], wantTau)

@@ -75,7 +75,7 @@ func Tune(ctx context.Context, cfg TuneOptions, r *Runner) (*Tuned, error) {
 	if best.Params.EpsFrom != "" && cfg.Eps == 0 {
 		best.Params.EpsFrom = "tuned: " + best.Params.EpsFrom
 	}
-	tr, err := finish(ctx, r, &cfg.TrainOptions, pr, roundState{Theta: best.Theta, Tau: best.Tau}, best.Params, 1)
+	tr, err := finish(ctx, r, &cfg.TrainOptions, pr, RoundState{Theta: best.Theta, Tau: best.Tau}, best.Params, 1)
 	if err != nil {
 		return nil, err
 	}
