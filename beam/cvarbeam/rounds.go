@@ -55,44 +55,33 @@ func SaveState(ctx context.Context, path string, st RoundState) error {
 
 // RoundOptions configures TrainRound.
 type RoundOptions struct {
-	// Model is the model trained: its kind, width, classes, hidden units,
-	// precision and preprocessing. Its parameters are not read.
+	// Model is the model trained; its parameters are not read.
 	Model *cvar.ModelFile
-	// Input says how the parts are read: Format, Target and NoHeader.
+	// Input's Format, Target and NoHeader say how the parts are read.
 	// Sparse holds LIBSVM rows sparse.
 	Input  Input
 	Sparse bool
 	// Options are each part's local run: Method, Alpha, LR, WeightDecay,
-	// Smoothing, Eps, EpsFraction, Seed and Steps, the round's local
-	// steps. Batch is the global minibatch; each part draws its share,
-	// in proportion to its rows.
+	// Smoothing, Eps, EpsFraction, Seed and Steps. Batch is the global
+	// minibatch; each part draws its share, in proportion to its rows.
 	Options cvar.Options
 	// Rows is the training rows of all the parts. Hold is the fraction
-	// of rows held out, never trained on, by a hash of Options.Seed, the
-	// file's name and the row's place.
+	// of rows held out (TrainOptions.Hold).
 	Rows int64
 	Hold float64
-	// State is the path of the round's RoundState (SaveState). The state
-	// travels by path, not inside the job graph.
+	// State is the path of the round's RoundState (SaveState).
 	State string
 }
 
-// TrainRound adds one round of training by averaging to s. Each part of
-// parts, a PCollection of Part, reads its training rows and runs the
-// local steps of cfg.Options from the state at cfg.State. The result is
-// the next round's RoundState. Its (θ, τ) is the parts' average, weighted
-// by the samples each drew, in the parts' order. Its ε is the one the
-// first round's parts set. Train is a loop of such rounds.
+// TrainRound adds one round of training by averaging to s. Each Part of
+// parts reads its training rows and runs the local steps of cfg.Options
+// from the state at cfg.State. The result is the next RoundState: the
+// parts' (θ, τ) averaged, weighted by the samples each drew, in the
+// parts' order. Train is a loop of such rounds.
 func TrainRound(s beam.Scope, cfg RoundOptions, parts beam.PCollection) beam.PCollection {
 	s = s.Scope("cvarbeam.TrainRound")
-	sum := roundUpdates(s, localFnOf(&cfg), parts)
+	sum := beam.Combine(s, &sumUpdatesFn{}, beam.ParDo(s, localFnOf(&cfg), parts))
 	return beam.ParDo(s, &nextStateFn{State: cfg.State}, sum)
-}
-
-// roundUpdates adds a round's local runs: the sum of the parts' updates,
-// one element.
-func roundUpdates(s beam.Scope, fn *localFn, parts beam.PCollection) beam.PCollection {
-	return beam.Combine(s, &sumUpdatesFn{}, beam.ParDo(s, fn, parts))
 }
 
 // localFnOf is the local runs' transform of a round's configuration.
@@ -157,8 +146,6 @@ func runRound(ctx context.Context, r *Runner, splits []split, fn *localFn, st Ro
 		return update{}, err
 	}
 	defer j.done()
-	// The state travels by path, not in the job graph: θ may pass the
-	// graph size a runner takes (Dataflow: 10 MB).
 	if err := writeResult(ctx, j.path("state"), st); err != nil {
 		return update{}, err
 	}
@@ -166,7 +153,7 @@ func runRound(ctx context.Context, r *Runner, splits []split, fn *localFn, st Ro
 	s = s.Scope(fmt.Sprintf("cvarbeam.Round%d", st.Round))
 	rf := *fn
 	rf.State, rf.Dir = j.path("state"), j.dir
-	j.write(s, "update", roundUpdates(s, &rf, beam.Reshuffle(s, beam.CreateList(s, splits))))
+	j.write(s, "update", beam.Combine(s, &sumUpdatesFn{}, beam.ParDo(s, &rf, beam.Reshuffle(s, beam.CreateList(s, splits)))))
 	var u update
 	if err := j.run(ctx, p); err != nil {
 		return u, err
@@ -188,7 +175,6 @@ type update struct {
 	Tau0   float64 // the first τ
 	HasTau bool
 	Eps    float64
-	Steps  int
 	Batch  int // the local minibatches' sum
 	Params cvar.Params
 	PN     int64 // the rows of the part whose Params these are
@@ -224,10 +210,8 @@ type localFn struct {
 	st    *RoundState
 }
 
-func (f *localFn) StartBundle(_ func(update)) { f.clock.begin() }
-func (f *localFn) FinishBundle(ctx context.Context, _ func(update)) error {
-	return f.clock.save(ctx, f.Dir)
-}
+func (f *localFn) StartBundle(_ func(update))                           { f.clock.begin() }
+func (f *localFn) FinishBundle(ctx context.Context, _ func(update)) error { return f.clock.save(ctx, f.Dir) }
 
 func (f *localFn) ProcessElement(ctx context.Context, sp split, emit func(update)) error {
 	if f.st == nil {
@@ -237,15 +221,11 @@ func (f *localFn) ProcessElement(ctx context.Context, sp split, emit func(update
 		}
 		f.st = &st
 	}
-	var (
-		u   update
-		err error
-	)
+	run := localRun[float64]
 	if f.Precision == cvar.F32 {
-		u, err = localRun[float32](ctx, f, sp, *f.st)
-	} else {
-		u, err = localRun[float64](ctx, f, sp, *f.st)
+		run = localRun[float32]
 	}
+	u, err := run(ctx, f, sp, *f.st)
 	if err != nil {
 		return record(ctx, f.Dir, err)
 	}
@@ -282,7 +262,7 @@ func localRun[T batch.Float](ctx context.Context, f *localFn, sp split, st Round
 		return update{}, fmt.Errorf("%s (rows from byte %d): %w", sp.Path, sp.Start, err)
 	}
 	w := float64(res.Params.Batch) * float64(res.Params.Steps)
-	u := update{N: int64(n), W: w, Theta: make([]float64, len(res.Theta)), Steps: res.Params.Steps, Batch: res.Params.Batch,
+	u := update{N: int64(n), W: w, Theta: make([]float64, len(res.Theta)), Batch: res.Params.Batch,
 		Params: res.Params, PN: int64(n), Key: sp.key(), Eps: res.Params.Eps * w}
 	for i, v := range res.Theta {
 		u.Theta[i] = float64(v) * w
@@ -353,7 +333,7 @@ func addUpdates(a, b update) update {
 		a.Theta[i] += v
 	}
 	if b.PN > a.PN || b.PN == a.PN && b.Key < a.Key { // the largest part's parameters
-		a.Params, a.Steps, a.PN, a.Key = b.Params, b.Steps, b.PN, b.Key
+		a.Params, a.PN, a.Key = b.Params, b.PN, b.Key
 	}
 	a.N, a.W, a.Tau, a.Tau0, a.Eps, a.Batch = a.N+b.N, a.W+b.W, a.Tau+b.Tau, a.Tau0+b.Tau0, a.Eps+b.Eps, a.Batch+b.Batch
 	a.HasTau = a.HasTau || b.HasTau

@@ -18,10 +18,9 @@ type TrainOptions struct {
 	// classes, softmax for more, linear for real targets.
 	Kind   string
 	Hidden int // hidden units of the mlp (0: batch.DefaultHidden)
-	// Options are the method and its settings: Method, Alpha, LR,
-	// WeightDecay, Batch, Smoothing, Eps, EpsFraction, Epochs and Seed.
-	// Method is Alg3 (zero means Alg3), Vanilla or MinibatchCVaR: the
-	// minibatch methods, whose local steps a round averages.
+	// Options are the method and its settings: Method (Alg3, the zero
+	// value, Vanilla or MinibatchCVaR), Alpha, LR, WeightDecay, Batch,
+	// Smoothing, Eps, EpsFraction, Epochs and Seed.
 	cvar.Options
 	// RoundsPerEpoch is the averaging rounds an epoch (0: as few as keep
 	// a round to MaxLocalSteps local steps).
@@ -134,10 +133,9 @@ func Train(ctx context.Context, cfg TrainOptions, r *Runner) (*Trained, error) {
 	return finish(ctx, r, &cfg, pr, st, runParams(first, last, st, sch), sch.rounds)
 }
 
-// paramsOf returns parameters of model file mf in its precision. When
-// theta is nil they are the model's start for the seed. Else they are
-// theta mapped back to the target's units (cvar.UnscaleTarget), with
-// the factor of the losses.
+// paramsOf returns parameters of model file mf in its precision: the
+// model's start for the seed when theta is nil, else theta in the
+// target's units (cvar.UnscaleTarget) with the losses' factor.
 func paramsOf(mf *cvar.ModelFile, theta []float64, seed uint64) ([]float64, float64, error) {
 	if mf.Precision == cvar.F32 {
 		return paramsIn[float32](mf, theta, seed)
@@ -167,7 +165,7 @@ func paramsIn[T batch.Float](mf *cvar.ModelFile, theta []float64, seed uint64) (
 }
 
 // finish completes the model file from the last state and measures it on
-// the training and held-out rows.
+// the training and held-out rows, as Evaluate measures.
 func finish(ctx context.Context, r *Runner, cfg *TrainOptions, pr *prepared, st RoundState, params cvar.Params, rounds int) (*Trained, error) {
 	mf := *pr.model
 	theta, factor, err := paramsOf(&mf, st.Theta, 0)
@@ -176,29 +174,24 @@ func finish(ctx context.Context, r *Runner, cfg *TrainOptions, pr *prepared, st 
 	}
 	params.N, params.Tau0 = int(pr.n), params.Tau0*factor
 	mf.Theta, mf.Tau, mf.Params = theta, st.Tau*factor, params
-	out := &Trained{Model: &mf, Rounds: rounds}
-	if out.Training, out.Validation, err = measure(ctx, r, &mf, pr, cfg.Alphas, cfg.Alpha); err != nil {
-		return nil, err
-	}
-	return out, nil
-}
-
-// measure evaluates the model file on the training rows and, when some
-// are held out, on those.
-func measure(ctx context.Context, r *Runner, mf *cvar.ModelFile, pr *prepared, alphas []float64, alpha float64) (cvar.Metrics, *cvar.Metrics, error) {
+	alphas := cfg.Alphas
 	if len(alphas) == 0 {
 		alphas = []float64{0.05, 0.1}
-		if alpha != 0.05 && alpha != 0.1 {
-			alphas = append(alphas, alpha)
+		if cfg.Alpha != 0.05 && cfg.Alpha != 0.1 {
+			alphas = append(alphas, cfg.Alpha)
 		}
 	}
 	rs := pr.spec
 	rs.Sparse = rs.Sparse && !mf.Preprocessing.Centres()
-	ms, err := evaluate(ctx, r, pr.splits, rs, mf, alphas, LossOptions{})
-	if err != nil || len(ms) == 1 {
-		return ms[0], nil, err
+	ms, err := evaluate(ctx, r, pr.splits, rs, &mf, alphas, LossOptions{})
+	if err != nil {
+		return nil, err
 	}
-	return ms[0], &ms[1], nil
+	out := &Trained{Model: &mf, Rounds: rounds, Training: ms[0]}
+	if len(ms) > 1 {
+		out.Validation = &ms[1]
+	}
+	return out, nil
 }
 
 // runParams are the parameters of a run by rounds. They are the first

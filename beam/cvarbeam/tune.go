@@ -123,7 +123,7 @@ func runTrials(ctx context.Context, r *Runner, cfg *TuneOptions, pr *prepared, t
 	return list, err
 }
 
-// setting is a cvar.Trial's setting, which a DoFn can hold.
+// setting is a cvar.Trial's setting, which a DoFn can hold (not Err).
 type setting struct{ LR, WeightDecay, EpsFraction, Trim, Rho float64 }
 
 // tuneFn trains the setting of each index on all the training rows.
@@ -140,15 +140,11 @@ func (f *tuneFn) FinishBundle(ctx context.Context) error { return f.clock.save(c
 // ProcessElement stores the trial as the run's result "trial-<i>", in
 // the order of the settings by name.
 func (f *tuneFn) ProcessElement(ctx context.Context, i int) error {
-	var (
-		o   trialOut
-		err error
-	)
+	run := trial[float64]
 	if f.Precision == cvar.F32 {
-		o, err = trial[float32](ctx, f, i)
-	} else {
-		o, err = trial[float64](ctx, f, i)
+		run = trial[float32]
 	}
+	o, err := run(ctx, f, i)
 	if err != nil {
 		return record(ctx, f.Dir, err)
 	}
