@@ -10,15 +10,9 @@ import (
 	"slices"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/dataset"
 )
-
-func init() {
-	register.DoFn4x1[context.Context, split, func(Row), func(Row), error](&readFn{})
-	register.Emitter1[Row]()
-}
 
 // DefaultBatch is the rows a transform gathers before it evaluates or
 // preprocesses them as one batch of the library's engine.

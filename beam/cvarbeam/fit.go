@@ -11,15 +11,10 @@ import (
 	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/batch"
 	"github.com/cvarlearn/cvar/dataset"
 )
-
-func init() {
-	register.DoFn2x1[context.Context, split, error](&fitFn{})
-}
 
 // moments are the fitting pass's result for some splits: a cvar.Fit of
 // their rows, the CSV header's feature names and every CSV target text,

@@ -9,17 +9,9 @@ import (
 	"math"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/batch"
 )
-
-func init() {
-	register.DoFn3x1[context.Context, Row, func(LossBatch), error](&lossFn{})
-	register.Emitter1[LossBatch]()
-	gobCoder(encRow, decRow)
-	gobCoder(encLossBatch, decLossBatch)
-}
 
 // Row is one row of data as Losses takes it, its features as in the data:
 // Losses applies the model's preprocessing. X holds a dense row's

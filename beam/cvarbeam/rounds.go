@@ -9,24 +9,10 @@ import (
 	"slices"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/batch"
 	"github.com/cvarlearn/cvar/dataset"
 )
-
-func init() {
-	register.DoFn3x1[context.Context, split, func(update), error](&localFn{})
-	register.Emitter1[update]()
-	register.Combiner3[[]update, update, update](&sumUpdatesFn{})
-	register.DoFn3x1[context.Context, update, func(RoundState), error](&nextStateFn{})
-	register.Emitter1[RoundState]()
-	gobCoder(encUpdate, decUpdate)
-	gobCoder(encState, decState)
-}
-
-func encState(v RoundState) ([]byte, error) { return gobEncode(v) }
-func decState(b []byte) (RoundState, error) { return gobDecode[RoundState](b) }
 
 // Part is a work item of the transforms that read files: a data file,
 // or the lines that start in a byte range of one (Input.SplitSize).
@@ -210,8 +196,10 @@ type localFn struct {
 	st    *RoundState
 }
 
-func (f *localFn) StartBundle(_ func(update))                           { f.clock.begin() }
-func (f *localFn) FinishBundle(ctx context.Context, _ func(update)) error { return f.clock.save(ctx, f.Dir) }
+func (f *localFn) StartBundle(_ func(update)) { f.clock.begin() }
+func (f *localFn) FinishBundle(ctx context.Context, _ func(update)) error {
+	return f.clock.save(ctx, f.Dir)
+}
 
 func (f *localFn) ProcessElement(ctx context.Context, sp split, emit func(update)) error {
 	if f.st == nil {

@@ -22,10 +22,6 @@ import (
 	"github.com/cvarlearn/cvar"
 )
 
-func init() {
-	register.DoFn2x1[context.Context, beam.T, error](&writeFn{})
-}
-
 // Runner says where pipelines run and where their results meet the
 // program that launched them.
 type Runner struct {
@@ -132,16 +128,16 @@ func (f *writeFn) ProcessElement(ctx context.Context, v beam.T) error {
 }
 
 // run runs p, then hands the bundles of its reading step to OnBundles.
-// A failed run returns the error a transform recorded, else the
-// runner's innermost cause.
+// A failed run returns the first error a transform recorded, by name,
+// else the runner's innermost cause.
 func (j *job) run(ctx context.Context, p *beam.Pipeline) error {
 	run := j.r.Run
 	if run == nil {
 		run = beamx.Run
 	}
 	if err := run(ctx, p); err != nil {
-		if rec := j.recorded(ctx); rec != nil {
-			return rec
+		if errs, _ := readAll[string](ctx, j, "error-"); len(errs) > 0 {
+			return errors.New(errs[0])
 		}
 		return fmt.Errorf("the pipeline failed: %s", causeOf(err.Error()))
 	}
@@ -185,16 +181,6 @@ func record(ctx context.Context, dir string, err error) error {
 	return err
 }
 
-// recorded returns the first error, by name, that a transform of the run
-// recorded; nil when there is none.
-func (j *job) recorded(ctx context.Context) error {
-	errs, err := readAll[string](ctx, j, "error-")
-	if err != nil || len(errs) == 0 {
-		return nil
-	}
-	return errors.New(errs[0])
-}
-
 // readAll loads the run's results whose names start with prefix, in the
 // order of their names.
 func readAll[V any](ctx context.Context, j *job, prefix string) ([]V, error) {
@@ -215,10 +201,10 @@ func readAll[V any](ctx context.Context, j *job, prefix string) ([]V, error) {
 // writeResult stores v, gob-coded, at path through Beam's filesystems.
 func writeResult(ctx context.Context, path string, v any) error {
 	b, err := gobEncode(v)
-	if err != nil {
-		return err
+	if err == nil {
+		err = writeFile(ctx, path, b)
 	}
-	return writeFile(ctx, path, b)
+	return err
 }
 
 // writeFile stores b at path through Beam's filesystems.
@@ -262,10 +248,41 @@ func readFile(ctx context.Context, path string) ([]byte, error) {
 	return filesystem.Read(ctx, fsys, path)
 }
 
-// The elements that cross the runner are gob-coded: Flink refused some
-// of Beam's row codings. Each coder's functions are registered by name,
-// one plain function a type, since a generic function's instances share
+// The package's functions are registered for the runners' workers. The
+// elements that cross the runner are gob-coded: Flink refused some of
+// Beam's row codings. Each coder's functions are registered by name, one
+// plain function a type, since a generic function's instances share
 // their name.
+func init() {
+	register.DoFn4x1[context.Context, split, func(Row), func(Row), error](&readFn{})
+	register.Emitter1[Row]()
+	register.DoFn2x1[context.Context, split, error](&fitFn{})
+	register.DoFn3x1[context.Context, Row, func(LossBatch), error](&lossFn{})
+	register.Emitter1[LossBatch]()
+	register.DoFn3x1[context.Context, split, func(update), error](&localFn{})
+	register.Emitter1[update]()
+	register.Combiner3[[]update, update, update](&sumUpdatesFn{})
+	register.DoFn3x1[context.Context, update, func(RoundState), error](&nextStateFn{})
+	register.Emitter1[RoundState]()
+	register.Function1x1(lossBatchOf)
+	register.Combiner3[summary, LossBatch, summary](&summaryFn{})
+	register.DoFn3x0[LossBatch, summary, func(topList)](&topFn{})
+	register.Emitter1[topList]()
+	register.Combiner3[topList, topList, topList](&mergeTopFn{})
+	register.DoFn4x1[context.Context, summary, func(*topList) bool, func(cvar.Metrics), error](&metricsFn{})
+	register.Iter1[topList]()
+	register.Emitter1[cvar.Metrics]()
+	register.DoFn2x1[context.Context, int, error](&tuneFn{})
+	register.DoFn2x1[context.Context, beam.T, error](&writeFn{})
+	gobCoder(encRow, decRow)
+	gobCoder(encLossBatch, decLossBatch)
+	gobCoder(encUpdate, decUpdate)
+	gobCoder(encState, decState)
+	gobCoder(encSummary, decSummary)
+	gobCoder(encTopList, decTopList)
+	gobCoder(encMetrics, decMetrics)
+}
+
 func gobCoder[V any](enc func(V) ([]byte, error), dec func([]byte) (V, error)) {
 	beam.RegisterCoder(reflect.TypeFor[V](), enc, dec)
 	register.Function1x2(enc)
@@ -273,6 +290,8 @@ func gobCoder[V any](enc func(V) ([]byte, error), dec func([]byte) (V, error)) {
 }
 
 func encUpdate(v update) ([]byte, error)        { return gobEncode(v) }
+func encState(v RoundState) ([]byte, error)     { return gobEncode(v) }
+func decState(b []byte) (RoundState, error)     { return gobDecode[RoundState](b) }
 func decUpdate(b []byte) (update, error)        { return gobDecode[update](b) }
 func encSummary(v summary) ([]byte, error)      { return gobEncode(v) }
 func decSummary(b []byte) (summary, error)      { return gobDecode[summary](b) }

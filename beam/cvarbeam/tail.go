@@ -8,24 +8,9 @@ import (
 	"slices"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/internal/tail"
 )
-
-func init() {
-	register.Function1x1(lossBatchOf)
-	register.Combiner3[summary, LossBatch, summary](&summaryFn{})
-	register.DoFn3x0[LossBatch, summary, func(topList)](&topFn{})
-	register.Emitter1[topList]()
-	register.Combiner3[topList, topList, topList](&mergeTopFn{})
-	register.DoFn4x1[context.Context, summary, func(*topList) bool, func(cvar.Metrics), error](&metricsFn{})
-	register.Iter1[topList]()
-	register.Emitter1[cvar.Metrics]()
-	gobCoder(encSummary, decSummary)
-	gobCoder(encTopList, decTopList)
-	gobCoder(encMetrics, decMetrics)
-}
 
 // TailMetrics adds to s the exact metrics of a PCollection of losses:
 // float64, or the LossBatch of Losses. The result is one cvar.Metrics:

@@ -8,14 +8,9 @@ import (
 	"slices"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
-	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/batch"
 )
-
-func init() {
-	register.DoFn2x1[context.Context, int, error](&tuneFn{})
-}
 
 // TuneOptions configures Tune: a training configuration, whose LR,
 // WeightDecay and EpsFraction the grid sets, the grid and the rule. An
