@@ -46,7 +46,7 @@ type splitCache struct {
 
 // keyOf is the cache key of split sp in run. ok is false when the file's
 // size or modification time is unknown: then its rows are not kept.
-func keyOf(ctx context.Context, run string, sp split) (cacheKey, bool) {
+func keyOf(ctx context.Context, run string, sp Part) (cacheKey, bool) {
 	if run == "" {
 		return cacheKey{}, false
 	}

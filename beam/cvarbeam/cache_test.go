@@ -19,7 +19,7 @@ func TestRowCache(t *testing.T) {
 	if err := os.WriteFile(name, []byte("a,b\n1,2\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	sp := split{Path: name, End: -1}
+	sp := Part{Path: name, End: -1}
 	k, ok := keyOf(ctx, "run-a", sp)
 	if !ok {
 		t.Fatal("a local file has no cache key")

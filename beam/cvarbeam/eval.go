@@ -52,7 +52,7 @@ func Evaluate(ctx context.Context, cfg EvalOptions, r *Runner) (cvar.Metrics, er
 			return cvar.Metrics{}, fmt.Errorf("cvarbeam: alpha %v outside (0, 1]", a)
 		}
 	}
-	splits, format, err := expand(ctx, cfg.Input)
+	splits, format, err := Parts(ctx, cfg.Input)
 	if err != nil {
 		return cvar.Metrics{}, err
 	}
@@ -67,7 +67,7 @@ func Evaluate(ctx context.Context, cfg EvalOptions, r *Runner) (cvar.Metrics, er
 // evaluate runs the evaluation pipeline of mf over splits: the metrics of
 // the training rows of rs and, when it holds rows out, of the held-out
 // rows. One read gives both.
-func evaluate(ctx context.Context, r *Runner, splits []split, rs rowSpec, mf *cvar.ModelFile, alphas []float64, lc LossOptions) ([]cvar.Metrics, error) {
+func evaluate(ctx context.Context, r *Runner, splits []Part, rs rowSpec, mf *cvar.ModelFile, alphas []float64, lc LossOptions) ([]cvar.Metrics, error) {
 	ms := make([]cvar.Metrics, 1, 2)
 	j, err := r.newJob(ctx, "eval")
 	if err != nil {
@@ -117,7 +117,7 @@ func specForModel(m *cvar.ModelFile, in Input, format string) rowSpec {
 
 // checkWidth refuses CSV files whose header gives another width than d,
 // reading one header a file. LIBSVM rows are checked as they are read.
-func checkWidth(ctx context.Context, splits []split, rs *rowSpec, d int) error {
+func checkWidth(ctx context.Context, splits []Part, rs *rowSpec, d int) error {
 	if rs.Format != "csv" {
 		return nil
 	}
@@ -150,7 +150,7 @@ type readFn struct {
 
 func (f *readFn) StartBundle(_, _ func(Row)) { f.clock.begin() }
 
-func (f *readFn) ProcessElement(ctx context.Context, sp split, emit, emitHeld func(Row)) error {
+func (f *readFn) ProcessElement(ctx context.Context, sp Part, emit, emitHeld func(Row)) error {
 	var n int64
 	to := func(emit func(Row)) rowFunc[float64] {
 		return func(x []float64, cols []uint32, vals []float64, y float64, label int32) error {

@@ -36,7 +36,7 @@ type fitFn struct {
 }
 
 // ProcessElement stores the split's moments as a result of the run.
-func (f *fitFn) ProcessElement(ctx context.Context, sp split) error {
+func (f *fitFn) ProcessElement(ctx context.Context, sp Part) error {
 	m, err := f.fit(ctx, sp)
 	if err == nil {
 		err = writeResult(ctx, fmt.Sprintf("%s/moments-%d", f.Dir, sp.key()), &m)
@@ -46,7 +46,7 @@ func (f *fitFn) ProcessElement(ctx context.Context, sp split) error {
 
 // fit reads the rows of sp. A CSV target is read as text: a class text
 // counts as 0 in the Fit, and the texts become the classes (resolve).
-func (f *fitFn) fit(ctx context.Context, sp split) (moments, error) {
+func (f *fitFn) fit(ctx context.Context, sp Part) (moments, error) {
 	m := moments{Key: sp.key()}
 	spec := f.Spec
 	csv := spec.Format == "csv"
@@ -129,7 +129,7 @@ func mergeMoments(a []moments) moments {
 // prepared is what the fitting pass settles: the splits, how to read the
 // training rows, the model file but its parameters, and the rows.
 type prepared struct {
-	splits []split
+	splits []Part
 	spec   rowSpec
 	model  *cvar.ModelFile
 	n      int64 // training rows
@@ -143,7 +143,7 @@ func (pr *prepared) localFn(o cvar.Options) *localFn {
 
 // prepare runs the fitting pass over every row and resolves the model.
 func prepare(ctx context.Context, r *Runner, cfg *TrainOptions) (*prepared, error) {
-	splits, format, err := expand(ctx, cfg.Input)
+	splits, format, err := Parts(ctx, cfg.Input)
 	if err != nil {
 		return nil, err
 	}
@@ -175,7 +175,7 @@ func prepare(ctx context.Context, r *Runner, cfg *TrainOptions) (*prepared, erro
 
 // resolve settles the model from the merged fit: the kind, the classes
 // and the preprocessing, as cvar.Fit.Resolve decides them.
-func resolve(cfg *TrainOptions, splits []split, rs rowSpec, m *moments) (*prepared, error) {
+func resolve(cfg *TrainOptions, splits []Part, rs rowSpec, m *moments) (*prepared, error) {
 	f := cmp.Or(m.Fit, &cvar.Fit[float64]{})
 	var err error
 	if cfg.Dim > 0 {

@@ -78,7 +78,7 @@ func TestHeldRowsDecideClasses(t *testing.T) {
 	}{{"2", "softmax 0 1 2"}, {"2.5", "linear"}} {
 		var b strings.Builder
 		b.WriteString("x,y\n")
-		sp := split{Path: filepath.Join(dir, "part.csv"), End: -1}
+		sp := Part{Path: filepath.Join(dir, "part.csv"), End: -1}
 		for line := 2; line < 42; line++ {
 			y := strconv.Itoa(line % 2)
 			if rs.held(sp, line) && line > 30 {

@@ -14,14 +14,6 @@ import (
 	"github.com/cvarlearn/cvar/dataset"
 )
 
-// Part is a work item of the transforms that read files: a data file,
-// or the lines that start in a byte range of one (Input.SplitSize).
-type Part = split
-
-// Parts lists the parts of the files of in.Glob, sorted, and their format:
-// "csv" or "libsvm".
-func Parts(ctx context.Context, in Input) ([]Part, string, error) { return expand(ctx, in) }
-
 // RoundState is where a training round starts: its number (from 1), the
 // parameters θ, the threshold τ and ε. A NaN τ makes each part start τ
 // as the library does, at the VaR_α of its rows' losses at θ. A zero ε
@@ -92,9 +84,7 @@ func (f *nextStateFn) ProcessElement(ctx context.Context, u update, emit func(Ro
 	if err != nil {
 		return err
 	}
-	next := u.next(st)
-	next.Round = st.Round + 1
-	emit(next)
+	emit(u.next(st))
 	return nil
 }
 
@@ -108,11 +98,11 @@ func loadState(ctx context.Context, path string) (RoundState, error) {
 	return st, err
 }
 
-// next is the state of the round after u: the parts' θ and τ averaged,
-// weighted by the samples each drew. The first round's parts set ε from
-// their first losses. It stays for every later round, as in one run.
+// next is the state of the round after st and its updates u: the parts'
+// θ and τ averaged, weighted by the samples each drew. The ε the first
+// round's parts set stays for every later round, as in one run.
 func (u *update) next(st RoundState) RoundState {
-	out := RoundState{Theta: make([]float64, len(u.Theta)), Tau: math.NaN(), Eps: st.Eps}
+	out := RoundState{Round: st.Round + 1, Theta: make([]float64, len(u.Theta)), Tau: math.NaN(), Eps: st.Eps}
 	for i, v := range u.Theta {
 		out.Theta[i] = v / u.W
 	}
@@ -126,7 +116,7 @@ func (u *update) next(st RoundState) RoundState {
 }
 
 // runRound runs one round's pipeline and returns the sum of the updates.
-func runRound(ctx context.Context, r *Runner, splits []split, fn *localFn, st RoundState) (update, error) {
+func runRound(ctx context.Context, r *Runner, splits []Part, fn *localFn, st RoundState) (update, error) {
 	j, err := r.newJob(ctx, "train")
 	if err != nil {
 		return update{}, err
@@ -145,7 +135,7 @@ func runRound(ctx context.Context, r *Runner, splits []split, fn *localFn, st Ro
 		return u, err
 	}
 	if err := j.read(ctx, "update", &u); err != nil || u.N == 0 {
-		return u, cmp.Or(err, errors.New("cvarbeam: no split holds training rows"))
+		return u, cmp.Or(err, errors.New("cvarbeam: no Part holds training rows"))
 	}
 	return u, nil
 }
@@ -167,8 +157,7 @@ type update struct {
 	Key    int64 // that part's key, for a stable choice
 }
 
-// localOptions are the cvar.Options of a part's local run that the
-// round fixes.
+// localOptions are the round's cvar.Options for a part's local run.
 type localOptions struct {
 	Method                 cvar.Method
 	Alpha, LR, WeightDecay float64
@@ -201,7 +190,7 @@ func (f *localFn) FinishBundle(ctx context.Context, _ func(update)) error {
 	return f.clock.save(ctx, f.Dir)
 }
 
-func (f *localFn) ProcessElement(ctx context.Context, sp split, emit func(update)) error {
+func (f *localFn) ProcessElement(ctx context.Context, sp Part, emit func(update)) error {
 	if f.st == nil {
 		st, err := loadState(ctx, f.State)
 		if err != nil {
@@ -225,7 +214,7 @@ func (f *localFn) ProcessElement(ctx context.Context, sp split, emit func(update
 
 // localRun reads the part's training rows and runs the method from the
 // round's state for the round's local steps.
-func localRun[T batch.Float](ctx context.Context, f *localFn, sp split, st RoundState) (update, error) {
+func localRun[T batch.Float](ctx context.Context, f *localFn, sp Part, st RoundState) (update, error) {
 	data, err := trainingRows[T](ctx, f, sp)
 	if err != nil || data == nil {
 		return update{}, err
@@ -261,10 +250,9 @@ func localRun[T batch.Float](ctx context.Context, f *localFn, sp split, st Round
 	return u, nil
 }
 
-// trainingRows are the training rows of sp, preprocessed: those an
-// earlier round of the run kept (rowCache), or read and kept. Nil when
-// the part has none.
-func trainingRows[T batch.Float](ctx context.Context, f *localFn, sp split) (*batch.Data[T], error) {
+// trainingRows are the training rows of sp, preprocessed, from rowCache
+// or read and kept there. Nil when the part has none.
+func trainingRows[T batch.Float](ctx context.Context, f *localFn, sp Part) (*batch.Data[T], error) {
 	key, keep := keyOf(ctx, f.Run, sp)
 	if d := cachedRows[T](rowCache, key); keep && d != nil {
 		return d, nil
@@ -292,8 +280,7 @@ func localBatch(b, n int, all int64) int {
 
 // sumUpdatesFn sums the parts' updates in the parts' order, whatever the
 // runner's bundles, so that a seed gives the same model on every runner.
-// The accumulator is the updates themselves, a θ a part, summed once all
-// are in.
+// So it keeps the updates, a θ a part, until all are in.
 type sumUpdatesFn struct{}
 
 func (*sumUpdatesFn) CreateAccumulator() []update              { return nil }

@@ -31,7 +31,7 @@ type rowSpec struct {
 func (rs *rowSpec) header() bool { return rs.Format == "csv" && !rs.NoHeader }
 
 // openStream opens the rows of sp with the library's stream readers.
-func openStream[T batch.Float](ctx context.Context, sp split, rs *rowSpec) (*dataset.Stream[T], io.Closer, error) {
+func openStream[T batch.Float](ctx context.Context, sp Part, rs *rowSpec) (*dataset.Stream[T], io.Closer, error) {
 	r, err := openSplit(ctx, sp, rs.header())
 	if err != nil {
 		return nil, nil, fmt.Errorf("%s: %w", sp.Path, err)
@@ -53,7 +53,7 @@ func openStream[T batch.Float](ctx context.Context, sp split, rs *rowSpec) (*dat
 // held reports whether the row at line of sp is held out. The hash takes
 // the seed, the file's name, the part's start and the line. The name
 // leaves out the directory, so a copy of the data holds out the same rows.
-func (rs *rowSpec) held(sp split, line int) bool {
+func (rs *rowSpec) held(sp Part, line int) bool {
 	if rs.Hold <= 0 {
 		return false
 	}
@@ -80,7 +80,7 @@ type rowFunc[T batch.Float] func(x []T, cols []uint32, vals []T, y T, label int3
 
 // eachRow reads sp once: train gets the training rows, held the held-out
 // ones; nil skips them. Errors name the file and the line.
-func eachRow[T batch.Float](ctx context.Context, sp split, rs *rowSpec, train, held rowFunc[T]) error {
+func eachRow[T batch.Float](ctx context.Context, sp Part, rs *rowSpec, train, held rowFunc[T]) error {
 	st, c, err := openStream[T](ctx, sp, rs)
 	if err != nil {
 		return err

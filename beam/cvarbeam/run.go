@@ -254,12 +254,12 @@ func readFile(ctx context.Context, path string) ([]byte, error) {
 // plain function a type, since a generic function's instances share
 // their name.
 func init() {
-	register.DoFn4x1[context.Context, split, func(Row), func(Row), error](&readFn{})
+	register.DoFn4x1[context.Context, Part, func(Row), func(Row), error](&readFn{})
 	register.Emitter1[Row]()
-	register.DoFn2x1[context.Context, split, error](&fitFn{})
+	register.DoFn2x1[context.Context, Part, error](&fitFn{})
 	register.DoFn3x1[context.Context, Row, func(LossBatch), error](&lossFn{})
 	register.Emitter1[LossBatch]()
-	register.DoFn3x1[context.Context, split, func(update), error](&localFn{})
+	register.DoFn3x1[context.Context, Part, func(update), error](&localFn{})
 	register.Emitter1[update]()
 	register.Combiner3[[]update, update, update](&sumUpdatesFn{})
 	register.DoFn3x1[context.Context, update, func(RoundState), error](&nextStateFn{})

@@ -33,16 +33,17 @@ type Input struct {
 // DefaultSplitSize is the part size of the cvarbeam command's -split-size.
 const DefaultSplitSize = 64 << 20
 
-// split is one element of the read: a file, or the lines that start in
-// its bytes [Start, End). End < 0 means the whole file.
-type split struct {
+// Part is a work item of the transforms that read files: a data file,
+// or the lines that start in its bytes [Start, End) (Input.SplitSize).
+// End < 0 means the whole file.
+type Part struct {
 	Path       string
 	File, Part int // the file's index in the sorted glob; the part in it
 	Start, End int64
 }
 
 // key orders the splits: by file, then part.
-func (sp split) key() int64 { return int64(sp.File)<<20 | int64(sp.Part) }
+func (sp Part) key() int64 { return int64(sp.File)<<20 | int64(sp.Part) }
 
 // formatOf is a data file's format: the one given, or the one its name
 // says (dataset.FormatOfName). Beam reads CSV and LIBSVM.
@@ -60,8 +61,9 @@ func formatOf(name, given string) (string, error) {
 	return "", fmt.Errorf("%s: cannot guess the format from the name; give the format (csv or libsvm)", name)
 }
 
-// expand lists the files of in.Glob, sorted, and cuts them into splits.
-func expand(ctx context.Context, in Input) ([]split, string, error) {
+// Parts lists the parts of the files of in.Glob, sorted, and their
+// format: "csv" or "libsvm".
+func Parts(ctx context.Context, in Input) ([]Part, string, error) {
 	fs, err := filesystem.New(ctx, in.Glob)
 	if err != nil {
 		return nil, "", err
@@ -79,7 +81,7 @@ func expand(ctx context.Context, in Input) ([]split, string, error) {
 	if err != nil {
 		return nil, "", err
 	}
-	var out []split
+	var out []Part
 	for i, f := range files {
 		size, err := fs.Size(ctx, f)
 		if err != nil {
@@ -92,11 +94,11 @@ func expand(ctx context.Context, in Input) ([]split, string, error) {
 			}
 		}
 		if whole {
-			out = append(out, split{Path: f, File: i, End: -1})
+			out = append(out, Part{Path: f, File: i, End: -1})
 			continue
 		}
 		for part, start := 0, int64(0); start < size; part, start = part+1, start+in.SplitSize {
-			out = append(out, split{Path: f, File: i, Part: part, Start: start, End: min(start+in.SplitSize, size)})
+			out = append(out, Part{Path: f, File: i, Part: part, Start: start, End: min(start+in.SplitSize, size)})
 		}
 	}
 	return out, format, nil
@@ -139,7 +141,7 @@ func (r readCloser) Close() error { return r.close() }
 
 // openSplit opens the lines of sp (linerange), with the CSV header in
 // front of a part after the file's first when header is set.
-func openSplit(ctx context.Context, sp split, header bool) (io.ReadCloser, error) {
+func openSplit(ctx context.Context, sp Part, header bool) (io.ReadCloser, error) {
 	r, err := open(ctx, sp.Path)
 	if err != nil || sp.End < 0 {
 		return r, err
@@ -154,7 +156,7 @@ func openSplit(ctx context.Context, sp split, header bool) (io.ReadCloser, error
 
 // locate turns a reader's error about a line of part sp into one about
 // the line of the file. Errors without a line are returned as they are.
-func locate(ctx context.Context, sp split, header bool, err error) error {
+func locate(ctx context.Context, sp Part, header bool, err error) error {
 	var de *dataset.Error
 	if sp.Start == 0 || !errors.As(err, &de) || de.Line == 0 {
 		return err

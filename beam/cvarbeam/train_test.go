@@ -56,7 +56,7 @@ func writeSyntheticClasses(t *testing.T, dir string, n, d, k, shards int, names 
 // returns the validation metrics on the held-out rows.
 func singleMachine(t *testing.T, glob, kind string, classes []string, opt cvar.Options, hold float64) cvar.Metrics {
 	t.Helper()
-	splits, format, err := expand(context.Background(), Input{Glob: glob})
+	splits, format, err := Parts(context.Background(), Input{Glob: glob})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -200,7 +200,7 @@ func TestTrainBadShard(t *testing.T) {
 func TestRoundCarriesThetaAndTau(t *testing.T) {
 	dir := t.TempDir()
 	glob := writeSynthetic(t, dir, 400, 6, 2)
-	splits, _, err := expand(context.Background(), Input{Glob: glob})
+	splits, _, err := Parts(context.Background(), Input{Glob: glob})
 	if err != nil {
 		t.Fatal(err)
 	}

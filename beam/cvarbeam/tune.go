@@ -125,7 +125,7 @@ type setting struct{ LR, WeightDecay, EpsFraction, Trim, Rho float64 }
 type tuneFn struct {
 	localFn
 	Settings []setting
-	Splits   []split
+	Splits   []Part
 	Epochs   int
 }
 
