@@ -10,18 +10,16 @@ import (
 	"github.com/cvarlearn/cvar/dataset"
 )
 
-// rowCache keeps the parsed, preprocessed training rows of the parts a
-// worker reads, from one round of a run to the next. So only the first
-// round reads them. Each round is a pipeline whose DoFns the runner makes
-// anew; what outlives a round is the worker's process. So the package
-// keeps the rows. Workers that are this program (Prism in-process,
-// LOOPBACK) or that serve several jobs find them; others read again.
+// rowCache keeps the preprocessed training rows of the parts a worker
+// reads from one round of a run to the next, so only the first round
+// reads them. A round's DoFns are made anew; only the worker's process
+// outlives it, so the package keeps the rows. Workers that are this
+// program (Prism in-process, LOOPBACK) or serve several jobs find them.
 //
-// An entry belongs to one run and to the file as it was: its size and
-// modification time. So no run finds another's rows, nor those of a file
-// changed since. The entries stay under the library's memory bound
-// (dataset.DefaultMaxBytes), dropping the least recently used first. A
-// run drops its own when it ends.
+// An entry belongs to one run and to the file's size and modification
+// time, so no run finds another's rows, nor those of a changed file. The
+// entries stay under dataset.DefaultMaxBytes, the least recently used
+// dropped first. A run drops its own when it ends.
 var rowCache = &splitCache{limit: dataset.DefaultMaxBytes}
 
 type cacheKey struct {
@@ -44,7 +42,7 @@ type splitCache struct {
 	entries []*cacheEntry // the least recently used first
 }
 
-// keyOf is the cache key of split sp in run. ok is false when the file's
+// keyOf is the cache key of part sp in run. ok is false when the file's
 // size or modification time is unknown: then its rows are not kept.
 func keyOf(ctx context.Context, run string, sp Part) (cacheKey, bool) {
 	if run == "" {
@@ -79,9 +77,8 @@ func cachedRows[T batch.Float](c *splitCache, k cacheKey) *batch.Data[T] {
 	return d
 }
 
-// keepRows keeps d under k. It drops the least recently used entries
-// while the bytes kept would pass the bound; rows over the bound are not
-// kept.
+// keepRows keeps d under k, dropping the least recently used entries
+// while the bytes kept would pass the bound.
 func keepRows[T batch.Float](c *splitCache, k cacheKey, d *batch.Data[T]) {
 	size := int64(8)
 	if _, ok := any(T(0)).(float32); ok {

@@ -100,7 +100,7 @@ func evaluate(ctx context.Context, r *Runner, splits []Part, rs rowSpec, mf *cva
 	}
 	ms = ms[:len(names)]
 	for i, name := range names {
-		if err := j.read(ctx, name, &ms[i]); err != nil || ms[i].N == 0 {
+		if _, err := readResult(ctx, j.path(name), &ms[i]); err != nil || ms[i].N == 0 {
 			return ms, cmp.Or(err, errors.New("cvarbeam: the data files hold no rows"))
 		}
 	}

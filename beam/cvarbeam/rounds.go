@@ -134,7 +134,7 @@ func runRound(ctx context.Context, r *Runner, splits []Part, fn *localFn, st Rou
 	if err := j.run(ctx, p); err != nil {
 		return u, err
 	}
-	if err := j.read(ctx, "update", &u); err != nil || u.N == 0 {
+	if _, err := readResult(ctx, j.path("update"), &u); err != nil || u.N == 0 {
 		return u, cmp.Or(err, errors.New("cvarbeam: no Part holds training rows"))
 	}
 	return u, nil
@@ -224,8 +224,11 @@ func localRun[T batch.Float](ctx context.Context, f *localFn, sp Part, st RoundS
 	if err != nil {
 		return update{}, err
 	}
+	// The part's share of the global minibatch is in proportion to its
+	// rows, so that together the parts draw o.Batch samples a step.
 	o := f.Opt
-	opt := cvar.Options{Method: o.Method, Alpha: o.Alpha, LR: o.LR, WeightDecay: o.WeightDecay, Batch: localBatch(o.Batch, n, o.Rows),
+	b := max(1, int(math.Round(float64(o.Batch)*float64(n)/float64(o.Rows))))
+	opt := cvar.Options{Method: o.Method, Alpha: o.Alpha, LR: o.LR, WeightDecay: o.WeightDecay, Batch: b,
 		Smoothing: o.Smoothing, Eps: o.Eps, EpsFraction: o.EpsFraction, Steps: o.Steps, Threads: 1,
 		Seed: mix(o.Seed ^ mix(uint64(st.Round)<<32|uint64(sp.File)<<12|uint64(sp.Part))), Init: st.Theta}
 	if st.Eps > 0 {
@@ -270,12 +273,6 @@ func trainingRows[T batch.Float](ctx context.Context, f *localFn, sp Part) (*bat
 	d.Y, d.Labels = slices.Clone(d.Y), slices.Clone(d.Labels)
 	keepRows(rowCache, key, d)
 	return d, nil
-}
-
-// localBatch is a part's share of the global minibatch b, in proportion
-// to its n of all rows. Together the parts draw b samples a step.
-func localBatch(b, n int, all int64) int {
-	return max(1, int(math.Round(float64(b)*float64(n)/float64(all))))
 }
 
 // sumUpdatesFn sums the parts' updates in the parts' order, whatever the

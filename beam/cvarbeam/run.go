@@ -152,12 +152,6 @@ func (j *job) run(ctx context.Context, p *beam.Pipeline) error {
 	return err
 }
 
-// read loads the run's result called name into v; none leaves v as it is.
-func (j *job) read(ctx context.Context, name string, v any) error {
-	_, err := readResult(ctx, j.path(name), v)
-	return err
-}
-
 // causeOf is a runner's report of a failed job cut to its innermost
 // cause: the last line that is not part of a stack trace.
 func causeOf(report string) string {

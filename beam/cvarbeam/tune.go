@@ -80,7 +80,6 @@ func Tune(ctx context.Context, cfg TuneOptions, r *Runner) (*Tuned, error) {
 
 // trialOut is a setting's result.
 type trialOut struct {
-	Index  int
 	Val    cvar.Metrics
 	Theta  []float64
 	Tau    float64
@@ -172,7 +171,7 @@ func trial[T batch.Float](ctx context.Context, f *tuneFn, i int) (trialOut, erro
 	tr := cvar.Trial{LR: g.LR, WeightDecay: g.WeightDecay, EpsFraction: g.EpsFraction, Trim: g.Trim, Rho: g.Rho}
 	opt := tr.Apply(cvar.Options{Method: o.Method, Alpha: o.Alpha, Batch: o.Batch, Smoothing: o.Smoothing, Eps: o.Eps,
 		Epochs: f.Epochs, Seed: o.Seed, Threads: 1})
-	out := trialOut{Index: i}
+	var out trialOut
 	res, err := cvar.TrainContext(ctx, model, td, opt)
 	var div *cvar.DivergenceError
 	if errors.As(err, &div) {
