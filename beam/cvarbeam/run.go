@@ -260,11 +260,11 @@ func init() {
 	register.Emitter1[RoundState]()
 	register.Function1x1(lossBatchOf)
 	register.Combiner3[summary, LossBatch, summary](&summaryFn{})
-	register.DoFn3x0[LossBatch, summary, func(topList)](&topFn{})
-	register.Emitter1[topList]()
-	register.Combiner3[topList, topList, topList](&mergeTopFn{})
-	register.DoFn4x1[context.Context, summary, func(*topList) bool, func(cvar.Metrics), error](&metricsFn{})
-	register.Iter1[topList]()
+	register.DoFn3x0[LossBatch, summary, func(summary)](&topFn{})
+	register.Emitter1[summary]()
+	register.Combiner1[summary](&mergeTopFn{})
+	register.DoFn4x1[context.Context, summary, func(*summary) bool, func(cvar.Metrics), error](&metricsFn{})
+	register.Iter1[summary]()
 	register.Emitter1[cvar.Metrics]()
 	register.DoFn2x1[context.Context, int, error](&tuneFn{})
 	register.DoFn2x1[context.Context, beam.T, error](&writeFn{})
@@ -273,7 +273,6 @@ func init() {
 	gobCoder(encUpdate, decUpdate)
 	gobCoder(encState, decState)
 	gobCoder(encSummary, decSummary)
-	gobCoder(encTopList, decTopList)
 	gobCoder(encMetrics, decMetrics)
 }
 
@@ -289,8 +288,6 @@ func decState(b []byte) (RoundState, error)     { return gobDecode[RoundState](b
 func decUpdate(b []byte) (update, error)        { return gobDecode[update](b) }
 func encSummary(v summary) ([]byte, error)      { return gobEncode(v) }
 func decSummary(b []byte) (summary, error)      { return gobDecode[summary](b) }
-func encTopList(v topList) ([]byte, error)      { return gobEncode(v) }
-func decTopList(b []byte) (topList, error)      { return gobDecode[topList](b) }
 func encMetrics(v cvar.Metrics) ([]byte, error) { return gobEncode(v) }
 func decMetrics(b []byte) (cvar.Metrics, error) { return gobDecode[cvar.Metrics](b) }
 func encRow(v Row) ([]byte, error)              { return gobEncode(v) }

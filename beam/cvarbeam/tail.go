@@ -39,14 +39,17 @@ func tailMetrics(s beam.Scope, alphas []float64, losses beam.PCollection, errs s
 
 func lossBatchOf(x float64) LossBatch { return LossBatch{Losses: []float64{x}} }
 
-// summary is the combine of all losses: their count, Neumaier's sum and
-// its compensation, the extremes and the rows classified correctly.
+// summary is a combine of losses: their count, Neumaier's sum and its
+// compensation, the extremes, the rows classified correctly and, once K
+// is known, the K largest (Top).
 type summary struct {
 	N          int64
 	Sum, Comp  float64
 	Min, Max   float64
 	Correct    int64
 	Classifier bool
+	K          int
+	Top        []float64
 }
 
 // addSum adds x to the compensated sum.
@@ -60,21 +63,12 @@ func (s *summary) addSum(x float64) {
 	s.Sum = t
 }
 
-// summaryFn combines the loss batches into their summary.
-type summaryFn struct{}
-
-func (*summaryFn) CreateAccumulator() summary { return summary{} }
-
-func (f *summaryFn) AddInput(a summary, b LossBatch) summary {
-	for _, x := range b.Losses {
-		a = f.MergeAccumulators(a, summary{N: 1, Sum: x, Min: x, Max: x})
+// merge is the summary of a's and b's losses. Every list of one
+// pipeline's largest losses has the same K.
+func merge(a, b summary) summary {
+	if a.K = max(a.K, b.K); a.K > 0 {
+		a.Top = tail.Largest(append(slices.Clone(a.Top), b.Top...), a.K)
 	}
-	a.Correct += b.Correct
-	a.Classifier = a.Classifier || b.Classifier
-	return a
-}
-
-func (*summaryFn) MergeAccumulators(a, b summary) summary {
 	a.Classifier = a.Classifier || b.Classifier
 	if b.N == 0 {
 		return a
@@ -90,10 +84,19 @@ func (*summaryFn) MergeAccumulators(a, b summary) summary {
 	return a
 }
 
-// topList is some of the largest losses, K at most.
-type topList struct {
-	K    int
-	Vals []float64
+// summaryFn combines the loss batches into their summary.
+type summaryFn struct{}
+
+func (*summaryFn) CreateAccumulator() summary             { return summary{} }
+func (*summaryFn) MergeAccumulators(a, b summary) summary { return merge(a, b) }
+
+func (*summaryFn) AddInput(a summary, b LossBatch) summary {
+	for _, x := range b.Losses {
+		a = merge(a, summary{N: 1, Sum: x, Min: x, Max: x})
+	}
+	a.Correct += b.Correct
+	a.Classifier = a.Classifier || b.Classifier
+	return a
 }
 
 // topFn emits the K largest losses of each batch that the tails need, K
@@ -104,23 +107,16 @@ type topFn struct {
 	Alphas []float64
 }
 
-func (f *topFn) ProcessElement(b LossBatch, all summary, emit func(topList)) {
+func (f *topFn) ProcessElement(b LossBatch, all summary, emit func(summary)) {
 	if k := tail.TopCount(int(all.N), f.Alphas); k > 0 && len(b.Losses) > 0 {
-		emit(topList{K: k, Vals: tail.Largest(b.Losses, k)})
+		emit(summary{K: k, Top: tail.Largest(b.Losses, k)})
 	}
 }
 
-// mergeTopFn merges the batches' lists, keeping the K largest. Every list
-// of one pipeline has the same K.
+// mergeTopFn merges the batches' lists of largest losses.
 type mergeTopFn struct{}
 
-func (*mergeTopFn) CreateAccumulator() topList      { return topList{} }
-func (f *mergeTopFn) AddInput(a, b topList) topList { return f.MergeAccumulators(a, b) }
-
-func (*mergeTopFn) MergeAccumulators(a, b topList) topList {
-	k := max(a.K, b.K)
-	return topList{K: k, Vals: tail.Largest(append(slices.Clone(a.Vals), b.Vals...), k)}
-}
+func (*mergeTopFn) MergeAccumulators(a, b summary) summary { return merge(a, b) }
 
 // metricsFn turns the summary and the largest losses into the metrics.
 type metricsFn struct {
@@ -128,10 +124,10 @@ type metricsFn struct {
 	Dir    string // the run's folder, for an error's record
 }
 
-func (f *metricsFn) ProcessElement(ctx context.Context, s summary, tops func(*topList) bool, emit func(cvar.Metrics)) error {
-	var top topList
+func (f *metricsFn) ProcessElement(ctx context.Context, s summary, tops func(*summary) bool, emit func(cvar.Metrics)) error {
+	var top summary
 	tops(&top)
-	m, err := metricsOf(&s, top.Vals, f.Alphas)
+	m, err := metricsOf(&s, top.Top, f.Alphas)
 	if err != nil {
 		return record(ctx, f.Dir, err)
 	}
