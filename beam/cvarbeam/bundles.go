@@ -2,7 +2,6 @@ package cvarbeam
 
 import (
 	"context"
-	"slices"
 	"time"
 )
 
@@ -15,26 +14,18 @@ type Bundle struct {
 	Rows       int64
 }
 
-// MostAtOnce is the largest number of bundles whose spans overlap.
+// MostAtOnce is the largest number of bundles whose spans overlap. A
+// bundle that ends when another starts does not overlap it.
 func MostAtOnce(bs []Bundle) int {
-	type event struct {
-		t     time.Time
-		delta int
-	}
-	var ev []event
-	for _, b := range bs {
-		ev = append(ev, event{b.Start, 1}, event{b.End, -1})
-	}
-	slices.SortFunc(ev, func(a, b event) int {
-		if c := a.t.Compare(b.t); c != 0 {
-			return c
+	most := 0
+	for _, b := range bs { // the most at once is at some bundle's start
+		n := 0
+		for _, c := range bs {
+			if !c.Start.After(b.Start) && c.End.After(b.Start) {
+				n++
+			}
 		}
-		return a.delta - b.delta // an end before a start at the same time
-	})
-	most, now := 0, 0
-	for _, e := range ev {
-		now += e.delta
-		most = max(most, now)
+		most = max(most, n)
 	}
 	return most
 }

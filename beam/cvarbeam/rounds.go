@@ -242,11 +242,8 @@ func localRun[T batch.Float](ctx context.Context, f *localFn, sp Part, st RoundS
 		return update{}, fmt.Errorf("%s (rows from byte %d): %w", sp.Path, sp.Start, err)
 	}
 	w := float64(res.Params.Batch) * float64(res.Params.Steps)
-	u := update{N: int64(n), W: w, Theta: make([]float64, len(res.Theta)), Batch: res.Params.Batch,
+	u := update{N: int64(n), W: w, Theta: floats(res.Theta, w), Batch: res.Params.Batch,
 		Params: res.Params, PN: int64(n), Key: sp.key(), Eps: res.Params.Eps * w}
-	for i, v := range res.Theta {
-		u.Theta[i] = float64(v) * w
-	}
 	if !math.IsNaN(res.Tau) {
 		u.Tau, u.Tau0, u.HasTau = res.Tau*w, res.Params.Tau0*w, true
 	}

@@ -157,11 +157,16 @@ func paramsIn[T batch.Float](mf *cvar.ModelFile, theta []float64, seed uint64) (
 		}
 		factor, err = cvar.UnscaleTarget(model, t, &mf.Preprocessing)
 	}
-	out := make([]float64, len(t))
-	for i, v := range t {
-		out[i] = float64(v)
+	return floats(t, 1), factor, err
+}
+
+// floats is w times v, in float64.
+func floats[T batch.Float](v []T, w float64) []float64 {
+	out := make([]float64, len(v))
+	for i, x := range v {
+		out[i] = float64(x) * w
 	}
-	return out, factor, err
+	return out
 }
 
 // finish completes the model file from the last state and measures it on

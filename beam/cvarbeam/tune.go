@@ -190,9 +190,6 @@ func trial[T batch.Float](ctx context.Context, f *tuneFn, i int) (trialOut, erro
 	if out.Val, err = cvar.Evaluate(model, theta, vd, o.Alpha); err != nil {
 		return trialOut{}, err
 	}
-	out.Theta, out.Tau, out.Params = make([]float64, len(res.Theta)), res.Tau, res.Params
-	for i, v := range res.Theta {
-		out.Theta[i] = float64(v)
-	}
+	out.Theta, out.Tau, out.Params = floats(res.Theta, 1), res.Tau, res.Params
 	return out, nil
 }
