@@ -154,10 +154,10 @@ func (w *lossWork[T]) add(r *Row, emit func(LossBatch)) error {
 	if w.m.K > 0 && (r.Label < 0 || int(r.Label) >= w.m.K) {
 		return fmt.Errorf("a row of class %d; the model has %d classes", r.Label, w.m.K)
 	}
-	sparse := r.X == nil && !w.m.Preprocessing.Centres()
-	w.x = w.x[:0]
-	if !sparse {
-		w.x = append(w.x, make([]T, d)...)
+	b := w.bufs[1] // sparse
+	w.x, w.v = w.x[:0], w.v[:0]
+	if r.X != nil || w.m.Preprocessing.Centres() {
+		b, w.x = w.bufs[0], append(w.x, make([]T, d)...)
 		for i, v := range r.X {
 			w.x[i] = T(v)
 		}
@@ -165,19 +165,11 @@ func (w *lossWork[T]) add(r *Row, emit func(LossBatch)) error {
 			w.x[c] = T(r.Vals[p])
 		}
 	}
-	w.v = w.v[:0]
 	for _, v := range r.Vals {
 		w.v = append(w.v, T(v))
 	}
-	b := w.bufs[0]
-	if sparse {
-		b = w.bufs[1]
-	}
-	if err := b.add(w.x, r.Cols, w.v, T(r.Y), r.Label); err != nil {
+	if err := b.add(w.x, r.Cols, w.v, T(r.Y), r.Label); err != nil || b.ds.N < w.rows {
 		return err
-	}
-	if b.ds.N < w.rows {
-		return nil
 	}
 	return w.evaluate(b, emit)
 }
