@@ -118,11 +118,8 @@ func specForModel(m *cvar.ModelFile, in Input, format string) rowSpec {
 // checkWidth refuses CSV files whose header gives another width than d,
 // reading one header a file. LIBSVM rows are checked as they are read.
 func checkWidth(ctx context.Context, splits []Part, rs *rowSpec, d int) error {
-	if rs.Format != "csv" {
-		return nil
-	}
 	for _, sp := range splits {
-		if sp.Part > 0 {
+		if rs.Format != "csv" || sp.Part > 0 {
 			continue
 		}
 		st, c, err := openStream[float64](ctx, sp, rs)
