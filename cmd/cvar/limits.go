@@ -22,9 +22,9 @@ import (
 // costs time.
 const maxBootstrap = 100_000
 
-// maxExperimentRuns is the largest number of training runs of experiment
-// (data sets × seeds × methods × step sizes × weight decays): it keeps a
-// record of every run, and the paper's grid on one data set makes 135.
+// maxExperimentRuns is the largest number of training runs of experiment:
+// data sets × seeds × methods × step sizes × weight decays. It keeps a
+// record of every run. The paper's grid on one data set makes 135.
 const maxExperimentRuns = 100_000
 
 // product returns the product of counts ≥ 0 and whether it is at most
@@ -42,8 +42,8 @@ func product(limit uint64, counts ...int) (uint64, bool) {
 }
 
 // stepsPerEpoch is the number of steps of a pass over n training rows, as
-// the library counts them: one row a step for Alg1, Alg2 and Alg4, else
-// minibatches of batch rows (0: cvar.DefaultBatch), at most n.
+// the library counts them. Alg1, Alg2 and Alg4 take one row a step. The
+// others take minibatches of batch rows (0: cvar.DefaultBatch), at most n.
 func stepsPerEpoch(m cvar.Method, batchSize, n int) int {
 	if m == cvar.Alg1 || m == cvar.Alg2 || m == cvar.Alg4 {
 		return n
@@ -57,7 +57,7 @@ func stepsPerEpoch(m cvar.Method, batchSize, n int) int {
 
 // checkEpochs fails when epochs passes of perEpoch steps exceed
 // cvar.MaxSteps, the most steps a run may take. perEpoch follows from the
-// number of rows, so this is a failure of the flags with the data (exit
+// number of rows. So this is a failure of the flags with the data (exit
 // 1), not a usage error.
 func checkEpochs(epochs, perEpoch int) error {
 	if _, ok := product(cvar.MaxSteps, epochs, perEpoch); !ok {
@@ -66,11 +66,10 @@ func checkEpochs(epochs, perEpoch int) error {
 	return nil
 }
 
-// threadsFlag checks a -threads value: negative is a usage error, and more
-// threads than the cores the program may use (GOMAXPROCS) are clamped to
-// them, since more workers only add goroutines. Results do not depend on
-// the number of threads, so clamping never changes them. 0 stays 0: all
-// cores.
+// threadsFlag checks a -threads value. A negative one is a usage error.
+// More threads than the cores the program may use (GOMAXPROCS) are clamped
+// to them: more workers only add goroutines. Results do not depend on the
+// number of threads, so clamping never changes them. 0 stays 0: all cores.
 func threadsFlag(n int) (int, error) {
 	if n < 0 {
 		return 0, usagef("-threads %d must be ≥ 0 (0: all cores)", n)
@@ -78,8 +77,8 @@ func threadsFlag(n int) (int, error) {
 	return min(n, runtime.GOMAXPROCS(0)), nil
 }
 
-// defaultMaxMemory is the default -max-memory: the bound on what reading
-// the data holds and on the model that a command may allocate.
+// defaultMaxMemory is the default -max-memory. It bounds what reading the
+// data holds, and the model that a command may allocate.
 const defaultMaxMemory = dataset.DefaultMaxBytes
 
 // maxMemoryUsage and maxLineUsage are the help of -max-memory and -max-line.
@@ -89,9 +88,9 @@ var (
 	maxLineUsage   = "longest line (a CSV record, a LIBSVM sample) a data file may hold, a `size`; a longer one stops reading at its line (0: no limit but -max-memory)"
 )
 
-// byteSize is a -max-memory value: a number of bytes with an optional unit,
-// B, KB, MB, GB, TB (powers of 1000) or K, M, G, T, KiB, MiB, GiB, TiB
-// (powers of 1024). 0 means no bound.
+// byteSize is a -max-memory value: a number of bytes with an optional
+// unit. B, KB, MB, GB and TB are powers of 1000. K, M, G, T, KiB, MiB, GiB
+// and TiB are powers of 1024. 0 means no bound.
 type byteSize int64
 
 func (b *byteSize) String() string {
@@ -149,7 +148,7 @@ func (b byteSize) option() int64 {
 }
 
 // tooLarge restates a reader's ErrTooLarge or ErrLineTooLong with the flag
-// that raises the bound; other errors pass through.
+// that raises the bound. Other errors pass through.
 func tooLarge(err error) error {
 	var de *dataset.Error
 	if err == nil || !errors.As(err, &de) {
@@ -169,13 +168,14 @@ func tooLarge(err error) error {
 }
 
 // bytesPerFeature is the least memory a feature of the data takes besides
-// the data: a mean and a scale of the preprocessing and a parameter, 8
-// bytes each.
+// the data. It holds a mean and a scale of the preprocessing and a
+// parameter, 8 bytes each.
 const bytesPerFeature = 24
 
 // checkMaxDim fails, before anything is allocated, when the features that
-// -max-dim allows would need more than -max-memory (bytesPerFeature each).
-// The default is not checked: its 24 MiB fit any useful bound.
+// -max-dim allows would need more than -max-memory. A feature takes
+// bytesPerFeature. The default is not checked: its 24 MiB fit any useful
+// bound.
 func (f *dataFlags) checkMaxDim() error {
 	if f.maxDim <= dataset.DefaultMaxDim {
 		return nil
@@ -185,8 +185,9 @@ func (f *dataFlags) checkMaxDim() error {
 }
 
 // tooWide restates a LIBSVM index above the width with what sets the
-// width: the features of dimFrom (the model, the training data) when it
-// was given, else -max-dim (maxDim), which the user can raise.
+// width. That is the features of dimFrom (the model, the training data)
+// when it was given. Else it is -max-dim (maxDim), which the user can
+// raise.
 func tooWide(err error, dimFrom string, maxDim int) error {
 	var we *dataset.WidthError
 	var de *dataset.Error
@@ -215,24 +216,24 @@ func checkMemory(what string, need int64, limit byteSize) error {
 		what, numtext.Bytes(need), numtext.Bytes(limit.bound()))
 }
 
-// checkModel fails when training the model would need more than the
-// -max-memory bound (see footprint.Training), before anything is allocated,
-// on data of rows not known (a stream).
+// checkModel fails, before anything is allocated, when training the model
+// would need more than the -max-memory bound (see footprint.Training). It
+// serves data of rows not known (a stream).
 func checkModel[T batch.Float](f *dataFlags, kind string, d, k, hidden, threads, batchSize int) error {
 	return checkModelRows[T](f, kind, d, k, hidden, threads, batchSize, 0)
 }
 
-// checkModelRows is checkModel on data of the given rows, whose passes
-// hold the scratch of at most that many. The error names the data file
-// whose d features size the model (a LIBSVM file's width is its largest
-// index), or the built-in data.
+// checkModelRows is checkModel on data of the given rows. Its passes hold
+// the scratch of at most that many. The error names the data file whose d
+// features size the model, or the built-in data. A LIBSVM file's width is
+// its largest index.
 func checkModelRows[T batch.Float](f *dataFlags, kind string, d, k, hidden, threads, batchSize, rows int) error {
 	what := fmt.Sprintf("%s %d features make %s, which", featuresOf(f), d, modelWords(kind, hidden))
 	return checkMemory(what, footprint.Training[T](kind, d, k, hidden, threads, batchSize, rows), f.maxMemory)
 }
 
-// featuresOf names the data whose features size the model: the -data
-// file (a LIBSVM file's width is its largest index) or the built-in data.
+// featuresOf names the data whose features size the model: the -data file
+// or the built-in data. A LIBSVM file's width is its largest index.
 func featuresOf(f *dataFlags) string {
 	if f.data != "" {
 		return f.data + ":"
@@ -264,9 +265,9 @@ func checkRunsModel[T batch.Float](f *dataFlags, kind string, d, k, hidden, runs
 }
 
 // checkScores fails, before they are computed, when the scores eval and
-// predict hold, one a class for every row of the data file name, would
-// need more than the -max-memory bound: a model of many classes makes them
-// far larger than the data.
+// predict hold would need more than the -max-memory bound. They hold one a
+// class for every row of the data file name. A model of many classes makes
+// them far larger than the data.
 func checkScores[T batch.Float](f *dataFlags, name string, rows, k int) error {
 	var z T
 	need := int64(rows) * int64(max(k, 1))
