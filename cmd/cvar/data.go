@@ -13,9 +13,9 @@ import (
 	"github.com/cvarlearn/cvar/internal/modelkind"
 )
 
-// synthSeed is the seed of the built-in data: the data set is fixed, and
-// -seed moves the split and the training. Evaluation without -data draws a
-// fresh sample with synthSeed+1.
+// synthSeed is the seed of the built-in data. The data set is fixed; -seed
+// moves the split and the training. Evaluation without -data draws a fresh
+// sample with synthSeed+1.
 const synthSeed = 1
 
 // Names of the built-in data sets.
@@ -24,10 +24,11 @@ const (
 	synthRegName   = "synthetic-regression"
 )
 
-// formatOf returns the format of a data path: the -format flag if given,
-// "idx" for a directory or an IDX file, else guessed from the extension. A
-// name it cannot guess from, and a directory with another -format, are
-// usage errors: they are found without reading the data.
+// formatOf returns the format of a data path: the -format flag if given.
+// It is "idx" for a directory or an IDX file, else guessed from the
+// extension. A name it cannot guess from is a usage error. So is a
+// directory with another -format. Both are found without reading the
+// data.
 func formatOf(path, format string) (string, error) {
 	if st, err := os.Stat(path); err == nil && st.IsDir() {
 		if format != "" && format != "idx" {
@@ -46,8 +47,8 @@ func formatOf(path, format string) (string, error) {
 	return format, nil
 }
 
-// readSpec says how to read a data file: the library's options, and
-// what fixes a LIBSVM file's width, for messages ("the model").
+// readSpec says how to read a data file: the library's options. It also
+// says what fixes a LIBSVM file's width, for messages ("the model").
 type readSpec struct {
 	dataset.FileOptions
 	dimFrom string
@@ -110,9 +111,9 @@ type trainingData[T batch.Float] struct {
 	storage          string // the features' storage (dataset.BatchAs), resolved
 }
 
-// loadTrainingData reads or generates the data, resolves the model kind,
-// splits 2/3–1/3 with the seed, reads the test file and fits the
-// preprocessing on the training split.
+// loadTrainingData reads or generates the data and resolves the model
+// kind. It splits 2/3–1/3 with the seed and reads the test file. It fits
+// the preprocessing on the training split.
 func loadTrainingData[T batch.Float](f *dataFlags, kind string, seed uint64) (*trainingData[T], error) {
 	full, src, err := loadFull[T](f, kind)
 	if err != nil {
@@ -130,8 +131,8 @@ func loadTrainingData[T batch.Float](f *dataFlags, kind string, seed uint64) (*t
 	return prepare(f, full, src, kind, seed, test)
 }
 
-// loadTest reads the -test file, or the t10k files of an MNIST directory;
-// nil when there is none.
+// loadTest reads the -test file, or the t10k files of an MNIST directory.
+// It returns nil when there is none.
 func loadTest[T batch.Float](f *dataFlags, full *dataset.Dataset[T], src cvar.Provenance) (*dataset.Dataset[T], error) {
 	testPath, rs := f.test, readSpec{FileOptions: f.fileOptions(src.Kind), dimFrom: "the training data " + f.data}
 	rs.Task = full.Task
@@ -175,9 +176,9 @@ func loadTest[T batch.Float](f *dataFlags, full *dataset.Dataset[T], src cvar.Pr
 	return test, nil
 }
 
-// prepare splits full 2/3–1/3 with the seed and fits the preprocessing on
-// the training split, applying it to all parts (cvar.Prepare). full is not
-// modified; test (which may be nil) is preprocessed in place.
+// prepare splits full 2/3–1/3 with the seed. It fits the preprocessing on
+// the training split and applies it to all parts (cvar.Prepare). full is
+// not modified. test, which may be nil, is preprocessed in place.
 func prepare[T batch.Float](f *dataFlags, full *dataset.Dataset[T], src cvar.Provenance, kind string, seed uint64, test *dataset.Dataset[T]) (*trainingData[T], error) {
 	mode := f.scale.For(src.Kind)
 	p, err := cvar.Prepare(full, cvar.PrepareOptions{Scaling: mode, ScaleTarget: f.scale.Target(), Seed: seed}, test)
@@ -197,8 +198,8 @@ func prepare[T batch.Float](f *dataFlags, full *dataset.Dataset[T], src cvar.Pro
 }
 
 // checkCompact checks that a compact storage holds every feature of full,
-// preprocessed, and of the test set, naming the file's line of the first
-// that it cannot hold.
+// preprocessed, and of the test set. It names the file's line of the
+// first that it cannot hold.
 func (td *trainingData[T]) checkCompact(f *dataFlags, full *dataset.Dataset[T]) error {
 	rs := readSpec{FileOptions: dataset.FileOptions{Format: td.source.Kind, Target: f.target, NoHeader: f.noHeader, Group: f.group, MaxBytes: f.maxMemory.option(), MaxLine: f.maxLine.option()}}
 	if err := checkCompact(full, &td.prep, td.storage, sampleAt(f.data, rs, full)); err != nil {
@@ -213,17 +214,17 @@ func (td *trainingData[T]) checkCompact(f *dataFlags, full *dataset.Dataset[T]) 
 	return checkCompact(td.test, nil, td.storage, sampleAt(f.test, rs, td.test))
 }
 
-// fitData is the data the model is fitted on: the training split, with its
-// targets standardised when the preprocessing says so (its metrics are
-// reported on td.train.Batch(), in the target's units).
+// fitData is the data the model is fitted on: the training split. Its
+// targets are standardised when the preprocessing says so. Its metrics are
+// reported on td.train.Batch(), in the target's units.
 func (td *trainingData[T]) fitData() (*batch.Data[T], error) { return td.scaled(td.train) }
 
 // fitVal is the validation split on the scale of fitData, for choosing
 // among settings by their losses.
 func (td *trainingData[T]) fitVal() (*batch.Data[T], error) { return td.scaled(td.val) }
 
-// scaled is ds for fitting: its targets standardised when the
-// preprocessing says so; ds itself is not modified.
+// scaled is ds for fitting, its targets standardised when the
+// preprocessing says so. ds itself is not modified.
 func (td *trainingData[T]) scaled(ds *dataset.Dataset[T]) (*batch.Data[T], error) {
 	ts, ok := td.prep.TargetScaler()
 	if !ok {
@@ -234,9 +235,9 @@ func (td *trainingData[T]) scaled(ds *dataset.Dataset[T]) (*batch.Data[T], error
 	return td.batchOf(&c)
 }
 
-// unscale maps parameters fitted on standardised targets, in place, back to
-// the target's units (cvar.UnscaleTarget), and returns the factor that
-// converts loss levels (τ); 1 when the targets were not standardised.
+// unscale maps parameters fitted on standardised targets back to the
+// target's units, in place (cvar.UnscaleTarget). It returns the factor
+// that converts loss levels (τ): 1 when the targets were not standardised.
 func (td *trainingData[T]) unscale(model batch.Model[T], theta []T) (float64, error) {
 	factor, err := cvar.UnscaleTarget(model, theta, &td.prep)
 	if err != nil {
@@ -305,12 +306,12 @@ func synthetic[T batch.Float](regression bool, n, d, classes int, seed uint64, g
 	return dataset.SyntheticClassification[T](dataset.SynthClassOptions{N: n, D: d, Classes: classes, Seed: seed, MarkGroups: groups})
 }
 
-// synthGroup is the -group of the built-in data: its rare subgroup, whose
+// synthGroup is the -group of the built-in data: its rare subgroup. Its
 // rows are group "minority" and the others "majority".
 const synthGroup = "subgroup"
 
-// checkGroups checks -group and -group-file against the data's format
-// ("synthetic" for the built-in data), before it is read.
+// checkGroups checks -group and -group-file against the data's format,
+// before it is read. The built-in data's format is "synthetic".
 func (f *dataFlags) checkGroups(format string) error {
 	switch {
 	case f.group != "" && f.groupFile != "":
@@ -326,7 +327,7 @@ func (f *dataFlags) checkGroups(format string) error {
 }
 
 // loadForModel reads data to evaluate m on, preprocessed as m says (see
-// loadModelData); the rows must carry targets.
+// loadModelData). The rows must carry targets.
 func loadForModel[T batch.Float](f *dataFlags, m *cvar.ModelFile) (*dataset.Dataset[T], error) {
 	ds, labelled, err := loadModelData[T](f, m)
 	if err == nil && !labelled {
@@ -336,11 +337,11 @@ func loadForModel[T batch.Float](f *dataFlags, m *cvar.ModelFile) (*dataset.Data
 }
 
 // loadModelData reads data to evaluate or apply m to, preprocessed as m
-// says: the -data file read with m's classes and width, or a fresh sample
-// of the built-in data m was trained on. It reports whether the rows have
-// labels or targets: a CSV file may lack the target column (see
-// dataset.ReadCSVTargetOptional). The file is opened and read once, so
-// that it may be a pipe (-data /dev/stdin).
+// says. It reads the -data file with m's classes and width. Without -data
+// it draws a fresh sample of the built-in data m was trained on. It
+// reports whether the rows have labels or targets. A CSV file may lack the
+// target column (see dataset.ReadCSVTargetOptional). The file is opened
+// and read once, so it may be a pipe (-data /dev/stdin).
 func loadModelData[T batch.Float](f *dataFlags, m *cvar.ModelFile) (*dataset.Dataset[T], bool, error) {
 	if err := f.checkMaxDim(); err != nil {
 		return nil, false, err
@@ -401,9 +402,9 @@ func loadModelData[T batch.Float](f *dataFlags, m *cvar.ModelFile) (*dataset.Dat
 	return ds, labelled, nil
 }
 
-// readCSVForModel reads a CSV file for m, which may lack the target
-// column, and reports whether it has it. When the file and m's training
-// file both have a header, the feature names must match.
+// readCSVForModel reads a CSV file for m and reports whether it has the
+// target column; it may lack it. When the file and m's training file both
+// have a header, the feature names must match.
 func readCSVForModel[T batch.Float](path string, m *cvar.ModelFile, rs readSpec) (*dataset.Dataset[T], bool, error) {
 	f, err := os.Open(path)
 	if err != nil {
