@@ -11,9 +11,9 @@ import (
 )
 
 // -storage: how the features are held in memory for training and
-// evaluation: dense in the model's precision, or compact (bytes
-// with the 1/255 scale folded into the kernels, IEEE halves or bfloat16s),
-// converted by the kernels as they load them.
+// evaluation. They are dense in the model's precision, or compact. Compact
+// features are bytes with the 1/255 scale folded into the kernels, IEEE
+// halves or bfloat16s. The kernels convert them as they load them.
 
 // storageChoice is the -storage flag.
 func storageChoice() *choice { return newChoice("auto", "auto", "f32", "f64", "f16", "bf16", "u8") }
@@ -21,9 +21,10 @@ func storageChoice() *choice { return newChoice("auto", "auto", "f32", "f64", "f
 const storageUsage = "how the features are held in memory: f32 or f64 (the -precision), f16 (IEEE halves, a float32 model's features rounded to half precision: 11 bits of significand, ±65504), bf16 (bfloat16s: 8 bits of significand, float32's range), u8 (a byte a feature, 8-bit images: IDX data with -scale unit or none, read at a quarter of f32's bytes), or auto (u8 for IDX data a float32 model reads with -scale unit or none, else the -precision)"
 
 // checkStorage checks -storage s against what is known before the data is
-// read: the precision prec (-precision's, or with fromModel the model
-// file's), the data's format, and whether its features are divided by 255
-// or used as read (byteScaled). Its errors are usage errors.
+// read. That is the precision prec: -precision's, or with fromModel the
+// model file's. It is the data's format, and whether its features are
+// divided by 255 or used as read (byteScaled). Its errors are usage
+// errors.
 func checkStorage(s, prec string, fromModel bool, format string, byteScaled bool) error {
 	switch s {
 	case "auto":
@@ -69,12 +70,13 @@ func (f *trainFlags) checkTrainStorage() error {
 	return checkStorage(df.storage.Value, f.Precision.Value, false, format, byteScaled)
 }
 
-// resolveStorage picks the storage of the features once the data is read:
-// auto takes u8 where it is possible and dense otherwise. An explicit
-// choice is checked by checkStorage (ahead of reading too), then against
-// what only the data tells: the model kind and whether the data is held
-// sparse, which are failures of the data (exit 1), not usage errors.
-// fromModel says that the precision is the model file's (eval, predict).
+// resolveStorage picks the storage of the features once the data is read.
+// auto takes u8 where it is possible and dense otherwise. checkStorage
+// checks an explicit choice, ahead of reading too. resolveStorage then
+// checks it against what only the data tells: the model kind, and whether
+// the data is held sparse. Those are failures of the data (exit 1), not
+// usage errors. fromModel says that the precision is the model file's
+// (eval, predict).
 func resolveStorage[T batch.Float](f *dataFlags, fromModel bool, format, kind string, byteScaled, sparse bool) (string, error) {
 	if f.storage == nil {
 		return dataset.StorageDense, nil
@@ -106,8 +108,8 @@ func resolveStorage[T batch.Float](f *dataFlags, fromModel bool, format, kind st
 	return s, nil
 }
 
-// checkModelStorage is checkStorage for eval and predict, ahead of reading
-// the data in format for the model file m.
+// checkModelStorage is checkStorage for eval and predict. It runs ahead of
+// reading the data in format for the model file m.
 func checkModelStorage(f *dataFlags, m *cvar.ModelFile, format string) error {
 	return checkStorage(f.storage.Value, m.Precision, true, format, byteScaledModel(m))
 }
@@ -147,7 +149,7 @@ func compactStorage[T batch.Float](data *batch.Data[T]) string {
 }
 
 // modelBatch is ds, read for the model file m (eval, predict), in the
-// storage -storage asks for: auto takes u8 for IDX data of a float32
+// storage -storage asks for. auto takes u8 for IDX data of a float32
 // logistic or softmax model whose preprocessing only divides.
 func modelBatch[T batch.Float](f *dataFlags, m *cvar.ModelFile, ds *dataset.Dataset[T]) (*batch.Data[T], error) {
 	format := "synthetic"
@@ -168,10 +170,11 @@ func modelBatch[T batch.Float](f *dataFlags, m *cvar.ModelFile, ds *dataset.Data
 }
 
 // checkCompact fails at the first feature of ds, in the order of its file,
-// that f16 or bf16 storage cannot hold once preprocessed with prep (nil:
-// ds is preprocessed already), naming it by at(i), the file's line of
-// sample i. The conversion itself (dataset.BatchAs) would name a 0-based
-// row of a split, which means nothing to the user.
+// that f16 or bf16 storage cannot hold. The feature is preprocessed with
+// prep first (nil: ds is preprocessed already). The error names it by
+// at(i), the file's line of sample i. The conversion itself
+// (dataset.BatchAs) would name a 0-based row of a split. That means
+// nothing to the user.
 func checkCompact[T batch.Float](ds *dataset.Dataset[T], prep *dataset.Preprocessing, storage string, at func(i int) string) error {
 	if storage != dataset.StorageF16 && storage != dataset.StorageBF16 || ds.IsSparse() {
 		return nil
@@ -202,10 +205,11 @@ func checkCompact[T batch.Float](ds *dataset.Dataset[T], prep *dataset.Preproces
 	return nil
 }
 
-// sampleAt returns a function that names sample i (0-based, in the order
-// of the file) of ds, read from path as rs says: "path:line", found by
-// reading the CSV or LIBSVM file again up to it, or "path: sample i+1"
-// where no line can be found (IDX data, built-in data, a pipe).
+// sampleAt returns a function that names sample i of ds, 0-based, in the
+// order of the file. ds was read from path as rs says. The name is
+// "path:line", found by reading the CSV or LIBSVM file again up to it.
+// Where no line can be found it is "path: sample i+1": IDX data, built-in
+// data, a pipe.
 func sampleAt[T batch.Float](path string, rs readSpec, ds *dataset.Dataset[T]) func(int) string {
 	return func(i int) string {
 		if line := lineOf(path, rs, ds, i); line > 0 {
