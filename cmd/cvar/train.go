@@ -18,11 +18,11 @@ import (
 )
 
 // defaultRadius is the radius of the ball K that train uses when the step
-// size comes from a theorem (-lr theorem) for Alg1–3, which need a bounded
-// K, and neither -radius nor -box is given. With z-scored features a linear model
-// with ‖θ‖ ≤ 10 can reach margins of 10·‖x‖, far beyond what a classifier
-// needs, so the ball rarely binds while keeping D = 20 and the loss bound L
-// finite.
+// size comes from a theorem (-lr theorem) for Alg1–3. Those need a bounded
+// K. It applies when neither -radius nor -box is given. With z-scored
+// features a linear model with ‖θ‖ ≤ 10 can reach margins of 10·‖x‖. That
+// is far beyond what a classifier needs. So the ball rarely binds, while
+// it keeps D = 20 and the loss bound L finite.
 const defaultRadius = 10
 
 const trainSynopsis = `cvar train [flags]
@@ -140,9 +140,9 @@ func (f *trainFlags) options() (cvar.Options, error) {
 	return opt, f.checkTuneGrid(&opt)
 }
 
-// checkTuneGrid refuses a -tune grid with a zero step size or ε fraction
-// (the library would read 0 as its default) or of more settings than the
-// library tries.
+// checkTuneGrid refuses a -tune grid with a zero step size or ε fraction:
+// the library would read 0 as its default. It refuses a grid of more
+// settings than the library tries.
 func (f *trainFlags) checkTuneGrid(opt *cvar.Options) error {
 	for _, lr := range f.TuneLRs.Values {
 		if lr == 0 {
@@ -184,7 +184,7 @@ func (f *trainFlags) tuneGrid() cvar.Grid {
 }
 
 // parseTrain turns train's command line into its flags and the library
-// options, checking everything that can be checked without the data.
+// options. It checks everything that can be checked without the data.
 func parseTrain(e *env, args []string) (*trainFlags, cvar.Options, error) {
 	fs := newFlagSet("cvar train")
 	f := addTrainFlags(fs)
@@ -380,7 +380,7 @@ func dataName(s cvar.Provenance) string {
 }
 
 // finishTraining writes the model file that modelFile makes when -o asks
-// for one, then prints the report of a training run, in memory or
+// for one. It then prints the report of a training run, in memory or
 // streamed.
 func finishTraining(e *env, f *trainFlags, modelFile func() *cvar.ModelFile, rep *trainReport, start time.Time) error {
 	if f.Out != "" {
@@ -397,9 +397,10 @@ func finishTraining(e *env, f *trainFlags, modelFile func() *cvar.ModelFile, rep
 	return rep.print(e.stdout)
 }
 
-// tune runs cvar.Tune for -tune: the training split, validated on fitVal
-// (the validation split with the fitted targets' scaling). It draws no
-// progress bar: Tune trains its settings at once and reports no progress.
+// tune runs cvar.Tune for -tune on the training split. It validates on
+// fitVal: the validation split with the fitted targets' scaling. It draws
+// no progress bar: Tune trains its settings at once and reports no
+// progress.
 func tune[T batch.Float](e *env, f *trainFlags, opt cvar.Options, model batch.Model[T], fit *batch.Data[T], td *trainingData[T]) (*cvar.Tuned[T], error) {
 	fitVal, err := td.fitVal()
 	if err != nil {
