@@ -18,9 +18,9 @@ import (
 )
 
 // defaultExperimentEpochs is the number of epochs of experiment: the
-// paper's 100. On the built-in data (4000 training rows, 8 minibatches an
-// epoch) the whole comparison, 3 methods × 9 settings × 3 seeds, takes a few
-// seconds on 2 cores; use -epochs to shorten runs on large data.
+// paper's 100. The built-in data has 4000 training rows, 8 minibatches an
+// epoch. There the whole comparison is 3 methods × 9 settings × 3 seeds.
+// Use -epochs to shorten runs on large data.
 const defaultExperimentEpochs = 100
 
 const experimentSynopsis = `cvar experiment [flags]
@@ -50,7 +50,7 @@ curves per epoch (Figure 2) and the sorted top-α validation losses
 (Figure 3).`
 
 // expConfig is what experiment was asked for: the comparison itself
-// (exp), and where its data comes from and its results go.
+// (exp). It says where its data comes from and where its results go.
 type expConfig struct {
 	exp        experiment.Options
 	data       *dataFlags
@@ -183,10 +183,10 @@ func (cfg *expConfig) inputs() []input {
 	return in
 }
 
-// checkFormats finds the format of every -data file ahead of any run, so
-// that a name whose format cannot be guessed (a usage error) or a missing
-// file stops the experiment before the first data set's runs; so do sizes
-// too small for the built-in classification data.
+// checkFormats finds the format of every -data file ahead of any run. So
+// some errors stop the experiment before the first data set's runs. A name
+// whose format cannot be guessed (a usage error) is one. So is a missing
+// file, and sizes too small for the built-in classification data.
 func (cfg *expConfig) checkFormats() error {
 	for _, f := range cfg.files {
 		if f == builtinReg {
@@ -207,8 +207,8 @@ func (cfg *expConfig) checkFormats() error {
 }
 
 // checkRuns refuses an experiment of more than maxExperimentRuns training
-// runs, or of more epochs in all than cvar.MaxSteps, and -plot curves
-// (six numbers an epoch of every run) beyond -max-memory.
+// runs, or of more epochs in all than cvar.MaxSteps. It refuses -plot
+// curves beyond -max-memory; they hold six numbers an epoch of every run.
 func (cfg *expConfig) checkRuns() error {
 	x := &cfg.exp
 	runs, ok := product(maxExperimentRuns, len(cfg.files), x.Seeds, x.Rows(), len(x.LRs), len(x.WeightDecays))
@@ -271,7 +271,7 @@ func experimentRun[T batch.Float](e *env, cfg *expConfig) error {
 	return experiment.WriteText(e.stdout, x, rows, time.Since(start))
 }
 
-// reportDivergence prints a line on w for every run that diverged; when
+// reportDivergence prints a line on w for every run that diverged. When
 // every run diverged there is nothing to compare, and it returns an error.
 func reportDivergence(w io.Writer, results []*experiment.Result) error {
 	total, diverged := 0, 0
@@ -288,8 +288,8 @@ func reportDivergence(w io.Writer, results []*experiment.Result) error {
 	return nil
 }
 
-// dataSet is the data flags and the model kind of one -data entry: the
-// built-in data for builtin and builtin-regression.
+// dataSet is the data flags and the model kind of one -data entry. The
+// entries builtin and builtin-regression name the built-in data.
 func (cfg *expConfig) dataSet(file string) (dataFlags, string) {
 	df := *cfg.data
 	df.data = file
@@ -323,8 +323,8 @@ const (
 	builtinReg   = "builtin-regression" // the built-in regression data
 )
 
-// experimentOn runs the comparison x on one data set: each seed's split is
-// preprocessed as train's, and its model checked against -max-memory.
+// experimentOn runs the comparison x on one data set. Each seed's split is
+// preprocessed as train's. Its model is checked against -max-memory.
 func experimentOn[T batch.Float](cfg *expConfig, x experiment.Options, df *dataFlags, kind string) (*experiment.Result, error) {
 	full, src, err := loadFull[T](df, kind)
 	if err != nil {
