@@ -1,6 +1,7 @@
 package cvarbeam
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -48,10 +49,7 @@ func (sp Part) key() int64 { return int64(sp.File)<<20 | int64(sp.Part) }
 // formatOf is a data file's format: the one given, or the one its name
 // says (dataset.FormatOfName). Beam reads CSV and LIBSVM.
 func formatOf(name, given string) (string, error) {
-	f := given
-	if f == "" {
-		f = dataset.FormatOfName(name)
-	}
+	f := cmp.Or(given, dataset.FormatOfName(name))
 	switch {
 	case f == "csv", f == "libsvm":
 		return f, nil

@@ -59,17 +59,9 @@ type Trained struct {
 
 // options checks the configuration and fills in its defaults.
 func (cfg *TrainOptions) options() error {
-	if cfg.Method == 0 {
-		cfg.Method = cvar.Alg3
-	}
+	cfg.Method, cfg.Alpha, cfg.Precision = cmp.Or(cfg.Method, cvar.Alg3), cmp.Or(cfg.Alpha, 0.1), cmp.Or(cfg.Precision, cvar.F64)
 	if cfg.Method != cvar.Alg3 && cfg.Method != cvar.Vanilla && cfg.Method != cvar.MinibatchCVaR {
 		return fmt.Errorf("cvarbeam: %v takes one sample a step; distributed training averages minibatch methods (alg3, vanilla, minibatch)", cfg.Method)
-	}
-	if cfg.Alpha == 0 {
-		cfg.Alpha = 0.1
-	}
-	if cfg.Precision == "" {
-		cfg.Precision = cvar.F64
 	}
 	if cfg.Precision != cvar.F32 && cfg.Precision != cvar.F64 {
 		return fmt.Errorf("cvarbeam: precision %q (want f32 or f64)", cfg.Precision)
@@ -77,9 +69,7 @@ func (cfg *TrainOptions) options() error {
 	if cfg.Epochs < 0 || cfg.RoundsPerEpoch < 0 || cfg.Batch < 0 || cfg.Hidden < 0 {
 		return errors.New("cvarbeam: epochs, rounds, batch and hidden units must be ≥ 0")
 	}
-	if cfg.Hidden == 0 {
-		cfg.Hidden = batch.DefaultHidden
-	}
+	cfg.Hidden = cmp.Or(cfg.Hidden, batch.DefaultHidden)
 	switch {
 	case cfg.Hold == 0:
 		cfg.Hold = 1.0 / 3
@@ -115,10 +105,9 @@ func Train(ctx context.Context, cfg TrainOptions, r *Runner) (*Trained, error) {
 	fn := pr.localFn(o)
 	fn.Run = token()
 	defer rowCache.drop(fn.Run)
-	st := RoundState{Theta: theta, Tau: math.NaN()}
+	st := RoundState{Round: 1, Theta: theta, Tau: math.NaN()}
 	var first, last update
 	for round := 1; round <= sch.rounds; round++ {
-		st.Round = round
 		u, err := runRound(ctx, r, pr.splits, fn, st)
 		if err != nil {
 			return nil, fmt.Errorf("round %d of %d: %w", round, sch.rounds, err)
