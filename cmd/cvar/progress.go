@@ -10,15 +10,15 @@ import (
 )
 
 // lineEvery is the least time between two lines of progress on a stderr
-// that is not a terminal (a log file, a pipe, CI): often enough to show a
-// long run moves, rarely enough that a log stays readable. A run shorter
-// than it prints none.
+// that is not a terminal (a log file, a pipe, CI). It is often enough to
+// show a long run moves. It is rare enough that a log stays readable. A
+// run shorter than it prints none.
 const lineEvery = 5 * time.Second
 
-// progress reports a long run's progress on stderr: a one-line bar redrawn
-// in place when stderr is a terminal, otherwise a line of the units done,
-// the time taken and the time left, at most every lineEvery, and a last
-// line when one was printed. It is safe for concurrent use.
+// progress reports a long run's progress on stderr. On a terminal it
+// redraws a one-line bar in place. Otherwise it prints a line of the units
+// done, the time taken and the time left, at most every lineEvery. It then
+// prints a last line when one was printed. It is safe for concurrent use.
 type progress struct {
 	mu           sync.Mutex
 	w            io.Writer
@@ -31,10 +31,10 @@ type progress struct {
 	now          func() time.Time
 }
 
-// newProgress starts reporting total units of work (epochs, resamples),
-// which label names, on e's stderr: a bar on a terminal, lines on another
-// file (a log, a pipe). A stderr that is no file (a test's buffer) gets
-// none, so that what a command writes there stays its messages alone.
+// newProgress starts reporting total units of work (epochs, resamples) on
+// e's stderr. label names the units. A terminal gets a bar; another file
+// (a log, a pipe) gets lines. A stderr that is no file (a test's buffer)
+// gets none. So what a command writes there stays its messages alone.
 func newProgress(e *env, label string, total int) *progress {
 	_, file := e.stderr.(*os.File)
 	return startProgress(e.stderr, e.tty, total > 0 && (e.tty || file), label, total)
@@ -74,7 +74,7 @@ func (p *progress) left(now time.Time) time.Duration {
 }
 
 // line prints a line of progress when lineEvery has passed since the last
-// one (or the start), or, final, when any was printed.
+// one (or the start). With final it prints one when any was printed.
 func (p *progress) line(final bool) {
 	now := p.now()
 	if final && p.lines == 0 || !final && now.Sub(p.drawn) < lineEvery {
