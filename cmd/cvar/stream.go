@@ -17,14 +17,14 @@ import (
 )
 
 // Streaming training (train -stream) reads a CSV or LIBSVM file row by row
-// with cvar.TrainStream, which never holds the file's rows: it reads the
-// file several times (to count the rows, fit the scaling, measure the
-// bounds a theorem needs, once a training pass, and once for the metrics),
-// so the file must be a regular file, not a pipe. The split is the
-// in-memory one: the same -seed puts the same rows in each part.
+// with cvar.TrainStream. It never holds the file's rows. It reads the file
+// several times: to count the rows, fit the scaling and measure the bounds
+// a theorem needs. It reads it once a training pass, and once for the
+// metrics. So the file must be a regular file, not a pipe. The split is
+// the in-memory one: the same -seed puts the same rows in each part.
 
 // streamLabelError restates a target that is not a number, where the model
-// may classify, as the label it is: the stream reads class labels as
+// may classify, as the label it is. The stream reads class labels as
 // numbers, which text labels are not.
 func streamLabelError(err error, kind string) error {
 	var de *dataset.Error
@@ -49,8 +49,8 @@ func streamSource(df *dataFlags, format string) cvar.StreamSource {
 	return src
 }
 
-// streamModel makes the model once the stream's shape is known, within
-// -max-memory and the most steps a run may take.
+// streamModel makes the model once the stream's shape is known. It keeps
+// within -max-memory and the most steps a run may take.
 func streamModel[T batch.Float](f *trainFlags) func(cvar.StreamInfo) (batch.Model[T], error) {
 	return func(info cvar.StreamInfo) (batch.Model[T], error) {
 		k := len(info.Classes)
