@@ -9,14 +9,14 @@ import (
 )
 
 // maxSynthValues bounds the built-in data a model file may ask eval and
-// predict to draw again, n·d values (2³⁰, 4 GiB of float32), so that a
-// model file cannot make them allocate without limit.
+// predict to draw again: n·d values, 2³⁰ (4 GiB of float32). So a model
+// file cannot make them allocate without limit.
 const maxSynthValues = 1 << 30
 
 // synthSource is the command's record of the built-in data a model was
-// trained on, kept in the model file's "source" object beside the
-// library's fields (cvar.Provenance.Extra), under the keys synth_n,
-// synth_d, synth_classes (classification only) and synth_seed.
+// trained on. The model file keeps it in its "source" object beside the
+// library's fields (cvar.Provenance.Extra). Its keys are synth_n, synth_d,
+// synth_classes (classification only) and synth_seed.
 type synthSource struct {
 	N, D, Classes int
 	Seed          uint64
@@ -45,9 +45,9 @@ func (s *synthSource) fields() []synthField {
 	return []synthField{{"synth_n", &s.N}, {"synth_d", &s.D}, {"synth_classes", &s.Classes}, {"synth_seed", &s.Seed}}
 }
 
-// synthOf reads the built-in data p records, with an error for a value that
-// is not a count, a negative count, or data of more than maxSynthValues
-// values or batch.MaxDim classes.
+// synthOf reads the built-in data p records. A value that is not a count
+// is an error, and so is a negative count. So is data of more than
+// maxSynthValues values or batch.MaxDim classes.
 func synthOf(p cvar.Provenance) (synthSource, error) {
 	var s synthSource
 	for _, f := range s.fields() {
