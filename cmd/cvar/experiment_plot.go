@@ -22,9 +22,9 @@ func plotNames(cfg *expConfig, label string) []string {
 }
 
 // checkPlots checks, ahead of any run, that the figures of every data set
-// can be written: no two data sets make figures of the same name, and
-// none replaces a file without -force. The -plot directory is created
-// only when the figures are written; until then it must be a directory or
+// can be written. No two data sets may make figures of the same name. None
+// may replace a file without -force. The -plot directory is created only
+// when the figures are written. Until then it must be a directory or
 // creatable under one.
 func (cfg *expConfig) checkPlots() error {
 	if cfg.plotDir == "" {
@@ -80,8 +80,8 @@ func sanitize(s string) string {
 }
 
 // writePlots writes the figures of every data set into -plot, which it
-// creates: the selected runs' curves and the first seed's validation
-// tails.
+// creates. They are the selected runs' curves and the first seed's
+// validation tails.
 func (cfg *expConfig) writePlots(results []*experiment.Result) error {
 	if cfg.plotDir == "" {
 		return nil
