@@ -68,8 +68,8 @@ func cmdPredict(e *env, args []string) error {
 	return predictRun[float64](e, df, m, cfg)
 }
 
-// predictConfig is what predict was asked for besides the data: the model
-// file, the output and the files it must not replace.
+// predictConfig is what predict was asked for besides the data. It holds
+// the model file, the output and the files it must not replace.
 type predictConfig struct {
 	in, out     string
 	force, json bool
@@ -124,8 +124,8 @@ func predictRun[T batch.Float](e *env, df *dataFlags, m *cvar.ModelFile, cfg pre
 	if err := checkFinite(cfg.in, ds.Name, scores, k, losses); err != nil {
 		return err
 	}
-	// Each row's prediction is made as it is written, so that the output
-	// holds one row at a time, not an object per row of the data.
+	// Each row's prediction is made as it is written. So the output holds
+	// one row at a time, not an object per row of the data.
 	row := func(i int) prediction {
 		p := prediction{Row: i + 1}
 		row := scores[i*k : (i+1)*k]
