@@ -10,12 +10,12 @@ import (
 )
 
 // input is a file or directory a command reads, with the flag that names
-// it: no output replaces it.
+// it. No output replaces it.
 type input = outfile.Input
 
 // checkNew fails when path cannot be written at the end of a run (see
-// outfile.Check), so that a long run does not end by refusing to write its
-// result; "" (no output) passes.
+// outfile.Check). So a long run does not end by refusing to write its
+// result. "" (no output) passes.
 func checkNew(path string, force bool, inputs []input) error {
 	if path == "" {
 		return nil
