@@ -13,9 +13,9 @@ func objectiveChoice() *choice {
 }
 
 // setObjective sets opt's objective and its parameters from -objective,
-// -blend, -trim, -rho and -group-lr, and settles it as the library does
-// (cvar.Options.SettleObjective): the blend by default, -rho naming chi2 and
-// -group-lr group.
+// -blend, -trim, -rho and -group-lr. It settles it as the library does
+// (cvar.Options.SettleObjective). The blend is the default; -rho names
+// chi2 and -group-lr group.
 func (f *trainFlags) setObjective(opt *cvar.Options) error {
 	var obj cvar.Objective
 	obj.UnmarshalText([]byte(f.objective.Value)) // one of -objective's choices
@@ -37,7 +37,7 @@ func (f *trainFlags) setObjective(opt *cvar.Options) error {
 }
 
 // objectiveWords describes the objective of a run that is not the method's
-// own (CVaR_α, or the mean for vanilla); "" for those.
+// own (CVaR_α, or the mean for vanilla). It is "" for those.
 func objectiveWords(p cvar.Params) string {
 	a := alphaKey(p.Alpha)
 	trim := ""
