@@ -14,9 +14,9 @@ import (
 const trainGroupResamples = 1000
 
 // checkValidation adds to rep what the validation split says beyond its
-// metrics: its metrics by group when it has groups (intervals seeded with
-// seed), and for a classifier whether the model gave up
-// (cvar.Evaluator.Collapse).
+// metrics. It adds the metrics by group when the split has groups; seed
+// seeds their intervals. For a classifier it adds whether the model gave
+// up (cvar.Evaluator.Collapse).
 func checkValidation[T batch.Float](rep *trainReport, ev *cvar.Evaluator[T], theta []T, val *batch.Data[T], ds *dataset.Dataset[T], seed uint64, threads int) error {
 	if ds == nil {
 		return nil
@@ -39,9 +39,9 @@ func checkValidation[T batch.Float](rep *trainReport, ev *cvar.Evaluator[T], the
 	return nil
 }
 
-// printValidationChecks prints what checkValidation found: a line when
-// the model gave up, naming the options that help, and the metrics by
-// group.
+// printValidationChecks prints what checkValidation found. It prints a
+// line when the model gave up, naming the options that help. It prints
+// the metrics by group.
 func (r *trainReport) printValidationChecks(w io.Writer) error {
 	if r.Collapse != nil && r.Collapse.GaveUp {
 		fmt.Fprintf(w, "\nthe model gave up on the validation split: %s; -tune, -blend or -trim may help\n", r.Collapse.Reason)
