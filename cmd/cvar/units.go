@@ -9,11 +9,11 @@ import (
 )
 
 // epsInTargetUnits restates ε of a run on standardised targets in the
-// target's units for a report, as τ is: with L = 1 (the practical rule) ε
-// and the figure of the initial losses it came from, which the library
-// writes last in EpsFrom, in parentheses (ε is that figure times
-// EpsFraction), times factor, the loss factor of UnscaleTarget. A report
-// then shows every loss level in one unit.
+// target's units for a report, as τ is. It applies with L = 1 (the
+// practical rule). ε is a figure of the initial losses times EpsFraction.
+// The library writes that figure last in EpsFrom, in parentheses. Both ε
+// and the figure are multiplied by factor, the loss factor of
+// UnscaleTarget. A report then shows every loss level in one unit.
 func epsInTargetUnits(p cvar.Params, factor float64) cvar.Params {
 	if factor == 1 || p.L != 1 { // with L ≠ 1, ε is of the standardised losses ÷ L, as the report says
 		return p
