@@ -95,9 +95,9 @@ func (r *trainReport) print(w io.Writer) error {
 		line += fmt.Sprintf(" on losses ÷ L = %s%s", numtext.Short(p.L), std)
 	}
 	fmt.Fprintf(tw, "step\t%s\n", line)
-	// The theorems' constants set only the theorem's step sizes and bound:
-	// under the practical rule they have no part in the run (and are +Inf
-	// on K = R^d), so the report leaves them out.
+	// The theorems' constants set only the theorem's step sizes and bound.
+	// Under the practical rule they have no part in the run, and are +Inf
+	// on K = R^d. So the report leaves them out.
 	if p.Rule == cvar.TheoremStep {
 		est := ""
 		if p.Estimated {
