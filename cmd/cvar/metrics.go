@@ -8,7 +8,7 @@ import (
 	"github.com/cvarlearn/cvar/internal/jsonfloat"
 )
 
-// metrics is cvar.Metrics in the command's JSON form: flat keys n,
+// metrics is cvar.Metrics in the command's JSON form. Its flat keys are n,
 // mean_loss, accuracy (null for regression), cvar_<α> and var_<α>.
 type metrics cvar.Metrics
 
