@@ -13,8 +13,8 @@ func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// env is what a command may use: its output streams and whether stderr is a
-// terminal (for progress bars).
+// env is what a command may use: its output streams. It says whether
+// stderr is a terminal, for progress bars.
 type env struct {
 	stdout, stderr io.Writer
 	tty            bool
