@@ -15,7 +15,7 @@ import (
 )
 
 // newFlagSet returns a flag set that reports its errors to the caller
-// instead of printing them, so that each error is one line.
+// instead of printing them. So each error is one line.
 func newFlagSet(name string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
@@ -115,7 +115,7 @@ type dataFlags struct {
 	sparse float64
 	// storage is -storage (nil where the command has no such flag).
 	storage *choice
-	// group is the CSV column of the rows' groups; groupFile a file of
+	// group is the CSV column of the rows' groups. groupFile is a file of
 	// one group label a row.
 	group, groupFile string
 }
