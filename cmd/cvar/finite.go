@@ -8,10 +8,10 @@ import (
 )
 
 // checkFinite fails at the first row whose scores (k a row) or loss are
-// not finite, naming the model file and the 1-based row of the data: a
+// not finite. It names the model file and the 1-based row of the data. A
 // score overflows when a row's features are far larger than any the model
-// was trained on, and eval and predict stop there rather than report -Inf
-// or NaN. losses may be nil (rows without labels or targets).
+// was trained on. Eval and predict stop there rather than report -Inf or
+// NaN. losses may be nil (rows without labels or targets).
 func checkFinite[T batch.Float](modelFile, data string, scores []T, k int, losses []T) error {
 	for i := 0; i*k < len(scores); i++ {
 		for _, v := range scores[i*k : (i+1)*k] {
