@@ -3,11 +3,11 @@ package main
 import "fmt"
 
 // checkFeatureNames refuses data read from path whose feature names got
-// differ from want, those of the data a model was trained on (ref names
-// it, such as "the model file"), naming the first column that differs:
-// the readers match columns by position, so a column renamed or moved
-// would be read as another feature. Names are compared only when both
-// have them, for the same number of features.
+// differ from want. want are those of the data a model was trained on;
+// ref names it, such as "the model file". The error names the first
+// column that differs. The readers match columns by position. So a column
+// renamed or moved would be read as another feature. Names are compared
+// only when both have them, for the same number of features.
 func checkFeatureNames(path string, got, want []string, ref string) error {
 	if got == nil || want == nil || len(got) != len(want) {
 		return nil
