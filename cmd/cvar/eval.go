@@ -153,9 +153,9 @@ func evalRun[T batch.Float](e *env, df *dataFlags, m *cvar.ModelFile, cfg evalCo
 }
 
 // checkBootstrap fails when the bootstrap's resamples would need more than
-// -max-memory: a number per statistic (CVaR and VaR at each -alphas, the
-// mean loss, the accuracy) per resample, and each worker's copy of the n
-// losses and outcomes.
+// -max-memory. A resample holds a number per statistic: CVaR and VaR at
+// each -alphas, the mean loss, the accuracy. Each worker holds a copy of
+// the n losses and outcomes.
 func checkBootstrap[T batch.Float](cfg evalConfig, n int, limit byteSize) error {
 	if cfg.boot == 0 {
 		return nil
