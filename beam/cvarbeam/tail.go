@@ -39,28 +39,17 @@ func tailMetrics(s beam.Scope, alphas []float64, losses beam.PCollection, errs s
 
 func lossBatchOf(x float64) LossBatch { return LossBatch{Losses: []float64{x}} }
 
-// summary is a combine of losses: their count, Neumaier's sum and its
-// compensation, the extremes, the rows classified correctly and, once K
-// is known, the K largest (Top).
+// summary is a combine of losses: their count, compensated sum and
+// extremes, the rows classified correctly and, once K is known, the K
+// largest (Top).
 type summary struct {
 	N          int64
-	Sum, Comp  float64
+	Sum        tail.Sum
 	Min, Max   float64
 	Correct    int64
 	Classifier bool
 	K          int
 	Top        []float64
-}
-
-// addSum adds x to the compensated sum.
-func (s *summary) addSum(x float64) {
-	t := s.Sum + x
-	if math.Abs(s.Sum) >= math.Abs(x) {
-		s.Comp += (s.Sum - t) + x
-	} else {
-		s.Comp += (x - t) + s.Sum
-	}
-	s.Sum = t
 }
 
 // merge is the summary of a's and b's losses. Every list of one
@@ -77,8 +66,7 @@ func merge(a, b summary) summary {
 		a.Min, a.Max = b.Min, b.Max
 	}
 	a.Min, a.Max = min(a.Min, b.Min), max(a.Max, b.Max)
-	a.addSum(b.Sum)
-	a.Comp += b.Comp
+	a.Sum.Merge(b.Sum)
 	a.N += b.N
 	a.Correct += b.Correct
 	return a
@@ -92,7 +80,7 @@ func (*summaryFn) MergeAccumulators(a, b summary) summary { return merge(a, b) }
 
 func (*summaryFn) AddInput(a summary, b LossBatch) summary {
 	for _, x := range b.Losses {
-		a = merge(a, summary{N: 1, Sum: x, Min: x, Max: x})
+		a = merge(a, summary{N: 1, Sum: tail.Sum{S: x}, Min: x, Max: x})
 	}
 	a.Correct += b.Correct
 	a.Classifier = a.Classifier || b.Classifier
@@ -141,7 +129,7 @@ func (f *metricsFn) ProcessElement(ctx context.Context, s summary, tops func(*su
 // (m = α·n): they hold the ⌊m⌋ + 1 that decide it.
 func metricsOf(s *summary, top []float64, alphas []float64) (cvar.Metrics, error) {
 	n := int(s.N)
-	m := cvar.Metrics{N: n, MeanLoss: (s.Sum + s.Comp) / float64(n), Accuracy: math.NaN(), Tails: make([]cvar.Tail, len(alphas))}
+	m := cvar.Metrics{N: n, MeanLoss: s.Sum.Value() / float64(n), Accuracy: math.NaN(), Tails: make([]cvar.Tail, len(alphas))}
 	if s.Classifier {
 		m.Accuracy = float64(s.Correct) / float64(n)
 	}

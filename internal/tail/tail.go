@@ -148,20 +148,30 @@ func weights[T Float](piv pivots, w, losses []T, alpha float64, perm []int) (var
 	return losses[b]
 }
 
-// ksum is Neumaier's compensated sum.
-type ksum struct{ s, c float64 }
+// Sum is Neumaier's compensated sum: S is the running sum, C the
+// compensation. Its zero value is empty. The fields are exported so that
+// a pipeline can encode a partial sum and merge it.
+type Sum struct{ S, C float64 }
 
-func (a *ksum) add(x float64) {
-	t := a.s + x
-	if math.Abs(a.s) >= math.Abs(x) {
-		a.c += (a.s - t) + x
+// Add adds x.
+func (a *Sum) Add(x float64) {
+	t := a.S + x
+	if math.Abs(a.S) >= math.Abs(x) {
+		a.C += (a.S - t) + x
 	} else {
-		a.c += (x - t) + a.s
+		a.C += (x - t) + a.S
 	}
-	a.s = t
+	a.S = t
 }
 
-func (a *ksum) sum() float64 { return a.s + a.c }
+// Merge adds the partial sum b.
+func (a *Sum) Merge(b Sum) {
+	a.Add(b.S)
+	a.C += b.C
+}
+
+// Value is the sum.
+func (a Sum) Value() float64 { return a.S + a.C }
 
 // Sums of values up to bigAbs in magnitude cannot overflow for any count of
 // terms below 2⁶³. When a larger value takes part, every term is multiplied
@@ -221,11 +231,11 @@ func cvarVaR[T Float](piv pivots, losses []T, alpha float64, perm []int) (cvar, 
 		}
 		vr = float64(mn)
 		sc := scaleFor(max(-vr, float64(mx)))
-		var a ksum
+		var a Sum
 		for _, x := range losses {
-			a.add(float64(x) * sc)
+			a.Add(float64(x) * sc)
 		}
-		return min(max(a.sum()/float64(n)/sc, vr), float64(mx)), vr
+		return min(max(a.Value()/float64(n)/sc, vr), float64(mx)), vr
 	}
 	s := newSelector(losses, p, piv)
 	s.run(0, n, k)
@@ -237,11 +247,11 @@ func cvarVaR[T Float](piv pivots, losses []T, alpha float64, perm []int) (cvar, 
 		amax = max(amax, math.Abs(x))
 	}
 	sc := scaleFor(amax)
-	var a ksum
+	var a Sum
 	for _, i := range p[:k] {
-		a.add(float64(losses[i]) * sc)
+		a.Add(float64(losses[i]) * sc)
 	}
-	return finish(a.sum(), mx, k, m, vr, sc), vr
+	return finish(a.Value(), mx, k, m, vr, sc), vr
 }
 
 // Multi computes CVaR_α and VaR_α for every α in alphas into cvar[j] and
@@ -309,7 +319,7 @@ func multi[T Float](piv pivots, losses []T, alphas []float64, perm []int, cvar, 
 	sc := scaleFor(amax)
 
 	// Ascending pass: extend the running sum to each k in turn.
-	var a ksum
+	var a Sum
 	mx, mn := math.Inf(-1), math.Inf(1)
 	pos := 0
 	pk, pj = -1, -1
@@ -324,18 +334,18 @@ func multi[T Float](piv pivots, losses []T, alphas []float64, perm []int, cvar, 
 		pk, pj = bk, bj
 		for ; pos < bk; pos++ {
 			x := float64(losses[p[pos]])
-			a.add(x * sc)
+			a.Add(x * sc)
 			mx = max(mx, x)
 			mn = min(mn, x)
 		}
 		if bk == n {
 			vr[bj] = mn
-			cvar[bj] = min(max(a.sum()/float64(n)/sc, mn), mx)
+			cvar[bj] = min(max(a.Value()/float64(n)/sc, mn), mx)
 			continue
 		}
 		m, _ := Count(n, alphas[bj])
 		v := float64(losses[p[bk]])
 		vr[bj] = v
-		cvar[bj] = finish(a.sum(), mx, bk, m, v, sc)
+		cvar[bj] = finish(a.Value(), mx, bk, m, v, sc)
 	}
 }

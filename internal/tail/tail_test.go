@@ -821,3 +821,26 @@ func BenchmarkCVaRVaR(b *testing.B) {
 		CVaRVaR(v, 0.05, perm)
 	}
 }
+
+// TestSumMerge: partial sums merged give the compensated sum of all the
+// terms, where a plain float64 sum loses the small ones.
+func TestSumMerge(t *testing.T) {
+	xs := []float64{1e16, 1, 1, -1e16, 3, 0.5}
+	var all Sum
+	for _, x := range xs {
+		all.Add(x)
+	}
+	for cut := range len(xs) + 1 {
+		var a, b Sum
+		for _, x := range xs[:cut] {
+			a.Add(x)
+		}
+		for _, x := range xs[cut:] {
+			b.Add(x)
+		}
+		a.Merge(b)
+		if a.Value() != all.Value() || a.Value() != 5.5 {
+			t.Errorf("cut at %d: merged %v, whole %v, want 5.5", cut, a.Value(), all.Value())
+		}
+	}
+}

@@ -116,11 +116,11 @@ func newWeightedTail[T Float](losses []T, weights []float64, alpha float64, perm
 		return weightedTail[T]{}, false
 	}
 	p := perm[:np]
-	var tw ksum
+	var tw Sum
 	for _, i := range p {
-		tw.add(ws.at(i))
+		tw.Add(ws.at(i))
 	}
-	W := tw.sum()
+	W := tw.Value()
 	amax := 0.0
 	for _, i := range p {
 		amax = max(amax, math.Abs(float64(losses[i])))
@@ -132,15 +132,15 @@ func newWeightedTail[T Float](losses []T, weights []float64, alpha float64, perm
 // whole returns the CVaR and VaR when every sample is in the tail. They are
 // the weighted mean, clamped to the losses' range, and the least loss.
 func (t *weightedTail[T]) whole() (cvar, vr float64) {
-	var num ksum
+	var num Sum
 	mn, mx := math.Inf(1), math.Inf(-1)
 	for _, i := range t.p {
 		x := float64(t.losses[i])
-		num.add((t.ws.at(i) * t.sw) * (x * t.sx))
+		num.Add((t.ws.at(i) * t.sw) * (x * t.sx))
 		mn = min(mn, x)
 		mx = max(mx, x)
 	}
-	return min(max(num.sum()/(t.W*t.sw)/t.sx, mn), mx), mn
+	return min(max(num.Value()/(t.W*t.sw)/t.sx, mn), mx), mn
 }
 
 // boundary finds the boundary position j by weighted quickselect. It is the
@@ -153,35 +153,35 @@ func (t *weightedTail[T]) boundary(piv pivots) (j int, acc float64) {
 	s.budget = budgetFactor*len(p) + 64
 	s.mom = piv == medianOfMedians
 	lo, hi := 0, len(p)
-	var sum ksum // weight of p[:lo], all ranked before the boundary
+	var sum Sum // weight of p[:lo], all ranked before the boundary
 	for {
 		if hi-lo <= smallRange {
 			s.insertion(lo, hi)
 			for q := lo; q < hi; q++ {
 				wq := ws.at(p[q])
-				if sum.sum()+wq > A {
-					return q, sum.sum()
+				if sum.Value()+wq > A {
+					return q, sum.Value()
 				}
-				sum.add(wq)
+				sum.Add(wq)
 			}
-			return hi, sum.sum() // rounding fallback: hi is a pivot's final position (or len(p))
+			return hi, sum.Value() // rounding fallback: hi is a pivot's final position (or len(p))
 		}
 		q := s.split(lo, hi)
-		var l ksum
+		var l Sum
 		for _, i := range p[lo:q] {
-			l.add(ws.at(i))
+			l.Add(ws.at(i))
 		}
-		before := sum.sum() + l.sum()
+		before := sum.Value() + l.Value()
 		if before > A {
 			hi = q
 			continue
 		}
-		sum.add(l.sum())
+		sum.Add(l.Value())
 		wq := ws.at(p[q])
 		if before+wq > A {
-			return q, sum.sum()
+			return q, sum.Value()
 		}
-		sum.add(wq)
+		sum.Add(wq)
 		lo = q + 1
 	}
 }
@@ -195,15 +195,15 @@ func (t *weightedTail[T]) beyond(j int, acc float64) (cvar, vr float64) {
 	if j == 0 {
 		return vr, vr
 	}
-	var num ksum
+	var num Sum
 	mx := math.Inf(-1)
 	for _, i := range t.p[:j] {
 		x := float64(t.losses[i])
-		num.add((t.ws.at(i) * t.sw) * (x * t.sx))
+		num.Add((t.ws.at(i) * t.sw) * (x * t.sx))
 		mx = max(mx, x)
 	}
 	rest := max(t.A-acc, 0)
-	cvar = (num.sum() + (rest*t.sw)*(vr*t.sx)) / (t.A * t.sw) / t.sx
+	cvar = (num.Value() + (rest*t.sw)*(vr*t.sx)) / (t.A * t.sw) / t.sx
 	return min(max(cvar, vr), max(mx, vr)), vr
 }
 
