@@ -173,7 +173,7 @@ func (m *ModelFile) Validate() error {
 	if !(m.Alpha > 0 && m.Alpha <= 1) {
 		return bad("alpha %v outside (0, 1]", m.Alpha)
 	}
-	if _, ok := methodNames[m.Method]; !ok {
+	if _, ok := methods.name(m.Method); !ok {
 		return bad("unknown method %d", int(m.Method))
 	}
 	if err := m.Source.validate(); err != nil {

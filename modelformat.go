@@ -86,10 +86,8 @@ func riskName(o Objective) string {
 }
 
 func methodName(m Method) string {
-	if s, ok := methodNames[m]; ok {
-		return s
-	}
-	return ""
+	s, _ := methods.name(m)
+	return s
 }
 
 // SaveModel writes m to w in the model file format (see "Model files" in the

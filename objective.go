@@ -8,7 +8,6 @@ import (
 	"github.com/cvarlearn/cvar/dataset"
 	"math"
 	"slices"
-	"strings"
 
 	"github.com/cvarlearn/cvar/internal/kernel"
 	"github.com/cvarlearn/cvar/internal/tail"
@@ -39,23 +38,14 @@ const (
 	ObjectiveGroup
 )
 
-var objectiveNames = [...]string{"default", "cvar", "blend", "trimmed", "chi2", "group"}
+var objectives = enum[Objective]{kind: "objective", typ: "Objective", hidden: 1,
+	names: []string{"default", "cvar", "blend", "trimmed", "chi2", "group"}}
 
-func (o Objective) String() string {
-	if o >= 0 && int(o) < len(objectiveNames) {
-		return objectiveNames[o]
-	}
-	return fmt.Sprintf("Objective(%d)", int(o))
-}
+func (o Objective) String() string { return objectives.str(o) }
 
 // MarshalText returns the objective's name, with an error for a value
 // outside the constants.
-func (o Objective) MarshalText() ([]byte, error) {
-	if o < 0 || int(o) >= len(objectiveNames) {
-		return nil, fmt.Errorf("cvar: unknown objective %d", int(o))
-	}
-	return []byte(objectiveNames[o]), nil
-}
+func (o Objective) MarshalText() ([]byte, error) { return objectives.marshal(o) }
 
 // UnmarshalText sets o from an objective's name: cvar, blend, trimmed,
 // chi2 or group, in any case. "default" and "" give ObjectiveDefault.
@@ -64,13 +54,7 @@ func (o *Objective) UnmarshalText(b []byte) error {
 		*o = ObjectiveDefault
 		return nil
 	}
-	for k, name := range objectiveNames {
-		if strings.EqualFold(string(b), name) {
-			*o = Objective(k)
-			return nil
-		}
-	}
-	return fmt.Errorf("cvar: unknown objective %q (want cvar, blend, trimmed, chi2 or group)", b)
+	return objectives.unmarshal(o, b)
 }
 
 // objective returns the objective a run of opt minimises: the options',

@@ -3,7 +3,6 @@ package cvar
 import (
 	"fmt"
 	"math"
-	"strings"
 
 	"github.com/cvarlearn/cvar/batch"
 )
@@ -20,37 +19,18 @@ const (
 	MinibatchCVaR                   // SGD on each minibatch's exact CVaR
 )
 
-var methodNames = map[Method]string{
-	Alg1: "alg1", Alg2: "alg2", Alg3: "alg3", Alg4: "alg4", Vanilla: "vanilla", MinibatchCVaR: "minibatch",
-}
+var methods = enum[Method]{kind: "method", typ: "Method", first: Alg1,
+	names: []string{"alg1", "alg2", "alg3", "alg4", "vanilla", "minibatch"}}
 
-func (m Method) String() string {
-	if s, ok := methodNames[m]; ok {
-		return s
-	}
-	return fmt.Sprintf("Method(%d)", int(m))
-}
+func (m Method) String() string { return methods.str(m) }
 
 // MarshalText returns the method's name, with an error for a value
 // outside the constants.
-func (m Method) MarshalText() ([]byte, error) {
-	if s, ok := methodNames[m]; ok {
-		return []byte(s), nil
-	}
-	return nil, fmt.Errorf("cvar: unknown method %d", int(m))
-}
+func (m Method) MarshalText() ([]byte, error) { return methods.marshal(m) }
 
 // UnmarshalText sets m from a method's name: alg1, alg2, alg3, alg4,
 // vanilla or minibatch, in any case.
-func (m *Method) UnmarshalText(b []byte) error {
-	for k, name := range methodNames {
-		if strings.EqualFold(string(b), name) {
-			*m = k
-			return nil
-		}
-	}
-	return fmt.Errorf("cvar: unknown method %q (want alg1, alg2, alg3, alg4, vanilla or minibatch)", b)
-}
+func (m *Method) UnmarshalText(b []byte) error { return methods.unmarshal(m, b) }
 
 // online reports whether the method consumes samples one at a time in order.
 func (m Method) online() bool { return m == Alg1 || m == Alg4 }
@@ -73,15 +53,9 @@ const (
 	Quadratic                  // the piecewise quadratic of Alexander et al.
 )
 
-func (s Smoothing) String() string {
-	switch s {
-	case Softplus:
-		return "softplus"
-	case Quadratic:
-		return "quadratic"
-	}
-	return fmt.Sprintf("Smoothing(%d)", int(s))
-}
+var smoothings = enum[Smoothing]{kind: "smoothing", typ: "Smoothing", names: []string{"softplus", "quadratic"}}
+
+func (s Smoothing) String() string { return smoothings.str(s) }
 
 // objective is the batch weighting that smooths with s.
 func (s Smoothing) objective() batch.Objective {
@@ -93,25 +67,10 @@ func (s Smoothing) objective() batch.Objective {
 
 // MarshalText returns "softplus" or "quadratic", with an error for a
 // value outside the constants.
-func (s Smoothing) MarshalText() ([]byte, error) {
-	if s != Softplus && s != Quadratic {
-		return nil, fmt.Errorf("cvar: unknown smoothing %d", int(s))
-	}
-	return []byte(s.String()), nil
-}
+func (s Smoothing) MarshalText() ([]byte, error) { return smoothings.marshal(s) }
 
 // UnmarshalText sets s from "softplus" or "quadratic", in any case.
-func (s *Smoothing) UnmarshalText(b []byte) error {
-	switch strings.ToLower(string(b)) {
-	case "softplus":
-		*s = Softplus
-	case "quadratic":
-		*s = Quadratic
-	default:
-		return fmt.Errorf("cvar: unknown smoothing %q (want softplus or quadratic)", b)
-	}
-	return nil
-}
+func (s *Smoothing) UnmarshalText(b []byte) error { return smoothings.unmarshal(s, b) }
 
 // StepRule says where the step size η, the smoothing ε and the starting τ
 // come from when Options leaves them 0.

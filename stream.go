@@ -5,8 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
-	"strings"
 
 	"github.com/cvarlearn/cvar/batch"
 	"github.com/cvarlearn/cvar/dataset"
@@ -54,33 +52,18 @@ const (
 	ScaleNone
 )
 
-var scalingNames = [...]string{"auto", "zscore", "maxabs", "unit", "none"}
+var scalings = enum[Scaling]{kind: "scaling", typ: "Scaling", names: []string{"auto", "zscore", "maxabs", "unit", "none"}}
 
-func (s Scaling) String() string {
-	if s >= 0 && int(s) < len(scalingNames) {
-		return scalingNames[s]
-	}
-	return fmt.Sprintf("Scaling(%d)", int(s))
-}
+func (s Scaling) String() string { return scalings.str(s) }
 
 // MarshalText returns the scaling's name, with an error for a value
 // outside the constants.
-func (s Scaling) MarshalText() ([]byte, error) {
-	if s < 0 || int(s) >= len(scalingNames) {
-		return nil, fmt.Errorf("cvar: unknown scaling %d", int(s))
-	}
-	return []byte(scalingNames[s]), nil
-}
+func (s Scaling) MarshalText() ([]byte, error) { return scalings.marshal(s) }
 
 // UnmarshalText sets s from a scaling's name: auto, zscore, maxabs, unit
 // or none, in any case.
 func (s *Scaling) UnmarshalText(b []byte) error {
-	i := slices.Index(scalingNames[:], strings.ToLower(string(b)))
-	if i < 0 {
-		return fmt.Errorf("cvar: unknown scaling %q (want auto, zscore, maxabs, unit or none)", b)
-	}
-	*s = Scaling(i)
-	return nil
+	return scalings.unmarshal(s, b)
 }
 
 // StreamOptions configure TrainStream.
