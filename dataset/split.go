@@ -105,15 +105,7 @@ func (s *Splitter) feistel(x uint64) uint64 {
 	mask := uint64(1)<<s.half - 1
 	l, r := x>>s.half, x&mask
 	for _, k := range s.keys {
-		l, r = r, l^(mix64(r^k)&mask)
+		l, r = r, l^(rng.Mix(r^k)&mask)
 	}
 	return l<<s.half | r
-}
-
-// mix64 is the finaliser of SplitMix64.
-func mix64(z uint64) uint64 {
-	z += 0x9e3779b97f4a7c15
-	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
-	z = (z ^ z>>27) * 0x94d049bb133111eb
-	return z ^ z>>31
 }

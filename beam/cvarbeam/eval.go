@@ -47,10 +47,8 @@ func Evaluate(ctx context.Context, cfg EvalOptions, r *Runner) (cvar.Metrics, er
 	if len(alphas) == 0 {
 		alphas = []float64{0.05, 0.1}
 	}
-	for _, a := range alphas {
-		if !(a > 0 && a <= 1) {
-			return cvar.Metrics{}, fmt.Errorf("cvarbeam: alpha %v outside (0, 1]", a)
-		}
+	if err := checkAlphas(alphas); err != nil {
+		return cvar.Metrics{}, err
 	}
 	splits, format, err := Parts(ctx, cfg.Input)
 	if err != nil {

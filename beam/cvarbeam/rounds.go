@@ -12,6 +12,7 @@ import (
 	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/batch"
 	"github.com/cvarlearn/cvar/dataset"
+	"github.com/cvarlearn/cvar/internal/rng"
 )
 
 // RoundState is where a training round starts: its number (from 1), the
@@ -230,7 +231,7 @@ func localRun[T batch.Float](ctx context.Context, f *localFn, sp Part, st RoundS
 	b := max(1, int(math.Round(float64(o.Batch)*float64(n)/float64(o.Rows))))
 	opt := cvar.Options{Method: o.Method, Alpha: o.Alpha, LR: o.LR, WeightDecay: o.WeightDecay, Batch: b,
 		Smoothing: o.Smoothing, Eps: o.Eps, EpsFraction: o.EpsFraction, Steps: o.Steps, Threads: 1,
-		Seed: mix(o.Seed ^ mix(uint64(st.Round)<<32|uint64(sp.File)<<12|uint64(sp.Part))), Init: st.Theta}
+		Seed: rng.Mix(o.Seed ^ rng.Mix(uint64(st.Round)<<32|uint64(sp.File)<<12|uint64(sp.Part))), Init: st.Theta}
 	if st.Eps > 0 {
 		opt.Eps = st.Eps
 	}

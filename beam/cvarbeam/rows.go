@@ -10,6 +10,7 @@ import (
 
 	"github.com/cvarlearn/cvar/batch"
 	"github.com/cvarlearn/cvar/dataset"
+	"github.com/cvarlearn/cvar/internal/rng"
 )
 
 // rowSpec says how to read the rows of a split: the format and, for the
@@ -60,18 +61,10 @@ func (rs *rowSpec) held(sp Part, line int) bool {
 	h := rs.Seed ^ 0x9e3779b97f4a7c15
 	name := path.Base(sp.Path)
 	for i := 0; i < len(name); i++ {
-		h = mix(h ^ uint64(name[i]))
+		h = rng.Mix(h ^ uint64(name[i]))
 	}
-	h = mix(mix(h^uint64(sp.Start)) ^ uint64(line))
+	h = rng.Mix(rng.Mix(h^uint64(sp.Start)) ^ uint64(line))
 	return float64(h>>11)/(1<<53) < rs.Hold
-}
-
-// mix is SplitMix64's finaliser.
-func mix(z uint64) uint64 {
-	z += 0x9e3779b97f4a7c15
-	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
-	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
-	return z ^ (z >> 31)
 }
 
 // rowFunc takes a row: x when dense, else cols and vals. They are valid

@@ -2,10 +2,10 @@ package cvarbeam
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math"
 	"reflect"
-	"slices"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/cvarlearn/cvar"
@@ -39,36 +39,18 @@ func tailMetrics(s beam.Scope, alphas []float64, losses beam.PCollection, errs s
 
 func lossBatchOf(x float64) LossBatch { return LossBatch{Losses: []float64{x}} }
 
-// summary is a combine of losses: their count, compensated sum and
-// extremes, the rows classified correctly and, once K is known, the K
-// largest (Top).
+// summary is a combine of losses (tail.Summary) with the rows
+// classified correctly.
 type summary struct {
-	N          int64
-	Sum        tail.Sum
-	Min, Max   float64
+	tail.Summary
 	Correct    int64
 	Classifier bool
-	K          int
-	Top        []float64
 }
 
-// merge is the summary of a's and b's losses. Every list of one
-// pipeline's largest losses has the same K.
 func merge(a, b summary) summary {
-	if a.K = max(a.K, b.K); a.K > 0 {
-		a.Top = tail.Largest(append(slices.Clone(a.Top), b.Top...), a.K)
-	}
-	a.Classifier = a.Classifier || b.Classifier
-	if b.N == 0 {
-		return a
-	}
-	if a.N == 0 {
-		a.Min, a.Max = b.Min, b.Max
-	}
-	a.Min, a.Max = min(a.Min, b.Min), max(a.Max, b.Max)
-	a.Sum.Merge(b.Sum)
-	a.N += b.N
+	a.Summary.Merge(b.Summary)
 	a.Correct += b.Correct
+	a.Classifier = a.Classifier || b.Classifier
 	return a
 }
 
@@ -80,7 +62,7 @@ func (*summaryFn) MergeAccumulators(a, b summary) summary { return merge(a, b) }
 
 func (*summaryFn) AddInput(a summary, b LossBatch) summary {
 	for _, x := range b.Losses {
-		a = merge(a, summary{N: 1, Sum: tail.Sum{S: x}, Min: x, Max: x})
+		a.Add(x)
 	}
 	a.Correct += b.Correct
 	a.Classifier = a.Classifier || b.Classifier
@@ -97,7 +79,7 @@ type topFn struct {
 
 func (f *topFn) ProcessElement(b LossBatch, all summary, emit func(summary)) {
 	if k := tail.TopCount(int(all.N), f.Alphas); k > 0 && len(b.Losses) > 0 {
-		emit(summary{K: k, Top: tail.Largest(b.Losses, k)})
+		emit(summary{Summary: tail.Summary{K: k, Top: tail.Largest(b.Losses, k)}})
 	}
 }
 
@@ -124,32 +106,37 @@ func (f *metricsFn) ProcessElement(ctx context.Context, s summary, tops func(*su
 }
 
 // metricsOf computes the metrics from the summary of all n losses and
-// their largest, at least tail.TopCount of them. A tail of all n losses
-// is their mean and minimum. Another is the tail at m/K of the K largest
-// (m = α·n): they hold the ⌊m⌋ + 1 that decide it.
+// their largest, at least tail.TopCount of them.
 func metricsOf(s *summary, top []float64, alphas []float64) (cvar.Metrics, error) {
 	n := int(s.N)
-	m := cvar.Metrics{N: n, MeanLoss: s.Sum.Value() / float64(n), Accuracy: math.NaN(), Tails: make([]cvar.Tail, len(alphas))}
+	if err := checkAlphas(alphas); err != nil {
+		return cvar.Metrics{}, err
+	}
+	if k := tail.TopCount(n, alphas); len(top) < k {
+		return cvar.Metrics{}, fmt.Errorf("cvarbeam: the pipeline kept %d of the %d largest losses the tails need", len(top), k)
+	}
+	if sum := s.Sum.Value(); sum-sum != 0 {
+		return cvar.Metrics{}, errors.New("cvarbeam: a loss is not finite")
+	}
+	m := cvar.Metrics{N: n, Accuracy: math.NaN(), Tails: make([]cvar.Tail, len(alphas))}
 	if s.Classifier {
 		m.Accuracy = float64(s.Correct) / float64(n)
 	}
-	if k := tail.TopCount(n, alphas); len(top) < k {
-		return m, fmt.Errorf("cvarbeam: the pipeline kept %d of the %d largest losses the tails need", len(top), k)
-	}
+	cv, vr := make([]float64, len(alphas)), make([]float64, len(alphas))
+	s.Top = top
+	m.MeanLoss = s.Tails(alphas, cv, vr)
 	for j, a := range alphas {
-		if !(a > 0 && a <= 1) {
-			return m, fmt.Errorf("cvarbeam: alpha %v outside (0, 1]", a)
-		}
-		am, k := tail.Count(n, a)
-		if k == n {
-			m.Tails[j] = cvar.Tail{Alpha: a, VaR: s.Min, CVaR: min(max(m.MeanLoss, s.Min), s.Max)}
-			continue
-		}
-		t, err := cvar.Tails(top, am/float64(len(top)))
-		if err != nil {
-			return m, err
-		}
-		m.Tails[j] = cvar.Tail{Alpha: a, CVaR: t[0].CVaR, VaR: t[0].VaR}
+		m.Tails[j] = cvar.Tail{Alpha: a, CVaR: cv[j], VaR: vr[j]}
 	}
 	return m, nil
+}
+
+// checkAlphas refuses a tail fraction outside (0, 1].
+func checkAlphas(alphas []float64) error {
+	for _, a := range alphas {
+		if !(a > 0 && a <= 1) {
+			return fmt.Errorf("cvarbeam: alpha %v outside (0, 1]", a)
+		}
+	}
+	return nil
 }

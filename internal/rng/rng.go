@@ -114,3 +114,13 @@ func (r *Rand) Perm(n int) []int {
 	r.Shuffle(n, func(i, j int) { p[i], p[j] = p[j], p[i] })
 	return p
 }
+
+// Mix is SplitMix64's step and finaliser: a bijection of 64 bits whose
+// outputs look random for consecutive inputs. Hashes that must give the
+// same bits on every machine build on it.
+func Mix(z uint64) uint64 {
+	z += golden
+	z = (z ^ z>>30) * 0xbf58476d1ce4e5b9
+	z = (z ^ z>>27) * 0x94d049bb133111eb
+	return z ^ z>>31
+}

@@ -240,3 +240,13 @@ func TestElementary(t *testing.T) {
 		t.Errorf("sincos(0) = %v, %v", s, c)
 	}
 }
+
+// Mix of 0, 1, 2… is the published SplitMix64 sequence of seed 0.
+func TestMixIsSplitMix64(t *testing.T) {
+	want := []uint64{0xe220a8397b1dcdaf, 0x6e789e6aa1b965f4, 0x06c45d188009454f}
+	for i, w := range want {
+		if got := Mix(uint64(i) * golden); got != w {
+			t.Errorf("Mix(%d·γ) = %#x, want %#x", i, got, w)
+		}
+	}
+}
