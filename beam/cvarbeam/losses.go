@@ -11,6 +11,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/batch"
+	"github.com/cvarlearn/cvar/dataset"
 )
 
 // Row is one row of data as Losses takes it, its features as in the data:
@@ -114,9 +115,9 @@ type lossWork[T batch.Float] struct {
 	m     *cvar.ModelFile
 	theta []T
 	ev    *cvar.Evaluator[T]
-	bufs  [2]*rowBuffer[T] // dense, sparse
-	x, v  []T              // a row's features in the model's precision
-	rows  int
+	rows  [2]*dataset.Dataset[T] // dense, sparse
+	x, v  []T                    // a row's features in the model's precision
+	batch int
 }
 
 func newLossWork[T batch.Float](m *cvar.ModelFile, cfg LossOptions) (*lossWork[T], error) {
@@ -128,11 +129,9 @@ func newLossWork[T batch.Float](m *cvar.ModelFile, cfg LossOptions) (*lossWork[T
 	if err != nil {
 		return nil, err
 	}
-	w := &lossWork[T]{m: m, theta: theta, ev: ev, rows: cmp.Or(max(cfg.Batch, 0), DefaultBatch)}
+	w := &lossWork[T]{m: m, theta: theta, ev: ev, batch: cmp.Or(max(cfg.Batch, 0), DefaultBatch)}
 	rs := specForModel(m, Input{}, "")
-	w.bufs[0] = newRowBuffer[T](&rs, m.D)
-	rs.Sparse = true
-	w.bufs[1] = newRowBuffer[T](&rs, m.D)
+	w.rows = [2]*dataset.Dataset[T]{newRows[T](&rs, m.D), newRows[T](&rs, m.D)}
 	return w, nil
 }
 
@@ -154,38 +153,41 @@ func (w *lossWork[T]) add(r *Row, emit func(LossBatch)) error {
 	if w.m.K > 0 && (r.Label < 0 || int(r.Label) >= w.m.K) {
 		return fmt.Errorf("a row of class %d; the model has %d classes", r.Label, w.m.K)
 	}
-	b := w.bufs[1] // sparse
 	w.x, w.v = w.x[:0], w.v[:0]
+	for _, v := range r.Vals {
+		w.v = append(w.v, T(v))
+	}
+	rows, err := w.rows[1], error(nil) // sparse
 	if r.X != nil || w.m.Preprocessing.Centres() {
-		b, w.x = w.bufs[0], append(w.x, make([]T, d)...)
+		rows, w.x = w.rows[0], append(w.x, make([]T, d)...)
 		for i, v := range r.X {
 			w.x[i] = T(v)
 		}
 		for p, c := range r.Cols {
-			w.x[c] = T(r.Vals[p])
+			w.x[c] = w.v[p]
 		}
+		err = rows.AppendRow(w.x, T(r.Y), r.Label)
+	} else {
+		err = rows.AppendSparse(r.Cols, w.v, T(r.Y), r.Label)
 	}
-	for _, v := range r.Vals {
-		w.v = append(w.v, T(v))
-	}
-	if err := b.add(w.x, r.Cols, w.v, T(r.Y), r.Label); err != nil || b.ds.N < w.rows {
+	if err != nil || rows.N < w.batch {
 		return err
 	}
-	return w.evaluate(b, emit)
+	return w.evaluate(rows, emit)
 }
 
 // flush evaluates the rows gathered.
 func (w *lossWork[T]) flush(emit func(LossBatch)) error {
-	return errors.Join(w.evaluate(w.bufs[0], emit), w.evaluate(w.bufs[1], emit))
+	return errors.Join(w.evaluate(w.rows[0], emit), w.evaluate(w.rows[1], emit))
 }
 
 // evaluate computes the losses of b's rows and emits them.
-func (w *lossWork[T]) evaluate(b *rowBuffer[T], emit func(LossBatch)) error {
-	if b.ds.N == 0 {
+func (w *lossWork[T]) evaluate(rows *dataset.Dataset[T], emit func(LossBatch)) error {
+	if rows.N == 0 {
 		return nil
 	}
-	defer b.reset()
-	data, err := b.batchOf(&w.m.Preprocessing, false)
+	defer rows.Reset()
+	data, err := batchOf(rows, &w.m.Preprocessing, false)
 	if err != nil {
 		return err
 	}

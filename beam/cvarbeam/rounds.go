@@ -258,11 +258,11 @@ func trainingRows[T batch.Float](ctx context.Context, f *localFn, sp Part) (*bat
 	if d := cachedRows[T](rowCache, key); keep && d != nil {
 		return d, nil
 	}
-	buf := newRowBuffer[T](&f.Spec, f.D)
-	if err := eachRow(ctx, sp, &f.Spec, buf.add, nil); err != nil || buf.ds.N == 0 {
+	rows := newRows[T](&f.Spec, f.D)
+	if err := eachRow(ctx, sp, &f.Spec, appendTo(rows), nil); err != nil || rows.N == 0 {
 		return nil, err
 	}
-	d, err := buf.batchOf(&f.Prep, true)
+	d, err := batchOf(rows, &f.Prep, true)
 	if err != nil || !keep {
 		return d, err
 	}

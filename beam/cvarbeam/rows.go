@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"path"
 
 	"github.com/cvarlearn/cvar/batch"
@@ -105,68 +104,42 @@ func eachRow[T batch.Float](ctx context.Context, sp Part, rs *rowSpec, train, he
 			continue
 		}
 		if err := row(x, cols, vals, y, label); err != nil {
+			var de *dataset.Error
+			if errors.As(err, &de) {
+				err = errors.New(de.Msg)
+			}
 			return locate(ctx, sp, rs.header(), &dataset.Error{File: sp.Path, Line: st.Line(), Msg: err.Error()})
 		}
 	}
 }
 
-// rowBuffer gathers rows into a data set of the library, dense or CSR.
-type rowBuffer[T batch.Float] struct {
-	ds dataset.Dataset[T]
+// newRows is an empty data set for rows read as rs says, d features wide.
+func newRows[T batch.Float](rs *rowSpec, d int) *dataset.Dataset[T] {
+	ds := &dataset.Dataset[T]{Name: "a row", D: d, Task: rs.Task, Classes: rs.Classes}
+	if ds.Task == dataset.TaskAuto {
+		ds.Task = dataset.Classification
+	}
+	return ds
 }
 
-func newRowBuffer[T batch.Float](rs *rowSpec, d int) *rowBuffer[T] {
-	b := &rowBuffer[T]{ds: dataset.Dataset[T]{Name: "rows", D: d, Task: rs.Task, Classes: rs.Classes}}
-	if b.ds.Task == dataset.TaskAuto {
-		b.ds.Task = dataset.Classification
-	}
-	if rs.Sparse {
-		b.ds.Indptr = []int64{0}
-	}
-	return b
-}
-
-// add appends one row.
-func (b *rowBuffer[T]) add(x []T, cols []uint32, vals []T, y T, label int32) error {
-	ds := &b.ds
-	switch {
-	case ds.Indptr != nil:
-		ds.Cols, ds.Vals = append(ds.Cols, cols...), append(ds.Vals, vals...)
-		ds.Indptr = append(ds.Indptr, int64(len(ds.Cols)))
-	case len(x) != ds.D:
-		return fmt.Errorf("a row of %d features; want %d", len(x), ds.D)
-	default:
-		ds.X = append(ds.X, x...)
-	}
-	if ds.Task == dataset.Classification {
-		ds.Labels = append(ds.Labels, label)
-	} else if math.IsNaN(float64(y)) || math.IsInf(float64(y), 0) {
-		return errors.New("the target is not finite")
-	} else {
-		ds.Y = append(ds.Y, y)
-	}
-	ds.N++
-	return nil
-}
-
-// reset empties the buffer, keeping its memory.
-func (b *rowBuffer[T]) reset() {
-	ds := &b.ds
-	ds.N = 0
-	ds.X, ds.Cols, ds.Vals, ds.Y, ds.Labels = ds.X[:0], ds.Cols[:0], ds.Vals[:0], ds.Y[:0], ds.Labels[:0]
-	if ds.Indptr != nil {
-		ds.Indptr = ds.Indptr[:1]
+// appendTo is the rowFunc that appends each row to ds.
+func appendTo[T batch.Float](ds *dataset.Dataset[T]) rowFunc[T] {
+	return func(x []T, cols []uint32, vals []T, y T, label int32) error {
+		if x == nil {
+			return ds.AppendSparse(cols, vals, y, label)
+		}
+		return ds.AppendRow(x, y, label)
 	}
 }
 
-// batchOf preprocesses the rows in place with p: the engine's data. For
-// training, the targets are scaled too.
-func (b *rowBuffer[T]) batchOf(p *dataset.Preprocessing, training bool) (*batch.Data[T], error) {
+// batchOf preprocesses the rows of ds in place with p: the engine's data.
+// For training, the targets are scaled too.
+func batchOf[T batch.Float](ds *dataset.Dataset[T], p *dataset.Preprocessing, training bool) (*batch.Data[T], error) {
 	if ts, ok := p.TargetScaler(); ok && training {
-		b.ds.Y = dataset.ScaleTargets(ts, b.ds.Y)
+		ds.Y = dataset.ScaleTargets(ts, ds.Y)
 	}
-	if err := dataset.PreprocessDataset(p, &b.ds); err != nil {
+	if err := dataset.PreprocessDataset(p, ds); err != nil {
 		return nil, err
 	}
-	return b.ds.Batch()
+	return ds.Batch()
 }

@@ -62,25 +62,25 @@ func singleMachine(t *testing.T, glob, kind string, classes []string, opt cvar.O
 	}
 	read := func(held bool) *dataset.Dataset[float64] {
 		rs := rowSpec{Format: format, Task: dataset.Classification, Classes: classes, Hold: hold, Seed: opt.Seed}
-		var buf *rowBuffer[float64]
+		var rows *dataset.Dataset[float64]
 		for _, sp := range splits {
 			st, c, err := openStream[float64](context.Background(), sp, &rs)
 			if err != nil {
 				t.Fatal(err)
 			}
 			c.Close()
-			if buf == nil {
-				buf = newRowBuffer[float64](&rs, st.D())
+			if rows == nil {
+				rows = newRows[float64](&rs, st.D())
 			}
-			tr, ho := buf.add, rowFunc[float64](nil)
+			tr, ho := appendTo(rows), rowFunc[float64](nil)
 			if held {
-				tr, ho = nil, buf.add
+				tr, ho = nil, tr
 			}
 			if err := eachRow(context.Background(), sp, &rs, tr, ho); err != nil {
 				t.Fatal(err)
 			}
 		}
-		return &buf.ds
+		return rows
 	}
 	train, val := read(false), read(true)
 	st, err := dataset.FitStandardizer(train)

@@ -148,17 +148,17 @@ func (f *tuneFn) ProcessElement(ctx context.Context, i int) error {
 
 // trial reads the rows, trains the setting i and evaluates it at α.
 func trial[T batch.Float](ctx context.Context, f *tuneFn, i int) (trialOut, error) {
-	tb, vb := newRowBuffer[T](&f.Spec, f.D), newRowBuffer[T](&f.Spec, f.D)
+	rows, held := newRows[T](&f.Spec, f.D), newRows[T](&f.Spec, f.D)
 	for _, sp := range f.Splits {
-		if err := eachRow(ctx, sp, &f.Spec, tb.add, vb.add); err != nil {
+		if err := eachRow(ctx, sp, &f.Spec, appendTo(rows), appendTo(held)); err != nil {
 			return trialOut{}, err
 		}
 	}
-	if vb.ds.N == 0 {
+	if held.N == 0 {
 		return trialOut{}, errors.New("no row is held out for validation")
 	}
-	td, err := tb.batchOf(&f.Prep, true)
-	vd, verr := vb.batchOf(&f.Prep, false)
+	td, err := batchOf(rows, &f.Prep, true)
+	vd, verr := batchOf(held, &f.Prep, false)
 	if err = cmp.Or(err, verr); err != nil {
 		return trialOut{}, err
 	}
