@@ -2,8 +2,8 @@ package cvarbeam
 
 import (
 	"context"
-	"slices"
 	"sync"
+	"unsafe"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 	"github.com/cvarlearn/cvar/batch"
@@ -18,8 +18,9 @@ import (
 //
 // An entry belongs to one run and to the file's size and modification
 // time, so no run finds another's rows, nor those of a changed file. The
-// entries stay under dataset.DefaultMaxBytes, the least recently used
-// dropped first. A run drops its own when it ends.
+// entries stay under dataset.DefaultMaxBytes: a part that does not fit
+// is read each round. Dropping an older entry for it would not help, as
+// the rounds read the parts in turn. A run drops its own when it ends.
 var rowCache = &splitCache{limit: dataset.DefaultMaxBytes}
 
 type cacheKey struct {
@@ -30,7 +31,6 @@ type cacheKey struct {
 }
 
 type cacheEntry struct {
-	key   cacheKey
 	data  any // *batch.Data[T] of the run's precision
 	bytes int64
 }
@@ -39,7 +39,7 @@ type splitCache struct {
 	mu      sync.Mutex
 	limit   int64
 	used    int64
-	entries []*cacheEntry // the least recently used first
+	entries map[cacheKey]cacheEntry
 }
 
 // keyOf is the cache key of part sp in run. ok is false when the file's
@@ -67,34 +67,23 @@ func keyOf(ctx context.Context, run string, sp Part) (cacheKey, bool) {
 func cachedRows[T batch.Float](c *splitCache, k cacheKey) *batch.Data[T] {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	i := slices.IndexFunc(c.entries, func(e *cacheEntry) bool { return e.key == k })
-	if i < 0 {
-		return nil
-	}
-	e := c.entries[i]
-	c.entries = append(slices.Delete(c.entries, i, i+1), e)
-	d, _ := e.data.(*batch.Data[T])
+	d, _ := c.entries[k].data.(*batch.Data[T])
 	return d
 }
 
-// keepRows keeps d under k, dropping the least recently used entries
-// while the bytes kept would pass the bound.
+// keepRows keeps d under k if it fits in the bound.
 func keepRows[T batch.Float](c *splitCache, k cacheKey, d *batch.Data[T]) {
-	size := int64(8)
-	if _, ok := any(T(0)).(float32); ok {
-		size = 4
-	}
+	size := int64(unsafe.Sizeof(T(0)))
 	n := size*int64(cap(d.X)+cap(d.Vals)+cap(d.Y)) + 4*int64(cap(d.Cols)+cap(d.Labels)) + 8*int64(cap(d.Indptr))
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if n > c.limit || slices.ContainsFunc(c.entries, func(e *cacheEntry) bool { return e.key == k }) {
+	if _, ok := c.entries[k]; ok || c.used+n > c.limit {
 		return
 	}
-	for len(c.entries) > 0 && c.used+n > c.limit {
-		c.used -= c.entries[0].bytes
-		c.entries = c.entries[1:]
+	if c.entries == nil {
+		c.entries = map[cacheKey]cacheEntry{}
 	}
-	c.entries = append(c.entries, &cacheEntry{key: k, data: d, bytes: n})
+	c.entries[k] = cacheEntry{data: d, bytes: n}
 	c.used += n
 }
 
@@ -102,10 +91,10 @@ func keepRows[T batch.Float](c *splitCache, k cacheKey, d *batch.Data[T]) {
 func (c *splitCache) drop(run string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.entries = slices.DeleteFunc(c.entries, func(e *cacheEntry) bool {
-		if e.key.Run == run {
+	for k, e := range c.entries {
+		if k.Run == run {
+			delete(c.entries, k)
 			c.used -= e.bytes
 		}
-		return e.key.Run == run
-	})
+	}
 }
