@@ -11,6 +11,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/batch"
+	"github.com/cvarlearn/cvar/internal/rounds"
 )
 
 // TrainRound in a pipeline of one's own gives the state that Train's
@@ -37,7 +38,7 @@ func TestTrainRoundInOwnPipeline(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := u.next(start)
+	want := RoundState(u.Next(rounds.State(start)))
 	want.Round = 2
 	if math.IsNaN(want.Tau) || want.Theta[0] == start.Theta[0] {
 		t.Fatalf("the round did not move: %+v", want)

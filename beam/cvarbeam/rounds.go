@@ -5,14 +5,13 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"math"
 	"slices"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/batch"
 	"github.com/cvarlearn/cvar/dataset"
-	"github.com/cvarlearn/cvar/internal/rng"
+	"github.com/cvarlearn/cvar/internal/rounds"
 )
 
 // RoundState is where a training round starts: its number (from 1), the
@@ -69,15 +68,13 @@ func localFnOf(cfg *RoundOptions) *localFn {
 	rs := specForModel(m, cfg.Input, cfg.Input.Format)
 	rs.Dim, rs.Sparse, rs.Hold, rs.Seed = m.D, cfg.Sparse, cfg.Hold, o.Seed
 	return &localFn{Spec: rs, Prep: m.Preprocessing, Kind: m.Kind, D: m.D, K: m.K, Hidden: m.Hidden,
-		Precision: m.Precision, State: cfg.State, Opt: localOptions{Method: o.Method, Alpha: o.Alpha, LR: o.LR,
-			WeightDecay: o.WeightDecay, Batch: o.Batch, Smoothing: o.Smoothing, Eps: o.Eps,
-			EpsFraction: o.EpsFraction, Seed: o.Seed, Steps: o.Steps, Rows: cfg.Rows}}
+		Precision: m.Precision, State: cfg.State, Opt: rounds.OptionsOf(o, cfg.Rows)}
 }
 
 // nextStateFn turns the sum of a round's updates into the next state.
 type nextStateFn struct{ State string }
 
-func (f *nextStateFn) ProcessElement(ctx context.Context, u update, emit func(RoundState)) error {
+func (f *nextStateFn) ProcessElement(ctx context.Context, u rounds.Update, emit func(RoundState)) error {
 	st, err := loadState(ctx, f.State)
 	if err == nil && u.N == 0 {
 		err = errors.New("cvarbeam: no part holds training rows")
@@ -85,7 +82,7 @@ func (f *nextStateFn) ProcessElement(ctx context.Context, u update, emit func(Ro
 	if err != nil {
 		return err
 	}
-	emit(u.next(st))
+	emit(RoundState(u.Next(rounds.State(st))))
 	return nil
 }
 
@@ -99,39 +96,22 @@ func loadState(ctx context.Context, path string) (RoundState, error) {
 	return st, err
 }
 
-// next is the state of the round after st and its updates u: the parts'
-// θ and τ averaged, weighted by the samples each drew. The ε the first
-// round's parts set stays for every later round, as in one run.
-func (u *update) next(st RoundState) RoundState {
-	out := RoundState{Round: st.Round + 1, Theta: make([]float64, len(u.Theta)), Tau: math.NaN(), Eps: st.Eps}
-	for i, v := range u.Theta {
-		out.Theta[i] = v / u.W
-	}
-	if u.HasTau {
-		out.Tau = u.Tau / u.W
-	}
-	if out.Eps == 0 && u.Eps > 0 {
-		out.Eps = u.Eps / u.W
-	}
-	return out
-}
-
 // runRound runs one round's pipeline and returns the sum of the updates.
-func runRound(ctx context.Context, r *Runner, splits []Part, fn *localFn, st RoundState) (update, error) {
+func runRound(ctx context.Context, r *Runner, splits []Part, fn *localFn, st RoundState) (rounds.Update, error) {
 	j, err := r.newJob(ctx, "train")
 	if err != nil {
-		return update{}, err
+		return rounds.Update{}, err
 	}
 	defer j.done()
 	if err := writeResult(ctx, j.path("state"), st); err != nil {
-		return update{}, err
+		return rounds.Update{}, err
 	}
 	p, s := beam.NewPipelineWithRoot()
 	s = s.Scope(fmt.Sprintf("cvarbeam.Round%d", st.Round))
 	rf := *fn
 	rf.State, rf.Dir = j.path("state"), j.dir
 	j.write(s, "update", beam.Combine(s, &sumUpdatesFn{}, beam.ParDo(s, &rf, beam.Reshuffle(s, beam.CreateList(s, splits)))))
-	var u update
+	var u rounds.Update
 	if err := j.run(ctx, p); err != nil {
 		return u, err
 	}
@@ -141,35 +121,6 @@ func runRound(ctx context.Context, r *Runner, splits []Part, fn *localFn, st Rou
 	return u, nil
 }
 
-// update is a part's contribution to a round. Its θ, τ and ε are
-// multiplied by W, the samples its local steps drew; the combine sums
-// them over the parts. Params are those of the part with the most rows.
-type update struct {
-	N      int64
-	W      float64
-	Theta  []float64
-	Tau    float64
-	Tau0   float64 // the first τ
-	HasTau bool
-	Eps    float64
-	Batch  int // the local minibatches' sum
-	Params cvar.Params
-	PN     int64 // the rows of the part whose Params these are
-	Key    int64 // that part's key, for a stable choice
-}
-
-// localOptions are the round's cvar.Options for a part's local run.
-type localOptions struct {
-	Method                 cvar.Method
-	Alpha, LR, WeightDecay float64
-	Batch                  int // the global minibatch
-	Smoothing              cvar.Smoothing
-	Eps, EpsFraction       float64
-	Seed                   uint64
-	Steps                  int   // local steps a round
-	Rows                   int64 // training rows of all parts
-}
-
 // localFn runs one round's local steps on a part's training rows.
 type localFn struct {
 	Spec         rowSpec
@@ -177,7 +128,7 @@ type localFn struct {
 	Kind         string
 	D, K, Hidden int
 	Precision    string
-	Opt          localOptions
+	Opt          rounds.Options
 	State        string // the path of the round's RoundState
 	Dir          string // the run's folder: errors, spans
 	Run          string // the run's token in rowCache; "": rows not kept
@@ -186,12 +137,12 @@ type localFn struct {
 	st    *RoundState
 }
 
-func (f *localFn) StartBundle(_ func(update)) { f.clock.begin() }
-func (f *localFn) FinishBundle(ctx context.Context, _ func(update)) error {
+func (f *localFn) StartBundle(_ func(rounds.Update)) { f.clock.begin() }
+func (f *localFn) FinishBundle(ctx context.Context, _ func(rounds.Update)) error {
 	return f.clock.save(ctx, f.Dir)
 }
 
-func (f *localFn) ProcessElement(ctx context.Context, sp Part, emit func(update)) error {
+func (f *localFn) ProcessElement(ctx context.Context, sp Part, emit func(rounds.Update)) error {
 	if f.st == nil {
 		st, err := loadState(ctx, f.State)
 		if err != nil {
@@ -214,39 +165,19 @@ func (f *localFn) ProcessElement(ctx context.Context, sp Part, emit func(update)
 }
 
 // localRun reads the part's training rows and runs the method from the
-// round's state for the round's local steps.
-func localRun[T batch.Float](ctx context.Context, f *localFn, sp Part, st RoundState) (update, error) {
+// round's state for the round's local steps (rounds.Local).
+func localRun[T batch.Float](ctx context.Context, f *localFn, sp Part, st RoundState) (rounds.Update, error) {
 	data, err := trainingRows[T](ctx, f, sp)
 	if err != nil || data == nil {
-		return update{}, err
+		return rounds.Update{}, err
 	}
-	n := data.N
 	model, err := batch.NewModel[T](f.Kind, f.D, f.K, f.Hidden)
 	if err != nil {
-		return update{}, err
+		return rounds.Update{}, err
 	}
-	// The part's share of the global minibatch is in proportion to its
-	// rows, so that together the parts draw o.Batch samples a step.
-	o := f.Opt
-	b := max(1, int(math.Round(float64(o.Batch)*float64(n)/float64(o.Rows))))
-	opt := cvar.Options{Method: o.Method, Alpha: o.Alpha, LR: o.LR, WeightDecay: o.WeightDecay, Batch: b,
-		Smoothing: o.Smoothing, Eps: o.Eps, EpsFraction: o.EpsFraction, Steps: o.Steps, Threads: 1,
-		Seed: rng.Mix(o.Seed ^ rng.Mix(uint64(st.Round)<<32|uint64(sp.File)<<12|uint64(sp.Part))), Init: st.Theta}
-	if st.Eps > 0 {
-		opt.Eps = st.Eps
-	}
-	if !math.IsNaN(st.Tau) {
-		opt.InitTau = &st.Tau
-	}
-	res, err := cvar.TrainContext(ctx, model, data, opt)
+	u, err := rounds.Local(ctx, model, data, f.Opt, rounds.State(st), sp.File, sp.Part)
 	if err != nil {
-		return update{}, fmt.Errorf("%s (rows from byte %d): %w", sp.Path, sp.Start, err)
-	}
-	w := float64(res.Params.Batch) * float64(res.Params.Steps)
-	u := update{N: int64(n), W: w, Theta: floats(res.Theta, w), Batch: res.Params.Batch,
-		Params: res.Params, PN: int64(n), Key: sp.key(), Eps: res.Params.Eps * w}
-	if !math.IsNaN(res.Tau) {
-		u.Tau, u.Tau0, u.HasTau = res.Tau*w, res.Params.Tau0*w, true
+		return u, fmt.Errorf("%s (rows from byte %d): %w", sp.Path, sp.Start, err)
 	}
 	return u, nil
 }
@@ -273,39 +204,16 @@ func trainingRows[T batch.Float](ctx context.Context, f *localFn, sp Part) (*bat
 	return d, nil
 }
 
-// sumUpdatesFn sums the parts' updates in the parts' order, whatever the
-// runner's bundles, so that a seed gives the same model on every runner.
-// So it keeps the updates, a θ a part, until all are in.
+// sumUpdatesFn sums the parts' updates in the parts' order (rounds.Sum),
+// whatever the runner's bundles, so that a seed gives the same model on
+// every runner. So it keeps the updates, a θ a part, until all are in.
 type sumUpdatesFn struct{}
 
-func (*sumUpdatesFn) CreateAccumulator() []update              { return nil }
-func (*sumUpdatesFn) AddInput(a []update, u update) []update   { return append(a, u) }
-func (*sumUpdatesFn) MergeAccumulators(a, b []update) []update { return append(a, b...) }
-
-func (*sumUpdatesFn) ExtractOutput(a []update) update {
-	slices.SortFunc(a, func(x, y update) int { return cmp.Compare(x.Key, y.Key) })
-	var sum update
-	for _, u := range a {
-		sum = addUpdates(sum, u)
-	}
-	return sum
+func (*sumUpdatesFn) CreateAccumulator() []rounds.Update { return nil }
+func (*sumUpdatesFn) AddInput(a []rounds.Update, u rounds.Update) []rounds.Update {
+	return append(a, u)
 }
-
-func addUpdates(a, b update) update {
-	if b.N == 0 {
-		return a
-	}
-	if a.N == 0 {
-		b.Theta = slices.Clone(b.Theta)
-		return b
-	}
-	for i, v := range b.Theta {
-		a.Theta[i] += v
-	}
-	if b.PN > a.PN || b.PN == a.PN && b.Key < a.Key { // the largest part's parameters
-		a.Params, a.PN, a.Key = b.Params, b.PN, b.Key
-	}
-	a.N, a.W, a.Tau, a.Tau0, a.Eps, a.Batch = a.N+b.N, a.W+b.W, a.Tau+b.Tau, a.Tau0+b.Tau0, a.Eps+b.Eps, a.Batch+b.Batch
-	a.HasTau = a.HasTau || b.HasTau
-	return a
+func (*sumUpdatesFn) MergeAccumulators(a, b []rounds.Update) []rounds.Update {
+	return append(a, b...)
 }
+func (*sumUpdatesFn) ExtractOutput(a []rounds.Update) rounds.Update { return rounds.Sum(a) }

@@ -20,6 +20,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/register"
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/x/beamx"
 	"github.com/cvarlearn/cvar"
+	"github.com/cvarlearn/cvar/internal/rounds"
 )
 
 // Runner says where pipelines run and where their results meet the
@@ -253,10 +254,10 @@ func init() {
 	register.DoFn2x1[context.Context, Part, error](&fitFn{})
 	register.DoFn3x1[context.Context, Row, func(LossBatch), error](&lossFn{})
 	register.Emitter1[LossBatch]()
-	register.DoFn3x1[context.Context, Part, func(update), error](&localFn{})
-	register.Emitter1[update]()
-	register.Combiner3[[]update, update, update](&sumUpdatesFn{})
-	register.DoFn3x1[context.Context, update, func(RoundState), error](&nextStateFn{})
+	register.DoFn3x1[context.Context, Part, func(rounds.Update), error](&localFn{})
+	register.Emitter1[rounds.Update]()
+	register.Combiner3[[]rounds.Update, rounds.Update, rounds.Update](&sumUpdatesFn{})
+	register.DoFn3x1[context.Context, rounds.Update, func(RoundState), error](&nextStateFn{})
 	register.Emitter1[RoundState]()
 	register.Function1x1(lossBatchOf)
 	register.Combiner3[summary, LossBatch, summary](&summaryFn{})
@@ -282,10 +283,10 @@ func gobCoder[V any](enc func(V) ([]byte, error), dec func([]byte) (V, error)) {
 	register.Function1x2(dec)
 }
 
-func encUpdate(v update) ([]byte, error)        { return gobEncode(v) }
+func encUpdate(v rounds.Update) ([]byte, error) { return gobEncode(v) }
 func encState(v RoundState) ([]byte, error)     { return gobEncode(v) }
 func decState(b []byte) (RoundState, error)     { return gobDecode[RoundState](b) }
-func decUpdate(b []byte) (update, error)        { return gobDecode[update](b) }
+func decUpdate(b []byte) (rounds.Update, error) { return gobDecode[rounds.Update](b) }
 func encSummary(v summary) ([]byte, error)      { return gobEncode(v) }
 func decSummary(b []byte) (summary, error)      { return gobDecode[summary](b) }
 func encMetrics(v cvar.Metrics) ([]byte, error) { return gobEncode(v) }

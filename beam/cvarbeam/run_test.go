@@ -12,6 +12,7 @@ import (
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/cvarlearn/cvar"
+	"github.com/cvarlearn/cvar/internal/rounds"
 )
 
 // The reading step's bundles, as OnBundles receives them, took every
@@ -98,7 +99,7 @@ func TestCauseOf(t *testing.T) {
 // The round's sum and the fit pass's merge take the splits in their
 // order, whatever order the runner hands them over in: the same bits.
 func TestMergesInSplitOrder(t *testing.T) {
-	ups := []update{
+	ups := []rounds.Update{
 		{N: 1, W: 1, Theta: []float64{1e16, 0.1}, Key: 2},
 		{N: 1, W: 1, Theta: []float64{1, 0.2}, Key: 0},
 		{N: 1, W: 1, Theta: []float64{-1e16, 0.3}, Key: 1},

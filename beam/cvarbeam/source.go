@@ -11,6 +11,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam/io/filesystem"
 	"github.com/cvarlearn/cvar/dataset"
 	"github.com/cvarlearn/cvar/internal/linerange"
+	"github.com/cvarlearn/cvar/internal/rounds"
 )
 
 // Input says which files hold the data and how to read them.
@@ -44,7 +45,7 @@ type Part struct {
 }
 
 // key orders the splits: by file, then part.
-func (sp Part) key() int64 { return int64(sp.File)<<20 | int64(sp.Part) }
+func (sp Part) key() int64 { return rounds.Key(sp.File, sp.Part) }
 
 // formatOf is a data file's format: the one given, or the one its name
 // says (dataset.FormatOfName). Beam reads CSV and LIBSVM.

@@ -9,6 +9,7 @@ import (
 
 	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/batch"
+	"github.com/cvarlearn/cvar/internal/rounds"
 )
 
 // TrainOptions configures Train.
@@ -99,27 +100,27 @@ func Train(ctx context.Context, cfg TrainOptions, r *Runner) (*Trained, error) {
 	if err != nil {
 		return nil, err
 	}
-	sch := scheduleOf(&cfg, pr.n)
+	sch := rounds.ScheduleOf(&cfg.Options, cfg.RoundsPerEpoch, MaxLocalSteps, pr.n)
 	o := cfg.Options
-	o.LR, o.Batch, o.Steps = sch.lr, sch.batch, sch.steps
+	o.LR, o.Batch, o.Steps = sch.LR, sch.Batch, sch.Steps
 	fn := pr.localFn(o)
 	fn.Run = token()
 	defer rowCache.drop(fn.Run)
 	st := RoundState{Round: 1, Theta: theta, Tau: math.NaN()}
-	var first, last update
-	for round := 1; round <= sch.rounds; round++ {
+	var first, last rounds.Update
+	for round := 1; round <= sch.Rounds; round++ {
 		u, err := runRound(ctx, r, pr.splits, fn, st)
 		if err != nil {
-			return nil, fmt.Errorf("round %d of %d: %w", round, sch.rounds, err)
+			return nil, fmt.Errorf("round %d of %d: %w", round, sch.Rounds, err)
 		}
-		if st = u.next(st); round == 1 {
+		if st = RoundState(u.Next(rounds.State(st))); round == 1 {
 			first = u
 		}
 		if last = u; cfg.OnRound != nil {
-			cfg.OnRound(round, sch.rounds)
+			cfg.OnRound(round, sch.Rounds)
 		}
 	}
-	return finish(ctx, r, &cfg, pr, st, runParams(first, last, st, sch), sch.rounds)
+	return finish(ctx, r, &cfg, pr, st, rounds.Params(first, last, rounds.State(st), sch), sch.Rounds)
 }
 
 // paramsOf returns parameters of model file mf in its precision: the
@@ -188,49 +189,7 @@ func finish(ctx context.Context, r *Runner, cfg *TrainOptions, pr *prepared, st 
 	return out, nil
 }
 
-// runParams are the parameters of a run by rounds. They are the first
-// round's largest part's, where ε and τ came from. The minibatch is the
-// global one, the steps those along the average, ε and τ the shared.
-func runParams(first, last update, st RoundState, sch schedule) cvar.Params {
-	p := first.Params
-	p.Batch, p.Steps, p.LRFrom = last.Batch, sch.rounds*sch.steps, sch.lrFrom
-	if st.Eps > 0 {
-		p.Eps = st.Eps
-	}
-	if first.HasTau {
-		p.Tau0 = first.Tau0 / first.W
-		p.TauFrom = fmt.Sprintf("VaR_%g of each part's initial losses, averaged", p.Alpha)
-	}
-	if p.EpsFrom != "" && p.EpsFrom != "given" {
-		p.EpsFrom = fmt.Sprintf("%g × VaR_%g of each part's initial losses, averaged", p.EpsFraction, p.Alpha)
-	}
-	return p
-}
-
 // MaxLocalSteps is the most local steps a round takes when the rounds an
 // epoch are not given. The parts drift apart with the steps between
-// averages; past some tens of steps the average lags one machine's run.
+// averages. Past some tens of steps the average lags one machine's run.
 const MaxLocalSteps = 64
-
-// schedule is what every round of a run shares.
-type schedule struct {
-	batch  int     // the global minibatch: the sum of the parts' local ones
-	lr     float64 // η, as one machine resolves it for batch
-	lrFrom string
-	steps  int // local steps a round
-	rounds int
-}
-
-// scheduleOf resolves the global minibatch b, the step size, and the
-// rounds and local steps of a run on n training rows. An epoch is one
-// machine's ⌈n/b⌉ steps, cut into RoundsPerEpoch rounds, or into as few
-// rounds as keep each to MaxLocalSteps steps.
-func scheduleOf(cfg *TrainOptions, n int64) schedule {
-	b := min(int64(cmp.Or(cfg.Batch, cvar.DefaultBatch)), n)
-	epochs := cmp.Or(cfg.Epochs, cfg.Method.DefaultEpochs(int(n), int(b)))
-	perEpoch := int((n + b - 1) / b)
-	rpe := cmp.Or(cfg.RoundsPerEpoch, (perEpoch+MaxLocalSteps-1)/MaxLocalSteps)
-	sch := schedule{batch: int(b), steps: max(1, (perEpoch+rpe-1)/rpe), rounds: epochs * rpe}
-	sch.lr, sch.lrFrom = cfg.PracticalLR(int(b))
-	return sch
-}

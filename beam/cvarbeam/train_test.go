@@ -14,6 +14,7 @@ import (
 	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/batch"
 	"github.com/cvarlearn/cvar/dataset"
+	"github.com/cvarlearn/cvar/internal/rounds"
 )
 
 // writeSynthetic writes the built-in classification data (n rows of d
@@ -206,10 +207,10 @@ func TestRoundCarriesThetaAndTau(t *testing.T) {
 	}
 	rs := rowSpec{Format: "csv", Task: dataset.Classification, Classes: []string{"0", "1"}}
 	fn := &localFn{Spec: rs, Prep: dataset.Preprocessing{}, Kind: batch.KindLogistic, D: 6, K: 2, Precision: cvar.F64,
-		Opt: localOptions{Method: cvar.Alg3, Alpha: 0.1, LR: 0.01, Batch: 40, Seed: 1, Steps: 3, Rows: 400}}
+		Opt: rounds.Options{Method: cvar.Alg3, Alpha: 0.1, LR: 0.01, Batch: 40, Seed: 1, Steps: 3, Rows: 400}}
 	theta := make([]float64, 7)
 	theta[0] = 0.5
-	var ups []update
+	var ups []rounds.Update
 	for _, tc := range []struct{ tau, eps float64 }{{math.NaN(), 0}, {0.25, 0.01}} {
 		u, err := localRun[float64](context.Background(), fn, splits[0], RoundState{Round: 1, Theta: theta, Tau: tc.tau, Eps: tc.eps})
 		if err != nil {
@@ -227,8 +228,8 @@ func TestRoundCarriesThetaAndTau(t *testing.T) {
 		}
 		ups = append(ups, u)
 	}
-	sum := addUpdates(addUpdates(update{}, ups[0]), ups[1])
-	next := sum.next(RoundState{Eps: 0.01})
+	sum := rounds.Sum(ups)
+	next := sum.Next(rounds.State{Eps: 0.01})
 	wantTau := (ups[0].Tau + ups[1].Tau) / 120
 	if math.Abs(next.Tau-wantTau) > 1e-12 || next.Eps != 0.01 || math.Abs(next.Theta[0]-(ups[0].Theta[0]+ups[1].Theta[0])/120) > 1e-12 {
 		t.Errorf("next round: τ %v, ε %v, θ_0 %v; want the weighted averages τ %v and ε 0.01", next.Tau, next.Eps, next.Theta[0], wantTau)
