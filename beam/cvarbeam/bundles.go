@@ -2,6 +2,7 @@ package cvarbeam
 
 import (
 	"context"
+	"crypto/rand"
 	"time"
 )
 
@@ -41,5 +42,5 @@ func (b *Bundle) save(ctx context.Context, dir string) error {
 		return nil
 	}
 	b.End = time.Now()
-	return writeResult(ctx, dir+"/bundle-"+token(), *b)
+	return writeResult(ctx, dir+"/bundle-"+rand.Text(), *b)
 }

@@ -5,125 +5,44 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
-	"slices"
-	"strconv"
 	"strings"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/batch"
 	"github.com/cvarlearn/cvar/dataset"
+	"github.com/cvarlearn/cvar/internal/rounds"
 )
 
-// moments are the fitting pass's result for some splits: a cvar.Fit of
-// their rows, the CSV header's feature names and every CSV target text,
-// which say whether the targets are class texts.
-type moments struct {
-	N        int64 // training rows
-	Features []string
-	Labels   dataset.ClassTexts
-	Fit      *cvar.Fit[float64]
-	Key      int64 // the first split's key, for the order of merges
-}
-
-// fitFn stores the moments of each split, read once. Training rows go to
-// the Fit whole. Held-out rows go by their target only (Fit.AddHeld):
-// cvar train counts them for the task and the classes.
+// fitFn stores the fit of each split's rows (rounds.Fit), read once.
 type fitFn struct {
 	Spec rowSpec
 	Dir  string // the run's folder: errors, spans, results
 }
 
-// ProcessElement stores the split's moments as a result of the run.
+// ProcessElement stores the split's fit as a result of the run.
 func (f *fitFn) ProcessElement(ctx context.Context, sp Part) error {
 	m, err := f.fit(ctx, sp)
 	if err == nil {
-		err = writeResult(ctx, fmt.Sprintf("%s/moments-%d", f.Dir, sp.key()), &m)
+		err = writeResult(ctx, fmt.Sprintf("%s/fit-%d", f.Dir, sp.key()), &m)
 	}
 	return record(ctx, f.Dir, err)
 }
 
-// fit reads the rows of sp. A CSV target is read as text: a class text
-// counts as 0 in the Fit, and the texts become the classes (resolve).
-func (f *fitFn) fit(ctx context.Context, sp Part) (moments, error) {
-	m := moments{Key: sp.key()}
+// fit reads the rows of sp (rounds.ReadFit). A CSV target is read as
+// text: the texts become the classes (resolve).
+func (f *fitFn) fit(ctx context.Context, sp Part) (rounds.Fit, error) {
 	spec := f.Spec
-	csv := spec.Format == "csv"
-	if spec.Sparse = true; csv {
+	if spec.Format == "csv" {
 		spec.Task = dataset.Classification // targets as texts
 	}
 	st, c, err := openStream[float64](ctx, sp, &spec)
 	if err != nil {
-		return m, err
+		return rounds.Fit{}, err
 	}
 	defer c.Close()
-	acc := &cvar.Fit[float64]{} // as wide as the largest index
-	if csv {
-		acc, m.Features = cvar.NewFit[float64](st.D()), st.Features()
-	}
-	var (
-		x, vals []float64
-		cols    []uint32
-		y       float64
-		text    string
-	)
-	for {
-		if csv {
-			if x, text, err = st.NextText(); err == nil {
-				m.Labels.Add(text)
-				y, _ = strconv.ParseFloat(text, 64)
-				cols, vals = nonZeros(x, cols[:0], vals[:0])
-			}
-		} else {
-			cols, vals, y, _, err = st.NextSparse()
-		}
-		if err == io.EOF {
-			m.Fit = acc
-			return m, nil
-		}
-		if err != nil {
-			return m, locate(ctx, sp, spec.header(), err)
-		}
-		if spec.held(sp, st.Line()) {
-			err = acc.AddHeld(y)
-		} else {
-			m.N++
-			err = acc.AddSparse(cols, vals, y)
-		}
-		if err != nil {
-			return m, locate(ctx, sp, spec.header(), &dataset.Error{File: sp.Path, Line: st.Line(), Msg: err.Error()})
-		}
-	}
-}
-
-// nonZeros appends the columns and values of the non-zeros of x.
-func nonZeros(x []float64, cols []uint32, vals []float64) ([]uint32, []float64) {
-	for j, v := range x {
-		if v != 0 {
-			cols, vals = append(cols, uint32(j)), append(vals, v)
-		}
-	}
-	return cols, vals
-}
-
-// mergeMoments merges the splits' fits in the splits' order, so that a
-// seed gives the same model on every runner. Fits that do not merge leave
-// the result empty.
-func mergeMoments(a []moments) moments {
-	slices.SortFunc(a, func(x, y moments) int { return cmp.Compare(x.Key, y.Key) })
-	all := moments{Fit: &cvar.Fit[float64]{}}
-	for i := range a {
-		if a[i].Fit == nil || all.Fit.Merge(a[i].Fit) != nil {
-			return moments{}
-		}
-		all.N += a[i].N
-		if all.Features == nil {
-			all.Features = a[i].Features
-		}
-		all.Labels.Merge(&a[i].Labels)
-	}
-	return all
+	m, err := rounds.ReadFit(st, spec.Format == "csv", sp.key(), func(line int) bool { return spec.held(sp, line) })
+	return m, locate(ctx, sp, spec.header(), err)
 }
 
 // prepared is what the fitting pass settles: the splits, how to read the
@@ -162,11 +81,11 @@ func prepare(ctx context.Context, r *Runner, cfg *TrainOptions) (*prepared, erro
 	if err := j.run(ctx, p); err != nil {
 		return nil, err
 	}
-	parts, err := readAll[moments](ctx, j, "moments-")
+	parts, err := readAll[rounds.Fit](ctx, j, "fit-")
 	if err != nil {
 		return nil, err
 	}
-	m := mergeMoments(parts)
+	m := rounds.MergeFits(parts)
 	if m.N < 2 {
 		return nil, fmt.Errorf("cvarbeam: %s holds %d training rows; training needs at least 2", cfg.Input.Glob, m.N)
 	}
@@ -175,7 +94,7 @@ func prepare(ctx context.Context, r *Runner, cfg *TrainOptions) (*prepared, erro
 
 // resolve settles the model from the merged fit: the kind, the classes
 // and the preprocessing, as cvar.Fit.Resolve decides them.
-func resolve(cfg *TrainOptions, splits []Part, rs rowSpec, m *moments) (*prepared, error) {
+func resolve(cfg *TrainOptions, splits []Part, rs rowSpec, m *rounds.Fit) (*prepared, error) {
 	f := cmp.Or(m.Fit, &cvar.Fit[float64]{})
 	var err error
 	if cfg.Dim > 0 {

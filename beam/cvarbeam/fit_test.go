@@ -1,7 +1,6 @@
 package cvarbeam
 
 import (
-	"bytes"
 	"context"
 	"fmt"
 	"os"
@@ -13,11 +12,12 @@ import (
 
 	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/batch"
+	"github.com/cvarlearn/cvar/internal/rounds"
 )
 
-// fitPart is the moments of rows of one feature, x and target x, as fitFn
-// emits them for a split of the given key.
-func fitPart(t *testing.T, key int64, xs ...float64) moments {
+// fitPart is the fit of rows of one feature, x and target x, as fitFn
+// stores it for a split of the given key.
+func fitPart(t *testing.T, key int64, xs ...float64) rounds.Fit {
 	t.Helper()
 	var f cvar.Fit[float64]
 	for _, x := range xs {
@@ -25,20 +25,7 @@ func fitPart(t *testing.T, key int64, xs ...float64) moments {
 			t.Fatal(err)
 		}
 	}
-	return moments{N: int64(len(xs)), Fit: &f, Key: key}
-}
-
-// TestFitMergesInSplitOrder: the splits' fits merge in the splits' order
-// whatever the runner's grouping, so the merged fit has the same bits.
-func TestFitMergesInSplitOrder(t *testing.T) {
-	ms := []moments{fitPart(t, 2, 1e8+0.3), fitPart(t, 1, 0.7, 0.2), fitPart(t, 0, 1e-3)}
-	a := mergeMoments([]moments{ms[0], ms[1], ms[2]})
-	b := mergeMoments([]moments{ms[2], ms[0], ms[1]})
-	ab, _ := a.Fit.MarshalBinary()
-	bb, _ := b.Fit.MarshalBinary()
-	if a.N != 4 || !bytes.Equal(ab, bb) {
-		t.Errorf("fits merged in two orders differ (%d rows)", a.N)
-	}
+	return rounds.Fit{N: int64(len(xs)), Fit: &f, Key: key}
 }
 
 // TestResolveIsTheLibrarys: resolve takes the kind, the classes and the

@@ -2,14 +2,12 @@ package cvarbeam
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
-	"path"
 
 	"github.com/cvarlearn/cvar/batch"
 	"github.com/cvarlearn/cvar/dataset"
-	"github.com/cvarlearn/cvar/internal/rng"
+	"github.com/cvarlearn/cvar/internal/rounds"
 )
 
 // rowSpec says how to read the rows of a split: the format and, for the
@@ -50,20 +48,9 @@ func openStream[T batch.Float](ctx context.Context, sp Part, rs *rowSpec) (*data
 	return st, r, nil
 }
 
-// held reports whether the row at line of sp is held out. The hash takes
-// the seed, the file's name, the part's start and the line. The name
-// leaves out the directory, so a copy of the data holds out the same rows.
+// held reports whether the row at line of sp is held out (rounds.Held).
 func (rs *rowSpec) held(sp Part, line int) bool {
-	if rs.Hold <= 0 {
-		return false
-	}
-	h := rs.Seed ^ 0x9e3779b97f4a7c15
-	name := path.Base(sp.Path)
-	for i := 0; i < len(name); i++ {
-		h = rng.Mix(h ^ uint64(name[i]))
-	}
-	h = rng.Mix(rng.Mix(h^uint64(sp.Start)) ^ uint64(line))
-	return float64(h>>11)/(1<<53) < rs.Hold
+	return rounds.Held(rs.Hold, rs.Seed, sp.Path, sp.Start, line)
 }
 
 // rowFunc takes a row: x when dense, else cols and vals. They are valid
@@ -104,10 +91,6 @@ func eachRow[T batch.Float](ctx context.Context, sp Part, rs *rowSpec, train, he
 			continue
 		}
 		if err := row(x, cols, vals, y, label); err != nil {
-			var de *dataset.Error
-			if errors.As(err, &de) {
-				err = errors.New(de.Msg)
-			}
 			return locate(ctx, sp, rs.header(), &dataset.Error{File: sp.Path, Line: st.Line(), Msg: err.Error()})
 		}
 	}

@@ -5,7 +5,6 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/gob"
-	"encoding/hex"
 	"errors"
 	"flag"
 	"fmt"
@@ -48,13 +47,6 @@ type job struct {
 	done func()
 }
 
-// token is a random name.
-func token() string {
-	var b [12]byte
-	rand.Read(b[:])
-	return hex.EncodeToString(b[:])
-}
-
 // newJob makes the folder of a run under Work.
 func (r *Runner) newJob(ctx context.Context, name string) (*job, error) {
 	if err := r.checkWork(); err != nil {
@@ -66,7 +58,7 @@ func (r *Runner) newJob(ctx context.Context, name string) (*job, error) {
 		j.dir, j.done = dir, func() { os.RemoveAll(dir) }
 		return j, err
 	}
-	j.dir = strings.TrimSuffix(r.Work, "/") + "/cvarbeam-run-" + token()
+	j.dir = strings.TrimSuffix(r.Work, "/") + "/cvarbeam-run-" + rand.Text()
 	j.done = func() { removeAll(context.WithoutCancel(ctx), j.dir) }
 	return j, nil
 }
@@ -171,7 +163,7 @@ func causeOf(report string) string {
 // runner's report of the failed job makes of it.
 func record(ctx context.Context, dir string, err error) error {
 	if err != nil && dir != "" {
-		writeResult(ctx, dir+"/error-"+token(), err.Error())
+		writeResult(ctx, dir+"/error-"+rand.Text(), err.Error())
 	}
 	return err
 }

@@ -3,6 +3,7 @@ package cvarbeam
 import (
 	"cmp"
 	"context"
+	"crypto/rand"
 	"errors"
 	"fmt"
 	"math"
@@ -104,7 +105,7 @@ func Train(ctx context.Context, cfg TrainOptions, r *Runner) (*Trained, error) {
 	o := cfg.Options
 	o.LR, o.Batch, o.Steps = sch.LR, sch.Batch, sch.Steps
 	fn := pr.localFn(o)
-	fn.Run = token()
+	fn.Run = rand.Text()
 	defer rowCache.drop(fn.Run)
 	st := RoundState{Round: 1, Theta: theta, Tau: math.NaN()}
 	var first, last rounds.Update

@@ -5,11 +5,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"slices"
 
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/batch"
+	"github.com/cvarlearn/cvar/internal/rounds"
 )
 
 // TuneOptions configures Tune: a training configuration, whose LR,
@@ -78,17 +78,8 @@ func Tune(ctx context.Context, cfg TuneOptions, r *Runner) (*Tuned, error) {
 	return res, nil
 }
 
-// trialOut is a setting's result.
-type trialOut struct {
-	Val    cvar.Metrics
-	Theta  []float64
-	Tau    float64
-	Params cvar.Params
-	Err    string // the divergence that stopped it
-}
-
 // runTrials runs the grid's pipeline and returns the trials in grid order.
-func runTrials(ctx context.Context, r *Runner, cfg *TuneOptions, pr *prepared, trials []cvar.Trial) ([]trialOut, error) {
+func runTrials(ctx context.Context, r *Runner, cfg *TuneOptions, pr *prepared, trials []cvar.Trial) ([]rounds.Outcome, error) {
 	j, err := r.newJob(ctx, "tune")
 	if err != nil {
 		return nil, err
@@ -110,7 +101,7 @@ func runTrials(ctx context.Context, r *Runner, cfg *TuneOptions, pr *prepared, t
 	if err := j.run(ctx, p); err != nil {
 		return nil, err
 	}
-	list, err := readAll[trialOut](ctx, j, "trial-")
+	list, err := readAll[rounds.Outcome](ctx, j, "trial-")
 	if err == nil && len(list) != len(trials) {
 		err = fmt.Errorf("cvarbeam: %d of the %d settings reported", len(list), len(trials))
 	}
@@ -146,50 +137,29 @@ func (f *tuneFn) ProcessElement(ctx context.Context, i int) error {
 	return record(ctx, f.Dir, writeResult(ctx, fmt.Sprintf("%s/trial-%09d", f.Dir, i), o))
 }
 
-// trial reads the rows, trains the setting i and evaluates it at α.
-func trial[T batch.Float](ctx context.Context, f *tuneFn, i int) (trialOut, error) {
+// trial reads the rows, trains the setting i and evaluates it at α
+// (rounds.Trial).
+func trial[T batch.Float](ctx context.Context, f *tuneFn, i int) (rounds.Outcome, error) {
 	rows, held := newRows[T](&f.Spec, f.D), newRows[T](&f.Spec, f.D)
 	for _, sp := range f.Splits {
 		if err := eachRow(ctx, sp, &f.Spec, appendTo(rows), appendTo(held)); err != nil {
-			return trialOut{}, err
+			return rounds.Outcome{}, err
 		}
 	}
 	if held.N == 0 {
-		return trialOut{}, errors.New("no row is held out for validation")
+		return rounds.Outcome{}, errors.New("no row is held out for validation")
 	}
 	td, err := batchOf(rows, &f.Prep, true)
 	vd, verr := batchOf(held, &f.Prep, false)
 	if err = cmp.Or(err, verr); err != nil {
-		return trialOut{}, err
+		return rounds.Outcome{}, err
 	}
 	model, err := batch.NewModel[T](f.Kind, f.D, f.K, f.Hidden)
 	if err != nil {
-		return trialOut{}, err
+		return rounds.Outcome{}, err
 	}
-	o := f.Opt
-	g := f.Settings[i]
-	tr := cvar.Trial{LR: g.LR, WeightDecay: g.WeightDecay, EpsFraction: g.EpsFraction, Trim: g.Trim, Rho: g.Rho}
-	opt := tr.Apply(cvar.Options{Method: o.Method, Alpha: o.Alpha, Batch: o.Batch, Smoothing: o.Smoothing, Eps: o.Eps,
-		Epochs: f.Epochs, Seed: o.Seed, Threads: 1})
-	var out trialOut
-	res, err := cvar.TrainContext(ctx, model, td, opt)
-	var div *cvar.DivergenceError
-	if errors.As(err, &div) {
-		out.Err = err.Error()
-		return out, nil
-	}
-	if err != nil {
-		return trialOut{}, err
-	}
-	// The validation losses in the target's units: θ un-scaled, the
-	// held-out targets as read.
-	theta := slices.Clone(res.Theta)
-	if _, err := cvar.UnscaleTarget(model, theta, &f.Prep); err != nil {
-		return trialOut{}, err
-	}
-	if out.Val, err = cvar.Evaluate(model, theta, vd, o.Alpha); err != nil {
-		return trialOut{}, err
-	}
-	out.Theta, out.Tau, out.Params = floats(res.Theta, 1), res.Tau, res.Params
-	return out, nil
+	o, g := f.Opt, f.Settings[i]
+	return rounds.Trial(ctx, model, td, vd, &f.Prep, cvar.Options{Method: o.Method, Alpha: o.Alpha, Batch: o.Batch,
+		Smoothing: o.Smoothing, Eps: o.Eps, Epochs: f.Epochs, Seed: o.Seed},
+		cvar.Trial{LR: g.LR, WeightDecay: g.WeightDecay, EpsFraction: g.EpsFraction, Trim: g.Trim, Rho: g.Rho})
 }
