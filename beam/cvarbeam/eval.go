@@ -12,6 +12,7 @@ import (
 	"github.com/apache/beam/sdks/v2/go/pkg/beam"
 	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/dataset"
+	"github.com/cvarlearn/cvar/internal/report"
 )
 
 // DefaultBatch is the rows a transform gathers before it evaluates or
@@ -45,7 +46,7 @@ func Evaluate(ctx context.Context, cfg EvalOptions, r *Runner) (cvar.Metrics, er
 	}
 	alphas := cfg.Alphas
 	if len(alphas) == 0 {
-		alphas = []float64{0.05, 0.1}
+		alphas = report.Alphas()
 	}
 	if err := checkAlphas(alphas); err != nil {
 		return cvar.Metrics{}, err

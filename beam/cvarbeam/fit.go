@@ -20,29 +20,24 @@ type fitFn struct {
 	Dir  string // the run's folder: errors, spans, results
 }
 
-// ProcessElement stores the split's fit as a result of the run.
+// ProcessElement reads the rows of sp (rounds.ReadFit) and stores their
+// fit as a result of the run. A CSV target is read as text: the texts
+// become the classes (resolve).
 func (f *fitFn) ProcessElement(ctx context.Context, sp Part) error {
-	m, err := f.fit(ctx, sp)
-	if err == nil {
-		err = writeResult(ctx, fmt.Sprintf("%s/fit-%d", f.Dir, sp.key()), &m)
-	}
-	return record(ctx, f.Dir, err)
-}
-
-// fit reads the rows of sp (rounds.ReadFit). A CSV target is read as
-// text: the texts become the classes (resolve).
-func (f *fitFn) fit(ctx context.Context, sp Part) (rounds.Fit, error) {
 	spec := f.Spec
 	if spec.Format == "csv" {
 		spec.Task = dataset.Classification // targets as texts
 	}
 	st, c, err := openStream[float64](ctx, sp, &spec)
-	if err != nil {
-		return rounds.Fit{}, err
+	if err == nil {
+		defer c.Close()
+		var m rounds.Fit
+		m, err = rounds.ReadFit(st, spec.Format == "csv", sp.key(), func(line int) bool { return spec.held(sp, line) })
+		if err = locate(ctx, sp, spec.header(), err); err == nil {
+			err = writeResult(ctx, fmt.Sprintf("%s/fit-%d", f.Dir, sp.key()), &m)
+		}
 	}
-	defer c.Close()
-	m, err := rounds.ReadFit(st, spec.Format == "csv", sp.key(), func(line int) bool { return spec.held(sp, line) })
-	return m, locate(ctx, sp, spec.header(), err)
+	return record(ctx, f.Dir, err)
 }
 
 // prepared is what the fitting pass settles: the splits, how to read the
@@ -95,8 +90,7 @@ func prepare(ctx context.Context, r *Runner, cfg *TrainOptions) (*prepared, erro
 // resolve settles the model from the merged fit: the kind, the classes
 // and the preprocessing, as cvar.Fit.Resolve decides them.
 func resolve(cfg *TrainOptions, splits []Part, rs rowSpec, m *rounds.Fit) (*prepared, error) {
-	f := cmp.Or(m.Fit, &cvar.Fit[float64]{})
-	var err error
+	f, err := m.Fit, error(nil)
 	if cfg.Dim > 0 {
 		wide := cvar.NewFit[float64](cfg.Dim)
 		err, f = wide.Merge(f), wide

@@ -76,8 +76,12 @@ func TestHeldRowsDecideClasses(t *testing.T) {
 		if err := os.WriteFile(sp.Path, []byte(b.String()), 0o644); err != nil {
 			t.Fatal(err)
 		}
-		m, err := (&fitFn{Spec: rs}).fit(context.Background(), sp)
-		if err != nil {
+		out := t.TempDir()
+		if err := (&fitFn{Spec: rs, Dir: out}).ProcessElement(context.Background(), sp); err != nil {
+			t.Fatal(err)
+		}
+		var m rounds.Fit
+		if _, err := readResult(context.Background(), fmt.Sprintf("%s/fit-%d", out, sp.key()), &m); err != nil {
 			t.Fatal(err)
 		}
 		cfg := &TrainOptions{Input: Input{Glob: sp.Path}, Hidden: batch.DefaultHidden}

@@ -10,6 +10,7 @@ import (
 
 	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/batch"
+	"github.com/cvarlearn/cvar/internal/report"
 	"github.com/cvarlearn/cvar/internal/rounds"
 )
 
@@ -148,16 +149,11 @@ func paramsIn[T batch.Float](mf *cvar.ModelFile, theta []float64, seed uint64) (
 		}
 		factor, err = cvar.UnscaleTarget(model, t, &mf.Preprocessing)
 	}
-	return floats(t, 1), factor, err
-}
-
-// floats is w times v, in float64.
-func floats[T batch.Float](v []T, w float64) []float64 {
-	out := make([]float64, len(v))
-	for i, x := range v {
-		out[i] = float64(x) * w
+	out := make([]float64, len(t))
+	for i, v := range t {
+		out[i] = float64(v)
 	}
-	return out
+	return out, factor, err
 }
 
 // finish completes the model file from the last state and measures it on
@@ -172,10 +168,7 @@ func finish(ctx context.Context, r *Runner, cfg *TrainOptions, pr *prepared, st 
 	mf.Theta, mf.Tau, mf.Params = theta, st.Tau*factor, params
 	alphas := cfg.Alphas
 	if len(alphas) == 0 {
-		alphas = []float64{0.05, 0.1}
-		if cfg.Alpha != 0.05 && cfg.Alpha != 0.1 {
-			alphas = append(alphas, cfg.Alpha)
-		}
+		alphas = report.Alphas(cfg.Alpha)
 	}
 	rs := pr.spec
 	rs.Sparse = rs.Sparse && !mf.Preprocessing.Centres()

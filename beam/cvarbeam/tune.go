@@ -53,23 +53,11 @@ func Tune(ctx context.Context, cfg TuneOptions, r *Runner) (*Tuned, error) {
 	if err != nil {
 		return nil, err
 	}
-	res := &Tuned{Trials: trials, Best: -1}
-	for i, o := range outs {
-		res.Trials[i].Val = o.Val
-		if o.Err != "" {
-			res.Trials[i].Err = errors.New(o.Err)
-		} else if res.Best < 0 || cfg.Select.Better(o.Val, outs[res.Best].Val, cfg.Alpha) {
-			res.Best = i
-		}
-	}
-	if res.Best < 0 {
-		return nil, fmt.Errorf("cvarbeam: every one of the %d settings diverged; the first: %s", len(outs), outs[0].Err)
+	res := &Tuned{Trials: trials}
+	if res.Best, err = rounds.Pick(trials, outs, cfg.Select, cfg.Alpha, cfg.Eps > 0); err != nil {
+		return nil, fmt.Errorf("cvarbeam: %w", err)
 	}
 	best := outs[res.Best]
-	best.Params.LRFrom = "tuned"
-	if best.Params.EpsFrom != "" && cfg.Eps == 0 {
-		best.Params.EpsFrom = "tuned: " + best.Params.EpsFrom
-	}
 	tr, err := finish(ctx, r, &cfg.TrainOptions, pr, RoundState{Theta: best.Theta, Tau: best.Tau}, best.Params, 1)
 	if err != nil {
 		return nil, err

@@ -30,18 +30,3 @@ func (m metrics) tail(alpha float64) cvar.Tail {
 
 // alphaKey formats α for keys and headings: 0.05, 0.1.
 func alphaKey(a float64) string { return strconv.FormatFloat(a, 'g', -1, 64) }
-
-// unionAlphas returns the α to report: 0.05, 0.1 and any others given.
-func unionAlphas(extra ...float64) []float64 {
-	out := []float64{0.05, 0.1}
-	for _, a := range extra {
-		found := false
-		for _, b := range out {
-			found = found || a == b
-		}
-		if !found {
-			out = append(out, a)
-		}
-	}
-	return out
-}

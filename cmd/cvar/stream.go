@@ -14,6 +14,7 @@ import (
 	"github.com/cvarlearn/cvar/dataset"
 	"github.com/cvarlearn/cvar/internal/jsonfloat"
 	"github.com/cvarlearn/cvar/internal/modelkind"
+	"github.com/cvarlearn/cvar/internal/report"
 )
 
 // Streaming training (train -stream) reads a CSV or LIBSVM file row by row
@@ -89,7 +90,7 @@ func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 	so := cvar.StreamOptions[T]{
 		Options: opt, Kind: f.Model.Value, Model: streamModel[T](f),
 		Scaling: df.scale.For(format), ScaleTarget: df.scale.Target(),
-		Alphas: unionAlphas(float64(f.Alpha)),
+		Alphas: report.Alphas(float64(f.Alpha)),
 		Progress: func(_, total int) {
 			if bar == nil {
 				bar = newProgress(e, "training", total)
@@ -107,7 +108,7 @@ func streamTrain[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 		Model:  modelInfo{Kind: sr.Kind, D: sr.D, K: len(sr.Classes), Precision: f.Precision.Value, Classes: sr.Classes, Data: df.data + " (streamed)"},
 		Method: opt.Method.String(), Alpha: res.Params.Alpha, Tau: jsonfloat.Lossy(res.Tau), Domain: opt.Domain.String(),
 		Params: paramsJSON(res.Params), Metrics: map[string]metrics{"training": metrics(sr.Training), "validation": metrics(sr.Validation)},
-		params: res.Params, alphas: unionAlphas(res.Params.Alpha), order: []string{"training", "validation"},
+		params: res.Params, alphas: report.Alphas(res.Params.Alpha), order: []string{"training", "validation"},
 	}
 	if sr.Kind == batch.KindMLP {
 		rep.Model.Hidden = f.Hidden

@@ -14,6 +14,7 @@ import (
 	"github.com/cvarlearn/cvar/batch"
 	"github.com/cvarlearn/cvar/dataset"
 	"github.com/cvarlearn/cvar/internal/jsonfloat"
+	"github.com/cvarlearn/cvar/internal/report"
 	"github.com/cvarlearn/cvar/internal/trainflag"
 )
 
@@ -315,7 +316,7 @@ func trainRun[T batch.Float](e *env, f *trainFlags, opt cvar.Options) error {
 		Model:  modelInfo{Kind: td.kind, D: td.train.D, K: td.train.K(), Precision: f.Precision.Value, Storage: compactStorage(fit), Classes: td.train.Classes, Data: dataName(td.source)},
 		Method: opt.Method.String(), Alpha: res.Params.Alpha, Tau: jsonfloat.Lossy(res.Tau), Domain: opt.Domain.String(),
 		Params: paramsJSON(shown), Metrics: map[string]metrics{}, params: shown,
-		alphas: unionAlphas(res.Params.Alpha), standardised: factor != 1,
+		alphas: report.Alphas(res.Params.Alpha), standardised: factor != 1,
 	}
 	if td.kind == batch.KindMLP {
 		rep.Model.Hidden = f.Hidden

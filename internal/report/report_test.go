@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 
@@ -56,5 +57,18 @@ func TestNilArguments(t *testing.T) {
 	}
 	if r := NewEval(nil, "d.csv", 3, 0, nil); r.Model.Kind != "" || r.N != 3 || r.Accuracy != nil {
 		t.Errorf("NewEval(nil, …, nil): %+v", r)
+	}
+}
+
+// A report shows 0.05 and 0.1, and each other α once.
+func TestAlphas(t *testing.T) {
+	for _, c := range []struct{ more, want []float64 }{
+		{nil, []float64{0.05, 0.1}},
+		{[]float64{0.1}, []float64{0.05, 0.1}},
+		{[]float64{0.2, 0.05, 0.2, 0.01}, []float64{0.05, 0.1, 0.2, 0.01}},
+	} {
+		if got := Alphas(c.more...); !slices.Equal(got, c.want) {
+			t.Errorf("Alphas(%v) = %v, want %v", c.more, got, c.want)
+		}
 	}
 }

@@ -2,7 +2,6 @@ package rounds
 
 import (
 	"bytes"
-	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -10,8 +9,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/cvarlearn/cvar"
-	"github.com/cvarlearn/cvar/batch"
 	"github.com/cvarlearn/cvar/dataset"
 )
 
@@ -93,47 +90,5 @@ func TestHeld(t *testing.T) {
 	}
 	if Held(0, 7, "x", 0, 1) {
 		t.Error("a row held out with none asked")
-	}
-}
-
-// A trial measures θ in the target's units on the held-out rows; a
-// setting that diverges is an outcome, not an error.
-func TestTrial(t *testing.T) {
-	t.Parallel()
-	n, d := 300, 3
-	x, y := make([]float64, n*d), make([]float64, n)
-	for i := range n {
-		for j := range d {
-			x[i*d+j] = math.Sin(float64(i*d + j))
-		}
-		y[i] = 100 + 20*(x[i*d]-x[i*d+1])
-	}
-	prep := dataset.Preprocessing{TargetMean: 100, TargetScale: 20}
-	scaled := make([]float64, n)
-	for i, v := range y {
-		scaled[i] = (v - 100) / 20
-	}
-	train, _ := batch.NewData(x, n, d, scaled, nil, 0)
-	val, _ := batch.NewData(x, n, d, y, nil, 0)
-	model, err := batch.NewModel[float64](batch.KindLinear, d, 0, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	o := cvar.Options{Method: cvar.Alg3, Alpha: 0.1, Batch: 32, Epochs: 20, Seed: 1}
-	out, err := Trial(context.Background(), model, train, val, &prep, o, cvar.Trial{LR: 0.05})
-	if err != nil || out.Err != "" || out.Val.N != n || len(out.Theta) != d+1 {
-		t.Fatalf("trial: %+v, %v", out, err)
-	}
-	theta := slices.Clone(out.Theta)
-	if _, err := cvar.UnscaleTarget(model, theta, &prep); err != nil {
-		t.Fatal(err)
-	}
-	want, _ := cvar.Evaluate(model, theta, val, 0.1)
-	if out.Val.MeanLoss != want.MeanLoss || out.Val.MeanLoss > 40 {
-		t.Errorf("validation mean loss %v; want %v, small, in the target's units", out.Val.MeanLoss, want.MeanLoss)
-	}
-	div, err := Trial(context.Background(), model, train, val, &prep, o, cvar.Trial{LR: 1e12})
-	if err != nil || !strings.Contains(div.Err, "diverge") {
-		t.Errorf("a diverging setting: %+v, %v", div.Err, err)
 	}
 }

@@ -1,9 +1,11 @@
-// Package rounds is the arithmetic of training by rounds, whatever runs
-// them. Each part of the data runs the method's local steps from the
-// round's state. The round then averages the parts' parameters, weighted
-// by the samples each drew, in the parts' order. So a seed gives the same
-// model however the parts were spread. cvarbeam runs the rounds as Beam
-// pipelines.
+// Package rounds is what training on parts of the data computes, whatever
+// runs it: the fitting pass over the parts, the held-out rows, the rounds
+// and the tuning trials. cvarbeam runs it as Beam pipelines.
+//
+// Each part of the data runs the method's local steps from the round's
+// state. The round then averages the parts' parameters, weighted by the
+// samples each drew. Sums and merges take the parts in their keys' order.
+// So a seed gives the same model however the parts were spread.
 package rounds
 
 import (

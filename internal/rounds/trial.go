@@ -3,6 +3,7 @@ package rounds
 import (
 	"context"
 	"errors"
+	"fmt"
 	"slices"
 
 	"github.com/cvarlearn/cvar"
@@ -47,4 +48,32 @@ func Trial[T batch.Float](ctx context.Context, model batch.Model[T], train, val 
 	}
 	out.Val, err = cvar.Evaluate(model, theta, val, o.Alpha)
 	return out, err
+}
+
+// Pick sets each trial's metrics and divergence from its outcome, and
+// returns the index of the one sel picks at alpha. It marks the picked
+// outcome's step size, and its ε unless epsGiven, as tuned, as cvar.Tune
+// marks them. It fails when every setting diverged.
+func Pick(trials []cvar.Trial, outs []Outcome, sel cvar.Selection, alpha float64, epsGiven bool) (int, error) {
+	best := -1
+	for i, o := range outs {
+		trials[i].Val = o.Val
+		if o.Err != "" {
+			trials[i].Err = errors.New(o.Err)
+		} else if best < 0 || sel.Better(o.Val, outs[best].Val, alpha) {
+			best = i
+		}
+	}
+	if best < 0 && len(outs) == 0 {
+		return -1, errors.New("no settings to pick from")
+	}
+	if best < 0 {
+		return -1, fmt.Errorf("every one of the %d settings diverged; the first: %s", len(outs), outs[0].Err)
+	}
+	p := &outs[best].Params
+	p.LRFrom = "tuned"
+	if p.EpsFrom != "" && !epsGiven {
+		p.EpsFrom = "tuned: " + p.EpsFrom
+	}
+	return best, nil
 }
