@@ -135,39 +135,21 @@ func newLossWork[T batch.Float](m *cvar.ModelFile, cfg LossOptions) (*lossWork[T
 	return w, nil
 }
 
-// add checks a row against the model and gathers it. A sparse row goes
-// to the sparse batch, unless the model centres, which makes it dense.
+// add gathers a row, dense and sparse apart; the data set checks it
+// against the model's width and classes. A full batch is evaluated.
 func (w *lossWork[T]) add(r *Row, emit func(LossBatch)) error {
-	d := w.m.D
-	if r.X != nil && len(r.X) != d {
-		return fmt.Errorf("a row of %d features; the model takes %d", len(r.X), d)
-	}
-	if len(r.Cols) != len(r.Vals) {
-		return fmt.Errorf("a sparse row of %d columns and %d values", len(r.Cols), len(r.Vals))
-	}
-	for _, c := range r.Cols {
-		if int(c) >= d {
-			return fmt.Errorf("a row with feature %d; the model takes %d", int(c)+1, d)
-		}
-	}
-	if w.m.K > 0 && (r.Label < 0 || int(r.Label) >= w.m.K) {
-		return fmt.Errorf("a row of class %d; the model has %d classes", r.Label, w.m.K)
-	}
 	w.x, w.v = w.x[:0], w.v[:0]
+	for _, v := range r.X {
+		w.x = append(w.x, T(v))
+	}
 	for _, v := range r.Vals {
 		w.v = append(w.v, T(v))
 	}
-	rows, err := w.rows[1], error(nil) // sparse
-	if r.X != nil || w.m.Preprocessing.Centres() {
-		rows, w.x = w.rows[0], append(w.x, make([]T, d)...)
-		for i, v := range r.X {
-			w.x[i] = T(v)
-		}
-		for p, c := range r.Cols {
-			w.x[c] = w.v[p]
-		}
+	rows, err := w.rows[0], error(nil)
+	if r.X != nil {
 		err = rows.AppendRow(w.x, T(r.Y), r.Label)
 	} else {
+		rows = w.rows[1]
 		err = rows.AppendSparse(r.Cols, w.v, T(r.Y), r.Label)
 	}
 	if err != nil || rows.N < w.batch {
@@ -187,7 +169,13 @@ func (w *lossWork[T]) evaluate(rows *dataset.Dataset[T], emit func(LossBatch)) e
 		return nil
 	}
 	defer rows.Reset()
-	data, err := batchOf(rows, &w.m.Preprocessing, false)
+	ds, err := rows, error(nil)
+	if rows.IsSparse() && w.m.Preprocessing.Centres() { // centring makes every feature non-zero
+		if ds, err = rows.Dense(-1); err != nil {
+			return err
+		}
+	}
+	data, err := batchOf(ds, &w.m.Preprocessing, false)
 	if err != nil {
 		return err
 	}

@@ -14,7 +14,6 @@ import (
 	"github.com/cvarlearn/cvar"
 	"github.com/cvarlearn/cvar/batch"
 	"github.com/cvarlearn/cvar/dataset"
-	"github.com/cvarlearn/cvar/internal/rounds"
 )
 
 // writeSynthetic writes the built-in classification data (n rows of d
@@ -192,47 +191,6 @@ func TestTrainBadShard(t *testing.T) {
 	_, err = Train(context.Background(), TrainOptions{Input: Input{Glob: glob}, Options: cvar.Options{Epochs: 1}}, &Runner{})
 	if err == nil || !strings.Contains(err.Error(), "shard-2.csv:10:") || !strings.Contains(err.Error(), "oops") {
 		t.Fatalf("a bad cell at line 10 of shard-2.csv: got %v", err)
-	}
-}
-
-// A round's worker starts from the broadcast θ and τ (and ε once set),
-// takes its share of the global minibatch for the round's steps, and the
-// next round's state is the average weighted by the samples drawn.
-func TestRoundCarriesThetaAndTau(t *testing.T) {
-	dir := t.TempDir()
-	glob := writeSynthetic(t, dir, 400, 6, 2)
-	splits, _, err := Parts(context.Background(), Input{Glob: glob})
-	if err != nil {
-		t.Fatal(err)
-	}
-	rs := rowSpec{Format: "csv", Task: dataset.Classification, Classes: []string{"0", "1"}}
-	fn := &localFn{Spec: rs, Prep: dataset.Preprocessing{}, Kind: batch.KindLogistic, D: 6, K: 2, Precision: cvar.F64,
-		Opt: rounds.Options{Method: cvar.Alg3, Alpha: 0.1, LR: 0.01, Batch: 40, Seed: 1, Steps: 3, Rows: 400}}
-	theta := make([]float64, 7)
-	theta[0] = 0.5
-	var ups []rounds.Update
-	for _, tc := range []struct{ tau, eps float64 }{{math.NaN(), 0}, {0.25, 0.01}} {
-		u, err := localRun[float64](context.Background(), fn, splits[0], RoundState{Round: 1, Theta: theta, Tau: tc.tau, Eps: tc.eps})
-		if err != nil {
-			t.Fatal(err)
-		}
-		p := u.Params
-		if u.N != 200 || p.Batch != 20 || p.Steps != 3 || u.W != 60 || !u.HasTau {
-			t.Errorf("τ %v: %d rows, %d steps of %d, weight %v; want 200 rows, 3 steps of 20 (half of 40), weight 60", tc.tau, u.N, p.Steps, p.Batch, u.W)
-		}
-		switch {
-		case math.IsNaN(tc.tau) && !strings.Contains(p.TauFrom, "initial losses"):
-			t.Errorf("no τ broadcast: τ from %q; want the initial losses", p.TauFrom)
-		case !math.IsNaN(tc.tau) && (p.TauFrom != "given" || p.Tau0 != tc.tau || p.Eps != tc.eps):
-			t.Errorf("τ %v and ε %v broadcast: the worker starts at τ %v (%s), ε %v", tc.tau, tc.eps, p.Tau0, p.TauFrom, p.Eps)
-		}
-		ups = append(ups, u)
-	}
-	sum := rounds.Sum(ups)
-	next := sum.Next(rounds.State{Eps: 0.01})
-	wantTau := (ups[0].Tau + ups[1].Tau) / 120
-	if math.Abs(next.Tau-wantTau) > 1e-12 || next.Eps != 0.01 || math.Abs(next.Theta[0]-(ups[0].Theta[0]+ups[1].Theta[0])/120) > 1e-12 {
-		t.Errorf("next round: τ %v, ε %v, θ_0 %v; want the weighted averages τ %v and ε 0.01", next.Tau, next.Eps, next.Theta[0], wantTau)
 	}
 }
 
