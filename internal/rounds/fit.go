@@ -12,8 +12,8 @@ import (
 	"github.com/cvarlearn/cvar/internal/rng"
 )
 
-// Fit is the fitting pass's result for some parts of the data: a
-// cvar.Fit of their training rows, the CSV header's feature names and
+// Fit is the fitting pass's result for some parts of the data. It holds
+// a cvar.Fit of their training rows, the CSV header's feature names and
 // every CSV target text. The texts say whether the targets are classes.
 type Fit struct {
 	N        int64 // training rows
@@ -25,10 +25,11 @@ type Fit struct {
 
 // ReadFit reads the rows of a part, keyed by key, into a Fit. Training
 // rows go to the cvar.Fit whole. A held-out row goes by its target only
-// (cvar.Fit.AddHeld): cvar train counts it for the task and the classes.
-// held says whether the row at a line is held out. A CSV stream must read
-// its targets as texts (dataset.Classification); a LIBSVM stream is read
-// sparse. A row's error is a *dataset.Error naming its line.
+// (cvar.Fit.AddHeld), since cvar train counts it for the task and the
+// classes. The row at a line is held out when held says so. A CSV
+// stream must read its targets as texts (dataset.Classification); a
+// LIBSVM stream is read sparse. A row's error is a *dataset.Error
+// naming its line.
 func ReadFit(st *dataset.Stream[float64], csv bool, key int64, held func(line int) bool) (Fit, error) {
 	m := Fit{Key: key, Fit: &cvar.Fit[float64]{}} // LIBSVM: as wide as the largest index
 	if csv {
@@ -72,8 +73,8 @@ func ReadFit(st *dataset.Stream[float64], csv bool, key int64, held func(line in
 	}
 }
 
-// MergeFits merges the parts' fits in the order of their keys, so that a
-// seed gives the same model however the parts were spread. It sorts a.
+// MergeFits merges the parts' fits in the order of their keys. So a seed
+// gives the same model however the parts were spread. It sorts a.
 // Fits that do not merge leave the result empty.
 func MergeFits(a []Fit) Fit {
 	slices.SortFunc(a, func(x, y Fit) int { return cmp.Compare(x.Key, y.Key) })

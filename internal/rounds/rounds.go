@@ -1,6 +1,6 @@
 // Package rounds is what training on parts of the data computes, whatever
-// runs it: the fitting pass over the parts, the held-out rows, the rounds
-// and the tuning trials. cvarbeam runs it as Beam pipelines.
+// runs it. That is the fitting pass over the parts, the held-out rows, the
+// rounds and the tuning trials. cvarbeam runs it as Beam pipelines.
 //
 // Each part of the data runs the method's local steps from the round's
 // state. The round then averages the parts' parameters, weighted by the
@@ -156,9 +156,10 @@ func add(a, b Update) Update {
 	return a
 }
 
-// Next is the state of the round after st, whose updates sum to u: the
-// parts' θ and τ averaged, weighted by the samples each drew. The ε the
-// first round's parts set stays for every later round, as in one run.
+// Next is the state of the round after st, whose updates sum to u. It
+// holds the parts' θ and τ averaged, weighted by the samples each drew.
+// The ε the first round's parts set stays for every later round, as in
+// one run.
 func (u *Update) Next(st State) State {
 	out := State{Round: st.Round + 1, Theta: make([]float64, len(u.Theta)), Tau: math.NaN(), Eps: st.Eps}
 	for i, v := range u.Theta {
