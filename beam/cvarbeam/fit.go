@@ -22,7 +22,7 @@ type fitFn struct {
 
 // ProcessElement reads the rows of sp (rounds.ReadFit) and stores their
 // fit as a result of the run. A CSV target is read as text: the texts
-// become the classes (resolve).
+// become the classes (modelOf).
 func (f *fitFn) ProcessElement(ctx context.Context, sp Part) error {
 	spec := f.Spec
 	if spec.Format == "csv" {
@@ -84,12 +84,12 @@ func prepare(ctx context.Context, r *Runner, cfg *TrainOptions) (*prepared, erro
 	if m.N < 2 {
 		return nil, fmt.Errorf("cvarbeam: %s holds %d training rows; training needs at least 2", cfg.Input.Glob, m.N)
 	}
-	return resolve(cfg, splits, rs, &m)
+	return modelOf(cfg, splits, rs, &m)
 }
 
-// resolve settles the model from the merged fit: the kind, the classes
+// modelOf settles the model from the merged fit: the kind, the classes
 // and the preprocessing, as cvar.Fit.Resolve decides them.
-func resolve(cfg *TrainOptions, splits []Part, rs rowSpec, m *rounds.Fit) (*prepared, error) {
+func modelOf(cfg *TrainOptions, splits []Part, rs rowSpec, m *rounds.Fit) (*prepared, error) {
 	f, err := m.Fit, error(nil)
 	if cfg.Dim > 0 {
 		wide := cvar.NewFit[float64](cfg.Dim)

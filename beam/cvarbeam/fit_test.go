@@ -28,13 +28,13 @@ func fitPart(t *testing.T, key int64, xs ...float64) rounds.Fit {
 	return rounds.Fit{N: int64(len(xs)), Fit: &f, Key: key}
 }
 
-// TestResolveIsTheLibrarys: resolve takes the kind, the classes and the
+// TestResolveIsTheLibrarys: modelOf takes the kind, the classes and the
 // preprocessing from cvar.Fit.Resolve, and refuses a linear model of text
 // classes.
 func TestResolveIsTheLibrarys(t *testing.T) {
 	m := fitPart(t, 0, 1, 2, 1, 2, 2)
 	cfg := &TrainOptions{Input: Input{Glob: "x.libsvm"}, Scale: cvar.ScaleMaxAbs, Hidden: batch.DefaultHidden}
-	pr, err := resolve(cfg, nil, rowSpec{Format: "libsvm"}, &m)
+	pr, err := modelOf(cfg, nil, rowSpec{Format: "libsvm"}, &m)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -45,11 +45,11 @@ func TestResolveIsTheLibrarys(t *testing.T) {
 	m.Labels.Add("cat")
 	m.Labels.Add("dog")
 	cfg.Kind = batch.KindLinear
-	if _, err := resolve(cfg, nil, rowSpec{Format: "libsvm"}, &m); err == nil || !strings.Contains(err.Error(), "needs numeric targets") {
+	if _, err := modelOf(cfg, nil, rowSpec{Format: "libsvm"}, &m); err == nil || !strings.Contains(err.Error(), "needs numeric targets") {
 		t.Errorf("a linear model of class texts: %v", err)
 	}
 	cfg.Kind, cfg.Scale = "", cvar.ScaleUnit
-	if pr, err := resolve(cfg, nil, rowSpec{Format: "libsvm"}, &m); err != nil || pr.model.Preprocessing.Divide != 255 {
+	if pr, err := modelOf(cfg, nil, rowSpec{Format: "libsvm"}, &m); err != nil || pr.model.Preprocessing.Divide != 255 {
 		t.Errorf("-scale unit: %v", err)
 	}
 }
@@ -85,7 +85,7 @@ func TestHeldRowsDecideClasses(t *testing.T) {
 			t.Fatal(err)
 		}
 		cfg := &TrainOptions{Input: Input{Glob: sp.Path}, Hidden: batch.DefaultHidden}
-		pr, err := resolve(cfg, nil, rs, &m)
+		pr, err := modelOf(cfg, nil, rs, &m)
 		if err != nil {
 			t.Fatal(err)
 		}
