@@ -158,7 +158,7 @@ func paramsIn[T batch.Float](mf *cvar.ModelFile, theta []float64, seed uint64) (
 
 // finish completes the model file from the last state and measures it on
 // the training and held-out rows, as Evaluate measures.
-func finish(ctx context.Context, r *Runner, cfg *TrainOptions, pr *prepared, st RoundState, params cvar.Params, rounds int) (*Trained, error) {
+func finish(ctx context.Context, r *Runner, cfg *TrainOptions, pr *prepared, st RoundState, params cvar.Params, nRounds int) (*Trained, error) {
 	mf := *pr.model
 	theta, factor, err := paramsOf(&mf, st.Theta, 0)
 	if err != nil {
@@ -176,7 +176,7 @@ func finish(ctx context.Context, r *Runner, cfg *TrainOptions, pr *prepared, st 
 	if err != nil {
 		return nil, err
 	}
-	out := &Trained{Model: &mf, Rounds: rounds, Training: ms[0]}
+	out := &Trained{Model: &mf, Rounds: nRounds, Training: ms[0]}
 	if len(ms) > 1 {
 		out.Validation = &ms[1]
 	}
